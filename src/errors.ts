@@ -1,0 +1,31 @@
+// One catalog of the errors a user can cause. Each has a stable code (tests assert the code, not
+// the sentence) and maps to the exit code of the contract: 2 usage/config, 3 target unreachable.
+// The CLI prints `ces-harness: <message>` and nothing else for these: no stack trace.
+
+export const ERROR_CODES = {
+  USAGE: 2,
+  CONFIG_NOT_FOUND: 2,
+  CONFIG_INVALID: 2,
+  UNKNOWN_ENVIRONMENT: 2,
+  MISSING_CREDENTIAL: 2,
+  PRODUCTION_REFUSED: 2,
+  K6_NOT_FOUND: 2,
+  TARGET_UNREACHABLE: 3,
+  CERT_UNTRUSTED: 3,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class HarnessError extends Error {
+  override readonly name = 'HarnessError';
+  readonly exitCode: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.exitCode = ERROR_CODES[code];
+  }
+}
+
+export const usageError = (message: string) => new HarnessError('USAGE', message);
