@@ -1,0 +1,23 @@
+// A check-then-act race: an await between "is there a live token?" and "store the new one" lets
+// concurrent first calls each mint. Sequential calls still get one token.
+
+import { setTimeout as delay } from 'node:timers/promises';
+import { isLive, mintRecord } from '../behaviour.js';
+import { defineFault } from './types.js';
+
+/** Long enough that requests sent together all land inside the window. */
+const RACE_WINDOW_MS = 20;
+
+export const fault = defineFault({
+  name: 'concurrent-mint',
+  spec: '§4.1 rule 1',
+  description: 'concurrent first POST /tokens calls each mint a different token (breaks §4.1 rule 1)',
+  override: () => ({
+    issue: async (ctx, clientId) => {
+      const current = ctx.env.store.current(clientId);
+      if (current !== undefined && isLive(current, ctx.now)) return current;
+      await delay(RACE_WINDOW_MS);
+      return ctx.env.store.save(mintRecord(ctx, clientId));
+    },
+  }),
+});

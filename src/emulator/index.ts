@@ -1,0 +1,101 @@
+// The reference emulator of the Credit Evaluation Service: built from options, listening once the
+// promise resolves, one HTTPS listener per environment with its own credentials, tokens and
+// limiter. Used as the default target of the harness and as ground truth in tests.
+
+import { isIP } from 'node:net';
+import { generateCredentials } from './credentials.js';
+import { generateCertificates } from './certs/generate.js';
+import { writeCertificates } from './certs/files.js';
+import { behaviourWith } from './faults/index.js';
+import { listen, type Listener } from './listener.js';
+import { resolveOptions, type EmulatorOptions } from './options.js';
+import { RateLimiter } from './rate-limiter.js';
+import { route } from './routes/index.js';
+import { TokenStore } from './token-store.js';
+import type { Credentials, EnvState } from './types.js';
+
+export type { EmulatorOptions } from './options.js';
+export { FAULTS, isFaultName, type FaultName } from './faults/index.js';
+
+export interface EmulatorEnvironment {
+  name: string;
+  url: string;
+  credentials: Credentials;
+}
+
+export interface Emulator {
+  /** Of the first environment. */
+  url: string;
+  credentials: Credentials;
+  /** The CA that signed the server certificate, as text and as a file (for k6: SSL_CERT_FILE). */
+  caPem: string;
+  caFile: string;
+  environments: EmulatorEnvironment[];
+  /** Closes the listeners and every connection, idle keep-alive ones included. */
+  close(): Promise<void>;
+}
+
+/** The host a client should dial: an unspecified listen address means "this machine". */
+function urlHost(host: string): string {
+  if (host === '' || host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return isIP(host) === 6 ? `[${host}]` : host;
+}
+
+export async function createEmulator(options?: EmulatorOptions): Promise<Emulator> {
+  const opts = resolveOptions(options);
+  const behaviour = behaviourWith(opts.faults);
+  const certs = await generateCertificates(opts.host);
+  const files = await writeCertificates(certs, opts.tlsDir);
+
+  const credentials = behaviour.environmentCredentials(opts.environments.map(generateCredentials));
+  const envs: EnvState[] = opts.environments.map((name, i) => ({
+    name,
+    credentials: credentials[i] ?? generateCredentials(name),
+    store: new TokenStore(),
+    limiter: new RateLimiter(opts.rateLimit.rps, opts.rateLimit.burst),
+    ttlS: opts.tokenTtlS,
+    seq: 0,
+  }));
+
+  const listeners: Listener[] = [];
+  const closeAll = async () => {
+    await Promise.all(listeners.map((l) => l.close()));
+    await files.dispose();
+  };
+  try {
+    for (const [i, env] of envs.entries()) {
+      listeners.push(
+        await listen({
+          host: opts.host,
+          port: opts.port === 0 ? 0 : opts.port + i,
+          tls: behaviour.tls,
+          plainHttp: behaviour.plainHttp,
+          certPem: certs.certPem,
+          keyPem: certs.keyPem,
+          handler: (req) => route({ env, b: behaviour, now: opts.now(), req }),
+        }),
+      );
+    }
+  } catch (error) {
+    // A port in use for the second environment must not leave the first one listening.
+    await closeAll();
+    throw error;
+  }
+
+  const environments = envs.map((env, i) => ({
+    name: env.name,
+    url: `https://${urlHost(opts.host)}:${listeners[i]?.port ?? 0}`,
+    credentials: { ...env.credentials },
+  }));
+  const first = environments[0]!;
+  let closing: Promise<void> | undefined;
+  return {
+    url: first.url,
+    credentials: first.credentials,
+    caPem: certs.caPem,
+    caFile: files.caFile,
+    environments,
+    close: () => (closing ??= closeAll()),
+  };
+}

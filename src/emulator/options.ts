@@ -1,0 +1,59 @@
+// The emulator's options with their defaults applied and checked once, so the rest of the code
+// can trust them. Bad values are usage errors: the CLI passes flags straight through.
+
+import { usageError } from '../errors.js';
+import { FAULTS, isFaultName, type FaultName } from './faults/index.js';
+
+export interface EmulatorOptions {
+  host?: string;
+  port?: number;
+  environments?: string[];
+  tokenTtlS?: number;
+  rateLimit?: { rps: number; burst: number };
+  faults?: FaultName[];
+  tlsDir?: string;
+  now?: () => number;
+}
+
+export interface ResolvedOptions {
+  host: string;
+  port: number;
+  environments: string[];
+  tokenTtlS: number;
+  rateLimit: { rps: number; burst: number };
+  faults: FaultName[];
+  tlsDir: string | undefined;
+  now: () => number;
+}
+
+const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0;
+
+export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
+  const resolved: ResolvedOptions = {
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 8443,
+    environments: options.environments ?? ['sandbox'],
+    tokenTtlS: options.tokenTtlS ?? 86_400,
+    rateLimit: options.rateLimit ?? { rps: 50, burst: 50 },
+    faults: options.faults ?? [],
+    tlsDir: options.tlsDir,
+    now: options.now ?? Date.now,
+  };
+  const { port, environments, tokenTtlS, rateLimit, faults } = resolved;
+  if (!isCount(port) || port + environments.length - 1 > 65_535) {
+    throw usageError(`emulator port ${String(port)} is not usable for ${environments.length} environment(s): give 0-65535 (0 picks free ports)`);
+  }
+  if (environments.length === 0) throw usageError('emulator needs at least one environment, e.g. --environments sandbox');
+  const bad = environments.find((e) => !/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(e));
+  if (bad !== undefined) throw usageError(`emulator environment name "${bad}" must be letters, digits, - or _`);
+  if (new Set(environments).size !== environments.length) throw usageError('emulator environment names must be unique');
+  if (!isCount(tokenTtlS) || tokenTtlS < 1) throw usageError(`emulator token ttl ${String(tokenTtlS)} must be a whole number of seconds >= 1`);
+  if (!(Number.isFinite(rateLimit.rps) && rateLimit.rps >= 0) || !isCount(rateLimit.burst)) {
+    throw usageError('emulator rate limit needs rps >= 0 (0 = off) and a whole burst >= 0');
+  }
+  const unknown = faults.find((f) => !isFaultName(f));
+  if (unknown !== undefined) {
+    throw usageError(`unknown fault "${String(unknown)}"; known faults: ${FAULTS.map((f) => f.name).join(', ')}`);
+  }
+  return resolved;
+}

@@ -1,0 +1,121 @@
+// The vocabulary shared by the emulator's core and its faults. Kept apart from behaviour.ts so a
+// fault file can name these types without pulling in the conformant implementation.
+
+import type { IncomingHttpHeaders } from 'node:http';
+import type { TokenStore } from './token-store.js';
+import type { RateLimiter, LimitDecision } from './rate-limiter.js';
+
+export type { LimitDecision };
+
+export interface Credentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+/** One issued token. The advertised expiry and the real one are separate so a fault can split them. */
+export interface TokenRecord {
+  token: string;
+  clientId: string;
+  issuedAtMs: number;
+  /** What the token response says (§2: epoch seconds). */
+  expiresAtS: number;
+  /** When the emulator stops accepting it; conformant: exactly expiresAtS * 1000. */
+  validUntilMs: number;
+}
+
+/** What an Authorization header amounts to, before any route decides what to do with it. */
+export type BearerCheck =
+  | { ok: true; record: TokenRecord }
+  | { ok: false; reason: 'missing' | 'malformed' | 'unknown'; record?: undefined }
+  | { ok: false; reason: 'expired'; record: TokenRecord };
+
+/** A complete answer; the listener only serializes it. */
+export interface Reply {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Which 401 it is, for RFC 6750's WWW-Authenticate: `credentials` (POST /tokens), `missing` (no
+ * bearer token, so no error code) or `invalid` (a bearer token that is garbage, unknown or expired).
+ */
+export type UnauthorizedKind = 'credentials' | 'missing' | 'invalid';
+
+export type RouteName = 'tokens' | 'health' | 'validate' | 'evaluation' | 'ach_transactions';
+
+export interface TlsSettings {
+  minVersion: 'TLSv1.2' | 'TLSv1.3';
+  maxVersion: 'TLSv1.2' | 'TLSv1.3';
+  /** Node's single `ciphers` string: names starting with TLS_ are TLS 1.3 suites, the rest TLS 1.2. */
+  ciphers: string;
+}
+
+/** One environment: its own credentials, token store and limiter (§1, §5.6). */
+export interface EnvState {
+  name: string;
+  credentials: Credentials;
+  store: TokenStore;
+  limiter: RateLimiter;
+  ttlS: number;
+  /** Counter for business answer ids: plausible ids without per-request randomness. */
+  seq: number;
+}
+
+export interface RequestInfo {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  remoteAddress: string;
+  body: Buffer;
+}
+
+/** Everything a hook may look at for one request. */
+export interface Ctx {
+  env: EnvState;
+  /** The composed behaviour, so a hook that calls another one reaches the faulted version. */
+  b: Behaviour;
+  /** The emulator clock (ms), sampled once so one request sees one instant. */
+  now: number;
+  req: RequestInfo;
+}
+
+/**
+ * The decision points of the service. The conformant emulator is one value of this type; a fault
+ * replaces a few members, usually by wrapping the one it was given. Members that are values (tls,
+ * plainHttp) are read when a listener starts; functions are called per request.
+ */
+export interface Behaviour {
+  /** §5.8 */
+  tls: TlsSettings;
+  /** §5.8: whether plain HTTP on the TLS port is served instead of refused. */
+  plainHttp: boolean;
+  /** §1, §5.6: the credentials each environment accepts, from the ones generated for them. */
+  environmentCredentials(generated: Credentials[]): Credentials[];
+  /** §4.1: the credentials in a POST /tokens body, or undefined for a 400. */
+  readCredentials(body: unknown): Credentials | undefined;
+  /** §4.1 rule 2 */
+  authenticate(ctx: Ctx, given: Credentials): boolean;
+  /** Runs before a route's handler; a Reply short-cuts it. Conformant: nothing to add. */
+  guard(ctx: Ctx, route: RouteName): Reply | undefined;
+  /** §3, §4.1 rule 1: which token a successful POST /tokens answers with. */
+  issue(ctx: Ctx, clientId: string): TokenRecord | Promise<TokenRecord>;
+  /** §5.4: the advertised and the real expiry of a token minted at nowMs. */
+  lifetime(nowMs: number, ttlS: number): { expiresAtS: number; validUntilMs: number };
+  /** §2: the token response body. */
+  tokenBody(record: TokenRecord): Record<string, unknown>;
+  /** §3, §7: whether a presented bearer token counts as expired. */
+  bearerExpired(record: TokenRecord, nowMs: number): boolean;
+  /** §4.4, §5.3: whether a business call with this bearer judgement is served. */
+  admitBusiness(check: BearerCheck): boolean;
+  /** §4.3 */
+  validateReply(ctx: Ctx, check: BearerCheck): Reply;
+  /** §4.2 */
+  healthReply(nowMs: number): Reply;
+  /** §7 */
+  unauthorized(kind: UnauthorizedKind): Reply;
+  /** §7 */
+  rateLimited(retryAfterS: number): Reply;
+  /** §8: whether this request fits the client's rate limit. */
+  limit(ctx: Ctx, key: string): LimitDecision;
+}

@@ -1,0 +1,43 @@
+// Option checking: bad values are usage errors (exit code 2 in the CLI) that say what is wrong.
+
+import { describe, expect, it } from 'vitest';
+import { HarnessError } from '../../src/errors.js';
+import { resolveOptions, type EmulatorOptions } from '../../src/emulator/options.js';
+
+describe('resolveOptions', () => {
+  it('applies the documented defaults', () => {
+    const o = resolveOptions();
+    expect({ ...o, now: undefined }).toEqual({
+      host: '127.0.0.1',
+      port: 8443,
+      environments: ['sandbox'],
+      tokenTtlS: 86_400,
+      rateLimit: { rps: 50, burst: 50 },
+      faults: [],
+      tlsDir: undefined,
+      now: undefined,
+    });
+    expect(o.now).toBe(Date.now);
+  });
+
+  it.each<[string, EmulatorOptions, RegExp]>([
+    ['a negative port', { port: -1 }, /port/],
+    ['a port range past 65535', { port: 65_535, environments: ['a', 'b'] }, /port/],
+    ['no environments', { environments: [] }, /at least one environment/],
+    ['a duplicate environment', { environments: ['a', 'a'] }, /unique/],
+    ['an environment name with a space', { environments: ['my env'] }, /my env/],
+    ['a zero ttl', { tokenTtlS: 0 }, /ttl/],
+    ['a negative rps', { rateLimit: { rps: -1, burst: 1 } }, /rate limit/],
+    ['an unknown fault', { faults: ['nope' as never] }, /unknown fault "nope".*token-rotates/],
+  ])('rejects %s', (_, options, message) => {
+    let error: unknown;
+    try {
+      resolveOptions(options);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(HarnessError);
+    expect((error as HarnessError).code).toBe('USAGE');
+    expect((error as Error).message).toMatch(message);
+  });
+});
