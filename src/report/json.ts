@@ -1,0 +1,80 @@
+// report.json: the machine-readable report. Keys follow the contract's order whatever order the
+// producing stage built its objects in, so diffs between two runs' reports show only real changes.
+
+import type { CheckResult, Evidence, LoadResult, LoadScenarioResult, RateLimitResult, Report } from './model.js';
+
+type Plain = Record<string, unknown>;
+
+/** Copies `value` with `order` first; keys the contract does not name yet keep their place after them. */
+export function orderKeys<T extends object>(value: T, order: readonly (keyof T & string)[]): T {
+  const source = value as Plain;
+  const out: Plain = {};
+  for (const key of order) if (key in source) out[key] = source[key];
+  for (const key of Object.keys(source)) if (!(key in out)) out[key] = source[key];
+  return out as T;
+}
+
+const evidence = (e: Evidence): Evidence => orderKeys(e, ['request', 'status', 'note']);
+
+const check = (c: CheckResult): CheckResult =>
+  orderKeys({ ...c, evidence: c.evidence.map(evidence) }, ['id', 'title', 'spec', 'level', 'status', 'message', 'duration_ms', 'evidence']);
+
+const scenario = (s: LoadScenarioResult): LoadScenarioResult =>
+  orderKeys(
+    {
+      ...s,
+      latency_ms: orderKeys(s.latency_ms, ['p50', 'p95', 'p99', 'max', 'avg']),
+      checks: orderKeys(s.checks, ['passed', 'failed']),
+      thresholds: s.thresholds.map((t) => orderKeys(t, ['metric', 'expression', 'ok'])),
+      ...(s.timeline ? { timeline: s.timeline.map((p) => orderKeys(p, ['t', 'requests', 'p95_ms'])) } : {}),
+    },
+    ['scenario', 'requests', 'rate_per_s', 'latency_ms', 'error_rate', 'checks', 'thresholds', 'dropped_iterations', 'timeline', 'extra', 'error'],
+  );
+
+const load = (l: LoadResult): LoadResult => orderKeys({ ...l, scenarios: l.scenarios.map(scenario) }, ['k6_version', 'run_id', 'scenarios', 'ok']);
+
+function rateLimit(r: RateLimitResult): RateLimitResult {
+  const rec = r.recommendation;
+  return orderKeys(
+    {
+      ...r,
+      recommendation:
+        rec === null
+          ? null
+          : orderKeys({ ...rec, backoff: orderKeys(rec.backoff, ['base_ms', 'cap_ms', 'jitter', 'max_retries']) }, ['target_rps', 'max_concurrency', 'backoff']),
+      ...(r.proof ? { proof: orderKeys(r.proof, ['rate_429', 'goodput_rps', 'lost_requests']) } : {}),
+      ...(r.timeline ? { timeline: r.timeline.map((p) => orderKeys(p, ['t', 'offered', 'accepted', 'limited'])) } : {}),
+    },
+    [
+      'endpoint',
+      'observed_429',
+      'sustained_rps',
+      'burst',
+      'scope',
+      'retry_after_header',
+      'recovery_s',
+      'requests_sent',
+      'requests_limited',
+      'recommendation',
+      'proof',
+      'timeline',
+      'notes',
+    ],
+  );
+}
+
+export function renderJson(report: Report): string {
+  const ordered = orderKeys(
+    {
+      ...report,
+      tool: orderKeys(report.tool, ['name', 'version']),
+      target: orderKeys(report.target, ['environment', 'base_url', 'emulated']),
+      summary: orderKeys(report.summary, ['passed', 'failed', 'warned', 'skipped', 'errored']),
+      checks: report.checks.map(check),
+      load: report.load ? load(report.load) : null,
+      rate_limit: report.rate_limit ? rateLimit(report.rate_limit) : null,
+    },
+    ['schema', 'tool', 'target', 'started_at', 'finished_at', 'verdict', 'summary', 'checks', 'load', 'rate_limit'],
+  );
+  return `${JSON.stringify(ordered, null, 2)}\n`;
+}

@@ -1,0 +1,144 @@
+// report.md: sized for a GitHub Actions step summary ($GITHUB_STEP_SUMMARY). The verdict and what
+// broke come first; everything a reviewer needs to act on a failure is on the page, no artefact download.
+
+import {
+  STATUS_ICON,
+  formatMs,
+  formatNumber,
+  formatPercent,
+  formatRate,
+  formatSeconds,
+  proofText,
+  rateLimitFacts,
+  recommendationText,
+  runSeconds,
+  thresholdText,
+} from './format.js';
+import { mdCode, mdEscape, mdInline, mdTable } from './md-text.js';
+import { specLabel, type CheckResult, type Evidence, type LoadResult, type LoadScenarioResult, type RateLimitResult, type Report } from './model.js';
+import { brokenMusts, skips, thresholdCount, warnings } from './select.js';
+
+function titleLine(report: Report): string {
+  const icon = report.verdict === 'pass' ? '✅' : '❌';
+  const seconds = runSeconds(report);
+  const duration = seconds === null ? '' : `, ${formatSeconds(seconds)}`;
+  const emulated = report.target.emulated ? 'built-in emulator, ' : '';
+  return (
+    `## ${icon} ces-harness: ${mdEscape(report.verdict)} · ${mdEscape(report.target.environment)} ` +
+    `(${emulated}${mdCode(report.target.base_url)}) · ${mdEscape(report.started_at)}${duration}`
+  );
+}
+
+function summaryLine(report: Report): string {
+  const s = report.summary;
+  const counts = `**${s.passed + s.failed + s.warned + s.skipped + s.errored} checks:** ${s.passed} passed · ${s.failed} failed · ${s.warned} warned · ${s.skipped} skipped · ${s.errored} errored`;
+  if (!report.load) return counts;
+  const t = thresholdCount(report.load);
+  return `${counts} · **load:** ${t.met}/${t.total} thresholds met`;
+}
+
+const statusCell = (c: CheckResult): string => `${STATUS_ICON[c.status] ?? ''} ${mdEscape(c.status)}`;
+
+function checksTable(checks: readonly CheckResult[]): string {
+  if (checks.length === 0) return '_No checks ran._';
+  const rows = checks.map((c) => [statusCell(c), mdCode(c.id), mdInline(c.title), mdEscape(specLabel(c.spec)), mdInline(c.message)]);
+  return mdTable(['Status', 'Check', 'Title', 'Spec', 'Message'], ['l', 'l', 'l', 'l', 'l'], rows);
+}
+
+const evidenceItem = (e: Evidence): string => {
+  const status = e.status === undefined ? '' : ` → ${e.status}`;
+  const note = e.note ? ` — ${mdInline(e.note)}` : '';
+  return `  - ${mdCode(e.request)}${status}${note}`;
+};
+
+function checkItem(c: CheckResult, withEvidence: boolean): string {
+  const head = `- ${STATUS_ICON[c.status] ?? ''} ${mdCode(c.id)} ${mdInline(c.title)} (${mdEscape(specLabel(c.spec))}): ${mdInline(c.message)}`;
+  return withEvidence ? [head, ...c.evidence.map(evidenceItem)].join('\n') : head;
+}
+
+function section(title: string, body: string): string {
+  return `### ${title}\n\n${body}`;
+}
+
+function listSection(title: string, checks: readonly CheckResult[], withEvidence: boolean): string | null {
+  return checks.length === 0 ? null : section(title, checks.map((c) => checkItem(c, withEvidence)).join('\n'));
+}
+
+function skipsSection(checks: readonly CheckResult[]): string | null {
+  const skipped = skips(checks);
+  if (skipped.length === 0) return null;
+  // A skip is only acceptable with its reason (contract), so the reason is the whole line.
+  return section('Skipped', skipped.map((c) => `- ${STATUS_ICON.skip} ${mdCode(c.id)}: ${mdInline(c.message)}`).join('\n'));
+}
+
+function thresholdsCell(s: LoadScenarioResult): string {
+  if (s.thresholds.length === 0) return '–';
+  return s.thresholds.map((t) => `${t.ok ? '✓' : '✗'} ${mdCode(thresholdText(t))}`).join('<br>');
+}
+
+function scenarioRow(s: LoadScenarioResult): string[] {
+  const name = mdCode(s.scenario);
+  if (s.error) return [name, `💥 did not run: ${mdInline(s.error)}`, '', '', '', '', '', '', '', '', thresholdsCell(s)];
+  const l = s.latency_ms;
+  return [
+    name,
+    formatNumber(s.requests),
+    formatRate(s.rate_per_s),
+    formatMs(l.p50),
+    formatMs(l.p95),
+    formatMs(l.p99),
+    formatMs(l.max),
+    formatPercent(s.error_rate),
+    `${formatNumber(s.checks.passed)} ✓ / ${formatNumber(s.checks.failed)} ✗`,
+    formatNumber(s.dropped_iterations),
+    thresholdsCell(s),
+  ];
+}
+
+function extrasList(load: LoadResult): string | null {
+  const lines = load.scenarios.flatMap((s) =>
+    Object.entries(s.extra ?? {}).map(([key, value]) => `- ${mdCode(s.scenario)} ${mdEscape(key)}: ${mdEscape(typeof value === 'number' ? formatNumber(value, Number.isInteger(value) ? 0 : 2) : String(value))}`),
+  );
+  return lines.length === 0 ? null : lines.join('\n');
+}
+
+function loadSection(load: LoadResult): string {
+  const verdict = load.ok ? '✅ thresholds met' : '❌ thresholds not met';
+  const head = `${verdict} · k6 ${mdEscape(load.k6_version)} · run ${mdCode(load.run_id)}`;
+  const table = mdTable(
+    ['Scenario', 'Requests', 'Rate', 'p50', 'p95', 'p99', 'max', 'Errors', 'Checks', 'Dropped', 'Thresholds'],
+    ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
+    load.scenarios.map(scenarioRow),
+  );
+  return section('Load', [head, table, extrasList(load)].filter((b) => b !== null).join('\n\n'));
+}
+
+function rateLimitSection(r: RateLimitResult): string {
+  const facts = mdTable(
+    ['Finding', 'Value'],
+    ['l', 'l'],
+    rateLimitFacts(r).map(([label, value]) => [mdEscape(label), label === 'Endpoint' ? mdCode(value) : mdEscape(value)]),
+  );
+  const proof = proofText(r);
+  const blocks = [
+    `**Recommendation:** ${mdEscape(recommendationText(r))}.`,
+    proof === null ? null : `**Proof run:** ${mdEscape(proof)}.`,
+    facts,
+    r.notes && r.notes.length > 0 ? r.notes.map((n) => `- ${mdInline(n)}`).join('\n') : null,
+  ];
+  return section('Rate limit', blocks.filter((b) => b !== null).join('\n\n'));
+}
+
+export function renderMarkdown(report: Report): string {
+  const blocks = [
+    titleLine(report),
+    summaryLine(report),
+    checksTable(report.checks),
+    listSection('Failures', brokenMusts(report.checks), true),
+    listSection('Warnings', warnings(report.checks), true),
+    skipsSection(report.checks),
+    report.load ? loadSection(report.load) : null,
+    report.rate_limit ? rateLimitSection(report.rate_limit) : null,
+  ];
+  return `${blocks.filter((b) => b !== null).join('\n\n')}\n`;
+}

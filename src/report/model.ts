@@ -1,0 +1,120 @@
+// The one result model of a run. Every renderer (json, md, junit, html) is a pure function of a
+// Report; checks and the k6/rate-limit stages only ever produce these plain objects.
+
+export const REPORT_SCHEMA = 'ces-harness/report@1';
+
+export type Level = 'must' | 'should';
+export type Status = 'pass' | 'fail' | 'warn' | 'skip' | 'error';
+export type Verdict = 'pass' | 'fail';
+
+/** One request/response a check relied on. Never holds a secret or a whole token. */
+export interface Evidence {
+  request: string;
+  status?: number;
+  note?: string;
+}
+
+export interface CheckResult {
+  id: string;
+  title: string;
+  spec: string;
+  level: Level;
+  status: Status;
+  message: string;
+  duration_ms: number;
+  evidence: Evidence[];
+}
+
+export interface ThresholdResult {
+  metric: string;
+  expression: string;
+  ok: boolean;
+}
+
+export interface LoadScenarioResult {
+  scenario: string;
+  requests: number;
+  rate_per_s: number;
+  latency_ms: { p50: number; p95: number; p99: number; max: number; avg?: number };
+  error_rate: number;
+  checks: { passed: number; failed: number };
+  thresholds: ThresholdResult[];
+  dropped_iterations: number;
+  /** Per-second series for charts: t is seconds since the scenario's start. */
+  timeline?: Array<{ t: number; requests: number; p95_ms?: number }>;
+  /** Free-form figures a scenario adds (e.g. the latency cost of a token per call). */
+  extra?: Record<string, number | string>;
+  /** Present when the scenario could not run at all. */
+  error?: string;
+}
+
+export interface LoadResult {
+  k6_version: string;
+  run_id: string;
+  scenarios: LoadScenarioResult[];
+  ok: boolean;
+}
+
+export interface BackoffPolicy {
+  base_ms: number;
+  cap_ms: number;
+  jitter: 'full' | 'equal' | 'none';
+  max_retries: number;
+}
+
+export interface RateLimitResult {
+  endpoint: string;
+  observed_429: boolean;
+  sustained_rps: number | null;
+  burst: number | null;
+  scope: 'per-client' | 'per-token' | 'shared' | 'unknown';
+  retry_after_header: 'truthful' | 'untruthful' | 'absent' | 'unknown';
+  recovery_s: number | null;
+  requests_sent: number;
+  requests_limited: number;
+  recommendation: {
+    target_rps: number;
+    max_concurrency: number;
+    backoff: BackoffPolicy;
+  } | null;
+  /** The proof run of the recommendation, and per-second series for the chart. */
+  proof?: { rate_429: number; goodput_rps: number; lost_requests: number } | null;
+  timeline?: Array<{ t: number; offered: number; accepted: number; limited: number }>;
+  notes?: string[];
+}
+
+export interface Report {
+  schema: typeof REPORT_SCHEMA;
+  tool: { name: 'ces-harness'; version: string };
+  target: { environment: string; base_url: string; emulated?: boolean };
+  started_at: string;
+  finished_at: string;
+  verdict: Verdict;
+  summary: { passed: number; failed: number; warned: number; skipped: number; errored: number };
+  checks: CheckResult[];
+  load: LoadResult | null;
+  rate_limit: RateLimitResult | null;
+}
+
+/** `verdict` is fail exactly when a must check failed or errored, or a load threshold failed. */
+export function verdictOf(checks: CheckResult[], load: LoadResult | null): Verdict {
+  const mustBroken = checks.some((c) => c.level === 'must' && (c.status === 'fail' || c.status === 'error'));
+  return mustBroken || (load !== null && !load.ok) ? 'fail' : 'pass';
+}
+
+export function summarize(checks: CheckResult[]): Report['summary'] {
+  const summary = { passed: 0, failed: 0, warned: 0, skipped: 0, errored: 0 };
+  for (const c of checks) {
+    if (c.status === 'pass') summary.passed++;
+    else if (c.status === 'fail') summary.failed++;
+    else if (c.status === 'warn') summary.warned++;
+    else if (c.status === 'skip') summary.skipped++;
+    else summary.errored++;
+  }
+  return summary;
+}
+
+/** "§4.1" for a section of the service spec; an RFC reference as it is. */
+export function specLabel(spec: string): string {
+  return /^\d/.test(spec) ? `§${spec}` : spec;
+}

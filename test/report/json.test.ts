@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { renderJson } from '../../src/report/json.js';
+import { FIXTURES, loadFixture, reverseKeys } from './helpers.js';
+
+const TOP_LEVEL = ['schema', 'tool', 'target', 'started_at', 'finished_at', 'verdict', 'summary', 'checks', 'load', 'rate_limit'];
+const CHECK_KEYS = ['id', 'title', 'spec', 'level', 'status', 'message', 'duration_ms', 'evidence'];
+
+describe.each(FIXTURES)('renderJson(report-%s)', (name) => {
+  const report = loadFixture(name);
+  const out = renderJson(report);
+
+  it('round-trips to the same object', () => {
+    expect(JSON.parse(out)).toStrictEqual(report);
+  });
+
+  it("keeps the contract's key order", () => {
+    const parsed = JSON.parse(out) as Record<string, unknown> & { checks: Array<Record<string, unknown>> };
+    expect(Object.keys(parsed)).toEqual(TOP_LEVEL);
+    expect(Object.keys(parsed.summary as object)).toEqual(['passed', 'failed', 'warned', 'skipped', 'errored']);
+    for (const c of parsed.checks) expect(Object.keys(c)).toEqual(CHECK_KEYS);
+  });
+
+  it('puts keys in that order even when the producer built its objects in another', () => {
+    const scrambled = reverseKeys(report);
+    expect(Object.keys(scrambled)[0]).toBe('rate_limit');
+    expect(renderJson(scrambled)).toBe(out);
+  });
+
+  it('is pretty-printed with a trailing newline', () => {
+    expect(out.endsWith('}\n')).toBe(true);
+    expect(out.split('\n')[1]).toBe(`  "schema": "ces-harness/report@1",`);
+  });
+});
+
+it('keeps fields the contract does not name yet, after the named ones', () => {
+  const report = { ...loadFixture('pass'), extra_field: 1 };
+  const parsed = JSON.parse(renderJson(report)) as Record<string, unknown>;
+  expect(Object.keys(parsed)).toEqual([...TOP_LEVEL, 'extra_field']);
+});
+
+it('writes null for a run without load and rate-limit stages', () => {
+  const parsed = JSON.parse(renderJson({ ...loadFixture('pass'), load: null, rate_limit: null })) as Record<string, unknown>;
+  expect(parsed.load).toBeNull();
+  expect(parsed.rate_limit).toBeNull();
+});
