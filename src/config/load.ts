@@ -1,0 +1,88 @@
+// Reads the YAML config once into a typed object. Every error names the file and the key path
+// and says how to fix it; secrets are referenced as ${VAR} and taken from the environment.
+
+import { readFileSync } from 'node:fs';
+import { parseDocument } from 'yaml';
+import type { z } from 'zod';
+import { HarnessError } from '../errors.js';
+import { configSchema, type ConfigFile } from './schema.js';
+
+const VAR = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+export function readConfigFile(path: string, env: NodeJS.ProcessEnv): ConfigFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new HarnessError('CONFIG_NOT_FOUND', `config ${path}: cannot read it (${code ?? 'error'}); check the --config path`);
+  }
+  return parseConfig(text, path, env);
+}
+
+export function parseConfig(text: string, source: string, env: NodeJS.ProcessEnv): ConfigFile {
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  const yamlError = doc.errors[0];
+  if (yamlError) {
+    const line = yamlError.linePos?.[0];
+    const where = line ? ` line ${line.line}, column ${line.col}` : '';
+    const what = (yamlError.message.split('\n')[0] ?? 'invalid YAML').replace(/ at line \d+, column \d+:?/, '');
+    throw new HarnessError('CONFIG_INVALID', `config ${source}:${where}: ${what}; fix the YAML syntax`);
+  }
+  const raw: unknown = doc.toJS() ?? {};
+  const interpolated = interpolate(raw, [], source, env);
+  // reportInput lets an error say what type it got; only the type name is ever printed, never the value.
+  const parsed = configSchema.safeParse(interpolated, { reportInput: true });
+  if (!parsed.success) throw new HarnessError('CONFIG_INVALID', `config ${source}: ${describeIssue(parsed.error.issues[0])}`);
+  return parsed.data;
+}
+
+/** Replaces ${VAR} in every string value; an unset variable is an error naming the key. */
+function interpolate(value: unknown, path: Array<string | number>, source: string, env: NodeJS.ProcessEnv): unknown {
+  if (typeof value === 'string') {
+    return value.replace(VAR, (_, name: string) => {
+      const resolved = env[name];
+      if (resolved === undefined || resolved === '') {
+        throw new HarnessError(
+          'MISSING_CREDENTIAL',
+          `config ${source}: ${keyPath(path)} refers to \${${name}}, which is not set; export ${name} before running`,
+        );
+      }
+      return resolved;
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, [...path, i], source, env));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, [...path, k], source, env)]));
+  }
+  return value;
+}
+
+const keyPath = (path: ReadonlyArray<PropertyKey>) => (path.length ? path.map(String).join('.') : '(top level)');
+
+function describeIssue(issue: z.core.$ZodIssue | undefined): string {
+  if (!issue) return 'invalid config';
+  const at = keyPath(issue.path);
+  switch (issue.code) {
+    case 'unrecognized_keys': {
+      const keys = issue.keys.map((k) => (issue.path.length ? `${at}.${k}` : k));
+      return `unknown key ${keys.join(', ')}; remove it or check its spelling`;
+    }
+    case 'invalid_type':
+      return `${at}: expected ${issue.expected}${issue.input === undefined ? ' (missing)' : `, got ${typeName(issue.input)}`}`;
+    case 'invalid_value':
+      return `${at}: must be one of ${issue.values.map((v) => String(v)).join(', ')}`;
+    case 'invalid_format':
+      return `${at}: expected a ${issue.format === 'url' ? 'URL like https://sandbox.example.test' : issue.format}`;
+    case 'too_small':
+      return `${at}: ${issue.origin === 'string' ? 'must not be empty' : `must be ${issue.inclusive ? 'at least' : 'more than'} ${String(issue.minimum)}`}`;
+    default:
+      return `${at}: ${issue.message}`;
+  }
+}
+
+function typeName(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  return typeof v === 'object' ? 'a mapping' : typeof v;
+}

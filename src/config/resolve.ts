@@ -1,0 +1,159 @@
+// One precedence: flags over the config file over defaults. The result is everything a command
+// needs to talk to a target; nothing downstream reads flags, files or process.env again.
+
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve as resolvePath } from 'node:path';
+import { HarnessError } from '../errors.js';
+import type { BusinessCall, Expectations, RateLimitSettings } from '../runner/check.js';
+import { readConfigFile } from './load.js';
+import type { ConfigFile } from './schema.js';
+import { isProduction, type Target } from './target.js';
+
+export const DEFAULT_CONFIG_FILE = 'ces-harness.yaml';
+export const DEFAULT_LEDGER_FILE = '.ces-harness/token-ledger.json';
+
+export const DEFAULTS = {
+  tokenLifetimeS: 86_400, // §5.4
+  expiryWaitS: 0,
+  clockToleranceS: 2,
+  rateLimitEndpoint: 'tokens.validate',
+  maxRps: 200,
+  maxRequests: 3_000,
+} as const;
+
+/** What the flags may override. Undefined means "not given". */
+export interface Overrides {
+  config?: string;
+  env?: string;
+  baseUrl?: string;
+  ca?: string;
+  tokenLifetimeS?: number;
+  expiryWaitS?: number;
+  clockToleranceS?: number;
+  allowProductionLoad?: boolean;
+  ledger?: string;
+}
+
+export interface Settings {
+  /** Null when nothing names a target: the commands then start the built-in emulator. */
+  target: Target | null;
+  others: Target[];
+  expect: Expectations;
+  business: Record<'evaluation' | 'ach_transactions', BusinessCall>;
+  rateLimit: Omit<RateLimitSettings, 'probingAllowed'>;
+  allowProductionLoad: boolean;
+  ledgerPath: string | null;
+  load: NonNullable<ConfigFile['load']>;
+  /** The config file that was read, if any. */
+  configPath: string | null;
+}
+
+export function resolveSettings(flags: Overrides, env: NodeJS.ProcessEnv, cwd: string): Settings {
+  const configPath = flags.config ?? (existsSync(resolvePath(cwd, DEFAULT_CONFIG_FILE)) ? DEFAULT_CONFIG_FILE : undefined);
+  const absoluteConfig = configPath ? resolvePath(cwd, configPath) : null;
+  const file: ConfigFile = absoluteConfig ? readConfigFile(absoluteConfig, env) : {};
+  const configDir = absoluteConfig ? dirname(absoluteConfig) : cwd;
+
+  const environments = file.environments ?? {};
+  const name = flags.env ?? file.target ?? 'sandbox';
+  const configured = environments[name];
+  if (!configured && Object.keys(environments).length > 0 && !flags.baseUrl) {
+    throw new HarnessError(
+      'UNKNOWN_ENVIRONMENT',
+      `environment "${name}" is not in ${configPath}; known: ${Object.keys(environments).join(', ')} (pass --env NAME)`,
+    );
+  }
+  if (flags.env && !configured && !flags.baseUrl) {
+    throw new HarnessError('UNKNOWN_ENVIRONMENT', `environment "${name}" is not configured; add it under environments: in ${DEFAULT_CONFIG_FILE} or pass --base-url`);
+  }
+
+  const caFromFlag = flags.ca ? readCa(resolvePath(cwd, flags.ca), '--ca') : undefined;
+  const toTarget = (envName: string, e: NonNullable<typeof configured>): Target => {
+    const ca = caFromFlag ?? (e.ca_file ? readCa(resolvePath(configDir, e.ca_file), `environments.${envName}.ca_file`) : undefined);
+    return {
+      environment: envName,
+      baseUrl: trimSlash(envName === name && flags.baseUrl ? validUrl(flags.baseUrl) : validUrl(e.base_url, `environments.${envName}.base_url`)),
+      credentials: { clientId: e.client_id, clientSecret: e.client_secret },
+      ...(ca ?? {}),
+    };
+  };
+
+  let target: Target | null = null;
+  if (configured) target = toTarget(name, configured);
+  else if (flags.baseUrl) {
+    const clientId = env['CES_CLIENT_ID'];
+    const clientSecret = env['CES_CLIENT_SECRET'];
+    if (!clientId || !clientSecret) {
+      const missing = [!clientId && 'CES_CLIENT_ID', !clientSecret && 'CES_CLIENT_SECRET'].filter(Boolean).join(' and ');
+      throw new HarnessError('MISSING_CREDENTIAL', `no client credentials for ${flags.baseUrl}: export ${missing} (credentials are never taken from flags)`);
+    }
+    target = { environment: name, baseUrl: trimSlash(validUrl(flags.baseUrl)), credentials: { clientId, clientSecret }, ...(caFromFlag ?? {}) };
+  }
+  const others = Object.entries(environments)
+    .filter(([n]) => n !== name)
+    .map(([n, e]) => toTarget(n, e));
+
+  const business = {
+    evaluation: withDefaults(file.business?.evaluation),
+    ach_transactions: withDefaults(file.business?.ach_transactions),
+  };
+
+  const ledger = flags.ledger ?? file.ledger ?? DEFAULT_LEDGER_FILE;
+  return {
+    target,
+    others,
+    expect: {
+      tokenLifetimeS: flags.tokenLifetimeS ?? file.expect?.token_lifetime_s ?? DEFAULTS.tokenLifetimeS,
+      expiryWaitS: flags.expiryWaitS ?? file.expect?.expiry_wait_s ?? DEFAULTS.expiryWaitS,
+      clockToleranceS: flags.clockToleranceS ?? file.expect?.clock_tolerance_s ?? DEFAULTS.clockToleranceS,
+    },
+    business,
+    rateLimit: {
+      endpoint: file.rate_limit?.endpoint ?? DEFAULTS.rateLimitEndpoint,
+      maxRps: file.rate_limit?.max_rps ?? DEFAULTS.maxRps,
+      maxRequests: file.rate_limit?.max_requests ?? DEFAULTS.maxRequests,
+    },
+    allowProductionLoad: flags.allowProductionLoad ?? false,
+    ledgerPath: ledger === 'off' ? null : resolvePath(absoluteConfig && !flags.ledger && file.ledger ? configDir : cwd, ledger),
+    load: file.load ?? {},
+    configPath: absoluteConfig,
+  };
+}
+
+/** Load and rate-limit probing of production need the explicit flag (contract: safety). */
+export function probingAllowed(settings: Pick<Settings, 'allowProductionLoad'>, target: Target): boolean {
+  return !isProduction(target) || settings.allowProductionLoad;
+}
+
+function withDefaults(call: { method?: string; body?: unknown } | undefined): BusinessCall {
+  return { method: call?.method ?? 'POST', body: call?.body ?? {} };
+}
+
+function readCa(path: string, from: string): { caPem: string; caFile: string } {
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new HarnessError('CONFIG_INVALID', `${from}: cannot read CA file ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'}); give a readable PEM file`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new HarnessError('CONFIG_INVALID', `${from}: ${path} holds no PEM certificate; give the CA certificate in PEM form`);
+  }
+  return { caPem: pem, caFile: path };
+}
+
+function validUrl(url: string, from = '--base-url'): string {
+  const code = from === '--base-url' ? 'USAGE' : 'CONFIG_INVALID';
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new HarnessError(code, `${from} ${url} is not a URL; give one like https://sandbox.example.test`);
+  }
+  if (parsed.protocol !== 'https:') {
+    throw new HarnessError(code, `${from} ${url} is not https: the service speaks TLS 1.3 only (§5.8); use an https:// URL`);
+  }
+  return url;
+}
+
+const trimSlash = (url: string) => url.replace(/\/+$/, '');

@@ -1,0 +1,74 @@
+// The YAML config's one validation boundary. Objects are strict, so a misspelt key is an error
+// that names its path instead of a setting silently ignored.
+
+import { z } from 'zod';
+
+const positive = z.number().positive();
+const nonNegative = z.number().nonnegative();
+
+const environment = z
+  .object({
+    base_url: z.string().url(),
+    client_id: z.string().min(1),
+    client_secret: z.string().min(1),
+    ca_file: z.string().min(1).optional(),
+  })
+  .strict();
+
+const businessCall = z
+  .object({
+    method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).default('POST'),
+    body: z.unknown().default({}),
+  })
+  .strict();
+
+export const RATE_LIMIT_ENDPOINTS = ['business.evaluation', 'business.ach_transactions', 'tokens.validate', 'tokens.issue'] as const;
+
+const threshold = z.array(z.string().min(1));
+
+export const configSchema = z
+  .object({
+    target: z.string().min(1).optional(),
+    environments: z.record(z.string().min(1), environment).optional(),
+    expect: z
+      .object({
+        token_lifetime_s: positive.optional(),
+        expiry_wait_s: nonNegative.optional(),
+        clock_tolerance_s: nonNegative.optional(),
+      })
+      .strict()
+      .optional(),
+    business: z
+      .object({
+        evaluation: businessCall.optional(),
+        ach_transactions: businessCall.optional(),
+      })
+      .strict()
+      .optional(),
+    rate_limit: z
+      .object({
+        endpoint: z.enum(RATE_LIMIT_ENDPOINTS).optional(),
+        max_rps: positive.optional(),
+        max_requests: z.number().int().positive().optional(),
+      })
+      .strict()
+      .optional(),
+    /** Where the token ledger lives (a 0600 file); tokens captured by earlier runs prove expiry. */
+    ledger: z.string().min(1).optional(),
+    load: z
+      .object({
+        /** k6 threshold expressions per metric, e.g. http_req_duration: ["p(95)<500"]. */
+        thresholds: z.record(z.string().min(1), threshold).optional(),
+        /** Requests per second of the throughput scenario, and how long each scenario runs. */
+        rate: positive.optional(),
+        duration_s: positive.optional(),
+        vus: z.number().int().positive().optional(),
+        /** k6 outputs passed through as --out (json=…, experimental-prometheus-rw, influxdb=…). */
+        outputs: z.array(z.string().min(1)).optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export type ConfigFile = z.infer<typeof configSchema>;

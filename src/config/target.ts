@@ -1,0 +1,20 @@
+// A resolved environment of the service under test: where it is, how to trust it, who we are.
+
+export interface Credentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+export interface Target {
+  environment: string;
+  /** Without a trailing slash; paths of the spec are appended as they are. */
+  baseUrl: string;
+  credentials: Credentials;
+  /** Extra CA to trust (PEM text) and its file (k6 needs a path, undici and node:tls the text). */
+  caPem?: string;
+  caFile?: string;
+  /** True when the target is the built-in emulator the harness started itself. */
+  emulated?: boolean;
+}
+
+export const isProduction = (t: Pick<Target, 'environment'>) => t.environment.toLowerCase() === 'production';
