@@ -1,0 +1,25 @@
+import { fail, pass, type Check } from '../src/runner/check.js';
+import { BUSINESS_ENDPOINTS } from '../src/runner/business.js';
+
+export const check: Check = {
+  id: 'business.valid-token-accepted',
+  title: 'Business endpoints accept a valid token',
+  spec: '4.4, 5.3, 9',
+  level: 'must',
+  description: 'Each business endpoint under `/v1/` called with a fresh token and the configured method and payload is not refused for the token (not 401/403) and exists (not 404/405). A 4xx about the payload passes with a note: §4.4 leaves payloads to the user (`business:` in the config).',
+  async run({ http, business, session }) {
+    const token = await session.current();
+    const answers = await Promise.all(BUSINESS_ENDPOINTS.map((name) => http.business(name, business[name], token.token)));
+    const evidence = answers.map((ex) => http.evidence(ex, `token ${token.fingerprint}`));
+    const problems: string[] = [];
+    const notes: string[] = [];
+    for (const ex of answers) {
+      if (ex.status === 401 || ex.status === 403) problems.push(`${ex.request} refused a fresh token with ${ex.status} ${http.quote(ex, 60)}`);
+      else if (ex.status === 404 || ex.status === 405) problems.push(`${ex.request} answered ${ex.status}: the endpoint is not there (§4.4, §9: /v1/<endpoint>; check business.<name>.method)`);
+      else if (ex.status >= 500) problems.push(`${ex.request} answered ${ex.status} ${http.quote(ex, 60)} with a valid token`);
+      else if (ex.status >= 400) notes.push(`${ex.request} accepted the token but refused the payload with ${ex.status} (set business.${ex.request.split('/v1/')[1]}.body in the config)`);
+    }
+    if (problems.length) return fail(problems.join('; '), evidence);
+    return pass(notes.length ? `token accepted; ${notes.join('; ')}` : `token accepted (${answers.map((a) => a.status).join(', ')})`, evidence);
+  },
+};

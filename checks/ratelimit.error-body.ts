@@ -1,0 +1,24 @@
+import { fail, pass, skip, type Check } from '../src/runner/check.js';
+import { burstProbe } from '../src/runner/burst-probe.js';
+import { isJsonObject } from '../src/runner/expect.js';
+
+export const check: Check = {
+  id: 'ratelimit.error-body',
+  title: 'A 429 carries a JSON body with a string error',
+  spec: '7',
+  level: 'must',
+  description: 'The 429 provoked by the burst has a JSON object body with a string `error` field (§7 error body shape).',
+  phase: 'last',
+  async run(ctx) {
+    const probe = await burstProbe(ctx);
+    if (probe.skipped) return skip(probe.skipped);
+    const limited = probe.limited;
+    if (!limited || limited.status !== 429) return skip('no 429 was provoked; see ratelimit.limit-enforced');
+    const body = limited.json;
+    const evidence = [ctx.http.evidence(limited)];
+    if (!isJsonObject(body) || typeof body['error'] !== 'string') {
+      return fail(`the 429 body is ${ctx.http.quote(limited)}; §7 wants a JSON object with a string \`error\``, evidence);
+    }
+    return pass(`429 ${ctx.http.quote(limited)}`, evidence);
+  },
+};

@@ -1,0 +1,31 @@
+import { fail, pass, skip, type Check } from '../src/runner/check.js';
+import { burstProbe } from '../src/runner/burst-probe.js';
+
+export const check: Check = {
+  id: 'ratelimit.limit-enforced',
+  title: 'A burst over the rate limit is answered with 429',
+  spec: '7, 8',
+  level: 'must',
+  description: 'Sends a paced burst to `rate_limit.endpoint` (never above `max_rps` nor past `max_requests`) until the service limits it, and wants that answer to be 429 (§7), not 503 or another status. Runs last and alone; against production only with --allow-production-load.',
+  phase: 'last',
+  async run(ctx) {
+    const probe = await burstProbe(ctx);
+    if (probe.skipped) return skip(probe.skipped);
+    const spread = Object.entries(probe.statuses).map(([s, n]) => `${s === '0' ? 'network error' : s} ×${n}`).join(', ');
+    const summary = `${probe.sent} requests at ≤${probe.rps}/s in ${probe.durationS.toFixed(1)} s (${spread})`;
+    const limited = probe.limited;
+    if (!limited) {
+      const achieved = probe.sent / Math.max(probe.durationS, 0.001);
+      if (achieved < probe.rps * 0.8) {
+        // The harness, not the service, was the bottleneck: the absence of a 429 proves nothing.
+        return { status: 'error', message: `no limit met, but the probe reached only ${achieved.toFixed(0)} requests/s of the ${probe.rps}/s it aimed for (${summary}); no verdict on §8` };
+      }
+      return fail(`no limit met: ${summary}; §8 says a rate limit exists (429). If the service's limit is above this probe, raise rate_limit.max_rps or max_requests`);
+    }
+    const evidence = [ctx.http.evidence(limited, `after ${probe.sent} requests`)];
+    if (limited.status !== 429) {
+      return fail(`the service limited the burst with ${limited.status} ${ctx.http.quote(limited, 80)}, not 429: ${summary}; §7 wants 429 for a rate limit`, evidence);
+    }
+    return pass(`429 after ${summary}`, evidence);
+  },
+};

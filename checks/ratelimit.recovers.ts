@@ -1,0 +1,25 @@
+import { fail, pass, skip, type Check } from '../src/runner/check.js';
+import { burstProbe, isLimitLike } from '../src/runner/burst-probe.js';
+
+export const check: Check = {
+  id: 'ratelimit.recovers',
+  title: 'After a 429, waiting and retrying succeeds',
+  spec: '7',
+  level: 'must',
+  description: 'After the 429, the harness waits (Retry-After when given, else backoff from 1 s, at most 60 s in all) and retries; a retry must succeed (§7: wait and retry).',
+  phase: 'last',
+  async run(ctx) {
+    const probe = await burstProbe(ctx);
+    if (probe.skipped) return skip(probe.skipped);
+    const recovery = probe.recovery;
+    if (!probe.limited || !recovery) return skip('no limit was met; see ratelimit.limit-enforced');
+    const evidence = recovery.last ? [ctx.http.evidence(recovery.last, `after ${recovery.afterS.toFixed(1)} s (${recovery.waitedFor})`)] : [];
+    if (!recovery.ok && recovery.last && !isLimitLike(recovery.last.status)) {
+      return { status: 'error', message: `after the limit, a retry answered ${recovery.last.status} ${ctx.http.quote(recovery.last, 60)}, which says nothing about recovery; no verdict`, evidence };
+    }
+    if (!recovery.ok) {
+      return fail(`still refused ${recovery.afterS.toFixed(0)} s after the limit was met${recovery.last ? ` (last answer ${recovery.last.status})` : ''}; §7 says to wait and retry, so a retry must get through`, evidence);
+    }
+    return pass(`recovered after ${recovery.afterS.toFixed(1)} s, ${recovery.attempts} ${recovery.attempts === 1 ? 'retry' : 'retries'} (waited by ${recovery.waitedFor})`, evidence);
+  },
+};

@@ -1,0 +1,26 @@
+import { fail, pass, skip, type Check } from '../src/runner/check.js';
+import { burstProbe } from '../src/runner/burst-probe.js';
+import { retryAfterMs } from '../src/http/retry-after.js';
+
+export const check: Check = {
+  id: 'ratelimit.retry-after',
+  title: 'A 429 says when to retry (Retry-After), truthfully',
+  spec: 'RFC 9110 §10.2.3, RFC 6585 §4',
+  level: 'should',
+  description: 'Good practice the spec does not demand: the 429 carries a Retry-After header, and a retry after that delay succeeds.',
+  phase: 'last',
+  async run(ctx) {
+    const probe = await burstProbe(ctx);
+    if (probe.skipped) return skip(probe.skipped);
+    const limited = probe.limited;
+    if (!limited || limited.status !== 429) return skip('no 429 was provoked; see ratelimit.limit-enforced');
+    const header = limited.headers['retry-after'];
+    const evidence = [ctx.http.evidence(limited, `Retry-After: ${header ?? '(absent)'}`)];
+    if (header === undefined) return fail('the 429 has no Retry-After header; clients must guess their backoff', evidence);
+    if (retryAfterMs(header, Date.now()) === undefined) return fail(`Retry-After ${JSON.stringify(header)} is neither seconds nor an HTTP-date (or is over 2 minutes)`, evidence);
+    if (probe.recovery && probe.recovery.attempts !== 1) {
+      return fail(`a retry after Retry-After: ${header} was refused again; the header understates the wait`, evidence);
+    }
+    return pass(`Retry-After: ${header}, and a retry after it succeeded`, evidence);
+  },
+};

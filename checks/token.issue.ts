@@ -1,0 +1,29 @@
+import { fail, pass, type Check } from '../src/runner/check.js';
+import { cameBack, isJsonObject, isSuccess } from '../src/runner/expect.js';
+
+export const check: Check = {
+  id: 'token.issue',
+  title: 'POST /tokens issues a token with the fields of §2',
+  spec: '4.1',
+  level: 'must',
+  description: 'POST /tokens with the nested `{"token":{"client_id","client_secret"}}` body and valid credentials answers 2xx with a JSON object: `token` a non-empty string, `expires_at` an integer, `token_type` a string.',
+  async run({ http, session }) {
+    const ex = await session.firstIssue();
+    if (!isSuccess(ex)) return fail(`${cameBack(http, ex)}; §4.1 wants a token for valid credentials`, [http.evidence(ex)]);
+    const body = ex.json;
+    if (!isJsonObject(body)) return fail(`${cameBack(http, ex)}: not a JSON object; §4.1 wants {token, expires_at, token_type}`, [http.evidence(ex)]);
+    const problems: string[] = [];
+    if (typeof body['token'] !== 'string' || body['token'] === '') problems.push(`token is ${describe(body['token'])}, not a non-empty string`);
+    if (typeof body['expires_at'] !== 'number' || !Number.isInteger(body['expires_at'])) problems.push(`expires_at is ${describe(body['expires_at'])}, not an integer`);
+    if (typeof body['token_type'] !== 'string') problems.push(`token_type is ${describe(body['token_type'])}, not a string`);
+    const evidence = [http.evidence(ex, ex.issued ? `token ${ex.issued.fingerprint}` : undefined)];
+    if (problems.length) return fail(`POST /tokens answered ${ex.status} but ${problems.join('; ')} (§2)`, evidence);
+    return pass(`token ${ex.issued!.fingerprint}, expires_at ${String(body['expires_at'])}, token_type ${JSON.stringify(body['token_type'])}`, evidence);
+  },
+};
+
+function describe(v: unknown): string {
+  if (v === undefined) return 'missing';
+  if (typeof v === 'string') return v.length > 40 ? `the string of ${v.length} characters` : `the string ${JSON.stringify(v)}`;
+  return `${JSON.stringify(v)} (${v === null ? 'null' : typeof v})`;
+}

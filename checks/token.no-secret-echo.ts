@@ -1,0 +1,15 @@
+import { fail, pass, type Check } from '../src/runner/check.js';
+
+export const check: Check = {
+  id: 'token.no-secret-echo',
+  title: 'No answer echoes the client secret',
+  spec: '5.9',
+  level: 'should',
+  description: 'Good practice in the spirit of §5.9: no response body or header seen during the run contains the client secret (it runs last and looks at every answer).',
+  phase: 'last',
+  async run({ http }) {
+    const echoes = http.secretEchoes();
+    if (echoes.length) return fail(`the client secret came back in ${echoes.length} answer(s): ${[...new Set(echoes)].join(', ')}`);
+    return pass(`the secret appeared in none of ${http.answersSeen()} answers`);
+  },
+};

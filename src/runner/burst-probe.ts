@@ -1,0 +1,113 @@
+// The conformance side of rate limiting: one bounded burst that provokes the limit (§7, §8), then
+// a polite wait and retry that shows the service recovers. Sizing the limit precisely is the
+// `ratelimit` command's job; this only needs a yes/no and the first limiting answer.
+
+import type { Exchange } from '../http/service-client.js';
+import { retryAfterMs } from '../http/retry-after.js';
+import type { CheckContext } from './check.js';
+import { isSuccess } from './expect.js';
+
+export interface BurstProbe {
+  /** Why nothing was sent (production without the flag). */
+  skipped?: string;
+  sent: number;
+  rps: number;
+  statuses: Record<number, number>;
+  /** The first answer that limited: 429, or another refusal (503…) when no 429 came. */
+  limited?: Exchange;
+  recovery?: { ok: boolean; afterS: number; attempts: number; last?: Exchange; waitedFor: 'retry-after' | 'backoff' };
+  durationS: number;
+}
+
+// As many as the client keeps connections: more would only queue, and every queued request is
+// one more 429 sent after the limit was already known.
+const MAX_IN_FLIGHT = 16;
+const MAX_RECOVERY_WAIT_MS = 60_000;
+// Statuses a limiter might wrongly answer instead of 429; seen in a burst, they end it too.
+const LIMIT_LIKE = new Set([429, 503, 509, 420]);
+export const isLimitLike = (status: number) => LIMIT_LIKE.has(status);
+
+const probes = new WeakMap<CheckContext, Promise<BurstProbe>>();
+
+export function burstProbe(ctx: CheckContext): Promise<BurstProbe> {
+  let probe = probes.get(ctx);
+  if (!probe) {
+    probe = runProbe(ctx);
+    probes.set(ctx, probe);
+  }
+  return probe;
+}
+
+async function runProbe(ctx: CheckContext): Promise<BurstProbe> {
+  const { maxRps, maxRequests, probingAllowed, endpoint } = ctx.rateLimit;
+  if (!probingAllowed) {
+    return { skipped: `rate-limit probing against ${ctx.target.environment} needs --allow-production-load`, sent: 0, rps: 0, statuses: {}, durationS: 0 };
+  }
+  const call = await endpointCall(ctx, endpoint);
+  const started = ctx.now();
+  const statuses: Record<number, number> = {};
+  let sent = 0;
+  // An object, not a local: it is set from the answers' callbacks.
+  const seen: { limited?: Exchange } = {};
+  const interval = 1000 / maxRps;
+  const inFlight = new Set<Promise<void>>();
+  ctx.progress(`probing the rate limit on ${endpoint}: up to ${maxRequests} requests at ≤${maxRps}/s`);
+  while (sent < maxRequests && !seen.limited && !ctx.signal.aborted) {
+    const due = started + sent * interval;
+    const wait = due - ctx.now();
+    if (wait > 1) await ctx.sleep(wait);
+    if (inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
+    if (seen.limited) break;
+    sent++;
+    const p = call().then(
+      (ex) => {
+        statuses[ex.status] = (statuses[ex.status] ?? 0) + 1;
+        if (LIMIT_LIKE.has(ex.status) && (!seen.limited || (seen.limited.status !== 429 && ex.status === 429))) seen.limited = ex;
+      },
+      () => {
+        statuses[0] = (statuses[0] ?? 0) + 1;
+      },
+    );
+    const tracked = p.finally(() => inFlight.delete(tracked));
+    inFlight.add(tracked);
+  }
+  await Promise.all(inFlight);
+  const durationS = (ctx.now() - started) / 1000;
+  const limited = seen.limited;
+  const result: BurstProbe = { sent, rps: maxRps, statuses, durationS, ...(limited ? { limited } : {}) };
+  if (limited) result.recovery = await recover(ctx, call, limited);
+  return result;
+}
+
+/** Waits as §7 says ("wait and retry"), honouring Retry-After when there is one. */
+async function recover(ctx: CheckContext, call: () => Promise<Exchange>, limited: Exchange): Promise<NonNullable<BurstProbe['recovery']>> {
+  const advised = retryAfterMs(limited.headers['retry-after'], ctx.now());
+  const waitedFor = advised !== undefined ? 'retry-after' : 'backoff';
+  const started = ctx.now();
+  let wait = advised ?? 1000;
+  let last: Exchange | undefined;
+  for (let attempt = 1; ctx.now() - started + wait <= MAX_RECOVERY_WAIT_MS; attempt++) {
+    ctx.progress(`rate limited: waiting ${(wait / 1000).toFixed(1)} s before retrying`);
+    await ctx.sleep(wait);
+    last = await call();
+    if (isSuccess(last)) return { ok: true, afterS: (ctx.now() - started) / 1000, attempts: attempt, last, waitedFor };
+    // Anything but a limit (a 401, a 500) says nothing about recovery: stop rather than insist.
+    if (!LIMIT_LIKE.has(last.status)) break;
+    wait = Math.min(wait * 2, 16_000);
+  }
+  return { ok: false, afterS: (ctx.now() - started) / 1000, attempts: 0, ...(last ? { last } : {}), waitedFor };
+}
+
+async function endpointCall(ctx: CheckContext, endpoint: string): Promise<() => Promise<Exchange>> {
+  const noWait = { waitOut429: false } as const;
+  if (endpoint === 'tokens.issue') return () => ctx.http.issueToken(undefined, noWait);
+  // The token is asked for on every call: the session refreshes it when it nears expiry, so a
+  // long probe or recovery never turns into a stream of 401s.
+  const token = async () => (await ctx.session.current()).token;
+  if (endpoint === 'tokens.validate') {
+    const method = await ctx.session.validateMethod();
+    return async () => ctx.http.validate(await token(), method, noWait);
+  }
+  const name = endpoint === 'business.ach_transactions' ? 'ach_transactions' : 'evaluation';
+  return async () => ctx.http.business(name, ctx.business[name], await token(), noWait);
+}

@@ -1,0 +1,82 @@
+// What a conformance check is, and what it gets to work with. A check is a file in checks/ that
+// exports one `Check`; it sends requests through the context and returns an Outcome (plain data).
+// It never prints and never touches the report folder.
+
+import type { Evidence, Level } from '../report/model.js';
+import type { ServiceClient } from '../http/service-client.js';
+import type { Target } from '../config/target.js';
+import type { TokenSession } from './token-session.js';
+import type { Ledger } from './ledger.js';
+
+export interface Outcome {
+  /** A failed `should` check is turned into `warn` by the runner. */
+  status: 'pass' | 'fail' | 'skip' | 'error';
+  message: string;
+  evidence?: Evidence[];
+}
+
+/**
+ * When a check runs. `first` runs alone before everything else (it needs a service that has not
+ * handed this client a token in this run yet); `last` runs alone after everything else (it
+ * exhausts the rate limit); the rest run concurrently.
+ */
+export type Phase = 'first' | 'main' | 'last';
+
+export interface Check {
+  /** Stable id, also the filename in checks/ and the value of --only/--skip. */
+  id: string;
+  title: string;
+  /** Section (and item) of service-spec.md, or the RFC for a `should` check. */
+  spec: string;
+  level: Level;
+  /** One or two sentences for the README table: what it sends and what it wants back. */
+  description: string;
+  phase?: Phase;
+  run(ctx: CheckContext): Promise<Outcome>;
+}
+
+export interface Expectations {
+  tokenLifetimeS: number;
+  expiryWaitS: number;
+  clockToleranceS: number;
+}
+
+export interface BusinessCall {
+  method: string;
+  body: unknown;
+}
+
+export interface RateLimitSettings {
+  /** `business.evaluation`, `business.ach_transactions`, `tokens.validate` or `tokens.issue`. */
+  endpoint: string;
+  maxRps: number;
+  maxRequests: number;
+  /** False for an environment named production without --allow-production-load. */
+  probingAllowed: boolean;
+}
+
+export interface CheckContext {
+  target: Target;
+  /** The other configured environments (for the credential-isolation checks). */
+  others: Target[];
+  expect: Expectations;
+  business: Record<'evaluation' | 'ach_transactions', BusinessCall>;
+  rateLimit: RateLimitSettings;
+  /** The client for the target: timeouts, body caps, no redirects, 429 waited out, redaction. */
+  http: ServiceClient;
+  /** A client for another environment (same safety rules). */
+  clientFor(target: Target): ServiceClient;
+  /** Tokens shared between checks, and the one in-process wait for expiry. */
+  session: TokenSession;
+  ledger: Ledger;
+  /** Milliseconds since the epoch; a function so tests can move time. */
+  now(): number;
+  sleep(ms: number): Promise<void>;
+  /** Says what a long wait is waiting for (the terminal shows it as progress). */
+  progress(message: string): void;
+  signal: AbortSignal;
+}
+
+export const pass = (message: string, evidence: Evidence[] = []): Outcome => ({ status: 'pass', message, evidence });
+export const fail = (message: string, evidence: Evidence[] = []): Outcome => ({ status: 'fail', message, evidence });
+export const skip = (message: string, evidence: Evidence[] = []): Outcome => ({ status: 'skip', message, evidence });

@@ -1,0 +1,67 @@
+// Builds the CheckContext for one target: the clients, the shared token session, the ledger.
+
+import { setMaxListeners } from 'node:events';
+import { Redactor } from '../http/redact.js';
+import { ServiceClient } from '../http/service-client.js';
+import type { Target } from '../config/target.js';
+import type { BusinessCall, CheckContext, Expectations, RateLimitSettings } from './check.js';
+import type { Ledger } from './ledger.js';
+import { TokenSession } from './token-session.js';
+
+export interface ContextInput {
+  target: Target;
+  others: Target[];
+  expect: Expectations;
+  business: Record<'evaluation' | 'ach_transactions', BusinessCall>;
+  rateLimit: RateLimitSettings;
+  ledger: Ledger;
+  redactor?: Redactor;
+  progress?: (message: string) => void;
+  signal?: AbortSignal;
+}
+
+export interface OpenContext {
+  ctx: CheckContext;
+  close(): Promise<void>;
+}
+
+export function createContext(input: ContextInput): OpenContext {
+  const redactor = input.redactor ?? new Redactor();
+  for (const t of [input.target, ...input.others]) redactor.addSecret(t.credentials.clientSecret);
+  const signal = input.signal ?? new AbortController().signal;
+  // Every concurrent request, sleep and handshake listens to this one signal: dozens is expected.
+  setMaxListeners(0, signal);
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason);
+      const onAbort = () => (clearTimeout(timer), reject(signal.reason));
+      const timer = setTimeout(() => (signal.removeEventListener('abort', onAbort), resolve()), ms);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  const clients: ServiceClient[] = [];
+  const clientFor = (target: Target) => {
+    const client = new ServiceClient(target, { redactor, sleep });
+    clients.push(client);
+    return client;
+  };
+  const http = clientFor(input.target);
+  const progress = input.progress ?? (() => {});
+  const now = () => Date.now();
+  const session = new TokenSession({ http, expect: input.expect, business: input.business.evaluation, now, sleep, progress });
+  const ctx: CheckContext = {
+    target: input.target,
+    others: input.others,
+    expect: input.expect,
+    business: input.business,
+    rateLimit: input.rateLimit,
+    http,
+    clientFor,
+    session,
+    ledger: input.ledger,
+    now,
+    sleep,
+    progress,
+    signal,
+  };
+  return { ctx, close: async () => void (await Promise.all(clients.map((c) => c.close()))) };
+}

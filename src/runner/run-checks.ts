@@ -1,0 +1,82 @@
+// Runs a list of checks against one context and turns their outcomes into CheckResults.
+// Phases keep checks that disturb the service apart: `first` alone before the rest (it needs a
+// client without a token yet), `main` concurrently, `last` alone after (it exhausts the limit).
+
+import { RateLimitedError } from '../http/service-client.js';
+import type { CheckResult, Status } from '../report/model.js';
+import type { Check, CheckContext, Outcome, Phase } from './check.js';
+
+// Enough that the checks waiting for expiry do not hold up the rest; few enough to stay polite.
+const MAIN_CONCURRENCY = 16;
+
+export interface RunHooks {
+  onResult?: (result: CheckResult) => void;
+}
+
+export async function runChecks(checks: readonly Check[], ctx: CheckContext, hooks: RunHooks = {}): Promise<CheckResult[]> {
+  const results = new Map<string, CheckResult>();
+  const runOne = async (check: Check) => {
+    const result = await runCheck(check, ctx);
+    results.set(check.id, result);
+    hooks.onResult?.(result);
+  };
+  const inPhase = (phase: Phase) => checks.filter((c) => (c.phase ?? 'main') === phase);
+
+  for (const check of inPhase('first')) await runOne(check);
+  await runConcurrently(inPhase('main'), MAIN_CONCURRENCY, runOne);
+  for (const check of inPhase('last')) await runOne(check);
+
+  // Reports list checks in catalogue order, whatever order they finished in.
+  return checks.map((c) => results.get(c.id)).filter((r): r is CheckResult => r !== undefined);
+}
+
+export async function runCheck(check: Check, ctx: CheckContext): Promise<CheckResult> {
+  const started = performance.now();
+  let outcome: Outcome;
+  try {
+    outcome = await check.run(ctx);
+  } catch (err) {
+    outcome = { status: 'error', message: errorMessage(err) };
+  }
+  const status: Status = outcome.status === 'fail' && check.level === 'should' ? 'warn' : outcome.status;
+  const redact = ctx.http.redactor;
+  return {
+    id: check.id,
+    title: check.title,
+    spec: check.spec,
+    level: check.level,
+    status,
+    message: redact.text(outcome.message),
+    duration_ms: Math.round(performance.now() - started),
+    evidence: redact.deep(outcome.evidence ?? []),
+  };
+}
+
+function errorMessage(err: unknown): string {
+  if (err instanceof RateLimitedError) return `${err.message}; not judged (the rate limit answered first)`;
+  if (err instanceof Error) {
+    const cause = (err as Error & { cause?: { code?: string; message?: string } }).cause;
+    const code = (err as NodeJS.ErrnoException).code ?? cause?.code;
+    return code ? `${err.message} (${code})` : err.message;
+  }
+  return String(err);
+}
+
+async function runConcurrently<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await fn(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/** --only / --skip: exact ids, or a prefix ending in `*` (e.g. `tls.*`). Unknown names are errors. */
+export function selectChecks(all: readonly Check[], only: string[], skipped: string[]): { selected: Check[]; unknown: string[] } {
+  const matches = (pattern: string, id: string) => (pattern.endsWith('*') ? id.startsWith(pattern.slice(0, -1)) : id === pattern);
+  const unknown = [...only, ...skipped].filter((p) => !all.some((c) => matches(p, c.id)));
+  const selected = all.filter((c) => (only.length === 0 || only.some((p) => matches(p, c.id))) && !skipped.some((p) => matches(p, c.id)));
+  return { selected, unknown };
+}

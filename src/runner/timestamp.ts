@@ -1,0 +1,49 @@
+// Finds the timestamp in the health check's text (§4.2: "date and time with seconds"). The spec
+// does not fix a format, so the common ones are accepted: ISO 8601 / RFC 3339 (with T or a space,
+// as Ruby and Python print them), HTTP-date / RFC 2822, and C's asctime with a zone.
+
+export interface FoundTimestamp {
+  text: string;
+  epochMs: number;
+  /** False when the text gave no zone and UTC was assumed. */
+  zoned: boolean;
+}
+
+const MONTHS = 'Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec';
+const ISO = /(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d+)?\s?(Z|UTC|GMT|[+-]\d{2}:?\d{2})?/;
+const HTTP_DATE = new RegExp(`\\b(\\d{1,2}) (${MONTHS}) (\\d{4}) (\\d{2}):(\\d{2}):(\\d{2}) ?(GMT|UTC|[+-]\\d{4})?`);
+const ASCTIME = new RegExp(`\\b(${MONTHS}) +(\\d{1,2}) (\\d{2}):(\\d{2}):(\\d{2}) (?:(UTC|GMT|[+-]\\d{4}) )?(\\d{4})`);
+
+export function findTimestamp(text: string): FoundTimestamp | undefined {
+  const iso = ISO.exec(text);
+  if (iso) {
+    const [whole, y, mo, d, h, mi, s, frac = '', zone] = iso;
+    return build(whole, Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +s!, Math.round(Number(`0${frac || '.0'}`) * 1000)), zone);
+  }
+  const http = HTTP_DATE.exec(text);
+  if (http) {
+    const [whole, d, mon, y, h, mi, s, zone] = http;
+    return build(whole, Date.UTC(+y!, month(mon!), +d!, +h!, +mi!, +s!), zone);
+  }
+  const asc = ASCTIME.exec(text);
+  if (asc) {
+    const [whole, mon, d, h, mi, s, zone, y] = asc;
+    return build(whole, Date.UTC(+y!, month(mon!), +d!, +h!, +mi!, +s!), zone);
+  }
+  return undefined;
+}
+
+function build(text: string, utcMs: number, zone: string | undefined): FoundTimestamp | undefined {
+  if (Number.isNaN(utcMs)) return undefined;
+  return { text, epochMs: utcMs - offsetMs(zone), zoned: zone !== undefined };
+}
+
+function offsetMs(zone: string | undefined): number {
+  if (!zone || zone === 'Z' || zone === 'UTC' || zone === 'GMT') return 0;
+  const m = /^([+-])(\d{2}):?(\d{2})$/.exec(zone);
+  if (!m) return 0;
+  const minutes = +m[2]! * 60 + +m[3]!;
+  return (m[1] === '-' ? -1 : 1) * minutes * 60_000;
+}
+
+const month = (name: string) => MONTHS.split('|').indexOf(name);

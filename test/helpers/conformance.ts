@@ -1,0 +1,61 @@
+// Runs the real check catalogue against a real emulator on 127.0.0.1 port 0, as `check` does,
+// minus the terminal and the report folder.
+
+import { CHECKS } from '../../checks/index.js';
+import { createEmulator, type Emulator, type FaultName } from '../../src/emulator/index.js';
+import { Redactor } from '../../src/http/redact.js';
+import type { Target } from '../../src/config/target.js';
+import type { CheckResult } from '../../src/report/model.js';
+import { runConformance } from '../../src/runner/conformance.js';
+import { Ledger } from '../../src/runner/ledger.js';
+import { selectChecks } from '../../src/runner/run-checks.js';
+
+export interface EmulatedRun {
+  results: CheckResult[];
+  emulator: Emulator;
+}
+
+export interface RunOptions {
+  faults?: FaultName[];
+  tokenTtlS?: number;
+  /** Wait for expiry in-process (slower: about the token lifetime). */
+  waitForExpiry?: boolean;
+  only?: string[];
+  skip?: string[];
+  rateLimit?: { rps: number; burst: number };
+  redactor?: Redactor;
+}
+
+export function targetsOf(emulator: Emulator): Target[] {
+  return emulator.environments.map((e) => ({ environment: e.name, baseUrl: e.url, credentials: e.credentials, caPem: emulator.caPem, caFile: emulator.caFile, emulated: true }));
+}
+
+export async function checkEmulator(options: RunOptions = {}): Promise<CheckResult[]> {
+  // With expiry: long enough that "still valid just before expires_at" can be probed after the
+  // clock tolerance. Without: long enough that no token turns over (and stalls a probe) mid-run.
+  const ttl = options.tokenTtlS ?? (options.waitForExpiry ? 4 : 30);
+  const emulator = await createEmulator({
+    port: 0,
+    environments: ['sandbox', 'production'],
+    tokenTtlS: ttl,
+    faults: options.faults ?? [],
+    rateLimit: options.rateLimit ?? { rps: 50, burst: 50 },
+  });
+  try {
+    const [target, ...others] = targetsOf(emulator);
+    const { selected } = selectChecks(CHECKS, options.only ?? [], options.skip ?? []);
+    return await runConformance({
+      target: target!,
+      others,
+      expect: { tokenLifetimeS: ttl, expiryWaitS: options.waitForExpiry ? ttl + 2 : 0, clockToleranceS: 1 },
+      business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
+      // Fast enough to find the emulator's 50/s limit, or its absence, in two seconds; slow enough that two busy test workers on two cores still reach the rate.
+      rateLimit: { endpoint: 'tokens.validate', maxRps: 120, maxRequests: 240, probingAllowed: true },
+      ledger: Ledger.disabled(),
+      checks: selected,
+      redactor: options.redactor ?? new Redactor(),
+    });
+  } finally {
+    await emulator.close();
+  }
+}

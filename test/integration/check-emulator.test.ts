@@ -1,0 +1,70 @@
+// The harness's reason to exist: the conformant emulator passes with no false alarm, and every
+// deliberate fault is caught by a failing must check that cites the right spec section.
+
+import { describe, expect, it } from 'vitest';
+import { FAULTS, type FaultName } from '../../src/emulator/index.js';
+import { verdictOf } from '../../src/report/model.js';
+import { checkEmulator } from '../helpers/conformance.js';
+
+describe('check against the conformant emulator', () => {
+  it('passes every check, waiting for a real expiry, with no failure, warning or error', async () => {
+    const results = await checkEmulator({ waitForExpiry: true });
+    const notPassed = results.filter((r) => r.status !== 'pass');
+    // The ledger check is the only one that cannot apply to a fresh emulator.
+    expect(notPassed.map((r) => `${r.id}: ${r.status}: ${r.message}`)).toEqual([expect.stringMatching(/^token\.ledger: skip: /)]);
+    expect(verdictOf(results, null)).toBe('pass');
+    expect(results.length).toBeGreaterThanOrEqual(35);
+  });
+});
+
+// fault → the must check that has to fail, and the section it must cite.
+const CAUGHT_BY: Record<FaultName, { check: string; spec: string; expiry?: boolean }> = {
+  'token-rotates': { check: 'token.same-before-expiry', spec: '4.1' },
+  'expired-token-accepted': { check: 'token.expired-validate-401', spec: '4.3', expiry: true },
+  'forbidden-instead-of-unauthorized': { check: 'token.bad-secret-401', spec: '7' },
+  'wrong-error-body': { check: 'token.bad-client-id-401', spec: '7' },
+  'wrong-token-type': { check: 'token.type-bearer', spec: '2' },
+  'expires-at-ms': { check: 'token.expires-at-epoch-seconds', spec: '5.4' },
+  'wrong-lifetime': { check: 'token.lifetime', spec: '5.4' },
+  'tls12-accepted': { check: 'tls.legacy-versions-refused', spec: '5.8' },
+  'ccm-suite-accepted': { check: 'tls.other-suites-refused', spec: '5.8' },
+  'chacha-refused': { check: 'tls.allowed-suites-accepted', spec: '5.8' },
+  'no-tls13': { check: 'tls.allowed-suites-accepted', spec: '5.8' },
+  'unavailable-instead-of-429': { check: 'ratelimit.limit-enforced', spec: '7' },
+  'health-check-json': { check: 'health.plain-text', spec: '4.2' },
+  'validate-200-when-expired': { check: 'token.expired-validate-401', spec: '4.3', expiry: true },
+  'business-open-without-token': { check: 'business.missing-token-401', spec: '4.4' },
+  'shared-credentials': { check: 'env.credentials-isolated', spec: '5.6' },
+  'concurrent-mint': { check: 'token.concurrent-issue-one-token', spec: '4.1' },
+  'expires-early': { check: 'token.valid-until-expiry', spec: '3', expiry: true },
+  'secret-not-checked': { check: 'token.bad-secret-401', spec: '4.1' },
+  'lenient-token-body': { check: 'token.malformed-body-refused', spec: '4.1' },
+  'tokens-require-authorization': { check: 'token.no-authorization-needed', spec: '4.1' },
+  'health-check-needs-auth': { check: 'health.no-credentials', spec: '4.2' },
+  'health-check-no-timestamp': { check: 'health.timestamp', spec: '4.2' },
+  'validate-wrong-shape': { check: 'validate.valid-token', spec: '4.3' },
+  'business-accepts-any-token': { check: 'business.invalid-token-401', spec: '4.4' },
+  'plain-http-accepted': { check: 'tls.no-plain-http', spec: '5.8' },
+  'expired-token-reissued': { check: 'token.new-after-expiry', spec: '3', expiry: true },
+  'sliding-expiry': { check: 'token.same-before-expiry', spec: '3' },
+  'rate-limit-off': { check: 'ratelimit.limit-enforced', spec: '8' },
+  'error-body-not-json': { check: 'token.bad-secret-401', spec: '7' },
+  'expires-at-string': { check: 'token.expires-at-epoch-seconds', spec: '2' },
+};
+
+describe('check against each fault', () => {
+  it('has a catching check for every fault in the catalogue', () => {
+    expect(Object.keys(CAUGHT_BY).sort()).toEqual(FAULTS.map((f) => f.name).sort());
+  });
+
+  it.each(FAULTS.map((f) => [f.name, f.spec] as const))('%s (breaks %s) fails the verdict', async (name) => {
+    const want = CAUGHT_BY[name];
+    const results = await checkEmulator({ faults: [name], waitForExpiry: want.expiry === true });
+    const caught = results.find((r) => r.id === want.check);
+    expect(caught, `${want.check} ran`).toBeDefined();
+    expect(`${caught!.status}: ${caught!.message}`).toMatch(/^fail: /);
+    expect(caught!.level).toBe('must');
+    expect(caught!.spec.split(/,\s*/)).toContain(want.spec);
+    expect(verdictOf(results, null)).toBe('fail');
+  });
+});

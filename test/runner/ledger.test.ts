@@ -1,0 +1,47 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Ledger } from '../../src/runner/ledger.js';
+import type { Target } from '../../src/config/target.js';
+
+const target: Target = { environment: 'sandbox', baseUrl: 'https://sb.example.test', credentials: { clientId: 'client-a', clientSecret: 'secret-a-123' } };
+const other: Target = { ...target, credentials: { clientId: 'client-b', clientSecret: 'secret-b-123' } };
+
+describe('Ledger', () => {
+  it('persists tokens per target and client in a 0600 file, without the client id or secret', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'ces-ledger-')), 'sub', 'ledger.json');
+    const now = Date.UTC(2026, 10, 22);
+    const ledger = Ledger.open(path);
+    ledger.record(target, 'token-one-abcdef', now / 1000 + 86_400, now);
+    ledger.record(other, 'token-two-abcdef', now / 1000 + 86_400, now);
+    ledger.save(now);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const text = readFileSync(path, 'utf8');
+    expect(text).not.toContain('client-a');
+    expect(text).not.toContain('secret-a-123');
+    const again = Ledger.open(path);
+    expect(again.entriesFor(target).map((e) => e.token)).toEqual(['token-one-abcdef']);
+    expect(again.find(other, 'token-two-abcdef')?.first_seen).toBe(new Date(now).toISOString());
+  });
+
+  it('drops tokens proven expired and those forgotten for a week', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'ces-ledger-')), 'ledger.json');
+    const now = Date.UTC(2026, 10, 22);
+    const ledger = Ledger.open(path);
+    ledger.record(target, 'proven-token-xyz', now / 1000 - 10, now);
+    ledger.record(target, 'ancient-token-xyz', now / 1000 - 8 * 86_400, now);
+    ledger.record(target, 'live-token-xyz', now / 1000 + 10, now);
+    ledger.markProvenExpired(ledger.find(target, 'proven-token-xyz')!);
+    ledger.save(now);
+    expect(Ledger.open(path).entriesFor(target).map((e) => e.token)).toEqual(['live-token-xyz']);
+  });
+
+  it('a corrupt or missing file starts empty; a disabled ledger records nothing', () => {
+    expect(Ledger.open(join(tmpdir(), 'does-not-exist', 'x.json')).entriesFor(target)).toEqual([]);
+    const off = Ledger.disabled();
+    off.record(target, 'token-one-abcdef', 1, 1);
+    expect(off.enabled).toBe(false);
+    expect(off.entriesFor(target)).toEqual([]);
+  });
+});

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { findTimestamp } from '../../src/runner/timestamp.js';
+
+const AT = Date.UTC(2026, 10, 22, 10, 0, 5);
+
+describe('findTimestamp', () => {
+  it.each([
+    ['Service is alive. Timestamp: 2026-11-22 10:00:05 UTC', AT, true],
+    ['alive at 2026-11-22T10:00:05Z', AT, true],
+    ['alive at 2026-11-22T10:00:05.250Z', AT + 250, true],
+    ['alive at 2026-11-22 11:00:05 +0100', AT, true],
+    ['alive at 2026-11-22T05:00:05-05:00', AT, true],
+    ['alive, Sun, 22 Nov 2026 10:00:05 GMT', AT, true],
+    ['alive: Sun Nov 22 10:00:05 UTC 2026', AT, true],
+    ['alive at 2026-11-22 10:00:05', AT, false],
+  ])('%s', (text, epochMs, zoned) => {
+    const found = findTimestamp(text);
+    expect(found?.epochMs).toBe(epochMs);
+    expect(found?.zoned).toBe(zoned);
+  });
+
+  it.each(['Service is alive', 'alive since 2026-11-22', 'alive at 10:00'])('finds none in %s (no date and time with seconds)', (text) => {
+    expect(findTimestamp(text)).toBeUndefined();
+  });
+});
