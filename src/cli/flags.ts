@@ -1,0 +1,142 @@
+// Every flag in one declarative table: the parser, the validation and `--help` all come from it.
+// Parsing is a pure function (argv in, typed options or a HarnessError out) so it is tested directly.
+
+import { parseArgs } from 'node:util';
+import { usageError } from '../errors.js';
+
+export const COMMANDS = {
+  run: 'the main job: conformance checks, a short load run and rate-limit sizing, one report folder (built-in emulator when no target is configured)',
+  check: 'conformance checks only',
+  load: 'the k6 scenarios, with thresholds; results folded into the report',
+  ratelimit: 'rate-limit discovery and backoff sizing',
+  serve: 'the reference emulator of the service',
+  k8s: 'k6-operator manifests for running the load on Kubernetes',
+} as const;
+export type Command = keyof typeof COMMANDS;
+
+const TARGET: Command[] = ['run', 'check', 'load', 'ratelimit'];
+
+type Kind = 'string' | 'boolean' | 'number' | 'list';
+
+interface FlagSpec {
+  kind: Kind;
+  arg?: string;
+  description: string;
+  default?: string;
+  commands: readonly Command[];
+}
+
+export const FLAGS = {
+  config: { kind: 'string', arg: 'FILE', description: 'YAML config', default: 'ces-harness.yaml if present', commands: [...TARGET, 'k8s'] },
+  env: { kind: 'string', arg: 'NAME', description: "which environment of the config", default: "the config's target, else sandbox", commands: [...TARGET, 'k8s'] },
+  'base-url': { kind: 'string', arg: 'URL', description: "overrides the environment's base_url (credentials then come from CES_CLIENT_ID / CES_CLIENT_SECRET)", commands: [...TARGET, 'k8s'] },
+  ca: { kind: 'string', arg: 'FILE', description: 'extra trusted CA certificate (PEM), for TLS checks, undici and k6 alike', commands: TARGET },
+  'report-dir': { kind: 'string', arg: 'DIR', description: 'where the report files go', default: 'reports/<UTC yyyymmddThhmmssZ>-<env>/', commands: TARGET },
+  'token-lifetime': { kind: 'number', arg: 'S', description: 'the token lifetime the service promises, seconds', default: '86400 (§5.4)', commands: TARGET },
+  'expiry-wait': { kind: 'number', arg: 'S', description: 'longest the run may wait in-process for a token to expire', default: '0', commands: TARGET },
+  'clock-tolerance': { kind: 'number', arg: 'S', description: 'allowed clock skew between harness and service', default: '2', commands: TARGET },
+  'allow-production-load': { kind: 'boolean', description: 'permits load and rate-limit probing against an environment named production', default: 'refused otherwise', commands: TARGET },
+  only: { kind: 'list', arg: 'ID', description: 'run only these checks (repeatable; `tls.*` selects a group)', commands: ['run', 'check'] },
+  skip: { kind: 'list', arg: 'ID', description: 'leave out these checks (repeatable; `ratelimit.*` selects a group)', commands: ['run', 'check'] },
+  ledger: { kind: 'string', arg: 'FILE', description: 'token ledger (0600) that proves expiry across runs; `off` disables it', default: '.ces-harness/token-ledger.json', commands: ['run', 'check'] },
+  scenario: { kind: 'list', arg: 'NAME', description: 'k6 scenario to run (repeatable)', default: 'all', commands: ['load', 'k8s'] },
+  segments: { kind: 'number', arg: 'N', description: 'split each scenario across N local k6 processes (execution segments) and merge', default: '1', commands: ['load'] },
+  parallelism: { kind: 'number', arg: 'N', description: 'k6-operator runner pods', default: '2', commands: ['k8s'] },
+  'out-dir': { kind: 'string', arg: 'DIR', description: 'where the manifests go', default: 'k8s/', commands: ['k8s'] },
+  fault: { kind: 'list', arg: 'NAME', description: 'a deliberate deviation from the spec in the emulator (repeatable; built-in emulator only)', commands: [...TARGET, 'serve'] },
+  host: { kind: 'string', arg: 'H', description: 'listen address', default: '127.0.0.1', commands: ['serve'] },
+  port: { kind: 'number', arg: 'P', description: 'listen port; 0 picks a free one (environment i listens on P+i)', default: '8443', commands: ['serve'] },
+  environments: { kind: 'string', arg: 'LIST', description: 'one listener per environment, each with its own credentials (comma-separated)', default: 'sandbox', commands: ['serve'] },
+  'token-ttl': { kind: 'number', arg: 'S', description: 'token lifetime', default: '86400', commands: ['serve'] },
+  'rate-limit': { kind: 'number', arg: 'RPS', description: 'token bucket refill per client; 0 turns it off', default: '50', commands: ['serve'] },
+  burst: { kind: 'number', arg: 'N', description: 'token bucket size per client', default: '50', commands: ['serve'] },
+  'tls-dir': { kind: 'string', arg: 'DIR', description: 'where the generated CA and server certificate go', default: 'a temp folder', commands: ['serve'] },
+  'no-color': { kind: 'boolean', description: 'plain terminal output (also NO_COLOR=1)', commands: [...TARGET, 'serve', 'k8s'] },
+  help: { kind: 'boolean', description: 'show this help', commands: [...TARGET, 'serve', 'k8s'] },
+} as const satisfies Record<string, FlagSpec>;
+
+export type FlagName = keyof typeof FLAGS;
+type ValueOf<K extends Kind> = K extends 'string' ? string : K extends 'number' ? number : K extends 'boolean' ? boolean : string[];
+export type Options = { [N in FlagName]?: ValueOf<(typeof FLAGS)[N]['kind']> };
+
+export interface Invocation {
+  command: Command | 'help' | 'version';
+  options: Options;
+}
+
+export function parseCommandLine(argv: readonly string[]): Invocation {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') return { command: 'help', options: {} };
+  if (first === '--version' || first === '-v' || first === 'version') return { command: 'version', options: {} };
+  if (!(first in COMMANDS)) {
+    throw usageError(`unknown command "${first}"; use one of ${Object.keys(COMMANDS).join(', ')} (ces-harness --help)`);
+  }
+  const command = first as Command;
+  const allowed = Object.entries(FLAGS).filter(([, spec]) => (spec.commands as readonly Command[]).includes(command));
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: [...rest],
+      strict: true,
+      allowPositionals: false,
+      options: Object.fromEntries(allowed.map(([name, spec]) => [name, { type: spec.kind === 'boolean' ? 'boolean' : 'string', multiple: spec.kind === 'list' }])),
+    });
+  } catch (err) {
+    throw usageError(`${describeParseError(err, command)} (ces-harness ${command} --help)`);
+  }
+  const options: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(parsed.values)) {
+    const spec = FLAGS[name as FlagName];
+    if (spec.kind === 'number') options[name] = toNumber(name, value as string);
+    else if (spec.kind === 'list') options[name] = (value as string[]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+    else options[name] = value;
+  }
+  return { command, options: options as Options };
+}
+
+function toNumber(name: string, value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw usageError(`--${name} wants a number of 0 or more, got "${value}"`);
+  return n;
+}
+
+function describeParseError(err: unknown, command: Command): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const unknown = /Unknown option '([^']+)'/.exec(message);
+  if (unknown) {
+    const flag = unknown[1]!.replace(/^-+/, '');
+    const elsewhere = Object.entries(FLAGS).find(([name]) => name === flag);
+    return elsewhere ? `--${flag} does not apply to \`ces-harness ${command}\`` : `unknown flag ${unknown[1]} for \`ces-harness ${command}\``;
+  }
+  const missing = /Option '(--[^ ]+?)(?: <value>)?' argument missing/.exec(message);
+  if (missing) return `${missing[1]} needs a value`;
+  if (/Unexpected argument/.test(message)) return `unexpected argument: ${message.split("'")[1] ?? message}; flags take the form --name value`;
+  return message.split('\n')[0] ?? message;
+}
+
+export function helpText(command?: Command): string {
+  if (!command) {
+    const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
+    return [
+      'ces-harness: conformance and load-test harness for the Credit Evaluation Service token interface',
+      '',
+      'Usage: ces-harness <command> [flags]',
+      '',
+      'Commands:',
+      ...Object.entries(COMMANDS).map(([name, text]) => `  ${name.padEnd(width)}  ${text}`),
+      '',
+      'Credentials come from the environment (CES_CLIENT_ID, CES_CLIENT_SECRET, or the ${VAR}s the config names), never from flags.',
+      'Exit codes: 0 conformant, 1 a must check or threshold failed, 2 usage/config error, 3 target unreachable or untrusted.',
+      'ces-harness <command> --help lists its flags.',
+    ].join('\n');
+  }
+  const rows = Object.entries(FLAGS)
+    .filter(([, spec]) => (spec.commands as readonly Command[]).includes(command))
+    .map(([name, spec]) => {
+      const left = `--${name}${'arg' in spec ? ` ${spec.arg}` : ''}`;
+      const right = `${spec.description}${'default' in spec ? ` (default: ${spec.default})` : ''}`;
+      return [left, right] as const;
+    });
+  const width = Math.max(...rows.map(([l]) => l.length));
+  return [`Usage: ces-harness ${command} [flags]`, '', COMMANDS[command], '', 'Flags:', ...rows.map(([l, r]) => `  ${l.padEnd(width)}  ${r}`)].join('\n');
+}

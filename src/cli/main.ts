@@ -1,0 +1,44 @@
+// Entry point of the `ces-harness` bin. Only this layer touches process streams and exit codes.
+
+import { HarnessError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { conformanceStage, selectedChecks } from './commands/check.js';
+import { serveCommand } from './commands/serve.js';
+import { targetJob } from './commands/target-job.js';
+import { helpText, parseCommandLine, type Command, type Options } from './flags.js';
+
+export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    const { command, options } = parseCommandLine(argv);
+    if (command === 'help') return print(helpText());
+    if (command === 'version') return print(VERSION);
+    if (options.help) return print(helpText(command));
+    return await dispatch(command, options);
+  } catch (err) {
+    if (err instanceof HarnessError) {
+      process.stderr.write(`ces-harness: ${err.message}\n`);
+      return err.exitCode;
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`ces-harness: unexpected error: ${message}${process.env['CES_DEBUG'] ? `\n${(err as Error).stack}` : ' (CES_DEBUG=1 shows where)'}\n`);
+    return 1;
+  }
+}
+
+async function dispatch(command: Command, options: Options): Promise<number> {
+  switch (command) {
+    case 'check':
+      return targetJob(options, { checks: conformanceStage(selectedChecks(options)) });
+    case 'run':
+      return targetJob(options, { checks: conformanceStage(selectedChecks(options)) });
+    case 'serve':
+      return serveCommand(options);
+    default:
+      throw new HarnessError('USAGE', `\`ces-harness ${command}\` is not available in this build yet`);
+  }
+}
+
+function print(text: string): number {
+  process.stdout.write(text + '\n');
+  return 0;
+}

@@ -1,0 +1,107 @@
+// Shared by the commands that talk to a target: resolve the settings, start the built-in emulator
+// when nothing names a target, and make sure the target is reachable and trusted (exit 3 if not).
+
+import { HarnessError, usageError } from '../errors.js';
+import { resolveSettings, probingAllowed, type Settings } from '../config/resolve.js';
+import type { Target } from '../config/target.js';
+import type { Emulator } from '../emulator/index.js';
+import { FAULTS, isFaultName } from '../emulator/faults/index.js';
+import type { Redactor } from '../http/redact.js';
+import type { Expectations, RateLimitSettings } from '../runner/check.js';
+import { Ledger } from '../runner/ledger.js';
+import { preflight } from '../runner/preflight.js';
+import type { Options } from './flags.js';
+import type { Terminal } from './terminal.js';
+
+// The built-in emulator hands out short-lived tokens so that `npm start` proves expiry for real
+// in seconds; the expectations below follow from it.
+export const EMBEDDED = { tokenTtlS: 4, expiryWaitS: 10, clockToleranceS: 1 } as const;
+
+export interface PreparedTarget {
+  settings: Settings;
+  target: Target;
+  others: Target[];
+  expect: Expectations;
+  rateLimit: RateLimitSettings;
+  ledger: Ledger;
+  emulator: Emulator | null;
+  close(): Promise<void>;
+}
+
+export async function prepareTarget(options: Options, redactor: Redactor, terminal: Terminal): Promise<PreparedTarget> {
+  const settings = resolveSettings(
+    {
+      ...(options.config !== undefined ? { config: options.config } : {}),
+      ...(options.env !== undefined ? { env: options.env } : {}),
+      ...(options['base-url'] !== undefined ? { baseUrl: options['base-url'] } : {}),
+      ...(options.ca !== undefined ? { ca: options.ca } : {}),
+      ...(options['token-lifetime'] !== undefined ? { tokenLifetimeS: options['token-lifetime'] } : {}),
+      ...(options['expiry-wait'] !== undefined ? { expiryWaitS: options['expiry-wait'] } : {}),
+      ...(options['clock-tolerance'] !== undefined ? { clockToleranceS: options['clock-tolerance'] } : {}),
+      ...(options['allow-production-load'] !== undefined ? { allowProductionLoad: options['allow-production-load'] } : {}),
+      ...(options.ledger !== undefined ? { ledger: options.ledger } : {}),
+    },
+    process.env,
+    process.cwd(),
+  );
+  const faults = options.fault ?? [];
+  const unknownFault = faults.find((f) => !isFaultName(f));
+  if (unknownFault) throw usageError(`unknown fault "${unknownFault}"; known: ${FAULTS.map((f) => f.name).join(', ')}`);
+
+  let emulator: Emulator | null = null;
+  let target: Target;
+  let others: Target[];
+  let expect = settings.expect;
+  let ledger: Ledger;
+  if (settings.target) {
+    if (faults.length) throw usageError('--fault applies only to the built-in emulator; drop --fault, or drop --base-url/--config to test the emulator');
+    target = settings.target;
+    others = settings.others;
+    ledger = Ledger.open(settings.ledgerPath);
+  } else {
+    const tokenTtlS = options['token-lifetime'] ?? EMBEDDED.tokenTtlS;
+    // Loaded only when needed: certificate generation pulls in a large ASN.1 library that a run
+    // against a real target never uses.
+    const { createEmulator } = await import('../emulator/index.js');
+    emulator = await createEmulator({ port: 0, environments: ['sandbox', 'production'], tokenTtlS, faults: faults.filter(isFaultName) });
+    const [first, ...rest] = emulator.environments.map(
+      (e): Target => ({ environment: e.name, baseUrl: e.url, credentials: e.credentials, caPem: emulator!.caPem, caFile: emulator!.caFile, emulated: true }),
+    );
+    target = first!;
+    others = rest;
+    expect = {
+      tokenLifetimeS: tokenTtlS,
+      expiryWaitS: options['expiry-wait'] ?? EMBEDDED.expiryWaitS,
+      clockToleranceS: options['clock-tolerance'] ?? EMBEDDED.clockToleranceS,
+    };
+    // A ledger of emulator tokens would be useless: every start has new credentials and port.
+    ledger = Ledger.disabled();
+    const faultNote = faults.length ? ` with fault(s) ${faults.join(', ')}` : '';
+    terminal.err(`no target configured (no ${'ces-harness.yaml'}, --config or --base-url): testing the built-in emulator at ${target.baseUrl}${faultNote}`);
+  }
+  for (const t of [target, ...others]) redactor.addSecret(t.credentials.clientSecret);
+  try {
+    await preflight(target);
+  } catch (err) {
+    await emulator?.close();
+    throw err;
+  }
+  return {
+    settings,
+    target,
+    others,
+    expect,
+    rateLimit: { ...settings.rateLimit, probingAllowed: probingAllowed(settings, target) },
+    ledger,
+    emulator,
+    close: async () => {
+      await emulator?.close();
+    },
+  };
+}
+
+export function refuseProductionLoad(prepared: PreparedTarget, what: string): void {
+  if (!prepared.rateLimit.probingAllowed) {
+    throw new HarnessError('PRODUCTION_REFUSED', `${what} against ${prepared.target.environment} is refused; pass --allow-production-load if you really mean to load production`);
+  }
+}

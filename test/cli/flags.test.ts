@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { HarnessError } from '../../src/errors.js';
+import { FLAGS, helpText, parseCommandLine } from '../../src/cli/flags.js';
+
+function usage(argv: string[]): HarnessError {
+  try {
+    parseCommandLine(argv);
+  } catch (err) {
+    if (err instanceof HarnessError) return err;
+    throw err;
+  }
+  throw new Error(`expected a usage error for ${argv.join(' ')}`);
+}
+
+describe('parseCommandLine', () => {
+  it('reads typed values from the flag table', () => {
+    const { command, options } = parseCommandLine(['check', '--env', 'production', '--token-lifetime', '60', '--only', 'tls.*,token.issue', '--only', 'health.timestamp', '--allow-production-load']);
+    expect(command).toBe('check');
+    expect(options.env).toBe('production');
+    expect(options['token-lifetime']).toBe(60);
+    expect(options.only).toEqual(['tls.*', 'token.issue', 'health.timestamp']);
+    expect(options['allow-production-load']).toBe(true);
+  });
+
+  it.each([
+    [['frobnicate'], /unknown command "frobnicate"/],
+    [['check', '--nope'], /unknown flag --nope for `ces-harness check`/],
+    [['check', '--port', '1'], /--port does not apply to `ces-harness check`/],
+    [['check', '--token-lifetime', 'soon'], /--token-lifetime wants a number/],
+    [['check', '--token-lifetime', '-5'], /--token-lifetime/],
+    [['check', '--env'], /--env needs a value/],
+    [['check', 'stray'], /unexpected argument/],
+  ])('%j is a usage error (exit 2): %s', (argv, message) => {
+    const err = usage(argv);
+    expect(err.code).toBe('USAGE');
+    expect(err.exitCode).toBe(2);
+    expect(err.message).toMatch(message);
+    expect(err.message).not.toMatch(/\n/);
+  });
+
+  it('treats no command and --help as help, --version as version', () => {
+    expect(parseCommandLine([]).command).toBe('help');
+    expect(parseCommandLine(['--help']).command).toBe('help');
+    expect(parseCommandLine(['--version']).command).toBe('version');
+  });
+
+  it('generates per-command help from the table, with defaults', () => {
+    const text = helpText('check');
+    for (const [name, spec] of Object.entries(FLAGS)) {
+      if ((spec.commands as readonly string[]).includes('check')) expect(text).toContain(`--${name}`);
+      else expect(text).not.toContain(`--${name} `);
+    }
+    expect(text).toContain('(default: 86400 (§5.4))');
+  });
+});
