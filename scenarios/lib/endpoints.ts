@@ -1,0 +1,88 @@
+// One wrapper per endpoint of the service (§4). Each request carries a `name` tag (method and path
+// template), so k6's metrics group by endpoint rather than by full URL, and an `endpoint` tag the
+// thresholds can select on. Credentials and tokens only ever travel in bodies and headers: never
+// in URLs or tags, which k6 prints and exports.
+
+import http from 'k6/http';
+import type { Params, RefinedResponse } from 'k6/http';
+import type { BusinessCalls, HttpMethod, ScenarioConfig } from './config';
+
+export type Res = RefinedResponse<'text'>;
+
+export interface Credentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+export interface CallOptions {
+  /** Statuses that are the expected answer to this call (e.g. 401 for wrong credentials). */
+  expect?: number[];
+  tags?: Record<string, string>;
+}
+
+const JSON_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json' };
+
+// Calls must not hang a VU past the scenario: a silent service shows up as failed requests.
+const REQUEST_TIMEOUT = '10s';
+
+function params(name: string, endpoint: string, opts: CallOptions, headers: Record<string, string>): Params & { responseType: 'text' } {
+  const p: Params & { responseType: 'text' } = {
+    headers,
+    tags: { name, endpoint, ...opts.tags },
+    timeout: REQUEST_TIMEOUT,
+    responseType: 'text',
+  };
+  // Only this request's expected statuses differ from the scenario-wide callback.
+  if (opts.expect !== undefined) p.responseCallback = http.expectedStatuses(...opts.expect);
+  return p;
+}
+
+const bearer = (token: string) => ({ Authorization: `Bearer ${token}`, Accept: 'application/json' });
+
+/** §4.1: POST /tokens with {"token": {"client_id", "client_secret"}}. */
+export function postTokens(cfg: ScenarioConfig, creds: Credentials, opts: CallOptions = {}): Res {
+  const body = JSON.stringify({ token: { client_id: creds.clientId, client_secret: creds.clientSecret } });
+  return http.post(`${cfg.baseUrl}/tokens`, body, params('POST /tokens', 'tokens.issue', opts, JSON_HEADERS));
+}
+
+/** §4.2: no body and no credentials. */
+export function healthCheck(cfg: ScenarioConfig, opts: CallOptions = {}): Res {
+  return http.post(`${cfg.baseUrl}/tokens/health_check`, null, params('POST /tokens/health_check', 'tokens.health_check', opts, {}));
+}
+
+/** §4.3: the method is not given by the spec (CES_VALIDATE_METHOD, default GET); no body. */
+export function validateToken(cfg: ScenarioConfig, token: string, opts: CallOptions = {}): Res {
+  const method = cfg.validateMethod;
+  return http.request(method, `${cfg.baseUrl}/tokens/validate`, null, params(`${method} /tokens/validate`, 'tokens.validate', opts, bearer(token)));
+}
+
+/** §4.4: /v1/<endpoint> with the user's method and payload. */
+export function callBusiness(cfg: ScenarioConfig, which: keyof BusinessCalls, token: string, opts: CallOptions = {}): Res {
+  const { method, body } = cfg.business[which];
+  const hasBody = body !== null && method !== 'GET';
+  const headers: Record<string, string> = hasBody ? { ...bearer(token), 'Content-Type': 'application/json' } : bearer(token);
+  return http.request(
+    method as HttpMethod,
+    `${cfg.baseUrl}/v1/${which}`,
+    hasBody ? JSON.stringify(body) : null,
+    params(`${method} /v1/${which}`, `business.${which}`, opts, headers),
+  );
+}
+
+/** The parsed JSON body, or undefined when the body is not JSON. */
+export function jsonBody(res: Res): unknown {
+  if (typeof res.body !== 'string' || res.body === '') return undefined;
+  try {
+    return JSON.parse(res.body);
+  } catch {
+    return undefined;
+  }
+}
+
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** §7: an error body is a JSON object with a string `error` (and, when given, exactly that text). */
+export function isErrorBody(res: Res, text?: string): boolean {
+  const body = jsonBody(res);
+  return isObject(body) && typeof body.error === 'string' && (text === undefined || body.error === text);
+}

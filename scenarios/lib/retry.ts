@@ -1,0 +1,83 @@
+// What a well-behaved client does with 429 (§7: "wait and retry"): honour Retry-After when the
+// service sends it, else exponential backoff with full jitter, and give up after a retry count or
+// a time budget. Every scenario sends through this, so a rate-limited run measures the service,
+// not a client that hammers it.
+
+import { check, sleep } from 'k6';
+import type { ScenarioConfig } from './config';
+import { isErrorBody, type Res } from './endpoints';
+import { counter } from './metrics';
+
+export const rateLimitedResponses = counter('rate_limited_responses');
+export const retriesMetric = counter('retries');
+/** Waits taken from a Retry-After header (the rest used backoff). */
+export const retryAfterWaits = counter('retry_after_waits');
+/** One logical call that never got a 2xx-or-expected answer: given up on 429s, or a 5xx/other error. */
+export const logicalCallsLost = counter('logical_calls_lost');
+
+export interface Outcome {
+  /** The last answer. */
+  res: Res;
+  attempts: number;
+  /**
+   * What the call cost the client, ms: each attempt's request time as k6 measures it
+   * (http_req_duration) plus any new connection's TCP and TLS set-up, plus the waits between
+   * attempts. Sub-millisecond, unlike Date.now() differences.
+   */
+  costMs: number;
+  /** Still 429 when the budget ran out. */
+  exhausted: boolean;
+}
+
+export const BACKOFF = {
+  baseMs: 100,
+  capMs: 5_000,
+  maxRetries: 8,
+} as const;
+
+/** RFC 9110 §10.2.3: delay-seconds or an HTTP-date. */
+export function retryAfterMs(res: Res): number | undefined {
+  const h = res.headers['Retry-After'];
+  if (h === undefined || h.trim() === '') return undefined;
+  const v = h.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+/** Full jitter (AWS architecture blog, "Exponential Backoff And Jitter"): uniform in [0, min(cap, base·2^n)]. */
+export const fullJitterMs = (attempt: number): number => Math.random() * Math.min(BACKOFF.capMs, BACKOFF.baseMs * 2 ** attempt);
+
+export function withRetry(cfg: ScenarioConfig, send: () => Res): Outcome {
+  const started = Date.now();
+  const budgetMs = cfg.retryBudgetS * 1000;
+  let costMs = 0;
+  for (let attempt = 0; ; attempt++) {
+    const res = send();
+    costMs += res.timings.duration + res.timings.connecting + res.timings.tls_handshaking;
+    if (res.status !== 429) return { res, attempts: attempt + 1, costMs, exhausted: false };
+
+    rateLimitedResponses.add(1);
+    check(res, { 'A 429 answer is a JSON object with a string `error` (§7)': (r) => isErrorBody(r) });
+
+    const header = retryAfterMs(res);
+    // Retry-After is a floor. It comes in whole seconds, so every VU limited within one second
+    // is told the same instant; spreading them over up to half as long again turns that wave
+    // into a trickle the bucket can admit.
+    const waitMs = header !== undefined ? header + Math.random() * Math.max(BACKOFF.baseMs, header / 2) : fullJitterMs(attempt);
+    if (attempt >= BACKOFF.maxRetries || Date.now() - started + waitMs > budgetMs) {
+      return { res, attempts: attempt + 1, costMs, exhausted: true };
+    }
+    if (header !== undefined) retryAfterWaits.add(1);
+    retriesMetric.add(1);
+    sleep(waitMs / 1000);
+    costMs += waitMs;
+  }
+}
+
+/** Counts the logical call as lost unless its final answer is one of `ok` (default: any 2xx). */
+export function settle(outcome: Outcome, ok: (status: number) => boolean = (s) => s >= 200 && s < 300): boolean {
+  const fine = !outcome.exhausted && ok(outcome.res.status);
+  logicalCallsLost.add(fine ? 0 : 1);
+  return fine;
+}

@@ -1,0 +1,101 @@
+// Rate limiting as a well-behaved client lives it (§7: 429 means "wait and retry"; §8: a limit
+// exists, its size is not given). An arrival rate of CES_RATE logical calls per second — meant to
+// be above the service's limit — for the first 40 % of CES_DURATION_S, then ramping down to 0 so
+// retries can drain. Each logical call waits out 429s (Retry-After, else full-jitter backoff)
+// within CES_RETRY_BUDGET_S.
+// Pass: no logical call lost (logical_calls_lost == 0), every 429 has a JSON {"error": string}
+// body, and nothing but 2xx/429 comes back: a 503 (or any 5xx) under load is a failed request and
+// a lost call, so a service that sheds load with 503 instead of 429 fails here.
+// The endpoint is CES_RATE_LIMIT_ENDPOINT (config rate_limit.endpoint), business.evaluation by default.
+
+import { check } from 'k6';
+import http from 'k6/http';
+import { readConfig } from './lib/config';
+import { callBusiness, postTokens, validateToken, type Res } from './lib/endpoints';
+import { counter } from './lib/metrics';
+import { scenarioOptions, secs } from './lib/options';
+import { logicalCallsLost, settle, withRetry } from './lib/retry';
+import { summaryHandler } from './lib/summary';
+import { TokenCache, credentialsOf, shareToken, type SharedToken } from './lib/tokens';
+
+const cfg = readConfig();
+
+http.setResponseCallback(http.expectedStatuses({ min: 200, max: 399 }, 429));
+
+const serverErrors = counter('server_errors');
+
+const spikeS = cfg.durationS * 0.4;
+// A VU is held for as long as its call keeps waiting out 429s; beyond maxVUs, k6 drops iterations
+// (dropped_iterations in the report) rather than exceed the rate.
+const maxVUs = Math.max(cfg.vus, Math.min(300, Math.ceil(cfg.rate * 3)));
+// Starting VUs mid-run is slow enough to drop iterations in a short spike, and a call told
+// "Retry-After: 1" holds its VU for over a second: allocate about two seconds' worth up front.
+const preAllocatedVUs = Math.max(cfg.vus, Math.min(maxVUs, Math.ceil(cfg.rate * 2)));
+
+export const options = scenarioOptions(
+  cfg,
+  {
+    over_limit: {
+      executor: 'ramping-arrival-rate',
+      startRate: Math.round(cfg.rate * 1000),
+      timeUnit: '1000s',
+      stages: [
+        { target: Math.round(cfg.rate * 1000), duration: secs(spikeS) },
+        { target: 0, duration: secs(cfg.durationS - spikeS) },
+      ],
+      preAllocatedVUs,
+      maxVUs,
+      // Calls still retrying when the arrivals stop get their whole budget to finish.
+      gracefulStop: secs(cfg.retryBudgetS + 5),
+    },
+  },
+  {
+    logical_calls_lost: ['count==0'],
+    server_errors: ['count==0'],
+    http_req_failed: ['rate<0.01'],
+    checks: ['rate>0.99'],
+  },
+);
+
+const cache = new TokenCache(cfg);
+
+function send(token: string): Res {
+  switch (cfg.rateLimitEndpoint) {
+    case 'tokens.issue':
+      return postTokens(cfg, credentialsOf(cfg));
+    case 'tokens.validate':
+      return validateToken(cfg, token);
+    case 'business.evaluation':
+      return callBusiness(cfg, 'evaluation', token);
+    case 'business.ach_transactions':
+      return callBusiness(cfg, 'ach_transactions', token);
+  }
+}
+
+export function setup(): SharedToken {
+  return shareToken(cfg);
+}
+
+export default function (shared: SharedToken): void {
+  cache.seed(shared.token);
+  // The token comes from the cache (refetched, with 429 retries, only near expiry); not the call measured.
+  const token = cfg.rateLimitEndpoint === 'tokens.issue' ? '' : cache.get({ step: 'token' })?.token.value;
+  if (token === undefined) {
+    logicalCallsLost.add(1);
+    check(null, { 'A token is available for the rate-limited endpoint': () => false });
+    return;
+  }
+  const outcome = withRetry(cfg, () => send(token));
+  const status = outcome.res.status;
+  if (status === 401) cache.forget();
+  serverErrors.add(status >= 500 ? 1 : 0);
+  const ok = settle(outcome);
+  check(outcome.res, {
+    'Overload is answered with 429, never 5xx (§7, §8)': (r) => r.status < 500,
+    'The logical call succeeds within the retry budget (§7: wait and retry)': () => ok,
+  });
+}
+
+export const handleSummary = summaryHandler('rate-limit', cfg, {
+  notes: [`endpoint ${cfg.rateLimitEndpoint}, ${cfg.rate}/s for ${secs(spikeS)} then ramping down; retry budget ${cfg.retryBudgetS} s`],
+});

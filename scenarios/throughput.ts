@@ -1,0 +1,128 @@
+// Business-call throughput and the latency cost of token handling (§5.5):
+// - cached: constant arrival rate on /v1/evaluation and /v1/ach_transactions (payloads from
+//   CES_BUSINESS_JSON), the token cached per VU until now >= expires_at - tolerance;
+// - token_per_call: the same calls, but a POST /tokens before every one (what §5.5 allows "at the
+//   cost of latency").
+// The two run one after the other, each for half of CES_DURATION_S at CES_RATE, so they do not
+// compete. logical_call_duration_<mode> is what one business call costs a client in that mode
+// (token fetch included); the summary adds the difference of their medians.
+
+import { check } from 'k6';
+import http from 'k6/http';
+import type { BusinessCalls } from './lib/config';
+import { readConfig } from './lib/config';
+import { callBusiness } from './lib/endpoints';
+import { counter, timeTrend } from './lib/metrics';
+import { scenarioOptions, secs } from './lib/options';
+import { logicalCallsLost, settle, withRetry } from './lib/retry';
+import { summaryHandler, type SummaryData } from './lib/summary';
+import { TokenCache, issueToken, shareToken, type SharedToken } from './lib/tokens';
+
+const cfg = readConfig();
+
+http.setResponseCallback(http.expectedStatuses({ min: 200, max: 399 }, 429));
+
+const MODES = ['cached', 'token_per_call'] as const;
+type Mode = (typeof MODES)[number];
+
+const callDuration: Record<Mode, ReturnType<typeof timeTrend>> = {
+  cached: timeTrend('logical_call_duration_cached'),
+  token_per_call: timeTrend('logical_call_duration_token_per_call'),
+};
+const tokenFetches = counter('token_fetches');
+
+const half = cfg.durationS / 2;
+// Each iteration may wait out 429s for up to the retry budget, holding its VU meanwhile.
+const maxVUs = Math.max(cfg.vus, Math.min(200, Math.ceil(cfg.rate * 2)));
+
+export const options = scenarioOptions(
+  cfg,
+  {
+    cached: {
+      executor: 'constant-arrival-rate',
+      exec: 'cached',
+      rate: Math.round(cfg.rate * 1000),
+      timeUnit: '1000s',
+      duration: secs(half),
+      preAllocatedVUs: cfg.vus,
+      maxVUs,
+      gracefulStop: secs(cfg.retryBudgetS + 5),
+      tags: { mode: 'cached' },
+    },
+    token_per_call: {
+      executor: 'constant-arrival-rate',
+      exec: 'tokenPerCall',
+      rate: Math.round(cfg.rate * 1000),
+      timeUnit: '1000s',
+      duration: secs(half),
+      startTime: secs(half),
+      preAllocatedVUs: cfg.vus,
+      maxVUs,
+      gracefulStop: secs(cfg.retryBudgetS + 5),
+      tags: { mode: 'token_per_call' },
+    },
+  },
+  {
+    logical_calls_lost: ['count==0'],
+    checks: ['rate>0.99'],
+    http_req_failed: ['rate<0.01'],
+    http_req_duration: ['p(95)<1000'],
+    // Listed so the summary carries the per-mode figures (k6 only summarises submetrics that
+    // have thresholds).
+    'http_req_duration{mode:cached}': ['p(95)<1000'],
+    'http_req_duration{mode:token_per_call}': ['p(95)<1000'],
+  },
+);
+
+const ENDPOINTS: ReadonlyArray<keyof BusinessCalls> = ['evaluation', 'ach_transactions'];
+
+// Per VU, as a real client process would hold it.
+const cache = new TokenCache(cfg);
+
+function businessCalls(mode: Mode, token: () => { value: string; costMs: number } | undefined): void {
+  for (const which of ENDPOINTS) {
+    const t = token();
+    if (!check(t, { [`A token is available for ${which} (${mode})`]: (x) => x !== undefined }) || t === undefined) {
+      // No token, no call: the logical call is lost as surely as a 5xx.
+      logicalCallsLost.add(1);
+      continue;
+    }
+    const outcome = withRetry(cfg, () => callBusiness(cfg, which, t.value));
+    if (outcome.res.status === 401 && mode === 'cached') cache.forget();
+    const ok = settle(outcome);
+    check(outcome.res, { [`${cfg.business[which].method} /v1/${which} with a ${mode === 'cached' ? 'cached' : 'fresh'} token returns 2xx (§4.4)`]: () => ok });
+    callDuration[mode].add(t.costMs + outcome.costMs);
+  }
+}
+
+export function setup(): SharedToken {
+  return shareToken(cfg);
+}
+
+export function cached(shared: SharedToken): void {
+  cache.seed(shared.token);
+  businessCalls('cached', () => {
+    const before = cache.fetches;
+    const got = cache.get();
+    tokenFetches.add(cache.fetches - before);
+    return got === undefined ? undefined : { value: got.token.value, costMs: got.costMs };
+  });
+}
+
+export function tokenPerCall(): void {
+  businessCalls('token_per_call', () => {
+    const { outcome, token } = issueToken(cfg);
+    tokenFetches.add(1);
+    return token === undefined ? undefined : { value: token.value, costMs: outcome.costMs };
+  });
+}
+
+const med = (data: SummaryData, name: string): number | undefined => data.metrics[name]?.values.med;
+
+export const handleSummary = summaryHandler('throughput', cfg, {
+  extra: (data): Record<string, number> => {
+    const c = med(data, 'logical_call_duration_cached');
+    const p = med(data, 'logical_call_duration_token_per_call');
+    return c === undefined || p === undefined ? {} : { token_per_call_cost_p50_ms: Math.round((p - c) * 100) / 100 };
+  },
+});

@@ -1,0 +1,161 @@
+// Token lifecycle under concurrency (§3, §4.1, §4.3, §7):
+// - same_token: many VUs fetch tokens at once and again and again; before expiry every answer
+//   must carry the same token. Each VU compares fingerprints with the token it holds (first the
+//   one setup() fetched, so VUs are also compared with each other); a change while
+//   now < expires_at - tolerance counts in token_changed_before_expiry, which must stay 0.
+// - bad_credentials: a wrong secret and an unknown client id get 401 {"error":"unauthorized"}.
+// - expiry (only when CES_TOKEN_LIFETIME_S <= CES_DURATION_S): one VU holds a token past
+//   expires_at + tolerance; /tokens/validate must then say 401 and POST /tokens give a new token.
+
+import { check, sleep } from 'k6';
+import http from 'k6/http';
+import type { Scenario } from 'k6/options';
+import { readConfig } from './lib/config';
+import { isErrorBody, isObject, jsonBody, postTokens, validateToken } from './lib/endpoints';
+import { counter } from './lib/metrics';
+import { scenarioOptions, secs } from './lib/options';
+import { settle, withRetry } from './lib/retry';
+import { summaryHandler } from './lib/summary';
+import { credentialsOf, issueToken, nowS, parseToken } from './lib/tokens';
+
+const cfg = readConfig();
+
+// 429 is an answer with a documented client action (wait and retry, done by withRetry), not a
+// failed request; 401s are expected only where a call says so.
+http.setResponseCallback(http.expectedStatuses({ min: 200, max: 399 }, 429));
+
+const tokenChangedBeforeExpiry = counter('token_changed_before_expiry');
+const tokenRenewals = counter('token_renewals_after_expiry');
+
+const exerciseExpiry = cfg.tokenLifetimeS <= cfg.durationS;
+const notes = exerciseExpiry
+  ? []
+  : [`expiry not exercised: token lifetime ${cfg.tokenLifetimeS} s exceeds the run's ${cfg.durationS} s (CES_DURATION_S)`];
+
+const scenarios: Record<string, Scenario> = {
+  same_token: {
+    executor: 'constant-vus',
+    exec: 'sameToken',
+    vus: cfg.vus,
+    duration: secs(cfg.durationS),
+    gracefulStop: secs(cfg.retryBudgetS + 5),
+  },
+  bad_credentials: {
+    executor: 'per-vu-iterations',
+    exec: 'badCredentials',
+    vus: 1,
+    iterations: 2,
+    maxDuration: secs(cfg.durationS + cfg.retryBudgetS + 10),
+  },
+};
+if (exerciseExpiry) {
+  scenarios.expiry = {
+    executor: 'per-vu-iterations',
+    exec: 'expiry',
+    vus: 1,
+    iterations: 1,
+    // The one iteration sleeps through the token's whole life; it may outlast the other scenarios.
+    maxDuration: secs(cfg.tokenLifetimeS + 2 * cfg.clockToleranceS + 2 * cfg.retryBudgetS + 15),
+  };
+}
+
+export const options = scenarioOptions(cfg, scenarios, {
+  token_changed_before_expiry: ['count==0'],
+  logical_calls_lost: ['count==0'],
+  checks: ['rate>0.99'],
+  // Few calls, each one a rule of the spec: a single failure is a failure.
+  'checks{scenario:bad_credentials}': ['rate==1'],
+  ...(exerciseExpiry ? { 'checks{scenario:expiry}': ['rate==1'] } : {}),
+  http_req_failed: ['rate<0.01'],
+  http_req_duration: ['p(95)<1000'],
+});
+
+interface Reference {
+  fingerprint: string;
+  expiresAt: number;
+}
+
+/** One token for all VUs to compare with. Only its fingerprint leaves setup (setup data is exported). */
+export function setup(): Reference {
+  const { token } = issueToken(cfg, { step: 'setup' });
+  if (token === undefined) throw new Error('POST /tokens with the configured credentials did not return a token (§4.1); see the conformance checks');
+  return { fingerprint: token.fingerprint, expiresAt: token.expiresAt };
+}
+
+// Per VU: the token this VU believes is current.
+let held: Reference | undefined;
+
+export function sameToken(ref: Reference): void {
+  held ??= { ...ref };
+  const outcome = withRetry(cfg, () => postTokens(cfg, credentialsOf(cfg)));
+  settle(outcome);
+  const token = parseToken(outcome.res);
+  check(token, { 'POST /tokens with valid credentials returns 200 {token, expires_at, token_type: "Bearer"} (§4.1)': (t) => t !== undefined });
+  if (token !== undefined) {
+    let early = false;
+    if (token.fingerprint !== held.fingerprint) {
+      // A change is fine once the held token is (about to be) expired, never before.
+      early = nowS() < held.expiresAt - cfg.clockToleranceS;
+      (early ? tokenChangedBeforeExpiry : tokenRenewals).add(1);
+    }
+    tokenChangedBeforeExpiry.add(0);
+    check(token, { 'Repeated POST /tokens before expiry returns the same token (§3, §4.1 rule 1)': () => !early });
+    held = { fingerprint: token.fingerprint, expiresAt: token.expiresAt };
+  }
+  // Jittered pacing: concurrent, repeated calls without turning this into a rate-limit test.
+  sleep(0.1 + Math.random() * 0.2);
+}
+
+export function badCredentials(): void {
+  // First a wrong secret for the real client, then a client id nobody was given.
+  const creds =
+    __ITER % 2 === 0
+      ? { clientId: cfg.clientId, clientSecret: `${cfg.clientSecret}-not-the-secret` }
+      : { clientId: `ces-harness-unknown-${Date.now()}`, clientSecret: 'not-a-secret' };
+  const what = __ITER % 2 === 0 ? 'a wrong client_secret' : 'an unknown client_id';
+  const outcome = withRetry(cfg, () => postTokens(cfg, creds, { expect: [401] }));
+  settle(outcome, (s) => s === 401);
+  check(outcome.res, {
+    [`POST /tokens with ${what} returns 401 (§4.1 rule 2, §7)`]: (r) => r.status === 401,
+    [`The 401 for ${what} has the body {"error":"unauthorized"} (§7)`]: (r) => isErrorBody(r, 'unauthorized'),
+  });
+  sleep(0.2);
+}
+
+export function expiry(): void {
+  const { outcome, token } = issueToken(cfg, { step: 'expiry' });
+  settle(outcome);
+  if (!check(token, { 'POST /tokens returns a token to hold until it expires (§4.1)': (t) => t !== undefined }) || token === undefined) return;
+
+  const fresh = withRetry(cfg, () => validateToken(cfg, token.value));
+  settle(fresh);
+  check(fresh.res, {
+    '/tokens/validate with a fresh token returns 200 {valid: true, message} (§4.3)': (r) => {
+      const body = jsonBody(r);
+      return r.status === 200 && isObject(body) && body.valid === true && typeof body.message === 'string';
+    },
+  });
+
+  // Never sleep longer than the promised lifetime allows: an expires_at far beyond it is a finding
+  // for the conformance checks, not a reason to hang this VU.
+  const waitS = token.expiresAt + cfg.clockToleranceS - nowS();
+  const promisedS = cfg.tokenLifetimeS + 2 * cfg.clockToleranceS + 1;
+  if (!check(waitS, { [`expires_at is within the promised ${cfg.tokenLifetimeS} s lifetime (§5.4)`]: (w) => w <= promisedS })) return;
+  // A little past the tolerance: expires_at is whole seconds.
+  sleep(Math.max(0, waitS) + 0.25);
+
+  const stale = withRetry(cfg, () => validateToken(cfg, token.value, { expect: [401] }));
+  settle(stale, (s) => s === 401);
+  check(stale.res, {
+    '/tokens/validate with a token past expires_at returns 401 (§3, §4.3)': (r) => r.status === 401,
+    'The 401 for an expired token has the body {"error":"unauthorized"} (§7)': (r) => isErrorBody(r, 'unauthorized'),
+  });
+
+  const next = issueToken(cfg, { step: 'expiry' });
+  settle(next.outcome);
+  check(next.token, {
+    'POST /tokens after expiry returns a new token (§3)': (t) => t !== undefined && t.fingerprint !== token.fingerprint,
+  });
+}
+
+export const handleSummary = summaryHandler('token-lifecycle', cfg, { notes });

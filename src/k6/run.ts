@@ -1,0 +1,199 @@
+// Running one bundled scenario with k6: a child process with a scrubbed environment, bounded in
+// time, whose result is the exit code, the summary handleSummary wrote, and the tail of its output.
+
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+/** k6's exit codes the harness distinguishes (k6 errext/exitcodes). */
+export const K6_EXIT = {
+  OK: 0,
+  THRESHOLDS_FAILED: 99,
+  SETUP_TIMEOUT: 100,
+  INVALID_CONFIG: 104,
+  EXTERNAL_ABORT: 105,
+  SCRIPT_EXCEPTION: 107,
+  SCRIPT_ABORTED: 108,
+} as const;
+
+export interface RunScenarioOptions {
+  k6Path: string;
+  /** The bundled scenario, e.g. dist/scenarios/tls.js. */
+  bundle: string;
+  /** The scenario's inputs (CES_*), on top of the scrubbed parent environment. */
+  env: Record<string, string>;
+  /** Passed as CES_SUMMARY_FILE; read back after k6 exits. */
+  summaryFile: string;
+  /**
+   * An extra CA (PEM file) for k6 to trust besides the system roots. k6 has no CA option for
+   * HTTP; on Linux Go reads SSL_CERT_FILE, so this builds a bundle of the system roots and this CA.
+   */
+  caFile?: string;
+  extraArgs?: string[];
+  /** SIGTERM after this long (k6 then still writes its summary), SIGKILL 10 s later. Default 10 min. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** The environment to start from; default process.env. */
+  baseEnv?: NodeJS.ProcessEnv;
+}
+
+export interface RunScenarioResult {
+  /** null when k6 was killed by a signal. */
+  exitCode: number | null;
+  timedOut: boolean;
+  aborted: boolean;
+  /** What handleSummary wrote to summaryFile (k6's summary data plus `ces`), if anything. */
+  summary: unknown;
+  stdoutTail: string;
+  stderrTail: string;
+  durationMs: number;
+}
+
+const TAIL_BYTES = 8 * 1024;
+const KILL_GRACE_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+
+// Where Go looks for the system roots on Linux (crypto/x509 root_linux.go), first readable wins.
+const SYSTEM_CA_FILES = [
+  '/etc/ssl/certs/ca-certificates.crt',
+  '/etc/pki/tls/certs/ca-bundle.crt',
+  '/etc/ssl/ca-bundle.pem',
+  '/etc/pki/tls/cacert.pem',
+  '/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem',
+  '/etc/ssl/cert.pem',
+];
+
+/**
+ * The parent environment without K6_* (k6 reads its options from them: an inherited K6_VUS,
+ * K6_ADDRESS or K6_OUT would silently change the run) and without CES_* (only the scenario's own
+ * inputs may reach it, so a secret from the user's shell for another environment never does).
+ */
+export function scrubbedEnv(base: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(base)) {
+    if (v === undefined || /^(K6_|CES_)/i.test(k)) continue;
+    out[k] = v;
+  }
+  return out;
+}
+
+/** A PEM bundle of the system roots (or the user's SSL_CERT_FILE) plus `caFile`, in a temp folder. */
+async function trustBundle(caFile: string, base: NodeJS.ProcessEnv): Promise<{ file: string; dispose: () => Promise<void> }> {
+  const extra = await readFile(caFile, 'utf8');
+  let system = '';
+  for (const f of base.SSL_CERT_FILE ? [base.SSL_CERT_FILE] : SYSTEM_CA_FILES) {
+    try {
+      system = await readFile(f, 'utf8');
+      break;
+    } catch {
+      // next candidate
+    }
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'ces-k6-ca-'));
+  const file = join(dir, 'ca-bundle.pem');
+  await writeFile(file, `${system.trimEnd()}\n${extra.trimEnd()}\n`, { mode: 0o600 });
+  return { file, dispose: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** Keeps the last TAIL_BYTES of a stream. */
+class Tail {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    while (this.size - (this.chunks[0]?.length ?? 0) >= TAIL_BYTES) this.size -= this.chunks.shift()?.length ?? 0;
+  }
+  text(): string {
+    const all = Buffer.concat(this.chunks);
+    return all.subarray(Math.max(0, all.length - TAIL_BYTES)).toString('utf8');
+  }
+}
+
+/** Replaces every occurrence of the secrets in `text` (k6 should never print them; belt and braces). */
+export function redact(text: string, secrets: Array<string | undefined>): string {
+  let out = text;
+  for (const s of secrets) if (s !== undefined && s.length >= 4) out = out.split(s).join('[redacted]');
+  return out;
+}
+
+export async function runScenario(opts: RunScenarioOptions): Promise<RunScenarioResult> {
+  const base = opts.baseEnv ?? process.env;
+  const trust = opts.caFile === undefined ? undefined : await trustBundle(opts.caFile, base);
+  const env: Record<string, string> = {
+    ...scrubbedEnv(base),
+    ...opts.env,
+    ...(trust ? { SSL_CERT_FILE: trust.file } : {}),
+    CES_SUMMARY_FILE: opts.summaryFile,
+  };
+  // A stale summary from an earlier run must never pass for this one's; k6 does not create folders.
+  await rm(opts.summaryFile, { force: true });
+  await mkdir(dirname(opts.summaryFile), { recursive: true });
+
+  // --quiet: no progress bars in captured output. --no-usage-report: no call home from a harness
+  // run (and none is reachable on locked-down runners). The REST API (port 6565 in k6 < v1) is off
+  // in k6 v2 unless --address is given, so parallel runs cannot clash on a port.
+  const args = ['run', '--quiet', '--no-usage-report', '--no-color', ...(opts.extraArgs ?? []), opts.bundle];
+  const started = Date.now();
+  const stdout = new Tail();
+  const stderr = new Tail();
+  let timedOut = false;
+  let aborted = false;
+
+  try {
+    const exitCode = await new Promise<number | null>((resolve, reject) => {
+      const child = spawn(opts.k6Path, args, { env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+      let killTimer: NodeJS.Timeout | undefined;
+      // SIGTERM lets k6 stop the VUs and still run handleSummary; SIGKILL if it does not finish.
+      const stop = () => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        child.kill('SIGTERM');
+        killTimer ??= setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        stop();
+      }, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+      const onAbort = () => {
+        aborted = true;
+        stop();
+      };
+      if (opts.signal?.aborted) onAbort();
+      else opts.signal?.addEventListener('abort', onAbort, { once: true });
+      child.stdout.on('data', (c: Buffer) => stdout.push(c));
+      child.stderr.on('data', (c: Buffer) => stderr.push(c));
+      child.on('error', (err) => {
+        clearTimeout(timer);
+        clearTimeout(killTimer);
+        opts.signal?.removeEventListener('abort', onAbort);
+        reject(err);
+      });
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        clearTimeout(killTimer);
+        opts.signal?.removeEventListener('abort', onAbort);
+        resolve(code);
+      });
+    });
+
+    let summary: unknown;
+    try {
+      summary = JSON.parse(await readFile(opts.summaryFile, 'utf8'));
+    } catch {
+      summary = undefined;
+    }
+    const secrets = [opts.env.CES_CLIENT_SECRET];
+    return {
+      exitCode,
+      timedOut,
+      aborted,
+      summary,
+      stdoutTail: redact(stdout.text(), secrets),
+      stderrTail: redact(stderr.text(), secrets),
+      durationMs: Date.now() - started,
+    };
+  } finally {
+    await trust?.dispose();
+  }
+}

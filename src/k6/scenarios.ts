@@ -1,0 +1,158 @@
+// The k6 scenarios `ces-harness load` knows, one map (names are the keys, and `--scenario`
+// values), and running one of them to a LoadScenarioResult. A scenario is usually one bundle;
+// `tls` is two, because k6 fixes TLS versions per run and the TLS 1.2-only probe needs its own.
+
+import { join } from 'node:path';
+import type { LoadScenarioResult } from '../report/model.js';
+import { K6_EXIT, runScenario, type RunScenarioResult } from './run.js';
+import { mergeLoadScenarioResults, toLoadScenarioResult } from './summary.js';
+
+export const K6_SCENARIOS = {
+  'token-lifecycle': {
+    title: 'Concurrent token fetches get one token until expiry; wrong credentials 401; expired tokens 401',
+    spec: '3, 4.1, 4.3, 7',
+    bundles: ['token-lifecycle'],
+  },
+  tls: {
+    title: 'Every connection is TLS 1.3 with one of the three suites; a TLS 1.2-only client is refused',
+    spec: '5.8',
+    bundles: ['tls', 'tls12-refused'],
+  },
+  'rate-limit': {
+    title: 'Over the rate limit, 429s with a JSON error are waited out and no call is lost',
+    spec: '7, 8',
+    bundles: ['rate-limit'],
+  },
+  throughput: {
+    title: 'Business calls at a constant rate, with a cached token and with a token per call',
+    spec: '4.4, 5.5',
+    bundles: ['throughput'],
+  },
+} as const satisfies Record<string, { title: string; spec: string; bundles: readonly string[] }>;
+
+export type K6ScenarioName = keyof typeof K6_SCENARIOS;
+
+export const K6_SCENARIO_NAMES = Object.keys(K6_SCENARIOS) as K6ScenarioName[];
+
+export const isK6ScenarioName = (s: string): s is K6ScenarioName => Object.hasOwn(K6_SCENARIOS, s);
+
+/** The inputs of a scenario run, typed; scenarioEnv turns them into the CES_* variables k6 reads. */
+export interface ScenarioInputs {
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+  tokenLifetimeS: number;
+  clockToleranceS: number;
+  /** Arrival rate (iterations/s) for rate-limit and throughput. */
+  rate: number;
+  durationS: number;
+  vus: number;
+  business?: { evaluation: { method: string; body: unknown }; ach_transactions: { method: string; body: unknown } };
+  /** metric → expressions, replacing that metric's defaults in every scenario that has the metric. */
+  thresholds?: Record<string, string[]>;
+  runId: string;
+  validateMethod?: string;
+  retryBudgetS?: number;
+  rateLimitEndpoint?: 'business.evaluation' | 'business.ach_transactions' | 'tokens.validate' | 'tokens.issue';
+}
+
+export function scenarioEnv(i: ScenarioInputs): Record<string, string> {
+  const env: Record<string, string> = {
+    CES_BASE_URL: i.baseUrl,
+    CES_CLIENT_ID: i.clientId,
+    CES_CLIENT_SECRET: i.clientSecret,
+    CES_TOKEN_LIFETIME_S: String(i.tokenLifetimeS),
+    CES_CLOCK_TOLERANCE_S: String(i.clockToleranceS),
+    CES_RATE: String(i.rate),
+    CES_DURATION_S: String(i.durationS),
+    CES_VUS: String(i.vus),
+    CES_RUN_ID: i.runId,
+  };
+  if (i.business !== undefined) env.CES_BUSINESS_JSON = JSON.stringify(i.business);
+  if (i.thresholds !== undefined) env.CES_THRESHOLDS_JSON = JSON.stringify(i.thresholds);
+  if (i.validateMethod !== undefined) env.CES_VALIDATE_METHOD = i.validateMethod;
+  if (i.retryBudgetS !== undefined) env.CES_RETRY_BUDGET_S = String(i.retryBudgetS);
+  if (i.rateLimitEndpoint !== undefined) env.CES_RATE_LIMIT_ENDPOINT = i.rateLimitEndpoint;
+  return env;
+}
+
+/** Long enough for the longest part of any scenario (token-lifecycle may wait out a token's life). */
+export function defaultTimeoutMs(i: ScenarioInputs): number {
+  const budget = i.retryBudgetS ?? 10;
+  const expiry = i.tokenLifetimeS <= i.durationS ? i.tokenLifetimeS + 2 * i.clockToleranceS : 0;
+  return (i.durationS + 2 * budget + expiry + 60) * 1000;
+}
+
+export interface LoadRunOptions {
+  k6Path: string;
+  /** Folder of the bundles; default <projectRoot>/dist/scenarios. */
+  bundleDir: string;
+  /** Where the k6 summaries go (<bundle>.summary.json): the report folder or a temp folder. */
+  workDir: string;
+  inputs: ScenarioInputs;
+  /** Extra trusted CA (PEM file), e.g. the emulator's or --ca. */
+  caFile?: string;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  extraArgs?: string[];
+  baseEnv?: NodeJS.ProcessEnv;
+}
+
+const EXIT_MEANING: Record<number, string> = {
+  [K6_EXIT.SETUP_TIMEOUT]: 'setup() timed out',
+  [K6_EXIT.INVALID_CONFIG]: 'invalid options',
+  [K6_EXIT.EXTERNAL_ABORT]: 'stopped from outside',
+  [K6_EXIT.SCRIPT_EXCEPTION]: 'the script threw',
+  [K6_EXIT.SCRIPT_ABORTED]: 'the script aborted the test',
+};
+
+/** The line of k6's stderr that says what went wrong, without logfmt noise. */
+function lastErrorLine(stderr: string): string | undefined {
+  const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const line = [...lines].reverse().find((l) => /level=(error|fatal)/.test(l)) ?? lines.at(-1);
+  if (line === undefined) return undefined;
+  const msg = /msg="((?:[^"\\]|\\.)*)"/.exec(line)?.[1];
+  // k6 logs a script exception's stack in the same message, after a literal "\n".
+  return (msg ?? line).split('\\n')[0]!.replace(/\\"/g, '"').slice(0, 300);
+}
+
+/** Why a finished k6 run does not count as a measured result, or undefined when it does. */
+export function runProblem(run: RunScenarioResult, timeoutMs: number): string | undefined {
+  if (run.aborted) return 'k6 run aborted';
+  if (run.timedOut) return `k6 did not finish within ${Math.round(timeoutMs / 1000)} s`;
+  if (run.exitCode === K6_EXIT.OK || run.exitCode === K6_EXIT.THRESHOLDS_FAILED) return undefined;
+  const meaning = run.exitCode === null ? 'killed' : EXIT_MEANING[run.exitCode];
+  const detail = lastErrorLine(run.stderrTail);
+  return `k6 exited with ${run.exitCode ?? 'a signal'}${meaning ? ` (${meaning})` : ''}${detail ? `: ${detail}` : ''}`;
+}
+
+/** Runs every bundle of a named scenario, one after the other, into one LoadScenarioResult. */
+export async function runLoadScenario(name: K6ScenarioName, opts: LoadRunOptions): Promise<LoadScenarioResult> {
+  const timeoutMs = opts.timeoutMs ?? defaultTimeoutMs(opts.inputs);
+  const parts: LoadScenarioResult[] = [];
+  for (const bundle of K6_SCENARIOS[name].bundles) {
+    if (opts.signal?.aborted) break;
+    const summaryFile = join(opts.workDir, `${bundle}.summary.json`);
+    const run = await runScenario({
+      k6Path: opts.k6Path,
+      bundle: join(opts.bundleDir, `${bundle}.js`),
+      env: scenarioEnv(opts.inputs),
+      summaryFile,
+      timeoutMs,
+      ...(opts.caFile !== undefined && { caFile: opts.caFile }),
+      ...(opts.signal !== undefined && { signal: opts.signal }),
+      ...(opts.extraArgs !== undefined && { extraArgs: opts.extraArgs }),
+      ...(opts.baseEnv !== undefined && { baseEnv: opts.baseEnv }),
+    });
+    const result = toLoadScenarioResult(bundle, run.summary);
+    const problem = runProblem(run, timeoutMs);
+    if (problem !== undefined) result.error = problem;
+    else if (run.exitCode === K6_EXIT.THRESHOLDS_FAILED && result.thresholds.every((t) => t.ok)) {
+      // k6 says a threshold failed but the summary shows none: never report that as a pass.
+      result.error = 'k6 reported failed thresholds that its summary does not show';
+    }
+    parts.push(result);
+  }
+  if (parts.length === 0) return { ...toLoadScenarioResult(name, undefined), error: 'k6 run aborted' };
+  return mergeLoadScenarioResults(name, parts);
+}

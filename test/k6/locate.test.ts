@@ -1,0 +1,95 @@
+import { chmod, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { HarnessError } from '../../src/errors.js';
+import { locateK6 } from '../../src/k6/locate.js';
+import { PINNED_K6_VERSION, parseK6VersionOutput, parsePinnedK6Version } from '../../src/k6/version.js';
+import { projectRoot, realK6 } from './support.js';
+
+/** A shell script that answers `version` like a k6 of the given version. */
+async function fakeK6(dir: string, version: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const path = join(dir, 'k6');
+  await writeFile(path, `#!/bin/sh\necho "k6 v${version} (go1.26.8, linux/amd64)"\n`);
+  await chmod(path, 0o755);
+  return path;
+}
+
+async function rejection(p: Promise<unknown>): Promise<HarnessError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(HarnessError);
+  return err as HarnessError;
+}
+
+describe.skipIf(process.platform === 'win32')('locateK6', () => {
+  let tmp: string;
+  let emptyRoot: string;
+  beforeAll(async () => {
+    tmp = await mkdtemp(join(tmpdir(), 'ces-locate-'));
+    emptyRoot = join(tmp, 'project');
+    await mkdir(emptyRoot);
+  });
+
+  it('refuses a K6_BINARY that reports another major version, with exit code 2', async () => {
+    const old = await fakeK6(join(tmp, 'old'), '0.49.0');
+    const err = await rejection(locateK6({ K6_BINARY: old, PATH: '' }, emptyRoot));
+    expect(err.code).toBe('K6_NOT_FOUND');
+    expect(err.exitCode).toBe(2);
+    expect(err.message).toContain('v0.49.0');
+    expect(err.message).toContain('npm ci');
+    expect(err.message).not.toContain('\n');
+  });
+
+  it('does not fall back to PATH when the K6_BINARY the user set is unusable', async () => {
+    const good = await fakeK6(join(tmp, 'good'), PINNED_K6_VERSION);
+    const err = await rejection(locateK6({ K6_BINARY: join(tmp, 'missing', 'k6'), PATH: join(tmp, 'good') }, emptyRoot));
+    expect(err.code).toBe('K6_NOT_FOUND');
+    expect(good).toBeTruthy();
+  });
+
+  it('says how to install when there is no k6 anywhere', async () => {
+    const err = await rejection(locateK6({ PATH: join(tmp, 'nothing-here') }, emptyRoot));
+    expect(err.code).toBe('K6_NOT_FOUND');
+    expect(err.message).toMatch(/K6_BINARY/);
+  });
+
+  it('prefers the project build in .tools/k6/bin over PATH, and names a wrong-major k6 on PATH', async () => {
+    const root = join(tmp, 'with-tools');
+    const tools = await fakeK6(join(root, '.tools', 'k6', 'bin'), '2.2.0');
+    await fakeK6(join(tmp, 'path-v2'), '2.9.9');
+    expect(await locateK6({ PATH: join(tmp, 'path-v2') }, root)).toEqual({ path: tools, version: '2.2.0' });
+
+    // Like a shell, only the first k6 on PATH counts; a wrong one is named in the error.
+    const old = await fakeK6(join(tmp, 'path-old'), '0.50.0');
+    const err = await rejection(locateK6({ PATH: [join(tmp, 'path-old'), join(tmp, 'path-v2')].join(delimiter) }, emptyRoot));
+    expect(err.message).toContain(`${old} is k6 v0.50.0`);
+  });
+
+  it('finds the real k6 v2 (K6_BINARY, .tools/k6/bin from npm ci, or PATH)', async (ctx) => {
+    const k6 = await realK6();
+    if (k6 === undefined) return ctx.skip();
+    expect(k6.version).toMatch(/^2\./);
+  });
+});
+
+describe('the pinned k6 version', () => {
+  it('comes from tools/k6/go.mod', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const goMod = await readFile(join(projectRoot, 'tools', 'k6', 'go.mod'), 'utf8');
+    expect(parsePinnedK6Version(goMod)).toBe(PINNED_K6_VERSION);
+    expect(PINNED_K6_VERSION).toMatch(/^2\.\d+\.\d+$/);
+  });
+
+  it('parses both require forms and k6 version lines', () => {
+    expect(parsePinnedK6Version('module x\n\nrequire go.k6.io/k6/v2 v2.2.0\n')).toBe('2.2.0');
+    expect(parsePinnedK6Version('require (\n\tgo.k6.io/k6/v2 v2.3.1 // pinned\n)\n')).toBe('2.3.1');
+    expect(() => parsePinnedK6Version('module x\n')).toThrow(/go\.k6\.io\/k6\/v2/);
+    expect(parseK6VersionOutput('k6 v2.2.0 (go1.26.8, linux/amd64)\n')).toBe('2.2.0');
+    expect(parseK6VersionOutput('k6 v0.49.0 (2024-01-01T00:00:00+0000/abc, go1.21, linux/amd64)')).toBe('0.49.0');
+    expect(parseK6VersionOutput('something else')).toBeUndefined();
+  });
+});

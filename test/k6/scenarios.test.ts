@@ -1,0 +1,151 @@
+// Each bundled scenario, run by the real k6 against the reference emulator on port 0: the
+// conformant emulator passes, and each fault a scenario exists to catch makes it fail through a
+// threshold (k6 exit 99), never through a crash. Runs are a few seconds each.
+
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEmulator, type Emulator, type FaultName } from '../../src/emulator/index.js';
+import { K6_EXIT, runScenario } from '../../src/k6/run.js';
+import { runLoadScenario, scenarioEnv, type ScenarioInputs } from '../../src/k6/scenarios.js';
+import { scenarioOk, toLoadScenarioResult } from '../../src/k6/summary.js';
+import { bundleScenarios, realK6 } from './support.js';
+
+const k6 = await realK6();
+
+interface Case {
+  bundle: string;
+  faults: FaultName[];
+  /** Emulator settings and scenario inputs that differ from the defaults below. */
+  emulator?: { tokenTtlS?: number; rateLimit?: { rps: number; burst: number } };
+  inputs?: Partial<ScenarioInputs>;
+  exitCode: number;
+  /** Thresholds that must be among the crossed ones. */
+  crossed?: string[];
+  /** Scenario metrics that must be > 0: proof the run exercised what it is about. */
+  positive?: string[];
+}
+
+// A 2 s token in a 3 s run: token-lifecycle also waits one token out (§3 expiry).
+const shortTokens = { emulator: { tokenTtlS: 2 }, inputs: { tokenLifetimeS: 2 } };
+// 30 logical calls/s against 20/s (burst 5): 429s are certain, and absorbable within the budget
+// (generous, so a loaded CI machine does not turn one unlucky call into a lost one).
+const overLimit = { emulator: { rateLimit: { rps: 20, burst: 5 } }, inputs: { rate: 30, retryBudgetS: 8 } };
+
+const CASES: Case[] = [
+  { bundle: 'token-lifecycle', faults: [], ...shortTokens, exitCode: K6_EXIT.OK, positive: ['token_renewals_after_expiry'] },
+  { bundle: 'token-lifecycle', faults: ['token-rotates'], ...shortTokens, exitCode: K6_EXIT.THRESHOLDS_FAILED, crossed: ['token_changed_before_expiry'] },
+  { bundle: 'rate-limit', faults: [], ...overLimit, exitCode: K6_EXIT.OK, positive: ['rate_limited_responses', 'retry_after_waits'] },
+  {
+    bundle: 'rate-limit',
+    faults: ['unavailable-instead-of-429'],
+    ...overLimit,
+    exitCode: K6_EXIT.THRESHOLDS_FAILED,
+    crossed: ['logical_calls_lost', 'server_errors', 'http_req_failed'],
+  },
+  { bundle: 'throughput', faults: [], exitCode: K6_EXIT.OK, positive: ['logical_call_duration_cached p50_ms', 'logical_call_duration_token_per_call p50_ms'] },
+  { bundle: 'tls', faults: [], exitCode: K6_EXIT.OK, positive: ['tls_seen_version_tls1_3'] },
+  { bundle: 'tls12-refused', faults: [], exitCode: K6_EXIT.OK },
+  { bundle: 'tls12-refused', faults: ['tls12-accepted'], exitCode: K6_EXIT.THRESHOLDS_FAILED, crossed: ['tls12_connection_accepted'] },
+];
+
+function inputsFor(emu: Emulator, over: Partial<ScenarioInputs> = {}): ScenarioInputs {
+  return {
+    baseUrl: emu.url,
+    clientId: emu.credentials.clientId,
+    clientSecret: emu.credentials.clientSecret,
+    tokenLifetimeS: 86_400,
+    clockToleranceS: 1,
+    rate: 10,
+    durationS: 3,
+    vus: 4,
+    retryBudgetS: 5,
+    runId: 'test-run',
+    ...over,
+  };
+}
+
+describe.skipIf(k6 === undefined)('k6 scenarios against the emulator', () => {
+  let bundleDir: string;
+  let workDir: string;
+  const open: Emulator[] = [];
+
+  beforeAll(async () => {
+    bundleDir = await bundleScenarios();
+    workDir = await mkdtemp(join(tmpdir(), 'ces-k6-runs-'));
+  });
+  afterAll(async () => {
+    await Promise.all(open.map((e) => e.close()));
+  });
+
+  async function emulator(faults: FaultName[], opts: Case['emulator'] = {}): Promise<Emulator> {
+    const emu = await createEmulator({ port: 0, faults, ...opts });
+    open.push(emu);
+    return emu;
+  }
+
+  it.each(CASES.map((c) => [`${c.bundle}${c.faults.length ? ` with ${c.faults.join(', ')}` : ' (conformant)'}`, c] as const))(
+    '%s',
+    async (_label, c) => {
+      const emu = await emulator(c.faults, c.emulator);
+      const summaryFile = join(workDir, `${c.bundle}-${c.faults.join('_') || 'ok'}.json`);
+      const run = await runScenario({
+        k6Path: k6!.path,
+        bundle: join(bundleDir, `${c.bundle}.js`),
+        env: scenarioEnv(inputsFor(emu, c.inputs)),
+        summaryFile,
+        caFile: emu.caFile,
+        timeoutMs: 45_000,
+      });
+      await emu.close();
+
+      const result = toLoadScenarioResult(c.bundle, run.summary);
+      const crossed = result.thresholds.filter((t) => !t.ok).map((t) => t.metric);
+      const context = `exit ${run.exitCode}, crossed [${crossed.join(', ')}]\n${run.stdoutTail}\n${run.stderrTail.slice(-1500)}`;
+      expect(run.exitCode, context).toBe(c.exitCode);
+      expect(result.error, context).toBeUndefined();
+      expect(result.requests).toBeGreaterThan(0);
+      if (c.exitCode === K6_EXIT.OK) expect(crossed, context).toEqual([]);
+      for (const metric of c.crossed ?? []) expect(crossed, context).toContain(metric);
+      for (const metric of c.positive ?? []) expect(result.extra?.[metric], `${metric}\n${context}`).toBeGreaterThan(0);
+
+      // Nothing k6 printed or wrote holds the client secret.
+      const written = await readFile(summaryFile, 'utf8');
+      for (const text of [written, run.stdoutTail, run.stderrTail]) expect(text).not.toContain(emu.credentials.clientSecret);
+      expect(JSON.parse(written)).not.toHaveProperty('setup_data');
+    },
+  );
+
+  it.each([
+    ['conformant', [] as FaultName[], true],
+    ['with tls12-accepted', ['tls12-accepted'] as FaultName[], false],
+  ])('the named tls scenario (both k6 runs) is ok only when TLS 1.2 is refused: %s', async (_label, faults, ok) => {
+    const emu = await emulator(faults);
+    const result = await runLoadScenario('tls', { k6Path: k6!.path, bundleDir, workDir, inputs: inputsFor(emu, { durationS: 2 }), caFile: emu.caFile });
+    await emu.close();
+    expect(result.error).toBeUndefined();
+    expect(scenarioOk(result)).toBe(ok);
+    expect(result.extra?.tls_seen_version_tls1_3).toBeGreaterThan(0);
+    const probe = result.thresholds.find((t) => t.metric === 'tls12-refused: tls12_connection_accepted');
+    expect(probe?.ok).toBe(ok);
+  });
+
+  it('stops k6 when aborted, and says so', async () => {
+    const emu = await emulator([]);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 1500);
+    const started = Date.now();
+    const result = await runLoadScenario('throughput', {
+      k6Path: k6!.path,
+      bundleDir,
+      workDir,
+      inputs: inputsFor(emu, { durationS: 60 }),
+      caFile: emu.caFile,
+      signal: controller.signal,
+    });
+    await emu.close();
+    expect(result.error).toBe('k6 run aborted');
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+});
