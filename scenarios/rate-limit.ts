@@ -16,7 +16,7 @@ import { counter } from './lib/metrics';
 import { scenarioOptions, secs } from './lib/options';
 import { logicalCallsLost, settle, withRetry } from './lib/retry';
 import { summaryHandler } from './lib/summary';
-import { TokenCache, credentialsOf, shareToken, type SharedToken } from './lib/tokens';
+import { TokenCache, callWithToken, credentialsOf, shareToken, type SharedToken } from './lib/tokens';
 
 const cfg = readConfig();
 
@@ -78,16 +78,19 @@ export function setup(): SharedToken {
 
 export default function (shared: SharedToken): void {
   cache.seed(shared.token);
-  // The token comes from the cache (refetched, with 429 retries, only near expiry); not the call measured.
-  const token = cfg.rateLimitEndpoint === 'tokens.issue' ? '' : cache.get({ step: 'token' })?.token.value;
-  if (token === undefined) {
+  // The token comes from the cache (fetched, with 429 retries, only once it has expired); a 401 at
+  // the turn of a token is retried once with the next one.
+  const made =
+    cfg.rateLimitEndpoint === 'tokens.issue'
+      ? { outcome: withRetry(cfg, () => send('')), costMs: 0 }
+      : callWithToken(cache, (token) => withRetry(cfg, () => send(token)), { step: 'token' });
+  if (made === undefined) {
     logicalCallsLost.add(1);
     check(null, { 'A token is available for the rate-limited endpoint': () => false });
     return;
   }
-  const outcome = withRetry(cfg, () => send(token));
+  const outcome = made.outcome;
   const status = outcome.res.status;
-  if (status === 401) cache.forget();
   serverErrors.add(status >= 500 ? 1 : 0);
   const ok = settle(outcome);
   check(outcome.res, {

@@ -37,9 +37,10 @@ export function issueToken(cfg: ScenarioConfig, tags: Record<string, string> = {
 export const nowS = (): number => Date.now() / 1000;
 
 /**
- * §5.5: a client may cache the token until expires_at. It is refetched once now reaches
- * expires_at minus the clock tolerance, so a service clock slightly ahead of ours never sees an
- * expired token. One cache per VU (module state is per VU in k6).
+ * §5.5: a client may cache the token until expires_at and fetch a new one afterwards. Refetching
+ * earlier would not help: until expires_at the service hands out this same token (§3). A service
+ * clock slightly ahead of ours may refuse it in the last moment; callers then forget it and retry
+ * once with the next one (`callWithToken`). One cache per VU (module state is per VU in k6).
  */
 export class TokenCache {
   private token: IssuedToken | undefined;
@@ -51,7 +52,7 @@ export class TokenCache {
   /** A usable token and what fetching it cost (ms, 0 when cached), or undefined when none could be had. */
   get(tags: Record<string, string> = {}): { token: IssuedToken; costMs: number } | undefined {
     const t = this.token;
-    if (t !== undefined && nowS() < t.expiresAt - this.cfg.clockToleranceS) return { token: t, costMs: 0 };
+    if (t !== undefined && nowS() < t.expiresAt) return { token: t, costMs: 0 };
     const { outcome, token } = issueToken(this.cfg, tags);
     this.fetches++;
     this.token = token;
@@ -70,6 +71,27 @@ export class TokenCache {
   /** After a 401 on a business call: the cached token is no good, whatever its expires_at says. */
   forget(): void {
     this.token = undefined;
+  }
+}
+
+/**
+ * A call made with the cached token, as a well-behaved client makes it: a 401 means the token
+ * expired under us (its expires_at passed, or the service's clock runs ahead), so forget it and
+ * try once more with a fresh one. Undefined when no token could be had at all.
+ */
+export function callWithToken(
+  cache: TokenCache,
+  call: (token: string) => Outcome,
+  tags: Record<string, string> = {},
+): { outcome: Outcome; costMs: number } | undefined {
+  let costMs = 0;
+  for (let attempt = 0; ; attempt++) {
+    const got = cache.get(tags);
+    if (got === undefined) return undefined;
+    costMs += got.costMs;
+    const outcome = call(got.token.value);
+    if (outcome.res.status !== 401 || attempt > 0) return { outcome, costMs };
+    cache.forget();
   }
 }
 

@@ -108,7 +108,7 @@ function describeParseError(err: unknown, command: Command): string {
     const elsewhere = Object.entries(FLAGS).find(([name]) => name === flag);
     return elsewhere ? `--${flag} does not apply to \`ces-harness ${command}\`` : `unknown flag ${unknown[1]} for \`ces-harness ${command}\``;
   }
-  const missing = /Option '(--[^ ]+?)(?: <value>)?' argument missing/.exec(message);
+  const missing = /Option '(--[^ ]+?)(?: <value>)?' argument (?:missing|is ambiguous)/.exec(message);
   if (missing) return `${missing[1]} needs a value`;
   if (/Unexpected argument/.test(message)) return `unexpected argument: ${message.split("'")[1] ?? message}; flags take the form --name value`;
   return message.split('\n')[0] ?? message;

@@ -3,6 +3,7 @@
 import { HarnessError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { conformanceStage, selectedChecks } from './commands/check.js';
+import { loadStage, selectedScenarios } from './commands/load.js';
 import { serveCommand } from './commands/serve.js';
 import { targetJob } from './commands/target-job.js';
 import { helpText, parseCommandLine, type Command, type Options } from './flags.js';
@@ -30,7 +31,9 @@ async function dispatch(command: Command, options: Options): Promise<number> {
     case 'check':
       return targetJob(options, { checks: conformanceStage(selectedChecks(options)) });
     case 'run':
-      return targetJob(options, { checks: conformanceStage(selectedChecks(options)) });
+      return targetJob(options, { checks: conformanceStage(selectedChecks(options)), load: loadStage(selectedScenarios(options), { short: true }), probingOptional: true });
+    case 'load':
+      return targetJob(options, { load: loadStage(selectedScenarios(options)) });
     case 'serve':
       return serveCommand(options);
     default:

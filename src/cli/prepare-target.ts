@@ -20,6 +20,13 @@ export const EMBEDDED = { tokenTtlS: 4, expiryWaitS: 10, clockToleranceS: 1 } as
 export interface PreparedTarget {
   settings: Settings;
   target: Target;
+  /**
+   * Where load and rate-limit sizing go. For a real service, the target itself. For the built-in
+   * emulator, a second instance (same faults) with the service's real 24-hour tokens: a token
+   * turning over every few seconds, as the checks want it, would distort every load figure with
+   * re-fetches and 401s; expiry itself is proven by the checks.
+   */
+  probeTarget(): Promise<{ target: Target; expect: Expectations }>;
   others: Target[];
   expect: Expectations;
   rateLimit: RateLimitSettings;
@@ -86,9 +93,22 @@ export async function prepareTarget(options: Options, redactor: Redactor, termin
     await emulator?.close();
     throw err;
   }
+  let second: Promise<{ emulator: Emulator; target: Target }> | undefined;
+  const probeTarget = async () => {
+    if (!emulator || options['token-lifetime'] !== undefined) return { target, expect };
+    second ??= (async () => {
+      const { createEmulator } = await import('../emulator/index.js');
+      const e = await createEmulator({ port: 0, environments: ['sandbox'], faults: faults.filter(isFaultName) });
+      return { emulator: e, target: { ...target, baseUrl: e.url, credentials: e.credentials, caPem: e.caPem, caFile: e.caFile } };
+    })();
+    const { target: t } = await second;
+    redactor.addSecret(t.credentials.clientSecret);
+    return { target: t, expect: { ...expect, tokenLifetimeS: 86_400 } };
+  };
   return {
     settings,
     target,
+    probeTarget,
     others,
     expect,
     rateLimit: { ...settings.rateLimit, probingAllowed: probingAllowed(settings, target) },
@@ -96,6 +116,7 @@ export async function prepareTarget(options: Options, redactor: Redactor, termin
     emulator,
     close: async () => {
       await emulator?.close();
+      if (second) await (await second).emulator.close();
     },
   };
 }

@@ -61,6 +61,8 @@ export const configSchema = z
         thresholds: z.record(z.string().min(1), threshold).optional(),
         /** Requests per second of the throughput scenario, and how long each scenario runs. */
         rate: positive.optional(),
+        /** Arrival rate of the rate-limit scenario: above the service's limit, to provoke 429s. */
+        over_limit_rate: positive.optional(),
         duration_s: positive.optional(),
         vus: z.number().int().positive().optional(),
         /** k6 outputs passed through as --out (json=…, experimental-prometheus-rw, influxdb=…). */

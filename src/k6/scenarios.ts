@@ -96,6 +96,18 @@ export interface LoadRunOptions {
   signal?: AbortSignal;
   extraArgs?: string[];
   baseEnv?: NodeJS.ProcessEnv;
+  /** Where k6's web dashboard exports its self-contained HTML report (k6-dashboard-<bundle>.html). */
+  dashboardDir?: string;
+}
+
+/**
+ * k6's built-in web dashboard, with its HTTP server off (port -1: a harness run must exit on its
+ * own, and must not open a port) and its report exported as one offline HTML file.
+ */
+export function dashboardEnv(dir: string, bundle: string): Record<string, string> {
+  // The default 10 s aggregation period leaves a short run with no data point, and then k6 writes
+  // no export at all.
+  return { K6_WEB_DASHBOARD: 'true', K6_WEB_DASHBOARD_PORT: '-1', K6_WEB_DASHBOARD_PERIOD: '1s', K6_WEB_DASHBOARD_EXPORT: join(dir, `k6-dashboard-${bundle}.html`) };
 }
 
 const EXIT_MEANING: Record<number, string> = {
@@ -136,7 +148,7 @@ export async function runLoadScenario(name: K6ScenarioName, opts: LoadRunOptions
     const run = await runScenario({
       k6Path: opts.k6Path,
       bundle: join(opts.bundleDir, `${bundle}.js`),
-      env: scenarioEnv(opts.inputs),
+      env: { ...scenarioEnv(opts.inputs), ...(opts.dashboardDir !== undefined ? dashboardEnv(opts.dashboardDir, bundle) : {}) },
       summaryFile,
       timeoutMs,
       ...(opts.caFile !== undefined && { caFile: opts.caFile }),

@@ -12,6 +12,8 @@ export interface BurstProbe {
   skipped?: string;
   sent: number;
   rps: number;
+  /** The rate really offered, which the machine or network may hold below `rps`. */
+  achievedRps: number;
   statuses: Record<number, number>;
   /** The first answer that limited: 429, or another refusal (503…) when no 429 came. */
   limited?: Exchange;
@@ -41,9 +43,12 @@ export function burstProbe(ctx: CheckContext): Promise<BurstProbe> {
 async function runProbe(ctx: CheckContext): Promise<BurstProbe> {
   const { maxRps, maxRequests, probingAllowed, endpoint } = ctx.rateLimit;
   if (!probingAllowed) {
-    return { skipped: `rate-limit probing against ${ctx.target.environment} needs --allow-production-load`, sent: 0, rps: 0, statuses: {}, durationS: 0 };
+    return { skipped: `rate-limit probing against ${ctx.target.environment} needs --allow-production-load`, sent: 0, rps: 0, achievedRps: 0, statuses: {}, durationS: 0 };
   }
   const call = await endpointCall(ctx, endpoint);
+  // Open the connections first (the health check needs no credentials), so the probe's rate is
+  // not eaten by TLS handshakes at its start.
+  await Promise.all(Array.from({ length: MAX_IN_FLIGHT }, () => ctx.http.healthCheck().catch(() => undefined)));
   const started = ctx.now();
   const statuses: Record<number, number> = {};
   let sent = 0;
@@ -71,10 +76,12 @@ async function runProbe(ctx: CheckContext): Promise<BurstProbe> {
     const tracked = p.finally(() => inFlight.delete(tracked));
     inFlight.add(tracked);
   }
+  // The rate actually offered: from the first request sent to the last (not the drain after it).
+  const sendingS = Math.max((ctx.now() - started) / 1000, 0.001);
   await Promise.all(inFlight);
   const durationS = (ctx.now() - started) / 1000;
   const limited = seen.limited;
-  const result: BurstProbe = { sent, rps: maxRps, statuses, durationS, ...(limited ? { limited } : {}) };
+  const result: BurstProbe = { sent, rps: maxRps, achievedRps: sent / sendingS, statuses, durationS, ...(limited ? { limited } : {}) };
   if (limited) result.recovery = await recover(ctx, call, limited);
   return result;
 }

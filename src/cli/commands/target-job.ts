@@ -25,6 +25,11 @@ export interface Stages {
   checks?: (io: StageIo) => Promise<CheckResult[]>;
   load?: (io: StageIo) => Promise<{ result: LoadResult; files?: Record<string, string> }>;
   rateLimit?: (io: StageIo) => Promise<RateLimitResult>;
+  /**
+   * For `run`: against production without --allow-production-load, leave out the load and
+   * rate-limit stages with a note instead of refusing the whole job (the checks are still wanted).
+   */
+  probingOptional?: boolean;
 }
 
 export async function targetJob(options: Options, stages: Stages): Promise<number> {
@@ -46,8 +51,16 @@ export async function targetJob(options: Options, stages: Stages): Promise<numbe
   const io: StageIo = { prepared, options, redactor, terminal, signal: controller.signal, reportDir };
   try {
     const checks = stages.checks ? await stages.checks(io) : [];
-    const load = stages.load && !controller.signal.aborted ? await stages.load(io) : undefined;
-    const rateLimit = stages.rateLimit && !controller.signal.aborted ? await stages.rateLimit(io) : null;
+    const optional = async <T>(stage: ((io: StageIo) => Promise<T>) | undefined, what: string): Promise<T | undefined> => {
+      if (!stage || controller.signal.aborted) return undefined;
+      if (stages.probingOptional && !prepared.rateLimit.probingAllowed) {
+        terminal.err(`${what} left out: ${prepared.target.environment} is production (pass --allow-production-load to include it)`);
+        return undefined;
+      }
+      return stage(io);
+    };
+    const load = await optional(stages.load, 'load run');
+    const rateLimit = (await optional(stages.rateLimit, 'rate-limit sizing')) ?? null;
     const report = buildReport({
       version: VERSION,
       target: { environment: prepared.target.environment, base_url: prepared.target.baseUrl, ...(prepared.target.emulated ? { emulated: true } : {}) },

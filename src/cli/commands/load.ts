@@ -1,0 +1,92 @@
+// `ces-harness load`: the k6 scenarios against the target, each a k6 run of its bundle, folded
+// into the report's `load` section. k6's exit 99 (thresholds) becomes our exit 1 via the verdict.
+
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { HarnessError, usageError } from '../../errors.js';
+import { locateK6 } from '../../k6/locate.js';
+import { findProjectRoot } from '../../k6/version.js';
+import { isK6ScenarioName, K6_SCENARIO_NAMES, K6_SCENARIOS, runLoadScenario, type K6ScenarioName, type ScenarioInputs } from '../../k6/scenarios.js';
+import { scenarioOk } from '../../k6/summary.js';
+import type { LoadResult, LoadScenarioResult } from '../../report/model.js';
+import type { Options } from '../flags.js';
+import { refuseProductionLoad } from '../prepare-target.js';
+import type { StageIo } from './target-job.js';
+
+// The built-in emulator limits each client to 50 requests/s (burst 50). The rate-limit scenario
+// goes a quarter over it for 40 % of the run, then ramps down: enough to provoke 429s, while the
+// whole run's calls still fit the limit's capacity, so every waiting client can get through.
+const EMULATOR_OVER_LIMIT_RATE = 62;
+
+export function selectedScenarios(options: Options): K6ScenarioName[] {
+  const names = options.scenario ?? [];
+  const unknown = names.filter((n) => !isK6ScenarioName(n));
+  if (unknown.length) throw usageError(`unknown scenario ${unknown.join(', ')}; known: ${K6_SCENARIO_NAMES.join(', ')}`);
+  return names.length ? (names as K6ScenarioName[]) : K6_SCENARIO_NAMES;
+}
+
+export interface LoadStageOptions {
+  /** `run` includes a short load run; `load` itself runs the configured duration. */
+  short?: boolean;
+}
+
+export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOptions = {}) {
+  return async ({ prepared, terminal, signal, reportDir }: StageIo): Promise<{ result: LoadResult }> => {
+    refuseProductionLoad(prepared, 'load');
+    const root = findProjectRoot();
+    const k6 = await locateK6(process.env, root);
+    const bundleDir = join(root, 'dist', 'scenarios');
+    const missing = scenarios.flatMap((s) => K6_SCENARIOS[s].bundles).filter((b) => !existsSync(join(bundleDir, `${b}.js`)));
+    if (missing.length) throw new HarnessError('USAGE', `the k6 scenario bundles are not built (${missing.join(', ')}); run \`npm run build\` in the ces-harness folder`);
+
+    const load = prepared.settings.load;
+    const runId = randomUUID();
+    const { target, expect } = await prepared.probeTarget();
+    const base: ScenarioInputs = {
+      baseUrl: target.baseUrl,
+      clientId: target.credentials.clientId,
+      clientSecret: target.credentials.clientSecret,
+      tokenLifetimeS: expect.tokenLifetimeS,
+      clockToleranceS: expect.clockToleranceS,
+      rate: load.rate ?? 20,
+      durationS: load.duration_s ?? (stageOptions.short ? 5 : 10),
+      vus: load.vus ?? 5,
+      business: prepared.settings.business,
+      runId,
+      rateLimitEndpoint: prepared.rateLimit.endpoint as NonNullable<ScenarioInputs['rateLimitEndpoint']>,
+      ...(load.thresholds ? { thresholds: load.thresholds } : {}),
+    };
+    const overLimitRate = load.over_limit_rate ?? (target.emulated ? EMULATOR_OVER_LIMIT_RATE : Math.min(prepared.rateLimit.maxRps, 100));
+    const extraArgs = (load.outputs ?? []).flatMap((o) => ['--out', o]);
+
+    const results: LoadScenarioResult[] = [];
+    for (const name of scenarios) {
+      if (signal.aborted) break;
+      terminal.progress(`k6 ${k6.version}: ${name} (${base.durationS} s)…`);
+      const inputs = name === 'rate-limit' ? { ...base, rate: overLimitRate } : base;
+      const result = await runLoadScenario(name, {
+        k6Path: k6.path,
+        bundleDir,
+        workDir: join(reportDir, 'k6'),
+        dashboardDir: reportDir,
+        inputs,
+        signal,
+        ...(target.caFile ? { caFile: target.caFile } : {}),
+        ...(extraArgs.length ? { extraArgs } : {}),
+      });
+      results.push(result);
+      terminal.out(scenarioLine(result));
+    }
+    return { result: { k6_version: k6.version, run_id: runId, scenarios: results, ok: results.every(scenarioOk) && !signal.aborted } };
+  };
+}
+
+function scenarioLine(r: LoadScenarioResult): string {
+  const ok = scenarioOk(r);
+  const failed = r.thresholds.filter((t) => !t.ok).map((t) => `${t.metric} ${t.expression}`);
+  const figures = `${r.requests} requests, ${r.rate_per_s.toFixed(1)}/s, p95 ${r.latency_ms.p95.toFixed(1)} ms, errors ${(r.error_rate * 100).toFixed(2)}%`;
+  const dropped = r.dropped_iterations > 0 ? `, ${r.dropped_iterations} iterations dropped (the generator could not keep the schedule)` : '';
+  const why = r.error ? `: ${r.error}` : failed.length ? `: thresholds failed: ${failed.join('; ')}` : '';
+  return `${ok ? '✓ pass ' : '✗ fail '} k6 ${r.scenario.padEnd(30)} ${figures}${dropped}${why}`;
+}

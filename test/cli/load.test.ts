@@ -1,0 +1,45 @@
+// `ces-harness load` and `run` as a user meets them: the real k6 against the built-in emulator.
+
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Report } from '../../src/report/model.js';
+import { runCli } from '../helpers/cli.js';
+import { realK6 } from '../k6/support.js';
+
+const k6 = await realK6();
+const work = () => mkdtempSync(join(tmpdir(), 'ces-load-'));
+const K6_ENV = k6 ? { K6_BINARY: k6.path } : {};
+
+describe.skipIf(!k6)('ces-harness load against the built-in emulator', () => {
+  it('exits 0 with all four scenarios in the report, and k6 dashboard exports beside it', async () => {
+    const dir = join(work(), 'report');
+    const res = await runCli(['load', '--report-dir', dir], { cwd: work(), env: K6_ENV, timeoutMs: 240_000 });
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as Report;
+    expect(report.load?.scenarios.map((s) => s.scenario).sort()).toEqual(['rate-limit', 'throughput', 'tls', 'token-lifecycle']);
+    expect(report.load?.ok).toBe(true);
+    expect(report.verdict).toBe('pass');
+    for (const s of report.load!.scenarios) expect(s.requests).toBeGreaterThan(0);
+    expect(readdirSync(dir).filter((f) => f.startsWith('k6-dashboard-')).length).toBeGreaterThanOrEqual(4);
+    const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
+    expect(junit).toContain('<testsuite name="load"');
+  }, 300_000);
+
+  it('exits 1 naming the failed threshold when the emulator rotates tokens', async () => {
+    const dir = join(work(), 'report');
+    const res = await runCli(['load', '--scenario', 'token-lifecycle', '--fault', 'token-rotates', '--report-dir', dir], { cwd: work(), env: K6_ENV, timeoutMs: 120_000 });
+    expect(res.code).toBe(1);
+    expect(res.stdout).toMatch(/✗ fail\s+k6 token-lifecycle .*thresholds failed: .*token_changed_before_expiry/);
+    const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as Report;
+    expect(report.verdict).toBe('fail');
+    expect(report.load?.scenarios[0]?.thresholds.some((t) => !t.ok)).toBe(true);
+  }, 180_000);
+
+  it('an unknown scenario is a usage error before anything starts', async () => {
+    const res = await runCli(['load', '--scenario', 'soak'], { cwd: work(), env: K6_ENV });
+    expect(res.code).toBe(2);
+    expect(res.stderr.trim()).toMatch(/^ces-harness: unknown scenario soak; known: token-lifecycle, tls, rate-limit, throughput$/);
+  });
+});
