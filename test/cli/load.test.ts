@@ -43,3 +43,18 @@ describe.skipIf(!k6)('ces-harness load against the built-in emulator', () => {
     expect(res.stderr.trim()).toMatch(/^ces-harness: unknown scenario soak; known: token-lifecycle, tls, rate-limit, throughput$/);
   });
 });
+
+describe.skipIf(!k6)('ces-harness run (npm start) against the built-in emulator', () => {
+  it('runs checks and a short load, exits 0 and writes the four report files', async () => {
+    const cwd = work();
+    const res = await runCli(['run'], { cwd, env: K6_ENV, timeoutMs: 240_000 });
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    const folder = /^report: (.+)$/m.exec(res.stdout)?.[1];
+    expect(folder).toMatch(/reports\/\d{8}T\d{6}Z-sandbox$/);
+    for (const f of ['report.json', 'report.md', 'junit.xml', 'report.html']) expect(readdirSync(folder!)).toContain(f);
+    const report = JSON.parse(readFileSync(join(folder!, 'report.json'), 'utf8')) as Report;
+    expect(report.summary.failed).toBe(0);
+    expect(report.checks.find((c) => c.id === 'token.expired-validate-401')?.status).toBe('pass');
+    expect(report.load?.scenarios.length).toBe(4);
+  }, 300_000);
+});

@@ -1,0 +1,188 @@
+// Bench 1: how long a full `check` against the emulator takes.
+//   (a) in-process, as `check --skip 'ratelimit.*' --expiry-wait 0` runs it, emulator included;
+//   (b) the same with the rate-limit probe;
+//   (c) the CLI itself, process start to exit, as a user sees it.
+// Each run gets a fresh emulator (a fresh token store and a full bucket) and cold TLS calibrations,
+// as a new CLI process would: a warm memo would time a run no user ever makes.
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CHECKS } from '../checks/index.js';
+import { EMBEDDED } from '../src/cli/prepare-target.js';
+import { DEFAULTS } from '../src/config/resolve.js';
+import type { Target } from '../src/config/target.js';
+import { createEmulator } from '../src/emulator/index.js';
+import { Redactor } from '../src/http/redact.js';
+import type { CheckResult } from '../src/report/model.js';
+import { runConformance } from '../src/runner/conformance.js';
+import { Ledger } from '../src/runner/ledger.js';
+import { selectChecks } from '../src/runner/run-checks.js';
+import { clearCalibrations } from '../src/tls/calibration.js';
+import { runCommand } from './proc.js';
+import { ms, slowest, summarize, type Section, type Summary } from './stats.js';
+
+/** The issue's goal for (a). */
+export const GOAL_MS = 1_000;
+/** One CLI check takes a few seconds; this only bounds a hang. */
+const CLI_TIMEOUT_MS = 60_000;
+
+export interface CheckTimeOptions {
+  /** Runs of (a). */
+  runs: number;
+  /** Runs of (b) and (c), a few seconds each: fewer, to keep the whole bench near three minutes. */
+  slowRuns: number;
+  projectRoot: string;
+  progress: (message: string) => void;
+}
+
+interface Measured {
+  label: string;
+  wall: Summary;
+  goal: string;
+  /** What the runs concluded, e.g. "30 pass, 5 skip" or "exit 0"; every distinct outcome once. */
+  outcomes: string[];
+}
+
+export interface CheckTimeResult {
+  checksWithoutRateLimit: number;
+  checksWithRateLimit: number;
+  a: Measured;
+  aChecks: Measured;
+  aStart: Measured;
+  b: Measured;
+  bChecks: Measured;
+  c: Measured;
+  cliStart: Measured;
+  /** The slowest checks of (a) by median duration: the floor under its wall time. */
+  slowestInA: Array<{ id: string; ms: number }>;
+}
+
+const countStatuses = (results: readonly CheckResult[]): string => {
+  const counts = new Map<string, number>();
+  for (const r of results) counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
+  const bad = results.filter((r) => r.status === 'fail' || r.status === 'error' || r.status === 'warn').map((r) => `${r.id} ${r.status}`);
+  return [...counts].map(([s, n]) => `${n} ${s}`).join(', ') + (bad.length > 0 ? ` [${bad.join(', ')}]` : '');
+};
+
+interface InProcessRun {
+  startMs: number;
+  checksMs: number;
+  totalMs: number;
+  outcome: string;
+  durations: Array<{ id: string; ms: number }>;
+}
+
+/** One `check` as the CLI runs it against its embedded emulator, minus the terminal and report. */
+async function inProcessOnce(skip: string[]): Promise<InProcessRun> {
+  const { selected } = selectChecks(CHECKS, [], skip);
+  clearCalibrations();
+  const t0 = performance.now();
+  // What prepareTarget starts when no target is configured.
+  const emulator = await createEmulator({ port: 0, environments: ['sandbox', 'production'], tokenTtlS: EMBEDDED.tokenTtlS });
+  const t1 = performance.now();
+  let results: CheckResult[];
+  let t2: number;
+  try {
+    const [target, ...others] = emulator.environments.map(
+      (e): Target => ({ environment: e.name, baseUrl: e.url, credentials: e.credentials, caPem: emulator.caPem, caFile: emulator.caFile, emulated: true }),
+    );
+    results = await runConformance({
+      target: target!,
+      others,
+      // `--expiry-wait 0`: the expiry checks skip instead of waiting out the 4 s tokens.
+      expect: { tokenLifetimeS: EMBEDDED.tokenTtlS, expiryWaitS: 0, clockToleranceS: EMBEDDED.clockToleranceS },
+      business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
+      rateLimit: { endpoint: DEFAULTS.rateLimitEndpoint, maxRps: DEFAULTS.maxRps, maxRequests: DEFAULTS.maxRequests, probingAllowed: true },
+      ledger: Ledger.disabled(),
+      checks: selected,
+      redactor: new Redactor(),
+    });
+    t2 = performance.now();
+  } finally {
+    await emulator.close();
+  }
+  const t3 = performance.now();
+  return { startMs: t1 - t0, checksMs: t2 - t1, totalMs: t3 - t0, outcome: countStatuses(results), durations: results.map((r) => ({ id: r.id, ms: r.duration_ms })) };
+}
+
+/** `ces-harness --help`: node's start plus loading the CLI bundle, the floor under (c). */
+async function cliHelpOnce(projectRoot: string): Promise<number> {
+  const r = await runCommand(process.execPath, [join(projectRoot, 'bin', 'ces-harness.js'), '--help'], { timeoutMs: CLI_TIMEOUT_MS });
+  return r.wallMs;
+}
+
+async function cliOnce(projectRoot: string): Promise<{ wallMs: number; outcome: string }> {
+  // An empty working directory: no ces-harness.yaml can turn the run towards a real target, and
+  // the report folder lands in a temporary place instead of reports/.
+  const cwd = await mkdtemp(join(tmpdir(), 'ces-bench-cli-'));
+  try {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^CES_/i.test(k)));
+    const r = await runCommand(
+      process.execPath,
+      [join(projectRoot, 'bin', 'ces-harness.js'), 'check', '--skip', 'ratelimit.*', '--expiry-wait', '0', '--report-dir', join(cwd, 'report')],
+      { timeoutMs: CLI_TIMEOUT_MS, env, cwd },
+    );
+    const lines = r.stdout.trim().split('\n');
+    const tail = lines.find((l) => /\d+ passed, \d+ failed/.test(l));
+    // The terminal's result lines: "✗ fail  <id>  …"; the ids are what a reader needs to follow up.
+    const bad = lines.map((l) => /^\S*\s*(fail|error|warn)\s+(\S+)/.exec(l.trim())).filter((m) => m !== null).map((m) => `${m[2]} ${m[1]}`);
+    const outcome = r.timedOut
+      ? `timed out after ${CLI_TIMEOUT_MS / 1000} s`
+      : `exit ${String(r.code)}${tail ? ` (${tail.trim()})` : ''}${bad.length > 0 ? ` [${bad.join(', ')}]` : ''}`;
+    return { wallMs: r.wallMs, outcome };
+  } finally {
+    await rm(cwd, { recursive: true, force: true });
+  }
+}
+
+export async function benchCheckTime(opts: CheckTimeOptions): Promise<CheckTimeResult> {
+  const withoutRl: InProcessRun[] = [];
+  const withRl: InProcessRun[] = [];
+  const cli: Array<{ wallMs: number; outcome: string }> = [];
+  const help: number[] = [];
+  // Interleaved, so that whatever else the machine does during the bench falls on all three alike.
+  for (let i = 0; i < Math.max(opts.runs, opts.slowRuns); i++) {
+    if (i < opts.runs) {
+      opts.progress(`check time ${i + 1}: in-process without ratelimit.*`);
+      withoutRl.push(await inProcessOnce(['ratelimit.*']));
+    }
+    if (i < opts.slowRuns) {
+      opts.progress(`check time ${i + 1}: in-process with ratelimit.*`);
+      withRl.push(await inProcessOnce([]));
+      opts.progress(`check time ${i + 1}: CLI`);
+      cli.push(await cliOnce(opts.projectRoot));
+      help.push(await cliHelpOnce(opts.projectRoot));
+    }
+  }
+  const distinct = (xs: string[]) => [...new Set(xs)];
+  const goal = `< ${ms(GOAL_MS)}`;
+  return {
+    checksWithoutRateLimit: selectChecks(CHECKS, [], ['ratelimit.*']).selected.length,
+    checksWithRateLimit: CHECKS.length,
+    a: { label: '(a) in-process, no ratelimit.*: emulator start + checks + close', wall: summarize(withoutRl.map((r) => r.totalMs)), goal, outcomes: distinct(withoutRl.map((r) => r.outcome)) },
+    aChecks: { label: '    of which the checks alone', wall: summarize(withoutRl.map((r) => r.checksMs)), goal: '', outcomes: [] },
+    aStart: { label: '    of which emulator start (certificates, 2 listeners)', wall: summarize(withoutRl.map((r) => r.startMs)), goal: '', outcomes: [] },
+    b: { label: '(b) in-process, with the rate-limit probe', wall: summarize(withRl.map((r) => r.totalMs)), goal: '-', outcomes: distinct(withRl.map((r) => r.outcome)) },
+    bChecks: { label: '    of which the checks alone', wall: summarize(withRl.map((r) => r.checksMs)), goal: '', outcomes: [] },
+    c: { label: "(c) CLI `check --skip 'ratelimit.*' --expiry-wait 0`, process start to exit", wall: summarize(cli.map((r) => r.wallMs)), goal, outcomes: distinct(cli.map((r) => r.outcome)) },
+    cliStart: { label: '    for scale: CLI `--help` (node start + loading the CLI bundle)', wall: summarize(help), goal: '', outcomes: [] },
+    slowestInA: slowest(withoutRl.map((r) => r.durations), 4),
+  };
+}
+
+export function checkTimeSection(r: CheckTimeResult): Section {
+  const rows = [r.a, r.aChecks, r.aStart, r.b, r.bChecks, r.c, r.cliStart];
+  const [a, b, c, help] = [r.a, r.b, r.c, r.cliStart].map((m) => m.wall.median) as [number, number, number, number];
+  return {
+    title: '1. Wall time of a full check against the emulator (median of n runs)',
+    headers: ['what', 'n', 'median', 'min', 'max', '1st run', 'goal', 'outcome'],
+    rows: rows.map((m) => [m.label, String(m.wall.n), ms(m.wall.median), ms(m.wall.min), ms(m.wall.max), ms(m.wall.first), m.goal, m.outcomes.join(' | ')]),
+    notes: [
+      `(a) runs ${r.checksWithoutRateLimit} checks, (b) all ${r.checksWithRateLimit}; both with the embedded emulator's settings (sandbox + production, ${EMBEDDED.tokenTtlS} s tokens, 50/s bucket) and --expiry-wait 0, so the expiry checks skip.`,
+      `(a) is ${(a / GOAL_MS).toFixed(2)}× the 1 s goal; the rate-limit probe adds ${ms(b - a)} (b - a); the CLI adds ${ms(c - a)} over (a) (c - a), of which ${ms(help)} is node starting and loading the CLI bundle (\`--help\`); the rest is preflight, the terminal and the report files.`,
+      `Slowest checks in (a), median duration: ${r.slowestInA.map((x) => `${x.id} ${ms(x.ms)}`).join(', ')}. The main phase runs checks concurrently, so the slowest one sets the floor.`,
+      'Every run starts a fresh emulator and clears the TLS calibration memo, as a new CLI process would.',
+    ],
+  };
+}
