@@ -1,8 +1,13 @@
 // Rate limiting as a well-behaved client lives it (§7: 429 means "wait and retry"; §8: a limit
-// exists, its size is not given). An arrival rate of CES_RATE logical calls per second — meant to
-// be above the service's limit — for the first 40 % of CES_DURATION_S, then ramping down to 0 so
-// retries can drain. Each logical call waits out 429s (Retry-After, else full-jitter backoff)
-// within CES_RETRY_BUDGET_S.
+// exists, its size is not given). Two load shapes (CES_RATE_PROFILE):
+// - spike (default): an arrival rate of CES_RATE logical calls per second — meant to be above the
+//   service's limit — for the first 40 % of CES_DURATION_S, then ramping down to 0 so retries can
+//   drain;
+// - steady: CES_RATE logical calls per second for all of CES_DURATION_S. `ces-harness ratelimit`
+//   runs this at its recommended rate with its recommended backoff, to prove the policy.
+// Each logical call waits out 429s (Retry-After, else full-jitter backoff from CES_BACKOFF_BASE_MS,
+// CES_BACKOFF_CAP_MS, CES_MAX_RETRIES) within CES_RETRY_BUDGET_S; logical_calls_ok counts those
+// that succeeded (goodput).
 // Pass: no logical call lost (logical_calls_lost == 0), every 429 has a JSON {"error": string}
 // body, and nothing but 2xx/429 comes back: a 503 (or any 5xx) under load is a failed request and
 // a lost call, so a service that sheds load with 503 instead of 429 fails here.
@@ -10,6 +15,7 @@
 
 import { check } from 'k6';
 import http from 'k6/http';
+import type { Scenario } from 'k6/options';
 import { readConfig } from './lib/config';
 import { callBusiness, postTokens, validateToken, type Res } from './lib/endpoints';
 import { counter } from './lib/metrics';
@@ -23,6 +29,7 @@ const cfg = readConfig();
 http.setResponseCallback(http.expectedStatuses({ min: 200, max: 399 }, 429));
 
 const serverErrors = counter('server_errors');
+const callsOk = counter('logical_calls_ok');
 
 const spikeS = cfg.durationS * 0.4;
 // A VU is held for as long as its call keeps waiting out 429s; beyond maxVUs, k6 drops iterations
@@ -32,23 +39,37 @@ const maxVUs = Math.max(cfg.vus, Math.min(300, Math.ceil(cfg.rate * 3)));
 // "Retry-After: 1" holds its VU for over a second: allocate about two seconds' worth up front.
 const preAllocatedVUs = Math.max(cfg.vus, Math.min(maxVUs, Math.ceil(cfg.rate * 2)));
 
+// Calls still retrying when the arrivals stop get their whole budget to finish.
+const gracefulStop = secs(cfg.retryBudgetS + 5);
+
+const executor: Scenario =
+  cfg.rateProfile === 'steady'
+    ? {
+        executor: 'constant-arrival-rate',
+        rate: Math.round(cfg.rate * 1000),
+        // Per 1000 s, so fractional rates (0.5/s) stay exact: k6 wants a whole number of iterations.
+        timeUnit: '1000s',
+        duration: secs(cfg.durationS),
+        preAllocatedVUs,
+        maxVUs,
+        gracefulStop,
+      }
+    : {
+        executor: 'ramping-arrival-rate',
+        startRate: Math.round(cfg.rate * 1000),
+        timeUnit: '1000s',
+        stages: [
+          { target: Math.round(cfg.rate * 1000), duration: secs(spikeS) },
+          { target: 0, duration: secs(cfg.durationS - spikeS) },
+        ],
+        preAllocatedVUs,
+        maxVUs,
+        gracefulStop,
+      };
+
 export const options = scenarioOptions(
   cfg,
-  {
-    over_limit: {
-      executor: 'ramping-arrival-rate',
-      startRate: Math.round(cfg.rate * 1000),
-      timeUnit: '1000s',
-      stages: [
-        { target: Math.round(cfg.rate * 1000), duration: secs(spikeS) },
-        { target: 0, duration: secs(cfg.durationS - spikeS) },
-      ],
-      preAllocatedVUs,
-      maxVUs,
-      // Calls still retrying when the arrivals stop get their whole budget to finish.
-      gracefulStop: secs(cfg.retryBudgetS + 5),
-    },
-  },
+  { over_limit: executor },
   {
     logical_calls_lost: ['count==0'],
     server_errors: ['count==0'],
@@ -86,6 +107,7 @@ export default function (shared: SharedToken): void {
       : callWithToken(cache, (token) => withRetry(cfg, () => send(token)), { step: 'token' });
   if (made === undefined) {
     logicalCallsLost.add(1);
+    callsOk.add(0);
     check(null, { 'A token is available for the rate-limited endpoint': () => false });
     return;
   }
@@ -93,6 +115,7 @@ export default function (shared: SharedToken): void {
   const status = outcome.res.status;
   serverErrors.add(status >= 500 ? 1 : 0);
   const ok = settle(outcome);
+  callsOk.add(ok ? 1 : 0);
   check(outcome.res, {
     'Overload is answered with 429, never 5xx (§7, §8)': (r) => r.status < 500,
     'The logical call succeeds within the retry budget (§7: wait and retry)': () => ok,
@@ -100,5 +123,9 @@ export default function (shared: SharedToken): void {
 }
 
 export const handleSummary = summaryHandler('rate-limit', cfg, {
-  notes: [`endpoint ${cfg.rateLimitEndpoint}, ${cfg.rate}/s for ${secs(spikeS)} then ramping down; retry budget ${cfg.retryBudgetS} s`],
+  notes: [
+    `endpoint ${cfg.rateLimitEndpoint}, ` +
+      (cfg.rateProfile === 'steady' ? `${cfg.rate}/s for ${secs(cfg.durationS)}` : `${cfg.rate}/s for ${secs(spikeS)} then ramping down`) +
+      `; backoff ${cfg.backoff.baseMs}–${cfg.backoff.capMs} ms full jitter, ≤ ${cfg.backoff.maxRetries} retries; retry budget ${cfg.retryBudgetS} s`,
+  ],
 });

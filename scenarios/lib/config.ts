@@ -41,7 +41,23 @@ export interface ScenarioConfig {
   retryBudgetS: number;
   /** Which endpoint the rate-limit scenario drives (config `rate_limit.endpoint`). */
   rateLimitEndpoint: RateLimitEndpoint;
+  /** How 429s are retried when Retry-After is absent (the `ratelimit` command passes its recommendation). */
+  backoff: Backoff;
+  /** rate-limit's load shape: a spike above the limit (default), or a steady rate (the recommendation's proof). */
+  rateProfile: RateProfile;
 }
+
+export interface Backoff {
+  baseMs: number;
+  capMs: number;
+  maxRetries: number;
+}
+
+/** What a client does without advice: start at 100 ms, cap at 5 s, give up after 8 retries. */
+export const DEFAULT_BACKOFF: Backoff = { baseMs: 100, capMs: 5_000, maxRetries: 8 };
+
+export const RATE_PROFILES = ['spike', 'steady'] as const;
+export type RateProfile = (typeof RATE_PROFILES)[number];
 
 export const RATE_LIMIT_ENDPOINTS = ['business.evaluation', 'business.ach_transactions', 'tokens.validate', 'tokens.issue'] as const;
 export type RateLimitEndpoint = (typeof RATE_LIMIT_ENDPOINTS)[number];
@@ -135,5 +151,11 @@ export function readConfig(): ScenarioConfig {
     validateMethod: choice('CES_VALIDATE_METHOD', METHODS, 'GET'),
     retryBudgetS: num('CES_RETRY_BUDGET_S', 10, 0),
     rateLimitEndpoint: choice('CES_RATE_LIMIT_ENDPOINT', RATE_LIMIT_ENDPOINTS, 'business.evaluation'),
+    backoff: {
+      baseMs: num('CES_BACKOFF_BASE_MS', DEFAULT_BACKOFF.baseMs, 1),
+      capMs: num('CES_BACKOFF_CAP_MS', DEFAULT_BACKOFF.capMs, 1),
+      maxRetries: Math.round(num('CES_MAX_RETRIES', DEFAULT_BACKOFF.maxRetries, 0)),
+    },
+    rateProfile: choice('CES_RATE_PROFILE', RATE_PROFILES, 'spike'),
   };
 }

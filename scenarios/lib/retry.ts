@@ -1,10 +1,11 @@
 // What a well-behaved client does with 429 (§7: "wait and retry"): honour Retry-After when the
-// service sends it, else exponential backoff with full jitter, and give up after a retry count or
+// service sends it, else exponential backoff with full jitter (base, cap and retry count from
+// CES_BACKOFF_BASE_MS, CES_BACKOFF_CAP_MS, CES_MAX_RETRIES), and give up after the retry count or
 // a time budget. Every scenario sends through this, so a rate-limited run measures the service,
 // not a client that hammers it.
 
 import { check, sleep } from 'k6';
-import type { ScenarioConfig } from './config';
+import type { Backoff, ScenarioConfig } from './config';
 import { isErrorBody, type Res } from './endpoints';
 import { counter } from './metrics';
 
@@ -29,12 +30,6 @@ export interface Outcome {
   exhausted: boolean;
 }
 
-export const BACKOFF = {
-  baseMs: 100,
-  capMs: 5_000,
-  maxRetries: 8,
-} as const;
-
 /** RFC 9110 §10.2.3: delay-seconds or an HTTP-date. */
 export function retryAfterMs(res: Res): number | undefined {
   const h = res.headers['Retry-After'];
@@ -46,7 +41,7 @@ export function retryAfterMs(res: Res): number | undefined {
 }
 
 /** Full jitter (AWS architecture blog, "Exponential Backoff And Jitter"): uniform in [0, min(cap, base·2^n)]. */
-export const fullJitterMs = (attempt: number): number => Math.random() * Math.min(BACKOFF.capMs, BACKOFF.baseMs * 2 ** attempt);
+export const fullJitterMs = (b: Backoff, attempt: number): number => Math.random() * Math.min(b.capMs, b.baseMs * 2 ** attempt);
 
 export function withRetry(cfg: ScenarioConfig, send: () => Res): Outcome {
   const started = Date.now();
@@ -64,8 +59,9 @@ export function withRetry(cfg: ScenarioConfig, send: () => Res): Outcome {
     // Retry-After is a floor. It comes in whole seconds, so every VU limited within one second
     // is told the same instant; spreading them over up to half as long again turns that wave
     // into a trickle the bucket can admit.
-    const waitMs = header !== undefined ? header + Math.random() * Math.max(BACKOFF.baseMs, header / 2) : fullJitterMs(attempt);
-    if (attempt >= BACKOFF.maxRetries || Date.now() - started + waitMs > budgetMs) {
+    const b = cfg.backoff;
+    const waitMs = header !== undefined ? header + Math.random() * Math.max(b.baseMs, header / 2) : fullJitterMs(b, attempt);
+    if (attempt >= b.maxRetries || Date.now() - started + waitMs > budgetMs) {
       return { res, attempts: attempt + 1, costMs, exhausted: true };
     }
     if (header !== undefined) retryAfterWaits.add(1);

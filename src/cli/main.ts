@@ -3,7 +3,9 @@
 import { HarnessError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { conformanceStage, selectedChecks } from './commands/check.js';
+import { k8sCommand } from './commands/k8s.js';
 import { loadStage, selectedScenarios } from './commands/load.js';
+import { makeRateLimitStage, rateLimitStage } from './commands/ratelimit.js';
 import { serveCommand } from './commands/serve.js';
 import { targetJob } from './commands/target-job.js';
 import { helpText, parseCommandLine, type Command, type Options } from './flags.js';
@@ -31,13 +33,21 @@ async function dispatch(command: Command, options: Options): Promise<number> {
     case 'check':
       return targetJob(options, { checks: conformanceStage(selectedChecks(options)) });
     case 'run':
-      return targetJob(options, { checks: conformanceStage(selectedChecks(options)), load: loadStage(selectedScenarios(options), { short: true }), probingOptional: true });
+      return targetJob(options, {
+        checks: conformanceStage(selectedChecks(options)),
+        load: loadStage(selectedScenarios(options), { short: true }),
+        // The main job keeps the sizing short: a bounded probe and a brief proof of the policy.
+        rateLimit: makeRateLimitStage({ proofS: 5, maxDurationS: 30 }),
+        probingOptional: true,
+      });
     case 'load':
       return targetJob(options, { load: loadStage(selectedScenarios(options)) });
+    case 'ratelimit':
+      return targetJob(options, { rateLimit: rateLimitStage });
     case 'serve':
       return serveCommand(options);
-    default:
-      throw new HarnessError('USAGE', `\`ces-harness ${command}\` is not available in this build yet`);
+    case 'k8s':
+      return k8sCommand(options);
   }
 }
 

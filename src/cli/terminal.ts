@@ -58,8 +58,11 @@ export function summaryLines(report: Report, folder: string, color: boolean): st
     `${s.passed} passed, ${s.failed} failed, ${s.warned} warned, ${s.skipped} skipped, ${s.errored} errored`,
   ];
   if (report.load) {
-    const broken = report.load.scenarios.flatMap((sc) => sc.thresholds.filter((t) => !t.ok).map((t) => `${sc.scenario}: ${t.metric} ${t.expression}`));
-    lines.push(`load: ${report.load.scenarios.length} scenario(s), ${broken.length ? `thresholds failed: ${broken.join('; ')}` : 'all thresholds met'}`);
+    const broken = report.load.scenarios.flatMap((sc) => [
+      ...(sc.error ? [`${sc.scenario}: ${sc.error}`] : []),
+      ...sc.thresholds.filter((t) => !t.ok).map((t) => `${sc.scenario}: ${t.metric} ${t.expression}`),
+    ]);
+    lines.push(`load: ${report.load.scenarios.length} scenario(s), ${broken.length ? `failed: ${broken.join('; ')}` : 'all thresholds met'}`);
   }
   if (report.rate_limit?.recommendation) {
     const r = report.rate_limit.recommendation;

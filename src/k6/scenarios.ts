@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import type { LoadScenarioResult } from '../report/model.js';
 import { K6_EXIT, runScenario, type RunScenarioResult } from './run.js';
+import { mergeK6Summaries, segmentArgs } from './segments.js';
 import { mergeLoadScenarioResults, toLoadScenarioResult } from './summary.js';
 
 export const K6_SCENARIOS = {
@@ -54,6 +55,10 @@ export interface ScenarioInputs {
   validateMethod?: string;
   retryBudgetS?: number;
   rateLimitEndpoint?: 'business.evaluation' | 'business.ach_transactions' | 'tokens.validate' | 'tokens.issue';
+  /** How the scenarios back off from a 429 without Retry-After (default 100 ms base, 5 s cap, 8 retries). */
+  backoff?: { baseMs: number; capMs: number; maxRetries: number };
+  /** rate-limit's load shape: `spike` above the limit (default), or `steady` at `rate` (a policy's proof). */
+  rateProfile?: 'spike' | 'steady';
 }
 
 export function scenarioEnv(i: ScenarioInputs): Record<string, string> {
@@ -73,6 +78,12 @@ export function scenarioEnv(i: ScenarioInputs): Record<string, string> {
   if (i.validateMethod !== undefined) env.CES_VALIDATE_METHOD = i.validateMethod;
   if (i.retryBudgetS !== undefined) env.CES_RETRY_BUDGET_S = String(i.retryBudgetS);
   if (i.rateLimitEndpoint !== undefined) env.CES_RATE_LIMIT_ENDPOINT = i.rateLimitEndpoint;
+  if (i.backoff !== undefined) {
+    env.CES_BACKOFF_BASE_MS = String(i.backoff.baseMs);
+    env.CES_BACKOFF_CAP_MS = String(i.backoff.capMs);
+    env.CES_MAX_RETRIES = String(i.backoff.maxRetries);
+  }
+  if (i.rateProfile !== undefined) env.CES_RATE_PROFILE = i.rateProfile;
   return env;
 }
 
@@ -98,6 +109,11 @@ export interface LoadRunOptions {
   baseEnv?: NodeJS.ProcessEnv;
   /** Where k6's web dashboard exports its self-contained HTML report (k6-dashboard-<bundle>.html). */
   dashboardDir?: string;
+  /**
+   * Split each bundle across this many concurrent k6 processes (execution segments, as
+   * k6-operator does across pods) and merge their summaries; 1 or absent: one process.
+   */
+  segments?: number;
 }
 
 /**
@@ -144,27 +160,65 @@ export async function runLoadScenario(name: K6ScenarioName, opts: LoadRunOptions
   const parts: LoadScenarioResult[] = [];
   for (const bundle of K6_SCENARIOS[name].bundles) {
     if (opts.signal?.aborted) break;
-    const summaryFile = join(opts.workDir, `${bundle}.summary.json`);
-    const run = await runScenario({
+    parts.push(await runK6Bundle(bundle, opts, timeoutMs));
+  }
+  if (parts.length === 0) return { ...toLoadScenarioResult(name, undefined), error: 'k6 run aborted' };
+  return mergeLoadScenarioResults(name, parts);
+}
+
+/** Runs one bundle (<bundleDir>/<bundle>.js), in segments when opts.segments > 1, to its result. */
+export async function runK6Bundle(bundle: string, opts: LoadRunOptions, timeoutMs = opts.timeoutMs ?? defaultTimeoutMs(opts.inputs)): Promise<LoadScenarioResult> {
+  const { run, summary } = await runBundle(bundle, opts, timeoutMs);
+  const result = toLoadScenarioResult(bundle, summary);
+  const problem = runProblem(run, timeoutMs);
+  if (problem !== undefined) result.error = problem;
+  else if (run.exitCode === K6_EXIT.THRESHOLDS_FAILED && result.thresholds.every((t) => t.ok)) {
+    // k6 says a threshold failed but the summary shows none: never report that as a pass.
+    result.error = 'k6 reported failed thresholds that its summary does not show';
+  }
+  return result;
+}
+
+/** One bundle as one k6 process, or as `opts.segments` concurrent ones whose summaries are merged. */
+async function runBundle(bundle: string, opts: LoadRunOptions, timeoutMs: number): Promise<{ run: RunScenarioResult; summary: unknown }> {
+  const count = opts.segments ?? 1;
+  const once = (summaryFile: string, extraArgs: string[], dashboardName: string) =>
+    runScenario({
       k6Path: opts.k6Path,
       bundle: join(opts.bundleDir, `${bundle}.js`),
-      env: { ...scenarioEnv(opts.inputs), ...(opts.dashboardDir !== undefined ? dashboardEnv(opts.dashboardDir, bundle) : {}) },
+      env: { ...scenarioEnv(opts.inputs), ...(opts.dashboardDir !== undefined ? dashboardEnv(opts.dashboardDir, dashboardName) : {}) },
       summaryFile,
       timeoutMs,
       ...(opts.caFile !== undefined && { caFile: opts.caFile }),
       ...(opts.signal !== undefined && { signal: opts.signal }),
-      ...(opts.extraArgs !== undefined && { extraArgs: opts.extraArgs }),
+      ...(extraArgs.length > 0 && { extraArgs }),
       ...(opts.baseEnv !== undefined && { baseEnv: opts.baseEnv }),
     });
-    const result = toLoadScenarioResult(bundle, run.summary);
-    const problem = runProblem(run, timeoutMs);
-    if (problem !== undefined) result.error = problem;
-    else if (run.exitCode === K6_EXIT.THRESHOLDS_FAILED && result.thresholds.every((t) => t.ok)) {
-      // k6 says a threshold failed but the summary shows none: never report that as a pass.
-      result.error = 'k6 reported failed thresholds that its summary does not show';
-    }
-    parts.push(result);
+  if (count <= 1) {
+    const run = await once(join(opts.workDir, `${bundle}.summary.json`), opts.extraArgs ?? [], bundle);
+    return { run, summary: run.summary };
   }
-  if (parts.length === 0) return { ...toLoadScenarioResult(name, undefined), error: 'k6 run aborted' };
-  return mergeLoadScenarioResults(name, parts);
+  const runs = await Promise.all(
+    Array.from({ length: count }, (_, i) => {
+      const name = `${bundle}.segment-${i + 1}-of-${count}`;
+      return once(join(opts.workDir, `${name}.summary.json`), [...segmentOutputs(opts.extraArgs ?? [], i, count), ...segmentArgs(i, count)], name);
+    }),
+  );
+  // The run that says most about a failure stands for all: a broken process first, then a
+  // threshold failure (99), else the first.
+  const broken = runs.find((r) => r.timedOut || r.aborted || (r.exitCode !== K6_EXIT.OK && r.exitCode !== K6_EXIT.THRESHOLDS_FAILED));
+  const run = broken ?? runs.find((r) => r.exitCode === K6_EXIT.THRESHOLDS_FAILED) ?? runs[0]!;
+  return { run, summary: mergeK6Summaries(runs.map((r) => r.summary)) };
+}
+
+/**
+ * File outputs (--out json=F, csv=F) get one file per segment process (F → F.segment-2-of-3.json):
+ * two k6 processes writing one file would interleave and corrupt it. Network outputs (Prometheus
+ * remote write, InfluxDB) take all processes' points as they are, as from k6-operator's pods.
+ */
+export function segmentOutputs(args: readonly string[], index: number, count: number): string[] {
+  return args.map((a, i) => {
+    const m = args[i - 1] === '--out' ? /^(json|csv)=(.+?)(\.[^./]*)?$/.exec(a) : null;
+    return m ? `${m[1]}=${m[2]}.segment-${index + 1}-of-${count}${m[3] ?? ''}` : a;
+  });
 }

@@ -121,11 +121,13 @@ export function mergeLoadScenarioResults(name: string, parts: LoadScenarioResult
   if (first === undefined) throw new Error(`no k6 runs to merge for ${name}`);
   if (parts.length === 1) return { ...first, scenario: name };
   const requests = parts.reduce((n, p) => n + p.requests, 0);
+  // The parts ran one after another: the rate over the whole is all requests over all their time.
+  const seconds = parts.reduce((n, p) => n + (p.rate_per_s > 0 ? p.requests / p.rate_per_s : 0), 0);
   const errors = parts.map((p) => p.error).filter((e): e is string => e !== undefined);
   const merged: LoadScenarioResult = {
     scenario: name,
     requests,
-    rate_per_s: Math.round(parts.reduce((n, p) => n + p.rate_per_s, 0) * 100) / 100,
+    rate_per_s: seconds > 0 ? Math.round((requests / seconds) * 100) / 100 : 0,
     latency_ms: first.latency_ms,
     error_rate: requests === 0 ? 0 : ratio(parts.reduce((n, p) => n + p.error_rate * p.requests, 0) / requests),
     checks: { passed: parts.reduce((n, p) => n + p.checks.passed, 0), failed: parts.reduce((n, p) => n + p.checks.failed, 0) },

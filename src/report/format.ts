@@ -107,7 +107,20 @@ export function rateLimitFacts(r: RateLimitResult): Array<[string, string]> {
     ['Recovery', orUnknown(r.recovery_s, formatSeconds, 'unknown')],
     ['Requests sent', formatNumber(r.requests_sent)],
     ['Requests limited (429)', `${formatNumber(r.requests_limited)}${limitedShare}`],
+    // The optional figures of the `ratelimit` probe, shown only when it reported them.
+    ...optionalFacts(r),
   ];
+}
+
+function optionalFacts(r: RateLimitResult): Array<[string, string]> {
+  const facts: Array<[string, string]> = [];
+  if (r.limiting_status !== undefined && r.limiting_status !== null && r.limiting_status !== 429) {
+    facts.push(['Limiting answer', `${r.limiting_status} (non-conformant: §7 wants 429)`]);
+  }
+  if (r.refill_s !== undefined && r.refill_s !== null) facts.push(['Refill of the burst', formatSeconds(r.refill_s)]);
+  if (r.ratelimit_headers && r.ratelimit_headers.length > 0) facts.push(['RateLimit headers', r.ratelimit_headers.join(', ')]);
+  if (r.duration_s !== undefined) facts.push(['Probe duration', `${formatSeconds(r.duration_s)}${r.partial ? ' (partial)' : ''}`]);
+  return facts;
 }
 
 export function recommendationText(r: RateLimitResult): string {

@@ -81,6 +81,16 @@ export interface RateLimitResult {
   proof?: { rate_429: number; goodput_rps: number; lost_requests: number } | null;
   timeline?: Array<{ t: number; offered: number; accepted: number; limited: number }>;
   notes?: string[];
+  /** The status the limit refused with: 429, or a non-conformant one (503…); null when nothing was refused. */
+  limiting_status?: number | null;
+  /** Seconds a drained limit needs to hold its whole burst again. */
+  refill_s?: number | null;
+  /** RateLimit / X-RateLimit-* headers the limited answers carried. */
+  ratelimit_headers?: string[];
+  /** How long the probe ran, seconds. */
+  duration_s?: number;
+  /** True when the probe was interrupted or ran out of budget before it knew everything. */
+  partial?: boolean;
 }
 
 export interface Report {

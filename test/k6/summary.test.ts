@@ -96,7 +96,8 @@ describe('mergeLoadScenarioResults', () => {
     expect(merged).toMatchObject({
       scenario: 'tls',
       requests: 33,
-      rate_per_s: 10,
+      // One run after the other: 30 requests in 6 s, then 3 in 0.6 s, is 33 in 6.6 s.
+      rate_per_s: 5,
       latency_ms: { p50: 1, p95: 2, p99: 3, max: 4 },
       error_rate: 0.090909,
       checks: { passed: 13, failed: 3 },

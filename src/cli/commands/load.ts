@@ -32,7 +32,7 @@ export interface LoadStageOptions {
 }
 
 export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOptions = {}) {
-  return async ({ prepared, terminal, signal, reportDir }: StageIo): Promise<{ result: LoadResult }> => {
+  return async ({ prepared, options, terminal, signal, reportDir }: StageIo): Promise<{ result: LoadResult }> => {
     refuseProductionLoad(prepared, 'load');
     const root = findProjectRoot();
     const k6 = await locateK6(process.env, root);
@@ -59,11 +59,13 @@ export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOp
     };
     const overLimitRate = load.over_limit_rate ?? (target.emulated ? EMULATOR_OVER_LIMIT_RATE : Math.min(prepared.rateLimit.maxRps, 100));
     const extraArgs = (load.outputs ?? []).flatMap((o) => ['--out', o]);
+    const segments = options.segments ?? 1;
+    if (!Number.isInteger(segments) || segments < 1) throw usageError(`--segments ${segments} is not a whole number of k6 processes; give 1 or more`);
 
     const results: LoadScenarioResult[] = [];
     for (const name of scenarios) {
       if (signal.aborted) break;
-      terminal.progress(`k6 ${k6.version}: ${name} (${base.durationS} s)…`);
+      terminal.progress(`k6 ${k6.version}: ${name} (${base.durationS} s${segments > 1 ? `, ${segments} segments` : ''})…`);
       const inputs = name === 'rate-limit' ? { ...base, rate: overLimitRate } : base;
       const result = await runLoadScenario(name, {
         k6Path: k6.path,
@@ -74,6 +76,7 @@ export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOp
         signal,
         ...(target.caFile ? { caFile: target.caFile } : {}),
         ...(extraArgs.length ? { extraArgs } : {}),
+        ...(segments > 1 ? { segments } : {}),
       });
       results.push(result);
       terminal.out(scenarioLine(result));

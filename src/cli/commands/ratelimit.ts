@@ -1,0 +1,140 @@
+// `ces-harness ratelimit` (and the last stage of `run`): discover the target's rate limit by
+// measurement, turn it into a client policy, prove the policy with k6, and hand the report its
+// `rate_limit` section. Progress goes to the terminal while the probe runs; a few closing lines
+// give the estimate, the recommendation and the proof.
+
+import { existsSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import type { Credentials } from '../../config/target.js';
+import { ServiceClient } from '../../http/service-client.js';
+import { locateK6 } from '../../k6/locate.js';
+import { findProjectRoot } from '../../k6/version.js';
+import type { RateLimitResult } from '../../report/model.js';
+import { ProbeSetupError, probeCalls } from '../../ratelimit/calls.js';
+import { DISCOVER_DEFAULTS, discover } from '../../ratelimit/discover.js';
+import { DEFAULT_PROOF_S, prove } from '../../ratelimit/prove.js';
+import { recommend } from '../../ratelimit/recommend.js';
+import { summaryLines, toRateLimitResult } from '../../ratelimit/result.js';
+import type { Proof } from '../../ratelimit/types.js';
+import { refuseProductionLoad } from '../prepare-target.js';
+import type { StageIo } from './target-job.js';
+
+export interface RateLimitStageOptions {
+  /** Seconds of steady k6 load at the recommended rate; 0 skips the proof. */
+  proofS?: number;
+  /** Wall-clock cap of the discovery probe, seconds. */
+  maxDurationS?: number;
+}
+
+/** The longest the stage waits for the limit to refill between the probe and the proof. */
+const MAX_SETTLE_S = 30;
+
+export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
+  return async (io: StageIo): Promise<RateLimitResult> => {
+    const { prepared, terminal, signal, redactor, reportDir } = io;
+    refuseProductionLoad(prepared, 'rate-limit probing');
+    // For the built-in emulator: an instance with 24 h tokens, so no token turns over mid-probe.
+    const { target, expect } = await prepared.probeTarget();
+    const { endpoint, maxRps, maxRequests } = prepared.rateLimit;
+    // rate_limit.second_client, once the config schema carries it (resolve.ts → settings.rateLimit.secondClient).
+    const secondClient = (prepared.settings.rateLimit as { secondClient?: Credentials }).secondClient;
+    if (secondClient) redactor.addSecret(secondClient.clientSecret);
+
+    const http = new ServiceClient(target, { redactor, connections: DISCOVER_DEFAULTS.maxInFlight });
+    let result: RateLimitResult;
+    try {
+      let calls;
+      try {
+        calls = await probeCalls({ http, endpoint, business: prepared.settings.business, ...(secondClient ? { secondClient } : {}) });
+      } catch (err) {
+        if (!(err instanceof ProbeSetupError)) throw err;
+        return notProbed(endpoint, err.message);
+      }
+      const estimate = await discover({
+        calls,
+        maxRps,
+        maxRequests,
+        maxDurationS: stageOptions.maxDurationS ?? DISCOVER_DEFAULTS.maxDurationS,
+        signal,
+        progress: terminal.progress,
+      });
+      const recommendation = recommend(estimate);
+
+      let proof: Proof | null = null;
+      const proofNotes: string[] = [];
+      const proofS = stageOptions.proofS ?? DEFAULT_PROOF_S;
+      if (recommendation && proofS > 0 && !signal.aborted && !estimate.partial) {
+        const located = await k6AndBundles();
+        if (typeof located === 'string') proofNotes.push(`proof not run: ${located}`);
+        else {
+          // The probe left the limit drained; a client adopting the policy starts on a rested one.
+          const settleS = Math.min(MAX_SETTLE_S, (estimate.refill_s ?? 0) * 1.5 + 0.5);
+          terminal.progress(`waiting ${settleS.toFixed(1)} s for the limit to refill, then proving the policy with k6 at ${recommendation.target_rps} req/s for ${proofS} s`);
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, settleS * 1000);
+            signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+          });
+          if (!signal.aborted) {
+            const run = await prove({
+              k6Path: located.k6Path,
+              bundleDir: located.bundleDir,
+              workDir: join(reportDir, 'k6', 'ratelimit-proof'),
+              target: { baseUrl: target.baseUrl, credentials: target.credentials, ...(target.caFile ? { caFile: target.caFile } : {}) },
+              endpoint: calls.endpoint,
+              business: prepared.settings.business,
+              ...(calls.validateMethod ? { validateMethod: calls.validateMethod } : {}),
+              recommendation,
+              durationS: proofS,
+              tokenLifetimeS: expect.tokenLifetimeS,
+              clockToleranceS: expect.clockToleranceS,
+              runId: randomUUID(),
+              signal,
+            });
+            proof = run.proof;
+            proofNotes.push(...run.notes);
+          }
+        }
+      }
+      result = toRateLimitResult(estimate, recommendation, proof, proofNotes);
+    } finally {
+      await http.close();
+    }
+    for (const line of summaryLines(result)) terminal.out(line);
+    return result;
+  };
+}
+
+/** The stage as `run` and `ratelimit` use it: discovery, recommendation, a 10 s proof. */
+export const rateLimitStage = makeRateLimitStage();
+
+/** k6 and the rate-limit bundle, or why the proof cannot run (it is not worth failing the stage). */
+async function k6AndBundles(): Promise<{ k6Path: string; bundleDir: string } | string> {
+  try {
+    const root = findProjectRoot();
+    const k6 = await locateK6(process.env, root);
+    const bundleDir = join(root, 'dist', 'scenarios');
+    if (!existsSync(join(bundleDir, 'rate-limit.js'))) return 'the k6 scenario bundles are not built; run `npm run build` in the ces-harness folder';
+    return { k6Path: k6.path, bundleDir };
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+function notProbed(endpoint: string, why: string): RateLimitResult {
+  return {
+    endpoint,
+    observed_429: false,
+    sustained_rps: null,
+    burst: null,
+    scope: 'unknown',
+    retry_after_header: 'unknown',
+    recovery_s: null,
+    requests_sent: 0,
+    requests_limited: 0,
+    recommendation: null,
+    proof: null,
+    notes: [`not probed: ${why}`],
+    partial: true,
+  };
+}

@@ -1,0 +1,158 @@
+// The request the probe repeats (rate_limit.endpoint), as the configured client sends it, plus the
+// same request as a second client when one is configured (for the scope). No call ever waits out a
+// 429: the probe wants to see each refusal.
+//
+// The token is refreshed in band: when it runs out, the next paced slot sends POST /tokens instead
+// of the endpoint call, so the stream never stalls on a token and the refresh is paced and counted
+// like every other request. (With the service's 24 h tokens that never happens; with the built-in
+// emulator's 4 s tokens it happens every few seconds.)
+
+import type { Credentials } from '../config/target.js';
+import type { Exchange, IssuedToken, ServiceClient } from '../http/service-client.js';
+import type { BusinessCall } from '../runner/check.js';
+import { epochSeconds } from '../runner/token-session.js';
+
+export type RateLimitEndpoint = 'business.evaluation' | 'business.ach_transactions' | 'tokens.validate' | 'tokens.issue';
+
+export interface ProbeCalls {
+  endpoint: RateLimitEndpoint;
+  /** One request as the configured client. */
+  primary(): Promise<Exchange>;
+  /** One request as the second client; absent when none is configured or it got no token. */
+  second?: () => Promise<Exchange>;
+  /** Why there is no second client, when one was configured. */
+  secondProblem?: string;
+  /** Makes sure the second client's token is still live (reissuing an expired one). */
+  refreshSecond?: () => Promise<void>;
+  /** §4.3 leaves the method open: what validate turned out to answer to. */
+  validateMethod?: 'GET' | 'POST';
+  /** Requests sent outside the paced stream (token fetches, the validate method), and 429s among them. */
+  overhead: { sent: number; limited: number };
+}
+
+export class ProbeSetupError extends Error {
+  override readonly name = 'ProbeSetupError';
+}
+
+const NO_WAIT = { waitOut429: false } as const;
+
+/** A token that is replaced in band once it has expired by our clock. */
+class InBandToken {
+  private token: IssuedToken;
+  private refreshing = false;
+  private nextAskMs = 0;
+
+  constructor(
+    private readonly http: ServiceClient,
+    private readonly credentials: Credentials,
+    first: IssuedToken,
+  ) {
+    this.token = first;
+  }
+
+  get value(): string {
+    return this.token.token;
+  }
+
+  private expiresAtMs(): number | undefined {
+    const s = epochSeconds(this.token.expiresAt);
+    return s === undefined ? undefined : s * 1000;
+  }
+
+  /** True when this slot should fetch the successor: expired, nobody fetching, not asked just now. */
+  due(): boolean {
+    const expires = this.expiresAtMs();
+    const now = Date.now();
+    // 50 ms past expiry: the service hands out the same token until then (§3).
+    return expires !== undefined && !this.refreshing && now >= expires + 50 && now >= this.nextAskMs;
+  }
+
+  async refresh(): Promise<Exchange> {
+    this.refreshing = true;
+    try {
+      const ex = await this.http.issueToken(this.credentials, NO_WAIT);
+      if (ex.issued && ex.issued.token !== this.token.token) this.token = ex.issued;
+      // The same token again (the service's clock is behind ours) or a refusal: ask again shortly.
+      else this.nextAskMs = Date.now() + 250;
+      return ex;
+    } finally {
+      this.refreshing = false;
+    }
+  }
+}
+
+interface CallsInput {
+  http: ServiceClient;
+  endpoint: string;
+  business: Record<'evaluation' | 'ach_transactions', BusinessCall>;
+  secondClient?: Credentials;
+}
+
+export function isRateLimitEndpoint(s: string): s is RateLimitEndpoint {
+  return s === 'business.evaluation' || s === 'business.ach_transactions' || s === 'tokens.validate' || s === 'tokens.issue';
+}
+
+/**
+ * Fetches what the calls need (a token; validate's method) with the client's usual 429 wait-out,
+ * since the limit may still be drained by an earlier stage, and returns the calls.
+ */
+export async function probeCalls(input: CallsInput): Promise<ProbeCalls> {
+  const { http, business } = input;
+  if (!isRateLimitEndpoint(input.endpoint)) throw new ProbeSetupError(`rate_limit.endpoint ${input.endpoint} is not one the probe knows`);
+  const endpoint = input.endpoint;
+  const overhead = { sent: 0, limited: 0 };
+  const counted = <T extends Exchange>(ex: T): T => {
+    overhead.sent += 1 + ex.rateLimitWaits;
+    overhead.limited += ex.rateLimitWaits;
+    return ex;
+  };
+  const issue = async (credentials: Credentials) => counted(await http.issueToken(credentials));
+
+  if (endpoint === 'tokens.issue') {
+    const calls: ProbeCalls = { endpoint, primary: () => http.issueToken(http.target.credentials, NO_WAIT), overhead };
+    if (input.secondClient) {
+      const second = input.secondClient;
+      calls.second = () => http.issueToken(second, NO_WAIT);
+    }
+    return calls;
+  }
+
+  const first = await issue(http.target.credentials);
+  if (!first.issued) throw new ProbeSetupError(`POST /tokens with the configured credentials returned ${first.status} ${http.quote(first)}; no token to probe ${endpoint} with`);
+  const token = new InBandToken(http, http.target.credentials, first.issued);
+
+  let validateMethod: 'GET' | 'POST' | undefined;
+  if (endpoint === 'tokens.validate') {
+    const get = counted(await http.validate(token.value, 'GET'));
+    validateMethod = get.status === 404 || get.status === 405 ? 'POST' : 'GET';
+  }
+  const call = (bearer: string): Promise<Exchange> => {
+    if (endpoint === 'tokens.validate') return http.validate(bearer, validateMethod, NO_WAIT);
+    const name = endpoint === 'business.ach_transactions' ? 'ach_transactions' : 'evaluation';
+    return http.business(name, business[name], bearer, NO_WAIT);
+  };
+
+  const calls: ProbeCalls = {
+    endpoint,
+    primary: () => (token.due() ? token.refresh() : call(token.value)),
+    overhead,
+    ...(validateMethod ? { validateMethod } : {}),
+  };
+  if (input.secondClient) {
+    const credentials = input.secondClient;
+    const secondFirst = await issue(credentials);
+    if (secondFirst.issued) {
+      let secondToken = secondFirst.issued;
+      calls.second = () => call(secondToken.token);
+      calls.refreshSecond = async () => {
+        const expires = epochSeconds(secondToken.expiresAt);
+        if (expires === undefined || Date.now() < expires * 1000 + 50) return;
+        const again = await issue(credentials);
+        if (again.issued) secondToken = again.issued;
+      };
+    } else {
+      calls.secondProblem = `POST /tokens with rate_limit.second_client returned ${secondFirst.status} ${http.quote(secondFirst)}`;
+    }
+  }
+  return calls;
+}

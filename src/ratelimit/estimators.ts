@@ -1,0 +1,174 @@
+// The figures of a limit, computed from what the probe recorded. Pure functions of samples, so each
+// can be tested on a hand-made series and reasoned about without a server.
+//
+// Time is the moment a request was sent (sentMs): the limiter decides on arrival, and on loopback
+// or a steady network the arrival follows the send by a near-constant delay, which cancels out of
+// every difference below. Answer times would add the service's latency jitter.
+
+import type { Sample } from './types.js';
+
+const bySent = (a: Sample, b: Sample) => a.sentMs - b.sentMs;
+
+export interface SustainedFit {
+  rps: number;
+  /** Accepted requests in the window. */
+  accepted: number;
+  spanS: number;
+  /** Relative spread of the estimate (half the interquartile range of the pairwise rates, or the pacing bound). */
+  precision: number;
+  /** Acceptance came in clumps (a fixed window?); rps is then accepted / window length. */
+  clumpy: boolean;
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+/**
+ * Accepted requests numbered 1, 2, 3, … in sending order, kept where the limiter was demonstrably
+ * saturated: the previous request was refused at most two sending intervals earlier. On a saturated
+ * limiter every unit of capacity it frees is taken by the next arrival, so the k-th acceptance
+ * happens about k/rate after the first request, late by less than that gap: these points lie on the
+ * line t = t0 + k/rate. Acceptances after a stall of the sender (the limiter refilled meanwhile)
+ * are left out, so a busy machine that pauses the probe does not bend the line.
+ */
+export function saturatedPoints(samples: readonly Sample[]): Array<{ k: number; t: number }> {
+  const sorted = [...samples].sort(bySent);
+  if (sorted.length < 2) return [];
+  const maxLagMs = 2 * median(sorted.slice(1).map((s, i) => s.sentMs - sorted[i]!.sentMs));
+  const points: Array<{ k: number; t: number }> = [];
+  let k = 0;
+  for (const [i, s] of sorted.entries()) {
+    if (s.answer !== 'accepted') continue;
+    k++;
+    const previous = sorted[i - 1];
+    if (previous?.answer === 'limited' && s.sentMs - previous.sentMs <= maxLagMs) points.push({ k, t: s.sentMs });
+  }
+  return points;
+}
+
+/**
+ * The steady-state rate of a saturated limiter: the Theil–Sen slope through its saturated points
+ * (the median of the pairwise slopes of points at least a third of the window apart). The median
+ * ignores the odd point whose request reached the service late, which a least-squares fit or a
+ * first-to-last span would not. Limiters that keep what they owe (token buckets, nginx's leaky
+ * bucket, GCRA) make this unbiased; a fixed window that resets gives one saturated point per
+ * window (its first acceptance after the reset), so the slope is still limit / window.
+ *
+ * With too few saturated points (a short or interrupted probe) the estimate falls back to the
+ * first-to-last span of acceptances, flagged `clumpy` when accepted / window length disagrees with
+ * it by more than a quarter (then the latter is used).
+ */
+export function sustainedRate(window: readonly Sample[]): SustainedFit | null {
+  const sorted = [...window].sort(bySent);
+  const accepted = sorted.filter((s) => s.answer === 'accepted');
+  if (accepted.length < 3 || sorted.length < 2) return null;
+  const spanMs = accepted[accepted.length - 1]!.sentMs - accepted[0]!.sentMs;
+  const windowMs = sorted[sorted.length - 1]!.sentMs - sorted[0]!.sentMs;
+  if (spanMs <= 0 || windowMs <= 0) return null;
+
+  const points = saturatedPoints(sorted);
+  const kSpan = points.length > 0 ? points[points.length - 1]!.k - points[0]!.k : 0;
+  if (points.length >= 5 && kSpan >= 6) {
+    const minApart = kSpan / 3;
+    const rates: number[] = [];
+    for (let a = 0; a < points.length; a++) {
+      for (let b = a + 1; b < points.length; b++) {
+        const dk = points[b]!.k - points[a]!.k;
+        const dt = points[b]!.t - points[a]!.t;
+        if (dk >= minApart && dt > 0) rates.push((dk / dt) * 1000);
+      }
+    }
+    if (rates.length >= 3) {
+      rates.sort((x, y) => x - y);
+      const rps = median(rates);
+      const q1 = rates[Math.floor(rates.length / 4)]!;
+      const q3 = rates[Math.floor((3 * rates.length) / 4)]!;
+      const pointsSpanS = (points[points.length - 1]!.t - points[0]!.t) / 1000;
+      return { rps, accepted: accepted.length, spanS: pointsSpanS, precision: (q3 - q1) / 2 / rps, clumpy: false };
+    }
+  }
+  const bySpan = ((accepted.length - 1) / spanMs) * 1000;
+  const byWindow = (accepted.length / windowMs) * 1000;
+  const clumpy = Math.abs(bySpan - byWindow) / byWindow > 0.25;
+  return {
+    rps: clumpy ? byWindow : bySpan,
+    accepted: accepted.length,
+    spanS: spanMs / 1000,
+    // One acceptance more or less over the span: what a short series can promise.
+    precision: 1 / Math.max(1, accepted.length - 1),
+    clumpy,
+  };
+}
+
+export interface BurstFit {
+  /** Accepted requests sent before the first refused one. */
+  raw: number;
+  /** Seconds from the first to the last of them. */
+  spanS: number;
+  /** raw minus what the limit admitted at its sustained rate during that span (never below 1 when raw > 0). */
+  capacity: number;
+  /** False when no request of the run was refused: the burst is at least `raw`. */
+  limited: boolean;
+}
+
+/**
+ * A burst is sent at the probe's ceiling rate, not instantly, so the limiter refills while it
+ * drains: raw = capacity + sustained × span. Subtracting the refill gives what a client could send
+ * at once, the same figure whatever max_rps the probe was allowed.
+ */
+export function burstOf(run: readonly Sample[], sustainedRps: number | null): BurstFit {
+  const sorted = [...run].sort(bySent);
+  const firstRefusal = sorted.find((s) => s.answer === 'limited');
+  const before = sorted.filter((s) => s.answer === 'accepted' && (firstRefusal === undefined || s.sentMs < firstRefusal.sentMs));
+  const raw = before.length;
+  const spanS = raw > 1 ? (before[raw - 1]!.sentMs - before[0]!.sentMs) / 1000 : 0;
+  const refilled = sustainedRps === null ? 0 : sustainedRps * spanS;
+  const capacity = raw === 0 ? 0 : Math.max(1, Math.round(raw - refilled));
+  return { raw, spanS, capacity, limited: firstRefusal !== undefined };
+}
+
+/**
+ * After a refusal, how long until a request passed again, at worst, while the limit was saturated:
+ * for each refused request the time to the next accepted one. It is what a client told "no" must
+ * wait at most before a retry can pass (about 1/rate for a bucket, the rest of the window for a
+ * fixed window), measured, not derived.
+ */
+export function recoveryOf(saturated: readonly Sample[]): number | null {
+  const sorted = [...saturated].sort(bySent);
+  let worst: number | null = null;
+  let pendingSince: number | null = null;
+  for (const s of sorted) {
+    if (s.answer === 'limited') pendingSince ??= s.sentMs;
+    else if (s.answer === 'accepted' && pendingSince !== null) {
+      const gap = s.sentMs - pendingSince;
+      worst = worst === null ? gap : Math.max(worst, gap);
+      pendingSince = null;
+    }
+  }
+  return worst === null ? null : worst / 1000;
+}
+
+/** Nearest-rank percentile of a list (ms), or null when it is empty. */
+export function percentile(values: readonly number[], p: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
+  return sorted[rank - 1]!;
+}
+
+/** Per whole second since the probe started: requests sent, and how many were accepted or limited. */
+export function timelineOf(samples: readonly Sample[]): Array<{ t: number; offered: number; accepted: number; limited: number }> {
+  if (samples.length === 0) return [];
+  const last = Math.floor(Math.max(...samples.map((s) => s.sentMs)) / 1000);
+  const rows = Array.from({ length: last + 1 }, (_, t) => ({ t, offered: 0, accepted: 0, limited: 0 }));
+  for (const s of samples) {
+    const row = rows[Math.floor(s.sentMs / 1000)]!;
+    row.offered++;
+    if (s.answer === 'accepted') row.accepted++;
+    else if (s.answer === 'limited') row.limited++;
+  }
+  return rows;
+}

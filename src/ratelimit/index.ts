@@ -1,0 +1,10 @@
+// Rate-limit sizing: discover a limit by measurement (discover), turn it into a client policy
+// (recommend), prove the policy with k6 (prove), and shape it for the report (toRateLimitResult).
+// The `ratelimit` command (src/cli/commands/ratelimit.ts) strings these together.
+
+export { probeCalls, isRateLimitEndpoint, ProbeSetupError, type ProbeCalls, type RateLimitEndpoint } from './calls.js';
+export { discover, DISCOVER_DEFAULTS, type DiscoverOptions } from './discover.js';
+export { recommend, targetRate, lossBound, horizonMs, HEADROOM, type RecommendInput } from './recommend.js';
+export { prove, proofInputs, DEFAULT_PROOF_S, type ProveOptions, type ProofRun } from './prove.js';
+export { toRateLimitResult, summaryLines } from './result.js';
+export type { Estimate, Recommendation, Proof, Sample } from './types.js';

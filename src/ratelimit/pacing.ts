@@ -1,0 +1,78 @@
+// Open-model pacing: request k leaves at t0 + k/rate whatever the answers do, which is how an
+// arrival-rate load generator offers load and what a limiter's rate is defined against. The harness
+// sends each request itself (undici, through the ServiceClient) so it sees each answer the moment
+// it arrives and can stop on the very answer that settles a question.
+
+/** Monotonic milliseconds and a sleep that an abort ends early. A seam for tests, not a feature. */
+export interface Clock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export function monotonicClock(): Clock {
+  const origin = performance.now();
+  return {
+    now: () => performance.now() - origin,
+    sleep: (ms, signal) =>
+      new Promise<void>((resolve) => {
+        if (signal?.aborted || ms <= 0) return resolve();
+        const done = () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', done);
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        signal?.addEventListener('abort', done, { once: true });
+      }),
+  };
+}
+
+export interface PaceOptions {
+  clock: Clock;
+  /** Requests per second, read before every send: a phase may change it mid-stream. */
+  rate: () => number;
+  /**
+   * At most this many requests in flight. More would only queue in the client's connection pool
+   * and blur the moment each request reaches the limiter.
+   */
+  maxInFlight: number;
+  /** Read before every send; true ends the stream (what is in flight still completes). */
+  done: () => boolean;
+  /** Sends one request and records its answer; must not throw. */
+  send: () => Promise<void>;
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs a paced stream until `done()`, then waits for what is in flight. A late timer delays the
+ * schedule instead of compressing it: no catch-up bursts, so the offered rate never exceeds
+ * `rate()` by more than a timer's jitter.
+ */
+export async function pace(opts: PaceOptions): Promise<void> {
+  const { clock, signal } = opts;
+  const inFlight = new Set<Promise<void>>();
+  let next = clock.now();
+  // Bounded by done(), which every caller ties to a request count, a deadline and the signal.
+  while (!opts.done() && !signal?.aborted) {
+    const wait = next - clock.now();
+    if (wait > 0) {
+      // Timers have millisecond resolution; round up so a request never leaves early.
+      await clock.sleep(Math.ceil(wait), signal);
+      continue;
+    }
+    if (inFlight.size >= opts.maxInFlight) {
+      await Promise.race(inFlight);
+      continue;
+    }
+    const tracked: Promise<void> = opts.send().finally(() => inFlight.delete(tracked));
+    inFlight.add(tracked);
+    const interval = 1000 / Math.max(opts.rate(), 1e-3);
+    const now = clock.now();
+    // Behind schedule by more than an interval (a stalled event loop): start the schedule again
+    // from now rather than sending the missed requests back to back.
+    next = next + interval < now ? now + interval : next + interval;
+    // Let the request get onto the wire before the next timer is armed.
+    await Promise.resolve();
+  }
+  await Promise.all(inFlight);
+}

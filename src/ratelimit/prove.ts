@@ -1,0 +1,95 @@
+// The recommendation, proven: the k6 `rate-limit` scenario, steady at the recommended rate, with the
+// recommended backoff (CES_BACKOFF_*), against the same endpoint. A policy that is right loses no
+// request and sees (almost) no 429; the figures go into the report as `proof`.
+
+import { runLoadScenario, type ScenarioInputs } from '../k6/scenarios.js';
+import { scenarioOk } from '../k6/summary.js';
+import type { Credentials } from '../config/target.js';
+import type { LoadScenarioResult } from '../report/model.js';
+import type { RateLimitEndpoint } from './calls.js';
+import type { Proof, Recommendation } from './types.js';
+
+export interface ProveOptions {
+  k6Path: string;
+  bundleDir: string;
+  /** Where k6 writes its summary. */
+  workDir: string;
+  target: { baseUrl: string; credentials: Credentials; caFile?: string };
+  endpoint: RateLimitEndpoint;
+  business?: ScenarioInputs['business'];
+  validateMethod?: string;
+  recommendation: Recommendation;
+  /** How long the steady load runs, seconds. */
+  durationS?: number;
+  tokenLifetimeS: number;
+  clockToleranceS: number;
+  runId: string;
+  signal?: AbortSignal;
+}
+
+export interface ProofRun {
+  /** Null when k6 could not produce figures (the scenario's `error` says why). */
+  proof: Proof | null;
+  scenario: LoadScenarioResult;
+  notes: string[];
+}
+
+export const DEFAULT_PROOF_S = 10;
+
+const count = (r: LoadScenarioResult, metric: string): number => {
+  const v = r.extra?.[metric];
+  return typeof v === 'number' ? v : 0;
+};
+
+export function proofInputs(opts: ProveOptions): ScenarioInputs {
+  const rec = opts.recommendation;
+  return {
+    baseUrl: opts.target.baseUrl,
+    clientId: opts.target.credentials.clientId,
+    clientSecret: opts.target.credentials.clientSecret,
+    tokenLifetimeS: opts.tokenLifetimeS,
+    clockToleranceS: opts.clockToleranceS,
+    rate: rec.target_rps,
+    durationS: opts.durationS ?? DEFAULT_PROOF_S,
+    // k6 holds a VU per call in flight, waits included; the scenario allocates more as needed.
+    vus: Math.max(1, rec.max_concurrency),
+    runId: opts.runId,
+    retryBudgetS: rec.retry_budget_s,
+    rateLimitEndpoint: opts.endpoint,
+    backoff: { baseMs: rec.backoff.base_ms, capMs: rec.backoff.cap_ms, maxRetries: rec.backoff.max_retries },
+    rateProfile: 'steady',
+    ...(opts.business ? { business: opts.business } : {}),
+    ...(opts.validateMethod ? { validateMethod: opts.validateMethod } : {}),
+  };
+}
+
+export async function prove(opts: ProveOptions): Promise<ProofRun> {
+  const inputs = proofInputs(opts);
+  const scenario = await runLoadScenario('rate-limit', {
+    k6Path: opts.k6Path,
+    bundleDir: opts.bundleDir,
+    workDir: opts.workDir,
+    inputs,
+    ...(opts.target.caFile ? { caFile: opts.target.caFile } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+  if (scenario.error) return { proof: null, scenario, notes: [`proof run did not complete: ${scenario.error}`] };
+
+  const requests = scenario.requests;
+  const ok = count(scenario, 'logical_calls_ok');
+  const lost = count(scenario, 'logical_calls_lost');
+  const proof: Proof = {
+    rate_429: requests > 0 ? Math.round((count(scenario, 'rate_limited_responses') / requests) * 1e4) / 1e4 : 0,
+    // Successful calls per second of offered load (the arrivals run for durationS; the graceful
+    // tail only lets waiting calls finish).
+    goodput_rps: Math.round((ok / inputs.durationS) * 100) / 100,
+    lost_requests: lost,
+  };
+  const notes: string[] = [];
+  if (scenario.dropped_iterations > 0) notes.push(`proof run: k6 dropped ${scenario.dropped_iterations} arrivals it had no VU for (the load generator, not the service)`);
+  if (!scenarioOk(scenario)) {
+    const failed = scenario.thresholds.filter((t) => !t.ok).map((t) => `${t.metric} ${t.expression}`);
+    notes.push(`proof run: thresholds not met (${failed.join('; ')})`);
+  }
+  return { proof, scenario, notes };
+}

@@ -1,0 +1,123 @@
+// From a measured limit to a client policy an SRE can paste into their config. Pure: the same
+// estimate always gives the same recommendation, and every figure's reasoning is written out (in
+// these comments and in `why`, which the report shows).
+
+import type { BackoffPolicy } from '../report/model.js';
+import type { Estimate, Recommendation } from './types.js';
+
+export type RecommendInput = Pick<
+  Estimate,
+  'sustained_rps' | 'burst' | 'recovery_s' | 'refill_s' | 'retry_after_header' | 'retry_after_max_s' | 'latency_p95_ms'
+>;
+
+/** The share of the measured rate a client should leave unused. */
+export const HEADROOM = 0.2;
+/** Per request, the chance that a lone follower of the policy is still refused after its last retry. */
+export const LOSS_TARGET = 1e-4;
+export const RETRY_BOUNDS = { min: 3, max: 10 } as const;
+export const BASE_BOUNDS_MS = { min: 20, max: 10_000 } as const;
+export const CAP_MAX_MS = 60_000;
+
+const ceilTo = (n: number, step: number) => Math.ceil(n / step) * step;
+
+/**
+ * A rate below the measured one, rounded down to figures a person would type: whole requests per
+ * second from 10 up, tenths from 1, hundredths below.
+ */
+export function targetRate(sustainedRps: number): number {
+  const raw = sustainedRps * (1 - HEADROOM);
+  if (raw >= 10) return Math.floor(raw);
+  if (raw >= 1) return Math.floor(raw * 10) / 10;
+  return Math.max(0.01, Math.floor(raw * 100) / 100);
+}
+
+/** The wait before retry `attempt` (0-based) is uniform in [0, window(attempt)] under full jitter. */
+export const jitterWindowMs = (b: Pick<BackoffPolicy, 'base_ms' | 'cap_ms'>, attempt: number): number => Math.min(b.cap_ms, b.base_ms * 2 ** attempt);
+
+/**
+ * The chance that every one of `retries` retries lands too early, for a client alone at a limit
+ * that frees capacity `recoveryMs` after a refusal. Retry i waits U_i ~ uniform[0, w_i] and fails
+ * only if it lands before the recovery; since the waits add up, all failing needs every U_i below
+ * the recovery, so the product of min(1, recovery / w_i) bounds it from above.
+ */
+export function lossBound(b: Pick<BackoffPolicy, 'base_ms' | 'cap_ms'>, retries: number, recoveryMs: number): number {
+  let p = 1;
+  for (let i = 0; i < retries; i++) p *= Math.min(1, recoveryMs / jitterWindowMs(b, i));
+  return p;
+}
+
+/** The longest a follower may wait across `retries` retries (the sum of the jitter windows). */
+export function horizonMs(b: Pick<BackoffPolicy, 'base_ms' | 'cap_ms'>, retries: number): number {
+  let total = 0;
+  for (let i = 0; i < retries; i++) total += jitterWindowMs(b, i);
+  return total;
+}
+
+export function recommend(e: RecommendInput): Recommendation | null {
+  const sustained = e.sustained_rps;
+  if (sustained === null || !(sustained > 0)) return null;
+  const why: string[] = [];
+
+  // Rate: 20 % below the measured steady rate, so clock drift, a second process of the same client
+  // and the measurement's own error (about ±1 %) never push the client into the limit.
+  const target = targetRate(sustained);
+  why.push(`target ${target} req/s: ${Math.round(HEADROOM * 100)} % below the measured ${sustained} req/s`);
+
+  // Concurrency: Little's law, requests in flight = rate × time each one takes; at the p95 latency
+  // the target rate needs this many in flight, rounded up. Never more than the burst: requests in
+  // flight together can reach the limit together, and beyond the burst some of them are refused.
+  const latencyS = (e.latency_p95_ms ?? 0) / 1000;
+  let concurrency = Math.max(1, Math.ceil(target * latencyS));
+  if (e.burst !== null && e.burst >= 1 && concurrency > e.burst) concurrency = e.burst;
+  why.push(
+    `concurrency ${concurrency}: ${target} req/s × p95 ${e.latency_p95_ms ?? 'unknown'} ms in flight, rounded up` +
+      (e.burst !== null ? `, at most the burst (${e.burst})` : ''),
+  );
+
+  // Backoff base: the measured recovery is how long after a refusal a request passes again. With
+  // full jitter the first retry waits uniform[0, base]; base = 2 × recovery makes that wait the
+  // recovery on average, so a lone client's first retry passes at least half the time, and each
+  // further retry halves the odds of failing again. Without a measured recovery, one interval of
+  // the sustained rate is what a bucket needs to free one request.
+  const recoveryMs = (e.recovery_s ?? 1 / sustained) * 1000;
+  const base = Math.min(BASE_BOUNDS_MS.max, Math.max(BASE_BOUNDS_MS.min, ceilTo(2 * recoveryMs, 10)));
+  why.push(`base ${base} ms: twice the measured recovery (${Math.round(recoveryMs)} ms) after a refusal`);
+
+  // Cap: by the time a drained limit has refilled its whole burst, waiting longer only wastes
+  // goodput; and when the service sends Retry-After, the cap must reach what it asks, so that a
+  // client that meets a 429 without the header still waits as long. Never below four bases (the
+  // doubling must have room) nor above a minute (a client should surface an error by then).
+  const retryAfterMs = e.retry_after_header === 'truthful' && e.retry_after_max_s !== null ? e.retry_after_max_s * 1000 : 0;
+  const refillMs = (e.refill_s ?? 0) * 1000;
+  const cap = Math.min(CAP_MAX_MS, Math.max(4 * base, ceilTo(Math.max(refillMs, retryAfterMs, 4 * recoveryMs), 100)));
+  why.push(
+    `cap ${cap} ms: the longest of the refill time (${Math.round(refillMs)} ms), Retry-After (${Math.round(retryAfterMs)} ms) and four recoveries, at least four bases`,
+  );
+
+  // Retries: the fewest (within 3..10) such that (a) a lone follower is still refused after its last
+  // retry with probability at most 1e-4 (lossBound), and (b) the jitter windows add up to at least
+  // twice the longest recovery the service may need (refill, Retry-After), so that even when other
+  // clients are draining the same limit, the expected total wait outlasts a whole refill.
+  const policy = { base_ms: base, cap_ms: cap };
+  const mustOutlastMs = 2 * Math.max(refillMs, retryAfterMs, recoveryMs);
+  let retries: number = RETRY_BOUNDS.min;
+  while (retries < RETRY_BOUNDS.max && (lossBound(policy, retries, recoveryMs) > LOSS_TARGET || horizonMs(policy, retries) < mustOutlastMs)) retries++;
+  why.push(
+    `${retries} retries: chance of losing a request alone ≤ ${lossBound(policy, retries, recoveryMs).toExponential(1)}, ` +
+      `up to ${(horizonMs(policy, retries) / 1000).toFixed(1)} s of waiting (≥ ${(mustOutlastMs / 1000).toFixed(1)} s wanted)`,
+  );
+
+  // The time budget of one logical request: every jitter window, or, when the service's
+  // Retry-After governs the waits (the harness's clients honour it and add up to half again as
+  // jitter, never less than the base), that many of those waits; plus a second for the requests.
+  const perRetryAfterWaitMs = retryAfterMs > 0 ? retryAfterMs * 1.5 + base : 0;
+  const budgetS = Math.ceil(Math.max(horizonMs(policy, retries), retries * perRetryAfterWaitMs) / 1000) + 1;
+
+  return {
+    target_rps: target,
+    max_concurrency: concurrency,
+    backoff: { base_ms: base, cap_ms: cap, jitter: 'full', max_retries: retries },
+    retry_budget_s: budgetS,
+    why,
+  };
+}

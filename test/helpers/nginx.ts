@@ -1,0 +1,199 @@
+// nginx as real ground truth for the rate-limit probe: Debian's nginx (installed by .ci/run as
+// nginx-light) in front of the emulator, with its own limiter (limit_req: a leaky bucket with
+// `burst` and `nodelay`, a different algorithm from the emulator's token bucket). nginx terminates
+// TLS 1.3 with the three suites of §5.8 using the emulator's own certificate, so the harness trusts
+// it through the emulator's CA, and proxies over TLS 1.3 to the emulator, whose limiter is off.
+//
+// Everything nginx writes (pid, error log, temp folders) stays in a temp folder, it runs in the
+// foreground as one process (`daemon off; master_process off;`), and stop() ends exactly the
+// process this helper started.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { connect } from 'node:tls';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const NGINX_BINARY = process.env.NGINX_BINARY ?? '/usr/sbin/nginx';
+
+/** Why the nginx tests cannot run here, or undefined when they can. */
+export function nginxMissing(): string | undefined {
+  return existsSync(NGINX_BINARY) ? undefined : `nginx not found at ${NGINX_BINARY} (apt-get install nginx-light, or set NGINX_BINARY)`;
+}
+
+export interface NginxLimit {
+  /** limit_req_zone rate, requests per second. */
+  rate: number;
+  /** limit_req burst (with nodelay). */
+  burst: number;
+  /** limit_req_status; nginx's own default is 503, which §7 does not allow. */
+  status?: 429 | 503;
+  /** Key of the limit: per client address (shared by every credential) by default. */
+  key?: '$binary_remote_addr' | '$http_authorization';
+  /** Extra headers on refusals, e.g. RateLimit-Reset (nginx sends no Retry-After of its own). */
+  refusalHeaders?: Record<string, string>;
+}
+
+export interface NginxOptions {
+  /** The emulator's https URL, e.g. https://127.0.0.1:40123 (its own limiter should be off). */
+  upstream: string;
+  /** Folder holding the emulator's ca.pem, server.pem and server-key.pem (its tlsDir option). */
+  tlsDir: string;
+  limit: NginxLimit;
+}
+
+export interface RunningNginx {
+  url: string;
+  port: number;
+  dir: string;
+  config: string;
+  stop(): Promise<void>;
+}
+
+/** A port free right now: bind port 0, read what the kernel gave, release it for nginx. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export function nginxConfig(dir: string, port: number, opts: NginxOptions): string {
+  const { rate, burst, status = 429, key = '$binary_remote_addr', refusalHeaders = {} } = opts.limit;
+  const extraHeaders = Object.entries(refusalHeaders)
+    .map(([name, value]) => `\n      add_header ${name} "${value}" always;`)
+    .join('');
+  const upstream = new URL(opts.upstream);
+  const errorName = status === 429 ? 'rate_limit_exceeded' : 'service_unavailable';
+  return `# Written by test/helpers/nginx.ts for one test run; everything lives in ${dir}.
+daemon off;
+master_process off;
+worker_processes 1;
+pid ${join(dir, 'nginx.pid')};
+error_log ${join(dir, 'error.log')} warn;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path ${join(dir, 'client_body')};
+  proxy_temp_path ${join(dir, 'proxy')};
+  fastcgi_temp_path ${join(dir, 'fastcgi')};
+  uwsgi_temp_path ${join(dir, 'uwsgi')};
+  scgi_temp_path ${join(dir, 'scgi')};
+
+  limit_req_zone ${key} zone=ces:1m rate=${rate}r/s;
+
+  upstream emulator {
+    server ${upstream.hostname}:${upstream.port};
+    # Reused TLS connections to the emulator: a handshake per request would cost the emulator
+    # (in the test's own process) more CPU than the probe it is measuring.
+    keepalive 16;
+  }
+
+  server {
+    listen 127.0.0.1:${port} ssl;
+    # §5.8: TLS 1.3 only, exactly the three suites (OpenSSL configures 1.3 suites apart from ciphers).
+    ssl_protocols TLSv1.3;
+    ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256;
+    ssl_certificate ${join(opts.tlsDir, 'server.pem')};
+    ssl_certificate_key ${join(opts.tlsDir, 'server-key.pem')};
+
+    # nginx refuses burst=0; leaving it out means the same (no request beyond the rate).
+    limit_req zone=ces${burst > 0 ? ` burst=${burst}` : ''} nodelay;
+    limit_req_status ${status};
+    # §7: an error body is a JSON object with a string \`error\`; nginx's own page is HTML.
+    error_page ${status} = @limited;
+
+    location / {
+      proxy_pass https://emulator;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      # nginx 1.22 does not offer TLS 1.3 upstream by default; the emulator speaks nothing else.
+      proxy_ssl_protocols TLSv1.3;
+      proxy_ssl_trusted_certificate ${join(opts.tlsDir, 'ca.pem')};
+      proxy_ssl_verify on;
+      # nginx 1.22 checks the upstream name as a DNS name only; the emulator's certificate names
+      # localhost besides the loopback addresses.
+      proxy_ssl_name localhost;
+      proxy_ssl_session_reuse on;
+    }
+
+    location @limited {
+      default_type application/json;${extraHeaders}
+      return ${status} '{"error":"${errorName}"}';
+    }
+  }
+}
+`;
+}
+
+/** Resolves once nginx completes a TLS handshake on its port; rejects when it exits first. */
+async function untilServing(child: ChildProcess, port: number, log: () => Promise<string>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exited: string | undefined;
+  child.once('exit', (code, signal) => {
+    exited = `nginx exited with ${code ?? signal}`;
+  });
+  // Bounded: one handshake attempt per round, each answered (refused) at once while nginx starts.
+  for (let attempt = 0; Date.now() < deadline; attempt++) {
+    if (exited) throw new Error(`${exited} before serving: ${(await log()).trim().slice(-600)}`);
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false, minVersion: 'TLSv1.3' }, () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.setTimeout(1_000, () => socket.destroy());
+      socket.once('error', () => resolve(false));
+      socket.once('close', () => resolve(false));
+    });
+    if (ok) return;
+    // Between attempts, yield to the event loop (the emulator in this process must keep serving);
+    // a refused connect is immediate, so this is what spaces the attempts.
+    await new Promise((r) => setTimeout(r, Math.min(100, 10 * 2 ** attempt)));
+  }
+  throw new Error(`nginx did not accept a TLS connection on 127.0.0.1:${port} within ${timeoutMs} ms: ${(await log()).trim().slice(-600)}`);
+}
+
+export async function startNginx(opts: NginxOptions): Promise<RunningNginx> {
+  const dir = await mkdtemp(join(tmpdir(), 'ces-nginx-'));
+  const log = async () => readFile(join(dir, 'error.log'), 'utf8').catch(() => '');
+  // The port is free when picked and may be taken before nginx binds it: try a few.
+  let lastError: unknown;
+  for (let tries = 0; tries < 3; tries++) {
+    const port = await freePort();
+    const config = nginxConfig(dir, port, opts);
+    await writeFile(join(dir, 'nginx.conf'), config);
+    // -e: the error log nginx uses before it has read the config (Debian's default is stderr).
+    const child = spawn(NGINX_BINARY, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], { stdio: 'ignore' });
+    try {
+      await untilServing(child, port, log, 10_000);
+    } catch (err) {
+      lastError = err;
+      if (child.exitCode === null) child.kill('SIGKILL');
+      // Only a port taken between picking and binding is worth another try; a bad config is not.
+      if (/Address already in use/.test(String(err))) continue;
+      break;
+    }
+    let stopping: Promise<void> | undefined;
+    const stop = () =>
+      (stopping ??= new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
+        child.once('exit', () => {
+          clearTimeout(kill);
+          resolve();
+        });
+        // SIGQUIT: graceful shutdown, finishing what is in flight.
+        child.kill('SIGQUIT');
+      }).then(() => rm(dir, { recursive: true, force: true })));
+    return { url: `https://127.0.0.1:${port}`, port, dir, config, stop };
+  }
+  await rm(dir, { recursive: true, force: true });
+  throw lastError instanceof Error ? lastError : new Error(String(lastError));
+}

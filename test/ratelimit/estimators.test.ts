@@ -1,0 +1,170 @@
+// The estimators on hand-made series: a token bucket, nginx's leaky bucket and a fixed window,
+// sampled at a paced rate with jitter and a stalled sender, as the probe would record them.
+
+import { describe, expect, it } from 'vitest';
+import { burstOf, percentile, recoveryOf, saturatedPoints, sustainedRate, timelineOf } from '../../src/ratelimit/estimators.js';
+import type { Sample } from '../../src/ratelimit/types.js';
+import { seeded } from './seeded.js';
+
+type Limiter = (tMs: number) => boolean;
+
+const tokenBucket = (rps: number, burst: number, full = false): Limiter => {
+  let tokens = full ? burst : 0;
+  let last = 0;
+  return (t) => {
+    tokens = Math.min(burst, tokens + ((t - last) / 1000) * rps);
+    last = t;
+    if (tokens >= 1) {
+      tokens -= 1;
+      return true;
+    }
+    return false;
+  };
+};
+
+/** nginx limit_req with nodelay, in its own integer milli-request arithmetic. */
+const leakyBucket = (rps: number, burst: number): Limiter => {
+  let excess = burst * 1000;
+  let last = 0;
+  return (t) => {
+    const ms = Math.floor(t) - last;
+    const e = Math.max(0, excess - Math.floor((rps * 1000 * ms) / 1000) + 1000);
+    if (e > burst * 1000) return false;
+    excess = e;
+    if (ms) last = Math.floor(t);
+    return true;
+  };
+};
+
+const fixedWindow = (perWindow: number, windowMs: number): Limiter => {
+  let used = perWindow;
+  let current = -1;
+  return (t) => {
+    const w = Math.floor(t / windowMs);
+    if (w !== current) {
+      current = w;
+      used = 0;
+    }
+    if (used < perWindow) {
+      used++;
+      return true;
+    }
+    return false;
+  };
+};
+
+interface Series {
+  rate: number;
+  seconds: number;
+  jitterMs?: number;
+  /** [start, length] of sender stalls, ms. */
+  stalls?: Array<[number, number]>;
+  seed?: number;
+  start?: number;
+}
+
+function sample(limiter: Limiter, s: Series): Sample[] {
+  const random = seeded(s.seed ?? 1);
+  const out: Sample[] = [];
+  const interval = 1000 / s.rate;
+  let t = s.start ?? 0;
+  while (t < (s.start ?? 0) + s.seconds * 1000) {
+    const stall = s.stalls?.find(([from, length]) => t >= from && t < from + length);
+    if (stall) t = stall[0] + stall[1];
+    // The request reaches the limiter a little after it was recorded as sent.
+    const arrival = t + random() * (s.jitterMs ?? 0);
+    const ok = limiter(arrival);
+    out.push({ sentMs: t, doneMs: t + 2, status: ok ? 200 : 429, answer: ok ? 'accepted' : 'limited', phase: 'window', client: 'primary' });
+    t += interval;
+  }
+  return out;
+}
+
+describe('sustainedRate', () => {
+  it.each([
+    ['token bucket 50/s, offered 62.5/s', tokenBucket(50, 50), 50, 62.5],
+    ['token bucket 10/s, offered 12.5/s', tokenBucket(10, 5), 10, 12.5],
+    ['nginx leaky bucket 25 r/s burst 10, offered 31/s', leakyBucket(25, 10), 25, 31],
+    ['nginx leaky bucket 10 r/s burst 5, offered 20/s', leakyBucket(10, 5), 10, 20],
+  ])('%s: within 1 %', (_label, limiter, rps, offered) => {
+    const fit = sustainedRate(sample(limiter, { rate: offered, seconds: 6, jitterMs: 2 }));
+    expect(fit).not.toBeNull();
+    expect(Math.abs(fit!.rps - rps) / rps).toBeLessThan(0.01);
+    expect(fit!.clumpy).toBe(false);
+  });
+
+  it('is not bent by a stalled sender (the limiter refills meanwhile)', () => {
+    const series = sample(tokenBucket(50, 50), { rate: 62.5, seconds: 3, jitterMs: 2, stalls: [[800, 250], [2_000, 150]] });
+    const fit = sustainedRate(series);
+    expect(Math.abs(fit!.rps - 50) / 50).toBeLessThan(0.02);
+  });
+
+  it('finds limit / window for a fixed window, from its first acceptance after each reset', () => {
+    const fit = sustainedRate(sample(fixedWindow(20, 1_000), { rate: 40, seconds: 8 }));
+    expect(Math.abs(fit!.rps - 20) / 20).toBeLessThan(0.05);
+  });
+
+  it('falls back to the span of acceptances when no refusal marks a saturated limiter', () => {
+    // A full bucket never refuses 9 requests at 6/s: all the series can say is the rate that passed.
+    const fit = sustainedRate(sample(tokenBucket(5, 5, true), { rate: 6, seconds: 1.5 }));
+    expect(fit?.rps).toBeCloseTo(6, 5);
+    expect(fit?.clumpy).toBe(false);
+    expect(sustainedRate([])).toBeNull();
+  });
+});
+
+describe('saturatedPoints', () => {
+  it('keeps acceptances right after a refusal and numbers every acceptance', () => {
+    const mk = (t: number, ok: boolean): Sample => ({ sentMs: t, doneMs: t, status: ok ? 200 : 429, answer: ok ? 'accepted' : 'limited', phase: 'window', client: 'primary' });
+    const series = [mk(0, true), mk(10, false), mk(20, true), mk(30, true), mk(40, false), mk(50, true), mk(60, false), mk(500, true)];
+    // The last one follows a 440 ms silence: the limiter may have refilled, so it is no evidence.
+    expect(saturatedPoints(series)).toEqual([
+      { k: 2, t: 20 },
+      { k: 4, t: 50 },
+    ]);
+  });
+});
+
+describe('burstOf', () => {
+  it('takes away what refilled while the burst was sent', () => {
+    const run = sample(tokenBucket(50, 50, true), { rate: 200, seconds: 0.6 });
+    const fit = burstOf(run, 50);
+    expect(fit.limited).toBe(true);
+    expect(fit.raw).toBeGreaterThan(60);
+    expect(Math.abs(fit.capacity - 50)).toBeLessThanOrEqual(1);
+  });
+
+  it('says when nothing was refused', () => {
+    const fit = burstOf(sample(tokenBucket(50, 500, true), { rate: 100, seconds: 0.5 }), 50);
+    expect(fit.limited).toBe(false);
+    expect(fit.raw).toBe(50);
+  });
+});
+
+describe('recoveryOf', () => {
+  it('is the longest wait from a refusal to the next acceptance: about 1/rate on a bucket', () => {
+    const recovery = recoveryOf(sample(tokenBucket(10, 5), { rate: 40, seconds: 3 }));
+    expect(recovery).toBeGreaterThanOrEqual(0.075);
+    expect(recovery).toBeLessThanOrEqual(0.1 + 1 / 40);
+  });
+
+  it('is null when nothing was refused', () => {
+    expect(recoveryOf(sample(tokenBucket(10, 100, true), { rate: 5, seconds: 1 }))).toBeNull();
+  });
+});
+
+describe('percentile and timelineOf', () => {
+  it('nearest-rank percentile', () => {
+    expect(percentile([5, 1, 3, 2, 4], 95)).toBe(5);
+    expect(percentile([5, 1, 3, 2, 4], 50)).toBe(3);
+    expect(percentile([], 95)).toBeNull();
+  });
+
+  it('counts offered, accepted and limited per whole second of sending', () => {
+    const timeline = timelineOf(sample(tokenBucket(10, 10, true), { rate: 20, seconds: 2 }));
+    expect(timeline.map((p) => p.t)).toEqual([0, 1]);
+    expect(timeline.map((p) => p.offered)).toEqual([20, 20]);
+    for (const p of timeline) expect(p.accepted + p.limited).toBe(p.offered);
+    expect(timeline[0]!.accepted).toBeGreaterThan(timeline[1]!.accepted);
+  });
+});

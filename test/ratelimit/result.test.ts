@@ -1,0 +1,92 @@
+// The report's rate_limit section from an estimate: the contract's fields, the non-conformant
+// 503, "no limit", and how report.md and the terminal show the probe's extra figures.
+
+import { describe, expect, it } from 'vitest';
+import { rateLimitFacts } from '../../src/report/format.js';
+import { resetSeconds } from '../../src/ratelimit/answers.js';
+import { recommend } from '../../src/ratelimit/recommend.js';
+import { summaryLines, toRateLimitResult } from '../../src/ratelimit/result.js';
+import type { Estimate } from '../../src/ratelimit/types.js';
+
+const ESTIMATE: Estimate = {
+  endpoint: 'tokens.validate',
+  limiting_status: 429,
+  sustained_rps: 49.98,
+  sustained_precision: 0.004,
+  burst: 50,
+  burst_from_idle: true,
+  recovery_s: 0.041,
+  refill_s: 1,
+  retry_after_header: 'truthful',
+  retry_after_max_s: 1,
+  scope: 'unknown',
+  latency_p95_ms: 3.2,
+  requests_sent: 412,
+  requests_limited: 61,
+  duration_s: 7.9,
+  timeline: [
+    { t: 0, offered: 200, accepted: 70, limited: 12 },
+    { t: 1, offered: 62, accepted: 50, limited: 12 },
+  ],
+  notes: ['burst: 70 requests passed back-to-back at 200 req/s from idle; 50 after taking away what the limit refilled meanwhile'],
+  partial: false,
+};
+
+describe('toRateLimitResult', () => {
+  it('fills every field the contract names, and the optional figures', () => {
+    const r = toRateLimitResult(ESTIMATE, recommend(ESTIMATE), { rate_429: 0, goodput_rps: 39.9, lost_requests: 0 });
+    expect(Object.keys(r)).toEqual(
+      expect.arrayContaining(['endpoint', 'observed_429', 'sustained_rps', 'burst', 'scope', 'retry_after_header', 'recovery_s', 'requests_sent', 'requests_limited', 'recommendation']),
+    );
+    expect(r.observed_429).toBe(true);
+    expect(r.recommendation).toEqual({ target_rps: 39, max_concurrency: 1, backoff: expect.objectContaining({ jitter: 'full' }) });
+    expect(r.proof).toEqual({ rate_429: 0, goodput_rps: 39.9, lost_requests: 0 });
+    expect(r.timeline).toHaveLength(2);
+    expect(r.notes?.some((n) => n.startsWith('recommendation: target 39 req/s'))).toBe(true);
+    expect(rateLimitFacts(r)).toEqual(expect.arrayContaining([['Refill of the burst', '1 s'], ['Probe duration', '7.9 s']]));
+  });
+
+  it('shows a 503 limit as non-conformant, not as an observed 429', () => {
+    const estimate: Estimate = { ...ESTIMATE, limiting_status: 503, notes: ['non-conformant: §7 wants 429 for a rate limit; the limit answered 503 (61 times)'] };
+    const r = toRateLimitResult(estimate, recommend(estimate), null);
+    expect(r.observed_429).toBe(false);
+    expect(r.sustained_rps).toBe(49.98);
+    expect(rateLimitFacts(r)).toContainEqual(['Limiting answer', '503 (non-conformant: §7 wants 429)']);
+    expect(summaryLines(r)[0]).toContain('(503, non-conformant: §7 wants 429)');
+  });
+
+  it('says when there is nothing to recommend', () => {
+    const none: Estimate = { ...ESTIMATE, limiting_status: null, sustained_rps: null, burst: null, recovery_s: null, refill_s: null, requests_limited: 0 };
+    const r = toRateLimitResult(none, recommend(none), null);
+    expect(r.recommendation).toBeNull();
+    expect(r.notes).toContain('no recommendation: the probe did not measure a sustained rate to size a client by');
+    expect(summaryLines(r)).toEqual([
+      'rate limit on tokens.validate: none observed (412 requests sent)',
+      '  probe: 412 requests, 0 limited (0.0 %), 7.9 s',
+      'recommend: nothing (no sustained rate measured)',
+    ]);
+  });
+
+  it('ends with estimate, recommendation and proof on the terminal', () => {
+    const r = toRateLimitResult(ESTIMATE, recommend(ESTIMATE), { rate_429: 0.0012, goodput_rps: 39.9, lost_requests: 0 });
+    expect(summaryLines(r)).toEqual([
+      'rate limit on tokens.validate (429): sustained 49.98 req/s, burst 50, recovery 0.041 s, Retry-After truthful, scope unknown',
+      '  probe: 412 requests, 61 limited (14.8 %), 7.9 s',
+      'recommend: ≤ 39 req/s, ≤ 1 in flight; on 429 honour Retry-After, else backoff 90–1000 ms full jitter, ≤ 5 retries',
+      'proof (k6 at 39 req/s): 0.12 % 429, goodput 39.9 req/s, 0 lost',
+    ]);
+  });
+});
+
+describe('resetSeconds', () => {
+  it.each([
+    [{ 'ratelimit-reset': '5' }, 5],
+    [{ 'x-ratelimit-reset': '2' }, 2],
+    [{ 'x-ratelimit-reset': String(1_700_000_030) }, 30],
+    [{ ratelimit: '"default";r=0;t=7' }, 7],
+    [{ ratelimit: 'limit=10, remaining=0, reset=3' }, 3],
+    [{ 'ratelimit-policy': '10;w=1' }, undefined],
+  ])('%j → %s s', (headers, seconds) => {
+    expect(resetSeconds(headers as Record<string, string>, 1_700_000_000_000)).toBe(seconds);
+  });
+});

@@ -1,0 +1,94 @@
+// The `ratelimit` stage as the CLI runs it with no target configured: the built-in emulator, the
+// probe, the recommendation and its k6 proof, and the report section they make; and the safety
+// rule (production is refused without --allow-production-load).
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeRateLimitStage } from '../../src/cli/commands/ratelimit.js';
+import type { StageIo } from '../../src/cli/commands/target-job.js';
+import { prepareTarget, type PreparedTarget } from '../../src/cli/prepare-target.js';
+import type { Terminal } from '../../src/cli/terminal.js';
+import { HarnessError } from '../../src/errors.js';
+import { Redactor } from '../../src/http/redact.js';
+import { renderHtml } from '../../src/report/html.js';
+import { renderMarkdown } from '../../src/report/markdown.js';
+import { buildReport } from '../../src/report/build.js';
+import { realK6 } from '../k6/support.js';
+
+const k6 = await realK6();
+
+function capture(): Terminal & { lines: string[]; progressLines: string[] } {
+  const lines: string[] = [];
+  const progressLines: string[] = [];
+  return { color: false, lines, progressLines, out: (l) => lines.push(l), err: (l) => lines.push(l), progress: (l) => progressLines.push(l) };
+}
+
+describe('the ratelimit stage against the built-in emulator', () => {
+  let prepared: PreparedTarget;
+  let reportDir: string;
+  const redactor = new Redactor();
+
+  beforeAll(async () => {
+    reportDir = await mkdtemp(join(tmpdir(), 'ces-ratelimit-stage-'));
+    prepared = await prepareTarget({}, redactor, capture());
+  });
+  afterAll(async () => {
+    await prepared?.close();
+    await rm(reportDir, { recursive: true, force: true });
+  });
+
+  const io = (terminal: Terminal, over: Partial<PreparedTarget> = {}): StageIo => ({
+    prepared: { ...prepared, ...over },
+    options: {},
+    redactor,
+    terminal,
+    signal: new AbortController().signal,
+    reportDir,
+  });
+
+  it.skipIf(k6 === undefined)('prints the estimate, the recommendation and its proof, and fills report.json, .md and .html', async () => {
+    const terminal = capture();
+    const result = await makeRateLimitStage({ proofS: 3 })(io(terminal));
+    const context = JSON.stringify({ ...result, timeline: undefined }, null, 1);
+    // The built-in emulator limits each client to 50/s with a burst of 50.
+    expect(result.observed_429, context).toBe(true);
+    expect(Math.abs(result.sustained_rps! - 50) / 50, context).toBeLessThanOrEqual(0.05);
+    expect(result.recommendation?.target_rps, context).toBe(40);
+    expect(result.proof, context).not.toBeNull();
+    expect(result.proof!.lost_requests, context).toBe(0);
+    expect(result.proof!.goodput_rps, context).toBeGreaterThan(30);
+    expect(terminal.lines.join('\n')).toMatch(/rate limit on tokens\.validate \(429\): sustained [\d.]+ req\/s/);
+    expect(terminal.lines.join('\n')).toMatch(/^recommend: ≤ 40 req\/s/m);
+    expect(terminal.lines.join('\n')).toMatch(/^proof \(k6 at 40 req\/s\): [\d.]+ % 429, goodput [\d.]+ req\/s, 0 lost/m);
+    expect(terminal.progressLines.length).toBeGreaterThan(2);
+
+    const report = buildReport({ version: 'test', target: { environment: 'sandbox', base_url: prepared.target.baseUrl }, startedAt: new Date(), finishedAt: new Date(), checks: [], rateLimit: result });
+    const md = renderMarkdown(report);
+    expect(md).toContain('### Rate limit');
+    expect(md).toContain('**Recommendation:** send at most 40.0/s');
+    expect(md).toContain('**Proof run:**');
+    const html = renderHtml(report);
+    expect(html).toContain('id="chart-rate-limit"');
+    // Nothing the stage produced holds the client secret.
+    expect(JSON.stringify(result)).not.toContain(prepared.target.credentials.clientSecret);
+  }, 90_000);
+
+  it('refuses production without --allow-production-load, before sending anything', async () => {
+    const refused = makeRateLimitStage({ proofS: 0 })(io(capture(), { rateLimit: { ...prepared.rateLimit, probingAllowed: false } }));
+    await expect(refused).rejects.toBeInstanceOf(HarnessError);
+    await expect(refused).rejects.toMatchObject({ code: 'PRODUCTION_REFUSED' });
+  });
+
+  it('stops on Ctrl-C (the job signal) and still returns a partial result', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 1_000);
+    const started = Date.now();
+    const result = await makeRateLimitStage()({ ...io(capture()), signal: controller.signal });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(result.partial).toBe(true);
+    expect(result.proof ?? null).toBeNull();
+    expect(result.notes).toContain('interrupted: the estimate is partial');
+  }, 30_000);
+});

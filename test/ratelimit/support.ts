@@ -1,0 +1,58 @@
+// Shared by the rate-limit tests and the benchmark: run the real probe against a real server on
+// loopback, exactly as the `ratelimit` stage does, minus the terminal and the k6 proof.
+
+import type { Credentials } from '../../src/config/target.js';
+import { Redactor } from '../../src/http/redact.js';
+import { ServiceClient } from '../../src/http/service-client.js';
+import { probeCalls, type RateLimitEndpoint } from '../../src/ratelimit/calls.js';
+import { discover, type DiscoverOptions } from '../../src/ratelimit/discover.js';
+import type { Estimate, Sample } from '../../src/ratelimit/types.js';
+
+export interface ProbeTarget {
+  url: string;
+  caPem: string;
+  credentials: Credentials;
+}
+
+export interface ProbeRun {
+  estimate: Estimate;
+  samples: Sample[];
+  seconds: number;
+}
+
+export const BUSINESS = { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } };
+
+export async function probe(
+  target: ProbeTarget,
+  options: Partial<Pick<DiscoverOptions, 'maxRps' | 'maxRequests' | 'maxDurationS' | 'signal'>> & { endpoint?: RateLimitEndpoint; secondClient?: Credentials } = {},
+): Promise<ProbeRun> {
+  const http = new ServiceClient({ environment: 'sandbox', baseUrl: target.url, credentials: target.credentials, caPem: target.caPem }, { redactor: new Redactor(), connections: 16 });
+  const started = performance.now();
+  try {
+    const calls = await probeCalls({
+      http,
+      endpoint: options.endpoint ?? 'tokens.validate',
+      business: BUSINESS,
+      ...(options.secondClient ? { secondClient: options.secondClient } : {}),
+    });
+    const samples: Sample[] = [];
+    const estimate = await discover({
+      calls,
+      maxRps: options.maxRps ?? 200,
+      maxRequests: options.maxRequests ?? 3_000,
+      // Every test probe ends by itself well within vitest's per-test timeout.
+      maxDurationS: options.maxDurationS ?? 40,
+      record: samples,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    return { estimate, samples, seconds: (performance.now() - started) / 1000 };
+  } finally {
+    await http.close();
+  }
+}
+
+export const relativeError = (estimated: number | null, configured: number): number =>
+  estimated === null ? Number.POSITIVE_INFINITY : Math.abs(estimated - configured) / configured;
+
+/** What a failed accuracy assertion should show: the whole estimate but its long series. */
+export const describeEstimate = (e: Estimate): string => JSON.stringify({ ...e, timeline: `${e.timeline.length} s` }, null, 1);
