@@ -1,26 +1,17 @@
 // The conformance stage: one context, the selected checks, and the ledger kept up to date.
 
-import type { Target } from '../config/target.js';
 import type { Redactor } from '../http/redact.js';
 import type { CheckResult } from '../report/model.js';
-import type { BusinessCall, Check, Expectations, RateLimitSettings } from './check.js';
-import { createContext } from './context.js';
-import type { Ledger } from './ledger.js';
+import type { Check } from './check.js';
+import { createContext, type ContextInput } from './context.js';
 import { runChecks } from './run-checks.js';
 import { epochSeconds } from './token-session.js';
 
-export interface ConformanceInput {
-  target: Target;
-  others: Target[];
-  expect: Expectations;
-  business: Record<'evaluation' | 'ach_transactions', BusinessCall>;
-  rateLimit: RateLimitSettings;
-  ledger: Ledger;
+export interface ConformanceInput extends ContextInput {
   checks: readonly Check[];
+  /** Shared with the terminal and the report writer, so they know every secret and token too. */
   redactor: Redactor;
-  progress?: (message: string) => void;
   onResult?: (result: CheckResult) => void;
-  signal?: AbortSignal;
 }
 
 export async function runConformance(input: ConformanceInput): Promise<CheckResult[]> {
