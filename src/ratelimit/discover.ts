@@ -9,10 +9,11 @@
 //               refusals) until ≥ 60 requests passed over ≥ 2 s: the sustained rate from the first
 //               to the last accepted request, good to about ±1 % (see estimators.ts). Recovery is
 //               read off the same window: the longest wait from a refusal to the next acceptance.
-//  4. Retry-After – wait exactly what the last refusal said, retry once: truthful or not.
+//  4. Retry-After – wait exactly what the last refusal said, retry once: truthful or not (without
+//               it, the same for a reset announced by RateLimit headers).
 //  5. idle burst – wait until the limit must have refilled (twice the time the guessed burst needs at
-//               the sustained rate), send at max_rps until the first refusal; repeat with a longer
-//               wait while the burst keeps growing, so it is measured from idle.
+//               the sustained rate), send at max_rps until the first refusal; repeat (waiting
+//               longer while it grows) until two measurements agree, so it is measured from idle.
 //  6. scope   – right after that burst drained the configured client's limit, the second client
 //               (when configured) sends a few requests: they pass on a per-client limit and are
 //               refused on a shared one.
@@ -22,7 +23,7 @@
 import type { Exchange } from '../http/service-client.js';
 import { answerOf, mergeRateLimitHeaders, resetSeconds, retryAfterSeconds } from './answers.js';
 import type { ProbeCalls } from './calls.js';
-import { burstOf, percentile, recoveryOf, saturatedPoints, sustainedRate, timelineOf, type BurstFit } from './estimators.js';
+import { burstOf, percentile, recoveryOf, segmentsOf, sustainedRate, timelineOf, type BurstFit } from './estimators.js';
 import { monotonicClock, pace, type Clock } from './pacing.js';
 import type { Estimate, PhaseName, RateLimitHeaders, RetryAfterVerdict, Sample, Scope } from './types.js';
 
@@ -61,11 +62,13 @@ export const DISCOVER_DEFAULTS = {
 const MIN_RATE = 0.5;
 /** Refusals in a row that make the probe halve its rate: it is far above the limit, or the limit resets rarely. */
 const REFUSAL_STREAK = 8;
+/** Refusals a window must have seen: each one is evidence the limit was saturated then. */
+const MIN_WINDOW_REFUSALS = 10;
 /** Saturated acceptances the pilot needs after the first refusal for a rough rate. */
 const PILOT_POINTS = 4;
 /** Transport errors in a row that end the probe: the target is gone, measuring further is pointless. */
 const ERROR_STREAK = 20;
-/** Rounds of "wait longer, burst again" before the burst is reported as not verified from idle. */
+/** Rounds of "wait, burst again" before the burst is reported as not verified from idle. */
 const IDLE_ROUNDS = 5;
 
 const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -153,45 +156,64 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   let roughRate = 0;
   let windowStartMs: number | null = null;
   let windowAccepted = 0;
+  let windowRefused = 0;
   let windowFirstMs = 0;
   let windowLastMs = 0;
   let refusalStreak = 0;
-  let acceptStreak = 0;
+  // Send time of the latest refusal of the current stage: a long time without one means the
+  // offered rate is below the limit.
+  let lastRefusalMs = 0;
   // With no refusal after this many requests at max_rps, the probe concludes there is no limit it may find.
   const drainCap = Math.max(10, Math.floor(maxRequests * 0.6));
 
-  const acceptRunLimit = () => (rate > roughRate ? Math.min(200, 3 * Math.ceil(rate / (rate - roughRate)) + 5) : 200);
+  /**
+   * How long without a refusal proves the offered rate below the limit. At 1.25 × the limit a
+   * refusal is due every 1 / (offered − limit) s; a stalled sender lets the limit save capacity it
+   * then spends for about four times the stall. So: eight refusal intervals, and at least 2 s.
+   */
+  const quietLimitMs = () => Math.max(2_000, rate > roughRate && roughRate > 0 ? 8_000 / (rate - roughRate) : 0);
+
+  // When the window (re)started; what the limit holds (the drain's burst, a guess); and whether the
+  // window restarted because the offered rate was below the limit (which then saved capacity).
+  let windowRestartMs = 0;
+  let drainAccepted = 0;
+  let savedCapacity = 0;
+  let raised = false;
 
   const startWindow = () => {
     stage = 'window';
+    windowRestartMs = elapsed();
     windowStartMs = null;
     windowAccepted = 0;
+    windowRefused = 0;
     windowFirstMs = 0;
     windowLastMs = 0;
-    acceptStreak = 0;
   };
 
   const onStreamAnswer = (s: Sample) => {
+    // Answers arrive in completion order; the streak is only a politeness signal for the pilot.
     if (s.answer === 'limited') {
       refusalStreak++;
-      acceptStreak = 0;
-    } else if (s.answer === 'accepted') {
-      acceptStreak++;
-      refusalStreak = 0;
-    }
+      lastRefusalMs = Math.max(lastRefusalMs, s.sentMs);
+    } else if (s.answer === 'accepted') refusalStreak = 0;
     if (stage === 'drain' && s.answer === 'limited') {
       firstRefusal = s;
       stage = 'pilot';
-      progress(`limit reached after ${samples.filter((x) => x.answer === 'accepted' && x.phase === 'drain').length} requests (answer ${s.status}); timing the refill`);
+      drainAccepted = samples.filter((x) => x.answer === 'accepted' && x.phase === 'drain').length;
+      progress(`limit reached after ${drainAccepted} requests (answer ${s.status}); timing the refill`);
     } else if (stage === 'pilot' && s.answer === 'accepted' && firstRefusal && s.sentMs > firstRefusal.sentMs) {
-      // A rough rate from the saturated points so far (see estimators.ts): a stalled sender's
-      // acceptances would make the limit look faster or slower than it is.
+      // A rough rate from the saturated points so far (see estimators.ts), over the part of the
+      // series that is complete (answers arrive out of order): a missing acceptance would make
+      // the limit look slower than it is.
+      // Within one stall-free segment: a small limit loses what it frees while the sender stalls.
       const cutoff = completeUpTo();
-      const points = saturatedPoints(samples.filter((x) => (x.phase === 'pilot' || x === firstRefusal) && x.sentMs < cutoff));
+      const segments = segmentsOf(samples.filter((x) => (x.phase === 'pilot' || x === firstRefusal) && x.sentMs < cutoff));
+      const points = segments.reduce((a, b) => (b.length > a.length ? b : a), [] as Array<{ k: number; t: number }>);
       const first = points[0];
       const last = points[points.length - 1];
       if (points.length >= PILOT_POINTS && first && last && last.t > first.t) {
         roughRate = ((last.k - first.k) / (last.t - first.t)) * 1000;
+        savedCapacity = burstOf(samples.filter((x) => x.phase === 'drain'), roughRate).capacity;
         // Above the limit so it stays saturated, but only by a quarter: few refusals per acceptance.
         rate = Math.min(maxRps, Math.max(roughRate * 1.25, roughRate + 1));
         startWindow();
@@ -201,27 +223,37 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
       // The window opens at its first refusal: only from there is the limit known to be saturated
       // (after a rate change it may hold capacity it saved while the offered rate was lower).
       if (windowStartMs === null && s.answer === 'limited') windowStartMs = s.sentMs;
+      else if (windowStartMs !== null && s.sentMs > windowStartMs && s.answer === 'limited') windowRefused++;
       else if (windowStartMs !== null && s.sentMs > windowStartMs && s.answer === 'accepted') {
         windowAccepted++;
         if (windowFirstMs === 0 || s.sentMs < windowFirstMs) windowFirstMs = s.sentMs;
         windowLastMs = Math.max(windowLastMs, s.sentMs);
       }
     }
-    // Politeness: a long run of refusals means the rate is far above the limit; halve it.
-    if ((stage === 'pilot' || stage === 'window') && refusalStreak >= REFUSAL_STREAK) {
+    // Politeness in the pilot: a long run of refusals means the rate is far above the limit; halve it.
+    if (stage === 'pilot' && refusalStreak >= REFUSAL_STREAK) {
       rate = Math.max(MIN_RATE, rate / 2);
       refusalStreak = 0;
     }
-    // A long run of acceptances in an open window means the offered rate is below the limit, which
-    // then refills: offer more and start the window again (it must measure a saturated limit).
-    // Before the window opens, a run of acceptances is only the limit spending what it saved.
-    if (stage === 'window' && windowStartMs !== null && acceptStreak >= acceptRunLimit() && rate < maxRps) {
+    // No refusal for long (since the window opened, or since the pilot began): the offered rate is
+    // below the limit, which then refills. Offer more, and start the window again: it must measure
+    // a saturated limit.
+    // A window not yet open first spends what the limit saved meanwhile (about the drain's count).
+    const opening = stage === 'window' && windowStartMs === null;
+    const quietSince = Math.max(lastRefusalMs, stage === 'window' ? (windowStartMs ?? windowRestartMs) : (firstRefusal?.sentMs ?? Infinity));
+    const spending = opening && raised && rate > roughRate ? (savedCapacity * 1000) / (rate - roughRate) : 0;
+    if ((stage === 'pilot' || stage === 'window') && s.answer === 'accepted' && s.sentMs - quietSince > quietLimitMs() + spending && rate < maxRps) {
       rate = Math.min(maxRps, rate * 1.5);
-      startWindow();
+      if (stage === 'window') {
+        startWindow();
+        raised = true;
+      }
     }
   };
 
-  const windowComplete = () => windowAccepted >= windowAccepts && windowLastMs - windowFirstMs >= minWindowMs;
+  // Enough acceptances over enough time, and refusals all along (a window whose offered rate fell
+  // below the limit has none, and is restarted at a higher rate instead: see quietLimitMs).
+  const windowComplete = () => windowAccepted >= windowAccepts && windowLastMs - windowFirstMs >= minWindowMs && windowRefused >= MIN_WINDOW_REFUSALS;
 
   progress(`probing the rate limit on ${calls.endpoint} at up to ${maxRps} req/s (at most ${maxRequests} requests, ${maxDurationMs / 1000} s)`);
   const drainFrom = sentSoFar();
@@ -347,11 +379,15 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   }
   if (headers && !headers.reset) notes.push(`RateLimit headers on refusals: ${headers.names.join(', ')}`);
 
-  // ---- 5: the burst from idle.
+  // ---- 5: the burst from idle, measured until two rounds agree (a stalled sender or a limit
+  // that had not refilled shows up as a round that disagrees, and is measured again).
   let burstFit: BurstFit = drainBurst;
   let fromIdle = false;
   if (sustained !== null && sustained > 0) {
+    // The drain is the first reference: when it started from idle, one round confirms it.
+    let previous = drainBurst.limited ? drainBurst.capacity : undefined;
     let guess = Math.max(1, drainBurst.capacity);
+    const measured: number[] = [];
     for (let roundNo = 0; roundNo < IDLE_ROUNDS && !outOfBudget(); roundNo++) {
       // Twice what a limit of `guess` needs to refill at the sustained rate, and never less than
       // two recoveries: long enough to be idle, short enough to keep the probe brief.
@@ -380,16 +416,23 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
           if (s.answer === 'limited') refused = true;
         },
       });
-      const measured = burstOf(run, sustained);
-      const settled = measured.limited && measured.capacity <= guess * 1.15 + 1;
-      burstFit = measured;
-      if (settled) {
+      const fit = burstOf(run, sustained);
+      burstFit = fit;
+      if (!fit.limited) {
+        // Nothing refused within the cap: the limit holds more than guessed; wait longer.
+        guess = Math.max(guess + 1, fit.raw);
+        previous = undefined;
+        continue;
+      }
+      measured.push(fit.capacity);
+      if (previous !== undefined && Math.abs(fit.capacity - previous) <= 0.15 * Math.max(fit.capacity, previous) + 1) {
         fromIdle = true;
         break;
       }
-      guess = Math.max(guess + 1, measured.capacity);
+      previous = fit.capacity;
+      guess = Math.max(guess, fit.capacity);
     }
-    if (!fromIdle && !stoppedBy) notes.push(`the burst kept growing with longer waits; reported as measured last (${burstFit.capacity})`);
+    if (!fromIdle && !stoppedBy && measured.length > 0) notes.push(`the burst differed from round to round (${measured.join(', ')}); reported as measured last`);
   }
   const burst = burstFit.raw > 0 || burstFit.limited ? burstFit.capacity : null;
   if (burst !== null) {

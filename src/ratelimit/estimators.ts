@@ -35,27 +35,41 @@ const median = (xs: number[]): number => {
  * are left out, so a busy machine that pauses the probe does not bend the line.
  */
 export function saturatedPoints(samples: readonly Sample[]): Array<{ k: number; t: number }> {
+  return segmentsOf(samples).flatMap((segment) => segment);
+}
+
+/**
+ * The saturated points (see saturatedPoints) cut into segments wherever the sender stalled: a
+ * limiter that holds little (nginx with burst=1 holds two requests) loses what it frees during a
+ * stall longer than that, so the count k after the stall is behind the line before it. Each
+ * segment is numbered on its own and compared only with itself.
+ */
+export function segmentsOf(samples: readonly Sample[]): Array<Array<{ k: number; t: number }>> {
   const sorted = [...samples].sort(bySent);
   if (sorted.length < 2) return [];
-  const maxLagMs = 2 * median(sorted.slice(1).map((s, i) => s.sentMs - sorted[i]!.sentMs));
-  const points: Array<{ k: number; t: number }> = [];
+  const interval = median(sorted.slice(1).map((s, i) => s.sentMs - sorted[i]!.sentMs));
+  const maxLagMs = 2 * interval;
+  const stallMs = 2.5 * interval;
+  const segments: Array<Array<{ k: number; t: number }>> = [[]];
   let k = 0;
   for (const [i, s] of sorted.entries()) {
+    const previous = sorted[i - 1];
+    if (previous && s.sentMs - previous.sentMs > stallMs && segments[segments.length - 1]!.length > 0) segments.push([]);
     if (s.answer !== 'accepted') continue;
     k++;
-    const previous = sorted[i - 1];
-    if (previous?.answer === 'limited' && s.sentMs - previous.sentMs <= maxLagMs) points.push({ k, t: s.sentMs });
+    if (previous?.answer === 'limited' && s.sentMs - previous.sentMs <= maxLagMs) segments[segments.length - 1]!.push({ k, t: s.sentMs });
   }
-  return points;
+  return segments.filter((segment) => segment.length > 0);
 }
 
 /**
  * The steady-state rate of a saturated limiter: the Theil–Sen slope through its saturated points
- * (the median of the pairwise slopes of points at least a third of the window apart). The median
- * ignores the odd point whose request reached the service late, which a least-squares fit or a
- * first-to-last span would not. Limiters that keep what they owe (token buckets, nginx's leaky
- * bucket, GCRA) make this unbiased; a fixed window that resets gives one saturated point per
- * window (its first acceptance after the reset), so the slope is still limit / window.
+ * (the median of the pairwise slopes of points of the same segment at least a third of that
+ * segment apart). The median ignores the odd point whose request reached the service late, which
+ * a least-squares fit or a first-to-last span would not. Limiters that keep what they owe (token
+ * buckets, nginx's leaky bucket, GCRA) make this unbiased; a fixed window that resets gives one
+ * saturated point per window (its first acceptance after the reset), so the slope is still
+ * limit / window.
  *
  * With too few saturated points (a short or interrupted probe) the estimate falls back to the
  * first-to-last span of acceptances, flagged `clumpy` when accepted / window length disagrees with
@@ -69,11 +83,13 @@ export function sustainedRate(window: readonly Sample[]): SustainedFit | null {
   const windowMs = sorted[sorted.length - 1]!.sentMs - sorted[0]!.sentMs;
   if (spanMs <= 0 || windowMs <= 0) return null;
 
-  const points = saturatedPoints(sorted);
-  const kSpan = points.length > 0 ? points[points.length - 1]!.k - points[0]!.k : 0;
-  if (points.length >= 5 && kSpan >= 6) {
-    const minApart = kSpan / 3;
-    const rates: number[] = [];
+  const rates: number[] = [];
+  let pointsSpanMs = 0;
+  for (const points of segmentsOf(sorted)) {
+    const kSpan = points[points.length - 1]!.k - points[0]!.k;
+    if (points.length < 2 || kSpan < 3) continue;
+    pointsSpanMs += points[points.length - 1]!.t - points[0]!.t;
+    const minApart = Math.max(3, kSpan / 3);
     for (let a = 0; a < points.length; a++) {
       for (let b = a + 1; b < points.length; b++) {
         const dk = points[b]!.k - points[a]!.k;
@@ -81,14 +97,13 @@ export function sustainedRate(window: readonly Sample[]): SustainedFit | null {
         if (dk >= minApart && dt > 0) rates.push((dk / dt) * 1000);
       }
     }
-    if (rates.length >= 3) {
-      rates.sort((x, y) => x - y);
-      const rps = median(rates);
-      const q1 = rates[Math.floor(rates.length / 4)]!;
-      const q3 = rates[Math.floor((3 * rates.length) / 4)]!;
-      const pointsSpanS = (points[points.length - 1]!.t - points[0]!.t) / 1000;
-      return { rps, accepted: accepted.length, spanS: pointsSpanS, precision: (q3 - q1) / 2 / rps, clumpy: false };
-    }
+  }
+  if (rates.length >= 5) {
+    rates.sort((x, y) => x - y);
+    const rps = median(rates);
+    const q1 = rates[Math.floor(rates.length / 4)]!;
+    const q3 = rates[Math.floor((3 * rates.length) / 4)]!;
+    return { rps, accepted: accepted.length, spanS: pointsSpanMs / 1000, precision: (q3 - q1) / 2 / rps, clumpy: false };
   }
   const bySpan = ((accepted.length - 1) / spanMs) * 1000;
   const byWindow = (accepted.length / windowMs) * 1000;
@@ -124,7 +139,15 @@ export function burstOf(run: readonly Sample[], sustainedRps: number | null): Bu
   const firstRefusal = sorted.find((s) => s.answer === 'limited');
   const before = sorted.filter((s) => s.answer === 'accepted' && (firstRefusal === undefined || s.sentMs < firstRefusal.sentMs));
   const raw = before.length;
-  const spanS = raw > 1 ? (before[raw - 1]!.sentMs - before[0]!.sentMs) / 1000 : 0;
+  // The first request of a burst follows an idle wait, and a process that wakes from one (a
+  // timer, a garbage collection) may hand it to the network late: when the next request left
+  // much later than the pacing interval, the first one may have left that late too. Its latest
+  // possible departure, one interval before the next, keeps a stall from counting as refill.
+  const gaps = sorted.slice(1).map((s, i) => s.sentMs - sorted[i]!.sentMs);
+  const interval = gaps.length > 0 ? median(gaps) : 0;
+  const second = sorted[1];
+  const startMs = raw > 0 && second ? Math.max(before[0]!.sentMs, Math.min(second.sentMs - interval, before[raw - 1]!.sentMs)) : 0;
+  const spanS = raw > 1 ? (before[raw - 1]!.sentMs - startMs) / 1000 : 0;
   const refilled = sustainedRps === null ? 0 : sustainedRps * spanS;
   const capacity = raw === 0 ? 0 : Math.max(1, Math.round(raw - refilled));
   return { raw, spanS, capacity, limited: firstRefusal !== undefined };

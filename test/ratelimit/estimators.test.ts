@@ -99,6 +99,15 @@ describe('sustainedRate', () => {
     expect(Math.abs(fit!.rps - 50) / 50).toBeLessThan(0.02);
   });
 
+  it('is not bent by stalls longer than a small limit can hold (nginx burst=1 loses what it frees meanwhile)', () => {
+    const stalls: Array<[number, number]> = [[300, 120], [900, 150], [1_500, 90], [2_200, 200], [2_900, 110]];
+    const series = sample(leakyBucket(40, 1), { rate: 50, seconds: 3.5, jitterMs: 1, stalls });
+    const accepted = series.filter((s) => s.answer === 'accepted').length;
+    // Counting acceptances over the time would find well under 40/s: the stalls cost capacity.
+    expect(accepted / 3.5).toBeLessThan(38);
+    expect(Math.abs(sustainedRate(series)!.rps - 40) / 40).toBeLessThan(0.02);
+  });
+
   it('finds limit / window for a fixed window, from its first acceptance after each reset', () => {
     const fit = sustainedRate(sample(fixedWindow(20, 1_000), { rate: 40, seconds: 8 }));
     expect(Math.abs(fit!.rps - 20) / 20).toBeLessThan(0.05);
@@ -132,6 +141,20 @@ describe('burstOf', () => {
     expect(fit.limited).toBe(true);
     expect(fit.raw).toBeGreaterThan(60);
     expect(Math.abs(fit.capacity - 50)).toBeLessThanOrEqual(1);
+  });
+
+  it('does not count a stall before the first request left as refill', () => {
+    // The sender stalls 100 ms right after recording the first request as sent: it reaches the
+    // limiter (and the next one leaves) only afterwards.
+    const limiter = tokenBucket(25, 11, true);
+    expect(limiter(100)).toBe(true);
+    const first: Sample = { sentMs: 0, doneMs: 101, status: 200, answer: 'accepted', phase: 'idle-burst', client: 'primary' };
+    const run = [first, ...sample(limiter, { rate: 200, seconds: 0.3, start: 100 })];
+    const accepted = run.filter((s) => s.answer === 'accepted');
+    // Taking the recorded time at face value would count 2.5 refilled requests too many.
+    const naive = accepted.length - (25 * accepted[accepted.length - 1]!.sentMs) / 1000;
+    expect(naive).toBeLessThan(9.5);
+    expect(Math.abs(burstOf(run, 25).capacity - 11)).toBeLessThanOrEqual(1);
   });
 
   it('says when nothing was refused', () => {

@@ -55,19 +55,21 @@ describe('the ratelimit stage against the built-in emulator', () => {
     // The built-in emulator limits each client to 50/s with a burst of 50.
     expect(result.observed_429, context).toBe(true);
     expect(Math.abs(result.sustained_rps! - 50) / 50, context).toBeLessThanOrEqual(0.05);
-    expect(result.recommendation?.target_rps, context).toBe(40);
+    // 20 % below what was measured: 40, or 39 when the measurement came out a hair under 50.
+    const target = result.recommendation!.target_rps;
+    expect([39, 40], context).toContain(target);
     expect(result.proof, context).not.toBeNull();
     expect(result.proof!.lost_requests, context).toBe(0);
     expect(result.proof!.goodput_rps, context).toBeGreaterThan(30);
     expect(terminal.lines.join('\n')).toMatch(/rate limit on tokens\.validate \(429\): sustained [\d.]+ req\/s/);
-    expect(terminal.lines.join('\n')).toMatch(/^recommend: ≤ 40 req\/s/m);
-    expect(terminal.lines.join('\n')).toMatch(/^proof \(k6 at 40 req\/s\): [\d.]+ % 429, goodput [\d.]+ req\/s, 0 lost/m);
+    expect(terminal.lines.join('\n')).toContain(`recommend: ≤ ${target} req/s`);
+    expect(terminal.lines.join('\n')).toMatch(new RegExp(`^proof \\(k6 at ${target} req/s\\): [\\d.]+ % 429, goodput [\\d.]+ req/s, 0 lost`, 'm'));
     expect(terminal.progressLines.length).toBeGreaterThan(2);
 
     const report = buildReport({ version: 'test', target: { environment: 'sandbox', base_url: prepared.target.baseUrl }, startedAt: new Date(), finishedAt: new Date(), checks: [], rateLimit: result });
     const md = renderMarkdown(report);
     expect(md).toContain('### Rate limit');
-    expect(md).toContain('**Recommendation:** send at most 40.0/s');
+    expect(md).toContain(`**Recommendation:** send at most ${target}.0/s`);
     expect(md).toContain('**Proof run:**');
     const html = renderHtml(report);
     expect(html).toContain('id="chart-rate-limit"');
