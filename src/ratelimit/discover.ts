@@ -4,19 +4,22 @@
 // The probe, in order:
 //  1. drain   – paced at max_rps until the first refusal (429, or a non-conformant 503…). What
 //               passed before it is a first guess at the burst (the limit may not have been idle).
-//  2. pilot   – still at max_rps, until four acceptances right after refusals: a rough rate r0.
+//  2. pilot   – still at max_rps (halved while refusals run long), until four acceptances right
+//               after refusals: a rough rate r0.
 //  3. window  – offered at 1.25 × r0 (above the limit, so it stays saturated, but with few
-//               refusals) until ≥ 60 requests passed over ≥ 2 s: the sustained rate from the first
-//               to the last accepted request, good to about ±1 % (see estimators.ts). Recovery is
-//               read off the same window: the longest wait from a refusal to the next acceptance.
-//  4. Retry-After – wait exactly what the last refusal said, retry once: truthful or not (without
-//               it, the same for a reset announced by RateLimit headers).
-//  5. idle burst – wait until the limit must have refilled (twice the time the guessed burst needs at
+//               refusals) until ≥ 60 requests passed over ≥ 2 s with refusals all along: the
+//               sustained rate as the slope through the acceptances that followed refusals, good
+//               to about ±1 % (see estimators.ts). Recovery is read off the same window: the
+//               longest wait from a refusal to the next acceptance. No refusal for long means the
+//               offered rate fell below the limit: it is raised and the window starts again.
+//  4. idle burst – wait until the limit must have refilled (twice the time the guessed burst needs at
 //               the sustained rate), send at max_rps until the first refusal; repeat (waiting
 //               longer while it grows) until two measurements agree, so it is measured from idle.
-//  6. scope   – right after that burst drained the configured client's limit, the second client
-//               (when configured) sends a few requests: they pass on a per-client limit and are
-//               refused on a shared one.
+//  5. Retry-After – wait exactly what the burst's refusal said, retry once: truthful or not
+//               (without it, the same for a reset announced by RateLimit headers).
+//  6. scope   – when a second client is configured: drain the configured client's limit again,
+//               and right then the second client sends a few requests: they pass on a
+//               per-client limit and are refused on a shared one.
 // Everything is bounded by max_rps, max_requests and a wall-clock cap, and an abort ends it with
 // what is known so far (a partial estimate).
 
@@ -340,7 +343,75 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     sustained,
   );
 
-  // ---- 4: Retry-After (or, without it, a RateLimit reset): wait exactly what it said, retry once.
+  /** Sends at max_rps until the first refusal (or `cap` requests): the samples of that run. */
+  const burstRun = async (phase: PhaseName, cap: number): Promise<Sample[]> => {
+    const run: Sample[] = [];
+    let refused = false;
+    await pace({
+      clock,
+      rate: () => maxRps,
+      maxInFlight,
+      signal,
+      done: () => refused || run.length >= cap || outOfBudget(),
+      send: async () => {
+        const s = await send(phase);
+        run.push(s);
+        if (s.answer === 'limited') refused = true;
+      },
+    });
+    return run;
+  };
+
+  // ---- 4: the burst from idle, measured until two rounds agree (a stalled sender or a limit
+  // that had not refilled shows up as a round that disagrees, and is measured again).
+  let burstFit: BurstFit = drainBurst;
+  let fromIdle = false;
+  if (sustained !== null && sustained > 0) {
+    // The drain is the first reference: when it started from idle, one round confirms it.
+    let previous = drainBurst.limited ? drainBurst.capacity : undefined;
+    let guess = Math.max(1, drainBurst.capacity);
+    const measured: number[] = [];
+    for (let roundNo = 0; roundNo < IDLE_ROUNDS && !outOfBudget(); roundNo++) {
+      // Twice what a limit of `guess` needs to refill at the sustained rate, and never less than
+      // two recoveries: long enough to be idle, short enough to keep the probe brief.
+      const waitMs = Math.max((2 * guess * 1000) / sustained, 2 * (recovery ?? 0) * 1000, 200);
+      const burstMs = ((3 * guess + 20) * 1000) / maxRps;
+      if (elapsed() + waitMs + burstMs > maxDurationMs) {
+        notes.push(`no time left to wait ${round(waitMs / 1000, 1)} s for a full refill; the burst was not measured from idle`);
+        break;
+      }
+      progress(`waiting ${round(waitMs / 1000, 1)} s for the limit to refill, then measuring the burst from idle`);
+      await clock.sleep(waitMs, signal);
+      if (signal?.aborted) break;
+      const fit = burstOf(await burstRun('idle-burst', Math.max(50, 3 * guess + 20)), sustained);
+      burstFit = fit;
+      if (!fit.limited) {
+        // Nothing refused within the cap: the limit holds more than guessed; wait longer.
+        guess = Math.max(guess + 1, fit.raw);
+        previous = undefined;
+        continue;
+      }
+      measured.push(fit.capacity);
+      if (previous !== undefined && Math.abs(fit.capacity - previous) <= 0.15 * Math.max(fit.capacity, previous) + 1) {
+        fromIdle = true;
+        break;
+      }
+      previous = fit.capacity;
+      guess = Math.max(guess, fit.capacity);
+    }
+    if (!fromIdle && !stoppedBy && measured.length > 0) notes.push(`the burst differed from round to round (${measured.join(', ')}); reported as measured last`);
+  }
+  const burst = burstFit.raw > 0 || burstFit.limited ? burstFit.capacity : null;
+  if (burst !== null) {
+    notes.push(
+      `burst: ${burstFit.raw} requests passed back-to-back at ${maxRps} req/s${fromIdle ? ' from idle' : ''}; ` +
+        `${burst} after taking away what the limit refilled meanwhile`,
+    );
+  }
+
+  // ---- 5: Retry-After (or, without it, a RateLimit reset): wait exactly what it said, then retry
+  // once. The refusal that ended the last burst is the one judged: fresh, and nothing else is sent
+  // while waiting.
   /** Waits what `said` announced after its answer, then retries once; undefined when it could not. */
   const waitAndRetry = async (header: string, said: { exchange: Exchange; seconds: number }): Promise<Sample | undefined> => {
     const { exchange, seconds } = said;
@@ -379,95 +450,36 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   }
   if (headers && !headers.reset) notes.push(`RateLimit headers on refusals: ${headers.names.join(', ')}`);
 
-  // ---- 5: the burst from idle, measured until two rounds agree (a stalled sender or a limit
-  // that had not refilled shows up as a round that disagrees, and is measured again).
-  let burstFit: BurstFit = drainBurst;
-  let fromIdle = false;
-  if (sustained !== null && sustained > 0) {
-    // The drain is the first reference: when it started from idle, one round confirms it.
-    let previous = drainBurst.limited ? drainBurst.capacity : undefined;
-    let guess = Math.max(1, drainBurst.capacity);
-    const measured: number[] = [];
-    for (let roundNo = 0; roundNo < IDLE_ROUNDS && !outOfBudget(); roundNo++) {
-      // Twice what a limit of `guess` needs to refill at the sustained rate, and never less than
-      // two recoveries: long enough to be idle, short enough to keep the probe brief.
-      const waitMs = Math.max((2 * guess * 1000) / sustained, 2 * (recovery ?? 0) * 1000, 200);
-      const burstMs = ((3 * guess + 20) * 1000) / maxRps;
-      if (elapsed() + waitMs + burstMs > maxDurationMs) {
-        notes.push(`no time left to wait ${round(waitMs / 1000, 1)} s for a full refill; the burst was not measured from idle`);
-        break;
-      }
-      await calls.refreshSecond?.();
-      progress(`waiting ${round(waitMs / 1000, 1)} s for the limit to refill, then measuring the burst from idle`);
-      await clock.sleep(waitMs, signal);
-      if (signal?.aborted) break;
-      const run: Sample[] = [];
-      let refused = false;
-      const cap = Math.max(50, 3 * guess + 20);
-      await pace({
-        clock,
-        rate: () => maxRps,
-        maxInFlight,
-        signal,
-        done: () => refused || run.length >= cap || outOfBudget(),
-        send: async () => {
-          const s = await send('idle-burst');
-          run.push(s);
-          if (s.answer === 'limited') refused = true;
-        },
-      });
-      const fit = burstOf(run, sustained);
-      burstFit = fit;
-      if (!fit.limited) {
-        // Nothing refused within the cap: the limit holds more than guessed; wait longer.
-        guess = Math.max(guess + 1, fit.raw);
-        previous = undefined;
-        continue;
-      }
-      measured.push(fit.capacity);
-      if (previous !== undefined && Math.abs(fit.capacity - previous) <= 0.15 * Math.max(fit.capacity, previous) + 1) {
-        fromIdle = true;
-        break;
-      }
-      previous = fit.capacity;
-      guess = Math.max(guess, fit.capacity);
-    }
-    if (!fromIdle && !stoppedBy && measured.length > 0) notes.push(`the burst differed from round to round (${measured.join(', ')}); reported as measured last`);
-  }
-  const burst = burstFit.raw > 0 || burstFit.limited ? burstFit.capacity : null;
-  if (burst !== null) {
-    notes.push(
-      `burst: ${burstFit.raw} requests passed back-to-back at ${maxRps} req/s${fromIdle ? ' from idle' : ''}; ` +
-        `${burst} after taking away what the limit refilled meanwhile`,
-    );
-  }
-
-  // ---- 6: scope, while the configured client's limit is drained by the burst that just ended.
+  // ---- 6: scope, when a second client is configured: drain the configured client's limit once
+  // more, and right then let the second client send a few requests.
   let scope: Scope = 'unknown';
   if (!calls.second) {
     notes.push(calls.secondProblem ? `scope not measured: ${calls.secondProblem}` : 'scope not measured: configure rate_limit.second_client to tell a per-client limit from a shared one');
-  } else if (!burstFit.limited || burst === null || outOfBudget()) {
-    notes.push('scope not measured: the configured client was not limited right before');
-  } else {
-    // As many as the second client's own limit surely admits (the same size, if it has its own),
-    // sent at max_rps: on a shared limit, drained a moment ago, they cannot all pass.
-    const tries = Math.min(3, Math.max(1, burst));
-    let passed = 0;
-    let refused = false;
-    for (let i = 0; i < tries && !refused && !outOfBudget(); i++) {
-      if (i > 0) await clock.sleep(Math.ceil(1000 / maxRps), signal);
-      const s = await send('scope', 'second');
-      if (s.answer === 'accepted') passed++;
-      else if (s.answer === 'limited') refused = true;
+  } else if (!outOfBudget()) {
+    const drained = await burstRun('scope', Math.max(50, 3 * (burst ?? 1) + 20));
+    if (!drained.some((x) => x.answer === 'limited')) notes.push('scope not measured: the configured client could not be limited again');
+    else {
+      // As many as the second client's own limit surely admits (the same size, if it has its
+      // own), sent at max_rps: a shared limit, drained a moment ago and refilling slower than
+      // max_rps, cannot let them all through.
+      const tries = Math.min(3, Math.max(1, burst ?? 1));
+      let passed = 0;
+      let refused = false;
+      for (let i = 0; i < tries && !refused && !outOfBudget(); i++) {
+        if (i > 0) await clock.sleep(Math.ceil(1000 / maxRps), signal);
+        const s = await send('scope', 'second');
+        if (s.answer === 'accepted') passed++;
+        else if (s.answer === 'limited') refused = true;
+      }
+      if (refused) scope = 'shared';
+      else if (passed === tries) scope = 'per-client';
+      notes.push(
+        scope === 'unknown'
+          ? 'scope not settled: the second client got no clear answer'
+          : `scope ${scope}: right after the configured client was limited, the second client's ${refused ? `request ${passed + 1} was refused` : `${tries} requests passed`}` +
+              (scope === 'per-client' ? ' (per client or per token: a client holds one token at a time, §3)' : ''),
+      );
     }
-    if (refused) scope = 'shared';
-    else if (passed === tries) scope = 'per-client';
-    notes.push(
-      scope === 'unknown'
-        ? 'scope not settled: the second client got no clear answer'
-        : `scope ${scope}: right after the configured client was limited, the second client's ${refused ? `request ${passed + 1} was refused` : `${tries} requests passed`}` +
-            (scope === 'per-client' ? ' (per client or per token: a client holds one token at a time, §3)' : ''),
-    );
   }
 
   return finish({

@@ -139,15 +139,24 @@ export function burstOf(run: readonly Sample[], sustainedRps: number | null): Bu
   const firstRefusal = sorted.find((s) => s.answer === 'limited');
   const before = sorted.filter((s) => s.answer === 'accepted' && (firstRefusal === undefined || s.sentMs < firstRefusal.sentMs));
   const raw = before.length;
-  // The first request of a burst follows an idle wait, and a process that wakes from one (a
-  // timer, a garbage collection) may hand it to the network late: when the next request left
-  // much later than the pacing interval, the first one may have left that late too. Its latest
-  // possible departure, one interval before the next, keeps a stall from counting as refill.
+  // A request is recorded as sent when the harness hands it over; a sender that stalls right then
+  // (a timer waking from the idle wait, a garbage collection) gets it onto the network later. At
+  // the two ends of the burst that would count a stall as refill time, or not count refill: so
+  // each end is taken at its latest possible departure, bounded twice: one pacing interval before
+  // the request that followed it left, and the fastest round trip of the run before its answer
+  // came (a request answered quickly cannot have left late). Stalls in the middle do not matter:
+  // the refill goes on meanwhile.
   const gaps = sorted.slice(1).map((s, i) => s.sentMs - sorted[i]!.sentMs);
   const interval = gaps.length > 0 ? median(gaps) : 0;
-  const second = sorted[1];
-  const startMs = raw > 0 && second ? Math.max(before[0]!.sentMs, Math.min(second.sentMs - interval, before[raw - 1]!.sentMs)) : 0;
-  const spanS = raw > 1 ? (before[raw - 1]!.sentMs - startMs) / 1000 : 0;
+  const fastestMs = Math.min(...sorted.map((s) => s.doneMs - s.sentMs));
+  const latestDeparture = (s: Sample): number => {
+    const next = sorted[sorted.indexOf(s) + 1];
+    const bound = Math.min(next === undefined ? s.sentMs : next.sentMs - interval, s.doneMs - fastestMs);
+    return Math.max(s.sentMs, bound);
+  };
+  const startMs = raw > 0 ? Math.min(latestDeparture(before[0]!), before[raw - 1]!.sentMs) : 0;
+  const endMs = raw > 0 ? latestDeparture(before[raw - 1]!) : 0;
+  const spanS = raw > 1 ? Math.max(0, endMs - startMs) / 1000 : 0;
   const refilled = sustainedRps === null ? 0 : sustainedRps * spanS;
   const capacity = raw === 0 ? 0 : Math.max(1, Math.round(raw - refilled));
   return { raw, spanS, capacity, limited: firstRefusal !== undefined };

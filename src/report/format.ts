@@ -44,6 +44,11 @@ export function formatSeconds(seconds: number): string {
   return `${Math.floor(whole / 60)} min ${String(whole % 60).padStart(2, '0')} s`;
 }
 
+/** Seconds, in milliseconds below one second: a limit's recovery of 0.038 s reads as 38 ms, not "0.0 s". */
+export function formatDuration(seconds: number): string {
+  return typeof seconds === 'number' && Number.isFinite(seconds) && Math.abs(seconds) < 1 ? formatMs(Math.round(seconds * 1000)) : formatSeconds(seconds);
+}
+
 /** Wall time of the run from its own timestamps (never the clock), or null when they do not parse. */
 export function runSeconds(report: Pick<Report, 'started_at' | 'finished_at'>): number | null {
   const ms = Date.parse(report.finished_at) - Date.parse(report.started_at);
@@ -104,7 +109,7 @@ export function rateLimitFacts(r: RateLimitResult): Array<[string, string]> {
     ['Burst', orUnknown(r.burst, (n) => `${formatNumber(n)} requests`, 'unknown')],
     ['Scope', r.scope],
     ['Retry-After header', r.retry_after_header],
-    ['Recovery', orUnknown(r.recovery_s, formatSeconds, 'unknown')],
+    ['Recovery', orUnknown(r.recovery_s, formatDuration, 'unknown')],
     ['Requests sent', formatNumber(r.requests_sent)],
     ['Requests limited (429)', `${formatNumber(r.requests_limited)}${limitedShare}`],
     // The optional figures of the `ratelimit` probe, shown only when it reported them.
@@ -117,7 +122,7 @@ function optionalFacts(r: RateLimitResult): Array<[string, string]> {
   if (r.limiting_status !== undefined && r.limiting_status !== null && r.limiting_status !== 429) {
     facts.push(['Limiting answer', `${r.limiting_status} (non-conformant: §7 wants 429)`]);
   }
-  if (r.refill_s !== undefined && r.refill_s !== null) facts.push(['Refill of the burst', formatSeconds(r.refill_s)]);
+  if (r.refill_s !== undefined && r.refill_s !== null) facts.push(['Refill of the burst', formatDuration(r.refill_s)]);
   if (r.ratelimit_headers && r.ratelimit_headers.length > 0) facts.push(['RateLimit headers', r.ratelimit_headers.join(', ')]);
   if (r.duration_s !== undefined) facts.push(['Probe duration', `${formatSeconds(r.duration_s)}${r.partial ? ' (partial)' : ''}`]);
   return facts;
@@ -127,7 +132,7 @@ export function recommendationText(r: RateLimitResult): string {
   const rec = r.recommendation;
   if (rec === null) return 'none: the probe found nothing to size a client by';
   return (
-    `send at most ${formatRate(rec.target_rps)} with at most ${formatNumber(rec.max_concurrency)} requests in flight; ` +
+    `send at most ${formatRate(rec.target_rps)} with at most ${formatNumber(rec.max_concurrency)} request${rec.max_concurrency === 1 ? '' : 's'} in flight; ` +
     `on 429 retry with ${backoffText(rec.backoff)}`
   );
 }

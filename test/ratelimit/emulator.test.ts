@@ -22,17 +22,19 @@ async function emulator(options: EmulatorOptions) {
 
 describe('discovery against the emulator token bucket', () => {
   it.each([
-    { rps: 10, burst: 5 },
-    { rps: 25, burst: 25 },
-    { rps: 50, burst: 50 },
-    { rps: 100, burst: 20 },
-  ])('finds $rps req/s (burst $burst) within 5 %, with a truthful Retry-After', async ({ rps, burst }) => {
+    { rps: 10, burst: 5, burstSlack: 2 },
+    { rps: 25, burst: 25, burstSlack: 3 },
+    { rps: 50, burst: 50, burstSlack: 5 },
+    // The burst goes out at max_rps (200/s), only twice the refill rate: what refilled meanwhile is
+    // as large as the burst itself, so a few milliseconds of stalled sender move the figure more.
+    { rps: 100, burst: 20, burstSlack: 6 },
+  ])('finds $rps req/s (burst $burst) within 5 %, with a truthful Retry-After', async ({ rps, burst, burstSlack }) => {
     const { estimate, seconds } = await probe(await emulator({ rateLimit: { rps, burst } }));
     const context = describeEstimate(estimate);
     expect(estimate.limiting_status, context).toBe(429);
     expect(relativeError(estimate.sustained_rps, rps), context).toBeLessThanOrEqual(0.05);
     // The bucket admits `burst` at once; the probe's figure is what passed minus the refill meanwhile.
-    expect(Math.abs((estimate.burst ?? 0) - burst), context).toBeLessThanOrEqual(Math.max(2, burst * 0.1));
+    expect(Math.abs((estimate.burst ?? 0) - burst), context).toBeLessThanOrEqual(burstSlack);
     expect(estimate.burst_from_idle, context).toBe(true);
     // The emulator's Retry-After is whole seconds until one request fits: waiting it out works.
     expect(estimate.retry_after_header, context).toBe('truthful');
@@ -77,10 +79,11 @@ describe('discovery against the emulator token bucket', () => {
   }, 30_000);
 
   it('never offers more than max_rps, nor sends more than max_requests', async () => {
-    const { estimate, samples } = await probe(await emulator({ rateLimit: { rps: 20, burst: 10 } }), { maxRps: 40, maxRequests: 120 });
-    expect(estimate.requests_sent).toBeLessThanOrEqual(120);
+    // 80 requests are too few for the whole probe (its window alone wants 60 acceptances).
+    const { estimate, samples } = await probe(await emulator({ rateLimit: { rps: 20, burst: 10 } }), { maxRps: 40, maxRequests: 80 });
+    expect(estimate.requests_sent).toBeLessThanOrEqual(80);
     expect(estimate.partial).toBe(true);
-    expect(estimate.notes.join('\n')).toMatch(/max_requests \(120 requests\)/);
+    expect(estimate.notes.join('\n')).toMatch(/max_requests \(80 requests\)/);
     // In any one-second window of sending, at most max_rps (+1 for the window's edge).
     const sent = samples.map((s) => s.sentMs).sort((a, b) => a - b);
     for (let i = 0, j = 0; i < sent.length; i++) {

@@ -157,6 +157,22 @@ describe('burstOf', () => {
     expect(Math.abs(burstOf(run, 25).capacity - 11)).toBeLessThanOrEqual(1);
   });
 
+  it('is not moved by a stall in the middle of the burst (the refill goes on meanwhile)', () => {
+    // Requests every 5 ms; the one recorded at 30 ms reaches the limiter at 130 ms, and the next
+    // leaves at 135 ms.
+    const limiter = tokenBucket(25, 8, true);
+    const run: Sample[] = [];
+    const at = (sentMs: number, arrival: number) => {
+      const ok = limiter(arrival);
+      run.push({ sentMs, doneMs: arrival + 1, status: ok ? 200 : 429, answer: ok ? 'accepted' : 'limited', phase: 'idle-burst', client: 'primary' });
+    };
+    for (let t = 0; t <= 25; t += 5) at(t, t);
+    at(30, 130);
+    for (let t = 135; t <= 300; t += 5) at(t, t);
+    expect(run.some((x) => x.answer === 'limited')).toBe(true);
+    expect(Math.abs(burstOf(run, 25).capacity - 8)).toBeLessThanOrEqual(1);
+  });
+
   it('says when nothing was refused', () => {
     const fit = burstOf(sample(tokenBucket(50, 500, true), { rate: 100, seconds: 0.5 }), 50);
     expect(fit.limited).toBe(false);

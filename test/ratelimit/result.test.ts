@@ -43,7 +43,7 @@ describe('toRateLimitResult', () => {
     expect(r.proof).toEqual({ rate_429: 0, goodput_rps: 39.9, lost_requests: 0 });
     expect(r.timeline).toHaveLength(2);
     expect(r.notes?.some((n) => n.startsWith('recommendation: target 39 req/s'))).toBe(true);
-    expect(rateLimitFacts(r)).toEqual(expect.arrayContaining([['Refill of the burst', '1 s'], ['Probe duration', '7.9 s']]));
+    expect(rateLimitFacts(r)).toEqual(expect.arrayContaining([['Recovery', '41 ms'], ['Refill of the burst', '1 s'], ['Probe duration', '7.9 s']]));
   });
 
   it('shows a 503 limit as non-conformant, not as an observed 429', () => {
