@@ -1,5 +1,5 @@
 import { fail, pass, skip, type Check } from '../src/runner/check.js';
-import { burstProbe } from '../src/runner/burst-probe.js';
+import { provoked429 } from '../src/runner/burst-probe.js';
 import { isJsonObject } from '../src/runner/expect.js';
 
 export const check: Check = {
@@ -10,10 +10,9 @@ export const check: Check = {
   description: 'The 429 provoked by the burst has a JSON object body with a string `error` field (§7 error body shape).',
   phase: 'last',
   async run(ctx) {
-    const probe = await burstProbe(ctx);
-    if (probe.skipped) return skip(probe.skipped);
-    const limited = probe.limited;
-    if (!limited || limited.status !== 429) return skip('no 429 was provoked; see ratelimit.limit-enforced');
+    const found = await provoked429(ctx);
+    if ('skip' in found) return skip(found.skip);
+    const { limited } = found;
     const body = limited.json;
     const evidence = [ctx.http.evidence(limited)];
     if (!isJsonObject(body) || typeof body['error'] !== 'string') {

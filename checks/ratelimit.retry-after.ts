@@ -1,5 +1,5 @@
 import { fail, pass, skip, type Check } from '../src/runner/check.js';
-import { burstProbe } from '../src/runner/burst-probe.js';
+import { provoked429 } from '../src/runner/burst-probe.js';
 import { retryAfterMs } from '../src/http/retry-after.js';
 
 export const check: Check = {
@@ -10,10 +10,9 @@ export const check: Check = {
   description: 'Good practice the spec does not demand: the 429 carries a Retry-After header, and a retry after that delay succeeds.',
   phase: 'last',
   async run(ctx) {
-    const probe = await burstProbe(ctx);
-    if (probe.skipped) return skip(probe.skipped);
-    const limited = probe.limited;
-    if (!limited || limited.status !== 429) return skip('no 429 was provoked; see ratelimit.limit-enforced');
+    const found = await provoked429(ctx);
+    if ('skip' in found) return skip(found.skip);
+    const { limited, probe } = found;
     const header = limited.headers['retry-after'];
     const evidence = [ctx.http.evidence(limited, `Retry-After: ${header ?? '(absent)'}`)];
     if (header === undefined) return fail('the 429 has no Retry-After header; clients must guess their backoff', evidence);

@@ -118,3 +118,11 @@ async function endpointCall(ctx: CheckContext, endpoint: string): Promise<() => 
   const name = endpoint === 'business.ach_transactions' ? 'ach_transactions' : 'evaluation';
   return async () => ctx.http.business(name, ctx.business[name], await token(), noWait);
 }
+
+/** The 429 the burst provoked, or why there is none to judge (checks that inspect the 429 share this). */
+export async function provoked429(ctx: CheckContext): Promise<{ limited: Exchange; probe: BurstProbe } | { skip: string }> {
+  const probe = await burstProbe(ctx);
+  if (probe.skipped) return { skip: probe.skipped };
+  if (!probe.limited || probe.limited.status !== 429) return { skip: 'no 429 was provoked; see ratelimit.limit-enforced' };
+  return { limited: probe.limited, probe };
+}
