@@ -56,6 +56,7 @@ export function summaryLines(report: Report, folder: string, color: boolean): st
     '',
     `${verdict}  ${report.target.environment} ${report.target.base_url}${report.target.emulated ? ' (built-in emulator)' : ''}`,
     `${s.passed} passed, ${s.failed} failed, ${s.warned} warned, ${s.skipped} skipped, ${s.errored} errored`,
+    ...(report.untested ?? []).map((u) => `${paint('not tested', 31, color)} (${u.stage}): ${u.reason}`),
   ];
   if (report.load) {
     const broken = report.load.scenarios.flatMap((sc) => [

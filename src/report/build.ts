@@ -1,6 +1,6 @@
 // Assembles the Report from the stages' results. Pure: the caller supplies times and version.
 
-import { REPORT_SCHEMA, summarize, verdictOf, type CheckResult, type LoadResult, type RateLimitResult, type Report } from './model.js';
+import { REPORT_SCHEMA, summarize, verdictOf, type CheckResult, type LoadResult, type RateLimitResult, type Report, type Untested } from './model.js';
 
 export interface ReportParts {
   version: string;
@@ -10,21 +10,38 @@ export interface ReportParts {
   checks: CheckResult[];
   load?: LoadResult | null;
   rateLimit?: RateLimitResult | null;
+  /** Stages that could not test what they were asked to; see `untestedOf` for the ones derived here. */
+  untested?: Untested[];
+}
+
+/**
+ * What the parts themselves show was not tested, besides what the stages reported: a run whose
+ * selection left no check, or whose checks all skipped, has tested nothing.
+ */
+export function untestedOf(parts: ReportParts): Untested[] {
+  const out = [...(parts.untested ?? [])];
+  const ranChecks = parts.checks.length > 0;
+  const ranOther = parts.load != null || parts.rateLimit != null;
+  if (!ranChecks && !ranOther && out.length === 0) out.push({ stage: 'checks', reason: 'no check ran: the selection (--only/--skip) left nothing to test' });
+  else if (ranChecks && parts.checks.every((c) => c.status === 'skip')) out.push({ stage: 'checks', reason: `all ${parts.checks.length} selected checks were skipped, so nothing was tested` });
+  return out;
 }
 
 export function buildReport(parts: ReportParts): Report {
   const load = parts.load ?? null;
+  const untested = untestedOf(parts);
   return {
     schema: REPORT_SCHEMA,
     tool: { name: 'ces-harness', version: parts.version },
     target: parts.target,
     started_at: isoSeconds(parts.startedAt),
     finished_at: isoSeconds(parts.finishedAt),
-    verdict: verdictOf(parts.checks, load),
+    verdict: verdictOf(parts.checks, load, untested),
     summary: summarize(parts.checks),
     checks: parts.checks,
     load,
     rate_limit: parts.rateLimit ?? null,
+    untested,
   };
 }
 

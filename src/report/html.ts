@@ -16,7 +16,7 @@ import {
   splitCode,
   thresholdText,
 } from './format.js';
-import { specLabel, type CheckResult, type Evidence, type LoadResult, type LoadScenarioResult, type RateLimitResult, type Report } from './model.js';
+import { specLabel, type CheckResult, type Evidence, type LoadResult, type LoadScenarioResult, type RateLimitResult, type Report, type Untested } from './model.js';
 import { SafeHtml, html, joinHtml } from './safe-html.js';
 import { isBrokenMust, scenariosWithTimeline, thresholdCount } from './select.js';
 import { barChart, legend, lineChart } from './svg.js';
@@ -62,6 +62,7 @@ ol.evidence{margin:4px 0;padding-left:20px}
 .thresholds{list-style:none;margin:0;padding:0}
 .ok{color:var(--pass)}.bad{color:var(--fail)}
 .callout{border:1px solid var(--border);border-left:4px solid var(--c0);border-radius:6px;padding:4px 16px;background:var(--subtle)}
+.untested{border-left-color:var(--fail)}
 figure{margin:16px 0}
 figcaption{color:var(--muted)}
 svg.chart{max-width:100%;height:auto;display:block}
@@ -251,6 +252,13 @@ ${notes.length > 0 && html`<ul class="notes">${notes.map((n) => html`<li>${rich(
 ${rateLimitFigure(r)}</section>`;
 }
 
+function untestedSection(untested: readonly Untested[]): SafeHtml | null {
+  if (untested.length === 0) return null;
+  return html`<section id="untested" class="callout untested" aria-labelledby="untested-h"><h2 id="untested-h">Not tested</h2>
+<p>The run could not test everything it was asked to, so it cannot pass:</p>
+<ul>${untested.map((u) => html`<li><code>${u.stage}</code>: ${rich(u.reason)}</li>`)}</ul></section>`;
+}
+
 export function renderHtml(report: Report): string {
   const title = `ces-harness: ${report.verdict} · ${report.target.environment} · ${report.started_at}`;
   const page = html`<!doctype html>
@@ -265,6 +273,7 @@ export function renderHtml(report: Report): string {
 <body>
 ${header(report)}
 <main>
+${untestedSection(report.untested ?? [])}
 ${checksSection(report.checks)}
 ${report.load && loadSection(report.load)}
 ${report.rate_limit && rateLimitSection(report.rate_limit)}

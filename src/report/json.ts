@@ -73,8 +73,9 @@ export function renderJson(report: Report): string {
       checks: report.checks.map(check),
       load: report.load ? load(report.load) : null,
       rate_limit: report.rate_limit ? rateLimit(report.rate_limit) : null,
+      untested: (report.untested ?? []).map((u) => orderKeys(u, ['stage', 'reason'])),
     },
-    ['schema', 'tool', 'target', 'started_at', 'finished_at', 'verdict', 'summary', 'checks', 'load', 'rate_limit'],
+    ['schema', 'tool', 'target', 'started_at', 'finished_at', 'verdict', 'summary', 'checks', 'load', 'rate_limit', 'untested'],
   );
   return `${JSON.stringify(ordered, null, 2)}\n`;
 }

@@ -5,7 +5,7 @@
 
 import { XMLBuilder } from 'fast-xml-parser';
 import { evidenceLine, proofText, rateLimitFacts, recommendationText, runSeconds, scenarioLine, thresholdText } from './format.js';
-import { specLabel, type CheckResult, type LoadResult, type RateLimitResult, type Report } from './model.js';
+import { specLabel, type CheckResult, type LoadResult, type RateLimitResult, type Report, type Untested } from './model.js';
 
 type XmlNode = Record<string, unknown>;
 
@@ -94,6 +94,16 @@ function rateLimitCase(r: RateLimitResult): XmlNode {
   );
 }
 
+// A stage that could not test is an error testcase: CI test tabs must show the run as broken.
+function untestedCase(u: Untested): XmlNode {
+  return {
+    '@_name': xmlAttr(`${u.stage}: could not test`),
+    '@_classname': 'ces-harness.untested',
+    '@_time': seconds(0),
+    error: { '@_message': xmlAttr(u.reason), '@_type': 'untested', '#text': xmlText(u.reason) },
+  };
+}
+
 interface Counts {
   tests: number;
   failures: number;
@@ -144,6 +154,7 @@ export function renderJunit(report: Report): string {
     suite('conformance', report.checks.map(checkCase), checksMs / 1000, { '@_timestamp': xmlAttr(report.started_at), ...properties(report) }),
     ...(report.load ? [suite('load', loadCases(report.load), 0)] : []),
     ...(report.rate_limit ? [suite('rate-limit', [rateLimitCase(report.rate_limit)], 0)] : []),
+    ...((report.untested ?? []).length > 0 ? [suite('untested', (report.untested ?? []).map(untestedCase), 0)] : []),
   ];
   const total = suites.reduce<Counts>(
     (sum, s) => ({

@@ -15,7 +15,7 @@ import {
   thresholdText,
 } from './format.js';
 import { mdCode, mdEscape, mdInline, mdTable } from './md-text.js';
-import { specLabel, type CheckResult, type Evidence, type LoadResult, type LoadScenarioResult, type RateLimitResult, type Report } from './model.js';
+import { specLabel, type CheckResult, type Evidence, type LoadResult, type LoadScenarioResult, type RateLimitResult, type Report, type Untested } from './model.js';
 import { brokenMusts, skips, thresholdCount, warnings } from './select.js';
 
 function titleLine(report: Report): string {
@@ -129,10 +129,17 @@ function rateLimitSection(r: RateLimitResult): string {
   return section('Rate limit', blocks.filter((b) => b !== null).join('\n\n'));
 }
 
+function untestedSection(untested: readonly Untested[]): string | null {
+  if (untested.length === 0) return null;
+  // Listed before anything else: a run that could not test is a failed run, whatever passed.
+  return section('Not tested', untested.map((u) => `- ❌ ${mdCode(u.stage)}: ${mdInline(u.reason)}`).join('\n'));
+}
+
 export function renderMarkdown(report: Report): string {
   const blocks = [
     titleLine(report),
     summaryLine(report),
+    untestedSection(report.untested ?? []),
     checksTable(report.checks),
     listSection('Failures', brokenMusts(report.checks), true),
     listSection('Warnings', warnings(report.checks), true),

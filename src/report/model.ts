@@ -93,6 +93,16 @@ export interface RateLimitResult {
   partial?: boolean;
 }
 
+/**
+ * Something the run was asked to test and could not (a stage that did not run, a probe that got no
+ * usable answer, nothing selected). It is never a pass: one entry turns the verdict to fail.
+ */
+export interface Untested {
+  /** `checks`, `load`, `rate_limit`: the part of the run that could not test. */
+  stage: string;
+  reason: string;
+}
+
 export interface Report {
   schema: typeof REPORT_SCHEMA;
   tool: { name: 'ces-harness'; version: string };
@@ -104,12 +114,17 @@ export interface Report {
   checks: CheckResult[];
   load: LoadResult | null;
   rate_limit: RateLimitResult | null;
+  /** What the run was asked to test and could not; empty when everything asked for was tested. */
+  untested: Untested[];
 }
 
-/** `verdict` is fail exactly when a must check failed or errored, or a load threshold failed. */
-export function verdictOf(checks: CheckResult[], load: LoadResult | null): Verdict {
+/**
+ * `verdict` is fail exactly when a must check failed or errored, a load threshold failed, or the
+ * run could not test something it was asked to (a PASS must mean "tested and conformant").
+ */
+export function verdictOf(checks: readonly CheckResult[], load: LoadResult | null, untested: readonly Untested[] = []): Verdict {
   const mustBroken = checks.some((c) => c.level === 'must' && (c.status === 'fail' || c.status === 'error'));
-  return mustBroken || (load !== null && !load.ok) ? 'fail' : 'pass';
+  return mustBroken || (load !== null && !load.ok) || untested.length > 0 ? 'fail' : 'pass';
 }
 
 export function summarize(checks: CheckResult[]): Report['summary'] {

@@ -46,7 +46,9 @@ describe('the ratelimit stage against the built-in emulator', () => {
     terminal,
     signal: new AbortController().signal,
     reportDir,
+    untested: (stage, reason) => untested.push({ stage, reason }),
   });
+  const untested: Array<{ stage: string; reason: string }> = [];
 
   it.skipIf(k6 === undefined)('prints the estimate, the recommendation and its proof, and fills report.json, .md and .html', async () => {
     const terminal = capture();

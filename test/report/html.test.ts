@@ -163,3 +163,13 @@ describe('renderHtml without optional data', () => {
     expect((chart(html, 'chart-latency') ?? '').match(/<rect /g)).toHaveLength(3);
   });
 });
+
+describe('renderHtml untested stages', () => {
+  it('shows what could not be tested above the checks, escaped', () => {
+    const html = renderHtml({ ...loadFixture('fail'), untested: [{ stage: 'load', reason: `k6 crashed ${XSS}` }] });
+    const at = html.indexOf('id="untested"');
+    expect(at).toBeGreaterThan(0);
+    expect(html.indexOf('id="checks"')).toBeGreaterThan(at);
+    expect(html).not.toContain(XSS);
+  });
+});

@@ -171,7 +171,17 @@ describe('renderJunit load edge cases', () => {
   });
 
   it('has only the conformance suite when load and rate limit did not run', () => {
-    const parsed = parse(renderJunit({ ...base, load: null, rate_limit: null }));
+    const parsed = parse(renderJunit({ ...base, load: null, rate_limit: null, untested: [] }));
     expect(parsed.testsuites.testsuite.map((s) => s.name)).toEqual(['conformance']);
+  });
+});
+
+describe('renderJunit untested stages', () => {
+  it('turns each stage that could not test into an error testcase, so CI shows the run as broken', () => {
+    const report = loadFixture('fail');
+    const parsed = parse(renderJunit({ ...report, untested: [{ stage: 'load', reason: 'k6 was not found' }] }));
+    const suite = parsed.testsuites.testsuite.find((s) => s.name === 'untested');
+    expect(suite?.errors).toBe('1');
+    expect(JSON.stringify(suite)).toContain('k6 was not found');
   });
 });

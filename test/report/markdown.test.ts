@@ -143,3 +143,13 @@ describe('renderMarkdown without optional stages', () => {
     expect(md).toContain('did not run: k6 exited 107: script error');
   });
 });
+
+describe('renderMarkdown untested stages', () => {
+  it('says what could not be tested before the checks table', () => {
+    const md = renderMarkdown(loadFixture('fail'));
+    const at = md.indexOf('### Not tested');
+    expect(at).toBeGreaterThan(0);
+    expect(md.indexOf('| Status')).toBeGreaterThan(at);
+    expect(md).toContain('`rate_limit`: every probe request got 401');
+  });
+});

@@ -5,7 +5,8 @@ import { setMaxListeners } from 'node:events';
 import { resolve } from 'node:path';
 import { Redactor } from '../../http/redact.js';
 import { buildReport } from '../../report/build.js';
-import type { CheckResult, LoadResult, RateLimitResult } from '../../report/model.js';
+import type { CheckResult, LoadResult, RateLimitResult, Untested } from '../../report/model.js';
+import { HarnessError } from '../../errors.js';
 import { VERSION } from '../../version.js';
 import type { Options } from '../flags.js';
 import { prepareTarget, type PreparedTarget } from '../prepare-target.js';
@@ -19,6 +20,11 @@ export interface StageIo {
   terminal: Terminal;
   signal: AbortSignal;
   reportDir: string;
+  /**
+   * A stage that could not test what it was asked to says so here (one line why); the run then
+   * cannot pass, and the reason reaches the terminal and every report format.
+   */
+  untested(stage: Untested['stage'], reason: string): void;
 }
 
 export interface Stages {
@@ -48,19 +54,47 @@ export async function targetJob(options: Options, stages: Stages): Promise<numbe
   const prepared = await prepareTarget(options, redactor, terminal);
   const startedAt = new Date();
   const reportDir = options['report-dir'] ? resolve(options['report-dir']) : defaultReportDir(process.cwd(), prepared.target.environment, startedAt);
-  const io: StageIo = { prepared, options, redactor, terminal, signal: controller.signal, reportDir };
+  const untested: Untested[] = [];
+  const io: StageIo = {
+    prepared,
+    options,
+    redactor,
+    terminal,
+    signal: controller.signal,
+    reportDir,
+    untested: (stage, reason) => {
+      untested.push({ stage, reason });
+      terminal.err(`${stage}: not tested: ${reason}`);
+    },
+  };
+  // A stage that throws still leaves a report: the other stages' results and why this one is missing.
+  const guarded = async <T>(stage: (io: StageIo) => Promise<T>, name: Untested['stage']): Promise<T | undefined> => {
+    try {
+      return await stage(io);
+    } catch (err) {
+      // Usage errors (and a refused production probe) are the user's to fix before anything runs.
+      if (err instanceof HarnessError && (err.code === 'USAGE' || err.code === 'PRODUCTION_REFUSED' || err.code === 'CONFIG_INVALID')) throw err;
+      io.untested(name, err instanceof Error ? err.message : String(err));
+      return undefined;
+    }
+  };
   try {
-    const checks = stages.checks ? await stages.checks(io) : [];
-    const optional = async <T>(stage: ((io: StageIo) => Promise<T>) | undefined, what: string): Promise<T | undefined> => {
-      if (!stage || controller.signal.aborted) return undefined;
+    const checks = (stages.checks ? await guarded(stages.checks, 'checks') : []) ?? [];
+    const optional = async <T>(stage: ((io: StageIo) => Promise<T>) | undefined, name: Untested['stage'], what: string): Promise<T | undefined> => {
+      if (!stage) return undefined;
+      if (controller.signal.aborted) {
+        io.untested(name, `${what} not run: ${String(controller.signal.reason instanceof Error ? controller.signal.reason.message : 'interrupted')}`);
+        return undefined;
+      }
       if (stages.probingOptional && !prepared.rateLimit.probingAllowed) {
         terminal.err(`${what} left out: ${prepared.target.environment} is production (pass --allow-production-load to include it)`);
         return undefined;
       }
-      return stage(io);
+      return guarded(stage, name);
     };
-    const load = await optional(stages.load, 'load run');
-    const rateLimit = (await optional(stages.rateLimit, 'rate-limit sizing')) ?? null;
+    const load = await optional(stages.load, 'load', 'load run');
+    const rateLimit = (await optional(stages.rateLimit, 'rate_limit', 'rate-limit sizing')) ?? null;
+    if (controller.signal.aborted) io.untested('run', 'interrupted before it finished: this report is partial');
     const report = buildReport({
       version: VERSION,
       target: { environment: prepared.target.environment, base_url: prepared.target.baseUrl, ...(prepared.target.emulated ? { emulated: true } : {}) },
@@ -69,6 +103,7 @@ export async function targetJob(options: Options, stages: Stages): Promise<numbe
       checks,
       load: load?.result ?? null,
       rateLimit,
+      untested,
     });
     writeReportFolder(reportDir, report, redactor, load?.files ?? {});
     for (const line of summaryLines(report, reportDir, terminal.color)) terminal.out(line);
