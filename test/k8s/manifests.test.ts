@@ -1,5 +1,5 @@
 // The k6-operator manifests, validated the way an API server would: the TestRun against the
-// CRD's openAPIV3Schema (../shared/k6-operator/k6.io_testruns.yaml), the ConfigMap against a
+// CRD's openAPIV3Schema (the pinned fixture test/fixtures/k6-operator/k6.io_testruns.yaml), the ConfigMap against a
 // hand-written core/v1 schema. And never a secret value anywhere in the output.
 
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { k8sCommand } from '../../src/cli/commands/k8s.js';
 import { k8sManifests, k8sName, toYaml, type K8sManifestInputs } from '../../src/k8s/manifests.js';
 
-const CRD = resolve('../shared/k6-operator/k6.io_testruns.yaml');
+// Kept in the repo (source, version and licence in its README): a clone must test itself alone.
+const CRD = resolve('test/fixtures/k6-operator/k6.io_testruns.yaml');
 
 /**
  * The API server prunes (or, with kubectl --validate=strict, rejects) fields a structural schema
