@@ -12,6 +12,7 @@ import { VERSION } from '../../version.js';
 import type { Options } from '../flags.js';
 import { prepareTarget, type PreparedTarget } from '../prepare-target.js';
 import { prepareReportPlace, writeReportFolder, type ReportPlace } from '../report-folder.js';
+import { handleStopSignals } from '../stop-signals.js';
 import { createTerminal, summaryLines, type Terminal } from '../terminal.js';
 
 export interface StageIo {
@@ -42,17 +43,11 @@ export interface Stages {
 export async function targetJob(options: Options, stages: Stages): Promise<number> {
   const redactor = new Redactor();
   const terminal = createTerminal(redactor, { noColor: options['no-color'] === true });
-  // First Ctrl-C stops the run and still writes a partial report; a second one exits at once.
+  // First Ctrl-C (or SIGTERM, SIGHUP) stops the run and still writes a partial report; a second one exits at once.
   const controller = new AbortController();
   // Every concurrent request and handshake listens to this one signal; dozens is expected, not a leak.
   setMaxListeners(0, controller.signal);
-  const onSigint = () => {
-    if (controller.signal.aborted) process.exit(130);
-    terminal.err('interrupted: finishing what is in flight and writing a partial report (Ctrl-C again to quit now)');
-    controller.abort(new Error('interrupted by the user'));
-  };
-  process.on('SIGINT', onSigint);
-  const removeStopHandlers = () => process.off('SIGINT', onSigint);
+  const removeStopHandlers = handleStopSignals(controller, terminal.err);
   const { prepared, place, reportDir, startedAt } = await prepareJob(options, stages, redactor, terminal).catch((err: unknown) => {
     removeStopHandlers();
     throw err;
