@@ -1,9 +1,9 @@
 // Bad files and unusable output places are the user's to fix, so they are exit 2 with one line
 // naming the path and the fix, found before the first request: no check runs, no report is lost
 // at the end, and nothing the run created (a folder, a ledger temp file) stays behind.
-// The tests run as root, which ignores permission bits: "cannot create" and "read-only" are
-// places root cannot write either (/proc refuses mkdir with ENOENT, /sys with EPERM), or a path
-// under a regular file.
+// The tests may run as root, which ignores permission bits: "cannot create" and "read-only" are
+// places root cannot write either (/proc refuses mkdir with ENOENT, /sys with EPERM; another user
+// gets EACCES), or a path under a regular file.
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
@@ -73,8 +73,8 @@ describe('files the user names: only regular files, never read past a size cap',
 describe('output places are checked before the first request', () => {
   const cases: Array<{ name: string; args: (cwd: string) => string[]; line: RegExp }> = [
     // Node's recursive mkdir never returns for a path under /proc: it spun at 85 % CPU, deaf to SIGTERM.
-    { name: '--report-dir /proc/x', args: () => ['check', '--report-dir', '/proc/x'], line: /^ces-harness: --report-dir \/proc\/x: cannot create \/proc\/x \(.*ENOENT\); give a folder you can write to$/ },
-    { name: '--report-dir where even root may not write (/sys)', args: () => ['check', '--report-dir', '/sys/x'], line: /--report-dir \/sys\/x: cannot create \/sys\/x \(not permitted, EPERM\)/ },
+    { name: '--report-dir /proc/x', args: () => ['check', '--report-dir', '/proc/x'], line: /^ces-harness: --report-dir \/proc\/x: cannot create \/proc\/x \(.*(ENOENT|EACCES)\); give a folder you can write to$/ },
+    { name: '--report-dir where even root may not write (/sys)', args: () => ['check', '--report-dir', '/sys/x'], line: /--report-dir \/sys\/x: cannot create \/sys\/x \((not permitted, EPERM|permission denied, EACCES)\)/ },
     { name: '--report-dir a file', args: () => ['check', '--report-dir', 'afile'], line: /--report-dir .*\/afile: is a file, not a folder; give a folder you can write to$/ },
     { name: '--report-dir under a file', args: () => ['check', '--report-dir', 'afile/report'], line: /--report-dir .*\/afile\/report: .*\/afile is a file, not a folder/ },
     {
