@@ -10,6 +10,11 @@ export const ERROR_CODES = {
   MISSING_CREDENTIAL: 2,
   PRODUCTION_REFUSED: 2,
   K6_NOT_FOUND: 2,
+  /** A file the user named is not a regular file, or far too large to be the right one. */
+  FILE_UNUSABLE: 2,
+  /** A folder the run must write (report, ledger, TLS, manifests) cannot be created or written. */
+  OUTPUT_UNWRITABLE: 2,
+  PORT_IN_USE: 2,
   TARGET_UNREACHABLE: 3,
   CERT_UNTRUSTED: 3,
 } as const;

@@ -1,19 +1,66 @@
 // The only place that writes the report folder. Every file is rendered by a pure renderer and then
 // redacted once more here, so a secret that slipped into a message still never reaches the disk.
 
-import { mkdirSync, existsSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { ensureWritableDir } from '../fs/writable.js';
 import type { Redactor } from '../http/redact.js';
 import type { Report } from '../report/model.js';
 import { renderers } from '../report/index.js';
 
-export function defaultReportDir(cwd: string, environment: string, at: Date): string {
+/** Where the dated report folders go unless --report-dir says otherwise. */
+export const REPORTS_FOLDER = 'reports';
+
+/** Bounds the search for a free name; thousands of runs in one second is no real case. */
+const MAX_SAME_SECOND = 1000;
+
+export interface ReportPlace {
+  /** The folders the check created (and the claimed one), for removal if no report gets written. */
+  created: string[];
+  /** This run's report folder, once the environment is known. */
+  claim(environment: string, at: Date): string;
+}
+
+/**
+ * Before the first request: the report must have somewhere to go. --report-dir is created and
+ * written to now; without it, the reports/ folder is, and the dated folder is claimed later.
+ */
+export function prepareReportPlace(reportDir: string | undefined, cwd: string): ReportPlace {
+  if (reportDir) {
+    const dir = resolve(cwd, reportDir);
+    const created = ensureWritableDir(dir, { what: '--report-dir', fix: 'give a folder you can write to' });
+    return { created, claim: () => dir };
+  }
+  const parent = resolve(cwd, REPORTS_FOLDER);
+  const created = ensureWritableDir(parent, { what: 'report folder', fix: 'run from a folder you can write to, or pass --report-dir DIR' });
+  return {
+    created,
+    claim: (environment, at) => {
+      const dir = claimReportDir(parent, environment, at);
+      created.push(dir);
+      return dir;
+    },
+  };
+}
+
+/**
+ * Creates this run's folder `<parent>/<stamp>-<env>` (then -2, -3…) and returns it. Two runs in the
+ * same second (CI matrix, a quick re-run) must not share one: mkdir without `recursive` fails on
+ * an existing folder, so whichever run creates a name first owns it, with no window in between.
+ */
+export function claimReportDir(parent: string, environment: string, at: Date): string {
   const stamp = at.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
-  const base = resolve(cwd, 'reports', `${stamp}-${environment.replace(/[^A-Za-z0-9_.-]/g, '_')}`);
-  // Two runs in the same second (CI matrix, a quick re-run) must not overwrite each other.
-  let dir = base;
-  for (let n = 2; existsSync(dir); n++) dir = `${base}-${n}`;
-  return dir;
+  const base = join(parent, `${stamp}-${environment.replace(/[^A-Za-z0-9_.-]/g, '_')}`);
+  for (let n = 1; n <= MAX_SAME_SECOND; n++) {
+    const dir = n === 1 ? base : `${base}-${n}`;
+    try {
+      mkdirSync(dir);
+      return dir;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  throw new Error(`${base}: ${MAX_SAME_SECOND} report folders for one second already exist`);
 }
 
 export function writeReportFolder(dir: string, report: Report, redactor: Redactor, extra: Record<string, string> = {}): string[] {

@@ -1,10 +1,10 @@
 // Reads the YAML config once into a typed object. Every error names the file and the key path
 // and says how to fix it; secrets are referenced as ${VAR} and taken from the environment.
 
-import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { HarnessError } from '../errors.js';
+import { FILE_LIMITS, readUserFile } from '../fs/user-file.js';
 import { configSchema, type ConfigFile } from './schema.js';
 
 const VAR = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
@@ -12,8 +12,9 @@ const VAR = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 export function readConfigFile(path: string, env: NodeJS.ProcessEnv): ConfigFile {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readUserFile(path, { what: 'config', maxBytes: FILE_LIMITS.config, fix: 'check the --config path' });
   } catch (err) {
+    if (err instanceof HarnessError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     throw new HarnessError('CONFIG_NOT_FOUND', `config ${path}: cannot read it (${code ?? 'error'}); check the --config path`);
   }

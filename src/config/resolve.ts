@@ -1,9 +1,10 @@
 // One precedence: flags over the config file over defaults. The result is everything a command
 // needs to talk to a target; nothing downstream reads flags, files or process.env again.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { HarnessError } from '../errors.js';
+import { FILE_LIMITS, readUserFile } from '../fs/user-file.js';
 import type { BusinessCall, Expectations, RateLimitSettings } from '../runner/check.js';
 import { readConfigFile } from './load.js';
 import type { ConfigFile } from './schema.js';
@@ -132,8 +133,9 @@ function withDefaults(call: { method?: string; body?: unknown } | undefined): Bu
 function readCa(path: string, from: string): { caPem: string; caFile: string } {
   let pem: string;
   try {
-    pem = readFileSync(path, 'utf8');
+    pem = readUserFile(path, { what: from, maxBytes: FILE_LIMITS.ca, fix: 'give the CA certificate in PEM form' });
   } catch (err) {
+    if (err instanceof HarnessError) throw err;
     throw new HarnessError('CONFIG_INVALID', `${from}: cannot read CA file ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'}); give a readable PEM file`);
   }
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) {

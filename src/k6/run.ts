@@ -2,19 +2,28 @@
 // time, whose result is the exit code, the summary handleSummary wrote, and the tail of its output.
 
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { atExit } from '../exit-cleanup.js';
+import { FILE_LIMITS, readUserFile } from '../fs/user-file.js';
 
 /** k6's exit codes the harness distinguishes (k6 errext/exitcodes). */
 export const K6_EXIT = {
   OK: 0,
   THRESHOLDS_FAILED: 99,
   SETUP_TIMEOUT: 100,
+  TEARDOWN_TIMEOUT: 101,
+  GENERIC_TIMEOUT: 102,
+  ENGINE_ERROR: 103,
   INVALID_CONFIG: 104,
   EXTERNAL_ABORT: 105,
+  CANNOT_START_API: 106,
   SCRIPT_EXCEPTION: 107,
   SCRIPT_ABORTED: 108,
+  GO_PANIC: 109,
+  MARKED_FAILED: 110,
 } as const;
 
 export interface RunScenarioOptions {
@@ -80,20 +89,29 @@ export function scrubbedEnv(base: NodeJS.ProcessEnv): Record<string, string> {
 
 /** A PEM bundle of the system roots (or the user's SSL_CERT_FILE) plus `caFile`, in a temp folder. */
 async function trustBundle(caFile: string, base: NodeJS.ProcessEnv): Promise<{ file: string; dispose: () => Promise<void> }> {
-  const extra = await readFile(caFile, 'utf8');
+  const readCa = (f: string) => readUserFile(f, { what: 'CA bundle', maxBytes: FILE_LIMITS.ca, fix: 'give a PEM file' });
+  const extra = readCa(caFile);
   let system = '';
   for (const f of base.SSL_CERT_FILE ? [base.SSL_CERT_FILE] : SYSTEM_CA_FILES) {
     try {
-      system = await readFile(f, 'utf8');
+      system = readCa(f);
       break;
     } catch {
       // next candidate
     }
   }
   const dir = await mkdtemp(join(tmpdir(), 'ces-k6-ca-'));
+  // Removed even when the process ends at once (a second Ctrl-C), not only by dispose().
+  const forget = atExit(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'ca-bundle.pem');
   await writeFile(file, `${system.trimEnd()}\n${extra.trimEnd()}\n`, { mode: 0o600 });
-  return { file, dispose: () => rm(dir, { recursive: true, force: true }) };
+  return {
+    file,
+    dispose: async () => {
+      await rm(dir, { recursive: true, force: true });
+      forget();
+    },
+  };
 }
 
 /** Keeps the last TAIL_BYTES of a stream. */
@@ -144,6 +162,8 @@ export async function runScenario(opts: RunScenarioOptions): Promise<RunScenario
   try {
     const exitCode = await new Promise<number | null>((resolve, reject) => {
       const child = spawn(opts.k6Path, args, { env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+      // A harness that quits at once must not leave k6 loading the target on its own.
+      const forgetChild = atExit(() => child.kill('SIGKILL'));
       let killTimer: NodeJS.Timeout | undefined;
       // SIGTERM lets k6 stop the VUs and still run handleSummary; SIGKILL if it does not finish.
       const stop = () => {
@@ -164,12 +184,14 @@ export async function runScenario(opts: RunScenarioOptions): Promise<RunScenario
       child.stdout.on('data', (c: Buffer) => stdout.push(c));
       child.stderr.on('data', (c: Buffer) => stderr.push(c));
       child.on('error', (err) => {
+        forgetChild();
         clearTimeout(timer);
         clearTimeout(killTimer);
         opts.signal?.removeEventListener('abort', onAbort);
         reject(err);
       });
       child.on('close', (code) => {
+        forgetChild();
         clearTimeout(timer);
         clearTimeout(killTimer);
         opts.signal?.removeEventListener('abort', onAbort);

@@ -128,10 +128,16 @@ export function dashboardEnv(dir: string, bundle: string): Record<string, string
 
 const EXIT_MEANING: Record<number, string> = {
   [K6_EXIT.SETUP_TIMEOUT]: 'setup() timed out',
+  [K6_EXIT.TEARDOWN_TIMEOUT]: 'teardown() timed out',
+  [K6_EXIT.GENERIC_TIMEOUT]: 'timed out',
+  [K6_EXIT.ENGINE_ERROR]: 'engine error',
   [K6_EXIT.INVALID_CONFIG]: 'invalid options',
   [K6_EXIT.EXTERNAL_ABORT]: 'stopped from outside',
+  [K6_EXIT.CANNOT_START_API]: 'could not start its REST API',
   [K6_EXIT.SCRIPT_EXCEPTION]: 'the script threw',
   [K6_EXIT.SCRIPT_ABORTED]: 'the script aborted the test',
+  [K6_EXIT.GO_PANIC]: 'Go panic',
+  [K6_EXIT.MARKED_FAILED]: 'the script marked the test failed',
 };
 
 /** The line of k6's stderr that says what went wrong, without logfmt noise. */
@@ -144,14 +150,19 @@ function lastErrorLine(stderr: string): string | undefined {
   return (msg ?? line).split('\\n')[0]!.replace(/\\"/g, '"').slice(0, 300);
 }
 
-/** Why a finished k6 run does not count as a measured result, or undefined when it does. */
+/**
+ * Why a finished k6 run does not count as a measured result, or undefined when it does. Only exit
+ * 99 is k6 judging the service (thresholds); any other non-zero exit is k6 itself failing, and is
+ * called a crash so that nobody reads it as the service missing a threshold.
+ */
 export function runProblem(run: RunScenarioResult, timeoutMs: number): string | undefined {
   if (run.aborted) return 'k6 run aborted';
   if (run.timedOut) return `k6 did not finish within ${Math.round(timeoutMs / 1000)} s`;
   if (run.exitCode === K6_EXIT.OK || run.exitCode === K6_EXIT.THRESHOLDS_FAILED) return undefined;
-  const meaning = run.exitCode === null ? 'killed' : EXIT_MEANING[run.exitCode];
+  const meaning = run.exitCode === null ? undefined : EXIT_MEANING[run.exitCode];
+  const how = run.exitCode === null ? 'killed by a signal' : `exit ${run.exitCode}${meaning ? `: ${meaning}` : ''}`;
   const detail = lastErrorLine(run.stderrTail);
-  return `k6 exited with ${run.exitCode ?? 'a signal'}${meaning ? ` (${meaning})` : ''}${detail ? `: ${detail}` : ''}`;
+  return `k6 crashed (${how})${detail ? `: ${detail}` : ''}`;
 }
 
 /** Runs every bundle of a named scenario, one after the other, into one LoadScenarioResult. */

@@ -18,7 +18,7 @@ import {
 } from './format.js';
 import { specLabel, type CheckResult, type Evidence, type LoadResult, type LoadScenarioResult, type RateLimitResult, type Report, type Untested } from './model.js';
 import { SafeHtml, html, joinHtml } from './safe-html.js';
-import { isBrokenMust, scenariosWithTimeline, thresholdCount } from './select.js';
+import { isBrokenMust, loadHeadline, scenariosWithTimeline, thresholdCount } from './select.js';
 import { barChart, legend, lineChart } from './svg.js';
 
 const CSS = `
@@ -211,7 +211,7 @@ function rateFigure(load: LoadResult): SafeHtml | null {
 function loadSection(load: LoadResult): SafeHtml {
   const t = thresholdCount(load);
   return html`<section id="load" aria-labelledby="load-h"><h2 id="load-h">Load</h2>
-<p><strong class="${load.ok ? 'ok' : 'bad'}">${load.ok ? '✓ thresholds met' : '✗ thresholds not met'}</strong> (${t.met} of ${t.total}) · k6 ${load.k6_version} · run <code>${load.run_id}</code></p>
+<p><strong class="${load.ok ? 'ok' : 'bad'}">${load.ok ? '✓' : '✗'} ${loadHeadline(load)}</strong> (${t.met} of ${t.total}) · k6 ${load.k6_version} · run <code>${load.run_id}</code></p>
 <div class="wrap"><table class="load"><thead><tr><th scope="col">Scenario</th><th scope="col" class="num">Requests</th><th scope="col" class="num">Rate</th><th scope="col" class="num">p50</th><th scope="col" class="num">p95</th><th scope="col" class="num">p99</th><th scope="col" class="num">max</th><th scope="col" class="num">Errors</th><th scope="col" class="num">Checks</th><th scope="col" class="num">Dropped</th><th scope="col">Thresholds</th></tr></thead>
 <tbody>${load.scenarios.map(scenarioRow)}</tbody></table></div>
 ${extrasTable(load)}${latencyFigure(load)}${rateFigure(load)}</section>`;

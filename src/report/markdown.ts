@@ -16,7 +16,7 @@ import {
 } from './format.js';
 import { mdCode, mdEscape, mdInline, mdTable } from './md-text.js';
 import { specLabel, type CheckResult, type Evidence, type LoadResult, type LoadScenarioResult, type RateLimitResult, type Report, type Untested } from './model.js';
-import { brokenMusts, skips, thresholdCount, warnings } from './select.js';
+import { brokenMusts, loadHeadline, skips, thresholdCount, warnings } from './select.js';
 
 function titleLine(report: Report): string {
   const icon = report.verdict === 'pass' ? '✅' : '❌';
@@ -103,7 +103,7 @@ function extrasList(load: LoadResult): string | null {
 }
 
 function loadSection(load: LoadResult): string {
-  const verdict = load.ok ? '✅ thresholds met' : '❌ thresholds not met';
+  const verdict = `${load.ok ? '✅' : '❌'} ${loadHeadline(load)}`;
   const head = `${verdict} · k6 ${mdEscape(load.k6_version)} · run ${mdCode(load.run_id)}`;
   const table = mdTable(
     ['Scenario', 'Requests', 'Rate', 'p50', 'p95', 'p99', 'max', 'Errors', 'Checks', 'Dropped', 'Thresholds'],

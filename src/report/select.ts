@@ -24,6 +24,18 @@ export function thresholdCount(load: LoadResult): ThresholdCount {
   return { met: all.filter((t) => t.ok).length, total: all.length };
 }
 
+/**
+ * The load section's headline without the icon. A crashed k6 run is not a crossed threshold: it
+ * says the scenario did not complete, so nobody reads k6 failing as the service being slow.
+ */
+export function loadHeadline(load: LoadResult): string {
+  if (load.ok) return 'thresholds met';
+  const incomplete = load.scenarios.filter((s) => s.error !== undefined).length;
+  const crossed = load.scenarios.some((s) => s.thresholds.some((t) => !t.ok));
+  const parts = [...(incomplete ? [`${incomplete} of ${load.scenarios.length} scenario(s) did not complete`] : []), ...(crossed ? ['thresholds not met'] : [])];
+  return parts.length ? parts.join('; ') : 'the load run did not finish';
+}
+
 export type TimedScenario = LoadScenarioResult & { timeline: NonNullable<LoadScenarioResult['timeline']> };
 
 /** Scenarios that can be drawn over time: a scenario without samples would be an empty line. */

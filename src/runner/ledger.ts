@@ -3,9 +3,11 @@
 // use them again), so it is a 0600 file outside the report folder and never quoted by a report.
 
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Target } from '../config/target.js';
+import { HarnessError } from '../errors.js';
+import { FILE_LIMITS, readUserFile } from '../fs/user-file.js';
 
 export interface LedgerEntry {
   base_url: string;
@@ -22,6 +24,8 @@ interface LedgerFile {
   version: 1;
   entries: LedgerEntry[];
 }
+
+export const LEDGER_FIX = 'point --ledger (or ledger: in the config) at a file in a folder you can write, or pass --ledger off';
 
 // Entries of tokens that expired long ago and could never be checked (the target moved, say).
 const FORGET_AFTER_S = 7 * 86_400;
@@ -40,14 +44,19 @@ export class Ledger {
     return new Ledger(null, []);
   }
 
-  /** A missing or unreadable ledger starts empty: it is a cache of evidence, not configuration. */
+  /**
+   * A missing or unreadable ledger starts empty: it is a cache of evidence, not configuration. A
+   * path that is no file at all (a folder, a device) or a huge file is the user's mistake, though.
+   */
   static open(path: string | null): Ledger {
     if (path === null) return Ledger.disabled();
     try {
-      const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<LedgerFile>;
+      const text = readUserFile(path, { what: 'ledger', maxBytes: FILE_LIMITS.ledger, fix: LEDGER_FIX });
+      const parsed = JSON.parse(text) as Partial<LedgerFile>;
       const entries = Array.isArray(parsed.entries) ? parsed.entries.filter(isEntry) : [];
       return new Ledger(path, entries);
-    } catch {
+    } catch (err) {
+      if (err instanceof HarnessError) throw err;
       return new Ledger(path, []);
     }
   }
@@ -88,9 +97,15 @@ export class Ledger {
     const kept = this.entries.filter((e) => !e.proven_expired && e.expires_at + FORGET_AFTER_S > nowS);
     mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
     const tmp = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ version: 1, entries: kept } satisfies LedgerFile, null, 2) + '\n', { mode: 0o600 });
-    chmodSync(tmp, 0o600);
-    renameSync(tmp, this.path);
+    try {
+      writeFileSync(tmp, JSON.stringify({ version: 1, entries: kept } satisfies LedgerFile, null, 2) + '\n', { mode: 0o600 });
+      chmodSync(tmp, 0o600);
+      renameSync(tmp, this.path);
+    } catch (err) {
+      // The temp file holds whole tokens: it must not outlive a failed save.
+      rmSync(tmp, { force: true });
+      throw err;
+    }
     this.entries = kept;
   }
 }

@@ -1,5 +1,5 @@
 // Spawns the built CLI the way a user runs it (`npm test` builds dist/ first).
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 
 export interface CliResult {
@@ -8,25 +8,59 @@ export interface CliResult {
   stderr: string;
 }
 
+export interface CliOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  timeoutMs?: number;
+}
+
+export interface RunningCli {
+  child: ChildProcess;
+  /** Resolves once stdout or stderr has printed a line matching `pattern`; rejects if the CLI ends first. */
+  waitFor(pattern: RegExp): Promise<void>;
+  done: Promise<CliResult>;
+}
+
 const BIN = resolve('bin/ces-harness.js');
 
-export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: options.cwd ?? process.cwd(),
-      // A clean environment: no developer's CES_* variables leak into a test.
-      env: { PATH: process.env['PATH'], HOME: process.env['HOME'], NO_COLOR: '1', ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+/** The CLI as a running process, for tests that act on it mid-run (send it a signal, say). */
+export function startCli(args: string[], options: CliOptions = {}): RunningCli {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? process.cwd(),
+    // A clean environment: no developer's CES_* variables leak into a test.
+    env: { PATH: process.env['PATH'], HOME: process.env['HOME'], NO_COLOR: '1', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const waiters: Array<{ pattern: RegExp; resolve: () => void }> = [];
+  const check = () => {
+    for (const w of [...waiters]) {
+      if (w.pattern.test(stdout) || w.pattern.test(stderr)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    }
+  };
+  child.stdout!.on('data', (d: Buffer) => ((stdout += d.toString()), check()));
+  child.stderr!.on('data', (d: Buffer) => ((stderr += d.toString()), check()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+  const done = new Promise<CliResult>((resolveDone, fail) => {
     child.on('error', fail);
     child.on('close', (code) => {
       clearTimeout(timer);
-      done({ code, stdout, stderr });
+      resolveDone({ code, stdout, stderr });
     });
   });
+  const waitFor = (pattern: RegExp) =>
+    new Promise<void>((resolveWait, reject) => {
+      waiters.push({ pattern, resolve: resolveWait });
+      check();
+      void done.then((r) => reject(new Error(`the CLI ended (exit ${r.code}) before printing ${pattern}:\n${r.stdout}${r.stderr}`)));
+    });
+  return { child, waitFor, done };
+}
+
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  return startCli(args, options).done;
 }

@@ -141,7 +141,7 @@ describe('helpers', () => {
     });
   });
 
-  it('runProblem: thresholds failing is a result, anything else an error naming the cause', () => {
+  it('runProblem: thresholds failing is a result, anything else a crash naming the cause', () => {
     expect(runProblem(result({ exitCode: 0 }), 1000)).toBeUndefined();
     expect(runProblem(result({ exitCode: 99 }), 1000)).toBeUndefined();
     expect(runProblem(result({ exitCode: null, timedOut: true }), 90_000)).toBe('k6 did not finish within 90 s');
@@ -149,7 +149,7 @@ describe('helpers', () => {
     const stderr =
       'time="2026-11-22T00:23:46Z" level=error msg="Error: CES_BASE_URL is not set; ces-harness passes it to k6, or set it yourself when running the bundle by hand\\n\\tat required (file:///work/main/scenarios/lib/config.ts:58:29(15))\\n" hint="script exception" source=stacktrace\n';
     expect(runProblem(result({ exitCode: 107, stderrTail: stderr }), 1000)).toBe(
-      'k6 exited with 107 (the script threw): Error: CES_BASE_URL is not set; ces-harness passes it to k6, or set it yourself when running the bundle by hand',
+      'k6 crashed (exit 107: the script threw): Error: CES_BASE_URL is not set; ces-harness passes it to k6, or set it yourself when running the bundle by hand',
     );
   });
 });

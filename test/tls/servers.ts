@@ -98,6 +98,11 @@ export function startSilent(): Promise<Started> {
   return listen(net.createServer(() => {}), 'https');
 }
 
+/** TCP that treats each connection with `onSocket` (reset it, close it): no TLS at all. */
+export function startTcp(onSocket: (socket: net.Socket) => void): Promise<Started> {
+  return listen(net.createServer(onSocket), 'https');
+}
+
 /** A port nothing listens on (taken and released). */
 export async function closedPort(): Promise<number> {
   const s = await listen(net.createServer(), 'https');

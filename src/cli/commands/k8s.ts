@@ -4,12 +4,14 @@
 // creates from their own environment variables, so no secret value is ever read here.
 
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { DEFAULT_CONFIG_FILE, resolveSettings, type Overrides } from '../../config/resolve.js';
 import { HarnessError, usageError } from '../../errors.js';
+import { FILE_LIMITS, readUserFile } from '../../fs/user-file.js';
+import { ensureWritableDir } from '../../fs/writable.js';
 import { K6_SCENARIOS } from '../../k6/scenarios.js';
 import { findProjectRoot } from '../../k6/version.js';
 import { k8sManifests, k8sName, toYaml } from '../../k8s/manifests.js';
@@ -26,6 +28,8 @@ export interface K8sCommandIo {
 
 const VAR = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
+const readConfigText = (path: string) => readUserFile(path, { what: 'config', maxBytes: FILE_LIMITS.config, fix: 'check the --config path' });
+
 /**
  * The names of the variables the config takes the credentials from (`${CES_SANDBOX_CLIENT_ID}`),
  * read from the raw YAML: the values are never needed, and must not be read into a manifest.
@@ -33,7 +37,7 @@ const VAR = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 export function credentialVariables(configPath: string | null, environment: string, byBaseUrl: boolean): { clientId: string; clientSecret: string } {
   const fallback = { clientId: 'CES_CLIENT_ID', clientSecret: 'CES_CLIENT_SECRET' };
   if (configPath === null || byBaseUrl) return fallback;
-  const raw = parse(readFileSync(configPath, 'utf8')) as { environments?: Record<string, { client_id?: unknown; client_secret?: unknown }> } | null;
+  const raw = parse(readConfigText(configPath)) as { environments?: Record<string, { client_id?: unknown; client_secret?: unknown }> } | null;
   const e = raw?.environments?.[environment];
   const name = (v: unknown, d: string) => (typeof v === 'string' ? (VAR.exec(v)?.[1] ?? d) : d);
   return { clientId: name(e?.client_id, fallback.clientId), clientSecret: name(e?.client_secret, fallback.clientSecret) };
@@ -41,7 +45,7 @@ export function credentialVariables(configPath: string | null, environment: stri
 
 /** The ${VAR}s the config's environments take their credentials (client_id/client_secret) from. */
 function configVariables(path: string): { credentials: string[] } {
-  const text = readFileSync(path, 'utf8');
+  const text = readConfigText(path);
   const raw = parse(text) as { environments?: Record<string, { client_id?: unknown; client_secret?: unknown }> } | null;
   const credentials = Object.values(raw?.environments ?? {}).flatMap((e) =>
     [e?.client_id, e?.client_secret].flatMap((v) => (typeof v === 'string' ? [...v.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!) : [])),
@@ -80,7 +84,7 @@ export async function k8sCommand(options: Options, io: K8sCommandIo = {}): Promi
 
   const bundleDir = io.bundleDir ?? join(findProjectRoot(), 'dist', 'scenarios');
   const outDir = resolve(cwd, options['out-dir'] ?? 'k8s');
-  await mkdir(outDir, { recursive: true });
+  ensureWritableDir(outDir, { what: '--out-dir', fix: 'give a folder you can write to' });
   const runId = randomUUID();
   const secretName = k8sName('ces-harness', target.environment, 'credentials');
   const load = settings.load;

@@ -66,8 +66,11 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
       const proofS = stageOptions.proofS ?? DEFAULT_PROOF_S;
       if (recommendation && proofS > 0 && !signal.aborted && !estimate.partial) {
         const located = await k6AndBundles();
-        if (typeof located === 'string') proofNotes.push(`proof not run: ${located}`);
-        else {
+        if (typeof located === 'string') {
+          // The proof was asked for: a policy nobody could prove must not pass as a proven one.
+          proofNotes.push(`proof not run: ${located}`);
+          io.untested('rate_limit', `proof not run: ${located}`);
+        } else {
           // The probe left the limit drained; a client adopting the policy starts on a rested one.
           const settleS = Math.min(MAX_SETTLE_S, (estimate.refill_s ?? 0) * 1.5 + 0.5);
           terminal.progress(`waiting ${settleS.toFixed(1)} s for the limit to refill, then proving the policy with k6 at ${recommendation.target_rps} req/s for ${proofS} s`);
@@ -93,6 +96,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
             });
             proof = run.proof;
             proofNotes.push(...run.notes);
+            if (run.scenario.error !== undefined && !signal.aborted) io.untested('rate_limit', `proof run did not complete: ${run.scenario.error}`);
           }
         }
       }
@@ -108,7 +112,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
 /** The stage as `run` and `ratelimit` use it: discovery, recommendation, a 10 s proof. */
 export const rateLimitStage = makeRateLimitStage();
 
-/** k6 and the rate-limit bundle, or why the proof cannot run (it is not worth failing the stage). */
+/** k6 and the rate-limit bundle, or why the proof cannot run (the estimate and recommendation still stand). */
 async function k6AndBundles(): Promise<{ k6Path: string; bundleDir: string } | string> {
   try {
     const root = findProjectRoot();

@@ -1,8 +1,9 @@
 // `ces-harness serve`: the reference emulator in the foreground until SIGINT/SIGTERM.
 
-import { usageError } from '../../errors.js';
+import { HarnessError, usageError } from '../../errors.js';
 import { createEmulator } from '../../emulator/index.js';
 import { FAULTS, isFaultName } from '../../emulator/faults/index.js';
+import { ensureWritableDir } from '../../fs/writable.js';
 import type { Options } from '../flags.js';
 
 export async function serveCommand(options: Options): Promise<number> {
@@ -16,6 +17,8 @@ export async function serveCommand(options: Options): Promise<number> {
   const port = options.port ?? 8443;
   if (!Number.isInteger(port) || port > 65535) throw usageError(`--port wants a whole number from 0 to 65535, got ${port}`);
   const rps = options['rate-limit'] ?? 50;
+  const tlsDir = options['tls-dir'];
+  if (tlsDir !== undefined) ensureWritableDir(tlsDir, { what: '--tls-dir', fix: 'give a folder you can write to, or leave --tls-dir out for a temp folder' });
   const emulator = await createEmulator({
     host: options.host ?? '127.0.0.1',
     port,
@@ -23,7 +26,9 @@ export async function serveCommand(options: Options): Promise<number> {
     tokenTtlS: options['token-ttl'] ?? 86_400,
     rateLimit: { rps, burst: options.burst ?? 50 },
     faults: faults.filter(isFaultName),
-    ...(options['tls-dir'] !== undefined ? { tlsDir: options['tls-dir'] } : {}),
+    ...(tlsDir !== undefined ? { tlsDir } : {}),
+  }).catch((err: unknown) => {
+    throw portInUse(err) ?? err;
   });
   for (const env of emulator.environments) {
     // The contract: one JSON line per environment, demo credentials generated for this start.
@@ -38,4 +43,11 @@ export async function serveCommand(options: Options): Promise<number> {
   });
   await emulator.close();
   return 0;
+}
+
+/** EADDRINUSE as the one line a user needs; anything else stays as it is. */
+function portInUse(err: unknown): HarnessError | undefined {
+  const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (e?.code !== 'EADDRINUSE') return undefined;
+  return new HarnessError('PORT_IN_USE', `port ${e.port ?? '?'} on ${e.address ?? 'this host'} is in use; pick another with --port, or --port 0 for a free one`);
 }

@@ -2,15 +2,17 @@
 // target, run their stages, fold everything into one report, write the folder, print a summary.
 
 import { setMaxListeners } from 'node:events';
-import { resolve } from 'node:path';
 import { Redactor } from '../../http/redact.js';
 import { buildReport } from '../../report/build.js';
 import type { CheckResult, LoadResult, RateLimitResult, Untested } from '../../report/model.js';
 import { HarnessError } from '../../errors.js';
+import { ensureWritableFileLocation, removeEmptyDirs } from '../../fs/writable.js';
+import { LEDGER_FIX } from '../../runner/ledger.js';
 import { VERSION } from '../../version.js';
 import type { Options } from '../flags.js';
 import { prepareTarget, type PreparedTarget } from '../prepare-target.js';
-import { defaultReportDir, writeReportFolder } from '../report-folder.js';
+import { prepareReportPlace, writeReportFolder, type ReportPlace } from '../report-folder.js';
+import { handleStopSignals } from '../stop-signals.js';
 import { createTerminal, summaryLines, type Terminal } from '../terminal.js';
 
 export interface StageIo {
@@ -41,19 +43,15 @@ export interface Stages {
 export async function targetJob(options: Options, stages: Stages): Promise<number> {
   const redactor = new Redactor();
   const terminal = createTerminal(redactor, { noColor: options['no-color'] === true });
-  // First Ctrl-C stops the run and still writes a partial report; a second one exits at once.
+  // First Ctrl-C (or SIGTERM, SIGHUP) stops the run and still writes a partial report; a second one exits at once.
   const controller = new AbortController();
   // Every concurrent request and handshake listens to this one signal; dozens is expected, not a leak.
   setMaxListeners(0, controller.signal);
-  const onSigint = () => {
-    if (controller.signal.aborted) process.exit(130);
-    terminal.err('interrupted: finishing what is in flight and writing a partial report (Ctrl-C again to quit now)');
-    controller.abort(new Error('interrupted by the user'));
-  };
-  process.on('SIGINT', onSigint);
-  const prepared = await prepareTarget(options, redactor, terminal);
-  const startedAt = new Date();
-  const reportDir = options['report-dir'] ? resolve(options['report-dir']) : defaultReportDir(process.cwd(), prepared.target.environment, startedAt);
+  const removeStopHandlers = handleStopSignals(controller, terminal.err);
+  const { prepared, place, reportDir, startedAt } = await prepareJob(options, stages, redactor, terminal).catch((err: unknown) => {
+    removeStopHandlers();
+    throw err;
+  });
   const untested: Untested[] = [];
   const io: StageIo = {
     prepared,
@@ -109,7 +107,29 @@ export async function targetJob(options: Options, stages: Stages): Promise<numbe
     for (const line of summaryLines(report, reportDir, terminal.color)) terminal.out(line);
     return report.verdict === 'pass' && !controller.signal.aborted ? 0 : 1;
   } finally {
-    process.off('SIGINT', onSigint);
+    removeStopHandlers();
     await prepared.close();
+    // Only what is still empty: a folder holding the report or the ledger stays.
+    removeEmptyDirs(place.created);
+  }
+}
+
+/**
+ * The target, and every place the run writes (report folder, ledger), checked before the first
+ * request rather than found unusable after the last. On failure nothing it made stays behind.
+ */
+async function prepareJob(options: Options, stages: Stages, redactor: Redactor, terminal: Terminal): Promise<{ prepared: PreparedTarget; place: ReportPlace; reportDir: string; startedAt: Date }> {
+  const place = prepareReportPlace(options['report-dir'], process.cwd());
+  let prepared: PreparedTarget | undefined;
+  try {
+    prepared = await prepareTarget(options, redactor, terminal);
+    // Only the checks save the ledger.
+    if (stages.checks && prepared.ledger.path !== null) place.created.push(...ensureWritableFileLocation(prepared.ledger.path, { what: 'ledger', fix: LEDGER_FIX }, 0o700));
+    const startedAt = new Date();
+    return { prepared, place, reportDir: place.claim(prepared.target.environment, startedAt), startedAt };
+  } catch (err) {
+    await prepared?.close();
+    removeEmptyDirs(place.created);
+    throw err;
   }
 }

@@ -1,9 +1,11 @@
 // Where the certificates live on disk: k6 and curl need paths, not PEM text. A folder the
 // emulator made itself is removed on close; a folder the user named is left with the files in it.
 
+import { rmSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { atExit } from '../../exit-cleanup.js';
 import type { CertificateSet } from './generate.js';
 
 export interface CertificateFiles {
@@ -18,6 +20,8 @@ export interface CertificateFiles {
 export async function writeCertificates(set: CertificateSet, tlsDir?: string): Promise<CertificateFiles> {
   const owned = tlsDir === undefined;
   const dir = owned ? await mkdtemp(join(tmpdir(), 'ces-emulator-')) : tlsDir;
+  // The folder holds a private key: gone even when the process ends at once (a second Ctrl-C).
+  const forget = owned ? atExit(() => rmSync(dir, { recursive: true, force: true })) : () => undefined;
   if (!owned) await mkdir(dir, { recursive: true });
   const caFile = join(dir, 'ca.pem');
   const certFile = join(dir, 'server.pem');
@@ -35,6 +39,7 @@ export async function writeCertificates(set: CertificateSet, tlsDir?: string): P
     keyFile,
     dispose: async () => {
       if (owned) await rm(dir, { recursive: true, force: true });
+      forget();
     },
   };
 }
