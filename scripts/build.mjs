@@ -23,7 +23,7 @@ function buildCli() {
     platform: 'node',
     packages: 'external',
     format: 'esm',
-    // The emulator (and its certificate library) is imported lazily; splitting keeps it out of the
+    // The emulator is imported lazily; splitting keeps it out of the
     // start-up path of runs against a real target.
     splitting: true,
     target: 'node20',

@@ -6,7 +6,7 @@ import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
 import { ALLOWED_SUITES } from '../../src/tls/cases.js';
-import { createTestPki, type TestPki } from '../../src/tls/test-cert.js';
+import type { TestPki } from './pki.js';
 
 export interface Started {
   port: number;
@@ -104,5 +104,3 @@ export async function closedPort(): Promise<number> {
   await s.close();
   return s.port;
 }
-
-export { createTestPki };
