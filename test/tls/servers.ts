@@ -46,7 +46,7 @@ const alive = (_req: http.IncomingMessage, res: http.ServerResponse) => {
 };
 
 /** An HTTPS server with the given TLS settings and certificate. */
-export function startTls(pki: TestPki, options: tls.TlsOptions): Promise<Started> {
+export function startTls(pki: Pick<TestPki, 'keyPem' | 'certPem'>, options: tls.TlsOptions): Promise<Started> {
   const server = https.createServer({ key: pki.keyPem, cert: pki.certPem, ...options }, alive);
   return listen(server, 'https');
 }
