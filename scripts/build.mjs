@@ -23,8 +23,8 @@ function buildCli() {
     platform: 'node',
     packages: 'external',
     format: 'esm',
-    // The emulator (and its certificate library) is imported lazily; splitting keeps it out of the
-    // start-up path of runs against a real target.
+    // The emulator is imported lazily; splitting keeps it out of the start-up path of runs against
+    // a real target.
     splitting: true,
     target: 'node20',
     // Source maps so a bug report's stack points at src/, not at the bundle.

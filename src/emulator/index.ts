@@ -45,7 +45,7 @@ function urlHost(host: string): string {
 export async function createEmulator(options?: EmulatorOptions): Promise<Emulator> {
   const opts = resolveOptions(options);
   const behaviour = behaviourWith(opts.faults);
-  const certs = await generateCertificates(opts.host);
+  const certs = generateCertificates(opts.host);
   const files = await writeCertificates(certs, opts.tlsDir);
 
   const credentials = behaviour.environmentCredentials(opts.environments.map(generateCredentials));

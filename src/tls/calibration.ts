@@ -8,7 +8,7 @@
 import tls from 'node:tls';
 import { negotiatedAsOffered, offerOf, type ProbeCase } from './cases.js';
 import { describeHandshake, handshake } from './probe.js';
-import { calibrationCert } from './self-signed.js';
+import { mintSelfSigned, type ServerCertificate } from './certs/mint.js';
 
 export interface Calibration {
   ok: boolean;
@@ -25,6 +25,12 @@ const serverCiphers = (c: ProbeCase) => c.suite ?? 'DEFAULT:@SECLEVEL=0';
 // Per case id, per process: the answer cannot change while the process runs, and checks that
 // share a case (or run concurrently) share one calibration.
 const memo = new Map<string, Promise<Calibration>>();
+
+// One self-signed certificate per process: the probe does not verify it, it only has to exist.
+// ECDSA, so it works at every version from TLS 1.0 to 1.3.
+let certificate: ServerCertificate | undefined;
+const calibrationCert = (): ServerCertificate =>
+  (certificate ??= mintSelfSigned({ subject: { commonName: 'ces-harness calibration' }, altNames: [{ type: 'ip', value: '127.0.0.1' }] }));
 
 export function calibrate(c: ProbeCase): Promise<Calibration> {
   let p = memo.get(c.id);

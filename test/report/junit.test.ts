@@ -147,6 +147,13 @@ describe('renderJunit escaping', () => {
     expect(failure?.message).toBe('bell \ufffd nul \ufffd lone \ufffd end');
   });
 
+  it('folds a multi-line message onto one line in the message attribute, and keeps every line in the text', () => {
+    const out = renderJunit({ ...report, checks: [{ ...report.checks[0]!, message: 'first line\n  second line\n\nthird', evidence: [] }] });
+    const failure = cases(suiteNamed(parse(out), 'conformance'))[0]?.failure;
+    expect(failure?.message).toBe('first line second line third');
+    expect(failure?.['#text']).toBe('first line\n  second line\n\nthird');
+  });
+
   it('does not turn a message of "true" into a bare attribute', () => {
     const out = renderJunit({ ...report, checks: [{ ...report.checks[0]!, message: 'true' }] });
     expect(out).toContain('message="true"');

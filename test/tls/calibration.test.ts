@@ -7,7 +7,8 @@ import { ALLOWED_SUITE_CASES, LEGACY_VERSION_CASES, OTHER_SUITE_CASES, type Prob
 import { tlsEndpoint } from '../../src/tls/endpoint.js';
 import { runCases } from '../../src/tls/matrix.js';
 import { mustRefuse } from '../../src/tls/verdict.js';
-import { CONFORMANT, createTestPki, startTls, type Started } from './servers.js';
+import { createTestPki } from './pki.js';
+import { CONFORMANT, startTls, type Started } from './servers.js';
 
 // Same offer as the TLS 1.0 case, but at OpenSSL 3's default security level, where the client
 // cannot complete a TLS 1.0 handshake at all: a stand-in for a machine whose OpenSSL cannot.
@@ -15,7 +16,7 @@ const CRIPPLED_TLS10: ProbeCase = { id: 'test:TLSv1@SECLEVEL=1', label: 'TLS 1.0
 
 let conformant: Started;
 beforeAll(async () => {
-  conformant = await startTls(await createTestPki(), CONFORMANT);
+  conformant = await startTls(createTestPki(), CONFORMANT);
 });
 afterAll(() => conformant.close());
 

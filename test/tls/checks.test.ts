@@ -9,8 +9,8 @@ import { check as noPlainHttp } from '../../checks/tls.no-plain-http.js';
 import { check as otherSuites } from '../../checks/tls.other-suites-refused.js';
 import type { Target } from '../../src/config/target.js';
 import type { Check, CheckContext, Outcome } from '../../src/runner/check.js';
-import type { TestPki } from '../../src/tls/test-cert.js';
-import { CONFORMANT, closedPort, createTestPki, startDual, startPlainHttp, startTls, type Started } from './servers.js';
+import { createTestPki, type TestPki } from './pki.js';
+import { CONFORMANT, closedPort, startDual, startPlainHttp, startTls, type Started } from './servers.js';
 
 const DAY_MS = 86_400_000;
 const TLS_CHECKS = [legacyRefused, allowedSuites, otherSuites, certValid, certExpiry, noPlainHttp];
@@ -21,12 +21,12 @@ const pkis: Record<string, TestPki> = {};
 
 beforeAll(async () => {
   const now = Date.now();
-  const [good, expired, soon, otherHost] = await Promise.all([
+  const [good, expired, soon, otherHost] = [
     createTestPki(),
     createTestPki({ notBefore: new Date(now - 60 * DAY_MS), notAfter: new Date(now - 2 * DAY_MS) }),
     createTestPki({ notAfter: new Date(now + 10 * DAY_MS) }),
     createTestPki({ dnsNames: ['other.example'], ipAddresses: [] }),
-  ]);
+  ];
   pki = good;
   Object.assign(pkis, { conformant: good, expired, soon, otherHost });
   const started = await Promise.all(

@@ -13,13 +13,13 @@ import { check as noPlainHttp } from '../../checks/tls.no-plain-http.js';
 import { check as otherSuites } from '../../checks/tls.other-suites-refused.js';
 import type { CheckContext } from '../../src/runner/check.js';
 import { clearCalibrations } from '../../src/tls/calibration.js';
-import type { TestPki } from '../../src/tls/test-cert.js';
-import { CONFORMANT, createTestPki, startTls, type Started } from './servers.js';
+import { createTestPki, type TestPki } from './pki.js';
+import { CONFORMANT, startTls, type Started } from './servers.js';
 
 let pki: TestPki;
 let server: Started;
 beforeAll(async () => {
-  pki = await createTestPki();
+  pki = createTestPki();
   server = await startTls(pki, CONFORMANT);
 });
 afterAll(() => server.close());

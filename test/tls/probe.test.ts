@@ -5,11 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALLOWED_SUITES, offerOf, suiteCase, versionCase } from '../../src/tls/cases.js';
 import { handshake, nodeCipherString, refused, type HandshakeOptions } from '../../src/tls/probe.js';
 import { probePlainHttp } from '../../src/tls/plain-http.js';
-import type { TestPki } from '../../src/tls/test-cert.js';
+import { createTestPki, type TestPki } from './pki.js';
 import {
   CONFORMANT,
   closedPort,
-  createTestPki,
   startPlainHttp,
   startPlainHttp400,
   startSilent,
@@ -23,7 +22,8 @@ let otherHostPki: TestPki;
 const servers: Record<string, Started> = {};
 
 beforeAll(async () => {
-  [pki, otherHostPki] = await Promise.all([createTestPki(), createTestPki({ dnsNames: ['other.example'], ipAddresses: [] })]);
+  pki = createTestPki();
+  otherHostPki = createTestPki({ dnsNames: ['other.example'], ipAddresses: [] });
   const entries = await Promise.all(
     Object.entries({
       conformant: startTls(pki, CONFORMANT),

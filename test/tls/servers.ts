@@ -6,7 +6,7 @@ import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
 import { ALLOWED_SUITES } from '../../src/tls/cases.js';
-import { createTestPki, type TestPki } from '../../src/tls/test-cert.js';
+import type { TestPki } from './pki.js';
 
 export interface Started {
   port: number;
@@ -46,7 +46,7 @@ const alive = (_req: http.IncomingMessage, res: http.ServerResponse) => {
 };
 
 /** An HTTPS server with the given TLS settings and certificate. */
-export function startTls(pki: TestPki, options: tls.TlsOptions): Promise<Started> {
+export function startTls(pki: Pick<TestPki, 'keyPem' | 'certPem'>, options: tls.TlsOptions): Promise<Started> {
   const server = https.createServer({ key: pki.keyPem, cert: pki.certPem, ...options }, alive);
   return listen(server, 'https');
 }
@@ -109,5 +109,3 @@ export async function closedPort(): Promise<number> {
   await s.close();
   return s.port;
 }
-
-export { createTestPki };

@@ -1,0 +1,117 @@
+// The certificates the harness serves itself, made fresh in memory: a CA and the server certificate
+// it signs (the emulator, and the loopback servers of the tests), or one self-signed server
+// certificate (the TLS calibration servers, which the probe does not verify). ECDSA P-256 through
+// node:crypto: a key pair takes well under a millisecond, and one curve serves TLS 1.0 to 1.3.
+
+import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import { certificateDer, certificatePem, type AltName, type DistinguishedName } from './x509.js';
+
+export type { AltName, DistinguishedName } from './x509.js';
+
+export interface ServerCertificate {
+  /** The server certificate (PEM), for `cert` of tls.createServer. */
+  certPem: string;
+  /** Its private key (PKCS#8 PEM), for `key` of tls.createServer. */
+  keyPem: string;
+  notBefore: Date;
+  notAfter: Date;
+}
+
+export interface Pki extends ServerCertificate {
+  /** The CA certificate to trust (PEM). */
+  caPem: string;
+}
+
+export interface ServerCertificateOptions {
+  subject: DistinguishedName;
+  /** The names a client may dial; Go's verifier ignores the common name. */
+  altNames: readonly AltName[];
+  /** Default: an hour before now, so a client whose clock is a little behind still accepts it. */
+  notBefore?: Date;
+  /** Default: 365 days after now. */
+  notAfter?: Date;
+  /** Default: Date.now(). */
+  nowMs?: number;
+}
+
+export interface PkiOptions extends ServerCertificateOptions {
+  ca: DistinguishedName;
+}
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** A CA and a server certificate it signed. */
+export function mintPki(o: PkiOptions): Pki {
+  const window = validity(o);
+  const { notBefore, notAfter, nowMs } = window;
+  const caKey = newKeyPair();
+  // The CA is valid now and throughout the leaf's window, so a test of an expired or not yet valid
+  // certificate fails on the leaf, never on the CA.
+  const caNotBefore = new Date(Math.min(notBefore.getTime(), nowMs - HOUR_MS));
+  const caNotAfter = new Date(Math.max(notAfter.getTime(), nowMs + 30 * DAY_MS));
+  const ca = certificateDer({
+    serialNumber: serialNumber(),
+    subject: o.ca,
+    subjectKey: caKey.publicKey,
+    issuer: o.ca,
+    issuerKey: caKey,
+    notBefore: caNotBefore,
+    notAfter: caNotAfter,
+    profile: { ca: true },
+  });
+  return { caPem: certificatePem(ca), ...server(o, window, { key: caKey, name: o.ca }) };
+}
+
+/** A server certificate signed by its own key: for servers whose certificate nobody verifies. */
+export function mintSelfSigned(o: ServerCertificateOptions): ServerCertificate {
+  return server(o, validity(o));
+}
+
+interface Window {
+  notBefore: Date;
+  notAfter: Date;
+  nowMs: number;
+}
+
+/** Without an issuer, the certificate signs itself. */
+function server(o: ServerCertificateOptions, { notBefore, notAfter }: Window, issuer?: { key: KeyPair; name: DistinguishedName }): ServerCertificate {
+  const key = newKeyPair();
+  const der = certificateDer({
+    serialNumber: serialNumber(),
+    subject: o.subject,
+    subjectKey: key.publicKey,
+    issuer: issuer?.name ?? o.subject,
+    issuerKey: issuer?.key ?? key,
+    notBefore,
+    notAfter,
+    profile: { ca: false, altNames: o.altNames },
+  });
+  const keyPem = key.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  return { certPem: certificatePem(der), keyPem, notBefore, notAfter };
+}
+
+function validity(o: ServerCertificateOptions): Window {
+  const nowMs = o.nowMs ?? Date.now();
+  const notBefore = o.notBefore ?? new Date(nowMs - HOUR_MS);
+  const notAfter = o.notAfter ?? new Date(nowMs + 365 * DAY_MS);
+  if (notAfter.getTime() <= notBefore.getTime()) {
+    throw new RangeError(`a certificate must end after it starts: ${notBefore.toISOString()} to ${notAfter.toISOString()}`);
+  }
+  return { notBefore, notAfter, nowMs };
+}
+
+interface KeyPair {
+  publicKey: KeyObject;
+  privateKey: KeyObject;
+}
+
+const newKeyPair = (): KeyPair => generateKeyPairSync('ec', { namedCurve: 'P-256' });
+
+// 16 random bytes, first byte 0x40 to 0x7f: the top bit clear keeps the INTEGER positive, and a
+// non-zero first byte keeps all 16 (RFC 5280 asks for positive serials of at most 20 bytes).
+function serialNumber(): Buffer {
+  const bytes = randomBytes(16);
+  bytes[0] = ((bytes[0] ?? 0) & 0x3f) | 0x40;
+  return bytes;
+}
