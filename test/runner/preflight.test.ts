@@ -5,11 +5,12 @@ import { describe, expect, it } from 'vitest';
 import type { Target } from '../../src/config/target.js';
 import { HarnessError } from '../../src/errors.js';
 import { preflight, preflightError } from '../../src/runner/preflight.js';
-import { closedPort, createTestPki, startPlainHttp, startSilent, startTcp, startTls, type Started } from '../tls/servers.js';
+import { createTestPki } from '../tls/pki.js';
+import { closedPort, startPlainHttp, startSilent, startTcp, startTls, type Started } from '../tls/servers.js';
 
-const pki = await createTestPki();
+const pki = createTestPki();
 // Signed by a trusted CA, but for another name than the one dialled.
-const otherName = await createTestPki({ dnsNames: ['other.example.test'], ipAddresses: [] });
+const otherName = createTestPki({ dnsNames: ['other.example.test'], ipAddresses: [] });
 
 const target = (baseUrl: string, caPem?: string): Target => ({
   environment: 'sandbox',
