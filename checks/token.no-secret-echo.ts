@@ -1,4 +1,4 @@
-import { fail, pass, type Check } from '../src/runner/check.js';
+import { fail, pass, skip, type Check } from '../src/runner/check.js';
 
 export const check: Check = {
   id: 'token.no-secret-echo',
@@ -10,6 +10,8 @@ export const check: Check = {
   async run({ http }) {
     const echoes = http.secretEchoes();
     if (echoes.length) return fail(`the client secret came back in ${echoes.length} answer(s): ${[...new Set(echoes)].join(', ')}`);
+    // No answer seen is nothing judged, not "the secret appeared in none".
+    if (http.answersSeen() === 0) return skip('no answer from the service was seen during the run, so none could be judged');
     return pass(`the secret appeared in none of ${http.answersSeen()} answers`);
   },
 };

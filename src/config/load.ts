@@ -30,7 +30,12 @@ export function parseConfig(text: string, source: string, env: NodeJS.ProcessEnv
     const what = (yamlError.message.split('\n')[0] ?? 'invalid YAML').replace(/ at line \d+, column \d+:?/, '');
     throw new HarnessError('CONFIG_INVALID', `config ${source}:${where}: ${what}; fix the YAML syntax`);
   }
-  const raw: unknown = doc.toJS() ?? {};
+  const raw: unknown = doc.toJS();
+  // An empty file is not "nothing configured": the user pointed at a config, so running the
+  // built-in emulator instead would report a PASS for a target nobody asked about.
+  if (raw === null || raw === undefined) {
+    throw new HarnessError('CONFIG_INVALID', `config ${source} is empty; describe the target under environments: (see README, "Test your sandbox"), or drop --config to test the built-in emulator`);
+  }
   const interpolated = interpolate(raw, [], source, env);
   // reportInput lets an error say what type it got; only the type name is ever printed, never the value.
   const parsed = configSchema.safeParse(interpolated, { reportInput: true });

@@ -90,6 +90,14 @@ export function resolveSettings(flags: Overrides, env: NodeJS.ProcessEnv, cwd: s
     }
     target = { environment: name, baseUrl: trimSlash(validUrl(flags.baseUrl)), credentials: { clientId, clientSecret }, ...(caFromFlag ?? {}) };
   }
+  // A config file that names no environment to test is a mistake, never a reason to fall back to
+  // the built-in emulator: that would PASS without testing what the user meant to test.
+  if (!target && absoluteConfig) {
+    throw new HarnessError(
+      'CONFIG_INVALID',
+      `config ${configPath} has no environment to test (no environments: entry named "${name}"); add environments: ${name}: base_url: …, or pass --base-url`,
+    );
+  }
   const others = Object.entries(environments)
     .filter(([n]) => n !== name)
     .map(([n, e]) => toTarget(n, e));

@@ -96,8 +96,8 @@ export interface Behaviour {
   readCredentials(body: unknown): Credentials | undefined;
   /** §4.1 rule 2 */
   authenticate(ctx: Ctx, given: Credentials): boolean;
-  /** Runs before a route's handler; a Reply short-cuts it. Conformant: nothing to add. */
-  guard(ctx: Ctx, route: RouteName): Reply | undefined;
+  /** Runs before a route's handler; a Reply short-cuts it. Conformant: nothing to add. Async for faults that mint. */
+  guard(ctx: Ctx, route: RouteName): Reply | undefined | Promise<Reply | undefined>;
   /** §3, §4.1 rule 1: which token a successful POST /tokens answers with. */
   issue(ctx: Ctx, clientId: string): TokenRecord | Promise<TokenRecord>;
   /** §5.4: the advertised and the real expiry of a token minted at nowMs. */

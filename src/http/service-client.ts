@@ -12,6 +12,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import type { Credentials, Target } from '../config/target.js';
 import type { Evidence } from '../report/model.js';
+import { credentialFieldsIn } from './credential-fields.js';
 import { fingerprint, type Redactor } from './redact.js';
 import { retryAfterMs } from './retry-after.js';
 
@@ -173,17 +174,25 @@ export class ServiceClient {
     const headerValues = Object.values(res.headers).flat().join('\n');
     this.answers++;
     if (this.opts.redactor.containsSecret(text) || this.opts.redactor.containsSecret(headerValues)) this.echoes.push(label);
+    const json = parseJson(text);
+    // Whatever the service hands out in a credential-carrying field, in any answer (a 401 included),
+    // is a token to fingerprint from now on: by structure, not only what issueToken expected.
+    this.registerCredentials(json);
     return {
       request: label,
       status: res.statusCode,
       headers: flattenHeaders(res.headers),
       text,
-      json: parseJson(text),
+      json,
       truncated,
       durationMs,
       receivedAt: Date.now(),
       rateLimitWaits: 0,
     };
+  }
+
+  private registerCredentials(json: unknown): void {
+    for (const { value } of credentialFieldsIn(json)) if (typeof value === 'string') this.opts.redactor.addToken(value);
   }
 
   /** POST /tokens with the nested body of §4.1. The token it returns is known to the redactor. */

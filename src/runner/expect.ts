@@ -1,6 +1,7 @@
 // Small judgements several checks share, phrased the way failure messages need them:
 // what came back, what was expected, and where.
 
+import { credentialFieldsIn, tokenIn } from '../http/credential-fields.js';
 import type { Exchange, ServiceClient } from '../http/service-client.js';
 
 export const WANTS_401 = '§7 wants 401 `{"error":"unauthorized"}`';
@@ -10,14 +11,32 @@ export function cameBack(http: ServiceClient, ex: Exchange): string {
   return `${ex.request} returned ${ex.status} ${http.quote(ex)}`;
 }
 
-/** Undefined when the exchange is the §7 refusal: 401 with a JSON object whose `error` is "unauthorized". */
+/** Undefined when the exchange is the §7 refusal: 401 with a JSON object whose `error` is "unauthorized", and nothing it refuses. */
 export function unauthorizedProblem(ex: Exchange): string | undefined {
   if (ex.status !== 401) return `status ${ex.status}`;
   const body = ex.json as Record<string, unknown> | undefined;
   if (!body || typeof body !== 'object' || Array.isArray(body)) return 'a body that is not a JSON object';
   if (typeof body['error'] !== 'string') return 'a JSON body without a string `error` field';
   if (body['error'] !== 'unauthorized') return `error text ${JSON.stringify(body['error'])}`;
+  const carried = credentialFieldsIn(body);
+  if (carried.length) return `a refusal that also carries ${carried.map((f) => `\`${f.path}\``).join(', ')}`;
   return undefined;
+}
+
+
+/**
+ * A refusal that carried a token: does that token work? Said in the failure, because "401 with a
+ * working token" means anyone who knows a client_id gets in.
+ */
+export async function handedOutTokenNote(http: ServiceClient, ex: Exchange): Promise<{ note: string; evidence: ReturnType<ServiceClient['evidence']> } | undefined> {
+  const token = tokenIn(ex.json);
+  if (token === undefined) return undefined;
+  const check = await http.validate(token);
+  const works = check.status >= 200 && check.status < 300;
+  return {
+    note: works ? `the token it carried (${http.redactor.text(token)}) works: ${check.request} answered ${check.status}` : `the token it carried was refused by ${check.request} (${check.status})`,
+    evidence: http.evidence(check, 'the token the refusal carried'),
+  };
 }
 
 export const isSuccess = (ex: Pick<Exchange, 'status'>) => ex.status >= 200 && ex.status < 300;

@@ -42,6 +42,10 @@ describe('user errors: one line on stderr, the documented exit code', () => {
     { name: 'unknown fault', args: ['check', '--fault', 'melt'], code: 2, line: /unknown fault "melt"/ },
     { name: 'bad YAML', args: ['check'], config: 'environments: [oops', code: 2, line: /ces-harness\.yaml.*line \d+/ },
     { name: 'unknown key', args: ['check'], config: 'targett: sandbox\n', code: 2, line: /unknown key targett/ },
+    // An empty config is not "nothing configured": falling back to the emulator would PASS untested.
+    { name: 'empty config', args: ['check'], config: '', code: 2, line: /ces-harness\.yaml is empty; describe the target under environments:/ },
+    { name: 'config of comments only', args: ['check'], config: '# sandbox: later\n', code: 2, line: /ces-harness\.yaml is empty/ },
+    { name: 'config without an environment', args: ['check'], config: 'expect:\n  token_lifetime_s: 60\n', code: 2, line: /has no environment to test \(no environments: entry named "sandbox"\)/ },
     {
       name: 'unset ${VAR}',
       args: ['check'],

@@ -10,6 +10,7 @@ import { PROBE_NAMES, runProbes, type ProbeName } from './support/probes.js';
 /** Every 401 a conformant client meets; forbidden-instead-of-unauthorized turns them all to 403. */
 const ALL_401: ProbeName[] = [
   'token.rejects-bad-secret',
+  'token.refusal-carries-nothing',
   'token.rejects-unknown-client',
   'validate.rejects-missing',
   'validate.rejects-unknown',
@@ -40,7 +41,8 @@ const FOOTPRINT: Record<FaultName, ProbeName[]> = {
   'shared-credentials': ['env.isolation'],
   'concurrent-mint': ['token.concurrent-first'],
   'expires-early': ['token.works-until-expiry'],
-  'secret-not-checked': ['token.rejects-bad-secret'],
+  'secret-not-checked': ['token.rejects-bad-secret', 'token.refusal-carries-nothing'],
+  'refusal-carries-token': ['token.refusal-carries-nothing', 'errors.401-body'],
   'lenient-token-body': ['token.rejects-bad-body'],
   // Every POST /tokens without Authorization is refused, malformed ones included.
   'tokens-require-authorization': ['token.issue', 'token.rejects-bad-body'],

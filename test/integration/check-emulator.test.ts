@@ -38,6 +38,7 @@ const CAUGHT_BY: Record<FaultName, { check: string; spec: string; expiry?: boole
   'concurrent-mint': { check: 'token.concurrent-issue-one-token', spec: '4.1' },
   'expires-early': { check: 'token.valid-until-expiry', spec: '3', expiry: true },
   'secret-not-checked': { check: 'token.bad-secret-401', spec: '4.1' },
+  'refusal-carries-token': { check: 'token.bad-secret-401', spec: '4.1' },
   'lenient-token-body': { check: 'token.malformed-body-refused', spec: '4.1' },
   'tokens-require-authorization': { check: 'token.no-authorization-needed', spec: '4.1' },
   'health-check-needs-auth': { check: 'health.no-credentials', spec: '4.2' },

@@ -35,6 +35,7 @@ import { fault as slidingExpiry } from './sliding-expiry.js';
 import { fault as rateLimitOff } from './rate-limit-off.js';
 import { fault as errorBodyNotJson } from './error-body-not-json.js';
 import { fault as expiresAtString } from './expires-at-string.js';
+import { fault as refusalCarriesToken } from './refusal-carries-token.js';
 
 export type { Fault } from './types.js';
 
@@ -70,6 +71,7 @@ export const FAULTS = [
   rateLimitOff,
   errorBodyNotJson,
   expiresAtString,
+  refusalCarriesToken,
 ] as const;
 
 export type FaultName = (typeof FAULTS)[number]['name'];

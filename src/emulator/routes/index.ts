@@ -51,7 +51,7 @@ export async function route(ctx: Ctx): Promise<Reply> {
   if (!decision.ok) return ctx.b.rateLimited(decision.retryAfterS);
   if (found === undefined) return notFound();
   if (!found.methods.includes(ctx.req.method)) return methodNotAllowed(found.methods);
-  const guarded = ctx.b.guard(ctx, found.name);
+  const guarded = await ctx.b.guard(ctx, found.name);
   if (guarded !== undefined) return guarded;
   switch (found.name) {
     case 'tokens':

@@ -200,6 +200,17 @@ const probes = [
     run: async ({ main }) => (await main.issue(0, { ...main.emu.credentials, clientSecret: 'wrong' })).status === 401,
   },
   {
+    // §4.1 rule 2: a refusal hands out nothing; a token in the 401 body is a way in without the secret.
+    name: 'token.refusal-carries-nothing',
+    run: async ({ main }) => {
+      const answers = [
+        await main.issue(0, { ...main.emu.credentials, clientSecret: 'wrong' }),
+        await main.issue(0, { ...main.emu.credentials, clientId: 'nobody' }),
+      ];
+      return answers.every((a) => a.status === 401 && !/"(access_)?token"/.test(a.text));
+    },
+  },
+  {
     name: 'token.rejects-unknown-client',
     run: async ({ main }) => (await main.issue(0, { ...main.emu.credentials, clientId: 'nobody' })).status === 401,
   },
