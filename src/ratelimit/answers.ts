@@ -60,3 +60,29 @@ export function resetSeconds(headers: Record<string, string>, nowMs: number): nu
   const m = structured === undefined ? null : /(?:^|[;,\s])(?:t|reset)=(\d+)/.exec(structured);
   return m?.[1] === undefined ? undefined : Number(m[1]);
 }
+
+/** How many answers of each status the probe's paced stream got (0 for a transport error). */
+export type StatusTally = ReadonlyMap<number, number>;
+
+/**
+ * Why the probe's answers cannot size a rate limit, or undefined when they can. A limit is measured
+ * off the endpoint working: answers that are mostly refusals of another kind (401 for bad
+ * credentials, a redirect, a 5xx, no answer at all) measure something else, so the run has not
+ * tested the limit and must not pass. A few 401s (a token turning over mid-probe) are normal.
+ */
+export function unusableProbe(tally: StatusTally): string | undefined {
+  let total = 0;
+  let usable = 0;
+  for (const [status, n] of tally) {
+    total += n;
+    if ((status >= 200 && status < 300) || answerOf(status) === 'limited') usable += n;
+  }
+  if (total === 0) return 'the probe got no answer at all';
+  // Half the answers working is far below any real run (a handful of 401s at a token's expiry) and
+  // far above a run against the wrong thing (every answer a 401, a 3xx or a 5xx).
+  if (usable * 2 >= total) return undefined;
+  const others = [...tally].filter(([s]) => !((s >= 200 && s < 300) || answerOf(s) === 'limited')).sort((a, b) => b[1] - a[1]);
+  const shown = others.map(([s, n]) => `${n} × ${s === 0 ? 'no answer' : s}`).join(', ');
+  const hint = others[0]?.[0] === 401 || others[0]?.[0] === 403 ? '; check the credentials' : others[0]?.[0] !== undefined && others[0][0] >= 300 && others[0][0] < 400 ? '; the target redirects: give the base URL it redirects to' : '';
+  return `only ${usable} of ${total} probe answers came from the working endpoint (${shown})${hint}`;
+}

@@ -11,6 +11,7 @@ import { ServiceClient } from '../../http/service-client.js';
 import { locateK6 } from '../../k6/locate.js';
 import { findProjectRoot } from '../../k6/version.js';
 import type { RateLimitResult } from '../../report/model.js';
+import { unusableProbe } from '../../ratelimit/answers.js';
 import { ProbeSetupError, probeCalls } from '../../ratelimit/calls.js';
 import { DISCOVER_DEFAULTS, discover } from '../../ratelimit/discover.js';
 import { DEFAULT_PROOF_S, prove } from '../../ratelimit/prove.js';
@@ -49,8 +50,27 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
         calls = await probeCalls({ http, endpoint, business: prepared.settings.business, ...(secondClient ? { secondClient } : {}) });
       } catch (err) {
         if (!(err instanceof ProbeSetupError)) throw err;
+        io.untested('rate_limit', `the probe could not start: ${err.message}`);
         return notProbed(endpoint, err.message);
       }
+      // Every answer of the paced stream, by status: a probe whose answers were not the endpoint
+      // working (all 401, a redirect, 5xx) measured nothing and must not pass.
+      const tally = new Map<number, number>();
+      const primary = calls.primary;
+      calls = {
+        ...calls,
+        primary: async () => {
+          const count = (status: number) => tally.set(status, (tally.get(status) ?? 0) + 1);
+          try {
+            const ex = await primary();
+            count(ex.status);
+            return ex;
+          } catch (err) {
+            count(0);
+            throw err;
+          }
+        },
+      };
       const estimate = await discover({
         calls,
         maxRps,
@@ -59,7 +79,9 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
         signal,
         progress: terminal.progress,
       });
-      const recommendation = recommend(estimate);
+      const unusable = signal.aborted ? undefined : unusableProbe(tally);
+      if (unusable) io.untested('rate_limit', `${calls.endpoint}: ${unusable}`);
+      const recommendation = unusable ? null : recommend(estimate);
 
       let proof: Proof | null = null;
       const proofNotes: string[] = [];

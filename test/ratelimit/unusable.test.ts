@@ -1,0 +1,23 @@
+// A probe whose answers were not the endpoint working measured no rate limit: it must say so
+// (and the run must not pass), while a real run's few 401s at a token's expiry stay normal.
+import { describe, expect, it } from 'vitest';
+import { unusableProbe } from '../../src/ratelimit/answers.js';
+
+const tally = (entries: Array<[number, number]>) => new Map(entries);
+
+describe('unusableProbe', () => {
+  it.each([
+    { name: 'a working endpoint, then its limit', t: [[200, 300], [429, 40]], problem: undefined },
+    { name: 'a few 401s while a token turned over', t: [[200, 300], [429, 40], [401, 3]], problem: undefined },
+    { name: 'a 503-limited endpoint (its status is judged elsewhere)', t: [[200, 100], [503, 30]], problem: undefined },
+    { name: 'every answer 401', t: [[401, 120]], problem: /only 0 of 120 probe answers came from the working endpoint \(120 × 401\); check the credentials/ },
+    { name: 'every answer a redirect', t: [[302, 80]], problem: /\(80 × 302\); the target redirects/ },
+    { name: 'mostly 5xx', t: [[500, 90], [200, 10]], problem: /only 10 of 100 .*\(90 × 500\)/ },
+    { name: 'no answer at all', t: [[0, 20]], problem: /20 × no answer/ },
+    { name: 'nothing sent', t: [], problem: /no answer at all/ },
+  ] as Array<{ name: string; t: Array<[number, number]>; problem: RegExp | undefined }>)('$name', ({ t, problem }) => {
+    const got = unusableProbe(tally(t));
+    if (problem === undefined) expect(got).toBeUndefined();
+    else expect(got).toMatch(problem);
+  });
+});
