@@ -111,7 +111,13 @@ export async function prepareTarget(options: Options, redactor: Redactor, termin
     probeTarget,
     others,
     expect,
-    rateLimit: { ...settings.rateLimit, probingAllowed: probingAllowed(settings, target) },
+    rateLimit: {
+      ...settings.rateLimit,
+      // The built-in emulator's bucket refills within a second or two; a real limiter may use
+      // minute windows, so a real service gets the full minute a patient client would give it.
+      recoveryWaitS: target.emulated ? EMULATOR_RECOVERY_WAIT_S : RECOVERY_WAIT_S,
+      probingAllowed: probingAllowed(settings, target),
+    },
     ledger,
     emulator,
     close: async () => {
@@ -120,6 +126,9 @@ export async function prepareTarget(options: Options, redactor: Redactor, termin
     },
   };
 }
+
+const RECOVERY_WAIT_S = 60;
+const EMULATOR_RECOVERY_WAIT_S = 15;
 
 export function refuseProductionLoad(prepared: PreparedTarget, what: string): void {
   if (!prepared.rateLimit.probingAllowed) {

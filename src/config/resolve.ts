@@ -41,7 +41,7 @@ export interface Settings {
   others: Target[];
   expect: Expectations;
   business: Record<'evaluation' | 'ach_transactions', BusinessCall>;
-  rateLimit: Omit<RateLimitSettings, 'probingAllowed'>;
+  rateLimit: Omit<RateLimitSettings, 'probingAllowed' | 'recoveryWaitS'>;
   allowProductionLoad: boolean;
   ledgerPath: string | null;
   load: NonNullable<ConfigFile['load']>;

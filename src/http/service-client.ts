@@ -62,6 +62,12 @@ export const DEFAULT_RATE_LIMIT_BUDGET: RateLimitBudget = { maxTotalWaitMs: 60_0
 
 export class RateLimitedError extends Error {
   override readonly name = 'RateLimitedError';
+  /** The last 429, as evidence: a check that was waiting for recovery can judge with it. */
+  readonly last: Exchange;
+  constructor(message: string, last: Exchange) {
+    super(message);
+    this.last = last;
+  }
 }
 
 export interface ServiceClientOptions {
@@ -142,6 +148,7 @@ export class ServiceClient {
       if (attempt >= budget.maxRetries || waited + wait > budget.maxTotalWaitMs) {
         throw new RateLimitedError(
           `${exchange.request} was still rate-limited (429) after ${attempt + 1} tries and ${Math.round(waited / 1000)} s of waiting`,
+          exchange,
         );
       }
       waited += wait;

@@ -2,7 +2,7 @@
 // a polite wait and retry that shows the service recovers. Sizing the limit precisely is the
 // `ratelimit` command's job; this only needs a yes/no and the first limiting answer.
 
-import type { Exchange } from '../http/service-client.js';
+import { RateLimitedError, type Exchange } from '../http/service-client.js';
 import { retryAfterMs } from '../http/retry-after.js';
 import type { CheckContext } from './check.js';
 import { isSuccess } from './expect.js';
@@ -24,7 +24,6 @@ export interface BurstProbe {
 // As many as the client keeps connections: more would only queue, and every queued request is
 // one more 429 sent after the limit was already known.
 const MAX_IN_FLIGHT = 16;
-const MAX_RECOVERY_WAIT_MS = 60_000;
 // Statuses a limiter might wrongly answer instead of 429; seen in a burst, they end it too.
 const LIMIT_LIKE = new Set([429, 503, 509, 420]);
 export const isLimitLike = (status: number) => LIMIT_LIKE.has(status);
@@ -91,18 +90,32 @@ async function recover(ctx: CheckContext, call: () => Promise<Exchange>, limited
   const advised = retryAfterMs(limited.headers['retry-after'], ctx.now());
   const waitedFor = advised !== undefined ? 'retry-after' : 'backoff';
   const started = ctx.now();
+  const budgetMs = ctx.rateLimit.recoveryWaitS * 1000;
   let wait = advised ?? 1000;
   let last: Exchange | undefined;
-  for (let attempt = 1; ctx.now() - started + wait <= MAX_RECOVERY_WAIT_MS; attempt++) {
+  for (let attempt = 1; ctx.now() - started + wait <= budgetMs; attempt++) {
     ctx.progress(`rate limited: waiting ${(wait / 1000).toFixed(1)} s before retrying`);
     await ctx.sleep(wait);
-    last = await call();
+    last = await stillLimitedAsAnswer(call);
     if (isSuccess(last)) return { ok: true, afterS: (ctx.now() - started) / 1000, attempts: attempt, last, waitedFor };
     // Anything but a limit (a 401, a 500) says nothing about recovery: stop rather than insist.
     if (!LIMIT_LIKE.has(last.status)) break;
     wait = Math.min(wait * 2, 16_000);
   }
   return { ok: false, afterS: (ctx.now() - started) / 1000, attempts: 0, ...(last ? { last } : {}), waitedFor };
+}
+
+/**
+ * A retry whose token fetch was itself refused with 429 until the client's patience ran out is
+ * one more answer that the limit has not lifted: evidence for the verdict, not a reason to give up.
+ */
+async function stillLimitedAsAnswer(call: () => Promise<Exchange>): Promise<Exchange> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof RateLimitedError) return err.last;
+    throw err;
+  }
 }
 
 async function endpointCall(ctx: CheckContext, endpoint: string): Promise<() => Promise<Exchange>> {

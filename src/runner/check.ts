@@ -51,6 +51,8 @@ export interface RateLimitSettings {
   endpoint: string;
   maxRps: number;
   maxRequests: number;
+  /** How long a client that waits and retries (§7) may be kept out before recovery fails. */
+  recoveryWaitS: number;
   /** False for an environment named production without --allow-production-load. */
   probingAllowed: boolean;
 }

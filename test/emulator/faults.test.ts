@@ -56,6 +56,8 @@ const FOOTPRINT: Record<FaultName, ProbeName[]> = {
   'rate-limit-off': ['ratelimit.429'],
   'error-body-not-json': ['errors.401-body', 'ratelimit.body'],
   'expires-at-string': ['token.expires-at'],
+  // Waiting out Retry-After does not let the client back in.
+  'rate-limit-never-lifts': ['ratelimit.lifts'],
 };
 
 const failing = (verdicts: Record<ProbeName, string>) => PROBE_NAMES.filter((p) => verdicts[p] === 'fail').sort();

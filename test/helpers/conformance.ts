@@ -50,7 +50,7 @@ export async function checkEmulator(options: RunOptions = {}): Promise<CheckResu
       expect: { tokenLifetimeS: ttl, expiryWaitS: options.waitForExpiry ? ttl + 2 : 0, clockToleranceS: 1 },
       business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
       // Fast enough to find the emulator's 50/s limit, or its absence, in two seconds; slow enough that two busy test workers on two cores still reach the rate.
-      rateLimit: { endpoint: 'tokens.validate', maxRps: 120, maxRequests: 240, probingAllowed: true },
+      rateLimit: { endpoint: 'tokens.validate', maxRps: 120, maxRequests: 240, recoveryWaitS: 15, probingAllowed: true },
       ledger: Ledger.disabled(),
       checks: selected,
       redactor: options.redactor ?? new Redactor(),

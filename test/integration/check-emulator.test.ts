@@ -51,6 +51,7 @@ const CAUGHT_BY: Record<FaultName, { check: string; spec: string; expiry?: boole
   'rate-limit-off': { check: 'ratelimit.limit-enforced', spec: '8' },
   'error-body-not-json': { check: 'token.bad-secret-401', spec: '7' },
   'expires-at-string': { check: 'token.expires-at-epoch-seconds', spec: '2' },
+  'rate-limit-never-lifts': { check: 'ratelimit.recovers', spec: '7' },
 };
 
 describe('check against each fault', () => {
@@ -67,5 +68,16 @@ describe('check against each fault', () => {
     expect(caught!.level).toBe('must');
     expect(caught!.spec.split(/,\s*/)).toContain(want.spec);
     expect(verdictOf(results, null)).toBe('fail');
+  });
+});
+
+describe('a rate limit that never lifts', () => {
+  it('is judged with evidence, not left as an error: no ratelimit check errors, recovery fails with the last 429', async () => {
+    const results = await checkEmulator({ faults: ['rate-limit-never-lifts'], only: ['ratelimit.*'], tokenTtlS: 4 });
+    const rate = results.filter((r) => r.id.startsWith('ratelimit.'));
+    expect(rate.map((r) => `${r.id}: ${r.status}`)).not.toContainEqual(expect.stringMatching(/: error$/));
+    const recovers = rate.find((r) => r.id === 'ratelimit.recovers')!;
+    expect(recovers.status).toBe('fail');
+    expect(recovers.evidence?.[0]?.status).toBe(429);
   });
 });

@@ -96,3 +96,28 @@ describe('the ratelimit stage against the built-in emulator', () => {
     expect(result.notes).toContain('interrupted: the estimate is partial');
   }, 30_000);
 });
+
+describe('the ratelimit stage against a limit that never lifts', () => {
+  it('measures no sustained rate, so the stage is not tested (never a pass) and says why', async () => {
+    const redactor = new Redactor();
+    const prepared = await prepareTarget({ fault: ['rate-limit-never-lifts'] }, redactor, capture());
+    const reportDir = await mkdtemp(join(tmpdir(), 'ces-ratelimit-stage-'));
+    const untested: Array<{ stage: string; reason: string }> = [];
+    try {
+      const result = await makeRateLimitStage({ proofS: 0, maxDurationS: 6 })({
+        prepared,
+        options: {},
+        redactor,
+        terminal: capture(),
+        signal: new AbortController().signal,
+        reportDir,
+        untested: (stage, reason) => untested.push({ stage, reason }),
+      });
+      expect(result.recommendation ?? null).toBeNull();
+      expect(untested).toEqual([{ stage: 'rate_limit', reason: expect.stringMatching(/no sustained rate could be measured/) }]);
+    } finally {
+      await prepared.close();
+      await rm(reportDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

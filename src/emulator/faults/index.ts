@@ -36,6 +36,7 @@ import { fault as rateLimitOff } from './rate-limit-off.js';
 import { fault as errorBodyNotJson } from './error-body-not-json.js';
 import { fault as expiresAtString } from './expires-at-string.js';
 import { fault as refusalCarriesToken } from './refusal-carries-token.js';
+import { fault as rateLimitNeverLifts } from './rate-limit-never-lifts.js';
 
 export type { Fault } from './types.js';
 
@@ -72,6 +73,7 @@ export const FAULTS = [
   errorBodyNotJson,
   expiresAtString,
   refusalCarriesToken,
+  rateLimitNeverLifts,
 ] as const;
 
 export type FaultName = (typeof FAULTS)[number]['name'];

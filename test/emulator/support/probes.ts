@@ -364,6 +364,15 @@ const probes = [
       return (await s.call('POST', '/tokens/health_check')).status === admitted;
     },
   },
+  {
+    // §7: a client that waits gets back in. A minute of rest refills any bucket or window.
+    name: 'ratelimit.lifts',
+    run: async (ctx) => {
+      const { s } = await exhaust(ctx);
+      s.clock.advance(60_000);
+      return (await s.call('POST', '/tokens/health_check')).status !== 429;
+    },
+  },
 ] as const satisfies readonly Probe[];
 
 export type ProbeName = (typeof probes)[number]['name'];
