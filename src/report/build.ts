@@ -1,5 +1,6 @@
 // Assembles the Report from the stages' results. Pure: the caller supplies times and version.
 
+import { printableDeep } from './printable.js';
 import { REPORT_SCHEMA, summarize, verdictOf, type CheckResult, type LoadResult, type RateLimitResult, type Report, type Untested } from './model.js';
 
 export interface ReportParts {
@@ -27,10 +28,15 @@ export function untestedOf(parts: ReportParts): Untested[] {
   return out;
 }
 
+/**
+ * The report model, every string in it printable: this is where text from the service (quoted
+ * bodies, k6's output, error strings) enters the model, so no renderer and no reader of
+ * report.json ever meets a raw ESC or NUL. Line breaks and tabs stay; the renderers show them.
+ */
 export function buildReport(parts: ReportParts): Report {
   const load = parts.load ?? null;
   const untested = untestedOf(parts);
-  return {
+  return printableDeep<Report>({
     schema: REPORT_SCHEMA,
     tool: { name: 'ces-harness', version: parts.version },
     target: parts.target,
@@ -42,7 +48,7 @@ export function buildReport(parts: ReportParts): Report {
     load,
     rate_limit: parts.rateLimit ?? null,
     untested,
-  };
+  }, { multiline: true });
 }
 
 const isoSeconds = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');

@@ -58,7 +58,6 @@ export async function k8sCommand(options: Options, io: K8sCommandIo = {}): Promi
   const env = io.env ?? process.env;
   const out = io.out ?? ((line: string) => process.stdout.write(line + '\n'));
   const parallelism = options.parallelism ?? 2;
-  if (!Number.isInteger(parallelism) || parallelism < 1) throw usageError(`--parallelism ${parallelism} is not a whole number of pods; give 1 or more`);
   const scenarios = selectedScenarios(options);
 
   // The manifests only reference the credentials, so they must not be required: the credential

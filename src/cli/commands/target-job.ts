@@ -104,7 +104,7 @@ export async function targetJob(options: Options, stages: Stages): Promise<numbe
       untested,
     });
     writeReportFolder(reportDir, report, redactor, load?.files ?? {});
-    for (const line of summaryLines(report, reportDir, terminal.color)) terminal.out(line);
+    for (const line of summaryLines(report, reportDir)) terminal.out(line);
     return report.verdict === 'pass' && !controller.signal.aborted ? 0 : 1;
   } finally {
     removeStopHandlers();
