@@ -8,6 +8,7 @@ import { FILE_LIMITS, readUserFile } from '../fs/user-file.js';
 import type { BusinessCall, Expectations, RateLimitSettings } from '../runner/check.js';
 import { readConfigFile } from './load.js';
 import type { ConfigFile } from './schema.js';
+import { parseCaPem } from '../tls/pem.js';
 import { isProduction, type Target } from './target.js';
 
 export const DEFAULT_CONFIG_FILE = 'ces-harness.yaml';
@@ -146,9 +147,8 @@ function readCa(path: string, from: string): { caPem: string; caFile: string } {
     if (err instanceof HarnessError) throw err;
     throw new HarnessError('CONFIG_INVALID', `${from}: cannot read CA file ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'}); give a readable PEM file`);
   }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-    throw new HarnessError('CONFIG_INVALID', `${from}: ${path} holds no PEM certificate; give the CA certificate in PEM form`);
-  }
+  const parsed = parseCaPem(pem);
+  if ('problem' in parsed) throw new HarnessError(from === '--ca' ? 'USAGE' : 'CONFIG_INVALID', `${from}: ${path} ${parsed.problem}`);
   return { caPem: pem, caFile: path };
 }
 
