@@ -48,12 +48,15 @@ export interface Settings {
   load: NonNullable<ConfigFile['load']>;
   /** The config file that was read, if any. */
   configPath: string | null;
+  /** What the user should hear about the config without it being an error (a secret written in it). */
+  warnings: string[];
 }
 
 export function resolveSettings(flags: Overrides, env: NodeJS.ProcessEnv, cwd: string): Settings {
   const configPath = flags.config ?? (existsSync(resolvePath(cwd, DEFAULT_CONFIG_FILE)) ? DEFAULT_CONFIG_FILE : undefined);
   const absoluteConfig = configPath ? resolvePath(cwd, configPath) : null;
-  const file: ConfigFile = absoluteConfig ? readConfigFile(absoluteConfig, env) : {};
+  const loaded = absoluteConfig ? readConfigFile(absoluteConfig, env) : { config: {}, warnings: [] };
+  const file: ConfigFile = loaded.config;
   const configDir = absoluteConfig ? dirname(absoluteConfig) : cwd;
 
   const environments = file.environments ?? {};
@@ -127,6 +130,7 @@ export function resolveSettings(flags: Overrides, env: NodeJS.ProcessEnv, cwd: s
     ledgerPath: ledger === 'off' ? null : resolvePath(absoluteConfig && !flags.ledger && file.ledger ? configDir : cwd, ledger),
     load: file.load ?? {},
     configPath: absoluteConfig,
+    warnings: loaded.warnings,
   };
 }
 

@@ -31,6 +31,8 @@ const threshold = z.array(z.string().min(1));
 export const configSchema = z
   .object({
     target: z.string().min(1).optional(),
+    /** Opt-in: a client_secret written in the file itself is meant (a throwaway test secret), so no warning. */
+    allow_literal_secrets: z.boolean().optional(),
     environments: z.record(z.string().min(1), environment).optional(),
     expect: z
       .object({

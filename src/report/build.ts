@@ -13,6 +13,8 @@ export interface ReportParts {
   rateLimit?: RateLimitResult | null;
   /** Stages that could not test what they were asked to; see `untestedOf` for the ones derived here. */
   untested?: Untested[];
+  /** Said in every format, changing no verdict (e.g. a secret written in the config file). */
+  notes?: string[];
 }
 
 /**
@@ -48,6 +50,7 @@ export function buildReport(parts: ReportParts): Report {
     load,
     rate_limit: parts.rateLimit ?? null,
     untested,
+    ...(parts.notes?.length ? { notes: parts.notes } : {}),
   }, { multiline: true });
 }
 

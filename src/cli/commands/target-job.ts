@@ -102,6 +102,7 @@ export async function targetJob(options: Options, stages: Stages): Promise<numbe
       load: load?.result ?? null,
       rateLimit,
       untested,
+      notes: prepared.settings.warnings,
     });
     writeReportFolder(reportDir, report, redactor, load?.files ?? {});
     for (const line of summaryLines(report, reportDir)) terminal.out(line);
