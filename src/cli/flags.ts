@@ -165,3 +165,7 @@ export function helpText(command?: Command): string {
   const width = Math.max(...rows.map(([l]) => l.length));
   return [`Usage: ces-harness ${command} [flags]`, '', COMMANDS[command], '', 'Flags:', ...rows.map(([l, r]) => `  ${l.padEnd(width)}  ${r}`)].join('\n');
 }
+
+/** The number flags and their ranges, for the README's table. */
+export const flagRanges = (): Array<{ flag: string; range: NumberRange }> =>
+  Object.entries(FLAGS).flatMap(([name, spec]) => ('range' in spec ? [{ flag: `--${name}`, range: spec.range }] : []));

@@ -6,7 +6,11 @@ import { RANGES, inRange, rangeText, type NumberRange } from './ranges.js';
 
 /** A number within its declared range; the message names the range and what was given. */
 const ranged = (r: NumberRange) =>
-  z.number().refine((n) => inRange(r, n), { error: (issue) => `must be ${rangeText(r)}, got ${String(issue.input)}` });
+  z
+    .number()
+    .refine((n) => inRange(r, n), { error: (issue) => `must be ${rangeText(r)}, got ${String(issue.input)}` })
+    // Read back by configRanges, for the README's table of ranges.
+    .meta({ range: r });
 
 const environment = z
   .object({
@@ -78,3 +82,19 @@ export const configSchema = z
   .strict();
 
 export type ConfigFile = z.infer<typeof configSchema>;
+
+/** Every ranged number of the config, by key path (`expect.token_lifetime_s`), in schema order. */
+export function configRanges(): Array<{ key: string; range: NumberRange }> {
+  const out: Array<{ key: string; range: NumberRange }> = [];
+  const walk = (type: z.ZodType, path: string[]): void => {
+    if (type instanceof z.ZodOptional) return walk(type.unwrap() as z.ZodType, path);
+    if (type instanceof z.ZodObject) {
+      for (const [key, inner] of Object.entries(type.shape)) walk(inner as z.ZodType, [...path, key]);
+      return;
+    }
+    const range = (type.meta() as { range?: NumberRange } | undefined)?.range;
+    if (range) out.push({ key: path.join('.'), range });
+  };
+  walk(configSchema, []);
+  return out;
+}

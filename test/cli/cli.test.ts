@@ -82,7 +82,7 @@ describe('against a served emulator', () => {
   it('an untrusted certificate is exit 3 and says to pass --ca', async () => {
     const res = await runCli(['check', '--base-url', emulator.url], { cwd: work(), env: { CES_CLIENT_ID: emulator.credentials.clientId, CES_CLIENT_SECRET: emulator.credentials.clientSecret } });
     expect(res.code).toBe(3);
-    expect(res.stderr).toMatch(/^ces-harness: the certificate of .* is not trusted .*pass --ca FILE/);
+    expect(res.stderr).toMatch(/^ces-harness: the certificate of .* is issued by .*, which this machine does not trust .*pass --ca FILE/);
   });
 
   it('never writes the client secret or a whole token to a report or the terminal', async () => {
