@@ -52,5 +52,5 @@ const NUMERIC = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
 /** The number `text` spells, or a message that names the range and quotes what was given. */
 export function parseInRange(text: string, r: NumberRange, name: string): number | string {
   const n = NUMERIC.test(text) ? Number(text) : Number.NaN;
-  return inRange(r, n) ? n : `${name} must be ${rangeText(r)}, got ${JSON.stringify(text).slice(1, -1) || '""'}`;
+  return inRange(r, n) ? n : `${name} must be ${rangeText(r)}, got ${text === '' ? '""' : text}`;
 }
