@@ -2,6 +2,7 @@
 // Parsing is a pure function (argv in, typed options or a HarnessError out) so it is tested directly.
 
 import { parseArgs } from 'node:util';
+import { RANGES, parseInRange, rangeText, type NumberRange } from '../config/ranges.js';
 import { usageError } from '../errors.js';
 
 export const COMMANDS = {
@@ -23,6 +24,8 @@ interface FlagSpec {
   arg?: string;
   description: string;
   default?: string;
+  /** Number flags only: the values accepted, named in the error and in --help. */
+  range?: NumberRange;
   commands: readonly Command[];
 }
 
@@ -32,24 +35,24 @@ export const FLAGS = {
   'base-url': { kind: 'string', arg: 'URL', description: "overrides the environment's base_url (credentials then come from CES_CLIENT_ID / CES_CLIENT_SECRET)", commands: [...TARGET, 'k8s'] },
   ca: { kind: 'string', arg: 'FILE', description: 'extra trusted CA certificate (PEM), for TLS checks, undici and k6 alike', commands: TARGET },
   'report-dir': { kind: 'string', arg: 'DIR', description: 'where the report files go', default: 'reports/<UTC yyyymmddThhmmssZ>-<env>/', commands: TARGET },
-  'token-lifetime': { kind: 'number', arg: 'S', description: 'the token lifetime the service promises, seconds', default: '86400 (§5.4)', commands: TARGET },
-  'expiry-wait': { kind: 'number', arg: 'S', description: 'longest the run may wait in-process for a token to expire', default: '0', commands: TARGET },
-  'clock-tolerance': { kind: 'number', arg: 'S', description: 'allowed clock skew between harness and service', default: '2', commands: TARGET },
+  'token-lifetime': { kind: 'number', arg: 'S', description: 'the token lifetime the service promises, seconds', default: '86400 (§5.4)', range: RANGES.tokenLifetimeS, commands: TARGET },
+  'expiry-wait': { kind: 'number', arg: 'S', description: 'longest the run may wait in-process for a token to expire', default: '0', range: RANGES.expiryWaitS, commands: TARGET },
+  'clock-tolerance': { kind: 'number', arg: 'S', description: 'allowed clock skew between harness and service', default: '2', range: RANGES.clockToleranceS, commands: TARGET },
   'allow-production-load': { kind: 'boolean', description: 'permits load and rate-limit probing against an environment named production', default: 'refused otherwise', commands: TARGET },
   only: { kind: 'list', arg: 'ID', description: 'run only these checks (repeatable; `tls.*` selects a group)', commands: ['run', 'check'] },
   skip: { kind: 'list', arg: 'ID', description: 'leave out these checks (repeatable; `ratelimit.*` selects a group)', commands: ['run', 'check'] },
   ledger: { kind: 'string', arg: 'FILE', description: 'token ledger (0600) that proves expiry across runs; `off` disables it', default: '.ces-harness/token-ledger.json', commands: ['run', 'check'] },
   scenario: { kind: 'list', arg: 'NAME', description: 'k6 scenario to run (repeatable)', default: 'all', commands: ['load', 'k8s'] },
-  segments: { kind: 'number', arg: 'N', description: 'split each scenario across N local k6 processes (execution segments) and merge', default: '1', commands: ['load'] },
-  parallelism: { kind: 'number', arg: 'N', description: 'k6-operator runner pods', default: '2', commands: ['k8s'] },
+  segments: { kind: 'number', arg: 'N', description: 'split each scenario across N local k6 processes (execution segments) and merge', default: '1', range: RANGES.segments, commands: ['load'] },
+  parallelism: { kind: 'number', arg: 'N', description: 'k6-operator runner pods', default: '2', range: RANGES.parallelism, commands: ['k8s'] },
   'out-dir': { kind: 'string', arg: 'DIR', description: 'where the manifests go', default: 'k8s/', commands: ['k8s'] },
   fault: { kind: 'list', arg: 'NAME', description: 'a deliberate deviation from the spec in the emulator (repeatable; built-in emulator only)', commands: [...TARGET, 'serve'] },
   host: { kind: 'string', arg: 'H', description: 'listen address', default: '127.0.0.1', commands: ['serve'] },
-  port: { kind: 'number', arg: 'P', description: 'listen port; 0 picks a free one (environment i listens on P+i)', default: '8443', commands: ['serve'] },
+  port: { kind: 'number', arg: 'P', description: 'listen port; 0 picks a free one (environment i listens on P+i)', default: '8443', range: RANGES.port, commands: ['serve'] },
   environments: { kind: 'string', arg: 'LIST', description: 'one listener per environment, each with its own credentials (comma-separated)', default: 'sandbox', commands: ['serve'] },
-  'token-ttl': { kind: 'number', arg: 'S', description: 'token lifetime', default: '86400', commands: ['serve'] },
-  'rate-limit': { kind: 'number', arg: 'RPS', description: 'token bucket refill per client; 0 turns it off', default: '50', commands: ['serve'] },
-  burst: { kind: 'number', arg: 'N', description: 'token bucket size per client', default: '50', commands: ['serve'] },
+  'token-ttl': { kind: 'number', arg: 'S', description: 'token lifetime', default: '86400', range: RANGES.tokenTtlS, commands: ['serve'] },
+  'rate-limit': { kind: 'number', arg: 'RPS', description: 'token bucket refill per client; 0 turns it off', default: '50', range: RANGES.emulatorRps, commands: ['serve'] },
+  burst: { kind: 'number', arg: 'N', description: 'token bucket size per client', default: '50', range: RANGES.burst, commands: ['serve'] },
   'tls-dir': { kind: 'string', arg: 'DIR', description: 'where the generated CA and server certificate go', default: 'a temp folder', commands: ['serve'] },
   'no-color': { kind: 'boolean', description: 'plain terminal output (also NO_COLOR=1)', commands: [...TARGET, 'serve', 'k8s'] },
   help: { kind: 'boolean', description: 'show this help', commands: [...TARGET, 'serve', 'k8s'] },
@@ -76,7 +79,7 @@ export function parseCommandLine(argv: readonly string[]): Invocation {
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
-      args: [...rest],
+      args: joinNegativeNumbers(rest),
       strict: true,
       allowPositionals: false,
       options: Object.fromEntries(allowed.map(([name, spec]) => [name, { type: spec.kind === 'boolean' ? 'boolean' : 'string', multiple: spec.kind === 'list' }])),
@@ -87,17 +90,37 @@ export function parseCommandLine(argv: readonly string[]): Invocation {
   const options: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(parsed.values)) {
     const spec = FLAGS[name as FlagName];
-    if (spec.kind === 'number') options[name] = toNumber(name, value as string);
+    if (spec.kind === 'number') options[name] = toNumber(name, value as string, (spec as FlagSpec).range);
     else if (spec.kind === 'list') options[name] = (value as string[]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
     else options[name] = value;
   }
   return { command, options: options as Options };
 }
 
-function toNumber(name: string, value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw usageError(`--${name} wants a number of 0 or more, got "${value}"`);
-  return n;
+function toNumber(name: string, value: string, range: NumberRange | undefined): number {
+  if (!range) throw new Error(`flag --${name} has no range in the flag table`);
+  const parsed = parseInRange(value, range, `--${name}`);
+  if (typeof parsed === 'string') throw usageError(parsed);
+  return parsed;
+}
+
+const NUMBER_FLAGS = new Set(Object.entries(FLAGS).filter(([, spec]) => spec.kind === 'number').map(([name]) => `--${name}`));
+
+/**
+ * `--token-lifetime -5` as `--token-lifetime=-5`: parseArgs takes a value that starts with a dash
+ * for a flag and says "needs a value", when what is wrong is the number; the range check says so.
+ */
+function joinNegativeNumbers(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const next = args[i + 1];
+    if (NUMBER_FLAGS.has(arg) && next !== undefined && /^-[\d.]/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
 }
 
 function describeParseError(err: unknown, command: Command): string {
@@ -134,9 +157,15 @@ export function helpText(command?: Command): string {
     .filter(([, spec]) => (spec.commands as readonly Command[]).includes(command))
     .map(([name, spec]) => {
       const left = `--${name}${'arg' in spec ? ` ${spec.arg}` : ''}`;
-      const right = `${spec.description}${'default' in spec ? ` (default: ${spec.default})` : ''}`;
+      const range = 'range' in spec ? `${spec.range.min}–${spec.range.max}` : undefined;
+      const notes = [range, 'default' in spec ? `default: ${spec.default}` : undefined].filter(Boolean);
+      const right = `${spec.description}${notes.length ? ` (${notes.join('; ')})` : ''}`;
       return [left, right] as const;
     });
   const width = Math.max(...rows.map(([l]) => l.length));
   return [`Usage: ces-harness ${command} [flags]`, '', COMMANDS[command], '', 'Flags:', ...rows.map(([l, r]) => `  ${l.padEnd(width)}  ${r}`)].join('\n');
 }
+
+/** The number flags and their ranges, for the README's table. */
+export const flagRanges = (): Array<{ flag: string; range: NumberRange }> =>
+  Object.entries(FLAGS).flatMap(([name, spec]) => ('range' in spec ? [{ flag: `--${name}`, range: spec.range }] : []));

@@ -1,6 +1,7 @@
 // Entry point of the `ces-harness` bin. Only this layer touches process streams and exit codes.
 
 import { HarnessError } from '../errors.js';
+import { printable } from '../report/printable.js';
 import { VERSION } from '../version.js';
 import { conformanceStage, selectedChecks } from './commands/check.js';
 import { k8sCommand } from './commands/k8s.js';
@@ -19,11 +20,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     return await dispatch(command, options);
   } catch (err) {
     if (err instanceof HarnessError) {
-      process.stderr.write(`ces-harness: ${err.message}\n`);
+      // A message may quote a value the user or the service gave: shown, never obeyed by the terminal.
+      process.stderr.write(`ces-harness: ${printable(err.message)}\n`);
       return err.exitCode;
     }
     const message = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`ces-harness: unexpected error: ${message}${process.env['CES_DEBUG'] ? `\n${(err as Error).stack}` : ' (CES_DEBUG=1 shows where)'}\n`);
+    process.stderr.write(`ces-harness: unexpected error: ${printable(message)}${process.env['CES_DEBUG'] ? `\n${(err as Error).stack}` : ' (CES_DEBUG=1 shows where)'}\n`);
     return 1;
   }
 }

@@ -51,6 +51,7 @@ export async function prepareTarget(options: Options, redactor: Redactor, termin
     process.env,
     process.cwd(),
   );
+  for (const warning of settings.warnings) terminal.err(`ces-harness: warning: ${warning}`);
   const faults = options.fault ?? [];
   const unknownFault = faults.find((f) => !isFaultName(f));
   if (unknownFault) throw usageError(`unknown fault "${unknownFault}"; known: ${FAULTS.map((f) => f.name).join(', ')}`);

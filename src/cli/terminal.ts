@@ -1,19 +1,28 @@
 // What the terminal shows: a line per check as it finishes, progress while waiting, and a closing
-// summary. Colour only on a TTY (and never with NO_COLOR or --no-color). Every line is redacted.
+// summary. Colour only on a TTY (and never with NO_COLOR or --no-color). Every line is redacted,
+// and its text made printable: the only escape codes that reach the terminal are the ones painted
+// here, never one a service put in a body that a message quotes.
 
 import type { Redactor } from '../http/redact.js';
 import { specLabel, type CheckResult, type Report, type Status } from '../report/model.js';
+import { printable } from '../report/printable.js';
+
+/** Part of a line: plain text, or text in an SGR colour (31 red, 2 dim…) when colour is on. */
+export type Span = string | { text: string; sgr: number };
+/** A line of text, or of spans some of which are coloured. */
+export type Line = string | readonly Span[];
 
 export interface Terminal {
   color: boolean;
-  out(line: string): void;
-  err(line: string): void;
+  out(line: Line): void;
+  err(line: Line): void;
   progress(line: string): void;
 }
 
 export function createTerminal(redactor: Redactor, options: { noColor?: boolean } = {}): Terminal {
   const tty = process.stdout.isTTY === true;
   const color = tty && !options.noColor && !process.env['NO_COLOR'] && process.env['TERM'] !== 'dumb';
+  const show = (line: Line) => renderLine(line, redactor, color);
   let progressShown = false;
   const clearProgress = () => {
     if (progressShown) process.stderr.write('\r\x1b[2K');
@@ -23,40 +32,52 @@ export function createTerminal(redactor: Redactor, options: { noColor?: boolean 
     color,
     out: (line) => {
       clearProgress();
-      process.stdout.write(redactor.text(line) + '\n');
+      process.stdout.write(show(line) + '\n');
     },
     err: (line) => {
       clearProgress();
-      process.stderr.write(redactor.text(line) + '\n');
+      process.stderr.write(show(line) + '\n');
     },
     progress: (line) => {
       if (process.stderr.isTTY) {
-        process.stderr.write(`\r\x1b[2K${dim(redactor.text(line), color)}`);
+        process.stderr.write(`\r\x1b[2K${show([{ text: line, sgr: 2 }])}`);
         progressShown = true;
-      } else process.stderr.write(`… ${redactor.text(line)}\n`);
+      } else process.stderr.write(`… ${show(line)}\n`);
     },
   };
+}
+
+/** `line` as printable text without colour, as a test or a log would keep it. */
+export const plainText = (line: Line): string => renderLine(line, { text: (t) => t }, false);
+
+/** The characters written for `line`: each span redacted, made printable, then painted. */
+export function renderLine(line: Line, redactor: Pick<Redactor, 'text'>, color: boolean): string {
+  const spans = typeof line === 'string' ? [line] : line;
+  return spans
+    .map((span) => {
+      const text = printable(redactor.text(typeof span === 'string' ? span : span.text));
+      return typeof span === 'string' || !color ? text : `\x1b[${span.sgr}m${text}\x1b[0m`;
+    })
+    .join('');
 }
 
 const SYMBOL: Record<Status, string> = { pass: '✓', fail: '✗', warn: '!', skip: '-', error: 'E' };
 const COLOUR: Record<Status, number> = { pass: 32, fail: 31, warn: 33, skip: 90, error: 35 };
 
-const paint = (text: string, code: number, on: boolean) => (on ? `\x1b[${code}m${text}\x1b[0m` : text);
-const dim = (text: string, on: boolean) => paint(text, 2, on);
+const DIM = 2;
 
-export function resultLine(r: CheckResult, color: boolean): string {
-  const mark = paint(`${SYMBOL[r.status]} ${r.status.padEnd(5)}`, COLOUR[r.status], color);
-  return `${mark} ${r.id.padEnd(36)} ${dim(specLabel(r.spec).padEnd(12), color)} ${r.message}`;
+export function resultLine(r: CheckResult): Span[] {
+  return [{ text: `${SYMBOL[r.status]} ${r.status.padEnd(5)}`, sgr: COLOUR[r.status] }, ` ${r.id.padEnd(36)} `, { text: specLabel(r.spec).padEnd(12), sgr: DIM }, ` ${r.message}`];
 }
 
-export function summaryLines(report: Report, folder: string, color: boolean): string[] {
+export function summaryLines(report: Report, folder: string): Line[] {
   const s = report.summary;
-  const verdict = report.verdict === 'pass' ? paint('PASS', 32, color) : paint('FAIL', 31, color);
-  const lines = [
+  const verdict = report.verdict === 'pass' ? { text: 'PASS', sgr: 32 } : { text: 'FAIL', sgr: 31 };
+  const lines: Line[] = [
     '',
-    `${verdict}  ${report.target.environment} ${report.target.base_url}${report.target.emulated ? ' (built-in emulator)' : ''}`,
+    [verdict, `  ${report.target.environment} ${report.target.base_url}${report.target.emulated ? ' (built-in emulator)' : ''}`],
     `${s.passed} passed, ${s.failed} failed, ${s.warned} warned, ${s.skipped} skipped, ${s.errored} errored`,
-    ...(report.untested ?? []).map((u) => `${paint('not tested', 31, color)} (${u.stage}): ${u.reason}`),
+    ...(report.untested ?? []).map((u): Line => [{ text: 'not tested', sgr: 31 }, ` (${u.stage}): ${u.reason}`]),
   ];
   if (report.load) {
     const broken = report.load.scenarios.flatMap((sc) => [

@@ -9,7 +9,13 @@ import { configSchema, type ConfigFile } from './schema.js';
 
 const VAR = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
-export function readConfigFile(path: string, env: NodeJS.ProcessEnv): ConfigFile {
+/** The validated config, and what the user should hear about it (one line each) without it being an error. */
+export interface LoadedConfig {
+  config: ConfigFile;
+  warnings: string[];
+}
+
+export function readConfigFile(path: string, env: NodeJS.ProcessEnv): LoadedConfig {
   let text: string;
   try {
     text = readUserFile(path, { what: 'config', maxBytes: FILE_LIMITS.config, fix: 'check the --config path' });
@@ -18,10 +24,12 @@ export function readConfigFile(path: string, env: NodeJS.ProcessEnv): ConfigFile
     const code = (err as NodeJS.ErrnoException).code;
     throw new HarnessError('CONFIG_NOT_FOUND', `config ${path}: cannot read it (${code ?? 'error'}); check the --config path`);
   }
-  return parseConfig(text, path, env);
+  return loadConfig(text, path, env);
 }
 
-export function parseConfig(text: string, source: string, env: NodeJS.ProcessEnv): ConfigFile {
+export const parseConfig = (text: string, source: string, env: NodeJS.ProcessEnv): ConfigFile => loadConfig(text, source, env).config;
+
+export function loadConfig(text: string, source: string, env: NodeJS.ProcessEnv): LoadedConfig {
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   const yamlError = doc.errors[0];
   if (yamlError) {
@@ -40,7 +48,23 @@ export function parseConfig(text: string, source: string, env: NodeJS.ProcessEnv
   // reportInput lets an error say what type it got; only the type name is ever printed, never the value.
   const parsed = configSchema.safeParse(interpolated, { reportInput: true });
   if (!parsed.success) throw new HarnessError('CONFIG_INVALID', `config ${source}: ${describeIssue(parsed.error.issues[0])}`);
-  return parsed.data;
+  const warnings = parsed.data.allow_literal_secrets === true ? [] : literalSecrets(raw).map((name) => literalSecretWarning(source, name));
+  return { config: parsed.data, warnings };
+}
+
+/** Environments whose client_secret is written in the file rather than taken from a ${VAR}. */
+function literalSecrets(raw: unknown): string[] {
+  const environments = (raw as { environments?: Record<string, { client_secret?: unknown } | null> }).environments ?? {};
+  return Object.entries(environments)
+    .filter(([, e]) => typeof e?.client_secret === 'string' && !new RegExp(VAR.source).test(e.client_secret))
+    .map(([name]) => name);
+}
+
+// The README's rule, said where it is broken: a secret in a file ends up in a commit, a CI log or
+// an artifact. Warned, not refused, so a throwaway test secret still works; the opt-in silences it.
+function literalSecretWarning(source: string, environment: string): string {
+  const variable = `CES_${environment.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_CLIENT_SECRET`;
+  return `config ${source}: environments.${environment}.client_secret is written in the file; keep secrets out of files: export ${variable} and write client_secret: \${${variable}} (or set allow_literal_secrets: true if this is a throwaway test secret)`;
 }
 
 /** Replaces ${VAR} in every string value; an unset variable is an error naming the key. */

@@ -8,6 +8,7 @@ import { FILE_LIMITS, readUserFile } from '../fs/user-file.js';
 import type { BusinessCall, Expectations, RateLimitSettings } from '../runner/check.js';
 import { readConfigFile } from './load.js';
 import type { ConfigFile } from './schema.js';
+import { parseCaPem } from '../tls/pem.js';
 import { isProduction, type Target } from './target.js';
 
 export const DEFAULT_CONFIG_FILE = 'ces-harness.yaml';
@@ -47,12 +48,15 @@ export interface Settings {
   load: NonNullable<ConfigFile['load']>;
   /** The config file that was read, if any. */
   configPath: string | null;
+  /** What the user should hear about the config without it being an error (a secret written in it). */
+  warnings: string[];
 }
 
 export function resolveSettings(flags: Overrides, env: NodeJS.ProcessEnv, cwd: string): Settings {
   const configPath = flags.config ?? (existsSync(resolvePath(cwd, DEFAULT_CONFIG_FILE)) ? DEFAULT_CONFIG_FILE : undefined);
   const absoluteConfig = configPath ? resolvePath(cwd, configPath) : null;
-  const file: ConfigFile = absoluteConfig ? readConfigFile(absoluteConfig, env) : {};
+  const loaded = absoluteConfig ? readConfigFile(absoluteConfig, env) : { config: {}, warnings: [] };
+  const file: ConfigFile = loaded.config;
   const configDir = absoluteConfig ? dirname(absoluteConfig) : cwd;
 
   const environments = file.environments ?? {};
@@ -126,6 +130,7 @@ export function resolveSettings(flags: Overrides, env: NodeJS.ProcessEnv, cwd: s
     ledgerPath: ledger === 'off' ? null : resolvePath(absoluteConfig && !flags.ledger && file.ledger ? configDir : cwd, ledger),
     load: file.load ?? {},
     configPath: absoluteConfig,
+    warnings: loaded.warnings,
   };
 }
 
@@ -146,9 +151,8 @@ function readCa(path: string, from: string): { caPem: string; caFile: string } {
     if (err instanceof HarnessError) throw err;
     throw new HarnessError('CONFIG_INVALID', `${from}: cannot read CA file ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'}); give a readable PEM file`);
   }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-    throw new HarnessError('CONFIG_INVALID', `${from}: ${path} holds no PEM certificate; give the CA certificate in PEM form`);
-  }
+  const parsed = parseCaPem(pem);
+  if ('problem' in parsed) throw new HarnessError(from === '--ca' ? 'USAGE' : 'CONFIG_INVALID', `${from}: ${path} ${parsed.problem}`);
   return { caPem: pem, caFile: path };
 }
 

@@ -2,9 +2,15 @@
 // that names its path instead of a setting silently ignored.
 
 import { z } from 'zod';
+import { RANGES, inRange, rangeText, type NumberRange } from './ranges.js';
 
-const positive = z.number().positive();
-const nonNegative = z.number().nonnegative();
+/** A number within its declared range; the message names the range and what was given. */
+const ranged = (r: NumberRange) =>
+  z
+    .number()
+    .refine((n) => inRange(r, n), { error: (issue) => `must be ${rangeText(r)}, got ${String(issue.input)}` })
+    // Read back by configRanges, for the README's table of ranges.
+    .meta({ range: r });
 
 const environment = z
   .object({
@@ -29,12 +35,14 @@ const threshold = z.array(z.string().min(1));
 export const configSchema = z
   .object({
     target: z.string().min(1).optional(),
+    /** Opt-in: a client_secret written in the file itself is meant (a throwaway test secret), so no warning. */
+    allow_literal_secrets: z.boolean().optional(),
     environments: z.record(z.string().min(1), environment).optional(),
     expect: z
       .object({
-        token_lifetime_s: positive.optional(),
-        expiry_wait_s: nonNegative.optional(),
-        clock_tolerance_s: nonNegative.optional(),
+        token_lifetime_s: ranged(RANGES.tokenLifetimeS).optional(),
+        expiry_wait_s: ranged(RANGES.expiryWaitS).optional(),
+        clock_tolerance_s: ranged(RANGES.clockToleranceS).optional(),
       })
       .strict()
       .optional(),
@@ -48,8 +56,8 @@ export const configSchema = z
     rate_limit: z
       .object({
         endpoint: z.enum(RATE_LIMIT_ENDPOINTS).optional(),
-        max_rps: positive.optional(),
-        max_requests: z.number().int().positive().optional(),
+        max_rps: ranged(RANGES.maxRps).optional(),
+        max_requests: ranged(RANGES.maxRequests).optional(),
       })
       .strict()
       .optional(),
@@ -60,11 +68,11 @@ export const configSchema = z
         /** k6 threshold expressions per metric, e.g. http_req_duration: ["p(95)<500"]. */
         thresholds: z.record(z.string().min(1), threshold).optional(),
         /** Requests per second of the throughput scenario, and how long each scenario runs. */
-        rate: positive.optional(),
+        rate: ranged(RANGES.loadRate).optional(),
         /** Arrival rate of the rate-limit scenario: above the service's limit, to provoke 429s. */
-        over_limit_rate: positive.optional(),
-        duration_s: positive.optional(),
-        vus: z.number().int().positive().optional(),
+        over_limit_rate: ranged(RANGES.loadRate).optional(),
+        duration_s: ranged(RANGES.durationS).optional(),
+        vus: ranged(RANGES.vus).optional(),
         /** k6 outputs passed through as --out (json=…, experimental-prometheus-rw, influxdb=…). */
         outputs: z.array(z.string().min(1)).optional(),
       })
@@ -74,3 +82,19 @@ export const configSchema = z
   .strict();
 
 export type ConfigFile = z.infer<typeof configSchema>;
+
+/** Every ranged number of the config, by key path (`expect.token_lifetime_s`), in schema order. */
+export function configRanges(): Array<{ key: string; range: NumberRange }> {
+  const out: Array<{ key: string; range: NumberRange }> = [];
+  const walk = (type: z.ZodType, path: string[]): void => {
+    if (type instanceof z.ZodOptional) return walk(type.unwrap() as z.ZodType, path);
+    if (type instanceof z.ZodObject) {
+      for (const [key, inner] of Object.entries(type.shape)) walk(inner as z.ZodType, [...path, key]);
+      return;
+    }
+    const range = (type.meta() as { range?: NumberRange } | undefined)?.range;
+    if (range) out.push({ key: path.join('.'), range });
+  };
+  walk(configSchema, []);
+  return out;
+}

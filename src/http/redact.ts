@@ -2,6 +2,7 @@
 // through a Redactor that knows the client secrets and every token this run has seen.
 
 import { createHash } from 'node:crypto';
+import { mapStrings } from '../plain-data.js';
 
 /** A short, stable, non-reversible name for a token, as the reports show it. */
 export function fingerprint(token: string): string {
@@ -45,12 +46,6 @@ export class Redactor {
   /** Redacts every string inside plain data (a report, a result) without changing its shape. */
   deep<T>(value: T): T {
     // A walk rather than text(JSON.stringify(…)): JSON escaping would hide a secret holding `"` or `\`.
-    const walk = (v: unknown): unknown => {
-      if (typeof v === 'string') return this.text(v);
-      if (Array.isArray(v)) return v.map(walk);
-      if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
-      return v;
-    };
-    return walk(value) as T;
+    return mapStrings(value, (v) => this.text(v));
   }
 }

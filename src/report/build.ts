@@ -1,5 +1,6 @@
 // Assembles the Report from the stages' results. Pure: the caller supplies times and version.
 
+import { printableDeep } from './printable.js';
 import { REPORT_SCHEMA, summarize, verdictOf, type CheckResult, type LoadResult, type RateLimitResult, type Report, type Untested } from './model.js';
 
 export interface ReportParts {
@@ -12,6 +13,8 @@ export interface ReportParts {
   rateLimit?: RateLimitResult | null;
   /** Stages that could not test what they were asked to; see `untestedOf` for the ones derived here. */
   untested?: Untested[];
+  /** Said in every format, changing no verdict (e.g. a secret written in the config file). */
+  notes?: string[];
 }
 
 /**
@@ -27,10 +30,15 @@ export function untestedOf(parts: ReportParts): Untested[] {
   return out;
 }
 
+/**
+ * The report model, every string in it printable: this is where text from the service (quoted
+ * bodies, k6's output, error strings) enters the model, so no renderer and no reader of
+ * report.json ever meets a raw ESC or NUL. Line breaks and tabs stay; the renderers show them.
+ */
 export function buildReport(parts: ReportParts): Report {
   const load = parts.load ?? null;
   const untested = untestedOf(parts);
-  return {
+  return printableDeep<Report>({
     schema: REPORT_SCHEMA,
     tool: { name: 'ces-harness', version: parts.version },
     target: parts.target,
@@ -42,7 +50,8 @@ export function buildReport(parts: ReportParts): Report {
     load,
     rate_limit: parts.rateLimit ?? null,
     untested,
-  };
+    ...(parts.notes?.length ? { notes: parts.notes } : {}),
+  }, { multiline: true });
 }
 
 const isoSeconds = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');

@@ -259,6 +259,12 @@ function untestedSection(untested: readonly Untested[]): SafeHtml | null {
 <ul>${untested.map((u) => html`<li><code>${u.stage}</code>: ${rich(u.reason)}</li>`)}</ul></section>`;
 }
 
+function notesSection(notes: readonly string[]): SafeHtml | null {
+  if (notes.length === 0) return null;
+  return html`<section id="notes" class="callout" aria-labelledby="notes-h"><h2 id="notes-h">Notes</h2>
+<ul>${notes.map((n) => html`<li>${rich(n)}</li>`)}</ul></section>`;
+}
+
 export function renderHtml(report: Report): string {
   const title = `ces-harness: ${report.verdict} · ${report.target.environment} · ${report.started_at}`;
   const page = html`<!doctype html>
@@ -274,6 +280,7 @@ export function renderHtml(report: Report): string {
 ${header(report)}
 <main>
 ${untestedSection(report.untested ?? [])}
+${notesSection(report.notes ?? [])}
 ${checksSection(report.checks)}
 ${report.load && loadSection(report.load)}
 ${report.rate_limit && rateLimitSection(report.rate_limit)}

@@ -118,6 +118,7 @@ function properties(report: Report): XmlElement {
     ['target.environment', report.target.environment],
     ['target.base_url', report.target.base_url],
     ['tool.version', report.tool.version],
+    ...(report.notes ?? []).map((n): [string, string] => ['note', n]),
   ];
   return { name: 'properties', content: entries.map(([name, value]) => ({ name: 'property', attributes: { name, value: oneLine(value) } })) };
 }

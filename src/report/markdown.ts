@@ -135,11 +135,16 @@ function untestedSection(untested: readonly Untested[]): string | null {
   return section('Not tested', untested.map((u) => `- ❌ ${mdCode(u.stage)}: ${mdInline(u.reason)}`).join('\n'));
 }
 
+function notesSection(notes: readonly string[]): string | null {
+  return notes.length === 0 ? null : section('Notes', notes.map((n) => `- ⚠️ ${mdInline(n)}`).join('\n'));
+}
+
 export function renderMarkdown(report: Report): string {
   const blocks = [
     titleLine(report),
     summaryLine(report),
     untestedSection(report.untested ?? []),
+    notesSection(report.notes ?? []),
     checksTable(report.checks),
     listSection('Failures', brokenMusts(report.checks), true),
     listSection('Warnings', warnings(report.checks), true),

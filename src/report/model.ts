@@ -116,6 +116,11 @@ export interface Report {
   rate_limit: RateLimitResult | null;
   /** What the run was asked to test and could not; empty when everything asked for was tested. */
   untested: Untested[];
+  /**
+   * What the user should know about how the run was set up, which changes no verdict (a client
+   * secret written in the config file). Absent when there is nothing to say.
+   */
+  notes?: string[];
 }
 
 /**

@@ -3,26 +3,12 @@
 // erroring. Only a TLS-level refusal (an alert, a protocol version the service will not speak)
 // counts as reachable: that is the TLS checks' finding to report, not a reason to stop.
 
-import { connect } from 'node:tls';
-import { rootCertificates } from 'node:tls';
+import { connect, rootCertificates, type PeerCertificate } from 'node:tls';
 import { isIP } from 'node:net';
 import { HarnessError } from '../errors.js';
 import type { Target } from '../config/target.js';
 
 const TIMEOUT_MS = 10_000;
-
-const UNTRUSTED = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'CERT_UNTRUSTED',
-]);
-
-const WRONG_NAME = new Set(['ERR_TLS_CERT_ALTNAME_INVALID', 'HOSTNAME_MISMATCH']);
 
 /** What a connection error means for a user, and what to do; code → [what happened, fix]. */
 const UNREACHABLE: Record<string, [string, string]> = {
@@ -45,6 +31,8 @@ export function hostAndPort(baseUrl: string): { host: string; port: number; serv
 interface Attempt {
   baseUrl: string;
   host: string;
+  /** The extra CA file the user gave (--ca, ca_file), if any. */
+  caFile?: string;
   /** The TCP connection was up: the silence or the failure came after it. */
   connected: boolean;
   /** Our own timer ended the attempt. */
@@ -61,12 +49,6 @@ export function preflightError(err: NodeJS.ErrnoException, a: Attempt): HarnessE
       ? new HarnessError('TARGET_UNREACHABLE', `${a.baseUrl} accepted the connection but completed no TLS handshake within ${seconds}; check that the port speaks HTTPS and the service is not stuck`)
       : new HarnessError('TARGET_UNREACHABLE', `cannot reach ${a.baseUrl}: no connection within ${seconds}; check the URL, the network and that the service is up`);
   }
-  if (UNTRUSTED.has(code)) {
-    return new HarnessError('CERT_UNTRUSTED', `the certificate of ${a.baseUrl} is not trusted (${code}: ${err.message}); pass --ca FILE (or ca_file in the config) with the CA that signed it`);
-  }
-  if (WRONG_NAME.has(code)) {
-    return new HarnessError('CERT_UNTRUSTED', `the certificate of ${a.baseUrl} is not issued for ${a.host} (${code}: ${err.message}); use a URL with a host name the certificate names`);
-  }
   // Reachable, and the handshake failed for protocol reasons: the TLS checks say why.
   if (code.startsWith('ERR_SSL') || code === 'EPROTO') return undefined;
   const [what, fix] = UNREACHABLE[code] ?? [err.message, 'check the URL, the network and that the service is up'];
@@ -75,14 +57,16 @@ export function preflightError(err: NodeJS.ErrnoException, a: Attempt): HarnessE
 
 export async function preflight(target: Target, options: { timeoutMs?: number } = {}): Promise<void> {
   const { host, port, servername } = hostAndPort(target.baseUrl);
-  const attempt: Attempt = { baseUrl: target.baseUrl, host, connected: false, timedOut: false, timeoutMs: options.timeoutMs ?? TIMEOUT_MS };
+  const attempt: Attempt = { baseUrl: target.baseUrl, host, ...(target.caFile ? { caFile: target.caFile } : {}), connected: false, timedOut: false, timeoutMs: options.timeoutMs ?? TIMEOUT_MS };
   await new Promise<void>((resolve, reject) => {
     const socket = connect({
       host,
       port,
       ...(servername ? { servername } : {}),
       ca: target.caPem ? [...rootCertificates, target.caPem] : undefined,
-      rejectUnauthorized: true,
+      // Judged below rather than by node:tls, which would drop the connection before the
+      // certificate could be read: what is wrong with it (name, dates, issuer) is the message.
+      rejectUnauthorized: false,
       // Deliberately permissive on versions: a service that wrongly speaks TLS 1.2 is reachable, and
       // the TLS checks, not this preflight, must be the ones to say it is non-conformant.
       minVersion: 'TLSv1.2',
@@ -95,8 +79,10 @@ export async function preflight(target: Target, options: { timeoutMs?: number } 
     }, attempt.timeoutMs);
     socket.once('secureConnect', () => {
       clearTimeout(timer);
+      const untrusted = socket.authorized ? undefined : certificateError(String(socket.authorizationError), peerFacts(socket.getPeerCertificate()), attempt);
       socket.end();
-      resolve();
+      if (untrusted) reject(untrusted);
+      else resolve();
     });
     // `on`, not `once`: a second error (a reset after our own end()) must not go unhandled.
     socket.on('error', (err: NodeJS.ErrnoException) => {
@@ -107,4 +93,58 @@ export async function preflight(target: Target, options: { timeoutMs?: number } 
       else resolve();
     });
   });
+}
+
+/** What the certificate says about itself, for the message. */
+export interface PeerFacts {
+  subject: string;
+  issuer: string;
+  /** The DNS names and IP addresses it is for (subjectAltName, else the common name). */
+  names: string[];
+  validFrom: string;
+  validTo: string;
+}
+
+function peerFacts(cert: PeerCertificate | Record<string, never>): PeerFacts | undefined {
+  if (!cert || !('subject' in cert)) return undefined;
+  const cn = (dn: PeerCertificate['subject'] | undefined) => (dn?.CN ? String(dn.CN) : dn?.O ? String(dn.O) : 'no name');
+  const alt = (cert.subjectaltname ?? '').split(', ').map((n) => n.replace(/^(DNS|IP Address):/, '')).filter(Boolean);
+  return { subject: cn(cert.subject), issuer: cn(cert.issuer), names: alt.length ? alt : cert.subject?.CN ? [String(cert.subject.CN)] : [], validFrom: isoDate(cert.valid_from), validTo: isoDate(cert.valid_to) };
+}
+
+const isoDate = (text: string | undefined) => {
+  const d = new Date(text ?? '');
+  return Number.isNaN(d.getTime()) ? (text ?? 'an unknown date') : d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+};
+
+// The chain does not end in a CA this machine trusts: the one case --ca can fix.
+const UNKNOWN_ISSUER = new Set(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'CERT_UNTRUSTED']);
+
+/**
+ * The exit-3 line for a certificate the handshake did not verify: what is actually wrong with it,
+ * and the fix for that. Only an unknown issuer is told to pass --ca; a wrong name, an expiry or a
+ * clock is not something a CA file can mend.
+ */
+export function certificateError(code: string, peer: PeerFacts | undefined, a: Pick<Attempt, 'baseUrl' | 'host' | 'caFile'>): HarnessError {
+  const of = `the certificate of ${a.baseUrl}`;
+  const line = (text: string) => new HarnessError('CERT_UNTRUSTED', text);
+  const givenCa = a.caFile ? `the CA in ${a.caFile}` : undefined;
+  switch (code) {
+    case 'ERR_TLS_CERT_ALTNAME_INVALID':
+    case 'HOSTNAME_MISMATCH':
+      return line(`${of} is for ${peer?.names.length ? peer.names.join(', ') : 'no host name'}, not ${a.host}; use a URL with a host name it names, or have it reissued for ${a.host}`);
+    case 'CERT_HAS_EXPIRED':
+      return line(`${of} expired on ${peer?.validTo ?? 'an earlier date'}; the service must renew it (no --ca can fix an expired certificate)`);
+    case 'CERT_NOT_YET_VALID':
+      return line(`${of} is not valid until ${peer?.validFrom ?? 'a later date'}; check this machine's clock (date -u), or wait until it is valid`);
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+      return line(`${of} is self-signed (${peer?.subject ?? 'no name'}) and not trusted; ${givenCa ? `${givenCa} is another certificate: give this one` : 'pass --ca FILE (or ca_file in the config) with this very certificate'}`);
+  }
+  if (UNKNOWN_ISSUER.has(code)) {
+    const issuer = peer ? `is issued by ${peer.issuer}, ` : '';
+    return givenCa
+      ? line(`${of} ${issuer}which neither the system roots nor ${givenCa} signed (${code}); give the CA that signed it`)
+      : line(`${of} ${issuer}which this machine does not trust (${code}); pass --ca FILE (or ca_file in the config) with the CA that signed it`);
+  }
+  return line(`${of} is not trusted (${code}); check the service's certificate chain`);
 }

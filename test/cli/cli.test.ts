@@ -37,7 +37,7 @@ describe('user errors: one line on stderr, the documented exit code', () => {
   const cases: Array<{ name: string; args: string[]; env?: Record<string, string>; config?: string; code: number; line: RegExp }> = [
     { name: 'unknown flag', args: ['check', '--verbose'], code: 2, line: /unknown flag --verbose/ },
     { name: 'unknown command', args: ['inspect'], code: 2, line: /unknown command "inspect"/ },
-    { name: 'bad number', args: ['check', '--expiry-wait', 'ten'], code: 2, line: /--expiry-wait wants a number/ },
+    { name: 'bad number', args: ['check', '--expiry-wait', 'ten'], code: 2, line: /--expiry-wait must be a whole number of seconds from 0 to 172800, got ten/ },
     { name: 'unknown check', args: ['check', '--only', 'token.nope'], code: 2, line: /unknown check token\.nope/ },
     { name: 'unknown fault', args: ['check', '--fault', 'melt'], code: 2, line: /unknown fault "melt"/ },
     { name: 'bad YAML', args: ['check'], config: 'environments: [oops', code: 2, line: /ces-harness\.yaml.*line \d+/ },
@@ -82,7 +82,7 @@ describe('against a served emulator', () => {
   it('an untrusted certificate is exit 3 and says to pass --ca', async () => {
     const res = await runCli(['check', '--base-url', emulator.url], { cwd: work(), env: { CES_CLIENT_ID: emulator.credentials.clientId, CES_CLIENT_SECRET: emulator.credentials.clientSecret } });
     expect(res.code).toBe(3);
-    expect(res.stderr).toMatch(/^ces-harness: the certificate of .* is not trusted .*pass --ca FILE/);
+    expect(res.stderr).toMatch(/^ces-harness: the certificate of .* is issued by .*, which this machine does not trust .*pass --ca FILE/);
   });
 
   it('never writes the client secret or a whole token to a report or the terminal', async () => {

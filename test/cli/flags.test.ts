@@ -26,8 +26,8 @@ describe('parseCommandLine', () => {
     [['frobnicate'], /unknown command "frobnicate"/],
     [['check', '--nope'], /unknown flag --nope for `ces-harness check`/],
     [['check', '--port', '1'], /--port does not apply to `ces-harness check`/],
-    [['check', '--token-lifetime', 'soon'], /--token-lifetime wants a number/],
-    [['check', '--token-lifetime', '-5'], /--token-lifetime/],
+    [['check', '--token-lifetime', 'soon'], /^--token-lifetime must be a whole number of seconds from 1 to 172800, got soon$/],
+    [['check', '--token-lifetime', '-5'], /^--token-lifetime must be a whole number of seconds from 1 to 172800, got -5$/],
     [['check', '--env'], /--env needs a value/],
     [['check', 'stray'], /unexpected argument/],
   ])('%j is a usage error (exit 2): %s', (argv, message) => {
@@ -50,6 +50,6 @@ describe('parseCommandLine', () => {
       if ((spec.commands as readonly string[]).includes('check')) expect(text).toContain(`--${name}`);
       else expect(text).not.toContain(`--${name} `);
     }
-    expect(text).toContain('(default: 86400 (§5.4))');
+    expect(text).toContain('(1–172800; default: 86400 (§5.4))');
   });
 });

@@ -2,13 +2,19 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../../checks/index.js';
 import { FAULTS } from '../../src/emulator/faults/index.js';
-import { checksTable, faultsTable, MARKERS, replaceBetween } from '../../src/docs/tables.js';
+import { flagRanges } from '../../src/cli/flags.js';
+import { configRanges } from '../../src/config/schema.js';
+import { checksTable, faultsTable, MARKERS, rangesTable, replaceBetween } from '../../src/docs/tables.js';
 
 describe('README', () => {
   const readme = readFileSync('README.md', 'utf8');
 
-  it('lists exactly the checks and faults of the catalogues (run `npm run readme` after changing them)', () => {
-    const regenerated = replaceBetween(replaceBetween(readme, MARKERS.checks, checksTable(CHECKS)), MARKERS.faults, faultsTable(FAULTS));
+  it('lists exactly the checks, faults and number ranges of the code (run `npm run readme` after changing them)', () => {
+    const regenerated = replaceBetween(
+      replaceBetween(replaceBetween(readme, MARKERS.checks, checksTable(CHECKS)), MARKERS.faults, faultsTable(FAULTS)),
+      MARKERS.ranges,
+      rangesTable(flagRanges(), configRanges()),
+    );
     expect(readme).toBe(regenerated);
   });
 

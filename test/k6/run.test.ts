@@ -98,7 +98,7 @@ describe.skipIf(process.platform === 'win32')('runScenario', () => {
 
 describe('helpers', () => {
   it('scrubbedEnv keeps the rest of the environment', () => {
-    expect(scrubbedEnv({ PATH: '/bin', K6_OUT: 'json', ces_x: '1', HTTPS_PROXY: 'p', SSL_CERT_DIR: '/d' })).toEqual({
+    expect(scrubbedEnv({ PATH: '/bin', K6_VUS: '99', ces_x: '1', HTTPS_PROXY: 'p', SSL_CERT_DIR: '/d' })).toEqual({
       PATH: '/bin',
       HTTPS_PROXY: 'p',
       SSL_CERT_DIR: '/d',

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRateLimitStage } from '../../src/cli/commands/ratelimit.js';
 import type { StageIo } from '../../src/cli/commands/target-job.js';
 import { prepareTarget, type PreparedTarget } from '../../src/cli/prepare-target.js';
-import type { Terminal } from '../../src/cli/terminal.js';
+import { plainText, type Terminal } from '../../src/cli/terminal.js';
 import { HarnessError } from '../../src/errors.js';
 import { Redactor } from '../../src/http/redact.js';
 import { renderHtml } from '../../src/report/html.js';
@@ -22,7 +22,7 @@ const k6 = await realK6();
 function capture(): Terminal & { lines: string[]; progressLines: string[] } {
   const lines: string[] = [];
   const progressLines: string[] = [];
-  return { color: false, lines, progressLines, out: (l) => lines.push(l), err: (l) => lines.push(l), progress: (l) => progressLines.push(l) };
+  return { color: false, lines, progressLines, out: (l) => lines.push(plainText(l)), err: (l) => lines.push(plainText(l)), progress: (l) => progressLines.push(l) };
 }
 
 describe('the ratelimit stage against the built-in emulator', () => {

@@ -5,18 +5,23 @@ import { describe, expect, it } from 'vitest';
 import type { Target } from '../../src/config/target.js';
 import { HarnessError } from '../../src/errors.js';
 import { preflight, preflightError } from '../../src/runner/preflight.js';
+import { mintSelfSigned } from '../../src/tls/certs/mint.js';
 import { createTestPki } from '../tls/pki.js';
 import { closedPort, startPlainHttp, startSilent, startTcp, startTls, type Started } from '../tls/servers.js';
 
 const pki = createTestPki();
 // Signed by a trusted CA, but for another name than the one dialled.
 const otherName = createTestPki({ dnsNames: ['other.example.test'], ipAddresses: [] });
+const DAY = 86_400_000;
+const expired = createTestPki({ notBefore: new Date('2025-12-01T00:00:00Z'), notAfter: new Date('2026-01-02T03:04:05Z') });
+const notYetValid = createTestPki({ notBefore: new Date(Date.now() + 20 * DAY), notAfter: new Date(Date.now() + 30 * DAY) });
+const selfSigned = mintSelfSigned({ subject: { commonName: 'lone.example.test' }, altNames: [{ type: 'ip', value: '127.0.0.1' }] });
 
 const target = (baseUrl: string, caPem?: string): Target => ({
   environment: 'sandbox',
   baseUrl,
   credentials: { clientId: 'id', clientSecret: 'secret' },
-  ...(caPem ? { caPem } : {}),
+  ...(caPem ? { caPem, caFile: '/etc/ces/ca.pem' } : {}),
 });
 
 interface Case {
@@ -60,18 +65,46 @@ const cases: Case[] = [
     code: 'TARGET_UNREACHABLE',
     line: /^https:\/\/127\.0\.0\.1:\d+ accepted the connection but completed no TLS handshake within 0\.3 s; check that the port speaks HTTPS/,
   },
+  // Certificates: each says what is wrong with it; only an unknown issuer is told to pass --ca.
   {
-    name: 'a certificate from a CA not in --ca',
+    name: 'a certificate from a CA this machine does not trust, no --ca',
     start: () => startTls(pki, {}),
     code: 'CERT_UNTRUSTED',
-    line: /^the certificate of .* is not trusted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE: .*\); pass --ca FILE/,
+    line: /^the certificate of https:\/\/127\.0\.0\.1:\d+ is issued by ces-harness test CA, which this machine does not trust \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\); pass --ca FILE \(or ca_file in the config\) with the CA that signed it$/,
+  },
+  {
+    name: 'a certificate from another CA than the --ca given',
+    start: () => startTls(pki, {}),
+    ca: otherName.caPem,
+    code: 'CERT_UNTRUSTED',
+    line: /^the certificate of .* is issued by ces-harness test CA, which neither the system roots nor the CA in \/etc\/ces\/ca\.pem signed \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\); give the CA that signed it$/,
   },
   {
     name: 'a trusted certificate for another name',
     start: () => startTls(otherName, {}),
     ca: otherName.caPem,
     code: 'CERT_UNTRUSTED',
-    line: /^the certificate of https:\/\/127\.0\.0\.1:\d+ is not issued for 127\.0\.0\.1 \(ERR_TLS_CERT_ALTNAME_INVALID: .*\); use a URL with a host name the certificate names$/,
+    line: /^the certificate of https:\/\/127\.0\.0\.1:\d+ is for other\.example\.test, not 127\.0\.0\.1; use a URL with a host name it names, or have it reissued for 127\.0\.0\.1$/,
+  },
+  {
+    name: 'a trusted certificate that has expired',
+    start: () => startTls(expired, {}),
+    ca: expired.caPem,
+    code: 'CERT_UNTRUSTED',
+    line: /^the certificate of .* expired on 2026-01-02T03:04:05Z; the service must renew it \(no --ca can fix an expired certificate\)$/,
+  },
+  {
+    name: 'a trusted certificate not valid yet',
+    start: () => startTls(notYetValid, {}),
+    ca: notYetValid.caPem,
+    code: 'CERT_UNTRUSTED',
+    line: /^the certificate of .* is not valid until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ; check this machine's clock \(date -u\), or wait until it is valid$/,
+  },
+  {
+    name: 'a self-signed certificate, no --ca',
+    start: () => startTls(selfSigned, {}),
+    code: 'CERT_UNTRUSTED',
+    line: /^the certificate of .* is self-signed \(lone\.example\.test\) and not trusted; pass --ca FILE \(or ca_file in the config\) with this very certificate$/,
   },
   // Reachable: what is wrong is for the TLS checks to report, not a reason to stop.
   { name: 'TLS 1.2 only (trusted)', start: () => startTls(pki, { maxVersion: 'TLSv1.2' }), ca: pki.caPem },

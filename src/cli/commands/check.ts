@@ -29,7 +29,7 @@ export function conformanceStage(checks: readonly Check[]) {
       checks,
       redactor,
       progress: terminal.progress,
-      onResult: (r) => terminal.out(resultLine(r, terminal.color)),
+      onResult: (r) => terminal.out(resultLine(r)),
       signal,
     });
 }

@@ -58,7 +58,6 @@ export async function k8sCommand(options: Options, io: K8sCommandIo = {}): Promi
   const env = io.env ?? process.env;
   const out = io.out ?? ((line: string) => process.stdout.write(line + '\n'));
   const parallelism = options.parallelism ?? 2;
-  if (!Number.isInteger(parallelism) || parallelism < 1) throw usageError(`--parallelism ${parallelism} is not a whole number of pods; give 1 or more`);
   const scenarios = selectedScenarios(options);
 
   // The manifests only reference the credentials, so they must not be required: the credential
@@ -76,6 +75,7 @@ export async function k8sCommand(options: Options, io: K8sCommandIo = {}): Promi
     ...(options['base-url'] !== undefined ? { baseUrl: options['base-url'] } : {}),
   };
   const settings = resolveSettings(overrides, { ...env, ...placeholders }, cwd);
+  for (const warning of settings.warnings) process.stderr.write(`ces-harness: warning: ${warning}\n`);
   const target = settings.target;
   if (target === null) {
     throw usageError('k8s needs a target the cluster can reach: name an environment in the config or pass --base-url (the built-in emulator runs only on loopback)');

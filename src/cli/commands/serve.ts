@@ -15,7 +15,6 @@ export async function serveCommand(options: Options): Promise<number> {
     throw usageError('--environments wants distinct names separated by commas, e.g. sandbox,production');
   }
   const port = options.port ?? 8443;
-  if (!Number.isInteger(port) || port > 65535) throw usageError(`--port wants a whole number from 0 to 65535, got ${port}`);
   const rps = options['rate-limit'] ?? 50;
   const tlsDir = options['tls-dir'];
   if (tlsDir !== undefined) ensureWritableDir(tlsDir, { what: '--tls-dir', fix: 'give a folder you can write to, or leave --tls-dir out for a temp folder' });

@@ -102,9 +102,10 @@ export async function targetJob(options: Options, stages: Stages): Promise<numbe
       load: load?.result ?? null,
       rateLimit,
       untested,
+      notes: prepared.settings.warnings,
     });
     writeReportFolder(reportDir, report, redactor, load?.files ?? {});
-    for (const line of summaryLines(report, reportDir, terminal.color)) terminal.out(line);
+    for (const line of summaryLines(report, reportDir)) terminal.out(line);
     return report.verdict === 'pass' && !controller.signal.aborted ? 0 : 1;
   } finally {
     removeStopHandlers();
