@@ -27,7 +27,7 @@ import { scenarioOptions, secs } from './lib/options';
 import { logicalCallsLost, settle, withRetry } from './lib/retry';
 import { summaryHandler } from './lib/summary';
 import type { CallOptions } from './lib/endpoints';
-import { TokenCache, callWithToken, credentialsOf, shareToken, type SharedToken } from './lib/tokens';
+import { TokenCache, callWithToken, credentialsOf, shareToken, tokenTurnoverFigures, type SharedToken } from './lib/tokens';
 
 const cfg = readConfig();
 
@@ -136,6 +136,7 @@ export default function (shared: SharedToken): void {
 }
 
 export const handleSummary = summaryHandler('rate-limit', cfg, {
+  extra: tokenTurnoverFigures,
   notes: [
     `endpoint ${cfg.rateLimitEndpoint}, ` +
       (cfg.rateProfile === 'steady' ? `${cfg.rate}/s for ${secs(cfg.durationS)}` : `${cfg.rate}/s for ${secs(spikeS)}, then ${cfg.rate * AFTER_SPIKE_SHARE}/s`) +

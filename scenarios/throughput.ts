@@ -18,7 +18,7 @@ import { scenarioOptions, secs } from './lib/options';
 import { logicalCallsLost, settle, withRetry, type Outcome } from './lib/retry';
 import { summaryHandler, type SummaryData } from './lib/summary';
 import type { CallOptions } from './lib/endpoints';
-import { TokenCache, WITH_TOKEN, callWithToken, issueToken, judgeRefusal, shareToken, type SharedToken } from './lib/tokens';
+import { TokenCache, WITH_TOKEN, callWithToken, issueToken, judgeRefusal, shareToken, tokenTurnoverFigures, type SharedToken } from './lib/tokens';
 
 const cfg = readConfig();
 
@@ -134,6 +134,7 @@ export const handleSummary = summaryHandler('throughput', cfg, {
   extra: (data): Record<string, number> => {
     const c = med(data, 'logical_call_duration_cached');
     const p = med(data, 'logical_call_duration_token_per_call');
-    return c === undefined || p === undefined ? {} : { token_per_call_cost_p50_ms: Math.round((p - c) * 100) / 100 };
+    const cost: Record<string, number> = c === undefined || p === undefined ? {} : { token_per_call_cost_p50_ms: Math.round((p - c) * 100) / 100 };
+    return { ...cost, ...tokenTurnoverFigures(data) };
   },
 });

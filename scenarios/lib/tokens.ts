@@ -7,6 +7,7 @@ import { certainlyExpiredFromMs, refusalIsEarly, type EdgeAllowance } from '../.
 import type { ScenarioConfig } from './config';
 import { isObject, jsonBody, postTokens, type CallOptions, type Credentials, type Res } from './endpoints';
 import { counter } from './metrics';
+import type { SummaryData } from './summary';
 import { withRetry, type Outcome } from './retry';
 
 /** A 401 for a token while the service certainly still owed it validity (§3): a finding, and a threshold (count==0). */
@@ -147,4 +148,12 @@ export interface SharedToken {
 /** setup(): one token for every VU to start from (undefined if none could be had; VUs then fetch their own). */
 export function shareToken(cfg: ScenarioConfig): SharedToken {
   return { token: issueToken(cfg, { step: 'setup' }).token };
+}
+
+/** For the report's `extra`: how often a token turned over under the calls, and how often one was refused early. */
+export function tokenTurnoverFigures(data: SummaryData): Record<string, number> {
+  return {
+    token_turnovers: data.metrics['token_turnovers']?.values['count'] ?? 0,
+    token_refused_before_expiry: data.metrics['token_refused_before_expiry']?.values['count'] ?? 0,
+  };
 }
