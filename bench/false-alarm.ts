@@ -6,7 +6,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCommand } from './proc.js';
+import { availableParallelism } from 'node:os';
+import { machineBusySeconds, runCommand } from './proc.js';
 import { saturateCpu } from './saturate.js';
 import { ms, summarize, type Section, type Summary } from './stats.js';
 
@@ -28,6 +29,8 @@ export interface FalseAlarmRow {
   exits: Record<string, number>;
   /** Why the first few non-passes failed: the CLI's own ✗/FAIL lines. */
   reasons: string[];
+  /** How busy the whole machine was meanwhile, in cores (shows that "saturated" really was). */
+  busyCores?: number;
 }
 
 export interface FalseAlarmOptions {
@@ -57,6 +60,8 @@ async function repeat(command: Command, n: number, mode: Mode, opts: FalseAlarmO
   const walls: number[] = [];
   const exits: Record<string, number> = {};
   const reasons: string[] = [];
+  const busyBefore = machineBusySeconds();
+  const startedMs = performance.now();
   for (let i = 1; i <= n; i++) {
     opts.progress(`false alarms, ${mode}: ${command} ${i}/${n}`);
     // A folder of its own: no ces-harness.yaml is found, so the built-in emulator is tested.
@@ -76,7 +81,10 @@ async function repeat(command: Command, n: number, mode: Mode, opts: FalseAlarmO
     }
   }
   const nonPass = n - (exits['0'] ?? 0);
-  return { mode, command, n, nonPass, wall: summarize(walls), exits, reasons };
+  const busyAfter = machineBusySeconds();
+  const elapsedS = (performance.now() - startedMs) / 1000;
+  const busy = busyBefore === undefined || busyAfter === undefined || elapsedS <= 0 ? {} : { busyCores: (busyAfter - busyBefore) / elapsedS };
+  return { mode, command, n, nonPass, wall: summarize(walls), exits, reasons, ...busy };
 }
 
 /** The user's own target settings would test something else than the emulator. */
@@ -94,8 +102,18 @@ export function falseAlarmSection(rows: readonly FalseAlarmRow[]): Section {
   const total = rows.reduce((s, r) => s + r.nonPass, 0);
   return {
     title: '6. False alarms: check and run against the conformant emulator, idle and with the CPU saturated',
-    headers: ['machine', 'command', 'n', 'non-pass', 'median', 'min', 'max', 'exit codes'],
-    rows: rows.map((r) => [r.mode, r.command, String(r.n), String(r.nonPass), ms(r.wall.median), ms(r.wall.min), ms(r.wall.max), Object.entries(r.exits).map(([c, k]) => `${c}×${k}`).join(' ')]),
+    headers: ['machine', 'command', 'n', 'non-pass', 'median', 'min', 'max', 'exit codes', 'cpu busy'],
+    rows: rows.map((r) => [
+      r.mode,
+      r.command,
+      String(r.n),
+      String(r.nonPass),
+      ms(r.wall.median),
+      ms(r.wall.min),
+      ms(r.wall.max),
+      Object.entries(r.exits).map(([c, k]) => `${c}×${k}`).join(' '),
+      r.busyCores === undefined ? '-' : `${r.busyCores.toFixed(2)} of ${availableParallelism()}`,
+    ]),
     notes: [
       `Every non-pass against a conformant service is a false alarm; target 0. Total: ${total}.`,
       'Saturated: stress-ng --cpu <cores> runs for the whole mode, so the harness, the emulator and k6 share the CPU with it.',
