@@ -3,7 +3,7 @@
 // token; and the expiry proof waits once (up to --expiry-wait) for every check that needs it.
 
 import type { Exchange, IssuedToken, ServiceClient, TokenExchange } from '../http/service-client.js';
-import { certainlyExpiredFromMs, certainlyValidUntilMs } from '../time/expiry-edges.js';
+import { certainlyExpiredFromMs, certainlyValidUntilMs, ROUNDING_S } from '../time/expiry-edges.js';
 import type { BusinessCall, Expectations } from './check.js';
 import { edgeAllowance } from './expect.js';
 
@@ -21,6 +21,10 @@ export function epochSeconds(value: unknown): number | undefined {
 const USE_MARGIN_MS = 1_000;
 // Probes of an edge are made this far on the certain side of it, for the same reason.
 const PROBE_MARGIN_MS = 500;
+// A token whose certain life would be shorter than this is too short to judge with: see usable().
+const MIN_CERTAIN_LIFE_MS = 2_000;
+// How close to expires_at such a token may still be handed out.
+const SHORT_TOKEN_MARGIN_MS = 250;
 
 export type ExpiryObservation =
   | { kind: 'not-waited'; reason: string }
@@ -118,7 +122,13 @@ export class TokenSession {
 
   private usable(token: IssuedToken): boolean {
     const expires = epochSeconds(token.expiresAt);
-    return expires === undefined || certainlyValidUntilMs(expires, this.allowance) - this.deps.now() > USE_MARGIN_MS;
+    if (expires === undefined) return true;
+    const certainLifeMs = (this.deps.expect.tokenLifetimeS - ROUNDING_S - this.allowance.clockSkewS) * 1000 - USE_MARGIN_MS;
+    // Tokens whose whole life lies within the uncertainty of their end (2 s tokens with a 2 s
+    // tolerance) are never certainly valid: waiting for a better one would wait forever, so they
+    // are used while any of them is left.
+    const until = certainLifeMs < MIN_CERTAIN_LIFE_MS ? expires * 1000 - SHORT_TOKEN_MARGIN_MS : certainlyValidUntilMs(expires, this.allowance) - USE_MARGIN_MS;
+    return until > this.deps.now();
   }
 
   /** GET unless the service answers GET with 404/405 (§4.3 leaves the method open). */
