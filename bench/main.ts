@@ -40,10 +40,15 @@ if (unknownSections.length > 0) {
   process.exit(2);
 }
 const wanted = (section: (typeof SECTIONS)[number]) => positionals.length === 0 || positionals.includes(section);
-const count = (value: string | undefined, fallback: number) => {
-  const n = Math.round(Number(value));
-  return Number.isFinite(n) ? Math.max(0, Math.min(1000, n)) : fallback;
+const count = (value: string | undefined, flag: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 1000) {
+    process.stderr.write(`bench: --${flag} ${String(value)} is not a whole number from 0 to 1000; give e.g. --${flag} 5\n`);
+    process.exit(2);
+  }
+  return n;
 };
+const falseAlarmCounts = { checks: count(args['false-alarm-checks'], 'false-alarm-checks'), runs: count(args['false-alarm-runs'], 'false-alarm-runs') };
 /** Repetitions of each timed run; the median of these is what the tables lead with. */
 const RUNS = Math.max(1, Math.min(50, Math.round(Number(args.runs)) || 7));
 /** Runs of the multi-second items (check with the rate-limit probe, the CLI check). */
@@ -175,8 +180,7 @@ if (wanted('false-alarm')) {
   await item('6. False alarms', async () =>
     falseAlarmSection(
       await benchFalseAlarm({
-        checks: count(args['false-alarm-checks'], FALSE_ALARM_DEFAULTS.checks),
-        runs: count(args['false-alarm-runs'], FALSE_ALARM_DEFAULTS.runs),
+        ...falseAlarmCounts,
         projectRoot: root,
         progress,
       }),

@@ -50,7 +50,6 @@ export function issueToken(cfg: ScenarioConfig, tags: Record<string, string> = {
   return { outcome, token: parseToken(outcome.res) };
 }
 
-
 /**
  * §5.5: a client may cache the token until expires_at and fetch a new one afterwards. Refetching
  * earlier would not help: until expires_at the service hands out this same token (§3). When the
