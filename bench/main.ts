@@ -5,6 +5,10 @@
 //   2    the tls.* checks vs sslscan
 //   3-4  k6 through the harness vs wrk, and the emulator's own ceiling
 //   5    rate-limit sizing (bench/ratelimit.ts, when it exists)
+//   6    false alarms: check and run against the emulator, idle and with the CPU saturated
+//
+// Names select sections, e.g. `npm run bench -- false-alarm` runs only section 6:
+// check-time (1), tls (2), load (3-4), ratelimit (5), false-alarm (6).
 //
 // Progress goes to stderr, the report to stdout. Loopback only; every child process is bounded in
 // time and stopped before the bench exits.
@@ -17,10 +21,34 @@ import { machineBusySeconds, ownCpuSeconds, runCommand, which } from './proc.js'
 import { startServe, type ServedEmulator } from './serve.js';
 import { renderSection, type Section } from './stats.js';
 import { benchTls, tlsSection } from './tls-vs-sslscan.js';
+import { benchFalseAlarm, FALSE_ALARM_DEFAULTS, falseAlarmSection } from './false-alarm.js';
 import { findProjectRoot, locateK6, type LocatedK6 } from '../src/k6/index.js';
 
 // `npm run bench -- --runs 3` for a quicker look while working on the bench itself.
-const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '7' } } });
+const { values: args, positionals } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '7' },
+    'false-alarm-checks': { type: 'string', default: String(FALSE_ALARM_DEFAULTS.checks) },
+    'false-alarm-runs': { type: 'string', default: String(FALSE_ALARM_DEFAULTS.runs) },
+  },
+  allowPositionals: true,
+});
+const SECTIONS = ['check-time', 'tls', 'load', 'ratelimit', 'false-alarm'] as const;
+const unknownSections = positionals.filter((p) => !(SECTIONS as readonly string[]).includes(p));
+if (unknownSections.length > 0) {
+  process.stderr.write(`bench: unknown section ${unknownSections.join(', ')}; known: ${SECTIONS.join(', ')}\n`);
+  process.exit(2);
+}
+const wanted = (section: (typeof SECTIONS)[number]) => positionals.length === 0 || positionals.includes(section);
+const count = (value: string | undefined, flag: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 1000) {
+    process.stderr.write(`bench: --${flag} ${String(value)} is not a whole number from 0 to 1000; give e.g. --${flag} 5\n`);
+    process.exit(2);
+  }
+  return n;
+};
+const falseAlarmCounts = { checks: count(args['false-alarm-checks'], 'false-alarm-checks'), runs: count(args['false-alarm-runs'], 'false-alarm-runs') };
 /** Repetitions of each timed run; the median of these is what the tables lead with. */
 const RUNS = Math.max(1, Math.min(50, Math.round(Number(args.runs)) || 7));
 /** Runs of the multi-second items (check with the rate-limit probe, the CLI check). */
@@ -87,15 +115,17 @@ process.stdout.write(
 );
 
 // --- 1: check wall time ----------------------------------------------------------------------
-await item('1. Wall time of a full check', async () =>
-  checkTimeSection(await benchCheckTime({ runs: RUNS, slowRuns: Math.min(RUNS, SLOW_RUNS), projectRoot: root, progress })),
-);
+if (wanted('check-time')) {
+  await item('1. Wall time of a full check', async () =>
+    checkTimeSection(await benchCheckTime({ runs: RUNS, slowRuns: Math.min(RUNS, SLOW_RUNS), projectRoot: root, progress })),
+  );
+}
 
 // --- 2-4: against one emulator in its own process ---------------------------------------------
-progress('starting `ces-harness serve --port 0 --rate-limit 0` in its own process');
+if (wanted('tls') || wanted('load')) progress('starting `ces-harness serve --port 0 --rate-limit 0` in its own process');
 let served: ServedEmulator | undefined;
 try {
-  served = await startServe(root, ['--rate-limit', '0']);
+  if (wanted('tls') || wanted('load')) served = await startServe(root, ['--rate-limit', '0']);
 } catch (err) {
   print({ title: '2-4. Not run', headers: [], rows: [], notes: [(err as Error).message] });
   process.exitCode = 1;
@@ -109,8 +139,8 @@ if (served) {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    await item('2. TLS matrix vs sslscan', async () => tlsSection(await benchTls({ runs: RUNS, target: emulator.target, progress })));
-    await item('3-4. k6 vs wrk, emulator ceiling', async () =>
+    if (wanted('tls')) await item('2. TLS matrix vs sslscan', async () => tlsSection(await benchTls({ runs: RUNS, target: emulator.target, progress })));
+    if (wanted('load')) await item('3-4. k6 vs wrk, emulator ceiling', async () =>
       loadSection(
         await benchLoad({ projectRoot: root, emulator, k6, ...(k6Problem !== undefined ? { k6Problem } : {}), durationS: LOAD_DURATION_S, cpus: nproc, concurrency: CONCURRENCY, progress }),
       ),
@@ -134,13 +164,28 @@ const rateLimitModule: unknown = await import('./ratelimit.js').catch((err: Node
   return undefined;
 });
 const benchRateLimit = (rateLimitModule as { benchRateLimit?: unknown } | undefined)?.benchRateLimit;
-if (typeof benchRateLimit === 'function') {
+if (!wanted('ratelimit')) {
+  // not asked for
+} else if (typeof benchRateLimit === 'function') {
   progress('rate-limit sizing (bench/ratelimit.ts)');
   await item('5. Rate-limit sizing (bench/ratelimit.ts)', async () => rateLimitSection(await (benchRateLimit as () => unknown)()));
 } else {
   const why = rateLimitLoadError ? `bench/ratelimit.ts did not load: ${rateLimitLoadError}` : rateLimitModule ? 'bench/ratelimit.ts exports no benchRateLimit function' : 'bench/ratelimit.ts not present';
   print({ title: '5. Rate-limit sizing', headers: [], rows: [], notes: [`${why}; skipped.`] });
   if (rateLimitLoadError) process.exitCode = 1;
+}
+
+// --- 6: false alarms, owned by bench/false-alarm.ts ---------------------------------------------
+if (wanted('false-alarm')) {
+  await item('6. False alarms', async () =>
+    falseAlarmSection(
+      await benchFalseAlarm({
+        ...falseAlarmCounts,
+        projectRoot: root,
+        progress,
+      }),
+    ),
+  );
 }
 
 const totalS = (performance.now() - started) / 1000;

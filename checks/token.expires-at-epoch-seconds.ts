@@ -1,4 +1,6 @@
 import { fail, pass, skip, type Check } from '../src/runner/check.js';
+import { edgeAllowance } from '../src/runner/expect.js';
+import { positionOf } from '../src/time/expiry-edges.js';
 
 // A window that any correct epoch-seconds expiry falls in: after now (minus the tolerance) and
 // within ten years. Milliseconds are a thousand times larger and land far outside it.
@@ -23,7 +25,8 @@ export const check: Check = {
       const looksMs = value / 1000 > nowS - 86_400 && value / 1000 < nowS + TEN_YEARS_S;
       return fail(`expires_at ${value} is ${looksMs ? 'in milliseconds' : 'more than ten years away'}; §2 and §5.4 want epoch seconds (about ${Math.round(nowS)} + lifetime)`, evidence);
     }
-    if (value < nowS - expect.clockToleranceS) {
+    // Already past when it was handed out, beyond what rounding, skew and the request's window explain.
+    if (positionOf(ex, value, edgeAllowance(expect)) === 'certainly-after') {
       return fail(`expires_at ${value} is ${Math.round(nowS - value)} s in the past for a token just issued; §3 wants a token that is valid until expires_at`, evidence);
     }
     return pass(`expires_at ${value} = ${new Date(value * 1000).toISOString()}`, evidence);

@@ -1,32 +1,37 @@
 import { fail, pass, skip, type Check } from '../src/runner/check.js';
+import { edgeAllowance } from '../src/runner/expect.js';
 import { epochSeconds } from '../src/runner/token-session.js';
+import { describeAllowance, describeSpan, judgeLifetime } from '../src/time/expiry-edges.js';
 
 export const check: Check = {
   id: 'token.lifetime',
   title: 'expires_at matches the promised token lifetime',
   spec: '5.4, 8',
   level: 'must',
-  description: 'A newly issued token expires `--token-lifetime` seconds (24 h by §5.4) after it is issued, within `--clock-tolerance`; a token first captured by an earlier run (token ledger) may have less left, never more.',
+  description:
+    "A newly issued token expires `--token-lifetime` seconds (24 h by §5.4) after it is issued, judged across the request's whole window, expires_at's whole-second rounding and `--clock-tolerance`; a token first captured by an earlier run (token ledger) may have less left, never more.",
   async run({ http, session, expect, ledger, target }) {
     const ex = await session.firstIssue();
     if (!ex.issued) return skip(`no token was issued (POST /tokens answered ${ex.status}); see token.issue`);
     const expiresAt = epochSeconds(ex.issued.expiresAt);
     if (expiresAt === undefined) return skip(`expires_at ${JSON.stringify(ex.issued.expiresAt)} is not an epoch time; see token.expires-at-epoch-seconds`);
-    // Measured from when the token arrived, not from when this check got to look at it.
-    const remaining = expiresAt - ex.receivedAt / 1000;
     const lifetime = expect.tokenLifetimeS;
-    const tolerance = expect.clockToleranceS;
-    const evidence = [http.evidence(ex, `token ${ex.issued.fingerprint}: expires_at ${remaining.toFixed(1)} s after it arrived`)];
-    if (remaining > lifetime + tolerance) {
-      return fail(`token ${ex.issued.fingerprint} expires ${remaining.toFixed(0)} s after issue, more than the promised lifetime of ${lifetime} s (§5.4)`, evidence);
+    const allowance = edgeAllowance(expect);
+    // Judged from the request's window, not from when this check got to look at the token.
+    const { verdict, span } = judgeLifetime(ex, expiresAt, lifetime, allowance);
+    const fp = ex.issued.fingerprint;
+    const evidence = [http.evidence(ex, `token ${fp}: expires_at ${expiresAt}, a lifetime of ${describeSpan(span)}`)];
+    const within = `(${describeAllowance(allowance)})`;
+    if (verdict === 'longer') {
+      return fail(`token ${fp} lives ${describeSpan(span)}, more than the promised ${lifetime} s can explain ${within} (§5.4)`, evidence);
     }
-    if (remaining >= lifetime - tolerance) return pass(`expires ${remaining.toFixed(1)} s after issue; promised ${lifetime} s ± ${tolerance} s`, evidence);
+    if (verdict === 'consistent') return pass(`lifetime ${describeSpan(span)}, consistent with the promised ${lifetime} s`, evidence);
     const known = ledger.find(target, ex.issued.token);
     if (known) {
-      return pass(`token ${ex.issued.fingerprint} was first captured at ${known.first_seen} by an earlier run; ${remaining.toFixed(0)} s of its ${lifetime} s are left`, evidence);
+      return pass(`token ${fp} was first captured at ${known.first_seen} by an earlier run; ${span.maxS.toFixed(0)} s or less of its ${lifetime} s are left`, evidence);
     }
     return fail(
-      `a token never seen before expires ${remaining.toFixed(0)} s after issue; §5.4 promises ${lifetime} s (± ${tolerance} s). ` +
+      `a token never seen before lives ${describeSpan(span)}, less than the promised ${lifetime} s can explain ${within} (§5.4). ` +
         'If another client of these credentials fetched it earlier, run again once it has expired',
       evidence,
     );

@@ -1,5 +1,7 @@
 import { fail, pass, skip, type Check } from '../src/runner/check.js';
-import { cameBack } from '../src/runner/expect.js';
+import { cameBack, edgeAllowance } from '../src/runner/expect.js';
+import { epochSeconds } from '../src/runner/token-session.js';
+import { describeAllowance, describeSpan, judgeLifetime } from '../src/time/expiry-edges.js';
 
 export const check: Check = {
   id: 'token.new-after-expiry',
@@ -16,14 +18,19 @@ export const check: Check = {
     if (ex.issued.token === obs.token.token) {
       return fail(`POST /tokens returned the expired token ${obs.token.fingerprint} again; §3 wants a new token after expiry`, evidence);
     }
-    const remaining = obs.reissueRemainingS;
-    const { tokenLifetimeS: lifetime, clockToleranceS: tolerance } = expect;
-    if (remaining === undefined || Math.abs(remaining - lifetime) > tolerance) {
+    const expiresAt = epochSeconds(ex.issued.expiresAt);
+    const lifetime = expect.tokenLifetimeS;
+    if (expiresAt === undefined) {
+      return fail(`the new token ${ex.issued.fingerprint} has expires_at ${JSON.stringify(ex.issued.expiresAt)}, not an epoch time; a fresh token should live ${lifetime} s (§5.4)`, evidence);
+    }
+    const allowance = edgeAllowance(expect);
+    const { verdict, span } = judgeLifetime(ex, expiresAt, lifetime, allowance);
+    if (verdict !== 'consistent') {
       return fail(
-        `the new token ${ex.issued.fingerprint} expires in ${remaining === undefined ? 'an unreadable time' : `${remaining.toFixed(1)} s`}; a fresh token should live ${lifetime} s ± ${tolerance} s (§5.4)`,
+        `the new token ${ex.issued.fingerprint} lives ${describeSpan(span)}; a fresh token should live ${lifetime} s (§5.4), and ${describeAllowance(allowance)} cannot explain the difference`,
         evidence,
       );
     }
-    return pass(`new token ${ex.issued.fingerprint}, lifetime ${remaining.toFixed(1)} s`, evidence);
+    return pass(`new token ${ex.issued.fingerprint}, lifetime ${describeSpan(span)}`, evidence);
   },
 };

@@ -1,8 +1,10 @@
 // Rate limiting as a well-behaved client lives it (§7: 429 means "wait and retry"; §8: a limit
 // exists, its size is not given). Two load shapes (CES_RATE_PROFILE):
 // - spike (default): an arrival rate of CES_RATE logical calls per second — meant to be above the
-//   service's limit — for the first 40 % of CES_DURATION_S, then ramping down to 0 so retries can
-//   drain;
+//   service's limit — for a short spike (SPIKE_S, at most 30 % of CES_DURATION_S), then a tenth of
+//   it for the rest. A steady rate over the limit is a backlog that grows for as long as it lasts,
+//   which no retry budget absorbs; a spike followed by a trickle is what a correct client must
+//   survive: every logical call gets through by waiting out 429s;
 // - steady: CES_RATE logical calls per second for all of CES_DURATION_S. `ces-harness ratelimit`
 //   runs this at its recommended rate with its recommended backoff, to prove the policy.
 // Each logical call waits out 429s (Retry-After, else full-jitter backoff from CES_BACKOFF_BASE_MS,
@@ -10,7 +12,9 @@
 // that succeeded (goodput).
 // Pass: no logical call lost (logical_calls_lost == 0), every 429 has a JSON {"error": string}
 // body, and nothing but 2xx/429 comes back: a 503 (or any 5xx) under load is a failed request and
-// a lost call, so a service that sheds load with 503 instead of 429 fails here.
+// a lost call, so a service that sheds load with 503 instead of 429 fails here. A token turning
+// over mid-run is normal life (a 401 at its turn gets the next token and one more try); a 401
+// certainly before its expires_at counts in token_refused_before_expiry and fails the run.
 // The endpoint is CES_RATE_LIMIT_ENDPOINT (config rate_limit.endpoint), business.evaluation by default.
 
 import { check } from 'k6';
@@ -22,7 +26,8 @@ import { counter } from './lib/metrics';
 import { scenarioOptions, secs } from './lib/options';
 import { logicalCallsLost, settle, withRetry } from './lib/retry';
 import { summaryHandler } from './lib/summary';
-import { TokenCache, callWithToken, credentialsOf, shareToken, type SharedToken } from './lib/tokens';
+import type { CallOptions } from './lib/endpoints';
+import { TokenCache, callWithToken, credentialsOf, shareToken, tokenTurnoverFigures, type SharedToken } from './lib/tokens';
 
 const cfg = readConfig();
 
@@ -31,7 +36,13 @@ http.setResponseCallback(http.expectedStatuses({ min: 200, max: 399 }, 429));
 const serverErrors = counter('server_errors');
 const callsOk = counter('logical_calls_ok');
 
-const spikeS = cfg.durationS * 0.4;
+// Long enough to run past a bucket's burst and get 429s, short enough that the excess drains
+// within one retry budget once the rate falls to a tenth.
+const SPIKE_S = 3;
+const spikeS = Math.min(SPIKE_S, cfg.durationS * 0.3);
+const AFTER_SPIKE_SHARE = 0.1;
+// k6 ramps between stages; this short a ramp is, for the limiter, a step down.
+const STEP_S = 0.2;
 // A VU is held for as long as its call keeps waiting out 429s; beyond maxVUs, k6 drops iterations
 // (dropped_iterations in the report) rather than exceed the rate.
 const maxVUs = Math.max(cfg.vus, Math.min(300, Math.ceil(cfg.rate * 3)));
@@ -60,7 +71,8 @@ const executor: Scenario =
         timeUnit: '1000s',
         stages: [
           { target: Math.round(cfg.rate * 1000), duration: secs(spikeS) },
-          { target: 0, duration: secs(cfg.durationS - spikeS) },
+          { target: Math.round(cfg.rate * AFTER_SPIKE_SHARE * 1000), duration: secs(STEP_S) },
+          { target: Math.round(cfg.rate * AFTER_SPIKE_SHARE * 1000), duration: secs(cfg.durationS - spikeS - STEP_S) },
         ],
         preAllocatedVUs,
         maxVUs,
@@ -72,6 +84,7 @@ export const options = scenarioOptions(
   { over_limit: executor },
   {
     logical_calls_lost: ['count==0'],
+    token_refused_before_expiry: ['count==0'],
     server_errors: ['count==0'],
     http_req_failed: ['rate<0.01'],
     checks: ['rate>0.99'],
@@ -80,16 +93,16 @@ export const options = scenarioOptions(
 
 const cache = new TokenCache(cfg);
 
-function send(token: string): Res {
+function send(token: string, opts: CallOptions = {}): Res {
   switch (cfg.rateLimitEndpoint) {
     case 'tokens.issue':
       return postTokens(cfg, credentialsOf(cfg));
     case 'tokens.validate':
-      return validateToken(cfg, token);
+      return validateToken(cfg, token, opts);
     case 'business.evaluation':
-      return callBusiness(cfg, 'evaluation', token);
+      return callBusiness(cfg, 'evaluation', token, opts);
     case 'business.ach_transactions':
-      return callBusiness(cfg, 'ach_transactions', token);
+      return callBusiness(cfg, 'ach_transactions', token, opts);
   }
 }
 
@@ -104,7 +117,7 @@ export default function (shared: SharedToken): void {
   const made =
     cfg.rateLimitEndpoint === 'tokens.issue'
       ? { outcome: withRetry(cfg, () => send('')), costMs: 0 }
-      : callWithToken(cache, (token) => withRetry(cfg, () => send(token)), { step: 'token' });
+      : callWithToken(cfg, cache, (token, opts) => withRetry(cfg, () => send(token, opts)), { step: 'token' });
   if (made === undefined) {
     logicalCallsLost.add(1);
     callsOk.add(0);
@@ -123,9 +136,10 @@ export default function (shared: SharedToken): void {
 }
 
 export const handleSummary = summaryHandler('rate-limit', cfg, {
+  extra: tokenTurnoverFigures,
   notes: [
     `endpoint ${cfg.rateLimitEndpoint}, ` +
-      (cfg.rateProfile === 'steady' ? `${cfg.rate}/s for ${secs(cfg.durationS)}` : `${cfg.rate}/s for ${secs(spikeS)} then ramping down`) +
+      (cfg.rateProfile === 'steady' ? `${cfg.rate}/s for ${secs(cfg.durationS)}` : `${cfg.rate}/s for ${secs(spikeS)}, then ${cfg.rate * AFTER_SPIKE_SHARE}/s`) +
       `; backoff ${cfg.backoff.baseMs}–${cfg.backoff.capMs} ms full jitter, ≤ ${cfg.backoff.maxRetries} retries; retry budget ${cfg.retryBudgetS} s`,
   ],
 });

@@ -1,11 +1,13 @@
 // Token lifecycle under concurrency (§3, §4.1, §4.3, §7):
 // - same_token: many VUs fetch tokens at once and again and again; before expiry every answer
 //   must carry the same token. Each VU compares fingerprints with the token it holds (first the
-//   one setup() fetched, so VUs are also compared with each other); a change while
-//   now < expires_at - tolerance counts in token_changed_before_expiry, which must stay 0.
+//   one setup() fetched, so VUs are also compared with each other); a change on a call made
+//   certainly before the held token's expires_at (src/time/expiry-edges.ts) counts in
+//   token_changed_before_expiry, which must stay 0.
 // - bad_credentials: a wrong secret and an unknown client id get 401 {"error":"unauthorized"}.
 // - expiry (only when CES_TOKEN_LIFETIME_S <= CES_DURATION_S): one VU holds a token past
-//   expires_at + tolerance; /tokens/validate must then say 401 and POST /tokens give a new token.
+//   the moment it has certainly expired; /tokens/validate must then say 401 and POST /tokens give a
+//   new token.
 
 import { check, sleep } from 'k6';
 import http from 'k6/http';
@@ -16,7 +18,8 @@ import { counter } from './lib/metrics';
 import { scenarioOptions, secs } from './lib/options';
 import { settle, withRetry } from './lib/retry';
 import { summaryHandler } from './lib/summary';
-import { credentialsOf, issueToken, nowS, parseToken } from './lib/tokens';
+import { certainlyExpiredFromMs, positionOf } from '../src/time/expiry-edges';
+import { credentialsOf, edgeAllowanceOf, issueToken, parseToken } from './lib/tokens';
 
 const cfg = readConfig();
 
@@ -55,7 +58,7 @@ if (exerciseExpiry) {
     vus: 1,
     iterations: 1,
     // The one iteration sleeps through the token's whole life; it may outlast the other scenarios.
-    maxDuration: secs(cfg.tokenLifetimeS + 2 * cfg.clockToleranceS + 2 * cfg.retryBudgetS + 15),
+    maxDuration: secs(cfg.tokenLifetimeS + 2 * cfg.clockToleranceS + 2 * cfg.retryBudgetS + 17),
   };
 }
 
@@ -94,8 +97,8 @@ export function sameToken(ref: Reference): void {
   if (token !== undefined) {
     let early = false;
     if (token.fingerprint !== held.fingerprint) {
-      // A change is fine once the held token is (about to be) expired, never before.
-      early = nowS() < held.expiresAt - cfg.clockToleranceS;
+      // A change is fine once the held token may have expired, never while this call was certainly before that.
+      early = positionOf(outcome, held.expiresAt, edgeAllowanceOf(cfg)) === 'certainly-before';
       (early ? tokenChangedBeforeExpiry : tokenRenewals).add(1);
     }
     tokenChangedBeforeExpiry.add(0);
@@ -138,10 +141,10 @@ export function expiry(): void {
 
   // Never sleep longer than the promised lifetime allows: an expires_at far beyond it is a finding
   // for the conformance checks, not a reason to hang this VU.
-  const waitS = token.expiresAt + cfg.clockToleranceS - nowS();
-  const promisedS = cfg.tokenLifetimeS + 2 * cfg.clockToleranceS + 1;
+  const waitS = (certainlyExpiredFromMs(token.expiresAt, edgeAllowanceOf(cfg)) - Date.now()) / 1000;
+  const promisedS = cfg.tokenLifetimeS + 2 * cfg.clockToleranceS + 2;
   if (!check(waitS, { [`expires_at is within the promised ${cfg.tokenLifetimeS} s lifetime (§5.4)`]: (w) => w <= promisedS })) return;
-  // A little past the tolerance: expires_at is whole seconds.
+  // Until the token has certainly expired (expires_at's rounding and the clock tolerance), and a little more.
   sleep(Math.max(0, waitS) + 0.25);
 
   const stale = withRetry(cfg, () => validateToken(cfg, token.value, { expect: [401] }));

@@ -16,7 +16,7 @@ export interface Credentials {
 
 export interface CallOptions {
   /** Statuses that are the expected answer to this call (e.g. 401 for wrong credentials). */
-  expect?: number[];
+  expect?: Array<number | { min: number; max: number }>;
   tags?: Record<string, string>;
 }
 

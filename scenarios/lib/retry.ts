@@ -28,6 +28,9 @@ export interface Outcome {
   costMs: number;
   /** Still 429 when the budget ran out. */
   exhausted: boolean;
+  /** Epoch ms around the last attempt: the window in which the service judged it (src/time/expiry-edges.ts). */
+  sentAt: number;
+  receivedAt: number;
 }
 
 /** RFC 9110 §10.2.3: delay-seconds or an HTTP-date. */
@@ -48,9 +51,11 @@ export function withRetry(cfg: ScenarioConfig, send: () => Res): Outcome {
   const budgetMs = cfg.retryBudgetS * 1000;
   let costMs = 0;
   for (let attempt = 0; ; attempt++) {
+    const sentAt = Date.now();
     const res = send();
+    const receivedAt = Date.now();
     costMs += res.timings.duration + res.timings.connecting + res.timings.tls_handshaking;
-    if (res.status !== 429) return { res, attempts: attempt + 1, costMs, exhausted: false };
+    if (res.status !== 429) return { res, attempts: attempt + 1, costMs, exhausted: false, sentAt, receivedAt };
 
     rateLimitedResponses.add(1);
     check(res, { 'A 429 answer is a JSON object with a string `error` (§7)': (r) => isErrorBody(r) });
@@ -62,7 +67,7 @@ export function withRetry(cfg: ScenarioConfig, send: () => Res): Outcome {
     const b = cfg.backoff;
     const waitMs = header !== undefined ? header + Math.random() * Math.max(b.baseMs, header / 2) : fullJitterMs(b, attempt);
     if (attempt >= b.maxRetries || Date.now() - started + waitMs > budgetMs) {
-      return { res, attempts: attempt + 1, costMs, exhausted: true };
+      return { res, attempts: attempt + 1, costMs, exhausted: true, sentAt, receivedAt };
     }
     if (header !== undefined) retryAfterWaits.add(1);
     retriesMetric.add(1);

@@ -3,9 +3,25 @@
 // in any report, log or terminal line).
 
 import crypto from 'k6/crypto';
+import { certainlyExpiredFromMs, refusalIsEarly, type EdgeAllowance } from '../../src/time/expiry-edges';
 import type { ScenarioConfig } from './config';
-import { isObject, jsonBody, postTokens, type Credentials, type Res } from './endpoints';
+import { isObject, jsonBody, postTokens, type CallOptions, type Credentials, type Res } from './endpoints';
+import { counter } from './metrics';
+import type { SummaryData } from './summary';
 import { withRetry, type Outcome } from './retry';
+
+/** A 401 for a token while the service certainly still owed it validity (§3): a finding, and a threshold (count==0). */
+export const tokenRefusedBeforeExpiry = counter('token_refused_before_expiry');
+/** A 401 at the turn of a token (within the uncertainty of its expires_at, or after it): normal life, retried once. */
+export const tokenTurnovers = counter('token_turnovers');
+
+/**
+ * What a call made with a token accepts at the HTTP level: a 401 is how a token turns over, so it
+ * is not a failed request; whether it came too early is judged by `judgeRefusal`.
+ */
+export const WITH_TOKEN: CallOptions = { expect: [{ min: 200, max: 399 }, 401, 429] };
+
+export const edgeAllowanceOf = (cfg: ScenarioConfig): EdgeAllowance => ({ clockSkewS: cfg.clockToleranceS });
 
 export interface IssuedToken {
   value: string;
@@ -34,16 +50,18 @@ export function issueToken(cfg: ScenarioConfig, tags: Record<string, string> = {
   return { outcome, token: parseToken(outcome.res) };
 }
 
-export const nowS = (): number => Date.now() / 1000;
-
 /**
  * §5.5: a client may cache the token until expires_at and fetch a new one afterwards. Refetching
- * earlier would not help: until expires_at the service hands out this same token (§3). A service
- * clock slightly ahead of ours may refuse it in the last moment; callers then forget it and retry
- * once with the next one (`callWithToken`). One cache per VU (module state is per VU in k6).
+ * earlier would not help: until expires_at the service hands out this same token (§3). When the
+ * service's clock runs behind ours, it hands the same token out again after our expires_at: that
+ * one is kept until a 401 or until it has certainly expired, rather than refetched on every call.
+ * A 401 at the turn of a token makes callers forget it and retry once with the next one
+ * (`callWithToken`). One cache per VU (module state is per VU in k6).
  */
 export class TokenCache {
   private token: IssuedToken | undefined;
+  private keepUntilMs = 0;
+  private seeded = false;
   /** POST /tokens calls this cache made, for the caller's metrics. */
   fetches = 0;
 
@@ -52,11 +70,18 @@ export class TokenCache {
   /** A usable token and what fetching it cost (ms, 0 when cached), or undefined when none could be had. */
   get(tags: Record<string, string> = {}): { token: IssuedToken; costMs: number } | undefined {
     const t = this.token;
-    if (t !== undefined && nowS() < t.expiresAt) return { token: t, costMs: 0 };
+    if (t !== undefined && Date.now() < this.keepUntilMs) return { token: t, costMs: 0 };
     const { outcome, token } = issueToken(this.cfg, tags);
     this.fetches++;
-    this.token = token;
+    this.hold(token);
     return token === undefined ? undefined : { token, costMs: outcome.costMs };
+  }
+
+  private hold(token: IssuedToken | undefined): void {
+    this.token = token;
+    if (token === undefined) return;
+    const expiresMs = token.expiresAt * 1000;
+    this.keepUntilMs = Date.now() < expiresMs ? expiresMs : certainlyExpiredFromMs(token.expiresAt, edgeAllowanceOf(this.cfg));
   }
 
   /**
@@ -65,23 +90,42 @@ export class TokenCache {
    * that would compete with the calls being measured (and with the rate limit).
    */
   seed(token: IssuedToken | undefined): void {
-    this.token ??= token;
+    // Once per VU: after a forget() the shared token is the one that turned over, not a start.
+    if (this.seeded) return;
+    this.seeded = true;
+    if (token !== undefined && Date.now() < token.expiresAt * 1000) this.hold(token);
   }
 
-  /** After a 401 on a business call: the cached token is no good, whatever its expires_at says. */
+  /** After a 401: the cached token is no good, whatever its expires_at says. */
   forget(): void {
     this.token = undefined;
+    this.keepUntilMs = 0;
   }
 }
 
 /**
+ * A 401 to a call made with `token`, judged against its expires_at over the call's whole window:
+ * certainly early counts in token_refused_before_expiry (the run fails), otherwise it is the
+ * token turning over. Either way a client fetches the next token and tries once more: true.
+ */
+export function judgeRefusal(cfg: ScenarioConfig, token: IssuedToken, outcome: Outcome): boolean {
+  const refused = outcome.res.status === 401;
+  const early = refused && refusalIsEarly(outcome, token.expiresAt, edgeAllowanceOf(cfg));
+  tokenRefusedBeforeExpiry.add(early ? 1 : 0);
+  if (refused && !early) tokenTurnovers.add(1);
+  return refused;
+}
+
+/**
  * A call made with the cached token, as a well-behaved client makes it: a 401 means the token
- * expired under us (its expires_at passed, or the service's clock runs ahead), so forget it and
- * try once more with a fresh one. Undefined when no token could be had at all.
+ * turned over under us, so forget it and try once more with a fresh one. `call` must send with
+ * the options it is given (WITH_TOKEN), so a 401 is not counted as a failed request. Undefined
+ * when no token could be had at all.
  */
 export function callWithToken(
+  cfg: ScenarioConfig,
   cache: TokenCache,
-  call: (token: string) => Outcome,
+  call: (token: string, opts: CallOptions) => Outcome,
   tags: Record<string, string> = {},
 ): { outcome: Outcome; costMs: number } | undefined {
   let costMs = 0;
@@ -89,8 +133,8 @@ export function callWithToken(
     const got = cache.get(tags);
     if (got === undefined) return undefined;
     costMs += got.costMs;
-    const outcome = call(got.token.value);
-    if (outcome.res.status !== 401 || attempt > 0) return { outcome, costMs };
+    const outcome = call(got.token.value, WITH_TOKEN);
+    if (!judgeRefusal(cfg, got.token, outcome) || attempt > 0) return { outcome, costMs };
     cache.forget();
   }
 }
@@ -103,4 +147,12 @@ export interface SharedToken {
 /** setup(): one token for every VU to start from (undefined if none could be had; VUs then fetch their own). */
 export function shareToken(cfg: ScenarioConfig): SharedToken {
   return { token: issueToken(cfg, { step: 'setup' }).token };
+}
+
+/** For the report's `extra`: how often a token turned over under the calls, and how often one was refused early. */
+export function tokenTurnoverFigures(data: SummaryData): Record<string, number> {
+  return {
+    token_turnovers: data.metrics['token_turnovers']?.values['count'] ?? 0,
+    token_refused_before_expiry: data.metrics['token_refused_before_expiry']?.values['count'] ?? 0,
+  };
 }

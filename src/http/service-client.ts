@@ -31,7 +31,12 @@ export interface Exchange {
   json: unknown;
   truncated: boolean;
   durationMs: number;
-  /** Epoch ms when the answer arrived: judgements about time use this, not when a check looks. */
+  /**
+   * Epoch ms when the (last) request went out and when its answer arrived. The service judged it
+   * somewhere in between, so time edges are judged against the whole window (src/time/expiry-edges.ts),
+   * never against when a check gets to look.
+   */
+  sentAt: number;
   receivedAt: number;
   /** How many 429 answers were waited out before this one. */
   rateLimitWaits: number;
@@ -165,6 +170,7 @@ export class ServiceClient {
     }
     if (options.bearer !== undefined) headers['authorization'] = `Bearer ${options.bearer}`;
     const label = `${method} ${path}`;
+    const sentAt = Date.now();
     const started = performance.now();
     const timeout = options.timeoutMs ?? this.opts.timeoutMs;
     const res = await request(this.target.baseUrl + path, {
@@ -193,6 +199,7 @@ export class ServiceClient {
       json,
       truncated,
       durationMs,
+      sentAt,
       receivedAt: Date.now(),
       rateLimitWaits: 0,
     };

@@ -3,6 +3,8 @@
 
 import { credentialFieldsIn, tokenIn } from '../http/credential-fields.js';
 import type { Exchange, ServiceClient } from '../http/service-client.js';
+import type { EdgeAllowance } from '../time/expiry-edges.js';
+import type { Expectations } from './check.js';
 
 export const WANTS_401 = '§7 wants 401 `{"error":"unauthorized"}`';
 
@@ -42,3 +44,6 @@ export async function handedOutTokenNote(http: ServiceClient, ex: Exchange): Pro
 export const isSuccess = (ex: Pick<Exchange, 'status'>) => ex.status >= 200 && ex.status < 300;
 
 export const isJsonObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** The uncertainty every time edge is judged with (src/time/expiry-edges.ts): --clock-tolerance is the skew. */
+export const edgeAllowance = (expect: Pick<Expectations, 'clockToleranceS'>): EdgeAllowance => ({ clockSkewS: expect.clockToleranceS });

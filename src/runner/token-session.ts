@@ -3,7 +3,9 @@
 // token; and the expiry proof waits once (up to --expiry-wait) for every check that needs it.
 
 import type { Exchange, IssuedToken, ServiceClient, TokenExchange } from '../http/service-client.js';
+import { certainlyExpiredFromMs, certainlyValidUntilMs, ROUNDING_S } from '../time/expiry-edges.js';
 import type { BusinessCall, Expectations } from './check.js';
+import { edgeAllowance } from './expect.js';
 
 /** expires_at as epoch seconds, tolerating milliseconds and digit strings (the checks judge those). */
 export function epochSeconds(value: unknown): number | undefined {
@@ -13,8 +15,16 @@ export function epochSeconds(value: unknown): number | undefined {
   return n > 1e11 ? n / 1000 : n;
 }
 
-// A token is reused while at least this much of it is left by our clock.
-const MIN_LEFT_S = 0.25;
+// A token is handed to checks only while at least this long remains before the last instant the
+// service certainly still honours it: a request on a busy machine can take that long, and a 401 at
+// the edge would then be the harness's doing, not the service's.
+const USE_MARGIN_MS = 1_000;
+// Probes of an edge are made this far on the certain side of it, for the same reason.
+const PROBE_MARGIN_MS = 500;
+// A token whose certain life would be shorter than this is too short to judge with: see usable().
+const MIN_CERTAIN_LIFE_MS = 2_000;
+// How close to expires_at such a token may still be handed out.
+const SHORT_TOKEN_MARGIN_MS = 250;
 
 export type ExpiryObservation =
   | { kind: 'not-waited'; reason: string }
@@ -22,13 +32,12 @@ export type ExpiryObservation =
       kind: 'observed';
       token: IssuedToken;
       expiresAtS: number;
-      /** validate shortly before expires_at (minus clock tolerance); absent when there was no time left for it. */
+      /** validate shortly before the token could expire; absent when there was no time left for it. */
       beforeExpiry?: Exchange;
+      /** validate and a business call once the token has certainly expired. */
       afterValidate: Exchange;
       afterBusiness: Exchange;
       reissue: TokenExchange;
-      /** Seconds between the reissue and its expires_at. */
-      reissueRemainingS?: number;
     };
 
 export interface SessionDeps {
@@ -75,28 +84,28 @@ export class TokenSession {
   }
 
   /**
-   * A working token: the run's token while it is safely (more than the clock tolerance) before its
-   * expires_at. Once it is not, asking the service again would only return the same token (§3),
-   * so the session waits for it to expire and then fetches its successor, as a client should.
+   * A working token: the run's token while it is certainly (by USE_MARGIN_MS) short of its time
+   * edge. Once it is not, asking the service again would only return the same token (§3), so the
+   * session waits until it has certainly expired and then fetches its successor, as a client should.
    */
   async current(): Promise<IssuedToken> {
     if (this.live) {
       const token = await this.live;
-      if (this.hasLife(token, MIN_LEFT_S)) return token;
+      if (this.usable(token)) return token;
       this.live = undefined;
     }
-    this.live ??= this.fetchLive(this.deps.expect.clockToleranceS + MIN_LEFT_S);
+    this.live ??= this.fetchLive();
     return this.live;
   }
 
-  private async fetchLive(marginS: number): Promise<IssuedToken> {
+  private async fetchLive(): Promise<IssuedToken> {
     const first = await this.firstIssue();
-    let fresh = first.issued && this.hasLife(first.issued, marginS) ? first : await this.issue();
+    let fresh = first.issued && this.usable(first.issued) ? first : await this.issue();
     const expires = fresh.issued ? epochSeconds(fresh.issued.expiresAt) : undefined;
     // Too close to expiry to judge anything with: the service hands out this same token until it
     // expires (§3), so wait it out once and take its successor, as a well-behaved client would.
-    if (fresh.issued && expires !== undefined && !this.hasLife(fresh.issued, marginS)) {
-      const wait = (expires + this.deps.expect.clockToleranceS) * 1000 + 250 - this.deps.now();
+    if (fresh.issued && expires !== undefined && !this.usable(fresh.issued)) {
+      const wait = certainlyExpiredFromMs(expires, this.allowance) + 250 - this.deps.now();
       this.deps.progress(`waiting ${(Math.max(0, wait) / 1000).toFixed(1)} s for ${fresh.issued.fingerprint} to expire before fetching the next token`);
       await this.deps.sleep(Math.max(0, wait));
       fresh = await this.issue();
@@ -107,9 +116,19 @@ export class TokenSession {
     return fresh.issued;
   }
 
-  private hasLife(token: IssuedToken, marginS: number): boolean {
+  private get allowance() {
+    return edgeAllowance(this.deps.expect);
+  }
+
+  private usable(token: IssuedToken): boolean {
     const expires = epochSeconds(token.expiresAt);
-    return expires === undefined || expires - this.deps.now() / 1000 > marginS;
+    if (expires === undefined) return true;
+    const certainLifeMs = (this.deps.expect.tokenLifetimeS - ROUNDING_S - this.allowance.clockSkewS) * 1000 - USE_MARGIN_MS;
+    // Tokens whose whole life lies within the uncertainty of their end (2 s tokens with a 2 s
+    // tolerance) are never certainly valid: waiting for a better one would wait forever, so they
+    // are used while any of them is left.
+    const until = certainLifeMs < MIN_CERTAIN_LIFE_MS ? expires * 1000 - SHORT_TOKEN_MARGIN_MS : certainlyValidUntilMs(expires, this.allowance) - USE_MARGIN_MS;
+    return until > this.deps.now();
   }
 
   /** GET unless the service answers GET with 404/405 (§4.3 leaves the method open). */
@@ -142,21 +161,22 @@ export class TokenSession {
     const token = await this.current();
     const expiresAtS = epochSeconds(token.expiresAt);
     if (expiresAtS === undefined) return { kind: 'not-waited', reason: `expires_at ${JSON.stringify(token.expiresAt)} is not an epoch time to wait for` };
-    const remaining = expiresAtS - now() / 1000;
+    const validUntil = certainlyValidUntilMs(expiresAtS, this.allowance);
+    const expiredFrom = certainlyExpiredFromMs(expiresAtS, this.allowance);
+    const remaining = (expiredFrom - now()) / 1000;
     if (remaining > expect.expiryWaitS + expect.clockToleranceS) {
       return { kind: 'not-waited', reason: `the token expires in ${Math.round(remaining)} s, beyond --expiry-wait ${expect.expiryWaitS} s` };
     }
-    const tolMs = expect.clockToleranceS * 1000;
-    // Probe "still valid" as late as the clock tolerance allows; if that moment has passed, probe
-    // at once as long as the token is still safely (more than the tolerance) before expires_at.
-    const untilBefore = expiresAtS * 1000 - tolMs - 500 - now();
+    // Probe "still valid" as late as the token is certainly valid, with room for the request
+    // itself; if that moment has passed, probe at once while there is still such room.
+    const untilBefore = validUntil - PROBE_MARGIN_MS - now();
     let beforeExpiry: Exchange | undefined;
     if (untilBefore > 0) {
       progress(`waiting ${(untilBefore / 1000).toFixed(1)} s to use ${token.fingerprint} just before it expires`);
       await sleep(untilBefore);
     }
-    if (expiresAtS * 1000 - now() > tolMs) beforeExpiry = await this.validate(token.token);
-    const untilAfter = expiresAtS * 1000 + tolMs + 250 - now();
+    if (validUntil - now() > PROBE_MARGIN_MS / 2) beforeExpiry = await this.validate(token.token);
+    const untilAfter = expiredFrom + 250 - now();
     if (untilAfter > 0) {
       progress(`waiting ${(untilAfter / 1000).toFixed(1)} s for ${token.fingerprint} to expire`);
       await sleep(untilAfter);
@@ -166,18 +186,8 @@ export class TokenSession {
       http.business('evaluation', this.deps.business, token.token),
     ]);
     const reissue = await this.issue();
-    const reissueExpires = reissue.issued ? epochSeconds(reissue.issued.expiresAt) : undefined;
     // From here on other checks get the new token rather than the expired one.
     if (reissue.issued) this.live = Promise.resolve(reissue.issued);
-    return {
-      kind: 'observed',
-      token,
-      expiresAtS,
-      ...(beforeExpiry ? { beforeExpiry } : {}),
-      afterValidate,
-      afterBusiness,
-      reissue,
-      ...(reissueExpires !== undefined ? { reissueRemainingS: reissueExpires - reissue.receivedAt / 1000 } : {}),
-    };
+    return { kind: 'observed', token, expiresAtS, ...(beforeExpiry ? { beforeExpiry } : {}), afterValidate, afterBusiness, reissue };
   }
 }

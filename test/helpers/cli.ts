@@ -18,6 +18,8 @@ export interface RunningCli {
   child: ChildProcess;
   /** Resolves once stdout or stderr has printed a line matching `pattern`; rejects if the CLI ends first. */
   waitFor(pattern: RegExp): Promise<void>;
+  /** What it has printed so far (e.g. `serve`'s JSON lines while it keeps running). */
+  stdout(): string;
   done: Promise<CliResult>;
 }
 
@@ -58,7 +60,7 @@ export function startCli(args: string[], options: CliOptions = {}): RunningCli {
       check();
       void done.then((r) => reject(new Error(`the CLI ended (exit ${r.code}) before printing ${pattern}:\n${r.stdout}${r.stderr}`)));
     });
-  return { child, waitFor, done };
+  return { child, waitFor, stdout: () => stdout, done };
 }
 
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {

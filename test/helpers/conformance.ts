@@ -2,6 +2,7 @@
 // minus the terminal and the report folder.
 
 import { CHECKS } from '../../checks/index.js';
+import { EMBEDDED } from '../../src/cli/prepare-target.js';
 import { createEmulator, type Emulator, type FaultName } from '../../src/emulator/index.js';
 import { Redactor } from '../../src/http/redact.js';
 import type { Target } from '../../src/config/target.js';
@@ -33,7 +34,7 @@ export function targetsOf(emulator: Emulator): Target[] {
 export async function checkEmulator(options: RunOptions = {}): Promise<CheckResult[]> {
   // With expiry: long enough that "still valid just before expires_at" can be probed after the
   // clock tolerance. Without: long enough that no token turns over (and stalls a probe) mid-run.
-  const ttl = options.tokenTtlS ?? (options.waitForExpiry ? 4 : 30);
+  const ttl = options.tokenTtlS ?? (options.waitForExpiry ? EMBEDDED.tokenTtlS : 30);
   const emulator = await createEmulator({
     port: 0,
     environments: ['sandbox', 'production'],
@@ -47,7 +48,7 @@ export async function checkEmulator(options: RunOptions = {}): Promise<CheckResu
     return await runConformance({
       target: target!,
       others,
-      expect: { tokenLifetimeS: ttl, expiryWaitS: options.waitForExpiry ? ttl + 2 : 0, clockToleranceS: 1 },
+      expect: { tokenLifetimeS: ttl, expiryWaitS: options.waitForExpiry ? ttl + 4 : 0, clockToleranceS: EMBEDDED.clockToleranceS },
       business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
       // Fast enough to find the emulator's 50/s limit, or its absence, in two seconds; slow enough that two busy test workers on two cores still reach the rate.
       rateLimit: { endpoint: 'tokens.validate', maxRps: 120, maxRequests: 240, recoveryWaitS: 15, probingAllowed: true },

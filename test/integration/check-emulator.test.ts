@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { FAULTS, type FaultName } from '../../src/emulator/index.js';
 import { verdictOf } from '../../src/report/model.js';
 import { checkEmulator } from '../helpers/conformance.js';
+import { EMBEDDED } from '../../src/cli/prepare-target.js';
 
 describe('check against the conformant emulator', () => {
   it('passes every check, waiting for a real expiry, with no failure, warning or error', async () => {
@@ -79,5 +80,17 @@ describe('a rate limit that never lifts', () => {
     const recovers = rate.find((r) => r.id === 'ratelimit.recovers')!;
     expect(recovers.status).toBe('fail');
     expect(recovers.evidence?.[0]?.status).toBe(429);
+  });
+});
+
+// The embedded run's short lifetime leaves less room between "conformant, judged with its
+// uncertainty" and "half the promised lifetime": both sides of that line, at that lifetime.
+describe('time edges at the embedded run\'s token lifetime', () => {
+  it.each([
+    [[], 'pass'],
+    [['wrong-lifetime'], 'fail'],
+  ] as const)('token.lifetime with faults %j: %s', async (faults, want) => {
+    const results = await checkEmulator({ faults: [...faults], tokenTtlS: EMBEDDED.tokenTtlS, only: ['token.lifetime'] });
+    expect(results.map((r) => `${r.id}: ${r.status}`)).toEqual([`token.lifetime: ${want}`]);
   });
 });

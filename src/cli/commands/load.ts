@@ -15,9 +15,11 @@ import { refuseProductionLoad } from '../prepare-target.js';
 import type { StageIo } from './target-job.js';
 
 // The built-in emulator limits each client to 50 requests/s (burst 50). The rate-limit scenario
-// goes a quarter over it for 40 % of the run, then ramps down: enough to provoke 429s, while the
-// whole run's calls still fit the limit's capacity, so every waiting client can get through.
-const EMULATOR_OVER_LIMIT_RATE = 62;
+// spikes to twice that for 3 s, then falls to a tenth of it (scenarios/rate-limit.ts): past the
+// burst, so 429s come, and a backlog that drains within one retry budget, so a client that honours
+// Retry-After gets every call through. Against another target the spike is min(max_rps, 100)/s,
+// or load.over_limit_rate: about twice the service's limit is the size a correct client survives.
+const EMULATOR_OVER_LIMIT_RATE = 100;
 
 export function selectedScenarios(options: Options): K6ScenarioName[] {
   const names = options.scenario ?? [];

@@ -1,0 +1,76 @@
+// Every judgement about a token's time edge goes through here, in Node (the checks) and in k6
+// (bundled into the scenarios), so both sides draw the line in the same place.
+//
+// Why an edge is never a single instant: the service decides somewhere between when we sent the
+// request and when its answer arrived, by its own clock (which may differ from ours by the allowed
+// skew), and it tells us expires_at in whole seconds (so the instant it means may be up to a second
+// either side of the number). Only what lies outside all three uncertainties is held against it;
+// inside them a conformant service and a faulty one look the same, and a verdict there would be
+// a coin toss — exactly the false alarm a busy machine produces.
+//
+// Pure: no clock, no I/O, no Node or k6 imports.
+
+/** The request's whole window on our clock, epoch milliseconds. */
+export interface ExchangeWindow {
+  sentAt: number;
+  receivedAt: number;
+}
+
+export interface EdgeAllowance {
+  /** Allowed difference between our clock and the service's, seconds (--clock-tolerance). */
+  clockSkewS: number;
+}
+
+/** expires_at is whole seconds: the instant it stands for may be up to this far either side. */
+export const ROUNDING_S = 1;
+
+export type EdgePosition = 'certainly-before' | 'within-uncertainty' | 'certainly-after';
+
+/** Our clock's last instant (ms) at which the service certainly still held the token valid. */
+export const certainlyValidUntilMs = (expiresAtS: number, a: EdgeAllowance): number => (expiresAtS - ROUNDING_S - a.clockSkewS) * 1000;
+
+/** Our clock's first instant (ms) from which the service certainly held the token expired. */
+export const certainlyExpiredFromMs = (expiresAtS: number, a: EdgeAllowance): number => (expiresAtS + ROUNDING_S + a.clockSkewS) * 1000;
+
+/**
+ * Where the instant the service judged this request lies relative to expires_at: certainly
+ * before it (the whole window ended before the token could have expired), certainly after it
+ * (the window began after the token had certainly expired), or within the uncertainty.
+ */
+export function positionOf(w: ExchangeWindow, expiresAtS: number, a: EdgeAllowance): EdgePosition {
+  if (w.receivedAt < certainlyValidUntilMs(expiresAtS, a)) return 'certainly-before';
+  if (w.sentAt >= certainlyExpiredFromMs(expiresAtS, a)) return 'certainly-after';
+  return 'within-uncertainty';
+}
+
+/** A refusal (401) of a token is a finding only when the service certainly judged before expires_at. */
+export const refusalIsEarly = (w: ExchangeWindow, expiresAtS: number, a: EdgeAllowance): boolean => positionOf(w, expiresAtS, a) === 'certainly-before';
+
+/** An acceptance of a token is a finding only when the service certainly judged after expires_at. */
+export const acceptanceIsLate = (w: ExchangeWindow, expiresAtS: number, a: EdgeAllowance): boolean => positionOf(w, expiresAtS, a) === 'certainly-after';
+
+/** The lifetimes (seconds) consistent with a token issued within `w` that says `expiresAtS`. */
+export interface LifetimeSpan {
+  minS: number;
+  maxS: number;
+}
+
+export function lifetimeSpan(w: ExchangeWindow, expiresAtS: number, a: EdgeAllowance): LifetimeSpan {
+  const slack = ROUNDING_S + a.clockSkewS;
+  return { minS: expiresAtS - w.receivedAt / 1000 - slack, maxS: expiresAtS - w.sentAt / 1000 + slack };
+}
+
+export type LifetimeVerdict = 'shorter' | 'consistent' | 'longer';
+
+/** Against a promised lifetime: certainly shorter, certainly longer, or consistent with it. */
+export function judgeLifetime(w: ExchangeWindow, expiresAtS: number, promisedS: number, a: EdgeAllowance): { verdict: LifetimeVerdict; span: LifetimeSpan } {
+  const span = lifetimeSpan(w, expiresAtS, a);
+  const verdict = span.maxS < promisedS ? 'shorter' : span.minS > promisedS ? 'longer' : 'consistent';
+  return { verdict, span };
+}
+
+/** "7.0–9.1 s": how a span reads in a message. */
+export const describeSpan = (s: LifetimeSpan): string => `${s.minS.toFixed(1)}–${s.maxS.toFixed(1)} s`;
+
+/** The uncertainty stated once, for messages: "± 1 s rounding, ± 2 s clock skew, and the request's window". */
+export const describeAllowance = (a: EdgeAllowance): string => `± ${ROUNDING_S} s for expires_at's whole seconds, ± ${a.clockSkewS} s clock skew, and the request's own window`;
