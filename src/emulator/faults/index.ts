@@ -36,6 +36,10 @@ import { fault as rateLimitOff } from './rate-limit-off.js';
 import { fault as errorBodyNotJson } from './error-body-not-json.js';
 import { fault as expiresAtString } from './expires-at-string.js';
 import { fault as refusalCarriesToken } from './refusal-carries-token.js';
+import { fault as malformedBodyToken } from './malformed-body-token.js';
+import { fault as reflectsRequest } from './reflects-request.js';
+import { fault as tokenInHeaders } from './token-in-headers.js';
+import { fault as secretInError } from './secret-in-error.js';
 
 export type { Fault } from './types.js';
 
@@ -72,6 +76,10 @@ export const FAULTS = [
   errorBodyNotJson,
   expiresAtString,
   refusalCarriesToken,
+  malformedBodyToken,
+  reflectsRequest,
+  tokenInHeaders,
+  secretInError,
 ] as const;
 
 export type FaultName = (typeof FAULTS)[number]['name'];
