@@ -1,6 +1,7 @@
 // Entry point of the `ces-harness` bin. Only this layer touches process streams and exit codes.
 
 import { HarnessError } from '../errors.js';
+import { Redactor } from '../http/redact.js';
 import { VERSION } from '../version.js';
 import { conformanceStage, selectedChecks } from './commands/check.js';
 import { k8sCommand } from './commands/k8s.js';
@@ -18,14 +19,25 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (options.help) return print(helpText(command));
     return await dispatch(command, options);
   } catch (err) {
+    const redactor = environmentSecrets(process.env);
     if (err instanceof HarnessError) {
-      process.stderr.write(`ces-harness: ${err.message}\n`);
+      process.stderr.write(`ces-harness: ${redactor.text(err.message)}\n`);
       return err.exitCode;
     }
-    const message = err instanceof Error ? err.message : String(err);
+    const message = redactor.text(err instanceof Error ? err.message : String(err));
     process.stderr.write(`ces-harness: unexpected error: ${message}${process.env['CES_DEBUG'] ? `\n${(err as Error).stack}` : ' (CES_DEBUG=1 shows where)'}\n`);
     return 1;
   }
+}
+
+/**
+ * An error that ends the run has no run's redactor to pass through: this one knows the secrets
+ * the environment holds (CES_CLIENT_SECRET, the config's ${VAR}s) and finds the rest by structure.
+ */
+function environmentSecrets(env: NodeJS.ProcessEnv): Redactor {
+  const redactor = new Redactor();
+  for (const [name, value] of Object.entries(env)) if (/SECRET|PASSWORD/i.test(name)) redactor.addSecret(value);
+  return redactor;
 }
 
 async function dispatch(command: Command, options: Options): Promise<number> {

@@ -65,6 +65,7 @@ export async function prepareTarget(options: Options, redactor: Redactor, termin
     target = settings.target;
     others = settings.others;
     ledger = Ledger.open(settings.ledgerPath);
+    for (const warning of ledger.warnings) terminal.err(warning);
   } else {
     const tokenTtlS = options['token-lifetime'] ?? EMBEDDED.tokenTtlS;
     // Loaded only when needed: certificate generation pulls in a large ASN.1 library that a run
