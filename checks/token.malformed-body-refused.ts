@@ -29,7 +29,7 @@ export const check: Check = {
     }
     const leaking = answers.flatMap(({ c, ex }) => {
       const problem = leakProblem(ex);
-      return problem === undefined ? [] : [`${c.name} → ${ex.status}, ${problem}`];
+      return problem === undefined ? [] : [`${c.name} → ${ex.status} ${http.quote(ex, 100)} (${problem})`];
     });
     if (leaking.length) return fail(`POST /tokens refused malformed bodies but handed out credentials: ${leaking.join('; ')}; a refusal must carry no token and never the secret (§4.1 rule 2)`, evidence);
     return pass(`${cases.length} malformed bodies refused (${[...new Set(answers.map((a) => a.ex.status))].join(', ')})`, evidence);

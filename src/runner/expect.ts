@@ -2,6 +2,7 @@
 // what came back, what was expected, and where.
 
 import { credentialFieldsIn, credentialHeadersIn, tokenIn } from '../http/credential-fields.js';
+import { credentialsInText } from '../http/redact/structure.js';
 import type { Exchange, ServiceClient } from '../http/service-client.js';
 
 export const WANTS_401 = '§7 wants 401 `{"error":"unauthorized"}`';
@@ -26,10 +27,12 @@ export function unauthorizedProblem(ex: Exchange): string | undefined {
  * client secret in any form. A refusal that carries a token lets in whoever knows a client_id; one
  * that echoes the secret puts it in every log and proxy on the way.
  */
-export function leakProblem(ex: Pick<Exchange, 'json' | 'headers' | 'echoesSecret'>): string | undefined {
+export function leakProblem(ex: Pick<Exchange, 'json' | 'text' | 'headers' | 'echoesSecret'>): string | undefined {
   const carried = [...credentialFieldsIn(ex.json), ...credentialHeadersIn(ex.headers)];
   if (carried.length) return `a refusal that also carries ${carried.map((f) => `\`${f.path}\``).join(', ')}`;
   if (ex.echoesSecret) return 'a refusal that echoes the client secret';
+  // A body that is not JSON, or hides one in a string, can still hand out `access_token=…`.
+  if (credentialsInText(ex.text).length) return 'a refusal whose body carries a credential';
   return undefined;
 }
 

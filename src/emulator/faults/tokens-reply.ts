@@ -1,5 +1,5 @@
 // For faults that leave POST /tokens deciding as it does and only change what its answer carries:
-// the route's own reply (after any earlier fault's guard), handed to `change`.
+// the route's own reply, or an earlier fault's answer to it, handed to `change`.
 
 import { parseJsonBody } from '../routes/body.js';
 import { tokens } from '../routes/tokens.js';
@@ -9,8 +9,9 @@ export function changeTokensReply(base: Behaviour, change: (ctx: Ctx, reply: Rep
   return {
     guard: async (ctx, route) => {
       const earlier = await base.guard(ctx, route);
-      if (earlier || route !== 'tokens') return earlier;
-      return change(ctx, await tokens(ctx, parseJsonBody(ctx.req.body)));
+      if (route !== 'tokens') return earlier;
+      // An earlier fault's answer is changed too, so faults of this kind combine.
+      return change(ctx, earlier ?? (await tokens(ctx, parseJsonBody(ctx.req.body))));
     },
   };
 }

@@ -98,3 +98,10 @@ export function redactStructure(text: string, mark: Mark): string {
   out = out.replace(FORM_VALUE, (_all, name: string, raw: string) => `${name}=${markValue(decodeUri(raw), kindOfName(name), mark)}`);
   return schemes(out, mark);
 }
+
+/** The credentials structure finds in a text, e.g. in an answer that should carry none. */
+export function credentialsInText(text: string): string[] {
+  const found: string[] = [];
+  redactStructure(text, (value) => (found.push(value), value));
+  return found;
+}
