@@ -1,11 +1,12 @@
 import { fail, pass, type Check } from '../src/runner/check.js';
+import { leakProblem } from '../src/runner/expect.js';
 
 export const check: Check = {
   id: 'token.malformed-body-refused',
   title: 'POST /tokens refuses bodies that are not the §4.1 shape',
   spec: '4.1',
   level: 'must',
-  description: 'Broken JSON, the credentials without the `token` wrapper, a missing client_secret, a non-string client_id and an empty object are each refused with a 4xx, never a token and never a 5xx.',
+  description: 'Broken JSON, the credentials without the `token` wrapper, a missing client_secret, a non-string client_id and an empty object are each refused with a 4xx, never a 5xx, and the refusal carries no token or other credential (body or header) and does not echo the secret.',
   async run({ http, target }) {
     const { clientId, clientSecret } = target.credentials;
     // The flat and partial bodies carry the real credentials, so a lenient service would visibly
@@ -26,6 +27,11 @@ export const check: Check = {
       const list = wrong.map(({ c, ex }) => `${c.name} → ${ex.status} ${http.quote(ex, 60)}`).join('; ');
       return fail(`POST /tokens did not refuse: ${list}; §4.1 wants {"token":{"client_id","client_secret"}} with both strings, so anything else must get a 4xx`, evidence);
     }
+    const leaking = answers.flatMap(({ c, ex }) => {
+      const problem = leakProblem(ex);
+      return problem === undefined ? [] : [`${c.name} → ${ex.status} ${http.quote(ex, 100)} (${problem})`];
+    });
+    if (leaking.length) return fail(`POST /tokens refused malformed bodies but handed out credentials: ${leaking.join('; ')}; a refusal must carry no token and never the secret (§4.1 rule 2)`, evidence);
     return pass(`${cases.length} malformed bodies refused (${[...new Set(answers.map((a) => a.ex.status))].join(', ')})`, evidence);
   },
 };

@@ -2,6 +2,7 @@
 
 import { HarnessError } from '../errors.js';
 import { printable } from '../report/printable.js';
+import { Redactor } from '../http/redact.js';
 import { VERSION } from '../version.js';
 import { conformanceStage, selectedChecks } from './commands/check.js';
 import { k8sCommand } from './commands/k8s.js';
@@ -19,15 +20,27 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (options.help) return print(helpText(command));
     return await dispatch(command, options);
   } catch (err) {
+    const redactor = environmentSecrets(process.env);
     if (err instanceof HarnessError) {
-      // A message may quote a value the user or the service gave: shown, never obeyed by the terminal.
-      process.stderr.write(`ces-harness: ${printable(err.message)}\n`);
+      // A message may quote a value the user or the service gave: redacted, then shown, never
+      // obeyed by the terminal.
+      process.stderr.write(`ces-harness: ${printable(redactor.text(err.message))}\n`);
       return err.exitCode;
     }
-    const message = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`ces-harness: unexpected error: ${printable(message)}${process.env['CES_DEBUG'] ? `\n${(err as Error).stack}` : ' (CES_DEBUG=1 shows where)'}\n`);
+    const message = printable(redactor.text(err instanceof Error ? err.message : String(err)));
+    process.stderr.write(`ces-harness: unexpected error: ${message}${process.env['CES_DEBUG'] ? `\n${(err as Error).stack}` : ' (CES_DEBUG=1 shows where)'}\n`);
     return 1;
   }
+}
+
+/**
+ * An error that ends the run has no run's redactor to pass through: this one knows the secrets
+ * the environment holds (CES_CLIENT_SECRET, the config's ${VAR}s) and finds the rest by structure.
+ */
+function environmentSecrets(env: NodeJS.ProcessEnv): Redactor {
+  const redactor = new Redactor();
+  for (const [name, value] of Object.entries(env)) if (/SECRET|PASSWORD/i.test(name)) redactor.addSecret(value);
+  return redactor;
 }
 
 async function dispatch(command: Command, options: Options): Promise<number> {

@@ -70,6 +70,7 @@ export async function prepareTarget(options: Options, redactor: Redactor, termin
     target = settings.target;
     others = settings.others;
     ledger = Ledger.open(settings.ledgerPath);
+    for (const warning of ledger.warnings) terminal.err(warning);
   } else {
     const tokenTtlS = options['token-lifetime'] ?? EMBEDDED.tokenTtlS;
     // Loaded only when needed: certificate generation pulls in a large ASN.1 library that a run
@@ -91,7 +92,7 @@ export async function prepareTarget(options: Options, redactor: Redactor, termin
     const faultNote = faults.length ? ` with fault(s) ${faults.join(', ')}` : '';
     terminal.err(`no target configured (no ${'ces-harness.yaml'}, --config or --base-url): testing the built-in emulator at ${target.baseUrl}${faultNote}`);
   }
-  for (const t of [target, ...others]) redactor.addSecret(t.credentials.clientSecret);
+  for (const t of [target, ...others]) redactor.addSecret(t.credentials.clientSecret, t.credentials.clientId);
   try {
     await preflight(target);
   } catch (err) {
@@ -107,7 +108,7 @@ export async function prepareTarget(options: Options, redactor: Redactor, termin
       return { emulator: e, target: { ...target, baseUrl: e.url, credentials: e.credentials, caPem: e.caPem, caFile: e.caFile } };
     })();
     const { target: t } = await second;
-    redactor.addSecret(t.credentials.clientSecret);
+    redactor.addSecret(t.credentials.clientSecret, t.credentials.clientId);
     return { target: t, expect: { ...expect, tokenLifetimeS: 86_400 } };
   };
   return {

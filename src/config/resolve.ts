@@ -86,13 +86,14 @@ export function resolveSettings(flags: Overrides, env: NodeJS.ProcessEnv, cwd: s
   let target: Target | null = null;
   if (configured) target = toTarget(name, configured);
   else if (flags.baseUrl) {
+    const baseUrl = trimSlash(validUrl(flags.baseUrl));
     const clientId = env['CES_CLIENT_ID'];
     const clientSecret = env['CES_CLIENT_SECRET'];
     if (!clientId || !clientSecret) {
       const missing = [!clientId && 'CES_CLIENT_ID', !clientSecret && 'CES_CLIENT_SECRET'].filter(Boolean).join(' and ');
-      throw new HarnessError('MISSING_CREDENTIAL', `no client credentials for ${flags.baseUrl}: export ${missing} (credentials are never taken from flags)`);
+      throw new HarnessError('MISSING_CREDENTIAL', `no client credentials for ${withoutUserinfo(flags.baseUrl)}: export ${missing} (credentials are never taken from flags)`);
     }
-    target = { environment: name, baseUrl: trimSlash(validUrl(flags.baseUrl)), credentials: { clientId, clientSecret }, ...(caFromFlag ?? {}) };
+    target = { environment: name, baseUrl, credentials: { clientId, clientSecret }, ...(caFromFlag ?? {}) };
   }
   // A config file that names no environment to test is a mistake, never a reason to fall back to
   // the built-in emulator: that would PASS without testing what the user meant to test.
@@ -158,16 +159,25 @@ function readCa(path: string, from: string): { caPem: string; caFile: string } {
 
 function validUrl(url: string, from = '--base-url'): string {
   const code = from === '--base-url' ? 'USAGE' : 'CONFIG_INVALID';
+  const shown = withoutUserinfo(url);
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new HarnessError(code, `${from} ${url} is not a URL; give one like https://sandbox.example.test`);
+    throw new HarnessError(code, `${from} ${shown} is not a URL; give one like https://sandbox.example.test`);
+  }
+  // Refused before any request: a password in a URL lands in every log, report and ledger entry
+  // that names the target, and the service takes its credentials in the POST /tokens body anyway.
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new HarnessError(code, `${from} ${shown} has a user name or password in it; drop the user:password@ part (credentials come from CES_CLIENT_ID/CES_CLIENT_SECRET or the config's \${VAR}s)`);
   }
   if (parsed.protocol !== 'https:') {
-    throw new HarnessError(code, `${from} ${url} is not https: the service speaks TLS 1.3 only (§5.8); use an https:// URL`);
+    throw new HarnessError(code, `${from} ${shown} is not https: the service speaks TLS 1.3 only (§5.8); use an https:// URL`);
   }
   return url;
 }
+
+/** The URL as an error may show it: whatever stands before an `@` in the authority is hidden. */
+const withoutUserinfo = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1***@');
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');

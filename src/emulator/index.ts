@@ -31,6 +31,8 @@ export interface Emulator {
   caPem: string;
   caFile: string;
   environments: EmulatorEnvironment[];
+  /** Every token any environment has handed out so far, so a test can hunt for each in outputs. */
+  issuedTokens(): string[];
   /** Closes the listeners and every connection, idle keep-alive ones included. */
   close(): Promise<void>;
 }
@@ -48,7 +50,7 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
   const certs = generateCertificates(opts.host);
   const files = await writeCertificates(certs, opts.tlsDir);
 
-  const credentials = behaviour.environmentCredentials(opts.environments.map(generateCredentials));
+  const credentials = behaviour.environmentCredentials(opts.environments.map((name, i) => opts.credentials[i] ?? generateCredentials(name)));
   const envs: EnvState[] = opts.environments.map((name, i) => ({
     name,
     credentials: credentials[i] ?? generateCredentials(name),
@@ -96,6 +98,7 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
     caPem: certs.caPem,
     caFile: files.caFile,
     environments,
+    issuedTokens: () => envs.flatMap((env) => env.store.tokens()),
     close: () => (closing ??= closeAll()),
   };
 }

@@ -13,6 +13,8 @@ export interface EmulatorOptions {
   faults?: FaultName[];
   tlsDir?: string;
   now?: () => number;
+  /** Credentials per environment, in order, instead of generated ones (tests plant canaries). */
+  credentials?: Array<{ clientId: string; clientSecret: string } | undefined>;
 }
 
 export interface ResolvedOptions {
@@ -24,6 +26,7 @@ export interface ResolvedOptions {
   faults: FaultName[];
   tlsDir: string | undefined;
   now: () => number;
+  credentials: Array<{ clientId: string; clientSecret: string } | undefined>;
 }
 
 const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0;
@@ -38,6 +41,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     faults: options.faults ?? [],
     tlsDir: options.tlsDir,
     now: options.now ?? Date.now,
+    credentials: options.credentials ?? [],
   };
   const { port, environments, tokenTtlS, rateLimit, faults } = resolved;
   if (!isCount(port) || port + environments.length - 1 > 65_535) {

@@ -20,6 +20,11 @@ export class TokenStore {
     return this.byClient.get(clientId);
   }
 
+  /** Every token value still known, oldest first. */
+  tokens(): string[] {
+    return [...this.byToken.keys()];
+  }
+
   find(token: string): TokenRecord | undefined {
     return this.byToken.get(token);
   }

@@ -1,8 +1,15 @@
 // Which parts of a message carry a credential or a token, by structure rather than by value: the
-// service client fingerprints whatever stands there, and a refusal (401/403/429) must carry none.
+// service client fingerprints whatever stands there, a refusal (401/403/429) must carry none, and
+// the redactor hides whatever follows these names in any text. The one list of such names.
 
-/** JSON fields that carry a credential or a token, compared case-insensitively. */
+/** JSON fields (and form fields) that carry a credential or a token, compared case-insensitively. */
 export const CREDENTIAL_FIELDS: ReadonlySet<string> = new Set(['token', 'access_token', 'refresh_token', 'id_token', 'bearer', 'client_secret', 'secret', 'password', 'api_key', 'apikey']);
+
+/** HTTP headers that carry a credential or a token, lower-cased. */
+export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key']);
+
+/** Every credential-carrying name, fields and headers: what the redactor looks for after a key. */
+export const CREDENTIAL_NAMES: readonly string[] = [...CREDENTIAL_FIELDS, ...CREDENTIAL_HEADERS];
 
 export interface CredentialField {
   /** Dotted path, e.g. `token` or `data.items[0].access_token`. */
@@ -21,8 +28,23 @@ export function credentialFieldsIn(value: unknown, path = ''): CredentialField[]
   });
 }
 
+/** The credential-carrying headers of an answer (names lower-cased), e.g. a Set-Cookie on a 401. */
+export function credentialHeadersIn(headers: Record<string, string>): CredentialField[] {
+  return Object.entries(headers)
+    .filter(([name, value]) => CREDENTIAL_HEADERS.has(name.toLowerCase()) && value !== '')
+    .map(([name, value]) => ({ path: `header ${name.toLowerCase()}`, value }));
+}
+
 /** The first string in a token-carrying field, e.g. of a refusal, to find out whether it works. */
 export function tokenIn(value: unknown): string | undefined {
   const found = credentialFieldsIn(value).find((f) => typeof f.value === 'string' && /token|bearer/i.test(f.path.split('.').pop() ?? ''));
   return found?.value as string | undefined;
+}
+
+/** The value a credential header carries: the token of `Bearer x`, the value of `name=x; Path=/`. */
+export function headerCredential(name: string, value: string): string {
+  const scheme = /^\s*(?:Bearer|Token)\s+(\S+)/i.exec(value);
+  if (scheme) return scheme[1]!;
+  if (/cookie/i.test(name)) return /^\s*[^=;\s]+=([^;]*)/.exec(value)?.[1]?.trim() ?? value;
+  return value.trim();
 }

@@ -12,7 +12,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import type { Credentials, Target } from '../config/target.js';
 import type { Evidence } from '../report/model.js';
-import { credentialFieldsIn } from './credential-fields.js';
+import { credentialFieldsIn, credentialHeadersIn, headerCredential } from './credential-fields.js';
 import { fingerprint, type Redactor } from './redact.js';
 import { retryAfterMs } from './retry-after.js';
 
@@ -40,6 +40,8 @@ export interface Exchange {
   receivedAt: number;
   /** How many 429 answers were waited out before this one. */
   rateLimitWaits: number;
+  /** The body or a header holds a client secret of this run, in any encoding (JSON-escaped too). */
+  echoesSecret: boolean;
 }
 
 export interface SendOptions {
@@ -134,7 +136,7 @@ export class ServiceClient {
       random: options.random ?? Math.random,
     };
     this.dispatcher = dispatcherFor(target, options.connections);
-    options.redactor.addSecret(target.credentials.clientSecret);
+    options.redactor.addSecret(target.credentials.clientSecret, target.credentials.clientId);
   }
 
   get redactor(): Redactor {
@@ -184,17 +186,19 @@ export class ServiceClient {
     });
     const { text, truncated } = await readCapped(res.body, this.opts.bodyCapBytes);
     const durationMs = performance.now() - started;
-    const headerValues = Object.values(res.headers).flat().join('\n');
+    const answerHeaders = flattenHeaders(res.headers);
     this.answers++;
-    if (this.opts.redactor.containsSecret(text) || this.opts.redactor.containsSecret(headerValues)) this.echoes.push(label);
+    const echoesSecret = this.opts.redactor.containsSecret(text) || this.opts.redactor.containsSecret(Object.values(answerHeaders).join('\n'));
+    if (echoesSecret) this.echoes.push(label);
     const json = parseJson(text);
-    // Whatever the service hands out in a credential-carrying field, in any answer (a 401 included),
-    // is a token to fingerprint from now on: by structure, not only what issueToken expected.
-    this.registerCredentials(json);
+    // Whatever the service hands out in a credential-carrying field or header, in any answer (a
+    // 401 or 400 included), is a token to fingerprint from now on: by structure, not only what
+    // issueToken expected.
+    this.registerCredentials(json, answerHeaders);
     return {
       request: label,
       status: res.statusCode,
-      headers: flattenHeaders(res.headers),
+      headers: answerHeaders,
       text,
       json,
       truncated,
@@ -202,16 +206,20 @@ export class ServiceClient {
       sentAt,
       receivedAt: Date.now(),
       rateLimitWaits: 0,
+      echoesSecret,
     };
   }
 
-  private registerCredentials(json: unknown): void {
+  private registerCredentials(json: unknown, headers: Record<string, string>): void {
     for (const { value } of credentialFieldsIn(json)) if (typeof value === 'string') this.opts.redactor.addToken(value);
+    for (const [name, value] of Object.entries(headers)) {
+      if (credentialHeadersIn({ [name]: value }).length) this.opts.redactor.addToken(headerCredential(name, value));
+    }
   }
 
   /** POST /tokens with the nested body of §4.1. The token it returns is known to the redactor. */
   async issueToken(credentials: Credentials = this.target.credentials, options: SendOptions = {}): Promise<TokenExchange> {
-    this.opts.redactor.addSecret(credentials.clientSecret);
+    this.opts.redactor.addSecret(credentials.clientSecret, credentials.clientId);
     const ex: TokenExchange = await this.send('POST', '/tokens', {
       ...options,
       json: { token: { client_id: credentials.clientId, client_secret: credentials.clientSecret } },

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { atExit } from '../exit-cleanup.js';
 import { FILE_LIMITS, readUserFile } from '../fs/user-file.js';
+import { Redactor } from '../http/redact.js';
 
 /** k6's exit codes the harness distinguishes (k6 errext/exitcodes). */
 export const K6_EXIT = {
@@ -45,6 +46,8 @@ export interface RunScenarioOptions {
   signal?: AbortSignal;
   /** The environment to start from; default process.env. */
   baseEnv?: NodeJS.ProcessEnv;
+  /** The run's redactor, so k6's output tails show tokens as the reports do; default: one knowing the secret. */
+  redactor?: Redactor;
 }
 
 export interface RunScenarioResult {
@@ -146,13 +149,6 @@ class Tail {
   }
 }
 
-/** Replaces every occurrence of the secrets in `text` (k6 should never print them; belt and braces). */
-export function redact(text: string, secrets: Array<string | undefined>): string {
-  let out = text;
-  for (const s of secrets) if (s !== undefined && s.length >= 4) out = out.split(s).join('[redacted]');
-  return out;
-}
-
 export async function runScenario(opts: RunScenarioOptions): Promise<RunScenarioResult> {
   const base = opts.baseEnv ?? process.env;
   const trust = opts.caFile === undefined ? undefined : await trustBundle(opts.caFile, base);
@@ -222,14 +218,15 @@ export async function runScenario(opts: RunScenarioOptions): Promise<RunScenario
     } catch {
       summary = undefined;
     }
-    const secrets = [opts.env.CES_CLIENT_SECRET];
+    const redactor = opts.redactor ?? new Redactor();
+    redactor.addSecret(opts.env.CES_CLIENT_SECRET, opts.env.CES_CLIENT_ID);
     return {
       exitCode,
       timedOut,
       aborted,
       summary,
-      stdoutTail: redact(stdout.text(), secrets),
-      stderrTail: redact(stderr.text(), secrets),
+      stdoutTail: redactor.text(stdout.text()),
+      stderrTail: redactor.text(stderr.text()),
       durationMs: Date.now() - started,
     };
   } finally {

@@ -3,6 +3,7 @@
 // `tls` is two, because k6 fixes TLS versions per run and the TLS 1.2-only probe needs its own.
 
 import { join } from 'node:path';
+import type { Redactor } from '../http/redact.js';
 import type { LoadScenarioResult } from '../report/model.js';
 import { K6_EXIT, runScenario, type RunScenarioResult } from './run.js';
 import { mergeK6Summaries, segmentArgs } from './segments.js';
@@ -114,6 +115,8 @@ export interface LoadRunOptions {
    * k6-operator does across pods) and merge their summaries; 1 or absent: one process.
    */
   segments?: number;
+  /** The run's redactor, for k6's output. */
+  redactor?: Redactor;
 }
 
 /**
@@ -204,6 +207,7 @@ async function runBundle(bundle: string, opts: LoadRunOptions, timeoutMs: number
       ...(opts.signal !== undefined && { signal: opts.signal }),
       ...(extraArgs.length > 0 && { extraArgs }),
       ...(opts.baseEnv !== undefined && { baseEnv: opts.baseEnv }),
+      ...(opts.redactor !== undefined && { redactor: opts.redactor }),
     });
   if (count <= 1) {
     const run = await once(join(opts.workDir, `${bundle}.summary.json`), opts.extraArgs ?? [], bundle);

@@ -1,7 +1,8 @@
 // Small judgements several checks share, phrased the way failure messages need them:
 // what came back, what was expected, and where.
 
-import { credentialFieldsIn, tokenIn } from '../http/credential-fields.js';
+import { credentialFieldsIn, credentialHeadersIn, tokenIn } from '../http/credential-fields.js';
+import { credentialsInText } from '../http/redact/structure.js';
 import type { Exchange, ServiceClient } from '../http/service-client.js';
 import type { EdgeAllowance } from '../time/expiry-edges.js';
 import type { Expectations } from './check.js';
@@ -20,8 +21,20 @@ export function unauthorizedProblem(ex: Exchange): string | undefined {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return 'a body that is not a JSON object';
   if (typeof body['error'] !== 'string') return 'a JSON body without a string `error` field';
   if (body['error'] !== 'unauthorized') return `error text ${JSON.stringify(body['error'])}`;
-  const carried = credentialFieldsIn(body);
+  return leakProblem(ex);
+}
+
+/**
+ * Undefined when a refusal hands out nothing: no credential-carrying field or header, and no
+ * client secret in any form. A refusal that carries a token lets in whoever knows a client_id; one
+ * that echoes the secret puts it in every log and proxy on the way.
+ */
+export function leakProblem(ex: Pick<Exchange, 'json' | 'text' | 'headers' | 'echoesSecret'>): string | undefined {
+  const carried = [...credentialFieldsIn(ex.json), ...credentialHeadersIn(ex.headers)];
   if (carried.length) return `a refusal that also carries ${carried.map((f) => `\`${f.path}\``).join(', ')}`;
+  if (ex.echoesSecret) return 'a refusal that echoes the client secret';
+  // A body that is not JSON, or hides one in a string, can still hand out `access_token=…`.
+  if (credentialsInText(ex.text).length) return 'a refusal whose body carries a credential';
   return undefined;
 }
 

@@ -1,6 +1,7 @@
 // The token ledger: tokens captured by earlier runs, kept so that a scheduled run can prove the
-// 24-hour expiry on a real sandbox without waiting 24 hours in-process. It holds whole tokens (to
-// use them again), so it is a 0600 file outside the report folder and never quoted by a report.
+// 24-hour expiry on a real sandbox without waiting 24 hours in-process. It needs whole tokens (to
+// use them again), but never holds one in plaintext: each is sealed under its client's secret
+// (ledger-seal.ts), beside its fingerprint. A 0600 file outside the report folder, never quoted.
 
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,11 +9,14 @@ import { dirname } from 'node:path';
 import type { Target } from '../config/target.js';
 import { HarnessError } from '../errors.js';
 import { FILE_LIMITS, readUserFile } from '../fs/user-file.js';
+import { fingerprint } from '../http/redact.js';
+import { seal, unseal } from './ledger-seal.js';
 
 export interface LedgerEntry {
   base_url: string;
   /** A hash of the client_id: enough to tell clients apart, nothing to leak. */
   client: string;
+  /** The token, only in memory: unsealed with the target's credentials. */
   token: string;
   expires_at: number;
   first_seen: string;
@@ -20,9 +24,18 @@ export interface LedgerEntry {
   proven_expired?: boolean;
 }
 
+/** An entry as the file holds it: the token sealed, and its fingerprint to tell entries apart. */
+interface StoredEntry extends Omit<LedgerEntry, 'token'> {
+  sealed: string;
+  fingerprint: string;
+}
+
+/** In memory: the stored form, plus the token once a target has unsealed it. */
+type Held = StoredEntry & { token?: string };
+
 interface LedgerFile {
-  version: 1;
-  entries: LedgerEntry[];
+  version: 2;
+  entries: StoredEntry[];
 }
 
 export const LEDGER_FIX = 'point --ledger (or ledger: in the config) at a file in a folder you can write, or pass --ledger off';
@@ -31,13 +44,17 @@ export const LEDGER_FIX = 'point --ledger (or ledger: in the config) at a file i
 const FORGET_AFTER_S = 7 * 86_400;
 
 export class Ledger {
-  private entries: LedgerEntry[];
+  private entries: Held[];
+  /** Said once on the terminal: e.g. an old plaintext ledger that was dropped. */
+  readonly warnings: string[];
 
   private constructor(
     readonly path: string | null,
-    entries: LedgerEntry[],
+    entries: Held[],
+    warnings: string[] = [],
   ) {
     this.entries = entries;
+    this.warnings = warnings;
   }
 
   static disabled(): Ledger {
@@ -52,9 +69,14 @@ export class Ledger {
     if (path === null) return Ledger.disabled();
     try {
       const text = readUserFile(path, { what: 'ledger', maxBytes: FILE_LIMITS.ledger, fix: LEDGER_FIX });
-      const parsed = JSON.parse(text) as Partial<LedgerFile>;
-      const entries = Array.isArray(parsed.entries) ? parsed.entries.filter(isEntry) : [];
-      return new Ledger(path, entries);
+      const parsed = JSON.parse(text) as { version?: unknown; entries?: unknown };
+      const entries = Array.isArray(parsed.entries) ? parsed.entries : [];
+      if (parsed.version !== 2) {
+        // Written by an older harness with whole tokens in it: not read, and gone at the next save.
+        const note = `ledger ${path} is an old plaintext ledger (${entries.length} entries); it is dropped and rewritten with sealed tokens`;
+        return new Ledger(path, [], entries.length ? [note] : []);
+      }
+      return new Ledger(path, entries.filter(isStored));
     } catch (err) {
       if (err instanceof HarnessError) throw err;
       return new Ledger(path, []);
@@ -65,10 +87,12 @@ export class Ledger {
     return this.path !== null;
   }
 
-  /** Entries for this target and client, oldest first. */
+  /** Entries for this target and client that its credentials unseal, oldest first. */
   entriesFor(target: Target): LedgerEntry[] {
     const client = clientKey(target);
-    return this.entries.filter((e) => e.base_url === target.baseUrl && e.client === client).sort((a, b) => a.expires_at - b.expires_at);
+    const mine = this.entries.filter((e) => e.base_url === target.baseUrl && e.client === client);
+    for (const e of mine) e.token ??= unseal(e.sealed, target.credentials, target.baseUrl);
+    return mine.filter((e): e is Held & LedgerEntry => e.token !== undefined).sort((a, b) => a.expires_at - b.expires_at);
   }
 
   find(target: Target, token: string): LedgerEntry | undefined {
@@ -81,6 +105,8 @@ export class Ledger {
       base_url: target.baseUrl,
       client: clientKey(target),
       token,
+      sealed: seal(token, target.credentials, target.baseUrl),
+      fingerprint: fingerprint(token),
       expires_at: expiresAtS,
       first_seen: new Date(nowMs).toISOString(),
     });
@@ -90,19 +116,19 @@ export class Ledger {
     entry.proven_expired = true;
   }
 
-  /** Writes atomically with mode 0600, dropping what is proven or forgotten. */
+  /** Writes atomically with mode 0600, dropping what is proven or forgotten; tokens stay sealed. */
   save(nowMs: number): void {
     if (this.path === null) return;
     const nowS = nowMs / 1000;
     const kept = this.entries.filter((e) => !e.proven_expired && e.expires_at + FORGET_AFTER_S > nowS);
+    const stored = kept.map(({ token: _plain, ...rest }): StoredEntry => rest);
     mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
     const tmp = `${this.path}.${process.pid}.tmp`;
     try {
-      writeFileSync(tmp, JSON.stringify({ version: 1, entries: kept } satisfies LedgerFile, null, 2) + '\n', { mode: 0o600 });
+      writeFileSync(tmp, JSON.stringify({ version: 2, entries: stored } satisfies LedgerFile, null, 2) + '\n', { mode: 0o600 });
       chmodSync(tmp, 0o600);
       renameSync(tmp, this.path);
     } catch (err) {
-      // The temp file holds whole tokens: it must not outlive a failed save.
       rmSync(tmp, { force: true });
       throw err;
     }
@@ -114,7 +140,7 @@ export function clientKey(target: Pick<Target, 'credentials'>): string {
   return createHash('sha256').update(target.credentials.clientId).digest('hex').slice(0, 16);
 }
 
-function isEntry(e: unknown): e is LedgerEntry {
-  const x = e as LedgerEntry;
-  return !!x && typeof x.base_url === 'string' && typeof x.client === 'string' && typeof x.token === 'string' && typeof x.expires_at === 'number';
+function isStored(e: unknown): e is StoredEntry {
+  const x = e as StoredEntry;
+  return !!x && typeof x.base_url === 'string' && typeof x.client === 'string' && typeof x.sealed === 'string' && typeof x.fingerprint === 'string' && typeof x.expires_at === 'number';
 }

@@ -58,6 +58,11 @@ const FOOTPRINT: Record<FaultName, ProbeName[]> = {
   'expires-at-string': ['token.expires-at'],
   // Waiting out Retry-After does not let the client back in.
   'rate-limit-never-lifts': ['ratelimit.lifts'],
+  'malformed-body-token': ['token.bad-body-carries-nothing'],
+  // The echo is a string field, so the body is no longer exactly {"error": …}.
+  'reflects-request': ['errors.401-body', 'errors.no-secret-echo'],
+  'token-in-headers': ['token.refusal-carries-nothing'],
+  'secret-in-error': ['errors.401-body', 'errors.no-secret-echo'],
 };
 
 const failing = (verdicts: Record<ProbeName, string>) => PROBE_NAMES.filter((p) => verdicts[p] === 'fail').sort();

@@ -15,6 +15,8 @@ describe('resolveOptions', () => {
       rateLimit: { rps: 50, burst: 50 },
       faults: [],
       tlsDir: undefined,
+      // None planted: every environment gets generated credentials.
+      credentials: [],
       now: undefined,
     });
     expect(o.now).toBe(Date.now);

@@ -53,6 +53,10 @@ const CAUGHT_BY: Record<FaultName, { check: string; spec: string; expiry?: boole
   'error-body-not-json': { check: 'token.bad-secret-401', spec: '7' },
   'expires-at-string': { check: 'token.expires-at-epoch-seconds', spec: '2' },
   'rate-limit-never-lifts': { check: 'ratelimit.recovers', spec: '7' },
+  'malformed-body-token': { check: 'token.malformed-body-refused', spec: '4.1' },
+  'reflects-request': { check: 'token.bad-client-id-401', spec: '4.1' },
+  'token-in-headers': { check: 'token.bad-secret-401', spec: '4.1' },
+  'secret-in-error': { check: 'token.bad-secret-401', spec: '4.1' },
 };
 
 describe('check against each fault', () => {

@@ -1,7 +1,8 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { fingerprint } from '../../src/http/redact.js';
 import { Ledger } from '../../src/runner/ledger.js';
 import type { Target } from '../../src/config/target.js';
 
@@ -20,6 +21,10 @@ describe('Ledger', () => {
     const text = readFileSync(path, 'utf8');
     expect(text).not.toContain('client-a');
     expect(text).not.toContain('secret-a-123');
+    // No token in plaintext: sealed, with only its fingerprint beside it.
+    expect(text).not.toContain('token-one-abcdef');
+    expect(text).not.toContain('token-two-abcdef');
+    expect(text).toContain(fingerprint('token-one-abcdef'));
     const again = Ledger.open(path);
     expect(again.entriesFor(target).map((e) => e.token)).toEqual(['token-one-abcdef']);
     expect(again.find(other, 'token-two-abcdef')?.first_seen).toBe(new Date(now).toISOString());
@@ -43,5 +48,28 @@ describe('Ledger', () => {
     off.record(target, 'token-one-abcdef', 1, 1);
     expect(off.enabled).toBe(false);
     expect(off.entriesFor(target)).toEqual([]);
+  });
+
+  it('unseals an entry only with the credentials it was sealed under', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'ces-ledger-')), 'ledger.json');
+    const now = Date.UTC(2026, 10, 22);
+    const ledger = Ledger.open(path);
+    ledger.record(target, 'token-one-abcdef', now / 1000 + 86_400, now);
+    ledger.save(now);
+    const rotated: Target = { ...target, credentials: { ...target.credentials, clientSecret: 'rotated-secret-456' } };
+    expect(Ledger.open(path).entriesFor(rotated)).toEqual([]);
+    expect(Ledger.open(path).entriesFor(target).map((e) => e.token)).toEqual(['token-one-abcdef']);
+  });
+
+  it('drops an old plaintext ledger with a warning, and never writes its tokens back', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'ces-ledger-')), 'ledger.json');
+    const now = Date.UTC(2026, 10, 22);
+    const old = { version: 1, entries: [{ base_url: target.baseUrl, client: 'x', token: 'plain-old-token-123', expires_at: now / 1000 + 10, first_seen: 'then' }] };
+    writeFileSync(path, JSON.stringify(old));
+    const ledger = Ledger.open(path);
+    expect(ledger.warnings).toEqual([expect.stringMatching(/old plaintext ledger \(1 entries\); it is dropped/)]);
+    expect(ledger.entriesFor(target)).toEqual([]);
+    ledger.save(now);
+    expect(readFileSync(path, 'utf8')).not.toContain('plain-old-token-123');
   });
 });

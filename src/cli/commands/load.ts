@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { HarnessError, usageError } from '../../errors.js';
 import { locateK6 } from '../../k6/locate.js';
+import { redactArtefacts } from '../../k6/artefacts.js';
 import { findProjectRoot } from '../../k6/version.js';
 import { isK6ScenarioName, K6_SCENARIO_NAMES, K6_SCENARIOS, runLoadScenario, type K6ScenarioName, type ScenarioInputs } from '../../k6/scenarios.js';
 import { scenarioOk } from '../../k6/summary.js';
@@ -34,7 +35,7 @@ export interface LoadStageOptions {
 }
 
 export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOptions = {}) {
-  return async ({ prepared, options, terminal, signal, reportDir }: StageIo): Promise<{ result: LoadResult }> => {
+  return async ({ prepared, options, terminal, signal, reportDir, redactor }: StageIo): Promise<{ result: LoadResult }> => {
     refuseProductionLoad(prepared, 'load');
     const root = findProjectRoot();
     const k6 = await locateK6(process.env, root);
@@ -64,23 +65,30 @@ export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOp
     const segments = options.segments ?? 1;
 
     const results: LoadScenarioResult[] = [];
-    for (const name of scenarios) {
-      if (signal.aborted) break;
-      terminal.progress(`k6 ${k6.version}: ${name} (${base.durationS} s${segments > 1 ? `, ${segments} segments` : ''})…`);
-      const inputs = name === 'rate-limit' ? { ...base, rate: overLimitRate } : base;
-      const result = await runLoadScenario(name, {
-        k6Path: k6.path,
-        bundleDir,
-        workDir: join(reportDir, 'k6'),
-        dashboardDir: reportDir,
-        inputs,
-        signal,
-        ...(target.caFile ? { caFile: target.caFile } : {}),
-        ...(extraArgs.length ? { extraArgs } : {}),
-        ...(segments > 1 ? { segments } : {}),
-      });
-      results.push(result);
-      terminal.out(scenarioLine(result));
+    try {
+      for (const name of scenarios) {
+        if (signal.aborted) break;
+        terminal.progress(`k6 ${k6.version}: ${name} (${base.durationS} s${segments > 1 ? `, ${segments} segments` : ''})…`);
+        const inputs = name === 'rate-limit' ? { ...base, rate: overLimitRate } : base;
+        const result = await runLoadScenario(name, {
+          k6Path: k6.path,
+          bundleDir,
+          workDir: join(reportDir, 'k6'),
+          dashboardDir: reportDir,
+          inputs,
+          signal,
+          redactor,
+          ...(target.caFile ? { caFile: target.caFile } : {}),
+          ...(extraArgs.length ? { extraArgs } : {}),
+          ...(segments > 1 ? { segments } : {}),
+        });
+        results.push(result);
+        terminal.out(scenarioLine(result));
+      }
+    } finally {
+      // k6 wrote into the report folder (summaries, dashboard exports): redacted in place before
+      // the run ends, an interrupted one included.
+      redactArtefacts(reportDir, redactor);
     }
     return { result: { k6_version: k6.version, run_id: runId, scenarios: results, ok: results.every(scenarioOk) && !signal.aborted } };
   };

@@ -40,7 +40,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
     const { endpoint, maxRps, maxRequests } = prepared.rateLimit;
     // rate_limit.second_client, once the config schema carries it (resolve.ts → settings.rateLimit.secondClient).
     const secondClient = (prepared.settings.rateLimit as { secondClient?: Credentials }).secondClient;
-    if (secondClient) redactor.addSecret(secondClient.clientSecret);
+    if (secondClient) redactor.addSecret(secondClient.clientSecret, secondClient.clientId);
 
     const http = new ServiceClient(target, { redactor, connections: DISCOVER_DEFAULTS.maxInFlight });
     let result: RateLimitResult;

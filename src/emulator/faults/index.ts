@@ -37,6 +37,10 @@ import { fault as errorBodyNotJson } from './error-body-not-json.js';
 import { fault as expiresAtString } from './expires-at-string.js';
 import { fault as refusalCarriesToken } from './refusal-carries-token.js';
 import { fault as rateLimitNeverLifts } from './rate-limit-never-lifts.js';
+import { fault as malformedBodyToken } from './malformed-body-token.js';
+import { fault as reflectsRequest } from './reflects-request.js';
+import { fault as tokenInHeaders } from './token-in-headers.js';
+import { fault as secretInError } from './secret-in-error.js';
 
 export type { Fault } from './types.js';
 
@@ -74,6 +78,10 @@ export const FAULTS = [
   expiresAtString,
   refusalCarriesToken,
   rateLimitNeverLifts,
+  malformedBodyToken,
+  reflectsRequest,
+  tokenInHeaders,
+  secretInError,
 ] as const;
 
 export type FaultName = (typeof FAULTS)[number]['name'];

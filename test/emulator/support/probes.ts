@@ -61,6 +61,8 @@ const isJsonError = (a: Answer, error: string) =>
 
 const BUSINESS = ['/v1/evaluation', '/v1/ach_transactions'];
 
+const carriesCredentialHeader = (a: Answer) => ['set-cookie', 'authorization', 'x-api-key'].some((h) => a.headers[h] !== undefined);
+
 async function allBusiness(s: Running, judge: (path: string) => Promise<boolean>): Promise<boolean> {
   const results = await Promise.all(BUSINESS.map(judge));
   return results.every(Boolean);
@@ -207,7 +209,7 @@ const probes = [
         await main.issue(0, { ...main.emu.credentials, clientSecret: 'wrong' }),
         await main.issue(0, { ...main.emu.credentials, clientId: 'nobody' }),
       ];
-      return answers.every((a) => a.status === 401 && !/"(access_)?token"/.test(a.text));
+      return answers.every((a) => a.status === 401 && !/"(access_)?token"/.test(a.text) && !carriesCredentialHeader(a));
     },
   },
   {
@@ -221,6 +223,32 @@ const probes = [
       const bodies = ['not json', JSON.stringify({ client_id: clientId, client_secret: clientSecret }), JSON.stringify({ token: { client_id: clientId } })];
       const answers = await Promise.all(bodies.map((body) => main.call('POST', '/tokens', { body, headers: { 'content-type': 'application/json' } })));
       return answers.every((a) => a.status === 400);
+    },
+  },
+  {
+    // A refused body hands out nothing either: no token in the 4xx body or its headers.
+    name: 'token.bad-body-carries-nothing',
+    run: async ({ main }) => {
+      const { clientId, clientSecret } = main.emu.credentials;
+      const bodies = ['not json', JSON.stringify({ client_id: clientId, client_secret: clientSecret }), JSON.stringify({ token: { client_id: clientId } })];
+      const answers = await Promise.all(bodies.map((body) => main.call('POST', '/tokens', { body, headers: { 'content-type': 'application/json' } })));
+      const refusals = answers.filter((a) => a.status >= 400 && a.status < 500);
+      need(refusals.length > 0, 'no bad body was refused');
+      return refusals.every((a) => !/"(access_)?token"\s*:\s*"|access_token=/.test(a.text) && !carriesCredentialHeader(a));
+    },
+  },
+  {
+    // No answer about credentials gives the secret back, raw or JSON-escaped.
+    name: 'errors.no-secret-echo',
+    run: async ({ main }) => {
+      const creds = main.emu.credentials;
+      const answers = [
+        await main.issue(0, { ...creds, clientSecret: 'wrong' }),
+        await main.issue(0, { ...creds, clientId: 'nobody' }),
+        await main.call('POST', '/tokens', { json: { client_id: creds.clientId, client_secret: creds.clientSecret } }),
+      ];
+      const forms = [creds.clientSecret, JSON.stringify(creds.clientSecret).slice(1, -1)];
+      return answers.every((a) => !forms.some((f) => a.text.includes(f) || Object.values(a.headers).some((h) => h.includes(f))));
     },
   },
   {
