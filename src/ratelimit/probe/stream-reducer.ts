@@ -100,7 +100,7 @@ export function reduceStream(state: StreamState, s: Sample, completeUpToMs = Inf
   next = advance(next, s, completeUpToMs);
   next = slowDownInPilot(next);
   next = speedUpWhenQuiet(next, s);
-  return windowComplete(next) ? { ...next, stage: 'done' } : next;
+  return next.stage === 'window' && windowComplete(next.window, next.settings) ? { ...next, stage: 'done' } : next;
 }
 
 /** Keeps the samples the stage transitions read, and the refusal streak. */
@@ -200,9 +200,8 @@ function speedUpWhenQuiet(state: StreamState, s: Sample): StreamState {
  * Enough acceptances over enough time, and refusals all along (a window whose offered rate fell
  * below the limit has none, and is restarted at a higher rate instead: see quietLimitMs).
  */
-export function windowComplete(state: StreamState): boolean {
-  const { window: w, settings } = state;
-  return state.stage === 'window' && w.accepted >= settings.windowAccepts && w.lastAcceptedMs - w.firstAcceptedMs >= settings.minWindowMs && w.refused >= MIN_WINDOW_REFUSALS;
+export function windowComplete(w: Window, settings: StreamSettings): boolean {
+  return w.accepted >= settings.windowAccepts && w.lastAcceptedMs - w.firstAcceptedMs >= settings.minWindowMs && w.refused >= MIN_WINDOW_REFUSALS;
 }
 
 /** The progress line a step is worth, when it moved the stream to its next stage. */
