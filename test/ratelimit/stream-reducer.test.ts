@@ -91,6 +91,24 @@ describe('the stream reducer', () => {
     expect(reduceStream(state, sample(1e6, 'limited', 'window'))).toBe(state);
   });
 
+  const COMPLETE = { restartMs: 0, openedMs: 0, accepted: 60, refused: 10, firstAcceptedMs: 100, lastAcceptedMs: 2_100 };
+  it.each([
+    ['enough of everything', {}, true],
+    ['one acceptance short', { accepted: 59 }, false],
+    ['a millisecond short of the shortest window', { lastAcceptedMs: 2_099 }, false],
+    ['one refusal short: the limit may not have been saturated all along', { refused: 9 }, false],
+  ])('a window is complete with %s: %s', (_, change, complete) => {
+    expect(windowComplete({ ...COMPLETE, ...change }, SETTINGS)).toBe(complete);
+  });
+
+  it('ends the stream at the answer that completes the window, not before', () => {
+    const almost: StreamState = { ...initialStream(SETTINGS), stage: 'window', rate: 25, roughRate: 20, lastRefusalMs: 2_100, window: { ...COMPLETE, refused: 8 } };
+    const refused = reduceStream(almost, sample(2_140, 'limited', 'window'));
+    expect(refused.stage).toBe('window');
+    expect(reduceStream(refused, sample(2_180, 'accepted', 'window')).stage).toBe('window');
+    expect(reduceStream(refused, sample(2_180, 'limited', 'window')).stage).toBe('done');
+  });
+
   it('counts in the window only from its first refusal: before it the limit may hold saved capacity', () => {
     let state: StreamState = { ...initialStream(SETTINGS), stage: 'window', rate: 25, roughRate: 20 };
     state = reduceAll(state, [0, 40, 80].map((t) => sample(t, 'accepted', 'window')));
