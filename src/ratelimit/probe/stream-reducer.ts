@@ -66,8 +66,22 @@ export interface StreamState {
   readonly lastRefusalMs: number;
   readonly window: Window;
   /** Answered samples sent in the drain (some arrive after it ended), and in the pilot. */
-  readonly drain: readonly Sample[];
-  readonly pilot: readonly Sample[];
+  readonly drain: Trail;
+  readonly pilot: Trail;
+}
+
+/**
+ * Samples in answer order, newest first, as an immutable linked list: each answer is kept in O(1)
+ * and shares what came before, where copying an array would make a long drain (max_requests
+ * allows a million) quadratic.
+ */
+export type Trail = { readonly sample: Sample; readonly earlier: Trail } | undefined;
+
+/** The samples of a trail, oldest first. */
+export function samplesOf(trail: Trail): Sample[] {
+  const out: Sample[] = [];
+  for (let t = trail; t; t = t.earlier) out.push(t.sample);
+  return out.reverse();
 }
 
 const freshWindow = (restartMs: number): Window => ({ restartMs, openedMs: null, accepted: 0, refused: 0, firstAcceptedMs: 0, lastAcceptedMs: 0 });
@@ -85,8 +99,8 @@ export function initialStream(settings: StreamSettings): StreamState {
     refusalStreak: 0,
     lastRefusalMs: 0,
     window: freshWindow(0),
-    drain: [],
-    pilot: [],
+    drain: undefined,
+    pilot: undefined,
   };
 }
 
@@ -110,15 +124,15 @@ function collect(state: StreamState, s: Sample): StreamState {
     ...state,
     refusalStreak: refused ? state.refusalStreak + 1 : s.answer === 'accepted' ? 0 : state.refusalStreak,
     lastRefusalMs: refused ? Math.max(state.lastRefusalMs, s.sentMs) : state.lastRefusalMs,
-    drain: s.phase === 'drain' ? [...state.drain, s] : state.drain,
-    pilot: s.phase === 'pilot' ? [...state.pilot, s] : state.pilot,
+    drain: s.phase === 'drain' ? { sample: s, earlier: state.drain } : state.drain,
+    pilot: s.phase === 'pilot' ? { sample: s, earlier: state.pilot } : state.pilot,
   };
 }
 
 function advance(state: StreamState, s: Sample, completeUpToMs: number): StreamState {
   const { stage, firstRefusal } = state;
   if (stage === 'drain' && s.answer === 'limited') {
-    return { ...state, stage: 'pilot', firstRefusal: s, drainAccepted: state.drain.filter((x) => x.answer === 'accepted').length };
+    return { ...state, stage: 'pilot', firstRefusal: s, drainAccepted: samplesOf(state.drain).filter((x) => x.answer === 'accepted').length };
   }
   if (stage === 'pilot' && s.answer === 'accepted' && firstRefusal && s.sentMs > firstRefusal.sentMs) return pilotRate(state, firstRefusal, s, completeUpToMs);
   if (stage === 'window' && s.phase === 'window') return { ...state, window: countInWindow(state.window, s) };
@@ -132,7 +146,7 @@ function advance(state: StreamState, s: Sample, completeUpToMs: number): StreamS
  * start the window.
  */
 function pilotRate(state: StreamState, firstRefusal: Sample, s: Sample, completeUpToMs: number): StreamState {
-  const series = [firstRefusal, ...state.pilot].filter((x) => x.sentMs < completeUpToMs);
+  const series = [firstRefusal, ...samplesOf(state.pilot)].filter((x) => x.sentMs < completeUpToMs);
   const points = segmentsOf(series).reduce((a, b) => (b.length > a.length ? b : a), [] as Array<{ k: number; t: number }>);
   const first = points[0];
   const last = points[points.length - 1];
@@ -142,7 +156,7 @@ function pilotRate(state: StreamState, firstRefusal: Sample, s: Sample, complete
     ...state,
     stage: 'window',
     roughRate,
-    savedCapacity: burstOf(state.drain, roughRate).capacity,
+    savedCapacity: burstOf(samplesOf(state.drain), roughRate).capacity,
     // Above the limit so it stays saturated, but only by a quarter: few refusals per acceptance.
     rate: Math.min(state.settings.maxRps, Math.max(roughRate * 1.25, roughRate + 1)),
     // It starts now, when the answer that settled r0 arrived: the stream's clock, read off the data.
