@@ -7,7 +7,7 @@ import { burstOf, percentile, recoveryOf, round, sustainedRate, type BurstFit, t
 import { pace } from '../pacing.js';
 import type { PhaseName, Sample } from '../types.js';
 import type { Probe } from './probe.js';
-import { initialStream, reduceStream, streamNews, type StreamSettings } from './stream-reducer.js';
+import { initialStream, reduceStream, streamNews, type StreamSettings, type StreamState } from './stream-reducer.js';
 
 export interface StreamFindings {
   /** The status the limit refuses with (429 when it ever did, else the commonest); null when nothing was refused. */
@@ -44,7 +44,11 @@ export async function streamPhase(probe: Probe, settings: Omit<StreamSettings, '
       if (news) probe.progress(news);
     },
   });
+  return findingsOf(probe, state);
+}
 
+/** What the stream measured, read off the probe's samples once it ended. */
+function findingsOf(probe: Probe, state: StreamState): StreamFindings {
   const { samples } = probe;
   const statuses = probe.refusals.statuses;
   const limitingStatus = statuses.size === 0 ? null : statuses.has(429) ? 429 : [...statuses.entries()].sort((a, b) => b[1] - a[1])[0]![0];
