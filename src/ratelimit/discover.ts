@@ -1,7 +1,7 @@
 // Rate-limit discovery: measure a limit whose thresholds, window and scope the spec does not give
 // (§8), politely and within bounds. No limiter type is assumed; every figure is read off answers.
 //
-// The probe, in order:
+// The probe, in order (each phase a module of probe/):
 //  1. drain   – paced at max_rps until the first refusal (429, or a non-conformant 503…). What
 //               passed before it is a first guess at the burst (the limit may not have been idle).
 //  2. pilot   – still at max_rps (halved while refusals run long), until four acceptances right
@@ -12,20 +12,23 @@
 //               to about ±1 % (see estimators.ts). Recovery is read off the same window: the
 //               longest wait from a refusal to the next acceptance. No refusal for long means the
 //               offered rate fell below the limit: it is raised and the window starts again.
-//  4. idle burst – wait until the limit must have refilled (twice the time the guessed burst needs at
-//               the sustained rate), send at max_rps until the first refusal; repeat (waiting
-//               longer while it grows) until two measurements agree, so it is measured from idle.
-//  5. Retry-After – wait exactly what the burst's refusal said, retry once: truthful or not
-//               (without it, the same for a reset announced by RateLimit headers).
-//  6. scope   – when a second client is configured: drain the configured client's limit again,
-//               and right then the second client sends a few requests: they pass on a
+//               Phases 1–3 are one paced stream (stream.ts) whose every decision is a pure
+//               reducer of the answers so far (stream-reducer.ts).
+//  4. idle burst (idle-burst.ts) – wait until the limit must have refilled (twice the time the
+//               guessed burst needs at the sustained rate), send at max_rps until the first
+//               refusal; repeat (waiting longer while it grows) until two measurements agree, so
+//               it is measured from idle.
+//  5. Retry-After (retry-after.ts) – wait exactly what the burst's refusal said, retry once:
+//               truthful or not (without it, the same for a reset announced by RateLimit headers).
+//  6. scope (scope.ts) – when a second client is configured: drain the configured client's limit
+//               again, and right then the second client sends a few requests: they pass on a
 //               per-client limit and are refused on a shared one.
 // Everything is bounded by max_rps, max_requests and a wall-clock cap, and an abort ends it with
 // what is known so far (a partial estimate).
 //
-// The Probe (probe/probe.ts) owns the samples, the budget and the sending; each phase is a module
-// of probe/ that sends through it and returns its findings; this file runs them in order and puts
-// the findings together into the Estimate.
+// The Probe (probe/probe.ts) owns the samples, the budget and the sending; each phase sends
+// through it and returns its findings as plain data; this file runs the phases in order and puts
+// their findings together into the Estimate.
 
 import type { ProbeCalls } from './calls.js';
 import { round, timelineOf } from './estimators.js';
