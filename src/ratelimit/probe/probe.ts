@@ -1,6 +1,6 @@
 // The probe's one owner of what it sends: the calls, the clock, the budget (max_rps, max_requests,
-// the wall-clock cap, the signal, a run of transport errors), every sample in sending order of
-// completion, and what the refusals said along the way. The phases (stream.ts, idle-burst.ts,
+// the wall-clock cap, the signal, a run of transport errors), every sample (in the order the answers
+// arrived), and what the refusals said along the way. The phases (stream.ts, idle-burst.ts,
 // retry-after.ts, scope.ts) send only through it, so no request escapes the budget or the record.
 
 import type { Exchange } from '../../http/service-client.js';

@@ -129,6 +129,7 @@ function collect(state: StreamState, s: Sample): StreamState {
   };
 }
 
+/** Moves to the next stage when this answer settles the current one; counts it in an open window. */
 function advance(state: StreamState, s: Sample, completeUpToMs: number): StreamState {
   const { stage, firstRefusal } = state;
   if (stage === 'drain' && s.answer === 'limited') {
