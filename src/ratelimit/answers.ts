@@ -1,13 +1,20 @@
 // Reading one answer for the limiter's sake: was it the limit's refusal, what Retry-After said, and
 // which RateLimit headers came with it. Pure functions of status and headers.
 
-import { isLimitLike } from '../runner/burst-probe.js';
 import type { Answer, RateLimitHeaders } from './types.js';
 
+// What a limit refuses with: 429 as §7 wants, or a status limiters are known to answer instead.
+const LIMIT_LIKE = new Set([429, 503, 509, 420]);
+
 /**
- * 429, or a status limiters are known to answer instead (503, 509, 420): the conformance burst
- * probe uses the same list, so `check` and `ratelimit` agree on what a refusal is. Anything else
- * (2xx, but also a 401 for a token that just expired) passed the limiter.
+ * The one test of a limit's refusal: `check`'s burst (src/runner/burst-probe.ts) and the
+ * `ratelimit` probe both judge by it, so they agree on what a refusal is.
+ */
+export const isLimitLike = (status: number): boolean => LIMIT_LIKE.has(status);
+
+/**
+ * A refusal by the limit (see isLimitLike), or no answer at all. Anything else (2xx, but also a
+ * 401 for a token that just expired) passed the limiter.
  */
 export function answerOf(status: number): Answer {
   if (status === 0) return 'error';

@@ -9,6 +9,9 @@ import type { Sample } from './types.js';
 
 const bySent = (a: Sample, b: Sample) => a.sentMs - b.sentMs;
 
+/** `n` to `digits` decimals, as the estimate reports its figures. */
+export const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
+
 export interface SustainedFit {
   rps: number;
   /** Accepted requests in the window. */

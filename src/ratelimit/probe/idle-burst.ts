@@ -1,0 +1,66 @@
+// Phase 4: the burst from idle. Wait until the limit must have refilled (twice the time the guessed
+// burst needs at the sustained rate), send at max_rps until the first refusal; repeat, waiting
+// longer while it grows, until two rounds agree. A stalled sender or a limit that had not refilled
+// shows up as a round that disagrees, and is measured again.
+
+import { burstOf, round, type BurstFit } from '../estimators.js';
+import type { Probe } from './probe.js';
+
+/** Rounds of "wait, burst again" before the burst is reported as not verified from idle. */
+export const IDLE_ROUNDS = 5;
+
+export interface IdleBurstFindings {
+  /** What a client may send at once; null when no request ever passed back-to-back. */
+  burst: number | null;
+  fromIdle: boolean;
+  notes: string[];
+}
+
+export async function idleBurstPhase(probe: Probe, sustained: number | null, recovery: number | null, drainBurst: BurstFit): Promise<IdleBurstFindings> {
+  const notes: string[] = [];
+  const { fit, fromIdle } = sustained !== null && sustained > 0 ? await roundsFromIdle(probe, sustained, recovery, drainBurst, notes) : { fit: drainBurst, fromIdle: false };
+  const burst = fit.raw > 0 || fit.limited ? fit.capacity : null;
+  if (burst !== null) {
+    notes.push(
+      `burst: ${fit.raw} requests passed back-to-back at ${probe.maxRps} req/s${fromIdle ? ' from idle' : ''}; ` +
+        `${burst} after taking away what the limit refilled meanwhile`,
+    );
+  }
+  return { burst, fromIdle, notes };
+}
+
+/** Waits and bursts until two rounds agree (or rounds, time or budget run out): the last round's fit. */
+async function roundsFromIdle(probe: Probe, sustained: number, recovery: number | null, drainBurst: BurstFit, notes: string[]): Promise<{ fit: BurstFit; fromIdle: boolean }> {
+  let last = drainBurst;
+  // The drain is the first reference: when it started from idle, one round confirms it.
+  let previous = drainBurst.limited ? drainBurst.capacity : undefined;
+  let guess = Math.max(1, drainBurst.capacity);
+  const measured: number[] = [];
+  for (let roundNo = 0; roundNo < IDLE_ROUNDS && !probe.outOfBudget(); roundNo++) {
+    // Twice what a limit of `guess` needs to refill at the sustained rate, and never less than
+    // two recoveries: long enough to be idle, short enough to keep the probe brief.
+    const waitMs = Math.max((2 * guess * 1000) / sustained, 2 * (recovery ?? 0) * 1000, 200);
+    const burstMs = ((3 * guess + 20) * 1000) / probe.maxRps;
+    if (probe.elapsed() + waitMs + burstMs > probe.maxDurationMs) {
+      notes.push(`no time left to wait ${round(waitMs / 1000, 1)} s for a full refill; the burst was not measured from idle`);
+      break;
+    }
+    probe.progress(`waiting ${round(waitMs / 1000, 1)} s for the limit to refill, then measuring the burst from idle`);
+    await probe.clock.sleep(waitMs, probe.signal);
+    if (probe.signal?.aborted) break;
+    const fit = burstOf(await probe.burstRun('idle-burst', Math.max(50, 3 * guess + 20)), sustained);
+    last = fit;
+    if (!fit.limited) {
+      // Nothing refused within the cap: the limit holds more than guessed; wait longer.
+      guess = Math.max(guess + 1, fit.raw);
+      previous = undefined;
+      continue;
+    }
+    measured.push(fit.capacity);
+    if (previous !== undefined && Math.abs(fit.capacity - previous) <= 0.15 * Math.max(fit.capacity, previous) + 1) return { fit, fromIdle: true };
+    previous = fit.capacity;
+    guess = Math.max(guess, fit.capacity);
+  }
+  if (!probe.stoppedBy && measured.length > 0) notes.push(`the burst differed from round to round (${measured.join(', ')}); reported as measured last`);
+  return { fit: last, fromIdle: false };
+}

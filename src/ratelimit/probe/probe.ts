@@ -1,0 +1,164 @@
+// The probe's one owner of what it sends: the calls, the clock, the budget (max_rps, max_requests,
+// the wall-clock cap, the signal, a run of transport errors), every sample (in the order the answers
+// arrived), and what the refusals said along the way. The phases (stream.ts, idle-burst.ts,
+// retry-after.ts, scope.ts) send only through it, so no request escapes the budget or the record.
+
+import type { Exchange } from '../../http/service-client.js';
+import { answerOf, mergeRateLimitHeaders, resetSeconds, retryAfterSeconds } from '../answers.js';
+import type { ProbeCalls } from '../calls.js';
+import { pace, type Clock } from '../pacing.js';
+import type { PhaseName, RateLimitHeaders, Sample } from '../types.js';
+
+/** Transport errors in a row that end the probe: the target is gone, measuring further is pointless. */
+export const ERROR_STREAK = 20;
+
+export interface ProbeLimits {
+  calls: ProbeCalls;
+  clock: Clock;
+  maxRps: number;
+  maxRequests: number;
+  maxDurationMs: number;
+  maxInFlight: number;
+  signal: AbortSignal | undefined;
+  progress: (line: string) => void;
+  /** Where the samples go (a caller's array when it wants to inspect the run). */
+  samples: Sample[];
+}
+
+export type StopReason = 'signal' | 'requests' | 'time' | 'errors';
+
+/** A header's announcement on a refusal: the exchange it came with and the seconds it said. */
+export interface Announced {
+  exchange: Exchange;
+  seconds: number;
+}
+
+/** What the refusals said, folded as they arrive. */
+export interface Refusals {
+  /** How often each refusing status came back (429, or a non-conformant 503…). */
+  statuses: Map<number, number>;
+  last?: Exchange;
+  lastRetryAfter?: Announced;
+  lastReset?: Announced;
+  retryAfterMax: number | null;
+  withoutRetryAfter: number;
+  headers?: RateLimitHeaders;
+}
+
+export class Probe {
+  readonly calls: ProbeCalls;
+  readonly clock: Clock;
+  readonly maxRps: number;
+  readonly maxRequests: number;
+  readonly maxDurationMs: number;
+  readonly maxInFlight: number;
+  readonly signal: AbortSignal | undefined;
+  readonly progress: (line: string) => void;
+  readonly samples: Sample[];
+  readonly refusals: Refusals = { statuses: new Map(), retryAfterMax: null, withoutRetryAfter: 0 };
+  /** 401s: a token expiring mid-probe; they passed the limiter. */
+  unauthorized = 0;
+  lastError = '';
+  stoppedBy: StopReason | undefined;
+
+  private readonly startMs: number;
+  private dispatched = 0;
+  private errorStreak = 0;
+  // Send times of the requests still unanswered. Answers arrive out of order; a series is only
+  // complete up to the oldest of these.
+  private readonly inFlight = new Map<number, number>();
+
+  constructor(limits: ProbeLimits) {
+    this.calls = limits.calls;
+    this.clock = limits.clock;
+    this.maxRps = limits.maxRps;
+    this.maxRequests = limits.maxRequests;
+    this.maxDurationMs = limits.maxDurationMs;
+    this.maxInFlight = limits.maxInFlight;
+    this.signal = limits.signal;
+    this.progress = limits.progress;
+    this.samples = limits.samples;
+    this.startMs = this.clock.now();
+  }
+
+  /** Milliseconds since the probe started. */
+  elapsed(): number {
+    return this.clock.now() - this.startMs;
+  }
+
+  /** Every request so far, set-up included. */
+  sentSoFar(): number {
+    return this.calls.overhead.sent + this.dispatched;
+  }
+
+  /** The send time up to which the series is complete (Infinity when nothing is in flight). */
+  completeUpTo(): number {
+    return this.inFlight.size === 0 ? Infinity : Math.min(...this.inFlight.values());
+  }
+
+  /** True once a bound is reached; the first bound reached is kept as the reason. */
+  outOfBudget(): boolean {
+    if (this.stoppedBy) return true;
+    if (this.signal?.aborted) this.stoppedBy = 'signal';
+    else if (this.sentSoFar() >= this.maxRequests) this.stoppedBy = 'requests';
+    else if (this.elapsed() >= this.maxDurationMs) this.stoppedBy = 'time';
+    else if (this.errorStreak >= ERROR_STREAK) this.stoppedBy = 'errors';
+    return this.stoppedBy !== undefined;
+  }
+
+  /** Sends one request and records it with what its answer said about the limit. Never throws. */
+  async send(phase: PhaseName, client: 'primary' | 'second' = 'primary'): Promise<Sample> {
+    const id = this.dispatched++;
+    const sentMs = this.elapsed();
+    this.inFlight.set(id, sentMs);
+    let exchange: Exchange | undefined;
+    try {
+      exchange = await (client === 'second' && this.calls.second ? this.calls.second() : this.calls.primary());
+    } catch (err) {
+      this.lastError = err instanceof Error ? err.message : String(err);
+    } finally {
+      this.inFlight.delete(id);
+    }
+    const status = exchange?.status ?? 0;
+    const sample: Sample = { sentMs, doneMs: this.elapsed(), status, answer: answerOf(status), phase, client };
+    this.samples.push(sample);
+    this.errorStreak = sample.answer === 'error' ? this.errorStreak + 1 : 0;
+    if (status === 401) this.unauthorized++;
+    if (sample.answer === 'limited' && exchange) this.noteRefusal(exchange);
+    return sample;
+  }
+
+  /** Sends at max_rps until the first refusal (or `cap` requests, or the budget): the samples of that run. */
+  async burstRun(phase: PhaseName, cap: number): Promise<Sample[]> {
+    const run: Sample[] = [];
+    let refused = false;
+    await pace({
+      clock: this.clock,
+      rate: () => this.maxRps,
+      maxInFlight: this.maxInFlight,
+      signal: this.signal,
+      done: () => refused || run.length >= cap || this.outOfBudget(),
+      send: async () => {
+        const s = await this.send(phase);
+        run.push(s);
+        if (s.answer === 'limited') refused = true;
+      },
+    });
+    return run;
+  }
+
+  private noteRefusal(exchange: Exchange): void {
+    const r = this.refusals;
+    r.statuses.set(exchange.status, (r.statuses.get(exchange.status) ?? 0) + 1);
+    r.last = exchange;
+    r.headers = mergeRateLimitHeaders(r.headers, exchange.headers);
+    const ra = retryAfterSeconds(exchange.headers['retry-after'], exchange.receivedAt);
+    if (ra === undefined) r.withoutRetryAfter++;
+    else {
+      r.lastRetryAfter = { exchange, seconds: ra };
+      r.retryAfterMax = Math.max(r.retryAfterMax ?? 0, ra);
+    }
+    const reset = resetSeconds(exchange.headers, exchange.receivedAt);
+    if (reset !== undefined) r.lastReset = { exchange, seconds: reset };
+  }
+}

@@ -1,0 +1,227 @@
+// Phases 1–3 of the probe (drain, pilot, window) as one paced stream whose offered rate and stage
+// change as answers arrive. This is the decision part only: a pure function of the state so far
+// and one more answer, so a run can be replayed from hand-made samples without a clock or a server
+// (the driver in stream.ts paces the requests and feeds it).
+//
+//  drain  – at max_rps until the first refusal: what passed before it is a first guess at the burst.
+//  pilot  – still at max_rps (halved while refusals run long) until four acceptances right after
+//           refusals give a rough rate r0.
+//  window – at 1.25 × r0 (above the limit, so it stays saturated, with few refusals) until enough
+//           acceptances over enough time, with refusals all along. No refusal for long means the
+//           offered rate fell below the limit: it is raised and the window starts again.
+
+import { burstOf, round, segmentsOf } from '../estimators.js';
+import type { Sample } from '../types.js';
+
+/** Below this the probe does not slow down further: a limit slower than that needs a longer cap anyway. */
+export const MIN_RATE = 0.5;
+/** Refusals in a row that make the probe halve its rate: it is far above the limit, or the limit resets rarely. */
+export const REFUSAL_STREAK = 8;
+/** Refusals a window must have seen: each one is evidence the limit was saturated then. */
+export const MIN_WINDOW_REFUSALS = 10;
+/** Saturated acceptances the pilot needs after the first refusal for a rough rate. */
+export const PILOT_POINTS = 4;
+
+export type Stage = 'drain' | 'pilot' | 'window' | 'done';
+
+export interface StreamSettings {
+  /** The ceiling: the drain and pilot offer it, no raise goes past it. */
+  maxRps: number;
+  /** Accepted requests the window collects. */
+  windowAccepts: number;
+  /** Shortest window, ms. */
+  minWindowMs: number;
+}
+
+/** The sustained-rate window since it last (re)started. */
+export interface Window {
+  /** When it (re)started. */
+  restartMs: number;
+  /** Send time of its first refusal: only from there is the limit known to be saturated; null until then. */
+  openedMs: number | null;
+  accepted: number;
+  refused: number;
+  firstAcceptedMs: number;
+  lastAcceptedMs: number;
+}
+
+export interface StreamState {
+  readonly settings: StreamSettings;
+  readonly stage: Stage;
+  /** The rate offered now, requests per second. */
+  readonly rate: number;
+  /** The refusal that ended the drain. */
+  readonly firstRefusal: Sample | undefined;
+  /** Drain requests accepted before the first refusal was answered. */
+  readonly drainAccepted: number;
+  /** The pilot's rough rate r0; 0 until known. */
+  readonly roughRate: number;
+  /** What the limit holds (the drain's burst, a guess): what it saves while the offered rate is below it. */
+  readonly savedCapacity: number;
+  /** Whether the window restarted because the offered rate was below the limit. */
+  readonly raised: boolean;
+  /** Refusals in a row, in completion order: only a politeness signal for the pilot. */
+  readonly refusalStreak: number;
+  /** Send time of the latest refusal: a long time without one means the offered rate is below the limit. */
+  readonly lastRefusalMs: number;
+  readonly window: Window;
+  /** Answered samples sent in the drain (some arrive after it ended), and in the pilot. */
+  readonly drain: Trail;
+  readonly pilot: Trail;
+}
+
+/**
+ * Samples in answer order, newest first, as an immutable linked list: each answer is kept in O(1)
+ * and shares what came before, where copying an array would make a long drain (max_requests
+ * allows a million) quadratic.
+ */
+export type Trail = { readonly sample: Sample; readonly earlier: Trail } | undefined;
+
+/** The samples of a trail, oldest first. */
+export function samplesOf(trail: Trail): Sample[] {
+  const out: Sample[] = [];
+  for (let t = trail; t; t = t.earlier) out.push(t.sample);
+  return out.reverse();
+}
+
+const freshWindow = (restartMs: number): Window => ({ restartMs, openedMs: null, accepted: 0, refused: 0, firstAcceptedMs: 0, lastAcceptedMs: 0 });
+
+export function initialStream(settings: StreamSettings): StreamState {
+  return {
+    settings,
+    stage: 'drain',
+    rate: settings.maxRps,
+    firstRefusal: undefined,
+    drainAccepted: 0,
+    roughRate: 0,
+    savedCapacity: 0,
+    raised: false,
+    refusalStreak: 0,
+    lastRefusalMs: 0,
+    window: freshWindow(0),
+    drain: undefined,
+    pilot: undefined,
+  };
+}
+
+/**
+ * The state after one more answer. `completeUpToMs` is the send time of the oldest request still
+ * in flight (answers arrive out of order; the series is only complete before it).
+ */
+export function reduceStream(state: StreamState, s: Sample, completeUpToMs = Infinity): StreamState {
+  if (state.stage === 'done') return state;
+  let next = collect(state, s);
+  next = advance(next, s, completeUpToMs);
+  next = slowDownInPilot(next);
+  next = speedUpWhenQuiet(next, s);
+  return next.stage === 'window' && windowComplete(next.window, next.settings) ? { ...next, stage: 'done' } : next;
+}
+
+/** Keeps the samples the stage transitions read, and the refusal streak. */
+function collect(state: StreamState, s: Sample): StreamState {
+  const refused = s.answer === 'limited';
+  return {
+    ...state,
+    refusalStreak: refused ? state.refusalStreak + 1 : s.answer === 'accepted' ? 0 : state.refusalStreak,
+    lastRefusalMs: refused ? Math.max(state.lastRefusalMs, s.sentMs) : state.lastRefusalMs,
+    drain: s.phase === 'drain' ? { sample: s, earlier: state.drain } : state.drain,
+    pilot: s.phase === 'pilot' ? { sample: s, earlier: state.pilot } : state.pilot,
+  };
+}
+
+/** Moves to the next stage when this answer settles the current one; counts it in an open window. */
+function advance(state: StreamState, s: Sample, completeUpToMs: number): StreamState {
+  const { stage, firstRefusal } = state;
+  if (stage === 'drain' && s.answer === 'limited') {
+    return { ...state, stage: 'pilot', firstRefusal: s, drainAccepted: samplesOf(state.drain).filter((x) => x.answer === 'accepted').length };
+  }
+  if (stage === 'pilot' && s.answer === 'accepted' && firstRefusal && s.sentMs > firstRefusal.sentMs) return pilotRate(state, firstRefusal, s, completeUpToMs);
+  if (stage === 'window' && s.phase === 'window') return { ...state, window: countInWindow(state.window, s) };
+  return state;
+}
+
+/**
+ * A rough rate from the saturated points so far (see estimators.ts), over the part of the series
+ * that is complete: a missing acceptance would make the limit look slower than it is. Within one
+ * stall-free segment: a small limit loses what it frees while the sender stalls. Enough points
+ * start the window.
+ */
+function pilotRate(state: StreamState, firstRefusal: Sample, s: Sample, completeUpToMs: number): StreamState {
+  const series = [firstRefusal, ...samplesOf(state.pilot)].filter((x) => x.sentMs < completeUpToMs);
+  const points = segmentsOf(series).reduce((a, b) => (b.length > a.length ? b : a), [] as Array<{ k: number; t: number }>);
+  const first = points[0];
+  const last = points[points.length - 1];
+  if (points.length < PILOT_POINTS || !first || !last || last.t <= first.t) return state;
+  const roughRate = ((last.k - first.k) / (last.t - first.t)) * 1000;
+  return {
+    ...state,
+    stage: 'window',
+    roughRate,
+    savedCapacity: burstOf(samplesOf(state.drain), roughRate).capacity,
+    // Above the limit so it stays saturated, but only by a quarter: few refusals per acceptance.
+    rate: Math.min(state.settings.maxRps, Math.max(roughRate * 1.25, roughRate + 1)),
+    // It starts now, when the answer that settled r0 arrived: the stream's clock, read off the data.
+    window: freshWindow(s.doneMs),
+  };
+}
+
+/** The window opens at its first refusal; from then on it counts refusals and acceptances. */
+function countInWindow(w: Window, s: Sample): Window {
+  if (w.openedMs === null) return s.answer === 'limited' ? { ...w, openedMs: s.sentMs } : w;
+  if (s.sentMs <= w.openedMs) return w;
+  if (s.answer === 'limited') return { ...w, refused: w.refused + 1 };
+  if (s.answer !== 'accepted') return w;
+  return {
+    ...w,
+    accepted: w.accepted + 1,
+    firstAcceptedMs: w.firstAcceptedMs === 0 || s.sentMs < w.firstAcceptedMs ? s.sentMs : w.firstAcceptedMs,
+    lastAcceptedMs: Math.max(w.lastAcceptedMs, s.sentMs),
+  };
+}
+
+/** Politeness in the pilot: a long run of refusals means the rate is far above the limit; halve it. */
+function slowDownInPilot(state: StreamState): StreamState {
+  if (state.stage !== 'pilot' || state.refusalStreak < REFUSAL_STREAK) return state;
+  return { ...state, rate: Math.max(MIN_RATE, state.rate / 2), refusalStreak: 0 };
+}
+
+/**
+ * How long without a refusal proves the offered rate below the limit. At 1.25 × the limit a
+ * refusal is due every 1 / (offered − limit) s; a stalled sender lets the limit save capacity it
+ * then spends for about four times the stall. So: eight refusal intervals, and at least 2 s.
+ */
+export const quietLimitMs = (state: Pick<StreamState, 'rate' | 'roughRate'>): number =>
+  Math.max(2_000, state.rate > state.roughRate && state.roughRate > 0 ? 8_000 / (state.rate - state.roughRate) : 0);
+
+/**
+ * No refusal for long (since the window opened, or since the pilot began): the offered rate is
+ * below the limit, which then refills. Offer more, and start the window again: it must measure a
+ * saturated limit. A window not yet open first spends what the limit saved meanwhile (about the
+ * drain's count).
+ */
+function speedUpWhenQuiet(state: StreamState, s: Sample): StreamState {
+  const { stage, rate, roughRate, window: w } = state;
+  if ((stage !== 'pilot' && stage !== 'window') || s.answer !== 'accepted' || rate >= state.settings.maxRps) return state;
+  const opening = stage === 'window' && w.openedMs === null;
+  const quietSince = Math.max(state.lastRefusalMs, stage === 'window' ? (w.openedMs ?? w.restartMs) : (state.firstRefusal?.sentMs ?? Infinity));
+  const spending = opening && state.raised && rate > roughRate ? (state.savedCapacity * 1000) / (rate - roughRate) : 0;
+  if (s.sentMs - quietSince <= quietLimitMs(state) + spending) return state;
+  const raisedRate = Math.min(state.settings.maxRps, rate * 1.5);
+  if (stage === 'pilot') return { ...state, rate: raisedRate };
+  return { ...state, rate: raisedRate, window: freshWindow(s.doneMs), raised: true };
+}
+
+/**
+ * Enough acceptances over enough time, and refusals all along (a window whose offered rate fell
+ * below the limit has none, and is restarted at a higher rate instead: see quietLimitMs).
+ */
+export function windowComplete(w: Window, settings: StreamSettings): boolean {
+  return w.accepted >= settings.windowAccepts && w.lastAcceptedMs - w.firstAcceptedMs >= settings.minWindowMs && w.refused >= MIN_WINDOW_REFUSALS;
+}
+
+/** The progress line a step is worth, when it moved the stream to its next stage. */
+export function streamNews(before: StreamState, after: StreamState, s: Sample): string | undefined {
+  if (before.stage === 'drain' && after.stage === 'pilot') return `limit reached after ${after.drainAccepted} requests (answer ${s.status}); timing the refill`;
+  if (before.stage === 'pilot' && after.stage === 'window') return `about ${round(after.roughRate, 1)} req/s; measuring the sustained rate at ${round(after.rate, 1)} req/s`;
+  return undefined;
+}

@@ -1,0 +1,89 @@
+// Phases 1–3 on the wire: one paced stream (drain, pilot, window) steered by the pure reducer in
+// stream-reducer.ts, then what it measured: the sustained rate (the window's, or everything
+// saturated when the window did not complete), the recovery, the drain's burst, the refusing status
+// and the latency of accepted requests.
+
+import { burstOf, percentile, recoveryOf, round, sustainedRate, type BurstFit, type SustainedFit } from '../estimators.js';
+import { pace } from '../pacing.js';
+import type { PhaseName, Sample } from '../types.js';
+import type { Probe } from './probe.js';
+import { initialStream, reduceStream, streamNews, type StreamSettings, type StreamState } from './stream-reducer.js';
+
+export interface StreamFindings {
+  /** The status the limit refuses with (429 when it ever did, else the commonest); null when nothing was refused. */
+  limitingStatus: number | null;
+  latencyP95Ms: number | null;
+  /** Undefined when the stream saw no refusal: nothing else can be measured then. */
+  measured?: {
+    fit: SustainedFit | null;
+    sustained: number | null;
+    recovery: number | null;
+    drainBurst: BurstFit;
+  };
+  notes: string[];
+}
+
+export async function streamPhase(probe: Probe, settings: Omit<StreamSettings, 'maxRps'>): Promise<StreamFindings> {
+  const { maxRps, maxRequests } = probe;
+  let state = initialStream({ ...settings, maxRps });
+  // With no refusal after this many requests at max_rps, the probe concludes there is no limit it may find.
+  const drainCap = Math.max(10, Math.floor(maxRequests * 0.6));
+  const drainFrom = probe.sentSoFar();
+  await pace({
+    clock: probe.clock,
+    rate: () => state.rate,
+    maxInFlight: probe.maxInFlight,
+    signal: probe.signal,
+    done: () => probe.outOfBudget() || (state.stage === 'drain' && probe.sentSoFar() - drainFrom >= drainCap) || state.stage === 'done',
+    send: async () => {
+      const phase: PhaseName = state.stage === 'drain' ? 'drain' : state.stage === 'pilot' ? 'pilot' : 'window';
+      const sample = await probe.send(phase);
+      const before = state;
+      state = reduceStream(state, sample, probe.completeUpTo());
+      const news = streamNews(before, state, sample);
+      if (news) probe.progress(news);
+    },
+  });
+  return findingsOf(probe, state);
+}
+
+/** What the stream measured, read off the probe's samples once it ended. */
+function findingsOf(probe: Probe, state: StreamState): StreamFindings {
+  const { samples } = probe;
+  const statuses = probe.refusals.statuses;
+  const limitingStatus = statuses.size === 0 ? null : statuses.has(429) ? 429 : [...statuses.entries()].sort((a, b) => b[1] - a[1])[0]![0];
+  const p95 = percentile(
+    samples.filter((s) => s.answer === 'accepted' && s.client === 'primary').map((s) => s.doneMs - s.sentMs),
+    95,
+  );
+  const findings = { limitingStatus, latencyP95Ms: p95 === null ? null : round(p95, 1), notes: [] as string[] };
+  const firstRefusal = state.firstRefusal;
+  if (firstRefusal === undefined) {
+    if (probe.stoppedBy === undefined) findings.notes.push(noLimitObserved(probe));
+    return findings;
+  }
+
+  // The sustained rate: from the window when it completed, else from everything saturated so far.
+  const saturated = samples.filter((s) => (s.phase === 'pilot' || s.phase === 'window') && s.client === 'primary' && s.sentMs >= firstRefusal.sentMs);
+  const openedMs = state.window.openedMs;
+  const windowSamples = samples.filter((s) => s.phase === 'window' && openedMs !== null && s.sentMs >= openedMs);
+  const fit = (state.stage === 'done' ? sustainedRate(windowSamples) : null) ?? sustainedRate(saturated);
+  const sustained = fit === null ? null : fit.rps;
+  if (fit?.clumpy) findings.notes.push(`requests passed in clumps (a fixed window?): the sustained rate is accepted requests over the ${round(fit.spanS, 1)} s window`);
+  if (fit !== null && fit.precision > 0.02) findings.notes.push(`the sustained rate rests on ${fit.accepted} accepted requests over ${round(fit.spanS, 1)} s: good to ±${round(fit.precision * 100, 1)} % only`);
+  const drainBurst = burstOf(
+    samples.filter((s) => s.phase === 'drain'),
+    sustained,
+  );
+  return { ...findings, measured: { fit, sustained, recovery: recoveryOf(saturated), drainBurst } };
+}
+
+function noLimitObserved(probe: Probe): string {
+  const drained = probe.samples.filter((s) => s.phase === 'drain');
+  const okCount = drained.filter((s) => s.answer === 'accepted').length;
+  const { maxRps, maxRequests } = probe;
+  return (
+    `no limit observed: ${okCount} of ${drained.length} requests at up to ${maxRps} req/s passed over ${round(probe.elapsed() / 1000, 1)} s, ` +
+    `without a single refusal (rate_limit.max_rps ${maxRps}, max_requests ${maxRequests}); §8 says a limit exists`
+  );
+}

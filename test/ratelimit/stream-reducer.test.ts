@@ -1,0 +1,184 @@
+// The probe's stream (drain → pilot → window) as a pure reducer: fed hand-made answers, with no
+// clock, no pacing and no server. Each case is what a paced probe would record from a limiter.
+
+import { describe, expect, it } from 'vitest';
+import { MIN_RATE, REFUSAL_STREAK, initialStream, quietLimitMs, reduceStream, samplesOf, streamNews, windowComplete, type StreamState } from '../../src/ratelimit/probe/stream-reducer.js';
+import type { Answer, PhaseName, Sample } from '../../src/ratelimit/types.js';
+
+const SETTINGS = { maxRps: 100, windowAccepts: 60, minWindowMs: 2_000 };
+
+/** One answer as the probe records it: answered 5 ms after it left. */
+const sample = (sentMs: number, answer: Answer, phase: PhaseName): Sample => ({
+  sentMs,
+  doneMs: sentMs + 5,
+  status: answer === 'accepted' ? 200 : answer === 'limited' ? 429 : 0,
+  answer,
+  phase,
+  client: 'primary',
+});
+
+const reduceAll = (state: StreamState, samples: readonly Sample[]): StreamState => samples.reduce((s, x) => reduceStream(s, x), state);
+
+/** A GCRA limiter (what a token bucket is, in arrival times): `rps` sustained, `burst` at once, full at t = 0. */
+const gcra = (rps: number, burst: number) => {
+  const emissionMs = 1000 / rps;
+  let theoretical = 0;
+  return (tMs: number): boolean => {
+    const next = Math.max(theoretical, tMs) + emissionMs;
+    if (next - tMs > burst * emissionMs) return false;
+    theoretical = next;
+    return true;
+  };
+};
+
+/**
+ * The stream as the probe runs it, minus the wire: a request every 1000 / state.rate ms, in the
+ * phase the state is in, answered at once, until the state is done or `limit` requests were sent.
+ */
+function run(limiter: (tMs: number) => boolean, limit = 5_000): { state: StreamState; samples: Sample[]; news: string[] } {
+  let state = initialStream(SETTINGS);
+  const samples: Sample[] = [];
+  const news: string[] = [];
+  for (let t = 0; samples.length < limit && state.stage !== 'done'; t += 1000 / state.rate) {
+    const phase: PhaseName = state.stage === 'drain' ? 'drain' : state.stage === 'pilot' ? 'pilot' : 'window';
+    const s = sample(t, limiter(t) ? 'accepted' : 'limited', phase);
+    samples.push(s);
+    const before = state;
+    state = reduceStream(state, s);
+    const line = streamNews(before, state, s);
+    if (line) news.push(line);
+  }
+  return { state, samples, news };
+}
+
+describe('the stream reducer', () => {
+  it('drains at max_rps until the first refusal, then times the refill, counting what passed', () => {
+    const drained = reduceAll(initialStream(SETTINGS), [0, 10, 20].map((t) => sample(t, 'accepted', 'drain')));
+    expect(drained.stage).toBe('drain');
+    expect(drained.rate).toBe(100);
+    const refusal = sample(30, 'limited', 'drain');
+    const after = reduceStream(drained, refusal);
+    expect(after.stage).toBe('pilot');
+    expect(after.firstRefusal).toBe(refusal);
+    expect(after.drainAccepted).toBe(3);
+    expect(streamNews(drained, after, refusal)).toBe('limit reached after 3 requests (answer 429); timing the refill');
+  });
+
+  it('finds a rough rate in the pilot and offers a quarter above it for the window', () => {
+    // 20 req/s, burst 5, probed at 100 req/s: the pilot sees one acceptance every fifth request.
+    const { state, news } = run(gcra(20, 5));
+    expect(state.roughRate).toBeGreaterThan(19);
+    expect(state.roughRate).toBeLessThan(21);
+    // Five at once, and a sixth the limit freed while they went out.
+    expect(news[0]).toBe('limit reached after 6 requests (answer 429); timing the refill');
+    expect(news[1]).toMatch(/^about 2\d(\.\d)? req\/s; measuring the sustained rate at 2[45](\.\d)? req\/s$/);
+    // The drain's burst, less what refilled while it was sent: what the limit saves when offered less.
+    expect(state.savedCapacity).toBe(5);
+  });
+
+  it('completes the window only with enough acceptances, over enough time, with refusals all along', () => {
+    const { state, samples } = run(gcra(20, 5));
+    expect(state.stage).toBe('done');
+    expect(windowComplete(state.window, SETTINGS)).toBe(true);
+    const w = state.window;
+    expect(w.accepted).toBe(60);
+    expect(w.lastAcceptedMs - w.firstAcceptedMs).toBeGreaterThanOrEqual(2_000);
+    expect(w.refused).toBeGreaterThanOrEqual(10);
+    // At 1.25 × the limit about one request in five is refused: the window costs few refusals.
+    const refused = samples.filter((s) => s.phase === 'window' && s.answer === 'limited').length;
+    expect(refused).toBeLessThan(25);
+    // Once done, further answers change nothing (in-flight requests still arrive).
+    expect(reduceStream(state, sample(1e6, 'limited', 'window'))).toBe(state);
+  });
+
+  const COMPLETE = { restartMs: 0, openedMs: 0, accepted: 60, refused: 10, firstAcceptedMs: 100, lastAcceptedMs: 2_100 };
+  it.each([
+    ['enough of everything', {}, true],
+    ['one acceptance short', { accepted: 59 }, false],
+    ['a millisecond short of the shortest window', { lastAcceptedMs: 2_099 }, false],
+    ['one refusal short: the limit may not have been saturated all along', { refused: 9 }, false],
+  ])('a window is complete with %s: %s', (_, change, complete) => {
+    expect(windowComplete({ ...COMPLETE, ...change }, SETTINGS)).toBe(complete);
+  });
+
+  it('ends the stream at the answer that completes the window, not before', () => {
+    const almost: StreamState = { ...initialStream(SETTINGS), stage: 'window', rate: 25, roughRate: 20, lastRefusalMs: 2_100, window: { ...COMPLETE, refused: 8 } };
+    const refused = reduceStream(almost, sample(2_140, 'limited', 'window'));
+    expect(refused.stage).toBe('window');
+    expect(reduceStream(refused, sample(2_180, 'accepted', 'window')).stage).toBe('window');
+    expect(reduceStream(refused, sample(2_180, 'limited', 'window')).stage).toBe('done');
+  });
+
+  it('counts in the window only from its first refusal: before it the limit may hold saved capacity', () => {
+    let state: StreamState = { ...initialStream(SETTINGS), stage: 'window', rate: 25, roughRate: 20 };
+    state = reduceAll(state, [0, 40, 80].map((t) => sample(t, 'accepted', 'window')));
+    expect(state.window).toMatchObject({ openedMs: null, accepted: 0 });
+    state = reduceAll(state, [sample(120, 'limited', 'window'), sample(160, 'accepted', 'window'), sample(200, 'limited', 'window')]);
+    expect(state.window).toMatchObject({ openedMs: 120, accepted: 1, refused: 1, firstAcceptedMs: 160, lastAcceptedMs: 160 });
+  });
+
+  it('halves the rate in the pilot after a long run of refusals, never below the floor', () => {
+    let state = reduceStream(initialStream(SETTINGS), sample(0, 'limited', 'drain'));
+    const refusals = (from: number, n: number) => Array.from({ length: n }, (_, i) => sample(from + i, 'limited', 'pilot'));
+    state = reduceAll(state, refusals(1, REFUSAL_STREAK - 2));
+    expect(state.rate).toBe(100);
+    state = reduceAll(state, refusals(100, 1));
+    expect(state.rate).toBe(50);
+    expect(state.refusalStreak).toBe(0);
+    state = reduceAll(state, refusals(200, REFUSAL_STREAK * 20));
+    expect(state.rate).toBe(MIN_RATE);
+  });
+
+  it('raises the rate and starts the window again when no refusal came for long', () => {
+    const base: StreamState = { ...initialStream(SETTINGS), stage: 'window', rate: 25, roughRate: 20 };
+    const opened = reduceAll(base, [sample(0, 'limited', 'window'), sample(40, 'accepted', 'window')]);
+    // Eight refusal intervals at 25 offered against 20: 1.6 s, so the 2 s floor holds.
+    expect(quietLimitMs(opened)).toBe(2_000);
+    const stillSaturated = reduceStream(opened, sample(1_990, 'accepted', 'window'));
+    expect(stillSaturated.rate).toBe(25);
+    const quiet = reduceStream(opened, sample(2_010, 'accepted', 'window'));
+    expect(quiet.rate).toBe(37.5);
+    expect(quiet.raised).toBe(true);
+    expect(quiet.window).toEqual({ restartMs: 2_015, openedMs: null, accepted: 0, refused: 0, firstAcceptedMs: 0, lastAcceptedMs: 0 });
+    // Never past max_rps.
+    const atCeiling = reduceStream({ ...opened, rate: 80 }, sample(2_010, 'accepted', 'window'));
+    expect(atCeiling.rate).toBe(100);
+  });
+
+  it('reads only the complete part of the series for the rough rate: answers arrive out of order', () => {
+    const { samples } = run(gcra(20, 5));
+    // The answers up to the one that settled the rough rate (the last answer sent in the pilot).
+    const upTo = samples.findIndex((s) => s.phase === 'window');
+    const pending = reduceAll(initialStream(SETTINGS), samples.slice(0, upTo - 1));
+    const last = samples[upTo - 1]!;
+    expect(reduceStream(pending, last).stage).toBe('window');
+    // The same answer while a request sent right after the first refusal is still in flight.
+    expect(reduceStream(pending, last, pending.firstRefusal!.sentMs + 1).stage).toBe('pilot');
+  });
+
+  it('leaves the state it is given as it was', () => {
+    const state = Object.freeze(reduceStream(initialStream(SETTINGS), sample(0, 'accepted', 'drain')));
+    const drainBefore = samplesOf(state.drain);
+    reduceStream(state, sample(10, 'limited', 'drain'));
+    expect(state.stage).toBe('drain');
+    expect(samplesOf(state.drain)).toEqual(drainBefore);
+  });
+
+  it('keeps a long drain in time linear in its length (max_requests allows a million)', { timeout: 10_000 }, async () => {
+    let state = initialStream(SETTINGS);
+    for (let i = 0; i < 200_000; i++) {
+      state = reduceStream(state, sample(i * 10, 'accepted', 'drain'));
+      // Yield now and then, so that a quadratic reducer fails by the timeout instead of hanging.
+      if (i % 5_000 === 0) await new Promise(setImmediate);
+    }
+    state = reduceStream(state, sample(2_000_000, 'limited', 'drain'));
+    expect(state.drainAccepted).toBe(200_000);
+  });
+
+  it('moves on from the drain with no refusal only by the driver: a limit never met keeps it draining', () => {
+    const { state, samples } = run(() => true, 500);
+    expect(samples).toHaveLength(500);
+    expect(state.stage).toBe('drain');
+    expect(state.firstRefusal).toBeUndefined();
+  });
+});

@@ -1,0 +1,106 @@
+// A rate-limited endpoint on a virtual clock, for running the whole probe (discover) in
+// milliseconds and the same way every time: virtual time jumps to the next timer or answer once
+// every microtask has settled, so the probe's own order of events is kept while no real time
+// passes. Answers take 2–12 virtual ms, so they arrive out of order as on a real connection pool.
+
+import { vi } from 'vitest';
+import type { Exchange } from '../../src/http/service-client.js';
+import type { ProbeCalls } from '../../src/ratelimit/calls.js';
+import type { Clock } from '../../src/ratelimit/pacing.js';
+
+/** Decides one arrival at `nowMs`: undefined lets it through, a number refuses it and says in how many ms it would pass. */
+export type Limiter = (nowMs: number) => number | undefined;
+
+/** GCRA, what a token bucket is in arrival times: `rps` sustained, `burst` at once, full at t = 0. */
+export function gcra(rps: number, burst: number): Limiter {
+  const emissionMs = 1000 / rps;
+  let theoretical = 0;
+  return (now) => {
+    const next = Math.max(theoretical, now) + emissionMs;
+    if (next - now > burst * emissionMs) return next - now - burst * emissionMs;
+    theoretical = next;
+    return undefined;
+  };
+}
+
+/** `perWindow` requests in each whole second. */
+export function fixedWindow(perWindow: number): Limiter {
+  let current = -1;
+  let used = 0;
+  return (now) => {
+    const w = Math.floor(now / 1000);
+    if (w !== current) [current, used] = [w, 0];
+    if (used >= perWindow) return (w + 1) * 1000 - now;
+    used++;
+    return undefined;
+  };
+}
+
+export const noLimit = (): Limiter => () => undefined;
+
+export interface VirtualEndpoint {
+  /** Makes the limit (each client with a limit of its own gets a fresh one). */
+  limiter: () => Limiter;
+  /** What a refusal answers: 429, or a non-conformant 503. */
+  status: number;
+  /** Refusals say when to come back: Retry-After, or a RateLimit-Reset with RateLimit-Limit. */
+  announces?: 'retry-after' | 'reset';
+  /** A second client: limited with the first (shared) or on its own (own). */
+  second?: 'shared' | 'own';
+}
+
+const EPOCH_MS = 1_800_000_000_000;
+
+/** The clock and calls for discover(); `stop` ends virtual time (call it when the probe returned). */
+export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: ProbeCalls; stop: () => void } {
+  let now = 0;
+  let order = 0;
+  let stopped = false;
+  const timers: Array<{ at: number; order: number; fire: () => void }> = [];
+  const at = (when: number, fire: () => void) => timers.push({ at: when, order: order++, fire });
+  const tick = () => {
+    if (stopped) return;
+    timers.sort((a, b) => a.at - b.at || a.order - b.order);
+    const next = timers.shift();
+    if (next) {
+      now = Math.max(now, next.at);
+      next.fire();
+    }
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  // Retry-After is judged on the wall clock the answers carry.
+  const dateNow = vi.spyOn(Date, 'now').mockImplementation(() => EPOCH_MS + Math.floor(now));
+  const clock: Clock = { now: () => now, sleep: (ms) => new Promise<void>((resolve) => at(now + Math.max(0, ms), resolve)) };
+
+  let sent = 0;
+  const caller = (limiter: Limiter) => (): Promise<Exchange> =>
+    new Promise((resolve) => {
+      const waitMs = limiter(now);
+      const latencyMs = 2 + ((sent++ * 7) % 11);
+      at(now + latencyMs, () => {
+        const headers: Record<string, string> = {};
+        const seconds = String(Math.max(1, Math.ceil((waitMs ?? 0) / 1000)));
+        if (waitMs !== undefined && endpoint.announces === 'retry-after') headers['retry-after'] = seconds;
+        if (waitMs !== undefined && endpoint.announces === 'reset') Object.assign(headers, { 'ratelimit-reset': seconds, 'ratelimit-limit': '1' });
+        const status = waitMs === undefined ? 200 : endpoint.status;
+        resolve({ request: 'GET /tokens/validate', status, headers, text: '', json: undefined, truncated: false, durationMs: latencyMs, receivedAt: Date.now(), rateLimitWaits: 0 });
+      });
+    });
+  const primary = endpoint.limiter();
+  const second = endpoint.second === 'own' ? endpoint.limiter() : primary;
+  const calls: ProbeCalls = {
+    endpoint: 'tokens.validate',
+    primary: caller(primary),
+    overhead: { sent: 2, limited: 0 },
+    ...(endpoint.second ? { second: caller(second) } : {}),
+  };
+  return {
+    clock,
+    calls,
+    stop: () => {
+      stopped = true;
+      dateNow.mockRestore();
+    },
+  };
+}
