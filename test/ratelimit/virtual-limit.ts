@@ -84,7 +84,7 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
         if (waitMs !== undefined && endpoint.announces === 'retry-after') headers['retry-after'] = seconds;
         if (waitMs !== undefined && endpoint.announces === 'reset') Object.assign(headers, { 'ratelimit-reset': seconds, 'ratelimit-limit': '1' });
         const status = waitMs === undefined ? 200 : endpoint.status;
-        resolve({ request: 'GET /tokens/validate', status, headers, text: '', json: undefined, truncated: false, durationMs: latencyMs, receivedAt: Date.now(), rateLimitWaits: 0 });
+        resolve({ request: 'GET /tokens/validate', status, headers, text: '', json: undefined, truncated: false, durationMs: latencyMs, sentAt: Date.now() - latencyMs, receivedAt: Date.now(), rateLimitWaits: 0, echoesSecret: false });
       });
     });
   const primary = endpoint.limiter();
