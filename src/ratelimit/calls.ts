@@ -1,11 +1,14 @@
-// The request the probe repeats (rate_limit.endpoint), as the configured client sends it, plus the
-// same request as a second client when one is configured (for the scope). No call ever waits out a
-// 429: the probe wants to see each refusal.
+// The request a rate-limit probe repeats (rate_limit.endpoint), as the configured client sends it,
+// plus the same request as a second client when one is configured (for the scope). No call ever
+// waits out a 429: the probe wants to see each refusal. Both the `ratelimit` command and `check`'s
+// burst (src/runner/burst-probe.ts) send through these calls.
 //
-// The token is refreshed in band: when it runs out, the next paced slot sends POST /tokens instead
-// of the endpoint call, so the stream never stalls on a token and the refresh is paced and counted
-// like every other request. (With the service's 24 h tokens that never happens; with the built-in
-// emulator's 4 s tokens it happens every few seconds.)
+// The token: `check` hands over its run's token session (shared by every check, §3: one token per
+// client at a time), and the calls take their bearer from it on every call. Without one, the calls
+// fetch their own and refresh it in band: when it runs out, the next paced slot sends POST /tokens
+// instead of the endpoint call, so the stream never stalls on a token and the refresh is paced and
+// counted like every other request. (With the service's 24 h tokens that never happens; with the
+// built-in emulator's 4 s tokens it happens every few seconds.)
 
 import type { Credentials } from '../config/target.js';
 import type { Exchange, IssuedToken, ServiceClient } from '../http/service-client.js';
@@ -79,11 +82,20 @@ class InBandToken {
   }
 }
 
+/** A token owner the caller already has (`check`'s TokenSession): it keeps the token fresh. */
+export interface SharedTokens {
+  current(): Promise<{ token: string }>;
+  /** §4.3 leaves validate's method open: what the owner found it answers to. */
+  validateMethod(): Promise<'GET' | 'POST'>;
+}
+
 interface CallsInput {
   http: ServiceClient;
   endpoint: string;
   business: Record<'evaluation' | 'ach_transactions', BusinessCall>;
   secondClient?: Credentials;
+  /** Where the bearer comes from; without it the calls fetch a token and refresh it in band. */
+  tokens?: SharedTokens;
 }
 
 export function isRateLimitEndpoint(s: string): s is RateLimitEndpoint {
@@ -115,27 +127,29 @@ export async function probeCalls(input: CallsInput): Promise<ProbeCalls> {
     return calls;
   }
 
-  const first = await issue(http.target.credentials);
-  if (!first.issued) throw new ProbeSetupError(`POST /tokens with the configured credentials returned ${first.status} ${http.quote(first)}; no token to probe ${endpoint} with`);
-  const token = new InBandToken(http, http.target.credentials, first.issued);
-
+  let primary: () => Promise<Exchange>;
   let validateMethod: 'GET' | 'POST' | undefined;
-  if (endpoint === 'tokens.validate') {
-    const get = counted(await http.validate(token.value, 'GET'));
-    validateMethod = get.status === 404 || get.status === 405 ? 'POST' : 'GET';
+  let call: (bearer: string) => Promise<Exchange>;
+  if (input.tokens) {
+    const shared = input.tokens;
+    if (endpoint === 'tokens.validate') validateMethod = await shared.validateMethod();
+    call = endpointCall(http, endpoint, business, validateMethod);
+    // Asked on every call: the owner renews the token near its expiry, so a long burst or its
+    // recovery never turns into a stream of 401s.
+    primary = async () => call((await shared.current()).token);
+  } else {
+    const first = await issue(http.target.credentials);
+    if (!first.issued) throw new ProbeSetupError(`POST /tokens with the configured credentials returned ${first.status} ${http.quote(first)}; no token to probe ${endpoint} with`);
+    const token = new InBandToken(http, http.target.credentials, first.issued);
+    if (endpoint === 'tokens.validate') {
+      const get = counted(await http.validate(token.value, 'GET'));
+      validateMethod = get.status === 404 || get.status === 405 ? 'POST' : 'GET';
+    }
+    call = endpointCall(http, endpoint, business, validateMethod);
+    primary = () => (token.due() ? token.refresh() : call(token.value));
   }
-  const call = (bearer: string): Promise<Exchange> => {
-    if (endpoint === 'tokens.validate') return http.validate(bearer, validateMethod, NO_WAIT);
-    const name = endpoint === 'business.ach_transactions' ? 'ach_transactions' : 'evaluation';
-    return http.business(name, business[name], bearer, NO_WAIT);
-  };
 
-  const calls: ProbeCalls = {
-    endpoint,
-    primary: () => (token.due() ? token.refresh() : call(token.value)),
-    overhead,
-    ...(validateMethod ? { validateMethod } : {}),
-  };
+  const calls: ProbeCalls = { endpoint, primary, overhead, ...(validateMethod ? { validateMethod } : {}) };
   if (input.secondClient) {
     const credentials = input.secondClient;
     const secondFirst = await issue(credentials);
@@ -149,4 +163,11 @@ export async function probeCalls(input: CallsInput): Promise<ProbeCalls> {
     }
   }
   return calls;
+}
+
+/** The one dispatch of a rate-limit endpoint that takes a bearer token, sent without waiting out a 429. */
+function endpointCall(http: ServiceClient, endpoint: Exclude<RateLimitEndpoint, 'tokens.issue'>, business: CallsInput['business'], validateMethod: 'GET' | 'POST' | undefined): (bearer: string) => Promise<Exchange> {
+  if (endpoint === 'tokens.validate') return (bearer) => http.validate(bearer, validateMethod, NO_WAIT);
+  const name = endpoint === 'business.ach_transactions' ? 'ach_transactions' : 'evaluation';
+  return (bearer) => http.business(name, business[name], bearer, NO_WAIT);
 }

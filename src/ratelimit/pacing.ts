@@ -41,14 +41,22 @@ export interface PaceOptions {
   /** Sends one request and records its answer; must not throw. */
   send: () => Promise<void>;
   signal?: AbortSignal;
+  /**
+   * After a stall, send the requests it held up as fast as maxInFlight allows, so the rate over the
+   * whole stream stays `rate()`. Off for sizing a limit (a catch-up burst would be read as the
+   * limit's burst); on for `check`'s burst, which judges "no limit at this rate" by the rate it
+   * offered over the whole run and would otherwise blame a busy machine's stall on the service.
+   */
+  catchUp?: boolean;
 }
 
 /**
- * Runs a paced stream until `done()`, then waits for what is in flight. A late timer delays the
- * schedule instead of compressing it: no catch-up bursts, so the offered rate never exceeds
- * `rate()` by more than a timer's jitter.
+ * Runs a paced stream until `done()`, then waits for what is in flight; resolves with the clock's
+ * time when sending stopped (the end of the offered load, without the wait for the last answers).
+ * A late timer delays the schedule instead of compressing it unless `catchUp`: no catch-up bursts,
+ * so the offered rate never exceeds `rate()` by more than a timer's jitter.
  */
-export async function pace(opts: PaceOptions): Promise<void> {
+export async function pace(opts: PaceOptions): Promise<number> {
   const { clock, signal } = opts;
   const inFlight = new Set<Promise<void>>();
   let next = clock.now();
@@ -69,10 +77,12 @@ export async function pace(opts: PaceOptions): Promise<void> {
     const interval = 1000 / Math.max(opts.rate(), 1e-3);
     const now = clock.now();
     // Behind schedule by more than an interval (a stalled event loop): start the schedule again
-    // from now rather than sending the missed requests back to back.
-    next = next + interval < now ? now + interval : next + interval;
+    // from now rather than sending the missed requests back to back, unless told to catch up.
+    next = next + interval < now && !opts.catchUp ? now + interval : next + interval;
     // Let the request get onto the wire before the next timer is armed.
     await Promise.resolve();
   }
+  const stoppedMs = clock.now();
   await Promise.all(inFlight);
+  return stoppedMs;
 }

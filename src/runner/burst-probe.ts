@@ -1,10 +1,13 @@
 // The conformance side of rate limiting: one bounded burst that provokes the limit (§7, §8), then
 // a polite wait and retry that shows the service recovers. Sizing the limit precisely is the
-// `ratelimit` command's job; this only needs a yes/no and the first limiting answer.
+// `ratelimit` command's job; this only needs a yes/no and the first limiting answer. The burst is
+// the rate-limit engine's (src/ratelimit): its calls, its pacing, its limit test, its budget.
 
 import { RateLimitedError, type Exchange } from '../http/service-client.js';
 import { retryAfterMs } from '../http/retry-after.js';
 import { isLimitLike } from '../ratelimit/answers.js';
+import { probeCalls } from '../ratelimit/calls.js';
+import { Probe } from '../ratelimit/probe/probe.js';
 import type { CheckContext } from './check.js';
 import { isSuccess } from './expect.js';
 
@@ -42,44 +45,35 @@ async function runProbe(ctx: CheckContext): Promise<BurstProbe> {
   if (!probingAllowed) {
     return { skipped: `rate-limit probing against ${ctx.target.environment} needs --allow-production-load`, sent: 0, rps: 0, achievedRps: 0, statuses: {}, durationS: 0 };
   }
-  const call = await endpointCall(ctx, endpoint);
+  // The run's token session, not a token of its own: the service hands a client one token at a time (§3).
+  const calls = await probeCalls({ http: ctx.http, endpoint, business: ctx.business, tokens: ctx.session });
   // Open the connections first (the health check needs no credentials), so the probe's rate is
   // not eaten by TLS handshakes at its start.
   await Promise.all(Array.from({ length: MAX_IN_FLIGHT }, () => ctx.http.healthCheck().catch(() => undefined)));
-  const started = ctx.now();
-  const statuses: Record<number, number> = {};
-  let sent = 0;
-  // An object, not a local: it is set from the answers' callbacks.
-  const seen: { limited?: Exchange } = {};
-  const interval = 1000 / maxRps;
-  const inFlight = new Set<Promise<void>>();
+  const probe = new Probe({
+    calls,
+    // The context's clock: its sleep ends the burst when the run is interrupted.
+    clock: { now: ctx.now, sleep: (ms) => ctx.sleep(ms) },
+    maxRps,
+    maxRequests,
+    // Bounded by max_requests at max_rps; the recovery has its own budget (recoveryWaitS).
+    maxDurationMs: Infinity,
+    maxInFlight: MAX_IN_FLIGHT,
+    signal: ctx.signal,
+    progress: ctx.progress,
+    samples: [],
+  });
   ctx.progress(`probing the rate limit on ${endpoint}: up to ${maxRequests} requests at ≤${maxRps}/s`);
-  while (sent < maxRequests && !seen.limited && !ctx.signal.aborted) {
-    const due = started + sent * interval;
-    const wait = due - ctx.now();
-    if (wait > 1) await ctx.sleep(wait);
-    if (inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
-    if (seen.limited) break;
-    sent++;
-    const p = call().then(
-      (ex) => {
-        statuses[ex.status] = (statuses[ex.status] ?? 0) + 1;
-        if (isLimitLike(ex.status) && (!seen.limited || (seen.limited.status !== 429 && ex.status === 429))) seen.limited = ex;
-      },
-      () => {
-        statuses[0] = (statuses[0] ?? 0) + 1;
-      },
-    );
-    const tracked = p.finally(() => inFlight.delete(tracked));
-    inFlight.add(tracked);
-  }
+  // Catching up after a stall: the verdict "no limit at this rate" rests on the rate offered.
+  const burst = await probe.burstRun('drain', Infinity, { catchUp: true });
+  const statuses: Record<number, number> = {};
+  for (const s of burst.samples) statuses[s.status] = (statuses[s.status] ?? 0) + 1;
+  const sent = burst.samples.length;
+  const limited = probe.refusals.judged;
   // The rate actually offered: from the first request sent to the last (not the drain after it).
-  const sendingS = Math.max((ctx.now() - started) / 1000, 0.001);
-  await Promise.all(inFlight);
-  const durationS = (ctx.now() - started) / 1000;
-  const limited = seen.limited;
-  const result: BurstProbe = { sent, rps: maxRps, achievedRps: sent / sendingS, statuses, durationS, ...(limited ? { limited } : {}) };
-  if (limited) result.recovery = await recover(ctx, call, limited);
+  const achievedRps = sent / Math.max(burst.sendingMs / 1000, 0.001);
+  const result: BurstProbe = { sent, rps: maxRps, achievedRps, statuses, durationS: probe.elapsed() / 1000, ...(limited ? { limited } : {}) };
+  if (limited) result.recovery = await recover(ctx, calls.primary, limited);
   return result;
 }
 
@@ -114,20 +108,6 @@ async function stillLimitedAsAnswer(call: () => Promise<Exchange>): Promise<Exch
     if (err instanceof RateLimitedError) return err.last;
     throw err;
   }
-}
-
-async function endpointCall(ctx: CheckContext, endpoint: string): Promise<() => Promise<Exchange>> {
-  const noWait = { waitOut429: false } as const;
-  if (endpoint === 'tokens.issue') return () => ctx.http.issueToken(undefined, noWait);
-  // The token is asked for on every call: the session refreshes it when it nears expiry, so a
-  // long probe or recovery never turns into a stream of 401s.
-  const token = async () => (await ctx.session.current()).token;
-  if (endpoint === 'tokens.validate') {
-    const method = await ctx.session.validateMethod();
-    return async () => ctx.http.validate(await token(), method, noWait);
-  }
-  const name = endpoint === 'business.ach_transactions' ? 'ach_transactions' : 'evaluation';
-  return async () => ctx.http.business(name, ctx.business[name], await token(), noWait);
 }
 
 /** The 429 the burst provoked, or why there is none to judge (checks that inspect the 429 share this). */

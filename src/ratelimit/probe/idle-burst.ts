@@ -48,7 +48,7 @@ async function roundsFromIdle(probe: Probe, sustained: number, recovery: number 
     probe.progress(`waiting ${round(waitMs / 1000, 1)} s for the limit to refill, then measuring the burst from idle`);
     await probe.clock.sleep(waitMs, probe.signal);
     if (probe.signal?.aborted) break;
-    const fit = burstOf(await probe.burstRun('idle-burst', Math.max(50, 3 * guess + 20)), sustained);
+    const fit = burstOf((await probe.burstRun('idle-burst', Math.max(50, 3 * guess + 20))).samples, sustained);
     last = fit;
     if (!fit.limited) {
       // Nothing refused within the cap: the limit holds more than guessed; wait longer.

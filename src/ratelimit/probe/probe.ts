@@ -25,6 +25,12 @@ export interface ProbeLimits {
   samples: Sample[];
 }
 
+/** One burstRun: its samples in answer order, and the milliseconds it spent sending. */
+export interface BurstRun {
+  samples: Sample[];
+  sendingMs: number;
+}
+
 export type StopReason = 'signal' | 'requests' | 'time' | 'errors';
 
 /** A header's announcement on a refusal: the exchange it came with and the seconds it said. */
@@ -37,6 +43,11 @@ export interface Announced {
 export interface Refusals {
   /** How often each refusing status came back (429, or a non-conformant 503…). */
   statuses: Map<number, number>;
+  /**
+   * The refusal a conformance verdict judges: the first one, or the first 429 when the first was
+   * another status (503…), since §7 asks for 429.
+   */
+  judged?: Exchange;
   last?: Exchange;
   lastRetryAfter?: Announced;
   lastReset?: Announced;
@@ -128,28 +139,34 @@ export class Probe {
     return sample;
   }
 
-  /** Sends at max_rps until the first refusal (or `cap` requests, or the budget): the samples of that run. */
-  async burstRun(phase: PhaseName, cap: number): Promise<Sample[]> {
-    const run: Sample[] = [];
+  /**
+   * Sends at max_rps until the first refusal (or `cap` requests, or the budget): the samples of that
+   * run, and how long it was sending (without the wait for the last answers).
+   */
+  async burstRun(phase: PhaseName, cap: number, opts: { catchUp?: boolean } = {}): Promise<BurstRun> {
+    const samples: Sample[] = [];
     let refused = false;
-    await pace({
+    const startedMs = this.clock.now();
+    const stoppedMs = await pace({
+      ...opts,
       clock: this.clock,
       rate: () => this.maxRps,
       maxInFlight: this.maxInFlight,
       signal: this.signal,
-      done: () => refused || run.length >= cap || this.outOfBudget(),
+      done: () => refused || samples.length >= cap || this.outOfBudget(),
       send: async () => {
         const s = await this.send(phase);
-        run.push(s);
+        samples.push(s);
         if (s.answer === 'limited') refused = true;
       },
     });
-    return run;
+    return { samples, sendingMs: stoppedMs - startedMs };
   }
 
   private noteRefusal(exchange: Exchange): void {
     const r = this.refusals;
     r.statuses.set(exchange.status, (r.statuses.get(exchange.status) ?? 0) + 1);
+    if (!r.judged || (r.judged.status !== 429 && exchange.status === 429)) r.judged = exchange;
     r.last = exchange;
     r.headers = mergeRateLimitHeaders(r.headers, exchange.headers);
     const ra = retryAfterSeconds(exchange.headers['retry-after'], exchange.receivedAt);

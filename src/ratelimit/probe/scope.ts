@@ -16,7 +16,7 @@ export async function scopePhase(probe: Probe, burst: number | null): Promise<Sc
     return { scope: 'unknown', notes: [calls.secondProblem ? `scope not measured: ${calls.secondProblem}` : 'scope not measured: configure rate_limit.second_client to tell a per-client limit from a shared one'] };
   }
   if (probe.outOfBudget()) return { scope: 'unknown', notes: [] };
-  const drained = await probe.burstRun('scope', Math.max(50, 3 * (burst ?? 1) + 20));
+  const { samples: drained } = await probe.burstRun('scope', Math.max(50, 3 * (burst ?? 1) + 20));
   if (!drained.some((x) => x.answer === 'limited')) return { scope: 'unknown', notes: ['scope not measured: the configured client could not be limited again'] };
 
   // As many as the second client's own limit surely admits (the same size, if it has its own),
