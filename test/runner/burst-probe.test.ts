@@ -1,0 +1,106 @@
+// check's burst (src/runner/burst-probe.ts) as a use of the rate-limit engine, on a virtual clock:
+// a stalled machine does not turn "no limit at this rate" into a false alarm, and a limit that
+// answers 503 before its 429s is judged by the 429.
+
+import { describe, expect, it } from 'vitest';
+import { check as limitEnforced } from '../../checks/ratelimit.limit-enforced.js';
+import type { Exchange } from '../../src/http/service-client.js';
+import { burstProbe } from '../../src/runner/burst-probe.js';
+import type { CheckContext } from '../../src/runner/check.js';
+
+const EPOCH_MS = 1_800_000_000_000;
+
+interface World {
+  ctx: CheckContext;
+  stop: () => void;
+}
+
+/**
+ * A context whose clock is virtual: time jumps to the next timer once every microtask has settled.
+ * `stallAtMs`: the first sleep from then on oversleeps by `stallMs` (a busy machine's late timer).
+ * `status(i, ms)`: what the i-th validate answers at virtual time ms; answers take `latencyMs`.
+ */
+function world(opts: { maxRps: number; maxRequests: number; latencyMs: number; stallAtMs?: number; stallMs?: number; status: (i: number, ms: number) => number }): World {
+  let now = 0;
+  let order = 0;
+  let stopped = false;
+  let stalled = false;
+  const timers: Array<{ at: number; order: number; fire: () => void }> = [];
+  const at = (when: number, fire: () => void) => timers.push({ at: when, order: order++, fire });
+  const tick = () => {
+    if (stopped) return;
+    timers.sort((a, b) => a.at - b.at || a.order - b.order);
+    const next = timers.shift();
+    if (next) {
+      now = Math.max(now, next.at);
+      next.fire();
+    }
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      let late = 0;
+      if (opts.stallAtMs !== undefined && !stalled && now >= opts.stallAtMs) [stalled, late] = [true, opts.stallMs ?? 0];
+      at(now + ms + late, resolve);
+    });
+  let calls = 0;
+  const validate = (): Promise<Exchange> =>
+    new Promise((resolve) => {
+      const i = calls++;
+      at(now + opts.latencyMs, () => {
+        const status = opts.status(i, now);
+        resolve({ request: 'GET /tokens/validate', status, headers: {}, text: '', json: undefined, truncated: false, durationMs: opts.latencyMs, sentAt: EPOCH_MS, receivedAt: EPOCH_MS + now, rateLimitWaits: 0, echoesSecret: false } as Exchange);
+      });
+    });
+  const ctx = {
+    target: { environment: 'sandbox' },
+    rateLimit: { endpoint: 'tokens.validate', maxRps: opts.maxRps, maxRequests: opts.maxRequests, recoveryWaitS: 15, probingAllowed: true },
+    http: { healthCheck: async () => undefined, validate },
+    session: { current: async () => ({ token: 'virtual-token' }), validateMethod: async () => 'GET' },
+    business: {},
+    now: () => EPOCH_MS + now,
+    sleep,
+    progress: () => {},
+    signal: new AbortController().signal,
+  } as unknown as CheckContext;
+  return { ctx, stop: () => void (stopped = true) };
+}
+
+describe("check's burst", () => {
+  // 240 requests at 120/s are 2 s of schedule. After a stall the burst sends what it held up (16 in
+  // flight, 5 ms answers): a 1 s stall costs nothing, a 3 s one ends at 3.56 s (67/s). Restarting the
+  // schedule instead would end at 3 s (80/s) and 5 s (48/s: under half of max_rps, an error).
+  it.each([
+    { stallMs: 1_000, atLeastRps: 114 },
+    { stallMs: 3_000, atLeastRps: 65 },
+  ])('catches up after a $stallMs ms stall: at least $atLeastRps/s offered, so no limit is a fail, not an error', async ({ stallMs, atLeastRps }) => {
+    const { ctx, stop } = world({ maxRps: 120, maxRequests: 240, latencyMs: 5, stallAtMs: 500, stallMs, status: () => 200 });
+    try {
+      const burst = await burstProbe(ctx);
+      expect(burst.sent).toBe(240);
+      expect(burst.statuses).toEqual({ 200: 240 });
+      expect(burst.achievedRps).toBeGreaterThan(atLeastRps);
+      const outcome = await limitEnforced.run(ctx);
+      expect(`${outcome.status}: ${outcome.message}`).toMatch(/^fail: no limit met at up to \d+ requests\/s/);
+    } finally {
+      stop();
+    }
+  });
+
+  it('judges the first 429 when a 503 came first, counts every answer, and recovers after the backoff', async () => {
+    // Requests 0–19 pass, 20 is refused with 503, the ones in flight behind it with 429; from 1 s on all pass.
+    const { ctx, stop } = world({ maxRps: 100, maxRequests: 200, latencyMs: 25, status: (i, ms) => (ms >= 1_000 || i < 20 ? 200 : i === 20 ? 503 : 429) });
+    try {
+      const burst = await burstProbe(ctx);
+      expect(burst.limited?.status).toBe(429);
+      expect(burst.statuses[200]).toBe(20);
+      expect(burst.statuses[503]).toBe(1);
+      expect(burst.statuses[429]).toBeGreaterThan(0);
+      expect(burst.sent).toBe(20 + 1 + burst.statuses[429]!);
+      expect(burst.recovery).toMatchObject({ ok: true, attempts: 1, waitedFor: 'backoff' });
+    } finally {
+      stop();
+    }
+  });
+});
