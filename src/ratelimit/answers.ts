@@ -7,8 +7,8 @@ import type { Answer, RateLimitHeaders } from './types.js';
 const LIMIT_LIKE = new Set([429, 503, 509, 420]);
 
 /**
- * The one test of a limit's refusal: `check`'s burst (src/runner/burst-probe.ts) and the
- * `ratelimit` probe both judge by it, so they agree on what a refusal is.
+ * The one test of a limit's refusal: the Probe judges every answer by it (for the `ratelimit` command
+ * and `check`'s burst alike), and ratelimit.recovers its retries, so they agree on what a refusal is.
  */
 export const isLimitLike = (status: number): boolean => LIMIT_LIKE.has(status);
 

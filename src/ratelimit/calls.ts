@@ -127,29 +127,10 @@ export async function probeCalls(input: CallsInput): Promise<ProbeCalls> {
     return calls;
   }
 
-  let primary: () => Promise<Exchange>;
-  let validateMethod: 'GET' | 'POST' | undefined;
-  let call: (bearer: string) => Promise<Exchange>;
-  if (input.tokens) {
-    const shared = input.tokens;
-    if (endpoint === 'tokens.validate') validateMethod = await shared.validateMethod();
-    call = endpointCall(http, endpoint, business, validateMethod);
-    // Asked on every call: the owner renews the token near its expiry, so a long burst or its
-    // recovery never turns into a stream of 401s.
-    primary = async () => call((await shared.current()).token);
-  } else {
-    const first = await issue(http.target.credentials);
-    if (!first.issued) throw new ProbeSetupError(`POST /tokens with the configured credentials returned ${first.status} ${http.quote(first)}; no token to probe ${endpoint} with`);
-    const token = new InBandToken(http, http.target.credentials, first.issued);
-    if (endpoint === 'tokens.validate') {
-      const get = counted(await http.validate(token.value, 'GET'));
-      validateMethod = get.status === 404 || get.status === 405 ? 'POST' : 'GET';
-    }
-    call = endpointCall(http, endpoint, business, validateMethod);
-    primary = () => (token.due() ? token.refresh() : call(token.value));
-  }
-
-  const calls: ProbeCalls = { endpoint, primary, overhead, ...(validateMethod ? { validateMethod } : {}) };
+  const bearer = input.tokens ? sharedBearer(input.tokens) : await inBandBearer(http, endpoint, counted);
+  const validateMethod = endpoint === 'tokens.validate' ? await bearer.validateMethod() : undefined;
+  const call = endpointCall(http, endpoint, business, validateMethod);
+  const calls: ProbeCalls = { endpoint, primary: () => bearer.send(call), overhead, ...(validateMethod ? { validateMethod } : {}) };
   if (input.secondClient) {
     const credentials = input.secondClient;
     const secondFirst = await issue(credentials);
@@ -163,6 +144,35 @@ export async function probeCalls(input: CallsInput): Promise<ProbeCalls> {
     }
   }
   return calls;
+}
+
+/** Where the calls' bearer token comes from, and who renews it. */
+interface Bearer {
+  /** One call with the current token, or the token's renewal sent in its place. */
+  send(call: (bearer: string) => Promise<Exchange>): Promise<Exchange>;
+  validateMethod(): Promise<'GET' | 'POST'>;
+}
+
+/** The caller's token owner, asked on every call: it renews the token near its expiry. */
+function sharedBearer(shared: SharedTokens): Bearer {
+  return {
+    send: async (call) => call((await shared.current()).token),
+    validateMethod: () => shared.validateMethod(),
+  };
+}
+
+/** A token of the calls' own, fetched now (and validate's method found with it), renewed in band. */
+async function inBandBearer(http: ServiceClient, endpoint: RateLimitEndpoint, counted: <T extends Exchange>(ex: T) => T): Promise<Bearer> {
+  const first = counted(await http.issueToken(http.target.credentials));
+  if (!first.issued) throw new ProbeSetupError(`POST /tokens with the configured credentials returned ${first.status} ${http.quote(first)}; no token to probe ${endpoint} with`);
+  const token = new InBandToken(http, http.target.credentials, first.issued);
+  return {
+    send: (call) => (token.due() ? token.refresh() : call(token.value)),
+    validateMethod: async () => {
+      const get = counted(await http.validate(token.value, 'GET'));
+      return get.status === 404 || get.status === 405 ? 'POST' : 'GET';
+    },
+  };
 }
 
 /** The one dispatch of a rate-limit endpoint that takes a bearer token, sent without waiting out a 429. */
