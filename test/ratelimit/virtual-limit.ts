@@ -51,13 +51,21 @@ export interface VirtualEndpoint {
 
 const EPOCH_MS = 1_800_000_000_000;
 
-/** The clock and calls for discover(); `stop` ends virtual time (call it when the probe returned). */
-export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: ProbeCalls; stop: () => void } {
+export interface VirtualTime {
+  /** Virtual milliseconds since the start. */
+  now(): number;
+  /** Runs `fire` when virtual time reaches `when` (timers due at once run in the order they were set). */
+  at(when: number, fire: () => void): void;
+  /** Ends virtual time. */
+  stop(): void;
+}
+
+/** Time that jumps to the next timer once every microtask has settled, until stopped. */
+export function virtualTime(): VirtualTime {
   let now = 0;
   let order = 0;
   let stopped = false;
   const timers: Array<{ at: number; order: number; fire: () => void }> = [];
-  const at = (when: number, fire: () => void) => timers.push({ at: when, order: order++, fire });
   const tick = () => {
     if (stopped) return;
     timers.sort((a, b) => a.at - b.at || a.order - b.order);
@@ -69,16 +77,22 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
     setImmediate(tick);
   };
   setImmediate(tick);
+  return { now: () => now, at: (when, fire) => void timers.push({ at: when, order: order++, fire }), stop: () => void (stopped = true) };
+}
+
+/** The clock and calls for discover(); `stop` ends virtual time (call it when the probe returned). */
+export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: ProbeCalls; stop: () => void } {
+  const { now, at, stop } = virtualTime();
   // Retry-After is judged on the wall clock the answers carry.
-  const dateNow = vi.spyOn(Date, 'now').mockImplementation(() => EPOCH_MS + Math.floor(now));
-  const clock: Clock = { now: () => now, sleep: (ms) => new Promise<void>((resolve) => at(now + Math.max(0, ms), resolve)) };
+  const dateNow = vi.spyOn(Date, 'now').mockImplementation(() => EPOCH_MS + Math.floor(now()));
+  const clock: Clock = { now, sleep: (ms) => new Promise<void>((resolve) => at(now() + Math.max(0, ms), resolve)) };
 
   let sent = 0;
   const caller = (limiter: Limiter) => (): Promise<Exchange> =>
     new Promise((resolve) => {
-      const waitMs = limiter(now);
+      const waitMs = limiter(now());
       const latencyMs = 2 + ((sent++ * 7) % 11);
-      at(now + latencyMs, () => {
+      at(now() + latencyMs, () => {
         const headers: Record<string, string> = {};
         const seconds = String(Math.max(1, Math.ceil((waitMs ?? 0) / 1000)));
         if (waitMs !== undefined && endpoint.announces === 'retry-after') headers['retry-after'] = seconds;
@@ -99,7 +113,7 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
     clock,
     calls,
     stop: () => {
-      stopped = true;
+      stop();
       dateNow.mockRestore();
     },
   };

@@ -7,6 +7,7 @@ import { check as limitEnforced } from '../../checks/ratelimit.limit-enforced.js
 import type { Exchange } from '../../src/http/service-client.js';
 import { burstProbe } from '../../src/runner/burst-probe.js';
 import type { CheckContext } from '../../src/runner/check.js';
+import { virtualTime } from '../ratelimit/virtual-limit.js';
 
 const EPOCH_MS = 1_800_000_000_000;
 
@@ -16,41 +17,26 @@ interface World {
 }
 
 /**
- * A context whose clock is virtual: time jumps to the next timer once every microtask has settled.
+ * A context on virtual time (see virtualTime).
  * `stallAtMs`: the first sleep from then on oversleeps by `stallMs` (a busy machine's late timer).
  * `status(i, ms)`: what the i-th validate answers at virtual time ms; answers take `latencyMs`.
  */
 function world(opts: { maxRps: number; maxRequests: number; latencyMs: number; stallAtMs?: number; stallMs?: number; status: (i: number, ms: number) => number }): World {
-  let now = 0;
-  let order = 0;
-  let stopped = false;
+  const { now, at, stop } = virtualTime();
   let stalled = false;
-  const timers: Array<{ at: number; order: number; fire: () => void }> = [];
-  const at = (when: number, fire: () => void) => timers.push({ at: when, order: order++, fire });
-  const tick = () => {
-    if (stopped) return;
-    timers.sort((a, b) => a.at - b.at || a.order - b.order);
-    const next = timers.shift();
-    if (next) {
-      now = Math.max(now, next.at);
-      next.fire();
-    }
-    setImmediate(tick);
-  };
-  setImmediate(tick);
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
       let late = 0;
-      if (opts.stallAtMs !== undefined && !stalled && now >= opts.stallAtMs) [stalled, late] = [true, opts.stallMs ?? 0];
-      at(now + ms + late, resolve);
+      if (opts.stallAtMs !== undefined && !stalled && now() >= opts.stallAtMs) [stalled, late] = [true, opts.stallMs ?? 0];
+      at(now() + ms + late, resolve);
     });
   let calls = 0;
   const validate = (): Promise<Exchange> =>
     new Promise((resolve) => {
       const i = calls++;
-      at(now + opts.latencyMs, () => {
-        const status = opts.status(i, now);
-        resolve({ request: 'GET /tokens/validate', status, headers: {}, text: '', json: undefined, truncated: false, durationMs: opts.latencyMs, sentAt: EPOCH_MS, receivedAt: EPOCH_MS + now, rateLimitWaits: 0, echoesSecret: false } as Exchange);
+      at(now() + opts.latencyMs, () => {
+        const status = opts.status(i, now());
+        resolve({ request: 'GET /tokens/validate', status, headers: {}, text: '', json: undefined, truncated: false, durationMs: opts.latencyMs, sentAt: EPOCH_MS, receivedAt: EPOCH_MS + now(), rateLimitWaits: 0, echoesSecret: false });
       });
     });
   const ctx = {
@@ -59,12 +45,12 @@ function world(opts: { maxRps: number; maxRequests: number; latencyMs: number; s
     http: { healthCheck: async () => undefined, validate },
     session: { current: async () => ({ token: 'virtual-token' }), validateMethod: async () => 'GET' },
     business: {},
-    now: () => EPOCH_MS + now,
+    now: () => EPOCH_MS + now(),
     sleep,
     progress: () => {},
     signal: new AbortController().signal,
   } as unknown as CheckContext;
-  return { ctx, stop: () => void (stopped = true) };
+  return { ctx, stop };
 }
 
 describe("check's burst", () => {
