@@ -53,8 +53,8 @@ export interface PaceOptions {
 /**
  * Runs a paced stream until `done()`, then waits for what is in flight; resolves with the clock's
  * time when sending stopped (the end of the offered load, without the wait for the last answers).
- * A late timer delays the schedule instead of compressing it unless `catchUp`: no catch-up bursts,
- * so the offered rate never exceeds `rate()` by more than a timer's jitter.
+ * A late timer delays the schedule instead of compressing it, so the offered rate never exceeds
+ * `rate()` by more than a timer's jitter; with `catchUp` it compresses it instead (see there).
  */
 export async function pace(opts: PaceOptions): Promise<number> {
   const { clock, signal } = opts;
