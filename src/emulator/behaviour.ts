@@ -5,7 +5,8 @@ import { newTokenValue } from './token-store.js';
 import { sameSecret } from './credentials.js';
 import { errorReply, json, text, wwwAuthenticate } from './replies.js';
 import { TLS13_SUITES } from './tls-suites.js';
-import type { Behaviour, Credentials, Ctx, TokenRecord } from './types.js';
+import type { Credentials } from '../spec/credentials.js';
+import type { Behaviour, Ctx, TokenRecord } from './types.js';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -2,15 +2,12 @@
 // fault file can name these types without pulling in the conformant implementation.
 
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Credentials } from '../spec/credentials.js';
+import type { BusinessEndpoint } from '../spec/endpoints.js';
 import type { TokenStore } from './token-store.js';
 import type { RateLimiter, LimitDecision } from './rate-limiter.js';
 
 export type { LimitDecision };
-
-export interface Credentials {
-  clientId: string;
-  clientSecret: string;
-}
 
 /** One issued token. The advertised expiry and the real one are separate so a fault can split them. */
 export interface TokenRecord {
@@ -42,7 +39,7 @@ export interface Reply {
  */
 export type UnauthorizedKind = 'credentials' | 'missing' | 'invalid';
 
-export type RouteName = 'tokens' | 'health' | 'validate' | 'evaluation' | 'ach_transactions';
+export type RouteName = 'tokens' | 'health' | 'validate' | BusinessEndpoint;
 
 export interface TlsSettings {
   minVersion: 'TLSv1.2' | 'TLSv1.3';

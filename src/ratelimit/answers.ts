@@ -1,7 +1,7 @@
 // Reading one answer for the limiter's sake: was it the limit's refusal, what Retry-After said, and
 // which RateLimit headers came with it. Pure functions of status and headers.
 
-import { isLimitLike } from '../runner/burst-probe.js';
+import { isLimitLike } from '../spec/limit-statuses.js';
 import type { Answer, RateLimitHeaders } from './types.js';
 
 /**
@@ -14,17 +14,8 @@ export function answerOf(status: number): Answer {
   return isLimitLike(status) ? 'limited' : 'accepted';
 }
 
-/**
- * Retry-After (RFC 9110 §10.2.3) in seconds: delay-seconds or an HTTP-date. Unlike the client's
- * retryAfterMs this has no ceiling, because the probe reports what the service said, however long.
- */
-export function retryAfterSeconds(value: string | undefined, nowMs: number): number | undefined {
-  if (value === undefined) return undefined;
-  const v = value.trim();
-  if (/^\d+$/.test(v)) return Number(v);
-  const at = Date.parse(v);
-  return Number.isNaN(at) ? undefined : Math.max(0, (at - nowMs) / 1000);
-}
+// Kept importable from here while src/ratelimit/ is being split into phases; the parser is spec vocabulary.
+export { retryAfterSeconds } from '../spec/retry-after.js';
 
 // draft-ietf-httpapi-ratelimit-headers (RateLimit, RateLimit-Policy, and the older RateLimit-Limit,
 // -Remaining, -Reset) and the common X-RateLimit-* spelling.

@@ -24,7 +24,8 @@
 // what is known so far (a partial estimate).
 
 import type { Exchange } from '../http/service-client.js';
-import { answerOf, mergeRateLimitHeaders, resetSeconds, retryAfterSeconds } from './answers.js';
+import { answerOf, mergeRateLimitHeaders, resetSeconds } from './answers.js';
+import { retryAfterSeconds } from '../spec/retry-after.js';
 import type { ProbeCalls } from './calls.js';
 import { burstOf, percentile, recoveryOf, segmentsOf, sustainedRate, timelineOf, type BurstFit } from './estimators.js';
 import { monotonicClock, pace, type Clock } from './pacing.js';

@@ -4,9 +4,9 @@
 
 import { runLoadScenario, type ScenarioInputs } from '../k6/scenarios.js';
 import { scenarioOk } from '../k6/summary.js';
-import type { Credentials } from '../config/target.js';
+import type { Credentials } from '../spec/credentials.js';
 import type { LoadScenarioResult } from '../report/model.js';
-import type { RateLimitEndpoint } from './calls.js';
+import type { RateLimitEndpoint } from '../spec/endpoints.js';
 import type { Proof, Recommendation } from './types.js';
 
 export interface ProveOptions {

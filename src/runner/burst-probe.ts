@@ -4,6 +4,8 @@
 
 import { RateLimitedError, type Exchange } from '../http/service-client.js';
 import { retryAfterMs } from '../http/retry-after.js';
+import type { RateLimitEndpoint } from '../spec/endpoints.js';
+import { isLimitLike } from '../spec/limit-statuses.js';
 import type { CheckContext } from './check.js';
 import { isSuccess } from './expect.js';
 
@@ -24,9 +26,6 @@ export interface BurstProbe {
 // As many as the client keeps connections: more would only queue, and every queued request is
 // one more 429 sent after the limit was already known.
 const MAX_IN_FLIGHT = 16;
-// Statuses a limiter might wrongly answer instead of 429; seen in a burst, they end it too.
-const LIMIT_LIKE = new Set([429, 503, 509, 420]);
-export const isLimitLike = (status: number) => LIMIT_LIKE.has(status);
 
 const probes = new WeakMap<CheckContext, Promise<BurstProbe>>();
 
@@ -66,7 +65,8 @@ async function runProbe(ctx: CheckContext): Promise<BurstProbe> {
     const p = call().then(
       (ex) => {
         statuses[ex.status] = (statuses[ex.status] ?? 0) + 1;
-        if (LIMIT_LIKE.has(ex.status) && (!seen.limited || (seen.limited.status !== 429 && ex.status === 429))) seen.limited = ex;
+        // A status a limiter might wrongly answer instead of 429 ends the burst too.
+        if (isLimitLike(ex.status) && (!seen.limited || (seen.limited.status !== 429 && ex.status === 429))) seen.limited = ex;
       },
       () => {
         statuses[0] = (statuses[0] ?? 0) + 1;
@@ -99,7 +99,7 @@ async function recover(ctx: CheckContext, call: () => Promise<Exchange>, limited
     last = await stillLimitedAsAnswer(call);
     if (isSuccess(last)) return { ok: true, afterS: (ctx.now() - started) / 1000, attempts: attempt, last, waitedFor };
     // Anything but a limit (a 401, a 500) says nothing about recovery: stop rather than insist.
-    if (!LIMIT_LIKE.has(last.status)) break;
+    if (!isLimitLike(last.status)) break;
     wait = Math.min(wait * 2, 16_000);
   }
   return { ok: false, afterS: (ctx.now() - started) / 1000, attempts: 0, ...(last ? { last } : {}), waitedFor };
@@ -118,7 +118,7 @@ async function stillLimitedAsAnswer(call: () => Promise<Exchange>): Promise<Exch
   }
 }
 
-async function endpointCall(ctx: CheckContext, endpoint: string): Promise<() => Promise<Exchange>> {
+async function endpointCall(ctx: CheckContext, endpoint: RateLimitEndpoint): Promise<() => Promise<Exchange>> {
   const noWait = { waitOut429: false } as const;
   if (endpoint === 'tokens.issue') return () => ctx.http.issueToken(undefined, noWait);
   // The token is asked for on every call: the session refreshes it when it nears expiry, so a

@@ -5,7 +5,7 @@ import { credentialFieldsIn, credentialHeadersIn, tokenIn } from '../http/creden
 import { credentialsInText } from '../http/redact/structure.js';
 import type { Exchange, ServiceClient } from '../http/service-client.js';
 import type { EdgeAllowance } from '../time/expiry-edges.js';
-import type { Expectations } from './check.js';
+import type { Expectations } from '../config/check-settings.js';
 
 export const WANTS_401 = '§7 wants 401 `{"error":"unauthorized"}`';
 
