@@ -5,14 +5,11 @@
 
 import http from 'k6/http';
 import type { Params, RefinedResponse } from 'k6/http';
-import type { BusinessCalls, HttpMethod, ScenarioConfig } from './config';
+import type { Credentials } from '../../src/spec/credentials.js';
+import type { BusinessEndpoint, HttpMethod } from '../../src/spec/endpoints.js';
+import type { ScenarioConfig } from './config';
 
 export type Res = RefinedResponse<'text'>;
-
-export interface Credentials {
-  clientId: string;
-  clientSecret: string;
-}
 
 export interface CallOptions {
   /** Statuses that are the expected answer to this call (e.g. 401 for wrong credentials). */
@@ -57,7 +54,7 @@ export function validateToken(cfg: ScenarioConfig, token: string, opts: CallOpti
 }
 
 /** §4.4: /v1/<endpoint> with the user's method and payload. */
-export function callBusiness(cfg: ScenarioConfig, which: keyof BusinessCalls, token: string, opts: CallOptions = {}): Res {
+export function callBusiness(cfg: ScenarioConfig, which: BusinessEndpoint, token: string, opts: CallOptions = {}): Res {
   const { method, body } = cfg.business[which];
   const hasBody = body !== null && method !== 'GET';
   const headers: Record<string, string> = hasBody ? { ...bearer(token), 'Content-Type': 'application/json' } : bearer(token);

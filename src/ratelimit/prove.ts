@@ -2,7 +2,8 @@
 // recommended backoff (CES_BACKOFF_*), against the same endpoint. A policy that is right loses no
 // request and sees (almost) no 429; the figures go into the report as `proof`.
 
-import { runLoadScenario, type ScenarioInputs } from '../k6/scenarios.js';
+import type { ScenarioInputs } from '../k6/contract.js';
+import { runLoadScenario } from '../k6/scenarios.js';
 import { scenarioOk } from '../k6/summary.js';
 import type { Credentials } from '../spec/credentials.js';
 import type { LoadScenarioResult } from '../report/model.js';
