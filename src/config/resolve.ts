@@ -9,7 +9,7 @@ import type { BusinessCall, BusinessCalls, HttpMethod } from '../spec/endpoints.
 import type { Expectations, RateLimitSettings } from './check-settings.js';
 import { readConfigFile } from './load.js';
 import type { ConfigFile } from './schema.js';
-import { parseCaPem } from '../tls/pem.js';
+import { parseCaPem } from './ca-pem.js';
 import { isProduction, type Target } from './target.js';
 
 export const DEFAULT_CONFIG_FILE = 'ces-harness.yaml';

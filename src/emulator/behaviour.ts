@@ -6,7 +6,8 @@ import { sameSecret } from './credentials.js';
 import { errorReply, json, text, wwwAuthenticate } from './replies.js';
 import { TLS13_SUITES } from './tls-suites.js';
 import type { Credentials } from '../spec/credentials.js';
-import type { Behaviour, Ctx, TokenRecord } from './types.js';
+import type { TokenRecord } from './token-store.js';
+import type { Behaviour, Ctx } from './types.js';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

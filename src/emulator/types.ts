@@ -4,21 +4,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Credentials } from '../spec/credentials.js';
 import type { BusinessEndpoint } from '../spec/endpoints.js';
-import type { TokenStore } from './token-store.js';
+import type { TokenRecord, TokenStore } from './token-store.js';
 import type { RateLimiter, LimitDecision } from './rate-limiter.js';
 
 export type { LimitDecision };
-
-/** One issued token. The advertised expiry and the real one are separate so a fault can split them. */
-export interface TokenRecord {
-  token: string;
-  clientId: string;
-  issuedAtMs: number;
-  /** What the token response says (§2: epoch seconds). */
-  expiresAtS: number;
-  /** When the emulator stops accepting it; conformant: exactly expiresAtS * 1000. */
-  validUntilMs: number;
-}
 
 /** What an Authorization header amounts to, before any route decides what to do with it. */
 export type BearerCheck =
