@@ -55,4 +55,16 @@ describe('imports', () => {
       for (const target of graph.get(file)!) expect({ file, target }).toEqual({ file, target: expect.stringMatching(/^src\/spec\//) });
     }
   });
+
+  it('writes the Node ↔ k6 contract once: no CES_* name, __ENV read or k6 metric list outside it', () => {
+    const kSide = [...graph.keys()].filter((f) => (f.startsWith('scenarios/') || f.startsWith('src/k6/') || f.startsWith('src/k8s/')) && f !== 'src/k6/contract.ts');
+    for (const file of kSide) {
+      const text = readFileSync(join(root, file), 'utf8');
+      // A quoted variable name (comments may name them; code goes through SCENARIO_ENV).
+      expect({ file, names: text.match(/['"`]CES_[A-Z_]+/g) ?? [] }).toEqual({ file, names: [] });
+      // k6's built-in metrics are listed in the contract: a second list would drift from it.
+      expect({ file, list: /['"]http_req_tls_handshaking['"]/.test(text) }).toEqual({ file, list: false });
+      if (file !== 'scenarios/lib/config.ts') expect({ file, readsEnv: text.includes('__ENV') }).toEqual({ file, readsEnv: false });
+    }
+  });
 });
