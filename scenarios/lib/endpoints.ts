@@ -6,6 +6,7 @@
 import http from 'k6/http';
 import type { Params, RefinedResponse } from 'k6/http';
 import type { Credentials } from '../../src/spec/credentials.js';
+import { errorTextOf } from '../../src/spec/error-body.js';
 import type { BusinessEndpoint, HttpMethod } from '../../src/spec/endpoints.js';
 import type { ScenarioConfig } from './config';
 
@@ -80,6 +81,6 @@ export const isObject = (v: unknown): v is Record<string, unknown> => typeof v =
 
 /** §7: an error body is a JSON object with a string `error` (and, when given, exactly that text). */
 export function isErrorBody(res: Res, text?: string): boolean {
-  const body = jsonBody(res);
-  return isObject(body) && typeof body.error === 'string' && (text === undefined || body.error === text);
+  const error = errorTextOf(jsonBody(res));
+  return error !== undefined && (text === undefined || error === text);
 }

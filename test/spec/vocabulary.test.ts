@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { BUSINESS_ENDPOINTS, isRateLimitEndpoint, RATE_LIMIT_ENDPOINTS } from '../../src/spec/endpoints.js';
+import { errorTextOf } from '../../src/spec/error-body.js';
 import { epochSeconds } from '../../src/spec/expires-at.js';
 import { isLimitLike } from '../../src/spec/limit-statuses.js';
 import { retryAfterDelayMs, retryAfterSeconds } from '../../src/spec/retry-after.js';
@@ -55,5 +56,20 @@ describe('endpoints (§4)', () => {
     expect(BUSINESS_ENDPOINTS).toEqual(['evaluation', 'ach_transactions']);
     expect(RATE_LIMIT_ENDPOINTS.filter(isRateLimitEndpoint)).toEqual(RATE_LIMIT_ENDPOINTS);
     expect(['tokens.health_check', 'evaluation', ''].filter(isRateLimitEndpoint)).toEqual([]);
+  });
+});
+
+describe('error body (§7: a JSON object with a string `error`)', () => {
+  it.each([
+    [{ error: 'unauthorized' }, 'unauthorized'],
+    [{ error: 'rate_limited', detail: 1 }, 'rate_limited'],
+    [{ error: 401 }, undefined],
+    [{ message: 'nope' }, undefined],
+    [['error'], undefined],
+    ['unauthorized', undefined],
+    [null, undefined],
+    [undefined, undefined],
+  ])('%j → %j', (body, text) => {
+    expect(errorTextOf(body)).toBe(text);
   });
 });
