@@ -3,23 +3,13 @@
 // in from there. A missing or malformed variable throws in the init context, so k6 stops before any
 // request with a one-line error naming the variable (and never its value).
 
-import { SCENARIO_DEFAULTS, SCENARIO_ENV as ENV, RATE_PROFILES, type Backoff, type RateProfile } from '../../src/k6/contract.js';
+import { SCENARIO_DEFAULTS, SCENARIO_ENV as ENV, RATE_PROFILES, type Backoff, type RateProfile, type ScenarioBasics } from '../../src/k6/contract.js';
 import { HTTP_METHODS, RATE_LIMIT_ENDPOINTS, type BusinessCall, type BusinessCalls, type HttpMethod, type RateLimitEndpoint } from '../../src/spec/endpoints.js';
 
 export type ThresholdOverrides = Record<string, Array<string | { threshold: string; abortOnFail?: boolean; delayAbortEval?: string }>>;
 
-export interface ScenarioConfig {
-  baseUrl: string;
-  clientId: string;
-  clientSecret: string;
-  /** The token lifetime the service promises (§5.4), seconds. */
-  tokenLifetimeS: number;
-  /** Allowed clock skew between k6 and the service, seconds. */
-  clockToleranceS: number;
-  /** Arrival rate, iterations per second. */
-  rate: number;
-  durationS: number;
-  vus: number;
+/** The inputs as a scenario sees them: every one given or defaulted, and checked. */
+export interface ScenarioConfig extends ScenarioBasics {
   business: BusinessCalls;
   thresholdOverrides: ThresholdOverrides;
   summaryFile: string | undefined;

@@ -63,17 +63,23 @@ export const SCENARIO_DEFAULTS = {
   [input: string]: unknown;
 };
 
-/** The inputs of a scenario run, typed; scenarioEnv turns them into the variables k6 reads. */
-export interface ScenarioInputs {
+/** What every scenario run is given, and reads back as it was given. */
+export interface ScenarioBasics {
   baseUrl: string;
   clientId: string;
   clientSecret: string;
+  /** The token lifetime the service promises (§5.4), seconds. */
   tokenLifetimeS: number;
+  /** Allowed clock skew between k6 and the service, seconds. */
   clockToleranceS: number;
   /** Arrival rate (iterations/s) for rate-limit and throughput. */
   rate: number;
   durationS: number;
   vus: number;
+}
+
+/** The inputs of a scenario run, typed; scenarioEnv turns them into the variables k6 reads. */
+export interface ScenarioInputs extends ScenarioBasics {
   business?: BusinessCalls;
   /** metric → expressions, replacing that metric's defaults in every scenario that has the metric. */
   thresholds?: Record<string, string[]>;

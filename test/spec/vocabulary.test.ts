@@ -2,6 +2,7 @@
 // k6 scenarios): one parser each, so they cannot disagree.
 
 import { describe, expect, it } from 'vitest';
+import { retryAfterMs } from '../../src/http/retry-after.js';
 import { BUSINESS_ENDPOINTS, isRateLimitEndpoint, RATE_LIMIT_ENDPOINTS } from '../../src/spec/endpoints.js';
 import { errorTextOf } from '../../src/spec/error-body.js';
 import { epochSeconds } from '../../src/spec/expires-at.js';
@@ -26,21 +27,23 @@ describe('expires_at (§2: epoch seconds)', () => {
   });
 });
 
-describe('Retry-After (RFC 9110 §10.2.3)', () => {
+describe('Retry-After (RFC 9110 §10.2.3), and how much of it the client honours', () => {
   const now = Date.UTC(2026, 10, 22, 10, 0, 0);
+  // value, what it asks for (ms), what the client waits (src/http/retry-after.ts caps it at 2 min).
   it.each([
-    ['3', 3000],
-    [' 0 ', 0],
-    // No ceiling here: what the service asked for, however long (the client caps it itself).
-    ['600', 600_000],
-    ['Sun, 22 Nov 2026 10:00:07 GMT', 7000],
-    ['Sun, 22 Nov 2026 09:59:00 GMT', 0],
-    ['soon', undefined],
-    ['', undefined],
-    [undefined, undefined],
-  ])('%j → %j ms', (value, ms) => {
-    expect(retryAfterDelayMs(value, now)).toBe(ms);
-    expect(retryAfterSeconds(value, now)).toBe(ms === undefined ? undefined : ms / 1000);
+    ['3', 3000, 3000],
+    [' 0 ', 0, 0],
+    // The parser has no ceiling: the rate-limit probe reports what the service asked for, however long.
+    ['600', 600_000, undefined],
+    ['Sun, 22 Nov 2026 10:00:07 GMT', 7000, 7000],
+    ['Sun, 22 Nov 2026 09:59:00 GMT', 0, 0],
+    ['soon', undefined, undefined],
+    ['', undefined, undefined],
+    [undefined, undefined, undefined],
+  ])('%j → %j ms asked, %j ms honoured', (value, asked, honoured) => {
+    expect(retryAfterDelayMs(value, now)).toBe(asked);
+    expect(retryAfterSeconds(value, now)).toBe(asked === undefined ? undefined : asked / 1000);
+    expect(retryAfterMs(value, now)).toBe(honoured);
   });
 });
 
