@@ -7,7 +7,7 @@ import type { Target } from '../config/target.js';
 import type { Emulator } from '../emulator/index.js';
 import { FAULTS, isFaultName } from '../emulator/faults/index.js';
 import type { Redactor } from '../http/redact.js';
-import type { Expectations, RateLimitSettings } from '../runner/check.js';
+import type { Expectations, RateLimitSettings } from '../config/check-settings.js';
 import { Ledger } from '../runner/ledger.js';
 import { preflight } from '../runner/preflight.js';
 import type { Options } from './flags.js';

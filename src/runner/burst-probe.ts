@@ -4,7 +4,8 @@
 
 import { RateLimitedError, type Exchange } from '../http/service-client.js';
 import { retryAfterMs } from '../http/retry-after.js';
-import { isLimitLike } from '../ratelimit/answers.js';
+import type { RateLimitEndpoint } from '../spec/endpoints.js';
+import { isLimitLike } from '../spec/limit-statuses.js';
 import type { CheckContext } from './check.js';
 import { isSuccess } from './expect.js';
 
@@ -64,6 +65,7 @@ async function runProbe(ctx: CheckContext): Promise<BurstProbe> {
     const p = call().then(
       (ex) => {
         statuses[ex.status] = (statuses[ex.status] ?? 0) + 1;
+        // A status a limiter might wrongly answer instead of 429 ends the burst too.
         if (isLimitLike(ex.status) && (!seen.limited || (seen.limited.status !== 429 && ex.status === 429))) seen.limited = ex;
       },
       () => {
@@ -116,7 +118,7 @@ async function stillLimitedAsAnswer(call: () => Promise<Exchange>): Promise<Exch
   }
 }
 
-async function endpointCall(ctx: CheckContext, endpoint: string): Promise<() => Promise<Exchange>> {
+async function endpointCall(ctx: CheckContext, endpoint: RateLimitEndpoint): Promise<() => Promise<Exchange>> {
   const noWait = { waitOut429: false } as const;
   if (endpoint === 'tokens.issue') return () => ctx.http.issueToken(undefined, noWait);
   // The token is asked for on every call: the session refreshes it when it nears expiry, so a

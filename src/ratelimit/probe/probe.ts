@@ -4,7 +4,8 @@
 // retry-after.ts, scope.ts) send only through it, so no request escapes the budget or the record.
 
 import type { Exchange } from '../../http/service-client.js';
-import { answerOf, mergeRateLimitHeaders, resetSeconds, retryAfterSeconds } from '../answers.js';
+import { retryAfterSeconds } from '../../spec/retry-after.js';
+import { answerOf, mergeRateLimitHeaders, resetSeconds } from '../answers.js';
 import type { ProbeCalls } from '../calls.js';
 import { pace, type Clock } from '../pacing.js';
 import type { PhaseName, RateLimitHeaders, Sample } from '../types.js';
