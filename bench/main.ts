@@ -22,7 +22,8 @@ import { startServe, type ServedEmulator } from './serve.js';
 import { renderSection, type Section } from './stats.js';
 import { benchTls, tlsSection } from './tls-vs-sslscan.js';
 import { benchFalseAlarm, FALSE_ALARM_DEFAULTS, falseAlarmSection } from './false-alarm.js';
-import { findProjectRoot, locateK6, type LocatedK6 } from '../src/k6/index.js';
+import { findProjectRoot } from '../src/fs/project-root.js';
+import { locateK6, type LocatedK6 } from '../src/k6/index.js';
 
 // `npm run bench -- --runs 3` for a quicker look while working on the bench itself.
 const { values: args, positionals } = parseArgs({

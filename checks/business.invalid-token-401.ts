@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { fail, pass, type Check } from '../src/runner/check.js';
 import { unauthorizedProblem, WANTS_401 } from '../src/runner/expect.js';
-import { BUSINESS_ENDPOINTS } from '../src/runner/business.js';
+import { BUSINESS_ENDPOINTS } from '../src/spec/endpoints.js';
 
 export const check: Check = {
   id: 'business.invalid-token-401',

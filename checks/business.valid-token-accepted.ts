@@ -1,5 +1,5 @@
 import { fail, pass, type Check } from '../src/runner/check.js';
-import { BUSINESS_ENDPOINTS } from '../src/runner/business.js';
+import { BUSINESS_ENDPOINTS } from '../src/spec/endpoints.js';
 
 export const check: Check = {
   id: 'business.valid-token-accepted',

@@ -1,6 +1,6 @@
 import { fail, pass, skip, type Check } from '../src/runner/check.js';
 import { provoked429 } from '../src/runner/burst-probe.js';
-import { isJsonObject } from '../src/runner/expect.js';
+import { errorTextOf } from '../src/spec/error-body.js';
 
 export const check: Check = {
   id: 'ratelimit.error-body',
@@ -13,9 +13,8 @@ export const check: Check = {
     const found = await provoked429(ctx);
     if ('skip' in found) return skip(found.skip);
     const { limited } = found;
-    const body = limited.json;
     const evidence = [ctx.http.evidence(limited)];
-    if (!isJsonObject(body) || typeof body['error'] !== 'string') {
+    if (errorTextOf(limited.json) === undefined) {
       return fail(`the 429 body is ${ctx.http.quote(limited)}; §7 wants a JSON object with a string \`error\``, evidence);
     }
     return pass(`429 ${ctx.http.quote(limited)}`, evidence);

@@ -1,6 +1,6 @@
 import { fail, pass, skip, type Check } from '../src/runner/check.js';
-import { isLimitLike } from '../src/ratelimit/answers.js';
 import { burstProbe } from '../src/runner/burst-probe.js';
+import { isLimitLike } from '../src/spec/limit-statuses.js';
 
 export const check: Check = {
   id: 'ratelimit.recovers',

@@ -1,6 +1,6 @@
 import { fail, pass, skip, type Check } from '../src/runner/check.js';
 import { edgeAllowance } from '../src/runner/expect.js';
-import { epochSeconds } from '../src/runner/token-session.js';
+import { epochSeconds } from '../src/spec/expires-at.js';
 import { describeAllowance, describeSpan, judgeLifetime } from '../src/time/expiry-edges.js';
 
 export const check: Check = {

@@ -1,7 +1,7 @@
 import { fail, pass, skip, type Check } from '../src/runner/check.js';
 import type { IssuedToken } from '../src/http/service-client.js';
 import { cameBack, edgeAllowance } from '../src/runner/expect.js';
-import { epochSeconds } from '../src/runner/token-session.js';
+import { epochSeconds } from '../src/spec/expires-at.js';
 import { positionOf } from '../src/time/expiry-edges.js';
 
 const CALLS = 3;

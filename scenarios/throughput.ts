@@ -10,7 +10,7 @@
 
 import { check } from 'k6';
 import http from 'k6/http';
-import type { BusinessCalls } from './lib/config';
+import { BUSINESS_ENDPOINTS } from '../src/spec/endpoints.js';
 import { readConfig } from './lib/config';
 import { callBusiness } from './lib/endpoints';
 import { counter, timeTrend } from './lib/metrics';
@@ -77,15 +77,13 @@ export const options = scenarioOptions(
   },
 );
 
-const ENDPOINTS: ReadonlyArray<keyof BusinessCalls> = ['evaluation', 'ach_transactions'];
-
 // Per VU, as a real client process would hold it.
 const cache = new TokenCache(cfg);
 
 type TokenCall = (token: string, opts: CallOptions) => Outcome;
 
 function businessCalls(mode: Mode, callWith: (call: TokenCall) => { outcome: Outcome; costMs: number } | undefined): void {
-  for (const which of ENDPOINTS) {
+  for (const which of BUSINESS_ENDPOINTS) {
     const made = callWith((token, opts) => withRetry(cfg, () => callBusiness(cfg, which, token, opts)));
     if (!check(made, { [`A token is available for ${which} (${mode})`]: (x) => x !== undefined }) || made === undefined) {
       // No token, no call: the logical call is lost as surely as a 5xx.

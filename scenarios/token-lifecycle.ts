@@ -12,6 +12,7 @@
 import { check, sleep } from 'k6';
 import http from 'k6/http';
 import type { Scenario } from 'k6/options';
+import { UNAUTHORIZED } from '../src/spec/error-body.js';
 import { readConfig } from './lib/config';
 import { isErrorBody, isObject, jsonBody, postTokens, validateToken } from './lib/endpoints';
 import { counter } from './lib/metrics';
@@ -120,7 +121,7 @@ export function badCredentials(): void {
   settle(outcome, (s) => s === 401);
   check(outcome.res, {
     [`POST /tokens with ${what} returns 401 (§4.1 rule 2, §7)`]: (r) => r.status === 401,
-    [`The 401 for ${what} has the body {"error":"unauthorized"} (§7)`]: (r) => isErrorBody(r, 'unauthorized'),
+    [`The 401 for ${what} has the body {"error":"unauthorized"} (§7)`]: (r) => isErrorBody(r, UNAUTHORIZED),
   });
   sleep(0.2);
 }
@@ -151,7 +152,7 @@ export function expiry(): void {
   settle(stale, (s) => s === 401);
   check(stale.res, {
     '/tokens/validate with a token past expires_at returns 401 (§3, §4.3)': (r) => r.status === 401,
-    'The 401 for an expired token has the body {"error":"unauthorized"} (§7)': (r) => isErrorBody(r, 'unauthorized'),
+    'The 401 for an expired token has the body {"error":"unauthorized"} (§7)': (r) => isErrorBody(r, UNAUTHORIZED),
   });
 
   const next = issueToken(cfg, { step: 'expiry' });

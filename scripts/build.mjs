@@ -34,7 +34,8 @@ function buildCli() {
 }
 
 // One bundle per scenario: scenarios/<name>.ts → dist/scenarios/<name>.js. scenarios/lib/ holds
-// the shared helpers and is inlined into each bundle, never bundled on its own.
+// the shared helpers and is inlined into each bundle, never bundled on its own; so are the modules
+// the Node side shares with k6 (src/k6/contract.ts, src/spec/), which import neither Node nor k6.
 function buildScenarios(outdir = join('dist', 'scenarios')) {
   const dir = 'scenarios';
   const entryPoints = Object.fromEntries(

@@ -5,14 +5,12 @@
 
 import http from 'k6/http';
 import type { Params, RefinedResponse } from 'k6/http';
-import type { BusinessCalls, HttpMethod, ScenarioConfig } from './config';
+import type { Credentials } from '../../src/spec/credentials.js';
+import { errorTextOf } from '../../src/spec/error-body.js';
+import type { BusinessEndpoint, HttpMethod } from '../../src/spec/endpoints.js';
+import type { ScenarioConfig } from './config';
 
 export type Res = RefinedResponse<'text'>;
-
-export interface Credentials {
-  clientId: string;
-  clientSecret: string;
-}
 
 export interface CallOptions {
   /** Statuses that are the expected answer to this call (e.g. 401 for wrong credentials). */
@@ -57,7 +55,7 @@ export function validateToken(cfg: ScenarioConfig, token: string, opts: CallOpti
 }
 
 /** §4.4: /v1/<endpoint> with the user's method and payload. */
-export function callBusiness(cfg: ScenarioConfig, which: keyof BusinessCalls, token: string, opts: CallOptions = {}): Res {
+export function callBusiness(cfg: ScenarioConfig, which: BusinessEndpoint, token: string, opts: CallOptions = {}): Res {
   const { method, body } = cfg.business[which];
   const hasBody = body !== null && method !== 'GET';
   const headers: Record<string, string> = hasBody ? { ...bearer(token), 'Content-Type': 'application/json' } : bearer(token);
@@ -83,6 +81,6 @@ export const isObject = (v: unknown): v is Record<string, unknown> => typeof v =
 
 /** §7: an error body is a JSON object with a string `error` (and, when given, exactly that text). */
 export function isErrorBody(res: Res, text?: string): boolean {
-  const body = jsonBody(res);
-  return isObject(body) && typeof body.error === 'string' && (text === undefined || body.error === text);
+  const error = errorTextOf(jsonBody(res));
+  return error !== undefined && (text === undefined || error === text);
 }

@@ -4,6 +4,7 @@
 // k6 only allows creating metrics in the init context, i.e. at module top level.
 
 import { Counter, Rate, Trend } from 'k6/metrics';
+import { K6_BUILTIN_METRICS } from '../../src/k6/contract.js';
 
 const defined = new Set<string>();
 
@@ -23,29 +24,8 @@ export function timeTrend(name: string): Trend {
   return new Trend(name, true);
 }
 
-/** k6's built-in metrics (HTTP and execution), which every scenario may put thresholds on. */
-export const BUILTIN_METRICS = [
-  'checks',
-  'data_received',
-  'data_sent',
-  'dropped_iterations',
-  'http_req_blocked',
-  'http_req_connecting',
-  'http_req_duration',
-  'http_req_failed',
-  'http_req_receiving',
-  'http_req_sending',
-  'http_req_tls_handshaking',
-  'http_req_waiting',
-  'http_reqs',
-  'iteration_duration',
-  'iterations',
-  'vus',
-  'vus_max',
-] as const;
-
 /** Whether `metric` (possibly with a `{tag:value}` selector) names a metric this scenario has. */
 export function isKnownMetric(metric: string): boolean {
   const base = metric.split('{')[0]?.trim() ?? '';
-  return defined.has(base) || (BUILTIN_METRICS as readonly string[]).includes(base);
+  return defined.has(base) || K6_BUILTIN_METRICS.includes(base);
 }

@@ -5,9 +5,11 @@
 // not a client that hammers it.
 
 import { check, sleep } from 'k6';
-import type { Backoff, ScenarioConfig } from './config';
+import type { Backoff } from '../../src/k6/contract.js';
+import type { ScenarioConfig } from './config';
 import { isErrorBody, type Res } from './endpoints';
 import { counter } from './metrics';
+import { retryAfterDelayMs } from '../../src/spec/retry-after.js';
 
 export const rateLimitedResponses = counter('rate_limited_responses');
 export const retriesMetric = counter('retries');
@@ -33,15 +35,8 @@ export interface Outcome {
   receivedAt: number;
 }
 
-/** RFC 9110 §10.2.3: delay-seconds or an HTTP-date. */
-export function retryAfterMs(res: Res): number | undefined {
-  const h = res.headers['Retry-After'];
-  if (h === undefined || h.trim() === '') return undefined;
-  const v = h.trim();
-  if (/^\d+$/.test(v)) return Number(v) * 1000;
-  const at = Date.parse(v);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
-}
+/** What the answer's Retry-After asks for (src/spec/retry-after.ts), ms; undefined when none. */
+export const retryAfterMs = (res: Res): number | undefined => retryAfterDelayMs(res.headers['Retry-After'], Date.now());
 
 /** Full jitter (AWS architecture blog, "Exponential Backoff And Jitter"): uniform in [0, min(cap, base·2^n)]. */
 export const fullJitterMs = (b: Backoff, attempt: number): number => Math.random() * Math.min(b.capMs, b.baseMs * 2 ** attempt);

@@ -5,7 +5,8 @@
 import crypto from 'k6/crypto';
 import { certainlyExpiredFromMs, refusalIsEarly, type EdgeAllowance } from '../../src/time/expiry-edges';
 import type { ScenarioConfig } from './config';
-import { isObject, jsonBody, postTokens, type CallOptions, type Credentials, type Res } from './endpoints';
+import type { Credentials } from '../../src/spec/credentials.js';
+import { isObject, jsonBody, postTokens, type CallOptions, type Res } from './endpoints';
 import { counter } from './metrics';
 import type { SummaryData } from './summary';
 import { withRetry, type Outcome } from './retry';

@@ -7,7 +7,7 @@ import type { Target } from '../config/target.js';
 import type { Emulator } from '../emulator/index.js';
 import { FAULTS, isFaultName } from '../emulator/faults/index.js';
 import type { Redactor } from '../http/redact.js';
-import type { Expectations, RateLimitSettings } from '../runner/check.js';
+import type { Expectations, RateLimitSettings } from '../config/check-settings.js';
 import { Ledger } from '../runner/ledger.js';
 import { preflight } from '../runner/preflight.js';
 import type { Options } from './flags.js';
@@ -73,8 +73,7 @@ export async function prepareTarget(options: Options, redactor: Redactor, termin
     for (const warning of ledger.warnings) terminal.err(warning);
   } else {
     const tokenTtlS = options['token-lifetime'] ?? EMBEDDED.tokenTtlS;
-    // Loaded only when needed: certificate generation pulls in a large ASN.1 library that a run
-    // against a real target never uses.
+    // Loaded only when needed: a run against a real target never uses the emulator's code.
     const { createEmulator } = await import('../emulator/index.js');
     emulator = await createEmulator({ port: 0, environments: ['sandbox', 'production'], tokenTtlS, faults: faults.filter(isFaultName) });
     const [first, ...rest] = emulator.environments.map(

@@ -5,10 +5,11 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { HarnessError } from '../errors.js';
 import { FILE_LIMITS, readUserFile } from '../fs/user-file.js';
-import type { BusinessCall, Expectations, RateLimitSettings } from '../runner/check.js';
+import type { BusinessCall, BusinessCalls, HttpMethod } from '../spec/endpoints.js';
+import type { Expectations, RateLimitSettings } from './check-settings.js';
 import { readConfigFile } from './load.js';
 import type { ConfigFile } from './schema.js';
-import { parseCaPem } from '../tls/pem.js';
+import { parseCaPem } from './ca-pem.js';
 import { isProduction, type Target } from './target.js';
 
 export const DEFAULT_CONFIG_FILE = 'ces-harness.yaml';
@@ -41,7 +42,7 @@ export interface Settings {
   target: Target | null;
   others: Target[];
   expect: Expectations;
-  business: Record<'evaluation' | 'ach_transactions', BusinessCall>;
+  business: BusinessCalls;
   rateLimit: Omit<RateLimitSettings, 'probingAllowed' | 'recoveryWaitS'>;
   allowProductionLoad: boolean;
   ledgerPath: string | null;
@@ -140,7 +141,7 @@ export function probingAllowed(settings: Pick<Settings, 'allowProductionLoad'>, 
   return !isProduction(target) || settings.allowProductionLoad;
 }
 
-function withDefaults(call: { method?: string; body?: unknown } | undefined): BusinessCall {
+function withDefaults(call: { method?: HttpMethod; body?: unknown } | undefined): BusinessCall {
   return { method: call?.method ?? 'POST', body: call?.body ?? {} };
 }
 

@@ -2,6 +2,7 @@
 // that names its path instead of a setting silently ignored.
 
 import { z } from 'zod';
+import { HTTP_METHODS, RATE_LIMIT_ENDPOINTS } from '../spec/endpoints.js';
 import { RANGES, inRange, rangeText, type NumberRange } from './ranges.js';
 
 /** A number within its declared range; the message names the range and what was given. */
@@ -23,12 +24,10 @@ const environment = z
 
 const businessCall = z
   .object({
-    method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).default('POST'),
+    method: z.enum(HTTP_METHODS).default('POST'),
     body: z.unknown().default({}),
   })
   .strict();
-
-export const RATE_LIMIT_ENDPOINTS = ['business.evaluation', 'business.ach_transactions', 'tokens.validate', 'tokens.issue'] as const;
 
 const threshold = z.array(z.string().min(1));
 

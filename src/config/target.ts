@@ -1,9 +1,6 @@
 // A resolved environment of the service under test: where it is, how to trust it, who we are.
 
-export interface Credentials {
-  clientId: string;
-  clientSecret: string;
-}
+import type { Credentials } from '../spec/credentials.js';
 
 export interface Target {
   environment: string;

@@ -5,7 +5,10 @@ import { newTokenValue } from './token-store.js';
 import { sameSecret } from './credentials.js';
 import { errorReply, json, text, wwwAuthenticate } from './replies.js';
 import { TLS13_SUITES } from './tls-suites.js';
-import type { Behaviour, Credentials, Ctx, TokenRecord } from './types.js';
+import type { Credentials } from '../spec/credentials.js';
+import { UNAUTHORIZED } from '../spec/error-body.js';
+import type { TokenRecord } from './token-store.js';
+import type { Behaviour, Ctx } from './types.js';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -70,7 +73,7 @@ export const conformant: Behaviour = {
 
   healthReply: (nowMs) => text(200, `Credit Evaluation Service is alive. Timestamp: ${healthTimestamp(nowMs)}`),
 
-  unauthorized: (kind) => errorReply(401, 'unauthorized', { 'www-authenticate': wwwAuthenticate(kind) }),
+  unauthorized: (kind) => errorReply(401, UNAUTHORIZED, { 'www-authenticate': wwwAuthenticate(kind) }),
 
   rateLimited: (retryAfterS) => errorReply(429, 'rate_limit_exceeded', { 'retry-after': String(retryAfterS) }),
 

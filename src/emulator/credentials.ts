@@ -2,7 +2,7 @@
 // comparison the token endpoint uses.
 
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Credentials } from './types.js';
+import type { Credentials } from '../spec/credentials.js';
 
 export function generateCredentials(environment: string): Credentials {
   return {

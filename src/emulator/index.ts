@@ -12,7 +12,8 @@ import { resolveOptions, type EmulatorOptions } from './options.js';
 import { RateLimiter } from './rate-limiter.js';
 import { route } from './routes/index.js';
 import { TokenStore } from './token-store.js';
-import type { Credentials, EnvState } from './types.js';
+import type { Credentials } from '../spec/credentials.js';
+import type { EnvState } from './types.js';
 
 export type { EmulatorOptions } from './options.js';
 export { FAULTS, isFaultName, type FaultName } from './faults/index.js';

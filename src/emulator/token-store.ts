@@ -4,7 +4,17 @@
 // between "look up the current token" and "store the new one".
 
 import { randomBytes } from 'node:crypto';
-import type { TokenRecord } from './types.js';
+
+/** One issued token. The advertised expiry and the real one are separate so a fault can split them. */
+export interface TokenRecord {
+  token: string;
+  clientId: string;
+  issuedAtMs: number;
+  /** What the token response says (§2: epoch seconds). */
+  expiresAtS: number;
+  /** When the emulator stops accepting it; conformant: exactly expiresAtS * 1000. */
+  validUntilMs: number;
+}
 
 /** Old tokens stay known (an expired token must still be recognisable), but not without bound. */
 const MAX_TOKENS = 100_000;

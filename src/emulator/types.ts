@@ -2,26 +2,12 @@
 // fault file can name these types without pulling in the conformant implementation.
 
 import type { IncomingHttpHeaders } from 'node:http';
-import type { TokenStore } from './token-store.js';
+import type { Credentials } from '../spec/credentials.js';
+import type { BusinessEndpoint } from '../spec/endpoints.js';
+import type { TokenRecord, TokenStore } from './token-store.js';
 import type { RateLimiter, LimitDecision } from './rate-limiter.js';
 
 export type { LimitDecision };
-
-export interface Credentials {
-  clientId: string;
-  clientSecret: string;
-}
-
-/** One issued token. The advertised expiry and the real one are separate so a fault can split them. */
-export interface TokenRecord {
-  token: string;
-  clientId: string;
-  issuedAtMs: number;
-  /** What the token response says (§2: epoch seconds). */
-  expiresAtS: number;
-  /** When the emulator stops accepting it; conformant: exactly expiresAtS * 1000. */
-  validUntilMs: number;
-}
 
 /** What an Authorization header amounts to, before any route decides what to do with it. */
 export type BearerCheck =
@@ -42,7 +28,7 @@ export interface Reply {
  */
 export type UnauthorizedKind = 'credentials' | 'missing' | 'invalid';
 
-export type RouteName = 'tokens' | 'health' | 'validate' | 'evaluation' | 'ach_transactions';
+export type RouteName = 'tokens' | 'health' | 'validate' | BusinessEndpoint;
 
 export interface TlsSettings {
   minVersion: 'TLSv1.2' | 'TLSv1.3';

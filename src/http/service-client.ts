@@ -10,7 +10,8 @@
 
 import { Agent, request, type Dispatcher } from 'undici';
 import { createSecureContext, rootCertificates } from 'node:tls';
-import type { Credentials, Target } from '../config/target.js';
+import type { Target } from '../config/target.js';
+import type { Credentials } from '../spec/credentials.js';
 import type { Evidence } from '../report/model.js';
 import { credentialFieldsIn, credentialHeadersIn, headerCredential } from './credential-fields.js';
 import { fingerprint, type Redactor } from './redact.js';

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { atExit } from '../exit-cleanup.js';
 import { FILE_LIMITS, readUserFile } from '../fs/user-file.js';
 import { Redactor } from '../http/redact.js';
+import { SCENARIO_ENV } from './contract.js';
 
 /** k6's exit codes the harness distinguishes (k6 errext/exitcodes). */
 export const K6_EXIT = {
@@ -156,7 +157,7 @@ export async function runScenario(opts: RunScenarioOptions): Promise<RunScenario
     ...scrubbedEnv(base),
     ...opts.env,
     ...(trust ? { SSL_CERT_FILE: trust.file } : {}),
-    CES_SUMMARY_FILE: opts.summaryFile,
+    [SCENARIO_ENV.summaryFile]: opts.summaryFile,
   };
   // A stale summary from an earlier run must never pass for this one's; k6 does not create folders.
   await rm(opts.summaryFile, { force: true });
@@ -219,7 +220,7 @@ export async function runScenario(opts: RunScenarioOptions): Promise<RunScenario
       summary = undefined;
     }
     const redactor = opts.redactor ?? new Redactor();
-    redactor.addSecret(opts.env.CES_CLIENT_SECRET, opts.env.CES_CLIENT_ID);
+    redactor.addSecret(opts.env[SCENARIO_ENV.clientSecret], opts.env[SCENARIO_ENV.clientId]);
     return {
       exitCode,
       timedOut,

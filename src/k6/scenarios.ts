@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import type { Redactor } from '../http/redact.js';
 import type { LoadScenarioResult } from '../report/model.js';
+import { SCENARIO_DEFAULTS, scenarioEnv, type ScenarioInputs } from './contract.js';
 import { K6_EXIT, runScenario, type RunScenarioResult } from './run.js';
 import { mergeK6Summaries, segmentArgs } from './segments.js';
 import { mergeLoadScenarioResults, toLoadScenarioResult } from './summary.js';
@@ -38,59 +39,9 @@ export const K6_SCENARIO_NAMES = Object.keys(K6_SCENARIOS) as K6ScenarioName[];
 
 export const isK6ScenarioName = (s: string): s is K6ScenarioName => Object.hasOwn(K6_SCENARIOS, s);
 
-/** The inputs of a scenario run, typed; scenarioEnv turns them into the CES_* variables k6 reads. */
-export interface ScenarioInputs {
-  baseUrl: string;
-  clientId: string;
-  clientSecret: string;
-  tokenLifetimeS: number;
-  clockToleranceS: number;
-  /** Arrival rate (iterations/s) for rate-limit and throughput. */
-  rate: number;
-  durationS: number;
-  vus: number;
-  business?: { evaluation: { method: string; body: unknown }; ach_transactions: { method: string; body: unknown } };
-  /** metric → expressions, replacing that metric's defaults in every scenario that has the metric. */
-  thresholds?: Record<string, string[]>;
-  runId: string;
-  validateMethod?: string;
-  retryBudgetS?: number;
-  rateLimitEndpoint?: 'business.evaluation' | 'business.ach_transactions' | 'tokens.validate' | 'tokens.issue';
-  /** How the scenarios back off from a 429 without Retry-After (default 100 ms base, 5 s cap, 8 retries). */
-  backoff?: { baseMs: number; capMs: number; maxRetries: number };
-  /** rate-limit's load shape: `spike` above the limit (default), or `steady` at `rate` (a policy's proof). */
-  rateProfile?: 'spike' | 'steady';
-}
-
-export function scenarioEnv(i: ScenarioInputs): Record<string, string> {
-  const env: Record<string, string> = {
-    CES_BASE_URL: i.baseUrl,
-    CES_CLIENT_ID: i.clientId,
-    CES_CLIENT_SECRET: i.clientSecret,
-    CES_TOKEN_LIFETIME_S: String(i.tokenLifetimeS),
-    CES_CLOCK_TOLERANCE_S: String(i.clockToleranceS),
-    CES_RATE: String(i.rate),
-    CES_DURATION_S: String(i.durationS),
-    CES_VUS: String(i.vus),
-    CES_RUN_ID: i.runId,
-  };
-  if (i.business !== undefined) env.CES_BUSINESS_JSON = JSON.stringify(i.business);
-  if (i.thresholds !== undefined) env.CES_THRESHOLDS_JSON = JSON.stringify(i.thresholds);
-  if (i.validateMethod !== undefined) env.CES_VALIDATE_METHOD = i.validateMethod;
-  if (i.retryBudgetS !== undefined) env.CES_RETRY_BUDGET_S = String(i.retryBudgetS);
-  if (i.rateLimitEndpoint !== undefined) env.CES_RATE_LIMIT_ENDPOINT = i.rateLimitEndpoint;
-  if (i.backoff !== undefined) {
-    env.CES_BACKOFF_BASE_MS = String(i.backoff.baseMs);
-    env.CES_BACKOFF_CAP_MS = String(i.backoff.capMs);
-    env.CES_MAX_RETRIES = String(i.backoff.maxRetries);
-  }
-  if (i.rateProfile !== undefined) env.CES_RATE_PROFILE = i.rateProfile;
-  return env;
-}
-
 /** Long enough for the longest part of any scenario (token-lifecycle may wait out a token's life). */
 export function defaultTimeoutMs(i: ScenarioInputs): number {
-  const budget = i.retryBudgetS ?? 10;
+  const budget = i.retryBudgetS ?? SCENARIO_DEFAULTS.retryBudgetS;
   const expiry = i.tokenLifetimeS <= i.durationS ? i.tokenLifetimeS + 2 * i.clockToleranceS : 0;
   return (i.durationS + 2 * budget + expiry + 60) * 1000;
 }

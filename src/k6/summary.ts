@@ -3,6 +3,7 @@
 // committed summary from a real k6 run (test/k6/fixtures).
 
 import type { LoadScenarioResult, ThresholdResult } from '../report/model.js';
+import { K6_BUILTIN_METRICS } from './contract.js';
 
 interface MetricData {
   type: string;
@@ -19,25 +20,7 @@ export interface K6Summary {
 }
 
 // k6's own metrics: summarised in the fixed fields, not repeated in `extra`.
-const BUILTIN = new Set([
-  'checks',
-  'data_received',
-  'data_sent',
-  'dropped_iterations',
-  'http_req_blocked',
-  'http_req_connecting',
-  'http_req_duration',
-  'http_req_failed',
-  'http_req_receiving',
-  'http_req_sending',
-  'http_req_tls_handshaking',
-  'http_req_waiting',
-  'http_reqs',
-  'iteration_duration',
-  'iterations',
-  'vus',
-  'vus_max',
-]);
+const BUILTIN = new Set(K6_BUILTIN_METRICS);
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

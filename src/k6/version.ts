@@ -3,14 +3,14 @@
 // bump is one edit there plus `go mod tidy`, and this module follows without a second copy.
 
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { findProjectRoot, PROJECT_MARKER } from '../fs/project-root.js';
 
 /** The Go module k6 v2 is published as (the major version is part of the path). */
 export const K6_GO_MODULE = 'go.k6.io/k6/v2';
 
-/** The pin's location, relative to the project root. */
-export const K6_GO_MOD_PATH = join('tools', 'k6', 'go.mod');
+/** The pin's location, relative to the project root (which is found by it). */
+export const K6_GO_MOD_PATH = PROJECT_MARKER;
 
 /** The semver of k6 that a go.mod's `require go.k6.io/k6/v2 vX.Y.Z` line pins. */
 export function parsePinnedK6Version(goMod: string): string {
@@ -18,23 +18,6 @@ export function parsePinnedK6Version(goMod: string): string {
   const m = /^\s*(?:require\s+)?go\.k6\.io\/k6\/v2\s+v(\d+\.\d+\.\d+)\s*(?:\/\/.*)?$/m.exec(goMod);
   if (m?.[1] === undefined) throw new Error(`${K6_GO_MOD_PATH} does not require ${K6_GO_MODULE} vX.Y.Z`);
   return m[1];
-}
-
-/**
- * The project root: the nearest folder above this module that holds tools/k6/go.mod. Walking up
- * works both from src/k6/ (vitest, tsc) and from the bundled dist/cli.js.
- */
-export function findProjectRoot(from: string = dirname(fileURLToPath(import.meta.url))): string {
-  for (let dir = from; ; ) {
-    try {
-      readFileSync(join(dir, K6_GO_MOD_PATH));
-      return dir;
-    } catch {
-      const parent = dirname(dir);
-      if (parent === dir) throw new Error(`no ${K6_GO_MOD_PATH} above ${from}; is the ces-harness checkout complete?`);
-      dir = parent;
-    }
-  }
 }
 
 export function readPinnedK6Version(projectRoot: string = findProjectRoot()): string {

@@ -4,7 +4,7 @@
 // the user creates by name (secretKeyRef), so a manifest can be committed or shared.
 
 import { stringify } from 'yaml';
-import { scenarioEnv, type ScenarioInputs } from '../k6/scenarios.js';
+import { SCENARIO_ENV, scenarioEnv, type ScenarioInputs } from '../k6/contract.js';
 
 export interface K8sManifestInputs {
   scenario: string;
@@ -54,11 +54,11 @@ export function k8sManifests(m: K8sManifestInputs): K8sManifests {
   const configMapName = k8sName('ces-harness', m.scenario, 'script');
 
   // The same CES_* inputs a local run gets, minus the credentials, which come from the Secret.
-  const { CES_CLIENT_ID: _id, CES_CLIENT_SECRET: _secret, ...plain } = scenarioEnv({ ...m.inputs, clientId: '', clientSecret: '', runId: m.runId });
+  const { [SCENARIO_ENV.clientId]: _id, [SCENARIO_ENV.clientSecret]: _secret, ...plain } = scenarioEnv({ ...m.inputs, clientId: '', clientSecret: '', runId: m.runId });
   const env: Array<Record<string, unknown>> = [
     ...Object.entries(plain).map(([name, value]) => ({ name, value })),
-    { name: 'CES_CLIENT_ID', valueFrom: { secretKeyRef: { name: m.secretName, key: 'client_id' } } },
-    { name: 'CES_CLIENT_SECRET', valueFrom: { secretKeyRef: { name: m.secretName, key: 'client_secret' } } },
+    { name: SCENARIO_ENV.clientId, valueFrom: { secretKeyRef: { name: m.secretName, key: 'client_id' } } },
+    { name: SCENARIO_ENV.clientSecret, valueFrom: { secretKeyRef: { name: m.secretName, key: 'client_secret' } } },
     // k6 has no CA option for HTTP; Go on Linux reads SSL_CERT_FILE.
     ...(m.caPem !== undefined ? [{ name: 'SSL_CERT_FILE', value: `${CA_DIR}/${CA_KEY}` }] : []),
   ];

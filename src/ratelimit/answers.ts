@@ -1,36 +1,17 @@
 // Reading one answer for the limiter's sake: was it the limit's refusal, what Retry-After said, and
 // which RateLimit headers came with it. Pure functions of status and headers.
 
+import { isLimitLike } from '../spec/limit-statuses.js';
 import type { Answer, RateLimitHeaders } from './types.js';
 
-// What a limit refuses with: 429 as §7 wants, or a status limiters are known to answer instead.
-const LIMIT_LIKE = new Set([429, 503, 509, 420]);
-
 /**
- * The one test of a limit's refusal: the Probe judges every answer by it (for the `ratelimit` command
- * and `check`'s burst alike), and ratelimit.recovers its retries, so they agree on what a refusal is.
- */
-export const isLimitLike = (status: number): boolean => LIMIT_LIKE.has(status);
-
-/**
- * A refusal by the limit (see isLimitLike), or no answer at all. Anything else (2xx, but also a
- * 401 for a token that just expired) passed the limiter.
+ * A refusal by the limit (spec/limit-statuses.ts, the one list `check`'s burst also judges by),
+ * or no answer at all. Anything else (2xx, but also a 401 for a token that just expired) passed
+ * the limiter.
  */
 export function answerOf(status: number): Answer {
   if (status === 0) return 'error';
   return isLimitLike(status) ? 'limited' : 'accepted';
-}
-
-/**
- * Retry-After (RFC 9110 §10.2.3) in seconds: delay-seconds or an HTTP-date. Unlike the client's
- * retryAfterMs this has no ceiling, because the probe reports what the service said, however long.
- */
-export function retryAfterSeconds(value: string | undefined, nowMs: number): number | undefined {
-  if (value === undefined) return undefined;
-  const v = value.trim();
-  if (/^\d+$/.test(v)) return Number(v);
-  const at = Date.parse(v);
-  return Number.isNaN(at) ? undefined : Math.max(0, (at - nowMs) / 1000);
 }
 
 // draft-ietf-httpapi-ratelimit-headers (RateLimit, RateLimit-Policy, and the older RateLimit-Limit,

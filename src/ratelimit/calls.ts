@@ -10,12 +10,10 @@
 // counted like every other request. (With the service's 24 h tokens that never happens; with the
 // built-in emulator's 4 s tokens it happens every few seconds.)
 
-import type { Credentials } from '../config/target.js';
+import type { Credentials } from '../spec/credentials.js';
 import type { Exchange, IssuedToken, ServiceClient } from '../http/service-client.js';
-import type { BusinessCall } from '../runner/check.js';
-import { epochSeconds } from '../runner/token-session.js';
-
-export type RateLimitEndpoint = 'business.evaluation' | 'business.ach_transactions' | 'tokens.validate' | 'tokens.issue';
+import { isRateLimitEndpoint, type BusinessCalls, type RateLimitEndpoint } from '../spec/endpoints.js';
+import { epochSeconds } from '../spec/expires-at.js';
 
 export interface ProbeCalls {
   endpoint: RateLimitEndpoint;
@@ -91,15 +89,11 @@ export interface SharedTokens {
 
 interface CallsInput {
   http: ServiceClient;
-  endpoint: string;
-  business: Record<'evaluation' | 'ach_transactions', BusinessCall>;
+  endpoint: RateLimitEndpoint;
+  business: BusinessCalls;
   secondClient?: Credentials;
   /** Where the bearer comes from; without it the calls fetch a token and refresh it in band. */
   tokens?: SharedTokens;
-}
-
-export function isRateLimitEndpoint(s: string): s is RateLimitEndpoint {
-  return s === 'business.evaluation' || s === 'business.ach_transactions' || s === 'tokens.validate' || s === 'tokens.issue';
 }
 
 /**

@@ -2,7 +2,8 @@
 // (recommend), prove the policy with k6 (prove), and shape it for the report (toRateLimitResult).
 // The `ratelimit` command (src/cli/commands/ratelimit.ts) strings these together.
 
-export { probeCalls, isRateLimitEndpoint, ProbeSetupError, type ProbeCalls, type RateLimitEndpoint } from './calls.js';
+export { probeCalls, ProbeSetupError, type ProbeCalls } from './calls.js';
+export { isRateLimitEndpoint, type RateLimitEndpoint } from '../spec/endpoints.js';
 export { discover, DISCOVER_DEFAULTS, type DiscoverOptions } from './discover.js';
 export { recommend, targetRate, lossBound, horizonMs, HEADROOM, type RecommendInput } from './recommend.js';
 export { prove, proofInputs, DEFAULT_PROOF_S, type ProveOptions, type ProofRun } from './prove.js';

@@ -2,11 +2,12 @@
 // recommended backoff (CES_BACKOFF_*), against the same endpoint. A policy that is right loses no
 // request and sees (almost) no 429; the figures go into the report as `proof`.
 
-import { runLoadScenario, type ScenarioInputs } from '../k6/scenarios.js';
+import type { ScenarioInputs } from '../k6/contract.js';
+import { runLoadScenario } from '../k6/scenarios.js';
 import { scenarioOk } from '../k6/summary.js';
-import type { Credentials } from '../config/target.js';
+import type { Credentials } from '../spec/credentials.js';
 import type { LoadScenarioResult } from '../report/model.js';
-import type { RateLimitEndpoint } from './calls.js';
+import type { RateLimitEndpoint } from '../spec/endpoints.js';
 import type { Proof, Recommendation } from './types.js';
 
 export interface ProveOptions {

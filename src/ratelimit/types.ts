@@ -2,6 +2,7 @@
 // stage turns an Estimate (plus a Recommendation and a Proof) into the report's RateLimitResult.
 
 import type { BackoffPolicy, RateLimitResult } from '../report/model.js';
+import type { RateLimitEndpoint } from '../spec/endpoints.js';
 
 /** How one answer counts for the limiter: let through, refused by the limit, or no answer at all. */
 export type Answer = 'accepted' | 'limited' | 'error';
@@ -35,7 +36,7 @@ export interface RateLimitHeaders {
 }
 
 export interface Estimate {
-  endpoint: string;
+  endpoint: RateLimitEndpoint;
   /** The status the limit refuses with: 429 as §7 wants, 503 (or another refusal) when not; null when nothing was refused. */
   limiting_status: number | null;
   /** Requests per second the limit accepts in steady state; null when the probe never saw it. */

@@ -5,7 +5,7 @@
 
 import { RateLimitedError, type Exchange } from '../http/service-client.js';
 import { retryAfterMs } from '../http/retry-after.js';
-import { isLimitLike } from '../ratelimit/answers.js';
+import { isLimitLike } from '../spec/limit-statuses.js';
 import { probeCalls } from '../ratelimit/calls.js';
 import { Probe } from '../ratelimit/probe/probe.js';
 import type { CheckContext } from './check.js';

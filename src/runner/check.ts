@@ -4,7 +4,9 @@
 
 import type { Evidence, Level } from '../report/model.js';
 import type { ServiceClient } from '../http/service-client.js';
+import type { Expectations, RateLimitSettings } from '../config/check-settings.js';
 import type { Target } from '../config/target.js';
+import type { BusinessCalls } from '../spec/endpoints.js';
 import type { TokenSession } from './token-session.js';
 import type { Ledger } from './ledger.js';
 
@@ -35,34 +37,12 @@ export interface Check {
   run(ctx: CheckContext): Promise<Outcome>;
 }
 
-export interface Expectations {
-  tokenLifetimeS: number;
-  expiryWaitS: number;
-  clockToleranceS: number;
-}
-
-export interface BusinessCall {
-  method: string;
-  body: unknown;
-}
-
-export interface RateLimitSettings {
-  /** `business.evaluation`, `business.ach_transactions`, `tokens.validate` or `tokens.issue`. */
-  endpoint: string;
-  maxRps: number;
-  maxRequests: number;
-  /** How long a client that waits and retries (§7) may be kept out before recovery fails. */
-  recoveryWaitS: number;
-  /** False for an environment named production without --allow-production-load. */
-  probingAllowed: boolean;
-}
-
 export interface CheckContext {
   target: Target;
   /** The other configured environments (for the credential-isolation checks). */
   others: Target[];
   expect: Expectations;
-  business: Record<'evaluation' | 'ach_transactions', BusinessCall>;
+  business: BusinessCalls;
   rateLimit: RateLimitSettings;
   /** The client for the target: timeouts, body caps, no redirects, 429 waited out, redaction. */
   http: ServiceClient;

@@ -5,7 +5,7 @@ import type { CheckResult } from '../report/model.js';
 import type { Check } from './check.js';
 import { createContext, type ContextInput } from './context.js';
 import { runChecks } from './run-checks.js';
-import { epochSeconds } from './token-session.js';
+import { epochSeconds } from '../spec/expires-at.js';
 
 export interface ConformanceInput extends ContextInput {
   checks: readonly Check[];

@@ -4,7 +4,9 @@ import { setMaxListeners } from 'node:events';
 import { Redactor } from '../http/redact.js';
 import { ServiceClient } from '../http/service-client.js';
 import type { Target } from '../config/target.js';
-import type { BusinessCall, CheckContext, Expectations, RateLimitSettings } from './check.js';
+import type { Expectations, RateLimitSettings } from '../config/check-settings.js';
+import type { BusinessCalls } from '../spec/endpoints.js';
+import type { CheckContext } from './check.js';
 import type { Ledger } from './ledger.js';
 import { TokenSession } from './token-session.js';
 
@@ -12,7 +14,7 @@ export interface ContextInput {
   target: Target;
   others: Target[];
   expect: Expectations;
-  business: Record<'evaluation' | 'ach_transactions', BusinessCall>;
+  business: BusinessCalls;
   rateLimit: RateLimitSettings;
   ledger: Ledger;
   redactor?: Redactor;

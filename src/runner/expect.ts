@@ -4,8 +4,9 @@
 import { credentialFieldsIn, credentialHeadersIn, tokenIn } from '../http/credential-fields.js';
 import { credentialsInText } from '../http/redact/structure.js';
 import type { Exchange, ServiceClient } from '../http/service-client.js';
+import { errorTextOf, UNAUTHORIZED } from '../spec/error-body.js';
 import type { EdgeAllowance } from '../time/expiry-edges.js';
-import type { Expectations } from './check.js';
+import type { Expectations } from '../config/check-settings.js';
 
 export const WANTS_401 = '§7 wants 401 `{"error":"unauthorized"}`';
 
@@ -17,10 +18,9 @@ export function cameBack(http: ServiceClient, ex: Exchange): string {
 /** Undefined when the exchange is the §7 refusal: 401 with a JSON object whose `error` is "unauthorized", and nothing it refuses. */
 export function unauthorizedProblem(ex: Exchange): string | undefined {
   if (ex.status !== 401) return `status ${ex.status}`;
-  const body = ex.json as Record<string, unknown> | undefined;
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return 'a body that is not a JSON object';
-  if (typeof body['error'] !== 'string') return 'a JSON body without a string `error` field';
-  if (body['error'] !== 'unauthorized') return `error text ${JSON.stringify(body['error'])}`;
+  const error = errorTextOf(ex.json);
+  if (error === undefined) return isJsonObject(ex.json) ? 'a JSON body without a string `error` field' : 'a body that is not a JSON object';
+  if (error !== UNAUTHORIZED) return `error text ${JSON.stringify(error)}`;
   return leakProblem(ex);
 }
 

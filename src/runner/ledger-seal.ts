@@ -3,7 +3,7 @@
 // tokens. A wrong key or a tampered entry fails the GCM tag and the entry is simply not used.
 
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import type { Credentials } from '../config/target.js';
+import type { Credentials } from '../spec/credentials.js';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;

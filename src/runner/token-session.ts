@@ -3,17 +3,11 @@
 // token; and the expiry proof waits once (up to --expiry-wait) for every check that needs it.
 
 import type { Exchange, IssuedToken, ServiceClient, TokenExchange } from '../http/service-client.js';
+import { epochSeconds } from '../spec/expires-at.js';
 import { certainlyExpiredFromMs, certainlyValidUntilMs, ROUNDING_S } from '../time/expiry-edges.js';
-import type { BusinessCall, Expectations } from './check.js';
+import type { Expectations } from '../config/check-settings.js';
+import type { BusinessCall } from '../spec/endpoints.js';
 import { edgeAllowance } from './expect.js';
-
-/** expires_at as epoch seconds, tolerating milliseconds and digit strings (the checks judge those). */
-export function epochSeconds(value: unknown): number | undefined {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : NaN;
-  if (!Number.isFinite(n) || n <= 0) return undefined;
-  // Epoch seconds stay below 1e11 until the year 5138; a value above is milliseconds.
-  return n > 1e11 ? n / 1000 : n;
-}
 
 // A token is handed to checks only while at least this long remains before the last instant the
 // service certainly still honours it: a request on a busy machine can take that long, and a 401 at

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { K6_EXIT, runScenario, scrubbedEnv, type RunScenarioResult } from '../../src/k6/run.js';
-import { runProblem, scenarioEnv } from '../../src/k6/scenarios.js';
+import { scenarioEnv } from '../../src/k6/contract.js';
+import { runProblem } from '../../src/k6/scenarios.js';
 
 let dir: string;
 async function fake(name: string, body: string): Promise<string> {

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator, type FaultName } from '../../src/emulator/index.js';
 import { K6_EXIT, runScenario } from '../../src/k6/run.js';
-import { runLoadScenario, scenarioEnv, type ScenarioInputs } from '../../src/k6/scenarios.js';
+import { scenarioEnv, type ScenarioInputs } from '../../src/k6/contract.js';
+import { runLoadScenario } from '../../src/k6/scenarios.js';
 import { scenarioOk, toLoadScenarioResult } from '../../src/k6/summary.js';
 import { bundleScenarios, realK6 } from './support.js';
 

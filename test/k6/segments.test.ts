@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
-import { runK6Bundle, type ScenarioInputs } from '../../src/k6/scenarios.js';
+import type { ScenarioInputs } from '../../src/k6/contract.js';
+import { runK6Bundle } from '../../src/k6/scenarios.js';
 import { mergeK6Summaries, segmentArgs } from '../../src/k6/segments.js';
 import { realK6 } from './support.js';
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { locateK6, type LocatedK6 } from '../../src/k6/locate.js';
-import { findProjectRoot } from '../../src/k6/version.js';
+import { findProjectRoot } from '../../src/fs/project-root.js';
 
 export const projectRoot = findProjectRoot();
 

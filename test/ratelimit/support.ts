@@ -1,10 +1,11 @@
 // Shared by the rate-limit tests and the benchmark: run the real probe against a real server on
 // loopback, exactly as the `ratelimit` stage does, minus the terminal and the k6 proof.
 
-import type { Credentials } from '../../src/config/target.js';
+import type { Credentials } from '../../src/spec/credentials.js';
 import { Redactor } from '../../src/http/redact.js';
 import { ServiceClient } from '../../src/http/service-client.js';
-import { probeCalls, type RateLimitEndpoint } from '../../src/ratelimit/calls.js';
+import { probeCalls } from '../../src/ratelimit/calls.js';
+import type { BusinessCalls, RateLimitEndpoint } from '../../src/spec/endpoints.js';
 import { discover, type DiscoverOptions } from '../../src/ratelimit/discover.js';
 import type { Estimate, Sample } from '../../src/ratelimit/types.js';
 
@@ -20,7 +21,7 @@ export interface ProbeRun {
   seconds: number;
 }
 
-export const BUSINESS = { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } };
+export const BUSINESS: BusinessCalls = { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } };
 
 export async function probe(
   target: ProbeTarget,

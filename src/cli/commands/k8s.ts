@@ -13,7 +13,7 @@ import { HarnessError, usageError } from '../../errors.js';
 import { FILE_LIMITS, readUserFile } from '../../fs/user-file.js';
 import { ensureWritableDir } from '../../fs/writable.js';
 import { K6_SCENARIOS } from '../../k6/scenarios.js';
-import { findProjectRoot } from '../../k6/version.js';
+import { findProjectRoot } from '../../fs/project-root.js';
 import { k8sManifests, k8sName, toYaml } from '../../k8s/manifests.js';
 import type { Options } from '../flags.js';
 import { selectedScenarios } from './load.js';
@@ -113,7 +113,7 @@ export async function k8sCommand(options: Options, io: K8sCommandIo = {}): Promi
         durationS: load.duration_s ?? 60,
         vus: load.vus ?? 5,
         business: settings.business,
-        rateLimitEndpoint: settings.rateLimit.endpoint as NonNullable<ScenarioRateLimitEndpoint>,
+        rateLimitEndpoint: settings.rateLimit.endpoint,
         ...(load.thresholds ? { thresholds: load.thresholds } : {}),
       },
       ...(target.caPem !== undefined ? { caPem: target.caPem } : {}),
@@ -131,5 +131,3 @@ export async function k8sCommand(options: Options, io: K8sCommandIo = {}): Promi
   for (const f of files) out(`  kubectl apply -f ${f}`);
   return 0;
 }
-
-type ScenarioRateLimitEndpoint = import('../../k6/scenarios.js').ScenarioInputs['rateLimitEndpoint'];

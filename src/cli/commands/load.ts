@@ -7,8 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { HarnessError, usageError } from '../../errors.js';
 import { locateK6 } from '../../k6/locate.js';
 import { redactArtefacts } from '../../k6/artefacts.js';
-import { findProjectRoot } from '../../k6/version.js';
-import { isK6ScenarioName, K6_SCENARIO_NAMES, K6_SCENARIOS, runLoadScenario, type K6ScenarioName, type ScenarioInputs } from '../../k6/scenarios.js';
+import { findProjectRoot } from '../../fs/project-root.js';
+import type { ScenarioInputs } from '../../k6/contract.js';
+import { isK6ScenarioName, K6_SCENARIO_NAMES, K6_SCENARIOS, runLoadScenario, type K6ScenarioName } from '../../k6/scenarios.js';
 import { scenarioOk } from '../../k6/summary.js';
 import type { LoadResult, LoadScenarioResult } from '../../report/model.js';
 import type { Options } from '../flags.js';
@@ -57,7 +58,7 @@ export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOp
       vus: load.vus ?? 5,
       business: prepared.settings.business,
       runId,
-      rateLimitEndpoint: prepared.rateLimit.endpoint as NonNullable<ScenarioInputs['rateLimitEndpoint']>,
+      rateLimitEndpoint: prepared.rateLimit.endpoint,
       ...(load.thresholds ? { thresholds: load.thresholds } : {}),
     };
     const overLimitRate = load.over_limit_rate ?? (target.emulated ? EMULATOR_OVER_LIMIT_RATE : Math.min(prepared.rateLimit.maxRps, 100));

@@ -6,10 +6,10 @@
 import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { Credentials } from '../../config/target.js';
+import type { Credentials } from '../../spec/credentials.js';
 import { ServiceClient } from '../../http/service-client.js';
 import { locateK6 } from '../../k6/locate.js';
-import { findProjectRoot } from '../../k6/version.js';
+import { findProjectRoot } from '../../fs/project-root.js';
 import type { RateLimitResult } from '../../report/model.js';
 import { unusableProbe } from '../../ratelimit/answers.js';
 import { ProbeSetupError, probeCalls } from '../../ratelimit/calls.js';

@@ -4,11 +4,10 @@
 import { checkBearer } from '../bearer.js';
 import { invalidRequest, json } from '../replies.js';
 import { isJsonObject } from './body.js';
+import type { BusinessEndpoint } from '../../spec/endpoints.js';
 import type { Ctx, Reply } from '../types.js';
 
-export type BusinessRoute = 'evaluation' | 'ach_transactions';
-
-export function business(route: BusinessRoute, ctx: Ctx, body: unknown): Reply {
+export function business(route: BusinessEndpoint, ctx: Ctx, body: unknown): Reply {
   const check = checkBearer(ctx);
   if (!ctx.b.admitBusiness(check)) return ctx.b.unauthorized(!check.ok && check.reason === 'missing' ? 'missing' : 'invalid');
   if (!isJsonObject(body)) return invalidRequest();

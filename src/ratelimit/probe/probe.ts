@@ -5,7 +5,8 @@
 // `check`'s burst (src/runner/burst-probe.ts) is one burstRun of a Probe of its own.
 
 import type { Exchange } from '../../http/service-client.js';
-import { answerOf, mergeRateLimitHeaders, resetSeconds, retryAfterSeconds } from '../answers.js';
+import { retryAfterSeconds } from '../../spec/retry-after.js';
+import { answerOf, mergeRateLimitHeaders, resetSeconds } from '../answers.js';
 import type { ProbeCalls } from '../calls.js';
 import { pace, type Clock } from '../pacing.js';
 import type { PhaseName, RateLimitHeaders, Sample } from '../types.js';

@@ -1,8 +1,8 @@
 // A CA file is read strictly: each way it can be wrong is its own line, instead of a file that
 // node:tls and Go skip in silence and a later "pass --ca" for the flag the user did pass.
 import { describe, expect, it } from 'vitest';
-import { parseCaPem } from '../../src/tls/pem.js';
-import { createTestPki } from './pki.js';
+import { parseCaPem } from '../../src/config/ca-pem.js';
+import { createTestPki } from '../tls/pki.js';
 
 const { caPem } = createTestPki();
 const lines = caPem.trim().split('\n');

@@ -1,0 +1,21 @@
+// What a resolved config tells the checks about the target beyond where it is: the promises they
+// hold it to (token lifetime, clock tolerance) and how far rate-limit probing may go. Config owns
+// these shapes; the runner only reads them.
+
+import type { RateLimitEndpoint } from '../spec/endpoints.js';
+
+export interface Expectations {
+  tokenLifetimeS: number;
+  expiryWaitS: number;
+  clockToleranceS: number;
+}
+
+export interface RateLimitSettings {
+  endpoint: RateLimitEndpoint;
+  maxRps: number;
+  maxRequests: number;
+  /** How long a client that waits and retries (§7) may be kept out before recovery fails. */
+  recoveryWaitS: number;
+  /** False for an environment named production without --allow-production-load. */
+  probingAllowed: boolean;
+}

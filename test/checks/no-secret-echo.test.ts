@@ -1,0 +1,18 @@
+// token.no-secret-echo judges the answers the run saw: with none seen it has judged nothing, and
+// must not read as "the secret appeared in none of 0 answers" (a pass without a test).
+
+import { describe, expect, it } from 'vitest';
+import { check } from '../../checks/token.no-secret-echo.js';
+import type { CheckContext } from '../../src/runner/check.js';
+
+const withAnswers = (seen: number, echoes: string[] = []) => ({ http: { secretEchoes: () => echoes, answersSeen: () => seen } }) as unknown as CheckContext;
+
+describe('token.no-secret-echo', () => {
+  it.each([
+    { seen: 0, echoes: [], status: 'skip' },
+    { seen: 12, echoes: [], status: 'pass' },
+    { seen: 12, echoes: ['POST /tokens'], status: 'fail' },
+  ])('$seen answers, echoes $echoes → $status', async ({ seen, echoes, status }) => {
+    expect((await check.run(withAnswers(seen, echoes))).status).toBe(status);
+  });
+});
