@@ -9,19 +9,13 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULTS, EMBEDDED, embedded, resolveSettings } from '../../src/config/resolve.js';
 import type { Target } from '../../src/config/target.js';
 
+// Production's credentials are not whole ${VAR}s: a literal id and a secret with a prefix.
 const CONFIG = `
 target: sandbox
 environments:
-  sandbox:
-    base_url: https://sandbox.example.test
-    client_id: \${SB_ID}
-    client_secret: \${SB_SECRET}
-  production:
-    base_url: https://api.example.test
-    client_id: literal-id
-    client_secret: prefix-\${PR_SECRET}
-rate_limit:
-  max_rps: 30
+  sandbox: { base_url: https://sandbox.example.test, client_id: "\${SB_ID}", client_secret: "\${SB_SECRET}" }
+  production: { base_url: https://api.example.test, client_id: literal-id, client_secret: "prefix-\${PR_SECRET}" }
+rate_limit: { max_rps: 30 }
 `;
 const ENV = { SB_ID: 'sb-id', SB_SECRET: 'sb-secret-value', PR_SECRET: 'pr-secret-value' };
 
