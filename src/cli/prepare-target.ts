@@ -2,7 +2,7 @@
 // when nothing names a target, and make sure the target is reachable and trusted (exit 3 if not).
 
 import { HarnessError, usageError } from '../errors.js';
-import { embedded, resolveSettings, type SettingFlags, type TargetSettings } from '../config/resolve.js';
+import { DEFAULT_CONFIG_FILE, embedded, resolveSettings, type SettingFlags, type TargetSettings } from '../config/resolve.js';
 import type { Target } from '../config/target.js';
 import type { Expectations } from '../config/check-settings.js';
 import type { Emulator } from '../emulator/index.js';
@@ -52,7 +52,7 @@ export async function prepareTarget(flags: TargetFlags, redactor: Redactor, term
     // A ledger of emulator tokens would be useless: every start has new credentials and port.
     ledger = Ledger.disabled();
     const faultNote = faults.length ? ` with fault(s) ${faults.join(', ')}` : '';
-    terminal.err(`no target configured (no ${'ces-harness.yaml'}, --config or --base-url): testing the built-in emulator at ${settings.target.baseUrl}${faultNote}`);
+    terminal.err(`no target configured (no ${DEFAULT_CONFIG_FILE}, --config or --base-url): testing the built-in emulator at ${settings.target.baseUrl}${faultNote}`);
   }
   const { target, others, expect } = settings;
   for (const t of [target, ...others]) redactor.addSecret(t.credentials.clientSecret, t.credentials.clientId);
