@@ -9,8 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHECKS } from '../checks/index.js';
-import { EMBEDDED } from '../src/cli/prepare-target.js';
-import { DEFAULTS } from '../src/config/resolve.js';
+import { DEFAULTS, EMBEDDED } from '../src/config/resolve.js';
 import type { Target } from '../src/config/target.js';
 import { createEmulator } from '../src/emulator/index.js';
 import { Redactor } from '../src/http/redact.js';
@@ -79,7 +78,7 @@ async function inProcessOnce(skip: string[]): Promise<InProcessRun> {
   clearCalibrations();
   const t0 = performance.now();
   // What prepareTarget starts when no target is configured.
-  const emulator = await createEmulator({ port: 0, environments: ['sandbox', 'production'], tokenTtlS: EMBEDDED.tokenTtlS });
+  const emulator = await createEmulator({ port: 0, environments: ['sandbox', 'production'], tokenTtlS: EMBEDDED.tokenLifetimeS });
   const t1 = performance.now();
   let results: CheckResult[];
   let t2: number;
@@ -91,7 +90,7 @@ async function inProcessOnce(skip: string[]): Promise<InProcessRun> {
       target: target!,
       others,
       // `--expiry-wait 0`: the expiry checks skip instead of waiting out the 4 s tokens.
-      expect: { tokenLifetimeS: EMBEDDED.tokenTtlS, expiryWaitS: 0, clockToleranceS: EMBEDDED.clockToleranceS },
+      expect: { tokenLifetimeS: EMBEDDED.tokenLifetimeS, expiryWaitS: 0, clockToleranceS: EMBEDDED.clockToleranceS },
       business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
       rateLimit: { endpoint: DEFAULTS.rateLimitEndpoint, maxRps: DEFAULTS.maxRps, maxRequests: DEFAULTS.maxRequests, recoveryWaitS: 15, probingAllowed: true },
       ledger: Ledger.disabled(),
@@ -179,7 +178,7 @@ export function checkTimeSection(r: CheckTimeResult): Section {
     headers: ['what', 'n', 'median', 'min', 'max', '1st run', 'goal', 'outcome'],
     rows: rows.map((m) => [m.label, String(m.wall.n), ms(m.wall.median), ms(m.wall.min), ms(m.wall.max), ms(m.wall.first), m.goal, m.outcomes.join(' | ')]),
     notes: [
-      `(a) runs ${r.checksWithoutRateLimit} checks, (b) all ${r.checksWithRateLimit}; both with the embedded emulator's settings (sandbox + production, ${EMBEDDED.tokenTtlS} s tokens, 50/s bucket) and --expiry-wait 0, so the expiry checks skip.`,
+      `(a) runs ${r.checksWithoutRateLimit} checks, (b) all ${r.checksWithRateLimit}; both with the embedded emulator's settings (sandbox + production, ${EMBEDDED.tokenLifetimeS} s tokens, 50/s bucket) and --expiry-wait 0, so the expiry checks skip.`,
       `(a) is ${(a / GOAL_MS).toFixed(2)}× the 1 s goal; the rate-limit probe adds ${ms(b - a)} (b - a); the CLI adds ${ms(c - a)} over (a) (c - a), of which ${ms(help)} is node starting and loading the CLI bundle (\`--help\`); the rest is preflight, the terminal and the report files.`,
       `Slowest checks in (a), median duration: ${r.slowestInA.map((x) => `${x.id} ${ms(x.ms)}`).join(', ')}. The main phase runs checks concurrently, so the slowest one sets the floor.`,
       'Every run starts a fresh emulator and clears the TLS calibration memo, as a new CLI process would.',

@@ -23,6 +23,9 @@ interface FlagSpec {
   kind: Kind;
   arg?: string;
   description: string;
+  /** The value when the flag is not given (flagValue); --help shows it unless `default` says more. */
+  value?: string | number;
+  /** The default as --help words it, where it is not one value (it depends on the config, or is made at run time). */
   default?: string;
   /** Number flags only: the values accepted, named in the error and in --help. */
   range?: NumberRange;
@@ -43,16 +46,16 @@ export const FLAGS = {
   skip: { kind: 'list', arg: 'ID', description: 'leave out these checks (repeatable; `ratelimit.*` selects a group)', commands: ['run', 'check'] },
   ledger: { kind: 'string', arg: 'FILE', description: 'token ledger (0600) that proves expiry across runs; `off` disables it', default: '.ces-harness/token-ledger.json', commands: ['run', 'check'] },
   scenario: { kind: 'list', arg: 'NAME', description: 'k6 scenario to run (repeatable)', default: 'all', commands: ['load', 'k8s'] },
-  segments: { kind: 'number', arg: 'N', description: 'split each scenario across N local k6 processes (execution segments) and merge', default: '1', range: RANGES.segments, commands: ['load'] },
-  parallelism: { kind: 'number', arg: 'N', description: 'k6-operator runner pods', default: '2', range: RANGES.parallelism, commands: ['k8s'] },
-  'out-dir': { kind: 'string', arg: 'DIR', description: 'where the manifests go', default: 'k8s/', commands: ['k8s'] },
+  segments: { kind: 'number', arg: 'N', description: 'split each scenario across N local k6 processes (execution segments) and merge', value: 1, range: RANGES.segments, commands: ['load'] },
+  parallelism: { kind: 'number', arg: 'N', description: 'k6-operator runner pods', value: 2, range: RANGES.parallelism, commands: ['k8s'] },
+  'out-dir': { kind: 'string', arg: 'DIR', description: 'where the manifests go', value: 'k8s/', commands: ['k8s'] },
   fault: { kind: 'list', arg: 'NAME', description: 'a deliberate deviation from the spec in the emulator (repeatable; built-in emulator only)', commands: [...TARGET, 'serve'] },
-  host: { kind: 'string', arg: 'H', description: 'listen address', default: '127.0.0.1', commands: ['serve'] },
-  port: { kind: 'number', arg: 'P', description: 'listen port; 0 picks a free one (environment i listens on P+i)', default: '8443', range: RANGES.port, commands: ['serve'] },
-  environments: { kind: 'string', arg: 'LIST', description: 'one listener per environment, each with its own credentials (comma-separated)', default: 'sandbox', commands: ['serve'] },
-  'token-ttl': { kind: 'number', arg: 'S', description: 'token lifetime', default: '86400', range: RANGES.tokenTtlS, commands: ['serve'] },
-  'rate-limit': { kind: 'number', arg: 'RPS', description: 'token bucket refill per client; 0 turns it off', default: '50', range: RANGES.emulatorRps, commands: ['serve'] },
-  burst: { kind: 'number', arg: 'N', description: 'token bucket size per client', default: '50', range: RANGES.burst, commands: ['serve'] },
+  host: { kind: 'string', arg: 'H', description: 'listen address', value: '127.0.0.1', commands: ['serve'] },
+  port: { kind: 'number', arg: 'P', description: 'listen port; 0 picks a free one (environment i listens on P+i)', value: 8443, range: RANGES.port, commands: ['serve'] },
+  environments: { kind: 'string', arg: 'LIST', description: 'one listener per environment, each with its own credentials (comma-separated)', value: 'sandbox', commands: ['serve'] },
+  'token-ttl': { kind: 'number', arg: 'S', description: 'token lifetime', value: 86_400, range: RANGES.tokenTtlS, commands: ['serve'] },
+  'rate-limit': { kind: 'number', arg: 'RPS', description: 'token bucket refill per client; 0 turns it off', value: 50, range: RANGES.emulatorRps, commands: ['serve'] },
+  burst: { kind: 'number', arg: 'N', description: 'token bucket size per client', value: 50, range: RANGES.burst, commands: ['serve'] },
   'tls-dir': { kind: 'string', arg: 'DIR', description: 'where the generated CA and server certificate go', default: 'a temp folder', commands: ['serve'] },
   'no-color': { kind: 'boolean', description: 'plain terminal output (also NO_COLOR=1)', commands: [...TARGET, 'serve', 'k8s'] },
   help: { kind: 'boolean', description: 'show this help', commands: [...TARGET, 'serve', 'k8s'] },
@@ -61,6 +64,12 @@ export const FLAGS = {
 export type FlagName = keyof typeof FLAGS;
 type ValueOf<K extends Kind> = K extends 'string' ? string : K extends 'number' ? number : K extends 'boolean' ? boolean : string[];
 export type Options = { [N in FlagName]?: ValueOf<(typeof FLAGS)[N]['kind']> };
+type Defaulted = { [N in FlagName]: (typeof FLAGS)[N] extends { value: unknown } ? N : never }[FlagName];
+
+/** A flag's value, or the default its table entry carries. */
+export function flagValue<N extends Defaulted>(options: Options, name: N): ValueOf<(typeof FLAGS)[N]['kind']> {
+  return (options[name] ?? FLAGS[name].value) as ValueOf<(typeof FLAGS)[N]['kind']>;
+}
 
 export interface Invocation {
   command: Command | 'help' | 'version';
@@ -158,7 +167,8 @@ export function helpText(command?: Command): string {
     .map(([name, spec]) => {
       const left = `--${name}${'arg' in spec ? ` ${spec.arg}` : ''}`;
       const range = 'range' in spec ? `${spec.range.min}–${spec.range.max}` : undefined;
-      const notes = [range, 'default' in spec ? `default: ${spec.default}` : undefined].filter(Boolean);
+      const shown = 'default' in spec ? spec.default : 'value' in spec ? String(spec.value) : undefined;
+      const notes = [range, shown !== undefined ? `default: ${shown}` : undefined].filter(Boolean);
       const right = `${spec.description}${notes.length ? ` (${notes.join('; ')})` : ''}`;
       return [left, right] as const;
     });

@@ -2,28 +2,19 @@
 // when nothing names a target, and make sure the target is reachable and trusted (exit 3 if not).
 
 import { HarnessError, usageError } from '../errors.js';
-import { resolveSettings, probingAllowed, type Settings } from '../config/resolve.js';
+import { DEFAULT_CONFIG_FILE, embedded, resolveSettings, type SettingFlags, type TargetSettings } from '../config/resolve.js';
 import type { Target } from '../config/target.js';
+import type { Expectations } from '../config/check-settings.js';
 import type { Emulator } from '../emulator/index.js';
-import { FAULTS, isFaultName } from '../emulator/faults/index.js';
+import { FAULTS, isFaultName, type FaultName } from '../emulator/faults/index.js';
 import type { Redactor } from '../http/redact.js';
-import type { Expectations, RateLimitSettings } from '../config/check-settings.js';
 import { Ledger } from '../runner/ledger.js';
 import { preflight } from '../runner/preflight.js';
-import type { Options } from './flags.js';
 import type { Terminal } from './terminal.js';
 
-// The built-in emulator hands out short-lived tokens so that `npm start` proves expiry for real
-// in seconds; the expectations below follow from it. 8 s, not less: every time edge is judged with
-// a second for expires_at's rounding, the clock tolerance and the request's window on each side
-// (src/time/expiry-edges.ts), and a lifetime half the promised one (the wrong-lifetime fault)
-// must still lie clearly outside that, even when a saturated CPU stretches the window. The expiry
-// wait covers the lifetime plus the rounding and tolerance after it.
-export const EMBEDDED = { tokenTtlS: 8, expiryWaitS: 12, clockToleranceS: 1 } as const;
-
+/** The resolved settings and what they hold open: the ledger, the built-in emulator. */
 export interface PreparedTarget {
-  settings: Settings;
-  target: Target;
+  settings: TargetSettings;
   /**
    * Where load and rate-limit sizing go. For a real service, the target itself. For the built-in
    * emulator, a second instance (same faults) with the service's real 24-hour tokens: a token
@@ -31,66 +22,39 @@ export interface PreparedTarget {
    * re-fetches and 401s; expiry itself is proven by the checks.
    */
   probeTarget(): Promise<{ target: Target; expect: Expectations }>;
-  others: Target[];
-  expect: Expectations;
-  rateLimit: RateLimitSettings;
   ledger: Ledger;
-  emulator: Emulator | null;
   close(): Promise<void>;
 }
 
-export async function prepareTarget(options: Options, redactor: Redactor, terminal: Terminal): Promise<PreparedTarget> {
-  const settings = resolveSettings(
-    {
-      ...(options.config !== undefined ? { config: options.config } : {}),
-      ...(options.env !== undefined ? { env: options.env } : {}),
-      ...(options['base-url'] !== undefined ? { baseUrl: options['base-url'] } : {}),
-      ...(options.ca !== undefined ? { ca: options.ca } : {}),
-      ...(options['token-lifetime'] !== undefined ? { tokenLifetimeS: options['token-lifetime'] } : {}),
-      ...(options['expiry-wait'] !== undefined ? { expiryWaitS: options['expiry-wait'] } : {}),
-      ...(options['clock-tolerance'] !== undefined ? { clockToleranceS: options['clock-tolerance'] } : {}),
-      ...(options['allow-production-load'] !== undefined ? { allowProductionLoad: options['allow-production-load'] } : {}),
-      ...(options.ledger !== undefined ? { ledger: options.ledger } : {}),
-    },
-    process.env,
-    process.cwd(),
-  );
-  for (const warning of settings.warnings) terminal.err(`ces-harness: warning: ${warning}`);
-  const faults = options.fault ?? [];
-  const unknownFault = faults.find((f) => !isFaultName(f));
-  if (unknownFault) throw usageError(`unknown fault "${unknownFault}"; known: ${FAULTS.map((f) => f.name).join(', ')}`);
+/** The flags prepareTarget reads: those of the resolution, and the emulator's faults. */
+export type TargetFlags = SettingFlags & { fault?: string[] };
+
+export async function prepareTarget(flags: TargetFlags, redactor: Redactor, terminal: Terminal): Promise<PreparedTarget> {
+  const resolved = resolveSettings(flags, process.env, process.cwd());
+  for (const warning of resolved.warnings) terminal.err(`ces-harness: warning: ${warning}`);
+  const faults = validFaults(flags.fault ?? []);
 
   let emulator: Emulator | null = null;
-  let target: Target;
-  let others: Target[];
-  let expect = settings.expect;
+  let settings: TargetSettings;
   let ledger: Ledger;
-  if (settings.target) {
+  if (resolved.target) {
     if (faults.length) throw usageError('--fault applies only to the built-in emulator; drop --fault, or drop --base-url/--config to test the emulator');
-    target = settings.target;
-    others = settings.others;
+    settings = { ...resolved, target: resolved.target };
     ledger = Ledger.open(settings.ledgerPath);
     for (const warning of ledger.warnings) terminal.err(warning);
   } else {
-    const tokenTtlS = options['token-lifetime'] ?? EMBEDDED.tokenTtlS;
     // Loaded only when needed: a run against a real target never uses the emulator's code.
     const { createEmulator } = await import('../emulator/index.js');
-    emulator = await createEmulator({ port: 0, environments: ['sandbox', 'production'], tokenTtlS, faults: faults.filter(isFaultName) });
-    const [first, ...rest] = emulator.environments.map(
-      (e): Target => ({ environment: e.name, baseUrl: e.url, credentials: e.credentials, caPem: emulator!.caPem, caFile: emulator!.caFile, emulated: true }),
-    );
-    target = first!;
-    others = rest;
-    expect = {
-      tokenLifetimeS: tokenTtlS,
-      expiryWaitS: options['expiry-wait'] ?? EMBEDDED.expiryWaitS,
-      clockToleranceS: options['clock-tolerance'] ?? EMBEDDED.clockToleranceS,
-    };
+    const started = await createEmulator({ port: 0, environments: ['sandbox', 'production'], tokenTtlS: resolved.expect.tokenLifetimeS, faults });
+    emulator = started;
+    const [first, ...rest] = started.environments.map((e): Target => ({ environment: e.name, baseUrl: e.url, credentials: e.credentials, caPem: started.caPem, caFile: started.caFile, emulated: true }));
+    settings = embedded(resolved, [first!, ...rest]);
     // A ledger of emulator tokens would be useless: every start has new credentials and port.
     ledger = Ledger.disabled();
     const faultNote = faults.length ? ` with fault(s) ${faults.join(', ')}` : '';
-    terminal.err(`no target configured (no ${'ces-harness.yaml'}, --config or --base-url): testing the built-in emulator at ${target.baseUrl}${faultNote}`);
+    terminal.err(`no target configured (no ${DEFAULT_CONFIG_FILE}, --config or --base-url): testing the built-in emulator at ${settings.target.baseUrl}${faultNote}`);
   }
+  const { target, others, expect } = settings;
   for (const t of [target, ...others]) redactor.addSecret(t.credentials.clientSecret, t.credentials.clientId);
   try {
     await preflight(target);
@@ -100,10 +64,11 @@ export async function prepareTarget(options: Options, redactor: Redactor, termin
   }
   let second: Promise<{ emulator: Emulator; target: Target }> | undefined;
   const probeTarget = async () => {
-    if (!emulator || options['token-lifetime'] !== undefined) return { target, expect };
+    // A lifetime the user gave is the one they want the load to see, short or not.
+    if (!emulator || flags['token-lifetime'] !== undefined) return { target, expect };
     second ??= (async () => {
       const { createEmulator } = await import('../emulator/index.js');
-      const e = await createEmulator({ port: 0, environments: ['sandbox'], faults: faults.filter(isFaultName) });
+      const e = await createEmulator({ port: 0, environments: ['sandbox'], faults });
       return { emulator: e, target: { ...target, baseUrl: e.url, credentials: e.credentials, caPem: e.caPem, caFile: e.caFile } };
     })();
     const { target: t } = await second;
@@ -112,19 +77,8 @@ export async function prepareTarget(options: Options, redactor: Redactor, termin
   };
   return {
     settings,
-    target,
     probeTarget,
-    others,
-    expect,
-    rateLimit: {
-      ...settings.rateLimit,
-      // The built-in emulator's bucket refills within a second or two; a real limiter may use
-      // minute windows, so a real service gets the full minute a patient client would give it.
-      recoveryWaitS: target.emulated ? EMULATOR_RECOVERY_WAIT_S : RECOVERY_WAIT_S,
-      probingAllowed: probingAllowed(settings, target),
-    },
     ledger,
-    emulator,
     close: async () => {
       await emulator?.close();
       if (second) await (await second).emulator.close();
@@ -132,11 +86,15 @@ export async function prepareTarget(options: Options, redactor: Redactor, termin
   };
 }
 
-const RECOVERY_WAIT_S = 60;
-const EMULATOR_RECOVERY_WAIT_S = 15;
+/** The --fault names, each known to the emulator (shared with `serve`). */
+export function validFaults(names: string[]): FaultName[] {
+  const unknown = names.find((f) => !isFaultName(f));
+  if (unknown) throw usageError(`unknown fault "${unknown}"; known: ${FAULTS.map((f) => f.name).join(', ')}`);
+  return names.filter(isFaultName);
+}
 
-export function refuseProductionLoad(prepared: PreparedTarget, what: string): void {
-  if (!prepared.rateLimit.probingAllowed) {
-    throw new HarnessError('PRODUCTION_REFUSED', `${what} against ${prepared.target.environment} is refused; pass --allow-production-load if you really mean to load production`);
+export function refuseProductionLoad(settings: TargetSettings, what: string): void {
+  if (!settings.rateLimit.probingAllowed) {
+    throw new HarnessError('PRODUCTION_REFUSED', `${what} against ${settings.target.environment} is refused; pass --allow-production-load if you really mean to load production`);
   }
 }

@@ -13,9 +13,26 @@ const VAR = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 export interface LoadedConfig {
   config: ConfigFile;
   warnings: string[];
+  /** Per environment, the variables its credentials are taken from (`${CES_SANDBOX_CLIENT_ID}` → the name). */
+  credentialVariables: Record<string, CredentialVariables>;
 }
 
-export function readConfigFile(path: string, env: NodeJS.ProcessEnv): LoadedConfig {
+/** The variable a credential names as its whole value; null where the file writes something else. */
+export interface CredentialVariables {
+  clientId: string | null;
+  clientSecret: string | null;
+}
+
+export interface LoadOptions {
+  /**
+   * Credentials referenced, never read (`k8s`: the pods take them from a Secret): every ${VAR} of
+   * a client_id/client_secret stands for this placeholder, so an unset variable is no error and
+   * no secret value reaches the settings.
+   */
+  credentialPlaceholder?: string;
+}
+
+export function readConfigFile(path: string, env: NodeJS.ProcessEnv, options: LoadOptions = {}): LoadedConfig {
   let text: string;
   try {
     text = readUserFile(path, { what: 'config', maxBytes: FILE_LIMITS.config, fix: 'check the --config path' });
@@ -24,12 +41,12 @@ export function readConfigFile(path: string, env: NodeJS.ProcessEnv): LoadedConf
     const code = (err as NodeJS.ErrnoException).code;
     throw new HarnessError('CONFIG_NOT_FOUND', `config ${path}: cannot read it (${code ?? 'error'}); check the --config path`);
   }
-  return loadConfig(text, path, env);
+  return loadConfig(text, path, env, options);
 }
 
 export const parseConfig = (text: string, source: string, env: NodeJS.ProcessEnv): ConfigFile => loadConfig(text, source, env).config;
 
-export function loadConfig(text: string, source: string, env: NodeJS.ProcessEnv): LoadedConfig {
+export function loadConfig(text: string, source: string, env: NodeJS.ProcessEnv, options: LoadOptions = {}): LoadedConfig {
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   const yamlError = doc.errors[0];
   if (yamlError) {
@@ -44,18 +61,36 @@ export function loadConfig(text: string, source: string, env: NodeJS.ProcessEnv)
   if (raw === null || raw === undefined) {
     throw new HarnessError('CONFIG_INVALID', `config ${source} is empty; describe the target under environments: (see README, "Test your sandbox"), or drop --config to test the built-in emulator`);
   }
-  const interpolated = interpolate(raw, [], source, env);
+  const placeholder = options.credentialPlaceholder;
+  const interpolated = interpolate(raw, [], source, placeholder === undefined ? env : { ...env, ...credentialPlaceholders(raw, placeholder) });
   // reportInput lets an error say what type it got; only the type name is ever printed, never the value.
   const parsed = configSchema.safeParse(interpolated, { reportInput: true });
   if (!parsed.success) throw new HarnessError('CONFIG_INVALID', `config ${source}: ${describeIssue(parsed.error.issues[0])}`);
   const warnings = parsed.data.allow_literal_secrets === true ? [] : literalSecrets(raw).map((name) => literalSecretWarning(source, name));
-  return { config: parsed.data, warnings };
+  return { config: parsed.data, warnings, credentialVariables: credentialVariablesOf(raw) };
+}
+
+type RawEnvironments = Record<string, { client_id?: unknown; client_secret?: unknown } | null>;
+
+// The YAML as written, before ${VAR}s are replaced: where the credentials come from, never their values.
+const rawEnvironments = (raw: unknown): RawEnvironments => (raw as { environments?: RawEnvironments | null }).environments ?? {};
+
+function credentialVariablesOf(raw: unknown): Record<string, CredentialVariables> {
+  const whole = (v: unknown) => (typeof v === 'string' ? (new RegExp(`^${VAR.source}$`).exec(v)?.[1] ?? null) : null);
+  return Object.fromEntries(Object.entries(rawEnvironments(raw)).map(([name, e]) => [name, { clientId: whole(e?.client_id), clientSecret: whole(e?.client_secret) }]));
+}
+
+/** Every variable a credential names (as its whole value or part of it), set to the placeholder. */
+function credentialPlaceholders(raw: unknown, placeholder: string): Record<string, string> {
+  const names = Object.values(rawEnvironments(raw)).flatMap((e) =>
+    [e?.client_id, e?.client_secret].flatMap((v) => (typeof v === 'string' ? [...v.matchAll(VAR)].map((m) => m[1]!) : [])),
+  );
+  return Object.fromEntries(names.map((name) => [name, placeholder]));
 }
 
 /** Environments whose client_secret is written in the file rather than taken from a ${VAR}. */
 function literalSecrets(raw: unknown): string[] {
-  const environments = (raw as { environments?: Record<string, { client_secret?: unknown } | null> }).environments ?? {};
-  return Object.entries(environments)
+  return Object.entries(rawEnvironments(raw))
     .filter(([, e]) => typeof e?.client_secret === 'string' && !new RegExp(VAR.source).test(e.client_secret))
     .map(([name]) => name);
 }

@@ -1,16 +1,16 @@
 // One precedence: flags over the config file over defaults. The result is everything a command
-// needs to talk to a target; nothing downstream reads flags, files or process.env again.
+// needs to talk to a target, every value defaulted (the built-in emulator's own defaults when no
+// target is named); nothing downstream reads flags, files or process.env again.
 
 import { existsSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { HarnessError } from '../errors.js';
-import { FILE_LIMITS, readUserFile } from '../fs/user-file.js';
 import type { BusinessCall, BusinessCalls, HttpMethod } from '../spec/endpoints.js';
 import type { Expectations, RateLimitSettings } from './check-settings.js';
 import { readConfigFile } from './load.js';
 import type { ConfigFile } from './schema.js';
-import { parseCaPem } from './ca-pem.js';
 import { isProduction, type Target } from './target.js';
+import { readCa, trimSlash, validUrl, withoutUserinfo } from './target-input.js';
 
 export const DEFAULT_CONFIG_FILE = 'ces-harness.yaml';
 export const DEFAULT_LEDGER_FILE = '.ces-harness/token-ledger.json';
@@ -22,54 +22,108 @@ export const DEFAULTS = {
   rateLimitEndpoint: 'tokens.validate',
   maxRps: 200,
   maxRequests: 3_000,
+  // A real limiter may use minute windows: a real service gets the full minute a patient client would give it.
+  recoveryWaitS: 60,
+  loadRate: 20,
+  vus: 5,
+  segments: 1,
 } as const;
 
-/** What the flags may override. Undefined means "not given". */
-export interface Overrides {
+// The built-in emulator hands out short-lived tokens so that `npm start` proves expiry for real
+// in seconds; the expectations below follow from it. 8 s, not less: every time edge is judged with
+// a second for expires_at's rounding, the clock tolerance and the request's window on each side
+// (src/time/expiry-edges.ts), and a lifetime half the promised one (the wrong-lifetime fault)
+// must still lie clearly outside that, even when a saturated CPU stretches the window. The expiry
+// wait covers the lifetime plus the rounding and tolerance after it.
+export const EMBEDDED = {
+  tokenLifetimeS: 8,
+  expiryWaitS: 12,
+  clockToleranceS: 1,
+  // Its bucket refills within a second or two.
+  recoveryWaitS: 15,
+  // The built-in emulator limits each client to 50 requests/s (burst 50). The rate-limit scenario
+  // spikes to twice that for 3 s, then falls to a tenth of it (scenarios/rate-limit.ts): past the
+  // burst, so 429s come, and a backlog that drains within one retry budget, so a client that
+  // honours Retry-After gets every call through.
+  overLimitRate: 100,
+} as const;
+
+/**
+ * The flags that take part in resolution, by their names in the flag table (the CLI's parsed
+ * options fit as they are). Undefined means "not given".
+ */
+export interface SettingFlags {
   config?: string;
   env?: string;
-  baseUrl?: string;
+  'base-url'?: string;
   ca?: string;
-  tokenLifetimeS?: number;
-  expiryWaitS?: number;
-  clockToleranceS?: number;
-  allowProductionLoad?: boolean;
+  'token-lifetime'?: number;
+  'expiry-wait'?: number;
+  'clock-tolerance'?: number;
+  'allow-production-load'?: boolean;
   ledger?: string;
+  segments?: number;
+}
+
+/** The load run's settings; only the duration is left to the command (a short one in `run`). */
+export interface LoadSettings {
+  rate: number;
+  /** Arrival rate of the rate-limit scenario: about twice the service's limit is the size a correct client survives. */
+  overLimitRate: number;
+  durationS: number | undefined;
+  vus: number;
+  thresholds: Record<string, string[]> | undefined;
+  /** k6 outputs, passed through as --out. */
+  outputs: string[];
+  /** Local k6 processes per scenario (execution segments). */
+  segments: number;
 }
 
 export interface Settings {
-  /** Null when nothing names a target: the commands then start the built-in emulator. */
+  /** Null when nothing names a target: the commands then start the built-in emulator (see embedded()). */
   target: Target | null;
   others: Target[];
+  /** For the built-in emulator, its own defaults: short tokens, so expiry is proven in seconds. */
   expect: Expectations;
   business: BusinessCalls;
-  rateLimit: Omit<RateLimitSettings, 'probingAllowed' | 'recoveryWaitS'>;
-  allowProductionLoad: boolean;
+  rateLimit: RateLimitSettings;
   ledgerPath: string | null;
-  load: NonNullable<ConfigFile['load']>;
+  load: LoadSettings;
   /** The config file that was read, if any. */
   configPath: string | null;
+  /** The variables the target's credentials come from (CES_CLIENT_ID/SECRET unless the config names its own). */
+  credentialVariables: { clientId: string; clientSecret: string };
   /** What the user should hear about the config without it being an error (a secret written in it). */
   warnings: string[];
 }
 
-export function resolveSettings(flags: Overrides, env: NodeJS.ProcessEnv, cwd: string): Settings {
+/** Settings once a target is known: the configured one, or the built-in emulator's. */
+export type TargetSettings = Settings & { target: Target };
+
+export interface ResolveOptions {
+  /** Credentials referenced, never read (`k8s`): variables stand for this placeholder. */
+  credentialPlaceholder?: string;
+}
+
+export function resolveSettings(flags: SettingFlags, processEnv: NodeJS.ProcessEnv, cwd: string, options: ResolveOptions = {}): Settings {
+  const placeholder = options.credentialPlaceholder;
+  const env = placeholder === undefined ? processEnv : { ...processEnv, CES_CLIENT_ID: placeholder, CES_CLIENT_SECRET: placeholder };
   const configPath = flags.config ?? (existsSync(resolvePath(cwd, DEFAULT_CONFIG_FILE)) ? DEFAULT_CONFIG_FILE : undefined);
   const absoluteConfig = configPath ? resolvePath(cwd, configPath) : null;
-  const loaded = absoluteConfig ? readConfigFile(absoluteConfig, env) : { config: {}, warnings: [] };
+  const loaded = absoluteConfig ? readConfigFile(absoluteConfig, env, { credentialPlaceholder: placeholder }) : { config: {}, warnings: [], credentialVariables: {} };
   const file: ConfigFile = loaded.config;
   const configDir = absoluteConfig ? dirname(absoluteConfig) : cwd;
 
   const environments = file.environments ?? {};
   const name = flags.env ?? file.target ?? 'sandbox';
   const configured = environments[name];
-  if (!configured && Object.keys(environments).length > 0 && !flags.baseUrl) {
+  if (!configured && Object.keys(environments).length > 0 && !flags['base-url']) {
     throw new HarnessError(
       'UNKNOWN_ENVIRONMENT',
       `environment "${name}" is not in ${configPath}; known: ${Object.keys(environments).join(', ')} (pass --env NAME)`,
     );
   }
-  if (flags.env && !configured && !flags.baseUrl) {
+  if (flags.env && !configured && !flags['base-url']) {
     throw new HarnessError('UNKNOWN_ENVIRONMENT', `environment "${name}" is not configured; add it under environments: in ${DEFAULT_CONFIG_FILE} or pass --base-url`);
   }
 
@@ -78,7 +132,7 @@ export function resolveSettings(flags: Overrides, env: NodeJS.ProcessEnv, cwd: s
     const ca = caFromFlag ?? (e.ca_file ? readCa(resolvePath(configDir, e.ca_file), `environments.${envName}.ca_file`) : undefined);
     return {
       environment: envName,
-      baseUrl: trimSlash(envName === name && flags.baseUrl ? validUrl(flags.baseUrl) : validUrl(e.base_url, `environments.${envName}.base_url`)),
+      baseUrl: trimSlash(envName === name && flags['base-url'] ? validUrl(flags['base-url']) : validUrl(e.base_url, `environments.${envName}.base_url`)),
       credentials: { clientId: e.client_id, clientSecret: e.client_secret },
       ...(ca ?? {}),
     };
@@ -86,13 +140,13 @@ export function resolveSettings(flags: Overrides, env: NodeJS.ProcessEnv, cwd: s
 
   let target: Target | null = null;
   if (configured) target = toTarget(name, configured);
-  else if (flags.baseUrl) {
-    const baseUrl = trimSlash(validUrl(flags.baseUrl));
+  else if (flags['base-url']) {
+    const baseUrl = trimSlash(validUrl(flags['base-url']));
     const clientId = env['CES_CLIENT_ID'];
     const clientSecret = env['CES_CLIENT_SECRET'];
     if (!clientId || !clientSecret) {
       const missing = [!clientId && 'CES_CLIENT_ID', !clientSecret && 'CES_CLIENT_SECRET'].filter(Boolean).join(' and ');
-      throw new HarnessError('MISSING_CREDENTIAL', `no client credentials for ${withoutUserinfo(flags.baseUrl)}: export ${missing} (credentials are never taken from flags)`);
+      throw new HarnessError('MISSING_CREDENTIAL', `no client credentials for ${withoutUserinfo(flags['base-url'])}: export ${missing} (credentials are never taken from flags)`);
     }
     target = { environment: name, baseUrl, credentials: { clientId, clientSecret }, ...(caFromFlag ?? {}) };
   }
@@ -114,71 +168,57 @@ export function resolveSettings(flags: Overrides, env: NodeJS.ProcessEnv, cwd: s
   };
 
   const ledger = flags.ledger ?? file.ledger ?? DEFAULT_LEDGER_FILE;
+  // No target: the built-in emulator, whose first environment is sandbox, with its own defaults.
+  const defaults = target ? DEFAULTS : { ...DEFAULTS, ...EMBEDDED };
+  const maxRps = file.rate_limit?.max_rps ?? DEFAULTS.maxRps;
+  const named = loaded.credentialVariables[name];
   return {
     target,
     others,
     expect: {
-      tokenLifetimeS: flags.tokenLifetimeS ?? file.expect?.token_lifetime_s ?? DEFAULTS.tokenLifetimeS,
-      expiryWaitS: flags.expiryWaitS ?? file.expect?.expiry_wait_s ?? DEFAULTS.expiryWaitS,
-      clockToleranceS: flags.clockToleranceS ?? file.expect?.clock_tolerance_s ?? DEFAULTS.clockToleranceS,
+      tokenLifetimeS: flags['token-lifetime'] ?? file.expect?.token_lifetime_s ?? defaults.tokenLifetimeS,
+      expiryWaitS: flags['expiry-wait'] ?? file.expect?.expiry_wait_s ?? defaults.expiryWaitS,
+      clockToleranceS: flags['clock-tolerance'] ?? file.expect?.clock_tolerance_s ?? defaults.clockToleranceS,
     },
     business,
     rateLimit: {
       endpoint: file.rate_limit?.endpoint ?? DEFAULTS.rateLimitEndpoint,
-      maxRps: file.rate_limit?.max_rps ?? DEFAULTS.maxRps,
+      maxRps,
       maxRequests: file.rate_limit?.max_requests ?? DEFAULTS.maxRequests,
+      recoveryWaitS: defaults.recoveryWaitS,
+      // Load and rate-limit probing of production need the explicit flag (contract: safety).
+      probingAllowed: !(target && isProduction(target)) || flags['allow-production-load'] === true,
     },
-    allowProductionLoad: flags.allowProductionLoad ?? false,
     ledgerPath: ledger === 'off' ? null : resolvePath(absoluteConfig && !flags.ledger && file.ledger ? configDir : cwd, ledger),
-    load: file.load ?? {},
+    load: {
+      rate: file.load?.rate ?? DEFAULTS.loadRate,
+      overLimitRate: file.load?.over_limit_rate ?? (target ? Math.min(maxRps, 100) : EMBEDDED.overLimitRate),
+      durationS: file.load?.duration_s,
+      vus: file.load?.vus ?? DEFAULTS.vus,
+      thresholds: file.load?.thresholds,
+      outputs: file.load?.outputs ?? [],
+      segments: flags.segments ?? DEFAULTS.segments,
+    },
     configPath: absoluteConfig,
+    // A --base-url without a config entry takes its credentials from CES_CLIENT_ID/CES_CLIENT_SECRET.
+    credentialVariables: {
+      clientId: (configured && named?.clientId) || 'CES_CLIENT_ID',
+      clientSecret: (configured && named?.clientSecret) || 'CES_CLIENT_SECRET',
+    },
     warnings: loaded.warnings,
   };
 }
 
-/** Load and rate-limit probing of production need the explicit flag (contract: safety). */
-export function probingAllowed(settings: Pick<Settings, 'allowProductionLoad'>, target: Target): boolean {
-  return !isProduction(target) || settings.allowProductionLoad;
+/**
+ * The settings with the built-in emulator as the target: `environments` are its listeners, the
+ * first (sandbox) the target, the others its isolation partners. The expectations, recovery wait
+ * and over-limit rate were already resolved for it (EMBEDDED).
+ */
+export function embedded(settings: Settings, environments: [Target, ...Target[]]): TargetSettings {
+  const [target, ...others] = environments;
+  return { ...settings, target, others, ledgerPath: null };
 }
 
 function withDefaults(call: { method?: HttpMethod; body?: unknown } | undefined): BusinessCall {
   return { method: call?.method ?? 'POST', body: call?.body ?? {} };
 }
-
-function readCa(path: string, from: string): { caPem: string; caFile: string } {
-  let pem: string;
-  try {
-    pem = readUserFile(path, { what: from, maxBytes: FILE_LIMITS.ca, fix: 'give the CA certificate in PEM form' });
-  } catch (err) {
-    if (err instanceof HarnessError) throw err;
-    throw new HarnessError('CONFIG_INVALID', `${from}: cannot read CA file ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'}); give a readable PEM file`);
-  }
-  const parsed = parseCaPem(pem);
-  if ('problem' in parsed) throw new HarnessError(from === '--ca' ? 'USAGE' : 'CONFIG_INVALID', `${from}: ${path} ${parsed.problem}`);
-  return { caPem: pem, caFile: path };
-}
-
-function validUrl(url: string, from = '--base-url'): string {
-  const code = from === '--base-url' ? 'USAGE' : 'CONFIG_INVALID';
-  const shown = withoutUserinfo(url);
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new HarnessError(code, `${from} ${shown} is not a URL; give one like https://sandbox.example.test`);
-  }
-  // Refused before any request: a password in a URL lands in every log, report and ledger entry
-  // that names the target, and the service takes its credentials in the POST /tokens body anyway.
-  if (parsed.username !== '' || parsed.password !== '') {
-    throw new HarnessError(code, `${from} ${shown} has a user name or password in it; drop the user:password@ part (credentials come from CES_CLIENT_ID/CES_CLIENT_SECRET or the config's \${VAR}s)`);
-  }
-  if (parsed.protocol !== 'https:') {
-    throw new HarnessError(code, `${from} ${shown} is not https: the service speaks TLS 1.3 only (§5.8); use an https:// URL`);
-  }
-  return url;
-}
-
-/** The URL as an error may show it: whatever stands before an `@` in the authority is hidden. */
-const withoutUserinfo = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1***@');
-
-const trimSlash = (url: string) => url.replace(/\/+$/, '');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HarnessError } from '../../src/errors.js';
-import { FLAGS, helpText, parseCommandLine } from '../../src/cli/flags.js';
+import { FLAGS, flagValue, helpText, parseCommandLine } from '../../src/cli/flags.js';
 
 function usage(argv: string[]): HarnessError {
   try {
@@ -36,6 +36,15 @@ describe('parseCommandLine', () => {
     expect(err.exitCode).toBe(2);
     expect(err.message).toMatch(message);
     expect(err.message).not.toMatch(/\n/);
+  });
+
+  it('a flag not given takes the typed default its table entry carries; a given 0 stays 0', () => {
+    const { options } = parseCommandLine(['serve', '--port', '0']);
+    expect(flagValue(options, 'port')).toBe(0);
+    expect(flagValue(options, 'burst')).toBe(50);
+    expect(flagValue(options, 'host')).toBe('127.0.0.1');
+    expect(flagValue(parseCommandLine(['k8s']).options, 'parallelism')).toBe(2);
+    expect(helpText('serve')).toContain('listen port; 0 picks a free one (environment i listens on P+i) (0–65535; default: 8443)');
   });
 
   it('treats no command and --help as help, --version as version', () => {

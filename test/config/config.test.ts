@@ -74,13 +74,13 @@ describe('resolveSettings', () => {
   writeFileSync(file, GOOD);
 
   it('flags override the file; the other environments become the isolation partners', () => {
-    const s = resolveSettings({ config: file, env: 'production', tokenLifetimeS: 60, allowProductionLoad: true }, ENV, dir);
+    const s = resolveSettings({ config: file, env: 'production', 'token-lifetime': 60, 'allow-production-load': true }, ENV, dir);
     expect(s.target?.environment).toBe('production');
     expect(s.target?.credentials.clientId).toBe('pr-id');
     expect(s.others.map((o) => o.environment)).toEqual(['sandbox']);
     expect(s.expect.tokenLifetimeS).toBe(60);
     expect(s.expect.clockToleranceS).toBe(2);
-    expect(s.rateLimit).toEqual({ endpoint: 'business.evaluation', maxRps: 20, maxRequests: 100 });
+    expect(s.rateLimit).toEqual({ endpoint: 'business.evaluation', maxRps: 20, maxRequests: 100, recoveryWaitS: 60, probingAllowed: true });
   });
 
   it('an unknown environment is exit 2 and lists the known ones', () => {
@@ -88,14 +88,14 @@ describe('resolveSettings', () => {
   });
 
   it('--base-url alone takes credentials from CES_CLIENT_ID/CES_CLIENT_SECRET', () => {
-    const s = resolveSettings({ baseUrl: 'https://127.0.0.1:9/' }, { CES_CLIENT_ID: 'a', CES_CLIENT_SECRET: 'b' }, tmpdir());
+    const s = resolveSettings({ 'base-url': 'https://127.0.0.1:9/' }, { CES_CLIENT_ID: 'a', CES_CLIENT_SECRET: 'b' }, tmpdir());
     expect(s.target?.baseUrl).toBe('https://127.0.0.1:9');
     expect(s.target?.credentials).toEqual({ clientId: 'a', clientSecret: 'b' });
-    expect(() => resolveSettings({ baseUrl: 'https://127.0.0.1:9' }, {}, tmpdir())).toThrowError(/export CES_CLIENT_ID and CES_CLIENT_SECRET/);
+    expect(() => resolveSettings({ 'base-url': 'https://127.0.0.1:9' }, {}, tmpdir())).toThrowError(/export CES_CLIENT_ID and CES_CLIENT_SECRET/);
   });
 
   it('refuses plain http: the service is TLS 1.3 only', () => {
-    expect(() => resolveSettings({ baseUrl: 'http://127.0.0.1:9' }, { CES_CLIENT_ID: 'a', CES_CLIENT_SECRET: 'b' }, tmpdir())).toThrowError(/not https/);
+    expect(() => resolveSettings({ 'base-url': 'http://127.0.0.1:9' }, { CES_CLIENT_ID: 'a', CES_CLIENT_SECRET: 'b' }, tmpdir())).toThrowError(/not https/);
   });
 
   it('no config and no --base-url means no target (the emulator is used)', () => {

@@ -2,7 +2,7 @@
 // minus the terminal and the report folder.
 
 import { CHECKS } from '../../checks/index.js';
-import { EMBEDDED } from '../../src/cli/prepare-target.js';
+import { EMBEDDED } from '../../src/config/resolve.js';
 import { createEmulator, type Emulator, type FaultName } from '../../src/emulator/index.js';
 import { Redactor } from '../../src/http/redact.js';
 import type { Target } from '../../src/config/target.js';
@@ -34,7 +34,7 @@ export function targetsOf(emulator: Emulator): Target[] {
 export async function checkEmulator(options: RunOptions = {}): Promise<CheckResult[]> {
   // With expiry: long enough that "still valid just before expires_at" can be probed after the
   // clock tolerance. Without: long enough that no token turns over (and stalls a probe) mid-run.
-  const ttl = options.tokenTtlS ?? (options.waitForExpiry ? EMBEDDED.tokenTtlS : 30);
+  const ttl = options.tokenTtlS ?? (options.waitForExpiry ? EMBEDDED.tokenLifetimeS : 30);
   const emulator = await createEmulator({
     port: 0,
     environments: ['sandbox', 'production'],

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { FAULTS, type FaultName } from '../../src/emulator/index.js';
 import { verdictOf } from '../../src/report/model.js';
 import { checkEmulator } from '../helpers/conformance.js';
-import { EMBEDDED } from '../../src/cli/prepare-target.js';
+import { EMBEDDED } from '../../src/config/resolve.js';
 
 describe('check against the conformant emulator', () => {
   it('passes every check, waiting for a real expiry, with no failure, warning or error', async () => {
@@ -94,7 +94,7 @@ describe('time edges at the embedded run\'s token lifetime', () => {
     [[], 'pass'],
     [['wrong-lifetime'], 'fail'],
   ] as const)('token.lifetime with faults %j: %s', async (faults, want) => {
-    const results = await checkEmulator({ faults: [...faults], tokenTtlS: EMBEDDED.tokenTtlS, only: ['token.lifetime'] });
+    const results = await checkEmulator({ faults: [...faults], tokenTtlS: EMBEDDED.tokenLifetimeS, only: ['token.lifetime'] });
     expect(results.map((r) => `${r.id}: ${r.status}`)).toEqual([`token.lifetime: ${want}`]);
   });
 });

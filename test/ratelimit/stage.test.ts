@@ -41,7 +41,6 @@ describe('the ratelimit stage against the built-in emulator', () => {
 
   const io = (terminal: Terminal, over: Partial<PreparedTarget> = {}): StageIo => ({
     prepared: { ...prepared, ...over },
-    options: {},
     redactor,
     terminal,
     signal: new AbortController().signal,
@@ -68,7 +67,7 @@ describe('the ratelimit stage against the built-in emulator', () => {
     expect(terminal.lines.join('\n')).toMatch(new RegExp(`^proof \\(k6 at ${target} req/s\\): [\\d.]+ % 429, goodput [\\d.]+ req/s, 0 lost`, 'm'));
     expect(terminal.progressLines.length).toBeGreaterThan(2);
 
-    const report = buildReport({ version: 'test', target: { environment: 'sandbox', base_url: prepared.target.baseUrl }, startedAt: new Date(), finishedAt: new Date(), checks: [], rateLimit: result });
+    const report = buildReport({ version: 'test', target: { environment: 'sandbox', base_url: prepared.settings.target.baseUrl }, startedAt: new Date(), finishedAt: new Date(), checks: [], rateLimit: result });
     const md = renderMarkdown(report);
     expect(md).toContain('### Rate limit');
     expect(md).toContain(`**Recommendation:** send at most ${target}.0/s`);
@@ -76,11 +75,11 @@ describe('the ratelimit stage against the built-in emulator', () => {
     const html = renderHtml(report);
     expect(html).toContain('id="chart-rate-limit"');
     // Nothing the stage produced holds the client secret.
-    expect(JSON.stringify(result)).not.toContain(prepared.target.credentials.clientSecret);
+    expect(JSON.stringify(result)).not.toContain(prepared.settings.target.credentials.clientSecret);
   }, 90_000);
 
   it('refuses production without --allow-production-load, before sending anything', async () => {
-    const refused = makeRateLimitStage({ proofS: 0 })(io(capture(), { rateLimit: { ...prepared.rateLimit, probingAllowed: false } }));
+    const refused = makeRateLimitStage({ proofS: 0 })(io(capture(), { settings: { ...prepared.settings, rateLimit: { ...prepared.settings.rateLimit, probingAllowed: false } } }));
     await expect(refused).rejects.toBeInstanceOf(HarnessError);
     await expect(refused).rejects.toMatchObject({ code: 'PRODUCTION_REFUSED' });
   });
@@ -106,8 +105,7 @@ describe('the ratelimit stage against a limit that never lifts', () => {
     try {
       const result = await makeRateLimitStage({ proofS: 0, maxDurationS: 6 })({
         prepared,
-        options: {},
-        redactor,
+            redactor,
         terminal: capture(),
         signal: new AbortController().signal,
         reportDir,

@@ -19,17 +19,5 @@ export function selectedChecks(options: Options): Check[] {
 
 export function conformanceStage(checks: readonly Check[]) {
   return ({ prepared, redactor, terminal, signal }: StageIo): Promise<CheckResult[]> =>
-    runConformance({
-      target: prepared.target,
-      others: prepared.others,
-      expect: prepared.expect,
-      business: prepared.settings.business,
-      rateLimit: prepared.rateLimit,
-      ledger: prepared.ledger,
-      checks,
-      redactor,
-      progress: terminal.progress,
-      onResult: (r) => terminal.out(resultLine(r)),
-      signal,
-    });
+    runConformance({ ...prepared.settings, ledger: prepared.ledger, checks, redactor, progress: terminal.progress, onResult: (r) => terminal.out(resultLine(r)), signal });
 }

@@ -16,13 +16,6 @@ import type { Options } from '../flags.js';
 import { refuseProductionLoad } from '../prepare-target.js';
 import type { StageIo } from './target-job.js';
 
-// The built-in emulator limits each client to 50 requests/s (burst 50). The rate-limit scenario
-// spikes to twice that for 3 s, then falls to a tenth of it (scenarios/rate-limit.ts): past the
-// burst, so 429s come, and a backlog that drains within one retry budget, so a client that honours
-// Retry-After gets every call through. Against another target the spike is min(max_rps, 100)/s,
-// or load.over_limit_rate: about twice the service's limit is the size a correct client survives.
-const EMULATOR_OVER_LIMIT_RATE = 100;
-
 export function selectedScenarios(options: Options): K6ScenarioName[] {
   const names = options.scenario ?? [];
   const unknown = names.filter((n) => !isK6ScenarioName(n));
@@ -36,15 +29,16 @@ export interface LoadStageOptions {
 }
 
 export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOptions = {}) {
-  return async ({ prepared, options, terminal, signal, reportDir, redactor }: StageIo): Promise<{ result: LoadResult }> => {
-    refuseProductionLoad(prepared, 'load');
+  return async ({ prepared, terminal, signal, reportDir, redactor }: StageIo): Promise<{ result: LoadResult }> => {
+    const { settings } = prepared;
+    refuseProductionLoad(settings, 'load');
     const root = findProjectRoot();
     const k6 = await locateK6(process.env, root);
     const bundleDir = join(root, 'dist', 'scenarios');
     const missing = scenarios.flatMap((s) => K6_SCENARIOS[s].bundles).filter((b) => !existsSync(join(bundleDir, `${b}.js`)));
     if (missing.length) throw new HarnessError('USAGE', `the k6 scenario bundles are not built (${missing.join(', ')}); run \`npm run build\` in the ces-harness folder`);
 
-    const load = prepared.settings.load;
+    const load = settings.load;
     const runId = randomUUID();
     const { target, expect } = await prepared.probeTarget();
     const base: ScenarioInputs = {
@@ -53,24 +47,23 @@ export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOp
       clientSecret: target.credentials.clientSecret,
       tokenLifetimeS: expect.tokenLifetimeS,
       clockToleranceS: expect.clockToleranceS,
-      rate: load.rate ?? 20,
-      durationS: load.duration_s ?? (stageOptions.short ? 5 : 10),
-      vus: load.vus ?? 5,
-      business: prepared.settings.business,
+      rate: load.rate,
+      durationS: load.durationS ?? (stageOptions.short ? 5 : 10),
+      vus: load.vus,
+      business: settings.business,
       runId,
-      rateLimitEndpoint: prepared.rateLimit.endpoint,
-      ...(load.thresholds ? { thresholds: load.thresholds } : {}),
+      rateLimitEndpoint: settings.rateLimit.endpoint,
+      thresholds: load.thresholds,
     };
-    const overLimitRate = load.over_limit_rate ?? (target.emulated ? EMULATOR_OVER_LIMIT_RATE : Math.min(prepared.rateLimit.maxRps, 100));
-    const extraArgs = (load.outputs ?? []).flatMap((o) => ['--out', o]);
-    const segments = options.segments ?? 1;
+    const extraArgs = load.outputs.flatMap((o) => ['--out', o]);
+    const { segments } = load;
 
     const results: LoadScenarioResult[] = [];
     try {
       for (const name of scenarios) {
         if (signal.aborted) break;
         terminal.progress(`k6 ${k6.version}: ${name} (${base.durationS} s${segments > 1 ? `, ${segments} segments` : ''})…`);
-        const inputs = name === 'rate-limit' ? { ...base, rate: overLimitRate } : base;
+        const inputs = name === 'rate-limit' ? { ...base, rate: load.overLimitRate } : base;
         const result = await runLoadScenario(name, {
           k6Path: k6.path,
           bundleDir,

@@ -34,12 +34,13 @@ const MAX_SETTLE_S = 30;
 export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
   return async (io: StageIo): Promise<RateLimitResult> => {
     const { prepared, terminal, signal, redactor, reportDir } = io;
-    refuseProductionLoad(prepared, 'rate-limit probing');
+    const { settings } = prepared;
+    refuseProductionLoad(settings, 'rate-limit probing');
     // For the built-in emulator: an instance with 24 h tokens, so no token turns over mid-probe.
     const { target, expect } = await prepared.probeTarget();
-    const { endpoint, maxRps, maxRequests } = prepared.rateLimit;
+    const { endpoint, maxRps, maxRequests } = settings.rateLimit;
     // rate_limit.second_client, once the config schema carries it (resolve.ts → settings.rateLimit.secondClient).
-    const secondClient = (prepared.settings.rateLimit as { secondClient?: Credentials }).secondClient;
+    const secondClient = (settings.rateLimit as { secondClient?: Credentials }).secondClient;
     if (secondClient) redactor.addSecret(secondClient.clientSecret, secondClient.clientId);
 
     const http = new ServiceClient(target, { redactor, connections: DISCOVER_DEFAULTS.maxInFlight });
@@ -47,7 +48,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
     try {
       let calls;
       try {
-        calls = await probeCalls({ http, endpoint, business: prepared.settings.business, ...(secondClient ? { secondClient } : {}) });
+        calls = await probeCalls({ http, endpoint, business: settings.business, ...(secondClient ? { secondClient } : {}) });
       } catch (err) {
         if (!(err instanceof ProbeSetupError)) throw err;
         io.untested('rate_limit', `the probe could not start: ${err.message}`);
@@ -111,7 +112,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
               workDir: join(reportDir, 'k6', 'ratelimit-proof'),
               target: { baseUrl: target.baseUrl, credentials: target.credentials, ...(target.caFile ? { caFile: target.caFile } : {}) },
               endpoint: calls.endpoint,
-              business: prepared.settings.business,
+              business: settings.business,
               ...(calls.validateMethod ? { validateMethod: calls.validateMethod } : {}),
               recommendation,
               durationS: proofS,

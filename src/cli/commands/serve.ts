@@ -2,29 +2,27 @@
 
 import { HarnessError, usageError } from '../../errors.js';
 import { createEmulator } from '../../emulator/index.js';
-import { FAULTS, isFaultName } from '../../emulator/faults/index.js';
 import { ensureWritableDir } from '../../fs/writable.js';
-import type { Options } from '../flags.js';
+import { flagValue, type Options } from '../flags.js';
+import { validFaults } from '../prepare-target.js';
 
 export async function serveCommand(options: Options): Promise<number> {
-  const faults = options.fault ?? [];
-  const unknown = faults.find((f) => !isFaultName(f));
-  if (unknown) throw usageError(`unknown fault "${unknown}"; known: ${FAULTS.map((f) => f.name).join(', ')}`);
-  const environments = (options.environments ?? 'sandbox').split(',').map((e) => e.trim()).filter(Boolean);
+  const faults = validFaults(options.fault ?? []);
+  const environments = (flagValue(options, 'environments')).split(',').map((e) => e.trim()).filter(Boolean);
   if (environments.length === 0 || new Set(environments).size !== environments.length) {
     throw usageError('--environments wants distinct names separated by commas, e.g. sandbox,production');
   }
-  const port = options.port ?? 8443;
-  const rps = options['rate-limit'] ?? 50;
+  const port = flagValue(options, 'port');
+  const rps = flagValue(options, 'rate-limit');
   const tlsDir = options['tls-dir'];
   if (tlsDir !== undefined) ensureWritableDir(tlsDir, { what: '--tls-dir', fix: 'give a folder you can write to, or leave --tls-dir out for a temp folder' });
   const emulator = await createEmulator({
-    host: options.host ?? '127.0.0.1',
+    host: flagValue(options, 'host'),
     port,
     environments,
-    tokenTtlS: options['token-ttl'] ?? 86_400,
-    rateLimit: { rps, burst: options.burst ?? 50 },
-    faults: faults.filter(isFaultName),
+    tokenTtlS: flagValue(options, 'token-ttl'),
+    rateLimit: { rps, burst: flagValue(options, 'burst') },
+    faults,
     ...(tlsDir !== undefined ? { tlsDir } : {}),
   }).catch((err: unknown) => {
     throw portInUse(err) ?? err;

@@ -10,14 +10,13 @@ import { ensureWritableFileLocation, removeEmptyDirs } from '../../fs/writable.j
 import { LEDGER_FIX } from '../../runner/ledger.js';
 import { VERSION } from '../../version.js';
 import type { Options } from '../flags.js';
-import { prepareTarget, type PreparedTarget } from '../prepare-target.js';
+import { prepareTarget, type PreparedTarget, type TargetFlags } from '../prepare-target.js';
 import { prepareReportPlace, writeReportFolder, type ReportPlace } from '../report-folder.js';
 import { handleStopSignals } from '../stop-signals.js';
 import { createTerminal, summaryLines, type Terminal } from '../terminal.js';
 
 export interface StageIo {
   prepared: PreparedTarget;
-  options: Options;
   redactor: Redactor;
   terminal: Terminal;
   signal: AbortSignal;
@@ -47,18 +46,39 @@ export async function targetJob(options: Options, stages: Stages): Promise<numbe
   const controller = new AbortController();
   // Every concurrent request and handshake listens to this one signal; dozens is expected, not a leak.
   setMaxListeners(0, controller.signal);
+  // Installed before the target is prepared (an emulator start or a slow preflight is stoppable
+  // too), and removed on every way out by the finally that follows it at once.
   const removeStopHandlers = handleStopSignals(controller, terminal.err);
-  const { prepared, place, reportDir, startedAt } = await prepareJob(options, stages, redactor, terminal).catch((err: unknown) => {
+  try {
+    const job = await prepareJob(options['report-dir'], options, stages, redactor, terminal);
+    try {
+      return await runStages(job, stages, redactor, terminal, controller.signal);
+    } finally {
+      await job.prepared.close();
+      // Only what is still empty: a folder holding the report or the ledger stays.
+      removeEmptyDirs(job.place.created);
+    }
+  } finally {
     removeStopHandlers();
-    throw err;
-  });
+  }
+}
+
+interface Job {
+  prepared: PreparedTarget;
+  place: ReportPlace;
+  reportDir: string;
+  startedAt: Date;
+}
+
+/** The stages in order, then one report from whatever they returned; the exit code of the run. */
+async function runStages({ prepared, reportDir, startedAt }: Job, stages: Stages, redactor: Redactor, terminal: Terminal, signal: AbortSignal): Promise<number> {
+  const { settings } = prepared;
   const untested: Untested[] = [];
   const io: StageIo = {
     prepared,
-    options,
     redactor,
     terminal,
-    signal: controller.signal,
+    signal,
     reportDir,
     untested: (stage, reason) => {
       untested.push({ stage, reason });
@@ -76,58 +96,51 @@ export async function targetJob(options: Options, stages: Stages): Promise<numbe
       return undefined;
     }
   };
-  try {
-    const checks = (stages.checks ? await guarded(stages.checks, 'checks') : []) ?? [];
-    const optional = async <T>(stage: ((io: StageIo) => Promise<T>) | undefined, name: Untested['stage'], what: string): Promise<T | undefined> => {
-      if (!stage) return undefined;
-      if (controller.signal.aborted) {
-        io.untested(name, `${what} not run: ${String(controller.signal.reason instanceof Error ? controller.signal.reason.message : 'interrupted')}`);
-        return undefined;
-      }
-      if (stages.probingOptional && !prepared.rateLimit.probingAllowed) {
-        terminal.err(`${what} left out: ${prepared.target.environment} is production (pass --allow-production-load to include it)`);
-        return undefined;
-      }
-      return guarded(stage, name);
-    };
-    const load = await optional(stages.load, 'load', 'load run');
-    const rateLimit = (await optional(stages.rateLimit, 'rate_limit', 'rate-limit sizing')) ?? null;
-    if (controller.signal.aborted) io.untested('run', 'interrupted before it finished: this report is partial');
-    const report = buildReport({
-      version: VERSION,
-      target: { environment: prepared.target.environment, base_url: prepared.target.baseUrl, ...(prepared.target.emulated ? { emulated: true } : {}) },
-      startedAt,
-      finishedAt: new Date(),
-      checks,
-      load: load?.result ?? null,
-      rateLimit,
-      untested,
-      notes: prepared.settings.warnings,
-    });
-    writeReportFolder(reportDir, report, redactor, load?.files ?? {});
-    for (const line of summaryLines(report, reportDir)) terminal.out(line);
-    return report.verdict === 'pass' && !controller.signal.aborted ? 0 : 1;
-  } finally {
-    removeStopHandlers();
-    await prepared.close();
-    // Only what is still empty: a folder holding the report or the ledger stays.
-    removeEmptyDirs(place.created);
-  }
+  const optional = async <T>(stage: ((io: StageIo) => Promise<T>) | undefined, name: Untested['stage'], what: string): Promise<T | undefined> => {
+    if (!stage) return undefined;
+    if (signal.aborted) {
+      io.untested(name, `${what} not run: ${String(signal.reason instanceof Error ? signal.reason.message : 'interrupted')}`);
+      return undefined;
+    }
+    if (stages.probingOptional && !settings.rateLimit.probingAllowed) {
+      terminal.err(`${what} left out: ${settings.target.environment} is production (pass --allow-production-load to include it)`);
+      return undefined;
+    }
+    return guarded(stage, name);
+  };
+  const checks = (stages.checks ? await guarded(stages.checks, 'checks') : []) ?? [];
+  const load = await optional(stages.load, 'load', 'load run');
+  const rateLimit = (await optional(stages.rateLimit, 'rate_limit', 'rate-limit sizing')) ?? null;
+  if (signal.aborted) io.untested('run', 'interrupted before it finished: this report is partial');
+  const report = buildReport({
+    version: VERSION,
+    target: { environment: settings.target.environment, base_url: settings.target.baseUrl, ...(settings.target.emulated ? { emulated: true } : {}) },
+    startedAt,
+    finishedAt: new Date(),
+    checks,
+    load: load?.result ?? null,
+    rateLimit,
+    untested,
+    notes: settings.warnings,
+  });
+  writeReportFolder(reportDir, report, redactor, load?.files ?? {});
+  for (const line of summaryLines(report, reportDir)) terminal.out(line);
+  return report.verdict === 'pass' && !signal.aborted ? 0 : 1;
 }
 
 /**
  * The target, and every place the run writes (report folder, ledger), checked before the first
  * request rather than found unusable after the last. On failure nothing it made stays behind.
  */
-async function prepareJob(options: Options, stages: Stages, redactor: Redactor, terminal: Terminal): Promise<{ prepared: PreparedTarget; place: ReportPlace; reportDir: string; startedAt: Date }> {
-  const place = prepareReportPlace(options['report-dir'], process.cwd());
+async function prepareJob(reportDirFlag: string | undefined, flags: TargetFlags, stages: Stages, redactor: Redactor, terminal: Terminal): Promise<Job> {
+  const place = prepareReportPlace(reportDirFlag, process.cwd());
   let prepared: PreparedTarget | undefined;
   try {
-    prepared = await prepareTarget(options, redactor, terminal);
+    prepared = await prepareTarget(flags, redactor, terminal);
     // Only the checks save the ledger.
     if (stages.checks && prepared.ledger.path !== null) place.created.push(...ensureWritableFileLocation(prepared.ledger.path, { what: 'ledger', fix: LEDGER_FIX }, 0o700));
     const startedAt = new Date();
-    return { prepared, place, reportDir: place.claim(prepared.target.environment, startedAt), startedAt };
+    return { prepared, place, reportDir: place.claim(prepared.settings.target.environment, startedAt), startedAt };
   } catch (err) {
     await prepared?.close();
     removeEmptyDirs(place.created);

@@ -1,0 +1,79 @@
+// What the commands that talk to a target share: one Settings after resolution, the built-in
+// emulator's included (what the checks are told is what the emulator does), and the stop-signal
+// handlers gone on every way out of a job, a failed preparation included.
+
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { targetJob } from '../../src/cli/commands/target-job.js';
+import { prepareTarget, type PreparedTarget } from '../../src/cli/prepare-target.js';
+import { STOP_SIGNALS } from '../../src/cli/stop-signals.js';
+import type { Terminal } from '../../src/cli/terminal.js';
+import { EMBEDDED } from '../../src/config/resolve.js';
+import { HarnessError } from '../../src/errors.js';
+import { Redactor } from '../../src/http/redact.js';
+import { ServiceClient } from '../../src/http/service-client.js';
+import { epochSeconds } from '../../src/spec/expires-at.js';
+
+const quiet = (): Terminal => ({ color: false, out: () => {}, err: () => {}, progress: () => {} });
+
+describe('prepareTarget with no target configured', () => {
+  const opened: PreparedTarget[] = [];
+  afterAll(async () => {
+    for (const p of opened) await p.close();
+  });
+
+  it.each([
+    ['no flags', {}, EMBEDDED.tokenLifetimeS, EMBEDDED.expiryWaitS],
+    ['--token-lifetime 5 --expiry-wait 9', { 'token-lifetime': 5, 'expiry-wait': 9 }, 5, 9],
+  ] as const)('%s: the settings the checks get are the lifetime the emulator hands out', async (_, flags, lifetimeS, expiryWaitS) => {
+    const cwd = process.cwd();
+    const empty = await mkdtemp(join(tmpdir(), 'ces-prepare-'));
+    process.chdir(empty);
+    const redactor = new Redactor();
+    let prepared: PreparedTarget;
+    try {
+      prepared = await prepareTarget(flags, redactor, quiet());
+    } finally {
+      process.chdir(cwd);
+    }
+    opened.push(prepared);
+    const { settings } = prepared;
+    expect(settings.target.emulated).toBe(true);
+    expect(settings.others.map((o) => o.environment)).toEqual(['production']);
+    expect(settings.expect.tokenLifetimeS).toBe(lifetimeS);
+    expect(settings.expect.expiryWaitS).toBe(expiryWaitS);
+    expect(settings.rateLimit.recoveryWaitS).toBe(EMBEDDED.recoveryWaitS);
+    expect(prepared.ledger.path).toBeNull();
+
+    const http = new ServiceClient(settings.target, { redactor });
+    try {
+      const before = Date.now() / 1000;
+      const { issued } = await http.issueToken();
+      const expiresAt = epochSeconds(issued?.expiresAt);
+      expect(expiresAt).toBeDefined();
+      // expires_at counts whole seconds: within a second and a bit of the lifetime promised.
+      expect(Math.abs(expiresAt! - before - lifetimeS)).toBeLessThanOrEqual(1.5);
+    } finally {
+      await http.close();
+    }
+    await rm(empty, { recursive: true, force: true });
+  });
+});
+
+describe('targetJob and the stop signals', () => {
+  const listening = () => STOP_SIGNALS.map((s) => process.listenerCount(s));
+
+  it('a preparation that fails (bad config: exit 2) leaves no handler behind', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ces-prepare-'));
+    const config = join(dir, 'bad.yaml');
+    await writeFile(config, 'environments: [not, a, mapping]\n');
+    const before = listening();
+    const err = await targetJob({ config, 'report-dir': join(dir, 'reports'), 'no-color': true }, {}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HarnessError);
+    expect((err as HarnessError).exitCode).toBe(2);
+    expect(listening()).toEqual(before);
+    await rm(dir, { recursive: true, force: true });
+  });
+});

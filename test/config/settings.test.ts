@@ -1,0 +1,95 @@
+// One resolution gives fully defaulted settings: the built-in emulator's own defaults when nothing
+// names a target, the real service's otherwise; probing permission, recovery wait and the load
+// run's figures decided there, once; k8s's referenced credentials named without reading them.
+
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULTS, EMBEDDED, embedded, resolveSettings } from '../../src/config/resolve.js';
+import type { Target } from '../../src/config/target.js';
+
+// Production's credentials are not whole ${VAR}s: a literal id and a secret with a prefix.
+const CONFIG = `
+target: sandbox
+environments:
+  sandbox: { base_url: https://sandbox.example.test, client_id: "\${SB_ID}", client_secret: "\${SB_SECRET}" }
+  production: { base_url: https://api.example.test, client_id: literal-id, client_secret: "prefix-\${PR_SECRET}" }
+rate_limit: { max_rps: 30 }
+`;
+const ENV = { SB_ID: 'sb-id', SB_SECRET: 'sb-secret-value', PR_SECRET: 'pr-secret-value' };
+
+const folder = (yaml?: string) => {
+  const dir = mkdtempSync(join(tmpdir(), 'ces-settings-'));
+  if (yaml !== undefined) writeFileSync(join(dir, 'ces-harness.yaml'), yaml);
+  return dir;
+};
+
+describe('resolveSettings: defaults', () => {
+  it('no target: the built-in emulator’s expectations, recovery wait and over-limit rate', () => {
+    const s = resolveSettings({}, {}, folder());
+    expect(s.target).toBeNull();
+    expect(s.expect).toEqual({ tokenLifetimeS: EMBEDDED.tokenLifetimeS, expiryWaitS: EMBEDDED.expiryWaitS, clockToleranceS: EMBEDDED.clockToleranceS });
+    expect(s.rateLimit).toEqual({ endpoint: 'tokens.validate', maxRps: DEFAULTS.maxRps, maxRequests: DEFAULTS.maxRequests, recoveryWaitS: EMBEDDED.recoveryWaitS, probingAllowed: true });
+    expect(s.load).toEqual({ rate: 20, overLimitRate: EMBEDDED.overLimitRate, durationS: undefined, vus: 5, thresholds: undefined, outputs: [], segments: 1 });
+  });
+
+  it('no target, flags given: the flags win over the emulator’s defaults', () => {
+    const s = resolveSettings({ 'token-lifetime': 30, 'expiry-wait': 40, 'clock-tolerance': 0.5, segments: 3 }, {}, folder());
+    expect(s.expect).toEqual({ tokenLifetimeS: 30, expiryWaitS: 40, clockToleranceS: 0.5 });
+    expect(s.load.segments).toBe(3);
+  });
+
+  it('a real target: the service’s defaults; the over-limit rate follows max_rps', () => {
+    const s = resolveSettings({}, ENV, folder(CONFIG));
+    expect(s.target?.environment).toBe('sandbox');
+    expect(s.expect).toEqual({ tokenLifetimeS: 86_400, expiryWaitS: 0, clockToleranceS: 2 });
+    expect(s.rateLimit.recoveryWaitS).toBe(60);
+    expect(s.rateLimit.probingAllowed).toBe(true);
+    expect(s.load.overLimitRate).toBe(30);
+  });
+
+  it('production: probing only with --allow-production-load', () => {
+    expect(resolveSettings({ env: 'production' }, ENV, folder(CONFIG)).rateLimit.probingAllowed).toBe(false);
+    expect(resolveSettings({ env: 'production', 'allow-production-load': true }, ENV, folder(CONFIG)).rateLimit.probingAllowed).toBe(true);
+  });
+
+  it('embedded(): the emulator’s listeners become target and partners, with no ledger', () => {
+    const s = resolveSettings({}, {}, folder());
+    const t = (environment: string): Target => ({ environment, baseUrl: `https://127.0.0.1:1/${environment}`, credentials: { clientId: 'id', clientSecret: 'secret' }, emulated: true });
+    const e = embedded(s, [t('sandbox'), t('production')]);
+    expect(e.target.environment).toBe('sandbox');
+    expect(e.others.map((o) => o.environment)).toEqual(['production']);
+    expect(e.ledgerPath).toBeNull();
+    expect(e.expect).toEqual(s.expect);
+  });
+});
+
+describe('resolveSettings: credentials referenced, never read (k8s)', () => {
+  const referenced = { credentialPlaceholder: 'referenced-from-secret' };
+
+  it('names the variables of the target’s credentials, and needs none of them set', () => {
+    const s = resolveSettings({}, {}, folder(CONFIG), referenced);
+    expect(s.credentialVariables).toEqual({ clientId: 'SB_ID', clientSecret: 'SB_SECRET' });
+    expect(s.target?.credentials).toEqual({ clientId: 'referenced-from-secret', clientSecret: 'referenced-from-secret' });
+  });
+
+  it('never takes a value from the environment, even when it is set', () => {
+    const s = resolveSettings({}, { ...ENV, CES_CLIENT_SECRET: 'ces-secret-value' }, folder(CONFIG), referenced);
+    expect(JSON.stringify(s)).not.toMatch(/secret-value|sb-id/);
+  });
+
+  it('a credential that is not one whole ${VAR} falls back to CES_CLIENT_ID / CES_CLIENT_SECRET', () => {
+    expect(resolveSettings({ env: 'production' }, {}, folder(CONFIG), referenced).credentialVariables).toEqual({ clientId: 'CES_CLIENT_ID', clientSecret: 'CES_CLIENT_SECRET' });
+  });
+
+  it('--base-url without a config takes CES_CLIENT_ID / CES_CLIENT_SECRET, as placeholders', () => {
+    const s = resolveSettings({ 'base-url': 'https://127.0.0.1:9' }, { CES_CLIENT_SECRET: 'ces-secret-value' }, folder(), referenced);
+    expect(s.credentialVariables).toEqual({ clientId: 'CES_CLIENT_ID', clientSecret: 'CES_CLIENT_SECRET' });
+    expect(s.target?.credentials.clientSecret).toBe('referenced-from-secret');
+  });
+
+  it('without the placeholder an unset variable is still the error it always was', () => {
+    expect(() => resolveSettings({}, {}, folder(CONFIG))).toThrowError(/refers to \$\{SB_ID\}, which is not set/);
+  });
+});
