@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { LoadScenarioResult } from '../../src/report/model.js';
 import { mergeLoadScenarioResults, scenarioOk, toLoadScenarioResult } from '../../src/k6/summary.js';
+import { loadScenario } from '../helpers/load-scenario.js';
 
 const fixture = (name: string): unknown => JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8'));
 
@@ -69,17 +70,8 @@ describe('toLoadScenarioResult', () => {
 });
 
 describe('mergeLoadScenarioResults', () => {
-  const part = (scenario: string, over: Partial<LoadScenarioResult>): LoadScenarioResult => ({
-    scenario,
-    requests: 10,
-    rate_per_s: 5,
-    latency_ms: { p50: 1, p95: 2, p99: 3, max: 4 },
-    error_rate: 0,
-    checks: { passed: 10, failed: 0 },
-    thresholds: [{ metric: 'checks', expression: 'rate==1', ok: true }],
-    dropped_iterations: 0,
-    ...over,
-  });
+  const part = (scenario: string, over: Partial<LoadScenarioResult>): LoadScenarioResult =>
+    loadScenario({ scenario, requests: 10, rate_per_s: 5, checks: { passed: 10, failed: 0 }, thresholds: [{ metric: 'checks', expression: 'rate==1', ok: true }], ...over });
 
   it('adds counts, keeps the first part latency and prefixes the later parts', () => {
     const merged = mergeLoadScenarioResults('tls', [

@@ -7,18 +7,9 @@ import { renderMarkdown } from '../../src/report/markdown.js';
 import type { LoadResult, LoadScenarioResult } from '../../src/report/model.js';
 import { loadHeadline } from '../../src/report/select.js';
 import { loadFixture } from './helpers.js';
+import { loadScenario } from '../helpers/load-scenario.js';
 
-const scenario = (over: Partial<LoadScenarioResult>): LoadScenarioResult => ({
-  scenario: 'throughput',
-  requests: 100,
-  rate_per_s: 20,
-  latency_ms: { p50: 1, p95: 2, p99: 3, max: 4 },
-  error_rate: 0,
-  checks: { passed: 100, failed: 0 },
-  thresholds: [{ metric: 'http_req_duration', expression: 'p(95)<500', ok: true }],
-  dropped_iterations: 0,
-  ...over,
-});
+const scenario = loadScenario;
 const crossed = [{ metric: 'http_req_duration', expression: 'p(95)<500', ok: false }];
 const crashed = 'k6 crashed (exit 107: the script threw)';
 
