@@ -2,14 +2,13 @@
 // time, whose result is the exit code, the summary handleSummary wrote, and the tail of its output.
 
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { atExit } from '../exit-cleanup.js';
-import { FILE_LIMITS, readUserFile } from '../fs/user-file.js';
 import { Redactor } from '../http/redact.js';
 import { SCENARIO_ENV } from './contract.js';
+import { scrubbedEnv } from './k6-env.js';
+import { trustBundle } from './trust-bundle.js';
 
 /** k6's exit codes the harness distinguishes (k6 errext/exitcodes). */
 export const K6_EXIT = {
@@ -66,74 +65,6 @@ export interface RunScenarioResult {
 const TAIL_BYTES = 8 * 1024;
 const KILL_GRACE_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
-
-// Where Go looks for the system roots on Linux (crypto/x509 root_linux.go), first readable wins.
-const SYSTEM_CA_FILES = [
-  '/etc/ssl/certs/ca-certificates.crt',
-  '/etc/pki/tls/certs/ca-bundle.crt',
-  '/etc/ssl/ca-bundle.pem',
-  '/etc/pki/tls/cacert.pem',
-  '/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem',
-  '/etc/ssl/cert.pem',
-];
-
-/**
- * k6's own output settings: where its metrics go and how (InfluxDB, Prometheus remote write,
- * StatsD, OpenTelemetry, CSV, JSON, the web dashboard…). They change where the figures land, never
- * the load, and the README's dashboards depend on them reaching k6 (`--out experimental-prometheus-rw`
- * reads its server from K6_PROMETHEUS_RW_SERVER_URL). The harness's own dashboard settings
- * (dashboardEnv) still win over an inherited K6_WEB_DASHBOARD_*.
- */
-export const K6_OUTPUT_SETTINGS = /^K6_(OUT|(INFLUXDB|PROMETHEUS_RW|STATSD|DATADOG|OTEL|CSV|JSON|KAFKA|WEB_DASHBOARD|DYNATRACE|TIMESCALEDB|XK6_OUTPUT)_[A-Z0-9_]+|WEB_DASHBOARD)$/;
-
-/**
- * The parent environment for k6: without CES_* (only the scenario's own inputs may reach it, so a
- * secret from the user's shell for another environment never does), and of K6_* only the output
- * settings above. Any other K6_* is k6 options that would silently change the run (an inherited
- * K6_VUS, K6_DURATION or K6_ADDRESS) or send it elsewhere (K6_CLOUD_TOKEN, K6_CLOUD_*).
- */
-export function scrubbedEnv(base: NodeJS.ProcessEnv): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(base)) {
-    if (v === undefined || /^CES_/i.test(k)) continue;
-    if (/^K6_/i.test(k) && !K6_OUTPUT_SETTINGS.test(k)) continue;
-    if (k === 'K6_OUT') {
-      // An inherited `cloud` output would stream the run to Grafana Cloud (or fail it without a token).
-      const outputs = v.split(',').filter((o) => o.trim() !== '' && !/^cloud\b/i.test(o.trim()));
-      if (outputs.length) out[k] = outputs.join(',');
-      continue;
-    }
-    out[k] = v;
-  }
-  return out;
-}
-
-/** A PEM bundle of the system roots (or the user's SSL_CERT_FILE) plus `caFile`, in a temp folder. */
-async function trustBundle(caFile: string, base: NodeJS.ProcessEnv): Promise<{ file: string; dispose: () => Promise<void> }> {
-  const readCa = (f: string) => readUserFile(f, { what: 'CA bundle', maxBytes: FILE_LIMITS.ca, fix: 'give a PEM file' });
-  const extra = readCa(caFile);
-  let system = '';
-  for (const f of base.SSL_CERT_FILE ? [base.SSL_CERT_FILE] : SYSTEM_CA_FILES) {
-    try {
-      system = readCa(f);
-      break;
-    } catch {
-      // next candidate
-    }
-  }
-  const dir = await mkdtemp(join(tmpdir(), 'ces-k6-ca-'));
-  // Removed even when the process ends at once (a second Ctrl-C), not only by dispose().
-  const forget = atExit(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'ca-bundle.pem');
-  await writeFile(file, `${system.trimEnd()}\n${extra.trimEnd()}\n`, { mode: 0o600 });
-  return {
-    file,
-    dispose: async () => {
-      await rm(dir, { recursive: true, force: true });
-      forget();
-    },
-  };
-}
 
 /** Keeps the last TAIL_BYTES of a stream. */
 class Tail {

@@ -8,7 +8,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { K6_OUTPUT_SETTINGS, runScenario, scrubbedEnv } from '../../src/k6/run.js';
+import { K6_OUTPUT_SETTINGS, scrubbedEnv } from '../../src/k6/k6-env.js';
+import { runScenario } from '../../src/k6/run.js';
 import { realK6 } from './support.js';
 
 const k6 = await realK6();

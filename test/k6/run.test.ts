@@ -6,7 +6,8 @@ import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { K6_EXIT, runScenario, scrubbedEnv, type RunScenarioResult } from '../../src/k6/run.js';
+import { scrubbedEnv } from '../../src/k6/k6-env.js';
+import { K6_EXIT, runScenario, type RunScenarioResult } from '../../src/k6/run.js';
 import { scenarioEnv } from '../../src/k6/contract.js';
 import { runProblem } from '../../src/k6/scenarios.js';
 

@@ -1,0 +1,34 @@
+// The environment k6 starts with. Built from the parent's, minus whatever would change the run
+// or send it elsewhere: k6 reads many options from K6_* variables, and the scenarios read their
+// inputs from CES_*, so an inherited one would silently make the run something the user did not ask.
+
+/**
+ * k6's own output settings: where its metrics go and how (InfluxDB, Prometheus remote write,
+ * StatsD, OpenTelemetry, CSV, JSON, the web dashboard…). They change where the figures land, never
+ * the load, and the README's dashboards depend on them reaching k6 (`--out experimental-prometheus-rw`
+ * reads its server from K6_PROMETHEUS_RW_SERVER_URL). The harness's own dashboard settings
+ * (dashboardEnv) still win over an inherited K6_WEB_DASHBOARD_*.
+ */
+export const K6_OUTPUT_SETTINGS = /^K6_(OUT|(INFLUXDB|PROMETHEUS_RW|STATSD|DATADOG|OTEL|CSV|JSON|KAFKA|WEB_DASHBOARD|DYNATRACE|TIMESCALEDB|XK6_OUTPUT)_[A-Z0-9_]+|WEB_DASHBOARD)$/;
+
+/**
+ * The parent environment for k6: without CES_* (only the scenario's own inputs may reach it, so a
+ * secret from the user's shell for another environment never does), and of K6_* only the output
+ * settings above. Any other K6_* is k6 options that would silently change the run (an inherited
+ * K6_VUS, K6_DURATION or K6_ADDRESS) or send it elsewhere (K6_CLOUD_TOKEN, K6_CLOUD_*).
+ */
+export function scrubbedEnv(base: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(base)) {
+    if (v === undefined || /^CES_/i.test(k)) continue;
+    if (/^K6_/i.test(k) && !K6_OUTPUT_SETTINGS.test(k)) continue;
+    if (k === 'K6_OUT') {
+      // An inherited `cloud` output would stream the run to Grafana Cloud (or fail it without a token).
+      const outputs = v.split(',').filter((o) => o.trim() !== '' && !/^cloud\b/i.test(o.trim()));
+      if (outputs.length) out[k] = outputs.join(',');
+      continue;
+    }
+    out[k] = v;
+  }
+  return out;
+}
