@@ -3,7 +3,7 @@ import { fail, pass } from '../src/runner/check.js';
 import { daysLeftText, describeCert } from '../src/tls/certificate.js';
 import { tlsEndpoint } from '../src/tls/endpoint.js';
 import { defaultHandshake } from '../src/tls/matrix.js';
-import { describeHandshake } from '../src/tls/probe.js';
+import { describeHandshake } from '../src/tls/handshake-outcome.js';
 import { notTls } from '../src/tls/verdict.js';
 
 /** Renewal this close to expiry leaves no room for a failed renewal before clients break. */

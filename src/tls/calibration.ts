@@ -7,7 +7,8 @@
 
 import tls from 'node:tls';
 import { negotiatedAsOffered, offerOf, type ProbeCase } from './cases.js';
-import { describeHandshake, handshake } from './probe.js';
+import { describeHandshake } from './handshake-outcome.js';
+import { handshake } from './probe.js';
 import { mintSelfSigned, type ServerCertificate } from './certs/mint.js';
 
 export interface Calibration {

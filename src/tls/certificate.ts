@@ -1,6 +1,6 @@
 // Wording shared by the two certificate checks.
 
-import type { PeerCertificateInfo } from './probe.js';
+import type { PeerCertificateInfo } from './peer-certificate.js';
 
 export const describeCert = (c: PeerCertificateInfo): string =>
   `${c.subject || 'no subject'}, issued by ${c.issuer || 'no issuer'}, valid to ${c.validTo.slice(0, 10)}`;

@@ -1,20 +1,13 @@
 // One TLS handshake with exactly the versions and suites asked for, then close. The TLS checks are
 // built from these: each offers one version or one suite alone and looks at what came back.
 //
-// What node:tls needs to really offer what is asked (found by experiment on Node 20 / OpenSSL 3.0):
-// - TLS 1.3 suites go in the `ciphers` string under their TLS_ names; Node splits them off and
-//   hands them to SSL_CTX_set_ciphersuites. tls.connect has no `ciphersuites` option: one passed
-//   is silently ignored and the client offers the default three.
-// - The TLS 1.3 CCM suites are not in OpenSSL's default list; naming them is enough to offer them.
-// - A `ciphers` string of TLS_ names only clears the TLS 1.2 list, which is what a 1.3-only probe
-//   wants; to keep a 1.2 list beside explicit 1.3 suites both have to be in the string.
-// - TLS 1.0 and 1.1 need `@SECLEVEL=0` in the cipher string: at OpenSSL 3's default level 1 the
-//   client aborts with ERR_SSL_LEGACY_SIGALG_DISALLOWED_OR_UNSUPPORTED (their handshakes sign with
-//   SHA-1), which from the outside looks exactly like the server refusing.
-// - minVersion/maxVersion override Node's defaults (TLSv1.2..TLSv1.3) per connection.
+// How the offer is spelled for node:tls is in cipher-string.ts; what the certificate says, in
+// peer-certificate.ts; how a result reads in a report, in handshake-outcome.ts.
 
 import net from 'node:net';
 import tls from 'node:tls';
+import { nodeCipherString } from './cipher-string.js';
+import { peerCertificateInfo, type PeerCertificateInfo } from './peer-certificate.js';
 
 export type TlsVersion = 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
 
@@ -39,15 +32,6 @@ export interface HandshakeOptions {
   verify?: boolean;
   timeoutMs: number;
   signal?: AbortSignal;
-}
-
-export interface PeerCertificateInfo {
-  subject: string;
-  issuer: string;
-  /** ISO 8601. */
-  validTo: string;
-  /** Whole days until validTo, rounded down: 0 on the last day, -1 within the day after expiry. */
-  daysLeft: number;
 }
 
 export interface HandshakeError {
@@ -80,29 +64,6 @@ export interface HandshakeResult {
   error?: HandshakeError;
   durationMs: number;
 }
-
-const DAY_MS = 86_400_000;
-const LEGACY: ReadonlySet<string> = new Set(['TLSv1', 'TLSv1.1']);
-
-/** What node:tls gets as `ciphers`: the TLS ≤1.2 list and the TLS 1.3 suites in one string. */
-export function nodeCipherString(opts: Pick<HandshakeOptions, 'minVersion' | 'ciphers' | 'ciphersuites'>): string | undefined {
-  const min = opts.minVersion ?? tls.DEFAULT_MIN_VERSION;
-  const legacyVersion = LEGACY.has(min);
-  let list = opts.ciphers;
-  // Only TLS_ names would clear the ≤1.2 list; keep Node's default one unless the probe is 1.3-only.
-  if (list === undefined && opts.ciphersuites !== undefined && min !== 'TLSv1.3') list = defaultLegacyList();
-  if (legacyVersion) {
-    list ??= 'DEFAULT';
-    if (!/@SECLEVEL=/i.test(list)) list += ':@SECLEVEL=0';
-  }
-  const parts = [list, opts.ciphersuites].filter((p): p is string => p !== undefined && p !== '');
-  return parts.length > 0 ? parts.join(':') : undefined;
-}
-
-const defaultLegacyList = () =>
-  tls.DEFAULT_CIPHERS.split(':')
-    .filter((c) => c !== '' && !c.startsWith('TLS_'))
-    .join(':');
 
 export function handshake(opts: HandshakeOptions): Promise<HandshakeResult> {
   const started = performance.now();
@@ -173,7 +134,7 @@ export function handshake(opts: HandshakeOptions): Promise<HandshakeResult> {
         ok: true,
         protocol: s.getProtocol() ?? undefined,
         cipher: cipher.standardName ?? cipher.name,
-        peerCert: certInfo(s.getPeerCertificate(false)),
+        peerCert: peerCertificateInfo(s.getPeerCertificate(false)),
       };
       if (opts.verify) {
         result.authorized = s.authorized;
@@ -193,26 +154,6 @@ export function handshake(opts: HandshakeOptions): Promise<HandshakeResult> {
   });
 }
 
-/** A TLS-level refusal: the server was reached and answered, and no handshake came of it. */
-export const refused = (r: HandshakeResult): boolean => !r.ok && r.error?.stage === 'handshake' && !r.error.timedOut;
-
-/** Evidence wording: "accepted with TLS_AES_128_GCM_SHA256 (TLSv1.3)", "refused: protocol version alert (70)". */
-export function describeHandshake(r: HandshakeResult): string {
-  if (r.ok) return `accepted with ${r.cipher ?? 'an unknown cipher'} (${r.protocol ?? 'unknown version'})`;
-  const e = r.error;
-  if (!e) return 'failed';
-  if (e.timedOut) return `no answer: ${e.message}`;
-  if (e.stage === 'client') return `not offered: this machine's OpenSSL rejected the options (${e.code})`;
-  if (e.stage === 'connect') return `not reached: ${e.code}`;
-  return `refused: ${refusalText(e)}`;
-}
-
-/** "protocol version alert (70)", or the error code when no alert came. */
-export function refusalText(e: HandshakeError): string {
-  if (!e.alert) return e.code;
-  return e.alertNumber !== undefined ? `${e.alert} alert (${e.alertNumber})` : `${e.alert} alert`;
-}
-
 // Node names alerts in the error code (ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION) and numbers them in
 // the message ("SSL alert number 70"); both together read best in a report.
 function alertOf(code: string, message: string): Pick<HandshakeError, 'alert' | 'alertNumber'> {
@@ -224,23 +165,3 @@ function alertOf(code: string, message: string): Pick<HandshakeError, 'alert' | 
 
 // OpenSSL messages carry a source path and a trailing newline; the report wants one line.
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
-
-function certInfo(cert: tls.PeerCertificate | Record<string, never>): PeerCertificateInfo | undefined {
-  if (!cert || !('valid_to' in cert) || !cert.valid_to) return undefined;
-  const validTo = new Date(cert.valid_to);
-  if (Number.isNaN(validTo.getTime())) return undefined;
-  return {
-    subject: dn(cert.subject),
-    issuer: dn(cert.issuer),
-    validTo: validTo.toISOString(),
-    daysLeft: Math.floor((validTo.getTime() - Date.now()) / DAY_MS),
-  };
-}
-
-// Node gives names as objects ({ CN: 'x', O: ['a', 'b'] }); reports want "CN=x, O=a, O=b".
-function dn(name: tls.Certificate | undefined): string {
-  if (!name) return '';
-  return Object.entries(name)
-    .flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => `${k}=${String(x)}`))
-    .join(', ');
-}

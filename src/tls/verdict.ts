@@ -7,8 +7,8 @@ import { fail, pass, type Outcome } from '../runner/check.js';
 import type { Evidence } from '../report/model.js';
 import { negotiatedAsOffered, type ProbeCase } from './cases.js';
 import type { TlsEndpoint } from './endpoint.js';
+import { describeHandshake, refusalText, refused } from './handshake-outcome.js';
 import type { CaseResult } from './matrix.js';
-import { describeHandshake, refusalText, refused } from './probe.js';
 
 const error = (message: string, evidence: Evidence[] = []): Outcome => ({ status: 'error', message, evidence });
 

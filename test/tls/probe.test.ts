@@ -3,7 +3,9 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALLOWED_SUITES, offerOf, suiteCase, versionCase } from '../../src/tls/cases.js';
-import { handshake, nodeCipherString, refused, type HandshakeOptions } from '../../src/tls/probe.js';
+import { nodeCipherString } from '../../src/tls/cipher-string.js';
+import { refused } from '../../src/tls/handshake-outcome.js';
+import { handshake, type HandshakeOptions } from '../../src/tls/probe.js';
 import { probePlainHttp } from '../../src/tls/plain-http.js';
 import { createTestPki, type TestPki } from './pki.js';
 import {

@@ -1,0 +1,35 @@
+// What a probe reports of the server's certificate: names and expiry, flattened to strings for the
+// certificate checks and the report, so nothing downstream handles Node's certificate objects.
+
+import type tls from 'node:tls';
+
+export interface PeerCertificateInfo {
+  subject: string;
+  issuer: string;
+  /** ISO 8601. */
+  validTo: string;
+  /** Whole days until validTo, rounded down: 0 on the last day, -1 within the day after expiry. */
+  daysLeft: number;
+}
+
+const DAY_MS = 86_400_000;
+
+export function peerCertificateInfo(cert: tls.PeerCertificate | Record<string, never>): PeerCertificateInfo | undefined {
+  if (!cert || !('valid_to' in cert) || !cert.valid_to) return undefined;
+  const validTo = new Date(cert.valid_to);
+  if (Number.isNaN(validTo.getTime())) return undefined;
+  return {
+    subject: dn(cert.subject),
+    issuer: dn(cert.issuer),
+    validTo: validTo.toISOString(),
+    daysLeft: Math.floor((validTo.getTime() - Date.now()) / DAY_MS),
+  };
+}
+
+// Node gives names as objects ({ CN: 'x', O: ['a', 'b'] }); reports want "CN=x, O=a, O=b".
+function dn(name: tls.Certificate | undefined): string {
+  if (!name) return '';
+  return Object.entries(name)
+    .flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => `${k}=${String(x)}`))
+    .join(', ');
+}
