@@ -1,5 +1,5 @@
 import { fail, pass, skip, type Check } from '../src/runner/check.js';
-import type { IssuedToken } from '../src/http/service-client.js';
+import type { IssuedToken } from '../src/http/exchange.js';
 import { cameBack, edgeAllowance } from '../src/runner/expect.js';
 import { epochSeconds } from '../src/spec/expires-at.js';
 import { positionOf } from '../src/time/expiry-edges.js';

@@ -1,5 +1,5 @@
 import { fail, pass, type Check } from '../src/runner/check.js';
-import type { Exchange } from '../src/http/service-client.js';
+import type { Exchange } from '../src/http/exchange.js';
 import { cameBack, isJsonObject } from '../src/runner/expect.js';
 
 export const check: Check = {

@@ -1,82 +1,26 @@
 // The one HTTP client every check uses. It is deliberately careful:
 // - every request has a timeout and every body a size cap, so a misbehaving service cannot hang
-//   or flood the harness;
+//   or flood the harness (read-answer.ts);
 // - redirects are never followed (undici's request does not follow them without an interceptor),
 //   so credentials and tokens never travel to another origin;
-// - a 429 met on the way is waited out (Retry-After, else exponential backoff with full jitter)
-//   within a bounded budget, because real services limit every client and a check about token
-//   expiry must not fail because a rate limit answered first;
-// - what it keeps as evidence is redacted.
+// - a 429 met on the way is waited out within a bounded budget (rate-limit-wait.ts);
+// - what it keeps as evidence is redacted (evidence.ts), and every credential the service hands
+//   out is made known to the redactor here, as the answer arrives.
+// What a request yields is plain data (exchange.ts); the connection pool is dispatcher.ts.
 
-import { Agent, request, type Dispatcher } from 'undici';
-import { createSecureContext, rootCertificates } from 'node:tls';
+import { request, type Dispatcher } from 'undici';
 import type { Target } from '../config/target.js';
 import type { Credentials } from '../spec/credentials.js';
 import type { Evidence } from '../report/model.js';
 import { credentialFieldsIn, credentialHeadersIn, headerCredential } from './credential-fields.js';
+import { DEFAULT_TIMEOUT_MS, dispatcherFor } from './dispatcher.js';
+import { evidenceOf, quoteBody } from './evidence.js';
+import type { Exchange, SendOptions, TokenExchange } from './exchange.js';
+import { DEFAULT_RATE_LIMIT_BUDGET, sendWaitingOut429, type RateLimitBudget } from './rate-limit-wait.js';
+import { flattenHeaders, parseJson, readCapped } from './read-answer.js';
 import { fingerprint, type Redactor } from './redact.js';
-import { retryAfterMs } from './retry-after.js';
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_BODY_CAP_BYTES = 64 * 1024;
-
-export interface Exchange {
-  /** "POST /tokens" */
-  request: string;
-  status: number;
-  /** Lower-cased names; repeated headers joined with ", ". */
-  headers: Record<string, string>;
-  /** The body as text, at most the body cap. */
-  text: string;
-  /** The body parsed as JSON, or undefined when it is not JSON. */
-  json: unknown;
-  truncated: boolean;
-  durationMs: number;
-  /**
-   * Epoch ms when the (last) request went out and when its answer arrived. The service judged it
-   * somewhere in between, so time edges are judged against the whole window (src/time/expiry-edges.ts),
-   * never against when a check gets to look.
-   */
-  sentAt: number;
-  receivedAt: number;
-  /** How many 429 answers were waited out before this one. */
-  rateLimitWaits: number;
-  /** The body or a header holds a client secret of this run, in any encoding (JSON-escaped too). */
-  echoesSecret: boolean;
-}
-
-export interface SendOptions {
-  headers?: Record<string, string>;
-  /** A raw body, sent as it is. */
-  body?: string;
-  /** A body serialized as JSON, with Content-Type: application/json. */
-  json?: unknown;
-  bearer?: string;
-  /** False hands 429 answers back instead of waiting them out (for the rate-limit probe). */
-  waitOut429?: boolean;
-  timeoutMs?: number;
-}
-
-export interface RateLimitBudget {
-  /** Longest total wait for one logical request, across its retries. */
-  maxTotalWaitMs: number;
-  maxRetries: number;
-  /** Backoff when the 429 carries no usable Retry-After. */
-  baseMs: number;
-  capMs: number;
-}
-
-export const DEFAULT_RATE_LIMIT_BUDGET: RateLimitBudget = { maxTotalWaitMs: 60_000, maxRetries: 10, baseMs: 250, capMs: 8_000 };
-
-export class RateLimitedError extends Error {
-  override readonly name = 'RateLimitedError';
-  /** The last 429, as evidence: a check that was waiting for recovery can judge with it. */
-  readonly last: Exchange;
-  constructor(message: string, last: Exchange) {
-    super(message);
-    this.last = last;
-  }
-}
 
 export interface ServiceClientOptions {
   redactor: Redactor;
@@ -87,36 +31,6 @@ export interface ServiceClientOptions {
   random?: () => number;
   /** Connections kept to the target; the checks run concurrently. */
   connections?: number;
-}
-
-export interface IssuedToken {
-  token: string;
-  fingerprint: string;
-  /** As the service sent them: the checks judge their types. */
-  expiresAt: unknown;
-  tokenType: unknown;
-}
-
-export interface TokenExchange extends Exchange {
-  /** Present when the answer is 2xx with a string `token`. */
-  issued?: IssuedToken;
-}
-
-export function dispatcherFor(target: Pick<Target, 'caPem'>, connections = 16): Agent {
-  // Passing `ca` replaces Node's bundled roots, so keep them and add the user's CA. Built once:
-  // given as `ca`, tls.connect would parse the ~150 roots again for every new connection (about
-  // 60 ms of blocked event loop each), which stalls every other request in the process and skews
-  // anything timed, such as the rate-limit probe.
-  const secureContext = target.caPem ? createSecureContext({ ca: [...rootCertificates, target.caPem] }) : undefined;
-  return new Agent({
-    connections,
-    keepAliveTimeout: 10_000,
-    connect: {
-      ...(secureContext ? { secureContext } : {}),
-      rejectUnauthorized: true,
-      timeout: DEFAULT_TIMEOUT_MS,
-    },
-  });
 }
 
 export class ServiceClient {
@@ -144,24 +58,9 @@ export class ServiceClient {
     return this.opts.redactor;
   }
 
-  async send(method: string, path: string, options: SendOptions = {}): Promise<Exchange> {
-    const budget = this.opts.rateLimitBudget;
-    let waited = 0;
-    for (let attempt = 0; ; attempt++) {
-      const exchange = await this.sendOnce(method, path, options);
-      exchange.rateLimitWaits = attempt;
-      if (exchange.status !== 429 || options.waitOut429 === false) return exchange;
-      const backoff = Math.min(budget.capMs, budget.baseMs * 2 ** attempt) * this.opts.random();
-      const wait = retryAfterMs(exchange.headers['retry-after'], Date.now()) ?? backoff;
-      if (attempt >= budget.maxRetries || waited + wait > budget.maxTotalWaitMs) {
-        throw new RateLimitedError(
-          `${exchange.request} was still rate-limited (429) after ${attempt + 1} tries and ${Math.round(waited / 1000)} s of waiting`,
-          exchange,
-        );
-      }
-      waited += wait;
-      await this.opts.sleep(wait);
-    }
+  send(method: string, path: string, options: SendOptions = {}): Promise<Exchange> {
+    const { rateLimitBudget: budget, sleep, random } = this.opts;
+    return sendWaitingOut429(() => this.sendOnce(method, path, options), options.waitOut429 !== false, { budget, sleep, random });
   }
 
   private async sendOnce(method: string, path: string, options: SendOptions): Promise<Exchange> {
@@ -251,21 +150,14 @@ export class ServiceClient {
     });
   }
 
-  /** Evidence for the report: the request, the status, and a redacted, shortened note. */
-  evidence(ex: Pick<Exchange, 'request' | 'status'> & Partial<Pick<Exchange, 'text' | 'rateLimitWaits'>>, note?: string): Evidence {
-    const parts: string[] = [];
-    if (note) parts.push(note);
-    if (ex.rateLimitWaits) parts.push(`after waiting out ${ex.rateLimitWaits} × 429`);
-    const item: Evidence = { request: ex.request, status: ex.status };
-    if (parts.length) item.note = this.opts.redactor.text(parts.join('; '));
-    return item;
+  /** Evidence for the report, through this run's redactor (evidence.ts). */
+  evidence(ex: Parameters<typeof evidenceOf>[1], note?: string): Evidence {
+    return evidenceOf(this.opts.redactor, ex, note);
   }
 
   /** The body as a report may quote it: redacted and cut to a line. */
-  quote(ex: Pick<Exchange, 'text'>, max = 120): string {
-    const flat = this.opts.redactor.text(ex.text).replace(/\s+/g, ' ').trim();
-    const shown = flat.length > max ? `${flat.slice(0, max)}…` : flat;
-    return shown === '' ? '(empty body)' : '`' + shown + '`';
+  quote(ex: Pick<Exchange, 'text'>, max?: number): string {
+    return quoteBody(this.opts.redactor, ex, max);
   }
 
   /** Requests whose answer contained a client secret, for the no-secret-echo check. */
@@ -279,39 +171,5 @@ export class ServiceClient {
 
   async close(): Promise<void> {
     await this.dispatcher.close();
-  }
-}
-
-async function readCapped(body: AsyncIterable<Buffer> & { destroy?: () => void }, cap: number): Promise<{ text: string; truncated: boolean }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const room = cap - size;
-    if (chunk.length > room) {
-      chunks.push(chunk.subarray(0, room));
-      body.destroy?.();
-      return { text: Buffer.concat(chunks).toString('utf8'), truncated: true };
-    }
-    chunks.push(chunk);
-    size += chunk.length;
-  }
-  return { text: Buffer.concat(chunks).toString('utf8'), truncated: false };
-}
-
-function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return out;
-}
-
-export function parseJson(text: string): unknown {
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }

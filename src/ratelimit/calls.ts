@@ -11,7 +11,8 @@
 // built-in emulator's 4 s tokens it happens every few seconds.)
 
 import type { Credentials } from '../spec/credentials.js';
-import type { Exchange, IssuedToken, ServiceClient } from '../http/service-client.js';
+import type { Exchange, IssuedToken } from '../http/exchange.js';
+import type { ServiceClient } from '../http/service-client.js';
 import { isRateLimitEndpoint, type BusinessCalls, type RateLimitEndpoint } from '../spec/endpoints.js';
 import { epochSeconds } from '../spec/expires-at.js';
 

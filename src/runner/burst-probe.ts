@@ -3,7 +3,8 @@
 // `ratelimit` command's job; this only needs a yes/no and the first limiting answer. The burst is
 // the rate-limit engine's (src/ratelimit): its calls, its pacing, its limit test, its budget.
 
-import { RateLimitedError, type Exchange } from '../http/service-client.js';
+import type { Exchange } from '../http/exchange.js';
+import { RateLimitedError } from '../http/rate-limit-wait.js';
 import { retryAfterMs } from '../http/retry-after.js';
 import { isLimitLike } from '../spec/limit-statuses.js';
 import { probeCalls } from '../ratelimit/calls.js';

@@ -3,7 +3,8 @@
 
 import { credentialFieldsIn, credentialHeadersIn, tokenIn } from '../http/credential-fields.js';
 import { credentialsInText } from '../http/redact/structure.js';
-import type { Exchange, ServiceClient } from '../http/service-client.js';
+import type { Exchange } from '../http/exchange.js';
+import type { ServiceClient } from '../http/service-client.js';
 import { errorTextOf, UNAUTHORIZED } from '../spec/error-body.js';
 import type { EdgeAllowance } from '../time/expiry-edges.js';
 import type { Expectations } from '../config/check-settings.js';

@@ -2,7 +2,7 @@
 // Phases keep checks that disturb the service apart: `first` alone before the rest (it needs a
 // client without a token yet), `main` concurrently, `last` alone after (it exhausts the limit).
 
-import { RateLimitedError } from '../http/service-client.js';
+import { RateLimitedError } from '../http/rate-limit-wait.js';
 import type { CheckResult, Status } from '../report/model.js';
 import type { Check, CheckContext, Outcome, Phase } from './check.js';
 

@@ -2,7 +2,8 @@
 // Sharing matters twice: a real service limits clients, so checks should not each fetch their own
 // token; and the expiry proof waits once (up to --expiry-wait) for every check that needs it.
 
-import type { Exchange, IssuedToken, ServiceClient, TokenExchange } from '../http/service-client.js';
+import type { Exchange, IssuedToken, TokenExchange } from '../http/exchange.js';
+import type { ServiceClient } from '../http/service-client.js';
 import { epochSeconds } from '../spec/expires-at.js';
 import { certainlyExpiredFromMs, certainlyValidUntilMs, ROUNDING_S } from '../time/expiry-edges.js';
 import type { Expectations } from '../config/check-settings.js';

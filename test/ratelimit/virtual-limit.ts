@@ -4,7 +4,7 @@
 // passes. Answers take 2–12 virtual ms, so they arrive out of order as on a real connection pool.
 
 import { vi } from 'vitest';
-import type { Exchange } from '../../src/http/service-client.js';
+import type { Exchange } from '../../src/http/exchange.js';
 import type { ProbeCalls } from '../../src/ratelimit/calls.js';
 import type { Clock } from '../../src/ratelimit/pacing.js';
 

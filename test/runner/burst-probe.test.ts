@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { check as limitEnforced } from '../../checks/ratelimit.limit-enforced.js';
-import type { Exchange } from '../../src/http/service-client.js';
+import type { Exchange } from '../../src/http/exchange.js';
 import { burstProbe } from '../../src/runner/burst-probe.js';
 import type { CheckContext } from '../../src/runner/check.js';
 import { virtualTime } from '../ratelimit/virtual-limit.js';

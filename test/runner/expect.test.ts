@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Exchange } from '../../src/http/service-client.js';
+import type { Exchange } from '../../src/http/exchange.js';
 import { unauthorizedProblem } from '../../src/runner/expect.js';
 
 const answer = (status: number, json: unknown): Exchange =>

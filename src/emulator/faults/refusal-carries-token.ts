@@ -1,7 +1,7 @@
 // A debugging leftover seen in the wild: the refusal is right, but the body also carries the
 // client's working token, so anyone who knows a client_id gets in without its secret.
 
-import { parseJson } from '../../http/service-client.js';
+import { parseJson } from '../../http/read-answer.js';
 import { defineFault } from './types.js';
 
 export const fault = defineFault({

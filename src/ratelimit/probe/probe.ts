@@ -4,7 +4,7 @@
 // retry-after.ts, scope.ts) send only through it, so no request escapes the budget or the record.
 // `check`'s burst (src/runner/burst-probe.ts) is one burstRun of a Probe of its own.
 
-import type { Exchange } from '../../http/service-client.js';
+import type { Exchange } from '../../http/exchange.js';
 import { retryAfterSeconds } from '../../spec/retry-after.js';
 import { answerOf, mergeRateLimitHeaders, resetSeconds } from '../answers.js';
 import type { ProbeCalls } from '../calls.js';

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import type { Exchange } from '../../src/http/exchange.js';
+import { RateLimitedError, sendWaitingOut429, type RateLimitBudget } from '../../src/http/rate-limit-wait.js';
+
+const answer = (status: number, headers: Record<string, string> = {}): Exchange => ({
+  request: 'GET /tokens/validate',
+  status,
+  headers,
+  text: '',
+  json: undefined,
+  truncated: false,
+  durationMs: 1,
+  sentAt: 0,
+  receivedAt: 0,
+  rateLimitWaits: 0,
+  echoesSecret: false,
+});
+
+const BUDGET: RateLimitBudget = { maxTotalWaitMs: 10_000, maxRetries: 3, baseMs: 100, capMs: 1_000 };
+
+/** A service that answers the given statuses in order, and a clock that records the waits instead of sleeping. */
+function scripted(answers: Exchange[]) {
+  const waits: number[] = [];
+  let sent = 0;
+  const sendOnce = async () => answers[Math.min(sent++, answers.length - 1)]!;
+  const options = { budget: BUDGET, sleep: async (ms: number) => void waits.push(ms), random: () => 0.5 };
+  return { sendOnce, options, waits, sent: () => sent };
+}
+
+describe('sendWaitingOut429', () => {
+  it('honours Retry-After, then hands back the answer with the waits counted', async () => {
+    const s = scripted([answer(429, { 'retry-after': '2' }), answer(200)]);
+    const ex = await sendWaitingOut429(s.sendOnce, true, s.options);
+    expect(ex.status).toBe(200);
+    expect(ex.rateLimitWaits).toBe(1);
+    expect(s.waits).toEqual([2_000]);
+  });
+
+  it('backs off exponentially with jitter when the 429 names no Retry-After', async () => {
+    const s = scripted([answer(429), answer(429), answer(200)]);
+    await sendWaitingOut429(s.sendOnce, true, s.options);
+    // base 100 ms × 2^attempt, times the jitter of 0.5
+    expect(s.waits).toEqual([50, 100]);
+  });
+
+  it('hands a 429 back at once when told not to wait', async () => {
+    const s = scripted([answer(429, { 'retry-after': '2' }), answer(200)]);
+    const ex = await sendWaitingOut429(s.sendOnce, false, s.options);
+    expect(ex.status).toBe(429);
+    expect(s.sent()).toBe(1);
+    expect(s.waits).toEqual([]);
+  });
+
+  it('gives up with RateLimitedError, carrying the last 429, once the retries are spent', async () => {
+    const s = scripted([answer(429, { 'retry-after': '1' })]);
+    const err = await sendWaitingOut429(s.sendOnce, true, s.options).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RateLimitedError);
+    expect((err as RateLimitedError).last.status).toBe(429);
+    expect(s.sent()).toBe(BUDGET.maxRetries + 1);
+  });
+});
