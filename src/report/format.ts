@@ -80,6 +80,25 @@ export function thresholdText(t: { metric: string; expression: string }): string
   return `${t.metric} ${t.expression}`;
 }
 
+/**
+ * A scenario's figures as the load tables show them (report.md and report.html), in their column
+ * order: requests, rate, p50, p95, p99, max, errors, checks, dropped iterations.
+ */
+export function scenarioCells(s: LoadScenarioResult): string[] {
+  const l = s.latency_ms;
+  return [
+    formatNumber(s.requests),
+    formatRate(s.rate_per_s),
+    formatMs(l.p50),
+    formatMs(l.p95),
+    formatMs(l.p99),
+    formatMs(l.max),
+    formatPercent(s.error_rate),
+    `${formatNumber(s.checks.passed)} ✓ / ${formatNumber(s.checks.failed)} ✗`,
+    formatNumber(s.dropped_iterations),
+  ];
+}
+
 /** One line per scenario for places without a table (JUnit system-out). */
 export function scenarioLine(s: LoadScenarioResult): string {
   if (s.error) return `${s.scenario}: did not run: ${s.error}`;

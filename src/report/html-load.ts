@@ -2,7 +2,7 @@
 // figures, and the latency and request-rate charts with their data tables (charts are images to a
 // screen reader, so the numbers are always there as a table too).
 
-import { formatMs, formatNumber, formatPercent, formatRate, thresholdText } from './format.js';
+import { formatMs, formatNumber, scenarioCells, thresholdText } from './format.js';
 import { rich } from './html-rich.js';
 import type { LoadResult, LoadScenarioResult } from './model.js';
 import { type SafeHtml, html } from './safe-html.js';
@@ -19,19 +19,7 @@ function thresholdList(s: LoadScenarioResult): SafeHtml {
 function scenarioRow(s: LoadScenarioResult): SafeHtml {
   const name = html`<th scope="row"><code>${s.scenario}</code></th>`;
   if (s.error) return html`<tr class="row-error">${name}<td colspan="9" class="st-error">did not run: ${rich(s.error)}</td><td>${thresholdList(s)}</td></tr>`;
-  const l = s.latency_ms;
-  const cells = [
-    formatNumber(s.requests),
-    formatRate(s.rate_per_s),
-    formatMs(l.p50),
-    formatMs(l.p95),
-    formatMs(l.p99),
-    formatMs(l.max),
-    formatPercent(s.error_rate),
-    `${formatNumber(s.checks.passed)} ✓ / ${formatNumber(s.checks.failed)} ✗`,
-    formatNumber(s.dropped_iterations),
-  ];
-  return html`<tr>${name}${cells.map((c) => html`<td class="num">${c}</td>`)}<td>${thresholdList(s)}</td></tr>`;
+  return html`<tr>${name}${scenarioCells(s).map((c) => html`<td class="num">${c}</td>`)}<td>${thresholdList(s)}</td></tr>`;
 }
 
 function extrasTable(load: LoadResult): SafeHtml | null {

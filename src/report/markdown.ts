@@ -3,15 +3,13 @@
 
 import {
   STATUS_ICON,
-  formatMs,
   formatNumber,
-  formatPercent,
-  formatRate,
   formatSeconds,
   proofText,
   rateLimitFacts,
   recommendationText,
   runSeconds,
+  scenarioCells,
   thresholdText,
 } from './format.js';
 import { mdCode, mdEscape, mdInline, mdTable } from './md-text.js';
@@ -79,20 +77,7 @@ function thresholdsCell(s: LoadScenarioResult): string {
 function scenarioRow(s: LoadScenarioResult): string[] {
   const name = mdCode(s.scenario);
   if (s.error) return [name, `💥 did not run: ${mdInline(s.error)}`, '', '', '', '', '', '', '', '', thresholdsCell(s)];
-  const l = s.latency_ms;
-  return [
-    name,
-    formatNumber(s.requests),
-    formatRate(s.rate_per_s),
-    formatMs(l.p50),
-    formatMs(l.p95),
-    formatMs(l.p99),
-    formatMs(l.max),
-    formatPercent(s.error_rate),
-    `${formatNumber(s.checks.passed)} ✓ / ${formatNumber(s.checks.failed)} ✗`,
-    formatNumber(s.dropped_iterations),
-    thresholdsCell(s),
-  ];
+  return [name, ...scenarioCells(s), thresholdsCell(s)];
 }
 
 function extrasList(load: LoadResult): string | null {
