@@ -4,12 +4,6 @@ import { HarnessError } from '../errors.js';
 import { printable } from '../report/printable.js';
 import { Redactor } from '../http/redact.js';
 import { VERSION } from '../version.js';
-import { conformanceStage, selectedChecks } from './commands/check.js';
-import { k8sCommand } from './commands/k8s.js';
-import { loadStage, selectedScenarios } from './commands/load.js';
-import { makeRateLimitStage, rateLimitStage } from './commands/ratelimit.js';
-import { serveCommand } from './commands/serve.js';
-import { targetJob } from './commands/target-job.js';
 import { helpText, parseCommandLine, type Command, type Options } from './flags.js';
 
 export async function main(argv: readonly string[]): Promise<number> {
@@ -43,11 +37,24 @@ function environmentSecrets(env: NodeJS.ProcessEnv): Redactor {
   return redactor;
 }
 
+/**
+ * Each command loads only the modules it uses (`await import`, which esbuild splits into chunks):
+ * `--help` and `serve` do not pay for the checks, k6 or the rate-limit probe, nor `check` for the
+ * emulator when a target is configured.
+ */
 async function dispatch(command: Command, options: Options): Promise<number> {
   switch (command) {
-    case 'check':
+    case 'check': {
+      const [{ targetJob }, { conformanceStage, selectedChecks }] = await Promise.all([import('./commands/target-job.js'), import('./commands/check.js')]);
       return targetJob(options, { checks: conformanceStage(selectedChecks(options)) });
-    case 'run':
+    }
+    case 'run': {
+      const [{ targetJob }, { conformanceStage, selectedChecks }, { loadStage, selectedScenarios }, { makeRateLimitStage }] = await Promise.all([
+        import('./commands/target-job.js'),
+        import('./commands/check.js'),
+        import('./commands/load.js'),
+        import('./commands/ratelimit.js'),
+      ]);
       return targetJob(options, {
         checks: conformanceStage(selectedChecks(options)),
         load: loadStage(selectedScenarios(options), { short: true }),
@@ -55,14 +62,19 @@ async function dispatch(command: Command, options: Options): Promise<number> {
         rateLimit: makeRateLimitStage({ proofS: 5, maxDurationS: 30 }),
         probingOptional: true,
       });
-    case 'load':
+    }
+    case 'load': {
+      const [{ targetJob }, { loadStage, selectedScenarios }] = await Promise.all([import('./commands/target-job.js'), import('./commands/load.js')]);
       return targetJob(options, { load: loadStage(selectedScenarios(options)) });
-    case 'ratelimit':
+    }
+    case 'ratelimit': {
+      const [{ targetJob }, { rateLimitStage }] = await Promise.all([import('./commands/target-job.js'), import('./commands/ratelimit.js')]);
       return targetJob(options, { rateLimit: rateLimitStage });
+    }
     case 'serve':
-      return serveCommand(options);
+      return (await import('./commands/serve.js')).serveCommand(options);
     case 'k8s':
-      return k8sCommand(options);
+      return (await import('./commands/k8s.js')).k8sCommand(options);
   }
 }
 

@@ -30,7 +30,7 @@ export interface PreparedTarget {
 export type TargetFlags = SettingFlags & { fault?: string[] };
 
 export async function prepareTarget(flags: TargetFlags, redactor: Redactor, terminal: Terminal): Promise<PreparedTarget> {
-  const resolved = resolveSettings(flags, process.env, process.cwd());
+  const resolved = await resolveSettings(flags, process.env, process.cwd());
   for (const warning of resolved.warnings) terminal.err(`ces-harness: warning: ${warning}`);
   const faults = validFaults(flags.fault ?? []);
 

@@ -7,7 +7,6 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import { HarnessError } from '../errors.js';
 import type { BusinessCall, BusinessCalls, HttpMethod } from '../spec/endpoints.js';
 import type { Expectations, RateLimitSettings } from './check-settings.js';
-import { readConfigFile } from './load.js';
 import type { ConfigFile } from './schema.js';
 import { isProduction, type Target } from './target.js';
 import { readCa, trimSlash, validUrl, withoutUserinfo } from './target-input.js';
@@ -105,12 +104,18 @@ export interface ResolveOptions {
   credentialPlaceholder?: string;
 }
 
-export function resolveSettings(flags: SettingFlags, processEnv: NodeJS.ProcessEnv, cwd: string, options: ResolveOptions = {}): Settings {
+/**
+ * Async only for the config reader: yaml and zod load when there is a file to read (about 90 ms of
+ * a CLI start), so a run without a config, against the built-in emulator, does not pay for them.
+ */
+export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.ProcessEnv, cwd: string, options: ResolveOptions = {}): Promise<Settings> {
   const placeholder = options.credentialPlaceholder;
   const env = placeholder === undefined ? processEnv : { ...processEnv, CES_CLIENT_ID: placeholder, CES_CLIENT_SECRET: placeholder };
   const configPath = flags.config ?? (existsSync(resolvePath(cwd, DEFAULT_CONFIG_FILE)) ? DEFAULT_CONFIG_FILE : undefined);
   const absoluteConfig = configPath ? resolvePath(cwd, configPath) : null;
-  const loaded = absoluteConfig ? readConfigFile(absoluteConfig, env, { credentialPlaceholder: placeholder }) : { config: {}, warnings: [], credentialVariables: {} };
+  const loaded = absoluteConfig
+    ? (await import('./load.js')).readConfigFile(absoluteConfig, env, { credentialPlaceholder: placeholder })
+    : { config: {}, warnings: [], credentialVariables: {} };
   const file: ConfigFile = loaded.config;
   const configDir = absoluteConfig ? dirname(absoluteConfig) : cwd;
 

@@ -59,6 +59,9 @@ export function ensureWritableDir(dir: string, place: OutputPlace, options: { mo
     try {
       mkdirSync(p, options.mode === undefined ? undefined : { mode: options.mode });
     } catch (err) {
+      // Another run started in the same folder made it meanwhile (two `check`s at once both find
+      // reports/ missing): it is there, and it is not ours to take away again.
+      if (errno(err) === 'EEXIST' && isDirectory(p)) continue;
       throw fail(`cannot create ${p} (${plain(errno(err))})`);
     }
     created.push(p);
@@ -72,6 +75,14 @@ export function ensureWritableDir(dir: string, place: OutputPlace, options: { mo
     throw fail(`cannot write in ${target} (${plain(errno(err))})`);
   }
   return created;
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** Removes those of the given folders that are empty, last first; never throws. */

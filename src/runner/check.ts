@@ -4,6 +4,7 @@
 
 import type { Evidence, Level } from '../report/model.js';
 import type { ServiceClient } from '../http/service-client.js';
+import type { Redactor } from '../http/redact.js';
 import type { Expectations, RateLimitSettings } from '../config/check-settings.js';
 import type { Target } from '../config/target.js';
 import type { BusinessCalls } from '../spec/endpoints.js';
@@ -51,6 +52,8 @@ export interface CheckContext {
   /** Tokens shared between checks, and the one in-process wait for expiry. */
   session: TokenSession;
   ledger: Ledger;
+  /** The run's redactor, which the clients share: every result passes through it. */
+  redactor: Redactor;
   /** Milliseconds since the epoch; a function so tests can move time. */
   now(): number;
   sleep(ms: number): Promise<void>;

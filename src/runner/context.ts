@@ -46,20 +46,35 @@ export function createContext(input: ContextInput): OpenContext {
     clients.push(client);
     return client;
   };
-  const http = clientFor(input.target);
+  // Made on first use: a client builds its trust store (~20 ms of CPU for the system roots plus
+  // the CA), which a run of only tls.* checks never needs.
+  let targetClient: ServiceClient | undefined;
+  const http = () => (targetClient ??= clientFor(input.target));
   const progress = input.progress ?? (() => {});
   const now = () => Date.now();
-  const session = new TokenSession({ http, expect: input.expect, business: input.business.evaluation, now, sleep, progress });
+  const session = new TokenSession({
+    get http() {
+      return http();
+    },
+    expect: input.expect,
+    business: input.business.evaluation,
+    now,
+    sleep,
+    progress,
+  });
   const ctx: CheckContext = {
     target: input.target,
     others: input.others,
     expect: input.expect,
     business: input.business,
     rateLimit: input.rateLimit,
-    http,
+    get http() {
+      return http();
+    },
     clientFor,
     session,
     ledger: input.ledger,
+    redactor,
     now,
     sleep,
     progress,

@@ -39,7 +39,7 @@ export async function runCheck(check: Check, ctx: CheckContext): Promise<CheckRe
     outcome = { status: 'error', message: errorMessage(err) };
   }
   const status: Status = outcome.status === 'fail' && check.level === 'should' ? 'warn' : outcome.status;
-  const redact = ctx.http.redactor;
+  const redact = ctx.redactor;
   return {
     id: check.id,
     title: check.title,

@@ -73,8 +73,8 @@ describe('resolveSettings', () => {
   const file = join(dir, 'ces-harness.yaml');
   writeFileSync(file, GOOD);
 
-  it('flags override the file; the other environments become the isolation partners', () => {
-    const s = resolveSettings({ config: file, env: 'production', 'token-lifetime': 60, 'allow-production-load': true }, ENV, dir);
+  it('flags override the file; the other environments become the isolation partners', async () => {
+    const s = await resolveSettings({ config: file, env: 'production', 'token-lifetime': 60, 'allow-production-load': true }, ENV, dir);
     expect(s.target?.environment).toBe('production');
     expect(s.target?.credentials.clientId).toBe('pr-id');
     expect(s.others.map((o) => o.environment)).toEqual(['sandbox']);
@@ -83,26 +83,26 @@ describe('resolveSettings', () => {
     expect(s.rateLimit).toEqual({ endpoint: 'business.evaluation', maxRps: 20, maxRequests: 100, recoveryWaitS: 60, probingAllowed: true });
   });
 
-  it('an unknown environment is exit 2 and lists the known ones', () => {
-    expect(() => resolveSettings({ config: file, env: 'staging' }, ENV, dir)).toThrowError(/environment "staging" is not in .*known: sandbox, production/);
+  it('an unknown environment is exit 2 and lists the known ones', async () => {
+    await expect(resolveSettings({ config: file, env: 'staging' }, ENV, dir)).rejects.toThrowError(/environment "staging" is not in .*known: sandbox, production/);
   });
 
-  it('--base-url alone takes credentials from CES_CLIENT_ID/CES_CLIENT_SECRET', () => {
-    const s = resolveSettings({ 'base-url': 'https://127.0.0.1:9/' }, { CES_CLIENT_ID: 'a', CES_CLIENT_SECRET: 'b' }, tmpdir());
+  it('--base-url alone takes credentials from CES_CLIENT_ID/CES_CLIENT_SECRET', async () => {
+    const s = await resolveSettings({ 'base-url': 'https://127.0.0.1:9/' }, { CES_CLIENT_ID: 'a', CES_CLIENT_SECRET: 'b' }, tmpdir());
     expect(s.target?.baseUrl).toBe('https://127.0.0.1:9');
     expect(s.target?.credentials).toEqual({ clientId: 'a', clientSecret: 'b' });
-    expect(() => resolveSettings({ 'base-url': 'https://127.0.0.1:9' }, {}, tmpdir())).toThrowError(/export CES_CLIENT_ID and CES_CLIENT_SECRET/);
+    await expect(resolveSettings({ 'base-url': 'https://127.0.0.1:9' }, {}, tmpdir())).rejects.toThrowError(/export CES_CLIENT_ID and CES_CLIENT_SECRET/);
   });
 
-  it('refuses plain http: the service is TLS 1.3 only', () => {
-    expect(() => resolveSettings({ 'base-url': 'http://127.0.0.1:9' }, { CES_CLIENT_ID: 'a', CES_CLIENT_SECRET: 'b' }, tmpdir())).toThrowError(/not https/);
+  it('refuses plain http: the service is TLS 1.3 only', async () => {
+    await expect(resolveSettings({ 'base-url': 'http://127.0.0.1:9' }, { CES_CLIENT_ID: 'a', CES_CLIENT_SECRET: 'b' }, tmpdir())).rejects.toThrowError(/not https/);
   });
 
-  it('no config and no --base-url means no target (the emulator is used)', () => {
-    expect(resolveSettings({}, {}, mkdtempSync(join(tmpdir(), 'ces-empty-'))).target).toBeNull();
+  it('no config and no --base-url means no target (the emulator is used)', async () => {
+    expect((await resolveSettings({}, {}, mkdtempSync(join(tmpdir(), 'ces-empty-')))).target).toBeNull();
   });
 
-  it('a missing --config file is a config error', () => {
-    expect(() => resolveSettings({ config: join(dir, 'nope.yaml') }, ENV, dir)).toThrowError(/cannot read it \(ENOENT\)/);
+  it('a missing --config file is a config error', async () => {
+    await expect(resolveSettings({ config: join(dir, 'nope.yaml') }, ENV, dir)).rejects.toThrowError(/cannot read it \(ENOENT\)/);
   });
 });

@@ -26,22 +26,22 @@ const folder = (yaml?: string) => {
 };
 
 describe('resolveSettings: defaults', () => {
-  it('no target: the built-in emulator’s expectations, recovery wait and over-limit rate', () => {
-    const s = resolveSettings({}, {}, folder());
+  it('no target: the built-in emulator’s expectations, recovery wait and over-limit rate', async () => {
+    const s = await resolveSettings({}, {}, folder());
     expect(s.target).toBeNull();
     expect(s.expect).toEqual({ tokenLifetimeS: EMBEDDED.tokenLifetimeS, expiryWaitS: EMBEDDED.expiryWaitS, clockToleranceS: EMBEDDED.clockToleranceS });
     expect(s.rateLimit).toEqual({ endpoint: 'tokens.validate', maxRps: DEFAULTS.maxRps, maxRequests: DEFAULTS.maxRequests, recoveryWaitS: EMBEDDED.recoveryWaitS, probingAllowed: true });
     expect(s.load).toEqual({ rate: 20, overLimitRate: EMBEDDED.overLimitRate, durationS: undefined, vus: 5, thresholds: undefined, outputs: [], segments: 1 });
   });
 
-  it('no target, flags given: the flags win over the emulator’s defaults', () => {
-    const s = resolveSettings({ 'token-lifetime': 30, 'expiry-wait': 40, 'clock-tolerance': 0.5, segments: 3 }, {}, folder());
+  it('no target, flags given: the flags win over the emulator’s defaults', async () => {
+    const s = await resolveSettings({ 'token-lifetime': 30, 'expiry-wait': 40, 'clock-tolerance': 0.5, segments: 3 }, {}, folder());
     expect(s.expect).toEqual({ tokenLifetimeS: 30, expiryWaitS: 40, clockToleranceS: 0.5 });
     expect(s.load.segments).toBe(3);
   });
 
-  it('a real target: the service’s defaults; the over-limit rate follows max_rps', () => {
-    const s = resolveSettings({}, ENV, folder(CONFIG));
+  it('a real target: the service’s defaults; the over-limit rate follows max_rps', async () => {
+    const s = await resolveSettings({}, ENV, folder(CONFIG));
     expect(s.target?.environment).toBe('sandbox');
     expect(s.expect).toEqual({ tokenLifetimeS: 86_400, expiryWaitS: 0, clockToleranceS: 2 });
     expect(s.rateLimit.recoveryWaitS).toBe(60);
@@ -49,13 +49,13 @@ describe('resolveSettings: defaults', () => {
     expect(s.load.overLimitRate).toBe(30);
   });
 
-  it('production: probing only with --allow-production-load', () => {
-    expect(resolveSettings({ env: 'production' }, ENV, folder(CONFIG)).rateLimit.probingAllowed).toBe(false);
-    expect(resolveSettings({ env: 'production', 'allow-production-load': true }, ENV, folder(CONFIG)).rateLimit.probingAllowed).toBe(true);
+  it('production: probing only with --allow-production-load', async () => {
+    expect((await resolveSettings({ env: 'production' }, ENV, folder(CONFIG))).rateLimit.probingAllowed).toBe(false);
+    expect((await resolveSettings({ env: 'production', 'allow-production-load': true }, ENV, folder(CONFIG))).rateLimit.probingAllowed).toBe(true);
   });
 
-  it('embedded(): the emulator’s listeners become target and partners, with no ledger', () => {
-    const s = resolveSettings({}, {}, folder());
+  it('embedded(): the emulator’s listeners become target and partners, with no ledger', async () => {
+    const s = await resolveSettings({}, {}, folder());
     const t = (environment: string): Target => ({ environment, baseUrl: `https://127.0.0.1:1/${environment}`, credentials: { clientId: 'id', clientSecret: 'secret' }, emulated: true });
     const e = embedded(s, [t('sandbox'), t('production')]);
     expect(e.target.environment).toBe('sandbox');
@@ -68,28 +68,28 @@ describe('resolveSettings: defaults', () => {
 describe('resolveSettings: credentials referenced, never read (k8s)', () => {
   const referenced = { credentialPlaceholder: 'referenced-from-secret' };
 
-  it('names the variables of the target’s credentials, and needs none of them set', () => {
-    const s = resolveSettings({}, {}, folder(CONFIG), referenced);
+  it('names the variables of the target’s credentials, and needs none of them set', async () => {
+    const s = await resolveSettings({}, {}, folder(CONFIG), referenced);
     expect(s.credentialVariables).toEqual({ clientId: 'SB_ID', clientSecret: 'SB_SECRET' });
     expect(s.target?.credentials).toEqual({ clientId: 'referenced-from-secret', clientSecret: 'referenced-from-secret' });
   });
 
-  it('never takes a value from the environment, even when it is set', () => {
-    const s = resolveSettings({}, { ...ENV, CES_CLIENT_SECRET: 'ces-secret-value' }, folder(CONFIG), referenced);
+  it('never takes a value from the environment, even when it is set', async () => {
+    const s = await resolveSettings({}, { ...ENV, CES_CLIENT_SECRET: 'ces-secret-value' }, folder(CONFIG), referenced);
     expect(JSON.stringify(s)).not.toMatch(/secret-value|sb-id/);
   });
 
-  it('a credential that is not one whole ${VAR} falls back to CES_CLIENT_ID / CES_CLIENT_SECRET', () => {
-    expect(resolveSettings({ env: 'production' }, {}, folder(CONFIG), referenced).credentialVariables).toEqual({ clientId: 'CES_CLIENT_ID', clientSecret: 'CES_CLIENT_SECRET' });
+  it('a credential that is not one whole ${VAR} falls back to CES_CLIENT_ID / CES_CLIENT_SECRET', async () => {
+    expect((await resolveSettings({ env: 'production' }, {}, folder(CONFIG), referenced)).credentialVariables).toEqual({ clientId: 'CES_CLIENT_ID', clientSecret: 'CES_CLIENT_SECRET' });
   });
 
-  it('--base-url without a config takes CES_CLIENT_ID / CES_CLIENT_SECRET, as placeholders', () => {
-    const s = resolveSettings({ 'base-url': 'https://127.0.0.1:9' }, { CES_CLIENT_SECRET: 'ces-secret-value' }, folder(), referenced);
+  it('--base-url without a config takes CES_CLIENT_ID / CES_CLIENT_SECRET, as placeholders', async () => {
+    const s = await resolveSettings({ 'base-url': 'https://127.0.0.1:9' }, { CES_CLIENT_SECRET: 'ces-secret-value' }, folder(), referenced);
     expect(s.credentialVariables).toEqual({ clientId: 'CES_CLIENT_ID', clientSecret: 'CES_CLIENT_SECRET' });
     expect(s.target?.credentials.clientSecret).toBe('referenced-from-secret');
   });
 
-  it('without the placeholder an unset variable is still the error it always was', () => {
-    expect(() => resolveSettings({}, {}, folder(CONFIG))).toThrowError(/refers to \$\{SB_ID\}, which is not set/);
+  it('without the placeholder an unset variable is still the error it always was', async () => {
+    await expect(resolveSettings({}, {}, folder(CONFIG))).rejects.toThrowError(/refers to \$\{SB_ID\}, which is not set/);
   });
 });

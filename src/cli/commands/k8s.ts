@@ -32,7 +32,7 @@ export async function k8sCommand(options: Options, io: K8sCommandIo = {}): Promi
   // The manifests only reference the credentials, so they must not be required: every credential
   // variable (and CES_CLIENT_ID/SECRET for --base-url) stands for a placeholder, overriding any
   // real value, so no secret even reaches the settings.
-  const settings = resolveSettings(options, io.env ?? process.env, cwd, { credentialPlaceholder: 'referenced-from-secret' });
+  const settings = await resolveSettings(options, io.env ?? process.env, cwd, { credentialPlaceholder: 'referenced-from-secret' });
   for (const warning of settings.warnings) process.stderr.write(`ces-harness: warning: ${warning}\n`);
   const target = settings.target;
   if (target === null) {

@@ -1,0 +1,58 @@
+// What the built CLI loads before it knows the command: `--help`, a usage error and `serve` must
+// not pay for undici, zod, yaml, the checks or k6 (each command imports its own modules lazily);
+// and `check` without a config file pays for no config parser (yaml, zod).
+// Read from the bundle itself, since the bundle, not the sources, is what node loads at start-up.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findProjectRoot } from '../../src/fs/project-root.js';
+import { runCli } from '../helpers/cli.js';
+
+const dist = join(findProjectRoot(), 'dist');
+
+/** Static `import … from "…"` (and `import "…"`) specifiers of one bundle file; not `import("…")`. */
+const staticImports = (text: string): string[] => [...text.matchAll(/^\s*(?:import|export)\b[^;(]*?['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
+
+/** Every module loaded when `file` is, following the bundle's own chunks; packages and node: by name. */
+function loadedAtStart(file: string, seen = new Set<string>()): Set<string> {
+  for (const spec of staticImports(readFileSync(join(dist, file), 'utf8'))) {
+    if (seen.has(spec)) continue;
+    seen.add(spec);
+    if (spec.startsWith('./')) loadedAtStart(spec.slice(2), seen);
+  }
+  return seen;
+}
+
+/** The chunk cli.js imports lazily for a command module (`./commands/check.js` → check-HASH.js). */
+function lazyChunk(name: string): string {
+  const found = new RegExp(`import\\(\\s*['"]\\./(${name}-[A-Z0-9]+\\.js)['"]`).exec(readFileSync(join(dist, 'cli.js'), 'utf8'));
+  if (!found) throw new Error(`cli.js imports no ${name} chunk; rebuild with node scripts/build.mjs`);
+  return found[1]!;
+}
+
+describe('CLI start-up', () => {
+  it('loads no HTTP client, config parser, check or k6 module before a command asks for it', () => {
+    const loaded = [...loadedAtStart('cli.js')];
+    const packages = loaded.filter((s) => !s.startsWith('./') && !s.startsWith('node:'));
+    expect(packages).toEqual([]);
+    // The commands' own chunks are reached only through import(); their names carry the module's.
+    expect(loaded.filter((s) => /\/(check|target-job|load|ratelimit|serve|k8s)-[A-Z0-9]+\.js$/.test(s))).toEqual([]);
+  });
+
+  it('check loads undici, and the config parser only when a config file is read', () => {
+    const loaded = new Set([...loadedAtStart(lazyChunk('target-job')), ...loadedAtStart(lazyChunk('check'))]);
+    expect(loaded.has('undici')).toBe(true);
+    expect(loaded.has('yaml')).toBe(false);
+    expect(loaded.has('zod')).toBe(false);
+  });
+
+  it('still finds each command through its lazy import', async () => {
+    const help = await runCli(['check', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/--only/);
+    const unknown = await runCli(['check', '--only', 'no.such-check']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown check no\.such-check/);
+  });
+});

@@ -1,0 +1,55 @@
+// The check context makes the target's HTTP client on first use: building one costs a trust store
+// (~20 ms of CPU), which a run of only tls.* checks never needs. Counted here by construction.
+
+import { describe, expect, it, vi } from 'vitest';
+import type { Target } from '../../src/config/target.js';
+import { Redactor } from '../../src/http/redact.js';
+import { Ledger } from '../../src/runner/ledger.js';
+
+const made = vi.hoisted(() => ({ clients: 0 }));
+vi.mock('../../src/http/service-client.js', async (original) => {
+  const real = await original<typeof import('../../src/http/service-client.js')>();
+  class CountedClient extends real.ServiceClient {
+    constructor(...args: ConstructorParameters<typeof real.ServiceClient>) {
+      super(...args);
+      made.clients++;
+    }
+  }
+  return { ...real, ServiceClient: CountedClient };
+});
+const { createContext } = await import('../../src/runner/context.js');
+
+const target: Target = { environment: 'sandbox', baseUrl: 'https://127.0.0.1:9', credentials: { clientId: 'ces-id', clientSecret: 'ces-secret-value' } };
+
+function open() {
+  return createContext({
+    target,
+    others: [],
+    expect: { tokenLifetimeS: 8, expiryWaitS: 0, clockToleranceS: 2 },
+    business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
+    rateLimit: { endpoint: 'tokens.validate', maxRps: 1, maxRequests: 1, recoveryWaitS: 0, probingAllowed: false },
+    ledger: Ledger.disabled(),
+    redactor: new Redactor(),
+  });
+}
+
+describe('check context', () => {
+  it('makes no HTTP client until a check uses one, then one for the target, reused', async () => {
+    made.clients = 0;
+    const { ctx, close } = open();
+    // What a tls.* check and the runner read: the target, the redactor.
+    expect(ctx.target.baseUrl).toBe(target.baseUrl);
+    expect(ctx.redactor.text('ces-secret-value')).not.toContain('ces-secret-value');
+    expect(made.clients).toBe(0);
+    expect(ctx.http).toBe(ctx.http);
+    expect(made.clients).toBe(1);
+    await close();
+  });
+
+  it('closes without ever having made a client', async () => {
+    made.clients = 0;
+    const { close } = open();
+    await close();
+    expect(made.clients).toBe(0);
+  });
+});
