@@ -75,16 +75,23 @@ export class ServiceClient {
     const sentAt = Date.now();
     const started = performance.now();
     const timeout = options.timeoutMs ?? this.opts.timeoutMs;
-    const res = await request(this.target.baseUrl + path, {
-      method: method as Dispatcher.HttpMethod,
-      headers,
-      body,
-      dispatcher: this.dispatcher,
-      headersTimeout: timeout,
-      bodyTimeout: timeout,
-      signal: AbortSignal.timeout(timeout),
-    });
-    const { text, truncated } = await readCapped(res.body, this.opts.bodyCapBytes);
+    let res: Dispatcher.ResponseData;
+    let text: string;
+    let truncated: boolean;
+    try {
+      res = await request(this.target.baseUrl + path, {
+        method: method as Dispatcher.HttpMethod,
+        headers,
+        body,
+        dispatcher: this.dispatcher,
+        headersTimeout: timeout,
+        bodyTimeout: timeout,
+        signal: AbortSignal.timeout(timeout),
+      });
+      ({ text, truncated } = await readCapped(res.body, this.opts.bodyCapBytes));
+    } catch (err) {
+      throw answerTimeout(err, label, timeout) ?? err;
+    }
     const durationMs = performance.now() - started;
     const answerHeaders = flattenHeaders(res.headers);
     this.answers++;
@@ -172,4 +179,18 @@ export class ServiceClient {
   async close(): Promise<void> {
     await this.dispatcher.close();
   }
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/**
+ * A request the service never finished answering, said as such: undici's and AbortSignal's own
+ * wording ("The operation was aborted due to timeout") names neither the request nor the limit.
+ */
+function answerTimeout(err: unknown, label: string, timeoutMs: number): NodeJS.ErrnoException | undefined {
+  const e = err as { name?: string; code?: string };
+  if (e?.name !== 'TimeoutError' && !TIMEOUT_CODES.has(e?.code ?? '')) return undefined;
+  const timedOut: NodeJS.ErrnoException = new Error(`${label} got no complete answer within ${timeoutMs / 1000} s`);
+  timedOut.code = 'ETIMEDOUT';
+  return timedOut;
 }
