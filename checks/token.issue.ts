@@ -1,5 +1,6 @@
 import { fail, pass, type Check } from '../src/runner/check.js';
-import { cameBack, isJsonObject, isSuccess } from '../src/runner/expect.js';
+import { cameBack, isSuccess } from '../src/runner/expect.js';
+import { isJsonObject } from '../src/spec/json-object.js';
 
 export const check: Check = {
   id: 'token.issue',

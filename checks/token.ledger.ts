@@ -1,9 +1,10 @@
 import { fail, pass, skip, type Check } from '../src/runner/check.js';
 import type { Evidence } from '../src/report/model.js';
 import { fingerprint } from '../src/http/redact.js';
-import { cameBack, edgeAllowance, isJsonObject, unauthorizedProblem, WANTS_401 } from '../src/runner/expect.js';
+import { cameBack, edgeAllowance, unauthorizedProblem, WANTS_401 } from '../src/runner/expect.js';
 import { epochSeconds } from '../src/spec/expires-at.js';
 import { acceptanceIsLate, certainlyExpiredFromMs, certainlyValidUntilMs, positionOf, refusalIsEarly } from '../src/time/expiry-edges.js';
+import { isJsonObject } from '../src/spec/json-object.js';
 
 // Bounded so a ledger that grew over months never turns a run into a flood of requests.
 const MAX_PER_KIND = 5;

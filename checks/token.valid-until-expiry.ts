@@ -1,6 +1,7 @@
 import { fail, pass, skip, type Check } from '../src/runner/check.js';
-import { cameBack, edgeAllowance, isJsonObject } from '../src/runner/expect.js';
+import { cameBack, edgeAllowance } from '../src/runner/expect.js';
 import { describeAllowance, refusalIsEarly } from '../src/time/expiry-edges.js';
+import { isJsonObject } from '../src/spec/json-object.js';
 
 export const check: Check = {
   id: 'token.valid-until-expiry',

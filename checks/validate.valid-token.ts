@@ -1,6 +1,7 @@
 import { fail, pass, type Check } from '../src/runner/check.js';
 import type { Exchange } from '../src/http/exchange.js';
-import { cameBack, isJsonObject } from '../src/runner/expect.js';
+import { cameBack } from '../src/runner/expect.js';
+import { isJsonObject } from '../src/spec/json-object.js';
 
 export const check: Check = {
   id: 'validate.valid-token',

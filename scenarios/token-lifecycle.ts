@@ -14,13 +14,14 @@ import http from 'k6/http';
 import type { Scenario } from 'k6/options';
 import { UNAUTHORIZED } from '../src/spec/error-body.js';
 import { readConfig } from './lib/config';
-import { isErrorBody, isObject, jsonBody, postTokens, validateToken } from './lib/endpoints';
+import { isErrorBody, jsonBody, postTokens, validateToken } from './lib/endpoints';
 import { counter } from './lib/metrics';
 import { scenarioOptions, secs } from './lib/options';
 import { settle, withRetry } from './lib/retry';
 import { summaryHandler } from './lib/summary';
 import { certainlyExpiredFromMs, positionOf } from '../src/time/expiry-edges';
 import { credentialsOf, edgeAllowanceOf, issueToken, parseToken } from './lib/tokens';
+import { isJsonObject } from '../src/spec/json-object.js';
 
 const cfg = readConfig();
 
@@ -136,7 +137,7 @@ export function expiry(): void {
   check(fresh.res, {
     '/tokens/validate with a fresh token returns 200 {valid: true, message} (§4.3)': (r) => {
       const body = jsonBody(r);
-      return r.status === 200 && isObject(body) && body.valid === true && typeof body.message === 'string';
+      return r.status === 200 && isJsonObject(body) && body.valid === true && typeof body.message === 'string';
     },
   });
 

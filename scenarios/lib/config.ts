@@ -5,6 +5,7 @@
 
 import { SCENARIO_DEFAULTS, SCENARIO_ENV as ENV, RATE_PROFILES, type Backoff, type RateProfile, type ScenarioBasics } from '../../src/k6/contract.js';
 import { HTTP_METHODS, RATE_LIMIT_ENDPOINTS, type BusinessCall, type BusinessCalls, type HttpMethod, type RateLimitEndpoint } from '../../src/spec/endpoints.js';
+import { isJsonObject } from '../../src/spec/json-object.js';
 
 export type ThresholdOverrides = Record<string, Array<string | { threshold: string; abortOnFail?: boolean; delayAbortEval?: string }>>;
 
@@ -55,11 +56,10 @@ function json(name: string): unknown {
   }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function businessCall(value: unknown, key: keyof BusinessCalls): BusinessCall {
   if (value === undefined) return { method: 'POST', body: {} };
-  if (!isObject(value)) throw new Error(`${ENV.business}.${key} must be an object {method, body}`);
+  if (!isJsonObject(value)) throw new Error(`${ENV.business}.${key} must be an object {method, body}`);
   const method = String(value.method ?? 'POST').toUpperCase() as HttpMethod;
   if (!(HTTP_METHODS as readonly string[]).includes(method)) throw new Error(`${ENV.business}.${key}.method must be one of ${HTTP_METHODS.join(', ')}`);
   return { method, body: value.body === undefined ? {} : value.body };
@@ -67,19 +67,19 @@ function businessCall(value: unknown, key: keyof BusinessCalls): BusinessCall {
 
 function business(): BusinessCalls {
   const v = json(ENV.business);
-  if (v !== undefined && !isObject(v)) throw new Error(`${ENV.business} must be a JSON object {evaluation, ach_transactions}`);
+  if (v !== undefined && !isJsonObject(v)) throw new Error(`${ENV.business} must be a JSON object {evaluation, ach_transactions}`);
   return { evaluation: businessCall(v?.evaluation, 'evaluation'), ach_transactions: businessCall(v?.ach_transactions, 'ach_transactions') };
 }
 
 function thresholdOverrides(): ThresholdOverrides {
   const v = json(ENV.thresholds);
   if (v === undefined) return {};
-  if (!isObject(v)) throw new Error(`${ENV.thresholds} must be a JSON object of metric → [expression, …]`);
+  if (!isJsonObject(v)) throw new Error(`${ENV.thresholds} must be a JSON object of metric → [expression, …]`);
   const out: ThresholdOverrides = {};
   for (const [metric, list] of Object.entries(v)) {
     const items = Array.isArray(list) ? list : [list];
     for (const item of items) {
-      const ok = typeof item === 'string' || (isObject(item) && typeof item.threshold === 'string');
+      const ok = typeof item === 'string' || (isJsonObject(item) && typeof item.threshold === 'string');
       if (!ok) throw new Error(`${ENV.thresholds}["${metric}"] must be a list of expressions such as "p(95)<500"`);
     }
     out[metric] = items as ThresholdOverrides[string];

@@ -77,7 +77,6 @@ export function jsonBody(res: Res): unknown {
   }
 }
 
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** §7: an error body is a JSON object with a string `error` (and, when given, exactly that text). */
 export function isErrorBody(res: Res, text?: string): boolean {

@@ -6,10 +6,12 @@ import crypto from 'k6/crypto';
 import { certainlyExpiredFromMs, refusalIsEarly, type EdgeAllowance } from '../../src/time/expiry-edges';
 import type { ScenarioConfig } from './config';
 import type { Credentials } from '../../src/spec/credentials.js';
-import { isObject, jsonBody, postTokens, type CallOptions, type Res } from './endpoints';
+import { jsonBody, postTokens, type CallOptions, type Res } from './endpoints';
 import { counter } from './metrics';
 import type { SummaryData } from './summary';
 import { withRetry, type Outcome } from './retry';
+import { isJsonObject } from '../../src/spec/json-object.js';
+import { fingerprintOfSha256 } from '../../src/spec/token-fingerprint.js';
 
 /** A 401 for a token while the service certainly still owed it validity (§3): a finding, and a threshold (count==0). */
 export const tokenRefusedBeforeExpiry = counter('token_refused_before_expiry');
@@ -31,13 +33,13 @@ export interface IssuedToken {
   fingerprint: string;
 }
 
-export const fingerprint = (token: string): string => `sha256:${crypto.sha256(token, 'hex').slice(0, 12)}`;
+export const fingerprint = (token: string): string => fingerprintOfSha256(crypto.sha256(token, 'hex'));
 
 /** §2, §4.1: {token: string, expires_at: integer, token_type: "Bearer"}, else undefined. */
 export function parseToken(res: Res): IssuedToken | undefined {
   if (res.status !== 200) return undefined;
   const body = jsonBody(res);
-  if (!isObject(body)) return undefined;
+  if (!isJsonObject(body)) return undefined;
   const { token, expires_at: expiresAt, token_type: type } = body;
   if (typeof token !== 'string' || token === '' || !Number.isInteger(expiresAt) || type !== 'Bearer') return undefined;
   return { value: token, expiresAt: expiresAt as number, fingerprint: fingerprint(token) };

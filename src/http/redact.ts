@@ -7,7 +7,7 @@
 
 import { basicAuthEncodingsOf, encodingsOf } from './redact/encodings.js';
 import { fingerprint, isRedactionMark, REDACTED } from './redact/fingerprint.js';
-import { redactStructure, type CredentialKind } from './redact/structure.js';
+import { escapeRegExp, redactStructure, type CredentialKind } from './redact/structure.js';
 
 export { fingerprint } from './redact/fingerprint.js';
 
@@ -25,8 +25,6 @@ interface Form {
   /** Short forms only match standing alone. */
   pattern?: RegExp;
 }
-
-const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export class Redactor {
   /** Secrets the run was given (configuration), with their forms: what an echo is judged by. */

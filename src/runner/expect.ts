@@ -8,6 +8,7 @@ import type { ServiceClient } from '../http/service-client.js';
 import { errorTextOf, UNAUTHORIZED } from '../spec/error-body.js';
 import type { EdgeAllowance } from '../time/expiry-edges.js';
 import type { Expectations } from '../config/check-settings.js';
+import { isJsonObject } from '../spec/json-object.js';
 
 export const WANTS_401 = '§7 wants 401 `{"error":"unauthorized"}`';
 
@@ -57,7 +58,6 @@ export async function handedOutTokenNote(http: ServiceClient, ex: Exchange): Pro
 
 export const isSuccess = (ex: Pick<Exchange, 'status'>) => ex.status >= 200 && ex.status < 300;
 
-export const isJsonObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** The uncertainty every time edge is judged with (src/time/expiry-edges.ts): --clock-tolerance is the skew. */
 export const edgeAllowance = (expect: Pick<Expectations, 'clockToleranceS'>): EdgeAllowance => ({ clockSkewS: expect.clockToleranceS });

@@ -76,3 +76,14 @@ describe('error body (§7: a JSON object with a string `error`)', () => {
     expect(errorTextOf(body)).toBe(text);
   });
 });
+
+describe('token fingerprint', () => {
+  it('is tk_ and the first 8 hex digits of SHA-256, the one name Node and k6 both give a token', async () => {
+    const { fingerprint } = await import('../../src/http/redact/fingerprint.js');
+    const { fingerprintOfSha256, TOKEN_FINGERPRINT } = await import('../../src/spec/token-fingerprint.js');
+    // SHA-256("abc") = ba7816bf 8f01cfea …
+    expect(fingerprint('abc')).toBe('tk_ba7816bf');
+    expect(fingerprintOfSha256('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')).toBe('tk_ba7816bf');
+    expect(TOKEN_FINGERPRINT.test(fingerprint('any token at all'))).toBe(true);
+  });
+});

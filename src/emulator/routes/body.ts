@@ -12,5 +12,3 @@ export function parseJsonBody(raw: Buffer): unknown {
   }
 }
 
-export const isJsonObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);

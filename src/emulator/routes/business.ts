@@ -3,7 +3,7 @@
 
 import { checkBearer } from '../bearer.js';
 import { invalidRequest, json } from '../replies.js';
-import { isJsonObject } from './body.js';
+import { isJsonObject } from '../../spec/json-object.js';
 import type { BusinessEndpoint } from '../../spec/endpoints.js';
 import type { Ctx, Reply } from '../types.js';
 

@@ -4,11 +4,12 @@
 import { tokenOwner } from '../bearer.js';
 import { methodNotAllowed, notFound } from '../replies.js';
 import type { Ctx, Reply, RouteName } from '../types.js';
-import { isJsonObject, parseJsonBody } from './body.js';
+import { parseJsonBody } from './body.js';
 import { business } from './business.js';
 import { health } from './health.js';
 import { tokens } from './tokens.js';
 import { validate } from './validate.js';
+import { isJsonObject } from '../../spec/json-object.js';
 
 interface Route {
   name: RouteName;

@@ -16,7 +16,7 @@ export type Mark = (value: string, kind: CredentialKind) => string;
 const SECRET_NAMES = /secret|password|api_?key/i;
 const kindOfName = (name: string): CredentialKind => (SECRET_NAMES.test(name) ? 'secret' : 'token');
 
-const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+export const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const NAMES = CREDENTIAL_NAMES.map(escapeRegExp).join('|');
 const FIELD_NAMES = [...CREDENTIAL_FIELDS].map(escapeRegExp).join('|');
 const HEADER_NAMES = [...CREDENTIAL_HEADERS].map(escapeRegExp).join('|');
