@@ -56,7 +56,7 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
     name,
     credentials: credentials[i] ?? generateCredentials(name),
     store: new TokenStore(),
-    limiter: new RateLimiter(opts.rateLimit.rps, opts.rateLimit.burst),
+    limiter: RateLimiter.bucket(opts.rateLimit.rps, opts.rateLimit.burst),
     ttlS: opts.tokenTtlS,
     seq: 0,
   }));

@@ -6,7 +6,7 @@ import { start, tokenOf, type Running } from './support/client.js';
 
 describe('RateLimiter', () => {
   it('admits a burst, then refills at rps without timers', () => {
-    const limiter = new RateLimiter(2, 3);
+    const limiter = RateLimiter.bucket(2, 3);
     const t = 1_000_000;
     expect([1, 2, 3].map(() => limiter.take('a', t).ok)).toEqual([true, true, true]);
     expect(limiter.take('a', t)).toEqual({ ok: false, retryAfterS: 1 });
@@ -17,7 +17,7 @@ describe('RateLimiter', () => {
   });
 
   it('says how many whole seconds until one request fits, at least 1', () => {
-    const slow = new RateLimiter(0.25, 1);
+    const slow = RateLimiter.bucket(0.25, 1);
     expect(slow.take('a', 0).ok).toBe(true);
     expect(slow.take('a', 0)).toEqual({ ok: false, retryAfterS: 4 });
     expect(slow.take('a', 1_000)).toEqual({ ok: false, retryAfterS: 3 });
@@ -26,7 +26,7 @@ describe('RateLimiter', () => {
   });
 
   it('never holds more than the burst, and survives a clock going backwards', () => {
-    const limiter = new RateLimiter(10, 2);
+    const limiter = RateLimiter.bucket(10, 2);
     limiter.take('a', 0);
     const afterIdle = [0, 1, 2].map(() => limiter.take('a', 1_000_000).ok);
     expect(afterIdle).toEqual([true, true, false]);
@@ -34,7 +34,7 @@ describe('RateLimiter', () => {
   });
 
   it('is off with rps 0', () => {
-    const off = new RateLimiter(0, 0);
+    const off = RateLimiter.bucket(0, 0);
     for (let i = 0; i < 1_000; i++) expect(off.take('a', 0).ok).toBe(true);
   });
 });

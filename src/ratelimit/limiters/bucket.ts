@@ -1,0 +1,33 @@
+// A token bucket, refilled lazily from the elapsed time when a request arrives: no timers, and an
+// idle client costs nothing. A leaky bucket as nginx's `limit_req` runs it admits the same requests.
+
+import type { BucketModel, LimitDecision, Limiter } from './model.js';
+
+export class BucketLimiter implements Limiter {
+  private tokens: number;
+  private lastMs: number | null = null;
+  private readonly rate: number;
+  private readonly capacity: number;
+
+  /** A capacity below 1 could never admit anyone, so it is raised to 1. */
+  constructor(model: Pick<BucketModel, 'rate_rps' | 'burst'>) {
+    this.rate = model.rate_rps;
+    this.capacity = Math.max(1, model.burst);
+    this.tokens = this.capacity;
+  }
+
+  take(nowMs: number): LimitDecision {
+    if (this.lastMs !== null) {
+      // A clock moved backwards (tests may do that) must not drain or overfill the bucket.
+      const elapsedS = Math.max(0, nowMs - this.lastMs) / 1000;
+      this.tokens = Math.min(this.capacity, this.tokens + elapsedS * this.rate);
+    }
+    this.lastMs = Math.max(this.lastMs ?? nowMs, nowMs);
+    if (this.tokens >= 1) {
+      this.tokens -= 1;
+      return { ok: true };
+    }
+    // Truthful Retry-After: the whole seconds until one token has dripped back, never 0.
+    return { ok: false, retryAfterS: Math.max(1, Math.ceil((1 - this.tokens) / this.rate)) };
+  }
+}

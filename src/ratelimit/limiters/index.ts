@@ -1,0 +1,19 @@
+// One limiter for one client, from a model. Everything that enforces or replays a limit goes through here.
+
+import { BucketLimiter } from './bucket.js';
+import { FixedWindowLimiter } from './fixed-window.js';
+import type { Limiter, LimiterModel } from './model.js';
+import { SlidingWindowLimiter } from './sliding-window.js';
+
+export * from './model.js';
+
+export function createLimiter(model: LimiterModel): Limiter {
+  switch (model.kind) {
+    case 'bucket':
+      return new BucketLimiter(model);
+    case 'fixed-window':
+      return new FixedWindowLimiter(model);
+    case 'sliding-window':
+      return new SlidingWindowLimiter(model);
+  }
+}
