@@ -1,10 +1,8 @@
 // HTTPS_PROXY / NO_PROXY, as corporate CI sets them, against a real CONNECT proxy on loopback (a
-// few lines of node:http below: it tunnels bytes and records what it was asked). The client and
+// few lines of node:http in test/helpers/connect-proxy.ts: it tunnels bytes and records what it was asked). The client and
 // the preflight go through it, keep trusting exactly the target's CA inside the tunnel, never show
 // the proxy a credential, and bypass it for NO_PROXY hosts.
 
-import { createServer, type Server } from 'node:http';
-import { connect as tcpConnect, type Socket } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,57 +13,7 @@ import { ServiceClient } from '../../src/http/service-client.js';
 import { proxyFor } from '../../src/http/proxy.js';
 import type { Target } from '../../src/config/target.js';
 import { runCli } from '../helpers/cli.js';
-
-interface ConnectProxy {
-  url: string;
-  /** The authority of every CONNECT, in order. */
-  connects: string[];
-  /** The Proxy-Authorization of every CONNECT ('' when none). */
-  auth: string[];
-  /** Every byte that passed the tunnel, both ways, as latin1. */
-  traffic(): string;
-  close(): Promise<void>;
-}
-
-/** A CONNECT-only forward proxy; `refuse` answers every CONNECT with that status instead. */
-async function startConnectProxy(refuse?: number): Promise<ConnectProxy> {
-  const connects: string[] = [];
-  const auth: string[] = [];
-  const chunks: Buffer[] = [];
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((_req, res) => res.writeHead(405).end());
-  server.on('connect', (req, client: Socket, head: Buffer) => {
-    connects.push(req.url ?? '');
-    auth.push(req.headers['proxy-authorization'] ?? '');
-    sockets.add(client);
-    client.on('error', () => client.destroy());
-    if (refuse) return client.end(`HTTP/1.1 ${refuse} Refused\r\ncontent-length: 0\r\n\r\n`);
-    const [host, port] = [req.url!.slice(0, req.url!.lastIndexOf(':')), Number(req.url!.slice(req.url!.lastIndexOf(':') + 1))];
-    // Loopback only: this proxy never opens a connection anywhere else.
-    if (host !== '127.0.0.1' && host !== 'localhost') return client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
-    const upstream = tcpConnect({ host: '127.0.0.1', port }, () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length) upstream.write(head);
-      client.on('data', (d: Buffer) => chunks.push(d));
-      upstream.on('data', (d: Buffer) => chunks.push(d));
-      client.pipe(upstream).pipe(client);
-    });
-    sockets.add(upstream);
-    upstream.on('error', () => client.destroy());
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    connects,
-    auth,
-    traffic: () => Buffer.concat(chunks).toString('latin1'),
-    close: () => {
-      for (const s of sockets) s.destroy();
-      return new Promise((r) => server.close(() => r()));
-    },
-  };
-}
+import { startConnectProxy, type ConnectProxy } from '../helpers/connect-proxy.js';
 
 let emulator: Emulator;
 let proxy: ConnectProxy;
