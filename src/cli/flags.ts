@@ -210,6 +210,6 @@ function wrapped(values: readonly string[], width: number): string[] {
   return lines;
 }
 
-/** The number flags and their ranges, for the README's table. */
+/** The number flags and their ranges, for the table in docs/configuration.md. */
 export const flagRanges = (): Array<{ flag: string; range: NumberRange }> =>
   Object.entries(FLAGS).flatMap(([name, spec]) => ('range' in spec ? [{ flag: `--${name}`, range: spec.range }] : []));

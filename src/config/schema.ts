@@ -10,7 +10,7 @@ const ranged = (r: NumberRange) =>
   z
     .number()
     .refine((n) => inRange(r, n), { error: (issue) => `must be ${rangeText(r)}, got ${String(issue.input)}` })
-    // Read back by configRanges, for the README's table of ranges.
+    // Read back by configRanges, for the table of ranges in docs/configuration.md.
     .meta({ range: r });
 
 const environment = z

@@ -1,6 +1,6 @@
 // `ces-harness checks`: the check catalogue as a person or a script reads it, so the values of
-// --only and --skip can be found without opening the README. Plain text by default, one JSON
-// array with --json (the same fields the README table shows).
+// --only and --skip can be found without opening the docs. Plain text by default, one JSON
+// array with --json (the same fields as the table in docs/checks.md).
 
 import { CHECKS } from '../../../checks/index.js';
 import { specLabel } from '../../report/model.js';
