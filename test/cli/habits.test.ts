@@ -2,7 +2,7 @@
 // --help, a list of the check ids (also as JSON), and the everyday load settings as flags that win
 // over the config file the way every other flag does.
 
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +11,11 @@ import { COMMANDS } from '../../src/cli/flags.js';
 import { FAULTS } from '../../src/emulator/faults/index.js';
 import { resolveSettings } from '../../src/config/resolve.js';
 import { VERSION } from '../../src/version.js';
+import type { Report } from '../../src/report/model.js';
 import { runCli } from '../helpers/cli.js';
+import { realK6 } from '../k6/support.js';
+
+const k6 = await realK6();
 
 describe('help and version on every command', () => {
   it.each(Object.keys(COMMANDS))('%s: -h and --help print its usage and exit 0; -V prints the version', async (command) => {
@@ -109,4 +113,18 @@ load: { rate: 7, duration_s: 12, vus: 3 }
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/request_timeout_s.*must be a number of seconds from 0.5 to 600, got 9000/);
   });
+});
+
+describe.skipIf(!k6)('load flags reach k6 (real k6, built-in emulator)', () => {
+  it('--duration 2 --rate 2 --vus 1: a short, light throughput run', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'ces-habits-load-'));
+    const dir = join(cwd, 'report');
+    const res = await runCli(['load', '--scenario', 'throughput', '--duration', '2', '--rate', '2', '--vus', '1', '--report-dir', dir], { cwd, env: { K6_BINARY: k6!.path }, timeoutMs: 120_000 });
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    expect(res.stderr).toMatch(/throughput \(2 s\)/);
+    const scenario = (JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as Report).load!.scenarios[0]!;
+    // 2 s at 2 arrivals/s: a handful of calls, where the defaults (10 s at 20/s) make hundreds.
+    expect(scenario.requests).toBeGreaterThan(0);
+    expect(scenario.requests).toBeLessThan(60);
+  }, 150_000);
 });
