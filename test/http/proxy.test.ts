@@ -7,7 +7,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createServer as createHttpsServer } from 'node:https';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
+import { createTestPki } from '../tls/pki.js';
 import { Redactor } from '../../src/http/redact.js';
 import { ServiceClient } from '../../src/http/service-client.js';
 import { proxyFor } from '../../src/http/proxy.js';
@@ -74,6 +76,29 @@ describe('the HTTP client and HTTPS_PROXY', () => {
     expect(proxyFor(emulator.url, { HTTPS_PROXY: proxy.url, NO_PROXY: 'example.test,.internal' })).toBe(proxy.url);
     expect(proxyFor('https://api.corp.example.test', { HTTPS_PROXY: proxy.url, NO_PROXY: '.example.test' })).toBeUndefined();
     expect(proxyFor('https://api.corp.example.test', { HTTPS_PROXY: proxy.url, NO_PROXY: 'corp.example.test' })).toBeUndefined();
+  });
+});
+
+describe('a redirect met through the proxy', () => {
+  it('is not followed: the credentials go nowhere but the target, and the proxy tunnels only to it', async () => {
+    const pki = createTestPki();
+    const hits: string[] = [];
+    // Where the redirect points: it must never see a request.
+    const elsewhere = createHttpsServer({ key: pki.keyPem, cert: pki.certPem }, (req, res) => (hits.push(req.url ?? ''), res.end()));
+    await new Promise<void>((r) => elsewhere.listen(0, '127.0.0.1', r));
+    const elsewhereUrl = `https://127.0.0.1:${(elsewhere.address() as { port: number }).port}/tokens`;
+    const redirecting = createHttpsServer({ key: pki.keyPem, cert: pki.certPem }, (req, res) => (req.resume(), res.writeHead(307, { location: elsewhereUrl }).end()));
+    await new Promise<void>((r) => redirecting.listen(0, '127.0.0.1', r));
+    const baseUrl = `https://127.0.0.1:${(redirecting.address() as { port: number }).port}`;
+    const client = new ServiceClient({ ...target, baseUrl, caPem: pki.caPem }, { redactor: new Redactor(), env: { HTTPS_PROXY: proxy.url } });
+    try {
+      expect((await client.issueToken()).status).toBe(307);
+      expect(hits).toEqual([]);
+      expect(proxy.connects).toEqual([new URL(baseUrl).host]);
+    } finally {
+      await client.close();
+      for (const s of [elsewhere, redirecting]) (s.closeAllConnections(), s.close());
+    }
   });
 });
 
