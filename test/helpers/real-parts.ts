@@ -1,4 +1,4 @@
-// The real parts some tests need beyond Node (Debian's Chromium, nginx, openssl, the k6 binary),
+// The real parts some tests need beyond Node (Debian's Chromium, nginx, openssl, stress-ng, k6),
 // whether each is here, and how to get it. A test that needs a missing part skips on a developer
 // machine (and fails on CI, where .ci/run installs them); test/setup/real-parts.ts says so at the
 // end of every run, so a skip is never silent.
@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { locateK6 } from '../../src/k6/locate.js';
 import { findProjectRoot } from '../../src/fs/project-root.js';
+import { STRESS_NG } from '../../bench/saturate.js';
 import { nginxMissing } from './nginx.js';
 
 export interface MissingPart {
@@ -27,6 +28,7 @@ export async function missingParts(env: NodeJS.ProcessEnv = process.env): Promis
   if (nginx) missing.push({ part: 'nginx', why: nginx.replace(/ \(.*\)$/, ''), fix: 'apt-get install nginx-light, or set NGINX_BINARY', tests: 'rate-limit discovery against nginx limit_req (test/ratelimit/nginx.test.ts)' });
   const openssl = env['OPENSSL_BINARY'] ?? 'openssl';
   if (spawnSync(openssl, ['version']).error) missing.push({ part: 'openssl', why: `${openssl} not found`, fix: 'apt-get install openssl, or set OPENSSL_BINARY', tests: 'openssl verify of the minted certificates (test/tls/certs/mint.test.ts)' });
+  if (!existsSync(STRESS_NG)) missing.push({ part: 'stress-ng', why: `not found at ${STRESS_NG}`, fix: 'apt-get install stress-ng', tests: 'check with the CPU saturated (test/integration/check-saturated.test.ts)' });
   try {
     await locateK6(env, findProjectRoot());
   } catch (err) {
