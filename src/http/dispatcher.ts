@@ -14,7 +14,7 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export const requestTimeoutMs = (target: Pick<Target, 'requestTimeoutS'>): number =>
   target.requestTimeoutS === undefined ? DEFAULT_TIMEOUT_MS : Math.round(target.requestTimeoutS * 1000);
 
-export function dispatcherFor(target: Pick<Target, 'baseUrl' | 'caPem' | 'requestTimeoutS'>, connections = 16, env: NodeJS.ProcessEnv = process.env): Dispatcher {
+export function dispatcherFor(target: Pick<Target, 'baseUrl' | 'caPem' | 'requestTimeoutS' | 'emulated'>, connections = 16, env: NodeJS.ProcessEnv = process.env): Dispatcher {
   // Passing `ca` replaces Node's bundled roots, so keep them and add the user's CA. Built once:
   // given as `ca`, tls.connect would parse the ~150 roots again for every new connection (about
   // 60 ms of blocked event loop each), which stalls every other request in the process and skews
@@ -22,7 +22,7 @@ export function dispatcherFor(target: Pick<Target, 'baseUrl' | 'caPem' | 'reques
   const secureContext = target.caPem ? createSecureContext({ ca: [...rootCertificates, target.caPem] }) : undefined;
   const tls = { ...(secureContext ? { secureContext } : {}), rejectUnauthorized: true, timeout: requestTimeoutMs(target) };
   const options = { connections, keepAliveTimeout: 10_000, connect: tls };
-  const proxy = proxyFor(target.baseUrl, env);
+  const proxy = proxyFor(target, env);
   if (proxy === undefined) return new Agent(options);
   // Corporate CI reaches the service only through its proxy. HTTPS goes through a CONNECT tunnel,
   // so the proxy sees the host and port and nothing else; the TLS inside the tunnel is ours and

@@ -9,9 +9,14 @@ const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
 const first = (env: NodeJS.ProcessEnv, ...names: string[]): string | undefined =>
   names.map((n) => env[n]?.trim()).find((v) => v !== undefined && v !== '');
 
-/** The proxy URL a request to `baseUrl` should go through, or undefined for a direct connection. */
-export function proxyFor(baseUrl: string, env: NodeJS.ProcessEnv): string | undefined {
-  const url = new URL(baseUrl);
+/**
+ * The proxy URL requests to the target should go through, or undefined for a direct connection.
+ * The built-in emulator is always reached directly: it listens on this machine's loopback, which
+ * a proxy cannot reach, and `npm start` must work in a shell that has HTTPS_PROXY set.
+ */
+export function proxyFor(target: { baseUrl: string; emulated?: boolean }, env: NodeJS.ProcessEnv): string | undefined {
+  if (target.emulated) return undefined;
+  const url = new URL(target.baseUrl);
   const httpProxy = first(env, 'http_proxy', 'HTTP_PROXY');
   // As undici and curl: an https URL without HTTPS_PROXY goes through HTTP_PROXY when there is one.
   const proxy = url.protocol === 'https:' ? (first(env, 'https_proxy', 'HTTPS_PROXY') ?? httpProxy) : httpProxy;

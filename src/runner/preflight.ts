@@ -66,7 +66,7 @@ export async function preflight(target: Target, options: { timeoutMs?: number; e
   const { host, port, servername } = hostAndPort(target.baseUrl);
   const attempt: Attempt = { baseUrl: target.baseUrl, host, ...(target.caFile ? { caFile: target.caFile } : {}), connected: false, timedOut: false, timeoutMs: options.timeoutMs ?? requestTimeoutMs(target) };
   // Through the proxy the environment names, as every request of the run will go (dispatcher.ts).
-  const proxy = proxyFor(target.baseUrl, options.env ?? process.env);
+  const proxy = proxyFor(target, options.env ?? process.env);
   let tunnel: Socket | undefined;
   if (proxy !== undefined) {
     tunnel = await openTunnel(proxy, host, port, attempt.timeoutMs).catch((err: TunnelError) => Promise.reject(proxyError(err, proxy, target.baseUrl)));

@@ -71,11 +71,21 @@ describe('the HTTP client and HTTPS_PROXY', () => {
     expect(proxy.connects).toEqual([]);
   });
 
+  it('the built-in emulator is always reached directly: a proxy cannot reach this machine’s loopback', async () => {
+    const client = new ServiceClient({ ...target, emulated: true }, { redactor: new Redactor(), env: { HTTPS_PROXY: proxy.url } });
+    try {
+      expect((await client.issueToken()).status).toBe(200);
+    } finally {
+      await client.close();
+    }
+    expect(proxy.connects).toEqual([]);
+  });
+
   it('NO_PROXY with another port, or another host, still proxies', async () => {
-    expect(proxyFor(emulator.url, { HTTPS_PROXY: proxy.url, NO_PROXY: '127.0.0.1:1' })).toBe(proxy.url);
-    expect(proxyFor(emulator.url, { HTTPS_PROXY: proxy.url, NO_PROXY: 'example.test,.internal' })).toBe(proxy.url);
-    expect(proxyFor('https://api.corp.example.test', { HTTPS_PROXY: proxy.url, NO_PROXY: '.example.test' })).toBeUndefined();
-    expect(proxyFor('https://api.corp.example.test', { HTTPS_PROXY: proxy.url, NO_PROXY: 'corp.example.test' })).toBeUndefined();
+    expect(proxyFor({ baseUrl: emulator.url }, { HTTPS_PROXY: proxy.url, NO_PROXY: '127.0.0.1:1' })).toBe(proxy.url);
+    expect(proxyFor({ baseUrl: emulator.url }, { HTTPS_PROXY: proxy.url, NO_PROXY: 'example.test,.internal' })).toBe(proxy.url);
+    expect(proxyFor({ baseUrl: 'https://api.corp.example.test' }, { HTTPS_PROXY: proxy.url, NO_PROXY: '.example.test' })).toBeUndefined();
+    expect(proxyFor({ baseUrl: 'https://api.corp.example.test' }, { HTTPS_PROXY: proxy.url, NO_PROXY: 'corp.example.test' })).toBeUndefined();
   });
 });
 
@@ -116,6 +126,13 @@ describe('ces-harness check behind a proxy', () => {
     // One tunnel for the preflight's handshake, at least one for the client's pool.
     expect(proxy.connects.length).toBeGreaterThanOrEqual(2);
     expect(new Set(proxy.connects)).toEqual(new Set([authority()]));
+  });
+
+  it('npm start in a shell with HTTPS_PROXY set: the built-in emulator is tested directly, exit 0', async () => {
+    const cwd = work();
+    const res = await runCli(['check', '--only', 'token.issue', '--report-dir', join(cwd, 'r')], { cwd, env: { HTTPS_PROXY: proxy.url } });
+    expect(res.code, res.stderr).toBe(0);
+    expect(proxy.connects).toEqual([]);
   });
 
   it('NO_PROXY naming the target: no CONNECT at all', async () => {
