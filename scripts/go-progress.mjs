@@ -23,7 +23,11 @@ export function goProgress(say, everyMs = 10_000) {
   let partial = '';
   let reported = '';
   const elapsed = () => `${Math.round((Date.now() - started) / 1000)} s`;
-  const counts = () => `${modules} module${modules === 1 ? '' : 's'} downloaded, ${packages} package${packages === 1 ? '' : 's'} compiled`;
+  // A warm Go cache compiles nothing and only links: say so rather than "0 packages compiled".
+  const counts = () =>
+    modules + packages === 0
+      ? "nothing downloaded or compiled (Go's caches have it), linking"
+      : `${modules} module${modules === 1 ? '' : 's'} downloaded, ${packages} package${packages === 1 ? '' : 's'} compiled`;
   const line = (text) => {
     const download = DOWNLOADING.exec(text);
     if (download) {
