@@ -8,12 +8,15 @@
 // reachable from locked-down CI runners that already allow Go. tools/k6/go.mod pins the version and
 // go.sum pins every dependency's hash, so the build is reproducible and cached by Go afterwards.
 //
-// Env: CES_SKIP_K6_PROVISION=1 skips everything; K6_BINARY names a k6 to use instead.
+// Env: CES_SKIP_K6_PROVISION=1 skips everything (a CI job that runs only `check` needs no k6);
+// K6_BINARY names a k6 to use instead; CES_K6_PROGRESS_EVERY_S sets how often the build reports
+// progress (default 10).
 
 import { execFile, spawn } from 'node:child_process';
 import { accessSync, constants, createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { delimiter, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { goProgress, isPackageLine } from './go-progress.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const TOOLS_MODULE_DIR = join(ROOT, 'tools', 'k6');
@@ -124,7 +127,7 @@ async function main() {
     complain(`the k6 built into ${shown(BIN_DIR)} reports ${built ? `v${built}` : 'no version'}, not v${PINNED_MINOR}.x; ${FIX}`);
     return;
   }
-  say(`built k6 v${built} at ${shown(join(BIN_DIR, EXE))} in ${Math.round((Date.now() - started) / 1000)} s`);
+  say(`built k6 v${built} at ${shown(join(BIN_DIR, EXE))} in ${Math.round((Date.now() - started) / 1000)} s (${result.counts})`);
 }
 
 /** `go install go.k6.io/k6/v2` inside the pinned tools module; the output goes to the log file. */
@@ -147,34 +150,45 @@ function goInstall() {
   // proxies/mirrors do not serve for go.k6.io/k6/v2.
   return new Promise((res) => {
     const log = createWriteStream(LOG_FILE);
-    const child = spawn('go', ['install', 'go.k6.io/k6/v2'], { cwd: TOOLS_MODULE_DIR, env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    // -v: go names each package as it compiles it, which goProgress counts (the log keeps them all).
+    const progress = goProgress(say, progressEveryMs());
+    const child = spawn('go', ['install', '-v', 'go.k6.io/k6/v2'], { cwd: TOOLS_MODULE_DIR, env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
     let output = '';
     const keep = (chunk) => {
       log.write(chunk);
+      progress.feed(chunk);
       if (output.length < 256 * 1024) output += chunk.toString();
     };
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
     const timer = setTimeout(() => child.kill('SIGTERM'), BUILD_TIMEOUT_MS);
     child.on('error', (err) => {
+      progress.stop();
       clearTimeout(timer);
       log.end();
       res({ ok: false, error: err.message });
     });
     child.on('close', (code, signal) => {
+      const counts = progress.stop();
       clearTimeout(timer);
       log.end();
-      if (code === 0) return res({ ok: true });
+      if (code === 0) return res({ ok: true, counts });
       if (signal) return res({ ok: false, error: `go install did not finish within ${BUILD_TIMEOUT_MS / 60_000} min (${signal})` });
       res({ ok: false, error: firstErrorLine(output) ?? `go install exited with status ${code}` });
     });
   });
 }
 
+/** CES_K6_PROGRESS_EVERY_S in ms; 10 s when unset or not a positive number. */
+function progressEveryMs() {
+  const seconds = Number(process.env.CES_K6_PROGRESS_EVERY_S);
+  return Number.isFinite(seconds) && seconds > 0 ? Math.max(100, seconds * 1000) : 10_000;
+}
+
 /** The line of Go's output that names the problem, skipping its progress lines and package headers. */
 function firstErrorLine(output) {
   const progress = /^(go: (downloading|finding|extracting|added|upgraded) |#)/;
-  const lines = output.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !progress.test(l));
+  const lines = output.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !progress.test(l) && !isPackageLine(l));
   // Go reports the failing module or command on a "go: …" line; compile errors have none.
   const line = lines.find((l) => l.startsWith('go: ')) ?? lines[0];
   return line === undefined ? undefined : line.length > 300 ? `${line.slice(0, 300)}…` : line;

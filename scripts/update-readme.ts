@@ -1,14 +1,9 @@
-// `npm run readme`: regenerates the README's check, fault and number-range tables from the catalogues.
+// `npm run readme`: regenerates the documentation's generated tables (checks and faults in
+// docs/checks.md, number ranges in docs/configuration.md) from the catalogues themselves.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { CHECKS } from '../checks/index.js';
 import { FAULTS } from '../src/emulator/faults/index.js';
-import { flagRanges } from '../src/cli/flags.js';
-import { configRanges } from '../src/config/schema.js';
-import { checksTable, faultsTable, MARKERS, rangesTable, replaceBetween } from '../src/docs/tables.js';
+import { GENERATED_PAGES, regenerated } from '../src/docs/generated.js';
 
-let readme = readFileSync('README.md', 'utf8');
-readme = replaceBetween(readme, MARKERS.checks, checksTable(CHECKS));
-readme = replaceBetween(readme, MARKERS.faults, faultsTable(FAULTS));
-readme = replaceBetween(readme, MARKERS.ranges, rangesTable(flagRanges(), configRanges()));
-writeFileSync('README.md', readme);
-process.stdout.write(`README.md: ${CHECKS.length} checks, ${FAULTS.length} faults\n`);
+for (const page of GENERATED_PAGES) writeFileSync(page.file, regenerated(page, readFileSync(page.file, 'utf8')));
+process.stdout.write(`${GENERATED_PAGES.map((p) => p.file).join(', ')}: ${CHECKS.length} checks, ${FAULTS.length} faults\n`);

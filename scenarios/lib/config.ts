@@ -25,6 +25,8 @@ export interface ScenarioConfig extends ScenarioBasics {
   backoff: Backoff;
   /** rate-limit's load shape: a spike above the limit (default), or a steady rate (the recommendation's proof). */
   rateProfile: RateProfile;
+  /** How long one request may take before k6 gives up on it (request_timeout_s). */
+  requestTimeoutS: number;
 }
 
 function raw(name: string): string | undefined {
@@ -120,5 +122,6 @@ export function readConfig(): ScenarioConfig {
       maxRetries: Math.round(num(ENV.maxRetries, d.backoff.maxRetries, 0)),
     },
     rateProfile: choice(ENV.rateProfile, RATE_PROFILES, d.rateProfile),
+    requestTimeoutS: num(ENV.requestTimeoutS, d.requestTimeoutS, 0.5),
   };
 }

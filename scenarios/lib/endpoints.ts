@@ -20,14 +20,13 @@ export interface CallOptions {
 
 const JSON_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json' };
 
-// Calls must not hang a VU past the scenario: a silent service shows up as failed requests.
-const REQUEST_TIMEOUT = '10s';
-
-function params(name: string, endpoint: string, opts: CallOptions, headers: Record<string, string>): Params & { responseType: 'text' } {
+// Calls must not hang a VU past the scenario: a silent service shows up as failed requests after
+// the run's request timeout (request_timeout_s, --request-timeout; 10 s by default).
+function params(cfg: ScenarioConfig, name: string, endpoint: string, opts: CallOptions, headers: Record<string, string>): Params & { responseType: 'text' } {
   const p: Params & { responseType: 'text' } = {
     headers,
     tags: { name, endpoint, ...opts.tags },
-    timeout: REQUEST_TIMEOUT,
+    timeout: `${Math.round(cfg.requestTimeoutS * 1000)}ms`,
     responseType: 'text',
   };
   // Only this request's expected statuses differ from the scenario-wide callback.
@@ -40,18 +39,18 @@ const bearer = (token: string) => ({ Authorization: `Bearer ${token}`, Accept: '
 /** §4.1: POST /tokens with {"token": {"client_id", "client_secret"}}. */
 export function postTokens(cfg: ScenarioConfig, creds: Credentials, opts: CallOptions = {}): Res {
   const body = JSON.stringify({ token: { client_id: creds.clientId, client_secret: creds.clientSecret } });
-  return http.post(`${cfg.baseUrl}/tokens`, body, params('POST /tokens', 'tokens.issue', opts, JSON_HEADERS));
+  return http.post(`${cfg.baseUrl}/tokens`, body, params(cfg, 'POST /tokens', 'tokens.issue', opts, JSON_HEADERS));
 }
 
 /** §4.2: no body and no credentials. */
 export function healthCheck(cfg: ScenarioConfig, opts: CallOptions = {}): Res {
-  return http.post(`${cfg.baseUrl}/tokens/health_check`, null, params('POST /tokens/health_check', 'tokens.health_check', opts, {}));
+  return http.post(`${cfg.baseUrl}/tokens/health_check`, null, params(cfg, 'POST /tokens/health_check', 'tokens.health_check', opts, {}));
 }
 
 /** §4.3: the method is not given by the spec (CES_VALIDATE_METHOD, default GET); no body. */
 export function validateToken(cfg: ScenarioConfig, token: string, opts: CallOptions = {}): Res {
   const method = cfg.validateMethod;
-  return http.request(method, `${cfg.baseUrl}/tokens/validate`, null, params(`${method} /tokens/validate`, 'tokens.validate', opts, bearer(token)));
+  return http.request(method, `${cfg.baseUrl}/tokens/validate`, null, params(cfg, `${method} /tokens/validate`, 'tokens.validate', opts, bearer(token)));
 }
 
 /** §4.4: /v1/<endpoint> with the user's method and payload. */
@@ -63,7 +62,7 @@ export function callBusiness(cfg: ScenarioConfig, which: BusinessEndpoint, token
     method as HttpMethod,
     `${cfg.baseUrl}/v1/${which}`,
     hasBody ? JSON.stringify(body) : null,
-    params(`${method} /v1/${which}`, `business.${which}`, opts, headers),
+    params(cfg, `${method} /v1/${which}`, `business.${which}`, opts, headers),
   );
 }
 

@@ -12,10 +12,12 @@ export const COMMANDS = {
   ratelimit: 'rate-limit discovery and backoff sizing',
   serve: 'the reference emulator of the service',
   k8s: 'k6-operator manifests for running the load on Kubernetes',
+  checks: 'lists the conformance check ids (the values of --only and --skip)',
 } as const;
 export type Command = keyof typeof COMMANDS;
 
 const TARGET: Command[] = ['run', 'check', 'load', 'ratelimit'];
+const ALL = Object.keys(COMMANDS) as Command[];
 
 type Kind = 'string' | 'boolean' | 'number' | 'list';
 
@@ -29,6 +31,8 @@ interface FlagSpec {
   default?: string;
   /** Number flags only: the values accepted, named in the error and in --help. */
   range?: NumberRange;
+  /** The one-letter form (`-h`), for the flags people type from habit. */
+  short?: string;
   commands: readonly Command[];
 }
 
@@ -41,11 +45,16 @@ export const FLAGS = {
   'token-lifetime': { kind: 'number', arg: 'S', description: 'the token lifetime the service promises, seconds', default: '86400 (§5.4)', range: RANGES.tokenLifetimeS, commands: TARGET },
   'expiry-wait': { kind: 'number', arg: 'S', description: 'longest the run may wait in-process for a token to expire', default: '0', range: RANGES.expiryWaitS, commands: TARGET },
   'clock-tolerance': { kind: 'number', arg: 'S', description: 'allowed clock skew between harness and service', default: '2', range: RANGES.clockToleranceS, commands: TARGET },
+  'request-timeout': { kind: 'number', arg: 'S', description: 'how long one request may take to answer in full, connect included, seconds; config request_timeout_s', default: '10', range: RANGES.requestTimeoutS, commands: TARGET },
   'allow-production-load': { kind: 'boolean', description: 'permits load and rate-limit probing against an environment named production', default: 'refused otherwise', commands: TARGET },
   only: { kind: 'list', arg: 'ID', description: 'run only these checks (repeatable; `tls.*` selects a group)', commands: ['run', 'check'] },
   skip: { kind: 'list', arg: 'ID', description: 'leave out these checks (repeatable; `ratelimit.*` selects a group)', commands: ['run', 'check'] },
   ledger: { kind: 'string', arg: 'FILE', description: 'token ledger (0600) that proves expiry across runs; `off` disables it', default: '.ces-harness/token-ledger.json', commands: ['run', 'check'] },
   scenario: { kind: 'list', arg: 'NAME', description: 'k6 scenario to run (repeatable)', default: 'all', commands: ['load', 'k8s'] },
+  rate: { kind: 'number', arg: 'RPS', description: 'arrival rate of the throughput and token scenarios, per second; config load.rate', default: '20', range: RANGES.loadRate, commands: ['run', 'load', 'k8s'] },
+  duration: { kind: 'number', arg: 'S', description: 'how long each k6 scenario runs, seconds; config load.duration_s', default: '10; 5 in run', range: RANGES.durationS, commands: ['run', 'load', 'k8s'] },
+  vus: { kind: 'number', arg: 'N', description: 'k6 virtual users per scenario; config load.vus', default: '5', range: RANGES.vus, commands: ['run', 'load', 'k8s'] },
+  'max-rps': { kind: 'number', arg: 'RPS', description: 'the rate-limit probe never sends faster than this; config rate_limit.max_rps', default: '200', range: RANGES.maxRps, commands: ['run', 'check', 'ratelimit'] },
   segments: { kind: 'number', arg: 'N', description: 'split each scenario across N local k6 processes (execution segments) and merge', value: 1, range: RANGES.segments, commands: ['load'] },
   parallelism: { kind: 'number', arg: 'N', description: 'k6-operator runner pods', value: 2, range: RANGES.parallelism, commands: ['k8s'] },
   'out-dir': { kind: 'string', arg: 'DIR', description: 'where the manifests go', value: 'k8s/', commands: ['k8s'] },
@@ -57,8 +66,10 @@ export const FLAGS = {
   'rate-limit': { kind: 'number', arg: 'RPS', description: 'token bucket refill per client; 0 turns it off', value: 50, range: RANGES.emulatorRps, commands: ['serve'] },
   burst: { kind: 'number', arg: 'N', description: 'token bucket size per client', value: 50, range: RANGES.burst, commands: ['serve'] },
   'tls-dir': { kind: 'string', arg: 'DIR', description: 'where the generated CA and server certificate go', default: 'a temp folder', commands: ['serve'] },
-  'no-color': { kind: 'boolean', description: 'plain terminal output (also NO_COLOR=1)', commands: [...TARGET, 'serve', 'k8s'] },
-  help: { kind: 'boolean', description: 'show this help', commands: [...TARGET, 'serve', 'k8s'] },
+  json: { kind: 'boolean', description: 'one JSON array instead of a table', commands: ['checks'] },
+  'no-color': { kind: 'boolean', description: 'plain terminal output (also NO_COLOR=1; FORCE_COLOR=1 colours even when not a terminal)', commands: [...TARGET, 'serve', 'k8s'] },
+  help: { kind: 'boolean', short: 'h', description: 'show this help', commands: ALL },
+  version: { kind: 'boolean', short: 'V', description: 'print the version', commands: ALL },
 } as const satisfies Record<string, FlagSpec>;
 
 export type FlagName = keyof typeof FLAGS;
@@ -79,7 +90,7 @@ export interface Invocation {
 export function parseCommandLine(argv: readonly string[]): Invocation {
   const [first, ...rest] = argv;
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') return { command: 'help', options: {} };
-  if (first === '--version' || first === '-v' || first === 'version') return { command: 'version', options: {} };
+  if (first === '--version' || first === '-V' || first === '-v' || first === 'version') return { command: 'version', options: {} };
   if (!(first in COMMANDS)) {
     throw usageError(`unknown command "${first}"; use one of ${Object.keys(COMMANDS).join(', ')} (ces-harness --help)`);
   }
@@ -91,7 +102,9 @@ export function parseCommandLine(argv: readonly string[]): Invocation {
       args: joinNegativeNumbers(rest),
       strict: true,
       allowPositionals: false,
-      options: Object.fromEntries(allowed.map(([name, spec]) => [name, { type: spec.kind === 'boolean' ? 'boolean' : 'string', multiple: spec.kind === 'list' }])),
+      options: Object.fromEntries(
+        allowed.map(([name, spec]) => [name, { type: spec.kind === 'boolean' ? 'boolean' : 'string', multiple: spec.kind === 'list', ...('short' in spec ? { short: spec.short } : {}) }]),
+      ),
     });
   } catch (err) {
     throw usageError(`${describeParseError(err, command)} (ces-harness ${command} --help)`);
@@ -146,7 +159,10 @@ function describeParseError(err: unknown, command: Command): string {
   return message.split('\n')[0] ?? message;
 }
 
-export function helpText(command?: Command): string {
+/** The values a list flag accepts, where they come from a catalogue (`--fault`'s names): shown under the flags. */
+export type FlagChoices = Partial<Record<FlagName, readonly string[]>>;
+
+export function helpText(command?: Command, choices: FlagChoices = {}): string {
   if (!command) {
     const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
     return [
@@ -159,13 +175,13 @@ export function helpText(command?: Command): string {
       '',
       'Credentials come from the environment (CES_CLIENT_ID, CES_CLIENT_SECRET, or the ${VAR}s the config names), never from flags.',
       'Exit codes: 0 conformant, 1 a must check or threshold failed, 2 usage/config error, 3 target unreachable or untrusted.',
-      'ces-harness <command> --help lists its flags.',
+      'ces-harness <command> --help (-h) lists its flags; ces-harness --version (-V) prints the version.',
     ].join('\n');
   }
   const rows = Object.entries(FLAGS)
     .filter(([, spec]) => (spec.commands as readonly Command[]).includes(command))
     .map(([name, spec]) => {
-      const left = `--${name}${'arg' in spec ? ` ${spec.arg}` : ''}`;
+      const left = `${'short' in spec ? `-${spec.short}, ` : ''}--${name}${'arg' in spec ? ` ${spec.arg}` : ''}`;
       const range = 'range' in spec ? `${spec.range.min}–${spec.range.max}` : undefined;
       const shown = 'default' in spec ? spec.default : 'value' in spec ? String(spec.value) : undefined;
       const notes = [range, shown !== undefined ? `default: ${shown}` : undefined].filter(Boolean);
@@ -173,9 +189,27 @@ export function helpText(command?: Command): string {
       return [left, right] as const;
     });
   const width = Math.max(...rows.map(([l]) => l.length));
-  return [`Usage: ces-harness ${command} [flags]`, '', COMMANDS[command], '', 'Flags:', ...rows.map(([l, r]) => `  ${l.padEnd(width)}  ${r}`)].join('\n');
+  const lists = Object.entries(choices)
+    .filter(([name]) => (FLAGS[name as FlagName].commands as readonly Command[]).includes(command))
+    .flatMap(([name, values]) => ['', `--${name} takes one of:`, ...wrapped(values ?? [], 98).map((line) => `  ${line}`)]);
+  return [`Usage: ces-harness ${command} [flags]`, '', COMMANDS[command], '', 'Flags:', ...rows.map(([l, r]) => `  ${l.padEnd(width)}  ${r}`), ...lists].join('\n');
 }
 
-/** The number flags and their ranges, for the README's table. */
+/** Comma-separated values in lines of at most `width` characters (a name longer than that stands alone). */
+function wrapped(values: readonly string[], width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const [i, value] of values.entries()) {
+    const item = i < values.length - 1 ? `${value},` : value;
+    if (line && line.length + 1 + item.length > width) {
+      lines.push(line);
+      line = item;
+    } else line = line ? `${line} ${item}` : item;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+/** The number flags and their ranges, for the table in docs/configuration.md. */
 export const flagRanges = (): Array<{ flag: string; range: NumberRange }> =>
   Object.entries(FLAGS).flatMap(([name, spec]) => ('range' in spec ? [{ flag: `--${name}`, range: spec.range }] : []));

@@ -11,7 +11,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     const { command, options } = parseCommandLine(argv);
     if (command === 'help') return print(helpText());
     if (command === 'version') return print(VERSION);
-    if (options.help) return print(helpText(command));
+    if (options.version) return print(VERSION);
+    if (options.help) return print(helpText(command, await (await import('./help-choices.js')).helpChoices(command)));
     return await dispatch(command, options);
   } catch (err) {
     const redactor = environmentSecrets(process.env);
@@ -75,6 +76,8 @@ async function dispatch(command: Command, options: Options): Promise<number> {
       return (await import('./commands/serve.js')).serveCommand(options);
     case 'k8s':
       return (await import('./commands/k8s.js')).k8sCommand(options);
+    case 'checks':
+      return print((await import('./commands/checks.js')).checksListing(options));
   }
 }
 

@@ -1,11 +1,12 @@
 // What the terminal shows: a line per check as it finishes, progress while waiting, and a closing
-// summary. Colour only on a TTY (and never with NO_COLOR or --no-color). Every line is redacted,
+// summary. Colour on a TTY or with FORCE_COLOR, never with NO_COLOR or --no-color (color.ts). Every line is redacted,
 // and its text made printable: the only escape codes that reach the terminal are the ones painted
 // here, never one a service put in a body that a message quotes.
 
 import type { Redactor } from '../http/redact.js';
 import { specLabel, type CheckResult, type Report, type Status } from '../report/model.js';
 import { printable } from '../report/printable.js';
+import { colorWanted } from './color.js';
 
 /** Part of a line: plain text, or text in an SGR colour (31 red, 2 dim…) when colour is on. */
 export type Span = string | { text: string; sgr: number };
@@ -21,7 +22,7 @@ export interface Terminal {
 
 export function createTerminal(redactor: Redactor, options: { noColor?: boolean } = {}): Terminal {
   const tty = process.stdout.isTTY === true;
-  const color = tty && !options.noColor && !process.env['NO_COLOR'] && process.env['TERM'] !== 'dumb';
+  const color = colorWanted({ noColorFlag: options.noColor === true, isTTY: tty, env: process.env });
   const show = (line: Line) => renderLine(line, redactor, color);
   let progressShown = false;
   const clearProgress = () => {

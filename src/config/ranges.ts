@@ -33,6 +33,8 @@ export const RANGES = {
   loadRate: range(0.1, 100_000, 'requests per second', false),
   durationS: range(1, 86_400, 'seconds', false),
   vus: range(1, 10_000, 'virtual users'),
+  /** One request, connect to last byte: under half a second fails on any real network; past ten minutes it is a hang. */
+  requestTimeoutS: range(0.5, 600, 'seconds', false),
 } as const satisfies Record<string, NumberRange>;
 
 export function inRange(r: NumberRange, n: number): boolean {

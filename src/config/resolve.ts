@@ -26,6 +26,7 @@ export const DEFAULTS = {
   loadRate: 20,
   vus: 5,
   segments: 1,
+  requestTimeoutS: 10,
 } as const;
 
 // The built-in emulator hands out short-lived tokens so that `npm start` proves expiry for real
@@ -62,6 +63,11 @@ export interface SettingFlags {
   'allow-production-load'?: boolean;
   ledger?: string;
   segments?: number;
+  'request-timeout'?: number;
+  rate?: number;
+  duration?: number;
+  vus?: number;
+  'max-rps'?: number;
 }
 
 /** The load run's settings; only the duration is left to the command (a short one in `run`). */
@@ -94,6 +100,8 @@ export interface Settings {
   credentialVariables: { clientId: string; clientSecret: string };
   /** What the user should hear about the config without it being an error (a secret written in it). */
   warnings: string[];
+  /** How long one request may take, connect to last byte; every target carries it too. */
+  requestTimeoutS: number;
 }
 
 /** Settings once a target is known: the configured one, or the built-in emulator's. */
@@ -133,12 +141,14 @@ export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.Pr
   }
 
   const caFromFlag = flags.ca ? readCa(resolvePath(cwd, flags.ca), '--ca') : undefined;
+  const requestTimeoutS = flags['request-timeout'] ?? file.request_timeout_s ?? DEFAULTS.requestTimeoutS;
   const toTarget = (envName: string, e: NonNullable<typeof configured>): Target => {
     const ca = caFromFlag ?? (e.ca_file ? readCa(resolvePath(configDir, e.ca_file), `environments.${envName}.ca_file`) : undefined);
     return {
       environment: envName,
       baseUrl: trimSlash(envName === name && flags['base-url'] ? validUrl(flags['base-url']) : validUrl(e.base_url, `environments.${envName}.base_url`)),
       credentials: { clientId: e.client_id, clientSecret: e.client_secret },
+      requestTimeoutS,
       ...(ca ?? {}),
     };
   };
@@ -153,7 +163,7 @@ export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.Pr
       const missing = [!clientId && 'CES_CLIENT_ID', !clientSecret && 'CES_CLIENT_SECRET'].filter(Boolean).join(' and ');
       throw new HarnessError('MISSING_CREDENTIAL', `no client credentials for ${withoutUserinfo(flags['base-url'])}: export ${missing} (credentials are never taken from flags)`);
     }
-    target = { environment: name, baseUrl, credentials: { clientId, clientSecret }, ...(caFromFlag ?? {}) };
+    target = { environment: name, baseUrl, credentials: { clientId, clientSecret }, requestTimeoutS, ...(caFromFlag ?? {}) };
   }
   // A config file that names no environment to test is a mistake, never a reason to fall back to
   // the built-in emulator: that would PASS without testing what the user meant to test.
@@ -175,7 +185,7 @@ export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.Pr
   const ledger = flags.ledger ?? file.ledger ?? DEFAULT_LEDGER_FILE;
   // No target: the built-in emulator, whose first environment is sandbox, with its own defaults.
   const defaults = target ? DEFAULTS : { ...DEFAULTS, ...EMBEDDED };
-  const maxRps = file.rate_limit?.max_rps ?? DEFAULTS.maxRps;
+  const maxRps = flags['max-rps'] ?? file.rate_limit?.max_rps ?? DEFAULTS.maxRps;
   const named = loaded.credentialVariables[name];
   return {
     target,
@@ -196,10 +206,10 @@ export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.Pr
     },
     ledgerPath: ledger === 'off' ? null : resolvePath(absoluteConfig && !flags.ledger && file.ledger ? configDir : cwd, ledger),
     load: {
-      rate: file.load?.rate ?? DEFAULTS.loadRate,
+      rate: flags.rate ?? file.load?.rate ?? DEFAULTS.loadRate,
       overLimitRate: file.load?.over_limit_rate ?? (target ? Math.min(maxRps, 100) : EMBEDDED.overLimitRate),
-      durationS: file.load?.duration_s,
-      vus: file.load?.vus ?? DEFAULTS.vus,
+      durationS: flags.duration ?? file.load?.duration_s,
+      vus: flags.vus ?? file.load?.vus ?? DEFAULTS.vus,
       thresholds: file.load?.thresholds,
       outputs: file.load?.outputs ?? [],
       segments: flags.segments ?? DEFAULTS.segments,
@@ -211,6 +221,7 @@ export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.Pr
       clientSecret: (configured && named?.clientSecret) || 'CES_CLIENT_SECRET',
     },
     warnings: loaded.warnings,
+    requestTimeoutS,
   };
 }
 
@@ -220,8 +231,8 @@ export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.Pr
  * and over-limit rate were already resolved for it (EMBEDDED).
  */
 export function embedded(settings: Settings, environments: [Target, ...Target[]]): TargetSettings {
-  const [target, ...others] = environments;
-  return { ...settings, target, others, ledgerPath: null };
+  const [target, ...others] = environments.map((t) => ({ ...t, requestTimeoutS: settings.requestTimeoutS }));
+  return { ...settings, target: target!, others, ledgerPath: null };
 }
 
 function withDefaults(call: { method?: HttpMethod; body?: unknown } | undefined): BusinessCall {

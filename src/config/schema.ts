@@ -10,7 +10,7 @@ const ranged = (r: NumberRange) =>
   z
     .number()
     .refine((n) => inRange(r, n), { error: (issue) => `must be ${rangeText(r)}, got ${String(issue.input)}` })
-    // Read back by configRanges, for the README's table of ranges.
+    // Read back by configRanges, for the table of ranges in docs/configuration.md.
     .meta({ range: r });
 
 const environment = z
@@ -60,6 +60,8 @@ export const configSchema = z
       })
       .strict()
       .optional(),
+    /** How long one request may take to answer in full (connect included), seconds. */
+    request_timeout_s: ranged(RANGES.requestTimeoutS).optional(),
     /** Where the token ledger lives (a 0600 file); tokens captured by earlier runs prove expiry. */
     ledger: z.string().min(1).optional(),
     load: z

@@ -10,6 +10,8 @@ export interface Target {
   /** Extra CA to trust (PEM text) and its file (k6 needs a path, undici and node:tls the text). */
   caPem?: string;
   caFile?: string;
+  /** How long one request may take, connect to last byte (request_timeout_s, --request-timeout); 10 s when absent. */
+  requestTimeoutS?: number;
   /** True when the target is the built-in emulator the harness started itself. */
   emulated?: boolean;
 }

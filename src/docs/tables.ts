@@ -1,5 +1,6 @@
-// The README's check, fault and number-range tables, generated from the catalogues themselves so the docs
-// cannot drift from the code (test/docs/readme.test.ts fails when they do).
+// The check, fault and number-range tables of docs/ (generated.ts says which page goes where),
+// generated from the catalogues so the docs cannot drift from the code (test/docs/readme.test.ts
+// fails when they do).
 
 import { rangeText, type NumberRange } from '../config/ranges.js';
 import type { Check } from '../runner/check.js';
@@ -45,6 +46,6 @@ export const MARKERS = {
 export function replaceBetween(text: string, [start, end]: readonly [string, string], content: string): string {
   const from = text.indexOf(start);
   const to = text.indexOf(end);
-  if (from < 0 || to < from) throw new Error(`README markers ${start} … ${end} are missing`);
+  if (from < 0 || to < from) throw new Error(`markers ${start} … ${end} are missing`);
   return `${text.slice(0, from + start.length)}\n${content}\n${text.slice(to)}`;
 }

@@ -1,26 +1,33 @@
-// The connection pool to one target: which CAs it trusts and how long a connect may take. Kept
-// apart from the client because building trust is costly and subtle (see below), and the
-// rate-limit probe and the checks share one pool per target.
+// The connection pool to one target: which CAs it trusts, how long a connect may take, and whether
+// it goes through the proxy the environment names. Kept apart from the client because building
+// trust is costly and subtle (see below), and the rate-limit probe and the checks share one pool
+// per target.
 
-import { Agent } from 'undici';
+import { Agent, ProxyAgent, type Dispatcher } from 'undici';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import type { Target } from '../config/target.js';
+import { proxyFor } from './proxy.js';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
-export function dispatcherFor(target: Pick<Target, 'caPem'>, connections = 16): Agent {
+/** The target's request timeout (request_timeout_s, --request-timeout), in milliseconds. */
+export const requestTimeoutMs = (target: Pick<Target, 'requestTimeoutS'>): number =>
+  target.requestTimeoutS === undefined ? DEFAULT_TIMEOUT_MS : Math.round(target.requestTimeoutS * 1000);
+
+export function dispatcherFor(target: Pick<Target, 'baseUrl' | 'caPem' | 'requestTimeoutS' | 'emulated'>, connections = 16, env: NodeJS.ProcessEnv = process.env): Dispatcher {
   // Passing `ca` replaces Node's bundled roots, so keep them and add the user's CA. Built once:
   // given as `ca`, tls.connect would parse the ~150 roots again for every new connection (about
   // 60 ms of blocked event loop each), which stalls every other request in the process and skews
   // anything timed, such as the rate-limit probe.
   const secureContext = target.caPem ? createSecureContext({ ca: [...rootCertificates, target.caPem] }) : undefined;
-  return new Agent({
-    connections,
-    keepAliveTimeout: 10_000,
-    connect: {
-      ...(secureContext ? { secureContext } : {}),
-      rejectUnauthorized: true,
-      timeout: DEFAULT_TIMEOUT_MS,
-    },
-  });
+  const tls = { ...(secureContext ? { secureContext } : {}), rejectUnauthorized: true, timeout: requestTimeoutMs(target) };
+  const options = { connections, keepAliveTimeout: 10_000, connect: tls };
+  const proxy = proxyFor(target, env);
+  if (proxy === undefined) return new Agent(options);
+  // Corporate CI reaches the service only through its proxy. HTTPS goes through a CONNECT tunnel,
+  // so the proxy sees the host and port and nothing else; the TLS inside the tunnel is ours and
+  // trusts exactly what a direct connection trusts (requestTls: ProxyAgent does not use `connect`
+  // for the tunnelled side). The proxy's own URL may carry user:password, sent as
+  // Proxy-Authorization to the proxy only.
+  return new ProxyAgent({ ...options, uri: proxy, requestTls: tls });
 }

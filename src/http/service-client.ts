@@ -13,7 +13,7 @@ import type { Target } from '../config/target.js';
 import type { Credentials } from '../spec/credentials.js';
 import type { Evidence } from '../report/model.js';
 import { credentialFieldsIn, credentialHeadersIn, headerCredential } from './credential-fields.js';
-import { DEFAULT_TIMEOUT_MS, dispatcherFor } from './dispatcher.js';
+import { dispatcherFor, requestTimeoutMs } from './dispatcher.js';
 import { evidenceOf, quoteBody } from './evidence.js';
 import type { Exchange, SendOptions, TokenExchange } from './exchange.js';
 import { DEFAULT_RATE_LIMIT_BUDGET, sendWaitingOut429, type RateLimitBudget } from './rate-limit-wait.js';
@@ -31,12 +31,14 @@ export interface ServiceClientOptions {
   random?: () => number;
   /** Connections kept to the target; the checks run concurrently. */
   connections?: number;
+  /** Where HTTPS_PROXY / NO_PROXY are read (dispatcher.ts); the process's environment by default. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export class ServiceClient {
   readonly target: Target;
   private readonly dispatcher: Dispatcher;
-  private readonly opts: Required<Omit<ServiceClientOptions, 'connections'>>;
+  private readonly opts: Required<Omit<ServiceClientOptions, 'connections' | 'env'>>;
   private readonly echoes: string[] = [];
   private answers = 0;
 
@@ -44,13 +46,13 @@ export class ServiceClient {
     this.target = target;
     this.opts = {
       redactor: options.redactor,
-      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      timeoutMs: options.timeoutMs ?? requestTimeoutMs(target),
       bodyCapBytes: options.bodyCapBytes ?? DEFAULT_BODY_CAP_BYTES,
       rateLimitBudget: options.rateLimitBudget ?? DEFAULT_RATE_LIMIT_BUDGET,
       sleep: options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))),
       random: options.random ?? Math.random,
     };
-    this.dispatcher = dispatcherFor(target, options.connections);
+    this.dispatcher = dispatcherFor(target, options.connections, options.env);
     options.redactor.addSecret(target.credentials.clientSecret, target.credentials.clientId);
   }
 

@@ -26,6 +26,7 @@ export const SCENARIO_ENV = {
   backoffCapMs: 'CES_BACKOFF_CAP_MS',
   maxRetries: 'CES_MAX_RETRIES',
   rateProfile: 'CES_RATE_PROFILE',
+  requestTimeoutS: 'CES_REQUEST_TIMEOUT_S',
   /** Set by the runner (src/k6/run.ts), not by scenarioEnv: where handleSummary writes. */
   summaryFile: 'CES_SUMMARY_FILE',
 } as const;
@@ -55,6 +56,8 @@ export const SCENARIO_DEFAULTS = {
   /** What a client does without advice: start at 100 ms, cap at 5 s, give up after 8 retries. */
   backoff: { baseMs: 100, capMs: 5_000, maxRetries: 8 },
   rateProfile: 'spike',
+  /** One request, connect to last byte (request_timeout_s): a silent service shows up as failed requests. */
+  requestTimeoutS: 10,
 } as const satisfies {
   validateMethod: 'GET' | 'POST';
   rateLimitEndpoint: RateLimitEndpoint;
@@ -90,6 +93,8 @@ export interface ScenarioInputs extends ScenarioBasics {
   /** How the scenarios back off from a 429 without Retry-After (default SCENARIO_DEFAULTS.backoff). */
   backoff?: Backoff;
   rateProfile?: RateProfile;
+  /** How long one request may take (default SCENARIO_DEFAULTS.requestTimeoutS). */
+  requestTimeoutS?: number;
 }
 
 export function scenarioEnv(i: ScenarioInputs): Record<string, string> {
@@ -115,6 +120,7 @@ export function scenarioEnv(i: ScenarioInputs): Record<string, string> {
     env[SCENARIO_ENV.maxRetries] = String(i.backoff.maxRetries);
   }
   if (i.rateProfile !== undefined) env[SCENARIO_ENV.rateProfile] = i.rateProfile;
+  if (i.requestTimeoutS !== undefined) env[SCENARIO_ENV.requestTimeoutS] = String(i.requestTimeoutS);
   return env;
 }
 

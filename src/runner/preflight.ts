@@ -4,11 +4,12 @@
 // counts as reachable: that is the TLS checks' finding to report, not a reason to stop.
 
 import { connect, rootCertificates, type PeerCertificate } from 'node:tls';
-import { isIP } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import { HarnessError } from '../errors.js';
 import type { Target } from '../config/target.js';
-
-const TIMEOUT_MS = 10_000;
+import { requestTimeoutMs } from '../http/dispatcher.js';
+import { proxyFor, shownProxy } from '../http/proxy.js';
+import { openTunnel, type TunnelError } from '../http/proxy-tunnel.js';
 
 /** What a connection error means for a user, and what to do; code → [what happened, fix]. */
 const UNREACHABLE: Record<string, [string, string]> = {
@@ -55,13 +56,25 @@ export function preflightError(err: NodeJS.ErrnoException, a: Attempt): HarnessE
   return new HarnessError('TARGET_UNREACHABLE', `cannot reach ${a.baseUrl} (${code}: ${what}); ${fix}`);
 }
 
-export async function preflight(target: Target, options: { timeoutMs?: number } = {}): Promise<void> {
+/** The exit-3 line for a proxy that would not open the tunnel: the proxy is the thing to fix, not the service. */
+export function proxyError(err: TunnelError, proxy: string, baseUrl: string): HarnessError {
+  const what = err.proxyStatus !== undefined ? err.message : `${err.code ?? 'ERROR'}: ${UNREACHABLE[err.code ?? '']?.[0] ?? err.message}`;
+  return new HarnessError('TARGET_UNREACHABLE', `cannot reach ${baseUrl} through the proxy ${shownProxy(proxy)} (${what}); check HTTPS_PROXY, or list the host in NO_PROXY to connect directly`);
+}
+
+export async function preflight(target: Target, options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<void> {
   const { host, port, servername } = hostAndPort(target.baseUrl);
-  const attempt: Attempt = { baseUrl: target.baseUrl, host, ...(target.caFile ? { caFile: target.caFile } : {}), connected: false, timedOut: false, timeoutMs: options.timeoutMs ?? TIMEOUT_MS };
+  const attempt: Attempt = { baseUrl: target.baseUrl, host, ...(target.caFile ? { caFile: target.caFile } : {}), connected: false, timedOut: false, timeoutMs: options.timeoutMs ?? requestTimeoutMs(target) };
+  // Through the proxy the environment names, as every request of the run will go (dispatcher.ts).
+  const proxy = proxyFor(target, options.env ?? process.env);
+  let tunnel: Socket | undefined;
+  if (proxy !== undefined) {
+    tunnel = await openTunnel(proxy, host, port, attempt.timeoutMs).catch((err: TunnelError) => Promise.reject(proxyError(err, proxy, target.baseUrl)));
+    attempt.connected = true;
+  }
   await new Promise<void>((resolve, reject) => {
     const socket = connect({
-      host,
-      port,
+      ...(tunnel ? { socket: tunnel } : { host, port }),
       ...(servername ? { servername } : {}),
       ca: target.caPem ? [...rootCertificates, target.caPem] : undefined,
       // Judged below rather than by node:tls, which would drop the connection before the

@@ -42,6 +42,10 @@ describe('sandbox-conformance.yml', () => {
       CES_SANDBOX_CLIENT_SECRET: '${{ secrets.CES_SANDBOX_CLIENT_SECRET }}',
       CONFIG_FILE: '${{ steps.config.outputs.file }}',
     });
+    // It runs only `check`: no k6 build in npm ci, so no Go toolchain either.
+    expect(step('install')).toMatchObject({ run: 'npm ci', env: { CES_SKIP_K6_PROVISION: '1' } });
+    expect(steps.some((s) => s.uses?.startsWith('actions/setup-go@'))).toBe(false);
+    expect(steps.filter((s) => s.run !== undefined).map((s) => s.run!)).not.toContainEqual(expect.stringMatching(/ces-harness\.js (run|load|ratelimit)\b/));
     // Expressions inside scripts are an injection risk and would not run locally: env only.
     for (const s of steps) expect(s.run ?? '').not.toContain('${{');
   });

@@ -1,26 +1,80 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../../checks/index.js';
-import { FAULTS } from '../../src/emulator/faults/index.js';
-import { flagRanges } from '../../src/cli/flags.js';
-import { configRanges } from '../../src/config/schema.js';
-import { checksTable, faultsTable, MARKERS, rangesTable, replaceBetween } from '../../src/docs/tables.js';
+import { GENERATED_PAGES, regenerated } from '../../src/docs/generated.js';
+import { resolveSettings } from '../../src/config/resolve.js';
+
+const readme = readFileSync('README.md', 'utf8');
+const pages = ['README.md', ...readdirSync('docs').filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+/** The fenced code blocks of a page, in order (of one language, or of any). */
+const codeBlocks = (text: string, lang = '\\w*') => [...text.matchAll(new RegExp('^```' + lang + '\\n([\\s\\S]*?)^```$', 'gm'))].map((m) => m[1]!);
+
+describe('generated tables', () => {
+  it.each(GENERATED_PAGES.map((p) => [p.file, p] as const))('%s lists exactly the checks, faults and ranges of the code (run `npm run readme` after changing them)', (file, page) => {
+    const text = readFileSync(file, 'utf8');
+    expect(text).toBe(regenerated(page, text));
+  });
+});
 
 describe('README', () => {
-  const readme = readFileSync('README.md', 'utf8');
-
-  it('lists exactly the checks, faults and number ranges of the code (run `npm run readme` after changing them)', () => {
-    const regenerated = replaceBetween(
-      replaceBetween(replaceBetween(readme, MARKERS.checks, checksTable(CHECKS)), MARKERS.faults, faultsTable(FAULTS)),
-      MARKERS.ranges,
-      rangesTable(flagRanges(), configRanges()),
-    );
-    expect(readme).toBe(regenerated);
+  it('leads with the two commands a new user runs', () => {
+    expect(codeBlocks(readme)[0]).toBe('npm ci && npm start\nnpm test\n');
+    expect(readme.indexOf('## Quick start')).toBeLessThan(readme.indexOf('## Test your sandbox'));
   });
 
-  it('keeps the quick start that a new user runs', () => {
-    expect(readme).toContain('npm ci && npm start');
-    expect(readme).toContain('npm test');
+  it('its first config is a real sandbox in at most 6 lines, and resolves to that target', async () => {
+    const yaml = codeBlocks(readme, 'yaml')[0]!;
+    expect(yaml.trimEnd().split('\n').length).toBeLessThanOrEqual(6);
+    const dir = mkdtempSync(join(tmpdir(), 'ces-readme-'));
+    // The CA file it names is optional: leave it out rather than make one up.
+    writeFileSync(join(dir, 'ces-harness.yaml'), yaml.replace(/^\s*ca_file:.*\n/m, ''));
+    const settings = await resolveSettings({}, { CES_SANDBOX_CLIENT_ID: 'id', CES_SANDBOX_CLIENT_SECRET: 'secret-value' }, dir);
+    expect(settings.target).toMatchObject({ environment: 'sandbox', baseUrl: 'https://sandbox.example.test' });
+    expect(settings.warnings).toEqual([]);
+  });
+
+  it('says npx works only inside the clone, and that npm test skips what is missing', () => {
+    expect(readme).toMatch(/`npx ces-harness …` works \*\*inside this clone only\*\*/);
+    expect(readme).toMatch(/the tests that need it \*\*skip\*\*/);
+  });
+});
+
+describe('documentation links', () => {
+  const slug = (heading: string) => heading.toLowerCase().replace(/[`*]/g, '').replace(/[^\w\s-]/g, '').trim().replace(/\s/g, '-');
+  const anchors = (file: string) => new Set([...readFileSync(file, 'utf8').matchAll(/^#+ (.+)$/gm)].map((m) => slug(m[1]!)));
+
+  it.each(pages)('%s: every relative link stays in the repository and reaches a file and heading that exist', (file) => {
+    const text = readFileSync(file, 'utf8');
+    const links = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((l) => !/^[a-z]+:/.test(l));
+    for (const link of links) {
+      const [path, anchor] = link.split('#') as [string, string | undefined];
+      const target = path === '' ? file : normalize(join(dirname(file), path));
+      expect({ link, target: relative('.', target).startsWith('..') ? 'outside the repository' : 'inside' }).toEqual({ link, target: 'inside' });
+      expect({ link, exists: existsSync(target) }).toEqual({ link, exists: true });
+      if (anchor) expect({ link, anchor: anchors(target).has(anchor) }).toEqual({ link, anchor: true });
+    }
+    expect(text).not.toContain('shared/service-spec.md');
+  });
+});
+
+describe('docs/rules.md', () => {
+  const rules = readFileSync('docs/rules.md', 'utf8');
+  const named = new Set([...rules.matchAll(/`([a-z]+\.[a-z0-9.-]+)`/g)].map((m) => m[1]!).filter((id) => /^(token|health|validate|business|env|tls|ratelimit|auth)\./.test(id)));
+
+  it('names only checks that exist, and every must check', () => {
+    const ids = new Set(CHECKS.map((c) => c.id));
+    expect([...named].filter((id) => !ids.has(id))).toEqual([]);
+    expect(CHECKS.filter((c) => c.level === 'must' && !named.has(c.id)).map((c) => c.id)).toEqual([]);
+  });
+
+  it('has a section for every section of the specification a check cites', () => {
+    // "§4.1, 3" cites §4 and §3; an RFC is not the service's specification.
+    const sections = new Set(CHECKS.filter((c) => !c.spec.includes('RFC')).flatMap((c) => c.spec.split(/,\s*/).map((part) => part.replace('§', '').split('.')[0]!)));
+    expect(sections.size).toBeGreaterThan(5);
+    for (const s of sections) expect(rules).toMatch(new RegExp(`^## §${s} `, 'm'));
   });
 });
 

@@ -2,15 +2,17 @@
 // tokens, a real expiry waited out) passes while stress-ng keeps every core busy, as a shared CI
 // runner does. The time edges are where a slow answer used to turn into a FAIL.
 
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { saturateCpu } from '../../bench/saturate.js';
+import { STRESS_NG, saturateCpu } from '../../bench/saturate.js';
 import type { Report } from '../../src/report/model.js';
 import { runCli } from '../helpers/cli.js';
 
-describe('check with the CPU saturated by another process', () => {
+// Without stress-ng a developer machine skips this (the run's last lines say so, test/setup/);
+// on CI, where .ci/run installs it, its absence fails.
+describe.skipIf(!existsSync(STRESS_NG) && !process.env['CI'])('check with the CPU saturated by another process', () => {
   it('passes against the conformant emulator, expiry checks included', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'ces-saturated-'));
     const dir = join(cwd, 'report');

@@ -2,34 +2,12 @@
 // line what it did or what to do. The build itself (minutes) is not run here; these cover the
 // decisions around it.
 
-import { execFile } from 'node:child_process';
-import { chmod, copyFile, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PINNED_K6_VERSION } from '../../src/k6/version.js';
-import { projectRoot } from './support.js';
-
-const run = promisify(execFile);
-
-/** A copy of the script in a project tree of its own, so the real .tools/ does not interfere. */
-async function isolatedProject(): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'ces-provision-'));
-  await mkdir(join(root, 'scripts'));
-  await mkdir(join(root, 'tools', 'k6'), { recursive: true });
-  await copyFile(join(projectRoot, 'scripts', 'provision-k6.mjs'), join(root, 'scripts', 'provision-k6.mjs'));
-  await copyFile(join(projectRoot, 'tools', 'k6', 'go.mod'), join(root, 'tools', 'k6', 'go.mod'));
-  return root;
-}
-
-async function provision(root: string, env: Record<string, string>) {
-  // An empty PATH: no go, no k6, unless a test puts one there.
-  const { stdout, stderr } = await run(process.execPath, [join(root, 'scripts', 'provision-k6.mjs')], {
-    env: { PATH: join(root, 'empty-path'), HOME: root, ...env },
-  });
-  return { stdout, stderr };
-}
+import { isolatedProject, provision } from './provision-support.js';
 
 describe.skipIf(process.platform === 'win32')('provision-k6.mjs', () => {
   let root: string;

@@ -13,7 +13,7 @@ import type { StageIo } from './target-job.js';
 /** Validates --only/--skip before anything starts, so a typo costs no emulator and no request. */
 export function selectedChecks(options: Options): Check[] {
   const { selected, unknown } = selectChecks(CHECKS, options.only ?? [], options.skip ?? []);
-  if (unknown.length) throw usageError(`unknown check ${unknown.join(', ')}; the ids are listed in the README and by report.json`);
+  if (unknown.length) throw usageError(`unknown check ${unknown.join(', ')}; ces-harness checks lists the ids`);
   return selected;
 }
 

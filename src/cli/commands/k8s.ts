@@ -73,6 +73,7 @@ export async function k8sCommand(options: Options, io: K8sCommandIo = {}): Promi
         business: settings.business,
         rateLimitEndpoint: settings.rateLimit.endpoint,
         thresholds: load.thresholds,
+        requestTimeoutS: settings.requestTimeoutS,
       },
       caPem: target.caPem,
       outputs: load.outputs,

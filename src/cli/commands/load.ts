@@ -54,6 +54,7 @@ export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOp
       runId,
       rateLimitEndpoint: settings.rateLimit.endpoint,
       thresholds: load.thresholds,
+      requestTimeoutS: settings.requestTimeoutS,
     };
     const extraArgs = load.outputs.flatMap((o) => ['--out', o]);
     const { segments } = load;

@@ -1,0 +1,11 @@
+// The values of the flags whose choices live in a catalogue (`--fault`, `--scenario`), for
+// `<command> --help`. Loaded only when a command's help is asked for: the fault catalogue pulls in
+// the emulator's behaviour, which a run against a real target never needs.
+
+import type { Command, FlagChoices } from './flags.js';
+
+export async function helpChoices(command: Command): Promise<FlagChoices> {
+  if (command === 'checks') return {};
+  const [{ FAULTS }, { K6_SCENARIO_NAMES }] = await Promise.all([import('../emulator/faults/index.js'), import('../k6/scenarios.js')]);
+  return { fault: FAULTS.map((f) => f.name), scenario: K6_SCENARIO_NAMES };
+}

@@ -1,0 +1,28 @@
+// Which page of the documentation holds which generated table: `npm run readme` writes them and
+// test/docs/readme.test.ts fails when a page differs from what the code would generate.
+
+import { CHECKS } from '../../checks/index.js';
+import { FAULTS } from '../emulator/faults/index.js';
+import { flagRanges } from '../cli/flags.js';
+import { configRanges } from '../config/schema.js';
+import { checksTable, faultsTable, MARKERS, rangesTable, replaceBetween } from './tables.js';
+
+export interface GeneratedPage {
+  /** Relative to the project root. */
+  file: string;
+  tables: Array<{ markers: readonly [string, string]; content: () => string }>;
+}
+
+export const GENERATED_PAGES: GeneratedPage[] = [
+  {
+    file: 'docs/checks.md',
+    tables: [
+      { markers: MARKERS.checks, content: () => checksTable(CHECKS) },
+      { markers: MARKERS.faults, content: () => faultsTable(FAULTS) },
+    ],
+  },
+  { file: 'docs/configuration.md', tables: [{ markers: MARKERS.ranges, content: () => rangesTable(flagRanges(), configRanges()) }] },
+];
+
+/** The page's text with every generated table in it replaced by what the code generates now. */
+export const regenerated = (page: GeneratedPage, text: string): string => page.tables.reduce((t, table) => replaceBetween(t, table.markers, table.content()), text);
