@@ -152,7 +152,7 @@ export function recommendationText(r: RateLimitResult): string {
   if (rec === null) return 'none: the probe found nothing to size a client by';
   return (
     `send at most ${formatRate(rec.target_rps)} with at most ${formatNumber(rec.max_concurrency)} request${rec.max_concurrency === 1 ? '' : 's'} in flight; ` +
-    `on 429 retry with ${backoffText(rec.backoff)}`
+    `on 429 honour Retry-After, else retry with ${backoffText(rec.backoff)}`
   );
 }
 
