@@ -94,7 +94,7 @@ export function scenarioCells(s: LoadScenarioResult): string[] {
     formatMs(l.p99),
     formatMs(l.max),
     formatPercent(s.error_rate),
-    `${formatNumber(s.checks.passed)} ✓ / ${formatNumber(s.checks.failed)} ✗`,
+    `${formatNumber(s.checks.passed)} passed, ${formatNumber(s.checks.failed)} failed`,
     formatNumber(s.dropped_iterations),
   ];
 }

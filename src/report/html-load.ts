@@ -3,6 +3,7 @@
 // screen reader, so the numbers are always there as a table too).
 
 import { formatMs, formatNumber, scenarioCells, thresholdText } from './format.js';
+import { okIcon } from './html-icons.js';
 import { rich } from './html-rich.js';
 import type { LoadResult, LoadScenarioResult } from './model.js';
 import { type SafeHtml, html } from './safe-html.js';
@@ -12,7 +13,7 @@ import { barChart, legend, lineChart } from './svg.js';
 function thresholdList(s: LoadScenarioResult): SafeHtml {
   if (s.thresholds.length === 0) return html`<span class="muted">none</span>`;
   return html`<ul class="thresholds">${s.thresholds.map(
-    (t) => html`<li class="${t.ok ? 'ok' : 'bad'}">${t.ok ? '✓' : '✗'} <code>${thresholdText(t)}</code><span class="muted">${t.ok ? '' : ' (crossed)'}</span></li>`,
+    (t) => html`<li class="${t.ok ? 'ok' : 'bad'}">${okIcon(t.ok)} <code>${thresholdText(t)}</code><span class="muted">${t.ok ? '' : ' (crossed)'}</span></li>`,
   )}</ul>`;
 }
 
@@ -74,7 +75,7 @@ function rateFigure(load: LoadResult): SafeHtml | null {
 export function loadSection(load: LoadResult): SafeHtml {
   const t = thresholdCount(load);
   return html`<section id="load" aria-labelledby="load-h"><h2 id="load-h">Load</h2>
-<p><strong class="${load.ok ? 'ok' : 'bad'}">${load.ok ? '✓' : '✗'} ${loadHeadline(load)}</strong> (${t.met} of ${t.total}) · k6 ${load.k6_version} · run <code>${load.run_id}</code></p>
+<p><strong class="${load.ok ? 'ok' : 'bad'}">${okIcon(load.ok)} ${loadHeadline(load)}</strong> (${t.met} of ${t.total}) · k6 ${load.k6_version} · run <code>${load.run_id}</code></p>
 <div class="wrap"><table class="load"><thead><tr><th scope="col">Scenario</th><th scope="col" class="num">Requests</th><th scope="col" class="num">Rate</th><th scope="col" class="num">p50</th><th scope="col" class="num">p95</th><th scope="col" class="num">p99</th><th scope="col" class="num">max</th><th scope="col" class="num">Errors</th><th scope="col" class="num">Checks</th><th scope="col" class="num">Dropped</th><th scope="col">Thresholds</th></tr></thead>
 <tbody>${load.scenarios.map(scenarioRow)}</tbody></table></div>
 ${extrasTable(load)}${latencyFigure(load)}${rateFigure(load)}</section>`;

@@ -43,6 +43,11 @@ ol.evidence{margin:4px 0;padding-left:20px}
 .ok{color:var(--pass)}.bad{color:var(--fail)}
 .callout{border:1px solid var(--border);border-left:4px solid var(--c0);border-radius:6px;padding:4px 16px;background:var(--subtle)}
 .untested{border-left-color:var(--fail)}
+.lead{border-left-color:var(--fail)}
+.lead-items{list-style:none;padding:0;margin:8px 0}
+.lead-items li{margin:4px 0;overflow-wrap:anywhere}
+.lead .todo{color:var(--muted)}
+svg.icon{width:1em;height:1em;vertical-align:-.125em;flex:none}
 figure{margin:16px 0}
 figcaption{color:var(--muted)}
 svg.chart{max-width:100%;height:auto;display:block}

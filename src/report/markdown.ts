@@ -12,6 +12,7 @@ import {
   scenarioCells,
   thresholdText,
 } from './format.js';
+import { leadSection } from './md-lead.js';
 import { mdCode, mdEscape, mdInline, mdTable } from './md-text.js';
 import { specLabel, type CheckResult, type Evidence, type LoadResult, type LoadScenarioResult, type RateLimitResult, type Report, type Untested } from './model.js';
 import { brokenMusts, loadHeadline, skips, thresholdCount, warnings } from './select.js';
@@ -128,12 +129,13 @@ export function renderMarkdown(report: Report): string {
   const blocks = [
     titleLine(report),
     summaryLine(report),
+    leadSection(report),
     untestedSection(report.untested ?? []),
     notesSection(report.notes ?? []),
-    checksTable(report.checks),
     listSection('Failures', brokenMusts(report.checks), true),
     listSection('Warnings', warnings(report.checks), true),
     skipsSection(report.checks),
+    checksTable(report.checks),
     report.load ? loadSection(report.load) : null,
     report.rate_limit ? rateLimitSection(report.rate_limit) : null,
   ];

@@ -48,7 +48,7 @@ describe.skipIf(!available)(`report.html in headless Chromium (${CHROMIUM})`, ()
     for (const c of report.checks) expect(await page.getByText(c.id, { exact: true }).count()).toBeGreaterThan(0);
     if (report.load) expect(await page.locator('svg').count()).toBeGreaterThanOrEqual(2);
     // Every chart has a size once laid out: it really rendered, it is not an empty element.
-    for (const box of await page.locator('svg').evaluateAll((svgs) => svgs.map((s) => s.getBoundingClientRect().width))) expect(box).toBeGreaterThan(50);
+    for (const box of await page.locator('svg.chart').evaluateAll((svgs) => svgs.map((s) => s.getBoundingClientRect().width))) expect(box).toBeGreaterThan(50);
     expect(requests).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();
