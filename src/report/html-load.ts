@@ -3,6 +3,7 @@
 // screen reader, so the numbers are always there as a table too).
 
 import { formatMs, formatNumber, scenarioCells, thresholdText } from './format.js';
+import { findingsBlock } from './html-findings.js';
 import { okIcon } from './html-icons.js';
 import { rich } from './html-rich.js';
 import type { LoadResult, LoadScenarioResult } from './model.js';
@@ -21,17 +22,6 @@ function scenarioRow(s: LoadScenarioResult): SafeHtml {
   const name = html`<th scope="row"><code>${s.scenario}</code></th>`;
   if (s.error) return html`<tr class="row-error">${name}<td colspan="9" class="st-error">did not run: ${rich(s.error)}</td><td>${thresholdList(s)}</td></tr>`;
   return html`<tr>${name}${scenarioCells(s).map((c) => html`<td class="num">${c}</td>`)}<td>${thresholdList(s)}</td></tr>`;
-}
-
-function extrasTable(load: LoadResult): SafeHtml | null {
-  const rows = load.scenarios.flatMap((s) =>
-    Object.entries(s.extra ?? {}).map(
-      ([key, value]) =>
-        html`<tr><td><code>${s.scenario}</code></td><th scope="row">${key}</th><td class="num">${typeof value === 'number' ? formatNumber(value, Number.isInteger(value) ? 0 : 2) : value}</td></tr>`,
-    ),
-  );
-  if (rows.length === 0) return null;
-  return html`<h3>Scenario figures</h3><table class="extras"><thead><tr><th scope="col">Scenario</th><th scope="col">Figure</th><th scope="col" class="num">Value</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 const PERCENTILES = ['p50', 'p95', 'p99'] as const;
@@ -78,5 +68,5 @@ export function loadSection(load: LoadResult): SafeHtml {
 <p><strong class="${load.ok ? 'ok' : 'bad'}">${okIcon(load.ok)} ${loadHeadline(load)}</strong> (${t.met} of ${t.total}) · k6 ${load.k6_version} · run <code>${load.run_id}</code></p>
 <div class="wrap"><table class="load"><thead><tr><th scope="col">Scenario</th><th scope="col" class="num">Requests</th><th scope="col" class="num">Rate</th><th scope="col" class="num">p50</th><th scope="col" class="num">p95</th><th scope="col" class="num">p99</th><th scope="col" class="num">max</th><th scope="col" class="num">Errors</th><th scope="col" class="num">Checks</th><th scope="col" class="num">Dropped</th><th scope="col">Thresholds</th></tr></thead>
 <tbody>${load.scenarios.map(scenarioRow)}</tbody></table></div>
-${extrasTable(load)}${latencyFigure(load)}${rateFigure(load)}</section>`;
+${findingsBlock(load)}${latencyFigure(load)}${rateFigure(load)}</section>`;
 }

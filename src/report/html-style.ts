@@ -1,13 +1,14 @@
 // report.html's look and its lockdown. The page is opened from CI artefacts with no network, so the
 // stylesheet is inline (light and dark, status colours, chart tones) and the policy forbids the rest.
 
+// Chart tones (--c<n>) never take the pass green: a p99 bar or a line in it would read as "passed".
 export const REPORT_CSS = `
 :root{color-scheme:light dark;--bg:#fff;--fg:#1f2328;--muted:#59636e;--border:#d1d9e0;--subtle:#f6f8fa;
 --pass:#1a7f37;--fail:#cf222e;--warn:#9a6700;--skip:#59636e;--error:#8250df;
---c0:#0969da;--c1:#bf8700;--c2:#1a7f37;--c3:#8250df;--c4:#bc4c00;--c5:#cf222e}
+--c0:#0969da;--c1:#bf8700;--c2:#1b7c83;--c3:#8250df;--c4:#bc4c00;--c5:#cf222e}
 @media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#9198a1;--border:#3d444d;--subtle:#151b23;
 --pass:#3fb950;--fail:#f85149;--warn:#d29922;--skip:#9198a1;--error:#ab7df8;
---c0:#4493f8;--c1:#e3b341;--c2:#3fb950;--c3:#ab7df8;--c4:#f0883e;--c5:#f85149}}
+--c0:#4493f8;--c1:#e3b341;--c2:#39c5cf;--c3:#ab7df8;--c4:#f0883e;--c5:#f85149}}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 header,main,footer{max-width:1200px;margin:0 auto;padding:16px 24px}

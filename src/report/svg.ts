@@ -40,6 +40,10 @@ export interface BarChartSpec {
   unit: string;
   seriesNames: readonly string[];
   groups: readonly BarGroup[];
+  /** Colour slot of each series (class `c<n>`); defaults to the series' position. */
+  tones?: readonly number[];
+  /** Writes each bar's value above it: for a few bars of very different heights, where a short one would read as zero. */
+  valueLabels?: boolean;
 }
 
 const WIDTH = 640;
@@ -179,10 +183,13 @@ export function barChart(spec: BarChartSpec): SafeHtml {
     const start = PLOT.left + gi * groupWidth + groupWidth * 0.15;
     const rects = g.values.map((v, bi) => {
       const top = y(Math.max(0, finite(v)));
-      return html`<rect class="bar ${toneClass(bi)}" fill="currentColor" x="${coord(start + bi * barWidth)}" y="${coord(top)}" width="${coord(Math.max(1, barWidth - 2))}" height="${coord(PLOT.bottom - top)}"><title>${g.label} ${spec.seriesNames[bi] ?? ''}: ${formatTick(Number(finite(v).toFixed(2)))}${spec.unit}</title></rect>`;
+      return html`<rect class="bar ${toneClass(spec.tones?.[bi] ?? bi)}" fill="currentColor" x="${coord(start + bi * barWidth)}" y="${coord(top)}" width="${coord(Math.max(1, barWidth - 2))}" height="${coord(PLOT.bottom - top)}"><title>${g.label} ${spec.seriesNames[bi] ?? ''}: ${formatTick(Number(finite(v).toFixed(2)))}${spec.unit}</title></rect>`;
     });
+    const values = spec.valueLabels
+      ? g.values.map((v, bi) => html`<text class="value" x="${coord(start + bi * barWidth + barWidth / 2 - 1)}" y="${coord(y(Math.max(0, finite(v))) - 4)}" text-anchor="middle">${formatTick(Number(finite(v).toFixed(1)))}${spec.unit}</text>`)
+      : [];
     const labelX = coord(PLOT.left + gi * groupWidth + groupWidth / 2);
-    return html`<g class="group"><title>${g.label}</title>${rects}<text x="${labelX}" y="${PLOT.bottom + 16}" text-anchor="middle">${truncate(g.label, maxChars)}</text></g>`;
+    return html`<g class="group"><title>${g.label}</title>${rects}${values}<text x="${labelX}" y="${PLOT.bottom + 16}" text-anchor="middle">${truncate(g.label, maxChars)}</text></g>`;
   });
   return frame(spec.id, spec.title, spec.description, html`${yAxis(scale, y, spec.yLabel)}${xAxisLine('')}${groups}`);
 }
