@@ -56,6 +56,8 @@ svg.chart{max-width:100%;height:auto;display:block}
 .chart .grid line{stroke:var(--border)}
 .chart line.axis{stroke:var(--muted)}
 .chart .line{stroke-width:2;stroke-linejoin:round}
+.chart .band rect{fill:var(--subtle)}.chart .band-1 rect{fill:var(--border);opacity:.4}
+.chart .reference line{stroke-width:1.5}.chart .reference text{fill:currentColor;font-weight:600}
 .c0{color:var(--c0)}.c1{color:var(--c1)}.c2{color:var(--c2)}.c3{color:var(--c3)}.c4{color:var(--c4)}.c5{color:var(--c5)}
 .legend{list-style:none;display:flex;gap:16px;padding:0;margin:4px 0;flex-wrap:wrap}
 .swatch{display:inline-block;width:12px;height:12px;border-radius:2px;background:currentColor;margin-right:6px;vertical-align:-1px}

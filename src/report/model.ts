@@ -79,7 +79,13 @@ export interface RateLimitResult {
   } | null;
   /** The proof run of the recommendation, and per-second series for the chart. */
   proof?: { rate_429: number; goodput_rps: number; lost_requests: number } | null;
-  timeline?: Array<{ t: number; offered: number; accepted: number; limited: number }>;
+  /**
+   * The probe over time, at any resolution: each point counts the requests sent (offered),
+   * let through (accepted) and refused by the limit (limited) from its t (s since the probe
+   * started) to the next point's t. `phase` names the part of the probe that sent them (drain,
+   * sustained, wait, burst…); the report shades each run of one phase.
+   */
+  timeline?: Array<{ t: number; offered: number; accepted: number; limited: number; phase?: string }>;
   notes?: string[];
   /** The status the limit refused with: 429, or a non-conformant one (503…); null when nothing was refused. */
   limiting_status?: number | null;
