@@ -125,7 +125,7 @@ function tlsSentences(f: Figures): string[] {
   const other = f.num('tls_seen_other');
   if (versions.length > 0 || suites.length > 0) {
     const list = (xs: Array<{ label: string; value: number }>, name: (l: string) => string) => xs.map((x) => `${name(x.label)} (${formatNumber(x.value)})`).join(', ');
-    const v = versions.length > 0 ? `negotiated ${list(versions, (l) => l.replace(/^TLS_?/, 'TLS ').replace(/_/g, '.'))}` : '';
+    const v = versions.length > 0 ? `negotiated ${list(versions, (l) => `TLS ${l.replace(/^tls_?/i, '').replace(/_/g, '.')}`)}` : '';
     const s = suites.length > 0 ? `with ${list(suites, (l) => l)}` : '';
     out.push(`Connections ${[v, s].filter((x) => x !== '').join(' ')}${other ? `; ${plural(other, 'other')} seen` : ''}.`);
   }
