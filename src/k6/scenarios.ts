@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Redactor } from '../http/redact.js';
 import type { LoadScenarioResult } from '../report/model.js';
 import { SCENARIO_DEFAULTS, scenarioEnv, type ScenarioInputs } from './contract.js';
+import { dashboardFileName, writtenDashboards } from './dashboards.js';
 import { K6_EXIT, runScenario, type RunScenarioResult } from './run.js';
 import { mergeK6Summaries, segmentArgs } from './segments.js';
 import { mergeLoadScenarioResults, toLoadScenarioResult } from './summary.js';
@@ -78,7 +79,7 @@ export interface LoadRunOptions {
 export function dashboardEnv(dir: string, bundle: string): Record<string, string> {
   // The default 10 s aggregation period leaves a short run with no data point, and then k6 writes
   // no export at all.
-  return { K6_WEB_DASHBOARD: 'true', K6_WEB_DASHBOARD_PORT: '-1', K6_WEB_DASHBOARD_PERIOD: '1s', K6_WEB_DASHBOARD_EXPORT: join(dir, `k6-dashboard-${bundle}.html`) };
+  return { K6_WEB_DASHBOARD: 'true', K6_WEB_DASHBOARD_PORT: '-1', K6_WEB_DASHBOARD_PERIOD: '1s', K6_WEB_DASHBOARD_EXPORT: join(dir, dashboardFileName(bundle)) };
 }
 
 const EXIT_MEANING: Record<number, string> = {
@@ -137,6 +138,9 @@ export async function runK6Bundle(bundle: string, opts: LoadRunOptions, timeoutM
   const { run, summary, timeline } = await runBundle(bundle, opts, timeoutMs);
   const result = toLoadScenarioResult(bundle, summary);
   if (timeline !== undefined && result.error === undefined) result.timeline = timeline;
+  const count = opts.segments ?? 1;
+  const dashboards = writtenDashboards(opts.dashboardDir, count <= 1 ? [bundle] : Array.from({ length: count }, (_, i) => segmentName(bundle, i, count)));
+  if (dashboards.length > 0) result.dashboards = dashboards;
   const problem = runProblem(run, timeoutMs);
   if (problem !== undefined) result.error = problem;
   else if (run.exitCode === K6_EXIT.THRESHOLDS_FAILED && result.thresholds.every((t) => t.ok)) {
@@ -145,6 +149,9 @@ export async function runK6Bundle(bundle: string, opts: LoadRunOptions, timeoutM
   }
   return result;
 }
+
+/** The name of one segment's k6 process: its summary and dashboard files are named after it. */
+const segmentName = (bundle: string, index: number, count: number): string => `${bundle}.segment-${index + 1}-of-${count}`;
 
 /** One bundle as one k6 process, or as `opts.segments` concurrent ones whose summaries are merged. */
 async function runBundle(bundle: string, opts: LoadRunOptions, timeoutMs: number): Promise<{ run: RunScenarioResult; summary: unknown; timeline?: Timeline }> {
@@ -171,7 +178,7 @@ async function runBundle(bundle: string, opts: LoadRunOptions, timeoutMs: number
   }
   const segmentRuns = await Promise.all(
     Array.from({ length: count }, (_, i) => {
-      const name = `${bundle}.segment-${i + 1}-of-${count}`;
+      const name = segmentName(bundle, i, count);
       return once(join(opts.workDir, `${name}.summary.json`), [...segmentOutputs(opts.extraArgs ?? [], i, count), ...segmentArgs(i, count)], name);
     }),
   );

@@ -12,6 +12,7 @@ import {
   scenarioCells,
   thresholdText,
 } from './format.js';
+import { dashboardLinksMd } from './dashboard-links.js';
 import { findingsBlock } from './md-findings.js';
 import { leadSection } from './md-lead.js';
 import { mdCode, mdEscape, mdInline, mdTable } from './md-text.js';
@@ -90,7 +91,7 @@ function loadSection(load: LoadResult): string {
     ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
     load.scenarios.map(scenarioRow),
   );
-  return section('Load', [head, table, findingsBlock(load)].filter((b) => b !== null).join('\n\n'));
+  return section('Load', [head, dashboardLinksMd(load), table, findingsBlock(load)].filter((b) => b !== null).join('\n\n'));
 }
 
 function rateLimitSection(r: RateLimitResult): string {

@@ -42,6 +42,8 @@ export interface LoadScenarioResult {
   dropped_iterations: number;
   /** Per-second series for charts: t is seconds since the scenario's start. */
   timeline?: Array<{ t: number; requests: number; p95_ms?: number }>;
+  /** k6's web-dashboard exports of this scenario, file names in the report folder (report.html links them). */
+  dashboards?: string[];
   /** Free-form figures a scenario adds (e.g. the latency cost of a token per call). */
   extra?: Record<string, number | string>;
   /** Present when the scenario could not run at all. */
