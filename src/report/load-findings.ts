@@ -59,6 +59,7 @@ class Figures {
   }
 }
 
+const capitalise = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 const times = (n: number): string => `${formatNumber(n)} time${n === 1 ? '' : 's'}`;
 const plural = (n: number, one: string, many = `${one}s`): string => `${formatNumber(n)} ${n === 1 ? one : many}`;
 
@@ -99,15 +100,17 @@ function rateLimitSentence(f: Figures): string | null {
   if (serverErrors !== undefined && serverErrors > 0) parts.push(`${plural(serverErrors, 'answer')} were 5xx`);
   if (lost !== undefined) parts.push(lost === 0 ? 'no logical call was lost' : `${plural(lost, 'logical call was', 'logical calls were')} lost`);
   const [first = '', ...others] = parts;
-  return `${first}${others.length > 0 ? `; ${others.join(', ')}` : ''}.`;
+  return `${capitalise(first)}${others.length > 0 ? `; ${others.join(', ')}` : ''}.`;
 }
 
 function tokenSentences(f: Figures): string[] {
   const out: string[] = [];
   const fetched = f.num('token_fetches');
   const turnovers = f.num('token_turnovers');
-  if (fetched !== undefined) out.push(`${plural(fetched, 'token')} ${fetched === 1 ? 'was' : 'were'} fetched${turnovers ? `, ${plural(turnovers, 'turnover')} at expiry` : ''}.`);
-  else if (turnovers !== undefined) out.push(`Tokens turned over at expiry ${times(turnovers)}.`);
+  // A turnover is a 401 at a token's expiry, got a new token and retried: normal life, worth a count only when it happened.
+  const turned = turnovers ? `; ${plural(turnovers, 'call')} met a token at its expiry and retried with a new one` : '';
+  if (fetched !== undefined) out.push(`${plural(fetched, 'token')} ${fetched === 1 ? 'was' : 'were'} fetched${turned}.`);
+  else if (turnovers) out.push(`${plural(turnovers, 'call')} met a token at its expiry and retried with a new one.`);
   const refused = f.num('token_refused_before_expiry');
   if (refused !== undefined) out.push(refused === 0 ? 'No token was refused before its expires_at.' : `${plural(refused, 'token was', 'tokens were')} refused before their expires_at (§4.3 wants them accepted until then).`);
   const changed = f.num('token_changed_before_expiry');

@@ -56,11 +56,11 @@ export function phaseBands(points: readonly RatePoint[]): Band[] {
   return bands;
 }
 
-/** What an SRE compares the curves with: the limit the probe measured and the rate it recommends. */
+/** What an SRE compares the curves with: the limit the probe measured and the rate it recommends (tones no curve uses). */
 export function rateReferences(r: RateLimitResult): ReferenceLine[] {
   const out: ReferenceLine[] = [];
-  if (r.sustained_rps !== null && r.sustained_rps > 0) out.push({ label: `measured limit ${formatRate(r.sustained_rps)}`, value: r.sustained_rps, tone: 5 });
+  if (r.sustained_rps !== null && r.sustained_rps > 0) out.push({ label: `measured limit ${formatRate(r.sustained_rps)}`, value: r.sustained_rps, tone: 3 });
   const target = r.recommendation?.target_rps;
-  if (target !== undefined && target > 0) out.push({ label: `recommended ${formatRate(target)}`, value: target, tone: 0 });
+  if (target !== undefined && target > 0) out.push({ label: `recommended ${formatRate(target)}`, value: target, tone: 4 });
   return out;
 }
