@@ -41,6 +41,8 @@ tr.row-error>td:first-child{border-left:4px solid var(--error)}
 summary{cursor:pointer;color:var(--muted)}
 ol.evidence{margin:4px 0;padding-left:20px}
 .thresholds{list-style:none;margin:0;padding:0}
+/* On a phone the load table scrolls sideways in its box; broken inside names and thresholds it grew a screen tall per row. */
+table.load code{overflow-wrap:normal;white-space:nowrap}
 .ok{color:var(--pass)}.bad{color:var(--fail)}
 .callout{border:1px solid var(--border);border-left:4px solid var(--c0);border-radius:6px;padding:4px 16px;background:var(--subtle)}
 .untested{border-left-color:var(--fail)}
