@@ -21,6 +21,9 @@ export function formatNumber(n: number, digits = 0): string {
   return fraction === undefined ? grouped : `${grouped}.${fraction}`;
 }
 
+/** A free-form figure of a scenario: whole numbers as counts, others to two decimals, text as it is. */
+export const formatFigure = (v: number | string): string => (typeof v === 'number' ? formatNumber(v, Number.isInteger(v) ? 0 : 2) : v);
+
 /** Sub-millisecond and small latencies keep their decimals; large ones would only gain noise. */
 export function formatMs(ms: number): string {
   if (typeof ms !== 'number' || !Number.isFinite(ms)) return NO_VALUE;

@@ -1,7 +1,7 @@
 // report.html's load findings: the scenarios' own k6 figures as sentences (load-findings.ts), the
 // cost of a token per call as a chart, and every figure no sentence says in a folded table.
 
-import { formatMs, formatNumber } from './format.js';
+import { formatFigure, formatMs } from './format.js';
 import { rich } from './html-rich.js';
 import { loadFindings, type TokenCost } from './load-findings.js';
 import type { LoadResult } from './model.js';
@@ -28,13 +28,11 @@ function tokenCostFigure(c: TokenCost, index: number): SafeHtml {
   return html`<figure>${chart}<figcaption>What one business call costs a client, token handling included: cached token against token per call${legend(COST_SERIES.map((name) => ({ name })))}</figcaption></figure>`;
 }
 
-const value = (v: number | string): string => (typeof v === 'number' ? formatNumber(v, Number.isInteger(v) ? 0 : 2) : v);
-
 export function findingsBlock(load: LoadResult): SafeHtml | null {
   const all = loadFindings(load);
   const sentences = all.flatMap((s) => s.findings.map((f) => html`<li><code>${f.scenario}</code>: ${rich(f.text)}</li>`));
   const costs = all.flatMap((s) => (s.tokenCost ? [s.tokenCost] : []));
-  const rest = all.flatMap((s) => s.rest.map(([key, v]) => html`<tr><td><code>${s.scenario}</code></td><th scope="row"><code>${key}</code></th><td class="num">${value(v)}</td></tr>`));
+  const rest = all.flatMap((s) => s.rest.map(([key, v]) => html`<tr><td><code>${s.scenario}</code></td><th scope="row"><code>${key}</code></th><td class="num">${formatFigure(v)}</td></tr>`));
   if (sentences.length === 0 && costs.length === 0 && rest.length === 0) return null;
   return html`<h3>Findings</h3>${sentences.length > 0 && html`<ul class="findings">${sentences}</ul>`}${costs.map(tokenCostFigure)}
 ${rest.length > 0 && html`<details><summary>Other k6 figures (${rest.length})</summary><table class="extras"><thead><tr><th scope="col">Scenario</th><th scope="col">k6 metric</th><th scope="col" class="num">Value</th></tr></thead><tbody>${rest}</tbody></table></details>`}`;

@@ -3,7 +3,6 @@
 
 import {
   STATUS_ICON,
-  formatNumber,
   formatSeconds,
   proofText,
   rateLimitFacts,

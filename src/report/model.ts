@@ -40,7 +40,7 @@ export interface LoadScenarioResult {
   checks: { passed: number; failed: number };
   thresholds: ThresholdResult[];
   dropped_iterations: number;
-  /** Per-second series for charts: t is seconds since the scenario's start. */
+  /** Per-second series for charts, from k6's samples: t is whole seconds since the first request. */
   timeline?: Array<{ t: number; requests: number; p95_ms?: number }>;
   /** k6's web-dashboard exports of this scenario, file names in the report folder (report.html links them). */
   dashboards?: string[];
