@@ -27,7 +27,8 @@ function checkItem(c: CheckResult): LeadItem {
   return { what, why: firstLine(c.message), todo: `fix the service so that ${lowerFirst(c.title)} (${specLabel(c.spec)})`, checkId: c.id };
 }
 
-const lowerFirst = (s: string): string => (/^[A-Z][a-z]/.test(s) ? s[0]!.toLowerCase() + s.slice(1) : s);
+// "A wrong secret…" reads on as "…so that a wrong secret…"; "TLS 1.3…" and "POST /tokens…" stay as they are.
+const lowerFirst = (s: string): string => (/^[A-Z][a-z]*(?=\s|$)/.test(s) ? s[0]!.toLowerCase() + s.slice(1) : s);
 
 // The rerun command of each stage, for the stages that can fail to test on their own.
 const STAGE_COMMAND: Record<string, string> = {

@@ -24,6 +24,9 @@ describe('leadItems', () => {
     expect(secret?.why).toContain('returned 403');
     expect(secret?.todo).toBe('fix the service so that invalid client credentials get 401 {"error":"unauthorized"} (§4.1.2)');
     expect(cipher?.todo).toContain('--only tls.cipher-suites');
+    const titled = (title: string) => leadItems({ ...loadFixture('fail'), checks: [{ ...loadFixture('fail').checks[7]!, title }], load: null, untested: [] })[0]?.todo;
+    expect(titled('A wrong client_secret gets 401')).toBe('fix the service so that a wrong client_secret gets 401 (§4.1.2)');
+    expect(titled('TLS 1.2 is refused')).toBe('fix the service so that TLS 1.2 is refused (§4.1.2)');
     expect(threshold?.why).toBe('p95 was 613 ms');
     expect(rateLimit?.todo).toContain('client_id and client_secret');
   });
