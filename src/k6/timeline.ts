@@ -4,12 +4,13 @@
 // JSON, and k6 compresses when the name ends in .gz) into a private temp folder, read here and
 // deleted. The samples carry tags (URL, status, check names), never headers, so no token.
 
-import { createReadStream } from 'node:fs';
+import { createReadStream, rmSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
+import { atExit } from '../exit-cleanup.js';
 import type { LoadScenarioResult } from '../report/model.js';
 
 export type Timeline = NonNullable<LoadScenarioResult['timeline']>;
@@ -24,8 +25,17 @@ const MAX_SECONDS = 24 * 3600;
 /** A private folder for the points file of one k6 process, and the --out arguments that fill it. */
 export async function timelineOutput(): Promise<{ file: string; args: string[]; dispose: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'ces-k6-points-'));
+  // Removed even when the process ends at once (a second Ctrl-C), not only by dispose().
+  const forget = atExit(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'points.json.gz');
-  return { file, args: ['--out', `json=${file}`], dispose: () => rm(dir, { recursive: true, force: true }) };
+  return {
+    file,
+    args: ['--out', `json=${file}`],
+    dispose: async () => {
+      await rm(dir, { recursive: true, force: true });
+      forget();
+    },
+  };
 }
 
 /** Nearest-rank percentile of unsorted values (the values are sorted in place). */
