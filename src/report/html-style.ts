@@ -46,7 +46,7 @@ table.load code{overflow-wrap:normal;white-space:nowrap}
 .ok{color:var(--pass)}.bad{color:var(--fail)}
 .callout{border:1px solid var(--border);border-left:4px solid var(--c0);border-radius:6px;padding:4px 16px;background:var(--subtle)}
 .untested{border-left-color:var(--fail)}
-.lead{border-left-color:var(--fail)}
+.lead{border-left-color:var(--fail);margin-bottom:16px}
 .lead-items{list-style:none;padding:0;margin:8px 0}
 .lead-items li{margin:4px 0;overflow-wrap:anywhere}
 .lead .todo{color:var(--muted)}
