@@ -6,9 +6,11 @@ import { join } from 'node:path';
 import type { Redactor } from '../http/redact.js';
 import type { LoadScenarioResult } from '../report/model.js';
 import { SCENARIO_DEFAULTS, scenarioEnv, type ScenarioInputs } from './contract.js';
+import { dashboardFileName, writtenDashboards } from './dashboards.js';
 import { K6_EXIT, runScenario, type RunScenarioResult } from './run.js';
 import { mergeK6Summaries, segmentArgs } from './segments.js';
 import { mergeLoadScenarioResults, toLoadScenarioResult } from './summary.js';
+import { mergeTimelines, readTimeline, timelineOutput, type Timeline } from './timeline.js';
 
 export const K6_SCENARIOS = {
   'token-lifecycle': {
@@ -77,7 +79,7 @@ export interface LoadRunOptions {
 export function dashboardEnv(dir: string, bundle: string): Record<string, string> {
   // The default 10 s aggregation period leaves a short run with no data point, and then k6 writes
   // no export at all.
-  return { K6_WEB_DASHBOARD: 'true', K6_WEB_DASHBOARD_PORT: '-1', K6_WEB_DASHBOARD_PERIOD: '1s', K6_WEB_DASHBOARD_EXPORT: join(dir, `k6-dashboard-${bundle}.html`) };
+  return { K6_WEB_DASHBOARD: 'true', K6_WEB_DASHBOARD_PORT: '-1', K6_WEB_DASHBOARD_PERIOD: '1s', K6_WEB_DASHBOARD_EXPORT: join(dir, dashboardFileName(bundle)) };
 }
 
 const EXIT_MEANING: Record<number, string> = {
@@ -133,8 +135,12 @@ export async function runLoadScenario(name: K6ScenarioName, opts: LoadRunOptions
 
 /** Runs one bundle (<bundleDir>/<bundle>.js), in segments when opts.segments > 1, to its result. */
 export async function runK6Bundle(bundle: string, opts: LoadRunOptions, timeoutMs = opts.timeoutMs ?? defaultTimeoutMs(opts.inputs)): Promise<LoadScenarioResult> {
-  const { run, summary } = await runBundle(bundle, opts, timeoutMs);
+  const { run, summary, timeline } = await runBundle(bundle, opts, timeoutMs);
   const result = toLoadScenarioResult(bundle, summary);
+  if (timeline !== undefined && result.error === undefined) result.timeline = timeline;
+  const count = opts.segments ?? 1;
+  const dashboards = writtenDashboards(opts.dashboardDir, count <= 1 ? [bundle] : Array.from({ length: count }, (_, i) => segmentName(bundle, i, count)));
+  if (dashboards.length > 0) result.dashboards = dashboards;
   const problem = runProblem(run, timeoutMs);
   if (problem !== undefined) result.error = problem;
   else if (run.exitCode === K6_EXIT.THRESHOLDS_FAILED && result.thresholds.every((t) => t.ok)) {
@@ -144,37 +150,63 @@ export async function runK6Bundle(bundle: string, opts: LoadRunOptions, timeoutM
   return result;
 }
 
+/** The name of one segment's k6 process: its summary and dashboard files are named after it. */
+const segmentName = (bundle: string, index: number, count: number): string => `${bundle}.segment-${index + 1}-of-${count}`;
+
 /** One bundle as one k6 process, or as `opts.segments` concurrent ones whose summaries are merged. */
-async function runBundle(bundle: string, opts: LoadRunOptions, timeoutMs: number): Promise<{ run: RunScenarioResult; summary: unknown }> {
+async function runBundle(bundle: string, opts: LoadRunOptions, timeoutMs: number): Promise<{ run: RunScenarioResult; summary: unknown; timeline?: Timeline }> {
   const count = opts.segments ?? 1;
+  // Each k6 process also writes its samples for the timeline (withTimeline adds that output).
   const once = (summaryFile: string, extraArgs: string[], dashboardName: string) =>
-    runScenario({
-      k6Path: opts.k6Path,
-      bundle: join(opts.bundleDir, `${bundle}.js`),
-      env: { ...scenarioEnv(opts.inputs), ...(opts.dashboardDir !== undefined ? dashboardEnv(opts.dashboardDir, dashboardName) : {}) },
-      summaryFile,
-      timeoutMs,
-      ...(opts.caFile !== undefined && { caFile: opts.caFile }),
-      ...(opts.signal !== undefined && { signal: opts.signal }),
-      ...(extraArgs.length > 0 && { extraArgs }),
-      ...(opts.baseEnv !== undefined && { baseEnv: opts.baseEnv }),
-      ...(opts.redactor !== undefined && { redactor: opts.redactor }),
-    });
+    withTimeline(extraArgs, (args) =>
+      runScenario({
+        k6Path: opts.k6Path,
+        bundle: join(opts.bundleDir, `${bundle}.js`),
+        env: { ...scenarioEnv(opts.inputs), ...(opts.dashboardDir !== undefined ? dashboardEnv(opts.dashboardDir, dashboardName) : {}) },
+        summaryFile,
+        timeoutMs,
+        extraArgs: args,
+        ...(opts.caFile !== undefined && { caFile: opts.caFile }),
+        ...(opts.signal !== undefined && { signal: opts.signal }),
+        ...(opts.baseEnv !== undefined && { baseEnv: opts.baseEnv }),
+        ...(opts.redactor !== undefined && { redactor: opts.redactor }),
+      }),
+    );
   if (count <= 1) {
-    const run = await once(join(opts.workDir, `${bundle}.summary.json`), opts.extraArgs ?? [], bundle);
-    return { run, summary: run.summary };
+    const { run, timeline } = await once(join(opts.workDir, `${bundle}.summary.json`), opts.extraArgs ?? [], bundle);
+    return { run, summary: run.summary, ...(timeline !== undefined && { timeline }) };
   }
-  const runs = await Promise.all(
+  const segmentRuns = await Promise.all(
     Array.from({ length: count }, (_, i) => {
-      const name = `${bundle}.segment-${i + 1}-of-${count}`;
+      const name = segmentName(bundle, i, count);
       return once(join(opts.workDir, `${name}.summary.json`), [...segmentOutputs(opts.extraArgs ?? [], i, count), ...segmentArgs(i, count)], name);
     }),
   );
+  const runs = segmentRuns.map((r) => r.run);
+  const timeline = mergeTimelines(segmentRuns.map((r) => r.timeline));
   // The run that says most about a failure stands for all: a broken process first, then a
   // threshold failure (99), else the first.
   const broken = runs.find((r) => r.timedOut || r.aborted || (r.exitCode !== K6_EXIT.OK && r.exitCode !== K6_EXIT.THRESHOLDS_FAILED));
   const run = broken ?? runs.find((r) => r.exitCode === K6_EXIT.THRESHOLDS_FAILED) ?? runs[0]!;
-  return { run, summary: mergeK6Summaries(runs.map((r) => r.summary)) };
+  return { run, summary: mergeK6Summaries(runs.map((r) => r.summary)), ...(timeline !== undefined && { timeline }) };
+}
+
+/**
+ * One k6 process with a JSON output of its samples beside the caller's arguments, read into the
+ * per-second timeline (timeline.ts) and deleted. No timeline is no error: the chart is left out.
+ */
+async function withTimeline(
+  extraArgs: string[],
+  start: (extraArgs: string[]) => Promise<RunScenarioResult>,
+): Promise<{ run: RunScenarioResult; timeline?: Timeline }> {
+  const output = await timelineOutput();
+  try {
+    const run = await start([...extraArgs, ...output.args]);
+    const timeline = await readTimeline(output.file);
+    return { run, ...(timeline !== undefined && { timeline }) };
+  } finally {
+    await output.dispose();
+  }
 }
 
 /**

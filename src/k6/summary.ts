@@ -118,6 +118,9 @@ export function mergeLoadScenarioResults(name: string, parts: LoadScenarioResult
     thresholds: parts.flatMap((p) => p.thresholds.map((t) => (p === first ? t : { ...t, metric: `${p.scenario}: ${t.metric}` }))),
     dropped_iterations: parts.reduce((n, p) => n + p.dropped_iterations, 0),
     extra: Object.assign({}, ...parts.map((p) => (p === first ? p.extra : prefixKeys(p.scenario, p.extra ?? {})))),
+    // The first part is the scenario's load (tls: the negotiation run, not the TLS 1.2 probe).
+    ...(first.timeline !== undefined && { timeline: first.timeline }),
+    ...(parts.some((p) => p.dashboards) && { dashboards: parts.flatMap((p) => p.dashboards ?? []) }),
   };
   if (errors.length > 0) merged.error = errors.join('; ');
   return merged;

@@ -21,6 +21,9 @@ export function formatNumber(n: number, digits = 0): string {
   return fraction === undefined ? grouped : `${grouped}.${fraction}`;
 }
 
+/** A free-form figure of a scenario: whole numbers as counts, others to two decimals, text as it is. */
+export const formatFigure = (v: number | string): string => (typeof v === 'number' ? formatNumber(v, Number.isInteger(v) ? 0 : 2) : v);
+
 /** Sub-millisecond and small latencies keep their decimals; large ones would only gain noise. */
 export function formatMs(ms: number): string {
   if (typeof ms !== 'number' || !Number.isFinite(ms)) return NO_VALUE;
@@ -94,7 +97,7 @@ export function scenarioCells(s: LoadScenarioResult): string[] {
     formatMs(l.p99),
     formatMs(l.max),
     formatPercent(s.error_rate),
-    `${formatNumber(s.checks.passed)} ✓ / ${formatNumber(s.checks.failed)} ✗`,
+    `${formatNumber(s.checks.passed)} passed, ${formatNumber(s.checks.failed)} failed`,
     formatNumber(s.dropped_iterations),
   ];
 }
@@ -152,7 +155,7 @@ export function recommendationText(r: RateLimitResult): string {
   if (rec === null) return 'none: the probe found nothing to size a client by';
   return (
     `send at most ${formatRate(rec.target_rps)} with at most ${formatNumber(rec.max_concurrency)} request${rec.max_concurrency === 1 ? '' : 's'} in flight; ` +
-    `on 429 retry with ${backoffText(rec.backoff)}`
+    `on 429 honour Retry-After, else retry with ${backoffText(rec.backoff)}`
   );
 }
 

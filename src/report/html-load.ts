@@ -3,6 +3,9 @@
 // screen reader, so the numbers are always there as a table too).
 
 import { formatMs, formatNumber, scenarioCells, thresholdText } from './format.js';
+import { dashboardLinksHtml } from './dashboard-links.js';
+import { findingsBlock } from './html-findings.js';
+import { okIcon } from './html-icons.js';
 import { rich } from './html-rich.js';
 import type { LoadResult, LoadScenarioResult } from './model.js';
 import { type SafeHtml, html } from './safe-html.js';
@@ -12,7 +15,7 @@ import { barChart, legend, lineChart } from './svg.js';
 function thresholdList(s: LoadScenarioResult): SafeHtml {
   if (s.thresholds.length === 0) return html`<span class="muted">none</span>`;
   return html`<ul class="thresholds">${s.thresholds.map(
-    (t) => html`<li class="${t.ok ? 'ok' : 'bad'}">${t.ok ? '✓' : '✗'} <code>${thresholdText(t)}</code><span class="muted">${t.ok ? '' : ' (crossed)'}</span></li>`,
+    (t) => html`<li class="${t.ok ? 'ok' : 'bad'}">${okIcon(t.ok)} <code>${thresholdText(t)}</code><span class="muted">${t.ok ? '' : ' (crossed)'}</span></li>`,
   )}</ul>`;
 }
 
@@ -20,17 +23,6 @@ function scenarioRow(s: LoadScenarioResult): SafeHtml {
   const name = html`<th scope="row"><code>${s.scenario}</code></th>`;
   if (s.error) return html`<tr class="row-error">${name}<td colspan="9" class="st-error">did not run: ${rich(s.error)}</td><td>${thresholdList(s)}</td></tr>`;
   return html`<tr>${name}${scenarioCells(s).map((c) => html`<td class="num">${c}</td>`)}<td>${thresholdList(s)}</td></tr>`;
-}
-
-function extrasTable(load: LoadResult): SafeHtml | null {
-  const rows = load.scenarios.flatMap((s) =>
-    Object.entries(s.extra ?? {}).map(
-      ([key, value]) =>
-        html`<tr><td><code>${s.scenario}</code></td><th scope="row">${key}</th><td class="num">${typeof value === 'number' ? formatNumber(value, Number.isInteger(value) ? 0 : 2) : value}</td></tr>`,
-    ),
-  );
-  if (rows.length === 0) return null;
-  return html`<h3>Scenario figures</h3><table class="extras"><thead><tr><th scope="col">Scenario</th><th scope="col">Figure</th><th scope="col" class="num">Value</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 const PERCENTILES = ['p50', 'p95', 'p99'] as const;
@@ -74,8 +66,8 @@ function rateFigure(load: LoadResult): SafeHtml | null {
 export function loadSection(load: LoadResult): SafeHtml {
   const t = thresholdCount(load);
   return html`<section id="load" aria-labelledby="load-h"><h2 id="load-h">Load</h2>
-<p><strong class="${load.ok ? 'ok' : 'bad'}">${load.ok ? '✓' : '✗'} ${loadHeadline(load)}</strong> (${t.met} of ${t.total}) · k6 ${load.k6_version} · run <code>${load.run_id}</code></p>
-<div class="wrap"><table class="load"><thead><tr><th scope="col">Scenario</th><th scope="col" class="num">Requests</th><th scope="col" class="num">Rate</th><th scope="col" class="num">p50</th><th scope="col" class="num">p95</th><th scope="col" class="num">p99</th><th scope="col" class="num">max</th><th scope="col" class="num">Errors</th><th scope="col" class="num">Checks</th><th scope="col" class="num">Dropped</th><th scope="col">Thresholds</th></tr></thead>
+<p><strong class="${load.ok ? 'ok' : 'bad'}">${okIcon(load.ok)} ${loadHeadline(load)}</strong> (${t.met} of ${t.total}) · k6 ${load.k6_version} · run <code>${load.run_id}</code></p>
+${dashboardLinksHtml(load)}<div class="wrap"><table class="load"><thead><tr><th scope="col">Scenario</th><th scope="col" class="num">Requests</th><th scope="col" class="num">Rate</th><th scope="col" class="num">p50</th><th scope="col" class="num">p95</th><th scope="col" class="num">p99</th><th scope="col" class="num">max</th><th scope="col" class="num">Errors</th><th scope="col" class="num">Checks</th><th scope="col" class="num">Dropped</th><th scope="col">Thresholds</th></tr></thead>
 <tbody>${load.scenarios.map(scenarioRow)}</tbody></table></div>
-${extrasTable(load)}${latencyFigure(load)}${rateFigure(load)}</section>`;
+${findingsBlock(load)}${latencyFigure(load)}${rateFigure(load)}</section>`;
 }

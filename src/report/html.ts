@@ -3,7 +3,9 @@
 // anything should a report string ever slip past escaping. Every report string goes through `html`.
 // This file is the page and its Checks section; Load and Rate limit have a file each.
 
-import { STATUS_ICON, formatMs, formatSeconds, runSeconds } from './format.js';
+import { formatMs, formatSeconds, runSeconds } from './format.js';
+import { statusIcon } from './html-icons.js';
+import { checkAnchor, leadSection } from './html-lead.js';
 import { loadSection } from './html-load.js';
 import { rateLimitSection } from './html-rate-limit.js';
 import { rich } from './html-rich.js';
@@ -25,7 +27,7 @@ function header(report: Report): SafeHtml {
     ['error', s.errored, 'errored'],
   ];
   return html`<header>
-<div class="head"><div class="verdict v-${report.verdict}" role="status">${report.verdict === 'pass' ? '✓ PASS' : '✗ FAIL'}</div>
+<div class="head"><div class="verdict v-${report.verdict}" role="status">${statusIcon(report.verdict)} ${report.verdict === 'pass' ? 'PASS' : 'FAIL'}</div>
 <div><h1>Credit Evaluation Service: conformance report</h1>
 <p class="target"><strong>${report.target.environment}</strong> <code>${report.target.base_url}</code>${report.target.emulated && html` <span class="badge">built-in emulator</span>`}</p></div></div>
 <p class="muted">Started <time datetime="${report.started_at}">${report.started_at}</time> · finished <time datetime="${report.finished_at}">${report.finished_at}</time>${seconds !== null && html` · ${formatSeconds(seconds)}`} · ${report.tool.name} ${report.tool.version}</p>
@@ -44,8 +46,8 @@ function evidence(c: CheckResult): SafeHtml | null {
 }
 
 function checkRow(c: CheckResult): SafeHtml {
-  return html`<tr class="row-${c.status}">
-<td><span class="status st-${c.status}">${STATUS_ICON[c.status] ?? ''} ${c.status}</span></td>
+  return html`<tr class="row-${c.status}" id="${checkAnchor(c.id)}">
+<td><span class="status st-${c.status}">${statusIcon(c.status)} ${c.status}</span></td>
 <th scope="row"><code>${c.id}</code><div class="title">${c.title}</div></th>
 <td>${specLabel(c.spec)}</td><td>${c.level}</td>
 <td><div class="msg">${rich(c.message)}</div>${evidence(c)}</td>
@@ -89,6 +91,7 @@ export function renderHtml(report: Report): string {
 <body>
 ${header(report)}
 <main>
+${leadSection(report)}
 ${untestedSection(report.untested ?? [])}
 ${notesSection(report.notes ?? [])}
 ${checksSection(report.checks)}

@@ -28,7 +28,7 @@ const scenario = (s: LoadScenarioResult): LoadScenarioResult =>
       thresholds: s.thresholds.map((t) => orderKeys(t, ['metric', 'expression', 'ok'])),
       ...(s.timeline ? { timeline: s.timeline.map((p) => orderKeys(p, ['t', 'requests', 'p95_ms'])) } : {}),
     },
-    ['scenario', 'requests', 'rate_per_s', 'latency_ms', 'error_rate', 'checks', 'thresholds', 'dropped_iterations', 'timeline', 'extra', 'error'],
+    ['scenario', 'requests', 'rate_per_s', 'latency_ms', 'error_rate', 'checks', 'thresholds', 'dropped_iterations', 'timeline', 'dashboards', 'extra', 'error'],
   );
 
 const load = (l: LoadResult): LoadResult => orderKeys({ ...l, scenarios: l.scenarios.map(scenario) }, ['k6_version', 'run_id', 'scenarios', 'ok']);
@@ -43,7 +43,7 @@ function rateLimit(r: RateLimitResult): RateLimitResult {
           ? null
           : orderKeys({ ...rec, backoff: orderKeys(rec.backoff, ['base_ms', 'cap_ms', 'jitter', 'max_retries']) }, ['target_rps', 'max_concurrency', 'backoff']),
       ...(r.proof ? { proof: orderKeys(r.proof, ['rate_429', 'goodput_rps', 'lost_requests']) } : {}),
-      ...(r.timeline ? { timeline: r.timeline.map((p) => orderKeys(p, ['t', 'offered', 'accepted', 'limited'])) } : {}),
+      ...(r.timeline ? { timeline: r.timeline.map((p) => orderKeys(p, ['t', 'offered', 'accepted', 'limited', 'phase'])) } : {}),
     },
     [
       'endpoint',

@@ -6,6 +6,7 @@
 
 import { evidenceLine, proofText, rateLimitFacts, recommendationText, runSeconds, scenarioLine, thresholdText } from './format.js';
 import { specLabel, type CheckResult, type LoadResult, type RateLimitResult, type Report, type Untested } from './model.js';
+import { checkFamily, junitClassname } from './junit-classname.js';
 import { renderXml, xmlChars, type XmlElement } from './xml.js';
 
 // Parsers fold newlines in attribute values into spaces; folding them here keeps the value predictable.
@@ -27,7 +28,7 @@ const problem = (kind: 'failure' | 'error', message: string, type: string, text:
 const output = (text: string): XmlElement[] => (text === '' ? [] : [{ name: 'system-out', content: text }]);
 
 function checkCase(c: CheckResult): XmlElement {
-  const tc = (...children: XmlElement[]) => testcase(`${c.id}: ${c.title}`, `ces-harness.conformance.${specLabel(c.spec)}`, seconds(c.duration_ms), children);
+  const tc = (...children: XmlElement[]) => testcase(`${c.id}: ${c.title}`, junitClassname('conformance', checkFamily(c.id)), seconds(c.duration_ms), children);
   const detail = [c.message, ...c.evidence.map(evidenceLine)].filter((line) => line !== '').join('\n');
   switch (c.status) {
     case 'fail':
@@ -49,7 +50,7 @@ function checkCase(c: CheckResult): XmlElement {
 function loadCases(load: LoadResult): XmlElement[] {
   const cases: XmlElement[] = [];
   for (const s of load.scenarios) {
-    const classname = `ces-harness.load.${s.scenario}`;
+    const classname = junitClassname('load', s.scenario);
     if (s.error) cases.push(testcase(`${s.scenario}: runs`, classname, seconds(0), [problem('error', s.error, 'scenario', s.error)]));
     for (const t of s.thresholds) {
       const outcome = t.ok ? output(scenarioLine(s)) : [problem('failure', `threshold ${thresholdText(t)} crossed`, 'threshold', scenarioLine(s))];
@@ -60,7 +61,7 @@ function loadCases(load: LoadResult): XmlElement[] {
   const explained = cases.some((c) => has(c, 'failure') || has(c, 'error'));
   if (!load.ok && !explained) {
     const failure = problem('failure', 'k6 reported the run as failed', 'k6', `k6 ${load.k6_version}, run ${load.run_id}`);
-    cases.push(testcase('k6 run', 'ces-harness.load', seconds(0), [failure]));
+    cases.push(testcase('k6 run', 'load', seconds(0), [failure]));
   }
   return cases;
 }
@@ -72,12 +73,12 @@ function rateLimitCase(r: RateLimitResult): XmlElement {
     ...rateLimitFacts(r).map(([label, value]) => `${label}: ${value}`),
     ...(r.notes ?? []),
   ];
-  return testcase(`${r.endpoint}: rate-limit sizing`, 'ces-harness.rate-limit', seconds(0), output(lines.filter((l) => l !== null).join('\n')));
+  return testcase(`${r.endpoint}: rate-limit sizing`, 'rate-limit', seconds(0), output(lines.filter((l) => l !== null).join('\n')));
 }
 
 // A stage that could not test is an error testcase: CI test tabs must show the run as broken.
 function untestedCase(u: Untested): XmlElement {
-  return testcase(`${u.stage}: could not test`, 'ces-harness.untested', seconds(0), [problem('error', u.reason, 'untested', u.reason)]);
+  return testcase(`${u.stage}: could not test`, 'untested', seconds(0), [problem('error', u.reason, 'untested', u.reason)]);
 }
 
 interface Counts {

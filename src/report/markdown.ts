@@ -3,7 +3,6 @@
 
 import {
   STATUS_ICON,
-  formatNumber,
   formatSeconds,
   proofText,
   rateLimitFacts,
@@ -12,6 +11,9 @@ import {
   scenarioCells,
   thresholdText,
 } from './format.js';
+import { dashboardLinksMd } from './dashboard-links.js';
+import { findingsBlock } from './md-findings.js';
+import { leadSection } from './md-lead.js';
 import { mdCode, mdEscape, mdInline, mdTable } from './md-text.js';
 import { specLabel, type CheckResult, type Evidence, type LoadResult, type LoadScenarioResult, type RateLimitResult, type Report, type Untested } from './model.js';
 import { brokenMusts, loadHeadline, skips, thresholdCount, warnings } from './select.js';
@@ -80,13 +82,6 @@ function scenarioRow(s: LoadScenarioResult): string[] {
   return [name, ...scenarioCells(s), thresholdsCell(s)];
 }
 
-function extrasList(load: LoadResult): string | null {
-  const lines = load.scenarios.flatMap((s) =>
-    Object.entries(s.extra ?? {}).map(([key, value]) => `- ${mdCode(s.scenario)} ${mdEscape(key)}: ${mdEscape(typeof value === 'number' ? formatNumber(value, Number.isInteger(value) ? 0 : 2) : String(value))}`),
-  );
-  return lines.length === 0 ? null : lines.join('\n');
-}
-
 function loadSection(load: LoadResult): string {
   const verdict = `${load.ok ? '✅' : '❌'} ${loadHeadline(load)}`;
   const head = `${verdict} · k6 ${mdEscape(load.k6_version)} · run ${mdCode(load.run_id)}`;
@@ -95,7 +90,7 @@ function loadSection(load: LoadResult): string {
     ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
     load.scenarios.map(scenarioRow),
   );
-  return section('Load', [head, table, extrasList(load)].filter((b) => b !== null).join('\n\n'));
+  return section('Load', [head, dashboardLinksMd(load), table, findingsBlock(load)].filter((b) => b !== null).join('\n\n'));
 }
 
 function rateLimitSection(r: RateLimitResult): string {
@@ -128,12 +123,13 @@ export function renderMarkdown(report: Report): string {
   const blocks = [
     titleLine(report),
     summaryLine(report),
+    leadSection(report),
     untestedSection(report.untested ?? []),
     notesSection(report.notes ?? []),
-    checksTable(report.checks),
     listSection('Failures', brokenMusts(report.checks), true),
     listSection('Warnings', warnings(report.checks), true),
     skipsSection(report.checks),
+    checksTable(report.checks),
     report.load ? loadSection(report.load) : null,
     report.rate_limit ? rateLimitSection(report.rate_limit) : null,
   ];

@@ -40,8 +40,10 @@ export interface LoadScenarioResult {
   checks: { passed: number; failed: number };
   thresholds: ThresholdResult[];
   dropped_iterations: number;
-  /** Per-second series for charts: t is seconds since the scenario's start. */
+  /** Per-second series for charts, from k6's samples: t is whole seconds since the first request. */
   timeline?: Array<{ t: number; requests: number; p95_ms?: number }>;
+  /** k6's web-dashboard exports of this scenario, file names in the report folder (report.html links them). */
+  dashboards?: string[];
   /** Free-form figures a scenario adds (e.g. the latency cost of a token per call). */
   extra?: Record<string, number | string>;
   /** Present when the scenario could not run at all. */
@@ -79,7 +81,13 @@ export interface RateLimitResult {
   } | null;
   /** The proof run of the recommendation, and per-second series for the chart. */
   proof?: { rate_429: number; goodput_rps: number; lost_requests: number } | null;
-  timeline?: Array<{ t: number; offered: number; accepted: number; limited: number }>;
+  /**
+   * The probe over time, at any resolution: each point counts the requests sent (offered),
+   * let through (accepted) and refused by the limit (limited) from its t (s since the probe
+   * started) to the next point's t. `phase` names the part of the probe that sent them (drain,
+   * sustained, wait, burst…); the report shades each run of one phase.
+   */
+  timeline?: Array<{ t: number; offered: number; accepted: number; limited: number; phase?: string }>;
   notes?: string[];
   /** The status the limit refused with: 429, or a non-conformant one (503…); null when nothing was refused. */
   limiting_status?: number | null;

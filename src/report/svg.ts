@@ -24,6 +24,22 @@ export interface LineChartSpec {
   xLabel: string;
   yLabel: string;
   series: readonly Series[];
+  /** Horizontal dashed lines at given y values (a measured limit, a recommended rate), labelled at the right. */
+  references?: readonly ReferenceLine[];
+  /** Shaded spans of x (the phases of a probe), labelled at the top. */
+  bands?: readonly Band[];
+}
+
+export interface ReferenceLine {
+  label: string;
+  value: number;
+  tone?: number;
+}
+
+export interface Band {
+  label: string;
+  from: number;
+  to: number;
 }
 
 export interface BarGroup {
@@ -40,6 +56,10 @@ export interface BarChartSpec {
   unit: string;
   seriesNames: readonly string[];
   groups: readonly BarGroup[];
+  /** Colour slot of each series (class `c<n>`); defaults to the series' position. */
+  tones?: readonly number[];
+  /** Writes each bar's value above it: for a few bars of very different heights, where a short one would read as zero. */
+  valueLabels?: boolean;
 }
 
 const WIDTH = 640;
@@ -145,11 +165,34 @@ function polyline(series: Series, index: number, x: (v: number) => number, y: (v
   return html`<polyline class="line ${tone}" fill="none" stroke="currentColor" data-series="${series.name}" data-points="${series.points.length}" points="${points}"><title>${series.name}</title></polyline>${dot}`;
 }
 
+function referenceLine(r: ReferenceLine, index: number, y: (v: number) => number): SafeHtml {
+  const at = coord(y(r.value));
+  // Labels of close references would overlap at the right edge; every other one sits below its line.
+  const labelY = coord(y(r.value) + (index % 2 === 0 ? -4 : 12));
+  return html`<g class="reference ${toneClass(r.tone ?? index)}" data-reference="${r.label}" data-value="${r.value}"><line x1="${PLOT.left}" x2="${PLOT.right}" y1="${at}" y2="${at}" stroke="currentColor" stroke-dasharray="6 4"/><text x="${PLOT.right - 4}" y="${labelY}" text-anchor="end">${r.label}</text></g>`;
+}
+
+function band(b: Band, index: number, x: (v: number) => number): SafeHtml {
+  const from = x(b.from);
+  const width = Math.max(1, x(b.to) - from);
+  // A label wider than its band (a half-second burst) is set one line lower, ending at the band's
+  // right edge, so it neither runs into the next band nor covers the label of the one before.
+  const fits = width >= 6.5 * b.label.length + 4;
+  const label = fits
+    ? html`<text x="${coord(from + 3)}" y="${PLOT.top + 10}">${b.label}</text>`
+    : html`<text x="${coord(from + width - 2)}" y="${PLOT.top + 22}" text-anchor="end">${b.label}</text>`;
+  return html`<g class="band band-${index % 2}" data-phase="${b.label}"><title>${b.label}</title><rect x="${coord(from)}" y="${PLOT.top}" width="${coord(width)}" height="${PLOT.bottom - PLOT.top}"/>${label}</g>`;
+}
+
 export function lineChart(spec: LineChartSpec): SafeHtml {
   const all = spec.series.flatMap((s) => s.points);
   if (all.length === 0) return emptyChart(spec.id, spec.title, spec.description);
-  const [xLo, xHi] = extent(all.map((p) => p.x));
-  const [, yHi] = extent(all.map((p) => p.y));
+  const references = spec.references ?? [];
+  // A band runs to the end of its last sample, past that sample's x: the axis must reach it too.
+  const bands = spec.bands ?? [];
+  const [xLo, xHi] = extent([...all.map((p) => p.x), ...bands.flatMap((b) => [b.from, b.to])]);
+  // The references are on the scale too: a limit above every sample must still show.
+  const [, yHi] = extent([...all.map((p) => p.y), ...references.map((r) => r.value)]);
   const scale = niceScale(yHi);
   const x = linear(xLo, xHi, PLOT.left, PLOT.right);
   const y = linear(0, scale.max, PLOT.bottom, PLOT.top);
@@ -161,7 +204,7 @@ export function lineChart(spec: LineChartSpec): SafeHtml {
     spec.id,
     spec.title,
     spec.description,
-    html`${yAxis(scale, y, spec.yLabel)}${xAxisLine(spec.xLabel)}<g class="ticks">${ticks}</g><g class="series">${lines}</g>`,
+    html`${bands.map((b, i) => band(b, i, x))}${yAxis(scale, y, spec.yLabel)}${xAxisLine(spec.xLabel)}<g class="ticks">${ticks}</g><g class="series">${lines}</g>${references.map((r, i) => referenceLine(r, i, y))}`,
   );
 }
 
@@ -179,10 +222,13 @@ export function barChart(spec: BarChartSpec): SafeHtml {
     const start = PLOT.left + gi * groupWidth + groupWidth * 0.15;
     const rects = g.values.map((v, bi) => {
       const top = y(Math.max(0, finite(v)));
-      return html`<rect class="bar ${toneClass(bi)}" fill="currentColor" x="${coord(start + bi * barWidth)}" y="${coord(top)}" width="${coord(Math.max(1, barWidth - 2))}" height="${coord(PLOT.bottom - top)}"><title>${g.label} ${spec.seriesNames[bi] ?? ''}: ${formatTick(Number(finite(v).toFixed(2)))}${spec.unit}</title></rect>`;
+      return html`<rect class="bar ${toneClass(spec.tones?.[bi] ?? bi)}" fill="currentColor" x="${coord(start + bi * barWidth)}" y="${coord(top)}" width="${coord(Math.max(1, barWidth - 2))}" height="${coord(PLOT.bottom - top)}"><title>${g.label} ${spec.seriesNames[bi] ?? ''}: ${formatTick(Number(finite(v).toFixed(2)))}${spec.unit}</title></rect>`;
     });
+    const values = spec.valueLabels
+      ? g.values.map((v, bi) => html`<text class="value" x="${coord(start + bi * barWidth + barWidth / 2 - 1)}" y="${coord(y(Math.max(0, finite(v))) - 4)}" text-anchor="middle">${formatTick(Number(finite(v).toFixed(1)))}${spec.unit}</text>`)
+      : [];
     const labelX = coord(PLOT.left + gi * groupWidth + groupWidth / 2);
-    return html`<g class="group"><title>${g.label}</title>${rects}<text x="${labelX}" y="${PLOT.bottom + 16}" text-anchor="middle">${truncate(g.label, maxChars)}</text></g>`;
+    return html`<g class="group"><title>${g.label}</title>${rects}${values}<text x="${labelX}" y="${PLOT.bottom + 16}" text-anchor="middle">${truncate(g.label, maxChars)}</text></g>`;
   });
   return frame(spec.id, spec.title, spec.description, html`${yAxis(scale, y, spec.yLabel)}${xAxisLine('')}${groups}`);
 }

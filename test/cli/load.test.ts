@@ -22,7 +22,22 @@ describe.skipIf(!k6)('ces-harness load against the built-in emulator', () => {
     expect(report.load?.ok).toBe(true);
     expect(report.verdict).toBe('pass');
     for (const s of report.load!.scenarios) expect(s.requests).toBeGreaterThan(0);
-    expect(readdirSync(dir).filter((f) => f.startsWith('k6-dashboard-')).length).toBeGreaterThanOrEqual(4);
+    const exports = readdirSync(dir).filter((f) => f.startsWith('k6-dashboard-'));
+    expect(exports.length).toBeGreaterThanOrEqual(4);
+    // report.html links every export k6 wrote, and every link opens a file beside it.
+    const html = readFileSync(join(dir, 'report.html'), 'utf8');
+    const linked = [...html.matchAll(/<a href="(k6-dashboard-[^"]+)">/g)].map((m) => m[1]);
+    expect(linked.sort()).toEqual(exports.sort());
+    expect(readFileSync(join(dir, 'report.md'), 'utf8')).toContain('**k6 web dashboards**');
+    // k6's samples became the per-second timeline, so the requests-over-time chart is drawn.
+    // (tls is two k6 runs; its timeline is the first's, without the TLS 1.2 probe's few requests.)
+    for (const s of report.load!.scenarios) {
+      const charted = s.timeline?.reduce((n, p) => n + p.requests, 0) ?? 0;
+      if (s.scenario === 'tls') expect(charted).toBeGreaterThan(0);
+      else expect(charted, s.scenario).toBe(s.requests);
+      expect(charted).toBeLessThanOrEqual(s.requests);
+    }
+    expect(html).toContain('<svg class="chart" id="chart-rate"');
     const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
     expect(junit).toContain('<testsuite name="load"');
   }, 300_000);

@@ -1,6 +1,8 @@
 // report.html as a person opens it: in a real headless Chromium (Debian's, driven by
 // playwright-core), offline. It must render its tables and charts with no console error and
-// without a single network request.
+// without a single network request; and at a desktop and a phone width it must show the verdict
+// and what failed on the first screen, never scroll sideways, draw no glyph as an empty box
+// (tofu: Chromium without extra fonts has no emoji), and draw no p99 in the pass green.
 
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser } from 'playwright-core';
 import { renderHtml } from '../../src/report/html.js';
 import type { Report } from '../../src/report/model.js';
+import { findTofu, p99Colours, pageWidth, type TofuReport } from './page-probes.js';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
@@ -48,9 +51,50 @@ describe.skipIf(!available)(`report.html in headless Chromium (${CHROMIUM})`, ()
     for (const c of report.checks) expect(await page.getByText(c.id, { exact: true }).count()).toBeGreaterThan(0);
     if (report.load) expect(await page.locator('svg').count()).toBeGreaterThanOrEqual(2);
     // Every chart has a size once laid out: it really rendered, it is not an empty element.
-    for (const box of await page.locator('svg').evaluateAll((svgs) => svgs.map((s) => s.getBoundingClientRect().width))) expect(box).toBeGreaterThan(50);
+    for (const box of await page.locator('svg.chart').evaluateAll((svgs) => svgs.map((s) => s.getBoundingClientRect().width))) expect(box).toBeGreaterThan(50);
     expect(requests).toEqual([]);
     expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  const VIEWPORTS = [
+    { name: 'desktop', width: 1280, height: 800 },
+    { name: 'phone', width: 375, height: 812 },
+  ] as const;
+  const pages = (['fail', 'pass'] as const).flatMap((fixture) => VIEWPORTS.map((viewport) => ({ file: `report-${fixture}.html`, fixture, width: viewport.name, viewport })));
+
+  it.each(pages)('$file at $width width: verdict and what failed on the first screen, no sideways scroll, no tofu, no green p99', async ({ fixture, viewport }) => {
+    const report = JSON.parse(readFileSync(join('test/fixtures', `report-${fixture}.json`), 'utf8')) as Report;
+    const file = join(mkdtempSync(join(tmpdir(), 'ces-html-')), 'report.html');
+    writeFileSync(file, renderHtml(report));
+    const page = await browser.newPage({ viewport: { width: viewport.width, height: viewport.height } });
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+
+    // The page never scrolls sideways: wide tables scroll inside their own box.
+    expect(await page.evaluate(pageWidth)).toBeLessThanOrEqual(viewport.width);
+    const verdict = await page.locator('.verdict').boundingBox();
+    expect(verdict).not.toBeNull();
+    expect(verdict!.y + verdict!.height).toBeLessThanOrEqual(viewport.height);
+    expect((await page.locator('.verdict').innerText()).trim()).toBe(fixture === 'pass' ? 'PASS' : 'FAIL');
+    if (fixture === 'fail') {
+      // What failed starts on the first screen, right under the verdict.
+      const lead = await page.locator('#lead').boundingBox();
+      expect(lead!.y).toBeLessThan(viewport.height);
+      expect(lead!.y).toBeGreaterThan(verdict!.y);
+    }
+    // Every status mark is drawn (an inline SVG of its own size), not a character.
+    for (const box of await page.locator('svg.icon').evaluateAll((icons) => icons.map((i) => i.getBoundingClientRect().width))) expect(box).toBeGreaterThan(8);
+
+    const tofu: TofuReport = await page.evaluate(findTofu);
+    // The detector works here: an unassigned code point renders as the missing-glyph box, a letter does not.
+    expect(tofu.probe).toEqual({ unassigned: true, letter: false });
+    expect(tofu.chars.length).toBeGreaterThan(0);
+    expect(tofu.missing).toEqual([]);
+
+    // p99 is never drawn in the colour that means pass.
+    const colours = await page.evaluate(p99Colours);
+    expect(colours.p99.length).toBe(report.load?.scenarios.length);
+    for (const fill of colours.p99) expect(fill).not.toBe(colours.pass);
     await page.close();
   });
 });

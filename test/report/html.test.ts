@@ -3,8 +3,12 @@ import { renderHtml } from '../../src/report/html.js';
 import type { Report } from '../../src/report/model.js';
 import { FIXTURES, XSS, loadFixture, mapStrings } from './helpers.js';
 
-/** Every way a page could reach the network: tags with a source or link, CSS imports and URLs. */
-const NETWORK = [/<script\b/i, /<link\b/i, /<iframe\b/i, /<object\b/i, /<embed\b/i, /@import/i, /url\(/i, /<[a-z][^>]*\s(?:src|href|srcset|action|data)=/i];
+/**
+ * Every way a page could reach the network: tags with a source or link, CSS imports and URLs. A
+ * link within the page (`#check-…`) or to a k6 dashboard export beside it is navigation a reader
+ * chooses, not a load.
+ */
+const NETWORK = [/<script\b/i, /<link\b/i, /<iframe\b/i, /<object\b/i, /<embed\b/i, /@import/i, /url\(/i, /<[a-z][^>]*\s(?:src|srcset|action|data)=/i, /\shref="(?!#[\w.-]+"|k6-dashboard-[\w.-]+\.html")/i];
 
 /** `<svg id="…">…</svg>` for a chart id. */
 function chart(html: string, id: string): string | undefined {
@@ -44,13 +48,13 @@ describe.each(FIXTURES)('renderHtml(report-%s)', (name) => {
 
   it('shows the verdict, the target and the counts', () => {
     expect(html).toContain(`class="verdict v-${name}"`);
-    expect(html).toContain(name === 'pass' ? '✓ PASS' : '✗ FAIL');
+    expect(html).toMatch(new RegExp(`role="status"><svg class="icon"[^>]*>.*?</svg> ${name === 'pass' ? 'PASS' : 'FAIL'}</div>`));
     expect(html).toContain(`<code>${report.target.base_url}</code>`);
     expect(html).toContain(`<strong>${report.summary.failed}</strong> failed`);
   });
 
   it('has a row per check with its status colour and evidence behind <details>', () => {
-    const rows = [...html.matchAll(/<tr class="row-(\w+)">\s*<td><span class="status st-\w+">[^<]*<\/span><\/td>\s*<th scope="row"><code>([^<]*)<\/code>/g)];
+    const rows = [...html.matchAll(/<tr class="row-(\w+)" id="check-[^"]*">\s*<td><span class="status st-\w+"><svg class="icon"[^>]*>.*?<\/svg> \w+<\/span><\/td>\s*<th scope="row"><code>([^<]*)<\/code>/g)];
     expect(rows.map((m) => m[2])).toEqual(report.checks.map((c) => c.id));
     expect(rows.map((m) => m[1])).toEqual(report.checks.map((c) => c.status));
     const withEvidence = report.checks.filter((c) => c.evidence.length > 0).length;
@@ -128,7 +132,7 @@ describe('renderHtml escaping', () => {
 describe('renderHtml without optional data', () => {
   it('has no Load, Rate limit or chart when those stages did not run', () => {
     const html = renderHtml(noLoad(loadFixture('pass')));
-    expect(html).not.toContain('<svg');
+    expect(html).not.toContain('<svg class="chart"');
     expect(html).not.toContain('id="load"');
     expect(html).not.toContain('id="rate-limit"');
   });

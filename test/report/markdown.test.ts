@@ -93,6 +93,8 @@ describe.each(FIXTURES)('renderMarkdown(report-%s)', (name) => {
     const section = (sectionOf(md, 'Rate limit') ?? []).join('\n');
     expect(section).toContain('**Recommendation:** send at most 40.0/s with at most 8 requests in flight');
     expect(section).toContain('full jitter');
+    // As the terminal's recommend line says it: the service's own wait comes before any backoff.
+    expect(section).toContain('on 429 honour Retry-After, else retry with exponential backoff');
     expect(section).toContain('**Proof run:**');
     expect(section).toContain('| Sustained rate | 50.0/s |');
   });
