@@ -1,0 +1,75 @@
+// §7: on 429, wait and retry. With Retry-After, no request before it has passed; without it, waits
+// of the client's choosing that grow while the 429s go on, and never a burst of quick retries.
+
+import type { RecordedRequest } from '../record.js';
+import { at, evidenceOf, judged, type ClientCheck } from './types.js';
+
+/** Timers fire a little early or late; a wait this much short of Retry-After still counts as waiting. */
+const TIMER_SLACK_MS = 30;
+/** A retry sooner than this after a 429 without Retry-After is hammering, whatever comes later. */
+export const MIN_RETRY_GAP_MS = 100;
+
+interface Wait {
+  limited: RecordedRequest;
+  next: RecordedRequest;
+  gapMs: number;
+}
+
+/** Each 429 with the next request the client sent after that answer. */
+function waitsAfter429(requests: readonly RecordedRequest[]): Wait[] {
+  const sorted = [...requests].sort((a, b) => a.atMs - b.atMs);
+  return sorted.flatMap((limited) => {
+    if (limited.status !== 429) return [];
+    const next = sorted.find((r) => r.atMs >= limited.answeredMs && r !== limited);
+    return next ? [{ limited, next, gapMs: next.atMs - limited.answeredMs }] : [];
+  });
+}
+
+/** Waits that follow each other without a success in between: one backoff sequence. */
+function runs(waits: readonly Wait[]): Wait[][] {
+  const out: Wait[][] = [];
+  for (const w of waits) {
+    const last = out.at(-1)?.at(-1);
+    if (last && last.next === w.limited) out.at(-1)!.push(w);
+    else out.push([w]);
+  }
+  return out;
+}
+
+export const check: ClientCheck = {
+  id: 'client.rate-limit-wait',
+  title: 'After a 429 the client waits (Retry-After, or growing waits) instead of hammering',
+  spec: '7',
+  level: 'must',
+  description: `no request before Retry-After has passed; without it, no retry within ${MIN_RETRY_GAP_MS} ms and waits that grow (run with \`rate-limit-storm\`, \`rate-limit-no-retry-after\`)`,
+  judge(record) {
+    const limited = record.requests.filter((r) => r.status === 429);
+    if (limited.length === 0) return judged('skip', 'the client got no 429 to react to (the rate-limit scenarios send some)');
+    const waits = waitsAfter429(record.requests);
+    const early = waits.filter((w) => w.limited.retryAfter !== undefined && w.gapMs < Number(w.limited.retryAfter) * 1000 - TIMER_SLACK_MS);
+    if (early.length > 0) {
+      const w = early[0]!;
+      return judged(
+        'fail',
+        `${early.length} of ${waits.length} requests after a 429 came before its Retry-After: ${w.next.method} ${w.next.path} ${w.gapMs} ms after a 429 that said Retry-After: ${w.limited.retryAfter ?? ''}; §7: wait, then retry`,
+        early.map((x) => evidenceOf(x.next, `${x.gapMs} ms after the 429 at ${at(x.limited.atMs)} (Retry-After: ${x.limited.retryAfter ?? ''})`)),
+      );
+    }
+    const blind = waits.filter((w) => w.limited.retryAfter === undefined);
+    const quick = blind.filter((w) => w.gapMs < MIN_RETRY_GAP_MS);
+    if (quick.length > 0) {
+      return judged(
+        'fail',
+        `${quick.length} retries came within ${MIN_RETRY_GAP_MS} ms of a 429 without Retry-After (the quickest after ${Math.min(...quick.map((w) => w.gapMs))} ms): a retry storm; back off instead`,
+        quick.map((w) => evidenceOf(w.next, `${w.gapMs} ms after the 429 at ${at(w.limited.atMs)}`)),
+      );
+    }
+    const flat = runs(blind).find((run) => run.length >= 2 && run.at(-1)!.gapMs <= run[0]!.gapMs);
+    if (flat) {
+      const gaps = flat.map((w) => `${w.gapMs} ms`).join(', ');
+      return judged('fail', `after ${flat.length} 429s in a row without Retry-After the waits did not grow (${gaps}); back off with growing waits`, flat.map((w) => evidenceOf(w.next, `${w.gapMs} ms after a 429`)));
+    }
+    const gaps = waits.map((w) => `${w.gapMs} ms`).join(', ');
+    return judged('pass', `${limited.length} 429(s); the client waited ${gaps} before the next request`, waits.map((w) => evidenceOf(w.next, `${w.gapMs} ms after the 429${w.limited.retryAfter ? ` (Retry-After: ${w.limited.retryAfter})` : ''}`)));
+  },
+};
