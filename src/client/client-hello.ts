@@ -17,6 +17,7 @@ const SUITE_NAMES: Record<number, string> = {
   0x1303: 'TLS_CHACHA20_POLY1305_SHA256',
   0x1304: 'TLS_AES_128_CCM_SHA256',
   0x1305: 'TLS_AES_128_CCM_8_SHA256',
+  0x00ff: 'TLS_EMPTY_RENEGOTIATION_INFO_SCSV',
 };
 
 /** RFC 8701 GREASE values (0x0a0a, 0x1a1a, …) say nothing about the client; they are left out. */

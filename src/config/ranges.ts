@@ -33,6 +33,8 @@ export const RANGES = {
   loadRate: range(0.1, 100_000, 'requests per second', false),
   durationS: range(1, 86_400, 'seconds', false),
   vus: range(1, 10_000, 'virtual users'),
+  /** How long `ces-harness client` lets the user's client run per scenario before stopping it. */
+  clientTimeLimitS: range(1, 3_600, 'seconds', false),
 } as const satisfies Record<string, NumberRange>;
 
 export function inRange(r: NumberRange, n: number): boolean {
