@@ -6,7 +6,7 @@ import { createEmulator } from '../emulator/index.js';
 import type { ClientScenario } from '../emulator/scenarios/index.js';
 import type { Redactor } from '../http/redact.js';
 import { readClientHello, type OfferedTls } from './client-hello.js';
-import { clientEnvironment } from './client-env.js';
+import { clientEnvironment, runSecondsWithin } from './client-env.js';
 import { Recorder } from './recorder.js';
 import type { ScenarioRecord } from './record.js';
 import { supervise } from './supervise.js';
@@ -52,7 +52,7 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioRecord> {
     const lines = { stdout: '', stderr: '' };
     const client = supervise({
       argv: run.argv,
-      env: clientEnvironment(process.env, { baseUrl: emulator.url, clientId, clientSecret, caFile: emulator.caFile }),
+      env: clientEnvironment(process.env, { baseUrl: emulator.url, clientId, clientSecret, caFile: emulator.caFile, runSeconds: runSecondsWithin(run.timeLimitS) }),
       timeLimitMs: run.timeLimitS * 1000,
       onOutput: (chunk, stream) => {
         const text = chunk.toString('utf8');

@@ -4,7 +4,7 @@
 import { judged, type ClientCheck } from './types.js';
 
 const REASONS = {
-  'time-limit': (s: number) => `still running after the ${s} s time limit: stopped (its process group killed)`,
+  'time-limit': (s: number) => `was still running at the ${s} s time limit: stopped (its process group killed)`,
   flood: () => 'sent more requests than one run allows: stopped as a flood',
   'secret-printed': () => 'printed its client secret: stopped',
   interrupted: () => 'interrupted by the user: stopped',
@@ -13,7 +13,7 @@ const REASONS = {
 export const check: ClientCheck = {
   id: 'client.exit-code',
   title: 'The client finishes by itself with exit code 0',
-  spec: 'the client run',
+  spec: 'exit status',
   level: 'must',
   description: 'the client exits 0 on its own within `--time-limit`; a crash, a hang, a flood or a printed secret fails',
   judge(record) {
