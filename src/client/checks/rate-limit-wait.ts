@@ -8,6 +8,13 @@ import { at, evidenceOf, judged, type ClientCheck } from './types.js';
 const TIMER_SLACK_MS = 30;
 /** A retry sooner than this after a 429 without Retry-After is hammering, whatever comes later. */
 export const MIN_RETRY_GAP_MS = 100;
+/**
+ * Growing waits: after at least GROWTH_RUN 429s in a row, the last wait is at least GROWTH times
+ * the first. Exponential backoff (×2 per retry) gives 4× by then; a fixed wait gives 1× give or take
+ * timer jitter, so the line between them holds on a busy machine.
+ */
+const GROWTH_RUN = 3;
+const GROWTH = 2;
 
 interface Wait {
   limited: RecordedRequest;
@@ -41,7 +48,7 @@ export const check: ClientCheck = {
   title: 'After a 429 the client waits (Retry-After, or growing waits) instead of hammering',
   spec: '7',
   level: 'must',
-  description: `no request before Retry-After has passed; without it, no retry within ${MIN_RETRY_GAP_MS} ms and waits that grow (run with \`rate-limit-storm\`, \`rate-limit-no-retry-after\`)`,
+  description: `no request before Retry-After has passed; without it, no retry within ${MIN_RETRY_GAP_MS} ms and, after ${GROWTH_RUN}+ 429s in a row, a last wait ≥ ${GROWTH}× the first (run with \`rate-limit-storm\`, \`rate-limit-no-retry-after\`)`,
   judge(record) {
     const limited = record.requests.filter((r) => r.status === 429);
     if (limited.length === 0) return judged('skip', 'the client got no 429 to react to (the rate-limit scenarios send some)');
@@ -64,10 +71,10 @@ export const check: ClientCheck = {
         quick.map((w) => evidenceOf(w.next, `${w.gapMs} ms after the 429 at ${at(w.limited.atMs)}`)),
       );
     }
-    const flat = runs(blind).find((run) => run.length >= 2 && run.at(-1)!.gapMs <= run[0]!.gapMs);
+    const flat = runs(blind).find((run) => run.length >= GROWTH_RUN && run.at(-1)!.gapMs < GROWTH * run[0]!.gapMs);
     if (flat) {
       const gaps = flat.map((w) => `${w.gapMs} ms`).join(', ');
-      return judged('fail', `after ${flat.length} 429s in a row without Retry-After the waits did not grow (${gaps}); back off with growing waits`, flat.map((w) => evidenceOf(w.next, `${w.gapMs} ms after a 429`)));
+      return judged('fail', `after ${flat.length} 429s in a row without Retry-After the waits did not grow (${gaps}; the last should be at least ${GROWTH}× the first); back off with growing waits`, flat.map((w) => evidenceOf(w.next, `${w.gapMs} ms after a 429`)));
     }
     const gaps = waits.map((w) => `${w.gapMs} ms`).join(', ');
     return judged('pass', `${limited.length} 429(s); the client waited ${gaps} before the next request`, waits.map((w) => evidenceOf(w.next, `${w.gapMs} ms after the 429${w.limited.retryAfter ? ` (Retry-After: ${w.limited.retryAfter})` : ''}`)));
