@@ -16,7 +16,8 @@ export interface ClientOutcome extends CliResult {
   statuses: Record<string, string>;
   /** The ids of failed checks, sorted. */
   failed: string[];
-  dir: string;
+  /** Every report file's text, joined. */
+  files: string;
 }
 
 export async function runClientCli(flags: string[], command: string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<ClientOutcome> {
@@ -29,7 +30,7 @@ export async function runClientCli(flags: string[], command: string[], options: 
     const failed = Object.entries(statuses).filter(([, s]) => s === 'fail').map(([id]) => id).sort();
     // Everything the run wrote, for tests that hunt a secret in it.
     const files = report ? ['report.json', 'report.md', 'report.html', 'junit.xml'].map((f) => readFileSync(join(dir, f), 'utf8')).join('\n') : '';
-    return { ...result, report, statuses, failed, dir: files };
+    return { ...result, report, statuses, failed, files };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
