@@ -4,6 +4,7 @@
 // This file is the page and its Checks section; Load and Rate limit have a file each.
 
 import { STATUS_ICON, formatMs, formatSeconds, runSeconds } from './format.js';
+import { clientSectionHtml } from './client-html.js';
 import { loadSection } from './html-load.js';
 import { rateLimitSection } from './html-rate-limit.js';
 import { rich } from './html-rich.js';
@@ -93,7 +94,7 @@ ${untestedSection(report.untested ?? [])}
 ${notesSection(report.notes ?? [])}
 ${checksSection(report.checks)}
 ${report.load && loadSection(report.load)}
-${report.rate_limit && rateLimitSection(report.rate_limit)}
+${report.rate_limit && rateLimitSection(report.rate_limit)}${report.client ? clientSectionHtml(report.client) : null}
 </main>
 <footer>${report.tool.name} ${report.tool.version} · ${report.schema}</footer>
 </body>

@@ -12,6 +12,7 @@ import {
   scenarioCells,
   thresholdText,
 } from './format.js';
+import { clientSectionMd } from './client-md.js';
 import { mdCode, mdEscape, mdInline, mdTable } from './md-text.js';
 import { specLabel, type CheckResult, type Evidence, type LoadResult, type LoadScenarioResult, type RateLimitResult, type Report, type Untested } from './model.js';
 import { brokenMusts, loadHeadline, skips, thresholdCount, warnings } from './select.js';
@@ -136,6 +137,7 @@ export function renderMarkdown(report: Report): string {
     skipsSection(report.checks),
     report.load ? loadSection(report.load) : null,
     report.rate_limit ? rateLimitSection(report.rate_limit) : null,
+    report.client ? clientSectionMd(report.client) : null,
   ];
   return `${blocks.filter((b) => b !== null).join('\n\n')}\n`;
 }
