@@ -5,6 +5,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { startCli } from '../helpers/cli.js';
 import { fixture, runClientCli } from './run-client.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'ces-unruly-'));
@@ -39,6 +41,22 @@ describe('ces-harness client with an unruly client', () => {
     const grandchild = Number(readFileSync(pidFile, 'utf8'));
     expect(grandchild).toBeGreaterThan(0);
     expect(alive(grandchild)).toBe(false);
+  });
+
+  it('on Ctrl-C stops the client and its grandchild, and writes a partial report', async () => {
+    const pidFile = join(scratch, 'interrupted.pid');
+    const reportDir = join(scratch, 'interrupted-report');
+    const cli = startCli(['client', '--report-dir', reportDir, '--', process.execPath, fixture('hangs.mjs')], { env: { HANG_PID_FILE: pidFile } });
+    // The client is running once its grandchild is: wait for that (bounded), then interrupt.
+    for (let i = 0; i < 200 && !existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(existsSync(pidFile)).toBe(true);
+    cli.child.kill('SIGINT');
+    const done = await cli.done;
+    expect(done.code).toBe(1);
+    const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as { untested: Array<{ stage: string }>; client: { runs: Array<{ stopped: string }> } };
+    expect(report.client.runs.map((r) => r.stopped)).toEqual(['interrupted']);
+    expect(report.untested.map((u) => u.stage)).toEqual(['client']);
+    expect(alive(Number(readFileSync(pidFile, 'utf8')))).toBe(false);
   });
 
   it('reports a crashing client by its exit code', async () => {

@@ -7,7 +7,7 @@ const REASONS = {
   'time-limit': (s: number) => `was still running at the ${s} s time limit: stopped (its process group killed)`,
   flood: () => 'sent more requests than one run allows: stopped as a flood',
   'secret-printed': () => 'printed its client secret: stopped',
-  interrupted: () => 'interrupted by the user: stopped',
+  interrupted: () => 'was interrupted by the user: stopped',
 } as const;
 
 export const check: ClientCheck = {
