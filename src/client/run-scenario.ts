@@ -3,6 +3,7 @@
 // and the client stopped if it runs past the time limit, floods the emulator or prints its secret.
 
 import { createEmulator } from '../emulator/index.js';
+import { HarnessError } from '../errors.js';
 import type { ClientScenario } from '../emulator/scenarios/index.js';
 import type { Redactor } from '../http/redact.js';
 import { readClientHello, type OfferedTls } from './client-hello.js';
@@ -69,7 +70,12 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioRecord> {
     flooded = () => client.stop('flood');
     const onAbort = () => client.stop('interrupted');
     run.signal.addEventListener('abort', onAbort, { once: true });
-    const outcome = await client.done.finally(() => run.signal.removeEventListener('abort', onAbort));
+    const outcome = await client.done
+      .catch((err: NodeJS.ErrnoException) => {
+        // Found runnable before the emulator started, gone or unreadable by now: still the user's to fix.
+        throw new HarnessError('CLIENT_COMMAND_UNUSABLE', `client command ${run.argv[0] ?? ''} could not be started (${err.code ?? err.message}): check it runs on its own`);
+      })
+      .finally(() => run.signal.removeEventListener('abort', onAbort));
     for (const rest of [lines.stdout, lines.stderr]) if (rest !== '') run.onLine(run.redactor.text(rest));
     return {
       scenario: run.scenario.name,

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { runClientCli } from './run-client.js';
+import { fixture, runClientCli } from './run-client.js';
 
 const oneLine = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('ces-harness:'));
 
@@ -24,6 +24,10 @@ describe('ces-harness client with bad input', () => {
     const path = await runClientCli([], ['./not/here.sh']);
     expect(path.code).toBe(2);
     expect(oneLine(path.stderr)).toEqual([expect.stringMatching(/not an executable file/)]);
+    // Executable, but its interpreter is missing: found when it is started, still exit 2.
+    const noInterpreter = await runClientCli(['--scenario', 'steady'], [fixture('missing-interpreter.sh')]);
+    expect(noInterpreter.code).toBe(2);
+    expect(oneLine(noInterpreter.stderr)).toEqual([expect.stringMatching(/could not be started \(ENOENT\): check it runs on its own/)]);
     const scenario = await runClientCli(['--scenario', 'nope'], ['true']);
     expect(scenario.code).toBe(2);
     expect(oneLine(scenario.stderr)).toEqual([expect.stringMatching(/unknown client scenario "nope"; known: steady, /)]);
