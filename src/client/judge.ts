@@ -14,18 +14,18 @@ function fold(check: ClientCheck, judgements: ReadonlyArray<{ scenario: string; 
   const worst = Math.max(...judgements.map(({ j }) => RANK[j.status]));
   const speaking = judgements.filter(({ j }) => RANK[j.status] === worst);
   const raw = speaking[0]!.j.status;
-  // A failed `should` is reported as a warn (contract).
-  const status: Status = raw === 'fail' && check.level === 'should' ? 'warn' : raw;
-  const label = (scenario: string, text: string) => (judgements.length > 1 ? `${scenario}: ${text}` : text);
+  const { id, title, spec, level } = check;
+  const several = judgements.length > 1;
   return {
-    id: check.id,
-    title: check.title,
-    spec: check.spec,
-    level: check.level,
-    status,
-    message: speaking.map(({ scenario, j }) => label(scenario, j.message)).join('; '),
+    id,
+    title,
+    spec,
+    level,
+    // A failed `should` is reported as a warn (contract).
+    status: raw === 'fail' && level === 'should' ? 'warn' : (raw satisfies Status),
+    message: speaking.map(({ scenario, j }) => (several ? `${scenario}: ${j.message}` : j.message)).join('; '),
     duration_ms: durationMs,
-    evidence: speaking.flatMap(({ scenario, j }) => j.evidence.map((e) => (judgements.length > 1 ? { ...e, request: `[${scenario}] ${e.request}` } : e))),
+    evidence: speaking.flatMap(({ scenario, j }) => j.evidence.map((e) => (several ? { ...e, request: `[${scenario}] ${e.request}` } : e))),
   };
 }
 
