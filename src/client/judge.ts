@@ -59,6 +59,7 @@ export function clientRun(record: ScenarioRecord, description: string): ClientRu
       status: r.status,
       duration_ms: r.answeredMs - r.atMs,
       ...(r.headers.authorization !== undefined ? { authorization: r.headers.authorization } : {}),
+      headers: r.headers,
       body: r.bodyShape,
       ...(r.retryAfter !== undefined ? { retry_after: r.retryAfter } : {}),
     })),

@@ -12,6 +12,9 @@ import { Recorder } from './recorder.js';
 import type { ScenarioRecord } from './record.js';
 import { supervise } from './supervise.js';
 
+/** Lines of the client's output echoed per run. */
+const MAX_ECHOED_LINES = 200;
+
 export interface ScenarioRun {
   argv: readonly string[];
   scenario: ClientScenario;
@@ -51,6 +54,13 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioRecord> {
     // The tail of the previous chunk, so a secret split across two writes is still seen.
     let tail = '';
     const lines = { stdout: '', stderr: '' };
+    // A chatty client must not drown the harness' own output: the first lines are shown, then a note.
+    let echoed = 0;
+    const echo = (line: string) => {
+      if (echoed < MAX_ECHOED_LINES) run.onLine(run.redactor.text(line.slice(0, 1_000)));
+      else if (echoed === MAX_ECHOED_LINES) run.onLine(`… more output not shown (first ${MAX_ECHOED_LINES} lines only)`);
+      echoed++;
+    };
     const client = supervise({
       argv: run.argv,
       env: clientEnvironment(process.env, { baseUrl: emulator.url, clientId, clientSecret, caFile: emulator.caFile, runSeconds: runSecondsWithin(run.timeLimitS) }),
@@ -64,7 +74,7 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioRecord> {
         tail = text.slice(-256);
         const parts = (lines[stream] + text).split('\n');
         lines[stream] = (parts.pop() ?? '').slice(-4096);
-        for (const line of parts.slice(-50)) run.onLine(run.redactor.text(line));
+        for (const line of parts) echo(line);
       },
     });
     flooded = () => client.stop('flood');
@@ -76,7 +86,7 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioRecord> {
         throw new HarnessError('CLIENT_COMMAND_UNUSABLE', `client command ${run.argv[0] ?? ''} could not be started (${err.code ?? err.message}): check it runs on its own`);
       })
       .finally(() => run.signal.removeEventListener('abort', onAbort));
-    for (const rest of [lines.stdout, lines.stderr]) if (rest !== '') run.onLine(run.redactor.text(rest));
+    for (const rest of [lines.stdout, lines.stderr]) if (rest !== '') echo(rest);
     return {
       scenario: run.scenario.name,
       requests: recorder.requests,

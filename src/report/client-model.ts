@@ -10,6 +10,8 @@ export interface ClientExchange {
   duration_ms: number;
   /** "Bearer tk_…", another scheme, or absent. */
   authorization?: string;
+  /** Every header the client sent, credentials hidden ([redacted]) or fingerprinted. */
+  headers: Record<string, string>;
   body: string;
   retry_after?: string;
 }

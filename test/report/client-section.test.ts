@@ -24,7 +24,7 @@ const client: ClientSection = {
       business_calls: 16,
       connections: 2,
       tls_offered: { versions: ['TLSv1.3'], suites: ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384'] },
-      exchanges: [{ t_ms: 563, method: 'POST', path: '/v1/evaluation', status: 429, duration_ms: 0, authorization: 'Bearer tk_0123abcd', body: '{"request":number}', retry_after: '2' }],
+      exchanges: [{ t_ms: 563, method: 'POST', path: '/v1/evaluation', status: 429, duration_ms: 0, authorization: 'Bearer tk_0123abcd', headers: { authorization: 'Bearer tk_0123abcd' }, body: '{"request":number}', retry_after: '2' }],
     },
     { scenario: 'steady', description: 'nothing goes wrong', exit_code: null, signal: null, stopped: 'time-limit', duration_ms: 30_000, requests: 3, token_fetches: 1, business_calls: 2, connections: 1, tls_offered: { versions: ['TLSv1.3'], suites: [] }, exchanges: [] },
   ],
