@@ -21,6 +21,8 @@ describe('ces-harness client with the reference clients', () => {
     expect(runs['short-token-lifetime']!.token_fetches).toBeGreaterThanOrEqual(2);
     expect(runs['rate-limit-storm']!.exchanges.some((e) => e.status === 429 && e.retry_after !== undefined)).toBe(true);
     expect(runs['rate-limit-no-retry-after']!.exchanges.some((e) => e.status === 429 && e.retry_after === undefined)).toBe(true);
+    expect(runs['slow-business']!.exchanges.some((e) => e.path.startsWith('/v1/') && e.duration_ms >= 1_400)).toBe(true);
+    expect(runs['steady']!.exchanges.every((e) => e.status === 200)).toBe(true);
     expect(runs['steady']!.tls_offered.versions).toContain('TLSv1.3');
   });
 });
