@@ -12,12 +12,14 @@ export const check: ClientCheck = {
   level: 'must',
   description: 'after the first token expires, a new token is fetched and a business call succeeds with it (run with `short-token-lifetime`)',
   judge(record) {
-    const first = record.requests.find((r) => r.issued !== undefined)?.issued;
-    if (first === undefined) return judged('skip', 'no token was issued, so none could expire');
+    const fetch = record.requests.find((r) => r.issued !== undefined);
+    const first = fetch?.issued;
+    if (fetch === undefined || first === undefined) return judged('skip', 'no token was issued, so none could expire');
     const after = record.requests.filter((r) => r.atMs >= first.expiresMs);
     const calls = after.filter(isBusiness);
     if (calls.length === 0) {
-      return judged('skip', `no business call after the first token expired at ${at(first.expiresMs)} (the short-token-lifetime scenario makes tokens expire mid-run)`);
+      const lifeS = Math.round((first.expiresMs - fetch.atMs) / 1000);
+      return judged('skip', `no business call after the first token expired (it lived ${lifeS} s; the short-token-lifetime scenario makes tokens expire mid-run)`);
     }
     const renewed = calls.find((r) => ok(r.status) && r.bearer.token !== undefined && r.bearer.token !== first.token);
     if (renewed) return judged('pass', `token ${first.token} expired at ${at(first.expiresMs)}; a new token was fetched and a call succeeded at ${at(renewed.atMs)}`, [evidenceOf(renewed, `Bearer ${renewed.bearer.token ?? ''}`)]);
