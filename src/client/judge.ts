@@ -14,10 +14,10 @@ const RANK: Record<Judgement['status'], number> = { fail: 3, warn: 2, pass: 1, s
  * A failure or warning speaks for every run that has it; a pass or skip over several runs names
  * them and gives one run's words, so a clean report stays short.
  */
-function messageOf(status: Judgement['status'], speaking: ReadonlyArray<{ scenario: string; j: Judgement }>, several: boolean): string {
-  if (!several) return speaking[0]!.j.message;
+function messageOf(status: Judgement['status'], speaking: ReadonlyArray<{ scenario: string; j: Judgement }>, total: number): string {
+  if (total === 1) return speaking[0]!.j.message;
   if (status === 'fail' || status === 'warn' || speaking.length === 1) return speaking.map(({ scenario, j }) => `${scenario}: ${j.message}`).join('; ');
-  const names = speaking.map(({ scenario }) => scenario).join(', ');
+  const names = speaking.length === total ? `all ${total} scenarios` : speaking.map(({ scenario }) => scenario).join(', ');
   const shown = speaking[0]!;
   return `${status === 'pass' ? 'passed' : 'skipped'} in ${names}; ${shown.scenario}: ${shown.j.message}`;
 }
@@ -35,7 +35,7 @@ function fold(check: ClientCheck, judgements: ReadonlyArray<{ scenario: string; 
     level,
     // A failed `should` is reported as a warn (contract).
     status: raw === 'fail' && level === 'should' ? 'warn' : (raw satisfies Status),
-    message: messageOf(raw, speaking, several),
+    message: messageOf(raw, speaking, judgements.length),
     duration_ms: durationMs,
     evidence: speaking.flatMap(({ scenario, j }) => j.evidence.map((e) => (several ? { ...e, request: `[${scenario}] ${e.request}` } : e))),
   };
