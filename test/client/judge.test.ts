@@ -48,6 +48,8 @@ describe('client.rate-limit-wait', () => {
     { gaps: [200, 340, 600], status: 'pass', why: 'exponential with jitter' },
     { gaps: [300, 420], status: 'pass', why: 'two waits: too few to judge growth' },
     { gaps: [200, 200, 210, 230], status: 'fail', why: 'fixed waits with timer jitter' },
+    { gaps: [200, 200, 200, 200, 450, 200], status: 'fail', why: 'fixed waits, one stretched by a busy machine' },
+    { gaps: [250, 500, 1000, 2000, 4000], status: 'pass', why: 'a long exponential run' },
     { gaps: [250, 40, 500], status: 'fail', why: 'one retry within 100 ms' },
   ])('$why: $status', ({ gaps, status }) => {
     expect(rateLimitWait.judge(record('s', backoff(gaps))).status).toBe(status);

@@ -82,7 +82,7 @@ export async function clientCommand(options: Options, argv: readonly string[]): 
     const describe = (name: string) => CLIENT_SCENARIOS.find((s) => s.name === name)?.description ?? '';
     const report = buildReport({
       version: VERSION,
-      target: { environment: 'client', base_url: 'https://127.0.0.1 (a fresh emulator per scenario)', emulated: true },
+      target: { environment: 'client', base_url: 'https://127.0.0.1', emulated: true },
       startedAt,
       finishedAt: new Date(),
       checks: records.length > 0 ? checks : [],

@@ -9,9 +9,10 @@ const TIMER_SLACK_MS = 30;
 /** A retry sooner than this after a 429 without Retry-After is hammering, whatever comes later. */
 export const MIN_RETRY_GAP_MS = 100;
 /**
- * Growing waits: after at least GROWTH_RUN 429s in a row, the last wait is at least GROWTH times
- * the first. Exponential backoff (×2 per retry) gives 4× by then; a fixed wait gives 1× give or take
- * timer jitter, so the line between them holds on a busy machine.
+ * Growing waits: after at least GROWTH_RUN 429s in a row, the later half of the waits (their
+ * median) is at least GROWTH times the earlier half. Exponential backoff (×2 per retry) gives 3×
+ * or more; a fixed wait gives 1×, and medians keep one wait stretched by a busy machine from
+ * passing for growth.
  */
 const GROWTH_RUN = 3;
 const GROWTH = 2;
@@ -32,6 +33,18 @@ function waitsAfter429(requests: readonly RecordedRequest[]): Wait[] {
   });
 }
 
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+
+/** The later half of the waits (the middle one counts as later) against the earlier half. */
+function grows(gaps: readonly number[]): boolean {
+  const half = Math.floor(gaps.length / 2);
+  return median(gaps.slice(half)) >= GROWTH * median(gaps.slice(0, half));
+}
+
 /** Waits that follow each other without a success in between: one backoff sequence. */
 function runs(waits: readonly Wait[]): Wait[][] {
   const out: Wait[][] = [];
@@ -48,7 +61,7 @@ export const check: ClientCheck = {
   title: 'After a 429 the client waits (Retry-After, or growing waits) instead of hammering',
   spec: '7',
   level: 'must',
-  description: `no request before Retry-After has passed; without it, no retry within ${MIN_RETRY_GAP_MS} ms and, after ${GROWTH_RUN}+ 429s in a row, a last wait ≥ ${GROWTH}× the first (run with \`rate-limit-storm\`, \`rate-limit-no-retry-after\`)`,
+  description: `no request before Retry-After has passed; without it, no retry within ${MIN_RETRY_GAP_MS} ms and, after ${GROWTH_RUN}+ 429s in a row, later waits ≥ ${GROWTH}× the earlier ones (run with \`rate-limit-storm\`, \`rate-limit-no-retry-after\`)`,
   judge(record) {
     const limited = record.requests.filter((r) => r.status === 429);
     if (limited.length === 0) return judged('skip', 'the client got no 429 to react to (the rate-limit scenarios send some)');
@@ -71,10 +84,10 @@ export const check: ClientCheck = {
         quick.map((w) => evidenceOf(w.next, `${w.gapMs} ms after the 429 at ${at(w.limited.atMs)}`)),
       );
     }
-    const flat = runs(blind).find((run) => run.length >= GROWTH_RUN && run.at(-1)!.gapMs < GROWTH * run[0]!.gapMs);
+    const flat = runs(blind).find((run) => run.length >= GROWTH_RUN && !grows(run.map((w) => w.gapMs)));
     if (flat) {
       const gaps = flat.map((w) => `${w.gapMs} ms`).join(', ');
-      return judged('fail', `after ${flat.length} 429s in a row without Retry-After the waits did not grow (${gaps}; the last should be at least ${GROWTH}× the first); back off with growing waits`, flat.map((w) => evidenceOf(w.next, `${w.gapMs} ms after a 429`)));
+      return judged('fail', `after ${flat.length} 429s in a row without Retry-After the waits did not grow (${gaps}; the later half should be at least ${GROWTH}× the earlier); back off with growing waits`, flat.map((w) => evidenceOf(w.next, `${w.gapMs} ms after a 429`)));
     }
     const gaps = waits.map((w) => `${w.gapMs} ms`).join(', ');
     return judged('pass', `${limited.length} 429(s); the client waited ${gaps} before the next request`, waits.map((w) => evidenceOf(w.next, `${w.gapMs} ms after the 429${w.limited.retryAfter ? ` (Retry-After: ${w.limited.retryAfter})` : ''}`)));
