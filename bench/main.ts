@@ -6,9 +6,10 @@
 //   3-4  k6 through the harness vs wrk, and the emulator's own ceiling
 //   5    rate-limit sizing (bench/ratelimit.ts, when it exists)
 //   6    false alarms: check and run against the emulator, idle and with the CPU saturated
+//   7    ces-harness client: its overhead, and how soon it stops a hanging, flooding or leaking client
 //
 // Names select sections, e.g. `npm run bench -- false-alarm` runs only section 6:
-// check-time (1), tls (2), load (3-4), ratelimit (5), false-alarm (6).
+// check-time (1), tls (2), load (3-4), ratelimit (5), false-alarm (6), client (7).
 //
 // Progress goes to stderr, the report to stdout. Loopback only; every child process is bounded in
 // time and stopped before the bench exits.
@@ -16,6 +17,7 @@
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { benchCheckTime, checkTimeSection } from './check-time.js';
+import { benchClientTime } from './client-time.js';
 import { benchLoad, loadSection } from './k6-vs-wrk.js';
 import { machineBusySeconds, ownCpuSeconds, runCommand, which } from './proc.js';
 import { startServe, type ServedEmulator } from './serve.js';
@@ -34,7 +36,7 @@ const { values: args, positionals } = parseArgs({
   },
   allowPositionals: true,
 });
-const SECTIONS = ['check-time', 'tls', 'load', 'ratelimit', 'false-alarm'] as const;
+const SECTIONS = ['check-time', 'tls', 'load', 'ratelimit', 'false-alarm', 'client'] as const;
 const unknownSections = positionals.filter((p) => !(SECTIONS as readonly string[]).includes(p));
 if (unknownSections.length > 0) {
   process.stderr.write(`bench: unknown section ${unknownSections.join(', ')}; known: ${SECTIONS.join(', ')}\n`);
@@ -188,6 +190,9 @@ if (wanted('false-alarm')) {
     ),
   );
 }
+
+// --- 7: ces-harness client, owned by bench/client-time.ts --------------------------------------
+if (wanted('client')) await item('7. ces-harness client', () => benchClientTime({ runs: Math.min(RUNS, SLOW_RUNS), projectRoot: root, progress }));
 
 const totalS = (performance.now() - started) / 1000;
 const busy = machineBusySeconds();

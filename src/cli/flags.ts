@@ -13,6 +13,7 @@ export const COMMANDS = {
   serve: 'the reference emulator of the service',
   k8s: 'k6-operator manifests for running the load on Kubernetes',
   checks: 'lists the conformance check ids (the values of --only and --skip)',
+  client: 'runs your own client (after --) against the built-in emulator and judges it by the spec\'s client-side rules',
 } as const;
 export type Command = keyof typeof COMMANDS;
 
@@ -41,7 +42,7 @@ export const FLAGS = {
   env: { kind: 'string', arg: 'NAME', description: "which environment of the config", default: "the config's target, else sandbox", commands: [...TARGET, 'k8s'] },
   'base-url': { kind: 'string', arg: 'URL', description: "overrides the environment's base_url (credentials then come from CES_CLIENT_ID / CES_CLIENT_SECRET)", commands: [...TARGET, 'k8s'] },
   ca: { kind: 'string', arg: 'FILE', description: 'extra trusted CA certificate (PEM), for TLS checks, undici and k6 alike', commands: TARGET },
-  'report-dir': { kind: 'string', arg: 'DIR', description: 'where the report files go', default: 'reports/<UTC yyyymmddThhmmssZ>-<env>/', commands: TARGET },
+  'report-dir': { kind: 'string', arg: 'DIR', description: 'where the report files go', default: 'reports/<UTC yyyymmddThhmmssZ>-<env>/', commands: [...TARGET, 'client'] },
   'token-lifetime': { kind: 'number', arg: 'S', description: 'the token lifetime the service promises, seconds', default: '86400 (§5.4)', range: RANGES.tokenLifetimeS, commands: TARGET },
   'expiry-wait': { kind: 'number', arg: 'S', description: 'longest the run may wait in-process for a token to expire', default: '0', range: RANGES.expiryWaitS, commands: TARGET },
   'clock-tolerance': { kind: 'number', arg: 'S', description: 'allowed clock skew between harness and service', default: '2', range: RANGES.clockToleranceS, commands: TARGET },
@@ -50,11 +51,12 @@ export const FLAGS = {
   only: { kind: 'list', arg: 'ID', description: 'run only these checks (repeatable; `tls.*` selects a group)', commands: ['run', 'check'] },
   skip: { kind: 'list', arg: 'ID', description: 'leave out these checks (repeatable; `ratelimit.*` selects a group)', commands: ['run', 'check'] },
   ledger: { kind: 'string', arg: 'FILE', description: 'token ledger (0600) that proves expiry across runs; `off` disables it', default: '.ces-harness/token-ledger.json', commands: ['run', 'check'] },
-  scenario: { kind: 'list', arg: 'NAME', description: 'k6 scenario to run (repeatable)', default: 'all', commands: ['load', 'k8s'] },
+  scenario: { kind: 'list', arg: 'NAME', description: 'k6 scenario to run, or for client a client scenario (repeatable)', default: 'all', commands: ['load', 'k8s', 'client'] },
   rate: { kind: 'number', arg: 'RPS', description: 'arrival rate of the throughput and token scenarios, per second; config load.rate', default: '20', range: RANGES.loadRate, commands: ['run', 'load', 'k8s'] },
   duration: { kind: 'number', arg: 'S', description: 'how long each k6 scenario runs, seconds; config load.duration_s', default: '10; 5 in run', range: RANGES.durationS, commands: ['run', 'load', 'k8s'] },
   vus: { kind: 'number', arg: 'N', description: 'k6 virtual users per scenario; config load.vus', default: '5', range: RANGES.vus, commands: ['run', 'load', 'k8s'] },
   'max-rps': { kind: 'number', arg: 'RPS', description: 'the rate-limit probe never sends faster than this; config rate_limit.max_rps', default: '200', range: RANGES.maxRps, commands: ['run', 'check', 'ratelimit'] },
+  'time-limit': { kind: 'number', arg: 'S', description: 'longest the client may run per scenario before its process group is killed', value: 30, range: RANGES.clientTimeLimitS, commands: ['client'] },
   segments: { kind: 'number', arg: 'N', description: 'split each scenario across N local k6 processes (execution segments) and merge', value: 1, range: RANGES.segments, commands: ['load'] },
   parallelism: { kind: 'number', arg: 'N', description: 'k6-operator runner pods', value: 2, range: RANGES.parallelism, commands: ['k8s'] },
   'out-dir': { kind: 'string', arg: 'DIR', description: 'where the manifests go', value: 'k8s/', commands: ['k8s'] },
@@ -67,7 +69,7 @@ export const FLAGS = {
   burst: { kind: 'number', arg: 'N', description: 'token bucket size per client', value: 50, range: RANGES.burst, commands: ['serve'] },
   'tls-dir': { kind: 'string', arg: 'DIR', description: 'where the generated CA and server certificate go', default: 'a temp folder', commands: ['serve'] },
   json: { kind: 'boolean', description: 'one JSON array instead of a table', commands: ['checks'] },
-  'no-color': { kind: 'boolean', description: 'plain terminal output (also NO_COLOR=1; FORCE_COLOR=1 colours even when not a terminal)', commands: [...TARGET, 'serve', 'k8s'] },
+  'no-color': { kind: 'boolean', description: 'plain terminal output (also NO_COLOR=1; FORCE_COLOR=1 colours even when not a terminal)', commands: [...TARGET, 'serve', 'k8s', 'client'] },
   help: { kind: 'boolean', short: 'h', description: 'show this help', commands: ALL },
   version: { kind: 'boolean', short: 'V', description: 'print the version', commands: ALL },
 } as const satisfies Record<string, FlagSpec>;
@@ -85,16 +87,23 @@ export function flagValue<N extends Defaulted>(options: Options, name: N): Value
 export interface Invocation {
   command: Command | 'help' | 'version';
   options: Options;
+  /** `client` only: the user's command and its arguments, everything after `--`. */
+  clientArgv?: string[];
 }
 
 export function parseCommandLine(argv: readonly string[]): Invocation {
-  const [first, ...rest] = argv;
+  const [first, ...args] = argv;
+  let rest = args;
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') return { command: 'help', options: {} };
   if (first === '--version' || first === '-V' || first === '-v' || first === 'version') return { command: 'version', options: {} };
   if (!(first in COMMANDS)) {
     throw usageError(`unknown command "${first}"; use one of ${Object.keys(COMMANDS).join(', ')} (ces-harness --help)`);
   }
   const command = first as Command;
+  // `client -- node my-client.js --verbose`: what follows -- is the user's command, never our flags.
+  const split = command === 'client' ? rest.indexOf('--') : -1;
+  const clientArgv = split === -1 ? undefined : rest.slice(split + 1);
+  if (split !== -1) rest = rest.slice(0, split);
   const allowed = Object.entries(FLAGS).filter(([, spec]) => (spec.commands as readonly Command[]).includes(command));
   let parsed: ReturnType<typeof parseArgs>;
   try {
@@ -116,7 +125,7 @@ export function parseCommandLine(argv: readonly string[]): Invocation {
     else if (spec.kind === 'list') options[name] = (value as string[]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
     else options[name] = value;
   }
-  return { command, options: options as Options };
+  return { command, options: options as Options, ...(clientArgv ? { clientArgv } : {}) };
 }
 
 function toNumber(name: string, value: string, range: NumberRange | undefined): number {
@@ -189,10 +198,11 @@ export function helpText(command?: Command, choices: FlagChoices = {}): string {
       return [left, right] as const;
     });
   const width = Math.max(...rows.map(([l]) => l.length));
+  const usage = command === 'client' ? 'ces-harness client [flags] -- <command> [args...]' : `ces-harness ${command} [flags]`;
   const lists = Object.entries(choices)
     .filter(([name]) => (FLAGS[name as FlagName].commands as readonly Command[]).includes(command))
     .flatMap(([name, values]) => ['', `--${name} takes one of:`, ...wrapped(values ?? [], 98).map((line) => `  ${line}`)]);
-  return [`Usage: ces-harness ${command} [flags]`, '', COMMANDS[command], '', 'Flags:', ...rows.map(([l, r]) => `  ${l.padEnd(width)}  ${r}`), ...lists].join('\n');
+  return [`Usage: ${usage}`, '', COMMANDS[command], '', 'Flags:', ...rows.map(([l, r]) => `  ${l.padEnd(width)}  ${r}`), ...lists].join('\n');
 }
 
 /** Comma-separated values in lines of at most `width` characters (a name longer than that stands alone). */

@@ -8,11 +8,12 @@ import { helpText, parseCommandLine, type Command, type Options } from './flags.
 
 export async function main(argv: readonly string[]): Promise<number> {
   try {
-    const { command, options } = parseCommandLine(argv);
+    const { command, options, clientArgv } = parseCommandLine(argv);
     if (command === 'help') return print(helpText());
     if (command === 'version') return print(VERSION);
     if (options.version) return print(VERSION);
     if (options.help) return print(helpText(command, await (await import('./help-choices.js')).helpChoices(command)));
+    if (command === 'client') return await (await import('./commands/client.js')).clientCommand(options, clientArgv ?? []);
     return await dispatch(command, options);
   } catch (err) {
     const redactor = environmentSecrets(process.env);
@@ -78,6 +79,8 @@ async function dispatch(command: Command, options: Options): Promise<number> {
       return (await import('./commands/k8s.js')).k8sCommand(options);
     case 'checks':
       return print((await import('./commands/checks.js')).checksListing(options));
+    case 'client':
+      throw new Error('client is dispatched with its command line in main()');
   }
 }
 

@@ -35,6 +35,8 @@ export const RANGES = {
   vus: range(1, 10_000, 'virtual users'),
   /** One request, connect to last byte: under half a second fails on any real network; past ten minutes it is a hang. */
   requestTimeoutS: range(0.5, 600, 'seconds', false),
+  /** How long `ces-harness client` lets the user's client run per scenario before stopping it. */
+  clientTimeLimitS: range(1, 3_600, 'seconds', false),
 } as const satisfies Record<string, NumberRange>;
 
 export function inRange(r: NumberRange, n: number): boolean {

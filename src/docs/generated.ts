@@ -6,6 +6,9 @@ import { FAULTS } from '../emulator/faults/index.js';
 import { flagRanges } from '../cli/flags.js';
 import { configRanges } from '../config/schema.js';
 import { checksTable, faultsTable, MARKERS, rangesTable, replaceBetween } from './tables.js';
+import { CLIENT_CHECKS } from '../client/checks/index.js';
+import { CLIENT_SCENARIOS } from '../emulator/scenarios/index.js';
+import { CLIENT_DOC, CLIENT_MARKERS, clientChecksTable, clientScenariosTable } from './client-tables.js';
 
 export interface GeneratedPage {
   /** Relative to the project root. */
@@ -22,6 +25,13 @@ export const GENERATED_PAGES: GeneratedPage[] = [
     ],
   },
   { file: 'docs/configuration.md', tables: [{ markers: MARKERS.ranges, content: () => rangesTable(flagRanges(), configRanges()) }] },
+  {
+    file: CLIENT_DOC,
+    tables: [
+      { markers: CLIENT_MARKERS.checks, content: () => clientChecksTable(CLIENT_CHECKS) },
+      { markers: CLIENT_MARKERS.scenarios, content: () => clientScenariosTable(CLIENT_SCENARIOS) },
+    ],
+  },
 ];
 
 /** The page's text with every generated table in it replaced by what the code generates now. */

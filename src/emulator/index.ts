@@ -7,15 +7,15 @@ import { generateCredentials } from './credentials.js';
 import { generateCertificates } from './certs/generate.js';
 import { writeCertificates } from './certs/files.js';
 import { behaviourWith } from './faults/index.js';
-import { listen, type Listener } from './listener.js';
-import { resolveOptions, type EmulatorOptions } from './options.js';
+import { listen, type Handler, type Listener } from './listener.js';
+import { resolveOptions, type EmulatorOptions, type ResolvedOptions } from './options.js';
 import { RateLimiter } from './rate-limiter.js';
 import { route } from './routes/index.js';
 import { TokenStore } from './token-store.js';
 import type { Credentials } from '../spec/credentials.js';
 import type { EnvState } from './types.js';
 
-export type { EmulatorOptions } from './options.js';
+export type { EmulatorOptions, Observed } from './options.js';
 export { FAULTS, isFaultName, type FaultName } from './faults/index.js';
 
 export interface EmulatorEnvironment {
@@ -45,9 +45,21 @@ function urlHost(host: string): string {
   return isIP(host) === 6 ? `[${host}]` : host;
 }
 
+/** The route handler, telling `opts.observe` (when given) what each request got and when. */
+function observed(opts: ResolvedOptions, handle: Handler): Handler {
+  const observe = opts.observe;
+  if (observe === undefined) return handle;
+  return async (req) => {
+    const arrivedMs = Date.now();
+    const reply = await handle(req);
+    observe({ req, reply, arrivedMs, answeredMs: Date.now() });
+    return reply;
+  };
+}
+
 export async function createEmulator(options?: EmulatorOptions): Promise<Emulator> {
   const opts = resolveOptions(options);
-  const behaviour = behaviourWith(opts.faults);
+  const behaviour = opts.overrides.reduce((b, override) => ({ ...b, ...override(b) }), behaviourWith(opts.faults));
   const certs = generateCertificates(opts.host);
   const files = await writeCertificates(certs, opts.tlsDir);
 
@@ -76,7 +88,8 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
           plainHttp: behaviour.plainHttp,
           certPem: certs.certPem,
           keyPem: certs.keyPem,
-          handler: (req) => route({ env, b: behaviour, now: opts.now(), req }),
+          handler: observed(opts, (req) => route({ env, b: behaviour, now: opts.now(), req })),
+          ...(opts.onClientHello ? { peek: opts.onClientHello } : {}),
         }),
       );
     }

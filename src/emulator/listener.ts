@@ -26,6 +26,8 @@ export interface ListenerOptions {
   certPem: string;
   keyPem: string;
   handler: Handler;
+  /** Sees the first bytes of every connection before TLS does (`ces-harness client` reads the ClientHello). */
+  peek?: (first: Buffer) => void;
 }
 
 export interface Listener {
@@ -74,6 +76,7 @@ function requestListener(handler: Handler) {
       await handler({
         method: req.method ?? 'GET',
         path: query === -1 ? url : url.slice(0, query),
+        query: query === -1 ? '' : url.slice(query + 1),
         headers: req.headers,
         remoteAddress: req.socket.remoteAddress ?? 'unknown',
         body: body.body,
@@ -110,7 +113,8 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
   };
 
   let front: NetServer;
-  if (plain) {
+  const peek = options.peek;
+  if (plain || peek) {
     front = createNetServer((socket) => {
       track(socket);
       // Until a server owns the socket, a reset by the client must not become an uncaught error.
@@ -118,7 +122,8 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
       socket.once('data', (first: Buffer) => {
         socket.pause();
         socket.unshift(first);
-        (first[0] === TLS_HANDSHAKE ? https : plain).emit('connection', socket);
+        peek?.(first);
+        (first[0] === TLS_HANDSHAKE || !plain ? https : plain).emit('connection', socket);
         process.nextTick(() => socket.resume());
       });
     });

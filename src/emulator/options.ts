@@ -3,6 +3,15 @@
 
 import { usageError } from '../errors.js';
 import { FAULTS, isFaultName, type FaultName } from './faults/index.js';
+import type { Behaviour, Reply, RequestInfo } from './types.js';
+
+/** One request the emulator answered, with when it arrived and when the answer was ready (ms). */
+export interface Observed {
+  req: RequestInfo;
+  reply: Reply;
+  arrivedMs: number;
+  answeredMs: number;
+}
 
 export interface EmulatorOptions {
   host?: string;
@@ -15,6 +24,12 @@ export interface EmulatorOptions {
   now?: () => number;
   /** Credentials per environment, in order, instead of generated ones (tests plant canaries). */
   credentials?: Array<{ clientId: string; clientSecret: string } | undefined>;
+  /** Behaviour changes applied after the faults: the client scenarios (src/emulator/scenarios/). */
+  overrides?: ReadonlyArray<(base: Behaviour) => Partial<Behaviour>>;
+  /** Called with every answered request (`ces-harness client` records them). */
+  observe?: (observed: Observed) => void;
+  /** Called with the first bytes of every connection: the ClientHello of a TLS client. */
+  onClientHello?: (first: Buffer) => void;
 }
 
 export interface ResolvedOptions {
@@ -27,6 +42,9 @@ export interface ResolvedOptions {
   tlsDir: string | undefined;
   now: () => number;
   credentials: Array<{ clientId: string; clientSecret: string } | undefined>;
+  overrides: ReadonlyArray<(base: Behaviour) => Partial<Behaviour>>;
+  observe: ((observed: Observed) => void) | undefined;
+  onClientHello: ((first: Buffer) => void) | undefined;
 }
 
 const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0;
@@ -42,6 +60,9 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     tlsDir: options.tlsDir,
     now: options.now ?? Date.now,
     credentials: options.credentials ?? [],
+    overrides: options.overrides ?? [],
+    observe: options.observe,
+    onClientHello: options.onClientHello,
   };
   const { port, environments, tokenTtlS, rateLimit, faults } = resolved;
   if (!isCount(port) || port + environments.length - 1 > 65_535) {

@@ -51,6 +51,8 @@ export interface EnvState {
 export interface RequestInfo {
   method: string;
   path: string;
+  /** What followed `?` in the request target, '' when nothing did. */
+  query?: string;
   headers: IncomingHttpHeaders;
   remoteAddress: string;
   body: Buffer;

@@ -11,6 +11,7 @@ export interface ReportParts {
   checks: CheckResult[];
   load?: LoadResult | null;
   rateLimit?: RateLimitResult | null;
+  client?: Report['client'];
   /** Stages that could not test what they were asked to; see `untestedOf` for the ones derived here. */
   untested?: Untested[];
   /** Said in every format, changing no verdict (e.g. a secret written in the config file). */
@@ -49,6 +50,7 @@ export function buildReport(parts: ReportParts): Report {
     checks: parts.checks,
     load,
     rate_limit: parts.rateLimit ?? null,
+    ...(parts.client ? { client: parts.client } : {}),
     untested,
     ...(parts.notes?.length ? { notes: parts.notes } : {}),
   }, { multiline: true });

@@ -6,6 +6,7 @@
 import { formatMs, formatSeconds, runSeconds } from './format.js';
 import { statusIcon } from './html-icons.js';
 import { checkAnchor, leadSection } from './html-lead.js';
+import { clientSectionHtml } from './client-html.js';
 import { loadSection } from './html-load.js';
 import { rateLimitSection } from './html-rate-limit.js';
 import { rich } from './html-rich.js';
@@ -96,7 +97,7 @@ ${untestedSection(report.untested ?? [])}
 ${notesSection(report.notes ?? [])}
 ${checksSection(report.checks)}
 ${report.load && loadSection(report.load)}
-${report.rate_limit && rateLimitSection(report.rate_limit)}
+${report.rate_limit && rateLimitSection(report.rate_limit)}${report.client ? clientSectionHtml(report.client) : null}
 </main>
 <footer>${report.tool.name} ${report.tool.version} · ${report.schema}</footer>
 </body>

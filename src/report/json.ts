@@ -75,7 +75,7 @@ export function renderJson(report: Report): string {
       rate_limit: report.rate_limit ? rateLimit(report.rate_limit) : null,
       untested: (report.untested ?? []).map((u) => orderKeys(u, ['stage', 'reason'])),
     },
-    ['schema', 'tool', 'target', 'started_at', 'finished_at', 'verdict', 'summary', 'checks', 'load', 'rate_limit', 'untested', 'notes'],
+    ['schema', 'tool', 'target', 'started_at', 'finished_at', 'verdict', 'summary', 'checks', 'load', 'rate_limit', 'client', 'untested', 'notes'],
   );
   return `${JSON.stringify(ordered, null, 2)}\n`;
 }

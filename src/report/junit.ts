@@ -8,6 +8,7 @@ import { evidenceLine, proofText, rateLimitFacts, recommendationText, runSeconds
 import { specLabel, type CheckResult, type LoadResult, type RateLimitResult, type Report, type Untested } from './model.js';
 import { checkFamily, junitClassname } from './junit-classname.js';
 import { renderXml, xmlChars, type XmlElement } from './xml.js';
+import { clientProperties } from './client-junit.js';
 
 // Parsers fold newlines in attribute values into spaces; folding them here keeps the value predictable.
 const oneLine = (text: string): string => xmlChars(text).replace(/\s*[\r\n]+\s*/g, ' ');
@@ -120,6 +121,7 @@ function properties(report: Report): XmlElement {
     ['target.base_url', report.target.base_url],
     ['tool.version', report.tool.version],
     ...(report.notes ?? []).map((n): [string, string] => ['note', n]),
+    ...clientProperties(report.client),
   ];
   return { name: 'properties', content: entries.map(([name, value]) => ({ name: 'property', attributes: { name, value: oneLine(value) } })) };
 }

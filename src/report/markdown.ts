@@ -11,6 +11,7 @@ import {
   scenarioCells,
   thresholdText,
 } from './format.js';
+import { clientSectionMd } from './client-md.js';
 import { dashboardLinksMd } from './dashboard-links.js';
 import { findingsBlock } from './md-findings.js';
 import { leadSection } from './md-lead.js';
@@ -132,6 +133,7 @@ export function renderMarkdown(report: Report): string {
     checksTable(report.checks),
     report.load ? loadSection(report.load) : null,
     report.rate_limit ? rateLimitSection(report.rate_limit) : null,
+    report.client ? clientSectionMd(report.client) : null,
   ];
   return `${blocks.filter((b) => b !== null).join('\n\n')}\n`;
 }

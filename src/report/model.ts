@@ -1,6 +1,10 @@
 // The one result model of a run. Every renderer (json, md, junit, html) is a pure function of a
 // Report; checks and the k6/rate-limit stages only ever produce these plain objects.
 
+import type { ClientSection } from './client-model.js';
+
+export type { ClientSection } from './client-model.js';
+
 export const REPORT_SCHEMA = 'ces-harness/report@1';
 
 export type Level = 'must' | 'should';
@@ -122,6 +126,8 @@ export interface Report {
   checks: CheckResult[];
   load: LoadResult | null;
   rate_limit: RateLimitResult | null;
+  /** `ces-harness client`: the client's runs, one per scenario (its checks are in `checks`). */
+  client?: ClientSection | null;
   /** What the run was asked to test and could not; empty when everything asked for was tested. */
   untested: Untested[];
   /**

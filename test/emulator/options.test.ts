@@ -17,6 +17,10 @@ describe('resolveOptions', () => {
       tlsDir: undefined,
       // None planted: every environment gets generated credentials.
       credentials: [],
+      // No client scenario, nobody observing: `ces-harness client` sets these.
+      overrides: [],
+      observe: undefined,
+      onClientHello: undefined,
       now: undefined,
     });
     expect(o.now).toBe(Date.now);

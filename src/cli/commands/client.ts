@@ -1,0 +1,102 @@
+// `ces-harness client [--scenario NAME]... -- <command> [args...]`: the user's own client, run once
+// per scenario against a fresh built-in emulator, judged by the client checks, reported in the same
+// folder and formats as `check`. Everything the user can get wrong is found before the first run.
+
+import { setMaxListeners } from 'node:events';
+import { commandProblem } from '../../client/command-path.js';
+import { clientRun, judgeClient } from '../../client/judge.js';
+import type { ScenarioRecord } from '../../client/record.js';
+import { runScenario } from '../../client/run-scenario.js';
+import { CLIENT_SCENARIOS, clientScenario, type ClientScenario } from '../../emulator/scenarios/index.js';
+import { HarnessError, usageError } from '../../errors.js';
+import { removeEmptyDirs } from '../../fs/writable.js';
+import { Redactor } from '../../http/redact.js';
+import { buildReport } from '../../report/build.js';
+import { VERSION } from '../../version.js';
+import { flagValue, type Options } from '../flags.js';
+import { prepareReportPlace, writeReportFolder } from '../report-folder.js';
+import { handleStopSignals } from '../stop-signals.js';
+import { createTerminal, resultLine, summaryLines } from '../terminal.js';
+
+/** A client that sends more than this in one scenario run is flooding; well past any sane run. */
+export const MAX_CLIENT_REQUESTS = 400;
+
+const EXAMPLE = 'e.g. ces-harness client -- node examples/clients/node-undici.mjs';
+
+function selectedScenarios(names: readonly string[] | undefined): ClientScenario[] {
+  if (!names || names.length === 0) return [...CLIENT_SCENARIOS];
+  return [...new Set(names)].map((name) => {
+    const found = clientScenario(name);
+    if (!found) throw usageError(`unknown client scenario "${name}"; known: ${CLIENT_SCENARIOS.map((s) => s.name).join(', ')}`);
+    return found;
+  });
+}
+
+/** A client that never reached the emulator has shown nothing to judge: say why in one line. */
+function silence(argv: readonly string[], record: ScenarioRecord): HarnessError {
+  const p = record.process;
+  const took = `${(p.durationMs / 1000).toFixed(1)} s`;
+  const how =
+    p.stopped === 'time-limit'
+      ? `made no request to CES_BASE_URL in ${took} and was stopped at the time limit`
+      : p.stopped !== null
+        ? `was stopped (${p.stopped}) after ${took} before any request`
+        : `exited with ${p.signal ?? `code ${String(p.exitCode)}`} after ${took} without a request to CES_BASE_URL`;
+  return new HarnessError('CLIENT_SILENT', `client ${argv[0] ?? ''} ${how} (scenario ${record.scenario}): it must read CES_BASE_URL, CES_CLIENT_ID, CES_CLIENT_SECRET and CES_CA_FILE and call the service; nothing was tested`);
+}
+
+export async function clientCommand(options: Options, argv: readonly string[]): Promise<number> {
+  if (argv.length === 0 || argv[0] === '') throw usageError(`client needs the command to run after --, ${EXAMPLE}`);
+  const scenarios = selectedScenarios(options.scenario);
+  const problem = commandProblem(argv[0]!, process.env['PATH']);
+  if (problem !== undefined) throw new HarnessError('CLIENT_COMMAND_UNUSABLE', problem);
+  const timeLimitS = flagValue(options, 'time-limit');
+  const place = prepareReportPlace(options['report-dir'], process.cwd());
+
+  const redactor = new Redactor();
+  const terminal = createTerminal(redactor, { noColor: options['no-color'] === true });
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  const removeStopHandlers = handleStopSignals(controller, terminal.err);
+  let written = false;
+  try {
+    const startedAt = new Date();
+    const records: ScenarioRecord[] = [];
+    for (const scenario of scenarios) {
+      if (controller.signal.aborted) break;
+      terminal.progress(`client: scenario ${scenario.name} (up to ${timeLimitS} s)`);
+      const record = await runScenario({
+        argv,
+        scenario,
+        timeLimitS,
+        maxRequests: MAX_CLIENT_REQUESTS,
+        redactor,
+        onLine: (line) => terminal.err(`client| ${line}`),
+        signal: controller.signal,
+      });
+      if (record.requests.length === 0 && record.hellos.length === 0 && !controller.signal.aborted) throw silence(argv, record);
+      records.push(record);
+    }
+    const checks = judgeClient(records);
+    for (const result of checks) terminal.out(resultLine(result));
+    const describe = (name: string) => CLIENT_SCENARIOS.find((s) => s.name === name)?.description ?? '';
+    const report = buildReport({
+      version: VERSION,
+      target: { environment: 'client', base_url: 'https://127.0.0.1', emulated: true },
+      startedAt,
+      finishedAt: new Date(),
+      checks: records.length > 0 ? checks : [],
+      client: { command: argv.join(' '), time_limit_s: timeLimitS, runs: records.map((r) => clientRun(r, describe(r.scenario))) },
+      untested: controller.signal.aborted ? [{ stage: 'client', reason: 'interrupted before every scenario ran: this report is partial' }] : [],
+    });
+    const dir = place.claim('client', startedAt);
+    writeReportFolder(dir, report, redactor);
+    written = true;
+    for (const line of summaryLines(report, dir)) terminal.out(line);
+    return report.verdict === 'pass' && !controller.signal.aborted ? 0 : 1;
+  } finally {
+    removeStopHandlers();
+    if (!written) removeEmptyDirs(place.created);
+  }
+}
+

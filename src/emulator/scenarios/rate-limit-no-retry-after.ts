@@ -1,0 +1,16 @@
+// The same storm, but the 429s carry no Retry-After (§7 and §8 do not promise one), so the client
+// must choose its own waits, and they must grow rather than hammer.
+
+import { errorReply } from '../replies.js';
+import { stormLimit } from './storm.js';
+import { defineScenario } from './types.js';
+
+export const scenario = defineScenario({
+  name: 'rate-limit-no-retry-after',
+  spec: '§7, §8',
+  description: '1.5 s of 429 without Retry-After from the third business call on: the client must back off with growing waits',
+  override: (base) => ({
+    limit: stormLimit(base, { startAtCall: 3, lengthMs: 1_500 }),
+    rateLimited: () => errorReply(429, 'rate_limit_exceeded'),
+  }),
+});

@@ -1,0 +1,83 @@
+// The client checks and their folding as pure functions of recorded runs: no process, no clock.
+
+import { describe, expect, it } from 'vitest';
+import { judgeClient } from '../../src/client/judge.js';
+import { check as rateLimitWait } from '../../src/client/checks/rate-limit-wait.js';
+import { check as tokenReuse } from '../../src/client/checks/token-reuse.js';
+import type { RecordedRequest, ScenarioRecord } from '../../src/client/record.js';
+
+const request = (atMs: number, status: number, extra: Partial<RecordedRequest> = {}): RecordedRequest => ({
+  atMs,
+  answeredMs: atMs,
+  method: 'POST',
+  path: '/v1/evaluation',
+  queryNames: [],
+  contentType: 'application/json',
+  bodyShape: '{}',
+  headers: {},
+  status,
+  bearer: { scheme: 'Bearer', token: 'tk_00000001', fetchedMs: 0, expiresMs: 60_000 },
+  secretIn: [],
+  ...extra,
+});
+
+const record = (scenario: string, requests: RecordedRequest[], exitCode = 0): ScenarioRecord => ({
+  scenario,
+  requests,
+  hellos: [{ tls: true, versions: ['TLSv1.3'], suites: ['TLS_AES_128_GCM_SHA256'] }],
+  process: { exitCode, signal: null, stopped: null, durationMs: 1000 },
+  secretPrinted: false,
+  limits: { timeLimitS: 30, maxRequests: 400 },
+});
+
+/** 429s without Retry-After at the given gaps, then a success. */
+const backoff = (gaps: number[]): RecordedRequest[] => {
+  const out: RecordedRequest[] = [];
+  let t = 0;
+  for (const gap of gaps) {
+    out.push(request(t, 429));
+    t += gap;
+  }
+  out.push(request(t, 200));
+  return out;
+};
+
+describe('client.rate-limit-wait', () => {
+  it.each([
+    { gaps: [250, 500, 1000], status: 'pass', why: 'exponential' },
+    { gaps: [200, 340, 600], status: 'pass', why: 'exponential with jitter' },
+    { gaps: [300, 420], status: 'pass', why: 'two waits: too few to judge growth' },
+    { gaps: [200, 200, 210, 230], status: 'fail', why: 'fixed waits with timer jitter' },
+    { gaps: [200, 200, 200, 200, 450, 200], status: 'fail', why: 'fixed waits, one stretched by a busy machine' },
+    { gaps: [250, 500, 1000, 2000, 4000], status: 'pass', why: 'a long exponential run' },
+    { gaps: [250, 40, 500], status: 'fail', why: 'one retry within 100 ms' },
+  ])('$why: $status', ({ gaps, status }) => {
+    expect(rateLimitWait.judge(record('s', backoff(gaps))).status).toBe(status);
+  });
+
+  it('judges Retry-After from the moment the 429 was answered, with 30 ms of timer slack', () => {
+    const limited = request(0, 429, { answeredMs: 5, retryAfter: '1' });
+    expect(rateLimitWait.judge(record('s', [limited, request(980, 200)])).status).toBe('pass');
+    expect(rateLimitWait.judge(record('s', [limited, request(900, 200)])).status).toBe('fail');
+  });
+});
+
+describe('judgeClient', () => {
+  const fetch = (atMs: number, expiresMs: number) => request(atMs, 200, { path: '/tokens', issued: { token: `tk_${atMs}`, expiresMs } });
+
+  it('folds the runs of one check into its worst status, labelling message and evidence by scenario', () => {
+    const results = judgeClient([record('steady', [fetch(0, 60_000), request(10, 200)]), record('slow-business', [fetch(0, 60_000), request(10, 200)], 3)]);
+    const exit = results.find((r) => r.id === 'client.exit-code')!;
+    expect(exit.status).toBe('fail');
+    expect(exit.message).toMatch(/^slow-business: the client exited with code 3/);
+    expect(exit.evidence[0]!.request).toMatch(/^\[slow-business\] /);
+  });
+
+  it('reports a failed should check as a warn, and skips only when every run skips', () => {
+    const perCall = [fetch(0, 60_000), request(5, 200), fetch(100, 60_000), request(105, 200)];
+    expect(tokenReuse.judge(record('s', perCall)).status).toBe('warn');
+    const results = judgeClient([record('steady', perCall)]);
+    expect(results.find((r) => r.id === 'client.token-reuse')!.status).toBe('warn');
+    expect(results.find((r) => r.id === 'client.rate-limit-wait')!.status).toBe('skip');
+  });
+});

@@ -1,0 +1,28 @@
+// The reference clients users copy (examples/clients/) pass every scenario: no check fails, none
+// warns, and the run exits 0. A real Node (undici) client and a real Python one, standard library only.
+
+import { describe, expect, it } from 'vitest';
+import { resolve } from 'node:path';
+import { runClientCli } from './run-client.js';
+
+const CLIENTS = [
+  { name: 'node-undici.mjs', command: [process.execPath, resolve('examples/clients/node-undici.mjs')] },
+  { name: 'python_client.py', command: ['python3', resolve('examples/clients/python_client.py')] },
+];
+
+describe('ces-harness client with the reference clients', () => {
+  it.each(CLIENTS)('$name passes every scenario without a warning', { timeout: 180_000 }, async ({ command }) => {
+    const run = await runClientCli([], command, { timeoutMs: 170_000 });
+    const notPassed = run.report?.checks.filter((c) => c.status !== 'pass').map((c) => `${c.id}: ${c.status}: ${c.message}`);
+    expect({ code: run.code, notPassed }).toEqual({ code: 0, notPassed: [] });
+    expect(run.report?.client?.runs.map((r) => r.scenario)).toEqual(['steady', 'short-token-lifetime', 'rate-limit-storm', 'rate-limit-no-retry-after', 'slow-business']);
+    // Each scenario did what it is for: the token expired mid-run, the storms sent 429s.
+    const runs = Object.fromEntries(run.report!.client!.runs.map((r) => [r.scenario, r]));
+    expect(runs['short-token-lifetime']!.token_fetches).toBeGreaterThanOrEqual(2);
+    expect(runs['rate-limit-storm']!.exchanges.some((e) => e.status === 429 && e.retry_after !== undefined)).toBe(true);
+    expect(runs['rate-limit-no-retry-after']!.exchanges.some((e) => e.status === 429 && e.retry_after === undefined)).toBe(true);
+    expect(runs['slow-business']!.exchanges.some((e) => e.path.startsWith('/v1/') && e.duration_ms >= 1_400)).toBe(true);
+    expect(runs['steady']!.exchanges.every((e) => e.status === 200)).toBe(true);
+    expect(runs['steady']!.tls_offered.versions).toContain('TLSv1.3');
+  });
+});
