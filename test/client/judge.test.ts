@@ -47,10 +47,14 @@ describe('client.rate-limit-wait', () => {
     { gaps: [250, 500, 1000], status: 'pass', why: 'exponential' },
     { gaps: [200, 340, 600], status: 'pass', why: 'exponential with jitter' },
     { gaps: [300, 420], status: 'pass', why: 'two waits: too few to judge growth' },
-    { gaps: [200, 200, 210, 230], status: 'fail', why: 'fixed waits with timer jitter' },
-    { gaps: [200, 200, 200, 200, 450, 200], status: 'fail', why: 'fixed waits, one stretched by a busy machine' },
     { gaps: [250, 500, 1000, 2000, 4000], status: 'pass', why: 'a long exponential run' },
-    { gaps: [250, 40, 500], status: 'fail', why: 'one retry within 100 ms' },
+    { gaps: [250, 40, 500], status: 'pass', why: 'full jitter drew one short wait' },
+    { gaps: [3, 120, 90, 700, 15, 1300, 2500, 400, 3900], status: 'pass', why: 'full jitter, short waits among long ones' },
+    { gaps: [120, 170, 150, 330, 210, 600, 450, 1200], status: 'pass', why: 'decorrelated jitter' },
+    { gaps: [200, 200, 210, 230, 200, 260, 205, 200], status: 'fail', why: 'fixed waits with timer jitter' },
+    { gaps: [200, 200, 200, 200, 280, 200, 200, 200, 200], status: 'fail', why: 'fixed waits, one stretched by a busy machine' },
+    { gaps: Array<number>(12).fill(60), status: 'fail', why: 'a retry every 60 ms: a storm' },
+    { gaps: Array<number>(30).fill(1), status: 'fail', why: 'retrying in a loop' },
   ])('$why: $status', ({ gaps, status }) => {
     expect(rateLimitWait.judge(record('s', backoff(gaps))).status).toBe(status);
   });

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { resolve } from 'node:path';
-import { runClientCli } from './run-client.js';
+import { fixture, runClientCli } from './run-client.js';
 
 const CLIENTS = [
   { name: 'node-undici.mjs', command: [process.execPath, resolve('examples/clients/node-undici.mjs')] },
@@ -24,5 +24,15 @@ describe('ces-harness client with the reference clients', () => {
     expect(runs['slow-business']!.exchanges.some((e) => e.path.startsWith('/v1/') && e.duration_ms >= 1_400)).toBe(true);
     expect(runs['steady']!.exchanges.every((e) => e.status === 200)).toBe(true);
     expect(runs['steady']!.tls_offered.versions).toContain('TLSv1.3');
+  });
+});
+
+describe('ces-harness client with randomised backoff', () => {
+  // Full jitter draws some short waits by design; three runs, so a rule that fails a short single wait
+  // (or a flat stretch) would show up here rather than on a user's CI.
+  it.each([1, 2, 3])('full jitter passes both 429 scenarios (run %i)', { timeout: 60_000 }, async () => {
+    const run = await runClientCli(['--scenario', 'rate-limit-storm', '--scenario', 'rate-limit-no-retry-after'], [process.execPath, fixture('full-jitter.mjs')]);
+    expect({ code: run.code, failed: run.failed }).toEqual({ code: 0, failed: [] });
+    expect(run.statuses['client.rate-limit-wait']).toBe('pass');
   });
 });

@@ -6,16 +6,21 @@ import { at, evidenceOf, judged, type ClientCheck } from './types.js';
 
 /** Timers fire a little early or late; a wait this much short of Retry-After still counts as waiting. */
 const TIMER_SLACK_MS = 30;
-/** A retry sooner than this after a 429 without Retry-After is hammering, whatever comes later. */
-export const MIN_RETRY_GAP_MS = 100;
 /**
- * Growing waits: after at least GROWTH_RUN 429s in a row, the later half of the waits (their
- * median) is at least GROWTH times the earlier half. Exponential backoff (×2 per retry) gives 3×
- * or more; a fixed wait gives 1×, and medians keep one wait stretched by a busy machine from
- * passing for growth.
+ * A retry storm: more than this many requests after 429s within one second. Exponential backoff
+ * with full jitter from a 10 ms base sends at most 10 in its first second (7 on average); a client
+ * retrying in a loop or every 50 ms sends 20 or more.
  */
-const GROWTH_RUN = 3;
-const GROWTH = 2;
+export const STORM_PER_SECOND = 10;
+/**
+ * Waits that do not grow: a run of at least FIXED_RUN waits after 429s in a row, all within a
+ * factor FIXED_SPREAD of each other. A fixed wait, stretched by a busy machine, stays within 1.3×;
+ * jittered backoff (full, equal or decorrelated) spreads wider, and over eight waits in a row
+ * decorrelated jitter stays that narrow in well under 1 run in 10,000 (simulated). Single short
+ * waits are not judged: full jitter draws them by design.
+ */
+const FIXED_RUN = 8;
+const FIXED_SPREAD = 1.5;
 
 interface Wait {
   limited: RecordedRequest;
@@ -33,18 +38,6 @@ function waitsAfter429(requests: readonly RecordedRequest[]): Wait[] {
   });
 }
 
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
-
-/** The later half of the waits (the middle one counts as later) against the earlier half. */
-function grows(gaps: readonly number[]): boolean {
-  const half = Math.floor(gaps.length / 2);
-  return median(gaps.slice(half)) >= GROWTH * median(gaps.slice(0, half));
-}
-
 /** Waits that follow each other without a success in between: one backoff sequence. */
 function runs(waits: readonly Wait[]): Wait[][] {
   const out: Wait[][] = [];
@@ -56,12 +49,28 @@ function runs(waits: readonly Wait[]): Wait[][] {
   return out;
 }
 
+/** The most requests after 429s (without Retry-After) that fall within one second of each other. */
+function busiestSecond(waits: readonly Wait[]): Wait[] {
+  const times = [...waits].sort((x, y) => x.next.atMs - y.next.atMs);
+  let best: Wait[] = [];
+  for (let i = 0, j = 0; j < times.length; j++) {
+    while (times[j]!.next.atMs - times[i]!.next.atMs >= 1_000) i++;
+    if (j - i + 1 > best.length) best = times.slice(i, j + 1);
+  }
+  return best;
+}
+
+const fixed = (run: readonly Wait[]): boolean => {
+  const gaps = run.map((w) => Math.max(1, w.gapMs));
+  return run.length >= FIXED_RUN && Math.max(...gaps) < FIXED_SPREAD * Math.min(...gaps);
+};
+
 export const check: ClientCheck = {
   id: 'client.rate-limit-wait',
   title: 'After a 429 the client waits (Retry-After, or growing waits) instead of hammering',
   spec: '7',
   level: 'must',
-  description: `no request before Retry-After has passed; without it, no retry within ${MIN_RETRY_GAP_MS} ms and, after ${GROWTH_RUN}+ 429s in a row, later waits ≥ ${GROWTH}× the earlier ones (run with \`rate-limit-storm\`, \`rate-limit-no-retry-after\`)`,
+  description: `no request before Retry-After has passed; without it, no more than ${STORM_PER_SECOND} retries in any second and, over ${FIXED_RUN}+ 429s in a row, waits that grow or vary (not all within ${FIXED_SPREAD}× of each other) (run with \`rate-limit-storm\`, \`rate-limit-no-retry-after\`)`,
   judge(record) {
     const limited = record.requests.filter((r) => r.status === 429);
     if (limited.length === 0) return judged('skip', 'the client got no 429 to react to (the rate-limit scenarios send some)');
@@ -76,18 +85,18 @@ export const check: ClientCheck = {
       );
     }
     const blind = waits.filter((w) => w.limited.retryAfter === undefined);
-    const quick = blind.filter((w) => w.gapMs < MIN_RETRY_GAP_MS);
-    if (quick.length > 0) {
+    const storm = busiestSecond(blind);
+    if (storm.length > STORM_PER_SECOND) {
       return judged(
         'fail',
-        `${quick.length} retries came within ${MIN_RETRY_GAP_MS} ms of a 429 without Retry-After (the quickest after ${Math.min(...quick.map((w) => w.gapMs))} ms): a retry storm; back off instead`,
-        quick.map((w) => evidenceOf(w.next, `${w.gapMs} ms after the 429 at ${at(w.limited.atMs)}`)),
+        `${storm.length} retries within one second after 429s without Retry-After: a retry storm; back off with growing waits instead`,
+        storm.map((w) => evidenceOf(w.next, `${w.gapMs} ms after the 429 at ${at(w.limited.atMs)}`)),
       );
     }
-    const flat = runs(blind).find((run) => run.length >= GROWTH_RUN && !grows(run.map((w) => w.gapMs)));
+    const flat = runs(blind).find(fixed);
     if (flat) {
       const gaps = flat.map((w) => `${w.gapMs} ms`).join(', ');
-      return judged('fail', `after ${flat.length} 429s in a row without Retry-After the waits did not grow (${gaps}; the later half should be at least ${GROWTH}× the earlier); back off with growing waits`, flat.map((w) => evidenceOf(w.next, `${w.gapMs} ms after a 429`)));
+      return judged('fail', `after ${flat.length} 429s in a row without Retry-After the waits did not grow (${gaps}: all within ${FIXED_SPREAD}× of each other); back off with growing waits`, flat.map((w) => evidenceOf(w.next, `${w.gapMs} ms after a 429`)));
     }
     const gaps = waits.map((w) => `${w.gapMs} ms`).join(', ');
     return judged('pass', `${limited.length} 429(s); the client waited ${gaps} before the next request`, waits.map((w) => evidenceOf(w.next, `${w.gapMs} ms after the 429${w.limited.retryAfter ? ` (Retry-After: ${w.limited.retryAfter})` : ''}`)));

@@ -8,9 +8,9 @@ import { defineScenario } from './types.js';
 export const scenario = defineScenario({
   name: 'rate-limit-no-retry-after',
   spec: '§7, §8',
-  description: '1.5 s of 429 without Retry-After from the third business call on: the client must back off with growing waits',
+  description: '3 s of 429 without Retry-After from the third business call on: the client must back off with growing waits',
   override: (base) => ({
-    limit: stormLimit(base, { startAtCall: 3, lengthMs: 1_500 }),
+    limit: stormLimit(base, { startAtCall: 3, lengthMs: 3_000 }),
     rateLimited: () => errorReply(429, 'rate_limit_exceeded'),
   }),
 });
