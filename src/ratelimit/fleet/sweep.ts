@@ -1,0 +1,76 @@
+// Every candidate policy at every fleet size up to N, each through the same two experiments: a
+// surge (the fleet offered half again the limit's rate, for a while) for goodput, 429 rate and
+// p99 latency, and a backlog (ten seconds of the limit's work queued at once) for the time to
+// drain it. The same seed for every cell, so cells differ only by policy and size.
+
+import { sustainedRate, type LimiterModel } from '../limiters/index.js';
+import type { FleetRow } from '../../report/model.js';
+import type { FleetPolicy } from './policy.js';
+import { DEFAULT_MAX_S, simulate } from './simulate.js';
+
+/** The surge: 1.5 × the limit, enough that every policy meets refusals and the queues grow. */
+export const OVERLOAD = 1.5;
+/** Seconds of surge: long enough for queues, backoff and throttling to settle, bounded in calls below. */
+export const SURGE_S = 30;
+/** At most this many logical calls per surge, so a limit of thousands per second still simulates in well under a second. */
+export const MAX_SURGE_CALLS = 100_000;
+/** The backlog, in seconds of the limit's work. */
+export const BACKLOG_S = 10;
+
+export interface SweepInput {
+  limiter: LimiterModel;
+  sharing: 'shared' | 'per-instance';
+  /** The candidate policies at fleet size n (the client bucket's share depends on it). */
+  policies: (instances: number) => FleetPolicy[];
+  sizes: readonly number[];
+  latency_ms: number;
+  seed: number;
+}
+
+export interface SweepShape {
+  offered_rps: number;
+  duration_s: number;
+  backlog: number;
+}
+
+/** The surge and backlog for a limit (per-instance limits scale both with the fleet). */
+export function sweepShape(limiter: LimiterModel, sharing: SweepInput['sharing'], instances: number): SweepShape {
+  const rate = sustainedRate(limiter) * (sharing === 'shared' ? 1 : instances);
+  const offered = Number((rate * OVERLOAD).toPrecision(4));
+  return {
+    offered_rps: offered,
+    duration_s: Math.max(2, Math.min(SURGE_S, Math.floor(MAX_SURGE_CALLS / offered))),
+    backlog: Math.min(MAX_SURGE_CALLS, Math.ceil(rate * BACKLOG_S)),
+  };
+}
+
+/** 1, 4, 16, … below N, then N itself: the chart's x axis. */
+export function fleetSizes(instances: number): number[] {
+  const sizes: number[] = [];
+  for (let n = 1; n < instances; n *= 4) sizes.push(n);
+  sizes.push(instances);
+  return sizes;
+}
+
+export function sweep(input: SweepInput): FleetRow[] {
+  const rows: FleetRow[] = [];
+  for (const instances of input.sizes) {
+    const shape = sweepShape(input.limiter, input.sharing, instances);
+    for (const policy of input.policies(instances)) {
+      const common = { limiter: input.limiter, sharing: input.sharing, instances, policy, latency_ms: input.latency_ms, seed: input.seed };
+      const surge = simulate({ ...common, offered_rps: shape.offered_rps, backlog: 0, duration_s: shape.duration_s, until: 'end' });
+      const drain = simulate({ ...common, offered_rps: 0, backlog: shape.backlog, duration_s: DEFAULT_MAX_S, until: 'drained', max_s: DEFAULT_MAX_S });
+      rows.push({
+        policy: policy.name,
+        instances,
+        goodput_rps: surge.goodput_rps,
+        rate_429: surge.rate_429,
+        p99_ms: surge.p99_ms,
+        lost: surge.lost,
+        drained_s: drain.drained_s,
+        drain_lost: drain.lost,
+      });
+    }
+  }
+  return rows;
+}
