@@ -47,6 +47,7 @@ export const FLAGS = {
   ledger: { kind: 'string', arg: 'FILE', description: 'token ledger (0600) that proves expiry across runs; `off` disables it', default: '.ces-harness/token-ledger.json', commands: ['run', 'check'] },
   scenario: { kind: 'list', arg: 'NAME', description: 'k6 scenario to run (repeatable)', default: 'all', commands: ['load', 'k8s'] },
   segments: { kind: 'number', arg: 'N', description: 'split each scenario across N local k6 processes (execution segments) and merge', value: 1, range: RANGES.segments, commands: ['load'] },
+  fleet: { kind: 'number', arg: 'N', description: 'also size the policy for N client instances sharing the limit (simulated, see docs/fleet.md)', default: 'one client; config rate_limit.fleet', range: RANGES.fleet, commands: ['ratelimit'] },
   parallelism: { kind: 'number', arg: 'N', description: 'k6-operator runner pods', value: 2, range: RANGES.parallelism, commands: ['k8s'] },
   'out-dir': { kind: 'string', arg: 'DIR', description: 'where the manifests go', value: 'k8s/', commands: ['k8s'] },
   fault: { kind: 'list', arg: 'NAME', description: 'a deliberate deviation from the spec in the emulator (repeatable; built-in emulator only)', commands: [...TARGET, 'serve'] },

@@ -33,6 +33,8 @@ export const RANGES = {
   loadRate: range(0.1, 100_000, 'requests per second', false),
   durationS: range(1, 86_400, 'seconds', false),
   vus: range(1, 10_000, 'virtual users'),
+  /** Client instances sharing the limit (`--fleet`): simulated, so far beyond what one machine loads. */
+  fleet: range(1, 100_000, 'client instances'),
 } as const satisfies Record<string, NumberRange>;
 
 export function inRange(r: NumberRange, n: number): boolean {
