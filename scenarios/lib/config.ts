@@ -25,6 +25,8 @@ export interface ScenarioConfig extends ScenarioBasics {
   backoff: Backoff;
   /** rate-limit's load shape: a spike above the limit (default), or a steady rate (the recommendation's proof). */
   rateProfile: RateProfile;
+  /** The fleet scenario's run as parsed JSON, unchecked here (scenarios/fleet.ts checks it); undefined when not given. */
+  fleet: unknown;
 }
 
 function raw(name: string): string | undefined {
@@ -120,5 +122,6 @@ export function readConfig(): ScenarioConfig {
       maxRetries: Math.round(num(ENV.maxRetries, d.backoff.maxRetries, 0)),
     },
     rateProfile: choice(ENV.rateProfile, RATE_PROFILES, d.rateProfile),
+    fleet: json(ENV.fleet),
   };
 }

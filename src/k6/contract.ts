@@ -26,6 +26,8 @@ export const SCENARIO_ENV = {
   backoffCapMs: 'CES_BACKOFF_CAP_MS',
   maxRetries: 'CES_MAX_RETRIES',
   rateProfile: 'CES_RATE_PROFILE',
+  /** The fleet scenario's run (instances, policy, offered load, seed), as JSON (src/ratelimit/fleet/run-setup.ts). */
+  fleet: 'CES_FLEET_JSON',
   /** Set by the runner (src/k6/run.ts), not by scenarioEnv: where handleSummary writes. */
   summaryFile: 'CES_SUMMARY_FILE',
 } as const;
@@ -90,6 +92,8 @@ export interface ScenarioInputs extends ScenarioBasics {
   /** How the scenarios back off from a 429 without Retry-After (default SCENARIO_DEFAULTS.backoff). */
   backoff?: Backoff;
   rateProfile?: RateProfile;
+  /** fleet only: the run, passed through as JSON and checked by the scenario. */
+  fleet?: object;
 }
 
 export function scenarioEnv(i: ScenarioInputs): Record<string, string> {
@@ -115,6 +119,7 @@ export function scenarioEnv(i: ScenarioInputs): Record<string, string> {
     env[SCENARIO_ENV.maxRetries] = String(i.backoff.maxRetries);
   }
   if (i.rateProfile !== undefined) env[SCENARIO_ENV.rateProfile] = i.rateProfile;
+  if (i.fleet !== undefined) env[SCENARIO_ENV.fleet] = JSON.stringify(i.fleet);
   return env;
 }
 
