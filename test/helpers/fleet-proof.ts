@@ -98,3 +98,16 @@ export async function fleetProof(opts: FleetProofOptions): Promise<FleetProofRow
   }
   return rows;
 }
+
+/** The goal: the simulation within 10 % of what k6 measured, for goodput and 429 rate alike. */
+export const AGREEMENT = 0.1;
+
+/** |sim − k6| / k6; 0 when both are 0 (a client bucket refused nothing in either). */
+export function relativeGap(sim: number, k6: number): number {
+  if (k6 === 0) return sim === 0 ? 0 : Number.POSITIVE_INFINITY;
+  return Math.abs(sim - k6) / k6;
+}
+
+export function agrees(row: FleetProofRow): boolean {
+  return row.k6 !== null && relativeGap(row.sim.goodput_rps, row.k6.goodput_rps) <= AGREEMENT && relativeGap(row.sim.rate_429, row.k6.rate_429) <= AGREEMENT;
+}
