@@ -14,7 +14,7 @@ import { sleep } from 'k6';
 import type { Scenario } from 'k6/options';
 import { ClientInstance } from '../src/ratelimit/fleet/instance.js';
 import { parseFleetRun } from '../src/ratelimit/fleet/parse-run.js';
-import { instanceRandom, instanceSetup } from '../src/ratelimit/fleet/run-setup.js';
+import { instanceRandom, instanceSetup, type FleetRun } from '../src/ratelimit/fleet/run-setup.js';
 import { SCENARIO_ENV } from '../src/k6/contract.js';
 import { readConfig } from './lib/config';
 import { callRateLimitEndpoint } from './lib/endpoints';
@@ -25,7 +25,19 @@ import { summaryHandler, type SummaryData } from './lib/summary';
 import { shareToken, type SharedToken } from './lib/tokens';
 
 const cfg = readConfig();
-const run = parseFleetRun(cfg.fleet, SCENARIO_ENV.fleet);
+// Without CES_FLEET_JSON (a bundle run by hand): CES_VUS instances with full jitter from the
+// CES_BACKOFF_* figures, offering CES_RATE between them for CES_DURATION_S.
+const run: FleetRun =
+  cfg.fleet === undefined
+    ? {
+        instances: cfg.vus,
+        policy: { name: 'full-jitter', base_ms: cfg.backoff.baseMs, cap_ms: cfg.backoff.capMs, max_retries: cfg.backoff.maxRetries, honour_retry_after: true },
+        offered_rps: cfg.rate,
+        backlog: 0,
+        duration_s: cfg.durationS,
+        seed: 1,
+      }
+    : parseFleetRun(cfg.fleet, SCENARIO_ENV.fleet);
 
 http.setResponseCallback(http.expectedStatuses({ min: 200, max: 299 }, 429));
 
