@@ -39,6 +39,6 @@ export function fleetMethodText(f: FleetResult): string {
   return (
     `Simulated against ${f.limiter} (${f.sharing === 'shared' ? 'one limiter for the fleet' : 'a limiter per instance'}): ` +
     `the fleet offered ${f.offered_rps} req/s for ${f.duration_s} s, and apart from that worked off a backlog of ${f.backlog} calls; ` +
-    `round trip ${f.latency_ms} ms, seed ${f.seed}. ${f.assumption}.`
+    `round trip ${f.latency_ms} ms, seed ${f.seed}. Assumption: ${f.assumption}.`
   );
 }
