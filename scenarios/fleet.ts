@@ -100,7 +100,7 @@ export function instance(shared: SharedToken): void {
   succeeded.add(tally.succeeded);
   lost.add(tally.lost);
   throttled.add(tally.throttled);
-  for (const ms of tally.latencies_ms) callMs.add(ms);
+  for (const ms of client.latencies) callMs.add(ms);
 }
 
 /** p99 of a logical call is the figure the sizing compares; the generic summary keeps p50 and p95 only. */

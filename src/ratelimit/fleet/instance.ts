@@ -26,9 +26,8 @@ export interface InstanceTally {
   sent: number;
   /** Of those, refused by the limit. */
   refused: number;
-  /** Logical calls that succeeded, and each one's time from arrival to success, ms. */
+  /** Logical calls that succeeded (each one's time from arrival to success goes to the latency sink). */
   succeeded: number;
-  latencies_ms: number[];
   /** Logical calls given up after the policy's last retry. */
   lost: number;
   /** Attempts the client refused itself (adaptive throttling), never sent. */
@@ -40,8 +39,11 @@ export interface InstanceTally {
 /** An answer as the instance needs it: through, or refused with the Retry-After the service sent (if any). */
 export type Verdict = { ok: true } | { ok: false; retryAfterS?: number };
 
+/** The window of an instance that keeps none: never written, so one empty array serves all. */
+const NO_SLOTS: number[] = [];
+
 export class ClientInstance {
-  readonly tally: InstanceTally = { sent: 0, refused: 0, succeeded: 0, latencies_ms: [], lost: 0, throttled: 0, last_done_ms: 0 };
+  readonly tally: InstanceTally = { sent: 0, refused: 0, succeeded: 0, lost: 0, throttled: 0, last_done_ms: 0 };
   private call = 0;
   private attempt = 0;
   private previousWaitMs: number;
@@ -55,9 +57,14 @@ export class ClientInstance {
   private readonly slotRequests: number[];
   private readonly slotAccepts: number[];
 
+  /**
+   * `latencies` receives each successful call's time from arrival to success, ms; the simulator
+   * passes one array for the whole fleet, since a fleet of 100,000 arrays is mostly garbage.
+   */
   constructor(
     private readonly setup: InstanceSetup,
     private readonly random: Random,
+    readonly latencies: number[] = [],
   ) {
     this.intervalMs = setup.rate_rps > 0 ? 1000 / setup.rate_rps : Number.POSITIVE_INFINITY;
     this.previousWaitMs = setup.policy.base_ms;
@@ -65,10 +72,11 @@ export class ClientInstance {
     // that started full in every one of them would add up to a burst of N × burst at time 0,
     // which no real fleet sends. Each starts somewhere between empty and full instead.
     this.tokens = setup.policy.name === 'client-bucket' ? random() * this.capacity() : 0;
-    const slots = Math.max(1, Math.round(setup.policy.window_s ?? ADAPTIVE_WINDOW_S));
-    this.slotSecond = new Array<number>(slots).fill(-1);
-    this.slotRequests = new Array<number>(slots).fill(0);
-    this.slotAccepts = new Array<number>(slots).fill(0);
+    // Only adaptive throttling keeps a window; a fleet of 100,000 others should not allocate one each.
+    const slots = setup.policy.name === 'adaptive' ? Math.max(1, Math.round(setup.policy.window_s ?? ADAPTIVE_WINDOW_S)) : 0;
+    this.slotSecond = slots === 0 ? NO_SLOTS : new Array<number>(slots).fill(-1);
+    this.slotRequests = slots === 0 ? NO_SLOTS : new Array<number>(slots).fill(0);
+    this.slotAccepts = slots === 0 ? NO_SLOTS : new Array<number>(slots).fill(0);
   }
 
   private arrivalMs(index: number): number | null {
@@ -122,7 +130,7 @@ export class ClientInstance {
     if (verdict.ok) {
       if (this.setup.policy.name === 'adaptive') this.slotAccepts[this.slot(nowMs)]! += 1;
       this.tally.succeeded += 1;
-      this.tally.latencies_ms.push(nowMs - (this.arrivalMs(this.call) ?? 0));
+      this.latencies.push(nowMs - (this.arrivalMs(this.call) ?? 0));
       this.nextCall(nowMs);
       return;
     }

@@ -12,8 +12,13 @@ import { DEFAULT_MAX_S, simulate } from './simulate.js';
 export const OVERLOAD = 1.5;
 /** Seconds of surge: long enough for queues, backoff and throttling to settle, bounded in calls below. */
 export const SURGE_S = 30;
-/** At most this many logical calls per surge, so a limit of thousands per second still simulates in well under a second. */
-export const MAX_SURGE_CALLS = 100_000;
+/**
+ * At most this many logical calls per surge (and in the backlog): a limit of thousands per second
+ * gets a shorter surge, so that the whole sweep stays within seconds whatever the limit.
+ */
+export const MAX_SURGE_CALLS = 20_000;
+/** At most this many fleet sizes on the chart: a sweep's cost grows with the instances simulated. */
+export const MAX_SIZES = 6;
 /** The backlog, in seconds of the limit's work. */
 export const BACKLOG_S = 10;
 
@@ -39,15 +44,21 @@ export function sweepShape(limiter: LimiterModel, sharing: SweepInput['sharing']
   const offered = Number((rate * OVERLOAD).toPrecision(4));
   return {
     offered_rps: offered,
-    duration_s: Math.max(2, Math.min(SURGE_S, Math.floor(MAX_SURGE_CALLS / offered))),
+    // Tenths of a second: a limit of 100,000 req/s gets a surge of 0.1 s, still 15,000 calls.
+    duration_s: Math.max(0.1, Math.min(SURGE_S, Math.floor((MAX_SURGE_CALLS / offered) * 10) / 10)),
     backlog: Math.min(MAX_SURGE_CALLS, Math.ceil(rate * BACKLOG_S)),
   };
 }
 
-/** 1, 4, 16, … below N, then N itself: the chart's x axis. */
+/**
+ * 1, 4, 16, … below N, then N itself: the chart's x axis. Beyond MAX_SIZES points the steps widen
+ * (1, 16, 256, … for a fleet of 100,000), so the sweep's cost stays bounded.
+ */
 export function fleetSizes(instances: number): number[] {
+  let step = 4;
+  while (Math.log(instances) / Math.log(step) + 1 > MAX_SIZES) step *= 2;
   const sizes: number[] = [];
-  for (let n = 1; n < instances; n *= 4) sizes.push(n);
+  for (let n = 1; n < instances; n *= step) sizes.push(n);
   sizes.push(instances);
   return sizes;
 }
