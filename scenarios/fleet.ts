@@ -14,6 +14,7 @@ import { sleep } from 'k6';
 import type { Scenario } from 'k6/options';
 import { ClientInstance } from '../src/ratelimit/fleet/instance.js';
 import { parseFleetRun } from '../src/ratelimit/fleet/parse-run.js';
+import { describePolicy } from '../src/ratelimit/fleet/policy.js';
 import { instanceRandom, instanceSetup, type FleetRun } from '../src/ratelimit/fleet/run-setup.js';
 import { SCENARIO_ENV } from '../src/k6/contract.js';
 import { readConfig } from './lib/config';
@@ -108,5 +109,5 @@ const fleetFigures = (data: SummaryData): Record<string, number> => ({ 'fleet_ca
 
 export const handleSummary = summaryHandler('fleet', cfg, {
   extra: fleetFigures,
-  notes: [`${run.instances} instances, policy ${run.policy.name}, ${run.offered_rps} req/s offered for ${run.duration_s} s, endpoint ${cfg.rateLimitEndpoint}`],
+  notes: [`${run.instances} instances, ${describePolicy(run.policy)}; ${run.offered_rps} req/s offered for ${run.duration_s} s, endpoint ${cfg.rateLimitEndpoint}`],
 });

@@ -32,14 +32,6 @@ export const ADAPTIVE_K = 2;
  */
 export const ADAPTIVE_WINDOW_S = 10;
 
-export const POLICY_TEXT: Record<FleetPolicyName, string> = {
-  'no-jitter': 'retry after base·2ⁿ ms (no jitter)',
-  'full-jitter': 'retry after uniform[0, base·2ⁿ] ms (full jitter)',
-  'decorrelated-jitter': 'retry after uniform[base, 3 × previous wait] ms (decorrelated jitter)',
-  'client-bucket': 'a client-side token bucket at the per-instance rate, full jitter on 429',
-  adaptive: 'adaptive throttling (SRE book: reject locally with p = max(0, (requests − K·accepts)/(requests + 1))), full jitter on 429',
-};
-
 const window = (p: FleetPolicy, attempt: number): number => Math.min(p.cap_ms, p.base_ms * 2 ** attempt);
 
 /**
