@@ -90,13 +90,11 @@ export class ClientInstance {
   nextMs(): number | null {
     const arrived = this.arrivalMs(this.call);
     if (arrived === null) return null;
-    let at = Math.max(arrived, this.retryAtMs);
-    const rate = this.setup.policy.rate_rps;
-    if (this.setup.policy.name === 'client-bucket' && rate !== undefined && rate > 0) {
-      const refilled = Math.min(this.capacity(), this.tokens + (Math.max(0, at - this.tokensAtMs) * rate) / 1000);
-      if (refilled < 1) at += ((1 - refilled) * 1000) / rate;
-    }
-    return at;
+    const at = Math.max(arrived, this.retryAtMs);
+    const rate = this.bucketRate();
+    const tokens = rate > 0 ? this.tokensAt(at, rate) : 1;
+    // The attempt waits until the client-side bucket holds a whole token.
+    return tokens < 1 ? at + ((1 - tokens) * 1000) / rate : at;
   }
 
   /**
@@ -105,10 +103,10 @@ export class ClientInstance {
    */
   startAttempt(nowMs: number): boolean {
     const p = this.setup.policy;
-    if (p.name === 'client-bucket' && p.rate_rps !== undefined && p.rate_rps > 0) {
-      this.tokens = Math.min(this.capacity(), this.tokens + (Math.max(0, nowMs - this.tokensAtMs) * p.rate_rps) / 1000);
+    const rate = this.bucketRate();
+    if (rate > 0) {
+      this.tokens = this.tokensAt(nowMs, rate) - 1;
       this.tokensAtMs = Math.max(this.tokensAtMs, nowMs);
-      this.tokens -= 1;
     }
     if (p.name === 'adaptive') {
       const slot = this.slot(nowMs);
@@ -164,6 +162,17 @@ export class ClientInstance {
 
   private capacity(): number {
     return Math.max(1, this.setup.policy.burst ?? 1);
+  }
+
+  /** The client-side bucket's rate, req/s; 0 when the policy keeps no bucket. */
+  private bucketRate(): number {
+    const { name, rate_rps } = this.setup.policy;
+    return name === 'client-bucket' && rate_rps !== undefined && rate_rps > 0 ? rate_rps : 0;
+  }
+
+  /** Tokens in the client-side bucket at `ms`, refilled since it was last taken from. */
+  private tokensAt(ms: number, rate: number): number {
+    return Math.min(this.capacity(), this.tokens + (Math.max(0, ms - this.tokensAtMs) * rate) / 1000);
   }
 
   /** The slot of `nowMs`'s second, emptied first when it last held an older second. */
