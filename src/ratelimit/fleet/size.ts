@@ -9,7 +9,7 @@ import { candidatePolicies, perInstanceShare } from './candidates.js';
 import { limiterOf, type LimiterSource } from './limiter-of.js';
 import { chooseFleetPolicy } from './recommend.js';
 import { sharingOf } from './sharing.js';
-import { fleetSizes, sweep, sweepShape } from './sweep.js';
+import { fleetSizes, simulatedFleet, sweep } from './sweep.js';
 
 export interface FleetSizingInput {
   estimate: LimiterSource & Pick<Estimate, 'scope' | 'retry_after_header' | 'latency_p95_ms'>;
@@ -32,7 +32,8 @@ export function sizeFleet(input: FleetSizingInput): FleetResult | null {
   const latency = input.estimate.latency_p95_ms ?? FALLBACK_LATENCY_MS;
   const policiesAt = (instances: number) => candidatePolicies({ recommendation: input.recommendation, burst, instances, sharing, honourRetryAfter });
   const rows = sweep({ limiter, sharing, policies: policiesAt, sizes: fleetSizes(input.instances), latency_ms: latency, seed });
-  const shape = sweepShape(limiter, sharing, input.instances);
+  // The whole fleet's surge and backlog (a per-token fleet is simulated as a sample, scaled).
+  const { scale, shape } = simulatedFleet(limiter, sharing, input.instances);
   const choice = chooseFleetPolicy(rows, input.instances);
   const share = perInstanceShare({ recommendation: input.recommendation, burst, instances: input.instances, sharing });
   const b = input.recommendation.backoff;
@@ -41,7 +42,9 @@ export function sizeFleet(input: FleetSizingInput): FleetResult | null {
     limiter: describeLimiter(limiter),
     sharing,
     assumption,
-    ...shape,
+    offered_rps: Number((shape.offered_rps * scale).toPrecision(4)),
+    duration_s: shape.duration_s,
+    backlog: Math.round(shape.backlog * scale),
     latency_ms: latency,
     seed,
     recommendation: choice && {

@@ -21,6 +21,12 @@ export const MAX_SURGE_CALLS = 20_000;
 export const MAX_SIZES = 6;
 /** The backlog, in seconds of the limit's work. */
 export const BACKLOG_S = 10;
+/**
+ * With a limiter per instance, instances never meet: N of them behave as N independent copies of
+ * one. This many are simulated and the fleet's totals scaled up, so a per-token fleet of 100,000
+ * costs what 64 do.
+ */
+export const PER_INSTANCE_SAMPLE = 64;
 
 export interface SweepInput {
   limiter: LimiterModel;
@@ -50,6 +56,12 @@ export function sweepShape(limiter: LimiterModel, sharing: SweepInput['sharing']
   };
 }
 
+/** What is simulated for a fleet of `instances`: how many, the surge and backlog they meet, and the factor to the fleet's totals. */
+export function simulatedFleet(limiter: LimiterModel, sharing: SweepInput['sharing'], instances: number): { simulated: number; scale: number; shape: SweepShape } {
+  const simulated = sharing === 'per-instance' ? Math.min(instances, PER_INSTANCE_SAMPLE) : instances;
+  return { simulated, scale: instances / simulated, shape: sweepShape(limiter, sharing, simulated) };
+}
+
 /**
  * 1, 4, 16, … below N, then N itself: the chart's x axis. Beyond MAX_SIZES points the steps widen
  * (1, 16, 256, … for a fleet of 100,000), so the sweep's cost stays bounded.
@@ -66,20 +78,20 @@ export function fleetSizes(instances: number): number[] {
 export function sweep(input: SweepInput): FleetRow[] {
   const rows: FleetRow[] = [];
   for (const instances of input.sizes) {
-    const shape = sweepShape(input.limiter, input.sharing, instances);
+    const { simulated, scale, shape } = simulatedFleet(input.limiter, input.sharing, instances);
     for (const policy of input.policies(instances)) {
-      const common = { limiter: input.limiter, sharing: input.sharing, instances, policy, latency_ms: input.latency_ms, seed: input.seed };
+      const common = { limiter: input.limiter, sharing: input.sharing, instances: simulated, policy, latency_ms: input.latency_ms, seed: input.seed };
       const surge = simulate({ ...common, offered_rps: shape.offered_rps, backlog: 0, duration_s: shape.duration_s, until: 'end' });
       const drain = simulate({ ...common, offered_rps: 0, backlog: shape.backlog, duration_s: DEFAULT_MAX_S, until: 'drained', max_s: DEFAULT_MAX_S });
       rows.push({
         policy: policy.name,
         instances,
-        goodput_rps: surge.goodput_rps,
+        goodput_rps: Math.round(surge.goodput_rps * scale * 100) / 100,
         rate_429: surge.rate_429,
         p99_ms: surge.p99_ms,
-        lost: surge.lost,
+        lost: Math.round(surge.lost * scale),
         drained_s: drain.drained_s,
-        drain_lost: drain.lost,
+        drain_lost: Math.round(drain.lost * scale),
       });
     }
   }

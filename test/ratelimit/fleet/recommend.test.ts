@@ -50,6 +50,18 @@ describe('sizeFleet', () => {
     expect(fleet.recommendation?.per_instance_rps).toBe(40);
   });
 
+  it('simulates a large per-token fleet as a sample of independent instances, its totals scaled to N', () => {
+    const fleet = sizeFleet({ estimate: { ...estimate, scope: 'per-token' }, recommendation, instances: 1000 })!;
+    const atN = fleet.rows.filter((r) => r.instances === 1000);
+    // Each of the 1,000 has its own 50 req/s: the fleet gets close to 50,000 through, never more
+    // than that plus each instance's burst of 20 over the surge.
+    for (const r of atN.filter((x) => x.policy !== 'client-bucket')) {
+      expect(r.goodput_rps, r.policy).toBeGreaterThan(0.95 * 50_000);
+      expect(r.goodput_rps, r.policy).toBeLessThanOrEqual(1000 * (50 + 20 / fleet.duration_s) + 1);
+    }
+    expect(fleet.offered_rps).toBe(75_000);
+  });
+
   it('sizes nothing without a measured rate', () => {
     expect(sizeFleet({ estimate: { ...estimate, sustained_rps: null }, recommendation, instances: 4 })).toBeNull();
   });
