@@ -7,9 +7,10 @@
 //   5    rate-limit sizing (bench/ratelimit.ts, when it exists)
 //   6    false alarms: check and run against the emulator, idle and with the CPU saturated
 //   7    ces-harness client: its overhead, and how soon it stops a hanging, flooding or leaking client
+//   8    the fleet simulator vs real k6 fleets behind nginx (bench/fleet.ts)
 //
 // Names select sections, e.g. `npm run bench -- false-alarm` runs only section 6:
-// check-time (1), tls (2), load (3-4), ratelimit (5), false-alarm (6), client (7).
+// check-time (1), tls (2), load (3-4), ratelimit (5), false-alarm (6), client (7), fleet (8).
 //
 // Progress goes to stderr, the report to stdout. Loopback only; every child process is bounded in
 // time and stopped before the bench exits.
@@ -24,6 +25,7 @@ import { startServe, type ServedEmulator } from './serve.js';
 import { renderSection, type Section } from './stats.js';
 import { benchTls, tlsSection } from './tls-vs-sslscan.js';
 import { benchFalseAlarm, FALSE_ALARM_DEFAULTS, falseAlarmSection } from './false-alarm.js';
+import { benchFleet } from './fleet.js';
 import { findProjectRoot } from '../src/fs/project-root.js';
 import { locateK6, type LocatedK6 } from '../src/k6/index.js';
 
@@ -36,7 +38,7 @@ const { values: args, positionals } = parseArgs({
   },
   allowPositionals: true,
 });
-const SECTIONS = ['check-time', 'tls', 'load', 'ratelimit', 'false-alarm', 'client'] as const;
+const SECTIONS = ['check-time', 'tls', 'load', 'ratelimit', 'false-alarm', 'client', 'fleet'] as const;
 const unknownSections = positionals.filter((p) => !(SECTIONS as readonly string[]).includes(p));
 if (unknownSections.length > 0) {
   process.stderr.write(`bench: unknown section ${unknownSections.join(', ')}; known: ${SECTIONS.join(', ')}\n`);
@@ -193,6 +195,13 @@ if (wanted('false-alarm')) {
 
 // --- 7: ces-harness client, owned by bench/client-time.ts --------------------------------------
 if (wanted('client')) await item('7. ces-harness client', () => benchClientTime({ runs: Math.min(RUNS, SLOW_RUNS), projectRoot: root, progress }));
+// --- 8: the fleet simulator vs k6, owned by bench/fleet.ts --------------------------------------
+if (wanted('fleet')) {
+  await item('8. Fleet: simulation vs k6', async () => {
+    if (!k6) throw new Error(`k6 not found: ${k6Problem ?? ''}`);
+    return benchFleet(k6.path, `${root}/dist/scenarios`, progress);
+  });
+}
 
 const totalS = (performance.now() - started) / 1000;
 const busy = machineBusySeconds();

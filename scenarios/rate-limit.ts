@@ -21,13 +21,13 @@ import { check } from 'k6';
 import http from 'k6/http';
 import type { Scenario } from 'k6/options';
 import { readConfig } from './lib/config';
-import { callBusiness, postTokens, validateToken, type Res } from './lib/endpoints';
+import { callRateLimitEndpoint, type Res } from './lib/endpoints';
 import { counter } from './lib/metrics';
 import { scenarioOptions, secs } from './lib/options';
 import { logicalCallsLost, settle, withRetry } from './lib/retry';
 import { summaryHandler } from './lib/summary';
 import type { CallOptions } from './lib/endpoints';
-import { TokenCache, callWithToken, credentialsOf, shareToken, tokenTurnoverFigures, type SharedToken } from './lib/tokens';
+import { TokenCache, callWithToken, shareToken, tokenTurnoverFigures, type SharedToken } from './lib/tokens';
 
 const cfg = readConfig();
 
@@ -93,18 +93,7 @@ export const options = scenarioOptions(
 
 const cache = new TokenCache(cfg);
 
-function send(token: string, opts: CallOptions = {}): Res {
-  switch (cfg.rateLimitEndpoint) {
-    case 'tokens.issue':
-      return postTokens(cfg, credentialsOf(cfg));
-    case 'tokens.validate':
-      return validateToken(cfg, token, opts);
-    case 'business.evaluation':
-      return callBusiness(cfg, 'evaluation', token, opts);
-    case 'business.ach_transactions':
-      return callBusiness(cfg, 'ach_transactions', token, opts);
-  }
-}
+const send = (token: string, opts: CallOptions = {}): Res => callRateLimitEndpoint(cfg, token, opts);
 
 export function setup(): SharedToken {
   return shareToken(cfg);

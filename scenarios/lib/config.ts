@@ -27,6 +27,8 @@ export interface ScenarioConfig extends ScenarioBasics {
   rateProfile: RateProfile;
   /** How long one request may take before k6 gives up on it (request_timeout_s). */
   requestTimeoutS: number;
+  /** The fleet scenario's run as parsed JSON, unchecked here (scenarios/fleet.ts checks it); undefined when not given. */
+  fleet: unknown;
 }
 
 function raw(name: string): string | undefined {
@@ -123,5 +125,6 @@ export function readConfig(): ScenarioConfig {
     },
     rateProfile: choice(ENV.rateProfile, RATE_PROFILES, d.rateProfile),
     requestTimeoutS: num(ENV.requestTimeoutS, d.requestTimeoutS, 0.5),
+    fleet: json(ENV.fleet),
   };
 }

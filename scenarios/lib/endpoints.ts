@@ -67,6 +67,20 @@ export function callBusiness(cfg: ScenarioConfig, which: BusinessEndpoint, token
 }
 
 /** The parsed JSON body, or undefined when the body is not JSON. */
+/** The endpoint whose limit is sized (config rate_limit.endpoint), called once. */
+export function callRateLimitEndpoint(cfg: ScenarioConfig, token: string, opts: CallOptions = {}): Res {
+  switch (cfg.rateLimitEndpoint) {
+    case 'tokens.issue':
+      return postTokens(cfg, { clientId: cfg.clientId, clientSecret: cfg.clientSecret }, opts);
+    case 'tokens.validate':
+      return validateToken(cfg, token, opts);
+    case 'business.evaluation':
+      return callBusiness(cfg, 'evaluation', token, opts);
+    case 'business.ach_transactions':
+      return callBusiness(cfg, 'ach_transactions', token, opts);
+  }
+}
+
 export function jsonBody(res: Res): unknown {
   if (typeof res.body !== 'string' || res.body === '') return undefined;
   try {

@@ -18,4 +18,6 @@ export interface RateLimitSettings {
   recoveryWaitS: number;
   /** False for an environment named production without --allow-production-load. */
   probingAllowed: boolean;
+  /** Client instances sharing the limit, when the policy is to be sized for a fleet (`--fleet N`). */
+  fleet?: number;
 }

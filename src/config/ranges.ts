@@ -37,6 +37,8 @@ export const RANGES = {
   requestTimeoutS: range(0.5, 600, 'seconds', false),
   /** How long `ces-harness client` lets the user's client run per scenario before stopping it. */
   clientTimeLimitS: range(1, 3_600, 'seconds', false),
+  /** Client instances sharing the limit (`--fleet`): simulated, so far beyond what one machine loads. */
+  fleet: range(1, 100_000, 'client instances'),
 } as const satisfies Record<string, NumberRange>;
 
 export function inRange(r: NumberRange, n: number): boolean {

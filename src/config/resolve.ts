@@ -68,6 +68,7 @@ export interface SettingFlags {
   duration?: number;
   vus?: number;
   'max-rps'?: number;
+  fleet?: number;
 }
 
 /** The load run's settings; only the duration is left to the command (a short one in `run`). */
@@ -200,6 +201,7 @@ export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.Pr
       endpoint: file.rate_limit?.endpoint ?? DEFAULTS.rateLimitEndpoint,
       maxRps,
       maxRequests: file.rate_limit?.max_requests ?? DEFAULTS.maxRequests,
+      ...fleetOf(flags.fleet ?? file.rate_limit?.fleet),
       recoveryWaitS: defaults.recoveryWaitS,
       // Load and rate-limit probing of production need the explicit flag (contract: safety).
       probingAllowed: !(target && isProduction(target)) || flags['allow-production-load'] === true,
@@ -238,3 +240,6 @@ export function embedded(settings: Settings, environments: [Target, ...Target[]]
 function withDefaults(call: { method?: HttpMethod; body?: unknown } | undefined): BusinessCall {
   return { method: call?.method ?? 'POST', body: call?.body ?? {} };
 }
+
+/** rate_limit.fleet only when asked for: a run without it sizes one client, as before. */
+const fleetOf = (instances: number | undefined): { fleet?: number } => (instances === undefined ? {} : { fleet: instances });

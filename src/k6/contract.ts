@@ -27,6 +27,8 @@ export const SCENARIO_ENV = {
   maxRetries: 'CES_MAX_RETRIES',
   rateProfile: 'CES_RATE_PROFILE',
   requestTimeoutS: 'CES_REQUEST_TIMEOUT_S',
+  /** The fleet scenario's run (instances, policy, offered load, seed), as JSON (src/ratelimit/fleet/run-setup.ts). */
+  fleet: 'CES_FLEET_JSON',
   /** Set by the runner (src/k6/run.ts), not by scenarioEnv: where handleSummary writes. */
   summaryFile: 'CES_SUMMARY_FILE',
 } as const;
@@ -95,6 +97,8 @@ export interface ScenarioInputs extends ScenarioBasics {
   rateProfile?: RateProfile;
   /** How long one request may take (default SCENARIO_DEFAULTS.requestTimeoutS). */
   requestTimeoutS?: number;
+  /** fleet only: the run, passed through as JSON and checked by the scenario. */
+  fleet?: object;
 }
 
 export function scenarioEnv(i: ScenarioInputs): Record<string, string> {
@@ -121,6 +125,7 @@ export function scenarioEnv(i: ScenarioInputs): Record<string, string> {
   }
   if (i.rateProfile !== undefined) env[SCENARIO_ENV.rateProfile] = i.rateProfile;
   if (i.requestTimeoutS !== undefined) env[SCENARIO_ENV.requestTimeoutS] = String(i.requestTimeoutS);
+  if (i.fleet !== undefined) env[SCENARIO_ENV.fleet] = JSON.stringify(i.fleet);
   return env;
 }
 

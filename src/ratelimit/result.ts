@@ -2,6 +2,7 @@
 // Pure, so the contract's shape is decided in one place and tested without a server.
 
 import type { RateLimitResult } from '../report/model.js';
+import { fleetSummaryLines } from './fleet/summary-lines.js';
 import type { Estimate, Proof, Recommendation } from './types.js';
 
 export function toRateLimitResult(estimate: Estimate, recommendation: Recommendation | null, proof: Proof | null, proofNotes: string[] = []): RateLimitResult {
@@ -58,5 +59,6 @@ export function summaryLines(r: RateLimitResult): string[] {
   } else lines.push('recommend: nothing (no sustained rate measured)');
   const p = r.proof;
   if (p) lines.push(`proof (k6 at ${rec?.target_rps ?? '?'} req/s): ${(p.rate_429 * 100).toFixed(2)} % 429, goodput ${p.goodput_rps} req/s, ${p.lost_requests} lost`);
+  lines.push(...fleetSummaryLines(r.fleet));
   return lines;
 }

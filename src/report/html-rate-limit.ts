@@ -1,8 +1,9 @@
 // report.html's Rate limit section: the recommendation first (what to configure), then the facts
 // it rests on, the probe's notes, and the chart of offered, accepted and 429 requests (html-rate-limit-chart.ts).
 
-import { proofText, rateLimitFacts, recommendationText } from './format.js';
+import { formatNumber, proofText, rateLimitFacts, recommendationText } from './format.js';
 import { rateLimitFigure } from './html-rate-limit-chart.js';
+import { fleetSection } from './html-fleet.js';
 import { rich } from './html-rich.js';
 import type { RateLimitResult } from './model.js';
 import { type SafeHtml, html } from './safe-html.js';
@@ -15,5 +16,5 @@ export function rateLimitSection(r: RateLimitResult): SafeHtml {
 <div class="callout"><h3>Recommendation</h3><p>${recommendationText(r)}.</p>${proof !== null && html`<p><strong>Proof run:</strong> ${proof}.</p>`}</div>
 <table class="facts"><tbody>${facts}</tbody></table>
 ${notes.length > 0 && html`<ul class="notes">${notes.map((n) => html`<li>${rich(n)}</li>`)}</ul>`}
-${rateLimitFigure(r)}</section>`;
+${rateLimitFigure(r)}${fleetSection(r.fleet)}</section>`;
 }

@@ -1,6 +1,7 @@
 // report.json: the machine-readable report. Keys follow the contract's order whatever order the
 // producing stage built its objects in, so diffs between two runs' reports show only real changes.
 
+import { orderedFleet } from './json-fleet.js';
 import type { CheckResult, Evidence, LoadResult, LoadScenarioResult, RateLimitResult, Report } from './model.js';
 
 type Plain = Record<string, unknown>;
@@ -44,6 +45,7 @@ function rateLimit(r: RateLimitResult): RateLimitResult {
           : orderKeys({ ...rec, backoff: orderKeys(rec.backoff, ['base_ms', 'cap_ms', 'jitter', 'max_retries']) }, ['target_rps', 'max_concurrency', 'backoff']),
       ...(r.proof ? { proof: orderKeys(r.proof, ['rate_429', 'goodput_rps', 'lost_requests']) } : {}),
       ...(r.timeline ? { timeline: r.timeline.map((p) => orderKeys(p, ['t', 'offered', 'accepted', 'limited', 'phase'])) } : {}),
+      ...(r.fleet !== undefined ? { fleet: orderedFleet(r.fleet, orderKeys) } : {}),
     },
     [
       'endpoint',

@@ -15,6 +15,7 @@ import { clientSectionMd } from './client-md.js';
 import { dashboardLinksMd } from './dashboard-links.js';
 import { findingsBlock } from './md-findings.js';
 import { leadSection } from './md-lead.js';
+import { fleetMarkdown } from './md-fleet.js';
 import { mdCode, mdEscape, mdInline, mdTable } from './md-text.js';
 import { specLabel, type CheckResult, type Evidence, type LoadResult, type LoadScenarioResult, type RateLimitResult, type Report, type Untested } from './model.js';
 import { brokenMusts, loadHeadline, skips, thresholdCount, warnings } from './select.js';
@@ -106,6 +107,7 @@ function rateLimitSection(r: RateLimitResult): string {
     proof === null ? null : `**Proof run:** ${mdEscape(proof)}.`,
     facts,
     r.notes && r.notes.length > 0 ? r.notes.map((n) => `- ${mdInline(n)}`).join('\n') : null,
+    fleetMarkdown(r.fleet),
   ];
   return section('Rate limit', blocks.filter((b) => b !== null).join('\n\n'));
 }

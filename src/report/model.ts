@@ -103,6 +103,47 @@ export interface RateLimitResult {
   duration_s?: number;
   /** True when the probe was interrupted or ran out of budget before it knew everything. */
   partial?: boolean;
+  /** `--fleet N` / rate_limit.fleet: the policy for N instances sharing the limit (src/ratelimit/fleet/). */
+  fleet?: FleetResult | null;
+}
+
+/** One candidate policy at one fleet size, as the simulator ran it. */
+export interface FleetRow {
+  policy: string;
+  instances: number;
+  goodput_rps: number;
+  rate_429: number;
+  /** p99 of a logical call's time from arrival to success, queueing included, ms. */
+  p99_ms: number | null;
+  /** Logical calls given up after the last retry during the surge. */
+  lost: number;
+  /** Seconds to work off the backlog (every call succeeded or given up); null when not done in the simulated time. */
+  drained_s: number | null;
+  drain_lost: number;
+}
+
+export interface FleetResult {
+  instances: number;
+  /** The limiter simulated, in words ("token bucket 50 req/s, burst 20"). */
+  limiter: string;
+  sharing: 'shared' | 'per-instance';
+  /** Which scope assumption the sharing rests on, in words. */
+  assumption: string;
+  /** The surge every candidate met: the fleet's offered rate, its duration, and the backlog drained apart. */
+  offered_rps: number;
+  duration_s: number;
+  backlog: number;
+  latency_ms: number;
+  seed: number;
+  recommendation: {
+    policy: string;
+    per_instance_rps: number;
+    per_instance_burst: number;
+    backoff: { base_ms: number; cap_ms: number; max_retries: number };
+    honour_retry_after: boolean;
+    why: string[];
+  } | null;
+  rows: FleetRow[];
 }
 
 /**

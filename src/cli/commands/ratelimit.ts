@@ -16,6 +16,7 @@ import { ProbeSetupError, probeCalls } from '../../ratelimit/calls.js';
 import { DISCOVER_DEFAULTS, discover } from '../../ratelimit/discover.js';
 import { DEFAULT_PROOF_S, prove } from '../../ratelimit/prove.js';
 import { recommend } from '../../ratelimit/recommend.js';
+import { sizeFleet } from '../../ratelimit/fleet/size.js';
 import { summaryLines, toRateLimitResult } from '../../ratelimit/result.js';
 import type { Proof } from '../../ratelimit/types.js';
 import { refuseProductionLoad } from '../prepare-target.js';
@@ -128,6 +129,8 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
         }
       }
       result = toRateLimitResult(estimate, recommendation, proof, proofNotes);
+      // --fleet N: simulated in well under a second, so it adds nothing a user would wait for.
+      if (settings.rateLimit.fleet !== undefined) result = { ...result, fleet: recommendation && sizeFleet({ estimate, recommendation, instances: settings.rateLimit.fleet }) };
     } finally {
       await http.close();
     }

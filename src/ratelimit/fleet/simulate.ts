@@ -1,0 +1,101 @@
+// The fleet simulator: N client instances (instance.ts) against one limiter model, in simulated
+// time. Discrete events, one pending per instance (its next attempt, its request reaching the
+// limiter half a round trip later, its answer a round trip later), taken in time order from a heap;
+// seeded, so the same inputs always give the same figures, and fast: no clock, no I/O.
+
+import { createLimiter, type Limiter, type LimiterModel } from '../limiters/index.js';
+import { fleetFigures, type FleetFigures } from './figures.js';
+import { EventHeap } from './heap.js';
+import { ClientInstance, type Verdict } from './instance.js';
+import { instanceRandom, instanceSetup, type FleetRun } from './run-setup.js';
+
+export interface SimulationSetup extends FleetRun {
+  limiter: LimiterModel;
+  /** 'shared': the fleet meets one limiter; 'per-instance': each instance has its own (a per-token limit). */
+  sharing: 'shared' | 'per-instance';
+  /** One request's round trip, ms (the service's latency as the probe or k6 measured it). */
+  latency_ms: number;
+  /**
+   * 'end': the run ends when the arrivals stop (goodput, 429 rate, p99); 'drained': it runs on until
+   * every queue is empty, for the time to drain a backlog, at most max_s.
+   */
+  until: 'end' | 'drained';
+  max_s?: number;
+}
+
+export interface SimulationResult extends FleetFigures {
+  /** 'drained' runs: seconds until the last logical call finished; null when the queues were not empty by max_s. */
+  drained_s: number | null;
+  /** The event budget ran out before the run's end (figures cover what was simulated). */
+  truncated: boolean;
+}
+
+/** Bounds one run's work whatever the inputs: a few million events are a second or two. */
+export const MAX_EVENTS = 3_000_000;
+export const DEFAULT_MAX_S = 600;
+
+interface Event {
+  at: number;
+  seq: number;
+  instance: number;
+  kind: 'wake' | 'arrive' | 'answer';
+}
+
+export function simulate(setup: SimulationSetup): SimulationResult {
+  const n = setup.instances;
+  const instances: ClientInstance[] = [];
+  const latencies: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const random = instanceRandom(setup, i);
+    const queue = instanceSetup(setup, i, random);
+    // An instance whose first call would come after the run does nothing in it: 100,000 instances
+    // sharing 50 req/s are mostly such, and building them would cost more than the whole run.
+    if (queue.backlog === 0 && !(queue.rate_rps > 0 && queue.phase_ms < queue.arrivals_until_ms)) continue;
+    instances.push(new ClientInstance(queue, random, latencies));
+  }
+  const shared = createLimiter(setup.limiter);
+  const limiters: Limiter[] = setup.sharing === 'shared' ? [] : instances.map(() => createLimiter(setup.limiter));
+  const verdicts: Verdict[] = new Array<Verdict>(instances.length);
+  const stopMs = setup.until === 'end' ? setup.duration_s * 1000 : (setup.max_s ?? DEFAULT_MAX_S) * 1000;
+  const half = Math.max(0, setup.latency_ms) / 2;
+
+  const heap = new EventHeap<Event>();
+  let seq = 0;
+  const wake = (i: number, nowMs: number) => {
+    const at = instances[i]!.nextMs();
+    // An instance stops acting at the run's end; what it has in flight still gets its answer.
+    if (at !== null && at < stopMs) heap.push({ at: Math.max(at, nowMs), seq: seq++, instance: i, kind: 'wake' });
+  };
+  for (let i = 0; i < instances.length; i++) wake(i, 0);
+
+  let events = 0;
+  for (let e = heap.pop(); e !== undefined; e = heap.pop()) {
+    if (++events > MAX_EVENTS) break;
+    const instance = instances[e.instance]!;
+    switch (e.kind) {
+      case 'wake':
+        if (instance.startAttempt(e.at)) heap.push({ at: e.at + half, seq: seq++, instance: e.instance, kind: 'arrive' });
+        else wake(e.instance, e.at);
+        break;
+      case 'arrive': {
+        const d = (limiters[e.instance] ?? shared).take(e.at);
+        verdicts[e.instance] = d.ok ? { ok: true } : { ok: false, retryAfterS: d.retryAfterS };
+        heap.push({ at: e.at + half, seq: seq++, instance: e.instance, kind: 'answer' });
+        break;
+      }
+      case 'answer':
+        instance.answer(e.at, verdicts[e.instance]!);
+        wake(e.instance, e.at);
+        break;
+    }
+  }
+  const truncated = events > MAX_EVENTS;
+  const tallies = instances.map((i) => i.tally);
+  const drained = setup.until === 'drained' && !truncated && instances.every((i) => i.nextMs() === null);
+  const drainedMs = tallies.reduce((m, t) => Math.max(m, t.last_done_ms), 0);
+  return {
+    ...fleetFigures(tallies, latencies, setup.duration_s),
+    drained_s: drained ? Math.round(drainedMs / 100) / 10 : null,
+    truncated,
+  };
+}
