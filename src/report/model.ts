@@ -1,6 +1,8 @@
 // The one result model of a run. Every renderer (json, md, junit, html) is a pure function of a
 // Report; checks and the k6/rate-limit stages only ever produce these plain objects.
 
+import type { SinceLastRun, Trends } from './history-model.js';
+
 export const REPORT_SCHEMA = 'ces-harness/report@1';
 
 export type Level = 'must' | 'should';
@@ -23,6 +25,11 @@ export interface CheckResult {
   message: string;
   duration_ms: number;
   evidence: Evidence[];
+  /**
+   * What the check saw, for the run history to compare with the next run (token_type, the
+   * certificate's issuer, a latency in ms). Strings compare exactly; numbers against their noise.
+   */
+  facts?: Record<string, string | number>;
 }
 
 export interface ThresholdResult {
@@ -121,6 +128,10 @@ export interface Report {
    * secret written in the config file). Absent when there is nothing to say.
    */
   notes?: string[];
+  /** What changed since the stored runs of this target (absent when the history is off). */
+  since_last_run?: SinceLastRun;
+  /** The stored runs' figures and verdicts, for report.html's trend charts. */
+  trends?: Trends;
 }
 
 /**
