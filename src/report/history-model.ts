@@ -65,3 +65,11 @@ export interface Trends {
   verdicts: Array<{ started_at: string; verdict: string }>;
   series: TrendSeries[];
 }
+
+/** What each kind of regression does to the run (`regressions:` in the config), and the window. */
+export type RegressionPolicy = Record<RegressionKind, 'warn' | 'fail'> & {
+  /** How many stored runs the noise of a figure is judged from. */
+  runs: number;
+};
+
+export const DEFAULT_REGRESSION_POLICY: RegressionPolicy = { check: 'warn', fact: 'warn', latency: 'warn', rate_limit: 'warn', runs: 10 };
