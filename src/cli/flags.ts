@@ -45,6 +45,7 @@ export const FLAGS = {
   only: { kind: 'list', arg: 'ID', description: 'run only these checks (repeatable; `tls.*` selects a group)', commands: ['run', 'check'] },
   skip: { kind: 'list', arg: 'ID', description: 'leave out these checks (repeatable; `ratelimit.*` selects a group)', commands: ['run', 'check'] },
   ledger: { kind: 'string', arg: 'FILE', description: 'token ledger (0600) that proves expiry across runs; `off` disables it', default: '.ces-harness/token-ledger.json', commands: ['run', 'check'] },
+  history: { kind: 'string', arg: 'FILE', description: 'run history (JSON Lines, 0600) that the report compares this run with; `off` disables it', default: '.ces-harness/history.jsonl (none for the built-in emulator)', commands: TARGET },
   scenario: { kind: 'list', arg: 'NAME', description: 'k6 scenario to run (repeatable)', default: 'all', commands: ['load', 'k8s'] },
   segments: { kind: 'number', arg: 'N', description: 'split each scenario across N local k6 processes (execution segments) and merge', value: 1, range: RANGES.segments, commands: ['load'] },
   parallelism: { kind: 'number', arg: 'N', description: 'k6-operator runner pods', value: 2, range: RANGES.parallelism, commands: ['k8s'] },

@@ -3,6 +3,7 @@
 // anything should a report string ever slip past escaping. Every report string goes through `html`.
 // This file is the page and its Checks section; Load and Rate limit have a file each.
 
+import { SINCE_CSS, sinceLastRunSection } from './html-since.js';
 import { STATUS_ICON, formatMs, formatSeconds, runSeconds } from './format.js';
 import { loadSection } from './html-load.js';
 import { rateLimitSection } from './html-rate-limit.js';
@@ -84,12 +85,12 @@ export function renderHtml(report: Report): string {
 <meta http-equiv="Content-Security-Policy" content="${REPORT_CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
-<style>${new SafeHtml(REPORT_CSS)}</style>
+<style>${new SafeHtml(report.since_last_run ? REPORT_CSS + SINCE_CSS : REPORT_CSS)}</style>
 </head>
 <body>
 ${header(report)}
 <main>
-${untestedSection(report.untested ?? [])}
+${sinceLastRunSection(report)}${untestedSection(report.untested ?? [])}
 ${notesSection(report.notes ?? [])}
 ${checksSection(report.checks)}
 ${report.load && loadSection(report.load)}

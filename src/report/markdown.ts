@@ -14,6 +14,7 @@ import {
 } from './format.js';
 import { mdCode, mdEscape, mdInline, mdTable } from './md-text.js';
 import { specLabel, type CheckResult, type Evidence, type LoadResult, type LoadScenarioResult, type RateLimitResult, type Report, type Untested } from './model.js';
+import { sinceLastRunMd } from './since-md.js';
 import { brokenMusts, loadHeadline, skips, thresholdCount, warnings } from './select.js';
 
 function titleLine(report: Report): string {
@@ -127,6 +128,7 @@ function notesSection(notes: readonly string[]): string | null {
 export function renderMarkdown(report: Report): string {
   const blocks = [
     titleLine(report),
+    sinceLastRunMd(report),
     summaryLine(report),
     untestedSection(report.untested ?? []),
     notesSection(report.notes ?? []),
