@@ -57,6 +57,7 @@ export const FLAGS = {
   'token-ttl': { kind: 'number', arg: 'S', description: 'token lifetime', value: 86_400, range: RANGES.tokenTtlS, commands: ['serve'] },
   'rate-limit': { kind: 'number', arg: 'RPS', description: 'token bucket refill per client; 0 turns it off', value: 50, range: RANGES.emulatorRps, commands: ['serve'] },
   burst: { kind: 'number', arg: 'N', description: 'token bucket size per client', value: 50, range: RANGES.burst, commands: ['serve'] },
+  'business-latency': { kind: 'number', arg: 'MS', description: 'milliseconds each business endpoint (/v1/…) waits before answering: a slower service', value: 0, range: RANGES.businessLatencyMs, commands: ['serve'] },
   'tls-dir': { kind: 'string', arg: 'DIR', description: 'where the generated CA and server certificate go', default: 'a temp folder', commands: ['serve'] },
   'no-color': { kind: 'boolean', description: 'plain terminal output (also NO_COLOR=1)', commands: [...TARGET, 'serve', 'k8s'] },
   help: { kind: 'boolean', description: 'show this help', commands: [...TARGET, 'serve', 'k8s'] },

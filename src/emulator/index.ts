@@ -48,7 +48,7 @@ function urlHost(host: string): string {
 export async function createEmulator(options?: EmulatorOptions): Promise<Emulator> {
   const opts = resolveOptions(options);
   const behaviour = behaviourWith(opts.faults);
-  const certs = generateCertificates(opts.host);
+  const certs = opts.certificates ?? generateCertificates(opts.host);
   const files = await writeCertificates(certs, opts.tlsDir);
 
   const credentials = behaviour.environmentCredentials(opts.environments.map((name, i) => opts.credentials[i] ?? generateCredentials(name)));
@@ -59,6 +59,7 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
     limiter: new RateLimiter(opts.rateLimit.rps, opts.rateLimit.burst),
     ttlS: opts.tokenTtlS,
     seq: 0,
+    businessLatencyMs: opts.businessLatencyMs,
   }));
 
   const listeners: Listener[] = [];
