@@ -15,6 +15,7 @@ import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/e
 import { generateCertificates } from '../../src/emulator/certs/generate.js';
 import type { Change } from '../../src/report/history-model.js';
 import { mdInline } from '../../src/report/md-text.js';
+import { DEFAULT_HISTORY_FILE } from '../../src/config/resolve.js';
 import { projectRoot } from '../k6/support.js';
 import { actionlint } from './actionlint.js';
 
@@ -39,6 +40,8 @@ describe('sandbox-conformance.yml', () => {
     const uses = (prefix: string) => steps.find((s) => s.uses?.startsWith(prefix));
     expect(uses('actions/cache/restore@')?.with).toMatchObject({ path: '.ces-harness/', 'restore-keys': 'ces-harness-ledger-' });
     expect(uses('actions/cache/save@')?.if).toBe('always()');
+    // The cached folder holds the run history too, where the harness keeps it by default.
+    expect(DEFAULT_HISTORY_FILE.startsWith(uses('actions/cache/save@')?.with?.['path'] as string)).toBe(true);
     expect(uses('actions/upload-artifact@')).toMatchObject({ if: 'always()', with: { path: 'reports/ci/' } });
     expect(uses('mikepenz/action-junit-report@')).toMatchObject({ if: 'always()', with: { report_paths: 'reports/ci/junit.xml' } });
     expect(step('check').env).toEqual({
