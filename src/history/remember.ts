@@ -4,6 +4,7 @@
 
 import type { RegressionPolicy, SinceLastRun } from '../report/history-model.js';
 import type { Report } from '../report/model.js';
+import { printableDeep } from '../report/printable.js';
 import { compareRuns, sameTarget } from './compare.js';
 import { METHOD } from './noise.js';
 import { applyPolicy, outcomeOf } from './policy.js';
@@ -29,5 +30,7 @@ export function remember(report: Report, stored: readonly HistoryRecord[], polic
     method: METHOD,
     ...(warnings.length ? { warnings: [...warnings] } : {}),
   };
-  return { report: { ...report, since_last_run: since, ...(last ? { trends: trendsOf(record, past, policy.runs) } : {}) }, record };
+  // Stored values come from a file anyone with the folder could edit: printable, like the rest of the report.
+  const compared = printableDeep<Report>({ ...report, since_last_run: since, ...(last ? { trends: trendsOf(record, past, policy.runs) } : {}) }, { multiline: true });
+  return { report: compared, record };
 }

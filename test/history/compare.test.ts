@@ -112,3 +112,19 @@ describe('remember', () => {
     expect(record.checks['token.type-bearer']).toEqual({ status: 'pass', facts: { token_type: '"Bearer"' } });
   });
 });
+
+describe('remember: a tampered history file', () => {
+  it('shows a stored value with terminal escapes as printable text', () => {
+    const past = steadyRuns(3);
+    past[2]!.checks['token.type-bearer']!.facts = { token_type: '"\u001b[31mBearer"' };
+    const report = remember(
+      { schema: 'ces-harness/report@1', tool: { name: 'ces-harness', version: '0.1.0' }, target: { environment: 'sandbox', base_url: 'https://sandbox.example' }, started_at: 'x', finished_at: 'x', verdict: 'pass', summary: { passed: 1, failed: 0, warned: 0, skipped: 0, errored: 0 }, checks: [{ id: 'token.type-bearer', title: 't', spec: '2', level: 'must', status: 'pass', message: 'm', duration_ms: 1, evidence: [], facts: { token_type: '"Bearer"' } }], load: null, rate_limit: null, untested: [] },
+      past,
+      DEFAULT_REGRESSION_POLICY,
+    ).report;
+    const [change] = report.since_last_run!.changes;
+    expect(report.since_last_run!.changes).toHaveLength(1);
+    expect(String(change!.before)).not.toContain('\u001b');
+    expect(change!.text).not.toContain('\u001b');
+  });
+});
