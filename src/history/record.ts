@@ -83,8 +83,9 @@ export function observations(record: HistoryRecord): Observation[] {
   return out.filter((o) => typeof o.value === 'string' || Number.isFinite(o.value));
 }
 
+// `unknown` (a scope or Retry-After the probe could not tell) is no fact: a run that could tell is not a change.
 const withoutNulls = (o: Record<string, FactValue | null>): Record<string, FactValue> =>
-  Object.fromEntries(Object.entries(o).filter((e): e is [string, FactValue] => e[1] !== null));
+  Object.fromEntries(Object.entries(o).filter((e): e is [string, FactValue] => e[1] !== null && e[1] !== 'unknown'));
 
 /** A line of the file that is one of ours: the shape, not every value, is checked. */
 export function isRecord(x: unknown): x is HistoryRecord {

@@ -37,4 +37,14 @@ describe('toRecord', () => {
     const changes = compareRuns(toRecord(withFigures(6, 70, 25)), past, 10);
     expect(changes.map((c) => `${c.kind} ${c.subject} ${c.name}`)).toEqual([`latency k6 ${fixture.load!.scenarios[0]!.scenario} p95_ms`, 'rate_limit rate limit burst']);
   });
+
+  it('keeps no "unknown" scope or Retry-After: a run that could not tell is no change', () => {
+    const r = structuredClone(fixture);
+    r.rate_limit!.scope = 'unknown';
+    r.rate_limit!.retry_after_header = 'unknown';
+    const record = toRecord(r);
+    expect(record.rate_limit).not.toHaveProperty('scope');
+    expect(record.rate_limit).not.toHaveProperty('retry_after');
+    expect(compareRuns(record, [toRecord(fixture)], 10)).toEqual([]);
+  });
 });
