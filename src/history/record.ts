@@ -87,19 +87,27 @@ export function observations(record: HistoryRecord): Observation[] {
 const withoutNulls = (o: Record<string, FactValue | null>): Record<string, FactValue> =>
   Object.fromEntries(Object.entries(o).filter((e): e is [string, FactValue] => e[1] !== null && e[1] !== 'unknown'));
 
-/** A line of the file that is one of ours: the shape, not every value, is checked. */
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+const isValue = (x: unknown): x is FactValue => typeof x === 'string' || (typeof x === 'number' && Number.isFinite(x));
+const allOf = (o: unknown, test: (v: unknown) => boolean): boolean => isObject(o) && Object.values(o).every(test);
+
+/**
+ * A line of the file that is one of ours, down to every value the comparison reads: a file is
+ * anyone's to edit, and a record that passed here must never make the comparison throw.
+ */
 export function isRecord(x: unknown): x is HistoryRecord {
-  const r = x as HistoryRecord;
+  if (!isObject(x) || x['schema'] !== HISTORY_SCHEMA) return false;
+  const target = x['target'];
   return (
-    !!r &&
-    typeof r === 'object' &&
-    r.schema === HISTORY_SCHEMA &&
-    typeof r.started_at === 'string' &&
-    typeof r.verdict === 'string' &&
-    !!r.target &&
-    typeof r.target.base_url === 'string' &&
-    typeof r.target.environment === 'string' &&
-    !!r.checks &&
-    typeof r.checks === 'object'
+    typeof x['started_at'] === 'string' &&
+    typeof x['verdict'] === 'string' &&
+    typeof x['tool_version'] === 'string' &&
+    (x['k6_version'] === undefined || typeof x['k6_version'] === 'string') &&
+    isObject(target) &&
+    typeof target['base_url'] === 'string' &&
+    typeof target['environment'] === 'string' &&
+    allOf(x['checks'], (c) => isObject(c) && typeof c['status'] === 'string' && (c['facts'] === undefined || allOf(c['facts'], isValue))) &&
+    (x['load'] === undefined || allOf(x['load'], (s) => allOf(s, (v) => typeof v === 'number'))) &&
+    (x['rate_limit'] === undefined || allOf(x['rate_limit'], isValue))
   );
 }

@@ -44,6 +44,22 @@ describe('HistoryStore', () => {
     expect(readFileSync(`${path}.corrupt`, 'utf8')).toContain('{not json');
   });
 
+  it('skips records of the right schema but a wrong shape (a hand-edited file), never throwing later', () => {
+    const path = join(folder(), 'history.jsonl');
+    const good = steadyRecord(0);
+    const bent = [
+      { ...good, checks: { 'token.issue': null } },
+      { ...good, checks: { 'token.issue': { status: 'pass', facts: { x: { nested: true } } } } },
+      { ...good, load: { throughput: { p95_ms: 'fast' } } },
+      { ...good, target: 'sandbox' },
+      { ...good, rate_limit: [] },
+    ];
+    write(path, [good, ...bent].map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const store = HistoryStore.open(path);
+    expect(store.records).toHaveLength(1);
+    expect(store.warnings).toEqual([`history ${path}: lines 2, 3, 4, 5, 6 are not a history record and skipped; the file is kept as ${path}.corrupt`]);
+  });
+
   it('drops a last line cut short by an interrupted write, with one warning, and saves the run', () => {
     const path = join(folder(), 'history.jsonl');
     write(path, `${JSON.stringify(steadyRecord(0))}\n${JSON.stringify(steadyRecord(1)).slice(0, 40)}`);
