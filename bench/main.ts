@@ -8,9 +8,10 @@
 //   6    false alarms: check and run against the emulator, idle and with the CPU saturated
 //   7    ces-harness client: its overhead, and how soon it stops a hanging, flooding or leaking client
 //   8    the fleet simulator vs real k6 fleets behind nginx (bench/fleet.ts)
+//   9    the run history: false alarms of its latency comparison, and the smallest regression flagged
 //
 // Names select sections, e.g. `npm run bench -- false-alarm` runs only section 6:
-// check-time (1), tls (2), load (3-4), ratelimit (5), false-alarm (6), client (7), fleet (8).
+// check-time (1), tls (2), load (3-4), ratelimit (5), false-alarm (6), client (7), fleet (8), history (9).
 //
 // Progress goes to stderr, the report to stdout. Loopback only; every child process is bounded in
 // time and stopped before the bench exits.
@@ -26,6 +27,7 @@ import { renderSection, type Section } from './stats.js';
 import { benchTls, tlsSection } from './tls-vs-sslscan.js';
 import { benchFalseAlarm, FALSE_ALARM_DEFAULTS, falseAlarmSection } from './false-alarm.js';
 import { benchFleet } from './fleet.js';
+import { benchHistory, HISTORY_DEFAULTS, historySection } from './history.js';
 import { findProjectRoot } from '../src/fs/project-root.js';
 import { locateK6, type LocatedK6 } from '../src/k6/index.js';
 
@@ -35,10 +37,12 @@ const { values: args, positionals } = parseArgs({
     runs: { type: 'string', default: '7' },
     'false-alarm-checks': { type: 'string', default: String(FALSE_ALARM_DEFAULTS.checks) },
     'false-alarm-runs': { type: 'string', default: String(FALSE_ALARM_DEFAULTS.runs) },
+    'history-runs': { type: 'string', default: String(HISTORY_DEFAULTS.runs) },
+    'history-per-step': { type: 'string', default: String(HISTORY_DEFAULTS.perStep) },
   },
   allowPositionals: true,
 });
-const SECTIONS = ['check-time', 'tls', 'load', 'ratelimit', 'false-alarm', 'client', 'fleet'] as const;
+const SECTIONS = ['check-time', 'tls', 'load', 'ratelimit', 'false-alarm', 'client', 'fleet', 'history'] as const;
 const unknownSections = positionals.filter((p) => !(SECTIONS as readonly string[]).includes(p));
 if (unknownSections.length > 0) {
   process.stderr.write(`bench: unknown section ${unknownSections.join(', ')}; known: ${SECTIONS.join(', ')}\n`);
@@ -53,6 +57,7 @@ const count = (value: string | undefined, flag: string) => {
   }
   return n;
 };
+const historyCounts = { runs: count(args['history-runs'], 'history-runs'), perStep: count(args['history-per-step'], 'history-per-step') };
 const falseAlarmCounts = { checks: count(args['false-alarm-checks'], 'false-alarm-checks'), runs: count(args['false-alarm-runs'], 'false-alarm-runs') };
 /** Repetitions of each timed run; the median of these is what the tables lead with. */
 const RUNS = Math.max(1, Math.min(50, Math.round(Number(args.runs)) || 7));
@@ -201,6 +206,10 @@ if (wanted('fleet')) {
     if (!k6) throw new Error(`k6 not found: ${k6Problem ?? ''}`);
     return benchFleet(k6.path, `${root}/dist/scenarios`, progress);
   });
+}
+// --- 9: the run history, owned by bench/history.ts -------------------------------------------------
+if (wanted('history')) {
+  await item('9. Run history', async () => historySection(await benchHistory({ ...historyCounts, projectRoot: root, progress })));
 }
 
 const totalS = (performance.now() - started) / 1000;

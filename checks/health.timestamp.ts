@@ -19,6 +19,6 @@ export const check: Check = {
     const skewS = (found.epochMs - (sent + received) / 2) / 1000;
     const zone = found.zoned ? '' : ' (no time zone given; read as UTC)';
     const note = `timestamp "${found.text}"${zone}, clock skew ${skewS >= 0 ? '+' : ''}${skewS.toFixed(1)} s`;
-    return pass(note, [http.evidence(ex, note)]);
+    return { ...pass(note, [http.evidence(ex, note)]), facts: { clock_skew_s: Math.round(skewS * 10) / 10 } };
   },
 };

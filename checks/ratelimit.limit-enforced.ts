@@ -26,6 +26,8 @@ export const check: Check = {
     if (limited.status !== 429) {
       return fail(`the service limited the burst with ${limited.status} ${ctx.http.quote(limited, 80)}, not 429: ${summary}; §7 wants 429 for a rate limit`, evidence);
     }
-    return pass(`429 after ${summary}`, evidence);
+    // For the run history: how many requests got through before the limit (a halved limit halves it).
+    const accepted = Object.entries(probe.statuses).filter(([s]) => Number(s) >= 200 && Number(s) < 300).reduce((n, [, c]) => n + c, 0);
+    return { ...pass(`429 after ${summary}`, evidence), facts: { accepted_before_limit: accepted } };
   },
 };

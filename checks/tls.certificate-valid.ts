@@ -30,13 +30,13 @@ export const check: Check = {
       return { status: 'error', message: `no TLS answer from ${endpoint.where}: ${describeHandshake(r)}; the certificate cannot be judged`, evidence };
     }
     if (!cert) return fail(`${endpoint.where} completed the handshake without a certificate; §5.8 connections need one the client can verify for ${name}`, evidence);
+    // For the run history: a certificate from another CA, or a renewed one, is a change to report.
+    const facts = { issuer: `${cert.issuer || 'no issuer'}${cert.issuerFingerprint ? ` (sha256 ${cert.issuerFingerprint})` : ''}`, expires: cert.validTo.slice(0, 10) };
     if (!r.authorized) {
       const { what, hint } = explainAuthorizationError(r.authorizationError ?? 'unknown reason');
-      return fail(
-        `the certificate of ${endpoint.where} (${describeCert(cert)}) is not trusted for ${name}: ${what}; §5.8's TLS needs one clients can verify${hint ? ` (${hint})` : ''}`,
-        evidence,
-      );
+      const why = `the certificate of ${endpoint.where} (${describeCert(cert)}) is not trusted for ${name}: ${what}; §5.8's TLS needs one clients can verify${hint ? ` (${hint})` : ''}`;
+      return { ...fail(why, evidence), facts };
     }
-    return pass(`trusted certificate for ${name} (${describeCert(cert)}); ${daysLeftText(cert.daysLeft)}`, evidence);
+    return { ...pass(`trusted certificate for ${name} (${describeCert(cert)}); ${daysLeftText(cert.daysLeft)}`, evidence), facts };
   },
 };

@@ -22,18 +22,19 @@ export const check: Check = {
     const fp = ex.issued.fingerprint;
     const evidence = [http.evidence(ex, `token ${fp}: expires_at ${expiresAt}, a lifetime of ${describeSpan(span)}`)];
     const within = `(${describeAllowance(allowance)})`;
+    // For the run history: the lifetime this token showed (the middle of its window, whole seconds).
+    const facts = { lifetime_s: Math.round((span.minS + span.maxS) / 2) };
     if (verdict === 'longer') {
-      return fail(`token ${fp} lives ${describeSpan(span)}, more than the promised ${lifetime} s can explain ${within} (§5.4)`, evidence);
+      return { ...fail(`token ${fp} lives ${describeSpan(span)}, more than the promised ${lifetime} s can explain ${within} (§5.4)`, evidence), facts };
     }
-    if (verdict === 'consistent') return pass(`lifetime ${describeSpan(span)}, consistent with the promised ${lifetime} s`, evidence);
+    if (verdict === 'consistent') return { ...pass(`lifetime ${describeSpan(span)}, consistent with the promised ${lifetime} s`, evidence), facts };
     const known = ledger.find(target, ex.issued.token);
     if (known) {
       return pass(`token ${fp} was first captured at ${known.first_seen} by an earlier run; ${span.maxS.toFixed(0)} s or less of its ${lifetime} s are left`, evidence);
     }
-    return fail(
+    const why =
       `a token never seen before lives ${describeSpan(span)}, less than the promised ${lifetime} s can explain ${within} (§5.4). ` +
-        'If another client of these credentials fetched it earlier, run again once it has expired',
-      evidence,
-    );
+      'If another client of these credentials fetched it earlier, run again once it has expired';
+    return { ...fail(why, evidence), facts };
   },
 };

@@ -13,14 +13,15 @@ export const check: Check = {
     const token = await session.current();
     const [get, post] = await Promise.all([http.validate(token.token, 'GET'), http.validate(token.token, 'POST')]);
     const accepted = [get, post].filter((ex) => ex.status === 200);
+    const methods = accepted.map((ex) => ex.request.split(' ')[0]).join(' and ');
+    const facts = { methods: methods || 'none' };
     const evidence = [get, post].map((ex) => http.evidence(ex, `token ${token.fingerprint}`));
     if (accepted.length === 0) {
-      return fail(`neither method validated a fresh token: ${cameBack(http, get)}; ${cameBack(http, post)}; §4.3 wants 200 {valid, message}`, evidence);
+      return { ...fail(`neither method validated a fresh token: ${cameBack(http, get)}; ${cameBack(http, post)}; §4.3 wants 200 {valid, message}`, evidence), facts };
     }
     const problems = accepted.map((ex) => shapeProblem(ex)).filter((p): p is string => p !== undefined);
-    if (problems.length) return fail(`${problems.join('; ')}; §4.3 wants {"valid": true, "message": "<text>"}`, evidence);
-    const methods = accepted.map((ex) => ex.request.split(' ')[0]).join(' and ');
-    return pass(`accepted by ${methods}; valid: true, message ${JSON.stringify((accepted[0]!.json as Record<string, unknown>)['message'])}`, evidence);
+    if (problems.length) return { ...fail(`${problems.join('; ')}; §4.3 wants {"valid": true, "message": "<text>"}`, evidence), facts };
+    return { facts, ...pass(`accepted by ${methods}; valid: true, message ${JSON.stringify((accepted[0]!.json as Record<string, unknown>)['message'])}`, evidence) };
   },
 };
 

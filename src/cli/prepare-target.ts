@@ -9,6 +9,7 @@ import type { Emulator } from '../emulator/index.js';
 import { FAULTS, isFaultName, type FaultName } from '../emulator/faults/index.js';
 import type { Redactor } from '../http/redact.js';
 import { Ledger } from '../runner/ledger.js';
+import { HistoryStore } from '../history/store.js';
 import { preflight } from '../runner/preflight.js';
 import type { Terminal } from './terminal.js';
 
@@ -23,6 +24,8 @@ export interface PreparedTarget {
    */
   probeTarget(): Promise<{ target: Target; expect: Expectations }>;
   ledger: Ledger;
+  /** The stored runs of earlier runs, read (and any refusal found) before the first request. */
+  history: HistoryStore;
   close(): Promise<void>;
 }
 
@@ -37,11 +40,14 @@ export async function prepareTarget(flags: TargetFlags, redactor: Redactor, term
   let emulator: Emulator | null = null;
   let settings: TargetSettings;
   let ledger: Ledger;
+  let history = HistoryStore.disabled();
   if (resolved.target) {
     if (faults.length) throw usageError('--fault applies only to the built-in emulator; drop --fault, or drop --base-url/--config to test the emulator');
     settings = { ...resolved, target: resolved.target };
     ledger = Ledger.open(settings.ledgerPath);
     for (const warning of ledger.warnings) terminal.err(warning);
+    history = HistoryStore.open(settings.historyPath);
+    for (const warning of history.warnings) terminal.err(`ces-harness: warning: ${warning}`);
   } else {
     // Loaded only when needed: a run against a real target never uses the emulator's code.
     const { createEmulator } = await import('../emulator/index.js');
@@ -79,6 +85,7 @@ export async function prepareTarget(flags: TargetFlags, redactor: Redactor, term
     settings,
     probeTarget,
     ledger,
+    history,
     close: async () => {
       await emulator?.close();
       if (second) await (await second).emulator.close();

@@ -28,6 +28,8 @@ export const RANGES = {
   /** 0 turns the emulator's limiter off. */
   emulatorRps: range(0, 100_000, 'requests per second', false),
   burst: range(0, 100_000, 'requests'),
+  /** The emulator's added business-endpoint latency: ten seconds is past any test's patience. */
+  businessLatencyMs: range(0, 10_000, 'milliseconds'),
   maxRps: range(0.1, 100_000, 'requests per second', false),
   maxRequests: range(1, 1_000_000, 'requests'),
   loadRate: range(0.1, 100_000, 'requests per second', false),

@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { HarnessError } from '../errors.js';
+import { DEFAULT_REGRESSION_POLICY, type RegressionPolicy } from '../report/history-model.js';
 import type { BusinessCall, BusinessCalls, HttpMethod } from '../spec/endpoints.js';
 import type { Expectations, RateLimitSettings } from './check-settings.js';
 import type { ConfigFile } from './schema.js';
@@ -13,6 +14,8 @@ import { readCa, trimSlash, validUrl, withoutUserinfo } from './target-input.js'
 
 export const DEFAULT_CONFIG_FILE = 'ces-harness.yaml';
 export const DEFAULT_LEDGER_FILE = '.ces-harness/token-ledger.json';
+/** Beside the ledger, so the one cached folder carries both from run to run. */
+export const DEFAULT_HISTORY_FILE = '.ces-harness/history.jsonl';
 
 export const DEFAULTS = {
   tokenLifetimeS: 86_400, // §5.4
@@ -62,6 +65,7 @@ export interface SettingFlags {
   'clock-tolerance'?: number;
   'allow-production-load'?: boolean;
   ledger?: string;
+  history?: string;
   segments?: number;
   'request-timeout'?: number;
   rate?: number;
@@ -94,6 +98,9 @@ export interface Settings {
   business: BusinessCalls;
   rateLimit: RateLimitSettings;
   ledgerPath: string | null;
+  /** The run history (src/history/); null when off, and for the built-in emulator (new every run). */
+  historyPath: string | null;
+  regressions: RegressionPolicy;
   load: LoadSettings;
   /** The config file that was read, if any. */
   configPath: string | null;
@@ -184,6 +191,7 @@ export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.Pr
   };
 
   const ledger = flags.ledger ?? file.ledger ?? DEFAULT_LEDGER_FILE;
+  const history = flags.history ?? file.history ?? DEFAULT_HISTORY_FILE;
   // No target: the built-in emulator, whose first environment is sandbox, with its own defaults.
   const defaults = target ? DEFAULTS : { ...DEFAULTS, ...EMBEDDED };
   const maxRps = flags['max-rps'] ?? file.rate_limit?.max_rps ?? DEFAULTS.maxRps;
@@ -207,6 +215,8 @@ export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.Pr
       probingAllowed: !(target && isProduction(target)) || flags['allow-production-load'] === true,
     },
     ledgerPath: ledger === 'off' ? null : resolvePath(absoluteConfig && !flags.ledger && file.ledger ? configDir : cwd, ledger),
+    historyPath: history === 'off' ? null : resolvePath(absoluteConfig && !flags.history && file.history ? configDir : cwd, history),
+    regressions: { ...DEFAULT_REGRESSION_POLICY, ...file.regressions },
     load: {
       rate: flags.rate ?? file.load?.rate ?? DEFAULTS.loadRate,
       overLimitRate: file.load?.over_limit_rate ?? (target ? Math.min(maxRps, 100) : EMBEDDED.overLimitRate),
@@ -234,7 +244,7 @@ export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.Pr
  */
 export function embedded(settings: Settings, environments: [Target, ...Target[]]): TargetSettings {
   const [target, ...others] = environments.map((t) => ({ ...t, requestTimeoutS: settings.requestTimeoutS }));
-  return { ...settings, target: target!, others, ledgerPath: null };
+  return { ...settings, target: target!, others, ledgerPath: null, historyPath: null };
 }
 
 function withDefaults(call: { method?: HttpMethod; body?: unknown } | undefined): BusinessCall {

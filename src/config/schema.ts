@@ -66,6 +66,19 @@ export const configSchema = z
     request_timeout_s: ranged(RANGES.requestTimeoutS).optional(),
     /** Where the token ledger lives (a 0600 file); tokens captured by earlier runs prove expiry. */
     ledger: z.string().min(1).optional(),
+    /** Where the run history lives (JSON Lines, 0600); `off` keeps none. */
+    history: z.string().min(1).optional(),
+    /** What a regression since the stored runs does (warn or fail, per kind), and how many runs judge the noise. */
+    regressions: z
+      .object({
+        check: z.enum(['warn', 'fail']).optional(),
+        fact: z.enum(['warn', 'fail']).optional(),
+        latency: z.enum(['warn', 'fail']).optional(),
+        rate_limit: z.enum(['warn', 'fail']).optional(),
+        runs: z.number().int().min(3).max(500).optional(),
+      })
+      .strict()
+      .optional(),
     load: z
       .object({
         /** k6 threshold expressions per metric, e.g. http_req_duration: ["p(95)<500"]. */

@@ -60,7 +60,7 @@ function observed(opts: ResolvedOptions, handle: Handler): Handler {
 export async function createEmulator(options?: EmulatorOptions): Promise<Emulator> {
   const opts = resolveOptions(options);
   const behaviour = opts.overrides.reduce((b, override) => ({ ...b, ...override(b) }), behaviourWith(opts.faults));
-  const certs = generateCertificates(opts.host);
+  const certs = opts.certificates ?? generateCertificates(opts.host);
   const files = await writeCertificates(certs, opts.tlsDir);
 
   const credentials = behaviour.environmentCredentials(opts.environments.map((name, i) => opts.credentials[i] ?? generateCredentials(name)));
@@ -71,6 +71,7 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
     limiter: RateLimiter.bucket(opts.rateLimit.rps, opts.rateLimit.burst),
     ttlS: opts.tokenTtlS,
     seq: 0,
+    businessLatencyMs: opts.businessLatencyMs,
   }));
 
   const listeners: Listener[] = [];

@@ -2,6 +2,8 @@
 // can trust them. Bad values are usage errors: the CLI passes flags straight through.
 
 import { usageError } from '../errors.js';
+import { inRange, rangeText, RANGES } from '../config/ranges.js';
+import type { CertificateSet } from './certs/generate.js';
 import { FAULTS, isFaultName, type FaultName } from './faults/index.js';
 import type { Behaviour, Reply, RequestInfo } from './types.js';
 
@@ -21,6 +23,13 @@ export interface EmulatorOptions {
   rateLimit?: { rps: number; burst: number };
   faults?: FaultName[];
   tlsDir?: string;
+  /**
+   * Milliseconds each business endpoint (/v1/…) waits before answering: a slower service, to
+   * prove the run history notices (RANGES.businessLatencyMs).
+   */
+  businessLatencyMs?: number;
+  /** The CA and server certificate to serve instead of new ones: a restarted server that keeps its certificate. */
+  certificates?: CertificateSet;
   now?: () => number;
   /** Credentials per environment, in order, instead of generated ones (tests plant canaries). */
   credentials?: Array<{ clientId: string; clientSecret: string } | undefined>;
@@ -40,6 +49,8 @@ export interface ResolvedOptions {
   rateLimit: { rps: number; burst: number };
   faults: FaultName[];
   tlsDir: string | undefined;
+  businessLatencyMs: number;
+  certificates: CertificateSet | undefined;
   now: () => number;
   credentials: Array<{ clientId: string; clientSecret: string } | undefined>;
   overrides: ReadonlyArray<(base: Behaviour) => Partial<Behaviour>>;
@@ -58,6 +69,8 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     rateLimit: options.rateLimit ?? { rps: 50, burst: 50 },
     faults: options.faults ?? [],
     tlsDir: options.tlsDir,
+    businessLatencyMs: options.businessLatencyMs ?? 0,
+    certificates: options.certificates,
     now: options.now ?? Date.now,
     credentials: options.credentials ?? [],
     overrides: options.overrides ?? [],
@@ -75,6 +88,9 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   if (!isCount(tokenTtlS) || tokenTtlS < 1) throw usageError(`emulator token ttl ${String(tokenTtlS)} must be a whole number of seconds >= 1`);
   if (!(Number.isFinite(rateLimit.rps) && rateLimit.rps >= 0) || !isCount(rateLimit.burst)) {
     throw usageError('emulator rate limit needs rps >= 0 (0 = off) and a whole burst >= 0');
+  }
+  if (!inRange(RANGES.businessLatencyMs, resolved.businessLatencyMs)) {
+    throw usageError(`emulator business latency ${String(resolved.businessLatencyMs)} must be ${rangeText(RANGES.businessLatencyMs)}`);
   }
   const unknown = faults.find((f) => !isFaultName(f));
   if (unknown !== undefined) {

@@ -46,6 +46,8 @@ export interface EnvState {
   ttlS: number;
   /** Counter for business answer ids: plausible ids without per-request randomness. */
   seq: number;
+  /** Added before each business answer (EmulatorOptions.businessLatencyMs). */
+  businessLatencyMs: number;
 }
 
 export interface RequestInfo {

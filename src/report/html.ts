@@ -7,6 +7,7 @@ import { formatMs, formatSeconds, runSeconds } from './format.js';
 import { statusIcon } from './html-icons.js';
 import { checkAnchor, leadSection } from './html-lead.js';
 import { clientSectionHtml } from './client-html.js';
+import { SINCE_CSS, sinceLastRunSection } from './html-since.js';
 import { loadSection } from './html-load.js';
 import { rateLimitSection } from './html-rate-limit.js';
 import { rich } from './html-rich.js';
@@ -87,13 +88,13 @@ export function renderHtml(report: Report): string {
 <meta http-equiv="Content-Security-Policy" content="${REPORT_CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
-<style>${new SafeHtml(REPORT_CSS)}</style>
+<style>${new SafeHtml(report.since_last_run ? REPORT_CSS + SINCE_CSS : REPORT_CSS)}</style>
 </head>
 <body>
 ${header(report)}
 <main>
 ${leadSection(report)}
-${untestedSection(report.untested ?? [])}
+${sinceLastRunSection(report)}${untestedSection(report.untested ?? [])}
 ${notesSection(report.notes ?? [])}
 ${checksSection(report.checks)}
 ${report.load && loadSection(report.load)}

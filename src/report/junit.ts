@@ -9,6 +9,7 @@ import { specLabel, type CheckResult, type LoadResult, type RateLimitResult, typ
 import { checkFamily, junitClassname } from './junit-classname.js';
 import { renderXml, xmlChars, type XmlElement } from './xml.js';
 import { clientProperties } from './client-junit.js';
+import { sinceLastRunCases } from './since-junit.js';
 
 // Parsers fold newlines in attribute values into spaces; folding them here keeps the value predictable.
 const oneLine = (text: string): string => xmlChars(text).replace(/\s*[\r\n]+\s*/g, ' ');
@@ -133,6 +134,7 @@ export function renderJunit(report: Report): string {
     ...(report.load ? [suite('load', loadCases(report.load), 0)] : []),
     ...(report.rate_limit ? [suite('rate-limit', [rateLimitCase(report.rate_limit)], 0)] : []),
     ...((report.untested ?? []).length > 0 ? [suite('untested', (report.untested ?? []).map(untestedCase), 0)] : []),
+    ...(report.since_last_run ? [suite('since-last-run', sinceLastRunCases(report.since_last_run), 0)] : []),
   ];
   const total = suites.reduce<Counts>(
     (sum, s) => ({

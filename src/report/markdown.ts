@@ -18,6 +18,7 @@ import { leadSection } from './md-lead.js';
 import { fleetMarkdown } from './md-fleet.js';
 import { mdCode, mdEscape, mdInline, mdTable } from './md-text.js';
 import { specLabel, type CheckResult, type Evidence, type LoadResult, type LoadScenarioResult, type RateLimitResult, type Report, type Untested } from './model.js';
+import { sinceLastRunMd } from './since-md.js';
 import { brokenMusts, loadHeadline, skips, thresholdCount, warnings } from './select.js';
 
 function titleLine(report: Report): string {
@@ -125,6 +126,7 @@ function notesSection(notes: readonly string[]): string | null {
 export function renderMarkdown(report: Report): string {
   const blocks = [
     titleLine(report),
+    sinceLastRunMd(report),
     summaryLine(report),
     leadSection(report),
     untestedSection(report.untested ?? []),

@@ -4,6 +4,7 @@
 import type { ClientSection } from './client-model.js';
 
 export type { ClientSection } from './client-model.js';
+import type { SinceLastRun, Trends } from './history-model.js';
 
 export const REPORT_SCHEMA = 'ces-harness/report@1';
 
@@ -27,6 +28,11 @@ export interface CheckResult {
   message: string;
   duration_ms: number;
   evidence: Evidence[];
+  /**
+   * What the check saw, for the run history to compare with the next run (token_type, the
+   * certificate's issuer, a latency in ms). Strings compare exactly; numbers against their noise.
+   */
+  facts?: Record<string, string | number>;
 }
 
 export interface ThresholdResult {
@@ -176,6 +182,10 @@ export interface Report {
    * secret written in the config file). Absent when there is nothing to say.
    */
   notes?: string[];
+  /** What changed since the stored runs of this target (absent when the history is off). */
+  since_last_run?: SinceLastRun;
+  /** The stored runs' figures and verdicts, for report.html's trend charts. */
+  trends?: Trends;
 }
 
 /**

@@ -16,6 +16,8 @@ export interface Outcome {
   status: 'pass' | 'fail' | 'skip' | 'error';
   message: string;
   evidence?: Evidence[];
+  /** What the run history compares with the next run (see CheckResult.facts). */
+  facts?: Record<string, string | number>;
 }
 
 /**

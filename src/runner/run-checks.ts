@@ -49,6 +49,7 @@ export async function runCheck(check: Check, ctx: CheckContext): Promise<CheckRe
     message: redact.text(outcome.message),
     duration_ms: Math.round(performance.now() - started),
     evidence: redact.deep(outcome.evidence ?? []),
+    ...(outcome.facts ? { facts: redact.deep(outcome.facts) } : {}),
   };
 }
 

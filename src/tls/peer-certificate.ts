@@ -10,6 +10,11 @@ export interface PeerCertificateInfo {
   validTo: string;
   /** Whole days until validTo, rounded down: 0 on the last day, -1 within the day after expiry. */
   daysLeft: number;
+  /**
+   * SHA-256 of the issuing certificate, when the handshake showed it: two CAs may share a name
+   * (every emulator start makes "ces-harness emulator CA"), never a key.
+   */
+  issuerFingerprint?: string;
 }
 
 const DAY_MS = 86_400_000;
@@ -18,12 +23,21 @@ export function peerCertificateInfo(cert: tls.PeerCertificate | Record<string, n
   if (!cert || !('valid_to' in cert) || !cert.valid_to) return undefined;
   const validTo = new Date(cert.valid_to);
   if (Number.isNaN(validTo.getTime())) return undefined;
+  const issuer = issuerOf(cert as tls.PeerCertificate);
   return {
     subject: dn(cert.subject),
     issuer: dn(cert.issuer),
     validTo: validTo.toISOString(),
     daysLeft: Math.floor((validTo.getTime() - Date.now()) / DAY_MS),
+    ...(issuer ? { issuerFingerprint: issuer } : {}),
   };
+}
+
+/** The issuer certificate's fingerprint, short; a detailed peer certificate carries its issuer. */
+function issuerOf(cert: tls.PeerCertificate): string | undefined {
+  const issuer = (cert as tls.DetailedPeerCertificate).issuerCertificate;
+  const fp = issuer?.fingerprint256;
+  return typeof fp === 'string' && fp !== '' ? fp.replace(/:/g, '').slice(0, 16).toLowerCase() : undefined;
 }
 
 // Node gives names as objects ({ CN: 'x', O: ['a', 'b'] }); reports want "CN=x, O=a, O=b".

@@ -134,7 +134,7 @@ export function handshake(opts: HandshakeOptions): Promise<HandshakeResult> {
         ok: true,
         protocol: s.getProtocol() ?? undefined,
         cipher: cipher.standardName ?? cipher.name,
-        peerCert: peerCertificateInfo(s.getPeerCertificate(false)),
+        peerCert: peerCertificateInfo(s.getPeerCertificate(true)),
       };
       if (opts.verify) {
         result.authorized = s.authorized;

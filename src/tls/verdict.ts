@@ -57,8 +57,18 @@ function inconclusive(endpoint: TlsEndpoint, results: readonly CaseResult[], evi
   return undefined;
 }
 
+/** For the run history: which of the offers the server took (a version or suite that starts or stops being accepted). */
+function withAccepted(outcome: Outcome, results: readonly CaseResult[]): Outcome {
+  const accepted = results.filter((r) => r.result.ok).map((r) => offerName(r.case));
+  return { ...outcome, facts: { accepted: accepted.length ? accepted.join(', ') : 'none' } };
+}
+
 /** Every case must be refused. `wants` is the spec's side of the message. */
 export function mustRefuse(endpoint: TlsEndpoint, results: readonly CaseResult[], wants: string): Outcome {
+  return withAccepted(judgeRefusals(endpoint, results, wants), results);
+}
+
+function judgeRefusals(endpoint: TlsEndpoint, results: readonly CaseResult[], wants: string): Outcome {
   const evidence = evidenceOf(results);
   const accepted = results.filter((r) => r.result.ok);
   if (accepted.length > 0) {
@@ -73,6 +83,10 @@ export function mustRefuse(endpoint: TlsEndpoint, results: readonly CaseResult[]
 
 /** Every case must be accepted, negotiating exactly what was offered. */
 export function mustAccept(endpoint: TlsEndpoint, results: readonly CaseResult[], wants: string): Outcome {
+  return withAccepted(judgeAcceptance(endpoint, results, wants), results);
+}
+
+function judgeAcceptance(endpoint: TlsEndpoint, results: readonly CaseResult[], wants: string): Outcome {
   const evidence = evidenceOf(results);
   const problems: string[] = [];
   for (const r of results) {

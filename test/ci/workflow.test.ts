@@ -4,13 +4,18 @@
 
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmulator, type Emulator } from '../../src/emulator/index.js';
+import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
+import { generateCertificates } from '../../src/emulator/certs/generate.js';
+import type { Change } from '../../src/report/history-model.js';
+import { mdInline } from '../../src/report/md-text.js';
+import { DEFAULT_HISTORY_FILE } from '../../src/config/resolve.js';
 import { projectRoot } from '../k6/support.js';
 import { actionlint } from './actionlint.js';
 
@@ -30,11 +35,13 @@ describe('sandbox-conformance.yml', () => {
     expect('code' in run ? run.stdout : '').toBe('');
   }, 300_000);
 
-  it('runs on a schedule and by hand, carries the ledger, and always publishes the report', () => {
+  it('runs on a schedule and by hand, carries the ledger and the run history, and always publishes the report', () => {
     expect(Object.keys(workflow.on).sort()).toEqual(['schedule', 'workflow_dispatch']);
     const uses = (prefix: string) => steps.find((s) => s.uses?.startsWith(prefix));
     expect(uses('actions/cache/restore@')?.with).toMatchObject({ path: '.ces-harness/', 'restore-keys': 'ces-harness-ledger-' });
     expect(uses('actions/cache/save@')?.if).toBe('always()');
+    // The cached folder holds the run history too, where the harness keeps it by default.
+    expect(DEFAULT_HISTORY_FILE.startsWith(uses('actions/cache/save@')?.with?.['path'] as string)).toBe(true);
     expect(uses('actions/upload-artifact@')).toMatchObject({ if: 'always()', with: { path: 'reports/ci/' } });
     expect(uses('mikepenz/action-junit-report@')).toMatchObject({ if: 'always()', with: { report_paths: 'reports/ci/junit.xml' } });
     expect(step('check').env).toEqual({
@@ -51,6 +58,22 @@ describe('sandbox-conformance.yml', () => {
   });
 });
 
+/** One step's script in bash, in a fake workspace, with the Actions variables it reads. */
+function runStep(script: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn('bash', ['-e', '-c', script], { cwd: env.GITHUB_WORKSPACE, env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    child.stderr.on('data', (d: Buffer) => (out += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.on('error', fail);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code, out });
+    });
+  });
+}
+
 describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))('the workflow steps, run locally against the emulator', () => {
   let emulator: Emulator;
   beforeAll(async () => {
@@ -59,22 +82,6 @@ describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))('the workflow 
   afterAll(async () => {
     await emulator?.close();
   });
-
-  /** One step's script in bash, in a fake workspace, with the Actions variables it reads. */
-  function runStep(script: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-    return new Promise((done, fail) => {
-      const child = spawn('bash', ['-e', '-c', script], { cwd: env.GITHUB_WORKSPACE, env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => (out += d));
-      child.stderr.on('data', (d: Buffer) => (out += d));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-      child.on('error', fail);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        done({ code, out });
-      });
-    });
-  }
 
   it('a second scheduled run proves the first run\'s token expired (token.ledger passes)', async () => {
     const statuses: Array<Record<string, string>> = [];
@@ -114,4 +121,123 @@ describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))('the workflow 
     expect(statuses[0]!['token.ledger']).toMatch(/^skip: /);
     expect(statuses[1]!['token.ledger']).toMatch(/^pass: /);
   }, 180_000);
+});
+
+/**
+ * A TCP relay on a port of its own to whichever emulator is current: the base URL (and so the
+ * history's target) stays the same while a test swaps the service behind it for a changed one.
+ */
+async function relay(): Promise<{ url: string; to(emulator: Emulator): void; close(): Promise<void> }> {
+  let upstream = 0;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const server = connect(upstream, '127.0.0.1');
+    for (const s of [client, server]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => (client.destroy(), server.destroy()));
+    }
+    client.pipe(server).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    to: (emulator) => void (upstream = Number(new URL(emulator.url).port)),
+    close: () => new Promise<void>((resolve) => (sockets.forEach((s) => s.destroy()), server.close(() => resolve()))),
+  };
+}
+
+describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))('the workflow steps remember: unchanged runs report nothing, each injected change exactly itself', () => {
+  // The service as it stands: one client, one certificate, business endpoints ~10 ms slow.
+  const credentials = { clientId: 'ces-sandbox-history', clientSecret: 'history-test-secret-5f0c1e9a7b' };
+  const certificates = generateCertificates('127.0.0.1');
+  const BASE_LATENCY_MS = 10;
+  const UNCHANGED_RUNS = 6;
+  const steady: EmulatorOptions = { port: 0, credentials: [credentials], certificates, businessLatencyMs: BASE_LATENCY_MS };
+  const injected: Record<string, { options: EmulatorOptions; expected: Array<Pick<Change, 'kind' | 'subject' | 'name'>> }> = {
+    'a fault switched on (wrong-token-type)': {
+      options: { ...steady, faults: ['wrong-token-type'] },
+      expected: [
+        { kind: 'check', subject: 'token.type-bearer', name: 'status' },
+        { kind: 'fact', subject: 'token.type-bearer', name: 'token_type' },
+      ],
+    },
+    'the rate limit halved': {
+      options: { ...steady, rateLimit: { rps: 25, burst: 25 } },
+      expected: [{ kind: 'rate_limit', subject: 'ratelimit.limit-enforced', name: 'accepted_before_limit' }],
+    },
+    'a 10× slower business endpoint': {
+      options: { ...steady, businessLatencyMs: BASE_LATENCY_MS * 10 },
+      expected: [{ kind: 'latency', subject: 'business.valid-token-accepted', name: 'latency_ms' }],
+    },
+    'a certificate from a different CA': {
+      options: { ...steady, certificates: generateCertificates('127.0.0.1') },
+      expected: [{ kind: 'fact', subject: 'tls.certificate-valid', name: 'issuer' }],
+    },
+  };
+
+  let front: Awaited<ReturnType<typeof relay>>;
+  const started: Emulator[] = [];
+  const start = async (options: EmulatorOptions) => {
+    const e = await createEmulator(options);
+    started.push(e);
+    front.to(e);
+    return e;
+  };
+  beforeAll(async () => {
+    front = await relay();
+  });
+  afterAll(async () => {
+    await Promise.all(started.map((e) => e.close()));
+    await front?.close();
+  });
+
+  interface Since { history: string; changes: Change[]; outcome: string }
+
+  /** The config, check and summary steps once, in a workspace that stands for the Actions cache. */
+  async function scheduledRun(workspace: string, caPem: string): Promise<{ code: number | null; since: Since; summary: string; out: string }> {
+    const temp = await mkdtemp(join(tmpdir(), 'ces-ci-runner-'));
+    const output = join(temp, 'output');
+    await writeFile(output, '');
+    const actions = { GITHUB_WORKSPACE: workspace, RUNNER_TEMP: temp, GITHUB_STEP_SUMMARY: join(temp, 'step-summary.md'), GITHUB_OUTPUT: output };
+    expect((await runStep(step('config').run!, { ...actions, CES_SANDBOX_BASE_URL: front.url, CES_SANDBOX_CA_PEM: caPem })).code).toBe(0);
+    const configFile = /^file=(.*)$/m.exec(await readFile(output, 'utf8'))![1]!;
+    const check = await runStep(step('check').run!, { ...actions, CES_SANDBOX_CLIENT_ID: credentials.clientId, CES_SANDBOX_CLIENT_SECRET: credentials.clientSecret, CONFIG_FILE: configFile });
+    expect((await runStep(step('summary').run!, actions)).code).toBe(0);
+    const report = JSON.parse(await readFile(join(workspace, 'reports', 'ci', 'report.json'), 'utf8')) as { since_last_run: Since };
+    return { code: check.code, since: report.since_last_run, summary: await readFile(actions.GITHUB_STEP_SUMMARY, 'utf8'), out: check.out };
+  }
+
+  it('reports no change over unchanged runs, then exactly the one injected', async () => {
+    const workspace = await mkdtemp(join(tmpdir(), 'ces-ci-workspace-'));
+    await symlink(join(projectRoot, 'bin'), join(workspace, 'bin'));
+    const history = join(workspace, '.ces-harness', 'history.jsonl');
+    await start(steady);
+    for (let run = 1; run <= UNCHANGED_RUNS; run++) {
+      const r = await scheduledRun(workspace, certificates.caPem);
+      expect(r.code, r.out).toBe(0);
+      expect(r.since.history, `run ${run}`).toBe(run === 1 ? 'none' : 'compared');
+      expect(r.since.changes, `run ${run}: ${r.out}`).toEqual([]);
+      // The job summary leads with what changed: right under the verdict's title line.
+      expect(r.summary.split('\n### ')[1], `run ${run}`).toMatch(/^Since the last run\n/);
+    }
+    expect((await readFile(history, 'utf8')).trim().split('\n')).toHaveLength(UNCHANGED_RUNS);
+    expect(await readFile(history, 'utf8')).not.toContain(credentials.clientSecret);
+    const baseline = join(workspace, 'baseline.jsonl');
+    await copyFile(history, baseline);
+
+    for (const [what, { options, expected }] of Object.entries(injected)) {
+      // Every injection is judged against the same unchanged runs, as the day it ships would be.
+      await copyFile(baseline, history);
+      // A restarted emulator has forgotten the tokens the ledger holds; the sandbox would not.
+      await rm(join(workspace, '.ces-harness', 'token-ledger.json'), { force: true });
+      const changed = await start(options);
+      const r = await scheduledRun(workspace, changed.caPem);
+      const found = r.since.changes.filter((c) => c.action !== 'info').map(({ kind, subject, name }) => ({ kind, subject, name }));
+      expect(found, `${what}: ${r.since.changes.map((c) => c.text).join('; ')}`).toEqual(expected);
+      expect(r.since.outcome, what).toBe('warn');
+      for (const c of r.since.changes) expect(r.summary, what).toContain(mdInline(c.text));
+      await changed.close();
+    }
+  }, 400_000);
 });

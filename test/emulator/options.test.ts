@@ -15,6 +15,8 @@ describe('resolveOptions', () => {
       rateLimit: { rps: 50, burst: 50 },
       faults: [],
       tlsDir: undefined,
+      // Business endpoints answer at once unless a slower service is asked for.
+      businessLatencyMs: 0,
       // None planted: every environment gets generated credentials.
       credentials: [],
       // No client scenario, nobody observing: `ces-harness client` sets these.

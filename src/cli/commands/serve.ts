@@ -23,6 +23,7 @@ export async function serveCommand(options: Options): Promise<number> {
     tokenTtlS: flagValue(options, 'token-ttl'),
     rateLimit: { rps, burst: flagValue(options, 'burst') },
     faults,
+    businessLatencyMs: flagValue(options, 'business-latency'),
     ...(tlsDir !== undefined ? { tlsDir } : {}),
   }).catch((err: unknown) => {
     throw portInUse(err) ?? err;

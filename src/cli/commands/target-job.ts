@@ -8,6 +8,8 @@ import type { CheckResult, LoadResult, RateLimitResult, Untested } from '../../r
 import { HarnessError } from '../../errors.js';
 import { ensureWritableFileLocation, removeEmptyDirs } from '../../fs/writable.js';
 import { LEDGER_FIX } from '../../runner/ledger.js';
+import { HISTORY_FIX } from '../../history/store.js';
+import { historyStep } from './history-step.js';
 import { VERSION } from '../../version.js';
 import type { Options } from '../flags.js';
 import { prepareTarget, type PreparedTarget, type TargetFlags } from '../prepare-target.js';
@@ -123,9 +125,10 @@ async function runStages({ prepared, reportDir, startedAt }: Job, stages: Stages
     untested,
     notes: settings.warnings,
   });
-  writeReportFolder(reportDir, report, redactor, load?.files ?? {});
-  for (const line of summaryLines(report, reportDir)) terminal.out(line);
-  return report.verdict === 'pass' && !signal.aborted ? 0 : 1;
+  const remembered = historyStep(report, prepared, terminal, signal.aborted);
+  writeReportFolder(reportDir, remembered.report, redactor, { ...(load?.files ?? {}), ...remembered.files });
+  for (const line of summaryLines(remembered.report, reportDir)) terminal.out(line);
+  return report.verdict === 'pass' && !remembered.fails && !signal.aborted ? 0 : 1;
 }
 
 /**
@@ -139,6 +142,7 @@ async function prepareJob(reportDirFlag: string | undefined, flags: TargetFlags,
     prepared = await prepareTarget(flags, redactor, terminal);
     // Only the checks save the ledger.
     if (stages.checks && prepared.ledger.path !== null) place.created.push(...ensureWritableFileLocation(prepared.ledger.path, { what: 'ledger', fix: LEDGER_FIX }, 0o700));
+    if (prepared.history.path !== null) place.created.push(...ensureWritableFileLocation(prepared.history.path, { what: 'history', fix: HISTORY_FIX }, 0o700));
     const startedAt = new Date();
     return { prepared, place, reportDir: place.claim(prepared.settings.target.environment, startedAt), startedAt };
   } catch (err) {

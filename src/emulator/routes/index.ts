@@ -63,6 +63,7 @@ export async function route(ctx: Ctx): Promise<Reply> {
       return validate(ctx);
     case 'evaluation':
     case 'ach_transactions':
+      if (ctx.env.businessLatencyMs > 0) await new Promise((resolve) => setTimeout(resolve, ctx.env.businessLatencyMs));
       return business(found.name, ctx, body);
   }
 }

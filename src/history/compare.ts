@@ -1,0 +1,80 @@
+// This run against the stored runs of the same target: checks that changed status, facts that
+// changed, figures outside the noise of the last N runs. Pure: records in, changes out (the policy
+// decides what each change does to the run, policy.ts).
+
+import type { Change, NoiseBand, RegressionKind } from '../report/history-model.js';
+import type { Status } from '../report/model.js';
+import { ruleFor } from './figures.js';
+import { noiseBand, outside } from './noise.js';
+import { observations, type FactValue, type HistoryRecord, type Observation } from './record.js';
+
+/** A change before the policy: a regression, or a change for the better. */
+export type Finding = Omit<Change, 'action'> & { regression: boolean };
+
+/** The stored runs this run is compared with: same environment and base URL, oldest first. */
+export function sameTarget(past: readonly HistoryRecord[], current: HistoryRecord): HistoryRecord[] {
+  return past.filter((r) => r.target.base_url === current.target.base_url && r.target.environment === current.target.environment);
+}
+
+// How bad a status is: a change up is a regression, down an improvement; a skip judges nothing.
+const SEVERITY: Record<Status, number | undefined> = { pass: 0, warn: 1, fail: 2, error: 2, skip: undefined };
+
+/** `past` is this target's runs, oldest first; figures are judged from the last `runs` of them. */
+export function compareRuns(current: HistoryRecord, past: readonly HistoryRecord[], runs: number): Finding[] {
+  return [...statusChanges(current, past), ...observationChanges(current, past.slice(-runs))];
+}
+
+function statusChanges(current: HistoryRecord, past: readonly HistoryRecord[]): Finding[] {
+  const out: Finding[] = [];
+  for (const [id, { status }] of Object.entries(current.checks)) {
+    const before = lastWith(past, (r) => {
+      const s = r.checks[id]?.status;
+      return s !== undefined && SEVERITY[s] !== undefined ? s : undefined;
+    });
+    const now = SEVERITY[status];
+    if (before === undefined || now === undefined || SEVERITY[before] === now) continue;
+    const regression = now > SEVERITY[before]!;
+    out.push({ kind: 'check', subject: id, name: 'status', before, after: status, regression, text: `${id}: ${before} → ${status}` });
+  }
+  return out;
+}
+
+function observationChanges(current: HistoryRecord, window: readonly HistoryRecord[]): Finding[] {
+  const stored = window.map(observations);
+  const out: Finding[] = [];
+  for (const o of observations(current)) {
+    const same = (p: Observation) => p.subject === o.subject && p.name === o.name;
+    if (typeof o.value === 'string') {
+      const before = lastWith(stored, (obs) => obs.find(same)?.value);
+      if (before !== undefined && before !== o.value) out.push(factChange(o, before));
+      continue;
+    }
+    const values = stored.map((obs) => obs.find(same)?.value).filter((v): v is number => typeof v === 'number');
+    const rule = ruleFor(o.name);
+    const band = noiseBand(values, rule);
+    const side = band && outside(o.value, band, rule.worse);
+    if (band && side) out.push(figureChange(o, band, side, rule.kind, rule.unit));
+  }
+  return out;
+}
+
+function factChange(o: Observation, before: FactValue): Finding {
+  return { kind: 'fact', subject: o.subject, name: o.name, before, after: o.value, regression: true, text: `${o.subject}: ${o.name} ${String(before)} → ${String(o.value)}` };
+}
+
+function figureChange(o: Observation, band: NoiseBand, side: 'up' | 'down', kind: RegressionKind, unit: string): Finding {
+  const v = o.value as number;
+  const fmt = (n: number) => `${Number(n.toPrecision(3))}${unit === '' ? '' : unit.startsWith('/') ? unit : ` ${unit}`}`;
+  const ratio = band.median !== 0 ? ` (×${Number((v / band.median).toPrecision(2))})` : '';
+  const text = `${o.subject}: ${o.name} ${fmt(v)}${ratio}, ${side === 'up' ? 'above' : 'below'} the band ${fmt(Math.max(0, band.low))}–${fmt(band.high)} of the last ${band.runs} runs`;
+  return { kind, subject: o.subject, name: o.name, before: band.median, after: v, band, regression: true, text };
+}
+
+/** The newest stored value the picker finds, or undefined. */
+function lastWith<T, V>(items: readonly T[], pick: (item: T) => V | undefined): V | undefined {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const v = pick(items[i]!);
+    if (v !== undefined) return v;
+  }
+  return undefined;
+}

@@ -1,0 +1,68 @@
+// report.html's "Since the last run": the changes, a strip of past verdicts, and one small trend
+// chart per figure with its noise band shaded. Inline SVG only (the page loads nothing), coloured
+// from the page's CSS like svg.ts's charts.
+
+import type { Report } from './model.js';
+import type { TrendSeries, Trends } from './history-model.js';
+import { html, joinHtml, type SafeHtml } from './safe-html.js';
+import { ACTION_LABEL, KIND_LABEL, SINCE_TITLE, sinceHeadline } from './since-text.js';
+import { coord, formatTick, linear, niceScale } from './svg.js';
+
+export const SINCE_CSS = `
+.since .trends{display:grid;grid-template-columns:repeat(auto-fill,minmax(240px,1fr));gap:8px 16px}
+.since figure{margin:4px 0}
+svg.trend{width:100%;height:auto;display:block}
+.trend .band{fill:var(--c0);opacity:.15}
+.trend .median{stroke:var(--c0);stroke-dasharray:3 3;opacity:.6}
+.trend .line{stroke:var(--fg);stroke-width:1.5;fill:none}
+.trend .now{fill:var(--fg)}.trend .now.out{fill:var(--fail)}
+.trend text{fill:var(--muted);font:10px system-ui,sans-serif}
+.strip{display:flex;gap:2px;flex-wrap:wrap;margin:8px 0}
+.strip span{width:12px;height:18px;border-radius:2px;display:inline-block}
+.strip .pass{background:var(--pass)}.strip .fail{background:var(--fail)}
+`;
+
+const W = 240;
+const H = 80;
+const PLOT = { left: 30, right: W - 6, top: 6, bottom: H - 14 };
+
+function trendChart(s: TrendSeries, index: number, flagged: boolean): SafeHtml {
+  const points = s.values.map((v, i) => ({ i, v })).filter((p): p is { i: number; v: number } => p.v !== null);
+  const top = Math.max(...points.map((p) => p.v), s.band?.high ?? 0);
+  const scale = niceScale(top, 2);
+  const x = linear(0, Math.max(1, s.values.length - 1), PLOT.left, PLOT.right);
+  const y = linear(0, scale.max, PLOT.bottom, PLOT.top);
+  const band = s.band
+    ? html`<rect class="band" x="${PLOT.left}" width="${coord(PLOT.right - PLOT.left)}" y="${coord(y(Math.min(scale.max, s.band.high)))}" height="${coord(Math.max(0, y(Math.max(0, s.band.low)) - y(Math.min(scale.max, s.band.high))))}"><title>noise band ${formatTick(Math.max(0, s.band.low))}–${formatTick(s.band.high)}${s.unit ? ` ${s.unit}` : ''} (${s.band.runs} runs)</title></rect><line class="median" x1="${PLOT.left}" x2="${PLOT.right}" y1="${coord(y(s.band.median))}" y2="${coord(y(s.band.median))}"/>`
+    : null;
+  const line = points.map((p) => `${coord(x(p.i))},${coord(y(p.v))}`).join(' ');
+  const last = points[points.length - 1];
+  const now = last && html`<circle class="now${flagged ? ' out' : ''}" cx="${coord(x(last.i))}" cy="${coord(y(last.v))}" r="3"><title>this run: ${formatTick(Number(last.v.toPrecision(4)))}${s.unit ? ` ${s.unit}` : ''}</title></circle>`;
+  // Small figures (an error rate of 0.005) need more than formatTick's two decimals.
+  const ticks = scale.ticks.map((t) => html`<text x="${PLOT.left - 4}" y="${coord(y(t) + 3)}" text-anchor="end">${String(Number(t.toPrecision(3)))}</text>`);
+  const id = `trend-${index}`;
+  const name = `${s.subject}: ${s.name}`;
+  return html`<figure><svg class="trend" id="${id}" viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="${id}-t"><title id="${id}-t">${name} over the last ${s.values.length} runs${s.unit ? ` (${s.unit})` : ''}</title>${band}${ticks}<polyline class="line" points="${line}"/>${now}<text x="${PLOT.left}" y="${H - 2}">${s.values.length} runs, oldest left</text></svg><figcaption>${name}${s.unit ? ` (${s.unit})` : ''}${flagged ? html` <strong class="bad">outside its band</strong>` : ''}</figcaption></figure>`;
+}
+
+function verdictStrip(trends: Trends): SafeHtml {
+  const marks = trends.verdicts.map((v) => html`<span class="${v.verdict === 'pass' ? 'pass' : 'fail'}" title="${v.started_at}: ${v.verdict}"></span>`);
+  return html`<div class="strip" role="img" aria-label="verdicts of the last ${trends.verdicts.length} runs, oldest first: ${trends.verdicts.map((v) => v.verdict).join(', ')}">${joinHtml(marks)}</div>`;
+}
+
+export function sinceLastRunSection(report: Report): SafeHtml | null {
+  const since = report.since_last_run;
+  if (!since) return null;
+  const flagged = new Set(since.changes.filter((c) => c.band).map((c) => `${c.subject}\n${c.name}`));
+  const rows = since.changes.map((c) => html`<tr><td>${ACTION_LABEL[c.action]}</td><td>${KIND_LABEL[c.kind]}</td><td>${c.text}</td></tr>`);
+  const table = since.changes.length
+    ? html`<div class="wrap"><table><thead><tr><th scope="col"></th><th scope="col">Kind</th><th scope="col">What changed</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    : null;
+  const trends = report.trends;
+  const charts = trends?.series.map((s, i) => trendChart(s, i, flagged.has(`${s.subject}\n${s.name}`)));
+  return html`<section id="since" class="since callout" aria-labelledby="since-h"><h2 id="since-h">${SINCE_TITLE}</h2>
+<p>${sinceHeadline(since)}</p>${table}${(since.warnings ?? []).map((w) => html`<p class="bad">${w}</p>`)}
+${trends && html`<h3>Past verdicts</h3>${verdictStrip(trends)}`}
+${charts?.length ? html`<h3>Trends</h3><div class="trends">${charts}</div>` : null}
+${since.history !== 'none' && html`<p class="muted">${since.method}</p>`}</section>`;
+}

@@ -1,0 +1,122 @@
+// The run history through the built CLI against the emulator on 127.0.0.1 port 0: the first run
+// says "no history yet", the policy decides the exit code, and a bad history file gets its one
+// line and its documented outcome before any request (docs/history.md).
+
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEmulator, type Emulator } from '../../src/emulator/index.js';
+import { runCli } from '../helpers/cli.js';
+
+let emulator: Emulator;
+beforeAll(async () => {
+  emulator = await createEmulator({ port: 0 });
+});
+afterAll(async () => {
+  await emulator?.close();
+});
+
+const env = () => ({ CES_CLIENT_ID: emulator.credentials.clientId, CES_CLIENT_SECRET: emulator.credentials.clientSecret });
+
+/** A folder with a config for the emulator: `history.jsonl` beside it, and the `regressions:` given. */
+function project(regressions = ''): { dir: string; history: string; run(...extra: string[]): ReturnType<typeof runCli> } {
+  const dir = mkdtempSync(join(tmpdir(), 'ces-history-cli-'));
+  writeFileSync(join(dir, 'ca.pem'), emulator.caPem);
+  writeFileSync(
+    join(dir, 'ces-harness.yaml'),
+    [
+      'environments:',
+      '  sandbox:',
+      `    base_url: ${emulator.url}`,
+      '    client_id: ${CES_CLIENT_ID}',
+      '    client_secret: ${CES_CLIENT_SECRET}',
+      '    ca_file: ca.pem',
+      'history: history.jsonl',
+      'ledger: "off"',
+      regressions,
+    ].join('\n'),
+  );
+  let n = 0;
+  return {
+    dir,
+    history: join(dir, 'history.jsonl'),
+    run: (...extra) => runCli(['check', '--config', join(dir, 'ces-harness.yaml'), '--only', 'token.type-bearer', '--report-dir', join(dir, `r${++n}`), ...extra], { cwd: dir, env: env(), timeoutMs: 60_000 }),
+  };
+}
+
+const sinceOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')).since_last_run;
+
+/** The stored records with token.type-bearer's fact changed, as if the service had said "bearer" before. */
+function rewriteTokenType(history: string): void {
+  const lines = readFileSync(history, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  for (const r of lines) r.checks['token.type-bearer'].facts.token_type = '"bearer"';
+  writeFileSync(history, lines.map((r) => JSON.stringify(r)).join('\n') + '\n');
+}
+
+describe('ces-harness check with a run history', () => {
+  it('says "no history yet" on the first run, then compares; the record holds no secret', async () => {
+    const p = project();
+    const first = await p.run();
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('since the last run: no history yet');
+    expect(sinceOf(join(p.dir, 'r1'))).toMatchObject({ history: 'none', changes: [] });
+    const second = await p.run();
+    expect(second.code, second.stderr).toBe(0);
+    expect(sinceOf(join(p.dir, 'r2'))).toMatchObject({ history: 'compared', runs_compared: 1, changes: [], outcome: 'none' });
+    expect(readFileSync(join(p.dir, 'r2', 'report.md'), 'utf8')).toMatch(/^## .*\n\n### Since the last run\n\nNothing changed, judged against 1 stored run/);
+    const stored = readFileSync(p.history, 'utf8');
+    expect(stored.trim().split('\n')).toHaveLength(2);
+    expect(stored).not.toContain(emulator.credentials.clientSecret);
+    expect(stored).not.toMatch(/tk_|"token":/);
+  }, 120_000);
+
+  it('warns on a changed fact by default (exit 0), and fails the run where regressions: says fail (exit 1)', async () => {
+    for (const [policy, code, outcome] of [['', 0, 'warn'], ['regressions:\n  fact: fail', 1, 'fail']] as const) {
+      const p = project(policy);
+      expect((await p.run()).code).toBe(0);
+      rewriteTokenType(p.history);
+      const res = await p.run();
+      expect(res.code, `${policy}: ${res.stdout}${res.stderr}`).toBe(code);
+      const since = sinceOf(join(p.dir, 'r2'));
+      expect(since.outcome).toBe(outcome);
+      expect(since.changes.map((c: { kind: string; text: string }) => `${c.kind}: ${c.text}`)).toEqual(['fact: token.type-bearer: token_type "bearer" → "Bearer"']);
+      expect(res.stdout).toContain(`${outcome} fact: token.type-bearer: token_type "bearer" → "Bearer"`);
+      const junit = readFileSync(join(p.dir, 'r2', 'junit.xml'), 'utf8');
+      expect(junit.includes('<failure message="token.type-bearer: token_type')).toBe(outcome === 'fail');
+    }
+  }, 120_000);
+
+  it('--history off keeps no history and says nothing of one', async () => {
+    const p = project();
+    const res = await p.run('--history', 'off');
+    expect(res.code).toBe(0);
+    expect(existsSync(p.history)).toBe(false);
+    expect(sinceOf(join(p.dir, 'r1'))).toBeUndefined();
+  }, 60_000);
+
+  it('a world-readable history: exit 2 with one line, before any token is asked for, the file untouched', async () => {
+    const p = project();
+    writeFileSync(p.history, '');
+    chmodSync(p.history, 0o644);
+    const before = emulator.issuedTokens().length;
+    const res = await p.run();
+    expect(res.code).toBe(2);
+    expect(res.stderr.trim().split('\n')).toEqual([`ces-harness: history: ${p.history} is open to other users (mode 0644); run \`chmod 600 ${p.history}\`, or pass --history off`]);
+    expect(emulator.issuedTokens().length).toBe(before);
+    expect(existsSync(join(p.dir, 'r1'))).toBe(false);
+  }, 60_000);
+
+  it('a corrupt or truncated history: one warning, the run goes on, and its record is saved', async () => {
+    const p = project();
+    expect((await p.run()).code).toBe(0);
+    const good = readFileSync(p.history, 'utf8');
+    writeFileSync(p.history, `garbage line\n${good}{"schema":"ces-harness/history@1","started`);
+    const res = await p.run();
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain(`ces-harness: warning: history ${p.history}: line 1 is not a history record and skipped; the file is kept as ${p.history}.corrupt`);
+    expect(res.stderr).toContain('the last line is cut short (a write was interrupted) and skipped');
+    expect(readFileSync(p.history, 'utf8').trim().split('\n')).toHaveLength(2);
+    expect(sinceOf(join(p.dir, 'r2'))).toMatchObject({ history: 'compared', runs_compared: 1 });
+  }, 120_000);
+});

@@ -1,0 +1,50 @@
+// The record of a full run (checks, k6 scenarios, rate-limit sizing), from the committed fixture
+// report: what it keeps, and that a k6 or rate-limit figure that moves is reported as such.
+
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { compareRuns } from '../../src/history/compare.js';
+import { observations, toRecord } from '../../src/history/record.js';
+import type { Report } from '../../src/report/model.js';
+
+const fixture = JSON.parse(readFileSync('test/fixtures/report-pass.json', 'utf8')) as Report;
+
+function withFigures(i: number, p95: number, burst: number): Report {
+  const r = structuredClone(fixture);
+  r.started_at = `2026-11-0${i}T00:00:00Z`;
+  r.load!.scenarios[0]!.latency_ms.p95 = p95;
+  r.rate_limit!.burst = burst;
+  return r;
+}
+
+describe('toRecord', () => {
+  it('keeps the k6 figures, the rate-limit figures and facts, and the versions; no message or evidence', () => {
+    const record = toRecord(fixture);
+    const scenario = fixture.load!.scenarios[0]!;
+    expect(record.load?.[scenario.scenario]).toEqual({ p50_ms: scenario.latency_ms.p50, p95_ms: scenario.latency_ms.p95, p99_ms: scenario.latency_ms.p99, error_rate: scenario.error_rate, rate_per_s: scenario.rate_per_s });
+    expect(record.rate_limit).toMatchObject({ sustained_rps: 50, burst: 50, scope: 'per-client', retry_after: 'truthful', recovery_s: 1 });
+    expect(record.k6_version).toBe(fixture.load!.k6_version);
+    const text = JSON.stringify(record);
+    for (const c of fixture.checks) expect(text).not.toContain(c.message);
+    expect(observations(record).map((o) => `${o.kind} ${o.subject} ${o.name}`)).toEqual(
+      expect.arrayContaining([`latency k6 ${scenario.scenario} p95_ms`, 'rate_limit rate limit burst', 'fact rate limit scope', 'fact run k6 version', 'fact run ces-harness version']),
+    );
+  });
+
+  it('reports a k6 p95 that tripled and a burst that halved, and nothing for steady ones', () => {
+    const past = [1, 2, 3, 4, 5].map((i) => toRecord(withFigures(i, 20 + i, 50)));
+    expect(compareRuns(toRecord(withFigures(6, 23, 50)), past, 10)).toEqual([]);
+    const changes = compareRuns(toRecord(withFigures(6, 70, 25)), past, 10);
+    expect(changes.map((c) => `${c.kind} ${c.subject} ${c.name}`)).toEqual([`latency k6 ${fixture.load!.scenarios[0]!.scenario} p95_ms`, 'rate_limit rate limit burst']);
+  });
+
+  it('keeps no "unknown" scope or Retry-After: a run that could not tell is no change', () => {
+    const r = structuredClone(fixture);
+    r.rate_limit!.scope = 'unknown';
+    r.rate_limit!.retry_after_header = 'unknown';
+    const record = toRecord(r);
+    expect(record.rate_limit).not.toHaveProperty('scope');
+    expect(record.rate_limit).not.toHaveProperty('retry_after');
+    expect(compareRuns(record, [toRecord(fixture)], 10)).toEqual([]);
+  });
+});

@@ -1,0 +1,85 @@
+// "Since the last run" in each format, from a report compared with stored runs of the committed
+// fixture: report.md leads with it, report.html draws a chart per figure with its band and a strip
+// of past verdicts (and opens offline in Chromium), junit.xml has a testcase per change.
+
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { XMLParser } from 'fast-xml-parser';
+import { chromium } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { remember } from '../../src/history/remember.js';
+import { toRecord } from '../../src/history/record.js';
+import { DEFAULT_REGRESSION_POLICY } from '../../src/report/history-model.js';
+import { renderHtml, renderJson, renderJunit, renderMarkdown } from '../../src/report/index.js';
+import type { Report } from '../../src/report/model.js';
+
+const fixture = JSON.parse(readFileSync('test/fixtures/report-pass.json', 'utf8')) as Report;
+const run = (i: number, p95: number): Report => {
+  const r = structuredClone(fixture);
+  r.started_at = `2026-11-0${i}T00:00:00Z`;
+  r.load!.scenarios[0]!.latency_ms.p95 = p95;
+  return r;
+};
+const stored = [1, 2, 3, 4, 5].map((i) => toRecord(run(i, 20 + i)));
+const compared = (p95: number, policy = DEFAULT_REGRESSION_POLICY) => remember(run(6, p95), stored, policy).report;
+
+describe('Since the last run', () => {
+  it('report.md: right under the title; "no history yet" on a first run; a table of the changes', () => {
+    const first = renderMarkdown(remember(fixture, [], DEFAULT_REGRESSION_POLICY).report);
+    expect(first.split('\n\n').slice(1, 3)).toEqual(['### Since the last run', 'No history yet: this is the first stored run of this target, so there is nothing to compare.']);
+    const md = renderMarkdown(compared(90));
+    expect(md).toMatch(/^## .*\n\n### Since the last run\n\n1 regression and 0 changes for the better, judged against 5 stored runs/);
+    expect(md).toContain(`| ⚠️ warn | latency | k6 ${fixture.load!.scenarios[0]!.scenario}: p95\\_ms 90 ms (×3.9), above the band`);
+    expect(renderMarkdown(fixture)).not.toContain('Since the last run');
+  });
+
+  it('report.json carries since_last_run and trends', () => {
+    const json = JSON.parse(renderJson(compared(90)));
+    expect(json.since_last_run).toMatchObject({ history: 'compared', runs_compared: 5, outcome: 'warn' });
+    expect(json.since_last_run.changes[0]).toMatchObject({ kind: 'latency', name: 'p95_ms', before: 23, after: 90, action: 'warn' });
+    expect(json.trends.verdicts).toHaveLength(6);
+  });
+
+  it('report.html: a chart per figure with its band, the flagged one marked, and a strip of verdicts; nothing external', () => {
+    const report = compared(90);
+    const page = renderHtml(report);
+    expect(page).toContain('<section id="since"');
+    expect(page.match(/<svg class="trend"/g)).toHaveLength(report.trends!.series.length);
+    expect(page.match(/<rect class="band"/g)?.length).toBe(report.trends!.series.filter((s) => s.band).length);
+    expect(page.match(/class="now out"/g)).toHaveLength(1);
+    expect(page.match(/<div class="strip"[^>]*>(.*?)<\/div>/)![1]!.match(/<span/g)).toHaveLength(6);
+    expect(page).not.toMatch(/(?:src|href)="https?:/);
+    expect(renderHtml(fixture)).not.toContain('id="since"');
+  });
+
+  it('junit.xml: a since-last-run suite, a failure only where the policy fails', () => {
+    const parse = (xml: string) => new XMLParser({ ignoreAttributes: false }).parse(xml).testsuites.testsuite as Array<Record<string, unknown>>;
+    const suite = (xml: string) => parse(xml).find((s) => s['@_name'] === 'since-last-run')!;
+    expect(suite(renderJunit(compared(90)))['@_failures']).toBe('0');
+    const failing = suite(renderJunit(compared(90, { ...DEFAULT_REGRESSION_POLICY, latency: 'fail' })));
+    expect(failing['@_failures']).toBe('1');
+    expect(failing['@_tests']).toBe('2');
+  });
+
+  const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+  it.runIf(existsSync(CHROMIUM))('report.html with trends opens offline in Chromium without console errors', async () => {
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
+    try {
+      const file = join(mkdtempSync(join(tmpdir(), 'ces-since-')), 'report.html');
+      writeFileSync(file, renderHtml(compared(90)));
+      const page = await browser.newPage();
+      const problems: string[] = [];
+      page.on('request', (r) => void (r.url().startsWith('file:') || problems.push(r.url())));
+      page.on('console', (m) => void (m.type() === 'error' && problems.push(m.text())));
+      await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+      const widths = await page.locator('svg.trend').evaluateAll((svgs) => svgs.map((s) => s.getBoundingClientRect().width));
+      expect(widths.length).toBeGreaterThan(3);
+      for (const w of widths) expect(w).toBeGreaterThan(100);
+      expect(problems).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
+});
