@@ -8,6 +8,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { nodeCipherString } from './cipher-string.js';
 import { peerCertificateInfo, type PeerCertificateInfo } from './peer-certificate.js';
+import { clientContext } from '../http/secure-contexts.js';
 
 export type TlsVersion = 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
 
@@ -101,19 +102,19 @@ export function handshake(opts: HandshakeOptions): Promise<HandshakeResult> {
     if (opts.signal?.aborted) return onAbort();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
 
-    let ciphers: string | undefined;
     try {
-      ciphers = nodeCipherString(opts);
       socket = tls.connect({
         host: opts.host,
         port: opts.port,
         servername: opts.servername !== undefined && net.isIP(opts.servername) === 0 ? opts.servername : undefined,
-        minVersion: opts.minVersion,
-        maxVersion: opts.maxVersion,
-        ciphers,
-        // Passing `ca` replaces Node's bundled roots, so keep them and add the user's CA. Only
-        // when verifying: re-parsing the ~140 roots costs ~50 ms of CPU per handshake.
-        ca: opts.verify && opts.caPem ? [...tls.rootCertificates, opts.caPem] : undefined,
+        // Built once per offer and shared, also with the calibration of the same case. The user's
+        // CA only when verifying: without `verify` nothing is judged by it.
+        secureContext: clientContext({
+          caPem: opts.verify ? opts.caPem : undefined,
+          minVersion: opts.minVersion,
+          maxVersion: opts.maxVersion,
+          ciphers: nodeCipherString(opts),
+        }),
         // Never let Node abort on an untrusted certificate: the handshake result (and the
         // certificate's dates) are wanted either way, and `authorized` carries the verdict.
         rejectUnauthorized: false,
