@@ -165,7 +165,7 @@ export function tlsSection(r: TlsBenchResult): Section {
   if (!('missing' in r.sslscan)) tools.push(r.sslscan.full, r.sslscan.lean);
   const notes = [
     `tls.* = ${r.checkIds.join(', ')}; run together as \`check --only 'tls.*'\` runs them (concurrently).`,
-    `Ours: ${r.ours.cold.connections ?? '?'} connections to the target (${r.calibrations} matrix handshakes, 2 ordinary handshakes for the certificate checks, 1 plain-HTTP request), plus ${r.calibrations} calibration handshakes against throwaway loopback servers (cold runs only; not counted above).`,
+    `Ours: ${r.ours.cold.connections ?? '?'} connections to the target (${r.calibrations} matrix handshakes, 1 ordinary handshake both certificate checks read, 1 plain-HTTP request), plus a calibration handshake against a throwaway loopback server for each matrix case the target did not accept (5 of the ${r.calibrations} on a conformant target; cold runs only; not counted above).`,
     `Per check, cold, median: ${r.slowestCold.map((x) => `${x.id} ${ms(x.ms)}`).join(', ')}.`,
     'sslscan: it does not print how many handshakes it made; the count is the TCP connections it opened to the target, through a counting relay (a separate, untimed run).',
   ];

@@ -31,6 +31,11 @@ export interface HandshakeOptions {
    * completed either way, so the certificate can still be read when it is not trusted.
    */
   verify?: boolean;
+  /**
+   * Read the server's certificate into `peerCert` (default: yes). The matrix cases only look at
+   * what was negotiated, and Node builds the certificate object anew for every call.
+   */
+  readCertificate?: boolean;
   timeoutMs: number;
   signal?: AbortSignal;
 }
@@ -135,8 +140,8 @@ export function handshake(opts: HandshakeOptions): Promise<HandshakeResult> {
         ok: true,
         protocol: s.getProtocol() ?? undefined,
         cipher: cipher.standardName ?? cipher.name,
-        peerCert: peerCertificateInfo(s.getPeerCertificate(false)),
       };
+      if (opts.readCertificate !== false) result.peerCert = peerCertificateInfo(s.getPeerCertificate(false));
       if (opts.verify) {
         result.authorized = s.authorized;
         if (!s.authorized && s.authorizationError) result.authorizationError = String(s.authorizationError);
