@@ -38,7 +38,7 @@ describe('calibrate', () => {
   it('fails for an offer the probe cannot really make', async () => {
     const cal = await calibrate(CRIPPLED_TLS10);
     expect(cal.ok).toBe(false);
-    expect(cal.detail).toMatch(/^a loopback server accepting only TLS 1\.0: refused/);
+    expect(cal.detail).toMatch(/^a loopback server that accepts TLS 1\.0: refused/);
   });
 });
 
