@@ -23,6 +23,9 @@ export interface ClientContextSettings {
 }
 
 const contexts = new Map<string, tls.SecureContext>();
+// A run needs about ten (the eight matrix offers, the CA's trust, Node's default); a process that
+// meets many CAs (the test suite, the bench: an emulator with a new CA each time) keeps the newest.
+const MAX_CONTEXTS = 32;
 
 /**
  * The shared context for these settings. Throws as tls.connect would when OpenSSL rejects them (a
@@ -39,6 +42,7 @@ export function clientContext(settings: ClientContextSettings = {}): tls.SecureC
   let context = contexts.get(key);
   if (!context) {
     context = build(settings);
+    if (contexts.size >= MAX_CONTEXTS) contexts.delete(contexts.keys().next().value as string);
     contexts.set(key, context);
   }
   return context;

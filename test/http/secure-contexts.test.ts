@@ -54,6 +54,15 @@ describe('clientContext', () => {
     expect(clientContext({ caPem: userCa.caPem })).not.toBe(clientContext());
   });
 
+  it('keeps the newest settings when a process meets many CAs, and builds an evicted one again', () => {
+    clearSecureContexts();
+    const first = clientContext({ caPem: userCa.caPem });
+    const cas = Array.from({ length: 40 }, (_, i) => `${otherCa.caPem}\n# ${i}\n`);
+    const contexts = cas.map((caPem) => clientContext({ caPem }));
+    expect(clientContext({ caPem: cas.at(-1)! })).toBe(contexts.at(-1));
+    expect(clientContext({ caPem: userCa.caPem })).not.toBe(first);
+  });
+
   it('throws for an offer OpenSSL rejects, as tls.connect does, and remembers nothing', () => {
     expect(() => clientContext({ minVersion: 'TLSv1.3', ciphers: 'TLS_NO_SUCH_SUITE' })).toThrow();
     expect(() => clientContext({ minVersion: 'TLSv1.3', ciphers: 'TLS_NO_SUCH_SUITE' })).toThrow();
