@@ -17,6 +17,7 @@ import type { CheckResult } from '../src/report/model.js';
 import { runConformance } from '../src/runner/conformance.js';
 import { Ledger } from '../src/runner/ledger.js';
 import { selectChecks } from '../src/runner/run-checks.js';
+import { clearSecureContexts } from '../src/http/secure-contexts.js';
 import { clearCalibrations } from '../src/tls/calibration.js';
 import { runCommand } from './proc.js';
 import { ms, slowest, summarize, type Section, type Summary } from './stats.js';
@@ -76,6 +77,8 @@ interface InProcessRun {
 async function inProcessOnce(skip: string[]): Promise<InProcessRun> {
   const { selected } = selectChecks(CHECKS, [], skip);
   clearCalibrations();
+  // As a fresh process: every TLS context built again too.
+  clearSecureContexts();
   const t0 = performance.now();
   // What prepareTarget starts when no target is configured.
   const emulator = await createEmulator({ port: 0, environments: ['sandbox', 'production'], tokenTtlS: EMBEDDED.tokenLifetimeS });
@@ -181,7 +184,7 @@ export function checkTimeSection(r: CheckTimeResult): Section {
       `(a) runs ${r.checksWithoutRateLimit} checks, (b) all ${r.checksWithRateLimit}; both with the embedded emulator's settings (sandbox + production, ${EMBEDDED.tokenLifetimeS} s tokens, 50/s bucket) and --expiry-wait 0, so the expiry checks skip.`,
       `(a) is ${(a / GOAL_MS).toFixed(2)}× the 1 s goal; the rate-limit probe adds ${ms(b - a)} (b - a); the CLI adds ${ms(c - a)} over (a) (c - a), of which ${ms(help)} is node starting and loading the CLI bundle (\`--help\`); the rest is preflight, the terminal and the report files.`,
       `Slowest checks in (a), median duration: ${r.slowestInA.map((x) => `${x.id} ${ms(x.ms)}`).join(', ')}. The main phase runs checks concurrently, so the slowest one sets the floor.`,
-      'Every run starts a fresh emulator and clears the TLS calibration memo, as a new CLI process would.',
+      'Every run starts a fresh emulator and clears the TLS calibration memo and the TLS contexts, as a new CLI process would.',
     ],
   };
 }

@@ -2,7 +2,7 @@ import type { Check, Outcome } from '../src/runner/check.js';
 import { fail, pass } from '../src/runner/check.js';
 import { daysLeftText, describeCert } from '../src/tls/certificate.js';
 import { tlsEndpoint } from '../src/tls/endpoint.js';
-import { defaultHandshake } from '../src/tls/matrix.js';
+import { certificateHandshake } from '../src/tls/certificate-handshake.js';
 import { describeHandshake } from '../src/tls/handshake-outcome.js';
 import { notTls } from '../src/tls/verdict.js';
 
@@ -15,11 +15,12 @@ export const check: Check = {
   spec: '5.8',
   level: 'should',
   description: `Reads the server certificate from an ordinary handshake and warns when it expires in fewer than ${MIN_DAYS_LEFT} days.`,
-  async run({ target, signal }): Promise<Outcome> {
+  async run(ctx): Promise<Outcome> {
+    const { target } = ctx;
     const endpoint = tlsEndpoint(target);
     if (!endpoint.https) return notTls(target.baseUrl);
     // Trust is the other check's business; the dates are read whether or not the chain verifies.
-    const r = await defaultHandshake(endpoint, { signal });
+    const r = await certificateHandshake(ctx, endpoint);
     const cert = r.peerCert;
     const evidence = [{ request: 'TLS handshake with default client settings', note: cert ? describeCert(cert) : describeHandshake(r) }];
     if (!r.ok || !cert) {

@@ -2,7 +2,7 @@ import type { Check, Outcome } from '../src/runner/check.js';
 import { fail, pass } from '../src/runner/check.js';
 import { daysLeftText, describeCert, explainAuthorizationError } from '../src/tls/certificate.js';
 import { tlsEndpoint } from '../src/tls/endpoint.js';
-import { defaultHandshake } from '../src/tls/matrix.js';
+import { certificateHandshake } from '../src/tls/certificate-handshake.js';
 import { describeHandshake, refused } from '../src/tls/handshake-outcome.js';
 import { notTls } from '../src/tls/verdict.js';
 
@@ -13,10 +13,11 @@ export const check: Check = {
   level: 'must',
   description:
     'Handshakes as an ordinary client (default settings, bundled roots plus --ca) with verification on; the chain must be trusted and the certificate must match the host of the base URL.',
-  async run({ target, signal }): Promise<Outcome> {
+  async run(ctx): Promise<Outcome> {
+    const { target } = ctx;
     const endpoint = tlsEndpoint(target);
     if (!endpoint.https) return notTls(target.baseUrl);
-    const r = await defaultHandshake(endpoint, { verify: true, signal });
+    const r = await certificateHandshake(ctx, endpoint);
     const name = endpoint.servername ?? endpoint.host;
     const cert = r.peerCert;
     const note = [describeHandshake(r), cert && describeCert(cert), r.ok && (r.authorized ? 'trusted' : `not trusted: ${r.authorizationError ?? 'unknown reason'}`)]

@@ -4,9 +4,9 @@
 // per target.
 
 import { Agent, ProxyAgent, type Dispatcher } from 'undici';
-import { createSecureContext, rootCertificates } from 'node:tls';
 import type { Target } from '../config/target.js';
 import { proxyFor } from './proxy.js';
+import { clientContext } from './secure-contexts.js';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -15,12 +15,11 @@ export const requestTimeoutMs = (target: Pick<Target, 'requestTimeoutS'>): numbe
   target.requestTimeoutS === undefined ? DEFAULT_TIMEOUT_MS : Math.round(target.requestTimeoutS * 1000);
 
 export function dispatcherFor(target: Pick<Target, 'baseUrl' | 'caPem' | 'requestTimeoutS' | 'emulated'>, connections = 16, env: NodeJS.ProcessEnv = process.env): Dispatcher {
-  // Passing `ca` replaces Node's bundled roots, so keep them and add the user's CA. Built once:
-  // given as `ca`, tls.connect would parse the ~150 roots again for every new connection (about
-  // 60 ms of blocked event loop each), which stalls every other request in the process and skews
-  // anything timed, such as the rate-limit probe.
-  const secureContext = target.caPem ? createSecureContext({ ca: [...rootCertificates, target.caPem] }) : undefined;
-  const tls = { ...(secureContext ? { secureContext } : {}), rejectUnauthorized: true, timeout: requestTimeoutMs(target) };
+  // One context for every connection of the pool, and the same one the preflight and the
+  // certificate check use for this CA: given as `ca`, tls.connect would parse the ~150 roots
+  // again for every new connection (about 30-60 ms of blocked event loop each), which stalls
+  // every other request in the process and skews anything timed, such as the rate-limit probe.
+  const tls = { secureContext: clientContext({ caPem: target.caPem }), rejectUnauthorized: true, timeout: requestTimeoutMs(target) };
   const options = { connections, keepAliveTimeout: 10_000, connect: tls };
   const proxy = proxyFor(target, env);
   if (proxy === undefined) return new Agent(options);

@@ -36,7 +36,15 @@ export class ProbeSetupError extends Error {
 
 const NO_WAIT = { waitOut429: false } as const;
 
-/** A token that is replaced in band once it has expired by our clock. */
+/**
+ * A token that is replaced in band once it has expired by our clock: the `ratelimit` command's
+ * token owner. Not the conformance run's TokenSession (src/runner/token-session.ts), which `check`
+ * hands in as SharedTokens: that one stops handing out a token while it is still certainly valid
+ * and then sleeps until it has certainly expired, waiting out 429s, so that no 401 at the edge is
+ * blamed on the service. A paced stream cannot sleep (the offered rate is what is measured) and
+ * must see each 429, so here the renewal takes the first paced slot 50 ms past expires_at, counted like any
+ * sample, and a refused or unchanged answer is asked again 250 ms later.
+ */
 class InBandToken {
   private token: IssuedToken;
   private refreshing = false;

@@ -3,11 +3,12 @@
 // erroring. Only a TLS-level refusal (an alert, a protocol version the service will not speak)
 // counts as reachable: that is the TLS checks' finding to report, not a reason to stop.
 
-import { connect, rootCertificates, type PeerCertificate } from 'node:tls';
+import { connect, type PeerCertificate } from 'node:tls';
 import { isIP, type Socket } from 'node:net';
 import { HarnessError } from '../errors.js';
 import type { Target } from '../config/target.js';
 import { requestTimeoutMs } from '../http/dispatcher.js';
+import { clientContext } from '../http/secure-contexts.js';
 import { proxyFor, shownProxy } from '../http/proxy.js';
 import { openTunnel, type TunnelError } from '../http/proxy-tunnel.js';
 
@@ -76,13 +77,13 @@ export async function preflight(target: Target, options: { timeoutMs?: number; e
     const socket = connect({
       ...(tunnel ? { socket: tunnel } : { host, port }),
       ...(servername ? { servername } : {}),
-      ca: target.caPem ? [...rootCertificates, target.caPem] : undefined,
+      // The service client's trust for this CA (bundled roots plus the user's CA), built once.
+      // Deliberately permissive on versions: a service that wrongly speaks TLS 1.2 is reachable, and
+      // the TLS checks, not this preflight, must be the ones to say it is non-conformant.
+      secureContext: clientContext({ caPem: target.caPem, minVersion: 'TLSv1.2' }),
       // Judged below rather than by node:tls, which would drop the connection before the
       // certificate could be read: what is wrong with it (name, dates, issuer) is the message.
       rejectUnauthorized: false,
-      // Deliberately permissive on versions: a service that wrongly speaks TLS 1.2 is reachable, and
-      // the TLS checks, not this preflight, must be the ones to say it is non-conformant.
-      minVersion: 'TLSv1.2',
     });
     socket.once('connect', () => (attempt.connected = true));
     // Covers the TCP connect and the handshake both: a server that accepts and never answers included.

@@ -1,6 +1,18 @@
 // Tokens shared by the checks of one run, and the one in-process wait for expiry.
 // Sharing matters twice: a real service limits clients, so checks should not each fetch their own
 // token; and the expiry proof waits once (up to --expiry-wait) for every check that needs it.
+//
+// In `check` this is the only token owner: the burst the rate-limit engine sends for the checks
+// takes its bearer from here too (SharedTokens in src/ratelimit/calls.ts). The `ratelimit`
+// command's engine renews its own token in band (InBandToken there), and on purpose: both follow
+// §5.5 (keep the token until it expires, then fetch the next), but where the edge is drawn and what
+// happens at it are opposite. Here a token is handed out only while it is certainly valid, and at
+// its edge the session waits until it has certainly expired, with 429s waited out, because a 401 in
+// the uncertainty would be blamed on the service. There the stream may never pause (a pause lowers
+// the rate being measured) and every request is a sample, so the renewal is sent in the next paced
+// slot just past expires_at, and a 429 to it is data, not something to wait out. One class with
+// a switch for both would hold two policies; they share the parts that are the same
+// (epochSeconds, the service client's issueToken, fingerprints for anything logged).
 
 import type { Exchange, IssuedToken, TokenExchange } from '../http/exchange.js';
 import type { ServiceClient } from '../http/service-client.js';

@@ -8,6 +8,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { nodeCipherString } from './cipher-string.js';
 import { peerCertificateInfo, type PeerCertificateInfo } from './peer-certificate.js';
+import { clientContext } from '../http/secure-contexts.js';
 
 export type TlsVersion = 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
 
@@ -30,6 +31,11 @@ export interface HandshakeOptions {
    * completed either way, so the certificate can still be read when it is not trusted.
    */
   verify?: boolean;
+  /**
+   * Read the server's certificate into `peerCert` (default: yes). The matrix cases only look at
+   * what was negotiated, and Node builds the certificate object anew for every call.
+   */
+  readCertificate?: boolean;
   timeoutMs: number;
   signal?: AbortSignal;
 }
@@ -101,19 +107,19 @@ export function handshake(opts: HandshakeOptions): Promise<HandshakeResult> {
     if (opts.signal?.aborted) return onAbort();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
 
-    let ciphers: string | undefined;
     try {
-      ciphers = nodeCipherString(opts);
       socket = tls.connect({
         host: opts.host,
         port: opts.port,
         servername: opts.servername !== undefined && net.isIP(opts.servername) === 0 ? opts.servername : undefined,
-        minVersion: opts.minVersion,
-        maxVersion: opts.maxVersion,
-        ciphers,
-        // Passing `ca` replaces Node's bundled roots, so keep them and add the user's CA. Only
-        // when verifying: re-parsing the ~140 roots costs ~50 ms of CPU per handshake.
-        ca: opts.verify && opts.caPem ? [...tls.rootCertificates, opts.caPem] : undefined,
+        // Built once per offer and shared, also with the calibration of the same case. The user's
+        // CA only when verifying: without `verify` nothing is judged by it.
+        secureContext: clientContext({
+          caPem: opts.verify ? opts.caPem : undefined,
+          minVersion: opts.minVersion,
+          maxVersion: opts.maxVersion,
+          ciphers: nodeCipherString(opts),
+        }),
         // Never let Node abort on an untrusted certificate: the handshake result (and the
         // certificate's dates) are wanted either way, and `authorized` carries the verdict.
         rejectUnauthorized: false,
@@ -134,8 +140,9 @@ export function handshake(opts: HandshakeOptions): Promise<HandshakeResult> {
         ok: true,
         protocol: s.getProtocol() ?? undefined,
         cipher: cipher.standardName ?? cipher.name,
-        peerCert: peerCertificateInfo(s.getPeerCertificate(true)),
       };
+      // Detailed (true): the issuer's certificate gives the run history a CA fingerprint.
+      if (opts.readCertificate !== false) result.peerCert = peerCertificateInfo(s.getPeerCertificate(true));
       if (opts.verify) {
         result.authorized = s.authorized;
         if (!s.authorized && s.authorizationError) result.authorizationError = String(s.authorizationError);

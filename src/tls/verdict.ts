@@ -21,7 +21,7 @@ const offerName = (c: ProbeCase): string => c.suite ?? c.label;
 export function evidenceOf(results: readonly CaseResult[]): Evidence[] {
   return results.map(({ case: c, result, calibration }) => ({
     request: handshakeLabel(c),
-    note: describeHandshake(result) + (calibration.ok ? '' : `; not calibrated: ${calibration.detail}`),
+    note: describeHandshake(result) + (calibration && !calibration.ok ? `; not calibrated: ${calibration.detail}` : ''),
   }));
 }
 
@@ -34,7 +34,7 @@ const refusalReason = (r: CaseResult): string => (r.result.error ? refusalText(r
 
 /** The inconclusive results, as an error outcome, or undefined when every case was judged. */
 function inconclusive(endpoint: TlsEndpoint, results: readonly CaseResult[], evidence: Evidence[]): Outcome | undefined {
-  const cannotOffer = (r: CaseResult) => r.result.error?.stage === 'client' || (refused(r.result) && !r.calibration.ok);
+  const cannotOffer = (r: CaseResult) => r.result.error?.stage === 'client' || (refused(r.result) && r.calibration?.ok !== true);
   const unreached = results.filter((r) => !r.result.ok && !refused(r.result) && !cannotOffer(r));
   if (unreached.length > 0) {
     const first = unreached[0]!;
@@ -50,7 +50,7 @@ function inconclusive(endpoint: TlsEndpoint, results: readonly CaseResult[], evi
     if (first.result.error?.stage === 'client')
       return error(`this machine's OpenSSL cannot offer ${names} (${describeHandshake(first.result)}), so ${endpoint.where} was not asked`, evidence);
     return error(
-      `${endpoint.where} refused ${names}, but this machine's OpenSSL cannot offer ${names} (${first.calibration.detail}), so its refusal proves nothing`,
+      `${endpoint.where} refused ${names}, but this machine's OpenSSL cannot offer ${names} (${first.calibration?.detail ?? 'not calibrated'}), so its refusal proves nothing`,
       evidence,
     );
   }
@@ -96,7 +96,7 @@ function judgeAcceptance(endpoint: TlsEndpoint, results: readonly CaseResult[], 
   }
   // Refusals grouped by reason, so three suites refused alike read as one sentence.
   const refusals = new Map<string, string[]>();
-  for (const r of results.filter((x) => refused(x.result) && x.calibration.ok)) {
+  for (const r of results.filter((x) => refused(x.result) && x.calibration?.ok === true)) {
     const reason = refusalReason(r);
     refusals.set(reason, [...(refusals.get(reason) ?? []), offerName(r.case)]);
   }
