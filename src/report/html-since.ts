@@ -3,9 +3,10 @@
 // from the page's CSS like svg.ts's charts.
 
 import type { Report } from './model.js';
-import type { TrendSeries, Trends } from './history-model.js';
+import type { Change, TrendSeries, Trends } from './history-model.js';
 import { html, joinHtml, type SafeHtml } from './safe-html.js';
-import { ACTION_LABEL, KIND_LABEL, SINCE_TITLE, sinceHeadline } from './since-text.js';
+import { KIND_LABEL, SINCE_TITLE, sinceHeadline } from './since-text.js';
+import { statusIcon } from './html-icons.js';
 import { coord, formatTick, linear, niceScale } from './svg.js';
 
 export const SINCE_CSS = `
@@ -50,11 +51,19 @@ function verdictStrip(trends: Trends): SafeHtml {
   return html`<div class="strip" role="img" aria-label="verdicts of the last ${trends.verdicts.length} runs, oldest first: ${trends.verdicts.map((v) => v.verdict).join(', ')}">${joinHtml(marks)}</div>`;
 }
 
+// The marks as inline SVG, not the emoji of report.md, which headless Chromium and bare CI images
+// draw as empty boxes.
+const ACTION_MARK: Record<Change['action'], SafeHtml> = {
+  fail: html`<span class="status st-fail">${statusIcon('fail')} fail</span>`,
+  warn: html`<span class="status st-warn">${statusIcon('warn')} warn</span>`,
+  info: html`<span class="status st-pass">${statusIcon('pass')} better</span>`,
+};
+
 export function sinceLastRunSection(report: Report): SafeHtml | null {
   const since = report.since_last_run;
   if (!since) return null;
   const flagged = new Set(since.changes.filter((c) => c.band).map((c) => `${c.subject}\n${c.name}`));
-  const rows = since.changes.map((c) => html`<tr><td>${ACTION_LABEL[c.action]}</td><td>${KIND_LABEL[c.kind]}</td><td>${c.text}</td></tr>`);
+  const rows = since.changes.map((c) => html`<tr><td>${ACTION_MARK[c.action]}</td><td>${KIND_LABEL[c.kind]}</td><td>${c.text}</td></tr>`);
   const table = since.changes.length
     ? html`<div class="wrap"><table><thead><tr><th scope="col"></th><th scope="col">Kind</th><th scope="col">What changed</th></tr></thead><tbody>${rows}</tbody></table></div>`
     : null;

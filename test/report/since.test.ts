@@ -54,6 +54,17 @@ describe('Since the last run', () => {
     expect(renderHtml(fixture)).not.toContain('id="since"');
   });
 
+  it('report.html marks each change with inline SVG, never an emoji a bare font draws as a box; a check that recovers is a "check status" change for the better', () => {
+    const failedBefore = structuredClone(fixture);
+    failedBefore.started_at = '2026-11-05T00:00:00Z';
+    failedBefore.checks[0]!.status = 'fail';
+    const page = renderHtml(remember(run(6, 90), [...stored.slice(0, 4), toRecord(failedBefore)], DEFAULT_REGRESSION_POLICY).report);
+    const rows = page.slice(page.indexOf('<section id="since"')).match(/<tbody>(.*?)<\/tbody>/s)![1]!;
+    expect(rows).not.toMatch(/[\u{1F300}-\u{1FAFF}\u2600-\u27BF]/u);
+    expect(rows).toMatch(/<span class="status st-warn"><svg class="icon"[^]*?<\/svg> warn<\/span><\/td><td>latency/);
+    expect(rows).toMatch(/<span class="status st-pass"><svg class="icon"[^]*?<\/svg> better<\/span><\/td><td>check status<\/td><td>[^<]*fail → pass/);
+  });
+
   it('junit.xml: a since-last-run suite, a failure only where the policy fails', () => {
     const parse = (xml: string) => new XMLParser({ ignoreAttributes: false }).parse(xml).testsuites.testsuite as Array<Record<string, unknown>>;
     const suite = (xml: string) => parse(xml).find((s) => s['@_name'] === 'since-last-run')!;
