@@ -39,11 +39,17 @@ function trendChart(s: TrendSeries, index: number, flagged: boolean): SafeHtml {
   const line = points.map((p) => `${coord(x(p.i))},${coord(y(p.v))}`).join(' ');
   const last = points[points.length - 1];
   const now = last && html`<circle class="now${flagged ? ' out' : ''}" cx="${coord(x(last.i))}" cy="${coord(y(last.v))}" r="3"><title>this run: ${formatTick(Number(last.v.toPrecision(4)))}${s.unit ? ` ${s.unit}` : ''}</title></circle>`;
-  // Small figures (an error rate of 0.005) need more than formatTick's two decimals.
-  const ticks = scale.ticks.map((t) => html`<text x="${PLOT.left - 4}" y="${coord(y(t) + 3)}" text-anchor="end">${String(Number(t.toPrecision(3)))}</text>`);
+  const ticks = scale.ticks.map((t) => html`<text x="${PLOT.left - 4}" y="${coord(y(t) + 3)}" text-anchor="end">${tickLabel(t)}</text>`);
   const id = `trend-${index}`;
   const name = `${s.subject}: ${s.name}`;
   return html`<figure><svg class="trend" id="${id}" viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="${id}-t"><title id="${id}-t">${name} over the last ${s.values.length} runs${s.unit ? ` (${s.unit})` : ''}</title>${band}${ticks}<polyline class="line" points="${line}"/>${now}<text x="${PLOT.left}" y="${H - 2}">${s.values.length} runs, oldest left</text></svg><figcaption>${name}${s.unit ? ` (${s.unit})` : ''}${flagged ? html` <strong class="bad">outside its band</strong>` : ''}</figcaption></figure>`;
+}
+
+/** A tick that fits the 30 px left of the plot: small figures (an error rate of 0.005) keep more
+ * than formatTick's two decimals; from 10,000 on (a lifetime of 86,400 s) in thousands, which
+ * would otherwise be cut to "0000". */
+export function tickLabel(t: number): string {
+  return Math.abs(t) >= 10_000 ? `${Number((t / 1000).toPrecision(3))}k` : String(Number(t.toPrecision(3)));
 }
 
 function verdictStrip(trends: Trends): SafeHtml {

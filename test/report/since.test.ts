@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { remember } from '../../src/history/remember.js';
 import { toRecord } from '../../src/history/record.js';
 import { DEFAULT_REGRESSION_POLICY } from '../../src/report/history-model.js';
+import { tickLabel } from '../../src/report/html-since.js';
 import { renderHtml, renderJson, renderJunit, renderMarkdown } from '../../src/report/index.js';
 import type { Report } from '../../src/report/model.js';
 
@@ -63,6 +64,10 @@ describe('Since the last run', () => {
     expect(rows).not.toMatch(/[\u{1F300}-\u{1FAFF}\u2600-\u27BF]/u);
     expect(rows).toMatch(/<span class="status st-warn"><svg class="icon"[^]*?<\/svg> warn<\/span><\/td><td>latency/);
     expect(rows).toMatch(/<span class="status st-pass"><svg class="icon"[^]*?<\/svg> better<\/span><\/td><td>check status<\/td><td>[^<]*fail → pass/);
+  });
+
+  it('trend chart ticks fit beside the plot: a lifetime of 86,400 s reads 100k, not a clipped "0000"', () => {
+    expect([0, 0.005, 50, 9500, 50_000, 100_000].map(tickLabel)).toEqual(['0', '0.005', '50', '9500', '50k', '100k']);
   });
 
   it('junit.xml: a since-last-run suite, a failure only where the policy fails', () => {
