@@ -30,11 +30,11 @@ const PLOT = { left: 30, right: W - 6, top: 6, bottom: H - 14 };
 function trendChart(s: TrendSeries, index: number, flagged: boolean): SafeHtml {
   const points = s.values.map((v, i) => ({ i, v })).filter((p): p is { i: number; v: number } => p.v !== null);
   const top = Math.max(...points.map((p) => p.v), s.band?.high ?? 0);
-  const scale = niceScale(top, 2);
+  const scale = axisOf(Math.min(0, ...points.map((p) => p.v)), top);
   const x = linear(0, Math.max(1, s.values.length - 1), PLOT.left, PLOT.right);
-  const y = linear(0, scale.max, PLOT.bottom, PLOT.top);
+  const y = linear(scale.min, scale.max, PLOT.bottom, PLOT.top);
   const band = s.band
-    ? html`<rect class="band" x="${PLOT.left}" width="${coord(PLOT.right - PLOT.left)}" y="${coord(y(Math.min(scale.max, s.band.high)))}" height="${coord(Math.max(0, y(Math.max(0, s.band.low)) - y(Math.min(scale.max, s.band.high))))}"><title>noise band ${formatTick(Math.max(0, s.band.low))}–${formatTick(s.band.high)}${s.unit ? ` ${s.unit}` : ''} (${s.band.runs} runs)</title></rect><line class="median" x1="${PLOT.left}" x2="${PLOT.right}" y1="${coord(y(s.band.median))}" y2="${coord(y(s.band.median))}"/>`
+    ? html`<rect class="band" x="${PLOT.left}" width="${coord(PLOT.right - PLOT.left)}" y="${coord(y(Math.min(scale.max, s.band.high)))}" height="${coord(Math.max(0, y(Math.max(scale.min, s.band.low)) - y(Math.min(scale.max, s.band.high))))}"><title>noise band ${formatTick(Math.max(scale.min, s.band.low))}–${formatTick(s.band.high)}${s.unit ? ` ${s.unit}` : ''} (${s.band.runs} runs)</title></rect><line class="median" x1="${PLOT.left}" x2="${PLOT.right}" y1="${coord(y(s.band.median))}" y2="${coord(y(s.band.median))}"/>`
     : null;
   const line = points.map((p) => `${coord(x(p.i))},${coord(y(p.v))}`).join(' ');
   const last = points[points.length - 1];
@@ -43,6 +43,21 @@ function trendChart(s: TrendSeries, index: number, flagged: boolean): SafeHtml {
   const id = `trend-${index}`;
   const name = `${s.subject}: ${s.name}`;
   return html`<figure><svg class="trend" id="${id}" viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="${id}-t"><title id="${id}-t">${name} over the last ${s.values.length} runs${s.unit ? ` (${s.unit})` : ''}</title>${band}${ticks}<polyline class="line" points="${line}"/>${now}<text x="${PLOT.left}" y="${H - 2}">${s.values.length} runs, oldest left</text></svg><figcaption>${name}${s.unit ? ` (${s.unit})` : ''}${flagged ? html` <strong class="bad">outside its band</strong>` : ''}</figcaption></figure>`;
+}
+
+/** The y axis from `low` (0, or below it for a figure that goes negative, such as a clock skew of
+ * -1 s, which was drawn under the plot) to `top`, in nice steps. */
+export function axisOf(low: number, top: number): { min: number; max: number; ticks: number[] } {
+  if (low >= 0) {
+    const { max, ticks } = niceScale(top, 2);
+    return { min: 0, max, ticks };
+  }
+  const { step, max } = niceScale(top - low, 2);
+  const min = -Math.ceil(-low / step - 1e-9) * step;
+  const ticks: number[] = [];
+  // At most four steps: top - min is below (top - low) + step, which niceScale split into two or so.
+  for (let i = 0; i < 8 && (i === 0 || ticks[i - 1]! < top - 1e-9); i++) ticks.push(Number((min + i * step).toPrecision(12)));
+  return { min, max: ticks[ticks.length - 1] ?? max, ticks };
 }
 
 /** A tick that fits the 30 px left of the plot: small figures (an error rate of 0.005) keep more
