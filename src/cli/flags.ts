@@ -70,7 +70,7 @@ export const FLAGS = {
   'rate-limit': { kind: 'number', arg: 'RPS', description: 'token bucket refill per client; 0 turns it off', value: 50, range: RANGES.emulatorRps, commands: ['serve'] },
   burst: { kind: 'number', arg: 'N', description: 'token bucket size per client', value: 50, range: RANGES.burst, commands: ['serve'] },
   'business-latency': { kind: 'number', arg: 'MS', description: 'milliseconds each business endpoint (/v1/…) waits before answering: a slower service', value: 0, range: RANGES.businessLatencyMs, commands: ['serve'] },
-  'tls-dir': { kind: 'string', arg: 'DIR', description: 'where the generated CA and server certificate go', default: 'a temp folder', commands: ['serve'] },
+  'tls-dir': { kind: 'string', arg: 'DIR', description: 'where the generated CA and server certificate go; a restart with the same folder serves them again while valid', default: 'a temp folder', commands: ['serve'] },
   json: { kind: 'boolean', description: 'one JSON array instead of a table', commands: ['checks'] },
   'no-color': { kind: 'boolean', description: 'plain terminal output (also NO_COLOR=1; FORCE_COLOR=1 colours even when not a terminal)', commands: [...TARGET, 'serve', 'k8s', 'client'] },
   help: { kind: 'boolean', short: 'h', description: 'show this help', commands: ALL },

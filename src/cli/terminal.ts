@@ -80,6 +80,9 @@ export function summaryLines(report: Report, folder: string): Line[] {
     `${s.passed} passed, ${s.failed} failed, ${s.warned} warned, ${s.skipped} skipped, ${s.errored} errored`,
     ...(report.untested ?? []).map((u): Line => [{ text: 'not tested', sgr: 31 }, ` (${u.stage}): ${u.reason}`]),
   ];
+  // The verdict above stays the conformance verdict; without this a PASS line ends a run that exits 1.
+  const failing = report.since_last_run?.outcome === 'fail' ? report.since_last_run.changes.filter((c) => c.action === 'fail').length : 0;
+  if (failing) lines.push([{ text: 'exit 1', sgr: 31 }, `: ${failing} change${failing === 1 ? '' : 's'} since the last run that the regressions: policy fails (see above)`]);
   if (report.load) {
     const broken = report.load.scenarios.flatMap((sc) => [
       ...(sc.error ? [`${sc.scenario}: ${sc.error}`] : []),

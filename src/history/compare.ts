@@ -21,7 +21,13 @@ const SEVERITY: Record<Status, number | undefined> = { pass: 0, warn: 1, fail: 2
 
 /** `past` is this target's runs, oldest first; figures are judged from the last `runs` of them. */
 export function compareRuns(current: HistoryRecord, past: readonly HistoryRecord[], runs: number): Finding[] {
-  return [...statusChanges(current, past), ...observationChanges(current, past.slice(-runs))];
+  const statuses = statusChanges(current, past);
+  // A fact that changed as its check recovered (token_type "bearer" → "Bearer" while
+  // token.type-bearer went fail → pass) is the fix itself: with `fact: fail` it failed the run
+  // that showed the service repaired.
+  const recovered = new Set(statuses.filter((f) => !f.regression).map((f) => f.subject));
+  const observed = observationChanges(current, past.slice(-runs)).map((f) => (f.kind === 'fact' && recovered.has(f.subject) ? { ...f, regression: false } : f));
+  return [...statuses, ...observed];
 }
 
 function statusChanges(current: HistoryRecord, past: readonly HistoryRecord[]): Finding[] {

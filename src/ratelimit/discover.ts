@@ -31,7 +31,8 @@
 // their findings together into the Estimate.
 
 import type { ProbeCalls } from './calls.js';
-import { round, timelineOf } from './estimators.js';
+import { round } from './estimators.js';
+import { probeTimeline } from './timeline.js';
 import { monotonicClock, type Clock } from './pacing.js';
 import { idleBurstPhase } from './probe/idle-burst.js';
 import { ERROR_STREAK, Probe } from './probe/probe.js';
@@ -150,7 +151,7 @@ function estimateOf(probe: Probe, stream: StreamFindings, figures: Figures, retr
     requests_sent: probe.sentSoFar(),
     requests_limited: probe.calls.overhead.limited + samples.filter((s) => s.answer === 'limited').length,
     duration_s: round(probe.elapsed() / 1000, 2),
-    timeline: timelineOf(samples),
+    timeline: probeTimeline(samples),
     notes,
     partial: stoppedBy !== undefined,
   };

@@ -193,17 +193,3 @@ export function percentile(values: readonly number[], p: number): number | null 
   const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
   return sorted[rank - 1]!;
 }
-
-/** Per whole second since the probe started: requests sent, and how many were accepted or limited. */
-export function timelineOf(samples: readonly Sample[]): Array<{ t: number; offered: number; accepted: number; limited: number }> {
-  if (samples.length === 0) return [];
-  const last = Math.floor(Math.max(...samples.map((s) => s.sentMs)) / 1000);
-  const rows = Array.from({ length: last + 1 }, (_, t) => ({ t, offered: 0, accepted: 0, limited: 0 }));
-  for (const s of samples) {
-    const row = rows[Math.floor(s.sentMs / 1000)]!;
-    row.offered++;
-    if (s.answer === 'accepted') row.accepted++;
-    else if (s.answer === 'limited') row.limited++;
-  }
-  return rows;
-}

@@ -6,7 +6,7 @@ import type { Change, SinceLastRun } from './history-model.js';
 export const SINCE_TITLE = 'Since the last run';
 
 export const KIND_LABEL: Record<Change['kind'], string> = {
-  check: 'new check failure',
+  check: 'check status',
   fact: 'fact changed',
   latency: 'latency',
   rate_limit: 'rate limit',

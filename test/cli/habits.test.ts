@@ -37,6 +37,7 @@ describe('help and version on every command', () => {
     const listed = run.slice(run.indexOf('--fault takes one of:')).split(/[\s,]+/);
     for (const f of FAULTS) expect(listed).toContain(f.name);
     expect((await runCli(['load', '-h'])).stdout).toMatch(/--scenario takes one of:\n {2}token-lifecycle, tls, rate-limit, throughput/);
+    expect((await runCli(['client', '-h'])).stdout).toMatch(/--scenario takes one of:\n {2}steady, short-token-lifetime, rate-limit-storm, rate-limit-no-retry-after, slow-business\n?$/);
   });
 });
 

@@ -82,6 +82,8 @@ describe('ces-harness check with a run history', () => {
       expect(since.outcome).toBe(outcome);
       expect(since.changes.map((c: { kind: string; text: string }) => `${c.kind}: ${c.text}`)).toEqual(['fact: token.type-bearer: token_type "bearer" → "Bearer"']);
       expect(res.stdout).toContain(`${outcome} fact: token.type-bearer: token_type "bearer" → "Bearer"`);
+      // The last lines say why a PASS exits 1.
+      expect(/^exit 1: 1 change since the last run that the regressions: policy fails/m.test(res.stdout)).toBe(outcome === 'fail');
       const junit = readFileSync(join(p.dir, 'r2', 'junit.xml'), 'utf8');
       expect(junit.includes('<failure message="token.type-bearer: token_type')).toBe(outcome === 'fail');
     }

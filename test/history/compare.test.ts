@@ -49,6 +49,14 @@ describe('compareRuns', () => {
     expect(fixed).toMatchObject({ kind: 'check', before: 'fail', after: 'pass', regression: false });
   });
 
+  it('the fact that changed back as its check was fixed is for the better too, so `fact: fail` does not fail the repaired run', () => {
+    const broken = steadyRecord(3, { typeStatus: 'fail' });
+    broken.checks['token.type-bearer']!.facts = { token_type: '"bearer"' };
+    const found = compareRuns(steadyRecord(4), [...steadyRuns(3), broken], 10);
+    expect(found.map((f) => `${f.kind} ${f.regression}`)).toEqual(['check false', 'fact false']);
+    expect(outcomeOf(applyPolicy(found, { ...DEFAULT_REGRESSION_POLICY, fact: 'fail' }))).toBe('none');
+  });
+
   it('flags a latency outside the band of the last N runs, and only upwards', () => {
     expect(names(compareRuns(steadyRecord(8, { latency: 400 }), steadyRuns(8), 10))).toEqual(['latency business.valid-token-accepted latency_ms']);
     expect(compareRuns(steadyRecord(8, { latency: 5 }), steadyRuns(8), 10)).toEqual([]);

@@ -2,7 +2,7 @@
 // sampled at a paced rate with jitter and a stalled sender, as the probe would record them.
 
 import { describe, expect, it } from 'vitest';
-import { burstOf, percentile, recoveryOf, saturatedPoints, sustainedRate, timelineOf } from '../../src/ratelimit/estimators.js';
+import { burstOf, percentile, recoveryOf, saturatedPoints, sustainedRate } from '../../src/ratelimit/estimators.js';
 import type { Sample } from '../../src/ratelimit/types.js';
 import { seeded } from './seeded.js';
 
@@ -192,18 +192,10 @@ describe('recoveryOf', () => {
   });
 });
 
-describe('percentile and timelineOf', () => {
+describe('percentile', () => {
   it('nearest-rank percentile', () => {
     expect(percentile([5, 1, 3, 2, 4], 95)).toBe(5);
     expect(percentile([5, 1, 3, 2, 4], 50)).toBe(3);
     expect(percentile([], 95)).toBeNull();
-  });
-
-  it('counts offered, accepted and limited per whole second of sending', () => {
-    const timeline = timelineOf(sample(tokenBucket(10, 10, true), { rate: 20, seconds: 2 }));
-    expect(timeline.map((p) => p.t)).toEqual([0, 1]);
-    expect(timeline.map((p) => p.offered)).toEqual([20, 20]);
-    for (const p of timeline) expect(p.accepted + p.limited).toBe(p.offered);
-    expect(timeline[0]!.accepted).toBeGreaterThan(timeline[1]!.accepted);
   });
 });

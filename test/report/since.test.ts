@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { remember } from '../../src/history/remember.js';
 import { toRecord } from '../../src/history/record.js';
 import { DEFAULT_REGRESSION_POLICY } from '../../src/report/history-model.js';
+import { axisOf, tickLabel } from '../../src/report/html-since.js';
 import { renderHtml, renderJson, renderJunit, renderMarkdown } from '../../src/report/index.js';
 import type { Report } from '../../src/report/model.js';
 
@@ -52,6 +53,32 @@ describe('Since the last run', () => {
     expect(page.match(/<div class="strip"[^>]*>(.*?)<\/div>/)![1]!.match(/<span/g)).toHaveLength(6);
     expect(page).not.toMatch(/(?:src|href)="https?:/);
     expect(renderHtml(fixture)).not.toContain('id="since"');
+  });
+
+  it('report.html marks each change with inline SVG, never an emoji a bare font draws as a box; a check that recovers is a "check status" change for the better', () => {
+    const failedBefore = structuredClone(fixture);
+    failedBefore.started_at = '2026-11-05T00:00:00Z';
+    failedBefore.checks[0]!.status = 'fail';
+    const page = renderHtml(remember(run(6, 90), [...stored.slice(0, 4), toRecord(failedBefore)], DEFAULT_REGRESSION_POLICY).report);
+    const rows = page.slice(page.indexOf('<section id="since"')).match(/<tbody>(.*?)<\/tbody>/s)![1]!;
+    expect(rows).not.toMatch(/[\u{1F300}-\u{1FAFF}\u2600-\u27BF]/u);
+    expect(rows).toMatch(/<span class="status st-warn"><svg class="icon"[^]*?<\/svg> warn<\/span><\/td><td>latency/);
+    expect(rows).toMatch(/<span class="status st-pass"><svg class="icon"[^]*?<\/svg> better<\/span><\/td><td>check status<\/td><td>[^<]*fail → pass/);
+  });
+
+  it('trend chart ticks fit beside the plot: a lifetime of 86,400 s reads 100k, not a clipped "0000"', () => {
+    expect([0, 0.005, 50, 9500, 50_000, 100_000].map(tickLabel)).toEqual(['0', '0.005', '50', '9500', '50k', '100k']);
+  });
+
+  it('a trend that goes below 0 (a clock skew of -1 s) gets an axis below 0, not points drawn under the plot', () => {
+    for (const [low, top] of [[-1, 1.5], [-0.3, 0.2], [-40, 3], [-2, 0]] as const) {
+      const axis = axisOf(low, top);
+      expect(axis.min).toBeLessThanOrEqual(low);
+      expect(axis.max).toBeGreaterThanOrEqual(top);
+      expect(axis.ticks).toContain(0);
+      expect(axis.ticks.length).toBeLessThanOrEqual(5);
+    }
+    expect(axisOf(0, 86_400)).toEqual({ min: 0, max: 100_000, ticks: [0, 50_000, 100_000] });
   });
 
   it('junit.xml: a since-last-run suite, a failure only where the policy fails', () => {

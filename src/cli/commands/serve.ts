@@ -2,6 +2,7 @@
 
 import { HarnessError, usageError } from '../../errors.js';
 import { createEmulator } from '../../emulator/index.js';
+import { existingCertificates } from '../../emulator/certs/reuse.js';
 import { ensureWritableDir } from '../../fs/writable.js';
 import { flagValue, type Options } from '../flags.js';
 import { validFaults } from '../prepare-target.js';
@@ -16,8 +17,11 @@ export async function serveCommand(options: Options): Promise<number> {
   const rps = flagValue(options, 'rate-limit');
   const tlsDir = options['tls-dir'];
   if (tlsDir !== undefined) ensureWritableDir(tlsDir, { what: '--tls-dir', fix: 'give a folder you can write to, or leave --tls-dir out for a temp folder' });
+  const host = flagValue(options, 'host');
+  // A restart keeps its certificate, so a history built against this emulator sees no CA change.
+  const certificates = tlsDir !== undefined ? existingCertificates(tlsDir, host) : undefined;
   const emulator = await createEmulator({
-    host: flagValue(options, 'host'),
+    host,
     port,
     environments,
     tokenTtlS: flagValue(options, 'token-ttl'),
@@ -25,8 +29,16 @@ export async function serveCommand(options: Options): Promise<number> {
     faults,
     businessLatencyMs: flagValue(options, 'business-latency'),
     ...(tlsDir !== undefined ? { tlsDir } : {}),
+    ...(certificates !== undefined ? { certificates } : {}),
   }).catch((err: unknown) => {
     throw portInUse(err) ?? err;
+  });
+  // Listening for the stop signals before the lines go out: a caller that reads its line and stops
+  // it at once (a test, a script) must get a clean stop, not the default death by SIGTERM.
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
   });
   for (const env of emulator.environments) {
     // The contract: one JSON line per environment, demo credentials generated for this start.
@@ -34,11 +46,7 @@ export async function serveCommand(options: Options): Promise<number> {
       JSON.stringify({ environment: env.name, base_url: env.url, ca_file: emulator.caFile, client_id: env.credentials.clientId, client_secret: env.credentials.clientSecret }) + '\n',
     );
   }
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  await stopped;
   await emulator.close();
   return 0;
 }
