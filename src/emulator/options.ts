@@ -3,6 +3,7 @@
 
 import { usageError } from '../errors.js';
 import { FAULTS, isFaultName, type FaultName } from './faults/index.js';
+import type { LimiterModel } from '../ratelimit/limiters/index.js';
 
 export interface EmulatorOptions {
   host?: string;
@@ -10,6 +11,10 @@ export interface EmulatorOptions {
   environments?: string[];
   tokenTtlS?: number;
   rateLimit?: { rps: number; burst: number };
+  /** Any limiter model instead of the bucket `rateLimit` describes (null: no limit). */
+  limiter?: LimiterModel | null;
+  /** Clients per environment, each with its own credentials and its own limit (a second one tells scope apart). */
+  clients?: number;
   faults?: FaultName[];
   tlsDir?: string;
   now?: () => number;
@@ -23,6 +28,8 @@ export interface ResolvedOptions {
   environments: string[];
   tokenTtlS: number;
   rateLimit: { rps: number; burst: number };
+  limiter: LimiterModel | null | undefined;
+  clients: number;
   faults: FaultName[];
   tlsDir: string | undefined;
   now: () => number;
@@ -38,6 +45,8 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     environments: options.environments ?? ['sandbox'],
     tokenTtlS: options.tokenTtlS ?? 86_400,
     rateLimit: options.rateLimit ?? { rps: 50, burst: 50 },
+    limiter: options.limiter,
+    clients: options.clients ?? 1,
     faults: options.faults ?? [],
     tlsDir: options.tlsDir,
     now: options.now ?? Date.now,
@@ -55,6 +64,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   if (!(Number.isFinite(rateLimit.rps) && rateLimit.rps >= 0) || !isCount(rateLimit.burst)) {
     throw usageError('emulator rate limit needs rps >= 0 (0 = off) and a whole burst >= 0');
   }
+  if (!isCount(resolved.clients) || resolved.clients < 1 || resolved.clients > 100) throw usageError(`emulator clients per environment ${String(resolved.clients)} must be a whole number from 1 to 100`);
   const unknown = faults.find((f) => !isFaultName(f));
   if (unknown !== undefined) {
     throw usageError(`unknown fault "${String(unknown)}"; known faults: ${FAULTS.map((f) => f.name).join(', ')}`);
