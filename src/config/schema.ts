@@ -57,6 +57,12 @@ export const configSchema = z
         endpoint: z.enum(RATE_LIMIT_ENDPOINTS).optional(),
         max_rps: ranged(RANGES.maxRps).optional(),
         max_requests: ranged(RANGES.maxRequests).optional(),
+        /**
+         * A second client of the same environment (credentials through ${VAR}, like the target's):
+         * the probe drains the target's limit, then lets this one send, telling a per-client limit
+         * from a shared (per address, global) one.
+         */
+        second_client: z.object({ client_id: z.string().min(1), client_secret: z.string().min(1) }).strict().optional(),
       })
       .strict()
       .optional(),

@@ -6,7 +6,6 @@
 import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { Credentials } from '../../spec/credentials.js';
 import { ServiceClient } from '../../http/service-client.js';
 import { locateK6 } from '../../k6/locate.js';
 import { findProjectRoot } from '../../fs/project-root.js';
@@ -37,10 +36,10 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
     const { settings } = prepared;
     refuseProductionLoad(settings, 'rate-limit probing');
     // For the built-in emulator: an instance with 24 h tokens, so no token turns over mid-probe.
-    const { target, expect } = await prepared.probeTarget();
+    const { target, expect, secondClient: builtInSecond } = await prepared.probeTarget();
     const { endpoint, maxRps, maxRequests } = settings.rateLimit;
-    // rate_limit.second_client, once the config schema carries it (resolve.ts → settings.rateLimit.secondClient).
-    const secondClient = (settings.rateLimit as { secondClient?: Credentials }).secondClient;
+    // rate_limit.second_client; the built-in emulator brings one of its own.
+    const secondClient = settings.rateLimit.secondClient ?? builtInSecond;
     if (secondClient) redactor.addSecret(secondClient.clientSecret, secondClient.clientId);
 
     const http = new ServiceClient(target, { redactor, connections: DISCOVER_DEFAULTS.maxInFlight });
