@@ -33,7 +33,10 @@
 import type { ProbeCalls } from './calls.js';
 import { round, timelineOf } from './estimators.js';
 import { monotonicClock, type Clock } from './pacing.js';
+import { describeLimiter, type LimiterModel } from './limiters/index.js';
 import { idleBurstPhase } from './probe/idle-burst.js';
+import { drainFigures, shapePhase } from './probe/recover.js';
+import { windowFigures, windowPhase } from './probe/window-path.js';
 import { ERROR_STREAK, Probe } from './probe/probe.js';
 import { retryAfterPhase, type RetryAfterFindings } from './probe/retry-after.js';
 import { scopePhase } from './probe/scope.js';
@@ -84,10 +87,29 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     samples: opts.record ?? [],
   });
   probe.progress(`probing the rate limit on ${probe.calls.endpoint} at up to ${probe.maxRps} req/s (at most ${probe.maxRequests} requests, ${probe.maxDurationMs / 1000} s)`);
-  const stream = await streamPhase(probe, {
+  const streamSettings = {
     windowAccepts: opts.windowAccepts ?? DISCOVER_DEFAULTS.windowAccepts,
     minWindowMs: (opts.minWindowS ?? DISCOVER_DEFAULTS.minWindowS) * 1000,
-  });
+  };
+  // The drain alone first: after its first refusal nothing more is streamed until the shape is known.
+  const drained = await streamPhase(probe, { ...streamSettings, drainOnly: true });
+  if (!drained.measured) return estimateOf(probe, drained, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, []);
+  const drain = drainFigures(probe.samples.filter((s) => s.phase === 'drain'));
+  const shape = drain ? await shapePhase(probe, drain) : undefined;
+  if (shape && shape.shape !== 'bucket') {
+    const window = await windowPhase(probe, shape);
+    const model = window.limiter;
+    if (model === null || model.kind === 'bucket') {
+      const figures = { ...NOTHING_MEASURED, limiter_evidence: [shape.evidence, ...window.evidence] };
+      return estimateOf(probe, drained, figures, { verdict: 'unknown', notes: [] }, [`the limiter looks like a ${shape.shape.replace('-', ' ')} but its parameters were not pinned down`, ...window.notes]);
+    }
+    const retryAfter = await retryAfterPhase(probe, model.kind === 'fixed-window' ? model.window_s : model.period_s);
+    const scope = await scopePhase(probe, model.limit);
+    const figures: Figures = { ...windowFigures(model), scope: scope.scope, limiter: model, limiter_evidence: [shape.evidence, ...window.evidence] };
+    return estimateOf(probe, drained, figures, retryAfter, [`identified: ${describeLimiter(model)}`, ...window.notes, ...retryAfter.notes, ...scope.notes]);
+  }
+
+  const stream = await streamPhase(probe, streamSettings);
   const measured = stream.measured;
   if (!measured) return estimateOf(probe, stream, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, []);
 
@@ -95,6 +117,7 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   const idle = await idleBurstPhase(probe, sustained, recovery, measured.drainBurst);
   const retryAfter = await retryAfterPhase(probe, recovery);
   const scope = await scopePhase(probe, idle.burst);
+  const limiter: LimiterModel | null = sustained !== null && idle.burst !== null ? { kind: 'bucket', rate_rps: round(sustained, 2), burst: idle.burst } : null;
   const figures: Figures = {
     sustained_rps: sustained === null ? null : round(sustained, 2),
     sustained_precision: fit === null ? null : round(fit.precision, 4),
@@ -103,11 +126,14 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     recovery_s: recovery === null ? null : round(recovery, 3),
     refill_s: idle.burst !== null && sustained !== null && sustained > 0 ? round(idle.burst / sustained, 2) : null,
     scope: scope.scope,
+    limiter,
+    limiter_evidence: shape ? [shape.evidence] : [],
   };
-  return estimateOf(probe, stream, figures, retryAfter, [...idle.notes, ...retryAfter.notes, ...scope.notes]);
+  const identified = limiter ? [`identified: ${describeLimiter(limiter)}`] : [];
+  return estimateOf(probe, stream, figures, retryAfter, [...identified, ...idle.notes, ...retryAfter.notes, ...scope.notes]);
 }
 
-type Figures = Pick<Estimate, 'sustained_rps' | 'sustained_precision' | 'burst' | 'burst_from_idle' | 'recovery_s' | 'refill_s' | 'scope'>;
+type Figures = Pick<Estimate, 'sustained_rps' | 'sustained_precision' | 'burst' | 'burst_from_idle' | 'recovery_s' | 'refill_s' | 'scope' | 'limiter' | 'limiter_evidence'>;
 
 /** What an estimate says when no refusal was ever seen. */
 const NOTHING_MEASURED: Figures = {
@@ -118,6 +144,8 @@ const NOTHING_MEASURED: Figures = {
   recovery_s: null,
   refill_s: null,
   scope: 'unknown',
+  limiter: null,
+  limiter_evidence: [],
 };
 
 /** The Estimate: the phases' figures, plus what the probe as a whole saw, with its notes in the order the phases ran. */
@@ -128,7 +156,8 @@ function estimateOf(probe: Probe, stream: StreamFindings, figures: Figures, retr
   if (status !== null && status !== 429) notes.unshift(`non-conformant: §7 wants 429 for a rate limit; the limit answered ${status} (${refusals.statuses.get(status)} times)`);
   if (probe.unauthorized > 0) notes.push(`${probe.unauthorized} answers were 401 (a token expiring mid-probe); they passed the limiter and count as accepted`);
   if (stoppedBy === 'signal') notes.push('interrupted: the estimate is partial');
-  else if (stoppedBy === 'requests') notes.push(`stopped at rate_limit.max_requests (${maxRequests} requests): the estimate may be partial`);
+  // Spending the whole budget is the probe's failure to pin the limiter down, never a result.
+  else if (stoppedBy === 'requests') notes.push(`probe defect: it spent all of rate_limit.max_requests (${maxRequests} requests) without pinning the limiter down; the estimate is partial`);
   else if (stoppedBy === 'time') notes.push(`stopped at the probe's time cap (${maxDurationMs / 1000} s): the estimate may be partial`);
   else if (stoppedBy === 'errors') notes.push(`stopped after ${ERROR_STREAK} transport errors in a row (last: ${probe.lastError.slice(0, 160)})`);
   if (refusals.withoutRetryAfter > 0 && refusals.retryAfterMax !== null) notes.push(`${refusals.withoutRetryAfter} refusals carried no Retry-After while others did`);
@@ -151,6 +180,8 @@ function estimateOf(probe: Probe, stream: StreamFindings, figures: Figures, retr
     requests_limited: probe.calls.overhead.limited + samples.filter((s) => s.answer === 'limited').length,
     duration_s: round(probe.elapsed() / 1000, 2),
     timeline: timelineOf(samples),
+    limiter: figures.limiter,
+    limiter_evidence: figures.limiter_evidence,
     notes,
     partial: stoppedBy !== undefined,
   };

@@ -194,16 +194,39 @@ export function percentile(values: readonly number[], p: number): number | null 
   return sorted[rank - 1]!;
 }
 
-/** Per whole second since the probe started: requests sent, and how many were accepted or limited. */
-export function timelineOf(samples: readonly Sample[]): Array<{ t: number; offered: number; accepted: number; limited: number }> {
+/** One point of the probe's timeline: what was sent in [t, t + resolution), and which phase sent most of it. */
+export interface TimelinePoint {
+  /** Seconds since the probe started (fractional at sub-second resolution). */
+  t: number;
+  offered: number;
+  accepted: number;
+  limited: number;
+  /** The probe phase that sent most of the interval's requests; `wait` where it sent none. */
+  phase: string;
+}
+
+/** The chart's resolution: 100 ms shows a drain, a clump or a single request apart from the waits between. */
+export const TIMELINE_RESOLUTION_S = 0.1;
+
+/** Per interval of `resolutionS` since the probe started: requests sent, how many were accepted or limited, and by which phase. */
+export function timelineOf(samples: readonly Sample[], resolutionS = TIMELINE_RESOLUTION_S): TimelinePoint[] {
   if (samples.length === 0) return [];
-  const last = Math.floor(Math.max(...samples.map((s) => s.sentMs)) / 1000);
-  const rows = Array.from({ length: last + 1 }, (_, t) => ({ t, offered: 0, accepted: 0, limited: 0 }));
+  const stepMs = resolutionS * 1000;
+  const last = Math.floor(Math.max(...samples.map((s) => s.sentMs)) / stepMs);
+  // Rounded so 0.30000000000000004 reads 0.3 in the report.
+  const rows = Array.from({ length: last + 1 }, (_, i) => ({ t: round(i * resolutionS, 3), offered: 0, accepted: 0, limited: 0, phase: 'wait' }));
+  const byPhase = rows.map(() => new Map<string, number>());
   for (const s of samples) {
-    const row = rows[Math.floor(s.sentMs / 1000)]!;
+    const i = Math.floor(s.sentMs / stepMs);
+    const row = rows[i]!;
     row.offered++;
     if (s.answer === 'accepted') row.accepted++;
     else if (s.answer === 'limited') row.limited++;
+    byPhase[i]!.set(s.phase, (byPhase[i]!.get(s.phase) ?? 0) + 1);
   }
+  rows.forEach((row, i) => {
+    const top = [...byPhase[i]!.entries()].sort((a, b) => b[1] - a[1])[0];
+    if (top) row.phase = top[0];
+  });
   return rows;
 }

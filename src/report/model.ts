@@ -1,6 +1,8 @@
 // The one result model of a run. Every renderer (json, md, junit, html) is a pure function of a
 // Report; checks and the k6/rate-limit stages only ever produce these plain objects.
 
+import type { LimiterModel } from '../ratelimit/limiters/index.js';
+
 export const REPORT_SCHEMA = 'ces-harness/report@1';
 
 export type Level = 'must' | 'should';
@@ -79,7 +81,13 @@ export interface RateLimitResult {
   } | null;
   /** The proof run of the recommendation, and per-second series for the chart. */
   proof?: { rate_429: number; goodput_rps: number; lost_requests: number } | null;
-  timeline?: Array<{ t: number; offered: number; accepted: number; limited: number }>;
+  /**
+   * The probe over time, at any resolution: each point counts the requests sent (offered),
+   * let through (accepted) and refused by the limit (limited) from its t (s since the probe
+   * started) to the next point's t. `phase` names the part of the probe that sent them (drain,
+   * sustained, wait, burst…); the report shades each run of one phase.
+   */
+  timeline?: Array<{ t: number; offered: number; accepted: number; limited: number; phase?: string }>;
   notes?: string[];
   /** The status the limit refused with: 429, or a non-conformant one (503…); null when nothing was refused. */
   limiting_status?: number | null;
@@ -91,6 +99,12 @@ export interface RateLimitResult {
   duration_s?: number;
   /** True when the probe was interrupted or ran out of budget before it knew everything. */
   partial?: boolean;
+  /** The limiter the probe identified: its kind and parameters (src/ratelimit/limiters); null when it could not tell. */
+  limiter?: LimiterModel | null;
+  /** Why the probe reads the limiter so, one sentence each. */
+  limiter_evidence?: string[];
+  /** Lines a chart of the timeline draws, requests per second: the identified limit and the recommended rate. */
+  reference_lines?: Array<{ label: string; rps: number }>;
 }
 
 /**

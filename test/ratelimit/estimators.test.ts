@@ -200,10 +200,21 @@ describe('percentile and timelineOf', () => {
   });
 
   it('counts offered, accepted and limited per whole second of sending', () => {
-    const timeline = timelineOf(sample(tokenBucket(10, 10, true), { rate: 20, seconds: 2 }));
+    const timeline = timelineOf(sample(tokenBucket(10, 10, true), { rate: 20, seconds: 2 }), 1);
     expect(timeline.map((p) => p.t)).toEqual([0, 1]);
     expect(timeline.map((p) => p.offered)).toEqual([20, 20]);
     for (const p of timeline) expect(p.accepted + p.limited).toBe(p.offered);
     expect(timeline[0]!.accepted).toBeGreaterThan(timeline[1]!.accepted);
+  });
+
+  it('at 100 ms by default, each point named by the phase that sent most of it, `wait` where nothing was sent', () => {
+    const at = (sentMs: number, phase: Sample['phase'], answer: Sample['answer'] = 'accepted'): Sample => ({ sentMs, doneMs: sentMs + 1, status: answer === 'accepted' ? 200 : 429, answer, phase, client: 'primary' });
+    const timeline = timelineOf([at(0, 'drain'), at(50, 'drain'), at(99, 'drain', 'limited'), at(120, 'recover', 'limited'), at(350, 'recover')]);
+    expect(timeline).toEqual([
+      { t: 0, offered: 3, accepted: 2, limited: 1, phase: 'drain' },
+      { t: 0.1, offered: 1, accepted: 0, limited: 1, phase: 'recover' },
+      { t: 0.2, offered: 0, accepted: 0, limited: 0, phase: 'wait' },
+      { t: 0.3, offered: 1, accepted: 1, limited: 0, phase: 'recover' },
+    ]);
   });
 });

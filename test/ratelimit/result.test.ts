@@ -25,9 +25,11 @@ const ESTIMATE: Estimate = {
   requests_limited: 61,
   duration_s: 7.9,
   timeline: [
-    { t: 0, offered: 200, accepted: 70, limited: 12 },
-    { t: 1, offered: 62, accepted: 50, limited: 12 },
+    { t: 0, offered: 200, accepted: 70, limited: 12, phase: 'drain' },
+    { t: 1, offered: 62, accepted: 50, limited: 12, phase: 'window' },
   ],
+  limiter: { kind: 'bucket', rate_rps: 50, burst: 50 },
+  limiter_evidence: ['after the first refusal a request passed again within 20 ms, then one every 20 ms: a bucket refilling at a steady rate'],
   notes: ['burst: 70 requests passed back-to-back at 200 req/s from idle; 50 after taking away what the limit refilled meanwhile'],
   partial: false,
 };

@@ -23,8 +23,10 @@ export interface StreamFindings {
   notes: string[];
 }
 
-export async function streamPhase(probe: Probe, settings: Omit<StreamSettings, 'maxRps'>): Promise<StreamFindings> {
+/** `drainOnly`: stop at the drain's first refusal, before the pilot streams into it. */
+export async function streamPhase(probe: Probe, options: Omit<StreamSettings, 'maxRps'> & { drainOnly?: boolean }): Promise<StreamFindings> {
   const { maxRps, maxRequests } = probe;
+  const { drainOnly = false, ...settings } = options;
   let state = initialStream({ ...settings, maxRps });
   // With no refusal after this many requests at max_rps, the probe concludes there is no limit it may find.
   const drainCap = Math.max(10, Math.floor(maxRequests * 0.6));
@@ -34,7 +36,7 @@ export async function streamPhase(probe: Probe, settings: Omit<StreamSettings, '
     rate: () => state.rate,
     maxInFlight: probe.maxInFlight,
     signal: probe.signal,
-    done: () => probe.outOfBudget() || (state.stage === 'drain' && probe.sentSoFar() - drainFrom >= drainCap) || state.stage === 'done',
+    done: () => probe.outOfBudget() || (state.stage === 'drain' && probe.sentSoFar() - drainFrom >= drainCap) || state.stage === 'done' || (drainOnly && state.stage !== 'drain'),
     send: async () => {
       const phase: PhaseName = state.stage === 'drain' ? 'drain' : state.stage === 'pilot' ? 'pilot' : 'window';
       const sample = await probe.send(phase);

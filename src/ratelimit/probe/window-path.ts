@@ -1,0 +1,54 @@
+// The probe once the limit showed itself a window (probe/recover.ts): a fixed window's edges
+// (window-edges.ts) or a sliding window's period (sliding-period.ts), and the figures the
+// Estimate reports from the identified model. A window has no refill to subtract: the burst is
+// the limit, the sustained rate limit / window, and a refused client may wait up to a window.
+
+import { round } from '../estimators.js';
+import { sustainedRate, type LimiterModel } from '../limiters/index.js';
+import type { Probe } from './probe.js';
+import type { ShapeFindings } from './recover.js';
+import { slidingPeriodPhase, PERIOD_PRECISION } from './sliding-period.js';
+import { windowEdgesPhase, EDGE_PRECISION } from './window-edges.js';
+
+export interface WindowFindings {
+  limiter: LimiterModel | null;
+  evidence: string[];
+  notes: string[];
+}
+
+export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<WindowFindings> {
+  const { drain, recovery } = found;
+  const notes: string[] = [];
+  if (found.shape === 'resetting-window') {
+    const limit = found.figures.clump;
+    const firstEdge = { lo: recovery.lastRefused?.sentMs ?? drain.refusal.sentMs, hi: recovery.accepted.sentMs };
+    const clumpEnd = Math.max(...probe.samples.filter((s) => s.phase === 'recover').map((s) => s.sentMs));
+    const edges = await windowEdgesPhase(probe, limit, firstEdge, clumpEnd);
+    if (edges.model) return { limiter: edges.model, evidence: edges.evidence, notes: edges.notes };
+    if (!edges.slidingPeriod) return { limiter: null, evidence: [], notes: edges.notes };
+    notes.push(...edges.notes);
+    const period = await slidingPeriodPhase(probe, limit, edges.slidingPeriod);
+    return { limiter: period.model, evidence: [...edges.evidence, ...period.evidence], notes: [...notes, ...period.notes] };
+  }
+  // A smooth sliding window: the drain from idle passed the whole limit; it came back about a
+  // period after the drain's first request (later, if the pings meanwhile counted).
+  const limit = drain.accepted;
+  const initial = { lo: (recovery.lastRefused?.sentMs ?? drain.refusal.sentMs) - drain.firstMs, hi: recovery.accepted.sentMs - drain.firstMs };
+  const period = await slidingPeriodPhase(probe, limit, initial);
+  return { limiter: period.model, evidence: period.evidence, notes: period.notes };
+}
+
+/** The Estimate's figures from an identified window. */
+export function windowFigures(model: LimiterModel & { kind: 'fixed-window' | 'sliding-window' }) {
+  const windowS = model.kind === 'fixed-window' ? model.window_s : model.period_s;
+  return {
+    sustained_rps: round(sustainedRate(model), 2),
+    // The window's length is pinned to ±1 % (the limit is counted exactly).
+    sustained_precision: model.kind === 'fixed-window' ? EDGE_PRECISION : PERIOD_PRECISION,
+    burst: model.limit,
+    burst_from_idle: true,
+    // A client refused just after the window filled waits up to the whole window.
+    recovery_s: windowS,
+    refill_s: windowS,
+  };
+}
