@@ -5,7 +5,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { discover } from '../../src/ratelimit/discover.js';
-import type { LimiterModel } from '../../src/ratelimit/limiters/index.js';
+import { burstSize, sustainedRate, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
+import { relativeError } from './support.js';
 import { fromModel, gcra, haproxyRate, virtualWorld, type Limiter } from './virtual-limit.js';
 
 interface Case {
@@ -31,9 +32,23 @@ describe('identifying the limiter on a virtual clock', () => {
     try {
       const e = await discover({ calls: world.calls, clock: world.clock, maxRps, maxRequests: 3_000, maxDurationS: 60 });
       const context = JSON.stringify({ ...e, timeline: e.timeline.length }, null, 1);
-      console.log(e.limiter, e.limiter_evidence, e.notes, e.requests_sent, e.requests_limited, e.duration_s);
       expect(e.limiter?.kind, context).toBe(truth.kind);
+      expect(relativeError(e.sustained_rps, sustainedRate(truth)), context).toBeLessThanOrEqual(0.02);
+      expect(e.burst, context).toBe(burstSize(truth));
+      if (truth.kind !== 'bucket' && e.limiter?.kind === truth.kind) expect(e.limiter.counts_refused, context).toBe(truth.counts_refused);
+      if (truth.kind === 'fixed-window' && e.limiter?.kind === 'fixed-window') {
+        expect(Math.abs(e.limiter.window_s - truth.window_s) / truth.window_s, context).toBeLessThanOrEqual(0.02);
+        // Where the edges fall, on the emulator's clock (Unix ms): within 2 % of a window.
+        const off = Math.abs(e.limiter.phase_s - truth.phase_s) % truth.window_s;
+        expect(Math.min(off, truth.window_s - off), context).toBeLessThanOrEqual(0.02 * truth.window_s);
+      }
+      // Ends by itself, polite, the evidence said.
       expect(e.partial, context).toBe(false);
+      // Windows: at most 10 % refused. A bucket is still sized by the stream that keeps it
+      // saturated (pilot at max_rps, then 1.25 × the rate): about a third of its requests are refused.
+      expect(e.requests_limited / e.requests_sent, context).toBeLessThanOrEqual(truth.kind === 'bucket' ? 0.35 : 0.1);
+      expect(e.duration_s, context).toBeLessThan(40);
+      expect(e.limiter_evidence.length, context).toBeGreaterThan(0);
     } finally {
       world.stop();
     }

@@ -61,8 +61,8 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: B
     const after = s.sentMs - trial.startMs;
     if (s.answer === 'accepted') {
       hi = Math.min(hi, after);
-      // The lower end was never seen refused: it may be wrong; look lower too.
-      if (!loConfirmed && hi - lo <= 2 * PERIOD_PRECISION * hi) lo = lo / 2;
+      // The lower end was never seen refused: it may be wrong; look a quarter lower too.
+      if (!loConfirmed && hi - lo <= 2 * PERIOD_PRECISION * hi) lo = lo * 0.75;
     } else if (s.answer === 'limited') {
       lo = Math.max(lo, after);
       loConfirmed = true;

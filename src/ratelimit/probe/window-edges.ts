@@ -61,14 +61,21 @@ export async function windowEdgesPhase(probe: Probe, limit: number, firstEdge: B
       notes,
     };
   }
-  // Where the edges fall on the wall clock (the service's clock origin is unknown): modulo the window.
-  const epochOf = (ms: number) => probe.startedEpochMs + ms;
-  const phases = edges.map((e, k) => midpoint(e).value - k * w.value);
-  const phaseMs = ((epochOf(phases.reduce((a, b) => a + b, 0) / phases.length) % w.value) + w.value) % w.value;
+  // Windows are configured in round figures (1 s, 500 ms, 1 min): a tenth of a second within the
+  // bracket is the window, exactly; only then can the edges be placed on the wall clock (Unix
+  // time modulo the window), else they are placed on the probe's own clock.
+  const round = Math.round(w.value / 100) * 100;
+  const exact = round > 0 && round >= length.lo && round <= length.hi;
+  const windowMs = exact ? round : w.value;
+  // The first edge as every bracket, moved back by its whole windows, allows it: the narrow ones decide.
+  const first = { lo: Math.max(...edges.map((e, k) => e.lo - k * windowMs)), hi: Math.min(...edges.map((e, k) => e.hi - k * windowMs)) };
+  const firstMs = first.lo <= first.hi ? midpoint(first).value : midpoint(edges[0]!).value;
+  const phaseMs = (((exact ? probe.startedEpochMs + firstMs : firstMs) % windowMs) + windowMs) % windowMs;
   return {
-    model: { kind: 'fixed-window', limit, window_s: Math.round(w.value) / 1000, phase_s: Math.round(phaseMs) / 1000, counts_refused: false },
+    model: { kind: 'fixed-window', limit, window_s: Math.round(windowMs) / 1000, phase_s: Math.round(phaseMs) / 1000, counts_refused: false },
     evidence: [
-      `${edges.length} window edges ${fmt(w.value)} apart (±${(w.precision * 100).toFixed(1)} %), ${limit} requests let through after each: a fixed window, edges at ${(Math.round(phaseMs) / 1000).toFixed(3)} s past every multiple of ${fmt(w.value)} of Unix time`,
+      `${edges.length} window edges ${fmt(w.value)} apart (±${(w.precision * 100).toFixed(1)} %${exact ? `: ${fmt(windowMs)}` : ''}), ${limit} requests let through after each: a fixed window, ` +
+        `edges at ${(Math.round(phaseMs) / 1000).toFixed(3)} s past every multiple of ${fmt(windowMs)} ${exact ? 'of Unix time' : "of the probe's clock"}`,
       ...(shifted === 'fixed' ? [`a clump sent half a window late was let in again at the next edge: the edges stay put whatever the client does`] : []),
       'refused requests cannot matter to a fixed window (its count starts afresh at each edge): reported as not counting',
     ],
@@ -93,7 +100,7 @@ async function bisectEdge(probe: Probe, where: Bracket, afterMs: number): Promis
 }
 
 /**
- * Half a window after an edge, a clump of the limit (it passes either way), then one request
+ * Half a window after an edge, a clump that fills the window, then one request
  * three quarters of a window later: a fixed window has reset by then (its edge came half a window
  * after the clump), a sliding log has not (its slots free a whole period after the clump).
  */
@@ -102,8 +109,10 @@ async function shiftedClump(probe: Probe, limit: number, edgeMs: number, windowM
   if (startAt + 0.8 * windowMs > probe.maxDurationMs) return undefined;
   const wait = startAt - probe.elapsed();
   if (wait > 0) await probe.clock.sleep(Math.ceil(wait), probe.signal);
-  const { samples } = await probe.burstRun('edges', limit, { exact: true });
-  if (samples.length === 0 || samples.some((s) => s.answer !== 'accepted')) return undefined;
+  // Until the first refusal, not just the limit as counted so far: a window that is full for sure
+  // (a sliding log that counted earlier refusals let fewer through per window than it holds).
+  const { samples } = await probe.burstRun('edges', 2 * limit + 5);
+  if (!samples.some((s) => s.answer === 'accepted')) return undefined;
   const start = Math.min(...samples.map((s) => s.sentMs));
   const s = await pingAt(probe, 'edges', start + 0.75 * windowMs);
   if (!s) return undefined;

@@ -27,12 +27,14 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
     if (edges.model) return { limiter: edges.model, evidence: edges.evidence, notes: edges.notes };
     if (!edges.slidingPeriod) return { limiter: null, evidence: [], notes: edges.notes };
     notes.push(...edges.notes);
-    const period = await slidingPeriodPhase(probe, limit, edges.slidingPeriod);
+    // A sliding log counted from idle in the drain; windows later may have held earlier refusals.
+    const period = await slidingPeriodPhase(probe, Math.max(limit, drain.accepted), edges.slidingPeriod);
     return { limiter: period.model, evidence: [...edges.evidence, ...period.evidence], notes: [...notes, ...period.notes] };
   }
   // A smooth sliding window: the drain from idle passed the whole limit; it came back about a
   // period after the drain's first request (later, if the pings meanwhile counted).
   const limit = drain.accepted;
+  // The lower end is only a guess when refused requests count (they delayed the recovery).
   const initial = { lo: (recovery.lastRefused?.sentMs ?? drain.refusal.sentMs) - drain.firstMs, hi: recovery.accepted.sentMs - drain.firstMs };
   const period = await slidingPeriodPhase(probe, limit, initial);
   return { limiter: period.model, evidence: period.evidence, notes: period.notes };
