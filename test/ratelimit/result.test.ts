@@ -86,6 +86,7 @@ describe('toRateLimitResult', () => {
       { label: 'recommended rate', rps: 39 },
     ]);
     expect(r.timeline?.[0]?.phase).toBe('drain');
+  });
 });
 
 describe('resetSeconds', () => {
