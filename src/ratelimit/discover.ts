@@ -35,7 +35,7 @@ import { round, timelineOf } from './estimators.js';
 import { monotonicClock, type Clock } from './pacing.js';
 import { describeLimiter, type LimiterModel } from './limiters/index.js';
 import { idleBurstPhase } from './probe/idle-burst.js';
-import { drainFigures, shapePhase } from './probe/recover.js';
+import { drainFigures, shapePhase, type ShapeFindings } from './probe/recover.js';
 import { windowFigures, windowPhase } from './probe/window-path.js';
 import { ERROR_STREAK, Probe } from './probe/probe.js';
 import { retryAfterPhase, type RetryAfterFindings } from './probe/retry-after.js';
@@ -99,6 +99,12 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   if (shape && shape.shape !== 'bucket') {
     const window = await windowPhase(probe, shape);
     const model = window.limiter;
+    if ((model === null || model.kind === 'bucket') && shape.shape === 'sliding-window' && !probe.outOfBudget()) {
+      // The trials from idle did not agree (real HAProxy can let a request in before a period is
+      // over after a busy start): size it by the stream instead, which keeps a smoothly sliding
+      // window saturated at its rate, and read the period off the limit it let through from idle.
+      return streamedSlidingWindow(probe, streamSettings, shape, window.notes);
+    }
     if (model === null || model.kind === 'bucket') {
       const figures = { ...NOTHING_MEASURED, limiter_evidence: [shape.evidence, ...window.evidence] };
       return estimateOf(probe, drained, figures, { verdict: 'unknown', notes: [] }, [`the limiter looks like a ${shape.shape.replace('-', ' ')} but its parameters were not pinned down`, ...window.notes]);
@@ -131,6 +137,26 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   };
   const identified = limiter ? [`identified: ${describeLimiter(limiter)}`] : [];
   return estimateOf(probe, stream, figures, retryAfter, [...identified, ...idle.notes, ...retryAfter.notes, ...scope.notes]);
+}
+
+/** A smooth sliding window sized by the stream: the rate from the stream, the limit from the drain, the period their ratio. */
+async function streamedSlidingWindow(probe: Probe, streamSettings: { windowAccepts: number; minWindowMs: number }, shape: ShapeFindings, windowNotes: string[]): Promise<Estimate> {
+  const stream = await streamPhase(probe, streamSettings);
+  const sustained = stream.measured?.sustained ?? null;
+  const limit = shape.drain.accepted;
+  // The period must agree with the first recovery (the limit came back about a period after the
+  // drain began): a stream that kept a limiter counting refusals shut reads far too slow a rate.
+  const firstComebackS = (shape.recovery.accepted.sentMs - shape.drain.firstMs) / 1000;
+  const periodS = sustained !== null && sustained > 0 ? limit / sustained : null;
+  const agrees = periodS !== null && periodS >= 0.5 * firstComebackS && periodS <= 1.5 * firstComebackS;
+  if (periodS !== null && !agrees) windowNotes.push(`the stream read ${round(sustained!, 2)} req/s, a period of ${round(periodS, 2)} s, but the limit came back ${round(firstComebackS, 2)} s after the drain began: refused requests probably count against the client; not sized`);
+  const model: LimiterModel | null = agrees ? { kind: 'sliding-window', limit, period_s: round(periodS, 3), counts_refused: false } : null;
+  const retryAfter = await retryAfterPhase(probe, model ? model.period_s : null);
+  const scope = await scopePhase(probe, limit);
+  const figures: Figures = model
+    ? { ...windowFigures(model), sustained_rps: round(sustained!, 2), sustained_precision: stream.measured?.fit ? round(stream.measured.fit.precision, 4) : null, scope: scope.scope, limiter: model, limiter_evidence: [shape.evidence, `a stream just over the limit was admitted at ${round(sustained!, 2)} req/s: ${limit} per ${round(limit / sustained!, 3)} s (refused requests did not keep it shut, so they do not count)`] }
+    : { ...NOTHING_MEASURED, scope: scope.scope, limiter_evidence: [shape.evidence] };
+  return estimateOf(probe, stream, figures, retryAfter, [...(model ? [`identified: ${describeLimiter(model)}`] : []), ...windowNotes, ...retryAfter.notes, ...scope.notes]);
 }
 
 type Figures = Pick<Estimate, 'sustained_rps' | 'sustained_precision' | 'burst' | 'burst_from_idle' | 'recovery_s' | 'refill_s' | 'scope' | 'limiter' | 'limiter_evidence'>;

@@ -1,0 +1,13 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createEmulator } from '../src/emulator/index.js';
+import { startHaproxy } from '../test/helpers/haproxy.js';
+import { probe } from '../test/ratelimit/support.js';
+const tlsDir = await mkdtemp(join(tmpdir(), 'ces-hap-try-'));
+const emu = await createEmulator({ port: 0, rateLimit: { rps: 0, burst: 0 }, tlsDir });
+const h = await startHaproxy({ upstream: emu.url, tlsDir, limit: { limit: 50, periodMs: 1000, recipe: 'admitted' } });
+const r = await probe({ url: h.url, caPem: emu.caPem, credentials: emu.credentials }, { maxRps: 200, maxDurationS: 8 });
+const ss = r.samples.filter((s) => s.sentMs < 5000).sort((a, b) => a.sentMs - b.sentMs);
+console.log(ss.map((s) => `${Math.round(s.sentMs)}${s.answer === 'accepted' ? 'o' : 'x'}${s.phase[0]}${Math.round(s.doneMs - s.sentMs)}`).join(' '));
+await h.stop(); await emu.close();
