@@ -47,9 +47,7 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: B
   while (trials < MAX_TRIALS && !probe.outOfBudget()) {
     if (loConfirmed && midpoint({ lo, hi }).precision <= PERIOD_PRECISION) break;
     const x = (lo + hi) / 2;
-    // Idle for twice the first upper bound, not the shrinking one: a bound that came out too low
-    // (one wrong answer) must not shorten the wait and spoil every trial after it.
-    const trial = await clumpFromIdle(probe, limit, lastMs, initial.hi);
+    const trial = await clumpFromIdle(probe, limit, lastMs, hi);
     if (!trial) break;
     trials++;
     lastMs = trial.lastMs;
