@@ -141,9 +141,10 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
 
 /** A smooth sliding window sized by the stream: the rate from the stream, the limit from the drain, the period their ratio. */
 async function streamedSlidingWindow(probe: Probe, streamSettings: { windowAccepts: number; minWindowMs: number }, shape: ShapeFindings, windowNotes: string[]): Promise<Estimate> {
-  const stream = await streamPhase(probe, streamSettings);
-  const sustained = stream.measured?.sustained ?? null;
   const limit = shape.drain.accepted;
+  // Bounded in refusals: if refused requests count, the stream keeps the window shut.
+  const stream = await streamPhase(probe, { ...streamSettings, maxRefused: Math.max(30, 2 * limit) });
+  const sustained = stream.measured?.sustained ?? null;
   // The period must agree with the first recovery (the limit came back about a period after the
   // drain began): a stream that kept a limiter counting refusals shut reads far too slow a rate.
   const firstComebackS = (shape.recovery.accepted.sentMs - shape.drain.firstMs) / 1000;

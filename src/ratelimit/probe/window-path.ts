@@ -24,6 +24,13 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
     const firstEdge = { lo: recovery.lastRefused?.sentMs ?? drain.refusal.sentMs, hi: recovery.accepted.sentMs };
     const clumpEnd = Math.max(...probe.samples.filter((s) => s.phase === 'recover').map((s) => s.sentMs));
     const edges = await windowEdgesPhase(probe, limit, firstEdge, clumpEnd);
+    // After the drain filled a fixed window, its next edge came within one window (the ping that
+    // found it up to half as late again): a much longer first recovery says the edges were not a
+    // fixed window's (HAProxy's counter forgetting a period at once looks like one for a while).
+    if (edges.model && found.figures.recoveryMs > 1.6 * edges.model.window_s * 1000) {
+      const note = `edges came every ${edges.model.window_s} s, but the first recovery took ${(found.figures.recoveryMs / 1000).toFixed(2)} s: not a fixed window; not sized`;
+      return { limiter: null, evidence: [], notes: [...edges.notes, note] };
+    }
     if (edges.model) return { limiter: edges.model, evidence: edges.evidence, notes: edges.notes };
     if (!edges.slidingPeriod) return { limiter: null, evidence: [], notes: edges.notes };
     notes.push(...edges.notes);
