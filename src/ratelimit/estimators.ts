@@ -5,7 +5,7 @@
 // or a steady network the arrival follows the send by a near-constant delay, which cancels out of
 // every difference below. Answer times would add the service's latency jitter.
 
-import type { Sample } from './types.js';
+import type { Sample, TimelinePoint } from './types.js';
 
 const bySent = (a: Sample, b: Sample) => a.sentMs - b.sentMs;
 
@@ -194,16 +194,6 @@ export function percentile(values: readonly number[], p: number): number | null 
   return sorted[rank - 1]!;
 }
 
-/** One point of the probe's timeline: what was sent in [t, t + resolution), and which phase sent most of it. */
-export interface TimelinePoint {
-  /** Seconds since the probe started (fractional at sub-second resolution). */
-  t: number;
-  offered: number;
-  accepted: number;
-  limited: number;
-  /** The probe phase that sent most of the interval's requests; `wait` where it sent none. */
-  phase: string;
-}
 
 /** The chart's resolution: 100 ms shows a drain, a clump or a single request apart from the waits between. */
 export const TIMELINE_RESOLUTION_S = 0.1;

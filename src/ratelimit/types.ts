@@ -2,7 +2,6 @@
 // stage turns an Estimate (plus a Recommendation and a Proof) into the report's RateLimitResult.
 
 import type { BackoffPolicy, RateLimitResult } from '../report/model.js';
-import type { TimelinePoint } from './estimators.js';
 import type { LimiterModel } from './limiters/index.js';
 import type { RateLimitEndpoint } from '../spec/endpoints.js';
 
@@ -23,6 +22,17 @@ export interface Sample {
   phase: PhaseName;
   /** Which credentials sent it: the target's, or the configured second client's. */
   client: 'primary' | 'second';
+}
+
+/** One point of the probe's timeline: what was sent in [t, t + resolution), and which phase sent most of it. */
+export interface TimelinePoint {
+  /** Seconds since the probe started (fractional at sub-second resolution). */
+  t: number;
+  offered: number;
+  accepted: number;
+  limited: number;
+  /** The probe phase that sent most of the interval's requests; `wait` where it sent none. */
+  phase: string;
 }
 
 export type Scope = RateLimitResult['scope'];

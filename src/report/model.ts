@@ -1,7 +1,7 @@
 // The one result model of a run. Every renderer (json, md, junit, html) is a pure function of a
 // Report; checks and the k6/rate-limit stages only ever produce these plain objects.
 
-import type { LimiterModel } from '../ratelimit/limiters/index.js';
+import type { LimiterModel } from '../spec/limiter-model.js';
 
 export const REPORT_SCHEMA = 'ces-harness/report@1';
 
