@@ -85,6 +85,9 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
       // Limited, yet no steady rate got through: nothing was sized, so nothing may pass as sized.
       if (!unusable && !signal.aborted && estimate.limiting_status !== null && estimate.sustained_rps === null) {
         io.untested('rate_limit', `${calls.endpoint}: the limit was met after ${estimate.burst ?? '?'} requests but no sustained rate could be measured in ${estimate.duration_s.toFixed(0)} s (${estimate.requests_limited} of ${estimate.requests_sent} answers limited; a limit that never lifts breaks §7, see ratelimit.recovers in \`check\`)`);
+      } else if (!signal.aborted && estimate.partial && estimate.requests_sent >= maxRequests) {
+        // A probe that spends its whole budget failed to pin the limiter down: never a pass.
+        io.untested('rate_limit', `${calls.endpoint}: the probe spent all of rate_limit.max_requests (${maxRequests}) without pinning the limiter down; the estimate is partial`);
       }
 
       let proof: Proof | null = null;
