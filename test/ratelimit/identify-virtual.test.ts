@@ -49,6 +49,7 @@ describe('identifying the limiter on a virtual clock', () => {
       expect(e.requests_limited / e.requests_sent, context).toBeLessThanOrEqual(truth.kind === 'bucket' ? 0.35 : 0.1);
       expect(e.duration_s, context).toBeLessThan(40);
       expect(e.limiter_evidence.length, context).toBeGreaterThan(0);
+      console.log(`${truth.kind} ${e.limiter ? JSON.stringify(e.limiter) : ''}: ${e.sustained_rps} req/s, ${e.requests_sent} sent, ${e.requests_limited} refused, ${e.duration_s} s`);
     } finally {
       world.stop();
     }
