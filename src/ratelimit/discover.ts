@@ -94,7 +94,10 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   // The drain alone first: after its first refusal nothing more is streamed until the shape is known.
   const drained = await streamPhase(probe, { ...streamSettings, drainOnly: true });
   if (!drained.measured) return estimateOf(probe, drained, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, []);
-  const drain = drainFigures(probe.samples.filter((s) => s.phase === 'drain'));
+  const drain = drainFigures(
+    probe.samples.filter((s) => s.phase === 'drain'),
+    probe.calls.overhead.sent,
+  );
   const shape = drain ? await shapePhase(probe, drain) : undefined;
   if (shape && shape.shape !== 'bucket') {
     const window = await windowPhase(probe, shape);
@@ -141,7 +144,7 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
 
 /** A smooth sliding window sized by the stream: the rate from the stream, the limit from the drain, the period their ratio. */
 async function streamedSlidingWindow(probe: Probe, streamSettings: { windowAccepts: number; minWindowMs: number }, shape: ShapeFindings, windowNotes: string[]): Promise<Estimate> {
-  const limit = shape.drain.accepted;
+  const limit = shape.drain.limit;
   // Bounded in refusals: if refused requests count, the stream keeps the window shut.
   const stream = await streamPhase(probe, { ...streamSettings, maxRefused: Math.max(30, 2 * limit) });
   const sustained = stream.measured?.sustained ?? null;
@@ -149,7 +152,9 @@ async function streamedSlidingWindow(probe: Probe, streamSettings: { windowAccep
   // drain began): a stream that kept a limiter counting refusals shut reads far too slow a rate.
   const firstComebackS = (shape.recovery.accepted.sentMs - shape.drain.firstMs) / 1000;
   const periodS = sustained !== null && sustained > 0 ? limit / sustained : null;
-  const agrees = periodS !== null && periodS >= 0.5 * firstComebackS && periodS <= 1.5 * firstComebackS;
+  // At most that (later if pings meanwhile counted), and at least two thirds of it (the ping that
+  // found the comeback was at most a third late).
+  const agrees = periodS !== null && periodS >= firstComebackS / 1.5 && periodS <= 1.05 * firstComebackS;
   if (periodS !== null && !agrees) windowNotes.push(`the stream read ${round(sustained!, 2)} req/s, a period of ${round(periodS, 2)} s, but the limit came back ${round(firstComebackS, 2)} s after the drain began: refused requests probably count against the client; not sized`);
   const model: LimiterModel | null = agrees ? { kind: 'sliding-window', limit, period_s: round(periodS, 3), counts_refused: false } : null;
   const retryAfter = await retryAfterPhase(probe, model ? model.period_s : null);

@@ -20,6 +20,13 @@ export interface ShapeFigures {
   recoveryMs: number;
   /** Requests that passed back to back right after that one (it included). */
   clump: number;
+  /**
+   * The most a smoothly sliding window could have let through at once by then: it frees its limit
+   * over a period, and the request that found the recovery came up to one ping gap late (`lateMs`,
+   * the gap before it) after at least `beforeMs` (the last refused ping, from the drain's start).
+   */
+  lateMs: number;
+  beforeMs: number;
   /** Mean ms between the next few requests that passed, pinged one at a time; null when none did. */
   trickleMs: number | null;
 }
@@ -31,8 +38,11 @@ export interface ShapeFigures {
  */
 export const SLIDING_RECOVERY_RATIO = 3.5;
 
+/** What a smooth window frees in `lateMs` after at least `beforeMs` of a period, with half again for slack. */
+export const smoothClumpMax = (f: Pick<ShapeFigures, 'drained' | 'lateMs' | 'beforeMs'>): number => (1.5 * f.drained * f.lateMs) / Math.max(1, f.beforeMs);
+
 export function shapeOf(f: ShapeFigures): { shape: Shape; evidence: string } {
-  if (f.clump >= Math.max(3, Math.ceil(f.drained / 2))) {
+  if (f.clump >= Math.max(3, Math.ceil(f.drained / 2)) && f.clump > smoothClumpMax(f)) {
     return { shape: 'resetting-window', evidence: `after the first refusal, nothing passed for ${ms(f.recoveryMs)}, then ${f.clump} requests passed back to back: the limit came back whole, as a window's does` };
   }
   if (f.trickleMs !== null && f.drained >= 4 && f.recoveryMs >= SLIDING_RECOVERY_RATIO * f.trickleMs) {

@@ -9,13 +9,12 @@
 // and proxies over TLS to the emulator. It runs in the foreground (-db) as one process from a temp
 // folder, on a port picked by binding port 0 first; stop() ends exactly that process.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect } from 'node:tls';
+import { freePort, stopper, untilServing } from './spawned-server.js';
 
 export const HAPROXY_BINARY = process.env.HAPROXY_BINARY ?? '/usr/sbin/haproxy';
 
@@ -42,18 +41,6 @@ export interface HaproxyOptions {
 export interface RunningHaproxy {
   url: string;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const REFUSAL = `status 429 content-type application/json string '{"error":"rate_limit_exceeded"}'`;
@@ -87,30 +74,6 @@ backend emulator
 `;
 }
 
-async function untilServing(child: ChildProcess, port: number, output: () => string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let exited: string | undefined;
-  child.once('exit', (code, signal) => {
-    exited = `haproxy exited with ${code ?? signal}`;
-  });
-  // Bounded by the deadline; each attempt is answered at once (refused) while HAProxy starts.
-  for (let attempt = 0; Date.now() < deadline; attempt++) {
-    if (exited) throw new Error(`${exited} before serving: ${output().trim().slice(-600)}`);
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false, minVersion: 'TLSv1.3' }, () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.setTimeout(1_000, () => socket.destroy());
-      socket.once('error', () => resolve(false));
-      socket.once('close', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, Math.min(100, 10 * 2 ** attempt)));
-  }
-  throw new Error(`haproxy did not accept a TLS connection on 127.0.0.1:${port} within ${timeoutMs} ms: ${output().trim().slice(-600)}`);
-}
-
 export async function startHaproxy(opts: HaproxyOptions): Promise<RunningHaproxy> {
   const dir = await mkdtemp(join(tmpdir(), 'ces-haproxy-'));
   // HAProxy wants the certificate and its key in one file.
@@ -127,24 +90,14 @@ export async function startHaproxy(opts: HaproxyOptions): Promise<RunningHaproxy
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
     try {
-      await untilServing(child, port, () => output, 10_000);
+      await untilServing('haproxy', child, port, () => output, 10_000);
     } catch (err) {
       lastError = err;
       if (child.exitCode === null) child.kill('SIGKILL');
       if (/Address already in use|cannot bind/.test(String(err))) continue;
       break;
     }
-    let stopping: Promise<void> | undefined;
-    const stop = () =>
-      (stopping ??= new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
-        child.once('exit', () => {
-          clearTimeout(kill);
-          resolve();
-        });
-        child.kill('SIGTERM');
-      }).then(() => rm(dir, { recursive: true, force: true })));
+    const stop = stopper(child, 'SIGTERM', dir);
     return { url: `https://127.0.0.1:${port}`, stop };
   }
   await rm(dir, { recursive: true, force: true });

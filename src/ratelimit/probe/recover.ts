@@ -4,7 +4,7 @@
 // that reset) or one request at a time; if one at a time, three more single-request recoveries
 // give the interval between admissions.
 
-import { shapeOf, type Shape, type ShapeFigures } from '../identify.js';
+import { shapeOf, smoothClumpMax, type Shape, type ShapeFigures } from '../identify.js';
 import type { Sample } from '../types.js';
 import { pingUntilAccepted, type Recovery } from './ping.js';
 import type { Probe } from './probe.js';
@@ -20,6 +20,11 @@ export interface DrainFigures {
   /** Send time of the last of them, ms. */
   lastMs: number;
   refusal: Sample;
+  /**
+   * The limit the drain shows: what passed plus the probe's set-up requests (a token, the validate
+   * method) sent just before it, which the limit counted too.
+   */
+  limit: number;
 }
 
 export interface ShapeFindings {
@@ -31,14 +36,14 @@ export interface ShapeFindings {
   recovery: Recovery & { accepted: Sample };
 }
 
-/** The drain's figures from its samples; undefined when nothing was refused or nothing passed. */
-export function drainFigures(samples: readonly Sample[]): DrainFigures | undefined {
+/** The drain's figures from its samples (and the set-up requests before it); undefined when nothing was refused or nothing passed. */
+export function drainFigures(samples: readonly Sample[], setupRequests = 0): DrainFigures | undefined {
   const sorted = [...samples].sort((a, b) => a.sentMs - b.sentMs);
   const refusal = sorted.find((s) => s.answer === 'limited');
   if (!refusal) return undefined;
   const passed = sorted.filter((s) => s.answer === 'accepted' && s.sentMs < refusal.sentMs);
   if (passed.length === 0) return undefined;
-  return { accepted: passed.length, firstMs: passed[0]!.sentMs, lastMs: passed[passed.length - 1]!.sentMs, refusal };
+  return { accepted: passed.length, firstMs: passed[0]!.sentMs, lastMs: passed[passed.length - 1]!.sentMs, refusal, limit: passed.length + setupRequests };
 }
 
 /** The first gap of a recovery search: two pacing intervals, never under 5 ms (timer resolution). */
@@ -55,7 +60,8 @@ export async function shapePhase(probe: Probe, drain: DrainFigures): Promise<Sha
   const { samples: clumpRun } = await probe.burstRun('recover', drain.accepted + 5);
   const clump = 1 + countUntilRefused(clumpRun);
   let trickleMs: number | null = null;
-  if (clump < Math.max(3, Math.ceil(drain.accepted / 2))) {
+  const lastRefusedMs = recovery.lastRefused?.sentMs ?? drain.refusal.sentMs;
+  if (clump < Math.max(3, Math.ceil(drain.accepted / 2)) || clump <= smoothClumpMax({ drained: drain.accepted, lateMs: first.sentMs - lastRefusedMs, beforeMs: lastRefusedMs - drain.firstMs })) {
     // Gaps from a fraction of what one admission of the drained limit takes, so pings never run
     // ahead of a smooth window's pace (a limit that counts refusals would be held shut by them).
     const gap = Math.max(firstGapMs(probe), recoveryMs / (2 * drain.accepted));
@@ -69,7 +75,7 @@ export async function shapePhase(probe: Probe, drain: DrainFigures): Promise<Sha
     }
     if (admitted.length > 0) trickleMs = (admitted[admitted.length - 1]! - first.sentMs) / admitted.length;
   }
-  const figures: ShapeFigures = { drained: drain.accepted, recoveryMs, clump, trickleMs };
+  const figures: ShapeFigures = { drained: drain.accepted, recoveryMs, clump, trickleMs, lateMs: first.sentMs - lastRefusedMs, beforeMs: lastRefusedMs - drain.firstMs };
   const { shape, evidence } = shapeOf(figures);
   return { shape, evidence, figures, drain, recovery: { ...recovery, accepted: first } };
 }

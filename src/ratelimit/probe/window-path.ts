@@ -35,12 +35,12 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
     if (!edges.slidingPeriod) return { limiter: null, evidence: [], notes: edges.notes };
     notes.push(...edges.notes);
     // A sliding log counted from idle in the drain; windows later may have held earlier refusals.
-    const period = await slidingPeriodPhase(probe, Math.max(limit, drain.accepted), edges.slidingPeriod);
+    const period = await slidingPeriodPhase(probe, Math.max(limit, drain.limit), edges.slidingPeriod);
     return { limiter: period.model, evidence: [...edges.evidence, ...period.evidence], notes: [...notes, ...period.notes] };
   }
   // A smooth sliding window: the drain from idle passed the whole limit; it came back about a
   // period after the drain's first request (later, if the pings meanwhile counted).
-  const limit = drain.accepted;
+  const limit = drain.limit;
   // The lower end is only a guess when refused requests count (they delayed the recovery).
   const initial = { lo: (recovery.lastRefused?.sentMs ?? drain.refusal.sentMs) - drain.firstMs, hi: recovery.accepted.sentMs - drain.firstMs };
   const period = await slidingPeriodPhase(probe, limit, initial);
