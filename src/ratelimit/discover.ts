@@ -118,7 +118,9 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     return estimateOf(probe, drained, figures, retryAfter, [`identified: ${describeLimiter(model)}`, ...window.notes, ...retryAfter.notes, ...scope.notes]);
   }
 
-  const stream = await streamPhase(probe, streamSettings);
+  // The recovery phase timed the bucket's refills: the window can start without a pilot.
+  const trickleMs = shape?.figures.trickleMs ?? null;
+  const stream = await streamPhase(probe, { ...streamSettings, ...(trickleMs !== null && trickleMs > 0 ? { knownRate: 1000 / trickleMs } : {}) });
   const measured = stream.measured;
   if (!measured) return estimateOf(probe, stream, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, []);
 
