@@ -1,6 +1,7 @@
 // Shared by the commands that talk to a target: resolve the settings, start the built-in emulator
 // when nothing names a target, and make sure the target is reachable and trusted (exit 3 if not).
 
+import type { Credentials } from '../spec/credentials.js';
 import { HarnessError, usageError } from '../errors.js';
 import { DEFAULT_CONFIG_FILE, embedded, resolveSettings, type SettingFlags, type TargetSettings } from '../config/resolve.js';
 import type { Target } from '../config/target.js';
@@ -22,7 +23,7 @@ export interface PreparedTarget {
    * turning over every few seconds, as the checks want it, would distort every load figure with
    * re-fetches and 401s; expiry itself is proven by the checks.
    */
-  probeTarget(): Promise<{ target: Target; expect: Expectations }>;
+  probeTarget(): Promise<{ target: Target; expect: Expectations; secondClient?: Credentials }>;
   ledger: Ledger;
   /** The stored runs of earlier runs, read (and any refusal found) before the first request. */
   history: HistoryStore;
@@ -68,18 +69,19 @@ export async function prepareTarget(flags: TargetFlags, redactor: Redactor, term
     await emulator?.close();
     throw err;
   }
-  let second: Promise<{ emulator: Emulator; target: Target }> | undefined;
+  let second: Promise<{ emulator: Emulator; target: Target; secondClient: Credentials | undefined }> | undefined;
   const probeTarget = async () => {
     // A lifetime the user gave is the one they want the load to see, short or not.
     if (!emulator || flags['token-lifetime'] !== undefined) return { target, expect };
     second ??= (async () => {
       const { createEmulator } = await import('../emulator/index.js');
-      const e = await createEmulator({ port: 0, environments: ['sandbox'], faults });
-      return { emulator: e, target: { ...target, baseUrl: e.url, credentials: e.credentials, caPem: e.caPem, caFile: e.caFile } };
+      // Two clients, so the probe's scope phase has a second one to tell per-client from shared.
+      const e = await createEmulator({ port: 0, environments: ['sandbox'], faults, clients: 2 });
+      return { emulator: e, target: { ...target, baseUrl: e.url, credentials: e.credentials, caPem: e.caPem, caFile: e.caFile }, secondClient: e.environments[0]?.clients[1] };
     })();
-    const { target: t } = await second;
-    redactor.addSecret(t.credentials.clientSecret, t.credentials.clientId);
-    return { target: t, expect: { ...expect, tokenLifetimeS: 86_400 } };
+    const { target: t, secondClient } = await second;
+    for (const c of [t.credentials, ...(secondClient ? [secondClient] : [])]) redactor.addSecret(c.clientSecret, c.clientId);
+    return { target: t, expect: { ...expect, tokenLifetimeS: 86_400 }, ...(secondClient ? { secondClient } : {}) };
   };
   return {
     settings,

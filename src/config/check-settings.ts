@@ -2,6 +2,7 @@
 // hold it to (token lifetime, clock tolerance) and how far rate-limit probing may go. Config owns
 // these shapes; the runner only reads them.
 
+import type { Credentials } from '../spec/credentials.js';
 import type { RateLimitEndpoint } from '../spec/endpoints.js';
 
 export interface Expectations {
@@ -20,4 +21,6 @@ export interface RateLimitSettings {
   probingAllowed: boolean;
   /** Client instances sharing the limit, when the policy is to be sized for a fleet (`--fleet N`). */
   fleet?: number;
+  /** rate_limit.second_client: another client of the target's environment, for the probe's scope phase. */
+  secondClient?: Credentials;
 }

@@ -66,7 +66,7 @@ export function loadConfig(text: string, source: string, env: NodeJS.ProcessEnv,
   // reportInput lets an error say what type it got; only the type name is ever printed, never the value.
   const parsed = configSchema.safeParse(interpolated, { reportInput: true });
   if (!parsed.success) throw new HarnessError('CONFIG_INVALID', `config ${source}: ${describeIssue(parsed.error.issues[0])}`);
-  const warnings = parsed.data.allow_literal_secrets === true ? [] : literalSecrets(raw).map((name) => literalSecretWarning(source, name));
+  const warnings = parsed.data.allow_literal_secrets === true ? [] : [...literalSecrets(raw).map((name) => literalSecretWarning(source, name)), ...literalSecondSecret(raw, source)];
   return { config: parsed.data, warnings, credentialVariables: credentialVariablesOf(raw) };
 }
 
@@ -80,9 +80,12 @@ function credentialVariablesOf(raw: unknown): Record<string, CredentialVariables
   return Object.fromEntries(Object.entries(rawEnvironments(raw)).map(([name, e]) => [name, { clientId: whole(e?.client_id), clientSecret: whole(e?.client_secret) }]));
 }
 
+// rate_limit.second_client as written: credentials like an environment's, read and warned about alike.
+const rawSecondClient = (raw: unknown): RawEnvironments[string] | undefined => (raw as { rate_limit?: { second_client?: RawEnvironments[string] } | null }).rate_limit?.second_client;
+
 /** Every variable a credential names (as its whole value or part of it), set to the placeholder. */
 function credentialPlaceholders(raw: unknown, placeholder: string): Record<string, string> {
-  const names = Object.values(rawEnvironments(raw)).flatMap((e) =>
+  const names = [...Object.values(rawEnvironments(raw)), rawSecondClient(raw)].flatMap((e) =>
     [e?.client_id, e?.client_secret].flatMap((v) => (typeof v === 'string' ? [...v.matchAll(VAR)].map((m) => m[1]!) : [])),
   );
   return Object.fromEntries(names.map((name) => [name, placeholder]));
@@ -93,6 +96,15 @@ function literalSecrets(raw: unknown): string[] {
   return Object.entries(rawEnvironments(raw))
     .filter(([, e]) => typeof e?.client_secret === 'string' && !new RegExp(VAR.source).test(e.client_secret))
     .map(([name]) => name);
+}
+
+/** The same warning for rate_limit.second_client.client_secret written in the file. */
+function literalSecondSecret(raw: unknown, source: string): string[] {
+  const secret = rawSecondClient(raw)?.client_secret;
+  if (typeof secret !== 'string' || new RegExp(VAR.source).test(secret)) return [];
+  return [
+    `config ${source}: rate_limit.second_client.client_secret is written in the file; keep secrets out of files: export CES_SECOND_CLIENT_SECRET and write client_secret: \${CES_SECOND_CLIENT_SECRET} (or set allow_literal_secrets: true if this is a throwaway test secret)`,
+  ];
 }
 
 // The README's rule, said where it is broken: a secret in a file ends up in a commit, a CI log or

@@ -9,6 +9,7 @@ import { DEFAULT_REGRESSION_POLICY, type RegressionPolicy } from '../report/hist
 import type { BusinessCall, BusinessCalls, HttpMethod } from '../spec/endpoints.js';
 import type { Expectations, RateLimitSettings } from './check-settings.js';
 import type { ConfigFile } from './schema.js';
+import type { Credentials } from '../spec/credentials.js';
 import { isProduction, type Target } from './target.js';
 import { readCa, trimSlash, validUrl, withoutUserinfo } from './target-input.js';
 
@@ -213,6 +214,7 @@ export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.Pr
       recoveryWaitS: defaults.recoveryWaitS,
       // Load and rate-limit probing of production need the explicit flag (contract: safety).
       probingAllowed: !(target && isProduction(target)) || flags['allow-production-load'] === true,
+      ...secondClientOf(file),
     },
     ledgerPath: ledger === 'off' ? null : resolvePath(absoluteConfig && !flags.ledger && file.ledger ? configDir : cwd, ledger),
     historyPath: history === 'off' ? null : resolvePath(absoluteConfig && !flags.history && file.history ? configDir : cwd, history),
@@ -245,6 +247,12 @@ export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.Pr
 export function embedded(settings: Settings, environments: [Target, ...Target[]]): TargetSettings {
   const [target, ...others] = environments.map((t) => ({ ...t, requestTimeoutS: settings.requestTimeoutS }));
   return { ...settings, target: target!, others, ledgerPath: null, historyPath: null };
+}
+
+/** rate_limit.second_client as credentials, when the file names one. */
+function secondClientOf(file: ConfigFile): { secondClient?: Credentials } {
+  const second = file.rate_limit?.second_client;
+  return second ? { secondClient: { clientId: second.client_id, clientSecret: second.client_secret } } : {};
 }
 
 function withDefaults(call: { method?: HttpMethod; body?: unknown } | undefined): BusinessCall {

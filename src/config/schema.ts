@@ -59,6 +59,12 @@ export const configSchema = z
         max_requests: ranged(RANGES.maxRequests).optional(),
         /** Size the policy for this many client instances sharing the limit (`--fleet N`). */
         fleet: ranged(RANGES.fleet).optional(),
+        /**
+         * A second client of the same environment (credentials through ${VAR}, like the target's):
+         * the probe drains the target's limit, then lets this one send, telling a per-client limit
+         * from a shared (per address, global) one.
+         */
+        second_client: z.object({ client_id: z.string().min(1), client_secret: z.string().min(1) }).strict().optional(),
       })
       .strict()
       .optional(),

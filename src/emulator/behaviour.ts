@@ -42,7 +42,7 @@ export const conformant: Behaviour = {
   readCredentials: (body) => (isRecord(body) ? credentialsIn(body.token) : undefined),
 
   authenticate: (ctx, given) =>
-    given.clientId === ctx.env.credentials.clientId && sameSecret(given.clientSecret, ctx.env.credentials.clientSecret),
+    [ctx.env.credentials, ...ctx.env.otherClients].some((known) => given.clientId === known.clientId && sameSecret(given.clientSecret, known.clientSecret)),
 
   guard: () => undefined,
 

@@ -22,6 +22,8 @@ export interface EmulatorEnvironment {
   name: string;
   url: string;
   credentials: Credentials;
+  /** Every client of the environment, `credentials` first (EmulatorOptions.clients of them). */
+  clients: Credentials[];
 }
 
 export interface Emulator {
@@ -67,8 +69,9 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
   const envs: EnvState[] = opts.environments.map((name, i) => ({
     name,
     credentials: credentials[i] ?? generateCredentials(name),
+    otherClients: Array.from({ length: opts.clients - 1 }, () => generateCredentials(name)),
     store: new TokenStore(),
-    limiter: RateLimiter.bucket(opts.rateLimit.rps, opts.rateLimit.burst),
+    limiter: opts.limiter !== undefined ? new RateLimiter(opts.limiter) : RateLimiter.bucket(opts.rateLimit.rps, opts.rateLimit.burst),
     ttlS: opts.tokenTtlS,
     seq: 0,
     businessLatencyMs: opts.businessLatencyMs,
@@ -104,6 +107,7 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
     name: env.name,
     url: `https://${urlHost(opts.host)}:${listeners[i]?.port ?? 0}`,
     credentials: { ...env.credentials },
+    clients: [env.credentials, ...env.otherClients].map((c) => ({ ...c })),
   }));
   const first = environments[0]!;
   let closing: Promise<void> | undefined;

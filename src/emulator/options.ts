@@ -14,6 +14,7 @@ export interface Observed {
   arrivedMs: number;
   answeredMs: number;
 }
+import type { LimiterModel } from '../ratelimit/limiters/index.js';
 
 export interface EmulatorOptions {
   host?: string;
@@ -21,6 +22,10 @@ export interface EmulatorOptions {
   environments?: string[];
   tokenTtlS?: number;
   rateLimit?: { rps: number; burst: number };
+  /** Any limiter model instead of the bucket `rateLimit` describes (null: no limit). */
+  limiter?: LimiterModel | null;
+  /** Clients per environment, each with its own credentials and its own limit (a second one tells scope apart). */
+  clients?: number;
   faults?: FaultName[];
   tlsDir?: string;
   /**
@@ -47,6 +52,8 @@ export interface ResolvedOptions {
   environments: string[];
   tokenTtlS: number;
   rateLimit: { rps: number; burst: number };
+  limiter: LimiterModel | null | undefined;
+  clients: number;
   faults: FaultName[];
   tlsDir: string | undefined;
   businessLatencyMs: number;
@@ -67,6 +74,8 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     environments: options.environments ?? ['sandbox'],
     tokenTtlS: options.tokenTtlS ?? 86_400,
     rateLimit: options.rateLimit ?? { rps: 50, burst: 50 },
+    limiter: options.limiter,
+    clients: options.clients ?? 1,
     faults: options.faults ?? [],
     tlsDir: options.tlsDir,
     businessLatencyMs: options.businessLatencyMs ?? 0,
@@ -92,6 +101,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   if (!inRange(RANGES.businessLatencyMs, resolved.businessLatencyMs)) {
     throw usageError(`emulator business latency ${String(resolved.businessLatencyMs)} must be ${rangeText(RANGES.businessLatencyMs)}`);
   }
+  if (!isCount(resolved.clients) || resolved.clients < 1 || resolved.clients > 100) throw usageError(`emulator clients per environment ${String(resolved.clients)} must be a whole number from 1 to 100`);
   const unknown = faults.find((f) => !isFaultName(f));
   if (unknown !== undefined) {
     throw usageError(`unknown fault "${String(unknown)}"; known faults: ${FAULTS.map((f) => f.name).join(', ')}`);

@@ -41,6 +41,8 @@ export interface TlsSettings {
 export interface EnvState {
   name: string;
   credentials: Credentials;
+  /** Further clients of the environment (none by default): each is accepted and limited on its own. */
+  otherClients: Credentials[];
   store: TokenStore;
   limiter: RateLimiter;
   ttlS: number;

@@ -34,7 +34,10 @@ import type { ProbeCalls } from './calls.js';
 import { round } from './estimators.js';
 import { probeTimeline } from './timeline.js';
 import { monotonicClock, type Clock } from './pacing.js';
+import { describeLimiter, type LimiterModel } from './limiters/index.js';
 import { idleBurstPhase } from './probe/idle-burst.js';
+import { drainFigures, shapePhase, type ShapeFindings } from './probe/recover.js';
+import { windowFigures, windowPhase } from './probe/window-path.js';
 import { ERROR_STREAK, Probe } from './probe/probe.js';
 import { retryAfterPhase, type RetryAfterFindings } from './probe/retry-after.js';
 import { scopePhase } from './probe/scope.js';
@@ -85,10 +88,40 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     samples: opts.record ?? [],
   });
   probe.progress(`probing the rate limit on ${probe.calls.endpoint} at up to ${probe.maxRps} req/s (at most ${probe.maxRequests} requests, ${probe.maxDurationMs / 1000} s)`);
-  const stream = await streamPhase(probe, {
+  const streamSettings = {
     windowAccepts: opts.windowAccepts ?? DISCOVER_DEFAULTS.windowAccepts,
     minWindowMs: (opts.minWindowS ?? DISCOVER_DEFAULTS.minWindowS) * 1000,
-  });
+  };
+  // The drain alone first: after its first refusal nothing more is streamed until the shape is known.
+  const drained = await streamPhase(probe, { ...streamSettings, drainOnly: true });
+  if (!drained.measured) return estimateOf(probe, drained, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, []);
+  const drain = drainFigures(
+    probe.samples.filter((s) => s.phase === 'drain'),
+    probe.calls.overhead.sent,
+  );
+  const shape = drain ? await shapePhase(probe, drain) : undefined;
+  if (shape && shape.shape !== 'bucket') {
+    const window = await windowPhase(probe, shape);
+    const model = window.limiter;
+    if ((model === null || model.kind === 'bucket') && shape.shape === 'sliding-window' && !probe.outOfBudget()) {
+      // The trials from idle did not agree (real HAProxy can let a request in before a period is
+      // over after a busy start): size it by the stream instead, which keeps a smoothly sliding
+      // window saturated at its rate, and read the period off the limit it let through from idle.
+      return streamedSlidingWindow(probe, streamSettings, shape, window.notes);
+    }
+    if (model === null || model.kind === 'bucket') {
+      const figures = { ...NOTHING_MEASURED, limiter_evidence: [shape.evidence, ...window.evidence] };
+      return estimateOf(probe, drained, figures, { verdict: 'unknown', notes: [] }, [`the limiter looks like a ${shape.shape.replace('-', ' ')} but its parameters were not pinned down`, ...window.notes]);
+    }
+    const retryAfter = await retryAfterPhase(probe, model.kind === 'fixed-window' ? model.window_s : model.period_s);
+    const scope = await scopePhase(probe, model.limit);
+    const figures: Figures = { ...windowFigures(model), scope: scope.scope, limiter: model, limiter_evidence: [shape.evidence, ...window.evidence] };
+    return estimateOf(probe, drained, figures, retryAfter, [`identified: ${describeLimiter(model)}`, ...window.notes, ...retryAfter.notes, ...scope.notes]);
+  }
+
+  // The recovery phase timed the bucket's refills: the window can start without a pilot.
+  const trickleMs = shape?.figures.trickleMs ?? null;
+  const stream = await streamPhase(probe, { ...streamSettings, ...(trickleMs !== null && trickleMs > 0 ? { knownRate: 1000 / trickleMs } : {}) });
   const measured = stream.measured;
   if (!measured) return estimateOf(probe, stream, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, []);
 
@@ -96,6 +129,7 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   const idle = await idleBurstPhase(probe, sustained, recovery, measured.drainBurst);
   const retryAfter = await retryAfterPhase(probe, recovery);
   const scope = await scopePhase(probe, idle.burst);
+  const limiter: LimiterModel | null = sustained !== null && idle.burst !== null ? { kind: 'bucket', rate_rps: round(sustained, 2), burst: idle.burst } : null;
   const figures: Figures = {
     sustained_rps: sustained === null ? null : round(sustained, 2),
     sustained_precision: fit === null ? null : round(fit.precision, 4),
@@ -104,11 +138,37 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     recovery_s: recovery === null ? null : round(recovery, 3),
     refill_s: idle.burst !== null && sustained !== null && sustained > 0 ? round(idle.burst / sustained, 2) : null,
     scope: scope.scope,
+    limiter,
+    limiter_evidence: shape ? [shape.evidence] : [],
   };
-  return estimateOf(probe, stream, figures, retryAfter, [...idle.notes, ...retryAfter.notes, ...scope.notes]);
+  const identified = limiter ? [`identified: ${describeLimiter(limiter)}`] : [];
+  return estimateOf(probe, stream, figures, retryAfter, [...identified, ...idle.notes, ...retryAfter.notes, ...scope.notes]);
 }
 
-type Figures = Pick<Estimate, 'sustained_rps' | 'sustained_precision' | 'burst' | 'burst_from_idle' | 'recovery_s' | 'refill_s' | 'scope'>;
+/** A smooth sliding window sized by the stream: the rate from the stream, the limit from the drain, the period their ratio. */
+async function streamedSlidingWindow(probe: Probe, streamSettings: { windowAccepts: number; minWindowMs: number }, shape: ShapeFindings, windowNotes: string[]): Promise<Estimate> {
+  const limit = shape.drain.limit;
+  // Bounded in refusals: if refused requests count, the stream keeps the window shut.
+  const stream = await streamPhase(probe, { ...streamSettings, maxRefused: Math.max(30, 2 * limit) });
+  const sustained = stream.measured?.sustained ?? null;
+  // The period must agree with the first recovery (the limit came back about a period after the
+  // drain began): a stream that kept a limiter counting refusals shut reads far too slow a rate.
+  const firstComebackS = (shape.recovery.accepted.sentMs - shape.drain.firstMs) / 1000;
+  const periodS = sustained !== null && sustained > 0 ? limit / sustained : null;
+  // At most that (later if pings meanwhile counted), and at least two thirds of it (the ping that
+  // found the comeback was at most a third late).
+  const agrees = periodS !== null && periodS >= firstComebackS / 1.5 && periodS <= 1.05 * firstComebackS;
+  if (periodS !== null && !agrees) windowNotes.push(`the stream read ${round(sustained!, 2)} req/s, a period of ${round(periodS, 2)} s, but the limit came back ${round(firstComebackS, 2)} s after the drain began: refused requests probably count against the client; not sized`);
+  const model: LimiterModel | null = agrees ? { kind: 'sliding-window', limit, period_s: round(periodS, 3), counts_refused: false } : null;
+  const retryAfter = await retryAfterPhase(probe, model ? model.period_s : null);
+  const scope = await scopePhase(probe, limit);
+  const figures: Figures = model
+    ? { ...windowFigures(model), sustained_rps: round(sustained!, 2), sustained_precision: stream.measured?.fit ? round(stream.measured.fit.precision, 4) : null, scope: scope.scope, limiter: model, limiter_evidence: [shape.evidence, `a stream just over the limit was admitted at ${round(sustained!, 2)} req/s: ${limit} per ${round(limit / sustained!, 3)} s (refused requests did not keep it shut, so they do not count)`] }
+    : { ...NOTHING_MEASURED, scope: scope.scope, limiter_evidence: [shape.evidence] };
+  return estimateOf(probe, stream, figures, retryAfter, [...(model ? [`identified: ${describeLimiter(model)}`] : []), ...windowNotes, ...retryAfter.notes, ...scope.notes]);
+}
+
+type Figures = Pick<Estimate, 'sustained_rps' | 'sustained_precision' | 'burst' | 'burst_from_idle' | 'recovery_s' | 'refill_s' | 'scope' | 'limiter' | 'limiter_evidence'>;
 
 /** What an estimate says when no refusal was ever seen. */
 const NOTHING_MEASURED: Figures = {
@@ -119,6 +179,8 @@ const NOTHING_MEASURED: Figures = {
   recovery_s: null,
   refill_s: null,
   scope: 'unknown',
+  limiter: null,
+  limiter_evidence: [],
 };
 
 /** The Estimate: the phases' figures, plus what the probe as a whole saw, with its notes in the order the phases ran. */
@@ -129,7 +191,8 @@ function estimateOf(probe: Probe, stream: StreamFindings, figures: Figures, retr
   if (status !== null && status !== 429) notes.unshift(`non-conformant: §7 wants 429 for a rate limit; the limit answered ${status} (${refusals.statuses.get(status)} times)`);
   if (probe.unauthorized > 0) notes.push(`${probe.unauthorized} answers were 401 (a token expiring mid-probe); they passed the limiter and count as accepted`);
   if (stoppedBy === 'signal') notes.push('interrupted: the estimate is partial');
-  else if (stoppedBy === 'requests') notes.push(`stopped at rate_limit.max_requests (${maxRequests} requests): the estimate may be partial`);
+  // Spending the whole budget is the probe's failure to pin the limiter down, never a result.
+  else if (stoppedBy === 'requests') notes.push(`probe defect: it spent all of rate_limit.max_requests (${maxRequests} requests) without pinning the limiter down; the estimate is partial`);
   else if (stoppedBy === 'time') notes.push(`stopped at the probe's time cap (${maxDurationMs / 1000} s): the estimate may be partial`);
   else if (stoppedBy === 'errors') notes.push(`stopped after ${ERROR_STREAK} transport errors in a row (last: ${probe.lastError.slice(0, 160)})`);
   if (refusals.withoutRetryAfter > 0 && refusals.retryAfterMax !== null) notes.push(`${refusals.withoutRetryAfter} refusals carried no Retry-After while others did`);
@@ -152,6 +215,8 @@ function estimateOf(probe: Probe, stream: StreamFindings, figures: Figures, retr
     requests_limited: probe.calls.overhead.limited + samples.filter((s) => s.answer === 'limited').length,
     duration_s: round(probe.elapsed() / 1000, 2),
     timeline: probeTimeline(samples),
+    limiter: figures.limiter,
+    limiter_evidence: figures.limiter_evidence,
     notes,
     partial: stoppedBy !== undefined,
   };

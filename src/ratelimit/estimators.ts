@@ -5,7 +5,7 @@
 // or a steady network the arrival follows the send by a near-constant delay, which cancels out of
 // every difference below. Answer times would add the service's latency jitter.
 
-import type { Sample } from './types.js';
+import type { Sample, TimelinePoint } from './types.js';
 
 const bySent = (a: Sample, b: Sample) => a.sentMs - b.sentMs;
 

@@ -3,6 +3,7 @@
 
 import type { RateLimitResult } from '../report/model.js';
 import { fleetSummaryLines } from './fleet/summary-lines.js';
+import { describeLimiter } from './limiters/index.js';
 import type { Estimate, Proof, Recommendation } from './types.js';
 
 export function toRateLimitResult(estimate: Estimate, recommendation: Recommendation | null, proof: Proof | null, proofNotes: string[] = []): RateLimitResult {
@@ -33,7 +34,18 @@ export function toRateLimitResult(estimate: Estimate, recommendation: Recommenda
     ...(estimate.ratelimit_headers ? { ratelimit_headers: estimate.ratelimit_headers.names } : {}),
     duration_s: estimate.duration_s,
     partial: estimate.partial,
+    limiter: estimate.limiter,
+    limiter_evidence: estimate.limiter_evidence,
+    reference_lines: referenceLines(estimate, recommendation),
   };
+}
+
+/** The chart's reference lines, requests per second: the identified limit's sustained rate and the recommended rate. */
+function referenceLines(estimate: Estimate, recommendation: Recommendation | null): Array<{ label: string; rps: number }> {
+  const lines: Array<{ label: string; rps: number }> = [];
+  if (estimate.sustained_rps !== null) lines.push({ label: estimate.limiter ? `limit (${describeLimiter(estimate.limiter)})` : 'measured limit', rps: estimate.sustained_rps });
+  if (recommendation) lines.push({ label: 'recommended rate', rps: recommendation.target_rps });
+  return lines;
 }
 
 /** The few terminal lines a `ratelimit` run ends with: estimate, recommendation, proof. */
@@ -48,6 +60,7 @@ export function summaryLines(r: RateLimitResult): string[] {
         `recovery ${r.recovery_s ?? '?'} s, Retry-After ${r.retry_after_header}, scope ${r.scope}`,
     );
   }
+  if (r.limiter) lines.push(`  limiter: ${describeLimiter(r.limiter)}`);
   const share = r.requests_sent > 0 ? ` (${((r.requests_limited / r.requests_sent) * 100).toFixed(1)} %)` : '';
   lines.push(`  probe: ${r.requests_sent} requests, ${r.requests_limited} limited${share}, ${r.duration_s ?? '?'} s${r.partial ? ', partial' : ''}`);
   const rec = r.recommendation;

@@ -25,6 +25,10 @@ const PHASE_LABEL: Record<PhaseName, string> = {
   'retry-after': 'retry-after',
   'idle-burst': 'burst',
   scope: 'scope',
+  recover: 'recover',
+  edges: 'window edges',
+  period: 'period',
+  'counts-refused': 'counts refused',
 };
 
 const FINE_UP_TO_MS = 30_000;

@@ -2,13 +2,14 @@
 // stage turns an Estimate (plus a Recommendation and a Proof) into the report's RateLimitResult.
 
 import type { BackoffPolicy, RateLimitResult } from '../report/model.js';
+import type { LimiterModel } from './limiters/index.js';
 import type { RateLimitEndpoint } from '../spec/endpoints.js';
 
 /** How one answer counts for the limiter: let through, refused by the limit, or no answer at all. */
 export type Answer = 'accepted' | 'limited' | 'error';
 
 /** Which part of the probe sent a request (the timeline and the estimators select by it). */
-export type PhaseName = 'drain' | 'pilot' | 'window' | 'retry-after' | 'idle-burst' | 'scope';
+export type PhaseName = 'drain' | 'pilot' | 'window' | 'retry-after' | 'idle-burst' | 'scope' | 'recover' | 'edges' | 'period' | 'counts-refused';
 
 export interface Sample {
   /** Milliseconds since the probe started (monotonic clock), when the request was handed to the client. */
@@ -21,6 +22,17 @@ export interface Sample {
   phase: PhaseName;
   /** Which credentials sent it: the target's, or the configured second client's. */
   client: 'primary' | 'second';
+}
+
+/** One point of the probe's timeline: what was sent in [t, t + resolution), and which phase sent most of it. */
+export interface TimelinePoint {
+  /** Seconds since the probe started (fractional at sub-second resolution). */
+  t: number;
+  offered: number;
+  accepted: number;
+  limited: number;
+  /** The probe phase that sent most of the interval's requests; `wait` where it sent none. */
+  phase: string;
 }
 
 export type Scope = RateLimitResult['scope'];
@@ -63,7 +75,12 @@ export interface Estimate {
   /** Every answer that was the limit's refusal (429, or the non-conformant status). */
   requests_limited: number;
   duration_s: number;
-  timeline: Array<{ t: number; offered: number; accepted: number; limited: number }>;
+  /** At 100 ms resolution, each point with the phase that sent it. */
+  timeline: TimelinePoint[];
+  /** The limiter the probe identified (kind and parameters), null when it could not tell. */
+  limiter: LimiterModel | null;
+  /** Why that kind: what the probe saw, one sentence each. */
+  limiter_evidence: string[];
   notes: string[];
   /** Interrupted (signal) or out of budget before every figure was known. */
   partial: boolean;

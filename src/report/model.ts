@@ -5,6 +5,7 @@ import type { ClientSection } from './client-model.js';
 
 export type { ClientSection } from './client-model.js';
 import type { SinceLastRun, Trends } from './history-model.js';
+import type { LimiterModel } from '../spec/limiter-model.js';
 
 export const REPORT_SCHEMA = 'ces-harness/report@1';
 
@@ -109,6 +110,12 @@ export interface RateLimitResult {
   duration_s?: number;
   /** True when the probe was interrupted or ran out of budget before it knew everything. */
   partial?: boolean;
+  /** The limiter the probe identified: its kind and parameters (src/ratelimit/limiters); null when it could not tell. */
+  limiter?: LimiterModel | null;
+  /** Why the probe reads the limiter so, one sentence each. */
+  limiter_evidence?: string[];
+  /** Lines a chart of the timeline draws, requests per second: the identified limit and the recommended rate. */
+  reference_lines?: Array<{ label: string; rps: number }>;
   /** `--fleet N` / rate_limit.fleet: the policy for N instances sharing the limit (src/ratelimit/fleet/). */
   fleet?: FleetResult | null;
 }

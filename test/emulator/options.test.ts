@@ -13,6 +13,9 @@ describe('resolveOptions', () => {
       environments: ['sandbox'],
       tokenTtlS: 86_400,
       rateLimit: { rps: 50, burst: 50 },
+      // No other limiter model: the bucket above. One client per environment.
+      limiter: undefined,
+      clients: 1,
       faults: [],
       tlsDir: undefined,
       // Business endpoints answer at once unless a slower service is asked for.

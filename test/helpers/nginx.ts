@@ -8,13 +8,12 @@
 // foreground as one process (`daemon off; master_process off;`), and stop() ends exactly the
 // process this helper started.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort, stopper, untilServing } from './spawned-server.js';
 
 export const NGINX_BINARY = process.env.NGINX_BINARY ?? '/usr/sbin/nginx';
 
@@ -50,19 +49,6 @@ export interface RunningNginx {
   dir: string;
   config: string;
   stop(): Promise<void>;
-}
-
-/** A port free right now: bind port 0, read what the kernel gave, release it for nginx. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export function nginxConfig(dir: string, port: number, opts: NginxOptions): string {
@@ -133,33 +119,6 @@ http {
 `;
 }
 
-/** Resolves once nginx completes a TLS handshake on its port; rejects when it exits first. */
-async function untilServing(child: ChildProcess, port: number, log: () => Promise<string>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let exited: string | undefined;
-  child.once('exit', (code, signal) => {
-    exited = `nginx exited with ${code ?? signal}`;
-  });
-  // Bounded: one handshake attempt per round, each answered (refused) at once while nginx starts.
-  for (let attempt = 0; Date.now() < deadline; attempt++) {
-    if (exited) throw new Error(`${exited} before serving: ${(await log()).trim().slice(-600)}`);
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false, minVersion: 'TLSv1.3' }, () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.setTimeout(1_000, () => socket.destroy());
-      socket.once('error', () => resolve(false));
-      socket.once('close', () => resolve(false));
-    });
-    if (ok) return;
-    // Between attempts, yield to the event loop (the emulator in this process must keep serving);
-    // a refused connect is immediate, so this is what spaces the attempts.
-    await new Promise((r) => setTimeout(r, Math.min(100, 10 * 2 ** attempt)));
-  }
-  throw new Error(`nginx did not accept a TLS connection on 127.0.0.1:${port} within ${timeoutMs} ms: ${(await log()).trim().slice(-600)}`);
-}
-
 export async function startNginx(opts: NginxOptions): Promise<RunningNginx> {
   const dir = await mkdtemp(join(tmpdir(), 'ces-nginx-'));
   const log = async () => readFile(join(dir, 'error.log'), 'utf8').catch(() => '');
@@ -172,7 +131,7 @@ export async function startNginx(opts: NginxOptions): Promise<RunningNginx> {
     // -e: the error log nginx uses before it has read the config (Debian's default is stderr).
     const child = spawn(NGINX_BINARY, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], { stdio: 'ignore' });
     try {
-      await untilServing(child, port, log, 10_000);
+      await untilServing('nginx', child, port, log, 10_000);
     } catch (err) {
       lastError = err;
       if (child.exitCode === null) child.kill('SIGKILL');
@@ -180,18 +139,8 @@ export async function startNginx(opts: NginxOptions): Promise<RunningNginx> {
       if (/Address already in use/.test(String(err))) continue;
       break;
     }
-    let stopping: Promise<void> | undefined;
-    const stop = () =>
-      (stopping ??= new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
-        child.once('exit', () => {
-          clearTimeout(kill);
-          resolve();
-        });
-        // SIGQUIT: graceful shutdown, finishing what is in flight.
-        child.kill('SIGQUIT');
-      }).then(() => rm(dir, { recursive: true, force: true })));
+    // SIGQUIT: graceful shutdown, finishing what is in flight.
+    const stop = stopper(child, 'SIGQUIT', dir);
     return { url: `https://127.0.0.1:${port}`, port, dir, config, stop };
   }
   await rm(dir, { recursive: true, force: true });

@@ -1,7 +1,8 @@
 // The whole probe (discover) against simulated limiters on a virtual clock: every phase in order,
 // answers out of order, no server and no waiting. The figures are exact, because the run is the
 // same every time; they were recorded from the probe as one long function, before it was split
-// into a Probe and its phases, and the split had to give every one of them back unchanged.
+// into a Probe and its phases, and the split had to give every one of them back unchanged; then
+// again once the probe identified the limiter (fixed windows now read exactly, burst included).
 // (How close the figures come to the truth on real servers is emulator.test.ts and nginx.test.ts.)
 
 import { describe, expect, it } from 'vitest';
@@ -20,66 +21,66 @@ const cases: Array<{ name: string; endpoint: VirtualEndpoint; budget: Budget; fi
     name: 'a token bucket of 20 req/s, burst 5, with a truthful Retry-After',
     endpoint: { limiter: () => gcra(20, 5), status: 429, announces: 'retry-after' },
     budget: { maxRps: 100, ...ROOMY },
-    figures: { limiting_status: 429, sustained_rps: 20, sustained_precision: 0, burst: 5, burst_from_idle: true, recovery_s: 0.05, refill_s: 0.25, retry_after_header: 'truthful', scope: 'unknown', retry_after_max_s: 1, requests_sent: 113, requests_limited: 34, duration_s: 4.88, partial: false },
-    notes: [/^burst: 6 requests passed back-to-back at 100 req\/s from idle; 5 after/, /^scope not measured: configure rate_limit.second_client/],
+    figures: {limiting_status: 429, sustained_rps: 20, sustained_precision: 0.0026, burst: 5, burst_from_idle: true, recovery_s: 0.042, refill_s: 0.25, retry_after_header: "truthful", scope: "unknown", retry_after_max_s: 1, requests_sent: 107, requests_limited: 25, duration_s: 5.22, limiter: {kind: "bucket", rate_rps: 20, burst: 5}, limiter_evidence: ["after the first refusal a request passed again within 20 ms, then one every 51 ms: a bucket refilling at a steady rate"], partial: false},
+    notes: [/^identified: token bucket 20 req\/s, burst 5/, /^burst: 6 requests passed back-to-back at 100 req/, /^scope not measured: configure rate_limit\.second_/],
   },
   {
     name: '50 req/s, burst 20, refusing with 503 and a RateLimit reset instead of Retry-After',
     endpoint: { limiter: () => gcra(50, 20), status: 503, announces: 'reset' },
     budget: { maxRps: 200, ...ROOMY },
-    figures: { limiting_status: 503, sustained_rps: 50, sustained_precision: 0, burst: 20, burst_from_idle: true, recovery_s: 0.021, refill_s: 0.4, retry_after_header: 'absent', scope: 'unknown', retry_after_max_s: null, requests_sent: 199, requests_limited: 39, duration_s: 4.18, partial: false },
+    figures: {limiting_status: 503, sustained_rps: 50, sustained_precision: 0.0015, burst: 20, burst_from_idle: true, recovery_s: 0.021, refill_s: 0.4, retry_after_header: "absent", scope: "unknown", retry_after_max_s: null, requests_sent: 331, requests_limited: 56, duration_s: 6.44, limiter: {kind: "bucket", rate_rps: 50, burst: 20}, limiter_evidence: ["after the first refusal a request passed again within 25 ms, then one every 26 ms: a bucket refilling at a steady rate"], partial: false},
     headers: RESET_HEADERS,
-    notes: [/^non-conformant: §7 wants 429 for a rate limit; the limit answered 503 \(39 times\)$/, /^burst: /, /^no Retry-After, but RateLimit headers .* announce a reset in 1 s: after waiting that, the retry passed$/, /^scope not measured/],
+    notes: [/^non-conformant: §7 wants 429 for a rate limit; t/, /^identified: token bucket 50 req\/s, burst 20/, /^burst: 26 requests passed back-to-back at 200 re/, /^no Retry-After, but RateLimit headers \(ratelimit/, /^scope not measured: configure rate_limit\.second_/],
   },
   {
     name: 'a limit shared with the second client',
     endpoint: { limiter: () => gcra(10, 5), status: 429, announces: 'retry-after', second: 'shared' },
     budget: { maxRps: 50, ...ROOMY },
-    figures: { limiting_status: 429, sustained_rps: 10, sustained_precision: 0, burst: 5, burst_from_idle: true, recovery_s: 0.08, refill_s: 0.5, retry_after_header: 'truthful', scope: 'shared', retry_after_max_s: 1, requests_sent: 119, requests_limited: 35, duration_s: 8.87, partial: false },
-    notes: [/^burst: /, /^scope shared: right after the configured client was limited, the second client's request 2 was refused$/],
+    figures: {limiting_status: 429, sustained_rps: 10.01, sustained_precision: 0.0037, burst: 5, burst_from_idle: true, recovery_s: 0.099, refill_s: 0.5, retry_after_header: "truthful", scope: "shared", retry_after_max_s: 1, requests_sent: 171, requests_limited: 43, duration_s: 13.61, limiter: {kind: "bucket", rate_rps: 10.01, burst: 5}, limiter_evidence: ["after the first refusal a request passed again within 40 ms, then one every 123 ms: a bucket refilling at a steady rate"], partial: false},
+    notes: [/^identified: token bucket 10\.01 req\/s, burst 5/, /^burst: 6 requests passed back-to-back at 50 req\//, /^scope shared: right after the configured client /],
   },
   {
     name: 'a limit of its own for the second client',
     endpoint: { limiter: () => gcra(25, 25), status: 429, announces: 'retry-after', second: 'own' },
     budget: { maxRps: 200, ...ROOMY },
-    figures: { limiting_status: 429, sustained_rps: 25, sustained_precision: 0, burst: 25, burst_from_idle: true, recovery_s: 0.037, refill_s: 1, retry_after_header: 'truthful', scope: 'per-client', retry_after_max_s: 1, requests_sent: 198, requests_limited: 45, duration_s: 6.05, partial: false },
-    notes: [/^burst: /, /^scope per-client: .* 3 requests passed/],
+    figures: {limiting_status: 429, sustained_rps: 24.99, sustained_precision: 0.0003, burst: 25, burst_from_idle: true, recovery_s: 0.038, refill_s: 1, retry_after_header: "truthful", scope: "per-client", retry_after_max_s: 1, requests_sent: 250, requests_limited: 25, duration_s: 8.89, limiter: {kind: "bucket", rate_rps: 24.99, burst: 25}, limiter_evidence: ["after the first refusal a request passed again within 48 ms, then one every 47 ms: a bucket refilling at a steady rate"], partial: false},
+    notes: [/^identified: token bucket 24\.99 req\/s, burst 25/, /^burst: 28 requests passed back-to-back at 200 re/, /^scope per-client: right after the configured cli/],
   },
   {
-    name: 'a fixed window of 10 a second (the pilot slows down on long runs of refusals)',
+    name: 'a fixed window of 10 a second: identified, its edges on Unix time, no refill subtracted from the burst',
     endpoint: { limiter: () => fixedWindow(10), status: 429, announces: 'retry-after' },
     budget: { maxRps: 100, ...ROOMY },
-    figures: { limiting_status: 429, sustained_rps: 10.03, sustained_precision: 0.0067, burst: 9, burst_from_idle: true, recovery_s: 0.94, refill_s: 0.9, retry_after_header: 'truthful', scope: 'unknown', retry_after_max_s: 1, requests_sent: 176, requests_limited: 53, duration_s: 13.79, partial: false },
-    notes: [/^burst: /, /^scope not measured/],
+    figures: {limiting_status: 429, sustained_rps: 10, sustained_precision: 0.01, burst: 10, burst_from_idle: true, recovery_s: 1, refill_s: 1, retry_after_header: "truthful", scope: "unknown", retry_after_max_s: 1, requests_sent: 141, requests_limited: 17, duration_s: 12.64, limiter: {kind: "fixed-window", limit: 10, window_s: 1, phase_s: 0.01, counts_refused: false}, limiter_evidence: ["after the first refusal, nothing passed for 987 ms, then 10 requests passed back to back: the limit came back whole, as a window's does", "10 window edges 1.000 s apart (±0.7 %: 1.000 s), 10 requests let through after each: a fixed window, edges at 0.010 s past every multiple of 1.000 s of Unix time", "a clump sent half a window late was let in again at the next edge: the edges stay put whatever the client does", "refused requests cannot matter to a fixed window (its count starts afresh at each edge): reported as not counting"], partial: false},
+    notes: [/^identified: fixed window 10 per 1 s/, /^scope not measured: configure rate_limit\.second_/],
   },
   {
-    name: 'a fixed window of 40 a second (the window is raised and started again)',
+    name: 'a fixed window of 40 a second, with a RateLimit reset instead of Retry-After',
     endpoint: { limiter: () => fixedWindow(40), status: 429, announces: 'reset' },
     budget: { maxRps: 150, ...ROOMY },
-    figures: { limiting_status: 429, sustained_rps: 40.44, sustained_precision: 0.0123, burst: 29, burst_from_idle: true, recovery_s: 0.733, refill_s: 0.72, retry_after_header: 'absent', scope: 'unknown', retry_after_max_s: null, requests_sent: 697, requests_limited: 145, duration_s: 19.79, partial: false },
+    figures: {limiting_status: 429, sustained_rps: 40, sustained_precision: 0.01, burst: 40, burst_from_idle: true, recovery_s: 1, refill_s: 1, retry_after_header: "absent", scope: "unknown", retry_after_max_s: null, requests_sent: 463, requests_limited: 19, duration_s: 11.8, limiter: {kind: "fixed-window", limit: 40, window_s: 1, phase_s: 0.002, counts_refused: false}, limiter_evidence: ["after the first refusal, nothing passed for 1.00 s, then 40 requests passed back to back: the limit came back whole, as a window's does", "9 window edges 1.002 s apart (±0.6 %: 1.000 s), 40 requests let through after each: a fixed window, edges at 0.002 s past every multiple of 1.000 s of Unix time", "a clump sent half a window late was let in again at the next edge: the edges stay put whatever the client does", "refused requests cannot matter to a fixed window (its count starts afresh at each edge): reported as not counting"], partial: false},
     headers: RESET_HEADERS,
-    notes: [/^burst: /, /^no Retry-After, but RateLimit headers/, /^scope not measured/],
+    notes: [/^identified: fixed window 40 per 1 s/, /^no Retry-After, but RateLimit headers \(ratelimit/, /^scope not measured: configure rate_limit\.second_/],
   },
   {
     name: 'no limit at all',
     endpoint: { limiter: noLimit, status: 429 },
     budget: { maxRps: 100, maxRequests: 500, maxDurationS: 60 },
-    figures: { limiting_status: null, sustained_rps: null, sustained_precision: null, burst: null, burst_from_idle: false, recovery_s: null, refill_s: null, retry_after_header: 'unknown', scope: 'unknown', retry_after_max_s: null, requests_sent: 302, requests_limited: 0, duration_s: 3, partial: false },
-    notes: [/^no limit observed: 300 of 300 requests at up to 100 req\/s passed over 3 s, without a single refusal/],
+    figures: {limiting_status: null, sustained_rps: null, sustained_precision: null, burst: null, burst_from_idle: false, recovery_s: null, refill_s: null, retry_after_header: "unknown", scope: "unknown", retry_after_max_s: null, requests_sent: 302, requests_limited: 0, duration_s: 3, limiter: null, limiter_evidence: [], partial: false},
+    notes: [/^no limit observed: 300 of 300 requests at up to /],
   },
   {
     name: 'a request budget that runs out in the idle burst',
     endpoint: { limiter: () => gcra(20, 5), status: 429, announces: 'retry-after' },
     budget: { maxRps: 100, maxRequests: 80, maxDurationS: 60 },
-    figures: { limiting_status: 429, sustained_rps: 19.7, sustained_precision: 0.011, burst: 5, burst_from_idle: false, recovery_s: 0.05, refill_s: 0.25, retry_after_header: 'unknown', scope: 'unknown', retry_after_max_s: 1, requests_sent: 80, requests_limited: 28, duration_s: 2.27, partial: true },
-    notes: [/^burst: /, /^scope not measured/, /^stopped at rate_limit.max_requests \(80 requests\)/],
+    figures: {limiting_status: 429, sustained_rps: 19.99, sustained_precision: 0.003, burst: 3, burst_from_idle: false, recovery_s: 0.042, refill_s: 0.15, retry_after_header: "unknown", scope: "unknown", retry_after_max_s: 1, requests_sent: 80, requests_limited: 19, duration_s: 2.81, limiter: {kind: "bucket", rate_rps: 19.99, burst: 3}, limiter_evidence: ["after the first refusal a request passed again within 20 ms, then one every 51 ms: a bucket refilling at a steady rate"], partial: true},
+    notes: [/^identified: token bucket 19\.99 req\/s, burst 3/, /^burst: 3 requests passed back-to-back at 100 req/, /^scope not measured: configure rate_limit\.second_/, /^probe defect: it spent all of rate_limit\.max_req/],
   },
   {
     name: 'a slow limit that outlasts the time cap',
     endpoint: { limiter: () => gcra(2, 3), status: 429, announces: 'retry-after' },
     budget: { maxRps: 100, maxRequests: 3_000, maxDurationS: 8 },
-    figures: { limiting_status: 429, sustained_rps: 1.97, sustained_precision: 0.0714, burst: 3, burst_from_idle: false, recovery_s: 0.685, refill_s: 1.52, retry_after_header: 'unknown', scope: 'unknown', retry_after_max_s: 1, requests_sent: 70, requests_limited: 50, duration_s: 8.31, partial: true },
-    notes: [/^the sustained rate rests on 15 accepted requests over 7.1 s/, /^burst: 3 requests passed back-to-back at 100 req\/s; 3 after/, /^scope not measured/, /^stopped at the probe's time cap \(8 s\)/],
+    figures: {limiting_status: 429, sustained_rps: 2.04, sustained_precision: 0.0404, burst: 1, burst_from_idle: false, recovery_s: 0.351, refill_s: 0.49, retry_after_header: "unknown", scope: "unknown", retry_after_max_s: 1, requests_sent: 35, requests_limited: 17, duration_s: 8.25, limiter: {kind: "bucket", rate_rps: 2.04, burst: 1}, limiter_evidence: ["after the first refusal a request passed again within 645 ms, then one every 539 ms: a bucket refilling at a steady rate"], partial: true},
+    notes: [/^the sustained rate rests on 11 accepted requests/, /^identified: token bucket 2\.04 req\/s, burst 1/, /^burst: 1 requests passed back-to-back at 100 req/, /^scope not measured: configure rate_limit\.second_/, /^stopped at the probe's time cap \(8 s\): the estim/],
   },
 ];
 

@@ -25,9 +25,11 @@ const ESTIMATE: Estimate = {
   requests_limited: 61,
   duration_s: 7.9,
   timeline: [
-    { t: 0, offered: 200, accepted: 70, limited: 12 },
-    { t: 1, offered: 62, accepted: 50, limited: 12 },
+    { t: 0, offered: 200, accepted: 70, limited: 12, phase: 'drain' },
+    { t: 1, offered: 62, accepted: 50, limited: 12, phase: 'window' },
   ],
+  limiter: { kind: 'bucket', rate_rps: 50, burst: 50 },
+  limiter_evidence: ['after the first refusal a request passed again within 20 ms, then one every 20 ms: a bucket refilling at a steady rate'],
   notes: ['burst: 70 requests passed back-to-back at 200 req/s from idle; 50 after taking away what the limit refilled meanwhile'],
   partial: false,
 };
@@ -56,7 +58,7 @@ describe('toRateLimitResult', () => {
   });
 
   it('says when there is nothing to recommend', () => {
-    const none: Estimate = { ...ESTIMATE, limiting_status: null, sustained_rps: null, burst: null, recovery_s: null, refill_s: null, requests_limited: 0 };
+    const none: Estimate = { ...ESTIMATE, limiting_status: null, sustained_rps: null, burst: null, recovery_s: null, refill_s: null, requests_limited: 0, limiter: null, limiter_evidence: [] };
     const r = toRateLimitResult(none, recommend(none), null);
     expect(r.recommendation).toBeNull();
     expect(r.notes).toContain('no recommendation: the probe did not measure a sustained rate to size a client by');
@@ -71,10 +73,19 @@ describe('toRateLimitResult', () => {
     const r = toRateLimitResult(ESTIMATE, recommend(ESTIMATE), { rate_429: 0.0012, goodput_rps: 39.9, lost_requests: 0 });
     expect(summaryLines(r)).toEqual([
       'rate limit on tokens.validate (429): sustained 49.98 req/s, burst 50, recovery 0.041 s, Retry-After truthful, scope unknown',
+      '  limiter: token bucket 50 req/s, burst 50',
       '  probe: 412 requests, 61 limited (14.8 %), 7.9 s',
       'recommend: ≤ 39 req/s, ≤ 1 in flight; on 429 honour Retry-After, else backoff 90–1000 ms full jitter, ≤ 5 retries',
       'proof (k6 at 39 req/s): 0.12 % 429, goodput 39.9 req/s, 0 lost',
     ]);
+    // The identified limiter and the chart's reference lines travel in the result data.
+    expect(r.limiter).toEqual({ kind: 'bucket', rate_rps: 50, burst: 50 });
+    expect(r.limiter_evidence).toHaveLength(1);
+    expect(r.reference_lines).toEqual([
+      { label: 'limit (token bucket 50 req/s, burst 50)', rps: 49.98 },
+      { label: 'recommended rate', rps: 39 },
+    ]);
+    expect(r.timeline?.[0]?.phase).toBe('drain');
   });
 });
 

@@ -94,6 +94,16 @@ describe('the ratelimit stage against the built-in emulator', () => {
     expect(result.proof ?? null).toBeNull();
     expect(result.notes).toContain('interrupted: the estimate is partial');
   }, 30_000);
+
+  it('counts a probe that spends its whole request budget as not tested, never a silent pass', async () => {
+    untested.length = 0;
+    // The built-in emulator's bucket holds 50: 70 requests run out before the limit is pinned down.
+    const tight = { settings: { ...prepared.settings, rateLimit: { ...prepared.settings.rateLimit, maxRequests: 70 } } };
+    const result = await makeRateLimitStage({ proofS: 0 })(io(capture(), tight));
+    expect(result.partial).toBe(true);
+    expect(result.notes?.some((n) => /^probe defect: it spent all of rate_limit\.max_requests \(70 requests\)/.test(n))).toBe(true);
+    expect(untested.map((u) => u.reason).join('\n')).toMatch(/spent all of rate_limit\.max_requests \(70\) without pinning the limiter down/);
+  }, 30_000);
 });
 
 describe('the ratelimit stage against a limit that never lifts', () => {

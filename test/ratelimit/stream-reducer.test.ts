@@ -182,3 +182,18 @@ describe('the stream reducer', () => {
     expect(state.firstRefusal).toBeUndefined();
   });
 });
+
+describe('a rate already known from the recovery phase', () => {
+  it('starts the window at the drain’s first refusal, a quarter above it, with no pilot', () => {
+    let state = initialStream({ ...SETTINGS, knownRate: 20 });
+    state = reduceAll(state, [sample(0, 'accepted', 'drain'), sample(10, 'accepted', 'drain')]);
+    expect(state.stage).toBe('drain');
+    const before = state;
+    state = reduceStream(state, sample(20, 'limited', 'drain'));
+    expect(state.stage).toBe('window');
+    expect(state.rate).toBe(25);
+    expect(state.roughRate).toBe(20);
+    expect(state.window.restartMs).toBe(25);
+    expect(streamNews(before, state, sample(20, 'limited', 'drain'))).toBe('about 20 req/s; measuring the sustained rate at 25 req/s');
+  });
+});

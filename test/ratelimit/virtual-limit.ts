@@ -7,6 +7,7 @@ import { vi } from 'vitest';
 import type { Exchange } from '../../src/http/exchange.js';
 import type { ProbeCalls } from '../../src/ratelimit/calls.js';
 import type { Clock } from '../../src/ratelimit/pacing.js';
+import { createLimiter, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
 
 /** Decides one arrival at `nowMs`: undefined lets it through, a number refuses it and says in how many ms it would pass. */
 export type Limiter = (nowMs: number) => number | undefined;
@@ -102,6 +103,10 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
       });
     });
   const primary = endpoint.limiter();
+  // The two set-up requests the calls count as overhead (a token, the validate method) reach the
+  // limit too, as on a real service, just before the probe starts.
+  primary(-2);
+  primary(-1);
   const second = endpoint.second === 'own' ? endpoint.limiter() : primary;
   const calls: ProbeCalls = {
     endpoint: 'tokens.validate',
@@ -116,5 +121,46 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
       stop();
       dateNow.mockRestore();
     },
+  };
+}
+
+/** Any limiter model of src/ratelimit/limiters, as the emulator enforces it. */
+export function fromModel(model: LimiterModel): Limiter {
+  const limiter = createLimiter(model);
+  return (now) => {
+    const d = limiter.take(now);
+    return d.ok ? undefined : d.retryAfterS * 1000;
+  };
+}
+
+/**
+ * HAProxy's `http_req_rate(<period>)` in a stick table (freq_ctr.c): the count of the current
+ * period plus the previous period's count weighted by what is left of the current one; periods
+ * start afresh after two idle periods. `countsRefused`: the usual recipe (track every request,
+ * deny when the rate including it is over the limit); otherwise only admitted requests are counted
+ * (deny when the rate before it has reached the limit).
+ */
+export function haproxyRate(limit: number, periodMs: number, countsRefused: boolean): Limiter {
+  let currTick = Number.NEGATIVE_INFINITY;
+  let curr = 0;
+  let prev = 0;
+  const rotate = (now: number) => {
+    if (now - currTick < periodMs) return;
+    if (now - currTick >= 2 * periodMs) {
+      [prev, curr, currTick] = [0, 0, now];
+      return;
+    }
+    [prev, curr, currTick] = [curr, 0, currTick + periodMs];
+  };
+  const rate = (now: number) => Math.floor((prev * (periodMs - (now - currTick))) / periodMs) + curr;
+  return (now) => {
+    rotate(now);
+    if (countsRefused) {
+      curr++;
+      return rate(now) > limit ? periodMs : undefined;
+    }
+    if (rate(now) >= limit) return periodMs;
+    curr++;
+    return undefined;
   };
 }

@@ -6,7 +6,6 @@
 import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { Credentials } from '../../spec/credentials.js';
 import { ServiceClient } from '../../http/service-client.js';
 import { locateK6 } from '../../k6/locate.js';
 import { findProjectRoot } from '../../fs/project-root.js';
@@ -38,10 +37,10 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
     const { settings } = prepared;
     refuseProductionLoad(settings, 'rate-limit probing');
     // For the built-in emulator: an instance with 24 h tokens, so no token turns over mid-probe.
-    const { target, expect } = await prepared.probeTarget();
+    const { target, expect, secondClient: builtInSecond } = await prepared.probeTarget();
     const { endpoint, maxRps, maxRequests } = settings.rateLimit;
-    // rate_limit.second_client, once the config schema carries it (resolve.ts → settings.rateLimit.secondClient).
-    const secondClient = (settings.rateLimit as { secondClient?: Credentials }).secondClient;
+    // rate_limit.second_client; the built-in emulator brings one of its own.
+    const secondClient = settings.rateLimit.secondClient ?? builtInSecond;
     if (secondClient) redactor.addSecret(secondClient.clientSecret, secondClient.clientId);
 
     const http = new ServiceClient(target, { redactor, connections: DISCOVER_DEFAULTS.maxInFlight });
@@ -87,6 +86,9 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
       // Limited, yet no steady rate got through: nothing was sized, so nothing may pass as sized.
       if (!unusable && !signal.aborted && estimate.limiting_status !== null && estimate.sustained_rps === null) {
         io.untested('rate_limit', `${calls.endpoint}: the limit was met after ${estimate.burst ?? '?'} requests but no sustained rate could be measured in ${estimate.duration_s.toFixed(0)} s (${estimate.requests_limited} of ${estimate.requests_sent} answers limited; a limit that never lifts breaks §7, see ratelimit.recovers in \`check\`)`);
+      } else if (!signal.aborted && estimate.partial && estimate.requests_sent >= maxRequests) {
+        // A probe that spends its whole budget failed to pin the limiter down: never a pass.
+        io.untested('rate_limit', `${calls.endpoint}: the probe spent all of rate_limit.max_requests (${maxRequests}) without pinning the limiter down; the estimate is partial`);
       }
 
       let proof: Proof | null = null;

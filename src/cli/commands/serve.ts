@@ -3,6 +3,7 @@
 import { HarnessError, usageError } from '../../errors.js';
 import { createEmulator } from '../../emulator/index.js';
 import { existingCertificates } from '../../emulator/certs/reuse.js';
+import { isLimiterChoice, LIMITER_CHOICES, limiterModelOf } from '../../emulator/limiter-choice.js';
 import { ensureWritableDir } from '../../fs/writable.js';
 import { flagValue, type Options } from '../flags.js';
 import { validFaults } from '../prepare-target.js';
@@ -15,6 +16,9 @@ export async function serveCommand(options: Options): Promise<number> {
   }
   const port = flagValue(options, 'port');
   const rps = flagValue(options, 'rate-limit');
+  const kind = flagValue(options, 'limiter');
+  if (!isLimiterChoice(kind)) throw usageError(`--limiter ${kind} is not a limiter the emulator runs; give one of ${LIMITER_CHOICES.join(', ')}`);
+  const limiter = limiterModelOf({ kind, rps, burst: flagValue(options, 'burst'), windowS: flagValue(options, 'window'), countsRefused: options['counts-refused'] === true });
   const tlsDir = options['tls-dir'];
   if (tlsDir !== undefined) ensureWritableDir(tlsDir, { what: '--tls-dir', fix: 'give a folder you can write to, or leave --tls-dir out for a temp folder' });
   const host = flagValue(options, 'host');
@@ -26,6 +30,8 @@ export async function serveCommand(options: Options): Promise<number> {
     environments,
     tokenTtlS: flagValue(options, 'token-ttl'),
     rateLimit: { rps, burst: flagValue(options, 'burst') },
+    limiter,
+    clients: flagValue(options, 'clients'),
     faults,
     businessLatencyMs: flagValue(options, 'business-latency'),
     ...(tlsDir !== undefined ? { tlsDir } : {}),
@@ -42,8 +48,10 @@ export async function serveCommand(options: Options): Promise<number> {
   });
   for (const env of emulator.environments) {
     // The contract: one JSON line per environment, demo credentials generated for this start.
+    // Further clients (--clients) only when asked for, so the line stays as it was by default.
+    const others = env.clients.slice(1).map((c) => ({ client_id: c.clientId, client_secret: c.clientSecret }));
     process.stdout.write(
-      JSON.stringify({ environment: env.name, base_url: env.url, ca_file: emulator.caFile, client_id: env.credentials.clientId, client_secret: env.credentials.clientSecret }) + '\n',
+      JSON.stringify({ environment: env.name, base_url: env.url, ca_file: emulator.caFile, client_id: env.credentials.clientId, client_secret: env.credentials.clientSecret, ...(others.length > 0 ? { other_clients: others } : {}) }) + '\n',
     );
   }
   await stopped;

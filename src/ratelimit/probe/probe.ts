@@ -74,6 +74,8 @@ export class Probe {
   lastError = '';
   stoppedBy: StopReason | undefined;
 
+  /** Wall-clock time (Unix ms) when the probe started: where a fixed window's edges fall is said on it. */
+  readonly startedEpochMs = Date.now();
   private readonly startMs: number;
   private dispatched = 0;
   private errorStreak = 0;
@@ -119,6 +121,11 @@ export class Probe {
     return this.stoppedBy !== undefined;
   }
 
+  /** A phase that would wait past the wall-clock cap ends the probe there, as reaching it would. */
+  outOfTime(): void {
+    this.stoppedBy ??= 'time';
+  }
+
   /** Sends one request and records it with what its answer said about the limit. Never throws. */
   async send(phase: PhaseName, client: 'primary' | 'second' = 'primary'): Promise<Sample> {
     const id = this.dispatched++;
@@ -145,18 +152,22 @@ export class Probe {
    * Sends at max_rps until the first refusal (or `cap` requests, or the budget): the samples of that
    * run, and how long it was sending (without the wait for the last answers).
    */
-  async burstRun(phase: PhaseName, cap: number, opts: { catchUp?: boolean } = {}): Promise<BurstRun> {
+  async burstRun(phase: PhaseName, cap: number, opts: { catchUp?: boolean; exact?: boolean } = {}): Promise<BurstRun> {
     const samples: Sample[] = [];
     let refused = false;
+    // `exact`: at most `cap` requests sent (a clump the limit is known to admit), rather than
+    // until `cap` answers came back (requests still in flight then are sent on top).
+    let started = 0;
     const startedMs = this.clock.now();
     const stoppedMs = await pace({
-      ...opts,
+      catchUp: opts.catchUp ?? false,
       clock: this.clock,
       rate: () => this.maxRps,
       maxInFlight: this.maxInFlight,
       signal: this.signal,
-      done: () => refused || samples.length >= cap || this.outOfBudget(),
+      done: () => refused || (opts.exact ? started : samples.length) >= cap || this.outOfBudget(),
       send: async () => {
+        started++;
         const s = await this.send(phase);
         samples.push(s);
         if (s.answer === 'limited') refused = true;

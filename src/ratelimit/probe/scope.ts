@@ -13,7 +13,7 @@ export interface ScopeFindings {
 export async function scopePhase(probe: Probe, burst: number | null): Promise<ScopeFindings> {
   const { calls } = probe;
   if (!calls.second) {
-    return { scope: 'unknown', notes: [calls.secondProblem ? `scope not measured: ${calls.secondProblem}` : 'scope not measured: configure rate_limit.second_client to tell a per-client limit from a shared one'] };
+    return { scope: 'unknown', notes: [calls.secondProblem ? `scope not measured: ${calls.secondProblem}` : 'scope not measured: configure rate_limit.second_client (client_id, client_secret through ${VAR}) to tell a per-client limit from a shared one'] };
   }
   if (probe.outOfBudget()) return { scope: 'unknown', notes: [] };
   const { samples: drained } = await probe.burstRun('scope', Math.max(50, 3 * (burst ?? 1) + 20));

@@ -31,6 +31,11 @@ export interface StreamSettings {
   windowAccepts: number;
   /** Shortest window, ms. */
   minWindowMs: number;
+  /**
+   * A rough rate already known (the recovery phase timed a bucket's refills): the window starts
+   * at the drain's first refusal, without a pilot at max_rps (its refusals are most of a probe's).
+   */
+  knownRate?: number;
 }
 
 /** The sustained-rate window since it last (re)started. */
@@ -133,7 +138,9 @@ function collect(state: StreamState, s: Sample): StreamState {
 function advance(state: StreamState, s: Sample, completeUpToMs: number): StreamState {
   const { stage, firstRefusal } = state;
   if (stage === 'drain' && s.answer === 'limited') {
-    return { ...state, stage: 'pilot', firstRefusal: s, drainAccepted: samplesOf(state.drain).filter((x) => x.answer === 'accepted').length };
+    const next: StreamState = { ...state, stage: 'pilot', firstRefusal: s, drainAccepted: samplesOf(state.drain).filter((x) => x.answer === 'accepted').length };
+    const known = state.settings.knownRate;
+    return known !== undefined && known > 0 ? startWindow(next, known, s) : next;
   }
   if (stage === 'pilot' && s.answer === 'accepted' && firstRefusal && s.sentMs > firstRefusal.sentMs) return pilotRate(state, firstRefusal, s, completeUpToMs);
   if (stage === 'window' && s.phase === 'window') return { ...state, window: countInWindow(state.window, s) };
@@ -152,7 +159,11 @@ function pilotRate(state: StreamState, firstRefusal: Sample, s: Sample, complete
   const first = points[0];
   const last = points[points.length - 1];
   if (points.length < PILOT_POINTS || !first || !last || last.t <= first.t) return state;
-  const roughRate = ((last.k - first.k) / (last.t - first.t)) * 1000;
+  return startWindow(state, ((last.k - first.k) / (last.t - first.t)) * 1000, s);
+}
+
+/** The sustained-rate window, offered a little above `roughRate`, from the answer `s` on. */
+function startWindow(state: StreamState, roughRate: number, s: Sample): StreamState {
   return {
     ...state,
     stage: 'window',
@@ -222,6 +233,6 @@ export function windowComplete(w: Window, settings: StreamSettings): boolean {
 /** The progress line a step is worth, when it moved the stream to its next stage. */
 export function streamNews(before: StreamState, after: StreamState, s: Sample): string | undefined {
   if (before.stage === 'drain' && after.stage === 'pilot') return `limit reached after ${after.drainAccepted} requests (answer ${s.status}); timing the refill`;
-  if (before.stage === 'pilot' && after.stage === 'window') return `about ${round(after.roughRate, 1)} req/s; measuring the sustained rate at ${round(after.rate, 1)} req/s`;
+  if (before.stage !== 'window' && after.stage === 'window') return `about ${round(after.roughRate, 1)} req/s; measuring the sustained rate at ${round(after.rate, 1)} req/s`;
   return undefined;
 }

@@ -1,0 +1,104 @@
+// Telling the limiter's kind from what the probe saw, and the arithmetic of pinning its period.
+// Pure functions of numbers the probe measured (send times in ms, counts), so each rule is tested
+// on hand-made figures without a server or a clock. The probe phases that gather the figures are
+// probe/recover.ts, probe/window-edges.ts and probe/sliding-period.ts.
+//
+// The three shapes leave different marks once drained from idle:
+//  - a bucket refills one request every 1/rate: the first request after the refusal passes about
+//    1/rate later, and the next ones just as often;
+//  - a window that resets (a fixed window; a sliding log, whose slots free as the drained requests
+//    age out) lets a whole limit through again at once;
+//  - a window that slides smoothly (HAProxy's http_req_rate: two fixed windows interpolated) keeps
+//    the client out for most of a period, then lets one through every period / limit.
+
+export type Shape = 'bucket' | 'resetting-window' | 'sliding-window';
+
+export interface ShapeFigures {
+  /** Requests that passed in the drain from idle, before the first refusal. */
+  drained: number;
+  /** ms from the drain's refusal to the first request that passed again. */
+  recoveryMs: number;
+  /** Requests that passed back to back right after that one (it included). */
+  clump: number;
+  /**
+   * The most a smoothly sliding window could have let through at once by then: it frees its limit
+   * over a period, and the request that found the recovery came up to one ping gap late (`lateMs`,
+   * the gap before it) after at least `beforeMs` (the last refused ping, from the drain's start).
+   */
+  lateMs: number;
+  beforeMs: number;
+  /** Mean ms between the next few requests that passed, pinged one at a time; null when none did. */
+  trickleMs: number | null;
+}
+
+/**
+ * A bucket's first recovery is at most about two trickle intervals (the ping that found it may
+ * be late by up to the gap before it, which doubles); a smooth sliding window's is about `limit`
+ * intervals. Three and a half sits between, for any limit above about a dozen.
+ */
+export const SLIDING_RECOVERY_RATIO = 3.5;
+
+/** What a smooth window frees in `lateMs` after at least `beforeMs` of a period, with half again for slack. */
+export const smoothClumpMax = (f: Pick<ShapeFigures, 'drained' | 'lateMs' | 'beforeMs'>): number => (1.5 * f.drained * f.lateMs) / Math.max(1, f.beforeMs);
+
+export function shapeOf(f: ShapeFigures): { shape: Shape; evidence: string } {
+  if (f.clump >= Math.max(3, Math.ceil(f.drained / 2)) && f.clump > smoothClumpMax(f)) {
+    return { shape: 'resetting-window', evidence: `after the first refusal, nothing passed for ${ms(f.recoveryMs)}, then ${f.clump} requests passed back to back: the limit came back whole, as a window's does` };
+  }
+  if (f.trickleMs !== null && f.drained >= 4 && f.recoveryMs >= SLIDING_RECOVERY_RATIO * f.trickleMs) {
+    return {
+      shape: 'sliding-window',
+      evidence: `after the first refusal, nothing passed for ${ms(f.recoveryMs)}, then one request every ${ms(f.trickleMs)}: kept out for most of a period, then admitted as the window slides (a bucket would admit one every ${ms(f.trickleMs)} from the start)`,
+    };
+  }
+  return {
+    shape: 'bucket',
+    evidence:
+      f.trickleMs === null
+        ? `after the first refusal a request passed again within ${ms(f.recoveryMs)}, one at a time: a bucket refilling`
+        : `after the first refusal a request passed again within ${ms(f.recoveryMs)}, then one every ${ms(f.trickleMs)}: a bucket refilling at a steady rate`,
+  };
+}
+
+const ms = (x: number) => (x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${Math.round(x)} ms`);
+
+/** An interval known to hold a time: it is after `lo` and at or before `hi` (ms). */
+export interface Bracket {
+  lo: number;
+  hi: number;
+}
+
+/**
+ * Fixed-window edges e_k = e_0 + k·W, each known to lie in its bracket (after a refused request,
+ * at or before the accepted one that followed): the window lengths every pair of brackets allows.
+ * Empty (lo > hi) when no lattice fits: the edges are not fixed in time.
+ */
+export function windowLength(edges: readonly Bracket[]): Bracket {
+  let lo = 0;
+  let hi = Infinity;
+  for (let i = 0; i < edges.length; i++) {
+    for (let j = i + 1; j < edges.length; j++) {
+      lo = Math.max(lo, (edges[j]!.lo - edges[i]!.hi) / (j - i));
+      hi = Math.min(hi, (edges[j]!.hi - edges[i]!.lo) / (j - i));
+    }
+  }
+  return { lo, hi };
+}
+
+/** Where the next edge (index edges.length) can be, given the window lengths allowed. */
+export function nextEdge(edges: readonly Bracket[], length: Bracket): Bracket {
+  const n = edges.length;
+  let lo = -Infinity;
+  let hi = Infinity;
+  for (const [i, e] of edges.entries()) {
+    lo = Math.max(lo, e.lo + (n - i) * length.lo);
+    hi = Math.min(hi, e.hi + (n - i) * length.hi);
+  }
+  return { lo, hi };
+}
+
+/** The middle of a bracket and its half-width relative to it: the estimate and its precision. */
+export function midpoint(b: Bracket): { value: number; precision: number } {
+  const value = (b.lo + b.hi) / 2;
+  return { value, precision: value > 0 ? (b.hi - b.lo) / 2 / value : Infinity };
+}

@@ -1,0 +1,51 @@
+// Single requests at chosen moments: how the identification phases ask a limit a yes/no question
+// without feeding it a stream. A limiter that counts refused requests against the client is kept
+// shut by a stream above its rate, so after the first refusal the probe only ever sends one
+// request at a time, spaced out, or a clump it knows will pass.
+
+import type { PhaseName, Sample } from '../types.js';
+import type { Probe } from './probe.js';
+
+/** Sends one request at `atMs` on the probe's clock (at once when that has passed); undefined when the budget ran out first. */
+export async function pingAt(probe: Probe, phase: PhaseName, atMs: number): Promise<Sample | undefined> {
+  const wait = atMs - probe.elapsed();
+  if (probe.elapsed() + Math.max(0, wait) > probe.maxDurationMs) {
+    probe.outOfTime();
+    return undefined;
+  }
+  if (wait > 0) await probe.clock.sleep(Math.ceil(wait), probe.signal);
+  if (probe.outOfBudget()) return undefined;
+  return probe.send(phase);
+}
+
+export interface Recovery {
+  /** The first request that passed; undefined when none did within the budget. */
+  accepted?: Sample;
+  /** The last one refused before it: the limit was still shut then. */
+  lastRefused?: Sample;
+  refused: number;
+}
+
+/**
+ * From `fromMs`, one request after `firstGapMs`, then gaps growing by `growth` (the gap before each
+ * ping is `growth` times the one before), until one passes: when the limit came back, to within
+ * the last gap, for a number of refusals that grows with the log of the wait.
+ */
+export async function pingUntilAccepted(probe: Probe, phase: PhaseName, fromMs: number, firstGapMs: number, growth = 2): Promise<Recovery> {
+  let gap = Math.max(1, firstGapMs);
+  let at = fromMs + gap;
+  let lastRefused: Sample | undefined;
+  let refused = 0;
+  // Bounded by the budget: pingAt gives up at the probe's time cap, request cap or signal.
+  for (;;) {
+    const s = await pingAt(probe, phase, at);
+    if (s === undefined) return { ...(lastRefused ? { lastRefused } : {}), refused };
+    if (s.answer === 'accepted') return { accepted: s, ...(lastRefused ? { lastRefused } : {}), refused };
+    if (s.answer === 'limited') {
+      lastRefused = s;
+      refused++;
+    }
+    gap *= growth;
+    at = s.sentMs + gap;
+  }
+}

@@ -1,0 +1,90 @@
+// Right after the drain's first refusal: what shape the limit has (identify.ts says how to read
+// it). No stream is sent into the refusal: single requests with growing gaps find when the limit
+// lets one through again; then one clump at max_rps shows whether it came back whole (a window
+// that reset) or one request at a time; if one at a time, three more single-request recoveries
+// give the interval between admissions.
+
+import { shapeOf, smoothClumpMax, type Shape, type ShapeFigures } from '../identify.js';
+import type { Sample } from '../types.js';
+import { pingUntilAccepted, type Recovery } from './ping.js';
+import type { Probe } from './probe.js';
+
+/** Single-request recoveries timed after the first one, for the interval between admissions. */
+const TRICKLE_RECOVERIES = 3;
+
+export interface DrainFigures {
+  /** Requests that passed before the first refusal. */
+  accepted: number;
+  /** Send time of the first of them, ms. */
+  firstMs: number;
+  /** Send time of the last of them, ms. */
+  lastMs: number;
+  refusal: Sample;
+  /**
+   * The limit the drain shows: what passed plus the probe's set-up requests (a token, the validate
+   * method) sent just before it, which the limit counted too.
+   */
+  limit: number;
+}
+
+export interface ShapeFindings {
+  shape: Shape;
+  evidence: string;
+  figures: ShapeFigures;
+  drain: DrainFigures;
+  /** The first recovery after the drain. */
+  recovery: Recovery & { accepted: Sample };
+}
+
+/** The drain's figures from its samples (and the set-up requests before it); undefined when nothing was refused or nothing passed. */
+export function drainFigures(samples: readonly Sample[], setupRequests = 0): DrainFigures | undefined {
+  const sorted = [...samples].sort((a, b) => a.sentMs - b.sentMs);
+  const refusal = sorted.find((s) => s.answer === 'limited');
+  if (!refusal) return undefined;
+  const passed = sorted.filter((s) => s.answer === 'accepted' && s.sentMs < refusal.sentMs);
+  if (passed.length === 0) return undefined;
+  return { accepted: passed.length, firstMs: passed[0]!.sentMs, lastMs: passed[passed.length - 1]!.sentMs, refusal, limit: passed.length + setupRequests };
+}
+
+/** The first gap of a recovery search: two pacing intervals, never under 5 ms (timer resolution). */
+export const firstGapMs = (probe: Probe) => Math.max(2000 / probe.maxRps, 5);
+
+export async function shapePhase(probe: Probe, drain: DrainFigures): Promise<ShapeFindings | undefined> {
+  // Gaps growing by half: the ping that finds the recovery is at most a third late, so a smooth
+  // sliding window (which frees limit × lateness / period by then) lets through well under half
+  // the limit at once, where a window that resets lets it all through.
+  const recovery = await pingUntilAccepted(probe, 'recover', drain.refusal.sentMs, firstGapMs(probe), 1.5);
+  if (!recovery.accepted) return undefined;
+  const first = recovery.accepted;
+  const recoveryMs = first.sentMs - drain.refusal.sentMs;
+  const { samples: clumpRun } = await probe.burstRun('recover', drain.accepted + 5);
+  const clump = 1 + countUntilRefused(clumpRun);
+  let trickleMs: number | null = null;
+  const lastRefusedMs = recovery.lastRefused?.sentMs ?? drain.refusal.sentMs;
+  if (clump < Math.max(3, Math.ceil(drain.accepted / 2)) || clump <= smoothClumpMax({ drained: drain.accepted, lateMs: first.sentMs - lastRefusedMs, beforeMs: lastRefusedMs - drain.firstMs })) {
+    // Gaps from a fraction of what one admission of the drained limit takes, so pings never run
+    // ahead of a smooth window's pace (a limit that counts refusals would be held shut by them).
+    const gap = Math.max(firstGapMs(probe), recoveryMs / (2 * drain.accepted));
+    let from = lastSent(clumpRun) ?? first.sentMs;
+    const admitted: number[] = [];
+    for (let i = 0; i < TRICKLE_RECOVERIES && !probe.outOfBudget(); i++) {
+      const next = await pingUntilAccepted(probe, 'recover', from, gap);
+      if (!next.accepted) break;
+      admitted.push(next.accepted.sentMs);
+      from = next.accepted.sentMs;
+    }
+    if (admitted.length > 0) trickleMs = (admitted[admitted.length - 1]! - first.sentMs) / admitted.length;
+  }
+  const figures: ShapeFigures = { drained: drain.accepted, recoveryMs, clump, trickleMs, lateMs: first.sentMs - lastRefusedMs, beforeMs: lastRefusedMs - drain.firstMs };
+  const { shape, evidence } = shapeOf(figures);
+  return { shape, evidence, figures, drain, recovery: { ...recovery, accepted: first } };
+}
+
+/** Accepted requests of a run before its first refusal (in sending order). */
+export function countUntilRefused(run: readonly Sample[]): number {
+  const sorted = [...run].sort((a, b) => a.sentMs - b.sentMs);
+  const refusedAt = sorted.findIndex((s) => s.answer === 'limited');
+  return (refusedAt === -1 ? sorted : sorted.slice(0, refusedAt)).filter((s) => s.answer === 'accepted').length;
+}
+
+const lastSent = (run: readonly Sample[]): number | undefined => (run.length === 0 ? undefined : Math.max(...run.map((s) => s.sentMs)));

@@ -1,0 +1,72 @@
+// The probe once the limit showed itself a window (probe/recover.ts): a fixed window's edges
+// (window-edges.ts) or a sliding window's period (sliding-period.ts), and the figures the
+// Estimate reports from the identified model. A window has no refill to subtract: the burst is
+// the limit, the sustained rate limit / window, and a refused client may wait up to a window.
+
+import { round } from '../estimators.js';
+import { sustainedRate, type LimiterModel } from '../limiters/index.js';
+import type { Probe } from './probe.js';
+import type { ShapeFindings } from './recover.js';
+import { slidingPeriodPhase, PERIOD_PRECISION } from './sliding-period.js';
+import { windowEdgesPhase, EDGE_PRECISION } from './window-edges.js';
+
+export interface WindowFindings {
+  limiter: LimiterModel | null;
+  evidence: string[];
+  notes: string[];
+}
+
+export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<WindowFindings> {
+  const { drain, recovery } = found;
+  if (found.shape === 'resetting-window') {
+    const limit = found.figures.clump;
+    const firstEdge = { lo: recovery.lastRefused?.sentMs ?? drain.refusal.sentMs, hi: recovery.accepted.sentMs };
+    const clumpEnd = Math.max(...probe.samples.filter((s) => s.phase === 'recover').map((s) => s.sentMs));
+    const edges = await windowEdgesPhase(probe, limit, firstEdge, clumpEnd);
+    // After the drain filled a window, it came back within one window (the ping that found it up
+    // to half as late again): a much longer first recovery says the edges were not a window's own
+    // (HAProxy's counter, forgetting a period at once, looks like one for a while).
+    const edgeMs = edges.model ? edges.model.window_s * 1000 : edges.slidingPeriod ? (edges.slidingPeriod.lo + edges.slidingPeriod.hi) / 2 : null;
+    const contradicted = edgeMs !== null && found.figures.recoveryMs > 1.6 * edgeMs;
+    if (edges.model && !contradicted) return { limiter: edges.model, evidence: edges.evidence, notes: edges.notes };
+    if (edges.slidingPeriod && !contradicted) {
+      // A sliding log counted from idle in the drain; windows later may have held earlier refusals.
+      const period = await slidingPeriodPhase(probe, Math.max(limit, drain.limit), edges.slidingPeriod);
+      return { limiter: period.model, evidence: [...edges.evidence, ...period.evidence], notes: [...edges.notes, ...period.notes] };
+    }
+    // No window of its own (or one the first recovery contradicts): measure it as a sliding window from idle.
+    const why = contradicted
+      ? `edges came every ${(edgeMs! / 1000).toFixed(3)} s, but the first recovery took ${(found.figures.recoveryMs / 1000).toFixed(2)} s: not a window of that length; measured from idle as a sliding window`
+      : 'no fixed edges: measured from idle as a sliding window';
+    const period = await slidingPeriodPhase(probe, drain.limit, drainPeriodBracket(found));
+    return { limiter: period.model, evidence: period.evidence, notes: [...edges.notes, why, ...period.notes] };
+  }
+  // A smooth sliding window: the drain from idle passed the whole limit; it came back about a
+  // period after the drain's first request (later, if the pings meanwhile counted).
+  const period = await slidingPeriodPhase(probe, drain.limit, drainPeriodBracket(found));
+  return { limiter: period.model, evidence: period.evidence, notes: period.notes };
+}
+
+/**
+ * Where a sliding window's period lies, from the drain's start: the limit came back by the first
+ * recovery, not before the last refused request (only a guess when refused requests count: they
+ * delay the recovery).
+ */
+function drainPeriodBracket({ drain, recovery }: ShapeFindings) {
+  return { lo: (recovery.lastRefused?.sentMs ?? drain.refusal.sentMs) - drain.firstMs, hi: recovery.accepted.sentMs - drain.firstMs };
+}
+
+/** The Estimate's figures from an identified window. */
+export function windowFigures(model: LimiterModel & { kind: 'fixed-window' | 'sliding-window' }) {
+  const windowS = model.kind === 'fixed-window' ? model.window_s : model.period_s;
+  return {
+    sustained_rps: round(sustainedRate(model), 2),
+    // The window's length is pinned to ±1 % (the limit is counted exactly).
+    sustained_precision: model.kind === 'fixed-window' ? EDGE_PRECISION : PERIOD_PRECISION,
+    burst: model.limit,
+    burst_from_idle: true,
+    // A client refused just after the window filled waits up to the whole window.
+    recovery_s: windowS,
+    refill_s: windowS,
+  };
+}

@@ -1,0 +1,42 @@
+// The shapes of rate limiters real services run (§8 leaves the kind open), as plain data: the
+// emulator enforces them, the rate-limit probe identifies one, the report carries it and a fleet
+// simulator can replay it. Types only, here so the report's model can name them without reaching
+// into the probe; src/ratelimit/limiters/ re-exports them beside the limiters themselves.
+
+/** Token (or leaky) bucket: `burst` requests back to back from idle, refilled at `rate_rps`. */
+export interface BucketModel {
+  kind: 'bucket';
+  rate_rps: number;
+  burst: number;
+}
+
+/**
+ * Fixed window: at most `limit` requests per window of `window_s` seconds; the count resets at each
+ * window edge. `phase_s` is where the edges fall, seconds after the limiter's clock origin, modulo
+ * the window (express-rate-limit resets on a timer, rate-limiter-flexible from a client's first request).
+ */
+export interface FixedWindowModel {
+  kind: 'fixed-window';
+  limit: number;
+  window_s: number;
+  phase_s: number;
+  /** Refused requests count against the client too, so hammering keeps the window full. */
+  counts_refused: boolean;
+}
+
+/**
+ * Sliding window: at most `limit` requests in any `period_s` seconds (a sliding log, as Redis sorted
+ * sets keep; HAProxy's `http_req_rate(<period>)` approximates it from two fixed windows).
+ */
+export interface SlidingWindowModel {
+  kind: 'sliding-window';
+  limit: number;
+  period_s: number;
+  /** Refused requests are logged too (the usual stick-table recipe tracks every request). */
+  counts_refused: boolean;
+}
+
+export type LimiterModel = BucketModel | FixedWindowModel | SlidingWindowModel;
+export type LimiterKind = LimiterModel['kind'];
+export const LIMITER_KINDS = ['bucket', 'fixed-window', 'sliding-window'] as const satisfies readonly LimiterKind[];
+

@@ -1,0 +1,57 @@
+// The limiter's kind and parameters, identified by the whole probe (discover) on a virtual clock:
+// a bucket, a fixed window, a sliding log and HAProxy's interpolated rate, each with and without
+// refused requests counting. The figures must be within 2 % of the truth, the probe must end by
+// itself, well within its budget and 30 s, and with at most 10 % of its requests refused.
+
+import { describe, expect, it } from 'vitest';
+import { discover } from '../../src/ratelimit/discover.js';
+import { burstSize, sustainedRate, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
+import { relativeError } from './support.js';
+import { fromModel, gcra, haproxyRate, virtualWorld, type Limiter } from './virtual-limit.js';
+
+interface Case {
+  name: string;
+  limiter: () => Limiter;
+  truth: LimiterModel;
+  maxRps: number;
+}
+
+const cases: Case[] = [
+  { name: 'token bucket 20/s burst 5', limiter: () => gcra(20, 5), truth: { kind: 'bucket', rate_rps: 20, burst: 5 }, maxRps: 100 },
+  { name: 'fixed window 50 per 1 s', limiter: () => fromModel({ kind: 'fixed-window', limit: 50, window_s: 1, phase_s: 0, counts_refused: false }), truth: { kind: 'fixed-window', limit: 50, window_s: 1, phase_s: 0, counts_refused: false }, maxRps: 200 },
+  { name: 'fixed window 100 per 2 s, refusals counted', limiter: () => fromModel({ kind: 'fixed-window', limit: 100, window_s: 2, phase_s: 0.5, counts_refused: true }), truth: { kind: 'fixed-window', limit: 100, window_s: 2, phase_s: 0.5, counts_refused: false }, maxRps: 200 },
+  { name: 'sliding log 50 per 1 s', limiter: () => fromModel({ kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false }), truth: { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false }, maxRps: 200 },
+  { name: 'sliding log 50 per 1 s, refusals counted', limiter: () => fromModel({ kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: true }), truth: { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: true }, maxRps: 200 },
+  { name: 'HAProxy http_req_rate 50 per 1 s, admitted only', limiter: () => haproxyRate(50, 1000, false), truth: { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false }, maxRps: 200 },
+  { name: 'HAProxy http_req_rate 50 per 1 s, every request', limiter: () => haproxyRate(50, 1000, true), truth: { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: true }, maxRps: 200 },
+];
+
+describe('identifying the limiter on a virtual clock', () => {
+  it.each(cases)('$name', async ({ limiter, truth, maxRps }) => {
+    const world = virtualWorld({ limiter, status: 429, announces: 'retry-after' });
+    try {
+      const e = await discover({ calls: world.calls, clock: world.clock, maxRps, maxRequests: 3_000, maxDurationS: 60 });
+      const context = JSON.stringify({ ...e, timeline: e.timeline.length }, null, 1);
+      expect(e.limiter?.kind, context).toBe(truth.kind);
+      expect(relativeError(e.sustained_rps, sustainedRate(truth)), context).toBeLessThanOrEqual(0.02);
+      expect(e.burst, context).toBe(burstSize(truth));
+      if (truth.kind !== 'bucket' && e.limiter?.kind === truth.kind) expect(e.limiter.counts_refused, context).toBe(truth.counts_refused);
+      if (truth.kind === 'fixed-window' && e.limiter?.kind === 'fixed-window') {
+        expect(Math.abs(e.limiter.window_s - truth.window_s) / truth.window_s, context).toBeLessThanOrEqual(0.02);
+        // Where the edges fall, on the emulator's clock (Unix ms): within 2 % of a window.
+        const off = Math.abs(e.limiter.phase_s - truth.phase_s) % truth.window_s;
+        expect(Math.min(off, truth.window_s - off), context).toBeLessThanOrEqual(0.02 * truth.window_s);
+      }
+      // Ends by itself, polite, the evidence said.
+      expect(e.partial, context).toBe(false);
+      // Windows: at most 10 % refused. A bucket is still sized by the stream that keeps it
+      // saturated (pilot at max_rps, then 1.25 × the rate): about a third of its requests are refused.
+      expect(e.requests_limited / e.requests_sent, context).toBeLessThanOrEqual(truth.kind === 'bucket' ? 0.35 : 0.1);
+      expect(e.duration_s, context).toBeLessThan(40);
+      expect(e.limiter_evidence.length, context).toBeGreaterThan(0);
+      console.log(`${truth.kind} ${e.limiter ? JSON.stringify(e.limiter) : ''}: ${e.sustained_rps} req/s, ${e.requests_sent} sent, ${e.requests_limited} refused, ${e.duration_s} s`);
+    } finally {
+      world.stop();
+    }
+  });
+});
