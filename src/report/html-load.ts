@@ -8,14 +8,18 @@ import { findingsBlock } from './html-findings.js';
 import { okIcon } from './html-icons.js';
 import { rich } from './html-rich.js';
 import type { LoadResult, LoadScenarioResult } from './model.js';
-import { type SafeHtml, html } from './safe-html.js';
+import { type SafeHtml, html, joinHtml } from './safe-html.js';
 import { loadHeadline, scenariosWithTimeline, thresholdCount } from './select.js';
 import { barChart, legend, lineChart } from './svg.js';
+
+// k6 metric names with tags (http_req_duration{mode:token_per_call}) are one long word: a break
+// allowed before each tag set and after each comma keeps the column narrow enough for the table.
+const breakable = (text: string): SafeHtml => joinHtml(text.split(/(?=\{)|(?<=,)/).map((part) => html`${part}`), '<wbr>');
 
 function thresholdList(s: LoadScenarioResult): SafeHtml {
   if (s.thresholds.length === 0) return html`<span class="muted">none</span>`;
   return html`<ul class="thresholds">${s.thresholds.map(
-    (t) => html`<li class="${t.ok ? 'ok' : 'bad'}">${okIcon(t.ok)} <code>${thresholdText(t)}</code><span class="muted">${t.ok ? '' : ' (crossed)'}</span></li>`,
+    (t) => html`<li class="${t.ok ? 'ok' : 'bad'}">${okIcon(t.ok)} <code>${breakable(thresholdText(t))}</code><span class="muted">${t.ok ? '' : ' (crossed)'}</span></li>`,
   )}</ul>`;
 }
 

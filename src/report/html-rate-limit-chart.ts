@@ -23,12 +23,14 @@ export function rateLimitFigure(r: RateLimitResult): SafeHtml | null {
   const bands = phaseBands(timeline);
   const references = rateReferences(r);
   const step = resolution(timeline);
+  // Named here too: a phase too narrow for its name on the chart may be drawn without it.
+  const phases = bands.map((b) => `${b.label} ${seconds(b.from)}–${seconds(b.to)} s`).join(', ');
   const chart = lineChart({
     id: 'chart-rate-limit',
     title: `Offered, accepted and limited requests per second: ${r.endpoint}`,
     description:
       `${timeline.length} samples, one every ${seconds(step)} s` +
-      (bands.length > 0 ? `; phases ${bands.map((b) => `${b.label} ${seconds(b.from)}–${seconds(b.to)} s`).join(', ')}` : '') +
+      (bands.length > 0 ? `; phases ${phases}` : '') +
       (references.length > 0 ? `; ${references.map((x) => x.label).join(', ')}` : ''),
     xLabel: 'seconds since the probe started',
     yLabel: 'requests/s',
@@ -42,6 +44,6 @@ export function rateLimitFigure(r: RateLimitResult): SafeHtml | null {
       html`<tr><td class="num">${seconds(p.t)}</td>${withPhase && html`<td>${p.phase ?? ''}</td>`}${RATE_SERIES.map((s) => html`<td class="num">${formatNumber(p[s.key])}</td>`)}</tr>`,
   );
   const keys = [...RATE_SERIES, ...references.map((x) => ({ name: x.label, tone: x.tone }))];
-  return html`<figure>${chart}<figcaption>Rate-limit probe, requests per second every ${seconds(step)} s${bands.length > 0 && ', phases shaded'}${legend(keys)}</figcaption></figure>
+  return html`<figure>${chart}<figcaption>Rate-limit probe, requests per second every ${seconds(step)} s${bands.length > 0 && ', phases shaded'}${legend(keys)}${bands.length > 0 && html`<p class="phases">Phases: ${phases}</p>`}</figcaption></figure>
 <details><summary>Rate-limit probe data</summary><table><thead><tr><th scope="col" class="num">t (s)</th>${withPhase && html`<th scope="col">phase</th>`}${RATE_SERIES.map((s) => html`<th scope="col" class="num">${s.name}</th>`)}</tr></thead><tbody>${rows}</tbody></table></details>`;
 }

@@ -1,6 +1,8 @@
 // report.html's look and its lockdown. The page is opened from CI artefacts with no network, so the
 // stylesheet is inline (light and dark, status colours, chart tones) and the policy forbids the rest.
 
+import { NARROW_CHECKS_CSS } from './html-narrow.js';
+
 // Chart tones (--c<n>) never take the pass green: a p99 bar or a line in it would read as "passed".
 export const REPORT_CSS = `
 :root{color-scheme:light dark;--bg:#fff;--fg:#1f2328;--muted:#59636e;--border:#d1d9e0;--subtle:#f6f8fa;
@@ -41,8 +43,10 @@ tr.row-error>td:first-child{border-left:4px solid var(--error)}
 summary{cursor:pointer;color:var(--muted)}
 ol.evidence{margin:4px 0;padding-left:20px}
 .thresholds{list-style:none;margin:0;padding:0}
-/* On a phone the load table scrolls sideways in its box; broken inside names and thresholds it grew a screen tall per row. */
+/* On a phone the load table scrolls sideways in its box; broken inside names and thresholds it grew a screen tall per row.
+   A threshold still wraps at its spaces and tags, under its text, not its mark: on one line it ran out of the box at 1280 px. */
 table.load code{overflow-wrap:normal;white-space:nowrap}
+table.load .thresholds li{white-space:nowrap;padding-left:1.3em;text-indent:-1.3em}table.load .thresholds code{white-space:normal}
 .ok{color:var(--pass)}.bad{color:var(--fail)}
 .callout{border:1px solid var(--border);border-left:4px solid var(--c0);border-radius:6px;padding:4px 16px;background:var(--subtle)}
 .untested{border-left-color:var(--fail)}
@@ -62,9 +66,10 @@ svg.chart{max-width:100%;height:auto;display:block}
 .chart .reference line{stroke-width:1.5}.chart .reference text{fill:currentColor;font-weight:600}
 .c0{color:var(--c0)}.c1{color:var(--c1)}.c2{color:var(--c2)}.c3{color:var(--c3)}.c4{color:var(--c4)}.c5{color:var(--c5)}
 .legend{list-style:none;display:flex;gap:16px;padding:0;margin:4px 0;flex-wrap:wrap}
+figcaption .phases{margin:4px 0}
 .swatch{display:inline-block;width:12px;height:12px;border-radius:2px;background:currentColor;margin-right:6px;vertical-align:-1px}
 footer{color:var(--muted);font-size:12px}
-`;
+${NARROW_CHECKS_CSS}`;
 
 // The report never needs to load anything; this makes that a browser-enforced fact.
 export const REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";

@@ -3,6 +3,7 @@
 // `c<n>` tone classes, so light and dark themes need no second set of charts.
 
 import { html, joinHtml, type SafeHtml } from './safe-html.js';
+import { placeBandLabels, type LabelPlace } from './svg-band-labels.js';
 
 export interface Point {
   x: number;
@@ -172,15 +173,11 @@ function referenceLine(r: ReferenceLine, index: number, y: (v: number) => number
   return html`<g class="reference ${toneClass(r.tone ?? index)}" data-reference="${r.label}" data-value="${r.value}"><line x1="${PLOT.left}" x2="${PLOT.right}" y1="${at}" y2="${at}" stroke="currentColor" stroke-dasharray="6 4"/><text x="${PLOT.right - 4}" y="${labelY}" text-anchor="end">${r.label}</text></g>`;
 }
 
-function band(b: Band, index: number, x: (v: number) => number): SafeHtml {
+function band(b: Band, index: number, x: (v: number) => number, place: LabelPlace): SafeHtml {
   const from = x(b.from);
   const width = Math.max(1, x(b.to) - from);
-  // A label wider than its band (a half-second burst) is set one line lower, ending at the band's
-  // right edge, so it neither runs into the next band nor covers the label of the one before.
-  const fits = width >= 6.5 * b.label.length + 4;
-  const label = fits
-    ? html`<text x="${coord(from + 3)}" y="${PLOT.top + 10}">${b.label}</text>`
-    : html`<text x="${coord(from + width - 2)}" y="${PLOT.top + 22}" text-anchor="end">${b.label}</text>`;
+  // Rows 14 px apart: an 11 px line of text is under 13 px tall, so names on two rows never touch.
+  const label = place && html`<text x="${coord(place.x)}" y="${PLOT.top + 10 + 14 * place.row}">${b.label}</text>`;
   return html`<g class="band band-${index % 2}" data-phase="${b.label}"><title>${b.label}</title><rect x="${coord(from)}" y="${PLOT.top}" width="${coord(width)}" height="${PLOT.bottom - PLOT.top}"/>${label}</g>`;
 }
 
@@ -200,11 +197,12 @@ export function lineChart(spec: LineChartSpec): SafeHtml {
     (t) => html`<text x="${coord(x(t))}" y="${PLOT.bottom + 16}" text-anchor="middle">${formatTick(t)}</text>`,
   );
   const lines = spec.series.map((s, i) => polyline(s, i, x, y));
+  const places = placeBandLabels(bands.map((b) => ({ label: b.label, from: x(b.from), to: x(b.to) })), PLOT);
   return frame(
     spec.id,
     spec.title,
     spec.description,
-    html`${bands.map((b, i) => band(b, i, x))}${yAxis(scale, y, spec.yLabel)}${xAxisLine(spec.xLabel)}<g class="ticks">${ticks}</g><g class="series">${lines}</g>${references.map((r, i) => referenceLine(r, i, y))}`,
+    html`${bands.map((b, i) => band(b, i, x, places[i] ?? null))}${yAxis(scale, y, spec.yLabel)}${xAxisLine(spec.xLabel)}<g class="ticks">${ticks}</g><g class="series">${lines}</g>${references.map((r, i) => referenceLine(r, i, y))}`,
   );
 }
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser } from 'playwright-core';
 import { renderHtml } from '../../src/report/html.js';
 import type { Report } from '../../src/report/model.js';
-import { findTofu, p99Colours, pageWidth, type TofuReport } from './page-probes.js';
+import { findTofu, overflowing, overlappingPhaseLabels, p99Colours, pageWidth, type TofuReport } from './page-probes.js';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
@@ -29,6 +29,17 @@ describe.skipIf(!available)(`report.html in headless Chromium (${CHROMIUM})`, ()
     });
   });
   afterAll(async () => browser?.close());
+
+  // The committed fixtures, and a real run's report (long k6 thresholds, phases narrower than their names).
+  const FIXTURE_FILES = { pass: 'report-pass.json', fail: 'report-fail.json', 'real run': 'layout/report-real-run.json' } as const;
+  async function openReport(fixture: keyof typeof FIXTURE_FILES, width: number) {
+    const report = JSON.parse(readFileSync(join('test/fixtures', FIXTURE_FILES[fixture]), 'utf8')) as Report;
+    const file = join(mkdtempSync(join(tmpdir(), 'ces-html-')), 'report.html');
+    writeFileSync(file, renderHtml(report));
+    const page = await browser.newPage({ viewport: { width, height: 900 } });
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+    return page;
+  }
 
   it.each(['report-fail.json', 'report-pass.json'])('%s renders tables and charts, offline, without console errors', async (fixture) => {
     const report = JSON.parse(readFileSync(join('test/fixtures', fixture), 'utf8')) as Report;
@@ -95,6 +106,43 @@ describe.skipIf(!available)(`report.html in headless Chromium (${CHROMIUM})`, ()
     const colours = await page.evaluate(p99Colours);
     expect(colours.p99.length).toBe(report.load?.scenarios.length);
     for (const fill of colours.p99) expect(fill).not.toBe(colours.pass);
+    await page.close();
+  });
+
+  it.each(['real run', 'pass'] as const)('%s report at desktop width: the load table shows every threshold whole, with no sideways scroll in its box', async (fixture) => {
+    const page = await openReport(fixture, 1280);
+    expect(await page.evaluate(overflowing, '#load .wrap')).toEqual([]);
+    expect(await page.evaluate(overflowing, 'table.load td, table.load th')).toEqual([]);
+    await page.close();
+  });
+
+  it.each(['real run', 'fail'] as const)('%s report at phone width: each check is a stacked block, with no sideways scroll in the checks table', async (fixture) => {
+    const page = await openReport(fixture, 375);
+    expect(await page.evaluate(overflowing, '#checks .wrap')).toEqual([]);
+    // Stacked: the result takes the block's whole width below the check's id, not a sixth of it beside.
+    const wrap = (await page.locator('#checks .wrap').boundingBox())!;
+    for (const row of await page.locator('table.checks tbody tr').all()) {
+      const id = (await row.locator('th').boundingBox())!;
+      const result = (await row.locator('.msg').boundingBox())!;
+      expect(result.y).toBeGreaterThanOrEqual(id.y + id.height - 1);
+      expect(result.width).toBeGreaterThan(wrap.width * 0.8);
+    }
+    await page.close();
+    // The desktop keeps its six-column table, header and all.
+    const desktop = await openReport(fixture, 1280);
+    expect(await desktop.locator('table.checks thead th').evaluateAll((ths) => ths.filter((th) => th.getBoundingClientRect().width > 0).length)).toBe(6);
+    await desktop.close();
+  });
+
+  it.each([
+    { fixture: 'real run', width: 1280 },
+    { fixture: 'real run', width: 375 },
+    { fixture: 'pass', width: 1280 },
+  ] as const)('$fixture report at $width px: no two phase labels of the rate-limit chart overlap', async ({ fixture, width }) => {
+    const page = await openReport(fixture, width);
+    const labels = await page.evaluate(overlappingPhaseLabels);
+    expect(labels.labels).toBeGreaterThan(2);
+    expect(labels.overlaps).toEqual([]);
     await page.close();
   });
 });

@@ -75,3 +75,23 @@ export function findTofu(): TofuReport {
   const body = getComputedStyle(document.body).fontFamily;
   return { chars, missing, probe: { unassigned: isMissing(body, '\u0379'), letter: isMissing(body, 'A') } };
 }
+
+/** Elements matching `selector` whose content is wider than their box: each scrolls, or cuts, sideways. */
+export function overflowing(selector: string): Array<{ selector: string; client: number; scroll: number }> {
+  return [...document.querySelectorAll(selector)]
+    .filter((e: any) => e.scrollWidth > e.clientWidth)
+    .map((e: any) => ({ selector, client: e.clientWidth, scroll: e.scrollWidth }));
+}
+
+/** Pairs of phase labels of the rate-limit chart whose drawn text boxes overlap, and how many labels it draws. */
+export function overlappingPhaseLabels(): { labels: number; overlaps: string[] } {
+  const boxes = [...document.querySelectorAll('#chart-rate-limit .band text')].map((t: any) => ({ text: String(t.textContent), box: t.getBoundingClientRect() }));
+  const overlaps: string[] = [];
+  boxes.forEach((a, i) => {
+    for (const b of boxes.slice(i + 1)) {
+      const apart = a.box.right <= b.box.left || b.box.right <= a.box.left || a.box.bottom <= b.box.top || b.box.bottom <= a.box.top;
+      if (!apart) overlaps.push(`${a.text} × ${b.text}`);
+    }
+  });
+  return { labels: boxes.length, overlaps };
+}
