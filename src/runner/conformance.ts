@@ -5,7 +5,7 @@ import type { CheckResult } from '../report/model.js';
 import type { Check } from './check.js';
 import { createContext, type ContextInput } from './context.js';
 import { runChecks } from './run-checks.js';
-import { notTestedForRefusal, refusalLine, refusalOf } from './credentials-refused.js';
+import { acceptedWithAuthorization, notTestedForRefusal, refusalLine, refusalOf } from './credentials-refused.js';
 import { epochSeconds } from '../spec/expires-at.js';
 
 export interface ConformanceInput extends ContextInput {
@@ -28,7 +28,9 @@ export async function runConformance(input: ConformanceInput): Promise<CheckResu
     }
     input.ledger.save(ctx.now());
     const refusal = refusalOf(await ctx.session.firstIssueIfAsked()?.catch(() => undefined), (ex) => ctx.http.quote(ex));
-    if (!refusal) return ran;
+    // A service that wants an Authorization header (its own §4.1 finding) refuses good credentials
+    // too: only when the same credentials also fail with one is the refusal the user's to fix.
+    if (!refusal || (await acceptedWithAuthorization(ctx.http, input.target.credentials))) return ran;
     input.onCredentialsRefused?.(refusalLine(refusal, input.target.credentials.clientId, input.target.environment));
     return notTestedForRefusal(ran, refusal);
   } finally {

@@ -6,6 +6,8 @@
 // here, so the line names both possibilities rather than guessing.
 
 import type { TokenExchange } from '../http/exchange.js';
+import type { ServiceClient } from '../http/service-client.js';
+import type { Credentials } from '../spec/credentials.js';
 import type { CheckResult, Untested } from '../report/model.js';
 
 /** What a token endpoint answers to credentials it does not accept (§7: 401; 403 from some gateways). */
@@ -52,6 +54,17 @@ export interface Refusal {
 export function refusalOf(first: TokenExchange | undefined, quote: (ex: TokenExchange) => string): Refusal | undefined {
   if (!first || first.issued || !REFUSED.has(first.status)) return undefined;
   return { status: first.status, quotedBody: quote(first) };
+}
+
+/**
+ * One call to tell a service that wants an Authorization header (against §4.1, which the checks
+ * then report) from one that refuses these credentials: the same credentials, also sent as Basic.
+ * Accepted → the credentials are good and the 401 was the service's finding, not the user's.
+ */
+export async function acceptedWithAuthorization(http: ServiceClient, credentials: Credentials): Promise<boolean> {
+  const basic = Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64');
+  const ex = await http.issueToken(credentials, { headers: { authorization: `Basic ${basic}` } }).catch(() => undefined);
+  return ex?.issued !== undefined;
 }
 
 /** The one line: what happened, both possible causes, and what to do. */
