@@ -6,6 +6,7 @@
 import type { Redactor } from '../http/redact.js';
 import { specLabel, type CheckResult, type Report, type Status } from '../report/model.js';
 import { printable } from '../report/printable.js';
+import { closingCount } from './closing-count.js';
 import { colorWanted } from './color.js';
 
 /** Part of a line: plain text, or text in an SGR colour (31 red, 2 dim…) when colour is on. */
@@ -72,12 +73,11 @@ export function resultLine(r: CheckResult): Span[] {
 }
 
 export function summaryLines(report: Report, folder: string): Line[] {
-  const s = report.summary;
   const verdict = report.verdict === 'pass' ? { text: 'PASS', sgr: 32 } : { text: 'FAIL', sgr: 31 };
   const lines: Line[] = [
     '',
     [verdict, `  ${report.target.environment} ${report.target.base_url}${report.target.emulated ? ' (built-in emulator)' : ''}`],
-    `${s.passed} passed, ${s.failed} failed, ${s.warned} warned, ${s.skipped} skipped, ${s.errored} errored`,
+    closingCount(report),
     ...(report.untested ?? []).map((u): Line => [{ text: 'not tested', sgr: 31 }, ` (${u.stage}): ${u.reason}`]),
   ];
   // The verdict above stays the conformance verdict; without this a PASS line ends a run that exits 1.

@@ -46,6 +46,8 @@ export interface ProcessOutcome {
 
 export interface ScenarioRecord {
   scenario: string;
+  /** Where this scenario's emulator listened (port 0 gives each its own port). */
+  baseUrl?: string;
   requests: RecordedRequest[];
   hellos: OfferedTls[];
   process: ProcessOutcome;

@@ -89,6 +89,7 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioRecord> {
     for (const rest of [lines.stdout, lines.stderr]) if (rest !== '') echo(rest);
     return {
       scenario: run.scenario.name,
+      baseUrl: emulator.url,
       requests: recorder.requests,
       hellos,
       process: outcome,

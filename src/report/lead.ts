@@ -38,6 +38,8 @@ const STAGE_COMMAND: Record<string, string> = {
 };
 
 function untestedItem(u: Untested): LeadItem {
+  // The reason already says which variables to check; the lead adds the other possibility's step.
+  if (u.stage === 'credentials') return { what: 'the configured credentials were refused', why: u.reason, todo: 'if the credentials are right for this environment, ask the service\'s owners why POST /tokens refuses them' };
   const rerun = STAGE_COMMAND[u.stage];
   // A refusal of the credentials is the commonest cause and has one fix, whatever the stage.
   const credentials = /\b401\b|credential/i.test(u.reason);
@@ -75,7 +77,9 @@ function scenarioItems(s: LoadScenarioResult): LeadItem[] {
 
 /** Everything that turned the verdict to fail, in the order the verdict's rule names them. */
 export function leadItems(report: Report): LeadItem[] {
-  const items = [...brokenMusts(report.checks).map(checkItem), ...(report.load?.scenarios ?? []).flatMap(scenarioItems), ...(report.untested ?? []).map(untestedItem)];
+  // Refused credentials come first: until they are fixed, nothing below them says much.
+  const untested = report.untested ?? [];
+  const items = [...untested.filter((u) => u.stage === 'credentials').map(untestedItem), ...brokenMusts(report.checks).map(checkItem), ...(report.load?.scenarios ?? []).flatMap(scenarioItems), ...untested.filter((u) => u.stage !== 'credentials').map(untestedItem)];
   // k6 can fail a run no scenario explains (the exit code says fail); the lead must still say so.
   if (report.load && !report.load.ok && !items.some((i) => i.what.startsWith('load scenario'))) {
     items.push({ what: 'the load run failed', why: 'k6 reported the run as failed without naming a threshold', todo: 'see k6\'s output in the terminal and rerun ces-harness load' });

@@ -5,6 +5,7 @@ import type { CheckResult } from '../report/model.js';
 import type { Check } from './check.js';
 import { createContext, type ContextInput } from './context.js';
 import { runChecks } from './run-checks.js';
+import { acceptedWithAuthorization, notTestedForRefusal, refusalLine, refusalOf } from './credentials-refused.js';
 import { epochSeconds } from '../spec/expires-at.js';
 
 export interface ConformanceInput extends ContextInput {
@@ -12,19 +13,26 @@ export interface ConformanceInput extends ContextInput {
   /** Shared with the terminal and the report writer, so they know every secret and token too. */
   redactor: Redactor;
   onResult?: (result: CheckResult) => void;
+  /** Told the one line when POST /tokens refused the configured credentials (credentials-refused.ts). */
+  onCredentialsRefused?: (line: string) => void;
 }
 
 export async function runConformance(input: ConformanceInput): Promise<CheckResult[]> {
   const { ctx, close } = createContext(input);
   try {
-    const results = await runChecks(input.checks, ctx, input.onResult ? { onResult: input.onResult } : {});
+    const ran = await runChecks(input.checks, ctx, input.onResult ? { onResult: input.onResult } : {});
     // Every token this run was handed goes into the ledger, so a later run can prove its expiry.
     for (const issued of ctx.session.issuedTokens()) {
       const expiresAt = epochSeconds(issued.expiresAt);
       if (expiresAt !== undefined) input.ledger.record(input.target, issued.token, expiresAt, ctx.now());
     }
     input.ledger.save(ctx.now());
-    return results;
+    const refusal = refusalOf(await ctx.session.firstIssueIfAsked()?.catch(() => undefined), (ex) => ctx.http.quote(ex));
+    // A service that wants an Authorization header (its own §4.1 finding) refuses good credentials
+    // too: only when the same credentials also fail with one is the refusal the user's to fix.
+    if (!refusal || (await acceptedWithAuthorization(ctx.http, input.target.credentials))) return ran;
+    input.onCredentialsRefused?.(refusalLine(refusal, input.target.credentials.clientId, input.target.environment));
+    return notTestedForRefusal(ran, refusal);
   } finally {
     await close();
   }

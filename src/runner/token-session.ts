@@ -71,6 +71,11 @@ export class TokenSession {
     return this.first;
   }
 
+  /** The first POST /tokens if a check has asked for it; never sends one itself. */
+  firstIssueIfAsked(): Promise<TokenExchange> | undefined {
+    return this.first;
+  }
+
   seed(exchange: TokenExchange): void {
     this.remember(exchange);
     this.first ??= Promise.resolve(exchange);

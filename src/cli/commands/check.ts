@@ -18,6 +18,15 @@ export function selectedChecks(options: Options): Check[] {
 }
 
 export function conformanceStage(checks: readonly Check[]) {
-  return ({ prepared, redactor, terminal, signal }: StageIo): Promise<CheckResult[]> =>
-    runConformance({ ...prepared.settings, ledger: prepared.ledger, checks, redactor, progress: terminal.progress, onResult: (r) => terminal.out(resultLine(r)), signal });
+  return ({ prepared, redactor, terminal, signal, untested }: StageIo): Promise<CheckResult[]> =>
+    runConformance({
+      ...prepared.settings,
+      ledger: prepared.ledger,
+      checks,
+      redactor,
+      progress: terminal.progress,
+      onResult: (r) => terminal.out(resultLine(r)),
+      onCredentialsRefused: (line) => untested('credentials', line),
+      signal,
+    });
 }

@@ -16,6 +16,7 @@ import { VERSION } from '../../version.js';
 import { flagValue, type Options } from '../flags.js';
 import { prepareReportPlace, writeReportFolder } from '../report-folder.js';
 import { handleStopSignals } from '../stop-signals.js';
+import { servedAt } from '../../client/served-at.js';
 import { createTerminal, resultLine, summaryLines } from '../terminal.js';
 
 /** A client that sends more than this in one scenario run is flooding; well past any sane run. */
@@ -82,7 +83,7 @@ export async function clientCommand(options: Options, argv: readonly string[]): 
     const describe = (name: string) => CLIENT_SCENARIOS.find((s) => s.name === name)?.description ?? '';
     const report = buildReport({
       version: VERSION,
-      target: { environment: 'client', base_url: 'https://127.0.0.1', emulated: true },
+      target: { environment: 'client', base_url: servedAt(records), emulated: true },
       startedAt,
       finishedAt: new Date(),
       checks: records.length > 0 ? checks : [],
