@@ -157,8 +157,9 @@ describe('control characters from the service are shown escaped, on the terminal
       expect(text, where).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
     }
     expect(res.stdout).toContain('\\x1b[31mred\\x1b[0m\\x1b]0;owned\\x07 nul\\u0000 \\u202eevil');
-    const report = JSON.parse(outputs['report.json']!) as { checks: Array<{ message: string }> };
-    expect(report.checks[0]!.message).toContain('\\x1b[31mred');
+    // The 401 makes the run say the credentials were refused, quoting the body (escaped) in that line.
+    const report = JSON.parse(outputs['report.json']!) as { untested: Array<{ stage: string; reason: string }> };
+    expect(report.untested.find((u) => u.stage === 'credentials')?.reason).toContain('\\x1b[31mred');
     expect(outputs['report.md']).toContain('\\x1b');
     expect(outputs['report.html']).toContain('\\x1b[31mred');
     expect(outputs['junit.xml']).toContain('\\u0000');
