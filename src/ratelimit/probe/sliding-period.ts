@@ -20,6 +20,8 @@ import type { Probe } from './probe.js';
 export const PERIOD_PRECISION = 0.015;
 /** Trials at most, whatever the precision: each is two or three periods of waiting. */
 const MAX_TRIALS = 10;
+/** How far short of the period an upper end no trial confirmed may be (a quarter). */
+const UNCONFIRMED_SHORT = 0.8;
 
 export interface PeriodFindings {
   model: SlidingWindowModel | null;
@@ -35,19 +37,33 @@ interface Trial {
   lastMs: number;
 }
 
-export async function slidingPeriodPhase(probe: Probe, limit: number, initial: Bracket): Promise<PeriodFindings> {
+/**
+ * `initial.hiSure`: the upper end was seen (a window's edges), not inferred from the drain, whose
+ * window may have opened before it.
+ */
+export async function slidingPeriodPhase(probe: Probe, limit: number, initial: Bracket & { hiSure?: boolean }): Promise<PeriodFindings> {
   const notes: string[] = [];
   const evidence: string[] = [];
   let { lo, hi } = initial;
   // The lower end comes from requests refused while the window was being pinged; if refused
   // requests count, it may lie past the period. Until a trial refuses a request it is unconfirmed.
   let loConfirmed = false;
+  // The upper end is measured from the drain's first request, but the set-up requests before it
+  // counted too and may have opened the window earlier (long before, on a busy machine): it may lie
+  // short of the period. Until a trial lets a request through it is unconfirmed, and the wait
+  // before each trial allows it to be a quarter short.
+  let hiConfirmed = initial.hiSure ?? false;
   let lastMs = probe.elapsed();
   let trials = 0;
   while (trials < MAX_TRIALS && !probe.outOfBudget()) {
-    if (loConfirmed && midpoint({ lo, hi }).precision <= PERIOD_PRECISION) break;
+    if (loConfirmed && hiConfirmed && midpoint({ lo, hi }).precision <= PERIOD_PRECISION) break;
+    // A bracket narrowed to an end nobody saw: look past that end too.
+    if (hi - lo <= 2 * PERIOD_PRECISION * hi) {
+      if (!hiConfirmed) hi *= 1 / UNCONFIRMED_SHORT;
+      else if (!loConfirmed) lo *= 0.75;
+    }
     const x = (lo + hi) / 2;
-    const trial = await clumpFromIdle(probe, limit, lastMs, hi);
+    const trial = await clumpFromIdle(probe, limit, lastMs, hiConfirmed ? hi : hi / UNCONFIRMED_SHORT);
     if (!trial) break;
     trials++;
     lastMs = trial.lastMs;
@@ -60,16 +76,21 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: B
     lastMs = s.sentMs;
     const after = s.sentMs - trial.startMs;
     if (s.answer === 'accepted') {
-      hi = Math.min(hi, after);
-      // The lower end was never seen refused: it may be wrong; look a quarter lower too.
-      if (!loConfirmed && hi - lo <= 2 * PERIOD_PRECISION * hi) lo = lo * 0.75;
+      // A seen bound replaces a guessed one even when it is wider.
+      hi = hiConfirmed ? Math.min(hi, after) : after;
+      hiConfirmed = true;
     } else if (s.answer === 'limited') {
+      // Refused past an upper end seen before: that end was wrong (its trial was not from idle).
+      if (after >= hi) {
+        hi = after / UNCONFIRMED_SHORT;
+        hiConfirmed = false;
+      }
       lo = Math.max(lo, after);
       loConfirmed = true;
     }
   }
   const period = midpoint({ lo, hi });
-  if (!loConfirmed || period.precision > 2 * PERIOD_PRECISION) {
+  if (!loConfirmed || !hiConfirmed || period.precision > 2 * PERIOD_PRECISION) {
     notes.push(`the sliding window's period was not pinned down (between ${fmt(lo)} and ${fmt(hi)} after ${trials} trials)`);
     return { model: null, evidence, notes };
   }
