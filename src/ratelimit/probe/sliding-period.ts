@@ -37,11 +37,15 @@ interface Trial {
   lastMs: number;
 }
 
-/**
- * `initial.hiSure`: the upper end was seen (a window's edges), not inferred from the drain, whose
- * window may have opened before it.
- */
-export async function slidingPeriodPhase(probe: Probe, limit: number, initial: Bracket & { hiSure?: boolean }): Promise<PeriodFindings> {
+/** Where the period lies before the trials, and how sure its upper end is. */
+export interface InitialPeriod extends Bracket {
+  /** The upper end was seen (a window's edges), not inferred from a drain whose window may have opened before it. */
+  hiSure?: boolean;
+  /** A period surely no longer than this (ms): the wait before a trial allows for it while the upper end is unconfirmed. */
+  longest?: number;
+}
+
+export async function slidingPeriodPhase(probe: Probe, limit: number, initial: InitialPeriod): Promise<PeriodFindings> {
   const notes: string[] = [];
   const evidence: string[] = [];
   let { lo, hi } = initial;
@@ -63,7 +67,9 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: B
       else if (!loConfirmed) lo *= 0.75;
     }
     const x = (lo + hi) / 2;
-    const trial = await clumpFromIdle(probe, limit, lastMs, hiConfirmed ? hi : hi / UNCONFIRMED_SHORT);
+    // A trial that is not from idle lets its last request in early and confirms too short an end,
+    // which then shortens every later wait: until an end is seen, wait for the longest period.
+    const trial = await clumpFromIdle(probe, limit, lastMs, hiConfirmed ? hi : Math.max(hi / UNCONFIRMED_SHORT, initial.longest ?? 0));
     if (!trial) break;
     trials++;
     lastMs = trial.lastMs;

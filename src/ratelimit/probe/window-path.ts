@@ -7,7 +7,7 @@ import { round } from '../estimators.js';
 import { sustainedRate, type LimiterModel } from '../limiters/index.js';
 import type { Probe } from './probe.js';
 import type { ShapeFindings } from './recover.js';
-import { slidingPeriodPhase, PERIOD_PRECISION } from './sliding-period.js';
+import { slidingPeriodPhase, PERIOD_PRECISION, type InitialPeriod } from './sliding-period.js';
 import { windowEdgesPhase, EDGE_PRECISION } from './window-edges.js';
 
 export interface WindowFindings {
@@ -52,8 +52,12 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
  * recovery, not before the last refused request (only a guess when refused requests count: they
  * delay the recovery).
  */
-function drainPeriodBracket({ drain, recovery }: ShapeFindings) {
-  return { lo: (recovery.lastRefused?.sentMs ?? drain.refusal.sentMs) - drain.firstMs, hi: recovery.accepted.sentMs - drain.firstMs };
+function drainPeriodBracket({ drain, recovery, figures }: ShapeFindings): InitialPeriod {
+  const lo = (recovery.lastRefused?.sentMs ?? drain.refusal.sentMs) - drain.firstMs;
+  const hi = recovery.accepted.sentMs - drain.firstMs;
+  // A smooth window admits one request per period / limit once it slides, and pings sent late only
+  // space the trickle out: the limit times the trickle is a period at least as long as the true one.
+  return { lo, hi, ...(figures.trickleMs !== null ? { longest: drain.limit * figures.trickleMs } : {}) };
 }
 
 /** The Estimate's figures from an identified window. */
