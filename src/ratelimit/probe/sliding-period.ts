@@ -22,6 +22,8 @@ export const PERIOD_PRECISION = 0.015;
 const MAX_TRIALS = 10;
 /** How far short of the period an upper end no trial confirmed may be (a quarter). */
 const UNCONFIRMED_SHORT = 0.8;
+/** Counts-refused trials at most: one whose requests went out late (a busy machine) proves nothing and is sent again. */
+const COUNTS_ATTEMPTS = 3;
 
 export interface PeriodFindings {
   model: SlidingWindowModel | null;
@@ -103,7 +105,11 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
   evidence.push(
     `${trials} trials of ${limit} requests from idle: one more request passed ${fmt(hi)} after the first and was refused ${fmt(lo)} after it: the window slides over ${fmt(period.value)}`,
   );
-  const counted = await countsRefusedTrial(probe, limit, { lo, hi }, lastMs);
+  let counted = await countsRefusedTrial(probe, limit, { lo, hi }, lastMs);
+  for (let attempt = 1; counted.disturbed && attempt < COUNTS_ATTEMPTS && !probe.outOfBudget(); attempt++) {
+    counted = await countsRefusedTrial(probe, limit, { lo, hi }, probe.elapsed());
+  }
+  if (counted.disturbed) counted.notes.push(`whether refused requests count was not tested: ${counted.disturbed} in each of ${COUNTS_ATTEMPTS} trials`);
   if (counted.evidence) evidence.push(counted.evidence);
   const periodS = Math.round(period.value) / 1000;
   return { model: { kind: 'sliding-window', limit, period_s: periodS, counts_refused: counted.counts ?? false }, evidence, notes: [...notes, ...counted.notes] };
@@ -132,7 +138,7 @@ async function clumpFromIdle(probe: Probe, limit: number, sinceMs: number, perio
  * counts refusals still holds the window full then (HAProxy's usual stick-table recipe; a
  * sliding log of every request); one that counts admissions only lets it through.
  */
-async function countsRefusedTrial(probe: Probe, limit: number, period: Bracket, sinceMs: number): Promise<{ counts?: boolean; evidence?: string; notes: string[] }> {
+async function countsRefusedTrial(probe: Probe, limit: number, period: Bracket, sinceMs: number): Promise<{ counts?: boolean; evidence?: string; notes: string[]; disturbed?: string }> {
   const interval = 1000 / probe.maxRps;
   // Enough refusals to outweigh what ages out of the window between the period and the final
   // request (a sliding log forgets the oldest first), and a twentieth of the limit for HAProxy's
@@ -147,8 +153,15 @@ async function countsRefusedTrial(probe: Probe, limit: number, period: Bracket, 
     if (!s) return { notes: ['whether refused requests count was not tested (the budget ran out)'] };
     if (s.answer === 'limited') refused++;
   }
-  const final = await pingAt(probe, 'counts-refused', trial.startMs + period.hi + (period.hi - period.lo) + interval);
+  // Every one of them falls mid-period when sent on time: one let through went out late, after
+  // the period, and refused nothing the final request could feel.
+  if (refused < k) return { notes: [], disturbed: `only ${refused} of ${k} requests meant for mid-period were refused (sent late)` };
+  const finalAtMs = trial.startMs + period.hi + (period.hi - period.lo) + interval;
+  const final = await pingAt(probe, 'counts-refused', finalAtMs);
   if (!final || (final.answer !== 'accepted' && final.answer !== 'limited')) return { notes: ['whether refused requests count was not tested (no clear answer)'] };
+  // Sent much later than planned, a window that counts refusals may have let them age out too.
+  const lateMs = final.sentMs - finalAtMs;
+  if (lateMs > period.hi - period.lo + 2 * interval) return { notes: [], disturbed: `the request past the period went out ${Math.round(lateMs)} ms late` };
   const counts = final.answer === 'limited';
   return {
     counts,
