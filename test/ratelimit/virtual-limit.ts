@@ -164,3 +164,19 @@ export function haproxyRate(limit: number, periodMs: number, countsRefused: bool
     return undefined;
   };
 }
+
+/**
+ * `inner`, which counted `requests` set-up requests `leadMs` before the probe's first one: on a
+ * busy machine the drain starts long after the set-up, so a counter with periods (HAProxy) turns
+ * its period over in the middle of the drain.
+ */
+export function openedEarlier(inner: Limiter, requests: number, leadMs: number): Limiter {
+  let fed = false;
+  return (now) => {
+    if (!fed) {
+      fed = true;
+      for (let i = 0; i < requests; i++) inner(now - leadMs);
+    }
+    return inner(now);
+  };
+}
