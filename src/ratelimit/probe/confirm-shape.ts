@@ -20,7 +20,11 @@ export async function confirmedShape(probe: Probe, first: ShapeFindings): Promis
   const waitMs = Math.max(3 * drain.accepted * paceMs, 300);
   const lastMs = Math.max(...probe.samples.map((s) => s.sentMs));
   const drainMs = ((3 * drain.accepted + 20) * 1000) / probe.maxRps;
-  if (lastMs + waitMs + drainMs > probe.maxDurationMs) return first;
+  // Past a quarter of the time cap the stream after it would be starved (a slow limit, a short
+  // cap): the verdict stands unconfirmed, and says so.
+  if (waitMs + drainMs > probe.maxDurationMs / 4 || lastMs + waitMs + drainMs > probe.maxDurationMs) {
+    return { ...first, evidence: `${first.evidence} (not confirmed by a second drain from idle: no time for it)` };
+  }
   const wait = lastMs + waitMs - probe.elapsed();
   if (wait > 0) await probe.clock.sleep(Math.ceil(wait), probe.signal);
   if (probe.outOfBudget()) return first;
