@@ -26,7 +26,10 @@ const cases: Case[] = [
   { name: 'HAProxy http_req_rate 50 per 1 s, every request', limiter: () => haproxyRate(50, 1000, true), truth: { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: true }, maxRps: 200 },
   // Set-up requests 0.85 s before the drain (a busy machine): the period turns over mid-drain and
   // the first recovery looks like a bucket's; the second drain, from idle, must tell.
-  { name: 'HAProxy 50 per 1 s, its period opened 0.85 s before the drain', limiter: () => openedEarlier(haproxyRate(50, 1000, false), 3, 850), truth: { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false }, maxRps: 200 },
+  // Set-up requests 0.3 s before the drain: the limit comes back 0.7 s after the drain began, a
+  // period's upper end 30 % short that the trials must not trust until one of them confirms it.
+  { name: 'HAProxy 50 per 1 s, its period opened 0.3 s before the drain', limiter: () => openedEarlier(haproxyRate(50, 1000, false), 300), truth: { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false }, maxRps: 200 },
+  { name: 'HAProxy 50 per 1 s, its period opened 0.85 s before the drain', limiter: () => openedEarlier(haproxyRate(50, 1000, false), 850), truth: { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false }, maxRps: 200 },
 ];
 
 describe('identifying the limiter on a virtual clock', () => {
