@@ -36,6 +36,7 @@ import { probeTimeline } from './timeline.js';
 import { monotonicClock, type Clock } from './pacing.js';
 import { describeLimiter, type LimiterModel } from './limiters/index.js';
 import { idleBurstPhase } from './probe/idle-burst.js';
+import { confirmedShape } from './probe/confirm-shape.js';
 import { drainFigures, shapePhase, type ShapeFindings } from './probe/recover.js';
 import { windowFigures, windowPhase } from './probe/window-path.js';
 import { ERROR_STREAK, Probe } from './probe/probe.js';
@@ -99,7 +100,8 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     probe.samples.filter((s) => s.phase === 'drain'),
     probe.calls.overhead.sent,
   );
-  const shape = drain ? await shapePhase(probe, drain) : undefined;
+  const firstShape = drain ? await shapePhase(probe, drain) : undefined;
+  const shape = firstShape ? await confirmedShape(probe, firstShape) : undefined;
   if (shape && shape.shape !== 'bucket') {
     const window = await windowPhase(probe, shape);
     const model = window.limiter;

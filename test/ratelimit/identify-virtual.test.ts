@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { discover } from '../../src/ratelimit/discover.js';
 import { burstSize, sustainedRate, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import { relativeError } from './support.js';
-import { fromModel, gcra, haproxyRate, virtualWorld, type Limiter } from './virtual-limit.js';
+import { fromModel, gcra, haproxyRate, openedEarlier, virtualWorld, type Limiter } from './virtual-limit.js';
 
 interface Case {
   name: string;
@@ -24,6 +24,12 @@ const cases: Case[] = [
   { name: 'sliding log 50 per 1 s, refusals counted', limiter: () => fromModel({ kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: true }), truth: { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: true }, maxRps: 200 },
   { name: 'HAProxy http_req_rate 50 per 1 s, admitted only', limiter: () => haproxyRate(50, 1000, false), truth: { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false }, maxRps: 200 },
   { name: 'HAProxy http_req_rate 50 per 1 s, every request', limiter: () => haproxyRate(50, 1000, true), truth: { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: true }, maxRps: 200 },
+  // Set-up requests 0.85 s before the drain (a busy machine): the period turns over mid-drain and
+  // the first recovery looks like a bucket's; the second drain, from idle, must tell.
+  // Set-up requests 0.3 s before the drain: the limit comes back 0.7 s after the drain began, a
+  // period's upper end 30 % short that the trials must not trust until one of them confirms it.
+  { name: 'HAProxy 50 per 1 s, its period opened 0.3 s before the drain', limiter: () => openedEarlier(haproxyRate(50, 1000, false), 300), truth: { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false }, maxRps: 200 },
+  { name: 'HAProxy 50 per 1 s, its period opened 0.85 s before the drain', limiter: () => openedEarlier(haproxyRate(50, 1000, false), 850), truth: { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false }, maxRps: 200 },
 ];
 
 describe('identifying the limiter on a virtual clock', () => {

@@ -83,12 +83,13 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
       const unusable = signal.aborted ? undefined : unusableProbe(tally);
       if (unusable) io.untested('rate_limit', `${calls.endpoint}: ${unusable}`);
       const recommendation = unusable ? null : recommend(estimate);
-      // Limited, yet no steady rate got through: nothing was sized, so nothing may pass as sized.
-      if (!unusable && !signal.aborted && estimate.limiting_status !== null && estimate.sustained_rps === null) {
-        io.untested('rate_limit', `${calls.endpoint}: the limit was met after ${estimate.burst ?? '?'} requests but no sustained rate could be measured in ${estimate.duration_s.toFixed(0)} s (${estimate.requests_limited} of ${estimate.requests_sent} answers limited; a limit that never lifts breaks §7, see ratelimit.recovers in \`check\`)`);
-      } else if (!signal.aborted && estimate.partial && estimate.requests_sent >= maxRequests) {
-        // A probe that spends its whole budget failed to pin the limiter down: never a pass.
+      // A probe that spends its whole budget failed to pin the limiter down: never a pass. Said
+      // first: a budget spent before the rate was measured is not a limit that never lifts.
+      if (!signal.aborted && estimate.partial && estimate.requests_sent >= maxRequests) {
         io.untested('rate_limit', `${calls.endpoint}: the probe spent all of rate_limit.max_requests (${maxRequests}) without pinning the limiter down; the estimate is partial`);
+      } else if (!unusable && !signal.aborted && estimate.limiting_status !== null && estimate.sustained_rps === null) {
+        // Limited, yet no steady rate got through: nothing was sized, so nothing may pass as sized.
+        io.untested('rate_limit', `${calls.endpoint}: the limit was met after ${estimate.burst ?? '?'} requests but no sustained rate could be measured in ${estimate.duration_s.toFixed(0)} s (${estimate.requests_limited} of ${estimate.requests_sent} answers limited; a limit that never lifts breaks §7, see ratelimit.recovers in \`check\`)`);
       }
 
       let proof: Proof | null = null;

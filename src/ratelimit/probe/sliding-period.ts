@@ -20,6 +20,10 @@ import type { Probe } from './probe.js';
 export const PERIOD_PRECISION = 0.015;
 /** Trials at most, whatever the precision: each is two or three periods of waiting. */
 const MAX_TRIALS = 10;
+/** How far short of the period an upper end no trial confirmed may be (a quarter). */
+const UNCONFIRMED_SHORT = 0.8;
+/** Counts-refused trials at most: one whose requests went out late (a busy machine) proves nothing and is sent again. */
+const COUNTS_ATTEMPTS = 3;
 
 export interface PeriodFindings {
   model: SlidingWindowModel | null;
@@ -35,19 +39,39 @@ interface Trial {
   lastMs: number;
 }
 
-export async function slidingPeriodPhase(probe: Probe, limit: number, initial: Bracket): Promise<PeriodFindings> {
+/** Where the period lies before the trials, and how sure its upper end is. */
+export interface InitialPeriod extends Bracket {
+  /** The upper end was seen (a window's edges), not inferred from a drain whose window may have opened before it. */
+  hiSure?: boolean;
+  /** A period surely no longer than this (ms): the wait before a trial allows for it while the upper end is unconfirmed. */
+  longest?: number;
+}
+
+export async function slidingPeriodPhase(probe: Probe, limit: number, initial: InitialPeriod): Promise<PeriodFindings> {
   const notes: string[] = [];
   const evidence: string[] = [];
   let { lo, hi } = initial;
   // The lower end comes from requests refused while the window was being pinged; if refused
   // requests count, it may lie past the period. Until a trial refuses a request it is unconfirmed.
   let loConfirmed = false;
+  // The upper end is measured from the drain's first request, but the set-up requests before it
+  // counted too and may have opened the window earlier (long before, on a busy machine): it may lie
+  // short of the period. Until a trial lets a request through it is unconfirmed, and the wait
+  // before each trial allows it to be a quarter short.
+  let hiConfirmed = initial.hiSure ?? false;
   let lastMs = probe.elapsed();
   let trials = 0;
   while (trials < MAX_TRIALS && !probe.outOfBudget()) {
-    if (loConfirmed && midpoint({ lo, hi }).precision <= PERIOD_PRECISION) break;
+    if (loConfirmed && hiConfirmed && midpoint({ lo, hi }).precision <= PERIOD_PRECISION) break;
+    // A bracket narrowed to an end nobody saw: look past that end too.
+    if (hi - lo <= 2 * PERIOD_PRECISION * hi) {
+      if (!hiConfirmed) hi *= 1 / UNCONFIRMED_SHORT;
+      else if (!loConfirmed) lo *= 0.75;
+    }
     const x = (lo + hi) / 2;
-    const trial = await clumpFromIdle(probe, limit, lastMs, hi);
+    // A trial that is not from idle lets its last request in early and confirms too short an end,
+    // which then shortens every later wait: until an end is seen, wait for the longest period.
+    const trial = await clumpFromIdle(probe, limit, lastMs, hiConfirmed ? hi : Math.max(hi / UNCONFIRMED_SHORT, initial.longest ?? 0));
     if (!trial) break;
     trials++;
     lastMs = trial.lastMs;
@@ -60,23 +84,32 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: B
     lastMs = s.sentMs;
     const after = s.sentMs - trial.startMs;
     if (s.answer === 'accepted') {
-      hi = Math.min(hi, after);
-      // The lower end was never seen refused: it may be wrong; look a quarter lower too.
-      if (!loConfirmed && hi - lo <= 2 * PERIOD_PRECISION * hi) lo = lo * 0.75;
+      // A seen bound replaces a guessed one even when it is wider.
+      hi = hiConfirmed ? Math.min(hi, after) : after;
+      hiConfirmed = true;
     } else if (s.answer === 'limited') {
+      // Refused past an upper end seen before: that end was wrong (its trial was not from idle).
+      if (after >= hi) {
+        hi = after / UNCONFIRMED_SHORT;
+        hiConfirmed = false;
+      }
       lo = Math.max(lo, after);
       loConfirmed = true;
     }
   }
   const period = midpoint({ lo, hi });
-  if (!loConfirmed || period.precision > 2 * PERIOD_PRECISION) {
+  if (!loConfirmed || !hiConfirmed || period.precision > 2 * PERIOD_PRECISION) {
     notes.push(`the sliding window's period was not pinned down (between ${fmt(lo)} and ${fmt(hi)} after ${trials} trials)`);
     return { model: null, evidence, notes };
   }
   evidence.push(
     `${trials} trials of ${limit} requests from idle: one more request passed ${fmt(hi)} after the first and was refused ${fmt(lo)} after it: the window slides over ${fmt(period.value)}`,
   );
-  const counted = await countsRefusedTrial(probe, limit, { lo, hi }, lastMs);
+  let counted = await countsRefusedTrial(probe, limit, { lo, hi }, lastMs);
+  for (let attempt = 1; counted.disturbed && attempt < COUNTS_ATTEMPTS && !probe.outOfBudget(); attempt++) {
+    counted = await countsRefusedTrial(probe, limit, { lo, hi }, probe.elapsed());
+  }
+  if (counted.disturbed) counted.notes.push(`whether refused requests count was not tested: ${counted.disturbed} in each of ${COUNTS_ATTEMPTS} trials`);
   if (counted.evidence) evidence.push(counted.evidence);
   const periodS = Math.round(period.value) / 1000;
   return { model: { kind: 'sliding-window', limit, period_s: periodS, counts_refused: counted.counts ?? false }, evidence, notes: [...notes, ...counted.notes] };
@@ -105,7 +138,7 @@ async function clumpFromIdle(probe: Probe, limit: number, sinceMs: number, perio
  * counts refusals still holds the window full then (HAProxy's usual stick-table recipe; a
  * sliding log of every request); one that counts admissions only lets it through.
  */
-async function countsRefusedTrial(probe: Probe, limit: number, period: Bracket, sinceMs: number): Promise<{ counts?: boolean; evidence?: string; notes: string[] }> {
+async function countsRefusedTrial(probe: Probe, limit: number, period: Bracket, sinceMs: number): Promise<{ counts?: boolean; evidence?: string; notes: string[]; disturbed?: string }> {
   const interval = 1000 / probe.maxRps;
   // Enough refusals to outweigh what ages out of the window between the period and the final
   // request (a sliding log forgets the oldest first), and a twentieth of the limit for HAProxy's
@@ -120,8 +153,15 @@ async function countsRefusedTrial(probe: Probe, limit: number, period: Bracket, 
     if (!s) return { notes: ['whether refused requests count was not tested (the budget ran out)'] };
     if (s.answer === 'limited') refused++;
   }
-  const final = await pingAt(probe, 'counts-refused', trial.startMs + period.hi + (period.hi - period.lo) + interval);
+  // Every one of them falls mid-period when sent on time: one let through went out late, after
+  // the period, and refused nothing the final request could feel.
+  if (refused < k) return { notes: [], disturbed: `only ${refused} of ${k} requests meant for mid-period were refused (sent late)` };
+  const finalAtMs = trial.startMs + period.hi + (period.hi - period.lo) + interval;
+  const final = await pingAt(probe, 'counts-refused', finalAtMs);
   if (!final || (final.answer !== 'accepted' && final.answer !== 'limited')) return { notes: ['whether refused requests count was not tested (no clear answer)'] };
+  // Sent much later than planned, a window that counts refusals may have let them age out too.
+  const lateMs = final.sentMs - finalAtMs;
+  if (lateMs > period.hi - period.lo + 2 * interval) return { notes: [], disturbed: `the request past the period went out ${Math.round(lateMs)} ms late` };
   const counts = final.answer === 'limited';
   return {
     counts,

@@ -7,7 +7,7 @@ import { round } from '../estimators.js';
 import { sustainedRate, type LimiterModel } from '../limiters/index.js';
 import type { Probe } from './probe.js';
 import type { ShapeFindings } from './recover.js';
-import { slidingPeriodPhase, PERIOD_PRECISION } from './sliding-period.js';
+import { slidingPeriodPhase, PERIOD_PRECISION, type InitialPeriod } from './sliding-period.js';
 import { windowEdgesPhase, EDGE_PRECISION } from './window-edges.js';
 
 export interface WindowFindings {
@@ -31,7 +31,7 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
     if (edges.model && !contradicted) return { limiter: edges.model, evidence: edges.evidence, notes: edges.notes };
     if (edges.slidingPeriod && !contradicted) {
       // A sliding log counted from idle in the drain; windows later may have held earlier refusals.
-      const period = await slidingPeriodPhase(probe, Math.max(limit, drain.limit), edges.slidingPeriod);
+      const period = await slidingPeriodPhase(probe, Math.max(limit, drain.limit), { ...edges.slidingPeriod, hiSure: true });
       return { limiter: period.model, evidence: [...edges.evidence, ...period.evidence], notes: [...edges.notes, ...period.notes] };
     }
     // No window of its own (or one the first recovery contradicts): measure it as a sliding window from idle.
@@ -52,8 +52,12 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
  * recovery, not before the last refused request (only a guess when refused requests count: they
  * delay the recovery).
  */
-function drainPeriodBracket({ drain, recovery }: ShapeFindings) {
-  return { lo: (recovery.lastRefused?.sentMs ?? drain.refusal.sentMs) - drain.firstMs, hi: recovery.accepted.sentMs - drain.firstMs };
+function drainPeriodBracket({ drain, recovery, figures }: ShapeFindings): InitialPeriod {
+  const lo = (recovery.lastRefused?.sentMs ?? drain.refusal.sentMs) - drain.firstMs;
+  const hi = recovery.accepted.sentMs - drain.firstMs;
+  // A smooth window admits one request per period / limit once it slides, and pings sent late only
+  // space the trickle out: the limit times the trickle is a period at least as long as the true one.
+  return { lo, hi, ...(figures.trickleMs !== null ? { longest: drain.limit * figures.trickleMs } : {}) };
 }
 
 /** The Estimate's figures from an identified window. */
