@@ -56,7 +56,9 @@ describe('documentation links', () => {
       expect({ link, exists: existsSync(target) }).toEqual({ link, exists: true });
       if (anchor) expect({ link, anchor: anchors(target).has(anchor) }).toEqual({ link, anchor: true });
     }
-    expect(text).not.toContain('shared/service-spec.md');
+    // Not even as plain text: a path that leaves the repository (a spec beside the clone) is not there for users.
+    const mentioned = [...text.matchAll(/(?:^|[\s(`'"])((?:\.\.\/)+[\w./-]+)/gm)].map((m) => m[1]!);
+    expect(mentioned.filter((path) => relative('.', normalize(join(dirname(file), path))).startsWith('..'))).toEqual([]);
   });
 });
 
