@@ -5,6 +5,7 @@ export const check: Check = {
   title: '401 answers to bearer calls carry WWW-Authenticate: Bearer',
   spec: 'RFC 6750 §3',
   level: 'should',
+  needsAcceptedCredentials: true,
   description: 'Good practice the spec does not demand: a 401 from /tokens/validate or a business endpoint names the Bearer scheme in WWW-Authenticate.',
   async run({ http, session, business }) {
     const answers = await Promise.all([http.validate(undefined, await session.validateMethod()), http.business('evaluation', business.evaluation, 'not-a-token')]);

@@ -9,6 +9,7 @@ export const check: Check = {
   title: 'Business endpoints accept a valid token',
   spec: '4.4, 5.3, 9',
   level: 'must',
+  needsAcceptedCredentials: true,
   description: 'Each business endpoint under `/v1/` called with a fresh token and the configured method and payload is not refused for the token (not 401/403) and exists (not 404/405). A 4xx about the payload passes with a note: §4.4 leaves payloads to the user (`business:` in the config). Two more calls each, one at a time, give the run history its business latency (the quickest of the six answers).',
   // Alone, after the concurrent checks and before the rate-limit burst: its latency figure is then
   // the service's, not the queue of sixteen other checks in this process.

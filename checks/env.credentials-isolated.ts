@@ -7,6 +7,7 @@ export const check: Check = {
   title: "Each environment refuses the other environment's credentials",
   spec: '1, 5.6',
   level: 'must',
+  needsAcceptedCredentials: true,
   description: 'With two environments configured: POST /tokens with the credentials of one environment, sent to the other, answers 401 `{"error":"unauthorized"}`, both ways (§1: Sandbox and Production credentials are not shared).',
   async run({ target, others, http, clientFor }) {
     if (others.length === 0) return skip('only one environment is configured; configure both Sandbox and Production under environments: to prove §1/§5.6');

@@ -7,6 +7,7 @@ export const check: Check = {
   title: 'A 429 carries a JSON body with a string error',
   spec: '7',
   level: 'must',
+  needsAcceptedCredentials: true,
   description: 'The 429 provoked by the burst has a JSON object body with a string `error` field (§7 error body shape).',
   phase: 'last',
   async run(ctx) {

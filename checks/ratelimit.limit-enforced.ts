@@ -6,6 +6,7 @@ export const check: Check = {
   title: 'A burst over the rate limit is answered with 429',
   spec: '7, 8',
   level: 'must',
+  needsAcceptedCredentials: true,
   description: 'Sends a paced burst to `rate_limit.endpoint` (never above `max_rps` nor past `max_requests`) until the service limits it, and wants that answer to be 429 (§7), not 503 or another status. Runs last and alone; against production only with --allow-production-load.',
   phase: 'last',
   async run(ctx) {

@@ -7,6 +7,7 @@ export const check: Check = {
   title: 'After a 429, waiting and retrying succeeds',
   spec: '7',
   level: 'must',
+  needsAcceptedCredentials: true,
   description: 'After the 429, the harness waits (Retry-After when given, else backoff from 1 s doubling, at most 60 s in all, 15 s against the built-in emulator) and retries; a retry must succeed (§7: wait and retry). A retry still refused when that patience runs out is a failure, with the last 429 as evidence.',
   phase: 'last',
   async run(ctx) {

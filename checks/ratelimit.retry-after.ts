@@ -7,6 +7,7 @@ export const check: Check = {
   title: 'A 429 says when to retry (Retry-After), truthfully',
   spec: 'RFC 9110 §10.2.3, RFC 6585 §4',
   level: 'should',
+  needsAcceptedCredentials: true,
   description: 'Good practice the spec does not demand: the 429 carries a Retry-After header, and a retry after that delay succeeds.',
   phase: 'last',
   async run(ctx) {

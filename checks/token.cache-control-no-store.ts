@@ -5,6 +5,7 @@ export const check: Check = {
   title: 'Token responses are not cacheable (Cache-Control: no-store)',
   spec: 'RFC 6749 §5.1',
   level: 'should',
+  needsAcceptedCredentials: true,
   description: 'Good practice the spec does not demand: the POST /tokens answer that carries a token has `Cache-Control: no-store`, so no proxy or browser keeps the token.',
   async run({ http, session }) {
     const ex = await session.firstIssue();

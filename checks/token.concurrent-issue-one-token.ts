@@ -10,6 +10,7 @@ export const check: Check = {
   title: 'Concurrent POST /tokens calls return one token',
   spec: '4.1',
   level: 'must',
+  needsAcceptedCredentials: true,
   description: `Sends ${CONCURRENT} POST /tokens at once, before any other check has fetched a token, and wants one token value back (§4.1 rule 1: the same token until it expires).`,
   phase: 'first',
   async run({ http, session }) {

@@ -10,6 +10,7 @@ export const check: Check = {
   title: 'Tokens are long and varied enough not to be guessed',
   spec: 'RFC 6750 §5.2',
   level: 'should',
+  needsAcceptedCredentials: true,
   description: `Good practice the spec does not demand: the token's length and alphabet allow at least ${MIN_BITS} bits of entropy and its characters are not a repeated pattern.`,
   async run({ http, session }) {
     const ex = await session.firstIssue();

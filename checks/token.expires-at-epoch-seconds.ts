@@ -11,6 +11,7 @@ export const check: Check = {
   title: 'expires_at is an integer epoch time in seconds',
   spec: '2, 5.4',
   level: 'must',
+  needsAcceptedCredentials: true,
   description: '`expires_at` is a JSON integer counting seconds since the epoch (not milliseconds, not a string), and lies in the future.',
   async run({ http, session, now, expect }) {
     const ex = await session.firstIssue();

@@ -7,6 +7,7 @@ export const check: Check = {
   title: 'POST /tokens issues a token with the fields of §2',
   spec: '4.1',
   level: 'must',
+  needsAcceptedCredentials: true,
   description: 'POST /tokens with the nested `{"token":{"client_id","client_secret"}}` body and valid credentials answers 2xx with a JSON object: `token` a non-empty string, `expires_at` an integer, `token_type` a string.',
   async run({ http, session }) {
     const ex = await session.firstIssue();

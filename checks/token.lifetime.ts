@@ -8,6 +8,7 @@ export const check: Check = {
   title: 'expires_at matches the promised token lifetime',
   spec: '5.4, 8',
   level: 'must',
+  needsAcceptedCredentials: true,
   description:
     "A newly issued token expires `--token-lifetime` seconds (24 h by §5.4) after it is issued, judged across the request's whole window, expires_at's whole-second rounding and `--clock-tolerance`; a token first captured by an earlier run (token ledger) may have less left, never more.",
   async run({ http, session, expect, ledger, target }) {

@@ -8,6 +8,7 @@ export const check: Check = {
   title: 'After expiry POST /tokens returns a new token with a full lifetime',
   spec: '3, 5.4',
   level: 'must',
+  needsAcceptedCredentials: true,
   description: 'When the lifetime fits `--expiry-wait`: once the token has expired, POST /tokens returns a different token whose `expires_at` is the promised lifetime away (§3: expired → valid, a new token).',
   async run({ http, session, expect }) {
     const obs = await session.expiry();

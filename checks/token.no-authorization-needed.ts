@@ -6,6 +6,7 @@ export const check: Check = {
   title: 'POST /tokens needs no Authorization header',
   spec: '4.1',
   level: 'must',
+  needsAcceptedCredentials: true,
   description: 'POST /tokens sent with only `Content-Type: application/json` and the credentials in the body, no Authorization header, is answered with a token.',
   async run({ http }) {
     // Sent on its own rather than reusing another check's call, so the evidence shows exactly

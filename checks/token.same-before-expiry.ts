@@ -12,6 +12,7 @@ export const check: Check = {
   title: 'Repeated POST /tokens before expiry returns the same token',
   spec: '4.1, 3',
   level: 'must',
+  needsAcceptedCredentials: true,
   description: `Calls POST /tokens ${CALLS} times in a row, and once more over a second after the first, and wants the same token value and the same expires_at each time (§4.1 rule 1, §3: the expiry does not slide); a change that only follows an expiry is not held against the service.`,
   async run({ http, session, now, sleep, expect }) {
     const first = await session.firstIssue();

@@ -5,6 +5,7 @@ export const check: Check = {
   title: 'token_type is exactly "Bearer"',
   spec: '2',
   level: 'must',
+  needsAcceptedCredentials: true,
   description: 'The `token_type` of an issued token is the string `Bearer`, exactly (§2: always `Bearer`).',
   async run({ http, session }) {
     const ex = await session.firstIssue();

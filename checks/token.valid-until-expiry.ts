@@ -8,6 +8,7 @@ export const check: Check = {
   title: 'A token still works just before its expires_at',
   spec: '3',
   level: 'must',
+  needsAcceptedCredentials: true,
   description:
     "When the lifetime fits `--expiry-wait`: shortly before `expires_at` (minus a second for its rounding and the clock tolerance) GET/POST /tokens/validate with the token answers 200 `valid: true` (§3: valid until current time reaches expires_at); a 401 is held against the service only when the request's whole window lay certainly before the expiry.",
   async run({ http, session, expect }) {

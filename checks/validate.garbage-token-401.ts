@@ -7,6 +7,7 @@ export const check: Check = {
   title: '/tokens/validate refuses garbage and unknown tokens with 401',
   spec: '4.3, 7',
   level: 'must',
+  needsAcceptedCredentials: true,
   description: '/tokens/validate with `Bearer not-a-token` and with a well-formed random token the service never issued answers 401 `{"error":"unauthorized"}` each time.',
   async run({ http, session }) {
     const method = await session.validateMethod();

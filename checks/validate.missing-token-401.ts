@@ -6,6 +6,7 @@ export const check: Check = {
   title: '/tokens/validate without a token gets 401',
   spec: '4.3, 7',
   level: 'must',
+  needsAcceptedCredentials: true,
   description: '/tokens/validate with no Authorization header answers 401 `{"error":"unauthorized"}`.',
   async run({ http, session }) {
     const ex = await http.validate(undefined, await session.validateMethod());

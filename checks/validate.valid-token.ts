@@ -8,6 +8,7 @@ export const check: Check = {
   title: '/tokens/validate confirms a valid token with {valid, message}',
   spec: '4.3',
   level: 'must',
+  needsAcceptedCredentials: true,
   description: '/tokens/validate with `Authorization: Bearer <token>` and no body answers 200 `{"valid": true, "message": "<text>"}`. §4.3 leaves the method open, so GET and POST are both tried and the accepted ones reported.',
   async run({ http, session }) {
     const token = await session.current();

@@ -36,6 +36,11 @@ export interface Check {
   level: Level;
   /** One or two sentences for the README table: what it sends and what it wants back. */
   description: string;
+  /**
+   * Judged only once POST /tokens accepts the configured credentials (it needs their token, judges
+   * that answer, or leans on it): when they are refused, a non-pass here is "not tested", not the service's fault.
+   */
+  needsAcceptedCredentials?: true;
   phase?: Phase;
   run(ctx: CheckContext): Promise<Outcome>;
 }

@@ -32,7 +32,7 @@ export async function runConformance(input: ConformanceInput): Promise<CheckResu
     // too: only when the same credentials also fail with one is the refusal the user's to fix.
     if (!refusal || (await acceptedWithAuthorization(ctx.http, input.target.credentials))) return ran;
     input.onCredentialsRefused?.(refusalLine(refusal, input.target.credentials.clientId, input.target.environment));
-    return notTestedForRefusal(ran, refusal);
+    return notTestedForRefusal(input.checks, ran, refusal);
   } finally {
     await close();
   }

@@ -9,40 +9,11 @@ import type { TokenExchange } from '../http/exchange.js';
 import type { ServiceClient } from '../http/service-client.js';
 import type { Credentials } from '../spec/credentials.js';
 import type { CheckResult, Untested } from '../report/model.js';
+import type { Check } from './check.js';
 
 /** What a token endpoint answers to credentials it does not accept (§7: 401; 403 from some gateways). */
 const REFUSED = new Set([401, 403]);
 
-/**
- * The checks that can only be judged once POST /tokens accepts the configured credentials: they
- * need its token, or judge its answer, or (validate's method, the rate-limit burst) lean on it.
- */
-export const NEEDS_ACCEPTED_CREDENTIALS: ReadonlySet<string> = new Set([
-  'token.concurrent-issue-one-token',
-  'token.issue',
-  'token.no-authorization-needed',
-  'token.type-bearer',
-  'token.expires-at-epoch-seconds',
-  'token.lifetime',
-  'token.same-before-expiry',
-  'token.valid-until-expiry',
-  'token.expired-validate-401',
-  'token.expired-business-401',
-  'token.new-after-expiry',
-  'token.ledger',
-  'token.cache-control-no-store',
-  'token.entropy',
-  'validate.valid-token',
-  'validate.missing-token-401',
-  'validate.garbage-token-401',
-  'business.valid-token-accepted',
-  'env.credentials-isolated',
-  'ratelimit.limit-enforced',
-  'ratelimit.error-body',
-  'ratelimit.recovers',
-  'ratelimit.retry-after',
-  'auth.www-authenticate',
-]);
 
 export interface Refusal {
   status: number;
@@ -83,9 +54,10 @@ export const credentialsUntested = (line: string): Untested => ({ stage: 'creden
  * The results with each token-dependent check that did not pass turned into "not tested" (a skip
  * naming the refusal): its fail or error said nothing about the service.
  */
-export function notTestedForRefusal(results: readonly CheckResult[], refusal: Refusal): CheckResult[] {
+export function notTestedForRefusal(checks: readonly Check[], results: readonly CheckResult[], refusal: Refusal): CheckResult[] {
+  const dependent = new Set(checks.filter((c) => c.needsAcceptedCredentials).map((c) => c.id));
   return results.map((r) =>
-    NEEDS_ACCEPTED_CREDENTIALS.has(r.id) && r.status !== 'pass'
+    dependent.has(r.id) && r.status !== 'pass'
       ? { ...r, status: 'skip', message: `not tested: POST /tokens refused the configured credentials with ${refusal.status} (see "credentials"), so there was no token to test with` }
       : r,
   );

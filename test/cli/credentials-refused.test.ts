@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { Report } from '../../src/report/model.js';
-import { NEEDS_ACCEPTED_CREDENTIALS } from '../../src/runner/credentials-refused.js';
 import { CHECKS } from '../../checks/index.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 
@@ -44,7 +43,8 @@ describe('check with credentials the service refuses', () => {
     expect(report.verdict).toBe('fail');
     expect(report.untested[0]?.stage).toBe('credentials');
     expect(report.untested[0]?.reason).toMatch(REFUSAL);
-    const dependent = report.checks.filter((c) => NEEDS_ACCEPTED_CREDENTIALS.has(c.id));
+    const needs = new Set(CHECKS.filter((c) => c.needsAcceptedCredentials).map((c) => c.id));
+    const dependent = report.checks.filter((c) => needs.has(c.id));
     expect(dependent.length).toBeGreaterThan(10);
     for (const c of dependent) expect([c.id, c.status === 'pass' || c.message.startsWith('not tested: POST /tokens refused')]).toEqual([c.id, true]);
     // The rest were still judged, and the emulator is conformant: none of them fails.
@@ -67,8 +67,9 @@ describe('check with credentials the service refuses', () => {
     expect(res.stdout + res.stderr).not.toContain(WRONG_SECRET);
   });
 
-  it('names only checks that exist', () => {
-    const ids = new Set(CHECKS.map((c) => c.id));
-    expect([...NEEDS_ACCEPTED_CREDENTIALS].filter((id) => !ids.has(id))).toEqual([]);
+  it('marks the checks that need a token, and none that need no credentials (health, TLS)', () => {
+    const needs = new Set(CHECKS.filter((c) => c.needsAcceptedCredentials).map((c) => c.id));
+    for (const id of ['token.issue', 'validate.valid-token', 'business.valid-token-accepted', 'ratelimit.limit-enforced']) expect([id, needs.has(id)]).toEqual([id, true]);
+    expect([...needs].filter((id) => /^(health|tls)\./.test(id))).toEqual([]);
   });
 });
