@@ -1,0 +1,21 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createEmulator } from '../src/emulator/index.js';
+import { startNginx } from '../test/helpers/nginx.js';
+import { startHaproxy } from '../test/helpers/haproxy.js';
+import { probe } from '../test/ratelimit/support.js';
+const which = process.argv[2] ?? 'nginx';
+const tlsDir = await mkdtemp(join(tmpdir(), 'ph-'));
+const upstream = await createEmulator({ port: 0, rateLimit: { rps: 0, burst: 0 }, tlsDir });
+const target = (url: string) => ({ url, caPem: upstream.caPem, credentials: upstream.credentials });
+let srv: any;
+if (which === 'nginx') srv = await startNginx({ upstream: upstream.url, tlsDir, limit: { rate: Number(process.argv[3] ?? 25), burst: Number(process.argv[4] ?? 10) } });
+else srv = await startHaproxy({ upstream: upstream.url, tlsDir, limit: { limit: Number(process.argv[3] ?? 50), periodMs: Number(process.argv[4] ?? 1000), recipe: (process.argv[5] ?? 'every') as any } });
+const run = await probe(target(srv.url), { maxRps: 200, maxDurationS: 60 });
+const by = new Map<string, { sent: number; refused: number; first: number; last: number }>();
+for (const s of run.samples) { const b = by.get(s.phase) ?? { sent: 0, refused: 0, first: s.sentMs, last: 0 }; b.sent++; if (s.answer === 'limited') b.refused++; b.last = s.doneMs; by.set(s.phase, b); }
+for (const [p, b] of by) console.log(p.padEnd(15), b.sent, b.refused, (b.first/1000).toFixed(2), (b.last/1000).toFixed(2));
+const e = run.estimate;
+console.log(JSON.stringify({ rps: e.sustained_rps, burst: e.burst, limiter: e.limiter, sent: e.requests_sent, limited: e.requests_limited, s: run.seconds.toFixed(1), notes: e.notes }));
+await srv.stop(); await upstream.close(); process.exit(0);
