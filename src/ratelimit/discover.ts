@@ -123,7 +123,8 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
 
   // The recovery phase timed the bucket's refills: the window can start without a pilot.
   const trickleMs = shape?.figures.trickleMs ?? null;
-  const stream = await streamPhase(probe, { ...streamSettings, ...(trickleMs !== null && trickleMs > 0 ? { knownRate: 1000 / trickleMs } : {}) });
+  // With the rate known, the window is lean (stream-reducer.ts): far fewer refusals, more acceptances.
+  const stream = await streamPhase(probe, { ...streamSettings, ...(trickleMs !== null && trickleMs > 0 ? { knownRate: 1000 / trickleMs, lean: true } : {}) });
   const measured = stream.measured;
   if (!measured) return estimateOf(probe, stream, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, []);
 

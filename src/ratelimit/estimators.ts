@@ -50,7 +50,7 @@ export function saturatedPoints(samples: readonly Sample[]): Array<{ k: number; 
 export function segmentsOf(samples: readonly Sample[]): Array<Array<{ k: number; t: number }>> {
   const sorted = [...samples].sort(bySent);
   if (sorted.length < 2) return [];
-  const interval = median(sorted.slice(1).map((s, i) => s.sentMs - sorted[i]!.sentMs));
+  const interval = sendingInterval(sorted);
   const maxLagMs = 2 * interval;
   const stallMs = 2.5 * interval;
   const segments: Array<Array<{ k: number; t: number }>> = [[]];
@@ -64,6 +64,9 @@ export function segmentsOf(samples: readonly Sample[]): Array<Array<{ k: number;
   }
   return segments.filter((segment) => segment.length > 0);
 }
+
+/** The median time between consecutive requests of a series sorted by send time, ms. */
+const sendingInterval = (sorted: readonly Sample[]): number => median(sorted.slice(1).map((s, i) => s.sentMs - sorted[i]!.sentMs));
 
 /**
  * The steady-state rate of a saturated limiter: the Theil–Sen slope through its saturated points
@@ -106,7 +109,11 @@ export function sustainedRate(window: readonly Sample[]): SustainedFit | null {
     const rps = median(rates);
     const q1 = rates[Math.floor(rates.length / 4)]!;
     const q3 = rates[Math.floor((3 * rates.length) / 4)]!;
-    return { rps, accepted: accepted.length, spanS: pointsSpanMs / 1000, precision: (q3 - q1) / 2 / rps, clumpy: false };
+    // The pairwise rates can all agree on a regular series (a virtual clock, a limiter with a
+    // coarse tick) while each point may still be up to one sending interval late: over the span of
+    // the points, that bounds the slope's error from below.
+    const pacingBound = pointsSpanMs > 0 ? sendingInterval(sorted) / pointsSpanMs : 1;
+    return { rps, accepted: accepted.length, spanS: pointsSpanMs / 1000, precision: Math.max((q3 - q1) / 2 / rps, pacingBound), clumpy: false };
   }
   const bySpan = ((accepted.length - 1) / spanMs) * 1000;
   const byWindow = (accepted.length / windowMs) * 1000;

@@ -93,6 +93,15 @@ describe('sustainedRate', () => {
     expect(fit!.clumpy).toBe(false);
   });
 
+  it('never claims more precision than one sending interval over the span of its points', () => {
+    // No jitter: every pair of points may agree exactly, yet each point can be a whole interval late.
+    const fit = sustainedRate(sample(tokenBucket(2, 2), { rate: 2.5, seconds: 20 }));
+    expect(fit).not.toBeNull();
+    const interval = 1000 / 2.5;
+    expect(fit!.precision).toBeGreaterThanOrEqual(interval / (fit!.spanS * 1000) - 1e-9);
+    expect(Math.abs(fit!.rps - 2) / 2).toBeLessThanOrEqual(fit!.precision);
+  });
+
   it('is not bent by a stalled sender (the limiter refills meanwhile)', () => {
     const series = sample(tokenBucket(50, 50), { rate: 62.5, seconds: 3, jitterMs: 2, stalls: [[800, 250], [2_000, 150]] });
     const fit = sustainedRate(series);

@@ -2,7 +2,8 @@
 // clock, no pacing and no server. Each case is what a paced probe would record from a limiter.
 
 import { describe, expect, it } from 'vitest';
-import { MIN_RATE, REFUSAL_STREAK, initialStream, quietLimitMs, reduceStream, samplesOf, streamNews, windowComplete, type StreamState } from '../../src/ratelimit/probe/stream-reducer.js';
+import { sustainedRate } from '../../src/ratelimit/estimators.js';
+import { LEAN_EXCESS, LEAN_WINDOW_MS, LEAN_WINDOW_REFUSALS, MIN_RATE, REFUSAL_STREAK, initialStream, leanQuietMs, quietLimitMs, reduceStream, samplesOf, streamNews, windowComplete, type StreamSettings, type StreamState } from '../../src/ratelimit/probe/stream-reducer.js';
 import type { Answer, PhaseName, Sample } from '../../src/ratelimit/types.js';
 
 const SETTINGS = { maxRps: 100, windowAccepts: 60, minWindowMs: 2_000 };
@@ -35,8 +36,8 @@ const gcra = (rps: number, burst: number) => {
  * The stream as the probe runs it, minus the wire: a request every 1000 / state.rate ms, in the
  * phase the state is in, answered at once, until the state is done or `limit` requests were sent.
  */
-function run(limiter: (tMs: number) => boolean, limit = 5_000): { state: StreamState; samples: Sample[]; news: string[] } {
-  let state = initialStream(SETTINGS);
+function run(limiter: (tMs: number) => boolean, limit = 5_000, settings: StreamSettings = SETTINGS): { state: StreamState; samples: Sample[]; news: string[] } {
+  let state = initialStream(settings);
   const samples: Sample[] = [];
   const news: string[] = [];
   for (let t = 0; samples.length < limit && state.stage !== 'done'; t += 1000 / state.rate) {
@@ -91,7 +92,7 @@ describe('the stream reducer', () => {
     expect(reduceStream(state, sample(1e6, 'limited', 'window'))).toBe(state);
   });
 
-  const COMPLETE = { restartMs: 0, openedMs: 0, accepted: 60, refused: 10, firstAcceptedMs: 100, lastAcceptedMs: 2_100 };
+  const COMPLETE = { restartMs: 0, openedMs: 0, accepted: 60, refused: 10, firstAcceptedMs: 100, lastAcceptedMs: 2_100, answers: undefined, nudgedMs: 0, leanRated: false };
   it.each([
     ['enough of everything', {}, true],
     ['one acceptance short', { accepted: 59 }, false],
@@ -139,7 +140,7 @@ describe('the stream reducer', () => {
     const quiet = reduceStream(opened, sample(2_010, 'accepted', 'window'));
     expect(quiet.rate).toBe(37.5);
     expect(quiet.raised).toBe(true);
-    expect(quiet.window).toEqual({ restartMs: 2_015, openedMs: null, accepted: 0, refused: 0, firstAcceptedMs: 0, lastAcceptedMs: 0 });
+    expect(quiet.window).toEqual({ restartMs: 2_015, openedMs: null, accepted: 0, refused: 0, firstAcceptedMs: 0, lastAcceptedMs: 0, answers: undefined, nudgedMs: 0, leanRated: false });
     // Never past max_rps.
     const atCeiling = reduceStream({ ...opened, rate: 80 }, sample(2_010, 'accepted', 'window'));
     expect(atCeiling.rate).toBe(100);
@@ -195,5 +196,66 @@ describe('a rate already known from the recovery phase', () => {
     expect(state.roughRate).toBe(20);
     expect(state.window.restartMs).toBe(25);
     expect(streamNews(before, state, sample(20, 'limited', 'drain'))).toBe('about 20 req/s; measuring the sustained rate at 25 req/s');
+  });
+});
+
+describe('a lean window (the bucket path: the rate known from timed refills)', () => {
+  const LEAN: StreamSettings = { ...SETTINGS, knownRate: 20, lean: true };
+  const windowOf = (samples: readonly Sample[], state: StreamState) => samples.filter((x) => x.phase === 'window' && x.sentMs >= state.window.openedMs!);
+
+  it.each([
+    ['known right', 20],
+    ['known a fifth low', 16],
+    ['known a tenth high', 22],
+  ])('offers only a little above the rate its own points show, with the rate %s', (_, known) => {
+    // A bucket of 20 req/s, burst 5.
+    const { state, samples } = run(gcra(20, 5), 5_000, { ...LEAN, knownRate: known });
+    expect(state.stage).toBe('done');
+    const window = windowOf(samples, state);
+    const refused = window.filter((x) => x.answer === 'limited').length;
+    // The issue's budget: at most a tenth of the requests refused (a 1.25 × window refuses a fifth).
+    expect(refused / window.length).toBeLessThan(0.1);
+    expect(refused).toBeGreaterThanOrEqual(LEAN_WINDOW_REFUSALS);
+    // It ends offering LEAN_EXCESS above the limit (give or take what its points can tell).
+    expect(state.rate).toBeLessThan(20 * (1 + 2 * LEAN_EXCESS));
+    expect(state.rate).toBeGreaterThan(20);
+    // And the window still measures the rate to within a percent (the goal is 2 %).
+    expect(Math.abs(sustainedRate(window)!.rps - 20) / 20).toBeLessThan(0.01);
+  });
+
+  it('keeps offering a quarter above when not lean', () => {
+    const { state, samples } = run(gcra(20, 5), 5_000, { ...SETTINGS, knownRate: 20 });
+    expect(state.rate).toBe(25);
+    const window = windowOf(samples, state);
+    expect(window.filter((x) => x.answer === 'limited').length / window.length).toBeGreaterThan(0.15);
+  });
+
+  it.each([
+    ['four times the acceptances', { accepted: 240, lastAcceptedMs: 4_000 }, true],
+    ['one short of them, before LEAN_WINDOW_MS', { accepted: 239, lastAcceptedMs: 4_000 }, false],
+    ['fewer, but over LEAN_WINDOW_MS', { accepted: 100, lastAcceptedMs: 100 + LEAN_WINDOW_MS }, true],
+    ['over LEAN_WINDOW_MS, one refusal short', { accepted: 100, lastAcceptedMs: 100 + LEAN_WINDOW_MS, refused: LEAN_WINDOW_REFUSALS - 1 }, false],
+    ['over LEAN_WINDOW_MS, short of windowAccepts', { accepted: 59, lastAcceptedMs: 100 + LEAN_WINDOW_MS }, false],
+  ])('is complete with %s: %s', (_, change, complete) => {
+    const base = { refused: LEAN_WINDOW_REFUSALS, firstAcceptedMs: 100 };
+    expect(windowComplete({ ...base, ...change }, LEAN)).toBe(complete);
+  });
+
+  it('raises its offer when it goes quiet, without starting the window again', () => {
+    // Opened, offering 20 req/s to a limit of about 20: no refusal since 1 s.
+    const opened: StreamState = {
+      ...initialStream(LEAN),
+      stage: 'window',
+      rate: 20,
+      roughRate: 19.2,
+      lastRefusalMs: 1_000,
+      window: { restartMs: 900, openedMs: 1_000, accepted: 40, refused: 5, firstAcceptedMs: 1_050, lastAcceptedMs: 2_000, answers: undefined, nudgedMs: 0, leanRated: true },
+    };
+    const quietMs = leanQuietMs(opened);
+    expect(reduceStream(opened, sample(1_000 + quietMs - 1, 'accepted', 'window')).rate).toBe(20);
+    const nudged = reduceStream(opened, sample(1_000 + quietMs + 1, 'accepted', 'window'));
+    expect(nudged.rate).toBeCloseTo(20 * (1 + LEAN_EXCESS), 6);
+    expect(nudged.window.restartMs).toBe(900);
+    expect(nudged.window.accepted).toBe(41);
   });
 });

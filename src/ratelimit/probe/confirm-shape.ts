@@ -31,10 +31,10 @@ export async function confirmedShape(probe: Probe, first: ShapeFindings): Promis
   const { samples } = await probe.burstRun('recover', 3 * drain.accepted + 20);
   // No set-up request precedes this drain: what passed is the whole limit.
   const again = drainFigures(samples);
-  const second = again ? await shapePhase(probe, again) : undefined;
+  const second = again ? await shapePhase(probe, again, figures.trickleMs) : undefined;
   if (!second) return first;
   if (second.shape === 'bucket') {
-    return { ...first, evidence: `${first.evidence}; the same again from idle (${second.figures.drained} passed, back within ${Math.round(second.figures.recoveryMs)} ms)` };
+    return { ...first, evidence: `${first.evidence}; the same again from idle (${second.figures.drained} passed, one back within ${Math.round(second.figures.recoveryMs)} ms)` };
   }
   return { ...second, evidence: `${second.evidence} (a first drain, not from idle, had looked like a bucket)` };
 }

@@ -4,7 +4,7 @@
 // that reset) or one request at a time; if one at a time, three more single-request recoveries
 // give the interval between admissions.
 
-import { shapeOf, smoothClumpMax, type Shape, type ShapeFigures } from '../identify.js';
+import { SLIDING_RECOVERY_RATIO, shapeOf, smoothClumpMax, type Shape, type ShapeFigures } from '../identify.js';
 import type { Sample } from '../types.js';
 import { pingUntilAccepted, type Recovery } from './ping.js';
 import type { Probe } from './probe.js';
@@ -49,7 +49,12 @@ export function drainFigures(samples: readonly Sample[], setupRequests = 0): Dra
 /** The first gap of a recovery search: two pacing intervals, never under 5 ms (timer resolution). */
 export const firstGapMs = (probe: Probe) => Math.max(2000 / probe.maxRps, 5);
 
-export async function shapePhase(probe: Probe, drain: DrainFigures): Promise<ShapeFindings | undefined> {
+/**
+ * `knownTrickleMs`: the interval a first shape phase timed, when this one only confirms it. A
+ * recovery shorter than a smooth window's (SLIDING_RECOVERY_RATIO of them) then needs no timing
+ * again: only a long one could change the verdict.
+ */
+export async function shapePhase(probe: Probe, drain: DrainFigures, knownTrickleMs: number | null = null): Promise<ShapeFindings | undefined> {
   // Gaps growing by half: the ping that finds the recovery is at most a third late, so a smooth
   // sliding window (which frees limit × lateness / period by then) lets through well under half
   // the limit at once, where a window that resets lets it all through.
@@ -61,7 +66,9 @@ export async function shapePhase(probe: Probe, drain: DrainFigures): Promise<Sha
   const clump = 1 + countUntilRefused(clumpRun);
   let trickleMs: number | null = null;
   const lastRefusedMs = recovery.lastRefused?.sentMs ?? drain.refusal.sentMs;
-  if (clump < Math.max(3, Math.ceil(drain.accepted / 2)) || clump <= smoothClumpMax({ drained: drain.accepted, lateMs: first.sentMs - lastRefusedMs, beforeMs: lastRefusedMs - drain.firstMs })) {
+  const resetWhole = clump >= Math.max(3, Math.ceil(drain.accepted / 2)) && clump > smoothClumpMax({ drained: drain.accepted, lateMs: first.sentMs - lastRefusedMs, beforeMs: lastRefusedMs - drain.firstMs });
+  if (!resetWhole && knownTrickleMs !== null && recoveryMs < SLIDING_RECOVERY_RATIO * knownTrickleMs) trickleMs = knownTrickleMs;
+  else if (!resetWhole) {
     // Gaps from a fraction of what one admission of the drained limit takes, so pings never run
     // ahead of a smooth window's pace (a limit that counts refusals would be held shut by them).
     const gap = Math.max(firstGapMs(probe), recoveryMs / (2 * drain.accepted));

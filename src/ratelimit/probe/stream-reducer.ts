@@ -9,6 +9,9 @@
 //  window – at 1.25 × r0 (above the limit, so it stays saturated, with few refusals) until enough
 //           acceptances over enough time, with refusals all along. No refusal for long means the
 //           offered rate fell below the limit: it is raised and the window starts again.
+//           A lean window (the bucket path, which knows r0 from timed refills), as soon as its own
+//           saturated points give a rate to within a tenth, offers only that far above it, down to
+//           3 %: each refusal is still a point on the line, but far fewer are spent for it.
 
 import { burstOf, round, segmentsOf } from '../estimators.js';
 import type { Sample } from '../types.js';
@@ -21,6 +24,25 @@ export const REFUSAL_STREAK = 8;
 export const MIN_WINDOW_REFUSALS = 10;
 /** Saturated acceptances the pilot needs after the first refusal for a rough rate. */
 export const PILOT_POINTS = 4;
+/**
+ * A lean window's offer above the rate its points show. A bucket saturated at 3 % above its rate
+ * refuses one request in 34; the points stay on the line t = t0 + k/rate however far apart they
+ * are, so precision comes from the window's span (see estimators.ts), not from many refusals.
+ */
+export const LEAN_EXCESS = 0.03;
+/** Refusals a lean window must have seen: enough points for the Theil–Sen slope (five pairs). */
+export const LEAN_WINDOW_REFUSALS = 5;
+/**
+ * A lean window goes on past `windowAccepts`, to four times as many or LEAN_WINDOW_MS, whichever
+ * comes first: its acceptances, at 3 % excess, are what keeps the probe's refusals (a dozen spent
+ * on the drains and timed refills) under a tenth of its requests, and the time bound keeps a slow
+ * limit's probe short.
+ */
+export const LEAN_ACCEPTS_FACTOR = 4;
+export const LEAN_WINDOW_MS = 8_000;
+/** Saturated points a lean window needs before it trusts its own rate over r0, and how many acceptances apart (the offer then stays 1.5/10 above it, see leanRate). */
+const LEAN_POINTS = 3;
+const LEAN_SPAN = 10;
 
 export type Stage = 'drain' | 'pilot' | 'window' | 'done';
 
@@ -36,6 +58,8 @@ export interface StreamSettings {
    * at the drain's first refusal, without a pilot at max_rps (its refusals are most of a probe's).
    */
   knownRate?: number;
+  /** A lean window (see the top of this file): only with knownRate. */
+  lean?: boolean;
 }
 
 /** The sustained-rate window since it last (re)started. */
@@ -48,6 +72,12 @@ export interface Window {
   refused: number;
   firstAcceptedMs: number;
   lastAcceptedMs: number;
+  /** Its answers since it opened (a lean window re-reads its rate from them at each refusal). */
+  answers: Trail;
+  /** When a lean window last raised its offer because it went quiet. */
+  nudgedMs: number;
+  /** Whether a lean window's offer was set from its own points yet. */
+  leanRated: boolean;
 }
 
 export interface StreamState {
@@ -89,7 +119,7 @@ export function samplesOf(trail: Trail): Sample[] {
   return out.reverse();
 }
 
-const freshWindow = (restartMs: number): Window => ({ restartMs, openedMs: null, accepted: 0, refused: 0, firstAcceptedMs: 0, lastAcceptedMs: 0 });
+const freshWindow = (restartMs: number): Window => ({ restartMs, openedMs: null, accepted: 0, refused: 0, firstAcceptedMs: 0, lastAcceptedMs: 0, answers: undefined, nudgedMs: 0, leanRated: false });
 
 export function initialStream(settings: StreamSettings): StreamState {
   return {
@@ -143,9 +173,33 @@ function advance(state: StreamState, s: Sample, completeUpToMs: number): StreamS
     return known !== undefined && known > 0 ? startWindow(next, known, s) : next;
   }
   if (stage === 'pilot' && s.answer === 'accepted' && firstRefusal && s.sentMs > firstRefusal.sentMs) return pilotRate(state, firstRefusal, s, completeUpToMs);
-  if (stage === 'window' && s.phase === 'window') return { ...state, window: countInWindow(state.window, s) };
+  if (stage === 'window' && s.phase === 'window') {
+    const counted = { ...state, window: countInWindow(state.window, s) };
+    return state.settings.lean && s.answer === 'limited' ? leanRate(counted, completeUpToMs) : counted;
+  }
   return state;
 }
+
+/**
+ * A lean window's offer, re-read at each refusal: LEAN_EXCESS above the slope between its first and
+ * last saturated points (in its longest stall-free segment, over the part of the series that is
+ * complete), once there are enough of them far enough apart to beat r0.
+ */
+function leanRate(state: StreamState, completeUpToMs: number): StreamState {
+  const series = samplesOf(state.window.answers).filter((x) => x.sentMs < completeUpToMs);
+  const points = segmentsOf(series).reduce((a, b) => (b.length > a.length ? b : a), [] as Array<{ k: number; t: number }>);
+  const first = points[0];
+  const last = points[points.length - 1];
+  if (points.length < LEAN_POINTS || !first || !last || last.t <= first.t || last.k - first.k < LEAN_SPAN) return state;
+  const rate = ((last.k - first.k) / (last.t - first.t)) * 1000;
+  // Two points k apart read the rate to within 1/k (each is up to one sending interval late, and
+  // k intervals lie between them): the offer stays half as far again above it until the span
+  // makes that smaller than LEAN_EXCESS.
+  return { ...state, roughRate: rate, rate: leanOffer(state.settings, rate, Math.max(LEAN_EXCESS, 1.5 / (last.k - first.k))), window: { ...state.window, leanRated: true } };
+}
+
+/** `excess` above `rate`, at least half a request per second more (a refusal every 2 s at most), within max_rps. */
+const leanOffer = (settings: StreamSettings, rate: number, excess = LEAN_EXCESS): number => Math.min(settings.maxRps, Math.max(rate * (1 + excess), rate + 0.5));
 
 /**
  * A rough rate from the saturated points so far (see estimators.ts), over the part of the series
@@ -169,8 +223,11 @@ function startWindow(state: StreamState, roughRate: number, s: Sample): StreamSt
     stage: 'window',
     roughRate,
     savedCapacity: burstOf(samplesOf(state.drain), roughRate).capacity,
-    // Above the limit so it stays saturated, but only by a quarter: few refusals per acceptance.
-    rate: Math.min(state.settings.maxRps, Math.max(roughRate * 1.25, roughRate + 1)),
+    // Above the limit so it stays saturated, but only by a quarter: few refusals per acceptance. A
+    // lean window starts at half again: its r0 was timed off a few refills by pings that can only
+    // be late, so it reads low (by a fifth seen), and an offer under the limit would let a bucket
+    // save what a small excess then takes as long to spend; its own points lower the offer soon.
+    rate: Math.min(state.settings.maxRps, state.settings.lean ? Math.max(roughRate * 1.5, roughRate + 2) : Math.max(roughRate * 1.25, roughRate + 1)),
     // It starts now, when the answer that settled r0 arrived: the stream's clock, read off the data.
     window: freshWindow(s.doneMs),
   };
@@ -178,12 +235,14 @@ function startWindow(state: StreamState, roughRate: number, s: Sample): StreamSt
 
 /** The window opens at its first refusal; from then on it counts refusals and acceptances. */
 function countInWindow(w: Window, s: Sample): Window {
-  if (w.openedMs === null) return s.answer === 'limited' ? { ...w, openedMs: s.sentMs } : w;
+  if (w.openedMs === null) return s.answer === 'limited' ? { ...w, openedMs: s.sentMs, answers: { sample: s, earlier: undefined } } : w;
   if (s.sentMs <= w.openedMs) return w;
-  if (s.answer === 'limited') return { ...w, refused: w.refused + 1 };
-  if (s.answer !== 'accepted') return w;
+  const answers = { sample: s, earlier: w.answers };
+  if (s.answer === 'limited') return { ...w, answers, refused: w.refused + 1 };
+  if (s.answer !== 'accepted') return { ...w, answers };
   return {
     ...w,
+    answers,
     accepted: w.accepted + 1,
     firstAcceptedMs: w.firstAcceptedMs === 0 || s.sentMs < w.firstAcceptedMs ? s.sentMs : w.firstAcceptedMs,
     lastAcceptedMs: Math.max(w.lastAcceptedMs, s.sentMs),
@@ -205,6 +264,14 @@ export const quietLimitMs = (state: Pick<StreamState, 'rate' | 'roughRate'>): nu
   Math.max(2_000, state.rate > state.roughRate && state.roughRate > 0 ? 8_000 / (state.rate - state.roughRate) : 0);
 
 /**
+ * A lean window that has opened goes quiet sooner: three refusal intervals at its small excess (its
+ * rate was read off the window's own points, so a quiet spell means the offer sits just at or
+ * under the limit), and at least a second.
+ */
+export const leanQuietMs = (state: Pick<StreamState, 'rate' | 'roughRate'>): number =>
+  Math.max(1_000, state.rate > state.roughRate && state.roughRate > 0 ? 3_000 / (state.rate - state.roughRate) : 0);
+
+/**
  * No refusal for long (since the window opened, or since the pilot began): the offered rate is
  * below the limit, which then refills. Offer more, and start the window again: it must measure a
  * saturated limit. A window not yet open first spends what the limit saved meanwhile (about the
@@ -214,6 +281,9 @@ function speedUpWhenQuiet(state: StreamState, s: Sample): StreamState {
   const { stage, rate, roughRate, window: w } = state;
   if ((stage !== 'pilot' && stage !== 'window') || s.answer !== 'accepted' || rate >= state.settings.maxRps) return state;
   const opening = stage === 'window' && w.openedMs === null;
+  // A lean window nudges its offer only once its own points set it (see leanRate): until then r0,
+  // timed off a few refills, may be far off, and the window is raised and restarted as any other.
+  if (stage === 'window' && !opening && state.settings.lean && state.window.leanRated) return nudgeLean(state, s);
   const quietSince = Math.max(state.lastRefusalMs, stage === 'window' ? (w.openedMs ?? w.restartMs) : (state.firstRefusal?.sentMs ?? Infinity));
   const spending = opening && state.raised && rate > roughRate ? (state.savedCapacity * 1000) / (rate - roughRate) : 0;
   if (s.sentMs - quietSince <= quietLimitMs(state) + spending) return state;
@@ -223,11 +293,26 @@ function speedUpWhenQuiet(state: StreamState, s: Sample): StreamState {
 }
 
 /**
+ * A quiet lean window raises its offer by the excess and goes on: it keeps its points, which lie
+ * on the line wherever the limit was full. (A bucket that ran below full meanwhile only shifts the
+ * count of a pair spanning the spell, by what it lost once empty, and the slope is a median of pairs.)
+ */
+function nudgeLean(state: StreamState, s: Sample): StreamState {
+  const w = state.window;
+  const quietSince = Math.max(state.lastRefusalMs, w.openedMs ?? w.restartMs, w.nudgedMs);
+  if (s.sentMs - quietSince <= leanQuietMs(state)) return state;
+  return { ...state, roughRate: state.rate, rate: leanOffer(state.settings, state.rate), window: { ...w, nudgedMs: s.sentMs } };
+}
+
+/**
  * Enough acceptances over enough time, and refusals all along (a window whose offered rate fell
  * below the limit has none, and is restarted at a higher rate instead: see quietLimitMs).
  */
-export function windowComplete(w: Window, settings: StreamSettings): boolean {
-  return w.accepted >= settings.windowAccepts && w.lastAcceptedMs - w.firstAcceptedMs >= settings.minWindowMs && w.refused >= MIN_WINDOW_REFUSALS;
+export function windowComplete(w: Pick<Window, 'accepted' | 'refused' | 'firstAcceptedMs' | 'lastAcceptedMs'>, settings: StreamSettings): boolean {
+  const spanMs = w.lastAcceptedMs - w.firstAcceptedMs;
+  if (w.accepted < settings.windowAccepts || spanMs < settings.minWindowMs) return false;
+  if (!settings.lean) return w.refused >= MIN_WINDOW_REFUSALS;
+  return w.refused >= LEAN_WINDOW_REFUSALS && (w.accepted >= LEAN_ACCEPTS_FACTOR * settings.windowAccepts || spanMs >= LEAN_WINDOW_MS);
 }
 
 /** The progress line a step is worth, when it moved the stream to its next stage. */
