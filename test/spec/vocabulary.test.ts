@@ -37,6 +37,13 @@ describe('Retry-After (RFC 9110 §10.2.3), and how much of it the client honours
     ['600', 600_000, undefined],
     ['Sun, 22 Nov 2026 10:00:07 GMT', 7000, 7000],
     ['Sun, 22 Nov 2026 09:59:00 GMT', 0, 0],
+    // The obsolete forms a recipient must still accept (RFC 9110 §5.6.7).
+    ['Sunday, 22-Nov-26 10:00:07 GMT', 7000, 7000],
+    ['Sun Nov 22 10:00:07 2026', 7000, 7000],
+    // Neither form: invalid, so no wait is announced (Date.parse alone reads these as past dates).
+    ['-1', undefined, undefined],
+    ['1.5', undefined, undefined],
+    ['1 2', undefined, undefined],
     ['soon', undefined, undefined],
     ['', undefined, undefined],
     [undefined, undefined, undefined],
