@@ -4,6 +4,8 @@
 // The probe, in order (each phase a module of probe/):
 //  1. drain   – paced at max_rps until the first refusal (429, or a non-conformant 503…). What
 //               passed before it is a first guess at the burst (the limit may not have been idle).
+//               When nothing passed (the set-up requests used up a small limit), once more after
+//               a wait that refills it (probe/redrain.ts).
 //  2. pilot   – still at max_rps (halved while refusals run long), until four acceptances right
 //               after refusals: a rough rate r0.
 //  3. window  – offered at 1.25 × r0 (above the limit, so it stays saturated, but with few
@@ -41,6 +43,7 @@ import { drainFigures, shapePhase, type ShapeFindings } from './probe/recover.js
 import { windowFigures, windowPhase } from './probe/window-path.js';
 import { ERROR_STREAK, Probe } from './probe/probe.js';
 import { retryAfterPhase, type RetryAfterFindings } from './probe/retry-after.js';
+import { drainAgainFromIdle } from './probe/redrain.js';
 import { scopePhase } from './probe/scope.js';
 import { streamPhase, type StreamFindings } from './probe/stream.js';
 import type { Estimate, Sample } from './types.js';
@@ -96,10 +99,8 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   // The drain alone first: after its first refusal nothing more is streamed until the shape is known.
   const drained = await streamPhase(probe, { ...streamSettings, drainOnly: true });
   if (!drained.measured) return estimateOf(probe, drained, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, []);
-  const drain = drainFigures(
-    probe.samples.filter((s) => s.phase === 'drain'),
-    probe.calls.overhead.sent,
-  );
+  const drainSamples = probe.samples.filter((s) => s.phase === 'drain');
+  const drain = drainFigures(drainSamples, probe.calls.overhead.sent) ?? (await drainedFromIdle(probe, drainSamples));
   const firstShape = drain ? await shapePhase(probe, drain) : undefined;
   const shape = firstShape ? await confirmedShape(probe, firstShape) : undefined;
   if (shape && shape.shape !== 'bucket') {
@@ -146,6 +147,12 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   };
   const identified = limiter ? [`identified: ${describeLimiter(limiter)}`] : [];
   return estimateOf(probe, stream, figures, retryAfter, [...identified, ...idle.notes, ...retryAfter.notes, ...scope.notes]);
+}
+
+/** When the first drain admitted nothing (the set-up requests used up a small limit), a second one from idle. */
+async function drainedFromIdle(probe: Probe, drainSamples: readonly Sample[]) {
+  const refusal = drainSamples.find((s) => s.answer === 'limited');
+  return refusal && !drainSamples.some((s) => s.answer === 'accepted') ? drainAgainFromIdle(probe, refusal) : undefined;
 }
 
 /** A smooth sliding window sized by the stream: the rate from the stream, the limit from the drain, the period their ratio. */

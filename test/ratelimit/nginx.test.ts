@@ -79,6 +79,19 @@ describe.skipIf(skipWhy !== undefined)(`rate-limit discovery behind nginx limit_
     expect(rec!.backoff.base_ms).toBeGreaterThan(0);
   }, 45_000);
 
+  it('drains again from idle when the set-up requests used up a small limit (burst=1), so the window can be lean', async () => {
+    const limit = { rate: 20, burst: 1 };
+    const { estimate, samples } = await behindNginx(limit, (nginx) => probe(targetOf(nginx)));
+    const context = describeEstimate(estimate);
+    expect(estimate.limiter?.kind, context).toBe('bucket');
+    expect(relativeError(estimate.sustained_rps, limit.rate), context).toBeLessThanOrEqual(0.05);
+    // The first drain was refused at once; the second, from idle, let the whole limit through.
+    expect(samples.filter((s) => s.phase === 'drain' && s.answer === 'accepted').length, context).toBeGreaterThanOrEqual(1);
+    // With no drain the stream piloted at max_rps and a third of all requests were refused.
+    expect(estimate.requests_limited / estimate.requests_sent, context).toBeLessThan(0.2);
+    expect(samples.some((s) => s.phase === 'pilot'), context).toBe(false);
+  }, 45_000);
+
   it('reports nginx without limit_req_status (503) as non-conformant, with its rate', async () => {
     const { estimate } = await behindNginx({ rate: 25, burst: 10, status: 503 }, (nginx) => probe(targetOf(nginx)));
     const context = describeEstimate(estimate);
