@@ -55,5 +55,8 @@ export function withAnswer(b: PeriodBracket, afterMs: number, accepted: boolean)
   }
   // Refused past an upper end seen before: that end was wrong (its trial was not from idle).
   if (afterMs >= b.hi) return { lo: afterMs, hi: afterMs / UNSEEN_SHORT, loSeen: true, hiSeen: false };
+  // Refused twice with the upper end unseen: the period lies near that end or past it (the drain's
+  // end short of it); bisecting towards it would take a trial per halving, so look a quarter past.
+  if (!b.hiSeen && b.loSeen) return { lo: Math.max(b.lo, afterMs), hi: b.hi / UNSEEN_SHORT, loSeen: true, hiSeen: false };
   return { ...b, lo: b.loSeen ? Math.max(b.lo, afterMs) : afterMs, loSeen: true };
 }

@@ -52,6 +52,12 @@ export interface InitialPeriod extends Bracket {
   hiSure?: boolean;
   /** A period surely no longer than this (ms): the wait before a trial allows for it while the upper end is unconfirmed. */
   longest?: number;
+  /**
+   * The window forgets each request one period after it (a sliding log: its edges moved with the
+   * probe's clump), so one quiet period empties it, not two. A clump refused in part says otherwise:
+   * the trials after it wait two.
+   */
+  forgetsInOnePeriod?: boolean;
 }
 
 export async function slidingPeriodPhase(probe: Probe, limit: number, initial: InitialPeriod): Promise<PeriodFindings> {
@@ -64,6 +70,7 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
   // shows it.
   let bracket: PeriodBracket = { lo: initial.lo, hi: initial.hi, loSeen: false, hiSeen: initial.hiSure ?? false };
   let idleFromMs = probe.elapsed();
+  let quietPeriods = initial.forgetsInOnePeriod ? 1 : 2;
   let trials = 0;
   while (trials < MAX_TRIALS && !probe.outOfBudget() && !pinned(bracket)) {
     const x = nextPingAfter(bracket);
@@ -71,17 +78,18 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
     // which then shortens every later wait: until an upper end is seen, wait for the longest period
     // (a quarter past the guessed end, or what the trickle allows).
     const longest = bracket.hiSeen ? bracket.hi : Math.max(bracket.hi / UNSEEN_SHORT, initial.longest ?? 0);
-    const trial = await clumpFromIdle(probe, limit, idleFromMs, Math.max(longest, x));
+    const trial = await clumpFromIdle(probe, limit, idleFromMs, Math.max(longest, x), quietPeriods);
     if (!trial) break;
     trials++;
     idleFromMs = trial.lastMs;
     if (!trial.whole) {
+      quietPeriods = 2;
       notes.push(`a clump of ${limit} from idle was refused in part: the window had not emptied, or the limit is smaller; the trial was not counted`);
       continue;
     }
     const s = await pingAt(probe, 'period', trial.startMs + x);
     if (!s) break;
-    idleFromMs = idleSince(trial, s);
+    idleFromMs = quietPeriods === 2 ? idleSince(trial, s) : s.sentMs;
     if (s.answer === 'accepted' || s.answer === 'limited') bracket = withAnswer(bracket, s.sentMs - trial.startMs, s.answer === 'accepted');
   }
   const { lo, hi } = bracket;
@@ -93,9 +101,9 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
   evidence.push(
     `${trials} trials of ${limit} requests from idle: one more request passed ${fmt(hi)} after the first and was refused ${fmt(lo)} after it: the window slides over ${fmt(period.value)}`,
   );
-  let counted = await countsRefusedTrial(probe, limit, { lo, hi }, idleFromMs);
+  let counted = await countsRefusedTrial(probe, limit, { lo, hi }, idleFromMs, quietPeriods);
   for (let attempt = 1; counted.disturbed && attempt < COUNTS_ATTEMPTS && !probe.outOfBudget(); attempt++) {
-    counted = await countsRefusedTrial(probe, limit, { lo, hi }, probe.elapsed());
+    counted = await countsRefusedTrial(probe, limit, { lo, hi }, probe.elapsed(), quietPeriods);
   }
   if (counted.disturbed) counted.notes.push(`whether refused requests count was not tested: ${counted.disturbed} in each of ${COUNTS_ATTEMPTS} trials`);
   if (counted.evidence) evidence.push(counted.evidence);
@@ -105,8 +113,9 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
 }
 
 /**
- * Since when the window may still hold a trial's requests in full (the next trial waits two
- * periods from then). A refused single request fell inside the period the clump opened (the window
+ * Since when a window that forgets in two quiet periods (HAProxy) may still hold a trial's requests
+ * in full (the next trial waits two periods from then; one that forgets each request a period after
+ * it waits a period from the last request). A refused single request fell inside the period the clump opened (the window
  * was still full), and so did the whole clump when its answers were back before that request went:
  * HAProxy forgets them two periods after the clump's first request reached it, a sliding log one
  * period after the refused request, which is sooner. A request let through (or a clump still
@@ -116,9 +125,10 @@ export function idleSince(trial: Pick<Trial, 'firstDoneMs' | 'lastDoneMs'>, sing
   return single.answer === 'limited' && trial.lastDoneMs <= single.sentMs ? trial.firstDoneMs : single.sentMs;
 }
 
-/** Waits until the window is surely empty (twice `periodHiMs` after `sinceMs`), then sends exactly `limit` at max_rps. */
-async function clumpFromIdle(probe: Probe, limit: number, sinceMs: number, periodHiMs: number): Promise<Trial | undefined> {
-  const readyMs = sinceMs + 2 * periodHiMs + 20;
+/** Waits until the window is surely empty (`quietPeriods` times `periodHiMs` after `sinceMs`), then sends exactly `limit` at max_rps. */
+async function clumpFromIdle(probe: Probe, limit: number, sinceMs: number, periodHiMs: number, quietPeriods: number): Promise<Trial | undefined> {
+  // 20 ms for the answers' and timers' jitter: the window must have forgotten, not be about to.
+  const readyMs = sinceMs + quietPeriods * periodHiMs + 20;
   // The trial needs the wait, the clump and one more period for its last request.
   if (readyMs + (limit * 1000) / probe.maxRps + 1.1 * periodHiMs > probe.maxDurationMs) {
     probe.outOfTime();
@@ -145,13 +155,13 @@ async function clumpFromIdle(probe: Probe, limit: number, sinceMs: number, perio
  * counts refusals still holds the window full then (HAProxy's usual stick-table recipe; a
  * sliding log of every request); one that counts admissions only lets it through.
  */
-async function countsRefusedTrial(probe: Probe, limit: number, period: Bracket, sinceMs: number): Promise<{ counts?: boolean; evidence?: string; notes: string[]; disturbed?: string }> {
+async function countsRefusedTrial(probe: Probe, limit: number, period: Bracket, sinceMs: number, quietPeriods: number): Promise<{ counts?: boolean; evidence?: string; notes: string[]; disturbed?: string }> {
   const interval = 1000 / probe.maxRps;
   // Enough refusals to outweigh what ages out of the window between the period and the final
   // request (a sliding log forgets the oldest first), and a twentieth of the limit for HAProxy's
   // interpolated count.
   const k = Math.max(3, Math.ceil(0.05 * limit), Math.ceil((2 * (period.hi - period.lo)) / interval) + 2);
-  const trial = await clumpFromIdle(probe, limit, sinceMs, period.hi);
+  const trial = await clumpFromIdle(probe, limit, sinceMs, period.hi, quietPeriods);
   if (!trial || !trial.whole) return { notes: ['whether refused requests count was not tested (no time left, or the clump was refused)'] };
   let refused = 0;
   let s: Sample | undefined;
