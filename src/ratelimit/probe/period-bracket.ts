@@ -5,11 +5,11 @@
 // An end nobody saw is suspect: the upper one comes from a drain whose window the set-up requests
 // may have opened earlier (it can lie short of the period, by up to a quarter), the lower one from
 // pings refused while they themselves counted (it can lie past the period, by a few per cent).
-// When the bracket has narrowed to an unseen upper end, the period probably lies past it: the next
-// request looks up to a quarter beyond. When it has narrowed to an unseen lower end, the period
-// probably lies just below it (the drain's pings pushed it only a little): the next request goes
-// just below, at the distance where the answer that confirms the end also finishes the bisection,
-// one trial instead of widening the bracket by a third and bisecting it again.
+// Once a request below an unseen upper end was refused, the next one asks at that end itself, and
+// each refusal there moves it a quarter up. When the bracket has narrowed to an unseen lower end,
+// the period probably lies just below it: the next request goes just below, at the distance where
+// the answer that confirms the end also finishes the bisection, one trial instead of widening the
+// bracket by a third and bisecting it again.
 
 import { midpoint } from '../identify.js';
 
@@ -26,11 +26,23 @@ export interface PeriodBracket {
 export const PERIOD_PRECISION = 0.015;
 /** How far short of the period an upper end no trial saw may be (a quarter). */
 export const UNSEEN_SHORT = 0.8;
+/** How far past the period a lower end no trial saw usually lies at most: refused pings that counted pushed it (HAProxy's usual recipe: up to 6 % seen). */
+const UNSEEN_PAST = 0.9;
 /** How far past the period a lower end no trial saw may be (a third), when a trial contradicts it. */
 const UNSEEN_LONG = 0.75;
 // A request placed so that the confirming answer leaves the bracket at this half-width: a tenth
 // inside the precision, so rounding never leaves it a hair outside.
 const CONFIRM_AT = 0.9 * PERIOD_PRECISION;
+
+/**
+ * The bracket before the trials, from a lower and an upper end nobody saw (or an upper end seen: a
+ * window's edges). The lower end starts a tenth lower: it may lie a little past the period (refused
+ * pings that counted pushed it), and a bisection that starts above the period creeps down towards it
+ * a halving at a time, each request let through (each trial a period longer than a refused one).
+ */
+export function initialBracket(lo: number, hi: number, hiSeen: boolean): PeriodBracket {
+  return { lo: UNSEEN_PAST * lo, hi, loSeen: false, hiSeen };
+}
 
 /** Both ends seen and the bracket within the precision: the period is known. */
 export function pinned(b: PeriodBracket): boolean {
@@ -39,6 +51,11 @@ export function pinned(b: PeriodBracket): boolean {
 
 /** How long after the clump's first request the trial's single request goes, ms. */
 export function nextPingAfter(b: PeriodBracket): number {
+  // Refused in the upper part with that end unseen: the period lies near that end or past it (the
+  // drain's end short of it), and bisecting towards it would take a trial per halving. Ask at the
+  // end itself (a hair past, for the answers' jitter): let through, it is seen; refused, it was
+  // short, and the next request looks a quarter further (withAnswer).
+  if (b.loSeen && !b.hiSeen) return b.hi * (1 + PERIOD_PRECISION / 2);
   const narrow = b.hi - b.lo <= 2 * PERIOD_PRECISION * b.hi;
   if (narrow && !b.hiSeen) return (b.lo + b.hi / UNSEEN_SHORT) / 2;
   if (narrow && !b.loSeen) return (b.hi * (1 - CONFIRM_AT)) / (1 + CONFIRM_AT);
@@ -55,8 +72,5 @@ export function withAnswer(b: PeriodBracket, afterMs: number, accepted: boolean)
   }
   // Refused past an upper end seen before: that end was wrong (its trial was not from idle).
   if (afterMs >= b.hi) return { lo: afterMs, hi: afterMs / UNSEEN_SHORT, loSeen: true, hiSeen: false };
-  // Refused twice with the upper end unseen: the period lies near that end or past it (the drain's
-  // end short of it); bisecting towards it would take a trial per halving, so look a quarter past.
-  if (!b.hiSeen && b.loSeen) return { lo: Math.max(b.lo, afterMs), hi: b.hi / UNSEEN_SHORT, loSeen: true, hiSeen: false };
   return { ...b, lo: b.loSeen ? Math.max(b.lo, afterMs) : afterMs, loSeen: true };
 }

@@ -17,7 +17,7 @@
 import { midpoint, type Bracket } from '../identify.js';
 import type { SlidingWindowModel } from '../limiters/index.js';
 import type { Sample } from '../types.js';
-import { nextPingAfter, pinned, withAnswer, PERIOD_PRECISION, UNSEEN_SHORT, type PeriodBracket } from './period-bracket.js';
+import { initialBracket, nextPingAfter, pinned, withAnswer, PERIOD_PRECISION, UNSEEN_SHORT, type PeriodBracket } from './period-bracket.js';
 import { pingAt } from './ping.js';
 import type { Probe } from './probe.js';
 
@@ -68,7 +68,7 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
   // request, but the set-up requests before it counted too and may have opened the window earlier
   // (long before, on a busy machine): it may lie short of the period. Neither is seen until a trial
   // shows it.
-  let bracket: PeriodBracket = { lo: initial.lo, hi: initial.hi, loSeen: false, hiSeen: initial.hiSure ?? false };
+  let bracket: PeriodBracket = initialBracket(initial.lo, initial.hi, initial.hiSure ?? false);
   let idleFromMs = probe.elapsed();
   let quietPeriods = initial.forgetsInOnePeriod ? 1 : 2;
   let trials = 0;
