@@ -14,54 +14,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEmulator, type Emulator } from '../src/emulator/index.js';
 import { describeLimiter } from '../src/ratelimit/limiters/index.js';
-import type { Sample } from '../src/ratelimit/types.js';
 import { startHaproxy } from '../test/helpers/haproxy.js';
 import { startNginx } from '../test/helpers/nginx.js';
+import { phaseRuns, phaseTotals, type PhaseRun } from '../test/ratelimit/phase-runs.js';
 import { probe } from '../test/ratelimit/support.js';
 
-export interface PhaseRun {
-  phase: string;
-  sent: number;
-  refused: number;
-  firstMs: number;
-  lastMs: number;
-  /** Silence before this run, since the previous run's last request. */
-  quietBeforeMs: number;
-}
-
-/** Silence that splits one phase's requests into two runs: longer than any pacing gap at 10 req/s and up. */
-const RUN_GAP_MS = 150;
-
-/** The samples as runs of one phase, in sending order. */
-export function phaseRuns(samples: readonly Sample[]): PhaseRun[] {
-  const runs: PhaseRun[] = [];
-  for (const s of [...samples].sort((a, b) => a.sentMs - b.sentMs)) {
-    const last = runs[runs.length - 1];
-    if (last && last.phase === s.phase && s.sentMs - last.lastMs <= RUN_GAP_MS) {
-      last.sent++;
-      last.refused += s.answer === 'limited' ? 1 : 0;
-      last.lastMs = s.sentMs;
-      continue;
-    }
-    runs.push({ phase: s.phase, sent: 1, refused: s.answer === 'limited' ? 1 : 0, firstMs: s.sentMs, lastMs: s.sentMs, quietBeforeMs: last ? s.sentMs - last.lastMs : s.sentMs });
-  }
-  return runs;
-}
-
-/** Per phase: requests, refusals, and the time from the end of the previous phase's last run to the end of its own (its waits included). */
-export function phaseTotals(runs: readonly PhaseRun[]): Array<{ phase: string; sent: number; refused: number; ms: number }> {
-  const totals = new Map<string, { phase: string; sent: number; refused: number; ms: number }>();
-  for (const r of runs) {
-    const t = totals.get(r.phase) ?? { phase: r.phase, sent: 0, refused: 0, ms: 0 };
-    t.sent += r.sent;
-    t.refused += r.refused;
-    t.ms += r.quietBeforeMs + (r.lastMs - r.firstMs);
-    totals.set(r.phase, t);
-  }
-  return [...totals.values()];
-}
-
-export function formatRuns(runs: readonly PhaseRun[]): string {
+/** The runs one a line, then the per-phase totals. */
+function formatRuns(runs: readonly PhaseRun[]): string {
   const s = (ms: number) => (ms / 1000).toFixed(3).padStart(7);
   const lines = runs.map((r) => `${r.phase.padEnd(15)} ${String(r.sent).padStart(4)} sent ${String(r.refused).padStart(3)} refused  ${s(r.firstMs)} – ${s(r.lastMs)} s  after ${s(r.quietBeforeMs)} s quiet`);
   const totals = phaseTotals(runs).map((t) => `${t.phase.padEnd(15)} ${String(t.sent).padStart(4)} sent ${String(t.refused).padStart(3)} refused  ${s(t.ms)} s with its waits`);
