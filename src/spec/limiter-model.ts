@@ -32,8 +32,11 @@ export interface SlidingWindowModel {
   kind: 'sliding-window';
   limit: number;
   period_s: number;
-  /** Refused requests are logged too (the usual stick-table recipe tracks every request). */
-  counts_refused: boolean;
+  /**
+   * Refused requests are logged too (the usual stick-table recipe tracks every request); null when
+   * the probe could not test it (its trial was disturbed every time): unknown, never a guess.
+   */
+  counts_refused: boolean | null;
 }
 
 export type LimiterModel = BucketModel | FixedWindowModel | SlidingWindowModel;

@@ -48,6 +48,8 @@ export interface VirtualEndpoint {
   announces?: 'retry-after' | 'reset';
   /** A second client: limited with the first (shared) or on its own (own). */
   second?: 'shared' | 'own';
+  /** Refusals are answered this many ms late (a gateway that slows down refused clients); unset: as fast as any answer. */
+  refusalLatencyMs?: number;
 }
 
 const EPOCH_MS = 1_800_000_000_000;
@@ -92,7 +94,7 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
   const caller = (limiter: Limiter) => (): Promise<Exchange> =>
     new Promise((resolve) => {
       const waitMs = limiter(now());
-      const latencyMs = 2 + ((sent++ * 7) % 11);
+      const latencyMs = waitMs !== undefined && endpoint.refusalLatencyMs !== undefined ? endpoint.refusalLatencyMs : 2 + ((sent++ * 7) % 11);
       at(now() + latencyMs, () => {
         const headers: Record<string, string> = {};
         const seconds = String(Math.max(1, Math.ceil((waitMs ?? 0) / 1000)));

@@ -2,11 +2,11 @@
 // fleet section. The limiter model (identified, or a bucket of the measured figures), who shares
 // it (from the scope), the five candidates at sizes 1, 4, 16, … N, and the choice at N.
 
-import { burstSize, describeLimiter } from '../limiters/index.js';
+import { burstSize } from '../limiters/index.js';
 import type { FleetResult } from '../../report/model.js';
 import type { Estimate, Recommendation } from '../types.js';
 import { candidatePolicies, perInstanceShare } from './candidates.js';
-import { limiterOf, type LimiterSource } from './limiter-of.js';
+import { describeSimulated, limiterOf, type LimiterSource } from './limiter-of.js';
 import { chooseFleetPolicy } from './recommend.js';
 import { sharingOf } from './sharing.js';
 import { fleetSizes, simulatedFleet, sweep } from './sweep.js';
@@ -39,7 +39,7 @@ export function sizeFleet(input: FleetSizingInput): FleetResult | null {
   const b = input.recommendation.backoff;
   return {
     instances: input.instances,
-    limiter: describeLimiter(limiter),
+    limiter: describeSimulated(input.estimate, limiter),
     sharing,
     assumption,
     offered_rps: Number((shape.offered_rps * scale).toPrecision(4)),

@@ -27,6 +27,8 @@ export class SlidingWindowLimiter implements Limiter {
     }
     // Refused requests beyond the limit only push the oldest-relevant time forward; keeping `limit`
     // entries is enough to know when the window frees, so the log never grows past it.
+    // Unknown (null) is enforced as not counting: whoever replays an identified model decides the
+    // worse case first (the fleet simulator does, fleet/limiter-of.ts).
     if (this.model.counts_refused) {
       this.log.push(nowMs);
       this.head += 1;

@@ -1,27 +1,30 @@
 // A sliding window's period, to about 1 %, without feeding it refusals: trials of "wait until the
 // window is surely empty, send exactly the limit at max_rps, then one request x after the first":
 // that request passes exactly when x is past the period. Each trial halves the bracket the period
-// lies in (bisection), so a few trials pin it; the only refused requests are the half of the
-// trials' single requests that came too early. Then one more trial with a few refused requests
-// inside the period tells whether refused requests count: if they do, a request just past the
-// period is refused too.
+// lies in (bisection, period-bracket.ts), so a few trials pin it; the only refused requests are the
+// half of the trials' single requests that came too early. Then one more trial with a few refused
+// requests inside the period tells whether refused requests count: if they do, a request just past
+// the period is refused too.
 //
-// "Surely empty" is twice the period's upper bound since the last request: HAProxy's
-// http_req_rate starts afresh only after two idle periods (before that the previous period's count
-// still weighs in); a sliding log is empty after one.
+// "Surely empty" is two periods' upper bound after the last request the window may still hold in
+// full: HAProxy's http_req_rate starts afresh only after two idle periods (before that the
+// previous period's count still weighs in, and a clump would open its period early, so its request
+// x later would read the period short); a sliding log is empty one period after its last request.
+// A trial whose single request was refused kept every request inside the period its clump opened,
+// so the next one waits two periods from the clump, not from that request (idleSince): about a
+// period less for half of the trials.
 
 import { midpoint, type Bracket } from '../identify.js';
 import type { SlidingWindowModel } from '../limiters/index.js';
 import type { Sample } from '../types.js';
+import { initialBracket, nextPingAfter, pinned, withAnswer, PERIOD_PRECISION, UNSEEN_SHORT, type PeriodBracket } from './period-bracket.js';
 import { pingAt } from './ping.js';
 import type { Probe } from './probe.js';
 
-/** Half-width of the period's bracket, relative, at which the bisection stops: ±1.5 %, inside the 2 % goal with a trial fewer than ±1 %. */
-export const PERIOD_PRECISION = 0.015;
+export { PERIOD_PRECISION } from './period-bracket.js';
+
 /** Trials at most, whatever the precision: each is two or three periods of waiting. */
 const MAX_TRIALS = 10;
-/** How far short of the period an upper end no trial confirmed may be (a quarter). */
-const UNCONFIRMED_SHORT = 0.8;
 /** Counts-refused trials at most: one whose requests went out late (a busy machine) proves nothing and is sent again. */
 const COUNTS_ATTEMPTS = 3;
 
@@ -37,6 +40,10 @@ interface Trial {
   /** All of the clump passed. */
   whole: boolean;
   lastMs: number;
+  /** When the clump's first answer came back: its request had reached the limiter by then. */
+  firstDoneMs: number;
+  /** When the clump's last answer came back. */
+  lastDoneMs: number;
 }
 
 /** Where the period lies before the trials, and how sure its upper end is. */
@@ -45,79 +52,83 @@ export interface InitialPeriod extends Bracket {
   hiSure?: boolean;
   /** A period surely no longer than this (ms): the wait before a trial allows for it while the upper end is unconfirmed. */
   longest?: number;
+  /**
+   * The window forgets each request one period after it (a sliding log: its edges moved with the
+   * probe's clump), so one quiet period empties it, not two. A clump refused in part says otherwise:
+   * the trials after it wait two.
+   */
+  forgetsInOnePeriod?: boolean;
 }
 
 export async function slidingPeriodPhase(probe: Probe, limit: number, initial: InitialPeriod): Promise<PeriodFindings> {
   const notes: string[] = [];
   const evidence: string[] = [];
-  let { lo, hi } = initial;
   // The lower end comes from requests refused while the window was being pinged; if refused
-  // requests count, it may lie past the period. Until a trial refuses a request it is unconfirmed.
-  let loConfirmed = false;
-  // The upper end is measured from the drain's first request, but the set-up requests before it
-  // counted too and may have opened the window earlier (long before, on a busy machine): it may lie
-  // short of the period. Until a trial lets a request through it is unconfirmed, and the wait
-  // before each trial allows it to be a quarter short.
-  let hiConfirmed = initial.hiSure ?? false;
-  let lastMs = probe.elapsed();
+  // requests count, it may lie past the period. The upper end is measured from the drain's first
+  // request, but the set-up requests before it counted too and may have opened the window earlier
+  // (long before, on a busy machine): it may lie short of the period. Neither is seen until a trial
+  // shows it.
+  let bracket: PeriodBracket = initialBracket(initial.lo, initial.hi, initial.hiSure ?? false);
+  let idleFromMs = probe.elapsed();
+  let quietPeriods = initial.forgetsInOnePeriod ? 1 : 2;
   let trials = 0;
-  while (trials < MAX_TRIALS && !probe.outOfBudget()) {
-    if (loConfirmed && hiConfirmed && midpoint({ lo, hi }).precision <= PERIOD_PRECISION) break;
-    // A bracket narrowed to an end nobody saw: look past that end too.
-    if (hi - lo <= 2 * PERIOD_PRECISION * hi) {
-      if (!hiConfirmed) hi *= 1 / UNCONFIRMED_SHORT;
-      else if (!loConfirmed) lo *= 0.75;
-    }
-    const x = (lo + hi) / 2;
+  while (trials < MAX_TRIALS && !probe.outOfBudget() && !pinned(bracket)) {
+    const x = nextPingAfter(bracket);
     // A trial that is not from idle lets its last request in early and confirms too short an end,
-    // which then shortens every later wait: until an end is seen, wait for the longest period.
-    const trial = await clumpFromIdle(probe, limit, lastMs, hiConfirmed ? hi : Math.max(hi / UNCONFIRMED_SHORT, initial.longest ?? 0));
+    // which then shortens every later wait: until an upper end is seen, wait for the longest period
+    // (a quarter past the guessed end, or what the trickle allows).
+    const longest = bracket.hiSeen ? bracket.hi : Math.max(bracket.hi / UNSEEN_SHORT, initial.longest ?? 0);
+    const trial = await clumpFromIdle(probe, limit, idleFromMs, Math.max(longest, x), quietPeriods);
     if (!trial) break;
     trials++;
-    lastMs = trial.lastMs;
+    idleFromMs = trial.lastMs;
     if (!trial.whole) {
+      quietPeriods = 2;
       notes.push(`a clump of ${limit} from idle was refused in part: the window had not emptied, or the limit is smaller; the trial was not counted`);
       continue;
     }
     const s = await pingAt(probe, 'period', trial.startMs + x);
     if (!s) break;
-    lastMs = s.sentMs;
-    const after = s.sentMs - trial.startMs;
-    if (s.answer === 'accepted') {
-      // A seen bound replaces a guessed one even when it is wider.
-      hi = hiConfirmed ? Math.min(hi, after) : after;
-      hiConfirmed = true;
-    } else if (s.answer === 'limited') {
-      // Refused past an upper end seen before: that end was wrong (its trial was not from idle).
-      if (after >= hi) {
-        hi = after / UNCONFIRMED_SHORT;
-        hiConfirmed = false;
-      }
-      lo = Math.max(lo, after);
-      loConfirmed = true;
-    }
+    idleFromMs = quietPeriods === 2 ? idleSince(trial, s) : s.sentMs;
+    if (s.answer === 'accepted' || s.answer === 'limited') bracket = withAnswer(bracket, s.sentMs - trial.startMs, s.answer === 'accepted');
   }
-  const period = midpoint({ lo, hi });
-  if (!loConfirmed || !hiConfirmed || period.precision > 2 * PERIOD_PRECISION) {
+  const { lo, hi } = bracket;
+  const period = midpoint(bracket);
+  if (!bracket.loSeen || !bracket.hiSeen || period.precision > 2 * PERIOD_PRECISION) {
     notes.push(`the sliding window's period was not pinned down (between ${fmt(lo)} and ${fmt(hi)} after ${trials} trials)`);
     return { model: null, evidence, notes };
   }
   evidence.push(
     `${trials} trials of ${limit} requests from idle: one more request passed ${fmt(hi)} after the first and was refused ${fmt(lo)} after it: the window slides over ${fmt(period.value)}`,
   );
-  let counted = await countsRefusedTrial(probe, limit, { lo, hi }, lastMs);
+  let counted = await countsRefusedTrial(probe, limit, { lo, hi }, idleFromMs, quietPeriods);
   for (let attempt = 1; counted.disturbed && attempt < COUNTS_ATTEMPTS && !probe.outOfBudget(); attempt++) {
-    counted = await countsRefusedTrial(probe, limit, { lo, hi }, probe.elapsed());
+    counted = await countsRefusedTrial(probe, limit, { lo, hi }, probe.elapsed(), quietPeriods);
   }
   if (counted.disturbed) counted.notes.push(`whether refused requests count was not tested: ${counted.disturbed} in each of ${COUNTS_ATTEMPTS} trials`);
   if (counted.evidence) evidence.push(counted.evidence);
   const periodS = Math.round(period.value) / 1000;
-  return { model: { kind: 'sliding-window', limit, period_s: periodS, counts_refused: counted.counts ?? false }, evidence, notes: [...notes, ...counted.notes] };
+  // Untested is unknown (null), never "does not count": the fleet simulator then assumes the worse.
+  return { model: { kind: 'sliding-window', limit, period_s: periodS, counts_refused: counted.counts ?? null }, evidence, notes: [...notes, ...counted.notes] };
 }
 
-/** Waits until the window is surely empty (twice `periodHiMs` after `sinceMs`), then sends exactly `limit` at max_rps. */
-async function clumpFromIdle(probe: Probe, limit: number, sinceMs: number, periodHiMs: number): Promise<Trial | undefined> {
-  const readyMs = sinceMs + 2 * periodHiMs + 20;
+/**
+ * Since when a window that forgets in two quiet periods (HAProxy) may still hold a trial's requests
+ * in full (the next trial waits two periods from then; one that forgets each request a period after
+ * it waits a period from the last request). A refused single request fell inside the period the clump opened (the window
+ * was still full), and so did the whole clump when its answers were back before that request went:
+ * HAProxy forgets them two periods after the clump's first request reached it, a sliding log one
+ * period after the refused request, which is sooner. A request let through (or a clump still
+ * answering) may have opened the next period: two periods from that request.
+ */
+export function idleSince(trial: Pick<Trial, 'firstDoneMs' | 'lastDoneMs'>, single: Pick<Sample, 'answer' | 'sentMs'>): number {
+  return single.answer === 'limited' && trial.lastDoneMs <= single.sentMs ? trial.firstDoneMs : single.sentMs;
+}
+
+/** Waits until the window is surely empty (`quietPeriods` times `periodHiMs` after `sinceMs`), then sends exactly `limit` at max_rps. */
+async function clumpFromIdle(probe: Probe, limit: number, sinceMs: number, periodHiMs: number, quietPeriods: number): Promise<Trial | undefined> {
+  // 20 ms for the answers' and timers' jitter: the window must have forgotten, not be about to.
+  const readyMs = sinceMs + quietPeriods * periodHiMs + 20;
   // The trial needs the wait, the clump and one more period for its last request.
   if (readyMs + (limit * 1000) / probe.maxRps + 1.1 * periodHiMs > probe.maxDurationMs) {
     probe.outOfTime();
@@ -129,7 +140,13 @@ async function clumpFromIdle(probe: Probe, limit: number, sinceMs: number, perio
   const { samples } = await probe.burstRun('period', limit, { exact: true });
   if (samples.length === 0) return undefined;
   const sorted = [...samples].sort((a, b) => a.sentMs - b.sentMs);
-  return { startMs: sorted[0]!.sentMs, whole: samples.length === limit && samples.every((s) => s.answer === 'accepted'), lastMs: sorted[sorted.length - 1]!.sentMs };
+  return {
+    startMs: sorted[0]!.sentMs,
+    whole: samples.length === limit && samples.every((s) => s.answer === 'accepted'),
+    lastMs: sorted[sorted.length - 1]!.sentMs,
+    firstDoneMs: sorted[0]!.doneMs,
+    lastDoneMs: Math.max(...samples.map((s) => s.doneMs)),
+  };
 }
 
 /**
@@ -138,13 +155,13 @@ async function clumpFromIdle(probe: Probe, limit: number, sinceMs: number, perio
  * counts refusals still holds the window full then (HAProxy's usual stick-table recipe; a
  * sliding log of every request); one that counts admissions only lets it through.
  */
-async function countsRefusedTrial(probe: Probe, limit: number, period: Bracket, sinceMs: number): Promise<{ counts?: boolean; evidence?: string; notes: string[]; disturbed?: string }> {
+async function countsRefusedTrial(probe: Probe, limit: number, period: Bracket, sinceMs: number, quietPeriods: number): Promise<{ counts?: boolean; evidence?: string; notes: string[]; disturbed?: string }> {
   const interval = 1000 / probe.maxRps;
   // Enough refusals to outweigh what ages out of the window between the period and the final
   // request (a sliding log forgets the oldest first), and a twentieth of the limit for HAProxy's
   // interpolated count.
   const k = Math.max(3, Math.ceil(0.05 * limit), Math.ceil((2 * (period.hi - period.lo)) / interval) + 2);
-  const trial = await clumpFromIdle(probe, limit, sinceMs, period.hi);
+  const trial = await clumpFromIdle(probe, limit, sinceMs, period.hi, quietPeriods);
   if (!trial || !trial.whole) return { notes: ['whether refused requests count was not tested (no time left, or the clump was refused)'] };
   let refused = 0;
   let s: Sample | undefined;

@@ -5,6 +5,8 @@
 
 import { round } from '../estimators.js';
 import { sustainedRate, type LimiterModel } from '../limiters/index.js';
+import { longestSmoothPeriod } from './period-longest.js';
+import type { Sample } from '../types.js';
 import type { Probe } from './probe.js';
 import type { ShapeFindings } from './recover.js';
 import { slidingPeriodPhase, PERIOD_PRECISION, type InitialPeriod } from './sliding-period.js';
@@ -31,19 +33,23 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
     if (edges.model && !contradicted) return { limiter: edges.model, evidence: edges.evidence, notes: edges.notes };
     if (edges.slidingPeriod && !contradicted) {
       // A sliding log counted from idle in the drain; windows later may have held earlier refusals.
-      const period = await slidingPeriodPhase(probe, Math.max(limit, drain.limit), { ...edges.slidingPeriod, hiSure: true });
+      // Its edges moved with the clump: a log that forgets each request a period after it. The
+      // edges' spacing bounds the period from above (the clumps' own pings came late, never early);
+      // from below the drain bounds it (the limit was still shut then), unseen.
+      const lo = Math.min(edges.slidingPeriod.lo, drainLowerEnd(found));
+      const period = await slidingPeriodPhase(probe, Math.max(limit, drain.limit), { lo, hi: edges.slidingPeriod.hi, hiSure: true, forgetsInOnePeriod: true });
       return { limiter: period.model, evidence: [...edges.evidence, ...period.evidence], notes: [...edges.notes, ...period.notes] };
     }
     // No window of its own (or one the first recovery contradicts): measure it as a sliding window from idle.
     const why = contradicted
       ? `edges came every ${(edgeMs! / 1000).toFixed(3)} s, but the first recovery took ${(found.figures.recoveryMs / 1000).toFixed(2)} s: not a window of that length; measured from idle as a sliding window`
       : 'no fixed edges: measured from idle as a sliding window';
-    const period = await slidingPeriodPhase(probe, drain.limit, drainPeriodBracket(found));
+    const period = await slidingPeriodPhase(probe, drain.limit, drainPeriodBracket(found, probe.samples));
     return { limiter: period.model, evidence: period.evidence, notes: [...edges.notes, why, ...period.notes] };
   }
   // A smooth sliding window: the drain from idle passed the whole limit; it came back about a
   // period after the drain's first request (later, if the pings meanwhile counted).
-  const period = await slidingPeriodPhase(probe, drain.limit, drainPeriodBracket(found));
+  const period = await slidingPeriodPhase(probe, drain.limit, drainPeriodBracket(found, probe.samples));
   return { limiter: period.model, evidence: period.evidence, notes: period.notes };
 }
 
@@ -52,13 +58,20 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
  * recovery, not before the last refused request (only a guess when refused requests count: they
  * delay the recovery).
  */
-function drainPeriodBracket({ drain, recovery, figures }: ShapeFindings): InitialPeriod {
-  const lo = (recovery.lastRefused?.sentMs ?? drain.refusal.sentMs) - drain.firstMs;
+function drainPeriodBracket(found: ShapeFindings, samples: readonly Sample[]): InitialPeriod {
+  const { drain, recovery, figures } = found;
+  const lo = drainLowerEnd(found);
   const hi = recovery.accepted.sentMs - drain.firstMs;
+  if (figures.trickleMs === null) return { lo, hi };
   // A smooth window admits one request per period / limit once it slides, and pings sent late only
   // space the trickle out: the limit times the trickle is a period at least as long as the true one.
-  return { lo, hi, ...(figures.trickleMs !== null ? { longest: drain.limit * figures.trickleMs } : {}) };
+  // What passed after the recovery bounds it too, usually far tighter (period-longest.ts).
+  const fromRecovery = longestSmoothPeriod(samples, drain.limit, recovery);
+  return { lo, hi, longest: Math.min(drain.limit * figures.trickleMs, fromRecovery ?? Infinity) };
 }
+
+/** The last refused request before the first recovery, from the drain's start (ms): the limit was still shut. */
+const drainLowerEnd = ({ drain, recovery }: ShapeFindings): number => (recovery.lastRefused?.sentMs ?? drain.refusal.sentMs) - drain.firstMs;
 
 /** The Estimate's figures from an identified window. */
 export function windowFigures(model: LimiterModel & { kind: 'fixed-window' | 'sliding-window' }) {

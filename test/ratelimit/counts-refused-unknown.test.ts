@@ -1,0 +1,60 @@
+// Whether refused requests count is unknown (null) when the probe could not test it, never "they do
+// not" (false): the identified model, the words a person reads, the report, and the fleet simulator,
+// which then assumes the worse case and says so.
+
+import { describe, expect, it } from 'vitest';
+import { discover } from '../../src/ratelimit/discover.js';
+import { describeSimulated, limiterOf } from '../../src/ratelimit/fleet/limiter-of.js';
+import { sizeFleet } from '../../src/ratelimit/fleet/size.js';
+import { describeLimiter, type SlidingWindowModel } from '../../src/ratelimit/limiters/index.js';
+import { summaryLines, toRateLimitResult } from '../../src/ratelimit/result.js';
+import { buildReport } from '../../src/report/build.js';
+import { renderJson } from '../../src/report/json.js';
+import { renderMarkdown } from '../../src/report/markdown.js';
+import { haproxyRate, virtualWorld } from './virtual-limit.js';
+
+const untested: SlidingWindowModel = { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: null };
+
+describe('counts_refused unknown', () => {
+  it('reads as unknown, not as "does not count"', () => {
+    expect(describeLimiter(untested)).toBe('sliding window 50 per 1 s, refused requests may count (not tested)');
+    expect(describeLimiter({ ...untested, counts_refused: false })).toBe('sliding window 50 per 1 s');
+  });
+
+  it('the fleet simulator assumes refused requests count, and its words say it assumed so', () => {
+    const estimate = { sustained_rps: 50, burst: 50, limiter: untested };
+    expect(limiterOf(estimate)).toEqual({ ...untested, counts_refused: true });
+    expect(describeSimulated(estimate, limiterOf(estimate)!)).toBe('sliding window 50 per 1 s, refused requests count (assumed, the worse case: the probe could not test it)');
+    const tested = { ...estimate, limiter: { ...untested, counts_refused: false } };
+    expect(describeSimulated(tested, limiterOf(tested)!)).toBe('sliding window 50 per 1 s');
+    const fleet = sizeFleet({
+      estimate: { ...estimate, scope: 'per-client', retry_after_header: 'absent', latency_p95_ms: 4 },
+      recommendation: { target_rps: 40, backoff: { base_ms: 40, cap_ms: 1_000, jitter: 'full', max_retries: 6 } },
+      instances: 4,
+    })!;
+    expect(fleet.limiter).toMatch(/refused requests count \(assumed/);
+  });
+
+  // HAProxy counting admitted requests only, behind a gateway that answers refusals 200 ms late:
+  // the counts-refused trial sends its mid-period requests one after another's answer, so they go
+  // out late every time and the trial proves nothing, three times over.
+  it('stays null when its trial was disturbed every time, through to report.json and report.md', async () => {
+    const world = virtualWorld({ limiter: () => haproxyRate(50, 1000, false), status: 429, announces: 'retry-after', refusalLatencyMs: 200 });
+    try {
+      const e = await discover({ calls: world.calls, clock: world.clock, maxRps: 200, maxRequests: 3_000, maxDurationS: 60 });
+      const context = JSON.stringify({ ...e, timeline: e.timeline.length }, null, 1);
+      expect(e.limiter?.kind, context).toBe('sliding-window');
+      if (e.limiter?.kind !== 'sliding-window') return;
+      expect(e.limiter.counts_refused, context).toBeNull();
+      expect(e.notes.join('\n'), context).toMatch(/whether refused requests count was not tested: .* in each of 3 trials/);
+
+      const result = toRateLimitResult(e, null, null);
+      expect(summaryLines(result).join('\n')).toContain('refused requests may count (not tested)');
+      const report = buildReport({ version: 'test', target: { environment: 'sandbox', base_url: 'https://127.0.0.1:1' }, startedAt: new Date(0), finishedAt: new Date(1_000), checks: [], rateLimit: result });
+      expect(JSON.parse(renderJson(report)).rate_limit.limiter.counts_refused).toBeNull();
+      expect(renderMarkdown(report)).toContain('refused requests may count (not tested)');
+    } finally {
+      world.stop();
+    }
+  });
+});
