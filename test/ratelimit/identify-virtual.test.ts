@@ -20,6 +20,9 @@ const cases: Case[] = [
   { name: 'token bucket 20/s burst 5', limiter: () => gcra(20, 5), truth: { kind: 'bucket', rate_rps: 20, burst: 5 }, maxRps: 100 },
   { name: 'fixed window 50 per 1 s', limiter: () => fromModel({ kind: 'fixed-window', limit: 50, window_s: 1, phase_s: 0, counts_refused: false }), truth: { kind: 'fixed-window', limit: 50, window_s: 1, phase_s: 0, counts_refused: false }, maxRps: 200 },
   { name: 'fixed window 100 per 2 s, refusals counted', limiter: () => fromModel({ kind: 'fixed-window', limit: 100, window_s: 2, phase_s: 0.5, counts_refused: true }), truth: { kind: 'fixed-window', limit: 100, window_s: 2, phase_s: 0.5, counts_refused: false }, maxRps: 200 },
+  // rate-limiter-flexible: each window opens at the first request after the last one ended.
+  { name: 'fixed window 50 per 1 s, opened by the first request', limiter: () => fromModel({ kind: 'fixed-window', limit: 50, window_s: 1, phase_s: 0, counts_refused: true, edges: 'first-request' }), truth: { kind: 'fixed-window', limit: 50, window_s: 1, phase_s: 0, counts_refused: false, edges: 'first-request' }, maxRps: 200 },
+  { name: 'fixed window 100 per 2 s, opened by the first request', limiter: () => fromModel({ kind: 'fixed-window', limit: 100, window_s: 2, phase_s: 0, counts_refused: true, edges: 'first-request' }), truth: { kind: 'fixed-window', limit: 100, window_s: 2, phase_s: 0, counts_refused: false, edges: 'first-request' }, maxRps: 200 },
   { name: 'sliding log 50 per 1 s', limiter: () => fromModel({ kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false }), truth: { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false }, maxRps: 200 },
   { name: 'sliding log 50 per 1 s, refusals counted', limiter: () => fromModel({ kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: true }), truth: { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: true }, maxRps: 200 },
   { name: 'HAProxy http_req_rate 50 per 1 s, admitted only', limiter: () => haproxyRate(50, 1000, false), truth: { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false }, maxRps: 200 },
@@ -44,6 +47,9 @@ describe('identifying the limiter on a virtual clock', () => {
       if (truth.kind !== 'bucket' && e.limiter?.kind === truth.kind) expect(e.limiter.counts_refused, context).toBe(truth.counts_refused);
       if (truth.kind === 'fixed-window' && e.limiter?.kind === 'fixed-window') {
         expect(Math.abs(e.limiter.window_s - truth.window_s) / truth.window_s, context).toBeLessThanOrEqual(0.02);
+        expect(e.limiter.edges ?? 'clock', context).toBe(truth.edges ?? 'clock');
+      }
+      if (truth.kind === 'fixed-window' && truth.edges !== 'first-request' && e.limiter?.kind === 'fixed-window') {
         // Where the edges fall, on the emulator's clock (Unix ms): within 2 % of a window.
         const off = Math.abs(e.limiter.phase_s - truth.phase_s) % truth.window_s;
         expect(Math.min(off, truth.window_s - off), context).toBeLessThanOrEqual(0.02 * truth.window_s);
