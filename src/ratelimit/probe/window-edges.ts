@@ -24,8 +24,8 @@ const MAX_WINDOWS = 14;
 export interface EdgeFindings {
   /** The fixed window, when the edges are fixed in time. */
   model: FixedWindowModel | null;
-  /** When the limit came back a period after the clump instead (a sliding log): that period's bracket, ms. */
-  slidingPeriod?: Bracket;
+  /** When the limit came back a period after the clump instead (a sliding log): that period's bracket, ms, and whether its upper end was seen. */
+  slidingPeriod?: Bracket & { hiSure: boolean };
   evidence: string[];
   notes: string[];
 }
@@ -34,30 +34,30 @@ export async function windowEdgesPhase(probe: Probe, limit: number, firstEdge: B
   const notes: string[] = [];
   const edges: Bracket[] = [firstEdge];
   let afterMs = clumpEndMs;
-  let length: Bracket = { lo: 0, hi: Infinity };
   for (let w = 0; w < MAX_WINDOWS && !probe.outOfBudget(); w++) {
-    if (edges.length >= 2) {
-      length = windowLength(edges);
-      if (length.lo > length.hi) break;
-      if (edges.length >= 3 && midpoint(length).precision <= EDGE_PRECISION) break;
-    }
-    const found = edges.length === 1 ? await pingUntilAccepted(probe, 'edges', afterMs, Math.max(firstGapMs(probe), (firstEdge.hi - firstEdge.lo) / 2)) : await bisectEdge(probe, nextEdge(edges, length), afterMs);
+    const onClock = windowLength(edges);
+    const opened = openedWindowLength(openedWindows(edges));
+    // Opened windows read off a lattice's edges can agree by chance for a while (each reads the
+    // window short by how late its opening request was): while the edges still fit a lattice, that
+    // is pinned too, and the trial decides between them.
+    const latticeDone = onClock.lo > onClock.hi || pinned(onClock, EDGE_PRECISION);
+    if (edges.length >= 3 && latticeDone && (onClock.lo <= onClock.hi || pinned(opened, EDGE_PRECISION))) break;
+    if (edges.length >= 2 && onClock.lo > onClock.hi && opened.lo > opened.hi) break;
+    const found =
+      edges.length === 1
+        ? await pingUntilAccepted(probe, 'edges', afterMs, Math.max(firstGapMs(probe), (firstEdge.hi - firstEdge.lo) / 2))
+        : await bisectEdge(probe, nextEdgeEitherWay(edges, onClock, opened, w), afterMs);
     if (!found.accepted) break;
     edges.push({ lo: Math.max(afterMs, found.lastRefused?.sentMs ?? afterMs), hi: found.accepted.sentMs });
     afterMs = await fillWindow(probe, limit, found.accepted, notes);
   }
-  length = windowLength(edges);
+  const length = windowLength(edges);
   const onClock = edges.length >= 3 && pinned(length, 2 * EDGE_PRECISION);
   // Each window after the first was opened by the request that found its edge, if windows open at
-  // the client's first request: the same pings bracket that length too.
+  // the client's first request; a sliding log frees its first slot a period after that request, so
+  // this is the length a log and an opened window share (a lattice's edges read this way give a
+  // length of no consequence: the ping past its edge decides).
   const opened = openedWindows(edges);
-  if (!onClock && edges.length >= 2 && pinned(openedWindowLength(opened), Infinity)) {
-    // Off any lattice: perhaps each window opens at the first request; pin that length instead.
-    afterMs = await walkOpenedWindows(probe, limit, opened, edges[edges.length - 1]!.hi, afterMs, notes);
-  }
-  // A sliding log frees the first slot exactly a period after the request that found the last
-  // edge, so it is this length, not the lattice's, that a log and an opened window share; a
-  // lattice's edges read this way give a length of no consequence (the ping past its edge decides).
   const openedLength = openedWindowLength(opened);
   const trialLength = openedLength.lo <= openedLength.hi ? openedLength : length;
   if (!onClock && !pinned(trialLength, 2 * EDGE_PRECISION)) {
@@ -72,14 +72,27 @@ export async function windowEdgesPhase(probe: Probe, limit: number, firstEdge: B
   }
   if (trial.kind === 'clock') return clockModel(probe, limit, edges, length, notes, true);
   if (trial.kind === 'sliding') {
-    // The lattice's spacing when the edges fitted one (a log that counts refusals reads its
-    // opened windows short: each counted refusal pushes the oldest slot out), else the opened windows'.
-    const period = midpoint(onClock ? length : trialLength).value;
-    return { model: null, slidingPeriod: { lo: period * 0.96, hi: period * 1.04 }, evidence: [trial.evidence], notes };
+    // The lattice's spacing when the edges fitted one, else the opened windows': a log frees its
+    // first slot a period after the request that found the last edge, but one that counts refusals
+    // lets it go sooner (each counted refusal pushes its oldest slot out), so that end is not sure.
+    const period = midpoint(onClock ? length : trialLength);
+    return { model: null, slidingPeriod: { lo: period.value * 0.96, hi: period.value * 1.04, hiSure: onClock }, evidence: [trial.evidence], notes };
   }
   if (trial.window) opened.push(trial.window);
   if (trial.next) await walkOpenedWindows(probe, limit, opened, trial.next.startMs, trial.next.afterMs, notes);
   return openedModel(limit, opened, trial.evidence, notes);
+}
+
+/**
+ * Where the next edge can be if the edges are on the clock, or if each window opened at the request
+ * that found the last edge, whichever of the two the edges so far still fit: pings that bisect
+ * where it can be either way close in on it whichever is true.
+ */
+function nextEdgeEitherWay(edges: readonly Bracket[], onClock: Bracket, opened: Bracket, turn: number): Bracket {
+  const ways: Bracket[] = [];
+  if (onClock.lo <= onClock.hi) ways.push(nextEdge(edges, onClock));
+  if (opened.lo <= opened.hi) ways.push({ lo: edges[edges.length - 1]!.hi + opened.lo, hi: edges[edges.length - 1]!.hi + opened.hi });
+  return ways[turn % ways.length]!;
 }
 
 /** Half-width of a bracket, relative, at most `precision` (and not empty). */

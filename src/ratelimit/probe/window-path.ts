@@ -31,7 +31,7 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
     if (edges.model && !contradicted) return { limiter: edges.model, evidence: edges.evidence, notes: edges.notes };
     if (edges.slidingPeriod && !contradicted) {
       // A sliding log counted from idle in the drain; windows later may have held earlier refusals.
-      const period = await slidingPeriodPhase(probe, Math.max(limit, drain.limit), { ...edges.slidingPeriod, hiSure: true });
+      const period = await slidingPeriodPhase(probe, Math.max(limit, drain.limit), edges.slidingPeriod);
       return { limiter: period.model, evidence: [...edges.evidence, ...period.evidence], notes: [...edges.notes, ...period.notes] };
     }
     // No window of its own (or one the first recovery contradicts): measure it as a sliding window from idle.
