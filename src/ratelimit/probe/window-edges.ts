@@ -131,7 +131,8 @@ function clockModel(probe: Probe, limit: number, edges: readonly Bracket[], leng
   const exact = windowMs !== w.value;
   // The first edge as every bracket, moved back by its whole windows, allows it: the narrow ones decide.
   const firstMs = clockEdge(edges, windowMs);
-  const phaseMs = (((exact ? probe.startedEpochMs + firstMs : firstMs) % windowMs) + windowMs) % windowMs;
+  // Rounded to the ms before wrapping, so an edge a fraction of a ms before a multiple reads 0, not a whole window.
+  const phaseMs = (((Math.round(exact ? probe.startedEpochMs + firstMs : firstMs) % windowMs) + windowMs) % windowMs) % Math.round(windowMs);
   return {
     model: { kind: 'fixed-window', limit, window_s: Math.round(windowMs) / 1000, phase_s: Math.round(phaseMs) / 1000, counts_refused: false },
     evidence: [
