@@ -35,18 +35,18 @@ export async function windowEdgesPhase(probe: Probe, limit: number, firstEdge: B
   const edges: Bracket[] = [firstEdge];
   let afterMs = clumpEndMs;
   for (let w = 0; w < MAX_WINDOWS && !probe.outOfBudget(); w++) {
-    const onClock = windowLength(edges);
+    const lattice = windowLength(edges);
     const opened = openedWindowLength(openedWindows(edges));
+    const offLattice = lattice.lo > lattice.hi;
     // Opened windows read off a lattice's edges can agree by chance for a while (each reads the
-    // window short by how late its opening request was): while the edges still fit a lattice, that
-    // is pinned too, and the trial decides between them.
-    const latticeDone = onClock.lo > onClock.hi || pinned(onClock, EDGE_PRECISION);
-    if (edges.length >= 3 && latticeDone && (onClock.lo <= onClock.hi || pinned(opened, EDGE_PRECISION))) break;
-    if (edges.length >= 2 && onClock.lo > onClock.hi && opened.lo > opened.hi) break;
+    // window short by how late its opening request was): while the edges still fit a lattice, the
+    // lattice is pinned too, and the trial decides between the two.
+    if (edges.length >= 3 && (pinned(lattice, EDGE_PRECISION) || (offLattice && pinned(opened, EDGE_PRECISION)))) break;
+    if (edges.length >= 2 && offLattice && opened.lo > opened.hi) break;
     const found =
       edges.length === 1
         ? await pingUntilAccepted(probe, 'edges', afterMs, Math.max(firstGapMs(probe), (firstEdge.hi - firstEdge.lo) / 2))
-        : await bisectEdge(probe, nextEdgeEitherWay(edges, onClock, opened, w), afterMs);
+        : await bisectEdge(probe, nextEdgeEitherWay(edges, lattice, opened, w), afterMs);
     if (!found.accepted) break;
     edges.push({ lo: Math.max(afterMs, found.lastRefused?.sentMs ?? afterMs), hi: found.accepted.sentMs });
     afterMs = await fillWindow(probe, limit, found.accepted, notes);
@@ -85,12 +85,13 @@ export async function windowEdgesPhase(probe: Probe, limit: number, firstEdge: B
 
 /**
  * Where the next edge can be if the edges are on the clock, or if each window opened at the request
- * that found the last edge, whichever of the two the edges so far still fit: pings that bisect
- * where it can be either way close in on it whichever is true.
+ * that found the last edge, taking turns while the edges so far fit both: pings that bisect one
+ * reading only can meet a window of the other kind late, window after window (each first ping let
+ * through, none refused), and then the true reading never closes in.
  */
-function nextEdgeEitherWay(edges: readonly Bracket[], onClock: Bracket, opened: Bracket, turn: number): Bracket {
+function nextEdgeEitherWay(edges: readonly Bracket[], lattice: Bracket, opened: Bracket, turn: number): Bracket {
   const ways: Bracket[] = [];
-  if (onClock.lo <= onClock.hi) ways.push(nextEdge(edges, onClock));
+  if (lattice.lo <= lattice.hi) ways.push(nextEdge(edges, lattice));
   if (opened.lo <= opened.hi) ways.push({ lo: edges[edges.length - 1]!.hi + opened.lo, hi: edges[edges.length - 1]!.hi + opened.hi });
   return ways[turn % ways.length]!;
 }
