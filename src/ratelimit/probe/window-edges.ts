@@ -78,9 +78,15 @@ export async function windowEdgesPhase(probe: Probe, limit: number, firstEdge: B
     const period = midpoint(onClock ? length : trialLength);
     return { model: null, slidingPeriod: { lo: period.value * 0.96, hi: period.value * 1.04, hiSure: onClock }, evidence: [trial.evidence], notes };
   }
-  if (trial.window) opened.push(trial.window);
-  if (trial.next) await walkOpenedWindows(probe, limit, opened, trial.next.startMs, trial.next.afterMs, notes);
-  return openedModel(limit, opened, trial.evidence, notes);
+  // The windows read before the trial, as opened ones, and the trial's; should they disagree (a
+  // request that went out late on a busy machine misreads one), the length is read again from the trial on.
+  let windows = [...opened, ...(trial.window ? [trial.window] : [])];
+  if (openedLength.lo > openedLength.hi || openedWindowLength(windows).lo > openedWindowLength(windows).hi) {
+    notes.push("the windows read before the edge trial disagreed with it in length: the window's length was read again from the trial on");
+    windows = trial.window ? [trial.window] : [];
+  }
+  if (trial.next) await walkOpenedWindows(probe, limit, windows, trial.next.startMs, trial.next.afterMs, notes);
+  return openedModel(limit, windows, trial.evidence, notes);
 }
 
 /**
