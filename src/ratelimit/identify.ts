@@ -126,6 +126,24 @@ export function openedWindowLength(windows: readonly OpenedWindow[]): Bracket {
 }
 
 /**
+ * What windows opened at the first request say of their length, allowing for one misread window
+ * (its opening request reached the limit late, on a busy machine): all of them agree; or all but
+ * one do, and only one such window can be left out (`agreeing` then leaves it out); or several can,
+ * and which was misread is not known yet (`agreeing` null, `length` every length those allow);
+ * or none do (`length` empty).
+ */
+export function openedReading(windows: readonly OpenedWindow[]): { length: Bracket; agreeing: OpenedWindow[] | null } {
+  const all = openedWindowLength(windows);
+  if (all.lo <= all.hi) return { length: all, agreeing: [...windows] };
+  const allButOne = windows.length < 3 ? [] : windows.map((_, i) => windows.filter((_, j) => j !== i)).filter((ws) => fits(openedWindowLength(ws)));
+  if (allButOne.length === 1) return { length: openedWindowLength(allButOne[0]!), agreeing: allButOne[0]! };
+  const lengths = allButOne.map(openedWindowLength);
+  return { length: lengths.length === 0 ? { lo: Infinity, hi: 0 } : { lo: Math.min(...lengths.map((l) => l.lo)), hi: Math.max(...lengths.map((l) => l.hi)) }, agreeing: null };
+}
+
+const fits = (b: Bracket) => b.lo <= b.hi;
+
+/**
  * Where a window's edges fall: on the clock (`phase_s` + k × window, whatever the client does),
  * a window after the client's first request since the last one ended, or nowhere fixed (a sliding
  * log frees each request's slot a period after it).
@@ -159,8 +177,10 @@ export function edgeTrialPlan(o: { length: Bracket; burstSendMs: number; notBefo
   // and than a busy machine delays a request.
   const margin = 0.05 * mid;
   // The burst goes after the first request by more than the length is uncertain, so a clump a
-  // window after the first request comes before a sliding log lets the burst's slots go.
-  const firstToBurst = hi - lo + 0.08 * mid;
+  // window after the first request comes before a sliding log lets the burst's slots go; with
+  // 7.5 % of a window to spare on either side: for the first request reaching the limit late (its
+  // window ends later), and for the burst's slots freeing early.
+  const firstToBurst = hi - lo + 0.15 * mid;
   // Sending runs late on a busy machine: a quarter more than max_rps allows.
   const burstEnd = firstToBurst + 1.25 * o.burstSendMs;
   // The clock's edge comes a margin after the burst, the ping a margin after the edge; both well
@@ -173,7 +193,7 @@ export function edgeTrialPlan(o: { length: Bracket; burstSendMs: number; notBefo
     if (burstEnd + margin > windowMs) return null;
     firstMs = edgeMs + Math.ceil((o.notBeforeMs + burstEnd + margin - edgeMs) / windowMs) * windowMs - burstEnd - margin;
   }
-  return { firstMs, burstMs: firstMs + firstToBurst, pingMs: o.clock ? firstMs + pingAfterFirst : null, clumpMs: firstMs + hi + 0.03 * mid };
+  return { firstMs, burstMs: firstMs + firstToBurst, pingMs: o.clock ? firstMs + pingAfterFirst : null, clumpMs: firstMs + hi + 0.075 * mid };
 }
 
 /**

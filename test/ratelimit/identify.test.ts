@@ -2,7 +2,7 @@
 // recovery says, and the window lengths a set of edge brackets allows. No server, no clock.
 
 import { describe, expect, it } from 'vitest';
-import { edgeTrialPlan, edgeTrialVerdict, midpoint, nextEdge, openedWindowLength, shapeOf, smoothClumpMax, windowLength } from '../../src/ratelimit/identify.js';
+import { edgeTrialPlan, edgeTrialVerdict, midpoint, nextEdge, openedReading, openedWindowLength, shapeOf, smoothClumpMax, windowLength } from '../../src/ratelimit/identify.js';
 
 describe('shapeOf', () => {
   const base = { drained: 50, lateMs: 100, beforeMs: 900 };
@@ -88,6 +88,41 @@ describe('fixed windows that open at the first request (rate-limiter-flexible)',
       { startMs: 1_000, openMs: 1_900, closedMs: 1_950 },
     ]);
     expect(length.lo).toBeGreaterThan(length.hi);
+  });
+});
+
+describe('opened windows with one misread (its opening request reached the limit late)', () => {
+  // True length 1 000 ms; the second window opened 80 ms after its request was sent, so a request
+  // refused 1 050 ms after it reads "longer than 1 050".
+  const good = [
+    { startMs: 0, openMs: 990, closedMs: 1_010 },
+    { startMs: 3_000, openMs: 3_985, closedMs: 4_004 },
+    { startMs: 5_000, openMs: 5_700, closedMs: 6_002 },
+  ];
+  const misread = { startMs: 1_010, openMs: 2_060, closedMs: 2_100 };
+
+  it('all agree: all of them', () => {
+    expect(openedReading(good)).toEqual({ length: { lo: 990, hi: 1_002 }, agreeing: good });
+  });
+
+  it('one alone disagrees: left out', () => {
+    const reading = openedReading([good[0]!, misread, ...good.slice(1)]);
+    expect(reading.agreeing).toEqual(good);
+    expect(reading.length).toEqual({ lo: 990, hi: 1_002 });
+  });
+
+  it('which one was misread is not known yet: every length either allows, and no agreeing set', () => {
+    const reading = openedReading([{ startMs: 0, openMs: 700, closedMs: 1_010 }, misread, { startMs: 3_000, openMs: 3_500, closedMs: 5_000 }]);
+    expect(reading.agreeing).toBeNull();
+    expect(reading.length.lo).toBeLessThanOrEqual(1_000);
+    expect(reading.length.hi).toBeGreaterThanOrEqual(1_050);
+  });
+
+  it('two windows alone cannot say which is misread; wide disagreement leaves nothing', () => {
+    expect(openedReading([good[0]!, misread]).agreeing).toBeNull();
+    const reading = openedReading([good[0]!, misread, { startMs: 7_000, openMs: 7_500, closedMs: 7_900 }]);
+    expect(reading.agreeing).toBeNull();
+    expect(reading.length.lo).toBeGreaterThan(reading.length.hi);
   });
 });
 

@@ -5,11 +5,11 @@
 // refusals (identify.ts: windowLength, nextEdge). A window that opens at the client's first request
 // after the last one ended (rate-limiter-flexible) puts its edges a window after the probe's own
 // requests instead, off any lattice after an idle gap; the same pings pin its length from the
-// request that opened each window (identify.ts: openedWindowLength). A sliding log also lets the
+// request that opened each window (identify.ts: openedReading). A sliding log also lets the
 // whole limit back, a period after each request: one trial from idle tells the three apart
 // (identify.ts: edgeTrialPlan, edgeTrialVerdict).
 
-import { edgeTrialPlan, edgeTrialVerdict, midpoint, nextEdge, openedWindowLength, windowLength, type Bracket, type EdgeKind, type OpenedWindow } from '../identify.js';
+import { edgeTrialPlan, edgeTrialVerdict, midpoint, nextEdge, openedReading, windowLength, type Bracket, type EdgeKind, type OpenedWindow } from '../identify.js';
 import type { FixedWindowModel } from '../limiters/index.js';
 import type { Sample } from '../types.js';
 import { pingAt, pingUntilAccepted } from './ping.js';
@@ -36,12 +36,13 @@ export async function windowEdgesPhase(probe: Probe, limit: number, firstEdge: B
   let afterMs = clumpEndMs;
   for (let w = 0; w < MAX_WINDOWS && !probe.outOfBudget(); w++) {
     const lattice = windowLength(edges);
-    const opened = openedWindowLength(openedWindows(edges));
+    const reading = openedReading(openedWindows(edges));
+    const opened = reading.length;
     const offLattice = lattice.lo > lattice.hi;
     // Opened windows read off a lattice's edges can agree by chance for a while (each reads the
     // window short by how late its opening request was): while the edges still fit a lattice, the
     // lattice is pinned too, and the trial decides between the two.
-    if (edges.length >= 3 && (pinned(lattice, EDGE_PRECISION) || (offLattice && pinned(opened, EDGE_PRECISION)))) break;
+    if (edges.length >= 3 && (pinned(lattice, EDGE_PRECISION) || (offLattice && reading.agreeing !== null && pinned(opened, EDGE_PRECISION)))) break;
     if (edges.length >= 2 && offLattice && opened.lo > opened.hi) break;
     const found =
       edges.length === 1
@@ -57,8 +58,9 @@ export async function windowEdgesPhase(probe: Probe, limit: number, firstEdge: B
   // the client's first request; a sliding log frees its first slot a period after that request, so
   // this is the length a log and an opened window share (a lattice's edges read this way give a
   // length of no consequence: the ping past its edge decides).
-  const opened = openedWindows(edges);
-  const openedLength = openedWindowLength(opened);
+  const reading = openedReading(openedWindows(edges));
+  const opened = reading.agreeing ?? [];
+  const openedLength = reading.agreeing ? reading.length : { lo: Infinity, hi: 0 };
   const trialLength = openedLength.lo <= openedLength.hi ? openedLength : length;
   if (!onClock && !pinned(trialLength, 2 * EDGE_PRECISION)) {
     notes.push(`the window's edges were not pinned down (${edges.length} edges${length.lo > length.hi ? ', not evenly spaced' : ''})`);
@@ -78,10 +80,10 @@ export async function windowEdgesPhase(probe: Probe, limit: number, firstEdge: B
     const period = midpoint(onClock ? length : trialLength);
     return { model: null, slidingPeriod: { lo: period.value * 0.96, hi: period.value * 1.04, hiSure: onClock }, evidence: [trial.evidence], notes };
   }
-  // The windows read before the trial, as opened ones, and the trial's; should they disagree (a
-  // request that went out late on a busy machine misreads one), the length is read again from the trial on.
-  let windows = [...opened, ...(trial.window ? [trial.window] : [])];
-  if (openedLength.lo > openedLength.hi || openedWindowLength(windows).lo > openedWindowLength(windows).hi) {
+  // The windows read before the trial, as opened ones, and the trial's; should they disagree beyond
+  // one late request's misreading, the length is read again from the trial on.
+  let windows = openedReading([...opened, ...(trial.window ? [trial.window] : [])]).agreeing;
+  if (windows === null) {
     notes.push("the windows read before the edge trial disagreed with it in length: the window's length was read again from the trial on");
     windows = trial.window ? [trial.window] : [];
   }
@@ -117,18 +119,53 @@ function openedWindows(edges: readonly Bracket[]): OpenedWindow[] {
   return edges.slice(1).map((e, k) => ({ startMs: edges[k]!.hi, openMs: e.lo, closedMs: e.hi }));
 }
 
-/** More windows opened by the probe's own request, each with pings that bisect where it ends, until its length is pinned; the last request sent (ms). */
+/**
+ * More windows opened by the probe's own request, each with pings that bisect where it ends, until
+ * its length is pinned and one more window confirmed it; the last request sent (ms).
+ */
 async function walkOpenedWindows(probe: Probe, limit: number, opened: OpenedWindow[], startMs: number, afterMs: number, notes: string[]): Promise<number> {
+  let confirmed = false;
   for (let w = 0; w < MAX_WINDOWS && !probe.outOfBudget(); w++) {
-    const length = openedWindowLength(opened);
-    if (length.lo > length.hi || (opened.length >= 2 && midpoint(length).precision <= EDGE_PRECISION)) break;
-    const found = await bisectEdge(probe, { lo: startMs + length.lo, hi: startMs + length.hi }, afterMs);
+    const reading = openedReading(opened);
+    const length = reading.length;
+    if (length.lo > length.hi) break;
+    const lengthPinned = reading.agreeing !== null && opened.length >= 2 && midpoint(length).precision <= EDGE_PRECISION;
+    if (lengthPinned && confirmed) break;
+    let found: { accepted?: Sample; lastRefused?: Sample };
+    if (lengthPinned) {
+      const check = await confirmLength(probe, length, startMs, afterMs);
+      found = check.found;
+      if (check.contradicts) {
+        const kept = opened.filter((o) => !check.contradicts!(o));
+        notes.push(`a window's end was misread (a request that reached the limit late): ${opened.length - kept.length} of the window readings set aside`);
+        opened.splice(0, opened.length, ...kept);
+      } else confirmed = found.accepted !== undefined;
+    } else found = await bisectEdge(probe, { lo: startMs + length.lo, hi: startMs + length.hi }, afterMs);
     if (!found.accepted) break;
     opened.push({ startMs, openMs: Math.max(afterMs, found.lastRefused?.sentMs ?? afterMs), closedMs: found.accepted.sentMs });
     startMs = found.accepted.sentMs;
     afterMs = await fillWindow(probe, limit, found.accepted, notes);
   }
   return afterMs;
+}
+
+/**
+ * One window that checks a pinned length from both ends: a request a little short of it must be
+ * refused, one a little past it let through. A request that reached the limit late (a busy machine)
+ * misreads one window's end, and the windows after it, pinged where that reading says, agree with
+ * it; what the check contradicts says which readings to set aside.
+ */
+async function confirmLength(probe: Probe, length: Bracket, startMs: number, afterMs: number): Promise<{ found: { accepted?: Sample; lastRefused?: Sample }; contradicts?: (o: OpenedWindow) => boolean }> {
+  const margin = 2 * EDGE_PRECISION * midpoint(length).value;
+  const short = await pingAt(probe, 'edges', Math.max(afterMs, startMs + length.lo - margin));
+  if (short?.answer === 'accepted') return { found: { accepted: short }, contradicts: (o) => o.openMs - o.startMs >= short.sentMs - startMs };
+  if (short?.answer !== 'limited') return { found: {} };
+  const past = await pingAt(probe, 'edges', startMs + length.hi + margin);
+  if (past?.answer === 'accepted') return { found: { accepted: past, lastRefused: short } };
+  if (past?.answer !== 'limited') return { found: { lastRefused: short } };
+  // Still refused past the end: find it, and set aside the readings that ended before this.
+  const rest = await pingUntilAccepted(probe, 'edges', past.sentMs, margin);
+  return { found: { ...(rest.accepted ? { accepted: rest.accepted } : {}), lastRefused: rest.lastRefused ?? past }, contradicts: (o) => o.closedMs - o.startMs <= past.sentMs - startMs };
 }
 
 /** A window that lets its limit through after each edge, and whose edges stay put on the clock. */
@@ -154,9 +191,10 @@ function clockModel(probe: Probe, limit: number, edges: readonly Bracket[], leng
 
 /** A window that opens at the client's first request after the last one ended. */
 function openedModel(limit: number, opened: readonly OpenedWindow[], trialEvidence: string, notes: string[]): EdgeFindings {
-  const length = openedWindowLength(opened);
-  if (!pinned(length, 2 * EDGE_PRECISION)) {
-    notes.push(`windows open at the client's first request, but their length was not pinned down (${opened.length} windows${length.lo > length.hi ? ', of different lengths' : ''})`);
+  const reading = openedReading(opened);
+  const length = reading.length;
+  if (reading.agreeing === null || !pinned(length, 2 * EDGE_PRECISION)) {
+    notes.push(`windows open at the client's first request, but their length was not pinned down (${opened.length} windows${reading.agreeing === null ? ', of different lengths' : ''})`);
     return { model: null, evidence: [trialEvidence], notes };
   }
   const w = midpoint(length);
