@@ -129,14 +129,14 @@ export function openedWindowLength(windows: readonly OpenedWindow[]): Bracket {
  * What windows opened at the first request say of their length, allowing for one misread window
  * (its opening request reached the limit late, on a busy machine): all of them agree; or all but
  * one do, and only one such window can be left out (`agreeing` then leaves it out); or several can,
- * and which was misread is not known yet (`agreeing` null, `length` every length those allow);
- * or none do (`length` empty).
+ * and which was misread is not known yet (`agreeing` null, `length` every length those allow, two
+ * windows that disagree included); or no one window explains it (`length` empty).
  */
 export function openedReading(windows: readonly OpenedWindow[]): { length: Bracket; agreeing: OpenedWindow[] | null } {
   const all = openedWindowLength(windows);
   if (all.lo <= all.hi) return { length: all, agreeing: [...windows] };
-  const allButOne = windows.length < 3 ? [] : windows.map((_, i) => windows.filter((_, j) => j !== i)).filter((ws) => fits(openedWindowLength(ws)));
-  if (allButOne.length === 1) return { length: openedWindowLength(allButOne[0]!), agreeing: allButOne[0]! };
+  const allButOne = windows.map((_, i) => windows.filter((_, j) => j !== i)).filter((ws) => fits(openedWindowLength(ws)));
+  if (allButOne.length === 1 && windows.length >= 3) return { length: openedWindowLength(allButOne[0]!), agreeing: allButOne[0]! };
   const lengths = allButOne.map(openedWindowLength);
   return { length: lengths.length === 0 ? { lo: Infinity, hi: 0 } : { lo: Math.min(...lengths.map((l) => l.lo)), hi: Math.max(...lengths.map((l) => l.hi)) }, agreeing: null };
 }
