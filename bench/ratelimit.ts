@@ -4,8 +4,9 @@
 //   bucket   nginx limit_req (real ground truth, a leaky bucket)
 //   sliding  HAProxy stick table http_req_rate(<period>), counting admitted requests only, and
 //            the usual recipe that tracks every request (refused ones count)
-//   fixed    the emulator's fixed window (no real fixed-window limiter is installed here:
-//            rate-limiter-flexible is not; the emulator's is the ground truth), refusals counted
+//   fixed    rate-limiter-flexible's RateLimiterMemory keyed by client address (real ground
+//            truth: a window opens at the client's first request after the last one ended), and
+//            the emulator's fixed window on the clock, refusals counted
 // Goal (issue 10): within 2 % on every kind, under 30 s, at most 10 % of requests refused.
 // Loopback only; each probe is bounded by its own budget.
 //
@@ -17,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEmulator, type Emulator } from '../src/emulator/index.js';
 import { describeLimiter, type LimiterModel } from '../src/ratelimit/limiters/index.js';
+import { startFlexibleLimiter } from '../test/helpers/flexible-limiter.js';
 import { haproxyMissing, startHaproxy } from '../test/helpers/haproxy.js';
 import { nginxMissing, startNginx } from '../test/helpers/nginx.js';
 import { probe, type ProbeRun } from '../test/ratelimit/support.js';
@@ -49,6 +51,10 @@ export const SETTINGS = {
   fixed: [
     { limit: 50, window_s: 1 },
     { limit: 100, window_s: 2 },
+  ],
+  flexible: [
+    { points: 50, duration: 1 },
+    { points: 100, duration: 2 },
   ],
 } as const;
 
@@ -121,6 +127,16 @@ export async function benchRateLimit(progress: (message: string) => void = (m) =
         } finally {
           await haproxy.stop();
         }
+      }
+    }
+    for (const { points, duration } of SETTINGS.flexible) {
+      const setting = `RateLimiterMemory ${points} per ${duration} s`;
+      progress(`rate-limit probe behind rate-limiter-flexible ${setting}`);
+      const front = await startFlexibleLimiter({ upstream: upstream.url, tlsDir, limit: { points, duration } });
+      try {
+        rows.push(row('fixed: rate-limiter-flexible', setting, points / duration, await probe(target(front.url), { maxRps: MAX_RPS, maxDurationS: 60 })));
+      } finally {
+        await front.stop();
       }
     }
   } finally {

@@ -102,3 +102,107 @@ export function midpoint(b: Bracket): { value: number; precision: number } {
   const value = (b.lo + b.hi) / 2;
   return { value, precision: value > 0 ? (b.hi - b.lo) / 2 / value : Infinity };
 }
+
+/**
+ * A window the probe opened with a request of its own, the first after the last window ended (as
+ * rate-limiter-flexible opens them): still open at `openMs` (a later request was refused, or passed
+ * within the limit), over by `closedMs` (a request there opened the next one).
+ */
+export interface OpenedWindow {
+  startMs: number;
+  openMs: number;
+  closedMs: number;
+}
+
+/** The window lengths a set of windows opened at the client's first request allows; empty (lo > hi) when none fits. */
+export function openedWindowLength(windows: readonly OpenedWindow[]): Bracket {
+  let lo = 0;
+  let hi = Infinity;
+  for (const w of windows) {
+    lo = Math.max(lo, w.openMs - w.startMs);
+    hi = Math.min(hi, w.closedMs - w.startMs);
+  }
+  return { lo, hi };
+}
+
+/**
+ * What windows opened at the first request say of their length, allowing for one misread window
+ * (its opening request reached the limit late, on a busy machine): all of them agree; or all but
+ * one do, and only one such window can be left out (`agreeing` then leaves it out); or several can,
+ * and which was misread is not known yet (`agreeing` null, `length` every length those allow, two
+ * windows that disagree included); or no one window explains it (`length` empty).
+ */
+export function openedReading(windows: readonly OpenedWindow[]): { length: Bracket; agreeing: OpenedWindow[] | null } {
+  const all = openedWindowLength(windows);
+  if (all.lo <= all.hi) return { length: all, agreeing: [...windows] };
+  const allButOne = windows.map((_, i) => windows.filter((_, j) => j !== i)).filter((ws) => fits(openedWindowLength(ws)));
+  if (allButOne.length === 1 && windows.length >= 3) return { length: openedWindowLength(allButOne[0]!), agreeing: allButOne[0]! };
+  const lengths = allButOne.map(openedWindowLength);
+  return { length: lengths.length === 0 ? { lo: Infinity, hi: 0 } : { lo: Math.min(...lengths.map((l) => l.lo)), hi: Math.max(...lengths.map((l) => l.hi)) }, agreeing: null };
+}
+
+const fits = (b: Bracket) => b.lo <= b.hi;
+
+/**
+ * Where a window's edges fall: on the clock (`phase_s` + k × window, whatever the client does),
+ * a window after the client's first request since the last one ended, or nowhere fixed (a sliding
+ * log frees each request's slot a period after it).
+ */
+export type EdgeKind = 'clock' | 'first-request' | 'sliding';
+
+/**
+ * The edge trial, ms on the probe's clock: once idle, one request (`firstMs`: it opens a window if
+ * windows open at the first request), the rest of the limit a little later (`burstMs`), one request
+ * just past the clock's next edge (`pingMs`, when a lattice of edges is known), and a clump just past
+ * a window after the first request (`clumpMs`), while a sliding log still holds the burst.
+ */
+export interface EdgeTrialPlan {
+  firstMs: number;
+  burstMs: number;
+  pingMs: number | null;
+  clumpMs: number;
+}
+
+/**
+ * The edge trial's times from the bracket of a window's length after the request that opened it (or
+ * of a sliding log's period: the same pings measure both, `length`), how long the burst takes to
+ * send at max_rps (`burstSendMs`), the first moment the limit is surely idle (`notBeforeMs`) and,
+ * when the edges may be on the clock, one of those edges and their spacing (`clock`). Null when the
+ * burst takes too long for the trial to fit in a window (a limit near max_rps × window).
+ */
+export function edgeTrialPlan(o: { length: Bracket; burstSendMs: number; notBeforeMs: number; clock?: { edgeMs: number; windowMs: number } }): EdgeTrialPlan | null {
+  const { lo, hi } = o.length;
+  const mid = (lo + hi) / 2;
+  // Margins of a few hundredths of a window: more than the length's bracket is wide once pinned,
+  // and than a busy machine delays a request.
+  const margin = 0.05 * mid;
+  // The burst goes after the first request by more than the length is uncertain, so a clump a
+  // window after the first request comes before a sliding log lets the burst's slots go; with
+  // 7.5 % of a window to spare on either side: for the first request reaching the limit late (its
+  // window ends later), and for the burst's slots freeing early.
+  const firstToBurst = hi - lo + 0.15 * mid;
+  // Sending runs late on a busy machine: a quarter more than max_rps allows.
+  const burstEnd = firstToBurst + 1.25 * o.burstSendMs;
+  // The clock's edge comes a margin after the burst, the ping a margin after the edge; both well
+  // inside a window opened by the first request.
+  const pingAfterFirst = burstEnd + 2 * margin;
+  if (!(hi < Infinity) || pingAfterFirst > lo - margin) return null;
+  let firstMs = o.notBeforeMs;
+  if (o.clock) {
+    const { edgeMs, windowMs } = o.clock;
+    if (burstEnd + margin > windowMs) return null;
+    firstMs = edgeMs + Math.ceil((o.notBeforeMs + burstEnd + margin - edgeMs) / windowMs) * windowMs - burstEnd - margin;
+  }
+  return { firstMs, burstMs: firstMs + firstToBurst, pingMs: o.clock ? firstMs + pingAfterFirst : null, clumpMs: firstMs + hi + 0.075 * mid };
+}
+
+/**
+ * What the edge trial saw: the ping past the clock's edge let through → edges on the clock; else a
+ * clump a window after the first request let through whole (at least half the limit, and more than
+ * a sliding log could free: the first request's slot and a counted refusal's) → a window opened
+ * by the first request; else a sliding log.
+ */
+export function edgeTrialVerdict(limit: number, pingAccepted: boolean | null, clumpPassed: number): EdgeKind {
+  if (pingAccepted === true) return 'clock';
+  return clumpPassed >= Math.max(3, Math.ceil(limit / 2)) ? 'first-request' : 'sliding';
+}

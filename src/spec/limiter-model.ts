@@ -22,6 +22,12 @@ export interface FixedWindowModel {
   phase_s: number;
   /** Refused requests count against the client too, so hammering keeps the window full. */
   counts_refused: boolean;
+  /**
+   * `first-request`: a window opens at the client's first request after the last one ended
+   * (rate-limiter-flexible's stores), so its edges move with the client and `phase_s` means nothing;
+   * `clock` (or absent): the edges fall at `phase_s` + k × `window_s` whatever the client does.
+   */
+  edges?: 'clock' | 'first-request';
 }
 
 /**

@@ -20,6 +20,14 @@ const cases: Case[] = [
   { name: 'token bucket 20/s burst 5', limiter: () => gcra(20, 5), truth: { kind: 'bucket', rate_rps: 20, burst: 5 }, maxRps: 100 },
   { name: 'fixed window 50 per 1 s', limiter: () => fromModel({ kind: 'fixed-window', limit: 50, window_s: 1, phase_s: 0, counts_refused: false }), truth: { kind: 'fixed-window', limit: 50, window_s: 1, phase_s: 0, counts_refused: false }, maxRps: 200 },
   { name: 'fixed window 100 per 2 s, refusals counted', limiter: () => fromModel({ kind: 'fixed-window', limit: 100, window_s: 2, phase_s: 0.5, counts_refused: true }), truth: { kind: 'fixed-window', limit: 100, window_s: 2, phase_s: 0.5, counts_refused: false }, maxRps: 200 },
+  // rate-limiter-flexible: each window opens at the first request after the last one ended.
+  { name: 'fixed window 50 per 1 s, opened by the first request', limiter: () => fromModel({ kind: 'fixed-window', limit: 50, window_s: 1, phase_s: 0, counts_refused: true, edges: 'first-request' }), truth: { kind: 'fixed-window', limit: 50, window_s: 1, phase_s: 0, counts_refused: false, edges: 'first-request' }, maxRps: 200 },
+  { name: 'fixed window 100 per 2 s, opened by the first request', limiter: () => fromModel({ kind: 'fixed-window', limit: 100, window_s: 2, phase_s: 0, counts_refused: true, edges: 'first-request' }), truth: { kind: 'fixed-window', limit: 100, window_s: 2, phase_s: 0, counts_refused: false, edges: 'first-request' }, maxRps: 200 },
+  // One window's opening request reached the limiter late (a busy machine): that window reads long
+  // and disagrees with the others (60 ms, the 8th window), or its reading misleads the pings of the
+  // windows after it into agreeing with it (150 ms, the 5th). Neither may stop the probe.
+  { name: 'fixed window 50 per 1 s, opened by the first request, the 8th 60 ms late', limiter: () => openedWithOneLate(50, 1000, 8, 60), truth: { kind: 'fixed-window', limit: 50, window_s: 1, phase_s: 0, counts_refused: false, edges: 'first-request' }, maxRps: 200 },
+  { name: 'fixed window 50 per 1 s, opened by the first request, the 5th 150 ms late', limiter: () => openedWithOneLate(50, 1000, 5, 150), truth: { kind: 'fixed-window', limit: 50, window_s: 1, phase_s: 0, counts_refused: false, edges: 'first-request' }, maxRps: 200 },
   { name: 'sliding log 50 per 1 s', limiter: () => fromModel({ kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false }), truth: { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false }, maxRps: 200 },
   { name: 'sliding log 50 per 1 s, refusals counted', limiter: () => fromModel({ kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: true }), truth: { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: true }, maxRps: 200 },
   { name: 'HAProxy http_req_rate 50 per 1 s, admitted only', limiter: () => haproxyRate(50, 1000, false), truth: { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false }, maxRps: 200 },
@@ -31,6 +39,29 @@ const cases: Case[] = [
   { name: 'HAProxy 50 per 1 s, its period opened 0.3 s before the drain', limiter: () => openedEarlier(haproxyRate(50, 1000, false), 300), truth: { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false }, maxRps: 200 },
   { name: 'HAProxy 50 per 1 s, its period opened 0.85 s before the drain', limiter: () => openedEarlier(haproxyRate(50, 1000, false), 850), truth: { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false }, maxRps: 200 },
 ];
+
+/**
+ * `limit` per `windowMs`, each window opened by the first request after the last one ended (as
+ * rate-limiter-flexible opens them); the `lateWindow`-th (the set-up requests open the first) opens
+ * `lateMs` after its request was sent, as when that request reached the limiter late.
+ */
+function openedWithOneLate(limit: number, windowMs: number, lateWindow: number, lateMs: number): Limiter {
+  let endMs = Number.NEGATIVE_INFINITY;
+  let count = 0;
+  let opened = 0;
+  return (now) => {
+    if (now >= endMs) {
+      opened += 1;
+      endMs = now + windowMs + (opened === lateWindow ? lateMs : 0);
+      count = 0;
+    }
+    if (count < limit) {
+      count += 1;
+      return undefined;
+    }
+    return endMs - now;
+  };
+}
 
 describe('identifying the limiter on a virtual clock', () => {
   it.each(cases)('$name', async ({ limiter, truth, maxRps }) => {
@@ -44,6 +75,9 @@ describe('identifying the limiter on a virtual clock', () => {
       if (truth.kind !== 'bucket' && e.limiter?.kind === truth.kind) expect(e.limiter.counts_refused, context).toBe(truth.counts_refused);
       if (truth.kind === 'fixed-window' && e.limiter?.kind === 'fixed-window') {
         expect(Math.abs(e.limiter.window_s - truth.window_s) / truth.window_s, context).toBeLessThanOrEqual(0.02);
+        expect(e.limiter.edges ?? 'clock', context).toBe(truth.edges ?? 'clock');
+      }
+      if (truth.kind === 'fixed-window' && truth.edges !== 'first-request' && e.limiter?.kind === 'fixed-window') {
         // Where the edges fall, on the emulator's clock (Unix ms): within 2 % of a window.
         const off = Math.abs(e.limiter.phase_s - truth.phase_s) % truth.window_s;
         expect(Math.min(off, truth.window_s - off), context).toBeLessThanOrEqual(0.02 * truth.window_s);

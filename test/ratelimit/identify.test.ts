@@ -2,7 +2,7 @@
 // recovery says, and the window lengths a set of edge brackets allows. No server, no clock.
 
 import { describe, expect, it } from 'vitest';
-import { midpoint, nextEdge, shapeOf, smoothClumpMax, windowLength } from '../../src/ratelimit/identify.js';
+import { edgeTrialPlan, edgeTrialVerdict, midpoint, nextEdge, openedReading, openedWindowLength, shapeOf, smoothClumpMax, windowLength } from '../../src/ratelimit/identify.js';
 
 describe('shapeOf', () => {
   const base = { drained: 50, lateMs: 100, beforeMs: 900 };
@@ -66,5 +66,99 @@ describe('fixed-window edges on a lattice', () => {
 
   it('midpoint: the estimate and its relative half-width', () => {
     expect(midpoint({ lo: 990, hi: 1010 })).toEqual({ value: 1000, precision: 0.01 });
+  });
+});
+
+describe('fixed windows that open at the first request (rate-limiter-flexible)', () => {
+  it('each window lasted beyond the request still inside it and at most until the one that opened the next', () => {
+    // Windows of 1 000 ms opened at 0, 1 130 and 2 135 (the probe's requests found each edge late).
+    const length = openedWindowLength([
+      { startMs: 0, openMs: 980, closedMs: 1_130 },
+      { startMs: 1_130, openMs: 2_120, closedMs: 2_135 },
+      { startMs: 2_135, openMs: 2_400, closedMs: 3_140 },
+    ]);
+    expect(length).toEqual({ lo: 990, hi: 1_005 });
+    // The same edges read on a lattice do not fit one: the edges moved with the client.
+    expect(windowLength([{ lo: 900, hi: 1_130 }, { lo: 2_120, hi: 2_135 }, { lo: 3_100, hi: 3_140 }]).lo).toBeLessThanOrEqual(1_005);
+  });
+
+  it('is empty when the windows disagree (not opened by the first request)', () => {
+    const length = openedWindowLength([
+      { startMs: 0, openMs: 990, closedMs: 1_000 },
+      { startMs: 1_000, openMs: 1_900, closedMs: 1_950 },
+    ]);
+    expect(length.lo).toBeGreaterThan(length.hi);
+  });
+});
+
+describe('opened windows with one misread (its opening request reached the limit late)', () => {
+  // True length 1 000 ms; the second window opened 80 ms after its request was sent, so a request
+  // refused 1 050 ms after it reads "longer than 1 050".
+  const good = [
+    { startMs: 0, openMs: 990, closedMs: 1_010 },
+    { startMs: 3_000, openMs: 3_985, closedMs: 4_004 },
+    { startMs: 5_000, openMs: 5_700, closedMs: 6_002 },
+  ];
+  const misread = { startMs: 1_010, openMs: 2_060, closedMs: 2_100 };
+
+  it('all agree: all of them', () => {
+    expect(openedReading(good)).toEqual({ length: { lo: 990, hi: 1_002 }, agreeing: good });
+  });
+
+  it('one alone disagrees: left out', () => {
+    const reading = openedReading([good[0]!, misread, ...good.slice(1)]);
+    expect(reading.agreeing).toEqual(good);
+    expect(reading.length).toEqual({ lo: 990, hi: 1_002 });
+  });
+
+  it('which one was misread is not known yet: every length either allows, and no agreeing set', () => {
+    const reading = openedReading([{ startMs: 0, openMs: 700, closedMs: 1_010 }, misread, { startMs: 3_000, openMs: 3_500, closedMs: 5_000 }]);
+    expect(reading.agreeing).toBeNull();
+    expect(reading.length.lo).toBeLessThanOrEqual(1_000);
+    expect(reading.length.hi).toBeGreaterThanOrEqual(1_050);
+  });
+
+  it('two windows alone cannot say which is misread; wide disagreement leaves nothing', () => {
+    expect(openedReading([good[0]!, misread])).toEqual({ length: { lo: 990, hi: 1_090 }, agreeing: null });
+    const reading = openedReading([good[0]!, misread, { startMs: 7_000, openMs: 7_500, closedMs: 7_900 }]);
+    expect(reading.agreeing).toBeNull();
+    expect(reading.length.lo).toBeGreaterThan(reading.length.hi);
+  });
+});
+
+describe('the edge trial', () => {
+  const length = { lo: 990, hi: 1_010 };
+
+  it('a clump after a window from the first request comes before a sliding log frees the burst, and the ping inside that window', () => {
+    const plan = edgeTrialPlan({ length, burstSendMs: 245, notBeforeMs: 10_000 })!;
+    expect(plan.firstMs).toBe(10_000);
+    expect(plan.pingMs).toBeNull();
+    // Past the longest window after the first request...
+    expect(plan.clumpMs - plan.firstMs).toBeGreaterThan(length.hi);
+    // ...and before the shortest period after the burst.
+    expect(plan.clumpMs).toBeLessThan(plan.burstMs + length.lo);
+  });
+
+  it('with clock edges: the burst ends before one, the ping is past it, both inside a window opened by the first request', () => {
+    const plan = edgeTrialPlan({ length, burstSendMs: 245, notBeforeMs: 10_000, clock: { edgeMs: 300, windowMs: 1_000 } })!;
+    expect(plan.firstMs).toBeGreaterThanOrEqual(10_000);
+    const edge = Math.ceil((plan.burstMs + 1.25 * 245 - 300) / 1_000) * 1_000 + 300;
+    expect(plan.burstMs + 1.25 * 245).toBeLessThan(edge);
+    expect(plan.pingMs!).toBeGreaterThan(edge);
+    expect(plan.pingMs!).toBeLessThan(plan.firstMs + length.lo);
+  });
+
+  it('does not fit when the limit takes most of a window to send', () => {
+    expect(edgeTrialPlan({ length, burstSendMs: 700, notBeforeMs: 0 })).toBeNull();
+    expect(edgeTrialPlan({ length: { lo: 0, hi: Infinity }, burstSendMs: 10, notBeforeMs: 0 })).toBeNull();
+  });
+
+  it('reads the ping past the clock edge, then how much of the clump passed', () => {
+    expect(edgeTrialVerdict(50, true, 0)).toBe('clock');
+    expect(edgeTrialVerdict(50, false, 50)).toBe('first-request');
+    expect(edgeTrialVerdict(50, null, 25)).toBe('first-request');
+    // A sliding log frees the first request's slot, and a counted refusal's: one or two pass.
+    expect(edgeTrialVerdict(50, false, 2)).toBe('sliding');
+    expect(edgeTrialVerdict(50, null, 24)).toBe('sliding');
   });
 });

@@ -30,6 +30,18 @@ describe('fixed window', () => {
     const times = [0, 1, 2, 3, 4, 5, 1_000, 1_001];
     expect(admitted({ ...model, phase_s: 0, counts_refused: true }, times)).toEqual(admitted({ ...model, phase_s: 0 }, times));
   });
+
+  it('with edges at the first request (rate-limiter-flexible): a window opens at the first request after the last one ended', () => {
+    const opened = { ...model, phase_s: 0, edges: 'first-request' } as const;
+    // Opened at 300: full until 1 300, not at the clock's 1 000 (phase 0); the next opens at 1 700, not 2 300.
+    expect(admitted(opened, [300, 310, 320, 330, 1_000, 1_299, 1_300, 1_301, 1_302, 1_303, 2_299, 2_300, 2_301])).toEqual([
+      true, true, true, false, false, false, true, true, true, false, false, true, true,
+    ]);
+    const limiter = createLimiter({ ...opened, window_s: 10 });
+    for (let i = 0; i < 3; i++) limiter.take(4_000);
+    expect(limiter.take(4_500)).toEqual({ ok: false, retryAfterS: 10 });
+    expect(describeLimiter(opened)).toBe('fixed window 3 per 1 s, each starting at the first request after a window ends');
+  });
 });
 
 describe('sliding window', () => {

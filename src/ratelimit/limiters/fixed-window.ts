@@ -1,11 +1,14 @@
 // A fixed window: a counter that resets at every window edge. Edges fall at phase + k × window on
-// the given clock, so a client meets the reset at the same moment whatever it does.
+// the given clock, so a client meets the reset at the same moment whatever it does; or, with
+// `edges: 'first-request'` (rate-limiter-flexible), a window after the request that opened it.
 
 import type { FixedWindowModel, LimitDecision, Limiter } from './model.js';
 
 export class FixedWindowLimiter implements Limiter {
   private windowIndex = Number.NEGATIVE_INFINITY;
   private count = 0;
+  /** Where the current window ends, ms. */
+  private endMs = Number.NEGATIVE_INFINITY;
   private readonly windowMs: number;
   private readonly phaseMs: number;
 
@@ -15,18 +18,27 @@ export class FixedWindowLimiter implements Limiter {
   }
 
   take(nowMs: number): LimitDecision {
-    const index = Math.floor((nowMs - this.phaseMs) / this.windowMs);
-    // A clock moved backwards stays in the window it was in rather than reopening an old one.
-    if (index > this.windowIndex) {
-      this.windowIndex = index;
-      this.count = 0;
-    }
+    this.turnOver(nowMs);
     if (this.count < this.model.limit) {
       this.count += 1;
       return { ok: true };
     }
     if (this.model.counts_refused) this.count += 1;
-    const edgeMs = this.phaseMs + (this.windowIndex + 1) * this.windowMs;
-    return { ok: false, retryAfterS: Math.max(1, Math.ceil((edgeMs - nowMs) / 1000)) };
+    return { ok: false, retryAfterS: Math.max(1, Math.ceil((this.endMs - nowMs) / 1000)) };
+  }
+
+  /** Starts a new window when the current one has ended. */
+  private turnOver(nowMs: number): void {
+    if (this.model.edges === 'first-request') {
+      if (nowMs >= this.endMs) [this.endMs, this.count] = [nowMs + this.windowMs, 0];
+      return;
+    }
+    const index = Math.floor((nowMs - this.phaseMs) / this.windowMs);
+    // A clock moved backwards stays in the window it was in rather than reopening an old one.
+    if (index > this.windowIndex) {
+      this.windowIndex = index;
+      this.count = 0;
+      this.endMs = this.phaseMs + (index + 1) * this.windowMs;
+    }
   }
 }

@@ -39,7 +39,7 @@ export function describeLimiter(model: LimiterModel): string {
     case 'bucket':
       return `token bucket ${model.rate_rps} req/s, burst ${model.burst}`;
     case 'fixed-window':
-      return `fixed window ${model.limit} per ${model.window_s} s${refused(model)}`;
+      return `fixed window ${model.limit} per ${model.window_s} s${model.edges === 'first-request' ? ', each starting at the first request after a window ends' : ''}${refused(model)}`;
     case 'sliding-window':
       return `sliding window ${model.limit} per ${model.period_s} s${refused(model)}`;
   }

@@ -1,16 +1,20 @@
-// A window that came back whole: where its edges fall. If it is a fixed window, the edges lie on
-// a lattice e_k = e_0 + k·W in time, whoever sends; each window costs one clump of the limit (it
-// passes: the probe knows the limit) and one or two single requests that bisect where the next edge
-// can be, so the window length is pinned to about 1 % in a handful of windows, with few refusals
-// (identify.ts: windowLength, nextEdge). A sliding log also lets the whole limit back, one period
-// after the clump instead of at a fixed time: a final shifted clump tells the two apart.
+// A window that came back whole: where its edges fall. If it is a fixed window on the clock, the
+// edges lie on a lattice e_k = e_0 + k·W in time, whoever sends; each window costs one clump of the
+// limit (it passes: the probe knows the limit) and one or two single requests that bisect where the
+// next edge can be, so the window length is pinned to about 1 % in a handful of windows, with few
+// refusals (identify.ts: windowLength, nextEdge). A window that opens at the client's first request
+// after the last one ended (rate-limiter-flexible) puts its edges a window after the probe's own
+// requests instead, off any lattice after an idle gap; the same pings pin its length from the
+// request that opened each window (identify.ts: openedReading). A sliding log also lets the
+// whole limit back, a period after each request: one trial from idle tells the three apart
+// (identify.ts: edgeTrialPlan, edgeTrialVerdict).
 
-import { midpoint, nextEdge, windowLength, type Bracket } from '../identify.js';
+import { edgeTrialPlan, edgeTrialVerdict, midpoint, nextEdge, openedReading, windowLength, type Bracket, type EdgeKind, type OpenedWindow } from '../identify.js';
 import type { FixedWindowModel } from '../limiters/index.js';
 import type { Sample } from '../types.js';
 import { pingAt, pingUntilAccepted } from './ping.js';
 import type { Probe } from './probe.js';
-import { firstGapMs } from './recover.js';
+import { countUntilRefused, firstGapMs } from './recover.js';
 
 /** Half-width of the window length's bracket, relative, at which the edges are pinned (±1 %). */
 export const EDGE_PRECISION = 0.01;
@@ -20,8 +24,8 @@ const MAX_WINDOWS = 14;
 export interface EdgeFindings {
   /** The fixed window, when the edges are fixed in time. */
   model: FixedWindowModel | null;
-  /** When the limit came back a period after the clump instead (a sliding log): that period's bracket, ms. */
-  slidingPeriod?: Bracket;
+  /** When the limit came back a period after the clump instead (a sliding log): that period's bracket, ms, and whether its upper end was seen. */
+  slidingPeriod?: Bracket & { hiSure: boolean };
   evidence: string[];
   notes: string[];
 }
@@ -30,56 +34,249 @@ export async function windowEdgesPhase(probe: Probe, limit: number, firstEdge: B
   const notes: string[] = [];
   const edges: Bracket[] = [firstEdge];
   let afterMs = clumpEndMs;
-  let length: Bracket = { lo: 0, hi: Infinity };
   for (let w = 0; w < MAX_WINDOWS && !probe.outOfBudget(); w++) {
-    if (edges.length >= 2) {
-      length = windowLength(edges);
-      if (length.lo > length.hi) break;
-      if (edges.length >= 3 && midpoint(length).precision <= EDGE_PRECISION) break;
-    }
-    const found = edges.length === 1 ? await pingUntilAccepted(probe, 'edges', afterMs, Math.max(firstGapMs(probe), (firstEdge.hi - firstEdge.lo) / 2)) : await bisectEdge(probe, nextEdge(edges, length), afterMs);
+    const lattice = windowLength(edges);
+    const reading = openedReading(openedWindows(edges));
+    const opened = reading.length;
+    const offLattice = lattice.lo > lattice.hi;
+    // Opened windows read off a lattice's edges can agree by chance for a while (each reads the
+    // window short by how late its opening request was): while the edges still fit a lattice, the
+    // lattice is pinned too, and the trial decides between the two.
+    if (edges.length >= 3 && (pinned(lattice, EDGE_PRECISION) || (offLattice && reading.agreeing !== null && pinned(opened, EDGE_PRECISION)))) break;
+    if (edges.length >= 2 && offLattice && opened.lo > opened.hi) break;
+    const found =
+      edges.length === 1
+        ? await pingUntilAccepted(probe, 'edges', afterMs, Math.max(firstGapMs(probe), (firstEdge.hi - firstEdge.lo) / 2))
+        : await bisectEdge(probe, nextEdgeEitherWay(edges, lattice, opened, w), afterMs);
     if (!found.accepted) break;
     edges.push({ lo: Math.max(afterMs, found.lastRefused?.sentMs ?? afterMs), hi: found.accepted.sentMs });
-    // The rest of the window's limit, known to pass: the next edge is after it.
-    const { samples } = await probe.burstRun('edges', limit - 1, { exact: true });
-    if (samples.some((s) => s.answer === 'limited')) notes.push(`a window let fewer than ${limit} requests through after its edge`);
-    afterMs = Math.max(found.accepted.sentMs, ...samples.map((s) => s.sentMs));
+    afterMs = await fillWindow(probe, limit, found.accepted, notes);
   }
-  length = windowLength(edges);
-  const w = midpoint(length);
-  if (edges.length < 3 || length.lo > length.hi || w.precision > 2 * EDGE_PRECISION) {
+  const length = windowLength(edges);
+  const onClock = edges.length >= 3 && pinned(length, 2 * EDGE_PRECISION);
+  // Each window after the first was opened by the request that found its edge, if windows open at
+  // the client's first request; a sliding log frees its first slot a period after that request, so
+  // this is the length a log and an opened window share (a lattice's edges read this way give a
+  // length of no consequence: the ping past its edge decides).
+  const reading = openedReading(openedWindows(edges));
+  const opened = reading.agreeing ?? [];
+  const openedLength = reading.agreeing ? reading.length : { lo: Infinity, hi: 0 };
+  const trialLength = openedLength.lo <= openedLength.hi ? openedLength : length;
+  if (!onClock && !pinned(trialLength, 2 * EDGE_PRECISION)) {
     notes.push(`the window's edges were not pinned down (${edges.length} edges${length.lo > length.hi ? ', not evenly spaced' : ''})`);
     return { model: null, evidence: [], notes };
   }
-  const shifted = await shiftedClump(probe, limit, edges[edges.length - 1]!.hi, w.value);
-  if (shifted === undefined) notes.push('fixed or sliding was not tested (no time left): reported as a fixed window');
-  if (shifted === 'sliding') {
-    return {
-      model: null,
-      slidingPeriod: { lo: w.value * 0.96, hi: w.value * 1.04 },
-      evidence: [`a clump of ${limit} sent half a window late was not let in again half a window later, but a whole period after it: the window slides with the client's own requests`],
-      notes,
-    };
+  const clock = onClock ? { edgeMs: clockEdge(edges, midpoint(length).value), windowMs: midpoint(length).value } : undefined;
+  const trial = await edgeTrial(probe, limit, trialLength, afterMs, clock);
+  if (typeof trial === 'string') {
+    notes.push(`where the edges fall (on the clock, at the first request, or sliding) was not tested (${trial})${onClock ? ': reported as a fixed window on the clock' : ''}`);
+    return onClock ? clockModel(probe, limit, edges, length, notes, false) : { model: null, evidence: [], notes };
   }
-  // Windows are configured in round figures (1 s, 500 ms, 1 min): a tenth of a second within the
-  // bracket is the window, exactly; only then can the edges be placed on the wall clock (Unix
-  // time modulo the window), else they are placed on the probe's own clock.
-  const round = Math.round(w.value / 100) * 100;
-  const exact = round > 0 && round >= length.lo && round <= length.hi;
-  const windowMs = exact ? round : w.value;
+  if (trial.kind === 'clock') return clockModel(probe, limit, edges, length, notes, true);
+  if (trial.kind === 'sliding') {
+    // The lattice's spacing when the edges fitted one, else the opened windows': a log frees its
+    // first slot a period after the request that found the last edge, but one that counts refusals
+    // lets it go sooner (each counted refusal pushes its oldest slot out), so that end is not sure.
+    const period = midpoint(onClock ? length : trialLength);
+    return { model: null, slidingPeriod: { lo: period.value * 0.96, hi: period.value * 1.04, hiSure: onClock }, evidence: [trial.evidence], notes };
+  }
+  // The windows read before the trial, as opened ones, and the trial's; should they disagree beyond
+  // one late request's misreading, the length is read again from the trial on.
+  let windows = openedReading([...opened, ...(trial.window ? [trial.window] : [])]).agreeing;
+  if (windows === null) {
+    notes.push("the windows read before the edge trial disagreed with it in length: the window's length was read again from the trial on");
+    windows = trial.window ? [trial.window] : [];
+  }
+  if (trial.next) await walkOpenedWindows(probe, limit, windows, trial.next.startMs, trial.next.afterMs, notes);
+  return openedModel(limit, windows, trial.evidence, notes);
+}
+
+/**
+ * Where the next edge can be if the edges are on the clock, or if each window opened at the request
+ * that found the last edge, taking turns while the edges so far fit both: pings that bisect one
+ * reading only can meet a window of the other kind late, window after window (each first ping let
+ * through, none refused), and then the true reading never closes in.
+ */
+function nextEdgeEitherWay(edges: readonly Bracket[], lattice: Bracket, opened: Bracket, turn: number): Bracket {
+  const ways: Bracket[] = [];
+  if (lattice.lo <= lattice.hi) ways.push(nextEdge(edges, lattice));
+  if (opened.lo <= opened.hi) ways.push({ lo: edges[edges.length - 1]!.hi + opened.lo, hi: edges[edges.length - 1]!.hi + opened.hi });
+  return ways[turn % ways.length]!;
+}
+
+/** Half-width of a bracket, relative, at most `precision` (and not empty). */
+const pinned = (b: Bracket, precision: number) => b.lo <= b.hi && midpoint(b).precision <= precision;
+
+/** The rest of the window's limit after the request that found its edge, known to pass: the next edge is after it (returned, ms). */
+async function fillWindow(probe: Probe, limit: number, edgeFound: Sample, notes: string[]): Promise<number> {
+  const { samples } = await probe.burstRun('edges', limit - 1, { exact: true });
+  if (samples.some((s) => s.answer === 'limited') && !notes.some((n) => n.startsWith('a window let fewer'))) notes.push(`a window let fewer than ${limit} requests through after its edge`);
+  return Math.max(edgeFound.sentMs, ...samples.map((s) => s.sentMs));
+}
+
+/** The windows the edges say, read as windows opened by the request that found each edge: open until the next edge's bracket, over by its end. */
+function openedWindows(edges: readonly Bracket[]): OpenedWindow[] {
+  return edges.slice(1).map((e, k) => ({ startMs: edges[k]!.hi, openMs: e.lo, closedMs: e.hi }));
+}
+
+/**
+ * More windows opened by the probe's own request, each with pings that bisect where it ends, until
+ * its length is pinned and one more window confirmed it; the last request sent (ms).
+ */
+async function walkOpenedWindows(probe: Probe, limit: number, opened: OpenedWindow[], startMs: number, afterMs: number, notes: string[]): Promise<number> {
+  let confirmed = false;
+  for (let w = 0; w < MAX_WINDOWS && !probe.outOfBudget(); w++) {
+    const reading = openedReading(opened);
+    const length = reading.length;
+    if (length.lo > length.hi) break;
+    const lengthPinned = reading.agreeing !== null && opened.length >= 2 && midpoint(length).precision <= EDGE_PRECISION;
+    if (lengthPinned && confirmed) break;
+    let found: { accepted?: Sample; lastRefused?: Sample };
+    if (lengthPinned) {
+      const check = await confirmLength(probe, length, startMs, afterMs);
+      found = check.found;
+      if (check.contradicts) {
+        const kept = opened.filter((o) => !check.contradicts!(o));
+        notes.push(`a window's end was misread (a request that reached the limit late): ${opened.length - kept.length} of the window readings set aside`);
+        opened.splice(0, opened.length, ...kept);
+      } else confirmed = found.accepted !== undefined;
+    } else found = await bisectEdge(probe, { lo: startMs + length.lo, hi: startMs + length.hi }, afterMs);
+    if (!found.accepted) break;
+    opened.push({ startMs, openMs: Math.max(afterMs, found.lastRefused?.sentMs ?? afterMs), closedMs: found.accepted.sentMs });
+    startMs = found.accepted.sentMs;
+    afterMs = await fillWindow(probe, limit, found.accepted, notes);
+  }
+  return afterMs;
+}
+
+/**
+ * One window that checks a pinned length from both ends: a request a little short of it must be
+ * refused, one a little past it let through. A request that reached the limit late (a busy machine)
+ * misreads one window's end, and the windows after it, pinged where that reading says, agree with
+ * it; what the check contradicts says which readings to set aside.
+ */
+async function confirmLength(probe: Probe, length: Bracket, startMs: number, afterMs: number): Promise<{ found: { accepted?: Sample; lastRefused?: Sample }; contradicts?: (o: OpenedWindow) => boolean }> {
+  const margin = 2 * EDGE_PRECISION * midpoint(length).value;
+  const short = await pingAt(probe, 'edges', Math.max(afterMs, startMs + length.lo - margin));
+  if (short?.answer === 'accepted') return { found: { accepted: short }, contradicts: (o) => o.openMs - o.startMs >= short.sentMs - startMs };
+  if (short?.answer !== 'limited') return { found: {} };
+  const past = await pingAt(probe, 'edges', startMs + length.hi + margin);
+  if (past?.answer === 'accepted') return { found: { accepted: past, lastRefused: short } };
+  if (past?.answer !== 'limited') return { found: { lastRefused: short } };
+  // Still refused past the end: find it, and set aside the readings that ended before this.
+  const rest = await pingUntilAccepted(probe, 'edges', past.sentMs, margin);
+  return { found: { ...(rest.accepted ? { accepted: rest.accepted } : {}), lastRefused: rest.lastRefused ?? past }, contradicts: (o) => o.closedMs - o.startMs <= past.sentMs - startMs };
+}
+
+/** A window that lets its limit through after each edge, and whose edges stay put on the clock. */
+function clockModel(probe: Probe, limit: number, edges: readonly Bracket[], length: Bracket, notes: string[], tested: boolean): EdgeFindings {
+  const w = midpoint(length);
+  const windowMs = exactWindow(length);
+  const exact = windowMs !== w.value;
   // The first edge as every bracket, moved back by its whole windows, allows it: the narrow ones decide.
-  const first = { lo: Math.max(...edges.map((e, k) => e.lo - k * windowMs)), hi: Math.min(...edges.map((e, k) => e.hi - k * windowMs)) };
-  const firstMs = first.lo <= first.hi ? midpoint(first).value : midpoint(edges[0]!).value;
-  const phaseMs = (((exact ? probe.startedEpochMs + firstMs : firstMs) % windowMs) + windowMs) % windowMs;
+  const firstMs = clockEdge(edges, windowMs);
+  // Rounded to the ms before wrapping, so an edge a fraction of a ms before a multiple reads 0, not a whole window.
+  const phaseMs = (((Math.round(exact ? probe.startedEpochMs + firstMs : firstMs) % windowMs) + windowMs) % windowMs) % Math.round(windowMs);
   return {
     model: { kind: 'fixed-window', limit, window_s: Math.round(windowMs) / 1000, phase_s: Math.round(phaseMs) / 1000, counts_refused: false },
     evidence: [
       `${edges.length} window edges ${fmt(w.value)} apart (±${(w.precision * 100).toFixed(1)} %${exact ? `: ${fmt(windowMs)}` : ''}), ${limit} requests let through after each: a fixed window, ` +
         `edges at ${(Math.round(phaseMs) / 1000).toFixed(3)} s past every multiple of ${fmt(windowMs)} ${exact ? 'of Unix time' : "of the probe's clock"}`,
-      ...(shifted === 'fixed' ? [`a clump sent half a window late was let in again at the next edge: the edges stay put whatever the client does`] : []),
-      'refused requests cannot matter to a fixed window (its count starts afresh at each edge): reported as not counting',
+      ...(tested ? [`a window filled from idle was let in again just past the clock's next edge, well before a window after its first request: the edges stay put whatever the client does`] : []),
+      REFUSALS_FORGIVEN,
     ],
     notes,
+  };
+}
+
+/** A window that opens at the client's first request after the last one ended. */
+function openedModel(limit: number, opened: readonly OpenedWindow[], trialEvidence: string, notes: string[]): EdgeFindings {
+  const reading = openedReading(opened);
+  const length = reading.length;
+  if (reading.agreeing === null || !pinned(length, 2 * EDGE_PRECISION)) {
+    notes.push(`windows open at the client's first request, but their length was not pinned down (${opened.length} windows${reading.agreeing === null ? ', of different lengths' : ''})`);
+    return { model: null, evidence: [trialEvidence], notes };
+  }
+  const w = midpoint(length);
+  const windowMs = exactWindow(length);
+  return {
+    model: { kind: 'fixed-window', limit, window_s: Math.round(windowMs) / 1000, phase_s: 0, counts_refused: false, edges: 'first-request' },
+    evidence: [
+      `${opened.length} windows opened by the probe's own request, each over ${fmt(w.value)} after it (±${(w.precision * 100).toFixed(1)} %${windowMs !== w.value ? `: ${fmt(windowMs)}` : ''}), ${limit} requests let through in each: ` +
+        'a fixed window starting at the first request after a window ends (its edges move with the client, so they have no phase)',
+      trialEvidence,
+      REFUSALS_FORGIVEN,
+    ],
+    notes,
+  };
+}
+
+const REFUSALS_FORGIVEN = 'refused requests cannot matter to a fixed window (its count starts afresh at each edge): reported as not counting';
+
+/**
+ * Windows are configured in round figures (1 s, 500 ms, 1 min): a tenth of a second within the
+ * bracket is the window, exactly (only then can clock edges be placed on Unix time); else the middle.
+ */
+function exactWindow(length: Bracket): number {
+  const round = Math.round(midpoint(length).value / 100) * 100;
+  return round > 0 && round >= length.lo && round <= length.hi ? round : midpoint(length).value;
+}
+
+/** One clock edge (ms, the probe's clock), from every edge bracket moved back by its whole windows: the narrow ones decide. */
+function clockEdge(edges: readonly Bracket[], windowMs: number): number {
+  const first = { lo: Math.max(...edges.map((e, k) => e.lo - k * windowMs)), hi: Math.min(...edges.map((e, k) => e.hi - k * windowMs)) };
+  return first.lo <= first.hi ? midpoint(first).value : midpoint(edges[0]!).value;
+}
+
+interface TrialOutcome {
+  kind: EdgeKind;
+  evidence: string;
+  /** The window the trial's first request opened, if windows open at the first request. */
+  window?: OpenedWindow;
+  /** The window the trial's last clump opened: where to go on pinning its length. */
+  next?: { startMs: number; afterMs: number };
+}
+
+/**
+ * From idle (a window length after the last request: every kind of window is empty by then), the
+ * requests of edgeTrialPlan: one, the rest of the limit a little later, one just past the clock's
+ * next edge (when the edges may be on the clock), and a clump a window after the first. Why it
+ * could not run, as a string, when it did not.
+ */
+async function edgeTrial(probe: Probe, limit: number, length: Bracket, lastSentMs: number, clock: { edgeMs: number; windowMs: number } | undefined): Promise<TrialOutcome | string> {
+  const idleMs = 1.03 * Math.max(length.hi, clock?.windowMs ?? 0);
+  const plan = edgeTrialPlan({ length, burstSendMs: ((limit - 1) * 1000) / probe.maxRps, notBeforeMs: lastSentMs + idleMs, ...(clock ? { clock } : {}) });
+  if (plan === null) return `the limit takes too long to send at ${probe.maxRps} req/s`;
+  if (plan.clumpMs + 0.1 * length.hi > probe.maxDurationMs) return 'no time left';
+  const first = await pingAt(probe, 'edges', plan.firstMs);
+  if (first?.answer !== 'accepted') return 'a request from idle was not let through';
+  const wait = plan.burstMs - probe.elapsed();
+  if (wait > 0) await probe.clock.sleep(Math.ceil(wait), probe.signal);
+  // Until the first refusal, not just the limit as counted so far: a window that is full for sure
+  // (a sliding log that counted earlier refusals let fewer through per window than it holds).
+  const { samples: burst } = await probe.burstRun('edges', 2 * limit + 5);
+  const ping = plan.pingMs === null ? undefined : await pingAt(probe, 'edges', plan.pingMs);
+  if (plan.pingMs !== null && ping === undefined) return 'no time left';
+  if (ping?.answer === 'accepted') return { kind: 'clock', evidence: '' };
+  const clumpWait = plan.clumpMs - probe.elapsed();
+  if (clumpWait > 0) await probe.clock.sleep(Math.ceil(clumpWait), probe.signal);
+  const { samples: clump } = await probe.burstRun('edges', limit + 5);
+  const passed = countUntilRefused(clump);
+  const kind = edgeTrialVerdict(limit, ping ? false : null, passed);
+  const after = fmt(Math.min(...clump.map((s) => s.sentMs)) - first.sentMs);
+  if (kind === 'sliding') {
+    return { kind, evidence: `one request from idle, the rest of the limit ${fmt(plan.burstMs - plan.firstMs)} later: ${after} after the first, ${passed} passed, as a sliding log frees the first request's slot alone (a window that reset would have let ${limit} through)` };
+  }
+  // At least three passed (edgeTrialVerdict): the first of them opened the next window.
+  const opener = [...clump].sort((a, b) => a.sentMs - b.sentMs).find((s) => s.answer === 'accepted')!;
+  const stillOpen = ping?.answer === 'limited' ? ping.sentMs : Math.max(first.sentMs, ...burst.map((s) => s.sentMs));
+  return {
+    kind,
+    evidence:
+      `one request from idle, the rest of the limit ${fmt(plan.burstMs - plan.firstMs)} later${ping ? ', one past where a clock edge would be (refused)' : ''}: ` +
+      `${after} after the first, ${passed} passed at once: the window reset a window after the request that opened it, not at the clock's edge, and not slot by slot as a sliding log frees them`,
+    window: { startMs: first.sentMs, openMs: stillOpen, closedMs: opener.sentMs },
+    next: { startMs: opener.sentMs, afterMs: Math.max(...clump.map((s) => s.sentMs)) },
   };
 }
 
@@ -97,26 +294,6 @@ async function bisectEdge(probe: Probe, where: Bracket, afterMs: number): Promis
   // Past where the lattice says the edge must be; should it not be, keep looking with growing gaps.
   const rest = await pingUntilAccepted(probe, 'edges', Math.max(lo, where.hi) - 1, 2);
   return { ...(rest.accepted ? { accepted: rest.accepted } : {}), ...((rest.lastRefused ?? lastRefused) ? { lastRefused: rest.lastRefused ?? lastRefused } : {}) };
-}
-
-/**
- * Half a window after an edge, a clump that fills the window, then one request
- * three quarters of a window later: a fixed window has reset by then (its edge came half a window
- * after the clump), a sliding log has not (its slots free a whole period after the clump).
- */
-async function shiftedClump(probe: Probe, limit: number, edgeMs: number, windowMs: number): Promise<'fixed' | 'sliding' | undefined> {
-  const startAt = edgeMs + 1.5 * windowMs;
-  if (startAt + 0.8 * windowMs > probe.maxDurationMs) return undefined;
-  const wait = startAt - probe.elapsed();
-  if (wait > 0) await probe.clock.sleep(Math.ceil(wait), probe.signal);
-  // Until the first refusal, not just the limit as counted so far: a window that is full for sure
-  // (a sliding log that counted earlier refusals let fewer through per window than it holds).
-  const { samples } = await probe.burstRun('edges', 2 * limit + 5);
-  if (!samples.some((s) => s.answer === 'accepted')) return undefined;
-  const start = Math.min(...samples.map((s) => s.sentMs));
-  const s = await pingAt(probe, 'edges', start + 0.75 * windowMs);
-  if (!s) return undefined;
-  return s.answer === 'accepted' ? 'fixed' : s.answer === 'limited' ? 'sliding' : undefined;
 }
 
 const fmt = (ms: number) => `${(ms / 1000).toFixed(3)} s`;

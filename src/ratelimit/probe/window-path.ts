@@ -34,10 +34,11 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
     if (edges.slidingPeriod && !contradicted) {
       // A sliding log counted from idle in the drain; windows later may have held earlier refusals.
       // Its edges moved with the clump: a log that forgets each request a period after it. The
-      // edges' spacing bounds the period from above (the clumps' own pings came late, never early);
-      // from below the drain bounds it (the limit was still shut then), unseen.
+      // edges' spacing bounds the period from above (the clumps' own pings came late, never early;
+      // sure only when the edges were read off the clock); from below the drain bounds it (the
+      // limit was still shut then), unseen.
       const lo = Math.min(edges.slidingPeriod.lo, drainLowerEnd(found));
-      const period = await slidingPeriodPhase(probe, Math.max(limit, drain.limit), { lo, hi: edges.slidingPeriod.hi, hiSure: true, forgetsInOnePeriod: true });
+      const period = await slidingPeriodPhase(probe, Math.max(limit, drain.limit), { lo, hi: edges.slidingPeriod.hi, hiSure: edges.slidingPeriod.hiSure, forgetsInOnePeriod: true });
       return { limiter: period.model, evidence: [...edges.evidence, ...period.evidence], notes: [...edges.notes, ...period.notes] };
     }
     // No window of its own (or one the first recovery contradicts): measure it as a sliding window from idle.
