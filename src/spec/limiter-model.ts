@@ -34,6 +34,12 @@ export interface SlidingWindowModel {
   period_s: number;
   /** Refused requests are logged too (the usual stick-table recipe tracks every request). */
   counts_refused: boolean;
+  /**
+   * How the window counts: 'log' (the default) every request's time; 'interpolated' as HAProxy's
+   * stick tables do, the current period's count plus the previous one's weighted by what is left
+   * of it, which lets retries through at other moments than a log would.
+   */
+  counter?: 'log' | 'interpolated';
 }
 
 export type LimiterModel = BucketModel | FixedWindowModel | SlidingWindowModel;

@@ -21,6 +21,12 @@ export interface SimulationSetup extends FleetRun {
    */
   until: 'end' | 'drained';
   max_s?: number;
+  /**
+   * Requests the shared limiter saw before the run, ms (negative): a real run fetches its token
+   * through the same limiter just before it starts, and a window's count or a period's start
+   * depends on it.
+   */
+  earlier_requests_ms?: readonly number[];
 }
 
 export interface SimulationResult extends FleetFigures {
@@ -54,6 +60,7 @@ export function simulate(setup: SimulationSetup): SimulationResult {
     instances.push(new ClientInstance(queue, random, latencies));
   }
   const shared = createLimiter(setup.limiter);
+  for (const at of setup.earlier_requests_ms ?? []) shared.take(at);
   const limiters: Limiter[] = setup.sharing === 'shared' ? [] : instances.map(() => createLimiter(setup.limiter));
   const verdicts: Verdict[] = new Array<Verdict>(instances.length);
   const stopMs = setup.until === 'end' ? setup.duration_s * 1000 : (setup.max_s ?? DEFAULT_MAX_S) * 1000;

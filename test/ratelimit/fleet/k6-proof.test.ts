@@ -25,7 +25,7 @@ describe('fleet simulation vs a real k6 fleet of 4 behind nginx limit_req', () =
     const k6 = await realK6();
     if (!k6) throw new Error('k6 is required for the fleet proof (npm ci provisions it)');
     bundleDir = await bundleScenarios();
-    rows = await fleetProof({ k6Path: k6.path, bundleDir, rate: 40, burst: 10, sizes: [4], policies: ['no-jitter', 'full-jitter'], durationS: 8, overload: 1.5 });
+    rows = await fleetProof({ k6Path: k6.path, bundleDir, limiter: { kind: 'nginx', rate: 40, burst: 10 }, sizes: [4], policies: ['no-jitter', 'full-jitter'], durationS: 8, overload: 1.5 });
   }, 180_000);
   afterAll(async () => {
     if (bundleDir) await rm(bundleDir, { recursive: true, force: true });
