@@ -53,6 +53,9 @@ const callMs = timeTrend('fleet_call_ms');
 // the round trip plus k6's own work per request, which is what paces an instance working off a
 // queue back to back (http_req_duration alone leaves k6's part out).
 const attemptMs = timeTrend('fleet_attempt_ms');
+// How late an instance wakes from a sleep, past the moment it meant to act: a busy machine's sleeps
+// overrun, which moves every paced call and every retry; the simulation is given the mean.
+const wakeLateMs = timeTrend('fleet_wake_late_ms');
 // The wall-clock instant of the run's time 0: a limiter whose windows follow the wall clock (edges
 // at whole seconds) meets the run at a phase the simulation must be given.
 const originMs = gauge('fleet_origin_ms');
@@ -94,7 +97,10 @@ export function instance(shared: SharedToken): void {
     const at = client.nextMs();
     if (at === null || at >= endMs) break;
     const wait = at - now();
-    if (wait > 0) sleep(wait / 1000);
+    if (wait > 0) {
+      sleep(wait / 1000);
+      wakeLateMs.add(Math.max(0, now() - at));
+    }
     const t = Math.max(now(), at);
     if (t >= endMs) break;
     if (!client.startAttempt(t)) continue;
@@ -127,6 +133,7 @@ const fleetFigures = (data: SummaryData): Record<string, number> => ({
   fleet_origin_ms: data.metrics['fleet_origin_ms']?.values['value'] ?? 0,
   fleet_setup_at_ms: data.metrics['fleet_setup_at_ms']?.values['value'] ?? 0,
   'fleet_attempt_ms avg_ms': data.metrics['fleet_attempt_ms']?.values['avg'] ?? 0,
+  'fleet_wake_late_ms avg_ms': data.metrics['fleet_wake_late_ms']?.values['avg'] ?? 0,
 });
 
 export const handleSummary = summaryHandler('fleet', cfg, {

@@ -35,7 +35,10 @@ export interface FleetProofRow {
   policy: FleetPolicyName;
   k6: FleetFigures | null;
   sim: FleetFigures;
+  /** The round trip the simulation was given: k6's mean time per attempt, ms. */
   latency_ms: number;
+  /** How late k6's instances woke from their sleeps on average, ms, which the simulation was given too. */
+  wake_late_ms: number;
   /** Why k6 gave no figures, when it gave none. */
   error?: string;
 }
@@ -77,8 +80,8 @@ export async function fleetProof(opts: FleetProofOptions): Promise<FleetProofRow
         const latency = k6.attempt_ms ?? k6.latency_p50_ms ?? 5;
         const model = proofModel(opts.limiter, k6.origin_ms ?? 0);
         const earlier = k6.setup_at_ms === null ? {} : { earlier_requests_ms: [k6.setup_at_ms] };
-        const sim = simulate({ ...run, limiter: model, sharing: 'shared', latency_ms: latency, until: 'end', ...earlier });
-        rows.push({ instances, policy: policy.name, k6: k6.figures, sim, latency_ms: latency, ...(k6.scenario.error !== undefined ? { error: k6.scenario.error } : {}) });
+        const sim = simulate({ ...run, limiter: model, sharing: 'shared', latency_ms: latency, wake_late_ms: k6.wake_late_ms, until: 'end', ...earlier });
+        rows.push({ instances, policy: policy.name, k6: k6.figures, sim, latency_ms: latency, wake_late_ms: k6.wake_late_ms, ...(k6.scenario.error !== undefined ? { error: k6.scenario.error } : {}) });
       }
     }
   } finally {

@@ -7,15 +7,18 @@
 //  - nginx limit_req (a bucket), N = 4 without and with full jitter: goodput is pinned by the
 //    limiter in both (within about 1 %); the 429 share is a ratio over 500–900 requests, and the
 //    bench's runs of these two differ by 1–3 %.
-//  - HAProxy's sliding window (40 per second), each recipe, N = 4 with a client-side bucket and
-//    N = 16 with decorrelated jitter: runs whose answers do not hinge on a millisecond, so k6 and
-//    the simulation (same instances, same seeds) agree to the request in the bench. They are also
-//    the runs that tell HAProxy's interpolated count from a sliding log: simulated as a log, they
-//    are 10–98 % off.
-//  - the emulator's fixed window (40 per second), N = 4 with decorrelated jitter and N = 16
-//    without jitter: the refusals' Retry-After sends every retry to a window edge, so the run
-//    hinges on where the edges fall in k6's run (its start on the wall clock), which the
-//    simulation is given.
+//  - HAProxy's sliding window (40 per second), each recipe, N = 4 and 16 with decorrelated jitter
+//    (8 and 25–30 refusals): its waits (2 s and up, spread) are long enough that no answer hinges
+//    on a millisecond, so k6 and the simulation (same instances, same seeds) agree to the request
+//    in the bench, and under `stress-ng --cpu 2` too. N = 16 tells HAProxy's interpolated count
+//    from a sliding log: simulated as a log, it is 12–18 % off. Without jitter at N = 16, a busy
+//    machine's late wake-ups reorder the fleet's retries (16 % off under stress-ng); full jitter's
+//    short first waits part the two runs after a refusal or two (two more of 15 is 13 %): the bench
+//    shows both, the test does not rely on them.
+//  - the emulator's fixed window (40 per second), N = 16 without and with full jitter (30–40
+//    refusals each): the refusals' Retry-After sends retries to a window edge, so the run hinges
+//    on where the edges fall in k6's run (its start on the wall clock), which the simulation is
+//    given.
 // Each run is 5–8 s; a kind takes about 20 s. nginx, HAProxy and k6 are required: missing one
 // fails with the reason, never skips.
 
@@ -45,7 +48,7 @@ const CASES: ProofCase[] = [
     (recipe): ProofCase => ({
       limiter: { kind: 'haproxy', limit: 40, periodMs: 1000, recipe },
       runs: [
-        { instances: 4, policy: 'client-bucket' },
+        { instances: 4, policy: 'decorrelated-jitter' },
         { instances: 16, policy: 'decorrelated-jitter' },
       ],
       durationS: 5,
@@ -54,8 +57,8 @@ const CASES: ProofCase[] = [
   {
     limiter: { kind: 'emulator-fixed', limit: 40, windowS: 1, countsRefused: false },
     runs: [
-      { instances: 4, policy: 'decorrelated-jitter' },
       { instances: 16, policy: 'no-jitter' },
+      { instances: 16, policy: 'full-jitter' },
     ],
     durationS: 5,
   },
@@ -86,14 +89,14 @@ describe.each(CASES.map((c) => ({ ...c, name: describeProofLimiter(c.limiter) })
       expect(r.error).toBeUndefined();
       expect(r.k6).not.toBeNull();
       // The fleet offered 1.5 × the limit: refusals happened, so the 429 rate is a real comparison.
-      expect(r.k6!.refused).toBeGreaterThan(3);
+      expect(r.k6!.refused).toBeGreaterThan(5);
     }
   });
 
   it.each(runs)('N = $instances, $policy: simulated goodput and 429 rate within 10 % of k6', ({ instances, policy }) => {
     const r = rows.find((x) => x.instances === instances && x.policy === policy)!;
     const k6 = r.k6!;
-    const seen = JSON.stringify({ goodput: [k6.goodput_rps, r.sim.goodput_rps], rate_429: [k6.rate_429, r.sim.rate_429], refused: [k6.refused, r.sim.refused], sent: [k6.sent, r.sim.sent] });
+    const seen = JSON.stringify({ goodput: [k6.goodput_rps, r.sim.goodput_rps], rate_429: [k6.rate_429, r.sim.rate_429], refused: [k6.refused, r.sim.refused], sent: [k6.sent, r.sim.sent], rtt_ms: r.latency_ms, late_ms: r.wake_late_ms });
     expect(relativeGap(r.sim.goodput_rps, k6.goodput_rps), seen).toBeLessThanOrEqual(AGREEMENT);
     expect(relativeGap(r.sim.rate_429, k6.rate_429), seen).toBeLessThanOrEqual(AGREEMENT);
   });
