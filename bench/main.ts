@@ -7,7 +7,7 @@
 //   5    rate-limit sizing (bench/ratelimit.ts, when it exists)
 //   6    false alarms: check and run against the emulator, idle and with the CPU saturated
 //   7    ces-harness client: its overhead, and how soon it stops a hanging, flooding or leaking client
-//   8    the fleet simulator vs real k6 fleets behind nginx (bench/fleet.ts)
+//   8    the fleet simulator vs real k6 fleets behind each limiter kind (bench/fleet.ts)
 //   9    the run history: false alarms of its latency comparison, and the smallest regression flagged
 //
 // Names select sections, e.g. `npm run bench -- false-alarm` runs only section 6:
@@ -77,9 +77,10 @@ const progress = (m: string) => process.stderr.write(`bench: ${m}\n`);
 const print = (s: Section) => process.stdout.write(`\n${renderSection(s)}`);
 
 /** One bench item: its table, or one line saying why it could not run (the others still do). */
-async function item(title: string, produce: () => Promise<Section>): Promise<void> {
+async function item(title: string, produce: () => Promise<Section | Section[]>): Promise<void> {
   try {
-    print(await produce());
+    // A section may be several tables (the fleet proof: one per limiter kind).
+    for (const section of [await produce()].flat()) print(section);
   } catch (err) {
     print({ title, headers: [], rows: [], notes: [`not measured: ${(err as Error).message}`] });
     // A broken bench is a failure; a slow result never is.

@@ -19,7 +19,7 @@ import { instanceRandom, instanceSetup, type FleetRun } from '../src/ratelimit/f
 import { SCENARIO_ENV } from '../src/k6/contract.js';
 import { readConfig } from './lib/config';
 import { callRateLimitEndpoint } from './lib/endpoints';
-import { counter, timeTrend } from './lib/metrics';
+import { counter, gauge, timeTrend } from './lib/metrics';
 import { scenarioOptions, secs } from './lib/options';
 import { retryAfterMs } from './lib/retry';
 import { summaryHandler, type SummaryData } from './lib/summary';
@@ -49,6 +49,19 @@ const lost = counter('fleet_lost');
 const throttled = counter('fleet_throttled');
 const unexpected = counter('fleet_unexpected_answers');
 const callMs = timeTrend('fleet_call_ms');
+// An attempt's time as the instance lives it, from just before the request to the answer in hand:
+// the round trip plus k6's own work per request, which is what paces an instance working off a
+// queue back to back (http_req_duration alone leaves k6's part out).
+const attemptMs = timeTrend('fleet_attempt_ms');
+// How late an instance wakes from a sleep, past the moment it meant to act: a busy machine's sleeps
+// overrun, which moves every paced call and every retry; the simulation is given the mean.
+const wakeLateMs = timeTrend('fleet_wake_late_ms');
+// The wall-clock instant of the run's time 0: a limiter whose windows follow the wall clock (edges
+// at whole seconds) meets the run at a phase the simulation must be given.
+const originMs = gauge('fleet_origin_ms');
+// When setup() fetched the token: a request the limiter counts before the run, which the
+// simulation replays so both start on the same limiter.
+const setupAtMs = gauge('fleet_setup_at_ms');
 
 const PREFIX = 'instance_';
 // Every instance starts together (startTime 0) and stops acting at duration_s; an answer in flight
@@ -61,7 +74,11 @@ for (let i = 0; i < run.instances; i++) {
 export const options = scenarioOptions(cfg, scenarios, { fleet_unexpected_answers: ['count==0'] });
 
 export function setup(): SharedToken {
-  return shareToken(cfg);
+  const before = Date.now();
+  const shared = shareToken(cfg);
+  // Its midpoint: where the request met the limiter, within half a round trip.
+  setupAtMs.add((before + Date.now()) / 2);
+  return shared;
 }
 
 export function instance(shared: SharedToken): void {
@@ -73,17 +90,23 @@ export function instance(shared: SharedToken): void {
   const origin = exec.scenario.startTime;
   const endMs = run.duration_s * 1000;
   const now = () => Date.now() - origin;
+  originMs.add(origin);
   // Bounded: each round either sleeps until the instance's next attempt or sends one, and the
   // loop ends at duration_s (arrivals stop then too).
   for (;;) {
     const at = client.nextMs();
     if (at === null || at >= endMs) break;
     const wait = at - now();
-    if (wait > 0) sleep(wait / 1000);
+    if (wait > 0) {
+      sleep(wait / 1000);
+      wakeLateMs.add(Math.max(0, now() - at));
+    }
     const t = Math.max(now(), at);
     if (t >= endMs) break;
     if (!client.startAttempt(t)) continue;
+    const sentAt = now();
     const res = callRateLimitEndpoint(cfg, token);
+    attemptMs.add(now() - sentAt);
     if (res.status === 429) {
       const header = retryAfterMs(res);
       client.answer(now(), header === undefined ? { ok: false } : { ok: false, retryAfterS: header / 1000 });
@@ -105,7 +128,13 @@ export function instance(shared: SharedToken): void {
 }
 
 /** p99 of a logical call is the figure the sizing compares; the generic summary keeps p50 and p95 only. */
-const fleetFigures = (data: SummaryData): Record<string, number> => ({ 'fleet_call_ms p99_ms': Math.round(data.metrics['fleet_call_ms']?.values['p(99)'] ?? 0) });
+const fleetFigures = (data: SummaryData): Record<string, number> => ({
+  'fleet_call_ms p99_ms': Math.round(data.metrics['fleet_call_ms']?.values['p(99)'] ?? 0),
+  fleet_origin_ms: data.metrics['fleet_origin_ms']?.values['value'] ?? 0,
+  fleet_setup_at_ms: data.metrics['fleet_setup_at_ms']?.values['value'] ?? 0,
+  'fleet_attempt_ms avg_ms': data.metrics['fleet_attempt_ms']?.values['avg'] ?? 0,
+  'fleet_wake_late_ms avg_ms': data.metrics['fleet_wake_late_ms']?.values['avg'] ?? 0,
+});
 
 export const handleSummary = summaryHandler('fleet', cfg, {
   extra: fleetFigures,

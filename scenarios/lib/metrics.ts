@@ -3,7 +3,7 @@
 // override for a metric a scenario does not have would make k6 refuse to start it.
 // k6 only allows creating metrics in the init context, i.e. at module top level.
 
-import { Counter, Rate, Trend } from 'k6/metrics';
+import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
 import { K6_BUILTIN_METRICS } from '../../src/k6/contract.js';
 
 const defined = new Set<string>();
@@ -11,6 +11,11 @@ const defined = new Set<string>();
 export function counter(name: string): Counter {
   defined.add(name);
   return new Counter(name);
+}
+
+export function gauge(name: string): Gauge {
+  defined.add(name);
+  return new Gauge(name);
 }
 
 export function rate(name: string): Rate {

@@ -43,6 +43,12 @@ export interface SlidingWindowModel {
    * the probe could not test it (its trial was disturbed every time): unknown, never a guess.
    */
   counts_refused: boolean | null;
+  /**
+   * How the window counts: 'log' (the default) every request's time; 'interpolated' as HAProxy's
+   * stick tables do, the current period's count plus the previous one's weighted by what is left
+   * of it, which lets retries through at other moments than a log would.
+   */
+  counter?: 'log' | 'interpolated';
 }
 
 export type LimiterModel = BucketModel | FixedWindowModel | SlidingWindowModel;

@@ -1,14 +1,13 @@
 // The fleet simulator against the real thing, for the integration test and `npm run bench -- fleet`:
-// nginx's limit_req (a leaky bucket) in front of the emulator, a k6 fleet run (scenarios/fleet.ts)
-// of N instances per policy, and the simulation of the very same run, side by side. Loopback only;
-// every k6 run is bounded by its scenario's maxDuration and the runner's timeout.
+// a real limiter (fleet-limiters.ts: nginx's limit_req, HAProxy's sliding window in both recipes,
+// the emulator's fixed window), a k6 fleet run (scenarios/fleet.ts) of N instances per policy, and
+// the simulation of the very same run, side by side. Loopback only; every k6 run is bounded by its
+// scenario's maxDuration and the runner's timeout.
 
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createEmulator } from '../../src/emulator/index.js';
-import type { LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import { candidatePolicies } from '../../src/ratelimit/fleet/candidates.js';
 import type { FleetFigures } from '../../src/ratelimit/fleet/figures.js';
 import { runFleetK6 } from '../../src/ratelimit/fleet/k6-proof.js';
@@ -16,14 +15,12 @@ import type { FleetPolicyName } from '../../src/ratelimit/fleet/policy.js';
 import type { FleetRun } from '../../src/ratelimit/fleet/run-setup.js';
 import { simulate } from '../../src/ratelimit/fleet/simulate.js';
 import { recommend } from '../../src/ratelimit/recommend.js';
-import { startNginx } from './nginx.js';
+import { describeProofLimiter, proofLimitRps, proofModel, proofReading, proofUpstream, startProofTarget, type ProofLimiter } from './fleet-limiters.js';
 
 export interface FleetProofOptions {
   k6Path: string;
   bundleDir: string;
-  /** nginx limit_req rate (r/s) and burst. */
-  rate: number;
-  burst: number;
+  limiter: ProofLimiter;
   sizes: readonly number[];
   policies: readonly FleetPolicyName[];
   durationS: number;
@@ -38,61 +35,57 @@ export interface FleetProofRow {
   policy: FleetPolicyName;
   k6: FleetFigures | null;
   sim: FleetFigures;
+  /** The round trip the simulation was given: k6's mean time per attempt, ms. */
   latency_ms: number;
+  /** How late k6's instances woke from their sleeps on average, ms, which the simulation was given too. */
+  wake_late_ms: number;
   /** Why k6 gave no figures, when it gave none. */
   error?: string;
 }
 
-/**
- * nginx's limit_req as a token bucket: it admits a request while its "excess" stays at or under
- * `burst` (in requests), counting the request itself, so from idle burst + 1 pass back to back, and
- * the excess drains at `rate`. Refused requests do not count.
- */
-export const nginxModel = (rate: number, burst: number): LimiterModel => ({ kind: 'bucket', rate_rps: rate, burst: burst + 1 });
-
-/** The policies as `ratelimit` would derive them from an exact reading of this limit. */
-function policiesFor(rate: number, burst: number, instances: number) {
-  const recommendation = recommend({ sustained_rps: rate, burst: burst + 1, recovery_s: 1 / rate, refill_s: (burst + 1) / rate, retry_after_header: 'absent', retry_after_max_s: null, latency_p95_ms: 5 });
-  if (recommendation === null) throw new Error('no recommendation for the proof limit');
-  // nginx sends no Retry-After: nothing to honour.
-  return candidatePolicies({ recommendation, burst: burst + 1, instances, sharing: 'shared', honourRetryAfter: false });
+/** The policies as `ratelimit` would derive them from an exact reading of this limiter. */
+function policiesFor(limiter: ProofLimiter, instances: number) {
+  const reading = proofReading(limiter);
+  const recommendation = recommend(reading.input);
+  if (recommendation === null) throw new Error(`no recommendation for ${describeProofLimiter(limiter)}`);
+  return candidatePolicies({ recommendation, burst: reading.burst, instances, sharing: 'shared', honourRetryAfter: reading.honourRetryAfter });
 }
 
 export async function fleetProof(opts: FleetProofOptions): Promise<FleetProofRow[]> {
   const progress = opts.progress ?? (() => {});
   const tlsDir = await mkdtemp(join(tmpdir(), 'ces-fleet-proof-'));
   const workDir = await mkdtemp(join(tmpdir(), 'ces-fleet-k6-'));
-  // The emulator's own limiter is off: nginx alone limits.
-  const upstream = await createEmulator({ port: 0, rateLimit: { rps: 0, burst: 0 }, tlsDir });
+  const upstream = await proofUpstream(opts.limiter, tlsDir);
   const rows: FleetProofRow[] = [];
   try {
     for (const instances of opts.sizes) {
-      for (const policy of policiesFor(opts.rate, opts.burst, instances).filter((p) => opts.policies.includes(p.name))) {
-        const run: FleetRun = { instances, policy, offered_rps: opts.rate * opts.overload, backlog: 0, duration_s: opts.durationS, seed: opts.seed ?? 1 };
-        progress(`fleet proof: ${instances} instance(s), ${policy.name}, ${run.offered_rps} req/s offered for ${run.duration_s} s behind nginx ${opts.rate} r/s burst ${opts.burst}`);
-        // A fresh nginx per run: every run starts on a rested limiter, as the simulation does.
-        const nginx = await startNginx({ upstream: upstream.url, tlsDir, limit: { rate: opts.rate, burst: opts.burst } });
+      for (const policy of policiesFor(opts.limiter, instances).filter((p) => opts.policies.includes(p.name))) {
+        const run: FleetRun = { instances, policy, offered_rps: proofLimitRps(opts.limiter) * opts.overload, backlog: 0, duration_s: opts.durationS, seed: opts.seed ?? 1 };
+        progress(`fleet proof: ${instances} instance(s), ${policy.name}, ${run.offered_rps} req/s offered for ${run.duration_s} s behind ${describeProofLimiter(opts.limiter)}`);
+        const target = await startProofTarget(opts.limiter, upstream, tlsDir);
         let k6;
         try {
           k6 = await runFleetK6({
             k6Path: opts.k6Path,
             bundleDir: opts.bundleDir,
             workDir,
-            target: { baseUrl: nginx.url, credentials: upstream.credentials, caFile: upstream.caFile },
+            target: { baseUrl: target.url, credentials: target.upstream.credentials, caFile: target.upstream.caFile },
             endpoint: 'tokens.validate',
             run,
             runId: randomUUID(),
           });
         } finally {
-          await nginx.stop();
+          await target.stop();
         }
-        const latency = k6.latency_p50_ms ?? 5;
-        const sim = simulate({ ...run, limiter: nginxModel(opts.rate, opts.burst), sharing: 'shared', latency_ms: latency, until: 'end' });
-        rows.push({ instances, policy: policy.name, k6: k6.figures, sim, latency_ms: latency, ...(k6.scenario.error !== undefined ? { error: k6.scenario.error } : {}) });
+        const latency = k6.attempt_ms ?? k6.latency_p50_ms ?? 5;
+        const model = proofModel(opts.limiter, k6.origin_ms ?? 0);
+        const earlier = k6.setup_at_ms === null ? {} : { earlier_requests_ms: [k6.setup_at_ms] };
+        const sim = simulate({ ...run, limiter: model, sharing: 'shared', latency_ms: latency, wake_late_ms: k6.wake_late_ms, until: 'end', ...earlier });
+        rows.push({ instances, policy: policy.name, k6: k6.figures, sim, latency_ms: latency, wake_late_ms: k6.wake_late_ms, ...(k6.scenario.error !== undefined ? { error: k6.scenario.error } : {}) });
       }
     }
   } finally {
-    await upstream.close();
+    await upstream?.close();
     await rm(tlsDir, { recursive: true, force: true });
     await rm(workDir, { recursive: true, force: true });
   }

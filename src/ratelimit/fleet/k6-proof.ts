@@ -24,8 +24,19 @@ export interface FleetK6Options {
 export interface FleetK6Result {
   /** Null when k6 did not produce figures (scenario.error says why). */
   figures: FleetFigures | null;
-  /** k6's median request duration, ms: the round trip to simulate the same run with. */
+  /** k6's median request duration, ms. */
   latency_p50_ms: number | null;
+  /**
+   * The mean time an instance spent on one attempt, from sending to the answer in hand (k6's own
+   * work included), ms: the round trip to simulate the same run with; null when k6 did not say.
+   */
+  attempt_ms: number | null;
+  /** How late, on average, an instance woke from a sleep past the moment it meant to act, ms (0 when it never slept). */
+  wake_late_ms: number;
+  /** The wall-clock instant (epoch ms) of the run's time 0, the scenarios' start; null when k6 did not say. */
+  origin_ms: number | null;
+  /** When setup() fetched the token through the limiter, ms relative to origin_ms (negative); null when k6 did not say. */
+  setup_at_ms: number | null;
   scenario: LoadScenarioResult;
 }
 
@@ -56,7 +67,7 @@ export async function runFleetK6(opts: FleetK6Options): Promise<FleetK6Result> {
     ...(opts.target.caFile ? { caFile: opts.target.caFile } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
-  if (scenario.error !== undefined) return { figures: null, latency_p50_ms: null, scenario };
+  if (scenario.error !== undefined) return { figures: null, latency_p50_ms: null, attempt_ms: null, wake_late_ms: 0, origin_ms: null, setup_at_ms: null, scenario };
   const sent = count(scenario, 'fleet_sent');
   const refused = count(scenario, 'fleet_refused');
   const succeeded = count(scenario, 'fleet_succeeded');
@@ -71,5 +82,16 @@ export async function runFleetK6(opts: FleetK6Options): Promise<FleetK6Result> {
     lost: count(scenario, 'fleet_lost'),
     throttled: count(scenario, 'fleet_throttled'),
   };
-  return { figures, latency_p50_ms: scenario.latency_ms.p50, scenario };
+  const origin = count(scenario, 'fleet_origin_ms');
+  const setupAt = count(scenario, 'fleet_setup_at_ms');
+  const attempt = count(scenario, 'fleet_attempt_ms avg_ms');
+  return {
+    figures,
+    latency_p50_ms: scenario.latency_ms.p50,
+    attempt_ms: attempt > 0 ? Math.round(attempt * 1000) / 1000 : null,
+    wake_late_ms: Math.round(count(scenario, 'fleet_wake_late_ms avg_ms') * 1000) / 1000,
+    origin_ms: origin > 0 ? origin : null,
+    setup_at_ms: origin > 0 && setupAt > 0 ? Math.round((setupAt - origin) * 10) / 10 : null,
+    scenario,
+  };
 }

@@ -21,6 +21,17 @@ export interface SimulationSetup extends FleetRun {
    */
   until: 'end' | 'drained';
   max_s?: number;
+  /**
+   * Requests the shared limiter saw before the run, ms (negative): a real run fetches its token
+   * through the same limiter just before it starts, and a window's count or a period's start
+   * depends on it.
+   */
+  earlier_requests_ms?: readonly number[];
+  /**
+   * How late an instance acts after a wait, ms: a real client's sleeps overrun (a busy machine's
+   * by milliseconds), which delays every paced call and retry; 0 (the default) for a sizing.
+   */
+  wake_late_ms?: number;
 }
 
 export interface SimulationResult extends FleetFigures {
@@ -54,17 +65,21 @@ export function simulate(setup: SimulationSetup): SimulationResult {
     instances.push(new ClientInstance(queue, random, latencies));
   }
   const shared = createLimiter(setup.limiter);
+  for (const at of setup.earlier_requests_ms ?? []) shared.take(at);
   const limiters: Limiter[] = setup.sharing === 'shared' ? [] : instances.map(() => createLimiter(setup.limiter));
   const verdicts: Verdict[] = new Array<Verdict>(instances.length);
   const stopMs = setup.until === 'end' ? setup.duration_s * 1000 : (setup.max_s ?? DEFAULT_MAX_S) * 1000;
   const half = Math.max(0, setup.latency_ms) / 2;
+  const late = Math.max(0, setup.wake_late_ms ?? 0);
 
   const heap = new EventHeap<Event>();
   let seq = 0;
   const wake = (i: number, nowMs: number) => {
-    const at = instances[i]!.nextMs();
+    const next = instances[i]!.nextMs();
+    // An instance that has to wait wakes late; one with its next attempt due acts at once.
+    const at = next === null ? null : next > nowMs ? next + late : nowMs;
     // An instance stops acting at the run's end; what it has in flight still gets its answer.
-    if (at !== null && at < stopMs) heap.push({ at: Math.max(at, nowMs), seq: seq++, instance: i, kind: 'wake' });
+    if (at !== null && at < stopMs) heap.push({ at, seq: seq++, instance: i, kind: 'wake' });
   };
   for (let i = 0; i < instances.length; i++) wake(i, 0);
 

@@ -2,6 +2,7 @@
 
 import { BucketLimiter } from './bucket.js';
 import { FixedWindowLimiter } from './fixed-window.js';
+import { InterpolatedWindowLimiter } from './interpolated-window.js';
 import type { Limiter, LimiterModel } from './model.js';
 import { SlidingWindowLimiter } from './sliding-window.js';
 
@@ -14,6 +15,6 @@ export function createLimiter(model: LimiterModel): Limiter {
     case 'fixed-window':
       return new FixedWindowLimiter(model);
     case 'sliding-window':
-      return new SlidingWindowLimiter(model);
+      return model.counter === 'interpolated' ? new InterpolatedWindowLimiter(model) : new SlidingWindowLimiter(model);
   }
 }
