@@ -21,10 +21,8 @@ export async function confirmedShape(probe: Probe, first: ShapeFindings): Promis
   const lastMs = Math.max(...probe.samples.map((s) => s.sentMs));
   const drainMs = ((3 * drain.accepted + 20) * 1000) / probe.maxRps;
   // Past a quarter of the time cap the stream after it would be starved (a slow limit, a short
-  // cap): the verdict stands unconfirmed, and says so.
-  if (waitMs + drainMs > probe.maxDurationMs / 4 || lastMs + waitMs + drainMs > probe.maxDurationMs) {
-    return { ...first, evidence: `${first.evidence} (not confirmed by a second drain from idle: no time for it)` };
-  }
+  // cap): a short wait still tells a bucket from a window that reset meanwhile.
+  if (waitMs + drainMs > probe.maxDurationMs / 4 || lastMs + waitMs + drainMs > probe.maxDurationMs) return shortConfirmation(probe, first, lastMs);
   const wait = lastMs + waitMs - probe.elapsed();
   if (wait > 0) await probe.clock.sleep(Math.ceil(wait), probe.signal);
   if (probe.outOfBudget()) return first;
@@ -38,3 +36,37 @@ export async function confirmedShape(probe: Probe, first: ShapeFindings): Promis
   }
   return { ...second, evidence: `${second.evidence} (a first drain, not from idle, had looked like a bucket)` };
 }
+
+/**
+ * The drain that would confirm a bucket from idle takes too long (a large, slow limit, or a window
+ * misread as one: a drain that straddled a fixed window's edge looks like a bucket refilling
+ * slowly). Instead: a short wait, then a drain. A bucket refills at most one request per trickle
+ * (pings can only be late, so the trickle is never shorter than a refill): twice that and two
+ * more is all it can let through; a window that reset meanwhile lets its whole limit through.
+ */
+async function shortConfirmation(probe: Probe, first: ShapeFindings, lastMs: number): Promise<ShapeFindings> {
+  const unconfirmed = { ...first, evidence: `${first.evidence} (not confirmed by a second drain from idle: no time for it)` };
+  const { figures, drain } = first;
+  const refillMs = Math.min(figures.trickleMs ?? figures.recoveryMs, figures.recoveryMs);
+  const waitMs = Math.max(SHORT_WAIT_REFILLS * refillMs, 300);
+  const drainMs = ((3 * drain.accepted + 20) * 1000) / probe.maxRps;
+  if (waitMs + drainMs > probe.maxDurationMs / 8 || lastMs + waitMs + drainMs > probe.maxDurationMs) return unconfirmed;
+  const wait = lastMs + waitMs - probe.elapsed();
+  if (wait > 0) await probe.clock.sleep(Math.ceil(wait), probe.signal);
+  if (probe.outOfBudget()) return unconfirmed;
+  const { samples } = await probe.burstRun('recover', 3 * drain.accepted + 20);
+  const passed = samples.filter((x) => x.answer === 'accepted').length;
+  const bucketAtMost = (2 * (probe.elapsed() - lastMs)) / refillMs + 2;
+  if (passed <= bucketAtMost) {
+    return { ...first, evidence: `${first.evidence}; ${Math.round(waitMs)} ms after, ${passed} passed, no more than a bucket refills (not confirmed from idle: no time for it)` };
+  }
+  // More came back than any bucket of that pace refills: the limit reset. Its shape, read from this drain.
+  const again = drainFigures(samples);
+  const second = again ? await shapePhase(probe, again) : undefined;
+  const why = `${passed} requests passed ${Math.round(waitMs)} ms after a drain, where a bucket refilling one every ${Math.round(refillMs)} ms lets through at most ${Math.floor(bucketAtMost)}`;
+  if (!second) return unconfirmed;
+  return { ...second, evidence: `${second.evidence} (${why}; a first drain, not from idle, had looked like a bucket)` };
+}
+
+/** Refills the short confirmation waits for: a bucket lets a few through, a window that reset its whole limit. */
+const SHORT_WAIT_REFILLS = 5;
