@@ -36,26 +36,7 @@ export interface EdgeFindings {
 
 export async function windowEdgesPhase(probe: Probe, limit: number, firstEdge: Bracket, clumpEndMs: number): Promise<EdgeFindings> {
   const notes: string[] = [];
-  const edges: Bracket[] = [firstEdge];
-  let afterMs = clumpEndMs;
-  for (let w = 0; w < MAX_WINDOWS && !probe.outOfBudget(); w++) {
-    const lattice = windowLength(edges);
-    const reading = openedReading(openedWindows(edges));
-    const opened = reading.length;
-    const offLattice = lattice.lo > lattice.hi;
-    // Opened windows read off a lattice's edges can agree by chance for a while (each reads the
-    // window short by how late its opening request was): while the edges still fit a lattice, the
-    // lattice is pinned too, and the trial decides between the two.
-    if (edges.length >= 3 && (pinned(lattice, EDGE_PRECISION) || (offLattice && reading.agreeing !== null && pinned(opened, EDGE_PRECISION)))) break;
-    if (edges.length >= 2 && offLattice && opened.lo > opened.hi) break;
-    const found =
-      edges.length === 1
-        ? await pingUntilAccepted(probe, 'edges', afterMs, Math.max(firstGapMs(probe), (firstEdge.hi - firstEdge.lo) / 2))
-        : await bisectEdge(probe, nextEdgeEitherWay(edges, lattice, opened, w), afterMs);
-    if (!found.accepted) break;
-    edges.push({ lo: Math.max(afterMs, found.lastRefused?.sentMs ?? afterMs), hi: found.accepted.sentMs });
-    afterMs = await fillWindow(probe, limit, found.accepted, notes);
-  }
+  const { edges, afterMs } = await walkEdges(probe, limit, firstEdge, clumpEndMs, notes);
   const length = windowLength(edges);
   const onClock = edges.length >= 3 && pinned(length, 2 * EDGE_PRECISION);
   // Each window after the first was opened by the request that found its edge, if windows open at
@@ -101,6 +82,35 @@ export async function windowEdgesPhase(probe: Probe, limit: number, firstEdge: B
   }
   if (trial.next) await walkOpenedWindows(probe, limit, windows, trial.next.startMs, trial.next.afterMs, notes);
   return openedModel(limit, windows, trial.evidence, notes);
+}
+
+/**
+ * Window after window, the edge that ends it, until its length is pinned on the clock, or (off
+ * any lattice) as windows opened at the first request, or neither reading fits; each window then
+ * filled with the rest of its limit. The edges, and the last request sent (ms).
+ */
+async function walkEdges(probe: Probe, limit: number, firstEdge: Bracket, clumpEndMs: number, notes: string[]): Promise<{ edges: Bracket[]; afterMs: number }> {
+  const edges: Bracket[] = [firstEdge];
+  let afterMs = clumpEndMs;
+  for (let w = 0; w < MAX_WINDOWS && !probe.outOfBudget(); w++) {
+    const lattice = windowLength(edges);
+    const reading = openedReading(openedWindows(edges));
+    const opened = reading.length;
+    const offLattice = lattice.lo > lattice.hi;
+    // Opened windows read off a lattice's edges can agree by chance for a while (each reads the
+    // window short by how late its opening request was): while the edges still fit a lattice, the
+    // lattice is pinned too, and the trial decides between the two.
+    if (edges.length >= 3 && (pinned(lattice, EDGE_PRECISION) || (offLattice && reading.agreeing !== null && pinned(opened, EDGE_PRECISION)))) break;
+    if (edges.length >= 2 && offLattice && opened.lo > opened.hi) break;
+    const found =
+      edges.length === 1
+        ? await pingUntilAccepted(probe, 'edges', afterMs, Math.max(firstGapMs(probe), (firstEdge.hi - firstEdge.lo) / 2))
+        : await bisectEdge(probe, nextEdgeEitherWay(edges, lattice, opened, w), afterMs);
+    if (!found.accepted) break;
+    edges.push({ lo: Math.max(afterMs, found.lastRefused?.sentMs ?? afterMs), hi: found.accepted.sentMs });
+    afterMs = await fillWindow(probe, limit, found.accepted, notes);
+  }
+  return { edges, afterMs };
 }
 
 /**
