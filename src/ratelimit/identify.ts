@@ -159,8 +159,12 @@ export type EdgeKind = 'clock' | 'first-request' | 'sliding';
 export interface EdgeTrialPlan {
   firstMs: number;
   burstMs: number;
+  /** When the burst has gone out, at the latest (a quarter slower than max_rps). */
+  burstEndMs: number;
   pingMs: number | null;
   clumpMs: number;
+  /** How much later than planned a request may go out before the trial proves nothing (a stalled process). */
+  lateMs: number;
 }
 
 /**
@@ -193,7 +197,7 @@ export function edgeTrialPlan(o: { length: Bracket; burstSendMs: number; notBefo
     if (burstEnd + margin > windowMs) return null;
     firstMs = edgeMs + Math.ceil((o.notBeforeMs + burstEnd + margin - edgeMs) / windowMs) * windowMs - burstEnd - margin;
   }
-  return { firstMs, burstMs: firstMs + firstToBurst, pingMs: o.clock ? firstMs + pingAfterFirst : null, clumpMs: firstMs + hi + 0.075 * mid };
+  return { firstMs, burstMs: firstMs + firstToBurst, burstEndMs: firstMs + burstEnd, pingMs: o.clock ? firstMs + pingAfterFirst : null, clumpMs: firstMs + hi + 0.075 * mid, lateMs: margin };
 }
 
 /**

@@ -20,6 +20,10 @@ import { countUntilRefused, firstGapMs } from './recover.js';
 export const EDGE_PRECISION = 0.01;
 /** Windows at most. */
 const MAX_WINDOWS = 14;
+/** Edge trials at most: one whose requests went out late (a busy machine) proves nothing and is sent again. */
+const TRIAL_ATTEMPTS = 3;
+/** What edgeTrial says when its requests went out too late to prove anything. */
+const DISTURBED = 'disturbed';
 
 export interface EdgeFindings {
   /** The fixed window, when the edges are fixed in time. */
@@ -32,26 +36,7 @@ export interface EdgeFindings {
 
 export async function windowEdgesPhase(probe: Probe, limit: number, firstEdge: Bracket, clumpEndMs: number): Promise<EdgeFindings> {
   const notes: string[] = [];
-  const edges: Bracket[] = [firstEdge];
-  let afterMs = clumpEndMs;
-  for (let w = 0; w < MAX_WINDOWS && !probe.outOfBudget(); w++) {
-    const lattice = windowLength(edges);
-    const reading = openedReading(openedWindows(edges));
-    const opened = reading.length;
-    const offLattice = lattice.lo > lattice.hi;
-    // Opened windows read off a lattice's edges can agree by chance for a while (each reads the
-    // window short by how late its opening request was): while the edges still fit a lattice, the
-    // lattice is pinned too, and the trial decides between the two.
-    if (edges.length >= 3 && (pinned(lattice, EDGE_PRECISION) || (offLattice && reading.agreeing !== null && pinned(opened, EDGE_PRECISION)))) break;
-    if (edges.length >= 2 && offLattice && opened.lo > opened.hi) break;
-    const found =
-      edges.length === 1
-        ? await pingUntilAccepted(probe, 'edges', afterMs, Math.max(firstGapMs(probe), (firstEdge.hi - firstEdge.lo) / 2))
-        : await bisectEdge(probe, nextEdgeEitherWay(edges, lattice, opened, w), afterMs);
-    if (!found.accepted) break;
-    edges.push({ lo: Math.max(afterMs, found.lastRefused?.sentMs ?? afterMs), hi: found.accepted.sentMs });
-    afterMs = await fillWindow(probe, limit, found.accepted, notes);
-  }
+  const { edges, afterMs } = await walkEdges(probe, limit, firstEdge, clumpEndMs, notes);
   const length = windowLength(edges);
   const onClock = edges.length >= 3 && pinned(length, 2 * EDGE_PRECISION);
   // Each window after the first was opened by the request that found its edge, if windows open at
@@ -66,8 +51,16 @@ export async function windowEdgesPhase(probe: Probe, limit: number, firstEdge: B
     notes.push(`the window's edges were not pinned down (${edges.length} edges${length.lo > length.hi ? ', not evenly spaced' : ''})`);
     return { model: null, evidence: [], notes };
   }
-  const clock = onClock ? { edgeMs: clockEdge(edges, midpoint(length).value), windowMs: midpoint(length).value } : undefined;
-  const trial = await edgeTrial(probe, limit, trialLength, afterMs, clock);
+  // A round window when the bracket holds one: the clock's next edge, several windows on from the
+  // edges seen, is then placed within a few ms (the bracket's middle drifts a window's error per window).
+  const clockWindowMs = exactWindow(length);
+  const clock = onClock ? { edgeMs: clockEdge(edges, clockWindowMs), windowMs: clockWindowMs } : undefined;
+  let trial = await edgeTrial(probe, limit, trialLength, afterMs, clock);
+  for (let attempt = 1; trial === DISTURBED && attempt < TRIAL_ATTEMPTS && !probe.outOfBudget(); attempt++) {
+    notes.push('an edge trial whose requests went out late (a stalled process) proves nothing: sent again');
+    trial = await edgeTrial(probe, limit, trialLength, probe.elapsed(), clock);
+  }
+  if (trial === DISTURBED) trial = `its requests went out late ${TRIAL_ATTEMPTS} times`;
   if (typeof trial === 'string') {
     notes.push(`where the edges fall (on the clock, at the first request, or sliding) was not tested (${trial})${onClock ? ': reported as a fixed window on the clock' : ''}`);
     return onClock ? clockModel(probe, limit, edges, length, notes, false) : { model: null, evidence: [], notes };
@@ -89,6 +82,35 @@ export async function windowEdgesPhase(probe: Probe, limit: number, firstEdge: B
   }
   if (trial.next) await walkOpenedWindows(probe, limit, windows, trial.next.startMs, trial.next.afterMs, notes);
   return openedModel(limit, windows, trial.evidence, notes);
+}
+
+/**
+ * Window after window, the edge that ends it, until its length is pinned on the clock, or (off
+ * any lattice) as windows opened at the first request, or neither reading fits; each window then
+ * filled with the rest of its limit. The edges, and the last request sent (ms).
+ */
+async function walkEdges(probe: Probe, limit: number, firstEdge: Bracket, clumpEndMs: number, notes: string[]): Promise<{ edges: Bracket[]; afterMs: number }> {
+  const edges: Bracket[] = [firstEdge];
+  let afterMs = clumpEndMs;
+  for (let w = 0; w < MAX_WINDOWS && !probe.outOfBudget(); w++) {
+    const lattice = windowLength(edges);
+    const reading = openedReading(openedWindows(edges));
+    const opened = reading.length;
+    const offLattice = lattice.lo > lattice.hi;
+    // Opened windows read off a lattice's edges can agree by chance for a while (each reads the
+    // window short by how late its opening request was): while the edges still fit a lattice, the
+    // lattice is pinned too, and the trial decides between the two.
+    if (edges.length >= 3 && (pinned(lattice, EDGE_PRECISION) || (offLattice && reading.agreeing !== null && pinned(opened, EDGE_PRECISION)))) break;
+    if (edges.length >= 2 && offLattice && opened.lo > opened.hi) break;
+    const found =
+      edges.length === 1
+        ? await pingUntilAccepted(probe, 'edges', afterMs, Math.max(firstGapMs(probe), (firstEdge.hi - firstEdge.lo) / 2))
+        : await bisectEdge(probe, nextEdgeEitherWay(edges, lattice, opened, w), afterMs);
+    if (!found.accepted) break;
+    edges.push({ lo: Math.max(afterMs, found.lastRefused?.sentMs ?? afterMs), hi: found.accepted.sentMs });
+    afterMs = await fillWindow(probe, limit, found.accepted, notes);
+  }
+  return { edges, afterMs };
 }
 
 /**
@@ -136,8 +158,9 @@ async function walkOpenedWindows(probe: Probe, limit: number, opened: OpenedWind
       const check = await confirmLength(probe, length, startMs, afterMs);
       found = check.found;
       if (check.contradicts) {
+        // None set aside: the checking request itself went out late; the next window checks again.
         const kept = opened.filter((o) => !check.contradicts!(o));
-        notes.push(`a window's end was misread (a request that reached the limit late): ${opened.length - kept.length} of the window readings set aside`);
+        if (kept.length < opened.length) notes.push(`a window's end was misread (a request that reached the limit late): ${opened.length - kept.length} of the window readings set aside`);
         opened.splice(0, opened.length, ...kept);
       } else confirmed = found.accepted !== undefined;
     } else found = await bisectEdge(probe, { lo: startMs + length.lo, hi: startMs + length.hi }, afterMs);
@@ -241,7 +264,7 @@ interface TrialOutcome {
  * From idle (a window length after the last request: every kind of window is empty by then), the
  * requests of edgeTrialPlan: one, the rest of the limit a little later, one just past the clock's
  * next edge (when the edges may be on the clock), and a clump a window after the first. Why it
- * could not run, as a string, when it did not.
+ * could not run, as a string, when it did not; DISTURBED when its requests went out late.
  */
 async function edgeTrial(probe: Probe, limit: number, length: Bracket, lastSentMs: number, clock: { edgeMs: number; windowMs: number } | undefined): Promise<TrialOutcome | string> {
   const idleMs = 1.03 * Math.max(length.hi, clock?.windowMs ?? 0);
@@ -255,12 +278,17 @@ async function edgeTrial(probe: Probe, limit: number, length: Bracket, lastSentM
   // Until the first refusal, not just the limit as counted so far: a window that is full for sure
   // (a sliding log that counted earlier refusals let fewer through per window than it holds).
   const { samples: burst } = await probe.burstRun('edges', 2 * limit + 5);
+  const late = (sentMs: number, plannedMs: number) => sentMs > plannedMs + plan.lateMs;
+  if (late(first.sentMs, plan.firstMs) || late(Math.max(first.sentMs, ...burst.map((s) => s.sentMs)), plan.burstEndMs)) return DISTURBED;
   const ping = plan.pingMs === null ? undefined : await pingAt(probe, 'edges', plan.pingMs);
   if (plan.pingMs !== null && ping === undefined) return 'no time left';
+  if (ping && late(ping.sentMs, plan.pingMs!)) return DISTURBED;
   if (ping?.answer === 'accepted') return { kind: 'clock', evidence: '' };
   const clumpWait = plan.clumpMs - probe.elapsed();
   if (clumpWait > 0) await probe.clock.sleep(Math.ceil(clumpWait), probe.signal);
   const { samples: clump } = await probe.burstRun('edges', limit + 5);
+  if (clump.length === 0) return 'no time left';
+  if (late(Math.min(...clump.map((s) => s.sentMs)), plan.clumpMs)) return DISTURBED;
   const passed = countUntilRefused(clump);
   const kind = edgeTrialVerdict(limit, ping ? false : null, passed);
   const after = fmt(Math.min(...clump.map((s) => s.sentMs)) - first.sentMs);
