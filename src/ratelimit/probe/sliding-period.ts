@@ -89,7 +89,9 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
     }
     const s = await pingAt(probe, 'period', trial.startMs + x);
     if (!s) break;
-    idleFromMs = quietPeriods === 2 ? idleSince(trial, s) : s.sentMs;
+    // From the clump, a tenth of a period more per period: the upper end, read on send times, can
+    // come out short by what requests waited on a busy machine before they reached the limiter.
+    idleFromMs = quietPeriods === 2 ? idleSince(trial, s, 0.2 * bracket.hi) : s.sentMs;
     if (s.answer === 'accepted' || s.answer === 'limited') bracket = withAnswer(bracket, s.sentMs - trial.startMs, s.answer === 'accepted');
   }
   const { lo, hi } = bracket;
@@ -101,7 +103,9 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
   evidence.push(
     `${trials} trials of ${limit} requests from idle: one more request passed ${fmt(hi)} after the first and was refused ${fmt(lo)} after it: the window slides over ${fmt(period.value)}`,
   );
-  let counted = await countsRefusedTrial(probe, limit, { lo, hi }, idleFromMs, quietPeriods);
+  // This trial waits from the last request, whatever it was: a clump that opened its period early
+  // would let the request past the period in, and read "refused requests do not count".
+  let counted = await countsRefusedTrial(probe, limit, { lo, hi }, probe.elapsed(), quietPeriods);
   for (let attempt = 1; counted.disturbed && attempt < COUNTS_ATTEMPTS && !probe.outOfBudget(); attempt++) {
     counted = await countsRefusedTrial(probe, limit, { lo, hi }, probe.elapsed(), quietPeriods);
   }
@@ -121,8 +125,8 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
  * period after the refused request, which is sooner. A request let through (or a clump still
  * answering) may have opened the next period: two periods from that request.
  */
-export function idleSince(trial: Pick<Trial, 'firstDoneMs' | 'lastDoneMs'>, single: Pick<Sample, 'answer' | 'sentMs'>): number {
-  return single.answer === 'limited' && trial.lastDoneMs <= single.sentMs ? trial.firstDoneMs : single.sentMs;
+export function idleSince(trial: Pick<Trial, 'firstDoneMs' | 'lastDoneMs'>, single: Pick<Sample, 'answer' | 'sentMs'>, slackMs = 0): number {
+  return single.answer === 'limited' && trial.lastDoneMs <= single.sentMs ? Math.min(trial.firstDoneMs + slackMs, single.sentMs) : single.sentMs;
 }
 
 /** Waits until the window is surely empty (`quietPeriods` times `periodHiMs` after `sinceMs`), then sends exactly `limit` at max_rps. */
