@@ -146,11 +146,12 @@ describe('the quiet before each trial, on a virtual clock', () => {
     for (const ms of spacing) expect(ms).toBeLessThan(2_700);
   });
 
-  it('HAProxy waits two periods from the clump after a refused request, from the request after one let through', async () => {
+  it('HAProxy waits two periods and a fifth from the clump after a refused request, two from the request after one let through', async () => {
     const spacing = await trialSpacing(() => haproxyRate(50, 1000, true));
     expect(spacing.length).toBeGreaterThan(2);
-    // Two periods and a fifth from a clump (≈ 2.3 s), or a request about a period in plus two periods (≈ 3.2 s).
+    // Two periods and a fifth from a clump (≈ 2.2–2.3 s: the fifth is slack for a period read short
+    // on a busy machine), or a request about a period in plus two periods (≈ 3.2 s).
     expect(Math.min(...spacing)).toBeLessThan(2_600);
-    for (const ms of spacing) expect(ms).toBeGreaterThan(2_000);
+    for (const ms of spacing) expect(ms).toBeGreaterThan(2_150);
   });
 });
