@@ -57,6 +57,9 @@ describe('the wait before the next trial', () => {
   const trial = { firstDoneMs: 10_004, lastDoneMs: 10_260 };
   it('two periods from the clump when its single request was refused after the clump was answered', () => {
     expect(idleSince(trial, { answer: 'limited', sentMs: 10_950 })).toBe(10_004);
+    // With slack for a period read short on a busy machine, never later than the request itself.
+    expect(idleSince(trial, { answer: 'limited', sentMs: 10_950 }, 200)).toBe(10_204);
+    expect(idleSince(trial, { answer: 'limited', sentMs: 10_950 }, 2_000)).toBe(10_950);
   });
   it('from the single request when it was let through (it may have opened the next period), or the clump was still answering', () => {
     expect(idleSince(trial, { answer: 'accepted', sentMs: 11_020 })).toBe(11_020);
@@ -143,11 +146,12 @@ describe('the quiet before each trial, on a virtual clock', () => {
     for (const ms of spacing) expect(ms).toBeLessThan(2_700);
   });
 
-  it('HAProxy waits two periods from the clump after a refused request, from the request after one let through', async () => {
+  it('HAProxy waits two periods and a fifth from the clump after a refused request, two from the request after one let through', async () => {
     const spacing = await trialSpacing(() => haproxyRate(50, 1000, true));
     expect(spacing.length).toBeGreaterThan(2);
-    // Two periods from a clump (≈ 2.1 s), or a request about a period in plus two periods (≈ 3.2 s).
-    expect(Math.min(...spacing)).toBeLessThan(2_300);
-    for (const ms of spacing) expect(ms).toBeGreaterThan(2_000);
+    // Two periods and a fifth from a clump (≈ 2.2–2.3 s: the fifth is slack for a period read short
+    // on a busy machine), or a request about a period in plus two periods (≈ 3.2 s).
+    expect(Math.min(...spacing)).toBeLessThan(2_600);
+    for (const ms of spacing) expect(ms).toBeGreaterThan(2_150);
   });
 });

@@ -11,8 +11,8 @@
 // previous period's count still weighs in, and a clump would open its period early, so its request
 // x later would read the period short); a sliding log is empty one period after its last request.
 // A trial whose single request was refused kept every request inside the period its clump opened,
-// so the next one waits two periods from the clump, not from that request (idleSince): about a
-// period less for half of the trials.
+// so the next one waits two periods from the clump, not from that request (idleSince, with a fifth
+// of a period to spare): most of a period less for half of the trials.
 
 import { midpoint, type Bracket } from '../identify.js';
 import type { SlidingWindowModel } from '../limiters/index.js';
@@ -76,7 +76,7 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
     const x = nextPingAfter(bracket);
     // A trial that is not from idle lets its last request in early and confirms too short an end,
     // which then shortens every later wait: until an upper end is seen, wait for the longest period
-    // (a quarter past the guessed end, or what the trickle allows).
+    // (a quarter past the guessed end, or the longest the first recovery allows: window-path.ts).
     const longest = bracket.hiSeen ? bracket.hi : Math.max(bracket.hi / UNSEEN_SHORT, initial.longest ?? 0);
     const trial = await clumpFromIdle(probe, limit, idleFromMs, Math.max(longest, x), quietPeriods);
     if (!trial) break;
@@ -89,7 +89,9 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
     }
     const s = await pingAt(probe, 'period', trial.startMs + x);
     if (!s) break;
-    idleFromMs = quietPeriods === 2 ? idleSince(trial, s) : s.sentMs;
+    // From the clump, a tenth of a period more per period: the upper end, read on send times, can
+    // come out short by what requests waited on a busy machine before they reached the limiter.
+    idleFromMs = quietPeriods === 2 ? idleSince(trial, s, 0.2 * bracket.hi) : s.sentMs;
     if (s.answer === 'accepted' || s.answer === 'limited') bracket = withAnswer(bracket, s.sentMs - trial.startMs, s.answer === 'accepted');
   }
   const { lo, hi } = bracket;
@@ -101,7 +103,9 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
   evidence.push(
     `${trials} trials of ${limit} requests from idle: one more request passed ${fmt(hi)} after the first and was refused ${fmt(lo)} after it: the window slides over ${fmt(period.value)}`,
   );
-  let counted = await countsRefusedTrial(probe, limit, { lo, hi }, idleFromMs, quietPeriods);
+  // This trial waits from the last request, whatever it was: a clump that opened its period early
+  // would let the request past the period in, and read "refused requests do not count".
+  let counted = await countsRefusedTrial(probe, limit, { lo, hi }, probe.elapsed(), quietPeriods);
   for (let attempt = 1; counted.disturbed && attempt < COUNTS_ATTEMPTS && !probe.outOfBudget(); attempt++) {
     counted = await countsRefusedTrial(probe, limit, { lo, hi }, probe.elapsed(), quietPeriods);
   }
@@ -114,15 +118,16 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
 
 /**
  * Since when a window that forgets in two quiet periods (HAProxy) may still hold a trial's requests
- * in full (the next trial waits two periods from then; one that forgets each request a period after
- * it waits a period from the last request). A refused single request fell inside the period the clump opened (the window
- * was still full), and so did the whole clump when its answers were back before that request went:
- * HAProxy forgets them two periods after the clump's first request reached it, a sliding log one
- * period after the refused request, which is sooner. A request let through (or a clump still
- * answering) may have opened the next period: two periods from that request.
+ * in full: the next trial waits two periods from then (one that forgets each request a period after
+ * it waits a period from the last request). A refused single request fell inside the period the
+ * clump opened (the window was still full), and so did the whole clump when its answers were back
+ * before that request went: HAProxy forgets them two periods after the clump's first request
+ * reached it (`slackMs` later, for safety), a sliding log one period after the refused request,
+ * which is sooner. A request let through (or a clump still answering) may have opened the next
+ * period: two periods from that request.
  */
-export function idleSince(trial: Pick<Trial, 'firstDoneMs' | 'lastDoneMs'>, single: Pick<Sample, 'answer' | 'sentMs'>): number {
-  return single.answer === 'limited' && trial.lastDoneMs <= single.sentMs ? trial.firstDoneMs : single.sentMs;
+export function idleSince(trial: Pick<Trial, 'firstDoneMs' | 'lastDoneMs'>, single: Pick<Sample, 'answer' | 'sentMs'>, slackMs = 0): number {
+  return single.answer === 'limited' && trial.lastDoneMs <= single.sentMs ? Math.min(trial.firstDoneMs + slackMs, single.sentMs) : single.sentMs;
 }
 
 /** Waits until the window is surely empty (`quietPeriods` times `periodHiMs` after `sinceMs`), then sends exactly `limit` at max_rps. */
