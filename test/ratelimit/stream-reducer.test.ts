@@ -231,8 +231,8 @@ describe('a lean window (the bucket path: the rate known from timed refills)', (
   });
 
   it.each([
-    ['four times the acceptances', { accepted: 240, lastAcceptedMs: 4_000 }, true],
-    ['one short of them, before LEAN_WINDOW_MS', { accepted: 239, lastAcceptedMs: 4_000 }, false],
+    ['five times the acceptances', { accepted: 300, lastAcceptedMs: 4_000 }, true],
+    ['one short of them, before LEAN_WINDOW_MS', { accepted: 299, lastAcceptedMs: 4_000 }, false],
     ['fewer, but over LEAN_WINDOW_MS', { accepted: 100, lastAcceptedMs: 100 + LEAN_WINDOW_MS }, true],
     ['over LEAN_WINDOW_MS, one refusal short', { accepted: 100, lastAcceptedMs: 100 + LEAN_WINDOW_MS, refused: LEAN_WINDOW_REFUSALS - 1 }, false],
     ['over LEAN_WINDOW_MS, short of windowAccepts', { accepted: 59, lastAcceptedMs: 100 + LEAN_WINDOW_MS }, false],

@@ -33,13 +33,13 @@ export const LEAN_EXCESS = 0.03;
 /** Refusals a lean window must have seen: enough points for the Theil–Sen slope (five pairs). */
 export const LEAN_WINDOW_REFUSALS = 5;
 /**
- * A lean window goes on past `windowAccepts`, to four times as many or LEAN_WINDOW_MS, whichever
+ * A lean window goes on past `windowAccepts`, to five times as many or LEAN_WINDOW_MS, whichever
  * comes first: its acceptances, at 3 % excess, are what keeps the probe's refusals (a dozen spent
  * on the drains and timed refills) under a tenth of its requests, and the time bound keeps a slow
  * limit's probe short.
  */
-export const LEAN_ACCEPTS_FACTOR = 4;
-export const LEAN_WINDOW_MS = 8_000;
+export const LEAN_ACCEPTS_FACTOR = 5;
+export const LEAN_WINDOW_MS = 10_000;
 /** Saturated points a lean window needs before it trusts its own rate over r0, and how many acceptances apart (the offer then stays 1.5/10 above it, see leanRate). */
 const LEAN_POINTS = 3;
 const LEAN_SPAN = 10;
