@@ -19,8 +19,8 @@
 //    refusals each): the refusals' Retry-After sends retries to a window edge, so the run hinges
 //    on where the edges fall in k6's run (its start on the wall clock), which the simulation is
 //    given.
-// Each run is 5–8 s; a kind takes about 20 s. nginx, HAProxy and k6 are required: missing one
-// fails with the reason, never skips.
+// Each run is 5–8 s; a kind takes 10–20 s, the file about 50 s. nginx, HAProxy and k6 are
+// required: missing one fails with the reason, never skips.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rm } from 'node:fs/promises';
