@@ -2,7 +2,7 @@
 // run against the emulator fills LoadScenarioResult.timeline, whose requests add up to the
 // summary's count; and the reader of the samples, on files written here.
 
-import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -75,9 +75,13 @@ describe.skipIf(k6 === undefined)('the timeline of a real k6 run', () => {
   afterAll(async () => emulator?.close());
 
   it('is filled per second, its requests adding up to the summary, and its samples file is gone afterwards', async () => {
-    const pointDirs = async () => (await readdir(tmpdir())).filter((n) => n.startsWith('ces-k6-points-'));
-    const before = new Set(await pointDirs());
     const workDir = await mkdtemp(join(tmpdir(), 'ces-k6-timeline-'));
+    // A temp folder of this run's own (os.tmpdir() follows TMPDIR): other test files running k6 at
+    // the same time leave their samples folders in the shared one until their own runs end.
+    const privateTmp = await mkdtemp(join(tmpdir(), 'ces-k6-timeline-tmp-'));
+    const pointDirs = async () => (await readdir(privateTmp)).filter((n) => n.startsWith('ces-k6-points-'));
+    const savedTmp = process.env.TMPDIR;
+    process.env.TMPDIR = privateTmp;
     const result = await runK6Bundle('throughput', {
       k6Path: k6!.path,
       bundleDir,
@@ -96,6 +100,9 @@ describe.skipIf(k6 === undefined)('the timeline of a real k6 run', () => {
         retryBudgetS: 5,
         runId: 'timeline-test',
       },
+    }).finally(() => {
+      if (savedTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = savedTmp;
     });
     expect(result.error).toBeUndefined();
     const timeline = result.timeline ?? [];
@@ -104,6 +111,7 @@ describe.skipIf(k6 === undefined)('the timeline of a real k6 run', () => {
     expect(timeline.map((p) => p.t)).toEqual(timeline.map((_, i) => i));
     expect(timeline.reduce((n, p) => n + p.requests, 0)).toBe(result.requests);
     expect(timeline.filter((p) => p.requests > 0).every((p) => typeof p.p95_ms === 'number' && p.p95_ms > 0)).toBe(true);
-    expect((await pointDirs()).filter((n) => !before.has(n))).toEqual([]);
+    expect(await pointDirs()).toEqual([]);
+    await rm(privateTmp, { recursive: true, force: true });
   }, 90_000);
 });
