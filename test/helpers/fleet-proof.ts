@@ -101,6 +101,7 @@ export function relativeGap(sim: number, k6: number): number {
   return Math.abs(sim - k6) / k6;
 }
 
+/** Within AGREEMENT on goodput and 429 rate; a run in which k6 sent nothing proves nothing, so never agrees. */
 export function agrees(row: FleetProofRow): boolean {
-  return row.k6 !== null && relativeGap(row.sim.goodput_rps, row.k6.goodput_rps) <= AGREEMENT && relativeGap(row.sim.rate_429, row.k6.rate_429) <= AGREEMENT;
+  return row.k6 !== null && row.k6.sent > 0 && relativeGap(row.sim.goodput_rps, row.k6.goodput_rps) <= AGREEMENT && relativeGap(row.sim.rate_429, row.k6.rate_429) <= AGREEMENT;
 }

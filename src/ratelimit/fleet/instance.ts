@@ -109,9 +109,12 @@ export class ClientInstance {
       this.tokensAtMs = Math.max(this.tokensAtMs, nowMs);
     }
     if (p.name === 'adaptive') {
-      const slot = this.slot(nowMs);
-      this.slotRequests[slot]! += 1;
+      // The SRE book's rejection probability, from the requests and accepts before this one: a
+      // client with no history sends (counting this request first made a fresh client refuse its
+      // first request half the time, and one refused with no accept to offset it kept refusing
+      // itself for good: N = 1 behind a window sent nothing at all).
       const { requests, accepts } = this.windowCounts(nowMs);
+      this.slotRequests[this.slot(nowMs)]! += 1;
       const reject = Math.max(0, (requests - (p.k ?? ADAPTIVE_K) * accepts) / (requests + 1));
       if (this.random() < reject) {
         this.tally.throttled += 1;
