@@ -10,3 +10,11 @@ if (!existsSync(fileURLToPath(bundle))) {
 }
 const { main } = await import(bundle.href);
 process.exitCode = await main(process.argv.slice(2));
+// Everything a command started has ended when main returns (`serve` returns only once stopped). A
+// handle left open by mistake (a keep-alive socket, a timer) must not keep the process, and the CI
+// job waiting on it, alive: unref'd, so a clean exit happens at once and this fires only when
+// something lingers. CES_DEBUG=1 names what lingered.
+setTimeout(() => {
+  if (process.env.CES_DEBUG) process.stderr.write(`ces-harness: exiting with handles still open: ${process.getActiveResourcesInfo().join(', ')}\n`);
+  process.exit();
+}, 2_000).unref();
