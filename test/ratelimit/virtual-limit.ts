@@ -136,35 +136,14 @@ export function fromModel(model: LimiterModel): Limiter {
 }
 
 /**
- * HAProxy's `http_req_rate(<period>)` in a stick table (freq_ctr.c): the count of the current
- * period plus the previous period's count weighted by what is left of the current one; periods
- * start afresh after two idle periods. `countsRefused`: the usual recipe (track every request,
- * deny when the rate including it is over the limit); otherwise only admitted requests are counted
- * (deny when the rate before it has reached the limit).
+ * HAProxy's `http_req_rate(<period>)` in a stick table: the simulator's own model of it
+ * (src/ratelimit/limiters/interpolated-window.ts). `countsRefused`: the usual recipe (track every
+ * request); otherwise only admitted requests are counted. HAProxy sends no Retry-After: a refusal
+ * says "a period".
  */
 export function haproxyRate(limit: number, periodMs: number, countsRefused: boolean): Limiter {
-  let currTick = Number.NEGATIVE_INFINITY;
-  let curr = 0;
-  let prev = 0;
-  const rotate = (now: number) => {
-    if (now - currTick < periodMs) return;
-    if (now - currTick >= 2 * periodMs) {
-      [prev, curr, currTick] = [0, 0, now];
-      return;
-    }
-    [prev, curr, currTick] = [curr, 0, currTick + periodMs];
-  };
-  const rate = (now: number) => Math.floor((prev * (periodMs - (now - currTick))) / periodMs) + curr;
-  return (now) => {
-    rotate(now);
-    if (countsRefused) {
-      curr++;
-      return rate(now) > limit ? periodMs : undefined;
-    }
-    if (rate(now) >= limit) return periodMs;
-    curr++;
-    return undefined;
-  };
+  const limiter = createLimiter({ kind: 'sliding-window', limit, period_s: periodMs / 1000, counts_refused: countsRefused, counter: 'interpolated' });
+  return (now) => (limiter.take(now).ok ? undefined : periodMs);
 }
 
 /**
