@@ -7,7 +7,8 @@
 // when a second drain, sent after a wait that empties either kind, shows the same; otherwise the
 // second drain's verdict stands (nothing but the wait preceded it).
 
-import { drainFigures, shapePhase, type ShapeFindings } from './recover.js';
+import { drainAt, drainFits } from './ping.js';
+import { drainFigures, shapePhase, type DrainFigures, type ShapeFindings } from './recover.js';
 import type { Probe } from './probe.js';
 
 export async function confirmedShape(probe: Probe, first: ShapeFindings): Promise<ShapeFindings> {
@@ -19,14 +20,11 @@ export async function confirmedShape(probe: Probe, first: ShapeFindings): Promis
   const paceMs = Math.max(figures.trickleMs ?? 0, figures.recoveryMs);
   const waitMs = Math.max(3 * drain.accepted * paceMs, 300);
   const lastMs = Math.max(...probe.samples.map((s) => s.sentMs));
-  const drainMs = ((3 * drain.accepted + 20) * 1000) / probe.maxRps;
   // Past a quarter of the time cap the stream after it would be starved (a slow limit, a short
   // cap): a short wait still tells a bucket from a window that reset meanwhile.
-  if (waitMs + drainMs > probe.maxDurationMs / 4 || lastMs + waitMs + drainMs > probe.maxDurationMs) return shortConfirmation(probe, first, lastMs);
-  const wait = lastMs + waitMs - probe.elapsed();
-  if (wait > 0) await probe.clock.sleep(Math.ceil(wait), probe.signal);
-  if (probe.outOfBudget()) return first;
-  const { samples } = await probe.burstRun('recover', 3 * drain.accepted + 20);
+  if (!drainFits(probe, lastMs, waitMs, confirmingDrain(drain), 1 / 4)) return shortConfirmation(probe, first, lastMs);
+  const samples = await drainAt(probe, 'recover', lastMs + waitMs, confirmingDrain(drain));
+  if (!samples) return first;
   // No set-up request precedes this drain: what passed is the whole limit.
   const again = drainFigures(samples);
   const second = again ? await shapePhase(probe, again, figures.trickleMs) : undefined;
@@ -49,12 +47,9 @@ async function shortConfirmation(probe: Probe, first: ShapeFindings, lastMs: num
   const { figures, drain } = first;
   const refillMs = Math.min(figures.trickleMs ?? figures.recoveryMs, figures.recoveryMs);
   const waitMs = Math.max(SHORT_WAIT_REFILLS * refillMs, 300);
-  const drainMs = ((3 * drain.accepted + 20) * 1000) / probe.maxRps;
-  if (waitMs + drainMs > probe.maxDurationMs / 8 || lastMs + waitMs + drainMs > probe.maxDurationMs) return unconfirmed;
-  const wait = lastMs + waitMs - probe.elapsed();
-  if (wait > 0) await probe.clock.sleep(Math.ceil(wait), probe.signal);
-  if (probe.outOfBudget()) return unconfirmed;
-  const { samples } = await probe.burstRun('recover', 3 * drain.accepted + 20);
+  if (!drainFits(probe, lastMs, waitMs, confirmingDrain(drain), 1 / 8)) return unconfirmed;
+  const samples = await drainAt(probe, 'recover', lastMs + waitMs, confirmingDrain(drain));
+  if (!samples) return unconfirmed;
   const passed = samples.filter((x) => x.answer === 'accepted').length;
   const bucketAtMost = (2 * (probe.elapsed() - lastMs)) / refillMs + 2;
   if (passed <= bucketAtMost) {
@@ -67,6 +62,9 @@ async function shortConfirmation(probe: Probe, first: ShapeFindings, lastMs: num
   if (!second) return unconfirmed;
   return { ...second, evidence: `${second.evidence} (${why}; a first drain, not from idle, had looked like a bucket)` };
 }
+
+/** The confirming drain's cap: room for three times what the first drain let through (a window misread as a bucket may hold more). */
+const confirmingDrain = (drain: DrainFigures): number => 3 * drain.accepted + 20;
 
 /** Refills the short confirmation waits for: a bucket lets a few through, a window that reset its whole limit. */
 const SHORT_WAIT_REFILLS = 5;

@@ -49,3 +49,20 @@ export async function pingUntilAccepted(probe: Probe, phase: PhaseName, fromMs: 
     at = s.sentMs + gap;
   }
 }
+
+/**
+ * Whether a drain of `cap` requests at max_rps, after waiting `waitMs` from `fromMs`, fits: wait and
+ * drain within `share` of the probe's time cap, and done before the cap itself.
+ */
+export function drainFits(probe: Probe, fromMs: number, waitMs: number, cap: number, share: number): boolean {
+  const drainMs = (cap * 1000) / probe.maxRps;
+  return waitMs + drainMs <= probe.maxDurationMs * share && fromMs + waitMs + drainMs <= probe.maxDurationMs;
+}
+
+/** A drain at max_rps of up to `cap` requests, until the first refusal, from `atMs` on (at once when that has passed); undefined when the budget ran out first. */
+export async function drainAt(probe: Probe, phase: PhaseName, atMs: number, cap: number): Promise<Sample[] | undefined> {
+  const wait = atMs - probe.elapsed();
+  if (wait > 0) await probe.clock.sleep(Math.ceil(wait), probe.signal);
+  if (probe.outOfBudget()) return undefined;
+  return (await probe.burstRun(phase, cap)).samples;
+}

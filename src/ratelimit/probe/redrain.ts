@@ -5,7 +5,7 @@
 // refills a limit of a few requests at that pace, then a drain again, from idle.
 
 import { drainFigures, firstGapMs, type DrainFigures } from './recover.js';
-import { pingUntilAccepted } from './ping.js';
+import { drainAt, drainFits, pingUntilAccepted } from './ping.js';
 import type { Probe } from './probe.js';
 import type { Sample } from '../types.js';
 
@@ -17,10 +17,9 @@ export async function drainAgainFromIdle(probe: Probe, refusal: Sample): Promise
   if (!recovery.accepted) return undefined;
   const paceMs = recovery.accepted.sentMs - refusal.sentMs;
   const waitMs = Math.max(REFILLS * paceMs, 300);
-  if (probe.elapsed() + waitMs > probe.maxDurationMs / 4) return undefined;
-  await probe.clock.sleep(Math.ceil(waitMs), probe.signal);
-  if (probe.outOfBudget()) return undefined;
-  const { samples } = await probe.burstRun('drain', 3 * REFILLS + 20);
+  const fromMs = probe.elapsed();
+  if (!drainFits(probe, fromMs, waitMs, 3 * REFILLS + 20, 1 / 4)) return undefined;
+  const samples = await drainAt(probe, 'drain', fromMs + waitMs, 3 * REFILLS + 20);
   // Nothing but the wait preceded it: what passed is the whole limit.
-  return drainFigures(samples);
+  return samples && drainFigures(samples);
 }
