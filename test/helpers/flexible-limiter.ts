@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { Agent, request } from 'undici';
 import { TLS13_SUITES } from '../../src/emulator/tls-suites.js';
+import { flattenHeaders, readCapped } from '../../src/http/read-answer.js';
 
 export interface FlexibleLimit {
   /** Requests per window (RateLimiterMemory's `points`). */
@@ -83,43 +84,28 @@ async function handle(req: IncomingMessage, res: ServerResponse, limiter: RateLi
   } catch (refusal) {
     if (!(refusal instanceof RateLimiterRes)) throw refusal;
     // What express-style middleware answers: the seconds until the key's window ends, rounded up.
-    await capped(req);
+    await readCapped(req, BODY_CAP_BYTES);
     res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(Math.ceil(refusal.msBeforeNext / 1000)) });
     res.end('{"error":"rate_limit_exceeded"}');
     return;
   }
-  const body = await capped(req);
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
+  const { text: body } = await readCapped(req, BODY_CAP_BYTES);
   const answer = await request(new URL(req.url ?? '/', upstreamUrl), {
     method: (req.method ?? 'GET') as 'GET',
-    headers,
+    headers: endToEnd(req.headers),
     ...(body.length > 0 ? { body } : {}),
     dispatcher: upstream,
     headersTimeout: UPSTREAM_TIMEOUT_MS,
     bodyTimeout: UPSTREAM_TIMEOUT_MS,
   });
-  const out = await capped(answer.body);
-  const outHeaders: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(answer.headers)) {
-    if (!HOP_BY_HOP.has(name) && value !== undefined) outHeaders[name] = value;
-  }
-  res.writeHead(answer.statusCode, outHeaders);
+  const { text: out } = await readCapped(answer.body, BODY_CAP_BYTES);
+  res.writeHead(answer.statusCode, endToEnd(answer.headers));
   res.end(out);
 }
 
-/** A body, at most BODY_CAP_BYTES of it (the rest is read and dropped, so the connection stays usable). */
-async function capped(stream: AsyncIterable<Buffer | string>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    if (size < BODY_CAP_BYTES) chunks.push(buf.subarray(0, BODY_CAP_BYTES - size));
-    size += buf.length;
-  }
-  return Buffer.concat(chunks);
+/** A message's headers without those of one hop's connection, one string each. */
+function endToEnd(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(flattenHeaders(headers)).filter(([name]) => !HOP_BY_HOP.has(name)));
 }
 
 function listen(server: Server): Promise<void> {
