@@ -63,6 +63,7 @@ export const FLAGS = {
   parallelism: { kind: 'number', arg: 'N', description: 'k6-operator runner pods', value: 2, range: RANGES.parallelism, commands: ['k8s'] },
   'out-dir': { kind: 'string', arg: 'DIR', description: 'where the manifests go', value: 'k8s/', commands: ['k8s'] },
   fault: { kind: 'list', arg: 'NAME', description: 'a deliberate deviation from the spec in the emulator (repeatable; built-in emulator only)', commands: [...TARGET, 'serve'] },
+  profile: { kind: 'list', arg: 'NAME', description: 'a conformant variation real deployments show (JWT tokens, extra fields, a gateway, …) in the emulator (repeatable; built-in emulator only)', commands: [...TARGET, 'serve'] },
   host: { kind: 'string', arg: 'H', description: 'listen address', value: '127.0.0.1', commands: ['serve'] },
   port: { kind: 'number', arg: 'P', description: 'listen port; 0 picks a free one (environment i listens on P+i)', value: 8443, range: RANGES.port, commands: ['serve'] },
   environments: { kind: 'string', arg: 'LIST', description: 'one listener per environment, each with its own credentials (comma-separated)', value: 'sandbox', commands: ['serve'] },

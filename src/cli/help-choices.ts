@@ -8,6 +8,10 @@ export async function helpChoices(command: Command): Promise<FlagChoices> {
   if (command === 'checks') return {};
   // client's --scenario names what the emulator does to the user's client, not a k6 scenario.
   if (command === 'client') return { scenario: (await import('../emulator/scenarios/index.js')).CLIENT_SCENARIOS.map((s) => s.name) };
-  const [{ FAULTS }, { K6_SCENARIO_NAMES }] = await Promise.all([import('../emulator/faults/index.js'), import('../k6/scenarios.js')]);
-  return { fault: FAULTS.map((f) => f.name), scenario: K6_SCENARIO_NAMES };
+  const [{ FAULTS }, { PROFILES }, { K6_SCENARIO_NAMES }] = await Promise.all([
+    import('../emulator/faults/index.js'),
+    import('../emulator/profiles/index.js'),
+    import('../k6/scenarios.js'),
+  ]);
+  return { fault: FAULTS.map((f) => f.name), profile: PROFILES.map((p) => p.name), scenario: K6_SCENARIO_NAMES };
 }

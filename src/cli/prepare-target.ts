@@ -8,6 +8,7 @@ import type { Target } from '../config/target.js';
 import type { Expectations } from '../config/check-settings.js';
 import type { Emulator } from '../emulator/index.js';
 import { FAULTS, isFaultName, type FaultName } from '../emulator/faults/index.js';
+import { PROFILES, isProfileName, type ProfileName } from '../emulator/profiles/index.js';
 import type { Redactor } from '../http/redact.js';
 import { Ledger } from '../runner/ledger.js';
 import { HistoryStore } from '../history/store.js';
@@ -31,12 +32,13 @@ export interface PreparedTarget {
 }
 
 /** The flags prepareTarget reads: those of the resolution, and the emulator's faults. */
-export type TargetFlags = SettingFlags & { fault?: string[] };
+export type TargetFlags = SettingFlags & { fault?: string[]; profile?: string[] };
 
 export async function prepareTarget(flags: TargetFlags, redactor: Redactor, terminal: Terminal): Promise<PreparedTarget> {
   const resolved = await resolveSettings(flags, process.env, process.cwd());
   for (const warning of resolved.warnings) terminal.err(`ces-harness: warning: ${warning}`);
   const faults = validFaults(flags.fault ?? []);
+  const profiles = validProfiles(flags.profile ?? []);
 
   let emulator: Emulator | null = null;
   let settings: TargetSettings;
@@ -44,6 +46,7 @@ export async function prepareTarget(flags: TargetFlags, redactor: Redactor, term
   let history = HistoryStore.disabled();
   if (resolved.target) {
     if (faults.length) throw usageError('--fault applies only to the built-in emulator; drop --fault, or drop --base-url/--config to test the emulator');
+    if (profiles.length) throw usageError('--profile applies only to the built-in emulator; drop --profile, or drop --base-url/--config to test the emulator');
     settings = { ...resolved, target: resolved.target };
     ledger = Ledger.open(settings.ledgerPath);
     for (const warning of ledger.warnings) terminal.err(warning);
@@ -52,13 +55,13 @@ export async function prepareTarget(flags: TargetFlags, redactor: Redactor, term
   } else {
     // Loaded only when needed: a run against a real target never uses the emulator's code.
     const { createEmulator } = await import('../emulator/index.js');
-    const started = await createEmulator({ port: 0, environments: ['sandbox', 'production'], tokenTtlS: resolved.expect.tokenLifetimeS, faults });
+    const started = await createEmulator({ port: 0, environments: ['sandbox', 'production'], tokenTtlS: resolved.expect.tokenLifetimeS, faults, profiles });
     emulator = started;
     const [first, ...rest] = started.environments.map((e): Target => ({ environment: e.name, baseUrl: e.url, credentials: e.credentials, caPem: started.caPem, caFile: started.caFile, emulated: true }));
     settings = embedded(resolved, [first!, ...rest]);
     // A ledger of emulator tokens would be useless: every start has new credentials and port.
     ledger = Ledger.disabled();
-    const faultNote = faults.length ? ` with fault(s) ${faults.join(', ')}` : '';
+    const faultNote = [faults.length ? ` with fault(s) ${faults.join(', ')}` : '', profiles.length ? ` with profile(s) ${profiles.join(', ')}` : ''].join('');
     terminal.err(`no target configured (no ${DEFAULT_CONFIG_FILE}, --config or --base-url): testing the built-in emulator at ${settings.target.baseUrl}${faultNote}`);
   }
   const { target, others, expect } = settings;
@@ -76,7 +79,7 @@ export async function prepareTarget(flags: TargetFlags, redactor: Redactor, term
     second ??= (async () => {
       const { createEmulator } = await import('../emulator/index.js');
       // Two clients, so the probe's scope phase has a second one to tell per-client from shared.
-      const e = await createEmulator({ port: 0, environments: ['sandbox'], faults, clients: 2 });
+      const e = await createEmulator({ port: 0, environments: ['sandbox'], faults, profiles, clients: 2 });
       return { emulator: e, target: { ...target, baseUrl: e.url, credentials: e.credentials, caPem: e.caPem, caFile: e.caFile }, secondClient: e.environments[0]?.clients[1] };
     })();
     const { target: t, secondClient } = await second;
@@ -100,6 +103,13 @@ export function validFaults(names: string[]): FaultName[] {
   const unknown = names.find((f) => !isFaultName(f));
   if (unknown) throw usageError(`unknown fault "${unknown}"; known: ${FAULTS.map((f) => f.name).join(', ')}`);
   return names.filter(isFaultName);
+}
+
+/** The --profile names, each known to the emulator (shared with `serve`). */
+export function validProfiles(names: string[]): ProfileName[] {
+  const unknown = names.find((p) => !isProfileName(p));
+  if (unknown) throw usageError(`unknown profile "${unknown}"; known: ${PROFILES.map((p) => p.name).join(', ')}`);
+  return names.filter(isProfileName);
 }
 
 export function refuseProductionLoad(settings: TargetSettings, what: string): void {

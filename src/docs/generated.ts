@@ -3,9 +3,10 @@
 
 import { CHECKS } from '../../checks/index.js';
 import { FAULTS } from '../emulator/faults/index.js';
+import { PROFILES } from '../emulator/profiles/index.js';
 import { flagRanges } from '../cli/flags.js';
 import { configRanges } from '../config/schema.js';
-import { checksTable, faultsTable, MARKERS, rangesTable, replaceBetween } from './tables.js';
+import { checksTable, faultsTable, MARKERS, profilesTable, rangesTable, replaceBetween } from './tables.js';
 import { CLIENT_CHECKS } from '../client/checks/index.js';
 import { CLIENT_SCENARIOS } from '../emulator/scenarios/index.js';
 import { CLIENT_DOC, CLIENT_MARKERS, clientChecksTable, clientScenariosTable } from './client-tables.js';
@@ -22,6 +23,7 @@ export const GENERATED_PAGES: GeneratedPage[] = [
     tables: [
       { markers: MARKERS.checks, content: () => checksTable(CHECKS) },
       { markers: MARKERS.faults, content: () => faultsTable(FAULTS) },
+      { markers: MARKERS.profiles, content: () => profilesTable(PROFILES) },
     ],
   },
   { file: 'docs/configuration.md', tables: [{ markers: MARKERS.ranges, content: () => rangesTable(flagRanges(), configRanges()) }] },

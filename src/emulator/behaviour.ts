@@ -78,4 +78,6 @@ export const conformant: Behaviour = {
   rateLimited: (retryAfterS) => errorReply(429, 'rate_limit_exceeded', { 'retry-after': String(retryAfterS) }),
 
   limit: (ctx, key) => ctx.env.limiter.take(key, ctx.now),
+
+  finish: (reply) => reply,
 };

@@ -7,6 +7,8 @@ import { generateCredentials } from './credentials.js';
 import { generateCertificates } from './certs/generate.js';
 import { writeCertificates } from './certs/files.js';
 import { behaviourWith } from './faults/index.js';
+import { conformant } from './behaviour.js';
+import { transportOf, withProfiles } from './profiles/index.js';
 import { listen, type Handler, type Listener } from './listener.js';
 import { resolveOptions, type EmulatorOptions, type ResolvedOptions } from './options.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -17,6 +19,7 @@ import type { EnvState } from './types.js';
 
 export type { EmulatorOptions, Observed } from './options.js';
 export { FAULTS, isFaultName, type FaultName } from './faults/index.js';
+export { PROFILES, isProfileName, type ProfileName } from './profiles/index.js';
 
 export interface EmulatorEnvironment {
   name: string;
@@ -61,7 +64,9 @@ function observed(opts: ResolvedOptions, handle: Handler): Handler {
 
 export async function createEmulator(options?: EmulatorOptions): Promise<Emulator> {
   const opts = resolveOptions(options);
-  const behaviour = opts.overrides.reduce((b, override) => ({ ...b, ...override(b) }), behaviourWith(opts.faults));
+  const faulted = behaviourWith(opts.faults, withProfiles(conformant, opts.profiles));
+  const behaviour = opts.overrides.reduce((b, override) => ({ ...b, ...override(b) }), faulted);
+  const transport = transportOf(opts.profiles);
   const certs = opts.certificates ?? generateCertificates(opts.host);
   const files = await writeCertificates(certs, opts.tlsDir);
 
@@ -90,6 +95,7 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
           port: opts.port === 0 ? 0 : opts.port + i,
           tls: behaviour.tls,
           plainHttp: behaviour.plainHttp,
+          transport,
           certPem: certs.certPem,
           keyPem: certs.keyPem,
           handler: observed(opts, (req) => route({ env, b: behaviour, now: opts.now(), req })),

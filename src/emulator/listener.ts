@@ -7,10 +7,9 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import type { Reply, RequestInfo, TlsSettings } from './types.js';
 import { internalError, payloadTooLarge } from './replies.js';
+import type { Transport } from './transport.js';
 
 export const BODY_CAP_BYTES = 64 * 1024;
-/** Long enough for k6 and undici to reuse connections, short enough not to hoard sockets. */
-const KEEP_ALIVE_MS = 5_000;
 const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 /** The first byte of a TLS record carrying a handshake. */
@@ -23,6 +22,8 @@ export interface ListenerOptions {
   port: number;
   tls: TlsSettings;
   plainHttp: boolean;
+  /** Keep-alive and the rest a gateway decides (transport.ts). */
+  transport: Transport;
   certPem: string;
   keyPem: string;
   handler: Handler;
@@ -89,8 +90,8 @@ function requestListener(handler: Handler) {
   };
 }
 
-function tune(server: HttpServer): void {
-  server.keepAliveTimeout = KEEP_ALIVE_MS;
+function tune(server: HttpServer, transport: Transport): void {
+  server.keepAliveTimeout = transport.keepAliveMs;
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = REQUEST_TIMEOUT_MS;
 }
@@ -101,9 +102,9 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
     { cert: options.certPem, key: options.keyPem, ...options.tls, honorCipherOrder: true },
     onRequest,
   );
-  tune(https);
+  tune(https, options.transport);
   const plain = options.plainHttp ? createHttpServer(onRequest) : undefined;
-  if (plain) tune(plain);
+  if (plain) tune(plain, options.transport);
 
   // Every raw socket, so close() can end connections that are idle, mid-handshake or never spoke.
   const sockets = new Set<Socket>();

@@ -5,6 +5,7 @@ import { usageError } from '../errors.js';
 import { inRange, rangeText, RANGES } from '../config/ranges.js';
 import type { CertificateSet } from './certs/generate.js';
 import { FAULTS, isFaultName, type FaultName } from './faults/index.js';
+import { PROFILES, isProfileName, type ProfileName } from './profiles/index.js';
 import type { Behaviour, Reply, RequestInfo } from './types.js';
 
 /** One request the emulator answered, with when it arrived and when the answer was ready (ms). */
@@ -27,6 +28,8 @@ export interface EmulatorOptions {
   /** Clients per environment, each with its own credentials and its own limit (a second one tells scope apart). */
   clients?: number;
   faults?: FaultName[];
+  /** Conformant variations real deployments show (profiles/): applied before the faults. */
+  profiles?: ProfileName[];
   tlsDir?: string;
   /**
    * Milliseconds each business endpoint (/v1/…) waits before answering: a slower service, to
@@ -55,6 +58,7 @@ export interface ResolvedOptions {
   limiter: LimiterModel | null | undefined;
   clients: number;
   faults: FaultName[];
+  profiles: ProfileName[];
   tlsDir: string | undefined;
   businessLatencyMs: number;
   certificates: CertificateSet | undefined;
@@ -77,6 +81,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     limiter: options.limiter,
     clients: options.clients ?? 1,
     faults: options.faults ?? [],
+    profiles: options.profiles ?? [],
     tlsDir: options.tlsDir,
     businessLatencyMs: options.businessLatencyMs ?? 0,
     certificates: options.certificates,
@@ -105,6 +110,10 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   const unknown = faults.find((f) => !isFaultName(f));
   if (unknown !== undefined) {
     throw usageError(`unknown fault "${String(unknown)}"; known faults: ${FAULTS.map((f) => f.name).join(', ')}`);
+  }
+  const unknownProfile = resolved.profiles.find((p) => !isProfileName(p));
+  if (unknownProfile !== undefined) {
+    throw usageError(`unknown profile "${String(unknownProfile)}"; known profiles: ${PROFILES.map((p) => p.name).join(', ')}`);
   }
   return resolved;
 }

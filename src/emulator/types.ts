@@ -110,4 +110,6 @@ export interface Behaviour {
   rateLimited(retryAfterS: number): Reply;
   /** §8: whether this request fits the client's rate limit. */
   limit(ctx: Ctx, key: string): LimitDecision;
+  /** Every answer on its way out (conformant: as it is); profiles add what gateways add. */
+  finish(reply: Reply): Reply;
 }

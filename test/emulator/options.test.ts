@@ -17,6 +17,8 @@ describe('resolveOptions', () => {
       limiter: undefined,
       clients: 1,
       faults: [],
+      // No profile: the emulator as the spec reads, with no gateway's habits.
+      profiles: [],
       tlsDir: undefined,
       // Business endpoints answer at once unless a slower service is asked for.
       businessLatencyMs: 0,
@@ -50,5 +52,11 @@ describe('resolveOptions', () => {
     expect(error).toBeInstanceOf(HarnessError);
     expect((error as HarnessError).code).toBe('USAGE');
     expect((error as Error).message).toMatch(message);
+  });
+});
+
+describe('profiles', () => {
+  it('refuses an unknown profile, naming the known ones', () => {
+    expect(() => resolveOptions({ profiles: ['no-such' as never] })).toThrow(/unknown profile "no-such"; known profiles: extra-fields/);
   });
 });

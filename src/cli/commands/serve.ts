@@ -6,10 +6,11 @@ import { existingCertificates } from '../../emulator/certs/reuse.js';
 import { isLimiterChoice, LIMITER_CHOICES, limiterModelOf } from '../../emulator/limiter-choice.js';
 import { ensureWritableDir } from '../../fs/writable.js';
 import { flagValue, type Options } from '../flags.js';
-import { validFaults } from '../prepare-target.js';
+import { validFaults, validProfiles } from '../prepare-target.js';
 
 export async function serveCommand(options: Options): Promise<number> {
   const faults = validFaults(options.fault ?? []);
+  const profiles = validProfiles(options.profile ?? []);
   const environments = (flagValue(options, 'environments')).split(',').map((e) => e.trim()).filter(Boolean);
   if (environments.length === 0 || new Set(environments).size !== environments.length) {
     throw usageError('--environments wants distinct names separated by commas, e.g. sandbox,production');
@@ -33,6 +34,7 @@ export async function serveCommand(options: Options): Promise<number> {
     limiter,
     clients: flagValue(options, 'clients'),
     faults,
+    profiles,
     businessLatencyMs: flagValue(options, 'business-latency'),
     ...(tlsDir !== undefined ? { tlsDir } : {}),
     ...(certificates !== undefined ? { certificates } : {}),

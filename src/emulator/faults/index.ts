@@ -90,9 +90,9 @@ const BY_NAME: ReadonlyMap<string, (typeof FAULTS)[number]> = new Map(FAULTS.map
 
 export const isFaultName = (s: string): s is FaultName => BY_NAME.has(s);
 
-/** The conformant behaviour with the named faults applied; repeats count once. */
-export function behaviourWith(names: readonly FaultName[]): Behaviour {
-  let behaviour = conformant;
+/** The conformant behaviour (or `base`, a profiled one) with the named faults applied; repeats count once. */
+export function behaviourWith(names: readonly FaultName[], base: Behaviour = conformant): Behaviour {
+  let behaviour = base;
   for (const name of new Set(names)) {
     const fault = BY_NAME.get(name);
     if (fault !== undefined) behaviour = { ...behaviour, ...fault.override(behaviour) };

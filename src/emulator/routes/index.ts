@@ -45,7 +45,12 @@ function limiterKey(ctx: Ctx, route: RouteName | undefined, body: unknown): stri
   return clientId !== undefined ? `client:${clientId}` : `addr:${ctx.req.remoteAddress}`;
 }
 
+/** Every answer, as the (possibly profiled) behaviour finishes it: a gateway's headers and fields. */
 export async function route(ctx: Ctx): Promise<Reply> {
+  return ctx.b.finish(await answer(ctx));
+}
+
+async function answer(ctx: Ctx): Promise<Reply> {
   const found = ROUTES.get(ctx.req.path);
   const body = found?.json ? parseJsonBody(ctx.req.body) : undefined;
   const decision = ctx.b.limit(ctx, limiterKey(ctx, found?.name, body));

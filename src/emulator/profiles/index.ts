@@ -1,0 +1,29 @@
+// The profile catalog: one typed list, from which --profile values and ProfileName come. Each
+// entry is a file of its own. Profiles apply before faults, so a fault still breaks a service that
+// also has a profile (a JWT service that rotates its tokens is still caught).
+
+import type { Behaviour } from '../types.js';
+import { DEFAULT_TRANSPORT, type Transport } from '../transport.js';
+import { profile as extraFields } from './extra-fields.js';
+
+export type { Profile } from './types.js';
+
+export const PROFILES = [extraFields] as const;
+
+export type ProfileName = (typeof PROFILES)[number]['name'];
+
+const BY_NAME: ReadonlyMap<string, (typeof PROFILES)[number]> = new Map(PROFILES.map((p) => [p.name, p]));
+
+export const isProfileName = (s: string): s is ProfileName => BY_NAME.has(s);
+
+const chosen = (names: readonly ProfileName[]) => [...new Set(names)].flatMap((n) => BY_NAME.get(n) ?? []);
+
+/** The behaviour with the named profiles folded over it, in the order given. */
+export function withProfiles(base: Behaviour, names: readonly ProfileName[]): Behaviour {
+  return chosen(names).reduce((b, p) => (p.override ? { ...b, ...p.override(b) } : b), base);
+}
+
+/** The transport the named profiles ask for, later ones winning. */
+export function transportOf(names: readonly ProfileName[]): Transport {
+  return chosen(names).reduce<Transport>((t, p) => ({ ...t, ...p.transport }), DEFAULT_TRANSPORT);
+}

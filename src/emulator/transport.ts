@@ -1,0 +1,13 @@
+// How a listener talks, apart from what it answers: the parts a gateway in front of the service
+// decides. The conformant default is the emulator's own; profiles (profiles/) change them the way
+// real deployments do, which the spec allows.
+
+export interface Transport {
+  /** How long an idle keep-alive connection stays open, ms (gateways often close them within a second or two). */
+  keepAliveMs: number;
+}
+
+/** Long enough for k6 and undici to reuse connections, short enough not to hoard sockets. */
+export const DEFAULT_TRANSPORT: Transport = {
+  keepAliveMs: 5_000,
+};
