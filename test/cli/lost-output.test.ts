@@ -2,7 +2,7 @@
 // against real servers on 127.0.0.1 port 0: a wrong input gets exit 2 and one line before the
 // first request (counted at the server), and what the service says never becomes a link in report.md.
 
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -124,6 +124,27 @@ describe('wrong input: exit 2, one line, no request', () => {
     if (typeof expected === 'string') expect(oneLine(res)).toBe(expected);
     else expect(oneLine(res)).toMatch(expected);
     expect(server.requests()).toBe(before);
+  });
+});
+
+describe('a symbolic link where the history or the ledger should be: exit 2, one line, the link target untouched', () => {
+  it.each([
+    { flag: '--history', what: 'history', fix: 'point --history (or history: in the config) at another file, or pass --history off' },
+    { flag: '--ledger', what: 'ledger', fix: 'point --ledger (or ledger: in the config) at a file in a folder you can write, or pass --ledger off' },
+  ])('$flag', async ({ flag, what, fix }) => {
+    const cwd = project(configOf({ sandbox: server.url }));
+    // Stands for /etc/passwd: a file of someone else's, readable by all (the history's mode check would fire).
+    const victim = join(cwd, 'victim');
+    writeFileSync(victim, 'root:x:0:0::/root:/bin/sh\n', { mode: 0o644 });
+    const link = join(cwd, `${what}.link`);
+    symlinkSync(victim, link);
+    const other = what === 'history' ? ['--ledger', 'off'] : ['--history', 'off'];
+    const res = await runCli(['check', flag, link, ...other, '--report-dir', 'report'], { cwd, env: CREDENTIALS });
+    expect(res.code, res.stderr).toBe(2);
+    expect(oneLine(res)).toBe(`ces-harness: ${what}: ${link} is a symbolic link, which the harness does not follow (a write or a chmod would change the file it points to); ${fix}`);
+    expect(readFileSync(victim, 'utf8')).toBe('root:x:0:0::/root:/bin/sh\n');
+    expect(statSync(victim).mode & 0o777).toBe(0o644);
+    expect(existsSync(join(cwd, 'report'))).toBe(false);
   });
 });
 
