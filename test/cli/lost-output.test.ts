@@ -3,12 +3,11 @@
 // first request (counted at the server), and what the service says never becomes a link in report.md.
 
 import { existsSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { oneErrorLine, runCli } from '../helpers/cli.js';
+import { startRefusingServer, type RefusingServer } from '../helpers/refusing-server.js';
 import { createTestPki } from '../tls/pki.js';
 
 const work = () => mkdtempSync(join(tmpdir(), 'ces-lost-output-'));
@@ -17,41 +16,17 @@ const CREDENTIALS = { CES_CLIENT_ID: 'client-id', CES_CLIENT_SECRET: 'client-sec
 // The leaf's common name is a URL too: certificate names reach the report as well.
 const pki = createTestPki({ commonName: 'https://evil.example/cert' });
 
-/** An HTTPS server answering every request 401 with `body`, counting the requests it got. */
-async function startServer(body: string): Promise<{ url: string; requests: () => number; close(): Promise<void> }> {
-  let requests = 0;
-  const server = https.createServer({ key: pki.keyPem, cert: pki.certPem, minVersion: 'TLSv1.3' }, (_req, res) => {
-    requests++;
-    res.statusCode = 401;
-    res.setHeader('content-type', 'application/json');
-    res.end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests: () => requests,
-    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
-  };
-}
-
-function oneLine(res: CliResult): string {
-  const lines = res.stderr.trim().split('\n');
-  expect(lines, res.stderr).toHaveLength(1);
-  expect(lines[0]).toMatch(/^ces-harness: /);
-  return lines[0]!;
-}
-
-let server: Awaited<ReturnType<typeof startServer>>;
+let server: RefusingServer;
 beforeAll(async () => {
   // A backtick in the description breaks out of the harness's own `quote` of the body.
-  server = await startServer(JSON.stringify({ error: 'invalid_client', error_description: 'see https://evil.example/x, `https://evil.example/y` or www.evil.example; mail admin@evil.example' }));
+  server = await startRefusingServer(pki, JSON.stringify({ error: 'invalid_client', error_description: 'see https://evil.example/x, `https://evil.example/y` or www.evil.example; mail admin@evil.example' }));
 });
 afterAll(async () => server?.close());
 
 /** A config of the given environments (name → base URL), trusting ca.pem. */
-function configOf(environments: Record<string, string>, extra = ''): string {
+function configOf(environments: Record<string, string>): string {
   const envs = Object.entries(environments).map(([name, url]) => `  ${name}:\n    base_url: ${url}\n    client_id: \${CES_CLIENT_ID}\n    client_secret: \${CES_CLIENT_SECRET}\n    ca_file: ca.pem\n`);
-  return `environments:\n${envs.join('')}${extra}`;
+  return `environments:\n${envs.join('')}`;
 }
 
 /** A folder with ca.pem and, if given, ces-harness.yaml. */
@@ -121,8 +96,8 @@ describe('wrong input: exit 2, one line, no request', () => {
     const res = await runCli(typeof args === 'function' ? args(url) : args, { cwd, env: CREDENTIALS });
     expect(res.code, res.stderr).toBe(2);
     const expected = line(url, cwd);
-    if (typeof expected === 'string') expect(oneLine(res)).toBe(expected);
-    else expect(oneLine(res)).toMatch(expected);
+    if (typeof expected === 'string') expect(oneErrorLine(res)).toBe(expected);
+    else expect(oneErrorLine(res)).toMatch(expected);
     expect(server.requests()).toBe(before);
   });
 });
@@ -141,7 +116,7 @@ describe('a symbolic link where the history or the ledger should be: exit 2, one
     const other = what === 'history' ? ['--ledger', 'off'] : ['--history', 'off'];
     const res = await runCli(['check', flag, link, ...other, '--report-dir', 'report'], { cwd, env: CREDENTIALS });
     expect(res.code, res.stderr).toBe(2);
-    expect(oneLine(res)).toBe(`ces-harness: ${what}: ${link} is a symbolic link, which the harness does not follow (a write or a chmod would change the file it points to); ${fix}`);
+    expect(oneErrorLine(res)).toBe(`ces-harness: ${what}: ${link} is a symbolic link, which the harness does not follow (a write or a chmod would change the file it points to); ${fix}`);
     expect(readFileSync(victim, 'utf8')).toBe('root:x:0:0::/root:/bin/sh\n');
     expect(statSync(victim).mode & 0o777).toBe(0o644);
     expect(existsSync(join(cwd, 'report'))).toBe(false);
