@@ -7,7 +7,7 @@ export const check: Check = {
   title: 'The health check message carries a timestamp with seconds',
   spec: '4.2',
   level: 'must',
-  description: 'The health check text contains a date and time with seconds (ISO 8601, HTTP-date and similar accepted); the clock skew between the service and this machine is reported.',
+  description: 'The health check text contains a date and time with seconds (ISO 8601 / RFC 3339 with any offset, HTTP-date with its RFC 850 and asctime forms, the Common Log Format); the clock skew between the service and this machine is reported.',
   async run({ http, now }) {
     const sent = now();
     const ex = await http.healthCheck();

@@ -3,7 +3,7 @@
 
 import { CHECKS } from '../../checks/index.js';
 import { EMBEDDED } from '../../src/config/resolve.js';
-import { createEmulator, type Emulator, type FaultName } from '../../src/emulator/index.js';
+import { createEmulator, type Emulator, type FaultName, type ProfileName } from '../../src/emulator/index.js';
 import { Redactor } from '../../src/http/redact.js';
 import type { Target } from '../../src/config/target.js';
 import type { CheckResult } from '../../src/report/model.js';
@@ -18,6 +18,8 @@ export interface EmulatedRun {
 
 export interface RunOptions {
   faults?: FaultName[];
+  /** Conformant variations the faults apply on top of (a fault that needs JWTs needs `jwt`). */
+  profiles?: ProfileName[];
   tokenTtlS?: number;
   /** Wait for expiry in-process (slower: about the token lifetime). */
   waitForExpiry?: boolean;
@@ -40,6 +42,7 @@ export async function checkEmulator(options: RunOptions = {}): Promise<CheckResu
     environments: ['sandbox', 'production'],
     tokenTtlS: ttl,
     faults: options.faults ?? [],
+    profiles: options.profiles ?? [],
     rateLimit: options.rateLimit ?? { rps: 50, burst: 50 },
   });
   try {
