@@ -6,6 +6,7 @@ import type { CheckResult, Status } from '../report/model.js';
 import { CLIENT_EXCHANGES_SHOWN, type ClientRun } from '../report/client-model.js';
 import { CLIENT_CHECKS, type ClientCheck, type Judgement } from './checks/index.js';
 import type { ScenarioRecord } from './record.js';
+import { quietAtStop, workingAtStop } from './stall.js';
 
 /** Which judgement speaks for the check: a failure over a warning over a pass; skip only when all skip. */
 const RANK: Record<Judgement['status'], number> = { fail: 3, warn: 2, pass: 1, skip: 0 };
@@ -58,6 +59,9 @@ export function clientRun(record: ScenarioRecord, description: string): ClientRu
     exit_code: p.exitCode,
     signal: p.signal,
     stopped: p.stopped,
+    still_working: workingAtStop(record),
+    quiet_ms: quietAtStop(record),
+    stall_after_ms: record.limits.stallAfterMs,
     duration_ms: p.durationMs,
     requests: record.requests.length,
     token_fetches: record.requests.filter((r) => r.path === '/tokens').length,

@@ -17,6 +17,7 @@ import { flagValue, type Options } from '../flags.js';
 import { prepareReportPlace, writeReportFolder } from '../report-folder.js';
 import { handleStopSignals } from '../stop-signals.js';
 import { servedAt } from '../../client/served-at.js';
+import { workingAtStop } from '../../client/stall.js';
 import { createTerminal, resultLine, summaryLines } from '../terminal.js';
 
 /** A client that sends more than this in one scenario run is flooding; well past any sane run. */
@@ -44,6 +45,12 @@ function silence(argv: readonly string[], record: ScenarioRecord): HarnessError 
         ? `was stopped (${p.stopped}) after ${took} before any request`
         : `exited with ${p.signal ?? `code ${String(p.exitCode)}`} after ${took} without a request to CES_BASE_URL`;
   return new HarnessError('CLIENT_SILENT', `client ${argv[0] ?? ''} ${how} (scenario ${record.scenario}): it must read CES_BASE_URL, CES_CLIENT_ID, CES_CLIENT_SECRET and CES_CA_FILE and call the service; nothing was tested`);
+}
+
+/** The runs the harness ended while the client was still at work: said once in the terminal, as in the report's run table. */
+function stoppedWorking(records: readonly ScenarioRecord[], timeLimitS: number): string | null {
+  const names = records.filter((r) => workingAtStop(r) === true).map((r) => r.scenario);
+  return names.length === 0 ? null : `client: stopped at the ${timeLimitS} s time limit while still working in ${names.join(', ')}: judged on what it did`;
 }
 
 export async function clientCommand(options: Options, argv: readonly string[]): Promise<number> {
@@ -80,6 +87,8 @@ export async function clientCommand(options: Options, argv: readonly string[]): 
     }
     const checks = judgeClient(records);
     for (const result of checks) terminal.out(resultLine(result));
+    const working = stoppedWorking(records, timeLimitS);
+    if (working !== null) terminal.out(working);
     const describe = (name: string) => CLIENT_SCENARIOS.find((s) => s.name === name)?.description ?? '';
     const report = buildReport({
       version: VERSION,
