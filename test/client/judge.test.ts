@@ -109,4 +109,15 @@ describe('client.exit-code', () => {
     expect({ status: j.status, message: j.message }).toEqual({ status, message: expect.stringMatching(says) });
   });
 
+  it('judges a run without a request by how the process ended only: the request checks leave it out', () => {
+    const silentCrash = record('short-token-lifetime', [], 1);
+    const results = Object.fromEntries(judgeClient([record('steady', [request(10, 200)]), silentCrash]).map((r) => [r.id, r]));
+    expect(results['client.exit-code']!.status).toBe('fail');
+    expect(results['client.exit-code']!.message).toMatch(/^short-token-lifetime: the client exited with code 1/);
+    expect(results['client.bearer']!.status).toBe('pass');
+    expect(results['client.tls13']!.status).toBe('pass');
+    // No run with a request: a check of requests skips, never fails on nothing.
+    const none = Object.fromEntries(judgeClient([silentCrash]).map((r) => [r.id, r.status]));
+    expect(none).toMatchObject({ 'client.token-request': 'skip', 'client.tls13': 'skip', 'client.exit-code': 'fail', 'client.secret-kept': 'pass' });
+  });
 });

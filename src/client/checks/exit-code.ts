@@ -14,6 +14,7 @@ export const check: ClientCheck = {
   title: 'The client exits 0 by itself, or keeps working until the time limit',
   spec: 'exit status',
   level: 'must',
+  judgesSilentRuns: true,
   description: 'the client exits 0 on its own, or is still working (calling) when stopped at `--time-limit`; a crash, a stall, a flood or a printed secret fails',
   judge(record) {
     const p = record.process;
