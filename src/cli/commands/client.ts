@@ -93,7 +93,7 @@ export async function clientCommand(options: Options, argv: readonly string[]): 
         const line = silence(argv, record);
         terminal.err(`ces-harness: ${line}`);
         const left = scenarios.slice(i + 1).map((s) => s.name);
-        untested.push({ stage: 'client', reason: `scenario ${record.scenario}: ${line}${left.length > 0 ? `; not run: ${left.join(', ')}` : ''}` });
+        untested.push({ stage: 'client', reason: `${line}${left.length > 0 ? `; not run: ${left.join(', ')}` : ''}` });
         break;
       }
     }
