@@ -4,11 +4,13 @@
 
 import type { Behaviour } from '../types.js';
 import { DEFAULT_TRANSPORT, type Transport } from '../transport.js';
+import { profile as compression } from './compression.js';
 import { profile as extraFields } from './extra-fields.js';
+import { profile as http2 } from './http2.js';
 
 export type { Profile } from './types.js';
 
-export const PROFILES = [extraFields] as const;
+export const PROFILES = [extraFields, http2, compression] as const;
 
 export type ProfileName = (typeof PROFILES)[number]['name'];
 
