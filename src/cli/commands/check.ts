@@ -18,7 +18,7 @@ export function selectedChecks(options: Options): Check[] {
 }
 
 export function conformanceStage(checks: readonly Check[]) {
-  return ({ prepared, redactor, terminal, signal, untested }: StageIo): Promise<CheckResult[]> =>
+  return ({ prepared, redactor, terminal, signal, untested, sawTransport }: StageIo): Promise<CheckResult[]> =>
     runConformance({
       ...prepared.settings,
       ledger: prepared.ledger,
@@ -27,6 +27,7 @@ export function conformanceStage(checks: readonly Check[]) {
       progress: terminal.progress,
       onResult: (r) => terminal.out(resultLine(r)),
       onCredentialsRefused: (line) => untested('credentials', line),
+      ...(sawTransport ? { onTransport: sawTransport } : {}),
       signal,
     });
 }
