@@ -7,7 +7,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROFILES } from '../../src/emulator/index.js';
+import { PROFILES, type ProfileName } from '../../src/emulator/index.js';
+import type { TransportFacts } from '../../src/report/model.js';
 import { runCli } from '../helpers/cli.js';
 
 let cwd: string;
@@ -28,13 +29,29 @@ const COMMANDS = [
   { command: 'run', extra: ['--duration', '2'], timeoutMs: 240_000 },
 ] as const;
 
+/**
+ * What the run must show it met, for a profile that changes how answers travel: passing is not
+ * enough when the harness could have passed by never meeting the profile (an HTTP/1.1-only client,
+ * a client that asks for no compression).
+ */
+const EXERCISED: Partial<Record<ProfileName, { http_used?: string[]; http_offered?: string[]; coded?: string }>> = {
+  http2: { http_used: ['h2'], http_offered: ['h2', 'http/1.1'] },
+  compression: { http_used: ['http/1.1'], coded: 'gzip' },
+};
+
 describe.each(COMMANDS)('$command against each conformant profile', ({ command, extra, timeoutMs }) => {
   it.each(PROFILES.map((p) => [p.name, p.description] as const))('%s passes (%s)', async (name) => {
     const reportDir = join(cwd, `${command}-${name}`);
     const r = await runCli([command, '--profile', name, '--report-dir', reportDir, ...extra], { cwd, timeoutMs });
     const out = r.stdout + r.stderr;
     expect({ code: r.code, notPassed: notPassed(out) }).toEqual({ code: 0, notPassed: [] });
-    const report = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8')) as { verdict: string };
+    const report = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8')) as { verdict: string; target: { transport?: TransportFacts } };
     expect(report.verdict).toBe('pass');
+    const exercised = EXERCISED[name];
+    const transport = report.target.transport;
+    if (exercised?.http_used) expect(Object.keys(transport?.http_used ?? {})).toEqual(exercised.http_used);
+    if (exercised?.http_offered) expect(transport?.http_offered).toEqual(exercised.http_offered);
+    // Every answer with a body came coded (the emulator codes no empty body).
+    if (exercised?.coded) expect(transport?.content_codings[exercised.coded]).toBeGreaterThan(0);
   }, timeoutMs + 10_000);
 });
