@@ -2,7 +2,7 @@
 // TransportFacts): which HTTP versions the service offers, which one the checks spoke, and
 // whether answers came compressed. Informational: it names what the run exercised, judges nothing.
 
-import type { TransportFacts } from './model.js';
+import type { Report, TransportFacts } from './model.js';
 
 const VERSION_NAMES: Record<string, string> = { h2: 'HTTP/2', 'http/1.1': 'HTTP/1.1' };
 const versionName = (v: string) => VERSION_NAMES[v] ?? v;
@@ -30,4 +30,10 @@ export function transportText(t: TransportFacts): string {
   const codings =
     total === 0 ? undefined : codedCount === 0 ? 'answers not compressed' : `answers ${coded.map(([c]) => c).join('/')}-compressed (${codedCount} of ${total})`;
   return [http.join(', '), codings].filter((p) => p).join('; ');
+}
+
+/** The sentence for a report, or undefined when the run has nothing to say about its transport. */
+export function reportTransport(report: Pick<Report, 'target'>): string | undefined {
+  const text = report.target.transport ? transportText(report.target.transport) : '';
+  return text === '' ? undefined : text;
 }

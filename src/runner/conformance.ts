@@ -1,9 +1,7 @@
 // The conformance stage: one context, the selected checks, and the ledger kept up to date.
 
 import type { Redactor } from '../http/redact.js';
-import type { CheckResult, TransportFacts } from '../report/model.js';
-import { tlsEndpoint } from '../tls/endpoint.js';
-import { offeredHttpVersions } from '../tls/http-versions.js';
+import type { CheckResult } from '../report/model.js';
 import type { Check } from './check.js';
 import { createContext, type ContextInput } from './context.js';
 import type { TransportSeen } from '../http/exchange.js';
@@ -19,14 +17,14 @@ export interface ConformanceInput extends ContextInput {
   /** Told the one line when POST /tokens refused the configured credentials (credentials-refused.ts). */
   onCredentialsRefused?: (line: string) => void;
   /** Told, once the checks are done, how their requests travelled (HTTP version, content codings). */
-  onTransport?: (facts: TransportFacts) => void;
+  onTransport?: (seen: TransportSeen) => void;
 }
 
 export async function runConformance(input: ConformanceInput): Promise<CheckResult[]> {
   const { ctx, close, transportSeen } = createContext(input);
   try {
     const ran = await runChecks(input.checks, ctx, input.onResult ? { onResult: input.onResult } : {});
-    if (input.onTransport) input.onTransport(await transportFacts(input.target, transportSeen(), ctx.signal));
+    input.onTransport?.(transportSeen());
     // Every token this run was handed goes into the ledger, so a later run can prove its expiry.
     for (const issued of ctx.session.issuedTokens()) {
       const expiresAt = epochSeconds(issued.expiresAt);
@@ -44,9 +42,3 @@ export async function runConformance(input: ConformanceInput): Promise<CheckResu
   }
 }
 
-/** The checks' view of the transport, and which HTTP versions the service offers by ALPN. */
-async function transportFacts(target: ConformanceInput['target'], seen: TransportSeen, signal: AbortSignal): Promise<TransportFacts> {
-  const endpoint = tlsEndpoint(target);
-  const offered = endpoint.https && !signal.aborted ? await offeredHttpVersions(endpoint, signal) : undefined;
-  return { ...(offered ? { http_offered: offered } : {}), http_used: seen.connections, content_codings: seen.codings };
-}
