@@ -89,6 +89,10 @@ function send(req: Request, res: Response, reply: Reply, transport: Transport): 
   }
 }
 
+/** HTTP/2's :method, :path, :scheme and :authority are in RequestInfo already (method, path): the headers read the same over both versions. */
+const withoutPseudoHeaders = (headers: Http2ServerRequest['headers']): IncomingMessage['headers'] =>
+  Object.fromEntries(Object.entries(headers).filter(([name]) => !name.startsWith(':')));
+
 function requestListener(handler: Handler, transport: Transport) {
   const serve = async (req: Request, res: Response): Promise<void> => {
     const body = await readBody(req);
@@ -103,7 +107,7 @@ function requestListener(handler: Handler, transport: Transport) {
         method: req.method ?? 'GET',
         path: query === -1 ? url : url.slice(0, query),
         query: query === -1 ? '' : url.slice(query + 1),
-        headers: req.headers,
+        headers: 'stream' in req ? withoutPseudoHeaders(req.headers) : req.headers,
         remoteAddress: req.socket.remoteAddress ?? 'unknown',
         body: body.body,
         httpVersion: req.httpVersion,

@@ -29,7 +29,7 @@ async function session(profiles: Array<'http2'>) {
   const token = issued.issued?.token ?? '';
   const validated = await client.validate(token);
   const business = await client.business('evaluation', { method: 'POST', body: { applicant_id: 'a-1' } }, token);
-  return { statuses: [issued.status, validated.status, business.status], valid: (validated.json as { valid?: unknown }).valid, versions: [...new Set(seen.map((o) => o.req.httpVersion))], transport: client.transportSeen() };
+  return { statuses: [issued.status, validated.status, business.status], valid: (validated.json as { valid?: unknown }).valid, versions: [...new Set(seen.map((o) => o.req.httpVersion))], pseudo: seen.flatMap((o) => Object.keys(o.req.headers).filter((k) => k.startsWith(':'))), transport: client.transportSeen() };
 }
 
 describe('profile http2', () => {
@@ -41,6 +41,8 @@ describe('profile http2', () => {
     expect(r.statuses).toEqual([200, 200, 200]);
     expect(r.valid).toBe(true);
     expect(r.versions).toEqual([version]);
+    // HTTP/2's pseudo-headers stay out of the headers a route reads (RequestInfo has method and path).
+    expect(r.pseudo).toEqual([]);
     expect(Object.keys(r.transport.connections)).toEqual([alpn]);
   });
 
