@@ -135,7 +135,7 @@ function tune(server: Http1Timeouts, transport: Transport): void {
 }
 
 /** The TLS server: HTTP/1.1 only, or HTTP/2 offered by ALPN beside it, with the same TLS settings. */
-function tlsServer(options: ListenerOptions, sessions: Set<Http2Session>) {
+function tlsServer(options: ListenerOptions) {
   const onRequest = requestListener(options.handler, options.transport);
   const tls = { cert: options.certPem, key: options.keyPem, ...options.tls, honorCipherOrder: true };
   if (!options.transport.http2) {
@@ -144,6 +144,8 @@ function tlsServer(options: ListenerOptions, sessions: Set<Http2Session>) {
     return { server: https, closeAll: () => https.closeAllConnections() };
   }
   const h2 = createSecureServer({ ...tls, allowHTTP1: true }, onRequest);
+  // close() ends every session, idle or with streams open, as it ends idle keep-alive connections.
+  const sessions = new Set<Http2Session>();
   tune(h2 as unknown as Http1Timeouts, options.transport);
   h2.on('session', (session: Http2Session) => {
     sessions.add(session);
@@ -157,8 +159,7 @@ function tlsServer(options: ListenerOptions, sessions: Set<Http2Session>) {
 }
 
 export async function listen(options: ListenerOptions): Promise<Listener> {
-  const sessions = new Set<Http2Session>();
-  const { server: https, closeAll } = tlsServer(options, sessions);
+  const { server: https, closeAll } = tlsServer(options);
   const plain = options.plainHttp ? createHttpServer(requestListener(options.handler, options.transport)) : undefined;
   if (plain) tune(plain, options.transport);
 
