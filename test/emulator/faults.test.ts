@@ -63,6 +63,8 @@ const FOOTPRINT: Record<FaultName, ProbeName[]> = {
   'reflects-request': ['errors.401-body', 'errors.no-secret-echo'],
   'token-in-headers': ['token.refusal-carries-nothing'],
   'secret-in-error': ['errors.401-body', 'errors.no-secret-echo'],
+  'refusal-token-renamed': ['token.refusal-carries-nothing', 'errors.401-body'],
+  'secret-hex-in-error': ['errors.401-body', 'errors.no-secret-echo'],
 };
 
 const failing = (verdicts: Record<ProbeName, string>) => PROBE_NAMES.filter((p) => verdicts[p] === 'fail').sort();

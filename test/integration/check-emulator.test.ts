@@ -57,6 +57,8 @@ const CAUGHT_BY: Record<FaultName, { check: string; spec: string; expiry?: boole
   'reflects-request': { check: 'token.bad-client-id-401', spec: '4.1' },
   'token-in-headers': { check: 'token.bad-secret-401', spec: '4.1' },
   'secret-in-error': { check: 'token.bad-secret-401', spec: '4.1' },
+  'refusal-token-renamed': { check: 'token.bad-secret-401', spec: '4.1' },
+  'secret-hex-in-error': { check: 'token.bad-secret-401', spec: '4.1' },
 };
 
 describe('check against each fault', () => {

@@ -7,6 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHECKS } from '../../checks/index.js';
 import { PROFILES } from '../../src/emulator/index.js';
 import { runCli } from '../helpers/cli.js';
 
@@ -34,7 +35,10 @@ describe.each(COMMANDS)('$command against each conformant profile', ({ command, 
     const r = await runCli([command, '--profile', name, '--report-dir', reportDir, ...extra], { cwd, timeoutMs });
     const out = r.stdout + r.stderr;
     expect({ code: r.code, notPassed: notPassed(out) }).toEqual({ code: 0, notPassed: [] });
-    const report = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8')) as { verdict: string };
+    // report.json parses, and the harness's own words (check ids) come back as they went in.
+    const report = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8')) as { verdict: string; checks: Array<{ id: string }> };
     expect(report.verdict).toBe('pass');
+    const ids = new Set(CHECKS.map((c) => c.id));
+    expect(report.checks.map((c) => c.id).filter((id) => !ids.has(id))).toEqual([]);
   }, timeoutMs + 10_000);
 });

@@ -125,7 +125,9 @@ async function runStages({ prepared, reportDir, startedAt }: Job, stages: Stages
     untested,
     notes: settings.warnings,
   });
-  const remembered = historyStep(report, prepared, terminal, signal.aborted);
+  // Redacted before the history keeps it, as the report folder is: a secret in the base URL's
+  // query, say, must not reach history.jsonl either.
+  const remembered = historyStep(redactor.deep(report), prepared, terminal, signal.aborted);
   writeReportFolder(reportDir, remembered.report, redactor, { ...(load?.files ?? {}), ...remembered.files });
   for (const line of summaryLines(remembered.report, reportDir)) terminal.out(line);
   return report.verdict === 'pass' && !remembered.fails && !signal.aborted ? 0 : 1;

@@ -41,6 +41,8 @@ import { fault as malformedBodyToken } from './malformed-body-token.js';
 import { fault as reflectsRequest } from './reflects-request.js';
 import { fault as tokenInHeaders } from './token-in-headers.js';
 import { fault as secretInError } from './secret-in-error.js';
+import { fault as refusalTokenRenamed } from './refusal-token-renamed.js';
+import { fault as secretHexInError } from './secret-hex-in-error.js';
 
 export type { Fault } from './types.js';
 
@@ -82,6 +84,8 @@ export const FAULTS = [
   reflectsRequest,
   tokenInHeaders,
   secretInError,
+  refusalTokenRenamed,
+  secretHexInError,
 ] as const;
 
 export type FaultName = (typeof FAULTS)[number]['name'];

@@ -5,10 +5,11 @@
 import type { Behaviour } from '../types.js';
 import { DEFAULT_TRANSPORT, type Transport } from '../transport.js';
 import { profile as extraFields } from './extra-fields.js';
+import { profile as oauthErrorFields } from './oauth-error-fields.js';
 
 export type { Profile } from './types.js';
 
-export const PROFILES = [extraFields] as const;
+export const PROFILES = [extraFields, oauthErrorFields] as const;
 
 export type ProfileName = (typeof PROFILES)[number]['name'];
 
