@@ -6,9 +6,11 @@ import type { Exchange } from './exchange.js';
 
 /** Shorter strings, or strings with spaces, are words and URLs' parts, not bearer tokens. */
 const MIN_CANDIDATE_LENGTH = 16;
-const TOKEN_LIKE = /^[A-Za-z0-9\-._~+/=:]+$/;
+const TOKEN_LIKE = /^[A-Za-z0-9\-._~+/]+=*$/;
 /** Headers every answer has, which never hand out a token. */
 const PLAIN_HEADERS = new Set(['content-type', 'content-length', 'date', 'server', 'connection', 'keep-alive', 'vary', 'cache-control', 'retry-after', 'www-authenticate', 'etag', 'x-request-id']);
+
+const URL_BEFORE_QUERY = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>?#]*/gi;
 
 const isCandidate = (s: string): boolean => s.length >= MIN_CANDIDATE_LENGTH && TOKEN_LIKE.test(s);
 
@@ -28,7 +30,13 @@ function decoded(s: string): string | undefined {
 
 /** Candidate tokens in an answer, most likely first: its JSON strings, header values and words, raw and base64-decoded. */
 export function tokenCandidatesIn(ex: Pick<Exchange, 'json' | 'text' | 'headers'>): string[] {
-  const pieces = (s: string) => s.split(/[\s"'<>,;&=]+/);
+  // Words of a text: runs of token characters, `name=value` split at the `=` (base64 padding
+  // kept); a URL's scheme, host and path are no token, its query's values may be.
+  const pieces = (s: string) =>
+    s
+      .replace(URL_BEFORE_QUERY, ' ')
+      .split(/[^A-Za-z0-9\-._~+/=]+/)
+      .flatMap((w) => w.split(/=+(?!=*$)/));
   const body = ex.json === undefined ? pieces(ex.text) : stringsIn(ex.json).flatMap((s) => (isCandidate(s) ? [s] : pieces(s)));
   const headers = Object.entries(ex.headers)
     .filter(([name]) => !PLAIN_HEADERS.has(name.toLowerCase()))
