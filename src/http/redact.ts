@@ -54,9 +54,13 @@ export class Redactor {
     return this.values.find(input, (k) => k.judged && k.kind === 'secret').length > 0;
   }
 
-  /** True when the input holds a token issued to this run, in any form. */
+  /**
+   * True when the input holds a whole token issued to this run, in any form. Whole, unlike a
+   * secret: tokens of one service can share a long prefix (every JWT's header), so a fragment
+   * is hidden but proves nothing.
+   */
   containsIssuedToken(input: string): boolean {
-    return this.values.find(input, (k) => k.judged && k.kind === 'token').length > 0;
+    return this.values.find(input, (k) => k.judged && k.kind === 'token').some((f) => f.whole);
   }
 
   /** The input with every known value, in any form, replaced by its mark. */

@@ -63,6 +63,14 @@ describe('known values, in every form', () => {
     expect(t.containsSecret(TOKEN)).toBe(false);
   });
 
+  it('judges a token carried only whole: tokens can share a long prefix (a JWT header)', () => {
+    const header = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9';
+    const t = new Redactor();
+    t.addToken(`${header}.eyJzdWIiOiJhIn0.c2lnbmF0dXJlLWE`);
+    expect(t.containsIssuedToken(`{"other":"${header}.eyJzdWIiOiJiIn0.c2lnbmF0dXJlLWI"}`)).toBe(false);
+    expect(t.containsIssuedToken(`{"other":"${header}.eyJzdWIiOiJhIn0.c2lnbmF0dXJlLWE"}`)).toBe(true);
+  });
+
   it('hides a fragment of 12 characters or more, in any form, and leaves a shorter one', () => {
     const long = 'S3cr3t-0123456789abcdefghijklmnopqrstuv';
     const t = new Redactor();

@@ -38,6 +38,8 @@ export interface Found {
   start: number;
   end: number;
   known: Known;
+  /** The whole value in one form, not only a fragment of it. */
+  whole: boolean;
 }
 
 export class ValueMatcher {
@@ -111,7 +113,7 @@ export class ValueMatcher {
     let next = run.at + run.length;
     while (next < units.length && input.startsWith(units[next]!, end)) end += units[next++]!.length;
     if (next - first < Math.min(fragmentUnits, units.length)) return undefined;
-    return { start, end, known: run.known };
+    return { start, end, known: run.known, whole: first === 0 && next === units.length };
   }
 }
 
@@ -125,6 +127,7 @@ function merge(found: Found[]): Found[] {
     const last = out[out.length - 1];
     if (last && f.start < last.end) {
       last.end = Math.max(last.end, f.end);
+      last.whole ||= f.whole;
       if (f.known.kind === 'secret' && last.known.kind !== 'secret') last.known = f.known;
     } else out.push({ ...f });
   }
