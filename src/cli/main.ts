@@ -20,10 +20,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (err instanceof HarnessError) {
       // A message may quote a value the user or the service gave: redacted, then shown, never
       // obeyed by the terminal.
-      process.stderr.write(`ces-harness: ${printable(redactor.text(err.message))}\n`);
+      process.stderr.write(`ces-harness: ${printable(redactor.foreign(err.message))}\n`);
       return err.exitCode;
     }
-    const message = printable(redactor.text(err instanceof Error ? err.message : String(err)));
+    const message = printable(redactor.foreign(err instanceof Error ? err.message : String(err)));
     process.stderr.write(`ces-harness: unexpected error: ${message}${process.env['CES_DEBUG'] ? `\n${(err as Error).stack}` : ' (CES_DEBUG=1 shows where)'}\n`);
     return 1;
   }

@@ -17,6 +17,7 @@
 
 import { parseJson } from './read-answer.js';
 import { fingerprint, isRedactionMark, REDACTED } from './redact/fingerprint.js';
+import { basicAuthFormsOf } from './redact/encodings.js';
 import { ValueMatcher, type Known } from './redact/matcher.js';
 import { redactStructure, type CredentialKind } from './redact/structure.js';
 
@@ -32,11 +33,11 @@ export const MIN_SEEN_TOKEN_LENGTH = 16;
 export class Redactor {
   private readonly values = new ValueMatcher();
 
-  /** A client secret the run was given; with its client_id, the `client_id:secret` of Basic auth too. */
+  /** A client secret the run was given; with its client_id, its Basic auth form (`client_id:secret`) too. */
   addSecret(secret: string | undefined, clientId?: string): void {
     if (!secret) return;
     this.add(secret, 'secret', true);
-    if (clientId !== undefined) this.add(`${clientId}:${secret}`, 'secret', true);
+    if (clientId !== undefined) this.values.add(`${clientId}:${secret}`, { kind: 'secret', judged: true, mark: REDACTED }, basicAuthFormsOf(clientId, secret));
   }
 
   /** A token issued to this run: hidden as its fingerprint, and no refusal may carry it. */

@@ -84,6 +84,13 @@ describe('known values, in every form', () => {
     expect(t.text(`cut: ${long.slice(0, 11)}…`)).toBe(`cut: ${long.slice(0, 11)}…`);
   });
 
+  it('leaves the client_id: a piece of the Basic auth pair that is the client_id alone is no secret', () => {
+    const t = new Redactor();
+    t.addSecret('Zx9-random-secret-0123', 'ces-production-4f2a9c');
+    expect(t.text('needs --allow-production-load; client ces-production-4f2a9c')).toBe('needs --allow-production-load; client ces-production-4f2a9c');
+    expect(t.text(`Basic ${Buffer.from('ces-production-4f2a9c:Zx9-random-secret-0123').toString('base64')}`)).toBe('Basic [redacted]');
+  });
+
   it('hides a short secret where it stands alone, not inside other words', () => {
     const short = new Redactor();
     short.addSecret('ab1');

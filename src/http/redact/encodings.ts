@@ -102,3 +102,14 @@ export function formsOf(value: string): Form[] {
     return true;
   });
 }
+
+/**
+ * `client_id:secret` as HTTP Basic auth carries it (RFC 7617), matched whole: its pieces are
+ * mostly the client_id, which is no secret (a piece of `ces-production-…` is the word
+ * "production"). A long secret inside it is caught anyway by its own base64 forms at any offset.
+ */
+export function basicAuthFormsOf(clientId: string, secret: string): Form[] {
+  const pair = Buffer.from(`${clientId}:${secret}`, 'utf8');
+  const texts = [pair.toString('base64'), pair.toString('base64').replace(/=+$/, ''), pair.toString('base64url')];
+  return [...new Set(texts)].map((text) => ({ name: 'Basic auth', units: [...text], fragmentUnits: text.length }));
+}

@@ -56,7 +56,8 @@ export class ValueMatcher {
     return this.values.get(value);
   }
 
-  add(value: string, known: Known): void {
+  /** A value, in every form of encodings.ts, or only in the `forms` given. */
+  add(value: string, known: Known, forms: Form[] = formsOf(value)): void {
     const before = this.values.get(value);
     if (before) {
       // Once judged, always judged; a secret stays a secret.
@@ -64,7 +65,7 @@ export class ValueMatcher {
       return;
     }
     this.values.set(value, known);
-    for (const form of formsOf(value)) {
+    for (const form of forms) {
       const whole = form.units.length <= form.fragmentUnits;
       const length = whole ? form.units.length : form.fragmentUnits - STRIDE + 1;
       for (let at = 0; at + length <= form.units.length; at += whole ? Infinity : STRIDE) {
