@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Check } from '../src/runner/check.js';
-import { badCredentialsOutcome } from '../src/runner/expect.js';
+import { badCredentialsOutcome } from '../src/runner/bad-credentials.js';
 
 export const check: Check = {
   id: 'token.bad-client-id-401',

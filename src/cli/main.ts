@@ -3,6 +3,7 @@
 import { HarnessError } from '../errors.js';
 import { printable } from '../report/printable.js';
 import { Redactor } from '../http/redact.js';
+import { harnessWords } from './harness-words.js';
 import { VERSION } from '../version.js';
 import { helpText, parseCommandLine, type Command, type Options } from './flags.js';
 
@@ -34,7 +35,7 @@ export async function main(argv: readonly string[]): Promise<number> {
  * the environment holds (CES_CLIENT_SECRET, the config's ${VAR}s) and finds the rest by structure.
  */
 function environmentSecrets(env: NodeJS.ProcessEnv): Redactor {
-  const redactor = new Redactor();
+  const redactor = new Redactor({ keep: harnessWords() });
   for (const [name, value] of Object.entries(env)) if (/SECRET|PASSWORD/i.test(name)) redactor.addSecret(value);
   return redactor;
 }

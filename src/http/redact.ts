@@ -30,8 +30,22 @@ export { fingerprint } from './redact/fingerprint.js';
  */
 export const MIN_SEEN_TOKEN_LENGTH = 16;
 
+export interface RedactorOptions {
+  /**
+   * The harness's own words (check ids and titles, flags): a piece of a secret that is also a
+   * piece of these is left, so a secret made of words never censors them. A whole value is
+   * hidden whatever it is.
+   */
+  keep?: readonly string[];
+}
+
 export class Redactor {
   private readonly values = new ValueMatcher();
+  private readonly keep: string;
+
+  constructor(options: RedactorOptions = {}) {
+    this.keep = (options.keep ?? []).join('\n');
+  }
 
   /** A client secret the run was given; with its client_id, its Basic auth form (`client_id:secret`) too. */
   addSecret(secret: string | undefined, clientId?: string): void {
@@ -50,23 +64,19 @@ export class Redactor {
     if (value && value.length >= MIN_SEEN_TOKEN_LENGTH && !/\s/.test(value) && !isRedactionMark(value)) this.add(value, 'token', false);
   }
 
-  /** True when the input holds a client secret the run was given, in any form. */
+  /** True when the input holds a whole client secret the run was given, in any form. */
   containsSecret(input: string): boolean {
-    return this.values.find(input, (k) => k.judged && k.kind === 'secret').length > 0;
+    return this.containsWhole(input, 'secret');
   }
 
-  /**
-   * True when the input holds a whole token issued to this run, in any form. Whole, unlike a
-   * secret: tokens of one service can share a long prefix (every JWT's header), so a fragment
-   * is hidden but proves nothing.
-   */
+  /** True when the input holds a whole token issued to this run, in any form. */
   containsIssuedToken(input: string): boolean {
-    return this.values.find(input, (k) => k.judged && k.kind === 'token').some((f) => f.whole);
+    return this.containsWhole(input, 'token');
   }
 
   /** The input with every known value, in any form, replaced by its mark. */
   text(input: string): string {
-    const found = this.values.find(input);
+    const found = this.values.find(input).filter((f) => f.whole || !this.keep.includes(input.slice(f.start, f.end)));
     if (found.length === 0) return input;
     let out = '';
     let from = 0;
@@ -104,6 +114,15 @@ export class Redactor {
     const json = parseJson(content);
     if (json === undefined || parseJson(safe) !== undefined) return safe;
     return `${JSON.stringify(this.deep(json), null, 2)}\n`;
+  }
+
+  /**
+   * Judged by whole values only: a piece is hidden but proves nothing. Tokens of one service can
+   * share a long prefix (every JWT's header), and a secret made of words shares pieces with any
+   * text; a conformant service must never fail for either.
+   */
+  private containsWhole(input: string, kind: CredentialKind): boolean {
+    return this.values.find(input, (k) => k.judged && k.kind === kind).some((f) => f.whole);
   }
 
   private add(value: string, kind: CredentialKind, judged: boolean): void {

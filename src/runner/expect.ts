@@ -3,7 +3,6 @@
 
 import { tokenCandidatesIn } from '../http/token-candidates.js';
 import type { Exchange } from '../http/exchange.js';
-import { fail, pass, type Outcome } from './check.js';
 import type { ServiceClient } from '../http/service-client.js';
 import { errorTextOf, UNAUTHORIZED } from '../spec/error-body.js';
 import type { EdgeAllowance } from '../time/expiry-edges.js';
@@ -59,18 +58,6 @@ export async function handedOutTokenNote(http: ServiceClient, ex: Exchange): Pro
     refused ??= { note: `the value it carried was refused as a token by ${check.request} (${check.status})`, works: false, evidence };
   }
   return refused;
-}
-
-/**
- * The verdict on a refusal of bad credentials (`what`: "a wrong secret"): the §7 refusal, carrying
- * nothing the run knows and nothing that works as a token.
- */
-export async function badCredentialsOutcome(http: ServiceClient, ex: Exchange, what: string): Promise<Outcome> {
-  const handedOut = await handedOutTokenNote(http, ex);
-  const problem = unauthorizedProblem(ex) ?? (handedOut?.works ? CARRIES_WORKING_TOKEN : undefined);
-  if (problem === undefined) return pass('401 {"error":"unauthorized"}', [http.evidence(ex)]);
-  const extra = handedOut ? `; ${handedOut.note}` : '';
-  return fail(`${cameBack(http, ex)} for ${what} (${problem}); ${WANTS_401} and no token (§4.1 rule 2)${extra}`, [http.evidence(ex), ...(handedOut ? [handedOut.evidence] : [])]);
 }
 
 export const isSuccess = (ex: Pick<Exchange, 'status'>) => ex.status >= 200 && ex.status < 300;

@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator, type FaultName } from '../../src/emulator/index.js';
 import { Redactor } from '../../src/http/redact.js';
 import { ServiceClient } from '../../src/http/service-client.js';
-import { badCredentialsOutcome, leakProblem } from '../../src/runner/expect.js';
+import { badCredentialsOutcome } from '../../src/runner/bad-credentials.js';
+import { leakProblem } from '../../src/runner/expect.js';
 
 let emulator: Emulator | undefined;
 let http: ServiceClient | undefined;

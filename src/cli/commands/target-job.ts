@@ -3,6 +3,7 @@
 
 import { setMaxListeners } from 'node:events';
 import { Redactor } from '../../http/redact.js';
+import { harnessWords } from '../harness-words.js';
 import { buildReport } from '../../report/build.js';
 import type { CheckResult, LoadResult, RateLimitResult, Untested } from '../../report/model.js';
 import { HarnessError } from '../../errors.js';
@@ -42,7 +43,7 @@ export interface Stages {
 }
 
 export async function targetJob(options: Options, stages: Stages): Promise<number> {
-  const redactor = new Redactor();
+  const redactor = new Redactor({ keep: harnessWords() });
   const terminal = createTerminal(redactor, { noColor: options['no-color'] === true });
   // First Ctrl-C (or SIGTERM, SIGHUP) stops the run and still writes a partial report; a second one exits at once.
   const controller = new AbortController();
