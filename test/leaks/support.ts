@@ -50,7 +50,7 @@ const base64At = (v: string, offset: number, url: boolean) => {
 };
 
 /** Every form a value can take in an output (what the harness must never write). */
-export function formsOf(value: string): Array<{ form: string; text: string }> {
+export function formsOf(value: string, pieces = true): Array<{ form: string; text: string }> {
   const json = JSON.stringify(value).slice(1, -1);
   const forms = [
     { form: 'raw', text: value },
@@ -73,7 +73,7 @@ export function formsOf(value: string): Array<{ form: string; text: string }> {
     { form: 'reversed', text: [...value].reverse().join('') },
     { form: 'HTML-escaped', text: value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;') },
     // A cut that shows most of it: every 12-character piece (the redactor's promise).
-    ...(value.length > 12 ? Array.from({ length: value.length - 11 }, (_, i) => ({ form: `12 characters from ${i}`, text: value.slice(i, i + 12) })) : []),
+    ...(pieces && value.length > 12 ? Array.from({ length: value.length - 11 }, (_, i) => ({ form: `12 characters from ${i}`, text: value.slice(i, i + 12) })) : []),
   ];
   return forms.filter((f, i) => f.text.length >= 3 && forms.findIndex((g) => g.text === f.text) === i);
 }
@@ -97,10 +97,10 @@ export function filesUnder(dir: string): Array<{ name: string; text: string }> {
  * "where: what (form)" for each place a value appears. A value shorter than 6 characters counts
  * where it stands alone (no letter or digit either side): the rule the redactor promises.
  */
-export function leaksIn(places: Array<{ name: string; text: string }>, values: Array<{ what: string; value: string }>): string[] {
+export function leaksIn(places: Array<{ name: string; text: string }>, values: Array<{ what: string; value: string; whole?: boolean }>): string[] {
   const found: string[] = [];
-  for (const { what, value } of values) {
-    for (const { form, text } of formsOf(value)) {
+  for (const { what, value, whole } of values) {
+    for (const { form, text } of formsOf(value, !whole)) {
       const alone = new RegExp(`(?<![A-Za-z0-9])${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9])`);
       for (const place of places) {
         if (text.length >= 6 ? place.text.includes(text) : alone.test(place.text)) found.push(`${place.name}: ${what} (${form})`);
