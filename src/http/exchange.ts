@@ -24,6 +24,11 @@ export interface Exchange {
   rateLimitWaits: number;
   /** The body or a header holds a client secret of this run, in any encoding (JSON-escaped too). */
   echoesSecret: boolean;
+  /**
+   * The body or a header holds, in any encoding and under any name, a token issued to this run
+   * before this answer arrived (absent: none). What a refusal must never carry.
+   */
+  carriesIssuedToken?: boolean;
 }
 
 export interface SendOptions {

@@ -104,13 +104,14 @@ export class ServiceClient {
     const durationMs = performance.now() - started;
     const answerHeaders = flattenHeaders(res.headers);
     this.answers++;
-    const echoesSecret = this.opts.redactor.containsSecret(text) || this.opts.redactor.containsSecret(Object.values(answerHeaders).join('\n'));
+    // Judged by value, before this answer's own credentials are known: whatever the field or
+    // header, in whatever encoding.
+    const answer = `${Object.entries(answerHeaders).map(([name, value]) => `${name}: ${value}`).join('\n')}\n${text}`;
+    const echoesSecret = this.opts.redactor.containsSecret(answer);
     if (echoesSecret) this.echoes.push(label);
+    const carriesIssuedToken = this.opts.redactor.containsIssuedToken(answer);
     const json = parseJson(text);
-    // Whatever the service hands out in a credential-carrying field or header, in any answer (a
-    // 401 or 400 included), is a token to fingerprint from now on: by structure, not only what
-    // issueToken expected.
-    this.registerCredentials(json, answerHeaders);
+    this.registerCredentials(res.statusCode, json, answerHeaders);
     return {
       request: label,
       status: res.statusCode,
@@ -123,13 +124,22 @@ export class ServiceClient {
       receivedAt: Date.now(),
       rateLimitWaits: 0,
       echoesSecret,
+      ...(carriesIssuedToken ? { carriesIssuedToken } : {}),
     };
   }
 
-  private registerCredentials(json: unknown, headers: Record<string, string>): void {
-    for (const { value } of credentialFieldsIn(json)) if (typeof value === 'string') this.opts.redactor.addToken(value);
+  /**
+   * What an answer hands out where a credential stands is hidden from now on: a success's is a
+   * token issued to this run (no refusal may carry it later); anything else's is only hidden, never
+   * judged by (a 401's `"token": "none"` is no token).
+   */
+  private registerCredentials(status: number, json: unknown, headers: Record<string, string>): void {
+    const success = status >= 200 && status < 300;
+    for (const { value } of credentialFieldsIn(json)) {
+      if (typeof value === 'string') success ? this.opts.redactor.addToken(value) : this.opts.redactor.addSeen(value);
+    }
     for (const [name, value] of Object.entries(headers)) {
-      if (credentialHeadersIn({ [name]: value }).length) this.opts.redactor.addToken(headerCredential(name, value));
+      if (credentialHeadersIn({ [name]: value }).length) this.opts.redactor.addSeen(headerCredential(name, value));
     }
   }
 

@@ -7,6 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHECKS } from '../../checks/index.js';
 import { PROFILES, type ProfileName } from '../../src/emulator/index.js';
 import type { TransportFacts } from '../../src/report/model.js';
 import { runCli } from '../helpers/cli.js';
@@ -63,5 +64,8 @@ describe.each(COMMANDS)('$command against each conformant profile', ({ command, 
     if (exercised?.http_offered) expect(transport?.http_offered).toEqual(exercised.http_offered);
     // Every answer with a body came coded (the emulator codes no empty body).
     if (exercised?.coded) expect(transport?.content_codings[exercised.coded]).toBeGreaterThan(0);
+    // report.json parses (above), and the harness's own words (check ids) come back as they went in.
+    const ids = new Set(CHECKS.map((c) => c.id));
+    expect(report.checks.map((c) => c.id).filter((id) => !ids.has(id))).toEqual([]);
   }, timeoutMs + 10_000);
 });

@@ -3,6 +3,7 @@
 
 import { setMaxListeners } from 'node:events';
 import { Redactor } from '../../http/redact.js';
+import { harnessWords } from '../harness-words.js';
 import { buildReport } from '../../report/build.js';
 import type { CheckResult, LoadResult, RateLimitResult, TransportFacts, Untested } from '../../report/model.js';
 import { HarnessError } from '../../errors.js';
@@ -44,7 +45,7 @@ export interface Stages {
 }
 
 export async function targetJob(options: Options, stages: Stages): Promise<number> {
-  const redactor = new Redactor();
+  const redactor = new Redactor({ keep: harnessWords() });
   const terminal = createTerminal(redactor, { noColor: options['no-color'] === true });
   // First Ctrl-C (or SIGTERM, SIGHUP) stops the run and still writes a partial report; a second one exits at once.
   const controller = new AbortController();
@@ -134,7 +135,9 @@ async function runStages({ prepared, reportDir, startedAt }: Job, stages: Stages
     untested,
     notes: settings.warnings,
   });
-  const remembered = historyStep(report, prepared, terminal, signal.aborted);
+  // Redacted before the history keeps it, as the report folder is: a secret in the base URL's
+  // query, say, must not reach history.jsonl either.
+  const remembered = historyStep(redactor.deep(report), prepared, terminal, signal.aborted);
   writeReportFolder(reportDir, remembered.report, redactor, { ...(load?.files ?? {}), ...remembered.files });
   for (const line of summaryLines(remembered.report, reportDir)) terminal.out(line);
   return report.verdict === 'pass' && !remembered.fails && !signal.aborted ? 0 : 1;
