@@ -3,7 +3,7 @@
 
 import type { Credentials } from '../spec/credentials.js';
 import { HarnessError, usageError } from '../errors.js';
-import { DEFAULT_CONFIG_FILE, embedded, resolveSettings, type SettingFlags, type TargetSettings } from '../config/resolve.js';
+import { DEFAULT_CONFIG_FILE, EMBEDDED_ENVIRONMENTS, embedded, resolveSettings, type SettingFlags, type TargetSettings } from '../config/resolve.js';
 import type { Target } from '../config/target.js';
 import type { Expectations } from '../config/check-settings.js';
 import type { Emulator } from '../emulator/index.js';
@@ -55,7 +55,7 @@ export async function prepareTarget(flags: TargetFlags, redactor: Redactor, term
   } else {
     // Loaded only when needed: a run against a real target never uses the emulator's code.
     const { createEmulator } = await import('../emulator/index.js');
-    const started = await createEmulator({ port: 0, environments: ['sandbox', 'production'], tokenTtlS: resolved.expect.tokenLifetimeS, faults, profiles });
+    const started = await createEmulator({ port: 0, environments: [...EMBEDDED_ENVIRONMENTS], tokenTtlS: resolved.expect.tokenLifetimeS, faults, profiles });
     emulator = started;
     const [first, ...rest] = started.environments.map((e): Target => ({ environment: e.name, baseUrl: e.url, credentials: e.credentials, caPem: started.caPem, caFile: started.caFile, emulated: true }));
     settings = embedded(resolved, [first!, ...rest]);

@@ -9,7 +9,7 @@
 // What a request yields is plain data (exchange.ts); the connection pool is dispatcher.ts.
 
 import { request, type Dispatcher } from 'undici';
-import type { Target } from '../config/target.js';
+import { isProduction, type Target } from '../config/target.js';
 import type { Credentials } from '../spec/credentials.js';
 import type { Evidence } from '../report/model.js';
 import { credentialFieldsIn, credentialHeadersIn, headerCredential } from './credential-fields.js';
@@ -19,6 +19,7 @@ import type { Exchange, SendOptions, TokenExchange } from './exchange.js';
 import { DEFAULT_RATE_LIMIT_BUDGET, sendWaitingOut429, type RateLimitBudget } from './rate-limit-wait.js';
 import { flattenHeaders, parseJson, readCapped } from './read-answer.js';
 import { fingerprint, type Redactor } from './redact.js';
+import type { BearerKind, ProductionGate } from './production-gate.js';
 
 export const DEFAULT_BODY_CAP_BYTES = 64 * 1024;
 
@@ -33,13 +34,19 @@ export interface ServiceClientOptions {
   connections?: number;
   /** Where HTTPS_PROXY / NO_PROXY are read (dispatcher.ts); the process's environment by default. */
   env?: NodeJS.ProcessEnv;
+  /** The run's production gate (production-gate.ts): consulted for every request when the target is production. */
+  production?: ProductionGate;
 }
 
 export class ServiceClient {
   readonly target: Target;
   private readonly dispatcher: Dispatcher;
-  private readonly opts: Required<Omit<ServiceClientOptions, 'connections' | 'env'>>;
+  private readonly opts: Required<Omit<ServiceClientOptions, 'connections' | 'env' | 'production'>>;
   private readonly echoes: string[] = [];
+  /** Only for a production target: every request passes it before it is sent. */
+  private readonly gate: ProductionGate | undefined;
+  /** Tokens this target issued to this client: a bearer among them is a valid one. */
+  private readonly issued = new Set<string>();
   private answers = 0;
 
   constructor(target: Target, options: ServiceClientOptions) {
@@ -52,6 +59,7 @@ export class ServiceClient {
       sleep: options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))),
       random: options.random ?? Math.random,
     };
+    this.gate = isProduction(target) ? options.production : undefined;
     this.dispatcher = dispatcherFor(target, options.connections, options.env);
     options.redactor.addSecret(target.credentials.clientSecret, target.credentials.clientId);
   }
@@ -74,10 +82,13 @@ export class ServiceClient {
     }
     if (options.bearer !== undefined) headers['authorization'] = `Bearer ${options.bearer}`;
     const label = `${method} ${path}`;
+    const bearer = this.bearerKind(options);
+    this.gate?.admit(path, bearer);
     const sentAt = Date.now();
     const started = performance.now();
     const timeout = options.timeoutMs ?? this.opts.timeoutMs;
     let res: Dispatcher.ResponseData;
+    let answered: number | null = null;
     let text: string;
     let truncated: boolean;
     try {
@@ -90,9 +101,12 @@ export class ServiceClient {
         bodyTimeout: timeout,
         signal: AbortSignal.timeout(timeout),
       });
+      answered = res.statusCode;
       ({ text, truncated } = await readCapped(res.body, this.opts.bodyCapBytes));
     } catch (err) {
       throw answerTimeout(err, label, timeout) ?? err;
+    } finally {
+      this.gate?.record({ environment: this.target.environment, method, path, status: answered, at: new Date(sentAt).toISOString(), duration_ms: Math.round(performance.now() - started), bearer });
     }
     const durationMs = performance.now() - started;
     const answerHeaders = flattenHeaders(res.headers);
@@ -119,6 +133,13 @@ export class ServiceClient {
     };
   }
 
+  /** What the Authorization header carries, for the gate and the audit trail (never the token). */
+  private bearerKind(options: SendOptions): BearerKind {
+    if (options.bearer === undefined) return 'none';
+    if (!this.issued.has(options.bearer)) return 'forged';
+    return options.bearerExpired ? 'expired' : 'valid';
+  }
+
   private registerCredentials(json: unknown, headers: Record<string, string>): void {
     for (const { value } of credentialFieldsIn(json)) if (typeof value === 'string') this.opts.redactor.addToken(value);
     for (const [name, value] of Object.entries(headers)) {
@@ -137,6 +158,7 @@ export class ServiceClient {
     if (ex.status >= 200 && ex.status < 300 && body && typeof body === 'object' && typeof body['token'] === 'string') {
       const token = body['token'];
       this.opts.redactor.addToken(token);
+      this.issued.add(token);
       ex.issued = { token, fingerprint: fingerprint(token), expiresAt: body['expires_at'], tokenType: body['token_type'] };
     }
     return ex;

@@ -18,9 +18,10 @@ export function selectedChecks(options: Options): Check[] {
 }
 
 export function conformanceStage(checks: readonly Check[]) {
-  return ({ prepared, redactor, terminal, signal, untested }: StageIo): Promise<CheckResult[]> =>
+  return ({ prepared, redactor, terminal, signal, untested, productionGate }: StageIo): Promise<CheckResult[]> =>
     runConformance({
       ...prepared.settings,
+      ...(productionGate ? { productionGate } : {}),
       ledger: prepared.ledger,
       checks,
       redactor,

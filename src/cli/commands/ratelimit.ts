@@ -19,6 +19,7 @@ import { sizeFleet } from '../../ratelimit/fleet/size.js';
 import { summaryLines, toRateLimitResult } from '../../ratelimit/result.js';
 import type { Proof } from '../../ratelimit/types.js';
 import { refuseProductionLoad } from '../prepare-target.js';
+import { productionGateFor } from '../../runner/context.js';
 import type { StageIo } from './target-job.js';
 
 export interface RateLimitStageOptions {
@@ -43,7 +44,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
     const secondClient = settings.rateLimit.secondClient ?? builtInSecond;
     if (secondClient) redactor.addSecret(secondClient.clientSecret, secondClient.clientId);
 
-    const http = new ServiceClient(target, { redactor, connections: DISCOVER_DEFAULTS.maxInFlight });
+    const http = new ServiceClient(target, { redactor, connections: DISCOVER_DEFAULTS.maxInFlight, production: io.productionGate ?? productionGateFor(settings.production) });
     let result: RateLimitResult;
     try {
       let calls;
