@@ -19,7 +19,8 @@ export interface ProductionRequest {
   /** When it went out (ISO, milliseconds). */
   at: string;
   duration_ms: number;
-  bearer: BearerKind;
+  /** What the Authorization header held. Not called `bearer`: the redactor hides any value of a credential-named key. */
+  auth: BearerKind;
 }
 
 export class ProductionBudgetReached extends Error {

@@ -106,7 +106,7 @@ export class ServiceClient {
     } catch (err) {
       throw answerTimeout(err, label, timeout) ?? err;
     } finally {
-      this.gate?.record({ environment: this.target.environment, method, path, status: answered, at: new Date(sentAt).toISOString(), duration_ms: Math.round(performance.now() - started), bearer });
+      this.gate?.record({ environment: this.target.environment, method, path, status: answered, at: new Date(sentAt).toISOString(), duration_ms: Math.round(performance.now() - started), auth: bearer });
     }
     const durationMs = performance.now() - started;
     const answerHeaders = flattenHeaders(res.headers);

@@ -191,7 +191,7 @@ export interface Report {
   notes?: string[];
   /**
    * Every request this run sent to a production environment (absent when no environment of the
-   * run is production): the change board's evidence. Never a token: `bearer` says only its kind.
+   * run is production): the change board's evidence. Never a token: `auth` says only its kind.
    */
   production?: ProductionAudit;
   /** What changed since the stored runs of this target (absent when the history is off). */
@@ -209,7 +209,7 @@ export interface ProductionAudit {
   budget_reached: boolean;
   /** Requests k6 sent (load, proof), from its summary: only with --allow-production-load. */
   k6_requests?: number;
-  requests: Array<{ environment: string; method: string; path: string; status: number | null; at: string; duration_ms: number; bearer: 'valid' | 'expired' | 'forged' | 'none' }>;
+  requests: Array<{ environment: string; method: string; path: string; status: number | null; at: string; duration_ms: number; auth: 'valid' | 'expired' | 'forged' | 'none' }>;
 }
 
 /**
