@@ -125,6 +125,26 @@ describe('production is read-only by default', () => {
     expect(r.checks.filter((c) => c.message.includes('production request budget 5 reached')).length).toBeGreaterThan(0);
   });
 
+  it('--allow-production-load does not open a business endpoint production does not allow (load, ratelimit, k8s)', async () => {
+    const file = config('flag', 'rate_limit:\n  endpoint: business.evaluation\n');
+    for (const command of ['load', 'ratelimit', 'k8s']) {
+      const res = await runCli([command, '--config', file, '--allow-production-load', ...(command === 'k8s' ? ['--out-dir', join(dir, 'k8s')] : [])], { cwd: dir, env: env() });
+      expect(res.code, `${command}: ${res.stdout}${res.stderr}`).toBe(2);
+      expect(res.stderr).toMatch(/against production calls \/v1\/evaluation.* with valid tokens; business\.evaluation\.production/);
+    }
+    expect(seen.requests).toEqual([]);
+  });
+
+  it('load with --allow-production-load and both endpoints allowed: k6 sends the production payload, and its count is in the audit', async () => {
+    const reportDir = join(dir, 'r-load');
+    const allow = `    production: { allow: true, body: ${JSON.stringify(PRODUCTION_BODY)} }\n  ach_transactions:\n    production: { allow: true, body: ${JSON.stringify(PRODUCTION_BODY)} }\n`;
+    const res = await runCli(['load', '--config', config('load', allow), '--allow-production-load', '--scenario', 'throughput', '--duration', '2', '--rate', '2', '--vus', '1', '--report-dir', reportDir], { cwd: dir, env: env(), timeoutMs: 120_000 });
+    expect([0, 1], res.stdout + res.stderr).toContain(res.code);
+    expect(seen.accepted.length, res.stdout + res.stderr).toBeGreaterThan(0);
+    for (const call of seen.accepted) expect(call.body).toEqual(PRODUCTION_BODY);
+    expect(report(reportDir).production).toMatchObject({ sent: 0, k6_requests: seen.requests.length });
+  });
+
   it('a bad production key is exit 2 naming its path, before any request', async () => {
     const res = await runCli(['check', '--config', config('bad', '    production: { allow: yes, body: {} }\n')], { cwd: dir, env: env() });
     expect(res.code).toBe(2);
