@@ -21,6 +21,8 @@ export interface ProductionRequest {
   duration_ms: number;
   /** What the Authorization header held. Not called `bearer`: the redactor hides any value of a credential-named key. */
   auth: BearerKind;
+  /** Written in plain text on the TLS port (tls.no-plain-http): a TLS-only service never reads it as a request. */
+  plain_text?: true;
 }
 
 export class ProductionBudgetReached extends Error {

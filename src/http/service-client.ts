@@ -106,7 +106,7 @@ export class ServiceClient {
     } catch (err) {
       throw answerTimeout(err, label, timeout) ?? err;
     } finally {
-      this.gate?.record({ environment: this.target.environment, method, path, status: answered, at: new Date(sentAt).toISOString(), duration_ms: Math.round(performance.now() - started), auth: bearer });
+      this.audit(method, path, sentAt, started, answered, bearer);
     }
     const durationMs = performance.now() - started;
     const answerHeaders = flattenHeaders(res.headers);
@@ -131,6 +131,28 @@ export class ServiceClient {
       rateLimitWaits: 0,
       echoesSecret,
     };
+  }
+
+  /**
+   * A request written on a raw socket instead of through undici (tls.no-plain-http's plain-text
+   * one): the production gate counts and lists it like any other.
+   */
+  async sendRaw<T>(method: string, path: string, send: () => Promise<T>, statusOf: (result: T) => number | null): Promise<T> {
+    this.gate?.admit(path, 'none');
+    const sentAt = Date.now();
+    const started = performance.now();
+    let status: number | null = null;
+    try {
+      const result = await send();
+      status = statusOf(result);
+      return result;
+    } finally {
+      this.audit(method, path, sentAt, started, status, 'none', { plain_text: true });
+    }
+  }
+
+  private audit(method: string, path: string, sentAt: number, started: number, status: number | null, auth: BearerKind, extra: { plain_text?: true } = {}): void {
+    this.gate?.record({ environment: this.target.environment, method, path, status, at: new Date(sentAt).toISOString(), duration_ms: Math.round(performance.now() - started), auth, ...extra });
   }
 
   /** What the Authorization header carries, for the gate and the audit trail (never the token). */

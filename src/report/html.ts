@@ -99,8 +99,7 @@ ${sinceLastRunSection(report)}${untestedSection(report.untested ?? [])}
 ${notesSection(report.notes ?? [])}
 ${checksSection(report.checks)}
 ${report.load && loadSection(report.load)}
-${report.rate_limit && rateLimitSection(report.rate_limit)}${report.client ? clientSectionHtml(report.client) : null}
-${productionSectionHtml(report.production)}
+${report.rate_limit && rateLimitSection(report.rate_limit)}${report.client ? clientSectionHtml(report.client) : null}${productionSectionHtml(report.production)}
 </main>
 <footer>${report.tool.name} ${report.tool.version} · ${report.schema}</footer>
 </body>

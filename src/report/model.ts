@@ -209,7 +209,7 @@ export interface ProductionAudit {
   budget_reached: boolean;
   /** Requests k6 sent (load, proof), from its summary: only with --allow-production-load. */
   k6_requests?: number;
-  requests: Array<{ environment: string; method: string; path: string; status: number | null; at: string; duration_ms: number; auth: 'valid' | 'expired' | 'forged' | 'none' }>;
+  requests: Array<{ environment: string; method: string; path: string; status: number | null; at: string; duration_ms: number; auth: 'valid' | 'expired' | 'forged' | 'none'; plain_text?: true }>;
 }
 
 /**

@@ -12,5 +12,5 @@ export function productionSummary(p: ProductionAudit): string {
 }
 
 export function productionRow(r: ProductionAudit['requests'][number]): [string, string, string, string, string, string] {
-  return [r.at, r.environment, `${r.method} ${r.path}`, r.status === null ? 'no answer' : String(r.status), `${r.duration_ms} ms`, r.auth];
+  return [r.at, r.environment, `${r.plain_text ? 'plain-text ' : ''}${r.method} ${r.path}`, r.status === null ? 'no answer' : String(r.status), `${r.duration_ms} ms`, r.auth];
 }

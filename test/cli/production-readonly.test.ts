@@ -89,15 +89,18 @@ describe('production is read-only by default', () => {
     }
     const r = report(reportDir);
     // The audit trail is exactly what arrived: the same requests, as many of each.
-    expect(r.production?.sent).toBe(seen.requests.length);
-    expect(r.production?.requests.map((q) => `${q.method} ${q.path}`).sort()).toEqual([...seen.requests].sort());
+    // …and the plain-text one of tls.no-plain-http, which a TLS-only service never reads as a request.
+    const plain = r.production!.requests.filter((q) => q.plain_text);
+    expect(plain.map((q) => `${q.method} ${q.path} ${q.auth}`)).toEqual(['POST /tokens/health_check none']);
+    expect(r.production?.sent).toBe(seen.requests.length + 1);
+    expect(r.production?.requests.filter((q) => !q.plain_text).map((q) => `${q.method} ${q.path}`).sort()).toEqual([...seen.requests].sort());
     expectReadOnlyAudit(r);
     expect(JSON.stringify(r.production)).not.toContain(emulator.credentials.clientSecret);
     const accepted = r.checks.find((c) => c.id === 'business.valid-token-accepted');
     expect(accepted?.status).toBe('skip');
     expect(accepted?.message).toMatch(/^not tested on production \(business\.evaluation\.production, business\.ach_transactions\.production are not allowed/);
     const md = readFileSync(join(reportDir, 'report.md'), 'utf8');
-    expect(md).toContain(`This run sent ${seen.requests.length} requests to production`);
+    expect(md).toContain(`This run sent ${seen.requests.length + 1} requests to production`);
     expect(readFileSync(join(reportDir, 'report.html'), 'utf8')).toContain('id="production"');
   });
 
@@ -109,7 +112,7 @@ describe('production is read-only by default', () => {
     expect(seen.accepted.length).toBeGreaterThan(0);
     expect(seen.accepted).toEqual(seen.accepted.map(() => ({ path: '/v1/evaluation', body: PRODUCTION_BODY })));
     const r = report(reportDir);
-    expect(r.production?.sent).toBe(seen.requests.length);
+    expect(r.production?.requests.filter((q) => !q.plain_text)).toHaveLength(seen.requests.length);
     const accepted = r.checks.find((c) => c.id === 'business.valid-token-accepted');
     expect(accepted?.status).toBe('pass');
     expect(accepted?.message).toContain('business.ach_transactions.production is not allowed');
@@ -119,9 +122,10 @@ describe('production is read-only by default', () => {
     const reportDir = join(dir, 'r-budget');
     const res = await runCli(['check', '--config', config('budget', 'production:\n  max_requests: 5\n'), '--report-dir', reportDir], { cwd: dir, env: env(), timeoutMs: 120_000 });
     expect(res.code, res.stdout + res.stderr).toBe(1);
-    expect(seen.requests).toHaveLength(5);
     const r = report(reportDir);
     expect(r.production).toMatchObject({ max_requests: 5, sent: 5, budget_reached: true });
+    // Five in all: what the emulator saw, and the plain-text one if it was among the first five.
+    expect(seen.requests.length + r.production!.requests.filter((q) => q.plain_text).length).toBe(5);
     expect(r.checks.filter((c) => c.message.includes('production request budget 5 reached')).length).toBeGreaterThan(0);
   });
 
@@ -143,6 +147,19 @@ describe('production is read-only by default', () => {
     expect(seen.accepted.length, res.stdout + res.stderr).toBeGreaterThan(0);
     for (const call of seen.accepted) expect(call.body).toEqual(PRODUCTION_BODY);
     expect(report(reportDir).production).toMatchObject({ sent: 0, k6_requests: seen.requests.length });
+  });
+
+  it('an environment of another name marked production: true is read-only too', async () => {
+    const reportDir = join(dir, 'r-marked');
+    const file = join(dir, 'marked.yaml');
+    writeFileSync(file, readFileSync(config('plain'), 'utf8').replace('target: production', 'target: live').replace('  production:\n    base_url', '  live:\n    production: true\n    base_url'));
+    const res = await runCli(['check', '--config', file, '--report-dir', reportDir], { cwd: dir, env: env(), timeoutMs: 120_000 });
+    expect([0, 1], res.stdout + res.stderr).toContain(res.code);
+    expect(seen.accepted).toEqual([]);
+    const r = report(reportDir);
+    expect(r.target.environment).toBe('live');
+    expect(r.production?.requests.filter((q) => !q.plain_text)).toHaveLength(seen.requests.length);
+    expect(r.checks.find((c) => c.id === 'ratelimit.limit-enforced')?.message).toContain('--allow-production-load');
   });
 
   it('a bad production key is exit 2 naming its path, before any request', async () => {
