@@ -6,6 +6,7 @@ import { HarnessError, usageError } from '../errors.js';
 import { DEFAULT_CONFIG_FILE, EMBEDDED_ENVIRONMENTS, embedded, resolveSettings, type SettingFlags, type TargetSettings } from '../config/resolve.js';
 import { isProduction, type Target } from '../config/target.js';
 import { notAllowedOnProduction } from '../http/production-gate.js';
+import { businessCallsFor } from '../runner/production-calls.js';
 import { BUSINESS_ENDPOINTS, type BusinessCalls, type BusinessEndpoint } from '../spec/endpoints.js';
 import type { Expectations } from '../config/check-settings.js';
 import type { Emulator } from '../emulator/index.js';
@@ -130,7 +131,7 @@ export function businessForLoad(settings: TargetSettings, what: string, needed: 
   if (!isProduction(settings.target)) return settings.business;
   const missing = needed.filter((name) => !settings.production.business[name]);
   if (missing.length) throw new HarnessError('PRODUCTION_REFUSED', `${what} against ${settings.target.environment} calls ${missing.map((n) => `/v1/${n}`).join(' and ')} with valid tokens; ${notAllowedOnProduction(missing).replace(/^not tested on production \(|\)$/g, '')}`);
-  return { ...settings.business, ...settings.production.business };
+  return businessCallsFor(settings);
 }
 
 /** The business endpoint a rate-limit endpoint (rate_limit.endpoint) calls, if any. */

@@ -4,7 +4,7 @@
 
 import { isProduction } from '../config/target.js';
 import { notAllowedOnProduction } from '../http/production-gate.js';
-import { BUSINESS_ENDPOINTS, type BusinessCall, type BusinessEndpoint } from '../spec/endpoints.js';
+import { BUSINESS_ENDPOINTS, type BusinessCall, type BusinessCalls, type BusinessEndpoint } from '../spec/endpoints.js';
 import type { CheckContext } from './check.js';
 
 export interface AcceptedCalls {
@@ -19,4 +19,13 @@ export function acceptedCalls({ target, business, production }: Pick<CheckContex
   const calls = BUSINESS_ENDPOINTS.flatMap((name) => (production.business[name] ? [{ name, call: production.business[name] }] : []));
   const left = BUSINESS_ENDPOINTS.filter((name) => !production.business[name]);
   return { calls, onProduction: true, ...(left.length ? { notTested: notAllowedOnProduction(left) } : {}) };
+}
+
+/**
+ * The calls to send with valid tokens: on production each allowed endpoint's production payload
+ * (an endpoint not allowed keeps its sandbox call, which the production gate never lets out with a
+ * valid token); elsewhere the configured calls.
+ */
+export function businessCallsFor({ target, business, production }: Pick<CheckContext, 'target' | 'business' | 'production'>): BusinessCalls {
+  return isProduction(target) ? { ...business, ...production.business } : business;
 }
