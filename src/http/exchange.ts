@@ -52,3 +52,11 @@ export interface TokenExchange extends Exchange {
   /** Present when the answer is 2xx with a string `token`. */
   issued?: IssuedToken;
 }
+
+/** How a client's requests travelled, as the service chose from what the client offered. */
+export interface TransportSeen {
+  /** Connections per HTTP version ALPN settled on (`h2`, `http/1.1`). */
+  connections: Record<string, number>;
+  /** Answers per Content-Encoding (`gzip`, `br`, …; `identity` for none). */
+  codings: Record<string, number>;
+}

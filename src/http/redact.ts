@@ -8,7 +8,7 @@
 import { basicAuthEncodingsOf, encodingsOf } from './redact/encodings.js';
 import { fingerprint, isRedactionMark, REDACTED } from './redact/fingerprint.js';
 import { escapeRegExp, redactStructure, type CredentialKind } from './redact/structure.js';
-import { parseJwt } from '../spec/jwt.js';
+import { parseJwt } from './jwt.js';
 
 export { fingerprint } from './redact/fingerprint.js';
 

@@ -1,6 +1,8 @@
 // The one HTTP client every check uses. It is deliberately careful:
 // - every request has a timeout and every body a size cap, so a misbehaving service cannot hang
-//   or flood the harness (read-answer.ts);
+//   or flood the harness (read-answer.ts), a compressed body's decoded size included;
+// - it offers what a usual client offers (HTTP/2 by ALPN, Accept-Encoding: gzip, deflate, br) and
+//   remembers what the service chose (transportSeen), which the report states;
 // - redirects are never followed (undici's request does not follow them without an interceptor),
 //   so credentials and tokens never travel to another origin;
 // - a 429 met on the way is waited out within a bounded budget (rate-limit-wait.ts);
@@ -13,9 +15,10 @@ import { isProduction, type Target } from '../config/target.js';
 import type { Credentials } from '../spec/credentials.js';
 import type { Evidence } from '../report/model.js';
 import { credentialFieldsIn, credentialHeadersIn, headerCredential } from './credential-fields.js';
-import { dispatcherFor, requestTimeoutMs } from './dispatcher.js';
+import { ACCEPT_ENCODING, codingsOf, UnreadableBody } from './content-coding.js';
+import { dispatcherFor, requestTimeoutMs, type HttpVersion } from './dispatcher.js';
 import { evidenceOf, quoteBody } from './evidence.js';
-import type { Exchange, SendOptions, TokenExchange } from './exchange.js';
+import type { Exchange, SendOptions, TokenExchange, TransportSeen } from './exchange.js';
 import { DEFAULT_RATE_LIMIT_BUDGET, sendWaitingOut429, type RateLimitBudget } from './rate-limit-wait.js';
 import { flattenHeaders, parseJson, readCapped } from './read-answer.js';
 import { fingerprint, type Redactor } from './redact.js';
@@ -48,6 +51,7 @@ export class ServiceClient {
   /** Tokens this target issued to this client: a bearer among them is a valid one. */
   private readonly issued = new Set<string>();
   private answers = 0;
+  private readonly seen: TransportSeen = { connections: {}, codings: {} };
 
   constructor(target: Target, options: ServiceClientOptions) {
     this.target = target;
@@ -60,7 +64,7 @@ export class ServiceClient {
       random: options.random ?? Math.random,
     };
     this.gate = isProduction(target) ? options.production : undefined;
-    this.dispatcher = dispatcherFor(target, options.connections, options.env);
+    this.dispatcher = dispatcherFor(target, options.connections, options.env, (version: HttpVersion) => count(this.seen.connections, version));
     options.redactor.addSecret(target.credentials.clientSecret, target.credentials.clientId);
   }
 
@@ -74,7 +78,7 @@ export class ServiceClient {
   }
 
   private async sendOnce(method: string, path: string, options: SendOptions): Promise<Exchange> {
-    const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.5', ...options.headers };
+    const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.5', 'accept-encoding': ACCEPT_ENCODING, ...options.headers };
     let body = options.body;
     if (options.json !== undefined) {
       body = JSON.stringify(options.json);
@@ -102,8 +106,11 @@ export class ServiceClient {
         signal: AbortSignal.timeout(timeout),
       });
       answered = res.statusCode;
-      ({ text, truncated } = await readCapped(res.body, this.opts.bodyCapBytes));
+      const coding = flattenHeaders(res.headers)['content-encoding'];
+      ({ text, truncated } = await readCapped(res.body, this.opts.bodyCapBytes, coding));
+      count(this.seen.codings, codingsOf(coding).join(', ') || 'identity');
     } catch (err) {
+      if (err instanceof UnreadableBody) throw new UnreadableBody(`${label}: ${err.message}`);
       throw answerTimeout(err, label, timeout) ?? err;
     } finally {
       this.audit(method, path, sentAt, started, answered, bearer);
@@ -218,6 +225,11 @@ export class ServiceClient {
     return [...this.echoes];
   }
 
+  /** What ALPN chose for each connection and how the answers were coded, so far. */
+  transportSeen(): TransportSeen {
+    return { connections: { ...this.seen.connections }, codings: { ...this.seen.codings } };
+  }
+
   answersSeen(): number {
     return this.answers;
   }
@@ -226,6 +238,8 @@ export class ServiceClient {
     await this.dispatcher.close();
   }
 }
+
+const count = (tally: Record<string, number>, key: string) => void (tally[key] = (tally[key] ?? 0) + 1);
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 

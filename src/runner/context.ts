@@ -3,6 +3,7 @@
 import { setMaxListeners } from 'node:events';
 import { Redactor } from '../http/redact.js';
 import { ServiceClient } from '../http/service-client.js';
+import type { TransportSeen } from '../http/exchange.js';
 import type { Target } from '../config/target.js';
 import type { Expectations, ProductionSettings, RateLimitSettings } from '../config/check-settings.js';
 import { DEFAULTS } from '../config/resolve.js';
@@ -31,6 +32,8 @@ export interface ContextInput {
 
 export interface OpenContext {
   ctx: CheckContext;
+  /** What ALPN and the content codings were, over every client of the context so far. */
+  transportSeen(): TransportSeen;
   close(): Promise<void>;
 }
 
@@ -90,7 +93,15 @@ export function createContext(input: ContextInput): OpenContext {
     progress,
     signal,
   };
-  return { ctx, close: async () => void (await Promise.all(clients.map((c) => c.close()))) };
+  const transportSeen = (): TransportSeen => {
+    const all: TransportSeen = { connections: {}, codings: {} };
+    for (const seen of clients.map((c) => c.transportSeen())) {
+      for (const [v, n] of Object.entries(seen.connections)) all.connections[v] = (all.connections[v] ?? 0) + n;
+      for (const [c, n] of Object.entries(seen.codings)) all.codings[c] = (all.codings[c] ?? 0) + n;
+    }
+    return all;
+  };
+  return { ctx, transportSeen, close: async () => void (await Promise.all(clients.map((c) => c.close()))) };
 }
 
 /** A run's gate for its production settings: the budget, and the endpoints opted in. */

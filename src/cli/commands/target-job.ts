@@ -7,7 +7,7 @@ import type { ProductionGate } from '../../http/production-gate.js';
 import { productionGateFor } from '../../runner/context.js';
 import { isProduction } from '../../config/target.js';
 import { buildReport } from '../../report/build.js';
-import type { CheckResult, LoadResult, RateLimitResult, Report, Untested } from '../../report/model.js';
+import type { CheckResult, LoadResult, RateLimitResult, Report, TransportFacts, Untested } from '../../report/model.js';
 import { HarnessError } from '../../errors.js';
 import { ensureWritableFileLocation, removeEmptyDirs } from '../../fs/writable.js';
 import { LEDGER_FIX } from '../../runner/ledger.js';
@@ -33,6 +33,8 @@ export interface StageIo {
    * cannot pass, and the reason reaches the terminal and every report format.
    */
   untested(stage: Untested['stage'], reason: string): void;
+  /** How the checks' requests travelled (HTTP version, content codings), for the report's target section. */
+  sawTransport?(facts: TransportFacts): void;
 }
 
 export interface Stages {
@@ -82,6 +84,7 @@ async function runStages({ prepared, reportDir, startedAt }: Job, stages: Stages
   const { settings } = prepared;
   const untested: Untested[] = [];
   const productionGate = productionGateFor(settings.production);
+  let transport: TransportFacts | undefined;
   const io: StageIo = {
     prepared,
     redactor,
@@ -93,6 +96,7 @@ async function runStages({ prepared, reportDir, startedAt }: Job, stages: Stages
       untested.push({ stage, reason });
       terminal.err(`${stage}: not tested: ${reason}`);
     },
+    sawTransport: (facts) => void (transport = facts),
   };
   // A stage that throws still leaves a report: the other stages' results and why this one is missing.
   const guarded = async <T>(stage: (io: StageIo) => Promise<T>, name: Untested['stage']): Promise<T | undefined> => {
@@ -125,7 +129,12 @@ async function runStages({ prepared, reportDir, startedAt }: Job, stages: Stages
   if (productionGate.budgetReached) io.untested('production', `the production request budget (production.max_requests ${productionGate.maxRequests}) was reached; what remained was not tested`);
   const report = buildReport({
     version: VERSION,
-    target: { environment: settings.target.environment, base_url: settings.target.baseUrl, ...(settings.target.emulated ? { emulated: true } : {}) },
+    target: {
+      environment: settings.target.environment,
+      base_url: settings.target.baseUrl,
+      ...(settings.target.emulated ? { emulated: true } : {}),
+      ...(transport ? { transport } : {}),
+    },
     startedAt,
     finishedAt: new Date(),
     checks,
