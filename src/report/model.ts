@@ -203,10 +203,27 @@ export interface Report {
    * secret written in the config file). Absent when there is nothing to say.
    */
   notes?: string[];
+  /**
+   * Every request this run sent to a production environment (absent when no environment of the
+   * run is production): the change board's evidence. Never a token: `auth` says only its kind.
+   */
+  production?: ProductionAudit;
   /** What changed since the stored runs of this target (absent when the history is off). */
   since_last_run?: SinceLastRun;
   /** The stored runs' figures and verdicts, for report.html's trend charts. */
   trends?: Trends;
+}
+
+export interface ProductionAudit {
+  /** production.max_requests: the run never sent more. */
+  max_requests: number;
+  /** Requests sent by this process (the length of `requests`). */
+  sent: number;
+  /** True when a request was held back because the budget was spent. */
+  budget_reached: boolean;
+  /** Requests k6 sent (load, proof), from its summary: only with --allow-production-load. */
+  k6_requests?: number;
+  requests: Array<{ environment: string; method: string; path: string; status: number | null; at: string; duration_ms: number; auth: 'valid' | 'expired' | 'forged' | 'none'; plain_text?: true }>;
 }
 
 /**

@@ -22,10 +22,11 @@ export function selectedChecks(options: Options): Check[] {
 }
 
 export function conformanceStage(checks: readonly Check[]) {
-  return async ({ prepared, redactor, terminal, signal, untested, sawTransport }: StageIo): Promise<CheckResult[]> => {
+  return async ({ prepared, redactor, terminal, signal, untested, sawTransport, productionGate }: StageIo): Promise<CheckResult[]> => {
     let seen: TransportSeen | undefined;
     const results = await runConformance({
       ...prepared.settings,
+      ...(productionGate ? { productionGate } : {}),
       ledger: prepared.ledger,
       checks,
       redactor,
