@@ -8,6 +8,7 @@ import { createServer as createNetServer, type AddressInfo, type Server as NetSe
 import type { Reply, RequestInfo, TlsSettings } from './types.js';
 import { internalError, payloadTooLarge } from './replies.js';
 import type { Transport } from './transport.js';
+import { connectionPolicy, tuneKeepAlive, type ConnectionPolicy } from './connection-policy.js';
 
 export const BODY_CAP_BYTES = 64 * 1024;
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -59,20 +60,21 @@ function readBody(req: IncomingMessage): Promise<Body> {
   });
 }
 
-function send(res: ServerResponse, reply: Reply): void {
-  if (res.headersSent || res.destroyed) return;
-  res.writeHead(reply.status, { ...reply.headers, 'content-length': Buffer.byteLength(reply.body) });
-  res.end(reply.body);
-}
-
-function requestListener(handler: Handler) {
+function requestListener(handler: Handler, policy: ConnectionPolicy) {
+  const send = async (res: ServerResponse, reply: Reply): Promise<void> => {
+    await policy.delay();
+    if (res.headersSent || res.destroyed) return;
+    res.writeHead(reply.status, { ...reply.headers, ...policy.headers, 'content-length': Buffer.byteLength(reply.body) });
+    res.end(reply.body);
+  };
   const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    policy.onRequest(req, res);
     const body = await readBody(req);
     if (body.kind === 'gone') return;
     if (body.kind === 'too-large') return send(res, payloadTooLarge());
     const url = req.url ?? '/';
     const query = url.indexOf('?');
-    send(
+    await send(
       res,
       await handler({
         method: req.method ?? 'GET',
@@ -86,18 +88,18 @@ function requestListener(handler: Handler) {
   };
   // A bug in a handler answers 500 on that request; it never reaches the process.
   return (req: IncomingMessage, res: ServerResponse) => {
-    serve(req, res).catch(() => send(res, internalError()));
+    serve(req, res).catch(() => send(res, internalError()).catch(() => undefined));
   };
 }
 
 function tune(server: HttpServer, transport: Transport): void {
-  server.keepAliveTimeout = transport.keepAliveMs;
+  tuneKeepAlive(server, transport);
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = REQUEST_TIMEOUT_MS;
 }
 
 export async function listen(options: ListenerOptions): Promise<Listener> {
-  const onRequest = requestListener(options.handler);
+  const onRequest = requestListener(options.handler, connectionPolicy(options.transport));
   const https = createHttpsServer(
     { cert: options.certPem, key: options.keyPem, ...options.tls, honorCipherOrder: true },
     onRequest,

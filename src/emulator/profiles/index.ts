@@ -4,11 +4,16 @@
 
 import type { Behaviour } from '../types.js';
 import { DEFAULT_TRANSPORT, type Transport } from '../transport.js';
+import { profile as connectionClose } from './connection-close.js';
 import { profile as extraFields } from './extra-fields.js';
+import { profile as idleClose } from './idle-close.js';
+import { profile as intermediateCa } from './intermediate-ca.js';
+import { profile as latency } from './latency.js';
+import { profile as silentClose } from './silent-close.js';
 
 export type { Profile } from './types.js';
 
-export const PROFILES = [extraFields] as const;
+export const PROFILES = [extraFields, idleClose, silentClose, connectionClose, intermediateCa, latency] as const;
 
 export type ProfileName = (typeof PROFILES)[number]['name'];
 
