@@ -8,6 +8,7 @@
 //   out is made known to the redactor here, as the answer arrives.
 // What a request yields is plain data (exchange.ts); the connection pool is dispatcher.ts.
 
+import { randomUUID } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import type { Target } from '../config/target.js';
 import type { Credentials } from '../spec/credentials.js';
@@ -19,6 +20,7 @@ import type { Exchange, SendOptions, TokenExchange } from './exchange.js';
 import { DEFAULT_RATE_LIMIT_BUDGET, sendWaitingOut429, type RateLimitBudget } from './rate-limit-wait.js';
 import { flattenHeaders, parseJson, readCapped } from './read-answer.js';
 import { fingerprint, type Redactor } from './redact.js';
+import { IDEMPOTENCY_KEY, closedWhileReused, replaySafe } from './replay.js';
 
 export const DEFAULT_BODY_CAP_BYTES = 64 * 1024;
 
@@ -74,14 +76,9 @@ export class ServiceClient {
     }
     if (options.bearer !== undefined) headers['authorization'] = `Bearer ${options.bearer}`;
     const label = `${method} ${path}`;
-    const sentAt = Date.now();
-    const started = performance.now();
     const timeout = options.timeoutMs ?? this.opts.timeoutMs;
-    let res: Dispatcher.ResponseData;
-    let text: string;
-    let truncated: boolean;
-    try {
-      res = await request(this.target.baseUrl + path, {
+    const send = () =>
+      request(this.target.baseUrl + path, {
         method: method as Dispatcher.HttpMethod,
         headers,
         body,
@@ -90,6 +87,21 @@ export class ServiceClient {
         bodyTimeout: timeout,
         signal: AbortSignal.timeout(timeout),
       });
+    let sentAt = Date.now();
+    let started = performance.now();
+    let res: Dispatcher.ResponseData;
+    let text: string;
+    let truncated: boolean;
+    try {
+      try {
+        res = await send();
+      } catch (err) {
+        // A pooled connection the server closed while idle, just as we sent on it (replay.ts).
+        if (!closedWhileReused(err) || !replaySafe(method, path, headers)) throw err;
+        sentAt = Date.now();
+        started = performance.now();
+        res = await send();
+      }
       ({ text, truncated } = await readCapped(res.body, this.opts.bodyCapBytes));
     } catch (err) {
       throw answerTimeout(err, label, timeout) ?? err;
@@ -150,10 +162,12 @@ export class ServiceClient {
     return this.send('POST', '/tokens/health_check', options);
   }
 
+  /** One logical business call, with an Idempotency-Key of its own (replay.ts says why). */
   business(name: string, call: { method: string; body: unknown }, token: string | undefined, options: SendOptions = {}): Promise<Exchange> {
     const withBody = call.method !== 'GET' && call.method !== 'HEAD';
     return this.send(call.method, `/v1/${name}`, {
       ...options,
+      headers: { [IDEMPOTENCY_KEY]: randomUUID(), ...options.headers },
       ...(withBody ? { json: call.body } : {}),
       ...(token === undefined ? {} : { bearer: token }),
     });
