@@ -9,6 +9,7 @@ import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redactor } from '../../src/http/redact.js';
 import { ServiceClient } from '../../src/http/service-client.js';
+import { closeLoopback, listenLoopback } from '../helpers/loopback-https.js';
 import { createTestPki } from '../tls/pki.js';
 
 const pki = createTestPki();
@@ -31,14 +32,9 @@ beforeAll(async () => {
     res.writeHead(200, { 'content-type': 'application/json' }).end(body);
   });
   server.keepAliveTimeout = 60_000;
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const address = server.address();
-  baseUrl = `https://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  baseUrl = await listenLoopback(server);
 });
-afterAll(() => {
-  server.closeAllConnections();
-  server.close();
-});
+afterAll(() => closeLoopback(server));
 
 const newClient = () =>
   new ServiceClient(
