@@ -67,7 +67,7 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
   const faulted = behaviourWith(opts.faults, withProfiles(conformant, opts.profiles));
   const behaviour = opts.overrides.reduce((b, override) => ({ ...b, ...override(b) }), faulted);
   const transport = transportOf(opts.profiles);
-  const certs = opts.certificates ?? generateCertificates(opts.host);
+  const certs = opts.certificates ?? generateCertificates(opts.host, Date.now(), transport.chain);
   const files = await writeCertificates(certs, opts.tlsDir);
 
   const credentials = behaviour.environmentCredentials(opts.environments.map((name, i) => opts.credentials[i] ?? generateCredentials(name)));

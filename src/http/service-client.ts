@@ -10,6 +10,7 @@
 //   out is made known to the redactor here, as the answer arrives.
 // What a request yields is plain data (exchange.ts); the connection pool is dispatcher.ts.
 
+import { randomUUID } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import { isProduction, type Target } from '../config/target.js';
 import type { Credentials } from '../spec/credentials.js';
@@ -23,6 +24,7 @@ import { DEFAULT_RATE_LIMIT_BUDGET, sendWaitingOut429, type RateLimitBudget } fr
 import { flattenHeaders, parseJson, readCapped } from './read-answer.js';
 import { fingerprint, type Redactor } from './redact.js';
 import type { BearerKind, ProductionGate } from './production-gate.js';
+import { IDEMPOTENCY_KEY, closedWhileReused, replaySafe } from './replay.js';
 
 export const DEFAULT_BODY_CAP_BYTES = 64 * 1024;
 
@@ -86,17 +88,9 @@ export class ServiceClient {
     }
     if (options.bearer !== undefined) headers['authorization'] = `Bearer ${options.bearer}`;
     const label = `${method} ${path}`;
-    const bearer = this.bearerKind(options);
-    this.gate?.admit(path, bearer);
-    const sentAt = Date.now();
-    const started = performance.now();
     const timeout = options.timeoutMs ?? this.opts.timeoutMs;
-    let res: Dispatcher.ResponseData;
-    let answered: number | null = null;
-    let text: string;
-    let truncated: boolean;
-    try {
-      res = await request(this.target.baseUrl + path, {
+    const send = () =>
+      request(this.target.baseUrl + path, {
         method: method as Dispatcher.HttpMethod,
         headers,
         body,
@@ -105,6 +99,27 @@ export class ServiceClient {
         bodyTimeout: timeout,
         signal: AbortSignal.timeout(timeout),
       });
+    const bearer = this.bearerKind(options);
+    this.gate?.admit(path, bearer);
+    let sentAt = Date.now();
+    let started = performance.now();
+    let res: Dispatcher.ResponseData;
+    let answered: number | null = null;
+    let text: string;
+    let truncated: boolean;
+    try {
+      try {
+        res = await send();
+      } catch (err) {
+        // A pooled connection the server closed while idle, just as we sent on it (replay.ts).
+        if (!closedWhileReused(err) || !replaySafe(method, path, headers)) throw err;
+        // The first attempt went out too: production's audit lists it, and the budget counts both.
+        this.audit(method, path, sentAt, started, null, bearer);
+        this.gate?.admit(path, bearer);
+        sentAt = Date.now();
+        started = performance.now();
+        res = await send();
+      }
       answered = res.statusCode;
       const coding = flattenHeaders(res.headers)['content-encoding'];
       ({ text, truncated } = await readCapped(res.body, this.opts.bodyCapBytes, coding));
@@ -211,10 +226,12 @@ export class ServiceClient {
     return this.send('POST', '/tokens/health_check', options);
   }
 
+  /** One logical business call, with an Idempotency-Key of its own (replay.ts says why). */
   business(name: string, call: { method: string; body: unknown }, token: string | undefined, options: SendOptions = {}): Promise<Exchange> {
     const withBody = call.method !== 'GET' && call.method !== 'HEAD';
     return this.send(call.method, `/v1/${name}`, {
       ...options,
+      headers: { [IDEMPOTENCY_KEY]: randomUUID(), ...options.headers },
       ...(withBody ? { json: call.body } : {}),
       ...(token === undefined ? {} : { bearer: token }),
     });
