@@ -64,6 +64,8 @@ export interface DiscoverOptions {
   /** Shortest sustained-rate window, seconds. */
   minWindowS?: number;
   maxInFlight?: number;
+  /** The longest Retry-After waited out to judge it (rate_limit.max_retry_after_s); longer ones are not tested. */
+  maxRetryAfterS?: number;
   /** When given, every sample is also pushed here (for tests and benchmarks that inspect the run). */
   record?: Sample[];
 }
@@ -77,6 +79,7 @@ export const DISCOVER_DEFAULTS = {
   minWindowS: 2,
   // The ServiceClient's connection pool: more in flight would queue in the client, not the service.
   maxInFlight: 16,
+  maxRetryAfterS: 120,
 } as const;
 
 export async function discover(opts: DiscoverOptions): Promise<Estimate> {
@@ -87,6 +90,7 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     maxRequests: opts.maxRequests,
     maxDurationMs: (opts.maxDurationS ?? DISCOVER_DEFAULTS.maxDurationS) * 1000,
     maxInFlight: opts.maxInFlight ?? DISCOVER_DEFAULTS.maxInFlight,
+    maxRetryAfterS: opts.maxRetryAfterS ?? DISCOVER_DEFAULTS.maxRetryAfterS,
     signal: opts.signal,
     progress: opts.progress ?? (() => {}),
     samples: opts.record ?? [],

@@ -5,12 +5,12 @@
 
 import type { Exchange } from '../http/exchange.js';
 import { RateLimitedError } from '../http/rate-limit-wait.js';
-import { retryAfterMs } from '../http/retry-after.js';
-import { isLimitLike } from '../spec/limit-statuses.js';
+import { beyondWaitBudget } from '../http/retry-after.js';
+import { retryAfterDelayMs } from '../spec/retry-after.js';
+import { isLimitLike, passedTokenAndLimit } from '../spec/limit-statuses.js';
 import { probeCalls } from '../ratelimit/calls.js';
 import { Probe } from '../ratelimit/probe/probe.js';
 import type { CheckContext } from './check.js';
-import { isSuccess } from './expect.js';
 
 export interface BurstProbe {
   /** Why nothing was sent (production without the flag). */
@@ -22,7 +22,7 @@ export interface BurstProbe {
   statuses: Record<number, number>;
   /** The first answer that limited: 429, or another refusal (503…) when no 429 came. */
   limited?: Exchange;
-  recovery?: { ok: boolean; afterS: number; attempts: number; last?: Exchange; waitedFor: 'retry-after' | 'backoff' };
+  recovery?: { ok: boolean; afterS: number; attempts: number; last?: Exchange; waitedFor: 'retry-after' | 'backoff'; notTested?: string };
   durationS: number;
 }
 
@@ -60,6 +60,7 @@ async function runProbe(ctx: CheckContext): Promise<BurstProbe> {
     // Bounded by max_requests at max_rps; the recovery has its own budget (recoveryWaitS).
     maxDurationMs: Infinity,
     maxInFlight: MAX_IN_FLIGHT,
+    maxRetryAfterS: ctx.rateLimit.maxRetryAfterS,
     signal: ctx.signal,
     progress: ctx.progress,
     samples: [],
@@ -78,19 +79,26 @@ async function runProbe(ctx: CheckContext): Promise<BurstProbe> {
   return result;
 }
 
-/** Waits as §7 says ("wait and retry"), honouring Retry-After when there is one. */
+/**
+ * Waits as §7 says ("wait and retry"), honouring any valid Retry-After up to
+ * rate_limit.max_retry_after_s even when it is longer than the backoff's patience (recoveryWaitS);
+ * a longer one is not waited out and the recovery is not tested.
+ */
 async function recover(ctx: CheckContext, call: () => Promise<Exchange>, limited: Exchange): Promise<NonNullable<BurstProbe['recovery']>> {
-  const advised = retryAfterMs(limited.headers['retry-after'], ctx.now());
+  const advised = retryAfterDelayMs(limited.headers['retry-after'], ctx.now());
   const waitedFor = advised !== undefined ? 'retry-after' : 'backoff';
+  const notTested = advised === undefined ? undefined : beyondWaitBudget(advised / 1000, ctx.rateLimit.maxRetryAfterS);
+  if (notTested) return { ok: false, afterS: 0, attempts: 0, waitedFor, notTested };
   const started = ctx.now();
-  const budgetMs = ctx.rateLimit.recoveryWaitS * 1000;
+  const budgetMs = Math.max(ctx.rateLimit.recoveryWaitS * 1000, advised ?? 0);
   let wait = advised ?? 1000;
   let last: Exchange | undefined;
   for (let attempt = 1; ctx.now() - started + wait <= budgetMs; attempt++) {
     ctx.progress(`rate limited: waiting ${(wait / 1000).toFixed(1)} s before retrying`);
     await ctx.sleep(wait);
     last = await stillLimitedAsAnswer(call);
-    if (isSuccess(last)) return { ok: true, afterS: (ctx.now() - started) / 1000, attempts: attempt, last, waitedFor };
+    // A 422 for the payload got past the limit as surely as a 200 did.
+    if (passedTokenAndLimit(last.status)) return { ok: true, afterS: (ctx.now() - started) / 1000, attempts: attempt, last, waitedFor };
     // Anything but a limit (a 401, a 500) says nothing about recovery: stop rather than insist.
     if (!isLimitLike(last.status)) break;
     wait = Math.min(wait * 2, 16_000);

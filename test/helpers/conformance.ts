@@ -25,6 +25,8 @@ export interface RunOptions {
   skip?: string[];
   rateLimit?: { rps: number; burst: number };
   redactor?: Redactor;
+  /** Collects the lines of checks that could not test what was asked (the run's "not tested"). */
+  untested?: string[];
 }
 
 export function targetsOf(emulator: Emulator): Target[] {
@@ -51,10 +53,11 @@ export async function checkEmulator(options: RunOptions = {}): Promise<CheckResu
       expect: { tokenLifetimeS: ttl, expiryWaitS: options.waitForExpiry ? ttl + 4 : 0, clockToleranceS: EMBEDDED.clockToleranceS },
       business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
       // Fast enough to find the emulator's 50/s limit, or its absence, in two seconds; slow enough that two busy test workers on two cores still reach the rate.
-      rateLimit: { endpoint: 'tokens.validate', maxRps: 120, maxRequests: 240, recoveryWaitS: 15, probingAllowed: true },
+      rateLimit: { endpoint: 'tokens.validate', maxRps: 120, maxRequests: 240, recoveryWaitS: 15, maxRetryAfterS: 120, probingAllowed: true },
       ledger: Ledger.disabled(),
       checks: selected,
       redactor: options.redactor ?? new Redactor(),
+      ...(options.untested ? { onUntested: (line: string) => options.untested!.push(line) } : {}),
     });
   } finally {
     await emulator.close();

@@ -27,6 +27,7 @@ export function conformanceStage(checks: readonly Check[]) {
       progress: terminal.progress,
       onResult: (r) => terminal.out(resultLine(r)),
       onCredentialsRefused: (line) => untested('credentials', line),
+      onUntested: (line) => untested('checks', line),
       signal,
     });
 }

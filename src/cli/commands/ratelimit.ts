@@ -77,6 +77,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
         maxRps,
         maxRequests,
         maxDurationS: stageOptions.maxDurationS ?? DISCOVER_DEFAULTS.maxDurationS,
+        maxRetryAfterS: settings.rateLimit.maxRetryAfterS,
         signal,
         progress: terminal.progress,
       });

@@ -21,6 +21,8 @@ export interface ProbeLimits {
   maxRequests: number;
   maxDurationMs: number;
   maxInFlight: number;
+  /** The longest Retry-After waited out to judge it (rate_limit.max_retry_after_s). */
+  maxRetryAfterS: number;
   signal: AbortSignal | undefined;
   progress: (line: string) => void;
   /** Where the samples go (a caller's array when it wants to inspect the run). */
@@ -65,6 +67,7 @@ export class Probe {
   readonly maxRequests: number;
   readonly maxDurationMs: number;
   readonly maxInFlight: number;
+  readonly maxRetryAfterS: number;
   readonly signal: AbortSignal | undefined;
   readonly progress: (line: string) => void;
   readonly samples: Sample[];
@@ -90,6 +93,7 @@ export class Probe {
     this.maxRequests = limits.maxRequests;
     this.maxDurationMs = limits.maxDurationMs;
     this.maxInFlight = limits.maxInFlight;
+    this.maxRetryAfterS = limits.maxRetryAfterS;
     this.signal = limits.signal;
     this.progress = limits.progress;
     this.samples = limits.samples;
