@@ -1,5 +1,6 @@
 import { fail, notTested, pass, skip, type Check } from '../src/runner/check.js';
 import { burstProbe } from '../src/runner/burst-probe.js';
+import { MAX_IN_FLIGHT, reachableRps } from '../src/ratelimit/in-flight.js';
 
 export const check: Check = {
   id: 'ratelimit.limit-enforced',
@@ -19,7 +20,8 @@ export const check: Check = {
       const achieved = probe.achievedRps;
       if (achieved < probe.rps * 0.5) {
         // The harness, not the service, was the bottleneck: the absence of a 429 proves little.
-        return notTested(`no limit met, but the probe reached only ${achieved.toFixed(0)} requests/s of the ${probe.rps}/s it aimed for (${summary}); no verdict on §8`);
+        const why = probe.inFlightBound ? `: answers took up to ${(probe.latencyMs / 1000).toFixed(1)} s, and at most ${MAX_IN_FLIGHT} requests in flight reach about ${reachableRps(MAX_IN_FLIGHT, probe.latencyMs).toFixed(0)}/s` : '';
+        return notTested(`no limit met, but the probe reached only ${achieved.toFixed(0)} requests/s of the ${probe.rps}/s it aimed for${why} (${summary}); no verdict on §8`);
       }
       // §8 says a limit exists, not where: one above the probe's ceiling looks exactly like none,
       // so this is what the harness could not find, never the service's failure.

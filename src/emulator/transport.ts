@@ -5,9 +5,15 @@
 export interface Transport {
   /** How long an idle keep-alive connection stays open, ms (gateways often close them within a second or two). */
   keepAliveMs: number;
+  /**
+   * Added before each business answer, ms: a service whose business work takes its time (the
+   * larger of this and EmulatorOptions.businessLatencyMs applies).
+   */
+  businessLatencyMs: number;
 }
 
 /** Long enough for k6 and undici to reuse connections, short enough not to hoard sockets. */
 export const DEFAULT_TRANSPORT: Transport = {
   keepAliveMs: 5_000,
+  businessLatencyMs: 0,
 };

@@ -6,10 +6,11 @@ import type { Behaviour } from '../types.js';
 import { DEFAULT_TRANSPORT, type Transport } from '../transport.js';
 import { profile as businessRejectsPayload } from './business-rejects-payload.js';
 import { profile as extraFields } from './extra-fields.js';
+import { profile as slowBusiness } from './slow-business.js';
 
 export type { Profile } from './types.js';
 
-export const PROFILES = [extraFields, businessRejectsPayload] as const;
+export const PROFILES = [extraFields, businessRejectsPayload, slowBusiness] as const;
 
 export type ProfileName = (typeof PROFILES)[number]['name'];
 
