@@ -8,6 +8,8 @@ import { Redactor } from '../../src/http/redact.js';
 import type { Target } from '../../src/config/target.js';
 import type { CheckResult } from '../../src/report/model.js';
 import { runConformance } from '../../src/runner/conformance.js';
+import { createContext, type OpenContext } from '../../src/runner/context.js';
+import type { RateLimitSettings } from '../../src/config/check-settings.js';
 import { Ledger } from '../../src/runner/ledger.js';
 import { selectChecks } from '../../src/runner/run-checks.js';
 
@@ -62,4 +64,20 @@ export async function checkEmulator(options: RunOptions = {}): Promise<CheckResu
   } finally {
     await emulator.close();
   }
+}
+
+/**
+ * A check context on the emulator's first environment, as `check` builds one, with 1 h tokens (no
+ * token turns over mid-test) and the rate-limit settings given, for tests that run single checks.
+ */
+export function emulatorContext(emulator: Emulator, rateLimit: RateLimitSettings): OpenContext {
+  const [target, ...others] = targetsOf(emulator);
+  return createContext({
+    target: target!,
+    others,
+    expect: { tokenLifetimeS: 3_600, expiryWaitS: 0, clockToleranceS: 1 },
+    business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
+    rateLimit,
+    ledger: Ledger.disabled(),
+  });
 }

@@ -12,10 +12,8 @@ import { check as retryAfter } from '../../checks/ratelimit.retry-after.js';
 import { createEmulator, type Emulator, type ProfileName } from '../../src/emulator/index.js';
 import type { Ctx } from '../../src/emulator/types.js';
 import type { RateLimitEndpoint } from '../../src/spec/endpoints.js';
-import { createContext } from '../../src/runner/context.js';
-import { Ledger } from '../../src/runner/ledger.js';
 import type { CheckContext } from '../../src/runner/check.js';
-import { targetsOf } from '../helpers/conformance.js';
+import { emulatorContext } from '../helpers/conformance.js';
 
 /** Real time plus whatever the sleeps skipped: a sleep moves the clock and returns at once. */
 function virtualClock() {
@@ -56,15 +54,7 @@ async function world(opts: { retryAfterS: number; maxRetryAfterS: number; endpoi
   const clock = virtualClock();
   const path = opts.endpoint === 'tokens.validate' ? '/tokens/validate' : '/v1/evaluation';
   emulator = await createEmulator({ port: 0, tokenTtlS: 3_600, now: clock.now, profiles: opts.profiles, overrides: [minuteWindow(clock, path, opts.retryAfterS)] });
-  const [target, ...others] = targetsOf(emulator);
-  const open = createContext({
-    target: target!,
-    others,
-    expect: { tokenLifetimeS: 3_600, expiryWaitS: 0, clockToleranceS: 1 },
-    business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
-    rateLimit: { endpoint: opts.endpoint, maxRps: 100, maxRequests: 200, recoveryWaitS: 60, maxRetryAfterS: opts.maxRetryAfterS, probingAllowed: true },
-    ledger: Ledger.disabled(),
-  });
+  const open = emulatorContext(emulator, { endpoint: opts.endpoint, maxRps: 100, maxRequests: 200, recoveryWaitS: 60, maxRetryAfterS: opts.maxRetryAfterS, probingAllowed: true });
   close = open.close;
   // The checks' clock is the emulator's: every wait the checks make is skipped, not slept.
   return Object.assign(Object.create(open.ctx) as CheckContext, { now: clock.now, sleep: clock.sleep });

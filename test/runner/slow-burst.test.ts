@@ -7,9 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { check as limitEnforced } from '../../checks/ratelimit.limit-enforced.js';
 import { check as recovers } from '../../checks/ratelimit.recovers.js';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
-import { createContext } from '../../src/runner/context.js';
-import { Ledger } from '../../src/runner/ledger.js';
-import { targetsOf } from '../helpers/conformance.js';
+import { emulatorContext } from '../helpers/conformance.js';
 
 let emulator: Emulator | undefined;
 let close: (() => Promise<void>) | undefined;
@@ -25,15 +23,7 @@ describe("check's burst on 2 s business answers", () => {
     { limit: { rps: 0, burst: 0 }, maxRps: 200, maxRequests: 300, enforced: /^skip: not tested: no limit met, but the probe reached only \d+ requests\/s of the 200\/s it aimed for: answers took up to 2\.\d s, and at most 128 requests in flight reach about 6\d\/s/, recovered: /^skip: no limit was met/ },
   ])('limit $limit.rps/s, max_rps $maxRps → $enforced', async ({ limit, maxRps, maxRequests, enforced, recovered }) => {
     emulator = await createEmulator({ port: 0, tokenTtlS: 3_600, profiles: ['slow-business'], rateLimit: limit });
-    const [target, ...others] = targetsOf(emulator);
-    const open = createContext({
-      target: target!,
-      others,
-      expect: { tokenLifetimeS: 3_600, expiryWaitS: 0, clockToleranceS: 1 },
-      business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
-      rateLimit: { endpoint: 'business.evaluation', maxRps, maxRequests, recoveryWaitS: 15, maxRetryAfterS: 120, probingAllowed: true },
-      ledger: Ledger.disabled(),
-    });
+    const open = emulatorContext(emulator, { endpoint: 'business.evaluation', maxRps, maxRequests, recoveryWaitS: 15, maxRetryAfterS: 120, probingAllowed: true });
     close = open.close;
     const started = Date.now();
     const outcome = await limitEnforced.run(open.ctx);
