@@ -20,7 +20,7 @@ export const check: Check = {
       const achieved = probe.achievedRps;
       if (achieved < probe.rps * 0.5) {
         // The harness, not the service, was the bottleneck: the absence of a 429 proves little.
-        const why = probe.inFlightBound ? `: answers took up to ${(probe.latencyMs / 1000).toFixed(1)} s, and at most ${MAX_IN_FLIGHT} requests in flight reach about ${reachableRps(MAX_IN_FLIGHT, probe.latencyMs).toFixed(0)}/s` : '';
+        const why = probe.inFlightBound ? `: answers took about ${(probe.latencyMs / 1000).toFixed(1)} s, and at most ${MAX_IN_FLIGHT} requests in flight reach about ${reachableRps(MAX_IN_FLIGHT, probe.latencyMs).toFixed(0)}/s` : '';
         return notTested(`no limit met, but the probe reached only ${achieved.toFixed(0)} requests/s of the ${probe.rps}/s it aimed for${why} (${summary}); no verdict on §8`);
       }
       // §8 says a limit exists, not where: one above the probe's ceiling looks exactly like none,

@@ -25,7 +25,7 @@ export interface BurstProbe {
   limited?: Exchange;
   recovery?: { ok: boolean; afterS: number; attempts: number; last?: Exchange; waitedFor: 'retry-after' | 'backoff'; notTested?: string };
   durationS: number;
-  /** The slowest recent answer, ms, and whether the in-flight bound (Little's law) held the rate below max_rps. */
+  /** The mean time of the last answers, ms, and whether the in-flight bound (Little's law) held the rate below max_rps. */
   latencyMs: number;
   inFlightBound: boolean;
 }

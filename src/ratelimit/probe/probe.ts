@@ -87,7 +87,7 @@ export class Probe {
   private readonly startMs: number;
   private dispatched = 0;
   private errorStreak = 0;
-  // The slowest of the last answers, ms: what the in-flight count is sized from (Little's law).
+  // The last answers' times, ms: their mean sizes the in-flight count (Little's law: L = λW, W the mean).
   private readonly latencies: number[] = [];
   /** True once the in-flight bound held the offered rate below max_rps (said in the result). */
   inFlightBound = false;
@@ -124,9 +124,9 @@ export class Probe {
     return this.inFlight.size === 0 ? Infinity : Math.min(...this.inFlight.values());
   }
 
-  /** The slowest of the last answers, ms (0 before any came back). */
+  /** The mean time of the last answers, ms (0 before any came back). */
   latencyMs(): number {
-    return this.latencies.length === 0 ? 0 : Math.max(...this.latencies);
+    return this.latencies.length === 0 ? 0 : this.latencies.reduce((a, b) => a + b, 0) / this.latencies.length;
   }
 
   /**
