@@ -1,5 +1,6 @@
 import { fail, pass, skip, type Check } from '../src/runner/check.js';
 import { acceptedCalls } from '../src/runner/production-calls.js';
+import { refusesToken } from '../src/spec/limit-statuses.js';
 
 /** Sequential calls per endpoint after the verdict's, for the latency figure. */
 const LATENCY_ROUNDS = 2;
@@ -26,7 +27,7 @@ export const check: Check = {
     const problems: string[] = [];
     const notes: string[] = notTested ? [notTested] : [];
     for (const ex of answers) {
-      if (ex.status === 401 || ex.status === 403) problems.push(`${ex.request} refused a fresh token with ${ex.status} ${http.quote(ex, 60)}`);
+      if (refusesToken(ex.status)) problems.push(`${ex.request} refused a fresh token with ${ex.status} ${http.quote(ex, 60)}`);
       else if (ex.status === 404 || ex.status === 405) problems.push(`${ex.request} answered ${ex.status}: the endpoint is not there (§4.4, §9: /v1/<endpoint>; check business.<name>.method)`);
       else if (ex.status >= 500) problems.push(`${ex.request} answered ${ex.status} ${http.quote(ex, 60)} with a valid token`);
       else if (ex.status >= 400) notes.push(`${ex.request} accepted the token but refused the payload with ${ex.status} (set business.${ex.request.split('/v1/')[1]}.body in the config)`);

@@ -17,6 +17,11 @@ export interface RateLimitSettings {
   maxRequests: number;
   /** How long a client that waits and retries (§7) may be kept out before recovery fails. */
   recoveryWaitS: number;
+  /**
+   * The longest Retry-After waited out to judge recovery (rate_limit.max_retry_after_s). Any valid
+   * value up to it is honoured, even past recoveryWaitS; beyond it the recovery is not tested.
+   */
+  maxRetryAfterS: number;
   /** False for an environment named production without --allow-production-load. */
   probingAllowed: boolean;
   /** Client instances sharing the limit, when the policy is to be sized for a fleet (`--fleet N`). */

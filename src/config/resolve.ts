@@ -29,6 +29,9 @@ export const DEFAULTS = {
   productionMaxRequests: 100,
   // A real limiter may use minute windows: a real service gets the full minute a patient client would give it.
   recoveryWaitS: 60,
+  // Per-minute windows are common, and a Retry-After of 61 s is then truthful: two minutes honours
+  // any of them (check, run and ratelimit alike) without letting a probe sleep for an hour.
+  maxRetryAfterS: 120,
   loadRate: 20,
   vus: 5,
   segments: 1,
@@ -228,6 +231,7 @@ export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.Pr
       maxRequests: file.rate_limit?.max_requests ?? DEFAULTS.maxRequests,
       ...fleetOf(flags.fleet ?? file.rate_limit?.fleet),
       recoveryWaitS: defaults.recoveryWaitS,
+      maxRetryAfterS: file.rate_limit?.max_retry_after_s ?? DEFAULTS.maxRetryAfterS,
       // Load and rate-limit probing of production need the explicit flag (contract: safety).
       probingAllowed: !isProduction(target ?? { environment: name }) || flags['allow-production-load'] === true,
       ...secondClientOf(file),

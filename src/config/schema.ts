@@ -72,6 +72,7 @@ export const configSchema = z
         endpoint: z.enum(RATE_LIMIT_ENDPOINTS).optional(),
         max_rps: ranged(RANGES.maxRps).optional(),
         max_requests: ranged(RANGES.maxRequests).optional(),
+        max_retry_after_s: ranged(RANGES.maxRetryAfterS).optional(),
         /** Size the policy for this many client instances sharing the limit (`--fleet N`). */
         fleet: ranged(RANGES.fleet).optional(),
         /**

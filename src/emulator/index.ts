@@ -79,7 +79,7 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
     limiter: opts.limiter !== undefined ? new RateLimiter(opts.limiter) : RateLimiter.bucket(opts.rateLimit.rps, opts.rateLimit.burst),
     ttlS: opts.tokenTtlS,
     seq: 0,
-    businessLatencyMs: opts.businessLatencyMs,
+    businessLatencyMs: Math.max(opts.businessLatencyMs, transport.businessLatencyMs),
   }));
 
   const listeners: Listener[] = [];

@@ -28,6 +28,12 @@ export interface Transport {
   http2: boolean;
   /** Codings answers are compressed with when the request's Accept-Encoding allows one, preferred first; none when empty. */
   compression: readonly ContentCoding[];
+
+  /**
+   * Added before each business answer, ms: a service whose business work takes its time (the
+   * larger of this and EmulatorOptions.businessLatencyMs applies).
+   */
+  businessLatencyMs: number;
 }
 
 /** Long enough for k6 and undici to reuse connections, short enough not to hoard sockets. */
@@ -40,4 +46,5 @@ export const DEFAULT_TRANSPORT: Transport = {
 
   http2: false,
   compression: [],
+  businessLatencyMs: 0,
 };

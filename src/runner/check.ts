@@ -18,6 +18,12 @@ export interface Outcome {
   evidence?: Evidence[];
   /** What the run history compares with the next run (see CheckResult.facts). */
   facts?: Record<string, string | number>;
+  /**
+   * On a skip: the harness could not test what was asked (no limit met below its ceiling, a
+   * Retry-After past its wait budget). Never the service's failure, but the run says "not tested"
+   * and exits 1, as for any stage that could not test (README, exit codes).
+   */
+  untested?: true;
 }
 
 /**
@@ -74,3 +80,5 @@ export interface CheckContext {
 export const pass = (message: string, evidence: Evidence[] = []): Outcome => ({ status: 'pass', message, evidence });
 export const fail = (message: string, evidence: Evidence[] = []): Outcome => ({ status: 'fail', message, evidence });
 export const skip = (message: string, evidence: Evidence[] = []): Outcome => ({ status: 'skip', message, evidence });
+/** A skip because the harness could not test what was asked (Outcome.untested). */
+export const notTested = (message: string, evidence: Evidence[] = []): Outcome => ({ status: 'skip', message: `not tested: ${message}`, evidence, untested: true });

@@ -2,6 +2,7 @@
 
 import { setMaxListeners } from 'node:events';
 import { Redactor } from '../http/redact.js';
+import { MAX_IN_FLIGHT } from '../ratelimit/in-flight.js';
 import { ServiceClient } from '../http/service-client.js';
 import type { TransportSeen } from '../http/exchange.js';
 import type { Target } from '../config/target.js';
@@ -54,7 +55,8 @@ export function createContext(input: ContextInput): OpenContext {
   const gate = input.productionGate ?? productionGateFor(production);
   const clients: ServiceClient[] = [];
   const clientFor = (target: Target) => {
-    const client = new ServiceClient(target, { redactor, sleep, production: gate });
+    // Connections open on demand: the checks use a few, the rate-limit burst up to MAX_IN_FLIGHT against slow answers.
+    const client = new ServiceClient(target, { redactor, sleep, production: gate, connections: MAX_IN_FLIGHT });
     clients.push(client);
     return client;
   };

@@ -34,6 +34,7 @@ export function conformanceStage(checks: readonly Check[]) {
       onResult: (r) => terminal.out(resultLine(r)),
       onCredentialsRefused: (line) => untested('credentials', line),
       onTransport: (s) => void (seen = s),
+      onUntested: (line) => untested('checks', line),
       signal,
     });
     if (seen && sawTransport) sawTransport(await transportFacts(prepared.settings.target, seen, signal));

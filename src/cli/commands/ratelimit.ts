@@ -12,7 +12,7 @@ import { findProjectRoot } from '../../fs/project-root.js';
 import type { RateLimitResult } from '../../report/model.js';
 import { unusableProbe } from '../../ratelimit/answers.js';
 import { ProbeSetupError, probeCalls } from '../../ratelimit/calls.js';
-import { DISCOVER_DEFAULTS, discover } from '../../ratelimit/discover.js';
+import { DISCOVER_DEFAULTS, discover, latencyBound } from '../../ratelimit/discover.js';
 import { DEFAULT_PROOF_S, prove } from '../../ratelimit/prove.js';
 import { recommend } from '../../ratelimit/recommend.js';
 import { sizeFleet } from '../../ratelimit/fleet/size.js';
@@ -80,6 +80,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
         maxRps,
         maxRequests,
         maxDurationS: stageOptions.maxDurationS ?? DISCOVER_DEFAULTS.maxDurationS,
+        maxRetryAfterS: settings.rateLimit.maxRetryAfterS,
         signal,
         progress: terminal.progress,
       });
@@ -90,6 +91,8 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
       // first: a budget spent before the rate was measured is not a limit that never lifts.
       if (!signal.aborted && estimate.partial && estimate.requests_sent >= maxRequests) {
         io.untested('rate_limit', `${calls.endpoint}: the probe spent all of rate_limit.max_requests (${maxRequests}) without pinning the limiter down; the estimate is partial`);
+      } else if (!unusable && !signal.aborted && latencyBound(estimate.latency_p95_ms, estimate.sustained_rps)) {
+        io.untested('rate_limit', `${calls.endpoint}: ${latencyBound(estimate.latency_p95_ms, estimate.sustained_rps)}`);
       } else if (!unusable && !signal.aborted && estimate.limiting_status !== null && estimate.sustained_rps === null) {
         // Limited, yet no steady rate got through: nothing was sized, so nothing may pass as sized.
         io.untested('rate_limit', `${calls.endpoint}: the limit was met after ${estimate.burst ?? '?'} requests but no sustained rate could be measured in ${estimate.duration_s.toFixed(0)} s (${estimate.requests_limited} of ${estimate.requests_sent} answers limited; a limit that never lifts breaks §7, see ratelimit.recovers in \`check\`)`);

@@ -4,6 +4,7 @@
 
 import type { Behaviour } from '../types.js';
 import { DEFAULT_TRANSPORT, type Transport } from '../transport.js';
+import { profile as businessRejectsPayload } from './business-rejects-payload.js';
 import { profile as compression } from './compression.js';
 import { profile as connectionClose } from './connection-close.js';
 import { profile as extraFields } from './extra-fields.js';
@@ -15,6 +16,7 @@ import { profile as intermediateCa } from './intermediate-ca.js';
 import { profile as latency } from './latency.js';
 import { profile as oauthErrorFields } from './oauth-error-fields.js';
 import { profile as silentClose } from './silent-close.js';
+import { profile as slowBusiness } from './slow-business.js';
 
 export type { Profile } from './types.js';
 
@@ -32,6 +34,8 @@ export const PROFILES = [
   connectionClose,
   intermediateCa,
   latency,
+  businessRejectsPayload,
+  slowBusiness,
 ] as const;
 
 export type ProfileName = (typeof PROFILES)[number]['name'];
