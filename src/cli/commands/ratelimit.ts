@@ -15,8 +15,9 @@ import { ProbeSetupError, probeCalls } from '../../ratelimit/calls.js';
 import { DISCOVER_DEFAULTS, discover } from '../../ratelimit/discover.js';
 import { DEFAULT_PROOF_S, prove } from '../../ratelimit/prove.js';
 import { recommend } from '../../ratelimit/recommend.js';
+import { proveUntilHeld } from '../../ratelimit/proof-loop.js';
 import { sizeFleet } from '../../ratelimit/fleet/size.js';
-import { summaryLines, toRateLimitResult } from '../../ratelimit/result.js';
+import { summaryLines, toRateLimitResult, type Proving } from '../../ratelimit/result.js';
 import type { Proof } from '../../ratelimit/types.js';
 import { refuseProductionLoad } from '../prepare-target.js';
 import type { StageIo } from './target-job.js';
@@ -94,6 +95,9 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
 
       let proof: Proof | null = null;
       const proofNotes: string[] = [];
+      // A recommendation is given only once a proof held it (proof-loop.ts); until then it is not run.
+      let proving: Proving = { verdict: 'not run', rounds: [] };
+      let given = recommendation;
       const proofS = stageOptions.proofS ?? DEFAULT_PROOF_S;
       if (recommendation && proofS > 0 && !signal.aborted && !estimate.partial) {
         const located = await k6AndBundles();
@@ -102,38 +106,41 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
           proofNotes.push(`proof not run: ${located}`);
           io.untested('rate_limit', `proof not run: ${located}`);
         } else {
-          // The probe left the limit drained; a client adopting the policy starts on a rested one.
-          const settleS = Math.min(MAX_SETTLE_S, (estimate.refill_s ?? 0) * 1.5 + 0.5);
-          terminal.progress(`waiting ${settleS.toFixed(1)} s for the limit to refill, then proving the policy with k6 at ${recommendation.target_rps} req/s for ${proofS} s`);
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, settleS * 1000);
-            signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-          });
-          if (!signal.aborted) {
+          const outcome = await proveUntilHeld(recommendation, estimate.sustained_rps ?? recommendation.target_rps, async (rec, round) => {
+            // The probe (or the round before) left the limit drained; a client adopting the policy starts on a rested one.
+            const settleS = Math.min(MAX_SETTLE_S, (estimate.refill_s ?? 0) * 1.5 + 0.5);
+            terminal.progress(`proof round ${round}: waiting ${settleS.toFixed(1)} s for the limit to refill, then proving the policy with k6 at ${rec.target_rps} req/s for ${proofS} s`);
+            await abortableSleep(settleS * 1000, signal);
+            if (signal.aborted) return null;
             const run = await prove({
               k6Path: located.k6Path,
               bundleDir: located.bundleDir,
-              workDir: join(reportDir, 'k6', 'ratelimit-proof'),
+              workDir: join(reportDir, 'k6', 'ratelimit-proof', `round-${round}`),
               target: { baseUrl: target.baseUrl, credentials: target.credentials, ...(target.caFile ? { caFile: target.caFile } : {}) },
               endpoint: calls.endpoint,
               business: settings.business,
               ...(calls.validateMethod ? { validateMethod: calls.validateMethod } : {}),
-              recommendation,
+              recommendation: rec,
               durationS: proofS,
               tokenLifetimeS: expect.tokenLifetimeS,
               clockToleranceS: expect.clockToleranceS,
               runId: randomUUID(),
               signal,
             });
-            proof = run.proof;
-            proofNotes.push(...run.notes);
+            proofNotes.push(...run.notes.map((n) => `round ${round}: ${n}`));
             if (run.scenario.error !== undefined && !signal.aborted) io.untested('rate_limit', `proof run did not complete: ${run.scenario.error}`);
-          }
+            return run.proof;
+          });
+          proof = outcome.lastProof;
+          given = outcome.proven;
+          proving = { verdict: outcome.proven ? 'proven' : 'not proven', rounds: outcome.rounds };
+          // No round held: nothing is recommended, and the run cannot pass (exit 1).
+          if (!outcome.proven && !signal.aborted) io.untested('rate_limit', `${calls.endpoint}: not proven: no recommended policy kept its promise in ${outcome.rounds.length} k6 proof round${outcome.rounds.length === 1 ? '' : 's'} (${outcome.rounds.map((r) => `${r.target_rps} req/s: ${r.why}`).join('; ')})`);
         }
       }
-      result = toRateLimitResult(estimate, recommendation, proof, proofNotes);
+      result = toRateLimitResult(estimate, given, proof, proofNotes, proving);
       // --fleet N: simulated in well under a second, so it adds nothing a user would wait for.
-      if (settings.rateLimit.fleet !== undefined) result = { ...result, fleet: recommendation && sizeFleet({ estimate, recommendation, instances: settings.rateLimit.fleet }) };
+      if (settings.rateLimit.fleet !== undefined) result = { ...result, fleet: given && sizeFleet({ estimate, recommendation: given, instances: settings.rateLimit.fleet }) };
     } finally {
       await http.close();
     }
@@ -144,6 +151,13 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
 
 /** The stage as `run` and `ratelimit` use it: discovery, recommendation, a 10 s proof. */
 export const rateLimitStage = makeRateLimitStage();
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+}
 
 /** k6 and the rate-limit bundle, or why the proof cannot run (the estimate and recommendation still stand). */
 async function k6AndBundles(): Promise<{ k6Path: string; bundleDir: string } | string> {
