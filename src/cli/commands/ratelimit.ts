@@ -13,6 +13,7 @@ import type { RateLimitResult } from '../../report/model.js';
 import { unusableProbe } from '../../ratelimit/answers.js';
 import { ProbeSetupError, probeCalls } from '../../ratelimit/calls.js';
 import { DISCOVER_DEFAULTS, discover } from '../../ratelimit/discover.js';
+import { NOT_IDENTIFIED } from '../../ratelimit/evidence.js';
 import { DEFAULT_PROOF_S, prove } from '../../ratelimit/prove.js';
 import { recommend } from '../../ratelimit/recommend.js';
 import { proveUntilHeld } from '../../ratelimit/proof-loop.js';
@@ -88,6 +89,9 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
       // first: a budget spent before the rate was measured is not a limit that never lifts.
       if (!signal.aborted && estimate.partial && estimate.requests_sent >= maxRequests) {
         io.untested('rate_limit', `${calls.endpoint}: the probe spent all of rate_limit.max_requests (${maxRequests}) without pinning the limiter down; the estimate is partial`);
+      } else if (!unusable && !signal.aborted && estimate.notes.some((n) => n.startsWith(NOT_IDENTIFIED))) {
+        // Refused, but too seldom to read a limiter from (evidence.ts): nothing sized, nothing passes as sized.
+        io.untested('rate_limit', `${calls.endpoint}: ${estimate.notes.find((n) => n.startsWith(NOT_IDENTIFIED))}`);
       } else if (!unusable && !signal.aborted && estimate.limiting_status !== null && estimate.sustained_rps === null) {
         // Limited, yet no steady rate got through: nothing was sized, so nothing may pass as sized.
         io.untested('rate_limit', `${calls.endpoint}: the limit was met after ${estimate.burst ?? '?'} requests but no sustained rate could be measured in ${estimate.duration_s.toFixed(0)} s (${estimate.requests_limited} of ${estimate.requests_sent} answers limited; a limit that never lifts breaks §7, see ratelimit.recovers in \`check\`)`);
