@@ -49,14 +49,17 @@ export function proofRound(rec: Recommendation, proof: Proof | null): ProofRound
 
 /**
  * The policy the next round proves after `proof` broke the promise, or null when there is nothing
- * lower worth trying. The rate falls to what the proof showed passes, the goodput, less the same
- * headroom the first recommendation left (goodput under too high a rate is about what the limit
- * really admits); never above the rate just tried (so each round is strictly lower) nor above the
- * probe's measured rate. Lost calls mean the retries gave up before the limit freed: the backoff
+ * lower worth trying. The rate falls to what the proof showed passes, less the same headroom the
+ * first recommendation left. What passes is the lower of the goodput and the share of the rate
+ * tried that was not refused: the goodput alone overstates it under overload (calls retried in the
+ * run's graceful tail succeed after the arrivals stopped, yet count against the arrivals'
+ * duration: 31 req/s of goodput behind a 20/s limit), while retries only add refused attempts, so
+ * rate × (1 − 429 share) never overstates it. Never above the rate just tried (so each round is
+ * strictly lower) nor above the probe's measured rate. Lost calls mean the retries gave up before the limit freed: the backoff
  * base doubles and one retry is added, within the recommendation's bounds.
  */
 export function nextRecommendation(rec: Recommendation, proof: Proof, measuredRps: number): Recommendation | null {
-  const passed = Math.min(proof.goodput_rps, rec.target_rps);
+  const passed = Math.min(proof.goodput_rps, rec.target_rps * (1 - proof.rate_429));
   // Rounded down like the first target, then at least one step below the rate tried.
   let target = atMostMeasured(roundedRate(passed * (1 - HEADROOM)), measuredRps);
   if (target >= rec.target_rps) target = roundedRate(rec.target_rps * (1 - HEADROOM));
@@ -67,7 +70,7 @@ export function nextRecommendation(rec: Recommendation, proof: Proof, measuredRp
   const retries = lost ? Math.min(RETRY_BOUNDS.max, rec.backoff.max_retries + 1) : rec.backoff.max_retries;
   const why = [
     `lowered to ${target} req/s after a proof at ${rec.target_rps} req/s broke the promise (${proofHolds(proof).why}): ` +
-      `${Math.round(HEADROOM * 100)} % below the ${proof.goodput_rps} req/s it got through`,
+      `${Math.round(HEADROOM * 100)} % below the ${round2(passed)} req/s it got through`,
     ...(lost ? [`backoff widened to base ${base} ms, cap ${cap} ms, ${retries} retries: calls were lost with the narrower one`] : []),
   ];
   return {
@@ -114,4 +117,5 @@ export async function proveUntilHeld(
   return { proven: null, rounds, lastProof };
 }
 
+const round2 = (x: number) => Math.round(x * 100) / 100;
 const pct = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 2 : 1)} %`;

@@ -29,12 +29,13 @@ describe('proofHolds: the promise is ≤ 1 % of requests refused and no call los
 });
 
 describe('nextRecommendation', () => {
-  it("lowers the rate to the proof's goodput less the headroom (the reviewer's case: 70 tried, half refused)", () => {
-    // Behind httprate at 50/s the probe read 88 and recommended 70; k6 saw 54 % refused, goodput ≈ 50.
+  it("lowers the rate to what passed less the headroom (the reviewer's case: 70 tried, 54 % refused)", () => {
+    // Behind httprate at 50/s the probe read 88 and recommended 70; k6 saw 54 % refused. What
+    // passed is at least 70 × 0.46 = 32.2 req/s (the goodput, 50.2, counts the tail's retries).
     const next = nextRecommendation(rec(70), proof(0.54, 50.2), 88)!;
-    expect(next.target_rps).toBe(40);
+    expect(next.target_rps).toBe(25);
     expect(next.backoff).toEqual(rec(70).backoff);
-    expect(next.why.at(-1)).toMatch(/^lowered to 40 req\/s after a proof at 70 req\/s broke the promise \(54\.0 % of requests got 429/);
+    expect(next.why.at(-1)).toMatch(/^lowered to 25 req\/s after a proof at 70 req\/s broke the promise \(54\.0 % of requests got 429 .*20 % below the 32\.2 req\/s it got through$/);
   });
 
   it('widens the backoff when calls were lost', () => {
@@ -43,9 +44,10 @@ describe('nextRecommendation', () => {
     expect(next.backoff).toMatchObject({ base_ms: 80, cap_ms: 400, max_retries: 6 });
   });
 
-  it('is strictly lower than the rate tried even when the goodput says more passed', () => {
-    // Goodput counts the tail's calls too, so it can exceed the rate offered.
-    expect(nextRecommendation(rec(40), proof(0.02, 41), 50)!.target_rps).toBe(32);
+  it('trusts the goodput when it is the lower figure, and is strictly lower than the rate tried', () => {
+    expect(nextRecommendation(rec(40), proof(0.02, 30), 50)!.target_rps).toBe(24);
+    // Goodput counts the tail's calls too, so it can exceed the rate offered: 40 × 0.98 × 0.8.
+    expect(nextRecommendation(rec(40), proof(0.02, 41), 50)!.target_rps).toBe(31);
   });
 
   it('never rises above the measured rate (the clamp), whatever the goodput', () => {
