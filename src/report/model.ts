@@ -180,6 +180,23 @@ export interface FleetResult {
     why: string[];
   } | null;
   rows: FleetRow[];
+  /**
+   * The k6 fleet run of the chosen policy (src/ratelimit/fleet/prove-fleet.ts): `proven` when it
+   * kept the promise; `not proven` when it did not (then `recommendation` is null) or could not
+   * run; absent when no proof was asked for (the choice is simulated only).
+   */
+  proof?: {
+    instances: number;
+    policy: string;
+    offered_rps: number;
+    duration_s: number;
+    goodput_rps?: number;
+    rate_429?: number;
+    lost?: number;
+    sent?: number;
+    verdict: 'proven' | 'not proven';
+    why: string;
+  };
 }
 
 /**

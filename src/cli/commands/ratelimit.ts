@@ -18,6 +18,8 @@ import { DEFAULT_PROOF_S, prove } from '../../ratelimit/prove.js';
 import { recommend } from '../../ratelimit/recommend.js';
 import { proveUntilHeld } from '../../ratelimit/proof-loop.js';
 import { sizeFleet } from '../../ratelimit/fleet/size.js';
+import { fleetProofOf, fleetProofRun, type FleetProof } from '../../ratelimit/fleet/prove-fleet.js';
+import { runFleetK6 } from '../../ratelimit/fleet/k6-proof.js';
 import { summaryLines, toRateLimitResult, type Proving } from '../../ratelimit/result.js';
 import type { Proof } from '../../ratelimit/types.js';
 import { refuseProductionLoad } from '../prepare-target.js';
@@ -103,13 +105,15 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
       let proving: Proving = { verdict: 'not run', rounds: [] };
       let given = recommendation;
       const proofS = stageOptions.proofS ?? DEFAULT_PROOF_S;
+      let located: Awaited<ReturnType<typeof k6AndBundles>> | undefined;
       if (recommendation && proofS > 0 && !signal.aborted && !estimate.partial) {
-        const located = await k6AndBundles();
+        located = await k6AndBundles();
         if (typeof located === 'string') {
           // The proof was asked for: a policy nobody could prove must not pass as a proven one.
           proofNotes.push(`proof not run: ${located}`);
           io.untested('rate_limit', `proof not run: ${located}`);
         } else {
+          const k6 = located;
           const outcome = await proveUntilHeld(recommendation, estimate.sustained_rps ?? recommendation.target_rps, async (rec, round) => {
             // The probe (or the round before) left the limit drained; a client adopting the policy starts on a rested one.
             const settleS = Math.min(MAX_SETTLE_S, (estimate.refill_s ?? 0) * 1.5 + 0.5);
@@ -117,8 +121,8 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
             await abortableSleep(settleS * 1000, signal);
             if (signal.aborted) return null;
             const run = await prove({
-              k6Path: located.k6Path,
-              bundleDir: located.bundleDir,
+              k6Path: k6.k6Path,
+              bundleDir: k6.bundleDir,
               workDir: join(reportDir, 'k6', 'ratelimit-proof', `round-${round}`),
               target: { baseUrl: target.baseUrl, credentials: target.credentials, ...(target.caFile ? { caFile: target.caFile } : {}) },
               endpoint: calls.endpoint,
@@ -143,8 +147,40 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
         }
       }
       result = toRateLimitResult(estimate, given, proof, proofNotes, proving);
-      // --fleet N: simulated in well under a second, so it adds nothing a user would wait for.
-      if (settings.rateLimit.fleet !== undefined) result = { ...result, fleet: given && sizeFleet({ estimate, recommendation: given, instances: settings.rateLimit.fleet }) };
+      // --fleet N: simulated in well under a second, so it adds nothing a user would wait for; the
+      // choice is then proven by a k6 fleet run, like the single client's, before it is given.
+      if (settings.rateLimit.fleet !== undefined) {
+        const sizing = given && { estimate, recommendation: given, instances: settings.rateLimit.fleet };
+        let fleet = sizing && sizeFleet(sizing);
+        if (sizing && fleet?.recommendation && proving.verdict === 'proven' && located !== undefined && typeof located !== 'string' && !signal.aborted) {
+          const k6 = located;
+          const run = fleetProofRun(sizing, fleet, proofS);
+          let fleetProof: FleetProof;
+          if (typeof run === 'string') {
+            fleetProof = { instances: fleet.instances, policy: fleet.recommendation.policy, offered_rps: fleet.offered_rps, duration_s: proofS, verdict: 'not proven', why: `not run: ${run}` };
+          } else {
+            const settleS = Math.min(MAX_SETTLE_S, (estimate.refill_s ?? 0) * 1.5 + 0.5);
+            terminal.progress(`fleet proof: waiting ${settleS.toFixed(1)} s, then ${run.instances} k6 instances, policy ${run.policy.name}, ${run.offered_rps} req/s offered for ${run.duration_s} s`);
+            await abortableSleep(settleS * 1000, signal);
+            const ran = await runFleetK6({
+              k6Path: k6.k6Path,
+              bundleDir: k6.bundleDir,
+              workDir: join(reportDir, 'k6', 'ratelimit-fleet-proof'),
+              target: { baseUrl: target.baseUrl, credentials: target.credentials, ...(target.caFile ? { caFile: target.caFile } : {}) },
+              endpoint: calls.endpoint,
+              run,
+              runId: randomUUID(),
+              tokenLifetimeS: expect.tokenLifetimeS,
+              signal,
+            });
+            fleetProof = fleetProofOf(run, ran.figures);
+          }
+          // Unproven: nothing is recommended to the fleet, and the run cannot pass (exit 1).
+          if (fleetProof.verdict !== 'proven' && !signal.aborted) io.untested('rate_limit', `fleet of ${fleet.instances}: ${fleetProof.policy} not proven by a k6 fleet run: ${fleetProof.why}`);
+          fleet = { ...fleet, proof: fleetProof, ...(fleetProof.verdict === 'proven' ? {} : { recommendation: null }) };
+        }
+        result = { ...result, fleet };
+      }
     } finally {
       await http.close();
     }
