@@ -24,12 +24,16 @@ const k6 = await realK6();
 
 /**
  * Per client a token bucket: 50/s, burst 50 until the stage announces its first proof round, then
- * `steadyRps(round)` (burst 5) from each round's announcement on.
+ * `steady(round)` from each round's announcement on, and `fleetLimit` from the fleet proof's.
  */
-function misreadLimit(steadyRps: (round: number) => number) {
+type Bucket = { rate_rps: number; burst: number };
+const PROBED: Bucket = { rate_rps: 50, burst: 50 };
+
+function misreadLimit(steady: (round: number) => Bucket, fleetLimit?: Bucket) {
   let round = 0;
+  let fleet = false;
   const limiters = new Map<string, Limiter>();
-  const rateOf = () => (round === 0 ? { rate_rps: 50, burst: 50 } : { rate_rps: steadyRps(round), burst: 5 });
+  const rateOf = () => (fleet && fleetLimit !== undefined ? fleetLimit : round === 0 ? PROBED : steady(round));
   return {
     take: (key: string, nowMs: number) => {
       let limiter = limiters.get(key);
@@ -39,10 +43,9 @@ function misreadLimit(steadyRps: (round: number) => number) {
     /** The stage's progress line: from "proof round N" on, the steady limit of round N holds. */
     progress: (line: string) => {
       const m = /^proof round (\d+):/.exec(line);
-      if (m) {
-        round = Number(m[1]);
-        limiters.clear();
-      }
+      if (m) round = Number(m[1]);
+      if (line.startsWith('fleet proof:')) fleet = true;
+      if (m || line.startsWith('fleet proof:')) limiters.clear();
     },
   };
 }
@@ -68,8 +71,8 @@ describe.skipIf(k6 === undefined)('the proof loop of the ratelimit stage, behind
     await rm(reportDir, { recursive: true, force: true });
   });
 
-  async function runStage(steadyRps: (round: number) => number) {
-    const limit = misreadLimit(steadyRps);
+  async function runStage(steady: (round: number) => Bucket, fleetLimit?: Bucket) {
+    const limit = misreadLimit(steady, fleetLimit);
     const emulator = await createEmulator({ port: 0, environments: ['sandbox'], overrides: [() => ({ limit: (ctx, key) => limit.take(key, ctx.now) })] });
     emulators.push(emulator);
     const { target, expect: expectations } = await prepared.probeTarget();
@@ -79,6 +82,7 @@ describe.skipIf(k6 === undefined)('the proof loop of the ratelimit stage, behind
     const io: StageIo = {
       prepared: {
         ...prepared,
+        ...(fleetLimit !== undefined ? { settings: { ...prepared.settings, rateLimit: { ...prepared.settings.rateLimit, fleet: 4 } } } : {}),
         probeTarget: async () => ({ target: { ...target, baseUrl: emulator.url, credentials: emulator.credentials, caPem: emulator.caPem, caFile: emulator.caFile }, expect: expectations }),
       },
       redactor,
@@ -93,7 +97,7 @@ describe.skipIf(k6 === undefined)('the proof loop of the ratelimit stage, behind
 
   it('lowers the recommendation round by round until the proof holds, and gives only that one', async () => {
     // Steady limit 20/s: the probe reads about 50, recommends about 40, which half fails.
-    const { result, untested, text, context } = await runStage(() => 20);
+    const { result, untested, text, context } = await runStage(() => ({ rate_rps: 20, burst: 5 }));
     const rounds = result.proof_rounds ?? [];
     expect(untested, context).toEqual([]);
     expect(result.proof_verdict, context).toBe('proven');
@@ -115,7 +119,7 @@ describe.skipIf(k6 === undefined)('the proof loop of the ratelimit stage, behind
 
   it('gives no recommendation and is not tested (exit 1) when the limit tightens every round', async () => {
     // 10, 2.5, 0.6 req/s: each round's lowered rate is above the next round's limit.
-    const { result, untested, text, context } = await runStage((round) => 40 / 4 ** round);
+    const { result, untested, text, context } = await runStage((round) => ({ rate_rps: 40 / 4 ** round, burst: 5 }));
     expect(result.proof_verdict, context).toBe('not proven');
     expect(result.recommendation, context).toBeNull();
     expect(result.proof_rounds?.length, context).toBe(3);
@@ -124,5 +128,27 @@ describe.skipIf(k6 === undefined)('the proof loop of the ratelimit stage, behind
     expect(text).toMatch(/^recommend: nothing — NOT PROVEN/m);
     expect(text).not.toMatch(/^recommend: ≤/m);
     expect(result.fleet ?? null).toBeNull();
+  }, 150_000);
+
+  it('--fleet: a simulated choice its k6 fleet run refutes is not given, and is not tested (exit 1)', async () => {
+    // The single client is proven (steady 20/s); the fleet then meets 2/s, far below its share.
+    const { result, untested, text, context } = await runStage(() => ({ rate_rps: 20, burst: 5 }), { rate_rps: 2, burst: 1 });
+    expect(result.proof_verdict, context).toBe('proven');
+    const fleet = result.fleet!;
+    expect(fleet.proof, context).toMatchObject({ instances: 4, verdict: 'not proven' });
+    expect(fleet.proof!.rate_429!, context).toBeGreaterThan(0.05);
+    expect(fleet.recommendation, context).toBeNull();
+    expect(untested, context).toEqual([expect.stringMatching(/^rate_limit: fleet of 4: [a-z-]+ not proven by a k6 fleet run: .*% of requests refused \(promise: ≤ 5 %\)/)]);
+    expect(text).toMatch(/^fleet of 4: none: NOT PROVEN, the chosen [a-z-]+ failed its k6 fleet run$/m);
+    expect(text).toMatch(/^ {2}k6 fleet proof \(4 instances, [a-z-]+, [\d.]+ req\/s offered for 4 s\): goodput .*: not proven \(/m);
+  }, 150_000);
+
+  it('--fleet: gives the simulated choice once its k6 fleet run held', async () => {
+    // A limit the probe reads right: 50/s, burst 50 all along.
+    const { result, untested, text, context } = await runStage(() => PROBED, PROBED);
+    expect(untested, context).toEqual([]);
+    expect(result.fleet!.proof, context).toMatchObject({ instances: 4, verdict: 'proven', lost: 0 });
+    expect(result.fleet!.recommendation, context).not.toBeNull();
+    expect(text).toMatch(/^ {2}k6 fleet proof \(4 instances, .*: proven \(no call lost/m);
   }, 150_000);
 });
