@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { ServiceClient } from '../../http/service-client.js';
 import { locateK6 } from '../../k6/locate.js';
 import { findProjectRoot } from '../../fs/project-root.js';
-import type { RateLimitResult } from '../../report/model.js';
+import type { FleetResult, RateLimitResult } from '../../report/model.js';
+import type { Credentials } from '../../spec/credentials.js';
+import type { RateLimitEndpoint } from '../../spec/endpoints.js';
 import { unusableProbe } from '../../ratelimit/answers.js';
 import { ProbeSetupError, probeCalls } from '../../ratelimit/calls.js';
 import { DISCOVER_DEFAULTS, discover } from '../../ratelimit/discover.js';
@@ -17,7 +19,7 @@ import { NOT_IDENTIFIED } from '../../ratelimit/evidence.js';
 import { DEFAULT_PROOF_S, prove } from '../../ratelimit/prove.js';
 import { recommend } from '../../ratelimit/recommend.js';
 import { proveUntilHeld } from '../../ratelimit/proof-loop.js';
-import { sizeFleet } from '../../ratelimit/fleet/size.js';
+import { sizeFleet, type FleetSizingInput } from '../../ratelimit/fleet/size.js';
 import { fleetProofOf, fleetProofRun, type FleetProof } from '../../ratelimit/fleet/prove-fleet.js';
 import { runFleetK6 } from '../../ratelimit/fleet/k6-proof.js';
 import { summaryLines, toRateLimitResult, type Proving } from '../../ratelimit/result.js';
@@ -105,6 +107,8 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
       let proving: Proving = { verdict: 'not run', rounds: [] };
       let given = recommendation;
       const proofS = stageOptions.proofS ?? DEFAULT_PROOF_S;
+      // The probe (or the run before) left the limit drained; a client adopting the policy starts on a rested one.
+      const settleS = Math.min(MAX_SETTLE_S, (estimate.refill_s ?? 0) * 1.5 + 0.5);
       let located: Awaited<ReturnType<typeof k6AndBundles>> | undefined;
       if (recommendation && proofS > 0 && !signal.aborted && !estimate.partial) {
         located = await k6AndBundles();
@@ -115,8 +119,6 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
         } else {
           const k6 = located;
           const outcome = await proveUntilHeld(recommendation, estimate.sustained_rps ?? recommendation.target_rps, async (rec, round) => {
-            // The probe (or the round before) left the limit drained; a client adopting the policy starts on a rested one.
-            const settleS = Math.min(MAX_SETTLE_S, (estimate.refill_s ?? 0) * 1.5 + 0.5);
             terminal.progress(`proof round ${round}: waiting ${settleS.toFixed(1)} s for the limit to refill, then proving the policy with k6 at ${rec.target_rps} req/s for ${proofS} s`);
             await abortableSleep(settleS * 1000, signal);
             if (signal.aborted) return null;
@@ -153,28 +155,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
         const sizing = given && { estimate, recommendation: given, instances: settings.rateLimit.fleet };
         let fleet = sizing && sizeFleet(sizing);
         if (sizing && fleet?.recommendation && proving.verdict === 'proven' && located !== undefined && typeof located !== 'string' && !signal.aborted) {
-          const k6 = located;
-          const run = fleetProofRun(sizing, fleet, proofS);
-          let fleetProof: FleetProof;
-          if (typeof run === 'string') {
-            fleetProof = { instances: fleet.instances, policy: fleet.recommendation.policy, offered_rps: fleet.offered_rps, duration_s: proofS, verdict: 'not proven', why: `not run: ${run}` };
-          } else {
-            const settleS = Math.min(MAX_SETTLE_S, (estimate.refill_s ?? 0) * 1.5 + 0.5);
-            terminal.progress(`fleet proof: waiting ${settleS.toFixed(1)} s, then ${run.instances} k6 instances, policy ${run.policy.name}, ${run.offered_rps} req/s offered for ${run.duration_s} s`);
-            await abortableSleep(settleS * 1000, signal);
-            const ran = await runFleetK6({
-              k6Path: k6.k6Path,
-              bundleDir: k6.bundleDir,
-              workDir: join(reportDir, 'k6', 'ratelimit-fleet-proof'),
-              target: { baseUrl: target.baseUrl, credentials: target.credentials, ...(target.caFile ? { caFile: target.caFile } : {}) },
-              endpoint: calls.endpoint,
-              run,
-              runId: randomUUID(),
-              tokenLifetimeS: expect.tokenLifetimeS,
-              signal,
-            });
-            fleetProof = fleetProofOf(run, ran.figures);
-          }
+          const fleetProof = await proveFleetChoice(sizing, fleet, located, { proofS, settleS, terminal, signal, reportDir, target, endpoint: calls.endpoint, tokenLifetimeS: expect.tokenLifetimeS });
           // Unproven: nothing is recommended to the fleet, and the run cannot pass (exit 1).
           if (fleetProof.verdict !== 'proven' && !signal.aborted) io.untested('rate_limit', `fleet of ${fleet.instances}: ${fleetProof.policy} not proven by a k6 fleet run: ${fleetProof.why}`);
           fleet = { ...fleet, proof: fleetProof, ...(fleetProof.verdict === 'proven' ? {} : { recommendation: null }) };
@@ -191,6 +172,34 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
 
 /** The stage as `run` and `ratelimit` use it: discovery, recommendation, a 10 s proof. */
 export const rateLimitStage = makeRateLimitStage();
+
+interface FleetProofContext extends Pick<StageIo, 'terminal' | 'signal' | 'reportDir'> {
+  proofS: number;
+  settleS: number;
+  target: { baseUrl: string; credentials: Credentials; caFile?: string };
+  endpoint: RateLimitEndpoint;
+  tokenLifetimeS: number;
+}
+
+/** `--fleet N`'s choice run by N k6 instances (prove-fleet.ts), after the limit refilled. */
+async function proveFleetChoice(sizing: FleetSizingInput, fleet: FleetResult, k6: { k6Path: string; bundleDir: string }, ctx: FleetProofContext): Promise<FleetProof> {
+  const run = fleetProofRun(sizing, fleet, ctx.proofS);
+  if (typeof run === 'string') return { instances: fleet.instances, policy: fleet.recommendation?.policy ?? '?', offered_rps: fleet.offered_rps, duration_s: ctx.proofS, verdict: 'not proven', why: `not run: ${run}` };
+  ctx.terminal.progress(`fleet proof: waiting ${ctx.settleS.toFixed(1)} s, then ${run.instances} k6 instances, policy ${run.policy.name}, ${run.offered_rps} req/s offered for ${run.duration_s} s`);
+  await abortableSleep(ctx.settleS * 1000, ctx.signal);
+  const ran = await runFleetK6({
+    k6Path: k6.k6Path,
+    bundleDir: k6.bundleDir,
+    workDir: join(ctx.reportDir, 'k6', 'ratelimit-fleet-proof'),
+    target: { baseUrl: ctx.target.baseUrl, credentials: ctx.target.credentials, ...(ctx.target.caFile ? { caFile: ctx.target.caFile } : {}) },
+    endpoint: ctx.endpoint,
+    run,
+    runId: randomUUID(),
+    tokenLifetimeS: ctx.tokenLifetimeS,
+    signal: ctx.signal,
+  });
+  return fleetProofOf(run, ran.figures);
+}
 
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise<void>((resolve) => {
