@@ -31,17 +31,17 @@ export function proofHolds(proof: Proof): { holds: boolean; why: string } {
     : { holds: false, why: broken.join('; ') };
 }
 
-/** One round of the report's table from the policy tried and what its proof measured (null: k6 produced no figures). */
-export function proofRound(rec: Recommendation, proof: Proof | null): ProofRound {
-  const verdict = proof === null ? { holds: false, why: 'the proof run produced no figures' } : proofHolds(proof);
+/** One round of the report's table from the policy tried and what its proof measured. */
+export function proofRound(rec: Recommendation, proof: Proof): ProofRound {
+  const verdict = proofHolds(proof);
   return {
     target_rps: rec.target_rps,
     max_concurrency: rec.max_concurrency,
     backoff_base_ms: rec.backoff.base_ms,
     max_retries: rec.backoff.max_retries,
-    rate_429: proof?.rate_429 ?? null,
-    goodput_rps: proof?.goodput_rps ?? null,
-    lost_requests: proof?.lost_requests ?? null,
+    rate_429: proof.rate_429,
+    goodput_rps: proof.goodput_rps,
+    lost_requests: proof.lost_requests,
     verdict: verdict.holds ? 'holds' : 'fails',
     why: verdict.why,
   };
@@ -90,12 +90,15 @@ export interface ProofLoopOutcome {
   rounds: ProofRound[];
   /** The last round's proof (the report's `proof`), null when none produced figures. */
   lastProof: Proof | null;
+  /** A proof run produced no figures (k6 failed, or the run was interrupted): it is no round, and ended the loop. */
+  cutShort: boolean;
 }
 
 /**
  * The loop itself, with the proof run injected (the stage passes k6, tests a function): prove, and
  * while the promise is broken and a lower policy exists, prove that one, at most MAX_PROOF_ROUNDS
- * times. A proof that produced no figures ends the loop: nothing was learned to lower by.
+ * times. A proof that produced no figures ends the loop: nothing was learned to lower by, and it
+ * refuted nothing either (the stage reports why it did not run).
  */
 export async function proveUntilHeld(
   first: Recommendation,
@@ -108,13 +111,13 @@ export async function proveUntilHeld(
   let lastProof: Proof | null = null;
   for (let round = 1; rec !== null && round <= maxRounds; round++) {
     const proof = await runProof(rec, round);
+    if (proof === null) return { proven: null, rounds, lastProof, cutShort: true };
     rounds.push(proofRound(rec, proof));
     lastProof = proof;
-    if (proof === null) break;
-    if (proofHolds(proof).holds) return { proven: rec, rounds, lastProof };
+    if (proofHolds(proof).holds) return { proven: rec, rounds, lastProof, cutShort: false };
     rec = nextRecommendation(rec, proof, measuredRps);
   }
-  return { proven: null, rounds, lastProof };
+  return { proven: null, rounds, lastProof, cutShort: false };
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;

@@ -172,7 +172,6 @@ export function proofText(r: RateLimitResult): string | null {
 
 /** One proof round in a line: "at 40 req/s: 25.1 % 429, goodput 29.9 req/s, 0 lost: fails (…)". */
 export function proofRoundText(round: ProofRound): string {
-  const figures =
-    round.rate_429 === null ? 'no figures' : `${formatPercent(round.rate_429)} 429, goodput ${formatRate(round.goodput_rps ?? 0)}, ${formatNumber(round.lost_requests ?? 0)} lost`;
+  const figures = `${formatPercent(round.rate_429)} 429, goodput ${formatRate(round.goodput_rps)}, ${formatNumber(round.lost_requests)} lost`;
   return `at ${formatRate(round.target_rps)}: ${figures}: ${round.verdict}${round.verdict === 'fails' ? ` (${round.why})` : ''}`;
 }

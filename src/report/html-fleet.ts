@@ -30,7 +30,7 @@ function fleetCharts(f: FleetResult): SafeHtml {
 
 export function fleetSection(f: FleetResult | null | undefined): SafeHtml | null {
   if (f === undefined) return null;
-  if (f === null) return html`<h3 id="fleet-h">Fleet</h3><p>Not sized: no sustained rate was measured to share out.</p>`;
+  if (f === null) return html`<h3 id="fleet-h">Fleet</h3><p>Not sized: no proven single-client rate to share out.</p>`;
   const why = f.recommendation?.why ?? [];
   const rows = f.rows.map((r) => html`<tr>${fleetRowCells(r).map((c, i) => (i === 1 ? html`<td>${c}</td>` : html`<td class="num">${c}</td>`))}</tr>`);
   return html`<h3 id="fleet-h">${fleetHeading(f)}</h3>

@@ -7,7 +7,7 @@ import type { FleetResult } from './model.js';
 
 export function fleetMarkdown(f: FleetResult | null | undefined): string | null {
   if (f === undefined) return null;
-  if (f === null) return `### Fleet\n\nNot sized: no sustained rate was measured to share out.`;
+  if (f === null) return `### Fleet\n\nNot sized: no proven single-client rate to share out.`;
   const why = f.recommendation?.why ?? [];
   return [
     `### ${fleetHeading(f)}`,

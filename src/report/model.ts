@@ -135,10 +135,9 @@ export interface ProofRound {
   max_concurrency: number;
   backoff_base_ms: number;
   max_retries: number;
-  /** Null when the run produced no figures. */
-  rate_429: number | null;
-  goodput_rps: number | null;
-  lost_requests: number | null;
+  rate_429: number;
+  goodput_rps: number;
+  lost_requests: number;
   verdict: 'holds' | 'fails';
   why: string;
 }

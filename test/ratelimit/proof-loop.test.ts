@@ -101,9 +101,10 @@ describe('proveUntilHeld', () => {
     expect(rates).toEqual([...rates].sort((a, b) => b - a));
   });
 
-  it('ends at a proof that produced no figures, not proven', async () => {
-    const outcome = await proveUntilHeld(rec(40), 50, async () => null);
-    expect(outcome.proven).toBeNull();
-    expect(outcome.rounds).toEqual([expect.objectContaining({ target_rps: 40, verdict: 'fails', rate_429: null, why: 'the proof run produced no figures' })]);
+  it('ends at a proof that produced no figures, which is no round', async () => {
+    let calls = 0;
+    const outcome = await proveUntilHeld(rec(40), 50, async () => (++calls === 1 ? proof(0.3, 30) : null));
+    expect(outcome).toMatchObject({ proven: null, cutShort: true, lastProof: proof(0.3, 30) });
+    expect(outcome.rounds.map((r) => r.target_rps)).toEqual([40]);
   });
 });

@@ -142,10 +142,13 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
             return run.proof;
           });
           proof = outcome.lastProof;
-          given = outcome.proven;
-          proving = { verdict: outcome.proven ? 'proven' : 'not proven', rounds: outcome.rounds };
+          // A first proof that produced no figures refuted nothing: the policy stands, unproven (the
+          // run already cannot pass: the failed run is untested). Any round that failed refutes it.
+          const refuted = !outcome.proven && outcome.rounds.length > 0;
+          given = refuted ? null : (outcome.proven ?? recommendation);
+          proving = { verdict: outcome.proven ? 'proven' : refuted ? 'not proven' : 'not run', rounds: outcome.rounds };
           // No round held: nothing is recommended, and the run cannot pass (exit 1).
-          if (!outcome.proven && !signal.aborted) io.untested('rate_limit', `${calls.endpoint}: not proven: no recommended policy kept its promise in ${outcome.rounds.length} k6 proof round${outcome.rounds.length === 1 ? '' : 's'} (${outcome.rounds.map((r) => `${r.target_rps} req/s: ${r.why}`).join('; ')})`);
+          if (refuted && !signal.aborted) io.untested('rate_limit', `${calls.endpoint}: not proven: no recommended policy kept its promise in ${outcome.rounds.length} k6 proof round${outcome.rounds.length === 1 ? '' : 's'} (${outcome.rounds.map((r) => `${r.target_rps} req/s: ${r.why}`).join('; ')})`);
         }
       }
       result = toRateLimitResult(estimate, given, proof, proofNotes, proving);

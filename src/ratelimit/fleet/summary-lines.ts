@@ -8,7 +8,7 @@ const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 
 export function fleetSummaryLines(fleet: FleetResult | null | undefined): string[] {
   if (fleet === undefined) return [];
-  if (fleet === null) return ['fleet: not sized (no sustained rate measured to share out)'];
+  if (fleet === null) return ['fleet: not sized (no proven single-client rate to share out)'];
   const rec = fleet.recommendation;
   const proof = fleetProofText(fleet);
   if (rec === null) return [`fleet of ${fleet.instances}: ${fleetRecommendationText(fleet)}`, ...(proof ? [`  ${proof}`] : [])];
