@@ -10,10 +10,13 @@ import { readClientHello, type OfferedTls } from './client-hello.js';
 import { clientEnvironment, runSecondsWithin } from './client-env.js';
 import { Recorder } from './recorder.js';
 import type { ScenarioRecord } from './record.js';
+import { stallAfterMs } from './stall.js';
 import { supervise } from './supervise.js';
 
-/** Lines of the client's output echoed per run. */
+/** Lines of the client's output echoed per run, and characters per line. */
 const MAX_ECHOED_LINES = 200;
+const MAX_ECHOED_CHARS = 1_000;
+const cut = (line: string, max: number): string => (line.length > max ? `${line.slice(0, max)}…` : line);
 
 export interface ScenarioRun {
   argv: readonly string[];
@@ -48,6 +51,7 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioRecord> {
   try {
     const { clientId, clientSecret } = emulator.credentials;
     run.redactor.addSecret(clientSecret, clientId);
+    const runSeconds = runSecondsWithin(run.timeLimitS);
     const startMs = Date.now();
     recorder = new Recorder(startMs, clientSecret, clientId, (token) => run.redactor.addToken(token));
     let secretPrinted = false;
@@ -57,13 +61,14 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioRecord> {
     // A chatty client must not drown the harness' own output: the first lines are shown, then a note.
     let echoed = 0;
     const echo = (line: string) => {
-      if (echoed < MAX_ECHOED_LINES) run.onLine(run.redactor.text(line.slice(0, 1_000)));
+      // Redacted whole, then cut: a cut first could leave most of a secret standing after it.
+      if (echoed < MAX_ECHOED_LINES) run.onLine(cut(run.redactor.foreign(line), MAX_ECHOED_CHARS));
       else if (echoed === MAX_ECHOED_LINES) run.onLine(`… more output not shown (first ${MAX_ECHOED_LINES} lines only)`);
       echoed++;
     };
     const client = supervise({
       argv: run.argv,
-      env: clientEnvironment(process.env, { baseUrl: emulator.url, clientId, clientSecret, caFile: emulator.caFile, runSeconds: runSecondsWithin(run.timeLimitS) }),
+      env: clientEnvironment(process.env, { baseUrl: emulator.url, clientId, clientSecret, caFile: emulator.caFile, runSeconds }),
       timeLimitMs: run.timeLimitS * 1000,
       onOutput: (chunk, stream) => {
         const text = chunk.toString('utf8');
@@ -94,7 +99,7 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioRecord> {
       hellos,
       process: outcome,
       secretPrinted,
-      limits: { timeLimitS: run.timeLimitS, maxRequests: run.maxRequests },
+      limits: { timeLimitS: run.timeLimitS, maxRequests: run.maxRequests, stallAfterMs: stallAfterMs(runSeconds, run.scenario) },
     };
   } finally {
     await emulator.close();

@@ -24,7 +24,9 @@ import { fleetProofOf, fleetProofRun, type FleetProof } from '../../ratelimit/fl
 import { runFleetK6 } from '../../ratelimit/fleet/k6-proof.js';
 import { summaryLines, toRateLimitResult, type Proving } from '../../ratelimit/result.js';
 import type { Proof } from '../../ratelimit/types.js';
-import { refuseProductionLoad } from '../prepare-target.js';
+import { businessForLoad, businessOfRateLimit, refuseProductionLoad } from '../prepare-target.js';
+import { isProduction } from '../../config/target.js';
+import { productionGateFor } from '../../runner/context.js';
 import type { StageIo } from './target-job.js';
 
 export interface RateLimitStageOptions {
@@ -42,6 +44,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
     const { prepared, terminal, signal, redactor, reportDir } = io;
     const { settings } = prepared;
     refuseProductionLoad(settings, 'rate-limit probing');
+    const business = businessForLoad(settings, 'rate-limit probing', businessOfRateLimit(settings.rateLimit.endpoint));
     // For the built-in emulator: an instance with 24 h tokens, so no token turns over mid-probe.
     const { target, expect, secondClient: builtInSecond } = await prepared.probeTarget();
     const { endpoint, maxRps, maxRequests } = settings.rateLimit;
@@ -49,12 +52,12 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
     const secondClient = settings.rateLimit.secondClient ?? builtInSecond;
     if (secondClient) redactor.addSecret(secondClient.clientSecret, secondClient.clientId);
 
-    const http = new ServiceClient(target, { redactor, connections: DISCOVER_DEFAULTS.maxInFlight });
+    const http = new ServiceClient(target, { redactor, connections: DISCOVER_DEFAULTS.maxInFlight, production: io.productionGate ?? productionGateFor(settings.production) });
     let result: RateLimitResult;
     try {
       let calls;
       try {
-        calls = await probeCalls({ http, endpoint, business: settings.business, ...(secondClient ? { secondClient } : {}) });
+        calls = await probeCalls({ http, endpoint, business, ...(secondClient ? { secondClient } : {}) });
       } catch (err) {
         if (!(err instanceof ProbeSetupError)) throw err;
         io.untested('rate_limit', `the probe could not start: ${err.message}`);
@@ -110,6 +113,10 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
       // The probe (or the run before) left the limit drained; a client adopting the policy starts on a rested one.
       const settleS = Math.min(MAX_SETTLE_S, (estimate.refill_s ?? 0) * 1.5 + 0.5);
       let located: Awaited<ReturnType<typeof k6AndBundles>> | undefined;
+      // Every k6 request against production counts in the production gate, each proof round's and the fleet's.
+      const countK6Requests = (n: number) => {
+        if (isProduction(target)) io.productionGate?.addK6Requests(n);
+      };
       if (recommendation && proofS > 0 && !signal.aborted && !estimate.partial) {
         located = await k6AndBundles();
         if (typeof located === 'string') {
@@ -128,7 +135,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
               workDir: join(reportDir, 'k6', 'ratelimit-proof', `round-${round}`),
               target: { baseUrl: target.baseUrl, credentials: target.credentials, ...(target.caFile ? { caFile: target.caFile } : {}) },
               endpoint: calls.endpoint,
-              business: settings.business,
+              business,
               ...(calls.validateMethod ? { validateMethod: calls.validateMethod } : {}),
               recommendation: rec,
               durationS: proofS,
@@ -137,6 +144,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
               runId: randomUUID(),
               signal,
             });
+            countK6Requests(run.scenario.requests);
             proofNotes.push(...run.notes.map((n) => `round ${round}: ${n}`));
             if (run.scenario.error !== undefined && !signal.aborted) io.untested('rate_limit', `proof run did not complete: ${run.scenario.error}`);
             return run.proof;
@@ -158,7 +166,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
         const sizing = given && { estimate, recommendation: given, instances: settings.rateLimit.fleet };
         let fleet = sizing && sizeFleet(sizing);
         if (sizing && fleet?.recommendation && proving.verdict === 'proven' && located !== undefined && typeof located !== 'string' && !signal.aborted) {
-          const fleetProof = await proveFleetChoice(sizing, fleet, located, { proofS, settleS, terminal, signal, reportDir, target, endpoint: calls.endpoint, tokenLifetimeS: expect.tokenLifetimeS });
+          const fleetProof = await proveFleetChoice(sizing, fleet, located, { proofS, settleS, terminal, signal, reportDir, target, endpoint: calls.endpoint, tokenLifetimeS: expect.tokenLifetimeS, countK6Requests });
           // Unproven: nothing is recommended to the fleet, and the run cannot pass (exit 1).
           if (fleetProof.verdict !== 'proven' && !signal.aborted) io.untested('rate_limit', `fleet of ${fleet.instances}: ${fleetProof.policy} not proven by a k6 fleet run: ${fleetProof.why}`);
           fleet = { ...fleet, proof: fleetProof, ...(fleetProof.verdict === 'proven' ? {} : { recommendation: null }) };
@@ -182,6 +190,7 @@ interface FleetProofContext extends Pick<StageIo, 'terminal' | 'signal' | 'repor
   target: { baseUrl: string; credentials: Credentials; caFile?: string };
   endpoint: RateLimitEndpoint;
   tokenLifetimeS: number;
+  countK6Requests: (n: number) => void;
 }
 
 /** `--fleet N`'s choice run by N k6 instances (prove-fleet.ts), after the limit refilled. */
@@ -201,6 +210,7 @@ async function proveFleetChoice(sizing: FleetSizingInput, fleet: FleetResult, k6
     tokenLifetimeS: ctx.tokenLifetimeS,
     signal: ctx.signal,
   });
+  ctx.countK6Requests(ran.scenario.requests);
   return fleetProofOf(run, ran.figures);
 }
 
