@@ -35,6 +35,7 @@
 import type { ProbeCalls } from './calls.js';
 import { round } from './estimators.js';
 import { probeTimeline } from './timeline.js';
+import { refusalsOf, tooFewRefusals } from './evidence.js';
 import { monotonicClock, type Clock } from './pacing.js';
 import { describeLimiter, type LimiterModel } from './limiters/index.js';
 import { idleBurstPhase } from './probe/idle-burst.js';
@@ -218,8 +219,13 @@ export function latencyBound(latencyP95Ms: number | null, sustainedRps: number |
 }
 
 /** The Estimate: the phases' figures, plus what the probe as a whole saw, with its notes in the order the phases ran. */
-function estimateOf(probe: Probe, stream: StreamFindings, figures: Figures, retryAfter: RetryAfterFindings, phaseNotes: string[]): Estimate {
+function estimateOf(probe: Probe, stream: StreamFindings, claimed: Figures, retryAfter: RetryAfterFindings, claimedNotes: string[]): Estimate {
   const { refusals, samples, stoppedBy, maxRequests, maxDurationMs } = probe;
+  // Evidence before a claim (evidence.ts): whichever path read the figures, they stand only if the
+  // limit shut often enough for that path's method.
+  const unsupported = claimed.sustained_rps !== null ? tooFewRefusals(claimed.limiter?.kind ?? 'bucket', refusalsOf(samples)) : null;
+  const figures: Figures = unsupported ? { ...NOTHING_MEASURED, scope: claimed.scope, limiter_evidence: [unsupported] } : claimed;
+  const phaseNotes = unsupported ? [unsupported, ...claimedNotes.filter((n) => !n.startsWith('identified: '))] : claimedNotes;
   const notes = [...stream.notes, ...phaseNotes];
   const status = stream.limitingStatus;
   if (status !== null && status !== 429) notes.unshift(`non-conformant: §7 wants 429 for a rate limit; the limit answered ${status} (${refusals.statuses.get(status)} times)`);
