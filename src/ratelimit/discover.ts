@@ -237,7 +237,8 @@ function estimateOf(probe: Probe, stream: StreamFindings, claimed: Figures, retr
   else if (stoppedBy === 'errors') notes.push(`stopped after ${ERROR_STREAK} transport errors in a row (last: ${probe.lastError.slice(0, 160)})`);
   // Little's law bound the stream: what max_rps would have found above that rate was not tested.
   if (probe.inFlightBound && refusals.statuses.size === 0) notes.push(`answers took about ${round(probe.latencyMs() / 1000, 2)} s: at most ${probe.maxInFlight} requests in flight offer about ${round(reachableRps(probe.maxInFlight, probe.latencyMs()), 1)} req/s, below max_rps (${probe.maxRps}); a limit above that rate was not tested`);
-  const slow = latencyBound(stream.latencyP95Ms, figures.sustained_rps);
+  // Judged on what the probe read, before the evidence rule: latency-bound timings are the reason there is too little evidence.
+  const slow = latencyBound(stream.latencyP95Ms, claimed.sustained_rps);
   if (slow) notes.unshift(`not tested: ${slow}`);
   if (refusals.withoutRetryAfter > 0 && refusals.retryAfterMax !== null) notes.push(`${refusals.withoutRetryAfter} refusals carried no Retry-After while others did`);
   const headers = refusals.headers && retryAfter.reset ? { ...refusals.headers, reset: retryAfter.reset } : refusals.headers;
