@@ -1,5 +1,5 @@
 import { fail, pass, skip, type Check } from '../src/runner/check.js';
-import { cameBack, edgeAllowance } from '../src/runner/expect.js';
+import { cameBack } from '../src/runner/expect.js';
 import { describeAllowance, refusalIsEarly } from '../src/time/expiry-edges.js';
 import { isJsonObject } from '../src/spec/json-object.js';
 
@@ -20,7 +20,7 @@ export const check: Check = {
     const body = ex.json;
     const refused = ex.status !== 200 || !isJsonObject(body) || body['valid'] !== true;
     // Only a 401 can be an honest expiry; it counts against the service when it certainly came early.
-    const allowance = edgeAllowance(expect);
+    const allowance = session.allowance();
     if (refused && ex.status === 401 && !refusalIsEarly(ex, obs.expiresAtS, allowance)) {
       return skip(`the probe's answer came within the uncertainty of expires_at ${obs.expiresAtS} (${describeAllowance(allowance)}): nothing to judge`, evidence);
     }

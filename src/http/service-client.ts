@@ -19,8 +19,11 @@ import type { Exchange, SendOptions, TokenExchange } from './exchange.js';
 import { DEFAULT_RATE_LIMIT_BUDGET, sendWaitingOut429, type RateLimitBudget } from './rate-limit-wait.js';
 import { flattenHeaders, parseJson, readCapped } from './read-answer.js';
 import { fingerprint, type Redactor } from './redact.js';
+import { httpDateMs, measureSkew, type ClockReading, type SkewBounds } from '../time/clock-skew.js';
 
 export const DEFAULT_BODY_CAP_BYTES = 64 * 1024;
+// The service's clock readings kept (the newest): plenty to pin the skew down, bounded for a probe of thousands.
+const MAX_CLOCK_READINGS = 500;
 
 export interface ServiceClientOptions {
   redactor: Redactor;
@@ -41,6 +44,7 @@ export class ServiceClient {
   private readonly opts: Required<Omit<ServiceClientOptions, 'connections' | 'env'>>;
   private readonly echoes: string[] = [];
   private answers = 0;
+  private readonly readings: ClockReading[] = [];
 
   constructor(target: Target, options: ServiceClientOptions) {
     this.target = target;
@@ -104,6 +108,9 @@ export class ServiceClient {
     // 401 or 400 included), is a token to fingerprint from now on: by structure, not only what
     // issueToken expected.
     this.registerCredentials(json, answerHeaders);
+    const receivedAt = Date.now();
+    const dateMs = httpDateMs(answerHeaders['date']);
+    if (dateMs !== undefined) this.noteClock({ serviceMs: dateMs, sentAt, receivedAt });
     return {
       request: label,
       status: res.statusCode,
@@ -113,7 +120,7 @@ export class ServiceClient {
       truncated,
       durationMs,
       sentAt,
-      receivedAt: Date.now(),
+      receivedAt,
       rateLimitWaits: 0,
       echoesSecret,
     };
@@ -172,6 +179,17 @@ export class ServiceClient {
   /** Requests whose answer contained a client secret, for the no-secret-echo check. */
   secretEchoes(): string[] {
     return [...this.echoes];
+  }
+
+  /** A reading of the service's clock (every answer's Date header is one already; the health check's timestamp another). */
+  noteClock(reading: ClockReading): void {
+    this.readings.push(reading);
+    if (this.readings.length > MAX_CLOCK_READINGS) this.readings.shift();
+  }
+
+  /** The service's clock minus ours, as the answers so far bound it (src/time/clock-skew.ts). */
+  measuredSkew(): SkewBounds | undefined {
+    return measureSkew(this.readings);
   }
 
   answersSeen(): number {

@@ -2,6 +2,10 @@
 // does not fix a format, so the common ones are accepted: ISO 8601 / RFC 3339 (with T or a space,
 // as Ruby and Python print them), HTTP-date / RFC 2822, and C's asctime with a zone.
 
+import type { Exchange } from '../http/exchange.js';
+import type { ServiceClient } from '../http/service-client.js';
+import type { ClockReading } from '../time/clock-skew.js';
+
 export interface FoundTimestamp {
   text: string;
   epochMs: number;
@@ -47,3 +51,23 @@ function offsetMs(zone: string | undefined): number {
 }
 
 const month = (name: string) => MONTHS.split('|').indexOf(name);
+
+/**
+ * The health check's timestamp as a reading of the service's clock, when it names its zone: a
+ * local time read as UTC would be hours off, and would only widen the skew, never narrow it.
+ */
+export function healthClockReading(ex: Exchange): ClockReading | undefined {
+  if (ex.status < 200 || ex.status >= 300) return undefined;
+  const found = findTimestamp(typeof ex.json === 'string' ? ex.json : ex.text);
+  if (!found?.zoned) return undefined;
+  // Fractions, if given, are dropped: the reading then means the same whole second as a Date header.
+  return { serviceMs: Math.floor(found.epochMs / 1000) * 1000, sentAt: ex.sentAt, receivedAt: ex.receivedAt };
+}
+
+/** POST /tokens/health_check, its timestamp noted as a reading of the service's clock. */
+export async function readHealthClock(http: ServiceClient): Promise<Exchange> {
+  const ex = await http.healthCheck();
+  const reading = healthClockReading(ex);
+  if (reading) http.noteClock(reading);
+  return ex;
+}

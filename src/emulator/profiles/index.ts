@@ -5,10 +5,12 @@
 import type { Behaviour } from '../types.js';
 import { DEFAULT_TRANSPORT, type Transport } from '../transport.js';
 import { profile as extraFields } from './extra-fields.js';
+import { profile as clockSkew } from './clock-skew.js';
+import { profile as clockSkewBehind } from './clock-skew-behind.js';
 
 export type { Profile } from './types.js';
 
-export const PROFILES = [extraFields] as const;
+export const PROFILES = [extraFields, clockSkew, clockSkewBehind] as const;
 
 export type ProfileName = (typeof PROFILES)[number]['name'];
 
@@ -26,4 +28,9 @@ export function withProfiles(base: Behaviour, names: readonly ProfileName[]): Be
 /** The transport the named profiles ask for, later ones winning. */
 export function transportOf(names: readonly ProfileName[]): Transport {
   return chosen(names).reduce<Transport>((t, p) => ({ ...t, ...p.transport }), DEFAULT_TRANSPORT);
+}
+
+/** How far the service's clock is off, ms: the named profiles' offsets added up. */
+export function clockOffsetOf(names: readonly ProfileName[]): number {
+  return chosen(names).reduce((sum, p) => sum + (p.clockOffsetMs ?? 0), 0);
 }
