@@ -1,7 +1,7 @@
 import { fail, pass, skip, type Check } from '../src/runner/check.js';
 import { isSuccess } from '../src/runner/expect.js';
 import { findTimestamp, healthClockReading } from '../src/runner/timestamp.js';
-import { describeSkew } from '../src/time/clock-skew.js';
+import { describeSkew, skewMidS } from '../src/time/clock-skew.js';
 
 export const check: Check = {
   id: 'health.timestamp',
@@ -22,7 +22,7 @@ export const check: Check = {
     const skew = http.measuredSkew();
     const zone = found.zoned ? '' : ' (no time zone given; read as UTC, and not used to measure the skew)';
     const note = `timestamp "${found.text}"${zone}, clock skew ${skew ? describeSkew(skew) : 'not measured'}`;
-    const facts = skew ? { facts: { clock_skew_s: Math.round(((skew.minS + skew.maxS) / 2) * 10) / 10 } } : {};
+    const facts = skew ? { facts: { clock_skew_s: Math.round(skewMidS(skew) * 10) / 10 } } : {};
     return { ...pass(note, [http.evidence(ex, note)]), ...facts };
   },
 };

@@ -18,7 +18,7 @@ import type { Exchange, IssuedToken, TokenExchange } from '../http/exchange.js';
 import type { ServiceClient } from '../http/service-client.js';
 import { epochSeconds } from '../spec/expires-at.js';
 import { certainlyExpiredFromMs, certainlyValidUntilMs, ROUNDING_S, type EdgeAllowance } from '../time/expiry-edges.js';
-import { FINE_SKEW_S, skewProbeAt } from '../time/clock-skew.js';
+import { FINE_SKEW_S, resolutionOf, skewProbeAt } from '../time/clock-skew.js';
 import type { Expectations } from '../config/check-settings.js';
 import type { BusinessCall } from '../spec/endpoints.js';
 import { edgeAllowance } from './expect.js';
@@ -35,11 +35,11 @@ const MIN_CERTAIN_LIFE_MS = 2_000;
 // How close to expires_at such a token may still be handed out.
 const SHORT_TOKEN_MARGIN_MS = 250;
 // Timed health checks that narrow the measured clock skew before an edge is probed: each halves
-// what is left of a second (clock-skew.ts), so six bring it from a whole second to ~16 ms plus
-// the requests' own windows. Each waits at most a second for its moment, and only while there is
-// that much time before the probe.
-const MAX_SKEW_PROBES = 6;
-const SKEW_PROBE_ROOM_MS = 1_500;
+// what is left of a second (clock-skew.ts), so eight bring it from a whole second to ~4 ms plus
+// the requests' own windows. Each waits under a second for its moment, and is sent only while
+// it can be answered (this much room) before the probe.
+const MAX_SKEW_PROBES = 8;
+const SKEW_PROBE_ROOM_MS = 300;
 
 export type ExpiryObservation =
   | { kind: 'not-waited'; reason: string }
@@ -172,15 +172,18 @@ export class TokenSession {
     return this.deps.http.validate(token, await this.validateMethod());
   }
 
-  /** Health checks timed at the service's second boundary until the skew is fine or `beforeMs` (our clock) comes near. */
-  private async refineSkew(beforeMs: number): Promise<void> {
+  /**
+   * Health checks timed at the service's second boundary until the skew is fine or the probe they
+   * serve comes near (`probeAt`, our clock, which moves later as the skew narrows).
+   */
+  private async refineSkew(probeAt: () => number): Promise<void> {
     const { http, now, sleep } = this.deps;
     let latencyMs = 0;
     for (let i = 0; i < MAX_SKEW_PROBES; i++) {
       const bounds = http.measuredSkew();
-      if (bounds && bounds.maxS - bounds.minS <= FINE_SKEW_S) return;
+      if (bounds && resolutionOf(bounds) <= FINE_SKEW_S) return;
       const at = bounds ? skewProbeAt(bounds, now(), latencyMs) : now();
-      if (at + SKEW_PROBE_ROOM_MS > beforeMs) return;
+      if (at + SKEW_PROBE_ROOM_MS > probeAt()) return;
       await sleep(Math.max(0, at - now()));
       const ex = await readHealthClock(http);
       latencyMs = ex.receivedAt - ex.sentAt;
@@ -210,7 +213,7 @@ export class TokenSession {
     }
     // The edge is drawn where the service's clock was measured to be, not at the configured worst
     // case: so a token refused a second or two early is told apart from a skewed clock.
-    await this.refineSkew(certainlyValidUntilMs(expiresAtS, this.allowance()) - PROBE_MARGIN_MS);
+    await this.refineSkew(() => certainlyValidUntilMs(expiresAtS, this.allowance()) - PROBE_MARGIN_MS);
     const validUntil = certainlyValidUntilMs(expiresAtS, this.allowance());
     const expiredFrom = certainlyExpiredFromMs(expiresAtS, this.allowance());
     // Probe "still valid" as late as the token is certainly valid, with room for the request

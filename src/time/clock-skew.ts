@@ -31,8 +31,11 @@ export interface ClockReading extends ExchangeWindow {
 
 /** A timestamp's second is cut down; a rounding or cached one may also be this much behind. */
 export const READ_SLACK_S = 0.5;
-/** Beyond this width the skew is refined with timed health checks (skewProbeAt). */
+/** Beyond this resolution the skew is refined with timed health checks (skewProbeAt). */
 export const FINE_SKEW_S = 0.2;
+
+/** How finely the readings pin the skew down: the width of the bounds, less the slack every one carries. */
+export const resolutionOf = (b: SkewBounds): number => b.maxS - b.minS - READ_SLACK_S;
 
 export function boundsOf(r: ClockReading): SkewBounds {
   return { minS: (r.serviceMs - r.receivedAt) / 1000 - READ_SLACK_S, maxS: (r.serviceMs + 1000 - r.sentAt) / 1000 };
@@ -53,17 +56,20 @@ export function measureSkew(readings: readonly ClockReading[]): SkewBounds | und
  * the uncertainty is ruled out. A bisection of the sub-second phase, one request per halving.
  */
 export function skewProbeAt(bounds: SkewBounds, nowMs: number, latencyMs: number): number {
-  const guessS = (bounds.minS + bounds.maxS) / 2;
+  const guessS = skewMidS(bounds);
   // The service reads its clock about half a round trip after we send.
   const lead = latencyMs / 2000;
   const crossingS = Math.ceil(nowMs / 1000 + guessS + lead) - guessS - lead;
   return crossingS * 1000;
 }
 
-/** "+4.0 s (± 0.05 s)": how a measured skew reads in a message. */
+/** The skew's best estimate, seconds: the middle of what the readings allow, before the slack. */
+export const skewMidS = (b: SkewBounds): number => (b.minS + READ_SLACK_S + b.maxS) / 2;
+
+/** "+4.00 s (± 0.05 s)": how a measured skew reads in a message. */
 export function describeSkew(b: SkewBounds): string {
-  const mid = (b.minS + b.maxS) / 2;
-  return `${mid >= 0 ? '+' : ''}${mid.toFixed(2)} s (± ${((b.maxS - b.minS) / 2).toFixed(2)} s)`;
+  const mid = skewMidS(b);
+  return `${mid >= 0 ? '+' : ''}${mid.toFixed(2)} s (± ${(Math.max(0, resolutionOf(b)) / 2).toFixed(2)} s)`;
 }
 
 /** The service's time in an HTTP Date header, or undefined when there is none or it does not parse. */
