@@ -205,6 +205,9 @@ export class TokenSession {
       };
     }
     const token = await this.current();
+    // Settled now, while the token is certainly usable: asked first at the probe, it would take a
+    // token of its own, and so wait for this one to expire before the probe is sent.
+    await this.validateMethod();
     const expiresAtS = epochSeconds(token.expiresAt);
     if (expiresAtS === undefined) return { kind: 'not-waited', reason: `expires_at ${JSON.stringify(token.expiresAt)} is not an epoch time to wait for` };
     const remaining = (certainlyExpiredFromMs(expiresAtS, this.allowance()) - now()) / 1000;
