@@ -15,7 +15,7 @@ import type { Evidence } from '../report/model.js';
 import { credentialFieldsIn, credentialHeadersIn, headerCredential } from './credential-fields.js';
 import { dispatcherFor, requestTimeoutMs } from './dispatcher.js';
 import { evidenceOf, quoteBody } from './evidence.js';
-import type { Exchange, SendOptions, TokenExchange } from './exchange.js';
+import type { Exchange, IssuedToken, SendOptions, TokenExchange } from './exchange.js';
 import { DEFAULT_RATE_LIMIT_BUDGET, sendWaitingOut429, type RateLimitBudget } from './rate-limit-wait.js';
 import { flattenHeaders, parseJson, readCapped } from './read-answer.js';
 import { fingerprint, type Redactor } from './redact.js';
@@ -45,6 +45,8 @@ export class ServiceClient {
   private readonly echoes: string[] = [];
   private answers = 0;
   private readonly readings: ClockReading[] = [];
+  /** Tokens handed to the target's own credentials, by value: what the token ledger records. */
+  private readonly issued = new Map<string, IssuedToken>();
 
   constructor(target: Target, options: ServiceClientOptions) {
     this.target = target;
@@ -145,6 +147,7 @@ export class ServiceClient {
       const token = body['token'];
       this.opts.redactor.addToken(token);
       ex.issued = { token, fingerprint: fingerprint(token), expiresAt: body['expires_at'], tokenType: body['token_type'] };
+      if (credentials.clientId === this.target.credentials.clientId && !this.issued.has(token)) this.issued.set(token, ex.issued);
     }
     return ex;
   }
@@ -190,6 +193,11 @@ export class ServiceClient {
   /** The service's clock minus ours, as the answers so far bound it (src/time/clock-skew.ts). */
   measuredSkew(): SkewBounds | undefined {
     return measureSkew(this.readings);
+  }
+
+  /** Every token POST /tokens handed this client for the target's credentials (a second client's are not the ledger's). */
+  issuedTokens(): IssuedToken[] {
+    return [...this.issued.values()];
   }
 
   answersSeen(): number {

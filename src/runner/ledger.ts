@@ -11,6 +11,8 @@ import { HarnessError } from '../errors.js';
 import { FILE_LIMITS, readUserFile } from '../fs/user-file.js';
 import { fingerprint } from '../http/redact.js';
 import { seal, unseal } from './ledger-seal.js';
+import type { IssuedToken } from '../http/exchange.js';
+import { epochSeconds } from '../spec/expires-at.js';
 
 export interface LedgerEntry {
   base_url: string;
@@ -113,6 +115,18 @@ export class Ledger {
       expires_at: expiresAtS,
       first_seen: new Date(nowMs).toISOString(),
     });
+  }
+
+  /**
+   * Every token a command was handed for the target's credentials (checks, the rate-limit probe,
+   * the token fetched before a load run), so a later run can prove its expiry and measure the
+   * lifetime of the one after it. Tokens whose expires_at is no epoch time cannot be kept.
+   */
+  recordIssued(target: Target, tokens: readonly IssuedToken[], nowMs: number): void {
+    for (const issued of tokens) {
+      const expiresAt = epochSeconds(issued.expiresAt);
+      if (expiresAt !== undefined) this.record(target, issued.token, expiresAt, nowMs);
+    }
   }
 
   markProvenExpired(entry: LedgerEntry): void {

@@ -13,7 +13,10 @@ import { isK6ScenarioName, K6_SCENARIO_NAMES, K6_SCENARIOS, runLoadScenario, typ
 import { scenarioOk } from '../../k6/summary.js';
 import type { LoadResult, LoadScenarioResult } from '../../report/model.js';
 import type { Options } from '../flags.js';
-import { refuseProductionLoad } from '../prepare-target.js';
+import { refuseProductionLoad, type PreparedTarget } from '../prepare-target.js';
+import { ServiceClient } from '../../http/service-client.js';
+import type { Redactor } from '../../http/redact.js';
+import type { Target } from '../../config/target.js';
 import type { StageIo } from './target-job.js';
 
 export function selectedScenarios(options: Options): K6ScenarioName[] {
@@ -41,6 +44,7 @@ export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOp
     const load = settings.load;
     const runId = randomUUID();
     const { target, expect } = await prepared.probeTarget();
+    await recordLoadToken(prepared, target, redactor);
     const base: ScenarioInputs = {
       baseUrl: target.baseUrl,
       clientId: target.credentials.clientId,
@@ -87,6 +91,24 @@ export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOp
     }
     return { result: { k6_version: k6.version, run_id: runId, scenarios: results, ok: results.every(scenarioOk) && !signal.aborted } };
   };
+}
+
+/**
+ * k6's setup fetches the token every VU starts from with the configured credentials; the service
+ * hands the same one to any client until it expires (§3), so fetching it here first puts it in the
+ * token ledger, whose later runs prove its expiry and measure the next one's lifetime. One request,
+ * and only when there is a ledger to keep it (never for the built-in emulator).
+ */
+async function recordLoadToken(prepared: PreparedTarget, target: Target, redactor: Redactor): Promise<void> {
+  if (!prepared.ledger.enabled) return;
+  const http = new ServiceClient(target, { redactor });
+  try {
+    await http.issueToken();
+    prepared.ledger.recordIssued(target, http.issuedTokens(), Date.now());
+    prepared.ledger.save(Date.now());
+  } finally {
+    await http.close();
+  }
 }
 
 function scenarioLine(r: LoadScenarioResult): string {

@@ -135,6 +135,9 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
       // --fleet N: simulated in well under a second, so it adds nothing a user would wait for.
       if (settings.rateLimit.fleet !== undefined) result = { ...result, fleet: recommendation && sizeFleet({ estimate, recommendation, instances: settings.rateLimit.fleet }) };
     } finally {
+      // The probe's tokens are the configured credentials' too: the ledger proves their expiry later.
+      prepared.ledger.recordIssued(target, http.issuedTokens(), Date.now());
+      prepared.ledger.save(Date.now());
       await http.close();
     }
     for (const line of summaryLines(result)) terminal.out(line);
