@@ -9,7 +9,7 @@ export const check: Check = {
   level: 'must',
   needsAcceptedCredentials: true,
   description: 'When the lifetime fits `--expiry-wait`: once `expires_at` has certainly passed (a second for its rounding plus the clock tolerance) /tokens/validate with the old token answers 401 `{"error":"unauthorized"}` (§4.3 rule).',
-  async run({ http, session, expect }) {
+  async run({ http, session }) {
     const obs = await session.expiry();
     if (obs.kind !== 'observed') return skip(obs.reason);
     const ex = obs.afterValidate;

@@ -12,7 +12,7 @@ export const check: Check = {
   level: 'must',
   needsAcceptedCredentials: true,
   description: '`expires_at` is a JSON integer counting seconds since the epoch (not milliseconds, not a string), and lies in the future.',
-  async run({ http, session, now, expect }) {
+  async run({ http, session, now }) {
     const ex = await session.firstIssue();
     if (!ex.issued) return skip(`no token was issued (POST /tokens answered ${ex.status}); see token.issue`);
     const value = ex.issued.expiresAt;

@@ -18,7 +18,7 @@ export const check: Check = {
   level: 'must',
   needsAcceptedCredentials: true,
   description: 'Uses the token ledger (tokens captured by earlier runs, kept in a 0600 file): each token past its `expires_at` must get 401 from /tokens/validate; each token still before it must be valid and be what POST /tokens returns now. This proves the 24-hour expiry on a real service across scheduled runs.',
-  async run({ http, session, ledger, target, now, expect }) {
+  async run({ http, session, ledger, target, now }) {
     if (!ledger.enabled) return skip('the token ledger is off for this target (the built-in emulator starts anew each run, so earlier tokens cannot exist)');
     const entries = ledger.entriesFor(target);
     const nowMs = now();

@@ -14,7 +14,7 @@ export const check: Check = {
   level: 'must',
   needsAcceptedCredentials: true,
   description: `Calls POST /tokens ${CALLS} times in a row, and once more over a second after the first, and wants the same token value and the same expires_at each time (§4.1 rule 1, §3: the expiry does not slide); a change that only follows an expiry is not held against the service.`,
-  async run({ http, session, now, sleep, expect }) {
+  async run({ http, session, now, sleep }) {
     const first = await session.firstIssue();
     if (!first.issued) return skip(`no token was issued (POST /tokens answered ${first.status}); see token.issue`);
     let previous: IssuedToken = first.issued;
