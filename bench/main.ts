@@ -6,12 +6,14 @@
 //   3-4  k6 through the harness vs wrk, and the emulator's own ceiling
 //   5    rate-limit sizing (bench/ratelimit.ts, when it exists)
 //   6    false alarms: check and run against the emulator, idle and with the CPU saturated
+//   6b   false alarms in a real sandbox: every profile, shared credentials, long-lived clients
 //   7    ces-harness client: its overhead, and how soon it stops a hanging, flooding or leaking client
 //   8    the fleet simulator vs real k6 fleets behind each limiter kind (bench/fleet.ts)
 //   9    the run history: false alarms of its latency comparison, and the smallest regression flagged
 //
 // Names select sections, e.g. `npm run bench -- false-alarm` runs only section 6:
-// check-time (1), tls (2), load (3-4), ratelimit (5), false-alarm (6), client (7), fleet (8), history (9).
+// check-time (1), tls (2), load (3-4), ratelimit (5), false-alarm (6), real-sandbox (6b), client (7),
+// fleet (8), history (9).
 //
 // Progress goes to stderr, the report to stdout. Loopback only; every child process is bounded in
 // time and stopped before the bench exits.
@@ -26,6 +28,7 @@ import { startServe, type ServedEmulator } from './serve.js';
 import { renderSection, type Section } from './stats.js';
 import { benchTls, tlsSection } from './tls-vs-sslscan.js';
 import { benchFalseAlarm, FALSE_ALARM_DEFAULTS, falseAlarmSection } from './false-alarm.js';
+import { benchRealSandbox, REAL_SANDBOX_DEFAULTS, realSandboxSection } from './real-sandbox.js';
 import { benchFleet } from './fleet.js';
 import { benchHistory, HISTORY_DEFAULTS, historySection } from './history.js';
 import { findProjectRoot } from '../src/fs/project-root.js';
@@ -37,12 +40,13 @@ const { values: args, positionals } = parseArgs({
     runs: { type: 'string', default: '7' },
     'false-alarm-checks': { type: 'string', default: String(FALSE_ALARM_DEFAULTS.checks) },
     'false-alarm-runs': { type: 'string', default: String(FALSE_ALARM_DEFAULTS.runs) },
+    'real-sandbox-runs': { type: 'string', default: String(REAL_SANDBOX_DEFAULTS.perCase) },
     'history-runs': { type: 'string', default: String(HISTORY_DEFAULTS.runs) },
     'history-per-step': { type: 'string', default: String(HISTORY_DEFAULTS.perStep) },
   },
   allowPositionals: true,
 });
-const SECTIONS = ['check-time', 'tls', 'load', 'ratelimit', 'false-alarm', 'client', 'fleet', 'history'] as const;
+const SECTIONS = ['check-time', 'tls', 'load', 'ratelimit', 'false-alarm', 'real-sandbox', 'client', 'fleet', 'history'] as const;
 const unknownSections = positionals.filter((p) => !(SECTIONS as readonly string[]).includes(p));
 if (unknownSections.length > 0) {
   process.stderr.write(`bench: unknown section ${unknownSections.join(', ')}; known: ${SECTIONS.join(', ')}\n`);
@@ -197,6 +201,12 @@ if (wanted('false-alarm')) {
       }),
     ),
   );
+}
+
+// --- 6b: false alarms in a real sandbox, owned by bench/real-sandbox.ts ---------------------------
+if (wanted('real-sandbox')) {
+  const perCase = count(args['real-sandbox-runs'], 'real-sandbox-runs');
+  await item('6b. False alarms in a real sandbox', async () => realSandboxSection(await benchRealSandbox({ perCase, projectRoot: root, progress })));
 }
 
 // --- 7: ces-harness client, owned by bench/client-time.ts --------------------------------------

@@ -9,7 +9,7 @@ export const check: Check = {
   spec: '4.2',
   level: 'must',
   description:
-    "The health check text contains a date and time with seconds (ISO 8601, HTTP-date and similar accepted); the clock skew between the service and this machine, measured from it and every answer's Date header, is reported (every expiry judgement draws its edge there).",
+    "The health check text contains a date and time with seconds (ISO 8601 / RFC 3339 with any offset, HTTP-date with its RFC 850 and asctime forms, the Common Log Format); the clock skew between the service and this machine, measured from it and every answer's Date header, is reported (every expiry judgement draws its edge there).",
   async run({ http }) {
     const ex = await http.healthCheck();
     if (!isSuccess(ex)) return skip(`the health check answered ${ex.status}; see health.no-credentials`);

@@ -1,6 +1,7 @@
 import { fail, pass, type Check } from '../src/runner/check.js';
 import { cameBack, isSuccess } from '../src/runner/expect.js';
 import { isJsonObject } from '../src/spec/json-object.js';
+import { jwtFormat } from '../src/spec/jwt.js';
 
 export const check: Check = {
   id: 'token.issue',
@@ -18,9 +19,12 @@ export const check: Check = {
     if (typeof body['token'] !== 'string' || body['token'] === '') problems.push(`token is ${describe(body['token'])}, not a non-empty string`);
     if (typeof body['expires_at'] !== 'number' || !Number.isInteger(body['expires_at'])) problems.push(`expires_at is ${describe(body['expires_at'])}, not an integer`);
     if (typeof body['token_type'] !== 'string') problems.push(`token_type is ${describe(body['token_type'])}, not a string`);
-    const evidence = [http.evidence(ex, ex.issued ? `token ${ex.issued.fingerprint}` : undefined)];
+    // §2 leaves the format open; saying that it is a JWT explains the token's length and dots.
+    const format = ex.issued ? jwtFormat(ex.issued.token) : undefined;
+    const named = ex.issued ? `token ${ex.issued.fingerprint}${format ? `, token format: ${format}` : ''}` : undefined;
+    const evidence = [http.evidence(ex, named)];
     if (problems.length) return fail(`POST /tokens answered ${ex.status} but ${problems.join('; ')} (§2)`, evidence);
-    return pass(`token ${ex.issued!.fingerprint}, expires_at ${String(body['expires_at'])}, token_type ${JSON.stringify(body['token_type'])}`, evidence);
+    return pass(`${named!}, expires_at ${String(body['expires_at'])}, token_type ${JSON.stringify(body['token_type'])}`, evidence);
   },
 };
 

@@ -17,8 +17,6 @@ export const ERROR_CODES = {
   PORT_IN_USE: 2,
   /** `ces-harness client`: the command to run is not on PATH or not executable. */
   CLIENT_COMMAND_UNUSABLE: 2,
-  /** `ces-harness client`: the client made no request, so there is nothing to judge (not tested). */
-  CLIENT_SILENT: 1,
   TARGET_UNREACHABLE: 3,
   CERT_UNTRUSTED: 3,
 } as const;

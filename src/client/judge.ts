@@ -1,11 +1,16 @@
 // From the runs' records to the report: each client check judges every scenario's run, and the
 // judgements of one check fold into one CheckResult (the worst status, its message, evidence
-// labelled by scenario), so junit keeps one testcase per check however many scenarios ran.
+// labelled by scenario), so junit keeps one testcase per check however many scenarios ran. A run in
+// which the client made no request is judged only by the checks of how its process behaved.
 
 import type { CheckResult, Status } from '../report/model.js';
 import { CLIENT_EXCHANGES_SHOWN, type ClientRun } from '../report/client-model.js';
 import { CLIENT_CHECKS, type ClientCheck, type Judgement } from './checks/index.js';
 import type { ScenarioRecord } from './record.js';
+import { quietAtStop, workingAtStop } from './stall.js';
+
+/** The client never reached the emulator in this run: no request, not even a TLS connection. */
+export const madeNoRequest = (record: ScenarioRecord): boolean => record.requests.length === 0 && record.hellos.length === 0;
 
 /** Which judgement speaks for the check: a failure over a warning over a pass; skip only when all skip. */
 const RANK: Record<Judgement['status'], number> = { fail: 3, warn: 2, pass: 1, skip: 0 };
@@ -41,9 +46,15 @@ function fold(check: ClientCheck, judgements: ReadonlyArray<{ scenario: string; 
   };
 }
 
+const NOTHING_TO_JUDGE: Judgement = { status: 'skip', message: 'the client made no request in any scenario: nothing to judge', evidence: [] };
+
 export function judgeClient(records: readonly ScenarioRecord[], checks: readonly ClientCheck[] = CLIENT_CHECKS): CheckResult[] {
   const durationMs = records.reduce((sum, r) => sum + r.process.durationMs, 0);
-  return checks.map((check) => fold(check, records.map((record) => ({ scenario: record.scenario, j: check.judge(record) })), durationMs));
+  return checks.map((check) => {
+    const judgeable = records.filter((record) => check.judgesSilentRuns === true || !madeNoRequest(record));
+    const judgements = judgeable.map((record) => ({ scenario: record.scenario, j: check.judge(record) }));
+    return fold(check, judgements.length > 0 ? judgements : [{ scenario: '', j: NOTHING_TO_JUDGE }], durationMs);
+  });
 }
 
 const union = (lists: string[][]): string[] => [...new Set(lists.flat())];
@@ -58,6 +69,9 @@ export function clientRun(record: ScenarioRecord, description: string): ClientRu
     exit_code: p.exitCode,
     signal: p.signal,
     stopped: p.stopped,
+    still_working: workingAtStop(record),
+    quiet_ms: quietAtStop(record),
+    stall_after_ms: record.limits.stallAfterMs,
     duration_ms: p.durationMs,
     requests: record.requests.length,
     token_fetches: record.requests.filter((r) => r.path === '/tokens').length,

@@ -41,6 +41,8 @@ export interface ProcessOutcome {
   signal: string | null;
   /** Set when the harness ended the client rather than the client itself. */
   stopped: StopReason | null;
+  /** When the harness stopped it (ms since start), null when it ended by itself. */
+  stoppedMs: number | null;
   durationMs: number;
 }
 
@@ -53,6 +55,9 @@ export interface ScenarioRecord {
   process: ProcessOutcome;
   /** The client wrote its secret to stdout or stderr. */
   secretPrinted: boolean;
-  /** The harness' limits, so checks can say what they were. */
-  limits: { timeLimitS: number; maxRequests: number };
+  /**
+   * The harness' limits, so checks can say what they were; `stallAfterMs`: going this long without
+   * a request, the client has stalled (see stall.ts).
+   */
+  limits: { timeLimitS: number; maxRequests: number; stallAfterMs: number };
 }

@@ -10,6 +10,7 @@ import { readClientHello, type OfferedTls } from './client-hello.js';
 import { clientEnvironment, runSecondsWithin } from './client-env.js';
 import { Recorder } from './recorder.js';
 import type { ScenarioRecord } from './record.js';
+import { stallAfterMs } from './stall.js';
 import { supervise } from './supervise.js';
 
 /** Lines of the client's output echoed per run. */
@@ -48,6 +49,7 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioRecord> {
   try {
     const { clientId, clientSecret } = emulator.credentials;
     run.redactor.addSecret(clientSecret, clientId);
+    const runSeconds = runSecondsWithin(run.timeLimitS);
     const startMs = Date.now();
     recorder = new Recorder(startMs, clientSecret, clientId, (token) => run.redactor.addToken(token));
     let secretPrinted = false;
@@ -63,7 +65,7 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioRecord> {
     };
     const client = supervise({
       argv: run.argv,
-      env: clientEnvironment(process.env, { baseUrl: emulator.url, clientId, clientSecret, caFile: emulator.caFile, runSeconds: runSecondsWithin(run.timeLimitS) }),
+      env: clientEnvironment(process.env, { baseUrl: emulator.url, clientId, clientSecret, caFile: emulator.caFile, runSeconds }),
       timeLimitMs: run.timeLimitS * 1000,
       onOutput: (chunk, stream) => {
         const text = chunk.toString('utf8');
@@ -94,7 +96,7 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioRecord> {
       hellos,
       process: outcome,
       secretPrinted,
-      limits: { timeLimitS: run.timeLimitS, maxRequests: run.maxRequests },
+      limits: { timeLimitS: run.timeLimitS, maxRequests: run.maxRequests, stallAfterMs: stallAfterMs(runSeconds, run.scenario) },
     };
   } finally {
     await emulator.close();

@@ -1,7 +1,7 @@
 // Reads the YAML config once into a typed object. Every error names the file and the key path
 // and says how to fix it; secrets are referenced as ${VAR} and taken from the environment.
 
-import { parseDocument } from 'yaml';
+import { LineCounter, parseDocument, visit, type Document } from 'yaml';
 import type { z } from 'zod';
 import { HarnessError } from '../errors.js';
 import { FILE_LIMITS, readUserFile } from '../fs/user-file.js';
@@ -47,7 +47,8 @@ export function readConfigFile(path: string, env: NodeJS.ProcessEnv, options: Lo
 export const parseConfig = (text: string, source: string, env: NodeJS.ProcessEnv): ConfigFile => loadConfig(text, source, env).config;
 
 export function loadConfig(text: string, source: string, env: NodeJS.ProcessEnv, options: LoadOptions = {}): LoadedConfig {
-  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true, lineCounter });
   const yamlError = doc.errors[0];
   if (yamlError) {
     const line = yamlError.linePos?.[0];
@@ -55,7 +56,7 @@ export function loadConfig(text: string, source: string, env: NodeJS.ProcessEnv,
     const what = (yamlError.message.split('\n')[0] ?? 'invalid YAML').replace(/ at line \d+, column \d+:?/, '');
     throw new HarnessError('CONFIG_INVALID', `config ${source}:${where}: ${what}; fix the YAML syntax`);
   }
-  const raw: unknown = doc.toJS();
+  const raw = toPlainData(doc, source, lineCounter);
   // An empty file is not "nothing configured": the user pointed at a config, so running the
   // built-in emulator instead would report a PASS for a target nobody asked about.
   if (raw === null || raw === undefined) {
@@ -68,6 +69,40 @@ export function loadConfig(text: string, source: string, env: NodeJS.ProcessEnv,
   if (!parsed.success) throw new HarnessError('CONFIG_INVALID', `config ${source}: ${describeIssue(parsed.error.issues[0])}`);
   const warnings = parsed.data.allow_literal_secrets === true ? [] : [...literalSecrets(raw).map((name) => literalSecretWarning(source, name)), ...literalSecondSecret(raw, source)];
   return { config: parsed.data, warnings, credentialVariables: credentialVariablesOf(raw) };
+}
+
+/**
+ * The document as plain data. Aliases are resolved only here, so their problems surface here: an
+ * alias to no anchor (`*b`), and one expanding past the library's count (100 nodes, a "billion
+ * laughs" bomb). The library throws them with no position; each alias notes its own before
+ * passing the error on, the innermost first, so the line names the alias at fault.
+ */
+function toPlainData(doc: Document, source: string, lineCounter: LineCounter): unknown {
+  let at: number | undefined;
+  visit(doc, {
+    Alias(_key, node) {
+      const toJSON = node.toJSON.bind(node);
+      node.toJSON = (...args: Parameters<typeof toJSON>) => {
+        try {
+          return toJSON(...args);
+        } catch (err) {
+          at ??= node.range?.[0];
+          throw err;
+        }
+      };
+    },
+  });
+  try {
+    return doc.toJS();
+  } catch (err) {
+    if (!(err instanceof ReferenceError)) throw err;
+    const pos = at === undefined ? undefined : lineCounter.linePos(at);
+    const where = pos ? ` line ${pos.line}, column ${pos.col}` : '';
+    const what = /^Unresolved alias/.test(err.message)
+      ? 'an alias (*name) with no anchor (&name) before it; define the anchor first, or write the value out'
+      : 'aliases that expand to too many nodes (a "billion laughs" bomb?); write the values out, or use fewer nested aliases';
+    throw new HarnessError('CONFIG_INVALID', `config ${source}:${where}: ${what}`);
+  }
 }
 
 type RawEnvironments = Record<string, { client_id?: unknown; client_secret?: unknown } | null>;

@@ -11,7 +11,7 @@ import type { Expectations, RateLimitSettings } from './check-settings.js';
 import type { ConfigFile } from './schema.js';
 import type { Credentials } from '../spec/credentials.js';
 import { isProduction, type Target } from './target.js';
-import { readCa, trimSlash, validUrl, withoutUserinfo } from './target-input.js';
+import { readCa, refuseSharedUrl, trimSlash, validUrl, withoutUserinfo } from './target-input.js';
 
 export const DEFAULT_CONFIG_FILE = 'ces-harness.yaml';
 export const DEFAULT_LEDGER_FILE = '.ces-harness/token-ledger.json';
@@ -185,6 +185,7 @@ export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.Pr
   const others = Object.entries(environments)
     .filter(([n]) => n !== name)
     .map(([n, e]) => toTarget(n, e));
+  if (target) refuseSharedUrl([target, ...others]);
 
   const business = {
     evaluation: withDefaults(file.business?.evaluation),

@@ -16,7 +16,7 @@ export function checkBearer(ctx: Ctx): BearerCheck {
   if (header === undefined || header === '') return { ok: false, reason: 'missing' };
   if (!/^bearer /i.test(header)) return { ok: false, reason: 'malformed' };
   const value = bearerValue(header);
-  const record = value === undefined ? undefined : ctx.env.store.find(value);
+  const record = value === undefined ? undefined : ctx.b.findToken(ctx, value);
   if (record === undefined) return { ok: false, reason: 'unknown' };
   if (ctx.b.bearerExpired(record, ctx.now)) return { ok: false, reason: 'expired', record };
   return { ok: true, record };

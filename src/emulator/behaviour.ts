@@ -20,9 +20,9 @@ export function credentialsIn(value: unknown): Credentials | undefined {
 }
 
 /** A new record for clientId at ctx.now, using the (possibly faulted) lifetime. */
-export function mintRecord(ctx: Ctx, clientId: string, token = newTokenValue()): TokenRecord {
+export function mintRecord(ctx: Ctx, clientId: string, token?: string): TokenRecord {
   const { expiresAtS, validUntilMs } = ctx.b.lifetime(ctx.now, ctx.env.ttlS);
-  return { token, clientId, issuedAtMs: ctx.now, expiresAtS, validUntilMs };
+  return { token: token ?? ctx.b.tokenValue(ctx, clientId, expiresAtS), clientId, issuedAtMs: ctx.now, expiresAtS, validUntilMs };
 }
 
 /** §3: a token is live on [issue, validUntil). Issuance judges by this, whatever bearers do. */
@@ -31,6 +31,9 @@ export const isLive = (record: TokenRecord, nowMs: number): boolean => nowMs < r
 /** "2026-11-22 10:00:00 UTC": date and time with seconds (§4.2). */
 export const healthTimestamp = (nowMs: number): string =>
   `${new Date(nowMs).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+
+/** §4.2's one line of text around a timestamp, in whatever format the service writes it. */
+export const healthText = (timestamp: string): string => `Credit Evaluation Service is alive. Timestamp: ${timestamp}`;
 
 export const conformant: Behaviour = {
   tls: { minVersion: 'TLSv1.3', maxVersion: 'TLSv1.3', ciphers: TLS13_SUITES.join(':') },
@@ -53,6 +56,10 @@ export const conformant: Behaviour = {
     return ctx.env.store.save(mintRecord(ctx, clientId));
   },
 
+  tokenValue: () => newTokenValue(),
+
+  findToken: (ctx, value) => ctx.env.store.find(value),
+
   // expires_at is whole seconds, so round the issue instant down: the token then lives for
   // [issue, expires_at), between ttl - 1 s and ttl, and never past what it advertises.
   lifetime(nowMs, ttlS) {
@@ -71,7 +78,7 @@ export const conformant: Behaviour = {
     return ctx.b.unauthorized(check.reason === 'missing' ? 'missing' : 'invalid');
   },
 
-  healthReply: (nowMs) => text(200, `Credit Evaluation Service is alive. Timestamp: ${healthTimestamp(nowMs)}`),
+  healthReply: (nowMs) => text(200, healthText(healthTimestamp(nowMs))),
 
   unauthorized: (kind) => errorReply(401, UNAUTHORIZED, { 'www-authenticate': wwwAuthenticate(kind) }),
 

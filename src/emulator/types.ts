@@ -92,6 +92,10 @@ export interface Behaviour {
   guard(ctx: Ctx, route: RouteName): Reply | undefined | Promise<Reply | undefined>;
   /** §3, §4.1 rule 1: which token a successful POST /tokens answers with. */
   issue(ctx: Ctx, clientId: string): TokenRecord | Promise<TokenRecord>;
+  /** §2: the value of a token minted now; conformant: opaque random bytes (a profile may sign a JWT). */
+  tokenValue(ctx: Ctx, clientId: string, expiresAtS: number): string;
+  /** §4.3, §4.4: the issued token a presented bearer value stands for, expired or not; conformant: exactly one it handed out. */
+  findToken(ctx: Ctx, value: string): TokenRecord | undefined;
   /** §5.4: the advertised and the real expiry of a token minted at nowMs. */
   lifetime(nowMs: number, ttlS: number): { expiresAtS: number; validUntilMs: number };
   /** §2: the token response body. */

@@ -8,6 +8,7 @@
 import { basicAuthEncodingsOf, encodingsOf } from './redact/encodings.js';
 import { fingerprint, isRedactionMark, REDACTED } from './redact/fingerprint.js';
 import { escapeRegExp, redactStructure, type CredentialKind } from './redact/structure.js';
+import { parseJwt } from '../spec/jwt.js';
 
 export { fingerprint } from './redact/fingerprint.js';
 
@@ -72,7 +73,12 @@ export class Redactor {
 
   private learn(value: string, kind: CredentialKind): void {
     if (isRedactionMark(value) || this.known.has(value)) return;
-    this.known.set(value, kind === 'secret' ? REDACTED : fingerprint(value));
+    const mark = kind === 'secret' ? REDACTED : fingerprint(value);
+    this.known.set(value, mark);
+    // A JWT's claims and signature are its own: logged or echoed apart from the whole token (a
+    // decoder's message, a gateway's claims header), they still name it. Its header is the same on
+    // every token the service issues and says nothing, so it is left readable.
+    for (const segment of parseJwt(value)?.segments.slice(1) ?? []) if (segment.length >= MIN_SECRET_LENGTH) this.extraForms.set(segment, mark);
     this.forms = undefined;
   }
 

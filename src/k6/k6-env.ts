@@ -15,20 +15,28 @@ export const K6_OUTPUT_SETTINGS = /^K6_(OUT|(INFLUXDB|PROMETHEUS_RW|STATSD|DATAD
  * The parent environment for k6: without CES_* (only the scenario's own inputs may reach it, so a
  * secret from the user's shell for another environment never does), and of K6_* only the output
  * settings above. Any other K6_* is k6 options that would silently change the run (an inherited
- * K6_VUS, K6_DURATION or K6_ADDRESS) or send it elsewhere (K6_CLOUD_TOKEN, K6_CLOUD_*).
+ * K6_VUS, K6_DURATION or K6_ADDRESS) or send it elsewhere (K6_CLOUD_TOKEN, K6_CLOUD_*). K6_OUT
+ * itself is not passed: it becomes `--out` arguments (inheritedOutputArgs).
  */
 export function scrubbedEnv(base: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(base)) {
     if (v === undefined || /^CES_/i.test(k)) continue;
     if (/^K6_/i.test(k) && !K6_OUTPUT_SETTINGS.test(k)) continue;
-    if (k === 'K6_OUT') {
-      // An inherited `cloud` output would stream the run to Grafana Cloud (or fail it without a token).
-      const outputs = v.split(',').filter((o) => o.trim() !== '' && !/^cloud\b/i.test(o.trim()));
-      if (outputs.length) out[k] = outputs.join(',');
-      continue;
-    }
+    if (k === 'K6_OUT') continue;
     out[k] = v;
   }
   return out;
+}
+
+/**
+ * The outputs of an inherited K6_OUT (comma-separated, as k6 reads it) as `--out` arguments. k6
+ * ignores K6_OUT whenever one `--out` is given, and the harness always gives its own (the
+ * timeline's points): left in the environment, the user's outputs would silently get nothing.
+ * An inherited `cloud` output is dropped: it would stream the run to Grafana Cloud (or fail it
+ * without a token).
+ */
+export function inheritedOutputArgs(base: NodeJS.ProcessEnv): string[] {
+  const outputs = (base['K6_OUT'] ?? '').split(',').map((o) => o.trim());
+  return outputs.filter((o) => o !== '' && !/^cloud\b/i.test(o)).flatMap((o) => ['--out', o]);
 }

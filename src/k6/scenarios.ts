@@ -7,6 +7,7 @@ import type { Redactor } from '../http/redact.js';
 import type { LoadScenarioResult } from '../report/model.js';
 import { SCENARIO_DEFAULTS, scenarioEnv, type ScenarioInputs } from './contract.js';
 import { dashboardFileName, writtenDashboards } from './dashboards.js';
+import { inheritedOutputArgs } from './k6-env.js';
 import { K6_EXIT, runScenario, type RunScenarioResult } from './run.js';
 import { mergeK6Summaries, segmentArgs } from './segments.js';
 import { mergeLoadScenarioResults, toLoadScenarioResult } from './summary.js';
@@ -156,6 +157,8 @@ const segmentName = (bundle: string, index: number, count: number): string => `$
 /** One bundle as one k6 process, or as `opts.segments` concurrent ones whose summaries are merged. */
 async function runBundle(bundle: string, opts: LoadRunOptions, timeoutMs: number): Promise<{ run: RunScenarioResult; summary: unknown; timeline?: Timeline }> {
   const count = opts.segments ?? 1;
+  // The user's K6_OUT beside the config's outputs, before segmentOutputs gives each process its own file.
+  const userArgs = [...(opts.extraArgs ?? []), ...inheritedOutputArgs(opts.baseEnv ?? process.env)];
   // Each k6 process also writes its samples for the timeline (withTimeline adds that output).
   const once = (summaryFile: string, extraArgs: string[], dashboardName: string) =>
     withTimeline(extraArgs, (args) =>
@@ -173,13 +176,13 @@ async function runBundle(bundle: string, opts: LoadRunOptions, timeoutMs: number
       }),
     );
   if (count <= 1) {
-    const { run, timeline } = await once(join(opts.workDir, `${bundle}.summary.json`), opts.extraArgs ?? [], bundle);
+    const { run, timeline } = await once(join(opts.workDir, `${bundle}.summary.json`), userArgs, bundle);
     return { run, summary: run.summary, ...(timeline !== undefined && { timeline }) };
   }
   const segmentRuns = await Promise.all(
     Array.from({ length: count }, (_, i) => {
       const name = segmentName(bundle, i, count);
-      return once(join(opts.workDir, `${name}.summary.json`), [...segmentOutputs(opts.extraArgs ?? [], i, count), ...segmentArgs(i, count)], name);
+      return once(join(opts.workDir, `${name}.summary.json`), [...segmentOutputs(userArgs, i, count), ...segmentArgs(i, count)], name);
     }),
   );
   const runs = segmentRuns.map((r) => r.run);

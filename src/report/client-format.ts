@@ -5,6 +5,9 @@ import type { ClientRun } from './client-model.js';
 
 export function endedText(run: ClientRun): string {
   const took = `${(run.duration_ms / 1000).toFixed(1)} s`;
+  const quiet = `${((run.quiet_ms ?? 0) / 1000).toFixed(1)} s`;
+  if (run.stopped === 'time-limit' && run.still_working === true) return `stopped at the time limit after ${took} while still working (last request ${quiet} before)`;
+  if (run.stopped === 'time-limit' && run.still_working === false) return `stopped at the time limit after ${took}, stalled (no request in its last ${quiet})`;
   if (run.stopped !== null) return `stopped (${run.stopped}) after ${took}`;
   if (run.signal !== null) return `killed by ${run.signal} after ${took}`;
   return `exit ${String(run.exit_code)} after ${took}`;

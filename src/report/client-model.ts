@@ -23,6 +23,12 @@ export interface ClientRun {
   signal: string | null;
   /** Why the harness ended the client (time-limit, flood, secret-printed, interrupted), null when it ended by itself. */
   stopped: string | null;
+  /** Stopped at the time limit: still working then (true), or stalled (false); null when not stopped there. */
+  still_working: boolean | null;
+  /** Stopped at the time limit: how long it had gone without a request by then, ms; null when not stopped there. */
+  quiet_ms: number | null;
+  /** Going this long without a request counts as a stall in this run, ms. */
+  stall_after_ms: number;
   duration_ms: number;
   requests: number;
   token_fetches: number;

@@ -4,10 +4,9 @@
 // (ledger-seal.ts), beside its fingerprint. A 0600 file outside the report folder, never quoted.
 
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { Target } from '../config/target.js';
 import { HarnessError } from '../errors.js';
+import { refuseSymlink, writePrivateFile } from '../fs/private-file.js';
 import { FILE_LIMITS, readUserFile } from '../fs/user-file.js';
 import { fingerprint } from '../http/redact.js';
 import { seal, unseal } from './ledger-seal.js';
@@ -72,6 +71,7 @@ export class Ledger {
    */
   static open(path: string | null): Ledger {
     if (path === null) return Ledger.disabled();
+    refuseSymlink(path, 'ledger', LEDGER_FIX);
     try {
       const text = readUserFile(path, { what: 'ledger', maxBytes: FILE_LIMITS.ledger, fix: LEDGER_FIX });
       const parsed = JSON.parse(text) as { version?: unknown; entries?: unknown };
@@ -155,16 +155,7 @@ export class Ledger {
     const isNewest = (e: Held) => newest.get(`${e.base_url} ${e.client}`) === e.expires_at;
     const kept = this.entries.filter((e) => (!e.proven_expired || isNewest(e)) && e.expires_at + FORGET_AFTER_S > nowS);
     const stored = kept.map(({ token: _plain, ...rest }): StoredEntry => rest);
-    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-    const tmp = `${this.path}.${process.pid}.tmp`;
-    try {
-      writeFileSync(tmp, JSON.stringify({ version: 2, entries: stored } satisfies LedgerFile, null, 2) + '\n', { mode: 0o600 });
-      chmodSync(tmp, 0o600);
-      renameSync(tmp, this.path);
-    } catch (err) {
-      rmSync(tmp, { force: true });
-      throw err;
-    }
+    writePrivateFile(this.path, JSON.stringify({ version: 2, entries: stored } satisfies LedgerFile, null, 2) + '\n');
     this.entries = kept;
   }
 }

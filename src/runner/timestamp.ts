@@ -1,6 +1,8 @@
 // Finds the timestamp in the health check's text (§4.2: "date and time with seconds"). The spec
 // does not fix a format, so the common ones are accepted: ISO 8601 / RFC 3339 (with T or a space,
-// as Ruby and Python print them), HTTP-date / RFC 2822, and C's asctime with a zone.
+// as Ruby and Python print them), HTTP-date / RFC 2822, its obsolete RFC 850 form (which RFC 9110
+// §5.6.7 still asks recipients to read), C's asctime with a zone, and the Common Log Format of
+// Apache and nginx access logs.
 
 import type { Exchange } from '../http/exchange.js';
 import type { ServiceClient } from '../http/service-client.js';
@@ -16,6 +18,8 @@ export interface FoundTimestamp {
 const MONTHS = 'Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec';
 const ISO = /(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d+)?\s?(Z|UTC|GMT|[+-]\d{2}:?\d{2})?/;
 const HTTP_DATE = new RegExp(`\\b(\\d{1,2}) (${MONTHS}) (\\d{4}) (\\d{2}):(\\d{2}):(\\d{2}) ?(GMT|UTC|[+-]\\d{4})?`);
+const RFC850 = new RegExp(`\\b(\\d{1,2})-(${MONTHS})-(\\d{2}|\\d{4}) (\\d{2}):(\\d{2}):(\\d{2}) ?(GMT|UTC|[+-]\\d{4})?`);
+const CLF = new RegExp(`\\b(\\d{1,2})/(${MONTHS})/(\\d{4}):(\\d{2}):(\\d{2}):(\\d{2})(?: ([+-]\\d{4}))?`);
 const ASCTIME = new RegExp(`\\b(${MONTHS}) +(\\d{1,2}) (\\d{2}):(\\d{2}):(\\d{2}) (?:(UTC|GMT|[+-]\\d{4}) )?(\\d{4})`);
 
 export function findTimestamp(text: string): FoundTimestamp | undefined {
@@ -28,6 +32,11 @@ export function findTimestamp(text: string): FoundTimestamp | undefined {
   if (http) {
     const [whole, d, mon, y, h, mi, s, zone] = http;
     return build(whole, Date.UTC(+y!, month(mon!), +d!, +h!, +mi!, +s!), zone);
+  }
+  const dayFirst = RFC850.exec(text) ?? CLF.exec(text);
+  if (dayFirst) {
+    const [whole, d, mon, y, h, mi, s, zone] = dayFirst;
+    return build(whole, Date.UTC(fullYear(y!), month(mon!), +d!, +h!, +mi!, +s!), zone);
   }
   const asc = ASCTIME.exec(text);
   if (asc) {
@@ -49,6 +58,9 @@ function offsetMs(zone: string | undefined): number {
   const minutes = +m[2]! * 60 + +m[3]!;
   return (m[1] === '-' ? -1 : 1) * minutes * 60_000;
 }
+
+/** RFC 850's two-digit years: RFC 9110 reads one more than 50 years ahead as the past century; 70 is that line for decades to come. */
+const fullYear = (y: string) => (y.length === 4 ? +y : +y + (+y < 70 ? 2000 : 1900));
 
 const month = (name: string) => MONTHS.split('|').indexOf(name);
 

@@ -4,43 +4,17 @@
 // was wrong before any request should be sent.
 
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { oneErrorLine, runCli } from '../helpers/cli.js';
+import { startRefusingServer, type RefusingServer } from '../helpers/refusing-server.js';
 import { createTestPki } from '../tls/pki.js';
 import type { TestPki } from '../tls/pki.js';
 
 const work = () => mkdtempSync(join(tmpdir(), 'ces-bad-input-'));
 const CREDENTIALS = { CES_CLIENT_ID: 'client-id', CES_CLIENT_SECRET: 'client-secret-value' };
-
-/** An HTTPS server that answers every request with `body` and counts the TLS connections it got. */
-async function startServer(pki: Pick<TestPki, 'keyPem' | 'certPem'>, body = 'ok'): Promise<{ url: string; connections: () => number; close(): Promise<void> }> {
-  let connections = 0;
-  const server = https.createServer({ key: pki.keyPem, cert: pki.certPem, minVersion: 'TLSv1.3' }, (_req, res) => {
-    res.statusCode = 401;
-    res.setHeader('content-type', 'application/json');
-    res.end(body);
-  });
-  server.on('connection', () => connections++);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    connections: () => connections,
-    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
-  };
-}
-
-function oneLine(res: CliResult): string {
-  const lines = res.stderr.trim().split('\n');
-  expect(lines, res.stderr).toHaveLength(1);
-  expect(lines[0]).toMatch(/^ces-harness: /);
-  expect(res.stderr).not.toMatch(/\n\s+at /);
-  return lines[0]!;
-}
 
 const pki = createTestPki();
 const caLines = pki.caPem.trim().split('\n');
@@ -73,15 +47,15 @@ describe('numbers out of range: exit 2, one line naming the range', () => {
     if (config !== undefined) writeFileSync(join(cwd, 'ces-harness.yaml'), config);
     const res = await runCli(args, { cwd });
     expect(res.code, res.stderr).toBe(2);
-    expect(oneLine(res)).toMatch(line);
+    expect(oneErrorLine(res)).toMatch(line);
     expect(res.stdout).toBe('');
   });
 });
 
 describe('a CA file that is not a usable certificate: exit 2 before any request', () => {
-  let server: Awaited<ReturnType<typeof startServer>>;
+  let server: RefusingServer;
   beforeAll(async () => {
-    server = await startServer(pki);
+    server = await startRefusingServer(pki);
   });
   afterAll(async () => server.close());
 
@@ -97,7 +71,7 @@ describe('a CA file that is not a usable certificate: exit 2 before any request'
     writeFileSync(join(cwd, 'ca.pem'), pem);
     const res = await runCli(['check', '--base-url', server.url, '--ca', 'ca.pem', '--report-dir', 'report'], { cwd, env: CREDENTIALS });
     expect(res.code, res.stderr).toBe(2);
-    expect(oneLine(res)).toMatch(new RegExp(`^ces-harness: --ca: ${cwd}/ca\\.pem ${line.source}`));
+    expect(oneErrorLine(res)).toMatch(new RegExp(`^ces-harness: --ca: ${cwd}/ca\\.pem ${line.source}`));
     expect(server.connections()).toBe(0);
     expect(readdirSync(cwd)).toEqual(['ca.pem']);
   });
@@ -108,7 +82,7 @@ describe('a CA file that is not a usable certificate: exit 2 before any request'
     writeFileSync(join(cwd, 'ces-harness.yaml'), `environments:\n  sandbox:\n    base_url: ${server.url}\n    client_id: \${CES_CLIENT_ID}\n    client_secret: \${CES_CLIENT_SECRET}\n    ca_file: ca.pem\n`);
     const res = await runCli(['check'], { cwd, env: CREDENTIALS });
     expect(res.code).toBe(2);
-    expect(oneLine(res)).toMatch(/^ces-harness: environments\.sandbox\.ca_file: .*\/ca\.pem is cut short/);
+    expect(oneErrorLine(res)).toMatch(/^ces-harness: environments\.sandbox\.ca_file: .*\/ca\.pem is cut short/);
     expect(server.connections()).toBe(0);
   });
 });
@@ -122,13 +96,13 @@ describe('a certificate that cannot be trusted: exit 3, saying what is wrong wit
     { name: 'from a CA not given', pki, trust: false, line: /is issued by ces-harness test CA, which this machine does not trust \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\); pass --ca FILE/ },
   ];
   it.each(cases)('$name', async ({ pki: p, trust, line, notLine }) => {
-    const server = await startServer(p);
+    const server = await startRefusingServer(p);
     try {
       const cwd = work();
       writeFileSync(join(cwd, 'ca.pem'), p.caPem);
       const res = await runCli(['check', '--base-url', server.url, ...(trust ? ['--ca', 'ca.pem'] : []), '--report-dir', 'report'], { cwd, env: CREDENTIALS });
       expect(res.code, res.stderr).toBe(3);
-      const text = oneLine(res);
+      const text = oneErrorLine(res);
       expect(text).toMatch(new RegExp(`^ces-harness: the certificate of ${server.url.replace(/\./g, '\\.')} ${line.source}`));
       if (notLine) expect(text).not.toMatch(notLine);
     } finally {
@@ -140,9 +114,9 @@ describe('a certificate that cannot be trusted: exit 3, saying what is wrong wit
 describe('control characters from the service are shown escaped, on the terminal and in every report', () => {
   // A 401 body with a colour change, a window-title sequence, a NUL and a bidi override.
   const BODY = '{"error":"\x1b[31mred\x1b[0m\x1b]0;owned\x07 nul\u0000 \u202eevil"}';
-  let server: Awaited<ReturnType<typeof startServer>>;
+  let server: RefusingServer;
   beforeAll(async () => {
-    server = await startServer(pki, BODY);
+    server = await startRefusingServer(pki, BODY);
   });
   afterAll(async () => server.close());
 
@@ -196,7 +170,7 @@ describe('a client_secret written in the config', () => {
     const warning = /environments\.sandbox\.client_secret is written in the file; keep secrets out of files: export CES_SANDBOX_CLIENT_SECRET and write client_secret: \$\{CES_SANDBOX_CLIENT_SECRET\}/;
     const files = ['report.json', 'report.md', 'report.html', 'junit.xml'].map((f) => readFileSync(join(cwd, 'report', f), 'utf8'));
     if (warned) {
-      expect(oneLine(res)).toMatch(new RegExp(`^ces-harness: warning: config .*ces-harness\\.yaml: ${warning.source}`));
+      expect(oneErrorLine(res)).toMatch(new RegExp(`^ces-harness: warning: config .*ces-harness\\.yaml: ${warning.source}`));
       // report.md escapes the underscore.
       for (const text of files) expect(text).toMatch(/environments\.sandbox\.client\\?_secret is written in the file/);
       expect(JSON.parse(files[0]!).notes).toHaveLength(1);

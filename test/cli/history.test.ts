@@ -89,6 +89,19 @@ describe('ces-harness check with a run history', () => {
     }
   }, 120_000);
 
+  it('six runs sharing the file and ending together all keep their record, and the file parses', async () => {
+    const p = project();
+    const runs = await Promise.all(Array.from({ length: 6 }, () => p.run()));
+    for (const r of runs) {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).not.toMatch(/warning/);
+    }
+    const stored = readFileSync(p.history, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { started_at: string });
+    const reported = [1, 2, 3, 4, 5, 6].map((n) => (JSON.parse(readFileSync(join(p.dir, `r${n}`, 'report.json'), 'utf8')) as { started_at: string }).started_at);
+    expect(stored.map((r) => r.started_at).sort()).toEqual(reported.sort());
+    expect(existsSync(`${p.history}.lock`)).toBe(false);
+  }, 180_000);
+
   it('--history off keeps no history and says nothing of one', async () => {
     const p = project();
     const res = await p.run('--history', 'off');

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { judgeClient } from '../../src/client/judge.js';
 import { check as rateLimitWait } from '../../src/client/checks/rate-limit-wait.js';
 import { check as tokenReuse } from '../../src/client/checks/token-reuse.js';
-import type { RecordedRequest, ScenarioRecord } from '../../src/client/record.js';
+import { check as exitCode } from '../../src/client/checks/exit-code.js';
+import type { ProcessOutcome, RecordedRequest, ScenarioRecord } from '../../src/client/record.js';
 
 const request = (atMs: number, status: number, extra: Partial<RecordedRequest> = {}): RecordedRequest => ({
   atMs,
@@ -21,13 +22,13 @@ const request = (atMs: number, status: number, extra: Partial<RecordedRequest> =
   ...extra,
 });
 
-const record = (scenario: string, requests: RecordedRequest[], exitCode = 0): ScenarioRecord => ({
+const record = (scenario: string, requests: RecordedRequest[], exitCode = 0, process: Partial<ProcessOutcome> = {}): ScenarioRecord => ({
   scenario,
   requests,
-  hellos: [{ tls: true, versions: ['TLSv1.3'], suites: ['TLS_AES_128_GCM_SHA256'] }],
-  process: { exitCode, signal: null, stopped: null, durationMs: 1000 },
+  hellos: requests.length === 0 ? [] : [{ tls: true, versions: ['TLSv1.3'], suites: ['TLS_AES_128_GCM_SHA256'] }],
+  process: { exitCode, signal: null, stopped: null, stoppedMs: null, durationMs: 1000, ...process },
   secretPrinted: false,
-  limits: { timeLimitS: 30, maxRequests: 400 },
+  limits: { timeLimitS: 30, maxRequests: 400, stallAfterMs: 5_000 },
 });
 
 /** 429s without Retry-After at the given gaps, then a success. */
@@ -83,5 +84,40 @@ describe('judgeClient', () => {
     const results = judgeClient([record('steady', perCall)]);
     expect(results.find((r) => r.id === 'client.token-reuse')!.status).toBe('warn');
     expect(results.find((r) => r.id === 'client.rate-limit-wait')!.status).toBe('skip');
+  });
+});
+
+describe('client.exit-code', () => {
+  /** Stopped at the 30 s limit (stall after 5 s of quiet in these records). */
+  const atLimit: Partial<ProcessOutcome> = { exitCode: null, signal: 'SIGTERM', stopped: 'time-limit', stoppedMs: 30_000, durationMs: 30_050 };
+  const calls = (...atMs: number[]) => atMs.map((t) => request(t, 200, { answeredMs: t + 5 }));
+  it.each([
+    { why: 'exited 0 by itself', requests: calls(10), exit: 0, process: {}, status: 'pass', says: /^exited 0/ },
+    { why: 'exited 0 without a request: nothing tested', requests: [], exit: 0, process: {}, status: 'skip', says: /without a request/ },
+    { why: 'exited non-zero by itself: a crash', requests: calls(10), exit: 3, process: {}, status: 'fail', says: /exited with code 3/ },
+    { why: 'killed by a signal the harness did not send: a crash', requests: calls(10), exit: 0, process: { exitCode: null, signal: 'SIGSEGV' }, status: 'fail', says: /killed by SIGSEGV, a signal the harness did not send/ },
+    { why: 'stopped at the limit while still calling', requests: calls(29_800), exit: 0, process: atLimit, status: 'pass', says: /stopped at the 30 s time limit while still working \(its last request 0\.2 s before; 5\.0 s without one is a stall/ },
+    { why: 'stopped at the limit waiting on an answer', requests: [request(24_000, 200, { answeredMs: 31_000 })], exit: 0, process: atLimit, status: 'pass', says: /still working \(its last request 0\.0 s before/ },
+    { why: 'stopped at the limit just within the stall bound', requests: calls(24_995), exit: 0, process: atLimit, status: 'pass', says: /still working/ },
+    { why: 'stopped at the limit after a quiet longer than the stall bound', requests: calls(100, 20_000), exit: 0, process: atLimit, status: 'fail', says: /stalled: no request in the last 10\.0 s \(5\.0 s without one is a stall in this scenario\)/ },
+    { why: 'stopped at the limit having never called', requests: [], exit: 0, process: atLimit, status: 'fail', says: /stalled: it made no request at all/ },
+    { why: 'stopped as a flood', requests: calls(10), exit: 0, process: { exitCode: null, signal: 'SIGTERM', stopped: 'flood', stoppedMs: 900 }, status: 'fail', says: /flood/ },
+    { why: 'stopped for printing its secret', requests: [], exit: 0, process: { exitCode: null, signal: 'SIGTERM', stopped: 'secret-printed', stoppedMs: 100 }, status: 'fail', says: /printed its client secret/ },
+    { why: 'interrupted by the user: not judged', requests: calls(10), exit: 0, process: { exitCode: null, signal: 'SIGTERM', stopped: 'interrupted', stoppedMs: 500 }, status: 'skip', says: /interrupted/ },
+  ] as const)('$why: $status', ({ requests, exit, process, status, says }) => {
+    const j = exitCode.judge(record('steady', [...requests], exit, process));
+    expect({ status: j.status, message: j.message }).toEqual({ status, message: expect.stringMatching(says) });
+  });
+
+  it('judges a run without a request by how the process ended only: the request checks leave it out', () => {
+    const silentCrash = record('short-token-lifetime', [], 1);
+    const results = Object.fromEntries(judgeClient([record('steady', [request(10, 200)]), silentCrash]).map((r) => [r.id, r]));
+    expect(results['client.exit-code']!.status).toBe('fail');
+    expect(results['client.exit-code']!.message).toMatch(/^short-token-lifetime: the client exited with code 1/);
+    expect(results['client.bearer']!.status).toBe('pass');
+    expect(results['client.tls13']!.status).toBe('pass');
+    // No run with a request: a check of requests skips, never fails on nothing.
+    const none = Object.fromEntries(judgeClient([silentCrash]).map((r) => [r.id, r.status]));
+    expect(none).toMatchObject({ 'client.token-request': 'skip', 'client.tls13': 'skip', 'client.exit-code': 'fail', 'client.secret-kept': 'pass' });
   });
 });

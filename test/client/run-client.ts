@@ -18,7 +18,25 @@ export interface ClientOutcome extends CliResult {
   failed: string[];
   /** Every report file's text, joined. */
   files: string;
+  /** Each report file's text by name (report.json, report.md, report.html, junit.xml). */
+  byFile: Record<string, string>;
 }
+
+export const REPORT_FILES = ['report.json', 'report.md', 'report.html', 'junit.xml'] as const;
+
+/** Running, not just a zombie: in a container whose init does not reap, a killed orphan stays one (state Z). */
+export const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
+};
 
 export async function runClientCli(flags: string[], command: string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<ClientOutcome> {
   const dir = mkdtempSync(join(tmpdir(), 'ces-client-'));
@@ -29,8 +47,8 @@ export async function runClientCli(flags: string[], command: string[], options: 
     const statuses = Object.fromEntries((report?.checks ?? []).map((c) => [c.id, c.status]));
     const failed = Object.entries(statuses).filter(([, s]) => s === 'fail').map(([id]) => id).sort();
     // Everything the run wrote, for tests that hunt a secret in it.
-    const files = report ? ['report.json', 'report.md', 'report.html', 'junit.xml'].map((f) => readFileSync(join(dir, f), 'utf8')).join('\n') : '';
-    return { ...result, report, statuses, failed, files };
+    const byFile: Record<string, string> = report ? Object.fromEntries(REPORT_FILES.map((f) => [f, readFileSync(join(dir, f), 'utf8')])) : {};
+    return { ...result, report, statuses, failed, files: Object.values(byFile).join('\n'), byFile };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,5 +1,6 @@
 // Clients that hang, crash, flood the emulator or print their secret are stopped within the time
-// bound, reported, and leave no process behind (their whole process group is killed).
+// bound, reported, and leave no process behind (their whole process group is killed). A hang is a
+// stall: no request for longer than the scenario allows, and no exit.
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,37 +8,25 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { startCli } from '../helpers/cli.js';
-import { fixture, runClientCli } from './run-client.js';
+import { alive, fixture, runClientCli } from './run-client.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'ces-unruly-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-/** Running, not just a zombie: in a container whose init does not reap, a killed orphan stays one (state Z). */
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return true;
-  }
-};
 
 /** The harness' own ceiling per run: the time limit, the SIGTERM grace, start and report on a busy machine. */
 const boundMs = (limitS: number) => (limitS + 1 + 10) * 1000;
 
 describe('ces-harness client with an unruly client', () => {
-  it('stops a hanging client at the time limit, grandchild included', async () => {
+  it('stops a hanging client at the time limit, grandchild included, and fails it as stalled', async () => {
     const pidFile = join(scratch, 'hang.pid');
     const started = Date.now();
     const run = await runClientCli(['--scenario', 'steady', '--time-limit', '3'], [process.execPath, fixture('hangs.mjs')], { env: { HANG_PID_FILE: pidFile } });
     expect(Date.now() - started).toBeLessThan(boundMs(3));
     expect(run.code).toBe(1);
     expect(run.report!.client!.runs[0]!.stopped).toBe('time-limit');
-    expect(run.report!.checks.find((c) => c.id === 'client.exit-code')!.message).toMatch(/still running at the 3 s time limit/);
+    expect(run.report!.client!.runs[0]!.still_working).toBe(false);
+    expect(run.failed).toContain('client.exit-code');
+    expect(run.report!.checks.find((c) => c.id === 'client.exit-code')!.message).toMatch(/stalled: no request in the last [\d.]+ s \(1\.0 s without one is a stall in this scenario\), and it had not exited when the 3 s time limit stopped it/);
     const grandchild = Number(readFileSync(pidFile, 'utf8'));
     expect(grandchild).toBeGreaterThan(0);
     expect(alive(grandchild)).toBe(false);

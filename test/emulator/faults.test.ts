@@ -14,6 +14,7 @@ const ALL_401: ProbeName[] = [
   'token.rejects-unknown-client',
   'validate.rejects-missing',
   'validate.rejects-unknown',
+  'validate.rejects-forged',
   'validate.rejects-expired',
   'business.rejects-missing',
   'business.rejects-unknown',
@@ -63,6 +64,10 @@ const FOOTPRINT: Record<FaultName, ProbeName[]> = {
   'reflects-request': ['errors.401-body', 'errors.no-secret-echo'],
   'token-in-headers': ['token.refusal-carries-nothing'],
   'secret-in-error': ['errors.401-body', 'errors.no-secret-echo'],
+  'accepts-same-length-token': ['validate.rejects-forged'],
+  'token-prefix-compare': ['validate.rejects-forged'],
+  // Its tokens are JWTs only with --profile jwt; on opaque tokens it changes nothing.
+  'jwt-signature-not-checked': [],
 };
 
 const failing = (verdicts: Record<ProbeName, string>) => PROBE_NAMES.filter((p) => verdicts[p] === 'fail').sort();

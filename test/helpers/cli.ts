@@ -1,6 +1,7 @@
 // Spawns the built CLI the way a user runs it (`npm test` builds dist/ first).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
+import { expect } from 'vitest';
 
 export interface CliResult {
   code: number | null;
@@ -65,4 +66,13 @@ export function startCli(args: string[], options: CliOptions = {}): RunningCli {
 
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return startCli(args, options).done;
+}
+
+/** The one line a refused input gets on stderr (`ces-harness: …`, no stack trace), asserted and returned. */
+export function oneErrorLine(res: CliResult): string {
+  const lines = res.stderr.trim().split('\n');
+  expect(lines, res.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^ces-harness: /);
+  expect(res.stderr).not.toMatch(/\n\s+at /);
+  return lines[0]!;
 }

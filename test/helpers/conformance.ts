@@ -18,6 +18,8 @@ export interface EmulatedRun {
 
 export interface RunOptions {
   faults?: FaultName[];
+  /** Conformant variations the faults apply on top of (a fault that needs JWTs needs `jwt`). */
+  profiles?: ProfileName[];
   tokenTtlS?: number;
   /** Wait for expiry in-process (slower: about the token lifetime). */
   waitForExpiry?: boolean;
@@ -29,7 +31,6 @@ export interface RunOptions {
   clockToleranceS?: number;
   /** Behaviour changes of the emulator (a service that refuses tokens a little early, say). */
   overrides?: EmulatorOptions['overrides'];
-  profiles?: ProfileName[];
 }
 
 export function targetsOf(emulator: Emulator): Target[] {
@@ -45,9 +46,9 @@ export async function checkEmulator(options: RunOptions = {}): Promise<CheckResu
     environments: ['sandbox', 'production'],
     tokenTtlS: ttl,
     faults: options.faults ?? [],
+    profiles: options.profiles ?? [],
     rateLimit: options.rateLimit ?? { rps: 50, burst: 50 },
     ...(options.overrides ? { overrides: options.overrides } : {}),
-    ...(options.profiles ? { profiles: options.profiles } : {}),
   });
   try {
     const [target, ...others] = targetsOf(emulator);

@@ -1,7 +1,7 @@
 // The history file and its bad inputs: each gets one line and a documented outcome, never a crash,
 // and never costs the run its record (docs/history.md, "When the history file is bad").
 
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -94,6 +94,40 @@ describe('HistoryStore', () => {
     const path = join(folder(), 'history.jsonl');
     mkdirSync(path);
     expect(refusal(path).code).toBe('FILE_UNUSABLE');
+  });
+
+  it('adds its record to the file as it is at the end of the run, not as it was read at the start', () => {
+    const path = join(folder(), 'history.jsonl');
+    // Two runs open the same (empty) history, then end one after the other: both records stay.
+    const [a, b] = [HistoryStore.open(path), HistoryStore.open(path)];
+    a.append(steadyRecord(0));
+    b.append(steadyRecord(1));
+    expect(lines(path).map((l) => JSON.parse(l).started_at)).toEqual([steadyRecord(0).started_at, steadyRecord(1).started_at]);
+  });
+
+  it('refuses a symbolic link (exit 2) before looking at its target, which stays as it is', () => {
+    const dir = folder();
+    const victim = join(dir, 'passwd');
+    write(victim, 'root:x:0:0::/root:/bin/sh\n', 0o644);
+    const path = join(dir, 'history.jsonl');
+    symlinkSync(victim, path);
+    const err = refusal(path);
+    expect(err.exitCode).toBe(2);
+    expect(err.message).toBe(`history: ${path} is a symbolic link, which the harness does not follow (a write or a chmod would change the file it points to); point --history (or history: in the config) at another file, or pass --history off`);
+    expect(readFileSync(victim, 'utf8')).toBe('root:x:0:0::/root:/bin/sh\n');
+  });
+
+  it('replaces a symbolic link planted at FILE.corrupt, never writing through it', () => {
+    const dir = folder();
+    const victim = join(dir, 'victim');
+    write(victim, 'precious\n', 0o644);
+    const path = join(dir, 'history.jsonl');
+    write(path, `{not json\n${JSON.stringify(steadyRecord(0))}\n`);
+    symlinkSync(victim, `${path}.corrupt`);
+    HistoryStore.open(path).append(steadyRecord(1));
+    expect(readFileSync(victim, 'utf8')).toBe('precious\n');
+    expect(readFileSync(`${path}.corrupt`, 'utf8')).toContain('{not json');
+    expect(statSync(`${path}.corrupt`).mode & 0o777).toBe(0o600);
   });
 
   it(`keeps the newest ${MAX_RECORDS} records`, () => {

@@ -2,7 +2,7 @@
 // deliberate fault is caught by a failing must check that cites the right spec section.
 
 import { describe, expect, it } from 'vitest';
-import { FAULTS, type FaultName } from '../../src/emulator/index.js';
+import { FAULTS, type FaultName, type ProfileName } from '../../src/emulator/index.js';
 import { verdictOf } from '../../src/report/model.js';
 import { checkEmulator } from '../helpers/conformance.js';
 import { EMBEDDED } from '../../src/config/resolve.js';
@@ -18,8 +18,9 @@ describe('check against the conformant emulator', () => {
   });
 });
 
-// fault → the must check that has to fail, and the section it must cite.
-const CAUGHT_BY: Record<FaultName, { check: string; spec: string; expiry?: boolean }> = {
+// fault → the must check that has to fail, and the section it must cite (with the profile a
+// fault needs to mean anything: a JWT fault on a service of opaque tokens changes nothing).
+const CAUGHT_BY: Record<FaultName, { check: string; spec: string; expiry?: boolean; profiles?: ProfileName[] }> = {
   'token-rotates': { check: 'token.same-before-expiry', spec: '4.1' },
   'expired-token-accepted': { check: 'token.expired-validate-401', spec: '4.3', expiry: true },
   'forbidden-instead-of-unauthorized': { check: 'token.bad-secret-401', spec: '7' },
@@ -57,6 +58,9 @@ const CAUGHT_BY: Record<FaultName, { check: string; spec: string; expiry?: boole
   'reflects-request': { check: 'token.bad-client-id-401', spec: '4.1' },
   'token-in-headers': { check: 'token.bad-secret-401', spec: '4.1' },
   'secret-in-error': { check: 'token.bad-secret-401', spec: '4.1' },
+  'accepts-same-length-token': { check: 'validate.garbage-token-401', spec: '4.3' },
+  'token-prefix-compare': { check: 'validate.garbage-token-401', spec: '4.3' },
+  'jwt-signature-not-checked': { check: 'validate.garbage-token-401', spec: '4.3', profiles: ['jwt'] },
 };
 
 describe('check against each fault', () => {
@@ -66,7 +70,7 @@ describe('check against each fault', () => {
 
   it.each(FAULTS.map((f) => [f.name, f.spec] as const))('%s (breaks %s) fails the verdict', async (name) => {
     const want = CAUGHT_BY[name];
-    const results = await checkEmulator({ faults: [name], waitForExpiry: want.expiry === true });
+    const results = await checkEmulator({ faults: [name], waitForExpiry: want.expiry === true, profiles: want.profiles ?? [] });
     const caught = results.find((r) => r.id === want.check);
     expect(caught, `${want.check} ran`).toBeDefined();
     expect(`${caught!.status}: ${caught!.message}`).toMatch(/^fail: /);

@@ -19,6 +19,11 @@ afterAll(async () => {
   await rm(cwd, { recursive: true, force: true });
 });
 
+interface Report {
+  verdict: string;
+  checks: { id: string; facts?: { clock_skew_s?: number } }[];
+}
+
 /** The CLI's lines that are not a pass, so a failure names the check that raised a false alarm. */
 const notPassed = (out: string) => out.split('\n').filter((l) => /^\s*(✗ fail|! warn|E error|FAIL|not tested)/.test(l));
 
@@ -34,7 +39,11 @@ describe.each(COMMANDS)('$command against each conformant profile', ({ command, 
     const r = await runCli([command, '--profile', name, '--report-dir', reportDir, ...extra], { cwd, timeoutMs });
     const out = r.stdout + r.stderr;
     expect({ code: r.code, notPassed: notPassed(out) }).toEqual({ code: 0, notPassed: [] });
-    const report = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8')) as { verdict: string };
+    const report = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8')) as Report;
     expect(report.verdict).toBe('pass');
+    // The emulator runs on this machine's clock, so the health timestamp, read right (its zone
+    // and offset included), is within a second or two of now; read wrong, it is hours off.
+    const skew = report.checks.find((c) => c.id === 'health.timestamp')?.facts?.clock_skew_s;
+    expect(Math.abs(skew ?? Infinity)).toBeLessThan(2.5);
   }, timeoutMs + 10_000);
 });

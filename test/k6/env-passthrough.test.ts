@@ -4,11 +4,12 @@
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { K6_OUTPUT_SETTINGS, scrubbedEnv } from '../../src/k6/k6-env.js';
+import { inheritedOutputArgs, K6_OUTPUT_SETTINGS, scrubbedEnv } from '../../src/k6/k6-env.js';
+import { runK6Bundle } from '../../src/k6/scenarios.js';
 import { runScenario } from '../../src/k6/run.js';
 import { realK6 } from './support.js';
 
@@ -51,7 +52,8 @@ async function influxReceiver(): Promise<{ url: string; received: Received[]; cl
 
 describe('which K6_* settings reach k6', () => {
   it.each([
-    ['K6_OUT', true],
+    // K6_OUT reaches k6 as --out arguments instead (below).
+    ['K6_OUT', false],
     ['K6_INFLUXDB_ADDR', true],
     ['K6_PROMETHEUS_RW_SERVER_URL', true],
     ['K6_PROMETHEUS_RW_PASSWORD', true],
@@ -66,13 +68,14 @@ describe('which K6_* settings reach k6', () => {
     ['K6_ADDRESS', false],
     ['K6_INFLUXDB', false],
   ])('%s → %s', (name, passes) => {
-    expect(K6_OUTPUT_SETTINGS.test(name)).toBe(passes);
+    expect(K6_OUTPUT_SETTINGS.test(name)).toBe(passes || name === 'K6_OUT');
     expect(name in scrubbedEnv({ [name]: 'x' })).toBe(passes);
   });
 
-  it('drops a cloud output from an inherited K6_OUT, keeps the others', () => {
-    expect(scrubbedEnv({ K6_OUT: 'cloud,json=points.json' })).toEqual({ K6_OUT: 'json=points.json' });
-    expect(scrubbedEnv({ K6_OUT: 'cloud' })).toEqual({});
+  it('turns an inherited K6_OUT into --out arguments, without a cloud output', () => {
+    expect(inheritedOutputArgs({ K6_OUT: 'cloud,json=points.json, csv=c.csv' })).toEqual(['--out', 'json=points.json', '--out', 'csv=c.csv']);
+    expect(inheritedOutputArgs({ K6_OUT: 'cloud' })).toEqual([]);
+    expect(inheritedOutputArgs({})).toEqual([]);
   });
 });
 
@@ -125,5 +128,26 @@ describe.skipIf(k6 === undefined)('K6_INFLUXDB_* to a real receiver (real k6)', 
     expect(JSON.stringify(env)).not.toMatch(/planted-/);
     // K6_VUS=50 did not reach k6: the script's own 1 VU ran its 3 iterations.
     expect(lines.filter((l) => l.startsWith('iterations,'))).toHaveLength(3);
+  }, 90_000);
+});
+
+describe.skipIf(k6 === undefined)('K6_OUT beside the harness\'s own outputs (real k6)', () => {
+  it('each output of K6_OUT gets the points beside load.outputs (and the timeline\'s own --out)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ces-k6-out-'));
+    await writeFile(join(dir, 'script.js'), SCRIPT);
+    await runK6Bundle('script', {
+      k6Path: k6!.path,
+      bundleDir: dir,
+      workDir: dir,
+      // The script reads none of them; the bundle runner passes them all.
+      inputs: { baseUrl: 'https://127.0.0.1:1', clientId: 'id', clientSecret: 'secret', tokenLifetimeS: 60, clockToleranceS: 2, rate: 1, durationS: 1, vus: 1, runId: 'k6-out-test' },
+      extraArgs: ['--out', `json=${join(dir, 'config.json')}`],
+      timeoutMs: 60_000,
+      baseEnv: { PATH: process.env['PATH'], HOME: process.env['HOME'], K6_OUT: `cloud,json=${join(dir, 'env.json')},csv=${join(dir, 'env.csv')}` },
+    });
+    const points = async (file: string) => (await readFile(join(dir, file), 'utf8')).split('\n').filter((l) => l.includes('"type":"Point"') && l.includes('"metric":"iterations"'));
+    expect(await points('env.json')).toHaveLength(3);
+    expect(await points('config.json')).toHaveLength(3);
+    expect((await readFile(join(dir, 'env.csv'), 'utf8')).split('\n').filter((l) => l.startsWith('iterations,'))).toHaveLength(3);
   }, 90_000);
 });

@@ -8,6 +8,20 @@ import type { ClientSection } from '../../src/report/client-model.js';
 import { renderHtml, renderJson, renderJunit, renderMarkdown } from '../../src/report/index.js';
 import { loadFixture } from './helpers.js';
 
+const stoppedAtLimit = {
+  exit_code: null,
+  signal: 'SIGTERM',
+  stopped: 'time-limit',
+  stall_after_ms: 5_000,
+  duration_ms: 30_000,
+  requests: 3,
+  token_fetches: 1,
+  business_calls: 2,
+  connections: 1,
+  tls_offered: { versions: ['TLSv1.3'], suites: [] },
+  exchanges: [],
+};
+
 const client: ClientSection = {
   command: 'node my-client.js --name "<b>x</b>|y"',
   time_limit_s: 30,
@@ -18,6 +32,9 @@ const client: ClientSection = {
       exit_code: 0,
       signal: null,
       stopped: null,
+      still_working: null,
+      quiet_ms: null,
+      stall_after_ms: 9_000,
       duration_ms: 5_200,
       requests: 17,
       token_fetches: 1,
@@ -26,7 +43,8 @@ const client: ClientSection = {
       tls_offered: { versions: ['TLSv1.3'], suites: ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384'] },
       exchanges: [{ t_ms: 563, method: 'POST', path: '/v1/evaluation', status: 429, duration_ms: 0, authorization: 'Bearer tk_0123abcd', headers: { authorization: 'Bearer tk_0123abcd' }, body: '{"request":number}', retry_after: '2' }],
     },
-    { scenario: 'steady', description: 'nothing goes wrong', exit_code: null, signal: null, stopped: 'time-limit', duration_ms: 30_000, requests: 3, token_fetches: 1, business_calls: 2, connections: 1, tls_offered: { versions: ['TLSv1.3'], suites: [] }, exchanges: [] },
+    { ...stoppedAtLimit, scenario: 'steady', description: 'nothing goes wrong', still_working: false, quiet_ms: 27_000 },
+    { ...stoppedAtLimit, scenario: 'slow-business', description: 'slow answers', still_working: true, quiet_ms: 180, stall_after_ms: 6_500 },
   ],
 };
 
@@ -37,7 +55,9 @@ describe('the client section', () => {
     const md = renderMarkdown(report);
     expect(md).toContain('### Client');
     expect(md).toMatch(/\| `rate-limit-storm` \| exit 0 after 5\.2 s \| 17 \| 1 \| 16 \| 2 \| TLSv1\.3; 2 suites \|/);
-    expect(md).toMatch(/\| `steady` \| stopped \(time-limit\) after 30\.0 s \|/);
+    // Stopped at the limit: stalled, or still working, which is no fault.
+    expect(md).toMatch(/\| `steady` \| stopped at the time limit after 30\.0 s, stalled \(no request in its last 27\.0 s\) \|/);
+    expect(md).toMatch(/\| `slow-business` \| stopped at the time limit after 30\.0 s while still working \(last request 0\.2 s before\) \|/);
     // In a code span, where GitHub shows markup as text.
     expect(md).toContain('Command `node my-client.js --name "<b>x</b>|y"` · time limit 30 s per scenario');
   });
@@ -47,6 +67,7 @@ describe('the client section', () => {
     expect(page).toContain('<section id="client"');
     expect(page).toContain('&lt;b&gt;x&lt;/b&gt;');
     expect(page).not.toContain('<b>x</b>');
+    expect(page).toContain('<td>stopped at the time limit after 30.0 s while still working (last request 0.2 s before)</td>');
     expect(page).toContain('POST /v1/evaluation → 429 (0 ms) · Bearer tk_0123abcd · body {&quot;request&quot;:number} · Retry-After: 2');
   });
 
@@ -55,7 +76,8 @@ describe('the client section', () => {
     const suites = Array.isArray(xml.testsuites.testsuite) ? xml.testsuites.testsuite : [xml.testsuites.testsuite];
     const props = Object.fromEntries(suites[0]!.properties.property.map((p) => [p['@_name'], p['@_value']]));
     expect(props['client.command']).toBe(client.command);
-    expect(props['client.run.steady']).toMatch(/^ended: stopped \(time-limit\) after 30\.0 s; requests: 3;/);
+    expect(props['client.run.steady']).toMatch(/^ended: stopped at the time limit after 30\.0 s, stalled \(no request in its last 27\.0 s\); requests: 3;/);
+    expect(props['client.run.slow-business']).toMatch(/^ended: stopped at the time limit after 30\.0 s while still working/);
   });
 
   it('report.json: `client` between rate_limit and untested, absent when no client ran', () => {

@@ -123,6 +123,21 @@ describe('renderMarkdown escaping', () => {
     expect(row).toContain('\\*\\*bold\\*\\* \\[link\\](javascript:x) \\_em\\_<br>\\# heading');
   });
 
+  // GitHub links a bare URL, www.… and an e-mail address by itself, escaped or not: in a code span it links nothing.
+  it.each([
+    ['a URL', 'see https://evil.example/x?a=1 now', 'see `https://evil.example/x?a=1` now'],
+    ['another scheme', 'at ftp://evil.example', 'at `ftp://evil.example`'],
+    ['www.', 'go to www.evil.example.', 'go to `www.evil.example`.'],
+    ['a URL in parentheses', '(CN=https://evil.example/cert, issued by x)', '(CN=`https://evil.example/cert`, issued by x)'],
+    ['an e-mail address', 'mail admin@evil.example', 'mail `admin@evil.example`'],
+    // The service's own backtick ends the author's quote: the spans that would touch become one.
+    ['a URL right after the author\'s quote', 'got `{"a":"`https://evil.example`"}`', 'got `{"a":"https://evil.example"}`'],
+    ['a URL holding a backtick', 'x https://e.example/`y', 'x ``https://e.example/`y``'],
+  ])('puts %s from the service in a code span', (_name, message, shown) => {
+    const row = checkRows(renderMarkdown(withCheck(report, { message })))[0] ?? '';
+    expect(row).toContain(`| ${shown} |`);
+  });
+
   it('keeps an id holding a backtick in one code span', () => {
     const md = renderMarkdown(withCheck(report, { id: 'odd`id' }));
     expect(md).toContain('``odd`id``');

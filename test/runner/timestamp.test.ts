@@ -13,6 +13,11 @@ describe('findTimestamp', () => {
     ['alive, Sun, 22 Nov 2026 10:00:05 GMT', AT, true],
     ['alive: Sun Nov 22 10:00:05 UTC 2026', AT, true],
     ['alive at 2026-11-22 10:00:05', AT, false],
+    ['alive at 2026-11-22T11:00:05.250+01:00', AT + 250, true],
+    ['alive, Sunday, 22-Nov-26 10:00:05 GMT', AT, true],
+    ['alive [22/Nov/2026:05:00:05 -0500]', AT, true],
+    ['alive 22/Nov/2026:10:00:05', AT, false],
+    ['alive: Sun Nov 22 10:00:05 2026', AT, false],
   ])('%s', (text, epochMs, zoned) => {
     const found = findTimestamp(text);
     expect(found?.epochMs).toBe(epochMs);

@@ -1,14 +1,16 @@
 // `ces-harness client [--scenario NAME]... -- <command> [args...]`: the user's own client, run once
 // per scenario against a fresh built-in emulator, judged by the client checks, reported in the same
-// folder and formats as `check`. Everything the user can get wrong is found before the first run.
+// folder and formats as `check`. Everything the user can get wrong is found before the first run;
+// whatever the client does after that (nothing at all, included), the report is written.
 
 import { setMaxListeners } from 'node:events';
 import { commandProblem } from '../../client/command-path.js';
-import { clientRun, judgeClient } from '../../client/judge.js';
+import { clientRun, judgeClient, madeNoRequest } from '../../client/judge.js';
 import type { ScenarioRecord } from '../../client/record.js';
 import { runScenario } from '../../client/run-scenario.js';
 import { CLIENT_SCENARIOS, clientScenario, type ClientScenario } from '../../emulator/scenarios/index.js';
 import { HarnessError, usageError } from '../../errors.js';
+import type { Untested } from '../../report/model.js';
 import { removeEmptyDirs } from '../../fs/writable.js';
 import { Redactor } from '../../http/redact.js';
 import { buildReport } from '../../report/build.js';
@@ -17,6 +19,7 @@ import { flagValue, type Options } from '../flags.js';
 import { prepareReportPlace, writeReportFolder } from '../report-folder.js';
 import { handleStopSignals } from '../stop-signals.js';
 import { servedAt } from '../../client/served-at.js';
+import { workingAtStop } from '../../client/stall.js';
 import { createTerminal, resultLine, summaryLines } from '../terminal.js';
 
 /** A client that sends more than this in one scenario run is flooding; well past any sane run. */
@@ -33,17 +36,25 @@ function selectedScenarios(names: readonly string[] | undefined): ClientScenario
   });
 }
 
-/** A client that never reached the emulator has shown nothing to judge: say why in one line. */
-function silence(argv: readonly string[], record: ScenarioRecord): HarnessError {
+/** A client that never reached the emulator has shown nothing to judge: what it did instead, in one line. */
+function silence(argv: readonly string[], record: ScenarioRecord): string {
   const p = record.process;
   const took = `${(p.durationMs / 1000).toFixed(1)} s`;
   const how =
     p.stopped === 'time-limit'
       ? `made no request to CES_BASE_URL in ${took} and was stopped at the time limit`
-      : p.stopped !== null
-        ? `was stopped (${p.stopped}) after ${took} before any request`
-        : `exited with ${p.signal ?? `code ${String(p.exitCode)}`} after ${took} without a request to CES_BASE_URL`;
-  return new HarnessError('CLIENT_SILENT', `client ${argv[0] ?? ''} ${how} (scenario ${record.scenario}): it must read CES_BASE_URL, CES_CLIENT_ID, CES_CLIENT_SECRET and CES_CA_FILE and call the service; nothing was tested`);
+      : p.stopped === 'secret-printed'
+        ? `printed its client secret after ${took}, before any request, and was stopped`
+        : p.stopped !== null
+          ? `was stopped (${p.stopped}) after ${took} before any request`
+          : `exited with ${p.signal ?? `code ${String(p.exitCode)}`} after ${took} without a request to CES_BASE_URL`;
+  return `client ${argv[0] ?? ''} ${how} (scenario ${record.scenario}): it must read CES_BASE_URL, CES_CLIENT_ID, CES_CLIENT_SECRET and CES_CA_FILE and call the service; nothing was tested`;
+}
+
+/** The runs the harness ended while the client was still at work: said once in the terminal, as in the report's run table. */
+function stoppedWorking(records: readonly ScenarioRecord[], timeLimitS: number): string | null {
+  const names = records.filter((r) => workingAtStop(r) === true).map((r) => r.scenario);
+  return names.length === 0 ? null : `client: stopped at the ${timeLimitS} s time limit while still working in ${names.join(', ')}: judged on what it did`;
 }
 
 export async function clientCommand(options: Options, argv: readonly string[]): Promise<number> {
@@ -63,7 +74,8 @@ export async function clientCommand(options: Options, argv: readonly string[]): 
   try {
     const startedAt = new Date();
     const records: ScenarioRecord[] = [];
-    for (const scenario of scenarios) {
+    const untested: Untested[] = [];
+    for (const [i, scenario] of scenarios.entries()) {
       if (controller.signal.aborted) break;
       terminal.progress(`client: scenario ${scenario.name} (up to ${timeLimitS} s)`);
       const record = await runScenario({
@@ -75,11 +87,20 @@ export async function clientCommand(options: Options, argv: readonly string[]): 
         onLine: (line) => terminal.err(`client| ${line}`),
         signal: controller.signal,
       });
-      if (record.requests.length === 0 && record.hellos.length === 0 && !controller.signal.aborted) throw silence(argv, record);
       records.push(record);
+      // The same client would be as silent in the scenarios left: say so now, report it, run no more.
+      if (madeNoRequest(record) && !controller.signal.aborted) {
+        const line = silence(argv, record);
+        terminal.err(`ces-harness: ${line}`);
+        const left = scenarios.slice(i + 1).map((s) => s.name);
+        untested.push({ stage: 'client', reason: `${line}${left.length > 0 ? `; not run: ${left.join(', ')}` : ''}` });
+        break;
+      }
     }
     const checks = judgeClient(records);
     for (const result of checks) terminal.out(resultLine(result));
+    const working = stoppedWorking(records, timeLimitS);
+    if (working !== null) terminal.out(working);
     const describe = (name: string) => CLIENT_SCENARIOS.find((s) => s.name === name)?.description ?? '';
     const report = buildReport({
       version: VERSION,
@@ -88,7 +109,7 @@ export async function clientCommand(options: Options, argv: readonly string[]): 
       finishedAt: new Date(),
       checks: records.length > 0 ? checks : [],
       client: { command: argv.join(' '), time_limit_s: timeLimitS, runs: records.map((r) => clientRun(r, describe(r.scenario))) },
-      untested: controller.signal.aborted ? [{ stage: 'client', reason: 'interrupted before every scenario ran: this report is partial' }] : [],
+      untested: controller.signal.aborted ? [...untested, { stage: 'client', reason: 'interrupted before every scenario ran: this report is partial' }] : untested,
     });
     const dir = place.claim('client', startedAt);
     writeReportFolder(dir, report, redactor);

@@ -8,6 +8,7 @@ export const check: ClientCheck = {
   title: 'The client secret appears only in the POST /tokens body',
   spec: '5.9',
   level: 'must',
+  judgesSilentRuns: true,
   description: 'the secret never in a URL path, a query string, any header, or what the client prints (the client is stopped if it prints it)',
   judge(record) {
     const leaks = record.requests.filter((r) => r.secretIn.length > 0);

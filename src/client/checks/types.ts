@@ -17,6 +17,11 @@ export interface ClientCheck {
   level: Level;
   /** One line for the README and the docs. */
   description: string;
+  /**
+   * Whether it judges a run in which the client made no request (it exited at once, never called,
+   * printed its secret first): only checks of how the process behaved have anything to say then.
+   */
+  judgesSilentRuns?: boolean;
   judge(record: ScenarioRecord): Judgement;
 }
 

@@ -41,6 +41,9 @@ import { fault as malformedBodyToken } from './malformed-body-token.js';
 import { fault as reflectsRequest } from './reflects-request.js';
 import { fault as tokenInHeaders } from './token-in-headers.js';
 import { fault as secretInError } from './secret-in-error.js';
+import { fault as acceptsSameLengthToken } from './accepts-same-length-token.js';
+import { fault as tokenPrefixCompare } from './token-prefix-compare.js';
+import { fault as jwtSignatureNotChecked } from './jwt-signature-not-checked.js';
 
 export type { Fault } from './types.js';
 
@@ -82,6 +85,9 @@ export const FAULTS = [
   reflectsRequest,
   tokenInHeaders,
   secretInError,
+  acceptsSameLengthToken,
+  tokenPrefixCompare,
+  jwtSignatureNotChecked,
 ] as const;
 
 export type FaultName = (typeof FAULTS)[number]['name'];

@@ -11,6 +11,7 @@ export const scenario = defineScenario({
   name: 'slow-business',
   spec: '§4.4',
   description: `business answers take ${SLOW_DELAY_MS / 1000} s longer for ${SLOW_WINDOW_MS / 1000} s from the second business call on`,
+  longestWaitMs: SLOW_DELAY_MS,
   override: (base) => {
     let businessCalls = 0;
     let startMs: number | undefined;

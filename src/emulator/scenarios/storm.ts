@@ -9,6 +9,13 @@ export interface Storm {
   lengthMs: number;
 }
 
+/**
+ * The longest a correct client may stay quiet because of the storm: an exponential backoff's last
+ * wait can be as long as all its waits before it, that is the whole storm, and it may start just
+ * before the storm ends.
+ */
+export const stormWaitMs = (storm: Storm): number => 2 * storm.lengthMs;
+
 /** A `limit` that refuses every request of the window, with the whole seconds left as Retry-After. */
 export function stormLimit(base: Behaviour, storm: Storm): Behaviour['limit'] {
   let businessCalls = 0;

@@ -10,6 +10,11 @@ export interface ClientScenario<N extends string = string> {
   readonly spec: string;
   /** One line a user reads. */
   readonly description: string;
+  /**
+   * The longest this scenario may keep a correct client from sending (a Retry-After, a backoff
+   * through the storm, a slow answer), ms; a client's silence counts as a stall only past it. 0 when absent.
+   */
+  readonly longestWaitMs?: number;
   /** Token lifetime for this run, seconds; the emulator's default (86400) when absent. */
   readonly tokenTtlS?: number;
   /** Called once per emulator, so per-run state (when a storm began) lives in its closure. */

@@ -293,6 +293,16 @@ const probes = [
     },
   },
   {
+    // A bearer shaped like the real one, one character off at the start, the middle or the end.
+    name: 'validate.rejects-forged',
+    run: async ({ main }) => {
+      const token = await anyToken(main);
+      const forged = [0, token.length >> 1, token.length - 1].map((i) => `${token.slice(0, i)}${token[i] === 'A' ? 'B' : 'A'}${token.slice(i + 1)}`);
+      const answers = await Promise.all(forged.map((bearer) => main.call('GET', '/tokens/validate', { bearer })));
+      return answers.every((a) => a.status === 401);
+    },
+  },
+  {
     name: 'validate.rejects-expired',
     run: async ({ main }) => {
       expireAll(main);
