@@ -1,6 +1,8 @@
 // The one HTTP client every check uses. It is deliberately careful:
 // - every request has a timeout and every body a size cap, so a misbehaving service cannot hang
-//   or flood the harness (read-answer.ts);
+//   or flood the harness (read-answer.ts), a compressed body's decoded size included;
+// - it offers what a usual client offers (HTTP/2 by ALPN, Accept-Encoding: gzip, deflate, br) and
+//   remembers what the service chose (transportSeen), which the report states;
 // - redirects are never followed (undici's request does not follow them without an interceptor),
 //   so credentials and tokens never travel to another origin;
 // - a 429 met on the way is waited out within a bounded budget (rate-limit-wait.ts);
@@ -13,9 +15,10 @@ import type { Target } from '../config/target.js';
 import type { Credentials } from '../spec/credentials.js';
 import type { Evidence } from '../report/model.js';
 import { credentialFieldsIn, credentialHeadersIn, headerCredential } from './credential-fields.js';
-import { dispatcherFor, requestTimeoutMs } from './dispatcher.js';
+import { ACCEPT_ENCODING, codingsOf, UnreadableBody } from './content-coding.js';
+import { dispatcherFor, requestTimeoutMs, type HttpVersion } from './dispatcher.js';
 import { evidenceOf, quoteBody } from './evidence.js';
-import type { Exchange, IssuedToken, SendOptions, TokenExchange } from './exchange.js';
+import type { Exchange, IssuedToken, SendOptions, TokenExchange, TransportSeen } from './exchange.js';
 import { DEFAULT_RATE_LIMIT_BUDGET, sendWaitingOut429, type RateLimitBudget } from './rate-limit-wait.js';
 import { flattenHeaders, parseJson, readCapped } from './read-answer.js';
 import { fingerprint, type Redactor } from './redact.js';
@@ -47,6 +50,7 @@ export class ServiceClient {
   private readonly readings: ClockReading[] = [];
   /** Tokens handed to the target's own credentials, by value: what the token ledger records. */
   private readonly issued = new Map<string, IssuedToken>();
+  private readonly seen: TransportSeen = { connections: {}, codings: {} };
 
   constructor(target: Target, options: ServiceClientOptions) {
     this.target = target;
@@ -58,7 +62,7 @@ export class ServiceClient {
       sleep: options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))),
       random: options.random ?? Math.random,
     };
-    this.dispatcher = dispatcherFor(target, options.connections, options.env);
+    this.dispatcher = dispatcherFor(target, options.connections, options.env, (version: HttpVersion) => count(this.seen.connections, version));
     options.redactor.addSecret(target.credentials.clientSecret, target.credentials.clientId);
   }
 
@@ -72,7 +76,7 @@ export class ServiceClient {
   }
 
   private async sendOnce(method: string, path: string, options: SendOptions): Promise<Exchange> {
-    const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.5', ...options.headers };
+    const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.5', 'accept-encoding': ACCEPT_ENCODING, ...options.headers };
     let body = options.body;
     if (options.json !== undefined) {
       body = JSON.stringify(options.json);
@@ -96,20 +100,24 @@ export class ServiceClient {
         bodyTimeout: timeout,
         signal: AbortSignal.timeout(timeout),
       });
-      ({ text, truncated } = await readCapped(res.body, this.opts.bodyCapBytes));
+      const coding = flattenHeaders(res.headers)['content-encoding'];
+      ({ text, truncated } = await readCapped(res.body, this.opts.bodyCapBytes, coding));
+      count(this.seen.codings, codingsOf(coding).join(', ') || 'identity');
     } catch (err) {
+      if (err instanceof UnreadableBody) throw new UnreadableBody(`${label}: ${err.message}`);
       throw answerTimeout(err, label, timeout) ?? err;
     }
     const durationMs = performance.now() - started;
     const answerHeaders = flattenHeaders(res.headers);
     this.answers++;
-    const echoesSecret = this.opts.redactor.containsSecret(text) || this.opts.redactor.containsSecret(Object.values(answerHeaders).join('\n'));
+    // Judged by value, before this answer's own credentials are known: whatever the field or
+    // header, in whatever encoding.
+    const answer = `${Object.entries(answerHeaders).map(([name, value]) => `${name}: ${value}`).join('\n')}\n${text}`;
+    const echoesSecret = this.opts.redactor.containsSecret(answer);
     if (echoesSecret) this.echoes.push(label);
+    const carriesIssuedToken = this.opts.redactor.containsIssuedToken(answer);
     const json = parseJson(text);
-    // Whatever the service hands out in a credential-carrying field or header, in any answer (a
-    // 401 or 400 included), is a token to fingerprint from now on: by structure, not only what
-    // issueToken expected.
-    this.registerCredentials(json, answerHeaders);
+    this.registerCredentials(res.statusCode, json, answerHeaders);
     const receivedAt = Date.now();
     const dateMs = httpDateMs(answerHeaders['date']);
     if (dateMs !== undefined) this.noteClock({ serviceMs: dateMs, sentAt, receivedAt });
@@ -125,13 +133,22 @@ export class ServiceClient {
       receivedAt,
       rateLimitWaits: 0,
       echoesSecret,
+      ...(carriesIssuedToken ? { carriesIssuedToken } : {}),
     };
   }
 
-  private registerCredentials(json: unknown, headers: Record<string, string>): void {
-    for (const { value } of credentialFieldsIn(json)) if (typeof value === 'string') this.opts.redactor.addToken(value);
+  /**
+   * What an answer hands out where a credential stands is hidden from now on: a success's is a
+   * token issued to this run (no refusal may carry it later); anything else's is only hidden, never
+   * judged by (a 401's `"token": "none"` is no token).
+   */
+  private registerCredentials(status: number, json: unknown, headers: Record<string, string>): void {
+    const success = status >= 200 && status < 300;
+    for (const { value } of credentialFieldsIn(json)) {
+      if (typeof value === 'string') success ? this.opts.redactor.addToken(value) : this.opts.redactor.addSeen(value);
+    }
     for (const [name, value] of Object.entries(headers)) {
-      if (credentialHeadersIn({ [name]: value }).length) this.opts.redactor.addToken(headerCredential(name, value));
+      if (credentialHeadersIn({ [name]: value }).length) this.opts.redactor.addSeen(headerCredential(name, value));
     }
   }
 
@@ -200,6 +217,11 @@ export class ServiceClient {
     return [...this.issued.values()];
   }
 
+  /** What ALPN chose for each connection and how the answers were coded, so far. */
+  transportSeen(): TransportSeen {
+    return { connections: { ...this.seen.connections }, codings: { ...this.seen.codings } };
+  }
+
   answersSeen(): number {
     return this.answers;
   }
@@ -208,6 +230,8 @@ export class ServiceClient {
     await this.dispatcher.close();
   }
 }
+
+const count = (tally: Record<string, number>, key: string) => void (tally[key] = (tally[key] ?? 0) + 1);
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 

@@ -160,6 +160,20 @@ export interface FleetResult {
 }
 
 /**
+ * How the checks' requests travelled, offered as a usual client offers (ALPN h2 and http/1.1,
+ * Accept-Encoding: gzip, deflate, br). Informational: the spec names neither, so nothing here is
+ * judged; it says which of the service's ways the run exercised.
+ */
+export interface TransportFacts {
+  /** The HTTP versions the service settled on when each was offered alone by ALPN (`h2`, `http/1.1`); absent when it could not tell. */
+  http_offered?: string[];
+  /** The checks' connections per HTTP version ALPN settled on. */
+  http_used: Record<string, number>;
+  /** The checks' answers per Content-Encoding (`identity`: not coded). */
+  content_codings: Record<string, number>;
+}
+
+/**
  * Something the run was asked to test and could not (a stage that did not run, a probe that got no
  * usable answer, nothing selected). It is never a pass: one entry turns the verdict to fail.
  */
@@ -172,7 +186,7 @@ export interface Untested {
 export interface Report {
   schema: typeof REPORT_SCHEMA;
   tool: { name: 'ces-harness'; version: string };
-  target: { environment: string; base_url: string; emulated?: boolean };
+  target: { environment: string; base_url: string; emulated?: boolean; transport?: TransportFacts };
   started_at: string;
   finished_at: string;
   verdict: Verdict;

@@ -4,6 +4,7 @@ import type { Redactor } from '../http/redact.js';
 import type { CheckResult } from '../report/model.js';
 import type { Check } from './check.js';
 import { createContext, type ContextInput } from './context.js';
+import type { TransportSeen } from '../http/exchange.js';
 import { runChecks } from './run-checks.js';
 import { acceptedWithAuthorization, notTestedForRefusal, refusalLine, refusalOf } from './credentials-refused.js';
 
@@ -14,12 +15,15 @@ export interface ConformanceInput extends ContextInput {
   onResult?: (result: CheckResult) => void;
   /** Told the one line when POST /tokens refused the configured credentials (credentials-refused.ts). */
   onCredentialsRefused?: (line: string) => void;
+  /** Told, once the checks are done, how their requests travelled (HTTP version, content codings). */
+  onTransport?: (seen: TransportSeen) => void;
 }
 
 export async function runConformance(input: ConformanceInput): Promise<CheckResult[]> {
-  const { ctx, close } = createContext(input);
+  const { ctx, close, transportSeen } = createContext(input);
   try {
     const ran = await runChecks(input.checks, ctx, input.onResult ? { onResult: input.onResult } : {});
+    input.onTransport?.(transportSeen());
     // Every token this run was handed goes into the ledger, so a later run can prove its expiry.
     input.ledger.recordIssued(input.target, ctx.session.issuedTokens(), ctx.now());
     input.ledger.save(ctx.now());
@@ -33,3 +37,4 @@ export async function runConformance(input: ConformanceInput): Promise<CheckResu
     await close();
   }
 }
+

@@ -3,6 +3,7 @@
 import { setMaxListeners } from 'node:events';
 import { Redactor } from '../http/redact.js';
 import { ServiceClient } from '../http/service-client.js';
+import type { TransportSeen } from '../http/exchange.js';
 import type { Target } from '../config/target.js';
 import type { Expectations, RateLimitSettings } from '../config/check-settings.js';
 import type { BusinessCalls } from '../spec/endpoints.js';
@@ -24,6 +25,8 @@ export interface ContextInput {
 
 export interface OpenContext {
   ctx: CheckContext;
+  /** What ALPN and the content codings were, over every client of the context so far. */
+  transportSeen(): TransportSeen;
   close(): Promise<void>;
 }
 
@@ -80,5 +83,13 @@ export function createContext(input: ContextInput): OpenContext {
     progress,
     signal,
   };
-  return { ctx, close: async () => void (await Promise.all(clients.map((c) => c.close()))) };
+  const transportSeen = (): TransportSeen => {
+    const all: TransportSeen = { connections: {}, codings: {} };
+    for (const seen of clients.map((c) => c.transportSeen())) {
+      for (const [v, n] of Object.entries(seen.connections)) all.connections[v] = (all.connections[v] ?? 0) + n;
+      for (const [c, n] of Object.entries(seen.codings)) all.codings[c] = (all.codings[c] ?? 0) + n;
+    }
+    return all;
+  };
+  return { ctx, transportSeen, close: async () => void (await Promise.all(clients.map((c) => c.close()))) };
 }

@@ -4,7 +4,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { fingerprint, Redactor } from '../../src/http/redact.js';
-import { encodeSegment } from '../../src/spec/jwt.js';
+import { encodeSegment } from '../../src/http/jwt.js';
 import { forgedTokens } from '../../src/runner/forged-tokens.js';
 
 const header = encodeSegment({ alg: 'HS256', typ: 'JWT' });

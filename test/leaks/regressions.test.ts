@@ -57,3 +57,23 @@ describe('a password in the base URL', () => {
     rmSync(cwd, { recursive: true, force: true });
   });
 });
+
+describe('the client secret in the base URL query or fragment', () => {
+  it.each([
+    { how: 'query', suffix: (s: string) => `/?key=${encodeURIComponent(s)}` },
+    { how: 'fragment', suffix: (s: string) => `/#${s}` },
+  ])('$how: in no output, history.jsonl included', async ({ suffix }) => {
+    const secret = `url-secret-${process.pid}`;
+    const planted = await plant({ clientId: 'url-client', clientSecret: secret }, []);
+    try {
+      const r = await planted.run(['check', '--report-dir', 'reports/r', '--only', 'health.plain-text', '--base-url', planted.emulator.url + suffix(secret)]);
+      expect(r.stderr).not.toMatch(/^ces-harness: (?!warning)/m);
+      expect(existsSync(join(planted.dir, '.ces-harness', 'history.jsonl'))).toBe(true);
+      const places = [{ name: 'stdout', text: r.stdout }, { name: 'stderr', text: r.stderr }, ...filesUnder(planted.dir).filter((f) => f.name !== 'ces-harness.yaml')];
+      expect(leaksIn(places, [{ what: 'secret', value: secret }])).toEqual([]);
+    } finally {
+      await planted.emulator.close();
+      rmSync(planted.dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -3,8 +3,9 @@
 
 import { setMaxListeners } from 'node:events';
 import { Redactor } from '../../http/redact.js';
+import { harnessWords } from '../harness-words.js';
 import { buildReport } from '../../report/build.js';
-import type { CheckResult, LoadResult, RateLimitResult, Untested } from '../../report/model.js';
+import type { CheckResult, LoadResult, RateLimitResult, TransportFacts, Untested } from '../../report/model.js';
 import { HarnessError } from '../../errors.js';
 import { ensureWritableFileLocation, removeEmptyDirs } from '../../fs/writable.js';
 import { LEDGER_FIX } from '../../runner/ledger.js';
@@ -28,6 +29,8 @@ export interface StageIo {
    * cannot pass, and the reason reaches the terminal and every report format.
    */
   untested(stage: Untested['stage'], reason: string): void;
+  /** How the checks' requests travelled (HTTP version, content codings), for the report's target section. */
+  sawTransport?(facts: TransportFacts): void;
 }
 
 export interface Stages {
@@ -42,7 +45,7 @@ export interface Stages {
 }
 
 export async function targetJob(options: Options, stages: Stages): Promise<number> {
-  const redactor = new Redactor();
+  const redactor = new Redactor({ keep: harnessWords() });
   const terminal = createTerminal(redactor, { noColor: options['no-color'] === true });
   // First Ctrl-C (or SIGTERM, SIGHUP) stops the run and still writes a partial report; a second one exits at once.
   const controller = new AbortController();
@@ -76,6 +79,7 @@ interface Job {
 async function runStages({ prepared, reportDir, startedAt }: Job, stages: Stages, redactor: Redactor, terminal: Terminal, signal: AbortSignal): Promise<number> {
   const { settings } = prepared;
   const untested: Untested[] = [];
+  let transport: TransportFacts | undefined;
   const io: StageIo = {
     prepared,
     redactor,
@@ -86,6 +90,7 @@ async function runStages({ prepared, reportDir, startedAt }: Job, stages: Stages
       untested.push({ stage, reason });
       terminal.err(`${stage}: not tested: ${reason}`);
     },
+    sawTransport: (facts) => void (transport = facts),
   };
   // A stage that throws still leaves a report: the other stages' results and why this one is missing.
   const guarded = async <T>(stage: (io: StageIo) => Promise<T>, name: Untested['stage']): Promise<T | undefined> => {
@@ -116,7 +121,12 @@ async function runStages({ prepared, reportDir, startedAt }: Job, stages: Stages
   if (signal.aborted) io.untested('run', 'interrupted before it finished: this report is partial');
   const report = buildReport({
     version: VERSION,
-    target: { environment: settings.target.environment, base_url: settings.target.baseUrl, ...(settings.target.emulated ? { emulated: true } : {}) },
+    target: {
+      environment: settings.target.environment,
+      base_url: settings.target.baseUrl,
+      ...(settings.target.emulated ? { emulated: true } : {}),
+      ...(transport ? { transport } : {}),
+    },
     startedAt,
     finishedAt: new Date(),
     checks,
@@ -125,7 +135,9 @@ async function runStages({ prepared, reportDir, startedAt }: Job, stages: Stages
     untested,
     notes: settings.warnings,
   });
-  const remembered = historyStep(report, prepared, terminal, signal.aborted);
+  // Redacted before the history keeps it, as the report folder is: a secret in the base URL's
+  // query, say, must not reach history.jsonl either.
+  const remembered = historyStep(redactor.deep(report), prepared, terminal, signal.aborted);
   writeReportFolder(reportDir, remembered.report, redactor, { ...(load?.files ?? {}), ...remembered.files });
   for (const line of summaryLines(remembered.report, reportDir)) terminal.out(line);
   return report.verdict === 'pass' && !remembered.fails && !signal.aborted ? 0 : 1;
