@@ -33,6 +33,8 @@ interface Fetch {
 interface Case {
   name: string;
   faults?: FaultName[];
+  /** The promised lifetime (24 h unless given); one short enough is waited out in-process. */
+  ttlS?: number;
   /** The other client's fetches, oldest first. */
   before: Fetch[];
   want: 'pass' | 'fail';
@@ -59,13 +61,17 @@ const CASES: Case[] = [
     want: 'fail',
     says: /lives 42\d\d\d\.\d–4330[12]\.\d s \(issued after .*token ledger.*less than the promised 86400 s/,
   },
+  // Short tokens: the run itself sees the other client's token expire and the next one appear.
+  { name: 'of 8 s fetched by another client 3 s earlier, a rollover seen in this run', ttlS: 8, before: [{ agoS: 3 }], want: 'pass', says: /lifetime \d\.\d–\d+\.\d s measured at a rollover .*this run: tk_[0-9a-f]{8} expired/ },
+  { name: 'of half the promised 8 s, a rollover seen in this run', ttlS: 8, faults: ['wrong-lifetime'], before: [{ agoS: 1 }], want: 'fail', says: /lives \d\.\d–\d\.\d s \(issued after .*this run.*less than the promised 8 s/ },
   // The limit of the rule, on purpose: with no rollover known, a short remaining life may be an old token.
   { name: 'half the promised life, no rollover known', faults: ['wrong-lifetime'], before: [{ agoS: 60 }], want: 'pass', says: /cannot be told from it\. The token ledger measures it at the next rollover/ },
 ];
 
 async function lifetimeCheck(c: Case) {
   let offsetMs = 0;
-  const emulator = await createEmulator({ port: 0, tokenTtlS: DAY, faults: c.faults ?? [], now: () => Date.now() + offsetMs });
+  const ttlS = c.ttlS ?? DAY;
+  const emulator = await createEmulator({ port: 0, tokenTtlS: ttlS, faults: c.faults ?? [], now: () => Date.now() + offsetMs });
   const redactor = new Redactor();
   const other = new ServiceClient(targetsOf(emulator)[0]!, { redactor });
   try {
@@ -82,7 +88,7 @@ async function lifetimeCheck(c: Case) {
     const results = await runConformance({
       target,
       others: [],
-      expect: { tokenLifetimeS: DAY, expiryWaitS: 0, clockToleranceS: 2 },
+      expect: { tokenLifetimeS: ttlS, expiryWaitS: ttlS < DAY ? ttlS + 4 : 0, clockToleranceS: 2 },
       business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
       rateLimit: { endpoint: 'tokens.validate', maxRps: 50, maxRequests: 50, recoveryWaitS: 1, probingAllowed: true },
       ledger,
@@ -97,7 +103,7 @@ async function lifetimeCheck(c: Case) {
 }
 
 describe('token.lifetime with credentials other clients share', () => {
-  it.concurrent.each(CASES)('a token $name: $want', async (c) => {
+  it.concurrent.each(CASES)('a token $name: $want', { timeout: 30_000 }, async (c) => {
     const r = await lifetimeCheck(c);
     expect(`${r.status}: ${r.message}`).toMatch(new RegExp(`^${c.want}: `));
     expect(r.message).toMatch(c.says);
