@@ -95,7 +95,7 @@ async function inProcessOnce(skip: string[]): Promise<InProcessRun> {
       // `--expiry-wait 0`: the expiry checks skip instead of waiting out the 4 s tokens.
       expect: { tokenLifetimeS: EMBEDDED.tokenLifetimeS, expiryWaitS: 0, clockToleranceS: EMBEDDED.clockToleranceS },
       business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
-      rateLimit: { endpoint: DEFAULTS.rateLimitEndpoint, maxRps: DEFAULTS.maxRps, maxRequests: DEFAULTS.maxRequests, recoveryWaitS: 15, probingAllowed: true },
+      rateLimit: { endpoint: DEFAULTS.rateLimitEndpoint, maxRps: DEFAULTS.maxRps, maxRequests: DEFAULTS.maxRequests, recoveryWaitS: 15, maxRetryAfterS: 120, probingAllowed: true },
       ledger: Ledger.disabled(),
       checks: selected,
       redactor: new Redactor(),

@@ -65,7 +65,7 @@ async function ourTlsRun(target: Target, cold: boolean): Promise<{ ms: number; r
     others: [],
     expect: { tokenLifetimeS: 86_400, expiryWaitS: 0, clockToleranceS: 2 },
     business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
-    rateLimit: { endpoint: 'tokens.validate', maxRps: 1, maxRequests: 1, recoveryWaitS: 0, probingAllowed: false },
+    rateLimit: { endpoint: 'tokens.validate', maxRps: 1, maxRequests: 1, recoveryWaitS: 0, maxRetryAfterS: 120, probingAllowed: false },
     ledger: Ledger.disabled(),
     checks: selected,
     redactor: new Redactor(),

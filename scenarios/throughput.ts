@@ -11,6 +11,7 @@
 import { check } from 'k6';
 import http from 'k6/http';
 import { BUSINESS_ENDPOINTS } from '../src/spec/endpoints.js';
+import { EXPECTED_STATUSES, businessAnswered } from './lib/business-answer';
 import { readConfig } from './lib/config';
 import { callBusiness } from './lib/endpoints';
 import { counter, timeTrend } from './lib/metrics';
@@ -22,7 +23,7 @@ import { TokenCache, WITH_TOKEN, callWithToken, issueToken, judgeRefusal, shareT
 
 const cfg = readConfig();
 
-http.setResponseCallback(http.expectedStatuses({ min: 200, max: 399 }, 429));
+http.setResponseCallback(http.expectedStatuses(...EXPECTED_STATUSES));
 
 const MODES = ['cached', 'token_per_call'] as const;
 type Mode = (typeof MODES)[number];
@@ -34,8 +35,13 @@ const callDuration: Record<Mode, ReturnType<typeof timeTrend>> = {
 const tokenFetches = counter('token_fetches');
 
 const half = cfg.durationS / 2;
-// Each iteration may wait out 429s for up to the retry budget, holding its VU meanwhile.
-const maxVUs = Math.max(cfg.vus, Math.min(200, Math.ceil(cfg.rate * 2)));
+// Little's law: iterations in flight ≈ rate × how long one takes. One makes a call per business
+// endpoint (a token fetch too, per call, in token_per_call), each up to the request timeout, and
+// may wait out 429s meanwhile: sized for answers that take the whole timeout, bounded at 200 (VUs
+// beyond the pre-allocated ones start only when needed, so quick services never pay for them).
+const maxVUs = Math.max(cfg.vus, Math.min(200, Math.ceil(cfg.rate * BUSINESS_ENDPOINTS.length * 2 * cfg.requestTimeoutS)));
+
+const withinTimeout = `p(95)<${Math.round(cfg.requestTimeoutS * 1000)}`;
 
 export const options = scenarioOptions(
   cfg,
@@ -69,11 +75,14 @@ export const options = scenarioOptions(
     token_refused_before_expiry: ['count==0'],
     checks: ['rate>0.99'],
     http_req_failed: ['rate<0.01'],
-    http_req_duration: ['p(95)<1000'],
+    // The spec sets no latency (business work may take seconds: the slow-business profile), so
+    // the default bound is the run's request timeout, past which a request has failed anyway; a
+    // latency objective of your own goes in load.thresholds. The run history warns when latency grows.
+    http_req_duration: [withinTimeout],
     // Listed so the summary carries the per-mode figures (k6 only summarises submetrics that
     // have thresholds).
-    'http_req_duration{mode:cached}': ['p(95)<1000'],
-    'http_req_duration{mode:token_per_call}': ['p(95)<1000'],
+    'http_req_duration{mode:cached}': [withinTimeout],
+    'http_req_duration{mode:token_per_call}': [withinTimeout],
   },
 );
 
@@ -90,8 +99,8 @@ function businessCalls(mode: Mode, callWith: (call: TokenCall) => { outcome: Out
       logicalCallsLost.add(1);
       continue;
     }
-    const ok = settle(made.outcome);
-    check(made.outcome.res, { [`${cfg.business[which].method} /v1/${which} with a ${mode === 'cached' ? 'cached' : 'fresh'} token returns 2xx (§4.4)`]: () => ok });
+    const ok = settle(made.outcome, businessAnswered);
+    check(made.outcome.res, { [`${cfg.business[which].method} /v1/${which} with a ${mode === 'cached' ? 'cached' : 'fresh'} token is accepted (2xx, or a 4xx about the payload) (§4.4)`]: () => ok });
     callDuration[mode].add(made.costMs + made.outcome.costMs);
   }
 }

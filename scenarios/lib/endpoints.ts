@@ -3,6 +3,7 @@
 // thresholds can select on. Credentials and tokens only ever travel in bodies and headers: never
 // in URLs or tags, which k6 prints and exports.
 
+import crypto from 'k6/crypto';
 import http from 'k6/http';
 import type { Params, RefinedResponse } from 'k6/http';
 import type { Credentials } from '../../src/spec/credentials.js';
@@ -42,28 +43,40 @@ function params(cfg: ScenarioConfig, name: string, endpoint: string, opts: CallO
 
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}`, Accept: 'application/json' });
 
+/**
+ * Lets Go's transport send a POST again when the pooled connection it went out on was closed by
+ * the server while idle, before any answer byte (Go replays only GET-like requests or ones with
+ * this header; src/http/replay.ts has the rule and why it is safe for each endpoint). Random, so
+ * a service that honours the key never mistakes one call for another, across runs too.
+ */
+const replayable = (): Record<string, string> => ({
+  'Idempotency-Key': Array.from(new Uint8Array(crypto.randomBytes(16)), (b) => b.toString(16).padStart(2, '0')).join(''),
+});
+
 /** §4.1: POST /tokens with {"token": {"client_id", "client_secret"}}. */
 export function postTokens(cfg: ScenarioConfig, creds: Credentials, opts: CallOptions = {}): Res {
   const body = JSON.stringify({ token: { client_id: creds.clientId, client_secret: creds.clientSecret } });
-  return http.post(`${cfg.baseUrl}/tokens`, body, params(cfg, 'POST /tokens', 'tokens.issue', opts, JSON_HEADERS));
+  return http.post(`${cfg.baseUrl}/tokens`, body, params(cfg, 'POST /tokens', 'tokens.issue', opts, { ...JSON_HEADERS, ...replayable() }));
 }
 
 /** §4.2: no body and no credentials. */
 export function healthCheck(cfg: ScenarioConfig, opts: CallOptions = {}): Res {
-  return http.post(`${cfg.baseUrl}/tokens/health_check`, null, params(cfg, 'POST /tokens/health_check', 'tokens.health_check', opts, {}));
+  return http.post(`${cfg.baseUrl}/tokens/health_check`, null, params(cfg, 'POST /tokens/health_check', 'tokens.health_check', opts, replayable()));
 }
 
 /** §4.3: the method is not given by the spec (CES_VALIDATE_METHOD, default GET); no body. */
 export function validateToken(cfg: ScenarioConfig, token: string, opts: CallOptions = {}): Res {
   const method = cfg.validateMethod;
-  return http.request(method, `${cfg.baseUrl}/tokens/validate`, null, params(cfg, `${method} /tokens/validate`, 'tokens.validate', opts, bearer(token)));
+  const headers = method === 'GET' ? bearer(token) : { ...bearer(token), ...replayable() };
+  return http.request(method, `${cfg.baseUrl}/tokens/validate`, null, params(cfg, `${method} /tokens/validate`, 'tokens.validate', opts, headers));
 }
 
 /** §4.4: /v1/<endpoint> with the user's method and payload. */
 export function callBusiness(cfg: ScenarioConfig, which: BusinessEndpoint, token: string, opts: CallOptions = {}): Res {
   const { method, body } = cfg.business[which];
   const hasBody = body !== null && method !== 'GET';
-  const headers: Record<string, string> = hasBody ? { ...bearer(token), 'Content-Type': 'application/json' } : bearer(token);
+  const safe = method === 'GET';
+  const headers: Record<string, string> = { ...bearer(token), ...(hasBody ? { 'Content-Type': 'application/json' } : {}), ...(safe ? {} : replayable()) };
   return http.request(
     method as HttpMethod,
     `${cfg.baseUrl}/v1/${which}`,

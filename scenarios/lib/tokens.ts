@@ -7,6 +7,7 @@ import { certainlyExpiredFromMs, refusalIsEarly, type EdgeAllowance } from '../.
 import type { ScenarioConfig } from './config';
 import type { Credentials } from '../../src/spec/credentials.js';
 import { jsonBody, postTokens, type CallOptions, type Res } from './endpoints';
+import { EXPECTED_STATUSES } from './business-answer';
 import { counter } from './metrics';
 import type { SummaryData } from './summary';
 import { withRetry, type Outcome } from './retry';
@@ -20,9 +21,10 @@ export const tokenTurnovers = counter('token_turnovers');
 
 /**
  * What a call made with a token accepts at the HTTP level: a 401 is how a token turns over, so it
- * is not a failed request; whether it came too early is judged by `judgeRefusal`.
+ * is not a failed request; whether it came too early is judged by `judgeRefusal`. A 4xx about the
+ * payload passed the token (business-answer.ts).
  */
-export const WITH_TOKEN: CallOptions = { expect: [{ min: 200, max: 399 }, 401, 429] };
+export const WITH_TOKEN: CallOptions = { expect: [...EXPECTED_STATUSES, 401] };
 
 export const edgeAllowanceOf = (cfg: ScenarioConfig): EdgeAllowance => ({ clockSkewS: cfg.clockToleranceS });
 

@@ -3,7 +3,7 @@
 // these shapes; the runner only reads them.
 
 import type { Credentials } from '../spec/credentials.js';
-import type { RateLimitEndpoint } from '../spec/endpoints.js';
+import type { BusinessCalls, RateLimitEndpoint } from '../spec/endpoints.js';
 
 export interface Expectations {
   tokenLifetimeS: number;
@@ -17,10 +17,23 @@ export interface RateLimitSettings {
   maxRequests: number;
   /** How long a client that waits and retries (§7) may be kept out before recovery fails. */
   recoveryWaitS: number;
+  /**
+   * The longest Retry-After waited out to judge recovery (rate_limit.max_retry_after_s). Any valid
+   * value up to it is honoured, even past recoveryWaitS; beyond it the recovery is not tested.
+   */
+  maxRetryAfterS: number;
   /** False for an environment named production without --allow-production-load. */
   probingAllowed: boolean;
   /** Client instances sharing the limit, when the policy is to be sized for a fleet (`--fleet N`). */
   fleet?: number;
   /** rate_limit.second_client: another client of the target's environment, for the probe's scope phase. */
   secondClient?: Credentials;
+}
+
+/** What a production environment may receive (production-gate.ts enforces it). */
+export interface ProductionSettings {
+  /** production.max_requests: no run sends more requests than this to production. */
+  maxRequests: number;
+  /** The business endpoints opted in (business.<name>.production), each with production's own payload. */
+  business: Partial<BusinessCalls>;
 }

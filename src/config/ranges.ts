@@ -35,6 +35,9 @@ export const RANGES = {
   emulatorClients: range(1, 100, 'clients'),
   maxRps: range(0.1, 100_000, 'requests per second', false),
   maxRequests: range(1, 1_000_000, 'requests'),
+  productionMaxRequests: range(1, 100_000, 'requests'),
+  /** The longest Retry-After a probe waits out to judge recovery: an hour is past any probe's patience. */
+  maxRetryAfterS: range(1, 3_600, 'seconds'),
   loadRate: range(0.1, 100_000, 'requests per second', false),
   durationS: range(1, 86_400, 'seconds', false),
   vus: range(1, 10_000, 'virtual users'),

@@ -73,6 +73,13 @@ export const conformant: Behaviour = {
 
   admitBusiness: (check) => check.ok,
 
+  // The spec names the endpoints only, so the answers are plausible stand-ins.
+  businessReply(ctx, route) {
+    ctx.env.seq += 1;
+    if (route === 'evaluation') return json(200, { evaluation_id: `ev_${ctx.env.seq}`, decision: 'approved', score: 720 });
+    return json(200, { transactions: [], count: 0 });
+  },
+
   validateReply(ctx, check) {
     if (check.ok) return json(200, { valid: true, message: 'Token is valid' });
     return ctx.b.unauthorized(check.reason === 'missing' ? 'missing' : 'invalid');

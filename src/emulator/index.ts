@@ -71,7 +71,7 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
   // The service's clock: every instant it judges, states or stamps (profiles may set it off).
   const offsetMs = clockOffsetOf(opts.profiles);
   const clock = () => opts.now() + offsetMs;
-  const certs = opts.certificates ?? generateCertificates(opts.host);
+  const certs = opts.certificates ?? generateCertificates(opts.host, Date.now(), transport.chain);
   const files = await writeCertificates(certs, opts.tlsDir);
 
   const credentials = behaviour.environmentCredentials(opts.environments.map((name, i) => opts.credentials[i] ?? generateCredentials(name)));
@@ -83,7 +83,7 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
     limiter: opts.limiter !== undefined ? new RateLimiter(opts.limiter) : RateLimiter.bucket(opts.rateLimit.rps, opts.rateLimit.burst),
     ttlS: opts.tokenTtlS,
     seq: 0,
-    businessLatencyMs: opts.businessLatencyMs,
+    businessLatencyMs: Math.max(opts.businessLatencyMs, transport.businessLatencyMs),
   }));
 
   const listeners: Listener[] = [];

@@ -11,6 +11,7 @@ import type { Reply, RequestInfo, TlsSettings } from './types.js';
 import { internalError, payloadTooLarge } from './replies.js';
 import type { Transport } from './transport.js';
 import { chooseCoding, encodeBody } from '../http/content-coding.js';
+import { connectionPolicy, tuneKeepAlive, type ConnectionPolicy } from './connection-policy.js';
 
 export const BODY_CAP_BYTES = 64 * 1024;
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -77,12 +78,13 @@ function coded(reply: Reply, acceptEncoding: string | undefined, transport: Tran
   return { headers: { ...headers, 'content-encoding': coding }, body: encodeBody(coding, body) };
 }
 
-function send(req: Request, res: Response, reply: Reply, transport: Transport): void {
+async function send(req: Request, res: Response, reply: Reply, transport: Transport, policy: ConnectionPolicy): Promise<void> {
+  await policy.delay();
   const gone = 'stream' in res ? res.stream.destroyed : res.destroyed;
   if (res.headersSent || gone) return;
   const { headers, body } = coded(reply, req.headers['accept-encoding'], transport);
   try {
-    res.writeHead(reply.status, { ...headers, 'content-length': body.length });
+    res.writeHead(reply.status, { ...headers, ...policy.headers, 'content-length': body.length });
     res.end(body);
   } catch {
     // A stream reset between the check above and the write (HTTP/2 throws where HTTP/1.1 ignores).
@@ -93,14 +95,16 @@ function send(req: Request, res: Response, reply: Reply, transport: Transport): 
 const withoutPseudoHeaders = (headers: Http2ServerRequest['headers']): IncomingMessage['headers'] =>
   Object.fromEntries(Object.entries(headers).filter(([name]) => !name.startsWith(':')));
 
-function requestListener(handler: Handler, transport: Transport) {
+function requestListener(handler: Handler, transport: Transport, policy: ConnectionPolicy) {
   const serve = async (req: Request, res: Response): Promise<void> => {
+    // The close-after-answer and idle-close habits are HTTP/1.1 connections'; an HTTP/2 session has its own timeout.
+    if (!('stream' in req) && !('stream' in res)) policy.onRequest(req, res);
     const body = await readBody(req);
     if (body.kind === 'gone') return;
-    if (body.kind === 'too-large') return send(req, res, payloadTooLarge(), transport);
+    if (body.kind === 'too-large') return send(req, res, payloadTooLarge(), transport, policy);
     const url = req.url ?? '/';
     const query = url.indexOf('?');
-    send(
+    await send(
       req,
       res,
       await handler({
@@ -113,11 +117,12 @@ function requestListener(handler: Handler, transport: Transport) {
         httpVersion: req.httpVersion,
       }),
       transport,
+      policy,
     );
   };
   // A bug in a handler answers 500 on that request; it never reaches the process.
   return (req: Request, res: Response) => {
-    serve(req, res).catch(() => send(req, res, internalError(), transport));
+    serve(req, res).catch(() => send(req, res, internalError(), transport, policy).catch(() => undefined));
   };
 }
 
@@ -129,14 +134,14 @@ interface Http1Timeouts {
 }
 
 function tune(server: Http1Timeouts, transport: Transport): void {
-  server.keepAliveTimeout = transport.keepAliveMs;
+  tuneKeepAlive(server, transport);
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = REQUEST_TIMEOUT_MS;
 }
 
 /** The TLS server: HTTP/1.1 only, or HTTP/2 offered by ALPN beside it, with the same TLS settings. */
-function tlsServer(options: ListenerOptions) {
-  const onRequest = requestListener(options.handler, options.transport);
+function tlsServer(options: ListenerOptions, policy: ConnectionPolicy) {
+  const onRequest = requestListener(options.handler, options.transport, policy);
   const tls = { cert: options.certPem, key: options.keyPem, ...options.tls, honorCipherOrder: true };
   if (!options.transport.http2) {
     const https = createHttpsServer(tls, onRequest);
@@ -159,8 +164,9 @@ function tlsServer(options: ListenerOptions) {
 }
 
 export async function listen(options: ListenerOptions): Promise<Listener> {
-  const { server: https, closeAll } = tlsServer(options);
-  const plain = options.plainHttp ? createHttpServer(requestListener(options.handler, options.transport)) : undefined;
+  const policy = connectionPolicy(options.transport);
+  const { server: https, closeAll } = tlsServer(options, policy);
+  const plain = options.plainHttp ? createHttpServer(requestListener(options.handler, options.transport, policy)) : undefined;
   if (plain) tune(plain, options.transport);
 
   // Every raw socket, so close() can end connections that are idle, mid-handshake or never spoke.

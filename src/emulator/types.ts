@@ -106,6 +106,8 @@ export interface Behaviour {
   bearerExpired(record: TokenRecord, nowMs: number): boolean;
   /** §4.4, §5.3: whether a business call with this bearer judgement is served. */
   admitBusiness(check: BearerCheck): boolean;
+  /** §4.4: the answer of a business call that passed the bearer gate, for its JSON object body. */
+  businessReply(ctx: Ctx, route: BusinessEndpoint, body: Record<string, unknown>): Reply;
   /** §4.3 */
   validateReply(ctx: Ctx, check: BearerCheck): Reply;
   /** §4.2 */

@@ -38,6 +38,8 @@ export interface SendOptions {
   /** A body serialized as JSON, with Content-Type: application/json. */
   json?: unknown;
   bearer?: string;
+  /** The bearer is a token known to have expired: a call the service must refuse, so production allows it. */
+  bearerExpired?: boolean;
   /** False hands 429 answers back instead of waiting them out (for the rate-limit probe). */
   waitOut429?: boolean;
   timeoutMs?: number;

@@ -10,8 +10,9 @@
 //   out is made known to the redactor here, as the answer arrives.
 // What a request yields is plain data (exchange.ts); the connection pool is dispatcher.ts.
 
+import { randomUUID } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
-import type { Target } from '../config/target.js';
+import { isProduction, type Target } from '../config/target.js';
 import type { Credentials } from '../spec/credentials.js';
 import type { Evidence } from '../report/model.js';
 import { credentialFieldsIn, credentialHeadersIn, headerCredential } from './credential-fields.js';
@@ -22,6 +23,8 @@ import type { Exchange, IssuedToken, SendOptions, TokenExchange, TransportSeen }
 import { DEFAULT_RATE_LIMIT_BUDGET, sendWaitingOut429, type RateLimitBudget } from './rate-limit-wait.js';
 import { flattenHeaders, parseJson, readCapped } from './read-answer.js';
 import { fingerprint, type Redactor } from './redact.js';
+import type { BearerKind, ProductionGate } from './production-gate.js';
+import { IDEMPOTENCY_KEY, closedWhileReused, replaySafe } from './replay.js';
 import { httpDateMs, measureSkew, type ClockReading, type SkewBounds } from '../time/clock-skew.js';
 
 export const DEFAULT_BODY_CAP_BYTES = 64 * 1024;
@@ -39,17 +42,23 @@ export interface ServiceClientOptions {
   connections?: number;
   /** Where HTTPS_PROXY / NO_PROXY are read (dispatcher.ts); the process's environment by default. */
   env?: NodeJS.ProcessEnv;
+  /** The run's production gate (production-gate.ts): consulted for every request when the target is production. */
+  production?: ProductionGate;
 }
 
 export class ServiceClient {
   readonly target: Target;
   private readonly dispatcher: Dispatcher;
-  private readonly opts: Required<Omit<ServiceClientOptions, 'connections' | 'env'>>;
+  private readonly opts: Required<Omit<ServiceClientOptions, 'connections' | 'env' | 'production'>>;
   private readonly echoes: string[] = [];
+  /** Only for a production target: every request passes it before it is sent. */
+  private readonly gate: ProductionGate | undefined;
+  /** Tokens this target issued to this client: a bearer among them is a valid one. */
+  private readonly issued = new Set<string>();
   private answers = 0;
   private readonly readings: ClockReading[] = [];
   /** Tokens handed to the target's own credentials, by value: what the token ledger records. */
-  private readonly issued = new Map<string, IssuedToken>();
+  private readonly forLedger = new Map<string, IssuedToken>();
   private readonly seen: TransportSeen = { connections: {}, codings: {} };
 
   constructor(target: Target, options: ServiceClientOptions) {
@@ -62,6 +71,7 @@ export class ServiceClient {
       sleep: options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))),
       random: options.random ?? Math.random,
     };
+    this.gate = isProduction(target) ? options.production : undefined;
     this.dispatcher = dispatcherFor(target, options.connections, options.env, (version: HttpVersion) => count(this.seen.connections, version));
     options.redactor.addSecret(target.credentials.clientSecret, target.credentials.clientId);
   }
@@ -84,14 +94,9 @@ export class ServiceClient {
     }
     if (options.bearer !== undefined) headers['authorization'] = `Bearer ${options.bearer}`;
     const label = `${method} ${path}`;
-    const sentAt = Date.now();
-    const started = performance.now();
     const timeout = options.timeoutMs ?? this.opts.timeoutMs;
-    let res: Dispatcher.ResponseData;
-    let text: string;
-    let truncated: boolean;
-    try {
-      res = await request(this.target.baseUrl + path, {
+    const send = () =>
+      request(this.target.baseUrl + path, {
         method: method as Dispatcher.HttpMethod,
         headers,
         body,
@@ -100,12 +105,36 @@ export class ServiceClient {
         bodyTimeout: timeout,
         signal: AbortSignal.timeout(timeout),
       });
+    const bearer = this.bearerKind(options);
+    this.gate?.admit(path, bearer);
+    let sentAt = Date.now();
+    let started = performance.now();
+    let res: Dispatcher.ResponseData;
+    let answered: number | null = null;
+    let text: string;
+    let truncated: boolean;
+    try {
+      try {
+        res = await send();
+      } catch (err) {
+        // A pooled connection the server closed while idle, just as we sent on it (replay.ts).
+        if (!closedWhileReused(err) || !replaySafe(method, path, headers)) throw err;
+        // The first attempt went out too: production's audit lists it, and the budget counts both.
+        this.audit(method, path, sentAt, started, null, bearer);
+        this.gate?.admit(path, bearer);
+        sentAt = Date.now();
+        started = performance.now();
+        res = await send();
+      }
+      answered = res.statusCode;
       const coding = flattenHeaders(res.headers)['content-encoding'];
       ({ text, truncated } = await readCapped(res.body, this.opts.bodyCapBytes, coding));
       count(this.seen.codings, codingsOf(coding).join(', ') || 'identity');
     } catch (err) {
       if (err instanceof UnreadableBody) throw new UnreadableBody(`${label}: ${err.message}`);
       throw answerTimeout(err, label, timeout) ?? err;
+    } finally {
+      this.audit(method, path, sentAt, started, answered, bearer);
     }
     const durationMs = performance.now() - started;
     const answerHeaders = flattenHeaders(res.headers);
@@ -138,6 +167,35 @@ export class ServiceClient {
   }
 
   /**
+   * A request written on a raw socket instead of through undici (tls.no-plain-http's plain-text
+   * one): the production gate counts and lists it like any other.
+   */
+  async sendRaw<T>(method: string, path: string, send: () => Promise<T>, statusOf: (result: T) => number | null): Promise<T> {
+    this.gate?.admit(path, 'none');
+    const sentAt = Date.now();
+    const started = performance.now();
+    let status: number | null = null;
+    try {
+      const result = await send();
+      status = statusOf(result);
+      return result;
+    } finally {
+      this.audit(method, path, sentAt, started, status, 'none', { plain_text: true });
+    }
+  }
+
+  private audit(method: string, path: string, sentAt: number, started: number, status: number | null, auth: BearerKind, extra: { plain_text?: true } = {}): void {
+    this.gate?.record({ environment: this.target.environment, method, path, status, at: new Date(sentAt).toISOString(), duration_ms: Math.round(performance.now() - started), auth, ...extra });
+  }
+
+  /** What the Authorization header carries, for the gate and the audit trail (never the token). */
+  private bearerKind(options: SendOptions): BearerKind {
+    if (options.bearer === undefined) return 'none';
+    if (!this.issued.has(options.bearer)) return 'forged';
+    return options.bearerExpired ? 'expired' : 'valid';
+  }
+
+  /**
    * What an answer hands out where a credential stands is hidden from now on: a success's is a
    * token issued to this run (no refusal may carry it later); anything else's is only hidden, never
    * judged by (a 401's `"token": "none"` is no token).
@@ -163,8 +221,9 @@ export class ServiceClient {
     if (ex.status >= 200 && ex.status < 300 && body && typeof body === 'object' && typeof body['token'] === 'string') {
       const token = body['token'];
       this.opts.redactor.addToken(token);
+      this.issued.add(token);
       ex.issued = { token, fingerprint: fingerprint(token), expiresAt: body['expires_at'], tokenType: body['token_type'] };
-      if (credentials.clientId === this.target.credentials.clientId && !this.issued.has(token)) this.issued.set(token, ex.issued);
+      if (credentials.clientId === this.target.credentials.clientId && !this.forLedger.has(token)) this.forLedger.set(token, ex.issued);
     }
     return ex;
   }
@@ -177,10 +236,12 @@ export class ServiceClient {
     return this.send('POST', '/tokens/health_check', options);
   }
 
+  /** One logical business call, with an Idempotency-Key of its own (replay.ts says why). */
   business(name: string, call: { method: string; body: unknown }, token: string | undefined, options: SendOptions = {}): Promise<Exchange> {
     const withBody = call.method !== 'GET' && call.method !== 'HEAD';
     return this.send(call.method, `/v1/${name}`, {
       ...options,
+      headers: { [IDEMPOTENCY_KEY]: randomUUID(), ...options.headers },
       ...(withBody ? { json: call.body } : {}),
       ...(token === undefined ? {} : { bearer: token }),
     });
@@ -214,7 +275,7 @@ export class ServiceClient {
 
   /** Every token POST /tokens handed this client for the target's credentials (a second client's are not the ledger's). */
   issuedTokens(): IssuedToken[] {
-    return [...this.issued.values()];
+    return [...this.forLedger.values()];
   }
 
   /** What ALPN chose for each connection and how the answers were coded, so far. */

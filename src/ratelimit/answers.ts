@@ -1,7 +1,7 @@
 // Reading one answer for the limiter's sake: was it the limit's refusal, what Retry-After said, and
 // which RateLimit headers came with it. Pure functions of status and headers.
 
-import { isLimitLike } from '../spec/limit-statuses.js';
+import { isLimitLike, passedTokenAndLimit } from '../spec/limit-statuses.js';
 import type { Answer, RateLimitHeaders } from './types.js';
 
 /**
@@ -56,20 +56,21 @@ export type StatusTally = ReadonlyMap<number, number>;
  * Why the probe's answers cannot size a rate limit, or undefined when they can. A limit is measured
  * off the endpoint working: answers that are mostly refusals of another kind (401 for bad
  * credentials, a redirect, a 5xx, no answer at all) measure something else, so the run has not
- * tested the limit and must not pass. A few 401s (a token turning over mid-probe) are normal.
+ * tested the limit and must not pass. A few 401s (a token turning over mid-probe) are normal. A
+ * 422 or 400 for the payload is the endpoint working: the token and the limit let it through.
  */
 export function unusableProbe(tally: StatusTally): string | undefined {
   let total = 0;
   let usable = 0;
   for (const [status, n] of tally) {
     total += n;
-    if ((status >= 200 && status < 300) || answerOf(status) === 'limited') usable += n;
+    if (passedTokenAndLimit(status) || answerOf(status) === 'limited') usable += n;
   }
   if (total === 0) return 'the probe got no answer at all';
   // Half the answers working is far below any real run (a handful of 401s at a token's expiry) and
   // far above a run against the wrong thing (every answer a 401, a 3xx or a 5xx).
   if (usable * 2 >= total) return undefined;
-  const others = [...tally].filter(([s]) => !((s >= 200 && s < 300) || answerOf(s) === 'limited')).sort((a, b) => b[1] - a[1]);
+  const others = [...tally].filter(([s]) => !(passedTokenAndLimit(s) || answerOf(s) === 'limited')).sort((a, b) => b[1] - a[1]);
   const shown = others.map(([s, n]) => `${n} × ${s === 0 ? 'no answer' : s}`).join(', ');
   const hint = others[0]?.[0] === 401 || others[0]?.[0] === 403 ? '; check the credentials' : others[0]?.[0] !== undefined && others[0][0] >= 300 && others[0][0] < 400 ? '; the target redirects: give the base URL it redirects to' : '';
   return `only ${usable} of ${total} probe answers came from the working endpoint (${shown})${hint}`;

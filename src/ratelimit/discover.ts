@@ -35,6 +35,7 @@
 import type { ProbeCalls } from './calls.js';
 import { round } from './estimators.js';
 import { probeTimeline } from './timeline.js';
+import { refusalsOf, tooFewRefusals } from './evidence.js';
 import { monotonicClock, type Clock } from './pacing.js';
 import { describeLimiter, type LimiterModel } from './limiters/index.js';
 import { idleBurstPhase } from './probe/idle-burst.js';
@@ -42,6 +43,7 @@ import { confirmedShape } from './probe/confirm-shape.js';
 import { drainFigures, shapePhase, type ShapeFindings } from './probe/recover.js';
 import { windowFigures, windowPhase } from './probe/window-path.js';
 import { ERROR_STREAK, Probe } from './probe/probe.js';
+import { MAX_IN_FLIGHT, reachableRps } from './in-flight.js';
 import { retryAfterPhase, type RetryAfterFindings } from './probe/retry-after.js';
 import { drainAgainFromIdle } from './probe/redrain.js';
 import { scopePhase } from './probe/scope.js';
@@ -64,6 +66,8 @@ export interface DiscoverOptions {
   /** Shortest sustained-rate window, seconds. */
   minWindowS?: number;
   maxInFlight?: number;
+  /** The longest Retry-After waited out to judge it (rate_limit.max_retry_after_s); longer ones are not tested. */
+  maxRetryAfterS?: number;
   /** When given, every sample is also pushed here (for tests and benchmarks that inspect the run). */
   record?: Sample[];
 }
@@ -75,8 +79,10 @@ export const DISCOVER_DEFAULTS = {
   windowAccepts: 60,
   // At high limits 60 acceptances take a fraction of a second; 2 s smooths out a scheduling hiccup.
   minWindowS: 2,
-  // The ServiceClient's connection pool: more in flight would queue in the client, not the service.
-  maxInFlight: 16,
+  // The bound of the in-flight count the probe sizes from the latency (in-flight.ts), and the
+  // ServiceClient's connection pool: more in flight would queue in the client, not the service.
+  maxInFlight: MAX_IN_FLIGHT,
+  maxRetryAfterS: 120,
 } as const;
 
 export async function discover(opts: DiscoverOptions): Promise<Estimate> {
@@ -87,6 +93,7 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     maxRequests: opts.maxRequests,
     maxDurationMs: (opts.maxDurationS ?? DISCOVER_DEFAULTS.maxDurationS) * 1000,
     maxInFlight: opts.maxInFlight ?? DISCOVER_DEFAULTS.maxInFlight,
+    maxRetryAfterS: opts.maxRetryAfterS ?? DISCOVER_DEFAULTS.maxRetryAfterS,
     signal: opts.signal,
     progress: opts.progress ?? (() => {}),
     samples: opts.record ?? [],
@@ -193,9 +200,32 @@ const NOTHING_MEASURED: Figures = {
   limiter_evidence: [],
 };
 
+// An answer this slow is the service's, not a busy test machine's scheduling.
+const SLOW_ANSWER_MS = 500;
+
+/**
+ * Why the figures are the answers' latency rather than the limit, or undefined. After the first
+ * refusal the probe asks single questions, each after the answer to the last (ping.ts): when an
+ * answer takes longer than the limit's interval between admissions, every interval it times is the
+ * latency. The paced streams are unaffected (in-flight.ts), the identification is not. Only past
+ * half a second and twice the interval: a busy machine's p95 of tens of ms against a quick limit
+ * (50/s: 20 ms) is scheduling noise the phases were built to absorb, never a reason to give up.
+ */
+export function latencyBound(latencyP95Ms: number | null, sustainedRps: number | null): string | undefined {
+  if (latencyP95Ms === null || sustainedRps === null || sustainedRps <= 0) return undefined;
+  const intervalMs = 1000 / sustainedRps;
+  if (latencyP95Ms < Math.max(2 * intervalMs, SLOW_ANSWER_MS)) return undefined;
+  return `answers take ${round(latencyP95Ms / 1000, 2)} s (p95), longer than the ${round(intervalMs / 1000, 3)} s between the admissions measured, so the figures timed one answer after another are latency, not the limit; probe a quicker endpoint (rate_limit.endpoint: tokens.validate)`;
+}
+
 /** The Estimate: the phases' figures, plus what the probe as a whole saw, with its notes in the order the phases ran. */
-function estimateOf(probe: Probe, stream: StreamFindings, figures: Figures, retryAfter: RetryAfterFindings, phaseNotes: string[]): Estimate {
+function estimateOf(probe: Probe, stream: StreamFindings, claimed: Figures, retryAfter: RetryAfterFindings, claimedNotes: string[]): Estimate {
   const { refusals, samples, stoppedBy, maxRequests, maxDurationMs } = probe;
+  // Evidence before a claim (evidence.ts): whichever path read the figures, they stand only if the
+  // limit shut often enough for that path's method.
+  const unsupported = claimed.sustained_rps !== null ? tooFewRefusals(claimed.limiter?.kind ?? 'bucket', refusalsOf(samples)) : null;
+  const figures: Figures = unsupported ? { ...NOTHING_MEASURED, scope: claimed.scope, limiter_evidence: [unsupported] } : claimed;
+  const phaseNotes = unsupported ? [unsupported, ...claimedNotes.filter((n) => !n.startsWith('identified: '))] : claimedNotes;
   const notes = [...stream.notes, ...phaseNotes];
   const status = stream.limitingStatus;
   if (status !== null && status !== 429) notes.unshift(`non-conformant: §7 wants 429 for a rate limit; the limit answered ${status} (${refusals.statuses.get(status)} times)`);
@@ -205,6 +235,10 @@ function estimateOf(probe: Probe, stream: StreamFindings, figures: Figures, retr
   else if (stoppedBy === 'requests') notes.push(`probe defect: it spent all of rate_limit.max_requests (${maxRequests} requests) without pinning the limiter down; the estimate is partial`);
   else if (stoppedBy === 'time') notes.push(`stopped at the probe's time cap (${maxDurationMs / 1000} s): the estimate may be partial`);
   else if (stoppedBy === 'errors') notes.push(`stopped after ${ERROR_STREAK} transport errors in a row (last: ${probe.lastError.slice(0, 160)})`);
+  // Little's law bound the stream: what max_rps would have found above that rate was not tested.
+  if (probe.inFlightBound && refusals.statuses.size === 0) notes.push(`answers took about ${round(probe.latencyMs() / 1000, 2)} s: at most ${probe.maxInFlight} requests in flight offer about ${round(reachableRps(probe.maxInFlight, probe.latencyMs()), 1)} req/s, below max_rps (${probe.maxRps}); a limit above that rate was not tested`);
+  const slow = latencyBound(stream.latencyP95Ms, figures.sustained_rps);
+  if (slow) notes.unshift(`not tested: ${slow}`);
   if (refusals.withoutRetryAfter > 0 && refusals.retryAfterMax !== null) notes.push(`${refusals.withoutRetryAfter} refusals carried no Retry-After while others did`);
   const headers = refusals.headers && retryAfter.reset ? { ...refusals.headers, reset: retryAfter.reset } : refusals.headers;
   return {
@@ -228,6 +262,6 @@ function estimateOf(probe: Probe, stream: StreamFindings, figures: Figures, retr
     limiter: figures.limiter,
     limiter_evidence: figures.limiter_evidence,
     notes,
-    partial: stoppedBy !== undefined,
+    partial: stoppedBy !== undefined || slow !== undefined,
   };
 }

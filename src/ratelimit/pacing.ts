@@ -32,10 +32,11 @@ export interface PaceOptions {
   /** Requests per second, read before every send: a phase may change it mid-stream. */
   rate: () => number;
   /**
-   * At most this many requests in flight. More would only queue in the client's connection pool
+   * At most this many requests in flight, read before every send (a probe sizes it from the
+   * latency it measures, in-flight.ts). More would only queue in the client's connection pool
    * and blur the moment each request reaches the limiter.
    */
-  maxInFlight: number;
+  maxInFlight: () => number;
   /** Read before every send; true ends the stream (what is in flight still completes). */
   done: () => boolean;
   /** Sends one request and records its answer; must not throw. */
@@ -68,7 +69,7 @@ export async function pace(opts: PaceOptions): Promise<number> {
       await clock.sleep(Math.ceil(wait), signal);
       continue;
     }
-    if (inFlight.size >= opts.maxInFlight) {
+    if (inFlight.size >= opts.maxInFlight()) {
       await Promise.race(inFlight);
       continue;
     }

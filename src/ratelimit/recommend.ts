@@ -20,15 +20,26 @@ export const CAP_MAX_MS = 60_000;
 
 const ceilTo = (n: number, step: number) => Math.ceil(n / step) * step;
 
-/**
- * A rate below the measured one, rounded down to figures a person would type: whole requests per
- * second from 10 up, tenths from 1, hundredths below.
- */
-export function targetRate(sustainedRps: number): number {
-  const raw = sustainedRps * (1 - HEADROOM);
+/** Rounded down to figures a person would type: whole requests per second from 10 up, tenths from 1, hundredths below. */
+export function roundedRate(raw: number): number {
   if (raw >= 10) return Math.floor(raw);
   if (raw >= 1) return Math.floor(raw * 10) / 10;
   return Math.max(0.01, Math.floor(raw * 100) / 100);
+}
+
+/**
+ * The one place a recommended rate meets the measured one: never above it. Every rate the harness
+ * recommends, the first (recommend) and each lowered one (proof-loop.ts), passes through here, so
+ * a policy above what the probe saw the limit admit cannot be given, whatever the headroom or a
+ * proof's goodput say.
+ */
+export function atMostMeasured(rate: number, measuredRps: number): number {
+  return Math.min(rate, measuredRps);
+}
+
+/** A rate below the measured one, rounded down (roundedRate). */
+export function targetRate(sustainedRps: number): number {
+  return atMostMeasured(roundedRate(sustainedRps * (1 - HEADROOM)), sustainedRps);
 }
 
 /** The wait before retry `attempt` (0-based) is uniform in [0, window(attempt)] under full jitter. */

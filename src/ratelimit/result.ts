@@ -1,14 +1,27 @@
 // The report's `rate_limit` section from the probe's estimate, the recommendation and its proof.
 // Pure, so the contract's shape is decided in one place and tested without a server.
 
-import type { RateLimitResult } from '../report/model.js';
+import type { ProofRound, RateLimitResult } from '../report/model.js';
 import { fleetSummaryLines } from './fleet/summary-lines.js';
 import { describeLimiter } from './limiters/index.js';
+import { PROOF_PROMISE } from './proof-loop.js';
+import { proofRoundText } from '../report/format.js';
 import type { Estimate, Proof, Recommendation } from './types.js';
 
-export function toRateLimitResult(estimate: Estimate, recommendation: Recommendation | null, proof: Proof | null, proofNotes: string[] = []): RateLimitResult {
+/** What the proof loop (proof-loop.ts) made of the recommendation: its verdict and every round it ran. */
+export interface Proving {
+  verdict: NonNullable<RateLimitResult['proof_verdict']>;
+  rounds: ProofRound[];
+}
+
+/**
+ * `recommendation` is the policy to give: the one a proof held, or the unproven one when no proof
+ * ran; null when there is none, or when proofs ran and none held (`proving` says so).
+ */
+export function toRateLimitResult(estimate: Estimate, recommendation: Recommendation | null, proof: Proof | null, proofNotes: string[] = [], proving: Proving = { verdict: 'not run', rounds: [] }): RateLimitResult {
   const notes = [...estimate.notes];
   if (recommendation) notes.push(...recommendation.why.map((w) => `recommendation: ${w}`));
+  else if (proving.verdict === 'not proven') notes.push(`no recommendation: not proven, none of the ${proving.rounds.length} policies tried kept the promise in its k6 proof`);
   else if (estimate.sustained_rps === null) notes.push('no recommendation: the probe did not measure a sustained rate to size a client by');
   notes.push(...proofNotes);
   return {
@@ -27,6 +40,8 @@ export function toRateLimitResult(estimate: Estimate, recommendation: Recommenda
       ? { target_rps: recommendation.target_rps, max_concurrency: recommendation.max_concurrency, backoff: recommendation.backoff }
       : null,
     proof,
+    proof_verdict: proving.verdict,
+    ...(proving.rounds.length > 0 ? { proof_rounds: proving.rounds } : {}),
     timeline: estimate.timeline,
     notes,
     limiting_status: estimate.limiting_status,
@@ -64,14 +79,21 @@ export function summaryLines(r: RateLimitResult): string[] {
   const share = r.requests_sent > 0 ? ` (${((r.requests_limited / r.requests_sent) * 100).toFixed(1)} %)` : '';
   lines.push(`  probe: ${r.requests_sent} requests, ${r.requests_limited} limited${share}, ${r.duration_s ?? '?'} s${r.partial ? ', partial' : ''}`);
   const rec = r.recommendation;
+  const unproven = r.proof_verdict === 'not run' && rec ? ' (not proven: no proof ran)' : '';
   if (rec) {
     const b = rec.backoff;
     lines.push(
-      `recommend: ≤ ${rec.target_rps} req/s, ≤ ${rec.max_concurrency} in flight; on 429 honour Retry-After, else backoff ${b.base_ms}–${b.cap_ms} ms ${b.jitter} jitter, ≤ ${b.max_retries} retries`,
+      `recommend${unproven}: ≤ ${rec.target_rps} req/s, ≤ ${rec.max_concurrency} in flight; on 429 honour Retry-After, else backoff ${b.base_ms}–${b.cap_ms} ms ${b.jitter} jitter, ≤ ${b.max_retries} retries`,
     );
-  } else lines.push('recommend: nothing (no sustained rate measured)');
-  const p = r.proof;
-  if (p) lines.push(`proof (k6 at ${rec?.target_rps ?? '?'} req/s): ${(p.rate_429 * 100).toFixed(2)} % 429, goodput ${p.goodput_rps} req/s, ${p.lost_requests} lost`);
+  } else if (r.proof_verdict === 'not proven') lines.push(`recommend: nothing — NOT PROVEN: no policy kept its promise (≤ ${(PROOF_PROMISE.max_rate_429 * 100).toFixed(0)} % 429, no call lost) in ${r.proof_rounds?.length ?? 0} k6 proof rounds`);
+  else lines.push('recommend: nothing (no sustained rate measured)');
+  const rounds = r.proof_rounds ?? [];
+  if (rounds.length > 1 || (rounds.length === 1 && r.proof_verdict !== 'proven')) {
+    rounds.forEach((round, i) => lines.push(`  proof round ${i + 1}: ${proofRoundText(round)}`));
+  } else {
+    const p = r.proof;
+    if (p) lines.push(`proof (k6 at ${rec?.target_rps ?? '?'} req/s): ${(p.rate_429 * 100).toFixed(2)} % 429, goodput ${p.goodput_rps} req/s, ${p.lost_requests} lost`);
+  }
   lines.push(...fleetSummaryLines(r.fleet));
   return lines;
 }

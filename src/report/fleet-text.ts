@@ -26,6 +26,7 @@ export function fleetHeading(f: FleetResult): string {
 /** "per instance ≤ 0.8 req/s (burst 1), client-bucket; backoff 40–2000 ms, ≤ 6 retries, honour Retry-After". */
 export function fleetRecommendationText(f: FleetResult): string {
   const rec = f.recommendation;
+  if (rec === null && f.proof?.verdict === 'not proven') return `none: NOT PROVEN, the chosen ${f.proof.policy} failed its k6 fleet run`;
   if (rec === null) return 'none: no policy could be chosen';
   const b = rec.backoff;
   return (
@@ -41,4 +42,12 @@ export function fleetMethodText(f: FleetResult): string {
     `the fleet offered ${f.offered_rps} req/s for ${f.duration_s} s, and apart from that worked off a backlog of ${f.backlog} calls; ` +
     `round trip ${f.latency_ms} ms, seed ${f.seed}. Assumption: ${f.assumption}.`
   );
+}
+
+/** The k6 fleet run of the choice, one sentence; null when none was asked for (simulated only). */
+export function fleetProofText(f: FleetResult): string | null {
+  const p = f.proof;
+  if (p === undefined) return null;
+  const figures = p.rate_429 === undefined ? '' : `: goodput ${formatNumber(p.goodput_rps ?? 0, 2)} req/s, ${formatPercent(p.rate_429)} 429, ${p.lost ?? 0} lost`;
+  return `k6 fleet proof (${p.instances} instances, ${p.policy}, ${p.offered_rps} req/s offered for ${p.duration_s} s)${figures}: ${p.verdict} (${p.why})`;
 }

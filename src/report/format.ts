@@ -1,7 +1,7 @@
 // Turning model values into the words and figures every renderer shows. Locale-free on purpose:
 // a report must read the same on a CI runner as on a laptop, and stay byte-for-byte deterministic.
 
-import type { BackoffPolicy, Evidence, LoadScenarioResult, RateLimitResult, Report, Status } from './model.js';
+import type { BackoffPolicy, Evidence, LoadScenarioResult, ProofRound, RateLimitResult, Report, Status } from './model.js';
 
 export const STATUS_ICON: Record<Status, string> = {
   pass: '✅',
@@ -152,6 +152,7 @@ function optionalFacts(r: RateLimitResult): Array<[string, string]> {
 
 export function recommendationText(r: RateLimitResult): string {
   const rec = r.recommendation;
+  if (rec === null && r.proof_verdict === 'not proven') return `none: not proven, no policy tried kept its promise in ${formatNumber(r.proof_rounds?.length ?? 0)} k6 proof rounds`;
   if (rec === null) return 'none: the probe found nothing to size a client by';
   return (
     `send at most ${formatRate(rec.target_rps)} with at most ${formatNumber(rec.max_concurrency)} request${rec.max_concurrency === 1 ? '' : 's'} in flight; ` +
@@ -160,7 +161,17 @@ export function recommendationText(r: RateLimitResult): string {
 }
 
 export function proofText(r: RateLimitResult): string | null {
+  const rounds = r.proof_rounds ?? [];
+  // Several rounds, or one that failed: each with its rate and verdict, so the lowering shows.
+  if (rounds.length > 1 || (rounds.length === 1 && r.proof_verdict !== 'proven')) return rounds.map((round, i) => `round ${i + 1} ${proofRoundText(round)}`).join('; ');
   const p = r.proof;
   if (!p) return null;
-  return `${formatPercent(p.rate_429)} of requests got 429, goodput ${formatRate(p.goodput_rps)}, ${formatNumber(p.lost_requests)} requests lost`;
+  const unproven = r.proof_verdict === 'not run' ? ' (no proof ran)' : '';
+  return `${formatPercent(p.rate_429)} of requests got 429, goodput ${formatRate(p.goodput_rps)}, ${formatNumber(p.lost_requests)} requests lost${unproven}`;
+}
+
+/** One proof round in a line: "at 40 req/s: 25.1 % 429, goodput 29.9 req/s, 0 lost: fails (…)". */
+export function proofRoundText(round: ProofRound): string {
+  const figures = `${formatPercent(round.rate_429)} 429, goodput ${formatRate(round.goodput_rps)}, ${formatNumber(round.lost_requests)} lost`;
+  return `at ${formatRate(round.target_rps)}: ${figures}: ${round.verdict}${round.verdict === 'fails' ? ` (${round.why})` : ''}`;
 }

@@ -2,7 +2,7 @@
 // and goodput and 429 rate against fleet size for each candidate policy (two charts), with the
 // rows beneath as a table so the figures read without the pictures.
 
-import { FLEET_HEADERS, fleetHeading, fleetMethodText, fleetRecommendationText, fleetRowCells } from './fleet-text.js';
+import { FLEET_HEADERS, fleetHeading, fleetMethodText, fleetProofText, fleetRecommendationText, fleetRowCells } from './fleet-text.js';
 import { rich } from './html-rich.js';
 import type { FleetResult, FleetRow } from './model.js';
 import { type SafeHtml, html } from './safe-html.js';
@@ -30,11 +30,11 @@ function fleetCharts(f: FleetResult): SafeHtml {
 
 export function fleetSection(f: FleetResult | null | undefined): SafeHtml | null {
   if (f === undefined) return null;
-  if (f === null) return html`<h3 id="fleet-h">Fleet</h3><p>Not sized: no sustained rate was measured to share out.</p>`;
+  if (f === null) return html`<h3 id="fleet-h">Fleet</h3><p>Not sized: no proven single-client rate to share out.</p>`;
   const why = f.recommendation?.why ?? [];
   const rows = f.rows.map((r) => html`<tr>${fleetRowCells(r).map((c, i) => (i === 1 ? html`<td>${c}</td>` : html`<td class="num">${c}</td>`))}</tr>`);
   return html`<h3 id="fleet-h">${fleetHeading(f)}</h3>
-<div class="callout"><p><strong>Fleet recommendation:</strong> ${fleetRecommendationText(f)}.</p><p>${fleetMethodText(f)}</p></div>
+<div class="callout"><p><strong>Fleet recommendation:</strong> ${fleetRecommendationText(f)}.</p><p>${fleetMethodText(f)}</p>${fleetProofText(f) !== null && html`<p><strong>Fleet proof run:</strong> ${fleetProofText(f)}.</p>`}</div>
 ${why.length > 0 && html`<ul class="notes">${why.map((w) => html`<li>${rich(w)}</li>`)}</ul>`}
 ${fleetCharts(f)}
 <details><summary>Fleet simulation data</summary><table><thead><tr>${FLEET_HEADERS.map((h, i) => html`<th scope="col"${i === 1 ? '' : html` class="num"`}>${h}</th>`)}</tr></thead><tbody>${rows}</tbody></table></details>`;

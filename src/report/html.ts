@@ -10,6 +10,7 @@ import { clientSectionHtml } from './client-html.js';
 import { SINCE_CSS, sinceLastRunSection } from './html-since.js';
 import { loadSection } from './html-load.js';
 import { rateLimitSection } from './html-rate-limit.js';
+import { productionSectionHtml } from './html-production.js';
 import { rich } from './html-rich.js';
 import { REPORT_CSP, REPORT_CSS } from './html-style.js';
 import { specLabel, type CheckResult, type Evidence, type Report, type Untested } from './model.js';
@@ -100,7 +101,7 @@ ${sinceLastRunSection(report)}${untestedSection(report.untested ?? [])}
 ${notesSection(report.notes ?? [])}
 ${checksSection(report.checks)}
 ${report.load && loadSection(report.load)}
-${report.rate_limit && rateLimitSection(report.rate_limit)}${report.client ? clientSectionHtml(report.client) : null}
+${report.rate_limit && rateLimitSection(report.rate_limit)}${report.client ? clientSectionHtml(report.client) : null}${productionSectionHtml(report.production)}
 </main>
 <footer>${report.tool.name} ${report.tool.version} · ${report.schema}</footer>
 </body>

@@ -14,6 +14,6 @@ export function orderedFleet(f: FleetResult | null, orderKeys: OrderKeys): Fleet
       recommendation: f.recommendation && orderKeys({ ...f.recommendation, backoff: orderKeys(f.recommendation.backoff, ['base_ms', 'cap_ms', 'max_retries']) }, ['policy', 'per_instance_rps', 'per_instance_burst', 'backoff', 'honour_retry_after', 'why']),
       rows: f.rows.map((r) => orderKeys(r, ['instances', 'policy', 'goodput_rps', 'rate_429', 'p99_ms', 'lost', 'drained_s', 'drain_lost'])),
     },
-    ['instances', 'limiter', 'sharing', 'assumption', 'offered_rps', 'duration_s', 'backlog', 'latency_ms', 'seed', 'recommendation', 'rows'],
+    ['instances', 'limiter', 'sharing', 'assumption', 'offered_rps', 'duration_s', 'backlog', 'latency_ms', 'seed', 'recommendation', 'proof', 'rows'],
   );
 }

@@ -44,6 +44,9 @@ function rateLimit(r: RateLimitResult): RateLimitResult {
           ? null
           : orderKeys({ ...rec, backoff: orderKeys(rec.backoff, ['base_ms', 'cap_ms', 'jitter', 'max_retries']) }, ['target_rps', 'max_concurrency', 'backoff']),
       ...(r.proof ? { proof: orderKeys(r.proof, ['rate_429', 'goodput_rps', 'lost_requests']) } : {}),
+      ...(r.proof_rounds
+        ? { proof_rounds: r.proof_rounds.map((p) => orderKeys(p, ['target_rps', 'max_concurrency', 'backoff_base_ms', 'max_retries', 'rate_429', 'goodput_rps', 'lost_requests', 'verdict', 'why'])) }
+        : {}),
       ...(r.timeline ? { timeline: r.timeline.map((p) => orderKeys(p, ['t', 'offered', 'accepted', 'limited', 'phase'])) } : {}),
       ...(r.fleet !== undefined ? { fleet: orderedFleet(r.fleet, orderKeys) } : {}),
     },
@@ -59,6 +62,8 @@ function rateLimit(r: RateLimitResult): RateLimitResult {
       'requests_limited',
       'recommendation',
       'proof',
+      'proof_verdict',
+      'proof_rounds',
       'timeline',
       'notes',
     ],

@@ -17,6 +17,7 @@ import { findingsBlock } from './md-findings.js';
 import { leadSection } from './md-lead.js';
 import { fleetMarkdown } from './md-fleet.js';
 import { mdCode, mdEscape, mdInline, mdTable } from './md-text.js';
+import { productionSectionMd } from './md-production.js';
 import { specLabel, type CheckResult, type Evidence, type LoadResult, type LoadScenarioResult, type RateLimitResult, type Report, type Untested } from './model.js';
 import { sinceLastRunMd } from './since-md.js';
 import { reportTransport } from './transport-text.js';
@@ -141,6 +142,7 @@ export function renderMarkdown(report: Report): string {
     report.load ? loadSection(report.load) : null,
     report.rate_limit ? rateLimitSection(report.rate_limit) : null,
     report.client ? clientSectionMd(report.client) : null,
+    productionSectionMd(report.production),
   ];
   return `${blocks.filter((b) => b !== null).join('\n\n')}\n`;
 }

@@ -90,8 +90,17 @@ export interface RateLimitResult {
     max_concurrency: number;
     backoff: BackoffPolicy;
   } | null;
-  /** The proof run of the recommendation, and per-second series for the chart. */
+  /** The proof run of the recommendation, and per-second series for the chart (the last round's, when there were several). */
   proof?: { rate_429: number; goodput_rps: number; lost_requests: number } | null;
+  /**
+   * Whether a k6 proof held the recommendation to its promise (src/ratelimit/proof-loop.ts):
+   * `proven` (then `recommendation` is the policy that held), `not proven` (no round held:
+   * `recommendation` is null and `proof_rounds` shows what was tried), `not run` (no proof was
+   * asked for or k6 could not run: the recommendation is unproven).
+   */
+  proof_verdict?: 'proven' | 'not proven' | 'not run';
+  /** Each proof round in order: the policy tried and what k6 measured at it. */
+  proof_rounds?: ProofRound[];
   /**
    * The probe over time, at any resolution: each point counts the requests sent (offered),
    * let through (accepted) and refused by the limit (limited) from its t (s since the probe
@@ -118,6 +127,19 @@ export interface RateLimitResult {
   reference_lines?: Array<{ label: string; rps: number }>;
   /** `--fleet N` / rate_limit.fleet: the policy for N instances sharing the limit (src/ratelimit/fleet/). */
   fleet?: FleetResult | null;
+}
+
+/** One k6 proof of a recommended policy: the rate and backoff tried, what the run measured, and whether that kept the promise. */
+export interface ProofRound {
+  target_rps: number;
+  max_concurrency: number;
+  backoff_base_ms: number;
+  max_retries: number;
+  rate_429: number;
+  goodput_rps: number;
+  lost_requests: number;
+  verdict: 'holds' | 'fails';
+  why: string;
 }
 
 /** One candidate policy at one fleet size, as the simulator ran it. */
@@ -157,6 +179,23 @@ export interface FleetResult {
     why: string[];
   } | null;
   rows: FleetRow[];
+  /**
+   * The k6 fleet run of the chosen policy (src/ratelimit/fleet/prove-fleet.ts): `proven` when it
+   * kept the promise; `not proven` when it did not (then `recommendation` is null) or could not
+   * run; absent when no proof was asked for (the choice is simulated only).
+   */
+  proof?: {
+    instances: number;
+    policy: string;
+    offered_rps: number;
+    duration_s: number;
+    goodput_rps?: number;
+    rate_429?: number;
+    lost?: number;
+    sent?: number;
+    verdict: 'proven' | 'not proven';
+    why: string;
+  };
 }
 
 /**
@@ -203,10 +242,27 @@ export interface Report {
    * secret written in the config file). Absent when there is nothing to say.
    */
   notes?: string[];
+  /**
+   * Every request this run sent to a production environment (absent when no environment of the
+   * run is production): the change board's evidence. Never a token: `auth` says only its kind.
+   */
+  production?: ProductionAudit;
   /** What changed since the stored runs of this target (absent when the history is off). */
   since_last_run?: SinceLastRun;
   /** The stored runs' figures and verdicts, for report.html's trend charts. */
   trends?: Trends;
+}
+
+export interface ProductionAudit {
+  /** production.max_requests: the run never sent more. */
+  max_requests: number;
+  /** Requests sent by this process (the length of `requests`). */
+  sent: number;
+  /** True when a request was held back because the budget was spent. */
+  budget_reached: boolean;
+  /** Requests k6 sent (load, proof), from its summary: only with --allow-production-load. */
+  k6_requests?: number;
+  requests: Array<{ environment: string; method: string; path: string; status: number | null; at: string; duration_ms: number; auth: 'valid' | 'expired' | 'forged' | 'none'; plain_text?: true }>;
 }
 
 /**

@@ -3,14 +3,16 @@
 // `ratelimit` command's job; this only needs a yes/no and the first limiting answer. The burst is
 // the rate-limit engine's (src/ratelimit): its calls, its pacing, its limit test, its budget.
 
+import { businessCallsFor } from './production-calls.js';
 import type { Exchange } from '../http/exchange.js';
 import { RateLimitedError } from '../http/rate-limit-wait.js';
-import { retryAfterMs } from '../http/retry-after.js';
-import { isLimitLike } from '../spec/limit-statuses.js';
+import { beyondWaitBudget } from '../http/retry-after.js';
+import { retryAfterDelayMs } from '../spec/retry-after.js';
+import { isLimitLike, passedTokenAndLimit } from '../spec/limit-statuses.js';
 import { probeCalls } from '../ratelimit/calls.js';
+import { MAX_IN_FLIGHT, MIN_IN_FLIGHT } from '../ratelimit/in-flight.js';
 import { Probe } from '../ratelimit/probe/probe.js';
 import type { CheckContext } from './check.js';
-import { isSuccess } from './expect.js';
 
 export interface BurstProbe {
   /** Why nothing was sent (production without the flag). */
@@ -22,13 +24,16 @@ export interface BurstProbe {
   statuses: Record<number, number>;
   /** The first answer that limited: 429, or another refusal (503…) when no 429 came. */
   limited?: Exchange;
-  recovery?: { ok: boolean; afterS: number; attempts: number; last?: Exchange; waitedFor: 'retry-after' | 'backoff' };
+  recovery?: { ok: boolean; afterS: number; attempts: number; last?: Exchange; waitedFor: 'retry-after' | 'backoff'; notTested?: string };
   durationS: number;
+  /** The mean time of the last answers, ms, and whether the in-flight bound (Little's law) held the rate below max_rps. */
+  latencyMs: number;
+  inFlightBound: boolean;
 }
 
-// As many as the client keeps connections: more would only queue, and every queued request is
-// one more 429 sent after the limit was already known.
-const MAX_IN_FLIGHT = 16;
+// The burst's whole schedule (max_requests at max_rps) twice over, and never under this: slow
+// answers must end it in bounded time, with "the rate was not reached" rather than a hang.
+const MIN_BURST_MS = 30_000;
 
 const probes = new WeakMap<CheckContext, Promise<BurstProbe>>();
 
@@ -44,22 +49,24 @@ export function burstProbe(ctx: CheckContext): Promise<BurstProbe> {
 async function runProbe(ctx: CheckContext): Promise<BurstProbe> {
   const { maxRps, maxRequests, probingAllowed, endpoint } = ctx.rateLimit;
   if (!probingAllowed) {
-    return { skipped: `rate-limit probing against ${ctx.target.environment} needs --allow-production-load`, sent: 0, rps: 0, achievedRps: 0, statuses: {}, durationS: 0 };
+    return { skipped: `rate-limit probing against ${ctx.target.environment} needs --allow-production-load`, sent: 0, rps: 0, achievedRps: 0, statuses: {}, durationS: 0, latencyMs: 0, inFlightBound: false };
   }
   // The run's token session, not a token of its own: the service hands a client one token at a time (§3).
-  const calls = await probeCalls({ http: ctx.http, endpoint, business: ctx.business, tokens: ctx.session });
+  const calls = await probeCalls({ http: ctx.http, endpoint, business: businessCallsFor(ctx), tokens: ctx.session });
   // Open the connections first (the health check needs no credentials), so the probe's rate is
   // not eaten by TLS handshakes at its start.
-  await Promise.all(Array.from({ length: MAX_IN_FLIGHT }, () => ctx.http.healthCheck().catch(() => undefined)));
+  await Promise.all(Array.from({ length: MIN_IN_FLIGHT }, () => ctx.http.healthCheck().catch(() => undefined)));
   const probe = new Probe({
     calls,
     // The context's clock: its sleep ends the burst when the run is interrupted.
     clock: { now: ctx.now, sleep: (ms) => ctx.sleep(ms) },
     maxRps,
     maxRequests,
-    // Bounded by max_requests at max_rps; the recovery has its own budget (recoveryWaitS).
-    maxDurationMs: Infinity,
+    // The recovery has its own budget (recoveryWaitS).
+    maxDurationMs: Math.max(MIN_BURST_MS, (2 * maxRequests * 1000) / maxRps),
+    // Sized from the answers' latency (Little's law), so slow business answers still get max_rps.
     maxInFlight: MAX_IN_FLIGHT,
+    maxRetryAfterS: ctx.rateLimit.maxRetryAfterS,
     signal: ctx.signal,
     progress: ctx.progress,
     samples: [],
@@ -73,24 +80,31 @@ async function runProbe(ctx: CheckContext): Promise<BurstProbe> {
   const limited = probe.refusals.judged;
   // The rate actually offered: from the first request sent to the last (not the drain after it).
   const achievedRps = sent / Math.max(burst.sendingMs / 1000, 0.001);
-  const result: BurstProbe = { sent, rps: maxRps, achievedRps, statuses, durationS: probe.elapsed() / 1000, ...(limited ? { limited } : {}) };
+  const result: BurstProbe = { sent, rps: maxRps, achievedRps, statuses, durationS: probe.elapsed() / 1000, latencyMs: probe.latencyMs(), inFlightBound: probe.inFlightBound, ...(limited ? { limited } : {}) };
   if (limited) result.recovery = await recover(ctx, calls.primary, limited);
   return result;
 }
 
-/** Waits as §7 says ("wait and retry"), honouring Retry-After when there is one. */
+/**
+ * Waits as §7 says ("wait and retry"), honouring any valid Retry-After up to
+ * rate_limit.max_retry_after_s even when it is longer than the backoff's patience (recoveryWaitS);
+ * a longer one is not waited out and the recovery is not tested.
+ */
 async function recover(ctx: CheckContext, call: () => Promise<Exchange>, limited: Exchange): Promise<NonNullable<BurstProbe['recovery']>> {
-  const advised = retryAfterMs(limited.headers['retry-after'], ctx.now());
+  const advised = retryAfterDelayMs(limited.headers['retry-after'], ctx.now());
   const waitedFor = advised !== undefined ? 'retry-after' : 'backoff';
+  const notTested = advised === undefined ? undefined : beyondWaitBudget(advised / 1000, ctx.rateLimit.maxRetryAfterS);
+  if (notTested) return { ok: false, afterS: 0, attempts: 0, waitedFor, notTested };
   const started = ctx.now();
-  const budgetMs = ctx.rateLimit.recoveryWaitS * 1000;
+  const budgetMs = Math.max(ctx.rateLimit.recoveryWaitS * 1000, advised ?? 0);
   let wait = advised ?? 1000;
   let last: Exchange | undefined;
   for (let attempt = 1; ctx.now() - started + wait <= budgetMs; attempt++) {
     ctx.progress(`rate limited: waiting ${(wait / 1000).toFixed(1)} s before retrying`);
     await ctx.sleep(wait);
     last = await stillLimitedAsAnswer(call);
-    if (isSuccess(last)) return { ok: true, afterS: (ctx.now() - started) / 1000, attempts: attempt, last, waitedFor };
+    // A 422 for the payload got past the limit as surely as a 200 did.
+    if (passedTokenAndLimit(last.status)) return { ok: true, afterS: (ctx.now() - started) / 1000, attempts: attempt, last, waitedFor };
     // Anything but a limit (a 401, a 500) says nothing about recovery: stop rather than insist.
     if (!isLimitLike(last.status)) break;
     wait = Math.min(wait * 2, 16_000);

@@ -5,7 +5,7 @@
 import type { Evidence, Level } from '../report/model.js';
 import type { ServiceClient } from '../http/service-client.js';
 import type { Redactor } from '../http/redact.js';
-import type { Expectations, RateLimitSettings } from '../config/check-settings.js';
+import type { Expectations, ProductionSettings, RateLimitSettings } from '../config/check-settings.js';
 import type { Target } from '../config/target.js';
 import type { BusinessCalls } from '../spec/endpoints.js';
 import type { TokenSession } from './token-session.js';
@@ -18,6 +18,12 @@ export interface Outcome {
   evidence?: Evidence[];
   /** What the run history compares with the next run (see CheckResult.facts). */
   facts?: Record<string, string | number>;
+  /**
+   * On a skip: the harness could not test what was asked (no limit met below its ceiling, a
+   * Retry-After past its wait budget). Never the service's failure, but the run says "not tested"
+   * and exits 1, as for any stage that could not test (README, exit codes).
+   */
+  untested?: true;
 }
 
 /**
@@ -51,6 +57,8 @@ export interface CheckContext {
   others: Target[];
   expect: Expectations;
   business: BusinessCalls;
+  /** What production may receive; the HTTP clients enforce it (src/http/production-gate.ts). */
+  production: ProductionSettings;
   rateLimit: RateLimitSettings;
   /** The client for the target: timeouts, body caps, no redirects, 429 waited out, redaction. */
   http: ServiceClient;
@@ -72,3 +80,5 @@ export interface CheckContext {
 export const pass = (message: string, evidence: Evidence[] = []): Outcome => ({ status: 'pass', message, evidence });
 export const fail = (message: string, evidence: Evidence[] = []): Outcome => ({ status: 'fail', message, evidence });
 export const skip = (message: string, evidence: Evidence[] = []): Outcome => ({ status: 'skip', message, evidence });
+/** A skip because the harness could not test what was asked (Outcome.untested). */
+export const notTested = (message: string, evidence: Evidence[] = []): Outcome => ({ status: 'skip', message: `not tested: ${message}`, evidence, untested: true });

@@ -13,6 +13,8 @@ export interface ConformanceInput extends ContextInput {
   /** Shared with the terminal and the report writer, so they know every secret and token too. */
   redactor: Redactor;
   onResult?: (result: CheckResult) => void;
+  /** Told a line for each check that could not test what was asked (Outcome.untested). */
+  onUntested?: (line: string) => void;
   /** Told the one line when POST /tokens refused the configured credentials (credentials-refused.ts). */
   onCredentialsRefused?: (line: string) => void;
   /** Told, once the checks are done, how their requests travelled (HTTP version, content codings). */
@@ -22,7 +24,7 @@ export interface ConformanceInput extends ContextInput {
 export async function runConformance(input: ConformanceInput): Promise<CheckResult[]> {
   const { ctx, close, transportSeen } = createContext(input);
   try {
-    const ran = await runChecks(input.checks, ctx, input.onResult ? { onResult: input.onResult } : {});
+    const ran = await runChecks(input.checks, ctx, { ...(input.onResult ? { onResult: input.onResult } : {}), ...(input.onUntested ? { onUntested: input.onUntested } : {}) });
     input.onTransport?.(transportSeen());
     // Every token this run was handed goes into the ledger, so a later run can prove its expiry.
     input.ledger.recordIssued(input.target, ctx.session.issuedTokens(), ctx.now());

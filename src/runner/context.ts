@@ -2,10 +2,14 @@
 
 import { setMaxListeners } from 'node:events';
 import { Redactor } from '../http/redact.js';
+import { MAX_IN_FLIGHT } from '../ratelimit/in-flight.js';
 import { ServiceClient } from '../http/service-client.js';
 import type { TransportSeen } from '../http/exchange.js';
 import type { Target } from '../config/target.js';
-import type { Expectations, RateLimitSettings } from '../config/check-settings.js';
+import type { Expectations, ProductionSettings, RateLimitSettings } from '../config/check-settings.js';
+import { DEFAULTS } from '../config/resolve.js';
+import { ProductionGate } from '../http/production-gate.js';
+import type { BusinessEndpoint } from '../spec/endpoints.js';
 import type { BusinessCalls } from '../spec/endpoints.js';
 import type { CheckContext } from './check.js';
 import type { Ledger } from './ledger.js';
@@ -17,6 +21,10 @@ export interface ContextInput {
   expect: Expectations;
   business: BusinessCalls;
   rateLimit: RateLimitSettings;
+  /** What production may receive; production's defaults (nothing opted in) when absent. */
+  production?: ProductionSettings;
+  /** The run's gate, shared with its other stages; one of this context's own when absent. */
+  productionGate?: ProductionGate;
   ledger: Ledger;
   redactor?: Redactor;
   progress?: (message: string) => void;
@@ -43,9 +51,12 @@ export function createContext(input: ContextInput): OpenContext {
       const timer = setTimeout(() => (signal.removeEventListener('abort', onAbort), resolve()), ms);
       signal.addEventListener('abort', onAbort, { once: true });
     });
+  const production = input.production ?? { maxRequests: DEFAULTS.productionMaxRequests, business: {} };
+  const gate = input.productionGate ?? productionGateFor(production);
   const clients: ServiceClient[] = [];
   const clientFor = (target: Target) => {
-    const client = new ServiceClient(target, { redactor, sleep });
+    // Connections open on demand: the checks use a few, the rate-limit burst up to MAX_IN_FLIGHT against slow answers.
+    const client = new ServiceClient(target, { redactor, sleep, production: gate, connections: MAX_IN_FLIGHT });
     clients.push(client);
     return client;
   };
@@ -70,6 +81,7 @@ export function createContext(input: ContextInput): OpenContext {
     others: input.others,
     expect: input.expect,
     business: input.business,
+    production,
     rateLimit: input.rateLimit,
     get http() {
       return http();
@@ -92,4 +104,9 @@ export function createContext(input: ContextInput): OpenContext {
     return all;
   };
   return { ctx, transportSeen, close: async () => void (await Promise.all(clients.map((c) => c.close()))) };
+}
+
+/** A run's gate for its production settings: the budget, and the endpoints opted in. */
+export function productionGateFor(production: ProductionSettings): ProductionGate {
+  return new ProductionGate(production.maxRequests, new Set(Object.keys(production.business) as BusinessEndpoint[]));
 }

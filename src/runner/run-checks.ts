@@ -3,6 +3,7 @@
 // client without a token yet), `main` concurrently, `last` alone after (it exhausts the limit).
 
 import { RateLimitedError } from '../http/rate-limit-wait.js';
+import { ProductionBudgetReached, ProductionCallNotAllowed } from '../http/production-gate.js';
 import type { CheckResult, Status } from '../report/model.js';
 import type { Check, CheckContext, Outcome, Phase } from './check.js';
 
@@ -11,12 +12,14 @@ const MAIN_CONCURRENCY = 16;
 
 export interface RunHooks {
   onResult?: (result: CheckResult) => void;
+  /** Told `<check id>: <message>` when a check could not test what was asked (Outcome.untested). */
+  onUntested?: (line: string) => void;
 }
 
 export async function runChecks(checks: readonly Check[], ctx: CheckContext, hooks: RunHooks = {}): Promise<CheckResult[]> {
   const results = new Map<string, CheckResult>();
   const runOne = async (check: Check) => {
-    const result = await runCheck(check, ctx);
+    const result = await runCheck(check, ctx, hooks.onUntested);
     results.set(check.id, result);
     hooks.onResult?.(result);
   };
@@ -30,16 +33,18 @@ export async function runChecks(checks: readonly Check[], ctx: CheckContext, hoo
   return checks.map((c) => results.get(c.id)).filter((r): r is CheckResult => r !== undefined);
 }
 
-export async function runCheck(check: Check, ctx: CheckContext): Promise<CheckResult> {
+export async function runCheck(check: Check, ctx: CheckContext, onUntested?: (line: string) => void): Promise<CheckResult> {
   const started = performance.now();
   let outcome: Outcome;
   try {
     outcome = await check.run(ctx);
   } catch (err) {
-    outcome = { status: 'error', message: errorMessage(err) };
+    // A request production's gate held back was never sent: nothing was observed, so no verdict.
+    outcome = err instanceof ProductionBudgetReached || err instanceof ProductionCallNotAllowed ? { status: 'skip', message: err.message } : { status: 'error', message: errorMessage(err) };
   }
   const status: Status = outcome.status === 'fail' && check.level === 'should' ? 'warn' : outcome.status;
   const redact = ctx.redactor;
+  if (outcome.status === 'skip' && outcome.untested) onUntested?.(redact.text(`${check.id}: ${outcome.message}`));
   return {
     id: check.id,
     title: check.title,

@@ -6,6 +6,9 @@
 export const BUSINESS_ENDPOINTS = ['evaluation', 'ach_transactions'] as const;
 export type BusinessEndpoint = (typeof BUSINESS_ENDPOINTS)[number];
 
+/** §4.1-§4.3, §9: the token endpoints, unversioned. */
+export const TOKEN_PATHS = ['/tokens', '/tokens/health_check', '/tokens/validate'] as const;
+
 /** The methods a business call may be configured with (config `business.<endpoint>.method`). */
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];

@@ -15,6 +15,12 @@ export interface PeerCertificateInfo {
    * (every emulator start makes "ces-harness emulator CA"), never a key.
    */
   issuerFingerprint?: string;
+  /**
+   * The CAs above the issuer, nearest first, as far as the handshake showed them (what the server
+   * sent, and the trusted root once verified): for a leaf signed by an intermediate, the root.
+   * Empty when the issuer is the root, or when nothing above it is known.
+   */
+  issuerChain: string[];
 }
 
 const DAY_MS = 86_400_000;
@@ -30,7 +36,20 @@ export function peerCertificateInfo(cert: tls.PeerCertificate | Record<string, n
     validTo: validTo.toISOString(),
     daysLeft: Math.floor((validTo.getTime() - Date.now()) / DAY_MS),
     ...(issuer ? { issuerFingerprint: issuer } : {}),
+    issuerChain: chainAbove(cert as tls.DetailedPeerCertificate),
   };
+}
+
+/** Names from the issuer's issuer up; bounded, as a chain of a real service has a handful. */
+function chainAbove(leaf: tls.DetailedPeerCertificate): string[] {
+  const names: string[] = [];
+  let cert = leaf.issuerCertificate as tls.DetailedPeerCertificate | undefined;
+  // A self-signed root is its own issuerCertificate: that is where the chain ends.
+  for (let depth = 0; depth < 8 && cert?.issuerCertificate && cert.issuerCertificate.fingerprint256 !== cert.fingerprint256; depth++) {
+    cert = cert.issuerCertificate;
+    names.push(dn(cert.subject));
+  }
+  return names;
 }
 
 /** The issuer certificate's fingerprint, short; a detailed peer certificate carries its issuer. */

@@ -21,6 +21,7 @@ describe('closingCount', () => {
     { name: 'check', report: () => ({ ...full, load: null, rate_limit: null }), line: COUNT },
     { name: 'load', report: () => only({ load: full.load }), line: new RegExp(`^${full.load!.scenarios.length} k6 scenarios run$`) },
     { name: 'ratelimit, sized', report: () => only({ rate_limit: full.rate_limit }), line: /^rate limit sized$/ },
+    { name: 'ratelimit, not proven', report: () => only({ rate_limit: { ...full.rate_limit!, recommendation: null, proof_verdict: 'not proven' } }), line: /^rate limit sizing not proven$/ },
     { name: 'ratelimit, no recommendation', report: () => only({ rate_limit: { ...full.rate_limit!, recommendation: null } }), line: /^rate limit probed, not sized$/ },
     { name: 'ratelimit, no request', report: () => only({ rate_limit: { ...full.rate_limit!, recommendation: null, requests_sent: 0 } }), line: /^rate limit not probed$/ },
     { name: 'nothing ran', report: () => only({}), line: /^nothing was tested$/ },

@@ -75,3 +75,17 @@ describe('a selection that leaves nothing to test', () => {
     expectUntested(dir, res.stdout, 'checks', /no check ran/);
   });
 });
+
+// A limit above the probe's ceiling looks exactly like none: the run says what it could not find
+// and exits 1, but never pins a fail on the service.
+describe('a burst that meets no limit below max_rps', () => {
+  it('check --fault rate-limit-off --only ratelimit.* → exit 1, "not tested (checks)", no ✗ fail', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'ces-untested-'));
+    const dir = join(cwd, 'report');
+    // health.plain-text passes, so the one "not tested" is the burst's.
+    const res = await runCli(['check', '--fault', 'rate-limit-off', '--only', 'ratelimit.*', '--only', 'health.plain-text', '--max-rps', '200', '--report-dir', dir], { cwd, timeoutMs: 90_000 });
+    expect(res.code, res.stdout + res.stderr).toBe(1);
+    expect(res.stdout).not.toMatch(/✗ fail/);
+    expectUntested(dir, res.stdout, 'checks', /^ratelimit\.limit-enforced: not tested: no limit met at ≤ \d+ requests\/s .*raise rate_limit\.max_rps/);
+  }, 100_000);
+});

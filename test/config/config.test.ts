@@ -25,6 +25,7 @@ rate_limit:
   endpoint: business.evaluation
   max_rps: 20
   max_requests: 100
+  max_retry_after_s: 90
 `;
 const ENV = { SB_ID: 'sb-id', SB_SECRET: 'sb-secret-value', PR_ID: 'pr-id', PR_SECRET: 'pr-secret-value' };
 
@@ -49,6 +50,7 @@ describe('config file', () => {
   it.each([
     ['unknown key', GOOD.replace('expect:', 'expect:\n  token_lifetme_s: 5'), 'CONFIG_INVALID', /unknown key expect\.token_lifetme_s/],
     ['wrong type', GOOD.replace('max_rps: 20', 'max_rps: fast'), 'CONFIG_INVALID', /rate_limit\.max_rps: expected number, got string/],
+    ['Retry-After bound out of range', GOOD.replace('max_retry_after_s: 90', 'max_retry_after_s: 0'), 'CONFIG_INVALID', /rate_limit\.max_retry_after_s: .*a whole number of seconds from 1 to 3600/],
     ['bad endpoint', GOOD.replace('endpoint: business.evaluation', 'endpoint: everything'), 'CONFIG_INVALID', /rate_limit\.endpoint: must be one of/],
     ['bad YAML', 'environments: [unclosed', 'CONFIG_INVALID', /line \d+/],
     ['not a URL', GOOD.replace('https://api.example.test', 'api'), 'CONFIG_INVALID', /environments\.production\.base_url: expected a URL/],
@@ -80,7 +82,7 @@ describe('resolveSettings', () => {
     expect(s.others.map((o) => o.environment)).toEqual(['sandbox']);
     expect(s.expect.tokenLifetimeS).toBe(60);
     expect(s.expect.clockToleranceS).toBe(2);
-    expect(s.rateLimit).toEqual({ endpoint: 'business.evaluation', maxRps: 20, maxRequests: 100, recoveryWaitS: 60, probingAllowed: true });
+    expect(s.rateLimit).toEqual({ endpoint: 'business.evaluation', maxRps: 20, maxRequests: 100, recoveryWaitS: 60, maxRetryAfterS: 90, probingAllowed: true });
   });
 
   it('an unknown environment is exit 2 and lists the known ones', async () => {

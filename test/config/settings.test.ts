@@ -30,7 +30,7 @@ describe('resolveSettings: defaults', () => {
     const s = await resolveSettings({}, {}, folder());
     expect(s.target).toBeNull();
     expect(s.expect).toEqual({ tokenLifetimeS: EMBEDDED.tokenLifetimeS, expiryWaitS: EMBEDDED.expiryWaitS, clockToleranceS: EMBEDDED.clockToleranceS });
-    expect(s.rateLimit).toEqual({ endpoint: 'tokens.validate', maxRps: DEFAULTS.maxRps, maxRequests: DEFAULTS.maxRequests, recoveryWaitS: EMBEDDED.recoveryWaitS, probingAllowed: true });
+    expect(s.rateLimit).toEqual({ endpoint: 'tokens.validate', maxRps: DEFAULTS.maxRps, maxRequests: DEFAULTS.maxRequests, recoveryWaitS: EMBEDDED.recoveryWaitS, maxRetryAfterS: DEFAULTS.maxRetryAfterS, probingAllowed: true });
     expect(s.load).toEqual({ rate: 20, overLimitRate: EMBEDDED.overLimitRate, durationS: undefined, vus: 5, thresholds: undefined, outputs: [], segments: 1 });
   });
 

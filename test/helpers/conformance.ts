@@ -8,6 +8,8 @@ import { Redactor } from '../../src/http/redact.js';
 import type { Target } from '../../src/config/target.js';
 import type { CheckResult } from '../../src/report/model.js';
 import { runConformance } from '../../src/runner/conformance.js';
+import { createContext, type OpenContext } from '../../src/runner/context.js';
+import type { RateLimitSettings } from '../../src/config/check-settings.js';
 import { Ledger } from '../../src/runner/ledger.js';
 import { selectChecks } from '../../src/runner/run-checks.js';
 
@@ -31,6 +33,8 @@ export interface RunOptions {
   clockToleranceS?: number;
   /** Behaviour changes of the emulator (a service that refuses tokens a little early, say). */
   overrides?: EmulatorOptions['overrides'];
+  /** Collects the lines of checks that could not test what was asked (the run's "not tested"). */
+  untested?: string[];
 }
 
 export function targetsOf(emulator: Emulator): Target[] {
@@ -59,12 +63,29 @@ export async function checkEmulator(options: RunOptions = {}): Promise<CheckResu
       expect: { tokenLifetimeS: ttl, expiryWaitS: options.waitForExpiry ? ttl + 4 : 0, clockToleranceS: options.clockToleranceS ?? EMBEDDED.clockToleranceS },
       business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
       // Fast enough to find the emulator's 50/s limit, or its absence, in two seconds; slow enough that two busy test workers on two cores still reach the rate.
-      rateLimit: { endpoint: 'tokens.validate', maxRps: 120, maxRequests: 240, recoveryWaitS: 15, probingAllowed: true },
+      rateLimit: { endpoint: 'tokens.validate', maxRps: 120, maxRequests: 240, recoveryWaitS: 15, maxRetryAfterS: 120, probingAllowed: true },
       ledger: Ledger.disabled(),
       checks: selected,
       redactor: options.redactor ?? new Redactor(),
+      ...(options.untested ? { onUntested: (line: string) => options.untested!.push(line) } : {}),
     });
   } finally {
     await emulator.close();
   }
+}
+
+/**
+ * A check context on the emulator's first environment, as `check` builds one, with 1 h tokens (no
+ * token turns over mid-test) and the rate-limit settings given, for tests that run single checks.
+ */
+export function emulatorContext(emulator: Emulator, rateLimit: RateLimitSettings): OpenContext {
+  const [target, ...others] = targetsOf(emulator);
+  return createContext({
+    target: target!,
+    others,
+    expect: { tokenLifetimeS: 3_600, expiryWaitS: 0, clockToleranceS: 1 },
+    business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
+    rateLimit,
+    ledger: Ledger.disabled(),
+  });
 }

@@ -1,4 +1,5 @@
-// The real parts some tests need beyond Node (Debian's Chromium, nginx, openssl, stress-ng, k6),
+// The real parts some tests need beyond Node (Debian's Chromium, nginx, openssl, stress-ng, k6,
+// toxiproxy),
 // whether each is here, and how to get it. A test that needs a missing part skips on a developer
 // machine (and fails on CI, where .ci/run installs them); test/setup/real-parts.ts says so at the
 // end of every run, so a skip is never silent.
@@ -9,6 +10,7 @@ import { locateK6 } from '../../src/k6/locate.js';
 import { findProjectRoot } from '../../src/fs/project-root.js';
 import { STRESS_NG } from '../../bench/saturate.js';
 import { nginxMissing } from './nginx.js';
+import { toxiproxyMissing } from './toxiproxy.js';
 
 export interface MissingPart {
   part: string;
@@ -29,6 +31,8 @@ export async function missingParts(env: NodeJS.ProcessEnv = process.env): Promis
   const openssl = env['OPENSSL_BINARY'] ?? 'openssl';
   if (spawnSync(openssl, ['version']).error) missing.push({ part: 'openssl', why: `${openssl} not found`, fix: 'apt-get install openssl, or set OPENSSL_BINARY', tests: 'openssl verify of the minted certificates (test/tls/certs/mint.test.ts)' });
   if (!existsSync(STRESS_NG)) missing.push({ part: 'stress-ng', why: `not found at ${STRESS_NG}`, fix: 'apt-get install stress-ng', tests: 'check with the CPU saturated (test/integration/check-saturated.test.ts)' });
+  const toxiproxy = toxiproxyMissing();
+  if (toxiproxy) missing.push({ part: 'toxiproxy', why: toxiproxy, fix: 'install Go >= 1.17 (the test builds it from tools/toxiproxy/go.mod into .tools/toxiproxy/bin), or set TOXIPROXY_BINARY', tests: 'check and run across ~100 ms of network latency (test/integration/network.test.ts)' });
   try {
     await locateK6(env, findProjectRoot());
   } catch (err) {

@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redactor } from '../../src/http/redact.js';
 import { ServiceClient } from '../../src/http/service-client.js';
+import { closeLoopback, listenLoopback } from '../helpers/loopback-https.js';
 import { createTestPki } from '../tls/pki.js';
 
 describe('an answer that never comes', () => {
@@ -17,14 +18,9 @@ describe('an answer that never comes', () => {
       // Headers then silence: the body never ends (the other case, no headers at all, is below).
       if (req.url === '/tokens/health_check') res.writeHead(200, { 'content-type': 'text/plain' }).write('al');
     });
-    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-    const address = server.address();
-    baseUrl = `https://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    baseUrl = await listenLoopback(server);
   });
-  afterAll(() => {
-    server.closeAllConnections();
-    server.close();
-  });
+  afterAll(() => closeLoopback(server));
 
   it.each([
     { name: 'no headers', call: (c: ServiceClient) => c.issueToken(), label: 'POST /tokens' },

@@ -20,7 +20,9 @@ describe('check against the conformant emulator', () => {
 
 // fault → the must check that has to fail, and the section it must cite (with the profile a
 // fault needs to mean anything: a JWT fault on a service of opaque tokens changes nothing).
-const CAUGHT_BY: Record<FaultName, { check: string; spec: string; expiry?: boolean; profiles?: ProfileName[] }> = {
+// `notTested`: the fault cannot be told from a conformant service by what the run observes, so
+// the check says "not tested" and the run fails on that (exit 1), never with a fail pinned on the service.
+const CAUGHT_BY: Record<FaultName, { check: string; spec: string; expiry?: boolean; profiles?: ProfileName[]; notTested?: true }> = {
   'token-rotates': { check: 'token.same-before-expiry', spec: '4.1' },
   'expired-token-accepted': { check: 'token.expired-validate-401', spec: '4.3', expiry: true },
   'forbidden-instead-of-unauthorized': { check: 'token.bad-secret-401', spec: '7' },
@@ -50,7 +52,9 @@ const CAUGHT_BY: Record<FaultName, { check: string; spec: string; expiry?: boole
   'plain-http-accepted': { check: 'tls.no-plain-http', spec: '5.8' },
   'expired-token-reissued': { check: 'token.new-after-expiry', spec: '3', expiry: true },
   'sliding-expiry': { check: 'token.same-before-expiry', spec: '3' },
-  'rate-limit-off': { check: 'ratelimit.limit-enforced', spec: '8' },
+  // No limit at all looks exactly like a limit above the probe's ceiling (max_rps): §8 says a limit
+  // exists, not where, so "none met" is what the harness could not find, not the service's failure.
+  'rate-limit-off': { check: 'ratelimit.limit-enforced', spec: '8', notTested: true },
   'error-body-not-json': { check: 'token.bad-secret-401', spec: '7' },
   'expires-at-string': { check: 'token.expires-at-epoch-seconds', spec: '2' },
   'rate-limit-never-lifts': { check: 'ratelimit.recovers', spec: '7' },
@@ -72,13 +76,15 @@ describe('check against each fault', () => {
 
   it.each(FAULTS.map((f) => [f.name, f.spec] as const))('%s (breaks %s) fails the verdict', async (name) => {
     const want = CAUGHT_BY[name];
-    const results = await checkEmulator({ faults: [name], waitForExpiry: want.expiry === true, profiles: want.profiles ?? [] });
+    const untested: string[] = [];
+    const results = await checkEmulator({ faults: [name], waitForExpiry: want.expiry === true, profiles: want.profiles ?? [], untested });
     const caught = results.find((r) => r.id === want.check);
     expect(caught, `${want.check} ran`).toBeDefined();
-    expect(`${caught!.status}: ${caught!.message}`).toMatch(/^fail: /);
+    expect(`${caught!.status}: ${caught!.message}`).toMatch(want.notTested ? /^skip: not tested: / : /^fail: /);
+    expect(untested.map((line) => line.split(':')[0])).toEqual(want.notTested ? [want.check] : []);
     expect(caught!.level).toBe('must');
     expect(caught!.spec.split(/,\s*/)).toContain(want.spec);
-    expect(verdictOf(results, null)).toBe('fail');
+    expect(verdictOf(results, null, untested.map((reason) => ({ stage: 'checks', reason })))).toBe('fail');
   });
 });
 

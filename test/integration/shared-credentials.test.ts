@@ -90,7 +90,7 @@ async function lifetimeCheck(c: Case) {
       others: [],
       expect: { tokenLifetimeS: ttlS, expiryWaitS: ttlS < DAY ? ttlS + 4 : 0, clockToleranceS: 2 },
       business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
-      rateLimit: { endpoint: 'tokens.validate', maxRps: 50, maxRequests: 50, recoveryWaitS: 1, probingAllowed: true },
+      rateLimit: { endpoint: 'tokens.validate', maxRps: 50, maxRequests: 50, recoveryWaitS: 1, maxRetryAfterS: 120, probingAllowed: true },
       ledger,
       checks: selectChecks(CHECKS, ['token.lifetime'], []).selected,
       redactor,

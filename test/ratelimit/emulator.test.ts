@@ -64,6 +64,18 @@ describe('discovery against the emulator token bucket', () => {
     expect(result.notes?.join('\n')).not.toMatch(/no limit/);
   }, 45_000);
 
+  // Business answers of 2 s (the slow-business profile): 16 in flight offered 8 req/s and never met
+  // the limit; sized from the latency (Little's law) the drain meets it. The identification then
+  // times one answer after another, which is the latency, not the limit: said, never a sized figure.
+  it('meets a 25 req/s limit on business answers that take 2 s, and says the figures are latency', async () => {
+    const { estimate, seconds } = await probe(await emulator({ rateLimit: { rps: 25, burst: 25 }, profiles: ['slow-business'] }), { endpoint: 'business.evaluation', maxRps: 60, maxDurationS: 20 });
+    const context = describeEstimate(estimate);
+    expect(estimate.limiting_status, context).toBe(429);
+    expect(estimate.notes[0], context).toMatch(/^not tested: answers take 2\.\d+ s \(p95\), longer than .* latency, not the limit; probe a quicker endpoint/);
+    expect(estimate.partial, context).toBe(true);
+    expect(seconds).toBeLessThan(30);
+  }, 60_000);
+
   it('reports no limit at all as not observed, within its request budget', async () => {
     const { estimate, seconds } = await probe(await emulator({ faults: ['rate-limit-off'] }), { maxRequests: 300 });
     const context = describeEstimate(estimate);

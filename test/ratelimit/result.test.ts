@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { rateLimitFacts } from '../../src/report/format.js';
 import { resetSeconds } from '../../src/ratelimit/answers.js';
 import { recommend } from '../../src/ratelimit/recommend.js';
+import { proofRound } from '../../src/ratelimit/proof-loop.js';
 import { summaryLines, toRateLimitResult } from '../../src/ratelimit/result.js';
 import type { Estimate } from '../../src/ratelimit/types.js';
 
@@ -70,7 +71,8 @@ describe('toRateLimitResult', () => {
   });
 
   it('ends with estimate, recommendation and proof on the terminal', () => {
-    const r = toRateLimitResult(ESTIMATE, recommend(ESTIMATE), { rate_429: 0.0012, goodput_rps: 39.9, lost_requests: 0 });
+    const held = { rate_429: 0.0012, goodput_rps: 39.9, lost_requests: 0 };
+    const r = toRateLimitResult(ESTIMATE, recommend(ESTIMATE), held, [], { verdict: 'proven', rounds: [proofRound(recommend(ESTIMATE)!, held)] });
     expect(summaryLines(r)).toEqual([
       'rate limit on tokens.validate (429): sustained 49.98 req/s, burst 50, recovery 0.041 s, Retry-After truthful, scope unknown',
       '  limiter: token bucket 50 req/s, burst 50',
@@ -99,5 +101,20 @@ describe('resetSeconds', () => {
     [{ 'ratelimit-policy': '10;w=1' }, undefined],
   ])('%j → %s s', (headers, seconds) => {
     expect(resetSeconds(headers as Record<string, string>, 1_700_000_000_000)).toBe(seconds);
+  });
+
+  it('says "not proven" with every round, and recommends nothing, when no round held', () => {
+    const first = recommend(ESTIMATE)!;
+    const rounds = [proofRound(first, { rate_429: 0.39, goodput_rps: 24, lost_requests: 0 }), proofRound({ ...first, target_rps: 19 }, { rate_429: 0.2, goodput_rps: 15, lost_requests: 2 })];
+    const r = toRateLimitResult(ESTIMATE, null, { rate_429: 0.2, goodput_rps: 15, lost_requests: 2 }, [], { verdict: 'not proven', rounds });
+    expect(r.recommendation).toBeNull();
+    expect(r.proof_verdict).toBe('not proven');
+    expect(r.proof_rounds).toHaveLength(2);
+    expect(summaryLines(r).slice(3)).toEqual([
+      'recommend: nothing — NOT PROVEN: no policy kept its promise (≤ 1 % 429, no call lost) in 2 k6 proof rounds',
+      '  proof round 1: at 39.0/s: 39.00% 429, goodput 24.0/s, 0 lost: fails (39.0 % of requests got 429 (promise: ≤ 1.00 %))',
+      '  proof round 2: at 19.0/s: 20.00% 429, goodput 15.0/s, 2 lost: fails (20.0 % of requests got 429 (promise: ≤ 1.00 %); 2 calls lost after their retries (promise: 0))',
+    ]);
+    expect(r.notes).toContain('no recommendation: not proven, none of the 2 policies tried kept the promise in its k6 proof');
   });
 });

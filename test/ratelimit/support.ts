@@ -6,7 +6,7 @@ import { Redactor } from '../../src/http/redact.js';
 import { ServiceClient } from '../../src/http/service-client.js';
 import { probeCalls } from '../../src/ratelimit/calls.js';
 import type { BusinessCalls, RateLimitEndpoint } from '../../src/spec/endpoints.js';
-import { discover, type DiscoverOptions } from '../../src/ratelimit/discover.js';
+import { DISCOVER_DEFAULTS, discover, type DiscoverOptions } from '../../src/ratelimit/discover.js';
 import type { Estimate, Sample } from '../../src/ratelimit/types.js';
 
 export interface ProbeTarget {
@@ -27,7 +27,7 @@ export async function probe(
   target: ProbeTarget,
   options: Partial<Pick<DiscoverOptions, 'maxRps' | 'maxRequests' | 'maxDurationS' | 'signal'>> & { endpoint?: RateLimitEndpoint; secondClient?: Credentials } = {},
 ): Promise<ProbeRun> {
-  const http = new ServiceClient({ environment: 'sandbox', baseUrl: target.url, credentials: target.credentials, caPem: target.caPem }, { redactor: new Redactor(), connections: 16 });
+  const http = new ServiceClient({ environment: 'sandbox', baseUrl: target.url, credentials: target.credentials, caPem: target.caPem }, { redactor: new Redactor(), connections: DISCOVER_DEFAULTS.maxInFlight });
   const started = performance.now();
   try {
     const calls = await probeCalls({

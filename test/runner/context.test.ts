@@ -27,7 +27,7 @@ function open() {
     others: [],
     expect: { tokenLifetimeS: 8, expiryWaitS: 0, clockToleranceS: 2 },
     business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
-    rateLimit: { endpoint: 'tokens.validate', maxRps: 1, maxRequests: 1, recoveryWaitS: 0, probingAllowed: false },
+    rateLimit: { endpoint: 'tokens.validate', maxRps: 1, maxRequests: 1, recoveryWaitS: 0, maxRetryAfterS: 120, probingAllowed: false },
     ledger: Ledger.disabled(),
     redactor: new Redactor(),
   });

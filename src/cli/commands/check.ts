@@ -22,10 +22,11 @@ export function selectedChecks(options: Options): Check[] {
 }
 
 export function conformanceStage(checks: readonly Check[]) {
-  return async ({ prepared, redactor, terminal, signal, untested, sawTransport }: StageIo): Promise<CheckResult[]> => {
+  return async ({ prepared, redactor, terminal, signal, untested, sawTransport, productionGate }: StageIo): Promise<CheckResult[]> => {
     let seen: TransportSeen | undefined;
     const results = await runConformance({
       ...prepared.settings,
+      ...(productionGate ? { productionGate } : {}),
       ledger: prepared.ledger,
       checks,
       redactor,
@@ -33,6 +34,7 @@ export function conformanceStage(checks: readonly Check[]) {
       onResult: (r) => terminal.out(resultLine(r)),
       onCredentialsRefused: (line) => untested('credentials', line),
       onTransport: (s) => void (seen = s),
+      onUntested: (line) => untested('checks', line),
       signal,
     });
     if (seen && sawTransport) sawTransport(await transportFacts(prepared.settings.target, seen, signal));

@@ -13,10 +13,10 @@ import { isK6ScenarioName, K6_SCENARIO_NAMES, K6_SCENARIOS, runLoadScenario, typ
 import { scenarioOk } from '../../k6/summary.js';
 import type { LoadResult, LoadScenarioResult } from '../../report/model.js';
 import type { Options } from '../flags.js';
-import { refuseProductionLoad, type PreparedTarget } from '../prepare-target.js';
+import { businessForLoad, businessNeededBy, refuseProductionLoad, type PreparedTarget } from '../prepare-target.js';
+import { isProduction, type Target } from '../../config/target.js';
 import { ServiceClient } from '../../http/service-client.js';
-import type { Redactor } from '../../http/redact.js';
-import type { Target } from '../../config/target.js';
+import { productionGateFor } from '../../runner/context.js';
 import type { StageIo } from './target-job.js';
 
 export function selectedScenarios(options: Options): K6ScenarioName[] {
@@ -32,9 +32,10 @@ export interface LoadStageOptions {
 }
 
 export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOptions = {}) {
-  return async ({ prepared, terminal, signal, reportDir, redactor }: StageIo): Promise<{ result: LoadResult }> => {
+  return async ({ prepared, terminal, signal, reportDir, redactor, productionGate }: StageIo): Promise<{ result: LoadResult }> => {
     const { settings } = prepared;
     refuseProductionLoad(settings, 'load');
+    const business = businessForLoad(settings, 'load', businessNeededBy(scenarios, settings.rateLimit.endpoint));
     const root = findProjectRoot();
     const k6 = await locateK6(process.env, root);
     const bundleDir = join(root, 'dist', 'scenarios');
@@ -44,7 +45,7 @@ export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOp
     const load = settings.load;
     const runId = randomUUID();
     const { target, expect } = await prepared.probeTarget();
-    await recordLoadToken(prepared, target, redactor);
+    if (prepared.ledger.enabled) await recordLoadToken(prepared, target, new ServiceClient(target, { redactor, production: productionGate ?? productionGateFor(settings.production) }));
     const base: ScenarioInputs = {
       baseUrl: target.baseUrl,
       clientId: target.credentials.clientId,
@@ -54,7 +55,7 @@ export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOp
       rate: load.rate,
       durationS: load.durationS ?? (stageOptions.short ? 5 : 10),
       vus: load.vus,
-      business: settings.business,
+      business,
       runId,
       rateLimitEndpoint: settings.rateLimit.endpoint,
       thresholds: load.thresholds,
@@ -82,6 +83,8 @@ export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOp
           ...(segments > 1 ? { segments } : {}),
         });
         results.push(result);
+        // k6 sends outside the production gate: its own count goes into the audit trail.
+        if (isProduction(target)) productionGate?.addK6Requests(result.requests);
         terminal.out(scenarioLine(result));
       }
     } finally {
@@ -99,9 +102,7 @@ export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOp
  * token ledger, whose later runs prove its expiry and measure the next one's lifetime. One request,
  * and only when there is a ledger to keep it (never for the built-in emulator).
  */
-async function recordLoadToken(prepared: PreparedTarget, target: Target, redactor: Redactor): Promise<void> {
-  if (!prepared.ledger.enabled) return;
-  const http = new ServiceClient(target, { redactor });
+async function recordLoadToken(prepared: PreparedTarget, target: Target, http: ServiceClient): Promise<void> {
   try {
     await http.issueToken();
     prepared.ledger.recordIssued(target, http.issuedTokens(), Date.now());

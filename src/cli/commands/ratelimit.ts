@@ -9,16 +9,24 @@ import { join } from 'node:path';
 import { ServiceClient } from '../../http/service-client.js';
 import { locateK6 } from '../../k6/locate.js';
 import { findProjectRoot } from '../../fs/project-root.js';
-import type { RateLimitResult } from '../../report/model.js';
+import type { FleetResult, RateLimitResult } from '../../report/model.js';
+import type { Credentials } from '../../spec/credentials.js';
+import type { RateLimitEndpoint } from '../../spec/endpoints.js';
 import { unusableProbe } from '../../ratelimit/answers.js';
 import { ProbeSetupError, probeCalls } from '../../ratelimit/calls.js';
-import { DISCOVER_DEFAULTS, discover } from '../../ratelimit/discover.js';
+import { DISCOVER_DEFAULTS, discover, latencyBound } from '../../ratelimit/discover.js';
+import { NOT_IDENTIFIED } from '../../ratelimit/evidence.js';
 import { DEFAULT_PROOF_S, prove } from '../../ratelimit/prove.js';
 import { recommend } from '../../ratelimit/recommend.js';
-import { sizeFleet } from '../../ratelimit/fleet/size.js';
-import { summaryLines, toRateLimitResult } from '../../ratelimit/result.js';
+import { proveUntilHeld } from '../../ratelimit/proof-loop.js';
+import { sizeFleet, type FleetSizingInput } from '../../ratelimit/fleet/size.js';
+import { fleetProofOf, fleetProofRun, type FleetProof } from '../../ratelimit/fleet/prove-fleet.js';
+import { runFleetK6 } from '../../ratelimit/fleet/k6-proof.js';
+import { summaryLines, toRateLimitResult, type Proving } from '../../ratelimit/result.js';
 import type { Proof } from '../../ratelimit/types.js';
-import { refuseProductionLoad } from '../prepare-target.js';
+import { businessForLoad, businessOfRateLimit, refuseProductionLoad } from '../prepare-target.js';
+import { isProduction } from '../../config/target.js';
+import { productionGateFor } from '../../runner/context.js';
 import type { StageIo } from './target-job.js';
 
 export interface RateLimitStageOptions {
@@ -36,6 +44,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
     const { prepared, terminal, signal, redactor, reportDir } = io;
     const { settings } = prepared;
     refuseProductionLoad(settings, 'rate-limit probing');
+    const business = businessForLoad(settings, 'rate-limit probing', businessOfRateLimit(settings.rateLimit.endpoint));
     // For the built-in emulator: an instance with 24 h tokens, so no token turns over mid-probe.
     const { target, expect, secondClient: builtInSecond } = await prepared.probeTarget();
     const { endpoint, maxRps, maxRequests } = settings.rateLimit;
@@ -43,12 +52,12 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
     const secondClient = settings.rateLimit.secondClient ?? builtInSecond;
     if (secondClient) redactor.addSecret(secondClient.clientSecret, secondClient.clientId);
 
-    const http = new ServiceClient(target, { redactor, connections: DISCOVER_DEFAULTS.maxInFlight });
+    const http = new ServiceClient(target, { redactor, connections: DISCOVER_DEFAULTS.maxInFlight, production: io.productionGate ?? productionGateFor(settings.production) });
     let result: RateLimitResult;
     try {
       let calls;
       try {
-        calls = await probeCalls({ http, endpoint, business: settings.business, ...(secondClient ? { secondClient } : {}) });
+        calls = await probeCalls({ http, endpoint, business, ...(secondClient ? { secondClient } : {}) });
       } catch (err) {
         if (!(err instanceof ProbeSetupError)) throw err;
         io.untested('rate_limit', `the probe could not start: ${err.message}`);
@@ -77,6 +86,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
         maxRps,
         maxRequests,
         maxDurationS: stageOptions.maxDurationS ?? DISCOVER_DEFAULTS.maxDurationS,
+        maxRetryAfterS: settings.rateLimit.maxRetryAfterS,
         signal,
         progress: terminal.progress,
       });
@@ -87,6 +97,11 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
       // first: a budget spent before the rate was measured is not a limit that never lifts.
       if (!signal.aborted && estimate.partial && estimate.requests_sent >= maxRequests) {
         io.untested('rate_limit', `${calls.endpoint}: the probe spent all of rate_limit.max_requests (${maxRequests}) without pinning the limiter down; the estimate is partial`);
+      } else if (!unusable && !signal.aborted && latencyBound(estimate.latency_p95_ms, estimate.sustained_rps)) {
+        io.untested('rate_limit', `${calls.endpoint}: ${latencyBound(estimate.latency_p95_ms, estimate.sustained_rps)}`);
+      } else if (!unusable && !signal.aborted && estimate.notes.some((n) => n.startsWith(NOT_IDENTIFIED))) {
+        // Refused, but too seldom to read a limiter from (evidence.ts): nothing sized, nothing passes as sized.
+        io.untested('rate_limit', `${calls.endpoint}: ${estimate.notes.find((n) => n.startsWith(NOT_IDENTIFIED))}`);
       } else if (!unusable && !signal.aborted && estimate.limiting_status !== null && estimate.sustained_rps === null) {
         // Limited, yet no steady rate got through: nothing was sized, so nothing may pass as sized.
         io.untested('rate_limit', `${calls.endpoint}: the limit was met after ${estimate.burst ?? '?'} requests but no sustained rate could be measured in ${estimate.duration_s.toFixed(0)} s (${estimate.requests_limited} of ${estimate.requests_sent} answers limited; a limit that never lifts breaks §7, see ratelimit.recovers in \`check\`)`);
@@ -94,46 +109,73 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
 
       let proof: Proof | null = null;
       const proofNotes: string[] = [];
+      // A recommendation is given only once a proof held it (proof-loop.ts); until then it is not run.
+      let proving: Proving = { verdict: 'not run', rounds: [] };
+      let given = recommendation;
       const proofS = stageOptions.proofS ?? DEFAULT_PROOF_S;
+      // The probe (or the run before) left the limit drained; a client adopting the policy starts on a rested one.
+      const settleS = Math.min(MAX_SETTLE_S, (estimate.refill_s ?? 0) * 1.5 + 0.5);
+      let located: Awaited<ReturnType<typeof k6AndBundles>> | undefined;
+      // Every k6 request against production counts in the production gate, each proof round's and the fleet's.
+      const countK6Requests = (n: number) => {
+        if (isProduction(target)) io.productionGate?.addK6Requests(n);
+      };
       if (recommendation && proofS > 0 && !signal.aborted && !estimate.partial) {
-        const located = await k6AndBundles();
+        located = await k6AndBundles();
         if (typeof located === 'string') {
           // The proof was asked for: a policy nobody could prove must not pass as a proven one.
           proofNotes.push(`proof not run: ${located}`);
           io.untested('rate_limit', `proof not run: ${located}`);
         } else {
-          // The probe left the limit drained; a client adopting the policy starts on a rested one.
-          const settleS = Math.min(MAX_SETTLE_S, (estimate.refill_s ?? 0) * 1.5 + 0.5);
-          terminal.progress(`waiting ${settleS.toFixed(1)} s for the limit to refill, then proving the policy with k6 at ${recommendation.target_rps} req/s for ${proofS} s`);
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, settleS * 1000);
-            signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-          });
-          if (!signal.aborted) {
+          const k6 = located;
+          const outcome = await proveUntilHeld(recommendation, estimate.sustained_rps ?? recommendation.target_rps, async (rec, round) => {
+            terminal.progress(`proof round ${round}: waiting ${settleS.toFixed(1)} s for the limit to refill, then proving the policy with k6 at ${rec.target_rps} req/s for ${proofS} s`);
+            await abortableSleep(settleS * 1000, signal);
+            if (signal.aborted) return null;
             const run = await prove({
-              k6Path: located.k6Path,
-              bundleDir: located.bundleDir,
-              workDir: join(reportDir, 'k6', 'ratelimit-proof'),
+              k6Path: k6.k6Path,
+              bundleDir: k6.bundleDir,
+              workDir: join(reportDir, 'k6', 'ratelimit-proof', `round-${round}`),
               target: { baseUrl: target.baseUrl, credentials: target.credentials, ...(target.caFile ? { caFile: target.caFile } : {}) },
               endpoint: calls.endpoint,
-              business: settings.business,
+              business,
               ...(calls.validateMethod ? { validateMethod: calls.validateMethod } : {}),
-              recommendation,
+              recommendation: rec,
               durationS: proofS,
               tokenLifetimeS: expect.tokenLifetimeS,
               clockToleranceS: expect.clockToleranceS,
               runId: randomUUID(),
               signal,
             });
-            proof = run.proof;
-            proofNotes.push(...run.notes);
+            countK6Requests(run.scenario.requests);
+            proofNotes.push(...run.notes.map((n) => `round ${round}: ${n}`));
             if (run.scenario.error !== undefined && !signal.aborted) io.untested('rate_limit', `proof run did not complete: ${run.scenario.error}`);
-          }
+            return run.proof;
+          });
+          proof = outcome.lastProof;
+          // A first proof that produced no figures refuted nothing: the policy stands, unproven (the
+          // run already cannot pass: the failed run is untested). Any round that failed refutes it.
+          const refuted = !outcome.proven && outcome.rounds.length > 0;
+          given = refuted ? null : (outcome.proven ?? recommendation);
+          proving = { verdict: outcome.proven ? 'proven' : refuted ? 'not proven' : 'not run', rounds: outcome.rounds };
+          // No round held: nothing is recommended, and the run cannot pass (exit 1).
+          if (refuted && !signal.aborted) io.untested('rate_limit', `${calls.endpoint}: not proven: no recommended policy kept its promise in ${outcome.rounds.length} k6 proof round${outcome.rounds.length === 1 ? '' : 's'} (${outcome.rounds.map((r) => `${r.target_rps} req/s: ${r.why}`).join('; ')})`);
         }
       }
-      result = toRateLimitResult(estimate, recommendation, proof, proofNotes);
-      // --fleet N: simulated in well under a second, so it adds nothing a user would wait for.
-      if (settings.rateLimit.fleet !== undefined) result = { ...result, fleet: recommendation && sizeFleet({ estimate, recommendation, instances: settings.rateLimit.fleet }) };
+      result = toRateLimitResult(estimate, given, proof, proofNotes, proving);
+      // --fleet N: simulated in well under a second, so it adds nothing a user would wait for; the
+      // choice is then proven by a k6 fleet run, like the single client's, before it is given.
+      if (settings.rateLimit.fleet !== undefined) {
+        const sizing = given && { estimate, recommendation: given, instances: settings.rateLimit.fleet };
+        let fleet = sizing && sizeFleet(sizing);
+        if (sizing && fleet?.recommendation && proving.verdict === 'proven' && located !== undefined && typeof located !== 'string' && !signal.aborted) {
+          const fleetProof = await proveFleetChoice(sizing, fleet, located, { proofS, settleS, terminal, signal, reportDir, target, endpoint: calls.endpoint, tokenLifetimeS: expect.tokenLifetimeS, countK6Requests });
+          // Unproven: nothing is recommended to the fleet, and the run cannot pass (exit 1).
+          if (fleetProof.verdict !== 'proven' && !signal.aborted) io.untested('rate_limit', `fleet of ${fleet.instances}: ${fleetProof.policy} not proven by a k6 fleet run: ${fleetProof.why}`);
+          fleet = { ...fleet, proof: fleetProof, ...(fleetProof.verdict === 'proven' ? {} : { recommendation: null }) };
+        }
+        result = { ...result, fleet };
+      }
     } finally {
       // The probe's tokens are the configured credentials' too: the ledger proves their expiry later.
       prepared.ledger.recordIssued(target, http.issuedTokens(), Date.now());
@@ -147,6 +189,43 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
 
 /** The stage as `run` and `ratelimit` use it: discovery, recommendation, a 10 s proof. */
 export const rateLimitStage = makeRateLimitStage();
+
+interface FleetProofContext extends Pick<StageIo, 'terminal' | 'signal' | 'reportDir'> {
+  proofS: number;
+  settleS: number;
+  target: { baseUrl: string; credentials: Credentials; caFile?: string };
+  endpoint: RateLimitEndpoint;
+  tokenLifetimeS: number;
+  countK6Requests: (n: number) => void;
+}
+
+/** `--fleet N`'s choice run by N k6 instances (prove-fleet.ts), after the limit refilled. */
+async function proveFleetChoice(sizing: FleetSizingInput, fleet: FleetResult, k6: { k6Path: string; bundleDir: string }, ctx: FleetProofContext): Promise<FleetProof> {
+  const run = fleetProofRun(sizing, fleet, ctx.proofS);
+  if (typeof run === 'string') return { instances: fleet.instances, policy: fleet.recommendation?.policy ?? '?', offered_rps: fleet.offered_rps, duration_s: ctx.proofS, verdict: 'not proven', why: `not run: ${run}` };
+  ctx.terminal.progress(`fleet proof: waiting ${ctx.settleS.toFixed(1)} s, then ${run.instances} k6 instances, policy ${run.policy.name}, ${run.offered_rps} req/s offered for ${run.duration_s} s`);
+  await abortableSleep(ctx.settleS * 1000, ctx.signal);
+  const ran = await runFleetK6({
+    k6Path: k6.k6Path,
+    bundleDir: k6.bundleDir,
+    workDir: join(ctx.reportDir, 'k6', 'ratelimit-fleet-proof'),
+    target: { baseUrl: ctx.target.baseUrl, credentials: ctx.target.credentials, ...(ctx.target.caFile ? { caFile: ctx.target.caFile } : {}) },
+    endpoint: ctx.endpoint,
+    run,
+    runId: randomUUID(),
+    tokenLifetimeS: ctx.tokenLifetimeS,
+    signal: ctx.signal,
+  });
+  ctx.countK6Requests(ran.scenario.requests);
+  return fleetProofOf(run, ran.figures);
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+}
 
 /** k6 and the rate-limit bundle, or why the proof cannot run (the estimate and recommendation still stand). */
 async function k6AndBundles(): Promise<{ k6Path: string; bundleDir: string } | string> {

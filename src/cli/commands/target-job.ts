@@ -4,8 +4,11 @@
 import { setMaxListeners } from 'node:events';
 import { Redactor } from '../../http/redact.js';
 import { harnessWords } from '../harness-words.js';
+import type { ProductionGate } from '../../http/production-gate.js';
+import { productionGateFor } from '../../runner/context.js';
+import { isProduction } from '../../config/target.js';
 import { buildReport } from '../../report/build.js';
-import type { CheckResult, LoadResult, RateLimitResult, TransportFacts, Untested } from '../../report/model.js';
+import type { CheckResult, LoadResult, RateLimitResult, Report, TransportFacts, Untested } from '../../report/model.js';
 import { HarnessError } from '../../errors.js';
 import { ensureWritableFileLocation, removeEmptyDirs } from '../../fs/writable.js';
 import { LEDGER_FIX } from '../../runner/ledger.js';
@@ -24,6 +27,8 @@ export interface StageIo {
   terminal: Terminal;
   signal: AbortSignal;
   reportDir: string;
+  /** The run's one production gate: every stage's requests to production count against one budget (a stage's own when absent). */
+  productionGate?: ProductionGate;
   /**
    * A stage that could not test what it was asked to says so here (one line why); the run then
    * cannot pass, and the reason reaches the terminal and every report format.
@@ -79,6 +84,7 @@ interface Job {
 async function runStages({ prepared, reportDir, startedAt }: Job, stages: Stages, redactor: Redactor, terminal: Terminal, signal: AbortSignal): Promise<number> {
   const { settings } = prepared;
   const untested: Untested[] = [];
+  const productionGate = productionGateFor(settings.production);
   let transport: TransportFacts | undefined;
   const io: StageIo = {
     prepared,
@@ -86,6 +92,7 @@ async function runStages({ prepared, reportDir, startedAt }: Job, stages: Stages
     terminal,
     signal,
     reportDir,
+    productionGate,
     untested: (stage, reason) => {
       untested.push({ stage, reason });
       terminal.err(`${stage}: not tested: ${reason}`);
@@ -119,6 +126,8 @@ async function runStages({ prepared, reportDir, startedAt }: Job, stages: Stages
   const load = await optional(stages.load, 'load', 'load run');
   const rateLimit = (await optional(stages.rateLimit, 'rate_limit', 'rate-limit sizing')) ?? null;
   if (signal.aborted) io.untested('run', 'interrupted before it finished: this report is partial');
+  // Requests held back by the budget were never sent: a run that could not send them tested less than asked.
+  if (productionGate.budgetReached) io.untested('production', `the production request budget (production.max_requests ${productionGate.maxRequests}) was reached; what remained was not tested`);
   const report = buildReport({
     version: VERSION,
     target: {
@@ -134,6 +143,7 @@ async function runStages({ prepared, reportDir, startedAt }: Job, stages: Stages
     rateLimit,
     untested,
     notes: settings.warnings,
+    ...(touchesProduction(settings) ? { production: productionAudit(productionGate) } : {}),
   });
   // Redacted before the history keeps it, as the report folder is: a secret in the base URL's
   // query, say, must not reach history.jsonl either.
@@ -162,4 +172,17 @@ async function prepareJob(reportDirFlag: string | undefined, flags: TargetFlags,
     removeEmptyDirs(place.created);
     throw err;
   }
+}
+
+/** A run whose target or one of whose other environments is production lists what it sent there. */
+const touchesProduction = (settings: PreparedTarget['settings']) => [settings.target, ...settings.others].some(isProduction);
+
+function productionAudit(gate: ProductionGate): NonNullable<Report['production']> {
+  return {
+    max_requests: gate.maxRequests,
+    sent: gate.requests.length,
+    budget_reached: gate.budgetReached,
+    ...(gate.k6Requests > 0 ? { k6_requests: gate.k6Requests } : {}),
+    requests: [...gate.requests],
+  };
 }

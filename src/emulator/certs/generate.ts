@@ -24,10 +24,15 @@ export function subjectAltNames(host: string): AltName[] {
   return names;
 }
 
-/** Valid from an hour ago (a client whose clock is a little behind still accepts it) for 365 days. */
-export function generateCertificates(host: string, nowMs = Date.now()): CertificateSet {
+/**
+ * Valid from an hour ago (a client whose clock is a little behind still accepts it) for 365 days.
+ * With `intermediate`, an intermediate CA signs the server certificate and certPem is the chain
+ * the server sends (leaf, intermediate); caPem stays the root, all a client trusts.
+ */
+export function generateCertificates(host: string, nowMs = Date.now(), chain: 'root' | 'intermediate' = 'root'): CertificateSet {
   const { caPem, certPem, keyPem } = mintPki({
     ca: { commonName: 'ces-harness emulator CA', organization: 'ces-harness' },
+    ...(chain === 'intermediate' ? { intermediate: { commonName: 'ces-harness emulator intermediate CA', organization: 'ces-harness' } } : {}),
     subject: { commonName: 'localhost', organization: 'ces-harness' },
     altNames: subjectAltNames(host),
     nowMs,

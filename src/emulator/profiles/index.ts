@@ -4,18 +4,44 @@
 
 import type { Behaviour } from '../types.js';
 import { DEFAULT_TRANSPORT, type Transport } from '../transport.js';
+import { profile as businessRejectsPayload } from './business-rejects-payload.js';
 import { profile as compression } from './compression.js';
+import { profile as connectionClose } from './connection-close.js';
 import { profile as extraFields } from './extra-fields.js';
 import { profile as jwt } from './jwt.js';
 import { healthClf, healthHttpDate, healthIso8601 } from './health-date-formats.js';
 import { profile as http2 } from './http2.js';
+import { profile as idleClose } from './idle-close.js';
+import { profile as intermediateCa } from './intermediate-ca.js';
+import { profile as latency } from './latency.js';
 import { profile as oauthErrorFields } from './oauth-error-fields.js';
 import { profile as clockSkew } from './clock-skew.js';
 import { profile as clockSkewBehind } from './clock-skew-behind.js';
 
+import { profile as silentClose } from './silent-close.js';
+import { profile as slowBusiness } from './slow-business.js';
+
 export type { Profile } from './types.js';
 
-export const PROFILES = [extraFields, jwt, healthIso8601, healthHttpDate, healthClf, http2, compression, oauthErrorFields, clockSkew, clockSkewBehind] as const;
+export const PROFILES = [
+  extraFields,
+  jwt,
+  healthIso8601,
+  healthHttpDate,
+  healthClf,
+  http2,
+  compression,
+  oauthErrorFields,
+  idleClose,
+  silentClose,
+  connectionClose,
+  intermediateCa,
+  latency,
+  businessRejectsPayload,
+  slowBusiness,
+  clockSkew,
+  clockSkewBehind,
+] as const;
 
 export type ProfileName = (typeof PROFILES)[number]['name'];
 

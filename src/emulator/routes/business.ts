@@ -1,8 +1,8 @@
-// POST /v1/evaluation and /v1/ach_transactions (§4.4). The spec names them only, so the answers
-// are plausible stand-ins; what matters for the harness is the bearer gate in front of them.
+// POST /v1/evaluation and /v1/ach_transactions (§4.4). What matters for the harness is the bearer
+// gate in front of them; the answer behind it is the behaviour's (businessReply).
 
 import { checkBearer } from '../bearer.js';
-import { invalidRequest, json } from '../replies.js';
+import { invalidRequest } from '../replies.js';
 import { isJsonObject } from '../../spec/json-object.js';
 import type { BusinessEndpoint } from '../../spec/endpoints.js';
 import type { Ctx, Reply } from '../types.js';
@@ -11,9 +11,5 @@ export function business(route: BusinessEndpoint, ctx: Ctx, body: unknown): Repl
   const check = checkBearer(ctx);
   if (!ctx.b.admitBusiness(check)) return ctx.b.unauthorized(!check.ok && check.reason === 'missing' ? 'missing' : 'invalid');
   if (!isJsonObject(body)) return invalidRequest();
-  ctx.env.seq += 1;
-  if (route === 'evaluation') {
-    return json(200, { evaluation_id: `ev_${ctx.env.seq}`, decision: 'approved', score: 720 });
-  }
-  return json(200, { transactions: [], count: 0 });
+  return ctx.b.businessReply(ctx, route, body);
 }

@@ -1,15 +1,17 @@
 // The terminal's closing lines for `--fleet N`: what each instance should do, and what the chosen
 // policy did in the simulation at N, beside the sharing assumption it rests on.
 
+import { fleetProofText, fleetRecommendationText } from '../../report/fleet-text.js';
 import type { FleetResult } from '../../report/model.js';
 
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 
 export function fleetSummaryLines(fleet: FleetResult | null | undefined): string[] {
   if (fleet === undefined) return [];
-  if (fleet === null) return ['fleet: not sized (no sustained rate measured to share out)'];
+  if (fleet === null) return ['fleet: not sized (no proven single-client rate to share out)'];
   const rec = fleet.recommendation;
-  if (rec === null) return [`fleet of ${fleet.instances}: no policy could be chosen`];
+  const proof = fleetProofText(fleet);
+  if (rec === null) return [`fleet of ${fleet.instances}: ${fleetRecommendationText(fleet)}`, ...(proof ? [`  ${proof}`] : [])];
   const row = fleet.rows.find((r) => r.instances === fleet.instances && r.policy === rec.policy);
   const b = rec.backoff;
   return [
@@ -22,5 +24,6 @@ export function fleetSummaryLines(fleet: FleetResult | null | undefined): string
             `${pct(row.rate_429)} 429, p99 ${row.p99_ms ?? '?'} ms, ${row.lost} lost; a backlog of ${fleet.backlog} drained in ${row.drained_s ?? '>600'} s`,
         ]
       : []),
+    ...(proof ? [`  ${proof}`] : []),
   ];
 }

@@ -8,11 +8,15 @@ import type { Exchange } from '../../http/exchange.js';
 import { retryAfterSeconds } from '../../spec/retry-after.js';
 import { answerOf, mergeRateLimitHeaders, resetSeconds } from '../answers.js';
 import type { ProbeCalls } from '../calls.js';
+import { inFlightFor, reachableRps } from '../in-flight.js';
 import { pace, type Clock } from '../pacing.js';
 import type { PhaseName, RateLimitHeaders, Sample } from '../types.js';
 
 /** Transport errors in a row that end the probe: the target is gone, measuring further is pointless. */
 export const ERROR_STREAK = 20;
+
+/** Answers the latency is read over: enough to smooth one slow answer, few enough to follow a change. */
+const LATENCY_WINDOW = 16;
 
 export interface ProbeLimits {
   calls: ProbeCalls;
@@ -20,7 +24,10 @@ export interface ProbeLimits {
   maxRps: number;
   maxRequests: number;
   maxDurationMs: number;
+  /** The most requests in flight at once, however slow the answers (in-flight.ts: also the connection pool's size). */
   maxInFlight: number;
+  /** The longest Retry-After waited out to judge it (rate_limit.max_retry_after_s). */
+  maxRetryAfterS: number;
   signal: AbortSignal | undefined;
   progress: (line: string) => void;
   /** Where the samples go (a caller's array when it wants to inspect the run). */
@@ -65,6 +72,7 @@ export class Probe {
   readonly maxRequests: number;
   readonly maxDurationMs: number;
   readonly maxInFlight: number;
+  readonly maxRetryAfterS: number;
   readonly signal: AbortSignal | undefined;
   readonly progress: (line: string) => void;
   readonly samples: Sample[];
@@ -79,6 +87,10 @@ export class Probe {
   private readonly startMs: number;
   private dispatched = 0;
   private errorStreak = 0;
+  // The last answers' times, ms: their mean sizes the in-flight count (Little's law: L = λW, W the mean).
+  private readonly latencies: number[] = [];
+  /** True once the in-flight bound held the offered rate below max_rps (said in the result). */
+  inFlightBound = false;
   // Send times of the requests still unanswered. Answers arrive out of order; a series is only
   // complete up to the oldest of these.
   private readonly inFlight = new Map<number, number>();
@@ -90,6 +102,7 @@ export class Probe {
     this.maxRequests = limits.maxRequests;
     this.maxDurationMs = limits.maxDurationMs;
     this.maxInFlight = limits.maxInFlight;
+    this.maxRetryAfterS = limits.maxRetryAfterS;
     this.signal = limits.signal;
     this.progress = limits.progress;
     this.samples = limits.samples;
@@ -109,6 +122,22 @@ export class Probe {
   /** The send time up to which the series is complete (Infinity when nothing is in flight). */
   completeUpTo(): number {
     return this.inFlight.size === 0 ? Infinity : Math.min(...this.inFlight.values());
+  }
+
+  /** The mean time of the last answers, ms (0 before any came back). */
+  latencyMs(): number {
+    return this.latencies.length === 0 ? 0 : this.latencies.reduce((a, b) => a + b, 0) / this.latencies.length;
+  }
+
+  /**
+   * In flight for max_rps at the latency measured so far (Little's law), within the bound; notes
+   * when the bound is what holds the rate down, so a result can say it was not reached.
+   */
+  inFlightAllowed(): number {
+    const latency = this.latencyMs();
+    const allowed = inFlightFor(this.maxRps, latency, this.maxInFlight);
+    if (reachableRps(allowed, latency) < this.maxRps) this.inFlightBound = true;
+    return allowed;
   }
 
   /** True once a bound is reached; the first bound reached is kept as the reason. */
@@ -142,6 +171,10 @@ export class Probe {
     const status = exchange?.status ?? 0;
     const sample: Sample = { sentMs, doneMs: this.elapsed(), status, answer: answerOf(status), phase, client };
     this.samples.push(sample);
+    if (exchange) {
+      this.latencies.push(sample.doneMs - sample.sentMs);
+      if (this.latencies.length > LATENCY_WINDOW) this.latencies.shift();
+    }
     this.errorStreak = sample.answer === 'error' ? this.errorStreak + 1 : 0;
     if (status === 401) this.unauthorized++;
     if (sample.answer === 'limited' && exchange) this.noteRefusal(exchange);
@@ -163,7 +196,7 @@ export class Probe {
       catchUp: opts.catchUp ?? false,
       clock: this.clock,
       rate: () => this.maxRps,
-      maxInFlight: this.maxInFlight,
+      maxInFlight: () => this.inFlightAllowed(),
       signal: this.signal,
       done: () => refused || (opts.exact ? started : samples.length) >= cap || this.outOfBudget(),
       send: async () => {

@@ -2,6 +2,7 @@
 // once: truthful or not. The refusal that ended the last burst is the one judged: fresh, and
 // nothing else is sent while waiting.
 
+import { beyondWaitBudget } from '../../http/retry-after.js';
 import { round } from '../estimators.js';
 import type { RateLimitHeaders, RetryAfterVerdict, Sample } from '../types.js';
 import type { Announced, Probe } from './probe.js';
@@ -18,7 +19,9 @@ export async function retryAfterPhase(probe: Probe, recovery: number | null): Pr
   const notes: string[] = [];
   let verdict: RetryAfterVerdict = retryAfterMax === null ? (last ? 'absent' : 'unknown') : 'unknown';
   let reset: RateLimitHeaders['reset'];
-  if (lastRetryAfter && !probe.outOfBudget()) {
+  const beyond = lastRetryAfter && beyondWaitBudget(lastRetryAfter.seconds, probe.maxRetryAfterS);
+  if (beyond) notes.push(`not tested: ${beyond}`);
+  else if (lastRetryAfter && !probe.outOfBudget()) {
     const retry = await waitAndRetry(probe, 'Retry-After', lastRetryAfter, notes);
     const seconds = lastRetryAfter.seconds;
     if (retry?.answer === 'accepted') {

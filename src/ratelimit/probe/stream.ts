@@ -38,7 +38,7 @@ export async function streamPhase(probe: Probe, options: Omit<StreamSettings, 'm
   await pace({
     clock: probe.clock,
     rate: () => state.rate,
-    maxInFlight: probe.maxInFlight,
+    maxInFlight: () => probe.inFlightAllowed(),
     signal: probe.signal,
     done: () => probe.outOfBudget() || (state.stage === 'drain' && probe.sentSoFar() - drainFrom >= drainCap) || state.stage === 'done' || (drainOnly && state.stage !== 'drain') || refused >= maxRefused,
     send: async () => {

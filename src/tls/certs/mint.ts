@@ -36,31 +36,42 @@ export interface ServerCertificateOptions {
 
 export interface PkiOptions extends ServerCertificateOptions {
   ca: DistinguishedName;
+  /**
+   * An intermediate CA between the root and the server certificate, as public CAs issue them:
+   * certPem then holds the chain a server sends (leaf, then intermediate) and caPem the root alone.
+   */
+  intermediate?: DistinguishedName;
 }
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
-/** A CA and a server certificate it signed. */
+/** A CA and a server certificate it signed, directly or through an intermediate. */
 export function mintPki(o: PkiOptions): Pki {
   const window = validity(o);
   const { notBefore, notAfter, nowMs } = window;
-  const caKey = newKeyPair();
-  // The CA is valid now and throughout the leaf's window, so a test of an expired or not yet valid
-  // certificate fails on the leaf, never on the CA.
-  const caNotBefore = new Date(Math.min(notBefore.getTime(), nowMs - HOUR_MS));
-  const caNotAfter = new Date(Math.max(notAfter.getTime(), nowMs + 30 * DAY_MS));
-  const ca = certificateDer({
-    serialNumber: serialNumber(),
-    subject: o.ca,
-    subjectKey: caKey.publicKey,
-    issuer: o.ca,
-    issuerKey: caKey,
-    notBefore: caNotBefore,
-    notAfter: caNotAfter,
-    profile: { ca: true },
-  });
-  return { caPem: certificatePem(ca), ...server(o, window, { key: caKey, name: o.ca }) };
+  // The CAs are valid now and throughout the leaf's window, so a test of an expired or not yet
+  // valid certificate fails on the leaf, never on a CA.
+  const caWindow = {
+    notBefore: new Date(Math.min(notBefore.getTime(), nowMs - HOUR_MS)),
+    notAfter: new Date(Math.max(notAfter.getTime(), nowMs + 30 * DAY_MS)),
+  };
+  const root = { key: newKeyPair(), name: o.ca };
+  const ca = (subject: Issuer, issuer: Issuer, pathLength: number) =>
+    certificateDer({
+      serialNumber: serialNumber(),
+      subject: subject.name,
+      subjectKey: subject.key.publicKey,
+      issuer: issuer.name,
+      issuerKey: issuer.key,
+      ...caWindow,
+      profile: { ca: true, pathLength },
+    });
+  const caPem = certificatePem(ca(root, root, o.intermediate ? 1 : 0));
+  if (!o.intermediate) return { caPem, ...server(o, window, root) };
+  const intermediate = { key: newKeyPair(), name: o.intermediate };
+  const leaf = server(o, window, intermediate);
+  return { caPem, ...leaf, certPem: leaf.certPem + certificatePem(ca(intermediate, root, 0)) };
 }
 
 /** A server certificate signed by its own key: for servers whose certificate nobody verifies. */
@@ -74,8 +85,13 @@ interface Window {
   nowMs: number;
 }
 
+interface Issuer {
+  key: KeyPair;
+  name: DistinguishedName;
+}
+
 /** Without an issuer, the certificate signs itself. */
-function server(o: ServerCertificateOptions, { notBefore, notAfter }: Window, issuer?: { key: KeyPair; name: DistinguishedName }): ServerCertificate {
+function server(o: ServerCertificateOptions, { notBefore, notAfter }: Window, issuer?: Issuer): ServerCertificate {
   const key = newKeyPair();
   const der = certificateDer({
     serialNumber: serialNumber(),

@@ -1,6 +1,6 @@
 // An X.509 v3 certificate (RFC 5280 §4.1) from plain fields, signed ECDSA with SHA-256 by
-// node:crypto. Two profiles: a CA that may only sign certificates, and a TLS server certificate
-// (a leaf). The extensions are those strict verifiers insist on: Go's (k6 trusts our CA through
+// node:crypto. Two profiles: a CA that may only sign certificates (a root, or an intermediate the
+// root signed), and a TLS server certificate (a leaf). The extensions are those strict verifiers insist on: Go's (k6 trusts our CA through
 // SSL_CERT_FILE) ignores the common name and wants the host in subjectAltName, serverAuth in
 // extendedKeyUsage, and a critical basicConstraints with keyCertSign on the CA.
 
@@ -20,7 +20,8 @@ export interface AltName {
   value: string;
 }
 
-export type Profile = { ca: true } | { ca: false; altNames: readonly AltName[] };
+/** pathLength: how many CAs may stand below this one (0: it signs leaves only). */
+export type Profile = { ca: true; pathLength?: number } | { ca: false; altNames: readonly AltName[] };
 
 export interface CertificateFields {
   /** Unsigned big-endian bytes; must be positive (see serialNumber in mint.ts). */
@@ -89,12 +90,16 @@ function name(dn: DistinguishedName): Buffer {
 
 function extensions(f: CertificateFields): Buffer[] {
   const ids = [extension(OID.subjectKeyIdentifier, false, octetString(keyIdentifier(f.subjectKey)))];
+  // keyIdentifier is [0] IMPLICIT OCTET STRING inside the AuthorityKeyIdentifier SEQUENCE.
+  const authority = extension(OID.authorityKeyIdentifier, false, sequence(implicit(0, keyIdentifier(f.issuerKey.publicKey))));
   if (f.profile.ca) {
     return [
-      // cA TRUE, pathLenConstraint 0: it signs leaves only, never another CA.
-      extension(OID.basicConstraints, true, sequence(boolean(true), integer(0))),
+      // cA TRUE with a pathLenConstraint: by default 0, it signs leaves only, never another CA.
+      extension(OID.basicConstraints, true, sequence(boolean(true), integer(f.profile.pathLength ?? 0))),
       extension(OID.keyUsage, true, namedBits([KEY_CERT_SIGN, CRL_SIGN])),
       ...ids,
+      // A root signs itself and names no authority; an intermediate names the root that signed it.
+      ...(f.issuerKey.publicKey.equals(f.subjectKey) ? [] : [authority]),
     ];
   }
   return [
@@ -104,8 +109,7 @@ function extensions(f: CertificateFields): Buffer[] {
     extension(OID.extKeyUsage, false, sequence(oid(OID.serverAuth))),
     extension(OID.subjectAltName, false, sequence(...f.profile.altNames.map(generalName))),
     ...ids,
-    // keyIdentifier is [0] IMPLICIT OCTET STRING inside the AuthorityKeyIdentifier SEQUENCE.
-    extension(OID.authorityKeyIdentifier, false, sequence(implicit(0, keyIdentifier(f.issuerKey.publicKey)))),
+    authority,
   ];
 }
 

@@ -152,6 +152,8 @@ describe('in a real TLS 1.3 handshake, verified by node', () => {
   });
 });
 
+const chained = mintPki({ ...NAMES, intermediate: { commonName: 'ces-harness test intermediate CA' }, altNames: ALT_NAMES });
+
 const OPENSSL = process.env.OPENSSL_BINARY ?? 'openssl';
 const opensslMissing = spawnSync(OPENSSL, ['version']).error ? `${OPENSSL} not found (apt-get install openssl, or set OPENSSL_BINARY)` : undefined;
 const skipWhy = opensslMissing !== undefined && !process.env.CI ? opensslMissing : undefined;
@@ -163,7 +165,14 @@ describe.skipIf(skipWhy !== undefined)(`openssl verify -x509_strict${skipWhy ? `
   beforeAll(async () => {
     if (opensslMissing) throw new Error(`openssl is required on CI for the certificate checks: ${opensslMissing}`);
     dir = await mkdtemp(join(tmpdir(), 'ces-certs-'));
-    await Promise.all([writeFile(file('ca.pem'), pki.caPem), writeFile(file('leaf.pem'), pki.certPem), writeFile(file('self.pem'), self.certPem)]);
+    await Promise.all([
+      writeFile(file('ca.pem'), pki.caPem),
+      writeFile(file('leaf.pem'), pki.certPem),
+      writeFile(file('self.pem'), self.certPem),
+      // Leaf then intermediate, as a server sends them; the root alone is trusted.
+      writeFile(file('chain.pem'), chained.certPem),
+      writeFile(file('root.pem'), chained.caPem),
+    ]);
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -176,6 +185,16 @@ describe.skipIf(skipWhy !== undefined)(`openssl verify -x509_strict${skipWhy ? `
     const r = openssl('verify', '-x509_strict', '-purpose', 'sslserver', '-CAfile', file(trust), file(cert));
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe(`${file(cert)}: OK\n`);
+  });
+
+  it('accepts a leaf issued by an intermediate, given the chain the server sends, against the root alone', () => {
+    expect(chained.certPem.match(/BEGIN CERTIFICATE/g)).toHaveLength(2);
+    const r = openssl('verify', '-x509_strict', '-purpose', 'sslserver', '-show_chain', '-CAfile', file('root.pem'), '-untrusted', file('chain.pem'), file('chain.pem'));
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain(`${file('chain.pem')}: OK\n`);
+    expect(r.stdout).toMatch(/depth=1: CN = ces-harness test intermediate CA \(untrusted\)/);
+    // Without the intermediate the root does not vouch for the leaf: the leaf is not its own.
+    expect(openssl('verify', '-x509_strict', '-CAfile', file('root.pem'), file('chain.pem')).status).not.toBe(0);
   });
 
   it('refuses the leaf against another CA', () => {

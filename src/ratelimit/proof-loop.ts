@@ -1,0 +1,124 @@
+// The closed loop between the recommendation and its k6 proof: a policy is given only once a proof
+// run held it to its promise; a proof that breaks the promise lowers the rate (and widens the
+// backoff) and proves again, a bounded number of rounds. Pure: what the next round tries depends
+// only on the policy tried and what its proof measured, so the decision is tested without k6.
+//
+// Why a loop at all: the probe can misread a limiter (a sliding-window counter read as a faster
+// bucket), and the recommendation is sized from what it read; the proof is the one measurement of
+// the policy itself, so it, not the probe, has the last word.
+
+import type { ProofRound } from '../report/model.js';
+import { BASE_BOUNDS_MS, CAP_MAX_MS, HEADROOM, RETRY_BOUNDS, atMostMeasured, roundedRate } from './recommend.js';
+import type { Proof, Recommendation } from './types.js';
+
+/**
+ * What a proven policy promises a client that follows it alone: at most 1 % of its requests see a
+ * 429 (a client living under the limit, with room for the measurement's error and a scheduling
+ * hiccup), and no call is lost once its retries are spent.
+ */
+export const PROOF_PROMISE = { max_rate_429: 0.01, max_lost: 0 } as const;
+
+/** At most this many proof runs: each costs the proof's duration plus a refill, and a limit that keeps moving is not one to size. */
+export const MAX_PROOF_ROUNDS = 3;
+
+/** Whether a proof kept the promise, and if not, which half it broke (one sentence). */
+export function proofHolds(proof: Proof): { holds: boolean; why: string } {
+  const broken: string[] = [];
+  if (proof.rate_429 > PROOF_PROMISE.max_rate_429) broken.push(`${pct(proof.rate_429)} of requests got 429 (promise: ≤ ${pct(PROOF_PROMISE.max_rate_429)})`);
+  if (proof.lost_requests > PROOF_PROMISE.max_lost) broken.push(`${proof.lost_requests} calls lost after their retries (promise: ${PROOF_PROMISE.max_lost})`);
+  return broken.length === 0
+    ? { holds: true, why: `${pct(proof.rate_429)} got 429, no call lost: within the promise` }
+    : { holds: false, why: broken.join('; ') };
+}
+
+/** One round of the report's table from the policy tried and what its proof measured. */
+export function proofRound(rec: Recommendation, proof: Proof): ProofRound {
+  const verdict = proofHolds(proof);
+  return {
+    target_rps: rec.target_rps,
+    max_concurrency: rec.max_concurrency,
+    backoff_base_ms: rec.backoff.base_ms,
+    max_retries: rec.backoff.max_retries,
+    rate_429: proof.rate_429,
+    goodput_rps: proof.goodput_rps,
+    lost_requests: proof.lost_requests,
+    verdict: verdict.holds ? 'holds' : 'fails',
+    why: verdict.why,
+  };
+}
+
+/**
+ * The policy the next round proves after `proof` broke the promise, or null when there is nothing
+ * lower worth trying. The rate falls to what the proof showed passes, less the same headroom the
+ * first recommendation left. What passes is the lower of the goodput and the share of the rate
+ * tried that was not refused: the goodput alone overstates it under overload (calls retried in the
+ * run's graceful tail succeed after the arrivals stopped, yet count against the arrivals'
+ * duration: 31 req/s of goodput behind a 20/s limit), while retries only add refused attempts, so
+ * rate × (1 − 429 share) never overstates it. Never above the rate just tried (so each round is
+ * strictly lower) nor above the probe's measured rate. Lost calls mean the retries gave up before the limit freed: the backoff
+ * base doubles and one retry is added, within the recommendation's bounds.
+ */
+export function nextRecommendation(rec: Recommendation, proof: Proof, measuredRps: number): Recommendation | null {
+  const passed = Math.min(proof.goodput_rps, rec.target_rps * (1 - proof.rate_429));
+  // Rounded down like the first target, then at least one step below the rate tried.
+  let target = atMostMeasured(roundedRate(passed * (1 - HEADROOM)), measuredRps);
+  if (target >= rec.target_rps) target = roundedRate(rec.target_rps * (1 - HEADROOM));
+  if (!(target >= 0.01) || target >= rec.target_rps) return null;
+  const lost = proof.lost_requests > PROOF_PROMISE.max_lost;
+  const base = lost ? Math.min(BASE_BOUNDS_MS.max, rec.backoff.base_ms * 2) : rec.backoff.base_ms;
+  const cap = Math.min(CAP_MAX_MS, Math.max(rec.backoff.cap_ms, 4 * base));
+  const retries = lost ? Math.min(RETRY_BOUNDS.max, rec.backoff.max_retries + 1) : rec.backoff.max_retries;
+  const why = [
+    `lowered to ${target} req/s after a proof at ${rec.target_rps} req/s broke the promise (${proofHolds(proof).why}): ` +
+      `${Math.round(HEADROOM * 100)} % below the ${round2(passed)} req/s it got through`,
+    ...(lost ? [`backoff widened to base ${base} ms, cap ${cap} ms, ${retries} retries: calls were lost with the narrower one`] : []),
+  ];
+  return {
+    ...rec,
+    target_rps: target,
+    // Fewer requests per second need no more in flight than before.
+    max_concurrency: Math.max(1, Math.min(rec.max_concurrency, Math.ceil(rec.max_concurrency * (target / rec.target_rps)))),
+    backoff: { ...rec.backoff, base_ms: base, cap_ms: cap, max_retries: retries },
+    retry_budget_s: lost ? Math.max(rec.retry_budget_s, Math.ceil(rec.retry_budget_s * 2)) : rec.retry_budget_s,
+    why: [...rec.why, ...why],
+  };
+}
+
+export interface ProofLoopOutcome {
+  /** The policy that held, or null when no round did. */
+  proven: Recommendation | null;
+  rounds: ProofRound[];
+  /** The last round's proof (the report's `proof`), null when none produced figures. */
+  lastProof: Proof | null;
+  /** A proof run produced no figures (k6 failed, or the run was interrupted): it is no round, and ended the loop. */
+  cutShort: boolean;
+}
+
+/**
+ * The loop itself, with the proof run injected (the stage passes k6, tests a function): prove, and
+ * while the promise is broken and a lower policy exists, prove that one, at most MAX_PROOF_ROUNDS
+ * times. A proof that produced no figures ends the loop: nothing was learned to lower by, and it
+ * refuted nothing either (the stage reports why it did not run).
+ */
+export async function proveUntilHeld(
+  first: Recommendation,
+  measuredRps: number,
+  runProof: (rec: Recommendation, round: number) => Promise<Proof | null>,
+  maxRounds: number = MAX_PROOF_ROUNDS,
+): Promise<ProofLoopOutcome> {
+  const rounds: ProofRound[] = [];
+  let rec: Recommendation | null = first;
+  let lastProof: Proof | null = null;
+  for (let round = 1; rec !== null && round <= maxRounds; round++) {
+    const proof = await runProof(rec, round);
+    if (proof === null) return { proven: null, rounds, lastProof, cutShort: true };
+    rounds.push(proofRound(rec, proof));
+    lastProof = proof;
+    if (proofHolds(proof).holds) return { proven: rec, rounds, lastProof, cutShort: false };
+    rec = nextRecommendation(rec, proof, measuredRps);
+  }
+  return { proven: null, rounds, lastProof, cutShort: false };
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
+const pct = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 2 : 1)} %`;

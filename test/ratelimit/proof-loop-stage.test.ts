@@ -1,0 +1,154 @@
+// The closed loop as the `ratelimit` stage runs it, with real k6: behind a limit the probe misreads
+// on purpose, the recommendation is lowered round by round until a proof holds; when no round
+// holds, nothing is recommended and the stage is not tested (exit 1). The emulator's limit is a
+// token bucket of 50/s, burst 50, while the probe runs (what it identifies), and stricter from the
+// first proof round on (what the steady client meets): the probe cannot see the steady limit, as
+// it cannot see an httprate counter it reads as a faster bucket.
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeRateLimitStage } from '../../src/cli/commands/ratelimit.js';
+import type { StageIo } from '../../src/cli/commands/target-job.js';
+import { prepareTarget, type PreparedTarget } from '../../src/cli/prepare-target.js';
+import { plainText, type Terminal } from '../../src/cli/terminal.js';
+import { createEmulator, type Emulator } from '../../src/emulator/index.js';
+import { Redactor } from '../../src/http/redact.js';
+import { createLimiter, type Limiter } from '../../src/ratelimit/limiters/index.js';
+import { renderMarkdown } from '../../src/report/markdown.js';
+import { buildReport } from '../../src/report/build.js';
+import { realK6 } from '../k6/support.js';
+
+const k6 = await realK6();
+
+/**
+ * Per client a token bucket: 50/s, burst 50 until the stage announces its first proof round, then
+ * `steady(round)` from each round's announcement on, and `fleetLimit` from the fleet proof's.
+ */
+type Bucket = { rate_rps: number; burst: number };
+const PROBED: Bucket = { rate_rps: 50, burst: 50 };
+
+function misreadLimit(steady: (round: number) => Bucket, fleetLimit?: Bucket) {
+  let round = 0;
+  let fleet = false;
+  const limiters = new Map<string, Limiter>();
+  const rateOf = () => (fleet && fleetLimit !== undefined ? fleetLimit : round === 0 ? PROBED : steady(round));
+  return {
+    take: (key: string, nowMs: number) => {
+      let limiter = limiters.get(key);
+      if (limiter === undefined) limiters.set(key, (limiter = createLimiter({ kind: 'bucket', ...rateOf() })));
+      return limiter.take(nowMs);
+    },
+    /** The stage's progress line: from "proof round N" on, the steady limit of round N holds. */
+    progress: (line: string) => {
+      const m = /^proof round (\d+):/.exec(line);
+      if (m) round = Number(m[1]);
+      if (line.startsWith('fleet proof:')) fleet = true;
+      if (m || line.startsWith('fleet proof:')) limiters.clear();
+    },
+  };
+}
+
+function capture(onProgress: (l: string) => void): Terminal & { lines: string[] } {
+  const lines: string[] = [];
+  return { color: false, lines, out: (l) => lines.push(plainText(l)), err: (l) => lines.push(plainText(l)), progress: onProgress };
+}
+
+describe.skipIf(k6 === undefined)('the proof loop of the ratelimit stage, behind a limit the probe misreads', () => {
+  let prepared: PreparedTarget;
+  let reportDir: string;
+  const redactor = new Redactor();
+  const emulators: Emulator[] = [];
+
+  beforeAll(async () => {
+    reportDir = await mkdtemp(join(tmpdir(), 'ces-proof-loop-'));
+    prepared = await prepareTarget({}, redactor, capture(() => {}));
+  });
+  afterAll(async () => {
+    await Promise.all(emulators.map((e) => e.close()));
+    await prepared?.close();
+    await rm(reportDir, { recursive: true, force: true });
+  });
+
+  async function runStage(steady: (round: number) => Bucket, fleetLimit?: Bucket) {
+    const limit = misreadLimit(steady, fleetLimit);
+    const emulator = await createEmulator({ port: 0, environments: ['sandbox'], overrides: [() => ({ limit: (ctx, key) => limit.take(key, ctx.now) })] });
+    emulators.push(emulator);
+    const { target, expect: expectations } = await prepared.probeTarget();
+    redactor.addSecret(emulator.credentials.clientSecret, emulator.credentials.clientId);
+    const untested: string[] = [];
+    const terminal = capture(limit.progress);
+    const io: StageIo = {
+      prepared: {
+        ...prepared,
+        ...(fleetLimit !== undefined ? { settings: { ...prepared.settings, rateLimit: { ...prepared.settings.rateLimit, fleet: 4 } } } : {}),
+        probeTarget: async () => ({ target: { ...target, baseUrl: emulator.url, credentials: emulator.credentials, caPem: emulator.caPem, caFile: emulator.caFile }, expect: expectations }),
+      },
+      redactor,
+      terminal,
+      signal: new AbortController().signal,
+      reportDir,
+      untested: (stage, reason) => untested.push(`${stage}: ${reason}`),
+    };
+    const result = await makeRateLimitStage({ proofS: 4, maxDurationS: 30 })(io);
+    return { result, untested, text: terminal.lines.join('\n'), context: JSON.stringify({ ...result, timeline: undefined }, null, 1) };
+  }
+
+  it('lowers the recommendation round by round until the proof holds, and gives only that one', async () => {
+    // Steady limit 20/s: the probe reads about 50, recommends about 40, which half fails.
+    const { result, untested, text, context } = await runStage(() => ({ rate_rps: 20, burst: 5 }));
+    const rounds = result.proof_rounds ?? [];
+    expect(untested, context).toEqual([]);
+    expect(result.proof_verdict, context).toBe('proven');
+    expect(rounds.length, context).toBeGreaterThanOrEqual(2);
+    expect(rounds[0]!.verdict, context).toBe('fails');
+    expect(rounds[0]!.rate_429!, context).toBeGreaterThan(0.1);
+    expect(rounds.at(-1)!.verdict, context).toBe('holds');
+    // Each round strictly lower; the one given is the one that held, at or below the steady limit.
+    for (let i = 1; i < rounds.length; i++) expect(rounds[i]!.target_rps, context).toBeLessThan(rounds[i - 1]!.target_rps);
+    expect(result.recommendation!.target_rps, context).toBe(rounds.at(-1)!.target_rps);
+    expect(result.recommendation!.target_rps, context).toBeLessThanOrEqual(20);
+    expect(result.proof!.lost_requests, context).toBe(0);
+    expect(text).toMatch(/^ {2}proof round 1: at [\d.]+\/s: [\d.]+% 429, .*: fails \(/m);
+    expect(text).toMatch(new RegExp(`^recommend: ≤ ${result.recommendation!.target_rps} req/s`, 'm'));
+    console.log(`proof rounds behind a 20/s steady limit: ${rounds.map((r) => `${r.target_rps} req/s → ${((r.rate_429 ?? 0) * 100).toFixed(1)} % 429, goodput ${r.goodput_rps}, ${r.lost_requests} lost: ${r.verdict}`).join('; ')}`);
+    const md = renderMarkdown(buildReport({ version: 'test', target: { environment: 'sandbox', base_url: 'https://x' }, startedAt: new Date(), finishedAt: new Date(), checks: [], rateLimit: result }));
+    expect(md).toMatch(/\*\*Proof run:\*\* round 1 at [\d.]+\/s: .*fails .*; round 2 at/);
+  }, 150_000);
+
+  it('gives no recommendation and is not tested (exit 1) when the limit tightens every round', async () => {
+    // 10, 2.5, 0.6 req/s: each round's lowered rate is above the next round's limit.
+    const { result, untested, text, context } = await runStage((round) => ({ rate_rps: 40 / 4 ** round, burst: 5 }));
+    expect(result.proof_verdict, context).toBe('not proven');
+    expect(result.recommendation, context).toBeNull();
+    expect(result.proof_rounds?.length, context).toBe(3);
+    expect(result.proof_rounds!.every((r) => r.verdict === 'fails'), context).toBe(true);
+    expect(untested, context).toEqual([expect.stringMatching(/^rate_limit: tokens\.validate: not proven: no recommended policy kept its promise in 3 k6 proof rounds/)]);
+    expect(text).toMatch(/^recommend: nothing — NOT PROVEN/m);
+    expect(text).not.toMatch(/^recommend: ≤/m);
+    expect(result.fleet ?? null).toBeNull();
+  }, 150_000);
+
+  it('--fleet: a simulated choice its k6 fleet run refutes is not given, and is not tested (exit 1)', async () => {
+    // The single client is proven (steady 20/s); the fleet then meets 2/s, far below its share.
+    const { result, untested, text, context } = await runStage(() => ({ rate_rps: 20, burst: 5 }), { rate_rps: 2, burst: 1 });
+    expect(result.proof_verdict, context).toBe('proven');
+    const fleet = result.fleet!;
+    expect(fleet.proof, context).toMatchObject({ instances: 4, verdict: 'not proven' });
+    expect(fleet.proof!.rate_429!, context).toBeGreaterThan(0.05);
+    expect(fleet.recommendation, context).toBeNull();
+    expect(untested, context).toEqual([expect.stringMatching(/^rate_limit: fleet of 4: [a-z-]+ not proven by a k6 fleet run: .*% of requests refused \(promise: ≤ 5 %\)/)]);
+    expect(text).toMatch(/^fleet of 4: none: NOT PROVEN, the chosen [a-z-]+ failed its k6 fleet run$/m);
+    expect(text).toMatch(/^ {2}k6 fleet proof \(4 instances, [a-z-]+, [\d.]+ req\/s offered for 4 s\): goodput .*: not proven \(/m);
+  }, 150_000);
+
+  it('--fleet: gives the simulated choice once its k6 fleet run held', async () => {
+    // A limit the probe reads right: 50/s, burst 50 all along.
+    const { result, untested, text, context } = await runStage(() => PROBED, PROBED);
+    expect(untested, context).toEqual([]);
+    expect(result.fleet!.proof, context).toMatchObject({ instances: 4, verdict: 'proven', lost: 0 });
+    expect(result.fleet!.recommendation, context).not.toBeNull();
+    expect(text).toMatch(/^ {2}k6 fleet proof \(4 instances, .*: proven \(no call lost/m);
+  }, 150_000);
+});

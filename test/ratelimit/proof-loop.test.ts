@@ -1,0 +1,110 @@
+// The proof loop's decisions without k6 (src/ratelimit/proof-loop.ts): when a proof keeps the
+// promise, what the next round tries when it does not, that the rate only ever falls and never
+// rises above what the probe measured, and that the loop is bounded and ends "not proven".
+
+import { describe, expect, it } from 'vitest';
+import { MAX_PROOF_ROUNDS, nextRecommendation, proofHolds, proveUntilHeld } from '../../src/ratelimit/proof-loop.js';
+import { atMostMeasured, recommend } from '../../src/ratelimit/recommend.js';
+import type { Proof, Recommendation } from '../../src/ratelimit/types.js';
+
+const rec = (target: number): Recommendation => ({
+  target_rps: target,
+  max_concurrency: 4,
+  backoff: { base_ms: 40, cap_ms: 400, jitter: 'full', max_retries: 5 },
+  retry_budget_s: 3,
+  why: ['first'],
+});
+const proof = (rate429: number, goodput: number, lost = 0): Proof => ({ rate_429: rate429, goodput_rps: goodput, lost_requests: lost });
+
+describe('proofHolds: the promise is ≤ 1 % of requests refused and no call lost', () => {
+  it.each([
+    [proof(0, 40), true],
+    [proof(0.01, 40), true],
+    [proof(0.0101, 40), false],
+    [proof(0, 40, 1), false],
+    [proof(0.39, 30), false],
+  ])('%j → holds %s', (p, holds) => {
+    expect(proofHolds(p).holds).toBe(holds);
+  });
+});
+
+describe('nextRecommendation', () => {
+  it("lowers the rate to what passed less the headroom (the reviewer's case: 70 tried, 54 % refused)", () => {
+    // Behind httprate at 50/s the probe read 88 and recommended 70; k6 saw 54 % refused. What
+    // passed is at least 70 × 0.46 = 32.2 req/s (the goodput, 50.2, counts the tail's retries).
+    const next = nextRecommendation(rec(70), proof(0.54, 50.2), 88)!;
+    expect(next.target_rps).toBe(25);
+    expect(next.backoff).toEqual(rec(70).backoff);
+    expect(next.why.at(-1)).toMatch(/^lowered to 25 req\/s after a proof at 70 req\/s broke the promise \(54\.0 % of requests got 429 .*20 % below the 32\.2 req\/s it got through$/);
+  });
+
+  it('widens the backoff when calls were lost', () => {
+    const next = nextRecommendation(rec(40), proof(0.005, 39.8, 3), 50)!;
+    expect(next.target_rps).toBeLessThan(40);
+    expect(next.backoff).toMatchObject({ base_ms: 80, cap_ms: 400, max_retries: 6 });
+  });
+
+  it('trusts the goodput when it is the lower figure, and is strictly lower than the rate tried', () => {
+    expect(nextRecommendation(rec(40), proof(0.02, 30), 50)!.target_rps).toBe(24);
+    // Goodput counts the tail's calls too, so it can exceed the rate offered: 40 × 0.98 × 0.8.
+    expect(nextRecommendation(rec(40), proof(0.02, 41), 50)!.target_rps).toBe(31);
+  });
+
+  it('never rises above the measured rate (the clamp), whatever the goodput', () => {
+    for (const measured of [0.005, 0.3, 3, 30, 300]) {
+      const next = nextRecommendation(rec(1000), proof(0.5, 10_000), measured);
+      expect(next === null || next.target_rps <= measured, `${measured}`).toBe(true);
+    }
+  });
+
+  it('gives up below the smallest rate worth typing', () => {
+    expect(nextRecommendation(rec(0.01), proof(0.5, 0.01), 0.05)).toBeNull();
+  });
+});
+
+describe('recommend clamps to the measured rate (atMostMeasured)', () => {
+  it('never recommends above the sustained rate, even where rounding up to the smallest rate would', () => {
+    for (const sustained of [0.001, 0.004, 0.0125, 0.5, 1, 9.99, 12.5, 50, 78, 88, 1234.5]) {
+      const r = recommend({ sustained_rps: sustained, burst: 10, recovery_s: 0.02, refill_s: 0.2, retry_after_header: 'absent', retry_after_max_s: null, latency_p95_ms: 5 })!;
+      expect(r.target_rps, `${sustained}`).toBeLessThanOrEqual(sustained);
+    }
+    expect(atMostMeasured(0.01, 0.004)).toBe(0.004);
+  });
+});
+
+describe('proveUntilHeld', () => {
+  it('proves again at a lower rate until a round holds, and gives that policy', async () => {
+    // A limit that truly admits 50/s: above it, goodput is 50 and the excess is refused.
+    const tried: number[] = [];
+    const outcome = await proveUntilHeld(rec(70), 88, async (r) => {
+      tried.push(r.target_rps);
+      return r.target_rps > 50 ? proof((r.target_rps - 50) / r.target_rps, 50) : proof(0, r.target_rps);
+    });
+    expect(tried).toEqual([70, 40]);
+    expect(outcome.proven?.target_rps).toBe(40);
+    expect(outcome.rounds.map((r) => [r.target_rps, r.verdict])).toEqual([
+      [70, 'fails'],
+      [40, 'holds'],
+    ]);
+  });
+
+  it(`stops after ${MAX_PROOF_ROUNDS} rounds against a limit that tightens every round: not proven`, async () => {
+    let limit = 40;
+    const outcome = await proveUntilHeld(rec(40), 50, async (r) => {
+      limit /= 2;
+      return proof(Math.max(0, (r.target_rps - limit) / r.target_rps), Math.min(limit, r.target_rps));
+    });
+    expect(outcome.proven).toBeNull();
+    expect(outcome.rounds).toHaveLength(MAX_PROOF_ROUNDS);
+    expect(outcome.rounds.every((r) => r.verdict === 'fails')).toBe(true);
+    const rates = outcome.rounds.map((r) => r.target_rps);
+    expect(rates).toEqual([...rates].sort((a, b) => b - a));
+  });
+
+  it('ends at a proof that produced no figures, which is no round', async () => {
+    let calls = 0;
+    const outcome = await proveUntilHeld(rec(40), 50, async () => (++calls === 1 ? proof(0.3, 30) : null));
+    expect(outcome).toMatchObject({ proven: null, cutShort: true, lastProof: proof(0.3, 30) });
+    expect(outcome.rounds.map((r) => r.target_rps)).toEqual([40]);
+  });
+});

@@ -1,0 +1,36 @@
+// check's burst against business answers that take 2 s (the slow-business profile), real emulator,
+// real time. The in-flight count is sized from the measured latency (Little's law, bounded), so a
+// 50/s limit is met at max_rps 120; when the bound cannot reach max_rps and no limit is met, the
+// result says so (not tested), never "no limit" as if the rate had been offered.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import { check as limitEnforced } from '../../checks/ratelimit.limit-enforced.js';
+import { check as recovers } from '../../checks/ratelimit.recovers.js';
+import { createEmulator, type Emulator } from '../../src/emulator/index.js';
+import { emulatorContext } from '../helpers/conformance.js';
+
+let emulator: Emulator | undefined;
+let close: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await close?.();
+  await emulator?.close();
+});
+
+describe("check's burst on 2 s business answers", () => {
+  it.each([
+    { limit: { rps: 50, burst: 50 }, maxRps: 120, maxRequests: 600, enforced: /^pass: 429 after /, recovered: /^pass: recovered/ },
+    // 200/s × 2 s would need 500 in flight; 128 offer 64/s, under half of 200: nothing is concluded.
+    { limit: { rps: 0, burst: 0 }, maxRps: 200, maxRequests: 300, enforced: /^skip: not tested: no limit met, but the probe reached only \d+ requests\/s of the 200\/s it aimed for: answers took about 2\.\d s, and at most 128 requests in flight reach about 6\d\/s/, recovered: /^skip: no limit was met/ },
+  ])('limit $limit.rps/s, max_rps $maxRps → $enforced', async ({ limit, maxRps, maxRequests, enforced, recovered }) => {
+    emulator = await createEmulator({ port: 0, tokenTtlS: 3_600, profiles: ['slow-business'], rateLimit: limit });
+    const open = emulatorContext(emulator, { endpoint: 'business.evaluation', maxRps, maxRequests, recoveryWaitS: 15, maxRetryAfterS: 120, probingAllowed: true });
+    close = open.close;
+    const started = Date.now();
+    const outcome = await limitEnforced.run(open.ctx);
+    expect(`${outcome.status}: ${outcome.message}`).toMatch(enforced);
+    const recovery = await recovers.run(open.ctx);
+    expect(`${recovery.status}: ${recovery.message}`).toMatch(recovered);
+    // Bounded: the burst's own time cap, not max_requests at the rate 16 slots would allow (minutes).
+    expect(Date.now() - started).toBeLessThan(40_000);
+  }, 60_000);
+});
