@@ -1,5 +1,5 @@
 import { fail, pass, skip, type Check } from '../src/runner/check.js';
-import { cameBack, edgeAllowance, unauthorizedProblem, WANTS_401 } from '../src/runner/expect.js';
+import { cameBack, unauthorizedProblem, WANTS_401 } from '../src/runner/expect.js';
 import { acceptanceIsLate } from '../src/time/expiry-edges.js';
 
 export const check: Check = {
@@ -9,14 +9,14 @@ export const check: Check = {
   level: 'must',
   needsAcceptedCredentials: true,
   description: 'When the lifetime fits `--expiry-wait`: once `expires_at` has certainly passed (a second for its rounding plus the clock tolerance) /tokens/validate with the old token answers 401 `{"error":"unauthorized"}` (§4.3 rule).',
-  async run({ http, session, expect }) {
+  async run({ http, session }) {
     const obs = await session.expiry();
     if (obs.kind !== 'observed') return skip(obs.reason);
     const ex = obs.afterValidate;
     const evidence = [http.evidence(ex, `token ${obs.token.fingerprint} after expires_at ${obs.expiresAtS}`)];
     // The session waited until the token had certainly expired; a request that still went out
     // before that (a stalled clock, a test's fake one) proves nothing either way.
-    if (!acceptanceIsLate(ex, obs.expiresAtS, edgeAllowance(expect))) return skip(`the request was not certainly after expires_at ${obs.expiresAtS}; nothing to judge`, evidence);
+    if (!acceptanceIsLate(ex, obs.expiresAtS, session.allowance())) return skip(`the request was not certainly after expires_at ${obs.expiresAtS}; nothing to judge`, evidence);
     if (unauthorizedProblem(ex)) return fail(`${cameBack(http, ex)} for an expired token; ${WANTS_401} (§4.3)`, evidence);
     return pass('expired token refused with 401', evidence);
   },

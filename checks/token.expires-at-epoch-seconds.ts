@@ -1,5 +1,4 @@
 import { fail, pass, skip, type Check } from '../src/runner/check.js';
-import { edgeAllowance } from '../src/runner/expect.js';
 import { positionOf } from '../src/time/expiry-edges.js';
 
 // A window that any correct epoch-seconds expiry falls in: after now (minus the tolerance) and
@@ -13,7 +12,7 @@ export const check: Check = {
   level: 'must',
   needsAcceptedCredentials: true,
   description: '`expires_at` is a JSON integer counting seconds since the epoch (not milliseconds, not a string), and lies in the future.',
-  async run({ http, session, now, expect }) {
+  async run({ http, session, now }) {
     const ex = await session.firstIssue();
     if (!ex.issued) return skip(`no token was issued (POST /tokens answered ${ex.status}); see token.issue`);
     const value = ex.issued.expiresAt;
@@ -27,7 +26,7 @@ export const check: Check = {
       return fail(`expires_at ${value} is ${looksMs ? 'in milliseconds' : 'more than ten years away'}; §2 and §5.4 want epoch seconds (about ${Math.round(nowS)} + lifetime)`, evidence);
     }
     // Already past when it was handed out, beyond what rounding, skew and the request's window explain.
-    if (positionOf(ex, value, edgeAllowance(expect)) === 'certainly-after') {
+    if (positionOf(ex, value, session.allowance()) === 'certainly-after') {
       return fail(`expires_at ${value} is ${Math.round(nowS - value)} s in the past for a token just issued; §3 wants a token that is valid until expires_at`, evidence);
     }
     return pass(`expires_at ${value} = ${new Date(value * 1000).toISOString()}`, evidence);

@@ -1,7 +1,7 @@
 import { fail, pass, skip, type Check } from '../src/runner/check.js';
 import type { Evidence } from '../src/report/model.js';
 import { fingerprint } from '../src/http/redact.js';
-import { cameBack, edgeAllowance, unauthorizedProblem, WANTS_401 } from '../src/runner/expect.js';
+import { cameBack, unauthorizedProblem, WANTS_401 } from '../src/runner/expect.js';
 import { epochSeconds } from '../src/spec/expires-at.js';
 import { acceptanceIsLate, certainlyExpiredFromMs, certainlyValidUntilMs, positionOf, refusalIsEarly } from '../src/time/expiry-edges.js';
 import { isJsonObject } from '../src/spec/json-object.js';
@@ -18,12 +18,12 @@ export const check: Check = {
   level: 'must',
   needsAcceptedCredentials: true,
   description: 'Uses the token ledger (tokens captured by earlier runs, kept in a 0600 file): each token past its `expires_at` must get 401 from /tokens/validate; each token still before it must be valid and be what POST /tokens returns now. This proves the 24-hour expiry on a real service across scheduled runs.',
-  async run({ http, session, ledger, target, now, expect }) {
+  async run({ http, session, ledger, target, now }) {
     if (!ledger.enabled) return skip('the token ledger is off for this target (the built-in emulator starts anew each run, so earlier tokens cannot exist)');
     const entries = ledger.entriesFor(target);
     const nowMs = now();
     const nowS = nowMs / 1000;
-    const allowance = edgeAllowance(expect);
+    const allowance = session.allowance();
     // Only tokens on the certain side of their edge (src/time/expiry-edges.ts) are asked about,
     // and each answer is judged again against its own request's window.
     const expired = entries.filter((e) => certainlyExpiredFromMs(e.expires_at, allowance) <= nowMs && !e.proven_expired).slice(-MAX_PER_KIND);

@@ -1,6 +1,6 @@
 import { fail, pass, skip, type Check } from '../src/runner/check.js';
 import type { IssuedToken } from '../src/http/exchange.js';
-import { cameBack, edgeAllowance } from '../src/runner/expect.js';
+import { cameBack } from '../src/runner/expect.js';
 import { epochSeconds } from '../src/spec/expires-at.js';
 import { positionOf } from '../src/time/expiry-edges.js';
 
@@ -14,7 +14,7 @@ export const check: Check = {
   level: 'must',
   needsAcceptedCredentials: true,
   description: `Calls POST /tokens ${CALLS} times in a row, and once more over a second after the first, and wants the same token value and the same expires_at each time (§4.1 rule 1, §3: the expiry does not slide); a change that only follows an expiry is not held against the service.`,
-  async run({ http, session, now, sleep, expect }) {
+  async run({ http, session, now, sleep }) {
     const first = await session.firstIssue();
     if (!first.issued) return skip(`no token was issued (POST /tokens answered ${first.status}); see token.issue`);
     let previous: IssuedToken = first.issued;
@@ -25,7 +25,7 @@ export const check: Check = {
       evidence.push(http.evidence(ex, `token ${ex.issued.fingerprint}, expires_at ${String(ex.issued.expiresAt)}`));
       // A new token is held against the service only if this call was certainly before the old one's expiry.
       const previousExpiry = epochSeconds(previous.expiresAt);
-      const expired = previousExpiry !== undefined && positionOf(ex, previousExpiry, edgeAllowance(expect)) !== 'certainly-before';
+      const expired = previousExpiry !== undefined && positionOf(ex, previousExpiry, session.allowance()) !== 'certainly-before';
       if (ex.issued.token !== previous.token && !expired) {
         return fail(`call ${i + 2} returned token ${ex.issued.fingerprint}, call ${i + 1} had ${previous.fingerprint}, which has not expired; §4.1 wants the same token until it expires`, evidence);
       }

@@ -1,5 +1,5 @@
 import { fail, pass, skip, type Check } from '../src/runner/check.js';
-import { cameBack, edgeAllowance } from '../src/runner/expect.js';
+import { cameBack } from '../src/runner/expect.js';
 import { describeAllowance, refusalIsEarly } from '../src/time/expiry-edges.js';
 import { isJsonObject } from '../src/spec/json-object.js';
 
@@ -10,8 +10,8 @@ export const check: Check = {
   level: 'must',
   needsAcceptedCredentials: true,
   description:
-    "When the lifetime fits `--expiry-wait`: shortly before `expires_at` (minus a second for its rounding and the clock tolerance) GET/POST /tokens/validate with the token answers 200 `valid: true` (§3: valid until current time reaches expires_at); a 401 is held against the service only when the request's whole window lay certainly before the expiry.",
-  async run({ http, session, expect }) {
+    "When the lifetime fits `--expiry-wait`: shortly before `expires_at` (less a second for its rounding and the clock skew measured from the service's Date headers and health timestamp, refined with timed health checks) GET/POST /tokens/validate with the token answers 200 `valid: true` (§3: valid until current time reaches expires_at); a 401 is held against the service only when the request's whole window lay certainly before the expiry.",
+  async run({ http, session }) {
     const obs = await session.expiry();
     if (obs.kind !== 'observed') return skip(obs.reason);
     const ex = obs.beforeExpiry;
@@ -20,7 +20,7 @@ export const check: Check = {
     const body = ex.json;
     const refused = ex.status !== 200 || !isJsonObject(body) || body['valid'] !== true;
     // Only a 401 can be an honest expiry; it counts against the service when it certainly came early.
-    const allowance = edgeAllowance(expect);
+    const allowance = session.allowance();
     if (refused && ex.status === 401 && !refusalIsEarly(ex, obs.expiresAtS, allowance)) {
       return skip(`the probe's answer came within the uncertainty of expires_at ${obs.expiresAtS} (${describeAllowance(allowance)}): nothing to judge`, evidence);
     }

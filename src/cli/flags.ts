@@ -50,7 +50,7 @@ export const FLAGS = {
   'allow-production-load': { kind: 'boolean', description: 'permits load and rate-limit probing (and k8s load manifests) against a production environment', default: 'refused otherwise', commands: [...TARGET, 'k8s'] },
   only: { kind: 'list', arg: 'ID', description: 'run only these checks (repeatable; `tls.*` selects a group)', commands: ['run', 'check'] },
   skip: { kind: 'list', arg: 'ID', description: 'leave out these checks (repeatable; `ratelimit.*` selects a group)', commands: ['run', 'check'] },
-  ledger: { kind: 'string', arg: 'FILE', description: 'token ledger (0600) that proves expiry across runs; `off` disables it', default: '.ces-harness/token-ledger.json', commands: ['run', 'check'] },
+  ledger: { kind: 'string', arg: 'FILE', description: 'token ledger (0600) that proves expiry across runs; `off` disables it', default: '.ces-harness/token-ledger.json', commands: ['run', 'check', 'load', 'ratelimit'] },
   history: { kind: 'string', arg: 'FILE', description: 'run history (JSON Lines, 0600) that the report compares this run with; `off` disables it', default: '.ces-harness/history.jsonl (none for the built-in emulator)', commands: TARGET },
   scenario: { kind: 'list', arg: 'NAME', description: 'k6 scenario to run, or for client a client scenario (repeatable)', default: 'all', commands: ['load', 'k8s', 'client'] },
   rate: { kind: 'number', arg: 'RPS', description: 'arrival rate of the throughput and token scenarios, per second; config load.rate', default: '20', range: RANGES.loadRate, commands: ['run', 'load', 'k8s'] },

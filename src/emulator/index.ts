@@ -8,11 +8,12 @@ import { generateCertificates } from './certs/generate.js';
 import { writeCertificates } from './certs/files.js';
 import { behaviourWith } from './faults/index.js';
 import { conformant } from './behaviour.js';
-import { transportOf, withProfiles } from './profiles/index.js';
+import { clockOffsetOf, transportOf, withProfiles } from './profiles/index.js';
 import { listen, type Handler, type Listener } from './listener.js';
 import { resolveOptions, type EmulatorOptions, type ResolvedOptions } from './options.js';
 import { RateLimiter } from './rate-limiter.js';
 import { route } from './routes/index.js';
+import { withDate } from './replies.js';
 import { TokenStore } from './token-store.js';
 import type { Credentials } from '../spec/credentials.js';
 import type { EnvState } from './types.js';
@@ -67,6 +68,9 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
   const faulted = behaviourWith(opts.faults, withProfiles(conformant, opts.profiles));
   const behaviour = opts.overrides.reduce((b, override) => ({ ...b, ...override(b) }), faulted);
   const transport = transportOf(opts.profiles);
+  // The service's clock: every instant it judges, states or stamps (profiles may set it off).
+  const offsetMs = clockOffsetOf(opts.profiles);
+  const clock = () => opts.now() + offsetMs;
   const certs = opts.certificates ?? generateCertificates(opts.host, Date.now(), transport.chain);
   const files = await writeCertificates(certs, opts.tlsDir);
 
@@ -98,7 +102,7 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
           transport,
           certPem: certs.certPem,
           keyPem: certs.keyPem,
-          handler: observed(opts, (req) => route({ env, b: behaviour, now: opts.now(), req })),
+          handler: observed(opts, async (req) => withDate(await route({ env, b: behaviour, now: clock(), req }), clock())),
           ...(opts.onClientHello ? { peek: opts.onClientHello } : {}),
         }),
       );

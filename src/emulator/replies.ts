@@ -32,3 +32,9 @@ export const internalError = (): Reply => errorReply(500, 'internal_error');
 
 /** §4.1: the token answer must not be cached by anything on the way (RFC 6749 §5.1). */
 export const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' } as const;
+
+/**
+ * The Date header (RFC 9110 §6.6.1) on the emulator's own clock, as a real service stamps its
+ * answers with its host's clock: left to Node it would be the machine's, whatever the service's.
+ */
+export const withDate = (reply: Reply, nowMs: number): Reply => ('date' in reply.headers ? reply : { ...reply, headers: { date: new Date(nowMs).toUTCString(), ...reply.headers } });

@@ -19,14 +19,17 @@ import { credentialFieldsIn, credentialHeadersIn, headerCredential } from './cre
 import { ACCEPT_ENCODING, codingsOf, UnreadableBody } from './content-coding.js';
 import { dispatcherFor, requestTimeoutMs, type HttpVersion } from './dispatcher.js';
 import { evidenceOf, quoteBody } from './evidence.js';
-import type { Exchange, SendOptions, TokenExchange, TransportSeen } from './exchange.js';
+import type { Exchange, IssuedToken, SendOptions, TokenExchange, TransportSeen } from './exchange.js';
 import { DEFAULT_RATE_LIMIT_BUDGET, sendWaitingOut429, type RateLimitBudget } from './rate-limit-wait.js';
 import { flattenHeaders, parseJson, readCapped } from './read-answer.js';
 import { fingerprint, type Redactor } from './redact.js';
 import type { BearerKind, ProductionGate } from './production-gate.js';
 import { IDEMPOTENCY_KEY, closedWhileReused, replaySafe } from './replay.js';
+import { httpDateMs, measureSkew, type ClockReading, type SkewBounds } from '../time/clock-skew.js';
 
 export const DEFAULT_BODY_CAP_BYTES = 64 * 1024;
+// The service's clock readings kept (the newest): plenty to pin the skew down, bounded for a probe of thousands.
+const MAX_CLOCK_READINGS = 500;
 
 export interface ServiceClientOptions {
   redactor: Redactor;
@@ -53,6 +56,9 @@ export class ServiceClient {
   /** Tokens this target issued to this client: a bearer among them is a valid one. */
   private readonly issued = new Set<string>();
   private answers = 0;
+  private readonly readings: ClockReading[] = [];
+  /** Tokens handed to the target's own credentials, by value: what the token ledger records. */
+  private readonly forLedger = new Map<string, IssuedToken>();
   private readonly seen: TransportSeen = { connections: {}, codings: {} };
 
   constructor(target: Target, options: ServiceClientOptions) {
@@ -141,6 +147,9 @@ export class ServiceClient {
     const carriesIssuedToken = this.opts.redactor.containsIssuedToken(answer);
     const json = parseJson(text);
     this.registerCredentials(res.statusCode, json, answerHeaders);
+    const receivedAt = Date.now();
+    const dateMs = httpDateMs(answerHeaders['date']);
+    if (dateMs !== undefined) this.noteClock({ serviceMs: dateMs, sentAt, receivedAt });
     return {
       request: label,
       status: res.statusCode,
@@ -150,7 +159,7 @@ export class ServiceClient {
       truncated,
       durationMs,
       sentAt,
-      receivedAt: Date.now(),
+      receivedAt,
       rateLimitWaits: 0,
       echoesSecret,
       ...(carriesIssuedToken ? { carriesIssuedToken } : {}),
@@ -214,6 +223,7 @@ export class ServiceClient {
       this.opts.redactor.addToken(token);
       this.issued.add(token);
       ex.issued = { token, fingerprint: fingerprint(token), expiresAt: body['expires_at'], tokenType: body['token_type'] };
+      if (credentials.clientId === this.target.credentials.clientId && !this.forLedger.has(token)) this.forLedger.set(token, ex.issued);
     }
     return ex;
   }
@@ -250,6 +260,22 @@ export class ServiceClient {
   /** Requests whose answer contained a client secret, for the no-secret-echo check. */
   secretEchoes(): string[] {
     return [...this.echoes];
+  }
+
+  /** A reading of the service's clock (every answer's Date header is one already; the health check's timestamp another). */
+  noteClock(reading: ClockReading): void {
+    this.readings.push(reading);
+    if (this.readings.length > MAX_CLOCK_READINGS) this.readings.shift();
+  }
+
+  /** The service's clock minus ours, as the answers so far bound it (src/time/clock-skew.ts). */
+  measuredSkew(): SkewBounds | undefined {
+    return measureSkew(this.readings);
+  }
+
+  /** Every token POST /tokens handed this client for the target's credentials (a second client's are not the ledger's). */
+  issuedTokens(): IssuedToken[] {
+    return [...this.forLedger.values()];
   }
 
   /** What ALPN chose for each connection and how the answers were coded, so far. */

@@ -7,7 +7,6 @@ import { createContext, type ContextInput } from './context.js';
 import type { TransportSeen } from '../http/exchange.js';
 import { runChecks } from './run-checks.js';
 import { acceptedWithAuthorization, notTestedForRefusal, refusalLine, refusalOf } from './credentials-refused.js';
-import { epochSeconds } from '../spec/expires-at.js';
 
 export interface ConformanceInput extends ContextInput {
   checks: readonly Check[];
@@ -28,10 +27,7 @@ export async function runConformance(input: ConformanceInput): Promise<CheckResu
     const ran = await runChecks(input.checks, ctx, { ...(input.onResult ? { onResult: input.onResult } : {}), ...(input.onUntested ? { onUntested: input.onUntested } : {}) });
     input.onTransport?.(transportSeen());
     // Every token this run was handed goes into the ledger, so a later run can prove its expiry.
-    for (const issued of ctx.session.issuedTokens()) {
-      const expiresAt = epochSeconds(issued.expiresAt);
-      if (expiresAt !== undefined) input.ledger.record(input.target, issued.token, expiresAt, ctx.now());
-    }
+    input.ledger.recordIssued(input.target, ctx.session.issuedTokens(), ctx.now());
     input.ledger.save(ctx.now());
     const refusal = refusalOf(await ctx.session.firstIssueIfAsked()?.catch(() => undefined), (ex) => ctx.http.quote(ex));
     // A service that wants an Authorization header (its own §4.1 finding) refuses good credentials

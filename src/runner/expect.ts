@@ -6,6 +6,7 @@ import type { Exchange } from '../http/exchange.js';
 import type { ServiceClient } from '../http/service-client.js';
 import { errorTextOf, UNAUTHORIZED } from '../spec/error-body.js';
 import type { EdgeAllowance } from '../time/expiry-edges.js';
+import type { SkewBounds } from '../time/clock-skew.js';
 import type { Expectations } from '../config/check-settings.js';
 import { isJsonObject } from '../spec/json-object.js';
 
@@ -63,5 +64,9 @@ export async function handedOutTokenNote(http: ServiceClient, ex: Exchange): Pro
 export const isSuccess = (ex: Pick<Exchange, 'status'>) => ex.status >= 200 && ex.status < 300;
 
 
-/** The uncertainty every time edge is judged with (src/time/expiry-edges.ts): --clock-tolerance is the skew. */
-export const edgeAllowance = (expect: Pick<Expectations, 'clockToleranceS'>): EdgeAllowance => ({ clockSkewS: expect.clockToleranceS });
+/**
+ * The uncertainty every time edge is judged with (src/time/expiry-edges.ts): the clock skew the
+ * run measured (src/time/clock-skew.ts) when it has one, else --clock-tolerance as the worst case.
+ */
+export const edgeAllowance = (expect: Pick<Expectations, 'clockToleranceS'>, measured?: SkewBounds): EdgeAllowance =>
+  measured ? { clockSkewS: expect.clockToleranceS, measured } : { clockSkewS: expect.clockToleranceS };

@@ -10,6 +10,8 @@ import { refuseSymlink, writePrivateFile } from '../fs/private-file.js';
 import { FILE_LIMITS, readUserFile } from '../fs/user-file.js';
 import { fingerprint } from '../http/redact.js';
 import { seal, unseal } from './ledger-seal.js';
+import type { IssuedToken } from '../http/exchange.js';
+import { epochSeconds } from '../spec/expires-at.js';
 
 export interface LedgerEntry {
   base_url: string;
@@ -19,7 +21,10 @@ export interface LedgerEntry {
   token: string;
   expires_at: number;
   first_seen: string;
-  /** Set once a run has seen this token refused after expiry; such entries are then dropped. */
+  /**
+   * Set once a run has seen this token refused after expiry; such entries are then dropped, all
+   * but each client's newest: its expires_at bounds when the next token was issued (rollover).
+   */
   proven_expired?: boolean;
 }
 
@@ -112,15 +117,43 @@ export class Ledger {
     });
   }
 
+  /**
+   * Every token a command was handed for the target's credentials (checks, the rate-limit probe,
+   * the token fetched before a load run), so a later run can prove its expiry and measure the
+   * lifetime of the one after it. Tokens whose expires_at is no epoch time cannot be kept.
+   */
+  recordIssued(target: Target, tokens: readonly IssuedToken[], nowMs: number): void {
+    for (const issued of tokens) {
+      const expiresAt = epochSeconds(issued.expiresAt);
+      if (expiresAt !== undefined) this.record(target, issued.token, expiresAt, nowMs);
+    }
+  }
+
   markProvenExpired(entry: LedgerEntry): void {
     entry.proven_expired = true;
   }
 
-  /** Writes atomically with mode 0600, dropping what is proven or forgotten; tokens stay sealed. */
+  /**
+   * The newest of this client's tokens, other than `token`, that had certainly expired by
+   * `expiredBy` (a test of its expires_at): the token the service handed out before `token` (§3).
+   */
+  previousOf(target: Target, token: string, expiredBy: (expiresAtS: number) => boolean): LedgerEntry | undefined {
+    return this.entriesFor(target)
+      .filter((e) => e.token !== token && expiredBy(e.expires_at))
+      .at(-1);
+  }
+
+  /**
+   * Writes atomically with mode 0600, dropping what is proven or forgotten (but each client's
+   * newest token, whose expiry the next token's lifetime is measured from); tokens stay sealed.
+   */
   save(nowMs: number): void {
     if (this.path === null) return;
     const nowS = nowMs / 1000;
-    const kept = this.entries.filter((e) => !e.proven_expired && e.expires_at + FORGET_AFTER_S > nowS);
+    const newest = new Map<string, number>();
+    for (const e of this.entries) newest.set(`${e.base_url} ${e.client}`, Math.max(newest.get(`${e.base_url} ${e.client}`) ?? -Infinity, e.expires_at));
+    const isNewest = (e: Held) => newest.get(`${e.base_url} ${e.client}`) === e.expires_at;
+    const kept = this.entries.filter((e) => (!e.proven_expired || isNewest(e)) && e.expires_at + FORGET_AFTER_S > nowS);
     const stored = kept.map(({ token: _plain, ...rest }): StoredEntry => rest);
     writePrivateFile(this.path, JSON.stringify({ version: 2, entries: stored } satisfies LedgerFile, null, 2) + '\n');
     this.entries = kept;

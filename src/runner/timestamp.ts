@@ -4,6 +4,10 @@
 // §5.6.7 still asks recipients to read), C's asctime with a zone, and the Common Log Format of
 // Apache and nginx access logs.
 
+import type { Exchange } from '../http/exchange.js';
+import type { ServiceClient } from '../http/service-client.js';
+import type { ClockReading } from '../time/clock-skew.js';
+
 export interface FoundTimestamp {
   text: string;
   epochMs: number;
@@ -59,3 +63,23 @@ function offsetMs(zone: string | undefined): number {
 const fullYear = (y: string) => (y.length === 4 ? +y : +y + (+y < 70 ? 2000 : 1900));
 
 const month = (name: string) => MONTHS.split('|').indexOf(name);
+
+/**
+ * The health check's timestamp as a reading of the service's clock, when it names its zone: a
+ * local time read as UTC would be hours off, and would only widen the skew, never narrow it.
+ */
+export function healthClockReading(ex: Exchange): ClockReading | undefined {
+  if (ex.status < 200 || ex.status >= 300) return undefined;
+  const found = findTimestamp(typeof ex.json === 'string' ? ex.json : ex.text);
+  if (!found?.zoned) return undefined;
+  // Fractions, if given, are dropped: the reading then means the same whole second as a Date header.
+  return { serviceMs: Math.floor(found.epochMs / 1000) * 1000, sentAt: ex.sentAt, receivedAt: ex.receivedAt };
+}
+
+/** POST /tokens/health_check, its timestamp noted as a reading of the service's clock. */
+export async function readHealthClock(http: ServiceClient): Promise<Exchange> {
+  const ex = await http.healthCheck();
+  const reading = healthClockReading(ex);
+  if (reading) http.noteClock(reading);
+  return ex;
+}

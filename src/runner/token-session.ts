@@ -17,10 +17,12 @@
 import type { Exchange, IssuedToken, TokenExchange } from '../http/exchange.js';
 import type { ServiceClient } from '../http/service-client.js';
 import { epochSeconds } from '../spec/expires-at.js';
-import { certainlyExpiredFromMs, certainlyValidUntilMs, ROUNDING_S } from '../time/expiry-edges.js';
+import { certainlyExpiredFromMs, certainlyValidUntilMs, ROUNDING_S, type EdgeAllowance } from '../time/expiry-edges.js';
+import { FINE_SKEW_S, resolutionOf, skewProbeAt } from '../time/clock-skew.js';
 import type { Expectations } from '../config/check-settings.js';
 import type { BusinessCall } from '../spec/endpoints.js';
 import { edgeAllowance } from './expect.js';
+import { readHealthClock } from './timestamp.js';
 
 // A token is handed to checks only while at least this long remains before the last instant the
 // service certainly still honours it: a request on a busy machine can take that long, and a 401 at
@@ -32,6 +34,12 @@ const PROBE_MARGIN_MS = 500;
 const MIN_CERTAIN_LIFE_MS = 2_000;
 // How close to expires_at such a token may still be handed out.
 const SHORT_TOKEN_MARGIN_MS = 250;
+// Timed health checks that narrow the measured clock skew before an edge is probed: each halves
+// what is left of a second (clock-skew.ts), so eight bring it from a whole second to ~4 ms plus
+// the requests' own windows. Each waits under a second for its moment, and is sent only while
+// it can be answered (this much room) before the probe.
+const MAX_SKEW_PROBES = 8;
+const SKEW_PROBE_ROOM_MS = 300;
 
 export type ExpiryObservation =
   | { kind: 'not-waited'; reason: string }
@@ -117,7 +125,7 @@ export class TokenSession {
     // Too close to expiry to judge anything with: the service hands out this same token until it
     // expires (§3), so wait it out once and take its successor, as a well-behaved client would.
     if (fresh.issued && expires !== undefined && !this.usable(fresh.issued)) {
-      const wait = certainlyExpiredFromMs(expires, this.allowance) + 250 - this.deps.now();
+      const wait = certainlyExpiredFromMs(expires, this.allowance()) + 250 - this.deps.now();
       this.deps.progress(`waiting ${(Math.max(0, wait) / 1000).toFixed(1)} s for ${fresh.issued.fingerprint} to expire before fetching the next token`);
       await this.deps.sleep(Math.max(0, wait));
       fresh = await this.issue();
@@ -128,18 +136,26 @@ export class TokenSession {
     return fresh.issued;
   }
 
-  private get allowance() {
-    return edgeAllowance(this.deps.expect);
+  /**
+   * The uncertainty of a time edge as this run knows it now: the service's clock as measured from
+   * its answers (narrower as the run goes on), or the configured tolerance until it has any.
+   */
+  allowance(): EdgeAllowance {
+    return edgeAllowance(this.deps.expect, this.deps.http.measuredSkew());
   }
 
   private usable(token: IssuedToken): boolean {
     const expires = epochSeconds(token.expiresAt);
     if (expires === undefined) return true;
-    const certainLifeMs = (this.deps.expect.tokenLifetimeS - ROUNDING_S - this.allowance.clockSkewS) * 1000 - USE_MARGIN_MS;
+    // A measured skew cancels out of a fresh token's certain life (issue and expiry are both on
+    // the service's clock): only its uncertainty is lost.
+    const allowance = this.allowance();
+    const lostS = allowance.measured ? allowance.measured.maxS - allowance.measured.minS : allowance.clockSkewS;
+    const certainLifeMs = (this.deps.expect.tokenLifetimeS - ROUNDING_S - lostS) * 1000 - USE_MARGIN_MS;
     // Tokens whose whole life lies within the uncertainty of their end (2 s tokens with a 2 s
     // tolerance) are never certainly valid: waiting for a better one would wait forever, so they
     // are used while any of them is left.
-    const until = certainLifeMs < MIN_CERTAIN_LIFE_MS ? expires * 1000 - SHORT_TOKEN_MARGIN_MS : certainlyValidUntilMs(expires, this.allowance) - USE_MARGIN_MS;
+    const until = certainLifeMs < MIN_CERTAIN_LIFE_MS ? expires * 1000 - SHORT_TOKEN_MARGIN_MS : certainlyValidUntilMs(expires, allowance) - USE_MARGIN_MS;
     return until > this.deps.now();
   }
 
@@ -154,6 +170,24 @@ export class TokenSession {
 
   async validate(token: string | undefined): Promise<Exchange> {
     return this.deps.http.validate(token, await this.validateMethod());
+  }
+
+  /**
+   * Health checks timed at the service's second boundary until the skew is fine or the probe they
+   * serve comes near (`probeAt`, our clock, which moves later as the skew narrows).
+   */
+  private async refineSkew(probeAt: () => number): Promise<void> {
+    const { http, now, sleep } = this.deps;
+    let latencyMs = 0;
+    for (let i = 0; i < MAX_SKEW_PROBES; i++) {
+      const bounds = http.measuredSkew();
+      if (bounds && resolutionOf(bounds) <= FINE_SKEW_S) return;
+      const at = bounds ? skewProbeAt(bounds, now(), latencyMs) : now();
+      if (at + SKEW_PROBE_ROOM_MS > probeAt()) return;
+      await sleep(Math.max(0, at - now()));
+      const ex = await readHealthClock(http);
+      latencyMs = ex.receivedAt - ex.sentAt;
+    }
   }
 
   /** Waits in-process for a token to expire, when the promised lifetime fits --expiry-wait. */
@@ -171,14 +205,20 @@ export class TokenSession {
       };
     }
     const token = await this.current();
+    // Settled now, while the token is certainly usable: asked first at the probe, it would take a
+    // token of its own, and so wait for this one to expire before the probe is sent.
+    await this.validateMethod();
     const expiresAtS = epochSeconds(token.expiresAt);
     if (expiresAtS === undefined) return { kind: 'not-waited', reason: `expires_at ${JSON.stringify(token.expiresAt)} is not an epoch time to wait for` };
-    const validUntil = certainlyValidUntilMs(expiresAtS, this.allowance);
-    const expiredFrom = certainlyExpiredFromMs(expiresAtS, this.allowance);
-    const remaining = (expiredFrom - now()) / 1000;
+    const remaining = (certainlyExpiredFromMs(expiresAtS, this.allowance()) - now()) / 1000;
     if (remaining > expect.expiryWaitS + expect.clockToleranceS) {
       return { kind: 'not-waited', reason: `the token expires in ${Math.round(remaining)} s, beyond --expiry-wait ${expect.expiryWaitS} s` };
     }
+    // The edge is drawn where the service's clock was measured to be, not at the configured worst
+    // case: so a token refused a second or two early is told apart from a skewed clock.
+    await this.refineSkew(() => certainlyValidUntilMs(expiresAtS, this.allowance()) - PROBE_MARGIN_MS);
+    const validUntil = certainlyValidUntilMs(expiresAtS, this.allowance());
+    const expiredFrom = certainlyExpiredFromMs(expiresAtS, this.allowance());
     // Probe "still valid" as late as the token is certainly valid, with room for the request
     // itself; if that moment has passed, probe at once while there is still such room.
     const untilBefore = validUntil - PROBE_MARGIN_MS - now();

@@ -19,7 +19,15 @@ export interface ExchangeWindow {
 export interface EdgeAllowance {
   /** Allowed difference between our clock and the service's, seconds (--clock-tolerance). */
   clockSkewS: number;
+  /**
+   * The service's clock minus ours as this run measured it (clock-skew.ts), seconds. When present
+   * it replaces the configured worst case: the edge is drawn where the run saw the service's clock.
+   */
+  measured?: { minS: number; maxS: number };
 }
+
+/** The service's clock minus ours, seconds: measured, or ± the configured tolerance. */
+export const skewRange = (a: EdgeAllowance): { minS: number; maxS: number } => a.measured ?? { minS: -a.clockSkewS, maxS: a.clockSkewS };
 
 /** expires_at is whole seconds: the instant it stands for may be up to this far either side. */
 export const ROUNDING_S = 1;
@@ -27,10 +35,10 @@ export const ROUNDING_S = 1;
 export type EdgePosition = 'certainly-before' | 'within-uncertainty' | 'certainly-after';
 
 /** Our clock's last instant (ms) at which the service certainly still held the token valid. */
-export const certainlyValidUntilMs = (expiresAtS: number, a: EdgeAllowance): number => (expiresAtS - ROUNDING_S - a.clockSkewS) * 1000;
+export const certainlyValidUntilMs = (expiresAtS: number, a: EdgeAllowance): number => (expiresAtS - ROUNDING_S - skewRange(a).maxS) * 1000;
 
 /** Our clock's first instant (ms) from which the service certainly held the token expired. */
-export const certainlyExpiredFromMs = (expiresAtS: number, a: EdgeAllowance): number => (expiresAtS + ROUNDING_S + a.clockSkewS) * 1000;
+export const certainlyExpiredFromMs = (expiresAtS: number, a: EdgeAllowance): number => (expiresAtS + ROUNDING_S - skewRange(a).minS) * 1000;
 
 /**
  * Where the instant the service judged this request lies relative to expires_at: certainly
@@ -56,8 +64,9 @@ export interface LifetimeSpan {
 }
 
 export function lifetimeSpan(w: ExchangeWindow, expiresAtS: number, a: EdgeAllowance): LifetimeSpan {
-  const slack = ROUNDING_S + a.clockSkewS;
-  return { minS: expiresAtS - w.receivedAt / 1000 - slack, maxS: expiresAtS - w.sentAt / 1000 + slack };
+  // Issued on the service's clock somewhere in [sent + min skew, received + max skew].
+  const skew = skewRange(a);
+  return { minS: expiresAtS - w.receivedAt / 1000 - skew.maxS - ROUNDING_S, maxS: expiresAtS - w.sentAt / 1000 - skew.minS + ROUNDING_S };
 }
 
 export type LifetimeVerdict = 'shorter' | 'consistent' | 'longer';
@@ -65,12 +74,29 @@ export type LifetimeVerdict = 'shorter' | 'consistent' | 'longer';
 /** Against a promised lifetime: certainly shorter, certainly longer, or consistent with it. */
 export function judgeLifetime(w: ExchangeWindow, expiresAtS: number, promisedS: number, a: EdgeAllowance): { verdict: LifetimeVerdict; span: LifetimeSpan } {
   const span = lifetimeSpan(w, expiresAtS, a);
-  const verdict = span.maxS < promisedS ? 'shorter' : span.minS > promisedS ? 'longer' : 'consistent';
-  return { verdict, span };
+  return { verdict: verdictOf(span, promisedS), span };
 }
 
 /** "7.0–9.1 s": how a span reads in a message. */
 export const describeSpan = (s: LifetimeSpan): string => `${s.minS.toFixed(1)}–${s.maxS.toFixed(1)} s`;
 
 /** The uncertainty stated once, for messages: "± 1 s rounding, ± 2 s clock skew, and the request's window". */
-export const describeAllowance = (a: EdgeAllowance): string => `± ${ROUNDING_S} s for expires_at's whole seconds, ± ${a.clockSkewS} s clock skew, and the request's own window`;
+export function describeAllowance(a: EdgeAllowance): string {
+  const skew = a.measured ? `the measured clock skew ${a.measured.minS.toFixed(2)}…${a.measured.maxS.toFixed(2)} s` : `± ${a.clockSkewS} s clock skew`;
+  return `± ${ROUNDING_S} s for expires_at's whole seconds, ${skew}, and the request's own window`;
+}
+
+/**
+ * The lifetimes consistent with a token first seen in `w` that followed one expiring at
+ * `previousExpiresAtS`. Its issue is bounded on both sides without assuming we were its only
+ * client: §3 hands out the previous token until its expiry, so this one was issued no earlier
+ * than that, whoever asked first; and no later than the answer that brought it to us.
+ * Both expiries are the service's own numbers on its own clock, rounded by the same rule, so the
+ * upper bound needs no skew and only the one rounding the promise is judged with anyway.
+ */
+export function rolloverSpan(w: ExchangeWindow, expiresAtS: number, previousExpiresAtS: number, a: EdgeAllowance): LifetimeSpan {
+  return { minS: lifetimeSpan(w, expiresAtS, a).minS, maxS: expiresAtS - previousExpiresAtS + ROUNDING_S };
+}
+
+/** Against a promised lifetime, a span from lifetimeSpan or rolloverSpan. */
+export const verdictOf = (span: LifetimeSpan, promisedS: number): LifetimeVerdict => (span.maxS < promisedS ? 'shorter' : span.minS > promisedS ? 'longer' : 'consistent');

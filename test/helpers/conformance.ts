@@ -3,7 +3,7 @@
 
 import { CHECKS } from '../../checks/index.js';
 import { EMBEDDED } from '../../src/config/resolve.js';
-import { createEmulator, type Emulator, type FaultName, type ProfileName } from '../../src/emulator/index.js';
+import { createEmulator, type Emulator, type EmulatorOptions, type FaultName, type ProfileName } from '../../src/emulator/index.js';
 import { Redactor } from '../../src/http/redact.js';
 import type { Target } from '../../src/config/target.js';
 import type { CheckResult } from '../../src/report/model.js';
@@ -29,6 +29,10 @@ export interface RunOptions {
   skip?: string[];
   rateLimit?: { rps: number; burst: number };
   redactor?: Redactor;
+  /** --clock-tolerance (the built-in emulator's 1 s unless given). */
+  clockToleranceS?: number;
+  /** Behaviour changes of the emulator (a service that refuses tokens a little early, say). */
+  overrides?: EmulatorOptions['overrides'];
   /** Collects the lines of checks that could not test what was asked (the run's "not tested"). */
   untested?: string[];
 }
@@ -48,6 +52,7 @@ export async function checkEmulator(options: RunOptions = {}): Promise<CheckResu
     faults: options.faults ?? [],
     profiles: options.profiles ?? [],
     rateLimit: options.rateLimit ?? { rps: 50, burst: 50 },
+    ...(options.overrides ? { overrides: options.overrides } : {}),
   });
   try {
     const [target, ...others] = targetsOf(emulator);
@@ -55,7 +60,7 @@ export async function checkEmulator(options: RunOptions = {}): Promise<CheckResu
     return await runConformance({
       target: target!,
       others,
-      expect: { tokenLifetimeS: ttl, expiryWaitS: options.waitForExpiry ? ttl + 4 : 0, clockToleranceS: EMBEDDED.clockToleranceS },
+      expect: { tokenLifetimeS: ttl, expiryWaitS: options.waitForExpiry ? ttl + 4 : 0, clockToleranceS: options.clockToleranceS ?? EMBEDDED.clockToleranceS },
       business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
       // Fast enough to find the emulator's 50/s limit, or its absence, in two seconds; slow enough that two busy test workers on two cores still reach the rate.
       rateLimit: { endpoint: 'tokens.validate', maxRps: 120, maxRequests: 240, recoveryWaitS: 15, maxRetryAfterS: 120, probingAllowed: true },

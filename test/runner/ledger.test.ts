@@ -56,6 +56,24 @@ describe('Ledger', () => {
     expect(Ledger.open(path).entriesFor(target).map((e) => e.token)).toEqual(['live-token-xyz']);
   });
 
+  it("keeps each client's newest token once proven expired: the next token's lifetime is measured from its expiry", () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'ces-ledger-')), 'ledger.json');
+    const now = Date.UTC(2026, 10, 22);
+    const ledger = Ledger.open(path);
+    ledger.record(target, 'older-token-xyz', now / 1000 - 86_500, now - 2 * 86_400_000);
+    ledger.record(target, 'newest-token-xyz', now / 1000 - 100, now - 86_400_000);
+    ledger.record(other, 'other-token-xyz', now / 1000 - 50, now - 86_400_000);
+    for (const t of ['older-token-xyz', 'newest-token-xyz']) ledger.markProvenExpired(ledger.find(target, t)!);
+    ledger.markProvenExpired(ledger.find(other, 'other-token-xyz')!);
+    ledger.save(now);
+    const again = Ledger.open(path);
+    expect(again.entriesFor(target).map((e) => e.token)).toEqual(['newest-token-xyz']);
+    expect(again.entriesFor(other).map((e) => e.token)).toEqual(['other-token-xyz']);
+    // The token a new one followed: the newest that had expired by then, never the new one itself.
+    expect(again.previousOf(target, 'a-new-token', (s) => s < now / 1000)?.token).toBe('newest-token-xyz');
+    expect(again.previousOf(target, 'newest-token-xyz', (s) => s < now / 1000)).toBeUndefined();
+  });
+
   it('a corrupt or missing file starts empty; a disabled ledger records nothing', () => {
     expect(Ledger.open(join(tmpdir(), 'does-not-exist', 'x.json')).entriesFor(target)).toEqual([]);
     const off = Ledger.disabled();

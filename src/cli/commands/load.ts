@@ -13,8 +13,10 @@ import { isK6ScenarioName, K6_SCENARIO_NAMES, K6_SCENARIOS, runLoadScenario, typ
 import { scenarioOk } from '../../k6/summary.js';
 import type { LoadResult, LoadScenarioResult } from '../../report/model.js';
 import type { Options } from '../flags.js';
-import { businessForLoad, businessNeededBy, refuseProductionLoad } from '../prepare-target.js';
-import { isProduction } from '../../config/target.js';
+import { businessForLoad, businessNeededBy, refuseProductionLoad, type PreparedTarget } from '../prepare-target.js';
+import { isProduction, type Target } from '../../config/target.js';
+import { ServiceClient } from '../../http/service-client.js';
+import { productionGateFor } from '../../runner/context.js';
 import type { StageIo } from './target-job.js';
 
 export function selectedScenarios(options: Options): K6ScenarioName[] {
@@ -43,6 +45,7 @@ export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOp
     const load = settings.load;
     const runId = randomUUID();
     const { target, expect } = await prepared.probeTarget();
+    if (prepared.ledger.enabled) await recordLoadToken(prepared, target, new ServiceClient(target, { redactor, production: productionGate ?? productionGateFor(settings.production) }));
     const base: ScenarioInputs = {
       baseUrl: target.baseUrl,
       clientId: target.credentials.clientId,
@@ -91,6 +94,22 @@ export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOp
     }
     return { result: { k6_version: k6.version, run_id: runId, scenarios: results, ok: results.every(scenarioOk) && !signal.aborted } };
   };
+}
+
+/**
+ * k6's setup fetches the token every VU starts from with the configured credentials; the service
+ * hands the same one to any client until it expires (§3), so fetching it here first puts it in the
+ * token ledger, whose later runs prove its expiry and measure the next one's lifetime. One request,
+ * and only when there is a ledger to keep it (never for the built-in emulator).
+ */
+async function recordLoadToken(prepared: PreparedTarget, target: Target, http: ServiceClient): Promise<void> {
+  try {
+    await http.issueToken();
+    prepared.ledger.recordIssued(target, http.issuedTokens(), Date.now());
+    prepared.ledger.save(Date.now());
+  } finally {
+    await http.close();
+  }
 }
 
 function scenarioLine(r: LoadScenarioResult): string {

@@ -177,6 +177,9 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
         result = { ...result, fleet };
       }
     } finally {
+      // The probe's tokens are the configured credentials' too: the ledger proves their expiry later.
+      prepared.ledger.recordIssued(target, http.issuedTokens(), Date.now());
+      prepared.ledger.save(Date.now());
       await http.close();
     }
     for (const line of summaryLines(result)) terminal.out(line);

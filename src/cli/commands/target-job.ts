@@ -60,7 +60,7 @@ export async function targetJob(options: Options, stages: Stages): Promise<numbe
   // too), and removed on every way out by the finally that follows it at once.
   const removeStopHandlers = handleStopSignals(controller, terminal.err);
   try {
-    const job = await prepareJob(options['report-dir'], options, stages, redactor, terminal);
+    const job = await prepareJob(options['report-dir'], options, redactor, terminal);
     try {
       return await runStages(job, stages, redactor, terminal, controller.signal);
     } finally {
@@ -157,13 +157,13 @@ async function runStages({ prepared, reportDir, startedAt }: Job, stages: Stages
  * The target, and every place the run writes (report folder, ledger), checked before the first
  * request rather than found unusable after the last. On failure nothing it made stays behind.
  */
-async function prepareJob(reportDirFlag: string | undefined, flags: TargetFlags, stages: Stages, redactor: Redactor, terminal: Terminal): Promise<Job> {
+async function prepareJob(reportDirFlag: string | undefined, flags: TargetFlags, redactor: Redactor, terminal: Terminal): Promise<Job> {
   const place = prepareReportPlace(reportDirFlag, process.cwd());
   let prepared: PreparedTarget | undefined;
   try {
     prepared = await prepareTarget(flags, redactor, terminal);
-    // Only the checks save the ledger.
-    if (stages.checks && prepared.ledger.path !== null) place.created.push(...ensureWritableFileLocation(prepared.ledger.path, { what: 'ledger', fix: LEDGER_FIX }, 0o700));
+    // Every stage fetches tokens with the configured credentials and records them in the ledger.
+    if (prepared.ledger.path !== null) place.created.push(...ensureWritableFileLocation(prepared.ledger.path, { what: 'ledger', fix: LEDGER_FIX }, 0o700));
     if (prepared.history.path !== null) place.created.push(...ensureWritableFileLocation(prepared.history.path, { what: 'history', fix: HISTORY_FIX }, 0o700));
     const startedAt = new Date();
     return { prepared, place, reportDir: place.claim(prepared.settings.target.environment, startedAt), startedAt };

@@ -15,6 +15,9 @@ import { profile as idleClose } from './idle-close.js';
 import { profile as intermediateCa } from './intermediate-ca.js';
 import { profile as latency } from './latency.js';
 import { profile as oauthErrorFields } from './oauth-error-fields.js';
+import { profile as clockSkew } from './clock-skew.js';
+import { profile as clockSkewBehind } from './clock-skew-behind.js';
+
 import { profile as silentClose } from './silent-close.js';
 import { profile as slowBusiness } from './slow-business.js';
 
@@ -36,6 +39,8 @@ export const PROFILES = [
   latency,
   businessRejectsPayload,
   slowBusiness,
+  clockSkew,
+  clockSkewBehind,
 ] as const;
 
 export type ProfileName = (typeof PROFILES)[number]['name'];
@@ -54,4 +59,9 @@ export function withProfiles(base: Behaviour, names: readonly ProfileName[]): Be
 /** The transport the named profiles ask for, later ones winning. */
 export function transportOf(names: readonly ProfileName[]): Transport {
   return chosen(names).reduce<Transport>((t, p) => ({ ...t, ...p.transport }), DEFAULT_TRANSPORT);
+}
+
+/** How far the service's clock is off, ms: the named profiles' offsets added up. */
+export function clockOffsetOf(names: readonly ProfileName[]): number {
+  return chosen(names).reduce((sum, p) => sum + (p.clockOffsetMs ?? 0), 0);
 }

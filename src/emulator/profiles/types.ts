@@ -5,7 +5,7 @@
 //
 // A profile changes the behaviour (the decision points of types.ts, as a fault does) and/or the
 // transport (how the listener talks: keep-alive, HTTP/2, compression, latency, the certificate
-// chain), which a fault never needs.
+// chain), which a fault never needs, and/or the service's clock (a host whose clock is off).
 
 import type { Behaviour } from '../types.js';
 import type { Transport } from '../transport.js';
@@ -16,6 +16,11 @@ export interface Profile<N extends string = string> {
   readonly description: string;
   readonly override?: (base: Behaviour) => Partial<Behaviour>;
   readonly transport?: Partial<Transport>;
+  /**
+   * How far the service's clock is from the machine's, ms: every instant it judges or states
+   * (issue, expiry, expires_at, the health timestamp, the Date header) is on that clock.
+   */
+  readonly clockOffsetMs?: number;
 }
 
 /** Keeps the literal name type, so the catalog can derive `ProfileName` from its entries. */
