@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import type { Target } from '../config/target.js';
 import { HarnessError } from '../errors.js';
-import { refuseSymlink, writePrivateFile } from '../fs/private-file.js';
+import { withFileLock } from '../fs/file-lock.js';
+import { makePrivateFolder, refuseSymlink, writePrivateFile } from '../fs/private-file.js';
 import { FILE_LIMITS, readUserFile } from '../fs/user-file.js';
 import { fingerprint } from '../http/redact.js';
 import { seal, unseal } from './ledger-seal.js';
@@ -146,18 +147,44 @@ export class Ledger {
   /**
    * Writes atomically with mode 0600, dropping what is proven or forgotten (but each client's
    * newest token, whose expiry the next token's lifetime is measured from); tokens stay sealed.
+   * Every token-fetching command writes here, so runs end together (a scheduled check beside a
+   * ratelimit job): under the file's lock, what another run saved since this one read it is
+   * merged in, not overwritten.
    */
   save(nowMs: number): void {
-    if (this.path === null) return;
-    const nowS = nowMs / 1000;
-    const newest = new Map<string, number>();
-    for (const e of this.entries) newest.set(`${e.base_url} ${e.client}`, Math.max(newest.get(`${e.base_url} ${e.client}`) ?? -Infinity, e.expires_at));
-    const isNewest = (e: Held) => newest.get(`${e.base_url} ${e.client}`) === e.expires_at;
-    const kept = this.entries.filter((e) => (!e.proven_expired || isNewest(e)) && e.expires_at + FORGET_AFTER_S > nowS);
-    const stored = kept.map(({ token: _plain, ...rest }): StoredEntry => rest);
-    writePrivateFile(this.path, JSON.stringify({ version: 2, entries: stored } satisfies LedgerFile, null, 2) + '\n');
-    this.entries = kept;
+    const path = this.path;
+    if (path === null) return;
+    makePrivateFolder(path);
+    withFileLock(path, () => {
+      const merged = mergeEntries(this.entries, Ledger.open(path).entries);
+      const kept = keptEntries(merged, nowMs / 1000);
+      const stored = kept.map(({ token: _plain, ...rest }): StoredEntry => rest);
+      writePrivateFile(path, JSON.stringify({ version: 2, entries: stored } satisfies LedgerFile, null, 2) + '\n');
+      this.entries = kept;
+    });
   }
+}
+
+/** The same token as recorded by two runs (each sealed it anew, so the sealed text differs). */
+const entryKey = (e: Held) => `${e.base_url} ${e.client} ${e.fingerprint} ${e.expires_at}`;
+
+/** Ours, plus the entries only the file has now; a token proven expired by either run stays so. */
+function mergeEntries(ours: Held[], onFile: Held[]): Held[] {
+  const byKey = new Map(ours.map((e) => [entryKey(e), e]));
+  for (const e of onFile) {
+    const mine = byKey.get(entryKey(e));
+    if (mine === undefined) byKey.set(entryKey(e), e);
+    else if (e.proven_expired) mine.proven_expired = true;
+  }
+  return [...byKey.values()];
+}
+
+function keptEntries(entries: Held[], nowS: number): Held[] {
+  const newest = new Map<string, number>();
+  const clientOf = (e: Held) => `${e.base_url} ${e.client}`;
+  for (const e of entries) newest.set(clientOf(e), Math.max(newest.get(clientOf(e)) ?? -Infinity, e.expires_at));
+  const isNewest = (e: Held) => newest.get(clientOf(e)) === e.expires_at;
+  return entries.filter((e) => (!e.proven_expired || isNewest(e)) && e.expires_at + FORGET_AFTER_S > nowS);
 }
 
 /**

@@ -74,6 +74,21 @@ describe('Ledger', () => {
     expect(again.previousOf(target, 'newest-token-xyz', (s) => s < now / 1000)).toBeUndefined();
   });
 
+  it('runs that end together keep each other\'s tokens: a save merges what another run saved since', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'ces-ledger-')), 'ledger.json');
+    const now = Date.parse('2026-11-22T10:00:00Z');
+    // A scheduled check and a ratelimit job, each opened before the other saved.
+    const check = Ledger.open(file);
+    const ratelimit = Ledger.open(file);
+    check.record(target, 'tok-from-check-0001', now / 1000 + 86_400, now);
+    ratelimit.record(other, 'tok-from-ratelimit-01', now / 1000 + 86_400, now);
+    check.save(now);
+    ratelimit.save(now);
+    const after = Ledger.open(file);
+    expect(after.entriesFor(target).map((e) => e.token)).toEqual(['tok-from-check-0001']);
+    expect(after.entriesFor(other).map((e) => e.token)).toEqual(['tok-from-ratelimit-01']);
+  });
+
   it('a corrupt or missing file starts empty; a disabled ledger records nothing', () => {
     expect(Ledger.open(join(tmpdir(), 'does-not-exist', 'x.json')).entriesFor(target)).toEqual([]);
     const off = Ledger.disabled();
