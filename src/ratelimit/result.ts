@@ -32,6 +32,7 @@ export function toRateLimitResult(estimate: Estimate, recommendation: Recommenda
     limiting_status: estimate.limiting_status,
     refill_s: estimate.refill_s,
     ...(estimate.ratelimit_headers ? { ratelimit_headers: estimate.ratelimit_headers.names } : {}),
+    ...(estimate.advertised ? { advertised: estimate.advertised } : {}),
     duration_s: estimate.duration_s,
     partial: estimate.partial,
     limiter: estimate.limiter,
