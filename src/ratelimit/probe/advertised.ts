@@ -18,7 +18,7 @@ import type { AdvertisedLimit } from '../../report/model.js';
 import type { Advertisement } from '../../spec/ratelimit-fields.js';
 import type { Sample } from '../types.js';
 import { pingAt, pingUntilAccepted } from './ping.js';
-import type { Heard, Probe } from './probe.js';
+import type { Announced, Heard, Probe } from './probe.js';
 import { countUntilRefused } from './recover.js';
 
 /** From this window on (seconds) the announcement is tested by its own edges; shorter ones the usual phases size in seconds. */
@@ -43,83 +43,128 @@ export interface AdvertisedFindings {
 
 const NOTHING: AdvertisedFindings = { model: null, tooLong: false, evidence: [], notes: [] };
 
-export async function advertisedPhase(probe: Probe): Promise<AdvertisedFindings> {
+/**
+ * Where the next edge is said to be: a RateLimit reset (with the limit and window it announces), or,
+ * without one, the drain's Retry-After (many fixed-window libraries say the seconds to the edge).
+ */
+interface Hypothesis {
+  ad: Advertisement | null;
+  windowS: number | null;
+  /** Probe time (ms) the reset is announced for. */
+  resetAtMs: number;
+  source: string;
+}
+
+function hypothesisOf(probe: Probe): Hypothesis | null {
   const heard = probe.advertisements.last;
-  if (!heard) return NOTHING;
-  const { ad } = heard;
-  // A window the usual phases size in seconds, or an announcement that says neither window nor
-  // reset: compared with what they find (compareAdvertisement).
-  const hintS = ad.windowS ?? ad.resetS;
-  if (hintS === null || hintS < LONG_WINDOW_S || ad.resetS === null) return NOTHING;
-  const claim = `${ad.source} announces ${ad.limit} per ${ad.windowS === null ? 'window' : `${ad.windowS} s`}`;
-  const edgeAtMs = heard.sample.doneMs + ad.resetS * 1000;
-  const windowMs = (ad.windowS ?? ad.resetS) * 1000;
-  // Until the reset, one window, and the sending of a limit (a quarter slower than max_rps).
-  const sendMs = (1.25 * ad.limit * 1000) / probe.maxRps;
-  const needMs = edgeAtMs + RESET_ROUNDING_MS - probe.elapsed() + windowMs * (1 + EDGE_MARGIN) + sendMs;
-  const budgetS = probe.maxDurationMs / 1000;
-  if (probe.elapsed() + needMs > probe.maxDurationMs) {
-    const note = `not identified: the window is longer than the probe's budget (${budgetS} s): ${claim}, about ${Math.ceil(needMs / 1000)} s to confirm`;
-    probe.advertised = finding(ad, null, `advertised, not verified: about ${Math.ceil(needMs / 1000)} s needed, the probe's budget is ${budgetS} s`);
-    return { ...NOTHING, tooLong: true, notes: [note] };
-  }
-  if (sendMs > windowMs / 4) {
-    probe.advertised = finding(ad, null, `advertised, not verified: ${ad.limit} requests take too long to send at ${probe.maxRps} req/s`);
-    return NOTHING;
-  }
-  probe.progress(`${claim}: a ${round(windowMs / 1000, 1)} s window, about ${Math.ceil(needMs / 1000)} s to confirm (the probe's budget: ${budgetS} s)`);
+  if (heard && heard.ad.resetS !== null) return { ad: heard.ad, windowS: heard.ad.windowS, resetAtMs: heard.sample.doneMs + heard.ad.resetS * 1000, source: heard.ad.source };
+  const said = probe.refusals.lastRetryAfter;
+  return said ? { ad: null, windowS: null, resetAtMs: announcedAt(probe, said), source: 'Retry-After' } : null;
+}
 
-  const first = await edgeNear(probe, { lo: edgeAtMs - RESET_ROUNDING_MS, hi: edgeAtMs + RESET_ROUNDING_MS }, Math.max(20, Math.min(0.005 * windowMs, (2 * RESET_ROUNDING_MS) / EDGE_PINGS)));
-  if (!first.accepted) return unverified(probe, ad, first.why ?? `the limit was still shut ${round(RESET_ROUNDING_MS / 1000, 1)} s after the announced reset`, false);
-  const edge1: Bracket = { lo: first.lastRefused?.sentMs ?? heard.sample.sentMs, hi: first.accepted.sentMs };
+/** When an announcement on a refusal says to come back, ms on the probe's clock (it counts from its answer's arrival, on the wall clock). */
+const announcedAt = (probe: Probe, said: Announced): number => probe.elapsed() + said.exchange.receivedAt + said.seconds * 1000 - Date.now();
 
-  // The rest of the window at once: the limit, counted from its edge.
-  const { samples: clump } = await probe.burstRun('advertised', 2 * ad.limit + 5);
-  const counted = 1 + countUntilRefused(clump);
+export async function advertisedPhase(probe: Probe): Promise<AdvertisedFindings> {
+  const h = hypothesisOf(probe);
+  if (h === null) return NOTHING;
+  const { ad } = h;
+  // A window the usual phases size in seconds: compared with what they find (compareAdvertisement).
+  const hintMs = h.windowS !== null ? h.windowS * 1000 : h.resetAtMs - probe.elapsed();
+  if (hintMs < LONG_WINDOW_S * 1000) return NOTHING;
+  const claim = ad ? `${ad.source} announces ${ad.limit} per ${ad.windowS === null ? 'window' : `${ad.windowS} s`}` : `Retry-After says ${round((h.resetAtMs - probe.elapsed()) / 1000, 1)} s`;
   const drained = probe.samples.filter((s) => s.phase === 'drain' && s.answer === 'accepted').length;
-  if (counted < Math.max(3, drained / 2)) {
-    return unverified(probe, ad, `at the announced reset only ${counted} requests passed where the drain let ${drained} through: not a window that resets whole; measured instead`, null);
-  }
-  if (!clump.some((s) => s.answer === 'limited')) {
-    return unverified(probe, ad, `more than twice the announced limit (${counted}) passed after the announced reset`, false);
-  }
+  const limitGuess = ad?.limit ?? drained;
+  // Until the reset, then a window (without one announced, the reset says about how long: the
+  // drain usually filled a window that had just begun), and the sending of a limit after the second
+  // edge (a quarter slower than max_rps); the first limit goes out inside the window.
+  const windowMs = h.windowS !== null ? h.windowS * 1000 : hintMs;
+  const sendMs = (1.25 * limitGuess * 1000) / probe.maxRps;
+  const needMs = h.resetAtMs + RESET_ROUNDING_MS - probe.elapsed() + windowMs * (1 + EDGE_MARGIN) + sendMs;
+  if (probe.elapsed() + needMs > probe.maxDurationMs && h.windowS !== null) return tooLong(probe, h, claim, needMs);
+  if (sendMs > windowMs / 4) return unverified(probe, h, `${limitGuess} requests take too long to send at ${probe.maxRps} req/s`, null);
+  probe.progress(`${claim}: a window of ${h.windowS !== null ? '' : 'about '}${round(windowMs / 1000, 1)} s, about ${Math.ceil(needMs / 1000)} s to confirm (the probe's budget: ${probe.maxDurationMs / 1000} s)`);
 
-  // Where the next edge must be if the announced window is true, or (no window announced) where
-  // the clump's refusal says the next reset is.
-  const after = probe.advertisements.last;
-  const predicted: Bracket | null =
-    ad.windowS !== null
-      ? { lo: edge1.lo + windowMs * (1 - EDGE_MARGIN), hi: edge1.hi + windowMs * (1 + EDGE_MARGIN) }
-      : after && after.ad.resetS !== null && after.sample.sentMs > edge1.hi
-        ? { lo: after.sample.doneMs + after.ad.resetS * 1000 - RESET_ROUNDING_MS, hi: after.sample.doneMs + after.ad.resetS * 1000 + RESET_ROUNDING_MS }
-        : null;
-  if (predicted === null) return unverified(probe, ad, 'no window announced, and the refusal after the clump announced no reset', null);
-  const second = await edgeAcross(probe, predicted, windowMs);
-  if (!second.accepted) return unverified(probe, ad, second.why ?? 'the next edge was not found in the budget', null);
+  const firstStepMs = Math.max(20, Math.min(0.005 * windowMs, (2 * RESET_ROUNDING_MS) / EDGE_PINGS));
+  const first = await edgeNear(probe, { lo: h.resetAtMs - RESET_ROUNDING_MS, hi: h.resetAtMs + RESET_ROUNDING_MS }, firstStepMs);
+  if (!first.accepted) return unverified(probe, h, first.why ?? `the limit was still shut ${round(RESET_ROUNDING_MS / 1000, 1)} s after the announced reset`, false);
+  const edge1: Bracket = { lo: first.lastRefused?.sentMs ?? 0, hi: first.accepted.sentMs };
+
+  // The rest of the window a little later (a sliding log then frees the first request's slot
+  // alone a period on, a window that resets all of them at once), counted from its edge.
+  await probe.clock.sleep(Math.ceil(SPLIT * windowMs), probe.signal);
+  const { samples: clump } = await probe.burstRun('advertised', 2 * limitGuess + 5);
+  const counted = 1 + countUntilRefused(clump);
+  if (counted < Math.max(3, drained / 2)) {
+    return unverified(probe, h, `at the announced reset only ${counted} requests passed where the drain let ${drained} through: not a window that resets whole; measured instead`, null);
+  }
+  if (!clump.some((s) => s.answer === 'limited')) return unverified(probe, h, `more than twice the limit (${counted}) passed after the reset`, ad ? false : null);
+
+  // Where the next edge must be if the announced window is true, or (none announced) where the
+  // clump's refusal says the next reset is.
+  const predicted = nextEdgeSaid(probe, h, edge1, windowMs);
+  if (predicted === null) return unverified(probe, h, 'no window announced, and the refusal after the clump announced no reset', null);
+  // Without a window announced, the second reset is the first word of its length.
+  if (predicted.where.hi + sendMs > probe.maxDurationMs) return tooLong(probe, h, claim, predicted.where.hi + sendMs - probe.elapsed());
+  const second = await edgeAcross(probe, predicted.where, predicted.stepMs, windowMs);
+  if (!second.accepted) return unverified(probe, h, second.why ?? 'the next edge was not found in the budget', null);
   const edge2: Bracket = { lo: second.lastRefused?.sentMs ?? clumpEnd(clump), hi: second.accepted.sentMs };
   const length: Bracket = { lo: edge2.lo - edge1.hi, hi: edge2.hi - edge1.lo };
   const w = midpoint(length);
   if (!(w.precision <= AGREES_WITHIN / 2)) {
-    return unverified(probe, ad, `the window measured between ${fmt(length.lo)} and ${fmt(length.hi)}: not pinned down`, second.early ? false : null);
+    return unverified(probe, h, `the window measured between ${fmt(length.lo)} and ${fmt(length.hi)}: not pinned down`, second.early && ad ? false : null);
   }
-  const windowS = roundWindow(length, ad.windowS);
+  // The whole limit again right after the second edge: a window that reset, not a log freeing the first request's slot.
+  const { samples: again } = await probe.burstRun('advertised', 2 * counted + 5);
+  const whole = 1 + countUntilRefused(again);
+  if (whole < Math.max(3, counted / 2)) {
+    return unverified(probe, h, `after the second edge only ${whole} passed: a sliding window, whose slots free a period after each request; measured instead`, null);
+  }
+  const windowS = roundWindow(length, h.windowS);
   const model: FixedWindowModel = { kind: 'fixed-window', limit: counted, window_s: windowS, phase_s: phaseS(probe, edge2, windowS), counts_refused: false };
-  const agrees = counted === ad.limit && (ad.windowS === null || Math.abs(windowS - ad.windowS) <= AGREES_WITHIN * ad.windowS);
   const measured = `measured ${counted} per ${windowS} s`;
-  probe.advertised = finding(ad, agrees, agrees ? `${measured}: agrees` : `${measured}: the announcement ${counted < ad.limit ? 'overstates' : counted > ad.limit ? 'understates' : 'misstates'} the limit${remainingNote(probe)}`);
+  const agrees = ad ? counted === ad.limit && (ad.windowS === null || Math.abs(windowS - ad.windowS) <= AGREES_WITHIN * ad.windowS) : null;
+  if (ad) probe.advertised = finding(ad, agrees, agrees ? `${measured}: agrees` : `${measured}: the announcement ${counted < ad.limit ? 'overstates' : counted > ad.limit ? 'understates' : 'misstates'} the limit${remainingNote(probe)}`);
   return {
     model,
     tooLong: false,
     evidence: [
-      `${claim}: at the announced reset the limit came back whole (${counted} passed at once), and again ${fmt(w.value)} later (±${(w.precision * 100).toFixed(1)} %, a request just before refused): a fixed window`,
+      `${claim}: at that reset the limit came back whole (${counted} passed), again ${fmt(w.value)} later (±${(w.precision * 100).toFixed(1)} %, a request just before refused) and ${whole} at once then, though the window's requests had been sent ${fmt(SPLIT * windowMs)} apart: a fixed window`,
       "whether its edges stay put on the clock or follow the client's first request was not tested",
     ],
-    notes: agrees ? [] : [`the announced limit disagrees with the measured one: ${ad.source} says ${ad.limit} per ${ad.windowS ?? '?'} s, ${measured}`],
+    notes: ad && !agrees ? [`the announced limit disagrees with the measured one: ${ad.source} says ${ad.limit} per ${ad.windowS ?? '?'} s, ${measured}`] : [],
   };
 }
 
+/** Between the request that found the first edge and the rest of the window, relative to the window: a sliding log's slots then free that far apart. */
+const SPLIT = 0.03;
+
+/** Where the second edge must be and the step that pins it to a fraction of a per cent of the window. */
+function nextEdgeSaid(probe: Probe, h: Hypothesis, edge1: Bracket, windowMs: number): { where: Bracket; stepMs: number } | null {
+  if (h.windowS !== null) {
+    const where = { lo: edge1.lo + windowMs * (1 - EDGE_MARGIN), hi: edge1.hi + windowMs * (1 + EDGE_MARGIN) };
+    return { where, stepMs: (where.hi - where.lo) / 4 };
+  }
+  const heard = probe.advertisements.last;
+  const said = probe.refusals.lastRetryAfter;
+  const atMs = h.ad ? (heard && heard.ad.resetS !== null && heard.sample.sentMs > edge1.hi ? heard.sample.doneMs + heard.ad.resetS * 1000 : null) : said && said.exchange.receivedAt > Date.now() - (probe.elapsed() - edge1.hi) ? announcedAt(probe, said) : null;
+  if (atMs === null) return null;
+  const estimateMs = atMs - edge1.hi;
+  return { where: { lo: atMs - RESET_ROUNDING_MS, hi: atMs + RESET_ROUNDING_MS }, stepMs: Math.max(20, 0.004 * estimateMs) };
+}
+
+/** A window that ends past the probe's time cap: said, never guessed. */
+function tooLong(probe: Probe, h: Hypothesis, claim: string, needMs: number): AdvertisedFindings {
+  const budgetS = probe.maxDurationMs / 1000;
+  const note = `not identified: the window is longer than the probe's budget (${budgetS} s): ${claim}, about ${Math.ceil((probe.elapsed() + needMs) / 1000)} s of probing to confirm`;
+  if (h.ad) probe.advertised = finding(h.ad, null, `advertised, not verified: about ${Math.ceil((probe.elapsed() + needMs) / 1000)} s of probing needed, the probe's budget is ${budgetS} s`);
+  return { ...NOTHING, tooLong: true, notes: [note] };
+}
+
 /** The announcement left unverified (or contradicted), recorded for the report; the usual phases go on. */
-function unverified(probe: Probe, ad: Advertisement, why: string, agrees: boolean | null): AdvertisedFindings {
+function unverified(probe: Probe, h: Hypothesis, why: string, agrees: boolean | null): AdvertisedFindings {
+  const { ad } = h;
+  if (!ad) return { ...NOTHING, notes: [`Retry-After as the window's edge: not confirmed (${why})`] };
   probe.advertised = finding(ad, agrees, agrees === false ? why : `advertised, not verified: ${why}`);
   return { ...NOTHING, notes: [`${ad.source} announces ${ad.limit} per ${ad.windowS ?? '?'} s: ${agrees === false ? 'contradicted' : 'not verified'} (${why})`] };
 }
@@ -152,8 +197,8 @@ async function edgeNear(probe: Probe, where: Bracket, stepMs: number): Promise<E
  * The second edge: one request just before where it must be (refused, or the window is shorter than
  * announced), then a few across the bracket, then (the window longer than announced) gaps growing.
  */
-async function edgeAcross(probe: Probe, where: Bracket, windowMs: number): Promise<EdgeSearch> {
-  const found = await edgeNear(probe, where, (where.hi - where.lo) / 4);
+async function edgeAcross(probe: Probe, where: Bracket, stepMs: number, windowMs: number): Promise<EdgeSearch> {
+  const found = await edgeNear(probe, where, stepMs);
   if (found.accepted) return found.early ? { ...found, why: 'a request just before the announced window ended passed: the window is shorter than announced' } : found;
   if (found.why) return found;
   const rest = await pingUntilAccepted(probe, 'advertised', Math.max(where.hi, found.lastRefused?.sentMs ?? where.hi), 0.01 * windowMs, 1.5);
@@ -174,7 +219,9 @@ function roundWindow(length: Bracket, announcedS: number | null): number {
 function phaseS(probe: Probe, edge: Bracket, windowS: number): number {
   const windowMs = windowS * 1000;
   const epochMs = probe.startedEpochMs + midpoint(edge).value;
-  return round((((Math.round(epochMs) % windowMs) + windowMs) % windowMs) / 1000, 3);
+  const phaseMs = ((Math.round(epochMs) % windowMs) + windowMs) % windowMs;
+  // An edge read a hair before a multiple of the window is at the multiple: phase 0, not a whole window.
+  return phaseMs > windowMs - (edge.hi - edge.lo) ? 0 : round(phaseMs / 1000, 3);
 }
 
 /** What the first announcement's remaining count said, set beside what the drain let through after it. */
