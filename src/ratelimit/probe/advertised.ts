@@ -88,6 +88,8 @@ export async function advertisedPhase(probe: Probe): Promise<AdvertisedFindings>
   const firstStepMs = Math.max(20, Math.min(0.005 * windowMs, (2 * RESET_ROUNDING_MS) / EDGE_PINGS));
   const first = await edgeNear(probe, { lo: h.resetAtMs - RESET_ROUNDING_MS, hi: h.resetAtMs + RESET_ROUNDING_MS }, firstStepMs);
   if (!first.accepted) return unverified(probe, h, first.why ?? `the limit was still shut ${round(RESET_ROUNDING_MS / 1000, 1)} s after the announced reset`, false);
+  // Let through before the reset: a bucket refilling (its reset is when it is full), not a window.
+  if (first.early) return unverified(probe, h, 'a request passed before the announced reset: not a window that resets there; measured instead', null);
   const edge1: Bracket = { lo: first.lastRefused?.sentMs ?? 0, hi: first.accepted.sentMs };
 
   // The rest of the window a little later (a sliding log then frees the first request's slot
