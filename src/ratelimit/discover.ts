@@ -220,7 +220,6 @@ function estimateOf(probe: Probe, stream: StreamFindings, figures: Figures, retr
   // What the service announced, beside what was measured: tested at its edges (probe/advertised.ts), or compared now.
   const heard = probe.advertisements.last;
   const advertised = probe.advertised ?? (heard ? compareAdvertisement(heard.ad, figures.limiter) : undefined);
-  if (advertised && advertised.agrees === false && !notes.some((n) => n.includes('disagree'))) notes.push(`the announced limit disagrees with the measured one: ${advertised.source_header} says ${advertised.limit} per ${advertised.window_s ?? '?'} s; ${advertised.note}`);
   return {
     endpoint: probe.calls.endpoint,
     limiting_status: status,

@@ -4,6 +4,7 @@
 import type { RateLimitResult } from '../report/model.js';
 import { fleetSummaryLines } from './fleet/summary-lines.js';
 import { describeLimiter } from './limiters/index.js';
+import { advertisedText } from '../report/format.js';
 import type { Estimate, Proof, Recommendation } from './types.js';
 
 export function toRateLimitResult(estimate: Estimate, recommendation: Recommendation | null, proof: Proof | null, proofNotes: string[] = []): RateLimitResult {
@@ -62,6 +63,7 @@ export function summaryLines(r: RateLimitResult): string[] {
     );
   }
   if (r.limiter) lines.push(`  limiter: ${describeLimiter(r.limiter)}`);
+  if (r.advertised) lines.push(`  advertised: ${advertisedText(r.advertised)}`);
   const share = r.requests_sent > 0 ? ` (${((r.requests_limited / r.requests_sent) * 100).toFixed(1)} %)` : '';
   lines.push(`  probe: ${r.requests_sent} requests, ${r.requests_limited} limited${share}, ${r.duration_s ?? '?'} s${r.partial ? ', partial' : ''}`);
   const rec = r.recommendation;

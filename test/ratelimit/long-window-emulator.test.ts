@@ -1,0 +1,26 @@
+// The one real-time case of long-window.test.ts: the emulator's fixed window of 300 per 10 s,
+// announced by the ratelimit-headers profile, sized by the whole probe over real requests within
+// 2 % and two periods and a half (the virtual-clock cases cover the minute-long windows).
+
+import { afterEach, expect, it } from 'vitest';
+import { createEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describeEstimate, probe } from './support.js';
+
+const open: Emulator[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((e) => e.close()));
+});
+
+it('a fixed window of 300 per 10 s, announced: sized within 2 % in 25 s, the announcement agreeing', async () => {
+  const emu = await createEmulator({ port: 0, limiter: { kind: 'fixed-window', limit: 300, window_s: 10, phase_s: 0, counts_refused: false }, profiles: ['ratelimit-headers'] });
+  open.push(emu);
+  const { estimate, seconds } = await probe({ url: emu.url, caPem: emu.caPem, credentials: emu.credentials }, { maxDurationS: 25 });
+  const context = describeEstimate(estimate);
+  expect(estimate.limiter, context).toMatchObject({ kind: 'fixed-window', limit: 300 });
+  const windowS = estimate.limiter?.kind === 'fixed-window' ? estimate.limiter.window_s : NaN;
+  expect(Math.abs(windowS - 10) / 10, context).toBeLessThanOrEqual(0.02);
+  expect(estimate.advertised, context).toMatchObject({ limit: 300, window_s: 10, agrees: true });
+  expect(estimate.requests_sent, context).toBeLessThanOrEqual(3 * 300 + 100);
+  expect(seconds).toBeLessThanOrEqual(26);
+  console.log(`emulator 300/10 s announced: ${windowS} s in ${seconds.toFixed(1)} s, ${estimate.requests_sent} requests`);
+}, 45_000);
