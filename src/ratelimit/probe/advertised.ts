@@ -50,16 +50,23 @@ const NOTHING: AdvertisedFindings = { model: null, tooLong: false, evidence: [],
 interface Hypothesis {
   ad: Advertisement | null;
   windowS: number | null;
-  /** Probe time (ms) the reset is announced for. */
+  /** Probe time (ms) the reset is announced for, at the latest (counted from the answer's arrival). */
   resetAtMs: number;
+  /** At the earliest: counted from when its request was sent (the service counted from somewhere between). */
+  resetFromMs: number;
   source: string;
 }
 
 function hypothesisOf(probe: Probe): Hypothesis | null {
   const heard = probe.advertisements.last;
-  if (heard && heard.ad.resetS !== null) return { ad: heard.ad, windowS: heard.ad.windowS, resetAtMs: heard.sample.doneMs + heard.ad.resetS * 1000, source: heard.ad.source };
+  if (heard && heard.ad.resetS !== null) {
+    const { ad, sample } = heard;
+    return { ad, windowS: ad.windowS, resetAtMs: sample.doneMs + ad.resetS! * 1000, resetFromMs: sample.sentMs + ad.resetS! * 1000, source: ad.source };
+  }
   const said = probe.refusals.lastRetryAfter;
-  return said ? { ad: null, windowS: null, resetAtMs: announcedAt(probe, said), source: 'Retry-After' } : null;
+  if (!said) return null;
+  const atMs = announcedAt(probe, said);
+  return { ad: null, windowS: null, resetAtMs: atMs, resetFromMs: atMs - said.exchange.durationMs, source: 'Retry-After' };
 }
 
 /** When an announcement on a refusal says to come back, ms on the probe's clock (it counts from its answer's arrival, on the wall clock). */
@@ -86,7 +93,7 @@ export async function advertisedPhase(probe: Probe): Promise<AdvertisedFindings>
   probe.progress(`${claim}: a window of ${h.windowS !== null ? '' : 'about '}${round(windowMs / 1000, 1)} s, about ${Math.ceil(needMs / 1000)} s to confirm (the probe's budget: ${probe.maxDurationMs / 1000} s)`);
 
   const firstStepMs = Math.max(20, Math.min(0.005 * windowMs, (2 * RESET_ROUNDING_MS) / EDGE_PINGS));
-  const first = await edgeNear(probe, { lo: h.resetAtMs - RESET_ROUNDING_MS, hi: h.resetAtMs + RESET_ROUNDING_MS }, firstStepMs);
+  const first = await edgeNear(probe, { lo: h.resetFromMs - RESET_ROUNDING_MS, hi: h.resetAtMs + RESET_ROUNDING_MS }, firstStepMs);
   if (!first.accepted) return unverified(probe, h, first.why ?? `the limit was still shut ${round(RESET_ROUNDING_MS / 1000, 1)} s after the announced reset`, false);
   // Let through before the reset: a bucket refilling (its reset is when it is full), not a window.
   if (first.early) return unverified(probe, h, 'a request passed before the announced reset: not a window that resets there; measured instead', null);
@@ -149,10 +156,17 @@ function nextEdgeSaid(probe: Probe, h: Hypothesis, edge1: Bracket, windowMs: num
   }
   const heard = probe.advertisements.last;
   const said = probe.refusals.lastRetryAfter;
-  const atMs = h.ad ? (heard && heard.ad.resetS !== null && heard.sample.sentMs > edge1.hi ? heard.sample.doneMs + heard.ad.resetS * 1000 : null) : said && said.exchange.receivedAt > Date.now() - (probe.elapsed() - edge1.hi) ? announcedAt(probe, said) : null;
-  if (atMs === null) return null;
-  const estimateMs = atMs - edge1.hi;
-  return { where: { lo: atMs - RESET_ROUNDING_MS, hi: atMs + RESET_ROUNDING_MS }, stepMs: Math.max(20, 0.004 * estimateMs) };
+  // Counted from somewhere between the request's sending and its answer's arrival.
+  const at = h.ad
+    ? heard && heard.ad.resetS !== null && heard.sample.sentMs > edge1.hi
+      ? { fromMs: heard.sample.sentMs + heard.ad.resetS * 1000, toMs: heard.sample.doneMs + heard.ad.resetS * 1000 }
+      : null
+    : said && said.exchange.receivedAt > Date.now() - (probe.elapsed() - edge1.hi)
+      ? { fromMs: announcedAt(probe, said) - said.exchange.durationMs, toMs: announcedAt(probe, said) }
+      : null;
+  if (at === null) return null;
+  const estimateMs = at.toMs - edge1.hi;
+  return { where: { lo: at.fromMs - RESET_ROUNDING_MS, hi: at.toMs + RESET_ROUNDING_MS }, stepMs: Math.max(20, 0.004 * estimateMs) };
 }
 
 /** A window that ends past the probe's time cap: said, never guessed. */
@@ -243,10 +257,15 @@ export function compareAdvertisement(ad: Advertisement, limiter: LimiterModel | 
   const limit = limiter.kind === 'bucket' ? limiter.burst : limiter.limit;
   const windowS = limiter.kind === 'fixed-window' ? limiter.window_s : limiter.kind === 'sliding-window' ? limiter.period_s : null;
   const windowAgrees = ad.windowS === null || windowS === null || Math.abs(windowS - ad.windowS) <= AGREES_WITHIN * ad.windowS;
-  // A count is exact for a window; a burst measured from idle may be a request or two off.
-  const limitAgrees = limiter.kind === 'bucket' ? Math.abs(limit - ad.limit) <= Math.max(1, 0.02 * ad.limit) : limit === ad.limit;
+  // A count is exact for a window; a bucket's burst, read from idle with what refilled meanwhile
+  // taken away, is good to a few requests, and a bucket has no window to compare.
+  const limitAgrees = limiter.kind === 'bucket' ? Math.abs(limit - ad.limit) <= Math.max(2, BURST_SLACK * ad.limit) : limit === ad.limit;
   const agrees = limitAgrees && windowAgrees;
-  return finding(ad, agrees, `identified ${describeLimiter(limiter)}: ${agrees ? 'agrees' : 'disagrees'}`);
+  const how = limiter.kind === 'bucket' ? ` (the burst compared, to ${BURST_SLACK * 100} %; a bucket has no window)` : '';
+  return finding(ad, agrees, `identified ${describeLimiter(limiter)}: ${agrees ? 'agrees' : 'disagrees'}${how}`);
 }
+
+/** How far a bucket's measured burst may lie from the announced quota and still agree. */
+const BURST_SLACK = 0.1;
 
 const fmt = (ms: number) => `${(ms / 1000).toFixed(3)} s`;
