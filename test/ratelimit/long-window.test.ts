@@ -73,6 +73,12 @@ describe('what the announcement says is set beside what was measured', () => {
     expect(e.advertised).toMatchObject({ limit: 50, window_s: 1, agrees: true });
   });
 
+  it("a bucket that announces its burst as the quota (the emulator's default limit): compared, agreeing", async () => {
+    const e = await probeOf({ kind: 'bucket', rate_rps: 50, burst: 50 }, 'ratelimit-headers', 30);
+    expect(e.limiter?.kind).toBe('bucket');
+    expect(e.advertised).toMatchObject({ limit: 50, agrees: true });
+  });
+
   it('a sliding log that announces its quota is not taken for a fixed window', async () => {
     const e = await probeOf({ kind: 'sliding-window', limit: 60, period_s: 60, counts_refused: false }, 'ratelimit-headers', 150);
     expect(e.limiter?.kind).not.toBe('fixed-window');
