@@ -74,6 +74,7 @@ export interface SettingFlags {
   vus?: number;
   'max-rps'?: number;
   fleet?: number;
+  'max-duration'?: number;
 }
 
 /** The load run's settings; only the duration is left to the command (a short one in `run`). */
@@ -211,6 +212,7 @@ export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.Pr
       endpoint: file.rate_limit?.endpoint ?? DEFAULTS.rateLimitEndpoint,
       maxRps,
       maxRequests: file.rate_limit?.max_requests ?? DEFAULTS.maxRequests,
+      ...(flags['max-duration'] !== undefined ? { maxDurationS: flags['max-duration'] } : {}),
       ...fleetOf(flags.fleet ?? file.rate_limit?.fleet),
       recoveryWaitS: defaults.recoveryWaitS,
       // Load and rate-limit probing of production need the explicit flag (contract: safety).

@@ -76,7 +76,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
         calls,
         maxRps,
         maxRequests,
-        maxDurationS: stageOptions.maxDurationS ?? DISCOVER_DEFAULTS.maxDurationS,
+        maxDurationS: stageOptions.maxDurationS ?? settings.rateLimit.maxDurationS ?? DISCOVER_DEFAULTS.maxDurationS,
         signal,
         progress: terminal.progress,
       });
