@@ -1,5 +1,5 @@
-import { fail, pass, type Check } from '../src/runner/check.js';
-import { BUSINESS_ENDPOINTS } from '../src/spec/endpoints.js';
+import { fail, pass, skip, type Check } from '../src/runner/check.js';
+import { acceptedCalls } from '../src/runner/production-calls.js';
 
 /** Sequential calls per endpoint after the verdict's, for the latency figure. */
 const LATENCY_ROUNDS = 2;
@@ -14,12 +14,17 @@ export const check: Check = {
   // Alone, after the concurrent checks and before the rate-limit burst: its latency figure is then
   // the service's, not the queue of sixteen other checks in this process.
   phase: 'last',
-  async run({ http, business, session }) {
+  async run(ctx) {
+    const { http, session } = ctx;
+    // Production guard: there, only the endpoints opted in, with production's own payload, and no
+    // latency rounds (each call may be a real evaluation or transaction).
+    const { calls, notTested, onProduction } = acceptedCalls(ctx);
+    if (calls.length === 0) return skip(notTested ?? 'no business endpoint to call');
     const token = await session.current();
-    const answers = await Promise.all(BUSINESS_ENDPOINTS.map((name) => http.business(name, business[name], token.token)));
+    const answers = await Promise.all(calls.map(({ name, call }) => http.business(name, call, token.token)));
     const evidence = answers.map((ex) => http.evidence(ex, `token ${token.fingerprint}`));
     const problems: string[] = [];
-    const notes: string[] = [];
+    const notes: string[] = notTested ? [notTested] : [];
     for (const ex of answers) {
       if (ex.status === 401 || ex.status === 403) problems.push(`${ex.request} refused a fresh token with ${ex.status} ${http.quote(ex, 60)}`);
       else if (ex.status === 404 || ex.status === 405) problems.push(`${ex.request} answered ${ex.status}: the endpoint is not there (§4.4, §9: /v1/<endpoint>; check business.<name>.method)`);
@@ -32,7 +37,7 @@ export const check: Check = {
     // is the figure it moves least (the median of six still cried wolf in 1 of 27 runs, bench 7),
     // while a slower service slows every answer, the quickest too.
     const timed = [...answers];
-    for (let round = 0; round < LATENCY_ROUNDS; round++) for (const name of BUSINESS_ENDPOINTS) timed.push(await http.business(name, business[name], token.token));
+    for (let round = 0; round < (onProduction ? 0 : LATENCY_ROUNDS); round++) for (const { name, call } of calls) timed.push(await http.business(name, call, token.token));
     const facts = { latency_ms: Math.round(Math.min(...timed.map((a) => a.durationMs)) * 10) / 10 };
     return { ...pass(notes.length ? `token accepted; ${notes.join('; ')}` : `token accepted (${answers.map((a) => a.status).join(', ')})`, evidence), facts };
   },

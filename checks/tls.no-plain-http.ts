@@ -1,6 +1,7 @@
 import type { Check, Outcome } from '../src/runner/check.js';
 import { fail, pass } from '../src/runner/check.js';
 import { tlsEndpoint } from '../src/tls/endpoint.js';
+import { isProduction } from '../src/config/target.js';
 import { PROBE_TIMEOUT_MS } from '../src/tls/matrix.js';
 import { probePlainHttp } from '../src/tls/plain-http.js';
 
@@ -15,9 +16,12 @@ export const check: Check = {
   level: 'must',
   description:
     'Sends a plain-text POST /tokens/health_check to the host and port of the base URL; it must not be answered with a 2xx (a 400 such as "plain HTTP request was sent to HTTPS port" is fine).',
-  async run({ target }): Promise<Outcome> {
-    const endpoint = tlsEndpoint(target);
-    const r = await probePlainHttp(endpoint.host, endpoint.port, Math.min(SILENCE_MS, PROBE_TIMEOUT_MS));
+  async run(ctx): Promise<Outcome> {
+    const endpoint = tlsEndpoint(ctx.target);
+    const probe = () => probePlainHttp(endpoint.host, endpoint.port, Math.min(SILENCE_MS, PROBE_TIMEOUT_MS));
+    // On production through the service client's gate: counted against the budget and listed.
+    // Elsewhere without it, so a run of tls.* checks alone builds no HTTP client.
+    const r = isProduction(ctx.target) ? await ctx.http.sendRaw('POST', '/tokens/health_check', probe, (p) => (p.statusLine ? Number(p.statusLine.split(' ')[1]) : null)) : await probe();
     const what = r.statusLine ?? (r.timedOut ? `no answer within ${SILENCE_MS} ms` : `connection closed without an HTTP answer (${r.bytes} bytes)`);
     const evidence = [{ request: 'plain-text POST /tokens/health_check', note: r.error ? `${r.error.code}: ${r.error.message}` : what }];
     if (r.error) {

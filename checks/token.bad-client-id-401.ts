@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { fail, pass, type Check } from '../src/runner/check.js';
-import { cameBack, handedOutTokenNote, unauthorizedProblem, WANTS_401 } from '../src/runner/expect.js';
+import type { Check } from '../src/runner/check.js';
+import { badCredentialsOutcome } from '../src/runner/bad-credentials.js';
 
 export const check: Check = {
   id: 'token.bad-client-id-401',
@@ -11,12 +11,6 @@ export const check: Check = {
   async run({ http, target }) {
     const clientId = `ces-harness-unknown-${randomBytes(6).toString('hex')}`;
     const ex = await http.issueToken({ clientId, clientSecret: target.credentials.clientSecret });
-    const problem = unauthorizedProblem(ex);
-    if (problem) {
-      const handedOut = await handedOutTokenNote(http, ex);
-      const extra = handedOut ? `; ${handedOut.note}` : '';
-      return fail(`${cameBack(http, ex)} for an unknown client_id (${problem}); ${WANTS_401} and no token (§4.1 rule 2)${extra}`, [http.evidence(ex), ...(handedOut ? [handedOut.evidence] : [])]);
-    }
-    return pass('401 {"error":"unauthorized"}', [http.evidence(ex)]);
+    return badCredentialsOutcome(http, ex, 'an unknown client_id');
   },
 };

@@ -1,5 +1,5 @@
 import { fail, pass, skip, type Check } from '../src/runner/check.js';
-import { parseJwt } from '../src/spec/jwt.js';
+import { parseJwt } from '../src/http/jwt.js';
 
 // 128 bits is the usual floor for a bearer credential that must not be guessed (RFC 6750 §5.2
 // asks for tokens that cannot be guessed; OWASP's session-id guidance uses at least 64 bits of

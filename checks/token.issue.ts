@@ -1,7 +1,7 @@
 import { fail, pass, type Check } from '../src/runner/check.js';
 import { cameBack, isSuccess } from '../src/runner/expect.js';
 import { isJsonObject } from '../src/spec/json-object.js';
-import { jwtFormat } from '../src/spec/jwt.js';
+import { jwtFormat } from '../src/http/jwt.js';
 
 export const check: Check = {
   id: 'token.issue',

@@ -1,5 +1,5 @@
 import { fail, pass, type Check } from '../src/runner/check.js';
-import { leakProblem } from '../src/runner/expect.js';
+import { CARRIES_WORKING_TOKEN, handedOutTokenNote, leakProblem } from '../src/runner/expect.js';
 
 export const check: Check = {
   id: 'token.malformed-body-refused',
@@ -27,10 +27,12 @@ export const check: Check = {
       const list = wrong.map(({ c, ex }) => `${c.name} → ${ex.status} ${http.quote(ex, 60)}`).join('; ');
       return fail(`POST /tokens did not refuse: ${list}; §4.1 wants {"token":{"client_id","client_secret"}} with both strings, so anything else must get a 4xx`, evidence);
     }
-    const leaking = answers.flatMap(({ c, ex }) => {
-      const problem = leakProblem(ex);
-      return problem === undefined ? [] : [`${c.name} → ${ex.status} ${http.quote(ex, 100)} (${problem})`];
-    });
+    const leaking: string[] = [];
+    for (const { c, ex } of answers) {
+      // A token the run never saw (a debug session's, say) is found by trying what the refusal carries.
+      const problem = leakProblem(ex) ?? ((await handedOutTokenNote(http, ex))?.works ? CARRIES_WORKING_TOKEN : undefined);
+      if (problem !== undefined) leaking.push(`${c.name} → ${ex.status} ${http.quote(ex, 100)} (${problem})`);
+    }
     if (leaking.length) return fail(`POST /tokens refused malformed bodies but handed out credentials: ${leaking.join('; ')}; a refusal must carry no token and never the secret (§4.1 rule 2)`, evidence);
     return pass(`${cases.length} malformed bodies refused (${[...new Set(answers.map((a) => a.ex.status))].join(', ')})`, evidence);
   },

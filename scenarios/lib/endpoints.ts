@@ -20,11 +20,17 @@ export interface CallOptions {
 
 const JSON_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json' };
 
+// Offered as browsers, curl --compressed and most SDKs offer it (the checks' client does too,
+// src/http/content-coding.ts): a gateway that compresses then does so for the load as well, and k6
+// decodes what comes back (gzip, deflate, br) before any check reads the body. k6 negotiates HTTP/2
+// by ALPN on its own.
+const ACCEPT_ENCODING = 'gzip, deflate, br';
+
 // Calls must not hang a VU past the scenario: a silent service shows up as failed requests after
 // the run's request timeout (request_timeout_s, --request-timeout; 10 s by default).
 function params(cfg: ScenarioConfig, name: string, endpoint: string, opts: CallOptions, headers: Record<string, string>): Params & { responseType: 'text' } {
   const p: Params & { responseType: 'text' } = {
-    headers,
+    headers: { 'Accept-Encoding': ACCEPT_ENCODING, ...headers },
     tags: { name, endpoint, ...opts.tags },
     timeout: `${Math.round(cfg.requestTimeoutS * 1000)}ms`,
     responseType: 'text',

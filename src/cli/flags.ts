@@ -47,7 +47,7 @@ export const FLAGS = {
   'expiry-wait': { kind: 'number', arg: 'S', description: 'longest the run may wait in-process for a token to expire', default: '0', range: RANGES.expiryWaitS, commands: TARGET },
   'clock-tolerance': { kind: 'number', arg: 'S', description: 'allowed clock skew between harness and service', default: '2', range: RANGES.clockToleranceS, commands: TARGET },
   'request-timeout': { kind: 'number', arg: 'S', description: 'how long one request may take to answer in full, connect included, seconds; config request_timeout_s', default: '10', range: RANGES.requestTimeoutS, commands: TARGET },
-  'allow-production-load': { kind: 'boolean', description: 'permits load and rate-limit probing against an environment named production', default: 'refused otherwise', commands: TARGET },
+  'allow-production-load': { kind: 'boolean', description: 'permits load and rate-limit probing (and k8s load manifests) against a production environment', default: 'refused otherwise', commands: [...TARGET, 'k8s'] },
   only: { kind: 'list', arg: 'ID', description: 'run only these checks (repeatable; `tls.*` selects a group)', commands: ['run', 'check'] },
   skip: { kind: 'list', arg: 'ID', description: 'leave out these checks (repeatable; `ratelimit.*` selects a group)', commands: ['run', 'check'] },
   ledger: { kind: 'string', arg: 'FILE', description: 'token ledger (0600) that proves expiry across runs; `off` disables it', default: '.ces-harness/token-ledger.json', commands: ['run', 'check'] },

@@ -3,6 +3,7 @@
 import { HarnessError } from '../errors.js';
 import { printable } from '../report/printable.js';
 import { Redactor } from '../http/redact.js';
+import { harnessWords } from './harness-words.js';
 import { VERSION } from '../version.js';
 import { helpText, parseCommandLine, type Command, type Options } from './flags.js';
 
@@ -20,10 +21,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (err instanceof HarnessError) {
       // A message may quote a value the user or the service gave: redacted, then shown, never
       // obeyed by the terminal.
-      process.stderr.write(`ces-harness: ${printable(redactor.text(err.message))}\n`);
+      process.stderr.write(`ces-harness: ${printable(redactor.foreign(err.message))}\n`);
       return err.exitCode;
     }
-    const message = printable(redactor.text(err instanceof Error ? err.message : String(err)));
+    const message = printable(redactor.foreign(err instanceof Error ? err.message : String(err)));
     process.stderr.write(`ces-harness: unexpected error: ${message}${process.env['CES_DEBUG'] ? `\n${(err as Error).stack}` : ' (CES_DEBUG=1 shows where)'}\n`);
     return 1;
   }
@@ -34,7 +35,7 @@ export async function main(argv: readonly string[]): Promise<number> {
  * the environment holds (CES_CLIENT_SECRET, the config's ${VAR}s) and finds the rest by structure.
  */
 function environmentSecrets(env: NodeJS.ProcessEnv): Redactor {
-  const redactor = new Redactor();
+  const redactor = new Redactor({ keep: harnessWords() });
   for (const [name, value] of Object.entries(env)) if (/SECRET|PASSWORD/i.test(name)) redactor.addSecret(value);
   return redactor;
 }

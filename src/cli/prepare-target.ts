@@ -3,8 +3,11 @@
 
 import type { Credentials } from '../spec/credentials.js';
 import { HarnessError, usageError } from '../errors.js';
-import { DEFAULT_CONFIG_FILE, embedded, resolveSettings, type SettingFlags, type TargetSettings } from '../config/resolve.js';
-import type { Target } from '../config/target.js';
+import { DEFAULT_CONFIG_FILE, EMBEDDED_ENVIRONMENTS, embedded, resolveSettings, type SettingFlags, type TargetSettings } from '../config/resolve.js';
+import { isProduction, type Target } from '../config/target.js';
+import { notAllowedOnProduction } from '../http/production-gate.js';
+import { businessCallsFor } from '../runner/production-calls.js';
+import { BUSINESS_ENDPOINTS, type BusinessCalls, type BusinessEndpoint } from '../spec/endpoints.js';
 import type { Expectations } from '../config/check-settings.js';
 import type { Emulator } from '../emulator/index.js';
 import { FAULTS, isFaultName, type FaultName } from '../emulator/faults/index.js';
@@ -55,7 +58,7 @@ export async function prepareTarget(flags: TargetFlags, redactor: Redactor, term
   } else {
     // Loaded only when needed: a run against a real target never uses the emulator's code.
     const { createEmulator } = await import('../emulator/index.js');
-    const started = await createEmulator({ port: 0, environments: ['sandbox', 'production'], tokenTtlS: resolved.expect.tokenLifetimeS, faults, profiles });
+    const started = await createEmulator({ port: 0, environments: [...EMBEDDED_ENVIRONMENTS], tokenTtlS: resolved.expect.tokenLifetimeS, faults, profiles });
     emulator = started;
     const [first, ...rest] = started.environments.map((e): Target => ({ environment: e.name, baseUrl: e.url, credentials: e.credentials, caPem: started.caPem, caFile: started.caFile, emulated: true }));
     settings = embedded(resolved, [first!, ...rest]);
@@ -116,4 +119,25 @@ export function refuseProductionLoad(settings: TargetSettings, what: string): vo
   if (!settings.rateLimit.probingAllowed) {
     throw new HarnessError('PRODUCTION_REFUSED', `${what} against ${settings.target.environment} is refused; pass --allow-production-load if you really mean to load production`);
   }
+}
+
+/**
+ * The business calls load or a rate-limit probe may send with valid tokens. On production, even
+ * with --allow-production-load, only endpoints opted in (business.<name>.production), with
+ * production's payload: the sandbox payload there may be a real evaluation or transaction. An
+ * endpoint the run needs and production does not allow is refused before the first request.
+ */
+export function businessForLoad(settings: TargetSettings, what: string, needed: readonly BusinessEndpoint[]): BusinessCalls {
+  if (!isProduction(settings.target)) return settings.business;
+  const missing = needed.filter((name) => !settings.production.business[name]);
+  if (missing.length) throw new HarnessError('PRODUCTION_REFUSED', `${what} against ${settings.target.environment} calls ${missing.map((n) => `/v1/${n}`).join(' and ')} with valid tokens; ${notAllowedOnProduction(missing).replace(/^not tested on production \(|\)$/g, '')}`);
+  return businessCallsFor(settings);
+}
+
+/** The business endpoint a rate-limit endpoint (rate_limit.endpoint) calls, if any. */
+export const businessOfRateLimit = (endpoint: string): BusinessEndpoint[] => BUSINESS_ENDPOINTS.filter((name) => endpoint === `business.${name}`);
+
+/** The business endpoints k6 scenarios call: throughput both, rate-limit rate_limit.endpoint's. */
+export function businessNeededBy(scenarios: readonly string[], rateLimitEndpoint: string): BusinessEndpoint[] {
+  return BUSINESS_ENDPOINTS.filter((name) => scenarios.includes('throughput') || (scenarios.includes('rate-limit') && businessOfRateLimit(rateLimitEndpoint).includes(name)));
 }

@@ -71,12 +71,12 @@ export function writeReportFolder(dir: string, report: Report, redactor: Redacto
   const safe = redactor.deep(report);
   for (const [file, render] of Object.entries(renderers)) {
     const path = join(dir, file);
-    writeFileSync(path, redactor.text(render(safe)));
+    writeFileSync(path, redactor.file(render(safe)));
     written.push(path);
   }
   for (const [file, content] of Object.entries(extra)) {
     const path = join(dir, file);
-    writeFileSync(path, redactor.text(content));
+    writeFileSync(path, redactor.file(content));
     written.push(path);
   }
   return written;

@@ -6,6 +6,7 @@
 import type { Redactor } from '../http/redact.js';
 import { specLabel, type CheckResult, type Report, type Status } from '../report/model.js';
 import { printable } from '../report/printable.js';
+import { reportTransport } from '../report/transport-text.js';
 import { closingCount } from './closing-count.js';
 import { colorWanted } from './color.js';
 
@@ -78,6 +79,7 @@ export function summaryLines(report: Report, folder: string): Line[] {
     '',
     [verdict, `  ${report.target.environment} ${report.target.base_url}${report.target.emulated ? ' (built-in emulator)' : ''}`],
     closingCount(report),
+    ...[reportTransport(report)].flatMap((t) => (t ? [`transport: ${t}`] : [])),
     ...(report.untested ?? []).map((u): Line => [{ text: 'not tested', sgr: 31 }, ` (${u.stage}): ${u.reason}`]),
   ];
   // The verdict above stays the conformance verdict; without this a PASS line ends a run that exits 1.

@@ -80,7 +80,7 @@ export class Recorder {
       if (name === 'authorization') {
         const b = this.bearer(value);
         out[name] = b.token ? `${b.scheme} ${b.token}` : b.scheme;
-      } else out[name] = this.secrets.containsSecret(value) ? '[redacted]' : this.secrets.text(value).slice(0, 120);
+      } else out[name] = this.secrets.containsSecret(value) ? '[redacted]' : this.secrets.foreign(value).slice(0, 120);
     }
     return out;
   }

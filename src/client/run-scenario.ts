@@ -13,8 +13,10 @@ import type { ScenarioRecord } from './record.js';
 import { stallAfterMs } from './stall.js';
 import { supervise } from './supervise.js';
 
-/** Lines of the client's output echoed per run. */
+/** Lines of the client's output echoed per run, and characters per line. */
 const MAX_ECHOED_LINES = 200;
+const MAX_ECHOED_CHARS = 1_000;
+const cut = (line: string, max: number): string => (line.length > max ? `${line.slice(0, max)}…` : line);
 
 export interface ScenarioRun {
   argv: readonly string[];
@@ -59,7 +61,8 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioRecord> {
     // A chatty client must not drown the harness' own output: the first lines are shown, then a note.
     let echoed = 0;
     const echo = (line: string) => {
-      if (echoed < MAX_ECHOED_LINES) run.onLine(run.redactor.text(line.slice(0, 1_000)));
+      // Redacted whole, then cut: a cut first could leave most of a secret standing after it.
+      if (echoed < MAX_ECHOED_LINES) run.onLine(cut(run.redactor.foreign(line), MAX_ECHOED_CHARS));
       else if (echoed === MAX_ECHOED_LINES) run.onLine(`… more output not shown (first ${MAX_ECHOED_LINES} lines only)`);
       echoed++;
     };

@@ -3,7 +3,7 @@
 // these shapes; the runner only reads them.
 
 import type { Credentials } from '../spec/credentials.js';
-import type { RateLimitEndpoint } from '../spec/endpoints.js';
+import type { BusinessCalls, RateLimitEndpoint } from '../spec/endpoints.js';
 
 export interface Expectations {
   tokenLifetimeS: number;
@@ -25,4 +25,12 @@ export interface RateLimitSettings {
   fleet?: number;
   /** rate_limit.second_client: another client of the target's environment, for the probe's scope phase. */
   secondClient?: Credentials;
+}
+
+/** What a production environment may receive (production-gate.ts enforces it). */
+export interface ProductionSettings {
+  /** production.max_requests: no run sends more requests than this to production. */
+  maxRequests: number;
+  /** The business endpoints opted in (business.<name>.production), each with production's own payload. */
+  business: Partial<BusinessCalls>;
 }

@@ -37,6 +37,7 @@ export const RANGES = {
   maxRequests: range(1, 1_000_000, 'requests'),
   /** The rate-limit probe's time cap: an hour sizes windows of up to about 20 minutes. */
   probeDurationS: range(5, 3_600, 'seconds', false),
+  productionMaxRequests: range(1, 100_000, 'requests'),
   loadRate: range(0.1, 100_000, 'requests per second', false),
   durationS: range(1, 86_400, 'seconds', false),
   vus: range(1, 10_000, 'virtual users'),

@@ -6,8 +6,8 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { HarnessError } from '../errors.js';
 import { DEFAULT_REGRESSION_POLICY, type RegressionPolicy } from '../report/history-model.js';
-import type { BusinessCall, BusinessCalls, HttpMethod } from '../spec/endpoints.js';
-import type { Expectations, RateLimitSettings } from './check-settings.js';
+import { BUSINESS_ENDPOINTS, type BusinessCall, type BusinessCalls, type HttpMethod } from '../spec/endpoints.js';
+import type { Expectations, ProductionSettings, RateLimitSettings } from './check-settings.js';
 import type { ConfigFile } from './schema.js';
 import type { Credentials } from '../spec/credentials.js';
 import { isProduction, type Target } from './target.js';
@@ -25,6 +25,8 @@ export const DEFAULTS = {
   rateLimitEndpoint: 'tokens.validate',
   maxRps: 200,
   maxRequests: 3_000,
+  // A full `check` against production sends about 40 requests: room for twice that and a retry or two.
+  productionMaxRequests: 100,
   // A real limiter may use minute windows: a real service gets the full minute a patient client would give it.
   recoveryWaitS: 60,
   loadRate: 20,
@@ -39,6 +41,9 @@ export const DEFAULTS = {
 // (src/time/expiry-edges.ts), and a lifetime half the promised one (the wrong-lifetime fault)
 // must still lie clearly outside that, even when a saturated CPU stretches the window. The expiry
 // wait covers the lifetime plus the rounding and tolerance after it.
+/** The built-in emulator's environments; the first is the target unless --env names the other. */
+export const EMBEDDED_ENVIRONMENTS: readonly string[] = ['sandbox', 'production'];
+
 export const EMBEDDED = {
   tokenLifetimeS: 8,
   expiryWaitS: 12,
@@ -98,6 +103,8 @@ export interface Settings {
   /** For the built-in emulator, its own defaults: short tokens, so expiry is proven in seconds. */
   expect: Expectations;
   business: BusinessCalls;
+  /** What production may receive: the request budget and the business endpoints opted in. */
+  production: ProductionSettings;
   rateLimit: RateLimitSettings;
   ledgerPath: string | null;
   /** The run history (src/history/); null when off, and for the built-in emulator (new every run). */
@@ -106,6 +113,8 @@ export interface Settings {
   load: LoadSettings;
   /** The config file that was read, if any. */
   configPath: string | null;
+  /** The environment the run is about (--env, the config's target:, else sandbox). */
+  environmentName: string;
   /** The variables the target's credentials come from (CES_CLIENT_ID/SECRET unless the config names its own). */
   credentialVariables: { clientId: string; clientSecret: string };
   /** What the user should hear about the config without it being an error (a secret written in it). */
@@ -146,7 +155,8 @@ export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.Pr
       `environment "${name}" is not in ${configPath}; known: ${Object.keys(environments).join(', ')} (pass --env NAME)`,
     );
   }
-  if (flags.env && !configured && !flags['base-url']) {
+  // Without any config, --env picks one of the built-in emulator's environments (production is read-only there too).
+  if (flags.env && !configured && !flags['base-url'] && (absoluteConfig || !EMBEDDED_ENVIRONMENTS.includes(name))) {
     throw new HarnessError('UNKNOWN_ENVIRONMENT', `environment "${name}" is not configured; add it under environments: in ${DEFAULT_CONFIG_FILE} or pass --base-url`);
   }
 
@@ -160,6 +170,7 @@ export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.Pr
       credentials: { clientId: e.client_id, clientSecret: e.client_secret },
       requestTimeoutS,
       ...(ca ?? {}),
+      ...(e.production ? { production: true } : {}),
     };
   };
 
@@ -208,6 +219,10 @@ export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.Pr
       clockToleranceS: flags['clock-tolerance'] ?? file.expect?.clock_tolerance_s ?? defaults.clockToleranceS,
     },
     business,
+    production: {
+      maxRequests: file.production?.max_requests ?? DEFAULTS.productionMaxRequests,
+      business: productionCallsOf(file),
+    },
     rateLimit: {
       endpoint: file.rate_limit?.endpoint ?? DEFAULTS.rateLimitEndpoint,
       maxRps,
@@ -216,7 +231,7 @@ export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.Pr
       ...fleetOf(flags.fleet ?? file.rate_limit?.fleet),
       recoveryWaitS: defaults.recoveryWaitS,
       // Load and rate-limit probing of production need the explicit flag (contract: safety).
-      probingAllowed: !(target && isProduction(target)) || flags['allow-production-load'] === true,
+      probingAllowed: !isProduction(target ?? { environment: name }) || flags['allow-production-load'] === true,
       ...secondClientOf(file),
     },
     ledgerPath: ledger === 'off' ? null : resolvePath(absoluteConfig && !flags.ledger && file.ledger ? configDir : cwd, ledger),
@@ -232,6 +247,7 @@ export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.Pr
       segments: flags.segments ?? DEFAULTS.segments,
     },
     configPath: absoluteConfig,
+    environmentName: name,
     // A --base-url without a config entry takes its credentials from CES_CLIENT_ID/CES_CLIENT_SECRET.
     credentialVariables: {
       clientId: (configured && named?.clientId) || 'CES_CLIENT_ID',
@@ -248,7 +264,9 @@ export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.Pr
  * and over-limit rate were already resolved for it (EMBEDDED).
  */
 export function embedded(settings: Settings, environments: [Target, ...Target[]]): TargetSettings {
-  const [target, ...others] = environments.map((t) => ({ ...t, requestTimeoutS: settings.requestTimeoutS }));
+  const named = environments.findIndex((t) => t.environment === settings.environmentName);
+  const ordered = named > 0 ? [environments[named]!, ...environments.filter((_, i) => i !== named)] : environments;
+  const [target, ...others] = ordered.map((t) => ({ ...t, requestTimeoutS: settings.requestTimeoutS }));
   return { ...settings, target: target!, others, ledgerPath: null, historyPath: null };
 }
 
@@ -260,6 +278,16 @@ function secondClientOf(file: ConfigFile): { secondClient?: Credentials } {
 
 function withDefaults(call: { method?: HttpMethod; body?: unknown } | undefined): BusinessCall {
   return { method: call?.method ?? 'POST', body: call?.body ?? {} };
+}
+
+/** The business endpoints whose config allows them on production, with production's payload. */
+function productionCallsOf(file: ConfigFile): Partial<BusinessCalls> {
+  const out: Partial<BusinessCalls> = {};
+  for (const name of BUSINESS_ENDPOINTS) {
+    const allowed = file.business?.[name]?.production;
+    if (allowed) out[name] = { method: allowed.method, body: allowed.body };
+  }
+  return out;
 }
 
 /** rate_limit.fleet only when asked for: a run without it sizes one client, as before. */

@@ -19,6 +19,20 @@ const environment = z
     client_id: z.string().min(1),
     client_secret: z.string().min(1),
     ca_file: z.string().min(1).optional(),
+    /** This environment is production whatever its name (one named `production` always is). */
+    production: z.boolean().optional(),
+  })
+  .strict();
+
+/**
+ * The opt-in for calling this endpoint with a valid token on production, with a payload of its
+ * own: the sandbox's payload may be a real credit evaluation or ACH transaction there.
+ */
+const productionCall = z
+  .object({
+    allow: z.literal(true, { error: 'must be true (leave production: out to keep the endpoint untouched on production)' }),
+    method: z.enum(HTTP_METHODS).default('POST'),
+    body: z.unknown().refine((b) => b !== undefined, { error: 'give the payload production may receive (body: {...}); the sandbox one is never sent there' }),
   })
   .strict();
 
@@ -26,6 +40,7 @@ const businessCall = z
   .object({
     method: z.enum(HTTP_METHODS).default('POST'),
     body: z.unknown().default({}),
+    production: productionCall.optional(),
   })
   .strict();
 
@@ -66,6 +81,11 @@ export const configSchema = z
          */
         second_client: z.object({ client_id: z.string().min(1), client_secret: z.string().min(1) }).strict().optional(),
       })
+      .strict()
+      .optional(),
+    /** Production's request budget: a run never sends more requests than this to a production environment. */
+    production: z
+      .object({ max_requests: ranged(RANGES.productionMaxRequests).optional() })
       .strict()
       .optional(),
     /** How long one request may take to answer in full (connect included), seconds. */

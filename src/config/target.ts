@@ -14,6 +14,9 @@ export interface Target {
   requestTimeoutS?: number;
   /** True when the target is the built-in emulator the harness started itself. */
   emulated?: boolean;
+  /** `production: true` in its config entry: production whatever its name. */
+  production?: boolean;
 }
 
-export const isProduction = (t: Pick<Target, 'environment'>) => t.environment.toLowerCase() === 'production';
+/** Production is read-only by default (src/http/production-gate.ts): named so, or marked so. */
+export const isProduction = (t: Pick<Target, 'environment' | 'production'>) => t.production === true || t.environment.toLowerCase() === 'production';

@@ -1,13 +1,16 @@
 // One HTTPS listener: TLS settings from the behaviour, keep-alive, capped bodies, and a close()
 // that does not wait for idle keep-alive clients. With `plainHttp` (a fault) a plain TCP front
-// sniffs the first byte and hands the socket to the TLS or the plain HTTP server.
+// sniffs the first byte and hands the socket to the TLS or the plain HTTP server. The transport
+// may add HTTP/2 (offered by ALPN beside HTTP/1.1, one handler for both) and compressed answers.
 
-import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from 'node:http2';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import type { Reply, RequestInfo, TlsSettings } from './types.js';
 import { internalError, payloadTooLarge } from './replies.js';
 import type { Transport } from './transport.js';
+import { chooseCoding, encodeBody } from '../http/content-coding.js';
 
 export const BODY_CAP_BYTES = 64 * 1024;
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -36,10 +39,14 @@ export interface Listener {
   close(): Promise<void>;
 }
 
+/** HTTP/1.1 or, on an HTTP/2 listener, either: node:http2's compatibility API mirrors node:http's. */
+type Request = IncomingMessage | Http2ServerRequest;
+type Response = ServerResponse | Http2ServerResponse;
+
 type Body = { kind: 'ok'; body: Buffer } | { kind: 'too-large' } | { kind: 'gone' };
 
 /** Reads at most BODY_CAP_BYTES; stops collecting (but not the socket) past that. */
-function readBody(req: IncomingMessage): Promise<Body> {
+function readBody(req: Request): Promise<Body> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > BODY_CAP_BYTES) return Promise.resolve({ kind: 'too-large' });
   return new Promise((resolve) => {
@@ -59,51 +66,101 @@ function readBody(req: IncomingMessage): Promise<Body> {
   });
 }
 
-function send(res: ServerResponse, reply: Reply): void {
-  if (res.headersSent || res.destroyed) return;
-  res.writeHead(reply.status, { ...reply.headers, 'content-length': Buffer.byteLength(reply.body) });
-  res.end(reply.body);
+/** What the request allows and the transport offers: the answer coded, when one coding fits both. */
+function coded(reply: Reply, acceptEncoding: string | undefined, transport: Transport): { headers: Record<string, string>; body: Buffer } {
+  const body = Buffer.from(reply.body);
+  if (transport.compression.length === 0) return { headers: reply.headers, body };
+  // The answer depends on Accept-Encoding whether or not this one is coded, so caches must know.
+  const headers = { ...reply.headers, vary: reply.headers['vary'] ? `${reply.headers['vary']}, Accept-Encoding` : 'Accept-Encoding' };
+  const coding = body.length > 0 ? chooseCoding(acceptEncoding, transport.compression) : undefined;
+  if (coding === undefined) return { headers, body };
+  return { headers: { ...headers, 'content-encoding': coding }, body: encodeBody(coding, body) };
 }
 
-function requestListener(handler: Handler) {
-  const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+function send(req: Request, res: Response, reply: Reply, transport: Transport): void {
+  const gone = 'stream' in res ? res.stream.destroyed : res.destroyed;
+  if (res.headersSent || gone) return;
+  const { headers, body } = coded(reply, req.headers['accept-encoding'], transport);
+  try {
+    res.writeHead(reply.status, { ...headers, 'content-length': body.length });
+    res.end(body);
+  } catch {
+    // A stream reset between the check above and the write (HTTP/2 throws where HTTP/1.1 ignores).
+  }
+}
+
+/** HTTP/2's :method, :path, :scheme and :authority are in RequestInfo already (method, path): the headers read the same over both versions. */
+const withoutPseudoHeaders = (headers: Http2ServerRequest['headers']): IncomingMessage['headers'] =>
+  Object.fromEntries(Object.entries(headers).filter(([name]) => !name.startsWith(':')));
+
+function requestListener(handler: Handler, transport: Transport) {
+  const serve = async (req: Request, res: Response): Promise<void> => {
     const body = await readBody(req);
     if (body.kind === 'gone') return;
-    if (body.kind === 'too-large') return send(res, payloadTooLarge());
+    if (body.kind === 'too-large') return send(req, res, payloadTooLarge(), transport);
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     send(
+      req,
       res,
       await handler({
         method: req.method ?? 'GET',
         path: query === -1 ? url : url.slice(0, query),
         query: query === -1 ? '' : url.slice(query + 1),
-        headers: req.headers,
+        headers: 'stream' in req ? withoutPseudoHeaders(req.headers) : req.headers,
         remoteAddress: req.socket.remoteAddress ?? 'unknown',
         body: body.body,
+        httpVersion: req.httpVersion,
       }),
+      transport,
     );
   };
   // A bug in a handler answers 500 on that request; it never reaches the process.
-  return (req: IncomingMessage, res: ServerResponse) => {
-    serve(req, res).catch(() => send(res, internalError()));
+  return (req: Request, res: Response) => {
+    serve(req, res).catch(() => send(req, res, internalError(), transport));
   };
 }
 
-function tune(server: HttpServer, transport: Transport): void {
+/** The timeouts of an HTTP/1.1 server; an HTTP/2 server applies them to its HTTP/1.1 connections. */
+interface Http1Timeouts {
+  keepAliveTimeout?: number;
+  headersTimeout: number;
+  requestTimeout: number;
+}
+
+function tune(server: Http1Timeouts, transport: Transport): void {
   server.keepAliveTimeout = transport.keepAliveMs;
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = REQUEST_TIMEOUT_MS;
 }
 
+/** The TLS server: HTTP/1.1 only, or HTTP/2 offered by ALPN beside it, with the same TLS settings. */
+function tlsServer(options: ListenerOptions) {
+  const onRequest = requestListener(options.handler, options.transport);
+  const tls = { cert: options.certPem, key: options.keyPem, ...options.tls, honorCipherOrder: true };
+  if (!options.transport.http2) {
+    const https = createHttpsServer(tls, onRequest);
+    tune(https, options.transport);
+    return { server: https, closeAll: () => https.closeAllConnections() };
+  }
+  const h2 = createSecureServer({ ...tls, allowHTTP1: true }, onRequest);
+  // close() ends every session, idle or with streams open, as it ends idle keep-alive connections.
+  const sessions = new Set<Http2Session>();
+  tune(h2 as unknown as Http1Timeouts, options.transport);
+  h2.on('session', (session: Http2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+    // An idle HTTP/2 connection goes like an idle keep-alive one: GOAWAY, open streams finish first.
+    session.setTimeout(options.transport.keepAliveMs, () => session.close());
+    // A client that resets the connection must not become an uncaught error.
+    session.on('error', () => session.destroy());
+  });
+  return { server: h2, closeAll: () => sessions.forEach((s) => s.destroy()) };
+}
+
 export async function listen(options: ListenerOptions): Promise<Listener> {
-  const onRequest = requestListener(options.handler);
-  const https = createHttpsServer(
-    { cert: options.certPem, key: options.keyPem, ...options.tls, honorCipherOrder: true },
-    onRequest,
-  );
-  tune(https, options.transport);
-  const plain = options.plainHttp ? createHttpServer(onRequest) : undefined;
+  const { server: https, closeAll } = tlsServer(options);
+  const plain = options.plainHttp ? createHttpServer(requestListener(options.handler, options.transport)) : undefined;
   if (plain) tune(plain, options.transport);
 
   // Every raw socket, so close() can end connections that are idle, mid-handshake or never spoke.
@@ -149,7 +206,7 @@ export async function listen(options: ListenerOptions): Promise<Listener> {
     close: () =>
       new Promise<void>((resolve) => {
         front.close(() => resolve());
-        https.closeAllConnections();
+        closeAll();
         plain?.closeAllConnections();
         for (const socket of sockets) socket.destroy();
       }),

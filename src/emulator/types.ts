@@ -60,6 +60,8 @@ export interface RequestInfo {
   headers: IncomingHttpHeaders;
   remoteAddress: string;
   body: Buffer;
+  /** As Node reports it: `1.1`, or `2.0` on a listener that offers HTTP/2 (profile http2). */
+  httpVersion?: string;
 }
 
 /** Everything a hook may look at for one request. */

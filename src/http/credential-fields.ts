@@ -1,6 +1,7 @@
 // Which parts of a message carry a credential or a token, by structure rather than by value: the
-// service client fingerprints whatever stands there, a refusal (401/403/429) must carry none, and
-// the redactor hides whatever follows these names in any text. The one list of such names.
+// service client hides whatever an answer hands out there from then on, and the redactor hides
+// whatever follows these names in text from outside. Never a judgement: a refusal is judged by the
+// values it carries (src/runner/expect.ts), not by what its fields are called. The one list of such names.
 
 /** JSON fields (and form fields) that carry a credential or a token, compared case-insensitively. */
 export const CREDENTIAL_FIELDS: ReadonlySet<string> = new Set(['token', 'access_token', 'refresh_token', 'id_token', 'bearer', 'client_secret', 'secret', 'password', 'api_key', 'apikey']);
@@ -33,12 +34,6 @@ export function credentialHeadersIn(headers: Record<string, string>): Credential
   return Object.entries(headers)
     .filter(([name, value]) => CREDENTIAL_HEADERS.has(name.toLowerCase()) && value !== '')
     .map(([name, value]) => ({ path: `header ${name.toLowerCase()}`, value }));
-}
-
-/** The first string in a token-carrying field, e.g. of a refusal, to find out whether it works. */
-export function tokenIn(value: unknown): string | undefined {
-  const found = credentialFieldsIn(value).find((f) => typeof f.value === 'string' && /token|bearer/i.test(f.path.split('.').pop() ?? ''));
-  return found?.value as string | undefined;
 }
 
 /** The value a credential header carries: the token of `Bearer x`, the value of `name=x; Path=/`. */

@@ -19,9 +19,9 @@ export function evidenceOf(
   return item;
 }
 
-/** The body as a report may quote it: redacted and cut to a line. */
+/** The body as a report may quote it: redacted, then cut to a line (a cut first could leave part of a value). */
 export function quoteBody(redactor: Redactor, ex: Pick<Exchange, 'text'>, max = 120): string {
-  const flat = redactor.text(ex.text).replace(/\s+/g, ' ').trim();
+  const flat = redactor.foreign(ex.text).replace(/\s+/g, ' ').trim();
   const shown = flat.length > max ? `${flat.slice(0, max)}…` : flat;
   return shown === '' ? '(empty body)' : '`' + shown + '`';
 }

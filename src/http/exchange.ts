@@ -24,6 +24,11 @@ export interface Exchange {
   rateLimitWaits: number;
   /** The body or a header holds a client secret of this run, in any encoding (JSON-escaped too). */
   echoesSecret: boolean;
+  /**
+   * The body or a header holds, in any encoding and under any name, a token issued to this run
+   * before this answer arrived (absent: none). What a refusal must never carry.
+   */
+  carriesIssuedToken?: boolean;
 }
 
 export interface SendOptions {
@@ -33,6 +38,8 @@ export interface SendOptions {
   /** A body serialized as JSON, with Content-Type: application/json. */
   json?: unknown;
   bearer?: string;
+  /** The bearer is a token known to have expired: a call the service must refuse, so production allows it. */
+  bearerExpired?: boolean;
   /** False hands 429 answers back instead of waiting them out (for the rate-limit probe). */
   waitOut429?: boolean;
   timeoutMs?: number;
@@ -49,4 +56,12 @@ export interface IssuedToken {
 export interface TokenExchange extends Exchange {
   /** Present when the answer is 2xx with a string `token`. */
   issued?: IssuedToken;
+}
+
+/** How a client's requests travelled, as the service chose from what the client offered. */
+export interface TransportSeen {
+  /** Connections per HTTP version ALPN settled on (`h2`, `http/1.1`). */
+  connections: Record<string, number>;
+  /** Answers per Content-Encoding (`gzip`, `br`, …; `identity` for none). */
+  codings: Record<string, number>;
 }

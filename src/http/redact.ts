@@ -1,65 +1,98 @@
-// Secrets never leave the process: every string a check, a report, a k6 artefact, the ledger or
-// the terminal shows passes through a Redactor. It hides, in three layers:
-// 1. every form of every known value (encodings.ts): the client secrets it was given and every
-//    token this run has seen, raw, JSON-escaped, percent-encoded, base64, HTML-escaped;
-// 2. whatever stands where a credential stands (structure.ts), known or not;
-// 3. what layer 2 finds is learned, so its other forms elsewhere are caught by layer 1.
+// Secrets never leave the process: every string a check, a report, a k6 artefact, the history, the
+// terminal or a client's echoed output shows passes through a Redactor. It hides VALUES: the
+// client secrets it was given and every token the run has been handed, in every form a service or
+// a client can write them (encodings.ts), whole or a fragment long enough to give most of one away
+// (matcher.ts). Replacing values leaves the text around them as it was, so a redacted JSON file
+// still parses and the harness's own words (check ids, field names) are never touched.
+//
+// Text that came from outside (a service's body quoted in a report, k6's output, a client's
+// output) may also hold credentials no one told the harness about: `foreign` hides, in place,
+// whatever stands where a credential stands (structure.ts). What it finds there is hidden where it
+// stands and never learned as a value to hunt elsewhere: a word after `client_secret=` in a
+// service's error text is no reason to censor that word in the harness's own output.
+//
+// The same matcher judges: a refusal carries a credential when it holds a secret the run was given
+// or a token the run was issued, in any form (containsSecret, containsIssuedToken), whatever the
+// field or header it sits in.
 
-import { basicAuthEncodingsOf, encodingsOf } from './redact/encodings.js';
+import { parseJson } from './read-answer.js';
 import { fingerprint, isRedactionMark, REDACTED } from './redact/fingerprint.js';
-import { escapeRegExp, redactStructure, type CredentialKind } from './redact/structure.js';
-import { parseJwt } from '../spec/jwt.js';
+import { basicAuthFormsOf } from './redact/encodings.js';
+import { ValueMatcher, type Known } from './redact/matcher.js';
+import { redactStructure, type CredentialKind } from './redact/structure.js';
 
 export { fingerprint } from './redact/fingerprint.js';
 
 /**
- * Values at least this long are replaced wherever they occur. Shorter known values are still
- * replaced, but only where they stand alone (no letter or digit either side): a 3-character
- * secret must not appear, and "abc" inside "abcdef" is no leak of it. A value learned from
- * structure must be this long to be hunted elsewhere; where it stood is hidden at any length.
+ * A value that merely stood where a credential stands in an answer (a 401's `token` field, a
+ * Set-Cookie) is hidden from then on only if it is this long and has no space: a token is, while
+ * `none`, `null` or a word is not, and hiding a word everywhere would eat the harness's own text.
  */
-export const MIN_SECRET_LENGTH = 6;
+export const MIN_SEEN_TOKEN_LENGTH = 16;
 
-interface Form {
-  text: string;
-  replacement: string;
-  /** Short forms only match standing alone. */
-  pattern?: RegExp;
+export interface RedactorOptions {
+  /**
+   * The harness's own words (check ids and titles, flags): a piece of a secret that is also a
+   * piece of these is left, so a secret made of words never censors them. A whole value is
+   * hidden whatever it is.
+   */
+  keep?: readonly string[];
 }
 
 export class Redactor {
-  /** Secrets the run was given (configuration), with their forms: what an echo is judged by. */
-  private readonly given = new Map<string, string[]>();
-  /** Everything to hide: value → its mark ([redacted] or a fingerprint). */
-  private readonly known = new Map<string, string>();
-  private readonly extraForms = new Map<string, string>();
-  private forms: Form[] | undefined;
+  private readonly values = new ValueMatcher();
+  private readonly keep: string;
 
-  /** A client secret; with its client_id, its Basic auth form is known too. */
+  constructor(options: RedactorOptions = {}) {
+    this.keep = (options.keep ?? []).join('\n');
+  }
+
+  /** A client secret the run was given; with its client_id, its Basic auth form (`client_id:secret`) too. */
   addSecret(secret: string | undefined, clientId?: string): void {
     if (!secret) return;
-    const forms = [...encodingsOf(secret), ...(clientId === undefined ? [] : basicAuthEncodingsOf(clientId, secret))];
-    this.given.set(secret, forms);
-    for (const f of forms) this.extraForms.set(f, REDACTED);
-    this.learn(secret, 'secret');
+    this.add(secret, 'secret', true);
+    if (clientId !== undefined) this.values.add(`${clientId}:${secret}`, { kind: 'secret', judged: true, mark: REDACTED }, basicAuthFormsOf(clientId, secret));
   }
 
+  /** A token issued to this run: hidden as its fingerprint, and no refusal may carry it. */
   addToken(token: string | undefined): void {
-    if (token) this.learn(token, 'token');
+    if (token) this.add(token, 'token', true);
   }
 
-  /** True when the input holds a client secret the run was given, in any form. */
+  /** A value an answer carried where a credential stands: hidden from now on if it looks like a token. */
+  addSeen(value: string | undefined): void {
+    if (value && value.length >= MIN_SEEN_TOKEN_LENGTH && !/\s/.test(value) && !isRedactionMark(value)) this.add(value, 'token', false);
+  }
+
+  /** True when the input holds a whole client secret the run was given, in any form. */
   containsSecret(input: string): boolean {
-    for (const forms of this.given.values()) if (forms.some((f) => this.occurs(input, f))) return true;
-    return false;
+    return this.containsWhole(input, 'secret');
   }
 
+  /** True when the input holds a whole token issued to this run, in any form. */
+  containsIssuedToken(input: string): boolean {
+    return this.containsWhole(input, 'token');
+  }
+
+  /** The input with every known value, in any form, replaced by its mark. */
   text(input: string): string {
-    const structured = redactStructure(input, (value, kind) => this.markFound(value, kind));
-    return this.replaceKnown(structured);
+    const found = this.values.find(input).filter((f) => f.whole || !this.keep.includes(input.slice(f.start, f.end)));
+    if (found.length === 0) return input;
+    let out = '';
+    let from = 0;
+    for (const f of found) {
+      out += input.slice(from, f.start) + f.known.mark;
+      from = f.end;
+    }
+    return out + input.slice(from);
   }
 
-  /** Redacts every string inside plain data (a report, a result) without changing its shape. */
+  /** Text from outside the harness: known values, and whatever stands where a credential stands. */
+  foreign(input: string): string {
+    return redactStructure(this.text(input), (value, kind) => this.markInPlace(value, kind));
+  }
+
+  /** Redacts every string inside plain data (a report, a record) without changing its shape. */
   deep<T>(value: T): T {
     // A walk rather than text(JSON.stringify(…)): the walk sees each string whole and unescaped.
     const walk = (v: unknown): unknown => {
@@ -71,50 +104,35 @@ export class Redactor {
     return walk(value) as T;
   }
 
-  private learn(value: string, kind: CredentialKind): void {
-    if (isRedactionMark(value) || this.known.has(value)) return;
-    const mark = kind === 'secret' ? REDACTED : fingerprint(value);
-    this.known.set(value, mark);
-    // A JWT's claims and signature are its own: logged or echoed apart from the whole token (a
-    // decoder's message, a gateway's claims header), they still name it. Its header is the same on
-    // every token the service issues and says nothing, so it is left readable.
-    for (const segment of parseJwt(value)?.segments.slice(1) ?? []) if (segment.length >= MIN_SECRET_LENGTH) this.extraForms.set(segment, mark);
-    this.forms = undefined;
+  /**
+   * A file's text redacted; a JSON file stays JSON: were a replacement ever to cut into an escape
+   * (a fragment ending on `\\`), the file is redacted string by string instead.
+   */
+  file(content: string, { fromOutside = false } = {}): string {
+    const safe = fromOutside ? this.foreign(content) : this.text(content);
+    if (safe === content) return content;
+    const json = parseJson(content);
+    if (json === undefined || parseJson(safe) !== undefined) return safe;
+    return `${JSON.stringify(this.deep(json), null, 2)}\n`;
   }
 
-  /** Layer 2 → 3: the mark for a value found by structure; long enough values are hunted from now on. */
-  private markFound(value: string, kind: CredentialKind): string {
-    const known = this.known.get(value);
-    if (known !== undefined) return known;
-    if (value.length >= MIN_SECRET_LENGTH) this.learn(value, kind);
-    return kind === 'secret' ? REDACTED : fingerprint(value);
+  /**
+   * Judged by whole values only: a piece is hidden but proves nothing. Tokens of one service can
+   * share a long prefix (every JWT's header), and a secret made of words shares pieces with any
+   * text; a conformant service must never fail for either.
+   */
+  private containsWhole(input: string, kind: CredentialKind): boolean {
+    return this.values.find(input, (k) => k.judged && k.kind === kind).some((f) => f.whole);
   }
 
-  private allForms(): Form[] {
-    if (this.forms) return this.forms;
-    const byText = new Map<string, string>();
-    for (const [value, mark] of this.known) for (const f of encodingsOf(value)) if (!byText.has(f)) byText.set(f, mark);
-    for (const [f, mark] of this.extraForms) if (!byText.has(f)) byText.set(f, mark);
-    // Longest first, so a value that contains another is replaced whole.
-    this.forms = [...byText]
-      .sort(([a], [b]) => b.length - a.length)
-      .map(([text, replacement]) => (text.length >= MIN_SECRET_LENGTH ? { text, replacement } : { text, replacement, pattern: standingAlone(text) }));
-    return this.forms;
+  private add(value: string, kind: CredentialKind, judged: boolean): void {
+    const known = this.values.has(value);
+    // A value first seen as a token and then given as a secret is the secret.
+    if (known && kind === 'secret' && known.kind !== 'secret') Object.assign(known, { kind, mark: REDACTED });
+    this.values.add(value, { kind, judged, mark: kind === 'secret' ? REDACTED : fingerprint(value) } satisfies Known);
   }
 
-  private replaceKnown(input: string): string {
-    let out = input;
-    for (const form of this.allForms()) {
-      if (!out.includes(form.text)) continue;
-      out = form.pattern ? out.replace(form.pattern, form.replacement) : out.split(form.text).join(form.replacement);
-    }
-    return out;
-  }
-
-  private occurs(input: string, form: string): boolean {
-    if (!input.includes(form)) return false;
-    return form.length >= MIN_SECRET_LENGTH || standingAlone(form).test(input);
+  private markInPlace(value: string, kind: CredentialKind): string {
+    return this.values.has(value)?.mark ?? (kind === 'secret' ? REDACTED : fingerprint(value));
   }
 }
-
-const standingAlone = (text: string): RegExp => new RegExp(`(?<![A-Za-z0-9])${escapeRegExp(text)}(?![A-Za-z0-9])`, 'g');

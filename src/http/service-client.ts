@@ -1,6 +1,8 @@
 // The one HTTP client every check uses. It is deliberately careful:
 // - every request has a timeout and every body a size cap, so a misbehaving service cannot hang
-//   or flood the harness (read-answer.ts);
+//   or flood the harness (read-answer.ts), a compressed body's decoded size included;
+// - it offers what a usual client offers (HTTP/2 by ALPN, Accept-Encoding: gzip, deflate, br) and
+//   remembers what the service chose (transportSeen), which the report states;
 // - redirects are never followed (undici's request does not follow them without an interceptor),
 //   so credentials and tokens never travel to another origin;
 // - a 429 met on the way is waited out within a bounded budget (rate-limit-wait.ts);
@@ -9,16 +11,18 @@
 // What a request yields is plain data (exchange.ts); the connection pool is dispatcher.ts.
 
 import { request, type Dispatcher } from 'undici';
-import type { Target } from '../config/target.js';
+import { isProduction, type Target } from '../config/target.js';
 import type { Credentials } from '../spec/credentials.js';
 import type { Evidence } from '../report/model.js';
 import { credentialFieldsIn, credentialHeadersIn, headerCredential } from './credential-fields.js';
-import { dispatcherFor, requestTimeoutMs } from './dispatcher.js';
+import { ACCEPT_ENCODING, codingsOf, UnreadableBody } from './content-coding.js';
+import { dispatcherFor, requestTimeoutMs, type HttpVersion } from './dispatcher.js';
 import { evidenceOf, quoteBody } from './evidence.js';
-import type { Exchange, SendOptions, TokenExchange } from './exchange.js';
+import type { Exchange, SendOptions, TokenExchange, TransportSeen } from './exchange.js';
 import { DEFAULT_RATE_LIMIT_BUDGET, sendWaitingOut429, type RateLimitBudget } from './rate-limit-wait.js';
 import { flattenHeaders, parseJson, readCapped } from './read-answer.js';
 import { fingerprint, type Redactor } from './redact.js';
+import type { BearerKind, ProductionGate } from './production-gate.js';
 
 export const DEFAULT_BODY_CAP_BYTES = 64 * 1024;
 
@@ -33,14 +37,21 @@ export interface ServiceClientOptions {
   connections?: number;
   /** Where HTTPS_PROXY / NO_PROXY are read (dispatcher.ts); the process's environment by default. */
   env?: NodeJS.ProcessEnv;
+  /** The run's production gate (production-gate.ts): consulted for every request when the target is production. */
+  production?: ProductionGate;
 }
 
 export class ServiceClient {
   readonly target: Target;
   private readonly dispatcher: Dispatcher;
-  private readonly opts: Required<Omit<ServiceClientOptions, 'connections' | 'env'>>;
+  private readonly opts: Required<Omit<ServiceClientOptions, 'connections' | 'env' | 'production'>>;
   private readonly echoes: string[] = [];
+  /** Only for a production target: every request passes it before it is sent. */
+  private readonly gate: ProductionGate | undefined;
+  /** Tokens this target issued to this client: a bearer among them is a valid one. */
+  private readonly issued = new Set<string>();
   private answers = 0;
+  private readonly seen: TransportSeen = { connections: {}, codings: {} };
 
   constructor(target: Target, options: ServiceClientOptions) {
     this.target = target;
@@ -52,7 +63,8 @@ export class ServiceClient {
       sleep: options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))),
       random: options.random ?? Math.random,
     };
-    this.dispatcher = dispatcherFor(target, options.connections, options.env);
+    this.gate = isProduction(target) ? options.production : undefined;
+    this.dispatcher = dispatcherFor(target, options.connections, options.env, (version: HttpVersion) => count(this.seen.connections, version));
     options.redactor.addSecret(target.credentials.clientSecret, target.credentials.clientId);
   }
 
@@ -66,7 +78,7 @@ export class ServiceClient {
   }
 
   private async sendOnce(method: string, path: string, options: SendOptions): Promise<Exchange> {
-    const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.5', ...options.headers };
+    const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.5', 'accept-encoding': ACCEPT_ENCODING, ...options.headers };
     let body = options.body;
     if (options.json !== undefined) {
       body = JSON.stringify(options.json);
@@ -74,10 +86,13 @@ export class ServiceClient {
     }
     if (options.bearer !== undefined) headers['authorization'] = `Bearer ${options.bearer}`;
     const label = `${method} ${path}`;
+    const bearer = this.bearerKind(options);
+    this.gate?.admit(path, bearer);
     const sentAt = Date.now();
     const started = performance.now();
     const timeout = options.timeoutMs ?? this.opts.timeoutMs;
     let res: Dispatcher.ResponseData;
+    let answered: number | null = null;
     let text: string;
     let truncated: boolean;
     try {
@@ -90,20 +105,27 @@ export class ServiceClient {
         bodyTimeout: timeout,
         signal: AbortSignal.timeout(timeout),
       });
-      ({ text, truncated } = await readCapped(res.body, this.opts.bodyCapBytes));
+      answered = res.statusCode;
+      const coding = flattenHeaders(res.headers)['content-encoding'];
+      ({ text, truncated } = await readCapped(res.body, this.opts.bodyCapBytes, coding));
+      count(this.seen.codings, codingsOf(coding).join(', ') || 'identity');
     } catch (err) {
+      if (err instanceof UnreadableBody) throw new UnreadableBody(`${label}: ${err.message}`);
       throw answerTimeout(err, label, timeout) ?? err;
+    } finally {
+      this.audit(method, path, sentAt, started, answered, bearer);
     }
     const durationMs = performance.now() - started;
     const answerHeaders = flattenHeaders(res.headers);
     this.answers++;
-    const echoesSecret = this.opts.redactor.containsSecret(text) || this.opts.redactor.containsSecret(Object.values(answerHeaders).join('\n'));
+    // Judged by value, before this answer's own credentials are known: whatever the field or
+    // header, in whatever encoding.
+    const answer = `${Object.entries(answerHeaders).map(([name, value]) => `${name}: ${value}`).join('\n')}\n${text}`;
+    const echoesSecret = this.opts.redactor.containsSecret(answer);
     if (echoesSecret) this.echoes.push(label);
+    const carriesIssuedToken = this.opts.redactor.containsIssuedToken(answer);
     const json = parseJson(text);
-    // Whatever the service hands out in a credential-carrying field or header, in any answer (a
-    // 401 or 400 included), is a token to fingerprint from now on: by structure, not only what
-    // issueToken expected.
-    this.registerCredentials(json, answerHeaders);
+    this.registerCredentials(res.statusCode, json, answerHeaders);
     return {
       request: label,
       status: res.statusCode,
@@ -116,13 +138,51 @@ export class ServiceClient {
       receivedAt: Date.now(),
       rateLimitWaits: 0,
       echoesSecret,
+      ...(carriesIssuedToken ? { carriesIssuedToken } : {}),
     };
   }
 
-  private registerCredentials(json: unknown, headers: Record<string, string>): void {
-    for (const { value } of credentialFieldsIn(json)) if (typeof value === 'string') this.opts.redactor.addToken(value);
+  /**
+   * A request written on a raw socket instead of through undici (tls.no-plain-http's plain-text
+   * one): the production gate counts and lists it like any other.
+   */
+  async sendRaw<T>(method: string, path: string, send: () => Promise<T>, statusOf: (result: T) => number | null): Promise<T> {
+    this.gate?.admit(path, 'none');
+    const sentAt = Date.now();
+    const started = performance.now();
+    let status: number | null = null;
+    try {
+      const result = await send();
+      status = statusOf(result);
+      return result;
+    } finally {
+      this.audit(method, path, sentAt, started, status, 'none', { plain_text: true });
+    }
+  }
+
+  private audit(method: string, path: string, sentAt: number, started: number, status: number | null, auth: BearerKind, extra: { plain_text?: true } = {}): void {
+    this.gate?.record({ environment: this.target.environment, method, path, status, at: new Date(sentAt).toISOString(), duration_ms: Math.round(performance.now() - started), auth, ...extra });
+  }
+
+  /** What the Authorization header carries, for the gate and the audit trail (never the token). */
+  private bearerKind(options: SendOptions): BearerKind {
+    if (options.bearer === undefined) return 'none';
+    if (!this.issued.has(options.bearer)) return 'forged';
+    return options.bearerExpired ? 'expired' : 'valid';
+  }
+
+  /**
+   * What an answer hands out where a credential stands is hidden from now on: a success's is a
+   * token issued to this run (no refusal may carry it later); anything else's is only hidden, never
+   * judged by (a 401's `"token": "none"` is no token).
+   */
+  private registerCredentials(status: number, json: unknown, headers: Record<string, string>): void {
+    const success = status >= 200 && status < 300;
+    for (const { value } of credentialFieldsIn(json)) {
+      if (typeof value === 'string') success ? this.opts.redactor.addToken(value) : this.opts.redactor.addSeen(value);
+    }
     for (const [name, value] of Object.entries(headers)) {
-      if (credentialHeadersIn({ [name]: value }).length) this.opts.redactor.addToken(headerCredential(name, value));
+      if (credentialHeadersIn({ [name]: value }).length) this.opts.redactor.addSeen(headerCredential(name, value));
     }
   }
 
@@ -137,6 +197,7 @@ export class ServiceClient {
     if (ex.status >= 200 && ex.status < 300 && body && typeof body === 'object' && typeof body['token'] === 'string') {
       const token = body['token'];
       this.opts.redactor.addToken(token);
+      this.issued.add(token);
       ex.issued = { token, fingerprint: fingerprint(token), expiresAt: body['expires_at'], tokenType: body['token_type'] };
     }
     return ex;
@@ -174,6 +235,11 @@ export class ServiceClient {
     return [...this.echoes];
   }
 
+  /** What ALPN chose for each connection and how the answers were coded, so far. */
+  transportSeen(): TransportSeen {
+    return { connections: { ...this.seen.connections }, codings: { ...this.seen.codings } };
+  }
+
   answersSeen(): number {
     return this.answers;
   }
@@ -182,6 +248,8 @@ export class ServiceClient {
     await this.dispatcher.close();
   }
 }
+
+const count = (tally: Record<string, number>, key: string) => void (tally[key] = (tally[key] ?? 0) + 1);
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 

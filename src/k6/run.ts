@@ -157,8 +157,8 @@ export async function runScenario(opts: RunScenarioOptions): Promise<RunScenario
       timedOut,
       aborted,
       summary,
-      stdoutTail: redactor.text(stdout.text()),
-      stderrTail: redactor.text(stderr.text()),
+      stdoutTail: redactor.foreign(stdout.text()),
+      stderrTail: redactor.foreign(stderr.text()),
       durationMs: Date.now() - started,
     };
   } finally {

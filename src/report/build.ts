@@ -16,6 +16,8 @@ export interface ReportParts {
   untested?: Untested[];
   /** Said in every format, changing no verdict (e.g. a secret written in the config file). */
   notes?: string[];
+  /** What the run sent to production (target-job.ts), when an environment of the run is production. */
+  production?: Report['production'];
 }
 
 /**
@@ -53,6 +55,7 @@ export function buildReport(parts: ReportParts): Report {
     ...(parts.client ? { client: parts.client } : {}),
     untested,
     ...(parts.notes?.length ? { notes: parts.notes } : {}),
+    ...(parts.production ? { production: parts.production } : {}),
   }, { multiline: true });
 }
 

@@ -10,11 +10,13 @@ import { clientSectionHtml } from './client-html.js';
 import { SINCE_CSS, sinceLastRunSection } from './html-since.js';
 import { loadSection } from './html-load.js';
 import { rateLimitSection } from './html-rate-limit.js';
+import { productionSectionHtml } from './html-production.js';
 import { rich } from './html-rich.js';
 import { REPORT_CSP, REPORT_CSS } from './html-style.js';
 import { specLabel, type CheckResult, type Evidence, type Report, type Untested } from './model.js';
 import { SafeHtml, html } from './safe-html.js';
 import { isBrokenMust } from './select.js';
+import { reportTransport } from './transport-text.js';
 
 const OPEN = html` open`;
 
@@ -33,7 +35,8 @@ function header(report: Report): SafeHtml {
 <div><h1>Credit Evaluation Service: conformance report</h1>
 <p class="target"><strong>${report.target.environment}</strong> <code>${report.target.base_url}</code>${report.target.emulated && html` <span class="badge">built-in emulator</span>`}</p></div></div>
 <p class="muted">Started <time datetime="${report.started_at}">${report.started_at}</time> · finished <time datetime="${report.finished_at}">${report.finished_at}</time>${seconds !== null && html` · ${formatSeconds(seconds)}`} · ${report.tool.name} ${report.tool.version}</p>
-<ul class="counts" aria-label="Check counts">${counts.map(([status, n, label]) => html`<li class="st-${status}"><strong>${n}</strong> ${label}</li>`)}</ul>
+<ul class="counts" aria-label="Check counts">${counts.map(([status, n, label]) => html`<li class="st-${status}"><strong>${n}</strong> ${label}</li>`)}</ul>${reportTransport(report) && html`
+<p class="muted">Transport: ${reportTransport(report)}</p>`}
 </header>`;
 }
 
@@ -98,7 +101,7 @@ ${sinceLastRunSection(report)}${untestedSection(report.untested ?? [])}
 ${notesSection(report.notes ?? [])}
 ${checksSection(report.checks)}
 ${report.load && loadSection(report.load)}
-${report.rate_limit && rateLimitSection(report.rate_limit)}${report.client ? clientSectionHtml(report.client) : null}
+${report.rate_limit && rateLimitSection(report.rate_limit)}${report.client ? clientSectionHtml(report.client) : null}${productionSectionHtml(report.production)}
 </main>
 <footer>${report.tool.name} ${report.tool.version} · ${report.schema}</footer>
 </body>

@@ -70,7 +70,7 @@ export function renderJson(report: Report): string {
     {
       ...report,
       tool: orderKeys(report.tool, ['name', 'version']),
-      target: orderKeys(report.target, ['environment', 'base_url', 'emulated']),
+      target: orderKeys(report.target, ['environment', 'base_url', 'emulated', 'transport']),
       summary: orderKeys(report.summary, ['passed', 'failed', 'warned', 'skipped', 'errored']),
       checks: report.checks.map(check),
       load: report.load ? load(report.load) : null,

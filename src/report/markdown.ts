@@ -17,8 +17,10 @@ import { findingsBlock } from './md-findings.js';
 import { leadSection } from './md-lead.js';
 import { fleetMarkdown } from './md-fleet.js';
 import { mdCode, mdEscape, mdInline, mdTable } from './md-text.js';
+import { productionSectionMd } from './md-production.js';
 import { specLabel, type CheckResult, type Evidence, type LoadResult, type LoadScenarioResult, type RateLimitResult, type Report, type Untested } from './model.js';
 import { sinceLastRunMd } from './since-md.js';
+import { reportTransport } from './transport-text.js';
 import { brokenMusts, loadHeadline, skips, thresholdCount, warnings } from './select.js';
 
 function titleLine(report: Report): string {
@@ -35,9 +37,11 @@ function titleLine(report: Report): string {
 function summaryLine(report: Report): string {
   const s = report.summary;
   const counts = `**${s.passed + s.failed + s.warned + s.skipped + s.errored} checks:** ${s.passed} passed · ${s.failed} failed · ${s.warned} warned · ${s.skipped} skipped · ${s.errored} errored`;
-  if (!report.load) return counts;
+  const said = reportTransport(report);
+  const transport = said ? `\n\n**Transport:** ${mdEscape(said)}` : '';
+  if (!report.load) return counts + transport;
   const t = thresholdCount(report.load);
-  return `${counts} · **load:** ${t.met}/${t.total} thresholds met`;
+  return `${counts} · **load:** ${t.met}/${t.total} thresholds met${transport}`;
 }
 
 const statusCell = (c: CheckResult): string => `${STATUS_ICON[c.status] ?? ''} ${mdEscape(c.status)}`;
@@ -138,6 +142,7 @@ export function renderMarkdown(report: Report): string {
     report.load ? loadSection(report.load) : null,
     report.rate_limit ? rateLimitSection(report.rate_limit) : null,
     report.client ? clientSectionMd(report.client) : null,
+    productionSectionMd(report.production),
   ];
   return `${blocks.filter((b) => b !== null).join('\n\n')}\n`;
 }

@@ -175,6 +175,20 @@ export interface FleetResult {
 }
 
 /**
+ * How the checks' requests travelled, offered as a usual client offers (ALPN h2 and http/1.1,
+ * Accept-Encoding: gzip, deflate, br). Informational: the spec names neither, so nothing here is
+ * judged; it says which of the service's ways the run exercised.
+ */
+export interface TransportFacts {
+  /** The HTTP versions the service settled on when each was offered alone by ALPN (`h2`, `http/1.1`); absent when it could not tell. */
+  http_offered?: string[];
+  /** The checks' connections per HTTP version ALPN settled on. */
+  http_used: Record<string, number>;
+  /** The checks' answers per Content-Encoding (`identity`: not coded). */
+  content_codings: Record<string, number>;
+}
+
+/**
  * Something the run was asked to test and could not (a stage that did not run, a probe that got no
  * usable answer, nothing selected). It is never a pass: one entry turns the verdict to fail.
  */
@@ -187,7 +201,7 @@ export interface Untested {
 export interface Report {
   schema: typeof REPORT_SCHEMA;
   tool: { name: 'ces-harness'; version: string };
-  target: { environment: string; base_url: string; emulated?: boolean };
+  target: { environment: string; base_url: string; emulated?: boolean; transport?: TransportFacts };
   started_at: string;
   finished_at: string;
   verdict: Verdict;
@@ -204,10 +218,27 @@ export interface Report {
    * secret written in the config file). Absent when there is nothing to say.
    */
   notes?: string[];
+  /**
+   * Every request this run sent to a production environment (absent when no environment of the
+   * run is production): the change board's evidence. Never a token: `auth` says only its kind.
+   */
+  production?: ProductionAudit;
   /** What changed since the stored runs of this target (absent when the history is off). */
   since_last_run?: SinceLastRun;
   /** The stored runs' figures and verdicts, for report.html's trend charts. */
   trends?: Trends;
+}
+
+export interface ProductionAudit {
+  /** production.max_requests: the run never sent more. */
+  max_requests: number;
+  /** Requests sent by this process (the length of `requests`). */
+  sent: number;
+  /** True when a request was held back because the budget was spent. */
+  budget_reached: boolean;
+  /** Requests k6 sent (load, proof), from its summary: only with --allow-production-load. */
+  k6_requests?: number;
+  requests: Array<{ environment: string; method: string; path: string; status: number | null; at: string; duration_ms: number; auth: 'valid' | 'expired' | 'forged' | 'none'; plain_text?: true }>;
 }
 
 /**

@@ -3,6 +3,7 @@
 // `ratelimit` command's job; this only needs a yes/no and the first limiting answer. The burst is
 // the rate-limit engine's (src/ratelimit): its calls, its pacing, its limit test, its budget.
 
+import { businessCallsFor } from './production-calls.js';
 import type { Exchange } from '../http/exchange.js';
 import { RateLimitedError } from '../http/rate-limit-wait.js';
 import { retryAfterMs } from '../http/retry-after.js';
@@ -47,7 +48,7 @@ async function runProbe(ctx: CheckContext): Promise<BurstProbe> {
     return { skipped: `rate-limit probing against ${ctx.target.environment} needs --allow-production-load`, sent: 0, rps: 0, achievedRps: 0, statuses: {}, durationS: 0 };
   }
   // The run's token session, not a token of its own: the service hands a client one token at a time (§3).
-  const calls = await probeCalls({ http: ctx.http, endpoint, business: ctx.business, tokens: ctx.session });
+  const calls = await probeCalls({ http: ctx.http, endpoint, business: businessCallsFor(ctx), tokens: ctx.session });
   // Open the connections first (the health check needs no credentials), so the probe's rate is
   // not eaten by TLS handshakes at its start.
   await Promise.all(Array.from({ length: MAX_IN_FLIGHT }, () => ctx.http.healthCheck().catch(() => undefined)));

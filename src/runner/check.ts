@@ -5,7 +5,7 @@
 import type { Evidence, Level } from '../report/model.js';
 import type { ServiceClient } from '../http/service-client.js';
 import type { Redactor } from '../http/redact.js';
-import type { Expectations, RateLimitSettings } from '../config/check-settings.js';
+import type { Expectations, ProductionSettings, RateLimitSettings } from '../config/check-settings.js';
 import type { Target } from '../config/target.js';
 import type { BusinessCalls } from '../spec/endpoints.js';
 import type { TokenSession } from './token-session.js';
@@ -51,6 +51,8 @@ export interface CheckContext {
   others: Target[];
   expect: Expectations;
   business: BusinessCalls;
+  /** What production may receive; the HTTP clients enforce it (src/http/production-gate.ts). */
+  production: ProductionSettings;
   rateLimit: RateLimitSettings;
   /** The client for the target: timeouts, body caps, no redirects, 429 waited out, redaction. */
   http: ServiceClient;

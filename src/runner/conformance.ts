@@ -4,6 +4,7 @@ import type { Redactor } from '../http/redact.js';
 import type { CheckResult } from '../report/model.js';
 import type { Check } from './check.js';
 import { createContext, type ContextInput } from './context.js';
+import type { TransportSeen } from '../http/exchange.js';
 import { runChecks } from './run-checks.js';
 import { acceptedWithAuthorization, notTestedForRefusal, refusalLine, refusalOf } from './credentials-refused.js';
 import { epochSeconds } from '../spec/expires-at.js';
@@ -15,12 +16,15 @@ export interface ConformanceInput extends ContextInput {
   onResult?: (result: CheckResult) => void;
   /** Told the one line when POST /tokens refused the configured credentials (credentials-refused.ts). */
   onCredentialsRefused?: (line: string) => void;
+  /** Told, once the checks are done, how their requests travelled (HTTP version, content codings). */
+  onTransport?: (seen: TransportSeen) => void;
 }
 
 export async function runConformance(input: ConformanceInput): Promise<CheckResult[]> {
-  const { ctx, close } = createContext(input);
+  const { ctx, close, transportSeen } = createContext(input);
   try {
     const ran = await runChecks(input.checks, ctx, input.onResult ? { onResult: input.onResult } : {});
+    input.onTransport?.(transportSeen());
     // Every token this run was handed goes into the ledger, so a later run can prove its expiry.
     for (const issued of ctx.session.issuedTokens()) {
       const expiresAt = epochSeconds(issued.expiresAt);
@@ -37,3 +41,4 @@ export async function runConformance(input: ConformanceInput): Promise<CheckResu
     await close();
   }
 }
+

@@ -3,8 +3,12 @@
 import { setMaxListeners } from 'node:events';
 import { Redactor } from '../http/redact.js';
 import { ServiceClient } from '../http/service-client.js';
+import type { TransportSeen } from '../http/exchange.js';
 import type { Target } from '../config/target.js';
-import type { Expectations, RateLimitSettings } from '../config/check-settings.js';
+import type { Expectations, ProductionSettings, RateLimitSettings } from '../config/check-settings.js';
+import { DEFAULTS } from '../config/resolve.js';
+import { ProductionGate } from '../http/production-gate.js';
+import type { BusinessEndpoint } from '../spec/endpoints.js';
 import type { BusinessCalls } from '../spec/endpoints.js';
 import type { CheckContext } from './check.js';
 import type { Ledger } from './ledger.js';
@@ -16,6 +20,10 @@ export interface ContextInput {
   expect: Expectations;
   business: BusinessCalls;
   rateLimit: RateLimitSettings;
+  /** What production may receive; production's defaults (nothing opted in) when absent. */
+  production?: ProductionSettings;
+  /** The run's gate, shared with its other stages; one of this context's own when absent. */
+  productionGate?: ProductionGate;
   ledger: Ledger;
   redactor?: Redactor;
   progress?: (message: string) => void;
@@ -24,6 +32,8 @@ export interface ContextInput {
 
 export interface OpenContext {
   ctx: CheckContext;
+  /** What ALPN and the content codings were, over every client of the context so far. */
+  transportSeen(): TransportSeen;
   close(): Promise<void>;
 }
 
@@ -40,9 +50,11 @@ export function createContext(input: ContextInput): OpenContext {
       const timer = setTimeout(() => (signal.removeEventListener('abort', onAbort), resolve()), ms);
       signal.addEventListener('abort', onAbort, { once: true });
     });
+  const production = input.production ?? { maxRequests: DEFAULTS.productionMaxRequests, business: {} };
+  const gate = input.productionGate ?? productionGateFor(production);
   const clients: ServiceClient[] = [];
   const clientFor = (target: Target) => {
-    const client = new ServiceClient(target, { redactor, sleep });
+    const client = new ServiceClient(target, { redactor, sleep, production: gate });
     clients.push(client);
     return client;
   };
@@ -67,6 +79,7 @@ export function createContext(input: ContextInput): OpenContext {
     others: input.others,
     expect: input.expect,
     business: input.business,
+    production,
     rateLimit: input.rateLimit,
     get http() {
       return http();
@@ -80,5 +93,18 @@ export function createContext(input: ContextInput): OpenContext {
     progress,
     signal,
   };
-  return { ctx, close: async () => void (await Promise.all(clients.map((c) => c.close()))) };
+  const transportSeen = (): TransportSeen => {
+    const all: TransportSeen = { connections: {}, codings: {} };
+    for (const seen of clients.map((c) => c.transportSeen())) {
+      for (const [v, n] of Object.entries(seen.connections)) all.connections[v] = (all.connections[v] ?? 0) + n;
+      for (const [c, n] of Object.entries(seen.codings)) all.codings[c] = (all.codings[c] ?? 0) + n;
+    }
+    return all;
+  };
+  return { ctx, transportSeen, close: async () => void (await Promise.all(clients.map((c) => c.close()))) };
+}
+
+/** A run's gate for its production settings: the budget, and the endpoints opted in. */
+export function productionGateFor(production: ProductionSettings): ProductionGate {
+  return new ProductionGate(production.maxRequests, new Set(Object.keys(production.business) as BusinessEndpoint[]));
 }

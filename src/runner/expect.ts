@@ -1,8 +1,7 @@
 // Small judgements several checks share, phrased the way failure messages need them:
 // what came back, what was expected, and where.
 
-import { credentialFieldsIn, credentialHeadersIn, tokenIn } from '../http/credential-fields.js';
-import { credentialsInText } from '../http/redact/structure.js';
+import { tokenCandidatesIn } from '../http/token-candidates.js';
 import type { Exchange } from '../http/exchange.js';
 import type { ServiceClient } from '../http/service-client.js';
 import { errorTextOf, UNAUTHORIZED } from '../spec/error-body.js';
@@ -27,33 +26,38 @@ export function unauthorizedProblem(ex: Exchange): string | undefined {
 }
 
 /**
- * Undefined when a refusal hands out nothing: no credential-carrying field or header, and no
- * client secret in any form. A refusal that carries a token lets in whoever knows a client_id; one
- * that echoes the secret puts it in every log and proxy on the way.
+ * Undefined when a refusal hands out nothing the run knows: no client secret and no token issued
+ * to this run, in any encoding, under any field or header name. Judged by value, never by name: a
+ * refusal's `"error_uri": "…?token=none"` carries no credential, an `accessToken` holding the
+ * working token base64-encoded does. A token the run never saw is found by trying it
+ * (handedOutTokenNote). One that carries a token lets in whoever knows a client_id; one that
+ * echoes the secret puts it in every log and proxy on the way.
  */
-export function leakProblem(ex: Pick<Exchange, 'json' | 'text' | 'headers' | 'echoesSecret'>): string | undefined {
-  const carried = [...credentialFieldsIn(ex.json), ...credentialHeadersIn(ex.headers)];
-  if (carried.length) return `a refusal that also carries ${carried.map((f) => `\`${f.path}\``).join(', ')}`;
+export function leakProblem(ex: Pick<Exchange, 'echoesSecret' | 'carriesIssuedToken'>): string | undefined {
   if (ex.echoesSecret) return 'a refusal that echoes the client secret';
-  // A body that is not JSON, or hides one in a string, can still hand out `access_token=…`.
-  if (credentialsInText(ex.text).length) return 'a refusal whose body carries a credential';
+  if (ex.carriesIssuedToken) return 'a refusal that carries a token issued to this run';
   return undefined;
 }
 
+export const CARRIES_WORKING_TOKEN = 'a refusal that carries a working token';
+
+/** Validations tried per refusal: each is one request, and a refusal hands out one token at most. */
+const MAX_TOKENS_TRIED = 3;
 
 /**
- * A refusal that carried a token: does that token work? Said in the failure, because "401 with a
- * working token" means anyone who knows a client_id gets in.
+ * A refusal that may carry a token the run never saw: does anything it carries work as one? Each
+ * candidate (a long string anywhere in it, as it is or base64-decoded) is tried on
+ * GET /tokens/validate; "401 with a working token" means anyone who knows a client_id gets in.
  */
-export async function handedOutTokenNote(http: ServiceClient, ex: Exchange): Promise<{ note: string; evidence: ReturnType<ServiceClient['evidence']> } | undefined> {
-  const token = tokenIn(ex.json);
-  if (token === undefined) return undefined;
-  const check = await http.validate(token);
-  const works = check.status >= 200 && check.status < 300;
-  return {
-    note: works ? `the token it carried (${http.redactor.text(token)}) works: ${check.request} answered ${check.status}` : `the token it carried was refused by ${check.request} (${check.status})`,
-    evidence: http.evidence(check, 'the token the refusal carried'),
-  };
+export async function handedOutTokenNote(http: ServiceClient, ex: Exchange): Promise<{ note: string; works: boolean; evidence: ReturnType<ServiceClient['evidence']> } | undefined> {
+  let refused: { note: string; works: boolean; evidence: ReturnType<ServiceClient['evidence']> } | undefined;
+  for (const token of tokenCandidatesIn(ex).slice(0, MAX_TOKENS_TRIED)) {
+    const check = await http.validate(token);
+    const evidence = http.evidence(check, 'a value the refusal carried, tried as a token');
+    if (isSuccess(check)) return { note: `the token it carried (${http.redactor.text(token)}) works: ${check.request} answered ${check.status}`, works: true, evidence };
+    refused ??= { note: `the value it carried was refused as a token by ${check.request} (${check.status})`, works: false, evidence };
+  }
+  return refused;
 }
 
 export const isSuccess = (ex: Pick<Exchange, 'status'>) => ex.status >= 200 && ex.status < 300;

@@ -7,7 +7,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { Redactor } from '../http/redact.js';
-import { encodeSegment, parseJwt } from '../spec/jwt.js';
+import { encodeSegment, parseJwt } from '../http/jwt.js';
 
 export interface ForgedToken {
   /** What was forged, for messages: never the value. */

@@ -90,7 +90,7 @@ export class Ledger {
   /** Entries for this target and client that its credentials unseal, oldest first. */
   entriesFor(target: Target): LedgerEntry[] {
     const client = clientKey(target);
-    const mine = this.entries.filter((e) => e.base_url === target.baseUrl && e.client === client);
+    const mine = this.entries.filter((e) => e.base_url === ledgerUrl(target.baseUrl) && e.client === client);
     for (const e of mine) e.token ??= unseal(e.sealed, target.credentials, target.baseUrl);
     return mine.filter((e): e is Held & LedgerEntry => e.token !== undefined).sort((a, b) => a.expires_at - b.expires_at);
   }
@@ -102,7 +102,7 @@ export class Ledger {
   record(target: Target, token: string, expiresAtS: number, nowMs: number): void {
     if (!this.enabled || this.find(target, token)) return;
     this.entries.push({
-      base_url: target.baseUrl,
+      base_url: ledgerUrl(target.baseUrl),
       client: clientKey(target),
       token,
       sealed: seal(token, target.credentials, target.baseUrl),
@@ -126,6 +126,13 @@ export class Ledger {
     this.entries = kept;
   }
 }
+
+/**
+ * The base URL as the file names it: without a query or fragment, which may hold a secret (a key
+ * in `?key=…`). Two targets that differ only there share the name, never a token: each entry
+ * unseals only under the full base URL it was sealed with.
+ */
+const ledgerUrl = (baseUrl: string): string => baseUrl.replace(/[?#][\s\S]*$/, '');
 
 export function clientKey(target: Pick<Target, 'credentials'>): string {
   return createHash('sha256').update(target.credentials.clientId).digest('hex').slice(0, 16);

@@ -3,6 +3,7 @@
 // client without a token yet), `main` concurrently, `last` alone after (it exhausts the limit).
 
 import { RateLimitedError } from '../http/rate-limit-wait.js';
+import { ProductionBudgetReached, ProductionCallNotAllowed } from '../http/production-gate.js';
 import type { CheckResult, Status } from '../report/model.js';
 import type { Check, CheckContext, Outcome, Phase } from './check.js';
 
@@ -36,7 +37,8 @@ export async function runCheck(check: Check, ctx: CheckContext): Promise<CheckRe
   try {
     outcome = await check.run(ctx);
   } catch (err) {
-    outcome = { status: 'error', message: errorMessage(err) };
+    // A request production's gate held back was never sent: nothing was observed, so no verdict.
+    outcome = err instanceof ProductionBudgetReached || err instanceof ProductionCallNotAllowed ? { status: 'skip', message: err.message } : { status: 'error', message: errorMessage(err) };
   }
   const status: Status = outcome.status === 'fail' && check.level === 'should' ? 'warn' : outcome.status;
   const redact = ctx.redactor;

@@ -36,6 +36,8 @@ export interface HandshakeOptions {
    * what was negotiated, and Node builds the certificate object anew for every call.
    */
   readCertificate?: boolean;
+  /** ALPN protocols to offer (`h2`, `http/1.1`); none by default. */
+  alpn?: string[];
   timeoutMs: number;
   signal?: AbortSignal;
 }
@@ -67,6 +69,8 @@ export interface HandshakeResult {
   /** Only with `verify` and an untrusted certificate: OpenSSL's or Node's code, e.g. CERT_HAS_EXPIRED. */
   authorizationError?: string;
   peerCert?: PeerCertificateInfo;
+  /** What ALPN settled on, with `alpn`; false when the server chose none. */
+  alpnProtocol?: string | false;
   error?: HandshakeError;
   durationMs: number;
 }
@@ -123,6 +127,7 @@ export function handshake(opts: HandshakeOptions): Promise<HandshakeResult> {
         // Never let Node abort on an untrusted certificate: the handshake result (and the
         // certificate's dates) are wanted either way, and `authorized` carries the verdict.
         rejectUnauthorized: false,
+        ...(opts.alpn ? { ALPNProtocols: opts.alpn } : {}),
       });
     } catch (err) {
       // Options OpenSSL rejects outright (a cipher string that matches nothing here): this
@@ -142,6 +147,7 @@ export function handshake(opts: HandshakeOptions): Promise<HandshakeResult> {
         cipher: cipher.standardName ?? cipher.name,
       };
       // Detailed (true): the issuer's certificate gives the run history a CA fingerprint.
+      if (opts.alpn) result.alpnProtocol = s.alpnProtocol ?? false;
       if (opts.readCertificate !== false) result.peerCert = peerCertificateInfo(s.getPeerCertificate(true));
       if (opts.verify) {
         result.authorized = s.authorized;

@@ -1,7 +1,8 @@
 // close() ends promptly however clients left their connections: idle keep-alive, mid-handshake,
-// or a plain TCP connection that never spoke.
+// a plain TCP connection that never spoke, or (profile http2) an HTTP/2 session with a stream open.
 
 import { connect } from 'node:net';
+import { connect as http2Connect } from 'node:http2';
 import { connect as tlsConnect } from 'node:tls';
 import { Agent, request } from 'undici';
 import { expect, it } from 'vitest';
@@ -12,12 +13,15 @@ import { portOf } from './support/tls-probe.js';
 const PROMPT_MS = 1_000;
 
 it.each([
-  ['conformant', [] as const],
-  ['behind the plain-HTTP sniffing front', ['plain-http-accepted'] as const],
-])('closes with idle keep-alive and silent connections open (%s)', async (_, faults) => {
-  const emu = await createEmulator({ port: 0, faults: [...faults] });
+  ['conformant', [] as const, [] as const],
+  ['behind the plain-HTTP sniffing front', ['plain-http-accepted'] as const, [] as const],
+  ['HTTP/2 beside HTTP/1.1', [] as const, ['http2'] as const],
+  ['HTTP/2 behind the plain-HTTP sniffing front', ['plain-http-accepted'] as const, ['http2'] as const],
+])('closes with idle keep-alive and silent connections open (%s)', async (_, faults, profiles) => {
+  const emu = await createEmulator({ port: 0, faults: [...faults], profiles: [...profiles] });
   const port = portOf(emu.url);
-  const agent = new Agent({ connect: { ca: emu.caPem }, keepAliveTimeout: 60_000 });
+  // allowH2: with profile http2 the keep-alive connections are HTTP/2 sessions.
+  const agent = new Agent({ connect: { ca: emu.caPem }, keepAliveTimeout: 60_000, allowH2: true });
   // Five keep-alive connections left idle after a request each.
   await Promise.all(
     Array.from({ length: 5 }, async () => {
@@ -41,4 +45,22 @@ it.each([
   silent.destroy();
   idleTls.destroy();
   await agent.close();
+});
+
+it('ends an HTTP/2 session whose stream still waits for its answer (profile http2)', async () => {
+  // The request body never ends, so no answer comes: only close() can end the stream.
+  const emu = await createEmulator({ port: 0, profiles: ['http2'] });
+  const session = http2Connect(emu.url, { ca: emu.caPem, servername: 'localhost' });
+  session.on('error', () => undefined);
+  const stream = session.request({ ':method': 'POST', ':path': '/tokens', 'content-type': 'application/json' });
+  stream.on('error', () => undefined);
+  stream.write('{"token":');
+  await new Promise((resolve) => session.once('remoteSettings', resolve));
+  const ended = new Promise((resolve) => stream.once('close', resolve));
+  const sessionClosed = new Promise((resolve) => session.once('close', resolve));
+
+  const started = performance.now();
+  await emu.close();
+  await Promise.all([ended, sessionClosed]);
+  expect(performance.now() - started).toBeLessThan(PROMPT_MS);
 });

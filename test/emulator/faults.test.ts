@@ -68,6 +68,8 @@ const FOOTPRINT: Record<FaultName, ProbeName[]> = {
   'token-prefix-compare': ['validate.rejects-forged'],
   // Its tokens are JWTs only with --profile jwt; on opaque tokens it changes nothing.
   'jwt-signature-not-checked': [],
+  'refusal-token-renamed': ['token.refusal-carries-nothing', 'errors.401-body'],
+  'secret-hex-in-error': ['errors.401-body', 'errors.no-secret-echo'],
 };
 
 const failing = (verdicts: Record<ProbeName, string>) => PROBE_NAMES.filter((p) => verdicts[p] === 'fail').sort();

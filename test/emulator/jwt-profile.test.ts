@@ -3,7 +3,7 @@
 // of it accepts forgeries whose claims look right.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { encodeSegment, parseJwt } from '../../src/spec/jwt.js';
+import { encodeSegment, parseJwt } from '../../src/http/jwt.js';
 import { forgedTokens } from '../../src/runner/forged-tokens.js';
 import { start, tokenOf, type Running } from './support/client.js';
 

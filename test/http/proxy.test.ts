@@ -53,6 +53,20 @@ describe('the HTTP client and HTTPS_PROXY', () => {
     expect(proxy.traffic()).not.toContain('client_secret');
   });
 
+  it('speaks HTTP/2 inside the tunnel to a service that offers it, and reads its compressed answers (profiles http2, compression)', async () => {
+    const h2 = await createEmulator({ port: 0, profiles: ['http2', 'compression'] });
+    const client = new ServiceClient({ ...target, baseUrl: h2.url, credentials: h2.credentials, caPem: h2.caPem }, { redactor: new Redactor(), env: { HTTPS_PROXY: proxy.url } });
+    try {
+      const ex = await client.issueToken();
+      expect({ status: ex.status, coding: ex.headers['content-encoding'], token: typeof ex.issued?.token }).toEqual({ status: 200, coding: 'gzip', token: 'string' });
+      expect(client.transportSeen()).toEqual({ connections: { h2: 1 }, codings: { gzip: 1 } });
+      expect(proxy.connects).toEqual([new URL(h2.url).host]);
+    } finally {
+      await client.close();
+      await h2.close();
+    }
+  });
+
   it('lower-case https_proxy wins, as curl and undici read it; HTTP_PROXY serves https when HTTPS_PROXY is unset', async () => {
     expect(await issueThrough({ https_proxy: proxy.url, HTTPS_PROXY: 'http://127.0.0.1:1' })).toBe(200);
     expect(await issueThrough({ HTTP_PROXY: proxy.url })).toBe(200);

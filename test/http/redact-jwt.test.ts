@@ -1,10 +1,12 @@
 // A JWT as a token: dots, `-` and `_`, a header every token shares. The whole token and its own
-// parts (claims, signature) are hidden wherever they stand; the shared header stays readable.
+// parts (claims, signature) are hidden wherever they stand; so is the shared header, as any piece
+// of 12 characters or more of a token is (src/http/redact/matcher.ts): it says nothing secret,
+// but a rule with no exception is one a reviewer can trust.
 
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { fingerprint, Redactor } from '../../src/http/redact.js';
-import { encodeSegment } from '../../src/spec/jwt.js';
+import { encodeSegment } from '../../src/http/jwt.js';
 import { forgedTokens } from '../../src/runner/forged-tokens.js';
 
 const header = encodeSegment({ alg: 'HS256', typ: 'JWT' });
@@ -27,10 +29,10 @@ describe('Redactor with a JWT', () => {
     expect(r.text(input)).toBe(want);
   });
 
-  it('leaves the header every token shares readable', () => {
+  it('hides the header too, standing alone, as a piece of the token', () => {
     const r = new Redactor();
     r.addToken(jwt);
-    expect(r.text(`header ${header}`)).toBe(`header ${header}`);
+    expect(r.text(`header ${header}`)).not.toContain(header);
   });
 
   it('names a learned forgery by its own fingerprint, not by the real token it resembles', () => {

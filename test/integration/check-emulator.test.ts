@@ -61,6 +61,8 @@ const CAUGHT_BY: Record<FaultName, { check: string; spec: string; expiry?: boole
   'accepts-same-length-token': { check: 'validate.garbage-token-401', spec: '4.3' },
   'token-prefix-compare': { check: 'validate.garbage-token-401', spec: '4.3' },
   'jwt-signature-not-checked': { check: 'validate.garbage-token-401', spec: '4.3', profiles: ['jwt'] },
+  'refusal-token-renamed': { check: 'token.bad-secret-401', spec: '4.1' },
+  'secret-hex-in-error': { check: 'token.bad-secret-401', spec: '4.1' },
 };
 
 describe('check against each fault', () => {

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { checkEmulator } from '../helpers/conformance.js';
-import { encodeSegment } from '../../src/spec/jwt.js';
+import { encodeSegment } from '../../src/http/jwt.js';
 
 // Every claims segment the jwt profile writes starts with this: `{"sub":` in base64url.
 const CLAIMS_START = encodeSegment({ sub: '' }).slice(0, 8);

@@ -7,7 +7,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROFILES } from '../../src/emulator/index.js';
+import { CHECKS } from '../../checks/index.js';
+import { PROFILES, type ProfileName } from '../../src/emulator/index.js';
+import type { TransportFacts } from '../../src/report/model.js';
 import { runCli } from '../helpers/cli.js';
 
 let cwd: string;
@@ -22,6 +24,7 @@ afterAll(async () => {
 interface Report {
   verdict: string;
   checks: { id: string; facts?: { clock_skew_s?: number } }[];
+  target: { transport?: TransportFacts };
 }
 
 /** The CLI's lines that are not a pass, so a failure names the check that raised a false alarm. */
@@ -32,6 +35,16 @@ const COMMANDS = [
   { command: 'check', extra: [], timeoutMs: 120_000 },
   { command: 'run', extra: ['--duration', '2'], timeoutMs: 240_000 },
 ] as const;
+
+/**
+ * What the run must show it met, for a profile that changes how answers travel: passing is not
+ * enough when the harness could have passed by never meeting the profile (an HTTP/1.1-only client,
+ * a client that asks for no compression).
+ */
+const EXERCISED: Partial<Record<ProfileName, { http_used?: string[]; http_offered?: string[]; coded?: string }>> = {
+  http2: { http_used: ['h2'], http_offered: ['h2', 'http/1.1'] },
+  compression: { http_used: ['http/1.1'], coded: 'gzip' },
+};
 
 describe.each(COMMANDS)('$command against each conformant profile', ({ command, extra, timeoutMs }) => {
   it.each(PROFILES.map((p) => [p.name, p.description] as const))('%s passes (%s)', async (name) => {
@@ -45,5 +58,14 @@ describe.each(COMMANDS)('$command against each conformant profile', ({ command, 
     // and offset included), is within a second or two of now; read wrong, it is hours off.
     const skew = report.checks.find((c) => c.id === 'health.timestamp')?.facts?.clock_skew_s;
     expect(Math.abs(skew ?? Infinity)).toBeLessThan(2.5);
+    const exercised = EXERCISED[name];
+    const transport = report.target.transport;
+    if (exercised?.http_used) expect(Object.keys(transport?.http_used ?? {})).toEqual(exercised.http_used);
+    if (exercised?.http_offered) expect(transport?.http_offered).toEqual(exercised.http_offered);
+    // Every answer with a body came coded (the emulator codes no empty body).
+    if (exercised?.coded) expect(transport?.content_codings[exercised.coded]).toBeGreaterThan(0);
+    // report.json parses (above), and the harness's own words (check ids) come back as they went in.
+    const ids = new Set(CHECKS.map((c) => c.id));
+    expect(report.checks.map((c) => c.id).filter((id) => !ids.has(id))).toEqual([]);
   }, timeoutMs + 10_000);
 });

@@ -6,7 +6,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmulator, type Emulator, type FaultName } from '../../src/emulator/index.js';
+import { createEmulator, type Emulator, type FaultName, type Observed } from '../../src/emulator/index.js';
 import { K6_EXIT, runScenario } from '../../src/k6/run.js';
 import { scenarioEnv, type ScenarioInputs } from '../../src/k6/contract.js';
 import { runLoadScenario } from '../../src/k6/scenarios.js';
@@ -134,6 +134,29 @@ describe.skipIf(k6 === undefined)('k6 scenarios against the emulator', () => {
     expect(result.extra?.tls_seen_version_tls1_3).toBeGreaterThan(0);
     const probe = result.thresholds.find((t) => t.metric === 'tls12-refused: tls12_connection_accepted');
     expect(probe?.ok).toBe(ok);
+  });
+
+  it('speaks HTTP/2 to a listener that offers it and reads its compressed answers (profiles http2, compression)', async () => {
+    const seen: Observed[] = [];
+    const emu = await createEmulator({ port: 0, profiles: ['http2', 'compression'], tokenTtlS: 2, observe: (o) => seen.push(o) });
+    open.push(emu);
+    const run = await runScenario({
+      k6Path: k6!.path,
+      bundle: join(bundleDir, 'token-lifecycle.js'),
+      env: scenarioEnv(inputsFor(emu, shortTokens.inputs)),
+      summaryFile: join(workDir, 'token-lifecycle-h2-gzip.json'),
+      caFile: emu.caFile,
+      timeoutMs: 45_000,
+    });
+    await emu.close();
+    const result = toLoadScenarioResult('token-lifecycle', run.summary);
+    const context = `exit ${run.exitCode}\n${run.stdoutTail}\n${run.stderrTail.slice(-1500)}`;
+    // Tokens read out of gzip bodies, renewed after expiry: the answers were decoded.
+    expect(run.exitCode, context).toBe(K6_EXIT.OK);
+    expect(result.extra?.['token_renewals_after_expiry'], context).toBeGreaterThan(0);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(new Set(seen.map((o) => o.req.httpVersion))).toEqual(new Set(['2.0']));
+    expect(new Set(seen.map((o) => o.req.headers['accept-encoding']))).toEqual(new Set(['gzip, deflate, br']));
   });
 
   it('stops k6 when aborted, and says so', async () => {

@@ -57,3 +57,25 @@ describe('a password in the base URL', () => {
     rmSync(cwd, { recursive: true, force: true });
   });
 });
+
+// A base URL with a query or fragment is refused before any request (exit 2): the one line that
+// says so, and everything left on disk, must still not show what stood after the `?` or `#`.
+describe('the client secret in the base URL query or fragment', () => {
+  it.each([
+    { how: 'query', suffix: (s: string) => `/?key=${encodeURIComponent(s)}` },
+    { how: 'fragment', suffix: (s: string) => `/#${s}` },
+  ])('$how: refused, and in no output or file', async ({ suffix }) => {
+    const secret = `url-secret-${process.pid}`;
+    const planted = await plant({ clientId: 'url-client', clientSecret: secret }, []);
+    try {
+      const r = await planted.run(['check', '--report-dir', 'reports/r', '--only', 'health.plain-text', '--base-url', planted.emulator.url + suffix(secret)]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^ces-harness: --base-url .* has a (query|fragment)/m);
+      const places = [{ name: 'stdout', text: r.stdout }, { name: 'stderr', text: r.stderr }, ...filesUnder(planted.dir).filter((f) => f.name !== 'ces-harness.yaml')];
+      expect(leaksIn(places, [{ what: 'secret', value: secret }])).toEqual([]);
+    } finally {
+      await planted.emulator.close();
+      rmSync(planted.dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { forgedTokens } from '../../src/runner/forged-tokens.js';
-import { encodeSegment, parseJwt } from '../../src/spec/jwt.js';
+import { encodeSegment, parseJwt } from '../../src/http/jwt.js';
 
 const header = encodeSegment({ alg: 'HS256', typ: 'JWT' });
 const claims = encodeSegment({ sub: 'client-1', iat: 1_790_000_000, exp: 1_790_086_400, jti: 'abc' });

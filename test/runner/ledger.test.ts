@@ -30,6 +30,20 @@ describe('Ledger', () => {
     expect(again.find(other, 'token-two-abcdef')?.first_seen).toBe(new Date(now).toISOString());
   });
 
+  it('writes no query or fragment of the base URL, where a secret may sit, and still finds its entries', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'ces-ledger-')), 'ledger.json');
+    const now = Date.UTC(2026, 10, 22);
+    const keyed = { ...target, baseUrl: 'https://sb.example.test/?key=url-key-secret#frag-secret' };
+    const ledger = Ledger.open(path);
+    ledger.record(keyed, 'token-keyed-abcdef', now / 1000 + 86_400, now);
+    ledger.save(now);
+    const text = readFileSync(path, 'utf8');
+    expect(text).not.toMatch(/url-key-secret|frag-secret/);
+    expect(Ledger.open(path).entriesFor(keyed).map((e) => e.token)).toEqual(['token-keyed-abcdef']);
+    // The same origin without that query cannot unseal it.
+    expect(Ledger.open(path).entriesFor({ ...target, baseUrl: 'https://sb.example.test/' })).toEqual([]);
+  });
+
   it('drops tokens proven expired and those forgotten for a week', () => {
     const path = join(mkdtempSync(join(tmpdir(), 'ces-ledger-')), 'ledger.json');
     const now = Date.UTC(2026, 10, 22);

@@ -2,7 +2,11 @@
 
 import { CHECKS } from '../../../checks/index.js';
 import { usageError } from '../../errors.js';
-import type { CheckResult } from '../../report/model.js';
+import type { Target } from '../../config/target.js';
+import type { TransportSeen } from '../../http/exchange.js';
+import type { CheckResult, TransportFacts } from '../../report/model.js';
+import { tlsEndpoint } from '../../tls/endpoint.js';
+import { offeredHttpVersions } from '../../tls/http-versions.js';
 import type { Check } from '../../runner/check.js';
 import { runConformance } from '../../runner/conformance.js';
 import { selectChecks } from '../../runner/run-checks.js';
@@ -18,15 +22,28 @@ export function selectedChecks(options: Options): Check[] {
 }
 
 export function conformanceStage(checks: readonly Check[]) {
-  return ({ prepared, redactor, terminal, signal, untested }: StageIo): Promise<CheckResult[]> =>
-    runConformance({
+  return async ({ prepared, redactor, terminal, signal, untested, sawTransport, productionGate }: StageIo): Promise<CheckResult[]> => {
+    let seen: TransportSeen | undefined;
+    const results = await runConformance({
       ...prepared.settings,
+      ...(productionGate ? { productionGate } : {}),
       ledger: prepared.ledger,
       checks,
       redactor,
       progress: terminal.progress,
       onResult: (r) => terminal.out(resultLine(r)),
       onCredentialsRefused: (line) => untested('credentials', line),
+      onTransport: (s) => void (seen = s),
       signal,
     });
+    if (seen && sawTransport) sawTransport(await transportFacts(prepared.settings.target, seen, signal));
+    return results;
+  };
+}
+
+/** The checks' view of the transport, and which HTTP versions the service offers by ALPN (two handshakes). */
+async function transportFacts(target: Target, seen: TransportSeen, signal: AbortSignal): Promise<TransportFacts> {
+  const endpoint = tlsEndpoint(target);
+  const offered = endpoint.https && !signal.aborted ? await offeredHttpVersions(endpoint, signal) : undefined;
+  return { ...(offered ? { http_offered: offered } : {}), http_used: seen.connections, content_codings: seen.codings };
 }

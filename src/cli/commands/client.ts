@@ -13,6 +13,7 @@ import { HarnessError, usageError } from '../../errors.js';
 import type { Untested } from '../../report/model.js';
 import { removeEmptyDirs } from '../../fs/writable.js';
 import { Redactor } from '../../http/redact.js';
+import { harnessWords } from '../harness-words.js';
 import { buildReport } from '../../report/build.js';
 import { VERSION } from '../../version.js';
 import { flagValue, type Options } from '../flags.js';
@@ -65,7 +66,7 @@ export async function clientCommand(options: Options, argv: readonly string[]): 
   const timeLimitS = flagValue(options, 'time-limit');
   const place = prepareReportPlace(options['report-dir'], process.cwd());
 
-  const redactor = new Redactor();
+  const redactor = new Redactor({ keep: harnessWords() });
   const terminal = createTerminal(redactor, { noColor: options['no-color'] === true });
   const controller = new AbortController();
   setMaxListeners(0, controller.signal);

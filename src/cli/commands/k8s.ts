@@ -14,6 +14,7 @@ import { findProjectRoot } from '../../fs/project-root.js';
 import { k8sManifests, k8sName, toYaml } from '../../k8s/manifests.js';
 import { flagValue, type Options } from '../flags.js';
 import { selectedScenarios } from './load.js';
+import { businessForLoad, businessNeededBy, refuseProductionLoad } from '../prepare-target.js';
 
 export interface K8sCommandIo {
   cwd?: string;
@@ -39,6 +40,10 @@ export async function k8sCommand(options: Options, io: K8sCommandIo = {}): Promi
     throw usageError('k8s needs a target the cluster can reach: name an environment in the config or pass --base-url (the built-in emulator runs only on loopback)');
   }
   const vars = settings.credentialVariables;
+  // The manifests load the target once applied: production is read-only for them too.
+  const targetSettings = { ...settings, target };
+  refuseProductionLoad(targetSettings, 'k8s load manifests');
+  const business = businessForLoad(targetSettings, 'k8s load manifests', businessNeededBy(scenarios, settings.rateLimit.endpoint));
 
   const bundleDir = io.bundleDir ?? join(findProjectRoot(), 'dist', 'scenarios');
   const outDir = resolve(cwd, flagValue(options, 'out-dir'));
@@ -70,7 +75,7 @@ export async function k8sCommand(options: Options, io: K8sCommandIo = {}): Promi
         rate: load.rate,
         durationS: load.durationS ?? 60,
         vus: load.vus,
-        business: settings.business,
+        business,
         rateLimitEndpoint: settings.rateLimit.endpoint,
         thresholds: load.thresholds,
         requestTimeoutS: settings.requestTimeoutS,

@@ -13,7 +13,8 @@ import { isK6ScenarioName, K6_SCENARIO_NAMES, K6_SCENARIOS, runLoadScenario, typ
 import { scenarioOk } from '../../k6/summary.js';
 import type { LoadResult, LoadScenarioResult } from '../../report/model.js';
 import type { Options } from '../flags.js';
-import { refuseProductionLoad } from '../prepare-target.js';
+import { businessForLoad, businessNeededBy, refuseProductionLoad } from '../prepare-target.js';
+import { isProduction } from '../../config/target.js';
 import type { StageIo } from './target-job.js';
 
 export function selectedScenarios(options: Options): K6ScenarioName[] {
@@ -29,9 +30,10 @@ export interface LoadStageOptions {
 }
 
 export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOptions = {}) {
-  return async ({ prepared, terminal, signal, reportDir, redactor }: StageIo): Promise<{ result: LoadResult }> => {
+  return async ({ prepared, terminal, signal, reportDir, redactor, productionGate }: StageIo): Promise<{ result: LoadResult }> => {
     const { settings } = prepared;
     refuseProductionLoad(settings, 'load');
+    const business = businessForLoad(settings, 'load', businessNeededBy(scenarios, settings.rateLimit.endpoint));
     const root = findProjectRoot();
     const k6 = await locateK6(process.env, root);
     const bundleDir = join(root, 'dist', 'scenarios');
@@ -50,7 +52,7 @@ export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOp
       rate: load.rate,
       durationS: load.durationS ?? (stageOptions.short ? 5 : 10),
       vus: load.vus,
-      business: settings.business,
+      business,
       runId,
       rateLimitEndpoint: settings.rateLimit.endpoint,
       thresholds: load.thresholds,
@@ -78,6 +80,8 @@ export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOp
           ...(segments > 1 ? { segments } : {}),
         });
         results.push(result);
+        // k6 sends outside the production gate: its own count goes into the audit trail.
+        if (isProduction(target)) productionGate?.addK6Requests(result.requests);
         terminal.out(scenarioLine(result));
       }
     } finally {

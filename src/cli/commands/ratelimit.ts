@@ -18,7 +18,9 @@ import { recommend } from '../../ratelimit/recommend.js';
 import { sizeFleet } from '../../ratelimit/fleet/size.js';
 import { summaryLines, toRateLimitResult } from '../../ratelimit/result.js';
 import type { Proof } from '../../ratelimit/types.js';
-import { refuseProductionLoad } from '../prepare-target.js';
+import { businessForLoad, businessOfRateLimit, refuseProductionLoad } from '../prepare-target.js';
+import { isProduction } from '../../config/target.js';
+import { productionGateFor } from '../../runner/context.js';
 import type { StageIo } from './target-job.js';
 
 export interface RateLimitStageOptions {
@@ -36,6 +38,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
     const { prepared, terminal, signal, redactor, reportDir } = io;
     const { settings } = prepared;
     refuseProductionLoad(settings, 'rate-limit probing');
+    const business = businessForLoad(settings, 'rate-limit probing', businessOfRateLimit(settings.rateLimit.endpoint));
     // For the built-in emulator: an instance with 24 h tokens, so no token turns over mid-probe.
     const { target, expect, secondClient: builtInSecond } = await prepared.probeTarget();
     const { endpoint, maxRps, maxRequests } = settings.rateLimit;
@@ -43,12 +46,12 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
     const secondClient = settings.rateLimit.secondClient ?? builtInSecond;
     if (secondClient) redactor.addSecret(secondClient.clientSecret, secondClient.clientId);
 
-    const http = new ServiceClient(target, { redactor, connections: DISCOVER_DEFAULTS.maxInFlight });
+    const http = new ServiceClient(target, { redactor, connections: DISCOVER_DEFAULTS.maxInFlight, production: io.productionGate ?? productionGateFor(settings.production) });
     let result: RateLimitResult;
     try {
       let calls;
       try {
-        calls = await probeCalls({ http, endpoint, business: settings.business, ...(secondClient ? { secondClient } : {}) });
+        calls = await probeCalls({ http, endpoint, business, ...(secondClient ? { secondClient } : {}) });
       } catch (err) {
         if (!(err instanceof ProbeSetupError)) throw err;
         io.untested('rate_limit', `the probe could not start: ${err.message}`);
@@ -116,7 +119,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
               workDir: join(reportDir, 'k6', 'ratelimit-proof'),
               target: { baseUrl: target.baseUrl, credentials: target.credentials, ...(target.caFile ? { caFile: target.caFile } : {}) },
               endpoint: calls.endpoint,
-              business: settings.business,
+              business,
               ...(calls.validateMethod ? { validateMethod: calls.validateMethod } : {}),
               recommendation,
               durationS: proofS,
@@ -126,6 +129,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
               signal,
             });
             proof = run.proof;
+            if (isProduction(target)) io.productionGate?.addK6Requests(run.scenario.requests);
             proofNotes.push(...run.notes);
             if (run.scenario.error !== undefined && !signal.aborted) io.untested('rate_limit', `proof run did not complete: ${run.scenario.error}`);
           }

@@ -3,8 +3,12 @@
 
 import { setMaxListeners } from 'node:events';
 import { Redactor } from '../../http/redact.js';
+import { harnessWords } from '../harness-words.js';
+import type { ProductionGate } from '../../http/production-gate.js';
+import { productionGateFor } from '../../runner/context.js';
+import { isProduction } from '../../config/target.js';
 import { buildReport } from '../../report/build.js';
-import type { CheckResult, LoadResult, RateLimitResult, Untested } from '../../report/model.js';
+import type { CheckResult, LoadResult, RateLimitResult, Report, TransportFacts, Untested } from '../../report/model.js';
 import { HarnessError } from '../../errors.js';
 import { ensureWritableFileLocation, removeEmptyDirs } from '../../fs/writable.js';
 import { LEDGER_FIX } from '../../runner/ledger.js';
@@ -23,11 +27,15 @@ export interface StageIo {
   terminal: Terminal;
   signal: AbortSignal;
   reportDir: string;
+  /** The run's one production gate: every stage's requests to production count against one budget (a stage's own when absent). */
+  productionGate?: ProductionGate;
   /**
    * A stage that could not test what it was asked to says so here (one line why); the run then
    * cannot pass, and the reason reaches the terminal and every report format.
    */
   untested(stage: Untested['stage'], reason: string): void;
+  /** How the checks' requests travelled (HTTP version, content codings), for the report's target section. */
+  sawTransport?(facts: TransportFacts): void;
 }
 
 export interface Stages {
@@ -42,7 +50,7 @@ export interface Stages {
 }
 
 export async function targetJob(options: Options, stages: Stages): Promise<number> {
-  const redactor = new Redactor();
+  const redactor = new Redactor({ keep: harnessWords() });
   const terminal = createTerminal(redactor, { noColor: options['no-color'] === true });
   // First Ctrl-C (or SIGTERM, SIGHUP) stops the run and still writes a partial report; a second one exits at once.
   const controller = new AbortController();
@@ -76,16 +84,20 @@ interface Job {
 async function runStages({ prepared, reportDir, startedAt }: Job, stages: Stages, redactor: Redactor, terminal: Terminal, signal: AbortSignal): Promise<number> {
   const { settings } = prepared;
   const untested: Untested[] = [];
+  const productionGate = productionGateFor(settings.production);
+  let transport: TransportFacts | undefined;
   const io: StageIo = {
     prepared,
     redactor,
     terminal,
     signal,
     reportDir,
+    productionGate,
     untested: (stage, reason) => {
       untested.push({ stage, reason });
       terminal.err(`${stage}: not tested: ${reason}`);
     },
+    sawTransport: (facts) => void (transport = facts),
   };
   // A stage that throws still leaves a report: the other stages' results and why this one is missing.
   const guarded = async <T>(stage: (io: StageIo) => Promise<T>, name: Untested['stage']): Promise<T | undefined> => {
@@ -114,9 +126,16 @@ async function runStages({ prepared, reportDir, startedAt }: Job, stages: Stages
   const load = await optional(stages.load, 'load', 'load run');
   const rateLimit = (await optional(stages.rateLimit, 'rate_limit', 'rate-limit sizing')) ?? null;
   if (signal.aborted) io.untested('run', 'interrupted before it finished: this report is partial');
+  // Requests held back by the budget were never sent: a run that could not send them tested less than asked.
+  if (productionGate.budgetReached) io.untested('production', `the production request budget (production.max_requests ${productionGate.maxRequests}) was reached; what remained was not tested`);
   const report = buildReport({
     version: VERSION,
-    target: { environment: settings.target.environment, base_url: settings.target.baseUrl, ...(settings.target.emulated ? { emulated: true } : {}) },
+    target: {
+      environment: settings.target.environment,
+      base_url: settings.target.baseUrl,
+      ...(settings.target.emulated ? { emulated: true } : {}),
+      ...(transport ? { transport } : {}),
+    },
     startedAt,
     finishedAt: new Date(),
     checks,
@@ -124,8 +143,11 @@ async function runStages({ prepared, reportDir, startedAt }: Job, stages: Stages
     rateLimit,
     untested,
     notes: settings.warnings,
+    ...(touchesProduction(settings) ? { production: productionAudit(productionGate) } : {}),
   });
-  const remembered = historyStep(report, prepared, terminal, signal.aborted);
+  // Redacted before the history keeps it, as the report folder is: a secret in the base URL's
+  // query, say, must not reach history.jsonl either.
+  const remembered = historyStep(redactor.deep(report), prepared, terminal, signal.aborted);
   writeReportFolder(reportDir, remembered.report, redactor, { ...(load?.files ?? {}), ...remembered.files });
   for (const line of summaryLines(remembered.report, reportDir)) terminal.out(line);
   return report.verdict === 'pass' && !remembered.fails && !signal.aborted ? 0 : 1;
@@ -150,4 +172,17 @@ async function prepareJob(reportDirFlag: string | undefined, flags: TargetFlags,
     removeEmptyDirs(place.created);
     throw err;
   }
+}
+
+/** A run whose target or one of whose other environments is production lists what it sent there. */
+const touchesProduction = (settings: PreparedTarget['settings']) => [settings.target, ...settings.others].some(isProduction);
+
+function productionAudit(gate: ProductionGate): NonNullable<Report['production']> {
+  return {
+    max_requests: gate.maxRequests,
+    sent: gate.requests.length,
+    budget_reached: gate.budgetReached,
+    ...(gate.k6Requests > 0 ? { k6_requests: gate.k6Requests } : {}),
+    requests: [...gate.requests],
+  };
 }

@@ -44,6 +44,8 @@ import { fault as secretInError } from './secret-in-error.js';
 import { fault as acceptsSameLengthToken } from './accepts-same-length-token.js';
 import { fault as tokenPrefixCompare } from './token-prefix-compare.js';
 import { fault as jwtSignatureNotChecked } from './jwt-signature-not-checked.js';
+import { fault as refusalTokenRenamed } from './refusal-token-renamed.js';
+import { fault as secretHexInError } from './secret-hex-in-error.js';
 
 export type { Fault } from './types.js';
 
@@ -88,6 +90,8 @@ export const FAULTS = [
   acceptsSameLengthToken,
   tokenPrefixCompare,
   jwtSignatureNotChecked,
+  refusalTokenRenamed,
+  secretHexInError,
 ] as const;
 
 export type FaultName = (typeof FAULTS)[number]['name'];

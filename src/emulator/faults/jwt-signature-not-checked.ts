@@ -2,7 +2,7 @@
 // honours `alg: none`): anyone who has seen one token can mint their own. Meant with --profile jwt;
 // without it no token is a JWT and nothing changes.
 
-import { parseJwt } from '../../spec/jwt.js';
+import { parseJwt } from '../../http/jwt.js';
 import type { Ctx } from '../types.js';
 import type { TokenRecord } from '../token-store.js';
 import { defineFault } from './types.js';

@@ -4,14 +4,17 @@
 
 import type { Behaviour } from '../types.js';
 import { DEFAULT_TRANSPORT, type Transport } from '../transport.js';
+import { profile as compression } from './compression.js';
 import { profile as extraFields } from './extra-fields.js';
 import { profile as jwt } from './jwt.js';
 import { healthClf, healthHttpDate, healthIso8601 } from './health-date-formats.js';
+import { profile as http2 } from './http2.js';
+import { profile as oauthErrorFields } from './oauth-error-fields.js';
 import { profile as ratelimitHeaders } from './ratelimit-headers.js';
 
 export type { Profile } from './types.js';
 
-export const PROFILES = [extraFields, jwt, healthIso8601, healthHttpDate, healthClf, ratelimitHeaders] as const;
+export const PROFILES = [extraFields, jwt, healthIso8601, healthHttpDate, healthClf, http2, compression, oauthErrorFields, ratelimitHeaders] as const;
 
 export type ProfileName = (typeof PROFILES)[number]['name'];
 

@@ -5,7 +5,7 @@
 // only if it was handed out (as a service with revocation or a token table does).
 
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { encodeSegment, parseJwt } from '../../spec/jwt.js';
+import { encodeSegment, parseJwt } from '../../http/jwt.js';
 import { defineProfile } from './types.js';
 
 const HEADER = encodeSegment({ alg: 'HS256', typ: 'JWT' });

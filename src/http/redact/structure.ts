@@ -1,8 +1,9 @@
 // Credentials found by where they stand, not by what they are: whatever follows a
 // credential-carrying JSON key, form field or header, a Bearer or Basic scheme, or the password
-// of a URL. This catches what no one told the redactor about: a token a service hands out in a
-// 400, a header it sets, a body it reflects, a log line k6 writes. Malformed or cut-off JSON
-// counts too, since a body capped at 64 KiB or quoted in an error is rarely whole.
+// of a URL. For text from outside only (Redactor.foreign): it catches what no one told the
+// redactor about, a token k6 fetched and logged, a header a service sets. Malformed or cut-off
+// JSON counts too, since a body capped at 64 KiB or quoted in an error is rarely whole. What it
+// finds is hidden where it stands, never learned, and judges nothing.
 
 import { CREDENTIAL_FIELDS, CREDENTIAL_HEADERS, CREDENTIAL_NAMES } from '../credential-fields.js';
 import { isRedactionMark } from './fingerprint.js';
@@ -10,7 +11,7 @@ import { isRedactionMark } from './fingerprint.js';
 /** A secret is hidden as [redacted]; a token gets a fingerprint, so reports can tell tokens apart. */
 export type CredentialKind = 'secret' | 'token';
 
-/** Called for each credential found: learns it and returns what to write in its place. */
+/** Called for each credential found: returns what to write in its place. */
 export type Mark = (value: string, kind: CredentialKind) => string;
 
 const SECRET_NAMES = /secret|password|api_?key/i;
@@ -25,8 +26,9 @@ const HEADER_NAMES = [...CREDENTIAL_HEADERS].map(escapeRegExp).join('|');
 const JSON_VALUE = new RegExp(`"(${NAMES})"(\\s*:\\s*)"((?:[^"\\\\]|\\\\.)*)("?)`, 'gi');
 // The same inside a JSON string, once or twice escaped: `\"token\":\"…\"`.
 const ESCAPED_JSON_VALUE = new RegExp(`(\\\\+)"(${NAMES})\\1"(\\s*:\\s*)\\1"((?:(?!\\1")[^\\n])*)`, 'gi');
-// `client_secret=…` in a form body, a query string or a logfmt line.
-const FORM_VALUE = new RegExp(`(?<![A-Za-z0-9_-])(${FIELD_NAMES})=([^&\\s"',;<>]+)`, 'gi');
+// `client_secret=…` in a form body, a query string or a logfmt line. A backslash ends the value: in
+// JSON text it starts the escape of the closing quote, which must stay.
+const FORM_VALUE = new RegExp(`(?<![A-Za-z0-9_-])(${FIELD_NAMES})=([^&\\s"',;<>\\\\]+)`, 'gi');
 // `Set-Cookie: session=…` in a header dump or a log.
 const HEADER_LINE = new RegExp(`(^|[\\r\\n{,]\\s*)(${HEADER_NAMES})(\\s*:\\s*)([^\\r\\n]+)`, 'gim');
 // Credentials of an auth scheme, long enough to be one (an auth-param such as realm= is not).
@@ -66,16 +68,8 @@ function markValue(value: string, kind: CredentialKind, mark: Mark): string {
 }
 
 function schemes(text: string, mark: Mark): string {
-  return text.replace(SCHEME_VALUE, (_all, scheme: string, space: string, value: string) => {
-    if (/^basic$/i.test(scheme)) {
-      // Basic carries `client_id:secret`: the secret is learned, so its other forms are caught too.
-      const decoded = Buffer.from(value, 'base64').toString('utf8');
-      const colon = decoded.indexOf(':');
-      if (colon > 0 && !/[\u0000-\u001f]/.test(decoded)) markValue(decoded.slice(colon + 1), 'secret', mark);
-      return `${scheme}${space}${markValue(value, 'secret', mark)}`;
-    }
-    return `${scheme}${space}${markValue(value, 'token', mark)}`;
-  });
+  // Basic carries `client_id:secret`: a secret; Bearer a token.
+  return text.replace(SCHEME_VALUE, (_all, scheme: string, space: string, value: string) => `${scheme}${space}${markValue(value, /^basic$/i.test(scheme) ? 'secret' : 'token', mark)}`);
 }
 
 /** The text with every credential found by structure replaced by what `mark` returns. */
@@ -97,11 +91,4 @@ export function redactStructure(text: string, mark: Mark): string {
   });
   out = out.replace(FORM_VALUE, (_all, name: string, raw: string) => `${name}=${markValue(decodeUri(raw), kindOfName(name), mark)}`);
   return schemes(out, mark);
-}
-
-/** The credentials structure finds in a text, e.g. in an answer that should carry none. */
-export function credentialsInText(text: string): string[] {
-  const found: string[] = [];
-  redactStructure(text, (value) => (found.push(value), value));
-  return found;
 }

@@ -209,7 +209,7 @@ const probes = [
         await main.issue(0, { ...main.emu.credentials, clientSecret: 'wrong' }),
         await main.issue(0, { ...main.emu.credentials, clientId: 'nobody' }),
       ];
-      return answers.every((a) => a.status === 401 && !/"(access_)?token"/.test(a.text) && !carriesCredentialHeader(a));
+      return answers.every((a) => a.status === 401 && !/"(access_?)?token"/i.test(a.text) && !carriesCredentialHeader(a));
     },
   },
   {
@@ -247,7 +247,7 @@ const probes = [
         await main.issue(0, { ...creds, clientId: 'nobody' }),
         await main.call('POST', '/tokens', { json: { client_id: creds.clientId, client_secret: creds.clientSecret } }),
       ];
-      const forms = [creds.clientSecret, JSON.stringify(creds.clientSecret).slice(1, -1)];
+      const forms = [creds.clientSecret, JSON.stringify(creds.clientSecret).slice(1, -1), Buffer.from(creds.clientSecret).toString('hex')];
       return answers.every((a) => !forms.some((f) => a.text.includes(f) || Object.values(a.headers).some((h) => h.includes(f))));
     },
   },

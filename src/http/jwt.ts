@@ -3,7 +3,7 @@
 // out JWTs. Three base64url segments, a JSON header and JSON claims; signatures are not verified
 // here (the harness has no key: it only forges tokens that must be refused).
 
-import { isJsonObject } from './json-object.js';
+import { isJsonObject } from '../spec/json-object.js';
 
 export interface Jwt {
   header: Record<string, unknown>;

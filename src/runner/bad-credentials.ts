@@ -1,0 +1,19 @@
+// The verdict the two checks of POST /tokens with bad credentials share (token.bad-secret-401,
+// token.bad-client-id-401): the §7 refusal, carrying nothing the run knows and nothing that works.
+
+import type { Exchange } from '../http/exchange.js';
+import type { ServiceClient } from '../http/service-client.js';
+import { fail, pass, type Outcome } from './check.js';
+import { CARRIES_WORKING_TOKEN, cameBack, handedOutTokenNote, unauthorizedProblem, WANTS_401 } from './expect.js';
+
+/**
+ * The verdict on a refusal of bad credentials (`what`: "a wrong secret"): the §7 refusal, carrying
+ * nothing the run knows and nothing that works as a token.
+ */
+export async function badCredentialsOutcome(http: ServiceClient, ex: Exchange, what: string): Promise<Outcome> {
+  const handedOut = await handedOutTokenNote(http, ex);
+  const problem = unauthorizedProblem(ex) ?? (handedOut?.works ? CARRIES_WORKING_TOKEN : undefined);
+  if (problem === undefined) return pass('401 {"error":"unauthorized"}', [http.evidence(ex)]);
+  const extra = handedOut ? `; ${handedOut.note}` : '';
+  return fail(`${cameBack(http, ex)} for ${what} (${problem}); ${WANTS_401} and no token (§4.1 rule 2)${extra}`, [http.evidence(ex), ...(handedOut ? [handedOut.evidence] : [])]);
+}
