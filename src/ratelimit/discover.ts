@@ -16,6 +16,9 @@
 //               offered rate fell below the limit: it is raised and the window starts again.
 //               Phases 1–3 are one paced stream (stream.ts) whose every decision is a pure
 //               reducer of the answers so far (stream-reducer.ts).
+//  (a long window the service announces – RateLimit fields, or a Retry-After of 5 s or more – is
+//   tested at its announced edges right after the drain instead (advertised.ts); anything that
+//   contradicts it leaves the limit to the phases below)
 //  4. idle burst (idle-burst.ts) – wait until the limit must have refilled (twice the time the
 //               guessed burst needs at the sustained rate), send at max_rps until the first
 //               refusal; repeat (waiting longer while it grows) until two measurements agree, so

@@ -3,10 +3,13 @@
 // (a minute) costs the walk of window-edges.ts several windows; the announcement says where the next
 // one starts and how long it is, so two edges settle it: right after the drain's refusal, pings
 // step across the announced reset until one passes (the first edge), the rest of the window is
-// sent at once (the limit, counted), and single requests just before and just after where the next
-// edge must be if the announced window is true (the window, to about 1 %). Two windows and a few
-// dozen requests instead of minutes of walking; and what was announced is set beside what was
-// measured, a finding of its own when they differ.
+// sent a little later (the limit, counted), single requests just before and just after where the
+// next edge must be if the announced window is true (the window, to about 1 %), and the whole limit
+// again right after it (a sliding log, whose slots free a period after each request, lets only a
+// few through). Two windows, three limits' worth of requests and a few dozen pings instead of many
+// windows of walking; and what was announced is set beside what was measured, a finding of its own
+// when they differ. Without any RateLimit field, a Retry-After on the drain's refusal (many
+// fixed-window libraries send the seconds to the edge) is the same kind of hypothesis.
 //
 // Shorter windows are walked by the usual phases in seconds anyway: there the announcement is only
 // compared with what they identified (compareAdvertisement).
