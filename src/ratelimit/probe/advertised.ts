@@ -96,7 +96,7 @@ export async function advertisedPhase(probe: Probe): Promise<AdvertisedFindings>
   probe.progress(`${claim}: a window of ${h.windowS !== null ? '' : 'about '}${round(windowMs / 1000, 1)} s, about ${Math.ceil(needMs / 1000)} s to confirm (the probe's budget: ${probe.maxDurationMs / 1000} s)`);
 
   const firstStepMs = Math.max(20, Math.min(0.005 * windowMs, (2 * RESET_ROUNDING_MS) / EDGE_PINGS));
-  const first = await edgeNear(probe, { lo: h.resetFromMs - RESET_ROUNDING_MS, hi: h.resetAtMs + RESET_ROUNDING_MS }, firstStepMs);
+  const first = await edgeNear(probe, { lo: h.resetFromMs - RESET_ROUNDING_MS - arrivalSlackMs(windowMs), hi: h.resetAtMs + RESET_ROUNDING_MS }, firstStepMs);
   if (!first.accepted) return unverified(probe, h, first.why ?? `the limit was still shut ${round(RESET_ROUNDING_MS / 1000, 1)} s after the announced reset`, false);
   // Let through before the reset: a bucket refilling (its reset is when it is full), not a window.
   if (first.early) return unverified(probe, h, 'a request passed before the announced reset: not a window that resets there; measured instead', null);
@@ -148,6 +148,13 @@ export async function advertisedPhase(probe: Probe): Promise<AdvertisedFindings>
   };
 }
 
+/**
+ * How much earlier than a rounded reset allows the search starts: a reset of 8.0001 s reads 9, and a
+ * request sent 8 s after reaches the limit a little later, past the edge on a busy machine, which
+ * would read as let in before the reset.
+ */
+const arrivalSlackMs = (windowMs: number) => Math.max(250, 0.01 * windowMs);
+
 /** Between the request that found the first edge and the rest of the window, relative to the window: a sliding log's slots then free that far apart. */
 const SPLIT = 0.03;
 
@@ -169,7 +176,7 @@ function nextEdgeSaid(probe: Probe, h: Hypothesis, edge1: Bracket, windowMs: num
       : null;
   if (at === null) return null;
   const estimateMs = at.toMs - edge1.hi;
-  return { where: { lo: at.fromMs - RESET_ROUNDING_MS, hi: at.toMs + RESET_ROUNDING_MS }, stepMs: Math.max(20, 0.004 * estimateMs) };
+  return { where: { lo: at.fromMs - RESET_ROUNDING_MS - arrivalSlackMs(estimateMs), hi: at.toMs + RESET_ROUNDING_MS }, stepMs: Math.max(20, 0.004 * estimateMs) };
 }
 
 /** A window that ends past the probe's time cap: said, never guessed. */
