@@ -59,6 +59,7 @@ export const FLAGS = {
   'max-rps': { kind: 'number', arg: 'RPS', description: 'the rate-limit probe never sends faster than this; config rate_limit.max_rps', default: '200', range: RANGES.maxRps, commands: ['run', 'check', 'ratelimit'] },
   'time-limit': { kind: 'number', arg: 'S', description: 'longest the client may run per scenario before its process group is killed', value: 30, range: RANGES.clientTimeLimitS, commands: ['client'] },
   segments: { kind: 'number', arg: 'N', description: 'split each scenario across N local k6 processes (execution segments) and merge', value: 1, range: RANGES.segments, commands: ['load'] },
+  'max-duration': { kind: 'number', arg: 'S', description: "the rate-limit probe's time cap, seconds (about 2.5 windows for a window limiter: 150 for a minute)", default: '120', range: RANGES.probeDurationS, commands: ['ratelimit'] },
   fleet: { kind: 'number', arg: 'N', description: 'also size the policy for N client instances sharing the limit (simulated, see docs/fleet.md)', default: 'one client; config rate_limit.fleet', range: RANGES.fleet, commands: ['ratelimit'] },
   parallelism: { kind: 'number', arg: 'N', description: 'k6-operator runner pods', value: 2, range: RANGES.parallelism, commands: ['k8s'] },
   'out-dir': { kind: 'string', arg: 'DIR', description: 'where the manifests go', value: 'k8s/', commands: ['k8s'] },

@@ -24,6 +24,8 @@ export interface RateLimitSettings {
   maxRetryAfterS: number;
   /** False for an environment named production without --allow-production-load. */
   probingAllowed: boolean;
+  /** `--max-duration`: the probe's time cap, seconds, when given (a window limiter needs about 2.5 windows). */
+  maxDurationS?: number;
   /** Client instances sharing the limit, when the policy is to be sized for a fleet (`--fleet N`). */
   fleet?: number;
   /** rate_limit.second_client: another client of the target's environment, for the probe's scope phase. */

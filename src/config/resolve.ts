@@ -82,6 +82,7 @@ export interface SettingFlags {
   vus?: number;
   'max-rps'?: number;
   fleet?: number;
+  'max-duration'?: number;
 }
 
 /** The load run's settings; only the duration is left to the command (a short one in `run`). */
@@ -229,6 +230,7 @@ export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.Pr
       endpoint: file.rate_limit?.endpoint ?? DEFAULTS.rateLimitEndpoint,
       maxRps,
       maxRequests: file.rate_limit?.max_requests ?? DEFAULTS.maxRequests,
+      ...(flags['max-duration'] !== undefined ? { maxDurationS: flags['max-duration'] } : {}),
       ...fleetOf(flags.fleet ?? file.rate_limit?.fleet),
       recoveryWaitS: defaults.recoveryWaitS,
       maxRetryAfterS: file.rate_limit?.max_retry_after_s ?? DEFAULTS.maxRetryAfterS,

@@ -21,6 +21,7 @@ import type { EnvState } from './types.js';
 export type { EmulatorOptions, Observed } from './options.js';
 export { FAULTS, isFaultName, type FaultName } from './faults/index.js';
 export { PROFILES, isProfileName, type ProfileName } from './profiles/index.js';
+export { overstatedRateLimitHeaders } from './profiles/ratelimit-headers.js';
 
 export interface EmulatorEnvironment {
   name: string;

@@ -1,6 +1,7 @@
 // One limiter per client key, of whichever kind the emulator was started with (src/ratelimit/limiters).
 // Keys are created lazily and the oldest dropped beyond a bound, so garbage client ids cannot grow memory.
 
+import type { QuotaState } from '../spec/ratelimit-fields.js';
 import { createLimiter, type LimitDecision, type Limiter, type LimiterModel } from '../ratelimit/limiters/index.js';
 
 export type { LimitDecision } from '../ratelimit/limiters/index.js';
@@ -31,6 +32,13 @@ export class RateLimiter {
       this.remember(key, limiter);
     }
     return limiter.take(nowMs);
+  }
+
+  /** The key's quota as a gateway would announce it; undefined with no limit or a limiter without one. */
+  quota(key: string, nowMs: number): QuotaState | undefined {
+    if (this.model === null) return undefined;
+    const limiter = this.limiters.get(key) ?? createLimiter(this.model);
+    return limiter.quota?.(nowMs);
   }
 
   private remember(key: string, limiter: Limiter): void {

@@ -119,5 +119,5 @@ export interface Behaviour {
   /** §8: whether this request fits the client's rate limit. */
   limit(ctx: Ctx, key: string): LimitDecision;
   /** Every answer on its way out (conformant: as it is); profiles add what gateways add. */
-  finish(reply: Reply): Reply;
+  finish(reply: Reply, ctx: Ctx): Reply;
 }

@@ -16,6 +16,9 @@
 //               offered rate fell below the limit: it is raised and the window starts again.
 //               Phases 1–3 are one paced stream (stream.ts) whose every decision is a pure
 //               reducer of the answers so far (stream-reducer.ts).
+//  (a long window the service announces – RateLimit fields, or a Retry-After of 5 s or more – is
+//   tested at its announced edges right after the drain instead (advertised.ts); anything that
+//   contradicts it leaves the limit to the phases below)
 //  4. idle burst (idle-burst.ts) – wait until the limit must have refilled (twice the time the
 //               guessed burst needs at the sustained rate), send at max_rps until the first
 //               refusal; repeat (waiting longer while it grows) until two measurements agree, so
@@ -38,6 +41,7 @@ import { probeTimeline } from './timeline.js';
 import { refusalsOf, tooFewRefusals } from './evidence.js';
 import { monotonicClock, type Clock } from './pacing.js';
 import { describeLimiter, type LimiterModel } from './limiters/index.js';
+import { advertisedPhase, compareAdvertisement } from './probe/advertised.js';
 import { idleBurstPhase } from './probe/idle-burst.js';
 import { confirmedShape } from './probe/confirm-shape.js';
 import { drainFigures, shapePhase, type ShapeFindings } from './probe/recover.js';
@@ -106,6 +110,10 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   // The drain alone first: after its first refusal nothing more is streamed until the shape is known.
   const drained = await streamPhase(probe, { ...streamSettings, drainOnly: true });
   if (!drained.measured) return estimateOf(probe, drained, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, []);
+  // A long window the service announces is tested at its announced edges: seconds, not minutes.
+  const advertised = await advertisedPhase(probe);
+  if (advertised.model) return identifiedWindow(probe, drained, advertised.model, advertised.evidence, advertised.notes);
+  if (advertised.tooLong) return estimateOf(probe, drained, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, advertised.notes);
   const drainSamples = probe.samples.filter((s) => s.phase === 'drain');
   const drain = drainFigures(drainSamples, probe.calls.overhead.sent) ?? (await drainedFromIdle(probe, drainSamples));
   const firstShape = drain ? await shapePhase(probe, drain) : undefined;
@@ -123,10 +131,7 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
       const figures = { ...NOTHING_MEASURED, limiter_evidence: [shape.evidence, ...window.evidence] };
       return estimateOf(probe, drained, figures, { verdict: 'unknown', notes: [] }, [`the limiter looks like a ${shape.shape.replace('-', ' ')} but its parameters were not pinned down`, ...window.notes]);
     }
-    const retryAfter = await retryAfterPhase(probe, model.kind === 'fixed-window' ? model.window_s : model.period_s);
-    const scope = await scopePhase(probe, model.limit);
-    const figures: Figures = { ...windowFigures(model), scope: scope.scope, limiter: model, limiter_evidence: [shape.evidence, ...window.evidence] };
-    return estimateOf(probe, drained, figures, retryAfter, [`identified: ${describeLimiter(model)}`, ...window.notes, ...retryAfter.notes, ...scope.notes]);
+    return identifiedWindow(probe, drained, model, [shape.evidence, ...window.evidence], window.notes);
   }
 
   // The recovery phase timed the bucket's refills: the window can start without a pilot.
@@ -154,6 +159,14 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   };
   const identified = limiter ? [`identified: ${describeLimiter(limiter)}`] : [];
   return estimateOf(probe, stream, figures, retryAfter, [...identified, ...idle.notes, ...retryAfter.notes, ...scope.notes]);
+}
+
+/** A window whose kind and parameters are known: Retry-After and the scope, then the estimate. */
+async function identifiedWindow(probe: Probe, drained: StreamFindings, model: LimiterModel & { kind: 'fixed-window' | 'sliding-window' }, evidence: string[], windowNotes: string[]): Promise<Estimate> {
+  const retryAfter = await retryAfterPhase(probe, model.kind === 'fixed-window' ? model.window_s : model.period_s);
+  const scope = await scopePhase(probe, model.limit);
+  const figures: Figures = { ...windowFigures(model), scope: scope.scope, limiter: model, limiter_evidence: evidence };
+  return estimateOf(probe, drained, figures, retryAfter, [`identified: ${describeLimiter(model)}`, ...windowNotes, ...retryAfter.notes, ...scope.notes]);
 }
 
 /** When the first drain admitted nothing (the set-up requests used up a small limit), a second one from idle. */
@@ -242,6 +255,9 @@ function estimateOf(probe: Probe, stream: StreamFindings, claimed: Figures, retr
   if (slow) notes.unshift(`not tested: ${slow}`);
   if (refusals.withoutRetryAfter > 0 && refusals.retryAfterMax !== null) notes.push(`${refusals.withoutRetryAfter} refusals carried no Retry-After while others did`);
   const headers = refusals.headers && retryAfter.reset ? { ...refusals.headers, reset: retryAfter.reset } : refusals.headers;
+  // What the service announced, beside what was measured: tested at its edges (probe/advertised.ts), or compared now.
+  const heard = probe.advertisements.last;
+  const advertised = probe.advertised ?? (heard ? compareAdvertisement(heard.ad, figures.limiter) : undefined);
   return {
     endpoint: probe.calls.endpoint,
     limiting_status: status,
@@ -256,6 +272,7 @@ function estimateOf(probe: Probe, stream: StreamFindings, claimed: Figures, retr
     scope: figures.scope,
     retry_after_max_s: refusals.retryAfterMax,
     ...(headers ? { ratelimit_headers: headers } : {}),
+    ...(advertised ? { advertised } : {}),
     requests_sent: probe.sentSoFar(),
     requests_limited: probe.calls.overhead.limited + samples.filter((s) => s.answer === 'limited').length,
     duration_s: round(probe.elapsed() / 1000, 2),

@@ -5,7 +5,7 @@ import type { ProofRound, RateLimitResult } from '../report/model.js';
 import { fleetSummaryLines } from './fleet/summary-lines.js';
 import { describeLimiter } from './limiters/index.js';
 import { PROOF_PROMISE } from './proof-loop.js';
-import { proofRoundText } from '../report/format.js';
+import { advertisedText, proofRoundText } from '../report/format.js';
 import type { Estimate, Proof, Recommendation } from './types.js';
 
 /** What the proof loop (proof-loop.ts) made of the recommendation: its verdict and every round it ran. */
@@ -47,6 +47,7 @@ export function toRateLimitResult(estimate: Estimate, recommendation: Recommenda
     limiting_status: estimate.limiting_status,
     refill_s: estimate.refill_s,
     ...(estimate.ratelimit_headers ? { ratelimit_headers: estimate.ratelimit_headers.names } : {}),
+    ...(estimate.advertised ? { advertised: estimate.advertised } : {}),
     duration_s: estimate.duration_s,
     partial: estimate.partial,
     limiter: estimate.limiter,
@@ -76,6 +77,7 @@ export function summaryLines(r: RateLimitResult): string[] {
     );
   }
   if (r.limiter) lines.push(`  limiter: ${describeLimiter(r.limiter)}`);
+  if (r.advertised) lines.push(`  advertised: ${advertisedText(r.advertised)}`);
   const share = r.requests_sent > 0 ? ` (${((r.requests_limited / r.requests_sent) * 100).toFixed(1)} %)` : '';
   lines.push(`  probe: ${r.requests_sent} requests, ${r.requests_limited} limited${share}, ${r.duration_s ?? '?'} s${r.partial ? ', partial' : ''}`);
   const rec = r.recommendation;

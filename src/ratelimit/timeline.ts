@@ -29,6 +29,7 @@ const PHASE_LABEL: Record<PhaseName, string> = {
   edges: 'window edges',
   period: 'period',
   'counts-refused': 'counts refused',
+  advertised: 'advertised limit',
 };
 
 const FINE_UP_TO_MS = 30_000;

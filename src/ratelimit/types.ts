@@ -1,7 +1,7 @@
 // The data the rate-limit probe produces and the recommendation consumes. Plain objects only: the
 // stage turns an Estimate (plus a Recommendation and a Proof) into the report's RateLimitResult.
 
-import type { BackoffPolicy, RateLimitResult } from '../report/model.js';
+import type { AdvertisedLimit, BackoffPolicy, RateLimitResult } from '../report/model.js';
 import type { LimiterModel } from './limiters/index.js';
 import type { RateLimitEndpoint } from '../spec/endpoints.js';
 
@@ -9,7 +9,7 @@ import type { RateLimitEndpoint } from '../spec/endpoints.js';
 export type Answer = 'accepted' | 'limited' | 'error';
 
 /** Which part of the probe sent a request (the timeline and the estimators select by it). */
-export type PhaseName = 'drain' | 'pilot' | 'window' | 'retry-after' | 'idle-burst' | 'scope' | 'recover' | 'edges' | 'period' | 'counts-refused';
+export type PhaseName = 'drain' | 'pilot' | 'window' | 'retry-after' | 'idle-burst' | 'scope' | 'recover' | 'edges' | 'period' | 'counts-refused' | 'advertised';
 
 export interface Sample {
   /** Milliseconds since the probe started (monotonic clock), when the request was handed to the client. */
@@ -67,6 +67,8 @@ export interface Estimate {
   /** The largest Retry-After seen, seconds. */
   retry_after_max_s: number | null;
   ratelimit_headers?: RateLimitHeaders;
+  /** What the service announced of its limit (RateLimit headers), and whether the probe's measurement agreed. */
+  advertised?: AdvertisedLimit;
   scope: Scope;
   /** p95 latency of accepted requests, ms: with the target rate it sizes concurrency (Little's law). */
   latency_p95_ms: number | null;

@@ -1,7 +1,7 @@
 // Turning model values into the words and figures every renderer shows. Locale-free on purpose:
 // a report must read the same on a CI runner as on a laptop, and stay byte-for-byte deterministic.
 
-import type { BackoffPolicy, Evidence, LoadScenarioResult, ProofRound, RateLimitResult, Report, Status } from './model.js';
+import type { AdvertisedLimit, BackoffPolicy, Evidence, LoadScenarioResult, ProofRound, RateLimitResult, Report, Status } from './model.js';
 
 export const STATUS_ICON: Record<Status, string> = {
   pass: '✅',
@@ -145,9 +145,16 @@ function optionalFacts(r: RateLimitResult): Array<[string, string]> {
     facts.push(['Limiting answer', `${r.limiting_status} (non-conformant: §7 wants 429)`]);
   }
   if (r.refill_s !== undefined && r.refill_s !== null) facts.push(['Refill of the burst', formatDuration(r.refill_s)]);
+  if (r.advertised) facts.push(['Advertised limit', advertisedText(r.advertised)]);
   if (r.ratelimit_headers && r.ratelimit_headers.length > 0) facts.push(['RateLimit headers', r.ratelimit_headers.join(', ')]);
   if (r.duration_s !== undefined) facts.push(['Probe duration', `${formatSeconds(r.duration_s)}${r.partial ? ' (partial)' : ''}`]);
   return facts;
+}
+
+/** One line: what the service announced, and whether the probe's measurement agreed. */
+export function advertisedText(a: AdvertisedLimit): string {
+  const verdict = a.agrees === true ? 'agrees with the measurement' : a.agrees === false ? 'DISAGREES with the measurement' : 'not verified';
+  return `${a.limit} per ${a.window_s === null ? 'window' : `${a.window_s} s`} (${a.source_header}): ${verdict} (${a.note})`;
 }
 
 export function recommendationText(r: RateLimitResult): string {

@@ -75,6 +75,19 @@ export interface BackoffPolicy {
   max_retries: number;
 }
 
+/**
+ * A limit the service announced (RateLimit-Policy, X-RateLimit-Limit…), taken as a hypothesis and
+ * tested: `agrees` true when the probe measured the same limit and window, false when it measured
+ * otherwise, null when it could not verify it (the note says why).
+ */
+export interface AdvertisedLimit {
+  limit: number;
+  window_s: number | null;
+  source_header: string;
+  agrees: boolean | null;
+  note: string;
+}
+
 export interface RateLimitResult {
   endpoint: string;
   observed_429: boolean;
@@ -113,6 +126,8 @@ export interface RateLimitResult {
   limiting_status?: number | null;
   /** Seconds a drained limit needs to hold its whole burst again. */
   refill_s?: number | null;
+  /** What the service announced of its limit in RateLimit / X-RateLimit-* headers, and whether the probe's measurement agreed. */
+  advertised?: AdvertisedLimit;
   /** RateLimit / X-RateLimit-* headers the limited answers carried. */
   ratelimit_headers?: string[];
   /** How long the probe ran, seconds. */

@@ -13,7 +13,7 @@ import { discover, type DiscoverOptions } from '../../src/ratelimit/discover.js'
 import type { Estimate } from '../../src/ratelimit/types.js';
 import { fixedWindow, gcra, noLimit, virtualWorld, type VirtualEndpoint } from './virtual-limit.js';
 
-type Figures = Omit<Estimate, 'endpoint' | 'latency_p95_ms' | 'timeline' | 'notes' | 'ratelimit_headers'>;
+type Figures = Omit<Estimate, 'endpoint' | 'latency_p95_ms' | 'timeline' | 'notes' | 'ratelimit_headers' | 'advertised'>;
 type Budget = Pick<DiscoverOptions, 'maxRps' | 'maxRequests' | 'maxDurationS'>;
 
 const ROOMY = { maxRequests: 3_000, maxDurationS: 60 };
@@ -93,9 +93,11 @@ describe('discover on a virtual clock', () => {
     const progress: string[] = [];
     try {
       const estimate = await discover({ calls: world.calls, clock: world.clock, ...budget, progress: (line) => progress.push(line) });
-      const { endpoint: _, latency_p95_ms, timeline, notes: said, ratelimit_headers, ...rest } = estimate;
+      const { endpoint: _, latency_p95_ms, timeline, notes: said, ratelimit_headers, advertised, ...rest } = estimate;
       expect(rest).toEqual(figures);
       expect(ratelimit_headers).toEqual(headers);
+      // The made-up RateLimit-Limit of 1 the 'reset' endpoints send is an announcement the measurement contradicts.
+      expect(advertised?.agrees ?? null).toBe(headers === undefined ? null : false);
       expect(said).toHaveLength(notes.length);
       notes.forEach((note, i) => expect(said[i]).toMatch(note));
       expect(progress[0]).toBe(`probing the rate limit on tokens.validate at up to ${budget.maxRps} req/s (at most ${budget.maxRequests} requests, ${budget.maxDurationS} s)`);

@@ -8,9 +8,14 @@ import type { Exchange } from '../../src/http/exchange.js';
 import type { ProbeCalls } from '../../src/ratelimit/calls.js';
 import type { Clock } from '../../src/ratelimit/pacing.js';
 import { createLimiter, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
+import { advertisementHeaders } from '../../src/spec/ratelimit-fields.js';
+import type { Claim } from '../../src/emulator/profiles/ratelimit-headers.js';
 
-/** Decides one arrival at `nowMs`: undefined lets it through, a number refuses it and says in how many ms it would pass. */
-export type Limiter = (nowMs: number) => number | undefined;
+/**
+ * Decides one arrival at `nowMs`: undefined lets it through, a number refuses it and says in how
+ * many ms it would pass. `announce`: the RateLimit headers its answer carries (advertising()).
+ */
+export type Limiter = ((nowMs: number) => number | undefined) & { announce?: (nowMs: number) => Record<string, string> };
 
 /** GCRA, what a token bucket is in arrival times: `rps` sustained, `burst` at once, full at t = 0. */
 export function gcra(rps: number, burst: number): Limiter {
@@ -94,9 +99,10 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
   const caller = (limiter: Limiter) => (): Promise<Exchange> =>
     new Promise((resolve) => {
       const waitMs = limiter(now());
+      const announced = limiter.announce?.(now()) ?? {};
       const latencyMs = waitMs !== undefined && endpoint.refusalLatencyMs !== undefined ? endpoint.refusalLatencyMs : 2 + ((sent++ * 7) % 11);
       at(now() + latencyMs, () => {
-        const headers: Record<string, string> = {};
+        const headers: Record<string, string> = { ...announced };
         const seconds = String(Math.max(1, Math.ceil((waitMs ?? 0) / 1000)));
         if (waitMs !== undefined && endpoint.announces === 'retry-after') headers['retry-after'] = seconds;
         if (waitMs !== undefined && endpoint.announces === 'reset') Object.assign(headers, { 'ratelimit-reset': seconds, 'ratelimit-limit': '1' });
@@ -133,6 +139,24 @@ export function fromModel(model: LimiterModel): Limiter {
     const d = limiter.take(now);
     return d.ok ? undefined : d.retryAfterS * 1000;
   };
+}
+
+/**
+ * A limiter model that announces its quota on every answer as the emulator's `ratelimit-headers`
+ * profile does (`claim`: what it announces instead, as a misconfigured gateway would).
+ */
+export function advertising(model: LimiterModel, claim: Claim = (real) => real): Limiter {
+  const limiter = createLimiter(model);
+  const decide: Limiter = (now) => {
+    const d = limiter.take(now);
+    return d.ok ? undefined : d.retryAfterS * 1000;
+  };
+  // The answer's headers say the quota as it was right after this request was decided.
+  decide.announce = (now) => {
+    const quota = limiter.quota?.(now);
+    return quota ? advertisementHeaders(claim(quota)) : {};
+  };
+  return decide;
 }
 
 /**

@@ -85,7 +85,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
         calls,
         maxRps,
         maxRequests,
-        maxDurationS: stageOptions.maxDurationS ?? DISCOVER_DEFAULTS.maxDurationS,
+        maxDurationS: stageOptions.maxDurationS ?? settings.rateLimit.maxDurationS ?? DISCOVER_DEFAULTS.maxDurationS,
         maxRetryAfterS: settings.rateLimit.maxRetryAfterS,
         signal,
         progress: terminal.progress,

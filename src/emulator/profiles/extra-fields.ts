@@ -4,14 +4,14 @@
 // the only ones it may have, so a conformant client ignores the rest.
 
 import { isJsonObject } from '../../spec/json-object.js';
-import type { Reply } from '../types.js';
+import type { Behaviour, Ctx, Reply } from '../types.js';
 import { defineProfile } from './types.js';
 
 let seq = 0;
 
 /** The reply with gateway headers, and extra fields in a JSON object body. */
-function decorate(base: (reply: Reply) => Reply, reply: Reply): Reply {
-  const done = base(reply);
+function decorate(base: Behaviour['finish'], reply: Reply, ctx: Ctx): Reply {
+  const done = base(reply, ctx);
   const id = `req-${(++seq).toString(16).padStart(8, '0')}`;
   const headers = { ...done.headers, 'x-request-id': id, server: 'envoy', via: '1.1 gateway', 'x-content-type-options': 'nosniff' };
   if (!done.headers['content-type']?.startsWith('application/json')) return { ...done, headers };
@@ -26,6 +26,6 @@ export const profile = defineProfile({
   description: 'every JSON answer carries fields the spec does not name (scope, request_id, status, details) and every answer gateway headers (x-request-id, server, via)',
   override: (base) => ({
     tokenBody: (record) => ({ ...base.tokenBody(record), scope: 'evaluation ach_transactions', issued_at: Math.floor(record.issuedAtMs / 1000) }),
-    finish: (reply) => decorate(base.finish, reply),
+    finish: (reply, ctx) => decorate(base.finish, reply, ctx),
   }),
 });

@@ -4,7 +4,7 @@
 // harness that judged or redacted by such words would fail this service or censor its own report.
 
 import { isJsonObject } from '../../spec/json-object.js';
-import type { Reply } from '../types.js';
+import type { Behaviour, Ctx, Reply } from '../types.js';
 import { defineProfile } from './types.js';
 
 const EXPLAINED = {
@@ -12,8 +12,8 @@ const EXPLAINED = {
   error_uri: 'https://docs.example/errors?token=none&client_secret=business',
 };
 
-function explain(base: (reply: Reply) => Reply, reply: Reply): Reply {
-  const done = base(reply);
+function explain(base: Behaviour['finish'], reply: Reply, ctx: Ctx): Reply {
+  const done = base(reply, ctx);
   if (!done.headers['content-type']?.startsWith('application/json')) return done;
   const value: unknown = JSON.parse(done.body);
   if (!isJsonObject(value) || !('error' in value)) return done;
@@ -23,5 +23,5 @@ function explain(base: (reply: Reply) => Reply, reply: Reply): Reply {
 export const profile = defineProfile({
   name: 'oauth-error-fields',
   description: 'every JSON error carries an OAuth-style error_description and error_uri that name credentials (token=none, client_secret=…) without carrying any',
-  override: (base) => ({ finish: (reply) => explain(base.finish, reply) }),
+  override: (base) => ({ finish: (reply, ctx) => explain(base.finish, reply, ctx) }),
 });

@@ -47,7 +47,7 @@ function limiterKey(ctx: Ctx, route: RouteName | undefined, body: unknown): stri
 
 /** Every answer, as the (possibly profiled) behaviour finishes it: a gateway's headers and fields. */
 export async function route(ctx: Ctx): Promise<Reply> {
-  return ctx.b.finish(await answer(ctx));
+  return ctx.b.finish(await answer(ctx), ctx);
 }
 
 async function answer(ctx: Ctx): Promise<Reply> {

@@ -1,6 +1,7 @@
 // A token bucket, refilled lazily from the elapsed time when a request arrives: no timers, and an
 // idle client costs nothing. A leaky bucket as nginx's `limit_req` runs it admits the same requests.
 
+import type { QuotaState } from '../../spec/ratelimit-fields.js';
 import type { BucketModel, LimitDecision, Limiter } from './model.js';
 
 export class BucketLimiter implements Limiter {
@@ -17,17 +18,28 @@ export class BucketLimiter implements Limiter {
   }
 
   take(nowMs: number): LimitDecision {
-    if (this.lastMs !== null) {
-      // A clock moved backwards (tests may do that) must not drain or overfill the bucket.
-      const elapsedS = Math.max(0, nowMs - this.lastMs) / 1000;
-      this.tokens = Math.min(this.capacity, this.tokens + elapsedS * this.rate);
-    }
-    this.lastMs = Math.max(this.lastMs ?? nowMs, nowMs);
+    this.refill(nowMs);
     if (this.tokens >= 1) {
       this.tokens -= 1;
       return { ok: true };
     }
     // Truthful Retry-After: the whole seconds until one token has dripped back, never 0.
     return { ok: false, retryAfterS: Math.max(1, Math.ceil((1 - this.tokens) / this.rate)) };
+  }
+
+  /** The burst as the quota, the time a full refill takes as its window (what gateways over a bucket announce). */
+  quota(nowMs: number): QuotaState {
+    this.refill(nowMs);
+    const windowS = this.capacity / this.rate;
+    return { limit: this.capacity, windowS: Math.max(1, Math.round(windowS)), remaining: Math.floor(this.tokens), resetS: (this.capacity - this.tokens) / this.rate };
+  }
+
+  private refill(nowMs: number): void {
+    if (this.lastMs !== null) {
+      // A clock moved backwards (tests may do that) must not drain or overfill the bucket.
+      const elapsedS = Math.max(0, nowMs - this.lastMs) / 1000;
+      this.tokens = Math.min(this.capacity, this.tokens + elapsedS * this.rate);
+    }
+    this.lastMs = Math.max(this.lastMs ?? nowMs, nowMs);
   }
 }

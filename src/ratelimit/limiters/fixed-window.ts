@@ -2,6 +2,7 @@
 // the given clock, so a client meets the reset at the same moment whatever it does; or, with
 // `edges: 'first-request'` (rate-limiter-flexible), a window after the request that opened it.
 
+import type { QuotaState } from '../../spec/ratelimit-fields.js';
 import type { FixedWindowModel, LimitDecision, Limiter } from './model.js';
 
 export class FixedWindowLimiter implements Limiter {
@@ -25,6 +26,15 @@ export class FixedWindowLimiter implements Limiter {
     }
     if (this.model.counts_refused) this.count += 1;
     return { ok: false, retryAfterS: Math.max(1, Math.ceil((this.endMs - nowMs) / 1000)) };
+  }
+
+  quota(nowMs: number): QuotaState {
+    // Read only: a window that opens at the first request must not be opened by a look at it.
+    const opensNext = this.model.edges === 'first-request' && nowMs >= this.endMs;
+    if (this.model.edges !== 'first-request') this.turnOver(nowMs);
+    const endMs = opensNext ? nowMs + this.windowMs : this.endMs;
+    const count = opensNext ? 0 : this.count;
+    return { limit: this.model.limit, windowS: this.model.window_s, remaining: Math.max(0, this.model.limit - count), resetS: (endMs - nowMs) / 1000 };
   }
 
   /** Starts a new window when the current one has ended. */

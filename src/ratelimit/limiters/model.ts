@@ -3,6 +3,7 @@
 // three speak of a limiter through this type, so an identified limiter can be simulated as is.
 
 import type { FixedWindowModel, LimiterModel, SlidingWindowModel } from '../../spec/limiter-model.js';
+import type { QuotaState } from '../../spec/ratelimit-fields.js';
 
 export * from '../../spec/limiter-model.js';
 
@@ -12,6 +13,11 @@ export type LimitDecision = { ok: true } | { ok: false; retryAfterS: number };
 /** One client's limiter state. Time is given, never read, so the simulator and tests own the clock. */
 export interface Limiter {
   take(nowMs: number): LimitDecision;
+  /**
+   * The client's quota as a service that announces it would say it (RateLimit headers), read
+   * without taking anything; absent for a limiter with no quota to speak of (HAProxy's rate).
+   */
+  quota?(nowMs: number): QuotaState;
 }
 
 /** The long-run rate a limiter admits to a client that always has work, requests per second. */

@@ -2,6 +2,7 @@
 // fewer than `limit` are logged; with `counts_refused` a refused request is logged too, so a client
 // that keeps hammering never sees the window empty.
 
+import type { QuotaState } from '../../spec/ratelimit-fields.js';
 import type { LimitDecision, Limiter, SlidingWindowModel } from './model.js';
 
 export class SlidingWindowLimiter implements Limiter {
@@ -15,11 +16,7 @@ export class SlidingWindowLimiter implements Limiter {
   }
 
   take(nowMs: number): LimitDecision {
-    while (this.head < this.log.length && this.log[this.head]! <= nowMs - this.periodMs) this.head += 1;
-    if (this.head > 1024 && this.head * 2 > this.log.length) {
-      this.log.splice(0, this.head);
-      this.head = 0;
-    }
+    this.forget(nowMs);
     const inWindow = this.log.length - this.head;
     if (inWindow < this.model.limit) {
       this.log.push(nowMs);
@@ -35,5 +32,22 @@ export class SlidingWindowLimiter implements Limiter {
     }
     const freesAtMs = this.log[this.head]! + this.periodMs;
     return { ok: false, retryAfterS: Math.max(1, Math.ceil((freesAtMs - nowMs) / 1000)) };
+  }
+
+  /** Whole again once the newest logged request has aged out of the period. */
+  quota(nowMs: number): QuotaState {
+    this.forget(nowMs);
+    const inWindow = this.log.length - this.head;
+    const newest = this.log[this.log.length - 1];
+    return { limit: this.model.limit, windowS: this.model.period_s, remaining: Math.max(0, this.model.limit - inWindow), resetS: inWindow === 0 || newest === undefined ? 0 : (newest + this.periodMs - nowMs) / 1000 };
+  }
+
+  /** Drops the requests older than a period. */
+  private forget(nowMs: number): void {
+    while (this.head < this.log.length && this.log[this.head]! <= nowMs - this.periodMs) this.head += 1;
+    if (this.head > 1024 && this.head * 2 > this.log.length) {
+      this.log.splice(0, this.head);
+      this.head = 0;
+    }
   }
 }

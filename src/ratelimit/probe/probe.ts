@@ -6,6 +6,8 @@
 
 import type { Exchange } from '../../http/exchange.js';
 import { retryAfterSeconds } from '../../spec/retry-after.js';
+import { readAdvertisement, type Advertisement } from '../../spec/ratelimit-fields.js';
+import type { AdvertisedLimit } from '../../report/model.js';
 import { answerOf, mergeRateLimitHeaders, resetSeconds } from '../answers.js';
 import type { ProbeCalls } from '../calls.js';
 import { inFlightFor, reachableRps } from '../in-flight.js';
@@ -38,6 +40,12 @@ export interface ProbeLimits {
 export interface BurstRun {
   samples: Sample[];
   sendingMs: number;
+}
+
+/** An announcement of the limit and the answer that carried it. */
+export interface Heard {
+  ad: Advertisement;
+  sample: Sample;
 }
 
 export type StopReason = 'signal' | 'requests' | 'time' | 'errors';
@@ -77,6 +85,9 @@ export class Probe {
   readonly progress: (line: string) => void;
   readonly samples: Sample[];
   readonly refusals: Refusals = { statuses: new Map(), retryAfterMax: null, withoutRetryAfter: 0 };
+  readonly advertisements: { first?: Heard; last?: Heard } = {};
+  /** What probe/advertised.ts made of them, for the estimate. */
+  advertised: AdvertisedLimit | undefined;
   /** 401s: a token expiring mid-probe; they passed the limiter. */
   unauthorized = 0;
   lastError = '';
@@ -178,6 +189,7 @@ export class Probe {
     this.errorStreak = sample.answer === 'error' ? this.errorStreak + 1 : 0;
     if (status === 401) this.unauthorized++;
     if (sample.answer === 'limited' && exchange) this.noteRefusal(exchange);
+    if (exchange) this.hear(exchange, sample);
     return sample;
   }
 
@@ -207,6 +219,14 @@ export class Probe {
       },
     });
     return { samples, sendingMs: stoppedMs - startedMs };
+  }
+
+  /** What the service announces of its limit (probe/advertised.ts tests it): the first answer that said it, and the latest. */
+  private hear(exchange: Exchange, sample: Sample): void {
+    const ad = readAdvertisement(exchange.headers, exchange.receivedAt);
+    if (ad === undefined) return;
+    this.advertisements.first ??= { ad, sample };
+    this.advertisements.last = { ad, sample };
   }
 
   private noteRefusal(exchange: Exchange): void {

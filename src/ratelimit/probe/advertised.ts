@@ -1,0 +1,281 @@
+// What the service announces of its limit (RateLimit-Policy, X-RateLimit-Limit…, read by
+// spec/ratelimit-fields.ts), taken as a hypothesis and tested, never trusted as it is. A long window
+// (a minute) costs the walk of window-edges.ts several windows; the announcement says where the next
+// one starts and how long it is, so two edges settle it: right after the drain's refusal, pings
+// step across the announced reset until one passes (the first edge), the rest of the window is
+// sent a little later (the limit, counted), single requests just before and just after where the
+// next edge must be if the announced window is true (the window, to about 1 %), and the whole limit
+// again right after it (a sliding log, whose slots free a period after each request, lets only a
+// few through). Two windows, three limits' worth of requests and a few dozen pings instead of many
+// windows of walking; and what was announced is set beside what was measured, a finding of its own
+// when they differ. Without any RateLimit field, a Retry-After on the drain's refusal (many
+// fixed-window libraries send the seconds to the edge) is the same kind of hypothesis.
+//
+// Shorter windows are walked by the usual phases in seconds anyway: there the announcement is only
+// compared with what they identified (compareAdvertisement).
+
+import { midpoint, type Bracket } from '../identify.js';
+import { round } from '../estimators.js';
+import { describeLimiter, type FixedWindowModel, type LimiterModel } from '../limiters/index.js';
+import type { AdvertisedLimit } from '../../report/model.js';
+import type { Advertisement } from '../../spec/ratelimit-fields.js';
+import type { Sample } from '../types.js';
+import { pingAt, pingUntilAccepted } from './ping.js';
+import type { Announced, Heard, Probe } from './probe.js';
+import { countUntilRefused } from './recover.js';
+
+/** From this window on (seconds) the announcement is tested by its own edges; shorter ones the usual phases size in seconds. */
+export const LONG_WINDOW_S = 5;
+/** How far each side of where the announcement puts the next edge the probe looks, relative to the window. */
+const EDGE_MARGIN = 0.0075;
+/** A window measured within this of the announced one agrees (the goal of every window's sizing). */
+const AGREES_WITHIN = 0.02;
+/** Reset fields are whole seconds, rounded either way: the edge lies within a second of what they say. */
+const RESET_ROUNDING_MS = 1000;
+/** Pings across the first edge's bracket at most: its width over this is the step. */
+const EDGE_PINGS = 40;
+
+export interface AdvertisedFindings {
+  /** The fixed window, when the announcement's two edges were seen and measured. */
+  model: FixedWindowModel | null;
+  /** True when the probe cannot size the window in its budget: nothing else is worth trying. */
+  tooLong: boolean;
+  evidence: string[];
+  notes: string[];
+}
+
+const NOTHING: AdvertisedFindings = { model: null, tooLong: false, evidence: [], notes: [] };
+
+/**
+ * Where the next edge is said to be: a RateLimit reset (with the limit and window it announces), or,
+ * without one, the drain's Retry-After (many fixed-window libraries say the seconds to the edge).
+ */
+interface Hypothesis {
+  ad: Advertisement | null;
+  windowS: number | null;
+  /** Probe time (ms) the reset is announced for, at the latest (counted from the answer's arrival). */
+  resetAtMs: number;
+  /** At the earliest: counted from when its request was sent (the service counted from somewhere between). */
+  resetFromMs: number;
+  source: string;
+}
+
+function hypothesisOf(probe: Probe): Hypothesis | null {
+  const heard = probe.advertisements.last;
+  if (heard && heard.ad.resetS !== null) {
+    const { ad, sample } = heard;
+    return { ad, windowS: ad.windowS, resetAtMs: sample.doneMs + ad.resetS! * 1000, resetFromMs: sample.sentMs + ad.resetS! * 1000, source: ad.source };
+  }
+  const said = probe.refusals.lastRetryAfter;
+  if (!said) return null;
+  const atMs = announcedAt(probe, said);
+  return { ad: null, windowS: null, resetAtMs: atMs, resetFromMs: atMs - said.exchange.durationMs, source: 'Retry-After' };
+}
+
+/** When an announcement on a refusal says to come back, ms on the probe's clock (it counts from its answer's arrival, on the wall clock). */
+const announcedAt = (probe: Probe, said: Announced): number => probe.elapsed() + said.exchange.receivedAt + said.seconds * 1000 - Date.now();
+
+export async function advertisedPhase(probe: Probe): Promise<AdvertisedFindings> {
+  const h = hypothesisOf(probe);
+  if (h === null) return NOTHING;
+  const { ad } = h;
+  // A window the usual phases size in seconds: compared with what they find (compareAdvertisement).
+  const hintMs = h.windowS !== null ? h.windowS * 1000 : h.resetAtMs - probe.elapsed();
+  if (hintMs < LONG_WINDOW_S * 1000) return NOTHING;
+  const claim = ad ? `${ad.source} announces ${ad.limit} per ${ad.windowS === null ? 'window' : `${ad.windowS} s`}` : `Retry-After says ${round((h.resetAtMs - probe.elapsed()) / 1000, 1)} s`;
+  const drained = probe.samples.filter((s) => s.phase === 'drain' && s.answer === 'accepted').length;
+  const limitGuess = ad?.limit ?? drained;
+  // Until the reset, then a window (without one announced, the reset says about how long: the
+  // drain usually filled a window that had just begun), and the sending of a limit after the second
+  // edge (a quarter slower than max_rps); the first limit goes out inside the window.
+  const windowMs = h.windowS !== null ? h.windowS * 1000 : hintMs;
+  const sendMs = (1.25 * limitGuess * 1000) / probe.maxRps;
+  const needMs = h.resetAtMs + RESET_ROUNDING_MS - probe.elapsed() + windowMs * (1 + EDGE_MARGIN) + sendMs;
+  if (probe.elapsed() + needMs > probe.maxDurationMs && h.windowS !== null) return tooLong(probe, h, claim, needMs);
+  if (sendMs > windowMs / 4) return unverified(probe, h, `${limitGuess} requests take too long to send at ${probe.maxRps} req/s`, null);
+  probe.progress(`${claim}: a window of ${h.windowS !== null ? '' : 'about '}${round(windowMs / 1000, 1)} s, about ${Math.ceil(needMs / 1000)} s to confirm (the probe's budget: ${probe.maxDurationMs / 1000} s)`);
+
+  const firstStepMs = Math.max(20, Math.min(0.005 * windowMs, (2 * RESET_ROUNDING_MS) / EDGE_PINGS));
+  const first = await edgeNear(probe, { lo: h.resetFromMs - RESET_ROUNDING_MS - arrivalSlackMs(windowMs), hi: h.resetAtMs + RESET_ROUNDING_MS }, firstStepMs);
+  if (!first.accepted) return unverified(probe, h, first.why ?? `the limit was still shut ${round(RESET_ROUNDING_MS / 1000, 1)} s after the announced reset`, false);
+  // Let through before the reset: a bucket refilling (its reset is when it is full), not a window.
+  if (first.early) return unverified(probe, h, 'a request passed before the announced reset: not a window that resets there; measured instead', null);
+  const edge1: Bracket = { lo: first.lastRefused?.sentMs ?? 0, hi: first.accepted.sentMs };
+
+  // The rest of the window a little later (a sliding log then frees the first request's slot
+  // alone a period on, a window that resets all of them at once), counted from its edge.
+  await probe.clock.sleep(Math.ceil(SPLIT * windowMs), probe.signal);
+  const { samples: clump } = await probe.burstRun('advertised', 2 * limitGuess + 5);
+  const counted = 1 + countUntilRefused(clump);
+  if (counted < Math.max(3, drained / 2)) {
+    return unverified(probe, h, `at the announced reset only ${counted} requests passed where the drain let ${drained} through: not a window that resets whole; measured instead`, null);
+  }
+  if (!clump.some((s) => s.answer === 'limited')) return unverified(probe, h, `more than twice the limit (${counted}) passed after the reset`, ad ? false : null);
+
+  // Where the next edge must be if the announced window is true, or (none announced) where the
+  // clump's refusal says the next reset is.
+  const predicted = nextEdgeSaid(probe, h, edge1, windowMs);
+  if (predicted === null) return unverified(probe, h, 'no window announced, and the refusal after the clump announced no reset', null);
+  // Without a window announced, the second reset is the first word of its length.
+  if (predicted.where.hi + sendMs > probe.maxDurationMs) return tooLong(probe, h, claim, predicted.where.hi + sendMs - probe.elapsed());
+  const second = await edgeAcross(probe, predicted.where, predicted.stepMs, windowMs);
+  if (!second.accepted) return unverified(probe, h, second.why ?? 'the next edge was not found in the budget', null);
+  const edge2: Bracket = { lo: second.lastRefused?.sentMs ?? clumpEnd(clump), hi: second.accepted.sentMs };
+  const length: Bracket = { lo: edge2.lo - edge1.hi, hi: edge2.hi - edge1.lo };
+  const w = midpoint(length);
+  if (!(w.precision <= AGREES_WITHIN / 2)) {
+    return unverified(probe, h, `the window measured between ${fmt(length.lo)} and ${fmt(length.hi)}: not pinned down`, second.early && ad ? false : null);
+  }
+  // The whole limit again right after the second edge: a window that reset, not a log freeing the first request's slot.
+  const { samples: again } = await probe.burstRun('advertised', 2 * counted + 5);
+  const whole = 1 + countUntilRefused(again);
+  if (whole < Math.max(3, counted / 2)) {
+    return unverified(probe, h, `after the second edge only ${whole} passed: a sliding window, whose slots free a period after each request; measured instead`, null);
+  }
+  const windowS = roundWindow(length, h.windowS);
+  const model: FixedWindowModel = { kind: 'fixed-window', limit: counted, window_s: windowS, phase_s: phaseS(probe, edge2, windowS), counts_refused: false };
+  const measured = `measured ${counted} per ${windowS} s`;
+  const agrees = ad ? counted === ad.limit && (ad.windowS === null || Math.abs(windowS - ad.windowS) <= AGREES_WITHIN * ad.windowS) : null;
+  if (ad) probe.advertised = finding(ad, agrees, agrees ? `${measured}: agrees` : `${measured}: the announcement ${counted < ad.limit ? 'overstates' : counted > ad.limit ? 'understates' : 'misstates'} the limit${remainingNote(probe)}`);
+  return {
+    model,
+    tooLong: false,
+    evidence: [
+      `${claim}: at that reset the limit came back whole (${counted} passed), again ${fmt(w.value)} later (±${(w.precision * 100).toFixed(1)} %, a request just before refused) and ${whole} at once then, though the window's requests had been sent ${fmt(SPLIT * windowMs)} apart: a fixed window`,
+      "whether its edges stay put on the clock or follow the client's first request was not tested",
+    ],
+    notes: ad && !agrees ? [`the announced limit disagrees with the measured one: ${ad.source} says ${ad.limit} per ${ad.windowS ?? '?'} s, ${measured}`] : [],
+  };
+}
+
+/**
+ * How much earlier than a rounded reset allows the search starts: a reset of 8.0001 s reads 9, and a
+ * request sent 8 s after reaches the limit a little later, past the edge on a busy machine, which
+ * would read as let in before the reset.
+ */
+const arrivalSlackMs = (windowMs: number) => Math.max(250, 0.01 * windowMs);
+
+/** Between the request that found the first edge and the rest of the window, relative to the window: a sliding log's slots then free that far apart. */
+const SPLIT = 0.03;
+
+/** Where the second edge must be and the step that pins it to a fraction of a per cent of the window. */
+function nextEdgeSaid(probe: Probe, h: Hypothesis, edge1: Bracket, windowMs: number): { where: Bracket; stepMs: number } | null {
+  if (h.windowS !== null) {
+    const where = { lo: edge1.lo + windowMs * (1 - EDGE_MARGIN), hi: edge1.hi + windowMs * (1 + EDGE_MARGIN) };
+    return { where, stepMs: (where.hi - where.lo) / 4 };
+  }
+  const heard = probe.advertisements.last;
+  const said = probe.refusals.lastRetryAfter;
+  // Counted from somewhere between the request's sending and its answer's arrival.
+  const at = h.ad
+    ? heard && heard.ad.resetS !== null && heard.sample.sentMs > edge1.hi
+      ? { fromMs: heard.sample.sentMs + heard.ad.resetS * 1000, toMs: heard.sample.doneMs + heard.ad.resetS * 1000 }
+      : null
+    : said && said.exchange.receivedAt > Date.now() - (probe.elapsed() - edge1.hi)
+      ? { fromMs: announcedAt(probe, said) - said.exchange.durationMs, toMs: announcedAt(probe, said) }
+      : null;
+  if (at === null) return null;
+  const estimateMs = at.toMs - edge1.hi;
+  return { where: { lo: at.fromMs - RESET_ROUNDING_MS - arrivalSlackMs(estimateMs), hi: at.toMs + RESET_ROUNDING_MS }, stepMs: Math.max(20, 0.004 * estimateMs) };
+}
+
+/** A window that ends past the probe's time cap: said, never guessed. */
+function tooLong(probe: Probe, h: Hypothesis, claim: string, needMs: number): AdvertisedFindings {
+  const budgetS = probe.maxDurationMs / 1000;
+  const note = `not identified: the window is longer than the probe's budget (${budgetS} s): ${claim}, about ${Math.ceil((probe.elapsed() + needMs) / 1000)} s of probing to confirm`;
+  if (h.ad) probe.advertised = finding(h.ad, null, `advertised, not verified: about ${Math.ceil((probe.elapsed() + needMs) / 1000)} s of probing needed, the probe's budget is ${budgetS} s`);
+  return { ...NOTHING, tooLong: true, notes: [note] };
+}
+
+/** The announcement left unverified (or contradicted), recorded for the report; the usual phases go on. */
+function unverified(probe: Probe, h: Hypothesis, why: string, agrees: boolean | null): AdvertisedFindings {
+  const { ad } = h;
+  if (!ad) return { ...NOTHING, notes: [`Retry-After as the window's edge: not confirmed (${why})`] };
+  probe.advertised = finding(ad, agrees, agrees === false ? why : `advertised, not verified: ${why}`);
+  return { ...NOTHING, notes: [`${ad.source} announces ${ad.limit} per ${ad.windowS ?? '?'} s: ${agrees === false ? 'contradicted' : 'not verified'} (${why})`] };
+}
+
+function finding(ad: Advertisement, agrees: boolean | null, note: string): AdvertisedLimit {
+  return { limit: ad.limit, window_s: ad.windowS, source_header: ad.source, agrees, note };
+}
+
+interface EdgeSearch {
+  accepted?: Sample;
+  lastRefused?: Sample;
+  /** The first request, before where the edge should be, already passed. */
+  early?: boolean;
+  why?: string;
+}
+
+/** Single requests `stepMs` apart across `where` until one passes; undefined accepted when none did by its end. */
+async function edgeNear(probe: Probe, where: Bracket, stepMs: number): Promise<EdgeSearch> {
+  let lastRefused: Sample | undefined;
+  for (let at = Math.max(where.lo, probe.elapsed()); at <= where.hi + stepMs; at += stepMs) {
+    const s = await pingAt(probe, 'advertised', at);
+    if (s === undefined) return { ...(lastRefused ? { lastRefused } : {}), why: 'the budget ran out' };
+    if (s.answer === 'accepted') return { accepted: s, ...(lastRefused ? { lastRefused } : {}), early: lastRefused === undefined };
+    if (s.answer === 'limited') lastRefused = s;
+  }
+  return lastRefused ? { lastRefused } : {};
+}
+
+/**
+ * The second edge: one request just before where it must be (refused, or the window is shorter than
+ * announced), then a few across the bracket, then (the window longer than announced) gaps growing.
+ */
+async function edgeAcross(probe: Probe, where: Bracket, stepMs: number, windowMs: number): Promise<EdgeSearch> {
+  const found = await edgeNear(probe, where, stepMs);
+  if (found.accepted) return found.early ? { ...found, why: 'a request just before the announced window ended passed: the window is shorter than announced' } : found;
+  if (found.why) return found;
+  const rest = await pingUntilAccepted(probe, 'advertised', Math.max(where.hi, found.lastRefused?.sentMs ?? where.hi), 0.01 * windowMs, 1.5);
+  return { ...(rest.accepted ? { accepted: rest.accepted } : {}), ...((rest.lastRefused ?? found.lastRefused) ? { lastRefused: rest.lastRefused ?? found.lastRefused } : {}) };
+}
+
+const clumpEnd = (clump: readonly Sample[]) => Math.max(...clump.map((s) => s.sentMs));
+
+/** The announced window when the bracket holds it, else a whole second it holds, else its middle (ms → s). */
+function roundWindow(length: Bracket, announcedS: number | null): number {
+  const holds = (s: number) => s * 1000 >= length.lo && s * 1000 <= length.hi;
+  if (announcedS !== null && holds(announcedS)) return announcedS;
+  const whole = Math.round(midpoint(length).value / 1000);
+  return holds(whole) ? whole : round(midpoint(length).value / 1000, 3);
+}
+
+/** Where the edges fall on Unix time, modulo the window (the edge seen second is the narrower one). */
+function phaseS(probe: Probe, edge: Bracket, windowS: number): number {
+  const windowMs = windowS * 1000;
+  const epochMs = probe.startedEpochMs + midpoint(edge).value;
+  const phaseMs = ((Math.round(epochMs) % windowMs) + windowMs) % windowMs;
+  // An edge read a hair before a multiple of the window is at the multiple: phase 0, not a whole window.
+  return phaseMs > windowMs - (edge.hi - edge.lo) ? 0 : round(phaseMs / 1000, 3);
+}
+
+/** What the first announcement's remaining count said, set beside what the drain let through after it. */
+function remainingNote(probe: Probe): string {
+  const first: Heard | undefined = probe.advertisements.first;
+  if (!first || first.ad.remaining === null || first.sample.phase !== 'drain') return '';
+  const after = probe.samples.filter((s) => s.phase === 'drain' && s.answer === 'accepted' && s.sentMs > first.sample.sentMs).length;
+  return after === first.ad.remaining ? '' : `; an answer said ${first.ad.remaining} remaining, and ${after} more passed before the refusal`;
+}
+
+/**
+ * For a limit the usual phases sized (or could not): whether the announcement agrees with it. The
+ * limit is a window's count or a bucket's burst; the window is compared when both say one.
+ */
+export function compareAdvertisement(ad: Advertisement, limiter: LimiterModel | null): AdvertisedLimit {
+  if (limiter === null) return finding(ad, null, 'advertised, not verified: the probe did not identify the limiter to compare with');
+  const limit = limiter.kind === 'bucket' ? limiter.burst : limiter.limit;
+  const windowS = limiter.kind === 'fixed-window' ? limiter.window_s : limiter.kind === 'sliding-window' ? limiter.period_s : null;
+  const windowAgrees = ad.windowS === null || windowS === null || Math.abs(windowS - ad.windowS) <= AGREES_WITHIN * ad.windowS;
+  // A count is exact for a window; a bucket's burst, read from idle with what refilled meanwhile
+  // taken away, is good to a few requests, and a bucket has no window to compare.
+  const limitAgrees = limiter.kind === 'bucket' ? Math.abs(limit - ad.limit) <= Math.max(2, BURST_SLACK * ad.limit) : limit === ad.limit;
+  const agrees = limitAgrees && windowAgrees;
+  const how = limiter.kind === 'bucket' ? ` (the burst compared, to ${BURST_SLACK * 100} %; a bucket has no window)` : '';
+  return finding(ad, agrees, `identified ${describeLimiter(limiter)}: ${agrees ? 'agrees' : 'disagrees'}${how}`);
+}
+
+/** How far a bucket's measured burst may lie from the announced quota and still agree. */
+const BURST_SLACK = 0.1;
+
+const fmt = (ms: number) => `${(ms / 1000).toFixed(3)} s`;

@@ -1,0 +1,198 @@
+// What a service says of its own rate limit in answer headers, in the spellings found in the wild.
+// §8 publishes no threshold, but many gateways announce one: the IETF fields of
+// draft-ietf-httpapi-ratelimit-headers (the structured `RateLimit-Policy: "default";q=120;w=60` with
+// `RateLimit: "default";r=50;t=30` from draft 07 on; `RateLimit-Policy: 120;w=60` and the
+// `RateLimit: limit=…, remaining=…, reset=…` dictionary of earlier drafts; the first drafts'
+// `RateLimit-Limit/-Remaining/-Reset` trio, Envoy's `10, 10;w=60` limit), `X-RateLimit-*` (GitHub,
+// Envoy, express-rate-limit's legacy headers), Twitter's `x-rate-limit-*` and Kong's per-unit
+// `X-RateLimit-Limit-Minute`. An announcement is a claim to verify, never a measurement: this only
+// reads it. Anything garbled is ignored, never thrown: a header is the service's, not ours to trust.
+
+/** One announcement, folded from whichever fields an answer carried. */
+export interface Advertisement {
+  /** Requests the quota allows per window. */
+  limit: number;
+  /** The window, seconds, when a field says it (RateLimit-Policy's w=, Kong's unit); null otherwise. */
+  windowS: number | null;
+  /** Requests left in the current window, when said. */
+  remaining: number | null;
+  /** Seconds from the answer until the quota resets, when said. */
+  resetS: number | null;
+  /** The header the limit was read from, as the report names it. */
+  source: string;
+}
+
+/** Header names are compared lower-case (undici and Node hand them so). */
+type Headers = Readonly<Record<string, string | undefined>>;
+
+const INTEGER = /^\d{1,12}$/;
+const NUMBER = /^\d{1,13}(\.\d{1,6})?$/;
+
+const integer = (s: string | undefined): number | null => (s !== undefined && INTEGER.test(s.trim()) ? Number(s.trim()) : null);
+
+// Epoch seconds are past 1e9 (2001) and epoch ms past 1e12; a delay that long is not one. GitHub
+// and Discord send epoch seconds, Envoy, Kong and express-rate-limit seconds from now.
+const EPOCH_S = 1e9;
+const EPOCH_MS = 1e12;
+
+/** A reset field's value, seconds from `nowMs`: delta seconds, or epoch seconds or ms told apart by magnitude. */
+export function resetFromNow(value: string | undefined, nowMs: number): number | null {
+  const v = value?.trim();
+  if (v === undefined || !NUMBER.test(v)) return null;
+  const n = Number(v);
+  if (n >= EPOCH_MS) return Math.max(0, (n - nowMs) / 1000);
+  if (n >= EPOCH_S) return Math.max(0, n - nowMs / 1000);
+  return n;
+}
+
+/** One member of a structured-field list: its bare item (a token, string or number) and its parameters. */
+interface Member {
+  item: string;
+  params: Map<string, string>;
+}
+
+/**
+ * An RFC 8941 list, read leniently: members split on commas, parameters on semicolons, quotes
+ * dropped. Good enough for the few numbers wanted here; a member that does not parse is skipped.
+ */
+function members(value: string | undefined): Member[] {
+  if (value === undefined || value.length > 1000) return [];
+  const out: Member[] = [];
+  for (const raw of value.split(',')) {
+    const [head, ...rest] = raw.split(';').map((p) => p.trim());
+    if (head === undefined) continue;
+    const params = new Map<string, string>();
+    for (const p of rest) {
+      const eq = p.indexOf('=');
+      if (eq > 0) params.set(p.slice(0, eq).trim().toLowerCase(), p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1'));
+    }
+    // `limit=100` in the early drafts' dictionary: the key is the item, its value a parameter of its own.
+    const eq = head.indexOf('=');
+    if (eq > 0) params.set(head.slice(0, eq).trim().toLowerCase(), head.slice(eq + 1).trim());
+    out.push({ item: (eq > 0 ? '' : head).replace(/^"(.*)"$/, '$1'), params });
+  }
+  return out;
+}
+
+/** A quota policy: `"name";q=120;w=60` (draft 07 on), or `120;w=60` (earlier drafts, Envoy's limit field). */
+interface Policy {
+  name: string | null;
+  limit: number;
+  windowS: number | null;
+}
+
+function policies(value: string | undefined): Policy[] {
+  const out: Policy[] = [];
+  for (const m of members(value)) {
+    const q = integer(m.params.get('q'));
+    const bare = integer(m.item);
+    const limit = q ?? bare;
+    if (limit === null || limit < 1) continue;
+    const w = integer(m.params.get('w'));
+    out.push({ name: q !== null ? m.item || null : null, limit, windowS: w !== null && w > 0 ? w : null });
+  }
+  return out;
+}
+
+/**
+ * The policy that binds first: of several (`10;w=1, 1000;w=3600`), the one with the fewest requests
+ * per window, since a client meets it first; a policy without a window only when none has one.
+ */
+function binding(all: readonly Policy[]): Policy | undefined {
+  const windowed = all.filter((p) => p.windowS !== null);
+  const pool = windowed.length > 0 ? windowed : all;
+  return [...pool].sort((a, b) => a.limit - b.limit)[0];
+}
+
+/** The newer structured fields: RateLimit-Policy, with RateLimit's r= and t= for the same policy. */
+function structured(h: Headers, nowMs: number): Advertisement | undefined {
+  const policy = binding(policies(h['ratelimit-policy']));
+  const state = members(h['ratelimit']);
+  // Draft 03–06's dictionary: `limit=100, remaining=50, reset=30` as three members.
+  const dict = new Map<string, string>();
+  for (const m of state) for (const [k, v] of m.params) if (!dict.has(k)) dict.set(k, v);
+  const named = state.find((m) => m.item !== '' && (policy?.name === null || policy?.name === undefined || m.item === policy.name) && (m.params.has('r') || m.params.has('t')));
+  const limit = policy?.limit ?? integer(dict.get('limit'));
+  if (limit === null || limit < 1) return undefined;
+  return {
+    limit,
+    windowS: policy?.windowS ?? null,
+    remaining: integer(named?.params.get('r')) ?? integer(dict.get('remaining')),
+    resetS: resetFromNow(named?.params.get('t') ?? dict.get('reset'), nowMs),
+    source: policy ? 'RateLimit-Policy' : 'RateLimit',
+  };
+}
+
+/** Kong's per-unit fields (X-RateLimit-Limit-Minute: 60): the unit is the window. */
+const KONG_UNITS: ReadonlyArray<[string, number]> = [
+  ['second', 1],
+  ['minute', 60],
+  ['hour', 3600],
+  ['day', 86_400],
+];
+
+/** The -Limit/-Remaining/-Reset trio under a prefix (`ratelimit`, `x-ratelimit`, `x-rate-limit`). */
+function trio(h: Headers, prefix: string, display: string, nowMs: number): Advertisement | undefined {
+  const limitField = h[`${prefix}-limit`];
+  if (limitField !== undefined) {
+    // Envoy (draft 03): `10, 10;w=60` — the quota, then the policies it comes from.
+    const all = policies(limitField);
+    const policy = binding(all);
+    if (policy === undefined) return undefined;
+    return {
+      limit: policy.limit,
+      windowS: policy.windowS,
+      remaining: integer(h[`${prefix}-remaining`]),
+      resetS: resetFromNow(h[`${prefix}-reset`], nowMs),
+      source: `${display}-Limit`,
+    };
+  }
+  for (const [unit, seconds] of KONG_UNITS) {
+    const limit = integer(h[`${prefix}-limit-${unit}`]);
+    if (limit === null || limit < 1) continue;
+    return { limit, windowS: seconds, remaining: integer(h[`${prefix}-remaining-${unit}`]), resetS: resetFromNow(h[`${prefix}-reset`], nowMs), source: `${display}-Limit-${unit[0]!.toUpperCase()}${unit.slice(1)}` };
+  }
+  return undefined;
+}
+
+/**
+ * The announcement an answer carries, or undefined when it carries none that reads. The IETF
+ * fields win over the X- ones when both are present (they are the standard's); a window said by
+ * one field and not another is taken where it is said.
+ */
+export function readAdvertisement(headers: Headers, nowMs: number): Advertisement | undefined {
+  const found = [structured(headers, nowMs), trio(headers, 'ratelimit', 'RateLimit', nowMs), trio(headers, 'x-ratelimit', 'X-RateLimit', nowMs), trio(headers, 'x-rate-limit', 'X-Rate-Limit', nowMs)].filter(
+    (a): a is Advertisement => a !== undefined,
+  );
+  const first = found[0];
+  if (first === undefined) return undefined;
+  const sameLimit = found.filter((a) => a.limit === first.limit);
+  return {
+    ...first,
+    windowS: first.windowS ?? sameLimit.find((a) => a.windowS !== null)?.windowS ?? null,
+    remaining: first.remaining ?? sameLimit.find((a) => a.remaining !== null)?.remaining ?? null,
+    resetS: first.resetS ?? sameLimit.find((a) => a.resetS !== null)?.resetS ?? null,
+  };
+}
+
+/** What a quota's current state is, for a service that announces it (the emulator's profile). */
+export interface QuotaState {
+  limit: number;
+  windowS: number;
+  remaining: number;
+  /** Seconds until the quota is whole again (rounded up: a client waiting that long is never early). */
+  resetS: number;
+}
+
+/** The fields a gateway announcing `q` adds to an answer: the IETF pair and the X-RateLimit trio. */
+export function advertisementHeaders(q: QuotaState): Record<string, string> {
+  const reset = String(Math.max(0, Math.ceil(q.resetS)));
+  const remaining = String(Math.max(0, q.remaining));
+  return {
+    'ratelimit-policy': `"default";q=${q.limit};w=${q.windowS}`,
+    ratelimit: `"default";r=${remaining};t=${reset}`,
+    'x-ratelimit-limit': String(q.limit),
+    'x-ratelimit-remaining': remaining,
+    'x-ratelimit-reset': reset,
+  };
+}

@@ -1,0 +1,32 @@
+// The one real-time case of long-window.test.ts: the emulator's fixed window of 300 per 10 s,
+// announced by the ratelimit-headers profile, sized by the whole probe over real requests within
+// 2 % and two periods and a half (the virtual-clock cases cover the minute-long windows). The
+// probe's cap is 30 s, not 25: started just after an edge, the probe needs the rest of that window,
+// a whole one and two limits sent at max_rps (1.5 s each), 23–24.7 s on this machine, and a cap
+// that close would have it say "longer than the budget" whenever the machine is slow. What is
+// asserted at two and a half periods is the sizing (its last request); the time left after it goes
+// to judging Retry-After, as in any probe.
+
+import { afterEach, expect, it } from 'vitest';
+import { createEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describeEstimate, probe } from './support.js';
+
+const open: Emulator[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((e) => e.close()));
+});
+
+it('a fixed window of 300 per 10 s, announced: sized within 2 % in about 25 s, the announcement agreeing', async () => {
+  const emu = await createEmulator({ port: 0, limiter: { kind: 'fixed-window', limit: 300, window_s: 10, phase_s: 0, counts_refused: false }, profiles: ['ratelimit-headers'] });
+  open.push(emu);
+  const { estimate, seconds, samples } = await probe({ url: emu.url, caPem: emu.caPem, credentials: emu.credentials }, { maxDurationS: 30 });
+  const context = describeEstimate(estimate);
+  expect(estimate.limiter, context).toMatchObject({ kind: 'fixed-window', limit: 300 });
+  const windowS = estimate.limiter?.kind === 'fixed-window' ? estimate.limiter.window_s : NaN;
+  expect(Math.abs(windowS - 10) / 10, context).toBeLessThanOrEqual(0.02);
+  expect(estimate.advertised, context).toMatchObject({ limit: 300, window_s: 10, agrees: true });
+  expect(estimate.requests_sent, context).toBeLessThanOrEqual(3 * 300 + 100);
+  const sizedS = Math.max(...samples.filter((s) => s.phase === 'advertised').map((s) => s.sentMs)) / 1000;
+  expect(sizedS, context).toBeLessThanOrEqual(25);
+  console.log(`emulator 300/10 s announced: ${windowS} s, sized in ${sizedS.toFixed(1)} s (${seconds.toFixed(1)} s in all), ${estimate.requests_sent} requests`);
+}, 45_000);

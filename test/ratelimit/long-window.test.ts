@@ -1,0 +1,105 @@
+// Windows of 10 s and a minute (the commonest public API limits: 60/min, 600/min), sized by the
+// whole probe (discover) on a virtual clock, as the emulator runs them: with the service announcing
+// its quota in RateLimit headers (tested at its announced edges, probe/advertised.ts), with only a
+// Retry-After on refusals, and announcing more than it enforces. Each must be sized within 2 %, in
+// about two periods and a half, with requests that grow with the limit (three windows' worth and a
+// few dozen pings), or said to be beyond the budget: never a guess.
+
+import { describe, expect, it } from 'vitest';
+import { discover } from '../../src/ratelimit/discover.js';
+import type { LimiterModel } from '../../src/ratelimit/limiters/index.js';
+import type { Estimate } from '../../src/ratelimit/types.js';
+import { overstatedQuota } from '../../src/emulator/profiles/ratelimit-headers.js';
+import { advertising, fromModel, virtualWorld, type VirtualEndpoint } from './virtual-limit.js';
+
+const fixed = (limit: number, windowS: number): LimiterModel => ({ kind: 'fixed-window', limit, window_s: windowS, phase_s: 0, counts_refused: false });
+const MAX_RPS = 200;
+
+type Says = 'ratelimit-headers' | 'retry-after' | 'overstated 100/min';
+
+function endpoint(model: LimiterModel, says: Says): VirtualEndpoint {
+  if (says === 'retry-after') return { limiter: () => fromModel(model), status: 429, announces: 'retry-after' };
+  return { limiter: () => advertising(model, says === 'ratelimit-headers' ? undefined : overstatedQuota(100, 60)), status: 429 };
+}
+
+async function probeOf(model: LimiterModel, says: Says, maxDurationS: number): Promise<Estimate> {
+  const world = virtualWorld(endpoint(model, says));
+  try {
+    return await discover({ calls: world.calls, clock: world.clock, maxRps: MAX_RPS, maxRequests: 3000, maxDurationS });
+  } finally {
+    world.stop();
+  }
+}
+
+const sized = [
+  { limit: 300, windowS: 10, says: 'ratelimit-headers' },
+  { limit: 300, windowS: 10, says: 'retry-after' },
+  { limit: 60, windowS: 60, says: 'ratelimit-headers' },
+  { limit: 60, windowS: 60, says: 'retry-after' },
+  { limit: 600, windowS: 60, says: 'ratelimit-headers' },
+  { limit: 600, windowS: 60, says: 'retry-after' },
+] as const;
+
+describe('a fixed window of 10 s or a minute is sized within 2 % in two periods and a half', () => {
+  it.each(sized)('$limit per $windowS s, announced by $says', async ({ limit, windowS, says }) => {
+    const e = await probeOf(fixed(limit, windowS), says, 2.5 * windowS);
+    const got = e.limiter;
+    expect(got?.kind, e.notes.join('\n')).toBe('fixed-window');
+    if (got?.kind !== 'fixed-window') return;
+    expect(got.limit).toBe(limit);
+    expect(Math.abs(got.window_s - windowS) / windowS).toBeLessThanOrEqual(0.02);
+    expect(e.duration_s).toBeLessThanOrEqual(2.5 * windowS);
+    // Three windows' worth (the drain, the window after the first edge, the one after the second) and pings.
+    expect(e.requests_sent).toBeLessThanOrEqual(3 * limit + 100);
+    expect(e.partial).toBe(false);
+    if (says === 'ratelimit-headers') expect(e.advertised).toMatchObject({ limit, window_s: windowS, source_header: 'RateLimit-Policy', agrees: true });
+    else expect(e.advertised).toBeUndefined();
+    console.log(`${limit}/${windowS} s (${says}): ${got.limit} per ${got.window_s} s in ${e.duration_s} s, ${e.requests_sent} requests`);
+  });
+});
+
+describe('what the announcement says is set beside what was measured', () => {
+  it('a gateway that announces 100/min in front of 60/min: measured 60 per 60 s, the disagreement reported', async () => {
+    const e = await probeOf(fixed(60, 60), 'overstated 100/min', 150);
+    expect(e.limiter).toMatchObject({ kind: 'fixed-window', limit: 60, window_s: 60 });
+    expect(e.advertised).toMatchObject({ limit: 100, window_s: 60, agrees: false });
+    expect(e.advertised?.note).toMatch(/overstates/);
+    expect(e.notes.some((n) => /disagrees/.test(n))).toBe(true);
+  });
+
+  it('a short window the usual phases size is compared with the announcement after them', async () => {
+    const e = await probeOf(fixed(50, 1), 'ratelimit-headers', 30);
+    expect(e.limiter).toMatchObject({ kind: 'fixed-window', limit: 50, window_s: 1 });
+    expect(e.advertised).toMatchObject({ limit: 50, window_s: 1, agrees: true });
+  });
+
+  it("a bucket that announces its burst as the quota (the emulator's default limit): compared, agreeing", async () => {
+    const e = await probeOf({ kind: 'bucket', rate_rps: 50, burst: 50 }, 'ratelimit-headers', 30);
+    expect(e.limiter?.kind).toBe('bucket');
+    expect(e.advertised).toMatchObject({ limit: 50, agrees: true });
+  });
+
+  it('a sliding log that announces its quota is not taken for a fixed window', async () => {
+    const e = await probeOf({ kind: 'sliding-window', limit: 60, period_s: 60, counts_refused: false }, 'ratelimit-headers', 150);
+    expect(e.limiter?.kind).not.toBe('fixed-window');
+    expect(e.advertised?.agrees).not.toBe(false);
+  });
+});
+
+describe('a window longer than the budget is said so, never guessed', () => {
+  it('a minute announced, 100 s allowed: not identified, at once', async () => {
+    const e = await probeOf(fixed(60, 60), 'ratelimit-headers', 100);
+    expect(e.limiter).toBeNull();
+    expect(e.notes.some((n) => n.startsWith("not identified: the window is longer than the probe's budget (100 s)"))).toBe(true);
+    expect(e.advertised).toMatchObject({ limit: 60, window_s: 60, agrees: null });
+    expect(e.advertised?.note).toMatch(/^advertised, not verified/);
+    // Said after the drain: the budget is not spent on a window it cannot size.
+    expect(e.duration_s).toBeLessThan(5);
+  });
+
+  it('a minute said by Retry-After alone, 100 s allowed: not identified once the second reset says how long', async () => {
+    const e = await probeOf(fixed(60, 60), 'retry-after', 100);
+    expect(e.limiter).toBeNull();
+    expect(e.notes.some((n) => n.startsWith("not identified: the window is longer than the probe's budget (100 s)"))).toBe(true);
+  });
+});
