@@ -1,0 +1,70 @@
+// The packed harness installed into an empty folder works there: `check` against its built-in
+// emulator, and `run` (checks, k6 load, rate limit) against `ces-harness serve`, both the installed
+// bin, with nothing of this checkout but the k6 binary (K6_BINARY, so no k6 is built here).
+
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startCli } from '../helpers/cli.js';
+import { projectRoot, realK6 } from '../k6/support.js';
+import { expectValidReport } from '../report/schema.js';
+import { installPacked, pack, type Installed } from './installed.js';
+
+const k6 = await realK6();
+
+describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))('the npm package, installed into an empty folder', () => {
+  let packed: string;
+  let installed: Installed;
+  beforeAll(async () => {
+    packed = await mkdtemp(join(tmpdir(), 'ces-pack-'));
+    installed = await installPacked(await pack(packed));
+  }, 240_000);
+  afterAll(async () => {
+    await rm(packed, { recursive: true, force: true });
+    if (installed) await rm(installed.dir, { recursive: true, force: true });
+  });
+
+  it('holds the built CLI, the scenario bundles, the k6 pin and the schemas, and no test', async () => {
+    const root = join(installed.dir, 'node_modules', 'ces-harness');
+    for (const f of ['dist/cli.js', 'dist/scenarios/throughput.js', 'tools/k6/go.mod', 'tools/k6/go.sum', 'schema/report.schema.json', 'schema/history.schema.json', 'scripts/k6-build.mjs']) {
+      expect(existsSync(join(root, f)), f).toBe(true);
+    }
+    expect(await readdir(root)).not.toContain('test');
+    expect(existsSync(join(installed.dir, 'node_modules', '.bin', 'ces-harness'))).toBe(true);
+  });
+
+  it('check: exit 0 against the built-in emulator, with a report that meets the schema', async () => {
+    const dir = join(installed.dir, 'check-report');
+    const res = await runCli(['check', '--report-dir', dir], { bin: installed.bin, cwd: installed.dir, env: { XDG_CACHE_HOME: join(installed.dir, 'cache') }, timeoutMs: 120_000 });
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    expectValidReport(dir);
+  }, 150_000);
+
+  it.skipIf(!k6)('run: exit 0 against `ces-harness serve`, load and rate limit included', async () => {
+    const env = { XDG_CACHE_HOME: join(installed.dir, 'cache'), K6_BINARY: k6!.path };
+    const serve = startCli(['serve', '--port', '0'], { bin: installed.bin, cwd: installed.dir, timeoutMs: 280_000 });
+    try {
+      await serve.waitFor(/"client_secret":"[^"]*"\}\n/);
+      const target = JSON.parse(serve.stdout().trim()) as { base_url: string; ca_file: string; client_id: string; client_secret: string };
+      const dir = join(installed.dir, 'run-report');
+      const res = await runCli(['run', '--base-url', target.base_url, '--ca', target.ca_file, '--report-dir', dir], {
+        bin: installed.bin,
+        cwd: installed.dir,
+        env: { ...env, CES_CLIENT_ID: target.client_id, CES_CLIENT_SECRET: target.client_secret },
+        timeoutMs: 240_000,
+      });
+      expect(res.code, res.stdout + res.stderr).toBe(0);
+      expectValidReport(dir);
+      const report = (await import(join(dir, 'report.json'), { with: { type: 'json' } })).default as { load: { scenarios: unknown[] }; rate_limit: unknown };
+      expect(report.load.scenarios.length).toBeGreaterThan(0);
+      expect(report.rate_limit).not.toBeNull();
+      // Nothing was built: K6_BINARY was used, the per-user cache stays empty.
+      expect(existsSync(join(env.XDG_CACHE_HOME, 'ces-harness'))).toBe(false);
+    } finally {
+      serve.child.kill('SIGTERM');
+      await serve.done;
+    }
+  }, 300_000);
+});
