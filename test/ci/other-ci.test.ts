@@ -4,14 +4,14 @@
 // history the first left in the folder the page says to keep.
 
 import { existsSync, readlinkSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createEmulator } from '../../src/emulator/index.js';
 import { projectRoot } from '../k6/support.js';
-import { installPacked, pack, type Installed } from '../package/installed.js';
+import { installedForSuite } from '../package/installed.js';
 import { expectValidHistory, expectValidReport } from '../report/schema.js';
 import { runScript } from './action-steps.js';
 
@@ -33,16 +33,7 @@ describe('docs/other-ci.md', () => {
 });
 
 describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))('docs/other-ci.md, run as written', () => {
-  let packed: string;
-  let installed: Installed;
-  beforeAll(async () => {
-    packed = await mkdtemp(join(tmpdir(), 'ces-pack-'));
-    installed = await installPacked(await pack(packed));
-  }, 240_000);
-  afterAll(async () => {
-    await rm(packed, { recursive: true, force: true });
-    if (installed) await rm(installed.dir, { recursive: true, force: true });
-  });
+  const installed = installedForSuite();
 
   it.each(Object.keys(scripts))('%s: exit 0 twice, the second run compared with the first', async (name) => {
     const { script, report } = scripts[name]!;
@@ -56,7 +47,7 @@ describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))('docs/other-ci
       ['environments:', '  sandbox:', `    base_url: ${emulator.url}`, '    client_id: ${CES_SANDBOX_CLIENT_ID}', '    client_secret: ${CES_SANDBOX_CLIENT_SECRET}', '    ca_file: ca.pem', ''].join('\n'),
     );
     const env = {
-      PATH: `${join(installed.dir, 'node_modules', '.bin')}:${process.env.PATH}`,
+      PATH: `${join(installed().dir, 'node_modules', '.bin')}:${process.env.PATH}`,
       CES_SANDBOX_CLIENT_ID: emulator.credentials.clientId,
       CES_SANDBOX_CLIENT_SECRET: emulator.credentials.clientSecret,
     };

@@ -3,27 +3,21 @@
 // bin, with nothing of this checkout but the k6 binary (K6_BINARY, so no k6 is built here).
 
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../helpers/cli.js';
 import { projectRoot, realK6 } from '../k6/support.js';
 import { expectValidReport } from '../report/schema.js';
-import { installPacked, pack, type Installed } from './installed.js';
+import { installedForSuite, type Installed } from './installed.js';
 
 const k6 = await realK6();
 
 describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))('the npm package, installed into an empty folder', () => {
-  let packed: string;
+  const get = installedForSuite();
   let installed: Installed;
-  beforeAll(async () => {
-    packed = await mkdtemp(join(tmpdir(), 'ces-pack-'));
-    installed = await installPacked(await pack(packed));
-  }, 240_000);
-  afterAll(async () => {
-    await rm(packed, { recursive: true, force: true });
-    if (installed) await rm(installed.dir, { recursive: true, force: true });
+  beforeAll(() => {
+    installed = get();
   });
 
   it('holds the built CLI, the scenario bundles, the k6 pin and the schemas, and no test', async () => {

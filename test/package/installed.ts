@@ -4,10 +4,11 @@
 // cache, so `npm ci --offline` needs no registry.
 
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { afterAll, beforeAll } from 'vitest';
 import { projectRoot } from '../k6/support.js';
 
 const run = promisify(execFile);
@@ -42,4 +43,18 @@ export async function installPacked(tarball: string): Promise<Installed> {
   await writeFile(join(dir, 'package-lock.json'), JSON.stringify({ name: 'ci-pipeline', lockfileVersion: 3, requires: true, packages }));
   await run('npm', ['ci', '--offline', '--no-audit', '--no-fund'], { cwd: dir, timeout: 120_000 });
   return { dir, bin: join(dir, 'node_modules', 'ces-harness', 'bin', 'ces-harness.js'), tarball };
+}
+
+/** Packs and installs once for the calling describe block, and removes both folders after it. */
+export function installedForSuite(): () => Installed {
+  let packed: string | undefined;
+  let installed: Installed | undefined;
+  beforeAll(async () => {
+    packed = await mkdtemp(join(tmpdir(), 'ces-pack-'));
+    installed = await installPacked(await pack(packed));
+  }, 240_000);
+  afterAll(async () => {
+    for (const dir of [packed, installed?.dir]) if (dir) await rm(dir, { recursive: true, force: true });
+  });
+  return () => installed!;
 }
