@@ -138,19 +138,22 @@ export async function locateK6(
 async function buildIntoCache(env: NodeJS.ProcessEnv, projectRoot: string, build: K6Builder, say: (line: string) => void): Promise<LocatedK6> {
   const binDir = userK6Dir(env);
   const path = join(binDir, EXE);
-  await mkdir(binDir, { recursive: true, mode: 0o700 });
-  return withFileLockAsync(
-    binDir,
-    async () => {
-      const done = await probeK6(path, env);
-      if (done.ok) return { path, version: done.version };
-      const built = await build({ root: projectRoot, binDir, logFile: join(binDir, 'build.log'), fix: AFTER_GO, say, env });
-      if (!built.ok) throw new HarnessError('K6_NOT_FOUND', built.line);
-      say(`built k6 v${built.version} at ${built.path} in ${built.seconds} s (${built.counts})`);
-      const probe = await probeK6(path, env);
-      if (!probe.ok) throw new HarnessError('K6_NOT_FOUND', `the k6 built into ${binDir} is not usable: ${probe.why}; set K6_BINARY to a k6 v${REQUIRED_K6_MAJOR} binary`);
-      return { path, version: probe.version };
-    },
-    BUILD_LOCK,
-  );
+  const buildOnce = async (): Promise<LocatedK6> => {
+    const done = await probeK6(path, env);
+    if (done.ok) return { path, version: done.version };
+    const built = await build({ root: projectRoot, binDir, logFile: join(binDir, 'build.log'), fix: AFTER_GO, say, env });
+    if (!built.ok) throw new HarnessError('K6_NOT_FOUND', built.line);
+    say(`built k6 v${built.version} at ${built.path} in ${built.seconds} s (${built.counts})`);
+    const probe = await probeK6(path, env);
+    if (!probe.ok) throw new HarnessError('K6_NOT_FOUND', `the k6 built into ${binDir} is not usable: ${probe.why}; set K6_BINARY to a k6 v${REQUIRED_K6_MAJOR} binary`);
+    return { path, version: probe.version };
+  };
+  try {
+    await mkdir(binDir, { recursive: true, mode: 0o700 });
+    return await withFileLockAsync(binDir, buildOnce, BUILD_LOCK);
+  } catch (err) {
+    if (err instanceof HarnessError) throw err;
+    // The cache folder cannot be written, or another run held the build lock past its time: one line.
+    throw new HarnessError('K6_NOT_FOUND', `could not build k6 v${PINNED_K6_VERSION} into ${binDir}: ${(err as Error).message}; set K6_BINARY to a k6 v${REQUIRED_K6_MAJOR} binary`);
+  }
 }

@@ -102,6 +102,15 @@ describe.skipIf(process.platform === 'win32')('locateK6', () => {
     await expect(readFile(`${userK6Dir(env)}.lock`)).rejects.toMatchObject({ code: 'ENOENT' });
   }, 30_000);
 
+  it('a cache folder that cannot be made is one K6_NOT_FOUND line, not a stack trace', async () => {
+    const file = join(tmp, 'a-file');
+    await writeFile(file, '');
+    const err = await rejection(locateK6({ PATH: join(tmp, 'nothing-here'), XDG_CACHE_HOME: file }, pkgRoot, { say: () => {} }));
+    expect(err.code).toBe('K6_NOT_FOUND');
+    expect(err.message).toMatch(new RegExp(`^could not build k6 v${PINNED_K6_VERSION} into ${file}/ces-harness/k6/${PINNED_K6_VERSION}: ENOTDIR.*; set K6_BINARY to a k6 v2 binary$`));
+    expect(err.message).not.toContain('\n');
+  });
+
   it('uses an injected builder, and its one-line failure is the error', async () => {
     const env = { PATH: join(tmp, 'nothing-here'), XDG_CACHE_HOME: join(tmp, 'xdg-injected') };
     const err = await rejection(locateK6(env, emptyRoot, { build: async () => ({ ok: false, line: 'could not build k6 v9: proxy said no; fix that' }), say: () => {} }));
