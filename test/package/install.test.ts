@@ -13,6 +13,15 @@ import { installedForSuite, type Installed } from './installed.js';
 
 const k6 = await realK6();
 
+it('allowScripts covers every locked dependency with an install script, so `npm ci` on npm 11 warns of none', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const manifest = JSON.parse(await readFile(join(projectRoot, 'package.json'), 'utf8')) as { allowScripts?: Record<string, boolean> };
+  const lock = JSON.parse(await readFile(join(projectRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, { hasInstallScript?: boolean }> };
+  const scripted = Object.entries(lock.packages).filter(([, p]) => p.hasInstallScript).map(([path]) => path.split('node_modules/').at(-1)!);
+  expect(scripted.length).toBeGreaterThan(0);
+  for (const name of scripted) expect(manifest.allowScripts?.[name], name).toBe(true);
+});
+
 describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))('the npm package, installed into an empty folder', () => {
   const get = installedForSuite();
   let installed: Installed;
