@@ -9,10 +9,13 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
-import { projectRoot } from '../k6/support.js';
+import { userK6Dir } from '../../src/k6/locate.js';
+import { PINNED_K6_VERSION } from '../../src/k6/version.js';
+import { projectRoot, realK6 } from '../k6/support.js';
 import { expectValidReport } from '../report/schema.js';
 import { action, runAction, runScript } from './action-steps.js';
 
+const k6 = await realK6();
 const steps = action.runs.steps;
 const uses = (prefix: string) => steps.filter((s) => s.uses?.startsWith(prefix));
 
@@ -57,6 +60,17 @@ describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))('the action st
     expect(await readFile(env.GITHUB_STEP_SUMMARY, 'utf8')).toBe(await readFile(join(dir, 'report.md'), 'utf8'));
     expectValidReport(dir);
   }, 120_000);
+
+  it.skipIf(!k6)('run on the built-in emulator: the k6 cache keyed on the pinned version, load in the report, exit 0', async () => {
+    const { workspace, env } = await runner();
+    const cache = join(workspace, 'xdg-cache');
+    const r = await runAction({ command: 'run' }, workspace, { ...env, XDG_CACHE_HOME: cache, K6_BINARY: k6!.path });
+    expect(r.code, r.out).toBe(0);
+    // The folder actions/cache keeps is the one the harness builds k6 into at first use.
+    expect(r.outputs['inputs']).toMatchObject({ 'k6-version': PINNED_K6_VERSION, 'k6-dir': userK6Dir({ XDG_CACHE_HOME: cache }) });
+    const report = JSON.parse(await readFile(join(workspace, 'reports', 'ces-harness', 'report.json'), 'utf8')) as { load: { ok: boolean } | null };
+    expect(report.load?.ok).toBe(true);
+  }, 280_000);
 
   it('a failing service: the summary still gets the report, and the action exits 1', async () => {
     const { workspace, env } = await runner();
