@@ -5,13 +5,16 @@
 //   node scripts/build.mjs                 both
 //   node scripts/build.mjs scenarios       only the k6 bundles (tests use this with --outdir DIR)
 //   node scripts/build.mjs cli
-import { readdirSync } from 'node:fs';
+//   node scripts/build.mjs --clean         both, into an emptied dist/ (`npm pack`: no chunk of an older build in the tarball)
+import { readdirSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 
-const { values: flags, positionals } = parseArgs({ options: { outdir: { type: 'string' } }, allowPositionals: true });
+const { values: flags, positionals } = parseArgs({ options: { outdir: { type: 'string' }, clean: { type: 'boolean' } }, allowPositionals: true });
 const targets = positionals.length > 0 ? positionals : ['cli', 'scenarios'];
+// esbuild names split chunks by content hash and never removes the old ones.
+if (flags.clean) rmSync('dist', { recursive: true, force: true });
 
 function buildCli() {
   return build({

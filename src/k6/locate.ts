@@ -1,12 +1,18 @@
 // Finding the k6 binary the scenarios run on. Order: K6_BINARY (the user's explicit choice), then
-// the project's own build in .tools/k6/bin (what `npm ci` provisions), then PATH. An explicit
-// K6_BINARY that is unusable is an error, not a reason to fall back silently: the user asked for it.
+// the project's own build in .tools/k6/bin (what `npm ci` provisions in a clone), then the per-user
+// cache, then PATH; when none is usable, the pinned k6 is built into the per-user cache with Go
+// (scripts/k6-build.mjs, as `npm ci` builds it): an installed package has no `npm ci` to build one.
+// An explicit K6_BINARY that is unusable is an error, not a reason to fall back silently: the user
+// asked for it.
 
 import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
+import { access, mkdir } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
+import { buildK6, BUILD_TIMEOUT_MS } from '../../scripts/k6-build.mjs';
 import { HarnessError } from '../errors.js';
+import { withFileLockAsync } from '../fs/file-lock.js';
 import { PINNED_K6_VERSION, REQUIRED_K6_MAJOR, parseK6VersionOutput } from './version.js';
 
 export interface LocatedK6 {
@@ -27,6 +33,24 @@ const VERSION_TIMEOUT_MS = 15_000;
 const HOW_TO_INSTALL =
   `run \`npm ci\` in the ces-harness folder (it builds k6 v${PINNED_K6_VERSION} into ${PROJECT_K6_DIR} with Go >= 1.25), ` +
   `or set K6_BINARY to a k6 v${REQUIRED_K6_MAJOR} binary`;
+
+/** What to do when the first-use build could not happen; follows "install Go >= X and ". */
+const AFTER_GO = `run the command again (it builds k6 v${PINNED_K6_VERSION} once, into the per-user cache), or set K6_BINARY to a k6 v${REQUIRED_K6_MAJOR} binary`;
+
+/**
+ * The per-user cache folder of the pinned k6: $XDG_CACHE_HOME/ces-harness/k6/<version>, else
+ * ~/.cache/…; one build serves every installed copy of the harness of that k6 version.
+ */
+export function userK6Dir(env: NodeJS.ProcessEnv, version: string = PINNED_K6_VERSION): string {
+  const base = env.XDG_CACHE_HOME?.trim() || join(env.HOME?.trim() || homedir(), '.cache');
+  return join(resolve(base), 'ces-harness', 'k6', version);
+}
+
+// A live builder touches the lock every 10 s, so a lock a minute old was left by a build that died.
+const BUILD_LOCK = { waitMs: BUILD_TIMEOUT_MS + 60_000, staleMs: 60_000, pollMs: 500, heartbeatMs: 10_000 };
+
+/** How the first use gets its k6; tests inject one that needs no Go. */
+export type K6Builder = typeof buildK6;
 
 type Probe = { ok: true; version: string } | { ok: false; why: string };
 
@@ -80,7 +104,11 @@ async function onPath(env: NodeJS.ProcessEnv): Promise<string | undefined> {
  * The k6 to run scenarios with. Throws HarnessError K6_NOT_FOUND (exit 2) with one line saying
  * what was found and how to install the right one.
  */
-export async function locateK6(env: NodeJS.ProcessEnv, projectRoot: string): Promise<LocatedK6> {
+export async function locateK6(
+  env: NodeJS.ProcessEnv,
+  projectRoot: string,
+  options: { build?: K6Builder; say?: (line: string) => void } = {},
+): Promise<LocatedK6> {
   const explicit = env.K6_BINARY?.trim();
   if (explicit) {
     const path = resolve(explicit);
@@ -90,14 +118,42 @@ export async function locateK6(env: NodeJS.ProcessEnv, projectRoot: string): Pro
   }
 
   const reasons: string[] = [];
-  const candidates = [resolve(projectRoot, PROJECT_K6_DIR, EXE), await onPath(env)];
+  const cached = join(userK6Dir(env), EXE);
+  const candidates = [resolve(projectRoot, PROJECT_K6_DIR, EXE), cached, await onPath(env)];
   for (const path of candidates) {
     if (path === undefined) continue;
     const probe = await probeK6(path, env);
     if (probe.ok) return { path, version: probe.version };
-    // A missing project build is the normal case before `npm ci`; not worth naming.
+    // A missing project build or cache is the normal case before the first build; not worth naming.
     if (!probe.why.endsWith('does not exist or is not executable')) reasons.push(probe.why);
   }
-  const found = reasons.length > 0 ? ` (${reasons.join('; ')})` : ' (not in K6_BINARY, .tools/k6/bin or PATH)';
-  throw new HarnessError('K6_NOT_FOUND', `k6 v${REQUIRED_K6_MAJOR} not found${found}; ${HOW_TO_INSTALL}`);
+  if (reasons.length > 0) throw new HarnessError('K6_NOT_FOUND', `k6 v${REQUIRED_K6_MAJOR} not found (${reasons.join('; ')}); ${HOW_TO_INSTALL}`);
+  return buildIntoCache(env, projectRoot, options.build ?? buildK6, options.say ?? ((line) => process.stderr.write(`ces-harness: ${line}\n`)));
+}
+
+/**
+ * The first use without any k6: build the pinned one into the per-user cache, once. Two runs
+ * starting together take turns on a lock; the second finds the first's build and builds nothing.
+ */
+async function buildIntoCache(env: NodeJS.ProcessEnv, projectRoot: string, build: K6Builder, say: (line: string) => void): Promise<LocatedK6> {
+  const binDir = userK6Dir(env);
+  const path = join(binDir, EXE);
+  const buildOnce = async (): Promise<LocatedK6> => {
+    const done = await probeK6(path, env);
+    if (done.ok) return { path, version: done.version };
+    const built = await build({ root: projectRoot, binDir, logFile: join(binDir, 'build.log'), fix: AFTER_GO, say, env });
+    if (!built.ok) throw new HarnessError('K6_NOT_FOUND', built.line);
+    say(`built k6 v${built.version} at ${built.path} in ${built.seconds} s (${built.counts})`);
+    const probe = await probeK6(path, env);
+    if (!probe.ok) throw new HarnessError('K6_NOT_FOUND', `the k6 built into ${binDir} is not usable: ${probe.why}; set K6_BINARY to a k6 v${REQUIRED_K6_MAJOR} binary`);
+    return { path, version: probe.version };
+  };
+  try {
+    await mkdir(binDir, { recursive: true, mode: 0o700 });
+    return await withFileLockAsync(binDir, buildOnce, BUILD_LOCK);
+  } catch (err) {
+    if (err instanceof HarnessError) throw err;
+    // The cache folder cannot be written, or another run held the build lock past its time: one line.
+    throw new HarnessError('K6_NOT_FOUND', `could not build k6 v${PINNED_K6_VERSION} into ${binDir}: ${(err as Error).message}; set K6_BINARY to a k6 v${REQUIRED_K6_MAJOR} binary`);
+  }
 }

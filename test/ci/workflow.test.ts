@@ -1,10 +1,11 @@
-// The scheduled sandbox workflow: actionlint accepts it, and its own step scripts (config, check,
-// summary), run locally against the emulator twice with the ledger carried over, prove a token
-// of the first run expired, as two scheduled runs prove the 24-hour expiry on the sandbox.
+// The scheduled sandbox workflow: actionlint accepts it (and its use of ./action.yml), and its own
+// config step with the action's steps (test/ci/action-steps.ts), run locally against the emulator
+// twice with the ledger carried over, prove a token of the first run expired, as two scheduled runs
+// prove the 24-hour expiry on the sandbox.
 
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,7 @@ import { mdInline } from '../../src/report/md-text.js';
 import { DEFAULT_HISTORY_FILE } from '../../src/config/resolve.js';
 import { projectRoot } from '../k6/support.js';
 import { actionlint } from './actionlint.js';
+import { action, runAction, runScript } from './action-steps.js';
 
 const WORKFLOW = join(projectRoot, '.github', 'workflows', 'sandbox-conformance.yml');
 
@@ -35,44 +37,34 @@ describe('sandbox-conformance.yml', () => {
     expect('code' in run ? run.stdout : '').toBe('');
   }, 300_000);
 
-  it('runs on a schedule and by hand, carries the ledger and the run history, and always publishes the report', () => {
+  it('runs on a schedule and by hand, carries the ledger and the run history, and always publishes the report, through the action', () => {
     expect(Object.keys(workflow.on).sort()).toEqual(['schedule', 'workflow_dispatch']);
-    const uses = (prefix: string) => steps.find((s) => s.uses?.startsWith(prefix));
-    expect(uses('actions/cache/restore@')?.with).toMatchObject({ path: '.ces-harness/', 'restore-keys': 'ces-harness-ledger-' });
-    expect(uses('actions/cache/save@')?.if).toBe('always()');
-    // The cached folder holds the run history too, where the harness keeps it by default.
-    expect(DEFAULT_HISTORY_FILE.startsWith(uses('actions/cache/save@')?.with?.['path'] as string)).toBe(true);
-    expect(uses('actions/upload-artifact@')).toMatchObject({ if: 'always()', with: { path: 'reports/ci/' } });
-    expect(uses('mikepenz/action-junit-report@')).toMatchObject({ if: 'always()', with: { report_paths: 'reports/ci/junit.xml' } });
-    expect(step('check').env).toEqual({
-      CES_SANDBOX_CLIENT_ID: '${{ secrets.CES_SANDBOX_CLIENT_ID }}',
-      CES_SANDBOX_CLIENT_SECRET: '${{ secrets.CES_SANDBOX_CLIENT_SECRET }}',
-      CONFIG_FILE: '${{ steps.config.outputs.file }}',
+    const actionUses = (prefix: string) => action.runs.steps.find((s) => s.uses?.startsWith(prefix));
+    expect(step('check')).toMatchObject({
+      uses: './',
+      env: { CES_SANDBOX_CLIENT_ID: '${{ secrets.CES_SANDBOX_CLIENT_ID }}', CES_SANDBOX_CLIENT_SECRET: '${{ secrets.CES_SANDBOX_CLIENT_SECRET }}' },
+      with: { config: '${{ steps.config.outputs.file }}', command: 'check', 'state-dir': '.ces-harness', 'report-dir': 'reports/ci' },
     });
-    // It runs only `check`: no k6 build in npm ci, so no Go toolchain either.
-    expect(step('install')).toMatchObject({ run: 'npm ci', env: { CES_SKIP_K6_PROVISION: '1' } });
+    // The cached folder holds the run history too, where the harness keeps it by default.
+    expect(DEFAULT_HISTORY_FILE.startsWith(`${step('check').with!['state-dir'] as string}/`)).toBe(true);
+    expect(actionUses('actions/cache/restore@')?.with).toMatchObject({ 'restore-keys': 'ces-harness-ledger-' });
+    expect(actionUses('actions/cache/save@')?.if).toBe('always()');
+    expect(actionUses('actions/upload-artifact@')?.if).toBe('always()');
+    expect(steps.find((s) => s.uses?.startsWith('mikepenz/action-junit-report@'))).toMatchObject({ if: 'always()', with: { report_paths: 'reports/ci/junit.xml' } });
+    // It runs only `check`: the action sets up Go only for `run`, and its install builds no k6.
+    expect(action.runs.steps.find((s) => s.id === 'install')).toMatchObject({ env: { CES_SKIP_K6_PROVISION: '1' } });
     expect(steps.some((s) => s.uses?.startsWith('actions/setup-go@'))).toBe(false);
-    expect(steps.filter((s) => s.run !== undefined).map((s) => s.run!)).not.toContainEqual(expect.stringMatching(/ces-harness\.js (run|load|ratelimit)\b/));
     // Expressions inside scripts are an injection risk and would not run locally: env only.
     for (const s of steps) expect(s.run ?? '').not.toContain('${{');
   });
 });
 
-/** One step's script in bash, in a fake workspace, with the Actions variables it reads. */
-function runStep(script: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn('bash', ['-e', '-c', script], { cwd: env.GITHUB_WORKSPACE, env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d));
-    child.stderr.on('data', (d: Buffer) => (out += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.on('error', fail);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      done({ code, out });
-    });
-  });
-}
+/** The workflow's `check` step: the action with the workflow's inputs, the config file given. */
+const checkStep = (workspace: string, configFile: string, env: Record<string, string>) =>
+  runAction({ ...(step('check').with as Record<string, string>), config: configFile }, workspace, env);
+
+/** One of the workflow's own step scripts, in the workspace, with the Actions variables it reads. */
+const runStep = (script: string, env: Record<string, string>) => runScript(script, env, env.GITHUB_WORKSPACE!);
 
 describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))('the workflow steps, run locally against the emulator', () => {
   let emulator: Emulator;
@@ -87,7 +79,6 @@ describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))('the workflow 
     const statuses: Array<Record<string, string>> = [];
     // One workspace for both runs: it stands for the ledger the cache carries from run to run.
     const workspace = await mkdtemp(join(tmpdir(), 'ces-ci-workspace-'));
-    await symlink(join(projectRoot, 'bin'), join(workspace, 'bin'));
     for (const run of [1, 2]) {
       const temp = await mkdtemp(join(tmpdir(), 'ces-ci-runner-'));
       const summary = join(temp, 'step-summary.md');
@@ -100,16 +91,13 @@ describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))('the workflow 
       const configFile = /^file=(.*)$/m.exec(await readFile(output, 'utf8'))?.[1];
       expect(configFile).toBe(join(temp, 'ces-harness.yaml'));
 
-      const check = await runStep(step('check').run!, {
+      const check = await checkStep(workspace, configFile!, {
         ...actions,
         CES_SANDBOX_CLIENT_ID: emulator.credentials.clientId,
         CES_SANDBOX_CLIENT_SECRET: emulator.credentials.clientSecret,
-        CONFIG_FILE: configFile!,
       });
       expect(check.code, check.out).toBe(0);
       expect(check.out).not.toContain(emulator.credentials.clientSecret);
-
-      expect((await runStep(step('summary').run!, actions)).code).toBe(0);
       const report = JSON.parse(await readFile(join(workspace, 'reports', 'ci', 'report.json'), 'utf8')) as { checks: Array<{ id: string; status: string; message: string }> };
       expect(await readFile(summary, 'utf8')).toBe(await readFile(join(workspace, 'reports', 'ci', 'report.md'), 'utf8'));
       expect(existsSync(join(workspace, 'reports', 'ci', 'junit.xml'))).toBe(true);
@@ -202,15 +190,13 @@ describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))('the workflow 
     const actions = { GITHUB_WORKSPACE: workspace, RUNNER_TEMP: temp, GITHUB_STEP_SUMMARY: join(temp, 'step-summary.md'), GITHUB_OUTPUT: output };
     expect((await runStep(step('config').run!, { ...actions, CES_SANDBOX_BASE_URL: front.url, CES_SANDBOX_CA_PEM: caPem })).code).toBe(0);
     const configFile = /^file=(.*)$/m.exec(await readFile(output, 'utf8'))![1]!;
-    const check = await runStep(step('check').run!, { ...actions, CES_SANDBOX_CLIENT_ID: credentials.clientId, CES_SANDBOX_CLIENT_SECRET: credentials.clientSecret, CONFIG_FILE: configFile });
-    expect((await runStep(step('summary').run!, actions)).code).toBe(0);
+    const check = await checkStep(workspace, configFile, { ...actions, CES_SANDBOX_CLIENT_ID: credentials.clientId, CES_SANDBOX_CLIENT_SECRET: credentials.clientSecret });
     const report = JSON.parse(await readFile(join(workspace, 'reports', 'ci', 'report.json'), 'utf8')) as { since_last_run: Since };
     return { code: check.code, since: report.since_last_run, summary: await readFile(actions.GITHUB_STEP_SUMMARY, 'utf8'), out: check.out };
   }
 
   it('reports no change over unchanged runs, then exactly the one injected', async () => {
     const workspace = await mkdtemp(join(tmpdir(), 'ces-ci-workspace-'));
-    await symlink(join(projectRoot, 'bin'), join(workspace, 'bin'));
     const history = join(workspace, '.ces-harness', 'history.jsonl');
     await start(steady);
     for (let run = 1; run <= UNCHANGED_RUNS; run++) {

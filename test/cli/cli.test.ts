@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
 import { runCli } from '../helpers/cli.js';
+import { expectValidReport } from '../report/schema.js';
 
 const work = () => mkdtempSync(join(tmpdir(), 'ces-cli-'));
 
@@ -17,6 +18,7 @@ describe('ces-harness check against the built-in emulator', () => {
     expect(readdirSync(dir).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'report.md']);
     const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8'));
     expect(report.verdict).toBe('pass');
+    expectValidReport(report);
     expect(report.summary.failed).toBe(0);
     expect(report.target.emulated).toBe(true);
     expect(res.stdout).toMatch(/^PASS /m);
@@ -29,6 +31,7 @@ describe('ces-harness check against the built-in emulator', () => {
     expect(res.code).toBe(1);
     const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8'));
     expect(report.verdict).toBe('fail');
+    expectValidReport(report);
     expect(report.checks.find((c: { id: string }) => c.id === 'token.same-before-expiry').status).toBe('fail');
   });
 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
 import { runCli } from '../helpers/cli.js';
+import { expectValidHistory, expectValidReport } from '../report/schema.js';
 
 let emulator: Emulator;
 beforeAll(async () => {
@@ -67,6 +68,8 @@ describe('ces-harness check with a run history', () => {
     expect(readFileSync(join(p.dir, 'r2', 'report.md'), 'utf8')).toMatch(/^## .*\n\n### Since the last run\n\nNothing changed, judged against 1 stored run/);
     const stored = readFileSync(p.history, 'utf8');
     expect(stored.trim().split('\n')).toHaveLength(2);
+    expectValidHistory(p.history);
+    expectValidReport(join(p.dir, 'r2'));
     expect(stored).not.toContain(emulator.credentials.clientSecret);
     expect(stored).not.toMatch(/tk_|"token":/);
   }, 120_000);

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Report } from '../../src/report/model.js';
 import { runCli } from '../helpers/cli.js';
 import { realK6 } from '../k6/support.js';
+import { expectValidReport } from '../report/schema.js';
 
 const k6 = await realK6();
 const work = () => mkdtempSync(join(tmpdir(), 'ces-load-'));
@@ -71,5 +72,6 @@ describe.skipIf(!k6)('ces-harness run (npm start) against the built-in emulator'
     expect(report.summary.failed).toBe(0);
     expect(report.checks.find((c) => c.id === 'token.expired-validate-401')?.status).toBe('pass');
     expect(report.load?.scenarios.length).toBe(4);
+    expectValidReport(report);
   }, 300_000);
 });

@@ -10,6 +10,7 @@ import { createEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { Report } from '../../src/report/model.js';
 import { runCli } from '../helpers/cli.js';
 import { createTestPki } from '../tls/pki.js';
+import { expectValidReport } from '../report/schema.js';
 
 /** What every report format and the terminal must say about a stage that did not test. */
 function expectUntested(dir: string, out: string, stage: string, reason: RegExp): void {
@@ -17,6 +18,7 @@ function expectUntested(dir: string, out: string, stage: string, reason: RegExp)
   expect(out).toMatch(new RegExp(`not tested \\(${stage}\\): `));
   const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as Report;
   expect(report.verdict).toBe('fail');
+  expectValidReport(report);
   expect(report.untested.map((u) => u.stage)).toContain(stage);
   expect(report.untested.find((u) => u.stage === stage)?.reason).toMatch(reason);
   expect(readFileSync(join(dir, 'report.md'), 'utf8')).toMatch(/### Not tested[\s\S]*could not start|### Not tested/);

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import type { Report } from '../../src/report/model.js';
+import { expectValidReport } from '../report/schema.js';
 
 export const FIXTURES = resolve('test/fixtures/clients');
 export const fixture = (name: string) => join(FIXTURES, name);
@@ -44,6 +45,7 @@ export async function runClientCli(flags: string[], command: string[], options: 
     const result = await runCli(['client', '--report-dir', dir, ...flags, '--', ...command], { ...options, cwd: dir });
     const file = join(dir, 'report.json');
     const report = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Report) : undefined;
+    if (report) expectValidReport(report);
     const statuses = Object.fromEntries((report?.checks ?? []).map((c) => [c.id, c.status]));
     const failed = Object.entries(statuses).filter(([, s]) => s === 'fail').map(([id]) => id).sort();
     // Everything the run wrote, for tests that hunt a secret in it.

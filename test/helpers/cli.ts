@@ -13,6 +13,8 @@ export interface CliOptions {
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   timeoutMs?: number;
+  /** Another ces-harness.js to run (an installed package's), instead of this checkout's. */
+  bin?: string;
 }
 
 export interface RunningCli {
@@ -28,7 +30,7 @@ const BIN = resolve('bin/ces-harness.js');
 
 /** The CLI as a running process, for tests that act on it mid-run (send it a signal, say). */
 export function startCli(args: string[], options: CliOptions = {}): RunningCli {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, [options.bin ?? BIN, ...args], {
     cwd: options.cwd ?? process.cwd(),
     // A clean environment: no developer's CES_* variables leak into a test.
     env: { PATH: process.env['PATH'], HOME: process.env['HOME'], NO_COLOR: '1', ...options.env },

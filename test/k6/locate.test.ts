@@ -1,9 +1,9 @@
-import { chmod, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HarnessError } from '../../src/errors.js';
-import { locateK6 } from '../../src/k6/locate.js';
+import { locateK6, userK6Dir } from '../../src/k6/locate.js';
 import { PINNED_K6_VERSION, parseK6VersionOutput, parsePinnedK6Version } from '../../src/k6/version.js';
 import { projectRoot, realK6 } from './support.js';
 
@@ -28,15 +28,22 @@ async function rejection(p: Promise<unknown>): Promise<HarnessError> {
 describe.skipIf(process.platform === 'win32')('locateK6', () => {
   let tmp: string;
   let emptyRoot: string;
+  let cache: string;
+  let pkgRoot: string;
   beforeAll(async () => {
     tmp = await mkdtemp(join(tmpdir(), 'ces-locate-'));
     emptyRoot = join(tmp, 'project');
+    cache = join(tmp, 'cache');
     await mkdir(emptyRoot);
+    // An installed package: the k6 pin, and no .tools/ build beside it.
+    pkgRoot = join(tmp, 'installed');
+    await mkdir(join(pkgRoot, 'tools', 'k6'), { recursive: true });
+    await copyFile(join(projectRoot, 'tools', 'k6', 'go.mod'), join(pkgRoot, 'tools', 'k6', 'go.mod'));
   });
 
   it('refuses a K6_BINARY that reports another major version, with exit code 2', async () => {
     const old = await fakeK6(join(tmp, 'old'), '0.49.0');
-    const err = await rejection(locateK6({ K6_BINARY: old, PATH: '' }, emptyRoot));
+    const err = await rejection(locateK6({ K6_BINARY: old, PATH: '', XDG_CACHE_HOME: cache }, emptyRoot));
     expect(err.code).toBe('K6_NOT_FOUND');
     expect(err.exitCode).toBe(2);
     expect(err.message).toContain('v0.49.0');
@@ -51,21 +58,74 @@ describe.skipIf(process.platform === 'win32')('locateK6', () => {
     expect(good).toBeTruthy();
   });
 
-  it('says how to install when there is no k6 anywhere', async () => {
-    const err = await rejection(locateK6({ PATH: join(tmp, 'nothing-here') }, emptyRoot));
+  it('says in one line how to install when there is no k6 anywhere and no Go to build one', async () => {
+    const err = await rejection(locateK6({ PATH: join(tmp, 'nothing-here'), XDG_CACHE_HOME: cache }, pkgRoot));
     expect(err.code).toBe('K6_NOT_FOUND');
-    expect(err.message).toMatch(/K6_BINARY/);
+    expect(err.exitCode).toBe(2);
+    expect(err.message).toBe(
+      `k6 v${PINNED_K6_VERSION} is not installed and Go is not on PATH to build it; install Go >= 1.25 (https://go.dev/dl/) and ` +
+        `run the command again (it builds k6 v${PINNED_K6_VERSION} once, into the per-user cache), or set K6_BINARY to a k6 v2 binary`,
+    );
+  });
+
+  it('at first use builds k6 into the per-user cache with Go, once for two runs starting together, then reuses it', async () => {
+    // A fake `go` that builds a fake k6 into GOBIN in about a second and counts its builds.
+    const goDir = join(tmp, 'fake-go');
+    const builds = join(tmp, 'builds.txt');
+    await mkdir(goDir, { recursive: true });
+    await writeFile(
+      join(goDir, 'go'),
+      [
+        '#!/bin/sh',
+        'if [ "$1" = version ]; then echo "go version go1.26.0 linux/amd64"; exit 0; fi',
+        `echo "$PWD" >> ${builds}`,
+        '/usr/bin/sleep 1',
+        `printf '#!/bin/sh\necho "k6 v${PINNED_K6_VERSION} (go1.26.0, linux/amd64)"\n' > "$GOBIN/k6"`,
+        '/usr/bin/chmod 755 "$GOBIN/k6"',
+      ].join('\n') + '\n',
+    );
+    await chmod(join(goDir, 'go'), 0o755);
+    const xdg = join(tmp, 'xdg');
+    const env = { PATH: goDir, XDG_CACHE_HOME: xdg };
+    const lines: string[] = [];
+    const say = (line: string) => lines.push(line);
+    const [a, b] = await Promise.all([locateK6(env, pkgRoot, { say }), locateK6(env, pkgRoot, { say })]);
+    const expected = { path: join(xdg, 'ces-harness', 'k6', PINNED_K6_VERSION, 'k6'), version: PINNED_K6_VERSION };
+    expect(a).toEqual(expected);
+    expect(b).toEqual(expected);
+    expect(userK6Dir(env)).toBe(join(xdg, 'ces-harness', 'k6', PINNED_K6_VERSION));
+    // One build, run in the pinned tools module, and the lock gone afterwards.
+    expect((await readFile(builds, 'utf8')).trim().split('\n')).toEqual([join(pkgRoot, 'tools', 'k6')]);
+    expect(lines[0]).toContain(`building k6 v${PINNED_K6_VERSION} from the Go module proxy into ${userK6Dir(env)}`);
+    expect(await locateK6(env, pkgRoot, { say })).toEqual(expected);
+    expect((await readFile(builds, 'utf8')).trim().split('\n')).toHaveLength(1);
+    await expect(readFile(`${userK6Dir(env)}.lock`)).rejects.toMatchObject({ code: 'ENOENT' });
+  }, 30_000);
+
+  it('a cache folder that cannot be made is one K6_NOT_FOUND line, not a stack trace', async () => {
+    const file = join(tmp, 'a-file');
+    await writeFile(file, '');
+    const err = await rejection(locateK6({ PATH: join(tmp, 'nothing-here'), XDG_CACHE_HOME: file }, pkgRoot, { say: () => {} }));
+    expect(err.code).toBe('K6_NOT_FOUND');
+    expect(err.message).toMatch(new RegExp(`^could not build k6 v${PINNED_K6_VERSION} into ${file}/ces-harness/k6/${PINNED_K6_VERSION}: ENOTDIR.*; set K6_BINARY to a k6 v2 binary$`));
+    expect(err.message).not.toContain('\n');
+  });
+
+  it('uses an injected builder, and its one-line failure is the error', async () => {
+    const env = { PATH: join(tmp, 'nothing-here'), XDG_CACHE_HOME: join(tmp, 'xdg-injected') };
+    const err = await rejection(locateK6(env, emptyRoot, { build: async () => ({ ok: false, line: 'could not build k6 v9: proxy said no; fix that' }), say: () => {} }));
+    expect(err.message).toBe('could not build k6 v9: proxy said no; fix that');
   });
 
   it('prefers the project build in .tools/k6/bin over PATH, and names a wrong-major k6 on PATH', async () => {
     const root = join(tmp, 'with-tools');
     const tools = await fakeK6(join(root, '.tools', 'k6', 'bin'), '2.2.0');
     await fakeK6(join(tmp, 'path-v2'), '2.9.9');
-    expect(await locateK6({ PATH: join(tmp, 'path-v2') }, root)).toEqual({ path: tools, version: '2.2.0' });
+    expect(await locateK6({ PATH: join(tmp, 'path-v2'), XDG_CACHE_HOME: cache }, root)).toEqual({ path: tools, version: '2.2.0' });
 
     // Like a shell, only the first k6 on PATH counts; a wrong one is named in the error.
     const old = await fakeK6(join(tmp, 'path-old'), '0.50.0');
-    const err = await rejection(locateK6({ PATH: [join(tmp, 'path-old'), join(tmp, 'path-v2')].join(delimiter) }, emptyRoot));
+    const err = await rejection(locateK6({ PATH: [join(tmp, 'path-old'), join(tmp, 'path-v2')].join(delimiter), XDG_CACHE_HOME: cache }, emptyRoot));
     expect(err.message).toContain(`${old} is k6 v0.50.0`);
   });
 

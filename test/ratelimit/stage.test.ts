@@ -13,9 +13,11 @@ import { plainText, type Terminal } from '../../src/cli/terminal.js';
 import { HarnessError } from '../../src/errors.js';
 import { Redactor } from '../../src/http/redact.js';
 import { renderHtml } from '../../src/report/html.js';
+import { renderJson } from '../../src/report/json.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { buildReport } from '../../src/report/build.js';
 import { realK6 } from '../k6/support.js';
+import { expectValidReport } from '../report/schema.js';
 
 const k6 = await realK6();
 
@@ -68,6 +70,7 @@ describe('the ratelimit stage against the built-in emulator', () => {
     expect(terminal.progressLines.length).toBeGreaterThan(2);
 
     const report = buildReport({ version: 'test', target: { environment: 'sandbox', base_url: prepared.settings.target.baseUrl }, startedAt: new Date(), finishedAt: new Date(), checks: [], rateLimit: result });
+    expectValidReport(JSON.parse(renderJson(report)));
     const md = renderMarkdown(report);
     expect(md).toContain('### Rate limit');
     expect(md).toContain(`**Recommendation:** send at most ${target}.0/s`);
