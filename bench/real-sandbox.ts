@@ -1,6 +1,7 @@
 // The false-alarm benchmark's "real sandbox" section: a conformant service unlike our emulator
 // must pass as often as the emulator does. Three kinds of run, idle and with every core saturated:
-// - every emulator profile (a gateway's habits, JWTs, other date formats, …), `check` and `run`;
+// - every emulator profile (a gateway's habits, JWTs, other date formats, …): `check` against each
+//   alone, `run` against each group of profiles that set nothing twice (profiles/groups.ts);
 // - credentials shared with another client: a token fetched before the run by someone else, at
 //   several ages, then `check` against the same service (§3: it gets that same token back);
 // - a long-lived client (a service that never exits) under `ces-harness client`.
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { createEmulator, PROFILES } from '../src/emulator/index.js';
+import { PROFILE_GROUPS } from '../src/emulator/profiles/groups.js';
 import { runCommand } from './proc.js';
 import { saturateCpu } from './saturate.js';
 import { ms, summarize, type Section, type Summary } from './stats.js';
@@ -64,17 +66,24 @@ async function runCli(args: string[], cwd: string, timeoutMs: number, opts: Real
   return { code: r.timedOut ? 'timeout' : String(r.code), output: r.stdout + r.stderr, wallMs: r.wallMs };
 }
 
-const profileCases = (): Case[] =>
-  PROFILES.flatMap((p) =>
-    (['check', 'run'] as const).map(
-      (command): Case => ({
-        kind: 'profile',
-        name: p.name,
-        command,
-        run: (cwd, opts) => runCli([command, '--profile', p.name, '--report-dir', join(cwd, 'report'), ...(command === 'run' ? ['--duration', '2'] : [])], cwd, TIMEOUT_MS[command], opts),
-      }),
-    ),
-  );
+const profileCases = (): Case[] => [
+  ...PROFILES.map(
+    (p): Case => ({
+      kind: 'profile',
+      name: p.name,
+      command: 'check',
+      run: (cwd, opts) => runCli(['check', '--profile', p.name, '--report-dir', join(cwd, 'report')], cwd, TIMEOUT_MS.check, opts),
+    }),
+  ),
+  ...PROFILE_GROUPS.map(
+    (group): Case => ({
+      kind: 'profile',
+      name: group.join(' + '),
+      command: 'run',
+      run: (cwd, opts) => runCli(['run', ...group.flatMap((name) => ['--profile', name]), '--duration', '2', '--report-dir', join(cwd, 'report')], cwd, TIMEOUT_MS.run, opts),
+    }),
+  ),
+];
 
 /**
  * A service whose clock the bench holds back while "another client" fetches the token, so that

@@ -17,6 +17,7 @@ import { CHECKS } from '../../checks/index.js';
 import { PROFILES, type ProfileName } from '../../src/emulator/index.js';
 import type { TransportFacts } from '../../src/report/model.js';
 import type { Profile } from '../../src/emulator/profiles/index.js';
+import { PROFILE_GROUPS } from '../../src/emulator/profiles/groups.js';
 import { runCli } from '../helpers/cli.js';
 
 let cwd: string;
@@ -53,12 +54,7 @@ const EXERCISED: Partial<Record<ProfileName, { http_used?: string[]; http_offere
   compression: { http_used: ['http/1.1'], coded: 'gzip' },
 };
 
-const GROUPS: ReadonlyArray<readonly ProfileName[]> = [
-  ['http2', 'extra-fields', 'jwt', 'health-iso8601', 'clock-skew', 'ratelimit-headers'],
-  ['compression', 'oauth-error-fields', 'health-http-date', 'idle-close', 'intermediate-ca', 'clock-skew-behind'],
-  ['latency', 'health-clf', 'silent-close', 'business-rejects-payload'],
-  ['connection-close', 'slow-business'],
-];
+const GROUPS = PROFILE_GROUPS;
 
 const profileNamed = (name: ProfileName) => (PROFILES as readonly Profile[]).find((p) => p.name === name)!;
 
