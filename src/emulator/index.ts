@@ -3,8 +3,9 @@
 // limiter. Used as the default target of the harness and as ground truth in tests.
 
 import { isIP } from 'node:net';
+import { usageError } from '../errors.js';
 import { generateCredentials } from './credentials.js';
-import { generateCertificates } from './certs/generate.js';
+import { generateCertificates, type CertificateSet, type IssuingCertificates } from './certs/generate.js';
 import { writeCertificates } from './certs/files.js';
 import { behaviourWith } from './faults/index.js';
 import { conformant } from './behaviour.js';
@@ -27,6 +28,9 @@ export interface EmulatorEnvironment {
   credentials: Credentials;
   /** Every client of the environment, `credentials` first (EmulatorOptions.clients of them). */
   clients: Credentials[];
+  /** The CA of this environment's certificate: the emulator's, or its own (perEnvironment ca/certificateDays). */
+  caPem: string;
+  caFile: string;
 }
 
 export interface Emulator {
@@ -67,25 +71,44 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
   const faulted = behaviourWith(opts.faults, withProfiles(conformant, opts.profiles));
   const behaviour = opts.overrides.reduce((b, override) => ({ ...b, ...override(b) }), faulted);
   const transport = transportOf(opts.profiles);
-  const certs = opts.certificates ?? generateCertificates(opts.host);
+  const generated: IssuingCertificates | undefined = opts.certificates ? undefined : generateCertificates(opts.host);
+  const certs: CertificateSet = opts.certificates ?? generated!;
   const files = await writeCertificates(certs, opts.tlsDir);
 
+  // An environment with a CA of its own gets a certificate set (and folder) of its own; one with
+  // only a validity of its own, a server certificate from the shared CA.
+  const ownCerts = await Promise.all(
+    opts.environments.map(async (name) => {
+      const differs = opts.perEnvironment[name];
+      if (differs?.ca === undefined && differs?.certificateDays === undefined) return undefined;
+      const own = differs.ca ? generateCertificates(opts.host, Date.now(), `ces-harness emulator CA (${name})`) : undefined;
+      const issuer = own ?? generated;
+      if (!issuer) throw usageError(`emulator perEnvironment.${name}.certificateDays needs the emulator to make its certificates (no certificates option)`);
+      const set: CertificateSet = { caPem: issuer.caPem, ...(differs.certificateDays !== undefined ? issuer.issue(differs.certificateDays) : { certPem: issuer.certPem, keyPem: issuer.keyPem }) };
+      return { set, files: own ? await writeCertificates(set) : undefined };
+    }),
+  );
   const credentials = behaviour.environmentCredentials(opts.environments.map((name, i) => opts.credentials[i] ?? generateCredentials(name)));
-  const envs: EnvState[] = opts.environments.map((name, i) => ({
-    name,
-    credentials: credentials[i] ?? generateCredentials(name),
-    otherClients: Array.from({ length: opts.clients - 1 }, () => generateCredentials(name)),
-    store: new TokenStore(),
-    limiter: opts.limiter !== undefined ? new RateLimiter(opts.limiter) : RateLimiter.bucket(opts.rateLimit.rps, opts.rateLimit.burst),
-    ttlS: opts.tokenTtlS,
-    seq: 0,
-    businessLatencyMs: opts.businessLatencyMs,
-  }));
+  const envs: EnvState[] = opts.environments.map((name, i) => {
+    const differs = opts.perEnvironment[name] ?? {};
+    const rateLimit = differs.rateLimit ?? opts.rateLimit;
+    return {
+      name,
+      credentials: credentials[i] ?? generateCredentials(name),
+      otherClients: Array.from({ length: opts.clients - 1 }, () => generateCredentials(name)),
+      store: new TokenStore(),
+      limiter: opts.limiter !== undefined && differs.rateLimit === undefined ? new RateLimiter(opts.limiter) : RateLimiter.bucket(rateLimit.rps, rateLimit.burst),
+      ttlS: differs.tokenTtlS ?? opts.tokenTtlS,
+      seq: 0,
+      businessLatencyMs: differs.businessLatencyMs ?? opts.businessLatencyMs,
+    };
+  });
 
   const listeners: Listener[] = [];
   const closeAll = async () => {
     await Promise.all(listeners.map((l) => l.close()));
     await files.dispose();
+    await Promise.all(ownCerts.map((own) => own?.files?.dispose()));
   };
   try {
     for (const [i, env] of envs.entries()) {
@@ -96,8 +119,8 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
           tls: behaviour.tls,
           plainHttp: behaviour.plainHttp,
           transport,
-          certPem: certs.certPem,
-          keyPem: certs.keyPem,
+          certPem: (ownCerts[i]?.set ?? certs).certPem,
+          keyPem: (ownCerts[i]?.set ?? certs).keyPem,
           handler: observed(opts, (req) => route({ env, b: behaviour, now: opts.now(), req })),
           ...(opts.onClientHello ? { peek: opts.onClientHello } : {}),
         }),
@@ -114,6 +137,8 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
     url: `https://${urlHost(opts.host)}:${listeners[i]?.port ?? 0}`,
     credentials: { ...env.credentials },
     clients: [env.credentials, ...env.otherClients].map((c) => ({ ...c })),
+    caPem: ownCerts[i]?.set.caPem ?? certs.caPem,
+    caFile: ownCerts[i]?.files?.caFile ?? files.caFile,
   }));
   const first = environments[0]!;
   let closing: Promise<void> | undefined;

@@ -3,7 +3,7 @@
 // ca.pem through SSL_CERT_FILE, so the chain must satisfy Go's verifier as well as Node's.
 
 import { isIP } from 'node:net';
-import { mintPki, type AltName } from '../../tls/certs/mint.js';
+import { mintPkiWithIssuer, type AltName } from '../../tls/certs/mint.js';
 
 export interface CertificateSet {
   caPem: string;
@@ -24,13 +24,27 @@ export function subjectAltNames(host: string): AltName[] {
   return names;
 }
 
-/** Valid from an hour ago (a client whose clock is a little behind still accepts it) for 365 days. */
-export function generateCertificates(host: string, nowMs = Date.now()): CertificateSet {
-  const { caPem, certPem, keyPem } = mintPki({
-    ca: { commonName: 'ces-harness emulator CA', organization: 'ces-harness' },
-    subject: { commonName: 'localhost', organization: 'ces-harness' },
-    altNames: subjectAltNames(host),
-    nowMs,
-  });
-  return { caPem, certPem, keyPem };
+/** A certificate set, and the means to sign another server certificate with the same CA. */
+export interface IssuingCertificates extends CertificateSet {
+  /** A server certificate from this set's CA, valid from an hour ago for `days`. */
+  issue(days: number): Omit<CertificateSet, 'caPem'>;
+}
+
+/**
+ * Valid from an hour ago (a client whose clock is a little behind still accepts it) for 365 days.
+ * `caName` names the CA of another environment (its own key, so another issuer).
+ */
+export function generateCertificates(host: string, nowMs = Date.now(), caName = 'ces-harness emulator CA'): IssuingCertificates {
+  const subject = { commonName: 'localhost', organization: 'ces-harness' };
+  const altNames = subjectAltNames(host);
+  const { pki, issue } = mintPkiWithIssuer({ ca: { commonName: caName, organization: 'ces-harness' }, subject, altNames, nowMs });
+  return {
+    caPem: pki.caPem,
+    certPem: pki.certPem,
+    keyPem: pki.keyPem,
+    issue: (days) => {
+      const { certPem, keyPem } = issue({ subject, altNames, nowMs: Date.now(), notAfter: new Date(Date.now() + days * 86_400_000) });
+      return { certPem, keyPem };
+    },
+  };
 }

@@ -43,6 +43,14 @@ const DAY_MS = 24 * HOUR_MS;
 
 /** A CA and a server certificate it signed. */
 export function mintPki(o: PkiOptions): Pki {
+  return mintPkiWithIssuer(o).pki;
+}
+
+/**
+ * A CA and a server certificate it signed, and the CA's means to sign more: environments that
+ * share one CA but not one validity (the emulator's production certificate about to expire).
+ */
+export function mintPkiWithIssuer(o: PkiOptions): { pki: Pki; issue(leaf: ServerCertificateOptions): ServerCertificate } {
   const window = validity(o);
   const { notBefore, notAfter, nowMs } = window;
   const caKey = newKeyPair();
@@ -60,7 +68,8 @@ export function mintPki(o: PkiOptions): Pki {
     notAfter: caNotAfter,
     profile: { ca: true },
   });
-  return { caPem: certificatePem(ca), ...server(o, window, { key: caKey, name: o.ca }) };
+  const issuer = { key: caKey, name: o.ca };
+  return { pki: { caPem: certificatePem(ca), ...server(o, window, issuer) }, issue: (leaf) => server(leaf, validity(leaf), issuer) };
 }
 
 /** A server certificate signed by its own key: for servers whose certificate nobody verifies. */

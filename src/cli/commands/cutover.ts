@@ -1,0 +1,133 @@
+// `ces-harness cutover`: a production-safe `check` pass on production and a full one on sandbox,
+// through the same stage `check` uses, then their facts side by side and a readiness verdict that
+// leads with what would break a client integrated against sandbox. One report folder.
+
+import { setMaxListeners } from 'node:events';
+import { CHECKS } from '../../../checks/index.js';
+import { resolveSettings } from '../../config/resolve.js';
+import { isProduction } from '../../config/target.js';
+import { environmentFacts, type EnvironmentFacts } from '../../cutover/facts.js';
+import { cutoverVerdict } from '../../cutover/verdict.js';
+import { usageError } from '../../errors.js';
+import { removeEmptyDirs } from '../../fs/writable.js';
+import { Redactor } from '../../http/redact.js';
+import { CUTOVER_SCHEMA, type CutoverReport } from '../../report/cutover-model.js';
+import { renderCutoverHtml } from '../../report/cutover-html.js';
+import { renderCutoverJunit } from '../../report/cutover-junit.js';
+import { renderCutoverMarkdown } from '../../report/cutover-md.js';
+import type { ProductionAudit } from '../../report/model.js';
+import { printableDeep } from '../../report/printable.js';
+import { productionGateFor } from '../../runner/context.js';
+import { VERSION } from '../../version.js';
+import { flagValue, type Options } from '../flags.js';
+import { harnessWords } from '../harness-words.js';
+import { prepareTarget } from '../prepare-target.js';
+import { prepareReportPlace, writeFiles } from '../report-folder.js';
+import { handleStopSignals } from '../stop-signals.js';
+import { createTerminal, type Terminal } from '../terminal.js';
+import { conformanceStage } from './check.js';
+import { productionAudit } from './target-job.js';
+
+interface Pass {
+  facts: EnvironmentFacts;
+  checks: CutoverReport['environments'][string]['checks'];
+  untested: string[];
+  audit?: ProductionAudit;
+}
+
+export async function cutoverCommand(options: Options): Promise<number> {
+  const redactor = new Redactor({ keep: harnessWords() });
+  const terminal = createTerminal(redactor, { noColor: options['no-color'] === true });
+  const { production, sandbox } = await environmentPair(options);
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  const removeStopHandlers = handleStopSignals(controller, terminal.err);
+  const place = prepareReportPlace(options['report-dir'], process.cwd());
+  try {
+    const startedAt = new Date();
+    // Production first: its pass is the smaller one, and a production that is unreachable or
+    // untrusted (exit 3) should stop the run before sandbox is exercised for nothing.
+    const prod = await checkPass(options, production, redactor, terminal, controller.signal);
+    const sand = await checkPass(options, sandbox, redactor, terminal, controller.signal);
+    const windowDays = flagValue(options, 'cutover-window');
+    const verdict = cutoverVerdict(prod.facts, sand.facts, { windowDays, nowMs: Date.now(), productionLoadAllowed: options['allow-production-load'] === true,
+      passesUntested: [...prod.untested.map((u) => `${production}: ${u}`), ...sand.untested.map((u) => `${sandbox}: ${u}`)],
+    });
+    const interrupted = controller.signal.aborted;
+    const report = printableDeep<CutoverReport>({
+      schema: CUTOVER_SCHEMA,
+      tool: { name: 'ces-harness', version: VERSION },
+      started_at: startedAt.toISOString(),
+      finished_at: new Date().toISOString(),
+      cutover: { ...verdict, window_days: windowDays, sandbox_source: `a full check pass on ${sandbox} in this run`, facts: { production: prod.facts, sandbox: sand.facts } },
+      environments: {
+        [production]: { base_url: prod.facts.base_url, checks: prod.checks, untested: prod.untested },
+        [sandbox]: { base_url: sand.facts.base_url, checks: sand.checks, untested: sand.untested },
+      },
+      ...(prod.audit ? { production: prod.audit } : {}),
+    });
+    const dir = place.claim('cutover', startedAt);
+    const safe = redactor.deep(report);
+    writeFiles(
+      dir,
+      { 'report.json': JSON.stringify(safe, null, 2) + '\n', 'report.md': renderCutoverMarkdown(safe), 'report.html': renderCutoverHtml(safe), 'junit.xml': renderCutoverJunit(safe) },
+      redactor,
+    );
+    for (const line of [verdict.summary, ...verdict.breaking.map((l) => `  will break: ${l}`), ...verdict.not_tested.map((l) => `  not tested: ${l}`), ...verdict.differences.map((l) => `  differs: ${l}`), `report: ${dir}`]) {
+      terminal.out(line);
+    }
+    if (interrupted) terminal.err('interrupted before it finished: this report is partial');
+    return verdict.verdict === 'READY' && !interrupted ? 0 : 1;
+  } finally {
+    removeStopHandlers();
+    removeEmptyDirs(place.created);
+  }
+}
+
+/**
+ * Both environments must be configured: which one is production, which sandbox. Refused (exit 2)
+ * before the first request when the config names fewer than both.
+ */
+async function environmentPair(options: Options): Promise<{ production: string; sandbox: string }> {
+  const settings = await resolveSettings(options, process.env, process.cwd());
+  if (!settings.target) throw usageError('cutover needs both environments configured: a config (--config) whose environments: name sandbox and production');
+  const all = [settings.target, ...settings.others];
+  const production = all.find(isProduction);
+  const sandbox = all.find((t) => !isProduction(t));
+  if (!production || !sandbox) {
+    throw usageError(`cutover needs a production and a sandbox environment under environments:; the config has ${all.map((t) => t.environment).join(', ')}`);
+  }
+  return { production: production.environment, sandbox: sandbox.environment };
+}
+
+/** `check` on one environment, through `check`'s own stage; production's requests go through its gate. */
+async function checkPass(options: Options, environment: string, redactor: Redactor, terminal: Terminal, signal: AbortSignal): Promise<Pass> {
+  terminal.out(`— ${environment} —`);
+  const prepared = await prepareTarget({ ...options, env: environment }, redactor, terminal);
+  try {
+    const { target } = prepared.settings;
+    const productionGate = productionGateFor(prepared.settings.production);
+    const untested: string[] = [];
+    const results = await conformanceStage(CHECKS)({
+      prepared,
+      redactor,
+      terminal,
+      signal,
+      reportDir: '',
+      productionGate,
+      untested: (stage, reason) => {
+        untested.push(`${stage}: ${reason}`);
+        terminal.err(`${environment}: ${stage}: not tested: ${reason}`);
+      },
+    });
+    if (productionGate.budgetReached) untested.push(`the production request budget (production.max_requests ${productionGate.maxRequests}) was reached; what remained was not tested`);
+    return {
+      facts: environmentFacts(target.environment, target.baseUrl, results),
+      checks: results.map((r) => ({ id: r.id, status: r.status, message: r.message })),
+      untested,
+      ...(isProduction(target) ? { audit: productionAudit(productionGate) } : {}),
+    };
+  } finally {
+    await prepared.close();
+  }
+}
