@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 import { usageError } from '../errors.js';
 import { generateCredentials } from './credentials.js';
-import { generateCertificates, type CertificateSet, type IssuingCertificates } from './certs/generate.js';
+import { generateIssuingCertificates, type CertificateSet, type IssuingCertificates } from './certs/generate.js';
 import { writeCertificates } from './certs/files.js';
 import { behaviourWith } from './faults/index.js';
 import { conformant } from './behaviour.js';
@@ -71,8 +71,8 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
   const faulted = behaviourWith(opts.faults, withProfiles(conformant, opts.profiles));
   const behaviour = opts.overrides.reduce((b, override) => ({ ...b, ...override(b) }), faulted);
   const transport = transportOf(opts.profiles);
-  const generated: IssuingCertificates | undefined = opts.certificates ? undefined : generateCertificates(opts.host);
-  const certs: CertificateSet = opts.certificates ?? generated!;
+  const generated: IssuingCertificates | undefined = opts.certificates ? undefined : generateIssuingCertificates(opts.host);
+  const certs: CertificateSet = opts.certificates ?? generated!.set;
   const files = await writeCertificates(certs, opts.tlsDir);
 
   // An environment with a CA of its own gets a certificate set (and folder) of its own; one with
@@ -81,10 +81,10 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
     opts.environments.map(async (name) => {
       const differs = opts.perEnvironment[name];
       if (differs?.ca === undefined && differs?.certificateDays === undefined) return undefined;
-      const own = differs.ca ? generateCertificates(opts.host, Date.now(), `ces-harness emulator CA (${name})`) : undefined;
+      const own = differs.ca ? generateIssuingCertificates(opts.host, Date.now(), `ces-harness emulator CA (${name})`) : undefined;
       const issuer = own ?? generated;
       if (!issuer) throw usageError(`emulator perEnvironment.${name}.certificateDays needs the emulator to make its certificates (no certificates option)`);
-      const set: CertificateSet = { caPem: issuer.caPem, ...(differs.certificateDays !== undefined ? issuer.issue(differs.certificateDays) : { certPem: issuer.certPem, keyPem: issuer.keyPem }) };
+      const set: CertificateSet = { caPem: issuer.set.caPem, ...(differs.certificateDays !== undefined ? issuer.issue(differs.certificateDays) : issuer.set) };
       return { set, files: own ? await writeCertificates(set) : undefined };
     }),
   );

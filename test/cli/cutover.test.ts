@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
-import type { CutoverReport } from '../../src/report/cutover-model.js';
+import type { CutoverReport } from '../../src/cutover/report-model.js';
 import { runCli } from '../helpers/cli.js';
 
 let dir: string;

@@ -24,24 +24,25 @@ export function subjectAltNames(host: string): AltName[] {
   return names;
 }
 
+/** Valid from an hour ago (a client whose clock is a little behind still accepts it) for 365 days. */
+export function generateCertificates(host: string, nowMs = Date.now()): CertificateSet {
+  return generateIssuingCertificates(host, nowMs).set;
+}
+
 /** A certificate set, and the means to sign another server certificate with the same CA. */
-export interface IssuingCertificates extends CertificateSet {
+export interface IssuingCertificates {
+  set: CertificateSet;
   /** A server certificate from this set's CA, valid from an hour ago for `days`. */
   issue(days: number): Omit<CertificateSet, 'caPem'>;
 }
 
-/**
- * Valid from an hour ago (a client whose clock is a little behind still accepts it) for 365 days.
- * `caName` names the CA of another environment (its own key, so another issuer).
- */
-export function generateCertificates(host: string, nowMs = Date.now(), caName = 'ces-harness emulator CA'): IssuingCertificates {
+/** As generateCertificates; `caName` names the CA of another environment (its own key, so another issuer). */
+export function generateIssuingCertificates(host: string, nowMs = Date.now(), caName = 'ces-harness emulator CA'): IssuingCertificates {
   const subject = { commonName: 'localhost', organization: 'ces-harness' };
   const altNames = subjectAltNames(host);
   const { pki, issue } = mintPkiWithIssuer({ ca: { commonName: caName, organization: 'ces-harness' }, subject, altNames, nowMs });
   return {
-    caPem: pki.caPem,
-    certPem: pki.certPem,
-    keyPem: pki.keyPem,
+    set: { caPem: pki.caPem, certPem: pki.certPem, keyPem: pki.keyPem },
     issue: (days) => {
       const { certPem, keyPem } = issue({ subject, altNames, nowMs: Date.now(), notAfter: new Date(Date.now() + days * 86_400_000) });
       return { certPem, keyPem };

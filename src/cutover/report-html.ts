@@ -1,10 +1,10 @@
 // report.html of `cutover`: the same content as report.md, for a browser.
 
-import type { CutoverReport } from './cutover-model.js';
-import { sideBySideRows } from './cutover-md.js';
-import { REPORT_CSP, REPORT_CSS } from './html-style.js';
-import { productionSectionHtml } from './html-production.js';
-import { html, SafeHtml } from './safe-html.js';
+import type { CutoverReport } from './report-model.js';
+import { sideBySideRows } from './report-md.js';
+import { REPORT_CSP, REPORT_CSS } from '../report/html-style.js';
+import { productionSectionHtml } from '../report/html-production.js';
+import { html, SafeHtml } from '../report/safe-html.js';
 
 const list = (title: string, id: string, lines: readonly string[]) =>
   lines.length ? html`<section id="${id}"><h2>${title}</h2><ul>${lines.map((l) => html`<li>${l}</li>`)}</ul></section>` : null;

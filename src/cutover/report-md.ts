@@ -1,9 +1,9 @@
 // report.md of `cutover`: for the change ticket. The verdict and what will break come first.
 
-import { FACT_SOURCES, type EnvironmentFacts } from '../cutover/facts.js';
-import type { CutoverReport } from './cutover-model.js';
-import { mdEscape, mdTable } from './md-text.js';
-import { productionSectionMd } from './md-production.js';
+import { FACT_SOURCES, type EnvironmentFacts } from './facts.js';
+import type { CutoverReport } from './report-model.js';
+import { mdEscape, mdTable } from '../report/md-text.js';
+import { productionSectionMd } from '../report/md-production.js';
 
 /** Rows of the side-by-side table, shared by report.md and report.html. */
 export function sideBySideRows(p: EnvironmentFacts, s: EnvironmentFacts): Array<[string, string, string]> {

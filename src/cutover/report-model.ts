@@ -2,9 +2,9 @@
 // environment's check statuses and the audit of what was sent to production. Plain data; the
 // renderers next to this file turn it into report.json, report.md, report.html and junit.xml.
 
-import type { EnvironmentFacts } from '../cutover/facts.js';
-import type { CutoverVerdict } from '../cutover/verdict.js';
-import type { ProductionAudit, Status } from './model.js';
+import type { EnvironmentFacts } from './facts.js';
+import type { CutoverVerdict } from './verdict.js';
+import type { ProductionAudit, Status } from '../report/model.js';
 
 export const CUTOVER_SCHEMA = 'ces-harness/cutover/v1';
 
@@ -23,5 +23,3 @@ export interface CutoverReport {
   environments: Record<string, { base_url: string; checks: Array<{ id: string; status: Status; message: string }>; untested: string[] }>;
   production?: ProductionAudit;
 }
-
-export const CUTOVER_FILES = ['report.json', 'report.md', 'report.html', 'junit.xml'] as const;
