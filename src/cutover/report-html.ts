@@ -2,9 +2,9 @@
 
 import type { CutoverReport } from './report-model.js';
 import { sideBySideRows } from './report-md.js';
-import { REPORT_CSP, REPORT_CSS } from '../report/html-style.js';
+import { pageHead, REPORT_CSS } from '../report/html-style.js';
 import { productionSectionHtml } from '../report/html-production.js';
-import { html, SafeHtml } from '../report/safe-html.js';
+import { html } from '../report/safe-html.js';
 
 const list = (title: string, id: string, lines: readonly string[]) =>
   lines.length ? html`<section id="${id}"><h2>${title}</h2><ul>${lines.map((l) => html`<li>${l}</li>`)}</ul></section>` : null;
@@ -14,13 +14,7 @@ export function renderCutoverHtml(r: CutoverReport): string {
   const { production: p, sandbox: s } = c.facts;
   const page = html`<!doctype html>
 <html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${REPORT_CSP}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>ces-harness cutover: ${c.verdict} · ${r.started_at}</title>
-<style>${new SafeHtml(REPORT_CSS)}</style>
-</head>
+${pageHead(`ces-harness cutover: ${c.verdict} · ${r.started_at}`, REPORT_CSS)}
 <body>
 <header><h1 id="verdict">Cutover readiness: ${c.verdict}</h1><p>${c.summary}</p>
 <p>Production ${p.base_url} (production-safe pass) against sandbox ${s.base_url} (${c.sandbox_source}); cutover window ${c.window_days} days.</p></header>
