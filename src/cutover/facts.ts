@@ -4,6 +4,9 @@
 
 import type { CheckResult } from '../report/model.js';
 
+/** What facts are read from: a check's result, fresh or as the history stored it (no message there). */
+export type CheckFacts = Pick<CheckResult, 'id' | 'status' | 'facts'> & { message?: string };
+
 export interface EnvironmentFacts {
   environment: string;
   base_url: string;
@@ -38,7 +41,7 @@ export const FACT_SOURCES: ReadonlyArray<{ name: FactName; check: string; fact: 
   { name: 'accepted_before_limit', check: 'ratelimit.limit-enforced', fact: 'accepted_before_limit', label: 'requests before the first 429' },
 ];
 
-export function environmentFacts(environment: string, baseUrl: string, checks: readonly CheckResult[]): EnvironmentFacts {
+export function environmentFacts(environment: string, baseUrl: string, checks: readonly CheckFacts[]): EnvironmentFacts {
   const byId = new Map(checks.map((c) => [c.id, c]));
   const out: EnvironmentFacts = { environment, base_url: baseUrl, missing: {} };
   const set = out as unknown as Record<string, unknown>;
@@ -46,11 +49,11 @@ export function environmentFacts(environment: string, baseUrl: string, checks: r
     const result = byId.get(check);
     const value = result?.facts?.[fact];
     if (value !== undefined) set[name] = value;
-    else out.missing[name] = result ? `${check} ${result.status}: ${result.message}` : `${check} did not run`;
+    else out.missing[name] = result ? `${check} ${result.status}${result.message ? `: ${result.message}` : ''}` : `${check} did not run`;
   }
   const isolated = byId.get('env.credentials-isolated');
   if (isolated?.status === 'pass') out.credentials_isolated = 'yes';
   else if (isolated?.status === 'fail') out.credentials_isolated = 'no';
-  else out.missing['credentials_isolated'] = isolated ? `env.credentials-isolated ${isolated.status}: ${isolated.message}` : 'env.credentials-isolated did not run';
+  else out.missing['credentials_isolated'] = isolated ? `env.credentials-isolated ${isolated.status}${isolated.message ? `: ${isolated.message}` : ''}` : 'env.credentials-isolated did not run';
   return out;
 }

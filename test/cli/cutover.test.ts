@@ -17,11 +17,14 @@ interface Pair {
   emulator: Emulator;
   /** Business calls production let in with a token it issued. */
   productionAccepted: string[];
+  /** Requests that reached sandbox, `METHOD /path`. */
+  sandboxRequests: string[];
 }
 
 async function pair(options: Omit<EmulatorOptions, 'port' | 'environments' | 'observe'> = {}): Promise<Pair> {
   const issued = new Set<string>();
   const productionAccepted: string[] = [];
+  const sandboxRequests: string[] = [];
   let productionPort = '';
   const emulator = await createEmulator({
     port: 0,
@@ -35,28 +38,29 @@ async function pair(options: Omit<EmulatorOptions, 'port' | 'environments' | 'ob
       }
       const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
       const toProduction = String(req.headers.host ?? '').endsWith(`:${productionPort}`);
+      if (!toProduction) sandboxRequests.push(`${req.method} ${req.path}`);
       if (toProduction && req.path.startsWith('/v1/') && bearer !== undefined && issued.has(bearer) && reply.status !== 401 && reply.status !== 403) productionAccepted.push(req.path);
     },
   });
   productionPort = new URL(emulator.environments[1]!.url).port;
-  return { emulator, productionAccepted };
+  return { emulator, productionAccepted, sandboxRequests };
 }
 
 /** A config naming both environments, `${VAR}` credentials, and each environment's own CA file. */
-function config(name: string, e: Emulator, maxRequests = 1000): { file: string; env: Record<string, string> } {
+function config(name: string, e: Emulator, history = 'off', maxRequests = 1000): { file: string; env: Record<string, string> } {
   const [sandbox, production] = e.environments;
   const file = join(dir, `${name}.yaml`);
   const block = (env: typeof sandbox, prefix: string) =>
     `  ${env!.name}:\n    base_url: ${env!.url}\n    client_id: \${${prefix}_ID}\n    client_secret: \${${prefix}_SECRET}\n    ca_file: ${env!.caFile}\n`;
-  writeFileSync(file, `target: sandbox\nenvironments:\n${block(sandbox, 'SB')}${block(production, 'PR')}ledger: off\nhistory: off\nproduction:\n  max_requests: ${maxRequests}\nrate_limit:\n  max_rps: 100\n`);
+  writeFileSync(file, `target: sandbox\nenvironments:\n${block(sandbox, 'SB')}${block(production, 'PR')}ledger: off\nhistory: ${history}\nproduction:\n  max_requests: ${maxRequests}\nrate_limit:\n  max_rps: 100\n`);
   return {
     file,
     env: { SB_ID: sandbox!.credentials.clientId, SB_SECRET: sandbox!.credentials.clientSecret, PR_ID: production!.credentials.clientId, PR_SECRET: production!.credentials.clientSecret },
   };
 }
 
-async function cutover(name: string, p: Pair, args: string[] = []) {
-  const { file, env } = config(name, p.emulator);
+async function cutover(name: string, p: Pair, args: string[] = [], history = 'off') {
+  const { file, env } = config(name, p.emulator, history);
   const reportDir = join(dir, `r-${name}`);
   const res = await runCli(['cutover', '--config', file, '--report-dir', reportDir, ...args], { cwd: dir, env, timeoutMs: 120_000 });
   const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as CutoverReport;
@@ -121,6 +125,30 @@ describe('ces-harness cutover', () => {
     expect(report.cutover.verdict).toBe('NOT TESTED');
     expect(report.cutover.not_tested).toEqual([expect.stringMatching(/^production's rate limit: not measured \(pass --allow-production-load/)]);
     expect(p.productionAccepted).toEqual([]);
+  });
+
+  it("--sandbox-from-history H: sandbox's last stored check instead of a pass (no request to sandbox); a fresh pass when none is stored", async () => {
+    const p = await pair();
+    started.push(p.emulator);
+    const history = join(dir, 'history.jsonl');
+    // The stored check first: a fresh pass would leave sandbox's token cached, and a check after it
+    // rightly finds that token older than it can explain.
+    const { file, env } = config('history-check', p.emulator, history);
+    const check = await runCli(['check', '--config', file, '--env', 'sandbox', '--report-dir', join(dir, 'r-history-check')], { cwd: dir, env, timeoutMs: 120_000 });
+    expect(check.code, check.stdout + check.stderr).toBe(0);
+    p.sandboxRequests.length = 0;
+    const { res, report } = await cutover('history', p, [...LOAD, '--sandbox-from-history', '24'], history);
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    expect(report.cutover.sandbox_source).toMatch(new RegExp(`^sandbox's last check stored in ${history}, started \\S+ \\(within 24 h\\); no check pass on sandbox$`));
+    // Only production's isolation probe: production's credentials offered to sandbox, once.
+    expect(p.sandboxRequests).toEqual(['POST /tokens']);
+    expect(report.cutover.facts.sandbox).toMatchObject({ token_format: 'opaque', validate_methods: 'GET and POST', credentials_isolated: 'yes' });
+    expect(report.cutover.verdict).toBe('READY');
+
+    const empty = join(dir, 'empty-history.jsonl');
+    const none = await cutover('history-none', p, [...LOAD, '--sandbox-from-history', '24'], empty);
+    expect(none.report.cutover.sandbox_source).toBe(`a full check pass on sandbox in this run (no run of sandbox stored in ${empty} within 24 h)`);
+    expect(p.sandboxRequests.length).toBeGreaterThan(10);
   });
 
   it('a config with one environment is refused before the first request (exit 2)', async () => {

@@ -7,6 +7,8 @@ import { CHECKS } from '../../../checks/index.js';
 import { resolveSettings } from '../../config/resolve.js';
 import { isProduction } from '../../config/target.js';
 import { environmentFacts, type EnvironmentFacts } from '../../cutover/facts.js';
+import { recentSandboxPass, type StoredPass } from '../../cutover/sandbox-history.js';
+import { HistoryStore } from '../../history/store.js';
 import { cutoverVerdict } from '../../cutover/verdict.js';
 import { usageError } from '../../errors.js';
 import { removeEmptyDirs } from '../../fs/writable.js';
@@ -39,6 +41,7 @@ export async function cutoverCommand(options: Options): Promise<number> {
   const redactor = new Redactor({ keep: harnessWords() });
   const terminal = createTerminal(redactor, { noColor: options['no-color'] === true });
   const { production, sandbox } = await environmentPair(options);
+  const { stored, source } = await sandboxSource(options, sandbox);
   const controller = new AbortController();
   setMaxListeners(0, controller.signal);
   const removeStopHandlers = handleStopSignals(controller, terminal.err);
@@ -48,7 +51,7 @@ export async function cutoverCommand(options: Options): Promise<number> {
     // Production first: its pass is the smaller one, and a production that is unreachable or
     // untrusted (exit 3) should stop the run before sandbox is exercised for nothing.
     const prod = await checkPass(options, production, redactor, terminal, controller.signal);
-    const sand = await checkPass(options, sandbox, redactor, terminal, controller.signal);
+    const sand = stored ? storedPass(sandbox, stored) : await checkPass(options, sandbox, redactor, terminal, controller.signal);
     const windowDays = flagValue(options, 'cutover-window');
     const verdict = cutoverVerdict(prod.facts, sand.facts, { windowDays, nowMs: Date.now(), productionLoadAllowed: options['allow-production-load'] === true,
       passesUntested: [...prod.untested.map((u) => `${production}: ${u}`), ...sand.untested.map((u) => `${sandbox}: ${u}`)],
@@ -59,7 +62,7 @@ export async function cutoverCommand(options: Options): Promise<number> {
       tool: { name: 'ces-harness', version: VERSION },
       started_at: startedAt.toISOString(),
       finished_at: new Date().toISOString(),
-      cutover: { ...verdict, window_days: windowDays, sandbox_source: `a full check pass on ${sandbox} in this run`, facts: { production: prod.facts, sandbox: sand.facts } },
+      cutover: { ...verdict, window_days: windowDays, sandbox_source: source, facts: { production: prod.facts, sandbox: sand.facts } },
       environments: {
         [production]: { base_url: prod.facts.base_url, checks: prod.checks, untested: prod.untested },
         [sandbox]: { base_url: sand.facts.base_url, checks: sand.checks, untested: sand.untested },
@@ -98,6 +101,35 @@ async function environmentPair(options: Options): Promise<{ production: string; 
     throw usageError(`cutover needs a production and a sandbox environment under environments:; the config has ${all.map((t) => t.environment).join(', ')}`);
   }
   return { production: production.environment, sandbox: sandbox.environment };
+}
+
+/**
+ * With --sandbox-from-history H: sandbox's last stored check or run, when at most H hours old;
+ * else (or without the flag) a fresh pass. Decided before the first request.
+ */
+async function sandboxSource(options: Options, sandbox: string): Promise<{ stored?: Stored; source: string }> {
+  const fresh = `a full check pass on ${sandbox} in this run`;
+  const maxAgeH = options['sandbox-from-history'];
+  if (maxAgeH === undefined) return { source: fresh };
+  const settings = await resolveSettings({ ...options, env: sandbox }, process.env, process.cwd());
+  if (settings.historyPath === null) throw usageError('--sandbox-from-history needs the run history; history is off (drop --history off / history: off, or drop --sandbox-from-history)');
+  const baseUrl = settings.target!.baseUrl;
+  const pass = recentSandboxPass(HistoryStore.open(settings.historyPath).records, baseUrl, maxAgeH, Date.now());
+  if (!pass) return { source: `${fresh} (no run of ${sandbox} stored in ${settings.historyPath} within ${maxAgeH} h)` };
+  return { stored: { pass, baseUrl }, source: `${sandbox}'s last check stored in ${settings.historyPath}, started ${pass.started_at} (within ${maxAgeH} h); no check pass on ${sandbox}` };
+}
+
+interface Stored {
+  pass: StoredPass;
+  baseUrl: string;
+}
+
+function storedPass(environment: string, { pass, baseUrl }: Stored): Pass {
+  return {
+    facts: environmentFacts(environment, baseUrl, pass.checks),
+    checks: pass.checks.map((c) => ({ id: c.id, status: c.status, message: `from the run stored at ${pass.started_at}` })),
+    untested: [],
+  };
 }
 
 /** `check` on one environment, through `check`'s own stage; production's requests go through its gate. */
