@@ -16,11 +16,13 @@ export interface EnvironmentFacts {
   certificate_issuer?: string;
   certificate_expires?: string;
   validate_methods?: string;
+  /** The 401 for a wrong secret, status and body as quoted (token.bad-secret-401). */
+  error_body?: string;
   clock_skew_s?: number;
   latency_ms?: number;
   /** Requests the burst got through before the first 429 (ratelimit.limit-enforced). */
   accepted_before_limit?: number;
-  /** env.credentials-isolated: yes (passed), no (failed); absent when it did not run to a verdict. */
+  /** env.credentials-isolated: no when either environment issued a token for the other's credentials; absent when it did not run to a verdict. */
   credentials_isolated?: 'yes' | 'no';
   /** Why a check that would give a fact gave none (its skip or error message), by fact name. */
   missing: Record<string, string>;
@@ -36,6 +38,7 @@ export const FACT_SOURCES: ReadonlyArray<{ name: FactName; check: string; fact: 
   { name: 'certificate_issuer', check: 'tls.certificate-valid', fact: 'issuer', label: 'certificate issuer' },
   { name: 'certificate_expires', check: 'tls.certificate-valid', fact: 'expires', label: 'certificate expires' },
   { name: 'validate_methods', check: 'validate.valid-token', fact: 'methods', label: 'validate method' },
+  { name: 'error_body', check: 'token.bad-secret-401', fact: 'error_body', label: 'error body (wrong secret)' },
   { name: 'clock_skew_s', check: 'health.timestamp', fact: 'clock_skew_s', label: 'clock skew (s)' },
   { name: 'latency_ms', check: 'business.valid-token-accepted', fact: 'latency_ms', label: 'business latency from here (ms)' },
   { name: 'accepted_before_limit', check: 'ratelimit.limit-enforced', fact: 'accepted_before_limit', label: 'requests before the first 429' },
@@ -51,9 +54,12 @@ export function environmentFacts(environment: string, baseUrl: string, checks: r
     if (value !== undefined) set[name] = value;
     else out.missing[name] = result ? `${check} ${result.status}${result.message ? `: ${result.message}` : ''}` : `${check} did not run`;
   }
+  // Whether a token came back for the other environment's credentials: a refusal with the wrong
+  // body is the error-body finding's, not a leak between environments.
   const isolated = byId.get('env.credentials-isolated');
-  if (isolated?.status === 'pass') out.credentials_isolated = 'yes';
-  else if (isolated?.status === 'fail') out.credentials_isolated = 'no';
+  const accepted = isolated?.facts?.['foreign_credentials_accepted'];
+  if (typeof accepted === 'number') out.credentials_isolated = accepted === 0 ? 'yes' : 'no';
+  else if (isolated?.status === 'pass') out.credentials_isolated = 'yes';
   else out.missing['credentials_isolated'] = isolated ? `env.credentials-isolated ${isolated.status}${isolated.message ? `: ${isolated.message}` : ''}` : 'env.credentials-isolated did not run';
   return out;
 }

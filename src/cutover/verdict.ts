@@ -93,6 +93,14 @@ const RULES: ReadonlyArray<Rule> = [
     }
     return { id, status: 'ok', line: `validate method: ${p.validate_methods} on both` };
   },
+  function errorBody(p, s) {
+    const id = 'error-body';
+    if (p.error_body === undefined || s.error_body === undefined) return missing(id, 'error body', p, s, 'error_body');
+    if (p.error_body !== s.error_body) {
+      return { id, status: 'breaking', line: `a wrong secret gets ${p.error_body} on production, ${s.error_body} on sandbox: error handling written against sandbox's body misreads production's` };
+    }
+    return { id, status: 'ok', line: `error body: ${p.error_body} on both` };
+  },
   function credentialIsolation(p, s) {
     const id = 'credential-isolation';
     const lacking = [p, s].find((e) => e.credentials_isolated === undefined);

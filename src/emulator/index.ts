@@ -7,7 +7,7 @@ import { usageError } from '../errors.js';
 import { generateCredentials } from './credentials.js';
 import { generateIssuingCertificates, type CertificateSet, type IssuingCertificates } from './certs/generate.js';
 import { writeCertificates } from './certs/files.js';
-import { behaviourWith } from './faults/index.js';
+import { behaviourWith, type FaultName } from './faults/index.js';
 import { conformant } from './behaviour.js';
 import { transportOf, withProfiles } from './profiles/index.js';
 import { listen, type Handler, type Listener } from './listener.js';
@@ -68,8 +68,13 @@ function observed(opts: ResolvedOptions, handle: Handler): Handler {
 
 export async function createEmulator(options?: EmulatorOptions): Promise<Emulator> {
   const opts = resolveOptions(options);
-  const faulted = behaviourWith(opts.faults, withProfiles(conformant, opts.profiles));
-  const behaviour = opts.overrides.reduce((b, override) => ({ ...b, ...override(b) }), faulted);
+  const behaviourFor = (faults: readonly FaultName[]) => opts.overrides.reduce((b, override) => ({ ...b, ...override(b) }), behaviourWith([...faults], withProfiles(conformant, opts.profiles)));
+  const behaviour = behaviourFor(opts.faults);
+  // An environment with faults of its own (perEnvironment) answers with them; the rest as above.
+  const behaviours = opts.environments.map((name) => {
+    const own = opts.perEnvironment[name]?.faults;
+    return own?.length ? behaviourFor([...opts.faults, ...own]) : behaviour;
+  });
   const transport = transportOf(opts.profiles);
   const generated: IssuingCertificates | undefined = opts.certificates ? undefined : generateIssuingCertificates(opts.host);
   const certs: CertificateSet = opts.certificates ?? generated!.set;
@@ -116,12 +121,12 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
         await listen({
           host: opts.host,
           port: opts.port === 0 ? 0 : opts.port + i,
-          tls: behaviour.tls,
-          plainHttp: behaviour.plainHttp,
+          tls: behaviours[i]!.tls,
+          plainHttp: behaviours[i]!.plainHttp,
           transport,
           certPem: (ownCerts[i]?.set ?? certs).certPem,
           keyPem: (ownCerts[i]?.set ?? certs).keyPem,
-          handler: observed(opts, (req) => route({ env, b: behaviour, now: opts.now(), req })),
+          handler: observed(opts, (req) => route({ env, b: behaviours[i]!, now: opts.now(), req })),
           ...(opts.onClientHello ? { peek: opts.onClientHello } : {}),
         }),
       );

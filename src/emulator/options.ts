@@ -61,8 +61,10 @@ export interface EnvironmentDifferences {
   businessLatencyMs?: number;
   /** `other`: this environment's listener serves a certificate from a CA of its own (its own ca file). */
   ca?: 'other';
-  /** Days the server certificate stays valid (default 365); implies a certificate set of its own. */
+  /** Days the server certificate stays valid (default 365), signed by the shared CA unless `ca` says otherwise. */
   certificateDays?: number;
+  /** Faults of this environment alone, on top of the emulator's (its TLS and HTTP behaviour; credentials stay shared). */
+  faults?: FaultName[];
 }
 
 export interface ResolvedOptions {
@@ -126,6 +128,8 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   }
   const stray = Object.keys(resolved.perEnvironment).find((e) => !environments.includes(e));
   if (stray !== undefined) throw usageError(`emulator perEnvironment names "${stray}", which is not one of the environments ${environments.join(', ')}`);
+  const unknownHere = Object.values(resolved.perEnvironment).flatMap((d) => d.faults ?? []).find((f) => !isFaultName(f));
+  if (unknownHere !== undefined) throw usageError(`unknown fault "${String(unknownHere)}" in perEnvironment; known faults: ${FAULTS.map((f) => f.name).join(', ')}`);
   if (!isCount(resolved.clients) || resolved.clients < 1 || resolved.clients > 100) throw usageError(`emulator clients per environment ${String(resolved.clients)} must be a whole number from 1 to 100`);
   const unknown = faults.find((f) => !isFaultName(f));
   if (unknown !== undefined) {

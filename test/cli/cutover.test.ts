@@ -77,6 +77,7 @@ describe('ces-harness cutover', () => {
     { name: 'lifetime', options: { perEnvironment: { production: { tokenTtlS: 3_600 } } }, finding: 'token-lifetime', line: /production's tokens live 3\d{3} s, sandbox's 86\d{3} s/ },
     { name: 'ca', options: { perEnvironment: { production: { ca: 'other' as const } } }, finding: 'certificate-ca', line: /production's certificate is issued by .*\(production\).*, sandbox's by / },
     { name: 'expiry', options: { perEnvironment: { production: { certificateDays: 5 } } }, finding: 'certificate-expiry', line: /production's certificate expires on \d{4}-\d\d-\d\d \([45] days\), within the 14-day cutover window/ },
+    { name: 'error-body', options: { perEnvironment: { production: { faults: ['wrong-error-body' as const] } } }, finding: 'error-body', line: /a wrong secret gets 401 `\{"message":"Unauthorized"\}` on production, 401 `\{"error":"unauthorized"\}` on sandbox/ },
     { name: 'isolation', options: { faults: ['shared-credentials' as const] }, finding: 'credential-isolation', line: /credentials are not isolated/ },
     { name: 'ratelimit', options: { perEnvironment: { production: { rateLimit: { rps: 5, burst: 10 } } } }, finding: 'rate-limit', line: /production limits after \d+ requests, sandbox after \d+/ },
   ])('$name: NOT READY, led by the $finding finding, exit 1', async ({ name, options, finding, line }) => {

@@ -15,6 +15,7 @@ const facts = (environment: string, over: Partial<EnvironmentFacts> = {}): Envir
   certificate_issuer: 'CN=Example CA (sha256 aa)',
   certificate_expires: '2027-06-01',
   validate_methods: 'GET and POST',
+  error_body: '401 {"error":"unauthorized"}',
   clock_skew_s: 0.2,
   latency_ms: 30,
   accepted_before_limit: 100,
@@ -36,6 +37,7 @@ describe('cutoverVerdict', () => {
     { finding: 'certificate-expiry', production: { certificate_expires: '2026-12-09' }, line: /\(12 days\), within the 14-day/ },
     { finding: 'token-lifetime', production: { lifetime_s: 3_600 }, line: /live 3600 s, sandbox's 86400 s/ },
     { finding: 'validate-method', production: { validate_methods: 'POST' }, line: /validate accepts POST on production, GET and POST on sandbox/ },
+    { finding: 'error-body', production: { error_body: '401 {"message":"Unauthorized"}' }, line: /wrong secret gets 401 \{"message":"Unauthorized"\} on production, 401 \{"error":"unauthorized"\} on sandbox/ },
     { finding: 'credential-isolation', production: { credentials_isolated: 'no' as const }, line: /not isolated/ },
   ])('$finding: NOT READY', ({ finding, production, line }) => {
     const v = cutoverVerdict(facts('production', production), facts('sandbox'), ctx);
