@@ -17,14 +17,16 @@ interface Pair {
   emulator: Emulator;
   /** Business calls production let in with a token it issued. */
   productionAccepted: string[];
-  /** Requests that reached sandbox, `METHOD /path`. */
+  /** Requests that reached each environment, `METHOD /path`. */
   sandboxRequests: string[];
+  productionRequests: string[];
 }
 
 async function pair(options: Omit<EmulatorOptions, 'port' | 'environments' | 'observe'> = {}): Promise<Pair> {
   const issued = new Set<string>();
   const productionAccepted: string[] = [];
   const sandboxRequests: string[] = [];
+  const productionRequests: string[] = [];
   let productionPort = '';
   const emulator = await createEmulator({
     port: 0,
@@ -38,12 +40,12 @@ async function pair(options: Omit<EmulatorOptions, 'port' | 'environments' | 'ob
       }
       const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
       const toProduction = String(req.headers.host ?? '').endsWith(`:${productionPort}`);
-      if (!toProduction) sandboxRequests.push(`${req.method} ${req.path}`);
+      (toProduction ? productionRequests : sandboxRequests).push(`${req.method} ${req.path}`);
       if (toProduction && req.path.startsWith('/v1/') && bearer !== undefined && issued.has(bearer) && reply.status !== 401 && reply.status !== 403) productionAccepted.push(req.path);
     },
   });
   productionPort = new URL(emulator.environments[1]!.url).port;
-  return { emulator, productionAccepted, sandboxRequests };
+  return { emulator, productionAccepted, sandboxRequests, productionRequests };
 }
 
 /** A config naming both environments, `${VAR}` credentials, and each environment's own CA file. */
@@ -108,7 +110,10 @@ describe('ces-harness cutover', () => {
       expect(facts.accepted_before_limit).toBeGreaterThan(0);
     }
     expect(production.certificate_issuer).toBe(sandbox.certificate_issuer);
-    expect(report.production?.requests.length).toBeGreaterThan(0);
+    // The audit is every request production received, sandbox's isolation probe included.
+    const audited = report.production!.requests.filter((q) => !q.plain_text).map((q) => `${q.method} ${q.path}`);
+    expect(audited.sort()).toEqual([...p.productionRequests].sort());
+    expect(report.production).toMatchObject({ max_requests: 1000, budget_reached: false });
     expect(p.productionAccepted).toEqual([]);
     expect(readFileSync(join(reportDir, 'junit.xml'), 'utf8')).not.toContain('<failure');
     expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toMatch(/\| token lifetime \(s\) \| 86\d{3} \| 86\d{3} \|/);

@@ -4,7 +4,7 @@
 
 import { setMaxListeners } from 'node:events';
 import { CHECKS } from '../../../checks/index.js';
-import { resolveSettings } from '../../config/resolve.js';
+import { resolveSettings, type Settings } from '../../config/resolve.js';
 import { isProduction } from '../../config/target.js';
 import { environmentFacts, type EnvironmentFacts } from '../../cutover/facts.js';
 import { recentSandboxPass, type StoredPass } from '../../cutover/sandbox-history.js';
@@ -12,12 +12,12 @@ import { HistoryStore } from '../../history/store.js';
 import { cutoverVerdict } from '../../cutover/verdict.js';
 import { usageError } from '../../errors.js';
 import { removeEmptyDirs } from '../../fs/writable.js';
+import type { ProductionGate } from '../../http/production-gate.js';
 import { Redactor } from '../../http/redact.js';
 import { CUTOVER_SCHEMA, type CutoverReport } from '../../cutover/report-model.js';
 import { renderCutoverHtml } from '../../cutover/report-html.js';
 import { renderCutoverJunit } from '../../cutover/report-junit.js';
 import { renderCutoverMarkdown } from '../../cutover/report-md.js';
-import type { ProductionAudit } from '../../report/model.js';
 import { printableDeep } from '../../report/printable.js';
 import { productionGateFor } from '../../runner/context.js';
 import { VERSION } from '../../version.js';
@@ -26,21 +26,20 @@ import { harnessWords } from '../harness-words.js';
 import { prepareTarget } from '../prepare-target.js';
 import { prepareReportPlace, writeFiles } from '../report-folder.js';
 import { handleStopSignals } from '../stop-signals.js';
-import { createTerminal, type Terminal } from '../terminal.js';
+import { createTerminal } from '../terminal.js';
 import { conformanceStage } from './check.js';
-import { productionAudit } from './target-job.js';
+import { productionAudit, type StageIo } from './target-job.js';
 
 interface Pass {
   facts: EnvironmentFacts;
   checks: CutoverReport['environments'][string]['checks'];
   untested: string[];
-  audit?: ProductionAudit;
 }
 
 export async function cutoverCommand(options: Options): Promise<number> {
   const redactor = new Redactor({ keep: harnessWords() });
   const terminal = createTerminal(redactor, { noColor: options['no-color'] === true });
-  const { production, sandbox } = await environmentPair(options);
+  const { production, sandbox, productionSettings } = await environmentPair(options);
   const { stored, source } = await sandboxSource(options, sandbox);
   const controller = new AbortController();
   setMaxListeners(0, controller.signal);
@@ -50,13 +49,21 @@ export async function cutoverCommand(options: Options): Promise<number> {
     const startedAt = new Date();
     // Production first: its pass is the smaller one, and a production that is unreachable or
     // untrusted (exit 3) should stop the run before sandbox is exercised for nothing.
-    const prod = await checkPass(options, production, redactor, terminal, controller.signal);
-    const sand = stored ? storedPass(sandbox, stored) : await checkPass(options, sandbox, redactor, terminal, controller.signal);
-    const windowDays = flagValue(options, 'cutover-window');
-    const verdict = cutoverVerdict(prod.facts, sand.facts, { windowDays, nowMs: Date.now(), productionLoadAllowed: options['allow-production-load'] === true,
-      passesUntested: [...prod.untested.map((u) => `${production}: ${u}`), ...sand.untested.map((u) => `${sandbox}: ${u}`)],
-    });
+    // One gate for both passes: sandbox's isolation probe sends to production too, and every
+    // request production receives is in one audit, under one production.max_requests.
+    const gate = productionGateFor(productionSettings);
+    const prod = await checkPass(options, production, gate, { redactor, terminal, signal: controller.signal });
+    const sand = stored ? storedPass(sandbox, stored) : await checkPass(options, sandbox, gate, { redactor, terminal, signal: controller.signal });
     const interrupted = controller.signal.aborted;
+    const passesUntested = [
+      ...prod.untested.map((u) => `${production}: ${u}`),
+      ...sand.untested.map((u) => `${sandbox}: ${u}`),
+      ...(gate.budgetReached ? [`the production request budget (production.max_requests ${gate.maxRequests}) was reached; what remained was not tested`] : []),
+      ...(interrupted ? ['interrupted before it finished: this report is partial'] : []),
+    ];
+    const windowDays = flagValue(options, 'cutover-window');
+    const productionLoadAllowed = options['allow-production-load'] === true;
+    const verdict = cutoverVerdict(prod.facts, sand.facts, { windowDays, nowMs: Date.now(), productionLoadAllowed, passesUntested });
     const report = printableDeep<CutoverReport>({
       schema: CUTOVER_SCHEMA,
       tool: { name: 'ces-harness', version: VERSION },
@@ -67,7 +74,7 @@ export async function cutoverCommand(options: Options): Promise<number> {
         [production]: { base_url: prod.facts.base_url, checks: prod.checks, untested: prod.untested },
         [sandbox]: { base_url: sand.facts.base_url, checks: sand.checks, untested: sand.untested },
       },
-      ...(prod.audit ? { production: prod.audit } : {}),
+      production: productionAudit(gate),
     });
     const dir = place.claim('cutover', startedAt);
     const safe = redactor.deep(report);
@@ -79,7 +86,6 @@ export async function cutoverCommand(options: Options): Promise<number> {
     for (const line of [verdict.summary, ...verdict.breaking.map((l) => `  will break: ${l}`), ...verdict.not_tested.map((l) => `  not tested: ${l}`), ...verdict.differences.map((l) => `  differs: ${l}`), `report: ${dir}`]) {
       terminal.out(line);
     }
-    if (interrupted) terminal.err('interrupted before it finished: this report is partial');
     return verdict.verdict === 'READY' && !interrupted ? 0 : 1;
   } finally {
     removeStopHandlers();
@@ -91,7 +97,7 @@ export async function cutoverCommand(options: Options): Promise<number> {
  * Both environments must be configured: which one is production, which sandbox. Refused (exit 2)
  * before the first request when the config names fewer than both.
  */
-async function environmentPair(options: Options): Promise<{ production: string; sandbox: string }> {
+async function environmentPair(options: Options): Promise<{ production: string; sandbox: string; productionSettings: Settings['production'] }> {
   const settings = await resolveSettings(options, process.env, process.cwd());
   if (!settings.target) throw usageError('cutover needs both environments configured: a config (--config) whose environments: name sandbox and production');
   const all = [settings.target, ...settings.others];
@@ -100,7 +106,7 @@ async function environmentPair(options: Options): Promise<{ production: string; 
   if (!production || !sandbox) {
     throw usageError(`cutover needs a production and a sandbox environment under environments:; the config has ${all.map((t) => t.environment).join(', ')}`);
   }
-  return { production: production.environment, sandbox: sandbox.environment };
+  return { production: production.environment, sandbox: sandbox.environment, productionSettings: settings.production };
 }
 
 /**
@@ -132,33 +138,24 @@ function storedPass(environment: string, { pass, baseUrl }: Stored): Pass {
   };
 }
 
-/** `check` on one environment, through `check`'s own stage; production's requests go through its gate. */
-async function checkPass(options: Options, environment: string, redactor: Redactor, terminal: Terminal, signal: AbortSignal): Promise<Pass> {
-  terminal.out(`— ${environment} —`);
-  const prepared = await prepareTarget({ ...options, env: environment }, redactor, terminal);
+/** `check` on one environment, through `check`'s own stage; every request to production goes through `gate`. */
+async function checkPass(options: Options, environment: string, gate: ProductionGate, io: Pick<StageIo, 'redactor' | 'terminal' | 'signal'>): Promise<Pass> {
+  io.terminal.out(`— ${environment} —`);
+  const prepared = await prepareTarget({ ...options, env: environment }, io.redactor, io.terminal);
   try {
     const { target } = prepared.settings;
-    const productionGate = productionGateFor(prepared.settings.production);
     const untested: string[] = [];
     const results = await conformanceStage(CHECKS)({
+      ...io,
       prepared,
-      redactor,
-      terminal,
-      signal,
       reportDir: '',
-      productionGate,
+      productionGate: gate,
       untested: (stage, reason) => {
         untested.push(`${stage}: ${reason}`);
-        terminal.err(`${environment}: ${stage}: not tested: ${reason}`);
+        io.terminal.err(`${environment}: ${stage}: not tested: ${reason}`);
       },
     });
-    if (productionGate.budgetReached) untested.push(`the production request budget (production.max_requests ${productionGate.maxRequests}) was reached; what remained was not tested`);
-    return {
-      facts: environmentFacts(target.environment, target.baseUrl, results),
-      checks: results.map((r) => ({ id: r.id, status: r.status, message: r.message })),
-      untested,
-      ...(isProduction(target) ? { audit: productionAudit(productionGate) } : {}),
-    };
+    return { facts: environmentFacts(target.environment, target.baseUrl, results), checks: results.map((r) => ({ id: r.id, status: r.status, message: r.message })), untested };
   } finally {
     await prepared.close();
   }
