@@ -15,6 +15,8 @@ export interface EnvironmentFacts {
   lifetime_s?: number;
   certificate_issuer?: string;
   certificate_expires?: string;
+  /** The suite and TLS version a client with default settings negotiates. */
+  tls_negotiated?: string;
   validate_methods?: string;
   /** The 401 for a wrong secret, status and body as quoted (token.bad-secret-401). */
   error_body?: string;
@@ -37,6 +39,7 @@ export const FACT_SOURCES: ReadonlyArray<{ name: FactName; check: string; fact: 
   { name: 'lifetime_s', check: 'token.lifetime', fact: 'lifetime_s', label: 'token lifetime (s)' },
   { name: 'certificate_issuer', check: 'tls.certificate-valid', fact: 'issuer', label: 'certificate issuer' },
   { name: 'certificate_expires', check: 'tls.certificate-valid', fact: 'expires', label: 'certificate expires' },
+  { name: 'tls_negotiated', check: 'tls.certificate-valid', fact: 'negotiated', label: 'TLS a default client negotiates' },
   { name: 'validate_methods', check: 'validate.valid-token', fact: 'methods', label: 'validate method' },
   { name: 'error_body', check: 'token.bad-secret-401', fact: 'error_body', label: 'error body (wrong secret)' },
   { name: 'clock_skew_s', check: 'health.timestamp', fact: 'clock_skew_s', label: 'clock skew (s)' },

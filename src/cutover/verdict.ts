@@ -116,6 +116,9 @@ const RULES: ReadonlyArray<Rule> = [
   function tokenType(p, s) {
     return differs('token-type', 'token_type', p.token_type, s.token_type);
   },
+  function tlsNegotiated(p, s) {
+    return differs('tls-negotiated', 'TLS a default client negotiates', p.tls_negotiated, s.tls_negotiated);
+  },
   function clockSkew(p, s) {
     const id = 'clock-skew';
     if (p.clock_skew_s === undefined || s.clock_skew_s === undefined) return missing(id, 'clock skew', p, s, 'clock_skew_s');

@@ -105,7 +105,7 @@ describe('ces-harness cutover', () => {
     expect(report.cutover).toMatchObject({ verdict: 'READY', breaking: [], not_tested: [] });
     const { production, sandbox } = report.cutover.facts;
     for (const facts of [production, sandbox]) {
-      expect(facts).toMatchObject({ token_format: 'opaque', token_type: '"Bearer"', validate_methods: 'GET and POST', credentials_isolated: 'yes' });
+      expect(facts).toMatchObject({ token_format: 'opaque', token_type: '"Bearer"', validate_methods: 'GET and POST', credentials_isolated: 'yes', tls_negotiated: expect.stringMatching(/\(TLSv1\.3\)$/) });
       expect(Math.abs(facts.lifetime_s! - 86_400)).toBeLessThanOrEqual(5);
       expect(facts.accepted_before_limit).toBeGreaterThan(0);
     }

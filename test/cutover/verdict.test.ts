@@ -14,6 +14,7 @@ const facts = (environment: string, over: Partial<EnvironmentFacts> = {}): Envir
   lifetime_s: 86_400,
   certificate_issuer: 'CN=Example CA (sha256 aa)',
   certificate_expires: '2027-06-01',
+  tls_negotiated: 'TLS_AES_256_GCM_SHA384 (TLSv1.3)',
   validate_methods: 'GET and POST',
   error_body: '401 {"error":"unauthorized"}',
   clock_skew_s: 0.2,
@@ -55,10 +56,16 @@ describe('cutoverVerdict', () => {
     expect(cutoverVerdict(facts('production', production), facts('sandbox'), ctx).breaking).toEqual([]);
   });
 
-  it('merely different: token format, longer lifetime, far apart clock skews', () => {
-    const v = cutoverVerdict(facts('production', { token_format: 'JWT (RS256)', lifetime_s: 90_000, clock_skew_s: 4 }), facts('sandbox'), ctx);
+  it('merely different: token format, longer lifetime, negotiated TLS, far apart clock skews', () => {
+    const production = facts('production', { token_format: 'JWT (RS256)', lifetime_s: 90_000, clock_skew_s: 4, tls_negotiated: 'TLS_AES_128_GCM_SHA256 (TLSv1.3)' });
+    const v = cutoverVerdict(production, facts('sandbox'), ctx);
     expect(v.verdict).toBe('READY');
-    expect(v.differences).toEqual([expect.stringMatching(/^production's tokens live 90000 s/), 'token format: JWT (RS256) on production, opaque on sandbox', expect.stringMatching(/^clock skew/)]);
+    expect(v.differences).toEqual([
+      expect.stringMatching(/^production's tokens live 90000 s/),
+      'token format: JWT (RS256) on production, opaque on sandbox',
+      'TLS a default client negotiates: TLS_AES_128_GCM_SHA256 (TLSv1.3) on production, TLS_AES_256_GCM_SHA384 (TLSv1.3) on sandbox',
+      expect.stringMatching(/^clock skew/),
+    ]);
   });
 
   it('a missing fact or an unmeasured production limit is NOT TESTED with the reason', () => {
