@@ -32,7 +32,12 @@ export const check: Check = {
     }
     if (!cert) return fail(`${endpoint.where} completed the handshake without a certificate; §5.8 connections need one the client can verify for ${name}`, evidence);
     // For the run history: a certificate from another CA, or a renewed one, is a change to report.
-    const facts = { issuer: `${cert.issuer || 'no issuer'}${cert.issuerFingerprint ? ` (sha256 ${cert.issuerFingerprint})` : ''}`, expires: cert.validTo.slice(0, 10) };
+    // …and what an ordinary client negotiates, which cutover sets beside the other environment's.
+    const facts = {
+      issuer: `${cert.issuer || 'no issuer'}${cert.issuerFingerprint ? ` (sha256 ${cert.issuerFingerprint})` : ''}`,
+      expires: cert.validTo.slice(0, 10),
+      negotiated: `${r.cipher ?? 'unknown cipher'} (${r.protocol ?? 'unknown version'})`,
+    };
     if (!r.authorized) {
       const { what, hint } = explainAuthorizationError(r.authorizationError ?? 'unknown reason');
       const why = `the certificate of ${endpoint.where} (${describeCert(cert)}) is not trusted for ${name}: ${what}; §5.8's TLS needs one clients can verify${hint ? ` (${hint})` : ''}`;

@@ -24,7 +24,8 @@ export const check: Check = {
     const named = ex.issued ? `token ${ex.issued.fingerprint}${format ? `, token format: ${format}` : ''}` : undefined;
     const evidence = [http.evidence(ex, named)];
     if (problems.length) return fail(`POST /tokens answered ${ex.status} but ${problems.join('; ')} (§2)`, evidence);
-    return pass(`${named!}, expires_at ${String(body['expires_at'])}, token_type ${JSON.stringify(body['token_type'])}`, evidence);
+    // For cutover and the history: an opaque sandbox token and a JWT production one differ in size and parsing.
+    return { ...pass(`${named!}, expires_at ${String(body['expires_at'])}, token_type ${JSON.stringify(body['token_type'])}`, evidence), facts: { token_format: format ?? 'opaque' } };
   },
 };
 

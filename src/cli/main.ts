@@ -74,6 +74,8 @@ async function dispatch(command: Command, options: Options): Promise<number> {
       const [{ targetJob }, { rateLimitStage }] = await Promise.all([import('./commands/target-job.js'), import('./commands/ratelimit.js')]);
       return targetJob(options, { rateLimit: rateLimitStage });
     }
+    case 'cutover':
+      return (await import('./commands/cutover.js')).cutoverCommand(options);
     case 'serve':
       return (await import('./commands/serve.js')).serveCommand(options);
     case 'k8s':

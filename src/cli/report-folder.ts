@@ -64,20 +64,19 @@ export function claimReportDir(parent: string, environment: string, at: Date): s
 }
 
 export function writeReportFolder(dir: string, report: Report, redactor: Redactor, extra: Record<string, string> = {}): string[] {
-  mkdirSync(dir, { recursive: true });
-  const written: string[] = [];
   // Redacted before rendering too: a secret with `&` or `<` in it is escaped by the HTML and XML
   // renderers and would no longer match afterwards.
   const safe = redactor.deep(report);
-  for (const [file, render] of Object.entries(renderers)) {
-    const path = join(dir, file);
-    writeFileSync(path, redactor.file(render(safe)));
-    written.push(path);
-  }
-  for (const [file, content] of Object.entries(extra)) {
+  const rendered = Object.fromEntries(Object.entries(renderers).map(([file, render]) => [file, render(safe)]));
+  return writeFiles(dir, { ...rendered, ...extra }, redactor);
+}
+
+/** Files already rendered (k6's artefacts, `cutover`'s report), redacted once more on their way to disk. */
+export function writeFiles(dir: string, files: Record<string, string>, redactor: Redactor): string[] {
+  mkdirSync(dir, { recursive: true });
+  return Object.entries(files).map(([file, content]) => {
     const path = join(dir, file);
     writeFileSync(path, redactor.file(content));
-    written.push(path);
-  }
-  return written;
+    return path;
+  });
 }

@@ -30,6 +30,8 @@ export const RANGES = {
   burst: range(0, 100_000, 'requests'),
   /** The emulator's added business-endpoint latency: ten seconds is past any test's patience. */
   businessLatencyMs: range(0, 10_000, 'milliseconds'),
+  cutoverWindowDays: range(0, 3650, 'days'),
+  sandboxHistoryAgeH: range(1, 720, 'hours'),
   /** The emulator's fixed window or sliding period: from a tenth of a second (quick tests) to an hour. */
   windowS: range(0.1, 3_600, 'seconds', false),
   emulatorClients: range(1, 100, 'clients'),

@@ -3,10 +3,11 @@
 // limiter. Used as the default target of the harness and as ground truth in tests.
 
 import { isIP } from 'node:net';
+import { usageError } from '../errors.js';
 import { generateCredentials } from './credentials.js';
-import { generateCertificates } from './certs/generate.js';
+import { generateIssuingCertificates, type CertificateSet, type IssuingCertificates } from './certs/generate.js';
 import { writeCertificates } from './certs/files.js';
-import { behaviourWith } from './faults/index.js';
+import { behaviourWith, type FaultName } from './faults/index.js';
 import { conformant } from './behaviour.js';
 import { clockOffsetOf, transportOf, withProfiles } from './profiles/index.js';
 import { listen, type Handler, type Listener } from './listener.js';
@@ -29,6 +30,9 @@ export interface EmulatorEnvironment {
   credentials: Credentials;
   /** Every client of the environment, `credentials` first (EmulatorOptions.clients of them). */
   clients: Credentials[];
+  /** The CA of this environment's certificate: the emulator's, or its own (perEnvironment ca/certificateDays). */
+  caPem: string;
+  caFile: string;
 }
 
 export interface Emulator {
@@ -66,31 +70,55 @@ function observed(opts: ResolvedOptions, handle: Handler): Handler {
 
 export async function createEmulator(options?: EmulatorOptions): Promise<Emulator> {
   const opts = resolveOptions(options);
-  const faulted = behaviourWith(opts.faults, withProfiles(conformant, opts.profiles));
-  const behaviour = opts.overrides.reduce((b, override) => ({ ...b, ...override(b) }), faulted);
+  const behaviourFor = (faults: readonly FaultName[]) => opts.overrides.reduce((b, override) => ({ ...b, ...override(b) }), behaviourWith([...faults], withProfiles(conformant, opts.profiles)));
+  const behaviour = behaviourFor(opts.faults);
+  // An environment with faults of its own (perEnvironment) answers with them; the rest as above.
+  const behaviours = opts.environments.map((name) => {
+    const own = opts.perEnvironment[name]?.faults;
+    return own?.length ? behaviourFor([...opts.faults, ...own]) : behaviour;
+  });
   const transport = transportOf(opts.profiles);
   // The service's clock: every instant it judges, states or stamps (profiles may set it off).
   const offsetMs = clockOffsetOf(opts.profiles);
   const clock = () => opts.now() + offsetMs;
-  const certs = opts.certificates ?? generateCertificates(opts.host, Date.now(), transport.chain);
+  const generated: IssuingCertificates | undefined = opts.certificates ? undefined : generateIssuingCertificates(opts.host, Date.now(), undefined, transport.chain);
+  const certs: CertificateSet = opts.certificates ?? generated!.set;
   const files = await writeCertificates(certs, opts.tlsDir);
 
+  // An environment with a CA of its own gets a certificate set (and folder) of its own; one with
+  // only a validity of its own, a server certificate from the shared CA.
+  const ownCerts = await Promise.all(
+    opts.environments.map(async (name) => {
+      const differs = opts.perEnvironment[name];
+      if (differs?.ca === undefined && differs?.certificateDays === undefined) return undefined;
+      const own = differs.ca ? generateIssuingCertificates(opts.host, Date.now(), `ces-harness emulator CA (${name})`, transport.chain) : undefined;
+      const issuer = own ?? generated;
+      if (!issuer) throw usageError(`emulator perEnvironment.${name}.certificateDays needs the emulator to make its certificates (no certificates option)`);
+      const set: CertificateSet = { caPem: issuer.set.caPem, ...(differs.certificateDays !== undefined ? issuer.issue(differs.certificateDays) : issuer.set) };
+      return { set, files: own ? await writeCertificates(set) : undefined };
+    }),
+  );
   const credentials = behaviour.environmentCredentials(opts.environments.map((name, i) => opts.credentials[i] ?? generateCredentials(name)));
-  const envs: EnvState[] = opts.environments.map((name, i) => ({
-    name,
-    credentials: credentials[i] ?? generateCredentials(name),
-    otherClients: Array.from({ length: opts.clients - 1 }, () => generateCredentials(name)),
-    store: new TokenStore(),
-    limiter: opts.limiter !== undefined ? new RateLimiter(opts.limiter) : RateLimiter.bucket(opts.rateLimit.rps, opts.rateLimit.burst),
-    ttlS: opts.tokenTtlS,
-    seq: 0,
-    businessLatencyMs: Math.max(opts.businessLatencyMs, transport.businessLatencyMs),
-  }));
+  const envs: EnvState[] = opts.environments.map((name, i) => {
+    const differs = opts.perEnvironment[name] ?? {};
+    const rateLimit = differs.rateLimit ?? opts.rateLimit;
+    return {
+      name,
+      credentials: credentials[i] ?? generateCredentials(name),
+      otherClients: Array.from({ length: opts.clients - 1 }, () => generateCredentials(name)),
+      store: new TokenStore(),
+      limiter: opts.limiter !== undefined && differs.rateLimit === undefined ? new RateLimiter(opts.limiter) : RateLimiter.bucket(rateLimit.rps, rateLimit.burst),
+      ttlS: differs.tokenTtlS ?? opts.tokenTtlS,
+      seq: 0,
+      businessLatencyMs: Math.max(differs.businessLatencyMs ?? opts.businessLatencyMs, transport.businessLatencyMs),
+    };
+  });
 
   const listeners: Listener[] = [];
   const closeAll = async () => {
     await Promise.all(listeners.map((l) => l.close()));
     await files.dispose();
+    await Promise.all(ownCerts.map((own) => own?.files?.dispose()));
   };
   try {
     for (const [i, env] of envs.entries()) {
@@ -98,12 +126,12 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
         await listen({
           host: opts.host,
           port: opts.port === 0 ? 0 : opts.port + i,
-          tls: behaviour.tls,
-          plainHttp: behaviour.plainHttp,
+          tls: behaviours[i]!.tls,
+          plainHttp: behaviours[i]!.plainHttp,
           transport,
-          certPem: certs.certPem,
-          keyPem: certs.keyPem,
-          handler: observed(opts, async (req) => withDate(await route({ env, b: behaviour, now: clock(), req }), clock())),
+          certPem: (ownCerts[i]?.set ?? certs).certPem,
+          keyPem: (ownCerts[i]?.set ?? certs).keyPem,
+          handler: observed(opts, async (req) => withDate(await route({ env, b: behaviours[i]!, now: clock(), req }), clock())),
           ...(opts.onClientHello ? { peek: opts.onClientHello } : {}),
         }),
       );
@@ -119,6 +147,8 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
     url: `https://${urlHost(opts.host)}:${listeners[i]?.port ?? 0}`,
     credentials: { ...env.credentials },
     clients: [env.credentials, ...env.otherClients].map((c) => ({ ...c })),
+    caPem: ownCerts[i]?.set.caPem ?? certs.caPem,
+    caFile: ownCerts[i]?.files?.caFile ?? files.caFile,
   }));
   const first = environments[0]!;
   let closing: Promise<void> | undefined;

@@ -47,6 +47,24 @@ export interface EmulatorOptions {
   observe?: (observed: Observed) => void;
   /** Called with the first bytes of every connection: the ClientHello of a TLS client. */
   onClientHello?: (first: Buffer) => void;
+  /**
+   * Where one environment differs from the others (keyed by environment name): a production
+   * with shorter tokens, a lower limit or a certificate from another CA, so `cutover` can be
+   * shown each readiness finding.
+   */
+  perEnvironment?: Record<string, EnvironmentDifferences>;
+}
+
+export interface EnvironmentDifferences {
+  tokenTtlS?: number;
+  rateLimit?: { rps: number; burst: number };
+  businessLatencyMs?: number;
+  /** `other`: this environment's listener serves a certificate from a CA of its own (its own ca file). */
+  ca?: 'other';
+  /** Days the server certificate stays valid (default 365), signed by the shared CA unless `ca` says otherwise. */
+  certificateDays?: number;
+  /** Faults of this environment alone, on top of the emulator's (its TLS and HTTP behaviour; credentials stay shared). */
+  faults?: FaultName[];
 }
 
 export interface ResolvedOptions {
@@ -67,6 +85,7 @@ export interface ResolvedOptions {
   overrides: ReadonlyArray<(base: Behaviour) => Partial<Behaviour>>;
   observe: ((observed: Observed) => void) | undefined;
   onClientHello: ((first: Buffer) => void) | undefined;
+  perEnvironment: Record<string, EnvironmentDifferences>;
 }
 
 const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0;
@@ -90,6 +109,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     overrides: options.overrides ?? [],
     observe: options.observe,
     onClientHello: options.onClientHello,
+    perEnvironment: options.perEnvironment ?? {},
   };
   const { port, environments, tokenTtlS, rateLimit, faults } = resolved;
   if (!isCount(port) || port + environments.length - 1 > 65_535) {
@@ -106,6 +126,10 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   if (!inRange(RANGES.businessLatencyMs, resolved.businessLatencyMs)) {
     throw usageError(`emulator business latency ${String(resolved.businessLatencyMs)} must be ${rangeText(RANGES.businessLatencyMs)}`);
   }
+  const stray = Object.keys(resolved.perEnvironment).find((e) => !environments.includes(e));
+  if (stray !== undefined) throw usageError(`emulator perEnvironment names "${stray}", which is not one of the environments ${environments.join(', ')}`);
+  const unknownHere = Object.values(resolved.perEnvironment).flatMap((d) => d.faults ?? []).find((f) => !isFaultName(f));
+  if (unknownHere !== undefined) throw usageError(`unknown fault "${String(unknownHere)}" in perEnvironment; known faults: ${FAULTS.map((f) => f.name).join(', ')}`);
   if (!isCount(resolved.clients) || resolved.clients < 1 || resolved.clients > 100) throw usageError(`emulator clients per environment ${String(resolved.clients)} must be a whole number from 1 to 100`);
   const unknown = faults.find((f) => !isFaultName(f));
   if (unknown !== undefined) {

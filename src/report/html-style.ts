@@ -2,6 +2,7 @@
 // stylesheet is inline (light and dark, status colours, chart tones) and the policy forbids the rest.
 
 import { NARROW_CHECKS_CSS } from './html-narrow.js';
+import { html, SafeHtml } from './safe-html.js';
 
 // Chart tones (--c<n>) never take the pass green: a p99 bar or a line in it would read as "passed".
 export const REPORT_CSS = `
@@ -73,3 +74,14 @@ ${NARROW_CHECKS_CSS}`;
 
 // The report never needs to load anything; this makes that a browser-enforced fact.
 export const REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
+
+/** The page's <head>: the CSP that keeps a quoted body inert, and the styles. */
+export function pageHead(title: string, css: string): SafeHtml {
+  return html`<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${REPORT_CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style>${new SafeHtml(css)}</style>
+</head>`;
+}

@@ -12,7 +12,7 @@ import { loadSection } from './html-load.js';
 import { rateLimitSection } from './html-rate-limit.js';
 import { productionSectionHtml } from './html-production.js';
 import { rich } from './html-rich.js';
-import { REPORT_CSP, REPORT_CSS } from './html-style.js';
+import { pageHead, REPORT_CSS } from './html-style.js';
 import { specLabel, type CheckResult, type Evidence, type Report, type Untested } from './model.js';
 import { SafeHtml, html } from './safe-html.js';
 import { isBrokenMust } from './select.js';
@@ -86,13 +86,7 @@ export function renderHtml(report: Report): string {
   const title = `ces-harness: ${report.verdict} · ${report.target.environment} · ${report.started_at}`;
   const page = html`<!doctype html>
 <html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${REPORT_CSP}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
-<style>${new SafeHtml(report.since_last_run ? REPORT_CSS + SINCE_CSS : REPORT_CSS)}</style>
-</head>
+${pageHead(title, report.since_last_run ? REPORT_CSS + SINCE_CSS : REPORT_CSS)}
 <body>
 ${header(report)}
 <main>

@@ -13,7 +13,9 @@ import { CARRIES_WORKING_TOKEN, cameBack, handedOutTokenNote, unauthorizedProble
 export async function badCredentialsOutcome(http: ServiceClient, ex: Exchange, what: string): Promise<Outcome> {
   const handedOut = await handedOutTokenNote(http, ex);
   const problem = unauthorizedProblem(ex) ?? (handedOut?.works ? CARRIES_WORKING_TOKEN : undefined);
-  if (problem === undefined) return pass('401 {"error":"unauthorized"}', [http.evidence(ex)]);
+  // For cutover and the history: the refusal as a client's error handling reads it.
+  const facts = { error_body: `${ex.status ?? 'no answer'} ${http.quote(ex, 60)}` };
+  if (problem === undefined) return { ...pass('401 {"error":"unauthorized"}', [http.evidence(ex)]), facts };
   const extra = handedOut ? `; ${handedOut.note}` : '';
-  return fail(`${cameBack(http, ex)} for ${what} (${problem}); ${WANTS_401} and no token (§4.1 rule 2)${extra}`, [http.evidence(ex), ...(handedOut ? [handedOut.evidence] : [])]);
+  return { facts, ...fail(`${cameBack(http, ex)} for ${what} (${problem}); ${WANTS_401} and no token (§4.1 rule 2)${extra}`, [http.evidence(ex), ...(handedOut ? [handedOut.evidence] : [])]) };
 }

@@ -28,6 +28,8 @@ describe('resolveOptions', () => {
       overrides: [],
       observe: undefined,
       onClientHello: undefined,
+      // Every environment alike.
+      perEnvironment: {},
       now: undefined,
     });
     expect(o.now).toBe(Date.now);

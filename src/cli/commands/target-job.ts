@@ -177,7 +177,7 @@ async function prepareJob(reportDirFlag: string | undefined, flags: TargetFlags,
 /** A run whose target or one of whose other environments is production lists what it sent there. */
 const touchesProduction = (settings: PreparedTarget['settings']) => [settings.target, ...settings.others].some(isProduction);
 
-function productionAudit(gate: ProductionGate): NonNullable<Report['production']> {
+export function productionAudit(gate: ProductionGate): NonNullable<Report['production']> {
   return {
     max_requests: gate.maxRequests,
     sent: gate.requests.length,

@@ -3,7 +3,7 @@
 // ca.pem through SSL_CERT_FILE, so the chain must satisfy Go's verifier as well as Node's.
 
 import { isIP } from 'node:net';
-import { mintPki, type AltName } from '../../tls/certs/mint.js';
+import { mintPkiWithIssuer, type AltName } from '../../tls/certs/mint.js';
 
 export interface CertificateSet {
   caPem: string;
@@ -30,12 +30,32 @@ export function subjectAltNames(host: string): AltName[] {
  * the server sends (leaf, intermediate); caPem stays the root, all a client trusts.
  */
 export function generateCertificates(host: string, nowMs = Date.now(), chain: 'root' | 'intermediate' = 'root'): CertificateSet {
-  const { caPem, certPem, keyPem } = mintPki({
-    ca: { commonName: 'ces-harness emulator CA', organization: 'ces-harness' },
-    ...(chain === 'intermediate' ? { intermediate: { commonName: 'ces-harness emulator intermediate CA', organization: 'ces-harness' } } : {}),
-    subject: { commonName: 'localhost', organization: 'ces-harness' },
-    altNames: subjectAltNames(host),
+  return generateIssuingCertificates(host, nowMs, undefined, chain).set;
+}
+
+/** A certificate set, and the means to sign another server certificate with the same CA. */
+export interface IssuingCertificates {
+  set: CertificateSet;
+  /** A server certificate from this set's CA (and its intermediate, if any), valid from an hour ago for `days`. */
+  issue(days: number): Omit<CertificateSet, 'caPem'>;
+}
+
+/** As generateCertificates; `caName` names the CA of another environment (its own key, so another issuer). */
+export function generateIssuingCertificates(host: string, nowMs = Date.now(), caName = 'ces-harness emulator CA', chain: 'root' | 'intermediate' = 'root'): IssuingCertificates {
+  const subject = { commonName: 'localhost', organization: 'ces-harness' };
+  const altNames = subjectAltNames(host);
+  const { pki, issue } = mintPkiWithIssuer({
+    ca: { commonName: caName, organization: 'ces-harness' },
+    ...(chain === 'intermediate' ? { intermediate: { commonName: `${caName.replace(/ CA$/, '')} intermediate CA`, organization: 'ces-harness' } } : {}),
+    subject,
+    altNames,
     nowMs,
   });
-  return { caPem, certPem, keyPem };
+  return {
+    set: { caPem: pki.caPem, certPem: pki.certPem, keyPem: pki.keyPem },
+    issue: (days) => {
+      const { certPem, keyPem } = issue({ subject, altNames, nowMs: Date.now(), notAfter: new Date(Date.now() + days * 86_400_000) });
+      return { certPem, keyPem };
+    },
+  };
 }

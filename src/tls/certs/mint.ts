@@ -48,6 +48,15 @@ const DAY_MS = 24 * HOUR_MS;
 
 /** A CA and a server certificate it signed, directly or through an intermediate. */
 export function mintPki(o: PkiOptions): Pki {
+  return mintPkiWithIssuer(o).pki;
+}
+
+/**
+ * A CA and a server certificate it signed, and the CA's means to sign more: environments that
+ * share one CA but not one validity (the emulator's production certificate about to expire).
+ * With an intermediate, every server certificate comes with the chain a server sends.
+ */
+export function mintPkiWithIssuer(o: PkiOptions): { pki: Pki; issue(leaf: ServerCertificateOptions): ServerCertificate } {
   const window = validity(o);
   const { notBefore, notAfter, nowMs } = window;
   // The CAs are valid now and throughout the leaf's window, so a test of an expired or not yet
@@ -68,10 +77,13 @@ export function mintPki(o: PkiOptions): Pki {
       profile: { ca: true, pathLength },
     });
   const caPem = certificatePem(ca(root, root, o.intermediate ? 1 : 0));
-  if (!o.intermediate) return { caPem, ...server(o, window, root) };
-  const intermediate = { key: newKeyPair(), name: o.intermediate };
-  const leaf = server(o, window, intermediate);
-  return { caPem, ...leaf, certPem: leaf.certPem + certificatePem(ca(intermediate, root, 0)) };
+  const intermediate = o.intermediate ? { key: newKeyPair(), name: o.intermediate } : undefined;
+  const chainPem = intermediate ? certificatePem(ca(intermediate, root, 0)) : '';
+  const issue = (leaf: ServerCertificateOptions, leafWindow: Window): ServerCertificate => {
+    const cert = server(leaf, leafWindow, intermediate ?? root);
+    return { ...cert, certPem: cert.certPem + chainPem };
+  };
+  return { pki: { caPem, ...issue(o, window) }, issue: (leaf) => issue(leaf, validity(leaf)) };
 }
 
 /** A server certificate signed by its own key: for servers whose certificate nobody verifies. */

@@ -1,0 +1,162 @@
+// `ces-harness cutover`: a production-safe `check` pass on production and a full one on sandbox,
+// through the same stage `check` uses, then their facts side by side and a readiness verdict that
+// leads with what would break a client integrated against sandbox. One report folder.
+
+import { setMaxListeners } from 'node:events';
+import { CHECKS } from '../../../checks/index.js';
+import { resolveSettings, type Settings } from '../../config/resolve.js';
+import { isProduction } from '../../config/target.js';
+import { environmentFacts, type EnvironmentFacts } from '../../cutover/facts.js';
+import { recentSandboxPass, type StoredPass } from '../../cutover/sandbox-history.js';
+import { HistoryStore } from '../../history/store.js';
+import { cutoverVerdict } from '../../cutover/verdict.js';
+import { usageError } from '../../errors.js';
+import { removeEmptyDirs } from '../../fs/writable.js';
+import type { ProductionGate } from '../../http/production-gate.js';
+import { Redactor } from '../../http/redact.js';
+import { CUTOVER_SCHEMA, type CutoverReport } from '../../cutover/report-model.js';
+import { renderCutoverHtml } from '../../cutover/report-html.js';
+import { renderCutoverJunit } from '../../cutover/report-junit.js';
+import { renderCutoverMarkdown } from '../../cutover/report-md.js';
+import { printableDeep } from '../../report/printable.js';
+import { productionGateFor } from '../../runner/context.js';
+import { VERSION } from '../../version.js';
+import { flagValue, type Options } from '../flags.js';
+import { harnessWords } from '../harness-words.js';
+import { prepareTarget } from '../prepare-target.js';
+import { prepareReportPlace, writeFiles } from '../report-folder.js';
+import { handleStopSignals } from '../stop-signals.js';
+import { createTerminal } from '../terminal.js';
+import { conformanceStage } from './check.js';
+import { productionAudit, type StageIo } from './target-job.js';
+
+interface Pass {
+  facts: EnvironmentFacts;
+  checks: CutoverReport['environments'][string]['checks'];
+  untested: string[];
+}
+
+export async function cutoverCommand(options: Options): Promise<number> {
+  const redactor = new Redactor({ keep: harnessWords() });
+  const terminal = createTerminal(redactor, { noColor: options['no-color'] === true });
+  const { production, sandbox, productionSettings } = await environmentPair(options);
+  const { stored, source } = await sandboxSource(options, sandbox);
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  const removeStopHandlers = handleStopSignals(controller, terminal.err);
+  const place = prepareReportPlace(options['report-dir'], process.cwd());
+  try {
+    const startedAt = new Date();
+    // Production first: its pass is the smaller one, and a production that is unreachable or
+    // untrusted (exit 3) should stop the run before sandbox is exercised for nothing.
+    // One gate for both passes: sandbox's isolation probe sends to production too, and every
+    // request production receives is in one audit, under one production.max_requests.
+    const gate = productionGateFor(productionSettings);
+    const prod = await checkPass(options, production, gate, { redactor, terminal, signal: controller.signal });
+    const sand = stored ? storedPass(sandbox, stored) : await checkPass(options, sandbox, gate, { redactor, terminal, signal: controller.signal });
+    const interrupted = controller.signal.aborted;
+    const passesUntested = [
+      ...prod.untested.map((u) => `${production}: ${u}`),
+      ...sand.untested.map((u) => `${sandbox}: ${u}`),
+      ...(gate.budgetReached ? [`the production request budget (production.max_requests ${gate.maxRequests}) was reached; what remained was not tested`] : []),
+      ...(interrupted ? ['interrupted before it finished: this report is partial'] : []),
+    ];
+    const windowDays = flagValue(options, 'cutover-window');
+    const productionLoadAllowed = options['allow-production-load'] === true;
+    const verdict = cutoverVerdict(prod.facts, sand.facts, { windowDays, nowMs: Date.now(), productionLoadAllowed, passesUntested });
+    const report = printableDeep<CutoverReport>({
+      schema: CUTOVER_SCHEMA,
+      tool: { name: 'ces-harness', version: VERSION },
+      started_at: startedAt.toISOString(),
+      finished_at: new Date().toISOString(),
+      cutover: { ...verdict, window_days: windowDays, sandbox_source: source, facts: { production: prod.facts, sandbox: sand.facts } },
+      environments: {
+        [production]: { base_url: prod.facts.base_url, checks: prod.checks, untested: prod.untested },
+        [sandbox]: { base_url: sand.facts.base_url, checks: sand.checks, untested: sand.untested },
+      },
+      production: productionAudit(gate),
+    });
+    const dir = place.claim('cutover', startedAt);
+    const safe = redactor.deep(report);
+    writeFiles(
+      dir,
+      { 'report.json': JSON.stringify(safe, null, 2) + '\n', 'report.md': renderCutoverMarkdown(safe), 'report.html': renderCutoverHtml(safe), 'junit.xml': renderCutoverJunit(safe) },
+      redactor,
+    );
+    for (const line of [verdict.summary, ...verdict.breaking.map((l) => `  will break: ${l}`), ...verdict.not_tested.map((l) => `  not tested: ${l}`), ...verdict.differences.map((l) => `  differs: ${l}`), `report: ${dir}`]) {
+      terminal.out(line);
+    }
+    return verdict.verdict === 'READY' && !interrupted ? 0 : 1;
+  } finally {
+    removeStopHandlers();
+    removeEmptyDirs(place.created);
+  }
+}
+
+/**
+ * Both environments must be configured: which one is production, which sandbox. Refused (exit 2)
+ * before the first request when the config names fewer than both.
+ */
+async function environmentPair(options: Options): Promise<{ production: string; sandbox: string; productionSettings: Settings['production'] }> {
+  const settings = await resolveSettings(options, process.env, process.cwd());
+  if (!settings.target) throw usageError('cutover needs both environments configured: a config (--config) whose environments: name sandbox and production');
+  const all = [settings.target, ...settings.others];
+  const production = all.find(isProduction);
+  const sandbox = all.find((t) => !isProduction(t));
+  if (!production || !sandbox) {
+    throw usageError(`cutover needs a production and a sandbox environment under environments:; the config has ${all.map((t) => t.environment).join(', ')}`);
+  }
+  return { production: production.environment, sandbox: sandbox.environment, productionSettings: settings.production };
+}
+
+/**
+ * With --sandbox-from-history H: sandbox's last stored check or run, when at most H hours old;
+ * else (or without the flag) a fresh pass. Decided before the first request.
+ */
+async function sandboxSource(options: Options, sandbox: string): Promise<{ stored?: Stored; source: string }> {
+  const fresh = `a full check pass on ${sandbox} in this run`;
+  const maxAgeH = options['sandbox-from-history'];
+  if (maxAgeH === undefined) return { source: fresh };
+  const settings = await resolveSettings({ ...options, env: sandbox }, process.env, process.cwd());
+  if (settings.historyPath === null) throw usageError('--sandbox-from-history needs the run history; history is off (drop --history off / history: off, or drop --sandbox-from-history)');
+  const baseUrl = settings.target!.baseUrl;
+  const pass = recentSandboxPass(HistoryStore.open(settings.historyPath).records, baseUrl, maxAgeH, Date.now());
+  if (!pass) return { source: `${fresh} (no run of ${sandbox} stored in ${settings.historyPath} within ${maxAgeH} h)` };
+  return { stored: { pass, baseUrl }, source: `${sandbox}'s last check stored in ${settings.historyPath}, started ${pass.started_at} (within ${maxAgeH} h); no check pass on ${sandbox}` };
+}
+
+interface Stored {
+  pass: StoredPass;
+  baseUrl: string;
+}
+
+function storedPass(environment: string, { pass, baseUrl }: Stored): Pass {
+  return {
+    facts: environmentFacts(environment, baseUrl, pass.checks),
+    checks: pass.checks.map((c) => ({ id: c.id, status: c.status, message: `from the run stored at ${pass.started_at}` })),
+    untested: [],
+  };
+}
+
+/** `check` on one environment, through `check`'s own stage; every request to production goes through `gate`. */
+async function checkPass(options: Options, environment: string, gate: ProductionGate, io: Pick<StageIo, 'redactor' | 'terminal' | 'signal'>): Promise<Pass> {
+  io.terminal.out(`— ${environment} —`);
+  const prepared = await prepareTarget({ ...options, env: environment }, io.redactor, io.terminal);
+  try {
+    const { target } = prepared.settings;
+    const untested: string[] = [];
+    const results = await conformanceStage(CHECKS)({
+      ...io,
+      prepared,
+      reportDir: '',
+      productionGate: gate,
+      untested: (stage, reason) => {
+        untested.push(`${stage}: ${reason}`);
+        io.terminal.err(`${environment}: ${stage}: not tested: ${reason}`);
+      },
+    });
+    return { facts: environmentFacts(target.environment, target.baseUrl, results), checks: results.map((r) => ({ id: r.id, status: r.status, message: r.message })), untested };
+  } finally {
+    await prepared.close();
+  }
+}

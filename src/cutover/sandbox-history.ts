@@ -1,0 +1,28 @@
+// Sandbox's side of a cutover taken from the run history instead of a fresh pass: the last `check`
+// or `run` stored for sandbox's base URL, when recent enough. The history keeps each check's status
+// and facts (never a message), which is all the comparison reads.
+
+import type { HistoryRecord } from '../history/record.js';
+import type { CheckFacts } from './facts.js';
+
+export interface StoredPass {
+  started_at: string;
+  checks: CheckFacts[];
+}
+
+/**
+ * The newest record of `baseUrl` at most `maxAgeH` hours old that ran the checks; undefined when
+ * there is none (the caller then runs a fresh pass and says so).
+ */
+export function recentSandboxPass(records: readonly HistoryRecord[], baseUrl: string, maxAgeH: number, nowMs: number): StoredPass | undefined {
+  const recent = records
+    .filter((r) => r.target.base_url === baseUrl && Object.keys(r.checks).length > 0)
+    .filter((r) => {
+      const age = nowMs - Date.parse(r.started_at);
+      return age >= 0 && age <= maxAgeH * 3_600_000;
+    })
+    .sort((a, b) => Date.parse(b.started_at) - Date.parse(a.started_at));
+  const newest = recent[0];
+  if (!newest) return undefined;
+  return { started_at: newest.started_at, checks: Object.entries(newest.checks).map(([id, c]) => ({ id, status: c.status, ...(c.facts ? { facts: c.facts } : {}) })) };
+}

@@ -1,0 +1,157 @@
+// The readiness verdict: a pure comparison of the two environments' facts. It leads with what
+// WILL break a client that was built and tuned against sandbox, then what merely differs. A rule
+// that lacks a fact on either side is "not tested" with the reason, never a guess.
+
+import type { EnvironmentFacts } from './facts.js';
+
+export type Readiness = 'READY' | 'NOT READY' | 'NOT TESTED';
+
+export interface Finding {
+  /** Stable id, the junit testcase name. */
+  id: string;
+  status: 'ok' | 'breaking' | 'different' | 'not_tested';
+  line: string;
+}
+
+export interface CutoverVerdict {
+  verdict: Readiness;
+  /** The verdict in one line, for the terminal and the top of every format. */
+  summary: string;
+  breaking: string[];
+  differences: string[];
+  not_tested: string[];
+  findings: Finding[];
+}
+
+export interface VerdictContext {
+  /** A production certificate expiring within this many days breaks the cutover. */
+  windowDays: number;
+  nowMs: number;
+  /** Whether production's rate limit was measured at all (--allow-production-load). */
+  productionLoadAllowed: boolean;
+  /** What stopped a pass from testing everything (the production budget reached, a stage that threw), `environment: reason`. */
+  passesUntested: readonly string[];
+}
+
+/**
+ * A production limit this far below sandbox's counts as lower: the burst's count moves by a few
+ * requests from run to run (pacing, the bucket refilling while it runs), a halved limit does not.
+ */
+const LIMIT_MARGIN = 0.8;
+/** Lifetimes are measured to the second with the harness's clock tolerance on each end. */
+const LIFETIME_SLACK_S = 5;
+
+type Rule = (p: EnvironmentFacts, s: EnvironmentFacts, ctx: VerdictContext) => Finding;
+
+const missing = (id: string, what: string, p: EnvironmentFacts, s: EnvironmentFacts, fact: string): Finding => {
+  const side = p.missing[fact] !== undefined ? p : s;
+  return { id, status: 'not_tested', line: `${what}: not known on ${side.environment} (${side.missing[fact] ?? 'no fact'})` };
+};
+
+/** Each rule names what a sandbox-built client would trip over. Order is the report's order. */
+const RULES: ReadonlyArray<Rule> = [
+  function rateLimit(p, s, ctx) {
+    const id = 'rate-limit';
+    if (!ctx.productionLoadAllowed) return { id, status: 'not_tested', line: "production's rate limit: not measured (pass --allow-production-load to burst production); a client sized on sandbox's limit may be throttled" };
+    if (p.accepted_before_limit === undefined || s.accepted_before_limit === undefined) return missing(id, 'rate limit', p, s, 'accepted_before_limit');
+    if (p.accepted_before_limit < s.accepted_before_limit * LIMIT_MARGIN) {
+      return { id, status: 'breaking', line: `production limits after ${p.accepted_before_limit} requests, sandbox after ${s.accepted_before_limit}: a client paced for sandbox will get 429s on production` };
+    }
+    return { id, status: 'ok', line: `rate limit: production let ${p.accepted_before_limit} requests through before 429, sandbox ${s.accepted_before_limit}` };
+  },
+  function certificateAuthority(p, s) {
+    const id = 'certificate-ca';
+    if (p.certificate_issuer === undefined || s.certificate_issuer === undefined) return missing(id, 'certificate issuer', p, s, 'certificate_issuer');
+    if (p.certificate_issuer !== s.certificate_issuer) {
+      return { id, status: 'breaking', line: `production's certificate is issued by ${p.certificate_issuer}, sandbox's by ${s.certificate_issuer}: a client trusting only sandbox's CA refuses production` };
+    }
+    return { id, status: 'ok', line: `certificate issuer: the same CA on both (${p.certificate_issuer})` };
+  },
+  function certificateExpiry(p, s, ctx) {
+    const id = 'certificate-expiry';
+    if (p.certificate_expires === undefined) return missing(id, "production's certificate expiry", p, p, 'certificate_expires');
+    const days = Math.floor((Date.parse(p.certificate_expires) - ctx.nowMs) / 86_400_000);
+    if (!(days >= ctx.windowDays)) {
+      return { id, status: 'breaking', line: `production's certificate expires on ${p.certificate_expires} (${days} days), within the ${ctx.windowDays}-day cutover window` };
+    }
+    return { id, status: 'ok', line: `production's certificate expires on ${p.certificate_expires}, after the ${ctx.windowDays}-day cutover window` };
+  },
+  function tokenLifetime(p, s) {
+    const id = 'token-lifetime';
+    if (p.lifetime_s === undefined || s.lifetime_s === undefined) return missing(id, 'token lifetime', p, s, 'lifetime_s');
+    if (p.lifetime_s < s.lifetime_s - LIFETIME_SLACK_S) {
+      return { id, status: 'breaking', line: `production's tokens live ${p.lifetime_s} s, sandbox's ${s.lifetime_s} s: a client that refreshes on sandbox's schedule sends expired tokens` };
+    }
+    if (p.lifetime_s > s.lifetime_s + LIFETIME_SLACK_S) return { id, status: 'different', line: `production's tokens live ${p.lifetime_s} s, longer than sandbox's ${s.lifetime_s} s` };
+    return { id, status: 'ok', line: `token lifetime: ${p.lifetime_s} s on production, ${s.lifetime_s} s on sandbox` };
+  },
+  function validateMethod(p, s) {
+    const id = 'validate-method';
+    if (p.validate_methods === undefined || s.validate_methods === undefined) return missing(id, 'validate method', p, s, 'validate_methods');
+    if (p.validate_methods !== s.validate_methods) {
+      return { id, status: 'breaking', line: `validate accepts ${p.validate_methods} on production, ${s.validate_methods} on sandbox: a client using sandbox's method may be refused` };
+    }
+    return { id, status: 'ok', line: `validate method: ${p.validate_methods} on both` };
+  },
+  function errorBody(p, s) {
+    const id = 'error-body';
+    if (p.error_body === undefined || s.error_body === undefined) return missing(id, 'error body', p, s, 'error_body');
+    if (p.error_body !== s.error_body) {
+      return { id, status: 'breaking', line: `a wrong secret gets ${p.error_body} on production, ${s.error_body} on sandbox: error handling written against sandbox's body misreads production's` };
+    }
+    return { id, status: 'ok', line: `error body: ${p.error_body} on both` };
+  },
+  function credentialIsolation(p, s) {
+    const id = 'credential-isolation';
+    const lacking = [p, s].find((e) => e.credentials_isolated === undefined);
+    if (lacking) return { id, status: 'not_tested', line: `credential isolation: not known on ${lacking.environment} (${lacking.missing['credentials_isolated'] ?? 'no result'})` };
+    if (p.credentials_isolated === 'no' || s.credentials_isolated === 'no') {
+      return { id, status: 'breaking', line: 'credentials are not isolated: one environment accepts the other\'s credentials (env.credentials-isolated failed), so a client misconfigured with sandbox credentials would reach production' };
+    }
+    return { id, status: 'ok', line: 'credentials isolated: each environment refuses the other\'s credentials, both ways' };
+  },
+  function tokenFormat(p, s) {
+    return differs('token-format', 'token format', p.token_format, s.token_format);
+  },
+  function tokenType(p, s) {
+    return differs('token-type', 'token_type', p.token_type, s.token_type);
+  },
+  function tlsNegotiated(p, s) {
+    return differs('tls-negotiated', 'TLS a default client negotiates', p.tls_negotiated, s.tls_negotiated);
+  },
+  function clockSkew(p, s) {
+    const id = 'clock-skew';
+    if (p.clock_skew_s === undefined || s.clock_skew_s === undefined) return missing(id, 'clock skew', p, s, 'clock_skew_s');
+    const line = `clock skew from this machine: ${p.clock_skew_s} s on production, ${s.clock_skew_s} s on sandbox`;
+    return { id, status: Math.abs(p.clock_skew_s - s.clock_skew_s) > 2 ? 'different' : 'ok', line };
+  },
+  function latency(p, s) {
+    const id = 'latency';
+    if (p.latency_ms === undefined || s.latency_ms === undefined) return { id, status: 'ok', line: `business latency: ${p.latency_ms ?? 'not measured'} ms on production, ${s.latency_ms ?? 'not measured'} ms on sandbox (production's business calls are opt-in)` };
+    const line = `business latency from this network: ${p.latency_ms} ms on production, ${s.latency_ms} ms on sandbox`;
+    return { id, status: p.latency_ms > 2 * s.latency_ms + 50 ? 'different' : 'ok', line };
+  },
+];
+
+function differs(id: string, what: string, p: string | undefined, s: string | undefined): Finding {
+  if (p === undefined || s === undefined) return { id, status: 'not_tested', line: `${what}: not known on ${p === undefined ? 'production' : 'sandbox'}` };
+  if (p !== s) return { id, status: 'different', line: `${what}: ${p} on production, ${s} on sandbox` };
+  return { id, status: 'ok', line: `${what}: ${p} on both` };
+}
+
+export function cutoverVerdict(production: EnvironmentFacts, sandbox: EnvironmentFacts, ctx: VerdictContext): CutoverVerdict {
+  // A pass that tested less than asked leaves every comparison in doubt, not only the one it hit.
+  const passes = ctx.passesUntested.map((line, i): Finding => ({ id: `pass-${i + 1}`, status: 'not_tested', line }));
+  const findings = [...RULES.map((rule) => rule(production, sandbox, ctx)), ...passes];
+  const lines = (status: Finding['status']) => findings.filter((f) => f.status === status).map((f) => f.line);
+  const breaking = lines('breaking');
+  const notTested = lines('not_tested');
+  const verdict: Readiness = breaking.length ? 'NOT READY' : notTested.length ? 'NOT TESTED' : 'READY';
+  const summary =
+    verdict === 'NOT READY'
+      ? `NOT READY: ${breaking.length} thing(s) will break a client integrated against sandbox; first: ${breaking[0]!}`
+      : verdict === 'NOT TESTED'
+        ? `NOT TESTED: ${notTested.length} comparison(s) could not be made; first: ${notTested[0]!}`
+        : 'READY: nothing found that would break a client integrated against sandbox';
+  return { verdict, summary, breaking, differences: lines('different'), not_tested: notTested, findings };
+}
