@@ -13,7 +13,7 @@ import { clockOffsetOf, transportOf, withProfiles } from './profiles/index.js';
 import { listen, type Handler, type Listener } from './listener.js';
 import { resolveOptions, type EmulatorOptions, type ResolvedOptions } from './options.js';
 import { RateLimiter } from './rate-limiter.js';
-import { route } from './routes/index.js';
+import { route, VALIDATE_METHODS } from './routes/index.js';
 import { withDate } from './replies.js';
 import { TokenStore } from './token-store.js';
 import type { Credentials } from '../spec/credentials.js';
@@ -111,6 +111,7 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
       ttlS: differs.tokenTtlS ?? opts.tokenTtlS,
       seq: 0,
       businessLatencyMs: Math.max(differs.businessLatencyMs ?? opts.businessLatencyMs, transport.businessLatencyMs),
+      validateMethods: differs.validateMethods ?? VALIDATE_METHODS,
     };
   });
 

@@ -63,6 +63,8 @@ export interface EnvironmentDifferences {
   ca?: 'other';
   /** Days the server certificate stays valid (default 365), signed by the shared CA unless `ca` says otherwise. */
   certificateDays?: number;
+  /** The methods /tokens/validate accepts here instead of GET and POST: a production that answers only one of them. */
+  validateMethods?: Array<'GET' | 'POST'>;
   /** Faults of this environment alone, on top of the emulator's (its TLS and HTTP behaviour; credentials stay shared). */
   faults?: FaultName[];
 }
@@ -130,6 +132,8 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   if (stray !== undefined) throw usageError(`emulator perEnvironment names "${stray}", which is not one of the environments ${environments.join(', ')}`);
   const unknownHere = Object.values(resolved.perEnvironment).flatMap((d) => d.faults ?? []).find((f) => !isFaultName(f));
   if (unknownHere !== undefined) throw usageError(`unknown fault "${String(unknownHere)}" in perEnvironment; known faults: ${FAULTS.map((f) => f.name).join(', ')}`);
+  const badMethods = Object.entries(resolved.perEnvironment).find(([, d]) => d.validateMethods !== undefined && (d.validateMethods.length === 0 || d.validateMethods.some((m) => m !== 'GET' && m !== 'POST')));
+  if (badMethods !== undefined) throw usageError(`emulator perEnvironment.${badMethods[0]}.validateMethods must name GET, POST or both`);
   if (!isCount(resolved.clients) || resolved.clients < 1 || resolved.clients > 100) throw usageError(`emulator clients per environment ${String(resolved.clients)} must be a whole number from 1 to 100`);
   const unknown = faults.find((f) => !isFaultName(f));
   if (unknown !== undefined) {
