@@ -49,20 +49,20 @@ async function pair(options: Omit<EmulatorOptions, 'port' | 'environments' | 'ob
 }
 
 /** A config naming both environments, `${VAR}` credentials, and each environment's own CA file. */
-function config(name: string, e: Emulator, history = 'off', maxRequests = 1000): { file: string; env: Record<string, string> } {
+function config(name: string, e: Emulator, history = 'off', maxRequests = 1000, extra = ''): { file: string; env: Record<string, string> } {
   const [sandbox, production] = e.environments;
   const file = join(dir, `${name}.yaml`);
   const block = (env: typeof sandbox, prefix: string) =>
     `  ${env!.name}:\n    base_url: ${env!.url}\n    client_id: \${${prefix}_ID}\n    client_secret: \${${prefix}_SECRET}\n    ca_file: ${env!.caFile}\n`;
-  writeFileSync(file, `target: sandbox\nenvironments:\n${block(sandbox, 'SB')}${block(production, 'PR')}ledger: off\nhistory: ${history}\nproduction:\n  max_requests: ${maxRequests}\nrate_limit:\n  max_rps: 100\n`);
+  writeFileSync(file, `target: sandbox\nenvironments:\n${block(sandbox, 'SB')}${block(production, 'PR')}ledger: off\nhistory: ${history}\nproduction:\n  max_requests: ${maxRequests}\nrate_limit:\n  max_rps: 100\n${extra}`);
   return {
     file,
     env: { SB_ID: sandbox!.credentials.clientId, SB_SECRET: sandbox!.credentials.clientSecret, PR_ID: production!.credentials.clientId, PR_SECRET: production!.credentials.clientSecret },
   };
 }
 
-async function cutover(name: string, p: Pair, args: string[] = [], history = 'off') {
-  const { file, env } = config(name, p.emulator, history);
+async function cutover(name: string, p: Pair, args: string[] = [], history = 'off', extra = '') {
+  const { file, env } = config(name, p.emulator, history, 1000, extra);
   const reportDir = join(dir, `r-${name}`);
   const res = await runCli(['cutover', '--config', file, '--report-dir', reportDir, ...args], { cwd: dir, env, timeoutMs: 120_000 });
   const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as CutoverReport;
@@ -80,6 +80,7 @@ describe('ces-harness cutover', () => {
     { name: 'expiry', options: { perEnvironment: { production: { certificateDays: 5 } } }, finding: 'certificate-expiry', line: /production's certificate expires on \d{4}-\d\d-\d\d \([45] days\), within the 14-day cutover window/ },
     { name: 'error-body', options: { perEnvironment: { production: { faults: ['wrong-error-body' as const] } } }, finding: 'error-body', line: /a wrong secret gets 401 `\{"message":"Unauthorized"\}` on production, 401 `\{"error":"unauthorized"\}` on sandbox/ },
     { name: 'isolation', options: { faults: ['shared-credentials' as const] }, finding: 'credential-isolation', line: /credentials are not isolated/ },
+    { name: 'validate-method', options: { perEnvironment: { production: { validateMethods: ['POST' as const] } } }, finding: 'validate-method', line: /^validate accepts POST on production, GET and POST on sandbox/ },
     { name: 'ratelimit', options: { perEnvironment: { production: { rateLimit: { rps: 5, burst: 10 } } } }, finding: 'rate-limit', line: /production limits after \d+ requests, sandbox after \d+/ },
   ])('$name: NOT READY, led by the $finding finding, exit 1', async ({ name, options, finding, line }) => {
     const p = await pair(options);
@@ -107,6 +108,21 @@ describe('ces-harness cutover', () => {
     expect(report.cutover.verdict).toBe('NOT TESTED');
     expect(report.cutover.findings.filter((f) => f.status === 'breaking')).toEqual([]);
     expect(JSON.stringify(report.cutover)).toMatch(/token lifetime: not known on production .*lifetime cannot be told from it/);
+    expect(p.productionAccepted).toEqual([]);
+  });
+
+  // Waiting out production's first token (it expires within expect.expiry_wait_s) bounds the next
+  // one's issue time by the rollover, so its lifetime is measured, not guessed.
+  it("lifetime: production's token expiring within the expiry wait is waited out, and the lifetime measured at the rollover is NOT READY", async () => {
+    const p = await pair({ perEnvironment: { production: { tokenTtlS: 12 } } });
+    started.push(p.emulator);
+    const { res, report } = await cutover('lifetime-rollover', p, LOAD, 'off', 'expect:\n  expiry_wait_s: 30\n');
+    expect(res.code, res.stdout + res.stderr).toBe(1);
+    expect(report.cutover.verdict).toBe('NOT READY');
+    expect(report.cutover.findings.filter((f) => f.status === 'breaking').map((f) => f.id)).toEqual(['token-lifetime']);
+    expect(report.cutover.breaking).toEqual([expect.stringMatching(/^production's tokens live 1[0-4] s, sandbox's 86\d{3} s: a client that refreshes on sandbox's schedule sends expired tokens$/)]);
+    const lifetime = report.environments['production']!.checks.find((c) => c.id === 'token.lifetime');
+    expect(lifetime?.message).toMatch(/measured at a rollover|issued after \d+, when the token before it expired \(this run/);
     expect(p.productionAccepted).toEqual([]);
   });
 
