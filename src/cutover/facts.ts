@@ -26,11 +26,18 @@ export interface EnvironmentFacts {
   accepted_before_limit?: number;
   /** env.credentials-isolated: no when either environment issued a token for the other's credentials; absent when it did not run to a verdict. */
   credentials_isolated?: 'yes' | 'no';
+  /**
+   * The certificate did not verify against the trust the pass was given (system roots and the
+   * environment's ca file), so no check ran: the verification code, in words, and the issuer
+   * (common name) the leaf names.
+   */
+  certificate_untrusted?: string;
+  certificate_untrusted_issuer?: string;
   /** Why a check that would give a fact gave none (its skip or error message), by fact name. */
   missing: Record<string, string>;
 }
 
-type FactName = Exclude<keyof EnvironmentFacts, 'environment' | 'base_url' | 'missing' | 'credentials_isolated'>;
+type FactName = Exclude<keyof EnvironmentFacts, 'environment' | 'base_url' | 'missing' | 'credentials_isolated' | 'certificate_untrusted' | 'certificate_untrusted_issuer'>;
 
 /** Which check's which fact fills each field. */
 export const FACT_SOURCES: ReadonlyArray<{ name: FactName; check: string; fact: string; label: string }> = [

@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 import { usageError } from '../errors.js';
 import { generateCredentials } from './credentials.js';
-import { generateIssuingCertificates, type CertificateSet, type IssuingCertificates } from './certs/generate.js';
+import { generateIssuingCertificates, leafOnly, type CertificateSet, type IssuingCertificates } from './certs/generate.js';
 import { writeCertificates } from './certs/files.js';
 import { behaviourWith, type FaultName } from './faults/index.js';
 import { conformant } from './behaviour.js';
@@ -90,11 +90,12 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
   const ownCerts = await Promise.all(
     opts.environments.map(async (name) => {
       const differs = opts.perEnvironment[name];
-      if (differs?.ca === undefined && differs?.certificateDays === undefined) return undefined;
+      if (differs?.ca === undefined && differs?.certificateDays === undefined && differs?.intermediate === undefined) return undefined;
       const own = differs.ca ? generateIssuingCertificates(opts.host, Date.now(), `ces-harness emulator CA (${name})`, transport.chain) : undefined;
       const issuer = own ?? generated;
-      if (!issuer) throw usageError(`emulator perEnvironment.${name}.certificateDays needs the emulator to make its certificates (no certificates option)`);
-      const set: CertificateSet = { caPem: issuer.set.caPem, ...(differs.certificateDays !== undefined ? issuer.issue(differs.certificateDays) : issuer.set) };
+      if (!issuer) throw usageError(`emulator perEnvironment.${name} (ca, certificateDays, intermediate) needs the emulator to make its certificates (no certificates option)`);
+      const served = differs.certificateDays !== undefined ? issuer.issue(differs.certificateDays) : issuer.set;
+      const set: CertificateSet = { caPem: issuer.set.caPem, keyPem: served.keyPem, certPem: differs.intermediate === 'omitted' ? leafOnly(served.certPem) : served.certPem };
       return { set, files: own ? await writeCertificates(set) : undefined };
     }),
   );

@@ -97,6 +97,28 @@ describe('ces-harness cutover', () => {
     expect(p.productionAccepted).toEqual([]);
   });
 
+  // Both leaves issued by one intermediate under the root both ca files hold; production sends its
+  // leaf alone. The harness would stop a check of production with exit 3; cutover reports it.
+  it('intermediate not sent: production\'s untrusted chain is the certificate-trust finding (NOT READY, exit 1, not 3), and sandbox\'s pass still runs', async () => {
+    const p = await pair({ profiles: ['intermediate-ca'], perEnvironment: { production: { intermediate: 'omitted' } } });
+    started.push(p.emulator);
+    const { res, report, reportDir } = await cutover('intermediate', p, LOAD);
+    expect(res.code, res.stdout + res.stderr).toBe(1);
+    expect(report.cutover.verdict).toBe('NOT READY');
+    expect(report.cutover.findings.filter((f) => f.status === 'breaking').map((f) => f.id)).toEqual(['certificate-trust']);
+    expect(report.cutover.breaking).toEqual([
+      "production's certificate does not verify (the issuer is not trusted (UNABLE_TO_VERIFY_LEAF_SIGNATURE); the leaf is issued by ces-harness emulator intermediate CA): " +
+        "a client's trust store may not hold its CA (sandbox's certificate names the same issuer and verifies, so production likely does not send the intermediate certificate sandbox sends); no check ran on production",
+    ]);
+    expect(res.stdout).toMatch(/^NOT READY: 1 thing\(s\) will break/m);
+    expect(report.environments['production']).toMatchObject({ checks: [], untested: [expect.stringMatching(/did not verify, so no request was sent/)] });
+    expect(report.environments['sandbox']!.checks.find((c) => c.id === 'tls.certificate-valid')).toMatchObject({ status: 'pass' });
+    expect(report.cutover.facts.sandbox.certificate_issuer).toMatch(/CN=ces-harness emulator intermediate CA/);
+    expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toMatch(/\| certificate verifies \| no: the issuer is not trusted \(UNABLE\\_TO\\_VERIFY\\_LEAF\\_SIGNATURE\) \| yes \|/);
+    expect(readFileSync(join(reportDir, 'junit.xml'), 'utf8')).toMatch(/name="certificate-trust">\s*<failure/);
+    expect(p.productionRequests).toEqual([]);
+  });
+
   // Production's credentials may be shared with other clients, so a token with an hour left at first
   // sight may have been issued a day ago: its lifetime is unknown until a rollover (the ledger of a
   // later run). A shorter lifetime measured at a rollover is breaking (test/cutover/verdict.test.ts).

@@ -40,6 +40,13 @@ describe('cutoverVerdict', () => {
     { finding: 'validate-method', production: { validate_methods: 'POST' }, line: /validate accepts POST on production, GET and POST on sandbox/ },
     { finding: 'error-body', production: { error_body: '401 {"message":"Unauthorized"}' }, line: /wrong secret gets 401 \{"message":"Unauthorized"\} on production, 401 \{"error":"unauthorized"\} on sandbox/ },
     { finding: 'credential-isolation', production: { credentials_isolated: 'no' as const }, line: /not isolated/ },
+    // An untrusted production has no other fact; the rest being equal isolates this rule.
+    {
+      finding: 'certificate-trust',
+      production: { certificate_untrusted: 'the issuer is not trusted (UNABLE_TO_VERIFY_LEAF_SIGNATURE)', certificate_untrusted_issuer: 'Example CA' },
+      line: /^production's certificate does not verify \(the issuer is not trusted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\); the leaf is issued by Example CA\): .*likely does not send the intermediate/,
+    },
+    { finding: 'certificate-trust', production: { certificate_untrusted: 'the issuer is not trusted (UNABLE_TO_GET_ISSUER_CERT_LOCALLY)', certificate_untrusted_issuer: 'Private CA' }, line: /\(issued by another CA than sandbox's, or an intermediate not sent\)/ },
   ])('$finding: NOT READY', ({ finding, production, line }) => {
     const v = cutoverVerdict(facts('production', production), facts('sandbox'), ctx);
     expect(v.verdict).toBe('NOT READY');
