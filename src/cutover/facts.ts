@@ -20,6 +20,8 @@ export interface EnvironmentFacts {
   validate_methods?: string;
   /** The 401 for a wrong secret, status and body as quoted (token.bad-secret-401). */
   error_body?: string;
+  /** The health timestamp's form and shape (health.timestamp): a client that parses it as on sandbox. */
+  health_timestamp_format?: string;
   clock_skew_s?: number;
   latency_ms?: number;
   /** Requests the burst got through before the first 429 (ratelimit.limit-enforced). */
@@ -49,6 +51,7 @@ export const FACT_SOURCES: ReadonlyArray<{ name: FactName; check: string; fact: 
   { name: 'tls_negotiated', check: 'tls.certificate-valid', fact: 'negotiated', label: 'TLS a default client negotiates' },
   { name: 'validate_methods', check: 'validate.valid-token', fact: 'methods', label: 'validate method' },
   { name: 'error_body', check: 'token.bad-secret-401', fact: 'error_body', label: 'error body (wrong secret)' },
+  { name: 'health_timestamp_format', check: 'health.timestamp', fact: 'timestamp_format', label: 'health timestamp format' },
   { name: 'clock_skew_s', check: 'health.timestamp', fact: 'clock_skew_s', label: 'clock skew (s)' },
   { name: 'latency_ms', check: 'business.valid-token-accepted', fact: 'latency_ms', label: 'business latency from here (ms)' },
   { name: 'accepted_before_limit', check: 'ratelimit.limit-enforced', fact: 'accepted_before_limit', label: 'requests before the first 429' },

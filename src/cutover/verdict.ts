@@ -131,6 +131,9 @@ const RULES: ReadonlyArray<Rule> = [
   function tlsNegotiated(p, s) {
     return differs('tls-negotiated', 'TLS a default client negotiates', p.tls_negotiated, s.tls_negotiated);
   },
+  function healthTimestampFormat(p, s) {
+    return differs('health-timestamp-format', 'health timestamp format', p.health_timestamp_format, s.health_timestamp_format);
+  },
   function clockSkew(p, s) {
     const id = 'clock-skew';
     if (p.clock_skew_s === undefined || s.clock_skew_s === undefined) return missing(id, 'clock skew', p, s, 'clock_skew_s');

@@ -9,7 +9,7 @@ import { generateIssuingCertificates, leafOnly, type CertificateSet, type Issuin
 import { writeCertificates } from './certs/files.js';
 import { behaviourWith, type FaultName } from './faults/index.js';
 import { conformant } from './behaviour.js';
-import { clockOffsetOf, transportOf, withProfiles } from './profiles/index.js';
+import { clockOffsetOf, transportOf, withProfiles, type ProfileName } from './profiles/index.js';
 import { listen, type Handler, type Listener } from './listener.js';
 import { resolveOptions, type EmulatorOptions, type ResolvedOptions } from './options.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -70,12 +70,13 @@ function observed(opts: ResolvedOptions, handle: Handler): Handler {
 
 export async function createEmulator(options?: EmulatorOptions): Promise<Emulator> {
   const opts = resolveOptions(options);
-  const behaviourFor = (faults: readonly FaultName[]) => opts.overrides.reduce((b, override) => ({ ...b, ...override(b) }), behaviourWith([...faults], withProfiles(conformant, opts.profiles)));
-  const behaviour = behaviourFor(opts.faults);
-  // An environment with faults of its own (perEnvironment) answers with them; the rest as above.
+  const behaviourFor = (faults: readonly FaultName[], profiles: readonly ProfileName[]) =>
+    opts.overrides.reduce((b, override) => ({ ...b, ...override(b) }), behaviourWith([...faults], withProfiles(conformant, profiles)));
+  const behaviour = behaviourFor(opts.faults, opts.profiles);
+  // An environment with faults or profiles of its own (perEnvironment) answers with them; the rest as above.
   const behaviours = opts.environments.map((name) => {
-    const own = opts.perEnvironment[name]?.faults;
-    return own?.length ? behaviourFor([...opts.faults, ...own]) : behaviour;
+    const own = opts.perEnvironment[name];
+    return own?.faults?.length || own?.profiles?.length ? behaviourFor([...opts.faults, ...(own.faults ?? [])], [...opts.profiles, ...(own.profiles ?? [])]) : behaviour;
   });
   const transport = transportOf(opts.profiles);
   // The service's clock: every instant it judges, states or stamps (profiles may set it off).

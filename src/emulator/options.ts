@@ -73,6 +73,8 @@ export interface EnvironmentDifferences {
   validateMethods?: Array<'GET' | 'POST'>;
   /** Faults of this environment alone, on top of the emulator's (its TLS and HTTP behaviour; credentials stay shared). */
   faults?: FaultName[];
+  /** Profiles of this environment alone, on top of the emulator's: their answers only (transport and clock stay the emulator's). */
+  profiles?: ProfileName[];
 }
 
 export interface ResolvedOptions {
@@ -138,6 +140,8 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   if (stray !== undefined) throw usageError(`emulator perEnvironment names "${stray}", which is not one of the environments ${environments.join(', ')}`);
   const unknownHere = Object.values(resolved.perEnvironment).flatMap((d) => d.faults ?? []).find((f) => !isFaultName(f));
   if (unknownHere !== undefined) throw usageError(`unknown fault "${String(unknownHere)}" in perEnvironment; known faults: ${FAULTS.map((f) => f.name).join(', ')}`);
+  const unknownProfileHere = Object.values(resolved.perEnvironment).flatMap((d) => d.profiles ?? []).find((p) => !isProfileName(p));
+  if (unknownProfileHere !== undefined) throw usageError(`unknown profile "${String(unknownProfileHere)}" in perEnvironment; known profiles: ${PROFILES.map((p) => p.name).join(', ')}`);
   const badMethods = Object.entries(resolved.perEnvironment).find(([, d]) => d.validateMethods !== undefined && (d.validateMethods.length === 0 || d.validateMethods.some((m) => m !== 'GET' && m !== 'POST')));
   if (badMethods !== undefined) throw usageError(`emulator perEnvironment.${badMethods[0]}.validateMethods must name GET, POST or both`);
   const leafOnly = Object.entries(resolved.perEnvironment).find(([, d]) => d.intermediate !== undefined);

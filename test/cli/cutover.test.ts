@@ -174,6 +174,17 @@ describe('ces-harness cutover', () => {
     }
   });
 
+  it("a conformant difference (production's health timestamp an HTTP-date) is READY (exit 0), listed under differs, side by side", async () => {
+    const p = await pair({ perEnvironment: { production: { profiles: ['health-http-date'] } } });
+    started.push(p.emulator);
+    const { res, report, reportDir } = await cutover('health-format', p, LOAD);
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    expect(report.cutover).toMatchObject({ verdict: 'READY', breaking: [], not_tested: [] });
+    expect(report.cutover.differences).toEqual(['health timestamp format: HTTP-date d Mon d d:d:d GMT on production, ISO 8601 d-d-d d:d:d UTC on sandbox']);
+    expect(res.stdout).toMatch(/^ {2}differs: health timestamp format: HTTP-date/m);
+    expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toContain('| health timestamp format | HTTP-date d Mon d d:d:d GMT | ISO 8601 d-d-d d:d:d UTC |');
+  });
+
   it("without --allow-production-load production's limit is not measured: NOT TESTED, exit 1, with the reason", async () => {
     const p = await pair();
     started.push(p.emulator);
