@@ -22,27 +22,21 @@ const numberIn = (value: string, where: string, range: NumberRange): number => {
   return n;
 };
 
+/** A key with one value (`ca=other`, `intermediate=omitted`): anything else is a typo. */
+function onlyValue<V extends string>(only: V, value: string, where: string): V {
+  if (value !== only) throw usageError(`--env-option ${where}=${value}: the only value is ${only}`);
+  return only;
+}
+
 /** Each key a user may give, and what it sets. */
 export const ENV_OPTION_KEYS: Readonly<Record<string, { what: string; set: Setter }>> = {
   'token-ttl': { what: 'token lifetime (s)', set: (d, v, w) => void (d.tokenTtlS = numberIn(v, w, RANGES.tokenTtlS)) },
   'rate-limit': { what: 'token bucket refill per client (0: off)', set: (d, v, w, def) => void (d.rateLimit = { ...(d.rateLimit ?? def.rateLimit), rps: numberIn(v, w, RANGES.emulatorRps) }) },
   burst: { what: 'token bucket size per client', set: (d, v, w, def) => void (d.rateLimit = { ...(d.rateLimit ?? def.rateLimit), burst: numberIn(v, w, RANGES.burst) }) },
   'business-latency': { what: 'ms each business endpoint waits', set: (d, v, w) => void (d.businessLatencyMs = numberIn(v, w, RANGES.businessLatencyMs)) },
-  ca: {
-    what: '`other`: a certificate from a CA of its own',
-    set: (d, v, w) => {
-      if (v !== 'other') throw usageError(`--env-option ${w}=${v}: the only value is other`);
-      d.ca = 'other';
-    },
-  },
+  ca: { what: '`other`: a certificate from a CA of its own', set: (d, v, w) => void (d.ca = onlyValue('other', v, w)) },
   'certificate-days': { what: 'days the server certificate stays valid', set: (d, v, w) => void (d.certificateDays = numberIn(v, w, RANGES.certificateDays)) },
-  intermediate: {
-    what: '`omitted`: the leaf served without its intermediate (with --profile intermediate-ca)',
-    set: (d, v, w) => {
-      if (v !== 'omitted') throw usageError(`--env-option ${w}=${v}: the only value is omitted`);
-      d.intermediate = 'omitted';
-    },
-  },
+  intermediate: { what: '`omitted`: the leaf served without its intermediate (with --profile intermediate-ca)', set: (d, v, w) => void (d.intermediate = onlyValue('omitted', v, w)) },
   'validate-methods': {
     what: 'the methods /tokens/validate accepts: GET, POST or GET+POST',
     set: (d, v, w) => {

@@ -60,6 +60,7 @@ describe('serve --env-option', () => {
     ['no key', 'production=3600', /write ENV\.KEY=VALUE, e\.g\. production\.token-ttl=3600/],
     ['an unknown key', 'production.ttl=3600', /unknown key ttl; known: token-ttl, /],
     ['a value out of range', 'production.token-ttl=0', /production\.token-ttl=0: give a whole number of seconds from 1 to 172800/],
+    ['a value the key does not take', 'production.ca=mine', /production\.ca=mine: the only value is other/],
     ['an unknown validate method', 'production.validate-methods=PUT', /give GET, POST or GET\+POST/],
     ['an environment not served', 'staging.token-ttl=60', /perEnvironment names "staging", which is not one of the environments sandbox, production/],
     ['an intermediate without the profile', 'production.intermediate=omitted', /needs a chain with an intermediate to omit \(the intermediate-ca profile\)/],
