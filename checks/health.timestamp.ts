@@ -22,7 +22,8 @@ export const check: Check = {
     const skew = http.measuredSkew();
     const zone = found.zoned ? '' : ' (no time zone given; read as UTC, and not used to measure the skew)';
     const note = `timestamp "${found.text}"${zone}, clock skew ${skew ? describeSkew(skew) : 'not measured'}`;
-    const facts = skew ? { facts: { clock_skew_s: Math.round(skewMidS(skew) * 10) / 10 } } : {};
-    return { ...pass(note, [http.evidence(ex, note)]), ...facts };
+    // The format for cutover's side by side; the skew only where it was measured.
+    const facts = { timestamp_format: found.format, ...(skew ? { clock_skew_s: Math.round(skewMidS(skew) * 10) / 10 } : {}) };
+    return { ...pass(note, [http.evidence(ex, note)]), facts };
   },
 };

@@ -8,7 +8,7 @@ export const check: Check = {
   spec: '3, 4.3, 7',
   level: 'must',
   needsAcceptedCredentials: true,
-  description: 'When the lifetime fits `--expiry-wait`: once `expires_at` has certainly passed (a second for its rounding plus the clock tolerance) /tokens/validate with the old token answers 401 `{"error":"unauthorized"}` (§4.3 rule).',
+  description: 'When the token expires within `--expiry-wait`: once `expires_at` has certainly passed (a second for its rounding plus the clock tolerance) /tokens/validate with the old token answers 401 `{"error":"unauthorized"}` (§4.3 rule).',
   async run({ http, session }) {
     const obs = await session.expiry();
     if (obs.kind !== 'observed') return skip(obs.reason);

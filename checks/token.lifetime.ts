@@ -22,12 +22,12 @@ interface Rollover {
 
 /** The first token after one whose expiry the run knows (token ledger, or seen in this run); undefined when there is none. */
 async function rollover(ctx: CheckContext, ex: TokenExchange, expiresAtS: number): Promise<Rollover | undefined> {
-  const { session, ledger, target, expect } = ctx;
+  const { session, ledger, target } = ctx;
   const allowance = session.allowance();
   const kept = ledger.previousOf(target, ex.issued!.token, (s) => certainlyExpiredFromMs(s, allowance) <= ex.sentAt);
   if (kept) return { ex, expiresAtS, previousExpiresAtS: kept.expires_at, from: `the token ledger: ${fingerprint(kept.token)}, first seen ${kept.first_seen}` };
-  // A lifetime short enough to wait for: this run sees its token expire and the next one appear.
-  if (expect.tokenLifetimeS > expect.expiryWaitS) return undefined;
+  // A remaining life short enough to wait for (the session decides): this run sees its token
+  // expire and the next one appear.
   const obs = await session.expiry();
   if (obs.kind !== 'observed' || !obs.reissue.issued || obs.reissue.issued.token === obs.token.token) return undefined;
   const next = epochSeconds(obs.reissue.issued.expiresAt);

@@ -9,7 +9,7 @@ export const check: Check = {
   spec: '3, 5.4',
   level: 'must',
   needsAcceptedCredentials: true,
-  description: 'When the lifetime fits `--expiry-wait`: once the token has expired, POST /tokens returns a different token whose `expires_at` is the promised lifetime away (§3: expired → valid, a new token).',
+  description: 'When the token expires within `--expiry-wait`: once the token has expired, POST /tokens returns a different token whose `expires_at` is the promised lifetime away (§3: expired → valid, a new token).',
   async run({ http, session, expect, target }) {
     const obs = await session.expiry();
     if (obs.kind !== 'observed') return skip(obs.reason);

@@ -10,7 +10,7 @@ export const check: Check = {
   level: 'must',
   needsAcceptedCredentials: true,
   description:
-    "When the lifetime fits `--expiry-wait`: shortly before `expires_at` (less a second for its rounding and the clock skew measured from the service's Date headers and health timestamp, refined with timed health checks) GET/POST /tokens/validate with the token answers 200 `valid: true` (§3: valid until current time reaches expires_at); a 401 is held against the service only when the request's whole window lay certainly before the expiry.",
+    "When the token expires within `--expiry-wait`: shortly before `expires_at` (less a second for its rounding and the clock skew measured from the service's Date headers and health timestamp, refined with timed health checks) GET/POST /tokens/validate with the token answers 200 `valid: true` (§3: valid until current time reaches expires_at); a 401 is held against the service only when the request's whole window lay certainly before the expiry.",
   async run({ http, session }) {
     const obs = await session.expiry();
     if (obs.kind !== 'observed') return skip(obs.reason);

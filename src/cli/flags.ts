@@ -77,6 +77,7 @@ export const FLAGS = {
   'counts-refused': { kind: 'boolean', description: 'refused requests count against the client too (--limiter fixed|sliding)', commands: ['serve'] },
   clients: { kind: 'number', arg: 'N', description: 'clients per environment, each with its own credentials and limit', value: 1, range: RANGES.emulatorClients, commands: ['serve'] },
   'business-latency': { kind: 'number', arg: 'MS', description: 'milliseconds each business endpoint (/v1/…) waits before answering: a slower service', value: 0, range: RANGES.businessLatencyMs, commands: ['serve'] },
+  'env-option': { kind: 'list', arg: 'ENV.KEY=V', description: 'one environment differs from the others, e.g. production.token-ttl=3600 (repeatable; keys in docs/cutover.md)', commands: ['serve'] },
   'tls-dir': { kind: 'string', arg: 'DIR', description: 'where the generated CA and server certificate go; a restart with the same folder serves them again while valid', default: 'a temp folder', commands: ['serve'] },
   'cutover-window': { kind: 'number', arg: 'DAYS', description: "a production certificate that expires within this many days makes cutover NOT READY", value: 14, range: RANGES.cutoverWindowDays, commands: ['cutover'] },
   'sandbox-from-history': { kind: 'number', arg: 'H', description: "take sandbox's facts from its last check or run in the history when at most H hours old (no request to sandbox); a fresh sandbox pass otherwise", range: RANGES.sandboxHistoryAgeH, commands: ['cutover'] },

@@ -31,6 +31,8 @@ export const RANGES = {
   /** The emulator's added business-endpoint latency: ten seconds is past any test's patience. */
   businessLatencyMs: range(0, 10_000, 'milliseconds'),
   cutoverWindowDays: range(0, 3650, 'days'),
+  /** The emulator's server certificate validity (serve --env-option ENV.certificate-days=N). */
+  certificateDays: range(1, 3650, 'days'),
   sandboxHistoryAgeH: range(1, 720, 'hours'),
   /** The emulator's fixed window or sliding period: from a tenth of a second (quick tests) to an hour. */
   windowS: range(0.1, 3_600, 'seconds', false),

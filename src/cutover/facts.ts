@@ -20,17 +20,26 @@ export interface EnvironmentFacts {
   validate_methods?: string;
   /** The 401 for a wrong secret, status and body as quoted (token.bad-secret-401). */
   error_body?: string;
+  /** The health timestamp's form and shape (health.timestamp): a client that parses it as on sandbox. */
+  health_timestamp_format?: string;
   clock_skew_s?: number;
   latency_ms?: number;
   /** Requests the burst got through before the first 429 (ratelimit.limit-enforced). */
   accepted_before_limit?: number;
   /** env.credentials-isolated: no when either environment issued a token for the other's credentials; absent when it did not run to a verdict. */
   credentials_isolated?: 'yes' | 'no';
+  /**
+   * The certificate did not verify against the trust the pass was given (system roots and the
+   * environment's ca file), so no check ran: the verification code, in words, and the issuer
+   * (common name) the leaf names.
+   */
+  certificate_untrusted?: string;
+  certificate_untrusted_issuer?: string;
   /** Why a check that would give a fact gave none (its skip or error message), by fact name. */
   missing: Record<string, string>;
 }
 
-type FactName = Exclude<keyof EnvironmentFacts, 'environment' | 'base_url' | 'missing' | 'credentials_isolated'>;
+type FactName = Exclude<keyof EnvironmentFacts, 'environment' | 'base_url' | 'missing' | 'credentials_isolated' | 'certificate_untrusted' | 'certificate_untrusted_issuer'>;
 
 /** Which check's which fact fills each field. */
 export const FACT_SOURCES: ReadonlyArray<{ name: FactName; check: string; fact: string; label: string }> = [
@@ -42,6 +51,7 @@ export const FACT_SOURCES: ReadonlyArray<{ name: FactName; check: string; fact: 
   { name: 'tls_negotiated', check: 'tls.certificate-valid', fact: 'negotiated', label: 'TLS a default client negotiates' },
   { name: 'validate_methods', check: 'validate.valid-token', fact: 'methods', label: 'validate method' },
   { name: 'error_body', check: 'token.bad-secret-401', fact: 'error_body', label: 'error body (wrong secret)' },
+  { name: 'health_timestamp_format', check: 'health.timestamp', fact: 'timestamp_format', label: 'health timestamp format' },
   { name: 'clock_skew_s', check: 'health.timestamp', fact: 'clock_skew_s', label: 'clock skew (s)' },
   { name: 'latency_ms', check: 'business.valid-token-accepted', fact: 'latency_ms', label: 'business latency from here (ms)' },
   { name: 'accepted_before_limit', check: 'ratelimit.limit-enforced', fact: 'accepted_before_limit', label: 'requests before the first 429' },

@@ -11,7 +11,14 @@ export function sideBySideRows(p: EnvironmentFacts, s: EnvironmentFacts): Array<
     const value = (e as unknown as Record<string, unknown>)[name];
     return value === undefined ? 'not known' : String(value);
   };
-  return [...FACT_SOURCES.map(({ name, label }): [string, string, string] => [label, show(p, name), show(s, name)]), ['credentials isolated', show(p, 'credentials_isolated'), show(s, 'credentials_isolated')]];
+  // Shown only when one did not verify; every pass that ran got past a verified handshake.
+  const verifies = (e: EnvironmentFacts) => (e.certificate_untrusted === undefined ? 'yes' : `no: ${e.certificate_untrusted}`);
+  const untrusted = p.certificate_untrusted ?? s.certificate_untrusted;
+  return [
+    ...(untrusted !== undefined ? [['certificate verifies', verifies(p), verifies(s)] as [string, string, string]] : []),
+    ...FACT_SOURCES.map(({ name, label }): [string, string, string] => [label, show(p, name), show(s, name)]),
+    ['credentials isolated', show(p, 'credentials_isolated'), show(s, 'credentials_isolated')],
+  ];
 }
 
 const bullets = (title: string, lines: readonly string[]): string => (lines.length ? `### ${title}\n\n${lines.map((l) => `- ${mdEscape(l)}`).join('\n')}` : '');

@@ -59,6 +59,18 @@ const RULES: ReadonlyArray<Rule> = [
     }
     return { id, status: 'ok', line: `rate limit: production let ${p.accepted_before_limit} requests through before 429, sandbox ${s.accepted_before_limit}` };
   },
+  function certificateTrust(p, s) {
+    const id = 'certificate-trust';
+    if (p.certificate_untrusted === undefined) return { id, status: 'ok', line: "certificate chain: production's verifies against the trust its pass was given" };
+    // The same issuer name on a sandbox leaf that verifies points at the chain, not the CA.
+    const issuer = p.certificate_untrusted_issuer;
+    const sameIssuer = issuer !== undefined && s.certificate_issuer?.includes(`CN=${issuer}`) === true;
+    const cause = sameIssuer
+      ? `sandbox's certificate names the same issuer and verifies, so production likely does not send the intermediate certificate sandbox sends`
+      : `issued by another CA than sandbox's, or an intermediate not sent`;
+    const seen = `${p.certificate_untrusted}${issuer !== undefined ? `; the leaf is issued by ${issuer}` : ''}`;
+    return { id, status: 'breaking', line: `production's certificate does not verify (${seen}): a client's trust store may not hold its CA (${cause}); no check ran on production` };
+  },
   function certificateAuthority(p, s) {
     const id = 'certificate-ca';
     if (p.certificate_issuer === undefined || s.certificate_issuer === undefined) return missing(id, 'certificate issuer', p, s, 'certificate_issuer');
@@ -118,6 +130,9 @@ const RULES: ReadonlyArray<Rule> = [
   },
   function tlsNegotiated(p, s) {
     return differs('tls-negotiated', 'TLS a default client negotiates', p.tls_negotiated, s.tls_negotiated);
+  },
+  function healthTimestampFormat(p, s) {
+    return differs('health-timestamp-format', 'health timestamp format', p.health_timestamp_format, s.health_timestamp_format);
   },
   function clockSkew(p, s) {
     const id = 'clock-skew';

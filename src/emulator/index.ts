@@ -5,15 +5,15 @@
 import { isIP } from 'node:net';
 import { usageError } from '../errors.js';
 import { generateCredentials } from './credentials.js';
-import { generateIssuingCertificates, type CertificateSet, type IssuingCertificates } from './certs/generate.js';
+import { generateIssuingCertificates, leafOnly, type CertificateSet, type IssuingCertificates } from './certs/generate.js';
 import { writeCertificates } from './certs/files.js';
 import { behaviourWith, type FaultName } from './faults/index.js';
 import { conformant } from './behaviour.js';
-import { clockOffsetOf, transportOf, withProfiles } from './profiles/index.js';
+import { clockOffsetOf, transportOf, withProfiles, type ProfileName } from './profiles/index.js';
 import { listen, type Handler, type Listener } from './listener.js';
 import { resolveOptions, type EmulatorOptions, type ResolvedOptions } from './options.js';
 import { RateLimiter } from './rate-limiter.js';
-import { route } from './routes/index.js';
+import { route, VALIDATE_METHODS } from './routes/index.js';
 import { withDate } from './replies.js';
 import { TokenStore } from './token-store.js';
 import type { Credentials } from '../spec/credentials.js';
@@ -70,12 +70,13 @@ function observed(opts: ResolvedOptions, handle: Handler): Handler {
 
 export async function createEmulator(options?: EmulatorOptions): Promise<Emulator> {
   const opts = resolveOptions(options);
-  const behaviourFor = (faults: readonly FaultName[]) => opts.overrides.reduce((b, override) => ({ ...b, ...override(b) }), behaviourWith([...faults], withProfiles(conformant, opts.profiles)));
-  const behaviour = behaviourFor(opts.faults);
-  // An environment with faults of its own (perEnvironment) answers with them; the rest as above.
+  const behaviourFor = (faults: readonly FaultName[], profiles: readonly ProfileName[]) =>
+    opts.overrides.reduce((b, override) => ({ ...b, ...override(b) }), behaviourWith([...faults], withProfiles(conformant, profiles)));
+  const behaviour = behaviourFor(opts.faults, opts.profiles);
+  // An environment with faults or profiles of its own (perEnvironment) answers with them; the rest as above.
   const behaviours = opts.environments.map((name) => {
-    const own = opts.perEnvironment[name]?.faults;
-    return own?.length ? behaviourFor([...opts.faults, ...own]) : behaviour;
+    const own = opts.perEnvironment[name];
+    return own?.faults?.length || own?.profiles?.length ? behaviourFor([...opts.faults, ...(own.faults ?? [])], [...opts.profiles, ...(own.profiles ?? [])]) : behaviour;
   });
   const transport = transportOf(opts.profiles);
   // The service's clock: every instant it judges, states or stamps (profiles may set it off).
@@ -90,11 +91,12 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
   const ownCerts = await Promise.all(
     opts.environments.map(async (name) => {
       const differs = opts.perEnvironment[name];
-      if (differs?.ca === undefined && differs?.certificateDays === undefined) return undefined;
+      if (differs?.ca === undefined && differs?.certificateDays === undefined && differs?.intermediate === undefined) return undefined;
       const own = differs.ca ? generateIssuingCertificates(opts.host, Date.now(), `ces-harness emulator CA (${name})`, transport.chain) : undefined;
       const issuer = own ?? generated;
-      if (!issuer) throw usageError(`emulator perEnvironment.${name}.certificateDays needs the emulator to make its certificates (no certificates option)`);
-      const set: CertificateSet = { caPem: issuer.set.caPem, ...(differs.certificateDays !== undefined ? issuer.issue(differs.certificateDays) : issuer.set) };
+      if (!issuer) throw usageError(`emulator perEnvironment.${name} (ca, certificateDays, intermediate) needs the emulator to make its certificates (no certificates option)`);
+      const served = differs.certificateDays !== undefined ? issuer.issue(differs.certificateDays) : issuer.set;
+      const set: CertificateSet = { caPem: issuer.set.caPem, keyPem: served.keyPem, certPem: differs.intermediate === 'omitted' ? leafOnly(served.certPem) : served.certPem };
       return { set, files: own ? await writeCertificates(set) : undefined };
     }),
   );
@@ -111,6 +113,7 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
       ttlS: differs.tokenTtlS ?? opts.tokenTtlS,
       seq: 0,
       businessLatencyMs: Math.max(differs.businessLatencyMs ?? opts.businessLatencyMs, transport.businessLatencyMs),
+      validateMethods: differs.validateMethods ?? VALIDATE_METHODS,
     };
   });
 

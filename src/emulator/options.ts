@@ -5,7 +5,7 @@ import { usageError } from '../errors.js';
 import { inRange, rangeText, RANGES } from '../config/ranges.js';
 import type { CertificateSet } from './certs/generate.js';
 import { FAULTS, isFaultName, type FaultName } from './faults/index.js';
-import { PROFILES, isProfileName, type ProfileName } from './profiles/index.js';
+import { PROFILES, isProfileName, transportOf, type ProfileName } from './profiles/index.js';
 import type { Behaviour, Reply, RequestInfo } from './types.js';
 
 /** One request the emulator answered, with when it arrived and when the answer was ready (ms). */
@@ -61,10 +61,20 @@ export interface EnvironmentDifferences {
   businessLatencyMs?: number;
   /** `other`: this environment's listener serves a certificate from a CA of its own (its own ca file). */
   ca?: 'other';
+  /**
+   * `omitted`: this environment serves its server certificate without the intermediate that
+   * issued it (the intermediate-ca profile's chain, leaf only), as a misconfigured server does:
+   * a client that holds only the root cannot verify it.
+   */
+  intermediate?: 'omitted';
   /** Days the server certificate stays valid (default 365), signed by the shared CA unless `ca` says otherwise. */
   certificateDays?: number;
+  /** The methods /tokens/validate accepts here instead of GET and POST: a production that answers only one of them. */
+  validateMethods?: Array<'GET' | 'POST'>;
   /** Faults of this environment alone, on top of the emulator's (its TLS and HTTP behaviour; credentials stay shared). */
   faults?: FaultName[];
+  /** Profiles of this environment alone, on top of the emulator's: their answers only (transport and clock stay the emulator's). */
+  profiles?: ProfileName[];
 }
 
 export interface ResolvedOptions {
@@ -130,6 +140,14 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   if (stray !== undefined) throw usageError(`emulator perEnvironment names "${stray}", which is not one of the environments ${environments.join(', ')}`);
   const unknownHere = Object.values(resolved.perEnvironment).flatMap((d) => d.faults ?? []).find((f) => !isFaultName(f));
   if (unknownHere !== undefined) throw usageError(`unknown fault "${String(unknownHere)}" in perEnvironment; known faults: ${FAULTS.map((f) => f.name).join(', ')}`);
+  const unknownProfileHere = Object.values(resolved.perEnvironment).flatMap((d) => d.profiles ?? []).find((p) => !isProfileName(p));
+  if (unknownProfileHere !== undefined) throw usageError(`unknown profile "${String(unknownProfileHere)}" in perEnvironment; known profiles: ${PROFILES.map((p) => p.name).join(', ')}`);
+  const badMethods = Object.entries(resolved.perEnvironment).find(([, d]) => d.validateMethods !== undefined && (d.validateMethods.length === 0 || d.validateMethods.some((m) => m !== 'GET' && m !== 'POST')));
+  if (badMethods !== undefined) throw usageError(`emulator perEnvironment.${badMethods[0]}.validateMethods must name GET, POST or both`);
+  const leafOnly = Object.entries(resolved.perEnvironment).find(([, d]) => d.intermediate !== undefined);
+  if (leafOnly !== undefined && (leafOnly[1].intermediate !== 'omitted' || transportOf(resolved.profiles.filter(isProfileName)).chain !== 'intermediate')) {
+    throw usageError(`emulator perEnvironment.${leafOnly[0]}.intermediate: omitted needs a chain with an intermediate to omit (the intermediate-ca profile)`);
+  }
   if (!isCount(resolved.clients) || resolved.clients < 1 || resolved.clients > 100) throw usageError(`emulator clients per environment ${String(resolved.clients)} must be a whole number from 1 to 100`);
   const unknown = faults.find((f) => !isFaultName(f));
   if (unknown !== undefined) {

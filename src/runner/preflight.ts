@@ -131,6 +131,19 @@ const isoDate = (text: string | undefined) => {
   return Number.isNaN(d.getTime()) ? (text ?? 'an unknown date') : d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 };
 
+/** The exit-3 error for a certificate that did not verify, with what the handshake showed: `cutover` reports production's as a finding. */
+export class UntrustedCertificate extends HarnessError {
+  constructor(
+    message: string,
+    /** The verification code, e.g. UNABLE_TO_VERIFY_LEAF_SIGNATURE. */
+    readonly verifyCode: string,
+    /** The leaf's issuer (common name), when the certificate could be read. */
+    readonly leafIssuer: string | undefined,
+  ) {
+    super('CERT_UNTRUSTED', message);
+  }
+}
+
 // The chain does not end in a CA this machine trusts: the one case --ca can fix.
 const UNKNOWN_ISSUER = new Set(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'CERT_UNTRUSTED']);
 
@@ -141,7 +154,7 @@ const UNKNOWN_ISSUER = new Set(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GE
  */
 export function certificateError(code: string, peer: PeerFacts | undefined, a: Pick<Attempt, 'baseUrl' | 'host' | 'caFile'>): HarnessError {
   const of = `the certificate of ${a.baseUrl}`;
-  const line = (text: string) => new HarnessError('CERT_UNTRUSTED', text);
+  const line = (text: string) => new UntrustedCertificate(text, code, peer?.issuer);
   const givenCa = a.caFile ? `the CA in ${a.caFile}` : undefined;
   switch (code) {
     case 'ERR_TLS_CERT_ALTNAME_INVALID':

@@ -13,6 +13,11 @@ export interface FoundTimestamp {
   epochMs: number;
   /** False when the text gave no zone and UTC was assumed. */
   zoned: boolean;
+  /**
+   * Which form, and its shape with every number a `d` ("ISO 8601 d-d-d d:d:d UTC"): the same
+   * on two services that print alike, whatever the time, so cutover can set them side by side.
+   */
+  format: string;
 }
 
 const MONTHS = 'Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec';
@@ -26,29 +31,34 @@ export function findTimestamp(text: string): FoundTimestamp | undefined {
   const iso = ISO.exec(text);
   if (iso) {
     const [whole, y, mo, d, h, mi, s, frac = '', zone] = iso;
-    return build(whole, Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +s!, Math.round(Number(`0${frac || '.0'}`) * 1000)), zone);
+    return build('ISO 8601', whole, Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +s!, Math.round(Number(`0${frac || '.0'}`) * 1000)), zone);
   }
   const http = HTTP_DATE.exec(text);
   if (http) {
     const [whole, d, mon, y, h, mi, s, zone] = http;
-    return build(whole, Date.UTC(+y!, month(mon!), +d!, +h!, +mi!, +s!), zone);
+    return build('HTTP-date', whole, Date.UTC(+y!, month(mon!), +d!, +h!, +mi!, +s!), zone);
   }
-  const dayFirst = RFC850.exec(text) ?? CLF.exec(text);
+  const rfc850 = RFC850.exec(text);
+  const clf = rfc850 ? undefined : CLF.exec(text);
+  const dayFirst = rfc850 ?? clf;
   if (dayFirst) {
     const [whole, d, mon, y, h, mi, s, zone] = dayFirst;
-    return build(whole, Date.UTC(fullYear(y!), month(mon!), +d!, +h!, +mi!, +s!), zone);
+    return build(rfc850 ? 'RFC 850' : 'Common Log Format', whole, Date.UTC(fullYear(y!), month(mon!), +d!, +h!, +mi!, +s!), zone);
   }
   const asc = ASCTIME.exec(text);
   if (asc) {
     const [whole, mon, d, h, mi, s, zone, y] = asc;
-    return build(whole, Date.UTC(+y!, month(mon!), +d!, +h!, +mi!, +s!), zone);
+    return build('asctime', whole, Date.UTC(+y!, month(mon!), +d!, +h!, +mi!, +s!), zone);
   }
   return undefined;
 }
 
-function build(text: string, utcMs: number, zone: string | undefined): FoundTimestamp | undefined {
+function build(form: string, text: string, utcMs: number, zone: string | undefined): FoundTimestamp | undefined {
   if (Number.isNaN(utcMs)) return undefined;
-  return { text, epochMs: utcMs - offsetMs(zone), zoned: zone !== undefined };
+  // Digit runs and spaces collapsed: a day printed unpadded or space-padded (asctime), or a
+  // fraction whose trailing zeros are dropped, is the same format on another day.
+  const shape = text.replace(/\d+/g, 'd').replace(/\s+/g, ' ').replace(new RegExp(MONTHS, 'g'), 'Mon');
+  return { text, epochMs: utcMs - offsetMs(zone), zoned: zone !== undefined, format: `${form} ${shape}` };
 }
 
 function offsetMs(zone: string | undefined): number {

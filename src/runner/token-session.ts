@@ -190,7 +190,7 @@ export class TokenSession {
     }
   }
 
-  /** Waits in-process for a token to expire, when the promised lifetime fits --expiry-wait. */
+  /** Waits in-process for a token to expire, when its remaining life fits --expiry-wait. */
   expiry(): Promise<ExpiryObservation> {
     this.expiryWait ??= this.observeExpiry();
     return this.expiryWait;
@@ -198,22 +198,23 @@ export class TokenSession {
 
   private async observeExpiry(): Promise<ExpiryObservation> {
     const { expect, now, sleep, progress, http } = this.deps;
-    if (expect.tokenLifetimeS > expect.expiryWaitS) {
-      return {
-        kind: 'not-waited',
-        reason: `token lifetime ${expect.tokenLifetimeS} s exceeds --expiry-wait ${expect.expiryWaitS} s; covered by the token ledger once a token captured earlier has expired`,
-      };
-    }
+    // The token's remaining life decides, not the promised lifetime: that is only an upper bound,
+    // and a token that expires within --expiry-wait (a shorter-lived production, or one issued
+    // long ago to another client of shared credentials) is worth waiting for.
+    const beyondWait =
+      expect.tokenLifetimeS > expect.expiryWaitS
+        ? `token lifetime ${expect.tokenLifetimeS} s exceeds --expiry-wait ${expect.expiryWaitS} s; covered by the token ledger once a token captured earlier has expired`
+        : undefined;
     const token = await this.current();
+    const expiresAtS = epochSeconds(token.expiresAt);
+    if (expiresAtS === undefined) return { kind: 'not-waited', reason: beyondWait ?? `expires_at ${JSON.stringify(token.expiresAt)} is not an epoch time to wait for` };
+    const remaining = (certainlyExpiredFromMs(expiresAtS, this.allowance()) - now()) / 1000;
+    if (remaining > expect.expiryWaitS + expect.clockToleranceS) {
+      return { kind: 'not-waited', reason: beyondWait ?? `the token expires in ${Math.round(remaining)} s, beyond --expiry-wait ${expect.expiryWaitS} s` };
+    }
     // Settled now, while the token is certainly usable: asked first at the probe, it would take a
     // token of its own, and so wait for this one to expire before the probe is sent.
     await this.validateMethod();
-    const expiresAtS = epochSeconds(token.expiresAt);
-    if (expiresAtS === undefined) return { kind: 'not-waited', reason: `expires_at ${JSON.stringify(token.expiresAt)} is not an epoch time to wait for` };
-    const remaining = (certainlyExpiredFromMs(expiresAtS, this.allowance()) - now()) / 1000;
-    if (remaining > expect.expiryWaitS + expect.clockToleranceS) {
-      return { kind: 'not-waited', reason: `the token expires in ${Math.round(remaining)} s, beyond --expiry-wait ${expect.expiryWaitS} s` };
-    }
     // The edge is drawn where the service's clock was measured to be, not at the configured worst
     // case: so a token refused a second or two early is told apart from a skewed clock.
     await this.refineSkew(() => certainlyValidUntilMs(expiresAtS, this.allowance()) - PROBE_MARGIN_MS);

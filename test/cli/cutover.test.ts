@@ -49,20 +49,20 @@ async function pair(options: Omit<EmulatorOptions, 'port' | 'environments' | 'ob
 }
 
 /** A config naming both environments, `${VAR}` credentials, and each environment's own CA file. */
-function config(name: string, e: Emulator, history = 'off', maxRequests = 1000): { file: string; env: Record<string, string> } {
+function config(name: string, e: Emulator, history = 'off', maxRequests = 1000, extra = ''): { file: string; env: Record<string, string> } {
   const [sandbox, production] = e.environments;
   const file = join(dir, `${name}.yaml`);
   const block = (env: typeof sandbox, prefix: string) =>
     `  ${env!.name}:\n    base_url: ${env!.url}\n    client_id: \${${prefix}_ID}\n    client_secret: \${${prefix}_SECRET}\n    ca_file: ${env!.caFile}\n`;
-  writeFileSync(file, `target: sandbox\nenvironments:\n${block(sandbox, 'SB')}${block(production, 'PR')}ledger: off\nhistory: ${history}\nproduction:\n  max_requests: ${maxRequests}\nrate_limit:\n  max_rps: 100\n`);
+  writeFileSync(file, `target: sandbox\nenvironments:\n${block(sandbox, 'SB')}${block(production, 'PR')}ledger: off\nhistory: ${history}\nproduction:\n  max_requests: ${maxRequests}\nrate_limit:\n  max_rps: 100\n${extra}`);
   return {
     file,
     env: { SB_ID: sandbox!.credentials.clientId, SB_SECRET: sandbox!.credentials.clientSecret, PR_ID: production!.credentials.clientId, PR_SECRET: production!.credentials.clientSecret },
   };
 }
 
-async function cutover(name: string, p: Pair, args: string[] = [], history = 'off') {
-  const { file, env } = config(name, p.emulator, history);
+async function cutover(name: string, p: Pair, args: string[] = [], history = 'off', extra = '') {
+  const { file, env } = config(name, p.emulator, history, 1000, extra);
   const reportDir = join(dir, `r-${name}`);
   const res = await runCli(['cutover', '--config', file, '--report-dir', reportDir, ...args], { cwd: dir, env, timeoutMs: 120_000 });
   const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as CutoverReport;
@@ -80,6 +80,7 @@ describe('ces-harness cutover', () => {
     { name: 'expiry', options: { perEnvironment: { production: { certificateDays: 5 } } }, finding: 'certificate-expiry', line: /production's certificate expires on \d{4}-\d\d-\d\d \([45] days\), within the 14-day cutover window/ },
     { name: 'error-body', options: { perEnvironment: { production: { faults: ['wrong-error-body' as const] } } }, finding: 'error-body', line: /a wrong secret gets 401 `\{"message":"Unauthorized"\}` on production, 401 `\{"error":"unauthorized"\}` on sandbox/ },
     { name: 'isolation', options: { faults: ['shared-credentials' as const] }, finding: 'credential-isolation', line: /credentials are not isolated/ },
+    { name: 'validate-method', options: { perEnvironment: { production: { validateMethods: ['POST' as const] } } }, finding: 'validate-method', line: /^validate accepts POST on production, GET and POST on sandbox/ },
     { name: 'ratelimit', options: { perEnvironment: { production: { rateLimit: { rps: 5, burst: 10 } } } }, finding: 'rate-limit', line: /production limits after \d+ requests, sandbox after \d+/ },
   ])('$name: NOT READY, led by the $finding finding, exit 1', async ({ name, options, finding, line }) => {
     const p = await pair(options);
@@ -96,6 +97,28 @@ describe('ces-harness cutover', () => {
     expect(p.productionAccepted).toEqual([]);
   });
 
+  // Both leaves issued by one intermediate under the root both ca files hold; production sends its
+  // leaf alone. The harness would stop a check of production with exit 3; cutover reports it.
+  it('intermediate not sent: production\'s untrusted chain is the certificate-trust finding (NOT READY, exit 1, not 3), and sandbox\'s pass still runs', async () => {
+    const p = await pair({ profiles: ['intermediate-ca'], perEnvironment: { production: { intermediate: 'omitted' } } });
+    started.push(p.emulator);
+    const { res, report, reportDir } = await cutover('intermediate', p, LOAD);
+    expect(res.code, res.stdout + res.stderr).toBe(1);
+    expect(report.cutover.verdict).toBe('NOT READY');
+    expect(report.cutover.findings.filter((f) => f.status === 'breaking').map((f) => f.id)).toEqual(['certificate-trust']);
+    expect(report.cutover.breaking).toEqual([
+      "production's certificate does not verify (the issuer is not trusted (UNABLE_TO_VERIFY_LEAF_SIGNATURE); the leaf is issued by ces-harness emulator intermediate CA): " +
+        "a client's trust store may not hold its CA (sandbox's certificate names the same issuer and verifies, so production likely does not send the intermediate certificate sandbox sends); no check ran on production",
+    ]);
+    expect(res.stdout).toMatch(/^NOT READY: 1 thing\(s\) will break/m);
+    expect(report.environments['production']).toMatchObject({ checks: [], untested: [expect.stringMatching(/did not verify, so no request was sent/)] });
+    expect(report.environments['sandbox']!.checks.find((c) => c.id === 'tls.certificate-valid')).toMatchObject({ status: 'pass' });
+    expect(report.cutover.facts.sandbox.certificate_issuer).toMatch(/CN=ces-harness emulator intermediate CA/);
+    expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toMatch(/\| certificate verifies \| no: the issuer is not trusted \(UNABLE\\_TO\\_VERIFY\\_LEAF\\_SIGNATURE\) \| yes \|/);
+    expect(readFileSync(join(reportDir, 'junit.xml'), 'utf8')).toMatch(/name="certificate-trust">\s*<failure/);
+    expect(p.productionRequests).toEqual([]);
+  });
+
   // Production's credentials may be shared with other clients, so a token with an hour left at first
   // sight may have been issued a day ago: its lifetime is unknown until a rollover (the ledger of a
   // later run). A shorter lifetime measured at a rollover is breaking (test/cutover/verdict.test.ts).
@@ -107,6 +130,21 @@ describe('ces-harness cutover', () => {
     expect(report.cutover.verdict).toBe('NOT TESTED');
     expect(report.cutover.findings.filter((f) => f.status === 'breaking')).toEqual([]);
     expect(JSON.stringify(report.cutover)).toMatch(/token lifetime: not known on production .*lifetime cannot be told from it/);
+    expect(p.productionAccepted).toEqual([]);
+  });
+
+  // Waiting out production's first token (it expires within expect.expiry_wait_s) bounds the next
+  // one's issue time by the rollover, so its lifetime is measured, not guessed.
+  it("lifetime: production's token expiring within the expiry wait is waited out, and the lifetime measured at the rollover is NOT READY", async () => {
+    const p = await pair({ perEnvironment: { production: { tokenTtlS: 12 } } });
+    started.push(p.emulator);
+    const { res, report } = await cutover('lifetime-rollover', p, LOAD, 'off', 'expect:\n  expiry_wait_s: 30\n');
+    expect(res.code, res.stdout + res.stderr).toBe(1);
+    expect(report.cutover.verdict).toBe('NOT READY');
+    expect(report.cutover.findings.filter((f) => f.status === 'breaking').map((f) => f.id)).toEqual(['token-lifetime']);
+    expect(report.cutover.breaking).toEqual([expect.stringMatching(/^production's tokens live 1[0-4] s, sandbox's 86\d{3} s: a client that refreshes on sandbox's schedule sends expired tokens$/)]);
+    const lifetime = report.environments['production']!.checks.find((c) => c.id === 'token.lifetime');
+    expect(lifetime?.message).toMatch(/measured at a rollover|issued after \d+, when the token before it expired \(this run/);
     expect(p.productionAccepted).toEqual([]);
   });
 
@@ -134,6 +172,17 @@ describe('ces-harness cutover', () => {
       const text = readFileSync(join(reportDir, file), 'utf8');
       for (const e of p.emulator.environments) expect(text).not.toContain(e.credentials.clientSecret);
     }
+  });
+
+  it("a conformant difference (production's health timestamp an HTTP-date) is READY (exit 0), listed under differs, side by side", async () => {
+    const p = await pair({ perEnvironment: { production: { profiles: ['health-http-date'] } } });
+    started.push(p.emulator);
+    const { res, report, reportDir } = await cutover('health-format', p, LOAD);
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    expect(report.cutover).toMatchObject({ verdict: 'READY', breaking: [], not_tested: [] });
+    expect(report.cutover.differences).toEqual(['health timestamp format: HTTP-date d Mon d d:d:d GMT on production, ISO 8601 d-d-d d:d:d UTC on sandbox']);
+    expect(res.stdout).toMatch(/^ {2}differs: health timestamp format: HTTP-date/m);
+    expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toContain('| health timestamp format | HTTP-date d Mon d d:d:d GMT | ISO 8601 d-d-d d:d:d UTC |');
   });
 
   it("without --allow-production-load production's limit is not measured: NOT TESTED, exit 1, with the reason", async () => {

@@ -17,6 +17,7 @@ const facts = (environment: string, over: Partial<EnvironmentFacts> = {}): Envir
   tls_negotiated: 'TLS_AES_256_GCM_SHA384 (TLSv1.3)',
   validate_methods: 'GET and POST',
   error_body: '401 {"error":"unauthorized"}',
+  health_timestamp_format: 'ISO 8601 d-d-d d:d:d UTC',
   clock_skew_s: 0.2,
   latency_ms: 30,
   accepted_before_limit: 100,
@@ -40,6 +41,13 @@ describe('cutoverVerdict', () => {
     { finding: 'validate-method', production: { validate_methods: 'POST' }, line: /validate accepts POST on production, GET and POST on sandbox/ },
     { finding: 'error-body', production: { error_body: '401 {"message":"Unauthorized"}' }, line: /wrong secret gets 401 \{"message":"Unauthorized"\} on production, 401 \{"error":"unauthorized"\} on sandbox/ },
     { finding: 'credential-isolation', production: { credentials_isolated: 'no' as const }, line: /not isolated/ },
+    // An untrusted production has no other fact; the rest being equal isolates this rule.
+    {
+      finding: 'certificate-trust',
+      production: { certificate_untrusted: 'the issuer is not trusted (UNABLE_TO_VERIFY_LEAF_SIGNATURE)', certificate_untrusted_issuer: 'Example CA' },
+      line: /^production's certificate does not verify \(the issuer is not trusted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\); the leaf is issued by Example CA\): .*likely does not send the intermediate/,
+    },
+    { finding: 'certificate-trust', production: { certificate_untrusted: 'the issuer is not trusted (UNABLE_TO_GET_ISSUER_CERT_LOCALLY)', certificate_untrusted_issuer: 'Private CA' }, line: /\(issued by another CA than sandbox's, or an intermediate not sent\)/ },
   ])('$finding: NOT READY', ({ finding, production, line }) => {
     const v = cutoverVerdict(facts('production', production), facts('sandbox'), ctx);
     expect(v.verdict).toBe('NOT READY');
@@ -56,14 +64,21 @@ describe('cutoverVerdict', () => {
     expect(cutoverVerdict(facts('production', production), facts('sandbox'), ctx).breaking).toEqual([]);
   });
 
-  it('merely different: token format, longer lifetime, negotiated TLS, far apart clock skews', () => {
-    const production = facts('production', { token_format: 'JWT (RS256)', lifetime_s: 90_000, clock_skew_s: 4, tls_negotiated: 'TLS_AES_128_GCM_SHA256 (TLSv1.3)' });
+  it('merely different: token format, longer lifetime, negotiated TLS, health timestamp format, far apart clock skews', () => {
+    const production = facts('production', {
+      token_format: 'JWT (RS256)',
+      lifetime_s: 90_000,
+      clock_skew_s: 4,
+      tls_negotiated: 'TLS_AES_128_GCM_SHA256 (TLSv1.3)',
+      health_timestamp_format: 'HTTP-date d Mon d d:d:d GMT',
+    });
     const v = cutoverVerdict(production, facts('sandbox'), ctx);
     expect(v.verdict).toBe('READY');
     expect(v.differences).toEqual([
       expect.stringMatching(/^production's tokens live 90000 s/),
       'token format: JWT (RS256) on production, opaque on sandbox',
       'TLS a default client negotiates: TLS_AES_128_GCM_SHA256 (TLSv1.3) on production, TLS_AES_256_GCM_SHA384 (TLSv1.3) on sandbox',
+      'health timestamp format: HTTP-date d Mon d d:d:d GMT on production, ISO 8601 d-d-d d:d:d UTC on sandbox',
       expect.stringMatching(/^clock skew/),
     ]);
   });

@@ -20,6 +20,8 @@ import { renderCutoverJunit } from '../../cutover/report-junit.js';
 import { renderCutoverMarkdown } from '../../cutover/report-md.js';
 import { printableDeep } from '../../report/printable.js';
 import { productionGateFor } from '../../runner/context.js';
+import { UntrustedCertificate } from '../../runner/preflight.js';
+import { explainAuthorizationError } from '../../tls/certificate.js';
 import { VERSION } from '../../version.js';
 import { flagValue, type Options } from '../flags.js';
 import { harnessWords } from '../harness-words.js';
@@ -39,7 +41,7 @@ interface Pass {
 export async function cutoverCommand(options: Options): Promise<number> {
   const redactor = new Redactor({ keep: harnessWords() });
   const terminal = createTerminal(redactor, { noColor: options['no-color'] === true });
-  const { production, sandbox, productionSettings } = await environmentPair(options);
+  const { production, productionUrl, sandbox, productionSettings } = await environmentPair(options);
   const { stored, source } = await sandboxSource(options, sandbox);
   const controller = new AbortController();
   setMaxListeners(0, controller.signal);
@@ -47,13 +49,18 @@ export async function cutoverCommand(options: Options): Promise<number> {
   const place = prepareReportPlace(options['report-dir'], process.cwd());
   try {
     const startedAt = new Date();
-    // Production first: its pass is the smaller one, and a production that is unreachable or
-    // untrusted (exit 3) should stop the run before sandbox is exercised for nothing.
+    // Production first: its pass is the smaller one, and a production that is unreachable (exit 3)
+    // should stop the run before sandbox is exercised for nothing. A production certificate that
+    // does not verify is the finding itself, not a reason to stop: a client would refuse it too.
     // One gate for both passes: sandbox's isolation probe sends to production too, and every
     // request production receives is in one audit, under one production.max_requests.
     const gate = productionGateFor(productionSettings);
-    const prod = await checkPass(options, production, gate, { redactor, terminal, signal: controller.signal });
-    const sand = stored ? storedPass(sandbox, stored) : await checkPass(options, sandbox, gate, { redactor, terminal, signal: controller.signal });
+    const io = { redactor, terminal, signal: controller.signal };
+    const prod = await checkPass(options, production, gate, io).catch((err: unknown) => {
+      if (!(err instanceof UntrustedCertificate)) throw err;
+      return untrustedPass(production, productionUrl, err, terminal);
+    });
+    const sand = stored ? storedPass(sandbox, stored) : await checkPass(options, sandbox, gate, io);
     const interrupted = controller.signal.aborted;
     const passesUntested = [
       ...prod.untested.map((u) => `${production}: ${u}`),
@@ -97,7 +104,7 @@ export async function cutoverCommand(options: Options): Promise<number> {
  * Both environments must be configured: which one is production, which sandbox. Refused (exit 2)
  * before the first request when the config names fewer than both.
  */
-async function environmentPair(options: Options): Promise<{ production: string; sandbox: string; productionSettings: Settings['production'] }> {
+async function environmentPair(options: Options): Promise<{ production: string; productionUrl: string; sandbox: string; productionSettings: Settings['production'] }> {
   const settings = await resolveSettings(options, process.env, process.cwd());
   if (!settings.target) throw usageError('cutover needs both environments configured: a config (--config) whose environments: name sandbox and production');
   const all = [settings.target, ...settings.others];
@@ -106,7 +113,7 @@ async function environmentPair(options: Options): Promise<{ production: string; 
   if (!production || !sandbox) {
     throw usageError(`cutover needs a production and a sandbox environment under environments:; the config has ${all.map((t) => t.environment).join(', ')}`);
   }
-  return { production: production.environment, sandbox: sandbox.environment, productionSettings: settings.production };
+  return { production: production.environment, productionUrl: production.baseUrl, sandbox: sandbox.environment, productionSettings: settings.production };
 }
 
 /**
@@ -136,6 +143,18 @@ function storedPass(environment: string, { pass, baseUrl }: Stored): Pass {
     checks: pass.checks.map((c) => ({ id: c.id, status: c.status, message: `from the run stored at ${pass.started_at}` })),
     untested: [],
   };
+}
+
+/** An environment whose certificate did not verify: no check ran, and what the handshake showed is its one fact. */
+function untrustedPass(environment: string, baseUrl: string, err: UntrustedCertificate, terminal: Pick<StageIo['terminal'], 'err'>): Pass {
+  terminal.err(`${environment}: ${err.message}`);
+  const { what } = explainAuthorizationError(err.verifyCode);
+  const facts: EnvironmentFacts = {
+    ...environmentFacts(environment, baseUrl, []),
+    certificate_untrusted: what,
+    ...(err.leafIssuer !== undefined ? { certificate_untrusted_issuer: err.leafIssuer } : {}),
+  };
+  return { facts, checks: [], untested: ['every check: its certificate did not verify, so no request was sent'] };
 }
 
 /** `check` on one environment, through `check`'s own stage; every request to production goes through `gate`. */

@@ -3,6 +3,7 @@
 import { HarnessError, usageError } from '../../errors.js';
 import { createEmulator } from '../../emulator/index.js';
 import { existingCertificates } from '../../emulator/certs/reuse.js';
+import { environmentDifferences } from '../../emulator/env-option.js';
 import { isLimiterChoice, LIMITER_CHOICES, limiterModelOf } from '../../emulator/limiter-choice.js';
 import { ensureWritableDir } from '../../fs/writable.js';
 import { flagValue, type Options } from '../flags.js';
@@ -36,6 +37,7 @@ export async function serveCommand(options: Options): Promise<number> {
     faults,
     profiles,
     businessLatencyMs: flagValue(options, 'business-latency'),
+    perEnvironment: environmentDifferences(options['env-option'] ?? [], { rateLimit: { rps, burst: flagValue(options, 'burst') } }),
     ...(tlsDir !== undefined ? { tlsDir } : {}),
     ...(certificates !== undefined ? { certificates } : {}),
   }).catch((err: unknown) => {
@@ -53,7 +55,7 @@ export async function serveCommand(options: Options): Promise<number> {
     // Further clients (--clients) only when asked for, so the line stays as it was by default.
     const others = env.clients.slice(1).map((c) => ({ client_id: c.clientId, client_secret: c.clientSecret }));
     process.stdout.write(
-      JSON.stringify({ environment: env.name, base_url: env.url, ca_file: emulator.caFile, client_id: env.credentials.clientId, client_secret: env.credentials.clientSecret, ...(others.length > 0 ? { other_clients: others } : {}) }) + '\n',
+      JSON.stringify({ environment: env.name, base_url: env.url, ca_file: env.caFile, client_id: env.credentials.clientId, client_secret: env.credentials.clientSecret, ...(others.length > 0 ? { other_clients: others } : {}) }) + '\n',
     );
   }
   await stopped;

@@ -59,3 +59,10 @@ export function generateIssuingCertificates(host: string, nowMs = Date.now(), ca
     },
   };
 }
+
+/** The first certificate of a chain a server sends: the leaf, without the intermediate after it. */
+export function leafOnly(certPem: string): string {
+  const end = '-----END CERTIFICATE-----';
+  const at = certPem.indexOf(end);
+  return at < 0 ? certPem : `${certPem.slice(0, at + end.length)}\n`;
+}

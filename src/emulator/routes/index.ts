@@ -18,12 +18,14 @@ interface Route {
   json: boolean;
 }
 
+/** §4.3 leaves the method open and the sample sends no body: both usual ones, unless an environment narrows them. */
+export const VALIDATE_METHODS: readonly string[] = ['GET', 'POST'];
+
 // A Map, not an object literal, so paths like /__proto__ cannot match anything inherited.
 const ROUTES = new Map<string, Route>([
   ['/tokens', { name: 'tokens', methods: ['POST'], json: true }],
   ['/tokens/health_check', { name: 'health', methods: ['POST'], json: false }],
-  // §4.3 leaves the method open and the sample sends no body: accept both usual ones.
-  ['/tokens/validate', { name: 'validate', methods: ['GET', 'POST'], json: false }],
+  ['/tokens/validate', { name: 'validate', methods: VALIDATE_METHODS, json: false }],
   ['/v1/evaluation', { name: 'evaluation', methods: ['POST'], json: true }],
   ['/v1/ach_transactions', { name: 'ach_transactions', methods: ['POST'], json: true }],
 ]);
@@ -56,7 +58,8 @@ async function answer(ctx: Ctx): Promise<Reply> {
   const decision = ctx.b.limit(ctx, limiterKey(ctx, found?.name, body));
   if (!decision.ok) return ctx.b.rateLimited(decision.retryAfterS);
   if (found === undefined) return notFound();
-  if (!found.methods.includes(ctx.req.method)) return methodNotAllowed(found.methods);
+  const methods = found.name === 'validate' ? ctx.env.validateMethods : found.methods;
+  if (!methods.includes(ctx.req.method)) return methodNotAllowed(methods);
   const guarded = await ctx.b.guard(ctx, found.name);
   if (guarded !== undefined) return guarded;
   switch (found.name) {
