@@ -111,6 +111,16 @@ describe('the ratelimit stage against the built-in emulator', () => {
     expect(result.notes?.some((n) => /^probe defect: it spent all of rate_limit\.max_requests \(200 requests\)/.test(n)), context).toBe(true);
     expect(untested.map((u) => u.reason).join('\n')).toMatch(/spent all of rate_limit\.max_requests \(200\) without pinning the limiter down/);
   }, 30_000);
+
+  it('proves nothing from a partial estimate, and says so beside the recommendation it cannot prove', async () => {
+    // The probe's time cap ends it before the limiter is pinned down: no k6 proof of a guess.
+    const result = await makeRateLimitStage({ proofS: 3, maxDurationS: 2 })(io(capture()));
+    const context = JSON.stringify({ ...result, timeline: undefined }, null, 1);
+    expect(result.partial, context).toBe(true);
+    expect(result.recommendation, context).not.toBeNull();
+    expect(result.proof_verdict, context).toBe('not run');
+    expect(result.notes, context).toContain('proof not run: the estimate is partial (see the notes above), so the recommendation is not proven');
+  }, 30_000);
 });
 
 describe('the ratelimit stage against a limit that never lifts', () => {

@@ -120,6 +120,11 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
       const countK6Requests = (n: number) => {
         if (isProduction(target)) io.productionGate?.addK6Requests(n);
       };
+      if (recommendation && proofS > 0 && !signal.aborted && estimate.partial) {
+        // Said, so a reader of the policy knows why it carries "not proven": a partial estimate is
+        // no ground to load the service with a proof of it.
+        proofNotes.push('proof not run: the estimate is partial (see the notes above), so the recommendation is not proven');
+      }
       if (recommendation && proofS > 0 && !signal.aborted && !estimate.partial) {
         located = await k6AndBundles();
         if (typeof located === 'string') {
