@@ -61,7 +61,9 @@ export interface CheckTimeResult {
 const countStatuses = (results: readonly CheckResult[]): string => {
   const counts = new Map<string, number>();
   for (const r of results) counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
-  const bad = results.filter((r) => r.status === 'fail' || r.status === 'error' || r.status === 'warn').map((r) => `${r.id} ${r.status}`);
+  const bad = results
+    .filter((r) => r.status === 'fail' || r.status === 'error' || r.status === 'warn')
+    .map((r) => `${r.id} ${r.status}`);
   return [...counts].map(([s, n]) => `${n} ${s}`).join(', ') + (bad.length > 0 ? ` [${bad.join(', ')}]` : '');
 };
 
@@ -81,21 +83,37 @@ async function inProcessOnce(skip: string[]): Promise<InProcessRun> {
   clearSecureContexts();
   const t0 = performance.now();
   // What prepareTarget starts when no target is configured.
-  const emulator = await createEmulator({ port: 0, environments: ['sandbox', 'production'], tokenTtlS: EMBEDDED.tokenLifetimeS });
+  const emulator = await createEmulator({
+    port: 0,
+    environments: ['sandbox', 'production'],
+    tokenTtlS: EMBEDDED.tokenLifetimeS,
+  });
   const t1 = performance.now();
   let results: CheckResult[];
   let t2: number;
   try {
-    const [target, ...others] = emulator.environments.map(
-      (e): Target => ({ environment: e.name, baseUrl: e.url, credentials: e.credentials, caPem: emulator.caPem, caFile: emulator.caFile, emulated: true }),
-    );
+    const [target, ...others] = emulator.environments.map((e): Target => ({
+      environment: e.name,
+      baseUrl: e.url,
+      credentials: e.credentials,
+      caPem: emulator.caPem,
+      caFile: emulator.caFile,
+      emulated: true,
+    }));
     results = await runConformance({
       target: target!,
       others,
       // `--expiry-wait 0`: the expiry checks skip instead of waiting out the 4 s tokens.
       expect: { tokenLifetimeS: EMBEDDED.tokenLifetimeS, expiryWaitS: 0, clockToleranceS: EMBEDDED.clockToleranceS },
       business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
-      rateLimit: { endpoint: DEFAULTS.rateLimitEndpoint, maxRps: DEFAULTS.maxRps, maxRequests: DEFAULTS.maxRequests, recoveryWaitS: 15, maxRetryAfterS: 120, probingAllowed: true },
+      rateLimit: {
+        endpoint: DEFAULTS.rateLimitEndpoint,
+        maxRps: DEFAULTS.maxRps,
+        maxRequests: DEFAULTS.maxRequests,
+        recoveryWaitS: 15,
+        maxRetryAfterS: 120,
+        probingAllowed: true,
+      },
       ledger: Ledger.disabled(),
       checks: selected,
       redactor: new Redactor(),
@@ -105,12 +123,20 @@ async function inProcessOnce(skip: string[]): Promise<InProcessRun> {
     await emulator.close();
   }
   const t3 = performance.now();
-  return { startMs: t1 - t0, checksMs: t2 - t1, totalMs: t3 - t0, outcome: countStatuses(results), durations: results.map((r) => ({ id: r.id, ms: r.duration_ms })) };
+  return {
+    startMs: t1 - t0,
+    checksMs: t2 - t1,
+    totalMs: t3 - t0,
+    outcome: countStatuses(results),
+    durations: results.map((r) => ({ id: r.id, ms: r.duration_ms })),
+  };
 }
 
 /** `ces-harness --help`: node's start plus loading the CLI bundle, the floor under (c). */
 async function cliHelpOnce(projectRoot: string): Promise<number> {
-  const r = await runCommand(process.execPath, [join(projectRoot, 'bin', 'ces-harness.js'), '--help'], { timeoutMs: CLI_TIMEOUT_MS });
+  const r = await runCommand(process.execPath, [join(projectRoot, 'bin', 'ces-harness.js'), '--help'], {
+    timeoutMs: CLI_TIMEOUT_MS,
+  });
   return r.wallMs;
 }
 
@@ -122,13 +148,25 @@ async function cliOnce(projectRoot: string): Promise<{ wallMs: number; outcome: 
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^CES_/i.test(k)));
     const r = await runCommand(
       process.execPath,
-      [join(projectRoot, 'bin', 'ces-harness.js'), 'check', '--skip', 'ratelimit.*', '--expiry-wait', '0', '--report-dir', join(cwd, 'report')],
+      [
+        join(projectRoot, 'bin', 'ces-harness.js'),
+        'check',
+        '--skip',
+        'ratelimit.*',
+        '--expiry-wait',
+        '0',
+        '--report-dir',
+        join(cwd, 'report'),
+      ],
       { timeoutMs: CLI_TIMEOUT_MS, env, cwd },
     );
     const lines = r.stdout.trim().split('\n');
     const tail = lines.find((l) => /\d+ passed, \d+ failed/.test(l));
     // The terminal's result lines: "✗ fail  <id>  …"; the ids are what a reader needs to follow up.
-    const bad = lines.map((l) => /^\S*\s*(fail|error|warn)\s+(\S+)/.exec(l.trim())).filter((m) => m !== null).map((m) => `${m[2]} ${m[1]}`);
+    const bad = lines
+      .map((l) => /^\S*\s*(fail|error|warn)\s+(\S+)/.exec(l.trim()))
+      .filter((m) => m !== null)
+      .map((m) => `${m[2]} ${m[1]}`);
     const outcome = r.timedOut
       ? `timed out after ${CLI_TIMEOUT_MS / 1000} s`
       : `exit ${String(r.code)}${tail ? ` (${tail.trim()})` : ''}${bad.length > 0 ? ` [${bad.join(', ')}]` : ''}`;
@@ -162,14 +200,52 @@ export async function benchCheckTime(opts: CheckTimeOptions): Promise<CheckTimeR
   return {
     checksWithoutRateLimit: selectChecks(CHECKS, [], ['ratelimit.*']).selected.length,
     checksWithRateLimit: CHECKS.length,
-    a: { label: '(a) in-process, no ratelimit.*: emulator start + checks + close', wall: summarize(withoutRl.map((r) => r.totalMs)), goal, outcomes: distinct(withoutRl.map((r) => r.outcome)) },
-    aChecks: { label: '    of which the checks alone', wall: summarize(withoutRl.map((r) => r.checksMs)), goal: '', outcomes: [] },
-    aStart: { label: '    of which emulator start (certificates, 2 listeners)', wall: summarize(withoutRl.map((r) => r.startMs)), goal: '', outcomes: [] },
-    b: { label: '(b) in-process, with the rate-limit probe', wall: summarize(withRl.map((r) => r.totalMs)), goal: '-', outcomes: distinct(withRl.map((r) => r.outcome)) },
-    bChecks: { label: '    of which the checks alone', wall: summarize(withRl.map((r) => r.checksMs)), goal: '', outcomes: [] },
-    c: { label: "(c) CLI `check --skip 'ratelimit.*' --expiry-wait 0`, process start to exit", wall: summarize(cli.map((r) => r.wallMs)), goal, outcomes: distinct(cli.map((r) => r.outcome)) },
-    cliStart: { label: '    for scale: CLI `--help` (node start + loading the CLI bundle)', wall: summarize(help), goal: '', outcomes: [] },
-    slowestInA: slowest(withoutRl.map((r) => r.durations), 4),
+    a: {
+      label: '(a) in-process, no ratelimit.*: emulator start + checks + close',
+      wall: summarize(withoutRl.map((r) => r.totalMs)),
+      goal,
+      outcomes: distinct(withoutRl.map((r) => r.outcome)),
+    },
+    aChecks: {
+      label: '    of which the checks alone',
+      wall: summarize(withoutRl.map((r) => r.checksMs)),
+      goal: '',
+      outcomes: [],
+    },
+    aStart: {
+      label: '    of which emulator start (certificates, 2 listeners)',
+      wall: summarize(withoutRl.map((r) => r.startMs)),
+      goal: '',
+      outcomes: [],
+    },
+    b: {
+      label: '(b) in-process, with the rate-limit probe',
+      wall: summarize(withRl.map((r) => r.totalMs)),
+      goal: '-',
+      outcomes: distinct(withRl.map((r) => r.outcome)),
+    },
+    bChecks: {
+      label: '    of which the checks alone',
+      wall: summarize(withRl.map((r) => r.checksMs)),
+      goal: '',
+      outcomes: [],
+    },
+    c: {
+      label: "(c) CLI `check --skip 'ratelimit.*' --expiry-wait 0`, process start to exit",
+      wall: summarize(cli.map((r) => r.wallMs)),
+      goal,
+      outcomes: distinct(cli.map((r) => r.outcome)),
+    },
+    cliStart: {
+      label: '    for scale: CLI `--help` (node start + loading the CLI bundle)',
+      wall: summarize(help),
+      goal: '',
+      outcomes: [],
+    },
+    slowestInA: slowest(
+      withoutRl.map((r) => r.durations),
+      4,
+    ),
   };
 }
 
@@ -179,7 +255,16 @@ export function checkTimeSection(r: CheckTimeResult): Section {
   return {
     title: '1. Wall time of a full check against the emulator (median of n runs)',
     headers: ['what', 'n', 'median', 'min', 'max', '1st run', 'goal', 'outcome'],
-    rows: rows.map((m) => [m.label, String(m.wall.n), ms(m.wall.median), ms(m.wall.min), ms(m.wall.max), ms(m.wall.first), m.goal, m.outcomes.join(' | ')]),
+    rows: rows.map((m) => [
+      m.label,
+      String(m.wall.n),
+      ms(m.wall.median),
+      ms(m.wall.min),
+      ms(m.wall.max),
+      ms(m.wall.first),
+      m.goal,
+      m.outcomes.join(' | '),
+    ]),
     notes: [
       `(a) runs ${r.checksWithoutRateLimit} checks, (b) all ${r.checksWithRateLimit}; both with the embedded emulator's settings (sandbox + production, ${EMBEDDED.tokenLifetimeS} s tokens, 50/s bucket) and --expiry-wait 0, so the expiry checks skip.`,
       `(a) is ${(a / GOAL_MS).toFixed(2)}× the 1 s goal; the rate-limit probe adds ${ms(b - a)} (b - a); the CLI adds ${ms(c - a)} over (a) (c - a), of which ${ms(help)} is node starting and loading the CLI bundle (\`--help\`); the rest is preflight, the terminal and the report files.`,

@@ -22,13 +22,32 @@ interface Item {
 }
 
 const ITEMS: Item[] = [
-  { label: 'overhead around a 5 s well-behaved client (steady)', fixture: 'well-behaved.mjs', flags: ['--scenario', 'steady'], subtract: (r) => r?.client?.runs[0]?.duration_ms ?? 0 },
-  { label: `hang → stopped, past a ${HANG_LIMIT_S} s --time-limit`, fixture: 'hangs.mjs', flags: ['--scenario', 'steady', '--time-limit', String(HANG_LIMIT_S)], subtract: () => HANG_LIMIT_S * 1000 },
+  {
+    label: 'overhead around a 5 s well-behaved client (steady)',
+    fixture: 'well-behaved.mjs',
+    flags: ['--scenario', 'steady'],
+    subtract: (r) => r?.client?.runs[0]?.duration_ms ?? 0,
+  },
+  {
+    label: `hang → stopped, past a ${HANG_LIMIT_S} s --time-limit`,
+    fixture: 'hangs.mjs',
+    flags: ['--scenario', 'steady', '--time-limit', String(HANG_LIMIT_S)],
+    subtract: () => HANG_LIMIT_S * 1000,
+  },
   { label: 'flood → stopped (wall time)', fixture: 'floods.mjs', flags: ['--scenario', 'steady'], subtract: () => 0 },
-  { label: 'printed secret → stopped (wall time)', fixture: 'prints-secret.mjs', flags: ['--scenario', 'steady'], subtract: () => 0 },
+  {
+    label: 'printed secret → stopped (wall time)',
+    fixture: 'prints-secret.mjs',
+    flags: ['--scenario', 'steady'],
+    subtract: () => 0,
+  },
 ];
 
-export async function benchClientTime(o: { runs: number; projectRoot: string; progress: (m: string) => void }): Promise<Section> {
+export async function benchClientTime(o: {
+  runs: number;
+  projectRoot: string;
+  progress: (m: string) => void;
+}): Promise<Section> {
   const scratch = mkdtempSync(join(tmpdir(), 'ces-bench-client-'));
   try {
     const rows: string[][] = [];
@@ -37,9 +56,28 @@ export async function benchClientTime(o: { runs: number; projectRoot: string; pr
       const samples: number[] = [];
       for (let i = 0; i < o.runs; i++) {
         const dir = join(scratch, `${item.fixture}-${i}`);
-        const env = { PATH: process.env['PATH'], HOME: process.env['HOME'], NO_COLOR: '1', HANG_PID_FILE: join(scratch, 'hang.pid'), SECRET_FILE: join(scratch, 'secret') };
+        const env = {
+          PATH: process.env['PATH'],
+          HOME: process.env['HOME'],
+          NO_COLOR: '1',
+          HANG_PID_FILE: join(scratch, 'hang.pid'),
+          SECRET_FILE: join(scratch, 'secret'),
+        };
         const fixture = join(o.projectRoot, 'test/fixtures/clients', item.fixture);
-        const r = await runCommand(process.execPath, [join(o.projectRoot, 'bin/ces-harness.js'), 'client', '--report-dir', dir, ...item.flags, '--', process.execPath, fixture], { timeoutMs: 60_000, env });
+        const r = await runCommand(
+          process.execPath,
+          [
+            join(o.projectRoot, 'bin/ces-harness.js'),
+            'client',
+            '--report-dir',
+            dir,
+            ...item.flags,
+            '--',
+            process.execPath,
+            fixture,
+          ],
+          { timeoutMs: 60_000, env },
+        );
         if (r.timedOut) throw new Error(`${item.fixture} did not finish within 60 s`);
         let report;
         try {
@@ -56,7 +94,9 @@ export async function benchClientTime(o: { runs: number; projectRoot: string; pr
       title: '7. ces-harness client: overhead and time to stop a misbehaving client',
       headers: ['item', 'median', 'min', 'max'],
       rows,
-      notes: ['Each through the built CLI, a fresh emulator per run; the well-behaved client works for CES_RUN_SECONDS (5 s) by itself.'],
+      notes: [
+        'Each through the built CLI, a fresh emulator per run; the well-behaved client works for CES_RUN_SECONDS (5 s) by itself.',
+      ],
     };
   } finally {
     rmSync(scratch, { recursive: true, force: true });

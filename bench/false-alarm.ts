@@ -48,7 +48,8 @@ export async function benchFalseAlarm(opts: FalseAlarmOptions): Promise<FalseAla
     const saturation = mode === 'saturated' ? await saturateCpu({ maxS: budgetS }) : undefined;
     if (saturation) opts.progress(`stress-ng --cpu ${saturation.workers} is saturating every core`);
     try {
-      for (const command of ['check', 'run'] as const) rows.push(await repeat(command, perCommand(command), mode, opts));
+      for (const command of ['check', 'run'] as const)
+        rows.push(await repeat(command, perCommand(command), mode, opts));
     } finally {
       await saturation?.stop();
     }
@@ -67,15 +68,20 @@ async function repeat(command: Command, n: number, mode: Mode, opts: FalseAlarmO
     // A folder of its own: no ces-harness.yaml is found, so the built-in emulator is tested.
     const cwd = await mkdtemp(join(tmpdir(), 'ces-bench-false-alarm-'));
     try {
-      const r = await runCommand(process.execPath, [join(opts.projectRoot, 'bin', 'ces-harness.js'), command, '--report-dir', join(cwd, 'report')], {
-        timeoutMs: TIMEOUT_MS[command],
-        cwd,
-        env: withoutTarget(process.env),
-      });
+      const r = await runCommand(
+        process.execPath,
+        [join(opts.projectRoot, 'bin', 'ces-harness.js'), command, '--report-dir', join(cwd, 'report')],
+        {
+          timeoutMs: TIMEOUT_MS[command],
+          cwd,
+          env: withoutTarget(process.env),
+        },
+      );
       walls.push(r.wallMs);
       const code = r.timedOut ? 'timeout' : String(r.code);
       exits[code] = (exits[code] ?? 0) + 1;
-      if (code !== '0' && reasons.length < 5) reasons.push(`${command} #${i} (${mode}, exit ${code}): ${whyNotPass(r.stdout + r.stderr)}`);
+      if (code !== '0' && reasons.length < 5)
+        reasons.push(`${command} #${i} (${mode}, exit ${code}): ${whyNotPass(r.stdout + r.stderr)}`);
     } finally {
       await rm(cwd, { recursive: true, force: true });
     }
@@ -83,7 +89,10 @@ async function repeat(command: Command, n: number, mode: Mode, opts: FalseAlarmO
   const nonPass = n - (exits['0'] ?? 0);
   const busyAfter = machineBusySeconds();
   const elapsedS = (performance.now() - startedMs) / 1000;
-  const busy = busyBefore === undefined || busyAfter === undefined || elapsedS <= 0 ? {} : { busyCores: (busyAfter - busyBefore) / elapsedS };
+  const busy =
+    busyBefore === undefined || busyAfter === undefined || elapsedS <= 0
+      ? {}
+      : { busyCores: (busyAfter - busyBefore) / elapsedS };
   return { mode, command, n, nonPass, wall: summarize(walls), exits, reasons, ...busy };
 }
 
@@ -111,7 +120,9 @@ export function falseAlarmSection(rows: readonly FalseAlarmRow[]): Section {
       ms(r.wall.median),
       ms(r.wall.min),
       ms(r.wall.max),
-      Object.entries(r.exits).map(([c, k]) => `${c}×${k}`).join(' '),
+      Object.entries(r.exits)
+        .map(([c, k]) => `${c}×${k}`)
+        .join(' '),
       r.busyCores === undefined ? '-' : `${r.busyCores.toFixed(2)} of ${availableParallelism()}`,
     ]),
     notes: [

@@ -40,8 +40,22 @@ const gap = (x: number) => (Number.isFinite(x) ? pct(x) : '∞');
 
 /** Seconds the simulator takes to size a fleet of `instances` (every policy, sizes 1, 4, … N, surge and backlog). */
 export function timeSizing(instances: number, runs: number): number[] {
-  const recommendation = recommend({ sustained_rps: 50, burst: 20, recovery_s: 0.02, refill_s: 0.4, retry_after_header: 'truthful', retry_after_max_s: 1, latency_p95_ms: 5 })!;
-  const estimate = { sustained_rps: 50, burst: 20, scope: 'per-client' as const, retry_after_header: 'truthful' as const, latency_p95_ms: 5 };
+  const recommendation = recommend({
+    sustained_rps: 50,
+    burst: 20,
+    recovery_s: 0.02,
+    refill_s: 0.4,
+    retry_after_header: 'truthful',
+    retry_after_max_s: 1,
+    latency_p95_ms: 5,
+  })!;
+  const estimate = {
+    sustained_rps: 50,
+    burst: 20,
+    scope: 'per-client' as const,
+    retry_after_header: 'truthful' as const,
+    latency_p95_ms: 5,
+  };
   return Array.from({ length: runs }, () => {
     const started = performance.now();
     sizeFleet({ estimate, recommendation, instances });
@@ -53,7 +67,22 @@ export function timeSizing(instances: number, runs: number): number[] {
 export function fleetTable(setting: FleetBenchSetting, rows: readonly FleetProofRow[], seconds: number): Section {
   return {
     title: `Fleet: simulation vs k6 behind ${describeProofLimiter(setting.limiter)}; ${FLEET_BENCH.overload} × the limit offered for ${setting.durationS} s`,
-    headers: ['N', 'policy', 'goodput k6', 'goodput sim', 'gap', '429 k6', '429 sim', 'gap', 'p99 k6 (ms)', 'p99 sim (ms)', 'sent k6 / sim', 'rtt (ms)', 'late (ms)', `within ${pct(AGREEMENT)}`],
+    headers: [
+      'N',
+      'policy',
+      'goodput k6',
+      'goodput sim',
+      'gap',
+      '429 k6',
+      '429 sim',
+      'gap',
+      'p99 k6 (ms)',
+      'p99 sim (ms)',
+      'sent k6 / sim',
+      'rtt (ms)',
+      'late (ms)',
+      `within ${pct(AGREEMENT)}`,
+    ],
     rows: rows.map((r) => {
       const k = r.k6;
       return [
@@ -73,7 +102,9 @@ export function fleetTable(setting: FleetBenchSetting, rows: readonly FleetProof
         agrees(r) ? 'yes' : 'NO',
       ];
     }),
-    notes: [`${rows.filter(agrees).length} of ${rows.length} runs agree within ${pct(AGREEMENT)} on both goodput and 429 rate; ${Math.round(seconds)} s.`],
+    notes: [
+      `${rows.filter(agrees).length} of ${rows.length} runs agree within ${pct(AGREEMENT)} on both goodput and 429 rate; ${Math.round(seconds)} s.`,
+    ],
   };
 }
 
@@ -83,12 +114,21 @@ export async function benchFleet(k6Path: string, bundleDir: string, progress: (m
   const sections: Section[] = [];
   for (const setting of FLEET_BENCH.settings) {
     const started = performance.now();
-    const rows = await fleetProof({ k6Path, bundleDir, limiter: setting.limiter, durationS: setting.durationS, sizes: FLEET_BENCH.sizes, overload: FLEET_BENCH.overload, policies: FLEET_POLICY_NAMES, progress });
+    const rows = await fleetProof({
+      k6Path,
+      bundleDir,
+      limiter: setting.limiter,
+      durationS: setting.durationS,
+      sizes: FLEET_BENCH.sizes,
+      overload: FLEET_BENCH.overload,
+      policies: FLEET_POLICY_NAMES,
+      progress,
+    });
     sections.push(fleetTable(setting, rows, (performance.now() - started) / 1000));
   }
   const sizing = timeSizing(1000, 5);
   sections[sections.length - 1]!.notes.push(
-    'Each simulation is given the time k6 spent per attempt (rtt: mean, from sending to the answer in hand), how late its instances woke from sleeps (late: mean), when the run began on the wall clock (a fixed window\'s edges) and the token request k6\'s setup() sent through the limiter just before.',
+    "Each simulation is given the time k6 spent per attempt (rtt: mean, from sending to the answer in hand), how late its instances woke from sleeps (late: mean), when the run began on the wall clock (a fixed window's edges) and the token request k6's setup() sent through the limiter just before.",
     `Sizing a fleet of 1,000 (5 policies × sizes 1, 4, 16, 64, 256, 1000, surge and backlog each): median ${median(sizing).toFixed(2)} s of ${sizing.length} runs (min ${Math.min(...sizing).toFixed(2)}, max ${Math.max(...sizing).toFixed(2)}).`,
   );
   return sections;
@@ -102,5 +142,8 @@ if (process.argv[1]?.replace(/\\/g, '/').endsWith('bench/fleet.ts')) {
   const { join } = await import('node:path');
   const root = findProjectRoot();
   const k6 = await locateK6(process.env, root);
-  for (const section of await benchFleet(k6.path, join(root, 'dist', 'scenarios'), (m) => process.stderr.write(`bench: ${m}\n`))) process.stdout.write(renderSection(section));
+  for (const section of await benchFleet(k6.path, join(root, 'dist', 'scenarios'), (m) =>
+    process.stderr.write(`bench: ${m}\n`),
+  ))
+    process.stdout.write(renderSection(section));
 }

@@ -50,7 +50,10 @@ export interface HistoryBenchOptions {
   progress(message: string): void;
 }
 
-interface Since { history: string; changes: Change[] }
+interface Since {
+  history: string;
+  changes: Change[];
+}
 
 export async function benchHistory(opts: HistoryBenchOptions): Promise<HistoryBenchRow[]> {
   const rows: HistoryBenchRow[] = [];
@@ -71,10 +74,21 @@ async function measure(mode: Mode, opts: HistoryBenchOptions): Promise<HistoryBe
   const dir = await mkdtemp(join(tmpdir(), 'ces-bench-history-'));
   const credentials = { clientId: 'ces-bench-history', clientSecret: `bench-${process.pid}-${Date.now()}-secret` };
   const certificates = generateCertificates('127.0.0.1');
-  const base: EmulatorOptions = { port: 0, credentials: [credentials], certificates, businessLatencyMs: HISTORY_DEFAULTS.baseMs };
+  const base: EmulatorOptions = {
+    port: 0,
+    credentials: [credentials],
+    certificates,
+    businessLatencyMs: HISTORY_DEFAULTS.baseMs,
+  };
   const history = join(dir, 'history.jsonl');
   await writeFile(join(dir, 'ca.pem'), certificates.caPem);
-  const env = { PATH: process.env['PATH'], HOME: process.env['HOME'], NO_COLOR: '1', BENCH_ID: credentials.clientId, BENCH_SECRET: credentials.clientSecret };
+  const env = {
+    PATH: process.env['PATH'],
+    HOME: process.env['HOME'],
+    NO_COLOR: '1',
+    BENCH_ID: credentials.clientId,
+    BENCH_SECRET: credentials.clientSecret,
+  };
   const busyBefore = machineBusySeconds();
   const startedMs = performance.now();
   let failedRuns = 0;
@@ -83,20 +97,44 @@ async function measure(mode: Mode, opts: HistoryBenchOptions): Promise<HistoryBe
   const check = async (url: string, n: number): Promise<Since | undefined> => {
     await writeFile(
       join(dir, 'ces-harness.yaml'),
-      ['environments:', '  sandbox:', `    base_url: ${url}`, '    client_id: ${BENCH_ID}', '    client_secret: ${BENCH_SECRET}', '    ca_file: ca.pem', 'history: history.jsonl', 'ledger: ledger.json'].join('\n'),
+      [
+        'environments:',
+        '  sandbox:',
+        `    base_url: ${url}`,
+        '    client_id: ${BENCH_ID}',
+        '    client_secret: ${BENCH_SECRET}',
+        '    ca_file: ca.pem',
+        'history: history.jsonl',
+        'ledger: ledger.json',
+      ].join('\n'),
     );
     const report = join(dir, `r${n}`);
-    const r = await runCommand(process.execPath, [join(opts.projectRoot, 'bin', 'ces-harness.js'), 'check', '--config', join(dir, 'ces-harness.yaml'), '--skip', 'ratelimit.*', '--report-dir', report], { timeoutMs: TIMEOUT_MS, cwd: dir, env });
+    const r = await runCommand(
+      process.execPath,
+      [
+        join(opts.projectRoot, 'bin', 'ces-harness.js'),
+        'check',
+        '--config',
+        join(dir, 'ces-harness.yaml'),
+        '--skip',
+        'ratelimit.*',
+        '--report-dir',
+        report,
+      ],
+      { timeoutMs: TIMEOUT_MS, cwd: dir, env },
+    );
     if (r.code !== 0) failedRuns++;
     try {
-      return (JSON.parse(await readFile(join(report, 'report.json'), 'utf8')) as { since_last_run?: Since }).since_last_run;
+      return (JSON.parse(await readFile(join(report, 'report.json'), 'utf8')) as { since_last_run?: Since })
+        .since_last_run;
     } catch {
       return undefined;
     } finally {
       await rm(report, { recursive: true, force: true });
     }
   };
-  const latencyFlagged = (since: Since | undefined) => !!since?.changes.some((c) => c.action !== 'info' && c.subject === FIGURE.subject && c.name === FIGURE.name);
+  const latencyFlagged = (since: Since | undefined) =>
+    !!since?.changes.some((c) => c.action !== 'info' && c.subject === FIGURE.subject && c.name === FIGURE.name);
 
   const steady = await createEmulator(base);
   let latencyAlarms = 0;
@@ -108,7 +146,9 @@ async function measure(mode: Mode, opts: HistoryBenchOptions): Promise<HistoryBe
       const since = await check(steady.url, i);
       if (i > 3) judged++;
       if (latencyFlagged(since)) latencyAlarms++;
-      for (const c of since?.changes ?? []) if (c.action !== 'info' && !(c.subject === FIGURE.subject && c.name === FIGURE.name)) otherAlarms.push(`run ${i}: ${c.text}`);
+      for (const c of since?.changes ?? [])
+        if (c.action !== 'info' && !(c.subject === FIGURE.subject && c.name === FIGURE.name))
+          otherAlarms.push(`run ${i}: ${c.text}`);
     }
   } finally {
     await steady.close();
@@ -117,7 +157,11 @@ async function measure(mode: Mode, opts: HistoryBenchOptions): Promise<HistoryBe
   const latencies = baselineText
     .trim()
     .split('\n')
-    .map((l) => (JSON.parse(l) as { checks: Record<string, { facts?: Record<string, number> }> }).checks[FIGURE.subject]?.facts?.[FIGURE.name])
+    .map(
+      (l) =>
+        (JSON.parse(l) as { checks: Record<string, { facts?: Record<string, number> }> }).checks[FIGURE.subject]
+          ?.facts?.[FIGURE.name],
+    )
     .filter((v): v is number => typeof v === 'number');
   const band = noiseBand(latencies.slice(-10), FIGURE_RULES[FIGURE.name]!);
 
@@ -154,7 +198,9 @@ async function measure(mode: Mode, opts: HistoryBenchOptions): Promise<HistoryBe
     bandHighMs: band?.high,
     flagged,
     failedRuns,
-    ...(busyBefore !== undefined && busyAfter !== undefined && elapsedS > 0 ? { busyCores: (busyAfter - busyBefore) / elapsedS } : {}),
+    ...(busyBefore !== undefined && busyAfter !== undefined && elapsedS > 0
+      ? { busyCores: (busyAfter - busyBefore) / elapsedS }
+      : {}),
   };
 }
 
@@ -172,7 +218,19 @@ export function historySection(rows: readonly HistoryBenchRow[]): Section {
   const steps = rows[0]?.flagged.map((f) => `+${f.addedMs} ms`) ?? [];
   return {
     title: `7. Run history: false alarms of the latency comparison, and the smallest regression it flags (business endpoints ${HISTORY_DEFAULTS.baseMs} ms)`,
-    headers: ['machine', 'runs', 'judged', 'latency alarms', 'other alarms', 'median', 'slowest', 'band top', ...steps, 'smallest flagged', 'cpu busy'],
+    headers: [
+      'machine',
+      'runs',
+      'judged',
+      'latency alarms',
+      'other alarms',
+      'median',
+      'slowest',
+      'band top',
+      ...steps,
+      'smallest flagged',
+      'cpu busy',
+    ],
     rows: rows.map((r) => [
       r.mode,
       String(r.runs),

@@ -82,14 +82,24 @@ async function bundleK6Script(projectRoot: string, outdir: string): Promise<stri
   return outfile;
 }
 
-async function k6Run(opts: LoadBenchOptions, k6: LocatedK6, bundle: string, dir: string, vus: number): Promise<LoadRow> {
+async function k6Run(
+  opts: LoadBenchOptions,
+  k6: LocatedK6,
+  bundle: string,
+  dir: string,
+  vus: number,
+): Promise<LoadRow> {
   const summaryFile = join(dir, `summary-${vus}.json`);
   const serverBefore = cpuSeconds(opts.emulator.pid);
   const childrenBefore = reapedChildrenCpuSeconds();
   const r = await runScenario({
     k6Path: k6.path,
     bundle,
-    env: { CES_BASE_URL: opts.emulator.target.baseUrl, CES_BENCH_VUS: String(vus), CES_BENCH_DURATION_S: String(opts.durationS) },
+    env: {
+      CES_BASE_URL: opts.emulator.target.baseUrl,
+      CES_BENCH_VUS: String(vus),
+      CES_BENCH_DURATION_S: String(opts.durationS),
+    },
     summaryFile,
     // As the harness does it: the emulator's CA joins the system roots (SSL_CERT_FILE), verification on.
     caFile: opts.emulator.caFile,
@@ -97,7 +107,9 @@ async function k6Run(opts: LoadBenchOptions, k6: LocatedK6, bundle: string, dir:
   });
   const serverCpu = delta(cpuSeconds(opts.emulator.pid), serverBefore);
   const generatorCpu = delta(reapedChildrenCpuSeconds(), childrenBefore);
-  const summary = r.summary as { metrics?: Record<string, { values?: Record<string, number> }>; state?: { testRunDurationMs?: number } } | undefined;
+  const summary = r.summary as
+    | { metrics?: Record<string, { values?: Record<string, number> }>; state?: { testRunDurationMs?: number } }
+    | undefined;
   const metrics = summary?.metrics;
   // The emulator is busy only while the VUs run; k6 also burns CPU starting up and summarising.
   const testRunS = (summary?.state?.testRunDurationMs ?? r.durationMs) / 1000;
@@ -138,16 +150,37 @@ interface WrkSummary {
   p99_us: number;
 }
 
-async function wrkRun(opts: LoadBenchOptions, wrk: string, endpoint: string, path: string, connections: number, extraEnv: Record<string, string>, durationS = opts.durationS): Promise<LoadRow> {
+async function wrkRun(
+  opts: LoadBenchOptions,
+  wrk: string,
+  endpoint: string,
+  path: string,
+  connections: number,
+  extraEnv: Record<string, string>,
+  durationS = opts.durationS,
+): Promise<LoadRow> {
   const lua = join(opts.projectRoot, 'bench', 'wrk', 'post.lua');
   const serverBefore = cpuSeconds(opts.emulator.pid);
   const childrenBefore = reapedChildrenCpuSeconds();
   // One wrk thread per core: wrk's own recommendation, and what k6 (GOMAXPROCS = cores) uses too.
   const threads = Math.max(1, Math.min(connections, opts.cpus));
-  const r = await runCommand(wrk, [`-t${threads}`, `-c${connections}`, `-d${durationS}s`, '--timeout', '5s', '-s', lua, `${opts.emulator.target.baseUrl}${path}`], {
-    timeoutMs: (durationS + EXTRA_TIMEOUT_S) * 1000,
-    env: { ...process.env, ...extraEnv },
-  });
+  const r = await runCommand(
+    wrk,
+    [
+      `-t${threads}`,
+      `-c${connections}`,
+      `-d${durationS}s`,
+      '--timeout',
+      '5s',
+      '-s',
+      lua,
+      `${opts.emulator.target.baseUrl}${path}`,
+    ],
+    {
+      timeoutMs: (durationS + EXTRA_TIMEOUT_S) * 1000,
+      env: { ...process.env, ...extraEnv },
+    },
+  );
   const serverCpu = delta(cpuSeconds(opts.emulator.pid), serverBefore);
   const generatorCpu = delta(reapedChildrenCpuSeconds(), childrenBefore);
   const wallS = r.wallMs / 1000;
@@ -173,11 +206,13 @@ async function wrkRun(opts: LoadBenchOptions, wrk: string, endpoint: string, pat
     serverUsPerReq: perRequest(serverCpu, s?.requests),
     generatorUsPerReq: perRequest(generatorCpu, s?.requests),
   };
-  if (r.code !== 0 || s === undefined) row.problem = `wrk exit ${String(r.code)}${r.timedOut ? ' (timed out)' : ''}: ${(r.stderr || r.stdout).trim().split('\n').slice(-1)[0] ?? ''}`;
+  if (r.code !== 0 || s === undefined)
+    row.problem = `wrk exit ${String(r.code)}${r.timedOut ? ' (timed out)' : ''}: ${(r.stderr || r.stdout).trim().split('\n').slice(-1)[0] ?? ''}`;
   return row;
 }
 
-const perWall = (cpu: number | undefined, wallS: number): number | undefined => (cpu === undefined || wallS <= 0 ? undefined : cpu / wallS);
+const perWall = (cpu: number | undefined, wallS: number): number | undefined =>
+  cpu === undefined || wallS <= 0 ? undefined : cpu / wallS;
 const perRequest = (cpu: number | undefined, requests: number | undefined): number | undefined =>
   cpu === undefined || requests === undefined || requests === 0 ? undefined : (cpu * 1e6) / requests;
 
@@ -228,13 +263,16 @@ export async function benchLoad(opts: LoadBenchOptions): Promise<LoadBenchResult
 }
 
 const best = (rows: LoadRow[], tool: 'k6' | 'wrk', endpoint: string): LoadRow | undefined =>
-  rows.filter((r) => r.tool === tool && r.endpoint === endpoint && r.rps !== undefined && r.problem === undefined).sort((a, b) => b.rps! - a.rps!)[0];
+  rows
+    .filter((r) => r.tool === tool && r.endpoint === endpoint && r.rps !== undefined && r.problem === undefined)
+    .sort((a, b) => b.rps! - a.rps!)[0];
 
 export function loadSection(r: LoadBenchResult): Section {
   const notes = [...r.notes];
   const us = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(0));
   const fmtMs = (x: number | undefined) => (x === undefined ? '-' : x < 10 ? x.toFixed(2) : x.toFixed(1));
-  for (const row of r.rows) if (row.problem) notes.push(`${row.tool} ${row.endpoint} at ${row.concurrency}: ${row.problem}`);
+  for (const row of r.rows)
+    if (row.problem) notes.push(`${row.tool} ${row.endpoint} at ${row.concurrency}: ${row.problem}`);
 
   // Same concurrency, same endpoint: k6 / wrk.
   const k6Rows = r.rows.filter((x) => x.tool === 'k6');
@@ -250,7 +288,9 @@ export function loadSection(r: LoadBenchResult): Section {
   );
   if (k6Best && healthCeiling?.rps !== undefined && k6Best.rps !== undefined) {
     const share = k6Best.rps / healthCeiling.rps;
-    const wrkSame = r.rows.find((x) => x.tool === 'wrk' && x.endpoint === HEALTH && x.concurrency === k6Best.concurrency);
+    const wrkSame = r.rows.find(
+      (x) => x.tool === 'wrk' && x.endpoint === HEALTH && x.concurrency === k6Best.concurrency,
+    );
     const cost =
       k6Best.generatorUsPerReq !== undefined && wrkSame?.generatorUsPerReq !== undefined
         ? ` k6 spent ${us(k6Best.generatorUsPerReq)} µs of CPU per request, wrk ${us(wrkSame.generatorUsPerReq)} (${ratio(k6Best.generatorUsPerReq, wrkSame.generatorUsPerReq)}), on the same ${r.cpus} cores as the emulator.`
@@ -268,7 +308,20 @@ export function loadSection(r: LoadBenchResult): Section {
   );
   return {
     title: `3-4. Request rate: k6 through the harness vs wrk, and the emulator's ceiling (${r.durationS} s each, emulator in its own process${r.k6Version ? `, k6 v${r.k6Version}` : ''})`,
-    headers: ['tool', 'endpoint', 'conc.', 'requests', 'rate', 'failed', 'p50 ms', 'p99 ms', 'emul. cores', 'gen. cores', 'emul. µs/req', 'gen. µs/req'],
+    headers: [
+      'tool',
+      'endpoint',
+      'conc.',
+      'requests',
+      'rate',
+      'failed',
+      'p50 ms',
+      'p99 ms',
+      'emul. cores',
+      'gen. cores',
+      'emul. µs/req',
+      'gen. µs/req',
+    ],
     rows: r.rows.map((x) => [
       x.tool,
       x.endpoint,

@@ -46,7 +46,17 @@ const { values: args, positionals } = parseArgs({
   },
   allowPositionals: true,
 });
-const SECTIONS = ['check-time', 'tls', 'load', 'ratelimit', 'false-alarm', 'real-sandbox', 'client', 'fleet', 'history'] as const;
+const SECTIONS = [
+  'check-time',
+  'tls',
+  'load',
+  'ratelimit',
+  'false-alarm',
+  'real-sandbox',
+  'client',
+  'fleet',
+  'history',
+] as const;
 const unknownSections = positionals.filter((p) => !(SECTIONS as readonly string[]).includes(p));
 if (unknownSections.length > 0) {
   process.stderr.write(`bench: unknown section ${unknownSections.join(', ')}; known: ${SECTIONS.join(', ')}\n`);
@@ -56,13 +66,21 @@ const wanted = (section: (typeof SECTIONS)[number]) => positionals.length === 0 
 const count = (value: string | undefined, flag: string) => {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 1000) {
-    process.stderr.write(`bench: --${flag} ${String(value)} is not a whole number from 0 to 1000; give e.g. --${flag} 5\n`);
+    process.stderr.write(
+      `bench: --${flag} ${String(value)} is not a whole number from 0 to 1000; give e.g. --${flag} 5\n`,
+    );
     process.exit(2);
   }
   return n;
 };
-const historyCounts = { runs: count(args['history-runs'], 'history-runs'), perStep: count(args['history-per-step'], 'history-per-step') };
-const falseAlarmCounts = { checks: count(args['false-alarm-checks'], 'false-alarm-checks'), runs: count(args['false-alarm-runs'], 'false-alarm-runs') };
+const historyCounts = {
+  runs: count(args['history-runs'], 'history-runs'),
+  perStep: count(args['history-per-step'], 'history-per-step'),
+};
+const falseAlarmCounts = {
+  checks: count(args['false-alarm-checks'], 'false-alarm-checks'),
+  runs: count(args['false-alarm-runs'], 'false-alarm-runs'),
+};
 /** Repetitions of each timed run; the median of these is what the tables lead with. */
 const RUNS = Math.max(1, Math.min(50, Math.round(Number(args.runs)) || 7));
 /** Runs of the multi-second items (check with the rate-limit probe, the CLI check). */
@@ -93,7 +111,11 @@ async function item(title: string, produce: () => Promise<Section | Section[]>):
 }
 
 // --- the machine -----------------------------------------------------------------------------
-const strip = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '').replace(/\s+/g, ' ').trim();
+const strip = (s: string) =>
+  s
+    .replace(/\x1b\[[0-9;]*m/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 async function toolVersion(name: string, args: string[], pick: RegExp): Promise<string> {
   const path = which(name);
   if (path === undefined) return 'not installed';
@@ -121,7 +143,12 @@ const machine: Array<[string, string]> = [
   ['wrk', await toolVersion('wrk', ['-v'], /wrk (\S+)/)],
   ['sslscan', await toolVersion('sslscan', ['--version'], /^(\d+\.\d+\.\d+)/)],
   ['platform', `${process.platform}/${process.arch}`],
-  ['load average', `${loadavg().map((x) => x.toFixed(2)).join(' / ')} (1 / 5 / 15 min, at start)`],
+  [
+    'load average',
+    `${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' / ')} (1 / 5 / 15 min, at start)`,
+  ],
 ];
 const keyWidth = Math.max(...machine.map(([k]) => k.length));
 process.stdout.write(
@@ -132,12 +159,15 @@ process.stdout.write(
 // --- 1: check wall time ----------------------------------------------------------------------
 if (wanted('check-time')) {
   await item('1. Wall time of a full check', async () =>
-    checkTimeSection(await benchCheckTime({ runs: RUNS, slowRuns: Math.min(RUNS, SLOW_RUNS), projectRoot: root, progress })),
+    checkTimeSection(
+      await benchCheckTime({ runs: RUNS, slowRuns: Math.min(RUNS, SLOW_RUNS), projectRoot: root, progress }),
+    ),
   );
 }
 
 // --- 2-4: against one emulator in its own process ---------------------------------------------
-if (wanted('tls') || wanted('load')) progress('starting `ces-harness serve --port 0 --rate-limit 0` in its own process');
+if (wanted('tls') || wanted('load'))
+  progress('starting `ces-harness serve --port 0 --rate-limit 0` in its own process');
 let served: ServedEmulator | undefined;
 try {
   if (wanted('tls') || wanted('load')) served = await startServe(root, ['--rate-limit', '0']);
@@ -154,12 +184,25 @@ if (served) {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    if (wanted('tls')) await item('2. TLS matrix vs sslscan', async () => tlsSection(await benchTls({ runs: RUNS, target: emulator.target, progress })));
-    if (wanted('load')) await item('3-4. k6 vs wrk, emulator ceiling', async () =>
-      loadSection(
-        await benchLoad({ projectRoot: root, emulator, k6, ...(k6Problem !== undefined ? { k6Problem } : {}), durationS: LOAD_DURATION_S, cpus: nproc, concurrency: CONCURRENCY, progress }),
-      ),
-    );
+    if (wanted('tls'))
+      await item('2. TLS matrix vs sslscan', async () =>
+        tlsSection(await benchTls({ runs: RUNS, target: emulator.target, progress })),
+      );
+    if (wanted('load'))
+      await item('3-4. k6 vs wrk, emulator ceiling', async () =>
+        loadSection(
+          await benchLoad({
+            projectRoot: root,
+            emulator,
+            k6,
+            ...(k6Problem !== undefined ? { k6Problem } : {}),
+            durationS: LOAD_DURATION_S,
+            cpus: nproc,
+            concurrency: CONCURRENCY,
+            progress,
+          }),
+        ),
+      );
   } finally {
     await emulator.stop();
     process.removeListener('SIGINT', onSignal);
@@ -183,9 +226,15 @@ if (!wanted('ratelimit')) {
   // not asked for
 } else if (typeof benchRateLimit === 'function') {
   progress('rate-limit sizing (bench/ratelimit.ts)');
-  await item('5. Rate-limit sizing (bench/ratelimit.ts)', async () => rateLimitSection(await (benchRateLimit as () => unknown)()));
+  await item('5. Rate-limit sizing (bench/ratelimit.ts)', async () =>
+    rateLimitSection(await (benchRateLimit as () => unknown)()),
+  );
 } else {
-  const why = rateLimitLoadError ? `bench/ratelimit.ts did not load: ${rateLimitLoadError}` : rateLimitModule ? 'bench/ratelimit.ts exports no benchRateLimit function' : 'bench/ratelimit.ts not present';
+  const why = rateLimitLoadError
+    ? `bench/ratelimit.ts did not load: ${rateLimitLoadError}`
+    : rateLimitModule
+      ? 'bench/ratelimit.ts exports no benchRateLimit function'
+      : 'bench/ratelimit.ts not present';
   print({ title: '5. Rate-limit sizing', headers: [], rows: [], notes: [`${why}; skipped.`] });
   if (rateLimitLoadError) process.exitCode = 1;
 }
@@ -206,11 +255,16 @@ if (wanted('false-alarm')) {
 // --- 6b: false alarms in a real sandbox, owned by bench/real-sandbox.ts ---------------------------
 if (wanted('real-sandbox')) {
   const perCase = count(args['real-sandbox-runs'], 'real-sandbox-runs');
-  await item('6b. False alarms in a real sandbox', async () => realSandboxSection(await benchRealSandbox({ perCase, projectRoot: root, progress })));
+  await item('6b. False alarms in a real sandbox', async () =>
+    realSandboxSection(await benchRealSandbox({ perCase, projectRoot: root, progress })),
+  );
 }
 
 // --- 7: ces-harness client, owned by bench/client-time.ts --------------------------------------
-if (wanted('client')) await item('7. ces-harness client', () => benchClientTime({ runs: Math.min(RUNS, SLOW_RUNS), projectRoot: root, progress }));
+if (wanted('client'))
+  await item('7. ces-harness client', () =>
+    benchClientTime({ runs: Math.min(RUNS, SLOW_RUNS), projectRoot: root, progress }),
+  );
 // --- 8: the fleet simulator vs k6, owned by bench/fleet.ts --------------------------------------
 if (wanted('fleet')) {
   await item('8. Fleet: simulation vs k6', async () => {
@@ -220,13 +274,18 @@ if (wanted('fleet')) {
 }
 // --- 9: the run history, owned by bench/history.ts -------------------------------------------------
 if (wanted('history')) {
-  await item('9. Run history', async () => historySection(await benchHistory({ ...historyCounts, projectRoot: root, progress })));
+  await item('9. Run history', async () =>
+    historySection(await benchHistory({ ...historyCounts, projectRoot: root, progress })),
+  );
 }
 
 const totalS = (performance.now() - started) / 1000;
 const busy = machineBusySeconds();
 const own = ownCpuSeconds();
-const others = busy === undefined || busyAtStart === undefined || own === undefined || ownAtStart === undefined ? undefined : busy - busyAtStart - (own - ownAtStart);
+const others =
+  busy === undefined || busyAtStart === undefined || own === undefined || ownAtStart === undefined
+    ? undefined
+    : busy - busyAtStart - (own - ownAtStart);
 process.stdout.write(
   `\nTotal bench time: ${totalS.toFixed(1)} s.` +
     (others === undefined
@@ -240,16 +299,41 @@ process.stdout.write(
  */
 function rateLimitSection(out: unknown): Section {
   const title = '5. Rate-limit sizing (bench/ratelimit.ts)';
-  const cell = (v: unknown): string => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(2)) : typeof v === 'string' ? v : JSON.stringify(v) ?? '');
-  const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const cell = (v: unknown): string =>
+    typeof v === 'number'
+      ? Number.isInteger(v)
+        ? String(v)
+        : v.toFixed(2)
+      : typeof v === 'string'
+        ? v
+        : (JSON.stringify(v) ?? '');
+  const isRecord = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
   if (isRecord(out) && Array.isArray(out.headers) && Array.isArray(out.rows)) {
-    return { title: typeof out.title === 'string' ? out.title : title, headers: out.headers.map(cell), rows: (out.rows as unknown[][]).map((r) => r.map(cell)), notes: Array.isArray(out.notes) ? out.notes.map(cell) : [] };
+    return {
+      title: typeof out.title === 'string' ? out.title : title,
+      headers: out.headers.map(cell),
+      rows: (out.rows as unknown[][]).map((r) => r.map(cell)),
+      notes: Array.isArray(out.notes) ? out.notes.map(cell) : [],
+    };
   }
-  const rows = isRecord(out) && Array.isArray(out.rows) ? (out.rows as unknown[]) : Array.isArray(out) ? out : undefined;
+  const rows =
+    isRecord(out) && Array.isArray(out.rows) ? (out.rows as unknown[]) : Array.isArray(out) ? out : undefined;
   if (rows !== undefined && rows.every(isRecord)) {
     const headers = [...new Set(rows.flatMap((r) => Object.keys(r)))];
-    return { title, headers, rows: rows.map((r) => headers.map((h) => cell(r[h]))), notes: isRecord(out) && Array.isArray(out.notes) ? out.notes.map(cell) : [] };
+    return {
+      title,
+      headers,
+      rows: rows.map((r) => headers.map((h) => cell(r[h]))),
+      notes: isRecord(out) && Array.isArray(out.notes) ? out.notes.map(cell) : [],
+    };
   }
   if (rows !== undefined) return { title, headers: [], rows: [], notes: rows.map(cell) };
-  return { title, headers: [], rows: [], notes: out === undefined ? ['(benchRateLimit returned nothing; it may have printed its own output above)'] : [cell(out)] };
+  return {
+    title,
+    headers: [],
+    rows: [],
+    notes:
+      out === undefined ? ['(benchRateLimit returned nothing; it may have printed its own output above)'] : [cell(out)],
+  };
 }

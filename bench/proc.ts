@@ -118,7 +118,11 @@ export function machineBusySeconds(): number | undefined {
   try {
     const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
     // cpu  user nice system idle iowait irq softirq steal guest guest_nice (guest is inside user)
-    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = line.trim().split(/\s+/).slice(1).map(Number);
+    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = line
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
     return (user + nice + system + irq + softirq + steal) / clockTicks();
   } catch {
     return undefined;

@@ -22,8 +22,14 @@ import { probe } from '../test/ratelimit/support.js';
 /** The runs one a line, then the per-phase totals. */
 function formatRuns(runs: readonly PhaseRun[]): string {
   const s = (ms: number) => (ms / 1000).toFixed(3).padStart(7);
-  const lines = runs.map((r) => `${r.phase.padEnd(15)} ${String(r.sent).padStart(4)} sent ${String(r.refused).padStart(3)} refused  ${s(r.firstMs)} – ${s(r.lastMs)} s  after ${s(r.quietBeforeMs)} s quiet`);
-  const totals = phaseTotals(runs).map((t) => `${t.phase.padEnd(15)} ${String(t.sent).padStart(4)} sent ${String(t.refused).padStart(3)} refused  ${s(t.ms)} s with its waits`);
+  const lines = runs.map(
+    (r) =>
+      `${r.phase.padEnd(15)} ${String(r.sent).padStart(4)} sent ${String(r.refused).padStart(3)} refused  ${s(r.firstMs)} – ${s(r.lastMs)} s  after ${s(r.quietBeforeMs)} s quiet`,
+  );
+  const totals = phaseTotals(runs).map(
+    (t) =>
+      `${t.phase.padEnd(15)} ${String(t.sent).padStart(4)} sent ${String(t.refused).padStart(3)} refused  ${s(t.ms)} s with its waits`,
+  );
   return [...lines, '', ...totals].join('\n') + '\n';
 }
 
@@ -37,7 +43,10 @@ async function main(argv: string[]): Promise<void> {
     if (kind === 'sliding' || kind === 'fixed') {
       const limit = Number(a ?? 50);
       const seconds = Number(b ?? 1);
-      const limiter = kind === 'sliding' ? { kind: 'sliding-window' as const, limit, period_s: seconds, counts_refused: recipe === 'every' } : { kind: 'fixed-window' as const, limit, window_s: seconds, phase_s: 0, counts_refused: recipe === 'every' };
+      const limiter =
+        kind === 'sliding'
+          ? { kind: 'sliding-window' as const, limit, period_s: seconds, counts_refused: recipe === 'every' }
+          : { kind: 'fixed-window' as const, limit, window_s: seconds, phase_s: 0, counts_refused: recipe === 'every' };
       emulator = await createEmulator({ port: 0, limiter, tlsDir });
       stops.push(() => emulator.close());
       url = emulator.url;
@@ -47,15 +56,32 @@ async function main(argv: string[]): Promise<void> {
       stops.push(() => emulator.close());
       const proxy =
         kind === 'nginx'
-          ? await startNginx({ upstream: emulator.url, tlsDir, limit: { rate: Number(a ?? 25), burst: Number(b ?? 10) } })
-          : await startHaproxy({ upstream: emulator.url, tlsDir, limit: { limit: Number(a ?? 50), periodMs: Number(b ?? 1000), recipe: recipe === 'admitted' ? 'admitted' : 'every' } });
+          ? await startNginx({
+              upstream: emulator.url,
+              tlsDir,
+              limit: { rate: Number(a ?? 25), burst: Number(b ?? 10) },
+            })
+          : await startHaproxy({
+              upstream: emulator.url,
+              tlsDir,
+              limit: {
+                limit: Number(a ?? 50),
+                periodMs: Number(b ?? 1000),
+                recipe: recipe === 'admitted' ? 'admitted' : 'every',
+              },
+            });
       stops.unshift(() => proxy.stop());
       url = proxy.url;
     }
-    const run = await probe({ url, caPem: emulator.caPem, credentials: emulator.credentials }, { maxRps: 200, maxDurationS: 60 });
+    const run = await probe(
+      { url, caPem: emulator.caPem, credentials: emulator.credentials },
+      { maxRps: 200, maxDurationS: 60 },
+    );
     const e = run.estimate;
     process.stdout.write(formatRuns(phaseRuns(run.samples)));
-    process.stdout.write(`\n${e.limiter ? describeLimiter(e.limiter) : 'not identified'}: ${e.sustained_rps} req/s, ${e.requests_sent} sent, ${e.requests_limited} refused, ${run.seconds.toFixed(1)} s\n`);
+    process.stdout.write(
+      `\n${e.limiter ? describeLimiter(e.limiter) : 'not identified'}: ${e.sustained_rps} req/s, ${e.requests_sent} sent, ${e.requests_limited} refused, ${run.seconds.toFixed(1)} s\n`,
+    );
     for (const note of e.notes) process.stdout.write(`  note: ${note}\n`);
   } finally {
     for (const stop of stops) await stop();

@@ -88,7 +88,9 @@ const empty = (limiter: string, setting: string, trueRps: number, note: string):
   note,
 });
 
-export async function benchRateLimit(progress: (message: string) => void = (m) => process.stderr.write(`bench: ${m}\n`)): Promise<Row[]> {
+export async function benchRateLimit(
+  progress: (message: string) => void = (m) => process.stderr.write(`bench: ${m}\n`),
+): Promise<Row[]> {
   const rows: Row[] = [];
   const tlsDir = await mkdtemp(join(tmpdir(), 'ces-bench-ratelimit-'));
   // The upstream for nginx and HAProxy: the emulator with its own limiter off, so they alone limit.
@@ -123,7 +125,9 @@ export async function benchRateLimit(progress: (message: string) => void = (m) =
         progress(`rate-limit probe behind HAProxy ${setting}, ${recipe}`);
         const haproxy = await startHaproxy({ upstream: upstream.url, tlsDir, limit: { limit, periodMs, recipe } });
         try {
-          rows.push(row(name, setting, trueRps, await probe(target(haproxy.url), { maxRps: MAX_RPS, maxDurationS: 60 })));
+          rows.push(
+            row(name, setting, trueRps, await probe(target(haproxy.url), { maxRps: MAX_RPS, maxDurationS: 60 })),
+          );
         } finally {
           await haproxy.stop();
         }
@@ -134,7 +138,14 @@ export async function benchRateLimit(progress: (message: string) => void = (m) =
       progress(`rate-limit probe behind rate-limiter-flexible ${setting}`);
       const front = await startFlexibleLimiter({ upstream: upstream.url, tlsDir, limit: { points, duration } });
       try {
-        rows.push(row('fixed: rate-limiter-flexible', setting, points / duration, await probe(target(front.url), { maxRps: MAX_RPS, maxDurationS: 60 })));
+        rows.push(
+          row(
+            'fixed: rate-limiter-flexible',
+            setting,
+            points / duration,
+            await probe(target(front.url), { maxRps: MAX_RPS, maxDurationS: 60 }),
+          ),
+        );
       } finally {
         await front.stop();
       }
@@ -148,8 +159,21 @@ export async function benchRateLimit(progress: (message: string) => void = (m) =
     progress(`rate-limit probe against the emulator's fixed window ${setting}`);
     let emulator: Emulator | undefined;
     try {
-      emulator = await createEmulator({ port: 0, limiter: { kind: 'fixed-window', limit, window_s, phase_s: 0, counts_refused: true } });
-      rows.push(row('fixed: emulator', setting, limit / window_s, await probe({ url: emulator.url, caPem: emulator.caPem, credentials: emulator.credentials }, { maxRps: MAX_RPS })));
+      emulator = await createEmulator({
+        port: 0,
+        limiter: { kind: 'fixed-window', limit, window_s, phase_s: 0, counts_refused: true },
+      });
+      rows.push(
+        row(
+          'fixed: emulator',
+          setting,
+          limit / window_s,
+          await probe(
+            { url: emulator.url, caPem: emulator.caPem, credentials: emulator.credentials },
+            { maxRps: MAX_RPS },
+          ),
+        ),
+      );
     } finally {
       await emulator?.close();
     }
@@ -172,7 +196,11 @@ export function formatRows(rows: readonly Row[]): string {
     r.seconds.toFixed(1),
   ]);
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]) => c.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (c: string[]) =>
+    c
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n') + '\n';
 }
 

@@ -59,30 +59,51 @@ export interface RealSandboxOptions {
 const cli = (opts: RealSandboxOptions) => join(opts.projectRoot, 'bin', 'ces-harness.js');
 
 /** The user's own target settings would test something else. */
-const withoutTarget = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith('CES_')));
+const withoutTarget = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv =>
+  Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith('CES_')));
 
-async function runCli(args: string[], cwd: string, timeoutMs: number, opts: RealSandboxOptions, extraEnv: NodeJS.ProcessEnv = {}) {
-  const r = await runCommand(process.execPath, [cli(opts), ...args], { timeoutMs, cwd, env: { ...withoutTarget(process.env), ...extraEnv } });
+async function runCli(
+  args: string[],
+  cwd: string,
+  timeoutMs: number,
+  opts: RealSandboxOptions,
+  extraEnv: NodeJS.ProcessEnv = {},
+) {
+  const r = await runCommand(process.execPath, [cli(opts), ...args], {
+    timeoutMs,
+    cwd,
+    env: { ...withoutTarget(process.env), ...extraEnv },
+  });
   return { code: r.timedOut ? 'timeout' : String(r.code), output: r.stdout + r.stderr, wallMs: r.wallMs };
 }
 
 const profileCases = (): Case[] => [
-  ...PROFILES.map(
-    (p): Case => ({
-      kind: 'profile',
-      name: p.name,
-      command: 'check',
-      run: (cwd, opts) => runCli(['check', '--profile', p.name, '--report-dir', join(cwd, 'report')], cwd, TIMEOUT_MS.check, opts),
-    }),
-  ),
-  ...PROFILE_GROUPS.map(
-    (group): Case => ({
-      kind: 'profile',
-      name: group.join(' + '),
-      command: 'run',
-      run: (cwd, opts) => runCli(['run', ...group.flatMap((name) => ['--profile', name]), '--duration', '2', '--report-dir', join(cwd, 'report')], cwd, TIMEOUT_MS.run, opts),
-    }),
-  ),
+  ...PROFILES.map((p): Case => ({
+    kind: 'profile',
+    name: p.name,
+    command: 'check',
+    run: (cwd, opts) =>
+      runCli(['check', '--profile', p.name, '--report-dir', join(cwd, 'report')], cwd, TIMEOUT_MS.check, opts),
+  })),
+  ...PROFILE_GROUPS.map((group): Case => ({
+    kind: 'profile',
+    name: group.join(' + '),
+    command: 'run',
+    run: (cwd, opts) =>
+      runCli(
+        [
+          'run',
+          ...group.flatMap((name) => ['--profile', name]),
+          '--duration',
+          '2',
+          '--report-dir',
+          join(cwd, 'report'),
+        ],
+        cwd,
+        TIMEOUT_MS.run,
+        opts,
+      ),
+  })),
 ];
 
 /**
@@ -91,27 +112,31 @@ const profileCases = (): Case[] => [
  * in a fresh folder: it has never seen this token).
  */
 const sharedCredentialCases = (): Case[] =>
-  SHARED_TOKEN_AGES_S.map(
-    (ageS): Case => ({
-      kind: 'shared credentials',
-      name: `token fetched ${ageLabel(ageS)} earlier`,
-      command: 'check',
-      async run(cwd, opts) {
-        let offsetMs = ageS * 1000;
-        const emulator = await createEmulator({ port: 0, environments: ['sandbox'], now: () => Date.now() - offsetMs });
-        try {
-          await fetchTokenAsAnotherClient(emulator.url, emulator.caPem, emulator.credentials);
-          offsetMs = 0;
-          return await runCli(['check', '--base-url', emulator.url, '--ca', emulator.caFile, '--report-dir', join(cwd, 'report')], cwd, TIMEOUT_MS.check, opts, {
+  SHARED_TOKEN_AGES_S.map((ageS): Case => ({
+    kind: 'shared credentials',
+    name: `token fetched ${ageLabel(ageS)} earlier`,
+    command: 'check',
+    async run(cwd, opts) {
+      let offsetMs = ageS * 1000;
+      const emulator = await createEmulator({ port: 0, environments: ['sandbox'], now: () => Date.now() - offsetMs });
+      try {
+        await fetchTokenAsAnotherClient(emulator.url, emulator.caPem, emulator.credentials);
+        offsetMs = 0;
+        return await runCli(
+          ['check', '--base-url', emulator.url, '--ca', emulator.caFile, '--report-dir', join(cwd, 'report')],
+          cwd,
+          TIMEOUT_MS.check,
+          opts,
+          {
             CES_CLIENT_ID: emulator.credentials.clientId,
             CES_CLIENT_SECRET: emulator.credentials.clientSecret,
-          });
-        } finally {
-          await emulator.close();
-        }
-      },
-    }),
-  );
+          },
+        );
+      } finally {
+        await emulator.close();
+      }
+    },
+  }));
 
 /** The reference client made long-lived: it ignores the run length the harness gives it. */
 const longLivedClientCases = (): Case[] => [
@@ -121,7 +146,19 @@ const longLivedClientCases = (): Case[] => [
     command: 'client',
     run: (cwd, opts) =>
       runCli(
-        ['client', '--scenario', 'steady', '--time-limit', '20', '--report-dir', join(cwd, 'report'), '--', '/bin/sh', '-c', `CES_RUN_SECONDS=100000 exec ${process.execPath} ${join(opts.projectRoot, 'examples', 'clients', 'node-undici.mjs')}`],
+        [
+          'client',
+          '--scenario',
+          'steady',
+          '--time-limit',
+          '20',
+          '--report-dir',
+          join(cwd, 'report'),
+          '--',
+          '/bin/sh',
+          '-c',
+          `CES_RUN_SECONDS=100000 exec ${process.execPath} ${join(opts.projectRoot, 'examples', 'clients', 'node-undici.mjs')}`,
+        ],
         cwd,
         TIMEOUT_MS.client,
         opts,
@@ -129,7 +166,11 @@ const longLivedClientCases = (): Case[] => [
   },
 ];
 
-async function fetchTokenAsAnotherClient(baseUrl: string, caPem: string, credentials: { clientId: string; clientSecret: string }): Promise<void> {
+async function fetchTokenAsAnotherClient(
+  baseUrl: string,
+  caPem: string,
+  credentials: { clientId: string; clientSecret: string },
+): Promise<void> {
   const dispatcher = new Agent({ connect: { ca: caPem, minVersion: 'TLSv1.3' } });
   try {
     const res = await request(`${baseUrl}/tokens`, {
@@ -146,10 +187,13 @@ async function fetchTokenAsAnotherClient(baseUrl: string, caPem: string, credent
   }
 }
 
-const ageLabel = (s: number) => (s < 60 ? `${s} s` : s < 7_200 ? `${Math.round(s / 60)} min` : `${(s / 3_600).toFixed(1)} h`);
+const ageLabel = (s: number) =>
+  s < 60 ? `${s} s` : s < 7_200 ? `${Math.round(s / 60)} min` : `${(s / 3_600).toFixed(1)} h`;
 
 export async function benchRealSandbox(opts: RealSandboxOptions): Promise<RealSandboxRow[]> {
-  const cases = [...profileCases(), ...sharedCredentialCases(), ...longLivedClientCases()].filter((c) => opts.kinds === undefined || opts.kinds.includes(c.kind));
+  const cases = [...profileCases(), ...sharedCredentialCases(), ...longLivedClientCases()].filter(
+    (c) => opts.kinds === undefined || opts.kinds.includes(c.kind),
+  );
   const rows: RealSandboxRow[] = [];
   for (const mode of opts.modes ?? (['idle', 'saturated'] as const)) {
     const budgetS = cases.reduce((s, c) => s + (opts.perCase * TIMEOUT_MS[c.command]) / 1000, 0);
@@ -176,13 +220,23 @@ async function repeat(c: Case, mode: Mode, opts: RealSandboxOptions): Promise<Re
       walls.push(r.wallMs);
       if (r.code !== '0') {
         nonPass++;
-        if (reasons.length < 3) reasons.push(`${c.kind} ${c.name} ${c.command} #${i} (${mode}, exit ${r.code}): ${whyNotPass(r.output)}`);
+        if (reasons.length < 3)
+          reasons.push(`${c.kind} ${c.name} ${c.command} #${i} (${mode}, exit ${r.code}): ${whyNotPass(r.output)}`);
       }
     } finally {
       await rm(cwd, { recursive: true, force: true });
     }
   }
-  return { mode, kind: c.kind, name: c.name, command: c.command, n: opts.perCase, nonPass, wall: summarize(walls), reasons };
+  return {
+    mode,
+    kind: c.kind,
+    name: c.name,
+    command: c.command,
+    n: opts.perCase,
+    nonPass,
+    wall: summarize(walls),
+    reasons,
+  };
 }
 
 /** The CLI's failure lines (already redacted by it), shortened to one. */
@@ -196,7 +250,16 @@ export function realSandboxSection(rows: readonly RealSandboxRow[]): Section {
   return {
     title: '6b. False alarms in a real sandbox: profiles, shared credentials, long-lived clients, idle and saturated',
     headers: ['machine', 'kind', 'case', 'command', 'n', 'non-pass', 'median', 'max'],
-    rows: rows.map((r) => [r.mode, r.kind, r.name, r.command, String(r.n), String(r.nonPass), ms(r.wall.median), ms(r.wall.max)]),
+    rows: rows.map((r) => [
+      r.mode,
+      r.kind,
+      r.name,
+      r.command,
+      String(r.n),
+      String(r.nonPass),
+      ms(r.wall.median),
+      ms(r.wall.max),
+    ]),
     notes: [
       `Every non-pass against a conformant service (or a correct client) is a false alarm; target 0. Total: ${total}.`,
       'Shared credentials: the bench fetches the token as another client would, with the service clock held back by the age shown, then runs check against the same service.',

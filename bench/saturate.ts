@@ -16,7 +16,10 @@ export interface Saturation {
 export function saturateCpu(opts: { maxS: number; workers?: number }): Promise<Saturation> {
   const workers = opts.workers ?? availableParallelism();
   // Its own process group, so that stop() reaches the workers it forks, and nothing else.
-  const child = spawn(STRESS_NG, ['--cpu', String(workers), '--timeout', `${Math.ceil(opts.maxS)}s`, '--quiet'], { stdio: 'ignore', detached: true });
+  const child = spawn(STRESS_NG, ['--cpu', String(workers), '--timeout', `${Math.ceil(opts.maxS)}s`, '--quiet'], {
+    stdio: 'ignore',
+    detached: true,
+  });
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
@@ -34,7 +37,13 @@ export function saturateCpu(opts: { maxS: number; workers?: number }): Promise<S
   };
   return new Promise((resolve, reject) => {
     child.once('error', (err: NodeJS.ErrnoException) =>
-      reject(new Error(err.code === 'ENOENT' ? `${STRESS_NG} is not installed; apt-get install stress-ng (.ci/run does)` : `stress-ng did not start: ${err.message}`)),
+      reject(
+        new Error(
+          err.code === 'ENOENT'
+            ? `${STRESS_NG} is not installed; apt-get install stress-ng (.ci/run does)`
+            : `stress-ng did not start: ${err.message}`,
+        ),
+      ),
     );
     child.once('spawn', () => resolve({ workers, stop }));
   });

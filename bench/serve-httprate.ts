@@ -30,7 +30,18 @@ function take(key: string, nowMs: number): LimitDecision {
   return { ok: true };
 }
 
-const emulator = await createEmulator({ port: 0, environments: ['sandbox'], overrides: [() => ({ limit: (ctx, key) => take(key, ctx.now) })] });
-console.log(JSON.stringify({ url: emulator.url, ca: emulator.caFile, id: emulator.credentials.clientId, secret: emulator.credentials.clientSecret }));
+const emulator = await createEmulator({
+  port: 0,
+  environments: ['sandbox'],
+  overrides: [() => ({ limit: (ctx, key) => take(key, ctx.now) })],
+});
+console.log(
+  JSON.stringify({
+    url: emulator.url,
+    ca: emulator.caFile,
+    id: emulator.credentials.clientId,
+    secret: emulator.credentials.clientSecret,
+  }),
+);
 process.once('SIGINT', () => void emulator.close().then(() => process.exit(0)));
 process.once('SIGTERM', () => void emulator.close().then(() => process.exit(0)));

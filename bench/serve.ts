@@ -27,7 +27,11 @@ interface ServeLine {
 }
 
 const isServeLine = (v: unknown): v is ServeLine =>
-  typeof v === 'object' && v !== null && ['environment', 'base_url', 'ca_file', 'client_id', 'client_secret'].every((k) => typeof (v as Record<string, unknown>)[k] === 'string');
+  typeof v === 'object' &&
+  v !== null &&
+  ['environment', 'base_url', 'ca_file', 'client_id', 'client_secret'].every(
+    (k) => typeof (v as Record<string, unknown>)[k] === 'string',
+  );
 
 export async function startServe(projectRoot: string, args: readonly string[]): Promise<ServedEmulator> {
   // process.execPath, not `npx`: the pid is then node itself, and /proc/<pid> is the server's CPU.
@@ -64,7 +68,9 @@ export async function startServe(projectRoot: string, args: readonly string[]): 
   } catch (err) {
     await stop(child);
     process.removeListener('exit', killOnExit);
-    throw new Error(`ces-harness serve did not start: ${(err as Error).message}${stderr ? `; stderr: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`);
+    throw new Error(
+      `ces-harness serve did not start: ${(err as Error).message}${stderr ? `; stderr: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`,
+    );
   }
 }
 
@@ -77,8 +83,12 @@ function firstLine(child: ChildProcess): Promise<ServeLine> {
       child.removeListener('exit', onExit);
       fn();
     };
-    const timer = setTimeout(() => done(() => reject(new Error(`no JSON line within ${START_TIMEOUT_MS / 1000} s`))), START_TIMEOUT_MS);
-    const onExit = (code: number | null) => done(() => reject(new Error(`exited with ${String(code)} before listening`)));
+    const timer = setTimeout(
+      () => done(() => reject(new Error(`no JSON line within ${START_TIMEOUT_MS / 1000} s`))),
+      START_TIMEOUT_MS,
+    );
+    const onExit = (code: number | null) =>
+      done(() => reject(new Error(`exited with ${String(code)} before listening`)));
     child.once('exit', onExit);
     rl.on('line', (text) => {
       let parsed: unknown;

@@ -22,7 +22,10 @@ export function summarize(xs: readonly number[]): Summary {
 }
 
 /** The `top` checks with the longest median duration over the runs. */
-export function slowest(runs: ReadonlyArray<ReadonlyArray<{ id: string; ms: number }>>, top: number): Array<{ id: string; ms: number }> {
+export function slowest(
+  runs: ReadonlyArray<ReadonlyArray<{ id: string; ms: number }>>,
+  top: number,
+): Array<{ id: string; ms: number }> {
   const byId = new Map<string, number[]>();
   for (const run of runs) for (const d of run) byId.set(d.id, [...(byId.get(d.id) ?? []), d.ms]);
   return [...byId]
@@ -63,7 +66,9 @@ export interface Section {
 /** Left-aligned text columns, right-aligned number-like columns, a rule under the header. */
 export function renderTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
   const width = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const numeric = headers.map((_, i) => rows.length > 0 && rows.every((r) => /^[-\d.,]+(?:\s?(?:ms|s|×|\/s|%))?$|^-$/.test(r[i] ?? '-')));
+  const numeric = headers.map(
+    (_, i) => rows.length > 0 && rows.every((r) => /^[-\d.,]+(?:\s?(?:ms|s|×|\/s|%))?$|^-$/.test(r[i] ?? '-')),
+  );
   const line = (cells: readonly string[]) =>
     cells
       .map((c, i) => (numeric[i] ? c.padStart(width[i]!) : c.padEnd(width[i]!)))

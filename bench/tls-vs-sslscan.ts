@@ -65,7 +65,14 @@ async function ourTlsRun(target: Target, cold: boolean): Promise<{ ms: number; r
     others: [],
     expect: { tokenLifetimeS: 86_400, expiryWaitS: 0, clockToleranceS: 2 },
     business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
-    rateLimit: { endpoint: 'tokens.validate', maxRps: 1, maxRequests: 1, recoveryWaitS: 0, maxRetryAfterS: 120, probingAllowed: false },
+    rateLimit: {
+      endpoint: 'tokens.validate',
+      maxRps: 1,
+      maxRequests: 1,
+      recoveryWaitS: 0,
+      maxRetryAfterS: 120,
+      probingAllowed: false,
+    },
     ledger: Ledger.disabled(),
     checks: selected,
     redactor: new Redactor(),
@@ -75,7 +82,9 @@ async function ourTlsRun(target: Target, cold: boolean): Promise<{ ms: number; r
 
 const verdictOf = (results: readonly CheckResult[]): string => {
   const bad = results.filter((r) => r.status !== 'pass');
-  return bad.length === 0 ? `${results.length}/${results.length} pass` : `${bad.map((r) => `${r.id} ${r.status}`).join(', ')}`;
+  return bad.length === 0
+    ? `${results.length}/${results.length} pass`
+    : `${bad.map((r) => `${r.id} ${r.status}`).join(', ')}`;
 };
 
 /** What sslscan concluded, in a few words: enabled protocols and accepted suites. */
@@ -102,7 +111,9 @@ export async function benchTls(opts: TlsBenchOptions): Promise<TlsBenchResult> {
   const coldDurations: Array<Array<{ id: string; ms: number }>> = [];
   // Interleaved, so that whatever else the machine does during the bench falls on every tool alike.
   for (let i = 0; i < opts.runs; i++) {
-    opts.progress(`tls ${i + 1}/${opts.runs}: tls.* cold, tls.* warm${sslscan ? ', sslscan default, sslscan lean' : ''}`);
+    opts.progress(
+      `tls ${i + 1}/${opts.runs}: tls.* cold, tls.* warm${sslscan ? ', sslscan default, sslscan lean' : ''}`,
+    );
     // Cold: a fresh process' first run. Warm: right after, with the calibrations and TLS contexts memoised.
     const c = await ourTlsRun(target, true);
     cold.push(c.ms);
@@ -113,7 +124,11 @@ export async function benchTls(opts: TlsBenchOptions): Promise<TlsBenchResult> {
     for (const kind of ['full', 'lean'] as const) {
       const r = await runCommand(sslscan, [...args[kind], `${host}:${port}`], { timeoutMs: SSLSCAN_TIMEOUT_MS });
       scans[kind].push(r.wallMs);
-      scanVerdict[kind] = r.timedOut ? `timed out after ${SSLSCAN_TIMEOUT_MS / 1000} s` : r.code === 0 ? sslscanVerdict(r.stdout) : `exit ${String(r.code)}: ${r.stderr.trim().split('\n')[0] ?? ''}`;
+      scanVerdict[kind] = r.timedOut
+        ? `timed out after ${SSLSCAN_TIMEOUT_MS / 1000} s`
+        : r.code === 0
+          ? sslscanVerdict(r.stdout)
+          : `exit ${String(r.code)}: ${r.stderr.trim().split('\n')[0] ?? ''}`;
     }
   }
   // Ours, counted: once more through the relay, not timed.
@@ -129,13 +144,31 @@ export async function benchTls(opts: TlsBenchOptions): Promise<TlsBenchResult> {
   }
   const ourVerdict = verdictOf(lastResults);
   const ours = {
-    cold: { label: 'tls.* checks, cold (calibrations, TLS contexts)', wall: summarize(cold), connections: ourConnections, verdict: ourVerdict },
-    warm: { label: 'tls.* checks, warm (both memoised)', wall: summarize(warm), connections: ourConnections, verdict: relayedVerdict === ourVerdict ? ourVerdict : `${ourVerdict}; via relay: ${relayedVerdict}` },
+    cold: {
+      label: 'tls.* checks, cold (calibrations, TLS contexts)',
+      wall: summarize(cold),
+      connections: ourConnections,
+      verdict: ourVerdict,
+    },
+    warm: {
+      label: 'tls.* checks, warm (both memoised)',
+      wall: summarize(warm),
+      connections: ourConnections,
+      verdict: relayedVerdict === ourVerdict ? ourVerdict : `${ourVerdict}; via relay: ${relayedVerdict}`,
+    },
   };
   const calibrations = LEGACY_VERSION_CASES.length + ALLOWED_SUITE_CASES.length + OTHER_SUITE_CASES.length;
   const slowestCold = slowest(coldDurations, 6);
 
-  if (sslscan === undefined) return { runs: opts.runs, checkIds, calibrations, ours, slowestCold, sslscan: { missing: 'sslscan not installed' } };
+  if (sslscan === undefined)
+    return {
+      runs: opts.runs,
+      checkIds,
+      calibrations,
+      ours,
+      slowestCold,
+      sslscan: { missing: 'sslscan not installed' },
+    };
 
   // sslscan, counted: once more per kind through the relay, not timed.
   const counted = async (kind: 'full' | 'lean'): Promise<number> => {
@@ -154,8 +187,18 @@ export async function benchTls(opts: TlsBenchOptions): Promise<TlsBenchResult> {
     ours,
     slowestCold,
     sslscan: {
-      full: { label: 'sslscan (default scan)', wall: summarize(scans.full), connections: await counted('full'), verdict: scanVerdict.full },
-      lean: { label: 'sslscan (protocols, ciphers, certificate)', wall: summarize(scans.lean), connections: await counted('lean'), verdict: scanVerdict.lean },
+      full: {
+        label: 'sslscan (default scan)',
+        wall: summarize(scans.full),
+        connections: await counted('full'),
+        verdict: scanVerdict.full,
+      },
+      lean: {
+        label: 'sslscan (protocols, ciphers, certificate)',
+        wall: summarize(scans.lean),
+        connections: await counted('lean'),
+        verdict: scanVerdict.lean,
+      },
     },
   };
 }
@@ -181,7 +224,14 @@ export function tlsSection(r: TlsBenchResult): Section {
   return {
     title: `2. TLS matrix: the tls.* checks vs sslscan, same emulator (median of ${r.runs})`,
     headers: ['what', 'median', 'min', 'max', 'connections', 'conclusion'],
-    rows: tools.map((t) => [t.label, ms(t.wall?.median ?? Number.NaN), ms(t.wall?.min ?? Number.NaN), ms(t.wall?.max ?? Number.NaN), t.connections === undefined ? 'unknown' : String(t.connections), t.verdict]),
+    rows: tools.map((t) => [
+      t.label,
+      ms(t.wall?.median ?? Number.NaN),
+      ms(t.wall?.min ?? Number.NaN),
+      ms(t.wall?.max ?? Number.NaN),
+      t.connections === undefined ? 'unknown' : String(t.connections),
+      t.verdict,
+    ]),
     notes,
   };
 }

@@ -15,13 +15,21 @@ export const check: Check = {
     const real = await session.current();
     const tokens = invalidBearers(http.redactor, real.token);
     const answers = await Promise.all(
-      BUSINESS_ENDPOINTS.flatMap((name) => tokens.map(async (t) => ({ t, ex: await http.business(name, business[name], t.token) }))),
+      BUSINESS_ENDPOINTS.flatMap((name) =>
+        tokens.map(async (t) => ({ t, ex: await http.business(name, business[name], t.token) })),
+      ),
     );
     const evidence = answers.map(({ t, ex }) => http.evidence(ex, t.name));
     const wrong = answers.filter(({ ex }) => unauthorizedProblem(ex));
     if (wrong.length) {
-      return fail(`${wrong.map(({ t, ex }) => `${ex.request} (${t.name}) → ${ex.status} ${http.quote(ex, 60)}`).join('; ')}; ${WANTS_401}`, evidence);
+      return fail(
+        `${wrong.map(({ t, ex }) => `${ex.request} (${t.name}) → ${ex.status} ${http.quote(ex, 60)}`).join('; ')}; ${WANTS_401}`,
+        evidence,
+      );
     }
-    return pass(`all ${tokens.length} refused with 401 on both endpoints: ${tokens.map((t) => t.name).join(', ')}`, evidence);
+    return pass(
+      `all ${tokens.length} refused with 401 on both endpoints: ${tokens.map((t) => t.name).join(', ')}`,
+      evidence,
+    );
   },
 };

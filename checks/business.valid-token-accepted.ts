@@ -11,7 +11,8 @@ export const check: Check = {
   spec: '4.4, 5.3, 9',
   level: 'must',
   needsAcceptedCredentials: true,
-  description: 'Each business endpoint under `/v1/` called with a fresh token and the configured method and payload is not refused for the token (not 401/403) and exists (not 404/405). A 4xx about the payload passes with a note: §4.4 leaves payloads to the user (`business:` in the config). Two more calls each, one at a time, give the run history its business latency (the quickest of the six answers).',
+  description:
+    'Each business endpoint under `/v1/` called with a fresh token and the configured method and payload is not refused for the token (not 401/403) and exists (not 404/405). A 4xx about the payload passes with a note: §4.4 leaves payloads to the user (`business:` in the config). Two more calls each, one at a time, give the run history its business latency (the quickest of the six answers).',
   // Alone, after the concurrent checks and before the rate-limit burst: its latency figure is then
   // the service's, not the queue of sixteen other checks in this process.
   phase: 'last',
@@ -27,10 +28,18 @@ export const check: Check = {
     const problems: string[] = [];
     const notes: string[] = notTested ? [notTested] : [];
     for (const ex of answers) {
-      if (refusesToken(ex.status)) problems.push(`${ex.request} refused a fresh token with ${ex.status} ${http.quote(ex, 60)}`);
-      else if (ex.status === 404 || ex.status === 405) problems.push(`${ex.request} answered ${ex.status}: the endpoint is not there (§4.4, §9: /v1/<endpoint>; check business.<name>.method)`);
-      else if (ex.status >= 500) problems.push(`${ex.request} answered ${ex.status} ${http.quote(ex, 60)} with a valid token`);
-      else if (ex.status >= 400) notes.push(`${ex.request} accepted the token but refused the payload with ${ex.status} (set business.${ex.request.split('/v1/')[1]}.body in the config)`);
+      if (refusesToken(ex.status))
+        problems.push(`${ex.request} refused a fresh token with ${ex.status} ${http.quote(ex, 60)}`);
+      else if (ex.status === 404 || ex.status === 405)
+        problems.push(
+          `${ex.request} answered ${ex.status}: the endpoint is not there (§4.4, §9: /v1/<endpoint>; check business.<name>.method)`,
+        );
+      else if (ex.status >= 500)
+        problems.push(`${ex.request} answered ${ex.status} ${http.quote(ex, 60)} with a valid token`);
+      else if (ex.status >= 400)
+        notes.push(
+          `${ex.request} accepted the token but refused the payload with ${ex.status} (set business.${ex.request.split('/v1/')[1]}.body in the config)`,
+        );
     }
     if (problems.length) return fail(problems.join('; '), evidence);
     // For the run history: the quickest of six answers, two of them the verdict's, four sent one at
@@ -38,8 +47,17 @@ export const check: Check = {
     // is the figure it moves least (the median of six still cried wolf in 1 of 27 runs, bench 7),
     // while a slower service slows every answer, the quickest too.
     const timed = [...answers];
-    for (let round = 0; round < (onProduction ? 0 : LATENCY_ROUNDS); round++) for (const { name, call } of calls) timed.push(await http.business(name, call, token.token));
+    for (let round = 0; round < (onProduction ? 0 : LATENCY_ROUNDS); round++)
+      for (const { name, call } of calls) timed.push(await http.business(name, call, token.token));
     const facts = { latency_ms: Math.round(Math.min(...timed.map((a) => a.durationMs)) * 10) / 10 };
-    return { ...pass(notes.length ? `token accepted; ${notes.join('; ')}` : `token accepted (${answers.map((a) => a.status).join(', ')})`, evidence), facts };
+    return {
+      ...pass(
+        notes.length
+          ? `token accepted; ${notes.join('; ')}`
+          : `token accepted (${answers.map((a) => a.status).join(', ')})`,
+        evidence,
+      ),
+      facts,
+    };
   },
 };

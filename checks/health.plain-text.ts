@@ -6,14 +6,19 @@ export const check: Check = {
   title: 'The health check answers a text message, not a JSON object',
   spec: '4.2',
   level: 'must',
-  description: 'The health check body is one non-empty text message, not a JSON object or array with named fields (§4.2).',
+  description:
+    'The health check body is one non-empty text message, not a JSON object or array with named fields (§4.2).',
   async run({ http }) {
     const ex = await http.healthCheck();
     if (!isSuccess(ex)) return skip(`the health check answered ${ex.status}; see health.no-credentials`);
     const evidence = [http.evidence(ex, `Content-Type ${ex.headers['content-type'] ?? '(none)'}`)];
-    if (ex.text.trim() === '') return fail('the health check answered an empty body; §4.2 wants a text message with a timestamp', evidence);
+    if (ex.text.trim() === '')
+      return fail('the health check answered an empty body; §4.2 wants a text message with a timestamp', evidence);
     if (ex.json !== null && typeof ex.json === 'object') {
-      return fail(`the health check answered JSON with named fields ${http.quote(ex)}; §4.2 says it is a single text message, not a JSON object`, evidence);
+      return fail(
+        `the health check answered JSON with named fields ${http.quote(ex)}; §4.2 says it is a single text message, not a JSON object`,
+        evidence,
+      );
     }
     return pass(`text: ${http.quote(ex)}`, evidence);
   },

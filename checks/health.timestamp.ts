@@ -15,7 +15,10 @@ export const check: Check = {
     if (!isSuccess(ex)) return skip(`the health check answered ${ex.status}; see health.no-credentials`);
     const text = typeof ex.json === 'string' ? ex.json : ex.text;
     const found = findTimestamp(text);
-    if (!found) return fail(`no date and time with seconds in ${http.quote(ex)}; §4.2 wants a timestamp in the message`, [http.evidence(ex)]);
+    if (!found)
+      return fail(`no date and time with seconds in ${http.quote(ex)}; §4.2 wants a timestamp in the message`, [
+        http.evidence(ex),
+      ]);
     const reading = healthClockReading(ex);
     if (reading) http.noteClock(reading);
     // A skewed clock breaks no rule: it is measured, reported, and allowed for at every expiry edge.
@@ -23,7 +26,10 @@ export const check: Check = {
     const zone = found.zoned ? '' : ' (no time zone given; read as UTC, and not used to measure the skew)';
     const note = `timestamp "${found.text}"${zone}, clock skew ${skew ? describeSkew(skew) : 'not measured'}`;
     // The format for cutover's side by side; the skew only where it was measured.
-    const facts = { timestamp_format: found.format, ...(skew ? { clock_skew_s: Math.round(skewMidS(skew) * 10) / 10 } : {}) };
+    const facts = {
+      timestamp_format: found.format,
+      ...(skew ? { clock_skew_s: Math.round(skewMidS(skew) * 10) / 10 } : {}),
+    };
     return { ...pass(note, [http.evidence(ex, note)]), facts };
   },
 };

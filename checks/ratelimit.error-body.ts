@@ -8,7 +8,8 @@ export const check: Check = {
   spec: '7',
   level: 'must',
   needsAcceptedCredentials: true,
-  description: 'The 429 provoked by the burst has a JSON object body with a string `error` field (§7 error body shape).',
+  description:
+    'The 429 provoked by the burst has a JSON object body with a string `error` field (§7 error body shape).',
   phase: 'last',
   async run(ctx) {
     const found = await provoked429(ctx);
@@ -16,7 +17,10 @@ export const check: Check = {
     const { limited } = found;
     const evidence = [ctx.http.evidence(limited)];
     if (errorTextOf(limited.json) === undefined) {
-      return fail(`the 429 body is ${ctx.http.quote(limited)}; §7 wants a JSON object with a string \`error\``, evidence);
+      return fail(
+        `the 429 body is ${ctx.http.quote(limited)}; §7 wants a JSON object with a string \`error\``,
+        evidence,
+      );
     }
     return pass(`429 ${ctx.http.quote(limited)}`, evidence);
   },

@@ -8,7 +8,8 @@ export const check: Check = {
   spec: 'RFC 9110 §10.2.3, RFC 6585 §4',
   level: 'should',
   needsAcceptedCredentials: true,
-  description: 'Good practice the spec does not demand: the 429 carries a Retry-After header, and a retry after that delay succeeds.',
+  description:
+    'Good practice the spec does not demand: the 429 carries a Retry-After header, and a retry after that delay succeeds.',
   phase: 'last',
   async run(ctx) {
     const found = await provoked429(ctx);
@@ -16,8 +17,10 @@ export const check: Check = {
     const { limited, probe } = found;
     const header = limited.headers['retry-after'];
     const evidence = [ctx.http.evidence(limited, `Retry-After: ${header ?? '(absent)'}`)];
-    if (header === undefined) return fail('the 429 has no Retry-After header; clients must guess their backoff', evidence);
-    if (retryAfterDelayMs(header, limited.receivedAt) === undefined) return fail(`Retry-After ${JSON.stringify(header)} is neither seconds nor an HTTP-date`, evidence);
+    if (header === undefined)
+      return fail('the 429 has no Retry-After header; clients must guess their backoff', evidence);
+    if (retryAfterDelayMs(header, limited.receivedAt) === undefined)
+      return fail(`Retry-After ${JSON.stringify(header)} is neither seconds nor an HTTP-date`, evidence);
     // Past the wait budget it was never waited out: ratelimit.recovers says so (not tested).
     if (probe.recovery?.notTested) return skip(`not tested: ${probe.recovery.notTested}`, evidence);
     if (probe.recovery && probe.recovery.attempts !== 1) {

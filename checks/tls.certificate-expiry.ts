@@ -22,13 +22,22 @@ export const check: Check = {
     // Trust is the other check's business; the dates are read whether or not the chain verifies.
     const r = await certificateHandshake(ctx, endpoint);
     const cert = r.peerCert;
-    const evidence = [{ request: 'TLS handshake with default client settings', note: cert ? describeCert(cert) : describeHandshake(r) }];
+    const evidence = [
+      { request: 'TLS handshake with default client settings', note: cert ? describeCert(cert) : describeHandshake(r) },
+    ];
     if (!r.ok || !cert) {
-      return { status: 'error', message: `no certificate read from ${endpoint.where}: ${describeHandshake(r)}`, evidence };
+      return {
+        status: 'error',
+        message: `no certificate read from ${endpoint.where}: ${describeHandshake(r)}`,
+        evidence,
+      };
     }
     const when = `${daysLeftText(cert.daysLeft)} (${cert.validTo})`;
     if (cert.daysLeft < MIN_DAYS_LEFT) {
-      return fail(`the certificate of ${endpoint.where} has ${when}; renew it at least ${MIN_DAYS_LEFT} days ahead so §5.8's TLS keeps working`, evidence);
+      return fail(
+        `the certificate of ${endpoint.where} has ${when}; renew it at least ${MIN_DAYS_LEFT} days ahead so §5.8's TLS keeps working`,
+        evidence,
+      );
     }
     return pass(`the certificate of ${endpoint.where} has ${when}`, evidence);
   },

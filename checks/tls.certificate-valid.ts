@@ -20,17 +20,32 @@ export const check: Check = {
     const r = await certificateHandshake(ctx, endpoint);
     const name = endpoint.servername ?? endpoint.host;
     const cert = r.peerCert;
-    const note = [describeHandshake(r), cert && describeCert(cert), r.ok && (r.authorized ? 'trusted' : `not trusted: ${r.authorizationError ?? 'unknown reason'}`)]
+    const note = [
+      describeHandshake(r),
+      cert && describeCert(cert),
+      r.ok && (r.authorized ? 'trusted' : `not trusted: ${r.authorizationError ?? 'unknown reason'}`),
+    ]
       .filter(Boolean)
       .join('; ');
     const evidence = [{ request: 'TLS handshake with default client settings, verification on', note }];
 
     if (!r.ok) {
       if (refused(r))
-        return fail(`${endpoint.where} refused a handshake with default client settings (${describeHandshake(r)}); §5.8 wants TLS 1.3 with a certificate the client can verify`, evidence);
-      return { status: 'error', message: `no TLS answer from ${endpoint.where}: ${describeHandshake(r)}; the certificate cannot be judged`, evidence };
+        return fail(
+          `${endpoint.where} refused a handshake with default client settings (${describeHandshake(r)}); §5.8 wants TLS 1.3 with a certificate the client can verify`,
+          evidence,
+        );
+      return {
+        status: 'error',
+        message: `no TLS answer from ${endpoint.where}: ${describeHandshake(r)}; the certificate cannot be judged`,
+        evidence,
+      };
     }
-    if (!cert) return fail(`${endpoint.where} completed the handshake without a certificate; §5.8 connections need one the client can verify for ${name}`, evidence);
+    if (!cert)
+      return fail(
+        `${endpoint.where} completed the handshake without a certificate; §5.8 connections need one the client can verify for ${name}`,
+        evidence,
+      );
     // For the run history: a certificate from another CA, or a renewed one, is a change to report.
     // …and what an ordinary client negotiates, which cutover sets beside the other environment's.
     const facts = {
@@ -43,6 +58,9 @@ export const check: Check = {
       const why = `the certificate of ${endpoint.where} (${describeCert(cert)}) is not trusted for ${name}: ${what}; §5.8's TLS needs one clients can verify${hint ? ` (${hint})` : ''}`;
       return { ...fail(why, evidence), facts };
     }
-    return { ...pass(`trusted certificate for ${name} (${describeCert(cert)}); ${daysLeftText(cert.daysLeft)}`, evidence), facts };
+    return {
+      ...pass(`trusted certificate for ${name} (${describeCert(cert)}); ${daysLeftText(cert.daysLeft)}`, evidence),
+      facts,
+    };
   },
 };

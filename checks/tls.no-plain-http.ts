@@ -21,14 +21,31 @@ export const check: Check = {
     const probe = () => probePlainHttp(endpoint.host, endpoint.port, Math.min(SILENCE_MS, PROBE_TIMEOUT_MS));
     // On production through the service client's gate: counted against the budget and listed.
     // Elsewhere without it, so a run of tls.* checks alone builds no HTTP client.
-    const r = isProduction(ctx.target) ? await ctx.http.sendRaw('POST', '/tokens/health_check', probe, (p) => (p.statusLine ? Number(p.statusLine.split(' ')[1]) : null)) : await probe();
-    const what = r.statusLine ?? (r.timedOut ? `no answer within ${SILENCE_MS} ms` : `connection closed without an HTTP answer (${r.bytes} bytes)`);
-    const evidence = [{ request: 'plain-text POST /tokens/health_check', note: r.error ? `${r.error.code}: ${r.error.message}` : what }];
+    const r = isProduction(ctx.target)
+      ? await ctx.http.sendRaw('POST', '/tokens/health_check', probe, (p) =>
+          p.statusLine ? Number(p.statusLine.split(' ')[1]) : null,
+        )
+      : await probe();
+    const what =
+      r.statusLine ??
+      (r.timedOut
+        ? `no answer within ${SILENCE_MS} ms`
+        : `connection closed without an HTTP answer (${r.bytes} bytes)`);
+    const evidence = [
+      { request: 'plain-text POST /tokens/health_check', note: r.error ? `${r.error.code}: ${r.error.message}` : what },
+    ];
     if (r.error) {
-      return { status: 'error', message: `could not connect to ${endpoint.where} for a plain-text request: ${r.error.code}; cannot judge §5.8`, evidence };
+      return {
+        status: 'error',
+        message: `could not connect to ${endpoint.where} for a plain-text request: ${r.error.code}; cannot judge §5.8`,
+        evidence,
+      };
     }
     if (r.served) {
-      return fail(`plain-text POST /tokens/health_check to ${endpoint.where} was served: ${what}; §5.8 wants TLS 1.3 for all connections`, evidence);
+      return fail(
+        `plain-text POST /tokens/health_check to ${endpoint.where} was served: ${what}; §5.8 wants TLS 1.3 for all connections`,
+        evidence,
+      );
     }
     return pass(`plain-text POST /tokens/health_check to ${endpoint.where} was not served: ${what}`, evidence);
   },

@@ -7,7 +7,8 @@ export const check: Check = {
   title: 'An unknown client_id gets 401 unauthorized',
   spec: '4.1, 7',
   level: 'must',
-  description: 'POST /tokens with a client_id that does not exist (and the real secret) answers 401 with `{"error":"unauthorized"}` and no token or other credential in the body.',
+  description:
+    'POST /tokens with a client_id that does not exist (and the real secret) answers 401 with `{"error":"unauthorized"}` and no token or other credential in the body.',
   async run({ http, target }) {
     const clientId = `ces-harness-unknown-${randomBytes(6).toString('hex')}`;
     const ex = await http.issueToken({ clientId, clientSecret: target.credentials.clientSecret });

@@ -22,14 +22,20 @@ export const check: Check = {
     if (issued) session.seed(issued);
     const refused = answers.filter((a) => !a.issued);
     if (refused.length > 0) {
-      return fail(`${refused.length} of ${CONCURRENT} concurrent calls got no token: ${cameBack(http, refused[0]!)}`, refused.map((a) => http.evidence(a)));
+      return fail(
+        `${refused.length} of ${CONCURRENT} concurrent calls got no token: ${cameBack(http, refused[0]!)}`,
+        refused.map((a) => http.evidence(a)),
+      );
     }
     const distinct = new Map<string, number>();
     for (const a of answers) distinct.set(a.issued!.fingerprint, (distinct.get(a.issued!.fingerprint) ?? 0) + 1);
     const evidence = answers.map((a) => http.evidence(a, `token ${a.issued!.fingerprint}`));
     if (distinct.size > 1) {
       const counts = [...distinct].map(([fp, n]) => `${fp} ×${n}`).join(', ');
-      return fail(`${CONCURRENT} concurrent calls returned ${distinct.size} different tokens (${counts}); §4.1 wants the same token until it expires`, evidence);
+      return fail(
+        `${CONCURRENT} concurrent calls returned ${distinct.size} different tokens (${counts}); §4.1 wants the same token until it expires`,
+        evidence,
+      );
     }
     return pass(`${CONCURRENT} concurrent calls, one token`, evidence.slice(0, 2));
   },

@@ -24,7 +24,8 @@ export const check: Check = {
     const distinct = new Set(token).size;
     const note = `${jwt ? 'JWT signature: ' : ''}${token.length} characters, ${distinct} distinct, about ${Math.round(bits)} bits`;
     const evidence = [http.evidence(ex, `token ${ex.issued.fingerprint}: ${note}`)];
-    if (bits < MIN_BITS || distinct < Math.min(16, token.length / 2)) return fail(`token ${ex.issued.fingerprint} has ${note}; want at least ${MIN_BITS} bits`, evidence);
+    if (bits < MIN_BITS || distinct < Math.min(16, token.length / 2))
+      return fail(`token ${ex.issued.fingerprint} has ${note}; want at least ${MIN_BITS} bits`, evidence);
     return pass(note, evidence);
   },
 };

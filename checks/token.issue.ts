@@ -9,28 +9,43 @@ export const check: Check = {
   spec: '4.1',
   level: 'must',
   needsAcceptedCredentials: true,
-  description: 'POST /tokens with the nested `{"token":{"client_id","client_secret"}}` body and valid credentials answers 2xx with a JSON object: `token` a non-empty string, `expires_at` an integer, `token_type` a string.',
+  description:
+    'POST /tokens with the nested `{"token":{"client_id","client_secret"}}` body and valid credentials answers 2xx with a JSON object: `token` a non-empty string, `expires_at` an integer, `token_type` a string.',
   async run({ http, session }) {
     const ex = await session.firstIssue();
-    if (!isSuccess(ex)) return fail(`${cameBack(http, ex)}; §4.1 wants a token for valid credentials`, [http.evidence(ex)]);
+    if (!isSuccess(ex))
+      return fail(`${cameBack(http, ex)}; §4.1 wants a token for valid credentials`, [http.evidence(ex)]);
     const body = ex.json;
-    if (!isJsonObject(body)) return fail(`${cameBack(http, ex)}: not a JSON object; §4.1 wants {token, expires_at, token_type}`, [http.evidence(ex)]);
+    if (!isJsonObject(body))
+      return fail(`${cameBack(http, ex)}: not a JSON object; §4.1 wants {token, expires_at, token_type}`, [
+        http.evidence(ex),
+      ]);
     const problems: string[] = [];
-    if (typeof body['token'] !== 'string' || body['token'] === '') problems.push(`token is ${describe(body['token'])}, not a non-empty string`);
-    if (typeof body['expires_at'] !== 'number' || !Number.isInteger(body['expires_at'])) problems.push(`expires_at is ${describe(body['expires_at'])}, not an integer`);
-    if (typeof body['token_type'] !== 'string') problems.push(`token_type is ${describe(body['token_type'])}, not a string`);
+    if (typeof body['token'] !== 'string' || body['token'] === '')
+      problems.push(`token is ${describe(body['token'])}, not a non-empty string`);
+    if (typeof body['expires_at'] !== 'number' || !Number.isInteger(body['expires_at']))
+      problems.push(`expires_at is ${describe(body['expires_at'])}, not an integer`);
+    if (typeof body['token_type'] !== 'string')
+      problems.push(`token_type is ${describe(body['token_type'])}, not a string`);
     // §2 leaves the format open; saying that it is a JWT explains the token's length and dots.
     const format = ex.issued ? jwtFormat(ex.issued.token) : undefined;
     const named = ex.issued ? `token ${ex.issued.fingerprint}${format ? `, token format: ${format}` : ''}` : undefined;
     const evidence = [http.evidence(ex, named)];
     if (problems.length) return fail(`POST /tokens answered ${ex.status} but ${problems.join('; ')} (§2)`, evidence);
     // For cutover and the history: an opaque sandbox token and a JWT production one differ in size and parsing.
-    return { ...pass(`${named!}, expires_at ${String(body['expires_at'])}, token_type ${JSON.stringify(body['token_type'])}`, evidence), facts: { token_format: format ?? 'opaque' } };
+    return {
+      ...pass(
+        `${named!}, expires_at ${String(body['expires_at'])}, token_type ${JSON.stringify(body['token_type'])}`,
+        evidence,
+      ),
+      facts: { token_format: format ?? 'opaque' },
+    };
   },
 };
 
 function describe(v: unknown): string {
   if (v === undefined) return 'missing';
-  if (typeof v === 'string') return v.length > 40 ? `the string of ${v.length} characters` : `the string ${JSON.stringify(v)}`;
+  if (typeof v === 'string')
+    return v.length > 40 ? `the string of ${v.length} characters` : `the string ${JSON.stringify(v)}`;
   return `${JSON.stringify(v)} (${v === null ? 'null' : typeof v})`;
 }

@@ -5,13 +5,16 @@ export const check: Check = {
   title: 'No answer echoes the client secret',
   spec: '5.9',
   level: 'should',
-  description: 'Good practice in the spirit of §5.9: no response body or header seen during the run contains the client secret (it runs last and looks at every answer).',
+  description:
+    'Good practice in the spirit of §5.9: no response body or header seen during the run contains the client secret (it runs last and looks at every answer).',
   phase: 'last',
   async run({ http }) {
     const echoes = http.secretEchoes();
-    if (echoes.length) return fail(`the client secret came back in ${echoes.length} answer(s): ${[...new Set(echoes)].join(', ')}`);
+    if (echoes.length)
+      return fail(`the client secret came back in ${echoes.length} answer(s): ${[...new Set(echoes)].join(', ')}`);
     // No answer seen is nothing judged, not "the secret appeared in none".
-    if (http.answersSeen() === 0) return skip('no answer from the service was seen during the run, so none could be judged');
+    if (http.answersSeen() === 0)
+      return skip('no answer from the service was seen during the run, so none could be judged');
     return pass(`the secret appeared in none of ${http.answersSeen()} answers`);
   },
 };

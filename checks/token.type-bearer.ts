@@ -12,7 +12,8 @@ export const check: Check = {
     if (!ex.issued) return skip(`no token was issued (POST /tokens answered ${ex.status}); see token.issue`);
     const type = ex.issued.tokenType;
     const facts = { token_type: JSON.stringify(type) ?? 'missing' };
-    if (type !== 'Bearer') return { ...fail(`token_type is ${facts.token_type}; §2 wants exactly "Bearer"`, [http.evidence(ex)]), facts };
+    if (type !== 'Bearer')
+      return { ...fail(`token_type is ${facts.token_type}; §2 wants exactly "Bearer"`, [http.evidence(ex)]), facts };
     return { ...pass('token_type "Bearer"', [http.evidence(ex)]), facts };
   },
 };

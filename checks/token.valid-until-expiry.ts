@@ -15,17 +15,31 @@ export const check: Check = {
     const obs = await session.expiry();
     if (obs.kind !== 'observed') return skip(obs.reason);
     const ex = obs.beforeExpiry;
-    if (!ex) return skip(`the token had too little life left to probe before expires_at; token.expired-* still judged its expiry`);
-    const evidence = [http.evidence(ex, `token ${obs.token.fingerprint}, answered ${(obs.expiresAtS - ex.receivedAt / 1000).toFixed(1)} s before expires_at`)];
+    if (!ex)
+      return skip(
+        `the token had too little life left to probe before expires_at; token.expired-* still judged its expiry`,
+      );
+    const evidence = [
+      http.evidence(
+        ex,
+        `token ${obs.token.fingerprint}, answered ${(obs.expiresAtS - ex.receivedAt / 1000).toFixed(1)} s before expires_at`,
+      ),
+    ];
     const body = ex.json;
     const refused = ex.status !== 200 || !isJsonObject(body) || body['valid'] !== true;
     // Only a 401 can be an honest expiry; it counts against the service when it certainly came early.
     const allowance = session.allowance();
     if (refused && ex.status === 401 && !refusalIsEarly(ex, obs.expiresAtS, allowance)) {
-      return skip(`the probe's answer came within the uncertainty of expires_at ${obs.expiresAtS} (${describeAllowance(allowance)}): nothing to judge`, evidence);
+      return skip(
+        `the probe's answer came within the uncertainty of expires_at ${obs.expiresAtS} (${describeAllowance(allowance)}): nothing to judge`,
+        evidence,
+      );
     }
     if (refused) {
-      return fail(`${cameBack(http, ex)} before expires_at ${obs.expiresAtS}; §3 wants the token valid until then`, evidence);
+      return fail(
+        `${cameBack(http, ex)} before expires_at ${obs.expiresAtS}; §3 wants the token valid until then`,
+        evidence,
+      );
     }
     return pass(`valid just before expires_at`, evidence);
   },

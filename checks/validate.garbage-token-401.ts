@@ -17,7 +17,10 @@ export const check: Check = {
     const evidence = answers.map(({ c, ex }) => http.evidence(ex, c.name));
     const wrong = answers.filter(({ ex }) => unauthorizedProblem(ex));
     if (wrong.length) {
-      return fail(`${wrong.map(({ c, ex }) => `${c.name} → ${ex.status} ${http.quote(ex, 60)}`).join('; ')}; ${WANTS_401}`, evidence);
+      return fail(
+        `${wrong.map(({ c, ex }) => `${c.name} → ${ex.status} ${http.quote(ex, 60)}`).join('; ')}; ${WANTS_401}`,
+        evidence,
+      );
     }
     return pass(`all ${cases.length} refused with 401: ${cases.map((c) => c.name).join(', ')}`, evidence);
   },

@@ -10,7 +10,8 @@ export const check: Check = {
   description: '/tokens/validate with no Authorization header answers 401 `{"error":"unauthorized"}`.',
   async run({ http, session }) {
     const ex = await http.validate(undefined, await session.validateMethod());
-    if (unauthorizedProblem(ex)) return fail(`${cameBack(http, ex)} without a token; ${WANTS_401}`, [http.evidence(ex)]);
+    if (unauthorizedProblem(ex))
+      return fail(`${cameBack(http, ex)} without a token; ${WANTS_401}`, [http.evidence(ex)]);
     return pass('401 {"error":"unauthorized"}', [http.evidence(ex)]);
   },
 };

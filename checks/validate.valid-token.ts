@@ -9,7 +9,8 @@ export const check: Check = {
   spec: '4.3',
   level: 'must',
   needsAcceptedCredentials: true,
-  description: '/tokens/validate with `Authorization: Bearer <token>` and no body answers 200 `{"valid": true, "message": "<text>"}`. §4.3 leaves the method open, so GET and POST are both tried and the accepted ones reported.',
+  description:
+    '/tokens/validate with `Authorization: Bearer <token>` and no body answers 200 `{"valid": true, "message": "<text>"}`. §4.3 leaves the method open, so GET and POST are both tried and the accepted ones reported.',
   async run({ http, session }) {
     const token = await session.current();
     const [get, post] = await Promise.all([http.validate(token.token, 'GET'), http.validate(token.token, 'POST')]);
@@ -18,18 +19,33 @@ export const check: Check = {
     const facts = { methods: methods || 'none' };
     const evidence = [get, post].map((ex) => http.evidence(ex, `token ${token.fingerprint}`));
     if (accepted.length === 0) {
-      return { ...fail(`neither method validated a fresh token: ${cameBack(http, get)}; ${cameBack(http, post)}; §4.3 wants 200 {valid, message}`, evidence), facts };
+      return {
+        ...fail(
+          `neither method validated a fresh token: ${cameBack(http, get)}; ${cameBack(http, post)}; §4.3 wants 200 {valid, message}`,
+          evidence,
+        ),
+        facts,
+      };
     }
     const problems = accepted.map((ex) => shapeProblem(ex)).filter((p): p is string => p !== undefined);
-    if (problems.length) return { ...fail(`${problems.join('; ')}; §4.3 wants {"valid": true, "message": "<text>"}`, evidence), facts };
-    return { facts, ...pass(`accepted by ${methods}; valid: true, message ${JSON.stringify((accepted[0]!.json as Record<string, unknown>)['message'])}`, evidence) };
+    if (problems.length)
+      return { ...fail(`${problems.join('; ')}; §4.3 wants {"valid": true, "message": "<text>"}`, evidence), facts };
+    return {
+      facts,
+      ...pass(
+        `accepted by ${methods}; valid: true, message ${JSON.stringify((accepted[0]!.json as Record<string, unknown>)['message'])}`,
+        evidence,
+      ),
+    };
   },
 };
 
 function shapeProblem(ex: Exchange): string | undefined {
   const body = ex.json;
   if (!isJsonObject(body)) return `${ex.request} answered 200 with a body that is not a JSON object`;
-  if (body['valid'] !== true) return `${ex.request} answered 200 with valid = ${JSON.stringify(body['valid'])} for an unexpired token`;
-  if (typeof body['message'] !== 'string' || body['message'].trim() === '') return `${ex.request} answered 200 without a text \`message\``;
+  if (body['valid'] !== true)
+    return `${ex.request} answered 200 with valid = ${JSON.stringify(body['valid'])} for an unexpired token`;
+  if (typeof body['message'] !== 'string' || body['message'].trim() === '')
+    return `${ex.request} answered 200 without a text \`message\``;
   return undefined;
 }

@@ -32,7 +32,13 @@ const run: FleetRun =
   cfg.fleet === undefined
     ? {
         instances: cfg.vus,
-        policy: { name: 'full-jitter', base_ms: cfg.backoff.baseMs, cap_ms: cfg.backoff.capMs, max_retries: cfg.backoff.maxRetries, honour_retry_after: true },
+        policy: {
+          name: 'full-jitter',
+          base_ms: cfg.backoff.baseMs,
+          cap_ms: cfg.backoff.capMs,
+          max_retries: cfg.backoff.maxRetries,
+          honour_retry_after: true,
+        },
         offered_rps: cfg.rate,
         backlog: 0,
         duration_s: cfg.durationS,
@@ -68,7 +74,13 @@ const PREFIX = 'instance_';
 // then still arrives, so the scenario's own limit leaves it a request timeout and more.
 const scenarios: Record<string, Scenario> = {};
 for (let i = 0; i < run.instances; i++) {
-  scenarios[`${PREFIX}${i}`] = { executor: 'per-vu-iterations', vus: 1, iterations: 1, maxDuration: secs(run.duration_s + 15), exec: 'instance' };
+  scenarios[`${PREFIX}${i}`] = {
+    executor: 'per-vu-iterations',
+    vus: 1,
+    iterations: 1,
+    maxDuration: secs(run.duration_s + 15),
+    exec: 'instance',
+  };
 }
 
 export const options = scenarioOptions(cfg, scenarios, { fleet_unexpected_answers: ['count==0'] });
@@ -138,5 +150,7 @@ const fleetFigures = (data: SummaryData): Record<string, number> => ({
 
 export const handleSummary = summaryHandler('fleet', cfg, {
   extra: fleetFigures,
-  notes: [`${run.instances} instances, ${describePolicy(run.policy)}; ${run.offered_rps} req/s offered for ${run.duration_s} s, endpoint ${cfg.rateLimitEndpoint}`],
+  notes: [
+    `${run.instances} instances, ${describePolicy(run.policy)}; ${run.offered_rps} req/s offered for ${run.duration_s} s, endpoint ${cfg.rateLimitEndpoint}`,
+  ],
 });

@@ -130,7 +130,9 @@ export const handleSummary = summaryHandler('rate-limit', cfg, {
   extra: tokenTurnoverFigures,
   notes: [
     `endpoint ${cfg.rateLimitEndpoint}, ` +
-      (cfg.rateProfile === 'steady' ? `${cfg.rate}/s for ${secs(cfg.durationS)}` : `${cfg.rate}/s for ${secs(spikeS)}, then ${cfg.rate * AFTER_SPIKE_SHARE}/s`) +
+      (cfg.rateProfile === 'steady'
+        ? `${cfg.rate}/s for ${secs(cfg.durationS)}`
+        : `${cfg.rate}/s for ${secs(spikeS)}, then ${cfg.rate * AFTER_SPIKE_SHARE}/s`) +
       `; backoff ${cfg.backoff.baseMs}–${cfg.backoff.capMs} ms full jitter, ≤ ${cfg.backoff.maxRetries} retries; retry budget ${cfg.retryBudgetS} s`,
   ],
 });

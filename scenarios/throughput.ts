@@ -19,7 +19,16 @@ import { scenarioOptions, secs } from './lib/options';
 import { logicalCallsLost, settle, withRetry, type Outcome } from './lib/retry';
 import { summaryHandler, type SummaryData } from './lib/summary';
 import type { CallOptions } from './lib/endpoints';
-import { TokenCache, WITH_TOKEN, callWithToken, issueToken, judgeRefusal, shareToken, tokenTurnoverFigures, type SharedToken } from './lib/tokens';
+import {
+  TokenCache,
+  WITH_TOKEN,
+  callWithToken,
+  issueToken,
+  judgeRefusal,
+  shareToken,
+  tokenTurnoverFigures,
+  type SharedToken,
+} from './lib/tokens';
 
 const cfg = readConfig();
 
@@ -39,7 +48,10 @@ const half = cfg.durationS / 2;
 // endpoint (a token fetch too, per call, in token_per_call), each up to the request timeout, and
 // may wait out 429s meanwhile: sized for answers that take the whole timeout, bounded at 200 (VUs
 // beyond the pre-allocated ones start only when needed, so quick services never pay for them).
-const maxVUs = Math.max(cfg.vus, Math.min(200, Math.ceil(cfg.rate * BUSINESS_ENDPOINTS.length * 2 * cfg.requestTimeoutS)));
+const maxVUs = Math.max(
+  cfg.vus,
+  Math.min(200, Math.ceil(cfg.rate * BUSINESS_ENDPOINTS.length * 2 * cfg.requestTimeoutS)),
+);
 
 const withinTimeout = `p(95)<${Math.round(cfg.requestTimeoutS * 1000)}`;
 
@@ -91,16 +103,25 @@ const cache = new TokenCache(cfg);
 
 type TokenCall = (token: string, opts: CallOptions) => Outcome;
 
-function businessCalls(mode: Mode, callWith: (call: TokenCall) => { outcome: Outcome; costMs: number } | undefined): void {
+function businessCalls(
+  mode: Mode,
+  callWith: (call: TokenCall) => { outcome: Outcome; costMs: number } | undefined,
+): void {
   for (const which of BUSINESS_ENDPOINTS) {
     const made = callWith((token, opts) => withRetry(cfg, () => callBusiness(cfg, which, token, opts)));
-    if (!check(made, { [`A token is available for ${which} (${mode})`]: (x) => x !== undefined }) || made === undefined) {
+    if (
+      !check(made, { [`A token is available for ${which} (${mode})`]: (x) => x !== undefined }) ||
+      made === undefined
+    ) {
       // No token, no call: the logical call is lost as surely as a 5xx.
       logicalCallsLost.add(1);
       continue;
     }
     const ok = settle(made.outcome, businessAnswered);
-    check(made.outcome.res, { [`${cfg.business[which].method} /v1/${which} with a ${mode === 'cached' ? 'cached' : 'fresh'} token is accepted (2xx, or a 4xx about the payload) (§4.4)`]: () => ok });
+    check(made.outcome.res, {
+      [`${cfg.business[which].method} /v1/${which} with a ${mode === 'cached' ? 'cached' : 'fresh'} token is accepted (2xx, or a 4xx about the payload) (§4.4)`]:
+        () => ok,
+    });
     callDuration[mode].add(made.costMs + made.outcome.costMs);
   }
 }
@@ -141,7 +162,8 @@ export const handleSummary = summaryHandler('throughput', cfg, {
   extra: (data): Record<string, number> => {
     const c = med(data, 'logical_call_duration_cached');
     const p = med(data, 'logical_call_duration_token_per_call');
-    const cost: Record<string, number> = c === undefined || p === undefined ? {} : { token_per_call_cost_p50_ms: Math.round((p - c) * 100) / 100 };
+    const cost: Record<string, number> =
+      c === undefined || p === undefined ? {} : { token_per_call_cost_p50_ms: Math.round((p - c) * 100) / 100 };
     return { ...cost, ...tokenTurnoverFigures(data) };
   },
 });

@@ -64,7 +64,8 @@ export default function (): void {
   accepted.add(outcome === 'accepted');
   check(res, {
     'A client limited to TLS 1.2 cannot complete a handshake (§5.8)': () => outcome !== 'accepted',
-    "The TLS 1.2 probe reached the service's TLS layer (else the result is inconclusive)": () => outcome !== 'unreachable',
+    "The TLS 1.2 probe reached the service's TLS layer (else the result is inconclusive)": () =>
+      outcome !== 'unreachable',
   });
   sleep(0.1);
 }

@@ -35,7 +35,9 @@ const tokenRenewals = counter('token_renewals_after_expiry');
 const exerciseExpiry = cfg.tokenLifetimeS <= cfg.durationS;
 const notes = exerciseExpiry
   ? []
-  : [`expiry not exercised: token lifetime ${cfg.tokenLifetimeS} s exceeds the run's ${cfg.durationS} s (CES_DURATION_S)`];
+  : [
+      `expiry not exercised: token lifetime ${cfg.tokenLifetimeS} s exceeds the run's ${cfg.durationS} s (CES_DURATION_S)`,
+    ];
 
 const scenarios: Record<string, Scenario> = {
   same_token: {
@@ -83,7 +85,10 @@ interface Reference {
 /** One token for all VUs to compare with. Only its fingerprint leaves setup (setup data is exported). */
 export function setup(): Reference {
   const { token } = issueToken(cfg, { step: 'setup' });
-  if (token === undefined) throw new Error('POST /tokens with the configured credentials did not return a token (§4.1); see the conformance checks');
+  if (token === undefined)
+    throw new Error(
+      'POST /tokens with the configured credentials did not return a token (§4.1); see the conformance checks',
+    );
   return { fingerprint: token.fingerprint, expiresAt: token.expiresAt };
 }
 
@@ -95,7 +100,10 @@ export function sameToken(ref: Reference): void {
   const outcome = withRetry(cfg, () => postTokens(cfg, credentialsOf(cfg)));
   settle(outcome);
   const token = parseToken(outcome.res);
-  check(token, { 'POST /tokens with valid credentials returns 200 {token, expires_at, token_type: "Bearer"} (§4.1)': (t) => t !== undefined });
+  check(token, {
+    'POST /tokens with valid credentials returns 200 {token, expires_at, token_type: "Bearer"} (§4.1)': (t) =>
+      t !== undefined,
+  });
   if (token !== undefined) {
     let early = false;
     if (token.fingerprint !== held.fingerprint) {
@@ -130,7 +138,11 @@ export function badCredentials(): void {
 export function expiry(): void {
   const { outcome, token } = issueToken(cfg, { step: 'expiry' });
   settle(outcome);
-  if (!check(token, { 'POST /tokens returns a token to hold until it expires (§4.1)': (t) => t !== undefined }) || token === undefined) return;
+  if (
+    !check(token, { 'POST /tokens returns a token to hold until it expires (§4.1)': (t) => t !== undefined }) ||
+    token === undefined
+  )
+    return;
 
   const fresh = withRetry(cfg, () => validateToken(cfg, token.value));
   settle(fresh);
@@ -145,7 +157,12 @@ export function expiry(): void {
   // for the conformance checks, not a reason to hang this VU.
   const waitS = (certainlyExpiredFromMs(token.expiresAt, edgeAllowanceOf(cfg)) - Date.now()) / 1000;
   const promisedS = cfg.tokenLifetimeS + 2 * cfg.clockToleranceS + 2;
-  if (!check(waitS, { [`expires_at is within the promised ${cfg.tokenLifetimeS} s lifetime (§5.4)`]: (w) => w <= promisedS })) return;
+  if (
+    !check(waitS, {
+      [`expires_at is within the promised ${cfg.tokenLifetimeS} s lifetime (§5.4)`]: (w) => w <= promisedS,
+    })
+  )
+    return;
   // Until the token has certainly expired (expires_at's rounding and the clock tolerance), and a little more.
   sleep(Math.max(0, waitS) + 0.25);
 

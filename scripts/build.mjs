@@ -11,7 +11,10 @@ import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 
-const { values: flags, positionals } = parseArgs({ options: { outdir: { type: 'string' }, clean: { type: 'boolean' } }, allowPositionals: true });
+const { values: flags, positionals } = parseArgs({
+  options: { outdir: { type: 'string' }, clean: { type: 'boolean' } },
+  allowPositionals: true,
+});
 const targets = positionals.length > 0 ? positionals : ['cli', 'scenarios'];
 // esbuild names split chunks by content hash and never removes the old ones.
 if (flags.clean) rmSync('dist', { recursive: true, force: true });
@@ -84,7 +87,10 @@ function buildScenarios(outdir = join('dist', 'scenarios')) {
 // Each target builds even when another fails (a broken CLI must not hide the scenario bundles'
 // own errors), and the script still fails if any did.
 const builds = { cli: () => buildCli(), scenarios: () => buildScenarios(flags.outdir) };
-const results = await Promise.allSettled(targets.map((t) => (t in builds ? builds[t]() : Promise.reject(new Error(`unknown build target "${t}"`)))));
+const results = await Promise.allSettled(
+  targets.map((t) => (t in builds ? builds[t]() : Promise.reject(new Error(`unknown build target "${t}"`)))),
+);
 const failed = results.filter((r) => r.status === 'rejected');
-for (const f of failed) if (!String(f.reason?.message).startsWith('Build failed')) console.error(f.reason?.message ?? f.reason);
+for (const f of failed)
+  if (!String(f.reason?.message).startsWith('Build failed')) console.error(f.reason?.message ?? f.reason);
 if (failed.length > 0) process.exitCode = 1;

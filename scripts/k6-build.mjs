@@ -66,23 +66,41 @@ export async function buildK6({ root, binDir, logFile, fix, say, env = process.e
   const pin = k6Pin(root);
   if (pin === undefined) return { ok: false, line: 'tools/k6/go.mod does not pin go.k6.io/k6/v2; not provisioning k6' };
   const { pinned, pinnedMinor, goMin } = pin;
-  const goVersionOut = onPath(process.platform === 'win32' ? 'go.exe' : 'go', env) && (await capture('go', ['version'], env));
-  if (!goVersionOut) return { ok: false, line: `k6 v${pinned} is not installed and Go is not on PATH to build it; install Go >= ${goMin} (https://go.dev/dl/) and ${fix}` };
+  const goVersionOut =
+    onPath(process.platform === 'win32' ? 'go.exe' : 'go', env) && (await capture('go', ['version'], env));
+  if (!goVersionOut)
+    return {
+      ok: false,
+      line: `k6 v${pinned} is not installed and Go is not on PATH to build it; install Go >= ${goMin} (https://go.dev/dl/) and ${fix}`,
+    };
   const goVersion = /go(\d+)\.(\d+)/.exec(goVersionOut);
   const [wantMajor, wantMinor] = goMin.split('.').map(Number);
-  if (goVersion && (Number(goVersion[1]) < wantMajor || (Number(goVersion[1]) === wantMajor && Number(goVersion[2]) < wantMinor))) {
-    return { ok: false, line: `k6 v${pinned} is not installed and ${goVersionOut.trim().split('\n')[0]} is too old to build it (needs Go >= ${goMin}); install Go >= ${goMin} (https://go.dev/dl/) and ${fix}` };
+  if (
+    goVersion &&
+    (Number(goVersion[1]) < wantMajor || (Number(goVersion[1]) === wantMajor && Number(goVersion[2]) < wantMinor))
+  ) {
+    return {
+      ok: false,
+      line: `k6 v${pinned} is not installed and ${goVersionOut.trim().split('\n')[0]} is too old to build it (needs Go >= ${goMin}); install Go >= ${goMin} (https://go.dev/dl/) and ${fix}`,
+    };
   }
 
   say(`building k6 v${pinned} from the Go module proxy into ${show(binDir)} (a few minutes the first time)…`);
   mkdirSync(binDir, { recursive: true });
   const started = Date.now();
   const result = await goInstall({ root, binDir, logFile, say, env });
-  if (!result.ok) return { ok: false, line: `could not build k6 v${pinned}: ${result.error}; fix that (Go >= ${goMin}, a reachable Go module proxy: GOPROXY) and ${fix} (full log: ${show(logFile)})` };
+  if (!result.ok)
+    return {
+      ok: false,
+      line: `could not build k6 v${pinned}: ${result.error}; fix that (Go >= ${goMin}, a reachable Go module proxy: GOPROXY) and ${fix} (full log: ${show(logFile)})`,
+    };
   const path = join(binDir, EXE);
   const built = await k6Version(path, env);
   if (built === undefined || built.split('.').slice(0, 2).join('.') !== pinnedMinor) {
-    return { ok: false, line: `the k6 built into ${show(binDir)} reports ${built ? `v${built}` : 'no version'}, not v${pinnedMinor}.x; install Go >= ${goMin} (https://go.dev/dl/) and ${fix}` };
+    return {
+      ok: false,
+      line: `the k6 built into ${show(binDir)} reports ${built ? `v${built}` : 'no version'}, not v${pinnedMinor}.x; install Go >= ${goMin} (https://go.dev/dl/) and ${fix}`,
+    };
   }
   return { ok: true, path, version: built, seconds: Math.round((Date.now() - started) / 1000), counts: result.counts };
 }
@@ -109,7 +127,12 @@ function goInstall({ root, binDir, logFile, say, env }) {
     const log = createWriteStream(logFile);
     // -v: go names each package as it compiles it, which goProgress counts (the log keeps them all).
     const progress = goProgress(say, progressEveryMs(env));
-    const child = spawn('go', ['install', '-v', 'go.k6.io/k6/v2'], { cwd: join(root, 'tools', 'k6'), env: goEnv, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    const child = spawn('go', ['install', '-v', 'go.k6.io/k6/v2'], {
+      cwd: join(root, 'tools', 'k6'),
+      env: goEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
     let output = '';
     const keep = (chunk) => {
       log.write(chunk);
@@ -130,7 +153,11 @@ function goInstall({ root, binDir, logFile, say, env }) {
       clearTimeout(timer);
       log.end();
       if (code === 0) return res({ ok: true, counts });
-      if (signal) return res({ ok: false, error: `go install did not finish within ${BUILD_TIMEOUT_MS / 60_000} min (${signal})` });
+      if (signal)
+        return res({
+          ok: false,
+          error: `go install did not finish within ${BUILD_TIMEOUT_MS / 60_000} min (${signal})`,
+        });
       res({ ok: false, error: firstErrorLine(output) ?? `go install exited with status ${code}` });
     });
   });
@@ -145,7 +172,10 @@ function progressEveryMs(env) {
 /** The line of Go's output that names the problem, skipping its progress lines and package headers. */
 function firstErrorLine(output) {
   const progress = /^(go: (downloading|finding|extracting|added|upgraded) |#)/;
-  const lines = output.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !progress.test(l) && !isPackageLine(l));
+  const lines = output
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !progress.test(l) && !isPackageLine(l));
   // Go reports the failing module or command on a "go: …" line; compile errors have none.
   const line = lines.find((l) => l.startsWith('go: ')) ?? lines[0];
   return line === undefined ? undefined : line.length > 300 ? `${line.slice(0, 300)}…` : line;

@@ -59,7 +59,9 @@ async function main() {
     }
     if (source === 'K6_BINARY') {
       // The harness refuses an unusable K6_BINARY; say so now rather than at the first load run.
-      complain(`K6_BINARY=${path} is ${version ? `k6 v${version}` : 'not a working k6'}, not v${PINNED_MINOR}.x; the harness will refuse it until it is fixed or unset`);
+      complain(
+        `K6_BINARY=${path} is ${version ? `k6 v${version}` : 'not a working k6'}, not v${PINNED_MINOR}.x; the harness will refuse it until it is fixed or unset`,
+      );
     }
   }
 
@@ -72,6 +74,8 @@ try {
   await main();
 } catch (err) {
   // Never fail `npm ci` over k6: the rest of the harness (checks, serve, reports) works without it.
-  complain(`could not provision k6 v${PINNED}: ${err instanceof Error ? err.message : String(err)}; install Go >= ${GO_MIN} (https://go.dev/dl/) and ${FIX_TAIL}`);
+  complain(
+    `could not provision k6 v${PINNED}: ${err instanceof Error ? err.message : String(err)}; install Go >= ${GO_MIN} (https://go.dev/dl/) and ${FIX_TAIL}`,
+  );
 }
 process.exitCode = 0;

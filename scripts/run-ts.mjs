@@ -14,7 +14,17 @@ if (!entry) {
 const dir = mkdtempSync(join(resolve('.'), '.run-ts-'));
 const out = join(dir, 'entry.mjs');
 try {
-  await build({ entryPoints: [entry], outfile: out, bundle: true, platform: 'node', format: 'esm', packages: 'external', target: 'node20', sourcemap: 'inline', logLevel: 'warning' });
+  await build({
+    entryPoints: [entry],
+    outfile: out,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    target: 'node20',
+    sourcemap: 'inline',
+    logLevel: 'warning',
+  });
   process.argv = [process.argv[0], entry, ...args];
   await import(pathToFileURL(out).href);
 } finally {

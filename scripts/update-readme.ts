@@ -6,4 +6,6 @@ import { FAULTS } from '../src/emulator/faults/index.js';
 import { GENERATED_PAGES, regenerated } from '../src/docs/generated.js';
 
 for (const page of GENERATED_PAGES) writeFileSync(page.file, regenerated(page, readFileSync(page.file, 'utf8')));
-process.stdout.write(`${GENERATED_PAGES.map((p) => p.file).join(', ')}: ${CHECKS.length} checks, ${FAULTS.length} faults\n`);
+process.stdout.write(
+  `${GENERATED_PAGES.map((p) => p.file).join(', ')}: ${CHECKS.length} checks, ${FAULTS.length} faults\n`,
+);

@@ -3,11 +3,28 @@
 // in from there. A missing or malformed variable throws in the init context, so k6 stops before any
 // request with a one-line error naming the variable (and never its value).
 
-import { SCENARIO_DEFAULTS, SCENARIO_ENV as ENV, RATE_PROFILES, type Backoff, type RateProfile, type ScenarioBasics } from '../../src/k6/contract.js';
-import { HTTP_METHODS, RATE_LIMIT_ENDPOINTS, type BusinessCall, type BusinessCalls, type HttpMethod, type RateLimitEndpoint } from '../../src/spec/endpoints.js';
+import {
+  SCENARIO_DEFAULTS,
+  SCENARIO_ENV as ENV,
+  RATE_PROFILES,
+  type Backoff,
+  type RateProfile,
+  type ScenarioBasics,
+} from '../../src/k6/contract.js';
+import {
+  HTTP_METHODS,
+  RATE_LIMIT_ENDPOINTS,
+  type BusinessCall,
+  type BusinessCalls,
+  type HttpMethod,
+  type RateLimitEndpoint,
+} from '../../src/spec/endpoints.js';
 import { isJsonObject } from '../../src/spec/json-object.js';
 
-export type ThresholdOverrides = Record<string, Array<string | { threshold: string; abortOnFail?: boolean; delayAbortEval?: string }>>;
+export type ThresholdOverrides = Record<
+  string,
+  Array<string | { threshold: string; abortOnFail?: boolean; delayAbortEval?: string }>
+>;
 
 /** The inputs as a scenario sees them: every one given or defaulted, and checked. */
 export interface ScenarioConfig extends ScenarioBasics {
@@ -38,7 +55,10 @@ function raw(name: string): string | undefined {
 
 function required(name: string): string {
   const v = raw(name);
-  if (v === undefined) throw new Error(`${name} is not set; ces-harness passes it to k6, or set it yourself when running the bundle by hand`);
+  if (v === undefined)
+    throw new Error(
+      `${name} is not set; ces-harness passes it to k6, or set it yourself when running the bundle by hand`,
+    );
   return v;
 }
 
@@ -60,19 +80,23 @@ function json(name: string): unknown {
   }
 }
 
-
 function businessCall(value: unknown, key: keyof BusinessCalls): BusinessCall {
   if (value === undefined) return { method: 'POST', body: {} };
   if (!isJsonObject(value)) throw new Error(`${ENV.business}.${key} must be an object {method, body}`);
   const method = String(value.method ?? 'POST').toUpperCase() as HttpMethod;
-  if (!(HTTP_METHODS as readonly string[]).includes(method)) throw new Error(`${ENV.business}.${key}.method must be one of ${HTTP_METHODS.join(', ')}`);
+  if (!(HTTP_METHODS as readonly string[]).includes(method))
+    throw new Error(`${ENV.business}.${key}.method must be one of ${HTTP_METHODS.join(', ')}`);
   return { method, body: value.body === undefined ? {} : value.body };
 }
 
 function business(): BusinessCalls {
   const v = json(ENV.business);
-  if (v !== undefined && !isJsonObject(v)) throw new Error(`${ENV.business} must be a JSON object {evaluation, ach_transactions}`);
-  return { evaluation: businessCall(v?.evaluation, 'evaluation'), ach_transactions: businessCall(v?.ach_transactions, 'ach_transactions') };
+  if (v !== undefined && !isJsonObject(v))
+    throw new Error(`${ENV.business} must be a JSON object {evaluation, ach_transactions}`);
+  return {
+    evaluation: businessCall(v?.evaluation, 'evaluation'),
+    ach_transactions: businessCall(v?.ach_transactions, 'ach_transactions'),
+  };
 }
 
 function thresholdOverrides(): ThresholdOverrides {
@@ -95,7 +119,8 @@ function choice<T extends string>(name: string, allowed: readonly T[], fallback:
   const v = raw(name);
   if (v === undefined) return fallback;
   const upperOrSame = (allowed as readonly string[]).includes(v) ? v : v.toUpperCase();
-  if (!(allowed as readonly string[]).includes(upperOrSame)) throw new Error(`${name} must be one of ${allowed.join(', ')}, got "${v}"`);
+  if (!(allowed as readonly string[]).includes(upperOrSame))
+    throw new Error(`${name} must be one of ${allowed.join(', ')}, got "${v}"`);
   return upperOrSame as T;
 }
 

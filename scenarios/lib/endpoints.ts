@@ -29,7 +29,13 @@ const ACCEPT_ENCODING = 'gzip, deflate, br';
 
 // Calls must not hang a VU past the scenario: a silent service shows up as failed requests after
 // the run's request timeout (request_timeout_s, --request-timeout; 10 s by default).
-function params(cfg: ScenarioConfig, name: string, endpoint: string, opts: CallOptions, headers: Record<string, string>): Params & { responseType: 'text' } {
+function params(
+  cfg: ScenarioConfig,
+  name: string,
+  endpoint: string,
+  opts: CallOptions,
+  headers: Record<string, string>,
+): Params & { responseType: 'text' } {
   const p: Params & { responseType: 'text' } = {
     headers: { 'Accept-Encoding': ACCEPT_ENCODING, ...headers },
     tags: { name, endpoint, ...opts.tags },
@@ -50,25 +56,40 @@ const bearer = (token: string) => ({ Authorization: `Bearer ${token}`, Accept: '
  * a service that honours the key never mistakes one call for another, across runs too.
  */
 const replayable = (): Record<string, string> => ({
-  'Idempotency-Key': Array.from(new Uint8Array(crypto.randomBytes(16)), (b) => b.toString(16).padStart(2, '0')).join(''),
+  'Idempotency-Key': Array.from(new Uint8Array(crypto.randomBytes(16)), (b) => b.toString(16).padStart(2, '0')).join(
+    '',
+  ),
 });
 
 /** §4.1: POST /tokens with {"token": {"client_id", "client_secret"}}. */
 export function postTokens(cfg: ScenarioConfig, creds: Credentials, opts: CallOptions = {}): Res {
   const body = JSON.stringify({ token: { client_id: creds.clientId, client_secret: creds.clientSecret } });
-  return http.post(`${cfg.baseUrl}/tokens`, body, params(cfg, 'POST /tokens', 'tokens.issue', opts, { ...JSON_HEADERS, ...replayable() }));
+  return http.post(
+    `${cfg.baseUrl}/tokens`,
+    body,
+    params(cfg, 'POST /tokens', 'tokens.issue', opts, { ...JSON_HEADERS, ...replayable() }),
+  );
 }
 
 /** §4.2: no body and no credentials. */
 export function healthCheck(cfg: ScenarioConfig, opts: CallOptions = {}): Res {
-  return http.post(`${cfg.baseUrl}/tokens/health_check`, null, params(cfg, 'POST /tokens/health_check', 'tokens.health_check', opts, replayable()));
+  return http.post(
+    `${cfg.baseUrl}/tokens/health_check`,
+    null,
+    params(cfg, 'POST /tokens/health_check', 'tokens.health_check', opts, replayable()),
+  );
 }
 
 /** §4.3: the method is not given by the spec (CES_VALIDATE_METHOD, default GET); no body. */
 export function validateToken(cfg: ScenarioConfig, token: string, opts: CallOptions = {}): Res {
   const method = cfg.validateMethod;
   const headers = method === 'GET' ? bearer(token) : { ...bearer(token), ...replayable() };
-  return http.request(method, `${cfg.baseUrl}/tokens/validate`, null, params(cfg, `${method} /tokens/validate`, 'tokens.validate', opts, headers));
+  return http.request(
+    method,
+    `${cfg.baseUrl}/tokens/validate`,
+    null,
+    params(cfg, `${method} /tokens/validate`, 'tokens.validate', opts, headers),
+  );
 }
 
 /** §4.4: /v1/<endpoint> with the user's method and payload. */
@@ -76,7 +97,11 @@ export function callBusiness(cfg: ScenarioConfig, which: BusinessEndpoint, token
   const { method, body } = cfg.business[which];
   const hasBody = body !== null && method !== 'GET';
   const safe = method === 'GET';
-  const headers: Record<string, string> = { ...bearer(token), ...(hasBody ? { 'Content-Type': 'application/json' } : {}), ...(safe ? {} : replayable()) };
+  const headers: Record<string, string> = {
+    ...bearer(token),
+    ...(hasBody ? { 'Content-Type': 'application/json' } : {}),
+    ...(safe ? {} : replayable()),
+  };
   return http.request(
     method as HttpMethod,
     `${cfg.baseUrl}/v1/${which}`,
@@ -108,7 +133,6 @@ export function jsonBody(res: Res): unknown {
     return undefined;
   }
 }
-
 
 /** §7: an error body is a JSON object with a string `error` (and, when given, exactly that text). */
 export function isErrorBody(res: Res, text?: string): boolean {

@@ -28,7 +28,12 @@ export function mergeThresholds(defaults: Thresholds, cfg: ScenarioConfig): Thre
   return merged;
 }
 
-export function scenarioOptions(cfg: ScenarioConfig, scenarios: Record<string, Scenario>, defaults: Thresholds, extra: Options = {}): Options {
+export function scenarioOptions(
+  cfg: ScenarioConfig,
+  scenarios: Record<string, Scenario>,
+  defaults: Thresholds,
+  extra: Options = {},
+): Options {
   return {
     scenarios,
     thresholds: mergeThresholds(defaults, cfg),

@@ -39,7 +39,8 @@ export interface Outcome {
 export const retryAfterMs = (res: Res): number | undefined => retryAfterDelayMs(res.headers['Retry-After'], Date.now());
 
 /** Full jitter (AWS architecture blog, "Exponential Backoff And Jitter"): uniform in [0, min(cap, base·2^n)]. */
-export const fullJitterMs = (b: Backoff, attempt: number): number => Math.random() * Math.min(b.capMs, b.baseMs * 2 ** attempt);
+export const fullJitterMs = (b: Backoff, attempt: number): number =>
+  Math.random() * Math.min(b.capMs, b.baseMs * 2 ** attempt);
 
 export function withRetry(cfg: ScenarioConfig, send: () => Res): Outcome {
   const started = Date.now();
@@ -60,7 +61,8 @@ export function withRetry(cfg: ScenarioConfig, send: () => Res): Outcome {
     // is told the same instant; spreading them over up to half as long again turns that wave
     // into a trickle the bucket can admit.
     const b = cfg.backoff;
-    const waitMs = header !== undefined ? header + Math.random() * Math.max(b.baseMs, header / 2) : fullJitterMs(b, attempt);
+    const waitMs =
+      header !== undefined ? header + Math.random() * Math.max(b.baseMs, header / 2) : fullJitterMs(b, attempt);
     if (attempt >= b.maxRetries || Date.now() - started + waitMs > budgetMs) {
       return { res, attempts: attempt + 1, costMs, exhausted: true, sentAt, receivedAt };
     }

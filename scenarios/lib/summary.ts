@@ -8,7 +8,10 @@ import { ignoredOverrides } from './options';
 
 /** The parts of k6's (legacy, default) handleSummary argument this file reads. */
 export interface SummaryData {
-  metrics: Record<string, { type: string; contains?: string; values: Record<string, number>; thresholds?: Record<string, { ok: boolean }> }>;
+  metrics: Record<
+    string,
+    { type: string; contains?: string; values: Record<string, number>; thresholds?: Record<string, { ok: boolean }> }
+  >;
   root_group?: { checks?: Array<{ name: string; passes: number; fails: number }>; groups?: unknown[] };
   state?: { testRunDurationMs?: number };
   setup_data?: unknown;
@@ -21,7 +24,8 @@ export interface ScenarioNotes {
   extra?: (data: SummaryData) => Record<string, number | string>;
 }
 
-const fmt = (n: number | undefined, digits = 1): string => (n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(digits));
+const fmt = (n: number | undefined, digits = 1): string =>
+  n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(digits);
 
 function text(scenario: string, data: SummaryData, notes: string[]): string {
   const m = data.metrics;
@@ -42,7 +46,8 @@ function text(scenario: string, data: SummaryData, notes: string[]): string {
   }
   lines.push(`  thresholds: ${total - failed.length}/${total} met`);
   for (const f of failed) lines.push(`  ✗ ${f}`);
-  for (const c of data.root_group?.checks ?? []) if (c.fails > 0) lines.push(`  ✗ check "${c.name}": ${c.fails} of ${c.passes + c.fails} failed`);
+  for (const c of data.root_group?.checks ?? [])
+    if (c.fails > 0) lines.push(`  ✗ check "${c.name}": ${c.fails} of ${c.passes + c.fails} failed`);
   for (const n of notes) lines.push(`  note: ${n}`);
   return `${lines.join('\n')}\n`;
 }
@@ -50,7 +55,8 @@ function text(scenario: string, data: SummaryData, notes: string[]): string {
 export function summaryHandler(scenario: string, cfg: ScenarioConfig, add: ScenarioNotes = {}) {
   return (data: SummaryData): Record<string, string> => {
     const notes = [...(add.notes ?? [])];
-    if (ignoredOverrides.length > 0) notes.push(`threshold overrides for metrics this scenario lacks were ignored: ${ignoredOverrides.join(', ')}`);
+    if (ignoredOverrides.length > 0)
+      notes.push(`threshold overrides for metrics this scenario lacks were ignored: ${ignoredOverrides.join(', ')}`);
     const { setup_data: _dropped, ...rest } = data;
     const out = { ...rest, ces: { scenario, run_id: cfg.runId ?? null, notes, extra: add.extra?.(data) ?? {} } };
     const files: Record<string, string> = { stdout: text(scenario, data, notes) };

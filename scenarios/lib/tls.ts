@@ -4,7 +4,11 @@ import { counter } from './metrics';
 
 export const REQUIRED_TLS_VERSION = 'tls1.3';
 
-export const ALLOWED_SUITES: readonly string[] = ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256'];
+export const ALLOWED_SUITES: readonly string[] = [
+  'TLS_AES_128_GCM_SHA256',
+  'TLS_AES_256_GCM_SHA384',
+  'TLS_CHACHA20_POLY1305_SHA256',
+];
 
 // Every version and suite k6 can report (k6 lib/tlsconfig.go), one counter each, created up
 // front because k6 only allows metrics in the init context. Only those that occur get samples,

@@ -47,10 +47,16 @@ export function parseToken(res: Res): IssuedToken | undefined {
   return { value: token, expiresAt: expiresAt as number, fingerprint: fingerprint(token) };
 }
 
-export const credentialsOf = (cfg: ScenarioConfig): Credentials => ({ clientId: cfg.clientId, clientSecret: cfg.clientSecret });
+export const credentialsOf = (cfg: ScenarioConfig): Credentials => ({
+  clientId: cfg.clientId,
+  clientSecret: cfg.clientSecret,
+});
 
 /** POST /tokens with the configured credentials, waiting out 429s within the retry budget. */
-export function issueToken(cfg: ScenarioConfig, tags: Record<string, string> = {}): { outcome: Outcome; token: IssuedToken | undefined } {
+export function issueToken(
+  cfg: ScenarioConfig,
+  tags: Record<string, string> = {},
+): { outcome: Outcome; token: IssuedToken | undefined } {
   const outcome = withRetry(cfg, () => postTokens(cfg, credentialsOf(cfg), { tags }));
   return { outcome, token: parseToken(outcome.res) };
 }
@@ -86,7 +92,8 @@ export class TokenCache {
     this.token = token;
     if (token === undefined) return;
     const expiresMs = token.expiresAt * 1000;
-    this.keepUntilMs = Date.now() < expiresMs ? expiresMs : certainlyExpiredFromMs(token.expiresAt, edgeAllowanceOf(this.cfg));
+    this.keepUntilMs =
+      Date.now() < expiresMs ? expiresMs : certainlyExpiredFromMs(token.expiresAt, edgeAllowanceOf(this.cfg));
   }
 
   /**

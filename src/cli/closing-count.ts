@@ -13,7 +13,16 @@ export function closingCount(report: Report): string {
   if (report.checks.length > 0) did.push(checks);
   if (report.load) did.push(`${plural(report.load.scenarios.length, 'k6 scenario')} run`);
   const rl = report.rate_limit;
-  if (rl) did.push(rl.recommendation ? 'rate limit sized' : rl.proof_verdict === 'not proven' ? 'rate limit sizing not proven' : rl.requests_sent > 0 ? 'rate limit probed, not sized' : 'rate limit not probed');
+  if (rl)
+    did.push(
+      rl.recommendation
+        ? 'rate limit sized'
+        : rl.proof_verdict === 'not proven'
+          ? 'rate limit sizing not proven'
+          : rl.requests_sent > 0
+            ? 'rate limit probed, not sized'
+            : 'rate limit not probed',
+    );
   // Nothing ran at all: the "not tested" lines that follow say why.
   return did.length > 0 ? did.join('; ') : 'nothing was tested';
 }

@@ -7,7 +7,8 @@ import type { Command, FlagChoices } from './flags.js';
 export async function helpChoices(command: Command): Promise<FlagChoices> {
   if (command === 'checks') return {};
   // client's --scenario names what the emulator does to the user's client, not a k6 scenario.
-  if (command === 'client') return { scenario: (await import('../emulator/scenarios/index.js')).CLIENT_SCENARIOS.map((s) => s.name) };
+  if (command === 'client')
+    return { scenario: (await import('../emulator/scenarios/index.js')).CLIENT_SCENARIOS.map((s) => s.name) };
   const [{ FAULTS }, { PROFILES }, { K6_SCENARIO_NAMES }] = await Promise.all([
     import('../emulator/faults/index.js'),
     import('../emulator/profiles/index.js'),

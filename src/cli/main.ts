@@ -14,7 +14,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (command === 'version') return print(VERSION);
     if (options.version) return print(VERSION);
     if (options.help) return print(helpText(command, await (await import('./help-choices.js')).helpChoices(command)));
-    if (command === 'client') return await (await import('./commands/client.js')).clientCommand(options, clientArgv ?? []);
+    if (command === 'client')
+      return await (await import('./commands/client.js')).clientCommand(options, clientArgv ?? []);
     return await dispatch(command, options);
   } catch (err) {
     const redactor = environmentSecrets(process.env);
@@ -25,7 +26,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       return err.exitCode;
     }
     const message = printable(redactor.foreign(err instanceof Error ? err.message : String(err)));
-    process.stderr.write(`ces-harness: unexpected error: ${message}${process.env['CES_DEBUG'] ? `\n${(err as Error).stack}` : ' (CES_DEBUG=1 shows where)'}\n`);
+    process.stderr.write(
+      `ces-harness: unexpected error: ${message}${process.env['CES_DEBUG'] ? `\n${(err as Error).stack}` : ' (CES_DEBUG=1 shows where)'}\n`,
+    );
     return 1;
   }
 }
@@ -48,11 +51,19 @@ function environmentSecrets(env: NodeJS.ProcessEnv): Redactor {
 async function dispatch(command: Command, options: Options): Promise<number> {
   switch (command) {
     case 'check': {
-      const [{ targetJob }, { conformanceStage, selectedChecks }] = await Promise.all([import('./commands/target-job.js'), import('./commands/check.js')]);
+      const [{ targetJob }, { conformanceStage, selectedChecks }] = await Promise.all([
+        import('./commands/target-job.js'),
+        import('./commands/check.js'),
+      ]);
       return targetJob(options, { checks: conformanceStage(selectedChecks(options)) });
     }
     case 'run': {
-      const [{ targetJob }, { conformanceStage, selectedChecks }, { loadStage, selectedScenarios }, { makeRateLimitStage }] = await Promise.all([
+      const [
+        { targetJob },
+        { conformanceStage, selectedChecks },
+        { loadStage, selectedScenarios },
+        { makeRateLimitStage },
+      ] = await Promise.all([
         import('./commands/target-job.js'),
         import('./commands/check.js'),
         import('./commands/load.js'),
@@ -67,11 +78,17 @@ async function dispatch(command: Command, options: Options): Promise<number> {
       });
     }
     case 'load': {
-      const [{ targetJob }, { loadStage, selectedScenarios }] = await Promise.all([import('./commands/target-job.js'), import('./commands/load.js')]);
+      const [{ targetJob }, { loadStage, selectedScenarios }] = await Promise.all([
+        import('./commands/target-job.js'),
+        import('./commands/load.js'),
+      ]);
       return targetJob(options, { load: loadStage(selectedScenarios(options)) });
     }
     case 'ratelimit': {
-      const [{ targetJob }, { rateLimitStage }] = await Promise.all([import('./commands/target-job.js'), import('./commands/ratelimit.js')]);
+      const [{ targetJob }, { rateLimitStage }] = await Promise.all([
+        import('./commands/target-job.js'),
+        import('./commands/ratelimit.js'),
+      ]);
       return targetJob(options, { rateLimit: rateLimitStage });
     }
     case 'cutover':

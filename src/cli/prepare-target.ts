@@ -3,7 +3,14 @@
 
 import type { Credentials } from '../spec/credentials.js';
 import { HarnessError, usageError } from '../errors.js';
-import { DEFAULT_CONFIG_FILE, EMBEDDED_ENVIRONMENTS, embedded, resolveSettings, type SettingFlags, type TargetSettings } from '../config/resolve.js';
+import {
+  DEFAULT_CONFIG_FILE,
+  EMBEDDED_ENVIRONMENTS,
+  embedded,
+  resolveSettings,
+  type SettingFlags,
+  type TargetSettings,
+} from '../config/resolve.js';
 import { isProduction, type Target } from '../config/target.js';
 import { notAllowedOnProduction } from '../http/production-gate.js';
 import { businessCallsFor } from '../runner/production-calls.js';
@@ -37,7 +44,11 @@ export interface PreparedTarget {
 /** The flags prepareTarget reads: those of the resolution, and the emulator's faults. */
 export type TargetFlags = SettingFlags & { fault?: string[]; profile?: string[] };
 
-export async function prepareTarget(flags: TargetFlags, redactor: Redactor, terminal: Terminal): Promise<PreparedTarget> {
+export async function prepareTarget(
+  flags: TargetFlags,
+  redactor: Redactor,
+  terminal: Terminal,
+): Promise<PreparedTarget> {
   const resolved = await resolveSettings(flags, process.env, process.cwd());
   for (const warning of resolved.warnings) terminal.err(`ces-harness: warning: ${warning}`);
   const faults = validFaults(flags.fault ?? []);
@@ -48,8 +59,14 @@ export async function prepareTarget(flags: TargetFlags, redactor: Redactor, term
   let ledger: Ledger;
   let history = HistoryStore.disabled();
   if (resolved.target) {
-    if (faults.length) throw usageError('--fault applies only to the built-in emulator; drop --fault, or drop --base-url/--config to test the emulator');
-    if (profiles.length) throw usageError('--profile applies only to the built-in emulator; drop --profile, or drop --base-url/--config to test the emulator');
+    if (faults.length)
+      throw usageError(
+        '--fault applies only to the built-in emulator; drop --fault, or drop --base-url/--config to test the emulator',
+      );
+    if (profiles.length)
+      throw usageError(
+        '--profile applies only to the built-in emulator; drop --profile, or drop --base-url/--config to test the emulator',
+      );
     settings = { ...resolved, target: resolved.target };
     ledger = Ledger.open(settings.ledgerPath);
     for (const warning of ledger.warnings) terminal.err(warning);
@@ -58,14 +75,32 @@ export async function prepareTarget(flags: TargetFlags, redactor: Redactor, term
   } else {
     // Loaded only when needed: a run against a real target never uses the emulator's code.
     const { createEmulator } = await import('../emulator/index.js');
-    const started = await createEmulator({ port: 0, environments: [...EMBEDDED_ENVIRONMENTS], tokenTtlS: resolved.expect.tokenLifetimeS, faults, profiles });
+    const started = await createEmulator({
+      port: 0,
+      environments: [...EMBEDDED_ENVIRONMENTS],
+      tokenTtlS: resolved.expect.tokenLifetimeS,
+      faults,
+      profiles,
+    });
     emulator = started;
-    const [first, ...rest] = started.environments.map((e): Target => ({ environment: e.name, baseUrl: e.url, credentials: e.credentials, caPem: started.caPem, caFile: started.caFile, emulated: true }));
+    const [first, ...rest] = started.environments.map((e): Target => ({
+      environment: e.name,
+      baseUrl: e.url,
+      credentials: e.credentials,
+      caPem: started.caPem,
+      caFile: started.caFile,
+      emulated: true,
+    }));
     settings = embedded(resolved, [first!, ...rest]);
     // A ledger of emulator tokens would be useless: every start has new credentials and port.
     ledger = Ledger.disabled();
-    const faultNote = [faults.length ? ` with fault(s) ${faults.join(', ')}` : '', profiles.length ? ` with profile(s) ${profiles.join(', ')}` : ''].join('');
-    terminal.err(`no target configured (no ${DEFAULT_CONFIG_FILE}, --config or --base-url): testing the built-in emulator at ${settings.target.baseUrl}${faultNote}`);
+    const faultNote = [
+      faults.length ? ` with fault(s) ${faults.join(', ')}` : '',
+      profiles.length ? ` with profile(s) ${profiles.join(', ')}` : '',
+    ].join('');
+    terminal.err(
+      `no target configured (no ${DEFAULT_CONFIG_FILE}, --config or --base-url): testing the built-in emulator at ${settings.target.baseUrl}${faultNote}`,
+    );
   }
   const { target, others, expect } = settings;
   for (const t of [target, ...others]) redactor.addSecret(t.credentials.clientSecret, t.credentials.clientId);
@@ -83,10 +118,15 @@ export async function prepareTarget(flags: TargetFlags, redactor: Redactor, term
       const { createEmulator } = await import('../emulator/index.js');
       // Two clients, so the probe's scope phase has a second one to tell per-client from shared.
       const e = await createEmulator({ port: 0, environments: ['sandbox'], faults, profiles, clients: 2 });
-      return { emulator: e, target: { ...target, baseUrl: e.url, credentials: e.credentials, caPem: e.caPem, caFile: e.caFile }, secondClient: e.environments[0]?.clients[1] };
+      return {
+        emulator: e,
+        target: { ...target, baseUrl: e.url, credentials: e.credentials, caPem: e.caPem, caFile: e.caFile },
+        secondClient: e.environments[0]?.clients[1],
+      };
     })();
     const { target: t, secondClient } = await second;
-    for (const c of [t.credentials, ...(secondClient ? [secondClient] : [])]) redactor.addSecret(c.clientSecret, c.clientId);
+    for (const c of [t.credentials, ...(secondClient ? [secondClient] : [])])
+      redactor.addSecret(c.clientSecret, c.clientId);
     return { target: t, expect: { ...expect, tokenLifetimeS: 86_400 }, ...(secondClient ? { secondClient } : {}) };
   };
   return {
@@ -117,7 +157,10 @@ export function validProfiles(names: string[]): ProfileName[] {
 
 export function refuseProductionLoad(settings: TargetSettings, what: string): void {
   if (!settings.rateLimit.probingAllowed) {
-    throw new HarnessError('PRODUCTION_REFUSED', `${what} against ${settings.target.environment} is refused; pass --allow-production-load if you really mean to load production`);
+    throw new HarnessError(
+      'PRODUCTION_REFUSED',
+      `${what} against ${settings.target.environment} is refused; pass --allow-production-load if you really mean to load production`,
+    );
   }
 }
 
@@ -127,17 +170,30 @@ export function refuseProductionLoad(settings: TargetSettings, what: string): vo
  * production's payload: the sandbox payload there may be a real evaluation or transaction. An
  * endpoint the run needs and production does not allow is refused before the first request.
  */
-export function businessForLoad(settings: TargetSettings, what: string, needed: readonly BusinessEndpoint[]): BusinessCalls {
+export function businessForLoad(
+  settings: TargetSettings,
+  what: string,
+  needed: readonly BusinessEndpoint[],
+): BusinessCalls {
   if (!isProduction(settings.target)) return settings.business;
   const missing = needed.filter((name) => !settings.production.business[name]);
-  if (missing.length) throw new HarnessError('PRODUCTION_REFUSED', `${what} against ${settings.target.environment} calls ${missing.map((n) => `/v1/${n}`).join(' and ')} with valid tokens; ${notAllowedOnProduction(missing).replace(/^not tested on production \(|\)$/g, '')}`);
+  if (missing.length)
+    throw new HarnessError(
+      'PRODUCTION_REFUSED',
+      `${what} against ${settings.target.environment} calls ${missing.map((n) => `/v1/${n}`).join(' and ')} with valid tokens; ${notAllowedOnProduction(missing).replace(/^not tested on production \(|\)$/g, '')}`,
+    );
   return businessCallsFor(settings);
 }
 
 /** The business endpoint a rate-limit endpoint (rate_limit.endpoint) calls, if any. */
-export const businessOfRateLimit = (endpoint: string): BusinessEndpoint[] => BUSINESS_ENDPOINTS.filter((name) => endpoint === `business.${name}`);
+export const businessOfRateLimit = (endpoint: string): BusinessEndpoint[] =>
+  BUSINESS_ENDPOINTS.filter((name) => endpoint === `business.${name}`);
 
 /** The business endpoints k6 scenarios call: throughput both, rate-limit rate_limit.endpoint's. */
 export function businessNeededBy(scenarios: readonly string[], rateLimitEndpoint: string): BusinessEndpoint[] {
-  return BUSINESS_ENDPOINTS.filter((name) => scenarios.includes('throughput') || (scenarios.includes('rate-limit') && businessOfRateLimit(rateLimitEndpoint).includes(name)));
+  return BUSINESS_ENDPOINTS.filter(
+    (name) =>
+      scenarios.includes('throughput') ||
+      (scenarios.includes('rate-limit') && businessOfRateLimit(rateLimitEndpoint).includes(name)),
+  );
 }

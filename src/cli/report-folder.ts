@@ -32,7 +32,10 @@ export function prepareReportPlace(reportDir: string | undefined, cwd: string): 
     return { created, claim: () => dir };
   }
   const parent = resolve(cwd, REPORTS_FOLDER);
-  const created = ensureWritableDir(parent, { what: 'report folder', fix: 'run from a folder you can write to, or pass --report-dir DIR' });
+  const created = ensureWritableDir(parent, {
+    what: 'report folder',
+    fix: 'run from a folder you can write to, or pass --report-dir DIR',
+  });
   return {
     created,
     claim: (environment, at) => {
@@ -49,7 +52,10 @@ export function prepareReportPlace(reportDir: string | undefined, cwd: string): 
  * an existing folder, so whichever run creates a name first owns it, with no window in between.
  */
 export function claimReportDir(parent: string, environment: string, at: Date): string {
-  const stamp = at.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
+  const stamp = at
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}Z$/, 'Z');
   const base = join(parent, `${stamp}-${environment.replace(/[^A-Za-z0-9_.-]/g, '_')}`);
   for (let n = 1; n <= MAX_SAME_SECOND; n++) {
     const dir = n === 1 ? base : `${base}-${n}`;
@@ -63,7 +69,12 @@ export function claimReportDir(parent: string, environment: string, at: Date): s
   throw new Error(`${base}: ${MAX_SAME_SECOND} report folders for one second already exist`);
 }
 
-export function writeReportFolder(dir: string, report: Report, redactor: Redactor, extra: Record<string, string> = {}): string[] {
+export function writeReportFolder(
+  dir: string,
+  report: Report,
+  redactor: Redactor,
+  extra: Record<string, string> = {},
+): string[] {
   // Redacted before rendering too: a secret with `&` or `<` in it is escaped by the HTML and XML
   // renderers and would no longer match afterwards.
   const safe = redactor.deep(report);

@@ -70,31 +70,50 @@ const COLOUR: Record<Status, number> = { pass: 32, fail: 31, warn: 33, skip: 90,
 const DIM = 2;
 
 export function resultLine(r: CheckResult): Span[] {
-  return [{ text: `${SYMBOL[r.status]} ${r.status.padEnd(5)}`, sgr: COLOUR[r.status] }, ` ${r.id.padEnd(36)} `, { text: specLabel(r.spec).padEnd(12), sgr: DIM }, ` ${r.message}`];
+  return [
+    { text: `${SYMBOL[r.status]} ${r.status.padEnd(5)}`, sgr: COLOUR[r.status] },
+    ` ${r.id.padEnd(36)} `,
+    { text: specLabel(r.spec).padEnd(12), sgr: DIM },
+    ` ${r.message}`,
+  ];
 }
 
 export function summaryLines(report: Report, folder: string): Line[] {
   const verdict = report.verdict === 'pass' ? { text: 'PASS', sgr: 32 } : { text: 'FAIL', sgr: 31 };
   const lines: Line[] = [
     '',
-    [verdict, `  ${report.target.environment} ${report.target.base_url}${report.target.emulated ? ' (built-in emulator)' : ''}`],
+    [
+      verdict,
+      `  ${report.target.environment} ${report.target.base_url}${report.target.emulated ? ' (built-in emulator)' : ''}`,
+    ],
     closingCount(report),
     ...[reportTransport(report)].flatMap((t) => (t ? [`transport: ${t}`] : [])),
     ...(report.untested ?? []).map((u): Line => [{ text: 'not tested', sgr: 31 }, ` (${u.stage}): ${u.reason}`]),
   ];
   // The verdict above stays the conformance verdict; without this a PASS line ends a run that exits 1.
-  const failing = report.since_last_run?.outcome === 'fail' ? report.since_last_run.changes.filter((c) => c.action === 'fail').length : 0;
-  if (failing) lines.push([{ text: 'exit 1', sgr: 31 }, `: ${failing} change${failing === 1 ? '' : 's'} since the last run that the regressions: policy fails (see above)`]);
+  const failing =
+    report.since_last_run?.outcome === 'fail'
+      ? report.since_last_run.changes.filter((c) => c.action === 'fail').length
+      : 0;
+  if (failing)
+    lines.push([
+      { text: 'exit 1', sgr: 31 },
+      `: ${failing} change${failing === 1 ? '' : 's'} since the last run that the regressions: policy fails (see above)`,
+    ]);
   if (report.load) {
     const broken = report.load.scenarios.flatMap((sc) => [
       ...(sc.error ? [`${sc.scenario}: ${sc.error}`] : []),
       ...sc.thresholds.filter((t) => !t.ok).map((t) => `${sc.scenario}: ${t.metric} ${t.expression}`),
     ]);
-    lines.push(`load: ${report.load.scenarios.length} scenario(s), ${broken.length ? `failed: ${broken.join('; ')}` : 'all thresholds met'}`);
+    lines.push(
+      `load: ${report.load.scenarios.length} scenario(s), ${broken.length ? `failed: ${broken.join('; ')}` : 'all thresholds met'}`,
+    );
   }
   if (report.rate_limit?.recommendation) {
     const r = report.rate_limit.recommendation;
-    lines.push(`rate limit: ~${report.rate_limit.sustained_rps ?? '?'} req/s sustained; recommend ${r.target_rps} req/s, backoff ${r.backoff.base_ms}–${r.backoff.cap_ms} ms ${r.backoff.jitter} jitter, ${r.backoff.max_retries} retries`);
+    lines.push(
+      `rate limit: ~${report.rate_limit.sustained_rps ?? '?'} req/s sustained; recommend ${r.target_rps} req/s, backoff ${r.backoff.base_ms}–${r.backoff.cap_ms} ms ${r.backoff.jitter} jitter, ${r.backoff.max_retries} retries`,
+    );
   }
   lines.push(`report: ${folder}`);
   return lines;

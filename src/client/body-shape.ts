@@ -5,10 +5,13 @@ const MAX_DEPTH = 4;
 
 function shapeOf(value: unknown, depth: number): string {
   if (value === null) return 'null';
-  if (Array.isArray(value)) return depth >= MAX_DEPTH ? '[…]' : `[${value.length === 0 ? '' : shapeOf(value[0], depth + 1)}]`;
+  if (Array.isArray(value))
+    return depth >= MAX_DEPTH ? '[…]' : `[${value.length === 0 ? '' : shapeOf(value[0], depth + 1)}]`;
   if (typeof value === 'object') {
     if (depth >= MAX_DEPTH) return '{…}';
-    const fields = Object.entries(value as Record<string, unknown>).map(([k, v]) => `${JSON.stringify(k.slice(0, 40))}:${shapeOf(v, depth + 1)}`);
+    const fields = Object.entries(value as Record<string, unknown>).map(
+      ([k, v]) => `${JSON.stringify(k.slice(0, 40))}:${shapeOf(v, depth + 1)}`,
+    );
     return `{${fields.join(',')}}`;
   }
   return typeof value;

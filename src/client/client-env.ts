@@ -7,7 +7,8 @@
 export const CLIENT_RUN_SECONDS = 5;
 
 /** CES_RUN_SECONDS: the usual run, or half the time limit when that is shorter, so a client that obeys it ends in time. */
-export const runSecondsWithin = (timeLimitS: number): number => Math.min(CLIENT_RUN_SECONDS, Math.max(1, Math.floor(timeLimitS / 2)));
+export const runSecondsWithin = (timeLimitS: number): number =>
+  Math.min(CLIENT_RUN_SECONDS, Math.max(1, Math.floor(timeLimitS / 2)));
 
 export interface Connection {
   baseUrl: string;

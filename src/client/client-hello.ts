@@ -9,7 +9,13 @@ export interface OfferedTls {
   suites: string[];
 }
 
-const VERSION_NAMES: Record<number, string> = { 0x0304: 'TLSv1.3', 0x0303: 'TLSv1.2', 0x0302: 'TLSv1.1', 0x0301: 'TLSv1', 0x0300: 'SSLv3' };
+const VERSION_NAMES: Record<number, string> = {
+  0x0304: 'TLSv1.3',
+  0x0303: 'TLSv1.2',
+  0x0302: 'TLSv1.1',
+  0x0301: 'TLSv1',
+  0x0300: 'SSLv3',
+};
 
 const SUITE_NAMES: Record<number, string> = {
   0x1301: 'TLS_AES_128_GCM_SHA256',
@@ -54,7 +60,8 @@ export function readClientHello(bytes: Buffer): OfferedTls {
         const length = u16(at + 2);
         if (type === SUPPORTED_VERSIONS) {
           const listed: string[] = [];
-          for (let i = 1; i < bytes[at + 4]!; i += 2) if (!isGrease(u16(at + 4 + i))) listed.push(versionName(u16(at + 4 + i)));
+          for (let i = 1; i < bytes[at + 4]!; i += 2)
+            if (!isGrease(u16(at + 4 + i))) listed.push(versionName(u16(at + 4 + i)));
           versions = listed;
         }
         at += 4 + length;

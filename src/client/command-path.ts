@@ -16,8 +16,15 @@ const runnable = (file: string): boolean => {
 /** undefined when the command is runnable; else the one line that says why not. */
 export function commandProblem(command: string, path: string | undefined): string | undefined {
   if (command.includes('/')) {
-    return runnable(command) ? undefined : `client command ${command} is not an executable file: check the path and chmod +x it`;
+    return runnable(command)
+      ? undefined
+      : `client command ${command} is not an executable file: check the path and chmod +x it`;
   }
-  const found = (path ?? '').split(delimiter).filter(Boolean).some((dir) => runnable(join(dir, command)));
-  return found ? undefined : `client command "${command}" was not found on PATH: install it or give its path (ces-harness client -- ./my-client)`;
+  const found = (path ?? '')
+    .split(delimiter)
+    .filter(Boolean)
+    .some((dir) => runnable(join(dir, command)));
+  return found
+    ? undefined
+    : `client command "${command}" was not found on PATH: install it or give its path (ces-harness client -- ./my-client)`;
 }

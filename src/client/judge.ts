@@ -10,7 +10,8 @@ import type { ScenarioRecord } from './record.js';
 import { quietAtStop, workingAtStop } from './stall.js';
 
 /** The client never reached the emulator in this run: no request, not even a TLS connection. */
-export const madeNoRequest = (record: ScenarioRecord): boolean => record.requests.length === 0 && record.hellos.length === 0;
+export const madeNoRequest = (record: ScenarioRecord): boolean =>
+  record.requests.length === 0 && record.hellos.length === 0;
 
 /** Which judgement speaks for the check: a failure over a warning over a pass; skip only when all skip. */
 const RANK: Record<Judgement['status'], number> = { fail: 3, warn: 2, pass: 1, skip: 0 };
@@ -19,15 +20,25 @@ const RANK: Record<Judgement['status'], number> = { fail: 3, warn: 2, pass: 1, s
  * A failure or warning speaks for every run that has it; a pass or skip over several runs names
  * them and gives one run's words, so a clean report stays short.
  */
-function messageOf(status: Judgement['status'], speaking: ReadonlyArray<{ scenario: string; j: Judgement }>, total: number): string {
+function messageOf(
+  status: Judgement['status'],
+  speaking: ReadonlyArray<{ scenario: string; j: Judgement }>,
+  total: number,
+): string {
   if (total === 1) return speaking[0]!.j.message;
-  if (status === 'fail' || status === 'warn' || speaking.length === 1) return speaking.map(({ scenario, j }) => `${scenario}: ${j.message}`).join('; ');
-  const names = speaking.length === total ? `all ${total} scenarios` : speaking.map(({ scenario }) => scenario).join(', ');
+  if (status === 'fail' || status === 'warn' || speaking.length === 1)
+    return speaking.map(({ scenario, j }) => `${scenario}: ${j.message}`).join('; ');
+  const names =
+    speaking.length === total ? `all ${total} scenarios` : speaking.map(({ scenario }) => scenario).join(', ');
   const shown = speaking[0]!;
   return `${status === 'pass' ? 'passed' : 'skipped'} in ${names}; ${shown.scenario}: ${shown.j.message}`;
 }
 
-function fold(check: ClientCheck, judgements: ReadonlyArray<{ scenario: string; j: Judgement }>, durationMs: number): CheckResult {
+function fold(
+  check: ClientCheck,
+  judgements: ReadonlyArray<{ scenario: string; j: Judgement }>,
+  durationMs: number,
+): CheckResult {
   const worst = Math.max(...judgements.map(({ j }) => RANK[j.status]));
   const speaking = judgements.filter(({ j }) => RANK[j.status] === worst);
   const raw = speaking[0]!.j.status;
@@ -42,13 +53,22 @@ function fold(check: ClientCheck, judgements: ReadonlyArray<{ scenario: string; 
     status: raw === 'fail' && level === 'should' ? 'warn' : (raw satisfies Status),
     message: messageOf(raw, speaking, judgements.length),
     duration_ms: durationMs,
-    evidence: speaking.flatMap(({ scenario, j }) => j.evidence.map((e) => (several ? { ...e, request: `[${scenario}] ${e.request}` } : e))),
+    evidence: speaking.flatMap(({ scenario, j }) =>
+      j.evidence.map((e) => (several ? { ...e, request: `[${scenario}] ${e.request}` } : e)),
+    ),
   };
 }
 
-const NOTHING_TO_JUDGE: Judgement = { status: 'skip', message: 'the client made no request in any scenario: nothing to judge', evidence: [] };
+const NOTHING_TO_JUDGE: Judgement = {
+  status: 'skip',
+  message: 'the client made no request in any scenario: nothing to judge',
+  evidence: [],
+};
 
-export function judgeClient(records: readonly ScenarioRecord[], checks: readonly ClientCheck[] = CLIENT_CHECKS): CheckResult[] {
+export function judgeClient(
+  records: readonly ScenarioRecord[],
+  checks: readonly ClientCheck[] = CLIENT_CHECKS,
+): CheckResult[] {
   const durationMs = records.reduce((sum, r) => sum + r.process.durationMs, 0);
   return checks.map((check) => {
     const judgeable = records.filter((record) => check.judgesSilentRuns === true || !madeNoRequest(record));

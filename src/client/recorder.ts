@@ -55,7 +55,8 @@ export class Recorder {
     } catch {
       return undefined;
     }
-    if (!isJsonObject(parsed) || typeof parsed.token !== 'string' || typeof parsed.expires_at !== 'number') return undefined;
+    if (!isJsonObject(parsed) || typeof parsed.token !== 'string' || typeof parsed.expires_at !== 'number')
+      return undefined;
     const expiresMs = parsed.expires_at * 1000 - this.startMs;
     // The same token handed out again (§4.1 rule 1) keeps when it was first fetched.
     if (!this.tokens.has(parsed.token)) this.tokens.set(parsed.token, { fetchedMs: atMs, expiresMs });
@@ -70,7 +71,11 @@ export class Recorder {
     const value = match[2]?.trim();
     if (!value) return { scheme };
     const known = this.tokens.get(value);
-    return { scheme, token: fingerprint(value), ...(known ? { fetchedMs: known.fetchedMs, expiresMs: known.expiresMs } : {}) };
+    return {
+      scheme,
+      token: fingerprint(value),
+      ...(known ? { fetchedMs: known.fetchedMs, expiresMs: known.expiresMs } : {}),
+    };
   }
 
   private headers(headers: Observed['req']['headers']): Record<string, string> {
@@ -89,7 +94,8 @@ export class Recorder {
     const places: string[] = [];
     if (this.secrets.containsSecret(path)) places.push('the URL path');
     if (this.secrets.containsSecret(query)) places.push('the query string');
-    for (const [name, raw] of Object.entries(headers)) if (this.secrets.containsSecret(headerValue(raw))) places.push(`header ${name}`);
+    for (const [name, raw] of Object.entries(headers))
+      if (this.secrets.containsSecret(headerValue(raw))) places.push(`header ${name}`);
     return places;
   }
 }

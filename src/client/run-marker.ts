@@ -48,7 +48,12 @@ export function markedProcesses(marker: string, procDir = '/proc'): number[] {
   }
   // Descendants of a marked process that cleared their environment still belong to the run.
   const ofRun = (pid: number): boolean => {
-    for (let at: number | undefined = pid, hops = 0; at !== undefined && at > 1 && hops < 64; at = parents.get(at), hops++) if (marked.has(at)) return true;
+    for (
+      let at: number | undefined = pid, hops = 0;
+      at !== undefined && at > 1 && hops < 64;
+      at = parents.get(at), hops++
+    )
+      if (marked.has(at)) return true;
     return false;
   };
   return [...parents.keys()].filter(ofRun);

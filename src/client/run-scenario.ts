@@ -63,12 +63,19 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioRecord> {
     const echo = (line: string) => {
       // Redacted whole, then cut: a cut first could leave most of a secret standing after it.
       if (echoed < MAX_ECHOED_LINES) run.onLine(cut(run.redactor.foreign(line), MAX_ECHOED_CHARS));
-      else if (echoed === MAX_ECHOED_LINES) run.onLine(`… more output not shown (first ${MAX_ECHOED_LINES} lines only)`);
+      else if (echoed === MAX_ECHOED_LINES)
+        run.onLine(`… more output not shown (first ${MAX_ECHOED_LINES} lines only)`);
       echoed++;
     };
     const client = supervise({
       argv: run.argv,
-      env: clientEnvironment(process.env, { baseUrl: emulator.url, clientId, clientSecret, caFile: emulator.caFile, runSeconds }),
+      env: clientEnvironment(process.env, {
+        baseUrl: emulator.url,
+        clientId,
+        clientSecret,
+        caFile: emulator.caFile,
+        runSeconds,
+      }),
       timeLimitMs: run.timeLimitS * 1000,
       onOutput: (chunk, stream) => {
         const text = chunk.toString('utf8');
@@ -88,7 +95,10 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioRecord> {
     const outcome = await client.done
       .catch((err: NodeJS.ErrnoException) => {
         // Found runnable before the emulator started, gone or unreadable by now: still the user's to fix.
-        throw new HarnessError('CLIENT_COMMAND_UNUSABLE', `client command ${run.argv[0] ?? ''} could not be started (${err.code ?? err.message}): check it runs on its own`);
+        throw new HarnessError(
+          'CLIENT_COMMAND_UNUSABLE',
+          `client command ${run.argv[0] ?? ''} could not be started (${err.code ?? err.message}): check it runs on its own`,
+        );
       })
       .finally(() => run.signal.removeEventListener('abort', onAbort));
     for (const rest of [lines.stdout, lines.stderr]) if (rest !== '') echo(rest);
@@ -99,7 +109,11 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioRecord> {
       hellos,
       process: outcome,
       secretPrinted,
-      limits: { timeLimitS: run.timeLimitS, maxRequests: run.maxRequests, stallAfterMs: stallAfterMs(runSeconds, run.scenario) },
+      limits: {
+        timeLimitS: run.timeLimitS,
+        maxRequests: run.maxRequests,
+        stallAfterMs: stallAfterMs(runSeconds, run.scenario),
+      },
     };
   } finally {
     await emulator.close();

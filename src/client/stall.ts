@@ -8,7 +8,8 @@ import type { ClientScenario } from '../emulator/scenarios/index.js';
 import type { ScenarioRecord } from './record.js';
 
 /** Going this long without a request, ms, the client has stalled. */
-export const stallAfterMs = (runSeconds: number, scenario: ClientScenario): number => runSeconds * 1000 + (scenario.longestWaitMs ?? 0);
+export const stallAfterMs = (runSeconds: number, scenario: ClientScenario): number =>
+  runSeconds * 1000 + (scenario.longestWaitMs ?? 0);
 
 /**
  * How long the client had been quiet when the time limit stopped it: from the last moment it was
@@ -18,7 +19,10 @@ export const stallAfterMs = (runSeconds: number, scenario: ClientScenario): numb
 export function quietAtStop(record: ScenarioRecord): number | null {
   const { stopped, stoppedMs } = record.process;
   if (stopped !== 'time-limit' || stoppedMs === null) return null;
-  const lastSeenMs = Math.max(0, ...record.requests.filter((r) => r.atMs <= stoppedMs).map((r) => Math.min(r.answeredMs, stoppedMs)));
+  const lastSeenMs = Math.max(
+    0,
+    ...record.requests.filter((r) => r.atMs <= stoppedMs).map((r) => Math.min(r.answeredMs, stoppedMs)),
+  );
   return stoppedMs - lastSeenMs;
 }
 

@@ -43,7 +43,11 @@ const send = (pid: number, signal: NodeJS.Signals): void => {
 export function supervise(options: SuperviseOptions): Supervised {
   const startMs = Date.now();
   const marker = randomUUID();
-  const child = spawn(options.argv[0]!, options.argv.slice(1), { env: { ...options.env, [RUN_MARKER_VARIABLE]: marker }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(options.argv[0]!, options.argv.slice(1), {
+    env: { ...options.env, [RUN_MARKER_VARIABLE]: marker },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   const pid = child.pid;
   const killAll = (signal: NodeJS.Signals) => {
     // Found before the group is signalled: once the client dies, the parent links through it are gone.

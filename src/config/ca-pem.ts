@@ -32,14 +32,20 @@ export function parseCaPem(text: string): { certificates: CaCertificate[] } | { 
       const line = lines[i]!.trim();
       const end = END.exec(line);
       if (end) {
-        if (end[1] !== kind) return { problem: `has a ${kind} block (line ${start}) closed by an END ${end[1]} marker (line ${i + 1}); copy the certificate again, whole` };
+        if (end[1] !== kind)
+          return {
+            problem: `has a ${kind} block (line ${start}) closed by an END ${end[1]} marker (line ${i + 1}); copy the certificate again, whole`,
+          };
         ended = true;
         break;
       }
       if (BEGIN.test(line)) break;
       body.push(line);
     }
-    if (!ended) return { problem: `is cut short: the ${kind} block at line ${start} has no -----END ${kind}----- line; copy the whole certificate again` };
+    if (!ended)
+      return {
+        problem: `is cut short: the ${kind} block at line ${start} has no -----END ${kind}----- line; copy the whole certificate again`,
+      };
     if (kind !== 'CERTIFICATE') {
       otherKinds.add(kind);
       continue;
@@ -48,16 +54,25 @@ export function parseCaPem(text: string): { certificates: CaCertificate[] } | { 
     const joined = body.join('');
     if (bad >= 0 || joined.length === 0 || joined.length % 4 !== 0) {
       const where = bad >= 0 ? ` (line ${start + 1 + bad})` : '';
-      return { problem: `has a certificate block at line ${start} that is not valid base64${where}; copy the certificate again, without edits` };
+      return {
+        problem: `has a certificate block at line ${start} that is not valid base64${where}; copy the certificate again, without edits`,
+      };
     }
     try {
       const cert = new X509Certificate(Buffer.from(joined, 'base64'));
       certificates.push({ line: start, subject: cert.subject.replace(/\n/g, ', '), validTo: cert.validTo });
     } catch {
-      return { problem: `has a block at line ${start} that decodes to no X.509 certificate (damaged or truncated); copy the certificate again` };
+      return {
+        problem: `has a block at line ${start} that decodes to no X.509 certificate (damaged or truncated); copy the certificate again`,
+      };
     }
   }
   if (certificates.length > 0) return { certificates };
-  if (otherKinds.size > 0) return { problem: `holds no certificate, only ${[...otherKinds].join(', ')}; give the CA certificate (-----BEGIN CERTIFICATE-----), not a key or request` };
-  return { problem: 'holds no PEM certificate (no -----BEGIN CERTIFICATE----- line); give the CA certificate in PEM form' };
+  if (otherKinds.size > 0)
+    return {
+      problem: `holds no certificate, only ${[...otherKinds].join(', ')}; give the CA certificate (-----BEGIN CERTIFICATE-----), not a key or request`,
+    };
+  return {
+    problem: 'holds no PEM certificate (no -----BEGIN CERTIFICATE----- line); give the CA certificate in PEM form',
+  };
 }

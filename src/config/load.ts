@@ -39,14 +39,23 @@ export function readConfigFile(path: string, env: NodeJS.ProcessEnv, options: Lo
   } catch (err) {
     if (err instanceof HarnessError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    throw new HarnessError('CONFIG_NOT_FOUND', `config ${path}: cannot read it (${code ?? 'error'}); check the --config path`);
+    throw new HarnessError(
+      'CONFIG_NOT_FOUND',
+      `config ${path}: cannot read it (${code ?? 'error'}); check the --config path`,
+    );
   }
   return loadConfig(text, path, env, options);
 }
 
-export const parseConfig = (text: string, source: string, env: NodeJS.ProcessEnv): ConfigFile => loadConfig(text, source, env).config;
+export const parseConfig = (text: string, source: string, env: NodeJS.ProcessEnv): ConfigFile =>
+  loadConfig(text, source, env).config;
 
-export function loadConfig(text: string, source: string, env: NodeJS.ProcessEnv, options: LoadOptions = {}): LoadedConfig {
+export function loadConfig(
+  text: string,
+  source: string,
+  env: NodeJS.ProcessEnv,
+  options: LoadOptions = {},
+): LoadedConfig {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true, lineCounter });
   const yamlError = doc.errors[0];
@@ -60,14 +69,26 @@ export function loadConfig(text: string, source: string, env: NodeJS.ProcessEnv,
   // An empty file is not "nothing configured": the user pointed at a config, so running the
   // built-in emulator instead would report a PASS for a target nobody asked about.
   if (raw === null || raw === undefined) {
-    throw new HarnessError('CONFIG_INVALID', `config ${source} is empty; describe the target under environments: (see README, "Test your sandbox"), or drop --config to test the built-in emulator`);
+    throw new HarnessError(
+      'CONFIG_INVALID',
+      `config ${source} is empty; describe the target under environments: (see README, "Test your sandbox"), or drop --config to test the built-in emulator`,
+    );
   }
   const placeholder = options.credentialPlaceholder;
-  const interpolated = interpolate(raw, [], source, placeholder === undefined ? env : { ...env, ...credentialPlaceholders(raw, placeholder) });
+  const interpolated = interpolate(
+    raw,
+    [],
+    source,
+    placeholder === undefined ? env : { ...env, ...credentialPlaceholders(raw, placeholder) },
+  );
   // reportInput lets an error say what type it got; only the type name is ever printed, never the value.
   const parsed = configSchema.safeParse(interpolated, { reportInput: true });
-  if (!parsed.success) throw new HarnessError('CONFIG_INVALID', `config ${source}: ${describeIssue(parsed.error.issues[0])}`);
-  const warnings = parsed.data.allow_literal_secrets === true ? [] : [...literalSecrets(raw).map((name) => literalSecretWarning(source, name)), ...literalSecondSecret(raw, source)];
+  if (!parsed.success)
+    throw new HarnessError('CONFIG_INVALID', `config ${source}: ${describeIssue(parsed.error.issues[0])}`);
+  const warnings =
+    parsed.data.allow_literal_secrets === true
+      ? []
+      : [...literalSecrets(raw).map((name) => literalSecretWarning(source, name)), ...literalSecondSecret(raw, source)];
   return { config: parsed.data, warnings, credentialVariables: credentialVariablesOf(raw) };
 }
 
@@ -108,20 +129,29 @@ function toPlainData(doc: Document, source: string, lineCounter: LineCounter): u
 type RawEnvironments = Record<string, { client_id?: unknown; client_secret?: unknown } | null>;
 
 // The YAML as written, before ${VAR}s are replaced: where the credentials come from, never their values.
-const rawEnvironments = (raw: unknown): RawEnvironments => (raw as { environments?: RawEnvironments | null }).environments ?? {};
+const rawEnvironments = (raw: unknown): RawEnvironments =>
+  (raw as { environments?: RawEnvironments | null }).environments ?? {};
 
 function credentialVariablesOf(raw: unknown): Record<string, CredentialVariables> {
   const whole = (v: unknown) => (typeof v === 'string' ? (new RegExp(`^${VAR.source}$`).exec(v)?.[1] ?? null) : null);
-  return Object.fromEntries(Object.entries(rawEnvironments(raw)).map(([name, e]) => [name, { clientId: whole(e?.client_id), clientSecret: whole(e?.client_secret) }]));
+  return Object.fromEntries(
+    Object.entries(rawEnvironments(raw)).map(([name, e]) => [
+      name,
+      { clientId: whole(e?.client_id), clientSecret: whole(e?.client_secret) },
+    ]),
+  );
 }
 
 // rate_limit.second_client as written: credentials like an environment's, read and warned about alike.
-const rawSecondClient = (raw: unknown): RawEnvironments[string] | undefined => (raw as { rate_limit?: { second_client?: RawEnvironments[string] } | null }).rate_limit?.second_client;
+const rawSecondClient = (raw: unknown): RawEnvironments[string] | undefined =>
+  (raw as { rate_limit?: { second_client?: RawEnvironments[string] } | null }).rate_limit?.second_client;
 
 /** Every variable a credential names (as its whole value or part of it), set to the placeholder. */
 function credentialPlaceholders(raw: unknown, placeholder: string): Record<string, string> {
   const names = [...Object.values(rawEnvironments(raw)), rawSecondClient(raw)].flatMap((e) =>
-    [e?.client_id, e?.client_secret].flatMap((v) => (typeof v === 'string' ? [...v.matchAll(VAR)].map((m) => m[1]!) : [])),
+    [e?.client_id, e?.client_secret].flatMap((v) =>
+      typeof v === 'string' ? [...v.matchAll(VAR)].map((m) => m[1]!) : [],
+    ),
   );
   return Object.fromEntries(names.map((name) => [name, placeholder]));
 }

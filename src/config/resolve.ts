@@ -138,10 +138,19 @@ export interface ResolveOptions {
  * Async only for the config reader: yaml and zod load when there is a file to read (about 90 ms of
  * a CLI start), so a run without a config, against the built-in emulator, does not pay for them.
  */
-export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.ProcessEnv, cwd: string, options: ResolveOptions = {}): Promise<Settings> {
+export async function resolveSettings(
+  flags: SettingFlags,
+  processEnv: NodeJS.ProcessEnv,
+  cwd: string,
+  options: ResolveOptions = {},
+): Promise<Settings> {
   const placeholder = options.credentialPlaceholder;
-  const env = placeholder === undefined ? processEnv : { ...processEnv, CES_CLIENT_ID: placeholder, CES_CLIENT_SECRET: placeholder };
-  const configPath = flags.config ?? (existsSync(resolvePath(cwd, DEFAULT_CONFIG_FILE)) ? DEFAULT_CONFIG_FILE : undefined);
+  const env =
+    placeholder === undefined
+      ? processEnv
+      : { ...processEnv, CES_CLIENT_ID: placeholder, CES_CLIENT_SECRET: placeholder };
+  const configPath =
+    flags.config ?? (existsSync(resolvePath(cwd, DEFAULT_CONFIG_FILE)) ? DEFAULT_CONFIG_FILE : undefined);
   const absoluteConfig = configPath ? resolvePath(cwd, configPath) : null;
   const loaded = absoluteConfig
     ? (await import('./load.js')).readConfigFile(absoluteConfig, env, { credentialPlaceholder: placeholder })
@@ -160,16 +169,25 @@ export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.Pr
   }
   // Without any config, --env picks one of the built-in emulator's environments (production is read-only there too).
   if (flags.env && !configured && !flags['base-url'] && (absoluteConfig || !EMBEDDED_ENVIRONMENTS.includes(name))) {
-    throw new HarnessError('UNKNOWN_ENVIRONMENT', `environment "${name}" is not configured; add it under environments: in ${DEFAULT_CONFIG_FILE} or pass --base-url`);
+    throw new HarnessError(
+      'UNKNOWN_ENVIRONMENT',
+      `environment "${name}" is not configured; add it under environments: in ${DEFAULT_CONFIG_FILE} or pass --base-url`,
+    );
   }
 
   const caFromFlag = flags.ca ? readCa(resolvePath(cwd, flags.ca), '--ca') : undefined;
   const requestTimeoutS = flags['request-timeout'] ?? file.request_timeout_s ?? DEFAULTS.requestTimeoutS;
   const toTarget = (envName: string, e: NonNullable<typeof configured>): Target => {
-    const ca = caFromFlag ?? (e.ca_file ? readCa(resolvePath(configDir, e.ca_file), `environments.${envName}.ca_file`) : undefined);
+    const ca =
+      caFromFlag ??
+      (e.ca_file ? readCa(resolvePath(configDir, e.ca_file), `environments.${envName}.ca_file`) : undefined);
     return {
       environment: envName,
-      baseUrl: trimSlash(envName === name && flags['base-url'] ? validUrl(flags['base-url']) : validUrl(e.base_url, `environments.${envName}.base_url`)),
+      baseUrl: trimSlash(
+        envName === name && flags['base-url']
+          ? validUrl(flags['base-url'])
+          : validUrl(e.base_url, `environments.${envName}.base_url`),
+      ),
       credentials: { clientId: e.client_id, clientSecret: e.client_secret },
       requestTimeoutS,
       ...(ca ?? {}),
@@ -184,10 +202,21 @@ export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.Pr
     const clientId = env['CES_CLIENT_ID'];
     const clientSecret = env['CES_CLIENT_SECRET'];
     if (!clientId || !clientSecret) {
-      const missing = [!clientId && 'CES_CLIENT_ID', !clientSecret && 'CES_CLIENT_SECRET'].filter(Boolean).join(' and ');
-      throw new HarnessError('MISSING_CREDENTIAL', `no client credentials for ${withoutUserinfo(flags['base-url'])}: export ${missing} (credentials are never taken from flags)`);
+      const missing = [!clientId && 'CES_CLIENT_ID', !clientSecret && 'CES_CLIENT_SECRET']
+        .filter(Boolean)
+        .join(' and ');
+      throw new HarnessError(
+        'MISSING_CREDENTIAL',
+        `no client credentials for ${withoutUserinfo(flags['base-url'])}: export ${missing} (credentials are never taken from flags)`,
+      );
     }
-    target = { environment: name, baseUrl, credentials: { clientId, clientSecret }, requestTimeoutS, ...(caFromFlag ?? {}) };
+    target = {
+      environment: name,
+      baseUrl,
+      credentials: { clientId, clientSecret },
+      requestTimeoutS,
+      ...(caFromFlag ?? {}),
+    };
   }
   // A config file that names no environment to test is a mistake, never a reason to fall back to
   // the built-in emulator: that would PASS without testing what the user meant to test.
@@ -238,8 +267,12 @@ export async function resolveSettings(flags: SettingFlags, processEnv: NodeJS.Pr
       probingAllowed: !isProduction(target ?? { environment: name }) || flags['allow-production-load'] === true,
       ...secondClientOf(file),
     },
-    ledgerPath: ledger === 'off' ? null : resolvePath(absoluteConfig && !flags.ledger && file.ledger ? configDir : cwd, ledger),
-    historyPath: history === 'off' ? null : resolvePath(absoluteConfig && !flags.history && file.history ? configDir : cwd, history),
+    ledgerPath:
+      ledger === 'off' ? null : resolvePath(absoluteConfig && !flags.ledger && file.ledger ? configDir : cwd, ledger),
+    historyPath:
+      history === 'off'
+        ? null
+        : resolvePath(absoluteConfig && !flags.history && file.history ? configDir : cwd, history),
     regressions: { ...DEFAULT_REGRESSION_POLICY, ...file.regressions },
     load: {
       rate: flags.rate ?? file.load?.rate ?? DEFAULTS.loadRate,
@@ -295,4 +328,5 @@ function productionCallsOf(file: ConfigFile): Partial<BusinessCalls> {
 }
 
 /** rate_limit.fleet only when asked for: a run without it sizes one client, as before. */
-const fleetOf = (instances: number | undefined): { fleet?: number } => (instances === undefined ? {} : { fleet: instances });
+const fleetOf = (instances: number | undefined): { fleet?: number } =>
+  instances === undefined ? {} : { fleet: instances };

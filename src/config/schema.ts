@@ -30,9 +30,13 @@ const environment = z
  */
 const productionCall = z
   .object({
-    allow: z.literal(true, { error: 'must be true (leave production: out to keep the endpoint untouched on production)' }),
+    allow: z.literal(true, {
+      error: 'must be true (leave production: out to keep the endpoint untouched on production)',
+    }),
     method: z.enum(HTTP_METHODS).default('POST'),
-    body: z.unknown().refine((b) => b !== undefined, { error: 'give the payload production may receive (body: {...}); the sandbox one is never sent there' }),
+    body: z.unknown().refine((b) => b !== undefined, {
+      error: 'give the payload production may receive (body: {...}); the sandbox one is never sent there',
+    }),
   })
   .strict();
 
@@ -80,7 +84,10 @@ export const configSchema = z
          * the probe drains the target's limit, then lets this one send, telling a per-client limit
          * from a shared (per address, global) one.
          */
-        second_client: z.object({ client_id: z.string().min(1), client_secret: z.string().min(1) }).strict().optional(),
+        second_client: z
+          .object({ client_id: z.string().min(1), client_secret: z.string().min(1) })
+          .strict()
+          .optional(),
       })
       .strict()
       .optional(),

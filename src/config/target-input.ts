@@ -12,10 +12,14 @@ export function readCa(path: string, from: string): { caPem: string; caFile: str
     pem = readUserFile(path, { what: from, maxBytes: FILE_LIMITS.ca, fix: 'give the CA certificate in PEM form' });
   } catch (err) {
     if (err instanceof HarnessError) throw err;
-    throw new HarnessError('CONFIG_INVALID', `${from}: cannot read CA file ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'}); give a readable PEM file`);
+    throw new HarnessError(
+      'CONFIG_INVALID',
+      `${from}: cannot read CA file ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'}); give a readable PEM file`,
+    );
   }
   const parsed = parseCaPem(pem);
-  if ('problem' in parsed) throw new HarnessError(from === '--ca' ? 'USAGE' : 'CONFIG_INVALID', `${from}: ${path} ${parsed.problem}`);
+  if ('problem' in parsed)
+    throw new HarnessError(from === '--ca' ? 'USAGE' : 'CONFIG_INVALID', `${from}: ${path} ${parsed.problem}`);
   return { caPem: pem, caFile: path };
 }
 
@@ -31,10 +35,16 @@ export function validUrl(url: string, from = '--base-url'): string {
   // Refused before any request: a password in a URL lands in every log, report and ledger entry
   // that names the target, and the service takes its credentials in the POST /tokens body anyway.
   if (parsed.username !== '' || parsed.password !== '') {
-    throw new HarnessError(code, `${from} ${shown} has a user name or password in it; drop the user:password@ part (credentials come from CES_CLIENT_ID/CES_CLIENT_SECRET or the config's \${VAR}s)`);
+    throw new HarnessError(
+      code,
+      `${from} ${shown} has a user name or password in it; drop the user:password@ part (credentials come from CES_CLIENT_ID/CES_CLIENT_SECRET or the config's \${VAR}s)`,
+    );
   }
   if (parsed.protocol !== 'https:') {
-    throw new HarnessError(code, `${from} ${shown} is not https: the service speaks TLS 1.3 only (§5.8); use an https:// URL`);
+    throw new HarnessError(
+      code,
+      `${from} ${shown} is not https: the service speaks TLS 1.3 only (§5.8); use an https:// URL`,
+    );
   }
   // Every path is appended to the base URL as text: https://host/?q=1 would send /?q=1/tokens, each
   // check would get a 404 and the verdict would blame the service. A bare `?` or `#` counts too. The
@@ -42,7 +52,10 @@ export function validUrl(url: string, from = '--base-url'): string {
   const cut = url.search(/[?#]/);
   if (cut >= 0) {
     const what = url[cut] === '?' ? 'a query (?…)' : 'a fragment (#…)';
-    throw new HarnessError(code, `${from} ${withoutUserinfo(url.slice(0, cut))} has ${what} after it; give the service's base URL alone, like https://sandbox.example.test/ces`);
+    throw new HarnessError(
+      code,
+      `${from} ${withoutUserinfo(url.slice(0, cut))} has ${what} after it; give the service's base URL alone, like https://sandbox.example.test/ces`,
+    );
   }
   return url;
 }
@@ -71,7 +84,10 @@ export function refuseSharedUrl(targets: ReadonlyArray<{ environment: string; ba
     const key = serviceKey(t.baseUrl);
     const other = seen.get(key);
     if (other !== undefined) {
-      throw new HarnessError('CONFIG_INVALID', `environments ${other} and ${t.environment} have the same base URL (${key}), so they are one service and cannot be tested apart; give each environment its own base URL`);
+      throw new HarnessError(
+        'CONFIG_INVALID',
+        `environments ${other} and ${t.environment} have the same base URL (${key}), so they are one service and cannot be tested apart; give each environment its own base URL`,
+      );
     }
     seen.set(key, t.environment);
   }

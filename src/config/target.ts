@@ -19,4 +19,5 @@ export interface Target {
 }
 
 /** Production is read-only by default (src/http/production-gate.ts): named so, or marked so. */
-export const isProduction = (t: Pick<Target, 'environment' | 'production'>) => t.production === true || t.environment.toLowerCase() === 'production';
+export const isProduction = (t: Pick<Target, 'environment' | 'production'>) =>
+  t.production === true || t.environment.toLowerCase() === 'production';

@@ -39,7 +39,15 @@ export interface EnvironmentFacts {
   missing: Record<string, string>;
 }
 
-type FactName = Exclude<keyof EnvironmentFacts, 'environment' | 'base_url' | 'missing' | 'credentials_isolated' | 'certificate_untrusted' | 'certificate_untrusted_issuer'>;
+type FactName = Exclude<
+  keyof EnvironmentFacts,
+  | 'environment'
+  | 'base_url'
+  | 'missing'
+  | 'credentials_isolated'
+  | 'certificate_untrusted'
+  | 'certificate_untrusted_issuer'
+>;
 
 /** Which check's which fact fills each field. */
 export const FACT_SOURCES: ReadonlyArray<{ name: FactName; check: string; fact: string; label: string }> = [
@@ -48,16 +56,40 @@ export const FACT_SOURCES: ReadonlyArray<{ name: FactName; check: string; fact: 
   { name: 'lifetime_s', check: 'token.lifetime', fact: 'lifetime_s', label: 'token lifetime (s)' },
   { name: 'certificate_issuer', check: 'tls.certificate-valid', fact: 'issuer', label: 'certificate issuer' },
   { name: 'certificate_expires', check: 'tls.certificate-valid', fact: 'expires', label: 'certificate expires' },
-  { name: 'tls_negotiated', check: 'tls.certificate-valid', fact: 'negotiated', label: 'TLS a default client negotiates' },
+  {
+    name: 'tls_negotiated',
+    check: 'tls.certificate-valid',
+    fact: 'negotiated',
+    label: 'TLS a default client negotiates',
+  },
   { name: 'validate_methods', check: 'validate.valid-token', fact: 'methods', label: 'validate method' },
   { name: 'error_body', check: 'token.bad-secret-401', fact: 'error_body', label: 'error body (wrong secret)' },
-  { name: 'health_timestamp_format', check: 'health.timestamp', fact: 'timestamp_format', label: 'health timestamp format' },
+  {
+    name: 'health_timestamp_format',
+    check: 'health.timestamp',
+    fact: 'timestamp_format',
+    label: 'health timestamp format',
+  },
   { name: 'clock_skew_s', check: 'health.timestamp', fact: 'clock_skew_s', label: 'clock skew (s)' },
-  { name: 'latency_ms', check: 'business.valid-token-accepted', fact: 'latency_ms', label: 'business latency from here (ms)' },
-  { name: 'accepted_before_limit', check: 'ratelimit.limit-enforced', fact: 'accepted_before_limit', label: 'requests before the first 429' },
+  {
+    name: 'latency_ms',
+    check: 'business.valid-token-accepted',
+    fact: 'latency_ms',
+    label: 'business latency from here (ms)',
+  },
+  {
+    name: 'accepted_before_limit',
+    check: 'ratelimit.limit-enforced',
+    fact: 'accepted_before_limit',
+    label: 'requests before the first 429',
+  },
 ];
 
-export function environmentFacts(environment: string, baseUrl: string, checks: readonly CheckFacts[]): EnvironmentFacts {
+export function environmentFacts(
+  environment: string,
+  baseUrl: string,
+  checks: readonly CheckFacts[],
+): EnvironmentFacts {
   const byId = new Map(checks.map((c) => [c.id, c]));
   const out: EnvironmentFacts = { environment, base_url: baseUrl, missing: {} };
   const set = out as unknown as Record<string, unknown>;
@@ -65,7 +97,10 @@ export function environmentFacts(environment: string, baseUrl: string, checks: r
     const result = byId.get(check);
     const value = result?.facts?.[fact];
     if (value !== undefined) set[name] = value;
-    else out.missing[name] = result ? `${check} ${result.status}${result.message ? `: ${result.message}` : ''}` : `${check} did not run`;
+    else
+      out.missing[name] = result
+        ? `${check} ${result.status}${result.message ? `: ${result.message}` : ''}`
+        : `${check} did not run`;
   }
   // Whether a token came back for the other environment's credentials: a refusal with the wrong
   // body is the error-body finding's, not a leak between environments.
@@ -73,6 +108,9 @@ export function environmentFacts(environment: string, baseUrl: string, checks: r
   const accepted = isolated?.facts?.['foreign_credentials_accepted'];
   if (typeof accepted === 'number') out.credentials_isolated = accepted === 0 ? 'yes' : 'no';
   else if (isolated?.status === 'pass') out.credentials_isolated = 'yes';
-  else out.missing['credentials_isolated'] = isolated ? `env.credentials-isolated ${isolated.status}${isolated.message ? `: ${isolated.message}` : ''}` : 'env.credentials-isolated did not run';
+  else
+    out.missing['credentials_isolated'] = isolated
+      ? `env.credentials-isolated ${isolated.status}${isolated.message ? `: ${isolated.message}` : ''}`
+      : 'env.credentials-isolated did not run';
   return out;
 }

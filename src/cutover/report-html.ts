@@ -7,7 +7,9 @@ import { productionSectionHtml } from '../report/html-production.js';
 import { html } from '../report/safe-html.js';
 
 const list = (title: string, id: string, lines: readonly string[]) =>
-  lines.length ? html`<section id="${id}"><h2>${title}</h2><ul>${lines.map((l) => html`<li>${l}</li>`)}</ul></section>` : null;
+  lines.length
+    ? html`<section id="${id}"><h2>${title}</h2><ul>${lines.map((l) => html`<li>${l}</li>`)}</ul></section>`
+    : null;
 
 export function renderCutoverHtml(r: CutoverReport): string {
   const c = r.cutover;
@@ -25,7 +27,8 @@ ${list('Differs', 'differences', c.differences)}
 <section id="side-by-side"><h2>Side by side</h2><table><thead><tr><th>fact</th><th>production</th><th>sandbox</th></tr></thead>
 <tbody>${sideBySideRows(p, s).map(([fact, prod, sand]) => html`<tr><td>${fact}</td><td>${prod}</td><td>${sand}</td></tr>`)}</tbody></table></section>
 ${Object.entries(r.environments).map(
-  ([name, e]) => html`<section><h2>Checks on ${name}</h2><table><tbody>${e.checks.map((k) => html`<tr><td>${k.id}</td><td>${k.status}</td><td>${k.message}</td></tr>`)}</tbody></table></section>`,
+  ([name, e]) =>
+    html`<section><h2>Checks on ${name}</h2><table><tbody>${e.checks.map((k) => html`<tr><td>${k.id}</td><td>${k.status}</td><td>${k.message}</td></tr>`)}</tbody></table></section>`,
 )}
 ${productionSectionHtml(r.production)}
 </main>

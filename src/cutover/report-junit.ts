@@ -18,7 +18,24 @@ export function renderCutoverJunit(r: CutoverReport): string {
   const count = (status: string) => findings.filter((f) => f.status === status).length;
   return renderXml({
     name: 'testsuites',
-    attributes: { name: 'ces-harness cutover', tests: findings.length, failures: count('breaking'), skipped: count('not_tested') },
-    content: [{ name: 'testsuite', attributes: { name: `cutover: ${r.cutover.verdict}`, tests: findings.length, failures: count('breaking'), skipped: count('not_tested'), timestamp: r.started_at }, content: cases }],
+    attributes: {
+      name: 'ces-harness cutover',
+      tests: findings.length,
+      failures: count('breaking'),
+      skipped: count('not_tested'),
+    },
+    content: [
+      {
+        name: 'testsuite',
+        attributes: {
+          name: `cutover: ${r.cutover.verdict}`,
+          tests: findings.length,
+          failures: count('breaking'),
+          skipped: count('not_tested'),
+          timestamp: r.started_at,
+        },
+        content: cases,
+      },
+    ],
   });
 }

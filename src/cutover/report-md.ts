@@ -12,33 +12,48 @@ export function sideBySideRows(p: EnvironmentFacts, s: EnvironmentFacts): Array<
     return value === undefined ? 'not known' : String(value);
   };
   // Shown only when one did not verify; every pass that ran got past a verified handshake.
-  const verifies = (e: EnvironmentFacts) => (e.certificate_untrusted === undefined ? 'yes' : `no: ${e.certificate_untrusted}`);
+  const verifies = (e: EnvironmentFacts) =>
+    e.certificate_untrusted === undefined ? 'yes' : `no: ${e.certificate_untrusted}`;
   const untrusted = p.certificate_untrusted ?? s.certificate_untrusted;
   return [
-    ...(untrusted !== undefined ? [['certificate verifies', verifies(p), verifies(s)] as [string, string, string]] : []),
+    ...(untrusted !== undefined
+      ? [['certificate verifies', verifies(p), verifies(s)] as [string, string, string]]
+      : []),
     ...FACT_SOURCES.map(({ name, label }): [string, string, string] => [label, show(p, name), show(s, name)]),
     ['credentials isolated', show(p, 'credentials_isolated'), show(s, 'credentials_isolated')],
   ];
 }
 
-const bullets = (title: string, lines: readonly string[]): string => (lines.length ? `### ${title}\n\n${lines.map((l) => `- ${mdEscape(l)}`).join('\n')}` : '');
+const bullets = (title: string, lines: readonly string[]): string =>
+  lines.length ? `### ${title}\n\n${lines.map((l) => `- ${mdEscape(l)}`).join('\n')}` : '';
 
 export function renderCutoverMarkdown(r: CutoverReport): string {
   const c = r.cutover;
   const { production: p, sandbox: s } = c.facts;
-  return [
-    `# Cutover readiness: ${c.verdict}`,
-    mdEscape(c.summary),
-    `Production ${mdEscape(p.base_url)} (production-safe pass) against sandbox ${mdEscape(s.base_url)} (${mdEscape(c.sandbox_source)}); cutover window ${c.window_days} days; ${r.started_at} – ${r.finished_at}.`,
-    bullets('Will break a client integrated against sandbox', c.breaking),
-    bullets('Not tested', c.not_tested),
-    bullets('Differs', c.differences),
-    `### Side by side\n\n${mdTable(['fact', 'production', 'sandbox'], ['l', 'l', 'l'], sideBySideRows(p, s).map((row) => row.map(mdEscape)))}`,
-    ...Object.entries(r.environments).map(([name, e]) =>
-      `### Checks on ${mdEscape(name)}\n\n${mdTable(['check', 'status', 'message'], ['l', 'l', 'l'], e.checks.map((k) => [k.id, k.status, mdEscape(k.message)]))}${e.untested.length ? `\n\nNot tested: ${e.untested.map(mdEscape).join('; ')}` : ''}`,
-    ),
-    productionSectionMd(r.production) ?? '',
-  ]
-    .filter(Boolean)
-    .join('\n\n') + '\n';
+  return (
+    [
+      `# Cutover readiness: ${c.verdict}`,
+      mdEscape(c.summary),
+      `Production ${mdEscape(p.base_url)} (production-safe pass) against sandbox ${mdEscape(s.base_url)} (${mdEscape(c.sandbox_source)}); cutover window ${c.window_days} days; ${r.started_at} – ${r.finished_at}.`,
+      bullets('Will break a client integrated against sandbox', c.breaking),
+      bullets('Not tested', c.not_tested),
+      bullets('Differs', c.differences),
+      `### Side by side\n\n${mdTable(
+        ['fact', 'production', 'sandbox'],
+        ['l', 'l', 'l'],
+        sideBySideRows(p, s).map((row) => row.map(mdEscape)),
+      )}`,
+      ...Object.entries(r.environments).map(
+        ([name, e]) =>
+          `### Checks on ${mdEscape(name)}\n\n${mdTable(
+            ['check', 'status', 'message'],
+            ['l', 'l', 'l'],
+            e.checks.map((k) => [k.id, k.status, mdEscape(k.message)]),
+          )}${e.untested.length ? `\n\nNot tested: ${e.untested.map(mdEscape).join('; ')}` : ''}`,
+      ),
+      productionSectionMd(r.production) ?? '',
+    ]
+      .filter(Boolean)
+      .join('\n\n') + '\n'
+  );
 }

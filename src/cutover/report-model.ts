@@ -20,6 +20,9 @@ export interface CutoverReport {
     facts: { production: EnvironmentFacts; sandbox: EnvironmentFacts };
   };
   /** Each pass's checks, by environment name, and what stopped a pass from testing everything. */
-  environments: Record<string, { base_url: string; checks: Array<{ id: string; status: Status; message: string }>; untested: string[] }>;
+  environments: Record<
+    string,
+    { base_url: string; checks: Array<{ id: string; status: Status; message: string }>; untested: string[] }
+  >;
   production?: ProductionAudit;
 }

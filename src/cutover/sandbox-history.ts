@@ -14,7 +14,12 @@ export interface StoredPass {
  * The newest record of `baseUrl` at most `maxAgeH` hours old that ran the checks; undefined when
  * there is none (the caller then runs a fresh pass and says so).
  */
-export function recentSandboxPass(records: readonly HistoryRecord[], baseUrl: string, maxAgeH: number, nowMs: number): StoredPass | undefined {
+export function recentSandboxPass(
+  records: readonly HistoryRecord[],
+  baseUrl: string,
+  maxAgeH: number,
+  nowMs: number,
+): StoredPass | undefined {
   const recent = records
     .filter((r) => r.target.base_url === baseUrl && Object.keys(r.checks).length > 0)
     .filter((r) => {
@@ -24,5 +29,12 @@ export function recentSandboxPass(records: readonly HistoryRecord[], baseUrl: st
     .sort((a, b) => Date.parse(b.started_at) - Date.parse(a.started_at));
   const newest = recent[0];
   if (!newest) return undefined;
-  return { started_at: newest.started_at, checks: Object.entries(newest.checks).map(([id, c]) => ({ id, status: c.status, ...(c.facts ? { facts: c.facts } : {}) })) };
+  return {
+    started_at: newest.started_at,
+    checks: Object.entries(newest.checks).map(([id, c]) => ({
+      id,
+      status: c.status,
+      ...(c.facts ? { facts: c.facts } : {}),
+    })),
+  };
 }

@@ -45,23 +45,46 @@ type Rule = (p: EnvironmentFacts, s: EnvironmentFacts, ctx: VerdictContext) => F
 
 const missing = (id: string, what: string, p: EnvironmentFacts, s: EnvironmentFacts, fact: string): Finding => {
   const side = p.missing[fact] !== undefined ? p : s;
-  return { id, status: 'not_tested', line: `${what}: not known on ${side.environment} (${side.missing[fact] ?? 'no fact'})` };
+  return {
+    id,
+    status: 'not_tested',
+    line: `${what}: not known on ${side.environment} (${side.missing[fact] ?? 'no fact'})`,
+  };
 };
 
 /** Each rule names what a sandbox-built client would trip over. Order is the report's order. */
 const RULES: ReadonlyArray<Rule> = [
   function rateLimit(p, s, ctx) {
     const id = 'rate-limit';
-    if (!ctx.productionLoadAllowed) return { id, status: 'not_tested', line: "production's rate limit: not measured (pass --allow-production-load to burst production); a client sized on sandbox's limit may be throttled" };
-    if (p.accepted_before_limit === undefined || s.accepted_before_limit === undefined) return missing(id, 'rate limit', p, s, 'accepted_before_limit');
+    if (!ctx.productionLoadAllowed)
+      return {
+        id,
+        status: 'not_tested',
+        line: "production's rate limit: not measured (pass --allow-production-load to burst production); a client sized on sandbox's limit may be throttled",
+      };
+    if (p.accepted_before_limit === undefined || s.accepted_before_limit === undefined)
+      return missing(id, 'rate limit', p, s, 'accepted_before_limit');
     if (p.accepted_before_limit < s.accepted_before_limit * LIMIT_MARGIN) {
-      return { id, status: 'breaking', line: `production limits after ${p.accepted_before_limit} requests, sandbox after ${s.accepted_before_limit}: a client paced for sandbox will get 429s on production` };
+      return {
+        id,
+        status: 'breaking',
+        line: `production limits after ${p.accepted_before_limit} requests, sandbox after ${s.accepted_before_limit}: a client paced for sandbox will get 429s on production`,
+      };
     }
-    return { id, status: 'ok', line: `rate limit: production let ${p.accepted_before_limit} requests through before 429, sandbox ${s.accepted_before_limit}` };
+    return {
+      id,
+      status: 'ok',
+      line: `rate limit: production let ${p.accepted_before_limit} requests through before 429, sandbox ${s.accepted_before_limit}`,
+    };
   },
   function certificateTrust(p, s) {
     const id = 'certificate-trust';
-    if (p.certificate_untrusted === undefined) return { id, status: 'ok', line: "certificate chain: production's verifies against the trust its pass was given" };
+    if (p.certificate_untrusted === undefined)
+      return {
+        id,
+        status: 'ok',
+        line: "certificate chain: production's verifies against the trust its pass was given",
+      };
     // The same issuer name on a sandbox leaf that verifies points at the chain, not the CA.
     const issuer = p.certificate_untrusted_issuer;
     const sameIssuer = issuer !== undefined && s.certificate_issuer?.includes(`CN=${issuer}`) === true;
@@ -69,39 +92,72 @@ const RULES: ReadonlyArray<Rule> = [
       ? `sandbox's certificate names the same issuer and verifies, so production likely does not send the intermediate certificate sandbox sends`
       : `issued by another CA than sandbox's, or an intermediate not sent`;
     const seen = `${p.certificate_untrusted}${issuer !== undefined ? `; the leaf is issued by ${issuer}` : ''}`;
-    return { id, status: 'breaking', line: `production's certificate does not verify (${seen}): a client's trust store may not hold its CA (${cause}); no check ran on production` };
+    return {
+      id,
+      status: 'breaking',
+      line: `production's certificate does not verify (${seen}): a client's trust store may not hold its CA (${cause}); no check ran on production`,
+    };
   },
   function certificateAuthority(p, s) {
     const id = 'certificate-ca';
-    if (p.certificate_issuer === undefined || s.certificate_issuer === undefined) return missing(id, 'certificate issuer', p, s, 'certificate_issuer');
+    if (p.certificate_issuer === undefined || s.certificate_issuer === undefined)
+      return missing(id, 'certificate issuer', p, s, 'certificate_issuer');
     if (p.certificate_issuer !== s.certificate_issuer) {
-      return { id, status: 'breaking', line: `production's certificate is issued by ${p.certificate_issuer}, sandbox's by ${s.certificate_issuer}: a client trusting only sandbox's CA refuses production` };
+      return {
+        id,
+        status: 'breaking',
+        line: `production's certificate is issued by ${p.certificate_issuer}, sandbox's by ${s.certificate_issuer}: a client trusting only sandbox's CA refuses production`,
+      };
     }
     return { id, status: 'ok', line: `certificate issuer: the same CA on both (${p.certificate_issuer})` };
   },
   function certificateExpiry(p, s, ctx) {
     const id = 'certificate-expiry';
-    if (p.certificate_expires === undefined) return missing(id, "production's certificate expiry", p, p, 'certificate_expires');
+    if (p.certificate_expires === undefined)
+      return missing(id, "production's certificate expiry", p, p, 'certificate_expires');
     const days = Math.floor((Date.parse(p.certificate_expires) - ctx.nowMs) / 86_400_000);
     if (!(days >= ctx.windowDays)) {
-      return { id, status: 'breaking', line: `production's certificate expires on ${p.certificate_expires} (${days} days), within the ${ctx.windowDays}-day cutover window` };
+      return {
+        id,
+        status: 'breaking',
+        line: `production's certificate expires on ${p.certificate_expires} (${days} days), within the ${ctx.windowDays}-day cutover window`,
+      };
     }
-    return { id, status: 'ok', line: `production's certificate expires on ${p.certificate_expires}, after the ${ctx.windowDays}-day cutover window` };
+    return {
+      id,
+      status: 'ok',
+      line: `production's certificate expires on ${p.certificate_expires}, after the ${ctx.windowDays}-day cutover window`,
+    };
   },
   function tokenLifetime(p, s) {
     const id = 'token-lifetime';
-    if (p.lifetime_s === undefined || s.lifetime_s === undefined) return missing(id, 'token lifetime', p, s, 'lifetime_s');
+    if (p.lifetime_s === undefined || s.lifetime_s === undefined)
+      return missing(id, 'token lifetime', p, s, 'lifetime_s');
     if (p.lifetime_s < s.lifetime_s - LIFETIME_SLACK_S) {
-      return { id, status: 'breaking', line: `production's tokens live ${p.lifetime_s} s, sandbox's ${s.lifetime_s} s: a client that refreshes on sandbox's schedule sends expired tokens` };
+      return {
+        id,
+        status: 'breaking',
+        line: `production's tokens live ${p.lifetime_s} s, sandbox's ${s.lifetime_s} s: a client that refreshes on sandbox's schedule sends expired tokens`,
+      };
     }
-    if (p.lifetime_s > s.lifetime_s + LIFETIME_SLACK_S) return { id, status: 'different', line: `production's tokens live ${p.lifetime_s} s, longer than sandbox's ${s.lifetime_s} s` };
+    if (p.lifetime_s > s.lifetime_s + LIFETIME_SLACK_S)
+      return {
+        id,
+        status: 'different',
+        line: `production's tokens live ${p.lifetime_s} s, longer than sandbox's ${s.lifetime_s} s`,
+      };
     return { id, status: 'ok', line: `token lifetime: ${p.lifetime_s} s on production, ${s.lifetime_s} s on sandbox` };
   },
   function validateMethod(p, s) {
     const id = 'validate-method';
-    if (p.validate_methods === undefined || s.validate_methods === undefined) return missing(id, 'validate method', p, s, 'validate_methods');
+    if (p.validate_methods === undefined || s.validate_methods === undefined)
+      return missing(id, 'validate method', p, s, 'validate_methods');
     if (p.validate_methods !== s.validate_methods) {
-      return { id, status: 'breaking', line: `validate accepts ${p.validate_methods} on production, ${s.validate_methods} on sandbox: a client using sandbox's method may be refused` };
+      return {
+        id,
+        status: 'breaking',
+        line: `validate accepts ${p.validate_methods} on production, ${s.validate_methods} on sandbox: a client using sandbox's method may be refused`,
+      };
     }
     return { id, status: 'ok', line: `validate method: ${p.validate_methods} on both` };
   },
@@ -109,18 +165,35 @@ const RULES: ReadonlyArray<Rule> = [
     const id = 'error-body';
     if (p.error_body === undefined || s.error_body === undefined) return missing(id, 'error body', p, s, 'error_body');
     if (p.error_body !== s.error_body) {
-      return { id, status: 'breaking', line: `a wrong secret gets ${p.error_body} on production, ${s.error_body} on sandbox: error handling written against sandbox's body misreads production's` };
+      return {
+        id,
+        status: 'breaking',
+        line: `a wrong secret gets ${p.error_body} on production, ${s.error_body} on sandbox: error handling written against sandbox's body misreads production's`,
+      };
     }
     return { id, status: 'ok', line: `error body: ${p.error_body} on both` };
   },
   function credentialIsolation(p, s) {
     const id = 'credential-isolation';
     const lacking = [p, s].find((e) => e.credentials_isolated === undefined);
-    if (lacking) return { id, status: 'not_tested', line: `credential isolation: not known on ${lacking.environment} (${lacking.missing['credentials_isolated'] ?? 'no result'})` };
+    if (lacking)
+      return {
+        id,
+        status: 'not_tested',
+        line: `credential isolation: not known on ${lacking.environment} (${lacking.missing['credentials_isolated'] ?? 'no result'})`,
+      };
     if (p.credentials_isolated === 'no' || s.credentials_isolated === 'no') {
-      return { id, status: 'breaking', line: 'credentials are not isolated: one environment accepts the other\'s credentials (env.credentials-isolated failed), so a client misconfigured with sandbox credentials would reach production' };
+      return {
+        id,
+        status: 'breaking',
+        line: "credentials are not isolated: one environment accepts the other's credentials (env.credentials-isolated failed), so a client misconfigured with sandbox credentials would reach production",
+      };
     }
-    return { id, status: 'ok', line: 'credentials isolated: each environment refuses the other\'s credentials, both ways' };
+    return {
+      id,
+      status: 'ok',
+      line: "credentials isolated: each environment refuses the other's credentials, both ways",
+    };
   },
   function tokenFormat(p, s) {
     return differs('token-format', 'token format', p.token_format, s.token_format);
@@ -132,29 +205,45 @@ const RULES: ReadonlyArray<Rule> = [
     return differs('tls-negotiated', 'TLS a default client negotiates', p.tls_negotiated, s.tls_negotiated);
   },
   function healthTimestampFormat(p, s) {
-    return differs('health-timestamp-format', 'health timestamp format', p.health_timestamp_format, s.health_timestamp_format);
+    return differs(
+      'health-timestamp-format',
+      'health timestamp format',
+      p.health_timestamp_format,
+      s.health_timestamp_format,
+    );
   },
   function clockSkew(p, s) {
     const id = 'clock-skew';
-    if (p.clock_skew_s === undefined || s.clock_skew_s === undefined) return missing(id, 'clock skew', p, s, 'clock_skew_s');
+    if (p.clock_skew_s === undefined || s.clock_skew_s === undefined)
+      return missing(id, 'clock skew', p, s, 'clock_skew_s');
     const line = `clock skew from this machine: ${p.clock_skew_s} s on production, ${s.clock_skew_s} s on sandbox`;
     return { id, status: Math.abs(p.clock_skew_s - s.clock_skew_s) > 2 ? 'different' : 'ok', line };
   },
   function latency(p, s) {
     const id = 'latency';
-    if (p.latency_ms === undefined || s.latency_ms === undefined) return { id, status: 'ok', line: `business latency: ${p.latency_ms ?? 'not measured'} ms on production, ${s.latency_ms ?? 'not measured'} ms on sandbox (production's business calls are opt-in)` };
+    if (p.latency_ms === undefined || s.latency_ms === undefined)
+      return {
+        id,
+        status: 'ok',
+        line: `business latency: ${p.latency_ms ?? 'not measured'} ms on production, ${s.latency_ms ?? 'not measured'} ms on sandbox (production's business calls are opt-in)`,
+      };
     const line = `business latency from this network: ${p.latency_ms} ms on production, ${s.latency_ms} ms on sandbox`;
     return { id, status: p.latency_ms > 2 * s.latency_ms + 50 ? 'different' : 'ok', line };
   },
 ];
 
 function differs(id: string, what: string, p: string | undefined, s: string | undefined): Finding {
-  if (p === undefined || s === undefined) return { id, status: 'not_tested', line: `${what}: not known on ${p === undefined ? 'production' : 'sandbox'}` };
+  if (p === undefined || s === undefined)
+    return { id, status: 'not_tested', line: `${what}: not known on ${p === undefined ? 'production' : 'sandbox'}` };
   if (p !== s) return { id, status: 'different', line: `${what}: ${p} on production, ${s} on sandbox` };
   return { id, status: 'ok', line: `${what}: ${p} on both` };
 }
 
-export function cutoverVerdict(production: EnvironmentFacts, sandbox: EnvironmentFacts, ctx: VerdictContext): CutoverVerdict {
+export function cutoverVerdict(
+  production: EnvironmentFacts,
+  sandbox: EnvironmentFacts,
+  ctx: VerdictContext,
+): CutoverVerdict {
   // A pass that tested less than asked leaves every comparison in doubt, not only the one it hit.
   const passes = ctx.passesUntested.map((line, i): Finding => ({ id: `pass-${i + 1}`, status: 'not_tested', line }));
   const findings = [...RULES.map((rule) => rule(production, sandbox, ctx)), ...passes];

@@ -5,12 +5,16 @@ import { specLabel } from '../report/model.js';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-export function clientChecksTable(checks: ReadonlyArray<{ id: string; level: string; spec: string; description: string }>): string {
+export function clientChecksTable(
+  checks: ReadonlyArray<{ id: string; level: string; spec: string; description: string }>,
+): string {
   const rows = checks.map((c) => `| \`${c.id}\` | ${c.level} | ${cell(specLabel(c.spec))} | ${cell(c.description)} |`);
   return ['| check | level | spec | what the client must do |', '|---|---|---|---|', ...rows].join('\n');
 }
 
-export function clientScenariosTable(scenarios: ReadonlyArray<{ name: string; spec: string; description: string }>): string {
+export function clientScenariosTable(
+  scenarios: ReadonlyArray<{ name: string; spec: string; description: string }>,
+): string {
   const rows = scenarios.map((s) => `| \`${s.name}\` | ${cell(specLabel(s.spec))} | ${cell(s.description)} |`);
   return ['| `--scenario` | puts to the test | what the emulator does |', '|---|---|---|', ...rows].join('\n');
 }

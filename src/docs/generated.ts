@@ -26,7 +26,10 @@ export const GENERATED_PAGES: GeneratedPage[] = [
       { markers: MARKERS.profiles, content: () => profilesTable(PROFILES) },
     ],
   },
-  { file: 'docs/configuration.md', tables: [{ markers: MARKERS.ranges, content: () => rangesTable(flagRanges(), configRanges()) }] },
+  {
+    file: 'docs/configuration.md',
+    tables: [{ markers: MARKERS.ranges, content: () => rangesTable(flagRanges(), configRanges()) }],
+  },
   {
     file: CLIENT_DOC,
     tables: [
@@ -37,4 +40,5 @@ export const GENERATED_PAGES: GeneratedPage[] = [
 ];
 
 /** The page's text with every generated table in it replaced by what the code generates now. */
-export const regenerated = (page: GeneratedPage, text: string): string => page.tables.reduce((t, table) => replaceBetween(t, table.markers, table.content()), text);
+export const regenerated = (page: GeneratedPage, text: string): string =>
+  page.tables.reduce((t, table) => replaceBetween(t, table.markers, table.content()), text);

@@ -26,11 +26,16 @@ export function faultsTable(faults: readonly FaultDoc[]): string {
 
 export function profilesTable(profiles: ReadonlyArray<{ name: string; description: string }>): string {
   const rows = profiles.map((p) => `| \`${p.name}\` | ${cell(p.description)} |`);
-  return ['| `--profile` | what the emulator then does (conformant: the run must pass) |', '|---|---|', ...rows].join('\n');
+  return ['| `--profile` | what the emulator then does (conformant: the run must pass) |', '|---|---|', ...rows].join(
+    '\n',
+  );
 }
 
 /** One row per range: the flags and config keys that take it, and what they accept. */
-export function rangesTable(flags: ReadonlyArray<{ flag: string; range: NumberRange }>, keys: ReadonlyArray<{ key: string; range: NumberRange }>): string {
+export function rangesTable(
+  flags: ReadonlyArray<{ flag: string; range: NumberRange }>,
+  keys: ReadonlyArray<{ key: string; range: NumberRange }>,
+): string {
   const ranges = [...new Set([...flags, ...keys].map((e) => e.range))];
   const names = (list: string[]) => (list.length ? list.map((n) => `\`${n}\``).join(', ') : '');
   const rows = ranges.map((r) => {

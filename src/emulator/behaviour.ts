@@ -22,7 +22,13 @@ export function credentialsIn(value: unknown): Credentials | undefined {
 /** A new record for clientId at ctx.now, using the (possibly faulted) lifetime. */
 export function mintRecord(ctx: Ctx, clientId: string, token?: string): TokenRecord {
   const { expiresAtS, validUntilMs } = ctx.b.lifetime(ctx.now, ctx.env.ttlS);
-  return { token: token ?? ctx.b.tokenValue(ctx, clientId, expiresAtS), clientId, issuedAtMs: ctx.now, expiresAtS, validUntilMs };
+  return {
+    token: token ?? ctx.b.tokenValue(ctx, clientId, expiresAtS),
+    clientId,
+    issuedAtMs: ctx.now,
+    expiresAtS,
+    validUntilMs,
+  };
 }
 
 /** §3: a token is live on [issue, validUntil). Issuance judges by this, whatever bearers do. */
@@ -45,7 +51,9 @@ export const conformant: Behaviour = {
   readCredentials: (body) => (isRecord(body) ? credentialsIn(body.token) : undefined),
 
   authenticate: (ctx, given) =>
-    [ctx.env.credentials, ...ctx.env.otherClients].some((known) => given.clientId === known.clientId && sameSecret(given.clientSecret, known.clientSecret)),
+    [ctx.env.credentials, ...ctx.env.otherClients].some(
+      (known) => given.clientId === known.clientId && sameSecret(given.clientSecret, known.clientSecret),
+    ),
 
   guard: () => undefined,
 
@@ -76,7 +84,8 @@ export const conformant: Behaviour = {
   // The spec names the endpoints only, so the answers are plausible stand-ins.
   businessReply(ctx, route) {
     ctx.env.seq += 1;
-    if (route === 'evaluation') return json(200, { evaluation_id: `ev_${ctx.env.seq}`, decision: 'approved', score: 720 });
+    if (route === 'evaluation')
+      return json(200, { evaluation_id: `ev_${ctx.env.seq}`, decision: 'approved', score: 720 });
     return json(200, { transactions: [], count: 0 });
   },
 

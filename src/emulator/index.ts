@@ -5,7 +5,12 @@
 import { isIP } from 'node:net';
 import { usageError } from '../errors.js';
 import { generateCredentials } from './credentials.js';
-import { generateIssuingCertificates, leafOnly, type CertificateSet, type IssuingCertificates } from './certs/generate.js';
+import {
+  generateIssuingCertificates,
+  leafOnly,
+  type CertificateSet,
+  type IssuingCertificates,
+} from './certs/generate.js';
 import { writeCertificates } from './certs/files.js';
 import { behaviourWith, type FaultName } from './faults/index.js';
 import { conformant } from './behaviour.js';
@@ -71,18 +76,25 @@ function observed(opts: ResolvedOptions, handle: Handler): Handler {
 export async function createEmulator(options?: EmulatorOptions): Promise<Emulator> {
   const opts = resolveOptions(options);
   const behaviourFor = (faults: readonly FaultName[], profiles: readonly ProfileName[]) =>
-    opts.overrides.reduce((b, override) => ({ ...b, ...override(b) }), behaviourWith([...faults], withProfiles(conformant, profiles)));
+    opts.overrides.reduce(
+      (b, override) => ({ ...b, ...override(b) }),
+      behaviourWith([...faults], withProfiles(conformant, profiles)),
+    );
   const behaviour = behaviourFor(opts.faults, opts.profiles);
   // An environment with faults or profiles of its own (perEnvironment) answers with them; the rest as above.
   const behaviours = opts.environments.map((name) => {
     const own = opts.perEnvironment[name];
-    return own?.faults?.length || own?.profiles?.length ? behaviourFor([...opts.faults, ...(own.faults ?? [])], [...opts.profiles, ...(own.profiles ?? [])]) : behaviour;
+    return own?.faults?.length || own?.profiles?.length
+      ? behaviourFor([...opts.faults, ...(own.faults ?? [])], [...opts.profiles, ...(own.profiles ?? [])])
+      : behaviour;
   });
   const transport = transportOf(opts.profiles);
   // The service's clock: every instant it judges, states or stamps (profiles may set it off).
   const offsetMs = clockOffsetOf(opts.profiles);
   const clock = () => opts.now() + offsetMs;
-  const generated: IssuingCertificates | undefined = opts.certificates ? undefined : generateIssuingCertificates(opts.host, Date.now(), undefined, transport.chain);
+  const generated: IssuingCertificates | undefined = opts.certificates
+    ? undefined
+    : generateIssuingCertificates(opts.host, Date.now(), undefined, transport.chain);
   const certs: CertificateSet = opts.certificates ?? generated!.set;
   const files = await writeCertificates(certs, opts.tlsDir);
 
@@ -91,16 +103,28 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
   const ownCerts = await Promise.all(
     opts.environments.map(async (name) => {
       const differs = opts.perEnvironment[name];
-      if (differs?.ca === undefined && differs?.certificateDays === undefined && differs?.intermediate === undefined) return undefined;
-      const own = differs.ca ? generateIssuingCertificates(opts.host, Date.now(), `ces-harness emulator CA (${name})`, transport.chain) : undefined;
+      if (differs?.ca === undefined && differs?.certificateDays === undefined && differs?.intermediate === undefined)
+        return undefined;
+      const own = differs.ca
+        ? generateIssuingCertificates(opts.host, Date.now(), `ces-harness emulator CA (${name})`, transport.chain)
+        : undefined;
       const issuer = own ?? generated;
-      if (!issuer) throw usageError(`emulator perEnvironment.${name} (ca, certificateDays, intermediate) needs the emulator to make its certificates (no certificates option)`);
+      if (!issuer)
+        throw usageError(
+          `emulator perEnvironment.${name} (ca, certificateDays, intermediate) needs the emulator to make its certificates (no certificates option)`,
+        );
       const served = differs.certificateDays !== undefined ? issuer.issue(differs.certificateDays) : issuer.set;
-      const set: CertificateSet = { caPem: issuer.set.caPem, keyPem: served.keyPem, certPem: differs.intermediate === 'omitted' ? leafOnly(served.certPem) : served.certPem };
+      const set: CertificateSet = {
+        caPem: issuer.set.caPem,
+        keyPem: served.keyPem,
+        certPem: differs.intermediate === 'omitted' ? leafOnly(served.certPem) : served.certPem,
+      };
       return { set, files: own ? await writeCertificates(set) : undefined };
     }),
   );
-  const credentials = behaviour.environmentCredentials(opts.environments.map((name, i) => opts.credentials[i] ?? generateCredentials(name)));
+  const credentials = behaviour.environmentCredentials(
+    opts.environments.map((name, i) => opts.credentials[i] ?? generateCredentials(name)),
+  );
   const envs: EnvState[] = opts.environments.map((name, i) => {
     const differs = opts.perEnvironment[name] ?? {};
     const rateLimit = differs.rateLimit ?? opts.rateLimit;
@@ -109,7 +133,10 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
       credentials: credentials[i] ?? generateCredentials(name),
       otherClients: Array.from({ length: opts.clients - 1 }, () => generateCredentials(name)),
       store: new TokenStore(),
-      limiter: opts.limiter !== undefined && differs.rateLimit === undefined ? new RateLimiter(opts.limiter) : RateLimiter.bucket(rateLimit.rps, rateLimit.burst),
+      limiter:
+        opts.limiter !== undefined && differs.rateLimit === undefined
+          ? new RateLimiter(opts.limiter)
+          : RateLimiter.bucket(rateLimit.rps, rateLimit.burst),
       ttlS: differs.tokenTtlS ?? opts.tokenTtlS,
       seq: 0,
       businessLatencyMs: Math.max(differs.businessLatencyMs ?? opts.businessLatencyMs, transport.businessLatencyMs),
@@ -134,7 +161,9 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
           transport,
           certPem: (ownCerts[i]?.set ?? certs).certPem,
           keyPem: (ownCerts[i]?.set ?? certs).keyPem,
-          handler: observed(opts, async (req) => withDate(await route({ env, b: behaviours[i]!, now: clock(), req }), clock())),
+          handler: observed(opts, async (req) =>
+            withDate(await route({ env, b: behaviours[i]!, now: clock(), req }), clock()),
+          ),
           ...(opts.onClientHello ? { peek: opts.onClientHello } : {}),
         }),
       );

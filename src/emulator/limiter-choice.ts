@@ -31,8 +31,12 @@ export function limiterModelOf(s: LimiterSettings): LimiterModel | null {
   if (s.rps <= 0) return null;
   if (s.kind === 'bucket') return { kind: 'bucket', rate_rps: s.rps, burst: s.burst };
   const limit = Math.round(s.rps * s.windowS);
-  if (limit < 1) throw usageError(`--rate-limit ${s.rps} over a ${s.windowS} s window admits less than one request; raise --rate-limit or --window`);
+  if (limit < 1)
+    throw usageError(
+      `--rate-limit ${s.rps} over a ${s.windowS} s window admits less than one request; raise --rate-limit or --window`,
+    );
   // Edges at whole multiples of the window on the emulator's clock (epoch ms): phase 0.
-  if (s.kind === 'fixed') return { kind: 'fixed-window', limit, window_s: s.windowS, phase_s: 0, counts_refused: s.countsRefused };
+  if (s.kind === 'fixed')
+    return { kind: 'fixed-window', limit, window_s: s.windowS, phase_s: 0, counts_refused: s.countsRefused };
   return { kind: 'sliding-window', limit, period_s: s.windowS, counts_refused: s.countsRefused };
 }

@@ -68,17 +68,30 @@ function readBody(req: Request): Promise<Body> {
 }
 
 /** What the request allows and the transport offers: the answer coded, when one coding fits both. */
-function coded(reply: Reply, acceptEncoding: string | undefined, transport: Transport): { headers: Record<string, string>; body: Buffer } {
+function coded(
+  reply: Reply,
+  acceptEncoding: string | undefined,
+  transport: Transport,
+): { headers: Record<string, string>; body: Buffer } {
   const body = Buffer.from(reply.body);
   if (transport.compression.length === 0) return { headers: reply.headers, body };
   // The answer depends on Accept-Encoding whether or not this one is coded, so caches must know.
-  const headers = { ...reply.headers, vary: reply.headers['vary'] ? `${reply.headers['vary']}, Accept-Encoding` : 'Accept-Encoding' };
+  const headers = {
+    ...reply.headers,
+    vary: reply.headers['vary'] ? `${reply.headers['vary']}, Accept-Encoding` : 'Accept-Encoding',
+  };
   const coding = body.length > 0 ? chooseCoding(acceptEncoding, transport.compression) : undefined;
   if (coding === undefined) return { headers, body };
   return { headers: { ...headers, 'content-encoding': coding }, body: encodeBody(coding, body) };
 }
 
-async function send(req: Request, res: Response, reply: Reply, transport: Transport, policy: ConnectionPolicy): Promise<void> {
+async function send(
+  req: Request,
+  res: Response,
+  reply: Reply,
+  transport: Transport,
+  policy: ConnectionPolicy,
+): Promise<void> {
   await policy.delay();
   const gone = 'stream' in res ? res.stream.destroyed : res.destroyed;
   if (res.headersSent || gone) return;
@@ -166,7 +179,9 @@ function tlsServer(options: ListenerOptions, policy: ConnectionPolicy) {
 export async function listen(options: ListenerOptions): Promise<Listener> {
   const policy = connectionPolicy(options.transport);
   const { server: https, closeAll } = tlsServer(options, policy);
-  const plain = options.plainHttp ? createHttpServer(requestListener(options.handler, options.transport, policy)) : undefined;
+  const plain = options.plainHttp
+    ? createHttpServer(requestListener(options.handler, options.transport, policy))
+    : undefined;
   if (plain) tune(plain, options.transport);
 
   // Every raw socket, so close() can end connections that are idle, mid-handshake or never spoke.

@@ -123,39 +123,74 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   };
   const { port, environments, tokenTtlS, rateLimit, faults } = resolved;
   if (!isCount(port) || port + environments.length - 1 > 65_535) {
-    throw usageError(`emulator port ${String(port)} is not usable for ${environments.length} environment(s): give 0-65535 (0 picks free ports)`);
+    throw usageError(
+      `emulator port ${String(port)} is not usable for ${environments.length} environment(s): give 0-65535 (0 picks free ports)`,
+    );
   }
-  if (environments.length === 0) throw usageError('emulator needs at least one environment, e.g. --environments sandbox');
+  if (environments.length === 0)
+    throw usageError('emulator needs at least one environment, e.g. --environments sandbox');
   const bad = environments.find((e) => !/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(e));
   if (bad !== undefined) throw usageError(`emulator environment name "${bad}" must be letters, digits, - or _`);
   if (new Set(environments).size !== environments.length) throw usageError('emulator environment names must be unique');
-  if (!isCount(tokenTtlS) || tokenTtlS < 1) throw usageError(`emulator token ttl ${String(tokenTtlS)} must be a whole number of seconds >= 1`);
+  if (!isCount(tokenTtlS) || tokenTtlS < 1)
+    throw usageError(`emulator token ttl ${String(tokenTtlS)} must be a whole number of seconds >= 1`);
   if (!(Number.isFinite(rateLimit.rps) && rateLimit.rps >= 0) || !isCount(rateLimit.burst)) {
     throw usageError('emulator rate limit needs rps >= 0 (0 = off) and a whole burst >= 0');
   }
   if (!inRange(RANGES.businessLatencyMs, resolved.businessLatencyMs)) {
-    throw usageError(`emulator business latency ${String(resolved.businessLatencyMs)} must be ${rangeText(RANGES.businessLatencyMs)}`);
+    throw usageError(
+      `emulator business latency ${String(resolved.businessLatencyMs)} must be ${rangeText(RANGES.businessLatencyMs)}`,
+    );
   }
   const stray = Object.keys(resolved.perEnvironment).find((e) => !environments.includes(e));
-  if (stray !== undefined) throw usageError(`emulator perEnvironment names "${stray}", which is not one of the environments ${environments.join(', ')}`);
-  const unknownHere = Object.values(resolved.perEnvironment).flatMap((d) => d.faults ?? []).find((f) => !isFaultName(f));
-  if (unknownHere !== undefined) throw usageError(`unknown fault "${String(unknownHere)}" in perEnvironment; known faults: ${FAULTS.map((f) => f.name).join(', ')}`);
-  const unknownProfileHere = Object.values(resolved.perEnvironment).flatMap((d) => d.profiles ?? []).find((p) => !isProfileName(p));
-  if (unknownProfileHere !== undefined) throw usageError(`unknown profile "${String(unknownProfileHere)}" in perEnvironment; known profiles: ${PROFILES.map((p) => p.name).join(', ')}`);
-  const badMethods = Object.entries(resolved.perEnvironment).find(([, d]) => d.validateMethods !== undefined && (d.validateMethods.length === 0 || d.validateMethods.some((m) => m !== 'GET' && m !== 'POST')));
-  if (badMethods !== undefined) throw usageError(`emulator perEnvironment.${badMethods[0]}.validateMethods must name GET, POST or both`);
+  if (stray !== undefined)
+    throw usageError(
+      `emulator perEnvironment names "${stray}", which is not one of the environments ${environments.join(', ')}`,
+    );
+  const unknownHere = Object.values(resolved.perEnvironment)
+    .flatMap((d) => d.faults ?? [])
+    .find((f) => !isFaultName(f));
+  if (unknownHere !== undefined)
+    throw usageError(
+      `unknown fault "${String(unknownHere)}" in perEnvironment; known faults: ${FAULTS.map((f) => f.name).join(', ')}`,
+    );
+  const unknownProfileHere = Object.values(resolved.perEnvironment)
+    .flatMap((d) => d.profiles ?? [])
+    .find((p) => !isProfileName(p));
+  if (unknownProfileHere !== undefined)
+    throw usageError(
+      `unknown profile "${String(unknownProfileHere)}" in perEnvironment; known profiles: ${PROFILES.map((p) => p.name).join(', ')}`,
+    );
+  const badMethods = Object.entries(resolved.perEnvironment).find(
+    ([, d]) =>
+      d.validateMethods !== undefined &&
+      (d.validateMethods.length === 0 || d.validateMethods.some((m) => m !== 'GET' && m !== 'POST')),
+  );
+  if (badMethods !== undefined)
+    throw usageError(`emulator perEnvironment.${badMethods[0]}.validateMethods must name GET, POST or both`);
   const leafOnly = Object.entries(resolved.perEnvironment).find(([, d]) => d.intermediate !== undefined);
-  if (leafOnly !== undefined && (leafOnly[1].intermediate !== 'omitted' || transportOf(resolved.profiles.filter(isProfileName)).chain !== 'intermediate')) {
-    throw usageError(`emulator perEnvironment.${leafOnly[0]}.intermediate: omitted needs a chain with an intermediate to omit (the intermediate-ca profile)`);
+  if (
+    leafOnly !== undefined &&
+    (leafOnly[1].intermediate !== 'omitted' ||
+      transportOf(resolved.profiles.filter(isProfileName)).chain !== 'intermediate')
+  ) {
+    throw usageError(
+      `emulator perEnvironment.${leafOnly[0]}.intermediate: omitted needs a chain with an intermediate to omit (the intermediate-ca profile)`,
+    );
   }
-  if (!isCount(resolved.clients) || resolved.clients < 1 || resolved.clients > 100) throw usageError(`emulator clients per environment ${String(resolved.clients)} must be a whole number from 1 to 100`);
+  if (!isCount(resolved.clients) || resolved.clients < 1 || resolved.clients > 100)
+    throw usageError(
+      `emulator clients per environment ${String(resolved.clients)} must be a whole number from 1 to 100`,
+    );
   const unknown = faults.find((f) => !isFaultName(f));
   if (unknown !== undefined) {
     throw usageError(`unknown fault "${String(unknown)}"; known faults: ${FAULTS.map((f) => f.name).join(', ')}`);
   }
   const unknownProfile = resolved.profiles.find((p) => !isProfileName(p));
   if (unknownProfile !== undefined) {
-    throw usageError(`unknown profile "${String(unknownProfile)}"; known profiles: ${PROFILES.map((p) => p.name).join(', ')}`);
+    throw usageError(
+      `unknown profile "${String(unknownProfile)}"; known profiles: ${PROFILES.map((p) => p.name).join(', ')}`,
+    );
   }
   return resolved;
 }

@@ -37,4 +37,5 @@ export const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' } as c
  * The Date header (RFC 9110 §6.6.1) on the emulator's own clock, as a real service stamps its
  * answers with its host's clock: left to Node it would be the machine's, whatever the service's.
  */
-export const withDate = (reply: Reply, nowMs: number): Reply => ('date' in reply.headers ? reply : { ...reply, headers: { date: new Date(nowMs).toUTCString(), ...reply.headers } });
+export const withDate = (reply: Reply, nowMs: number): Reply =>
+  'date' in reply.headers ? reply : { ...reply, headers: { date: new Date(nowMs).toUTCString(), ...reply.headers } };

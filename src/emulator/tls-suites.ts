@@ -2,7 +2,11 @@
 // (passed to SSL_CTX_set_ciphersuites), the others TLS 1.2 cipher names (SSL_CTX_set_cipher_list).
 
 /** §5.8: the only three suites the service may speak. */
-export const TLS13_SUITES = ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256'] as const;
+export const TLS13_SUITES = [
+  'TLS_AES_128_GCM_SHA256',
+  'TLS_AES_256_GCM_SHA384',
+  'TLS_CHACHA20_POLY1305_SHA256',
+] as const;
 
 /** TLS 1.3 suites OpenSSL has but §5.8 does not allow (and OpenSSL leaves off by default). */
 export const TLS13_CCM_SUITES = ['TLS_AES_128_CCM_SHA256', 'TLS_AES_128_CCM_8_SHA256'] as const;

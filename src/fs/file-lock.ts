@@ -37,7 +37,9 @@ function tryLock(lock: string, timing: LockTiming, deadline: number): boolean {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
   if (Date.now() >= deadline) {
-    throw new Error(`another run held ${lock} for over ${timing.waitMs / 1000} s; if no run is writing, remove the lock`);
+    throw new Error(
+      `another run held ${lock} for over ${timing.waitMs / 1000} s; if no run is writing, remove the lock`,
+    );
   }
   if (ageMs(lock) > timing.staleMs) rmSync(lock, { force: true });
   return false;
@@ -60,7 +62,11 @@ export function withFileLock<T>(path: string, work: () => T, timing: LockTiming 
  * and touches the lock every `heartbeatMs` while working, so a lock whose holder died goes stale
  * after timing.staleMs however long a live holder needs.
  */
-export async function withFileLockAsync<T>(path: string, work: () => Promise<T>, timing: LockTiming & { heartbeatMs: number }): Promise<T> {
+export async function withFileLockAsync<T>(
+  path: string,
+  work: () => Promise<T>,
+  timing: LockTiming & { heartbeatMs: number },
+): Promise<T> {
   const lock = `${path}.lock`;
   const deadline = Date.now() + timing.waitMs;
   while (!tryLock(lock, timing, deadline)) await new Promise((wake) => setTimeout(wake, timing.pollMs));

@@ -6,7 +6,17 @@
 // never follows it).
 
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fchmodSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { HarnessError } from '../errors.js';
 
@@ -19,7 +29,10 @@ export function refuseSymlink(path: string, what: string, fix: string): void {
     // missing (or unreadable, which the read that follows says in its own words)
   }
   if (isLink) {
-    throw new HarnessError('FILE_UNUSABLE', `${what}: ${path} is a symbolic link, which the harness does not follow (a write or a chmod would change the file it points to); ${fix}`);
+    throw new HarnessError(
+      'FILE_UNUSABLE',
+      `${what}: ${path} is a symbolic link, which the harness does not follow (a write or a chmod would change the file it points to); ${fix}`,
+    );
   }
 }
 
@@ -27,7 +40,8 @@ export function refuseSymlink(path: string, what: string, fix: string): void {
 const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
 /** The folder of a private file, made (mode 0700) where missing. */
-export const makePrivateFolder = (path: string): void => void mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+export const makePrivateFolder = (path: string): void =>
+  void mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
 
 /** Writes `text` to `path` with mode 0600 in a 0700 folder: a new file beside it, renamed over it. */
 export function writePrivateFile(path: string, text: string): void {
@@ -40,7 +54,7 @@ export function writePrivateFile(path: string, text: string): void {
       // A umask can take bits away (0400 under umask 0277): the owner must be able to rewrite it.
       fchmodSync(fd, 0o600);
       const bytes = Buffer.from(text, 'utf8');
-      for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off);
+      for (let off = 0; off < bytes.length;) off += writeSync(fd, bytes, off);
     } finally {
       closeSync(fd);
     }

@@ -13,7 +13,7 @@ export const PROJECT_MARKER = join('tools', 'k6', 'go.mod');
  * works both from src/fs/ (vitest, tsc) and from the bundled dist/cli.js.
  */
 export function findProjectRoot(from: string = dirname(fileURLToPath(import.meta.url))): string {
-  for (let dir = from; ; ) {
+  for (let dir = from; ;) {
     try {
       readFileSync(join(dir, PROJECT_MARKER));
       return dir;

@@ -23,14 +23,19 @@ const PLAIN: Record<string, string> = {
 };
 const plain = (code: string) => (PLAIN[code] ? `${PLAIN[code]}, ${code}` : code);
 
-export const unwritable = (place: OutputPlace, path: string, why: string) => new HarnessError('OUTPUT_UNWRITABLE', `${place.what} ${path}: ${why}; ${place.fix}`);
+export const unwritable = (place: OutputPlace, path: string, why: string) =>
+  new HarnessError('OUTPUT_UNWRITABLE', `${place.what} ${path}: ${why}; ${place.fix}`);
 
 /**
  * Makes `dir` a folder this process can write in, creating what is missing one level at a time
  * (Node's recursive mkdir never returns for a path under /proc). Returns the folders it created,
  * outermost first, so a run that ends before writing anything can take them away again.
  */
-export function ensureWritableDir(dir: string, place: OutputPlace, options: { mode?: number; named?: string } = {}): string[] {
+export function ensureWritableDir(
+  dir: string,
+  place: OutputPlace,
+  options: { mode?: number; named?: string } = {},
+): string[] {
   const target = resolve(dir);
   // The path the user gave (a file's, for the ledger): messages name it, and then what is wrong.
   const named = options.named ?? target;
@@ -47,7 +52,8 @@ export function ensureWritableDir(dir: string, place: OutputPlace, options: { mo
       }
       throw unwritable(place, named, `cannot look at ${p} (${plain(code)})`);
     }
-    if (!isDir) throw unwritable(place, named, p === named ? 'is a file, not a folder' : `${p} is a file, not a folder`);
+    if (!isDir)
+      throw unwritable(place, named, p === named ? 'is a file, not a folder' : `${p} is a file, not a folder`);
     break;
   }
   const created: string[] = [];
@@ -106,5 +112,8 @@ export function ensureWritableFileLocation(path: string, place: OutputPlace, dir
     // missing (or under a file, which the folder check below names)
   }
   if (isDir) throw unwritable(place, target, 'is a folder, not a file');
-  return ensureWritableDir(dirname(target), place, { named: target, ...(dirMode === undefined ? {} : { mode: dirMode }) });
+  return ensureWritableDir(dirname(target), place, {
+    named: target,
+    ...(dirMode === undefined ? {} : { mode: dirMode }),
+  });
 }

@@ -13,7 +13,9 @@ export type Finding = Omit<Change, 'action'> & { regression: boolean };
 
 /** The stored runs this run is compared with: same environment and base URL, oldest first. */
 export function sameTarget(past: readonly HistoryRecord[], current: HistoryRecord): HistoryRecord[] {
-  return past.filter((r) => r.target.base_url === current.target.base_url && r.target.environment === current.target.environment);
+  return past.filter(
+    (r) => r.target.base_url === current.target.base_url && r.target.environment === current.target.environment,
+  );
 }
 
 // How bad a status is: a change up is a regression, down an improvement; a skip judges nothing.
@@ -26,7 +28,9 @@ export function compareRuns(current: HistoryRecord, past: readonly HistoryRecord
   // token.type-bearer went fail → pass) is the fix itself: with `fact: fail` it failed the run
   // that showed the service repaired.
   const recovered = new Set(statuses.filter((f) => !f.regression).map((f) => f.subject));
-  const observed = observationChanges(current, past.slice(-runs)).map((f) => (f.kind === 'fact' && recovered.has(f.subject) ? { ...f, regression: false } : f));
+  const observed = observationChanges(current, past.slice(-runs)).map((f) =>
+    f.kind === 'fact' && recovered.has(f.subject) ? { ...f, regression: false } : f,
+  );
   return [...statuses, ...observed];
 }
 
@@ -40,7 +44,15 @@ function statusChanges(current: HistoryRecord, past: readonly HistoryRecord[]): 
     const now = SEVERITY[status];
     if (before === undefined || now === undefined || SEVERITY[before] === now) continue;
     const regression = now > SEVERITY[before]!;
-    out.push({ kind: 'check', subject: id, name: 'status', before, after: status, regression, text: `${id}: ${before} → ${status}` });
+    out.push({
+      kind: 'check',
+      subject: id,
+      name: 'status',
+      before,
+      after: status,
+      regression,
+      text: `${id}: ${before} → ${status}`,
+    });
   }
   return out;
 }
@@ -65,12 +77,27 @@ function observationChanges(current: HistoryRecord, window: readonly HistoryReco
 }
 
 function factChange(o: Observation, before: FactValue): Finding {
-  return { kind: 'fact', subject: o.subject, name: o.name, before, after: o.value, regression: true, text: `${o.subject}: ${o.name} ${String(before)} → ${String(o.value)}` };
+  return {
+    kind: 'fact',
+    subject: o.subject,
+    name: o.name,
+    before,
+    after: o.value,
+    regression: true,
+    text: `${o.subject}: ${o.name} ${String(before)} → ${String(o.value)}`,
+  };
 }
 
-function figureChange(o: Observation, band: NoiseBand, side: 'up' | 'down', kind: RegressionKind, unit: string): Finding {
+function figureChange(
+  o: Observation,
+  band: NoiseBand,
+  side: 'up' | 'down',
+  kind: RegressionKind,
+  unit: string,
+): Finding {
   const v = o.value as number;
-  const fmt = (n: number) => `${Number(n.toPrecision(3))}${unit === '' ? '' : unit.startsWith('/') ? unit : ` ${unit}`}`;
+  const fmt = (n: number) =>
+    `${Number(n.toPrecision(3))}${unit === '' ? '' : unit.startsWith('/') ? unit : ` ${unit}`}`;
   const ratio = band.median !== 0 ? ` (×${Number((v / band.median).toPrecision(2))})` : '';
   const text = `${o.subject}: ${o.name} ${fmt(v)}${ratio}, ${side === 'up' ? 'above' : 'below'} the band ${fmt(Math.max(0, band.low))}–${fmt(band.high)} of the last ${band.runs} runs`;
   return { kind, subject: o.subject, name: o.name, before: band.median, after: v, band, regression: true, text };

@@ -16,7 +16,13 @@ export interface FigureRule {
   relFloor: number;
 }
 
-const LATENCY = (absFloor: number, relFloor: number): FigureRule => ({ kind: 'latency', unit: 'ms', worse: 'up', absFloor, relFloor });
+const LATENCY = (absFloor: number, relFloor: number): FigureRule => ({
+  kind: 'latency',
+  unit: 'ms',
+  worse: 'up',
+  absFloor,
+  relFloor,
+});
 
 /** By the figure's name, as a record stores it (a check's numeric fact, a k6 or rate-limit figure). */
 export const FIGURE_RULES: Record<string, FigureRule> = {
@@ -41,4 +47,5 @@ export const FIGURE_RULES: Record<string, FigureRule> = {
 };
 
 /** A number the table does not know is a fact: any change beyond rounding is reported. */
-export const ruleFor = (name: string): FigureRule => FIGURE_RULES[name] ?? { kind: 'fact', unit: '', worse: 'both', absFloor: 0.5, relFloor: 0 };
+export const ruleFor = (name: string): FigureRule =>
+  FIGURE_RULES[name] ?? { kind: 'fact', unit: '', worse: 'both', absFloor: 0.5, relFloor: 0 };

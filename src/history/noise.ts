@@ -18,7 +18,10 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-export function noiseBand(values: readonly number[], rule: Pick<FigureRule, 'absFloor' | 'relFloor'>): NoiseBand | undefined {
+export function noiseBand(
+  values: readonly number[],
+  rule: Pick<FigureRule, 'absFloor' | 'relFloor'>,
+): NoiseBand | undefined {
   if (values.length < MIN_RUNS) return undefined;
   const m = median(values);
   const mad = median(values.map((v) => Math.abs(v - m)));
@@ -34,4 +37,4 @@ export function outside(value: number, band: NoiseBand, worse: FigureRule['worse
 }
 
 export const METHOD =
-  'figures are judged against the median ± 4 × 1.4826 × MAD of the stored runs (at least 3), never closer than each figure\'s floor; facts and check statuses against the last run that had them';
+  "figures are judged against the median ± 4 × 1.4826 × MAD of the stored runs (at least 3), never closer than each figure's floor; facts and check statuses against the last run that had them";

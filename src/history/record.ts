@@ -28,7 +28,8 @@ export interface HistoryRecord {
 
 export function toRecord(report: Report): HistoryRecord {
   const checks: HistoryRecord['checks'] = {};
-  for (const c of report.checks) checks[c.id] = { status: c.status, ...(c.facts && Object.keys(c.facts).length ? { facts: c.facts } : {}) };
+  for (const c of report.checks)
+    checks[c.id] = { status: c.status, ...(c.facts && Object.keys(c.facts).length ? { facts: c.facts } : {}) };
   const load = report.load?.scenarios.filter((s) => s.error === undefined);
   const rl = report.rate_limit;
   return {
@@ -42,7 +43,16 @@ export function toRecord(report: Report): HistoryRecord {
     ...(load?.length
       ? {
           load: Object.fromEntries(
-            load.map((s) => [s.scenario, { p50_ms: s.latency_ms.p50, p95_ms: s.latency_ms.p95, p99_ms: s.latency_ms.p99, error_rate: s.error_rate, rate_per_s: s.rate_per_s }]),
+            load.map((s) => [
+              s.scenario,
+              {
+                p50_ms: s.latency_ms.p50,
+                p95_ms: s.latency_ms.p95,
+                p99_ms: s.latency_ms.p99,
+                error_rate: s.error_rate,
+                rate_per_s: s.rate_per_s,
+              },
+            ]),
           ),
         }
       : {}),
@@ -54,7 +64,8 @@ export function toRecord(report: Report): HistoryRecord {
             recovery_s: rl.recovery_s,
             scope: rl.scope,
             retry_after: rl.retry_after_header,
-            limiting_status: rl.limiting_status === undefined || rl.limiting_status === null ? null : String(rl.limiting_status),
+            limiting_status:
+              rl.limiting_status === undefined || rl.limiting_status === null ? null : String(rl.limiting_status),
           }),
         }
       : {}),
@@ -74,8 +85,10 @@ export function observations(record: HistoryRecord): Observation[] {
   const out: Observation[] = [];
   const add = (subject: string, name: string, value: FactValue) =>
     out.push({ kind: typeof value === 'number' ? ruleFor(name).kind : 'fact', subject, name, value });
-  for (const [id, c] of Object.entries(record.checks)) for (const [name, value] of Object.entries(c.facts ?? {})) add(id, name, value);
-  for (const [scenario, figures] of Object.entries(record.load ?? {})) for (const [name, value] of Object.entries(figures)) add(`k6 ${scenario}`, name, value);
+  for (const [id, c] of Object.entries(record.checks))
+    for (const [name, value] of Object.entries(c.facts ?? {})) add(id, name, value);
+  for (const [scenario, figures] of Object.entries(record.load ?? {}))
+    for (const [name, value] of Object.entries(figures)) add(`k6 ${scenario}`, name, value);
   for (const [name, value] of Object.entries(record.rate_limit ?? {})) add('rate limit', name, value);
   // The versions are facts of the run: a new harness or k6 can move every figure.
   add('run', 'ces-harness version', record.tool_version);
@@ -106,7 +119,10 @@ export function isRecord(x: unknown): x is HistoryRecord {
     isObject(target) &&
     typeof target['base_url'] === 'string' &&
     typeof target['environment'] === 'string' &&
-    allOf(x['checks'], (c) => isObject(c) && typeof c['status'] === 'string' && (c['facts'] === undefined || allOf(c['facts'], isValue))) &&
+    allOf(
+      x['checks'],
+      (c) => isObject(c) && typeof c['status'] === 'string' && (c['facts'] === undefined || allOf(c['facts'], isValue)),
+    ) &&
     (x['load'] === undefined || allOf(x['load'], (s) => allOf(s, (v) => typeof v === 'number'))) &&
     (x['rate_limit'] === undefined || allOf(x['rate_limit'], isValue))
   );

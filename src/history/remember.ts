@@ -16,7 +16,12 @@ export interface Remembered {
   record: HistoryRecord;
 }
 
-export function remember(report: Report, stored: readonly HistoryRecord[], policy: RegressionPolicy, warnings: readonly string[] = []): Remembered {
+export function remember(
+  report: Report,
+  stored: readonly HistoryRecord[],
+  policy: RegressionPolicy,
+  warnings: readonly string[] = [],
+): Remembered {
   const record = toRecord(report);
   const past = sameTarget(stored, record);
   const last = past[past.length - 1];
@@ -24,13 +29,18 @@ export function remember(report: Report, stored: readonly HistoryRecord[], polic
   const since: SinceLastRun = {
     history: last ? 'compared' : 'none',
     runs_compared: Math.min(past.length, policy.runs),
-    ...(last ? { last_run: { started_at: last.started_at, verdict: last.verdict, tool_version: last.tool_version } } : {}),
+    ...(last
+      ? { last_run: { started_at: last.started_at, verdict: last.verdict, tool_version: last.tool_version } }
+      : {}),
     changes,
     outcome: outcomeOf(changes),
     method: METHOD,
     ...(warnings.length ? { warnings: [...warnings] } : {}),
   };
   // Stored values come from a file anyone with the folder could edit: printable, like the rest of the report.
-  const compared = printableDeep<Report>({ ...report, since_last_run: since, ...(last ? { trends: trendsOf(record, past, policy.runs) } : {}) }, { multiline: true });
+  const compared = printableDeep<Report>(
+    { ...report, since_last_run: since, ...(last ? { trends: trendsOf(record, past, policy.runs) } : {}) },
+    { multiline: true },
+  );
   return { report: compared, record };
 }

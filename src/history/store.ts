@@ -52,11 +52,17 @@ export class HistoryStore {
     const text = readHistory(path);
     const mode = statSync(path).mode & 0o777;
     if (mode & 0o077) {
-      throw new HarnessError('FILE_UNUSABLE', `history: ${path} is open to other users (mode ${mode.toString(8).padStart(4, '0')}); run \`chmod 600 ${path}\`, or pass --history off`);
+      throw new HarnessError(
+        'FILE_UNUSABLE',
+        `history: ${path} is open to other users (mode ${mode.toString(8).padStart(4, '0')}); run \`chmod 600 ${path}\`, or pass --history off`,
+      );
     }
     const { records, bad, cutShort } = parseHistory(path, text);
     const warnings: string[] = [];
-    if (bad.length) warnings.push(`history ${path}: line${bad.length > 1 ? 's' : ''} ${shortList(bad)} ${bad.length > 1 ? 'are' : 'is'} not a history record and skipped; the file is kept as ${path}.corrupt`);
+    if (bad.length)
+      warnings.push(
+        `history ${path}: line${bad.length > 1 ? 's' : ''} ${shortList(bad)} ${bad.length > 1 ? 'are' : 'is'} not a history record and skipped; the file is kept as ${path}.corrupt`,
+      );
     if (cutShort) warnings.push(`history ${path}: the last line is cut short (a write was interrupted) and skipped`);
     return new HistoryStore(path, records, warnings);
   }
@@ -79,12 +85,19 @@ export class HistoryStore {
       const text = existsSync(path) ? readHistory(path) : '';
       const now = parseHistory(path, text);
       if (now.bad.length) writePrivateFile(`${path}.corrupt`, text);
-      writePrivateFile(path, [...now.records, record].slice(-MAX_RECORDS).map((r) => JSON.stringify(r)).join('\n') + '\n');
+      writePrivateFile(
+        path,
+        [...now.records, record]
+          .slice(-MAX_RECORDS)
+          .map((r) => JSON.stringify(r))
+          .join('\n') + '\n',
+      );
     });
   }
 }
 
-const readHistory = (path: string): string => readUserFile(path, { what: 'history', maxBytes: MAX_BYTES, fix: HISTORY_FIX });
+const readHistory = (path: string): string =>
+  readUserFile(path, { what: 'history', maxBytes: MAX_BYTES, fix: HISTORY_FIX });
 
 /** The records in the file's text; a record of another format version is refused (exit 2), never overwritten. */
 function parseHistory(path: string, text: string): HistoryText {
@@ -106,7 +119,9 @@ function parseHistory(path: string, text: string): HistoryText {
     }
     const schema = (parsed as { schema?: unknown } | null)?.schema;
     if (typeof schema === 'string' && schema.startsWith(HISTORY_SCHEMA_PREFIX) && schema !== HISTORY_SCHEMA) {
-      throw refuse(`line ${i + 1} is a ${schema} record, written by another version of ces-harness (this one reads ${HISTORY_SCHEMA}); it is left as it is`);
+      throw refuse(
+        `line ${i + 1} is a ${schema} record, written by another version of ces-harness (this one reads ${HISTORY_SCHEMA}); it is left as it is`,
+      );
     }
     if (isRecord(parsed)) records.push(parsed);
     else bad.push(i + 1);
@@ -114,4 +129,5 @@ function parseHistory(path: string, text: string): HistoryText {
   return { records, bad, cutShort };
 }
 
-const shortList = (n: number[]) => (n.length > 5 ? `${n.slice(0, 5).join(', ')} and ${n.length - 5} more` : n.join(', '));
+const shortList = (n: number[]) =>
+  n.length > 5 ? `${n.slice(0, 5).join(', ')} and ${n.length - 5} more` : n.join(', ');

@@ -20,9 +20,19 @@ export function trendsOf(current: HistoryRecord, past: readonly HistoryRecord[],
       return typeof v === 'number' ? v : null;
     });
     const rule = ruleFor(o.name);
-    const stored = values.slice(0, -1).slice(-runs).filter((v): v is number => v !== null);
+    const stored = values
+      .slice(0, -1)
+      .slice(-runs)
+      .filter((v): v is number => v !== null);
     const band = noiseBand(stored, rule);
-    series.push({ kind: rule.kind, subject: o.subject, name: o.name, unit: rule.unit, values, ...(band ? { band } : {}) });
+    series.push({
+      kind: rule.kind,
+      subject: o.subject,
+      name: o.name,
+      unit: rule.unit,
+      values,
+      ...(band ? { band } : {}),
+    });
   }
   return { verdicts: shown.map((r) => ({ started_at: r.started_at, verdict: r.verdict })), series };
 }

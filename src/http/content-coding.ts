@@ -4,7 +4,15 @@
 // that offers a coding (browsers, curl --compressed and most SDKs do), and nothing in the spec
 // forbids it, so the harness offers what such clients offer and must read what comes back.
 
-import { brotliCompressSync, brotliDecompressSync, deflateSync, gunzipSync, gzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+import {
+  brotliCompressSync,
+  brotliDecompressSync,
+  deflateSync,
+  gunzipSync,
+  gzipSync,
+  inflateRawSync,
+  inflateSync,
+} from 'node:zlib';
 
 export const CONTENT_CODINGS = ['gzip', 'deflate', 'br'] as const;
 export type ContentCoding = (typeof CONTENT_CODINGS)[number];
@@ -27,7 +35,10 @@ export function codingsOf(contentEncoding: string | undefined): string[] {
  * coding with q=0 is refused, `*` stands for any coding not named), or undefined for none. No
  * header at all allows nothing here: a gateway compresses only for clients that ask.
  */
-export function chooseCoding(acceptEncoding: string | undefined, preference: readonly ContentCoding[]): ContentCoding | undefined {
+export function chooseCoding(
+  acceptEncoding: string | undefined,
+  preference: readonly ContentCoding[],
+): ContentCoding | undefined {
   if (acceptEncoding === undefined) return undefined;
   const q = new Map<string, number>();
   for (const part of acceptEncoding.split(',')) {
@@ -58,12 +69,16 @@ export class UnreadableBody extends Error {
 export function decodeBody(body: Buffer, codings: readonly string[], cap: number): Buffer {
   let out = body;
   for (const coding of [...codings].reverse()) {
-    if (!isCoding(coding)) throw new UnreadableBody(`the answer is coded ${codings.join(', ')}, which was not offered (Accept-Encoding: ${ACCEPT_ENCODING})`);
+    if (!isCoding(coding))
+      throw new UnreadableBody(
+        `the answer is coded ${codings.join(', ')}, which was not offered (Accept-Encoding: ${ACCEPT_ENCODING})`,
+      );
     try {
       out = decodeOne(coding, out, cap);
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
-      if (e.code === 'ERR_BUFFER_TOO_LARGE') throw new UnreadableBody(`the ${coding}-coded answer decodes to more than the ${cap}-byte body cap; not read`);
+      if (e.code === 'ERR_BUFFER_TOO_LARGE')
+        throw new UnreadableBody(`the ${coding}-coded answer decodes to more than the ${cap}-byte body cap; not read`);
       throw new UnreadableBody(`the ${coding}-coded answer does not decode (${e.code ?? e.message})`);
     }
   }

@@ -29,11 +29,17 @@ export function dispatcherFor(
   // every other request in the process and skews anything timed, such as the rate-limit probe.
   // ALPN offers h2 beside http/1.1, as browsers, curl and most SDKs do: a service behind a gateway
   // that speaks HTTP/2 is then met the way its clients meet it.
-  const tls = { secureContext: clientContext({ caPem: target.caPem }), rejectUnauthorized: true, timeout: requestTimeoutMs(target), allowH2: true };
+  const tls = {
+    secureContext: clientContext({ caPem: target.caPem }),
+    rejectUnauthorized: true,
+    timeout: requestTimeoutMs(target),
+    allowH2: true,
+  };
   // Every pool's connections pass through here, so the client learns what ALPN chose for each.
   const factory = (origin: string | URL, options: object): Dispatcher => {
     const { connect } = options as { connect?: unknown };
-    const observed = typeof connect === 'function' ? telling(connect as buildConnector.connector, onConnected) : connect;
+    const observed =
+      typeof connect === 'function' ? telling(connect as buildConnector.connector, onConnected) : connect;
     const opts = { ...options, connect: observed } as Pool.Options;
     return connections === 1 ? new Client(origin, opts) : new Pool(origin, opts);
   };
@@ -48,7 +54,10 @@ export function dispatcherFor(
   return new ProxyAgent({ ...options, uri: proxy, requestTls: tls });
 }
 
-function telling(connect: buildConnector.connector, onConnected: (version: HttpVersion) => void): buildConnector.connector {
+function telling(
+  connect: buildConnector.connector,
+  onConnected: (version: HttpVersion) => void,
+): buildConnector.connector {
   return (opts, callback) =>
     connect(opts, (...args) => {
       const socket = args[1] as { alpnProtocol?: string | false } | null;

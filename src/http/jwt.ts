@@ -14,7 +14,8 @@ export interface Jwt {
 
 const SEGMENT = /^[A-Za-z0-9_-]*$/;
 
-export const encodeSegment = (value: unknown): string => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+export const encodeSegment = (value: unknown): string =>
+  Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
 
 function decodeSegment(segment: string): Record<string, unknown> | undefined {
   try {
@@ -28,7 +29,8 @@ function decodeSegment(segment: string): Record<string, unknown> | undefined {
 /** The token's parts when it is a JWS-compact JWT with JSON header and claims, else undefined. */
 export function parseJwt(token: string): Jwt | undefined {
   const segments = token.split('.');
-  if (segments.length !== 3 || !segments.every((s) => SEGMENT.test(s)) || segments[0] === '' || segments[1] === '') return undefined;
+  if (segments.length !== 3 || !segments.every((s) => SEGMENT.test(s)) || segments[0] === '' || segments[1] === '')
+    return undefined;
   const header = decodeSegment(segments[0]!);
   const claims = decodeSegment(segments[1]!);
   if (header === undefined || claims === undefined || typeof header['alg'] !== 'string') return undefined;

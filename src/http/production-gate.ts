@@ -62,7 +62,8 @@ export class ProductionGate {
    */
   admit(path: string, bearer: BearerKind): void {
     const endpoint = businessEndpointOf(path);
-    if (bearer === 'valid' && endpoint !== undefined && !(this.allowed as ReadonlySet<string>).has(endpoint)) throw new ProductionCallNotAllowed(endpoint);
+    if (bearer === 'valid' && endpoint !== undefined && !(this.allowed as ReadonlySet<string>).has(endpoint))
+      throw new ProductionCallNotAllowed(endpoint);
     if (this.admitted >= this.maxRequests) throw new ProductionBudgetReached(this.maxRequests);
     this.admitted++;
   }

@@ -14,7 +14,11 @@ export interface TunnelError extends NodeJS.ErrnoException {
 export function openTunnel(proxy: string, host: string, port: number, timeoutMs: number): Promise<Socket> {
   const url = new URL(proxy);
   const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const auth = url.username ? { 'proxy-authorization': `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` } : {};
+  const auth = url.username
+    ? {
+        'proxy-authorization': `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`,
+      }
+    : {};
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const req = request({
@@ -35,7 +39,13 @@ export function openTunnel(proxy: string, host: string, port: number, timeoutMs:
       reject(err);
     });
     // Only reached when no CONNECT answer came: the proxy is up but silent.
-    req.once('timeout', () => req.destroy(Object.assign(new Error(`the proxy did not answer CONNECT within ${timeoutMs / 1000} s`), { code: 'ETIMEDOUT' })));
+    req.once('timeout', () =>
+      req.destroy(
+        Object.assign(new Error(`the proxy did not answer CONNECT within ${timeoutMs / 1000} s`), {
+          code: 'ETIMEDOUT',
+        }),
+      ),
+    );
     req.once('error', reject);
     req.end();
   });

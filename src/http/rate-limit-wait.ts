@@ -15,7 +15,12 @@ export interface RateLimitBudget {
   capMs: number;
 }
 
-export const DEFAULT_RATE_LIMIT_BUDGET: RateLimitBudget = { maxTotalWaitMs: 60_000, maxRetries: 10, baseMs: 250, capMs: 8_000 };
+export const DEFAULT_RATE_LIMIT_BUDGET: RateLimitBudget = {
+  maxTotalWaitMs: 60_000,
+  maxRetries: 10,
+  baseMs: 250,
+  capMs: 8_000,
+};
 
 export class RateLimitedError extends Error {
   override readonly name = 'RateLimitedError';
@@ -34,7 +39,11 @@ export interface WaitOutOptions {
 }
 
 /** Sends until the answer is not a 429 (or `waitOut` is false), recording the waits on the exchange. */
-export async function sendWaitingOut429(sendOnce: () => Promise<Exchange>, waitOut: boolean, { budget, sleep, random }: WaitOutOptions): Promise<Exchange> {
+export async function sendWaitingOut429(
+  sendOnce: () => Promise<Exchange>,
+  waitOut: boolean,
+  { budget, sleep, random }: WaitOutOptions,
+): Promise<Exchange> {
   let waited = 0;
   for (let attempt = 0; ; attempt++) {
     const exchange = await sendOnce();

@@ -9,15 +9,25 @@ import { codingsOf, decodeBody, UnreadableBody } from './content-coding.js';
  * the same cap for what came over the wire and for what it decodes to; one that does not fit, or
  * does not decode, throws UnreadableBody: a prefix of a compressed stream decodes to nothing useful.
  */
-export async function readCapped(body: AsyncIterable<Buffer> & { destroy?: () => void }, cap: number, contentEncoding?: string): Promise<{ text: string; truncated: boolean }> {
+export async function readCapped(
+  body: AsyncIterable<Buffer> & { destroy?: () => void },
+  cap: number,
+  contentEncoding?: string,
+): Promise<{ text: string; truncated: boolean }> {
   const codings = codingsOf(contentEncoding);
   const raw = await collect(body, cap);
   if (codings.length === 0) return { text: raw.bytes.toString('utf8'), truncated: raw.truncated };
-  if (raw.truncated) throw new UnreadableBody(`the ${codings.join(', ')}-coded answer is larger than the ${cap}-byte body cap; not read`);
+  if (raw.truncated)
+    throw new UnreadableBody(
+      `the ${codings.join(', ')}-coded answer is larger than the ${cap}-byte body cap; not read`,
+    );
   return { text: decodeBody(raw.bytes, codings, cap).toString('utf8'), truncated: false };
 }
 
-async function collect(body: AsyncIterable<Buffer> & { destroy?: () => void }, cap: number): Promise<{ bytes: Buffer; truncated: boolean }> {
+async function collect(
+  body: AsyncIterable<Buffer> & { destroy?: () => void },
+  cap: number,
+): Promise<{ bytes: Buffer; truncated: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {

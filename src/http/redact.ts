@@ -51,7 +51,12 @@ export class Redactor {
   addSecret(secret: string | undefined, clientId?: string): void {
     if (!secret) return;
     this.add(secret, 'secret', true);
-    if (clientId !== undefined) this.values.add(`${clientId}:${secret}`, { kind: 'secret', judged: true, mark: REDACTED }, basicAuthFormsOf(clientId, secret));
+    if (clientId !== undefined)
+      this.values.add(
+        `${clientId}:${secret}`,
+        { kind: 'secret', judged: true, mark: REDACTED },
+        basicAuthFormsOf(clientId, secret),
+      );
   }
 
   /** A token issued to this run: hidden as its fingerprint, and no refusal may carry it. */
@@ -61,7 +66,8 @@ export class Redactor {
 
   /** A value an answer carried where a credential stands: hidden from now on if it looks like a token. */
   addSeen(value: string | undefined): void {
-    if (value && value.length >= MIN_SEEN_TOKEN_LENGTH && !/\s/.test(value) && !isRedactionMark(value)) this.add(value, 'token', false);
+    if (value && value.length >= MIN_SEEN_TOKEN_LENGTH && !/\s/.test(value) && !isRedactionMark(value))
+      this.add(value, 'token', false);
   }
 
   /** True when the input holds a whole client secret the run was given, in any form. */
@@ -98,7 +104,8 @@ export class Redactor {
     const walk = (v: unknown): unknown => {
       if (typeof v === 'string') return this.text(v);
       if (Array.isArray(v)) return v.map(walk);
-      if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [this.text(k), walk(x)]));
+      if (v && typeof v === 'object')
+        return Object.fromEntries(Object.entries(v).map(([k, x]) => [this.text(k), walk(x)]));
       return v;
     };
     return walk(value) as T;

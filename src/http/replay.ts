@@ -18,7 +18,11 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 export const IDEMPOTENCY_KEY = 'idempotency-key';
 
 export function replaySafe(method: string, path: string, headers: Record<string, string>): boolean {
-  return SAFE_METHODS.has(method) || (TOKEN_PATHS as readonly string[]).includes(path) || Object.keys(headers).some((h) => h.toLowerCase() === IDEMPOTENCY_KEY);
+  return (
+    SAFE_METHODS.has(method) ||
+    (TOKEN_PATHS as readonly string[]).includes(path) ||
+    Object.keys(headers).some((h) => h.toLowerCase() === IDEMPOTENCY_KEY)
+  );
 }
 
 /** undici's "other side closed" on a connection that had carried an earlier answer (its socket read bytes before). */

@@ -69,7 +69,8 @@ function build({ caPem, ...offer }: ClientContextSettings): tls.SecureContext {
   // (SecureContext, src/crypto/crypto_context.cc) and not in its documentation, so the documented
   // route stays as the fallback should a Node version drop it.
   const native = (context as { context?: NativeContext }).context;
-  if (typeof native?.addCACert !== 'function') return tls.createSecureContext({ ...offer, ca: [...tls.rootCertificates, caPem] });
+  if (typeof native?.addCACert !== 'function')
+    return tls.createSecureContext({ ...offer, ca: [...tls.rootCertificates, caPem] });
   native.addCACert(caPem);
   return context;
 }

@@ -72,7 +72,9 @@ export class ServiceClient {
       random: options.random ?? Math.random,
     };
     this.gate = isProduction(target) ? options.production : undefined;
-    this.dispatcher = dispatcherFor(target, options.connections, options.env, (version: HttpVersion) => count(this.seen.connections, version));
+    this.dispatcher = dispatcherFor(target, options.connections, options.env, (version: HttpVersion) =>
+      count(this.seen.connections, version),
+    );
     options.redactor.addSecret(target.credentials.clientSecret, target.credentials.clientId);
   }
 
@@ -82,11 +84,19 @@ export class ServiceClient {
 
   send(method: string, path: string, options: SendOptions = {}): Promise<Exchange> {
     const { rateLimitBudget: budget, sleep, random } = this.opts;
-    return sendWaitingOut429(() => this.sendOnce(method, path, options), options.waitOut429 !== false, { budget, sleep, random });
+    return sendWaitingOut429(() => this.sendOnce(method, path, options), options.waitOut429 !== false, {
+      budget,
+      sleep,
+      random,
+    });
   }
 
   private async sendOnce(method: string, path: string, options: SendOptions): Promise<Exchange> {
-    const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.5', 'accept-encoding': ACCEPT_ENCODING, ...options.headers };
+    const headers: Record<string, string> = {
+      accept: 'application/json, text/plain;q=0.9, */*;q=0.5',
+      'accept-encoding': ACCEPT_ENCODING,
+      ...options.headers,
+    };
     let body = options.body;
     if (options.json !== undefined) {
       body = JSON.stringify(options.json);
@@ -141,7 +151,9 @@ export class ServiceClient {
     this.answers++;
     // Judged by value, before this answer's own credentials are known: whatever the field or
     // header, in whatever encoding.
-    const answer = `${Object.entries(answerHeaders).map(([name, value]) => `${name}: ${value}`).join('\n')}\n${text}`;
+    const answer = `${Object.entries(answerHeaders)
+      .map(([name, value]) => `${name}: ${value}`)
+      .join('\n')}\n${text}`;
     const echoesSecret = this.opts.redactor.containsSecret(answer);
     if (echoesSecret) this.echoes.push(label);
     const carriesIssuedToken = this.opts.redactor.containsIssuedToken(answer);
@@ -170,7 +182,12 @@ export class ServiceClient {
    * A request written on a raw socket instead of through undici (tls.no-plain-http's plain-text
    * one): the production gate counts and lists it like any other.
    */
-  async sendRaw<T>(method: string, path: string, send: () => Promise<T>, statusOf: (result: T) => number | null): Promise<T> {
+  async sendRaw<T>(
+    method: string,
+    path: string,
+    send: () => Promise<T>,
+    statusOf: (result: T) => number | null,
+  ): Promise<T> {
     this.gate?.admit(path, 'none');
     const sentAt = Date.now();
     const started = performance.now();
@@ -184,8 +201,25 @@ export class ServiceClient {
     }
   }
 
-  private audit(method: string, path: string, sentAt: number, started: number, status: number | null, auth: BearerKind, extra: { plain_text?: true } = {}): void {
-    this.gate?.record({ environment: this.target.environment, method, path, status, at: new Date(sentAt).toISOString(), duration_ms: Math.round(performance.now() - started), auth, ...extra });
+  private audit(
+    method: string,
+    path: string,
+    sentAt: number,
+    started: number,
+    status: number | null,
+    auth: BearerKind,
+    extra: { plain_text?: true } = {},
+  ): void {
+    this.gate?.record({
+      environment: this.target.environment,
+      method,
+      path,
+      status,
+      at: new Date(sentAt).toISOString(),
+      duration_ms: Math.round(performance.now() - started),
+      auth,
+      ...extra,
+    });
   }
 
   /** What the Authorization header carries, for the gate and the audit trail (never the token). */
@@ -211,7 +245,10 @@ export class ServiceClient {
   }
 
   /** POST /tokens with the nested body of §4.1. The token it returns is known to the redactor. */
-  async issueToken(credentials: Credentials = this.target.credentials, options: SendOptions = {}): Promise<TokenExchange> {
+  async issueToken(
+    credentials: Credentials = this.target.credentials,
+    options: SendOptions = {},
+  ): Promise<TokenExchange> {
     this.opts.redactor.addSecret(credentials.clientSecret, credentials.clientId);
     const ex: TokenExchange = await this.send('POST', '/tokens', {
       ...options,
@@ -222,8 +259,14 @@ export class ServiceClient {
       const token = body['token'];
       this.opts.redactor.addToken(token);
       this.issued.add(token);
-      ex.issued = { token, fingerprint: fingerprint(token), expiresAt: body['expires_at'], tokenType: body['token_type'] };
-      if (credentials.clientId === this.target.credentials.clientId && !this.forLedger.has(token)) this.forLedger.set(token, ex.issued);
+      ex.issued = {
+        token,
+        fingerprint: fingerprint(token),
+        expiresAt: body['expires_at'],
+        tokenType: body['token_type'],
+      };
+      if (credentials.clientId === this.target.credentials.clientId && !this.forLedger.has(token))
+        this.forLedger.set(token, ex.issued);
     }
     return ex;
   }
@@ -237,7 +280,12 @@ export class ServiceClient {
   }
 
   /** One logical business call, with an Idempotency-Key of its own (replay.ts says why). */
-  business(name: string, call: { method: string; body: unknown }, token: string | undefined, options: SendOptions = {}): Promise<Exchange> {
+  business(
+    name: string,
+    call: { method: string; body: unknown },
+    token: string | undefined,
+    options: SendOptions = {},
+  ): Promise<Exchange> {
     const withBody = call.method !== 'GET' && call.method !== 'HEAD';
     return this.send(call.method, `/v1/${name}`, {
       ...options,

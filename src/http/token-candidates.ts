@@ -8,7 +8,20 @@ import type { Exchange } from './exchange.js';
 const MIN_CANDIDATE_LENGTH = 16;
 const TOKEN_LIKE = /^[A-Za-z0-9\-._~+/]+=*$/;
 /** Headers every answer has, which never hand out a token. */
-const PLAIN_HEADERS = new Set(['content-type', 'content-length', 'date', 'server', 'connection', 'keep-alive', 'vary', 'cache-control', 'retry-after', 'www-authenticate', 'etag', 'x-request-id']);
+const PLAIN_HEADERS = new Set([
+  'content-type',
+  'content-length',
+  'date',
+  'server',
+  'connection',
+  'keep-alive',
+  'vary',
+  'cache-control',
+  'retry-after',
+  'www-authenticate',
+  'etag',
+  'x-request-id',
+]);
 
 const URL_BEFORE_QUERY = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>?#]*/gi;
 
@@ -37,7 +50,8 @@ export function tokenCandidatesIn(ex: Pick<Exchange, 'json' | 'text' | 'headers'
       .replace(URL_BEFORE_QUERY, ' ')
       .split(/[^A-Za-z0-9\-._~+/=]+/)
       .flatMap((w) => w.split(/=+(?!=*$)/));
-  const body = ex.json === undefined ? pieces(ex.text) : stringsIn(ex.json).flatMap((s) => (isCandidate(s) ? [s] : pieces(s)));
+  const body =
+    ex.json === undefined ? pieces(ex.text) : stringsIn(ex.json).flatMap((s) => (isCandidate(s) ? [s] : pieces(s)));
   const headers = Object.entries(ex.headers)
     .filter(([name]) => !PLAIN_HEADERS.has(name.toLowerCase()))
     .flatMap(([, value]) => pieces(value.replace(/^\s*(Bearer|Basic|Token)\s+/i, '')));

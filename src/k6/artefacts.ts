@@ -36,7 +36,13 @@ function redactFile(path: string, redactor: Redactor, size: number): boolean {
   const text = readFileSync(path, 'utf8');
   // Compressed or binary output is left alone: rewriting it as text would corrupt it.
   if (text.includes('\u0000')) return false;
-  const safe = size <= WHOLE_FILE_BYTES ? redactor.file(text, { fromOutside: true }) : text.split('\n').map((line) => redactor.foreign(line)).join('\n');
+  const safe =
+    size <= WHOLE_FILE_BYTES
+      ? redactor.file(text, { fromOutside: true })
+      : text
+          .split('\n')
+          .map((line) => redactor.foreign(line))
+          .join('\n');
   if (safe === text) return false;
   // Atomic, so an interrupted rewrite never leaves half a file, nor the unredacted one beside it.
   const tmp = `${path}.${process.pid}.redacting`;

@@ -9,7 +9,8 @@
  * reads its server from K6_PROMETHEUS_RW_SERVER_URL). The harness's own dashboard settings
  * (dashboardEnv) still win over an inherited K6_WEB_DASHBOARD_*.
  */
-export const K6_OUTPUT_SETTINGS = /^K6_(OUT|(INFLUXDB|PROMETHEUS_RW|STATSD|DATADOG|OTEL|CSV|JSON|KAFKA|WEB_DASHBOARD|DYNATRACE|TIMESCALEDB|XK6_OUTPUT)_[A-Z0-9_]+|WEB_DASHBOARD)$/;
+export const K6_OUTPUT_SETTINGS =
+  /^K6_(OUT|(INFLUXDB|PROMETHEUS_RW|STATSD|DATADOG|OTEL|CSV|JSON|KAFKA|WEB_DASHBOARD|DYNATRACE|TIMESCALEDB|XK6_OUTPUT)_[A-Z0-9_]+|WEB_DASHBOARD)$/;
 
 /**
  * The parent environment for k6: without CES_* (only the scenario's own inputs may reach it, so a

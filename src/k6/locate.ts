@@ -56,8 +56,11 @@ type Probe = { ok: true; version: string } | { ok: false; why: string };
 
 function run(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ stdout: string; stderr: string }> {
   return new Promise((res, rej) => {
-    execFile(file, args, { env, timeout: VERSION_TIMEOUT_MS, maxBuffer: 64 * 1024, windowsHide: true }, (err, stdout, stderr) =>
-      err ? rej(Object.assign(err, { stdout, stderr })) : res({ stdout, stderr }),
+    execFile(
+      file,
+      args,
+      { env, timeout: VERSION_TIMEOUT_MS, maxBuffer: 64 * 1024, windowsHide: true },
+      (err, stdout, stderr) => (err ? rej(Object.assign(err, { stdout, stderr })) : res({ stdout, stderr })),
     );
   });
 }
@@ -75,7 +78,8 @@ export async function probeK6(path: string, env: NodeJS.ProcessEnv = process.env
     out = `${stdout}\n${stderr}`;
   } catch (e) {
     const err = e as NodeJS.ErrnoException & { killed?: boolean; signal?: string };
-    if (err.killed) return { ok: false, why: `\`${path} version\` did not answer within ${VERSION_TIMEOUT_MS / 1000} s` };
+    if (err.killed)
+      return { ok: false, why: `\`${path} version\` did not answer within ${VERSION_TIMEOUT_MS / 1000} s` };
     return { ok: false, why: `\`${path} version\` failed (${err.code ?? err.signal ?? err.message.split('\n')[0]})` };
   }
   const version = parseK6VersionOutput(out);
@@ -127,25 +131,50 @@ export async function locateK6(
     // A missing project build or cache is the normal case before the first build; not worth naming.
     if (!probe.why.endsWith('does not exist or is not executable')) reasons.push(probe.why);
   }
-  if (reasons.length > 0) throw new HarnessError('K6_NOT_FOUND', `k6 v${REQUIRED_K6_MAJOR} not found (${reasons.join('; ')}); ${HOW_TO_INSTALL}`);
-  return buildIntoCache(env, projectRoot, options.build ?? buildK6, options.say ?? ((line) => process.stderr.write(`ces-harness: ${line}\n`)));
+  if (reasons.length > 0)
+    throw new HarnessError(
+      'K6_NOT_FOUND',
+      `k6 v${REQUIRED_K6_MAJOR} not found (${reasons.join('; ')}); ${HOW_TO_INSTALL}`,
+    );
+  return buildIntoCache(
+    env,
+    projectRoot,
+    options.build ?? buildK6,
+    options.say ?? ((line) => process.stderr.write(`ces-harness: ${line}\n`)),
+  );
 }
 
 /**
  * The first use without any k6: build the pinned one into the per-user cache, once. Two runs
  * starting together take turns on a lock; the second finds the first's build and builds nothing.
  */
-async function buildIntoCache(env: NodeJS.ProcessEnv, projectRoot: string, build: K6Builder, say: (line: string) => void): Promise<LocatedK6> {
+async function buildIntoCache(
+  env: NodeJS.ProcessEnv,
+  projectRoot: string,
+  build: K6Builder,
+  say: (line: string) => void,
+): Promise<LocatedK6> {
   const binDir = userK6Dir(env);
   const path = join(binDir, EXE);
   const buildOnce = async (): Promise<LocatedK6> => {
     const done = await probeK6(path, env);
     if (done.ok) return { path, version: done.version };
-    const built = await build({ root: projectRoot, binDir, logFile: join(binDir, 'build.log'), fix: AFTER_GO, say, env });
+    const built = await build({
+      root: projectRoot,
+      binDir,
+      logFile: join(binDir, 'build.log'),
+      fix: AFTER_GO,
+      say,
+      env,
+    });
     if (!built.ok) throw new HarnessError('K6_NOT_FOUND', built.line);
     say(`built k6 v${built.version} at ${built.path} in ${built.seconds} s (${built.counts})`);
     const probe = await probeK6(path, env);
-    if (!probe.ok) throw new HarnessError('K6_NOT_FOUND', `the k6 built into ${binDir} is not usable: ${probe.why}; set K6_BINARY to a k6 v${REQUIRED_K6_MAJOR} binary`);
+    if (!probe.ok)
+      throw new HarnessError(
+        'K6_NOT_FOUND',
+        `the k6 built into ${binDir} is not usable: ${probe.why}; set K6_BINARY to a k6 v${REQUIRED_K6_MAJOR} binary`,
+      );
     return { path, version: probe.version };
   };
   try {
@@ -154,6 +183,9 @@ async function buildIntoCache(env: NodeJS.ProcessEnv, projectRoot: string, build
   } catch (err) {
     if (err instanceof HarnessError) throw err;
     // The cache folder cannot be written, or another run held the build lock past its time: one line.
-    throw new HarnessError('K6_NOT_FOUND', `could not build k6 v${PINNED_K6_VERSION} into ${binDir}: ${(err as Error).message}; set K6_BINARY to a k6 v${REQUIRED_K6_MAJOR} binary`);
+    throw new HarnessError(
+      'K6_NOT_FOUND',
+      `could not build k6 v${PINNED_K6_VERSION} into ${binDir}: ${(err as Error).message}; set K6_BINARY to a k6 v${REQUIRED_K6_MAJOR} binary`,
+    );
   }
 }

@@ -80,7 +80,12 @@ export interface LoadRunOptions {
 export function dashboardEnv(dir: string, bundle: string): Record<string, string> {
   // The default 10 s aggregation period leaves a short run with no data point, and then k6 writes
   // no export at all.
-  return { K6_WEB_DASHBOARD: 'true', K6_WEB_DASHBOARD_PORT: '-1', K6_WEB_DASHBOARD_PERIOD: '1s', K6_WEB_DASHBOARD_EXPORT: join(dir, dashboardFileName(bundle)) };
+  return {
+    K6_WEB_DASHBOARD: 'true',
+    K6_WEB_DASHBOARD_PORT: '-1',
+    K6_WEB_DASHBOARD_PERIOD: '1s',
+    K6_WEB_DASHBOARD_EXPORT: join(dir, dashboardFileName(bundle)),
+  };
 }
 
 const EXIT_MEANING: Record<number, string> = {
@@ -99,7 +104,10 @@ const EXIT_MEANING: Record<number, string> = {
 
 /** The line of k6's stderr that says what went wrong, without logfmt noise. */
 function lastErrorLine(stderr: string): string | undefined {
-  const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   const line = [...lines].reverse().find((l) => /level=(error|fatal)/.test(l)) ?? lines.at(-1);
   if (line === undefined) return undefined;
   const msg = /msg="((?:[^"\\]|\\.)*)"/.exec(line)?.[1];
@@ -135,12 +143,19 @@ export async function runLoadScenario(name: K6ScenarioName, opts: LoadRunOptions
 }
 
 /** Runs one bundle (<bundleDir>/<bundle>.js), in segments when opts.segments > 1, to its result. */
-export async function runK6Bundle(bundle: string, opts: LoadRunOptions, timeoutMs = opts.timeoutMs ?? defaultTimeoutMs(opts.inputs)): Promise<LoadScenarioResult> {
+export async function runK6Bundle(
+  bundle: string,
+  opts: LoadRunOptions,
+  timeoutMs = opts.timeoutMs ?? defaultTimeoutMs(opts.inputs),
+): Promise<LoadScenarioResult> {
   const { run, summary, timeline } = await runBundle(bundle, opts, timeoutMs);
   const result = toLoadScenarioResult(bundle, summary);
   if (timeline !== undefined && result.error === undefined) result.timeline = timeline;
   const count = opts.segments ?? 1;
-  const dashboards = writtenDashboards(opts.dashboardDir, count <= 1 ? [bundle] : Array.from({ length: count }, (_, i) => segmentName(bundle, i, count)));
+  const dashboards = writtenDashboards(
+    opts.dashboardDir,
+    count <= 1 ? [bundle] : Array.from({ length: count }, (_, i) => segmentName(bundle, i, count)),
+  );
   if (dashboards.length > 0) result.dashboards = dashboards;
   const problem = runProblem(run, timeoutMs);
   if (problem !== undefined) result.error = problem;
@@ -152,10 +167,15 @@ export async function runK6Bundle(bundle: string, opts: LoadRunOptions, timeoutM
 }
 
 /** The name of one segment's k6 process: its summary and dashboard files are named after it. */
-const segmentName = (bundle: string, index: number, count: number): string => `${bundle}.segment-${index + 1}-of-${count}`;
+const segmentName = (bundle: string, index: number, count: number): string =>
+  `${bundle}.segment-${index + 1}-of-${count}`;
 
 /** One bundle as one k6 process, or as `opts.segments` concurrent ones whose summaries are merged. */
-async function runBundle(bundle: string, opts: LoadRunOptions, timeoutMs: number): Promise<{ run: RunScenarioResult; summary: unknown; timeline?: Timeline }> {
+async function runBundle(
+  bundle: string,
+  opts: LoadRunOptions,
+  timeoutMs: number,
+): Promise<{ run: RunScenarioResult; summary: unknown; timeline?: Timeline }> {
   const count = opts.segments ?? 1;
   // The user's K6_OUT beside the config's outputs, before segmentOutputs gives each process its own file.
   const userArgs = [...(opts.extraArgs ?? []), ...inheritedOutputArgs(opts.baseEnv ?? process.env)];
@@ -165,7 +185,10 @@ async function runBundle(bundle: string, opts: LoadRunOptions, timeoutMs: number
       runScenario({
         k6Path: opts.k6Path,
         bundle: join(opts.bundleDir, `${bundle}.js`),
-        env: { ...scenarioEnv(opts.inputs), ...(opts.dashboardDir !== undefined ? dashboardEnv(opts.dashboardDir, dashboardName) : {}) },
+        env: {
+          ...scenarioEnv(opts.inputs),
+          ...(opts.dashboardDir !== undefined ? dashboardEnv(opts.dashboardDir, dashboardName) : {}),
+        },
         summaryFile,
         timeoutMs,
         extraArgs: args,
@@ -182,14 +205,20 @@ async function runBundle(bundle: string, opts: LoadRunOptions, timeoutMs: number
   const segmentRuns = await Promise.all(
     Array.from({ length: count }, (_, i) => {
       const name = segmentName(bundle, i, count);
-      return once(join(opts.workDir, `${name}.summary.json`), [...segmentOutputs(userArgs, i, count), ...segmentArgs(i, count)], name);
+      return once(
+        join(opts.workDir, `${name}.summary.json`),
+        [...segmentOutputs(userArgs, i, count), ...segmentArgs(i, count)],
+        name,
+      );
     }),
   );
   const runs = segmentRuns.map((r) => r.run);
   const timeline = mergeTimelines(segmentRuns.map((r) => r.timeline));
   // The run that says most about a failure stands for all: a broken process first, then a
   // threshold failure (99), else the first.
-  const broken = runs.find((r) => r.timedOut || r.aborted || (r.exitCode !== K6_EXIT.OK && r.exitCode !== K6_EXIT.THRESHOLDS_FAILED));
+  const broken = runs.find(
+    (r) => r.timedOut || r.aborted || (r.exitCode !== K6_EXIT.OK && r.exitCode !== K6_EXIT.THRESHOLDS_FAILED),
+  );
   const run = broken ?? runs.find((r) => r.exitCode === K6_EXIT.THRESHOLDS_FAILED) ?? runs[0]!;
   return { run, summary: mergeK6Summaries(runs.map((r) => r.summary)), ...(timeline !== undefined && { timeline }) };
 }

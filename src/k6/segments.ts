@@ -27,7 +27,8 @@ const min = (xs: number[]) => (xs.length ? Math.min(...xs) : 0);
 
 function mergeMetric(name: string, parts: Metric[]): Metric {
   const first = parts[0]!;
-  const vals = (key: string) => parts.map((p) => p.values[key]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+  const vals = (key: string) =>
+    parts.map((p) => p.values[key]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
   const values: Record<string, number> = {};
   switch (first.type) {
     case 'counter':
@@ -69,7 +70,9 @@ function mergeMetric(name: string, parts: Metric[]): Metric {
   if (expressions.size > 0) {
     // A threshold fails when it fails in any process, as k6-operator judges each runner pod on its
     // own. Note a threshold on an absolute count (count<N) is judged per process, not on the sum.
-    merged.thresholds = Object.fromEntries([...expressions].map((e) => [e, { ok: parts.every((p) => p.thresholds?.[e]?.ok !== false) }]));
+    merged.thresholds = Object.fromEntries(
+      [...expressions].map((e) => [e, { ok: parts.every((p) => p.thresholds?.[e]?.ok !== false) }]),
+    );
   }
   return merged;
 }

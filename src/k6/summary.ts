@@ -29,13 +29,16 @@ export function isK6Summary(v: unknown): v is K6Summary {
 }
 
 /** Milliseconds, to the microsecond: enough for loopback latencies, short enough for a report. */
-const ms = (n: number | undefined): number => (n === undefined || !Number.isFinite(n) ? 0 : Math.round(n * 1000) / 1000);
-const ratio = (n: number | undefined): number => (n === undefined || !Number.isFinite(n) ? 0 : Math.round(n * 1e6) / 1e6);
+const ms = (n: number | undefined): number =>
+  n === undefined || !Number.isFinite(n) ? 0 : Math.round(n * 1000) / 1000;
+const ratio = (n: number | undefined): number =>
+  n === undefined || !Number.isFinite(n) ? 0 : Math.round(n * 1e6) / 1e6;
 
 function thresholdsOf(metrics: Record<string, MetricData>): ThresholdResult[] {
   const out: ThresholdResult[] = [];
   for (const [metric, data] of Object.entries(metrics)) {
-    for (const [expression, t] of Object.entries(data.thresholds ?? {})) out.push({ metric, expression, ok: t.ok === true });
+    for (const [expression, t] of Object.entries(data.thresholds ?? {}))
+      out.push({ metric, expression, ok: t.ok === true });
   }
   return out.sort((a, b) => a.metric.localeCompare(b.metric) || a.expression.localeCompare(b.expression));
 }
@@ -85,7 +88,13 @@ export function toLoadScenarioResult(name: string, summaryJson: unknown): LoadSc
     scenario: name,
     requests: reqs?.count ?? 0,
     rate_per_s: Math.round((reqs?.rate ?? 0) * 100) / 100,
-    latency_ms: { p50: ms(dur?.med), p95: ms(dur?.['p(95)']), p99: ms(dur?.['p(99)']), max: ms(dur?.max), avg: ms(dur?.avg) },
+    latency_ms: {
+      p50: ms(dur?.med),
+      p95: ms(dur?.['p(95)']),
+      p99: ms(dur?.['p(99)']),
+      max: ms(dur?.max),
+      avg: ms(dur?.avg),
+    },
     error_rate: ratio(m.http_req_failed?.values.rate),
     checks: { passed: checks?.passes ?? 0, failed: checks?.fails ?? 0 },
     thresholds: thresholdsOf(m),
@@ -113,9 +122,14 @@ export function mergeLoadScenarioResults(name: string, parts: LoadScenarioResult
     rate_per_s: seconds > 0 ? Math.round((requests / seconds) * 100) / 100 : 0,
     latency_ms: first.latency_ms,
     error_rate: requests === 0 ? 0 : ratio(parts.reduce((n, p) => n + p.error_rate * p.requests, 0) / requests),
-    checks: { passed: parts.reduce((n, p) => n + p.checks.passed, 0), failed: parts.reduce((n, p) => n + p.checks.failed, 0) },
+    checks: {
+      passed: parts.reduce((n, p) => n + p.checks.passed, 0),
+      failed: parts.reduce((n, p) => n + p.checks.failed, 0),
+    },
     // Prefixed with the part's name so `checks rate==1` of each run stays distinguishable.
-    thresholds: parts.flatMap((p) => p.thresholds.map((t) => (p === first ? t : { ...t, metric: `${p.scenario}: ${t.metric}` }))),
+    thresholds: parts.flatMap((p) =>
+      p.thresholds.map((t) => (p === first ? t : { ...t, metric: `${p.scenario}: ${t.metric}` })),
+    ),
     dropped_iterations: parts.reduce((n, p) => n + p.dropped_iterations, 0),
     extra: Object.assign({}, ...parts.map((p) => (p === first ? p.extra : prefixKeys(p.scenario, p.extra ?? {})))),
     // The first part is the scenario's load (tls: the negotiation run, not the TLS 1.2 probe).

@@ -53,7 +53,11 @@ export interface Point {
 // A line is parsed only when it can be a point of one of the two metrics read: most lines are
 // other metrics (timings, data sizes, checks), and JSON.parse of each would cost more than the run.
 function pointOf(line: string): Point | null {
-  if (!line.includes('"type":"Point"') || !(line.includes('"metric":"http_reqs"') || line.includes('"metric":"http_req_duration"'))) return null;
+  if (
+    !line.includes('"type":"Point"') ||
+    !(line.includes('"metric":"http_reqs"') || line.includes('"metric":"http_req_duration"'))
+  )
+    return null;
   try {
     const p = JSON.parse(line) as { metric?: unknown; data?: { time?: unknown; value?: unknown } };
     const ms = typeof p.data?.time === 'string' ? Date.parse(p.data.time) : NaN;
@@ -150,6 +154,10 @@ export function mergeTimelines(parts: ReadonlyArray<Timeline | undefined>): Time
   return Array.from({ length }, (_, t) => {
     const at = present.map((p) => p[t]).filter((x) => x !== undefined);
     const p95s = at.map((x) => x.p95_ms).filter((x): x is number => x !== undefined);
-    return { t, requests: at.reduce((n, x) => n + x.requests, 0), ...(p95s.length > 0 ? { p95_ms: Math.max(...p95s) } : {}) };
+    return {
+      t,
+      requests: at.reduce((n, x) => n + x.requests, 0),
+      ...(p95s.length > 0 ? { p95_ms: Math.max(...p95s) } : {}),
+    };
   });
 }

@@ -19,8 +19,12 @@ const SYSTEM_CA_FILES = [
 ];
 
 /** A PEM bundle of the system roots (or the user's SSL_CERT_FILE) plus `caFile`, in a temp folder. */
-export async function trustBundle(caFile: string, base: NodeJS.ProcessEnv): Promise<{ file: string; dispose: () => Promise<void> }> {
-  const readCa = (f: string) => readUserFile(f, { what: 'CA bundle', maxBytes: FILE_LIMITS.ca, fix: 'give a PEM file' });
+export async function trustBundle(
+  caFile: string,
+  base: NodeJS.ProcessEnv,
+): Promise<{ file: string; dispose: () => Promise<void> }> {
+  const readCa = (f: string) =>
+    readUserFile(f, { what: 'CA bundle', maxBytes: FILE_LIMITS.ca, fix: 'give a PEM file' });
   const extra = readCa(caFile);
   let system = '';
   for (const f of base.SSL_CERT_FILE ? [base.SSL_CERT_FILE] : SYSTEM_CA_FILES) {

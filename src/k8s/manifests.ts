@@ -48,13 +48,23 @@ export function k8sName(...parts: string[]): string {
 const shellWord = (s: string) => (/^[A-Za-z0-9_./:=@%+,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 export function k8sManifests(m: K8sManifestInputs): K8sManifests {
-  if (!Number.isInteger(m.parallelism) || m.parallelism < 1) throw new RangeError(`parallelism ${m.parallelism} must be a whole number of pods, 1 or more`);
-  const labels = { 'app.kubernetes.io/name': 'ces-harness', 'app.kubernetes.io/component': 'load', 'ces-harness/scenario': k8sName(m.scenario), 'ces-harness/run-id': k8sName(m.runId) };
+  if (!Number.isInteger(m.parallelism) || m.parallelism < 1)
+    throw new RangeError(`parallelism ${m.parallelism} must be a whole number of pods, 1 or more`);
+  const labels = {
+    'app.kubernetes.io/name': 'ces-harness',
+    'app.kubernetes.io/component': 'load',
+    'ces-harness/scenario': k8sName(m.scenario),
+    'ces-harness/run-id': k8sName(m.runId),
+  };
   const meta = (name: string) => ({ name, ...(m.namespace !== undefined && { namespace: m.namespace }), labels });
   const configMapName = k8sName('ces-harness', m.scenario, 'script');
 
   // The same CES_* inputs a local run gets, minus the credentials, which come from the Secret.
-  const { [SCENARIO_ENV.clientId]: _id, [SCENARIO_ENV.clientSecret]: _secret, ...plain } = scenarioEnv({ ...m.inputs, clientId: '', clientSecret: '', runId: m.runId });
+  const {
+    [SCENARIO_ENV.clientId]: _id,
+    [SCENARIO_ENV.clientSecret]: _secret,
+    ...plain
+  } = scenarioEnv({ ...m.inputs, clientId: '', clientSecret: '', runId: m.runId });
   const env: Array<Record<string, unknown>> = [
     ...Object.entries(plain).map(([name, value]) => ({ name, value })),
     { name: SCENARIO_ENV.clientId, valueFrom: { secretKeyRef: { name: m.secretName, key: 'client_id' } } },
@@ -72,7 +82,14 @@ export function k8sManifests(m: K8sManifestInputs): K8sManifests {
 
   // Every sample carries run_id (the scenarios tag it from CES_RUN_ID too), so the pods' metrics
   // in an output join this run; --no-usage-report as in local runs.
-  const args = ['--no-usage-report', '--tag', `run_id=${m.runId}`, '--tag', `environment=${m.environment}`, ...(m.outputs ?? []).flatMap((o) => ['--out', o])];
+  const args = [
+    '--no-usage-report',
+    '--tag',
+    `run_id=${m.runId}`,
+    '--tag',
+    `environment=${m.environment}`,
+    ...(m.outputs ?? []).flatMap((o) => ['--out', o]),
+  ];
 
   const testRuns = Object.keys(m.bundles).map((bundle) => ({
     apiVersion: 'k6.io/v1alpha1',
@@ -87,7 +104,9 @@ export function k8sManifests(m: K8sManifestInputs): K8sManifests {
       runner: { env, ...ca },
     },
   }));
-  const data: Record<string, string> = Object.fromEntries(Object.entries(m.bundles).map(([bundle, js]) => [`${bundle}.js`, js]));
+  const data: Record<string, string> = Object.fromEntries(
+    Object.entries(m.bundles).map(([bundle, js]) => [`${bundle}.js`, js]),
+  );
   if (m.caPem !== undefined) data[CA_KEY] = m.caPem;
   const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta(configMapName), data };
   return { configMap, testRuns };

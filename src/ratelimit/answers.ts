@@ -25,7 +25,10 @@ export function rateLimitHeadersIn(headers: Record<string, string>): Record<stri
 }
 
 /** Folds what one answer carried into what the probe has seen so far. */
-export function mergeRateLimitHeaders(seen: RateLimitHeaders | undefined, headers: Record<string, string>): RateLimitHeaders | undefined {
+export function mergeRateLimitHeaders(
+  seen: RateLimitHeaders | undefined,
+  headers: Record<string, string>,
+): RateLimitHeaders | undefined {
   const found = rateLimitHeadersIn(headers);
   if (Object.keys(found).length === 0) return seen;
   const names = new Set([...(seen?.names ?? []), ...Object.keys(found)]);
@@ -70,8 +73,15 @@ export function unusableProbe(tally: StatusTally): string | undefined {
   // Half the answers working is far below any real run (a handful of 401s at a token's expiry) and
   // far above a run against the wrong thing (every answer a 401, a 3xx or a 5xx).
   if (usable * 2 >= total) return undefined;
-  const others = [...tally].filter(([s]) => !(passedTokenAndLimit(s) || answerOf(s) === 'limited')).sort((a, b) => b[1] - a[1]);
+  const others = [...tally]
+    .filter(([s]) => !(passedTokenAndLimit(s) || answerOf(s) === 'limited'))
+    .sort((a, b) => b[1] - a[1]);
   const shown = others.map(([s, n]) => `${n} × ${s === 0 ? 'no answer' : s}`).join(', ');
-  const hint = others[0]?.[0] === 401 || others[0]?.[0] === 403 ? '; check the credentials' : others[0]?.[0] !== undefined && others[0][0] >= 300 && others[0][0] < 400 ? '; the target redirects: give the base URL it redirects to' : '';
+  const hint =
+    others[0]?.[0] === 401 || others[0]?.[0] === 403
+      ? '; check the credentials'
+      : others[0]?.[0] !== undefined && others[0][0] >= 300 && others[0][0] < 400
+        ? '; the target redirects: give the base URL it redirects to'
+        : '';
   return `only ${usable} of ${total} probe answers came from the working endpoint (${shown})${hint}`;
 }

@@ -111,7 +111,8 @@ interface CallsInput {
  */
 export async function probeCalls(input: CallsInput): Promise<ProbeCalls> {
   const { http, business } = input;
-  if (!isRateLimitEndpoint(input.endpoint)) throw new ProbeSetupError(`rate_limit.endpoint ${input.endpoint} is not one the probe knows`);
+  if (!isRateLimitEndpoint(input.endpoint))
+    throw new ProbeSetupError(`rate_limit.endpoint ${input.endpoint} is not one the probe knows`);
   const endpoint = input.endpoint;
   const overhead = { sent: 0, limited: 0 };
   const counted = <T extends Exchange>(ex: T): T => {
@@ -133,7 +134,12 @@ export async function probeCalls(input: CallsInput): Promise<ProbeCalls> {
   const bearer = input.tokens ? sharedBearer(input.tokens) : await inBandBearer(http, endpoint, counted);
   const validateMethod = endpoint === 'tokens.validate' ? await bearer.validateMethod() : undefined;
   const call = endpointCall(http, endpoint, business, validateMethod);
-  const calls: ProbeCalls = { endpoint, primary: () => bearer.send(call), overhead, ...(validateMethod ? { validateMethod } : {}) };
+  const calls: ProbeCalls = {
+    endpoint,
+    primary: () => bearer.send(call),
+    overhead,
+    ...(validateMethod ? { validateMethod } : {}),
+  };
   if (input.secondClient) {
     const credentials = input.secondClient;
     const secondFirst = await issue(credentials);
@@ -165,9 +171,16 @@ function sharedBearer(shared: SharedTokens): Bearer {
 }
 
 /** A token of the calls' own, fetched now (and validate's method found with it), renewed in band. */
-async function inBandBearer(http: ServiceClient, endpoint: RateLimitEndpoint, counted: <T extends Exchange>(ex: T) => T): Promise<Bearer> {
+async function inBandBearer(
+  http: ServiceClient,
+  endpoint: RateLimitEndpoint,
+  counted: <T extends Exchange>(ex: T) => T,
+): Promise<Bearer> {
   const first = counted(await http.issueToken(http.target.credentials));
-  if (!first.issued) throw new ProbeSetupError(`POST /tokens with the configured credentials returned ${first.status} ${http.quote(first)}; no token to probe ${endpoint} with`);
+  if (!first.issued)
+    throw new ProbeSetupError(
+      `POST /tokens with the configured credentials returned ${first.status} ${http.quote(first)}; no token to probe ${endpoint} with`,
+    );
   const token = new InBandToken(http, http.target.credentials, first.issued);
   return {
     send: (call) => (token.due() ? token.refresh() : call(token.value)),
@@ -179,7 +192,12 @@ async function inBandBearer(http: ServiceClient, endpoint: RateLimitEndpoint, co
 }
 
 /** The one dispatch of a rate-limit endpoint that takes a bearer token, sent without waiting out a 429. */
-function endpointCall(http: ServiceClient, endpoint: Exclude<RateLimitEndpoint, 'tokens.issue'>, business: CallsInput['business'], validateMethod: 'GET' | 'POST' | undefined): (bearer: string) => Promise<Exchange> {
+function endpointCall(
+  http: ServiceClient,
+  endpoint: Exclude<RateLimitEndpoint, 'tokens.issue'>,
+  business: CallsInput['business'],
+  validateMethod: 'GET' | 'POST' | undefined,
+): (bearer: string) => Promise<Exchange> {
   if (endpoint === 'tokens.validate') return (bearer) => http.validate(bearer, validateMethod, NO_WAIT);
   const name = endpoint === 'business.ach_transactions' ? 'ach_transactions' : 'evaluation';
   return (bearer) => http.business(name, business[name], bearer, NO_WAIT);

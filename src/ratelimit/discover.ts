@@ -102,7 +102,9 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     progress: opts.progress ?? (() => {}),
     samples: opts.record ?? [],
   });
-  probe.progress(`probing the rate limit on ${probe.calls.endpoint} at up to ${probe.maxRps} req/s (at most ${probe.maxRequests} requests, ${probe.maxDurationMs / 1000} s)`);
+  probe.progress(
+    `probing the rate limit on ${probe.calls.endpoint} at up to ${probe.maxRps} req/s (at most ${probe.maxRequests} requests, ${probe.maxDurationMs / 1000} s)`,
+  );
   const streamSettings = {
     windowAccepts: opts.windowAccepts ?? DISCOVER_DEFAULTS.windowAccepts,
     minWindowMs: (opts.minWindowS ?? DISCOVER_DEFAULTS.minWindowS) * 1000,
@@ -112,8 +114,10 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   if (!drained.measured) return estimateOf(probe, drained, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, []);
   // A long window the service announces is tested at its announced edges: seconds, not minutes.
   const advertised = await advertisedPhase(probe);
-  if (advertised.model) return identifiedWindow(probe, drained, advertised.model, advertised.evidence, advertised.notes);
-  if (advertised.tooLong) return estimateOf(probe, drained, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, advertised.notes);
+  if (advertised.model)
+    return identifiedWindow(probe, drained, advertised.model, advertised.evidence, advertised.notes);
+  if (advertised.tooLong)
+    return estimateOf(probe, drained, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, advertised.notes);
   const drainSamples = probe.samples.filter((s) => s.phase === 'drain');
   const drain = drainFigures(drainSamples, probe.calls.overhead.sent) ?? (await drainedFromIdle(probe, drainSamples));
   const firstShape = drain ? await shapePhase(probe, drain) : undefined;
@@ -129,7 +133,10 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     }
     if (model === null || model.kind === 'bucket') {
       const figures = { ...NOTHING_MEASURED, limiter_evidence: [shape.evidence, ...window.evidence] };
-      return estimateOf(probe, drained, figures, { verdict: 'unknown', notes: [] }, [`the limiter looks like a ${shape.shape.replace('-', ' ')} but its parameters were not pinned down`, ...window.notes]);
+      return estimateOf(probe, drained, figures, { verdict: 'unknown', notes: [] }, [
+        `the limiter looks like a ${shape.shape.replace('-', ' ')} but its parameters were not pinned down`,
+        ...window.notes,
+      ]);
     }
     return identifiedWindow(probe, drained, model, [shape.evidence, ...window.evidence], window.notes);
   }
@@ -137,7 +144,10 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   // The recovery phase timed the bucket's refills: the window can start without a pilot.
   const trickleMs = shape?.figures.trickleMs ?? null;
   // With the rate known, the window is lean (stream-reducer.ts): far fewer refusals, more acceptances.
-  const stream = await streamPhase(probe, { ...streamSettings, ...(trickleMs !== null && trickleMs > 0 ? { knownRate: 1000 / trickleMs, lean: true } : {}) });
+  const stream = await streamPhase(probe, {
+    ...streamSettings,
+    ...(trickleMs !== null && trickleMs > 0 ? { knownRate: 1000 / trickleMs, lean: true } : {}),
+  });
   const measured = stream.measured;
   if (!measured) return estimateOf(probe, stream, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, []);
 
@@ -145,7 +155,10 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   const idle = await idleBurstPhase(probe, sustained, recovery, measured.drainBurst);
   const retryAfter = await retryAfterPhase(probe, recovery);
   const scope = await scopePhase(probe, idle.burst);
-  const limiter: LimiterModel | null = sustained !== null && idle.burst !== null ? { kind: 'bucket', rate_rps: round(sustained, 2), burst: idle.burst } : null;
+  const limiter: LimiterModel | null =
+    sustained !== null && idle.burst !== null
+      ? { kind: 'bucket', rate_rps: round(sustained, 2), burst: idle.burst }
+      : null;
   const figures: Figures = {
     sustained_rps: sustained === null ? null : round(sustained, 2),
     sustained_precision: fit === null ? null : round(fit.precision, 4),
@@ -158,15 +171,31 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     limiter_evidence: shape ? [shape.evidence] : [],
   };
   const identified = limiter ? [`identified: ${describeLimiter(limiter)}`] : [];
-  return estimateOf(probe, stream, figures, retryAfter, [...identified, ...idle.notes, ...retryAfter.notes, ...scope.notes]);
+  return estimateOf(probe, stream, figures, retryAfter, [
+    ...identified,
+    ...idle.notes,
+    ...retryAfter.notes,
+    ...scope.notes,
+  ]);
 }
 
 /** A window whose kind and parameters are known: Retry-After and the scope, then the estimate. */
-async function identifiedWindow(probe: Probe, drained: StreamFindings, model: LimiterModel & { kind: 'fixed-window' | 'sliding-window' }, evidence: string[], windowNotes: string[]): Promise<Estimate> {
+async function identifiedWindow(
+  probe: Probe,
+  drained: StreamFindings,
+  model: LimiterModel & { kind: 'fixed-window' | 'sliding-window' },
+  evidence: string[],
+  windowNotes: string[],
+): Promise<Estimate> {
   const retryAfter = await retryAfterPhase(probe, model.kind === 'fixed-window' ? model.window_s : model.period_s);
   const scope = await scopePhase(probe, model.limit);
   const figures: Figures = { ...windowFigures(model), scope: scope.scope, limiter: model, limiter_evidence: evidence };
-  return estimateOf(probe, drained, figures, retryAfter, [`identified: ${describeLimiter(model)}`, ...windowNotes, ...retryAfter.notes, ...scope.notes]);
+  return estimateOf(probe, drained, figures, retryAfter, [
+    `identified: ${describeLimiter(model)}`,
+    ...windowNotes,
+    ...retryAfter.notes,
+    ...scope.notes,
+  ]);
 }
 
 /** When the first drain admitted nothing (the set-up requests used up a small limit), a second one from idle. */
@@ -176,7 +205,12 @@ async function drainedFromIdle(probe: Probe, drainSamples: readonly Sample[]) {
 }
 
 /** A smooth sliding window sized by the stream: the rate from the stream, the limit from the drain, the period their ratio. */
-async function streamedSlidingWindow(probe: Probe, streamSettings: { windowAccepts: number; minWindowMs: number }, shape: ShapeFindings, windowNotes: string[]): Promise<Estimate> {
+async function streamedSlidingWindow(
+  probe: Probe,
+  streamSettings: { windowAccepts: number; minWindowMs: number },
+  shape: ShapeFindings,
+  windowNotes: string[],
+): Promise<Estimate> {
   const limit = shape.drain.limit;
   // Bounded in refusals: if refused requests count, the stream keeps the window shut.
   const stream = await streamPhase(probe, { ...streamSettings, maxRefused: Math.max(30, 2 * limit) });
@@ -188,17 +222,48 @@ async function streamedSlidingWindow(probe: Probe, streamSettings: { windowAccep
   // At most that (later if pings meanwhile counted), and at least two thirds of it (the ping that
   // found the comeback was at most a third late).
   const agrees = periodS !== null && periodS >= firstComebackS / 1.5 && periodS <= 1.05 * firstComebackS;
-  if (periodS !== null && !agrees) windowNotes.push(`the stream read ${round(sustained!, 2)} req/s, a period of ${round(periodS, 2)} s, but the limit came back ${round(firstComebackS, 2)} s after the drain began: refused requests probably count against the client; not sized`);
-  const model: LimiterModel | null = agrees ? { kind: 'sliding-window', limit, period_s: round(periodS, 3), counts_refused: false } : null;
+  if (periodS !== null && !agrees)
+    windowNotes.push(
+      `the stream read ${round(sustained!, 2)} req/s, a period of ${round(periodS, 2)} s, but the limit came back ${round(firstComebackS, 2)} s after the drain began: refused requests probably count against the client; not sized`,
+    );
+  const model: LimiterModel | null = agrees
+    ? { kind: 'sliding-window', limit, period_s: round(periodS, 3), counts_refused: false }
+    : null;
   const retryAfter = await retryAfterPhase(probe, model ? model.period_s : null);
   const scope = await scopePhase(probe, limit);
   const figures: Figures = model
-    ? { ...windowFigures(model), sustained_rps: round(sustained!, 2), sustained_precision: stream.measured?.fit ? round(stream.measured.fit.precision, 4) : null, scope: scope.scope, limiter: model, limiter_evidence: [shape.evidence, `a stream just over the limit was admitted at ${round(sustained!, 2)} req/s: ${limit} per ${round(limit / sustained!, 3)} s (refused requests did not keep it shut, so they do not count)`] }
+    ? {
+        ...windowFigures(model),
+        sustained_rps: round(sustained!, 2),
+        sustained_precision: stream.measured?.fit ? round(stream.measured.fit.precision, 4) : null,
+        scope: scope.scope,
+        limiter: model,
+        limiter_evidence: [
+          shape.evidence,
+          `a stream just over the limit was admitted at ${round(sustained!, 2)} req/s: ${limit} per ${round(limit / sustained!, 3)} s (refused requests did not keep it shut, so they do not count)`,
+        ],
+      }
     : { ...NOTHING_MEASURED, scope: scope.scope, limiter_evidence: [shape.evidence] };
-  return estimateOf(probe, stream, figures, retryAfter, [...(model ? [`identified: ${describeLimiter(model)}`] : []), ...windowNotes, ...retryAfter.notes, ...scope.notes]);
+  return estimateOf(probe, stream, figures, retryAfter, [
+    ...(model ? [`identified: ${describeLimiter(model)}`] : []),
+    ...windowNotes,
+    ...retryAfter.notes,
+    ...scope.notes,
+  ]);
 }
 
-type Figures = Pick<Estimate, 'sustained_rps' | 'sustained_precision' | 'burst' | 'burst_from_idle' | 'recovery_s' | 'refill_s' | 'scope' | 'limiter' | 'limiter_evidence'>;
+type Figures = Pick<
+  Estimate,
+  | 'sustained_rps'
+  | 'sustained_precision'
+  | 'burst'
+  | 'burst_from_idle'
+  | 'recovery_s'
+  | 'refill_s'
+  | 'scope'
+  | 'limiter'
+  | 'limiter_evidence'
+>;
 
 /** What an estimate says when no refusal was ever seen. */
 const NOTHING_MEASURED: Figures = {
@@ -232,29 +297,56 @@ export function latencyBound(latencyP95Ms: number | null, sustainedRps: number |
 }
 
 /** The Estimate: the phases' figures, plus what the probe as a whole saw, with its notes in the order the phases ran. */
-function estimateOf(probe: Probe, stream: StreamFindings, claimed: Figures, retryAfter: RetryAfterFindings, claimedNotes: string[]): Estimate {
+function estimateOf(
+  probe: Probe,
+  stream: StreamFindings,
+  claimed: Figures,
+  retryAfter: RetryAfterFindings,
+  claimedNotes: string[],
+): Estimate {
   const { refusals, samples, stoppedBy, maxRequests, maxDurationMs } = probe;
   // Evidence before a claim (evidence.ts): whichever path read the figures, they stand only if the
   // limit shut often enough for that path's method.
-  const unsupported = claimed.sustained_rps !== null ? tooFewRefusals(claimed.limiter?.kind ?? 'bucket', refusalsOf(samples)) : null;
-  const figures: Figures = unsupported ? { ...NOTHING_MEASURED, scope: claimed.scope, limiter_evidence: [unsupported] } : claimed;
-  const phaseNotes = unsupported ? [unsupported, ...claimedNotes.filter((n) => !n.startsWith('identified: '))] : claimedNotes;
+  const unsupported =
+    claimed.sustained_rps !== null ? tooFewRefusals(claimed.limiter?.kind ?? 'bucket', refusalsOf(samples)) : null;
+  const figures: Figures = unsupported
+    ? { ...NOTHING_MEASURED, scope: claimed.scope, limiter_evidence: [unsupported] }
+    : claimed;
+  const phaseNotes = unsupported
+    ? [unsupported, ...claimedNotes.filter((n) => !n.startsWith('identified: '))]
+    : claimedNotes;
   const notes = [...stream.notes, ...phaseNotes];
   const status = stream.limitingStatus;
-  if (status !== null && status !== 429) notes.unshift(`non-conformant: §7 wants 429 for a rate limit; the limit answered ${status} (${refusals.statuses.get(status)} times)`);
-  if (probe.unauthorized > 0) notes.push(`${probe.unauthorized} answers were 401 (a token expiring mid-probe); they passed the limiter and count as accepted`);
+  if (status !== null && status !== 429)
+    notes.unshift(
+      `non-conformant: §7 wants 429 for a rate limit; the limit answered ${status} (${refusals.statuses.get(status)} times)`,
+    );
+  if (probe.unauthorized > 0)
+    notes.push(
+      `${probe.unauthorized} answers were 401 (a token expiring mid-probe); they passed the limiter and count as accepted`,
+    );
   if (stoppedBy === 'signal') notes.push('interrupted: the estimate is partial');
   // Spending the whole budget is the probe's failure to pin the limiter down, never a result.
-  else if (stoppedBy === 'requests') notes.push(`probe defect: it spent all of rate_limit.max_requests (${maxRequests} requests) without pinning the limiter down; the estimate is partial`);
-  else if (stoppedBy === 'time') notes.push(`stopped at the probe's time cap (${maxDurationMs / 1000} s): the estimate may be partial`);
-  else if (stoppedBy === 'errors') notes.push(`stopped after ${ERROR_STREAK} transport errors in a row (last: ${probe.lastError.slice(0, 160)})`);
+  else if (stoppedBy === 'requests')
+    notes.push(
+      `probe defect: it spent all of rate_limit.max_requests (${maxRequests} requests) without pinning the limiter down; the estimate is partial`,
+    );
+  else if (stoppedBy === 'time')
+    notes.push(`stopped at the probe's time cap (${maxDurationMs / 1000} s): the estimate may be partial`);
+  else if (stoppedBy === 'errors')
+    notes.push(`stopped after ${ERROR_STREAK} transport errors in a row (last: ${probe.lastError.slice(0, 160)})`);
   // Little's law bound the stream: what max_rps would have found above that rate was not tested.
-  if (probe.inFlightBound && refusals.statuses.size === 0) notes.push(`answers took about ${round(probe.latencyMs() / 1000, 2)} s: at most ${probe.maxInFlight} requests in flight offer about ${round(reachableRps(probe.maxInFlight, probe.latencyMs()), 1)} req/s, below max_rps (${probe.maxRps}); a limit above that rate was not tested`);
+  if (probe.inFlightBound && refusals.statuses.size === 0)
+    notes.push(
+      `answers took about ${round(probe.latencyMs() / 1000, 2)} s: at most ${probe.maxInFlight} requests in flight offer about ${round(reachableRps(probe.maxInFlight, probe.latencyMs()), 1)} req/s, below max_rps (${probe.maxRps}); a limit above that rate was not tested`,
+    );
   // Judged on what the probe read, before the evidence rule: latency-bound timings are the reason there is too little evidence.
   const slow = latencyBound(stream.latencyP95Ms, claimed.sustained_rps);
   if (slow) notes.unshift(`not tested: ${slow}`);
-  if (refusals.withoutRetryAfter > 0 && refusals.retryAfterMax !== null) notes.push(`${refusals.withoutRetryAfter} refusals carried no Retry-After while others did`);
-  const headers = refusals.headers && retryAfter.reset ? { ...refusals.headers, reset: retryAfter.reset } : refusals.headers;
+  if (refusals.withoutRetryAfter > 0 && refusals.retryAfterMax !== null)
+    notes.push(`${refusals.withoutRetryAfter} refusals carried no Retry-After while others did`);
+  const headers =
+    refusals.headers && retryAfter.reset ? { ...refusals.headers, reset: retryAfter.reset } : refusals.headers;
   // What the service announced, beside what was measured: tested at its edges (probe/advertised.ts), or compared now.
   const heard = probe.advertisements.last;
   const advertised = probe.advertised ?? (heard ? compareAdvertisement(heard.ad, figures.limiter) : undefined);

@@ -57,16 +57,19 @@ export function segmentsOf(samples: readonly Sample[]): Array<Array<{ k: number;
   let k = 0;
   for (const [i, s] of sorted.entries()) {
     const previous = sorted[i - 1];
-    if (previous && s.sentMs - previous.sentMs > stallMs && segments[segments.length - 1]!.length > 0) segments.push([]);
+    if (previous && s.sentMs - previous.sentMs > stallMs && segments[segments.length - 1]!.length > 0)
+      segments.push([]);
     if (s.answer !== 'accepted') continue;
     k++;
-    if (previous?.answer === 'limited' && s.sentMs - previous.sentMs <= maxLagMs) segments[segments.length - 1]!.push({ k, t: s.sentMs });
+    if (previous?.answer === 'limited' && s.sentMs - previous.sentMs <= maxLagMs)
+      segments[segments.length - 1]!.push({ k, t: s.sentMs });
   }
   return segments.filter((segment) => segment.length > 0);
 }
 
 /** The median time between consecutive requests of a series sorted by send time, ms. */
-const sendingInterval = (sorted: readonly Sample[]): number => median(sorted.slice(1).map((s, i) => s.sentMs - sorted[i]!.sentMs));
+const sendingInterval = (sorted: readonly Sample[]): number =>
+  median(sorted.slice(1).map((s, i) => s.sentMs - sorted[i]!.sentMs));
 
 /**
  * The steady-state rate of a saturated limiter: the Theil–Sen slope through its saturated points
@@ -113,7 +116,13 @@ export function sustainedRate(window: readonly Sample[]): SustainedFit | null {
     // coarse tick) while each point may still be up to one sending interval late: over the span of
     // the points, that bounds the slope's error from below.
     const pacingBound = pointsSpanMs > 0 ? sendingInterval(sorted) / pointsSpanMs : 1;
-    return { rps, accepted: accepted.length, spanS: pointsSpanMs / 1000, precision: Math.max((q3 - q1) / 2 / rps, pacingBound), clumpy: false };
+    return {
+      rps,
+      accepted: accepted.length,
+      spanS: pointsSpanMs / 1000,
+      precision: Math.max((q3 - q1) / 2 / rps, pacingBound),
+      clumpy: false,
+    };
   }
   const bySpan = ((accepted.length - 1) / spanMs) * 1000;
   const byWindow = (accepted.length / windowMs) * 1000;
@@ -147,7 +156,9 @@ export interface BurstFit {
 export function burstOf(run: readonly Sample[], sustainedRps: number | null): BurstFit {
   const sorted = [...run].sort(bySent);
   const firstRefusal = sorted.find((s) => s.answer === 'limited');
-  const before = sorted.filter((s) => s.answer === 'accepted' && (firstRefusal === undefined || s.sentMs < firstRefusal.sentMs));
+  const before = sorted.filter(
+    (s) => s.answer === 'accepted' && (firstRefusal === undefined || s.sentMs < firstRefusal.sentMs),
+  );
   const raw = before.length;
   // A request is recorded as sent when the harness hands it over; a sender that stalls right then
   // (a timer waking from the idle wait, a garbage collection) gets it onto the network later. At

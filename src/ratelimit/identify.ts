@@ -39,11 +39,15 @@ export interface ShapeFigures {
 export const SLIDING_RECOVERY_RATIO = 3.5;
 
 /** What a smooth window frees in `lateMs` after at least `beforeMs` of a period, with half again for slack. */
-export const smoothClumpMax = (f: Pick<ShapeFigures, 'drained' | 'lateMs' | 'beforeMs'>): number => (1.5 * f.drained * f.lateMs) / Math.max(1, f.beforeMs);
+export const smoothClumpMax = (f: Pick<ShapeFigures, 'drained' | 'lateMs' | 'beforeMs'>): number =>
+  (1.5 * f.drained * f.lateMs) / Math.max(1, f.beforeMs);
 
 export function shapeOf(f: ShapeFigures): { shape: Shape; evidence: string } {
   if (f.clump >= Math.max(3, Math.ceil(f.drained / 2)) && f.clump > smoothClumpMax(f)) {
-    return { shape: 'resetting-window', evidence: `after the first refusal, nothing passed for ${ms(f.recoveryMs)}, then ${f.clump} requests passed back to back: the limit came back whole, as a window's does` };
+    return {
+      shape: 'resetting-window',
+      evidence: `after the first refusal, nothing passed for ${ms(f.recoveryMs)}, then ${f.clump} requests passed back to back: the limit came back whole, as a window's does`,
+    };
   }
   if (f.trickleMs !== null && f.drained >= 4 && f.recoveryMs >= SLIDING_RECOVERY_RATIO * f.trickleMs) {
     return {
@@ -135,10 +139,19 @@ export function openedWindowLength(windows: readonly OpenedWindow[]): Bracket {
 export function openedReading(windows: readonly OpenedWindow[]): { length: Bracket; agreeing: OpenedWindow[] | null } {
   const all = openedWindowLength(windows);
   if (all.lo <= all.hi) return { length: all, agreeing: [...windows] };
-  const allButOne = windows.map((_, i) => windows.filter((_, j) => j !== i)).filter((ws) => fits(openedWindowLength(ws)));
-  if (allButOne.length === 1 && windows.length >= 3) return { length: openedWindowLength(allButOne[0]!), agreeing: allButOne[0]! };
+  const allButOne = windows
+    .map((_, i) => windows.filter((_, j) => j !== i))
+    .filter((ws) => fits(openedWindowLength(ws)));
+  if (allButOne.length === 1 && windows.length >= 3)
+    return { length: openedWindowLength(allButOne[0]!), agreeing: allButOne[0]! };
   const lengths = allButOne.map(openedWindowLength);
-  return { length: lengths.length === 0 ? { lo: Infinity, hi: 0 } : { lo: Math.min(...lengths.map((l) => l.lo)), hi: Math.max(...lengths.map((l) => l.hi)) }, agreeing: null };
+  return {
+    length:
+      lengths.length === 0
+        ? { lo: Infinity, hi: 0 }
+        : { lo: Math.min(...lengths.map((l) => l.lo)), hi: Math.max(...lengths.map((l) => l.hi)) },
+    agreeing: null,
+  };
 }
 
 const fits = (b: Bracket) => b.lo <= b.hi;
@@ -174,7 +187,12 @@ export interface EdgeTrialPlan {
  * when the edges may be on the clock, one of those edges and their spacing (`clock`). Null when the
  * burst takes too long for the trial to fit in a window (a limit near max_rps × window).
  */
-export function edgeTrialPlan(o: { length: Bracket; burstSendMs: number; notBeforeMs: number; clock?: { edgeMs: number; windowMs: number } }): EdgeTrialPlan | null {
+export function edgeTrialPlan(o: {
+  length: Bracket;
+  burstSendMs: number;
+  notBeforeMs: number;
+  clock?: { edgeMs: number; windowMs: number };
+}): EdgeTrialPlan | null {
   const { lo, hi } = o.length;
   const mid = (lo + hi) / 2;
   // Margins of a few hundredths of a window: more than the length's bracket is wide once pinned,
@@ -195,9 +213,17 @@ export function edgeTrialPlan(o: { length: Bracket; burstSendMs: number; notBefo
   if (o.clock) {
     const { edgeMs, windowMs } = o.clock;
     if (burstEnd + margin > windowMs) return null;
-    firstMs = edgeMs + Math.ceil((o.notBeforeMs + burstEnd + margin - edgeMs) / windowMs) * windowMs - burstEnd - margin;
+    firstMs =
+      edgeMs + Math.ceil((o.notBeforeMs + burstEnd + margin - edgeMs) / windowMs) * windowMs - burstEnd - margin;
   }
-  return { firstMs, burstMs: firstMs + firstToBurst, burstEndMs: firstMs + burstEnd, pingMs: o.clock ? firstMs + pingAfterFirst : null, clumpMs: firstMs + hi + 0.075 * mid, lateMs: margin };
+  return {
+    firstMs,
+    burstMs: firstMs + firstToBurst,
+    burstEndMs: firstMs + burstEnd,
+    pingMs: o.clock ? firstMs + pingAfterFirst : null,
+    clumpMs: firstMs + hi + 0.075 * mid,
+    lateMs: margin,
+  };
 }
 
 /**

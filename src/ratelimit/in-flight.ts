@@ -21,4 +21,5 @@ export function inFlightFor(rps: number, latencyMs: number, cap = MAX_IN_FLIGHT)
 }
 
 /** The rate `inFlight` requests can offer when each takes `latencyMs` (Infinity for instant answers). */
-export const reachableRps = (inFlight: number, latencyMs: number): number => (latencyMs > 0 ? (inFlight * 1000) / latencyMs : Infinity);
+export const reachableRps = (inFlight: number, latencyMs: number): number =>
+  latencyMs > 0 ? (inFlight * 1000) / latencyMs : Infinity;

@@ -24,8 +24,10 @@ export const MAX_PROOF_ROUNDS = 3;
 /** Whether a proof kept the promise, and if not, which half it broke (one sentence). */
 export function proofHolds(proof: Proof): { holds: boolean; why: string } {
   const broken: string[] = [];
-  if (proof.rate_429 > PROOF_PROMISE.max_rate_429) broken.push(`${pct(proof.rate_429)} of requests got 429 (promise: ≤ ${pct(PROOF_PROMISE.max_rate_429)})`);
-  if (proof.lost_requests > PROOF_PROMISE.max_lost) broken.push(`${proof.lost_requests} calls lost after their retries (promise: ${PROOF_PROMISE.max_lost})`);
+  if (proof.rate_429 > PROOF_PROMISE.max_rate_429)
+    broken.push(`${pct(proof.rate_429)} of requests got 429 (promise: ≤ ${pct(PROOF_PROMISE.max_rate_429)})`);
+  if (proof.lost_requests > PROOF_PROMISE.max_lost)
+    broken.push(`${proof.lost_requests} calls lost after their retries (promise: ${PROOF_PROMISE.max_lost})`);
   return broken.length === 0
     ? { holds: true, why: `${pct(proof.rate_429)} got 429, no call lost: within the promise` }
     : { holds: false, why: broken.join('; ') };
@@ -71,13 +73,18 @@ export function nextRecommendation(rec: Recommendation, proof: Proof, measuredRp
   const why = [
     `lowered to ${target} req/s after a proof at ${rec.target_rps} req/s broke the promise (${proofHolds(proof).why}): ` +
       `${Math.round(HEADROOM * 100)} % below the ${round2(passed)} req/s it got through`,
-    ...(lost ? [`backoff widened to base ${base} ms, cap ${cap} ms, ${retries} retries: calls were lost with the narrower one`] : []),
+    ...(lost
+      ? [`backoff widened to base ${base} ms, cap ${cap} ms, ${retries} retries: calls were lost with the narrower one`]
+      : []),
   ];
   return {
     ...rec,
     target_rps: target,
     // Fewer requests per second need no more in flight than before.
-    max_concurrency: Math.max(1, Math.min(rec.max_concurrency, Math.ceil(rec.max_concurrency * (target / rec.target_rps)))),
+    max_concurrency: Math.max(
+      1,
+      Math.min(rec.max_concurrency, Math.ceil(rec.max_concurrency * (target / rec.target_rps))),
+    ),
     backoff: { ...rec.backoff, base_ms: base, cap_ms: cap, max_retries: retries },
     retry_budget_s: lost ? Math.max(rec.retry_budget_s, Math.ceil(rec.retry_budget_s * 2)) : rec.retry_budget_s,
     why: [...rec.why, ...why],

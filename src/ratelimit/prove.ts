@@ -87,7 +87,10 @@ export async function prove(opts: ProveOptions): Promise<ProofRun> {
     lost_requests: lost,
   };
   const notes: string[] = [];
-  if (scenario.dropped_iterations > 0) notes.push(`proof run: k6 dropped ${scenario.dropped_iterations} arrivals it had no VU for (the load generator, not the service)`);
+  if (scenario.dropped_iterations > 0)
+    notes.push(
+      `proof run: k6 dropped ${scenario.dropped_iterations} arrivals it had no VU for (the load generator, not the service)`,
+    );
   if (!scenarioOk(scenario)) {
     const failed = scenario.thresholds.filter((t) => !t.ok).map((t) => `${t.metric} ${t.expression}`);
     notes.push(`proof run: thresholds not met (${failed.join('; ')})`);

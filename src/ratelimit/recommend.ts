@@ -43,7 +43,8 @@ export function targetRate(sustainedRps: number): number {
 }
 
 /** The wait before retry `attempt` (0-based) is uniform in [0, window(attempt)] under full jitter. */
-export const jitterWindowMs = (b: Pick<BackoffPolicy, 'base_ms' | 'cap_ms'>, attempt: number): number => Math.min(b.cap_ms, b.base_ms * 2 ** attempt);
+export const jitterWindowMs = (b: Pick<BackoffPolicy, 'base_ms' | 'cap_ms'>, attempt: number): number =>
+  Math.min(b.cap_ms, b.base_ms * 2 ** attempt);
 
 /**
  * The chance that every one of `retries` retries lands too early, for a client alone at a limit
@@ -98,7 +99,8 @@ export function recommend(e: RecommendInput): Recommendation | null {
   // goodput; and when the service sends Retry-After, the cap must reach what it asks, so that a
   // client that meets a 429 without the header still waits as long. Never below four bases (the
   // doubling must have room) nor above a minute (a client should surface an error by then).
-  const retryAfterMs = e.retry_after_header === 'truthful' && e.retry_after_max_s !== null ? e.retry_after_max_s * 1000 : 0;
+  const retryAfterMs =
+    e.retry_after_header === 'truthful' && e.retry_after_max_s !== null ? e.retry_after_max_s * 1000 : 0;
   const refillMs = (e.refill_s ?? 0) * 1000;
   const cap = Math.min(CAP_MAX_MS, Math.max(4 * base, ceilTo(Math.max(refillMs, retryAfterMs, 4 * recoveryMs), 100)));
   why.push(
@@ -112,7 +114,11 @@ export function recommend(e: RecommendInput): Recommendation | null {
   const policy = { base_ms: base, cap_ms: cap };
   const mustOutlastMs = 2 * Math.max(refillMs, retryAfterMs, recoveryMs);
   let retries: number = RETRY_BOUNDS.min;
-  while (retries < RETRY_BOUNDS.max && (lossBound(policy, retries, recoveryMs) > LOSS_TARGET || horizonMs(policy, retries) < mustOutlastMs)) retries++;
+  while (
+    retries < RETRY_BOUNDS.max &&
+    (lossBound(policy, retries, recoveryMs) > LOSS_TARGET || horizonMs(policy, retries) < mustOutlastMs)
+  )
+    retries++;
   why.push(
     `${retries} retries: chance of losing a request alone ≤ ${lossBound(policy, retries, recoveryMs).toExponential(1)}, ` +
       `up to ${(horizonMs(policy, retries) / 1000).toFixed(1)} s of waiting (≥ ${(mustOutlastMs / 1000).toFixed(1)} s wanted)`,

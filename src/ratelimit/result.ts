@@ -18,11 +18,21 @@ export interface Proving {
  * `recommendation` is the policy to give: the one a proof held, or the unproven one when no proof
  * ran; null when there is none, or when proofs ran and none held (`proving` says so).
  */
-export function toRateLimitResult(estimate: Estimate, recommendation: Recommendation | null, proof: Proof | null, proofNotes: string[] = [], proving: Proving = { verdict: 'not run', rounds: [] }): RateLimitResult {
+export function toRateLimitResult(
+  estimate: Estimate,
+  recommendation: Recommendation | null,
+  proof: Proof | null,
+  proofNotes: string[] = [],
+  proving: Proving = { verdict: 'not run', rounds: [] },
+): RateLimitResult {
   const notes = [...estimate.notes];
   if (recommendation) notes.push(...recommendation.why.map((w) => `recommendation: ${w}`));
-  else if (proving.verdict === 'not proven') notes.push(`no recommendation: not proven, none of the ${proving.rounds.length} policies tried kept the promise in its k6 proof`);
-  else if (estimate.sustained_rps === null) notes.push('no recommendation: the probe did not measure a sustained rate to size a client by');
+  else if (proving.verdict === 'not proven')
+    notes.push(
+      `no recommendation: not proven, none of the ${proving.rounds.length} policies tried kept the promise in its k6 proof`,
+    );
+  else if (estimate.sustained_rps === null)
+    notes.push('no recommendation: the probe did not measure a sustained rate to size a client by');
   notes.push(...proofNotes);
   return {
     endpoint: estimate.endpoint,
@@ -37,7 +47,11 @@ export function toRateLimitResult(estimate: Estimate, recommendation: Recommenda
     requests_sent: estimate.requests_sent,
     requests_limited: estimate.requests_limited,
     recommendation: recommendation
-      ? { target_rps: recommendation.target_rps, max_concurrency: recommendation.max_concurrency, backoff: recommendation.backoff }
+      ? {
+          target_rps: recommendation.target_rps,
+          max_concurrency: recommendation.max_concurrency,
+          backoff: recommendation.backoff,
+        }
       : null,
     proof,
     proof_verdict: proving.verdict,
@@ -57,9 +71,16 @@ export function toRateLimitResult(estimate: Estimate, recommendation: Recommenda
 }
 
 /** The chart's reference lines, requests per second: the identified limit's sustained rate and the recommended rate. */
-function referenceLines(estimate: Estimate, recommendation: Recommendation | null): Array<{ label: string; rps: number }> {
+function referenceLines(
+  estimate: Estimate,
+  recommendation: Recommendation | null,
+): Array<{ label: string; rps: number }> {
   const lines: Array<{ label: string; rps: number }> = [];
-  if (estimate.sustained_rps !== null) lines.push({ label: estimate.limiter ? `limit (${describeLimiter(estimate.limiter)})` : 'measured limit', rps: estimate.sustained_rps });
+  if (estimate.sustained_rps !== null)
+    lines.push({
+      label: estimate.limiter ? `limit (${describeLimiter(estimate.limiter)})` : 'measured limit',
+      rps: estimate.sustained_rps,
+    });
   if (recommendation) lines.push({ label: 'recommended rate', rps: recommendation.target_rps });
   return lines;
 }
@@ -79,7 +100,9 @@ export function summaryLines(r: RateLimitResult): string[] {
   if (r.limiter) lines.push(`  limiter: ${describeLimiter(r.limiter)}`);
   if (r.advertised) lines.push(`  advertised: ${advertisedText(r.advertised)}`);
   const share = r.requests_sent > 0 ? ` (${((r.requests_limited / r.requests_sent) * 100).toFixed(1)} %)` : '';
-  lines.push(`  probe: ${r.requests_sent} requests, ${r.requests_limited} limited${share}, ${r.duration_s ?? '?'} s${r.partial ? ', partial' : ''}`);
+  lines.push(
+    `  probe: ${r.requests_sent} requests, ${r.requests_limited} limited${share}, ${r.duration_s ?? '?'} s${r.partial ? ', partial' : ''}`,
+  );
   const rec = r.recommendation;
   const unproven = r.proof_verdict === 'not run' && rec ? ' (not proven: no proof ran)' : '';
   if (rec) {
@@ -87,14 +110,20 @@ export function summaryLines(r: RateLimitResult): string[] {
     lines.push(
       `recommend${unproven}: ≤ ${rec.target_rps} req/s, ≤ ${rec.max_concurrency} in flight; on 429 honour Retry-After, else backoff ${b.base_ms}–${b.cap_ms} ms ${b.jitter} jitter, ≤ ${b.max_retries} retries`,
     );
-  } else if (r.proof_verdict === 'not proven') lines.push(`recommend: nothing — NOT PROVEN: no policy kept its promise (≤ ${(PROOF_PROMISE.max_rate_429 * 100).toFixed(0)} % 429, no call lost) in ${r.proof_rounds?.length ?? 0} k6 proof rounds`);
+  } else if (r.proof_verdict === 'not proven')
+    lines.push(
+      `recommend: nothing — NOT PROVEN: no policy kept its promise (≤ ${(PROOF_PROMISE.max_rate_429 * 100).toFixed(0)} % 429, no call lost) in ${r.proof_rounds?.length ?? 0} k6 proof rounds`,
+    );
   else lines.push('recommend: nothing (no sustained rate measured)');
   const rounds = r.proof_rounds ?? [];
   if (rounds.length > 1 || (rounds.length === 1 && r.proof_verdict !== 'proven')) {
     rounds.forEach((round, i) => lines.push(`  proof round ${i + 1}: ${proofRoundText(round)}`));
   } else {
     const p = r.proof;
-    if (p) lines.push(`proof (k6 at ${rec?.target_rps ?? '?'} req/s): ${(p.rate_429 * 100).toFixed(2)} % 429, goodput ${p.goodput_rps} req/s, ${p.lost_requests} lost`);
+    if (p)
+      lines.push(
+        `proof (k6 at ${rec?.target_rps ?? '?'} req/s): ${(p.rate_429 * 100).toFixed(2)} % 429, goodput ${p.goodput_rps} req/s, ${p.lost_requests} lost`,
+      );
   }
   lines.push(...fleetSummaryLines(r.fleet));
   return lines;

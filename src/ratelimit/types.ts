@@ -9,7 +9,18 @@ import type { RateLimitEndpoint } from '../spec/endpoints.js';
 export type Answer = 'accepted' | 'limited' | 'error';
 
 /** Which part of the probe sent a request (the timeline and the estimators select by it). */
-export type PhaseName = 'drain' | 'pilot' | 'window' | 'retry-after' | 'idle-burst' | 'scope' | 'recover' | 'edges' | 'period' | 'counts-refused' | 'advertised';
+export type PhaseName =
+  | 'drain'
+  | 'pilot'
+  | 'window'
+  | 'retry-after'
+  | 'idle-burst'
+  | 'scope'
+  | 'recover'
+  | 'edges'
+  | 'period'
+  | 'counts-refused'
+  | 'advertised';
 
 export interface Sample {
   /** Milliseconds since the probe started (monotonic clock), when the request was handed to the client. */

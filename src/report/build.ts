@@ -1,7 +1,16 @@
 // Assembles the Report from the stages' results. Pure: the caller supplies times and version.
 
 import { printableDeep } from './printable.js';
-import { REPORT_SCHEMA, summarize, verdictOf, type CheckResult, type LoadResult, type RateLimitResult, type Report, type Untested } from './model.js';
+import {
+  REPORT_SCHEMA,
+  summarize,
+  verdictOf,
+  type CheckResult,
+  type LoadResult,
+  type RateLimitResult,
+  type Report,
+  type Untested,
+} from './model.js';
 
 export interface ReportParts {
   version: string;
@@ -28,8 +37,13 @@ export function untestedOf(parts: ReportParts): Untested[] {
   const out = [...(parts.untested ?? [])];
   const ranChecks = parts.checks.length > 0;
   const ranOther = parts.load != null || parts.rateLimit != null;
-  if (!ranChecks && !ranOther && out.length === 0) out.push({ stage: 'checks', reason: 'no check ran: the selection (--only/--skip) left nothing to test' });
-  else if (ranChecks && parts.checks.every((c) => c.status === 'skip')) out.push({ stage: 'checks', reason: `all ${parts.checks.length} selected checks were skipped, so nothing was tested` });
+  if (!ranChecks && !ranOther && out.length === 0)
+    out.push({ stage: 'checks', reason: 'no check ran: the selection (--only/--skip) left nothing to test' });
+  else if (ranChecks && parts.checks.every((c) => c.status === 'skip'))
+    out.push({
+      stage: 'checks',
+      reason: `all ${parts.checks.length} selected checks were skipped, so nothing was tested`,
+    });
   return out;
 }
 
@@ -41,22 +55,25 @@ export function untestedOf(parts: ReportParts): Untested[] {
 export function buildReport(parts: ReportParts): Report {
   const load = parts.load ?? null;
   const untested = untestedOf(parts);
-  return printableDeep<Report>({
-    schema: REPORT_SCHEMA,
-    tool: { name: 'ces-harness', version: parts.version },
-    target: parts.target,
-    started_at: isoSeconds(parts.startedAt),
-    finished_at: isoSeconds(parts.finishedAt),
-    verdict: verdictOf(parts.checks, load, untested),
-    summary: summarize(parts.checks),
-    checks: parts.checks,
-    load,
-    rate_limit: parts.rateLimit ?? null,
-    ...(parts.client ? { client: parts.client } : {}),
-    untested,
-    ...(parts.notes?.length ? { notes: parts.notes } : {}),
-    ...(parts.production ? { production: parts.production } : {}),
-  }, { multiline: true });
+  return printableDeep<Report>(
+    {
+      schema: REPORT_SCHEMA,
+      tool: { name: 'ces-harness', version: parts.version },
+      target: parts.target,
+      started_at: isoSeconds(parts.startedAt),
+      finished_at: isoSeconds(parts.finishedAt),
+      verdict: verdictOf(parts.checks, load, untested),
+      summary: summarize(parts.checks),
+      checks: parts.checks,
+      load,
+      rate_limit: parts.rateLimit ?? null,
+      ...(parts.client ? { client: parts.client } : {}),
+      untested,
+      ...(parts.notes?.length ? { notes: parts.notes } : {}),
+      ...(parts.production ? { production: parts.production } : {}),
+    },
+    { multiline: true },
+  );
 }
 
 const isoSeconds = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');

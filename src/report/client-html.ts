@@ -6,9 +6,14 @@ import type { ClientSection } from './client-model.js';
 import { type SafeHtml, html } from './safe-html.js';
 
 export function clientSectionHtml(client: ClientSection): SafeHtml {
-  const rows = client.runs.map((run) => html`<tr>${clientRunCells(run).map((cell, i) => (i === 0 ? html`<th scope="row"><code>${cell}</code></th>` : html`<td>${cell}</td>`))}</tr>`);
+  const rows = client.runs.map(
+    (run) =>
+      html`<tr>${clientRunCells(run).map((cell, i) => (i === 0 ? html`<th scope="row"><code>${cell}</code></th>` : html`<td>${cell}</td>`))}</tr>`,
+  );
   const logs = client.runs.map(
-    (run) => html`<details><summary>${run.scenario}: ${run.description} (first ${run.exchanges.length} of ${run.requests} requests)</summary>
+    (
+      run,
+    ) => html`<details><summary>${run.scenario}: ${run.description} (first ${run.exchanges.length} of ${run.requests} requests)</summary>
 <ol>${run.exchanges.map((e) => html`<li><code>${exchangeText(e)}</code></li>`)}</ol></details>`,
   );
   return html`<section id="client" aria-labelledby="client-h"><h2 id="client-h">Client</h2>

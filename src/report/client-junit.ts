@@ -10,7 +10,12 @@ export function clientProperties(client: ClientSection | null | undefined): Arra
     ['client.command', client.command],
     ...client.runs.map((run): [string, string] => {
       const cells = clientRunCells(run);
-      return [`client.run.${run.scenario}`, CLIENT_RUN_COLUMNS.slice(1).map((c, i) => `${c.toLowerCase()}: ${cells[i + 1] ?? ''}`).join('; ')];
+      return [
+        `client.run.${run.scenario}`,
+        CLIENT_RUN_COLUMNS.slice(1)
+          .map((c, i) => `${c.toLowerCase()}: ${cells[i + 1] ?? ''}`)
+          .join('; '),
+      ];
     }),
   ];
 }

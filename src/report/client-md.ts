@@ -7,7 +7,9 @@ import { mdCode, mdEscape, mdTable } from './md-text.js';
 
 export function clientSectionMd(client: ClientSection): string {
   const head = `Command ${mdCode(client.command)} · time limit ${client.time_limit_s} s per scenario`;
-  const rows = client.runs.map((run) => clientRunCells(run).map((cell, i) => (i === 0 ? mdCode(cell) : mdEscape(cell))));
+  const rows = client.runs.map((run) =>
+    clientRunCells(run).map((cell, i) => (i === 0 ? mdCode(cell) : mdEscape(cell))),
+  );
   const table = mdTable([...CLIENT_RUN_COLUMNS], ['l', 'l', 'r', 'r', 'r', 'r', 'l'], rows);
   return `### Client\n\n${head}\n\n${table}`;
 }

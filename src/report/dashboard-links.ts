@@ -18,7 +18,11 @@ export interface DashboardLink {
 export function dashboardLinks(load: LoadResult): DashboardLink[] {
   return load.scenarios.flatMap((s) => {
     const files = (s.dashboards ?? []).filter((f) => EXPORT_NAME.test(f) && !f.includes('..'));
-    return files.map((file) => ({ scenario: s.scenario, file, label: files.length === 1 ? s.scenario : file.replace(/^k6-dashboard-/, '').replace(/\.html$/, '') }));
+    return files.map((file) => ({
+      scenario: s.scenario,
+      file,
+      label: files.length === 1 ? s.scenario : file.replace(/^k6-dashboard-/, '').replace(/\.html$/, ''),
+    }));
   });
 }
 

@@ -4,7 +4,15 @@
 import { NO_VALUE, formatNumber, formatPercent } from './format.js';
 import type { FleetResult, FleetRow } from './model.js';
 
-export const FLEET_HEADERS = ['Instances', 'Policy', 'Goodput (req/s)', '429 rate', 'p99 call (ms)', 'Lost', 'Backlog drained (s)'] as const;
+export const FLEET_HEADERS = [
+  'Instances',
+  'Policy',
+  'Goodput (req/s)',
+  '429 rate',
+  'p99 call (ms)',
+  'Lost',
+  'Backlog drained (s)',
+] as const;
 export const FLEET_ALIGN = ['r', 'l', 'r', 'r', 'r', 'r', 'r'] as const;
 
 export function fleetRowCells(r: FleetRow): string[] {
@@ -26,7 +34,8 @@ export function fleetHeading(f: FleetResult): string {
 /** "per instance ≤ 0.8 req/s (burst 1), client-bucket; backoff 40–2000 ms, ≤ 6 retries, honour Retry-After". */
 export function fleetRecommendationText(f: FleetResult): string {
   const rec = f.recommendation;
-  if (rec === null && f.proof?.verdict === 'not proven') return `none: NOT PROVEN, the chosen ${f.proof.policy} failed its k6 fleet run`;
+  if (rec === null && f.proof?.verdict === 'not proven')
+    return `none: NOT PROVEN, the chosen ${f.proof.policy} failed its k6 fleet run`;
   if (rec === null) return 'none: no policy could be chosen';
   const b = rec.backoff;
   return (
@@ -48,6 +57,9 @@ export function fleetMethodText(f: FleetResult): string {
 export function fleetProofText(f: FleetResult): string | null {
   const p = f.proof;
   if (p === undefined) return null;
-  const figures = p.rate_429 === undefined ? '' : `: goodput ${formatNumber(p.goodput_rps ?? 0, 2)} req/s, ${formatPercent(p.rate_429)} 429, ${p.lost ?? 0} lost`;
+  const figures =
+    p.rate_429 === undefined
+      ? ''
+      : `: goodput ${formatNumber(p.goodput_rps ?? 0, 2)} req/s, ${formatPercent(p.rate_429)} 429, ${p.lost ?? 0} lost`;
   return `k6 fleet proof (${p.instances} instances, ${p.policy}, ${p.offered_rps} req/s offered for ${p.duration_s} s)${figures}: ${p.verdict} (${p.why})`;
 }

@@ -1,7 +1,16 @@
 // Turning model values into the words and figures every renderer shows. Locale-free on purpose:
 // a report must read the same on a CI runner as on a laptop, and stay byte-for-byte deterministic.
 
-import type { AdvertisedLimit, BackoffPolicy, Evidence, LoadScenarioResult, ProofRound, RateLimitResult, Report, Status } from './model.js';
+import type {
+  AdvertisedLimit,
+  BackoffPolicy,
+  Evidence,
+  LoadScenarioResult,
+  ProofRound,
+  RateLimitResult,
+  Report,
+  Status,
+} from './model.js';
 
 export const STATUS_ICON: Record<Status, string> = {
   pass: '✅',
@@ -22,7 +31,8 @@ export function formatNumber(n: number, digits = 0): string {
 }
 
 /** A free-form figure of a scenario: whole numbers as counts, others to two decimals, text as it is. */
-export const formatFigure = (v: number | string): string => (typeof v === 'number' ? formatNumber(v, Number.isInteger(v) ? 0 : 2) : v);
+export const formatFigure = (v: number | string): string =>
+  typeof v === 'number' ? formatNumber(v, Number.isInteger(v) ? 0 : 2) : v;
 
 /** Sub-millisecond and small latencies keep their decimals; large ones would only gain noise. */
 export function formatMs(ms: number): string {
@@ -49,7 +59,9 @@ export function formatSeconds(seconds: number): string {
 
 /** Seconds, in milliseconds below one second: a limit's recovery of 0.038 s reads as 38 ms, not "0.0 s". */
 export function formatDuration(seconds: number): string {
-  return typeof seconds === 'number' && Number.isFinite(seconds) && Math.abs(seconds) < 1 ? formatMs(Math.round(seconds * 1000)) : formatSeconds(seconds);
+  return typeof seconds === 'number' && Number.isFinite(seconds) && Math.abs(seconds) < 1
+    ? formatMs(Math.round(seconds * 1000))
+    : formatSeconds(seconds);
 }
 
 /** Wall time of the run from its own timestamps (never the clock), or null when they do not parse. */
@@ -119,7 +131,8 @@ export function backoffText(b: BackoffPolicy): string {
   return `exponential backoff from ${formatMs(b.base_ms)} capped at ${formatMs(b.cap_ms)}, ${jitter}, at most ${formatNumber(b.max_retries)} retries`;
 }
 
-const orUnknown = (n: number | null, show: (n: number) => string, absent: string): string => (n === null ? absent : show(n));
+const orUnknown = (n: number | null, show: (n: number) => string, absent: string): string =>
+  n === null ? absent : show(n);
 
 /** The probe's findings as label/value pairs, in the order a reader asks about them. */
 export function rateLimitFacts(r: RateLimitResult): Array<[string, string]> {
@@ -146,20 +159,28 @@ function optionalFacts(r: RateLimitResult): Array<[string, string]> {
   }
   if (r.refill_s !== undefined && r.refill_s !== null) facts.push(['Refill of the burst', formatDuration(r.refill_s)]);
   if (r.advertised) facts.push(['Advertised limit', advertisedText(r.advertised)]);
-  if (r.ratelimit_headers && r.ratelimit_headers.length > 0) facts.push(['RateLimit headers', r.ratelimit_headers.join(', ')]);
-  if (r.duration_s !== undefined) facts.push(['Probe duration', `${formatSeconds(r.duration_s)}${r.partial ? ' (partial)' : ''}`]);
+  if (r.ratelimit_headers && r.ratelimit_headers.length > 0)
+    facts.push(['RateLimit headers', r.ratelimit_headers.join(', ')]);
+  if (r.duration_s !== undefined)
+    facts.push(['Probe duration', `${formatSeconds(r.duration_s)}${r.partial ? ' (partial)' : ''}`]);
   return facts;
 }
 
 /** One line: what the service announced, and whether the probe's measurement agreed. */
 export function advertisedText(a: AdvertisedLimit): string {
-  const verdict = a.agrees === true ? 'agrees with the measurement' : a.agrees === false ? 'DISAGREES with the measurement' : 'not verified';
+  const verdict =
+    a.agrees === true
+      ? 'agrees with the measurement'
+      : a.agrees === false
+        ? 'DISAGREES with the measurement'
+        : 'not verified';
   return `${a.limit} per ${a.window_s === null ? 'window' : `${a.window_s} s`} (${a.source_header}): ${verdict} (${a.note})`;
 }
 
 export function recommendationText(r: RateLimitResult): string {
   const rec = r.recommendation;
-  if (rec === null && r.proof_verdict === 'not proven') return `none: not proven, no policy tried kept its promise in ${formatNumber(r.proof_rounds?.length ?? 0)} k6 proof rounds`;
+  if (rec === null && r.proof_verdict === 'not proven')
+    return `none: not proven, no policy tried kept its promise in ${formatNumber(r.proof_rounds?.length ?? 0)} k6 proof rounds`;
   if (rec === null) return 'none: the probe found nothing to size a client by';
   return (
     `send at most ${formatRate(rec.target_rps)} with at most ${formatNumber(rec.max_concurrency)} request${rec.max_concurrency === 1 ? '' : 's'} in flight; ` +
@@ -170,7 +191,8 @@ export function recommendationText(r: RateLimitResult): string {
 export function proofText(r: RateLimitResult): string | null {
   const rounds = r.proof_rounds ?? [];
   // Several rounds, or one that failed: each with its rate and verdict, so the lowering shows.
-  if (rounds.length > 1 || (rounds.length === 1 && r.proof_verdict !== 'proven')) return rounds.map((round, i) => `round ${i + 1} ${proofRoundText(round)}`).join('; ');
+  if (rounds.length > 1 || (rounds.length === 1 && r.proof_verdict !== 'proven'))
+    return rounds.map((round, i) => `round ${i + 1} ${proofRoundText(round)}`).join('; ');
   const p = r.proof;
   if (!p) return null;
   const unproven = r.proof_verdict === 'not run' ? ' (no proof ran)' : '';

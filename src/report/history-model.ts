@@ -72,4 +72,10 @@ export type RegressionPolicy = Record<RegressionKind, 'warn' | 'fail'> & {
   runs: number;
 };
 
-export const DEFAULT_REGRESSION_POLICY: RegressionPolicy = { check: 'warn', fact: 'warn', latency: 'warn', rate_limit: 'warn', runs: 10 };
+export const DEFAULT_REGRESSION_POLICY: RegressionPolicy = {
+  check: 'warn',
+  fact: 'warn',
+  latency: 'warn',
+  rate_limit: 'warn',
+  runs: 10,
+};

@@ -18,7 +18,9 @@ function tokenCostFigure(c: TokenCost, index: number): SafeHtml {
   const chart = barChart({
     id: `chart-token-cost${index === 0 ? '' : `-${index + 1}`}`,
     title: `Logical business call, cached token against a token fetched per call (ms): ${c.scenario}`,
-    description: modes.map((m) => `${m.label}: p50 ${formatMs(m.values.p50)}, p95 ${formatMs(m.values.p95)}`).join('; '),
+    description: modes
+      .map((m) => `${m.label}: p50 ${formatMs(m.values.p50)}, p95 ${formatMs(m.values.p95)}`)
+      .join('; '),
     yLabel: 'ms',
     unit: ' ms',
     seriesNames: COST_SERIES,
@@ -30,9 +32,16 @@ function tokenCostFigure(c: TokenCost, index: number): SafeHtml {
 
 export function findingsBlock(load: LoadResult): SafeHtml | null {
   const all = loadFindings(load);
-  const sentences = all.flatMap((s) => s.findings.map((f) => html`<li><code>${f.scenario}</code>: ${rich(f.text)}</li>`));
+  const sentences = all.flatMap((s) =>
+    s.findings.map((f) => html`<li><code>${f.scenario}</code>: ${rich(f.text)}</li>`),
+  );
   const costs = all.flatMap((s) => (s.tokenCost ? [s.tokenCost] : []));
-  const rest = all.flatMap((s) => s.rest.map(([key, v]) => html`<tr><td><code>${s.scenario}</code></td><th scope="row"><code>${key}</code></th><td class="num">${formatFigure(v)}</td></tr>`));
+  const rest = all.flatMap((s) =>
+    s.rest.map(
+      ([key, v]) =>
+        html`<tr><td><code>${s.scenario}</code></td><th scope="row"><code>${key}</code></th><td class="num">${formatFigure(v)}</td></tr>`,
+    ),
+  );
   if (sentences.length === 0 && costs.length === 0 && rest.length === 0) return null;
   return html`<h3>Findings</h3>${sentences.length > 0 && html`<ul class="findings">${sentences}</ul>`}${costs.map(tokenCostFigure)}
 ${rest.length > 0 && html`<details><summary>Other k6 figures (${rest.length})</summary><table class="extras"><thead><tr><th scope="col">Scenario</th><th scope="col">k6 metric</th><th scope="col" class="num">Value</th></tr></thead><tbody>${rest}</tbody></table></details>`}`;

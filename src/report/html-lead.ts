@@ -11,7 +11,10 @@ import { html, type SafeHtml } from './safe-html.js';
 export const checkAnchor = (id: string): string => `check-${id.replace(/[^A-Za-z0-9_.-]/g, '-')}`;
 
 function item(i: LeadItem): SafeHtml {
-  const what = i.checkId === undefined ? html`<strong>${i.what}</strong>` : html`<a href="#${checkAnchor(i.checkId)}"><strong>${i.what}</strong></a>`;
+  const what =
+    i.checkId === undefined
+      ? html`<strong>${i.what}</strong>`
+      : html`<a href="#${checkAnchor(i.checkId)}"><strong>${i.what}</strong></a>`;
   return html`<li><span class="st-fail">${okIcon(false)}</span> ${what}: <span class="why">${rich(i.why)}</span>. <span class="todo"><strong>Do:</strong> ${i.todo}.</span></li>`;
 }
 

@@ -14,18 +14,24 @@ import { barChart, legend, lineChart } from './svg.js';
 
 // k6 metric names with tags (http_req_duration{mode:token_per_call}) are one long word: a break
 // allowed before each tag set and after each comma keeps the column narrow enough for the table.
-const breakable = (text: string): SafeHtml => joinHtml(text.split(/(?=\{)|(?<=,)/).map((part) => html`${part}`), '<wbr>');
+const breakable = (text: string): SafeHtml =>
+  joinHtml(
+    text.split(/(?=\{)|(?<=,)/).map((part) => html`${part}`),
+    '<wbr>',
+  );
 
 function thresholdList(s: LoadScenarioResult): SafeHtml {
   if (s.thresholds.length === 0) return html`<span class="muted">none</span>`;
   return html`<ul class="thresholds">${s.thresholds.map(
-    (t) => html`<li class="${t.ok ? 'ok' : 'bad'}">${okIcon(t.ok)} <code>${breakable(thresholdText(t))}</code><span class="muted">${t.ok ? '' : ' (crossed)'}</span></li>`,
+    (t) =>
+      html`<li class="${t.ok ? 'ok' : 'bad'}">${okIcon(t.ok)} <code>${breakable(thresholdText(t))}</code><span class="muted">${t.ok ? '' : ' (crossed)'}</span></li>`,
   )}</ul>`;
 }
 
 function scenarioRow(s: LoadScenarioResult): SafeHtml {
   const name = html`<th scope="row"><code>${s.scenario}</code></th>`;
-  if (s.error) return html`<tr class="row-error">${name}<td colspan="9" class="st-error">did not run: ${rich(s.error)}</td><td>${thresholdList(s)}</td></tr>`;
+  if (s.error)
+    return html`<tr class="row-error">${name}<td colspan="9" class="st-error">did not run: ${rich(s.error)}</td><td>${thresholdList(s)}</td></tr>`;
   return html`<tr>${name}${scenarioCells(s).map((c) => html`<td class="num">${c}</td>`)}<td>${thresholdList(s)}</td></tr>`;
 }
 
@@ -37,7 +43,9 @@ function latencyFigure(load: LoadResult): SafeHtml | null {
   const chart = barChart({
     id: 'chart-latency',
     title: 'Latency percentiles per scenario (ms)',
-    description: ran.map((s) => `${s.scenario}: ${PERCENTILES.map((p) => `${p} ${formatMs(s.latency_ms[p])}`).join(', ')}`).join('; '),
+    description: ran
+      .map((s) => `${s.scenario}: ${PERCENTILES.map((p) => `${p} ${formatMs(s.latency_ms[p])}`).join(', ')}`)
+      .join('; '),
     yLabel: 'ms',
     unit: ' ms',
     seriesNames: PERCENTILES,
@@ -55,7 +63,11 @@ function rateFigure(load: LoadResult): SafeHtml | null {
     description: withTimeline.map((s) => `${s.scenario}: ${s.timeline.length} one-second samples`).join('; '),
     xLabel: 'seconds since the scenario started',
     yLabel: 'requests/s',
-    series: withTimeline.map((s, i) => ({ name: s.scenario, tone: i, points: s.timeline.map((p) => ({ x: p.t, y: p.requests })) })),
+    series: withTimeline.map((s, i) => ({
+      name: s.scenario,
+      tone: i,
+      points: s.timeline.map((p) => ({ x: p.t, y: p.requests })),
+    })),
   });
   const rows = withTimeline.flatMap((s) =>
     s.timeline.map(

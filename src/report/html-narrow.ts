@@ -8,7 +8,13 @@ import type { Status } from './model.js';
 /** Below this width the six columns no longer fit beside each other. */
 const NARROW_PX = 720;
 
-const STATUS_COLOUR: Record<Status, string> = { pass: '--pass', fail: '--fail', warn: '--warn', skip: '--skip', error: '--error' };
+const STATUS_COLOUR: Record<Status, string> = {
+  pass: '--pass',
+  fail: '--fail',
+  warn: '--warn',
+  skip: '--skip',
+  error: '--error',
+};
 
 // The status stripe moves from the first cell (now one line) to the whole block.
 const stripes = Object.entries(STATUS_COLOUR)

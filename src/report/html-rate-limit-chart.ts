@@ -14,7 +14,8 @@ const RATE_SERIES = [
   { key: 'limited', name: '429', tone: 5 },
 ] as const;
 
-const seconds = (t: number): string => formatNumber(t, Number.isInteger(t) ? 0 : Math.abs(t * 10 - Math.round(t * 10)) < 1e-9 ? 1 : 2);
+const seconds = (t: number): string =>
+  formatNumber(t, Number.isInteger(t) ? 0 : Math.abs(t * 10 - Math.round(t * 10)) < 1e-9 ? 1 : 2);
 
 export function rateLimitFigure(r: RateLimitResult): SafeHtml | null {
   const timeline = r.timeline ?? [];
@@ -34,7 +35,11 @@ export function rateLimitFigure(r: RateLimitResult): SafeHtml | null {
       (references.length > 0 ? `; ${references.map((x) => x.label).join(', ')}` : ''),
     xLabel: 'seconds since the probe started',
     yLabel: 'requests/s',
-    series: RATE_SERIES.map((s) => ({ name: s.name, tone: s.tone, points: rates.map((p) => ({ x: p.t, y: p[s.key] })) })),
+    series: RATE_SERIES.map((s) => ({
+      name: s.name,
+      tone: s.tone,
+      points: rates.map((p) => ({ x: p.t, y: p[s.key] })),
+    })),
     references,
     bands,
   });

@@ -10,7 +10,10 @@ import { type SafeHtml, html } from './safe-html.js';
 
 export function rateLimitSection(r: RateLimitResult): SafeHtml {
   const proof = proofText(r);
-  const facts = rateLimitFacts(r).map(([label, value]) => html`<tr><th scope="row">${label}</th><td>${label === 'Endpoint' ? html`<code>${value}</code>` : value}</td></tr>`);
+  const facts = rateLimitFacts(r).map(
+    ([label, value]) =>
+      html`<tr><th scope="row">${label}</th><td>${label === 'Endpoint' ? html`<code>${value}</code>` : value}</td></tr>`,
+  );
   const notes = r.notes ?? [];
   return html`<section id="rate-limit" aria-labelledby="rate-limit-h"><h2 id="rate-limit-h">Rate limit</h2>
 <div class="callout"><h3>Recommendation</h3><p>${recommendationText(r)}.</p>${proof !== null && html`<p><strong>Proof run:</strong> ${proof}.</p>`}</div>

@@ -38,8 +38,12 @@ function trendChart(s: TrendSeries, index: number, flagged: boolean): SafeHtml {
     : null;
   const line = points.map((p) => `${coord(x(p.i))},${coord(y(p.v))}`).join(' ');
   const last = points[points.length - 1];
-  const now = last && html`<circle class="now${flagged ? ' out' : ''}" cx="${coord(x(last.i))}" cy="${coord(y(last.v))}" r="3"><title>this run: ${formatTick(Number(last.v.toPrecision(4)))}${s.unit ? ` ${s.unit}` : ''}</title></circle>`;
-  const ticks = scale.ticks.map((t) => html`<text x="${PLOT.left - 4}" y="${coord(y(t) + 3)}" text-anchor="end">${tickLabel(t)}</text>`);
+  const now =
+    last &&
+    html`<circle class="now${flagged ? ' out' : ''}" cx="${coord(x(last.i))}" cy="${coord(y(last.v))}" r="3"><title>this run: ${formatTick(Number(last.v.toPrecision(4)))}${s.unit ? ` ${s.unit}` : ''}</title></circle>`;
+  const ticks = scale.ticks.map(
+    (t) => html`<text x="${PLOT.left - 4}" y="${coord(y(t) + 3)}" text-anchor="end">${tickLabel(t)}</text>`,
+  );
   const id = `trend-${index}`;
   const name = `${s.subject}: ${s.name}`;
   return html`<figure><svg class="trend" id="${id}" viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="${id}-t"><title id="${id}-t">${name} over the last ${s.values.length} runs${s.unit ? ` (${s.unit})` : ''}</title>${band}${ticks}<polyline class="line" points="${line}"/>${now}<text x="${PLOT.left}" y="${H - 2}">${s.values.length} runs, oldest left</text></svg><figcaption>${name}${s.unit ? ` (${s.unit})` : ''}${flagged ? html` <strong class="bad">outside its band</strong>` : ''}</figcaption></figure>`;
@@ -56,7 +60,8 @@ export function axisOf(low: number, top: number): { min: number; max: number; ti
   const min = -Math.ceil(-low / step - 1e-9) * step;
   const ticks: number[] = [];
   // At most four steps: top - min is below (top - low) + step, which niceScale split into two or so.
-  for (let i = 0; i < 8 && (i === 0 || ticks[i - 1]! < top - 1e-9); i++) ticks.push(Number((min + i * step).toPrecision(12)));
+  for (let i = 0; i < 8 && (i === 0 || ticks[i - 1]! < top - 1e-9); i++)
+    ticks.push(Number((min + i * step).toPrecision(12)));
   return { min, max: ticks[ticks.length - 1] ?? max, ticks };
 }
 
@@ -68,7 +73,9 @@ export function tickLabel(t: number): string {
 }
 
 function verdictStrip(trends: Trends): SafeHtml {
-  const marks = trends.verdicts.map((v) => html`<span class="${v.verdict === 'pass' ? 'pass' : 'fail'}" title="${v.started_at}: ${v.verdict}"></span>`);
+  const marks = trends.verdicts.map(
+    (v) => html`<span class="${v.verdict === 'pass' ? 'pass' : 'fail'}" title="${v.started_at}: ${v.verdict}"></span>`,
+  );
   return html`<div class="strip" role="img" aria-label="verdicts of the last ${trends.verdicts.length} runs, oldest first: ${trends.verdicts.map((v) => v.verdict).join(', ')}">${joinHtml(marks)}</div>`;
 }
 
@@ -84,7 +91,9 @@ export function sinceLastRunSection(report: Report): SafeHtml | null {
   const since = report.since_last_run;
   if (!since) return null;
   const flagged = new Set(since.changes.filter((c) => c.band).map((c) => `${c.subject}\n${c.name}`));
-  const rows = since.changes.map((c) => html`<tr><td>${ACTION_MARK[c.action]}</td><td>${KIND_LABEL[c.kind]}</td><td>${c.text}</td></tr>`);
+  const rows = since.changes.map(
+    (c) => html`<tr><td>${ACTION_MARK[c.action]}</td><td>${KIND_LABEL[c.kind]}</td><td>${c.text}</td></tr>`,
+  );
   const table = since.changes.length
     ? html`<div class="wrap"><table><thead><tr><th scope="col"></th><th scope="col">Kind</th><th scope="col">What changed</th></tr></thead><tbody>${rows}</tbody></table></div>`
     : null;

@@ -35,8 +35,11 @@ function header(report: Report): SafeHtml {
 <div><h1>Credit Evaluation Service: conformance report</h1>
 <p class="target"><strong>${report.target.environment}</strong> <code>${report.target.base_url}</code>${report.target.emulated && html` <span class="badge">built-in emulator</span>`}</p></div></div>
 <p class="muted">Started <time datetime="${report.started_at}">${report.started_at}</time> · finished <time datetime="${report.finished_at}">${report.finished_at}</time>${seconds !== null && html` · ${formatSeconds(seconds)}`} · ${report.tool.name} ${report.tool.version}</p>
-<ul class="counts" aria-label="Check counts">${counts.map(([status, n, label]) => html`<li class="st-${status}"><strong>${n}</strong> ${label}</li>`)}</ul>${reportTransport(report) && html`
-<p class="muted">Transport: ${reportTransport(report)}</p>`}
+<ul class="counts" aria-label="Check counts">${counts.map(([status, n, label]) => html`<li class="st-${status}"><strong>${n}</strong> ${label}</li>`)}</ul>${
+    reportTransport(report) &&
+    html`
+<p class="muted">Transport: ${reportTransport(report)}</p>`
+  }
 </header>`;
 }
 

@@ -11,9 +11,29 @@ export function orderedFleet(f: FleetResult | null, orderKeys: OrderKeys): Fleet
   return orderKeys(
     {
       ...f,
-      recommendation: f.recommendation && orderKeys({ ...f.recommendation, backoff: orderKeys(f.recommendation.backoff, ['base_ms', 'cap_ms', 'max_retries']) }, ['policy', 'per_instance_rps', 'per_instance_burst', 'backoff', 'honour_retry_after', 'why']),
-      rows: f.rows.map((r) => orderKeys(r, ['instances', 'policy', 'goodput_rps', 'rate_429', 'p99_ms', 'lost', 'drained_s', 'drain_lost'])),
+      recommendation:
+        f.recommendation &&
+        orderKeys(
+          { ...f.recommendation, backoff: orderKeys(f.recommendation.backoff, ['base_ms', 'cap_ms', 'max_retries']) },
+          ['policy', 'per_instance_rps', 'per_instance_burst', 'backoff', 'honour_retry_after', 'why'],
+        ),
+      rows: f.rows.map((r) =>
+        orderKeys(r, ['instances', 'policy', 'goodput_rps', 'rate_429', 'p99_ms', 'lost', 'drained_s', 'drain_lost']),
+      ),
     },
-    ['instances', 'limiter', 'sharing', 'assumption', 'offered_rps', 'duration_s', 'backlog', 'latency_ms', 'seed', 'recommendation', 'proof', 'rows'],
+    [
+      'instances',
+      'limiter',
+      'sharing',
+      'assumption',
+      'offered_rps',
+      'duration_s',
+      'backlog',
+      'latency_ms',
+      'seed',
+      'recommendation',
+      'proof',
+      'rows',
+    ],
   );
 }

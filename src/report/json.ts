@@ -18,7 +18,16 @@ export function orderKeys<T extends object>(value: T, order: readonly (keyof T &
 const evidence = (e: Evidence): Evidence => orderKeys(e, ['request', 'status', 'note']);
 
 const check = (c: CheckResult): CheckResult =>
-  orderKeys({ ...c, evidence: c.evidence.map(evidence) }, ['id', 'title', 'spec', 'level', 'status', 'message', 'duration_ms', 'evidence']);
+  orderKeys({ ...c, evidence: c.evidence.map(evidence) }, [
+    'id',
+    'title',
+    'spec',
+    'level',
+    'status',
+    'message',
+    'duration_ms',
+    'evidence',
+  ]);
 
 const scenario = (s: LoadScenarioResult): LoadScenarioResult =>
   orderKeys(
@@ -29,10 +38,24 @@ const scenario = (s: LoadScenarioResult): LoadScenarioResult =>
       thresholds: s.thresholds.map((t) => orderKeys(t, ['metric', 'expression', 'ok'])),
       ...(s.timeline ? { timeline: s.timeline.map((p) => orderKeys(p, ['t', 'requests', 'p95_ms'])) } : {}),
     },
-    ['scenario', 'requests', 'rate_per_s', 'latency_ms', 'error_rate', 'checks', 'thresholds', 'dropped_iterations', 'timeline', 'dashboards', 'extra', 'error'],
+    [
+      'scenario',
+      'requests',
+      'rate_per_s',
+      'latency_ms',
+      'error_rate',
+      'checks',
+      'thresholds',
+      'dropped_iterations',
+      'timeline',
+      'dashboards',
+      'extra',
+      'error',
+    ],
   );
 
-const load = (l: LoadResult): LoadResult => orderKeys({ ...l, scenarios: l.scenarios.map(scenario) }, ['k6_version', 'run_id', 'scenarios', 'ok']);
+const load = (l: LoadResult): LoadResult =>
+  orderKeys({ ...l, scenarios: l.scenarios.map(scenario) }, ['k6_version', 'run_id', 'scenarios', 'ok']);
 
 function rateLimit(r: RateLimitResult): RateLimitResult {
   const rec = r.recommendation;
@@ -42,12 +65,32 @@ function rateLimit(r: RateLimitResult): RateLimitResult {
       recommendation:
         rec === null
           ? null
-          : orderKeys({ ...rec, backoff: orderKeys(rec.backoff, ['base_ms', 'cap_ms', 'jitter', 'max_retries']) }, ['target_rps', 'max_concurrency', 'backoff']),
+          : orderKeys({ ...rec, backoff: orderKeys(rec.backoff, ['base_ms', 'cap_ms', 'jitter', 'max_retries']) }, [
+              'target_rps',
+              'max_concurrency',
+              'backoff',
+            ]),
       ...(r.proof ? { proof: orderKeys(r.proof, ['rate_429', 'goodput_rps', 'lost_requests']) } : {}),
       ...(r.proof_rounds
-        ? { proof_rounds: r.proof_rounds.map((p) => orderKeys(p, ['target_rps', 'max_concurrency', 'backoff_base_ms', 'max_retries', 'rate_429', 'goodput_rps', 'lost_requests', 'verdict', 'why'])) }
+        ? {
+            proof_rounds: r.proof_rounds.map((p) =>
+              orderKeys(p, [
+                'target_rps',
+                'max_concurrency',
+                'backoff_base_ms',
+                'max_retries',
+                'rate_429',
+                'goodput_rps',
+                'lost_requests',
+                'verdict',
+                'why',
+              ]),
+            ),
+          }
         : {}),
-      ...(r.timeline ? { timeline: r.timeline.map((p) => orderKeys(p, ['t', 'offered', 'accepted', 'limited', 'phase'])) } : {}),
+      ...(r.timeline
+        ? { timeline: r.timeline.map((p) => orderKeys(p, ['t', 'offered', 'accepted', 'limited', 'phase'])) }
+        : {}),
       ...(r.fleet !== undefined ? { fleet: orderedFleet(r.fleet, orderKeys) } : {}),
     },
     [
@@ -82,7 +125,21 @@ export function renderJson(report: Report): string {
       rate_limit: report.rate_limit ? rateLimit(report.rate_limit) : null,
       untested: (report.untested ?? []).map((u) => orderKeys(u, ['stage', 'reason'])),
     },
-    ['schema', 'tool', 'target', 'started_at', 'finished_at', 'verdict', 'summary', 'checks', 'load', 'rate_limit', 'client', 'untested', 'notes'],
+    [
+      'schema',
+      'tool',
+      'target',
+      'started_at',
+      'finished_at',
+      'verdict',
+      'summary',
+      'checks',
+      'load',
+      'rate_limit',
+      'client',
+      'untested',
+      'notes',
+    ],
   );
   return `${JSON.stringify(ordered, null, 2)}\n`;
 }

@@ -4,8 +4,23 @@
 // Built as an element tree and written by xml.ts, never by concatenation: messages quote response
 // bodies.
 
-import { evidenceLine, proofText, rateLimitFacts, recommendationText, runSeconds, scenarioLine, thresholdText } from './format.js';
-import { specLabel, type CheckResult, type LoadResult, type RateLimitResult, type Report, type Untested } from './model.js';
+import {
+  evidenceLine,
+  proofText,
+  rateLimitFacts,
+  recommendationText,
+  runSeconds,
+  scenarioLine,
+  thresholdText,
+} from './format.js';
+import {
+  specLabel,
+  type CheckResult,
+  type LoadResult,
+  type RateLimitResult,
+  type Report,
+  type Untested,
+} from './model.js';
 import { checkFamily, junitClassname } from './junit-classname.js';
 import { renderXml, xmlChars, type XmlElement } from './xml.js';
 import { clientProperties } from './client-junit.js';
@@ -17,7 +32,11 @@ const oneLine = (text: string): string => xmlChars(text).replace(/\s*[\r\n]+\s*/
 const seconds = (ms: number): string => ((Number.isFinite(ms) ? ms : 0) / 1000).toFixed(3);
 
 function testcase(name: string, classname: string, time: string, children: XmlElement[] = []): XmlElement {
-  return { name: 'testcase', attributes: { name: oneLine(name), classname: oneLine(classname), time }, content: children };
+  return {
+    name: 'testcase',
+    attributes: { name: oneLine(name), classname: oneLine(classname), time },
+    content: children,
+  };
 }
 
 /** <failure> or <error>: its message and type in attributes, the whole story as text. */
@@ -30,7 +49,8 @@ const problem = (kind: 'failure' | 'error', message: string, type: string, text:
 const output = (text: string): XmlElement[] => (text === '' ? [] : [{ name: 'system-out', content: text }]);
 
 function checkCase(c: CheckResult): XmlElement {
-  const tc = (...children: XmlElement[]) => testcase(`${c.id}: ${c.title}`, junitClassname('conformance', checkFamily(c.id)), seconds(c.duration_ms), children);
+  const tc = (...children: XmlElement[]) =>
+    testcase(`${c.id}: ${c.title}`, junitClassname('conformance', checkFamily(c.id)), seconds(c.duration_ms), children);
   const detail = [c.message, ...c.evidence.map(evidenceLine)].filter((line) => line !== '').join('\n');
   switch (c.status) {
     case 'fail':
@@ -53,16 +73,26 @@ function loadCases(load: LoadResult): XmlElement[] {
   const cases: XmlElement[] = [];
   for (const s of load.scenarios) {
     const classname = junitClassname('load', s.scenario);
-    if (s.error) cases.push(testcase(`${s.scenario}: runs`, classname, seconds(0), [problem('error', s.error, 'scenario', s.error)]));
+    if (s.error)
+      cases.push(
+        testcase(`${s.scenario}: runs`, classname, seconds(0), [problem('error', s.error, 'scenario', s.error)]),
+      );
     for (const t of s.thresholds) {
-      const outcome = t.ok ? output(scenarioLine(s)) : [problem('failure', `threshold ${thresholdText(t)} crossed`, 'threshold', scenarioLine(s))];
+      const outcome = t.ok
+        ? output(scenarioLine(s))
+        : [problem('failure', `threshold ${thresholdText(t)} crossed`, 'threshold', scenarioLine(s))];
       cases.push(testcase(`${s.scenario}: ${thresholdText(t)}`, classname, seconds(0), outcome));
     }
   }
   // k6 can fail a run for reasons no threshold names; the exit code says fail, so JUnit must too.
   const explained = cases.some((c) => has(c, 'failure') || has(c, 'error'));
   if (!load.ok && !explained) {
-    const failure = problem('failure', 'k6 reported the run as failed', 'k6', `k6 ${load.k6_version}, run ${load.run_id}`);
+    const failure = problem(
+      'failure',
+      'k6 reported the run as failed',
+      'k6',
+      `k6 ${load.k6_version}, run ${load.run_id}`,
+    );
     cases.push(testcase('k6 run', 'load', seconds(0), [failure]));
   }
   return cases;
@@ -75,12 +105,19 @@ function rateLimitCase(r: RateLimitResult): XmlElement {
     ...rateLimitFacts(r).map(([label, value]) => `${label}: ${value}`),
     ...(r.notes ?? []),
   ];
-  return testcase(`${r.endpoint}: rate-limit sizing`, 'rate-limit', seconds(0), output(lines.filter((l) => l !== null).join('\n')));
+  return testcase(
+    `${r.endpoint}: rate-limit sizing`,
+    'rate-limit',
+    seconds(0),
+    output(lines.filter((l) => l !== null).join('\n')),
+  );
 }
 
 // A stage that could not test is an error testcase: CI test tabs must show the run as broken.
 function untestedCase(u: Untested): XmlElement {
-  return testcase(`${u.stage}: could not test`, 'untested', seconds(0), [problem('error', u.reason, 'untested', u.reason)]);
+  return testcase(`${u.stage}: could not test`, 'untested', seconds(0), [
+    problem('error', u.reason, 'untested', u.reason),
+  ]);
 }
 
 interface Counts {
@@ -90,7 +127,8 @@ interface Counts {
   skipped: number;
 }
 
-const has = (testcase: XmlElement, child: string): boolean => typeof testcase.content !== 'string' && (testcase.content ?? []).some((c) => c.name === child);
+const has = (testcase: XmlElement, child: string): boolean =>
+  typeof testcase.content !== 'string' && (testcase.content ?? []).some((c) => c.name === child);
 
 function countCases(cases: readonly XmlElement[]): Counts {
   return {
@@ -109,9 +147,19 @@ interface SuiteHead {
   properties: XmlElement;
 }
 
-function suite(name: string, cases: XmlElement[], timeS: number, head?: SuiteHead): { node: XmlElement; counts: Counts } {
+function suite(
+  name: string,
+  cases: XmlElement[],
+  timeS: number,
+  head?: SuiteHead,
+): { node: XmlElement; counts: Counts } {
   const counts = countCases(cases);
-  const attributes = { name, ...countAttrs(counts), time: timeS.toFixed(3), ...(head ? { timestamp: oneLine(head.timestamp) } : {}) };
+  const attributes = {
+    name,
+    ...countAttrs(counts),
+    time: timeS.toFixed(3),
+    ...(head ? { timestamp: oneLine(head.timestamp) } : {}),
+  };
   return { node: { name: 'testsuite', attributes, content: [...(head ? [head.properties] : []), ...cases] }, counts };
 }
 
@@ -124,13 +172,19 @@ function properties(report: Report): XmlElement {
     ...(report.notes ?? []).map((n): [string, string] => ['note', n]),
     ...clientProperties(report.client),
   ];
-  return { name: 'properties', content: entries.map(([name, value]) => ({ name: 'property', attributes: { name, value: oneLine(value) } })) };
+  return {
+    name: 'properties',
+    content: entries.map(([name, value]) => ({ name: 'property', attributes: { name, value: oneLine(value) } })),
+  };
 }
 
 export function renderJunit(report: Report): string {
   const checksMs = report.checks.reduce((sum, c) => sum + (Number.isFinite(c.duration_ms) ? c.duration_ms : 0), 0);
   const suites = [
-    suite('conformance', report.checks.map(checkCase), checksMs / 1000, { timestamp: report.started_at, properties: properties(report) }),
+    suite('conformance', report.checks.map(checkCase), checksMs / 1000, {
+      timestamp: report.started_at,
+      properties: properties(report),
+    }),
     ...(report.load ? [suite('load', loadCases(report.load), 0)] : []),
     ...(report.rate_limit ? [suite('rate-limit', [rateLimitCase(report.rate_limit)], 0)] : []),
     ...((report.untested ?? []).length > 0 ? [suite('untested', (report.untested ?? []).map(untestedCase), 0)] : []),

@@ -3,7 +3,14 @@
 // render the same items (md-lead.ts, html-lead.ts), so the two can never disagree.
 
 import { formatMs, formatPercent, thresholdText } from './format.js';
-import { specLabel, type CheckResult, type LoadScenarioResult, type Report, type ThresholdResult, type Untested } from './model.js';
+import {
+  specLabel,
+  type CheckResult,
+  type LoadScenarioResult,
+  type Report,
+  type ThresholdResult,
+  type Untested,
+} from './model.js';
 import { brokenMusts } from './select.js';
 
 export interface LeadItem {
@@ -22,9 +29,19 @@ const firstLine = (text: string): string => text.split('\n')[0] ?? text;
 function checkItem(c: CheckResult): LeadItem {
   const what = `${c.id}: ${c.title}`;
   if (c.status === 'error') {
-    return { what, why: firstLine(c.message), todo: `the check could not finish: fix what stopped it, then rerun it alone with --only ${c.id}`, checkId: c.id };
+    return {
+      what,
+      why: firstLine(c.message),
+      todo: `the check could not finish: fix what stopped it, then rerun it alone with --only ${c.id}`,
+      checkId: c.id,
+    };
   }
-  return { what, why: firstLine(c.message), todo: `fix the service so that ${lowerFirst(c.title)} (${specLabel(c.spec)})`, checkId: c.id };
+  return {
+    what,
+    why: firstLine(c.message),
+    todo: `fix the service so that ${lowerFirst(c.title)} (${specLabel(c.spec)})`,
+    checkId: c.id,
+  };
 }
 
 // "A wrong secret…" reads on as "…so that a wrong secret…"; "TLS 1.3…" and "POST /tokens…" stay as they are.
@@ -39,7 +56,12 @@ const STAGE_COMMAND: Record<string, string> = {
 
 function untestedItem(u: Untested): LeadItem {
   // The reason already says which variables to check; the lead adds the other possibility's step.
-  if (u.stage === 'credentials') return { what: 'the configured credentials were refused', why: u.reason, todo: 'if the credentials are right for this environment, ask the service\'s owners why POST /tokens refuses them' };
+  if (u.stage === 'credentials')
+    return {
+      what: 'the configured credentials were refused',
+      why: u.reason,
+      todo: "if the credentials are right for this environment, ask the service's owners why POST /tokens refuses them",
+    };
   const rerun = STAGE_COMMAND[u.stage];
   // A refusal of the credentials is the commonest cause and has one fix, whatever the stage.
   const credentials = /\b401\b|credential/i.test(u.reason);
@@ -52,7 +74,8 @@ function untestedItem(u: Untested): LeadItem {
 /** The measured value a threshold was judged on, where the scenario's figures hold it. */
 export function measuredValue(s: LoadScenarioResult, t: ThresholdResult): string | null {
   const percentile = /^p\((95|99|50)\)/.exec(t.expression)?.[1];
-  if (t.metric === 'http_req_duration' && percentile) return `p${percentile} was ${formatMs(s.latency_ms[`p${percentile}` as 'p50' | 'p95' | 'p99'])}`;
+  if (t.metric === 'http_req_duration' && percentile)
+    return `p${percentile} was ${formatMs(s.latency_ms[`p${percentile}` as 'p50' | 'p95' | 'p99'])}`;
   if (t.metric === 'http_req_failed') return `${formatPercent(s.error_rate)} of requests failed`;
   if (t.metric === 'checks') {
     const all = s.checks.passed + s.checks.failed;
@@ -64,7 +87,13 @@ export function measuredValue(s: LoadScenarioResult, t: ThresholdResult): string
 
 function scenarioItems(s: LoadScenarioResult): LeadItem[] {
   if (s.error !== undefined) {
-    return [{ what: `load scenario ${s.scenario} did not complete`, why: firstLine(s.error), todo: `see k6's output in the terminal, fix the cause and rerun ces-harness load --scenario ${s.scenario}` }];
+    return [
+      {
+        what: `load scenario ${s.scenario} did not complete`,
+        why: firstLine(s.error),
+        todo: `see k6's output in the terminal, fix the cause and rerun ces-harness load --scenario ${s.scenario}`,
+      },
+    ];
   }
   return s.thresholds
     .filter((t) => !t.ok)
@@ -79,10 +108,19 @@ function scenarioItems(s: LoadScenarioResult): LeadItem[] {
 export function leadItems(report: Report): LeadItem[] {
   // Refused credentials come first: until they are fixed, nothing below them says much.
   const untested = report.untested ?? [];
-  const items = [...untested.filter((u) => u.stage === 'credentials').map(untestedItem), ...brokenMusts(report.checks).map(checkItem), ...(report.load?.scenarios ?? []).flatMap(scenarioItems), ...untested.filter((u) => u.stage !== 'credentials').map(untestedItem)];
+  const items = [
+    ...untested.filter((u) => u.stage === 'credentials').map(untestedItem),
+    ...brokenMusts(report.checks).map(checkItem),
+    ...(report.load?.scenarios ?? []).flatMap(scenarioItems),
+    ...untested.filter((u) => u.stage !== 'credentials').map(untestedItem),
+  ];
   // k6 can fail a run no scenario explains (the exit code says fail); the lead must still say so.
   if (report.load && !report.load.ok && !items.some((i) => i.what.startsWith('load scenario'))) {
-    items.push({ what: 'the load run failed', why: 'k6 reported the run as failed without naming a threshold', todo: 'see k6\'s output in the terminal and rerun ces-harness load' });
+    items.push({
+      what: 'the load run failed',
+      why: 'k6 reported the run as failed without naming a threshold',
+      todo: "see k6's output in the terminal and rerun ces-harness load",
+    });
   }
   return items;
 }

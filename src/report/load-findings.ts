@@ -65,9 +65,16 @@ const plural = (n: number, one: string, many = `${one}s`): string => `${formatNu
 
 /** Cached token against a token fetched per call, from the throughput scenario's logical-call trends. */
 function tokenCostOf(scenario: string, f: Figures): TokenCost | null {
-  const cached = { p50: f.num('logical_call_duration_cached p50_ms'), p95: f.num('logical_call_duration_cached p95_ms') };
-  const perCall = { p50: f.num('logical_call_duration_token_per_call p50_ms'), p95: f.num('logical_call_duration_token_per_call p95_ms') };
-  if (cached.p50 === undefined || cached.p95 === undefined || perCall.p50 === undefined || perCall.p95 === undefined) return null;
+  const cached = {
+    p50: f.num('logical_call_duration_cached p50_ms'),
+    p95: f.num('logical_call_duration_cached p95_ms'),
+  };
+  const perCall = {
+    p50: f.num('logical_call_duration_token_per_call p50_ms'),
+    p95: f.num('logical_call_duration_token_per_call p95_ms'),
+  };
+  if (cached.p50 === undefined || cached.p95 === undefined || perCall.p50 === undefined || perCall.p95 === undefined)
+    return null;
   return { scenario, cached: { p50: cached.p50, p95: cached.p95 }, perCall: { p50: perCall.p50, p95: perCall.p95 } };
 }
 
@@ -98,7 +105,10 @@ function rateLimitSentence(f: Figures): string | null {
   }
   if (ok !== undefined) parts.push(`${plural(ok, 'logical call')} completed`);
   if (serverErrors !== undefined && serverErrors > 0) parts.push(`${plural(serverErrors, 'answer')} were 5xx`);
-  if (lost !== undefined) parts.push(lost === 0 ? 'no logical call was lost' : `${plural(lost, 'logical call was', 'logical calls were')} lost`);
+  if (lost !== undefined)
+    parts.push(
+      lost === 0 ? 'no logical call was lost' : `${plural(lost, 'logical call was', 'logical calls were')} lost`,
+    );
   const [first = '', ...others] = parts;
   return `${capitalise(first)}${others.length > 0 ? `; ${others.join(', ')}` : ''}.`;
 }
@@ -109,17 +119,27 @@ function tokenSentences(f: Figures): string[] {
   const turnovers = f.num('token_turnovers');
   // A turnover is a 401 at a token's expiry, got a new token and retried: normal life, worth a count only when it happened.
   const turned = turnovers ? `; ${plural(turnovers, 'call')} met a token at its expiry and retried with a new one` : '';
-  if (fetched !== undefined) out.push(`${plural(fetched, 'token')} ${fetched === 1 ? 'was' : 'were'} fetched${turned}.`);
+  if (fetched !== undefined)
+    out.push(`${plural(fetched, 'token')} ${fetched === 1 ? 'was' : 'were'} fetched${turned}.`);
   else if (turnovers) out.push(`${plural(turnovers, 'call')} met a token at its expiry and retried with a new one.`);
   const refused = f.num('token_refused_before_expiry');
-  if (refused !== undefined) out.push(refused === 0 ? 'No token was refused before its expires_at.' : `${plural(refused, 'token was', 'tokens were')} refused before their expires_at (§4.3 wants them accepted until then).`);
+  if (refused !== undefined)
+    out.push(
+      refused === 0
+        ? 'No token was refused before its expires_at.'
+        : `${plural(refused, 'token was', 'tokens were')} refused before their expires_at (§4.3 wants them accepted until then).`,
+    );
   const changed = f.num('token_changed_before_expiry');
-  if (changed !== undefined) out.push(changed === 0 ? 'Repeated token requests got the same token until its expires_at.' : `The token changed ${times(changed)} before its expires_at (§3 wants the same token until then).`);
+  if (changed !== undefined)
+    out.push(
+      changed === 0
+        ? 'Repeated token requests got the same token until its expires_at.'
+        : `The token changed ${times(changed)} before its expires_at (§3 wants the same token until then).`,
+    );
   const renewals = f.num('token_renewals_after_expiry');
   if (renewals !== undefined) out.push(`A new token was issued after expiry ${times(renewals)}.`);
   return out;
 }
-
 
 function tlsSentences(f: Figures): string[] {
   const out: string[] = [];
@@ -127,20 +147,34 @@ function tlsSentences(f: Figures): string[] {
   const suites = f.matching(/^tls_seen_suite_(.+)$/).filter((s) => s.value > 0);
   const other = f.num('tls_seen_other');
   if (versions.length > 0 || suites.length > 0) {
-    const list = (xs: Array<{ label: string; value: number }>, name: (l: string) => string) => xs.map((x) => `${name(x.label)} (${formatNumber(x.value)})`).join(', ');
-    const v = versions.length > 0 ? `negotiated ${list(versions, (l) => `TLS ${l.replace(/^tls_?/i, '').replace(/_/g, '.')}`)}` : '';
+    const list = (xs: Array<{ label: string; value: number }>, name: (l: string) => string) =>
+      xs.map((x) => `${name(x.label)} (${formatNumber(x.value)})`).join(', ');
+    const v =
+      versions.length > 0
+        ? `negotiated ${list(versions, (l) => `TLS ${l.replace(/^tls_?/i, '').replace(/_/g, '.')}`)}`
+        : '';
     const s = suites.length > 0 ? `with ${list(suites, (l) => l)}` : '';
-    out.push(`Connections ${[v, s].filter((x) => x !== '').join(' ')}${other ? `; ${plural(other, 'other')} seen` : ''}.`);
+    out.push(
+      `Connections ${[v, s].filter((x) => x !== '').join(' ')}${other ? `; ${plural(other, 'other')} seen` : ''}.`,
+    );
   }
   const v13 = f.num('tls_version_1_3');
   const allowed = f.num('tls_cipher_suite_allowed');
   if (v13 === 1 && allowed === 1) out.push('Every answer came over TLS 1.3 with an allowed suite.');
   else if (v13 !== undefined || allowed !== undefined) {
-    const parts = [v13 === undefined ? null : `${formatPercent(v13)} over TLS 1.3`, allowed === undefined ? null : `${formatPercent(allowed)} with an allowed suite`];
+    const parts = [
+      v13 === undefined ? null : `${formatPercent(v13)} over TLS 1.3`,
+      allowed === undefined ? null : `${formatPercent(allowed)} with an allowed suite`,
+    ];
     out.push(`Of the answers, ${parts.filter((p) => p !== null).join(' and ')}.`);
   }
   const tls12 = f.matching(/^(?:.*: )?(tls12_connection_accepted)$/)[0];
-  if (tls12 !== undefined) out.push(tls12.value === 0 ? 'A TLS 1.2-only client was refused every time.' : `A TLS 1.2-only client got through on ${formatPercent(tls12.value)} of its attempts (§5.8 allows TLS 1.3 only).`);
+  if (tls12 !== undefined)
+    out.push(
+      tls12.value === 0
+        ? 'A TLS 1.2-only client was refused every time.'
+        : `A TLS 1.2-only client got through on ${formatPercent(tls12.value)} of its attempts (§5.8 allows TLS 1.3 only).`,
+    );
   return out;
 }
 
@@ -163,8 +197,14 @@ export function scenarioFindings(s: LoadScenarioResult): ScenarioFindings {
   ].filter((t): t is string => t !== null);
   const notes = f.text('notes');
   if (notes !== undefined) sentences.push(`k6 noted: ${notes}.`);
-  return { scenario: s.scenario, findings: sentences.map((text) => ({ scenario: s.scenario, text })), rest: f.rest(), tokenCost };
+  return {
+    scenario: s.scenario,
+    findings: sentences.map((text) => ({ scenario: s.scenario, text })),
+    rest: f.rest(),
+    tokenCost,
+  };
 }
 
 /** The findings of every scenario that ran, in scenario order. */
-export const loadFindings = (load: LoadResult): ScenarioFindings[] => load.scenarios.filter((s) => s.error === undefined).map(scenarioFindings);
+export const loadFindings = (load: LoadResult): ScenarioFindings[] =>
+  load.scenarios.filter((s) => s.error === undefined).map(scenarioFindings);

@@ -18,7 +18,16 @@ import { leadSection } from './md-lead.js';
 import { fleetMarkdown } from './md-fleet.js';
 import { mdCode, mdEscape, mdInline, mdTable } from './md-text.js';
 import { productionSectionMd } from './md-production.js';
-import { specLabel, type CheckResult, type Evidence, type LoadResult, type LoadScenarioResult, type RateLimitResult, type Report, type Untested } from './model.js';
+import {
+  specLabel,
+  type CheckResult,
+  type Evidence,
+  type LoadResult,
+  type LoadScenarioResult,
+  type RateLimitResult,
+  type Report,
+  type Untested,
+} from './model.js';
 import { sinceLastRunMd } from './since-md.js';
 import { reportTransport } from './transport-text.js';
 import { brokenMusts, loadHeadline, skips, thresholdCount, warnings } from './select.js';
@@ -48,7 +57,13 @@ const statusCell = (c: CheckResult): string => `${STATUS_ICON[c.status] ?? ''} $
 
 function checksTable(checks: readonly CheckResult[]): string {
   if (checks.length === 0) return '_No checks ran._';
-  const rows = checks.map((c) => [statusCell(c), mdCode(c.id), mdInline(c.title), mdEscape(specLabel(c.spec)), mdInline(c.message)]);
+  const rows = checks.map((c) => [
+    statusCell(c),
+    mdCode(c.id),
+    mdInline(c.title),
+    mdEscape(specLabel(c.spec)),
+    mdInline(c.message),
+  ]);
   return mdTable(['Status', 'Check', 'Title', 'Spec', 'Message'], ['l', 'l', 'l', 'l', 'l'], rows);
 }
 
@@ -75,7 +90,10 @@ function skipsSection(checks: readonly CheckResult[]): string | null {
   const skipped = skips(checks);
   if (skipped.length === 0) return null;
   // A skip is only acceptable with its reason (contract), so the reason is the whole line.
-  return section('Skipped', skipped.map((c) => `- ${STATUS_ICON.skip} ${mdCode(c.id)}: ${mdInline(c.message)}`).join('\n'));
+  return section(
+    'Skipped',
+    skipped.map((c) => `- ${STATUS_ICON.skip} ${mdCode(c.id)}: ${mdInline(c.message)}`).join('\n'),
+  );
 }
 
 function thresholdsCell(s: LoadScenarioResult): string {
@@ -97,14 +115,20 @@ function loadSection(load: LoadResult): string {
     ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
     load.scenarios.map(scenarioRow),
   );
-  return section('Load', [head, dashboardLinksMd(load), table, findingsBlock(load)].filter((b) => b !== null).join('\n\n'));
+  return section(
+    'Load',
+    [head, dashboardLinksMd(load), table, findingsBlock(load)].filter((b) => b !== null).join('\n\n'),
+  );
 }
 
 function rateLimitSection(r: RateLimitResult): string {
   const facts = mdTable(
     ['Finding', 'Value'],
     ['l', 'l'],
-    rateLimitFacts(r).map(([label, value]) => [mdEscape(label), label === 'Endpoint' ? mdCode(value) : mdEscape(value)]),
+    rateLimitFacts(r).map(([label, value]) => [
+      mdEscape(label),
+      label === 'Endpoint' ? mdCode(value) : mdEscape(value),
+    ]),
   );
   const proof = proofText(r);
   const blocks = [

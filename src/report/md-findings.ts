@@ -9,11 +9,15 @@ import type { LoadResult } from './model.js';
 export function findingsBlock(load: LoadResult): string | null {
   const all = loadFindings(load);
   const sentences = all.flatMap((s) => s.findings.map((f) => `- ${mdCode(f.scenario)}: ${mdInline(f.text)}`));
-  const rest = all.flatMap((s) => s.rest.map(([key, v]) => [mdCode(s.scenario), mdCode(key), mdEscape(formatFigure(v))]));
+  const rest = all.flatMap((s) =>
+    s.rest.map(([key, v]) => [mdCode(s.scenario), mdCode(key), mdEscape(formatFigure(v))]),
+  );
   const blocks = [
     sentences.length > 0 ? `**Findings**\n\n${sentences.join('\n')}` : null,
     // A blank line after <summary> lets GitHub render the table inside as Markdown.
-    rest.length > 0 ? `<details><summary>Other k6 figures (${rest.length})</summary>\n\n${mdTable(['Scenario', 'k6 metric', 'Value'], ['l', 'l', 'r'], rest)}\n\n</details>` : null,
+    rest.length > 0
+      ? `<details><summary>Other k6 figures (${rest.length})</summary>\n\n${mdTable(['Scenario', 'k6 metric', 'Value'], ['l', 'l', 'r'], rest)}\n\n</details>`
+      : null,
   ].filter((b) => b !== null);
   return blocks.length === 0 ? null : blocks.join('\n\n');
 }

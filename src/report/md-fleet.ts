@@ -1,7 +1,15 @@
 // report.md's fleet part of the Rate limit section (`--fleet N`): the recommendation, how it was
 // found, the reasons, and every candidate at every simulated fleet size.
 
-import { FLEET_ALIGN, FLEET_HEADERS, fleetHeading, fleetMethodText, fleetProofText, fleetRecommendationText, fleetRowCells } from './fleet-text.js';
+import {
+  FLEET_ALIGN,
+  FLEET_HEADERS,
+  fleetHeading,
+  fleetMethodText,
+  fleetProofText,
+  fleetRecommendationText,
+  fleetRowCells,
+} from './fleet-text.js';
 import { mdEscape, mdInline, mdTable } from './md-text.js';
 import type { FleetResult } from './model.js';
 
@@ -15,7 +23,11 @@ export function fleetMarkdown(f: FleetResult | null | undefined): string | null 
     mdEscape(fleetMethodText(f)),
     fleetProofText(f) === null ? null : `**Fleet proof run:** ${mdEscape(fleetProofText(f)!)}.`,
     why.length > 0 ? why.map((w) => `- ${mdInline(w)}`).join('\n') : null,
-    mdTable(FLEET_HEADERS, FLEET_ALIGN, f.rows.map((r) => fleetRowCells(r).map(mdEscape))),
+    mdTable(
+      FLEET_HEADERS,
+      FLEET_ALIGN,
+      f.rows.map((r) => fleetRowCells(r).map(mdEscape)),
+    ),
   ]
     .filter((b) => b !== null)
     .join('\n\n');

@@ -6,6 +6,8 @@ import { PRODUCTION_COLUMNS, productionRow, productionSummary } from './producti
 
 export function productionSectionMd(p: ProductionAudit | undefined): string | null {
   if (!p) return null;
-  const table = p.requests.length ? `\n\n${mdTable(PRODUCTION_COLUMNS, ['l', 'l', 'l', 'r', 'r', 'l'], p.requests.map(productionRow))}` : '';
+  const table = p.requests.length
+    ? `\n\n${mdTable(PRODUCTION_COLUMNS, ['l', 'l', 'l', 'r', 'r', 'l'], p.requests.map(productionRow))}`
+    : '';
   return `### Requests sent to production\n\n${productionSummary(p)}${table}`;
 }

@@ -73,7 +73,11 @@ export function mdCell(markdown: string): string {
   return markdown.replace(/\|/g, '\\|');
 }
 
-export function mdTable(header: readonly string[], align: readonly ('l' | 'r' | 'c')[], rows: readonly (readonly string[])[]): string {
+export function mdTable(
+  header: readonly string[],
+  align: readonly ('l' | 'r' | 'c')[],
+  rows: readonly (readonly string[])[],
+): string {
   const line = (cells: readonly string[]): string => `| ${cells.map(mdCell).join(' | ')} |`;
   const rule = `|${align.map((a) => (a === 'r' ? '--:' : a === 'c' ? ':-:' : '---')).join('|')}|`;
   return [line(header), rule, ...rows.map(line)].join('\n');

@@ -277,14 +277,27 @@ export interface ProductionAudit {
   budget_reached: boolean;
   /** Requests k6 sent (load, proof), from its summary: only with --allow-production-load. */
   k6_requests?: number;
-  requests: Array<{ environment: string; method: string; path: string; status: number | null; at: string; duration_ms: number; auth: 'valid' | 'expired' | 'forged' | 'none'; plain_text?: true }>;
+  requests: Array<{
+    environment: string;
+    method: string;
+    path: string;
+    status: number | null;
+    at: string;
+    duration_ms: number;
+    auth: 'valid' | 'expired' | 'forged' | 'none';
+    plain_text?: true;
+  }>;
 }
 
 /**
  * `verdict` is fail exactly when a must check failed or errored, a load threshold failed, or the
  * run could not test something it was asked to (a PASS must mean "tested and conformant").
  */
-export function verdictOf(checks: readonly CheckResult[], load: LoadResult | null, untested: readonly Untested[] = []): Verdict {
+export function verdictOf(
+  checks: readonly CheckResult[],
+  load: LoadResult | null,
+  untested: readonly Untested[] = [],
+): Verdict {
   const mustBroken = checks.some((c) => c.level === 'must' && (c.status === 'fail' || c.status === 'error'));
   return mustBroken || (load !== null && !load.ok) || untested.length > 0 ? 'fail' : 'pass';
 }

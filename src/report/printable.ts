@@ -33,4 +33,5 @@ export function printable(text: string, options: PrintableOptions = {}): string 
 }
 
 /** Every string inside plain data (a report, a result) made printable, the shape unchanged. */
-export const printableDeep = <T>(value: T, options: PrintableOptions = {}): T => mapStrings(value, (v) => printable(v, options));
+export const printableDeep = <T>(value: T, options: PrintableOptions = {}): T =>
+  mapStrings(value, (v) => printable(v, options));

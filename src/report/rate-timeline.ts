@@ -38,7 +38,8 @@ export function perSecond(points: readonly RatePoint[]): PerSecond[] {
 /** The sampling interval, s, as the points show it most often (for the chart's description). */
 export function resolution(points: readonly RatePoint[]): number {
   const counts = new Map<number, number>();
-  for (const w of intervals(points)) counts.set(Math.round(w * 1000) / 1000, (counts.get(Math.round(w * 1000) / 1000) ?? 0) + 1);
+  for (const w of intervals(points))
+    counts.set(Math.round(w * 1000) / 1000, (counts.get(Math.round(w * 1000) / 1000) ?? 0) + 1);
   return [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0]?.[0] ?? 1;
 }
 
@@ -59,8 +60,10 @@ export function phaseBands(points: readonly RatePoint[]): Band[] {
 /** What an SRE compares the curves with: the limit the probe measured and the rate it recommends (tones no curve uses). */
 export function rateReferences(r: RateLimitResult): ReferenceLine[] {
   const out: ReferenceLine[] = [];
-  if (r.sustained_rps !== null && r.sustained_rps > 0) out.push({ label: `measured limit ${formatRate(r.sustained_rps)}`, value: r.sustained_rps, tone: 3 });
+  if (r.sustained_rps !== null && r.sustained_rps > 0)
+    out.push({ label: `measured limit ${formatRate(r.sustained_rps)}`, value: r.sustained_rps, tone: 3 });
   const target = r.recommendation?.target_rps;
-  if (target !== undefined && target > 0) out.push({ label: `recommended ${formatRate(target)}`, value: target, tone: 4 });
+  if (target !== undefined && target > 0)
+    out.push({ label: `recommended ${formatRate(target)}`, value: target, tone: 4 });
   return out;
 }

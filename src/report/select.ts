@@ -4,7 +4,8 @@
 import type { CheckResult, LoadResult, LoadScenarioResult, ThresholdResult } from './model.js';
 
 /** A must check that failed or errored: exactly what turns the verdict to fail. */
-export const isBrokenMust = (c: CheckResult): boolean => c.level === 'must' && (c.status === 'fail' || c.status === 'error');
+export const isBrokenMust = (c: CheckResult): boolean =>
+  c.level === 'must' && (c.status === 'fail' || c.status === 'error');
 
 export const brokenMusts = (checks: readonly CheckResult[]): CheckResult[] => checks.filter(isBrokenMust);
 
@@ -32,7 +33,10 @@ export function loadHeadline(load: LoadResult): string {
   if (load.ok) return 'thresholds met';
   const incomplete = load.scenarios.filter((s) => s.error !== undefined).length;
   const crossed = load.scenarios.some((s) => s.thresholds.some((t) => !t.ok));
-  const parts = [...(incomplete ? [`${incomplete} of ${load.scenarios.length} scenario(s) did not complete`] : []), ...(crossed ? ['thresholds not met'] : [])];
+  const parts = [
+    ...(incomplete ? [`${incomplete} of ${load.scenarios.length} scenario(s) did not complete`] : []),
+    ...(crossed ? ['thresholds not met'] : []),
+  ];
   return parts.length ? parts.join('; ') : 'the load run did not finish';
 }
 

@@ -13,11 +13,23 @@ function changeCase(c: Change): XmlElement {
     c.action === 'fail'
       ? { name: 'failure', attributes: { message: oneLine(c.text), type: c.kind }, content: c.text }
       : { name: 'system-out', content: `${c.action === 'warn' ? 'warning' : 'better'}: ${c.text}` };
-  return { name: 'testcase', attributes: { name: oneLine(`${KIND_LABEL[c.kind]}: ${c.subject} ${c.name}`), classname: `ces-harness.since-last-run.${c.kind}`, time: '0.000' }, content: [outcome] };
+  return {
+    name: 'testcase',
+    attributes: {
+      name: oneLine(`${KIND_LABEL[c.kind]}: ${c.subject} ${c.name}`),
+      classname: `ces-harness.since-last-run.${c.kind}`,
+      time: '0.000',
+    },
+    content: [outcome],
+  };
 }
 
 /** The suite's cases; the headline rides on a first case, so an empty comparison still says it ran. */
 export function sinceLastRunCases(since: SinceLastRun): XmlElement[] {
-  const headline: XmlElement = { name: 'testcase', attributes: { name: 'compared with the stored runs', classname: 'ces-harness.since-last-run', time: '0.000' }, content: [{ name: 'system-out', content: sinceHeadline(since) }] };
+  const headline: XmlElement = {
+    name: 'testcase',
+    attributes: { name: 'compared with the stored runs', classname: 'ces-harness.since-last-run', time: '0.000' },
+    content: [{ name: 'system-out', content: sinceHeadline(since) }],
+  };
   return [headline, ...since.changes.map(changeCase)];
 }

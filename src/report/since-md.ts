@@ -10,7 +10,13 @@ export function sinceLastRunMd(report: Report): string | null {
   if (!since) return null;
   const blocks = [`### ${SINCE_TITLE}`, mdInline(sinceHeadline(since))];
   if (since.changes.length) {
-    blocks.push(mdTable(['', 'Kind', 'What changed'], ['l', 'l', 'l'], since.changes.map((c) => [ACTION_LABEL[c.action], KIND_LABEL[c.kind], mdInline(c.text)])));
+    blocks.push(
+      mdTable(
+        ['', 'Kind', 'What changed'],
+        ['l', 'l', 'l'],
+        since.changes.map((c) => [ACTION_LABEL[c.action], KIND_LABEL[c.kind], mdInline(c.text)]),
+      ),
+    );
   }
   for (const w of since.warnings ?? []) blocks.push(`> ⚠️ ${mdInline(w)}`);
   if (since.history !== 'none') blocks.push(`<sub>${mdInline(since.method)}</sub>`);

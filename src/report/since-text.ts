@@ -16,7 +16,8 @@ export const ACTION_LABEL: Record<Change['action'], string> = { fail: '❌ fail'
 
 /** The one sentence that leads the section. */
 export function sinceHeadline(since: SinceLastRun): string {
-  if (since.history === 'none') return 'No history yet: this is the first stored run of this target, so there is nothing to compare.';
+  if (since.history === 'none')
+    return 'No history yet: this is the first stored run of this target, so there is nothing to compare.';
   const last = since.last_run ? ` (last run ${since.last_run.started_at}, ${since.last_run.verdict})` : '';
   const regressions = since.changes.filter((c) => c.action !== 'info').length;
   const judged = `judged against ${since.runs_compared} stored run${since.runs_compared === 1 ? '' : 's'}${last}`;

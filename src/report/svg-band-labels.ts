@@ -27,7 +27,8 @@ export const labelWidth = (label: string): number => label.length * CHAR_PX;
 
 export function placeBandLabels(bands: readonly BandSpan[], plot: { left: number; right: number }): LabelPlace[] {
   const taken: Array<Array<[number, number]>> = Array.from({ length: OVERFLOW_ROWS + 1 }, () => []);
-  const free = (row: number, x0: number, x1: number): boolean => (taken[row] ?? []).every(([a, b]) => x1 + GAP_PX <= a || b + GAP_PX <= x0);
+  const free = (row: number, x0: number, x1: number): boolean =>
+    (taken[row] ?? []).every(([a, b]) => x1 + GAP_PX <= a || b + GAP_PX <= x0);
   const take = (row: number, x0: number, x1: number): LabelPlace => {
     taken[row]?.push([x0, x1]);
     return { x: x0, row };

@@ -133,7 +133,12 @@ function frame(id: string, title: string, description: string, body: SafeHtml): 
 }
 
 function emptyChart(id: string, title: string, description: string): SafeHtml {
-  return frame(id, title, description, html`<text class="empty" x="${WIDTH / 2}" y="${HEIGHT / 2}" text-anchor="middle">no data</text>`);
+  return frame(
+    id,
+    title,
+    description,
+    html`<text class="empty" x="${WIDTH / 2}" y="${HEIGHT / 2}" text-anchor="middle">no data</text>`,
+  );
 }
 
 function yAxis(scale: NiceScale, y: (v: number) => number, label: string): SafeHtml {
@@ -146,7 +151,9 @@ function yAxis(scale: NiceScale, y: (v: number) => number, label: string): SafeH
 }
 
 function xAxisLine(label: string): SafeHtml {
-  const text = label !== '' && html`<text class="axis-label" x="${coord((PLOT.left + PLOT.right) / 2)}" y="${HEIGHT - 6}" text-anchor="middle">${label}</text>`;
+  const text =
+    label !== '' &&
+    html`<text class="axis-label" x="${coord((PLOT.left + PLOT.right) / 2)}" y="${HEIGHT - 6}" text-anchor="middle">${label}</text>`;
   return html`<line class="axis" x1="${PLOT.left}" x2="${PLOT.right}" y1="${PLOT.bottom}" y2="${PLOT.bottom}"/>${text}`;
 }
 
@@ -162,7 +169,9 @@ function polyline(series: Series, index: number, x: (v: number) => number, y: (v
   const tone = toneClass(series.tone ?? index);
   // A polyline of one point draws nothing, so a lone sample gets a dot to stay visible.
   const only = series.points.length === 1 ? series.points[0] : undefined;
-  const dot = only ? html`<circle class="dot ${tone}" cx="${coord(x(only.x))}" cy="${coord(y(only.y))}" r="3" fill="currentColor"/>` : null;
+  const dot = only
+    ? html`<circle class="dot ${tone}" cx="${coord(x(only.x))}" cy="${coord(y(only.y))}" r="3" fill="currentColor"/>`
+    : null;
   return html`<polyline class="line ${tone}" fill="none" stroke="currentColor" data-series="${series.name}" data-points="${series.points.length}" points="${points}"><title>${series.name}</title></polyline>${dot}`;
 }
 
@@ -197,7 +206,10 @@ export function lineChart(spec: LineChartSpec): SafeHtml {
     (t) => html`<text x="${coord(x(t))}" y="${PLOT.bottom + 16}" text-anchor="middle">${formatTick(t)}</text>`,
   );
   const lines = spec.series.map((s, i) => polyline(s, i, x, y));
-  const places = placeBandLabels(bands.map((b) => ({ label: b.label, from: x(b.from), to: x(b.to) })), PLOT);
+  const places = placeBandLabels(
+    bands.map((b) => ({ label: b.label, from: x(b.from), to: x(b.to) })),
+    PLOT,
+  );
   return frame(
     spec.id,
     spec.title,
@@ -223,7 +235,10 @@ export function barChart(spec: BarChartSpec): SafeHtml {
       return html`<rect class="bar ${toneClass(spec.tones?.[bi] ?? bi)}" fill="currentColor" x="${coord(start + bi * barWidth)}" y="${coord(top)}" width="${coord(Math.max(1, barWidth - 2))}" height="${coord(PLOT.bottom - top)}"><title>${g.label} ${spec.seriesNames[bi] ?? ''}: ${formatTick(Number(finite(v).toFixed(2)))}${spec.unit}</title></rect>`;
     });
     const values = spec.valueLabels
-      ? g.values.map((v, bi) => html`<text class="value" x="${coord(start + bi * barWidth + barWidth / 2 - 1)}" y="${coord(y(Math.max(0, finite(v))) - 4)}" text-anchor="middle">${formatTick(Number(finite(v).toFixed(1)))}${spec.unit}</text>`)
+      ? g.values.map(
+          (v, bi) =>
+            html`<text class="value" x="${coord(start + bi * barWidth + barWidth / 2 - 1)}" y="${coord(y(Math.max(0, finite(v))) - 4)}" text-anchor="middle">${formatTick(Number(finite(v).toFixed(1)))}${spec.unit}</text>`,
+        )
       : [];
     const labelX = coord(PLOT.left + gi * groupWidth + groupWidth / 2);
     return html`<g class="group"><title>${g.label}</title>${rects}${values}<text x="${labelX}" y="${PLOT.bottom + 16}" text-anchor="middle">${truncate(g.label, maxChars)}</text></g>`;
@@ -233,6 +248,8 @@ export function barChart(spec: BarChartSpec): SafeHtml {
 
 /** The key for a chart, as HTML beside it: real text, so it reads without the SVG. */
 export function legend(entries: ReadonlyArray<{ name: string; tone?: number }>): SafeHtml {
-  const items = entries.map((e, i) => html`<li><span class="swatch ${toneClass(e.tone ?? i)}" aria-hidden="true"></span>${e.name}</li>`);
+  const items = entries.map(
+    (e, i) => html`<li><span class="swatch ${toneClass(e.tone ?? i)}" aria-hidden="true"></span>${e.name}</li>`,
+  );
   return html`<ul class="legend">${joinHtml(items)}</ul>`;
 }

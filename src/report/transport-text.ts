@@ -16,7 +16,8 @@ function offeredText(offered: readonly string[]): string {
   return h1 ? 'HTTP/1.1 only (no HTTP/2 by ALPN)' : 'neither HTTP/2 nor HTTP/1.1 accepted by ALPN';
 }
 
-const and = (items: string[]) => (items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`);
+const and = (items: string[]) =>
+  items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 
 /** e.g. "HTTP/2 and HTTP/1.1 offered by ALPN, the checks spoke HTTP/2; answers gzip-compressed (120 of 135)". */
 export function transportText(t: TransportFacts): string {
@@ -28,7 +29,11 @@ export function transportText(t: TransportFacts): string {
   const coded = Object.entries(t.content_codings).filter(([c]) => c !== 'identity');
   const codedCount = coded.reduce((a, [, n]) => a + n, 0);
   const codings =
-    total === 0 ? undefined : codedCount === 0 ? 'answers not compressed' : `answers ${coded.map(([c]) => c).join('/')}-compressed (${codedCount} of ${total})`;
+    total === 0
+      ? undefined
+      : codedCount === 0
+        ? 'answers not compressed'
+        : `answers ${coded.map(([c]) => c).join('/')}-compressed (${codedCount} of ${total})`;
   return [http.join(', '), codings].filter((p) => p).join('; ');
 }
 

@@ -36,7 +36,9 @@ function checkedName(name: string): string {
 }
 
 function startTag(e: XmlElement): string {
-  const attributes = Object.entries(e.attributes ?? {}).map(([k, v]) => ` ${checkedName(k)}="${escapeAttribute(String(v))}"`);
+  const attributes = Object.entries(e.attributes ?? {}).map(
+    ([k, v]) => ` ${checkedName(k)}="${escapeAttribute(String(v))}"`,
+  );
   return `<${checkedName(e.name)}${attributes.join('')}`;
 }
 

@@ -17,5 +17,11 @@ export async function badCredentialsOutcome(http: ServiceClient, ex: Exchange, w
   const facts = { error_body: `${ex.status ?? 'no answer'} ${http.quote(ex, 60)}` };
   if (problem === undefined) return { ...pass('401 {"error":"unauthorized"}', [http.evidence(ex)]), facts };
   const extra = handedOut ? `; ${handedOut.note}` : '';
-  return { facts, ...fail(`${cameBack(http, ex)} for ${what} (${problem}); ${WANTS_401} and no token (§4.1 rule 2)${extra}`, [http.evidence(ex), ...(handedOut ? [handedOut.evidence] : [])]) };
+  return {
+    facts,
+    ...fail(`${cameBack(http, ex)} for ${what} (${problem}); ${WANTS_401} and no token (§4.1 rule 2)${extra}`, [
+      http.evidence(ex),
+      ...(handedOut ? [handedOut.evidence] : []),
+    ]),
+  };
 }

@@ -24,7 +24,14 @@ export interface BurstProbe {
   statuses: Record<number, number>;
   /** The first answer that limited: 429, or another refusal (503…) when no 429 came. */
   limited?: Exchange;
-  recovery?: { ok: boolean; afterS: number; attempts: number; last?: Exchange; waitedFor: 'retry-after' | 'backoff'; notTested?: string };
+  recovery?: {
+    ok: boolean;
+    afterS: number;
+    attempts: number;
+    last?: Exchange;
+    waitedFor: 'retry-after' | 'backoff';
+    notTested?: string;
+  };
   durationS: number;
   /** The mean time of the last answers, ms, and whether the in-flight bound (Little's law) held the rate below max_rps. */
   latencyMs: number;
@@ -49,7 +56,16 @@ export function burstProbe(ctx: CheckContext): Promise<BurstProbe> {
 async function runProbe(ctx: CheckContext): Promise<BurstProbe> {
   const { maxRps, maxRequests, probingAllowed, endpoint } = ctx.rateLimit;
   if (!probingAllowed) {
-    return { skipped: `rate-limit probing against ${ctx.target.environment} needs --allow-production-load`, sent: 0, rps: 0, achievedRps: 0, statuses: {}, durationS: 0, latencyMs: 0, inFlightBound: false };
+    return {
+      skipped: `rate-limit probing against ${ctx.target.environment} needs --allow-production-load`,
+      sent: 0,
+      rps: 0,
+      achievedRps: 0,
+      statuses: {},
+      durationS: 0,
+      latencyMs: 0,
+      inFlightBound: false,
+    };
   }
   // The run's token session, not a token of its own: the service hands a client one token at a time (§3).
   const calls = await probeCalls({ http: ctx.http, endpoint, business: businessCallsFor(ctx), tokens: ctx.session });
@@ -80,7 +96,16 @@ async function runProbe(ctx: CheckContext): Promise<BurstProbe> {
   const limited = probe.refusals.judged;
   // The rate actually offered: from the first request sent to the last (not the drain after it).
   const achievedRps = sent / Math.max(burst.sendingMs / 1000, 0.001);
-  const result: BurstProbe = { sent, rps: maxRps, achievedRps, statuses, durationS: probe.elapsed() / 1000, latencyMs: probe.latencyMs(), inFlightBound: probe.inFlightBound, ...(limited ? { limited } : {}) };
+  const result: BurstProbe = {
+    sent,
+    rps: maxRps,
+    achievedRps,
+    statuses,
+    durationS: probe.elapsed() / 1000,
+    latencyMs: probe.latencyMs(),
+    inFlightBound: probe.inFlightBound,
+    ...(limited ? { limited } : {}),
+  };
   if (limited) result.recovery = await recover(ctx, calls.primary, limited);
   return result;
 }
@@ -90,7 +115,11 @@ async function runProbe(ctx: CheckContext): Promise<BurstProbe> {
  * rate_limit.max_retry_after_s even when it is longer than the backoff's patience (recoveryWaitS);
  * a longer one is not waited out and the recovery is not tested.
  */
-async function recover(ctx: CheckContext, call: () => Promise<Exchange>, limited: Exchange): Promise<NonNullable<BurstProbe['recovery']>> {
+async function recover(
+  ctx: CheckContext,
+  call: () => Promise<Exchange>,
+  limited: Exchange,
+): Promise<NonNullable<BurstProbe['recovery']>> {
   const advised = retryAfterDelayMs(limited.headers['retry-after'], ctx.now());
   const waitedFor = advised !== undefined ? 'retry-after' : 'backoff';
   const notTested = advised === undefined ? undefined : beyondWaitBudget(advised / 1000, ctx.rateLimit.maxRetryAfterS);
@@ -104,7 +133,8 @@ async function recover(ctx: CheckContext, call: () => Promise<Exchange>, limited
     await ctx.sleep(wait);
     last = await stillLimitedAsAnswer(call);
     // A 422 for the payload got past the limit as surely as a 200 did.
-    if (passedTokenAndLimit(last.status)) return { ok: true, afterS: (ctx.now() - started) / 1000, attempts: attempt, last, waitedFor };
+    if (passedTokenAndLimit(last.status))
+      return { ok: true, afterS: (ctx.now() - started) / 1000, attempts: attempt, last, waitedFor };
     // Anything but a limit (a 401, a 500) says nothing about recovery: stop rather than insist.
     if (!isLimitLike(last.status)) break;
     wait = Math.min(wait * 2, 16_000);
@@ -126,9 +156,12 @@ async function stillLimitedAsAnswer(call: () => Promise<Exchange>): Promise<Exch
 }
 
 /** The 429 the burst provoked, or why there is none to judge (checks that inspect the 429 share this). */
-export async function provoked429(ctx: CheckContext): Promise<{ limited: Exchange; probe: BurstProbe } | { skip: string }> {
+export async function provoked429(
+  ctx: CheckContext,
+): Promise<{ limited: Exchange; probe: BurstProbe } | { skip: string }> {
   const probe = await burstProbe(ctx);
   if (probe.skipped) return { skip: probe.skipped };
-  if (!probe.limited || probe.limited.status !== 429) return { skip: 'no 429 was provoked; see ratelimit.limit-enforced' };
+  if (!probe.limited || probe.limited.status !== 429)
+    return { skip: 'no 429 was provoked; see ratelimit.limit-enforced' };
   return { limited: probe.limited, probe };
 }

@@ -81,4 +81,9 @@ export const pass = (message: string, evidence: Evidence[] = []): Outcome => ({ 
 export const fail = (message: string, evidence: Evidence[] = []): Outcome => ({ status: 'fail', message, evidence });
 export const skip = (message: string, evidence: Evidence[] = []): Outcome => ({ status: 'skip', message, evidence });
 /** A skip because the harness could not test what was asked (Outcome.untested). */
-export const notTested = (message: string, evidence: Evidence[] = []): Outcome => ({ status: 'skip', message: `not tested: ${message}`, evidence, untested: true });
+export const notTested = (message: string, evidence: Evidence[] = []): Outcome => ({
+  status: 'skip',
+  message: `not tested: ${message}`,
+  evidence,
+  untested: true,
+});

@@ -24,12 +24,17 @@ export interface ConformanceInput extends ContextInput {
 export async function runConformance(input: ConformanceInput): Promise<CheckResult[]> {
   const { ctx, close, transportSeen } = createContext(input);
   try {
-    const ran = await runChecks(input.checks, ctx, { ...(input.onResult ? { onResult: input.onResult } : {}), ...(input.onUntested ? { onUntested: input.onUntested } : {}) });
+    const ran = await runChecks(input.checks, ctx, {
+      ...(input.onResult ? { onResult: input.onResult } : {}),
+      ...(input.onUntested ? { onUntested: input.onUntested } : {}),
+    });
     input.onTransport?.(transportSeen());
     // Every token this run was handed goes into the ledger, so a later run can prove its expiry.
     input.ledger.recordIssued(input.target, ctx.session.issuedTokens(), ctx.now());
     input.ledger.save(ctx.now());
-    const refusal = refusalOf(await ctx.session.firstIssueIfAsked()?.catch(() => undefined), (ex) => ctx.http.quote(ex));
+    const refusal = refusalOf(await ctx.session.firstIssueIfAsked()?.catch(() => undefined), (ex) =>
+      ctx.http.quote(ex),
+    );
     // A service that wants an Authorization header (its own §4.1 finding) refuses good credentials
     // too: only when the same credentials also fail with one is the refusal the user's to fix.
     if (!refusal || (await acceptedWithAuthorization(ctx.http, input.target.credentials))) return ran;
@@ -39,4 +44,3 @@ export async function runConformance(input: ConformanceInput): Promise<CheckResu
     await close();
   }
 }
-

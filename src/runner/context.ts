@@ -40,7 +40,8 @@ export interface OpenContext {
 
 export function createContext(input: ContextInput): OpenContext {
   const redactor = input.redactor ?? new Redactor();
-  for (const t of [input.target, ...input.others]) redactor.addSecret(t.credentials.clientSecret, t.credentials.clientId);
+  for (const t of [input.target, ...input.others])
+    redactor.addSecret(t.credentials.clientSecret, t.credentials.clientId);
   const signal = input.signal ?? new AbortController().signal;
   // Every concurrent request, sleep and handshake listens to this one signal: dozens is expected.
   setMaxListeners(0, signal);

@@ -14,7 +14,6 @@ import type { Check } from './check.js';
 /** What a token endpoint answers to credentials it does not accept (§7: 401; 403 from some gateways). */
 const REFUSED = new Set([401, 403]);
 
-
 export interface Refusal {
   status: number;
   /** The body as a report may quote it (already redacted and cut by the service client). */
@@ -34,7 +33,9 @@ export function refusalOf(first: TokenExchange | undefined, quote: (ex: TokenExc
  */
 export async function acceptedWithAuthorization(http: ServiceClient, credentials: Credentials): Promise<boolean> {
   const basic = Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64');
-  const ex = await http.issueToken(credentials, { headers: { authorization: `Basic ${basic}` } }).catch(() => undefined);
+  const ex = await http
+    .issueToken(credentials, { headers: { authorization: `Basic ${basic}` } })
+    .catch(() => undefined);
   return ex?.issued !== undefined;
 }
 
@@ -54,11 +55,19 @@ export const credentialsUntested = (line: string): Untested => ({ stage: 'creden
  * The results with each token-dependent check that did not pass turned into "not tested" (a skip
  * naming the refusal): its fail or error said nothing about the service.
  */
-export function notTestedForRefusal(checks: readonly Check[], results: readonly CheckResult[], refusal: Refusal): CheckResult[] {
+export function notTestedForRefusal(
+  checks: readonly Check[],
+  results: readonly CheckResult[],
+  refusal: Refusal,
+): CheckResult[] {
   const dependent = new Set(checks.filter((c) => c.needsAcceptedCredentials).map((c) => c.id));
   return results.map((r) =>
     dependent.has(r.id) && r.status !== 'pass'
-      ? { ...r, status: 'skip', message: `not tested: POST /tokens refused the configured credentials with ${refusal.status} (see "credentials"), so there was no token to test with` }
+      ? {
+          ...r,
+          status: 'skip',
+          message: `not tested: POST /tokens refused the configured credentials with ${refusal.status} (see "credentials"), so there was no token to test with`,
+        }
       : r,
   );
 }

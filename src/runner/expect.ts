@@ -21,7 +21,8 @@ export function cameBack(http: ServiceClient, ex: Exchange): string {
 export function unauthorizedProblem(ex: Exchange): string | undefined {
   if (ex.status !== 401) return `status ${ex.status}`;
   const error = errorTextOf(ex.json);
-  if (error === undefined) return isJsonObject(ex.json) ? 'a JSON body without a string `error` field' : 'a body that is not a JSON object';
+  if (error === undefined)
+    return isJsonObject(ex.json) ? 'a JSON body without a string `error` field' : 'a body that is not a JSON object';
   if (error !== UNAUTHORIZED) return `error text ${JSON.stringify(error)}`;
   return leakProblem(ex);
 }
@@ -50,19 +51,30 @@ const MAX_TOKENS_TRIED = 3;
  * candidate (a long string anywhere in it, as it is or base64-decoded) is tried on
  * GET /tokens/validate; "401 with a working token" means anyone who knows a client_id gets in.
  */
-export async function handedOutTokenNote(http: ServiceClient, ex: Exchange): Promise<{ note: string; works: boolean; evidence: ReturnType<ServiceClient['evidence']> } | undefined> {
+export async function handedOutTokenNote(
+  http: ServiceClient,
+  ex: Exchange,
+): Promise<{ note: string; works: boolean; evidence: ReturnType<ServiceClient['evidence']> } | undefined> {
   let refused: { note: string; works: boolean; evidence: ReturnType<ServiceClient['evidence']> } | undefined;
   for (const token of tokenCandidatesIn(ex).slice(0, MAX_TOKENS_TRIED)) {
     const check = await http.validate(token);
     const evidence = http.evidence(check, 'a value the refusal carried, tried as a token');
-    if (isSuccess(check)) return { note: `the token it carried (${http.redactor.text(token)}) works: ${check.request} answered ${check.status}`, works: true, evidence };
-    refused ??= { note: `the value it carried was refused as a token by ${check.request} (${check.status})`, works: false, evidence };
+    if (isSuccess(check))
+      return {
+        note: `the token it carried (${http.redactor.text(token)}) works: ${check.request} answered ${check.status}`,
+        works: true,
+        evidence,
+      };
+    refused ??= {
+      note: `the value it carried was refused as a token by ${check.request} (${check.status})`,
+      works: false,
+      evidence,
+    };
   }
   return refused;
 }
 
 export const isSuccess = (ex: Pick<Exchange, 'status'>) => ex.status >= 200 && ex.status < 300;
-
 
 /**
  * The uncertainty every time edge is judged with (src/time/expiry-edges.ts): the clock skew the

@@ -32,7 +32,8 @@ function changerFor(token: string): (c: string) => string | undefined {
   // Separators and padding stay as they are; the alphabet is that of the rest.
   const body = token.replace(/[.=]/g, '');
   const alphabet = ALPHABETS.find((a) => [...body].every((c) => a.includes(c)));
-  if (alphabet !== undefined) return (c) => (alphabet.includes(c) ? alphabet[alphabet.indexOf(c) ^ (alphabet.length / 2)] : undefined);
+  if (alphabet !== undefined)
+    return (c) => (alphabet.includes(c) ? alphabet[alphabet.indexOf(c) ^ (alphabet.length / 2)] : undefined);
   return (c) => (ALNUM.includes(c) ? ALNUM[(ALNUM.indexOf(c) + ALNUM.length / 2) % ALNUM.length] : undefined);
 }
 
@@ -77,5 +78,9 @@ export function forgedTokens(token: string): ForgedToken[] {
 export function invalidBearers(redactor: Redactor, real: string): ForgedToken[] {
   const forged = forgedTokens(real);
   for (const f of forged) redactor.addToken(f.token);
-  return [{ name: 'malformed token', token: 'not-a-token' }, { name: 'unknown token', token: randomBytes(32).toString('base64url') }, ...forged];
+  return [
+    { name: 'malformed token', token: 'not-a-token' },
+    { name: 'unknown token', token: randomBytes(32).toString('base64url') },
+    ...forged,
+  ];
 }

@@ -43,7 +43,8 @@ interface LedgerFile {
   entries: StoredEntry[];
 }
 
-export const LEDGER_FIX = 'point --ledger (or ledger: in the config) at a file in a folder you can write, or pass --ledger off';
+export const LEDGER_FIX =
+  'point --ledger (or ledger: in the config) at a file in a folder you can write, or pass --ledger off';
 
 // Entries of tokens that expired long ago and could never be checked (the target moved, say).
 const FORGET_AFTER_S = 7 * 86_400;
@@ -98,7 +99,9 @@ export class Ledger {
     const client = clientKey(target);
     const mine = this.entries.filter((e) => e.base_url === ledgerUrl(target.baseUrl) && e.client === client);
     for (const e of mine) e.token ??= unseal(e.sealed, target.credentials, target.baseUrl);
-    return mine.filter((e): e is Held & LedgerEntry => e.token !== undefined).sort((a, b) => a.expires_at - b.expires_at);
+    return mine
+      .filter((e): e is Held & LedgerEntry => e.token !== undefined)
+      .sort((a, b) => a.expires_at - b.expires_at);
   }
 
   find(target: Target, token: string): LedgerEntry | undefined {
@@ -200,5 +203,12 @@ export function clientKey(target: Pick<Target, 'credentials'>): string {
 
 function isStored(e: unknown): e is StoredEntry {
   const x = e as StoredEntry;
-  return !!x && typeof x.base_url === 'string' && typeof x.client === 'string' && typeof x.sealed === 'string' && typeof x.fingerprint === 'string' && typeof x.expires_at === 'number';
+  return (
+    !!x &&
+    typeof x.base_url === 'string' &&
+    typeof x.client === 'string' &&
+    typeof x.sealed === 'string' &&
+    typeof x.fingerprint === 'string' &&
+    typeof x.expires_at === 'number'
+  );
 }

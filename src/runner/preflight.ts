@@ -15,8 +15,14 @@ import { openTunnel, type TunnelError } from '../http/proxy-tunnel.js';
 /** What a connection error means for a user, and what to do; code → [what happened, fix]. */
 const UNREACHABLE: Record<string, [string, string]> = {
   ECONNREFUSED: ['connection refused: nothing listens there', 'check the URL and port, and that the service is up'],
-  ECONNRESET: ['the connection was closed or reset before the TLS handshake finished', 'check that the port speaks HTTPS and that no proxy or firewall cuts the connection'],
-  EPIPE: ['the connection was closed before the TLS handshake finished', 'check that the port speaks HTTPS and that no proxy or firewall cuts the connection'],
+  ECONNRESET: [
+    'the connection was closed or reset before the TLS handshake finished',
+    'check that the port speaks HTTPS and that no proxy or firewall cuts the connection',
+  ],
+  EPIPE: [
+    'the connection was closed before the TLS handshake finished',
+    'check that the port speaks HTTPS and that no proxy or firewall cuts the connection',
+  ],
   ENOTFOUND: ['the host name does not resolve', 'check the host name in the URL and your DNS'],
   EAI_AGAIN: ['the host name could not be resolved (DNS did not answer)', 'check your DNS and network'],
   EAI_FAIL: ['the host name could not be resolved (DNS failure)', 'check your DNS and network'],
@@ -48,8 +54,14 @@ export function preflightError(err: NodeJS.ErrnoException, a: Attempt): HarnessE
   const seconds = `${a.timeoutMs / 1000} s`;
   if (a.timedOut) {
     return a.connected
-      ? new HarnessError('TARGET_UNREACHABLE', `${a.baseUrl} accepted the connection but completed no TLS handshake within ${seconds}; check that the port speaks HTTPS and the service is not stuck`)
-      : new HarnessError('TARGET_UNREACHABLE', `cannot reach ${a.baseUrl}: no connection within ${seconds}; check the URL, the network and that the service is up`);
+      ? new HarnessError(
+          'TARGET_UNREACHABLE',
+          `${a.baseUrl} accepted the connection but completed no TLS handshake within ${seconds}; check that the port speaks HTTPS and the service is not stuck`,
+        )
+      : new HarnessError(
+          'TARGET_UNREACHABLE',
+          `cannot reach ${a.baseUrl}: no connection within ${seconds}; check the URL, the network and that the service is up`,
+        );
   }
   // Reachable, and the handshake failed for protocol reasons: the TLS checks say why.
   if (code.startsWith('ERR_SSL') || code === 'EPROTO') return undefined;
@@ -59,18 +71,36 @@ export function preflightError(err: NodeJS.ErrnoException, a: Attempt): HarnessE
 
 /** The exit-3 line for a proxy that would not open the tunnel: the proxy is the thing to fix, not the service. */
 export function proxyError(err: TunnelError, proxy: string, baseUrl: string): HarnessError {
-  const what = err.proxyStatus !== undefined ? err.message : `${err.code ?? 'ERROR'}: ${UNREACHABLE[err.code ?? '']?.[0] ?? err.message}`;
-  return new HarnessError('TARGET_UNREACHABLE', `cannot reach ${baseUrl} through the proxy ${shownProxy(proxy)} (${what}); check HTTPS_PROXY, or list the host in NO_PROXY to connect directly`);
+  const what =
+    err.proxyStatus !== undefined
+      ? err.message
+      : `${err.code ?? 'ERROR'}: ${UNREACHABLE[err.code ?? '']?.[0] ?? err.message}`;
+  return new HarnessError(
+    'TARGET_UNREACHABLE',
+    `cannot reach ${baseUrl} through the proxy ${shownProxy(proxy)} (${what}); check HTTPS_PROXY, or list the host in NO_PROXY to connect directly`,
+  );
 }
 
-export async function preflight(target: Target, options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<void> {
+export async function preflight(
+  target: Target,
+  options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<void> {
   const { host, port, servername } = hostAndPort(target.baseUrl);
-  const attempt: Attempt = { baseUrl: target.baseUrl, host, ...(target.caFile ? { caFile: target.caFile } : {}), connected: false, timedOut: false, timeoutMs: options.timeoutMs ?? requestTimeoutMs(target) };
+  const attempt: Attempt = {
+    baseUrl: target.baseUrl,
+    host,
+    ...(target.caFile ? { caFile: target.caFile } : {}),
+    connected: false,
+    timedOut: false,
+    timeoutMs: options.timeoutMs ?? requestTimeoutMs(target),
+  };
   // Through the proxy the environment names, as every request of the run will go (dispatcher.ts).
   const proxy = proxyFor(target, options.env ?? process.env);
   let tunnel: Socket | undefined;
   if (proxy !== undefined) {
-    tunnel = await openTunnel(proxy, host, port, attempt.timeoutMs).catch((err: TunnelError) => Promise.reject(proxyError(err, proxy, target.baseUrl)));
+    tunnel = await openTunnel(proxy, host, port, attempt.timeoutMs).catch((err: TunnelError) =>
+      Promise.reject(proxyError(err, proxy, target.baseUrl)),
+    );
     attempt.connected = true;
   }
   await new Promise<void>((resolve, reject) => {
@@ -93,7 +123,9 @@ export async function preflight(target: Target, options: { timeoutMs?: number; e
     }, attempt.timeoutMs);
     socket.once('secureConnect', () => {
       clearTimeout(timer);
-      const untrusted = socket.authorized ? undefined : certificateError(String(socket.authorizationError), peerFacts(socket.getPeerCertificate()), attempt);
+      const untrusted = socket.authorized
+        ? undefined
+        : certificateError(String(socket.authorizationError), peerFacts(socket.getPeerCertificate()), attempt);
       socket.end();
       if (untrusted) reject(untrusted);
       else resolve();
@@ -121,9 +153,19 @@ export interface PeerFacts {
 
 function peerFacts(cert: PeerCertificate | Record<string, never>): PeerFacts | undefined {
   if (!cert || !('subject' in cert)) return undefined;
-  const cn = (dn: PeerCertificate['subject'] | undefined) => (dn?.CN ? String(dn.CN) : dn?.O ? String(dn.O) : 'no name');
-  const alt = (cert.subjectaltname ?? '').split(', ').map((n) => n.replace(/^(DNS|IP Address):/, '')).filter(Boolean);
-  return { subject: cn(cert.subject), issuer: cn(cert.issuer), names: alt.length ? alt : cert.subject?.CN ? [String(cert.subject.CN)] : [], validFrom: isoDate(cert.valid_from), validTo: isoDate(cert.valid_to) };
+  const cn = (dn: PeerCertificate['subject'] | undefined) =>
+    dn?.CN ? String(dn.CN) : dn?.O ? String(dn.O) : 'no name';
+  const alt = (cert.subjectaltname ?? '')
+    .split(', ')
+    .map((n) => n.replace(/^(DNS|IP Address):/, ''))
+    .filter(Boolean);
+  return {
+    subject: cn(cert.subject),
+    issuer: cn(cert.issuer),
+    names: alt.length ? alt : cert.subject?.CN ? [String(cert.subject.CN)] : [],
+    validFrom: isoDate(cert.valid_from),
+    validTo: isoDate(cert.valid_to),
+  };
 }
 
 const isoDate = (text: string | undefined) => {
@@ -145,33 +187,55 @@ export class UntrustedCertificate extends HarnessError {
 }
 
 // The chain does not end in a CA this machine trusts: the one case --ca can fix.
-const UNKNOWN_ISSUER = new Set(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'CERT_UNTRUSTED']);
+const UNKNOWN_ISSUER = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'CERT_UNTRUSTED',
+]);
 
 /**
  * The exit-3 line for a certificate the handshake did not verify: what is actually wrong with it,
  * and the fix for that. Only an unknown issuer is told to pass --ca; a wrong name, an expiry or a
  * clock is not something a CA file can mend.
  */
-export function certificateError(code: string, peer: PeerFacts | undefined, a: Pick<Attempt, 'baseUrl' | 'host' | 'caFile'>): HarnessError {
+export function certificateError(
+  code: string,
+  peer: PeerFacts | undefined,
+  a: Pick<Attempt, 'baseUrl' | 'host' | 'caFile'>,
+): HarnessError {
   const of = `the certificate of ${a.baseUrl}`;
   const line = (text: string) => new UntrustedCertificate(text, code, peer?.issuer);
   const givenCa = a.caFile ? `the CA in ${a.caFile}` : undefined;
   switch (code) {
     case 'ERR_TLS_CERT_ALTNAME_INVALID':
     case 'HOSTNAME_MISMATCH':
-      return line(`${of} is for ${peer?.names.length ? peer.names.join(', ') : 'no host name'}, not ${a.host}; use a URL with a host name it names, or have it reissued for ${a.host}`);
+      return line(
+        `${of} is for ${peer?.names.length ? peer.names.join(', ') : 'no host name'}, not ${a.host}; use a URL with a host name it names, or have it reissued for ${a.host}`,
+      );
     case 'CERT_HAS_EXPIRED':
-      return line(`${of} expired on ${peer?.validTo ?? 'an earlier date'}; the service must renew it (no --ca can fix an expired certificate)`);
+      return line(
+        `${of} expired on ${peer?.validTo ?? 'an earlier date'}; the service must renew it (no --ca can fix an expired certificate)`,
+      );
     case 'CERT_NOT_YET_VALID':
-      return line(`${of} is not valid until ${peer?.validFrom ?? 'a later date'}; check this machine's clock (date -u), or wait until it is valid`);
+      return line(
+        `${of} is not valid until ${peer?.validFrom ?? 'a later date'}; check this machine's clock (date -u), or wait until it is valid`,
+      );
     case 'DEPTH_ZERO_SELF_SIGNED_CERT':
-      return line(`${of} is self-signed (${peer?.subject ?? 'no name'}) and not trusted; ${givenCa ? `${givenCa} is another certificate: give this one` : 'pass --ca FILE (or ca_file in the config) with this very certificate'}`);
+      return line(
+        `${of} is self-signed (${peer?.subject ?? 'no name'}) and not trusted; ${givenCa ? `${givenCa} is another certificate: give this one` : 'pass --ca FILE (or ca_file in the config) with this very certificate'}`,
+      );
   }
   if (UNKNOWN_ISSUER.has(code)) {
     const issuer = peer ? `is issued by ${peer.issuer}, ` : '';
     return givenCa
-      ? line(`${of} ${issuer}which neither the system roots nor ${givenCa} signed (${code}); give the CA that signed it`)
-      : line(`${of} ${issuer}which this machine does not trust (${code}); pass --ca FILE (or ca_file in the config) with the CA that signed it`);
+      ? line(
+          `${of} ${issuer}which neither the system roots nor ${givenCa} signed (${code}); give the CA that signed it`,
+        )
+      : line(
+          `${of} ${issuer}which this machine does not trust (${code}); pass --ca FILE (or ca_file in the config) with the CA that signed it`,
+        );
   }
   return line(`${of} is not trusted (${code}); check the service's certificate chain`);
 }

@@ -14,9 +14,16 @@ export interface AcceptedCalls {
   onProduction: boolean;
 }
 
-export function acceptedCalls({ target, business, production }: Pick<CheckContext, 'target' | 'business' | 'production'>): AcceptedCalls {
-  if (!isProduction(target)) return { calls: BUSINESS_ENDPOINTS.map((name) => ({ name, call: business[name] })), onProduction: false };
-  const calls = BUSINESS_ENDPOINTS.flatMap((name) => (production.business[name] ? [{ name, call: production.business[name] }] : []));
+export function acceptedCalls({
+  target,
+  business,
+  production,
+}: Pick<CheckContext, 'target' | 'business' | 'production'>): AcceptedCalls {
+  if (!isProduction(target))
+    return { calls: BUSINESS_ENDPOINTS.map((name) => ({ name, call: business[name] })), onProduction: false };
+  const calls = BUSINESS_ENDPOINTS.flatMap((name) =>
+    production.business[name] ? [{ name, call: production.business[name] }] : [],
+  );
   const left = BUSINESS_ENDPOINTS.filter((name) => !production.business[name]);
   return { calls, onProduction: true, ...(left.length ? { notTested: notAllowedOnProduction(left) } : {}) };
 }
@@ -26,6 +33,10 @@ export function acceptedCalls({ target, business, production }: Pick<CheckContex
  * (an endpoint not allowed keeps its sandbox call, which the production gate never lets out with a
  * valid token); elsewhere the configured calls.
  */
-export function businessCallsFor({ target, business, production }: Pick<CheckContext, 'target' | 'business' | 'production'>): BusinessCalls {
+export function businessCallsFor({
+  target,
+  business,
+  production,
+}: Pick<CheckContext, 'target' | 'business' | 'production'>): BusinessCalls {
   return isProduction(target) ? { ...business, ...production.business } : business;
 }

@@ -16,7 +16,11 @@ export interface RunHooks {
   onUntested?: (line: string) => void;
 }
 
-export async function runChecks(checks: readonly Check[], ctx: CheckContext, hooks: RunHooks = {}): Promise<CheckResult[]> {
+export async function runChecks(
+  checks: readonly Check[],
+  ctx: CheckContext,
+  hooks: RunHooks = {},
+): Promise<CheckResult[]> {
   const results = new Map<string, CheckResult>();
   const runOne = async (check: Check) => {
     const result = await runCheck(check, ctx, hooks.onUntested);
@@ -33,14 +37,21 @@ export async function runChecks(checks: readonly Check[], ctx: CheckContext, hoo
   return checks.map((c) => results.get(c.id)).filter((r): r is CheckResult => r !== undefined);
 }
 
-export async function runCheck(check: Check, ctx: CheckContext, onUntested?: (line: string) => void): Promise<CheckResult> {
+export async function runCheck(
+  check: Check,
+  ctx: CheckContext,
+  onUntested?: (line: string) => void,
+): Promise<CheckResult> {
   const started = performance.now();
   let outcome: Outcome;
   try {
     outcome = await check.run(ctx);
   } catch (err) {
     // A request production's gate held back was never sent: nothing was observed, so no verdict.
-    outcome = err instanceof ProductionBudgetReached || err instanceof ProductionCallNotAllowed ? { status: 'skip', message: err.message } : { status: 'error', message: errorMessage(err) };
+    outcome =
+      err instanceof ProductionBudgetReached || err instanceof ProductionCallNotAllowed
+        ? { status: 'skip', message: err.message }
+        : { status: 'error', message: errorMessage(err) };
   }
   const status: Status = outcome.status === 'fail' && check.level === 'should' ? 'warn' : outcome.status;
   const redact = ctx.redactor;
@@ -80,9 +91,16 @@ async function runConcurrently<T>(items: readonly T[], limit: number, fn: (item:
 }
 
 /** --only / --skip: exact ids, or a prefix ending in `*` (e.g. `tls.*`). Unknown names are errors. */
-export function selectChecks(all: readonly Check[], only: string[], skipped: string[]): { selected: Check[]; unknown: string[] } {
-  const matches = (pattern: string, id: string) => (pattern.endsWith('*') ? id.startsWith(pattern.slice(0, -1)) : id === pattern);
+export function selectChecks(
+  all: readonly Check[],
+  only: string[],
+  skipped: string[],
+): { selected: Check[]; unknown: string[] } {
+  const matches = (pattern: string, id: string) =>
+    pattern.endsWith('*') ? id.startsWith(pattern.slice(0, -1)) : id === pattern;
   const unknown = [...only, ...skipped].filter((p) => !all.some((c) => matches(p, c.id)));
-  const selected = all.filter((c) => (only.length === 0 || only.some((p) => matches(p, c.id))) && !skipped.some((p) => matches(p, c.id)));
+  const selected = all.filter(
+    (c) => (only.length === 0 || only.some((p) => matches(p, c.id))) && !skipped.some((p) => matches(p, c.id)),
+  );
   return { selected, unknown };
 }

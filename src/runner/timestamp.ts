@@ -23,7 +23,9 @@ export interface FoundTimestamp {
 const MONTHS = 'Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec';
 const ISO = /(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d+)?\s?(Z|UTC|GMT|[+-]\d{2}:?\d{2})?/;
 const HTTP_DATE = new RegExp(`\\b(\\d{1,2}) (${MONTHS}) (\\d{4}) (\\d{2}):(\\d{2}):(\\d{2}) ?(GMT|UTC|[+-]\\d{4})?`);
-const RFC850 = new RegExp(`\\b(\\d{1,2})-(${MONTHS})-(\\d{2}|\\d{4}) (\\d{2}):(\\d{2}):(\\d{2}) ?(GMT|UTC|[+-]\\d{4})?`);
+const RFC850 = new RegExp(
+  `\\b(\\d{1,2})-(${MONTHS})-(\\d{2}|\\d{4}) (\\d{2}):(\\d{2}):(\\d{2}) ?(GMT|UTC|[+-]\\d{4})?`,
+);
 const CLF = new RegExp(`\\b(\\d{1,2})/(${MONTHS})/(\\d{4}):(\\d{2}):(\\d{2}):(\\d{2})(?: ([+-]\\d{4}))?`);
 const ASCTIME = new RegExp(`\\b(${MONTHS}) +(\\d{1,2}) (\\d{2}):(\\d{2}):(\\d{2}) (?:(UTC|GMT|[+-]\\d{4}) )?(\\d{4})`);
 
@@ -31,7 +33,12 @@ export function findTimestamp(text: string): FoundTimestamp | undefined {
   const iso = ISO.exec(text);
   if (iso) {
     const [whole, y, mo, d, h, mi, s, frac = '', zone] = iso;
-    return build('ISO 8601', whole, Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +s!, Math.round(Number(`0${frac || '.0'}`) * 1000)), zone);
+    return build(
+      'ISO 8601',
+      whole,
+      Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +s!, Math.round(Number(`0${frac || '.0'}`) * 1000)),
+      zone,
+    );
   }
   const http = HTTP_DATE.exec(text);
   if (http) {
@@ -43,7 +50,12 @@ export function findTimestamp(text: string): FoundTimestamp | undefined {
   const dayFirst = rfc850 ?? clf;
   if (dayFirst) {
     const [whole, d, mon, y, h, mi, s, zone] = dayFirst;
-    return build(rfc850 ? 'RFC 850' : 'Common Log Format', whole, Date.UTC(fullYear(y!), month(mon!), +d!, +h!, +mi!, +s!), zone);
+    return build(
+      rfc850 ? 'RFC 850' : 'Common Log Format',
+      whole,
+      Date.UTC(fullYear(y!), month(mon!), +d!, +h!, +mi!, +s!),
+      zone,
+    );
   }
   const asc = ASCTIME.exec(text);
   if (asc) {

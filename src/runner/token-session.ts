@@ -126,12 +126,16 @@ export class TokenSession {
     // expires (§3), so wait it out once and take its successor, as a well-behaved client would.
     if (fresh.issued && expires !== undefined && !this.usable(fresh.issued)) {
       const wait = certainlyExpiredFromMs(expires, this.allowance()) + 250 - this.deps.now();
-      this.deps.progress(`waiting ${(Math.max(0, wait) / 1000).toFixed(1)} s for ${fresh.issued.fingerprint} to expire before fetching the next token`);
+      this.deps.progress(
+        `waiting ${(Math.max(0, wait) / 1000).toFixed(1)} s for ${fresh.issued.fingerprint} to expire before fetching the next token`,
+      );
       await this.deps.sleep(Math.max(0, wait));
       fresh = await this.issue();
     }
     if (!fresh.issued) {
-      throw new Error(`POST /tokens with the configured credentials returned ${fresh.status} ${this.deps.http.quote(fresh)}; no token to test with`);
+      throw new Error(
+        `POST /tokens with the configured credentials returned ${fresh.status} ${this.deps.http.quote(fresh)}; no token to test with`,
+      );
     }
     return fresh.issued;
   }
@@ -155,7 +159,10 @@ export class TokenSession {
     // Tokens whose whole life lies within the uncertainty of their end (2 s tokens with a 2 s
     // tolerance) are never certainly valid: waiting for a better one would wait forever, so they
     // are used while any of them is left.
-    const until = certainLifeMs < MIN_CERTAIN_LIFE_MS ? expires * 1000 - SHORT_TOKEN_MARGIN_MS : certainlyValidUntilMs(expires, allowance) - USE_MARGIN_MS;
+    const until =
+      certainLifeMs < MIN_CERTAIN_LIFE_MS
+        ? expires * 1000 - SHORT_TOKEN_MARGIN_MS
+        : certainlyValidUntilMs(expires, allowance) - USE_MARGIN_MS;
     return until > this.deps.now();
   }
 
@@ -207,10 +214,18 @@ export class TokenSession {
         : undefined;
     const token = await this.current();
     const expiresAtS = epochSeconds(token.expiresAt);
-    if (expiresAtS === undefined) return { kind: 'not-waited', reason: beyondWait ?? `expires_at ${JSON.stringify(token.expiresAt)} is not an epoch time to wait for` };
+    if (expiresAtS === undefined)
+      return {
+        kind: 'not-waited',
+        reason: beyondWait ?? `expires_at ${JSON.stringify(token.expiresAt)} is not an epoch time to wait for`,
+      };
     const remaining = (certainlyExpiredFromMs(expiresAtS, this.allowance()) - now()) / 1000;
     if (remaining > expect.expiryWaitS + expect.clockToleranceS) {
-      return { kind: 'not-waited', reason: beyondWait ?? `the token expires in ${Math.round(remaining)} s, beyond --expiry-wait ${expect.expiryWaitS} s` };
+      return {
+        kind: 'not-waited',
+        reason:
+          beyondWait ?? `the token expires in ${Math.round(remaining)} s, beyond --expiry-wait ${expect.expiryWaitS} s`,
+      };
     }
     // Settled now, while the token is certainly usable: asked first at the probe, it would take a
     // token of its own, and so wait for this one to expire before the probe is sent.
@@ -242,6 +257,14 @@ export class TokenSession {
     const reissue = await this.issue();
     // From here on other checks get the new token rather than the expired one.
     if (reissue.issued) this.live = Promise.resolve(reissue.issued);
-    return { kind: 'observed', token, expiresAtS, ...(beforeExpiry ? { beforeExpiry } : {}), afterValidate, afterBusiness, reissue };
+    return {
+      kind: 'observed',
+      token,
+      expiresAtS,
+      ...(beforeExpiry ? { beforeExpiry } : {}),
+      afterValidate,
+      afterBusiness,
+      reissue,
+    };
   }
 }

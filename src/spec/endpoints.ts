@@ -23,7 +23,13 @@ export interface BusinessCall {
 export type BusinessCalls = Record<BusinessEndpoint, BusinessCall>;
 
 /** The endpoints whose rate limit can be probed (config `rate_limit.endpoint`). */
-export const RATE_LIMIT_ENDPOINTS = ['business.evaluation', 'business.ach_transactions', 'tokens.validate', 'tokens.issue'] as const;
+export const RATE_LIMIT_ENDPOINTS = [
+  'business.evaluation',
+  'business.ach_transactions',
+  'tokens.validate',
+  'tokens.issue',
+] as const;
 export type RateLimitEndpoint = (typeof RATE_LIMIT_ENDPOINTS)[number];
 
-export const isRateLimitEndpoint = (s: string): s is RateLimitEndpoint => (RATE_LIMIT_ENDPOINTS as readonly string[]).includes(s);
+export const isRateLimitEndpoint = (s: string): s is RateLimitEndpoint =>
+  (RATE_LIMIT_ENDPOINTS as readonly string[]).includes(s);

@@ -4,7 +4,12 @@
 
 /** expires_at as epoch seconds, tolerating milliseconds and digit strings; undefined when it is no time. */
 export function epochSeconds(value: unknown): number | undefined {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : NaN;
+  const n =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim())
+        ? Number(value)
+        : NaN;
   if (!Number.isFinite(n) || n <= 0) return undefined;
   // Epoch seconds stay below 1e11 until the year 5138; a value above is milliseconds.
   return n > 1e11 ? n / 1000 : n;

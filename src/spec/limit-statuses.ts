@@ -17,4 +17,5 @@ export const refusesToken = (status: number): boolean => status === 401 || statu
  * endpoint is not there, so nothing about it was tested.
  */
 export const passedTokenAndLimit = (status: number): boolean =>
-  (status >= 200 && status < 300) || (status >= 400 && status < 500 && !refusesToken(status) && !isLimitLike(status) && status !== 404 && status !== 405);
+  (status >= 200 && status < 300) ||
+  (status >= 400 && status < 500 && !refusesToken(status) && !isLimitLike(status) && status !== 404 && status !== 405);

@@ -54,4 +54,3 @@ export interface SlidingWindowModel {
 export type LimiterModel = BucketModel | FixedWindowModel | SlidingWindowModel;
 export type LimiterKind = LimiterModel['kind'];
 export const LIMITER_KINDS = ['bucket', 'fixed-window', 'sliding-window'] as const satisfies readonly LimiterKind[];
-

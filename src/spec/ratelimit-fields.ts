@@ -28,7 +28,8 @@ type Headers = Readonly<Record<string, string | undefined>>;
 const INTEGER = /^\d{1,12}$/;
 const NUMBER = /^\d{1,13}(\.\d{1,6})?$/;
 
-const integer = (s: string | undefined): number | null => (s !== undefined && INTEGER.test(s.trim()) ? Number(s.trim()) : null);
+const integer = (s: string | undefined): number | null =>
+  s !== undefined && INTEGER.test(s.trim()) ? Number(s.trim()) : null;
 
 // Epoch seconds are past 1e9 (2001) and epoch ms past 1e12; a delay that long is not one. GitHub
 // and Discord send epoch seconds, Envoy, Kong and express-rate-limit seconds from now.
@@ -64,7 +65,14 @@ function members(value: string | undefined): Member[] {
     const params = new Map<string, string>();
     for (const p of rest) {
       const eq = p.indexOf('=');
-      if (eq > 0) params.set(p.slice(0, eq).trim().toLowerCase(), p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1'));
+      if (eq > 0)
+        params.set(
+          p.slice(0, eq).trim().toLowerCase(),
+          p
+            .slice(eq + 1)
+            .trim()
+            .replace(/^"(.*)"$/, '$1'),
+        );
     }
     // `limit=100` in the early drafts' dictionary: the key is the item, its value a parameter of its own.
     const eq = head.indexOf('=');
@@ -111,7 +119,12 @@ function structured(h: Headers, nowMs: number): Advertisement | undefined {
   // Draft 03–06's dictionary: `limit=100, remaining=50, reset=30` as three members.
   const dict = new Map<string, string>();
   for (const m of state) for (const [k, v] of m.params) if (!dict.has(k)) dict.set(k, v);
-  const named = state.find((m) => m.item !== '' && (policy?.name === null || policy?.name === undefined || m.item === policy.name) && (m.params.has('r') || m.params.has('t')));
+  const named = state.find(
+    (m) =>
+      m.item !== '' &&
+      (policy?.name === null || policy?.name === undefined || m.item === policy.name) &&
+      (m.params.has('r') || m.params.has('t')),
+  );
   const limit = policy?.limit ?? integer(dict.get('limit'));
   if (limit === null || limit < 1) return undefined;
   return {
@@ -150,7 +163,13 @@ function trio(h: Headers, prefix: string, display: string, nowMs: number): Adver
   for (const [unit, seconds] of KONG_UNITS) {
     const limit = integer(h[`${prefix}-limit-${unit}`]);
     if (limit === null || limit < 1) continue;
-    return { limit, windowS: seconds, remaining: integer(h[`${prefix}-remaining-${unit}`]), resetS: resetFromNow(h[`${prefix}-reset`], nowMs), source: `${display}-Limit-${unit[0]!.toUpperCase()}${unit.slice(1)}` };
+    return {
+      limit,
+      windowS: seconds,
+      remaining: integer(h[`${prefix}-remaining-${unit}`]),
+      resetS: resetFromNow(h[`${prefix}-reset`], nowMs),
+      source: `${display}-Limit-${unit[0]!.toUpperCase()}${unit.slice(1)}`,
+    };
   }
   return undefined;
 }
@@ -161,9 +180,12 @@ function trio(h: Headers, prefix: string, display: string, nowMs: number): Adver
  * one field and not another is taken where it is said.
  */
 export function readAdvertisement(headers: Headers, nowMs: number): Advertisement | undefined {
-  const found = [structured(headers, nowMs), trio(headers, 'ratelimit', 'RateLimit', nowMs), trio(headers, 'x-ratelimit', 'X-RateLimit', nowMs), trio(headers, 'x-rate-limit', 'X-Rate-Limit', nowMs)].filter(
-    (a): a is Advertisement => a !== undefined,
-  );
+  const found = [
+    structured(headers, nowMs),
+    trio(headers, 'ratelimit', 'RateLimit', nowMs),
+    trio(headers, 'x-ratelimit', 'X-RateLimit', nowMs),
+    trio(headers, 'x-rate-limit', 'X-Rate-Limit', nowMs),
+  ].filter((a): a is Advertisement => a !== undefined);
   const first = found[0];
   if (first === undefined) return undefined;
   const sameLimit = found.filter((a) => a.limit === first.limit);

@@ -27,7 +27,8 @@ export interface EdgeAllowance {
 }
 
 /** The service's clock minus ours, seconds: measured, or ± the configured tolerance. */
-export const skewRange = (a: EdgeAllowance): { minS: number; maxS: number } => a.measured ?? { minS: -a.clockSkewS, maxS: a.clockSkewS };
+export const skewRange = (a: EdgeAllowance): { minS: number; maxS: number } =>
+  a.measured ?? { minS: -a.clockSkewS, maxS: a.clockSkewS };
 
 /** expires_at is whole seconds: the instant it stands for may be up to this far either side. */
 export const ROUNDING_S = 1;
@@ -35,10 +36,12 @@ export const ROUNDING_S = 1;
 export type EdgePosition = 'certainly-before' | 'within-uncertainty' | 'certainly-after';
 
 /** Our clock's last instant (ms) at which the service certainly still held the token valid. */
-export const certainlyValidUntilMs = (expiresAtS: number, a: EdgeAllowance): number => (expiresAtS - ROUNDING_S - skewRange(a).maxS) * 1000;
+export const certainlyValidUntilMs = (expiresAtS: number, a: EdgeAllowance): number =>
+  (expiresAtS - ROUNDING_S - skewRange(a).maxS) * 1000;
 
 /** Our clock's first instant (ms) from which the service certainly held the token expired. */
-export const certainlyExpiredFromMs = (expiresAtS: number, a: EdgeAllowance): number => (expiresAtS + ROUNDING_S - skewRange(a).minS) * 1000;
+export const certainlyExpiredFromMs = (expiresAtS: number, a: EdgeAllowance): number =>
+  (expiresAtS + ROUNDING_S - skewRange(a).minS) * 1000;
 
 /**
  * Where the instant the service judged this request lies relative to expires_at: certainly
@@ -52,10 +55,12 @@ export function positionOf(w: ExchangeWindow, expiresAtS: number, a: EdgeAllowan
 }
 
 /** A refusal (401) of a token is a finding only when the service certainly judged before expires_at. */
-export const refusalIsEarly = (w: ExchangeWindow, expiresAtS: number, a: EdgeAllowance): boolean => positionOf(w, expiresAtS, a) === 'certainly-before';
+export const refusalIsEarly = (w: ExchangeWindow, expiresAtS: number, a: EdgeAllowance): boolean =>
+  positionOf(w, expiresAtS, a) === 'certainly-before';
 
 /** An acceptance of a token is a finding only when the service certainly judged after expires_at. */
-export const acceptanceIsLate = (w: ExchangeWindow, expiresAtS: number, a: EdgeAllowance): boolean => positionOf(w, expiresAtS, a) === 'certainly-after';
+export const acceptanceIsLate = (w: ExchangeWindow, expiresAtS: number, a: EdgeAllowance): boolean =>
+  positionOf(w, expiresAtS, a) === 'certainly-after';
 
 /** The lifetimes (seconds) consistent with a token issued within `w` that says `expiresAtS`. */
 export interface LifetimeSpan {
@@ -66,13 +71,21 @@ export interface LifetimeSpan {
 export function lifetimeSpan(w: ExchangeWindow, expiresAtS: number, a: EdgeAllowance): LifetimeSpan {
   // Issued on the service's clock somewhere in [sent + min skew, received + max skew].
   const skew = skewRange(a);
-  return { minS: expiresAtS - w.receivedAt / 1000 - skew.maxS - ROUNDING_S, maxS: expiresAtS - w.sentAt / 1000 - skew.minS + ROUNDING_S };
+  return {
+    minS: expiresAtS - w.receivedAt / 1000 - skew.maxS - ROUNDING_S,
+    maxS: expiresAtS - w.sentAt / 1000 - skew.minS + ROUNDING_S,
+  };
 }
 
 export type LifetimeVerdict = 'shorter' | 'consistent' | 'longer';
 
 /** Against a promised lifetime: certainly shorter, certainly longer, or consistent with it. */
-export function judgeLifetime(w: ExchangeWindow, expiresAtS: number, promisedS: number, a: EdgeAllowance): { verdict: LifetimeVerdict; span: LifetimeSpan } {
+export function judgeLifetime(
+  w: ExchangeWindow,
+  expiresAtS: number,
+  promisedS: number,
+  a: EdgeAllowance,
+): { verdict: LifetimeVerdict; span: LifetimeSpan } {
   const span = lifetimeSpan(w, expiresAtS, a);
   return { verdict: verdictOf(span, promisedS), span };
 }
@@ -82,7 +95,9 @@ export const describeSpan = (s: LifetimeSpan): string => `${s.minS.toFixed(1)}�
 
 /** The uncertainty stated once, for messages: "± 1 s rounding, ± 2 s clock skew, and the request's window". */
 export function describeAllowance(a: EdgeAllowance): string {
-  const skew = a.measured ? `the measured clock skew ${a.measured.minS.toFixed(2)}…${a.measured.maxS.toFixed(2)} s` : `± ${a.clockSkewS} s clock skew`;
+  const skew = a.measured
+    ? `the measured clock skew ${a.measured.minS.toFixed(2)}…${a.measured.maxS.toFixed(2)} s`
+    : `± ${a.clockSkewS} s clock skew`;
   return `± ${ROUNDING_S} s for expires_at's whole seconds, ${skew}, and the request's own window`;
 }
 
@@ -94,9 +109,15 @@ export function describeAllowance(a: EdgeAllowance): string {
  * Both expiries are the service's own numbers on its own clock, rounded by the same rule, so the
  * upper bound needs no skew and only the one rounding the promise is judged with anyway.
  */
-export function rolloverSpan(w: ExchangeWindow, expiresAtS: number, previousExpiresAtS: number, a: EdgeAllowance): LifetimeSpan {
+export function rolloverSpan(
+  w: ExchangeWindow,
+  expiresAtS: number,
+  previousExpiresAtS: number,
+  a: EdgeAllowance,
+): LifetimeSpan {
   return { minS: lifetimeSpan(w, expiresAtS, a).minS, maxS: expiresAtS - previousExpiresAtS + ROUNDING_S };
 }
 
 /** Against a promised lifetime, a span from lifetimeSpan or rolloverSpan. */
-export const verdictOf = (span: LifetimeSpan, promisedS: number): LifetimeVerdict => (span.maxS < promisedS ? 'shorter' : span.minS > promisedS ? 'longer' : 'consistent');
+export const verdictOf = (span: LifetimeSpan, promisedS: number): LifetimeVerdict =>
+  span.maxS < promisedS ? 'shorter' : span.minS > promisedS ? 'longer' : 'consistent';

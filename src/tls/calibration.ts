@@ -30,7 +30,10 @@ const memo = new Map<string, Promise<Calibration>>();
 // ECDSA, so it works at every version from TLS 1.0 to 1.3.
 let certificate: ServerCertificate | undefined;
 const calibrationCert = (): ServerCertificate =>
-  (certificate ??= mintSelfSigned({ subject: { commonName: 'ces-harness calibration' }, altNames: [{ type: 'ip', value: '127.0.0.1' }] }));
+  (certificate ??= mintSelfSigned({
+    subject: { commonName: 'ces-harness calibration' },
+    altNames: [{ type: 'ip', value: '127.0.0.1' }],
+  }));
 
 // The server side of every calibration, one context for all of them: reading the key and the
 // certificate into a context costs ~0.8 ms, a server per case paid it again each time. TLS 1.0 to
@@ -83,9 +86,16 @@ async function runCalibration(c: ProbeCase): Promise<Calibration> {
     const address = srv.address();
     if (address === null || typeof address === 'string') throw new Error('loopback server has no port');
 
-    const r = await handshake({ host: '127.0.0.1', port: address.port, ...offerOf(c), readCertificate: false, timeoutMs: CALIBRATION_TIMEOUT_MS });
+    const r = await handshake({
+      host: '127.0.0.1',
+      port: address.port,
+      ...offerOf(c),
+      readCertificate: false,
+      timeoutMs: CALIBRATION_TIMEOUT_MS,
+    });
     const got = describeHandshake(r);
-    if (r.ok && negotiatedAsOffered(c, r)) return { ok: true, detail: `a loopback server that accepts ${c.label}: ${got}` };
+    if (r.ok && negotiatedAsOffered(c, r))
+      return { ok: true, detail: `a loopback server that accepts ${c.label}: ${got}` };
     const seen = serverSaw ? `; the server saw ${serverSaw}` : '';
     return { ok: false, detail: `a loopback server that accepts ${c.label}: ${got}${seen}` };
   } catch (err) {

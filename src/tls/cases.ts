@@ -17,12 +17,21 @@ export interface ProbeCase {
 }
 
 /** §5.8: the only suites the service supports. */
-export const ALLOWED_SUITES = ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256'] as const;
+export const ALLOWED_SUITES = [
+  'TLS_AES_128_GCM_SHA256',
+  'TLS_AES_256_GCM_SHA384',
+  'TLS_CHACHA20_POLY1305_SHA256',
+] as const;
 
 /** The other TLS 1.3 suites of RFC 8446 that OpenSSL can offer; §5.8 excludes them. */
 export const OTHER_TLS13_SUITES = ['TLS_AES_128_CCM_SHA256', 'TLS_AES_128_CCM_8_SHA256'] as const;
 
-const VERSION_LABEL: Record<TlsVersion, string> = { TLSv1: 'TLS 1.0', 'TLSv1.1': 'TLS 1.1', 'TLSv1.2': 'TLS 1.2', 'TLSv1.3': 'TLS 1.3' };
+const VERSION_LABEL: Record<TlsVersion, string> = {
+  TLSv1: 'TLS 1.0',
+  'TLSv1.1': 'TLS 1.1',
+  'TLSv1.2': 'TLS 1.2',
+  'TLSv1.3': 'TLS 1.3',
+};
 export const versionLabel = (v: string): string => VERSION_LABEL[v as TlsVersion] ?? v;
 
 // ALL (not DEFAULT) so a legacy version is offered with every suite this OpenSSL has, weak and
@@ -49,7 +58,9 @@ export const ALLOWED_SUITE_CASES: readonly ProbeCase[] = ALLOWED_SUITES.map(suit
 export const OTHER_SUITE_CASES: readonly ProbeCase[] = OTHER_TLS13_SUITES.map(suiteCase);
 
 /** The client side of a case, for handshake(). */
-export const offerOf = (c: ProbeCase): Pick<HandshakeOptions, 'minVersion' | 'maxVersion' | 'ciphers' | 'ciphersuites'> => ({
+export const offerOf = (
+  c: ProbeCase,
+): Pick<HandshakeOptions, 'minVersion' | 'maxVersion' | 'ciphers' | 'ciphersuites'> => ({
   minVersion: c.version,
   maxVersion: c.version,
   ...(c.ciphers !== undefined ? { ciphers: c.ciphers } : {}),

@@ -7,7 +7,9 @@ export const describeCert = (c: PeerCertificateInfo): string =>
 
 /** An intermediate issuer, said as such: which CAs stand above it and how deep the chain is. */
 const describeChain = (above: readonly string[] | undefined): string =>
-  above?.length ? ` (an intermediate CA, itself issued by ${above.join(', issued by ')}; chain depth ${above.length + 1})` : '';
+  above?.length
+    ? ` (an intermediate CA, itself issued by ${above.join(', issued by ')}; chain depth ${above.length + 1})`
+    : '';
 
 /** From PeerCertificateInfo.daysLeft (rounded down, so -3 means 2 to 3 days past expiry). */
 export function daysLeftText(days: number): string {

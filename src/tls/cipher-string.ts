@@ -18,7 +18,11 @@ import tls from 'node:tls';
 const LEGACY: ReadonlySet<string> = new Set(['TLSv1', 'TLSv1.1']);
 
 /** What node:tls gets as `ciphers`: the TLS ≤1.2 list and the TLS 1.3 suites in one string. */
-export function nodeCipherString(opts: { minVersion?: string; ciphers?: string; ciphersuites?: string }): string | undefined {
+export function nodeCipherString(opts: {
+  minVersion?: string;
+  ciphers?: string;
+  ciphersuites?: string;
+}): string | undefined {
   const min = opts.minVersion ?? tls.DEFAULT_MIN_VERSION;
   const legacyVersion = LEGACY.has(min);
   let list = opts.ciphers;

@@ -12,7 +12,10 @@ import { handshake } from './probe.js';
  * handshake completed (nothing to say: the TLS checks say why). A server that does no ALPN
  * serves HTTP/1.1 over a completed handshake, which RFC 7301 allows.
  */
-export async function offeredHttpVersions(endpoint: TlsEndpoint, signal?: AbortSignal): Promise<HttpVersion[] | undefined> {
+export async function offeredHttpVersions(
+  endpoint: TlsEndpoint,
+  signal?: AbortSignal,
+): Promise<HttpVersion[] | undefined> {
   const offer = (version: HttpVersion) =>
     handshake({
       host: endpoint.host,
@@ -25,5 +28,8 @@ export async function offeredHttpVersions(endpoint: TlsEndpoint, signal?: AbortS
     });
   const [h2, h1] = await Promise.all([offer('h2'), offer('http/1.1')]);
   if (!h2.ok && !h1.ok) return undefined;
-  return [...(h2.alpnProtocol === 'h2' ? ['h2' as const] : []), ...(h1.ok && h1.alpnProtocol !== 'h2' ? ['http/1.1' as const] : [])];
+  return [
+    ...(h2.alpnProtocol === 'h2' ? ['h2' as const] : []),
+    ...(h1.ok && h1.alpnProtocol !== 'h2' ? ['http/1.1' as const] : []),
+  ];
 }

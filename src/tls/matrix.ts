@@ -24,7 +24,11 @@ export interface RunCasesOptions {
   signal?: AbortSignal;
 }
 
-export function runCases(endpoint: TlsEndpoint, cases: readonly ProbeCase[], opts: RunCasesOptions = {}): Promise<CaseResult[]> {
+export function runCases(
+  endpoint: TlsEndpoint,
+  cases: readonly ProbeCase[],
+  opts: RunCasesOptions = {},
+): Promise<CaseResult[]> {
   return Promise.all(
     cases.map(async (c) => {
       const result = await handshake({
@@ -47,7 +51,10 @@ export function runCases(endpoint: TlsEndpoint, cases: readonly ProbeCase[], opt
  * One handshake as an ordinary client makes it: Node's default versions and suites, SNI, the
  * target's CA added to the bundled roots. For the certificate checks.
  */
-export function defaultHandshake(endpoint: TlsEndpoint, opts: RunCasesOptions & { verify?: boolean } = {}): Promise<HandshakeResult> {
+export function defaultHandshake(
+  endpoint: TlsEndpoint,
+  opts: RunCasesOptions & { verify?: boolean } = {},
+): Promise<HandshakeResult> {
   return handshake({
     host: endpoint.host,
     port: endpoint.port,

@@ -25,7 +25,9 @@ export interface PeerCertificateInfo {
 
 const DAY_MS = 86_400_000;
 
-export function peerCertificateInfo(cert: tls.PeerCertificate | Record<string, never>): PeerCertificateInfo | undefined {
+export function peerCertificateInfo(
+  cert: tls.PeerCertificate | Record<string, never>,
+): PeerCertificateInfo | undefined {
   if (!cert || !('valid_to' in cert) || !cert.valid_to) return undefined;
   const validTo = new Date(cert.valid_to);
   if (Number.isNaN(validTo.getTime())) return undefined;
@@ -45,7 +47,11 @@ function chainAbove(leaf: tls.DetailedPeerCertificate): string[] {
   const names: string[] = [];
   let cert = leaf.issuerCertificate as tls.DetailedPeerCertificate | undefined;
   // A self-signed root is its own issuerCertificate: that is where the chain ends.
-  for (let depth = 0; depth < 8 && cert?.issuerCertificate && cert.issuerCertificate.fingerprint256 !== cert.fingerprint256; depth++) {
+  for (
+    let depth = 0;
+    depth < 8 && cert?.issuerCertificate && cert.issuerCertificate.fingerprint256 !== cert.fingerprint256;
+    depth++
+  ) {
     cert = cert.issuerCertificate;
     names.push(dn(cert.subject));
   }

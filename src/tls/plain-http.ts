@@ -36,7 +36,14 @@ export function probePlainHttp(host: string, port: number, timeoutMs: number): P
       socket.destroy();
       const durationMs = Math.round(performance.now() - started);
       if (err && !connected) {
-        resolve({ served: false, closedWithoutHttp: false, bytes: 0, timedOut, error: { code: err.code ?? 'ERR', message: err.message }, durationMs });
+        resolve({
+          served: false,
+          closedWithoutHttp: false,
+          bytes: 0,
+          timedOut,
+          error: { code: err.code ?? 'ERR', message: err.message },
+          durationMs,
+        });
         return;
       }
       const firstLine = buf.toString('latin1').split('\r\n', 1)[0] ?? '';
@@ -64,7 +71,9 @@ export function probePlainHttp(host: string, port: number, timeoutMs: number): P
       // Connection: close so a plain HTTP server ends the answer by closing; Host as a client
       // would send it, with brackets for an IPv6 literal.
       const hostHeader = net.isIPv6(host) ? `[${host}]:${port}` : `${host}:${port}`;
-      socket.write(`POST /tokens/health_check HTTP/1.1\r\nHost: ${hostHeader}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+      socket.write(
+        `POST /tokens/health_check HTTP/1.1\r\nHost: ${hostHeader}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
+      );
     });
     socket.on('data', (chunk: Buffer) => {
       buf = Buffer.concat([buf, chunk]).subarray(0, MAX_BYTES);

@@ -94,7 +94,10 @@ export function handshake(opts: HandshakeOptions): Promise<HandshakeResult> {
     const failWith = (err: NodeJS.ErrnoException, extra: Partial<HandshakeError> = {}) => {
       const code = err.code ?? 'ERR_TLS_PROBE';
       const stage = connected ? 'handshake' : 'connect';
-      finish({ ok: false, error: { code, message: oneLine(err.message), stage, ...alertOf(code, err.message), ...extra } });
+      finish({
+        ok: false,
+        error: { code, message: oneLine(err.message), stage, ...alertOf(code, err.message), ...extra },
+      });
       socket?.destroy();
     };
 

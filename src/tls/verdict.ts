@@ -33,8 +33,13 @@ const unique = (items: string[]) => [...new Set(items)];
 const refusalReason = (r: CaseResult): string => (r.result.error ? refusalText(r.result.error) : 'failed');
 
 /** The inconclusive results, as an error outcome, or undefined when every case was judged. */
-function inconclusive(endpoint: TlsEndpoint, results: readonly CaseResult[], evidence: Evidence[]): Outcome | undefined {
-  const cannotOffer = (r: CaseResult) => r.result.error?.stage === 'client' || (refused(r.result) && r.calibration?.ok !== true);
+function inconclusive(
+  endpoint: TlsEndpoint,
+  results: readonly CaseResult[],
+  evidence: Evidence[],
+): Outcome | undefined {
+  const cannotOffer = (r: CaseResult) =>
+    r.result.error?.stage === 'client' || (refused(r.result) && r.calibration?.ok !== true);
   const unreached = results.filter((r) => !r.result.ok && !refused(r.result) && !cannotOffer(r));
   if (unreached.length > 0) {
     const first = unreached[0]!;
@@ -48,7 +53,10 @@ function inconclusive(endpoint: TlsEndpoint, results: readonly CaseResult[], evi
     const names = list(uncalibrated.map((r) => offerName(r.case)));
     const first = uncalibrated[0]!;
     if (first.result.error?.stage === 'client')
-      return error(`this machine's OpenSSL cannot offer ${names} (${describeHandshake(first.result)}), so ${endpoint.where} was not asked`, evidence);
+      return error(
+        `this machine's OpenSSL cannot offer ${names} (${describeHandshake(first.result)}), so ${endpoint.where} was not asked`,
+        evidence,
+      );
     return error(
       `${endpoint.where} refused ${names}, but this machine's OpenSSL cannot offer ${names} (${first.calibration?.detail ?? 'not calibrated'}), so its refusal proves nothing`,
       evidence,
@@ -72,13 +80,18 @@ function judgeRefusals(endpoint: TlsEndpoint, results: readonly CaseResult[], wa
   const evidence = evidenceOf(results);
   const accepted = results.filter((r) => r.result.ok);
   if (accepted.length > 0) {
-    const what = accepted.map((r) => (r.case.suite ? r.case.suite : `${r.case.label} (with ${r.result.cipher ?? 'an unknown cipher'})`));
+    const what = accepted.map((r) =>
+      r.case.suite ? r.case.suite : `${r.case.label} (with ${r.result.cipher ?? 'an unknown cipher'})`,
+    );
     return fail(`${endpoint.where} accepted ${list(what)} offered alone; ${wants}`, evidence);
   }
   const notJudged = inconclusive(endpoint, results, evidence);
   if (notJudged) return notJudged;
   const reasons = unique(results.map(refusalReason));
-  return pass(`${endpoint.where} refused ${list(results.map((r) => offerName(r.case)))}, each offered alone (${reasons.join('; ')})`, evidence);
+  return pass(
+    `${endpoint.where} refused ${list(results.map((r) => offerName(r.case)))}, each offered alone (${reasons.join('; ')})`,
+    evidence,
+  );
 }
 
 /** Every case must be accepted, negotiating exactly what was offered. */
@@ -91,7 +104,9 @@ function judgeAcceptance(endpoint: TlsEndpoint, results: readonly CaseResult[], 
   const problems: string[] = [];
   for (const r of results) {
     if (r.result.ok && !negotiatedAsOffered(r.case, r.result)) {
-      problems.push(`negotiated ${r.result.cipher ?? 'an unknown cipher'} over ${r.result.protocol ?? 'an unknown version'} when offered ${r.case.label}`);
+      problems.push(
+        `negotiated ${r.result.cipher ?? 'an unknown cipher'} over ${r.result.protocol ?? 'an unknown version'} when offered ${r.case.label}`,
+      );
     }
   }
   // Refusals grouped by reason, so three suites refused alike read as one sentence.
@@ -100,7 +115,8 @@ function judgeAcceptance(endpoint: TlsEndpoint, results: readonly CaseResult[], 
     const reason = refusalReason(r);
     refusals.set(reason, [...(refusals.get(reason) ?? []), offerName(r.case)]);
   }
-  for (const [reason, names] of refusals) problems.push(`refused ${list(names)} offered alone with TLS 1.3 (${reason})`);
+  for (const [reason, names] of refusals)
+    problems.push(`refused ${list(names)} offered alone with TLS 1.3 (${reason})`);
   if (problems.length > 0) return fail(`${endpoint.where} ${problems.join('; ')}; ${wants}`, evidence);
   const notJudged = inconclusive(endpoint, results, evidence);
   if (notJudged) return notJudged;

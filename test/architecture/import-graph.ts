@@ -57,13 +57,13 @@ export function importCycles(graph: ReadonlyMap<string, readonly string[]>): str
     }
     if (low.get(v) !== index.get(v)) return;
     const component: string[] = [];
-    for (let w = ''; w !== v; ) {
+    for (let w = ''; w !== v;) {
       w = stack.pop()!;
       onStack.delete(w);
       component.push(w);
     }
     if (component.length > 1 || graph.get(v)?.includes(v)) cycles.push(component.sort());
-  }
+  };
   for (const v of graph.keys()) if (!index.has(v)) visit(v);
   return cycles;
 }

@@ -6,7 +6,8 @@ import { check } from '../../checks/token.no-secret-echo.js';
 import type { CheckContext } from '../../src/runner/check.js';
 import { checkEmulator } from '../helpers/conformance.js';
 
-const withAnswers = (seen: number, echoes: string[] = []) => ({ http: { secretEchoes: () => echoes, answersSeen: () => seen } }) as unknown as CheckContext;
+const withAnswers = (seen: number, echoes: string[] = []) =>
+  ({ http: { secretEchoes: () => echoes, answersSeen: () => seen } }) as unknown as CheckContext;
 
 describe('token.no-secret-echo', () => {
   it.each([
@@ -20,7 +21,13 @@ describe('token.no-secret-echo', () => {
 
 describe('token.no-secret-echo against a service that echoes the secret hex-encoded', () => {
   it('warns (a should check), as token.bad-secret-401 fails: an echo in another encoding is an echo', async () => {
-    const results = await checkEmulator({ faults: ['secret-hex-in-error'], only: ['token.bad-secret-401', 'token.no-secret-echo'] });
-    expect(results.map((r) => `${r.id}: ${r.status}`).sort()).toEqual(['token.bad-secret-401: fail', 'token.no-secret-echo: warn']);
+    const results = await checkEmulator({
+      faults: ['secret-hex-in-error'],
+      only: ['token.bad-secret-401', 'token.no-secret-echo'],
+    });
+    expect(results.map((r) => `${r.id}: ${r.status}`).sort()).toEqual([
+      'token.bad-secret-401: fail',
+      'token.no-secret-echo: warn',
+    ]);
   });
 });

@@ -12,15 +12,36 @@ import { projectRoot } from '../k6/support.js';
 
 export const ACTION_FILE = join(projectRoot, 'action.yml');
 
-export interface ActionStep { id?: string; uses?: string; run?: string; if?: string; env?: Record<string, string>; with?: Record<string, string>; 'working-directory'?: string; shell?: string }
-export interface Action { inputs: Record<string, { default?: string }>; outputs: Record<string, { value: string }>; runs: { using: string; steps: ActionStep[] } }
+export interface ActionStep {
+  id?: string;
+  uses?: string;
+  run?: string;
+  if?: string;
+  env?: Record<string, string>;
+  with?: Record<string, string>;
+  'working-directory'?: string;
+  shell?: string;
+}
+export interface Action {
+  inputs: Record<string, { default?: string }>;
+  outputs: Record<string, { value: string }>;
+  runs: { using: string; steps: ActionStep[] };
+}
 
 export const action = parse(await readFile(ACTION_FILE, 'utf8')) as Action;
 
 /** One step's script in bash, with the runner's variables it reads. */
-export function runScript(script: string, env: Record<string, string>, cwd: string): Promise<{ code: number | null; out: string }> {
+export function runScript(
+  script: string,
+  env: Record<string, string>,
+  cwd: string,
+): Promise<{ code: number | null; out: string }> {
   return new Promise((done, fail) => {
-    const child = spawn('bash', ['-e', '-c', script], { cwd, env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-e', '-c', script], {
+      cwd,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d));
     child.stderr.on('data', (d: Buffer) => (out += d));
@@ -44,7 +65,11 @@ export interface ActionRun {
  * The action with `inputs` (unset ones take their default), in `workspace` (GITHUB_WORKSPACE, the
  * steps' folder), `env` standing for the calling step's env (secrets) and the runner's variables.
  */
-export async function runAction(inputs: Record<string, string>, workspace: string, env: Record<string, string>): Promise<ActionRun> {
+export async function runAction(
+  inputs: Record<string, string>,
+  workspace: string,
+  env: Record<string, string>,
+): Promise<ActionRun> {
   const values = Object.fromEntries(Object.entries(action.inputs).map(([k, v]) => [k, inputs[k] ?? v.default ?? '']));
   const outputs: Record<string, Record<string, string>> = {};
   const evaluate = (text: string) =>
@@ -64,9 +89,16 @@ export async function runAction(inputs: Record<string, string>, workspace: strin
     const output = join(env.RUNNER_TEMP!, `output-${i}`);
     await writeFile(output, '');
     const stepEnv = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, evaluate(v)]));
-    const r = await runScript(step.run, { ...env, ...stepEnv, GITHUB_WORKSPACE: workspace, GITHUB_ACTION_PATH: projectRoot, GITHUB_OUTPUT: output }, step['working-directory'] ? evaluate(step['working-directory']) : workspace);
+    const r = await runScript(
+      step.run,
+      { ...env, ...stepEnv, GITHUB_WORKSPACE: workspace, GITHUB_ACTION_PATH: projectRoot, GITHUB_OUTPUT: output },
+      step['working-directory'] ? evaluate(step['working-directory']) : workspace,
+    );
     out += r.out;
-    if (step.id) outputs[step.id] = Object.fromEntries([...(await readFile(output, 'utf8')).matchAll(/^([\w-]+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!]));
+    if (step.id)
+      outputs[step.id] = Object.fromEntries(
+        [...(await readFile(output, 'utf8')).matchAll(/^([\w-]+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!]),
+      );
     code = r.code;
     if (r.code !== 0) failed = true;
   }

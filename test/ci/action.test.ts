@@ -22,14 +22,30 @@ const uses = (prefix: string) => steps.filter((s) => s.uses?.startsWith(prefix))
 describe('action.yml', () => {
   it('is a composite action with the documented inputs, caches, summary, upload, and the exit code last', () => {
     expect(action.runs.using).toBe('composite');
-    expect(Object.keys(action.inputs).sort()).toEqual(['command', 'config', 'environment', 'fail-on', 'node-version', 'report-dir', 'state-dir']);
+    expect(Object.keys(action.inputs).sort()).toEqual([
+      'command',
+      'config',
+      'environment',
+      'fail-on',
+      'node-version',
+      'report-dir',
+      'state-dir',
+    ]);
     expect(uses('actions/setup-node@')).toHaveLength(1);
-    expect(uses('actions/cache/restore@')[0]?.with).toMatchObject({ path: '${{ inputs.state-dir }}', 'restore-keys': 'ces-harness-ledger-' });
+    expect(uses('actions/cache/restore@')[0]?.with).toMatchObject({
+      path: '${{ inputs.state-dir }}',
+      'restore-keys': 'ces-harness-ledger-',
+    });
     expect(uses('actions/cache/save@')[0]).toMatchObject({ if: 'always()', with: { path: '${{ inputs.state-dir }}' } });
     // k6 is cached per version, and Go set up only when `run` has no cached k6 to reuse.
     expect(uses('actions/cache@')[0]?.with?.key).toContain('${{ steps.inputs.outputs.k6-version }}');
-    expect(uses('actions/setup-go@')[0]?.if).toBe("inputs.command == 'run' && steps.k6-cache.outputs.cache-hit != 'true'");
-    expect(uses('actions/upload-artifact@')[0]).toMatchObject({ if: 'always()', with: { path: '${{ inputs.report-dir }}' } });
+    expect(uses('actions/setup-go@')[0]?.if).toBe(
+      "inputs.command == 'run' && steps.k6-cache.outputs.cache-hit != 'true'",
+    );
+    expect(uses('actions/upload-artifact@')[0]).toMatchObject({
+      if: 'always()',
+      with: { path: '${{ inputs.report-dir }}' },
+    });
     expect(steps.at(-1)).toMatchObject({ id: 'exit', if: 'always()' });
     // Expressions inside scripts are an injection risk and would not run locally: env only.
     for (const s of steps) expect(s.run ?? '').not.toContain('${{');
@@ -61,30 +77,54 @@ describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))('the action st
     expectValidReport(dir);
   }, 120_000);
 
-  it.skipIf(!k6)('run on the built-in emulator: the k6 cache keyed on the pinned version, load in the report, exit 0', async () => {
-    const { workspace, env } = await runner();
-    const cache = join(workspace, 'xdg-cache');
-    const r = await runAction({ command: 'run' }, workspace, { ...env, XDG_CACHE_HOME: cache, K6_BINARY: k6!.path });
-    expect(r.code, r.out).toBe(0);
-    // The folder actions/cache keeps is the one the harness builds k6 into at first use.
-    expect(r.outputs['inputs']).toMatchObject({ 'k6-version': PINNED_K6_VERSION, 'k6-dir': userK6Dir({ XDG_CACHE_HOME: cache }) });
-    const report = JSON.parse(await readFile(join(workspace, 'reports', 'ces-harness', 'report.json'), 'utf8')) as { load: { ok: boolean } | null };
-    expect(report.load?.ok).toBe(true);
-  }, 280_000);
+  it.skipIf(!k6)(
+    'run on the built-in emulator: the k6 cache keyed on the pinned version, load in the report, exit 0',
+    async () => {
+      const { workspace, env } = await runner();
+      const cache = join(workspace, 'xdg-cache');
+      const r = await runAction({ command: 'run' }, workspace, { ...env, XDG_CACHE_HOME: cache, K6_BINARY: k6!.path });
+      expect(r.code, r.out).toBe(0);
+      // The folder actions/cache keeps is the one the harness builds k6 into at first use.
+      expect(r.outputs['inputs']).toMatchObject({
+        'k6-version': PINNED_K6_VERSION,
+        'k6-dir': userK6Dir({ XDG_CACHE_HOME: cache }),
+      });
+      const report = JSON.parse(await readFile(join(workspace, 'reports', 'ces-harness', 'report.json'), 'utf8')) as {
+        load: { ok: boolean } | null;
+      };
+      expect(report.load?.ok).toBe(true);
+    },
+    280_000,
+  );
 
   it('a failing service: the summary still gets the report, and the action exits 1', async () => {
     const { workspace, env } = await runner();
     await writeFile(join(workspace, 'ca.pem'), broken.caPem);
     await writeFile(
       join(workspace, 'ces-harness.yaml'),
-      ['environments:', '  staging:', `    base_url: ${broken.url}`, '    client_id: ${CES_CLIENT_ID}', '    client_secret: ${CES_CLIENT_SECRET}', '    ca_file: ca.pem', ''].join('\n'),
+      [
+        'environments:',
+        '  staging:',
+        `    base_url: ${broken.url}`,
+        '    client_id: ${CES_CLIENT_ID}',
+        '    client_secret: ${CES_CLIENT_SECRET}',
+        '    ca_file: ca.pem',
+        '',
+      ].join('\n'),
     );
     const secrets = { CES_CLIENT_ID: broken.credentials.clientId, CES_CLIENT_SECRET: broken.credentials.clientSecret };
-    const r = await runAction({ config: 'ces-harness.yaml', environment: 'staging', 'state-dir': 'state', 'report-dir': 'out' }, workspace, { ...env, ...secrets });
+    const r = await runAction(
+      { config: 'ces-harness.yaml', environment: 'staging', 'state-dir': 'state', 'report-dir': 'out' },
+      workspace,
+      { ...env, ...secrets },
+    );
     expect(r.code, r.out).toBe(1);
     expect(r.out).not.toContain(broken.credentials.clientSecret);
     expect(await readFile(env.GITHUB_STEP_SUMMARY, 'utf8')).toMatch(/^## ❌ ces-harness: fail · staging/);
-    const report = JSON.parse(await readFile(join(workspace, 'out', 'report.json'), 'utf8')) as { target: { environment: string }; verdict: string };
+    const report = JSON.parse(await readFile(join(workspace, 'out', 'report.json'), 'utf8')) as {
+      target: { environment: string };
+      verdict: string;
+    };
     expect(report).toMatchObject({ target: { environment: 'staging' }, verdict: 'fail' });
     // The ledger and history land in the folder the cache carries.
     expect(existsSync(join(workspace, 'state', 'history.jsonl'))).toBe(true);
@@ -105,8 +145,15 @@ describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))('the action st
   it('fail-on writes the config beside the given one with those kinds failing, the rest of the policy kept', async () => {
     const { workspace } = await runner();
     const config = join(workspace, 'ces-harness.yaml');
-    await writeFile(config, 'environments:\n  sandbox:\n    base_url: https://ces.example.test\nregressions:\n  latency: warn\n  runs: 5\n');
-    const r = await runScript(`node "${projectRoot}/scripts/action-config.mjs" "$CONFIG" "check, rate_limit"`, { CONFIG: config }, workspace);
+    await writeFile(
+      config,
+      'environments:\n  sandbox:\n    base_url: https://ces.example.test\nregressions:\n  latency: warn\n  runs: 5\n',
+    );
+    const r = await runScript(
+      `node "${projectRoot}/scripts/action-config.mjs" "$CONFIG" "check, rate_limit"`,
+      { CONFIG: config },
+      workspace,
+    );
     expect(r.code, r.out).toBe(0);
     const derived = r.out.trim();
     expect(derived).toBe(join(workspace, '.ces-harness.fail-on.yaml'));

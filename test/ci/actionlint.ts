@@ -18,7 +18,13 @@ export async function actionlint(): Promise<string | undefined> {
     await promisify(execFile)('go', ['install', `github.com/rhysd/actionlint/cmd/actionlint@${ACTIONLINT_VERSION}`], {
       cwd: projectRoot,
       timeout: 240_000,
-      env: { ...process.env, GOBIN: BIN_DIR, GOTOOLCHAIN: 'local', GOPROXY: process.env.GOPROXY ?? 'https://proxy.golang.org', GOFLAGS: '-mod=mod' },
+      env: {
+        ...process.env,
+        GOBIN: BIN_DIR,
+        GOTOOLCHAIN: 'local',
+        GOPROXY: process.env.GOPROXY ?? 'https://proxy.golang.org',
+        GOFLAGS: '-mod=mod',
+      },
     });
     return ACTIONLINT;
   } catch (err) {

@@ -17,9 +17,16 @@ import { runScript } from './action-steps.js';
 
 const page = await readFile(join(projectRoot, 'docs', 'other-ci.md'), 'utf8');
 /** The fenced block right after `<!-- tested: NAME … -->`. */
-const block = (name: string) => new RegExp(`<!-- tested: ${name}\\b[^>]*-->\\n\`\`\`\\w+\\n([\\s\\S]*?)\`\`\``).exec(page)?.[1] ?? expect.fail(`docs/other-ci.md has no block marked tested: ${name}`);
+const block = (name: string) =>
+  new RegExp(`<!-- tested: ${name}\\b[^>]*-->\\n\`\`\`\\w+\\n([\\s\\S]*?)\`\`\``).exec(page)?.[1] ??
+  expect.fail(`docs/other-ci.md has no block marked tested: ${name}`);
 
-const gitlabJob = (parse(block('gitlab')) as Record<string, { script: string[]; cache: { paths: string[] }; artifacts: { when: string; paths: string[] } }>)['ces-harness']!;
+const gitlabJob = (
+  parse(block('gitlab')) as Record<
+    string,
+    { script: string[]; cache: { paths: string[] }; artifacts: { when: string; paths: string[] } }
+  >
+)['ces-harness']!;
 const scripts: Record<string, { script: string; report: (dir: string) => string }> = {
   gitlab: { script: gitlabJob.script.join('\n'), report: (dir) => join(dir, 'reports', 'ces-harness') },
   cron: { script: block('cron'), report: (dir) => join(dir, 'reports', readlinkSync(join(dir, 'reports', 'latest'))) },
@@ -35,32 +42,48 @@ describe('docs/other-ci.md', () => {
 describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))('docs/other-ci.md, run as written', () => {
   const installed = installedForSuite();
 
-  it.each(Object.keys(scripts))('%s: exit 0 twice, the second run compared with the first', async (name) => {
-    const { script, report } = scripts[name]!;
-    // An emulator of its own: the checks' rate-limit burst must not meet the other script's.
-    const emulator = await createEmulator({ port: 0 });
-    onTestFinished(() => emulator.close());
-    const dir = await mkdtemp(join(tmpdir(), `ces-${name}-`));
-    await writeFile(join(dir, 'ca.pem'), emulator.caPem);
-    await writeFile(
-      join(dir, 'ces-harness.yaml'),
-      ['environments:', '  sandbox:', `    base_url: ${emulator.url}`, '    client_id: ${CES_SANDBOX_CLIENT_ID}', '    client_secret: ${CES_SANDBOX_CLIENT_SECRET}', '    ca_file: ca.pem', ''].join('\n'),
-    );
-    const env = {
-      PATH: `${join(installed().dir, 'node_modules', '.bin')}:${process.env.PATH}`,
-      CES_SANDBOX_CLIENT_ID: emulator.credentials.clientId,
-      CES_SANDBOX_CLIENT_SECRET: emulator.credentials.clientSecret,
-    };
-    for (const run of [1, 2]) {
-      const r = await runScript(script, env, dir);
-      expect(r.code, r.out).toBe(0);
-      expect(r.out).not.toContain(emulator.credentials.clientSecret);
-      expectValidReport(report(dir));
-      const since = (JSON.parse(await readFile(join(report(dir), 'report.json'), 'utf8')) as { since_last_run: { history: string } }).since_last_run;
-      expect(since.history, `run ${run}`).toBe(run === 1 ? 'none' : 'compared');
-      // The cron script's second run within a second would reuse the folder name: let the stamp move.
-      if (run === 1) await new Promise((r) => setTimeout(r, 1_100));
-    }
-    expectValidHistory(join(dir, '.ces-harness', 'history.jsonl'));
-  }, 180_000);
+  it.each(Object.keys(scripts))(
+    '%s: exit 0 twice, the second run compared with the first',
+    async (name) => {
+      const { script, report } = scripts[name]!;
+      // An emulator of its own: the checks' rate-limit burst must not meet the other script's.
+      const emulator = await createEmulator({ port: 0 });
+      onTestFinished(() => emulator.close());
+      const dir = await mkdtemp(join(tmpdir(), `ces-${name}-`));
+      await writeFile(join(dir, 'ca.pem'), emulator.caPem);
+      await writeFile(
+        join(dir, 'ces-harness.yaml'),
+        [
+          'environments:',
+          '  sandbox:',
+          `    base_url: ${emulator.url}`,
+          '    client_id: ${CES_SANDBOX_CLIENT_ID}',
+          '    client_secret: ${CES_SANDBOX_CLIENT_SECRET}',
+          '    ca_file: ca.pem',
+          '',
+        ].join('\n'),
+      );
+      const env = {
+        PATH: `${join(installed().dir, 'node_modules', '.bin')}:${process.env.PATH}`,
+        CES_SANDBOX_CLIENT_ID: emulator.credentials.clientId,
+        CES_SANDBOX_CLIENT_SECRET: emulator.credentials.clientSecret,
+      };
+      for (const run of [1, 2]) {
+        const r = await runScript(script, env, dir);
+        expect(r.code, r.out).toBe(0);
+        expect(r.out).not.toContain(emulator.credentials.clientSecret);
+        expectValidReport(report(dir));
+        const since = (
+          JSON.parse(await readFile(join(report(dir), 'report.json'), 'utf8')) as {
+            since_last_run: { history: string };
+          }
+        ).since_last_run;
+        expect(since.history, `run ${run}`).toBe(run === 1 ? 'none' : 'compared');
+        // The cron script's second run within a second would reuse the folder name: let the stamp move.
+        if (run === 1) await new Promise((r) => setTimeout(r, 1_100));
+      }
+      expectValidHistory(join(dir, '.ces-harness', 'history.jsonl'));
+    },
+    180_000,
+  );
 });

@@ -23,8 +23,19 @@ import { action, runAction, runScript } from './action-steps.js';
 
 const WORKFLOW = join(projectRoot, '.github', 'workflows', 'sandbox-conformance.yml');
 
-interface Step { id?: string; name?: string; uses?: string; run?: string; if?: string; with?: Record<string, unknown>; env?: Record<string, string> }
-interface Workflow { on: Record<string, unknown>; jobs: Record<string, { steps: Step[] }> }
+interface Step {
+  id?: string;
+  name?: string;
+  uses?: string;
+  run?: string;
+  if?: string;
+  with?: Record<string, unknown>;
+  env?: Record<string, string>;
+}
+interface Workflow {
+  on: Record<string, unknown>;
+  jobs: Record<string, { steps: Step[] }>;
+}
 const workflow = parse(await readFile(WORKFLOW, 'utf8')) as Workflow;
 const steps = Object.values(workflow.jobs)[0]!.steps;
 const step = (id: string) => steps.find((s) => s.id === id) ?? expect.fail(`no step with id ${id}`);
@@ -33,7 +44,9 @@ describe('sandbox-conformance.yml', () => {
   it('passes actionlint', async () => {
     const bin = await actionlint();
     if (bin === undefined) return;
-    const run = await promisify(execFile)(bin, ['-no-color', WORKFLOW]).catch((e: { code: number; stdout: string }) => e);
+    const run = await promisify(execFile)(bin, ['-no-color', WORKFLOW]).catch(
+      (e: { code: number; stdout: string }) => e,
+    );
     expect('code' in run ? run.stdout : '').toBe('');
   }, 300_000);
 
@@ -42,15 +55,26 @@ describe('sandbox-conformance.yml', () => {
     const actionUses = (prefix: string) => action.runs.steps.find((s) => s.uses?.startsWith(prefix));
     expect(step('check')).toMatchObject({
       uses: './',
-      env: { CES_SANDBOX_CLIENT_ID: '${{ secrets.CES_SANDBOX_CLIENT_ID }}', CES_SANDBOX_CLIENT_SECRET: '${{ secrets.CES_SANDBOX_CLIENT_SECRET }}' },
-      with: { config: '${{ steps.config.outputs.file }}', command: 'check', 'state-dir': '.ces-harness', 'report-dir': 'reports/ci' },
+      env: {
+        CES_SANDBOX_CLIENT_ID: '${{ secrets.CES_SANDBOX_CLIENT_ID }}',
+        CES_SANDBOX_CLIENT_SECRET: '${{ secrets.CES_SANDBOX_CLIENT_SECRET }}',
+      },
+      with: {
+        config: '${{ steps.config.outputs.file }}',
+        command: 'check',
+        'state-dir': '.ces-harness',
+        'report-dir': 'reports/ci',
+      },
     });
     // The cached folder holds the run history too, where the harness keeps it by default.
     expect(DEFAULT_HISTORY_FILE.startsWith(`${step('check').with!['state-dir'] as string}/`)).toBe(true);
     expect(actionUses('actions/cache/restore@')?.with).toMatchObject({ 'restore-keys': 'ces-harness-ledger-' });
     expect(actionUses('actions/cache/save@')?.if).toBe('always()');
     expect(actionUses('actions/upload-artifact@')?.if).toBe('always()');
-    expect(steps.find((s) => s.uses?.startsWith('mikepenz/action-junit-report@'))).toMatchObject({ if: 'always()', with: { report_paths: 'reports/ci/junit.xml' } });
+    expect(steps.find((s) => s.uses?.startsWith('mikepenz/action-junit-report@'))).toMatchObject({
+      if: 'always()',
+      with: { report_paths: 'reports/ci/junit.xml' },
+    });
     // It runs only `check`: the action sets up Go only for `run`, and its install builds no k6.
     expect(action.runs.steps.find((s) => s.id === 'install')).toMatchObject({ env: { CES_SKIP_K6_PROVISION: '1' } });
     expect(steps.some((s) => s.uses?.startsWith('actions/setup-go@'))).toBe(false);
@@ -66,50 +90,67 @@ const checkStep = (workspace: string, configFile: string, env: Record<string, st
 /** One of the workflow's own step scripts, in the workspace, with the Actions variables it reads. */
 const runStep = (script: string, env: Record<string, string>) => runScript(script, env, env.GITHUB_WORKSPACE!);
 
-describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))('the workflow steps, run locally against the emulator', () => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await createEmulator({ port: 0, tokenTtlS: 2 });
-  });
-  afterAll(async () => {
-    await emulator?.close();
-  });
+describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))(
+  'the workflow steps, run locally against the emulator',
+  () => {
+    let emulator: Emulator;
+    beforeAll(async () => {
+      emulator = await createEmulator({ port: 0, tokenTtlS: 2 });
+    });
+    afterAll(async () => {
+      await emulator?.close();
+    });
 
-  it('a second scheduled run proves the first run\'s token expired (token.ledger passes)', async () => {
-    const statuses: Array<Record<string, string>> = [];
-    // One workspace for both runs: it stands for the ledger the cache carries from run to run.
-    const workspace = await mkdtemp(join(tmpdir(), 'ces-ci-workspace-'));
-    for (const run of [1, 2]) {
-      const temp = await mkdtemp(join(tmpdir(), 'ces-ci-runner-'));
-      const summary = join(temp, 'step-summary.md');
-      const output = join(temp, 'output');
-      await writeFile(output, '');
-      const actions = { GITHUB_WORKSPACE: workspace, RUNNER_TEMP: temp, GITHUB_STEP_SUMMARY: summary, GITHUB_OUTPUT: output };
+    it("a second scheduled run proves the first run's token expired (token.ledger passes)", async () => {
+      const statuses: Array<Record<string, string>> = [];
+      // One workspace for both runs: it stands for the ledger the cache carries from run to run.
+      const workspace = await mkdtemp(join(tmpdir(), 'ces-ci-workspace-'));
+      for (const run of [1, 2]) {
+        const temp = await mkdtemp(join(tmpdir(), 'ces-ci-runner-'));
+        const summary = join(temp, 'step-summary.md');
+        const output = join(temp, 'output');
+        await writeFile(output, '');
+        const actions = {
+          GITHUB_WORKSPACE: workspace,
+          RUNNER_TEMP: temp,
+          GITHUB_STEP_SUMMARY: summary,
+          GITHUB_OUTPUT: output,
+        };
 
-      const config = await runStep(step('config').run!, { ...actions, CES_SANDBOX_BASE_URL: emulator.url, CES_SANDBOX_CA_PEM: emulator.caPem, CES_SANDBOX_TOKEN_LIFETIME_S: '2' });
-      expect(config.code, config.out).toBe(0);
-      const configFile = /^file=(.*)$/m.exec(await readFile(output, 'utf8'))?.[1];
-      expect(configFile).toBe(join(temp, 'ces-harness.yaml'));
+        const config = await runStep(step('config').run!, {
+          ...actions,
+          CES_SANDBOX_BASE_URL: emulator.url,
+          CES_SANDBOX_CA_PEM: emulator.caPem,
+          CES_SANDBOX_TOKEN_LIFETIME_S: '2',
+        });
+        expect(config.code, config.out).toBe(0);
+        const configFile = /^file=(.*)$/m.exec(await readFile(output, 'utf8'))?.[1];
+        expect(configFile).toBe(join(temp, 'ces-harness.yaml'));
 
-      const check = await checkStep(workspace, configFile!, {
-        ...actions,
-        CES_SANDBOX_CLIENT_ID: emulator.credentials.clientId,
-        CES_SANDBOX_CLIENT_SECRET: emulator.credentials.clientSecret,
-      });
-      expect(check.code, check.out).toBe(0);
-      expect(check.out).not.toContain(emulator.credentials.clientSecret);
-      const report = JSON.parse(await readFile(join(workspace, 'reports', 'ci', 'report.json'), 'utf8')) as { checks: Array<{ id: string; status: string; message: string }> };
-      expect(await readFile(summary, 'utf8')).toBe(await readFile(join(workspace, 'reports', 'ci', 'report.md'), 'utf8'));
-      expect(existsSync(join(workspace, 'reports', 'ci', 'junit.xml'))).toBe(true);
-      expect(existsSync(join(workspace, '.ces-harness', 'token-ledger.json'))).toBe(true);
-      statuses.push(Object.fromEntries(report.checks.map((c) => [c.id, `${c.status}: ${c.message}`])));
-      // The tokens of run 1 must outlive their 2 s (and the 2 s clock tolerance) before run 2.
-      if (run === 1) await new Promise((r) => setTimeout(r, 5_000));
-    }
-    expect(statuses[0]!['token.ledger']).toMatch(/^skip: /);
-    expect(statuses[1]!['token.ledger']).toMatch(/^pass: /);
-  }, 180_000);
-});
+        const check = await checkStep(workspace, configFile!, {
+          ...actions,
+          CES_SANDBOX_CLIENT_ID: emulator.credentials.clientId,
+          CES_SANDBOX_CLIENT_SECRET: emulator.credentials.clientSecret,
+        });
+        expect(check.code, check.out).toBe(0);
+        expect(check.out).not.toContain(emulator.credentials.clientSecret);
+        const report = JSON.parse(await readFile(join(workspace, 'reports', 'ci', 'report.json'), 'utf8')) as {
+          checks: Array<{ id: string; status: string; message: string }>;
+        };
+        expect(await readFile(summary, 'utf8')).toBe(
+          await readFile(join(workspace, 'reports', 'ci', 'report.md'), 'utf8'),
+        );
+        expect(existsSync(join(workspace, 'reports', 'ci', 'junit.xml'))).toBe(true);
+        expect(existsSync(join(workspace, '.ces-harness', 'token-ledger.json'))).toBe(true);
+        statuses.push(Object.fromEntries(report.checks.map((c) => [c.id, `${c.status}: ${c.message}`])));
+        // The tokens of run 1 must outlive their 2 s (and the 2 s clock tolerance) before run 2.
+        if (run === 1) await new Promise((r) => setTimeout(r, 5_000));
+      }
+      expect(statuses[0]!['token.ledger']).toMatch(/^skip: /);
+      expect(statuses[1]!['token.ledger']).toMatch(/^pass: /);
+    }, 180_000);
+  },
+);
 
 /**
  * A TCP relay on a port of its own to whichever emulator is current: the base URL (and so the
@@ -135,95 +176,134 @@ async function relay(): Promise<{ url: string; to(emulator: Emulator): void; clo
   };
 }
 
-describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))('the workflow steps remember: unchanged runs report nothing, each injected change exactly itself', () => {
-  // The service as it stands: one client, one certificate, business endpoints ~10 ms slow.
-  const credentials = { clientId: 'ces-sandbox-history', clientSecret: 'history-test-secret-5f0c1e9a7b' };
-  const certificates = generateCertificates('127.0.0.1');
-  const BASE_LATENCY_MS = 10;
-  const UNCHANGED_RUNS = 6;
-  const steady: EmulatorOptions = { port: 0, credentials: [credentials], certificates, businessLatencyMs: BASE_LATENCY_MS };
-  const injected: Record<string, { options: EmulatorOptions; expected: Array<Pick<Change, 'kind' | 'subject' | 'name'>> }> = {
-    'a fault switched on (wrong-token-type)': {
-      options: { ...steady, faults: ['wrong-token-type'] },
-      expected: [
-        { kind: 'check', subject: 'token.type-bearer', name: 'status' },
-        { kind: 'fact', subject: 'token.type-bearer', name: 'token_type' },
-      ],
-    },
-    'the rate limit halved': {
-      options: { ...steady, rateLimit: { rps: 25, burst: 25 } },
-      expected: [{ kind: 'rate_limit', subject: 'ratelimit.limit-enforced', name: 'accepted_before_limit' }],
-    },
-    'a 10× slower business endpoint': {
-      options: { ...steady, businessLatencyMs: BASE_LATENCY_MS * 10 },
-      expected: [{ kind: 'latency', subject: 'business.valid-token-accepted', name: 'latency_ms' }],
-    },
-    'a certificate from a different CA': {
-      options: { ...steady, certificates: generateCertificates('127.0.0.1') },
-      expected: [{ kind: 'fact', subject: 'tls.certificate-valid', name: 'issuer' }],
-    },
-  };
+describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))(
+  'the workflow steps remember: unchanged runs report nothing, each injected change exactly itself',
+  () => {
+    // The service as it stands: one client, one certificate, business endpoints ~10 ms slow.
+    const credentials = { clientId: 'ces-sandbox-history', clientSecret: 'history-test-secret-5f0c1e9a7b' };
+    const certificates = generateCertificates('127.0.0.1');
+    const BASE_LATENCY_MS = 10;
+    const UNCHANGED_RUNS = 6;
+    const steady: EmulatorOptions = {
+      port: 0,
+      credentials: [credentials],
+      certificates,
+      businessLatencyMs: BASE_LATENCY_MS,
+    };
+    const injected: Record<
+      string,
+      { options: EmulatorOptions; expected: Array<Pick<Change, 'kind' | 'subject' | 'name'>> }
+    > = {
+      'a fault switched on (wrong-token-type)': {
+        options: { ...steady, faults: ['wrong-token-type'] },
+        expected: [
+          { kind: 'check', subject: 'token.type-bearer', name: 'status' },
+          { kind: 'fact', subject: 'token.type-bearer', name: 'token_type' },
+        ],
+      },
+      'the rate limit halved': {
+        options: { ...steady, rateLimit: { rps: 25, burst: 25 } },
+        expected: [{ kind: 'rate_limit', subject: 'ratelimit.limit-enforced', name: 'accepted_before_limit' }],
+      },
+      'a 10× slower business endpoint': {
+        options: { ...steady, businessLatencyMs: BASE_LATENCY_MS * 10 },
+        expected: [{ kind: 'latency', subject: 'business.valid-token-accepted', name: 'latency_ms' }],
+      },
+      'a certificate from a different CA': {
+        options: { ...steady, certificates: generateCertificates('127.0.0.1') },
+        expected: [{ kind: 'fact', subject: 'tls.certificate-valid', name: 'issuer' }],
+      },
+    };
 
-  let front: Awaited<ReturnType<typeof relay>>;
-  const started: Emulator[] = [];
-  const start = async (options: EmulatorOptions) => {
-    const e = await createEmulator(options);
-    started.push(e);
-    front.to(e);
-    return e;
-  };
-  beforeAll(async () => {
-    front = await relay();
-  });
-  afterAll(async () => {
-    await Promise.all(started.map((e) => e.close()));
-    await front?.close();
-  });
+    let front: Awaited<ReturnType<typeof relay>>;
+    const started: Emulator[] = [];
+    const start = async (options: EmulatorOptions) => {
+      const e = await createEmulator(options);
+      started.push(e);
+      front.to(e);
+      return e;
+    };
+    beforeAll(async () => {
+      front = await relay();
+    });
+    afterAll(async () => {
+      await Promise.all(started.map((e) => e.close()));
+      await front?.close();
+    });
 
-  interface Since { history: string; changes: Change[]; outcome: string }
-
-  /** The config, check and summary steps once, in a workspace that stands for the Actions cache. */
-  async function scheduledRun(workspace: string, caPem: string): Promise<{ code: number | null; since: Since; summary: string; out: string }> {
-    const temp = await mkdtemp(join(tmpdir(), 'ces-ci-runner-'));
-    const output = join(temp, 'output');
-    await writeFile(output, '');
-    const actions = { GITHUB_WORKSPACE: workspace, RUNNER_TEMP: temp, GITHUB_STEP_SUMMARY: join(temp, 'step-summary.md'), GITHUB_OUTPUT: output };
-    expect((await runStep(step('config').run!, { ...actions, CES_SANDBOX_BASE_URL: front.url, CES_SANDBOX_CA_PEM: caPem })).code).toBe(0);
-    const configFile = /^file=(.*)$/m.exec(await readFile(output, 'utf8'))![1]!;
-    const check = await checkStep(workspace, configFile, { ...actions, CES_SANDBOX_CLIENT_ID: credentials.clientId, CES_SANDBOX_CLIENT_SECRET: credentials.clientSecret });
-    const report = JSON.parse(await readFile(join(workspace, 'reports', 'ci', 'report.json'), 'utf8')) as { since_last_run: Since };
-    return { code: check.code, since: report.since_last_run, summary: await readFile(actions.GITHUB_STEP_SUMMARY, 'utf8'), out: check.out };
-  }
-
-  it('reports no change over unchanged runs, then exactly the one injected', async () => {
-    const workspace = await mkdtemp(join(tmpdir(), 'ces-ci-workspace-'));
-    const history = join(workspace, '.ces-harness', 'history.jsonl');
-    await start(steady);
-    for (let run = 1; run <= UNCHANGED_RUNS; run++) {
-      const r = await scheduledRun(workspace, certificates.caPem);
-      expect(r.code, r.out).toBe(0);
-      expect(r.since.history, `run ${run}`).toBe(run === 1 ? 'none' : 'compared');
-      expect(r.since.changes, `run ${run}: ${r.out}`).toEqual([]);
-      // The job summary leads with what changed: right under the verdict's title line.
-      expect(r.summary.split('\n### ')[1], `run ${run}`).toMatch(/^Since the last run\n/);
+    interface Since {
+      history: string;
+      changes: Change[];
+      outcome: string;
     }
-    expect((await readFile(history, 'utf8')).trim().split('\n')).toHaveLength(UNCHANGED_RUNS);
-    expect(await readFile(history, 'utf8')).not.toContain(credentials.clientSecret);
-    const baseline = join(workspace, 'baseline.jsonl');
-    await copyFile(history, baseline);
 
-    for (const [what, { options, expected }] of Object.entries(injected)) {
-      // Every injection is judged against the same unchanged runs, as the day it ships would be.
-      await copyFile(baseline, history);
-      // A restarted emulator has forgotten the tokens the ledger holds; the sandbox would not.
-      await rm(join(workspace, '.ces-harness', 'token-ledger.json'), { force: true });
-      const changed = await start(options);
-      const r = await scheduledRun(workspace, changed.caPem);
-      const found = r.since.changes.filter((c) => c.action !== 'info').map(({ kind, subject, name }) => ({ kind, subject, name }));
-      expect(found, `${what}: ${r.since.changes.map((c) => c.text).join('; ')}`).toEqual(expected);
-      expect(r.since.outcome, what).toBe('warn');
-      for (const c of r.since.changes) expect(r.summary, what).toContain(mdInline(c.text));
-      await changed.close();
+    /** The config, check and summary steps once, in a workspace that stands for the Actions cache. */
+    async function scheduledRun(
+      workspace: string,
+      caPem: string,
+    ): Promise<{ code: number | null; since: Since; summary: string; out: string }> {
+      const temp = await mkdtemp(join(tmpdir(), 'ces-ci-runner-'));
+      const output = join(temp, 'output');
+      await writeFile(output, '');
+      const actions = {
+        GITHUB_WORKSPACE: workspace,
+        RUNNER_TEMP: temp,
+        GITHUB_STEP_SUMMARY: join(temp, 'step-summary.md'),
+        GITHUB_OUTPUT: output,
+      };
+      expect(
+        (await runStep(step('config').run!, { ...actions, CES_SANDBOX_BASE_URL: front.url, CES_SANDBOX_CA_PEM: caPem }))
+          .code,
+      ).toBe(0);
+      const configFile = /^file=(.*)$/m.exec(await readFile(output, 'utf8'))![1]!;
+      const check = await checkStep(workspace, configFile, {
+        ...actions,
+        CES_SANDBOX_CLIENT_ID: credentials.clientId,
+        CES_SANDBOX_CLIENT_SECRET: credentials.clientSecret,
+      });
+      const report = JSON.parse(await readFile(join(workspace, 'reports', 'ci', 'report.json'), 'utf8')) as {
+        since_last_run: Since;
+      };
+      return {
+        code: check.code,
+        since: report.since_last_run,
+        summary: await readFile(actions.GITHUB_STEP_SUMMARY, 'utf8'),
+        out: check.out,
+      };
     }
-  }, 400_000);
-});
+
+    it('reports no change over unchanged runs, then exactly the one injected', async () => {
+      const workspace = await mkdtemp(join(tmpdir(), 'ces-ci-workspace-'));
+      const history = join(workspace, '.ces-harness', 'history.jsonl');
+      await start(steady);
+      for (let run = 1; run <= UNCHANGED_RUNS; run++) {
+        const r = await scheduledRun(workspace, certificates.caPem);
+        expect(r.code, r.out).toBe(0);
+        expect(r.since.history, `run ${run}`).toBe(run === 1 ? 'none' : 'compared');
+        expect(r.since.changes, `run ${run}: ${r.out}`).toEqual([]);
+        // The job summary leads with what changed: right under the verdict's title line.
+        expect(r.summary.split('\n### ')[1], `run ${run}`).toMatch(/^Since the last run\n/);
+      }
+      expect((await readFile(history, 'utf8')).trim().split('\n')).toHaveLength(UNCHANGED_RUNS);
+      expect(await readFile(history, 'utf8')).not.toContain(credentials.clientSecret);
+      const baseline = join(workspace, 'baseline.jsonl');
+      await copyFile(history, baseline);
+
+      for (const [what, { options, expected }] of Object.entries(injected)) {
+        // Every injection is judged against the same unchanged runs, as the day it ships would be.
+        await copyFile(baseline, history);
+        // A restarted emulator has forgotten the tokens the ledger holds; the sandbox would not.
+        await rm(join(workspace, '.ces-harness', 'token-ledger.json'), { force: true });
+        const changed = await start(options);
+        const r = await scheduledRun(workspace, changed.caPem);
+        const found = r.since.changes
+          .filter((c) => c.action !== 'info')
+          .map(({ kind, subject, name }) => ({ kind, subject, name }));
+        expect(found, `${what}: ${r.since.changes.map((c) => c.text).join('; ')}`).toEqual(expected);
+        expect(r.since.outcome, what).toBe('warn');
+        for (const c of r.since.changes) expect(r.summary, what).toContain(mdInline(c.text));
+        await changed.close();
+      }
+    }, 400_000);
+  },
+);

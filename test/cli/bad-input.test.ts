@@ -21,26 +21,82 @@ const caLines = pki.caPem.trim().split('\n');
 
 describe('numbers out of range: exit 2, one line naming the range', () => {
   const cases: Array<{ args: string[]; config?: string; line: RegExp }> = [
-    { args: ['check', '--token-lifetime', '1e23'], line: /--token-lifetime must be a whole number of seconds from 1 to 172800, got 1e23$/ },
-    { args: ['check', '--token-lifetime', '0'], line: /--token-lifetime must be a whole number of seconds from 1 to 172800, got 0$/ },
+    {
+      args: ['check', '--token-lifetime', '1e23'],
+      line: /--token-lifetime must be a whole number of seconds from 1 to 172800, got 1e23$/,
+    },
+    {
+      args: ['check', '--token-lifetime', '0'],
+      line: /--token-lifetime must be a whole number of seconds from 1 to 172800, got 0$/,
+    },
     // A negative number is a value out of range, not a missing value.
-    { args: ['check', '--token-lifetime', '-5'], line: /--token-lifetime must be a whole number of seconds from 1 to 172800, got -5$/ },
-    { args: ['check', '--token-lifetime=2.5'], line: /--token-lifetime must be a whole number of seconds from 1 to 172800, got 2\.5$/ },
-    { args: ['check', '--expiry-wait', '0x10'], line: /--expiry-wait must be a whole number of seconds from 0 to 172800, got 0x10$/ },
-    { args: ['check', '--clock-tolerance', '301'], line: /--clock-tolerance must be a number of seconds from 0 to 300, got 301$/ },
-    { args: ['check', '--clock-tolerance', 'Infinity'], line: /--clock-tolerance must be a number of seconds from 0 to 300, got Infinity$/ },
-    { args: ['load', '--segments', '0'], line: /--segments must be a whole number of k6 processes from 1 to 64, got 0$/ },
+    {
+      args: ['check', '--token-lifetime', '-5'],
+      line: /--token-lifetime must be a whole number of seconds from 1 to 172800, got -5$/,
+    },
+    {
+      args: ['check', '--token-lifetime=2.5'],
+      line: /--token-lifetime must be a whole number of seconds from 1 to 172800, got 2\.5$/,
+    },
+    {
+      args: ['check', '--expiry-wait', '0x10'],
+      line: /--expiry-wait must be a whole number of seconds from 0 to 172800, got 0x10$/,
+    },
+    {
+      args: ['check', '--clock-tolerance', '301'],
+      line: /--clock-tolerance must be a number of seconds from 0 to 300, got 301$/,
+    },
+    {
+      args: ['check', '--clock-tolerance', 'Infinity'],
+      line: /--clock-tolerance must be a number of seconds from 0 to 300, got Infinity$/,
+    },
+    {
+      args: ['load', '--segments', '0'],
+      line: /--segments must be a whole number of k6 processes from 1 to 64, got 0$/,
+    },
     { args: ['serve', '--port', '70000'], line: /--port must be a port number from 0 to 65535, got 70000$/ },
-    { args: ['serve', '--token-ttl', '-1'], line: /--token-ttl must be a whole number of seconds from 1 to 172800, got -1$/ },
-    { args: ['serve', '--limiter', 'leaky'], line: /--limiter leaky is not a limiter the emulator runs; give one of bucket, fixed, sliding$/ },
-    { args: ['serve', '--limiter', 'fixed', '--rate-limit', '1', '--window', '0.2'], line: /--rate-limit 1 over a 0\.2 s window admits less than one request; raise --rate-limit or --window$/ },
+    {
+      args: ['serve', '--token-ttl', '-1'],
+      line: /--token-ttl must be a whole number of seconds from 1 to 172800, got -1$/,
+    },
+    {
+      args: ['serve', '--limiter', 'leaky'],
+      line: /--limiter leaky is not a limiter the emulator runs; give one of bucket, fixed, sliding$/,
+    },
+    {
+      args: ['serve', '--limiter', 'fixed', '--rate-limit', '1', '--window', '0.2'],
+      line: /--rate-limit 1 over a 0\.2 s window admits less than one request; raise --rate-limit or --window$/,
+    },
     { args: ['serve', '--clients', '0'], line: /--clients must be a whole number of clients from 1 to 100, got 0$/ },
-    { args: ['check'], config: 'rate_limit:\n  second_client: { client_id: x }\n', line: /rate_limit\.second_client\.client_secret/ },
-    { args: ['k8s', '--parallelism', '1.5'], line: /--parallelism must be a whole number of pods from 1 to 1000, got 1\.5$/ },
-    { args: ['check'], config: 'expect:\n  token_lifetime_s: 1e23\n', line: /ces-harness\.yaml: expect\.token_lifetime_s: must be a whole number of seconds from 1 to 172800, got 1e\+23$/ },
-    { args: ['check'], config: 'expect:\n  clock_tolerance_s: -1\n', line: /expect\.clock_tolerance_s: must be a number of seconds from 0 to 300, got -1$/ },
-    { args: ['check'], config: 'rate_limit:\n  max_requests: 0\n', line: /rate_limit\.max_requests: must be a whole number of requests from 1 to 1000000, got 0$/ },
-    { args: ['check'], config: 'load:\n  vus: 100000\n', line: /load\.vus: must be a whole number of virtual users from 1 to 10000, got 100000$/ },
+    {
+      args: ['check'],
+      config: 'rate_limit:\n  second_client: { client_id: x }\n',
+      line: /rate_limit\.second_client\.client_secret/,
+    },
+    {
+      args: ['k8s', '--parallelism', '1.5'],
+      line: /--parallelism must be a whole number of pods from 1 to 1000, got 1\.5$/,
+    },
+    {
+      args: ['check'],
+      config: 'expect:\n  token_lifetime_s: 1e23\n',
+      line: /ces-harness\.yaml: expect\.token_lifetime_s: must be a whole number of seconds from 1 to 172800, got 1e\+23$/,
+    },
+    {
+      args: ['check'],
+      config: 'expect:\n  clock_tolerance_s: -1\n',
+      line: /expect\.clock_tolerance_s: must be a number of seconds from 0 to 300, got -1$/,
+    },
+    {
+      args: ['check'],
+      config: 'rate_limit:\n  max_requests: 0\n',
+      line: /rate_limit\.max_requests: must be a whole number of requests from 1 to 1000000, got 0$/,
+    },
+    {
+      args: ['check'],
+      config: 'load:\n  vus: 100000\n',
+      line: /load\.vus: must be a whole number of virtual users from 1 to 10000, got 100000$/,
+    },
   ];
   it.each(cases)('$args $config', async ({ args, config, line }) => {
     const cwd = work();
@@ -60,16 +116,35 @@ describe('a CA file that is not a usable certificate: exit 2 before any request'
   afterAll(async () => server.close());
 
   const cases: Array<{ name: string; pem: string; line: RegExp }> = [
-    { name: 'no PEM block', pem: 'not a certificate\n', line: /holds no PEM certificate \(no -----BEGIN CERTIFICATE----- line\); give the CA certificate in PEM form$/ },
-    { name: 'truncated', pem: caLines.slice(0, 5).join('\n'), line: /is cut short: the CERTIFICATE block at line 1 has no -----END CERTIFICATE----- line; copy the whole certificate again$/ },
-    { name: 'garbage inside the markers', pem: [caLines[0], 'garbage!garbage', caLines.at(-1)].join('\n'), line: /has a certificate block at line 1 that is not valid base64 \(line 2\)/ },
-    { name: 'base64 that is no certificate', pem: [caLines[0], ...caLines.slice(1, 4), caLines.at(-1)].join('\n'), line: /has a block at line 1 that decodes to no X\.509 certificate/ },
+    {
+      name: 'no PEM block',
+      pem: 'not a certificate\n',
+      line: /holds no PEM certificate \(no -----BEGIN CERTIFICATE----- line\); give the CA certificate in PEM form$/,
+    },
+    {
+      name: 'truncated',
+      pem: caLines.slice(0, 5).join('\n'),
+      line: /is cut short: the CERTIFICATE block at line 1 has no -----END CERTIFICATE----- line; copy the whole certificate again$/,
+    },
+    {
+      name: 'garbage inside the markers',
+      pem: [caLines[0], 'garbage!garbage', caLines.at(-1)].join('\n'),
+      line: /has a certificate block at line 1 that is not valid base64 \(line 2\)/,
+    },
+    {
+      name: 'base64 that is no certificate',
+      pem: [caLines[0], ...caLines.slice(1, 4), caLines.at(-1)].join('\n'),
+      line: /has a block at line 1 that decodes to no X\.509 certificate/,
+    },
     { name: 'a private key', pem: pki.keyPem, line: /holds no certificate, only PRIVATE KEY/ },
   ];
   it.each(cases)('--ca: $name', async ({ pem, line }) => {
     const cwd = work();
     writeFileSync(join(cwd, 'ca.pem'), pem);
-    const res = await runCli(['check', '--base-url', server.url, '--ca', 'ca.pem', '--report-dir', 'report'], { cwd, env: CREDENTIALS });
+    const res = await runCli(['check', '--base-url', server.url, '--ca', 'ca.pem', '--report-dir', 'report'], {
+      cwd,
+      env: CREDENTIALS,
+    });
     expect(res.code, res.stderr).toBe(2);
     expect(oneErrorLine(res)).toMatch(new RegExp(`^ces-harness: --ca: ${cwd}/ca\\.pem ${line.source}`));
     expect(server.connections()).toBe(0);
@@ -79,7 +154,10 @@ describe('a CA file that is not a usable certificate: exit 2 before any request'
   it('ca_file in the config names its key', async () => {
     const cwd = work();
     writeFileSync(join(cwd, 'ca.pem'), caLines.slice(0, 5).join('\n'));
-    writeFileSync(join(cwd, 'ces-harness.yaml'), `environments:\n  sandbox:\n    base_url: ${server.url}\n    client_id: \${CES_CLIENT_ID}\n    client_secret: \${CES_CLIENT_SECRET}\n    ca_file: ca.pem\n`);
+    writeFileSync(
+      join(cwd, 'ces-harness.yaml'),
+      `environments:\n  sandbox:\n    base_url: ${server.url}\n    client_id: \${CES_CLIENT_ID}\n    client_secret: \${CES_CLIENT_SECRET}\n    ca_file: ca.pem\n`,
+    );
     const res = await runCli(['check'], { cwd, env: CREDENTIALS });
     expect(res.code).toBe(2);
     expect(oneErrorLine(res)).toMatch(/^ces-harness: environments\.sandbox\.ca_file: .*\/ca\.pem is cut short/);
@@ -90,20 +168,47 @@ describe('a CA file that is not a usable certificate: exit 2 before any request'
 describe('a certificate that cannot be trusted: exit 3, saying what is wrong with it', () => {
   const DAY = 86_400_000;
   const cases: Array<{ name: string; pki: TestPki; trust: boolean; line: RegExp; notLine?: RegExp }> = [
-    { name: 'issued for another host', pki: createTestPki({ dnsNames: ['api.example.test'], ipAddresses: [] }), trust: true, line: /is for api\.example\.test, not 127\.0\.0\.1; use a URL with a host name it names/, notLine: /--ca/ },
-    { name: 'expired', pki: createTestPki({ notBefore: new Date(Date.now() - 30 * DAY), notAfter: new Date(Date.now() - DAY) }), trust: true, line: /expired on \d{4}-\d\d-\d\dT[\d:]+Z; the service must renew it/ },
-    { name: 'not valid yet', pki: createTestPki({ notBefore: new Date(Date.now() + DAY), notAfter: new Date(Date.now() + 30 * DAY) }), trust: true, line: /is not valid until .*; check this machine's clock/, notLine: /--ca/ },
-    { name: 'from a CA not given', pki, trust: false, line: /is issued by ces-harness test CA, which this machine does not trust \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\); pass --ca FILE/ },
+    {
+      name: 'issued for another host',
+      pki: createTestPki({ dnsNames: ['api.example.test'], ipAddresses: [] }),
+      trust: true,
+      line: /is for api\.example\.test, not 127\.0\.0\.1; use a URL with a host name it names/,
+      notLine: /--ca/,
+    },
+    {
+      name: 'expired',
+      pki: createTestPki({ notBefore: new Date(Date.now() - 30 * DAY), notAfter: new Date(Date.now() - DAY) }),
+      trust: true,
+      line: /expired on \d{4}-\d\d-\d\dT[\d:]+Z; the service must renew it/,
+    },
+    {
+      name: 'not valid yet',
+      pki: createTestPki({ notBefore: new Date(Date.now() + DAY), notAfter: new Date(Date.now() + 30 * DAY) }),
+      trust: true,
+      line: /is not valid until .*; check this machine's clock/,
+      notLine: /--ca/,
+    },
+    {
+      name: 'from a CA not given',
+      pki,
+      trust: false,
+      line: /is issued by ces-harness test CA, which this machine does not trust \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\); pass --ca FILE/,
+    },
   ];
   it.each(cases)('$name', async ({ pki: p, trust, line, notLine }) => {
     const server = await startRefusingServer(p);
     try {
       const cwd = work();
       writeFileSync(join(cwd, 'ca.pem'), p.caPem);
-      const res = await runCli(['check', '--base-url', server.url, ...(trust ? ['--ca', 'ca.pem'] : []), '--report-dir', 'report'], { cwd, env: CREDENTIALS });
+      const res = await runCli(
+        ['check', '--base-url', server.url, ...(trust ? ['--ca', 'ca.pem'] : []), '--report-dir', 'report'],
+        { cwd, env: CREDENTIALS },
+      );
       expect(res.code, res.stderr).toBe(3);
       const text = oneErrorLine(res);
-      expect(text).toMatch(new RegExp(`^ces-harness: the certificate of ${server.url.replace(/\./g, '\\.')} ${line.source}`));
+      expect(text).toMatch(
+        new RegExp(`^ces-harness: the certificate of ${server.url.replace(/\./g, '\\.')} ${line.source}`),
+      );
       if (notLine) expect(text).not.toMatch(notLine);
     } finally {
       await server.close();
@@ -123,10 +228,26 @@ describe('control characters from the service are shown escaped, on the terminal
   it('no raw ESC, BEL, NUL or bidi override anywhere; the escapes are there instead', async () => {
     const cwd = work();
     writeFileSync(join(cwd, 'ca.pem'), pki.caPem);
-    const res = await runCli(['check', '--base-url', server.url, '--ca', 'ca.pem', '--only', 'token.issue', '--report-dir', 'report', '--ledger', 'off'], { cwd, env: CREDENTIALS });
+    const res = await runCli(
+      [
+        'check',
+        '--base-url',
+        server.url,
+        '--ca',
+        'ca.pem',
+        '--only',
+        'token.issue',
+        '--report-dir',
+        'report',
+        '--ledger',
+        'off',
+      ],
+      { cwd, env: CREDENTIALS },
+    );
     expect(res.code, res.stderr).toBe(1);
     const outputs: Record<string, string> = { stdout: res.stdout, stderr: res.stderr };
-    for (const file of ['report.json', 'report.md', 'report.html', 'junit.xml']) outputs[file] = readFileSync(join(cwd, 'report', file), 'utf8');
+    for (const file of ['report.json', 'report.md', 'report.html', 'junit.xml'])
+      outputs[file] = readFileSync(join(cwd, 'report', file), 'utf8');
     for (const [where, text] of Object.entries(outputs)) {
       expect(text, where).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
     }
@@ -167,10 +288,15 @@ describe('a client_secret written in the config', () => {
     writeFileSync(join(cwd, 'ces-harness.yaml'), config(optIn));
     const res = await runCli(['check', '--only', 'health.no-credentials', '--report-dir', 'report'], { cwd });
     expect(res.code, res.stderr).toBe(0);
-    const warning = /environments\.sandbox\.client_secret is written in the file; keep secrets out of files: export CES_SANDBOX_CLIENT_SECRET and write client_secret: \$\{CES_SANDBOX_CLIENT_SECRET\}/;
-    const files = ['report.json', 'report.md', 'report.html', 'junit.xml'].map((f) => readFileSync(join(cwd, 'report', f), 'utf8'));
+    const warning =
+      /environments\.sandbox\.client_secret is written in the file; keep secrets out of files: export CES_SANDBOX_CLIENT_SECRET and write client_secret: \$\{CES_SANDBOX_CLIENT_SECRET\}/;
+    const files = ['report.json', 'report.md', 'report.html', 'junit.xml'].map((f) =>
+      readFileSync(join(cwd, 'report', f), 'utf8'),
+    );
     if (warned) {
-      expect(oneErrorLine(res)).toMatch(new RegExp(`^ces-harness: warning: config .*ces-harness\\.yaml: ${warning.source}`));
+      expect(oneErrorLine(res)).toMatch(
+        new RegExp(`^ces-harness: warning: config .*ces-harness\\.yaml: ${warning.source}`),
+      );
       // report.md escapes the underscore.
       for (const text of files) expect(text).toMatch(/environments\.sandbox\.client\\?_secret is written in the file/);
       expect(JSON.parse(files[0]!).notes).toHaveLength(1);
@@ -178,6 +304,7 @@ describe('a client_secret written in the config', () => {
       expect(res.stderr).toBe('');
       for (const text of files) expect(text).not.toMatch(/is written in the file/);
     }
-    for (const text of [res.stdout, res.stderr, ...files]) expect(text).not.toContain(emulator.credentials.clientSecret);
+    for (const text of [res.stdout, res.stderr, ...files])
+      expect(text).not.toContain(emulator.credentials.clientSecret);
   });
 });

@@ -27,7 +27,9 @@ describe('ces-harness check against the built-in emulator', () => {
 
   it('exits 1 when the emulator breaks a rule (--fault token-rotates)', async () => {
     const dir = join(work(), 'report');
-    const res = await runCli(['check', '--fault', 'token-rotates', '--skip', 'ratelimit.*', '--report-dir', dir], { cwd: work() });
+    const res = await runCli(['check', '--fault', 'token-rotates', '--skip', 'ratelimit.*', '--report-dir', dir], {
+      cwd: work(),
+    });
     expect(res.code).toBe(1);
     const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8'));
     expect(report.verdict).toBe('fail');
@@ -37,29 +39,77 @@ describe('ces-harness check against the built-in emulator', () => {
 });
 
 describe('user errors: one line on stderr, the documented exit code', () => {
-  const cases: Array<{ name: string; args: string[]; env?: Record<string, string>; config?: string; code: number; line: RegExp }> = [
+  const cases: Array<{
+    name: string;
+    args: string[];
+    env?: Record<string, string>;
+    config?: string;
+    code: number;
+    line: RegExp;
+  }> = [
     { name: 'unknown flag', args: ['check', '--verbose'], code: 2, line: /unknown flag --verbose/ },
     { name: 'unknown command', args: ['inspect'], code: 2, line: /unknown command "inspect"/ },
-    { name: 'bad number', args: ['check', '--expiry-wait', 'ten'], code: 2, line: /--expiry-wait must be a whole number of seconds from 0 to 172800, got ten/ },
+    {
+      name: 'bad number',
+      args: ['check', '--expiry-wait', 'ten'],
+      code: 2,
+      line: /--expiry-wait must be a whole number of seconds from 0 to 172800, got ten/,
+    },
     { name: 'unknown check', args: ['check', '--only', 'token.nope'], code: 2, line: /unknown check token\.nope/ },
     { name: 'unknown fault', args: ['check', '--fault', 'melt'], code: 2, line: /unknown fault "melt"/ },
     { name: 'bad YAML', args: ['check'], config: 'environments: [oops', code: 2, line: /ces-harness\.yaml.*line \d+/ },
     { name: 'unknown key', args: ['check'], config: 'targett: sandbox\n', code: 2, line: /unknown key targett/ },
     // An empty config is not "nothing configured": falling back to the emulator would PASS untested.
-    { name: 'empty config', args: ['check'], config: '', code: 2, line: /ces-harness\.yaml is empty; describe the target under environments:/ },
-    { name: 'config of comments only', args: ['check'], config: '# sandbox: later\n', code: 2, line: /ces-harness\.yaml is empty/ },
-    { name: 'config without an environment', args: ['check'], config: 'expect:\n  token_lifetime_s: 60\n', code: 2, line: /has no environment to test \(no environments: entry named "sandbox"\)/ },
+    {
+      name: 'empty config',
+      args: ['check'],
+      config: '',
+      code: 2,
+      line: /ces-harness\.yaml is empty; describe the target under environments:/,
+    },
+    {
+      name: 'config of comments only',
+      args: ['check'],
+      config: '# sandbox: later\n',
+      code: 2,
+      line: /ces-harness\.yaml is empty/,
+    },
+    {
+      name: 'config without an environment',
+      args: ['check'],
+      config: 'expect:\n  token_lifetime_s: 60\n',
+      code: 2,
+      line: /has no environment to test \(no environments: entry named "sandbox"\)/,
+    },
     {
       name: 'unset ${VAR}',
       args: ['check'],
-      config: 'environments:\n  sandbox:\n    base_url: https://127.0.0.1:1\n    client_id: ${SB_ID}\n    client_secret: ${SB_SECRET}\n',
+      config:
+        'environments:\n  sandbox:\n    base_url: https://127.0.0.1:1\n    client_id: ${SB_ID}\n    client_secret: ${SB_SECRET}\n',
       env: { SB_ID: 'x' },
       code: 2,
       line: /environments\.sandbox\.client_secret refers to \$\{SB_SECRET\}, which is not set/,
     },
-    { name: 'missing credentials', args: ['check', '--base-url', 'https://127.0.0.1:1'], code: 2, line: /export CES_CLIENT_ID and CES_CLIENT_SECRET/ },
-    { name: 'unknown environment', args: ['check', '--env', 'staging'], config: 'environments:\n  sandbox:\n    base_url: https://127.0.0.1:1\n    client_id: a\n    client_secret: b\n', code: 2, line: /environment "staging" is not in/ },
-    { name: 'unreachable target', args: ['check', '--base-url', 'https://127.0.0.1:1'], env: { CES_CLIENT_ID: 'a', CES_CLIENT_SECRET: 'b' }, code: 3, line: /cannot reach https:\/\/127\.0\.0\.1:1 \(ECONNREFUSED/ },
+    {
+      name: 'missing credentials',
+      args: ['check', '--base-url', 'https://127.0.0.1:1'],
+      code: 2,
+      line: /export CES_CLIENT_ID and CES_CLIENT_SECRET/,
+    },
+    {
+      name: 'unknown environment',
+      args: ['check', '--env', 'staging'],
+      config: 'environments:\n  sandbox:\n    base_url: https://127.0.0.1:1\n    client_id: a\n    client_secret: b\n',
+      code: 2,
+      line: /environment "staging" is not in/,
+    },
+    {
+      name: 'unreachable target',
+      args: ['check', '--base-url', 'https://127.0.0.1:1'],
+      env: { CES_CLIENT_ID: 'a', CES_CLIENT_SECRET: 'b' },
+      code: 3,
+      line: /cannot reach https:\/\/127\.0\.0\.1:1 \(ECONNREFUSED/,
+    },
   ];
 
   it.each(cases)('$name → exit $code', async ({ args, env, config, code, line }) => {
@@ -83,16 +133,34 @@ describe('against a served emulator', () => {
   afterAll(async () => emulator.close());
 
   it('an untrusted certificate is exit 3 and says to pass --ca', async () => {
-    const res = await runCli(['check', '--base-url', emulator.url], { cwd: work(), env: { CES_CLIENT_ID: emulator.credentials.clientId, CES_CLIENT_SECRET: emulator.credentials.clientSecret } });
+    const res = await runCli(['check', '--base-url', emulator.url], {
+      cwd: work(),
+      env: { CES_CLIENT_ID: emulator.credentials.clientId, CES_CLIENT_SECRET: emulator.credentials.clientSecret },
+    });
     expect(res.code).toBe(3);
-    expect(res.stderr).toMatch(/^ces-harness: the certificate of .* is issued by .*, which this machine does not trust .*pass --ca FILE/);
+    expect(res.stderr).toMatch(
+      /^ces-harness: the certificate of .* is issued by .*, which this machine does not trust .*pass --ca FILE/,
+    );
   });
 
   it('never writes the client secret or a whole token to a report or the terminal', async () => {
     const cwd = work();
     const dir = join(cwd, 'report');
     const env = { CES_CLIENT_ID: emulator.credentials.clientId, CES_CLIENT_SECRET: emulator.credentials.clientSecret };
-    const res = await runCli(['check', '--base-url', emulator.url, '--ca', emulator.caFile, '--report-dir', dir, '--ledger', join(cwd, 'ledger.json')], { cwd, env });
+    const res = await runCli(
+      [
+        'check',
+        '--base-url',
+        emulator.url,
+        '--ca',
+        emulator.caFile,
+        '--report-dir',
+        dir,
+        '--ledger',
+        join(cwd, 'ledger.json'),
+      ],
+      { cwd, env },
+    );
     expect(res.code, res.stdout + res.stderr).toBe(0);
     // The emulator hands out the same token until it expires (24 h here), so this is the run's token.
     const token = await fetchToken(emulator);
@@ -112,7 +180,9 @@ async function fetchToken(emulator: Emulator): Promise<string> {
     method: 'POST',
     dispatcher,
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ token: { client_id: emulator.credentials.clientId, client_secret: emulator.credentials.clientSecret } }),
+    body: JSON.stringify({
+      token: { client_id: emulator.credentials.clientId, client_secret: emulator.credentials.clientSecret },
+    }),
   });
   const body = (await res.body.json()) as { token: string };
   await dispatcher.close();

@@ -5,8 +5,24 @@ import { helpText, parseCommandLine } from '../../src/cli/flags.js';
 
 describe('parseCommandLine for client', () => {
   it('splits at the first --: our flags before, the command and its own flags after', () => {
-    const parsed = parseCommandLine(['client', '--scenario', 'steady', '--time-limit', '9', '--', 'node', 'c.js', '--scenario', 'x', '--']);
-    expect(parsed).toEqual({ command: 'client', options: { scenario: ['steady'], 'time-limit': 9 }, clientArgv: ['node', 'c.js', '--scenario', 'x', '--'] });
+    const parsed = parseCommandLine([
+      'client',
+      '--scenario',
+      'steady',
+      '--time-limit',
+      '9',
+      '--',
+      'node',
+      'c.js',
+      '--scenario',
+      'x',
+      '--',
+    ]);
+    expect(parsed).toEqual({
+      command: 'client',
+      options: { scenario: ['steady'], 'time-limit': 9 },
+      clientArgv: ['node', 'c.js', '--scenario', 'x', '--'],
+    });
   });
 
   it('has no command without --, and refuses a bare positional with the usual line', () => {

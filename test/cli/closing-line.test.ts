@@ -19,11 +19,27 @@ describe('closingCount', () => {
   const only = (parts: Partial<Report>): Report => ({ ...full, checks: [], load: null, rate_limit: null, ...parts });
   it.each([
     { name: 'check', report: () => ({ ...full, load: null, rate_limit: null }), line: COUNT },
-    { name: 'load', report: () => only({ load: full.load }), line: new RegExp(`^${full.load!.scenarios.length} k6 scenarios run$`) },
+    {
+      name: 'load',
+      report: () => only({ load: full.load }),
+      line: new RegExp(`^${full.load!.scenarios.length} k6 scenarios run$`),
+    },
     { name: 'ratelimit, sized', report: () => only({ rate_limit: full.rate_limit }), line: /^rate limit sized$/ },
-    { name: 'ratelimit, not proven', report: () => only({ rate_limit: { ...full.rate_limit!, recommendation: null, proof_verdict: 'not proven' } }), line: /^rate limit sizing not proven$/ },
-    { name: 'ratelimit, no recommendation', report: () => only({ rate_limit: { ...full.rate_limit!, recommendation: null } }), line: /^rate limit probed, not sized$/ },
-    { name: 'ratelimit, no request', report: () => only({ rate_limit: { ...full.rate_limit!, recommendation: null, requests_sent: 0 } }), line: /^rate limit not probed$/ },
+    {
+      name: 'ratelimit, not proven',
+      report: () => only({ rate_limit: { ...full.rate_limit!, recommendation: null, proof_verdict: 'not proven' } }),
+      line: /^rate limit sizing not proven$/,
+    },
+    {
+      name: 'ratelimit, no recommendation',
+      report: () => only({ rate_limit: { ...full.rate_limit!, recommendation: null } }),
+      line: /^rate limit probed, not sized$/,
+    },
+    {
+      name: 'ratelimit, no request',
+      report: () => only({ rate_limit: { ...full.rate_limit!, recommendation: null, requests_sent: 0 } }),
+      line: /^rate limit not probed$/,
+    },
     { name: 'nothing ran', report: () => only({}), line: /^nothing was tested$/ },
     { name: 'run', report: () => full, line: /passed, .* errored; \d+ k6 scenarios? run; rate limit sized$/ },
   ])('$name → $line', ({ report, line }) => {
@@ -33,7 +49,13 @@ describe('closingCount', () => {
 
 describe('servedAt', () => {
   it('names every emulator with its port, once each', () => {
-    expect(servedAt([{ baseUrl: 'https://127.0.0.1:4001' }, { baseUrl: 'https://127.0.0.1:4002' }, { baseUrl: 'https://127.0.0.1:4001' }])).toBe('https://127.0.0.1:4001, https://127.0.0.1:4002');
+    expect(
+      servedAt([
+        { baseUrl: 'https://127.0.0.1:4001' },
+        { baseUrl: 'https://127.0.0.1:4002' },
+        { baseUrl: 'https://127.0.0.1:4001' },
+      ]),
+    ).toBe('https://127.0.0.1:4001, https://127.0.0.1:4002');
     expect(servedAt([])).toMatch(/no scenario ran/);
   });
 });
@@ -49,11 +71,14 @@ describe('the closing lines through the CLI', () => {
 
   it('ratelimit prints no checks count', async () => {
     // A refused secret ends the probe at once: the quickest ratelimit run there is.
-    const res = await runCli(['ratelimit', '--base-url', emulator.url, '--ca', emulator.caFile, '--report-dir', join(cwd, 'rl')], {
-      cwd,
-      env: { CES_CLIENT_ID: emulator.credentials.clientId, CES_CLIENT_SECRET: 'wrong-secret-for-the-probe' },
-      timeoutMs: 90_000,
-    });
+    const res = await runCli(
+      ['ratelimit', '--base-url', emulator.url, '--ca', emulator.caFile, '--report-dir', join(cwd, 'rl')],
+      {
+        cwd,
+        env: { CES_CLIENT_ID: emulator.credentials.clientId, CES_CLIENT_SECRET: 'wrong-secret-for-the-probe' },
+        timeoutMs: 90_000,
+      },
+    );
     expect(res.code, res.stdout + res.stderr).toBe(1);
     expect(res.stdout).not.toMatch(COUNT);
     expect(res.stdout).toMatch(/^rate limit not probed$/m);
@@ -62,7 +87,19 @@ describe('the closing lines through the CLI', () => {
 
   it('client names its target with the port', { timeout: 90_000 }, async () => {
     const dir = join(cwd, 'client');
-    const res = await runCli(['client', '--scenario', 'steady', '--report-dir', dir, '--', process.execPath, resolve('test/fixtures/clients/well-behaved.mjs')], { cwd, timeoutMs: 80_000 });
+    const res = await runCli(
+      [
+        'client',
+        '--scenario',
+        'steady',
+        '--report-dir',
+        dir,
+        '--',
+        process.execPath,
+        resolve('test/fixtures/clients/well-behaved.mjs'),
+      ],
+      { cwd, timeoutMs: 80_000 },
+    );
     expect(res.code, res.stdout + res.stderr).toBe(0);
     expect(res.stdout).toMatch(/^PASS {2}client https:\/\/127\.0\.0\.1:\d+ \(built-in emulator\)$/m);
   });

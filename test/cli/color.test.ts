@@ -43,7 +43,10 @@ describe('ces-harness check with its output piped', () => {
   });
 
   it('without FORCE_COLOR, or with --no-color, it stays plain', async () => {
-    for (const [env, extra] of [[{ NO_COLOR: '' }, []], [{ FORCE_COLOR: '1' }, ['--no-color']]] as const) {
+    for (const [env, extra] of [
+      [{ NO_COLOR: '' }, []],
+      [{ FORCE_COLOR: '1' }, ['--no-color']],
+    ] as const) {
       const res = await check(env, [...extra]);
       expect(res.code, res.stderr).toBe(0);
       expect(res.stdout).not.toMatch(painted);

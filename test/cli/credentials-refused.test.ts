@@ -12,7 +12,8 @@ import { CHECKS } from '../../checks/index.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 
 const WRONG_SECRET = 'wrong-secret-0123456789abcdef';
-const REFUSAL = /POST \/tokens refused the configured client_id `[^`]+` with 401 .*either the credentials are wrong .* or the service refuses valid ones: check CES_CLIENT_ID \/ CES_CLIENT_SECRET/;
+const REFUSAL =
+  /POST \/tokens refused the configured client_id `[^`]+` with 401 .*either the credentials are wrong .* or the service refuses valid ones: check CES_CLIENT_ID \/ CES_CLIENT_SECRET/;
 
 describe('check with credentials the service refuses', () => {
   let emulator: Emulator;
@@ -46,30 +47,47 @@ describe('check with credentials the service refuses', () => {
     const needs = new Set(CHECKS.filter((c) => c.needsAcceptedCredentials).map((c) => c.id));
     const dependent = report.checks.filter((c) => needs.has(c.id));
     expect(dependent.length).toBeGreaterThan(10);
-    for (const c of dependent) expect([c.id, c.status === 'pass' || c.message.startsWith('not tested: POST /tokens refused')]).toEqual([c.id, true]);
+    for (const c of dependent)
+      expect([c.id, c.status === 'pass' || c.message.startsWith('not tested: POST /tokens refused')]).toEqual([
+        c.id,
+        true,
+      ]);
     // The rest were still judged, and the emulator is conformant: none of them fails.
     expect(report.checks.filter((c) => c.status === 'fail' || c.status === 'error').map((c) => c.id)).toEqual([]);
   });
 
   it('leads report.md and report.html with it, and junit.xml carries it', () => {
     const md = readFileSync(join(dir, 'report.md'), 'utf8');
-    const lead = md.split('### What failed')[1]?.split('\n').find((l) => l.startsWith('- ')) ?? '';
+    const lead =
+      md
+        .split('### What failed')[1]
+        ?.split('\n')
+        .find((l) => l.startsWith('- ')) ?? '';
     expect(lead).toContain('the configured credentials were refused');
     expect(md).not.toMatch(/\*\*Do:\*\* fix the service/);
     const html = readFileSync(join(dir, 'report.html'), 'utf8');
     expect(html).toMatch(/<ul class="lead-items"><li>[^]*?the configured credentials were refused/);
     expect(html).not.toContain('fix the service so that');
-    expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).toMatch(/<testcase name="credentials: could not test"[^]*?POST \/tokens refused the configured client_id/);
+    expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).toMatch(
+      /<testcase name="credentials: could not test"[^]*?POST \/tokens refused the configured client_id/,
+    );
   });
 
   it('writes the secret nowhere', () => {
-    for (const file of ['report.json', 'report.md', 'report.html', 'junit.xml']) expect(readFileSync(join(dir, file), 'utf8')).not.toContain(WRONG_SECRET);
+    for (const file of ['report.json', 'report.md', 'report.html', 'junit.xml'])
+      expect(readFileSync(join(dir, file), 'utf8')).not.toContain(WRONG_SECRET);
     expect(res.stdout + res.stderr).not.toContain(WRONG_SECRET);
   });
 
   it('marks the checks that need a token, and none that need no credentials (health, TLS)', () => {
     const needs = new Set(CHECKS.filter((c) => c.needsAcceptedCredentials).map((c) => c.id));
-    for (const id of ['token.issue', 'validate.valid-token', 'business.valid-token-accepted', 'ratelimit.limit-enforced']) expect([id, needs.has(id)]).toEqual([id, true]);
+    for (const id of [
+      'token.issue',
+      'validate.valid-token',
+      'business.valid-token-accepted',
+      'ratelimit.limit-enforced',
+    ])
+      expect([id, needs.has(id)]).toEqual([id, true]);
     expect([...needs].filter((id) => /^(health|tls)\./.test(id))).toEqual([]);
   });
 });

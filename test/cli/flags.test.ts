@@ -14,7 +14,18 @@ function usage(argv: string[]): HarnessError {
 
 describe('parseCommandLine', () => {
   it('reads typed values from the flag table', () => {
-    const { command, options } = parseCommandLine(['check', '--env', 'production', '--token-lifetime', '60', '--only', 'tls.*,token.issue', '--only', 'health.timestamp', '--allow-production-load']);
+    const { command, options } = parseCommandLine([
+      'check',
+      '--env',
+      'production',
+      '--token-lifetime',
+      '60',
+      '--only',
+      'tls.*,token.issue',
+      '--only',
+      'health.timestamp',
+      '--allow-production-load',
+    ]);
     expect(command).toBe('check');
     expect(options.env).toBe('production');
     expect(options['token-lifetime']).toBe(60);
@@ -26,8 +37,14 @@ describe('parseCommandLine', () => {
     [['frobnicate'], /unknown command "frobnicate"/],
     [['check', '--nope'], /unknown flag --nope for `ces-harness check`/],
     [['check', '--port', '1'], /--port does not apply to `ces-harness check`/],
-    [['check', '--token-lifetime', 'soon'], /^--token-lifetime must be a whole number of seconds from 1 to 172800, got soon$/],
-    [['check', '--token-lifetime', '-5'], /^--token-lifetime must be a whole number of seconds from 1 to 172800, got -5$/],
+    [
+      ['check', '--token-lifetime', 'soon'],
+      /^--token-lifetime must be a whole number of seconds from 1 to 172800, got soon$/,
+    ],
+    [
+      ['check', '--token-lifetime', '-5'],
+      /^--token-lifetime must be a whole number of seconds from 1 to 172800, got -5$/,
+    ],
     [['check', '--env'], /--env needs a value/],
     [['check', 'stray'], /unexpected argument/],
   ])('%j is a usage error (exit 2): %s', (argv, message) => {
@@ -44,7 +61,9 @@ describe('parseCommandLine', () => {
     expect(flagValue(options, 'burst')).toBe(50);
     expect(flagValue(options, 'host')).toBe('127.0.0.1');
     expect(flagValue(parseCommandLine(['k8s']).options, 'parallelism')).toBe(2);
-    expect(helpText('serve')).toContain('listen port; 0 picks a free one (environment i listens on P+i) (0–65535; default: 8443)');
+    expect(helpText('serve')).toContain(
+      'listen port; 0 picks a free one (environment i listens on P+i) (0–65535; default: 8443)',
+    );
   });
 
   it('treats no command and --help as help, --version as version', () => {

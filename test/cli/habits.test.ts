@@ -18,26 +18,34 @@ import { realK6 } from '../k6/support.js';
 const k6 = await realK6();
 
 describe('help and version on every command', () => {
-  it.each(Object.keys(COMMANDS))('%s: -h and --help print its usage and exit 0; -V prints the version', async (command) => {
-    const short = await runCli([command, '-h']);
-    expect(short.code, short.stderr).toBe(0);
-    expect(short.stdout).toContain(`Usage: ces-harness ${command} [flags]`);
-    expect(short.stdout).toContain('-h, --help');
-    expect((await runCli([command, '--help'])).stdout).toBe(short.stdout);
-    const version = await runCli([command, '-V']);
-    expect(version).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
-  });
+  it.each(Object.keys(COMMANDS))(
+    '%s: -h and --help print its usage and exit 0; -V prints the version',
+    async (command) => {
+      const short = await runCli([command, '-h']);
+      expect(short.code, short.stderr).toBe(0);
+      expect(short.stdout).toContain(`Usage: ces-harness ${command} [flags]`);
+      expect(short.stdout).toContain('-h, --help');
+      expect((await runCli([command, '--help'])).stdout).toBe(short.stdout);
+      const version = await runCli([command, '-V']);
+      expect(version).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
+    },
+  );
 
   it('-V and --version alone print the version', async () => {
-    for (const flag of ['-V', '--version']) expect(await runCli([flag])).toMatchObject({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
+    for (const flag of ['-V', '--version'])
+      expect(await runCli([flag])).toMatchObject({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
   });
 
   it('run --help lists every --fault name, load --help every scenario', async () => {
     const run = (await runCli(['run', '--help'])).stdout;
     const listed = run.slice(run.indexOf('--fault takes one of:')).split(/[\s,]+/);
     for (const f of FAULTS) expect(listed).toContain(f.name);
-    expect((await runCli(['load', '-h'])).stdout).toMatch(/--scenario takes one of:\n {2}token-lifecycle, tls, rate-limit, throughput/);
-    expect((await runCli(['client', '-h'])).stdout).toMatch(/--scenario takes one of:\n {2}steady, short-token-lifetime, rate-limit-storm, rate-limit-no-retry-after, slow-business\n?$/);
+    expect((await runCli(['load', '-h'])).stdout).toMatch(
+      /--scenario takes one of:\n {2}token-lifecycle, tls, rate-limit, throughput/,
+    );
+    expect((await runCli(['client', '-h'])).stdout).toMatch(
+      /--scenario takes one of:\n {2}steady, short-token-lifetime, rate-limit-storm, rate-limit-no-retry-after, slow-business\n?$/,
+    );
   });
 });
 
@@ -46,16 +54,27 @@ describe('ces-harness checks', () => {
     const res = await runCli(['checks']);
     expect(res.code, res.stderr).toBe(0);
     const lines = res.stdout.split('\n');
-    for (const c of CHECKS) expect(lines.some((l) => l.startsWith(`${c.id} `) && l.includes(` ${c.level} `))).toBe(true);
+    for (const c of CHECKS)
+      expect(lines.some((l) => l.startsWith(`${c.id} `) && l.includes(` ${c.level} `))).toBe(true);
     expect(res.stdout).toContain(`${CHECKS.length} checks.`);
   });
 
   it('--json is one array a script can read, in catalogue order', async () => {
     const res = await runCli(['checks', '--json']);
     expect(res.code, res.stderr).toBe(0);
-    const list = JSON.parse(res.stdout) as Array<{ id: string; group: string; level: string; spec: string; title: string }>;
+    const list = JSON.parse(res.stdout) as Array<{
+      id: string;
+      group: string;
+      level: string;
+      spec: string;
+      title: string;
+    }>;
     expect(list.map((c) => c.id)).toEqual(CHECKS.map((c) => c.id));
-    expect(list.find((c) => c.id === 'tls.legacy-versions-refused')).toMatchObject({ group: 'tls', level: 'must', spec: '§5.8' });
+    expect(list.find((c) => c.id === 'tls.legacy-versions-refused')).toMatchObject({
+      group: 'tls',
+      level: 'must',
+      spec: '§5.8',
+    });
   });
 
   it('an unknown flag is a usage error (exit 2) naming it', async () => {
@@ -81,25 +100,55 @@ load: { rate: 7, duration_s: 12, vus: 3 }
 
   it('defaults without a config', async () => {
     const s = await resolveSettings({}, {}, dir());
-    expect([s.load.rate, s.load.durationS, s.load.vus, s.rateLimit.maxRps, s.requestTimeoutS]).toEqual([20, undefined, 5, 200, 10]);
+    expect([s.load.rate, s.load.durationS, s.load.vus, s.rateLimit.maxRps, s.requestTimeoutS]).toEqual([
+      20,
+      undefined,
+      5,
+      200,
+      10,
+    ]);
   });
 
   it('the config over the defaults; every target carries the request timeout', async () => {
     const s = await resolveSettings({}, { S: 'secret-value' }, dir(CONFIG));
-    expect([s.load.rate, s.load.durationS, s.load.vus, s.rateLimit.maxRps, s.requestTimeoutS, s.target?.requestTimeoutS]).toEqual([7, 12, 3, 30, 4, 4]);
+    expect([
+      s.load.rate,
+      s.load.durationS,
+      s.load.vus,
+      s.rateLimit.maxRps,
+      s.requestTimeoutS,
+      s.target?.requestTimeoutS,
+    ]).toEqual([7, 12, 3, 30, 4, 4]);
   });
 
   it('the flags over the config', async () => {
-    const s = await resolveSettings({ rate: 9, duration: 2, vus: 1, 'max-rps': 40, 'request-timeout': 1.5 }, { S: 'secret-value' }, dir(CONFIG));
-    expect([s.load.rate, s.load.durationS, s.load.vus, s.rateLimit.maxRps, s.requestTimeoutS, s.target?.requestTimeoutS]).toEqual([9, 2, 1, 40, 1.5, 1.5]);
+    const s = await resolveSettings(
+      { rate: 9, duration: 2, vus: 1, 'max-rps': 40, 'request-timeout': 1.5 },
+      { S: 'secret-value' },
+      dir(CONFIG),
+    );
+    expect([
+      s.load.rate,
+      s.load.durationS,
+      s.load.vus,
+      s.rateLimit.maxRps,
+      s.requestTimeoutS,
+      s.target?.requestTimeoutS,
+    ]).toEqual([9, 2, 1, 40, 1.5, 1.5]);
     // The rate-limit scenario's spike follows the probe's ceiling, as it does from the config.
     expect(s.load.overLimitRate).toBe(40);
   });
 
   it.each([
-    [['load', '--rate', '0'], /^ces-harness: --rate must be a number of requests per second from 0.1 to 100000, got 0$/],
+    [
+      ['load', '--rate', '0'],
+      /^ces-harness: --rate must be a number of requests per second from 0.1 to 100000, got 0$/,
+    ],
     [['load', '--vus', '2.5'], /^ces-harness: --vus must be a whole number of virtual users from 1 to 10000, got 2.5$/],
-    [['check', '--request-timeout', '0.1'], /^ces-harness: --request-timeout must be a number of seconds from 0.5 to 600, got 0.1$/],
+    [
+      ['check', '--request-timeout', '0.1'],
+      /^ces-harness: --request-timeout must be a number of seconds from 0.5 to 600, got 0.1$/,
+    ],
     [['check', '--duration', '5'], /^ces-harness: --duration does not apply to `ces-harness check`/],
   ])('%j: exit 2, one line', async (argv, line) => {
     const res = await runCli(argv);
@@ -120,7 +169,10 @@ describe.skipIf(!k6)('load flags reach k6 (real k6, built-in emulator)', () => {
   it('--duration 2 --rate 2 --vus 1: a short, light throughput run', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'ces-habits-load-'));
     const dir = join(cwd, 'report');
-    const res = await runCli(['load', '--scenario', 'throughput', '--duration', '2', '--rate', '2', '--vus', '1', '--report-dir', dir], { cwd, env: { K6_BINARY: k6!.path }, timeoutMs: 120_000 });
+    const res = await runCli(
+      ['load', '--scenario', 'throughput', '--duration', '2', '--rate', '2', '--vus', '1', '--report-dir', dir],
+      { cwd, env: { K6_BINARY: k6!.path }, timeoutMs: 120_000 },
+    );
     expect(res.code, res.stdout + res.stderr).toBe(0);
     expect(res.stderr).toMatch(/throughput \(2 s\)/);
     const scenario = (JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as Report).load!.scenarios[0]!;

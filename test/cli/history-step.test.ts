@@ -17,15 +17,34 @@ const report = buildReport({
   target: { environment: 'sandbox', base_url: 'https://sandbox.example' },
   startedAt: new Date('2026-11-23T10:00:00Z'),
   finishedAt: new Date('2026-11-23T10:00:05Z'),
-  checks: [{ id: 'token.type-bearer', title: 't', spec: '2', level: 'must', status: 'pass', message: 'ok', duration_ms: 1, evidence: [], facts: { token_type: '"Bearer"' } }],
+  checks: [
+    {
+      id: 'token.type-bearer',
+      title: 't',
+      spec: '2',
+      level: 'must',
+      status: 'pass',
+      message: 'ok',
+      duration_ms: 1,
+      evidence: [],
+      facts: { token_type: '"Bearer"' },
+    },
+  ],
 });
 
 function terminal(): Terminal & { lines: string[] } {
   const lines: string[] = [];
-  return { color: false, lines, out: (l) => lines.push(String(l)), err: (l) => lines.push(String(l)), progress: () => {} };
+  return {
+    color: false,
+    lines,
+    out: (l) => lines.push(String(l)),
+    err: (l) => lines.push(String(l)),
+    progress: () => {},
+  };
 }
 
-const prepared = (history: HistoryStore) => ({ history, settings: { regressions: DEFAULT_REGRESSION_POLICY } }) as unknown as PreparedTarget;
+const prepared = (history: HistoryStore) =>
+  ({ history, settings: { regressions: DEFAULT_REGRESSION_POLICY } }) as unknown as PreparedTarget;
 
 describe('historyStep', () => {
   it('puts the record in the report folder when the history file cannot take it, and says so', () => {
@@ -36,8 +55,15 @@ describe('historyStep', () => {
     const t = terminal();
     const step = historyStep(report, prepared(HistoryStore.open(path)), t, false);
     expect(Object.keys(step.files)).toEqual([UNSAVED_RECORD_FILE]);
-    expect(JSON.parse(step.files[UNSAVED_RECORD_FILE]!)).toMatchObject({ schema: 'ces-harness/history@1', checks: { 'token.type-bearer': { status: 'pass' } } });
-    expect(t.lines.find((l) => l.includes('could not save'))).toMatch(new RegExp(`^ces-harness: warning: history: could not save this run to ${path} \\(EEXIST: .+\\); its record is in the report folder as ${UNSAVED_RECORD_FILE}$`));
+    expect(JSON.parse(step.files[UNSAVED_RECORD_FILE]!)).toMatchObject({
+      schema: 'ces-harness/history@1',
+      checks: { 'token.type-bearer': { status: 'pass' } },
+    });
+    expect(t.lines.find((l) => l.includes('could not save'))).toMatch(
+      new RegExp(
+        `^ces-harness: warning: history: could not save this run to ${path} \\(EEXIST: .+\\); its record is in the report folder as ${UNSAVED_RECORD_FILE}$`,
+      ),
+    );
     expect(step.report.since_last_run?.warnings).toHaveLength(1);
     expect(step.fails).toBe(false);
   });

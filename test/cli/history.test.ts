@@ -18,10 +18,17 @@ afterAll(async () => {
   await emulator?.close();
 });
 
-const env = () => ({ CES_CLIENT_ID: emulator.credentials.clientId, CES_CLIENT_SECRET: emulator.credentials.clientSecret });
+const env = () => ({
+  CES_CLIENT_ID: emulator.credentials.clientId,
+  CES_CLIENT_SECRET: emulator.credentials.clientSecret,
+});
 
 /** A folder with a config for the emulator: `history.jsonl` beside it, and the `regressions:` given. */
-function project(regressions = ''): { dir: string; history: string; run(...extra: string[]): ReturnType<typeof runCli> } {
+function project(regressions = ''): {
+  dir: string;
+  history: string;
+  run(...extra: string[]): ReturnType<typeof runCli>;
+} {
   const dir = mkdtempSync(join(tmpdir(), 'ces-history-cli-'));
   writeFileSync(join(dir, 'ca.pem'), emulator.caPem);
   writeFileSync(
@@ -42,7 +49,20 @@ function project(regressions = ''): { dir: string; history: string; run(...extra
   return {
     dir,
     history: join(dir, 'history.jsonl'),
-    run: (...extra) => runCli(['check', '--config', join(dir, 'ces-harness.yaml'), '--only', 'token.type-bearer', '--report-dir', join(dir, `r${++n}`), ...extra], { cwd: dir, env: env(), timeoutMs: 60_000 }),
+    run: (...extra) =>
+      runCli(
+        [
+          'check',
+          '--config',
+          join(dir, 'ces-harness.yaml'),
+          '--only',
+          'token.type-bearer',
+          '--report-dir',
+          join(dir, `r${++n}`),
+          ...extra,
+        ],
+        { cwd: dir, env: env(), timeoutMs: 60_000 },
+      ),
   };
 }
 
@@ -50,7 +70,10 @@ const sinceOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'report.json'
 
 /** The stored records with token.type-bearer's fact changed, as if the service had said "bearer" before. */
 function rewriteTokenType(history: string): void {
-  const lines = readFileSync(history, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const lines = readFileSync(history, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   for (const r of lines) r.checks['token.type-bearer'].facts.token_type = '"bearer"';
   writeFileSync(history, lines.map((r) => JSON.stringify(r)).join('\n') + '\n');
 }
@@ -64,8 +87,15 @@ describe('ces-harness check with a run history', () => {
     expect(sinceOf(join(p.dir, 'r1'))).toMatchObject({ history: 'none', changes: [] });
     const second = await p.run();
     expect(second.code, second.stderr).toBe(0);
-    expect(sinceOf(join(p.dir, 'r2'))).toMatchObject({ history: 'compared', runs_compared: 1, changes: [], outcome: 'none' });
-    expect(readFileSync(join(p.dir, 'r2', 'report.md'), 'utf8')).toMatch(/^## .*\n\n### Since the last run\n\nNothing changed, judged against 1 stored run/);
+    expect(sinceOf(join(p.dir, 'r2'))).toMatchObject({
+      history: 'compared',
+      runs_compared: 1,
+      changes: [],
+      outcome: 'none',
+    });
+    expect(readFileSync(join(p.dir, 'r2', 'report.md'), 'utf8')).toMatch(
+      /^## .*\n\n### Since the last run\n\nNothing changed, judged against 1 stored run/,
+    );
     const stored = readFileSync(p.history, 'utf8');
     expect(stored.trim().split('\n')).toHaveLength(2);
     expectValidHistory(p.history);
@@ -75,7 +105,10 @@ describe('ces-harness check with a run history', () => {
   }, 120_000);
 
   it('warns on a changed fact by default (exit 0), and fails the run where regressions: says fail (exit 1)', async () => {
-    for (const [policy, code, outcome] of [['', 0, 'warn'], ['regressions:\n  fact: fail', 1, 'fail']] as const) {
+    for (const [policy, code, outcome] of [
+      ['', 0, 'warn'],
+      ['regressions:\n  fact: fail', 1, 'fail'],
+    ] as const) {
       const p = project(policy);
       expect((await p.run()).code).toBe(0);
       rewriteTokenType(p.history);
@@ -83,10 +116,14 @@ describe('ces-harness check with a run history', () => {
       expect(res.code, `${policy}: ${res.stdout}${res.stderr}`).toBe(code);
       const since = sinceOf(join(p.dir, 'r2'));
       expect(since.outcome).toBe(outcome);
-      expect(since.changes.map((c: { kind: string; text: string }) => `${c.kind}: ${c.text}`)).toEqual(['fact: token.type-bearer: token_type "bearer" → "Bearer"']);
+      expect(since.changes.map((c: { kind: string; text: string }) => `${c.kind}: ${c.text}`)).toEqual([
+        'fact: token.type-bearer: token_type "bearer" → "Bearer"',
+      ]);
       expect(res.stdout).toContain(`${outcome} fact: token.type-bearer: token_type "bearer" → "Bearer"`);
       // The last lines say why a PASS exits 1.
-      expect(/^exit 1: 1 change since the last run that the regressions: policy fails/m.test(res.stdout)).toBe(outcome === 'fail');
+      expect(/^exit 1: 1 change since the last run that the regressions: policy fails/m.test(res.stdout)).toBe(
+        outcome === 'fail',
+      );
       const junit = readFileSync(join(p.dir, 'r2', 'junit.xml'), 'utf8');
       expect(junit.includes('<failure message="token.type-bearer: token_type')).toBe(outcome === 'fail');
     }
@@ -99,8 +136,14 @@ describe('ces-harness check with a run history', () => {
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).not.toMatch(/warning/);
     }
-    const stored = readFileSync(p.history, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { started_at: string });
-    const reported = [1, 2, 3, 4, 5, 6].map((n) => (JSON.parse(readFileSync(join(p.dir, `r${n}`, 'report.json'), 'utf8')) as { started_at: string }).started_at);
+    const stored = readFileSync(p.history, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { started_at: string });
+    const reported = [1, 2, 3, 4, 5, 6].map(
+      (n) =>
+        (JSON.parse(readFileSync(join(p.dir, `r${n}`, 'report.json'), 'utf8')) as { started_at: string }).started_at,
+    );
     expect(stored.map((r) => r.started_at).sort()).toEqual(reported.sort());
     expect(existsSync(`${p.history}.lock`)).toBe(false);
   }, 180_000);
@@ -120,7 +163,9 @@ describe('ces-harness check with a run history', () => {
     const before = emulator.issuedTokens().length;
     const res = await p.run();
     expect(res.code).toBe(2);
-    expect(res.stderr.trim().split('\n')).toEqual([`ces-harness: history: ${p.history} is open to other users (mode 0644); run \`chmod 600 ${p.history}\`, or pass --history off`]);
+    expect(res.stderr.trim().split('\n')).toEqual([
+      `ces-harness: history: ${p.history} is open to other users (mode 0644); run \`chmod 600 ${p.history}\`, or pass --history off`,
+    ]);
     expect(emulator.issuedTokens().length).toBe(before);
     expect(existsSync(join(p.dir, 'r1'))).toBe(false);
   }, 60_000);
@@ -132,7 +177,9 @@ describe('ces-harness check with a run history', () => {
     writeFileSync(p.history, `garbage line\n${good}{"schema":"ces-harness/history@1","started`);
     const res = await p.run();
     expect(res.code, res.stderr).toBe(0);
-    expect(res.stderr).toContain(`ces-harness: warning: history ${p.history}: line 1 is not a history record and skipped; the file is kept as ${p.history}.corrupt`);
+    expect(res.stderr).toContain(
+      `ces-harness: warning: history ${p.history}: line 1 is not a history record and skipped; the file is kept as ${p.history}.corrupt`,
+    );
     expect(res.stderr).toContain('the last line is cut short (a write was interrupted) and skipped');
     expect(readFileSync(p.history, 'utf8').trim().split('\n')).toHaveLength(2);
     expect(sinceOf(join(p.dir, 'r2'))).toMatchObject({ history: 'compared', runs_compared: 1 });

@@ -25,34 +25,53 @@ const readReport = (dir: string) => JSON.parse(readFileSync(join(dir, 'report.js
 
 describe.skipIf(process.platform === 'win32')('ces-harness load when k6 crashes', () => {
   const cases = [
-    { exit: 107, body: `printf '%s\\n' 'time="2026-11-22T00:00:00Z" level=error msg="Error: boom\\n\\tat default (file:///b.js:1:1)"' >&2; exit 107`, error: 'k6 crashed (exit 107: the script threw): Error: boom' },
-    { exit: 104, body: 'echo "invalid duration" >&2; exit 104', error: 'k6 crashed (exit 104: invalid options): invalid duration' },
+    {
+      exit: 107,
+      body: `printf '%s\\n' 'time="2026-11-22T00:00:00Z" level=error msg="Error: boom\\n\\tat default (file:///b.js:1:1)"' >&2; exit 107`,
+      error: 'k6 crashed (exit 107: the script threw): Error: boom',
+    },
+    {
+      exit: 104,
+      body: 'echo "invalid duration" >&2; exit 104',
+      error: 'k6 crashed (exit 104: invalid options): invalid duration',
+    },
     { exit: 108, body: 'exit 108', error: 'k6 crashed (exit 108: the script aborted the test)' },
     { exit: 255, body: 'exit 255', error: 'k6 crashed (exit 255)' },
     { exit: 'SIGKILL', body: 'kill -9 $$', error: 'k6 crashed (killed by a signal)' },
   ];
 
-  it.each(cases)('exit $exit: exit 1, the report says k6 crashed, not that a threshold failed', async ({ body, error }) => {
-    const cwd = work();
-    const res = await runCli(['load', '--scenario', 'throughput', '--report-dir', 'report'], { cwd, env: { K6_BINARY: brokenK6(body) }, timeoutMs: 60_000 });
-    expect(res.code, res.stdout + res.stderr).toBe(1);
-    expect(res.stdout).toContain(`✗ fail  k6 throughput`);
-    expect(res.stdout).toContain(error);
-    expect(res.stdout).not.toMatch(/threshold/i);
-    const report = readReport(join(cwd, 'report'));
-    expect(report.verdict).toBe('fail');
-    expect(report.load?.ok).toBe(false);
-    expect(report.load?.scenarios[0]?.error).toBe(error);
-    const md = readFileSync(join(cwd, 'report', 'report.md'), 'utf8');
-    expect(md).toContain('❌ 1 of 1 scenario(s) did not complete');
-    expect(md).not.toContain('thresholds not met');
-  });
+  it.each(cases)(
+    'exit $exit: exit 1, the report says k6 crashed, not that a threshold failed',
+    async ({ body, error }) => {
+      const cwd = work();
+      const res = await runCli(['load', '--scenario', 'throughput', '--report-dir', 'report'], {
+        cwd,
+        env: { K6_BINARY: brokenK6(body) },
+        timeoutMs: 60_000,
+      });
+      expect(res.code, res.stdout + res.stderr).toBe(1);
+      expect(res.stdout).toContain(`✗ fail  k6 throughput`);
+      expect(res.stdout).toContain(error);
+      expect(res.stdout).not.toMatch(/threshold/i);
+      const report = readReport(join(cwd, 'report'));
+      expect(report.verdict).toBe('fail');
+      expect(report.load?.ok).toBe(false);
+      expect(report.load?.scenarios[0]?.error).toBe(error);
+      const md = readFileSync(join(cwd, 'report', 'report.md'), 'utf8');
+      expect(md).toContain('❌ 1 of 1 scenario(s) did not complete');
+      expect(md).not.toContain('thresholds not met');
+    },
+  );
 });
 
 describe.skipIf(process.platform === 'win32')('a stage that cannot run still leaves the report', () => {
   it('run (npm start) without k6: every check, then load and the rate-limit proof not tested, exit 1', async () => {
     const cwd = work();
-    const res = await runCli(['run', '--report-dir', 'report'], { cwd, env: { K6_BINARY: join(cwd, 'no-k6-here') }, timeoutMs: 180_000 });
+    const res = await runCli(['run', '--report-dir', 'report'], {
+      cwd,
+      env: { K6_BINARY: join(cwd, 'no-k6-here') },
+      timeoutMs: 180_000,
+    });
     expect(res.code, res.stdout + res.stderr).toBe(1);
     const report = readReport(join(cwd, 'report'));
     expect(report.summary.passed).toBeGreaterThan(30);
@@ -69,11 +88,17 @@ describe.skipIf(process.platform === 'win32')('a stage that cannot run still lea
   it('ratelimit with a crashing k6: the estimate stands, the proof is recorded as not tested', async () => {
     const cwd = work();
     const k6 = brokenK6('exit 107');
-    const res = await runCli(['ratelimit', '--report-dir', 'report'], { cwd, env: { K6_BINARY: k6 }, timeoutMs: 120_000 });
+    const res = await runCli(['ratelimit', '--report-dir', 'report'], {
+      cwd,
+      env: { K6_BINARY: k6 },
+      timeoutMs: 120_000,
+    });
     expect(res.code, res.stdout + res.stderr).toBe(1);
     const report = readReport(join(cwd, 'report'));
     expect(report.rate_limit?.recommendation).not.toBeNull();
     expect(report.rate_limit?.proof).toBeNull();
-    expect(report.untested).toEqual([{ stage: 'rate_limit', reason: 'proof run did not complete: k6 crashed (exit 107: the script threw)' }]);
+    expect(report.untested).toEqual([
+      { stage: 'rate_limit', reason: 'proof run did not complete: k6 crashed (exit 107: the script threw)' },
+    ]);
   }, 180_000);
 });

@@ -17,10 +17,17 @@ describe('the bin', () => {
     mkdirSync(join(root, 'dist'));
     copyFileSync(resolve('bin/ces-harness.js'), join(root, 'bin/ces-harness.js'));
     writeFileSync(join(root, 'package.json'), '{"type":"module"}');
-    writeFileSync(join(root, 'dist/cli.js'), 'export async function main() { setInterval(() => {}, 1000); return 3; }\n');
+    writeFileSync(
+      join(root, 'dist/cli.js'),
+      'export async function main() { setInterval(() => {}, 1000); return 3; }\n',
+    );
     const started = Date.now();
     // Bounded: without the guard the stand-in runs until this timeout kills it.
-    const run = spawnSync(process.execPath, [join(root, 'bin/ces-harness.js')], { timeout: 20_000, env: { PATH: process.env['PATH'], CES_DEBUG: '1' }, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [join(root, 'bin/ces-harness.js')], {
+      timeout: 20_000,
+      env: { PATH: process.env['PATH'], CES_DEBUG: '1' },
+      encoding: 'utf8',
+    });
     expect(run.signal, 'killed by the test timeout: the bin never exited').toBeNull();
     expect(run.status).toBe(3);
     expect(run.stderr).toMatch(/exiting with handles still open: .*Timeout/);

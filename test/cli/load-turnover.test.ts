@@ -15,8 +15,12 @@ const work = () => mkdtempSync(join(tmpdir(), 'ces-turnover-'));
 const K6_ENV = k6 ? { K6_BINARY: k6.path } : {};
 
 const readReport = (dir: string) => JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as Report;
-const turnovers = (report: Report) => report.load!.scenarios.reduce((n, s) => n + Number(s.extra?.['token_turnovers'] ?? 0), 0);
-const failed = (report: Report) => report.load!.scenarios.flatMap((s) => s.thresholds.filter((t) => !t.ok).map((t) => `${s.scenario}: ${t.metric} ${t.expression}`));
+const turnovers = (report: Report) =>
+  report.load!.scenarios.reduce((n, s) => n + Number(s.extra?.['token_turnovers'] ?? 0), 0);
+const failed = (report: Report) =>
+  report.load!.scenarios.flatMap((s) =>
+    s.thresholds.filter((t) => !t.ok).map((t) => `${s.scenario}: ${t.metric} ${t.expression}`),
+  );
 
 describe.skipIf(!k6)('load while tokens turn over', () => {
   const started: RunningCli[] = [];
@@ -34,18 +38,35 @@ describe.skipIf(!k6)('load while tokens turn over', () => {
     await serve.waitFor(/"base_url".*\n/);
     const line = JSON.parse(serve.stdout().split('\n')[0]!) as Record<string, string>;
     const dir = join(work(), 'report');
-    const res = await runCli(['load', '--token-lifetime', '30', '--base-url', line['base_url']!, '--ca', line['ca_file']!, '--report-dir', dir], {
-      cwd: work(),
-      env: { ...K6_ENV, CES_CLIENT_ID: line['client_id']!, CES_CLIENT_SECRET: line['client_secret']! },
-      timeoutMs: 200_000,
-    });
+    const res = await runCli(
+      [
+        'load',
+        '--token-lifetime',
+        '30',
+        '--base-url',
+        line['base_url']!,
+        '--ca',
+        line['ca_file']!,
+        '--report-dir',
+        dir,
+      ],
+      {
+        cwd: work(),
+        env: { ...K6_ENV, CES_CLIENT_ID: line['client_id']!, CES_CLIENT_SECRET: line['client_secret']! },
+        timeoutMs: 200_000,
+      },
+    );
     expect(res.code, res.stdout + res.stderr).toBe(0);
     expect(failed(readReport(dir))).toEqual([]);
   }, 240_000);
 
   it('passes with tokens of 10 s, which turn over mid-scenario', async () => {
     const dir = join(work(), 'report');
-    const res = await runCli(['load', '--token-lifetime', '10', '--report-dir', dir], { cwd: work(), env: K6_ENV, timeoutMs: 200_000 });
+    const res = await runCli(['load', '--token-lifetime', '10', '--report-dir', dir], {
+      cwd: work(),
+      env: K6_ENV,
+      timeoutMs: 200_000,
+    });
     expect(res.code, res.stdout + res.stderr).toBe(0);
     const report = readReport(dir);
     expect(failed(report)).toEqual([]);
@@ -55,13 +76,15 @@ describe.skipIf(!k6)('load while tokens turn over', () => {
 
   it('fails when the service refuses tokens well before their expires_at (expires-early)', async () => {
     const dir = join(work(), 'report');
-    const res = await runCli(['load', '--token-lifetime', '10', '--scenario', 'throughput', '--fault', 'expires-early', '--report-dir', dir], {
-      cwd: work(),
-      env: K6_ENV,
-      timeoutMs: 120_000,
-    });
+    const res = await runCli(
+      ['load', '--token-lifetime', '10', '--scenario', 'throughput', '--fault', 'expires-early', '--report-dir', dir],
+      {
+        cwd: work(),
+        env: K6_ENV,
+        timeoutMs: 120_000,
+      },
+    );
     expect(res.code).toBe(1);
     expect(res.stdout).toMatch(/✗ fail\s+k6 throughput .*thresholds failed: .*token_refused_before_expiry count==0/);
   }, 180_000);
 });
-

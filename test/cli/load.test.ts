@@ -19,7 +19,12 @@ describe.skipIf(!k6)('ces-harness load against the built-in emulator', () => {
     const res = await runCli(['load', '--report-dir', dir], { cwd: work(), env: K6_ENV, timeoutMs: 240_000 });
     expect(res.code, res.stdout + res.stderr).toBe(0);
     const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as Report;
-    expect(report.load?.scenarios.map((s) => s.scenario).sort()).toEqual(['rate-limit', 'throughput', 'tls', 'token-lifecycle']);
+    expect(report.load?.scenarios.map((s) => s.scenario).sort()).toEqual([
+      'rate-limit',
+      'throughput',
+      'tls',
+      'token-lifecycle',
+    ]);
     expect(report.load?.ok).toBe(true);
     expect(report.verdict).toBe('pass');
     for (const s of report.load!.scenarios) expect(s.requests).toBeGreaterThan(0);
@@ -45,7 +50,10 @@ describe.skipIf(!k6)('ces-harness load against the built-in emulator', () => {
 
   it('exits 1 naming the failed threshold when the emulator rotates tokens', async () => {
     const dir = join(work(), 'report');
-    const res = await runCli(['load', '--scenario', 'token-lifecycle', '--fault', 'token-rotates', '--report-dir', dir], { cwd: work(), env: K6_ENV, timeoutMs: 120_000 });
+    const res = await runCli(
+      ['load', '--scenario', 'token-lifecycle', '--fault', 'token-rotates', '--report-dir', dir],
+      { cwd: work(), env: K6_ENV, timeoutMs: 120_000 },
+    );
     expect(res.code).toBe(1);
     expect(res.stdout).toMatch(/✗ fail\s+k6 token-lifecycle .*thresholds failed: .*token_changed_before_expiry/);
     const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as Report;
@@ -56,7 +64,9 @@ describe.skipIf(!k6)('ces-harness load against the built-in emulator', () => {
   it('an unknown scenario is a usage error before anything starts', async () => {
     const res = await runCli(['load', '--scenario', 'soak'], { cwd: work(), env: K6_ENV });
     expect(res.code).toBe(2);
-    expect(res.stderr.trim()).toMatch(/^ces-harness: unknown scenario soak; known: token-lifecycle, tls, rate-limit, throughput$/);
+    expect(res.stderr.trim()).toMatch(
+      /^ces-harness: unknown scenario soak; known: token-lifecycle, tls, rate-limit, throughput$/,
+    );
   });
 });
 

@@ -19,13 +19,23 @@ const pki = createTestPki({ commonName: 'https://evil.example/cert' });
 let server: RefusingServer;
 beforeAll(async () => {
   // A backtick in the description breaks out of the harness's own `quote` of the body.
-  server = await startRefusingServer(pki, JSON.stringify({ error: 'invalid_client', error_description: 'see https://evil.example/x, `https://evil.example/y` or www.evil.example; mail admin@evil.example' }));
+  server = await startRefusingServer(
+    pki,
+    JSON.stringify({
+      error: 'invalid_client',
+      error_description:
+        'see https://evil.example/x, `https://evil.example/y` or www.evil.example; mail admin@evil.example',
+    }),
+  );
 });
 afterAll(async () => server?.close());
 
 /** A config of the given environments (name → base URL), trusting ca.pem. */
 function configOf(environments: Record<string, string>): string {
-  const envs = Object.entries(environments).map(([name, url]) => `  ${name}:\n    base_url: ${url}\n    client_id: \${CES_CLIENT_ID}\n    client_secret: \${CES_CLIENT_SECRET}\n    ca_file: ca.pem\n`);
+  const envs = Object.entries(environments).map(
+    ([name, url]) =>
+      `  ${name}:\n    base_url: ${url}\n    client_id: \${CES_CLIENT_ID}\n    client_secret: \${CES_CLIENT_SECRET}\n    ca_file: ca.pem\n`,
+  );
   return `environments:\n${envs.join('')}`;
 }
 
@@ -38,27 +48,37 @@ function project(config?: string): string {
 }
 
 describe('wrong input: exit 2, one line, no request', () => {
-  const cases: Array<{ name: string; args: string[] | ((url: string) => string[]); config?: (url: string) => string; line: (url: string, cwd: string) => string | RegExp }> = [
+  const cases: Array<{
+    name: string;
+    args: string[] | ((url: string) => string[]);
+    config?: (url: string) => string;
+    line: (url: string, cwd: string) => string | RegExp;
+  }> = [
     {
       name: '--base-url with a query',
       args: (url) => ['check', '--base-url', `${url}/?q=1`, '--ca', 'ca.pem'],
-      line: (url) => `ces-harness: --base-url ${url}/ has a query (?…) after it; give the service's base URL alone, like https://sandbox.example.test/ces`,
+      line: (url) =>
+        `ces-harness: --base-url ${url}/ has a query (?…) after it; give the service's base URL alone, like https://sandbox.example.test/ces`,
     },
     {
       name: '--base-url with a fragment',
       args: (url) => ['check', '--base-url', `${url}/#frag`, '--ca', 'ca.pem'],
-      line: (url) => `ces-harness: --base-url ${url}/ has a fragment (#…) after it; give the service's base URL alone, like https://sandbox.example.test/ces`,
+      line: (url) =>
+        `ces-harness: --base-url ${url}/ has a fragment (#…) after it; give the service's base URL alone, like https://sandbox.example.test/ces`,
     },
     {
       name: 'k8s --base-url with a query',
       args: (url) => ['k8s', '--base-url', `${url}?`, '--out-dir', 'manifests'],
-      line: (url) => `ces-harness: --base-url ${url} has a query (?…) after it; give the service's base URL alone, like https://sandbox.example.test/ces`,
+      line: (url) =>
+        `ces-harness: --base-url ${url} has a query (?…) after it; give the service's base URL alone, like https://sandbox.example.test/ces`,
     },
     {
       name: 'base_url in the config with a query',
       args: ['check'],
-      config: (url) => `environments:\n  sandbox:\n    base_url: ${url}/ces?key=k\n    client_id: x\n    client_secret: \${CES_CLIENT_SECRET}\n`,
-      line: (url) => `ces-harness: environments.sandbox.base_url ${url}/ces has a query (?…) after it; give the service's base URL alone, like https://sandbox.example.test/ces`,
+      config: (url) =>
+        `environments:\n  sandbox:\n    base_url: ${url}/ces?key=k\n    client_id: x\n    client_secret: \${CES_CLIENT_SECRET}\n`,
+      line: (url) =>
+        `ces-harness: environments.sandbox.base_url ${url}/ces has a query (?…) after it; give the service's base URL alone, like https://sandbox.example.test/ces`,
     },
     {
       name: 'sandbox and production on one URL (case, default port and trailing slash aside)',
@@ -67,26 +87,38 @@ describe('wrong input: exit 2, one line, no request', () => {
         'environments:\n' +
         '  sandbox:\n    base_url: https://CES.example.test:443/api/\n    client_id: x\n    client_secret: ${CES_CLIENT_SECRET}\n' +
         '  production:\n    base_url: https://ces.example.test/api\n    client_id: y\n    client_secret: ${CES_CLIENT_SECRET}\n',
-      line: () => 'ces-harness: environments sandbox and production have the same base URL (https://ces.example.test/api), so they are one service and cannot be tested apart; give each environment its own base URL',
+      line: () =>
+        'ces-harness: environments sandbox and production have the same base URL (https://ces.example.test/api), so they are one service and cannot be tested apart; give each environment its own base URL',
     },
     {
       name: 'ratelimit of a "sandbox" that is production',
       args: ['ratelimit'],
       // The sandbox given production's URL (with a trailing slash), as a copy-paste mistake would.
       config: (url) => configOf({ sandbox: `${url}/`, production: url }),
-      line: (url) => `ces-harness: environments sandbox and production have the same base URL (${url}), so they are one service and cannot be tested apart; give each environment its own base URL`,
+      line: (url) =>
+        `ces-harness: environments sandbox and production have the same base URL (${url}), so they are one service and cannot be tested apart; give each environment its own base URL`,
     },
     {
       name: 'an alias to no anchor',
       args: ['check'],
       config: () => 'environments:\n  sandbox:\n    base_url: *b\n',
-      line: (_url, cwd) => `ces-harness: config ${cwd}/ces-harness.yaml: line 3, column 15: an alias (*name) with no anchor (&name) before it; define the anchor first, or write the value out`,
+      line: (_url, cwd) =>
+        `ces-harness: config ${cwd}/ces-harness.yaml: line 3, column 15: an alias (*name) with no anchor (&name) before it; define the anchor first, or write the value out`,
     },
     {
       name: 'an alias bomb',
       args: ['check'],
-      config: () => ['a: &a [x, x, x, x, x, x, x, x, x]', 'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]', 'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]', 'd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]', 'e: [*d, *d, *d, *d, *d, *d, *d, *d, *d]', ''].join('\n'),
-      line: (_url, cwd) => `ces-harness: config ${cwd}/ces-harness.yaml: line 4, column 8: aliases that expand to too many nodes (a "billion laughs" bomb?); write the values out, or use fewer nested aliases`,
+      config: () =>
+        [
+          'a: &a [x, x, x, x, x, x, x, x, x]',
+          'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]',
+          'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]',
+          'd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]',
+          'e: [*d, *d, *d, *d, *d, *d, *d, *d, *d]',
+          '',
+        ].join('\n'),
+      line: (_url, cwd) =>
+        `ces-harness: config ${cwd}/ces-harness.yaml: line 4, column 8: aliases that expand to too many nodes (a "billion laughs" bomb?); write the values out, or use fewer nested aliases`,
     },
   ];
   it.each(cases)('$name', async ({ args, config, line }) => {
@@ -104,8 +136,16 @@ describe('wrong input: exit 2, one line, no request', () => {
 
 describe('a symbolic link where the history or the ledger should be: exit 2, one line, the link target untouched', () => {
   it.each([
-    { flag: '--history', what: 'history', fix: 'point --history (or history: in the config) at another file, or pass --history off' },
-    { flag: '--ledger', what: 'ledger', fix: 'point --ledger (or ledger: in the config) at a file in a folder you can write, or pass --ledger off' },
+    {
+      flag: '--history',
+      what: 'history',
+      fix: 'point --history (or history: in the config) at another file, or pass --history off',
+    },
+    {
+      flag: '--ledger',
+      what: 'ledger',
+      fix: 'point --ledger (or ledger: in the config) at a file in a folder you can write, or pass --ledger off',
+    },
   ])('$flag', async ({ flag, what, fix }) => {
     const cwd = project(configOf({ sandbox: server.url }));
     // Stands for /etc/passwd: a file of someone else's, readable by all (the history's mode check would fire).
@@ -116,7 +156,9 @@ describe('a symbolic link where the history or the ledger should be: exit 2, one
     const other = what === 'history' ? ['--ledger', 'off'] : ['--history', 'off'];
     const res = await runCli(['check', flag, link, ...other, '--report-dir', 'report'], { cwd, env: CREDENTIALS });
     expect(res.code, res.stderr).toBe(2);
-    expect(oneErrorLine(res)).toBe(`ces-harness: ${what}: ${link} is a symbolic link, which the harness does not follow (a write or a chmod would change the file it points to); ${fix}`);
+    expect(oneErrorLine(res)).toBe(
+      `ces-harness: ${what}: ${link} is a symbolic link, which the harness does not follow (a write or a chmod would change the file it points to); ${fix}`,
+    );
     expect(readFileSync(victim, 'utf8')).toBe('root:x:0:0::/root:/bin/sh\n');
     expect(statSync(victim).mode & 0o777).toBe(0o644);
     expect(existsSync(join(cwd, 'report'))).toBe(false);
@@ -126,7 +168,7 @@ describe('a symbolic link where the history or the ledger should be: exit 2, one
 /** The markdown with every code span (a backtick run up to the next run of the same length) taken out. */
 function outsideCodeSpans(md: string): string {
   let out = '';
-  for (let i = 0; i < md.length; ) {
+  for (let i = 0; i < md.length;) {
     if (md[i] === '\\') {
       out += md.slice(i, i + 2);
       i += 2;
@@ -155,7 +197,22 @@ describe('what the service says never becomes a link', () => {
 
   it('report.md has no URL, www. or e-mail address outside a code span; report.html links none of them', async () => {
     const cwd = project();
-    const res = await runCli(['check', '--base-url', server.url, '--ca', 'ca.pem', '--report-dir', 'report', '--ledger', 'off', '--history', 'off'], { cwd, env: CREDENTIALS });
+    const res = await runCli(
+      [
+        'check',
+        '--base-url',
+        server.url,
+        '--ca',
+        'ca.pem',
+        '--report-dir',
+        'report',
+        '--ledger',
+        'off',
+        '--history',
+        'off',
+      ],
+      { cwd, env: CREDENTIALS },
+    );
     expect(res.code, res.stderr).toBe(1);
     const md = readFileSync(join(cwd, 'report', 'report.md'), 'utf8');
     // The service's words are there, quoted; and the certificate's name.

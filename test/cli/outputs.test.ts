@@ -26,7 +26,10 @@ function expectOneLine(res: CliResult, line: RegExp): void {
   expect(res.code, res.stdout + res.stderr).toBe(2);
   // Nothing ran: no check result, no summary.
   expect(res.stdout).toBe('');
-  const lines = res.stderr.trim().split('\n').filter((l) => !l.startsWith('no target configured'));
+  const lines = res.stderr
+    .trim()
+    .split('\n')
+    .filter((l) => !l.startsWith('no target configured'));
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatch(/^ces-harness: /);
   expect(lines[0]).toMatch(line);
@@ -34,12 +37,24 @@ function expectOneLine(res: CliResult, line: RegExp): void {
 }
 
 /** What the run left in its working folder, besides what the test put there. */
-const leftovers = (cwd: string) => readdirSync(cwd, { recursive: true }).map(String).filter((f) => f !== 'afile' && f !== 'adir').sort();
+const leftovers = (cwd: string) =>
+  readdirSync(cwd, { recursive: true })
+    .map(String)
+    .filter((f) => f !== 'afile' && f !== 'adir')
+    .sort();
 
 describe('files the user names: only regular files, never read past a size cap', () => {
   const cases: Array<{ name: string; args: (cwd: string) => string[]; line: RegExp }> = [
-    { name: '--ca /dev/zero (read until out of memory before)', args: () => ['check', '--ca', '/dev/zero'], line: /--ca: \/dev\/zero is a device, not a file; give the CA certificate in PEM form$/ },
-    { name: '--ca a folder', args: (cwd) => ['check', '--ca', join(cwd, 'adir')], line: /--ca: .*adir is a folder, not a file/ },
+    {
+      name: '--ca /dev/zero (read until out of memory before)',
+      args: () => ['check', '--ca', '/dev/zero'],
+      line: /--ca: \/dev\/zero is a device, not a file; give the CA certificate in PEM form$/,
+    },
+    {
+      name: '--ca a folder',
+      args: (cwd) => ['check', '--ca', join(cwd, 'adir')],
+      line: /--ca: .*adir is a folder, not a file/,
+    },
     {
       name: '--ca a 64 MiB file',
       args: (cwd) => {
@@ -49,7 +64,11 @@ describe('files the user names: only regular files, never read past a size cap',
       },
       line: /--ca: .*afile is larger than 4 MiB, too large to be the right file/,
     },
-    { name: '--config /dev/zero', args: () => ['check', '--config', '/dev/zero'], line: /config: \/dev\/zero is a device, not a file; check the --config path$/ },
+    {
+      name: '--config /dev/zero',
+      args: () => ['check', '--config', '/dev/zero'],
+      line: /config: \/dev\/zero is a device, not a file; check the --config path$/,
+    },
     {
       name: '--config a FIFO (blocked forever before)',
       args: (cwd) => {
@@ -59,7 +78,11 @@ describe('files the user names: only regular files, never read past a size cap',
       line: /config: .*fifo is a pipe, not a file/,
     },
     // The report folder is checked (and made) first; a config error after it takes it away again.
-    { name: '--config /dev/zero with a new --report-dir', args: () => ['check', '--report-dir', 'new/report', '--config', '/dev/zero'], line: /config: \/dev\/zero is a device/ },
+    {
+      name: '--config /dev/zero with a new --report-dir',
+      args: () => ['check', '--report-dir', 'new/report', '--config', '/dev/zero'],
+      line: /config: \/dev\/zero is a device/,
+    },
   ];
 
   it.each(cases)('$name → exit 2, one line', async ({ args, line }) => {
@@ -73,10 +96,26 @@ describe('files the user names: only regular files, never read past a size cap',
 describe('output places are checked before the first request', () => {
   const cases: Array<{ name: string; args: (cwd: string) => string[]; line: RegExp }> = [
     // Node's recursive mkdir never returns for a path under /proc: it spun at 85 % CPU, deaf to SIGTERM.
-    { name: '--report-dir /proc/x', args: () => ['check', '--report-dir', '/proc/x'], line: /^ces-harness: --report-dir \/proc\/x: cannot create \/proc\/x \(.*(ENOENT|EACCES)\); give a folder you can write to$/ },
-    { name: '--report-dir where even root may not write (/sys)', args: () => ['check', '--report-dir', '/sys/x'], line: /--report-dir \/sys\/x: cannot create \/sys\/x \((not permitted, EPERM|permission denied, EACCES)\)/ },
-    { name: '--report-dir a file', args: () => ['check', '--report-dir', 'afile'], line: /--report-dir .*\/afile: is a file, not a folder; give a folder you can write to$/ },
-    { name: '--report-dir under a file', args: () => ['check', '--report-dir', 'afile/report'], line: /--report-dir .*\/afile\/report: .*\/afile is a file, not a folder/ },
+    {
+      name: '--report-dir /proc/x',
+      args: () => ['check', '--report-dir', '/proc/x'],
+      line: /^ces-harness: --report-dir \/proc\/x: cannot create \/proc\/x \(.*(ENOENT|EACCES)\); give a folder you can write to$/,
+    },
+    {
+      name: '--report-dir where even root may not write (/sys)',
+      args: () => ['check', '--report-dir', '/sys/x'],
+      line: /--report-dir \/sys\/x: cannot create \/sys\/x \((not permitted, EPERM|permission denied, EACCES)\)/,
+    },
+    {
+      name: '--report-dir a file',
+      args: () => ['check', '--report-dir', 'afile'],
+      line: /--report-dir .*\/afile: is a file, not a folder; give a folder you can write to$/,
+    },
+    {
+      name: '--report-dir under a file',
+      args: () => ['check', '--report-dir', 'afile/report'],
+      line: /--report-dir .*\/afile\/report: .*\/afile is a file, not a folder/,
+    },
     {
       name: 'the default reports/ folder is a file',
       args: (cwd) => {
@@ -85,9 +124,21 @@ describe('output places are checked before the first request', () => {
       },
       line: /report folder .*\/reports: is a file, not a folder; run from a folder you can write to, or pass --report-dir DIR$/,
     },
-    { name: 'serve --tls-dir a file', args: () => ['serve', '--port', '0', '--tls-dir', 'afile'], line: /--tls-dir .*\/afile: is a file, not a folder; give a folder you can write to, or leave --tls-dir out/ },
-    { name: 'serve --tls-dir under a file', args: () => ['serve', '--port', '0', '--tls-dir', 'afile/tls'], line: /--tls-dir .*\/afile\/tls: .*\/afile is a file, not a folder/ },
-    { name: 'k8s --out-dir a file', args: () => ['k8s', '--base-url', 'https://ces.example.test', '--out-dir', 'afile'], line: /--out-dir .*\/afile: is a file, not a folder; give a folder you can write to$/ },
+    {
+      name: 'serve --tls-dir a file',
+      args: () => ['serve', '--port', '0', '--tls-dir', 'afile'],
+      line: /--tls-dir .*\/afile: is a file, not a folder; give a folder you can write to, or leave --tls-dir out/,
+    },
+    {
+      name: 'serve --tls-dir under a file',
+      args: () => ['serve', '--port', '0', '--tls-dir', 'afile/tls'],
+      line: /--tls-dir .*\/afile\/tls: .*\/afile is a file, not a folder/,
+    },
+    {
+      name: 'k8s --out-dir a file',
+      args: () => ['k8s', '--base-url', 'https://ces.example.test', '--out-dir', 'afile'],
+      line: /--out-dir .*\/afile: is a file, not a folder; give a folder you can write to$/,
+    },
   ];
 
   it.each(cases)('$name → exit 2, one line, nothing run', async ({ args, line }) => {
@@ -106,15 +157,30 @@ describe('the ledger against a real target', () => {
   afterAll(async () => emulator.close());
 
   const cases: Array<{ name: string; ledger: string; line: RegExp }> = [
-    { name: 'a folder', ledger: 'adir', line: /ledger: .*\/adir is a folder, not a file; point --ledger \(or ledger: in the config\) at a file in a folder you can write, or pass --ledger off$/ },
-    { name: 'under a file', ledger: 'afile/ledger.json', line: /ledger .*\/afile\/ledger\.json: .*\/afile is a file, not a folder; point --ledger/ },
-    { name: 'under /proc', ledger: '/proc/x/ledger.json', line: /ledger \/proc\/x\/ledger\.json: cannot create \/proc\/x/ },
+    {
+      name: 'a folder',
+      ledger: 'adir',
+      line: /ledger: .*\/adir is a folder, not a file; point --ledger \(or ledger: in the config\) at a file in a folder you can write, or pass --ledger off$/,
+    },
+    {
+      name: 'under a file',
+      ledger: 'afile/ledger.json',
+      line: /ledger .*\/afile\/ledger\.json: .*\/afile is a file, not a folder; point --ledger/,
+    },
+    {
+      name: 'under /proc',
+      ledger: '/proc/x/ledger.json',
+      line: /ledger \/proc\/x\/ledger\.json: cannot create \/proc\/x/,
+    },
   ];
 
   it.each(cases)('--ledger $name → exit 2 before any check, no temp file left', async ({ ledger, line }) => {
     const cwd = work();
     const env = { CES_CLIENT_ID: emulator.credentials.clientId, CES_CLIENT_SECRET: emulator.credentials.clientSecret };
-    const res = await runCli(['check', '--base-url', emulator.url, '--ca', emulator.caFile, '--ledger', ledger, '--report-dir', 'report'], { cwd, env, timeoutMs: 30_000 });
+    const res = await runCli(
+      ['check', '--base-url', emulator.url, '--ca', emulator.caFile, '--ledger', ledger, '--report-dir', 'report'],
+      { cwd, env, timeoutMs: 30_000 },
+    );
     expectOneLine(res, line);
     // Neither the report folder made by the up-front check nor a ledger temp file (it holds whole tokens).
     expect(leftovers(cwd)).toEqual([]);
@@ -132,6 +198,11 @@ describe('serve on a busy port', () => {
   it('is exit 2 with one line naming the port and the fix', async () => {
     const port = (busy.address() as AddressInfo).port;
     const res = await runCli(['serve', '--port', String(port)], { cwd: work(), timeoutMs: 20_000 });
-    expectOneLine(res, new RegExp(`^ces-harness: port ${port} on 127\\.0\\.0\\.1 is in use; pick another with --port, or --port 0 for a free one$`));
+    expectOneLine(
+      res,
+      new RegExp(
+        `^ces-harness: port ${port} on 127\\.0\\.0\\.1 is in use; pick another with --port, or --port 0 for a free one$`,
+      ),
+    );
   });
 });

@@ -27,39 +27,42 @@ describe('prepareTarget with no target configured', () => {
   it.each([
     ['no flags', {}, EMBEDDED.tokenLifetimeS, EMBEDDED.expiryWaitS],
     ['--token-lifetime 5 --expiry-wait 9', { 'token-lifetime': 5, 'expiry-wait': 9 }, 5, 9],
-  ] as const)('%s: the settings the checks get are the lifetime the emulator hands out', async (_, flags, lifetimeS, expiryWaitS) => {
-    const cwd = process.cwd();
-    const empty = await mkdtemp(join(tmpdir(), 'ces-prepare-'));
-    process.chdir(empty);
-    const redactor = new Redactor();
-    let prepared: PreparedTarget;
-    try {
-      prepared = await prepareTarget(flags, redactor, quiet());
-    } finally {
-      process.chdir(cwd);
-    }
-    opened.push(prepared);
-    const { settings } = prepared;
-    expect(settings.target.emulated).toBe(true);
-    expect(settings.others.map((o) => o.environment)).toEqual(['production']);
-    expect(settings.expect.tokenLifetimeS).toBe(lifetimeS);
-    expect(settings.expect.expiryWaitS).toBe(expiryWaitS);
-    expect(settings.rateLimit.recoveryWaitS).toBe(EMBEDDED.recoveryWaitS);
-    expect(prepared.ledger.path).toBeNull();
+  ] as const)(
+    '%s: the settings the checks get are the lifetime the emulator hands out',
+    async (_, flags, lifetimeS, expiryWaitS) => {
+      const cwd = process.cwd();
+      const empty = await mkdtemp(join(tmpdir(), 'ces-prepare-'));
+      process.chdir(empty);
+      const redactor = new Redactor();
+      let prepared: PreparedTarget;
+      try {
+        prepared = await prepareTarget(flags, redactor, quiet());
+      } finally {
+        process.chdir(cwd);
+      }
+      opened.push(prepared);
+      const { settings } = prepared;
+      expect(settings.target.emulated).toBe(true);
+      expect(settings.others.map((o) => o.environment)).toEqual(['production']);
+      expect(settings.expect.tokenLifetimeS).toBe(lifetimeS);
+      expect(settings.expect.expiryWaitS).toBe(expiryWaitS);
+      expect(settings.rateLimit.recoveryWaitS).toBe(EMBEDDED.recoveryWaitS);
+      expect(prepared.ledger.path).toBeNull();
 
-    const http = new ServiceClient(settings.target, { redactor });
-    try {
-      const before = Date.now() / 1000;
-      const { issued } = await http.issueToken();
-      const expiresAt = epochSeconds(issued?.expiresAt);
-      expect(expiresAt).toBeDefined();
-      // expires_at counts whole seconds: within a second and a bit of the lifetime promised.
-      expect(Math.abs(expiresAt! - before - lifetimeS)).toBeLessThanOrEqual(1.5);
-    } finally {
-      await http.close();
-    }
-    await rm(empty, { recursive: true, force: true });
-  });
+      const http = new ServiceClient(settings.target, { redactor });
+      try {
+        const before = Date.now() / 1000;
+        const { issued } = await http.issueToken();
+        const expiresAt = epochSeconds(issued?.expiresAt);
+        expect(expiresAt).toBeDefined();
+        // expires_at counts whole seconds: within a second and a bit of the lifetime promised.
+        expect(Math.abs(expiresAt! - before - lifetimeS)).toBeLessThanOrEqual(1.5);
+      } finally {
+        await http.close();
+      }
+      await rm(empty, { recursive: true, force: true });
+    },
+  );
 });
 
 describe('targetJob and the stop signals', () => {
@@ -70,7 +73,9 @@ describe('targetJob and the stop signals', () => {
     const config = join(dir, 'bad.yaml');
     await writeFile(config, 'environments: [not, a, mapping]\n');
     const before = listening();
-    const err = await targetJob({ config, 'report-dir': join(dir, 'reports'), 'no-color': true }, {}).catch((e: unknown) => e);
+    const err = await targetJob({ config, 'report-dir': join(dir, 'reports'), 'no-color': true }, {}).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(HarnessError);
     expect((err as HarnessError).exitCode).toBe(2);
     expect(listening()).toEqual(before);

@@ -30,7 +30,13 @@ function counter(): { seen: Seen; observe: (o: Observed) => void; reset(): void 
     }
     const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
     // Valid: a token this emulator issued, and the call was let in (not 401/403).
-    if (req.path.startsWith('/v1/') && bearer !== undefined && issued.has(bearer) && reply.status !== 401 && reply.status !== 403) {
+    if (
+      req.path.startsWith('/v1/') &&
+      bearer !== undefined &&
+      issued.has(bearer) &&
+      reply.status !== 401 &&
+      reply.status !== 403
+    ) {
       seen.accepted.push({ path: req.path, body: req.body.length ? JSON.parse(req.body.toString()) : undefined });
     }
   };
@@ -77,37 +83,55 @@ describe('production is read-only by default', () => {
     { command: 'run', args: ['--duration', '1'], code: [0, 1] },
     { command: 'load', args: ['--duration', '1'], code: [2] },
     { command: 'ratelimit', args: [], code: [2] },
-  ])('$command sends no authenticated business call, and lists every request it sent', async ({ command, args, code }) => {
-    const reportDir = join(dir, `r-${command}`);
-    const res = await runCli([command, '--config', config('plain'), '--report-dir', reportDir, ...args], { cwd: dir, env: env(), timeoutMs: 120_000 });
-    expect(code, res.stdout + res.stderr).toContain(res.code);
-    expect(seen.accepted).toEqual([]);
-    if (res.code === 2) {
-      // Refused before the first request.
-      expect(seen.requests).toEqual([]);
-      return;
-    }
-    const r = report(reportDir);
-    // The audit trail is exactly what arrived: the same requests, as many of each.
-    // …and the plain-text one of tls.no-plain-http, which a TLS-only service never reads as a request.
-    const plain = r.production!.requests.filter((q) => q.plain_text);
-    expect(plain.map((q) => `${q.method} ${q.path} ${q.auth}`)).toEqual(['POST /tokens/health_check none']);
-    expect(r.production?.sent).toBe(seen.requests.length + 1);
-    expect(r.production?.requests.filter((q) => !q.plain_text).map((q) => `${q.method} ${q.path}`).sort()).toEqual([...seen.requests].sort());
-    expectReadOnlyAudit(r);
-    expect(JSON.stringify(r.production)).not.toContain(emulator.credentials.clientSecret);
-    const accepted = r.checks.find((c) => c.id === 'business.valid-token-accepted');
-    expect(accepted?.status).toBe('skip');
-    expect(accepted?.message).toMatch(/^not tested on production \(business\.evaluation\.production, business\.ach_transactions\.production are not allowed/);
-    const md = readFileSync(join(reportDir, 'report.md'), 'utf8');
-    expect(md).toContain(`This run sent ${seen.requests.length + 1} requests to production`);
-    expect(readFileSync(join(reportDir, 'report.html'), 'utf8')).toContain('id="production"');
-  });
+  ])(
+    '$command sends no authenticated business call, and lists every request it sent',
+    async ({ command, args, code }) => {
+      const reportDir = join(dir, `r-${command}`);
+      const res = await runCli([command, '--config', config('plain'), '--report-dir', reportDir, ...args], {
+        cwd: dir,
+        env: env(),
+        timeoutMs: 120_000,
+      });
+      expect(code, res.stdout + res.stderr).toContain(res.code);
+      expect(seen.accepted).toEqual([]);
+      if (res.code === 2) {
+        // Refused before the first request.
+        expect(seen.requests).toEqual([]);
+        return;
+      }
+      const r = report(reportDir);
+      // The audit trail is exactly what arrived: the same requests, as many of each.
+      // …and the plain-text one of tls.no-plain-http, which a TLS-only service never reads as a request.
+      const plain = r.production!.requests.filter((q) => q.plain_text);
+      expect(plain.map((q) => `${q.method} ${q.path} ${q.auth}`)).toEqual(['POST /tokens/health_check none']);
+      expect(r.production?.sent).toBe(seen.requests.length + 1);
+      expect(
+        r.production?.requests
+          .filter((q) => !q.plain_text)
+          .map((q) => `${q.method} ${q.path}`)
+          .sort(),
+      ).toEqual([...seen.requests].sort());
+      expectReadOnlyAudit(r);
+      expect(JSON.stringify(r.production)).not.toContain(emulator.credentials.clientSecret);
+      const accepted = r.checks.find((c) => c.id === 'business.valid-token-accepted');
+      expect(accepted?.status).toBe('skip');
+      expect(accepted?.message).toMatch(
+        /^not tested on production \(business\.evaluation\.production, business\.ach_transactions\.production are not allowed/,
+      );
+      const md = readFileSync(join(reportDir, 'report.md'), 'utf8');
+      expect(md).toContain(`This run sent ${seen.requests.length + 1} requests to production`);
+      expect(readFileSync(join(reportDir, 'report.html'), 'utf8')).toContain('id="production"');
+    },
+  );
 
   it('with business.evaluation.production allowed, only /v1/evaluation gets valid-token calls, with the production payload', async () => {
     const reportDir = join(dir, 'r-optin');
     const allow = `    production: { allow: true, method: POST, body: ${JSON.stringify(PRODUCTION_BODY)} }\n`;
-    const res = await runCli(['check', '--config', config('optin', allow), '--report-dir', reportDir], { cwd: dir, env: env(), timeoutMs: 120_000 });
+    const res = await runCli(['check', '--config', config('optin', allow), '--report-dir', reportDir], {
+      cwd: dir,
+      env: env(),
+      timeoutMs: 120_000,
+    });
     expect([0, 1], res.stdout + res.stderr).toContain(res.code);
     expect(seen.accepted.length).toBeGreaterThan(0);
     expect(seen.accepted).toEqual(seen.accepted.map(() => ({ path: '/v1/evaluation', body: PRODUCTION_BODY })));
@@ -120,7 +144,10 @@ describe('production is read-only by default', () => {
 
   it('never exceeds production.max_requests: what remains is not tested', async () => {
     const reportDir = join(dir, 'r-budget');
-    const res = await runCli(['check', '--config', config('budget', 'production:\n  max_requests: 5\n'), '--report-dir', reportDir], { cwd: dir, env: env(), timeoutMs: 120_000 });
+    const res = await runCli(
+      ['check', '--config', config('budget', 'production:\n  max_requests: 5\n'), '--report-dir', reportDir],
+      { cwd: dir, env: env(), timeoutMs: 120_000 },
+    );
     expect(res.code, res.stdout + res.stderr).toBe(1);
     const r = report(reportDir);
     expect(r.production).toMatchObject({ max_requests: 5, sent: 5, budget_reached: true });
@@ -132,9 +159,20 @@ describe('production is read-only by default', () => {
   it('--allow-production-load does not open a business endpoint production does not allow (load, ratelimit, k8s)', async () => {
     const file = config('flag', 'rate_limit:\n  endpoint: business.evaluation\n');
     for (const command of ['load', 'ratelimit', 'k8s']) {
-      const res = await runCli([command, '--config', file, '--allow-production-load', ...(command === 'k8s' ? ['--out-dir', join(dir, 'k8s')] : [])], { cwd: dir, env: env() });
+      const res = await runCli(
+        [
+          command,
+          '--config',
+          file,
+          '--allow-production-load',
+          ...(command === 'k8s' ? ['--out-dir', join(dir, 'k8s')] : []),
+        ],
+        { cwd: dir, env: env() },
+      );
       expect(res.code, `${command}: ${res.stdout}${res.stderr}`).toBe(2);
-      expect(res.stderr).toMatch(/against production calls \/v1\/evaluation.* with valid tokens; business\.evaluation\.production/);
+      expect(res.stderr).toMatch(
+        /against production calls \/v1\/evaluation.* with valid tokens; business\.evaluation\.production/,
+      );
     }
     expect(seen.requests).toEqual([]);
   });
@@ -142,7 +180,25 @@ describe('production is read-only by default', () => {
   it('load with --allow-production-load and both endpoints allowed: k6 sends the production payload, and its count is in the audit', async () => {
     const reportDir = join(dir, 'r-load');
     const allow = `    production: { allow: true, body: ${JSON.stringify(PRODUCTION_BODY)} }\n  ach_transactions:\n    production: { allow: true, body: ${JSON.stringify(PRODUCTION_BODY)} }\n`;
-    const res = await runCli(['load', '--config', config('load', allow), '--allow-production-load', '--scenario', 'throughput', '--duration', '2', '--rate', '2', '--vus', '1', '--report-dir', reportDir], { cwd: dir, env: env(), timeoutMs: 120_000 });
+    const res = await runCli(
+      [
+        'load',
+        '--config',
+        config('load', allow),
+        '--allow-production-load',
+        '--scenario',
+        'throughput',
+        '--duration',
+        '2',
+        '--rate',
+        '2',
+        '--vus',
+        '1',
+        '--report-dir',
+        reportDir,
+      ],
+      { cwd: dir, env: env(), timeoutMs: 120_000 },
+    );
     expect([0, 1], res.stdout + res.stderr).toContain(res.code);
     expect(seen.accepted.length, res.stdout + res.stderr).toBeGreaterThan(0);
     for (const call of seen.accepted) expect(call.body).toEqual(PRODUCTION_BODY);
@@ -152,8 +208,17 @@ describe('production is read-only by default', () => {
   it('an environment of another name marked production: true is read-only too', async () => {
     const reportDir = join(dir, 'r-marked');
     const file = join(dir, 'marked.yaml');
-    writeFileSync(file, readFileSync(config('plain'), 'utf8').replace('target: production', 'target: live').replace('  production:\n    base_url', '  live:\n    production: true\n    base_url'));
-    const res = await runCli(['check', '--config', file, '--report-dir', reportDir], { cwd: dir, env: env(), timeoutMs: 120_000 });
+    writeFileSync(
+      file,
+      readFileSync(config('plain'), 'utf8')
+        .replace('target: production', 'target: live')
+        .replace('  production:\n    base_url', '  live:\n    production: true\n    base_url'),
+    );
+    const res = await runCli(['check', '--config', file, '--report-dir', reportDir], {
+      cwd: dir,
+      env: env(),
+      timeoutMs: 120_000,
+    });
     expect([0, 1], res.stdout + res.stderr).toContain(res.code);
     expect(seen.accepted).toEqual([]);
     const r = report(reportDir);
@@ -163,7 +228,10 @@ describe('production is read-only by default', () => {
   });
 
   it('a bad production key is exit 2 naming its path, before any request', async () => {
-    const res = await runCli(['check', '--config', config('bad', '    production: { allow: yes, body: {} }\n')], { cwd: dir, env: env() });
+    const res = await runCli(['check', '--config', config('bad', '    production: { allow: yes, body: {} }\n')], {
+      cwd: dir,
+      env: env(),
+    });
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/business\.evaluation\.production\.allow/);
     expect(seen.requests).toEqual([]);

@@ -15,8 +15,16 @@ describe('claimReportDir', () => {
     const parent = work();
     const at = new Date(Date.UTC(2026, 10, 22, 12, 0, 0, 250));
     const later = new Date(at.getTime() + 500);
-    const dirs = [claimReportDir(parent, 'sandbox', at), claimReportDir(parent, 'sandbox', later), claimReportDir(parent, 'sandbox', at)];
-    expect(dirs.map((d) => d.slice(parent.length + 1))).toEqual(['20261122T120000Z-sandbox', '20261122T120000Z-sandbox-2', '20261122T120000Z-sandbox-3']);
+    const dirs = [
+      claimReportDir(parent, 'sandbox', at),
+      claimReportDir(parent, 'sandbox', later),
+      claimReportDir(parent, 'sandbox', at),
+    ];
+    expect(dirs.map((d) => d.slice(parent.length + 1))).toEqual([
+      '20261122T120000Z-sandbox',
+      '20261122T120000Z-sandbox-2',
+      '20261122T120000Z-sandbox-3',
+    ]);
     for (const d of dirs) expect(existsSync(d)).toBe(true);
   });
 
@@ -42,7 +50,10 @@ describe('two runs at once in one folder', () => {
     for (const r of results) expect(r.code, r.stdout + r.stderr).toBe(0);
     const folders = results.map((r) => /^report: (.+)$/m.exec(r.stdout)?.[1]);
     const names = readdirSync(join(cwd, 'reports')).sort();
-    expect(names).toEqual([expect.stringMatching(/^\d{8}T\d{6}Z-sandbox$/), expect.stringMatching(/^\d{8}T\d{6}Z-sandbox-2$/)]);
+    expect(names).toEqual([
+      expect.stringMatching(/^\d{8}T\d{6}Z-sandbox$/),
+      expect.stringMatching(/^\d{8}T\d{6}Z-sandbox-2$/),
+    ]);
     expect(names[1]!.startsWith(names[0]!)).toBe(true);
     expect(folders.map((f) => f!.split('/').at(-1)).sort()).toEqual(names);
     for (const f of folders) expect(JSON.parse(readFileSync(join(f!, 'report.json'), 'utf8')).verdict).toBe('pass');

@@ -9,15 +9,18 @@ import { describe, expect, it } from 'vitest';
 import { startCli } from '../helpers/cli.js';
 
 describe('serve stopped right after its line', () => {
-  it.each(['SIGTERM', 'SIGINT'] as const)('%s: exit 0 every time, its temp certificate folder removed', async (signal) => {
-    for (let i = 0; i < 5; i++) {
-      const serve = startCli(['serve', '--port', '0'], { timeoutMs: 20_000 });
-      await serve.waitFor(/"client_secret":"[^"]*"\}\n/);
-      const { ca_file: caFile } = JSON.parse(serve.stdout().trim()) as { ca_file: string };
-      serve.child.kill(signal);
-      const end = await serve.done;
-      expect(end.code, `start ${i + 1}: ${serve.child.signalCode ?? ''} ${end.stderr}`).toBe(0);
-      expect(existsSync(dirname(caFile))).toBe(false);
-    }
-  });
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    '%s: exit 0 every time, its temp certificate folder removed',
+    async (signal) => {
+      for (let i = 0; i < 5; i++) {
+        const serve = startCli(['serve', '--port', '0'], { timeoutMs: 20_000 });
+        await serve.waitFor(/"client_secret":"[^"]*"\}\n/);
+        const { ca_file: caFile } = JSON.parse(serve.stdout().trim()) as { ca_file: string };
+        serve.child.kill(signal);
+        const end = await serve.done;
+        expect(end.code, `start ${i + 1}: ${serve.child.signalCode ?? ''} ${end.stderr}`).toBe(0);
+        expect(existsSync(dirname(caFile))).toBe(false);
+      }
+    },
+  );
 });

@@ -23,7 +23,11 @@ beforeAll(async () => {
 });
 afterAll(async () => emulator.close());
 
-const env = () => ({ CES_CLIENT_ID: emulator.credentials.clientId, CES_CLIENT_SECRET: emulator.credentials.clientSecret, ...(k6 ? { K6_BINARY: k6.path } : {}) });
+const env = () => ({
+  CES_CLIENT_ID: emulator.credentials.clientId,
+  CES_CLIENT_SECRET: emulator.credentials.clientSecret,
+  ...(k6 ? { K6_BINARY: k6.path } : {}),
+});
 const target = () => ['--base-url', emulator.url, '--ca', emulator.caFile];
 
 /** POST /tokens as curl would send it: another client of the same credentials. */
@@ -35,7 +39,9 @@ async function curlToken(): Promise<string> {
       method: 'POST',
       dispatcher,
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ token: { client_id: emulator.credentials.clientId, client_secret: emulator.credentials.clientSecret } }),
+      body: JSON.stringify({
+        token: { client_id: emulator.credentials.clientId, client_secret: emulator.credentials.clientSecret },
+      }),
     });
     return ((await res.body.json()) as { token: string }).token;
   } finally {
@@ -57,7 +63,10 @@ describe('a token another client fetched first', () => {
     offsetMs = 0;
     const cwd = work();
     const ledger = join(cwd, 'ledger.json');
-    const res = await runCli(['check', ...target(), '--only', 'token.lifetime', '--report-dir', join(cwd, 'report'), '--ledger', ledger], { cwd, env: env() });
+    const res = await runCli(
+      ['check', ...target(), '--only', 'token.lifetime', '--report-dir', join(cwd, 'report'), '--ledger', ledger],
+      { cwd, env: env() },
+    );
     expect(res.code, res.stdout + res.stderr).toBe(0);
     expect(res.stdout).toMatch(/✓ pass\s+token\.lifetime .*issued up to \d+ s ago .*next rollover/);
     expect(ledgerFingerprints(ledger, token)).toEqual([fingerprint(token)]);
@@ -67,17 +76,38 @@ describe('a token another client fetched first', () => {
     const token = await curlToken();
     const cwd = work();
     const ledger = join(cwd, 'ledger.json');
-    const res = await runCli(['ratelimit', ...target(), '--report-dir', join(cwd, 'report'), '--ledger', ledger, '--max-rps', '100'], { cwd, env: env(), timeoutMs: 150_000 });
+    const res = await runCli(
+      ['ratelimit', ...target(), '--report-dir', join(cwd, 'report'), '--ledger', ledger, '--max-rps', '100'],
+      { cwd, env: env(), timeoutMs: 150_000 },
+    );
     expect(res.code, res.stdout + res.stderr).toBe(0);
     expect(ledgerFingerprints(ledger, token)).toContain(fingerprint(token));
   }, 160_000);
 
-  it.skipIf(!k6)('`load` records the token it fetched before k6 in the ledger', async () => {
-    const token = await curlToken();
-    const cwd = work();
-    const ledger = join(cwd, 'ledger.json');
-    const res = await runCli(['load', ...target(), '--scenario', 'token-lifecycle', '--duration', '2', '--report-dir', join(cwd, 'report'), '--ledger', ledger], { cwd, env: env(), timeoutMs: 90_000 });
-    expect(res.code, res.stdout + res.stderr).toBe(0);
-    expect(ledgerFingerprints(ledger, token)).toEqual([fingerprint(token)]);
-  }, 100_000);
+  it.skipIf(!k6)(
+    '`load` records the token it fetched before k6 in the ledger',
+    async () => {
+      const token = await curlToken();
+      const cwd = work();
+      const ledger = join(cwd, 'ledger.json');
+      const res = await runCli(
+        [
+          'load',
+          ...target(),
+          '--scenario',
+          'token-lifecycle',
+          '--duration',
+          '2',
+          '--report-dir',
+          join(cwd, 'report'),
+          '--ledger',
+          ledger,
+        ],
+        { cwd, env: env(), timeoutMs: 90_000 },
+      );
+      expect(res.code, res.stdout + res.stderr).toBe(0);
+      expect(ledgerFingerprints(ledger, token)).toEqual([fingerprint(token)]);
+    },
+    100_000,
+  );
 });

@@ -37,33 +37,43 @@ function partialReport(dir: string): Report {
 }
 
 describe('a stop signal mid-run', () => {
-  it.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)('%s: writes the partial report, removes its temp files, exits 1', async (signal) => {
-    const cwd = work();
-    const temp = work();
-    const cli = startCli(['check', '--report-dir', 'report'], { cwd, env: { TMPDIR: temp }, timeoutMs: 60_000 });
-    await cli.waitFor(/^✓ pass /m);
-    expect(cesLeftovers(temp)).not.toEqual([]);
-    cli.child.kill(signal);
-    const res = await cli.done;
-    expect(res.code, res.stdout + res.stderr).toBe(1);
-    expect(res.stderr).toContain(`interrupted (${signal}): finishing what is in flight and writing a partial report`);
-    partialReport(join(cwd, 'report'));
-    expect(cesLeftovers(temp)).toEqual([]);
-  });
+  it.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)(
+    '%s: writes the partial report, removes its temp files, exits 1',
+    async (signal) => {
+      const cwd = work();
+      const temp = work();
+      const cli = startCli(['check', '--report-dir', 'report'], { cwd, env: { TMPDIR: temp }, timeoutMs: 60_000 });
+      await cli.waitFor(/^✓ pass /m);
+      expect(cesLeftovers(temp)).not.toEqual([]);
+      cli.child.kill(signal);
+      const res = await cli.done;
+      expect(res.code, res.stdout + res.stderr).toBe(1);
+      expect(res.stderr).toContain(`interrupted (${signal}): finishing what is in flight and writing a partial report`);
+      partialReport(join(cwd, 'report'));
+      expect(cesLeftovers(temp)).toEqual([]);
+    },
+  );
 
-  it.skipIf(!k6)('SIGTERM while k6 runs: the partial report holds the aborted scenario, and the k6 CA bundle is gone', async () => {
-    const cwd = work();
-    const temp = work();
-    const cli = startCli(['load', '--scenario', 'throughput', '--report-dir', 'report'], { cwd, env: { TMPDIR: temp, K6_BINARY: k6!.path }, timeoutMs: 90_000 });
-    // The trust bundle k6 gets for the emulator's CA: what SIGTERM used to leave behind.
-    await appears(temp, /^ces-k6-ca-/);
-    cli.child.kill('SIGTERM');
-    const res = await cli.done;
-    expect(res.code, res.stdout + res.stderr).toBe(1);
-    const report = partialReport(join(cwd, 'report'));
-    expect(report.load?.scenarios[0]?.error).toBe('k6 run aborted');
-    expect(cesLeftovers(temp)).toEqual([]);
-  });
+  it.skipIf(!k6)(
+    'SIGTERM while k6 runs: the partial report holds the aborted scenario, and the k6 CA bundle is gone',
+    async () => {
+      const cwd = work();
+      const temp = work();
+      const cli = startCli(['load', '--scenario', 'throughput', '--report-dir', 'report'], {
+        cwd,
+        env: { TMPDIR: temp, K6_BINARY: k6!.path },
+        timeoutMs: 90_000,
+      });
+      // The trust bundle k6 gets for the emulator's CA: what SIGTERM used to leave behind.
+      await appears(temp, /^ces-k6-ca-/);
+      cli.child.kill('SIGTERM');
+      const res = await cli.done;
+      expect(res.code, res.stdout + res.stderr).toBe(1);
+      const report = partialReport(join(cwd, 'report'));
+      expect(report.load?.scenarios[0]?.error).toBe('k6 run aborted');
+      expect(cesLeftovers(temp)).toEqual([]);
+    },
+  );
 });
 
 describe.skipIf(process.platform === 'win32')('a second stop signal', () => {
@@ -74,9 +84,16 @@ describe.skipIf(process.platform === 'win32')('a second stop signal', () => {
     // the run. It loads nothing; it only stands still where k6 would run.
     const stub = join(cwd, 'k6');
     const pidFile = join(cwd, 'k6.pid');
-    writeFileSync(stub, `#!/bin/sh\n[ "$1" = version ] && { echo "k6 v2.2.0 (stub)"; exit 0; }\ntrap '' TERM\necho $$ > "${pidFile}.tmp" && mv "${pidFile}.tmp" "${pidFile}"\nexec sleep 120\n`);
+    writeFileSync(
+      stub,
+      `#!/bin/sh\n[ "$1" = version ] && { echo "k6 v2.2.0 (stub)"; exit 0; }\ntrap '' TERM\necho $$ > "${pidFile}.tmp" && mv "${pidFile}.tmp" "${pidFile}"\nexec sleep 120\n`,
+    );
     chmodSync(stub, 0o755);
-    const cli = startCli(['load', '--scenario', 'throughput', '--report-dir', 'report'], { cwd, env: { TMPDIR: temp, K6_BINARY: stub }, timeoutMs: 60_000 });
+    const cli = startCli(['load', '--scenario', 'throughput', '--report-dir', 'report'], {
+      cwd,
+      env: { TMPDIR: temp, K6_BINARY: stub },
+      timeoutMs: 60_000,
+    });
     await appears(cwd, /^k6\.pid$/);
     const pid = Number(readFileSync(pidFile, 'utf8'));
     expect(running(pid)).toBe(true);

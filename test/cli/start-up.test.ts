@@ -12,7 +12,8 @@ import { runCli } from '../helpers/cli.js';
 const dist = join(findProjectRoot(), 'dist');
 
 /** Static `import … from "…"` (and `import "…"`) specifiers of one bundle file; not `import("…")`. */
-const staticImports = (text: string): string[] => [...text.matchAll(/^\s*(?:import|export)\b[^;(]*?['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
+const staticImports = (text: string): string[] =>
+  [...text.matchAll(/^\s*(?:import|export)\b[^;(]*?['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
 
 /** Every module loaded when `file` is, following the bundle's own chunks; packages and node: by name. */
 function loadedAtStart(file: string, seen = new Set<string>()): Set<string> {
@@ -26,7 +27,9 @@ function loadedAtStart(file: string, seen = new Set<string>()): Set<string> {
 
 /** The chunk cli.js imports lazily for a command module (`./commands/check.js` → check-HASH.js). */
 function lazyChunk(name: string): string {
-  const found = new RegExp(`import\\(\\s*['"]\\./(${name}-[A-Z0-9]+\\.js)['"]`).exec(readFileSync(join(dist, 'cli.js'), 'utf8'));
+  const found = new RegExp(`import\\(\\s*['"]\\./(${name}-[A-Z0-9]+\\.js)['"]`).exec(
+    readFileSync(join(dist, 'cli.js'), 'utf8'),
+  );
   if (!found) throw new Error(`cli.js imports no ${name} chunk; rebuild with node scripts/build.mjs`);
   return found[1]!;
 }

@@ -52,8 +52,20 @@ describe('ratelimit that could not measure a limit', () => {
   });
 
   it.each([
-    { name: 'a wrong secret', url: () => emulator.url, ca: () => emulator.caFile, secret: 'wrong-secret-for-the-probe', reason: /returned 401/ },
-    { name: 'a service that redirects every call', url: () => redirectUrl, ca: () => redirectCa, secret: 'some-secret-value', reason: /returned 302/ },
+    {
+      name: 'a wrong secret',
+      url: () => emulator.url,
+      ca: () => emulator.caFile,
+      secret: 'wrong-secret-for-the-probe',
+      reason: /returned 401/,
+    },
+    {
+      name: 'a service that redirects every call',
+      url: () => redirectUrl,
+      ca: () => redirectCa,
+      secret: 'some-secret-value',
+      reason: /returned 302/,
+    },
   ])('$name → exit 1, FAIL, "not tested" everywhere', async ({ url, ca, secret, reason }) => {
     const dir = join(cwd, `r-${Math.random().toString(36).slice(2)}`);
     const res = await runCli(['ratelimit', '--base-url', url(), '--ca', ca(), '--report-dir', dir], {
@@ -85,9 +97,29 @@ describe('a burst that meets no limit below max_rps', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'ces-untested-'));
     const dir = join(cwd, 'report');
     // health.plain-text passes, so the one "not tested" is the burst's.
-    const res = await runCli(['check', '--fault', 'rate-limit-off', '--only', 'ratelimit.*', '--only', 'health.plain-text', '--max-rps', '200', '--report-dir', dir], { cwd, timeoutMs: 90_000 });
+    const res = await runCli(
+      [
+        'check',
+        '--fault',
+        'rate-limit-off',
+        '--only',
+        'ratelimit.*',
+        '--only',
+        'health.plain-text',
+        '--max-rps',
+        '200',
+        '--report-dir',
+        dir,
+      ],
+      { cwd, timeoutMs: 90_000 },
+    );
     expect(res.code, res.stdout + res.stderr).toBe(1);
     expect(res.stdout).not.toMatch(/✗ fail/);
-    expectUntested(dir, res.stdout, 'checks', /^ratelimit\.limit-enforced: not tested: no limit met at ≤ \d+ requests\/s .*raise rate_limit\.max_rps/);
+    expectUntested(
+      dir,
+      res.stdout,
+      'checks',
+      /^ratelimit\.limit-enforced: not tested: no limit met at ≤ \d+ requests\/s .*raise rate_limit\.max_rps/,
+    );
   }, 100_000);
 });

@@ -11,8 +11,15 @@ async function helloOf(options: ConnectionOptions): Promise<Buffer> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
-    const first = new Promise<Buffer>((resolve) => server.once('connection', (socket) => socket.once('data', (d: Buffer) => (resolve(d), socket.destroy()))));
-    const client = connect({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, servername: 'localhost', ...options });
+    const first = new Promise<Buffer>((resolve) =>
+      server.once('connection', (socket) => socket.once('data', (d: Buffer) => (resolve(d), socket.destroy()))),
+    );
+    const client = connect({
+      host: '127.0.0.1',
+      port: (server.address() as AddressInfo).port,
+      servername: 'localhost',
+      ...options,
+    });
     client.on('error', () => undefined);
     const bytes = await first;
     client.destroy();
@@ -24,7 +31,9 @@ async function helloOf(options: ConnectionOptions): Promise<Buffer> {
 
 describe('readClientHello', () => {
   it('reads TLS 1.3 and its suites from supported_versions and the suite list', async () => {
-    const offered = readClientHello(await helloOf({ minVersion: 'TLSv1.3', ciphers: 'TLS_AES_128_GCM_SHA256:TLS_CHACHA20_POLY1305_SHA256' }));
+    const offered = readClientHello(
+      await helloOf({ minVersion: 'TLSv1.3', ciphers: 'TLS_AES_128_GCM_SHA256:TLS_CHACHA20_POLY1305_SHA256' }),
+    );
     expect(offered).toMatchObject({ tls: true, versions: ['TLSv1.3'] });
     expect(offered.suites).toEqual(expect.arrayContaining(['TLS_AES_128_GCM_SHA256', 'TLS_CHACHA20_POLY1305_SHA256']));
     expect(offered.suites).not.toContain('TLS_AES_256_GCM_SHA384');

@@ -7,7 +7,9 @@ import { fixture, runClientCli } from './run-client.js';
 
 describe('the client environment', () => {
   it('curl trusts the emulator through CURL_CA_BUNDLE, and every variable is set', async () => {
-    const run = await runClientCli(['--scenario', 'steady'], [fixture('curl-health.sh')], { env: { CES_SANDBOX_CLIENT_SECRET: 'not-for-the-client-h12' } });
+    const run = await runClientCli(['--scenario', 'steady'], [fixture('curl-health.sh')], {
+      env: { CES_SANDBOX_CLIENT_SECRET: 'not-for-the-client-h12' },
+    });
     expect(run.report!.client!.runs[0]).toMatchObject({ exit_code: 0, requests: 1 });
     expect(run.report!.client!.runs[0]!.exchanges[0]).toMatchObject({ path: '/tokens/health_check', status: 200 });
     expect(run.statuses['client.tls13']).toBe('pass');

@@ -22,7 +22,12 @@ const request = (atMs: number, status: number, extra: Partial<RecordedRequest> =
   ...extra,
 });
 
-const record = (scenario: string, requests: RecordedRequest[], exitCode = 0, process: Partial<ProcessOutcome> = {}): ScenarioRecord => ({
+const record = (
+  scenario: string,
+  requests: RecordedRequest[],
+  exitCode = 0,
+  process: Partial<ProcessOutcome> = {},
+): ScenarioRecord => ({
   scenario,
   requests,
   hellos: requests.length === 0 ? [] : [{ tls: true, versions: ['TLSv1.3'], suites: ['TLS_AES_128_GCM_SHA256'] }],
@@ -50,10 +55,18 @@ describe('client.rate-limit-wait', () => {
     { gaps: [300, 420], status: 'pass', why: 'two waits: too few to judge growth' },
     { gaps: [250, 500, 1000, 2000, 4000], status: 'pass', why: 'a long exponential run' },
     { gaps: [250, 40, 500], status: 'pass', why: 'full jitter drew one short wait' },
-    { gaps: [3, 120, 90, 700, 15, 1300, 2500, 400, 3900], status: 'pass', why: 'full jitter, short waits among long ones' },
+    {
+      gaps: [3, 120, 90, 700, 15, 1300, 2500, 400, 3900],
+      status: 'pass',
+      why: 'full jitter, short waits among long ones',
+    },
     { gaps: [120, 170, 150, 330, 210, 600, 450, 1200], status: 'pass', why: 'decorrelated jitter' },
     { gaps: [200, 200, 210, 230, 200, 260, 205, 200], status: 'fail', why: 'fixed waits with timer jitter' },
-    { gaps: [200, 200, 200, 200, 280, 200, 200, 200, 200], status: 'fail', why: 'fixed waits, one stretched by a busy machine' },
+    {
+      gaps: [200, 200, 200, 200, 280, 200, 200, 200, 200],
+      status: 'fail',
+      why: 'fixed waits, one stretched by a busy machine',
+    },
     { gaps: Array<number>(12).fill(60), status: 'fail', why: 'a retry every 60 ms: a storm' },
     { gaps: Array<number>(30).fill(1), status: 'fail', why: 'retrying in a loop' },
   ])('$why: $status', ({ gaps, status }) => {
@@ -68,10 +81,14 @@ describe('client.rate-limit-wait', () => {
 });
 
 describe('judgeClient', () => {
-  const fetch = (atMs: number, expiresMs: number) => request(atMs, 200, { path: '/tokens', issued: { token: `tk_${atMs}`, expiresMs } });
+  const fetch = (atMs: number, expiresMs: number) =>
+    request(atMs, 200, { path: '/tokens', issued: { token: `tk_${atMs}`, expiresMs } });
 
   it('folds the runs of one check into its worst status, labelling message and evidence by scenario', () => {
-    const results = judgeClient([record('steady', [fetch(0, 60_000), request(10, 200)]), record('slow-business', [fetch(0, 60_000), request(10, 200)], 3)]);
+    const results = judgeClient([
+      record('steady', [fetch(0, 60_000), request(10, 200)]),
+      record('slow-business', [fetch(0, 60_000), request(10, 200)], 3),
+    ]);
     const exit = results.find((r) => r.id === 'client.exit-code')!;
     expect(exit.status).toBe('fail');
     expect(exit.message).toMatch(/^slow-business: the client exited with code 3/);
@@ -89,21 +106,104 @@ describe('judgeClient', () => {
 
 describe('client.exit-code', () => {
   /** Stopped at the 30 s limit (stall after 5 s of quiet in these records). */
-  const atLimit: Partial<ProcessOutcome> = { exitCode: null, signal: 'SIGTERM', stopped: 'time-limit', stoppedMs: 30_000, durationMs: 30_050 };
+  const atLimit: Partial<ProcessOutcome> = {
+    exitCode: null,
+    signal: 'SIGTERM',
+    stopped: 'time-limit',
+    stoppedMs: 30_000,
+    durationMs: 30_050,
+  };
   const calls = (...atMs: number[]) => atMs.map((t) => request(t, 200, { answeredMs: t + 5 }));
   it.each([
     { why: 'exited 0 by itself', requests: calls(10), exit: 0, process: {}, status: 'pass', says: /^exited 0/ },
-    { why: 'exited 0 without a request: nothing tested', requests: [], exit: 0, process: {}, status: 'skip', says: /without a request/ },
-    { why: 'exited non-zero by itself: a crash', requests: calls(10), exit: 3, process: {}, status: 'fail', says: /exited with code 3/ },
-    { why: 'killed by a signal the harness did not send: a crash', requests: calls(10), exit: 0, process: { exitCode: null, signal: 'SIGSEGV' }, status: 'fail', says: /killed by SIGSEGV, a signal the harness did not send/ },
-    { why: 'stopped at the limit while still calling', requests: calls(29_800), exit: 0, process: atLimit, status: 'pass', says: /stopped at the 30 s time limit while still working \(its last request 0\.2 s before; 5\.0 s without one is a stall/ },
-    { why: 'stopped at the limit waiting on an answer', requests: [request(24_000, 200, { answeredMs: 31_000 })], exit: 0, process: atLimit, status: 'pass', says: /still working \(its last request 0\.0 s before/ },
-    { why: 'stopped at the limit just within the stall bound', requests: calls(24_995), exit: 0, process: atLimit, status: 'pass', says: /still working/ },
-    { why: 'stopped at the limit after a quiet longer than the stall bound', requests: calls(100, 20_000), exit: 0, process: atLimit, status: 'fail', says: /stalled: no request in the last 10\.0 s \(5\.0 s without one is a stall in this scenario\)/ },
-    { why: 'stopped at the limit having never called', requests: [], exit: 0, process: atLimit, status: 'fail', says: /stalled: it made no request at all/ },
-    { why: 'stopped as a flood', requests: calls(10), exit: 0, process: { exitCode: null, signal: 'SIGTERM', stopped: 'flood', stoppedMs: 900 }, status: 'fail', says: /flood/ },
-    { why: 'stopped for printing its secret', requests: [], exit: 0, process: { exitCode: null, signal: 'SIGTERM', stopped: 'secret-printed', stoppedMs: 100 }, status: 'fail', says: /printed its client secret/ },
-    { why: 'interrupted by the user: not judged', requests: calls(10), exit: 0, process: { exitCode: null, signal: 'SIGTERM', stopped: 'interrupted', stoppedMs: 500 }, status: 'skip', says: /interrupted/ },
+    {
+      why: 'exited 0 without a request: nothing tested',
+      requests: [],
+      exit: 0,
+      process: {},
+      status: 'skip',
+      says: /without a request/,
+    },
+    {
+      why: 'exited non-zero by itself: a crash',
+      requests: calls(10),
+      exit: 3,
+      process: {},
+      status: 'fail',
+      says: /exited with code 3/,
+    },
+    {
+      why: 'killed by a signal the harness did not send: a crash',
+      requests: calls(10),
+      exit: 0,
+      process: { exitCode: null, signal: 'SIGSEGV' },
+      status: 'fail',
+      says: /killed by SIGSEGV, a signal the harness did not send/,
+    },
+    {
+      why: 'stopped at the limit while still calling',
+      requests: calls(29_800),
+      exit: 0,
+      process: atLimit,
+      status: 'pass',
+      says: /stopped at the 30 s time limit while still working \(its last request 0\.2 s before; 5\.0 s without one is a stall/,
+    },
+    {
+      why: 'stopped at the limit waiting on an answer',
+      requests: [request(24_000, 200, { answeredMs: 31_000 })],
+      exit: 0,
+      process: atLimit,
+      status: 'pass',
+      says: /still working \(its last request 0\.0 s before/,
+    },
+    {
+      why: 'stopped at the limit just within the stall bound',
+      requests: calls(24_995),
+      exit: 0,
+      process: atLimit,
+      status: 'pass',
+      says: /still working/,
+    },
+    {
+      why: 'stopped at the limit after a quiet longer than the stall bound',
+      requests: calls(100, 20_000),
+      exit: 0,
+      process: atLimit,
+      status: 'fail',
+      says: /stalled: no request in the last 10\.0 s \(5\.0 s without one is a stall in this scenario\)/,
+    },
+    {
+      why: 'stopped at the limit having never called',
+      requests: [],
+      exit: 0,
+      process: atLimit,
+      status: 'fail',
+      says: /stalled: it made no request at all/,
+    },
+    {
+      why: 'stopped as a flood',
+      requests: calls(10),
+      exit: 0,
+      process: { exitCode: null, signal: 'SIGTERM', stopped: 'flood', stoppedMs: 900 },
+      status: 'fail',
+      says: /flood/,
+    },
+    {
+      why: 'stopped for printing its secret',
+      requests: [],
+      exit: 0,
+      process: { exitCode: null, signal: 'SIGTERM', stopped: 'secret-printed', stoppedMs: 100 },
+      status: 'fail',
+      says: /printed its client secret/,
+    },
+    {
+      why: 'interrupted by the user: not judged',
+      requests: calls(10),
+      exit: 0,
+      process: { exitCode: null, signal: 'SIGTERM', stopped: 'interrupted', stoppedMs: 500 },
+      status: 'skip',
+      says: /interrupted/,
+    },
   ] as const)('$why: $status', ({ requests, exit, process, status, says }) => {
     const j = exitCode.judge(record('steady', [...requests], exit, process));
     expect({ status: j.status, message: j.message }).toEqual({ status, message: expect.stringMatching(says) });
@@ -111,13 +211,20 @@ describe('client.exit-code', () => {
 
   it('judges a run without a request by how the process ended only: the request checks leave it out', () => {
     const silentCrash = record('short-token-lifetime', [], 1);
-    const results = Object.fromEntries(judgeClient([record('steady', [request(10, 200)]), silentCrash]).map((r) => [r.id, r]));
+    const results = Object.fromEntries(
+      judgeClient([record('steady', [request(10, 200)]), silentCrash]).map((r) => [r.id, r]),
+    );
     expect(results['client.exit-code']!.status).toBe('fail');
     expect(results['client.exit-code']!.message).toMatch(/^short-token-lifetime: the client exited with code 1/);
     expect(results['client.bearer']!.status).toBe('pass');
     expect(results['client.tls13']!.status).toBe('pass');
     // No run with a request: a check of requests skips, never fails on nothing.
     const none = Object.fromEntries(judgeClient([silentCrash]).map((r) => [r.id, r.status]));
-    expect(none).toMatchObject({ 'client.token-request': 'skip', 'client.tls13': 'skip', 'client.exit-code': 'fail', 'client.secret-kept': 'pass' });
+    expect(none).toMatchObject({
+      'client.token-request': 'skip',
+      'client.tls13': 'skip',
+      'client.exit-code': 'fail',
+      'client.secret-kept': 'pass',
+    });
   });
 });

@@ -18,27 +18,49 @@ const RUN_BOUND_MS = (LIMIT_S + 3) * 1000;
 const WALL_BOUND_MS = RUN_BOUND_MS + 10_000;
 
 describe('ces-harness client with a client that never exits', () => {
-  it('stops it at the limit while still working, judges what it did (exit 0), and says so in every format', { timeout: 40_000 }, async () => {
-    const run = await runClientCli(['--scenario', 'steady', '--time-limit', String(LIMIT_S)], [process.execPath, fixture('never-exits.mjs')], { timeoutMs: 30_000 });
-    expect({ code: run.code, failed: run.failed }).toEqual({ code: 0, failed: [] });
-    expect(run.report!.client!.runs[0]).toMatchObject({ stopped: 'time-limit', still_working: true });
-    const exit = run.report!.checks.find((c) => c.id === 'client.exit-code')!;
-    expect(exit.status).toBe('pass');
-    expect(exit.message).toMatch(new RegExp(`stopped at the ${LIMIT_S} s time limit while still working`));
-    // The check's message in every format, and the run table's "Ended" cell where there is one.
-    for (const file of REPORT_FILES) expect(run.byFile[file], file).toMatch(/stopped at the 4 s time limit while still working/);
-    for (const file of REPORT_FILES.filter((f) => f !== 'report.json')) expect(run.byFile[file], file).toMatch(/stopped at the time limit after [\d.]+ s while still working/);
-    expect(run.stdout).toMatch(/stopped at the 4 s time limit while still working in steady/);
-  });
+  it(
+    'stops it at the limit while still working, judges what it did (exit 0), and says so in every format',
+    { timeout: 40_000 },
+    async () => {
+      const run = await runClientCli(
+        ['--scenario', 'steady', '--time-limit', String(LIMIT_S)],
+        [process.execPath, fixture('never-exits.mjs')],
+        { timeoutMs: 30_000 },
+      );
+      expect({ code: run.code, failed: run.failed }).toEqual({ code: 0, failed: [] });
+      expect(run.report!.client!.runs[0]).toMatchObject({ stopped: 'time-limit', still_working: true });
+      const exit = run.report!.checks.find((c) => c.id === 'client.exit-code')!;
+      expect(exit.status).toBe('pass');
+      expect(exit.message).toMatch(new RegExp(`stopped at the ${LIMIT_S} s time limit while still working`));
+      // The check's message in every format, and the run table's "Ended" cell where there is one.
+      for (const file of REPORT_FILES)
+        expect(run.byFile[file], file).toMatch(/stopped at the 4 s time limit while still working/);
+      for (const file of REPORT_FILES.filter((f) => f !== 'report.json'))
+        expect(run.byFile[file], file).toMatch(/stopped at the time limit after [\d.]+ s while still working/);
+      expect(run.stdout).toMatch(/stopped at the 4 s time limit while still working in steady/);
+    },
+  );
 });
 
 const DAEMONS = [
   { name: 'the client exits; its daemon holds its stdout and stderr', env: { DAEMON_STDIO: 'inherit' }, found: true },
   { name: 'the client exits; its daemon has no pipe', env: {}, found: true },
-  { name: 'the client is stopped at the limit; its daemon holds its stdout and stderr', env: { DAEMON_STDIO: 'inherit', FOREVER: '1' }, found: true },
-  { name: 'the client is stopped at the limit; its daemon cleared its environment', env: { DAEMON_ENV: 'clear', FOREVER: '1' }, found: true },
+  {
+    name: 'the client is stopped at the limit; its daemon holds its stdout and stderr',
+    env: { DAEMON_STDIO: 'inherit', FOREVER: '1' },
+    found: true,
+  },
+  {
+    name: 'the client is stopped at the limit; its daemon cleared its environment',
+    env: { DAEMON_ENV: 'clear', FOREVER: '1' },
+    found: true,
+  },
   // Unmarked and orphaned, nothing leads to it (run-marker.ts): the run must still end in time.
-  { name: 'the client exits; its daemon cleared its environment and holds its stdout', env: { DAEMON_ENV: 'clear', DAEMON_STDIO: 'inherit' }, found: false },
+  {
+    name: 'the client exits; its daemon cleared its environment and holds its stdout',
+    env: { DAEMON_ENV: 'clear', DAEMON_STDIO: 'inherit' },
+    found: false,
+  },
 ] as const;
 
 const escaped: number[] = [];
@@ -47,16 +69,28 @@ afterAll(() => {
 });
 
 describe('ces-harness client with a client that leaves a daemon of its own session', () => {
-  it.each(DAEMONS)('$name: the run ends in time (and the daemon with it: $found)', { timeout: 60_000 }, async ({ env, found }) => {
-    const pidFile = join(scratch, `${Object.entries(env).flat().join('-')}.pid`);
-    const started = Date.now();
-    const run = await runClientCli(['--scenario', 'steady', '--time-limit', String(LIMIT_S)], [process.execPath, fixture('leaves-daemon.mjs')], { env: { ...env, DAEMON_PID_FILE: pidFile }, timeoutMs: 50_000 });
-    const wallMs = Date.now() - started;
-    const daemon = Number(readFileSync(pidFile, 'utf8'));
-    expect(daemon).toBeGreaterThan(0);
-    if (!found) escaped.push(daemon);
-    expect({ code: run.code, failed: run.failed, daemonAlive: alive(daemon) }).toEqual({ code: 0, failed: [], daemonAlive: !found });
-    expect(run.report!.client!.runs[0]!.duration_ms).toBeLessThan(RUN_BOUND_MS);
-    expect(wallMs).toBeLessThan(WALL_BOUND_MS);
-  });
+  it.each(DAEMONS)(
+    '$name: the run ends in time (and the daemon with it: $found)',
+    { timeout: 60_000 },
+    async ({ env, found }) => {
+      const pidFile = join(scratch, `${Object.entries(env).flat().join('-')}.pid`);
+      const started = Date.now();
+      const run = await runClientCli(
+        ['--scenario', 'steady', '--time-limit', String(LIMIT_S)],
+        [process.execPath, fixture('leaves-daemon.mjs')],
+        { env: { ...env, DAEMON_PID_FILE: pidFile }, timeoutMs: 50_000 },
+      );
+      const wallMs = Date.now() - started;
+      const daemon = Number(readFileSync(pidFile, 'utf8'));
+      expect(daemon).toBeGreaterThan(0);
+      if (!found) escaped.push(daemon);
+      expect({ code: run.code, failed: run.failed, daemonAlive: alive(daemon) }).toEqual({
+        code: 0,
+        failed: [],
+        daemonAlive: !found,
+      });
+      expect(run.report!.client!.runs[0]!.duration_ms).toBeLessThan(RUN_BOUND_MS);
+      expect(wallMs).toBeLessThan(WALL_BOUND_MS);
+    },
+  );
 });

@@ -9,7 +9,15 @@ const SECRET = 's3cr3t/value+with=signs';
 const ID = 'ces-sandbox-abc';
 
 const observed = (req: Partial<Observed['req']>, reply: Partial<Observed['reply']> = {}, atMs = 1_000): Observed => ({
-  req: { method: 'POST', path: '/v1/evaluation', query: '', headers: {}, remoteAddress: '127.0.0.1', body: Buffer.alloc(0), ...req },
+  req: {
+    method: 'POST',
+    path: '/v1/evaluation',
+    query: '',
+    headers: {},
+    remoteAddress: '127.0.0.1',
+    body: Buffer.alloc(0),
+    ...req,
+  },
   reply: { status: 200, headers: {}, body: '{}', ...reply },
   arrivedMs: atMs,
   answeredMs: atMs + 2,
@@ -19,7 +27,13 @@ describe('Recorder', () => {
   it('finds the secret in the path, the query (percent-encoded) and any header (Basic included), and hides it', () => {
     const r = new Recorder(0, SECRET, ID);
     const basic = Buffer.from(`${ID}:${SECRET}`).toString('base64');
-    const rec = r.add(observed({ path: `/v1/evaluation/${SECRET}`, query: `secret=${encodeURIComponent(SECRET)}`, headers: { 'x-key': SECRET, authorization: `Basic ${basic}` } }));
+    const rec = r.add(
+      observed({
+        path: `/v1/evaluation/${SECRET}`,
+        query: `secret=${encodeURIComponent(SECRET)}`,
+        headers: { 'x-key': SECRET, authorization: `Basic ${basic}` },
+      }),
+    );
     expect(rec.secretIn).toEqual(['the URL path', 'the query string', 'header x-key', 'header authorization']);
     expect(rec.queryNames).toEqual(['secret']);
     expect(JSON.stringify(rec.headers)).not.toContain(SECRET);
@@ -30,7 +44,13 @@ describe('Recorder', () => {
     const learned: string[] = [];
     const r = new Recorder(0, SECRET, ID, (t) => learned.push(t));
     const body = Buffer.from(JSON.stringify({ token: { client_id: ID, client_secret: SECRET } }));
-    const fetch = r.add(observed({ path: '/tokens', body, headers: { 'content-type': 'application/json' } }, { body: JSON.stringify({ token: 'tok-value-123456', expires_at: 90, token_type: 'Bearer' }) }, 500));
+    const fetch = r.add(
+      observed(
+        { path: '/tokens', body, headers: { 'content-type': 'application/json' } },
+        { body: JSON.stringify({ token: 'tok-value-123456', expires_at: 90, token_type: 'Bearer' }) },
+        500,
+      ),
+    );
     expect(fetch.bodyShape).toBe('{"token":{"client_id":string,"client_secret":string}}');
     expect(fetch.issued).toEqual({ token: expect.stringMatching(/^tk_[0-9a-f]{8}$/), expiresMs: 90_000 });
     expect(fetch.secretIn).toEqual([]);

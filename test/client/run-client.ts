@@ -39,7 +39,11 @@ export const alive = (pid: number): boolean => {
   }
 };
 
-export async function runClientCli(flags: string[], command: string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<ClientOutcome> {
+export async function runClientCli(
+  flags: string[],
+  command: string[],
+  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<ClientOutcome> {
   const dir = mkdtempSync(join(tmpdir(), 'ces-client-'));
   try {
     const result = await runCli(['client', '--report-dir', dir, ...flags, '--', ...command], { ...options, cwd: dir });
@@ -47,9 +51,14 @@ export async function runClientCli(flags: string[], command: string[], options: 
     const report = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Report) : undefined;
     if (report) expectValidReport(report);
     const statuses = Object.fromEntries((report?.checks ?? []).map((c) => [c.id, c.status]));
-    const failed = Object.entries(statuses).filter(([, s]) => s === 'fail').map(([id]) => id).sort();
+    const failed = Object.entries(statuses)
+      .filter(([, s]) => s === 'fail')
+      .map(([id]) => id)
+      .sort();
     // Everything the run wrote, for tests that hunt a secret in it.
-    const byFile: Record<string, string> = report ? Object.fromEntries(REPORT_FILES.map((f) => [f, readFileSync(join(dir, f), 'utf8')])) : {};
+    const byFile: Record<string, string> = report
+      ? Object.fromEntries(REPORT_FILES.map((f) => [f, readFileSync(join(dir, f), 'utf8')]))
+      : {};
     return { ...result, report, statuses, failed, files: Object.values(byFile).join('\n'), byFile };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -11,7 +11,10 @@ import { RUN_MARKER_VARIABLE, markedProcesses } from '../../src/client/run-marke
 const proc = mkdtempSync(join(tmpdir(), 'ces-proc-'));
 afterAll(() => rmSync(proc, { recursive: true, force: true }));
 
-const env = (vars: Record<string, string>) => Object.entries(vars).map(([k, v]) => `${k}=${v}\0`).join('');
+const env = (vars: Record<string, string>) =>
+  Object.entries(vars)
+    .map(([k, v]) => `${k}=${v}\0`)
+    .join('');
 
 /** pid, its command name (as /proc/<pid>/stat writes it, in parentheses), parent, environment. */
 const PROCESSES: Array<[number, string, number, Record<string, string>]> = [

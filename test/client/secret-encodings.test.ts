@@ -15,7 +15,14 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const hex = (s: string) => Buffer.from(s).toString('hex');
 const percent = (s: string) => [...Buffer.from(s)].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
 /** The secret's forms, and every 12-character piece of it. */
-const formsOf = (s: string) => [s, hex(s), hex(s).toUpperCase(), percent(s), percent(s).toUpperCase(), ...Array.from({ length: s.length - 11 }, (_, i) => s.slice(i, i + 12))];
+const formsOf = (s: string) => [
+  s,
+  hex(s),
+  hex(s).toUpperCase(),
+  percent(s),
+  percent(s).toUpperCase(),
+  ...Array.from({ length: s.length - 11 }, (_, i) => s.slice(i, i + 12)),
+];
 
 const CASES = [
   { client: 'prints-secret-encoded.mjs', form: 'hex', place: /client output/ },
@@ -27,15 +34,22 @@ const CASES = [
 ] as const;
 
 describe('a client that leaks its secret encoded', () => {
-  it.each(CASES)('$client ($form): client.secret-kept fails naming $place, and no output holds it', async ({ client, form, place }) => {
-    const secretFile = join(scratch, `secret-${form}`);
-    const run = await runClientCli(['--scenario', 'steady', '--time-limit', '30'], [process.execPath, fixture(client)], { env: { SECRET_FILE: secretFile, SECRET_FORM: form, CES_RUN_SECONDS: '2' } });
-    const result = run.report!.checks.find((c) => c.id === 'client.secret-kept')!;
-    expect(`${result.status}: ${result.message}`).toMatch(/^fail: /);
-    expect(result.message).toMatch(place);
-    const secret = readFileSync(secretFile, 'utf8');
-    expect(secret.length).toBeGreaterThan(12);
-    const leaked = formsOf(secret).filter((f) => (run.stdout + run.stderr + run.files).includes(f));
-    expect(leaked).toEqual([]);
-  });
+  it.each(CASES)(
+    '$client ($form): client.secret-kept fails naming $place, and no output holds it',
+    async ({ client, form, place }) => {
+      const secretFile = join(scratch, `secret-${form}`);
+      const run = await runClientCli(
+        ['--scenario', 'steady', '--time-limit', '30'],
+        [process.execPath, fixture(client)],
+        { env: { SECRET_FILE: secretFile, SECRET_FORM: form, CES_RUN_SECONDS: '2' } },
+      );
+      const result = run.report!.checks.find((c) => c.id === 'client.secret-kept')!;
+      expect(`${result.status}: ${result.message}`).toMatch(/^fail: /);
+      expect(result.message).toMatch(place);
+      const secret = readFileSync(secretFile, 'utf8');
+      expect(secret.length).toBeGreaterThan(12);
+      const leaked = formsOf(secret).filter((f) => (run.stdout + run.stderr + run.files).includes(f));
+      expect(leaked).toEqual([]);
+    },
+  );
 });

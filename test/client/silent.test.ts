@@ -53,19 +53,24 @@ const CASES = [
 ] as const;
 
 describe('ces-harness client with a client that makes no request', () => {
-  it.each(CASES)('$name: exit 1, one line, and the report says which scenario and what happened', { timeout: 60_000 }, async ({ name, flags, command, silentIn, says, ran, failed }) => {
-    const files = { RAN_FILE: join(scratch, `${name}.ran`), SECRET_FILE: join(scratch, `${name}.secret`) };
-    const run = await runClientCli([...flags], [...command], { env: files, timeoutMs: 50_000 });
-    expect(run.code).toBe(1);
-    expect(oneLine(run.stderr)).toEqual([expect.stringMatching(says)]);
-    expect(oneLine(run.stderr)[0]).toContain(`(scenario ${silentIn})`);
-    expect(run.report?.verdict).toBe('fail');
-    expect(run.report!.client!.runs.map((r) => r.scenario)).toEqual(ran);
-    expect(run.failed).toEqual(failed);
-    const untested = run.report!.untested.find((u) => u.stage === 'client')!;
-    expect(untested.reason).toMatch(says);
-    expect(untested.reason).toContain(`scenario ${silentIn}`);
-    for (const file of REPORT_FILES) expect(run.byFile[file], file).toContain(`scenario ${silentIn}`);
-    if (existsSync(files.SECRET_FILE)) expect(run.stdout + run.stderr + run.files).not.toContain(readFileSync(files.SECRET_FILE, 'utf8'));
-  });
+  it.each(CASES)(
+    '$name: exit 1, one line, and the report says which scenario and what happened',
+    { timeout: 60_000 },
+    async ({ name, flags, command, silentIn, says, ran, failed }) => {
+      const files = { RAN_FILE: join(scratch, `${name}.ran`), SECRET_FILE: join(scratch, `${name}.secret`) };
+      const run = await runClientCli([...flags], [...command], { env: files, timeoutMs: 50_000 });
+      expect(run.code).toBe(1);
+      expect(oneLine(run.stderr)).toEqual([expect.stringMatching(says)]);
+      expect(oneLine(run.stderr)[0]).toContain(`(scenario ${silentIn})`);
+      expect(run.report?.verdict).toBe('fail');
+      expect(run.report!.client!.runs.map((r) => r.scenario)).toEqual(ran);
+      expect(run.failed).toEqual(failed);
+      const untested = run.report!.untested.find((u) => u.stage === 'client')!;
+      expect(untested.reason).toMatch(says);
+      expect(untested.reason).toContain(`scenario ${silentIn}`);
+      for (const file of REPORT_FILES) expect(run.byFile[file], file).toContain(`scenario ${silentIn}`);
+      if (existsSync(files.SECRET_FILE))
+        expect(run.stdout + run.stderr + run.files).not.toContain(readFileSync(files.SECRET_FILE, 'utf8'));
+    },
+  );
 });

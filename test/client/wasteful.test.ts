@@ -5,15 +5,29 @@ import { describe, expect, it } from 'vitest';
 import { fixture, runClientCli } from './run-client.js';
 
 const CASES = [
-  { client: 'per-call-token.mjs', scenario: 'steady', warns: 'client.token-reuse', says: /delaying the client's next call by [\d.]+ ms/ },
+  {
+    client: 'per-call-token.mjs',
+    scenario: 'steady',
+    warns: 'client.token-reuse',
+    says: /delaying the client's next call by [\d.]+ ms/,
+  },
   { client: 'early-token.mjs', scenario: 'short-token-lifetime', warns: 'client.token-reuse', says: /still valid/ },
-  { client: 'token-until-401.mjs', scenario: 'short-token-lifetime', warns: 'client.bearer', says: /past its expires_at/ },
+  {
+    client: 'token-until-401.mjs',
+    scenario: 'short-token-lifetime',
+    warns: 'client.bearer',
+    says: /past its expires_at/,
+  },
 ] as const;
 
 describe('ces-harness client with a wasteful client', () => {
   it.each(CASES)('$client is warned by $warns, never failed', async ({ client, scenario, warns, says }) => {
     const run = await runClientCli(['--scenario', scenario], [process.execPath, fixture(client)]);
-    expect({ code: run.code, failed: run.failed, verdict: run.report?.verdict }).toEqual({ code: 0, failed: [], verdict: 'pass' });
+    expect({ code: run.code, failed: run.failed, verdict: run.report?.verdict }).toEqual({
+      code: 0,
+      failed: [],
+      verdict: 'pass',
+    });
     expect(run.statuses[warns]).toBe('warn');
     expect(run.report!.checks.find((c) => c.id === warns)!.message).toMatch(says);
   });

@@ -17,15 +17,47 @@ describe('parseCaPem', () => {
   });
 
   it.each([
-    ['no PEM block at all', 'hello, I am not a certificate\n', /^holds no PEM certificate \(no -----BEGIN CERTIFICATE----- line\)/],
-    ['only a private key', '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n', /^holds no certificate, only PRIVATE KEY; give the CA certificate/],
-    ['cut short: no END line', lines.slice(0, 6).join('\n'), /^is cut short: the CERTIFICATE block at line 1 has no -----END CERTIFICATE----- line/],
-    ['cut short, then another block', [...lines.slice(0, 4), ...lines].join('\n'), /^is cut short: the CERTIFICATE block at line 1/],
-    ['a mismatched END marker', [lines[0], ...body, '-----END PRIVATE KEY-----'].join('\n'), /closed by an END PRIVATE KEY marker/],
-    ['garbage inside the markers', [lines[0], body[0], 'this is not base64!', ...body.slice(1), lines.at(-1)].join('\n'), /^has a certificate block at line 1 that is not valid base64 \(line 3\)/],
+    [
+      'no PEM block at all',
+      'hello, I am not a certificate\n',
+      /^holds no PEM certificate \(no -----BEGIN CERTIFICATE----- line\)/,
+    ],
+    [
+      'only a private key',
+      '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n',
+      /^holds no certificate, only PRIVATE KEY; give the CA certificate/,
+    ],
+    [
+      'cut short: no END line',
+      lines.slice(0, 6).join('\n'),
+      /^is cut short: the CERTIFICATE block at line 1 has no -----END CERTIFICATE----- line/,
+    ],
+    [
+      'cut short, then another block',
+      [...lines.slice(0, 4), ...lines].join('\n'),
+      /^is cut short: the CERTIFICATE block at line 1/,
+    ],
+    [
+      'a mismatched END marker',
+      [lines[0], ...body, '-----END PRIVATE KEY-----'].join('\n'),
+      /closed by an END PRIVATE KEY marker/,
+    ],
+    [
+      'garbage inside the markers',
+      [lines[0], body[0], 'this is not base64!', ...body.slice(1), lines.at(-1)].join('\n'),
+      /^has a certificate block at line 1 that is not valid base64 \(line 3\)/,
+    ],
     ['an empty block', [lines[0], lines.at(-1)].join('\n'), /not valid base64/],
-    ['base64 of something else', [lines[0], Buffer.from('just some bytes, not DER').toString('base64'), lines.at(-1)].join('\n'), /^has a block at line 1 that decodes to no X\.509 certificate/],
-    ['a truncated DER inside whole markers', [lines[0], ...body.slice(0, 3), lines.at(-1)].join('\n'), /decodes to no X\.509 certificate/],
+    [
+      'base64 of something else',
+      [lines[0], Buffer.from('just some bytes, not DER').toString('base64'), lines.at(-1)].join('\n'),
+      /^has a block at line 1 that decodes to no X\.509 certificate/,
+    ],
+    [
+      'a truncated DER inside whole markers',
+      [lines[0], ...body.slice(0, 3), lines.at(-1)].join('\n'),
+      /decodes to no X\.509 certificate/,
+    ],
   ])('%s', (_name, text, problem) => {
     const result = parseCaPem(text);
     expect('problem' in result && result.problem).toMatch(problem);

@@ -48,12 +48,37 @@ describe('config file', () => {
   });
 
   it.each([
-    ['unknown key', GOOD.replace('expect:', 'expect:\n  token_lifetme_s: 5'), 'CONFIG_INVALID', /unknown key expect\.token_lifetme_s/],
-    ['wrong type', GOOD.replace('max_rps: 20', 'max_rps: fast'), 'CONFIG_INVALID', /rate_limit\.max_rps: expected number, got string/],
-    ['Retry-After bound out of range', GOOD.replace('max_retry_after_s: 90', 'max_retry_after_s: 0'), 'CONFIG_INVALID', /rate_limit\.max_retry_after_s: .*a whole number of seconds from 1 to 3600/],
-    ['bad endpoint', GOOD.replace('endpoint: business.evaluation', 'endpoint: everything'), 'CONFIG_INVALID', /rate_limit\.endpoint: must be one of/],
+    [
+      'unknown key',
+      GOOD.replace('expect:', 'expect:\n  token_lifetme_s: 5'),
+      'CONFIG_INVALID',
+      /unknown key expect\.token_lifetme_s/,
+    ],
+    [
+      'wrong type',
+      GOOD.replace('max_rps: 20', 'max_rps: fast'),
+      'CONFIG_INVALID',
+      /rate_limit\.max_rps: expected number, got string/,
+    ],
+    [
+      'Retry-After bound out of range',
+      GOOD.replace('max_retry_after_s: 90', 'max_retry_after_s: 0'),
+      'CONFIG_INVALID',
+      /rate_limit\.max_retry_after_s: .*a whole number of seconds from 1 to 3600/,
+    ],
+    [
+      'bad endpoint',
+      GOOD.replace('endpoint: business.evaluation', 'endpoint: everything'),
+      'CONFIG_INVALID',
+      /rate_limit\.endpoint: must be one of/,
+    ],
     ['bad YAML', 'environments: [unclosed', 'CONFIG_INVALID', /line \d+/],
-    ['not a URL', GOOD.replace('https://api.example.test', 'api'), 'CONFIG_INVALID', /environments\.production\.base_url: expected a URL/],
+    [
+      'not a URL',
+      GOOD.replace('https://api.example.test', 'api'),
+      'CONFIG_INVALID',
+      /environments\.production\.base_url: expected a URL/,
+    ],
   ])('%s names the key path', (_, text, code, message) => {
     const err = configError(text);
     expect(err.code).toBe(code);
@@ -76,28 +101,49 @@ describe('resolveSettings', () => {
   writeFileSync(file, GOOD);
 
   it('flags override the file; the other environments become the isolation partners', async () => {
-    const s = await resolveSettings({ config: file, env: 'production', 'token-lifetime': 60, 'allow-production-load': true }, ENV, dir);
+    const s = await resolveSettings(
+      { config: file, env: 'production', 'token-lifetime': 60, 'allow-production-load': true },
+      ENV,
+      dir,
+    );
     expect(s.target?.environment).toBe('production');
     expect(s.target?.credentials.clientId).toBe('pr-id');
     expect(s.others.map((o) => o.environment)).toEqual(['sandbox']);
     expect(s.expect.tokenLifetimeS).toBe(60);
     expect(s.expect.clockToleranceS).toBe(2);
-    expect(s.rateLimit).toEqual({ endpoint: 'business.evaluation', maxRps: 20, maxRequests: 100, recoveryWaitS: 60, maxRetryAfterS: 90, probingAllowed: true });
+    expect(s.rateLimit).toEqual({
+      endpoint: 'business.evaluation',
+      maxRps: 20,
+      maxRequests: 100,
+      recoveryWaitS: 60,
+      maxRetryAfterS: 90,
+      probingAllowed: true,
+    });
   });
 
   it('an unknown environment is exit 2 and lists the known ones', async () => {
-    await expect(resolveSettings({ config: file, env: 'staging' }, ENV, dir)).rejects.toThrowError(/environment "staging" is not in .*known: sandbox, production/);
+    await expect(resolveSettings({ config: file, env: 'staging' }, ENV, dir)).rejects.toThrowError(
+      /environment "staging" is not in .*known: sandbox, production/,
+    );
   });
 
   it('--base-url alone takes credentials from CES_CLIENT_ID/CES_CLIENT_SECRET', async () => {
-    const s = await resolveSettings({ 'base-url': 'https://127.0.0.1:9/' }, { CES_CLIENT_ID: 'a', CES_CLIENT_SECRET: 'b' }, tmpdir());
+    const s = await resolveSettings(
+      { 'base-url': 'https://127.0.0.1:9/' },
+      { CES_CLIENT_ID: 'a', CES_CLIENT_SECRET: 'b' },
+      tmpdir(),
+    );
     expect(s.target?.baseUrl).toBe('https://127.0.0.1:9');
     expect(s.target?.credentials).toEqual({ clientId: 'a', clientSecret: 'b' });
-    await expect(resolveSettings({ 'base-url': 'https://127.0.0.1:9' }, {}, tmpdir())).rejects.toThrowError(/export CES_CLIENT_ID and CES_CLIENT_SECRET/);
+    await expect(resolveSettings({ 'base-url': 'https://127.0.0.1:9' }, {}, tmpdir())).rejects.toThrowError(
+      /export CES_CLIENT_ID and CES_CLIENT_SECRET/,
+    );
   });
 
   it('refuses plain http: the service is TLS 1.3 only', async () => {
-    await expect(resolveSettings({ 'base-url': 'http://127.0.0.1:9' }, { CES_CLIENT_ID: 'a', CES_CLIENT_SECRET: 'b' }, tmpdir())).rejects.toThrowError(/not https/);
+    await expect(
+      resolveSettings({ 'base-url': 'http://127.0.0.1:9' }, { CES_CLIENT_ID: 'a', CES_CLIENT_SECRET: 'b' }, tmpdir()),
+    ).rejects.toThrowError(/not https/);
   });
 
   it('no config and no --base-url means no target (the emulator is used)', async () => {
@@ -105,6 +151,8 @@ describe('resolveSettings', () => {
   });
 
   it('a missing --config file is a config error', async () => {
-    await expect(resolveSettings({ config: join(dir, 'nope.yaml') }, ENV, dir)).rejects.toThrowError(/cannot read it \(ENOENT\)/);
+    await expect(resolveSettings({ config: join(dir, 'nope.yaml') }, ENV, dir)).rejects.toThrowError(
+      /cannot read it \(ENOENT\)/,
+    );
   });
 });

@@ -9,7 +9,8 @@ import { DEFAULT_HISTORY_FILE, embedded, resolveSettings } from '../../src/confi
 import { HarnessError } from '../../src/errors.js';
 import { DEFAULT_REGRESSION_POLICY } from '../../src/report/history-model.js';
 
-const TARGET = 'environments:\n  sandbox: { base_url: https://sandbox.example.test, client_id: "${ID}", client_secret: "${SECRET}" }\n';
+const TARGET =
+  'environments:\n  sandbox: { base_url: https://sandbox.example.test, client_id: "${ID}", client_secret: "${SECRET}" }\n';
 const ENV = { ID: 'id', SECRET: 'secret-value' };
 const folder = (yaml: string) => {
   const dir = mkdtempSync(join(tmpdir(), 'ces-history-settings-'));
@@ -23,7 +24,13 @@ describe('history settings', () => {
     const s = await resolveSettings({}, ENV, dir);
     expect(s.historyPath).toBe(join(dir, DEFAULT_HISTORY_FILE));
     expect(s.regressions).toEqual(DEFAULT_REGRESSION_POLICY);
-    expect(DEFAULT_REGRESSION_POLICY).toEqual({ check: 'warn', fact: 'warn', latency: 'warn', rate_limit: 'warn', runs: 10 });
+    expect(DEFAULT_REGRESSION_POLICY).toEqual({
+      check: 'warn',
+      fact: 'warn',
+      latency: 'warn',
+      rate_limit: 'warn',
+      runs: 10,
+    });
   });
 
   it('takes history: relative to the config, --history over it, and off', async () => {
@@ -31,14 +38,24 @@ describe('history settings', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'ces-history-cwd-'));
     const config = join(dir, 'ces-harness.yaml');
     expect((await resolveSettings({ config }, ENV, cwd)).historyPath).toBe(join(dir, 'state', 'h.jsonl'));
-    expect((await resolveSettings({ config, history: 'mine.jsonl' }, ENV, cwd)).historyPath).toBe(join(cwd, 'mine.jsonl'));
+    expect((await resolveSettings({ config, history: 'mine.jsonl' }, ENV, cwd)).historyPath).toBe(
+      join(cwd, 'mine.jsonl'),
+    );
     expect((await resolveSettings({ config, history: 'off' }, ENV, cwd)).historyPath).toBeNull();
-    expect((await resolveSettings({ config }, ENV, cwd)).regressions).toEqual({ ...DEFAULT_REGRESSION_POLICY, latency: 'fail', runs: 20 });
+    expect((await resolveSettings({ config }, ENV, cwd)).regressions).toEqual({
+      ...DEFAULT_REGRESSION_POLICY,
+      latency: 'fail',
+      runs: 20,
+    });
   });
 
   it('keeps no history for the built-in emulator', async () => {
     const s = await resolveSettings({}, {}, mkdtempSync(join(tmpdir(), 'ces-history-none-')));
-    expect(embedded(s, [{ environment: 'sandbox', baseUrl: 'https://127.0.0.1:1', credentials: { clientId: 'a', clientSecret: 'b' } }]).historyPath).toBeNull();
+    expect(
+      embedded(s, [
+        { environment: 'sandbox', baseUrl: 'https://127.0.0.1:1', credentials: { clientId: 'a', clientSecret: 'b' } },
+      ]).historyPath,
+    ).toBeNull();
   });
 
   it.each([

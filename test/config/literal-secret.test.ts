@@ -17,13 +17,16 @@ describe('a literal client_secret', () => {
     const { warnings } = loadConfig(config(secret, optIn), 'ces-harness.yaml', { SB: 'sb-secret', EU: 'eu-secret' });
     expect(warnings.map((w) => /environments\.([\w-]+)\.client_secret/.exec(w)?.[1])).toEqual(warned);
     for (const w of warnings) {
-      expect(w).toMatch(/^config ces-harness\.yaml: environments\.sandbox\.client_secret is written in the file; .* export CES_SANDBOX_CLIENT_SECRET and write client_secret: \$\{CES_SANDBOX_CLIENT_SECRET\}/);
+      expect(w).toMatch(
+        /^config ces-harness\.yaml: environments\.sandbox\.client_secret is written in the file; .* export CES_SANDBOX_CLIENT_SECRET and write client_secret: \$\{CES_SANDBOX_CLIENT_SECRET\}/,
+      );
       expect(w).not.toContain(secret);
     }
   });
 
   it('names the variable after the environment', () => {
-    const text = 'environments:\n  prod-eu:\n    base_url: https://eu.example.test\n    client_id: id\n    client_secret: literal-secret\n';
+    const text =
+      'environments:\n  prod-eu:\n    base_url: https://eu.example.test\n    client_id: id\n    client_secret: literal-secret\n';
     expect(loadConfig(text, 'c.yaml', {}).warnings[0]).toContain('export CES_PROD_EU_CLIENT_SECRET');
   });
 });

@@ -29,13 +29,36 @@ describe('resolveSettings: defaults', () => {
   it('no target: the built-in emulator’s expectations, recovery wait and over-limit rate', async () => {
     const s = await resolveSettings({}, {}, folder());
     expect(s.target).toBeNull();
-    expect(s.expect).toEqual({ tokenLifetimeS: EMBEDDED.tokenLifetimeS, expiryWaitS: EMBEDDED.expiryWaitS, clockToleranceS: EMBEDDED.clockToleranceS });
-    expect(s.rateLimit).toEqual({ endpoint: 'tokens.validate', maxRps: DEFAULTS.maxRps, maxRequests: DEFAULTS.maxRequests, recoveryWaitS: EMBEDDED.recoveryWaitS, maxRetryAfterS: DEFAULTS.maxRetryAfterS, probingAllowed: true });
-    expect(s.load).toEqual({ rate: 20, overLimitRate: EMBEDDED.overLimitRate, durationS: undefined, vus: 5, thresholds: undefined, outputs: [], segments: 1 });
+    expect(s.expect).toEqual({
+      tokenLifetimeS: EMBEDDED.tokenLifetimeS,
+      expiryWaitS: EMBEDDED.expiryWaitS,
+      clockToleranceS: EMBEDDED.clockToleranceS,
+    });
+    expect(s.rateLimit).toEqual({
+      endpoint: 'tokens.validate',
+      maxRps: DEFAULTS.maxRps,
+      maxRequests: DEFAULTS.maxRequests,
+      recoveryWaitS: EMBEDDED.recoveryWaitS,
+      maxRetryAfterS: DEFAULTS.maxRetryAfterS,
+      probingAllowed: true,
+    });
+    expect(s.load).toEqual({
+      rate: 20,
+      overLimitRate: EMBEDDED.overLimitRate,
+      durationS: undefined,
+      vus: 5,
+      thresholds: undefined,
+      outputs: [],
+      segments: 1,
+    });
   });
 
   it('no target, flags given: the flags win over the emulator’s defaults', async () => {
-    const s = await resolveSettings({ 'token-lifetime': 30, 'expiry-wait': 40, 'clock-tolerance': 0.5, segments: 3 }, {}, folder());
+    const s = await resolveSettings(
+      { 'token-lifetime': 30, 'expiry-wait': 40, 'clock-tolerance': 0.5, segments: 3 },
+      {},
+      folder(),
+    );
     expect(s.expect).toEqual({ tokenLifetimeS: 30, expiryWaitS: 40, clockToleranceS: 0.5 });
     expect(s.load.segments).toBe(3);
   });
@@ -51,12 +74,20 @@ describe('resolveSettings: defaults', () => {
 
   it('production: probing only with --allow-production-load', async () => {
     expect((await resolveSettings({ env: 'production' }, ENV, folder(CONFIG))).rateLimit.probingAllowed).toBe(false);
-    expect((await resolveSettings({ env: 'production', 'allow-production-load': true }, ENV, folder(CONFIG))).rateLimit.probingAllowed).toBe(true);
+    expect(
+      (await resolveSettings({ env: 'production', 'allow-production-load': true }, ENV, folder(CONFIG))).rateLimit
+        .probingAllowed,
+    ).toBe(true);
   });
 
   it('embedded(): the emulator’s listeners become target and partners, with no ledger', async () => {
     const s = await resolveSettings({}, {}, folder());
-    const t = (environment: string): Target => ({ environment, baseUrl: `https://127.0.0.1:1/${environment}`, credentials: { clientId: 'id', clientSecret: 'secret' }, emulated: true });
+    const t = (environment: string): Target => ({
+      environment,
+      baseUrl: `https://127.0.0.1:1/${environment}`,
+      credentials: { clientId: 'id', clientSecret: 'secret' },
+      emulated: true,
+    });
     const e = embedded(s, [t('sandbox'), t('production')]);
     expect(e.target.environment).toBe('sandbox');
     expect(e.others.map((o) => o.environment)).toEqual(['production']);
@@ -71,7 +102,10 @@ describe('resolveSettings: credentials referenced, never read (k8s)', () => {
   it('names the variables of the target’s credentials, and needs none of them set', async () => {
     const s = await resolveSettings({}, {}, folder(CONFIG), referenced);
     expect(s.credentialVariables).toEqual({ clientId: 'SB_ID', clientSecret: 'SB_SECRET' });
-    expect(s.target?.credentials).toEqual({ clientId: 'referenced-from-secret', clientSecret: 'referenced-from-secret' });
+    expect(s.target?.credentials).toEqual({
+      clientId: 'referenced-from-secret',
+      clientSecret: 'referenced-from-secret',
+    });
   });
 
   it('never takes a value from the environment, even when it is set', async () => {
@@ -80,16 +114,26 @@ describe('resolveSettings: credentials referenced, never read (k8s)', () => {
   });
 
   it('a credential that is not one whole ${VAR} falls back to CES_CLIENT_ID / CES_CLIENT_SECRET', async () => {
-    expect((await resolveSettings({ env: 'production' }, {}, folder(CONFIG), referenced)).credentialVariables).toEqual({ clientId: 'CES_CLIENT_ID', clientSecret: 'CES_CLIENT_SECRET' });
+    expect((await resolveSettings({ env: 'production' }, {}, folder(CONFIG), referenced)).credentialVariables).toEqual({
+      clientId: 'CES_CLIENT_ID',
+      clientSecret: 'CES_CLIENT_SECRET',
+    });
   });
 
   it('--base-url without a config takes CES_CLIENT_ID / CES_CLIENT_SECRET, as placeholders', async () => {
-    const s = await resolveSettings({ 'base-url': 'https://127.0.0.1:9' }, { CES_CLIENT_SECRET: 'ces-secret-value' }, folder(), referenced);
+    const s = await resolveSettings(
+      { 'base-url': 'https://127.0.0.1:9' },
+      { CES_CLIENT_SECRET: 'ces-secret-value' },
+      folder(),
+      referenced,
+    );
     expect(s.credentialVariables).toEqual({ clientId: 'CES_CLIENT_ID', clientSecret: 'CES_CLIENT_SECRET' });
     expect(s.target?.credentials.clientSecret).toBe('referenced-from-secret');
   });
 
   it('without the placeholder an unset variable is still the error it always was', async () => {
-    await expect(resolveSettings({}, {}, folder(CONFIG))).rejects.toThrowError(/refers to \$\{SB_ID\}, which is not set/);
+    await expect(resolveSettings({}, {}, folder(CONFIG))).rejects.toThrowError(
+      /refers to \$\{SB_ID\}, which is not set/,
+    );
   });
 });

@@ -5,7 +5,11 @@ import { HISTORY_SCHEMA, type HistoryRecord } from '../../src/history/record.js'
 import { recentSandboxPass } from '../../src/cutover/sandbox-history.js';
 
 const NOW = Date.parse('2026-11-26T12:00:00Z');
-const record = (hoursAgo: number, baseUrl = 'https://sandbox.example.test', checks: HistoryRecord['checks'] = { 'token.issue': { status: 'pass', facts: { token_format: 'opaque' } } }): HistoryRecord => ({
+const record = (
+  hoursAgo: number,
+  baseUrl = 'https://sandbox.example.test',
+  checks: HistoryRecord['checks'] = { 'token.issue': { status: 'pass', facts: { token_format: 'opaque' } } },
+): HistoryRecord => ({
   schema: HISTORY_SCHEMA,
   started_at: new Date(NOW - hoursAgo * 3_600_000).toISOString(),
   tool_version: '0',
@@ -27,6 +31,8 @@ describe('recentSandboxPass', () => {
   });
 
   it('keeps each check status and facts', () => {
-    expect(recentSandboxPass([record(1)], 'https://sandbox.example.test', 24, NOW)?.checks).toEqual([{ id: 'token.issue', status: 'pass', facts: { token_format: 'opaque' } }]);
+    expect(recentSandboxPass([record(1)], 'https://sandbox.example.test', 24, NOW)?.checks).toEqual([
+      { id: 'token.issue', status: 'pass', facts: { token_format: 'opaque' } },
+    ]);
   });
 });

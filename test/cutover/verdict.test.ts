@@ -34,20 +34,50 @@ describe('cutoverVerdict', () => {
   });
 
   it.each([
-    { finding: 'rate-limit', production: { accepted_before_limit: 79 }, line: /limits after 79 requests, sandbox after 100/ },
-    { finding: 'certificate-ca', production: { certificate_issuer: 'CN=Other CA (sha256 bb)' }, line: /issued by CN=Other CA/ },
-    { finding: 'certificate-expiry', production: { certificate_expires: '2026-12-09' }, line: /\(12 days\), within the 14-day/ },
+    {
+      finding: 'rate-limit',
+      production: { accepted_before_limit: 79 },
+      line: /limits after 79 requests, sandbox after 100/,
+    },
+    {
+      finding: 'certificate-ca',
+      production: { certificate_issuer: 'CN=Other CA (sha256 bb)' },
+      line: /issued by CN=Other CA/,
+    },
+    {
+      finding: 'certificate-expiry',
+      production: { certificate_expires: '2026-12-09' },
+      line: /\(12 days\), within the 14-day/,
+    },
     { finding: 'token-lifetime', production: { lifetime_s: 3_600 }, line: /live 3600 s, sandbox's 86400 s/ },
-    { finding: 'validate-method', production: { validate_methods: 'POST' }, line: /validate accepts POST on production, GET and POST on sandbox/ },
-    { finding: 'error-body', production: { error_body: '401 {"message":"Unauthorized"}' }, line: /wrong secret gets 401 \{"message":"Unauthorized"\} on production, 401 \{"error":"unauthorized"\} on sandbox/ },
+    {
+      finding: 'validate-method',
+      production: { validate_methods: 'POST' },
+      line: /validate accepts POST on production, GET and POST on sandbox/,
+    },
+    {
+      finding: 'error-body',
+      production: { error_body: '401 {"message":"Unauthorized"}' },
+      line: /wrong secret gets 401 \{"message":"Unauthorized"\} on production, 401 \{"error":"unauthorized"\} on sandbox/,
+    },
     { finding: 'credential-isolation', production: { credentials_isolated: 'no' as const }, line: /not isolated/ },
     // An untrusted production has no other fact; the rest being equal isolates this rule.
     {
       finding: 'certificate-trust',
-      production: { certificate_untrusted: 'the issuer is not trusted (UNABLE_TO_VERIFY_LEAF_SIGNATURE)', certificate_untrusted_issuer: 'Example CA' },
+      production: {
+        certificate_untrusted: 'the issuer is not trusted (UNABLE_TO_VERIFY_LEAF_SIGNATURE)',
+        certificate_untrusted_issuer: 'Example CA',
+      },
       line: /^production's certificate does not verify \(the issuer is not trusted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\); the leaf is issued by Example CA\): .*likely does not send the intermediate/,
     },
-    { finding: 'certificate-trust', production: { certificate_untrusted: 'the issuer is not trusted (UNABLE_TO_GET_ISSUER_CERT_LOCALLY)', certificate_untrusted_issuer: 'Private CA' }, line: /\(issued by another CA than sandbox's, or an intermediate not sent\)/ },
+    {
+      finding: 'certificate-trust',
+      production: {
+        certificate_untrusted: 'the issuer is not trusted (UNABLE_TO_GET_ISSUER_CERT_LOCALLY)',
+        certificate_untrusted_issuer: 'Private CA',
+      },
+      line: /\(issued by another CA than sandbox's, or an intermediate not sent\)/,
+    },
   ])('$finding: NOT READY', ({ finding, production, line }) => {
     const v = cutoverVerdict(facts('production', production), facts('sandbox'), ctx);
     expect(v.verdict).toBe('NOT READY');
@@ -84,15 +114,24 @@ describe('cutoverVerdict', () => {
   });
 
   it('a missing fact or an unmeasured production limit is NOT TESTED with the reason', () => {
-    const missingIssuer = facts('production', { certificate_issuer: undefined, missing: { certificate_issuer: 'tls.certificate-valid error: handshake timed out' } });
+    const missingIssuer = facts('production', {
+      certificate_issuer: undefined,
+      missing: { certificate_issuer: 'tls.certificate-valid error: handshake timed out' },
+    });
     const v = cutoverVerdict(missingIssuer, facts('sandbox'), { ...ctx, productionLoadAllowed: false });
     expect(v.verdict).toBe('NOT TESTED');
-    expect(v.not_tested).toEqual([expect.stringMatching(/^production's rate limit: not measured/), 'certificate issuer: not known on production (tls.certificate-valid error: handshake timed out)']);
+    expect(v.not_tested).toEqual([
+      expect.stringMatching(/^production's rate limit: not measured/),
+      'certificate issuer: not known on production (tls.certificate-valid error: handshake timed out)',
+    ]);
   });
 
   it('a pass that tested less than asked is NOT TESTED, and breaking still leads', () => {
     const budget = { ...ctx, passesUntested: ['production: the production request budget was reached'] };
-    expect(cutoverVerdict(facts('production'), facts('sandbox'), budget)).toMatchObject({ verdict: 'NOT TESTED', not_tested: ['production: the production request budget was reached'] });
+    expect(cutoverVerdict(facts('production'), facts('sandbox'), budget)).toMatchObject({
+      verdict: 'NOT TESTED',
+      not_tested: ['production: the production request budget was reached'],
+    });
     expect(cutoverVerdict(facts('production', { lifetime_s: 60 }), facts('sandbox'), budget).verdict).toBe('NOT READY');
   });
 });

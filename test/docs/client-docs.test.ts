@@ -7,7 +7,8 @@ import { CLIENT_CHECKS } from '../../src/client/checks/index.js';
 import { CLIENT_DOC, CLIENT_MARKERS, clientChecksTable, clientScenariosTable } from '../../src/docs/client-tables.js';
 import { CLIENT_SCENARIOS } from '../../src/emulator/scenarios/index.js';
 
-const between = (text: string, [start, end]: readonly [string, string]) => text.slice(text.indexOf(start) + start.length, text.indexOf(end)).trim();
+const between = (text: string, [start, end]: readonly [string, string]) =>
+  text.slice(text.indexOf(start) + start.length, text.indexOf(end)).trim();
 
 describe('client docs', () => {
   const doc = readFileSync(CLIENT_DOC, 'utf8');
@@ -19,7 +20,10 @@ describe('client docs', () => {
 
   it('README: a "Test your client" section with a command per reference client, linking the page', () => {
     const readme = readFileSync('README.md', 'utf8');
-    const section = readme.slice(readme.indexOf('## Test your client'), readme.indexOf('\n## ', readme.indexOf('## Test your client') + 1));
+    const section = readme.slice(
+      readme.indexOf('## Test your client'),
+      readme.indexOf('\n## ', readme.indexOf('## Test your client') + 1),
+    );
     expect(section).toContain('[docs/client.md](docs/client.md)');
     const commands = [...section.matchAll(/ces-harness client -- \S+ (examples\/clients\/\S+)/g)].map((m) => m[1]!);
     expect(commands).toEqual(['examples/clients/node-undici.mjs', 'examples/clients/python_client.py']);

@@ -25,7 +25,9 @@ describe('businessLatencyMs', () => {
   it('is refused outside 0-10000 ms as a usage error', () => {
     for (const bad of [-1, 10_001, 1.5]) {
       expect(() => resolveOptions({ businessLatencyMs: bad })).toThrow(HarnessError);
-      expect(() => resolveOptions({ businessLatencyMs: bad })).toThrow(/business latency .* must be a whole number of milliseconds from 0 to 10000/);
+      expect(() => resolveOptions({ businessLatencyMs: bad })).toThrow(
+        /business latency .* must be a whole number of milliseconds from 0 to 10000/,
+      );
     }
     expect(resolveOptions({}).businessLatencyMs).toBe(0);
   });

@@ -30,8 +30,16 @@ describe('existingCertificates', () => {
 
   it.each([
     ['an empty folder', (_dir: string) => undefined, '127.0.0.1'],
-    ['a key of another certificate', (dir: string) => writeFileSync(join(dir, 'server-key.pem'), generateCertificates('127.0.0.1').keyPem), '127.0.0.1'],
-    ['a CA that did not sign the certificate', (dir: string) => writeFileSync(join(dir, 'ca.pem'), generateCertificates('127.0.0.1').caPem), '127.0.0.1'],
+    [
+      'a key of another certificate',
+      (dir: string) => writeFileSync(join(dir, 'server-key.pem'), generateCertificates('127.0.0.1').keyPem),
+      '127.0.0.1',
+    ],
+    [
+      'a CA that did not sign the certificate',
+      (dir: string) => writeFileSync(join(dir, 'ca.pem'), generateCertificates('127.0.0.1').caPem),
+      '127.0.0.1',
+    ],
     ['text that is not PEM', (dir: string) => writeFileSync(join(dir, 'server.pem'), 'not a certificate'), '127.0.0.1'],
     ['a listen host the certificate does not name', (_dir: string) => undefined, 'ces.test'],
   ])('none with %s: new ones are made', async (_name, spoil, host) => {
@@ -44,7 +52,9 @@ describe('existingCertificates', () => {
   it('none a day before the certificate expires', async () => {
     const dir = freshDir();
     await writeCertificates(generateCertificates('127.0.0.1'), dir);
-    const validTo = Date.parse(new (await import('node:crypto')).X509Certificate(readFileSync(join(dir, 'server.pem'))).validTo);
+    const validTo = Date.parse(
+      new (await import('node:crypto')).X509Certificate(readFileSync(join(dir, 'server.pem'))).validTo,
+    );
     expect(existingCertificates(dir, '127.0.0.1', validTo - 3600_000)).toBeUndefined();
   });
 });

@@ -27,7 +27,7 @@ describe('two environments', () => {
     expect((await s.issue(0, production?.credentials)).status).toBe(401);
   });
 
-  it("keeps tokens apart: a sandbox token is unknown in production", async () => {
+  it('keeps tokens apart: a sandbox token is unknown in production', async () => {
     const { token } = tokenOf(await s.issue(0));
     expect((await s.call('GET', '/tokens/validate', { bearer: token }, 0)).status).toBe(200);
     expect((await s.call('GET', '/tokens/validate', { bearer: token }, 1)).status).toBe(401);

@@ -18,7 +18,11 @@ afterEach(async () => {
   client = emu = undefined;
 });
 
-const clientOf = (e: Emulator) => new ServiceClient({ environment: 'sandbox', baseUrl: e.url, credentials: e.credentials, caPem: e.caPem }, { redactor: new Redactor(), connections: 4 });
+const clientOf = (e: Emulator) =>
+  new ServiceClient(
+    { environment: 'sandbox', baseUrl: e.url, credentials: e.credentials, caPem: e.caPem },
+    { redactor: new Redactor(), connections: 4 },
+  );
 
 /** Token, validate and a business call: the answers a client reads, and the HTTP version of each request as the emulator saw it. */
 async function session(profiles: Array<'http2'>) {
@@ -29,22 +33,31 @@ async function session(profiles: Array<'http2'>) {
   const token = issued.issued?.token ?? '';
   const validated = await client.validate(token);
   const business = await client.business('evaluation', { method: 'POST', body: { applicant_id: 'a-1' } }, token);
-  return { statuses: [issued.status, validated.status, business.status], valid: (validated.json as { valid?: unknown }).valid, versions: [...new Set(seen.map((o) => o.req.httpVersion))], pseudo: seen.flatMap((o) => Object.keys(o.req.headers).filter((k) => k.startsWith(':'))), transport: client.transportSeen() };
+  return {
+    statuses: [issued.status, validated.status, business.status],
+    valid: (validated.json as { valid?: unknown }).valid,
+    versions: [...new Set(seen.map((o) => o.req.httpVersion))],
+    pseudo: seen.flatMap((o) => Object.keys(o.req.headers).filter((k) => k.startsWith(':'))),
+    transport: client.transportSeen(),
+  };
 }
 
 describe('profile http2', () => {
   it.each([
     { profiles: ['http2' as const], version: '2.0', alpn: 'h2' },
     { profiles: [], version: '1.1', alpn: 'http/1.1' },
-  ])('the harness speaks HTTP/$version when the listener offers $alpn, and reads every answer alike', async ({ profiles, version, alpn }) => {
-    const r = await session(profiles);
-    expect(r.statuses).toEqual([200, 200, 200]);
-    expect(r.valid).toBe(true);
-    expect(r.versions).toEqual([version]);
-    // HTTP/2's pseudo-headers stay out of the headers a route reads (RequestInfo has method and path).
-    expect(r.pseudo).toEqual([]);
-    expect(Object.keys(r.transport.connections)).toEqual([alpn]);
-  });
+  ])(
+    'the harness speaks HTTP/$version when the listener offers $alpn, and reads every answer alike',
+    async ({ profiles, version, alpn }) => {
+      const r = await session(profiles);
+      expect(r.statuses).toEqual([200, 200, 200]);
+      expect(r.valid).toBe(true);
+      expect(r.versions).toEqual([version]);
+      // HTTP/2's pseudo-headers stay out of the headers a route reads (RequestInfo has method and path).
+      expect(r.pseudo).toEqual([]);
+      expect(Object.keys(r.transport.connections)).toEqual([alpn]);
+    },
+  );
 
   it('still serves HTTP/1.1 to a client that offers only that, with the same TLS 1.3 settings', async () => {
     const seen: Observed[] = [];
@@ -71,7 +84,12 @@ describe('profile http2', () => {
 
   it('keeps the plain-HTTP fault and the ClientHello peek working in front of HTTP/2', async () => {
     const hellos: Buffer[] = [];
-    emu = await createEmulator({ port: 0, profiles: ['http2'], faults: ['plain-http-accepted'], onClientHello: (first) => hellos.push(first) });
+    emu = await createEmulator({
+      port: 0,
+      profiles: ['http2'],
+      faults: ['plain-http-accepted'],
+      onClientHello: (first) => hellos.push(first),
+    });
     expect(await plainHttp(portOf(emu.url))).toMatch(/^HTTP\/1\.1 200/);
     client = clientOf(emu);
     expect((await client.healthCheck()).status).toBe(200);

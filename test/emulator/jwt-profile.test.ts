@@ -21,7 +21,12 @@ describe('profile jwt', () => {
     const first = tokenOf(await s.issue());
     const jwt = parseJwt(first.token);
     expect(jwt?.header).toEqual({ alg: 'HS256', typ: 'JWT' });
-    expect(jwt?.claims).toEqual({ sub: s.emu.credentials.clientId, iat: Math.floor(s.clock.now() / 1000), exp: first.expiresAt, jti: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/) });
+    expect(jwt?.claims).toEqual({
+      sub: s.emu.credentials.clientId,
+      iat: Math.floor(s.clock.now() / 1000),
+      exp: first.expiresAt,
+      jti: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
+    });
     expect(jwt?.segments[2]).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(tokenOf(await s.issue())).toEqual(first);
     expect(await statusOf(s, first.token)).toBe(200);

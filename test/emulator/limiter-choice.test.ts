@@ -19,19 +19,34 @@ describe('limiterModelOf (the serve flags)', () => {
   it('keeps one sustained rate for every kind: the window limit is rate × window', () => {
     const base = { rps: 50, burst: 10, windowS: 2, countsRefused: true };
     expect(limiterModelOf({ ...base, kind: 'bucket' })).toEqual({ kind: 'bucket', rate_rps: 50, burst: 10 });
-    expect(limiterModelOf({ ...base, kind: 'fixed' })).toEqual({ kind: 'fixed-window', limit: 100, window_s: 2, phase_s: 0, counts_refused: true });
-    expect(limiterModelOf({ ...base, kind: 'sliding' })).toEqual({ kind: 'sliding-window', limit: 100, period_s: 2, counts_refused: true });
+    expect(limiterModelOf({ ...base, kind: 'fixed' })).toEqual({
+      kind: 'fixed-window',
+      limit: 100,
+      window_s: 2,
+      phase_s: 0,
+      counts_refused: true,
+    });
+    expect(limiterModelOf({ ...base, kind: 'sliding' })).toEqual({
+      kind: 'sliding-window',
+      limit: 100,
+      period_s: 2,
+      counts_refused: true,
+    });
     expect(limiterModelOf({ ...base, kind: 'sliding', rps: 0 })).toBeNull();
   });
 
   it('refuses a window that admits less than one request, as a usage error', () => {
-    expect(() => limiterModelOf({ kind: 'fixed', rps: 1, burst: 0, windowS: 0.2, countsRefused: false })).toThrow(HarnessError);
+    expect(() => limiterModelOf({ kind: 'fixed', rps: 1, burst: 0, windowS: 0.2, countsRefused: false })).toThrow(
+      HarnessError,
+    );
   });
 });
 
 describe('emulator limiter kinds and clients', () => {
   it('a fixed window resets at its edge on the emulator clock, whatever was refused', async () => {
-    const r = await start({ limiter: { kind: 'fixed-window', limit: 3, window_s: 1, phase_s: 0, counts_refused: true } });
+    const r = await start({
+      limiter: { kind: 'fixed-window', limit: 3, window_s: 1, phase_s: 0, counts_refused: true },
+    });
     open.push(r);
     // T0 is a quarter past a whole second: the window ends 750 ms later.
     const token = tokenIn((await r.issue()).json);

@@ -44,9 +44,21 @@ describe('resolveOptions', () => {
     ['a zero ttl', { tokenTtlS: 0 }, /ttl/],
     ['a negative rps', { rateLimit: { rps: -1, burst: 1 } }, /rate limit/],
     ['an unknown fault', { faults: ['nope' as never] }, /unknown fault "nope".*token-rotates/],
-    ['no validate method', { environments: ['a'], perEnvironment: { a: { validateMethods: [] } } }, /perEnvironment\.a\.validateMethods must name GET, POST or both/],
-    ['an unknown validate method', { environments: ['a'], perEnvironment: { a: { validateMethods: ['PUT' as never] } } }, /perEnvironment\.a\.validateMethods/],
-    ['an intermediate to omit without one', { environments: ['a'], perEnvironment: { a: { intermediate: 'omitted' } } }, /perEnvironment\.a\.intermediate: omitted needs .*intermediate-ca profile/],
+    [
+      'no validate method',
+      { environments: ['a'], perEnvironment: { a: { validateMethods: [] } } },
+      /perEnvironment\.a\.validateMethods must name GET, POST or both/,
+    ],
+    [
+      'an unknown validate method',
+      { environments: ['a'], perEnvironment: { a: { validateMethods: ['PUT' as never] } } },
+      /perEnvironment\.a\.validateMethods/,
+    ],
+    [
+      'an intermediate to omit without one',
+      { environments: ['a'], perEnvironment: { a: { intermediate: 'omitted' } } },
+      /perEnvironment\.a\.intermediate: omitted needs .*intermediate-ca profile/,
+    ],
   ])('rejects %s', (_, options, message) => {
     let error: unknown;
     try {
@@ -62,6 +74,8 @@ describe('resolveOptions', () => {
 
 describe('profiles', () => {
   it('refuses an unknown profile, naming the known ones', () => {
-    expect(() => resolveOptions({ profiles: ['no-such' as never] })).toThrow(/unknown profile "no-such"; known profiles: extra-fields/);
+    expect(() => resolveOptions({ profiles: ['no-such' as never] })).toThrow(
+      /unknown profile "no-such"; known profiles: extra-fields/,
+    );
   });
 });

@@ -107,7 +107,11 @@ describe('/tokens/validate (§4.3)', () => {
 
   it.each([
     ['no header', {}, 'Bearer realm="ces"'],
-    ['another scheme', { headers: { authorization: 'Basic Zm9vOmJhcg==' } }, 'Bearer realm="ces", error="invalid_token"'],
+    [
+      'another scheme',
+      { headers: { authorization: 'Basic Zm9vOmJhcg==' } },
+      'Bearer realm="ces", error="invalid_token"',
+    ],
     ['garbage', { headers: { authorization: 'Bearer !!!' } }, 'Bearer realm="ces", error="invalid_token"'],
     ['an unknown token', { bearer: 'A'.repeat(43) }, 'Bearer realm="ces", error="invalid_token"'],
   ])('answers 401 for %s', async (_, options, challenge) => {
@@ -141,20 +145,27 @@ describe('business endpoints (§4.4)', () => {
     expect(Object.keys(a.json as object).sort()).toEqual([...keys].sort());
   });
 
-  it.each([['/v1/evaluation'], ['/v1/ach_transactions']])('%s rejects missing, unknown and expired tokens with 401', async (path) => {
-    expect((await s.call('POST', path, { json: {} })).status).toBe(401);
-    expect((await s.call('POST', path, { json: {}, bearer: 'nope' })).status).toBe(401);
-    s.clock.set(T0 + 2 * 60 * 60_000);
-    const { token, expiresAt } = tokenOf(await s.issue());
-    s.clock.set(expiresAt * 1000);
-    const a = await s.call('POST', path, { json: {}, bearer: token });
-    expect(a.status).toBe(401);
-    expect(a.json).toEqual(UNAUTHORIZED);
-  });
+  it.each([['/v1/evaluation'], ['/v1/ach_transactions']])(
+    '%s rejects missing, unknown and expired tokens with 401',
+    async (path) => {
+      expect((await s.call('POST', path, { json: {} })).status).toBe(401);
+      expect((await s.call('POST', path, { json: {}, bearer: 'nope' })).status).toBe(401);
+      s.clock.set(T0 + 2 * 60 * 60_000);
+      const { token, expiresAt } = tokenOf(await s.issue());
+      s.clock.set(expiresAt * 1000);
+      const a = await s.call('POST', path, { json: {}, bearer: token });
+      expect(a.status).toBe(401);
+      expect(a.json).toEqual(UNAUTHORIZED);
+    },
+  );
 
   it.each([['not json'], ['[]'], ['null'], ['']])('answers 400 for the body %j', async (body) => {
     const { token } = tokenOf(await s.issue());
-    const a = await s.call('POST', '/v1/evaluation', { bearer: token, body, headers: { 'content-type': 'application/json' } });
+    const a = await s.call('POST', '/v1/evaluation', {
+      bearer: token,
+      body,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(a.status).toBe(400);
     expect(a.json).toEqual({ error: 'invalid_request' });
   });

@@ -24,14 +24,21 @@ describe('protocol and suites', () => {
     },
   );
 
-  it.each(['TLS_AES_128_CCM_SHA256', 'TLS_AES_128_CCM_8_SHA256'])('refuses a client offering only %s', async (suite) => {
-    const h = await handshake(port, s.emu.caPem, { minVersion: 'TLSv1.3', ciphers: suite });
-    expect(h.ok).toBe(false);
-  });
+  it.each(['TLS_AES_128_CCM_SHA256', 'TLS_AES_128_CCM_8_SHA256'])(
+    'refuses a client offering only %s',
+    async (suite) => {
+      const h = await handshake(port, s.emu.caPem, { minVersion: 'TLSv1.3', ciphers: suite });
+      expect(h.ok).toBe(false);
+    },
+  );
 
   it.each(['TLSv1.2', 'TLSv1.1'] as const)('refuses %s', async (version) => {
     // Node's client refuses to even offer < 1.2 unless the security level allows it.
-    const h = await handshake(port, s.emu.caPem, { minVersion: version, maxVersion: version, ciphers: 'DEFAULT:@SECLEVEL=0' });
+    const h = await handshake(port, s.emu.caPem, {
+      minVersion: version,
+      maxVersion: version,
+      ciphers: 'DEFAULT:@SECLEVEL=0',
+    });
     expect(h.ok).toBe(false);
   });
 

@@ -31,7 +31,12 @@ function oneRequest(e: Emulator, watchMs: number): Promise<Seen> {
     const socket = connect({ host: url.hostname, port: Number(url.port), ca: e.caPem, servername: 'localhost' }, () => {
       const peer = socket.getPeerCertificate(true);
       const chain: string[] = [];
-      for (let c: DetailedPeerCertificate | undefined = peer; c && chain.length < 5; c = c.issuerCertificate === c ? undefined : c.issuerCertificate) chain.push(c.subject.CN as string);
+      for (
+        let c: DetailedPeerCertificate | undefined = peer;
+        c && chain.length < 5;
+        c = c.issuerCertificate === c ? undefined : c.issuerCertificate
+      )
+        chain.push(c.subject.CN as string);
       let sentAt = 0;
       let answeredAt: number | undefined;
       let text = '';
@@ -41,7 +46,13 @@ function oneRequest(e: Emulator, watchMs: number): Promise<Seen> {
         finished = true;
         clearTimeout(watch);
         socket.destroy();
-        resolve({ head: text.split('\r\n\r\n')[0] ?? '', answerMs: (answeredAt ?? NaN) - sentAt, closedAfterMs, issuer: peer.issuer.CN as string, chain });
+        resolve({
+          head: text.split('\r\n\r\n')[0] ?? '',
+          answerMs: (answeredAt ?? NaN) - sentAt,
+          closedAfterMs,
+          issuer: peer.issuer.CN as string,
+          chain,
+        });
       };
       // Bounded: 5 s for an answer, then `watchMs` for the close.
       let watch = setTimeout(() => done(undefined), 5_000);
@@ -61,25 +72,47 @@ function oneRequest(e: Emulator, watchMs: number): Promise<Seen> {
   });
 }
 
-const start = async (profiles: ProfileName[]) => (emulator = await createEmulator({ port: 0, environments: ['sandbox'], profiles }));
+const start = async (profiles: ProfileName[]) =>
+  (emulator = await createEmulator({ port: 0, environments: ['sandbox'], profiles }));
 
 describe('transport profiles on the wire', () => {
   it.each([
     { profiles: [] as ProfileName[], connection: /^connection: keep-alive$/im, keepAlive: true, closes: false },
-    { profiles: ['idle-close'] as ProfileName[], connection: /^connection: keep-alive$/im, keepAlive: false, closes: true, closesWithinMs: [250, 1_000] },
-    { profiles: ['silent-close'] as ProfileName[], connection: /^connection: keep-alive$/im, keepAlive: false, closes: true, closesWithinMs: [0, 100] },
-    { profiles: ['connection-close'] as ProfileName[], connection: /^connection: close$/im, keepAlive: false, closes: true, closesWithinMs: [0, 100] },
-  ])('$profiles: the answer says $connection, announces a keep-alive timeout: $keepAlive, the server closes: $closes', async ({ profiles, connection, keepAlive, closes, closesWithinMs }) => {
-    const seen = await oneRequest(await start(profiles), 1_500);
-    expect(seen.head).toMatch(/^HTTP\/1\.1 200/);
-    expect(seen.head).toMatch(connection);
-    expect(/^keep-alive: timeout=\d+/im.test(seen.head)).toBe(keepAlive);
-    expect(seen.closedAfterMs !== undefined).toBe(closes);
-    if (closesWithinMs) {
-      expect(seen.closedAfterMs).toBeGreaterThanOrEqual(closesWithinMs[0]!);
-      expect(seen.closedAfterMs).toBeLessThan(closesWithinMs[1]!);
-    }
-  });
+    {
+      profiles: ['idle-close'] as ProfileName[],
+      connection: /^connection: keep-alive$/im,
+      keepAlive: false,
+      closes: true,
+      closesWithinMs: [250, 1_000],
+    },
+    {
+      profiles: ['silent-close'] as ProfileName[],
+      connection: /^connection: keep-alive$/im,
+      keepAlive: false,
+      closes: true,
+      closesWithinMs: [0, 100],
+    },
+    {
+      profiles: ['connection-close'] as ProfileName[],
+      connection: /^connection: close$/im,
+      keepAlive: false,
+      closes: true,
+      closesWithinMs: [0, 100],
+    },
+  ])(
+    '$profiles: the answer says $connection, announces a keep-alive timeout: $keepAlive, the server closes: $closes',
+    async ({ profiles, connection, keepAlive, closes, closesWithinMs }) => {
+      const seen = await oneRequest(await start(profiles), 1_500);
+      expect(seen.head).toMatch(/^HTTP\/1\.1 200/);
+      expect(seen.head).toMatch(connection);
+      expect(/^keep-alive: timeout=\d+/im.test(seen.head)).toBe(keepAlive);
+      expect(seen.closedAfterMs !== undefined).toBe(closes);
+      if (closesWithinMs) {
+        expect(seen.closedAfterMs).toBeGreaterThanOrEqual(closesWithinMs[0]!);
+        expect(seen.closedAfterMs).toBeLessThan(closesWithinMs[1]!);
+      }
+    },
+  );
 
   it('latency: each answer leaves 50 ± 20 ms after the request', async () => {
     const e = await start(['latency']);

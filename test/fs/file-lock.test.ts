@@ -15,7 +15,15 @@ describe('withFileLock', () => {
     const path = file();
     expect(withFileLock(path, () => existsSync(`${path}.lock`), TIMING)).toBe(true);
     expect(existsSync(`${path}.lock`)).toBe(false);
-    expect(() => withFileLock(path, () => { throw new Error('boom'); }, TIMING)).toThrow('boom');
+    expect(() =>
+      withFileLock(
+        path,
+        () => {
+          throw new Error('boom');
+        },
+        TIMING,
+      ),
+    ).toThrow('boom');
     expect(existsSync(`${path}.lock`)).toBe(false);
   });
 
@@ -23,7 +31,9 @@ describe('withFileLock', () => {
     const path = file();
     writeFileSync(`${path}.lock`, '1 now\n');
     const started = Date.now();
-    expect(() => withFileLock(path, () => 'ran', TIMING)).toThrow(`another run held ${path}.lock for over 0.3 s; if no run is writing, remove the lock`);
+    expect(() => withFileLock(path, () => 'ran', TIMING)).toThrow(
+      `another run held ${path}.lock for over 0.3 s; if no run is writing, remove the lock`,
+    );
     const waited = Date.now() - started;
     expect(waited).toBeGreaterThanOrEqual(300);
     // Bounded: a poll past the deadline at most, whatever the machine's load.

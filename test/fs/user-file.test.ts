@@ -15,7 +15,8 @@ const file = (name: string, content: string) => {
   writeFileSync(path, content);
   return path;
 };
-const read = (path: string, maxBytes = 1024) => readUserFile(path, { what: '--ca', maxBytes, fix: 'give the CA certificate in PEM form' });
+const read = (path: string, maxBytes = 1024) =>
+  readUserFile(path, { what: '--ca', maxBytes, fix: 'give the CA certificate in PEM form' });
 
 describe('readUserFile', () => {
   it('reads a regular file up to the cap', () => {
@@ -32,9 +33,18 @@ describe('readUserFile', () => {
     { name: 'a folder', path: dir, line: /^--ca: .* is a folder, not a file; give the CA certificate in PEM form$/ },
     { name: 'a device that never ends', path: '/dev/zero', line: /^--ca: \/dev\/zero is a device, not a file; / },
     { name: 'a FIFO (opening it would block)', path: fifo, line: /^--ca: .*fifo is a pipe, not a file; / },
-    { name: 'a file over the cap', path: sparse, line: /^--ca: .*huge\.pem is larger than 1024 bytes, too large to be the right file; / },
+    {
+      name: 'a file over the cap',
+      path: sparse,
+      line: /^--ca: .*huge\.pem is larger than 1024 bytes, too large to be the right file; /,
+    },
     // /proc files claim size 0: the cap must hold while reading, not only by the size stat reports.
-    { name: 'a file whose size lies', path: '/proc/self/status', maxBytes: 16, line: /^--ca: \/proc\/self\/status is larger than 16 bytes/ },
+    {
+      name: 'a file whose size lies',
+      path: '/proc/self/status',
+      maxBytes: 16,
+      line: /^--ca: \/proc\/self\/status is larger than 16 bytes/,
+    },
   ];
 
   it.each(refusals)('refuses $name with one line, at once', ({ path, maxBytes, line }) => {

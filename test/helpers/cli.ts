@@ -61,7 +61,9 @@ export function startCli(args: string[], options: CliOptions = {}): RunningCli {
     new Promise<void>((resolveWait, reject) => {
       waiters.push({ pattern, resolve: resolveWait });
       check();
-      void done.then((r) => reject(new Error(`the CLI ended (exit ${r.code}) before printing ${pattern}:\n${r.stdout}${r.stderr}`)));
+      void done.then((r) =>
+        reject(new Error(`the CLI ended (exit ${r.code}) before printing ${pattern}:\n${r.stdout}${r.stderr}`)),
+      );
     });
   return { child, waitFor, stdout: () => stdout, done };
 }

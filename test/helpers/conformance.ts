@@ -3,7 +3,13 @@
 
 import { CHECKS } from '../../checks/index.js';
 import { EMBEDDED } from '../../src/config/resolve.js';
-import { createEmulator, type Emulator, type EmulatorOptions, type FaultName, type ProfileName } from '../../src/emulator/index.js';
+import {
+  createEmulator,
+  type Emulator,
+  type EmulatorOptions,
+  type FaultName,
+  type ProfileName,
+} from '../../src/emulator/index.js';
 import { Redactor } from '../../src/http/redact.js';
 import type { Target } from '../../src/config/target.js';
 import type { CheckResult } from '../../src/report/model.js';
@@ -38,7 +44,14 @@ export interface RunOptions {
 }
 
 export function targetsOf(emulator: Emulator): Target[] {
-  return emulator.environments.map((e) => ({ environment: e.name, baseUrl: e.url, credentials: e.credentials, caPem: emulator.caPem, caFile: emulator.caFile, emulated: true }));
+  return emulator.environments.map((e) => ({
+    environment: e.name,
+    baseUrl: e.url,
+    credentials: e.credentials,
+    caPem: emulator.caPem,
+    caFile: emulator.caFile,
+    emulated: true,
+  }));
 }
 
 export async function checkEmulator(options: RunOptions = {}): Promise<CheckResult[]> {
@@ -60,10 +73,21 @@ export async function checkEmulator(options: RunOptions = {}): Promise<CheckResu
     return await runConformance({
       target: target!,
       others,
-      expect: { tokenLifetimeS: ttl, expiryWaitS: options.waitForExpiry ? ttl + 4 : 0, clockToleranceS: options.clockToleranceS ?? EMBEDDED.clockToleranceS },
+      expect: {
+        tokenLifetimeS: ttl,
+        expiryWaitS: options.waitForExpiry ? ttl + 4 : 0,
+        clockToleranceS: options.clockToleranceS ?? EMBEDDED.clockToleranceS,
+      },
       business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
       // Fast enough to find the emulator's 50/s limit, or its absence, in two seconds; slow enough that two busy test workers on two cores still reach the rate.
-      rateLimit: { endpoint: 'tokens.validate', maxRps: 120, maxRequests: 240, recoveryWaitS: 15, maxRetryAfterS: 120, probingAllowed: true },
+      rateLimit: {
+        endpoint: 'tokens.validate',
+        maxRps: 120,
+        maxRequests: 240,
+        recoveryWaitS: 15,
+        maxRetryAfterS: 120,
+        probingAllowed: true,
+      },
       ledger: Ledger.disabled(),
       checks: selected,
       redactor: options.redactor ?? new Redactor(),

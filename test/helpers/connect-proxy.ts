@@ -55,4 +55,3 @@ export async function startConnectProxy(refuse?: number): Promise<ConnectProxy> 
     },
   };
 }
-

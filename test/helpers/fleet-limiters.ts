@@ -68,7 +68,14 @@ export function proofReading(l: ProofLimiter): { input: RecommendInput; burst: n
     case 'nginx':
       // nginx sends no Retry-After: nothing to honour.
       return {
-        input: { ...common, sustained_rps: l.rate, burst: l.burst + 1, recovery_s: 1 / l.rate, refill_s: (l.burst + 1) / l.rate, retry_after_header: 'absent' },
+        input: {
+          ...common,
+          sustained_rps: l.rate,
+          burst: l.burst + 1,
+          recovery_s: 1 / l.rate,
+          refill_s: (l.burst + 1) / l.rate,
+          retry_after_header: 'absent',
+        },
         burst: l.burst + 1,
         honourRetryAfter: false,
       };
@@ -76,7 +83,14 @@ export function proofReading(l: ProofLimiter): { input: RecommendInput; burst: n
       // The recipes answer 429 without Retry-After. A client refused just after the window filled waits up to a period.
       const periodS = l.periodMs / 1000;
       return {
-        input: { ...common, sustained_rps: proofLimitRps(l), burst: l.limit, recovery_s: periodS, refill_s: periodS, retry_after_header: 'absent' },
+        input: {
+          ...common,
+          sustained_rps: proofLimitRps(l),
+          burst: l.limit,
+          recovery_s: periodS,
+          refill_s: periodS,
+          retry_after_header: 'absent',
+        },
         burst: l.limit,
         honourRetryAfter: false,
       };
@@ -84,7 +98,15 @@ export function proofReading(l: ProofLimiter): { input: RecommendInput; burst: n
     case 'emulator-fixed':
       // The emulator's Retry-After is truthful: the whole seconds to the next edge.
       return {
-        input: { ...common, sustained_rps: proofLimitRps(l), burst: l.limit, recovery_s: l.windowS, refill_s: l.windowS, retry_after_header: 'truthful', retry_after_max_s: Math.ceil(l.windowS) },
+        input: {
+          ...common,
+          sustained_rps: proofLimitRps(l),
+          burst: l.limit,
+          recovery_s: l.windowS,
+          refill_s: l.windowS,
+          retry_after_header: 'truthful',
+          retry_after_max_s: Math.ceil(l.windowS),
+        },
         burst: l.limit,
         honourRetryAfter: true,
       };
@@ -103,11 +125,23 @@ export function proofModel(l: ProofLimiter, originMs: number): LimiterModel {
       // from idle burst + 1 pass back to back, and the excess drains at `rate`; refusals do not count.
       return { kind: 'bucket', rate_rps: l.rate, burst: l.burst + 1 };
     case 'haproxy':
-      return { kind: 'sliding-window', limit: l.limit, period_s: l.periodMs / 1000, counts_refused: l.recipe === 'every', counter: 'interpolated' };
+      return {
+        kind: 'sliding-window',
+        limit: l.limit,
+        period_s: l.periodMs / 1000,
+        counts_refused: l.recipe === 'every',
+        counter: 'interpolated',
+      };
     case 'emulator-fixed': {
       const windowMs = l.windowS * 1000;
       const phaseMs = (windowMs - (originMs % windowMs)) % windowMs;
-      return { kind: 'fixed-window', limit: l.limit, window_s: l.windowS, phase_s: phaseMs / 1000, counts_refused: l.countsRefused };
+      return {
+        kind: 'fixed-window',
+        limit: l.limit,
+        window_s: l.windowS,
+        phase_s: phaseMs / 1000,
+        counts_refused: l.countsRefused,
+      };
     }
   }
 }
@@ -121,10 +155,24 @@ export async function proofUpstream(l: ProofLimiter, tlsDir: string): Promise<Em
 }
 
 /** A fresh limiter for one run: every run starts on a rested limiter, as the simulation does. */
-export async function startProofTarget(l: ProofLimiter, upstream: Emulator | null, tlsDir: string): Promise<ProofTarget> {
+export async function startProofTarget(
+  l: ProofLimiter,
+  upstream: Emulator | null,
+  tlsDir: string,
+): Promise<ProofTarget> {
   if (l.kind === 'emulator-fixed') {
     const dir = await mkdtemp(join(tmpdir(), 'ces-fleet-fixed-'));
-    const emulator = await createEmulator({ port: 0, limiter: { kind: 'fixed-window', limit: l.limit, window_s: l.windowS, phase_s: 0, counts_refused: l.countsRefused }, tlsDir: dir });
+    const emulator = await createEmulator({
+      port: 0,
+      limiter: {
+        kind: 'fixed-window',
+        limit: l.limit,
+        window_s: l.windowS,
+        phase_s: 0,
+        counts_refused: l.countsRefused,
+      },
+      tlsDir: dir,
+    });
     return {
       url: emulator.url,
       upstream: emulator,
@@ -138,6 +186,10 @@ export async function startProofTarget(l: ProofLimiter, upstream: Emulator | nul
   const proxy =
     l.kind === 'nginx'
       ? await startNginx({ upstream: upstream.url, tlsDir, limit: { rate: l.rate, burst: l.burst } })
-      : await startHaproxy({ upstream: upstream.url, tlsDir, limit: { limit: l.limit, periodMs: l.periodMs, recipe: l.recipe } });
+      : await startHaproxy({
+          upstream: upstream.url,
+          tlsDir,
+          limit: { limit: l.limit, periodMs: l.periodMs, recipe: l.recipe },
+        });
   return { url: proxy.url, upstream, stop: () => proxy.stop() };
 }

@@ -15,7 +15,15 @@ import type { FleetPolicyName } from '../../src/ratelimit/fleet/policy.js';
 import type { FleetRun } from '../../src/ratelimit/fleet/run-setup.js';
 import { simulate } from '../../src/ratelimit/fleet/simulate.js';
 import { recommend } from '../../src/ratelimit/recommend.js';
-import { describeProofLimiter, proofLimitRps, proofModel, proofReading, proofUpstream, startProofTarget, type ProofLimiter } from './fleet-limiters.js';
+import {
+  describeProofLimiter,
+  proofLimitRps,
+  proofModel,
+  proofReading,
+  proofUpstream,
+  startProofTarget,
+  type ProofLimiter,
+} from './fleet-limiters.js';
 
 export interface FleetProofOptions {
   k6Path: string;
@@ -48,7 +56,13 @@ function policiesFor(limiter: ProofLimiter, instances: number) {
   const reading = proofReading(limiter);
   const recommendation = recommend(reading.input);
   if (recommendation === null) throw new Error(`no recommendation for ${describeProofLimiter(limiter)}`);
-  return candidatePolicies({ recommendation, burst: reading.burst, instances, sharing: 'shared', honourRetryAfter: reading.honourRetryAfter });
+  return candidatePolicies({
+    recommendation,
+    burst: reading.burst,
+    instances,
+    sharing: 'shared',
+    honourRetryAfter: reading.honourRetryAfter,
+  });
 }
 
 export async function fleetProof(opts: FleetProofOptions): Promise<FleetProofRow[]> {
@@ -60,8 +74,17 @@ export async function fleetProof(opts: FleetProofOptions): Promise<FleetProofRow
   try {
     for (const instances of opts.sizes) {
       for (const policy of policiesFor(opts.limiter, instances).filter((p) => opts.policies.includes(p.name))) {
-        const run: FleetRun = { instances, policy, offered_rps: proofLimitRps(opts.limiter) * opts.overload, backlog: 0, duration_s: opts.durationS, seed: opts.seed ?? 1 };
-        progress(`fleet proof: ${instances} instance(s), ${policy.name}, ${run.offered_rps} req/s offered for ${run.duration_s} s behind ${describeProofLimiter(opts.limiter)}`);
+        const run: FleetRun = {
+          instances,
+          policy,
+          offered_rps: proofLimitRps(opts.limiter) * opts.overload,
+          backlog: 0,
+          duration_s: opts.durationS,
+          seed: opts.seed ?? 1,
+        };
+        progress(
+          `fleet proof: ${instances} instance(s), ${policy.name}, ${run.offered_rps} req/s offered for ${run.duration_s} s behind ${describeProofLimiter(opts.limiter)}`,
+        );
         const target = await startProofTarget(opts.limiter, upstream, tlsDir);
         let k6;
         try {
@@ -80,8 +103,24 @@ export async function fleetProof(opts: FleetProofOptions): Promise<FleetProofRow
         const latency = k6.attempt_ms ?? k6.latency_p50_ms ?? 5;
         const model = proofModel(opts.limiter, k6.origin_ms ?? 0);
         const earlier = k6.setup_at_ms === null ? {} : { earlier_requests_ms: [k6.setup_at_ms] };
-        const sim = simulate({ ...run, limiter: model, sharing: 'shared', latency_ms: latency, wake_late_ms: k6.wake_late_ms, until: 'end', ...earlier });
-        rows.push({ instances, policy: policy.name, k6: k6.figures, sim, latency_ms: latency, wake_late_ms: k6.wake_late_ms, ...(k6.scenario.error !== undefined ? { error: k6.scenario.error } : {}) });
+        const sim = simulate({
+          ...run,
+          limiter: model,
+          sharing: 'shared',
+          latency_ms: latency,
+          wake_late_ms: k6.wake_late_ms,
+          until: 'end',
+          ...earlier,
+        });
+        rows.push({
+          instances,
+          policy: policy.name,
+          k6: k6.figures,
+          sim,
+          latency_ms: latency,
+          wake_late_ms: k6.wake_late_ms,
+          ...(k6.scenario.error !== undefined ? { error: k6.scenario.error } : {}),
+        });
       }
     }
   } finally {
@@ -103,5 +142,10 @@ export function relativeGap(sim: number, k6: number): number {
 
 /** Within AGREEMENT on goodput and 429 rate; a run in which k6 sent nothing proves nothing, so never agrees. */
 export function agrees(row: FleetProofRow): boolean {
-  return row.k6 !== null && row.k6.sent > 0 && relativeGap(row.sim.goodput_rps, row.k6.goodput_rps) <= AGREEMENT && relativeGap(row.sim.rate_429, row.k6.rate_429) <= AGREEMENT;
+  return (
+    row.k6 !== null &&
+    row.k6.sent > 0 &&
+    relativeGap(row.sim.goodput_rps, row.k6.goodput_rps) <= AGREEMENT &&
+    relativeGap(row.sim.rate_429, row.k6.rate_429) <= AGREEMENT
+  );
 }

@@ -48,19 +48,34 @@ const UPSTREAM_TIMEOUT_MS = 10_000;
 /** Request and answer bodies of the token interface are small; anything larger is cut off. */
 const BODY_CAP_BYTES = 64 * 1024;
 /** Headers that describe one hop's connection, not the message (RFC 9110 §7.6.1), plus host. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host', 'content-length']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'host',
+  'content-length',
+]);
 
 export async function startFlexibleLimiter(opts: FlexibleOptions): Promise<RunningFlexible> {
-  const [cert, key, ca] = await Promise.all(['server.pem', 'server-key.pem', 'ca.pem'].map((f) => readFile(join(opts.tlsDir, f), 'utf8')));
+  const [cert, key, ca] = await Promise.all(
+    ['server.pem', 'server-key.pem', 'ca.pem'].map((f) => readFile(join(opts.tlsDir, f), 'utf8')),
+  );
   const limiter = new RateLimiterMemory({ points: opts.limit.points, duration: opts.limit.duration });
   // The emulator's certificate names localhost besides the loopback addresses.
   const upstream = new Agent({ connect: { ca, servername: 'localhost', minVersion: 'TLSv1.3' }, connections: 16 });
-  const server = createServer({ cert, key, minVersion: 'TLSv1.3', maxVersion: 'TLSv1.3', ciphers: TLS13_SUITES.join(':') }, (req, res) => {
-    handle(req, res, limiter, opts.upstream, upstream).catch(() => {
-      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
-      res.end('{"error":"bad_gateway"}');
-    });
-  });
+  const server = createServer(
+    { cert, key, minVersion: 'TLSv1.3', maxVersion: 'TLSv1.3', ciphers: TLS13_SUITES.join(':') },
+    (req, res) => {
+      handle(req, res, limiter, opts.upstream, upstream).catch(() => {
+        if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
+        res.end('{"error":"bad_gateway"}');
+      });
+    },
+  );
   // A client that stalls mid-request is cut off rather than held forever.
   server.requestTimeout = UPSTREAM_TIMEOUT_MS;
   await listen(server);
@@ -75,7 +90,13 @@ export async function startFlexibleLimiter(opts: FlexibleOptions): Promise<Runni
   return { url: `https://127.0.0.1:${port}`, port, stop };
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, limiter: RateLimiterMemory, upstreamUrl: string, upstream: Agent): Promise<void> {
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  limiter: RateLimiterMemory,
+  upstreamUrl: string,
+  upstream: Agent,
+): Promise<void> {
   // Keyed by client address, as a typical deployment keys it (express's req.ip): every client of
   // one machine shares the limit, so the probe reads the scope as shared.
   const key = req.socket.remoteAddress ?? 'unknown';
@@ -85,7 +106,10 @@ async function handle(req: IncomingMessage, res: ServerResponse, limiter: RateLi
     if (!(refusal instanceof RateLimiterRes)) throw refusal;
     // What express-style middleware answers: the seconds until the key's window ends, rounded up.
     await readCapped(req, BODY_CAP_BYTES);
-    res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(Math.ceil(refusal.msBeforeNext / 1000)) });
+    res.writeHead(429, {
+      'content-type': 'application/json',
+      'retry-after': String(Math.ceil(refusal.msBeforeNext / 1000)),
+    });
     res.end('{"error":"rate_limit_exceeded"}');
     return;
   }

@@ -20,7 +20,9 @@ export const HAPROXY_BINARY = process.env.HAPROXY_BINARY ?? '/usr/sbin/haproxy';
 
 /** Why the HAProxy tests cannot run here, or undefined when they can. */
 export function haproxyMissing(): string | undefined {
-  return existsSync(HAPROXY_BINARY) ? undefined : `haproxy not found at ${HAPROXY_BINARY} (apt-get install haproxy, or set HAPROXY_BINARY)`;
+  return existsSync(HAPROXY_BINARY)
+    ? undefined
+    : `haproxy not found at ${HAPROXY_BINARY} (apt-get install haproxy, or set HAPROXY_BINARY)`;
 }
 
 export interface SlidingLimit {
@@ -77,7 +79,10 @@ backend emulator
 export async function startHaproxy(opts: HaproxyOptions): Promise<RunningHaproxy> {
   const dir = await mkdtemp(join(tmpdir(), 'ces-haproxy-'));
   // HAProxy wants the certificate and its key in one file.
-  const [cert, key] = await Promise.all([readFile(join(opts.tlsDir, 'server.pem'), 'utf8'), readFile(join(opts.tlsDir, 'server-key.pem'), 'utf8')]);
+  const [cert, key] = await Promise.all([
+    readFile(join(opts.tlsDir, 'server.pem'), 'utf8'),
+    readFile(join(opts.tlsDir, 'server-key.pem'), 'utf8'),
+  ]);
   await writeFile(join(dir, 'server-combined.pem'), cert + key, { mode: 0o600 });
   let lastError: unknown;
   for (let tries = 0; tries < 3; tries++) {

@@ -19,7 +19,9 @@ export const NGINX_BINARY = process.env.NGINX_BINARY ?? '/usr/sbin/nginx';
 
 /** Why the nginx tests cannot run here, or undefined when they can. */
 export function nginxMissing(): string | undefined {
-  return existsSync(NGINX_BINARY) ? undefined : `nginx not found at ${NGINX_BINARY} (apt-get install nginx-light, or set NGINX_BINARY)`;
+  return existsSync(NGINX_BINARY)
+    ? undefined
+    : `nginx not found at ${NGINX_BINARY} (apt-get install nginx-light, or set NGINX_BINARY)`;
 }
 
 export interface NginxLimit {
@@ -129,7 +131,9 @@ export async function startNginx(opts: NginxOptions): Promise<RunningNginx> {
     const config = nginxConfig(dir, port, opts);
     await writeFile(join(dir, 'nginx.conf'), config);
     // -e: the error log nginx uses before it has read the config (Debian's default is stderr).
-    const child = spawn(NGINX_BINARY, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], { stdio: 'ignore' });
+    const child = spawn(NGINX_BINARY, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], {
+      stdio: 'ignore',
+    });
     try {
       await untilServing('nginx', child, port, log, 10_000);
     } catch (err) {

@@ -25,18 +25,53 @@ export interface MissingPart {
 export async function missingParts(env: NodeJS.ProcessEnv = process.env): Promise<MissingPart[]> {
   const missing: MissingPart[] = [];
   const chromium = env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-  if (!existsSync(chromium)) missing.push({ part: 'Chromium', why: `not found at ${chromium}`, fix: 'apt-get install chromium, or set CHROMIUM_PATH', tests: 'report.html in a real browser (test/report/browser.test.ts)' });
+  if (!existsSync(chromium))
+    missing.push({
+      part: 'Chromium',
+      why: `not found at ${chromium}`,
+      fix: 'apt-get install chromium, or set CHROMIUM_PATH',
+      tests: 'report.html in a real browser (test/report/browser.test.ts)',
+    });
   const nginx = nginxMissing();
-  if (nginx) missing.push({ part: 'nginx', why: nginx.replace(/ \(.*\)$/, ''), fix: 'apt-get install nginx-light, or set NGINX_BINARY', tests: 'rate-limit discovery against nginx limit_req (test/ratelimit/nginx.test.ts)' });
+  if (nginx)
+    missing.push({
+      part: 'nginx',
+      why: nginx.replace(/ \(.*\)$/, ''),
+      fix: 'apt-get install nginx-light, or set NGINX_BINARY',
+      tests: 'rate-limit discovery against nginx limit_req (test/ratelimit/nginx.test.ts)',
+    });
   const openssl = env['OPENSSL_BINARY'] ?? 'openssl';
-  if (spawnSync(openssl, ['version']).error) missing.push({ part: 'openssl', why: `${openssl} not found`, fix: 'apt-get install openssl, or set OPENSSL_BINARY', tests: 'openssl verify of the minted certificates (test/tls/certs/mint.test.ts)' });
-  if (!existsSync(STRESS_NG)) missing.push({ part: 'stress-ng', why: `not found at ${STRESS_NG}`, fix: 'apt-get install stress-ng', tests: 'check with the CPU saturated (test/integration/check-saturated.test.ts)' });
+  if (spawnSync(openssl, ['version']).error)
+    missing.push({
+      part: 'openssl',
+      why: `${openssl} not found`,
+      fix: 'apt-get install openssl, or set OPENSSL_BINARY',
+      tests: 'openssl verify of the minted certificates (test/tls/certs/mint.test.ts)',
+    });
+  if (!existsSync(STRESS_NG))
+    missing.push({
+      part: 'stress-ng',
+      why: `not found at ${STRESS_NG}`,
+      fix: 'apt-get install stress-ng',
+      tests: 'check with the CPU saturated (test/integration/check-saturated.test.ts)',
+    });
   const toxiproxy = toxiproxyMissing();
-  if (toxiproxy) missing.push({ part: 'toxiproxy', why: toxiproxy, fix: 'install Go >= 1.17 (the test builds it from tools/toxiproxy/go.mod into .tools/toxiproxy/bin), or set TOXIPROXY_BINARY', tests: 'check and run across ~100 ms of network latency (test/integration/network.test.ts)' });
+  if (toxiproxy)
+    missing.push({
+      part: 'toxiproxy',
+      why: toxiproxy,
+      fix: 'install Go >= 1.17 (the test builds it from tools/toxiproxy/go.mod into .tools/toxiproxy/bin), or set TOXIPROXY_BINARY',
+      tests: 'check and run across ~100 ms of network latency (test/integration/network.test.ts)',
+    });
   try {
     await locateK6(env, findProjectRoot());
   } catch (err) {
-    missing.push({ part: 'k6', why: (err as Error).message.split(';')[0]!, fix: 'npm ci builds it when Go >= 1.25 is on PATH (node scripts/provision-k6.mjs), or set K6_BINARY', tests: 'every test that runs k6 (test/k6/, test/cli/load*.test.ts, the rate-limit proofs)' });
+    missing.push({
+      part: 'k6',
+      why: (err as Error).message.split(';')[0]!,
+      fix: 'npm ci builds it when Go >= 1.25 is on PATH (node scripts/provision-k6.mjs), or set K6_BINARY',
+      tests: 'every test that runs k6 (test/k6/, test/cli/load*.test.ts, the rate-limit proofs)',
+    });
   }
   return missing;
 }

@@ -13,7 +13,10 @@ export interface RefusingServer {
   close(): Promise<void>;
 }
 
-export async function startRefusingServer(pki: Pick<TestPki, 'keyPem' | 'certPem'>, body = 'ok'): Promise<RefusingServer> {
+export async function startRefusingServer(
+  pki: Pick<TestPki, 'keyPem' | 'certPem'>,
+  body = 'ok',
+): Promise<RefusingServer> {
   let connections = 0;
   let requests = 0;
   const server = https.createServer({ key: pki.keyPem, cert: pki.certPem, minVersion: 'TLSv1.3' }, (_req, res) => {

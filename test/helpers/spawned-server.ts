@@ -21,7 +21,13 @@ export async function freePort(): Promise<number> {
 }
 
 /** Resolves once `name` completes a TLS handshake on its port; rejects when it exits first or the time is up. */
-export async function untilServing(name: string, child: ChildProcess, port: number, log: () => Promise<string> | string, timeoutMs: number): Promise<void> {
+export async function untilServing(
+  name: string,
+  child: ChildProcess,
+  port: number,
+  log: () => Promise<string> | string,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let exited: string | undefined;
   child.once('exit', (code, signal) => {
@@ -44,7 +50,9 @@ export async function untilServing(name: string, child: ChildProcess, port: numb
     // a refused connect is immediate, so this is what spaces the attempts.
     await new Promise((r) => setTimeout(r, Math.min(100, 10 * 2 ** attempt)));
   }
-  throw new Error(`${name} did not accept a TLS connection on 127.0.0.1:${port} within ${timeoutMs} ms: ${(await log()).trim().slice(-600)}`);
+  throw new Error(
+    `${name} did not accept a TLS connection on 127.0.0.1:${port} within ${timeoutMs} ms: ${(await log()).trim().slice(-600)}`,
+  );
 }
 
 /** Stops the child with `signal` (SIGKILL after 5 s), then removes `dir`; the same promise on every call. */

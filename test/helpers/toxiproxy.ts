@@ -22,18 +22,24 @@ import { freePort, stopper } from './spawned-server.js';
 
 const ROOT = findProjectRoot();
 const MODULE_DIR = join(ROOT, 'tools', 'toxiproxy');
-export const TOXIPROXY_BINARY = process.env['TOXIPROXY_BINARY'] ?? join(ROOT, '.tools', 'toxiproxy', 'bin', 'toxiproxy-server');
+export const TOXIPROXY_BINARY =
+  process.env['TOXIPROXY_BINARY'] ?? join(ROOT, '.tools', 'toxiproxy', 'bin', 'toxiproxy-server');
 /** Cold: ~1 min of downloads and well under one of compiling on 2 cores. */
 const BUILD_TIMEOUT_MS = 10 * 60_000;
 const API_TIMEOUT_MS = 5_000;
 
 /** The version tools/toxiproxy/go.mod pins, e.g. "v2.5.0". */
-export const TOXIPROXY_VERSION = /github\.com\/Shopify\/toxiproxy\/v2\s+(v\d+\.\d+\.\d+)/.exec(readFileSync(join(MODULE_DIR, 'go.mod'), 'utf8'))?.[1] ?? 'unpinned';
+export const TOXIPROXY_VERSION =
+  /github\.com\/Shopify\/toxiproxy\/v2\s+(v\d+\.\d+\.\d+)/.exec(
+    readFileSync(join(MODULE_DIR, 'go.mod'), 'utf8'),
+  )?.[1] ?? 'unpinned';
 
 /** Why toxiproxy can be neither found nor built here, or undefined when it can (for real-parts.ts). */
 export function toxiproxyMissing(): string | undefined {
   if (existsSync(TOXIPROXY_BINARY)) return undefined;
-  return spawnSync('go', ['version']).error ? `not built at ${TOXIPROXY_BINARY}, and Go is not on PATH to build it` : undefined;
+  return spawnSync('go', ['version']).error
+    ? `not built at ${TOXIPROXY_BINARY}, and Go is not on PATH to build it`
+    : undefined;
 }
 
 let building: Promise<string> | undefined;
@@ -47,11 +53,22 @@ export function provisionToxiproxy(): Promise<string> {
     // install would name `server`. The version goes in the way upstream's Makefile stamps it.
     await promisify(execFile)(
       'go',
-      ['build', '-o', TOXIPROXY_BINARY, '-ldflags', `-X github.com/Shopify/toxiproxy/v2.Version=${TOXIPROXY_VERSION}`, 'github.com/Shopify/toxiproxy/v2/cmd/server'],
+      [
+        'build',
+        '-o',
+        TOXIPROXY_BINARY,
+        '-ldflags',
+        `-X github.com/Shopify/toxiproxy/v2.Version=${TOXIPROXY_VERSION}`,
+        'github.com/Shopify/toxiproxy/v2/cmd/server',
+      ],
       {
         cwd: MODULE_DIR,
         timeout: BUILD_TIMEOUT_MS,
-        env: { ...process.env, GOTOOLCHAIN: 'local', GOFLAGS: [process.env['GOFLAGS'], '-mod=readonly', '-buildvcs=false'].filter(Boolean).join(' ') },
+        env: {
+          ...process.env,
+          GOTOOLCHAIN: 'local',
+          GOFLAGS: [process.env['GOFLAGS'], '-mod=readonly', '-buildvcs=false'].filter(Boolean).join(' '),
+        },
       },
     );
     console.info(`built toxiproxy-server ${TOXIPROXY_VERSION} in ${Math.round((Date.now() - started) / 1000)} s`);
@@ -75,11 +92,15 @@ export interface RunningToxiproxy {
 /** toxiproxy-server in front of `upstream` (an https URL on 127.0.0.1), with `latency` each way. */
 export async function startToxiproxy(binary: string, upstream: string, latency: Latency): Promise<RunningToxiproxy> {
   const target = new URL(upstream);
-  if (target.hostname !== '127.0.0.1') throw new Error(`toxiproxy only fronts loopback services here, not ${target.hostname}`);
+  if (target.hostname !== '127.0.0.1')
+    throw new Error(`toxiproxy only fronts loopback services here, not ${target.hostname}`);
   const dir = await mkdtemp(join(tmpdir(), 'ces-toxiproxy-'));
   const apiPort = await freePort();
   let output = '';
-  const child = spawn(binary, ['-host', '127.0.0.1', '-port', String(apiPort)], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(binary, ['-host', '127.0.0.1', '-port', String(apiPort)], {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const keep = (chunk: Buffer) => void (output = (output + chunk.toString()).slice(-4_000));
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
@@ -87,11 +108,24 @@ export async function startToxiproxy(binary: string, upstream: string, latency: 
   try {
     const api = `http://127.0.0.1:${apiPort}`;
     await untilApi(api, child, () => output);
-    const proxy = JSON.parse(await call(api, 'POST', '/proxies', { name: 'ces', listen: '127.0.0.1:0', upstream: `127.0.0.1:${target.port}`, enabled: true })) as { listen?: string };
+    const proxy = JSON.parse(
+      await call(api, 'POST', '/proxies', {
+        name: 'ces',
+        listen: '127.0.0.1:0',
+        upstream: `127.0.0.1:${target.port}`,
+        enabled: true,
+      }),
+    ) as { listen?: string };
     const port = /:(\d+)$/.exec(proxy.listen ?? '')?.[1];
     if (port === undefined) throw new Error(`toxiproxy answered no listen address: ${JSON.stringify(proxy)}`);
     for (const stream of ['upstream', 'downstream']) {
-      await call(api, 'POST', '/proxies/ces/toxics', { name: `latency_${stream}`, type: 'latency', stream, toxicity: 1, attributes: { latency: latency.latencyMs, jitter: latency.jitterMs } });
+      await call(api, 'POST', '/proxies/ces/toxics', {
+        name: `latency_${stream}`,
+        type: 'latency',
+        stream,
+        toxicity: 1,
+        attributes: { latency: latency.latencyMs, jitter: latency.jitterMs },
+      });
     }
     return { url: `https://127.0.0.1:${port}`, stop };
   } catch (err) {
@@ -116,7 +150,8 @@ async function call(api: string, method: 'GET' | 'POST', path: string, body?: un
 async function untilApi(api: string, child: ReturnType<typeof spawn>, log: () => string): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`toxiproxy-server exited before serving: ${log().trim().slice(-600)}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`toxiproxy-server exited before serving: ${log().trim().slice(-600)}`);
     try {
       await call(api, 'GET', '/version');
       return;

@@ -39,7 +39,12 @@ describe('compareRuns', () => {
     now.checks['token.type-bearer']!.facts = { token_type: '"bearer"' };
     const found = compareRuns(now, steadyRuns(8), 10);
     expect(names(found)).toEqual(['check token.type-bearer status', 'fact token.type-bearer token_type']);
-    expect(found[0]).toMatchObject({ before: 'pass', after: 'fail', regression: true, text: 'token.type-bearer: pass → fail' });
+    expect(found[0]).toMatchObject({
+      before: 'pass',
+      after: 'fail',
+      regression: true,
+      text: 'token.type-bearer: pass → fail',
+    });
     expect(found[1]!.text).toBe('token.type-bearer: token_type "Bearer" → "bearer"');
   });
 
@@ -58,22 +63,30 @@ describe('compareRuns', () => {
   });
 
   it('flags a latency outside the band of the last N runs, and only upwards', () => {
-    expect(names(compareRuns(steadyRecord(8, { latency: 400 }), steadyRuns(8), 10))).toEqual(['latency business.valid-token-accepted latency_ms']);
+    expect(names(compareRuns(steadyRecord(8, { latency: 400 }), steadyRuns(8), 10))).toEqual([
+      'latency business.valid-token-accepted latency_ms',
+    ]);
     expect(compareRuns(steadyRecord(8, { latency: 5 }), steadyRuns(8), 10)).toEqual([]);
     // Within the floor (a doubling and 20 ms for this one-sample figure): noise.
     expect(compareRuns(steadyRecord(8, { latency: 70 }), steadyRuns(8), 10)).toEqual([]);
   });
 
   it('flags a halved rate limit, and a doubled one', () => {
-    expect(names(compareRuns(steadyRecord(8, { accepted: 30 }), steadyRuns(8), 10))).toEqual(['rate_limit ratelimit.limit-enforced accepted_before_limit']);
-    expect(names(compareRuns(steadyRecord(8, { accepted: 120 }), steadyRuns(8), 10))).toEqual(['rate_limit ratelimit.limit-enforced accepted_before_limit']);
+    expect(names(compareRuns(steadyRecord(8, { accepted: 30 }), steadyRuns(8), 10))).toEqual([
+      'rate_limit ratelimit.limit-enforced accepted_before_limit',
+    ]);
+    expect(names(compareRuns(steadyRecord(8, { accepted: 120 }), steadyRuns(8), 10))).toEqual([
+      'rate_limit ratelimit.limit-enforced accepted_before_limit',
+    ]);
   });
 
   it('judges figures from the last N runs only', () => {
     // Slow long ago, fast lately: against the last 5, 40 ms is normal; against all, 400 ms was.
     const past = [...Array.from({ length: 10 }, (_, i) => steadyRecord(i, { latency: 400 })), ...steadyRuns(5)];
     expect(compareRuns(steadyRecord(20, { latency: 41 }), past, 5)).toEqual([]);
-    expect(names(compareRuns(steadyRecord(20, { latency: 400 }), past, 5))).toEqual(['latency business.valid-token-accepted latency_ms']);
+    expect(names(compareRuns(steadyRecord(20, { latency: 400 }), past, 5))).toEqual([
+      'latency business.valid-token-accepted latency_ms',
+    ]);
   });
 });
 
@@ -85,7 +98,10 @@ describe('policy', () => {
     const strict = applyPolicy(found, { ...DEFAULT_REGRESSION_POLICY, latency: 'fail' });
     expect(strict.map((c) => `${c.action} ${c.kind}`)).toEqual(['fail latency', 'warn check']);
     expect(outcomeOf(strict)).toBe('fail');
-    const better = applyPolicy(compareRuns(steadyRecord(5), [...steadyRuns(3), steadyRecord(3, { typeStatus: 'fail' })], 10), { ...DEFAULT_REGRESSION_POLICY, check: 'fail' });
+    const better = applyPolicy(
+      compareRuns(steadyRecord(5), [...steadyRuns(3), steadyRecord(3, { typeStatus: 'fail' })], 10),
+      { ...DEFAULT_REGRESSION_POLICY, check: 'fail' },
+    );
     expect(outcomeOf(better)).toBe('none');
   });
 });
@@ -99,15 +115,36 @@ describe('remember', () => {
     finished_at: '2026-11-23T10:00:05Z',
     verdict: 'pass' as const,
     summary: { passed: 1, failed: 0, warned: 0, skipped: 0, errored: 0 },
-    checks: [{ id: 'token.type-bearer', title: 't', spec: '2', level: 'must' as const, status: 'pass' as const, message: 'token_type "Bearer"', duration_ms: 1, evidence: [], facts: { token_type: '"Bearer"' } }],
+    checks: [
+      {
+        id: 'token.type-bearer',
+        title: 't',
+        spec: '2',
+        level: 'must' as const,
+        status: 'pass' as const,
+        message: 'token_type "Bearer"',
+        duration_ms: 1,
+        evidence: [],
+        facts: { token_type: '"Bearer"' },
+      },
+    ],
     load: null,
     rate_limit: null,
     untested: [],
   });
 
   it('says "no history yet" on the first run of a target, and compares only runs of the same target', () => {
-    const first = remember(report(), [steadyRecord(0, { base_url: 'https://other.example' })], DEFAULT_REGRESSION_POLICY);
-    expect(first.report.since_last_run).toMatchObject({ history: 'none', changes: [], outcome: 'none', runs_compared: 0 });
+    const first = remember(
+      report(),
+      [steadyRecord(0, { base_url: 'https://other.example' })],
+      DEFAULT_REGRESSION_POLICY,
+    );
+    expect(first.report.since_last_run).toMatchObject({
+      history: 'none',
+      changes: [],
+      outcome: 'none',
+      runs_compared: 0,
+    });
     expect(first.report.trends).toBeUndefined();
     const second = remember(report(), steadyRuns(4), DEFAULT_REGRESSION_POLICY);
     expect(second.report.since_last_run).toMatchObject({ history: 'compared', runs_compared: 4, changes: [] });
@@ -126,7 +163,31 @@ describe('remember: a tampered history file', () => {
     const past = steadyRuns(3);
     past[2]!.checks['token.type-bearer']!.facts = { token_type: '"\u001b[31mBearer"' };
     const report = remember(
-      { schema: 'ces-harness/report@1', tool: { name: 'ces-harness', version: '0.1.0' }, target: { environment: 'sandbox', base_url: 'https://sandbox.example' }, started_at: 'x', finished_at: 'x', verdict: 'pass', summary: { passed: 1, failed: 0, warned: 0, skipped: 0, errored: 0 }, checks: [{ id: 'token.type-bearer', title: 't', spec: '2', level: 'must', status: 'pass', message: 'm', duration_ms: 1, evidence: [], facts: { token_type: '"Bearer"' } }], load: null, rate_limit: null, untested: [] },
+      {
+        schema: 'ces-harness/report@1',
+        tool: { name: 'ces-harness', version: '0.1.0' },
+        target: { environment: 'sandbox', base_url: 'https://sandbox.example' },
+        started_at: 'x',
+        finished_at: 'x',
+        verdict: 'pass',
+        summary: { passed: 1, failed: 0, warned: 0, skipped: 0, errored: 0 },
+        checks: [
+          {
+            id: 'token.type-bearer',
+            title: 't',
+            spec: '2',
+            level: 'must',
+            status: 'pass',
+            message: 'm',
+            duration_ms: 1,
+            evidence: [],
+            facts: { token_type: '"Bearer"' },
+          },
+        ],
+        load: null,
+        rate_limit: null,
+        untested: [],
+      },
       past,
       DEFAULT_REGRESSION_POLICY,
     ).report;

@@ -21,13 +21,31 @@ describe('toRecord', () => {
   it('keeps the k6 figures, the rate-limit figures and facts, and the versions; no message or evidence', () => {
     const record = toRecord(fixture);
     const scenario = fixture.load!.scenarios[0]!;
-    expect(record.load?.[scenario.scenario]).toEqual({ p50_ms: scenario.latency_ms.p50, p95_ms: scenario.latency_ms.p95, p99_ms: scenario.latency_ms.p99, error_rate: scenario.error_rate, rate_per_s: scenario.rate_per_s });
-    expect(record.rate_limit).toMatchObject({ sustained_rps: 50, burst: 50, scope: 'per-client', retry_after: 'truthful', recovery_s: 1 });
+    expect(record.load?.[scenario.scenario]).toEqual({
+      p50_ms: scenario.latency_ms.p50,
+      p95_ms: scenario.latency_ms.p95,
+      p99_ms: scenario.latency_ms.p99,
+      error_rate: scenario.error_rate,
+      rate_per_s: scenario.rate_per_s,
+    });
+    expect(record.rate_limit).toMatchObject({
+      sustained_rps: 50,
+      burst: 50,
+      scope: 'per-client',
+      retry_after: 'truthful',
+      recovery_s: 1,
+    });
     expect(record.k6_version).toBe(fixture.load!.k6_version);
     const text = JSON.stringify(record);
     for (const c of fixture.checks) expect(text).not.toContain(c.message);
     expect(observations(record).map((o) => `${o.kind} ${o.subject} ${o.name}`)).toEqual(
-      expect.arrayContaining([`latency k6 ${scenario.scenario} p95_ms`, 'rate_limit rate limit burst', 'fact rate limit scope', 'fact run k6 version', 'fact run ces-harness version']),
+      expect.arrayContaining([
+        `latency k6 ${scenario.scenario} p95_ms`,
+        'rate_limit rate limit burst',
+        'fact rate limit scope',
+        'fact run k6 version',
+        'fact run ces-harness version',
+      ]),
     );
   });
 
@@ -35,7 +53,10 @@ describe('toRecord', () => {
     const past = [1, 2, 3, 4, 5].map((i) => toRecord(withFigures(i, 20 + i, 50)));
     expect(compareRuns(toRecord(withFigures(6, 23, 50)), past, 10)).toEqual([]);
     const changes = compareRuns(toRecord(withFigures(6, 70, 25)), past, 10);
-    expect(changes.map((c) => `${c.kind} ${c.subject} ${c.name}`)).toEqual([`latency k6 ${fixture.load!.scenarios[0]!.scenario} p95_ms`, 'rate_limit rate limit burst']);
+    expect(changes.map((c) => `${c.kind} ${c.subject} ${c.name}`)).toEqual([
+      `latency k6 ${fixture.load!.scenarios[0]!.scenario} p95_ms`,
+      'rate_limit rate limit burst',
+    ]);
   });
 
   it('keeps no "unknown" scope or Retry-After: a run that could not tell is no change', () => {

@@ -2,7 +2,16 @@
 
 import { HISTORY_SCHEMA, type HistoryRecord } from '../../src/history/record.js';
 
-export function steadyRecord(i: number, overrides: { latency?: number; accepted?: number; issuer?: string; typeStatus?: 'pass' | 'fail'; base_url?: string } = {}): HistoryRecord {
+export function steadyRecord(
+  i: number,
+  overrides: {
+    latency?: number;
+    accepted?: number;
+    issuer?: string;
+    typeStatus?: 'pass' | 'fail';
+    base_url?: string;
+  } = {},
+): HistoryRecord {
   return {
     schema: HISTORY_SCHEMA,
     started_at: new Date(Date.UTC(2026, 10, 1, i)).toISOString().replace('.000', ''),
@@ -12,7 +21,10 @@ export function steadyRecord(i: number, overrides: { latency?: number; accepted?
     checks: {
       'token.type-bearer': { status: overrides.typeStatus ?? 'pass', facts: { token_type: '"Bearer"' } },
       'business.valid-token-accepted': { status: 'pass', facts: { latency_ms: overrides.latency ?? 40 + (i % 3) } },
-      'ratelimit.limit-enforced': { status: 'pass', facts: { accepted_before_limit: overrides.accepted ?? 60 + (i % 2) } },
+      'ratelimit.limit-enforced': {
+        status: 'pass',
+        facts: { accepted_before_limit: overrides.accepted ?? 60 + (i % 2) },
+      },
       'tls.certificate-valid': { status: 'pass', facts: { issuer: overrides.issuer ?? 'CN=Sandbox CA (sha256 aa)' } },
       'token.ledger': { status: i % 2 ? 'skip' : 'pass' },
     },

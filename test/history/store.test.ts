@@ -1,7 +1,16 @@
 // The history file and its bad inputs: each gets one line and a documented outcome, never a crash,
 // and never costs the run its record (docs/history.md, "When the history file is bad").
 
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +20,10 @@ import { steadyRecord } from './records.js';
 
 const folder = () => mkdtempSync(join(tmpdir(), 'ces-history-'));
 const lines = (path: string) => readFileSync(path, 'utf8').trim().split('\n');
-const write = (path: string, text: string, mode = 0o600) => (writeFileSync(path, text, { mode }), chmodSync(path, mode));
+const write = (path: string, text: string, mode = 0o600) => (
+  writeFileSync(path, text, { mode }),
+  chmodSync(path, mode)
+);
 const refusal = (path: string): HarnessError => {
   try {
     HistoryStore.open(path);
@@ -28,7 +40,10 @@ describe('HistoryStore', () => {
     expect(store.records).toEqual([]);
     store.append(steadyRecord(0));
     HistoryStore.open(path).append(steadyRecord(1));
-    expect(lines(path).map((l) => JSON.parse(l).started_at)).toEqual([steadyRecord(0).started_at, steadyRecord(1).started_at]);
+    expect(lines(path).map((l) => JSON.parse(l).started_at)).toEqual([
+      steadyRecord(0).started_at,
+      steadyRecord(1).started_at,
+    ]);
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(statSync(join(path, '..')).mode & 0o777).toBe(0o700);
   });
@@ -38,7 +53,9 @@ describe('HistoryStore', () => {
     write(path, `${JSON.stringify(steadyRecord(0))}\n{not json\n["an array"]\n${JSON.stringify(steadyRecord(1))}\n`);
     const store = HistoryStore.open(path);
     expect(store.records).toHaveLength(2);
-    expect(store.warnings).toEqual([`history ${path}: lines 2, 3 are not a history record and skipped; the file is kept as ${path}.corrupt`]);
+    expect(store.warnings).toEqual([
+      `history ${path}: lines 2, 3 are not a history record and skipped; the file is kept as ${path}.corrupt`,
+    ]);
     store.append(steadyRecord(2));
     expect(lines(path)).toHaveLength(3);
     expect(readFileSync(`${path}.corrupt`, 'utf8')).toContain('{not json');
@@ -57,7 +74,9 @@ describe('HistoryStore', () => {
     write(path, [good, ...bent].map((r) => JSON.stringify(r)).join('\n') + '\n');
     const store = HistoryStore.open(path);
     expect(store.records).toHaveLength(1);
-    expect(store.warnings).toEqual([`history ${path}: lines 2, 3, 4, 5, 6 are not a history record and skipped; the file is kept as ${path}.corrupt`]);
+    expect(store.warnings).toEqual([
+      `history ${path}: lines 2, 3, 4, 5, 6 are not a history record and skipped; the file is kept as ${path}.corrupt`,
+    ]);
   });
 
   it('drops a last line cut short by an interrupted write, with one warning, and saves the run', () => {
@@ -65,7 +84,9 @@ describe('HistoryStore', () => {
     write(path, `${JSON.stringify(steadyRecord(0))}\n${JSON.stringify(steadyRecord(1)).slice(0, 40)}`);
     const store = HistoryStore.open(path);
     expect(store.records).toHaveLength(1);
-    expect(store.warnings).toEqual([`history ${path}: the last line is cut short (a write was interrupted) and skipped`]);
+    expect(store.warnings).toEqual([
+      `history ${path}: the last line is cut short (a write was interrupted) and skipped`,
+    ]);
     store.append(steadyRecord(2));
     expect(lines(path)).toHaveLength(2);
   });
@@ -76,7 +97,9 @@ describe('HistoryStore', () => {
     const err = refusal(path);
     expect(err).toBeInstanceOf(HarnessError);
     expect(err.exitCode).toBe(2);
-    expect(err.message).toBe(`history: ${path} is open to other users (mode 0644); run \`chmod 600 ${path}\`, or pass --history off`);
+    expect(err.message).toBe(
+      `history: ${path} is open to other users (mode 0644); run \`chmod 600 ${path}\`, or pass --history off`,
+    );
     expect(statSync(path).mode & 0o777).toBe(0o644);
   });
 
@@ -86,7 +109,9 @@ describe('HistoryStore', () => {
     write(path, text);
     const err = refusal(path);
     expect(err.exitCode).toBe(2);
-    expect(err.message).toMatch(/line 2 is a ces-harness\/history@2 record, written by another version of ces-harness \(this one reads ces-harness\/history@1\)/);
+    expect(err.message).toMatch(
+      /line 2 is a ces-harness\/history@2 record, written by another version of ces-harness \(this one reads ces-harness\/history@1\)/,
+    );
     expect(readFileSync(path, 'utf8')).toBe(text);
   });
 
@@ -102,7 +127,10 @@ describe('HistoryStore', () => {
     const [a, b] = [HistoryStore.open(path), HistoryStore.open(path)];
     a.append(steadyRecord(0));
     b.append(steadyRecord(1));
-    expect(lines(path).map((l) => JSON.parse(l).started_at)).toEqual([steadyRecord(0).started_at, steadyRecord(1).started_at]);
+    expect(lines(path).map((l) => JSON.parse(l).started_at)).toEqual([
+      steadyRecord(0).started_at,
+      steadyRecord(1).started_at,
+    ]);
   });
 
   it('refuses a symbolic link (exit 2) before looking at its target, which stays as it is', () => {
@@ -113,7 +141,9 @@ describe('HistoryStore', () => {
     symlinkSync(victim, path);
     const err = refusal(path);
     expect(err.exitCode).toBe(2);
-    expect(err.message).toBe(`history: ${path} is a symbolic link, which the harness does not follow (a write or a chmod would change the file it points to); point --history (or history: in the config) at another file, or pass --history off`);
+    expect(err.message).toBe(
+      `history: ${path} is a symbolic link, which the harness does not follow (a write or a chmod would change the file it points to); point --history (or history: in the config) at another file, or pass --history off`,
+    );
     expect(readFileSync(victim, 'utf8')).toBe('root:x:0:0::/root:/bin/sh\n');
   });
 

@@ -27,9 +27,17 @@ describe('an answer that never comes', () => {
     { name: 'a body that never ends', call: (c: ServiceClient) => c.healthCheck(), label: 'POST /tokens/health_check' },
   ])('$name → "<request> got no complete answer within 0.3 s", code ETIMEDOUT', async ({ call, label }) => {
     const client = new ServiceClient(
-      { environment: 'sandbox', baseUrl, credentials: { clientId: 'id', clientSecret: 'secret-value' }, caPem: pki.caPem },
+      {
+        environment: 'sandbox',
+        baseUrl,
+        credentials: { clientId: 'id', clientSecret: 'secret-value' },
+        caPem: pki.caPem,
+      },
       { redactor: new Redactor(), timeoutMs: 300 },
     );
-    await expect(call(client)).rejects.toMatchObject({ code: 'ETIMEDOUT', message: `${label} got no complete answer within 0.3 s` });
+    await expect(call(client)).rejects.toMatchObject({
+      code: 'ETIMEDOUT',
+      message: `${label} got no complete answer within 0.3 s`,
+    });
   });
 });

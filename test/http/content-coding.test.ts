@@ -38,7 +38,9 @@ describe('reading a coded body', () => {
   it('refuses a body that inflates past the cap, at any step, without inflating it all', async () => {
     const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024));
     const started = performance.now();
-    await expect(readCapped(once(bomb), DEFAULT_BODY_CAP_BYTES, 'gzip')).rejects.toThrow(`the gzip-coded answer decodes to more than the ${DEFAULT_BODY_CAP_BYTES}-byte body cap; not read`);
+    await expect(readCapped(once(bomb), DEFAULT_BODY_CAP_BYTES, 'gzip')).rejects.toThrow(
+      `the gzip-coded answer decodes to more than the ${DEFAULT_BODY_CAP_BYTES}-byte body cap; not read`,
+    );
     expect(performance.now() - started).toBeLessThan(500);
   });
 });
@@ -63,8 +65,14 @@ describe('which coding a request allows (the compression profile)', () => {
 describe('the compression profile, read by the harness', () => {
   async function emulator(profiles: Array<'compression'>): Promise<{ emu: Emulator; client: ServiceClient }> {
     const emu = await createEmulator({ port: 0, profiles });
-    const client = new ServiceClient({ environment: 'sandbox', baseUrl: emu.url, credentials: emu.credentials, caPem: emu.caPem }, { redactor: new Redactor(), connections: 2 });
-    closers.push(() => emu.close(), () => client.close());
+    const client = new ServiceClient(
+      { environment: 'sandbox', baseUrl: emu.url, credentials: emu.credentials, caPem: emu.caPem },
+      { redactor: new Redactor(), connections: 2 },
+    );
+    closers.push(
+      () => emu.close(),
+      () => client.close(),
+    );
     return { emu, client };
   }
 
@@ -76,15 +84,26 @@ describe('the compression profile, read by the harness', () => {
     ['identity', undefined],
   ])('Accept-Encoding %s: the answer comes %s-coded, and reads as JSON with its token', async (accept, coding) => {
     const { client } = await emulator(['compression']);
-    const ex = await client.issueToken(undefined, accept === undefined ? {} : { headers: { 'accept-encoding': accept } });
-    expect({ status: ex.status, coding: ex.headers['content-encoding'], vary: ex.headers['vary'], token: typeof ex.issued?.token }).toEqual({ status: 200, coding, vary: 'Accept-Encoding', token: 'string' });
+    const ex = await client.issueToken(
+      undefined,
+      accept === undefined ? {} : { headers: { 'accept-encoding': accept } },
+    );
+    expect({
+      status: ex.status,
+      coding: ex.headers['content-encoding'],
+      vary: ex.headers['vary'],
+      token: typeof ex.issued?.token,
+    }).toEqual({ status: 200, coding, vary: 'Accept-Encoding', token: 'string' });
     expect(client.transportSeen().codings).toEqual({ [coding ?? 'identity']: 1 });
   });
 
   it('leaves answers alone without the profile', async () => {
     const { client } = await emulator([]);
     const ex = await client.healthCheck();
-    expect({ coding: ex.headers['content-encoding'], vary: ex.headers['vary'] }).toEqual({ coding: undefined, vary: undefined });
+    expect({ coding: ex.headers['content-encoding'], vary: ex.headers['vary'] }).toEqual({
+      coding: undefined,
+      vary: undefined,
+    });
   });
 });
 
@@ -100,17 +119,52 @@ describe('a service whose coded answers misbehave', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as { port: number }).port;
-    const client = new ServiceClient({ environment: 'sandbox', baseUrl: `http://127.0.0.1:${port}`, credentials: { clientId: 'cid', clientSecret: 's3cr3t-value-for-test' } }, { redactor: new Redactor(), connections: 1 });
-    closers.push(() => new Promise((r) => server.close(r)), () => client.close());
+    const client = new ServiceClient(
+      {
+        environment: 'sandbox',
+        baseUrl: `http://127.0.0.1:${port}`,
+        credentials: { clientId: 'cid', clientSecret: 's3cr3t-value-for-test' },
+      },
+      { redactor: new Redactor(), connections: 1 },
+    );
+    closers.push(
+      () => new Promise((r) => server.close(r)),
+      () => client.close(),
+    );
     return client;
   }
 
   it.each([
-    ['a zip bomb (64 MiB of zeros in ~64 KiB of gzip)', gzipSync(Buffer.alloc(60 * 1024 * 1024)), 'gzip', 'the gzip-coded answer decodes to more than the 65536-byte body cap; not read'],
-    ['a brotli bomb', brotliCompressSync(Buffer.alloc(60 * 1024 * 1024)), 'br', 'the br-coded answer decodes to more than the 65536-byte body cap; not read'],
-    ['a coded body larger than the cap on the wire', gzipSync(randomBytes(100 * 1024)), 'gzip', 'the gzip-coded answer is larger than the 65536-byte body cap; not read'],
-    ['a body that is not what its coding says', Buffer.from('{"not":"gzip"}'), 'gzip', 'the gzip-coded answer does not decode (Z_DATA_ERROR)'],
-    ['a coding that was not offered', Buffer.from('whatever'), 'zstd', 'the answer is coded zstd, which was not offered (Accept-Encoding: gzip, deflate, br)'],
+    [
+      'a zip bomb (64 MiB of zeros in ~64 KiB of gzip)',
+      gzipSync(Buffer.alloc(60 * 1024 * 1024)),
+      'gzip',
+      'the gzip-coded answer decodes to more than the 65536-byte body cap; not read',
+    ],
+    [
+      'a brotli bomb',
+      brotliCompressSync(Buffer.alloc(60 * 1024 * 1024)),
+      'br',
+      'the br-coded answer decodes to more than the 65536-byte body cap; not read',
+    ],
+    [
+      'a coded body larger than the cap on the wire',
+      gzipSync(randomBytes(100 * 1024)),
+      'gzip',
+      'the gzip-coded answer is larger than the 65536-byte body cap; not read',
+    ],
+    [
+      'a body that is not what its coding says',
+      Buffer.from('{"not":"gzip"}'),
+      'gzip',
+      'the gzip-coded answer does not decode (Z_DATA_ERROR)',
+    ],
+    [
+      'a coding that was not offered',
+      Buffer.from('whatever'),
+      'zstd',
+      'the answer is coded zstd, which was not offered (Accept-Encoding: gzip, deflate, br)',
+    ],
   ])('%s is one clear error naming the request, and the client goes on', async (_, body, coding, message) => {
     const client = await serving(body, { 'content-encoding': coding });
     await expect(client.healthCheck()).rejects.toThrow(`POST /tokens/health_check: ${message}`);
@@ -118,7 +172,9 @@ describe('a service whose coded answers misbehave', () => {
   });
 
   it('sees a client secret echoed inside a compressed answer (the redactor reads decoded text)', async () => {
-    const client = await serving(gzipSync(JSON.stringify({ echoed: 's3cr3t-value-for-test' })), { 'content-encoding': 'gzip' });
+    const client = await serving(gzipSync(JSON.stringify({ echoed: 's3cr3t-value-for-test' })), {
+      'content-encoding': 'gzip',
+    });
     const ex = await client.healthCheck();
     expect(ex.echoesSecret).toBe(true);
     expect(client.secretEchoes()).toEqual(['POST /tokens/health_check']);

@@ -16,10 +16,21 @@ describe('the production gate in ServiceClient', () => {
   const arrived: string[] = [];
   const targetOf = (environment: string, production?: boolean): Target => {
     const e = emulator.environments.find((x) => x.name === environment)!;
-    return { environment, baseUrl: e.url, credentials: e.credentials, caPem: emulator.caPem, ...(production ? { production } : {}) };
+    return {
+      environment,
+      baseUrl: e.url,
+      credentials: e.credentials,
+      caPem: emulator.caPem,
+      ...(production ? { production } : {}),
+    };
   };
   beforeAll(async () => {
-    emulator = await createEmulator({ port: 0, environments: ['production', 'live'], tokenTtlS: 86_400, observe: ({ req }) => void arrived.push(`${req.method} ${req.path}`) });
+    emulator = await createEmulator({
+      port: 0,
+      environments: ['production', 'live'],
+      tokenTtlS: 86_400,
+      observe: ({ req }) => void arrived.push(`${req.method} ${req.path}`),
+    });
   });
   afterAll(async () => emulator.close());
   beforeEach(() => void arrived.splice(0));
@@ -41,7 +52,9 @@ describe('the production gate in ServiceClient', () => {
     await withClient(target(), gate, async (http) => {
       const issued = (await http.issueToken()).issued!;
       await expect(http.business('evaluation', CALL, issued.token)).rejects.toBeInstanceOf(ProductionCallNotAllowed);
-      await expect(http.business('ach_transactions', CALL, issued.token)).rejects.toThrow(/^not tested on production \(business\.ach_transactions\.production is not allowed/);
+      await expect(http.business('ach_transactions', CALL, issued.token)).rejects.toThrow(
+        /^not tested on production \(business\.ach_transactions\.production is not allowed/,
+      );
       expect((await http.business('evaluation', CALL, undefined)).status).toBe(401);
       expect((await http.business('evaluation', CALL, `${issued.token}x`)).status).toBe(401);
       expect((await http.business('evaluation', CALL, issued.token, { bearerExpired: true })).status).toBe(200);

@@ -22,7 +22,13 @@ let proxy: ConnectProxy;
 let target: Target;
 beforeAll(async () => {
   emulator = await createEmulator({ port: 0, tokenTtlS: 86_400 });
-  target = { environment: 'sandbox', baseUrl: emulator.url, credentials: emulator.credentials, caPem: emulator.caPem, caFile: emulator.caFile };
+  target = {
+    environment: 'sandbox',
+    baseUrl: emulator.url,
+    credentials: emulator.credentials,
+    caPem: emulator.caPem,
+    caFile: emulator.caFile,
+  };
 });
 beforeEach(async () => {
   await proxy?.close();
@@ -55,10 +61,17 @@ describe('the HTTP client and HTTPS_PROXY', () => {
 
   it('speaks HTTP/2 inside the tunnel to a service that offers it, and reads its compressed answers (profiles http2, compression)', async () => {
     const h2 = await createEmulator({ port: 0, profiles: ['http2', 'compression'] });
-    const client = new ServiceClient({ ...target, baseUrl: h2.url, credentials: h2.credentials, caPem: h2.caPem }, { redactor: new Redactor(), env: { HTTPS_PROXY: proxy.url } });
+    const client = new ServiceClient(
+      { ...target, baseUrl: h2.url, credentials: h2.credentials, caPem: h2.caPem },
+      { redactor: new Redactor(), env: { HTTPS_PROXY: proxy.url } },
+    );
     try {
       const ex = await client.issueToken();
-      expect({ status: ex.status, coding: ex.headers['content-encoding'], token: typeof ex.issued?.token }).toEqual({ status: 200, coding: 'gzip', token: 'string' });
+      expect({ status: ex.status, coding: ex.headers['content-encoding'], token: typeof ex.issued?.token }).toEqual({
+        status: 200,
+        coding: 'gzip',
+        token: 'string',
+      });
       expect(client.transportSeen()).toEqual({ connections: { h2: 1 }, codings: { gzip: 1 } });
       expect(proxy.connects).toEqual([new URL(h2.url).host]);
     } finally {
@@ -79,14 +92,20 @@ describe('the HTTP client and HTTPS_PROXY', () => {
     expect(proxy.auth).toEqual([`Basic ${Buffer.from('ci-user:proxy-pass').toString('base64')}`]);
   });
 
-  it.each(['127.0.0.1', 'localhost, 127.0.0.1', '127.0.0.1:<port>', '*'])('NO_PROXY=%s bypasses the proxy', async (pattern) => {
-    const noProxy = pattern.replace('<port>', new URL(emulator.url).port);
-    expect(await issueThrough({ HTTPS_PROXY: proxy.url, no_proxy: noProxy })).toBe(200);
-    expect(proxy.connects).toEqual([]);
-  });
+  it.each(['127.0.0.1', 'localhost, 127.0.0.1', '127.0.0.1:<port>', '*'])(
+    'NO_PROXY=%s bypasses the proxy',
+    async (pattern) => {
+      const noProxy = pattern.replace('<port>', new URL(emulator.url).port);
+      expect(await issueThrough({ HTTPS_PROXY: proxy.url, no_proxy: noProxy })).toBe(200);
+      expect(proxy.connects).toEqual([]);
+    },
+  );
 
   it('the built-in emulator is always reached directly: a proxy cannot reach this machine’s loopback', async () => {
-    const client = new ServiceClient({ ...target, emulated: true }, { redactor: new Redactor(), env: { HTTPS_PROXY: proxy.url } });
+    const client = new ServiceClient(
+      { ...target, emulated: true },
+      { redactor: new Redactor(), env: { HTTPS_PROXY: proxy.url } },
+    );
     try {
       expect((await client.issueToken()).status).toBe(200);
     } finally {
@@ -97,9 +116,15 @@ describe('the HTTP client and HTTPS_PROXY', () => {
 
   it('NO_PROXY with another port, or another host, still proxies', async () => {
     expect(proxyFor({ baseUrl: emulator.url }, { HTTPS_PROXY: proxy.url, NO_PROXY: '127.0.0.1:1' })).toBe(proxy.url);
-    expect(proxyFor({ baseUrl: emulator.url }, { HTTPS_PROXY: proxy.url, NO_PROXY: 'example.test,.internal' })).toBe(proxy.url);
-    expect(proxyFor({ baseUrl: 'https://api.corp.example.test' }, { HTTPS_PROXY: proxy.url, NO_PROXY: '.example.test' })).toBeUndefined();
-    expect(proxyFor({ baseUrl: 'https://api.corp.example.test' }, { HTTPS_PROXY: proxy.url, NO_PROXY: 'corp.example.test' })).toBeUndefined();
+    expect(proxyFor({ baseUrl: emulator.url }, { HTTPS_PROXY: proxy.url, NO_PROXY: 'example.test,.internal' })).toBe(
+      proxy.url,
+    );
+    expect(
+      proxyFor({ baseUrl: 'https://api.corp.example.test' }, { HTTPS_PROXY: proxy.url, NO_PROXY: '.example.test' }),
+    ).toBeUndefined();
+    expect(
+      proxyFor({ baseUrl: 'https://api.corp.example.test' }, { HTTPS_PROXY: proxy.url, NO_PROXY: 'corp.example.test' }),
+    ).toBeUndefined();
   });
 });
 
@@ -108,13 +133,22 @@ describe('a redirect met through the proxy', () => {
     const pki = createTestPki();
     const hits: string[] = [];
     // Where the redirect points: it must never see a request.
-    const elsewhere = createHttpsServer({ key: pki.keyPem, cert: pki.certPem }, (req, res) => (hits.push(req.url ?? ''), res.end()));
+    const elsewhere = createHttpsServer(
+      { key: pki.keyPem, cert: pki.certPem },
+      (req, res) => (hits.push(req.url ?? ''), res.end()),
+    );
     await new Promise<void>((r) => elsewhere.listen(0, '127.0.0.1', r));
     const elsewhereUrl = `https://127.0.0.1:${(elsewhere.address() as { port: number }).port}/tokens`;
-    const redirecting = createHttpsServer({ key: pki.keyPem, cert: pki.certPem }, (req, res) => (req.resume(), res.writeHead(307, { location: elsewhereUrl }).end()));
+    const redirecting = createHttpsServer(
+      { key: pki.keyPem, cert: pki.certPem },
+      (req, res) => (req.resume(), res.writeHead(307, { location: elsewhereUrl }).end()),
+    );
     await new Promise<void>((r) => redirecting.listen(0, '127.0.0.1', r));
     const baseUrl = `https://127.0.0.1:${(redirecting.address() as { port: number }).port}`;
-    const client = new ServiceClient({ ...target, baseUrl, caPem: pki.caPem }, { redactor: new Redactor(), env: { HTTPS_PROXY: proxy.url } });
+    const client = new ServiceClient(
+      { ...target, baseUrl, caPem: pki.caPem },
+      { redactor: new Redactor(), env: { HTTPS_PROXY: proxy.url } },
+    );
     try {
       expect((await client.issueToken()).status).toBe(307);
       expect(hits).toEqual([]);
@@ -127,11 +161,29 @@ describe('a redirect met through the proxy', () => {
 });
 
 describe('ces-harness check behind a proxy', () => {
-  const credentials = () => ({ CES_CLIENT_ID: emulator.credentials.clientId, CES_CLIENT_SECRET: emulator.credentials.clientSecret });
+  const credentials = () => ({
+    CES_CLIENT_ID: emulator.credentials.clientId,
+    CES_CLIENT_SECRET: emulator.credentials.clientSecret,
+  });
   const work = () => mkdtempSync(join(tmpdir(), 'ces-proxy-'));
   const check = (env: Record<string, string>) => {
     const cwd = work();
-    return runCli(['check', '--base-url', emulator.url, '--ca', emulator.caFile, '--only', 'token.issue', '--ledger', 'off', '--report-dir', join(cwd, 'r')], { cwd, env: { ...credentials(), ...env } });
+    return runCli(
+      [
+        'check',
+        '--base-url',
+        emulator.url,
+        '--ca',
+        emulator.caFile,
+        '--only',
+        'token.issue',
+        '--ledger',
+        'off',
+        '--report-dir',
+        join(cwd, 'r'),
+      ],
+      { cwd, env: { ...credentials(), ...env } },
+    );
   };
 
   it('preflight and checks go through HTTPS_PROXY: exit 0', async () => {
@@ -144,7 +196,10 @@ describe('ces-harness check behind a proxy', () => {
 
   it('npm start in a shell with HTTPS_PROXY set: the built-in emulator is tested directly, exit 0', async () => {
     const cwd = work();
-    const res = await runCli(['check', '--only', 'token.issue', '--report-dir', join(cwd, 'r')], { cwd, env: { HTTPS_PROXY: proxy.url } });
+    const res = await runCli(['check', '--only', 'token.issue', '--report-dir', join(cwd, 'r')], {
+      cwd,
+      env: { HTTPS_PROXY: proxy.url },
+    });
     expect(res.code, res.stderr).toBe(0);
     expect(proxy.connects).toEqual([]);
   });
@@ -160,7 +215,9 @@ describe('ces-harness check behind a proxy', () => {
     try {
       const res = await check({ HTTPS_PROXY: refusing.url.replace('http://', 'http://ci-user:proxy-pass@') });
       expect(res.code).toBe(3);
-      expect(res.stderr).toBe(`ces-harness: cannot reach ${emulator.url} through the proxy ${refusing.url} (the proxy answered 403 to CONNECT ${authority()}); check HTTPS_PROXY, or list the host in NO_PROXY to connect directly\n`);
+      expect(res.stderr).toBe(
+        `ces-harness: cannot reach ${emulator.url} through the proxy ${refusing.url} (the proxy answered 403 to CONNECT ${authority()}); check HTTPS_PROXY, or list the host in NO_PROXY to connect directly\n`,
+      );
     } finally {
       await refusing.close();
     }
@@ -171,6 +228,8 @@ describe('ces-harness check behind a proxy', () => {
     await proxy.close();
     const res = await check({ HTTPS_PROXY: gone });
     expect(res.code).toBe(3);
-    expect(res.stderr).toMatch(/^ces-harness: cannot reach .* through the proxy http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED: connection refused: nothing listens there\); check HTTPS_PROXY/);
+    expect(res.stderr).toMatch(
+      /^ces-harness: cannot reach .* through the proxy http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED: connection refused: nothing listens there\); check HTTPS_PROXY/,
+    );
   });
 });

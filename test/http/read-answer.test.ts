@@ -15,7 +15,10 @@ describe('reading an answer', () => {
   });
 
   it('lower-cases header names and joins repeated headers', () => {
-    expect(flattenHeaders({ 'Set-Cookie': ['a=1', 'b=2'], 'Retry-After': '3', gone: undefined })).toEqual({ 'set-cookie': 'a=1, b=2', 'retry-after': '3' });
+    expect(flattenHeaders({ 'Set-Cookie': ['a=1', 'b=2'], 'Retry-After': '3', gone: undefined })).toEqual({
+      'set-cookie': 'a=1, b=2',
+      'retry-after': '3',
+    });
   });
 
   it('parses JSON and leaves anything else undefined', () => {

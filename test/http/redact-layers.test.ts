@@ -10,10 +10,14 @@ const TOKEN = 'tok_AbCdEf0123456789-_xyz';
 const FP = fingerprint(TOKEN);
 
 const hex = (v: string) => Buffer.from(v).toString('hex');
-const fullPercent = (v: string) => [...Buffer.from(v)].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join('');
+const fullPercent = (v: string) =>
+  [...Buffer.from(v)].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join('');
 const uEscapes = (v: string) => [...v].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
 /** The value's base64 inside a longer base64 string, starting `offset` bytes in. */
-const base64Inside = (v: string, offset: number, url = false) => Buffer.concat([Buffer.from('xyz'.slice(0, offset)), Buffer.from(v), Buffer.from('!tail')]).toString(url ? 'base64url' : 'base64');
+const base64Inside = (v: string, offset: number, url = false) =>
+  Buffer.concat([Buffer.from('xyz'.slice(0, offset)), Buffer.from(v), Buffer.from('!tail')]).toString(
+    url ? 'base64url' : 'base64',
+  );
 const json = JSON.stringify(SECRET).slice(1, -1);
 
 describe('known values, in every form', () => {
@@ -37,7 +41,10 @@ describe('known values, in every form', () => {
     ['base64url inside a longer string, offset 1', base64Inside(SECRET, 1, true)],
     ['Basic auth of client_id:secret', Buffer.from(`client-1:${SECRET}`).toString('base64')],
     ['\\u escapes', uEscapes(SECRET)],
-    ['\\u escapes, upper case', uEscapes(SECRET).replace(/\\u([0-9a-f]{4})/g, (_m, h: string) => `\\u${h.toUpperCase()}`)],
+    [
+      '\\u escapes, upper case',
+      uEscapes(SECRET).replace(/\\u([0-9a-f]{4})/g, (_m, h: string) => `\\u${h.toUpperCase()}`),
+    ],
     ['&# references', [...SECRET].map((c) => `&#${c.codePointAt(0)};`).join('')],
     ['&#x references', [...SECRET].map((c) => `&#x${c.codePointAt(0)!.toString(16)};`).join('')],
     ['HTML-escaped', SECRET.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')],
@@ -52,7 +59,13 @@ describe('known values, in every form', () => {
     const t = new Redactor();
     t.addToken(TOKEN);
     t.addSeen('seen-only-0123456789abcdef');
-    for (const form of [TOKEN, hex(TOKEN), fullPercent(TOKEN), Buffer.from(TOKEN).toString('base64'), uEscapes(TOKEN)]) {
+    for (const form of [
+      TOKEN,
+      hex(TOKEN),
+      fullPercent(TOKEN),
+      Buffer.from(TOKEN).toString('base64'),
+      uEscapes(TOKEN),
+    ]) {
       expect(t.text(`{"accessToken":"${form}"}`)).toBe(`{"accessToken":"${FP}"}`);
       expect(t.containsIssuedToken(`{"accessToken":"${form}"}`)).toBe(true);
     }
@@ -76,7 +89,13 @@ describe('known values, in every form', () => {
     const t = new Redactor();
     t.addSecret(long);
     // A cut at 120 characters that leaves most of the secret: the first 31 of its characters.
-    for (const shown of [long.slice(0, 31), long.slice(5, 17), hex(long).slice(0, 24), fullPercent(long.slice(3, 15)), Buffer.from(long).toString('base64').slice(0, 30)]) {
+    for (const shown of [
+      long.slice(0, 31),
+      long.slice(5, 17),
+      hex(long).slice(0, 24),
+      fullPercent(long.slice(3, 15)),
+      Buffer.from(long).toString('base64').slice(0, 30),
+    ]) {
       expect(t.text(`cut: ${shown}…`), shown).toBe('cut: [redacted]…');
       // Hidden, but no proof of an echo: a secret made of words shares pieces with any text.
       expect(t.containsSecret(shown)).toBe(false);
@@ -85,7 +104,7 @@ describe('known values, in every form', () => {
     expect(t.text(`cut: ${long.slice(0, 11)}…`)).toBe(`cut: ${long.slice(0, 11)}…`);
   });
 
-  it('leaves the harness\'s own words even where a secret made of words shares a piece with them', () => {
+  it("leaves the harness's own words even where a secret made of words shares a piece with them", () => {
     const t = new Redactor({ keep: ['--allow-production-load'] });
     t.addSecret('my-production-password');
     expect(t.text('needs --allow-production-load')).toBe('needs --allow-production-load');
@@ -96,8 +115,12 @@ describe('known values, in every form', () => {
   it('leaves the client_id: a piece of the Basic auth pair that is the client_id alone is no secret', () => {
     const t = new Redactor();
     t.addSecret('Zx9-random-secret-0123', 'ces-production-4f2a9c');
-    expect(t.text('needs --allow-production-load; client ces-production-4f2a9c')).toBe('needs --allow-production-load; client ces-production-4f2a9c');
-    expect(t.text(`Basic ${Buffer.from('ces-production-4f2a9c:Zx9-random-secret-0123').toString('base64')}`)).toBe('Basic [redacted]');
+    expect(t.text('needs --allow-production-load; client ces-production-4f2a9c')).toBe(
+      'needs --allow-production-load; client ces-production-4f2a9c',
+    );
+    expect(t.text(`Basic ${Buffer.from('ces-production-4f2a9c:Zx9-random-secret-0123').toString('base64')}`)).toBe(
+      'Basic [redacted]',
+    );
   });
 
   it('hides a short secret where it stands alone, not inside other words', () => {
@@ -111,7 +134,11 @@ describe('known values, in every form', () => {
   it('keeps JSON text JSON: a replacement never eats an escape', () => {
     const t = new Redactor();
     t.addSecret(SECRET);
-    const report = JSON.stringify({ message: `echoed ${SECRET} and cut ${json.slice(0, 14)}`, id: 'business.invalid-token-401' }, null, 2);
+    const report = JSON.stringify(
+      { message: `echoed ${SECRET} and cut ${json.slice(0, 14)}`, id: 'business.invalid-token-401' },
+      null,
+      2,
+    );
     const safe = t.file(report);
     expect(JSON.parse(safe)).toMatchObject({ id: 'business.invalid-token-401' });
     expect(safe).not.toContain(json.slice(0, 14));
@@ -120,15 +147,31 @@ describe('known values, in every form', () => {
 
 describe('credentials found by structure, in text from outside', () => {
   it.each([
-    ['a JSON token field', `{"error":"invalid_request","token":"${TOKEN}"}`, `{"error":"invalid_request","token":"${FP}"}`],
+    [
+      'a JSON token field',
+      `{"error":"invalid_request","token":"${TOKEN}"}`,
+      `{"error":"invalid_request","token":"${FP}"}`,
+    ],
     ['spaced, cut-off JSON', `{"access_token" : "${TOKEN}`, `{"access_token" : "${FP}`],
-    ['escaped JSON in a string', `{"request":"{\\"access_token\\":\\"${TOKEN}\\"}"}`, `{"request":"{\\"access_token\\":\\"${FP}\\"}"}`],
+    [
+      'escaped JSON in a string',
+      `{"request":"{\\"access_token\\":\\"${TOKEN}\\"}"}`,
+      `{"request":"{\\"access_token\\":\\"${FP}\\"}"}`,
+    ],
     ['a form field', `grant=x&client_secret=hunter2hunter&y=1`, `grant=x&client_secret=[redacted]&y=1`],
     ['a Bearer header in a log', `GET /x Authorization: Bearer ${TOKEN}`, `GET /x Authorization: Bearer ${FP}`],
     ['Set-Cookie', `set-cookie: session=${TOKEN}; Path=/; HttpOnly`, `set-cookie: session=${FP}; Path=/; HttpOnly`],
     ['a JSON header map', `{"set-cookie":"sid=${TOKEN}; Path=/"}`, `{"set-cookie":"sid=${FP}; Path=/"}`],
-    ['URL userinfo', 'fetch https://alice:pa55word@example.test/x failed', 'fetch https://alice:[redacted]@example.test/x failed'],
-    ['Basic auth', `Authorization: Basic ${Buffer.from('id:s3cr3t-basic').toString('base64')}`, 'Authorization: Basic [redacted]'],
+    [
+      'URL userinfo',
+      'fetch https://alice:pa55word@example.test/x failed',
+      'fetch https://alice:[redacted]@example.test/x failed',
+    ],
+    [
+      'Basic auth',
+      `Authorization: Basic ${Buffer.from('id:s3cr3t-basic').toString('base64')}`,
+      'Authorization: Basic [redacted]',
+    ],
   ])('hides %s', (_name, input, want) => {
     expect(new Redactor().foreign(input)).toBe(want);
   });
@@ -147,7 +190,9 @@ describe('credentials found by structure, in text from outside', () => {
   });
 
   it('keeps a quoted error_uri JSON: the escape before a closing quote is not taken as part of a value', () => {
-    const body = JSON.stringify({ quoted: JSON.stringify({ error: 'unauthorized', error_uri: 'https://docs.example/errors?token=none' }) });
+    const body = JSON.stringify({
+      quoted: JSON.stringify({ error: 'unauthorized', error_uri: 'https://docs.example/errors?token=none' }),
+    });
     const safe = new Redactor().foreign(body);
     expect(() => JSON.parse(safe)).not.toThrow();
   });

@@ -7,7 +7,9 @@ describe('Redactor', () => {
     r.addSecret('s3cr3t-value-123');
     r.addToken('tok-abcdefghijklmnop');
     const text = 'secret=s3cr3t-value-123 token=tok-abcdefghijklmnop again tok-abcdefghijklmnop';
-    expect(r.text(text)).toBe(`secret=[redacted] token=${fingerprint('tok-abcdefghijklmnop')} again ${fingerprint('tok-abcdefghijklmnop')}`);
+    expect(r.text(text)).toBe(
+      `secret=[redacted] token=${fingerprint('tok-abcdefghijklmnop')} again ${fingerprint('tok-abcdefghijklmnop')}`,
+    );
     expect(r.deep({ a: ['x s3cr3t-value-123'] })).toEqual({ a: ['x [redacted]'] });
     expect(r.containsSecret('…s3cr3t-value-123…')).toBe(true);
     expect(r.containsSecret('nothing here')).toBe(false);

@@ -28,7 +28,10 @@ beforeAll(async () => {
     const n = (served.get(req.socket) ?? 0) + 1;
     served.set(req.socket, n);
     if (n > 1 || closeFirst) return void req.socket.end();
-    const body = req.url === '/tokens' ? JSON.stringify({ token: 'tk-replay-test-token', expires_at: 2e9, token_type: 'Bearer' }) : '{"valid":true}';
+    const body =
+      req.url === '/tokens'
+        ? JSON.stringify({ token: 'tk-replay-test-token', expires_at: 2e9, token_type: 'Bearer' })
+        : '{"valid":true}';
     res.writeHead(200, { 'content-type': 'application/json' }).end(body);
   });
   server.keepAliveTimeout = 60_000;
@@ -38,7 +41,12 @@ afterAll(() => closeLoopback(server));
 
 const newClient = () =>
   new ServiceClient(
-    { environment: 'sandbox', baseUrl, credentials: { clientId: 'id', clientSecret: 'secret-value' }, caPem: pki.caPem },
+    {
+      environment: 'sandbox',
+      baseUrl,
+      credentials: { clientId: 'id', clientSecret: 'secret-value' },
+      caPem: pki.caPem,
+    },
     { redactor: new Redactor(), timeoutMs: 2_000, connections: 1 },
   );
 
@@ -46,10 +54,26 @@ const business = { method: 'POST', body: { amount: 1 } };
 
 describe('a pooled connection closed by the server just as a request goes out', () => {
   it.each([
-    { name: 'POST /tokens (§4.1: the same token again)', call: (c: ServiceClient) => c.issueToken(), request: 'POST /tokens' },
-    { name: 'GET /tokens/validate (a safe method)', call: (c: ServiceClient) => c.validate('t', 'GET'), request: 'GET /tokens/validate' },
-    { name: 'POST /tokens/validate (reads only)', call: (c: ServiceClient) => c.validate('t', 'POST'), request: 'POST /tokens/validate' },
-    { name: 'a business call (it carries an Idempotency-Key)', call: (c: ServiceClient) => c.business('evaluation', business, 't'), request: 'POST /v1/evaluation' },
+    {
+      name: 'POST /tokens (§4.1: the same token again)',
+      call: (c: ServiceClient) => c.issueToken(),
+      request: 'POST /tokens',
+    },
+    {
+      name: 'GET /tokens/validate (a safe method)',
+      call: (c: ServiceClient) => c.validate('t', 'GET'),
+      request: 'GET /tokens/validate',
+    },
+    {
+      name: 'POST /tokens/validate (reads only)',
+      call: (c: ServiceClient) => c.validate('t', 'POST'),
+      request: 'POST /tokens/validate',
+    },
+    {
+      name: 'a business call (it carries an Idempotency-Key)',
+      call: (c: ServiceClient) => c.business('evaluation', business, 't'),
+      request: 'POST /v1/evaluation',
+    },
   ])('$name is sent once more on a new connection', async ({ call, request }) => {
     const client = newClient();
     try {
@@ -67,7 +91,9 @@ describe('a pooled connection closed by the server just as a request goes out', 
     try {
       await client.healthCheck();
       arrived = [];
-      await expect(client.send('POST', '/v1/evaluation', { json: {} })).rejects.toMatchObject({ code: 'UND_ERR_SOCKET' });
+      await expect(client.send('POST', '/v1/evaluation', { json: {} })).rejects.toMatchObject({
+        code: 'UND_ERR_SOCKET',
+      });
       expect(arrived).toEqual(['POST /v1/evaluation']);
     } finally {
       await client.close();

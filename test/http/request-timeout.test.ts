@@ -20,7 +20,13 @@ describe('the target’s request timeout', () => {
     });
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     const { port } = server.address() as { port: number };
-    target = (requestTimeoutS) => ({ environment: 'sandbox', baseUrl: `https://127.0.0.1:${port}`, credentials: { clientId: 'id', clientSecret: 'secret-value' }, caPem: pki.caPem, requestTimeoutS });
+    target = (requestTimeoutS) => ({
+      environment: 'sandbox',
+      baseUrl: `https://127.0.0.1:${port}`,
+      credentials: { clientId: 'id', clientSecret: 'secret-value' },
+      caPem: pki.caPem,
+      requestTimeoutS,
+    });
   });
   afterAll(() => {
     server.closeAllConnections();
@@ -30,7 +36,10 @@ describe('the target’s request timeout', () => {
   it('a silent service is given up on after request_timeout_s, and the message names it', async () => {
     const client = new ServiceClient(target(0.5), { redactor: new Redactor() });
     try {
-      await expect(client.issueToken()).rejects.toMatchObject({ code: 'ETIMEDOUT', message: 'POST /tokens got no complete answer within 0.5 s' });
+      await expect(client.issueToken()).rejects.toMatchObject({
+        code: 'ETIMEDOUT',
+        message: 'POST /tokens got no complete answer within 0.5 s',
+      });
     } finally {
       await client.close();
     }

@@ -34,7 +34,10 @@ function trusted(port: number, secureContext: tls.SecureContext): Promise<{ auth
   return new Promise((resolve, reject) => {
     const socket = tls.connect({ host: '127.0.0.1', port, secureContext, rejectUnauthorized: false, timeout: T });
     socket.once('secureConnect', () => {
-      resolve({ authorized: socket.authorized, ...(socket.authorizationError ? { error: String(socket.authorizationError) } : {}) });
+      resolve({
+        authorized: socket.authorized,
+        ...(socket.authorizationError ? { error: String(socket.authorizationError) } : {}),
+      });
       socket.destroy();
     });
     socket.once('timeout', () => socket.destroy(new Error('no handshake in time')));
@@ -46,10 +49,16 @@ describe('clientContext', () => {
   it('builds one context per setting and hands it out again', () => {
     clearSecureContexts();
     const tls13 = clientContext({ minVersion: 'TLSv1.3', maxVersion: 'TLSv1.3', ciphers: 'TLS_AES_128_GCM_SHA256' });
-    expect(clientContext({ minVersion: 'TLSv1.3', maxVersion: 'TLSv1.3', ciphers: 'TLS_AES_128_GCM_SHA256' })).toBe(tls13);
-    expect(clientContext({ minVersion: 'TLSv1.3', maxVersion: 'TLSv1.3', ciphers: 'TLS_AES_256_GCM_SHA384' })).not.toBe(tls13);
+    expect(clientContext({ minVersion: 'TLSv1.3', maxVersion: 'TLSv1.3', ciphers: 'TLS_AES_128_GCM_SHA256' })).toBe(
+      tls13,
+    );
+    expect(clientContext({ minVersion: 'TLSv1.3', maxVersion: 'TLSv1.3', ciphers: 'TLS_AES_256_GCM_SHA384' })).not.toBe(
+      tls13,
+    );
     // Naming Node's default is the same setting as leaving it out (preflight and the pool share one).
-    expect(clientContext({ caPem: userCa.caPem, minVersion: tls.DEFAULT_MIN_VERSION as tls.SecureVersion })).toBe(clientContext({ caPem: userCa.caPem }));
+    expect(clientContext({ caPem: userCa.caPem, minVersion: tls.DEFAULT_MIN_VERSION as tls.SecureVersion })).toBe(
+      clientContext({ caPem: userCa.caPem }),
+    );
     expect(clientContext({ caPem: userCa.caPem })).not.toBe(clientContext({ caPem: otherCa.caPem }));
     expect(clientContext({ caPem: userCa.caPem })).not.toBe(clientContext());
   });
@@ -71,9 +80,14 @@ describe('clientContext', () => {
   it("trusts the user's CA, and only in the contexts that name it", async () => {
     clearSecureContexts();
     expect(await trusted(servers.user.port, clientContext({ caPem: userCa.caPem }))).toEqual({ authorized: true });
-    expect(await trusted(servers.other.port, clientContext({ caPem: userCa.caPem }))).toMatchObject({ authorized: false });
+    expect(await trusted(servers.other.port, clientContext({ caPem: userCa.caPem }))).toMatchObject({
+      authorized: false,
+    });
     // Built after the CA's context: the CA must not have leaked into Node's shared store of roots.
-    expect(await trusted(servers.user.port, clientContext())).toMatchObject({ authorized: false, error: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
+    expect(await trusted(servers.user.port, clientContext())).toMatchObject({
+      authorized: false,
+      error: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    });
     expect(await trusted(servers.user.port, tls.createSecureContext())).toMatchObject({ authorized: false });
   });
 
@@ -108,11 +122,15 @@ process.stdout.write(JSON.stringify(out));
 `,
       );
       // Not spawnSync: the servers answering the child live in this process' event loop.
-      const child = await promisify(execFile)(process.execPath, ['--use-openssl-ca', join(dir, 'probe.mjs'), String(servers.user.port), String(servers.other.port)], {
-        env: { PATH: process.env.PATH ?? '', SSL_CERT_FILE: join(dir, 'other-ca.pem'), SSL_CERT_DIR: dir },
-        encoding: 'utf8',
-        timeout: 20_000,
-      });
+      const child = await promisify(execFile)(
+        process.execPath,
+        ['--use-openssl-ca', join(dir, 'probe.mjs'), String(servers.user.port), String(servers.other.port)],
+        {
+          env: { PATH: process.env.PATH ?? '', SSL_CERT_FILE: join(dir, 'other-ca.pem'), SSL_CERT_DIR: dir },
+          encoding: 'utf8',
+          timeout: 20_000,
+        },
+      );
       expect(child.stderr).toBe('');
       expect(JSON.parse(child.stdout)).toEqual([true, true]);
     } finally {

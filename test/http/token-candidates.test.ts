@@ -17,7 +17,10 @@ const answer = (text: string, headers: Record<string, string> = {}) => {
 
 describe('tokenCandidatesIn', () => {
   it.each([
-    ['under another name, base64-encoded', answer(JSON.stringify({ error: 'unauthorized', accessToken: Buffer.from(TOKEN).toString('base64') }))],
+    [
+      'under another name, base64-encoded',
+      answer(JSON.stringify({ error: 'unauthorized', accessToken: Buffer.from(TOKEN).toString('base64') })),
+    ],
     ['deep in the JSON', answer(JSON.stringify({ error: 'unauthorized', debug: { session: [TOKEN] } }))],
     ['in a plain-text body after a name', answer(`invalid_request (debug session: access_token=${TOKEN})`)],
     ['in a cookie', answer('{"error":"unauthorized"}', { 'set-cookie': `sid=${TOKEN}; Path=/; HttpOnly` })],
@@ -27,8 +30,20 @@ describe('tokenCandidatesIn', () => {
   });
 
   it.each([
-    ['the §7 refusal', answer('{"error":"unauthorized"}', { 'content-type': 'application/json', date: 'Thu, 26 Nov 2026 16:00:00 GMT' })],
-    ['words that only name credentials', answer(JSON.stringify({ error: 'unauthorized', error_uri: 'https://docs.example/errors?token=none', error_description: 'client_secret=business' }))],
+    [
+      'the §7 refusal',
+      answer('{"error":"unauthorized"}', { 'content-type': 'application/json', date: 'Thu, 26 Nov 2026 16:00:00 GMT' }),
+    ],
+    [
+      'words that only name credentials',
+      answer(
+        JSON.stringify({
+          error: 'unauthorized',
+          error_uri: 'https://docs.example/errors?token=none',
+          error_description: 'client_secret=business',
+        }),
+      ),
+    ],
   ])('offers nothing in %s', (_how, ex) => {
     expect(tokenCandidatesIn(ex)).toEqual([]);
   });

@@ -12,7 +12,9 @@ describe('check against the conformant emulator', () => {
     const results = await checkEmulator({ waitForExpiry: true });
     const notPassed = results.filter((r) => r.status !== 'pass');
     // The ledger check is the only one that cannot apply to a fresh emulator.
-    expect(notPassed.map((r) => `${r.id}: ${r.status}: ${r.message}`)).toEqual([expect.stringMatching(/^token\.ledger: skip: /)]);
+    expect(notPassed.map((r) => `${r.id}: ${r.status}: ${r.message}`)).toEqual([
+      expect.stringMatching(/^token\.ledger: skip: /),
+    ]);
     expect(verdictOf(results, null)).toBe('pass');
     expect(results.length).toBeGreaterThanOrEqual(35);
   });
@@ -22,7 +24,10 @@ describe('check against the conformant emulator', () => {
 // fault needs to mean anything: a JWT fault on a service of opaque tokens changes nothing).
 // `notTested`: the fault cannot be told from a conformant service by what the run observes, so
 // the check says "not tested" and the run fails on that (exit 1), never with a fail pinned on the service.
-const CAUGHT_BY: Record<FaultName, { check: string; spec: string; expiry?: boolean; profiles?: ProfileName[]; notTested?: true }> = {
+const CAUGHT_BY: Record<
+  FaultName,
+  { check: string; spec: string; expiry?: boolean; profiles?: ProfileName[]; notTested?: true }
+> = {
   'token-rotates': { check: 'token.same-before-expiry', spec: '4.1' },
   'expired-token-accepted': { check: 'token.expired-validate-401', spec: '4.3', expiry: true },
   'forbidden-instead-of-unauthorized': { check: 'token.bad-secret-401', spec: '7' },
@@ -79,14 +84,26 @@ describe('check against each fault', () => {
     const untested: string[] = [];
     // Only the check that must catch it: the whole catalogue per fault took three minutes, and the
     // conformant run above proves the rest stay quiet without a fault.
-    const results = await checkEmulator({ faults: [name], waitForExpiry: want.expiry === true, profiles: want.profiles ?? [], untested, only: [want.check] });
+    const results = await checkEmulator({
+      faults: [name],
+      waitForExpiry: want.expiry === true,
+      profiles: want.profiles ?? [],
+      untested,
+      only: [want.check],
+    });
     const caught = results.find((r) => r.id === want.check);
     expect(caught, `${want.check} ran`).toBeDefined();
     expect(`${caught!.status}: ${caught!.message}`).toMatch(want.notTested ? /^skip: not tested: / : /^fail: /);
     expect(untested.map((line) => line.split(':')[0])).toEqual(want.notTested ? [want.check] : []);
     expect(caught!.level).toBe('must');
     expect(caught!.spec.split(/,\s*/)).toContain(want.spec);
-    expect(verdictOf(results, null, untested.map((reason) => ({ stage: 'checks', reason })))).toBe('fail');
+    expect(
+      verdictOf(
+        results,
+        null,
+        untested.map((reason) => ({ stage: 'checks', reason })),
+      ),
+    ).toBe('fail');
   });
 });
 
@@ -103,12 +120,16 @@ describe('a rate limit that never lifts', () => {
 
 // The embedded run's short lifetime leaves less room between "conformant, judged with its
 // uncertainty" and "half the promised lifetime": both sides of that line, at that lifetime.
-describe('time edges at the embedded run\'s token lifetime', () => {
+describe("time edges at the embedded run's token lifetime", () => {
   it.each([
     [[], 'pass'],
     [['wrong-lifetime'], 'fail'],
   ] as const)('token.lifetime with faults %j: %s', async (faults, want) => {
-    const results = await checkEmulator({ faults: [...faults], tokenTtlS: EMBEDDED.tokenLifetimeS, only: ['token.lifetime'] });
+    const results = await checkEmulator({
+      faults: [...faults],
+      tokenTtlS: EMBEDDED.tokenLifetimeS,
+      only: ['token.lifetime'],
+    });
     expect(results.map((r) => `${r.id}: ${r.status}`)).toEqual([`token.lifetime: ${want}`]);
   });
 });

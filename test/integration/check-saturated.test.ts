@@ -26,7 +26,12 @@ describe.skipIf(!existsSync(STRESS_NG) && !process.env['CI'])('check with the CP
     expect(res.code, res.stdout + res.stderr).toBe(0);
     const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as Report;
     // The expiry was really judged, not skipped for lack of time.
-    for (const id of ['token.lifetime', 'token.valid-until-expiry', 'token.expired-validate-401', 'token.new-after-expiry']) {
+    for (const id of [
+      'token.lifetime',
+      'token.valid-until-expiry',
+      'token.expired-validate-401',
+      'token.new-after-expiry',
+    ]) {
       expect(report.checks.find((c) => c.id === id)?.status, id).toBe('pass');
     }
   }, 200_000);

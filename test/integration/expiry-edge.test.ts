@@ -27,17 +27,21 @@ const CASES: Array<{ name: string; earlyS: number; profiles?: ProfileName[]; wan
 ];
 
 describe('token.valid-until-expiry with --clock-tolerance 2', () => {
-  it.concurrent.each(CASES)('a service with tokens $name: $want', async ({ earlyS, profiles, want }) => {
-    const results = await checkEmulator({
-      waitForExpiry: true,
-      clockToleranceS: 2,
-      only: ['token.valid-until-expiry', 'token.expired-validate-401'],
-      overrides: earlyS > 0 ? [refusesEarly(earlyS)] : [],
-      ...(profiles ? { profiles } : {}),
-    });
-    const r = results.find((x) => x.id === 'token.valid-until-expiry')!;
-    expect(`${r.status}: ${r.message}`).toMatch(new RegExp(`^${want}: `));
-    // The expiry itself is judged on the same measured clock: never a false alarm there.
-    expect(results.find((x) => x.id === 'token.expired-validate-401')?.status).toBe('pass');
-  }, 60_000);
+  it.concurrent.each(CASES)(
+    'a service with tokens $name: $want',
+    async ({ earlyS, profiles, want }) => {
+      const results = await checkEmulator({
+        waitForExpiry: true,
+        clockToleranceS: 2,
+        only: ['token.valid-until-expiry', 'token.expired-validate-401'],
+        overrides: earlyS > 0 ? [refusesEarly(earlyS)] : [],
+        ...(profiles ? { profiles } : {}),
+      });
+      const r = results.find((x) => x.id === 'token.valid-until-expiry')!;
+      expect(`${r.status}: ${r.message}`).toMatch(new RegExp(`^${want}: `));
+      // The expiry itself is judged on the same measured clock: never a false alarm there.
+      expect(results.find((x) => x.id === 'token.expired-validate-401')?.status).toBe('pass');
+    },
+    60_000,
+  );
 });

@@ -12,8 +12,14 @@ describe('check against the jwt profile', () => {
   it('names the format in token.issue, judges the signature in token.entropy, shows no claim', async () => {
     const results = await checkEmulator({ profiles: ['jwt'], only: ['token.issue', 'token.entropy'] });
     const byId = Object.fromEntries(results.map((r) => [r.id, r]));
-    expect(byId['token.issue']).toMatchObject({ status: 'pass', message: expect.stringContaining('token format: JWT (HS256)') });
-    expect(byId['token.entropy']).toMatchObject({ status: 'pass', message: expect.stringMatching(/^JWT signature: 43 characters, \d+ distinct, about 2\d\d bits$/) });
+    expect(byId['token.issue']).toMatchObject({
+      status: 'pass',
+      message: expect.stringContaining('token format: JWT (HS256)'),
+    });
+    expect(byId['token.entropy']).toMatchObject({
+      status: 'pass',
+      message: expect.stringMatching(/^JWT signature: 43 characters, \d+ distinct, about 2\d\d bits$/),
+    });
     expect(JSON.stringify(results)).not.toContain(CLAIMS_START);
   });
 

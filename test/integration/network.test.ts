@@ -27,7 +27,11 @@ async function firstRequestMs(url: string, caPem: string): Promise<number> {
   const agent = new Agent({ connect: { ca: caPem } });
   try {
     const started = performance.now();
-    const res = await request(`${url}/tokens/health_check`, { method: 'POST', dispatcher: agent, signal: AbortSignal.timeout(5_000) });
+    const res = await request(`${url}/tokens/health_check`, {
+      method: 'POST',
+      dispatcher: agent,
+      signal: AbortSignal.timeout(5_000),
+    });
     await res.body.text();
     return performance.now() - started;
   } finally {
@@ -38,46 +42,71 @@ async function firstRequestMs(url: string, caPem: string): Promise<number> {
 /** The CLI's lines that are not a pass (as in profiles.test.ts). */
 const notPassed = (out: string) => out.split('\n').filter((l) => /^\s*(✗ fail|! warn|E error|FAIL|not tested)/.test(l));
 
-describe.skipIf(skipWhy !== undefined)(`check and run across a network with 50 ± 10 ms each way${skipWhy ? ` (skipped: ${skipWhy})` : ''}`, () => {
-  let binary: string;
-  let cwd: string;
-  // Each command gets an emulator of its own: one that had already handed out this client's token
-  // (to the other command) is rightly judged by token.lifetime as a token seen before.
-  let emulator: Emulator | undefined;
-  let proxy: RunningToxiproxy | undefined;
+describe.skipIf(skipWhy !== undefined)(
+  `check and run across a network with 50 ± 10 ms each way${skipWhy ? ` (skipped: ${skipWhy})` : ''}`,
+  () => {
+    let binary: string;
+    let cwd: string;
+    // Each command gets an emulator of its own: one that had already handed out this client's token
+    // (to the other command) is rightly judged by token.lifetime as a token seen before.
+    let emulator: Emulator | undefined;
+    let proxy: RunningToxiproxy | undefined;
 
-  beforeAll(async () => {
-    if (missing) throw new Error(`toxiproxy is required on CI for the network-latency test: ${missing}`);
-    binary = await provisionToxiproxy();
-    cwd = await mkdtemp(join(tmpdir(), 'ces-network-'));
-  }, 11 * 60_000);
-  afterEach(async () => {
-    await proxy?.stop();
-    await emulator?.close();
-  });
-  afterAll(async () => {
-    if (cwd) await rm(cwd, { recursive: true, force: true });
-  });
+    beforeAll(async () => {
+      if (missing) throw new Error(`toxiproxy is required on CI for the network-latency test: ${missing}`);
+      binary = await provisionToxiproxy();
+      cwd = await mkdtemp(join(tmpdir(), 'ces-network-'));
+    }, 11 * 60_000);
+    afterEach(async () => {
+      await proxy?.stop();
+      await emulator?.close();
+    });
+    afterAll(async () => {
+      if (cwd) await rm(cwd, { recursive: true, force: true });
+    });
 
-  it.each([
-    { command: 'check', extra: [], timeoutMs: 180_000 },
-    { command: 'run', extra: ['--duration', '2'], timeoutMs: 300_000 },
-  ])('$command passes', async ({ command, extra, timeoutMs }) => {
-    // Short tokens, as the built-in emulator has, so the expiry checks run within the test.
-    emulator = await createEmulator({ port: 0, environments: ['sandbox'], tokenTtlS: EMBEDDED.tokenLifetimeS });
-    proxy = await startToxiproxy(binary, emulator.url, LATENCY);
-    // The delay is really there: a first request pays a TLS 1.3 handshake and the request itself,
-    // two round trips of at least 2 × (50 − 10) ms each.
-    expect(await firstRequestMs(proxy.url, emulator.caPem)).toBeGreaterThanOrEqual(4 * (LATENCY.latencyMs - LATENCY.jitterMs));
-    const target = ['--base-url', proxy.url, '--ca', emulator.caFile, '--token-lifetime', String(EMBEDDED.tokenLifetimeS), '--expiry-wait', String(EMBEDDED.expiryWaitS), '--ledger', 'off', '--history', 'off'];
-    const env = { CES_CLIENT_ID: emulator.credentials.clientId, CES_CLIENT_SECRET: emulator.credentials.clientSecret };
-    const reportDir = join(cwd, command);
-    const started = Date.now();
-    const r = await runCli([command, ...target, '--report-dir', reportDir, ...extra], { cwd, env, timeoutMs });
-    const out = r.stdout + r.stderr;
-    console.info(`${command} through toxiproxy: ${Math.round((Date.now() - started) / 1000)} s`);
-    expect({ code: r.code, notPassed: notPassed(out) }).toEqual({ code: 0, notPassed: [] });
-    const report = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8')) as { verdict: string };
-    expect(report.verdict).toBe('pass');
-  }, 320_000);
-});
+    it.each([
+      { command: 'check', extra: [], timeoutMs: 180_000 },
+      { command: 'run', extra: ['--duration', '2'], timeoutMs: 300_000 },
+    ])(
+      '$command passes',
+      async ({ command, extra, timeoutMs }) => {
+        // Short tokens, as the built-in emulator has, so the expiry checks run within the test.
+        emulator = await createEmulator({ port: 0, environments: ['sandbox'], tokenTtlS: EMBEDDED.tokenLifetimeS });
+        proxy = await startToxiproxy(binary, emulator.url, LATENCY);
+        // The delay is really there: a first request pays a TLS 1.3 handshake and the request itself,
+        // two round trips of at least 2 × (50 − 10) ms each.
+        expect(await firstRequestMs(proxy.url, emulator.caPem)).toBeGreaterThanOrEqual(
+          4 * (LATENCY.latencyMs - LATENCY.jitterMs),
+        );
+        const target = [
+          '--base-url',
+          proxy.url,
+          '--ca',
+          emulator.caFile,
+          '--token-lifetime',
+          String(EMBEDDED.tokenLifetimeS),
+          '--expiry-wait',
+          String(EMBEDDED.expiryWaitS),
+          '--ledger',
+          'off',
+          '--history',
+          'off',
+        ];
+        const env = {
+          CES_CLIENT_ID: emulator.credentials.clientId,
+          CES_CLIENT_SECRET: emulator.credentials.clientSecret,
+        };
+        const reportDir = join(cwd, command);
+        const started = Date.now();
+        const r = await runCli([command, ...target, '--report-dir', reportDir, ...extra], { cwd, env, timeoutMs });
+        const out = r.stdout + r.stderr;
+        console.info(`${command} through toxiproxy: ${Math.round((Date.now() - started) / 1000)} s`);
+        expect({ code: r.code, notPassed: notPassed(out) }).toEqual({ code: 0, notPassed: [] });
+        const report = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8')) as { verdict: string };
+        expect(report.verdict).toBe('pass');
+      },
+      320_000,
+    );
+  },
+);

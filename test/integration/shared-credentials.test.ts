@@ -42,11 +42,31 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { name: 'fetched by another client 1 s earlier', before: [{ agoS: 1 }], want: 'pass', says: /consistent with the promised 86400 s|cannot be told/ },
-  { name: 'fetched by another client 1 h earlier', before: [{ agoS: 3_600 }], want: 'pass', says: /issued up to 36\d\d s ago .*next rollover/ },
-  { name: 'fetched by another client 23 h earlier', before: [{ agoS: 23 * 3_600 }], want: 'pass', says: /issued up to 828\d\d s ago .*next rollover/ },
+  {
+    name: 'fetched by another client 1 s earlier',
+    before: [{ agoS: 1 }],
+    want: 'pass',
+    says: /consistent with the promised 86400 s|cannot be told/,
+  },
+  {
+    name: 'fetched by another client 1 h earlier',
+    before: [{ agoS: 3_600 }],
+    want: 'pass',
+    says: /issued up to 36\d\d s ago .*next rollover/,
+  },
+  {
+    name: 'fetched by another client 23 h earlier',
+    before: [{ agoS: 23 * 3_600 }],
+    want: 'pass',
+    says: /issued up to 828\d\d s ago .*next rollover/,
+  },
   // Fetched while the service's clock ran an hour ahead: now an hour more than a fresh token has.
-  { name: 'with more than the promised life', before: [{ agoS: -3_600 }], want: 'fail', says: /more than the promised 86400 s/ },
+  {
+    name: 'with more than the promised life',
+    before: [{ agoS: -3_600 }],
+    want: 'fail',
+    says: /more than the promised 86400 s/,
+  },
   // E1 − E0 + 1 s is 100 s over the promise, or 101 when the two fetches straddle a second.
   {
     name: 'after a rollover the ledger saw: the previous token expired 700 s ago, this one fetched by another client 600 s ago',
@@ -62,16 +82,40 @@ const CASES: Case[] = [
     says: /lives 42\d\d\d\.\d–4330[12]\.\d s \(issued after .*token ledger.*less than the promised 86400 s/,
   },
   // Short tokens: the run itself sees the other client's token expire and the next one appear.
-  { name: 'of 8 s fetched by another client 3 s earlier, a rollover seen in this run', ttlS: 8, before: [{ agoS: 3 }], want: 'pass', says: /lifetime \d\.\d–\d+\.\d s measured at a rollover .*this run: tk_[0-9a-f]{8} expired/ },
-  { name: 'of half the promised 8 s, a rollover seen in this run', ttlS: 8, faults: ['wrong-lifetime'], before: [{ agoS: 1 }], want: 'fail', says: /lives \d\.\d–\d\.\d s \(issued after .*this run.*less than the promised 8 s/ },
+  {
+    name: 'of 8 s fetched by another client 3 s earlier, a rollover seen in this run',
+    ttlS: 8,
+    before: [{ agoS: 3 }],
+    want: 'pass',
+    says: /lifetime \d\.\d–\d+\.\d s measured at a rollover .*this run: tk_[0-9a-f]{8} expired/,
+  },
+  {
+    name: 'of half the promised 8 s, a rollover seen in this run',
+    ttlS: 8,
+    faults: ['wrong-lifetime'],
+    before: [{ agoS: 1 }],
+    want: 'fail',
+    says: /lives \d\.\d–\d\.\d s \(issued after .*this run.*less than the promised 8 s/,
+  },
   // The limit of the rule, on purpose: with no rollover known, a short remaining life may be an old token.
-  { name: 'half the promised life, no rollover known', faults: ['wrong-lifetime'], before: [{ agoS: 60 }], want: 'pass', says: /cannot be told from it\. The token ledger measures it at the next rollover/ },
+  {
+    name: 'half the promised life, no rollover known',
+    faults: ['wrong-lifetime'],
+    before: [{ agoS: 60 }],
+    want: 'pass',
+    says: /cannot be told from it\. The token ledger measures it at the next rollover/,
+  },
 ];
 
 async function lifetimeCheck(c: Case) {
   let offsetMs = 0;
   const ttlS = c.ttlS ?? DAY;
-  const emulator = await createEmulator({ port: 0, tokenTtlS: ttlS, faults: c.faults ?? [], now: () => Date.now() + offsetMs });
+  const emulator = await createEmulator({
+    port: 0,
+    tokenTtlS: ttlS,
+    faults: c.faults ?? [],
+    now: () => Date.now() + offsetMs,
+  });
   const redactor = new Redactor();
   const other = new ServiceClient(targetsOf(emulator)[0]!, { redactor });
   try {
@@ -82,7 +126,8 @@ async function lifetimeCheck(c: Case) {
       offsetMs = -fetch.agoS * 1000;
       const ex = await other.issueToken();
       expect(ex.issued, 'the other client got a token').toBeDefined();
-      if (fetch.ledger) ledger.record(target, ex.issued!.token, epochSeconds(ex.issued!.expiresAt)!, Date.now() + offsetMs);
+      if (fetch.ledger)
+        ledger.record(target, ex.issued!.token, epochSeconds(ex.issued!.expiresAt)!, Date.now() + offsetMs);
     }
     offsetMs = 0;
     const results = await runConformance({
@@ -90,7 +135,14 @@ async function lifetimeCheck(c: Case) {
       others: [],
       expect: { tokenLifetimeS: ttlS, expiryWaitS: ttlS < DAY ? ttlS + 4 : 0, clockToleranceS: 2 },
       business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
-      rateLimit: { endpoint: 'tokens.validate', maxRps: 50, maxRequests: 50, recoveryWaitS: 1, maxRetryAfterS: 120, probingAllowed: true },
+      rateLimit: {
+        endpoint: 'tokens.validate',
+        maxRps: 50,
+        maxRequests: 50,
+        recoveryWaitS: 1,
+        maxRetryAfterS: 120,
+        probingAllowed: true,
+      },
       ledger,
       checks: selectChecks(CHECKS, ['token.lifetime'], []).selected,
       redactor,

@@ -17,8 +17,16 @@ describe('redactArtefacts', () => {
     const summary = join(dir, 'k6', 'throughput.summary.json');
     const dashboard = join(dir, 'k6-dashboard-throughput.html');
     const binary = join(dir, 'points.gz');
-    writeFileSync(summary, JSON.stringify({ ces: { notes: [`body {"access_token":"${TOKEN}"}`, `sent ${JSON.stringify({ client_secret: SECRET })}`] } }));
-    writeFileSync(dashboard, `<html><script>const log = ${JSON.stringify(`Authorization: Bearer ${TOKEN}`)};</script></html>`);
+    writeFileSync(
+      summary,
+      JSON.stringify({
+        ces: { notes: [`body {"access_token":"${TOKEN}"}`, `sent ${JSON.stringify({ client_secret: SECRET })}`] },
+      }),
+    );
+    writeFileSync(
+      dashboard,
+      `<html><script>const log = ${JSON.stringify(`Authorization: Bearer ${TOKEN}`)};</script></html>`,
+    );
     const bytes = Buffer.from([0x1f, 0x8b, 0, 1, ...Buffer.from(SECRET)]);
     writeFileSync(binary, bytes);
     const redactor = new Redactor();

@@ -13,7 +13,9 @@ const run = promisify(execFile);
 const distDir = join(projectRoot, 'dist', 'scenarios');
 
 const sources = async () =>
-  (await readdir(join(projectRoot, 'scenarios'))).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')).map((f) => f.slice(0, -3));
+  (await readdir(join(projectRoot, 'scenarios')))
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
+    .map((f) => f.slice(0, -3));
 
 describe('building the scenarios', () => {
   beforeAll(async () => {
@@ -37,7 +39,9 @@ describe('building the scenarios', () => {
       expect(imports.length, name).toBeGreaterThan(0);
       for (const i of imports) expect(i, `${name} imports ${i}`).toMatch(/^k6(\/|$)/);
       expect(js, name).toMatch(/\/\/# sourceMappingURL=data:application\/json;base64,/);
-      expect(js, name).toMatch(/export\s*\{[^}]*\bhandleSummary\b[^}]*\boptions\b|export\s*\{[^}]*\boptions\b[^}]*\bhandleSummary\b/s);
+      expect(js, name).toMatch(
+        /export\s*\{[^}]*\bhandleSummary\b[^}]*\boptions\b|export\s*\{[^}]*\boptions\b[^}]*\bhandleSummary\b/s,
+      );
     }
   });
 });
@@ -46,34 +50,54 @@ const k6 = await realK6();
 const scenarioSources = await sources();
 
 describe('k6 accepts the bundles', () => {
-  const env = ['CES_BASE_URL=https://127.0.0.1:9', 'CES_CLIENT_ID=id', 'CES_CLIENT_SECRET=not-a-secret', 'CES_DURATION_S=4', 'CES_TOKEN_LIFETIME_S=2'];
+  const env = [
+    'CES_BASE_URL=https://127.0.0.1:9',
+    'CES_CLIENT_ID=id',
+    'CES_CLIENT_SECRET=not-a-secret',
+    'CES_DURATION_S=4',
+    'CES_TOKEN_LIFETIME_S=2',
+  ];
   const inspect = async (bundle: string, extraEnv: string[] = []) => {
     const args = ['inspect', ...[...env, ...extraEnv].flatMap((e) => ['-e', e]), join(distDir, `${bundle}.js`)];
     const { stdout } = await run(k6!.path, args, { cwd: projectRoot });
-    return JSON.parse(stdout) as { thresholds: Record<string, string[]>; summaryTrendStats: string[]; tlsVersion: unknown; scenarios: Record<string, unknown> };
+    return JSON.parse(stdout) as {
+      thresholds: Record<string, string[]>;
+      summaryTrendStats: string[];
+      tlsVersion: unknown;
+      scenarios: Record<string, unknown>;
+    };
   };
 
-  it.skipIf(k6 === undefined).each(scenarioSources)('%s: init code runs and sets thresholds and trend stats', async (bundle) => {
-    const opts = await inspect(bundle);
-    expect(Object.keys(opts.thresholds).length).toBeGreaterThan(0);
-    expect(opts.summaryTrendStats).toEqual(expect.arrayContaining(['med', 'p(95)', 'p(99)', 'max', 'avg']));
-    expect(Object.keys(opts.scenarios).length).toBeGreaterThan(0);
-  });
+  it.skipIf(k6 === undefined).each(scenarioSources)(
+    '%s: init code runs and sets thresholds and trend stats',
+    async (bundle) => {
+      const opts = await inspect(bundle);
+      expect(Object.keys(opts.thresholds).length).toBeGreaterThan(0);
+      expect(opts.summaryTrendStats).toEqual(expect.arrayContaining(['med', 'p(95)', 'p(99)', 'max', 'avg']));
+      expect(Object.keys(opts.scenarios).length).toBeGreaterThan(0);
+    },
+  );
 
-  it.skipIf(k6 === undefined)('CES_THRESHOLDS_JSON replaces a default and skips metrics the scenario lacks', async () => {
-    const overrides = JSON.stringify({ http_req_duration: ['p(99)<50'], tls12_connection_accepted: ['rate==0'] });
-    const opts = await inspect('token-lifecycle', [`CES_THRESHOLDS_JSON=${overrides}`]);
-    expect(opts.thresholds.http_req_duration).toEqual(['p(99)<50']);
-    expect(opts.thresholds.tls12_connection_accepted).toBeUndefined();
-    expect(opts.thresholds.token_changed_before_expiry).toEqual(['count==0']);
-  });
+  it.skipIf(k6 === undefined)(
+    'CES_THRESHOLDS_JSON replaces a default and skips metrics the scenario lacks',
+    async () => {
+      const overrides = JSON.stringify({ http_req_duration: ['p(99)<50'], tls12_connection_accepted: ['rate==0'] });
+      const opts = await inspect('token-lifecycle', [`CES_THRESHOLDS_JSON=${overrides}`]);
+      expect(opts.thresholds.http_req_duration).toEqual(['p(99)<50']);
+      expect(opts.thresholds.tls12_connection_accepted).toBeUndefined();
+      expect(opts.thresholds.token_changed_before_expiry).toEqual(['count==0']);
+    },
+  );
 
   it.skipIf(k6 === undefined)('the TLS 1.2 probe caps k6 at TLS 1.2 for its whole run', async () => {
     expect((await inspect('tls12-refused')).tlsVersion).toEqual({ min: 'tls1.2', max: 'tls1.2' });
   });
 
   it.skipIf(k6 === undefined)('a missing variable stops k6 before any request, naming the variable', async () => {
-    const err = (await run(k6!.path, ['inspect', join(distDir, 'tls.js')], { cwd: projectRoot, env: { PATH: process.env.PATH } }).then(
+    const err = (await run(k6!.path, ['inspect', join(distDir, 'tls.js')], {
+      cwd: projectRoot,
+      env: { PATH: process.env.PATH },
+    }).then(
       () => undefined,
       (e: unknown) => e,
     )) as { stderr: string } | undefined;

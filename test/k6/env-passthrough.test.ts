@@ -37,7 +37,12 @@ async function influxReceiver(): Promise<{ url: string; received: Received[]; cl
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      if (received.length < 1000) received.push({ url: req.url ?? '', authorization: req.headers.authorization, body: Buffer.concat(chunks).toString('utf8') });
+      if (received.length < 1000)
+        received.push({
+          url: req.url ?? '',
+          authorization: req.headers.authorization,
+          body: Buffer.concat(chunks).toString('utf8'),
+        });
       res.statusCode = 204;
       res.end();
     });
@@ -73,7 +78,12 @@ describe('which K6_* settings reach k6', () => {
   });
 
   it('turns an inherited K6_OUT into --out arguments, without a cloud output', () => {
-    expect(inheritedOutputArgs({ K6_OUT: 'cloud,json=points.json, csv=c.csv' })).toEqual(['--out', 'json=points.json', '--out', 'csv=c.csv']);
+    expect(inheritedOutputArgs({ K6_OUT: 'cloud,json=points.json, csv=c.csv' })).toEqual([
+      '--out',
+      'json=points.json',
+      '--out',
+      'csv=c.csv',
+    ]);
     expect(inheritedOutputArgs({ K6_OUT: 'cloud' })).toEqual([]);
     expect(inheritedOutputArgs({})).toEqual([]);
   });
@@ -119,20 +129,23 @@ describe.skipIf(k6 === undefined)('K6_INFLUXDB_* to a real receiver (real k6)', 
     // InfluxDB v1 line protocol: measurement,tags value=… timestamp.
     expect(lines.some((l) => /^iterations,[^ ]* value=1 \d+$/.test(l))).toBe(true);
     expect(lines.some((l) => l.startsWith('iteration_duration,'))).toBe(true);
-    expect(new Set(writes.map((w) => w.authorization))).toEqual(new Set([`Basic ${Buffer.from('metrics-user:metrics-password').toString('base64')}`]));
+    expect(new Set(writes.map((w) => w.authorization))).toEqual(
+      new Set([`Basic ${Buffer.from('metrics-user:metrics-password').toString('base64')}`]),
+    );
 
     const env = (run.summary as { env: Record<string, string> }).env;
     expect(env['K6_INFLUXDB_ADDR']).toBe(receiver.url);
     expect(env['CES_RUN_INPUT']).toBe('the scenario input');
-    for (const planted of ['K6_CLOUD_TOKEN', 'CES_SANDBOX_CLIENT_SECRET', 'CES_CLIENT_SECRET', 'K6_VUS']) expect(env).not.toHaveProperty(planted);
+    for (const planted of ['K6_CLOUD_TOKEN', 'CES_SANDBOX_CLIENT_SECRET', 'CES_CLIENT_SECRET', 'K6_VUS'])
+      expect(env).not.toHaveProperty(planted);
     expect(JSON.stringify(env)).not.toMatch(/planted-/);
     // K6_VUS=50 did not reach k6: the script's own 1 VU ran its 3 iterations.
     expect(lines.filter((l) => l.startsWith('iterations,'))).toHaveLength(3);
   }, 90_000);
 });
 
-describe.skipIf(k6 === undefined)('K6_OUT beside the harness\'s own outputs (real k6)', () => {
-  it('each output of K6_OUT gets the points beside load.outputs (and the timeline\'s own --out)', async () => {
+describe.skipIf(k6 === undefined)("K6_OUT beside the harness's own outputs (real k6)", () => {
+  it("each output of K6_OUT gets the points beside load.outputs (and the timeline's own --out)", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'ces-k6-out-'));
     await writeFile(join(dir, 'script.js'), SCRIPT);
     await runK6Bundle('script', {
@@ -140,14 +153,33 @@ describe.skipIf(k6 === undefined)('K6_OUT beside the harness\'s own outputs (rea
       bundleDir: dir,
       workDir: dir,
       // The script reads none of them; the bundle runner passes them all.
-      inputs: { baseUrl: 'https://127.0.0.1:1', clientId: 'id', clientSecret: 'secret', tokenLifetimeS: 60, clockToleranceS: 2, rate: 1, durationS: 1, vus: 1, runId: 'k6-out-test' },
+      inputs: {
+        baseUrl: 'https://127.0.0.1:1',
+        clientId: 'id',
+        clientSecret: 'secret',
+        tokenLifetimeS: 60,
+        clockToleranceS: 2,
+        rate: 1,
+        durationS: 1,
+        vus: 1,
+        runId: 'k6-out-test',
+      },
       extraArgs: ['--out', `json=${join(dir, 'config.json')}`],
       timeoutMs: 60_000,
-      baseEnv: { PATH: process.env['PATH'], HOME: process.env['HOME'], K6_OUT: `cloud,json=${join(dir, 'env.json')},csv=${join(dir, 'env.csv')}` },
+      baseEnv: {
+        PATH: process.env['PATH'],
+        HOME: process.env['HOME'],
+        K6_OUT: `cloud,json=${join(dir, 'env.json')},csv=${join(dir, 'env.csv')}`,
+      },
     });
-    const points = async (file: string) => (await readFile(join(dir, file), 'utf8')).split('\n').filter((l) => l.includes('"type":"Point"') && l.includes('"metric":"iterations"'));
+    const points = async (file: string) =>
+      (await readFile(join(dir, file), 'utf8'))
+        .split('\n')
+        .filter((l) => l.includes('"type":"Point"') && l.includes('"metric":"iterations"'));
     expect(await points('env.json')).toHaveLength(3);
     expect(await points('config.json')).toHaveLength(3);
-    expect((await readFile(join(dir, 'env.csv'), 'utf8')).split('\n').filter((l) => l.startsWith('iterations,'))).toHaveLength(3);
+    expect(
+      (await readFile(join(dir, 'env.csv'), 'utf8')).split('\n').filter((l) => l.startsWith('iterations,')),
+    ).toHaveLength(3);
   }, 90_000);
 });

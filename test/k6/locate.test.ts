@@ -53,7 +53,9 @@ describe.skipIf(process.platform === 'win32')('locateK6', () => {
 
   it('does not fall back to PATH when the K6_BINARY the user set is unusable', async () => {
     const good = await fakeK6(join(tmp, 'good'), PINNED_K6_VERSION);
-    const err = await rejection(locateK6({ K6_BINARY: join(tmp, 'missing', 'k6'), PATH: join(tmp, 'good') }, emptyRoot));
+    const err = await rejection(
+      locateK6({ K6_BINARY: join(tmp, 'missing', 'k6'), PATH: join(tmp, 'good') }, emptyRoot),
+    );
     expect(err.code).toBe('K6_NOT_FOUND');
     expect(good).toBeTruthy();
   });
@@ -105,15 +107,26 @@ describe.skipIf(process.platform === 'win32')('locateK6', () => {
   it('a cache folder that cannot be made is one K6_NOT_FOUND line, not a stack trace', async () => {
     const file = join(tmp, 'a-file');
     await writeFile(file, '');
-    const err = await rejection(locateK6({ PATH: join(tmp, 'nothing-here'), XDG_CACHE_HOME: file }, pkgRoot, { say: () => {} }));
+    const err = await rejection(
+      locateK6({ PATH: join(tmp, 'nothing-here'), XDG_CACHE_HOME: file }, pkgRoot, { say: () => {} }),
+    );
     expect(err.code).toBe('K6_NOT_FOUND');
-    expect(err.message).toMatch(new RegExp(`^could not build k6 v${PINNED_K6_VERSION} into ${file}/ces-harness/k6/${PINNED_K6_VERSION}: ENOTDIR.*; set K6_BINARY to a k6 v2 binary$`));
+    expect(err.message).toMatch(
+      new RegExp(
+        `^could not build k6 v${PINNED_K6_VERSION} into ${file}/ces-harness/k6/${PINNED_K6_VERSION}: ENOTDIR.*; set K6_BINARY to a k6 v2 binary$`,
+      ),
+    );
     expect(err.message).not.toContain('\n');
   });
 
   it('uses an injected builder, and its one-line failure is the error', async () => {
     const env = { PATH: join(tmp, 'nothing-here'), XDG_CACHE_HOME: join(tmp, 'xdg-injected') };
-    const err = await rejection(locateK6(env, emptyRoot, { build: async () => ({ ok: false, line: 'could not build k6 v9: proxy said no; fix that' }), say: () => {} }));
+    const err = await rejection(
+      locateK6(env, emptyRoot, {
+        build: async () => ({ ok: false, line: 'could not build k6 v9: proxy said no; fix that' }),
+        say: () => {},
+      }),
+    );
     expect(err.message).toBe('could not build k6 v9: proxy said no; fix that');
   });
 
@@ -121,11 +134,19 @@ describe.skipIf(process.platform === 'win32')('locateK6', () => {
     const root = join(tmp, 'with-tools');
     const tools = await fakeK6(join(root, '.tools', 'k6', 'bin'), '2.2.0');
     await fakeK6(join(tmp, 'path-v2'), '2.9.9');
-    expect(await locateK6({ PATH: join(tmp, 'path-v2'), XDG_CACHE_HOME: cache }, root)).toEqual({ path: tools, version: '2.2.0' });
+    expect(await locateK6({ PATH: join(tmp, 'path-v2'), XDG_CACHE_HOME: cache }, root)).toEqual({
+      path: tools,
+      version: '2.2.0',
+    });
 
     // Like a shell, only the first k6 on PATH counts; a wrong one is named in the error.
     const old = await fakeK6(join(tmp, 'path-old'), '0.50.0');
-    const err = await rejection(locateK6({ PATH: [join(tmp, 'path-old'), join(tmp, 'path-v2')].join(delimiter), XDG_CACHE_HOME: cache }, emptyRoot));
+    const err = await rejection(
+      locateK6(
+        { PATH: [join(tmp, 'path-old'), join(tmp, 'path-v2')].join(delimiter), XDG_CACHE_HOME: cache },
+        emptyRoot,
+      ),
+    );
     expect(err.message).toContain(`${old} is k6 v0.50.0`);
   });
 

@@ -39,9 +39,18 @@ describe.skipIf(process.platform === 'win32')('provision-k6.mjs while building',
     expect(lines[0]).toMatch(/^ces-harness: building k6 v[\d.]+ from the Go module proxy/);
     expect(lines).toContain('ces-harness: k6 build: downloading Go modules…');
     expect(lines).toContain('ces-harness: k6 build: compiling…');
-    expect(lines.indexOf('ces-harness: k6 build: downloading Go modules…')).toBeLessThan(lines.indexOf('ces-harness: k6 build: compiling…'));
-    expect(lines.filter((l) => /^ces-harness: k6 build: \d+ s: \d+ modules? downloaded, \d+ packages? compiled/.test(l)).length).toBeGreaterThan(0);
-    expect(lines.at(-1)).toMatch(new RegExp(`^ces-harness: built k6 v${PINNED_K6_VERSION.replace(/\./g, '\\.')} at \\.tools/k6/bin/k6 in \\d+ s \\(2 modules downloaded, 2 packages compiled\\)$`));
+    expect(lines.indexOf('ces-harness: k6 build: downloading Go modules…')).toBeLessThan(
+      lines.indexOf('ces-harness: k6 build: compiling…'),
+    );
+    expect(
+      lines.filter((l) => /^ces-harness: k6 build: \d+ s: \d+ modules? downloaded, \d+ packages? compiled/.test(l))
+        .length,
+    ).toBeGreaterThan(0);
+    expect(lines.at(-1)).toMatch(
+      new RegExp(
+        `^ces-harness: built k6 v${PINNED_K6_VERSION.replace(/\./g, '\\.')} at \\.tools/k6/bin/k6 in \\d+ s \\(2 modules downloaded, 2 packages compiled\\)$`,
+      ),
+    );
     // go's own lines are in the log, not on the terminal (a heartbeat may name the last package, in its own words).
     expect(lines).not.toContain('github.com/grafana/sobek/ast');
     expect(stdout).not.toContain('go: downloading');

@@ -14,7 +14,8 @@ export async function isolatedProject(): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), 'ces-provision-'));
   await mkdir(join(root, 'scripts'));
   await mkdir(join(root, 'tools', 'k6'), { recursive: true });
-  for (const script of ['provision-k6.mjs', 'k6-build.mjs', 'go-progress.mjs']) await copyFile(join(projectRoot, 'scripts', script), join(root, 'scripts', script));
+  for (const script of ['provision-k6.mjs', 'k6-build.mjs', 'go-progress.mjs'])
+    await copyFile(join(projectRoot, 'scripts', script), join(root, 'scripts', script));
   await copyFile(join(projectRoot, 'tools', 'k6', 'go.mod'), join(root, 'tools', 'k6', 'go.mod'));
   return root;
 }

@@ -40,7 +40,16 @@ describe.skipIf(k6 === undefined)('the request timeout in the k6 scenarios (real
     dir = await mkdtemp(join(tmpdir(), 'ces-k6-timeout-'));
     await writeFile(join(dir, 'script.ts'), SCRIPT);
     await writeFile(join(dir, 'ca.pem'), pki.caPem);
-    await build({ entryPoints: [join(dir, 'script.ts')], outfile: join(dir, 'script.js'), bundle: true, format: 'esm', platform: 'neutral', target: 'es2020', external: ['k6', 'k6/*'], logLevel: 'error' });
+    await build({
+      entryPoints: [join(dir, 'script.ts')],
+      outfile: join(dir, 'script.js'),
+      bundle: true,
+      format: 'esm',
+      platform: 'neutral',
+      target: 'es2020',
+      external: ['k6', 'k6/*'],
+      logLevel: 'error',
+    });
   });
   afterAll(() => {
     server?.closeAllConnections();
@@ -48,9 +57,28 @@ describe.skipIf(k6 === undefined)('the request timeout in the k6 scenarios (real
   });
 
   it('CES_REQUEST_TIMEOUT_S=1: a silent service fails the request after about a second, not ten', async () => {
-    const env = scenarioEnv({ baseUrl, clientId: 'id', clientSecret: 'secret-value', tokenLifetimeS: 86_400, clockToleranceS: 2, rate: 1, durationS: 1, vus: 1, runId: 'timeout-test', requestTimeoutS: 1 });
+    const env = scenarioEnv({
+      baseUrl,
+      clientId: 'id',
+      clientSecret: 'secret-value',
+      tokenLifetimeS: 86_400,
+      clockToleranceS: 2,
+      rate: 1,
+      durationS: 1,
+      vus: 1,
+      runId: 'timeout-test',
+      requestTimeoutS: 1,
+    });
     expect(env['CES_REQUEST_TIMEOUT_S']).toBe('1');
-    const run = await runScenario({ k6Path: k6!.path, bundle: join(dir, 'script.js'), env, summaryFile: join(dir, 'summary.json'), caFile: join(dir, 'ca.pem'), timeoutMs: 60_000, baseEnv: { PATH: process.env['PATH'], HOME: process.env['HOME'] } });
+    const run = await runScenario({
+      k6Path: k6!.path,
+      bundle: join(dir, 'script.js'),
+      env,
+      summaryFile: join(dir, 'summary.json'),
+      caFile: join(dir, 'ca.pem'),
+      timeoutMs: 60_000,
+      baseEnv: { PATH: process.env['PATH'], HOME: process.env['HOME'] },
+    });
     expect(run.exitCode, run.stderrTail).toBe(0);
     const summary = run.summary as { failed: number; maxMs: number };
     expect(summary.failed).toBe(1);

@@ -56,14 +56,27 @@ describe.skipIf(process.platform === 'win32')('runScenario', () => {
   it('never reports a summary left over from an earlier run', async () => {
     const summaryFile = join(dir, 'stale.json');
     await writeFile(summaryFile, '{"metrics":{}}');
-    const run = await runScenario({ k6Path: await fake('k6-nothing', 'exit 107'), bundle: 'b.js', env: {}, summaryFile, baseEnv: {} });
+    const run = await runScenario({
+      k6Path: await fake('k6-nothing', 'exit 107'),
+      bundle: 'b.js',
+      env: {},
+      summaryFile,
+      baseEnv: {},
+    });
     expect(run.exitCode).toBe(107);
     expect(run.summary).toBeUndefined();
   });
 
   it('stops a k6 that overruns its time with SIGTERM', async () => {
     const started = Date.now();
-    const run = await runScenario({ k6Path: await fake('k6-hang', 'exec sleep 30'), bundle: 'b.js', env: {}, summaryFile: join(dir, 'h.json'), timeoutMs: 300, baseEnv: {} });
+    const run = await runScenario({
+      k6Path: await fake('k6-hang', 'exec sleep 30'),
+      bundle: 'b.js',
+      env: {},
+      summaryFile: join(dir, 'h.json'),
+      timeoutMs: 300,
+      baseEnv: {},
+    });
     expect(run.timedOut).toBe(true);
     expect(run.exitCode).toBeNull();
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -134,7 +147,8 @@ describe('helpers', () => {
       CES_DURATION_S: '10',
       CES_VUS: '3',
       CES_RUN_ID: 'r1',
-      CES_BUSINESS_JSON: '{"evaluation":{"method":"POST","body":{"a":1}},"ach_transactions":{"method":"POST","body":{}}}',
+      CES_BUSINESS_JSON:
+        '{"evaluation":{"method":"POST","body":{"a":1}},"ach_transactions":{"method":"POST","body":{}}}',
       CES_THRESHOLDS_JSON: '{"http_req_duration":["p(95)<300"]}',
       CES_RETRY_BUDGET_S: '4',
       CES_RATE_LIMIT_ENDPOINT: 'tokens.validate',

@@ -39,9 +39,27 @@ const rotatingTokens = { emulator: { tokenTtlS: 30 }, inputs: { tokenLifetimeS: 
 const overLimit = { emulator: { rateLimit: { rps: 20, burst: 5 } }, inputs: { rate: 30, retryBudgetS: 8 } };
 
 const CASES: Case[] = [
-  { bundle: 'token-lifecycle', faults: [], ...shortTokens, exitCode: K6_EXIT.OK, positive: ['token_renewals_after_expiry'] },
-  { bundle: 'token-lifecycle', faults: ['token-rotates'], ...rotatingTokens, exitCode: K6_EXIT.THRESHOLDS_FAILED, crossed: ['token_changed_before_expiry'] },
-  { bundle: 'rate-limit', faults: [], ...overLimit, exitCode: K6_EXIT.OK, positive: ['rate_limited_responses', 'retry_after_waits'] },
+  {
+    bundle: 'token-lifecycle',
+    faults: [],
+    ...shortTokens,
+    exitCode: K6_EXIT.OK,
+    positive: ['token_renewals_after_expiry'],
+  },
+  {
+    bundle: 'token-lifecycle',
+    faults: ['token-rotates'],
+    ...rotatingTokens,
+    exitCode: K6_EXIT.THRESHOLDS_FAILED,
+    crossed: ['token_changed_before_expiry'],
+  },
+  {
+    bundle: 'rate-limit',
+    faults: [],
+    ...overLimit,
+    exitCode: K6_EXIT.OK,
+    positive: ['rate_limited_responses', 'retry_after_waits'],
+  },
   {
     bundle: 'rate-limit',
     faults: ['unavailable-instead-of-429'],
@@ -49,10 +67,20 @@ const CASES: Case[] = [
     exitCode: K6_EXIT.THRESHOLDS_FAILED,
     crossed: ['logical_calls_lost', 'server_errors', 'http_req_failed'],
   },
-  { bundle: 'throughput', faults: [], exitCode: K6_EXIT.OK, positive: ['logical_call_duration_cached p50_ms', 'logical_call_duration_token_per_call p50_ms'] },
+  {
+    bundle: 'throughput',
+    faults: [],
+    exitCode: K6_EXIT.OK,
+    positive: ['logical_call_duration_cached p50_ms', 'logical_call_duration_token_per_call p50_ms'],
+  },
   { bundle: 'tls', faults: [], exitCode: K6_EXIT.OK, positive: ['tls_seen_version_tls1_3'] },
   { bundle: 'tls12-refused', faults: [], exitCode: K6_EXIT.OK },
-  { bundle: 'tls12-refused', faults: ['tls12-accepted'], exitCode: K6_EXIT.THRESHOLDS_FAILED, crossed: ['tls12_connection_accepted'] },
+  {
+    bundle: 'tls12-refused',
+    faults: ['tls12-accepted'],
+    exitCode: K6_EXIT.THRESHOLDS_FAILED,
+    crossed: ['tls12_connection_accepted'],
+  },
 ];
 
 function inputsFor(emu: Emulator, over: Partial<ScenarioInputs> = {}): ScenarioInputs {
@@ -90,44 +118,50 @@ describe.skipIf(k6 === undefined)('k6 scenarios against the emulator', () => {
     return emu;
   }
 
-  it.each(CASES.map((c) => [`${c.bundle}${c.faults.length ? ` with ${c.faults.join(', ')}` : ' (conformant)'}`, c] as const))(
-    '%s',
-    async (_label, c) => {
-      const emu = await emulator(c.faults, c.emulator);
-      const summaryFile = join(workDir, `${c.bundle}-${c.faults.join('_') || 'ok'}.json`);
-      const run = await runScenario({
-        k6Path: k6!.path,
-        bundle: join(bundleDir, `${c.bundle}.js`),
-        env: scenarioEnv(inputsFor(emu, c.inputs)),
-        summaryFile,
-        caFile: emu.caFile,
-        timeoutMs: 45_000,
-      });
-      await emu.close();
+  it.each(
+    CASES.map((c) => [`${c.bundle}${c.faults.length ? ` with ${c.faults.join(', ')}` : ' (conformant)'}`, c] as const),
+  )('%s', async (_label, c) => {
+    const emu = await emulator(c.faults, c.emulator);
+    const summaryFile = join(workDir, `${c.bundle}-${c.faults.join('_') || 'ok'}.json`);
+    const run = await runScenario({
+      k6Path: k6!.path,
+      bundle: join(bundleDir, `${c.bundle}.js`),
+      env: scenarioEnv(inputsFor(emu, c.inputs)),
+      summaryFile,
+      caFile: emu.caFile,
+      timeoutMs: 45_000,
+    });
+    await emu.close();
 
-      const result = toLoadScenarioResult(c.bundle, run.summary);
-      const crossed = result.thresholds.filter((t) => !t.ok).map((t) => t.metric);
-      const context = `exit ${run.exitCode}, crossed [${crossed.join(', ')}]\n${run.stdoutTail}\n${run.stderrTail.slice(-1500)}`;
-      expect(run.exitCode, context).toBe(c.exitCode);
-      expect(result.error, context).toBeUndefined();
-      expect(result.requests).toBeGreaterThan(0);
-      if (c.exitCode === K6_EXIT.OK) expect(crossed, context).toEqual([]);
-      for (const metric of c.crossed ?? []) expect(crossed, context).toContain(metric);
-      for (const metric of c.positive ?? []) expect(result.extra?.[metric], `${metric}\n${context}`).toBeGreaterThan(0);
+    const result = toLoadScenarioResult(c.bundle, run.summary);
+    const crossed = result.thresholds.filter((t) => !t.ok).map((t) => t.metric);
+    const context = `exit ${run.exitCode}, crossed [${crossed.join(', ')}]\n${run.stdoutTail}\n${run.stderrTail.slice(-1500)}`;
+    expect(run.exitCode, context).toBe(c.exitCode);
+    expect(result.error, context).toBeUndefined();
+    expect(result.requests).toBeGreaterThan(0);
+    if (c.exitCode === K6_EXIT.OK) expect(crossed, context).toEqual([]);
+    for (const metric of c.crossed ?? []) expect(crossed, context).toContain(metric);
+    for (const metric of c.positive ?? []) expect(result.extra?.[metric], `${metric}\n${context}`).toBeGreaterThan(0);
 
-      // Nothing k6 printed or wrote holds the client secret.
-      const written = await readFile(summaryFile, 'utf8');
-      for (const text of [written, run.stdoutTail, run.stderrTail]) expect(text).not.toContain(emu.credentials.clientSecret);
-      expect(JSON.parse(written)).not.toHaveProperty('setup_data');
-    },
-  );
+    // Nothing k6 printed or wrote holds the client secret.
+    const written = await readFile(summaryFile, 'utf8');
+    for (const text of [written, run.stdoutTail, run.stderrTail])
+      expect(text).not.toContain(emu.credentials.clientSecret);
+    expect(JSON.parse(written)).not.toHaveProperty('setup_data');
+  });
 
   it.each([
     ['conformant', [] as FaultName[], true],
     ['with tls12-accepted', ['tls12-accepted'] as FaultName[], false],
   ])('the named tls scenario (both k6 runs) is ok only when TLS 1.2 is refused: %s', async (_label, faults, ok) => {
     const emu = await emulator(faults);
-    const result = await runLoadScenario('tls', { k6Path: k6!.path, bundleDir, workDir, inputs: inputsFor(emu, { durationS: 2 }), caFile: emu.caFile });
+    const result = await runLoadScenario('tls', {
+      k6Path: k6!.path,
+      bundleDir,
+      workDir,
+      inputs: inputsFor(emu, { durationS: 2 }),
+      caFile: emu.caFile,
+    });
     await emu.close();
     expect(result.error).toBeUndefined();
     expect(scenarioOk(result)).toBe(ok);
@@ -138,7 +172,12 @@ describe.skipIf(k6 === undefined)('k6 scenarios against the emulator', () => {
 
   it('speaks HTTP/2 to a listener that offers it and reads its compressed answers (profiles http2, compression)', async () => {
     const seen: Observed[] = [];
-    const emu = await createEmulator({ port: 0, profiles: ['http2', 'compression'], tokenTtlS: 2, observe: (o) => seen.push(o) });
+    const emu = await createEmulator({
+      port: 0,
+      profiles: ['http2', 'compression'],
+      tokenTtlS: 2,
+      observe: (o) => seen.push(o),
+    });
     open.push(emu);
     const run = await runScenario({
       k6Path: k6!.path,

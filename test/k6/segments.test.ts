@@ -33,7 +33,11 @@ describe('mergeK6Summaries', () => {
   const part = (count: number, p95: number, ok: boolean, passes: number) => ({
     metrics: {
       http_reqs: { type: 'counter', values: { count, rate: count / 2 } },
-      http_req_duration: { type: 'trend', values: { avg: p95 / 2, min: 1, med: p95 / 2, max: p95 + 1, 'p(95)': p95, count }, thresholds: { 'p(95)<500': { ok } } },
+      http_req_duration: {
+        type: 'trend',
+        values: { avg: p95 / 2, min: 1, med: p95 / 2, max: p95 + 1, 'p(95)': p95, count },
+        thresholds: { 'p(95)<500': { ok } },
+      },
       checks: { type: 'rate', values: { passes, fails: 1, rate: passes / (passes + 1) } },
       vus_max: { type: 'gauge', values: { value: 2, min: 2, max: 2 } },
     },
@@ -107,8 +111,15 @@ describe.skipIf(k6 === undefined)('a bundle split in execution segments (real k6
 describe('segmentOutputs', () => {
   it('gives each segment process its own output file, and leaves network outputs alone', async () => {
     const { segmentOutputs } = await import('../../src/k6/scenarios.js');
-    expect(segmentOutputs(['--out', 'json=/r/points.json', '--out', 'experimental-prometheus-rw', '--out', 'csv=out'], 1, 2)).toEqual([
-      '--out', 'json=/r/points.segment-2-of-2.json', '--out', 'experimental-prometheus-rw', '--out', 'csv=out.segment-2-of-2',
+    expect(
+      segmentOutputs(['--out', 'json=/r/points.json', '--out', 'experimental-prometheus-rw', '--out', 'csv=out'], 1, 2),
+    ).toEqual([
+      '--out',
+      'json=/r/points.segment-2-of-2.json',
+      '--out',
+      'experimental-prometheus-rw',
+      '--out',
+      'csv=out.segment-2-of-2',
     ]);
   });
 });

@@ -8,7 +8,8 @@ import type { LoadScenarioResult } from '../../src/report/model.js';
 import { mergeLoadScenarioResults, scenarioOk, toLoadScenarioResult } from '../../src/k6/summary.js';
 import { loadScenario } from '../helpers/load-scenario.js';
 
-const fixture = (name: string): unknown => JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8'));
+const fixture = (name: string): unknown =>
+  JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8'));
 
 describe('toLoadScenarioResult', () => {
   it('maps a passing run: requests, rate, latency in ms, errors, checks, thresholds', () => {
@@ -45,7 +46,11 @@ describe('toLoadScenarioResult', () => {
       token_per_call_cost_p50_ms: 0.31,
     });
     // k6's own metrics are in the fixed fields, not repeated.
-    expect(Object.keys(extra ?? {}).some((k) => k.startsWith('http_reqs') || k.startsWith('vus') || k.includes('expected_response'))).toBe(false);
+    expect(
+      Object.keys(extra ?? {}).some(
+        (k) => k.startsWith('http_reqs') || k.startsWith('vus') || k.includes('expected_response'),
+      ),
+    ).toBe(false);
   });
 
   it('maps a failing run: the crossed thresholds are ok=false and the notes are kept', () => {
@@ -71,7 +76,14 @@ describe('toLoadScenarioResult', () => {
 
 describe('mergeLoadScenarioResults', () => {
   const part = (scenario: string, over: Partial<LoadScenarioResult>): LoadScenarioResult =>
-    loadScenario({ scenario, requests: 10, rate_per_s: 5, checks: { passed: 10, failed: 0 }, thresholds: [{ metric: 'checks', expression: 'rate==1', ok: true }], ...over });
+    loadScenario({
+      scenario,
+      requests: 10,
+      rate_per_s: 5,
+      checks: { passed: 10, failed: 0 },
+      thresholds: [{ metric: 'checks', expression: 'rate==1', ok: true }],
+      ...over,
+    });
 
   it('adds counts, keeps the first part latency and prefixes the later parts', () => {
     const merged = mergeLoadScenarioResults('tls', [
@@ -103,7 +115,10 @@ describe('mergeLoadScenarioResults', () => {
   });
 
   it('carries any part error', () => {
-    const merged = mergeLoadScenarioResults('tls', [part('tls', {}), part('tls12-refused', { error: 'k6 exited with 107' })]);
+    const merged = mergeLoadScenarioResults('tls', [
+      part('tls', {}),
+      part('tls12-refused', { error: 'k6 exited with 107' }),
+    ]);
     expect(merged.error).toBe('k6 exited with 107');
   });
 });

@@ -25,6 +25,8 @@ export async function realK6(): Promise<LocatedK6 | undefined> {
 /** Bundles the scenarios into a fresh folder, so these tests never race a build of dist/. */
 export async function bundleScenarios(): Promise<string> {
   const outdir = await mkdtemp(join(tmpdir(), 'ces-k6-bundles-'));
-  await promisify(execFile)(process.execPath, ['scripts/build.mjs', 'scenarios', '--outdir', outdir], { cwd: projectRoot });
+  await promisify(execFile)(process.execPath, ['scripts/build.mjs', 'scenarios', '--outdir', outdir], {
+    cwd: projectRoot,
+  });
   return outdir;
 }

@@ -14,7 +14,8 @@ import { bundleScenarios, realK6 } from './support.js';
 
 const k6 = await realK6();
 
-const point = (metric: string, time: string, value: number) => JSON.stringify({ metric, type: 'Point', data: { time, value, tags: { status: '200' } } });
+const point = (metric: string, time: string, value: number) =>
+  JSON.stringify({ metric, type: 'Point', data: { time, value, tags: { status: '200' } } });
 
 describe('readTimeline', () => {
   it('counts requests and takes the p95 per second since the first request, empty seconds included', async () => {
@@ -58,7 +59,16 @@ describe('readTimeline', () => {
   });
 
   it('adds up concurrent segments per second, keeping the highest p95', () => {
-    expect(mergeTimelines([[{ t: 0, requests: 3, p95_ms: 5 }], [{ t: 0, requests: 4, p95_ms: 9 }, { t: 1, requests: 1 }], undefined])).toEqual([
+    expect(
+      mergeTimelines([
+        [{ t: 0, requests: 3, p95_ms: 5 }],
+        [
+          { t: 0, requests: 4, p95_ms: 9 },
+          { t: 1, requests: 1 },
+        ],
+        undefined,
+      ]),
+    ).toEqual([
       { t: 0, requests: 7, p95_ms: 9 },
       { t: 1, requests: 1 },
     ]);
@@ -110,7 +120,9 @@ describe.skipIf(k6 === undefined)('the timeline of a real k6 run', () => {
     expect(timeline.length).toBeGreaterThanOrEqual(3);
     expect(timeline.map((p) => p.t)).toEqual(timeline.map((_, i) => i));
     expect(timeline.reduce((n, p) => n + p.requests, 0)).toBe(result.requests);
-    expect(timeline.filter((p) => p.requests > 0).every((p) => typeof p.p95_ms === 'number' && p.p95_ms > 0)).toBe(true);
+    expect(timeline.filter((p) => p.requests > 0).every((p) => typeof p.p95_ms === 'number' && p.p95_ms > 0)).toBe(
+      true,
+    );
     expect(await pointDirs()).toEqual([]);
     await rm(privateTmp, { recursive: true, force: true });
   }, 90_000);

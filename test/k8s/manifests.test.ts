@@ -22,13 +22,21 @@ const CRD = resolve('test/fixtures/k6-operator/k6.io_testruns.yaml');
 function closed(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(closed);
   if (typeof schema !== 'object' || schema === null) return schema;
-  const out: Record<string, unknown> = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, closed(s)])) : closed(v)]));
-  if (out.type === 'object' && out.properties !== undefined && out.additionalProperties === undefined) out.additionalProperties = false;
+  const out: Record<string, unknown> = Object.fromEntries(
+    Object.entries(schema).map(([k, v]) => [
+      k,
+      k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, closed(s)])) : closed(v),
+    ]),
+  );
+  if (out.type === 'object' && out.properties !== undefined && out.additionalProperties === undefined)
+    out.additionalProperties = false;
   return out;
 }
 
 async function testRunValidator(): Promise<ValidateFunction> {
-  const crd = parse(await readFile(CRD, 'utf8')) as { spec: { versions: Array<{ name: string; schema: { openAPIV3Schema: object } }> } };
+  const crd = parse(await readFile(CRD, 'utf8')) as {
+    spec: { versions: Array<{ name: string; schema: { openAPIV3Schema: object } }> };
+  };
   const version = crd.spec.versions.find((v) => v.name === 'v1alpha1');
   if (!version) throw new Error(`${CRD} has no v1alpha1`);
   // strict: false lets the x-kubernetes-* vocabulary through (it guides the API server, not the shape).
@@ -71,7 +79,15 @@ const inputs = (over: Partial<K8sManifestInputs> = {}): K8sManifestInputs => ({
   environment: 'sandbox',
   secretName: 'ces-harness-sandbox-credentials',
   runId: 'run-1234',
-  inputs: { baseUrl: 'https://sandbox.example.test', tokenLifetimeS: 86400, clockToleranceS: 2, rate: 20, durationS: 60, vus: 5, thresholds: { http_req_duration: ['p(95)<300'] } },
+  inputs: {
+    baseUrl: 'https://sandbox.example.test',
+    tokenLifetimeS: 86400,
+    clockToleranceS: 2,
+    rate: 20,
+    durationS: 60,
+    vus: 5,
+    thresholds: { http_req_duration: ['p(95)<300'] },
+  },
   caPem: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n',
   outputs: ['json=/tmp/out.json'],
   ...over,
@@ -87,11 +103,18 @@ describe('k8sManifests', () => {
 
   it('puts the script, target, thresholds and run id where k6-operator hands them to k6', () => {
     const { configMap, testRuns } = k8sManifests(inputs());
-    const spec = testRuns[0]!.spec as { parallelism: number; script: unknown; arguments: string; runner: { env: Array<{ name: string; value?: string; valueFrom?: unknown }> } };
+    const spec = testRuns[0]!.spec as {
+      parallelism: number;
+      script: unknown;
+      arguments: string;
+      runner: { env: Array<{ name: string; value?: string; valueFrom?: unknown }> };
+    };
     expect(spec.parallelism).toBe(3);
     expect(spec.script).toEqual({ configMap: { name: 'ces-harness-tls-script', file: 'tls.js' } });
     expect((configMap.data as Record<string, string>)['tls.js']).toContain('export default');
-    expect(spec.arguments).toBe('--no-usage-report --tag run_id=run-1234 --tag environment=sandbox --out json=/tmp/out.json');
+    expect(spec.arguments).toBe(
+      '--no-usage-report --tag run_id=run-1234 --tag environment=sandbox --out json=/tmp/out.json',
+    );
     const env = Object.fromEntries(spec.runner.env.map((e) => [e.name, e.value ?? e.valueFrom]));
     expect(env).toMatchObject({
       CES_BASE_URL: 'https://sandbox.example.test',
@@ -155,7 +178,11 @@ describe('k8sCommand', () => {
     const { mkdir } = await import('node:fs/promises');
     await mkdir(bundleDir);
     await writeFile(join(bundleDir, 'throughput.js'), 'export default function () {}\n');
-    const run = (env: NodeJS.ProcessEnv) => k8sCommand({ scenario: ['throughput'], parallelism: 4, 'out-dir': 'manifests' }, { cwd: dir, env, out: (l) => lines.push(l), bundleDir });
+    const run = (env: NodeJS.ProcessEnv) =>
+      k8sCommand(
+        { scenario: ['throughput'], parallelism: 4, 'out-dir': 'manifests' },
+        { cwd: dir, env, out: (l) => lines.push(l), bundleDir },
+      );
 
     // With the credentials set, as on a developer's machine: they still must not appear.
     expect(await run({ CES_SANDBOX_CLIENT_ID: CLIENT_ID, CES_SANDBOX_CLIENT_SECRET: SECRET })).toBe(0);

@@ -37,21 +37,44 @@ describe('the canary', () => {
     for (const [i, service] of SERVICES.entries()) {
       const p = await plant({ clientId: CLIENT_ID, clientSecret: SECRET }, service.faults);
       planted.push(p);
-      const runs = [['check', '--report-dir', 'reports/check'], ...(service.load ? [['load', '--scenario', 'token-lifecycle', '--report-dir', 'reports/load']] : [])];
+      const runs = [
+        ['check', '--report-dir', 'reports/check'],
+        ...(service.load ? [['load', '--scenario', 'token-lifecycle', '--report-dir', 'reports/load']] : []),
+      ];
       for (const args of runs) {
         const r = await p.run(args, 180_000);
         codes.push(`${i} ${args[0]}: ${r.code}`);
-        outputs.push({ name: `${i} ${args[0]} stdout`, text: r.stdout }, { name: `${i} ${args[0]} stderr`, text: r.stderr });
+        outputs.push(
+          { name: `${i} ${args[0]} stdout`, text: r.stdout },
+          { name: `${i} ${args[0]} stderr`, text: r.stderr },
+        );
       }
     }
     for (const form of CLIENT_LEAKS) {
       const secretFile = join(planted[0]!.dir, `client-secret-${form}`);
-      const r = await runCli(['client', '--scenario', 'steady', '--time-limit', '30', '--report-dir', `reports/client-${form}`, '--', process.execPath, fixture('prints-secret-encoded.mjs')], {
-        cwd: planted[0]!.dir,
-        env: { SECRET_FILE: secretFile, SECRET_FORM: form },
-      });
+      const r = await runCli(
+        [
+          'client',
+          '--scenario',
+          'steady',
+          '--time-limit',
+          '30',
+          '--report-dir',
+          `reports/client-${form}`,
+          '--',
+          process.execPath,
+          fixture('prints-secret-encoded.mjs'),
+        ],
+        {
+          cwd: planted[0]!.dir,
+          env: { SECRET_FILE: secretFile, SECRET_FORM: form },
+        },
+      );
       codes.push(`client ${form}: ${r.code}`);
-      outputs.push({ name: `client ${form} stdout`, text: r.stdout }, { name: `client ${form} stderr`, text: r.stderr });
+      outputs.push(
+        { name: `client ${form} stdout`, text: r.stdout },
+        { name: `client ${form} stderr`, text: r.stderr },
+      );
       clientSecrets.push(readFileSync(secretFile, 'utf8'));
       rmSync(secretFile);
     }
@@ -70,20 +93,39 @@ describe('the canary', () => {
     // Each client printed its secret and was stopped for it: a failed run.
     expect(codes.filter((c) => c.startsWith('client'))).toEqual(['client hex: 1', 'client long-line: 1']);
     const files = filesUnder(planted[0]!.dir).map((f) => f.name);
-    for (const name of ['reports/check/report.json', 'reports/check/report.md', 'reports/check/report.html', 'reports/check/junit.xml', 'reports/load/report.json', 'reports/load/k6/token-lifecycle.summary.json', 'ledger/token-ledger.json', '.ces-harness/history.jsonl', 'reports/client-hex/report.json']) {
+    for (const name of [
+      'reports/check/report.json',
+      'reports/check/report.md',
+      'reports/check/report.html',
+      'reports/check/junit.xml',
+      'reports/load/report.json',
+      'reports/load/k6/token-lifecycle.summary.json',
+      'ledger/token-ledger.json',
+      '.ces-harness/history.jsonl',
+      'reports/client-hex/report.json',
+    ]) {
       expect(files).toContain(name);
     }
     expect(planted.every((p) => p.emulator.issuedTokens().length > 0)).toBe(true);
   });
 
   it('no output holds the secret or any issued token, in any form', () => {
-    const places = [...outputs, ...planted.flatMap((p, i) => filesUnder(p.dir).filter((f) => f.name !== 'ces-harness.yaml').map((f) => ({ ...f, name: `${i} ${f.name}` })))];
+    const places = [
+      ...outputs,
+      ...planted.flatMap((p, i) =>
+        filesUnder(p.dir)
+          .filter((f) => f.name !== 'ces-harness.yaml')
+          .map((f) => ({ ...f, name: `${i} ${f.name}` })),
+      ),
+    ];
     const values = [
       { what: 'the client secret', value: SECRET },
       // Whole: its pieces are mostly the client_id, which is no secret.
       { what: 'Basic auth of the client', value: `${CLIENT_ID}:${SECRET}`, whole: true },
       ...clientSecrets.map((value, n) => ({ what: `the secret of client run ${n + 1}`, value })),
-      ...planted.flatMap((p, i) => p.emulator.issuedTokens().map((token, n) => ({ what: `token #${n + 1} of service ${i}`, value: token }))),
+      ...planted.flatMap((p, i) =>
+        p.emulator.issuedTokens().map((token, n) => ({ what: `token #${n + 1} of service ${i}`, value: token })),
+      ),
     ];
     expect(leaksIn(places, values)).toEqual([]);
   });

@@ -10,12 +10,42 @@ import { runCli } from '../helpers/cli.js';
 import { filesUnder, leaksIn, plant } from './support.js';
 
 const CASES: Array<{ name: string; secret: string; faults: FaultName[]; only: string[] }> = [
-  { name: 'a malformed POST /tokens body answered with a token', secret: `plain-secret-${process.pid}`, faults: ['malformed-body-token'], only: ['token.malformed-body-refused'] },
-  { name: 'a reflected request body, the secret holding " and \\', secret: `re"fl\\ect-${process.pid}`, faults: ['reflects-request'], only: ['token.bad-client-id-401', 'token.malformed-body-refused'] },
-  { name: 'a token in Set-Cookie and Authorization of a 401', secret: `cookie-secret-${process.pid}`, faults: ['token-in-headers'], only: ['token.bad-secret-401', 'token.bad-client-id-401'] },
-  { name: 'the secret named in an error message', secret: `named-secret-${process.pid}`, faults: ['secret-in-error'], only: ['token.bad-secret-401'] },
-  { name: 'a secret of 3 characters, reflected', secret: 'k3y', faults: ['secret-in-error', 'reflects-request'], only: ['token.bad-secret-401', 'token.bad-client-id-401'] },
-  { name: 'a secret of 3 characters that JSON escapes, reflected', secret: 'q"\\', faults: ['secret-in-error', 'reflects-request'], only: ['token.bad-secret-401', 'token.bad-client-id-401'] },
+  {
+    name: 'a malformed POST /tokens body answered with a token',
+    secret: `plain-secret-${process.pid}`,
+    faults: ['malformed-body-token'],
+    only: ['token.malformed-body-refused'],
+  },
+  {
+    name: 'a reflected request body, the secret holding " and \\',
+    secret: `re"fl\\ect-${process.pid}`,
+    faults: ['reflects-request'],
+    only: ['token.bad-client-id-401', 'token.malformed-body-refused'],
+  },
+  {
+    name: 'a token in Set-Cookie and Authorization of a 401',
+    secret: `cookie-secret-${process.pid}`,
+    faults: ['token-in-headers'],
+    only: ['token.bad-secret-401', 'token.bad-client-id-401'],
+  },
+  {
+    name: 'the secret named in an error message',
+    secret: `named-secret-${process.pid}`,
+    faults: ['secret-in-error'],
+    only: ['token.bad-secret-401'],
+  },
+  {
+    name: 'a secret of 3 characters, reflected',
+    secret: 'k3y',
+    faults: ['secret-in-error', 'reflects-request'],
+    only: ['token.bad-secret-401', 'token.bad-client-id-401'],
+  },
+  {
+    name: 'a secret of 3 characters that JSON escapes, reflected',
+    secret: 'q"\\',
+    faults: ['secret-in-error', 'reflects-request'],
+    only: ['token.bad-secret-401', 'token.bad-client-id-401'],
+  },
 ];
 
 describe('leaks found before', () => {
@@ -24,9 +54,21 @@ describe('leaks found before', () => {
     try {
       const r = await planted.run(['check', '--report-dir', 'reports/r', ...only.flatMap((id) => ['--only', id])]);
       expect(r.code).toBe(1);
-      expect(readdirSync(join(planted.dir, 'reports', 'r')).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'report.md']);
-      const places = [{ name: 'stdout', text: r.stdout }, { name: 'stderr', text: r.stderr }, ...filesUnder(planted.dir).filter((f) => f.name !== 'ces-harness.yaml')];
-      const values = [{ what: 'secret', value: secret }, ...planted.emulator.issuedTokens().map((value, i) => ({ what: `token #${i + 1}`, value }))];
+      expect(readdirSync(join(planted.dir, 'reports', 'r')).sort()).toEqual([
+        'junit.xml',
+        'report.html',
+        'report.json',
+        'report.md',
+      ]);
+      const places = [
+        { name: 'stdout', text: r.stdout },
+        { name: 'stderr', text: r.stderr },
+        ...filesUnder(planted.dir).filter((f) => f.name !== 'ces-harness.yaml'),
+      ];
+      const values = [
+        { what: 'secret', value: secret },
+        ...planted.emulator.issuedTokens().map((value, i) => ({ what: `token #${i + 1}`, value })),
+      ];
       expect(leaksIn(places, values)).toEqual([]);
     } finally {
       await planted.emulator.close();
@@ -40,8 +82,17 @@ describe('a password in the base URL', () => {
 
   it.each([
     { how: '--base-url', args: ['--base-url', 'https://alice:pa55-w0rd@127.0.0.1:1'], config: undefined },
-    { how: 'a percent-encoded one in --base-url', args: ['--base-url', 'https://alice:pa55%2Fw0rd@127.0.0.1:1/'], config: undefined },
-    { how: 'base_url in the config', args: [], config: 'environments:\n  sandbox:\n    base_url: https://alice:pa55-w0rd@127.0.0.1:1\n    client_id: id\n    client_secret: ${CES_CLIENT_SECRET}\n' },
+    {
+      how: 'a percent-encoded one in --base-url',
+      args: ['--base-url', 'https://alice:pa55%2Fw0rd@127.0.0.1:1/'],
+      config: undefined,
+    },
+    {
+      how: 'base_url in the config',
+      args: [],
+      config:
+        'environments:\n  sandbox:\n    base_url: https://alice:pa55-w0rd@127.0.0.1:1\n    client_id: id\n    client_secret: ${CES_CLIENT_SECRET}\n',
+    },
   ])('$how: refused before any request, exit 2, one line that does not echo it', async ({ args, config }) => {
     const cwd = mkdtempSync(join(tmpdir(), 'ces-userinfo-'));
     if (config) writeFileSync(join(cwd, 'ces-harness.yaml'), config);
@@ -68,10 +119,22 @@ describe('the client secret in the base URL query or fragment', () => {
     const secret = `url-secret-${process.pid}`;
     const planted = await plant({ clientId: 'url-client', clientSecret: secret }, []);
     try {
-      const r = await planted.run(['check', '--report-dir', 'reports/r', '--only', 'health.plain-text', '--base-url', planted.emulator.url + suffix(secret)]);
+      const r = await planted.run([
+        'check',
+        '--report-dir',
+        'reports/r',
+        '--only',
+        'health.plain-text',
+        '--base-url',
+        planted.emulator.url + suffix(secret),
+      ]);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/^ces-harness: --base-url .* has a (query|fragment)/m);
-      const places = [{ name: 'stdout', text: r.stdout }, { name: 'stderr', text: r.stderr }, ...filesUnder(planted.dir).filter((f) => f.name !== 'ces-harness.yaml')];
+      const places = [
+        { name: 'stdout', text: r.stdout },
+        { name: 'stderr', text: r.stderr },
+        ...filesUnder(planted.dir).filter((f) => f.name !== 'ces-harness.yaml'),
+      ];
       expect(leaksIn(places, [{ what: 'secret', value: secret }])).toEqual([]);
     } finally {
       await planted.emulator.close();

@@ -17,8 +17,17 @@ export interface Planted {
 }
 
 /** The emulator (127.0.0.1, port 0) with these credentials, and a folder with a config for it. */
-export async function plant(credentials: { clientId: string; clientSecret: string }, faults: FaultName[]): Promise<Planted> {
-  const emulator = await createEmulator({ port: 0, environments: ['sandbox'], credentials: [credentials], faults, rateLimit: { rps: 200, burst: 200 } });
+export async function plant(
+  credentials: { clientId: string; clientSecret: string },
+  faults: FaultName[],
+): Promise<Planted> {
+  const emulator = await createEmulator({
+    port: 0,
+    environments: ['sandbox'],
+    credentials: [credentials],
+    faults,
+    rateLimit: { rps: 200, burst: 200 },
+  });
   const dir = mkdtempSync(join(tmpdir(), 'ces-leaks-'));
   const tmp = mkdtempSync(join(dir, 'tmp-'));
   writeFileSync(
@@ -42,10 +51,13 @@ export async function plant(credentials: { clientId: string; clientSecret: strin
 }
 
 const hexOf = (v: string) => Buffer.from(v).toString('hex');
-const percentAll = (v: string) => [...Buffer.from(v)].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join('');
+const percentAll = (v: string) =>
+  [...Buffer.from(v)].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join('');
 /** The value's base64 as it shows inside a longer base64 string starting `offset` bytes in: the middle only. */
 const base64At = (v: string, offset: number, url: boolean) => {
-  const text = Buffer.from('\u0001\u0002'.slice(0, offset) + v).toString(url ? 'base64url' : 'base64').replace(/=+$/, '');
+  const text = Buffer.from('\u0001\u0002'.slice(0, offset) + v)
+    .toString(url ? 'base64url' : 'base64')
+    .replace(/=+$/, '');
   return text.slice(3, -3);
 };
 
@@ -57,7 +69,10 @@ export function formsOf(value: string, pieces = true): Array<{ form: string; tex
     { form: 'JSON-escaped', text: json },
     { form: 'JSON-escaped twice', text: JSON.stringify(json).slice(1, -1) },
     { form: 'percent-encoded', text: encodeURIComponent(value) },
-    { form: 'percent-encoded, lower case', text: encodeURIComponent(value).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()) },
+    {
+      form: 'percent-encoded, lower case',
+      text: encodeURIComponent(value).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
+    },
     { form: 'form-encoded', text: encodeURIComponent(value).replace(/%20/g, '+') },
     { form: 'fully percent-encoded', text: percentAll(value) },
     { form: 'fully percent-encoded, lower case', text: percentAll(value).toLowerCase() },
@@ -66,14 +81,37 @@ export function formsOf(value: string, pieces = true): Array<{ form: string; tex
     { form: 'base64', text: Buffer.from(value).toString('base64') },
     { form: 'base64url', text: Buffer.from(value).toString('base64url') },
     // Only where the middle is long enough to be the value's and nothing else's.
-    ...[1, 2].flatMap((offset) => [false, true].map((url) => ({ form: `base64${url ? 'url' : ''} at offset ${offset}`, text: base64At(value, offset, url) }))).filter((f) => f.text.length >= 12),
-    { form: '\\u escapes', text: [...value].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('') },
+    ...[1, 2]
+      .flatMap((offset) =>
+        [false, true].map((url) => ({
+          form: `base64${url ? 'url' : ''} at offset ${offset}`,
+          text: base64At(value, offset, url),
+        })),
+      )
+      .filter((f) => f.text.length >= 12),
+    {
+      form: '\\u escapes',
+      text: [...value].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''),
+    },
     { form: '&# references', text: [...value].map((c) => `&#${c.codePointAt(0)};`).join('') },
     { form: '&#x references', text: [...value].map((c) => `&#x${c.codePointAt(0)!.toString(16)};`).join('') },
     { form: 'reversed', text: [...value].reverse().join('') },
-    { form: 'HTML-escaped', text: value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;') },
+    {
+      form: 'HTML-escaped',
+      text: value
+        .replace(/&/g, '&amp;')
+        .replace(/</g, '&lt;')
+        .replace(/>/g, '&gt;')
+        .replace(/"/g, '&quot;')
+        .replace(/'/g, '&#39;'),
+    },
     // A cut that shows most of it: every 12-character piece (the redactor's promise).
-    ...(pieces && value.length > 12 ? Array.from({ length: value.length - 11 }, (_, i) => ({ form: `12 characters from ${i}`, text: value.slice(i, i + 12) })) : []),
+    ...(pieces && value.length > 12
+      ? Array.from({ length: value.length - 11 }, (_, i) => ({
+          form: `12 characters from ${i}`,
+          text: value.slice(i, i + 12),
+        }))
+      : []),
   ];
   return forms.filter((f, i) => f.text.length >= 3 && forms.findIndex((g) => g.text === f.text) === i);
 }
@@ -86,7 +124,11 @@ export function filesUnder(dir: string): Array<{ name: string; text: string }> {
       const path = join(d, entry);
       const stat = lstatSync(path);
       if (stat.isDirectory()) walk(path);
-      else if (stat.isFile()) out.push({ name: relative(dir, path), text: readFileSync(path).toString('latin1') + '\n' + readFileSync(path, 'utf8') });
+      else if (stat.isFile())
+        out.push({
+          name: relative(dir, path),
+          text: readFileSync(path).toString('latin1') + '\n' + readFileSync(path, 'utf8'),
+        });
     }
   };
   walk(dir);
@@ -97,13 +139,17 @@ export function filesUnder(dir: string): Array<{ name: string; text: string }> {
  * "where: what (form)" for each place a value appears. A value shorter than 6 characters counts
  * where it stands alone (no letter or digit either side): the rule the redactor promises.
  */
-export function leaksIn(places: Array<{ name: string; text: string }>, values: Array<{ what: string; value: string; whole?: boolean }>): string[] {
+export function leaksIn(
+  places: Array<{ name: string; text: string }>,
+  values: Array<{ what: string; value: string; whole?: boolean }>,
+): string[] {
   const found: string[] = [];
   for (const { what, value, whole } of values) {
     for (const { form, text } of formsOf(value, !whole)) {
       const alone = new RegExp(`(?<![A-Za-z0-9])${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9])`);
       for (const place of places) {
-        if (text.length >= 6 ? place.text.includes(text) : alone.test(place.text)) found.push(`${place.name}: ${what} (${form})`);
+        if (text.length >= 6 ? place.text.includes(text) : alone.test(place.text))
+          found.push(`${place.name}: ${what} (${form})`);
       }
     }
   }

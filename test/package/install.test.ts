@@ -15,59 +15,100 @@ const k6 = await realK6();
 
 it('allowScripts covers every locked dependency with an install script, so `npm ci` on npm 11 warns of none', async () => {
   const { readFile } = await import('node:fs/promises');
-  const manifest = JSON.parse(await readFile(join(projectRoot, 'package.json'), 'utf8')) as { allowScripts?: Record<string, boolean> };
-  const lock = JSON.parse(await readFile(join(projectRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, { hasInstallScript?: boolean }> };
-  const scripted = Object.entries(lock.packages).filter(([, p]) => p.hasInstallScript).map(([path]) => path.split('node_modules/').at(-1)!);
+  const manifest = JSON.parse(await readFile(join(projectRoot, 'package.json'), 'utf8')) as {
+    allowScripts?: Record<string, boolean>;
+  };
+  const lock = JSON.parse(await readFile(join(projectRoot, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { hasInstallScript?: boolean }>;
+  };
+  const scripted = Object.entries(lock.packages)
+    .filter(([, p]) => p.hasInstallScript)
+    .map(([path]) => path.split('node_modules/').at(-1)!);
   expect(scripted.length).toBeGreaterThan(0);
   for (const name of scripted) expect(manifest.allowScripts?.[name], name).toBe(true);
 });
 
-describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))('the npm package, installed into an empty folder', () => {
-  const get = installedForSuite();
-  let installed: Installed;
-  beforeAll(() => {
-    installed = get();
-  });
+describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))(
+  'the npm package, installed into an empty folder',
+  () => {
+    const get = installedForSuite();
+    let installed: Installed;
+    beforeAll(() => {
+      installed = get();
+    });
 
-  it('holds the built CLI, the scenario bundles, the k6 pin and the schemas, and no test', async () => {
-    const root = join(installed.dir, 'node_modules', 'ces-harness');
-    for (const f of ['dist/cli.js', 'dist/scenarios/throughput.js', 'tools/k6/go.mod', 'tools/k6/go.sum', 'schema/report.schema.json', 'schema/history.schema.json', 'scripts/k6-build.mjs']) {
-      expect(existsSync(join(root, f)), f).toBe(true);
-    }
-    expect(await readdir(root)).not.toContain('test');
-    expect(existsSync(join(installed.dir, 'node_modules', '.bin', 'ces-harness'))).toBe(true);
-  });
+    it('holds the built CLI, the scenario bundles, the k6 pin and the schemas, and no test', async () => {
+      const root = join(installed.dir, 'node_modules', 'ces-harness');
+      for (const f of [
+        'dist/cli.js',
+        'dist/scenarios/throughput.js',
+        'tools/k6/go.mod',
+        'tools/k6/go.sum',
+        'schema/report.schema.json',
+        'schema/history.schema.json',
+        'scripts/k6-build.mjs',
+      ]) {
+        expect(existsSync(join(root, f)), f).toBe(true);
+      }
+      expect(await readdir(root)).not.toContain('test');
+      expect(existsSync(join(installed.dir, 'node_modules', '.bin', 'ces-harness'))).toBe(true);
+    });
 
-  it('check: exit 0 against the built-in emulator, with a report that meets the schema', async () => {
-    const dir = join(installed.dir, 'check-report');
-    const res = await runCli(['check', '--report-dir', dir], { bin: installed.bin, cwd: installed.dir, env: { XDG_CACHE_HOME: join(installed.dir, 'cache') }, timeoutMs: 120_000 });
-    expect(res.code, res.stdout + res.stderr).toBe(0);
-    expectValidReport(dir);
-  }, 150_000);
-
-  it.skipIf(!k6)('run: exit 0 against `ces-harness serve`, load and rate limit included', async () => {
-    const env = { XDG_CACHE_HOME: join(installed.dir, 'cache'), K6_BINARY: k6!.path };
-    const serve = startCli(['serve', '--port', '0'], { bin: installed.bin, cwd: installed.dir, timeoutMs: 280_000 });
-    try {
-      await serve.waitFor(/"client_secret":"[^"]*"\}\n/);
-      const target = JSON.parse(serve.stdout().trim()) as { base_url: string; ca_file: string; client_id: string; client_secret: string };
-      const dir = join(installed.dir, 'run-report');
-      const res = await runCli(['run', '--base-url', target.base_url, '--ca', target.ca_file, '--report-dir', dir], {
+    it('check: exit 0 against the built-in emulator, with a report that meets the schema', async () => {
+      const dir = join(installed.dir, 'check-report');
+      const res = await runCli(['check', '--report-dir', dir], {
         bin: installed.bin,
         cwd: installed.dir,
-        env: { ...env, CES_CLIENT_ID: target.client_id, CES_CLIENT_SECRET: target.client_secret },
-        timeoutMs: 240_000,
+        env: { XDG_CACHE_HOME: join(installed.dir, 'cache') },
+        timeoutMs: 120_000,
       });
       expect(res.code, res.stdout + res.stderr).toBe(0);
       expectValidReport(dir);
-      const report = (await import(join(dir, 'report.json'), { with: { type: 'json' } })).default as { load: { scenarios: unknown[] }; rate_limit: unknown };
-      expect(report.load.scenarios.length).toBeGreaterThan(0);
-      expect(report.rate_limit).not.toBeNull();
-      // Nothing was built: K6_BINARY was used, the per-user cache stays empty.
-      expect(existsSync(join(env.XDG_CACHE_HOME, 'ces-harness'))).toBe(false);
-    } finally {
-      serve.child.kill('SIGTERM');
-      await serve.done;
-    }
-  }, 300_000);
-});
+    }, 150_000);
+
+    it.skipIf(!k6)(
+      'run: exit 0 against `ces-harness serve`, load and rate limit included',
+      async () => {
+        const env = { XDG_CACHE_HOME: join(installed.dir, 'cache'), K6_BINARY: k6!.path };
+        const serve = startCli(['serve', '--port', '0'], {
+          bin: installed.bin,
+          cwd: installed.dir,
+          timeoutMs: 280_000,
+        });
+        try {
+          await serve.waitFor(/"client_secret":"[^"]*"\}\n/);
+          const target = JSON.parse(serve.stdout().trim()) as {
+            base_url: string;
+            ca_file: string;
+            client_id: string;
+            client_secret: string;
+          };
+          const dir = join(installed.dir, 'run-report');
+          const res = await runCli(
+            ['run', '--base-url', target.base_url, '--ca', target.ca_file, '--report-dir', dir],
+            {
+              bin: installed.bin,
+              cwd: installed.dir,
+              env: { ...env, CES_CLIENT_ID: target.client_id, CES_CLIENT_SECRET: target.client_secret },
+              timeoutMs: 240_000,
+            },
+          );
+          expect(res.code, res.stdout + res.stderr).toBe(0);
+          expectValidReport(dir);
+          const report = (await import(join(dir, 'report.json'), { with: { type: 'json' } })).default as {
+            load: { scenarios: unknown[] };
+            rate_limit: unknown;
+          };
+          expect(report.load.scenarios.length).toBeGreaterThan(0);
+          expect(report.rate_limit).not.toBeNull();
+          // Nothing was built: K6_BINARY was used, the per-user cache stays empty.
+          expect(existsSync(join(env.XDG_CACHE_HOME, 'ces-harness'))).toBe(false);
+        } finally {
+          serve.child.kill('SIGTERM');
+          await serve.done;
+        }
+      },
+      300_000,
+    );
+  },
+);

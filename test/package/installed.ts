@@ -23,7 +23,11 @@ export interface Installed {
 
 /** Packs the built checkout (no lifecycle scripts: `npm test` has built dist/ already) into `into`. */
 export async function pack(into: string): Promise<string> {
-  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', into], { cwd: projectRoot, timeout: 120_000, maxBuffer: 16 << 20 });
+  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', into], {
+    cwd: projectRoot,
+    timeout: 120_000,
+    maxBuffer: 16 << 20,
+  });
   const [packed] = JSON.parse(stdout) as Array<{ filename: string }>;
   return join(into, packed!.filename);
 }
@@ -31,16 +35,34 @@ export async function pack(into: string): Promise<string> {
 /** A new folder holding the packed harness, installed from `tarball` offline. */
 export async function installPacked(tarball: string): Promise<Installed> {
   const dir = await mkdtemp(join(tmpdir(), 'ces-installed-'));
-  const manifest = JSON.parse(await readFile(join(projectRoot, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string>; bin: Record<string, string> };
-  const lock = JSON.parse(await readFile(join(projectRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
+  const manifest = JSON.parse(await readFile(join(projectRoot, 'package.json'), 'utf8')) as {
+    version: string;
+    dependencies: Record<string, string>;
+    bin: Record<string, string>;
+  };
+  const lock = JSON.parse(await readFile(join(projectRoot, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, unknown>;
+  };
   const spec = `file:${tarball}`;
   const packages: Record<string, unknown> = {
     '': { name: 'ci-pipeline', dependencies: { 'ces-harness': spec } },
-    'node_modules/ces-harness': { version: manifest.version, resolved: spec, dependencies: manifest.dependencies, bin: manifest.bin },
+    'node_modules/ces-harness': {
+      version: manifest.version,
+      resolved: spec,
+      dependencies: manifest.dependencies,
+      bin: manifest.bin,
+    },
   };
-  for (const dep of Object.keys(manifest.dependencies)) packages[`node_modules/${dep}`] = lock.packages[`node_modules/${dep}`];
-  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'ci-pipeline', private: true, dependencies: { 'ces-harness': spec } }));
-  await writeFile(join(dir, 'package-lock.json'), JSON.stringify({ name: 'ci-pipeline', lockfileVersion: 3, requires: true, packages }));
+  for (const dep of Object.keys(manifest.dependencies))
+    packages[`node_modules/${dep}`] = lock.packages[`node_modules/${dep}`];
+  await writeFile(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'ci-pipeline', private: true, dependencies: { 'ces-harness': spec } }),
+  );
+  await writeFile(
+    join(dir, 'package-lock.json'),
+    JSON.stringify({ name: 'ci-pipeline', lockfileVersion: 3, requires: true, packages }),
+  );
   await run('npm', ['ci', '--offline', '--no-audit', '--no-fund'], { cwd: dir, timeout: 120_000 });
   return { dir, bin: join(dir, 'node_modules', 'ces-harness', 'bin', 'ces-harness.js'), tarball };
 }

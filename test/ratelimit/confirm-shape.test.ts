@@ -18,7 +18,13 @@ const slowBucketThenWindow = (rate: number, untilMs: number): Limiter => {
 async function probeOf(limiter: () => Limiter) {
   const world = virtualWorld({ limiter, status: 429, announces: 'retry-after' });
   try {
-    return await discover({ calls: world.calls, clock: world.clock, maxRps: 200, maxRequests: 3_000, maxDurationS: 120 });
+    return await discover({
+      calls: world.calls,
+      clock: world.clock,
+      maxRps: 200,
+      maxRequests: 3_000,
+      maxDurationS: 120,
+    });
   } finally {
     world.stop();
   }

@@ -24,7 +24,9 @@ describe('counts_refused unknown', () => {
   it('the fleet simulator assumes refused requests count, and its words say it assumed so', () => {
     const estimate = { sustained_rps: 50, burst: 50, limiter: untested };
     expect(limiterOf(estimate)).toEqual({ ...untested, counts_refused: true });
-    expect(describeSimulated(estimate, limiterOf(estimate)!)).toBe('sliding window 50 per 1 s, refused requests count (assumed, the worse case: the probe could not test it)');
+    expect(describeSimulated(estimate, limiterOf(estimate)!)).toBe(
+      'sliding window 50 per 1 s, refused requests count (assumed, the worse case: the probe could not test it)',
+    );
     const tested = { ...estimate, limiter: { ...untested, counts_refused: false } };
     expect(describeSimulated(tested, limiterOf(tested)!)).toBe('sliding window 50 per 1 s');
     const fleet = sizeFleet({
@@ -39,18 +41,38 @@ describe('counts_refused unknown', () => {
   // the counts-refused trial sends its mid-period requests one after another's answer, so they go
   // out late every time and the trial proves nothing, three times over.
   it('stays null when its trial was disturbed every time, through to report.json and report.md', async () => {
-    const world = virtualWorld({ limiter: () => haproxyRate(50, 1000, false), status: 429, announces: 'retry-after', refusalLatencyMs: 200 });
+    const world = virtualWorld({
+      limiter: () => haproxyRate(50, 1000, false),
+      status: 429,
+      announces: 'retry-after',
+      refusalLatencyMs: 200,
+    });
     try {
-      const e = await discover({ calls: world.calls, clock: world.clock, maxRps: 200, maxRequests: 3_000, maxDurationS: 60 });
+      const e = await discover({
+        calls: world.calls,
+        clock: world.clock,
+        maxRps: 200,
+        maxRequests: 3_000,
+        maxDurationS: 60,
+      });
       const context = JSON.stringify({ ...e, timeline: e.timeline.length }, null, 1);
       expect(e.limiter?.kind, context).toBe('sliding-window');
       if (e.limiter?.kind !== 'sliding-window') return;
       expect(e.limiter.counts_refused, context).toBeNull();
-      expect(e.notes.join('\n'), context).toMatch(/whether refused requests count was not tested: .* in each of 3 trials/);
+      expect(e.notes.join('\n'), context).toMatch(
+        /whether refused requests count was not tested: .* in each of 3 trials/,
+      );
 
       const result = toRateLimitResult(e, null, null);
       expect(summaryLines(result).join('\n')).toContain('refused requests may count (not tested)');
-      const report = buildReport({ version: 'test', target: { environment: 'sandbox', base_url: 'https://127.0.0.1:1' }, startedAt: new Date(0), finishedAt: new Date(1_000), checks: [], rateLimit: result });
+      const report = buildReport({
+        version: 'test',
+        target: { environment: 'sandbox', base_url: 'https://127.0.0.1:1' },
+        startedAt: new Date(0),
+        finishedAt: new Date(1_000),
+        checks: [],
+        rateLimit: result,
+      });
       expect(JSON.parse(renderJson(report)).rate_limit.limiter.counts_refused).toBeNull();
       expect(renderMarkdown(report)).toContain('refused requests may count (not tested)');
     } finally {

@@ -13,77 +13,300 @@ import { discover, type DiscoverOptions } from '../../src/ratelimit/discover.js'
 import type { Estimate } from '../../src/ratelimit/types.js';
 import { fixedWindow, gcra, noLimit, virtualWorld, type VirtualEndpoint } from './virtual-limit.js';
 
-type Figures = Omit<Estimate, 'endpoint' | 'latency_p95_ms' | 'timeline' | 'notes' | 'ratelimit_headers' | 'advertised'>;
+type Figures = Omit<
+  Estimate,
+  'endpoint' | 'latency_p95_ms' | 'timeline' | 'notes' | 'ratelimit_headers' | 'advertised'
+>;
 type Budget = Pick<DiscoverOptions, 'maxRps' | 'maxRequests' | 'maxDurationS'>;
 
 const ROOMY = { maxRequests: 3_000, maxDurationS: 60 };
-const RESET_HEADERS = { names: ['ratelimit-limit', 'ratelimit-reset'], sample: { 'ratelimit-reset': '1', 'ratelimit-limit': '1' }, reset: 'truthful' };
+const RESET_HEADERS = {
+  names: ['ratelimit-limit', 'ratelimit-reset'],
+  sample: { 'ratelimit-reset': '1', 'ratelimit-limit': '1' },
+  reset: 'truthful',
+};
 
-const cases: Array<{ name: string; endpoint: VirtualEndpoint; budget: Budget; figures: Figures; headers?: unknown; notes: RegExp[] }> = [
+const cases: Array<{
+  name: string;
+  endpoint: VirtualEndpoint;
+  budget: Budget;
+  figures: Figures;
+  headers?: unknown;
+  notes: RegExp[];
+}> = [
   {
     name: 'a token bucket of 20 req/s, burst 5, with a truthful Retry-After',
     endpoint: { limiter: () => gcra(20, 5), status: 429, announces: 'retry-after' },
     budget: { maxRps: 100, ...ROOMY },
-    figures: {limiting_status: 429, sustained_rps: 19.95, sustained_precision: 0.0052, burst: 5, burst_from_idle: true, recovery_s: 0.049, refill_s: 0.25, retry_after_header: "truthful", scope: "unknown", retry_after_max_s: 1, requests_sent: 257, requests_limited: 27, duration_s: 12.85, limiter: {kind: "bucket", rate_rps: 19.95, burst: 5}, limiter_evidence: ["after the first refusal a request passed again within 20 ms, then one every 51 ms: a bucket refilling at a steady rate; the same again from idle (6 passed, one back within 50 ms)"], partial: false},
-    notes: [/^identified: token bucket 19\.95 req\/s, burst 5/, /^burst: 6 requests passed back-to-back at 100 req/, /^scope not measured: configure rate_limit\.second_/],
+    figures: {
+      limiting_status: 429,
+      sustained_rps: 19.95,
+      sustained_precision: 0.0052,
+      burst: 5,
+      burst_from_idle: true,
+      recovery_s: 0.049,
+      refill_s: 0.25,
+      retry_after_header: 'truthful',
+      scope: 'unknown',
+      retry_after_max_s: 1,
+      requests_sent: 257,
+      requests_limited: 27,
+      duration_s: 12.85,
+      limiter: { kind: 'bucket', rate_rps: 19.95, burst: 5 },
+      limiter_evidence: [
+        'after the first refusal a request passed again within 20 ms, then one every 51 ms: a bucket refilling at a steady rate; the same again from idle (6 passed, one back within 50 ms)',
+      ],
+      partial: false,
+    },
+    notes: [
+      /^identified: token bucket 19\.95 req\/s, burst 5/,
+      /^burst: 6 requests passed back-to-back at 100 req/,
+      /^scope not measured: configure rate_limit\.second_/,
+    ],
   },
   {
     name: '50 req/s, burst 20, refusing with 503 and a RateLimit reset instead of Retry-After',
     endpoint: { limiter: () => gcra(50, 20), status: 503, announces: 'reset' },
     budget: { maxRps: 200, ...ROOMY },
-    figures: {limiting_status: 503, sustained_rps: 49.97, sustained_precision: 0.0035, burst: 20, burst_from_idle: true, recovery_s: 0.02, refill_s: 0.4, retry_after_header: "absent", scope: "unknown", retry_after_max_s: null, requests_sent: 411, requests_limited: 26, duration_s: 10.06, limiter: {kind: "bucket", rate_rps: 49.97, burst: 20}, limiter_evidence: ["after the first refusal a request passed again within 25 ms, then one every 26 ms: a bucket refilling at a steady rate; the same again from idle (26 passed, one back within 10 ms)"], partial: false},
+    figures: {
+      limiting_status: 503,
+      sustained_rps: 49.97,
+      sustained_precision: 0.0035,
+      burst: 20,
+      burst_from_idle: true,
+      recovery_s: 0.02,
+      refill_s: 0.4,
+      retry_after_header: 'absent',
+      scope: 'unknown',
+      retry_after_max_s: null,
+      requests_sent: 411,
+      requests_limited: 26,
+      duration_s: 10.06,
+      limiter: { kind: 'bucket', rate_rps: 49.97, burst: 20 },
+      limiter_evidence: [
+        'after the first refusal a request passed again within 25 ms, then one every 26 ms: a bucket refilling at a steady rate; the same again from idle (26 passed, one back within 10 ms)',
+      ],
+      partial: false,
+    },
     headers: RESET_HEADERS,
-    notes: [/^non-conformant: §7 wants 429 for a rate limit; t/, /^identified: token bucket 49\.97 req\/s, burst 20/, /^burst: 26 requests passed back-to-back at 200 re/, /^no Retry-After, but RateLimit headers \(ratelimit/, /^scope not measured: configure rate_limit\.second_/],
+    notes: [
+      /^non-conformant: §7 wants 429 for a rate limit; t/,
+      /^identified: token bucket 49\.97 req\/s, burst 20/,
+      /^burst: 26 requests passed back-to-back at 200 re/,
+      /^no Retry-After, but RateLimit headers \(ratelimit/,
+      /^scope not measured: configure rate_limit\.second_/,
+    ],
   },
   {
     name: 'a limit shared with the second client',
     endpoint: { limiter: () => gcra(10, 5), status: 429, announces: 'retry-after', second: 'shared' },
     budget: { maxRps: 50, ...ROOMY },
-    figures: {limiting_status: 429, sustained_rps: 9.97, sustained_precision: 0.0114, burst: 5, burst_from_idle: true, recovery_s: 0.097, refill_s: 0.5, retry_after_header: "truthful", scope: "shared", retry_after_max_s: 1, requests_sent: 158, requests_limited: 22, duration_s: 15.1, limiter: {kind: "bucket", rate_rps: 9.97, burst: 5}, limiter_evidence: ["after the first refusal a request passed again within 40 ms, then one every 123 ms: a bucket refilling at a steady rate; the same again from idle (6 passed, one back within 100 ms)"], partial: false},
-    notes: [/^identified: token bucket 9\.97 req\/s, burst 5/, /^burst: 6 requests passed back-to-back at 50 req\//, /^scope shared: right after the configured client /],
+    figures: {
+      limiting_status: 429,
+      sustained_rps: 9.97,
+      sustained_precision: 0.0114,
+      burst: 5,
+      burst_from_idle: true,
+      recovery_s: 0.097,
+      refill_s: 0.5,
+      retry_after_header: 'truthful',
+      scope: 'shared',
+      retry_after_max_s: 1,
+      requests_sent: 158,
+      requests_limited: 22,
+      duration_s: 15.1,
+      limiter: { kind: 'bucket', rate_rps: 9.97, burst: 5 },
+      limiter_evidence: [
+        'after the first refusal a request passed again within 40 ms, then one every 123 ms: a bucket refilling at a steady rate; the same again from idle (6 passed, one back within 100 ms)',
+      ],
+      partial: false,
+    },
+    notes: [
+      /^identified: token bucket 9\.97 req\/s, burst 5/,
+      /^burst: 6 requests passed back-to-back at 50 req\//,
+      /^scope shared: right after the configured client /,
+    ],
   },
   {
     name: 'a limit of its own for the second client',
     endpoint: { limiter: () => gcra(25, 25), status: 429, announces: 'retry-after', second: 'own' },
     budget: { maxRps: 200, ...ROOMY },
-    figures: {limiting_status: 429, sustained_rps: 24.97, sustained_precision: 0.0039, burst: 25, burst_from_idle: true, recovery_s: 0.039, refill_s: 1, retry_after_header: "truthful", scope: "per-client", retry_after_max_s: 1, requests_sent: 404, requests_limited: 33, duration_s: 17.51, limiter: {kind: "bucket", rate_rps: 24.97, burst: 25}, limiter_evidence: ["after the first refusal a request passed again within 48 ms, then one every 47 ms: a bucket refilling at a steady rate; the same again from idle (28 passed, one back within 25 ms)"], partial: false},
-    notes: [/^identified: token bucket 24\.97 req\/s, burst 25/, /^burst: 28 requests passed back-to-back at 200 re/, /^scope per-client: right after the configured cli/],
+    figures: {
+      limiting_status: 429,
+      sustained_rps: 24.97,
+      sustained_precision: 0.0039,
+      burst: 25,
+      burst_from_idle: true,
+      recovery_s: 0.039,
+      refill_s: 1,
+      retry_after_header: 'truthful',
+      scope: 'per-client',
+      retry_after_max_s: 1,
+      requests_sent: 404,
+      requests_limited: 33,
+      duration_s: 17.51,
+      limiter: { kind: 'bucket', rate_rps: 24.97, burst: 25 },
+      limiter_evidence: [
+        'after the first refusal a request passed again within 48 ms, then one every 47 ms: a bucket refilling at a steady rate; the same again from idle (28 passed, one back within 25 ms)',
+      ],
+      partial: false,
+    },
+    notes: [
+      /^identified: token bucket 24\.97 req\/s, burst 25/,
+      /^burst: 28 requests passed back-to-back at 200 re/,
+      /^scope per-client: right after the configured cli/,
+    ],
   },
   {
     name: 'a fixed window of 10 a second: identified, its edges on Unix time, no refill subtracted from the burst',
     endpoint: { limiter: () => fixedWindow(10), status: 429, announces: 'retry-after' },
     budget: { maxRps: 100, ...ROOMY },
-    figures: {limiting_status: 429, sustained_rps: 10, sustained_precision: 0.01, burst: 10, burst_from_idle: true, recovery_s: 1, refill_s: 1, retry_after_header: "truthful", scope: "unknown", retry_after_max_s: 1, requests_sent: 141, requests_limited: 27, duration_s: 11.95, limiter: {kind: "fixed-window", limit: 10, window_s: 1, phase_s: 0.001, counts_refused: false}, limiter_evidence: ["after the first refusal, nothing passed for 987 ms, then 10 requests passed back to back: the limit came back whole, as a window's does", "9 window edges 1.003 s apart (±0.8 %: 1.000 s), 10 requests let through after each: a fixed window, edges at 0.001 s past every multiple of 1.000 s of Unix time", "a window filled from idle was let in again just past the clock's next edge, well before a window after its first request: the edges stay put whatever the client does", "refused requests cannot matter to a fixed window (its count starts afresh at each edge): reported as not counting"], partial: false},
+    figures: {
+      limiting_status: 429,
+      sustained_rps: 10,
+      sustained_precision: 0.01,
+      burst: 10,
+      burst_from_idle: true,
+      recovery_s: 1,
+      refill_s: 1,
+      retry_after_header: 'truthful',
+      scope: 'unknown',
+      retry_after_max_s: 1,
+      requests_sent: 141,
+      requests_limited: 27,
+      duration_s: 11.95,
+      limiter: { kind: 'fixed-window', limit: 10, window_s: 1, phase_s: 0.001, counts_refused: false },
+      limiter_evidence: [
+        "after the first refusal, nothing passed for 987 ms, then 10 requests passed back to back: the limit came back whole, as a window's does",
+        '9 window edges 1.003 s apart (±0.8 %: 1.000 s), 10 requests let through after each: a fixed window, edges at 0.001 s past every multiple of 1.000 s of Unix time',
+        "a window filled from idle was let in again just past the clock's next edge, well before a window after its first request: the edges stay put whatever the client does",
+        'refused requests cannot matter to a fixed window (its count starts afresh at each edge): reported as not counting',
+      ],
+      partial: false,
+    },
     notes: [/^identified: fixed window 10 per 1 s/, /^scope not measured: configure rate_limit\.second_/],
   },
   {
     name: 'a fixed window of 40 a second, with a RateLimit reset instead of Retry-After',
     endpoint: { limiter: () => fixedWindow(40), status: 429, announces: 'reset' },
     budget: { maxRps: 150, ...ROOMY },
-    figures: {limiting_status: 429, sustained_rps: 40, sustained_precision: 0.01, burst: 40, burst_from_idle: true, recovery_s: 1, refill_s: 1, retry_after_header: "absent", scope: "unknown", retry_after_max_s: null, requests_sent: 392, requests_limited: 28, duration_s: 9.91, limiter: {kind: "fixed-window", limit: 40, window_s: 1, phase_s: 0.009, counts_refused: false}, limiter_evidence: ["after the first refusal, nothing passed for 1.00 s, then 40 requests passed back to back: the limit came back whole, as a window's does", "7 window edges 1.000 s apart (±1.0 %), 40 requests let through after each: a fixed window, edges at 0.009 s past every multiple of 1.000 s of the probe's clock", "a window filled from idle was let in again just past the clock's next edge, well before a window after its first request: the edges stay put whatever the client does", "refused requests cannot matter to a fixed window (its count starts afresh at each edge): reported as not counting"], partial: false},
+    figures: {
+      limiting_status: 429,
+      sustained_rps: 40,
+      sustained_precision: 0.01,
+      burst: 40,
+      burst_from_idle: true,
+      recovery_s: 1,
+      refill_s: 1,
+      retry_after_header: 'absent',
+      scope: 'unknown',
+      retry_after_max_s: null,
+      requests_sent: 392,
+      requests_limited: 28,
+      duration_s: 9.91,
+      limiter: { kind: 'fixed-window', limit: 40, window_s: 1, phase_s: 0.009, counts_refused: false },
+      limiter_evidence: [
+        "after the first refusal, nothing passed for 1.00 s, then 40 requests passed back to back: the limit came back whole, as a window's does",
+        "7 window edges 1.000 s apart (±1.0 %), 40 requests let through after each: a fixed window, edges at 0.009 s past every multiple of 1.000 s of the probe's clock",
+        "a window filled from idle was let in again just past the clock's next edge, well before a window after its first request: the edges stay put whatever the client does",
+        'refused requests cannot matter to a fixed window (its count starts afresh at each edge): reported as not counting',
+      ],
+      partial: false,
+    },
     headers: RESET_HEADERS,
-    notes: [/^identified: fixed window 40 per 1 s/, /^no Retry-After, but RateLimit headers \(ratelimit/, /^scope not measured: configure rate_limit\.second_/],
+    notes: [
+      /^identified: fixed window 40 per 1 s/,
+      /^no Retry-After, but RateLimit headers \(ratelimit/,
+      /^scope not measured: configure rate_limit\.second_/,
+    ],
   },
   {
     name: 'no limit at all',
     endpoint: { limiter: noLimit, status: 429 },
     budget: { maxRps: 100, maxRequests: 500, maxDurationS: 60 },
-    figures: {limiting_status: null, sustained_rps: null, sustained_precision: null, burst: null, burst_from_idle: false, recovery_s: null, refill_s: null, retry_after_header: "unknown", scope: "unknown", retry_after_max_s: null, requests_sent: 302, requests_limited: 0, duration_s: 3, limiter: null, limiter_evidence: [], partial: false},
+    figures: {
+      limiting_status: null,
+      sustained_rps: null,
+      sustained_precision: null,
+      burst: null,
+      burst_from_idle: false,
+      recovery_s: null,
+      refill_s: null,
+      retry_after_header: 'unknown',
+      scope: 'unknown',
+      retry_after_max_s: null,
+      requests_sent: 302,
+      requests_limited: 0,
+      duration_s: 3,
+      limiter: null,
+      limiter_evidence: [],
+      partial: false,
+    },
     notes: [/^no limit observed: 300 of 300 requests at up to /],
   },
   {
     name: 'a request budget that runs out in the idle burst',
     endpoint: { limiter: () => gcra(20, 5), status: 429, announces: 'retry-after' },
     budget: { maxRps: 100, maxRequests: 80, maxDurationS: 60 },
-    figures: {limiting_status: 429, sustained_rps: 19.71, sustained_precision: 0.0217, burst: 3, burst_from_idle: false, recovery_s: 0.047, refill_s: 0.15, retry_after_header: "unknown", scope: "unknown", retry_after_max_s: 1, requests_sent: 80, requests_limited: 20, duration_s: 3.01, limiter: {kind: "bucket", rate_rps: 19.71, burst: 3}, limiter_evidence: ["after the first refusal a request passed again within 20 ms, then one every 51 ms: a bucket refilling at a steady rate; the same again from idle (6 passed, one back within 50 ms)"], partial: true},
-    notes: [/^the sustained rate rests on 44 accepted requests o/, /^identified: token bucket 19\.71 req\/s, burst 3/, /^burst: 3 requests passed back-to-back at 100 req/, /^scope not measured: configure rate_limit\.second_/, /^probe defect: it spent all of rate_limit\.max_req/],
+    figures: {
+      limiting_status: 429,
+      sustained_rps: 19.71,
+      sustained_precision: 0.0217,
+      burst: 3,
+      burst_from_idle: false,
+      recovery_s: 0.047,
+      refill_s: 0.15,
+      retry_after_header: 'unknown',
+      scope: 'unknown',
+      retry_after_max_s: 1,
+      requests_sent: 80,
+      requests_limited: 20,
+      duration_s: 3.01,
+      limiter: { kind: 'bucket', rate_rps: 19.71, burst: 3 },
+      limiter_evidence: [
+        'after the first refusal a request passed again within 20 ms, then one every 51 ms: a bucket refilling at a steady rate; the same again from idle (6 passed, one back within 50 ms)',
+      ],
+      partial: true,
+    },
+    notes: [
+      /^the sustained rate rests on 44 accepted requests o/,
+      /^identified: token bucket 19\.71 req\/s, burst 3/,
+      /^burst: 3 requests passed back-to-back at 100 req/,
+      /^scope not measured: configure rate_limit\.second_/,
+      /^probe defect: it spent all of rate_limit\.max_req/,
+    ],
   },
   {
     name: 'a slow limit that outlasts the time cap',
     endpoint: { limiter: () => gcra(2, 3), status: 429, announces: 'retry-after' },
     budget: { maxRps: 100, maxRequests: 3_000, maxDurationS: 8 },
-    figures: {limiting_status: 429, sustained_rps: 1.93, sustained_precision: 0.0499, burst: 1, burst_from_idle: false, recovery_s: 0.26, refill_s: 0.52, retry_after_header: "unknown", scope: "unknown", retry_after_max_s: 1, requests_sent: 40, requests_limited: 22, duration_s: 8, limiter: {kind: "bucket", rate_rps: 1.93, burst: 1}, limiter_evidence: ["after the first refusal a request passed again within 645 ms, then one every 539 ms: a bucket refilling at a steady rate (not confirmed by a second drain from idle: no time for it)"], partial: true},
-    notes: [/^the sustained rate rests on 11 accepted requests/, /^identified: token bucket 1\.93 req\/s, burst 1/, /^burst: 1 requests passed back-to-back at 100 req/, /^scope not measured: configure rate_limit\.second_/, /^stopped at the probe's time cap \(8 s\): the estim/],
+    figures: {
+      limiting_status: 429,
+      sustained_rps: 1.93,
+      sustained_precision: 0.0499,
+      burst: 1,
+      burst_from_idle: false,
+      recovery_s: 0.26,
+      refill_s: 0.52,
+      retry_after_header: 'unknown',
+      scope: 'unknown',
+      retry_after_max_s: 1,
+      requests_sent: 40,
+      requests_limited: 22,
+      duration_s: 8,
+      limiter: { kind: 'bucket', rate_rps: 1.93, burst: 1 },
+      limiter_evidence: [
+        'after the first refusal a request passed again within 645 ms, then one every 539 ms: a bucket refilling at a steady rate (not confirmed by a second drain from idle: no time for it)',
+      ],
+      partial: true,
+    },
+    notes: [
+      /^the sustained rate rests on 11 accepted requests/,
+      /^identified: token bucket 1\.93 req\/s, burst 1/,
+      /^burst: 1 requests passed back-to-back at 100 req/,
+      /^scope not measured: configure rate_limit\.second_/,
+      /^stopped at the probe's time cap \(8 s\): the estim/,
+    ],
   },
 ];
 
@@ -92,7 +315,12 @@ describe('discover on a virtual clock', () => {
     const world = virtualWorld(endpoint);
     const progress: string[] = [];
     try {
-      const estimate = await discover({ calls: world.calls, clock: world.clock, ...budget, progress: (line) => progress.push(line) });
+      const estimate = await discover({
+        calls: world.calls,
+        clock: world.clock,
+        ...budget,
+        progress: (line) => progress.push(line),
+      });
       const { endpoint: _, latency_p95_ms, timeline, notes: said, ratelimit_headers, advertised, ...rest } = estimate;
       expect(rest).toEqual(figures);
       expect(ratelimit_headers).toEqual(headers);
@@ -100,7 +328,9 @@ describe('discover on a virtual clock', () => {
       expect(advertised?.agrees ?? null).toBe(headers === undefined ? null : false);
       expect(said).toHaveLength(notes.length);
       notes.forEach((note, i) => expect(said[i]).toMatch(note));
-      expect(progress[0]).toBe(`probing the rate limit on tokens.validate at up to ${budget.maxRps} req/s (at most ${budget.maxRequests} requests, ${budget.maxDurationS} s)`);
+      expect(progress[0]).toBe(
+        `probing the rate limit on tokens.validate at up to ${budget.maxRps} req/s (at most ${budget.maxRequests} requests, ${budget.maxDurationS} s)`,
+      );
     } finally {
       world.stop();
     }

@@ -25,17 +25,33 @@ function stallingOnce(clock: Clock, atMs: number, extraMs: number): Clock {
 }
 
 const cases: Array<{ name: string; model: LimiterModel; stallAtMs: number }> = [
-  { name: 'a window opened by the first request, a stall during the edge trial', model: { kind: 'fixed-window', limit: 50, window_s: 1, phase_s: 0, counts_refused: false, edges: 'first-request' }, stallAtMs: 11_100 },
-  { name: 'a window on the clock, a stall during the edge trial', model: { kind: 'fixed-window', limit: 50, window_s: 1, phase_s: 0.3, counts_refused: false }, stallAtMs: 7_000 },
+  {
+    name: 'a window opened by the first request, a stall during the edge trial',
+    model: { kind: 'fixed-window', limit: 50, window_s: 1, phase_s: 0, counts_refused: false, edges: 'first-request' },
+    stallAtMs: 11_100,
+  },
+  {
+    name: 'a window on the clock, a stall during the edge trial',
+    model: { kind: 'fixed-window', limit: 50, window_s: 1, phase_s: 0.3, counts_refused: false },
+    stallAtMs: 7_000,
+  },
 ];
 
 describe('the edge trial on a stalling machine', () => {
   it.each(cases)('$name', async ({ model, stallAtMs }) => {
     const world = virtualWorld({ limiter: () => fromModel(model), status: 429, announces: 'retry-after' });
     try {
-      const e = await discover({ calls: world.calls, clock: stallingOnce(world.clock, stallAtMs, 120), maxRps: 200, maxRequests: 3_000, maxDurationS: 60 });
+      const e = await discover({
+        calls: world.calls,
+        clock: stallingOnce(world.clock, stallAtMs, 120),
+        maxRps: 200,
+        maxRequests: 3_000,
+        maxDurationS: 60,
+      });
       const context = JSON.stringify({ ...e, timeline: e.timeline.length }, null, 1);
-      expect(e.notes, context).toContain('an edge trial whose requests went out late (a stalled process) proves nothing: sent again');
+      expect(e.notes, context).toContain(
+        'an edge trial whose requests went out late (a stalled process) proves nothing: sent again',
+      );
       expect(e.limiter?.kind, context).toBe('fixed-window');
       if (e.limiter?.kind === 'fixed-window' && model.kind === 'fixed-window') {
         expect(e.limiter.window_s, context).toBe(1);

@@ -74,7 +74,14 @@ function sample(limiter: Limiter, s: Series): Sample[] {
     // The request reaches the limiter a little after it was recorded as sent.
     const arrival = t + random() * (s.jitterMs ?? 0);
     const ok = limiter(arrival);
-    out.push({ sentMs: t, doneMs: t + 2, status: ok ? 200 : 429, answer: ok ? 'accepted' : 'limited', phase: 'window', client: 'primary' });
+    out.push({
+      sentMs: t,
+      doneMs: t + 2,
+      status: ok ? 200 : 429,
+      answer: ok ? 'accepted' : 'limited',
+      phase: 'window',
+      client: 'primary',
+    });
     t += interval;
   }
   return out;
@@ -103,13 +110,27 @@ describe('sustainedRate', () => {
   });
 
   it('is not bent by a stalled sender (the limiter refills meanwhile)', () => {
-    const series = sample(tokenBucket(50, 50), { rate: 62.5, seconds: 3, jitterMs: 2, stalls: [[800, 250], [2_000, 150]] });
+    const series = sample(tokenBucket(50, 50), {
+      rate: 62.5,
+      seconds: 3,
+      jitterMs: 2,
+      stalls: [
+        [800, 250],
+        [2_000, 150],
+      ],
+    });
     const fit = sustainedRate(series);
     expect(Math.abs(fit!.rps - 50) / 50).toBeLessThan(0.02);
   });
 
   it('is not bent by stalls longer than a small limit can hold (nginx burst=1 loses what it frees meanwhile)', () => {
-    const stalls: Array<[number, number]> = [[300, 120], [900, 150], [1_500, 90], [2_200, 200], [2_900, 110]];
+    const stalls: Array<[number, number]> = [
+      [300, 120],
+      [900, 150],
+      [1_500, 90],
+      [2_200, 200],
+      [2_900, 110],
+    ];
     const series = sample(leakyBucket(40, 1), { rate: 50, seconds: 3.5, jitterMs: 1, stalls });
     const accepted = series.filter((s) => s.answer === 'accepted').length;
     // Counting acceptances over the time would find well under 40/s: the stalls cost capacity.
@@ -133,8 +154,24 @@ describe('sustainedRate', () => {
 
 describe('saturatedPoints', () => {
   it('keeps acceptances right after a refusal and numbers every acceptance', () => {
-    const mk = (t: number, ok: boolean): Sample => ({ sentMs: t, doneMs: t, status: ok ? 200 : 429, answer: ok ? 'accepted' : 'limited', phase: 'window', client: 'primary' });
-    const series = [mk(0, true), mk(10, false), mk(20, true), mk(30, true), mk(40, false), mk(50, true), mk(60, false), mk(500, true)];
+    const mk = (t: number, ok: boolean): Sample => ({
+      sentMs: t,
+      doneMs: t,
+      status: ok ? 200 : 429,
+      answer: ok ? 'accepted' : 'limited',
+      phase: 'window',
+      client: 'primary',
+    });
+    const series = [
+      mk(0, true),
+      mk(10, false),
+      mk(20, true),
+      mk(30, true),
+      mk(40, false),
+      mk(50, true),
+      mk(60, false),
+      mk(500, true),
+    ];
     // The last one follows a 440 ms silence: the limiter may have refilled, so it is no evidence.
     expect(saturatedPoints(series)).toEqual([
       { k: 2, t: 20 },
@@ -157,7 +194,14 @@ describe('burstOf', () => {
     // limiter (and the next one leaves) only afterwards.
     const limiter = tokenBucket(25, 11, true);
     expect(limiter(100)).toBe(true);
-    const first: Sample = { sentMs: 0, doneMs: 101, status: 200, answer: 'accepted', phase: 'idle-burst', client: 'primary' };
+    const first: Sample = {
+      sentMs: 0,
+      doneMs: 101,
+      status: 200,
+      answer: 'accepted',
+      phase: 'idle-burst',
+      client: 'primary',
+    };
     const run = [first, ...sample(limiter, { rate: 200, seconds: 0.3, start: 100 })];
     const accepted = run.filter((s) => s.answer === 'accepted');
     // Taking the recorded time at face value would count 2.5 refilled requests too many.
@@ -173,7 +217,14 @@ describe('burstOf', () => {
     const run: Sample[] = [];
     const at = (sentMs: number, arrival: number) => {
       const ok = limiter(arrival);
-      run.push({ sentMs, doneMs: arrival + 1, status: ok ? 200 : 429, answer: ok ? 'accepted' : 'limited', phase: 'idle-burst', client: 'primary' });
+      run.push({
+        sentMs,
+        doneMs: arrival + 1,
+        status: ok ? 200 : 429,
+        answer: ok ? 'accepted' : 'limited',
+        phase: 'idle-burst',
+        client: 'primary',
+      });
     };
     for (let t = 0; t <= 25; t += 5) at(t, t);
     at(30, 130);

@@ -23,14 +23,25 @@ describe('a limiter that stopped refusing is not identified', () => {
   ])('$name', async ({ numbers, shuts, refused }) => {
     const world = virtualWorld({ limiter: () => refusesOnly(numbers), status: 429, announces: 'retry-after' });
     try {
-      const e = await discover({ calls: world.calls, clock: world.clock, maxRps: 200, maxRequests: 3_000, maxDurationS: 40 });
+      const e = await discover({
+        calls: world.calls,
+        clock: world.clock,
+        maxRps: 200,
+        maxRequests: 3_000,
+        maxDurationS: 40,
+      });
       const context = JSON.stringify({ ...e, timeline: e.timeline.length }, null, 1);
       expect(e.limiter, context).toBeNull();
       expect(e.sustained_rps, context).toBeNull();
       expect(e.burst, context).toBeNull();
-      expect(e.notes.some((n) => n.startsWith('identified: ')), context).toBe(false);
+      expect(
+        e.notes.some((n) => n.startsWith('identified: ')),
+        context,
+      ).toBe(false);
       const verdict = e.notes.find((n) => n.startsWith('not identified: '));
-      expect(verdict, context).toMatch(new RegExp(`^not identified: the limit shut ${shuts} times? \\(${refused} refused (at|between) [\\d.]+ s`));
+      expect(verdict, context).toMatch(
+        new RegExp(`^not identified: the limit shut ${shuts} times? \\(${refused} refused (at|between) [\\d.]+ s`),
+      );
       expect(verdict, context).toMatch(/then let the \d+ requests of the next [\d.]+ s through/);
       expect(e.limiter_evidence, context).toEqual([verdict]);
     } finally {
@@ -39,11 +50,28 @@ describe('a limiter that stopped refusing is not identified', () => {
   });
 });
 
-const sample = (sentMs: number, answer: Sample['answer'], client: Sample['client'] = 'primary'): Sample => ({ sentMs, doneMs: sentMs + 1, status: answer === 'limited' ? 429 : 200, answer, phase: 'drain', client });
+const sample = (sentMs: number, answer: Sample['answer'], client: Sample['client'] = 'primary'): Sample => ({
+  sentMs,
+  doneMs: sentMs + 1,
+  status: answer === 'limited' ? 429 : 200,
+  answer,
+  phase: 'drain',
+  client,
+});
 
 describe('refusalsOf and tooFewRefusals', () => {
   it('counts each run of refusals as one shut, the second client and errors aside', () => {
-    const r = refusalsOf([sample(0, 'accepted'), sample(10, 'limited'), sample(20, 'limited'), sample(25, 'error'), sample(30, 'accepted'), sample(40, 'limited', 'second'), sample(50, 'limited'), sample(60, 'accepted'), sample(90, 'accepted')]);
+    const r = refusalsOf([
+      sample(0, 'accepted'),
+      sample(10, 'limited'),
+      sample(20, 'limited'),
+      sample(25, 'error'),
+      sample(30, 'accepted'),
+      sample(40, 'limited', 'second'),
+      sample(50, 'limited'),
+      sample(60, 'accepted'),
+      sample(90, 'accepted'),
+    ]);
     expect(r).toEqual({ refused: 3, shuts: 2, firstMs: 10, lastMs: 50, sentAfter: 2, quietMs: 40 });
   });
 

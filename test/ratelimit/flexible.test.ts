@@ -32,7 +32,14 @@ describe('limiter identification behind rate-limiter-flexible (RateLimiterMemory
   async function behindFlexible(limit: FlexibleLimit, withSecondClient: boolean) {
     const front = await startFlexibleLimiter({ upstream: emulator.url, tlsDir, limit });
     try {
-      return await probe({ url: front.url, caPem: emulator.caPem, credentials: emulator.credentials }, { maxRps: 200, maxDurationS: 60, ...(withSecondClient ? { secondClient: emulator.environments[0]!.clients[1]! } : {}) });
+      return await probe(
+        { url: front.url, caPem: emulator.caPem, credentials: emulator.credentials },
+        {
+          maxRps: 200,
+          maxDurationS: 60,
+          ...(withSecondClient ? { secondClient: emulator.environments[0]!.clients[1]! } : {}),
+        },
+      );
     } finally {
       await front.stop();
     }
@@ -42,24 +49,30 @@ describe('limiter identification behind rate-limiter-flexible (RateLimiterMemory
     // The second client (other credentials, same address) shows the limit is per address: shared.
     { points: 50, duration: 1, withSecondClient: true },
     { points: 100, duration: 2, withSecondClient: false },
-  ])('reads $points per $duration s: a fixed window starting at the first request after a window ends, within 2 %', async ({ points, duration, withSecondClient }) => {
-    const { estimate, seconds } = await behindFlexible({ points, duration }, withSecondClient);
-    const context = describeEstimate(estimate);
-    expect(estimate.limiter?.kind, context).toBe('fixed-window');
-    if (estimate.limiter?.kind === 'fixed-window') {
-      expect(estimate.limiter.limit, context).toBe(points);
-      expect(relativeError(estimate.limiter.window_s, duration), context).toBeLessThanOrEqual(0.02);
-      expect(estimate.limiter.edges, context).toBe('first-request');
-    }
-    expect(estimate.notes.join('\n'), context).toMatch(/^identified: fixed window .* each starting at the first request after a window ends/m);
-    // A window has no refill to subtract: the burst is the limit.
-    expect(estimate.burst, context).toBe(points);
-    expect(relativeError(estimate.sustained_rps, points / duration), context).toBeLessThanOrEqual(0.02);
-    if (withSecondClient) expect(estimate.scope, context).toBe('shared');
-    // Ends by itself, politely (the old probe read one setting 47 % low and spent its whole budget).
-    expect(estimate.partial, context).toBe(false);
-    expect(estimate.requests_sent, context).toBeLessThan(3_000);
-    expect(estimate.requests_limited / estimate.requests_sent, context).toBeLessThanOrEqual(0.1);
-    expect(seconds, context).toBeLessThan(50);
-  }, 90_000);
+  ])(
+    'reads $points per $duration s: a fixed window starting at the first request after a window ends, within 2 %',
+    async ({ points, duration, withSecondClient }) => {
+      const { estimate, seconds } = await behindFlexible({ points, duration }, withSecondClient);
+      const context = describeEstimate(estimate);
+      expect(estimate.limiter?.kind, context).toBe('fixed-window');
+      if (estimate.limiter?.kind === 'fixed-window') {
+        expect(estimate.limiter.limit, context).toBe(points);
+        expect(relativeError(estimate.limiter.window_s, duration), context).toBeLessThanOrEqual(0.02);
+        expect(estimate.limiter.edges, context).toBe('first-request');
+      }
+      expect(estimate.notes.join('\n'), context).toMatch(
+        /^identified: fixed window .* each starting at the first request after a window ends/m,
+      );
+      // A window has no refill to subtract: the burst is the limit.
+      expect(estimate.burst, context).toBe(points);
+      expect(relativeError(estimate.sustained_rps, points / duration), context).toBeLessThanOrEqual(0.02);
+      if (withSecondClient) expect(estimate.scope, context).toBe('shared');
+      // Ends by itself, politely (the old probe read one setting 47 % low and spent its whole budget).
+      expect(estimate.partial, context).toBe(false);
+      expect(estimate.requests_sent, context).toBeLessThan(3_000);
+      expect(estimate.requests_limited / estimate.requests_sent, context).toBeLessThanOrEqual(0.1);
+      expect(seconds, context).toBeLessThan(50);
+    },
+    90_000,
+  );
 });

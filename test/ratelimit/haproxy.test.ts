@@ -19,46 +19,56 @@ const onCi = Boolean(process.env.CI);
 const skipWhy = missing !== undefined && !onCi ? missing : undefined;
 if (skipWhy) console.warn(`skipping the HAProxy rate-limit tests: ${skipWhy}`);
 
-describe.skipIf(skipWhy !== undefined)(`limiter identification behind HAProxy${skipWhy ? ` (skipped: ${skipWhy})` : ''}`, () => {
-  let emulator: Emulator;
-  let tlsDir: string;
+describe.skipIf(skipWhy !== undefined)(
+  `limiter identification behind HAProxy${skipWhy ? ` (skipped: ${skipWhy})` : ''}`,
+  () => {
+    let emulator: Emulator;
+    let tlsDir: string;
 
-  beforeAll(async () => {
-    if (missing) throw new Error(`haproxy is required on CI for the sliding-window ground truth: ${missing}`);
-    tlsDir = await mkdtemp(join(tmpdir(), 'ces-haproxy-tls-'));
-    emulator = await createEmulator({ port: 0, rateLimit: { rps: 0, burst: 0 }, tlsDir });
-  });
-  afterAll(async () => {
-    await emulator?.close();
-    if (tlsDir) await rm(tlsDir, { recursive: true, force: true });
-  });
+    beforeAll(async () => {
+      if (missing) throw new Error(`haproxy is required on CI for the sliding-window ground truth: ${missing}`);
+      tlsDir = await mkdtemp(join(tmpdir(), 'ces-haproxy-tls-'));
+      emulator = await createEmulator({ port: 0, rateLimit: { rps: 0, burst: 0 }, tlsDir });
+    });
+    afterAll(async () => {
+      await emulator?.close();
+      if (tlsDir) await rm(tlsDir, { recursive: true, force: true });
+    });
 
-  async function behindHaproxy(limit: SlidingLimit) {
-    const haproxy = await startHaproxy({ upstream: emulator.url, tlsDir, limit });
-    try {
-      return await probe({ url: haproxy.url, caPem: emulator.caPem, credentials: emulator.credentials }, { maxRps: 200, maxDurationS: 60 });
-    } finally {
-      await haproxy.stop();
+    async function behindHaproxy(limit: SlidingLimit) {
+      const haproxy = await startHaproxy({ upstream: emulator.url, tlsDir, limit });
+      try {
+        return await probe(
+          { url: haproxy.url, caPem: emulator.caPem, credentials: emulator.credentials },
+          { maxRps: 200, maxDurationS: 60 },
+        );
+      } finally {
+        await haproxy.stop();
+      }
     }
-  }
 
-  it.each([
-    { recipe: 'admitted' as const, countsRefused: false },
-    { recipe: 'every' as const, countsRefused: true },
-  ])('reads http_req_rate(500ms) 40 with the $recipe recipe: a sliding window, refused requests counted: $countsRefused, within 2 %', async ({ recipe, countsRefused }) => {
-    const { estimate, seconds } = await behindHaproxy({ limit: 40, periodMs: 500, recipe });
-    const context = describeEstimate(estimate);
-    expect(estimate.limiter?.kind, context).toBe('sliding-window');
-    if (estimate.limiter?.kind === 'sliding-window') {
-      expect(estimate.limiter.limit, context).toBe(40);
-      expect(estimate.limiter.counts_refused, context).toBe(countsRefused);
-    }
-    // A window has no refill to subtract: the burst is the limit.
-    expect(estimate.burst, context).toBe(40);
-    expect(relativeError(estimate.sustained_rps, 80), context).toBeLessThanOrEqual(0.02);
-    // Ends by itself, politely (the old probe spent its whole budget on the second recipe).
-    expect(estimate.partial, context).toBe(false);
-    expect(estimate.requests_limited / estimate.requests_sent, context).toBeLessThanOrEqual(0.1);
-    expect(seconds, context).toBeLessThan(40);
-  }, 90_000);
-});
+    it.each([
+      { recipe: 'admitted' as const, countsRefused: false },
+      { recipe: 'every' as const, countsRefused: true },
+    ])(
+      'reads http_req_rate(500ms) 40 with the $recipe recipe: a sliding window, refused requests counted: $countsRefused, within 2 %',
+      async ({ recipe, countsRefused }) => {
+        const { estimate, seconds } = await behindHaproxy({ limit: 40, periodMs: 500, recipe });
+        const context = describeEstimate(estimate);
+        expect(estimate.limiter?.kind, context).toBe('sliding-window');
+        if (estimate.limiter?.kind === 'sliding-window') {
+          expect(estimate.limiter.limit, context).toBe(40);
+          expect(estimate.limiter.counts_refused, context).toBe(countsRefused);
+        }
+        // A window has no refill to subtract: the burst is the limit.
+        expect(estimate.burst, context).toBe(40);
+        expect(relativeError(estimate.sustained_rps, 80), context).toBeLessThanOrEqual(0.02);
+        // Ends by itself, politely (the old probe spent its whole budget on the second recipe).
+        expect(estimate.partial, context).toBe(false);
+        expect(estimate.requests_limited / estimate.requests_sent, context).toBeLessThanOrEqual(0.1);
+        expect(seconds, context).toBeLessThan(40);
+      },
+      90_000,
+    );
+  },
+);

@@ -2,7 +2,17 @@
 // recovery says, and the window lengths a set of edge brackets allows. No server, no clock.
 
 import { describe, expect, it } from 'vitest';
-import { edgeTrialPlan, edgeTrialVerdict, midpoint, nextEdge, openedReading, openedWindowLength, shapeOf, smoothClumpMax, windowLength } from '../../src/ratelimit/identify.js';
+import {
+  edgeTrialPlan,
+  edgeTrialVerdict,
+  midpoint,
+  nextEdge,
+  openedReading,
+  openedWindowLength,
+  shapeOf,
+  smoothClumpMax,
+  windowLength,
+} from '../../src/ratelimit/identify.js';
 
 describe('shapeOf', () => {
   const base = { drained: 50, lateMs: 100, beforeMs: 900 };
@@ -14,7 +24,9 @@ describe('shapeOf', () => {
   it('a big clump a smooth window could have freed in the ping’s lateness is no reset', () => {
     // 1.5 × 50 × 400 / 900 ≈ 33: a clump of 30 is what HAProxy frees 400 ms into its next period.
     expect(smoothClumpMax({ drained: 50, lateMs: 400, beforeMs: 900 })).toBeCloseTo(33.3, 1);
-    expect(shapeOf({ drained: 50, lateMs: 400, beforeMs: 900, recoveryMs: 1100, clump: 30, trickleMs: 25 }).shape).toBe('sliding-window');
+    expect(shapeOf({ drained: 50, lateMs: 400, beforeMs: 900, recoveryMs: 1100, clump: 30, trickleMs: 25 }).shape).toBe(
+      'sliding-window',
+    );
   });
 
   it('kept out for most of a period, then one every period / limit: a smooth sliding window', () => {
@@ -79,7 +91,13 @@ describe('fixed windows that open at the first request (rate-limiter-flexible)',
     ]);
     expect(length).toEqual({ lo: 990, hi: 1_005 });
     // The same edges read on a lattice do not fit one: the edges moved with the client.
-    expect(windowLength([{ lo: 900, hi: 1_130 }, { lo: 2_120, hi: 2_135 }, { lo: 3_100, hi: 3_140 }]).lo).toBeLessThanOrEqual(1_005);
+    expect(
+      windowLength([
+        { lo: 900, hi: 1_130 },
+        { lo: 2_120, hi: 2_135 },
+        { lo: 3_100, hi: 3_140 },
+      ]).lo,
+    ).toBeLessThanOrEqual(1_005);
   });
 
   it('is empty when the windows disagree (not opened by the first request)', () => {
@@ -112,7 +130,11 @@ describe('opened windows with one misread (its opening request reached the limit
   });
 
   it('which one was misread is not known yet: every length either allows, and no agreeing set', () => {
-    const reading = openedReading([{ startMs: 0, openMs: 700, closedMs: 1_010 }, misread, { startMs: 3_000, openMs: 3_500, closedMs: 5_000 }]);
+    const reading = openedReading([
+      { startMs: 0, openMs: 700, closedMs: 1_010 },
+      misread,
+      { startMs: 3_000, openMs: 3_500, closedMs: 5_000 },
+    ]);
     expect(reading.agreeing).toBeNull();
     expect(reading.length.lo).toBeLessThanOrEqual(1_000);
     expect(reading.length.hi).toBeGreaterThanOrEqual(1_050);
@@ -140,7 +162,12 @@ describe('the edge trial', () => {
   });
 
   it('with clock edges: the burst ends before one, the ping is past it, both inside a window opened by the first request', () => {
-    const plan = edgeTrialPlan({ length, burstSendMs: 245, notBeforeMs: 10_000, clock: { edgeMs: 300, windowMs: 1_000 } })!;
+    const plan = edgeTrialPlan({
+      length,
+      burstSendMs: 245,
+      notBeforeMs: 10_000,
+      clock: { edgeMs: 300, windowMs: 1_000 },
+    })!;
     expect(plan.firstMs).toBeGreaterThanOrEqual(10_000);
     const edge = Math.ceil((plan.burstMs + 1.25 * 245 - 300) / 1_000) * 1_000 + 300;
     expect(plan.burstMs + 1.25 * 245).toBeLessThan(edge);

@@ -22,8 +22,11 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-it('renews an expired token in band: the renewal is one of the stream\'s answers, and the stream goes on with the new token', async () => {
-  const http = new ServiceClient({ environment: 'sandbox', baseUrl: emu.url, credentials: emu.credentials, caPem: emu.caPem }, { redactor: new Redactor(), connections: 4 });
+it("renews an expired token in band: the renewal is one of the stream's answers, and the stream goes on with the new token", async () => {
+  const http = new ServiceClient(
+    { environment: 'sandbox', baseUrl: emu.url, credentials: emu.credentials, caPem: emu.caPem },
+    { redactor: new Redactor(), connections: 4 },
+  );
   try {
     const calls = await probeCalls({ http, endpoint: 'tokens.validate', business: BUSINESS });
     const answers: Exchange[] = [];

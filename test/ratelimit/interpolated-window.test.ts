@@ -5,7 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import { createLimiter, type SlidingWindowModel } from '../../src/ratelimit/limiters/index.js';
 
-const model = (limit: number, countsRefused: boolean): SlidingWindowModel => ({ kind: 'sliding-window', limit, period_s: 1, counts_refused: countsRefused, counter: 'interpolated' });
+const model = (limit: number, countsRefused: boolean): SlidingWindowModel => ({
+  kind: 'sliding-window',
+  limit,
+  period_s: 1,
+  counts_refused: countsRefused,
+  counter: 'interpolated',
+});
 const admitted = (m: SlidingWindowModel, times: number[]) => {
   const limiter = createLimiter(m);
   return times.map((t) => limiter.take(t).ok);
@@ -15,7 +21,17 @@ describe('interpolated sliding window (HAProxy http_req_rate)', () => {
   it('weighs the previous period by what is left of the current one, rounded down', () => {
     // 4 admitted in the period that opened at 0. At 1,250 the previous 4 weigh floor(4 × 0.75) = 3,
     // so one more passes; at 1,500 floor(4 × 0.5) = 2 plus the 1 counted: one more; then full.
-    expect(admitted(model(4, false), [0, 10, 20, 30, 40, 1_250, 1_250, 1_500, 1_500])).toEqual([true, true, true, true, false, true, false, true, false]);
+    expect(admitted(model(4, false), [0, 10, 20, 30, 40, 1_250, 1_250, 1_500, 1_500])).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+      true,
+      false,
+      true,
+      false,
+    ]);
   });
 
   it('still weighs a burst a whole period later, when a sliding log of the same limit has forgotten it', () => {

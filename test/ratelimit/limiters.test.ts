@@ -2,7 +2,13 @@
 // Retry-After each would truthfully send.
 
 import { describe, expect, it } from 'vitest';
-import { burstSize, createLimiter, describeLimiter, sustainedRate, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
+import {
+  burstSize,
+  createLimiter,
+  describeLimiter,
+  sustainedRate,
+  type LimiterModel,
+} from '../../src/ratelimit/limiters/index.js';
 
 const admitted = (model: LimiterModel, times: number[]) => {
   const limiter = createLimiter(model);
@@ -14,7 +20,15 @@ describe('fixed window', () => {
 
   it('admits the limit per window and resets at the edge, wherever the phase puts it', () => {
     expect(admitted(model, [300, 310, 320, 330, 1_249, 1_250, 1_251, 1_252, 1_253])).toEqual([
-      true, true, true, false, false, true, true, true, false,
+      true,
+      true,
+      true,
+      false,
+      false,
+      true,
+      true,
+      true,
+      false,
     ]);
   });
 
@@ -28,19 +42,23 @@ describe('fixed window', () => {
 
   it('counting refused requests changes nothing within a window: the reset forgives them', () => {
     const times = [0, 1, 2, 3, 4, 5, 1_000, 1_001];
-    expect(admitted({ ...model, phase_s: 0, counts_refused: true }, times)).toEqual(admitted({ ...model, phase_s: 0 }, times));
+    expect(admitted({ ...model, phase_s: 0, counts_refused: true }, times)).toEqual(
+      admitted({ ...model, phase_s: 0 }, times),
+    );
   });
 
   it('with edges at the first request (rate-limiter-flexible): a window opens at the first request after the last one ended', () => {
     const opened = { ...model, phase_s: 0, edges: 'first-request' } as const;
     // Opened at 300: full until 1 300, not at the clock's 1 000 (phase 0); the next opens at 1 700, not 2 300.
-    expect(admitted(opened, [300, 310, 320, 330, 1_000, 1_299, 1_300, 1_301, 1_302, 1_303, 2_299, 2_300, 2_301])).toEqual([
-      true, true, true, false, false, false, true, true, true, false, false, true, true,
-    ]);
+    expect(
+      admitted(opened, [300, 310, 320, 330, 1_000, 1_299, 1_300, 1_301, 1_302, 1_303, 2_299, 2_300, 2_301]),
+    ).toEqual([true, true, true, false, false, false, true, true, true, false, false, true, true]);
     const limiter = createLimiter({ ...opened, window_s: 10 });
     for (let i = 0; i < 3; i++) limiter.take(4_000);
     expect(limiter.take(4_500)).toEqual({ ok: false, retryAfterS: 10 });
-    expect(describeLimiter(opened)).toBe('fixed window 3 per 1 s, each starting at the first request after a window ends');
+    expect(describeLimiter(opened)).toBe(
+      'fixed window 3 per 1 s, each starting at the first request after a window ends',
+    );
   });
 });
 
@@ -49,7 +67,16 @@ describe('sliding window', () => {
 
   it('admits at most the limit in any period', () => {
     expect(admitted(model, [0, 100, 200, 300, 999, 1_000, 1_050, 1_100, 1_200, 1_300])).toEqual([
-      true, true, true, false, false, true, false, true, true, false,
+      true,
+      true,
+      true,
+      false,
+      false,
+      true,
+      false,
+      true,
+      true,
+      false,
     ]);
   });
 
@@ -82,7 +109,16 @@ describe('sliding window', () => {
 describe('bucket', () => {
   it('admits the burst, then the rate', () => {
     const times = [0, 0, 0, 0, 499, 500, 501, 1_000];
-    expect(admitted({ kind: 'bucket', rate_rps: 2, burst: 3 }, times)).toEqual([true, true, true, false, false, true, false, true]);
+    expect(admitted({ kind: 'bucket', rate_rps: 2, burst: 3 }, times)).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+      true,
+      false,
+      true,
+    ]);
   });
 });
 

@@ -17,9 +17,16 @@ afterEach(async () => {
 });
 
 it('a fixed window of 300 per 10 s, announced: sized within 2 % in about 25 s, the announcement agreeing', async () => {
-  const emu = await createEmulator({ port: 0, limiter: { kind: 'fixed-window', limit: 300, window_s: 10, phase_s: 0, counts_refused: false }, profiles: ['ratelimit-headers'] });
+  const emu = await createEmulator({
+    port: 0,
+    limiter: { kind: 'fixed-window', limit: 300, window_s: 10, phase_s: 0, counts_refused: false },
+    profiles: ['ratelimit-headers'],
+  });
   open.push(emu);
-  const { estimate, seconds, samples } = await probe({ url: emu.url, caPem: emu.caPem, credentials: emu.credentials }, { maxDurationS: 30 });
+  const { estimate, seconds, samples } = await probe(
+    { url: emu.url, caPem: emu.caPem, credentials: emu.credentials },
+    { maxDurationS: 30 },
+  );
   const context = describeEstimate(estimate);
   expect(estimate.limiter, context).toMatchObject({ kind: 'fixed-window', limit: 300 });
   const windowS = estimate.limiter?.kind === 'fixed-window' ? estimate.limiter.window_s : NaN;
@@ -32,5 +39,7 @@ it('a fixed window of 300 per 10 s, announced: sized within 2 % in about 25 s, t
   // left, and is bounded by max_requests like any probe's.
   const sizingRequests = samples.filter((s) => s.sentMs <= sizedS * 1000).length;
   expect(sizingRequests, context).toBeLessThanOrEqual(3 * 300 + 100);
-  console.log(`emulator 300/10 s announced: ${windowS} s, sized in ${sizedS.toFixed(1)} s with ${sizingRequests} requests (${seconds.toFixed(1)} s and ${estimate.requests_sent} requests in all)`);
+  console.log(
+    `emulator 300/10 s announced: ${windowS} s, sized in ${sizedS.toFixed(1)} s with ${sizingRequests} requests (${seconds.toFixed(1)} s and ${estimate.requests_sent} requests in all)`,
+  );
 }, 45_000);

@@ -12,14 +12,23 @@ import type { Estimate } from '../../src/ratelimit/types.js';
 import { overstatedQuota } from '../../src/emulator/profiles/ratelimit-headers.js';
 import { advertising, fromModel, virtualWorld, type VirtualEndpoint } from './virtual-limit.js';
 
-const fixed = (limit: number, windowS: number): LimiterModel => ({ kind: 'fixed-window', limit, window_s: windowS, phase_s: 0, counts_refused: false });
+const fixed = (limit: number, windowS: number): LimiterModel => ({
+  kind: 'fixed-window',
+  limit,
+  window_s: windowS,
+  phase_s: 0,
+  counts_refused: false,
+});
 const MAX_RPS = 200;
 
 type Says = 'ratelimit-headers' | 'retry-after' | 'overstated 100/min';
 
 function endpoint(model: LimiterModel, says: Says): VirtualEndpoint {
   if (says === 'retry-after') return { limiter: () => fromModel(model), status: 429, announces: 'retry-after' };
-  return { limiter: () => advertising(model, says === 'ratelimit-headers' ? undefined : overstatedQuota(100, 60)), status: 429 };
+  return {
+    limiter: () => advertising(model, says === 'ratelimit-headers' ? undefined : overstatedQuota(100, 60)),
+    status: 429,
+  };
 }
 
 async function probeOf(model: LimiterModel, says: Says, maxDurationS: number): Promise<Estimate> {
@@ -52,9 +61,12 @@ describe('a fixed window of 10 s or a minute is sized within 2 % in two periods 
     // Three windows' worth (the drain, the window after the first edge, the one after the second) and pings.
     expect(e.requests_sent).toBeLessThanOrEqual(3 * limit + 100);
     expect(e.partial).toBe(false);
-    if (says === 'ratelimit-headers') expect(e.advertised).toMatchObject({ limit, window_s: windowS, source_header: 'RateLimit-Policy', agrees: true });
+    if (says === 'ratelimit-headers')
+      expect(e.advertised).toMatchObject({ limit, window_s: windowS, source_header: 'RateLimit-Policy', agrees: true });
     else expect(e.advertised).toBeUndefined();
-    console.log(`${limit}/${windowS} s (${says}): ${got.limit} per ${got.window_s} s in ${e.duration_s} s, ${e.requests_sent} requests`);
+    console.log(
+      `${limit}/${windowS} s (${says}): ${got.limit} per ${got.window_s} s in ${e.duration_s} s, ${e.requests_sent} requests`,
+    );
   });
 });
 
@@ -80,7 +92,11 @@ describe('what the announcement says is set beside what was measured', () => {
   });
 
   it('a sliding log that announces its quota is not taken for a fixed window', async () => {
-    const e = await probeOf({ kind: 'sliding-window', limit: 60, period_s: 60, counts_refused: false }, 'ratelimit-headers', 150);
+    const e = await probeOf(
+      { kind: 'sliding-window', limit: 60, period_s: 60, counts_refused: false },
+      'ratelimit-headers',
+      150,
+    );
     expect(e.limiter?.kind).not.toBe('fixed-window');
     expect(e.advertised?.agrees).not.toBe(false);
   });
@@ -90,7 +106,9 @@ describe('a window longer than the budget is said so, never guessed', () => {
   it('a minute announced, 100 s allowed: not identified, at once', async () => {
     const e = await probeOf(fixed(60, 60), 'ratelimit-headers', 100);
     expect(e.limiter).toBeNull();
-    expect(e.notes.some((n) => n.startsWith("not identified: the window is longer than the probe's budget (100 s)"))).toBe(true);
+    expect(
+      e.notes.some((n) => n.startsWith("not identified: the window is longer than the probe's budget (100 s)")),
+    ).toBe(true);
     expect(e.advertised).toMatchObject({ limit: 60, window_s: 60, agrees: null });
     expect(e.advertised?.note).toMatch(/^advertised, not verified/);
     // Said after the drain: the budget is not spent on a window it cannot size.
@@ -100,6 +118,8 @@ describe('a window longer than the budget is said so, never guessed', () => {
   it('a minute said by Retry-After alone, 100 s allowed: not identified once the second reset says how long', async () => {
     const e = await probeOf(fixed(60, 60), 'retry-after', 100);
     expect(e.limiter).toBeNull();
-    expect(e.notes.some((n) => n.startsWith("not identified: the window is longer than the probe's budget (100 s)"))).toBe(true);
+    expect(
+      e.notes.some((n) => n.startsWith("not identified: the window is longer than the probe's budget (100 s)")),
+    ).toBe(true);
   });
 });

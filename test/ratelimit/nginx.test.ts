@@ -27,135 +27,171 @@ const k6 = await realK6();
 const skipWhy = missing !== undefined && !onCi ? missing : undefined;
 if (skipWhy) console.warn(`skipping the nginx rate-limit tests: ${skipWhy}`);
 
-describe.skipIf(skipWhy !== undefined)(`rate-limit discovery behind nginx limit_req${skipWhy ? ` (skipped: ${skipWhy})` : ''}`, () => {
-  let emulator: Emulator;
-  let tlsDir: string;
+describe.skipIf(skipWhy !== undefined)(
+  `rate-limit discovery behind nginx limit_req${skipWhy ? ` (skipped: ${skipWhy})` : ''}`,
+  () => {
+    let emulator: Emulator;
+    let tlsDir: string;
 
-  beforeAll(async () => {
-    // On CI a missing nginx fails every test here with the reason, never a silent pass.
-    if (missing) throw new Error(`nginx is required on CI for the rate-limit ground truth: ${missing}`);
-    tlsDir = await mkdtemp(join(tmpdir(), 'ces-nginx-tls-'));
-    emulator = await createEmulator({ port: 0, rateLimit: { rps: 0, burst: 0 }, tlsDir });
-  });
-  afterAll(async () => {
-    await emulator?.close();
-    if (tlsDir) await rm(tlsDir, { recursive: true, force: true });
-  });
+    beforeAll(async () => {
+      // On CI a missing nginx fails every test here with the reason, never a silent pass.
+      if (missing) throw new Error(`nginx is required on CI for the rate-limit ground truth: ${missing}`);
+      tlsDir = await mkdtemp(join(tmpdir(), 'ces-nginx-tls-'));
+      emulator = await createEmulator({ port: 0, rateLimit: { rps: 0, burst: 0 }, tlsDir });
+    });
+    afterAll(async () => {
+      await emulator?.close();
+      if (tlsDir) await rm(tlsDir, { recursive: true, force: true });
+    });
 
-  async function behindNginx<T>(limit: NginxLimit, body: (nginx: RunningNginx) => Promise<T>): Promise<T> {
-    const nginx = await startNginx({ upstream: emulator.url, tlsDir, limit });
-    try {
-      return await body(nginx);
-    } finally {
-      await nginx.stop();
+    async function behindNginx<T>(limit: NginxLimit, body: (nginx: RunningNginx) => Promise<T>): Promise<T> {
+      const nginx = await startNginx({ upstream: emulator.url, tlsDir, limit });
+      try {
+        return await body(nginx);
+      } finally {
+        await nginx.stop();
+      }
     }
-  }
 
-  const targetOf = (nginx: RunningNginx) => ({ url: nginx.url, caPem: emulator.caPem, credentials: emulator.credentials });
+    const targetOf = (nginx: RunningNginx) => ({
+      url: nginx.url,
+      caPem: emulator.caPem,
+      credentials: emulator.credentials,
+    });
 
-  it.each([
-    { rate: 10, burst: 5 },
-    { rate: 25, burst: 10 },
-    { rate: 50, burst: 20 },
-    // A small burst: nginx throws away what it frees while a client pauses for longer than the
-    // burst lasts, so this is the setting where a stalled sender costs accuracy first.
-    { rate: 40, burst: 4 },
-  ])('finds rate=$rate r/s burst=$burst within 5 %', async (limit) => {
-    const { estimate, seconds } = await behindNginx(limit, (nginx) => probe(targetOf(nginx)));
-    const context = describeEstimate(estimate);
-    expect(estimate.limiting_status, context).toBe(429);
-    expect(relativeError(estimate.sustained_rps, limit.rate), context).toBeLessThanOrEqual(0.05);
-    // nginx lets burst + 1 through from idle: the first request and `burst` in excess of the rate.
-    // (A busy machine can stall the sender mid-burst by more than a few requests' worth.)
-    expect(Math.abs((estimate.burst ?? 0) - (limit.burst + 1)), context).toBeLessThanOrEqual(Math.max(2, 0.15 * (limit.burst + 1)));
-    // nginx sends no Retry-After; the probe must say so rather than guess.
-    expect(estimate.retry_after_header, context).toBe('absent');
-    expect(estimate.partial, context).toBe(false);
-    expect(estimate.requests_limited, context).toBeLessThan(estimate.requests_sent / 2);
-    expect(seconds).toBeLessThan(30);
-    const rec = recommend(estimate);
-    expect(rec?.target_rps).toBeLessThan(limit.rate);
-    // No Retry-After to lean on: the backoff alone must outlast a refill.
-    expect(rec!.backoff.base_ms).toBeGreaterThan(0);
-  }, 45_000);
-
-  it('drains again from idle when the set-up requests used up a small limit (burst=1), so the window can be lean', async () => {
-    const limit = { rate: 20, burst: 1 };
-    const { estimate, samples } = await behindNginx(limit, (nginx) => probe(targetOf(nginx)));
-    const context = describeEstimate(estimate);
-    expect(estimate.limiter?.kind, context).toBe('bucket');
-    expect(relativeError(estimate.sustained_rps, limit.rate), context).toBeLessThanOrEqual(0.05);
-    // The first drain was refused at once; the second, from idle, let the whole limit through.
-    expect(samples.filter((s) => s.phase === 'drain' && s.answer === 'accepted').length, context).toBeGreaterThanOrEqual(1);
-    // With no drain the stream piloted at max_rps and a third of all requests were refused.
-    expect(estimate.requests_limited / estimate.requests_sent, context).toBeLessThan(0.2);
-    expect(samples.some((s) => s.phase === 'pilot'), context).toBe(false);
-  }, 45_000);
-
-  it('reports nginx without limit_req_status (503) as non-conformant, with its rate', async () => {
-    const { estimate } = await behindNginx({ rate: 25, burst: 10, status: 503 }, (nginx) => probe(targetOf(nginx)));
-    const context = describeEstimate(estimate);
-    expect(estimate.limiting_status, context).toBe(503);
-    expect(relativeError(estimate.sustained_rps, 25), context).toBeLessThanOrEqual(0.05);
-    const result = toRateLimitResult(estimate, recommend(estimate), null);
-    expect(result.observed_429).toBe(false);
-    expect(result.notes?.[0]).toMatch(/^non-conformant: §7 wants 429.*503/);
-  }, 45_000);
-
-  it('lists RateLimit headers on refusals and judges the reset they announce, without Retry-After', async () => {
-    const refusalHeaders = { 'RateLimit-Policy': '25;w=1', 'RateLimit-Reset': '1' };
-    const { estimate } = await behindNginx({ rate: 25, burst: 10, refusalHeaders }, (nginx) => probe(targetOf(nginx)));
-    const context = describeEstimate(estimate);
-    expect(estimate.retry_after_header, context).toBe('absent');
-    expect(estimate.ratelimit_headers?.names, context).toEqual(['ratelimit-policy', 'ratelimit-reset']);
-    expect(estimate.ratelimit_headers?.reset, context).toBe('truthful');
-    expect(toRateLimitResult(estimate, recommend(estimate), null).ratelimit_headers).toEqual(['ratelimit-policy', 'ratelimit-reset']);
-  }, 45_000);
-
-  it('tells a limit keyed by client address as shared between two clients', async () => {
-    const { estimate } = await behindNginx({ rate: 20, burst: 5 }, (nginx) =>
-      probe(targetOf(nginx), { endpoint: 'tokens.issue', secondClient: { clientId: 'second-client', clientSecret: 'not-a-secret-of-anyone' } }),
+    it.each([
+      { rate: 10, burst: 5 },
+      { rate: 25, burst: 10 },
+      { rate: 50, burst: 20 },
+      // A small burst: nginx throws away what it frees while a client pauses for longer than the
+      // burst lasts, so this is the setting where a stalled sender costs accuracy first.
+      { rate: 40, burst: 4 },
+    ])(
+      'finds rate=$rate r/s burst=$burst within 5 %',
+      async (limit) => {
+        const { estimate, seconds } = await behindNginx(limit, (nginx) => probe(targetOf(nginx)));
+        const context = describeEstimate(estimate);
+        expect(estimate.limiting_status, context).toBe(429);
+        expect(relativeError(estimate.sustained_rps, limit.rate), context).toBeLessThanOrEqual(0.05);
+        // nginx lets burst + 1 through from idle: the first request and `burst` in excess of the rate.
+        // (A busy machine can stall the sender mid-burst by more than a few requests' worth.)
+        expect(Math.abs((estimate.burst ?? 0) - (limit.burst + 1)), context).toBeLessThanOrEqual(
+          Math.max(2, 0.15 * (limit.burst + 1)),
+        );
+        // nginx sends no Retry-After; the probe must say so rather than guess.
+        expect(estimate.retry_after_header, context).toBe('absent');
+        expect(estimate.partial, context).toBe(false);
+        expect(estimate.requests_limited, context).toBeLessThan(estimate.requests_sent / 2);
+        expect(seconds).toBeLessThan(30);
+        const rec = recommend(estimate);
+        expect(rec?.target_rps).toBeLessThan(limit.rate);
+        // No Retry-After to lean on: the backoff alone must outlast a refill.
+        expect(rec!.backoff.base_ms).toBeGreaterThan(0);
+      },
+      45_000,
     );
-    expect(estimate.scope, describeEstimate(estimate)).toBe('shared');
-  }, 45_000);
 
-  it.skipIf(k6 === undefined)('proves the recommendation with k6: no request lost, where a hasty policy loses some', async () => {
-    // nginx sends no Retry-After, so the k6 clients live by the backoff alone: the policy decides.
-    const bundleDir = await bundleScenarios();
-    const workDir = await mkdtemp(join(tmpdir(), 'ces-proof-'));
-    try {
-      await behindNginx({ rate: 10, burst: 5 }, async (nginx) => {
-        const { estimate } = await probe(targetOf(nginx));
-        const policy = recommend(estimate)!;
-        const run = (recommendation: Recommendation) =>
-          prove({
-            k6Path: k6!.path,
-            bundleDir,
-            workDir,
-            target: { baseUrl: nginx.url, credentials: emulator.credentials, caFile: join(tlsDir, 'ca.pem') },
-            endpoint: 'tokens.validate',
-            business: BUSINESS,
-            recommendation,
-            durationS: 4,
-            tokenLifetimeS: 86_400,
-            clockToleranceS: 1,
-            runId: 'nginx-proof',
+    it('drains again from idle when the set-up requests used up a small limit (burst=1), so the window can be lean', async () => {
+      const limit = { rate: 20, burst: 1 };
+      const { estimate, samples } = await behindNginx(limit, (nginx) => probe(targetOf(nginx)));
+      const context = describeEstimate(estimate);
+      expect(estimate.limiter?.kind, context).toBe('bucket');
+      expect(relativeError(estimate.sustained_rps, limit.rate), context).toBeLessThanOrEqual(0.05);
+      // The first drain was refused at once; the second, from idle, let the whole limit through.
+      expect(
+        samples.filter((s) => s.phase === 'drain' && s.answer === 'accepted').length,
+        context,
+      ).toBeGreaterThanOrEqual(1);
+      // With no drain the stream piloted at max_rps and a third of all requests were refused.
+      expect(estimate.requests_limited / estimate.requests_sent, context).toBeLessThan(0.2);
+      expect(
+        samples.some((s) => s.phase === 'pilot'),
+        context,
+      ).toBe(false);
+    }, 45_000);
+
+    it('reports nginx without limit_req_status (503) as non-conformant, with its rate', async () => {
+      const { estimate } = await behindNginx({ rate: 25, burst: 10, status: 503 }, (nginx) => probe(targetOf(nginx)));
+      const context = describeEstimate(estimate);
+      expect(estimate.limiting_status, context).toBe(503);
+      expect(relativeError(estimate.sustained_rps, 25), context).toBeLessThanOrEqual(0.05);
+      const result = toRateLimitResult(estimate, recommend(estimate), null);
+      expect(result.observed_429).toBe(false);
+      expect(result.notes?.[0]).toMatch(/^non-conformant: §7 wants 429.*503/);
+    }, 45_000);
+
+    it('lists RateLimit headers on refusals and judges the reset they announce, without Retry-After', async () => {
+      const refusalHeaders = { 'RateLimit-Policy': '25;w=1', 'RateLimit-Reset': '1' };
+      const { estimate } = await behindNginx({ rate: 25, burst: 10, refusalHeaders }, (nginx) =>
+        probe(targetOf(nginx)),
+      );
+      const context = describeEstimate(estimate);
+      expect(estimate.retry_after_header, context).toBe('absent');
+      expect(estimate.ratelimit_headers?.names, context).toEqual(['ratelimit-policy', 'ratelimit-reset']);
+      expect(estimate.ratelimit_headers?.reset, context).toBe('truthful');
+      expect(toRateLimitResult(estimate, recommend(estimate), null).ratelimit_headers).toEqual([
+        'ratelimit-policy',
+        'ratelimit-reset',
+      ]);
+    }, 45_000);
+
+    it('tells a limit keyed by client address as shared between two clients', async () => {
+      const { estimate } = await behindNginx({ rate: 20, burst: 5 }, (nginx) =>
+        probe(targetOf(nginx), {
+          endpoint: 'tokens.issue',
+          secondClient: { clientId: 'second-client', clientSecret: 'not-a-secret-of-anyone' },
+        }),
+      );
+      expect(estimate.scope, describeEstimate(estimate)).toBe('shared');
+    }, 45_000);
+
+    it.skipIf(k6 === undefined)(
+      'proves the recommendation with k6: no request lost, where a hasty policy loses some',
+      async () => {
+        // nginx sends no Retry-After, so the k6 clients live by the backoff alone: the policy decides.
+        const bundleDir = await bundleScenarios();
+        const workDir = await mkdtemp(join(tmpdir(), 'ces-proof-'));
+        try {
+          await behindNginx({ rate: 10, burst: 5 }, async (nginx) => {
+            const { estimate } = await probe(targetOf(nginx));
+            const policy = recommend(estimate)!;
+            const run = (recommendation: Recommendation) =>
+              prove({
+                k6Path: k6!.path,
+                bundleDir,
+                workDir,
+                target: { baseUrl: nginx.url, credentials: emulator.credentials, caFile: join(tlsDir, 'ca.pem') },
+                endpoint: 'tokens.validate',
+                business: BUSINESS,
+                recommendation,
+                durationS: 4,
+                tokenLifetimeS: 86_400,
+                clockToleranceS: 1,
+                runId: 'nginx-proof',
+              });
+            // Let the probe's drain refill first, as the stage does.
+            await new Promise((r) => setTimeout(r, 1_500));
+            const good = await run(policy);
+            expect(good.proof, JSON.stringify(good.scenario.extra)).not.toBeNull();
+            expect(good.proof!.lost_requests, JSON.stringify(good.scenario.extra)).toBe(0);
+            expect(good.proof!.goodput_rps).toBeGreaterThan(policy.target_rps * 0.8);
+            // Above the limit, retrying after 0–10 ms once: nginx keeps refusing and calls are lost.
+            await new Promise((r) => setTimeout(r, 1_500));
+            const hasty = await run({
+              ...policy,
+              target_rps: 15,
+              backoff: { base_ms: 5, cap_ms: 10, jitter: 'full', max_retries: 1 },
+              retry_budget_s: 2,
+            });
+            expect(hasty.proof!.lost_requests).toBeGreaterThan(0);
+            expect(hasty.proof!.rate_429).toBeGreaterThan(0.1);
           });
-        // Let the probe's drain refill first, as the stage does.
-        await new Promise((r) => setTimeout(r, 1_500));
-        const good = await run(policy);
-        expect(good.proof, JSON.stringify(good.scenario.extra)).not.toBeNull();
-        expect(good.proof!.lost_requests, JSON.stringify(good.scenario.extra)).toBe(0);
-        expect(good.proof!.goodput_rps).toBeGreaterThan(policy.target_rps * 0.8);
-        // Above the limit, retrying after 0–10 ms once: nginx keeps refusing and calls are lost.
-        await new Promise((r) => setTimeout(r, 1_500));
-        const hasty = await run({ ...policy, target_rps: 15, backoff: { base_ms: 5, cap_ms: 10, jitter: 'full', max_retries: 1 }, retry_budget_s: 2 });
-        expect(hasty.proof!.lost_requests).toBeGreaterThan(0);
-        expect(hasty.proof!.rate_429).toBeGreaterThan(0.1);
-      });
-    } finally {
-      await rm(workDir, { recursive: true, force: true });
-      await rm(bundleDir, { recursive: true, force: true });
-    }
-  }, 90_000);
-});
+        } finally {
+          await rm(workDir, { recursive: true, force: true });
+          await rm(bundleDir, { recursive: true, force: true });
+        }
+      },
+      90_000,
+    );
+  },
+);

@@ -22,7 +22,14 @@ function stallingClock(stallAtMs: number, stallMs: number): Clock {
 async function sendTimes(catchUp: boolean): Promise<{ sentAt: number[]; stoppedMs: number }> {
   const clock = stallingClock(500, 1_000);
   const sentAt: number[] = [];
-  const stoppedMs = await pace({ clock, rate: () => 100, maxInFlight: () => 4, catchUp, done: () => sentAt.length >= 200, send: async () => void sentAt.push(clock.now()) });
+  const stoppedMs = await pace({
+    clock,
+    rate: () => 100,
+    maxInFlight: () => 4,
+    catchUp,
+    done: () => sentAt.length >= 200,
+    send: async () => void sentAt.push(clock.now()),
+  });
   return { sentAt, stoppedMs };
 }
 

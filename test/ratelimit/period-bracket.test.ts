@@ -5,7 +5,14 @@
 import { describe, expect, it } from 'vitest';
 import { discover } from '../../src/ratelimit/discover.js';
 import { midpoint } from '../../src/ratelimit/identify.js';
-import { initialBracket, nextPingAfter, pinned, withAnswer, PERIOD_PRECISION, type PeriodBracket } from '../../src/ratelimit/probe/period-bracket.js';
+import {
+  initialBracket,
+  nextPingAfter,
+  pinned,
+  withAnswer,
+  PERIOD_PRECISION,
+  type PeriodBracket,
+} from '../../src/ratelimit/probe/period-bracket.js';
 import { longestSmoothPeriod } from '../../src/ratelimit/probe/period-longest.js';
 import { idleSince } from '../../src/ratelimit/probe/sliding-period.js';
 import type { Sample } from '../../src/ratelimit/types.js';
@@ -23,7 +30,7 @@ describe('the period bracket', () => {
     expect(pinned({ ...seen(990, 1010), loSeen: false })).toBe(false);
   });
 
-  it('starts a tenth below the drain\'s lower end, which refused pings that counted may have pushed past the period', () => {
+  it("starts a tenth below the drain's lower end, which refused pings that counted may have pushed past the period", () => {
     expect(initialBracket(1000, 1380, false)).toEqual({ lo: 900, hi: 1380, loSeen: false, hiSeen: false });
   });
 
@@ -77,7 +84,14 @@ function recoveryOf(limit: number, periodMs: number, countsRefused: boolean) {
   const limiter = haproxyRate(limit, periodMs, countsRefused);
   const samples: Sample[] = [];
   const send = (t: number): Sample => {
-    const s: Sample = { sentMs: t, doneMs: t + 3, status: 0, answer: limiter(t) === undefined ? 'accepted' : 'limited', phase: 'recover', client: 'primary' };
+    const s: Sample = {
+      sentMs: t,
+      doneMs: t + 3,
+      status: 0,
+      answer: limiter(t) === undefined ? 'accepted' : 'limited',
+      phase: 'recover',
+      client: 'primary',
+    };
     samples.push(s);
     return s;
   };
@@ -120,8 +134,20 @@ describe('the longest period a smooth sliding window can have, from its first re
   });
 
   it('says nothing when fewer than two requests passed after the last refusal', () => {
-    const s = (sentMs: number, answer: Sample['answer']): Sample => ({ sentMs, doneMs: sentMs + 3, status: 0, answer, phase: 'recover', client: 'primary' });
-    expect(longestSmoothPeriod([s(900, 'limited'), s(1000, 'accepted')], 50, { accepted: s(1000, 'accepted'), lastRefused: s(900, 'limited') })).toBeUndefined();
+    const s = (sentMs: number, answer: Sample['answer']): Sample => ({
+      sentMs,
+      doneMs: sentMs + 3,
+      status: 0,
+      answer,
+      phase: 'recover',
+      client: 'primary',
+    });
+    expect(
+      longestSmoothPeriod([s(900, 'limited'), s(1000, 'accepted')], 50, {
+        accepted: s(1000, 'accepted'),
+        lastRefused: s(900, 'limited'),
+      }),
+    ).toBeUndefined();
   });
 });
 
@@ -131,7 +157,14 @@ describe('the quiet before each trial, on a virtual clock', () => {
     const world = virtualWorld({ limiter, status: 429, announces: 'retry-after' });
     const record: Sample[] = [];
     try {
-      await discover({ calls: world.calls, clock: world.clock, maxRps: 200, maxRequests: 3_000, maxDurationS: 60, record });
+      await discover({
+        calls: world.calls,
+        clock: world.clock,
+        maxRps: 200,
+        maxRequests: 3_000,
+        maxDurationS: 60,
+        record,
+      });
     } finally {
       world.stop();
     }
@@ -140,7 +173,9 @@ describe('the quiet before each trial, on a virtual clock', () => {
   }
 
   it('a sliding log (its edges moved with the clump) waits one period after the last request, not two', async () => {
-    const spacing = await trialSpacing(() => fromModel({ kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false }));
+    const spacing = await trialSpacing(() =>
+      fromModel({ kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false }),
+    );
     expect(spacing.length).toBeGreaterThan(2);
     // The single request about a period after the clump, then one quiet period (≤ 1.3 s bound).
     for (const ms of spacing) expect(ms).toBeLessThan(2_700);

@@ -29,13 +29,22 @@ export function phaseRuns(samples: readonly Sample[]): PhaseRun[] {
       last.lastMs = s.sentMs;
       continue;
     }
-    runs.push({ phase: s.phase, sent: 1, refused: s.answer === 'limited' ? 1 : 0, firstMs: s.sentMs, lastMs: s.sentMs, quietBeforeMs: last ? s.sentMs - last.lastMs : s.sentMs });
+    runs.push({
+      phase: s.phase,
+      sent: 1,
+      refused: s.answer === 'limited' ? 1 : 0,
+      firstMs: s.sentMs,
+      lastMs: s.sentMs,
+      quietBeforeMs: last ? s.sentMs - last.lastMs : s.sentMs,
+    });
   }
   return runs;
 }
 
 /** Per phase: requests, refusals, and the time from the end of the previous phase's last run to the end of its own (its waits included). */
-export function phaseTotals(runs: readonly PhaseRun[]): Array<{ phase: string; sent: number; refused: number; ms: number }> {
+export function phaseTotals(
+  runs: readonly PhaseRun[],
+): Array<{ phase: string; sent: number; refused: number; ms: number }> {
   const totals = new Map<string, { phase: string; sent: number; refused: number; ms: number }>();
   for (const r of runs) {
     const t = totals.get(r.phase) ?? { phase: r.phase, sent: 0, refused: 0, ms: 0 };

@@ -52,7 +52,13 @@ function misreadLimit(steady: (round: number) => Bucket, fleetLimit?: Bucket) {
 
 function capture(onProgress: (l: string) => void): Terminal & { lines: string[] } {
   const lines: string[] = [];
-  return { color: false, lines, out: (l) => lines.push(plainText(l)), err: (l) => lines.push(plainText(l)), progress: onProgress };
+  return {
+    color: false,
+    lines,
+    out: (l) => lines.push(plainText(l)),
+    err: (l) => lines.push(plainText(l)),
+    progress: onProgress,
+  };
 }
 
 describe.skipIf(k6 === undefined)('the proof loop of the ratelimit stage, behind a limit the probe misreads', () => {
@@ -63,7 +69,11 @@ describe.skipIf(k6 === undefined)('the proof loop of the ratelimit stage, behind
 
   beforeAll(async () => {
     reportDir = await mkdtemp(join(tmpdir(), 'ces-proof-loop-'));
-    prepared = await prepareTarget({}, redactor, capture(() => {}));
+    prepared = await prepareTarget(
+      {},
+      redactor,
+      capture(() => {}),
+    );
   });
   afterAll(async () => {
     await Promise.all(emulators.map((e) => e.close()));
@@ -73,7 +83,11 @@ describe.skipIf(k6 === undefined)('the proof loop of the ratelimit stage, behind
 
   async function runStage(steady: (round: number) => Bucket, fleetLimit?: Bucket) {
     const limit = misreadLimit(steady, fleetLimit);
-    const emulator = await createEmulator({ port: 0, environments: ['sandbox'], overrides: [() => ({ limit: (ctx, key) => limit.take(key, ctx.now) })] });
+    const emulator = await createEmulator({
+      port: 0,
+      environments: ['sandbox'],
+      overrides: [() => ({ limit: (ctx, key) => limit.take(key, ctx.now) })],
+    });
     emulators.push(emulator);
     const { target, expect: expectations } = await prepared.probeTarget();
     redactor.addSecret(emulator.credentials.clientSecret, emulator.credentials.clientId);
@@ -82,8 +96,19 @@ describe.skipIf(k6 === undefined)('the proof loop of the ratelimit stage, behind
     const io: StageIo = {
       prepared: {
         ...prepared,
-        ...(fleetLimit !== undefined ? { settings: { ...prepared.settings, rateLimit: { ...prepared.settings.rateLimit, fleet: 4 } } } : {}),
-        probeTarget: async () => ({ target: { ...target, baseUrl: emulator.url, credentials: emulator.credentials, caPem: emulator.caPem, caFile: emulator.caFile }, expect: expectations }),
+        ...(fleetLimit !== undefined
+          ? { settings: { ...prepared.settings, rateLimit: { ...prepared.settings.rateLimit, fleet: 4 } } }
+          : {}),
+        probeTarget: async () => ({
+          target: {
+            ...target,
+            baseUrl: emulator.url,
+            credentials: emulator.credentials,
+            caPem: emulator.caPem,
+            caFile: emulator.caFile,
+          },
+          expect: expectations,
+        }),
       },
       redactor,
       terminal,
@@ -92,7 +117,12 @@ describe.skipIf(k6 === undefined)('the proof loop of the ratelimit stage, behind
       untested: (stage, reason) => untested.push(`${stage}: ${reason}`),
     };
     const result = await makeRateLimitStage({ proofS: 4, maxDurationS: 30 })(io);
-    return { result, untested, text: terminal.lines.join('\n'), context: JSON.stringify({ ...result, timeline: undefined }, null, 1) };
+    return {
+      result,
+      untested,
+      text: terminal.lines.join('\n'),
+      context: JSON.stringify({ ...result, timeline: undefined }, null, 1),
+    };
   }
 
   it('lowers the recommendation round by round until the proof holds, and gives only that one', async () => {
@@ -106,14 +136,26 @@ describe.skipIf(k6 === undefined)('the proof loop of the ratelimit stage, behind
     expect(rounds[0]!.rate_429!, context).toBeGreaterThan(0.1);
     expect(rounds.at(-1)!.verdict, context).toBe('holds');
     // Each round strictly lower; the one given is the one that held, at or below the steady limit.
-    for (let i = 1; i < rounds.length; i++) expect(rounds[i]!.target_rps, context).toBeLessThan(rounds[i - 1]!.target_rps);
+    for (let i = 1; i < rounds.length; i++)
+      expect(rounds[i]!.target_rps, context).toBeLessThan(rounds[i - 1]!.target_rps);
     expect(result.recommendation!.target_rps, context).toBe(rounds.at(-1)!.target_rps);
     expect(result.recommendation!.target_rps, context).toBeLessThanOrEqual(20);
     expect(result.proof!.lost_requests, context).toBe(0);
     expect(text).toMatch(/^ {2}proof round 1: at [\d.]+\/s: [\d.]+% 429, .*: fails \(/m);
     expect(text).toMatch(new RegExp(`^recommend: ≤ ${result.recommendation!.target_rps} req/s`, 'm'));
-    console.log(`proof rounds behind a 20/s steady limit: ${rounds.map((r) => `${r.target_rps} req/s → ${((r.rate_429 ?? 0) * 100).toFixed(1)} % 429, goodput ${r.goodput_rps}, ${r.lost_requests} lost: ${r.verdict}`).join('; ')}`);
-    const md = renderMarkdown(buildReport({ version: 'test', target: { environment: 'sandbox', base_url: 'https://x' }, startedAt: new Date(), finishedAt: new Date(), checks: [], rateLimit: result }));
+    console.log(
+      `proof rounds behind a 20/s steady limit: ${rounds.map((r) => `${r.target_rps} req/s → ${((r.rate_429 ?? 0) * 100).toFixed(1)} % 429, goodput ${r.goodput_rps}, ${r.lost_requests} lost: ${r.verdict}`).join('; ')}`,
+    );
+    const md = renderMarkdown(
+      buildReport({
+        version: 'test',
+        target: { environment: 'sandbox', base_url: 'https://x' },
+        startedAt: new Date(),
+        finishedAt: new Date(),
+        checks: [],
+        rateLimit: result,
+      }),
+    );
     expect(md).toMatch(/\*\*Proof run:\*\* round 1 at [\d.]+\/s: .*fails .*; round 2 at/);
   }, 150_000);
 
@@ -123,8 +165,15 @@ describe.skipIf(k6 === undefined)('the proof loop of the ratelimit stage, behind
     expect(result.proof_verdict, context).toBe('not proven');
     expect(result.recommendation, context).toBeNull();
     expect(result.proof_rounds?.length, context).toBe(3);
-    expect(result.proof_rounds!.every((r) => r.verdict === 'fails'), context).toBe(true);
-    expect(untested, context).toEqual([expect.stringMatching(/^rate_limit: tokens\.validate: not proven: no recommended policy kept its promise in 3 k6 proof rounds/)]);
+    expect(
+      result.proof_rounds!.every((r) => r.verdict === 'fails'),
+      context,
+    ).toBe(true);
+    expect(untested, context).toEqual([
+      expect.stringMatching(
+        /^rate_limit: tokens\.validate: not proven: no recommended policy kept its promise in 3 k6 proof rounds/,
+      ),
+    ]);
     expect(text).toMatch(/^recommend: nothing — NOT PROVEN/m);
     expect(text).not.toMatch(/^recommend: ≤/m);
     expect(result.fleet ?? null).toBeNull();
@@ -132,15 +181,24 @@ describe.skipIf(k6 === undefined)('the proof loop of the ratelimit stage, behind
 
   it('--fleet: a simulated choice its k6 fleet run refutes is not given, and is not tested (exit 1)', async () => {
     // The single client is proven (steady 20/s); the fleet then meets 2/s, far below its share.
-    const { result, untested, text, context } = await runStage(() => ({ rate_rps: 20, burst: 5 }), { rate_rps: 2, burst: 1 });
+    const { result, untested, text, context } = await runStage(() => ({ rate_rps: 20, burst: 5 }), {
+      rate_rps: 2,
+      burst: 1,
+    });
     expect(result.proof_verdict, context).toBe('proven');
     const fleet = result.fleet!;
     expect(fleet.proof, context).toMatchObject({ instances: 4, verdict: 'not proven' });
     expect(fleet.proof!.rate_429!, context).toBeGreaterThan(0.05);
     expect(fleet.recommendation, context).toBeNull();
-    expect(untested, context).toEqual([expect.stringMatching(/^rate_limit: fleet of 4: [a-z-]+ not proven by a k6 fleet run: .*% of requests refused \(promise: ≤ 5 %\)/)]);
+    expect(untested, context).toEqual([
+      expect.stringMatching(
+        /^rate_limit: fleet of 4: [a-z-]+ not proven by a k6 fleet run: .*% of requests refused \(promise: ≤ 5 %\)/,
+      ),
+    ]);
     expect(text).toMatch(/^fleet of 4: none: NOT PROVEN, the chosen [a-z-]+ failed its k6 fleet run$/m);
-    expect(text).toMatch(/^ {2}k6 fleet proof \(4 instances, [a-z-]+, [\d.]+ req\/s offered for 4 s\): goodput .*: not proven \(/m);
+    expect(text).toMatch(
+      /^ {2}k6 fleet proof \(4 instances, [a-z-]+, [\d.]+ req\/s offered for 4 s\): goodput .*: not proven \(/m,
+    );
   }, 150_000);
 
   it('--fleet: gives the simulated choice once its k6 fleet run held', async () => {

@@ -14,7 +14,11 @@ const rec = (target: number): Recommendation => ({
   retry_budget_s: 3,
   why: ['first'],
 });
-const proof = (rate429: number, goodput: number, lost = 0): Proof => ({ rate_429: rate429, goodput_rps: goodput, lost_requests: lost });
+const proof = (rate429: number, goodput: number, lost = 0): Proof => ({
+  rate_429: rate429,
+  goodput_rps: goodput,
+  lost_requests: lost,
+});
 
 describe('proofHolds: the promise is ≤ 1 % of requests refused and no call lost', () => {
   it.each([
@@ -35,7 +39,9 @@ describe('nextRecommendation', () => {
     const next = nextRecommendation(rec(70), proof(0.54, 50.2), 88)!;
     expect(next.target_rps).toBe(25);
     expect(next.backoff).toEqual(rec(70).backoff);
-    expect(next.why.at(-1)).toMatch(/^lowered to 25 req\/s after a proof at 70 req\/s broke the promise \(54\.0 % of requests got 429 .*20 % below the 32\.2 req\/s it got through$/);
+    expect(next.why.at(-1)).toMatch(
+      /^lowered to 25 req\/s after a proof at 70 req\/s broke the promise \(54\.0 % of requests got 429 .*20 % below the 32\.2 req\/s it got through$/,
+    );
   });
 
   it('widens the backoff when calls were lost', () => {
@@ -65,7 +71,15 @@ describe('nextRecommendation', () => {
 describe('recommend clamps to the measured rate (atMostMeasured)', () => {
   it('never recommends above the sustained rate, even where rounding up to the smallest rate would', () => {
     for (const sustained of [0.001, 0.004, 0.0125, 0.5, 1, 9.99, 12.5, 50, 78, 88, 1234.5]) {
-      const r = recommend({ sustained_rps: sustained, burst: 10, recovery_s: 0.02, refill_s: 0.2, retry_after_header: 'absent', retry_after_max_s: null, latency_p95_ms: 5 })!;
+      const r = recommend({
+        sustained_rps: sustained,
+        burst: 10,
+        recovery_s: 0.02,
+        refill_s: 0.2,
+        retry_after_header: 'absent',
+        retry_after_max_s: null,
+        latency_p95_ms: 5,
+      })!;
       expect(r.target_rps, `${sustained}`).toBeLessThanOrEqual(sustained);
     }
     expect(atMostMeasured(0.01, 0.004)).toBe(0.004);

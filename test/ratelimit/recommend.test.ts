@@ -95,7 +95,15 @@ describe('recommend', () => {
 
   it.each([0.2, 1, 3, 10, 40, 150, 1_000])('stays within its bounds at %s req/s', (rps) => {
     for (const burst of [1, 5, 50, 500]) {
-      const r = recommend({ sustained_rps: rps, burst, recovery_s: 1 / rps, refill_s: burst / rps, retry_after_header: 'absent', retry_after_max_s: null, latency_p95_ms: 50 })!;
+      const r = recommend({
+        sustained_rps: rps,
+        burst,
+        recovery_s: 1 / rps,
+        refill_s: burst / rps,
+        retry_after_header: 'absent',
+        retry_after_max_s: null,
+        latency_p95_ms: 50,
+      })!;
       expect(r.target_rps).toBeLessThan(rps);
       expect(r.max_concurrency).toBeGreaterThanOrEqual(1);
       expect(r.max_concurrency).toBeLessThanOrEqual(burst);
@@ -115,7 +123,13 @@ describe('recommend', () => {
  * jitter wait (or Retry-After when the bucket sends one), and a request is lost when its retries
  * run out. The bucket starts drained, as a probe or another client may leave it.
  */
-function simulate(policy: Recommendation, bucket: { rps: number; burst: number; retryAfter: boolean }, clients: number, seconds: number, seed: number) {
+function simulate(
+  policy: Recommendation,
+  bucket: { rps: number; burst: number; retryAfter: boolean },
+  clients: number,
+  seconds: number,
+  seed: number,
+) {
   const random = seeded(seed);
   let tokens = 0;
   let last = 0;
@@ -126,12 +140,16 @@ function simulate(policy: Recommendation, bucket: { rps: number; burst: number; 
       tokens -= 1;
       return { ok: true };
     }
-    return { ok: false, ...(bucket.retryAfter ? { retryAfterMs: Math.max(1, Math.ceil((1 - tokens) / bucket.rps)) * 1000 } : {}) };
+    return {
+      ok: false,
+      ...(bucket.retryAfter ? { retryAfterMs: Math.max(1, Math.ceil((1 - tokens) / bucket.rps)) * 1000 } : {}),
+    };
   };
   // Pending attempts, kept sorted by time; each is [time, attempt number].
   const queue: Array<[number, number]> = [];
   const interval = (1000 * clients) / policy.target_rps;
-  for (let c = 0; c < clients; c++) for (let t = random() * interval; t < seconds * 1000; t += interval) queue.push([t, 0]);
+  for (let c = 0; c < clients; c++)
+    for (let t = random() * interval; t < seconds * 1000; t += interval) queue.push([t, 0]);
   queue.sort((a, b) => a[0] - b[0]);
   let lost = 0;
   let refused = 0;
@@ -162,7 +180,11 @@ describe('a client that follows the recommendation', () => {
   it.each([
     ['the emulator-like bucket with Retry-After', EMULATOR, { rps: 50, burst: 50, retryAfter: true }],
     ['an nginx-like bucket without Retry-After', NGINX, { rps: 10, burst: 5, retryAfter: false }],
-    ['a slow bucket', { ...NGINX, sustained_rps: 2, burst: 2, recovery_s: 0.5, refill_s: 1 }, { rps: 2, burst: 2, retryAfter: false }],
+    [
+      'a slow bucket',
+      { ...NGINX, sustained_rps: 2, burst: 2, recovery_s: 0.5, refill_s: 1 },
+      { rps: 2, burst: 2, retryAfter: false },
+    ],
   ] as const)('loses no request on %s, starting drained, alone or as 4 clients', (_label, estimate, bucket) => {
     const policy = recommend(estimate)!;
     for (const clients of [1, 4]) {
@@ -175,7 +197,10 @@ describe('a client that follows the recommendation', () => {
   });
 
   it('where a hasty policy (5–10 ms, one retry) does lose requests: the simulation can tell', () => {
-    const hasty: Recommendation = { ...recommend(NGINX)!, backoff: { base_ms: 5, cap_ms: 10, jitter: 'full', max_retries: 1 } };
+    const hasty: Recommendation = {
+      ...recommend(NGINX)!,
+      backoff: { base_ms: 5, cap_ms: 10, jitter: 'full', max_retries: 1 },
+    };
     const { lost } = simulate(hasty, { rps: 10, burst: 5, retryAfter: false }, 4, 30, 1);
     expect(lost).toBeGreaterThan(0);
   });

@@ -30,8 +30,12 @@ const ESTIMATE: Estimate = {
     { t: 1, offered: 62, accepted: 50, limited: 12, phase: 'window' },
   ],
   limiter: { kind: 'bucket', rate_rps: 50, burst: 50 },
-  limiter_evidence: ['after the first refusal a request passed again within 20 ms, then one every 20 ms: a bucket refilling at a steady rate'],
-  notes: ['burst: 70 requests passed back-to-back at 200 req/s from idle; 50 after taking away what the limit refilled meanwhile'],
+  limiter_evidence: [
+    'after the first refusal a request passed again within 20 ms, then one every 20 ms: a bucket refilling at a steady rate',
+  ],
+  notes: [
+    'burst: 70 requests passed back-to-back at 200 req/s from idle; 50 after taking away what the limit refilled meanwhile',
+  ],
   partial: false,
 };
 
@@ -39,18 +43,43 @@ describe('toRateLimitResult', () => {
   it('fills every field the contract names, and the optional figures', () => {
     const r = toRateLimitResult(ESTIMATE, recommend(ESTIMATE), { rate_429: 0, goodput_rps: 39.9, lost_requests: 0 });
     expect(Object.keys(r)).toEqual(
-      expect.arrayContaining(['endpoint', 'observed_429', 'sustained_rps', 'burst', 'scope', 'retry_after_header', 'recovery_s', 'requests_sent', 'requests_limited', 'recommendation']),
+      expect.arrayContaining([
+        'endpoint',
+        'observed_429',
+        'sustained_rps',
+        'burst',
+        'scope',
+        'retry_after_header',
+        'recovery_s',
+        'requests_sent',
+        'requests_limited',
+        'recommendation',
+      ]),
     );
     expect(r.observed_429).toBe(true);
-    expect(r.recommendation).toEqual({ target_rps: 39, max_concurrency: 1, backoff: expect.objectContaining({ jitter: 'full' }) });
+    expect(r.recommendation).toEqual({
+      target_rps: 39,
+      max_concurrency: 1,
+      backoff: expect.objectContaining({ jitter: 'full' }),
+    });
     expect(r.proof).toEqual({ rate_429: 0, goodput_rps: 39.9, lost_requests: 0 });
     expect(r.timeline).toHaveLength(2);
     expect(r.notes?.some((n) => n.startsWith('recommendation: target 39 req/s'))).toBe(true);
-    expect(rateLimitFacts(r)).toEqual(expect.arrayContaining([['Recovery', '41 ms'], ['Refill of the burst', '1 s'], ['Probe duration', '7.9 s']]));
+    expect(rateLimitFacts(r)).toEqual(
+      expect.arrayContaining([
+        ['Recovery', '41 ms'],
+        ['Refill of the burst', '1 s'],
+        ['Probe duration', '7.9 s'],
+      ]),
+    );
   });
 
   it('shows a 503 limit as non-conformant, not as an observed 429', () => {
-    const estimate: Estimate = { ...ESTIMATE, limiting_status: 503, notes: ['non-conformant: §7 wants 429 for a rate limit; the limit answered 503 (61 times)'] };
+    const estimate: Estimate = {
+      ...ESTIMATE,
+      limiting_status: 503,
+      notes: ['non-conformant: §7 wants 429 for a rate limit; the limit answered 503 (61 times)'],
+    };
     const r = toRateLimitResult(estimate, recommend(estimate), null);
     expect(r.observed_429).toBe(false);
     expect(r.sustained_rps).toBe(49.98);
@@ -59,7 +88,17 @@ describe('toRateLimitResult', () => {
   });
 
   it('says when there is nothing to recommend', () => {
-    const none: Estimate = { ...ESTIMATE, limiting_status: null, sustained_rps: null, burst: null, recovery_s: null, refill_s: null, requests_limited: 0, limiter: null, limiter_evidence: [] };
+    const none: Estimate = {
+      ...ESTIMATE,
+      limiting_status: null,
+      sustained_rps: null,
+      burst: null,
+      recovery_s: null,
+      refill_s: null,
+      requests_limited: 0,
+      limiter: null,
+      limiter_evidence: [],
+    };
     const r = toRateLimitResult(none, recommend(none), null);
     expect(r.recommendation).toBeNull();
     expect(r.notes).toContain('no recommendation: the probe did not measure a sustained rate to size a client by');
@@ -72,7 +111,10 @@ describe('toRateLimitResult', () => {
 
   it('ends with estimate, recommendation and proof on the terminal', () => {
     const held = { rate_429: 0.0012, goodput_rps: 39.9, lost_requests: 0 };
-    const r = toRateLimitResult(ESTIMATE, recommend(ESTIMATE), held, [], { verdict: 'proven', rounds: [proofRound(recommend(ESTIMATE)!, held)] });
+    const r = toRateLimitResult(ESTIMATE, recommend(ESTIMATE), held, [], {
+      verdict: 'proven',
+      rounds: [proofRound(recommend(ESTIMATE)!, held)],
+    });
     expect(summaryLines(r)).toEqual([
       'rate limit on tokens.validate (429): sustained 49.98 req/s, burst 50, recovery 0.041 s, Retry-After truthful, scope unknown',
       '  limiter: token bucket 50 req/s, burst 50',
@@ -105,8 +147,14 @@ describe('resetSeconds', () => {
 
   it('says "not proven" with every round, and recommends nothing, when no round held', () => {
     const first = recommend(ESTIMATE)!;
-    const rounds = [proofRound(first, { rate_429: 0.39, goodput_rps: 24, lost_requests: 0 }), proofRound({ ...first, target_rps: 19 }, { rate_429: 0.2, goodput_rps: 15, lost_requests: 2 })];
-    const r = toRateLimitResult(ESTIMATE, null, { rate_429: 0.2, goodput_rps: 15, lost_requests: 2 }, [], { verdict: 'not proven', rounds });
+    const rounds = [
+      proofRound(first, { rate_429: 0.39, goodput_rps: 24, lost_requests: 0 }),
+      proofRound({ ...first, target_rps: 19 }, { rate_429: 0.2, goodput_rps: 15, lost_requests: 2 }),
+    ];
+    const r = toRateLimitResult(ESTIMATE, null, { rate_429: 0.2, goodput_rps: 15, lost_requests: 2 }, [], {
+      verdict: 'not proven',
+      rounds,
+    });
     expect(r.recommendation).toBeNull();
     expect(r.proof_verdict).toBe('not proven');
     expect(r.proof_rounds).toHaveLength(2);
@@ -115,6 +163,8 @@ describe('resetSeconds', () => {
       '  proof round 1: at 39.0/s: 39.00% 429, goodput 24.0/s, 0 lost: fails (39.0 % of requests got 429 (promise: ≤ 1.00 %))',
       '  proof round 2: at 19.0/s: 20.00% 429, goodput 15.0/s, 2 lost: fails (20.0 % of requests got 429 (promise: ≤ 1.00 %); 2 calls lost after their retries (promise: 0))',
     ]);
-    expect(r.notes).toContain('no recommendation: not proven, none of the 2 policies tried kept the promise in its k6 proof');
+    expect(r.notes).toContain(
+      'no recommendation: not proven, none of the 2 policies tried kept the promise in its k6 proof',
+    );
   });
 });

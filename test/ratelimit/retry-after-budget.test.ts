@@ -14,7 +14,13 @@ function standIn(maxRetryAfterS: number) {
   const sent: string[] = [];
   const refusal = { status: 429, headers: { 'retry-after': '61' }, receivedAt: Date.now() } as unknown as Exchange;
   const probe = {
-    refusals: { lastRetryAfter: { exchange: refusal, seconds: 61 }, retryAfterMax: 61, last: refusal, statuses: new Map([[429, 1]]), withoutRetryAfter: 0 },
+    refusals: {
+      lastRetryAfter: { exchange: refusal, seconds: 61 },
+      retryAfterMax: 61,
+      last: refusal,
+      statuses: new Map([[429, 1]]),
+      withoutRetryAfter: 0,
+    },
     maxRetryAfterS,
     maxDurationMs: 300_000,
     signal: undefined,
@@ -22,7 +28,10 @@ function standIn(maxRetryAfterS: number) {
     elapsed: () => 1_000,
     progress: () => {},
     clock: { now: () => 0, sleep: async (ms: number) => void slept.push(ms) },
-    send: async (phase: string): Promise<Sample> => (sent.push(phase), { sentMs: 62_000, doneMs: 62_005, status: 200, answer: 'accepted', phase: 'retry-after', client: 'primary' }),
+    send: async (phase: string): Promise<Sample> => (
+      sent.push(phase),
+      { sentMs: 62_000, doneMs: 62_005, status: 200, answer: 'accepted', phase: 'retry-after', client: 'primary' }
+    ),
   } as unknown as Probe;
   return { probe, slept, sent };
 }
@@ -30,7 +39,12 @@ function standIn(maxRetryAfterS: number) {
 describe('the ratelimit probe and a Retry-After of 61 s', () => {
   it.each([
     { bound: 120, verdict: 'truthful', retried: ['retry-after'], note: undefined },
-    { bound: 60, verdict: 'unknown', retried: [], note: /^not tested: Retry-After 61 s exceeds the wait budget \(60 s\); raise rate_limit\.max_retry_after_s/ },
+    {
+      bound: 60,
+      verdict: 'unknown',
+      retried: [],
+      note: /^not tested: Retry-After 61 s exceeds the wait budget \(60 s\); raise rate_limit\.max_retry_after_s/,
+    },
   ])('bound $bound s → $verdict', async ({ bound, verdict, retried, note }) => {
     const { probe, slept, sent } = standIn(bound);
     const found = await retryAfterPhase(probe, null);

@@ -24,7 +24,14 @@ const k6 = await realK6();
 function capture(): Terminal & { lines: string[]; progressLines: string[] } {
   const lines: string[] = [];
   const progressLines: string[] = [];
-  return { color: false, lines, progressLines, out: (l) => lines.push(plainText(l)), err: (l) => lines.push(plainText(l)), progress: (l) => progressLines.push(l) };
+  return {
+    color: false,
+    lines,
+    progressLines,
+    out: (l) => lines.push(plainText(l)),
+    err: (l) => lines.push(plainText(l)),
+    progress: (l) => progressLines.push(l),
+  };
 }
 
 describe('the ratelimit stage against the built-in emulator', () => {
@@ -51,38 +58,55 @@ describe('the ratelimit stage against the built-in emulator', () => {
   });
   const untested: Array<{ stage: string; reason: string }> = [];
 
-  it.skipIf(k6 === undefined)('prints the estimate, the recommendation and its proof, and fills report.json, .md and .html', async () => {
-    const terminal = capture();
-    const result = await makeRateLimitStage({ proofS: 3 })(io(terminal));
-    const context = JSON.stringify({ ...result, timeline: undefined }, null, 1);
-    // The built-in emulator limits each client to 50/s with a burst of 50.
-    expect(result.observed_429, context).toBe(true);
-    expect(Math.abs(result.sustained_rps! - 50) / 50, context).toBeLessThanOrEqual(0.05);
-    // 20 % below what was measured: 40, or 39 when the measurement came out a hair under 50.
-    const target = result.recommendation!.target_rps;
-    expect([39, 40], context).toContain(target);
-    expect(result.proof, context).not.toBeNull();
-    expect(result.proof!.lost_requests, context).toBe(0);
-    expect(result.proof!.goodput_rps, context).toBeGreaterThan(30);
-    expect(terminal.lines.join('\n')).toMatch(/rate limit on tokens\.validate \(429\): sustained [\d.]+ req\/s/);
-    expect(terminal.lines.join('\n')).toContain(`recommend: ≤ ${target} req/s`);
-    expect(terminal.lines.join('\n')).toMatch(new RegExp(`^proof \\(k6 at ${target} req/s\\): [\\d.]+ % 429, goodput [\\d.]+ req/s, 0 lost`, 'm'));
-    expect(terminal.progressLines.length).toBeGreaterThan(2);
+  it.skipIf(k6 === undefined)(
+    'prints the estimate, the recommendation and its proof, and fills report.json, .md and .html',
+    async () => {
+      const terminal = capture();
+      const result = await makeRateLimitStage({ proofS: 3 })(io(terminal));
+      const context = JSON.stringify({ ...result, timeline: undefined }, null, 1);
+      // The built-in emulator limits each client to 50/s with a burst of 50.
+      expect(result.observed_429, context).toBe(true);
+      expect(Math.abs(result.sustained_rps! - 50) / 50, context).toBeLessThanOrEqual(0.05);
+      // 20 % below what was measured: 40, or 39 when the measurement came out a hair under 50.
+      const target = result.recommendation!.target_rps;
+      expect([39, 40], context).toContain(target);
+      expect(result.proof, context).not.toBeNull();
+      expect(result.proof!.lost_requests, context).toBe(0);
+      expect(result.proof!.goodput_rps, context).toBeGreaterThan(30);
+      expect(terminal.lines.join('\n')).toMatch(/rate limit on tokens\.validate \(429\): sustained [\d.]+ req\/s/);
+      expect(terminal.lines.join('\n')).toContain(`recommend: ≤ ${target} req/s`);
+      expect(terminal.lines.join('\n')).toMatch(
+        new RegExp(`^proof \\(k6 at ${target} req/s\\): [\\d.]+ % 429, goodput [\\d.]+ req/s, 0 lost`, 'm'),
+      );
+      expect(terminal.progressLines.length).toBeGreaterThan(2);
 
-    const report = buildReport({ version: 'test', target: { environment: 'sandbox', base_url: prepared.settings.target.baseUrl }, startedAt: new Date(), finishedAt: new Date(), checks: [], rateLimit: result });
-    expectValidReport(JSON.parse(renderJson(report)));
-    const md = renderMarkdown(report);
-    expect(md).toContain('### Rate limit');
-    expect(md).toContain(`**Recommendation:** send at most ${target}.0/s`);
-    expect(md).toContain('**Proof run:**');
-    const html = renderHtml(report);
-    expect(html).toContain('id="chart-rate-limit"');
-    // Nothing the stage produced holds the client secret.
-    expect(JSON.stringify(result)).not.toContain(prepared.settings.target.credentials.clientSecret);
-  }, 90_000);
+      const report = buildReport({
+        version: 'test',
+        target: { environment: 'sandbox', base_url: prepared.settings.target.baseUrl },
+        startedAt: new Date(),
+        finishedAt: new Date(),
+        checks: [],
+        rateLimit: result,
+      });
+      expectValidReport(JSON.parse(renderJson(report)));
+      const md = renderMarkdown(report);
+      expect(md).toContain('### Rate limit');
+      expect(md).toContain(`**Recommendation:** send at most ${target}.0/s`);
+      expect(md).toContain('**Proof run:**');
+      const html = renderHtml(report);
+      expect(html).toContain('id="chart-rate-limit"');
+      // Nothing the stage produced holds the client secret.
+      expect(JSON.stringify(result)).not.toContain(prepared.settings.target.credentials.clientSecret);
+    },
+    90_000,
+  );
 
   it('refuses production without --allow-production-load, before sending anything', async () => {
-    const refused = makeRateLimitStage({ proofS: 0 })(io(capture(), { settings: { ...prepared.settings, rateLimit: { ...prepared.settings.rateLimit, probingAllowed: false } } }));
+    const refused = makeRateLimitStage({ proofS: 0 })(
+      io(capture(), {
+        settings: { ...prepared.settings, rateLimit: { ...prepared.settings.rateLimit, probingAllowed: false } },
+      }),
+    );
     await expect(refused).rejects.toBeInstanceOf(HarnessError);
     await expect(refused).rejects.toMatchObject({ code: 'PRODUCTION_REFUSED' });
   });
@@ -104,12 +128,19 @@ describe('the ratelimit stage against the built-in emulator', () => {
     // limit is pinned down, yet the drain (up to 60 % of them) meets the first refusal even when
     // the bucket is full (about 67 requests at 200/s; 70 in all saw none when the tests before
     // this one had left it full, a matter of timing on a busy machine).
-    const tight = { settings: { ...prepared.settings, rateLimit: { ...prepared.settings.rateLimit, maxRequests: 200 } } };
+    const tight = {
+      settings: { ...prepared.settings, rateLimit: { ...prepared.settings.rateLimit, maxRequests: 200 } },
+    };
     const result = await makeRateLimitStage({ proofS: 0 })(io(capture(), tight));
     const context = JSON.stringify({ ...result, timeline: undefined }, null, 1);
     expect(result.partial, context).toBe(true);
-    expect(result.notes?.some((n) => /^probe defect: it spent all of rate_limit\.max_requests \(200 requests\)/.test(n)), context).toBe(true);
-    expect(untested.map((u) => u.reason).join('\n')).toMatch(/spent all of rate_limit\.max_requests \(200\) without pinning the limiter down/);
+    expect(
+      result.notes?.some((n) => /^probe defect: it spent all of rate_limit\.max_requests \(200 requests\)/.test(n)),
+      context,
+    ).toBe(true);
+    expect(untested.map((u) => u.reason).join('\n')).toMatch(
+      /spent all of rate_limit\.max_requests \(200\) without pinning the limiter down/,
+    );
   }, 30_000);
 
   it('proves nothing from a partial estimate, and says so beside the recommendation it cannot prove', async () => {
@@ -119,7 +150,9 @@ describe('the ratelimit stage against the built-in emulator', () => {
     expect(result.partial, context).toBe(true);
     expect(result.recommendation, context).not.toBeNull();
     expect(result.proof_verdict, context).toBe('not run');
-    expect(result.notes, context).toContain('proof not run: the estimate is partial (see the notes above), so the recommendation is not proven');
+    expect(result.notes, context).toContain(
+      'proof not run: the estimate is partial (see the notes above), so the recommendation is not proven',
+    );
   }, 30_000);
 });
 
@@ -132,14 +165,16 @@ describe('the ratelimit stage against a limit that never lifts', () => {
     try {
       const result = await makeRateLimitStage({ proofS: 0, maxDurationS: 6 })({
         prepared,
-            redactor,
+        redactor,
         terminal: capture(),
         signal: new AbortController().signal,
         reportDir,
         untested: (stage, reason) => untested.push({ stage, reason }),
       });
       expect(result.recommendation ?? null).toBeNull();
-      expect(untested).toEqual([{ stage: 'rate_limit', reason: expect.stringMatching(/no sustained rate could be measured/) }]);
+      expect(untested).toEqual([
+        { stage: 'rate_limit', reason: expect.stringMatching(/no sustained rate could be measured/) },
+      ]);
     } finally {
       await prepared.close();
       await rm(reportDir, { recursive: true, force: true });

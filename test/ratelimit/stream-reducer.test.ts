@@ -3,7 +3,22 @@
 
 import { describe, expect, it } from 'vitest';
 import { sustainedRate } from '../../src/ratelimit/estimators.js';
-import { LEAN_EXCESS, LEAN_WINDOW_MS, LEAN_WINDOW_REFUSALS, MIN_RATE, REFUSAL_STREAK, initialStream, leanQuietMs, quietLimitMs, reduceStream, samplesOf, streamNews, windowComplete, type StreamSettings, type StreamState } from '../../src/ratelimit/probe/stream-reducer.js';
+import {
+  LEAN_EXCESS,
+  LEAN_WINDOW_MS,
+  LEAN_WINDOW_REFUSALS,
+  MIN_RATE,
+  REFUSAL_STREAK,
+  initialStream,
+  leanQuietMs,
+  quietLimitMs,
+  reduceStream,
+  samplesOf,
+  streamNews,
+  windowComplete,
+  type StreamSettings,
+  type StreamState,
+} from '../../src/ratelimit/probe/stream-reducer.js';
 import type { Answer, PhaseName, Sample } from '../../src/ratelimit/types.js';
 
 const SETTINGS = { maxRps: 100, windowAccepts: 60, minWindowMs: 2_000 };
@@ -18,7 +33,8 @@ const sample = (sentMs: number, answer: Answer, phase: PhaseName): Sample => ({
   client: 'primary',
 });
 
-const reduceAll = (state: StreamState, samples: readonly Sample[]): StreamState => samples.reduce((s, x) => reduceStream(s, x), state);
+const reduceAll = (state: StreamState, samples: readonly Sample[]): StreamState =>
+  samples.reduce((s, x) => reduceStream(s, x), state);
 
 /** A GCRA limiter (what a token bucket is, in arrival times): `rps` sustained, `burst` at once, full at t = 0. */
 const gcra = (rps: number, burst: number) => {
@@ -36,7 +52,11 @@ const gcra = (rps: number, burst: number) => {
  * The stream as the probe runs it, minus the wire: a request every 1000 / state.rate ms, in the
  * phase the state is in, answered at once, until the state is done or `limit` requests were sent.
  */
-function run(limiter: (tMs: number) => boolean, limit = 5_000, settings: StreamSettings = SETTINGS): { state: StreamState; samples: Sample[]; news: string[] } {
+function run(
+  limiter: (tMs: number) => boolean,
+  limit = 5_000,
+  settings: StreamSettings = SETTINGS,
+): { state: StreamState; samples: Sample[]; news: string[] } {
   let state = initialStream(settings);
   const samples: Sample[] = [];
   const news: string[] = [];
@@ -54,7 +74,10 @@ function run(limiter: (tMs: number) => boolean, limit = 5_000, settings: StreamS
 
 describe('the stream reducer', () => {
   it('drains at max_rps until the first refusal, then times the refill, counting what passed', () => {
-    const drained = reduceAll(initialStream(SETTINGS), [0, 10, 20].map((t) => sample(t, 'accepted', 'drain')));
+    const drained = reduceAll(
+      initialStream(SETTINGS),
+      [0, 10, 20].map((t) => sample(t, 'accepted', 'drain')),
+    );
     expect(drained.stage).toBe('drain');
     expect(drained.rate).toBe(100);
     const refusal = sample(30, 'limited', 'drain');
@@ -92,7 +115,17 @@ describe('the stream reducer', () => {
     expect(reduceStream(state, sample(1e6, 'limited', 'window'))).toBe(state);
   });
 
-  const COMPLETE = { restartMs: 0, openedMs: 0, accepted: 60, refused: 10, firstAcceptedMs: 100, lastAcceptedMs: 2_100, answers: undefined, nudgedMs: 0, leanRated: false };
+  const COMPLETE = {
+    restartMs: 0,
+    openedMs: 0,
+    accepted: 60,
+    refused: 10,
+    firstAcceptedMs: 100,
+    lastAcceptedMs: 2_100,
+    answers: undefined,
+    nudgedMs: 0,
+    leanRated: false,
+  };
   it.each([
     ['enough of everything', {}, true],
     ['one acceptance short', { accepted: 59 }, false],
@@ -103,7 +136,14 @@ describe('the stream reducer', () => {
   });
 
   it('ends the stream at the answer that completes the window, not before', () => {
-    const almost: StreamState = { ...initialStream(SETTINGS), stage: 'window', rate: 25, roughRate: 20, lastRefusalMs: 2_100, window: { ...COMPLETE, refused: 8 } };
+    const almost: StreamState = {
+      ...initialStream(SETTINGS),
+      stage: 'window',
+      rate: 25,
+      roughRate: 20,
+      lastRefusalMs: 2_100,
+      window: { ...COMPLETE, refused: 8 },
+    };
     const refused = reduceStream(almost, sample(2_140, 'limited', 'window'));
     expect(refused.stage).toBe('window');
     expect(reduceStream(refused, sample(2_180, 'accepted', 'window')).stage).toBe('window');
@@ -112,15 +152,29 @@ describe('the stream reducer', () => {
 
   it('counts in the window only from its first refusal: before it the limit may hold saved capacity', () => {
     let state: StreamState = { ...initialStream(SETTINGS), stage: 'window', rate: 25, roughRate: 20 };
-    state = reduceAll(state, [0, 40, 80].map((t) => sample(t, 'accepted', 'window')));
+    state = reduceAll(
+      state,
+      [0, 40, 80].map((t) => sample(t, 'accepted', 'window')),
+    );
     expect(state.window).toMatchObject({ openedMs: null, accepted: 0 });
-    state = reduceAll(state, [sample(120, 'limited', 'window'), sample(160, 'accepted', 'window'), sample(200, 'limited', 'window')]);
-    expect(state.window).toMatchObject({ openedMs: 120, accepted: 1, refused: 1, firstAcceptedMs: 160, lastAcceptedMs: 160 });
+    state = reduceAll(state, [
+      sample(120, 'limited', 'window'),
+      sample(160, 'accepted', 'window'),
+      sample(200, 'limited', 'window'),
+    ]);
+    expect(state.window).toMatchObject({
+      openedMs: 120,
+      accepted: 1,
+      refused: 1,
+      firstAcceptedMs: 160,
+      lastAcceptedMs: 160,
+    });
   });
 
   it('halves the rate in the pilot after a long run of refusals, never below the floor', () => {
     let state = reduceStream(initialStream(SETTINGS), sample(0, 'limited', 'drain'));
-    const refusals = (from: number, n: number) => Array.from({ length: n }, (_, i) => sample(from + i, 'limited', 'pilot'));
+    const refusals = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => sample(from + i, 'limited', 'pilot'));
     state = reduceAll(state, refusals(1, REFUSAL_STREAK - 2));
     expect(state.rate).toBe(100);
     state = reduceAll(state, refusals(100, 1));
@@ -140,7 +194,17 @@ describe('the stream reducer', () => {
     const quiet = reduceStream(opened, sample(2_010, 'accepted', 'window'));
     expect(quiet.rate).toBe(37.5);
     expect(quiet.raised).toBe(true);
-    expect(quiet.window).toEqual({ restartMs: 2_015, openedMs: null, accepted: 0, refused: 0, firstAcceptedMs: 0, lastAcceptedMs: 0, answers: undefined, nudgedMs: 0, leanRated: false });
+    expect(quiet.window).toEqual({
+      restartMs: 2_015,
+      openedMs: null,
+      accepted: 0,
+      refused: 0,
+      firstAcceptedMs: 0,
+      lastAcceptedMs: 0,
+      answers: undefined,
+      nudgedMs: 0,
+      leanRated: false,
+    });
     // Never past max_rps.
     const atCeiling = reduceStream({ ...opened, rate: 80 }, sample(2_010, 'accepted', 'window'));
     expect(atCeiling.rate).toBe(100);
@@ -165,16 +229,20 @@ describe('the stream reducer', () => {
     expect(samplesOf(state.drain)).toEqual(drainBefore);
   });
 
-  it('keeps a long drain in time linear in its length (max_requests allows a million)', { timeout: 10_000 }, async () => {
-    let state = initialStream(SETTINGS);
-    for (let i = 0; i < 200_000; i++) {
-      state = reduceStream(state, sample(i * 10, 'accepted', 'drain'));
-      // Yield now and then, so that a quadratic reducer fails by the timeout instead of hanging.
-      if (i % 5_000 === 0) await new Promise(setImmediate);
-    }
-    state = reduceStream(state, sample(2_000_000, 'limited', 'drain'));
-    expect(state.drainAccepted).toBe(200_000);
-  });
+  it(
+    'keeps a long drain in time linear in its length (max_requests allows a million)',
+    { timeout: 10_000 },
+    async () => {
+      let state = initialStream(SETTINGS);
+      for (let i = 0; i < 200_000; i++) {
+        state = reduceStream(state, sample(i * 10, 'accepted', 'drain'));
+        // Yield now and then, so that a quadratic reducer fails by the timeout instead of hanging.
+        if (i % 5_000 === 0) await new Promise(setImmediate);
+      }
+      state = reduceStream(state, sample(2_000_000, 'limited', 'drain'));
+      expect(state.drainAccepted).toBe(200_000);
+    },
+  );
 
   it('moves on from the drain with no refusal only by the driver: a limit never met keeps it draining', () => {
     const { state, samples } = run(() => true, 500);
@@ -195,13 +263,16 @@ describe('a rate already known from the recovery phase', () => {
     expect(state.rate).toBe(25);
     expect(state.roughRate).toBe(20);
     expect(state.window.restartMs).toBe(25);
-    expect(streamNews(before, state, sample(20, 'limited', 'drain'))).toBe('about 20 req/s; measuring the sustained rate at 25 req/s');
+    expect(streamNews(before, state, sample(20, 'limited', 'drain'))).toBe(
+      'about 20 req/s; measuring the sustained rate at 25 req/s',
+    );
   });
 });
 
 describe('a lean window (the bucket path: the rate known from timed refills)', () => {
   const LEAN: StreamSettings = { ...SETTINGS, knownRate: 20, lean: true };
-  const windowOf = (samples: readonly Sample[], state: StreamState) => samples.filter((x) => x.phase === 'window' && x.sentMs >= state.window.openedMs!);
+  const windowOf = (samples: readonly Sample[], state: StreamState) =>
+    samples.filter((x) => x.phase === 'window' && x.sentMs >= state.window.openedMs!);
 
   it.each([
     ['known right', 20],
@@ -234,7 +305,11 @@ describe('a lean window (the bucket path: the rate known from timed refills)', (
     ['five times the acceptances', { accepted: 300, lastAcceptedMs: 4_000 }, true],
     ['one short of them, before LEAN_WINDOW_MS', { accepted: 299, lastAcceptedMs: 4_000 }, false],
     ['fewer, but over LEAN_WINDOW_MS', { accepted: 100, lastAcceptedMs: 100 + LEAN_WINDOW_MS }, true],
-    ['over LEAN_WINDOW_MS, one refusal short', { accepted: 100, lastAcceptedMs: 100 + LEAN_WINDOW_MS, refused: LEAN_WINDOW_REFUSALS - 1 }, false],
+    [
+      'over LEAN_WINDOW_MS, one refusal short',
+      { accepted: 100, lastAcceptedMs: 100 + LEAN_WINDOW_MS, refused: LEAN_WINDOW_REFUSALS - 1 },
+      false,
+    ],
     ['over LEAN_WINDOW_MS, short of windowAccepts', { accepted: 59, lastAcceptedMs: 100 + LEAN_WINDOW_MS }, false],
   ])('is complete with %s: %s', (_, change, complete) => {
     const base = { refused: LEAN_WINDOW_REFUSALS, firstAcceptedMs: 100 };
@@ -249,7 +324,17 @@ describe('a lean window (the bucket path: the rate known from timed refills)', (
       rate: 20,
       roughRate: 19.2,
       lastRefusalMs: 1_000,
-      window: { restartMs: 900, openedMs: 1_000, accepted: 40, refused: 5, firstAcceptedMs: 1_050, lastAcceptedMs: 2_000, answers: undefined, nudgedMs: 0, leanRated: true },
+      window: {
+        restartMs: 900,
+        openedMs: 1_000,
+        accepted: 40,
+        refused: 5,
+        firstAcceptedMs: 1_050,
+        lastAcceptedMs: 2_000,
+        answers: undefined,
+        nudgedMs: 0,
+        leanRated: true,
+      },
     };
     const quietMs = leanQuietMs(opened);
     expect(reduceStream(opened, sample(1_000 + quietMs - 1, 'accepted', 'window')).rate).toBe(20);

@@ -21,13 +21,22 @@ export interface ProbeRun {
   seconds: number;
 }
 
-export const BUSINESS: BusinessCalls = { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } };
+export const BUSINESS: BusinessCalls = {
+  evaluation: { method: 'POST', body: {} },
+  ach_transactions: { method: 'POST', body: {} },
+};
 
 export async function probe(
   target: ProbeTarget,
-  options: Partial<Pick<DiscoverOptions, 'maxRps' | 'maxRequests' | 'maxDurationS' | 'signal'>> & { endpoint?: RateLimitEndpoint; secondClient?: Credentials } = {},
+  options: Partial<Pick<DiscoverOptions, 'maxRps' | 'maxRequests' | 'maxDurationS' | 'signal'>> & {
+    endpoint?: RateLimitEndpoint;
+    secondClient?: Credentials;
+  } = {},
 ): Promise<ProbeRun> {
-  const http = new ServiceClient({ environment: 'sandbox', baseUrl: target.url, credentials: target.credentials, caPem: target.caPem }, { redactor: new Redactor(), connections: DISCOVER_DEFAULTS.maxInFlight });
+  const http = new ServiceClient(
+    { environment: 'sandbox', baseUrl: target.url, credentials: target.credentials, caPem: target.caPem },
+    { redactor: new Redactor(), connections: DISCOVER_DEFAULTS.maxInFlight },
+  );
   const started = performance.now();
   try {
     const calls = await probeCalls({
@@ -56,4 +65,5 @@ export const relativeError = (estimated: number | null, configured: number): num
   estimated === null ? Number.POSITIVE_INFINITY : Math.abs(estimated - configured) / configured;
 
 /** What a failed accuracy assertion should show: the whole estimate but its long series. */
-export const describeEstimate = (e: Estimate): string => JSON.stringify({ ...e, timeline: `${e.timeline.length} s` }, null, 1);
+export const describeEstimate = (e: Estimate): string =>
+  JSON.stringify({ ...e, timeline: `${e.timeline.length} s` }, null, 1);

@@ -6,11 +6,26 @@ import { describe, expect, it } from 'vitest';
 import { probeTimeline } from '../../src/ratelimit/timeline.js';
 import type { PhaseName, Sample } from '../../src/ratelimit/types.js';
 
-const at = (sentMs: number, phase: PhaseName, answer: Sample['answer'] = 'accepted'): Sample => ({ sentMs, doneMs: sentMs + 2, status: answer === 'limited' ? 429 : 200, answer, phase, client: 'primary' });
+const at = (sentMs: number, phase: PhaseName, answer: Sample['answer'] = 'accepted'): Sample => ({
+  sentMs,
+  doneMs: sentMs + 2,
+  status: answer === 'limited' ? 429 : 200,
+  answer,
+  phase,
+  client: 'primary',
+});
 
 describe('probeTimeline', () => {
   it('counts per 100 ms and names each slot by its phase, a silent one "wait"', () => {
-    const samples = [at(0, 'drain'), at(50, 'drain'), at(120, 'drain', 'limited'), at(130, 'pilot'), at(150, 'pilot', 'limited'), at(160, 'pilot'), at(410, 'idle-burst')];
+    const samples = [
+      at(0, 'drain'),
+      at(50, 'drain'),
+      at(120, 'drain', 'limited'),
+      at(130, 'pilot'),
+      at(150, 'pilot', 'limited'),
+      at(160, 'pilot'),
+      at(410, 'idle-burst'),
+    ];
     expect(probeTimeline(samples)).toEqual([
       { t: 0, offered: 2, accepted: 2, limited: 0, phase: 'drain' },
       { t: 0.1, offered: 4, accepted: 2, limited: 2, phase: 'refill' },

@@ -7,15 +7,55 @@ const tally = (entries: Array<[number, number]>) => new Map(entries);
 
 describe('unusableProbe', () => {
   it.each([
-    { name: 'a working endpoint, then its limit', t: [[200, 300], [429, 40]], problem: undefined },
-    { name: 'a few 401s while a token turned over', t: [[200, 300], [429, 40], [401, 3]], problem: undefined },
-    { name: 'a 503-limited endpoint (its status is judged elsewhere)', t: [[200, 100], [503, 30]], problem: undefined },
+    {
+      name: 'a working endpoint, then its limit',
+      t: [
+        [200, 300],
+        [429, 40],
+      ],
+      problem: undefined,
+    },
+    {
+      name: 'a few 401s while a token turned over',
+      t: [
+        [200, 300],
+        [429, 40],
+        [401, 3],
+      ],
+      problem: undefined,
+    },
+    {
+      name: 'a 503-limited endpoint (its status is judged elsewhere)',
+      t: [
+        [200, 100],
+        [503, 30],
+      ],
+      problem: undefined,
+    },
     // The token and the limit let these through; only the payload was refused (business-rejects-payload).
-    { name: 'a business endpoint refusing the payload with 422, then its limit', t: [[422, 300], [429, 40]], problem: undefined },
+    {
+      name: 'a business endpoint refusing the payload with 422, then its limit',
+      t: [
+        [422, 300],
+        [429, 40],
+      ],
+      problem: undefined,
+    },
     { name: 'every answer 404 (no such endpoint)', t: [[404, 50]], problem: /\(50 × 404\)/ },
-    { name: 'every answer 401', t: [[401, 120]], problem: /only 0 of 120 probe answers came from the working endpoint \(120 × 401\); check the credentials/ },
+    {
+      name: 'every answer 401',
+      t: [[401, 120]],
+      problem: /only 0 of 120 probe answers came from the working endpoint \(120 × 401\); check the credentials/,
+    },
     { name: 'every answer a redirect', t: [[302, 80]], problem: /\(80 × 302\); the target redirects/ },
-    { name: 'mostly 5xx', t: [[500, 90], [200, 10]], problem: /only 10 of 100 .*\(90 × 500\)/ },
+    {
+      name: 'mostly 5xx',
+      t: [
+        [500, 90],
+        [200, 10],
+      ],
+      problem: /only 10 of 100 .*\(90 × 500\)/,
+    },
     { name: 'no answer at all', t: [[0, 20]], problem: /20 × no answer/ },
     { name: 'nothing sent', t: [], problem: /no answer at all/ },
   ] as Array<{ name: string; t: Array<[number, number]>; problem: RegExp | undefined }>)('$name', ({ t, problem }) => {

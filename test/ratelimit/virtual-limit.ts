@@ -15,7 +15,9 @@ import type { Claim } from '../../src/emulator/profiles/ratelimit-headers.js';
  * Decides one arrival at `nowMs`: undefined lets it through, a number refuses it and says in how
  * many ms it would pass. `announce`: the RateLimit headers its answer carries (advertising()).
  */
-export type Limiter = ((nowMs: number) => number | undefined) & { announce?: (nowMs: number) => Record<string, string> };
+export type Limiter = ((nowMs: number) => number | undefined) & {
+  announce?: (nowMs: number) => Record<string, string>;
+};
 
 /** GCRA, what a token bucket is in arrival times: `rps` sustained, `burst` at once, full at t = 0. */
 export function gcra(rps: number, burst: number): Limiter {
@@ -85,7 +87,11 @@ export function virtualTime(): VirtualTime {
     setImmediate(tick);
   };
   setImmediate(tick);
-  return { now: () => now, at: (when, fire) => void timers.push({ at: when, order: order++, fire }), stop: () => void (stopped = true) };
+  return {
+    now: () => now,
+    at: (when, fire) => void timers.push({ at: when, order: order++, fire }),
+    stop: () => void (stopped = true),
+  };
 }
 
 /** The clock and calls for discover(); `stop` ends virtual time (call it when the probe returned). */
@@ -100,14 +106,30 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
     new Promise((resolve) => {
       const waitMs = limiter(now());
       const announced = limiter.announce?.(now()) ?? {};
-      const latencyMs = waitMs !== undefined && endpoint.refusalLatencyMs !== undefined ? endpoint.refusalLatencyMs : 2 + ((sent++ * 7) % 11);
+      const latencyMs =
+        waitMs !== undefined && endpoint.refusalLatencyMs !== undefined
+          ? endpoint.refusalLatencyMs
+          : 2 + ((sent++ * 7) % 11);
       at(now() + latencyMs, () => {
         const headers: Record<string, string> = { ...announced };
         const seconds = String(Math.max(1, Math.ceil((waitMs ?? 0) / 1000)));
         if (waitMs !== undefined && endpoint.announces === 'retry-after') headers['retry-after'] = seconds;
-        if (waitMs !== undefined && endpoint.announces === 'reset') Object.assign(headers, { 'ratelimit-reset': seconds, 'ratelimit-limit': '1' });
+        if (waitMs !== undefined && endpoint.announces === 'reset')
+          Object.assign(headers, { 'ratelimit-reset': seconds, 'ratelimit-limit': '1' });
         const status = waitMs === undefined ? 200 : endpoint.status;
-        resolve({ request: 'GET /tokens/validate', status, headers, text: '', json: undefined, truncated: false, durationMs: latencyMs, sentAt: Date.now() - latencyMs, receivedAt: Date.now(), rateLimitWaits: 0, echoesSecret: false });
+        resolve({
+          request: 'GET /tokens/validate',
+          status,
+          headers,
+          text: '',
+          json: undefined,
+          truncated: false,
+          durationMs: latencyMs,
+          sentAt: Date.now() - latencyMs,
+          receivedAt: Date.now(),
+          rateLimitWaits: 0,
+          echoesSecret: false,
+        });
       });
     });
   const primary = endpoint.limiter();
@@ -166,7 +188,13 @@ export function advertising(model: LimiterModel, claim: Claim = (real) => real):
  * says "a period".
  */
 export function haproxyRate(limit: number, periodMs: number, countsRefused: boolean): Limiter {
-  const limiter = createLimiter({ kind: 'sliding-window', limit, period_s: periodMs / 1000, counts_refused: countsRefused, counter: 'interpolated' });
+  const limiter = createLimiter({
+    kind: 'sliding-window',
+    limit,
+    period_s: periodMs / 1000,
+    counts_refused: countsRefused,
+    counter: 'interpolated',
+  });
   return (now) => (limiter.take(now).ok ? undefined : periodMs);
 }
 

@@ -8,12 +8,36 @@ import type { AdvertisedLimit, Report } from '../../src/report/model.js';
 import { summaryLines } from '../../src/ratelimit/result.js';
 import { loadFixture } from './helpers.js';
 
-const withAdvertised = (report: Report, advertised: AdvertisedLimit): Report => ({ ...report, rate_limit: { ...report.rate_limit!, advertised } });
+const withAdvertised = (report: Report, advertised: AdvertisedLimit): Report => ({
+  ...report,
+  rate_limit: { ...report.rate_limit!, advertised },
+});
 
 describe.each([
-  [{ limit: 60, window_s: 60, source_header: 'RateLimit-Policy', agrees: true, note: 'measured 60 per 60 s: agrees' }, '60 per 60 s (RateLimit-Policy): agrees with the measurement (measured 60 per 60 s: agrees)'],
-  [{ limit: 100, window_s: 60, source_header: 'RateLimit-Policy', agrees: false, note: 'measured 60 per 60 s: the announcement overstates the limit' }, '100 per 60 s (RateLimit-Policy): DISAGREES with the measurement (measured 60 per 60 s: the announcement overstates the limit)'],
-  [{ limit: 5000, window_s: null, source_header: 'X-RateLimit-Limit', agrees: null, note: 'advertised, not verified: about 3700 s of probing needed' }, '5000 per window (X-RateLimit-Limit): not verified (advertised, not verified: about 3700 s of probing needed)'],
+  [
+    { limit: 60, window_s: 60, source_header: 'RateLimit-Policy', agrees: true, note: 'measured 60 per 60 s: agrees' },
+    '60 per 60 s (RateLimit-Policy): agrees with the measurement (measured 60 per 60 s: agrees)',
+  ],
+  [
+    {
+      limit: 100,
+      window_s: 60,
+      source_header: 'RateLimit-Policy',
+      agrees: false,
+      note: 'measured 60 per 60 s: the announcement overstates the limit',
+    },
+    '100 per 60 s (RateLimit-Policy): DISAGREES with the measurement (measured 60 per 60 s: the announcement overstates the limit)',
+  ],
+  [
+    {
+      limit: 5000,
+      window_s: null,
+      source_header: 'X-RateLimit-Limit',
+      agrees: null,
+      note: 'advertised, not verified: about 3700 s of probing needed',
+    },
+    '5000 per window (X-RateLimit-Limit): not verified (advertised, not verified: about 3700 s of probing needed)',
+  ],
 ] as const)('advertised %#', (advertised, line) => {
   const report = withAdvertised(loadFixture('pass'), advertised);
 

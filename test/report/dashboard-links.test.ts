@@ -9,7 +9,10 @@ import { loadFixture } from './helpers.js';
 
 const withDashboards = (dashboards: string[][]): Report => {
   const r = loadFixture('pass');
-  return { ...r, load: { ...r.load!, scenarios: r.load!.scenarios.map((s, i) => ({ ...s, dashboards: dashboards[i] ?? [] })) } };
+  return {
+    ...r,
+    load: { ...r.load!, scenarios: r.load!.scenarios.map((s, i) => ({ ...s, dashboards: dashboards[i] ?? [] })) },
+  };
 };
 
 describe('k6 dashboard links', () => {
@@ -35,7 +38,13 @@ describe('k6 dashboard links', () => {
   });
 
   it('links no name that could lead elsewhere than a file beside the report', () => {
-    const hostile = ['https://example.test/k6-dashboard-x.html', '../k6-dashboard-x.html', 'javascript:alert(1)', 'k6-dashboard-x.html?x=1', '/etc/k6-dashboard-x.html'];
+    const hostile = [
+      'https://example.test/k6-dashboard-x.html',
+      '../k6-dashboard-x.html',
+      'javascript:alert(1)',
+      'k6-dashboard-x.html?x=1',
+      '/etc/k6-dashboard-x.html',
+    ];
     const report = withDashboards([hostile, []]);
     expect(dashboardLinks(report.load!)).toEqual([]);
     expect(renderHtml(report)).not.toContain('class="dashboards"');

@@ -20,7 +20,9 @@ describe.each(FIXTURES)('fixture report-%s.json', (name) => {
     // Long runs of token alphabet, except k6 metric names: words joined by underscores
     // (logical_call_duration_token_per_call, tls_seen_suite_TLS_AES_128_GCM_SHA256).
     const metricName = /^[A-Za-z][a-z]*(?:_[A-Za-z0-9]+)+$|^[a-z]+(?:_[a-z0-9]+)*_[A-Z0-9_]+$/;
-    expect([...text.matchAll(/[A-Za-z0-9+/=_-]{32,}/g)].map((m) => m[0]).filter((run) => !metricName.test(run))).toEqual([]);
+    expect(
+      [...text.matchAll(/[A-Za-z0-9+/=_-]{32,}/g)].map((m) => m[0]).filter((run) => !metricName.test(run)),
+    ).toEqual([]);
   });
 
   it('covers what the renderers must handle', () => {

@@ -26,17 +26,31 @@ const rateLimit: RateLimitResult = {
   recovery_s: 0.02,
   requests_sent: 900,
   requests_limited: 60,
-  recommendation: { target_rps: 40, max_concurrency: 1, backoff: { base_ms: 40, cap_ms: 1_000, jitter: 'full', max_retries: 6 } },
+  recommendation: {
+    target_rps: 40,
+    max_concurrency: 1,
+    backoff: { base_ms: 40, cap_ms: 1_000, jitter: 'full', max_retries: 6 },
+  },
   proof: null,
   fleet,
 };
-const report = (r: RateLimitResult) => buildReport({ version: 'test', target: { environment: 'sandbox', base_url: 'https://127.0.0.1:1' }, startedAt: new Date(0), finishedAt: new Date(1_000), checks: [], rateLimit: r });
+const report = (r: RateLimitResult) =>
+  buildReport({
+    version: 'test',
+    target: { environment: 'sandbox', base_url: 'https://127.0.0.1:1' },
+    startedAt: new Date(0),
+    finishedAt: new Date(1_000),
+    checks: [],
+    rateLimit: r,
+  });
 
 describe('the fleet section', () => {
   it('report.md: the recommendation, the method and a row per policy and size', () => {
     const md = renderMarkdown(report(rateLimit));
     expect(md).toContain('### Fleet of 16 instances');
-    expect(md).toMatch(/\*\*Fleet recommendation:\*\* per instance ≤ 2\.5 req\/s \(burst 1\), policy [a-z-]+; on 429 honour Retry-After/);
+    expect(md).toMatch(
+      /\*\*Fleet recommendation:\*\* per instance ≤ 2\.5 req\/s \(burst 1\), policy [a-z-]+; on 429 honour Retry-After/,
+    );
     expect(md).toContain('| Instances | Policy | Goodput (req/s) | 429 rate |');
     // 5 policies × sizes 1, 4, 16.
     expect(md.split('\n').filter((l) => /^\| (1|4|16) \| [a-z-]+ \|/.test(l))).toHaveLength(15);
@@ -55,8 +69,29 @@ describe('the fleet section', () => {
 
   it('report.json: rate_limit.fleet with its keys in the contract order', () => {
     const json = JSON.parse(renderJson(report(rateLimit)));
-    expect(Object.keys(json.rate_limit.fleet)).toEqual(['instances', 'limiter', 'sharing', 'assumption', 'offered_rps', 'duration_s', 'backlog', 'latency_ms', 'seed', 'recommendation', 'rows']);
-    expect(Object.keys(json.rate_limit.fleet.rows[0])).toEqual(['instances', 'policy', 'goodput_rps', 'rate_429', 'p99_ms', 'lost', 'drained_s', 'drain_lost']);
+    expect(Object.keys(json.rate_limit.fleet)).toEqual([
+      'instances',
+      'limiter',
+      'sharing',
+      'assumption',
+      'offered_rps',
+      'duration_s',
+      'backlog',
+      'latency_ms',
+      'seed',
+      'recommendation',
+      'rows',
+    ]);
+    expect(Object.keys(json.rate_limit.fleet.rows[0])).toEqual([
+      'instances',
+      'policy',
+      'goodput_rps',
+      'rate_429',
+      'p99_ms',
+      'lost',
+      'drained_s',
+      'drain_lost',
+    ]);
   });
 
   it('without --fleet, nothing of it appears anywhere', () => {
@@ -69,8 +104,12 @@ describe('the fleet section', () => {
 
   it('the terminal lines name the per-instance rate, the policy, the assumption and the simulated figures', () => {
     const lines = fleetSummaryLines(fleet);
-    expect(lines[0]).toMatch(/^fleet of 16: per instance ≤ 2\.5 req\/s \(burst 1\), policy [a-z-]+, backoff 40–1000 ms, ≤ 6 retries, honour Retry-After$/);
+    expect(lines[0]).toMatch(
+      /^fleet of 16: per instance ≤ 2\.5 req\/s \(burst 1\), policy [a-z-]+, backoff 40–1000 ms, ≤ 6 retries, honour Retry-After$/,
+    );
     expect(lines[1]).toMatch(/^ {2}assumption: the limit is shared/);
-    expect(lines[2]).toMatch(/^ {2}simulated \(token bucket 50 req\/s, burst 20; 75 req\/s offered for 30 s\): goodput [\d.]+ req\/s/);
+    expect(lines[2]).toMatch(
+      /^ {2}simulated \(token bucket 50 req\/s, burst 20; 75 req\/s offered for 30 s\): goodput [\d.]+ req\/s/,
+    );
   });
 });

@@ -8,7 +8,17 @@ import { FIXTURES, XSS, loadFixture, mapStrings } from './helpers.js';
  * link within the page (`#check-…`) or to a k6 dashboard export beside it is navigation a reader
  * chooses, not a load.
  */
-const NETWORK = [/<script\b/i, /<link\b/i, /<iframe\b/i, /<object\b/i, /<embed\b/i, /@import/i, /url\(/i, /<[a-z][^>]*\s(?:src|srcset|action|data)=/i, /\shref="(?!#[\w.-]+"|k6-dashboard-[\w.-]+\.html")/i];
+const NETWORK = [
+  /<script\b/i,
+  /<link\b/i,
+  /<iframe\b/i,
+  /<object\b/i,
+  /<embed\b/i,
+  /@import/i,
+  /url\(/i,
+  /<[a-z][^>]*\s(?:src|srcset|action|data)=/i,
+  /\shref="(?!#[\w.-]+"|k6-dashboard-[\w.-]+\.html")/i,
+];
 
 /** `<svg id="…">…</svg>` for a chart id. */
 function chart(html: string, id: string): string | undefined {
@@ -48,18 +58,26 @@ describe.each(FIXTURES)('renderHtml(report-%s)', (name) => {
 
   it('shows the verdict, the target and the counts', () => {
     expect(html).toContain(`class="verdict v-${name}"`);
-    expect(html).toMatch(new RegExp(`role="status"><svg class="icon"[^>]*>.*?</svg> ${name === 'pass' ? 'PASS' : 'FAIL'}</div>`));
+    expect(html).toMatch(
+      new RegExp(`role="status"><svg class="icon"[^>]*>.*?</svg> ${name === 'pass' ? 'PASS' : 'FAIL'}</div>`),
+    );
     expect(html).toContain(`<code>${report.target.base_url}</code>`);
     expect(html).toContain(`<strong>${report.summary.failed}</strong> failed`);
   });
 
   it('has a row per check with its status colour and evidence behind <details>', () => {
-    const rows = [...html.matchAll(/<tr class="row-(\w+)" id="check-[^"]*">\s*<td><span class="status st-\w+"><svg class="icon"[^>]*>.*?<\/svg> \w+<\/span><\/td>\s*<th scope="row"><code>([^<]*)<\/code>/g)];
+    const rows = [
+      ...html.matchAll(
+        /<tr class="row-(\w+)" id="check-[^"]*">\s*<td><span class="status st-\w+"><svg class="icon"[^>]*>.*?<\/svg> \w+<\/span><\/td>\s*<th scope="row"><code>([^<]*)<\/code>/g,
+      ),
+    ];
     expect(rows.map((m) => m[2])).toEqual(report.checks.map((c) => c.id));
     expect(rows.map((m) => m[1])).toEqual(report.checks.map((c) => c.status));
     const withEvidence = report.checks.filter((c) => c.evidence.length > 0).length;
     expect(html.match(/<details(?: open)?><summary>Evidence/g)).toHaveLength(withEvidence);
-    const broken = report.checks.filter((c) => c.level === 'must' && (c.status === 'fail' || c.status === 'error') && c.evidence.length > 0);
+    const broken = report.checks.filter(
+      (c) => c.level === 'must' && (c.status === 'fail' || c.status === 'error') && c.evidence.length > 0,
+    );
     expect(html.match(/<details open><summary>Evidence/g) ?? []).toHaveLength(broken.length);
   });
 
@@ -106,7 +124,10 @@ describe.each(FIXTURES)('renderHtml(report-%s)', (name) => {
 describe('renderHtml escaping', () => {
   it('shows an HTML payload in a message as text', () => {
     const base = loadFixture('fail');
-    const html = renderHtml({ ...base, checks: base.checks.map((c, i) => (i === 0 ? { ...c, message: `body: ${XSS}` } : c)) });
+    const html = renderHtml({
+      ...base,
+      checks: base.checks.map((c, i) => (i === 0 ? { ...c, message: `body: ${XSS}` } : c)),
+    });
     expect(html).toContain('body: &lt;img src=x onerror=alert(1)&gt;');
     expect(html).not.toContain('<img');
   });
@@ -123,7 +144,10 @@ describe('renderHtml escaping', () => {
 
   it('keeps a message with a closing style or svg tag inert', () => {
     const base = loadFixture('pass');
-    const html = renderHtml({ ...base, target: { ...base.target, environment: '</style></svg><script>alert(1)</script>' } });
+    const html = renderHtml({
+      ...base,
+      target: { ...base.target, environment: '</style></svg><script>alert(1)</script>' },
+    });
     expect(html).not.toContain('<script');
     expect(html.match(/<\/style>/g)).toHaveLength(1);
   });
@@ -162,7 +186,10 @@ describe('renderHtml without optional data', () => {
   it('tells a scenario that could not run apart from one that did', () => {
     const base = loadFixture('fail');
     const load = base.load!;
-    const html = renderHtml({ ...base, load: { ...load, scenarios: [load.scenarios[0]!, { ...load.scenarios[1]!, error: 'k6 exited 107' }] } });
+    const html = renderHtml({
+      ...base,
+      load: { ...load, scenarios: [load.scenarios[0]!, { ...load.scenarios[1]!, error: 'k6 exited 107' }] },
+    });
     expect(html).toContain('did not run: k6 exited 107');
     expect((chart(html, 'chart-latency') ?? '').match(/<rect /g)).toHaveLength(3);
   });

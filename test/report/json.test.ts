@@ -2,7 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { renderJson } from '../../src/report/json.js';
 import { FIXTURES, loadFixture, reverseKeys } from './helpers.js';
 
-const TOP_LEVEL = ['schema', 'tool', 'target', 'started_at', 'finished_at', 'verdict', 'summary', 'checks', 'load', 'rate_limit', 'untested'];
+const TOP_LEVEL = [
+  'schema',
+  'tool',
+  'target',
+  'started_at',
+  'finished_at',
+  'verdict',
+  'summary',
+  'checks',
+  'load',
+  'rate_limit',
+  'untested',
+];
 const CHECK_KEYS = ['id', 'title', 'spec', 'level', 'status', 'message', 'duration_ms', 'evidence'];
 
 describe.each(FIXTURES)('renderJson(report-%s)', (name) => {
@@ -39,7 +51,10 @@ it('keeps fields the contract does not name yet, after the named ones', () => {
 });
 
 it('writes null for a run without load and rate-limit stages', () => {
-  const parsed = JSON.parse(renderJson({ ...loadFixture('pass'), load: null, rate_limit: null })) as Record<string, unknown>;
+  const parsed = JSON.parse(renderJson({ ...loadFixture('pass'), load: null, rate_limit: null })) as Record<
+    string,
+    unknown
+  >;
   expect(parsed.load).toBeNull();
   expect(parsed.rate_limit).toBeNull();
 });

@@ -38,7 +38,8 @@ function parse(xml: string): Parsed {
   return parser.parse(xml) as Parsed;
 }
 
-const suiteNamed = (parsed: Parsed, name: string): Suite | undefined => parsed.testsuites.testsuite.find((s) => s.name === name);
+const suiteNamed = (parsed: Parsed, name: string): Suite | undefined =>
+  parsed.testsuites.testsuite.find((s) => s.name === name);
 const cases = (suite: Suite | undefined): TestCase[] => suite?.testcase ?? [];
 
 describe.each(FIXTURES)('renderJunit(report-%s)', (name) => {
@@ -55,7 +56,7 @@ describe.each(FIXTURES)('renderJunit(report-%s)', (name) => {
     const tcs = cases(conformance);
     expect(tcs.map((t) => t.name)).toEqual(report.checks.map((c) => `${c.id}: ${c.title}`));
     expect(tcs.map((t) => t.classname)).toEqual(report.checks.map((c) => `conformance-${c.id.split('.')[0]}`));
-    expect(tcs[0]?.time).toBe((((report.checks[0]?.duration_ms ?? 0) / 1000)).toFixed(3));
+    expect(tcs[0]?.time).toBe(((report.checks[0]?.duration_ms ?? 0) / 1000).toFixed(3));
   });
 
   it('has no dot in any classname, so Jenkins and GitLab do not split it into package and class', () => {
@@ -148,13 +149,19 @@ describe('renderJunit escaping', () => {
   });
 
   it('replaces characters XML 1.0 cannot carry instead of writing an unparseable file', () => {
-    const bad = renderJunit({ ...report, checks: [{ ...report.checks[0]!, message: 'bell \u0007 nul \u0000 lone \ud800 end' }] });
+    const bad = renderJunit({
+      ...report,
+      checks: [{ ...report.checks[0]!, message: 'bell \u0007 nul \u0000 lone \ud800 end' }],
+    });
     const failure = cases(suiteNamed(parse(bad), 'conformance'))[0]?.failure;
     expect(failure?.message).toBe('bell \ufffd nul \ufffd lone \ufffd end');
   });
 
   it('folds a multi-line message onto one line in the message attribute, and keeps every line in the text', () => {
-    const out = renderJunit({ ...report, checks: [{ ...report.checks[0]!, message: 'first line\n  second line\n\nthird', evidence: [] }] });
+    const out = renderJunit({
+      ...report,
+      checks: [{ ...report.checks[0]!, message: 'first line\n  second line\n\nthird', evidence: [] }],
+    });
     const failure = cases(suiteNamed(parse(out), 'conformance'))[0]?.failure;
     expect(failure?.message).toBe('first line second line third');
     expect(failure?.['#text']).toBe('first line\n  second line\n\nthird');
@@ -171,7 +178,10 @@ describe('renderJunit load edge cases', () => {
   const load = base.load!;
 
   it('reports a scenario that could not run as an error testcase', () => {
-    const report: Report = { ...base, load: { ...load, scenarios: [{ ...load.scenarios[0]!, thresholds: [], error: 'k6 exited 107: script error' }] } };
+    const report: Report = {
+      ...base,
+      load: { ...load, scenarios: [{ ...load.scenarios[0]!, thresholds: [], error: 'k6 exited 107: script error' }] },
+    };
     const tcs = cases(suiteNamed(parse(renderJunit(report)), 'load'));
     expect(tcs).toHaveLength(1);
     expect(tcs[0]?.error?.message).toBe('k6 exited 107: script error');

@@ -22,10 +22,20 @@ describe('leadItems', () => {
   it('says why with what came back or was measured, and what to do', () => {
     const [secret, , cipher, threshold, rateLimit] = leadItems(loadFixture('fail'));
     expect(secret?.why).toContain('returned 403');
-    expect(secret?.todo).toBe('fix the service so that invalid client credentials get 401 {"error":"unauthorized"} (§4.1.2)');
+    expect(secret?.todo).toBe(
+      'fix the service so that invalid client credentials get 401 {"error":"unauthorized"} (§4.1.2)',
+    );
     expect(cipher?.todo).toContain('--only tls.cipher-suites');
-    const titled = (title: string) => leadItems({ ...loadFixture('fail'), checks: [{ ...loadFixture('fail').checks[7]!, title }], load: null, untested: [] })[0]?.todo;
-    expect(titled('A wrong client_secret gets 401')).toBe('fix the service so that a wrong client_secret gets 401 (§4.1.2)');
+    const titled = (title: string) =>
+      leadItems({
+        ...loadFixture('fail'),
+        checks: [{ ...loadFixture('fail').checks[7]!, title }],
+        load: null,
+        untested: [],
+      })[0]?.todo;
+    expect(titled('A wrong client_secret gets 401')).toBe(
+      'fix the service so that a wrong client_secret gets 401 (§4.1.2)',
+    );
     expect(titled('TLS 1.2 is refused')).toBe('fix the service so that TLS 1.2 is refused (§4.1.2)');
     expect(threshold?.why).toBe('p95 was 613 ms');
     expect(rateLimit?.todo).toContain('client_id and client_secret');
@@ -57,7 +67,11 @@ describe('the lead in report.md and report.html', () => {
     expect(lead.match(/<li>/g)).toHaveLength(leadItems(report).length);
     expect(lead.match(/<strong>Do:<\/strong>/g)).toHaveLength(leadItems(report).length);
     const targets = [...lead.matchAll(/href="#([^"]+)"/g)].map((m) => m[1]);
-    expect(targets).toEqual(['check-token.bad-secret-401', 'check-business.bearer-required', 'check-tls.cipher-suites']);
+    expect(targets).toEqual([
+      'check-token.bad-secret-401',
+      'check-business.bearer-required',
+      'check-tls.cipher-suites',
+    ]);
     for (const id of targets) expect(html).toMatch(new RegExp(`<tr class="row-(fail|error)" id="${id}">`));
   });
 

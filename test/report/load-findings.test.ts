@@ -13,21 +13,46 @@ const said = (extra: Record<string, number | string>) => scenarioFindings(loadSc
 const cases: Array<{ name: string; extra: Record<string, number>; text: string }> = [
   {
     name: 'token per call against cached',
-      extra: {
-        'logical_call_duration_cached p50_ms': 4,
-        'logical_call_duration_cached p95_ms': 8,
-        'logical_call_duration_token_per_call p50_ms': 700,
-        'logical_call_duration_token_per_call p95_ms': 1125,
-        'http_req_duration{mode:cached} p95_ms': 7,
-        token_per_call_cost_p50_ms: 696,
-      },
-      text: 'A logical business call took p95 1,125 ms with a token fetched per call, against 8 ms with a cached token (141× as long); medians 700 ms and 4 ms.',
+    extra: {
+      'logical_call_duration_cached p50_ms': 4,
+      'logical_call_duration_cached p95_ms': 8,
+      'logical_call_duration_token_per_call p50_ms': 700,
+      'logical_call_duration_token_per_call p95_ms': 1125,
+      'http_req_duration{mode:cached} p95_ms': 7,
+      token_per_call_cost_p50_ms: 696,
     },
-    { name: '429s waited out', extra: { rate_limited_responses: 9, retry_after_waits: 9, retries: 10, logical_calls_lost: 0 }, text: 'The service answered 429 9 times; 9 waits followed its Retry-After, 10 retries in all, no logical call was lost.' },
-    { name: 'no 429, a lost call', extra: { rate_limited_responses: 0, logical_calls_lost: 1 }, text: 'No answer was 429; 1 logical call was lost.' },
-    { name: 'TLS suites seen', extra: { tls_seen_version_tls1_3: 76, tls_seen_suite_TLS_AES_128_GCM_SHA256: 70, tls_seen_suite_TLS_CHACHA20_POLY1305_SHA256: 6, tls_seen_suite_TLS_AES_256_GCM_SHA384: 0 }, text: 'Connections negotiated TLS 1.3 (76) with TLS_AES_128_GCM_SHA256 (70), TLS_CHACHA20_POLY1305_SHA256 (6).' },
-    { name: 'TLS 1.2 let in', extra: { 'tls12-refused: tls12_connection_accepted': 0.5 }, text: 'A TLS 1.2-only client got through on 50.00% of its attempts (§5.8 allows TLS 1.3 only).' },
-    { name: 'token changed before expiry', extra: { token_changed_before_expiry: 2 }, text: 'The token changed 2 times before its expires_at (§3 wants the same token until then).' },
+    text: 'A logical business call took p95 1,125 ms with a token fetched per call, against 8 ms with a cached token (141× as long); medians 700 ms and 4 ms.',
+  },
+  {
+    name: '429s waited out',
+    extra: { rate_limited_responses: 9, retry_after_waits: 9, retries: 10, logical_calls_lost: 0 },
+    text: 'The service answered 429 9 times; 9 waits followed its Retry-After, 10 retries in all, no logical call was lost.',
+  },
+  {
+    name: 'no 429, a lost call',
+    extra: { rate_limited_responses: 0, logical_calls_lost: 1 },
+    text: 'No answer was 429; 1 logical call was lost.',
+  },
+  {
+    name: 'TLS suites seen',
+    extra: {
+      tls_seen_version_tls1_3: 76,
+      tls_seen_suite_TLS_AES_128_GCM_SHA256: 70,
+      tls_seen_suite_TLS_CHACHA20_POLY1305_SHA256: 6,
+      tls_seen_suite_TLS_AES_256_GCM_SHA384: 0,
+    },
+    text: 'Connections negotiated TLS 1.3 (76) with TLS_AES_128_GCM_SHA256 (70), TLS_CHACHA20_POLY1305_SHA256 (6).',
+  },
+  {
+    name: 'TLS 1.2 let in',
+    extra: { 'tls12-refused: tls12_connection_accepted': 0.5 },
+    text: 'A TLS 1.2-only client got through on 50.00% of its attempts (§5.8 allows TLS 1.3 only).',
+  },
+  {
+    name: 'token changed before expiry',
+    extra: { token_changed_before_expiry: 2 },
+    text: 'The token changed 2 times before its expires_at (§3 wants the same token until then).',
+  },
 ];
 
 describe('scenarioFindings', () => {

@@ -15,10 +15,30 @@ const crashed = 'k6 crashed (exit 107: the script threw)';
 
 const cases: Array<{ name: string; scenarios: LoadScenarioResult[]; ok: boolean; headline: string }> = [
   { name: 'all met', scenarios: [scenario({})], ok: true, headline: 'thresholds met' },
-  { name: 'a threshold crossed', scenarios: [scenario({ thresholds: crossed })], ok: false, headline: 'thresholds not met' },
-  { name: 'k6 crashed', scenarios: [scenario({ error: crashed }), scenario({ scenario: 'tls' })], ok: false, headline: '1 of 2 scenario(s) did not complete' },
-  { name: 'both', scenarios: [scenario({ error: crashed }), scenario({ thresholds: crossed })], ok: false, headline: '1 of 2 scenario(s) did not complete; thresholds not met' },
-  { name: 'stopped with neither (interrupted)', scenarios: [scenario({})], ok: false, headline: 'the load run did not finish' },
+  {
+    name: 'a threshold crossed',
+    scenarios: [scenario({ thresholds: crossed })],
+    ok: false,
+    headline: 'thresholds not met',
+  },
+  {
+    name: 'k6 crashed',
+    scenarios: [scenario({ error: crashed }), scenario({ scenario: 'tls' })],
+    ok: false,
+    headline: '1 of 2 scenario(s) did not complete',
+  },
+  {
+    name: 'both',
+    scenarios: [scenario({ error: crashed }), scenario({ thresholds: crossed })],
+    ok: false,
+    headline: '1 of 2 scenario(s) did not complete; thresholds not met',
+  },
+  {
+    name: 'stopped with neither (interrupted)',
+    scenarios: [scenario({})],
+    ok: false,
+    headline: 'the load run did not finish',
+  },
 ];
 
 describe('loadHeadline', () => {
@@ -27,6 +47,10 @@ describe('loadHeadline', () => {
     expect(loadHeadline(load)).toBe(headline);
     const report = { ...loadFixture('pass'), load };
     expect(renderMarkdown(report)).toContain(`${ok ? '✅' : '❌'} ${headline}`);
-    expect(renderHtml(report)).toMatch(new RegExp(`<strong class="${ok ? 'ok' : 'bad'}"><svg class="icon"[^>]*>.*?</svg> ${headline.replace(/[()]/g, '\\$&')}</strong>`));
+    expect(renderHtml(report)).toMatch(
+      new RegExp(
+        `<strong class="${ok ? 'ok' : 'bad'}"><svg class="icon"[^>]*>.*?</svg> ${headline.replace(/[()]/g, '\\$&')}</strong>`,
+      ),
+    );
   });
 });

@@ -46,7 +46,9 @@ describe.each(FIXTURES)('renderMarkdown(report-%s)', (name) => {
 
   it('has a summary line with the counts', () => {
     const s = report.summary;
-    expect(md).toContain(`${s.passed} passed · ${s.failed} failed · ${s.warned} warned · ${s.skipped} skipped · ${s.errored} errored`);
+    expect(md).toContain(
+      `${s.passed} passed · ${s.failed} failed · ${s.warned} warned · ${s.skipped} skipped · ${s.errored} errored`,
+    );
   });
 
   it('has one table row per check, in order, each with five cells', () => {
@@ -72,7 +74,9 @@ describe.each(FIXTURES)('renderMarkdown(report-%s)', (name) => {
   });
 
   it('lists the warnings and every skip with its reason', () => {
-    expect(listedIds(sectionOf(md, 'Warnings') ?? [])).toEqual(report.checks.filter((c) => c.status === 'warn').map((c) => c.id));
+    expect(listedIds(sectionOf(md, 'Warnings') ?? [])).toEqual(
+      report.checks.filter((c) => c.status === 'warn').map((c) => c.id),
+    );
     const skips = report.checks.filter((c) => c.status === 'skip');
     const section = sectionOf(md, 'Skipped') ?? [];
     expect(listedIds(section)).toEqual(skips.map((c) => c.id));
@@ -128,10 +132,18 @@ describe('renderMarkdown escaping', () => {
     ['a URL', 'see https://evil.example/x?a=1 now', 'see `https://evil.example/x?a=1` now'],
     ['another scheme', 'at ftp://evil.example', 'at `ftp://evil.example`'],
     ['www.', 'go to www.evil.example.', 'go to `www.evil.example`.'],
-    ['a URL in parentheses', '(CN=https://evil.example/cert, issued by x)', '(CN=`https://evil.example/cert`, issued by x)'],
+    [
+      'a URL in parentheses',
+      '(CN=https://evil.example/cert, issued by x)',
+      '(CN=`https://evil.example/cert`, issued by x)',
+    ],
     ['an e-mail address', 'mail admin@evil.example', 'mail `admin@evil.example`'],
     // The service's own backtick ends the author's quote: the spans that would touch become one.
-    ['a URL right after the author\'s quote', 'got `{"a":"`https://evil.example`"}`', 'got `{"a":"https://evil.example"}`'],
+    [
+      "a URL right after the author's quote",
+      'got `{"a":"`https://evil.example`"}`',
+      'got `{"a":"https://evil.example"}`',
+    ],
     ['a URL holding a backtick', 'x https://e.example/`y', 'x ``https://e.example/`y``'],
   ])('puts %s from the service in a code span', (_name, message, shown) => {
     const row = checkRows(renderMarkdown(withCheck(report, { message })))[0] ?? '';
@@ -156,7 +168,10 @@ describe('renderMarkdown without optional stages', () => {
     const report = loadFixture('fail');
     const load = report.load;
     if (!load) throw new Error('fixture has no load');
-    const md = renderMarkdown({ ...report, load: { ...load, scenarios: [{ ...load.scenarios[0]!, error: 'k6 exited 107: script error' }] } });
+    const md = renderMarkdown({
+      ...report,
+      load: { ...load, scenarios: [{ ...load.scenarios[0]!, error: 'k6 exited 107: script error' }] },
+    });
     expect(md).toContain('did not run: k6 exited 107: script error');
   });
 });

@@ -18,7 +18,9 @@ export function p99Colours(): { pass: string; p99: string[] } {
   const pass: string = getComputedStyle(swatch).color;
   swatch.remove();
   const bars: any[] = [...document.querySelectorAll('#chart-latency rect')];
-  const p99 = bars.filter((r) => r.querySelector('title')?.textContent?.includes(' p99: ')).map((r) => String(getComputedStyle(r).fill));
+  const p99 = bars
+    .filter((r) => r.querySelector('title')?.textContent?.includes(' p99: '))
+    .map((r) => String(getComputedStyle(r).fill));
   return { pass, p99 };
 }
 
@@ -85,11 +87,18 @@ export function overflowing(selector: string): Array<{ selector: string; client:
 
 /** Pairs of phase labels of the rate-limit chart whose drawn text boxes overlap, and how many labels it draws. */
 export function overlappingPhaseLabels(): { labels: number; overlaps: string[] } {
-  const boxes = [...document.querySelectorAll('#chart-rate-limit .band text')].map((t: any) => ({ text: String(t.textContent), box: t.getBoundingClientRect() }));
+  const boxes = [...document.querySelectorAll('#chart-rate-limit .band text')].map((t: any) => ({
+    text: String(t.textContent),
+    box: t.getBoundingClientRect(),
+  }));
   const overlaps: string[] = [];
   boxes.forEach((a, i) => {
     for (const b of boxes.slice(i + 1)) {
-      const apart = a.box.right <= b.box.left || b.box.right <= a.box.left || a.box.bottom <= b.box.top || b.box.bottom <= a.box.top;
+      const apart =
+        a.box.right <= b.box.left ||
+        b.box.right <= a.box.left ||
+        a.box.bottom <= b.box.top ||
+        b.box.bottom <= a.box.top;
       if (!apart) overlaps.push(`${a.text} × ${b.text}`);
     }
   });

@@ -31,7 +31,18 @@ describe('where service text enters', () => {
       target: { environment: 'sandbox', base_url: 'https://x.test' },
       startedAt: new Date(0),
       finishedAt: new Date(1000),
-      checks: [{ id: 'a.b', title: 't', spec: '4.1', level: 'must', status: 'fail', message: 'got `\x1b]0;pwned\x07`\nnext', duration_ms: 1, evidence: [{ request: 'POST /tokens', note: 'nul\u0000' }] }],
+      checks: [
+        {
+          id: 'a.b',
+          title: 't',
+          spec: '4.1',
+          level: 'must',
+          status: 'fail',
+          message: 'got `\x1b]0;pwned\x07`\nnext',
+          duration_ms: 1,
+          evidence: [{ request: 'POST /tokens', note: 'nul\u0000' }],
+        },
+      ],
       untested: [{ stage: 'load', reason: 'k6 said \x1b[2J' }],
     });
     const text = JSON.stringify(report);

@@ -55,7 +55,10 @@ describe('the rate-limit chart in report.html', () => {
     const svg = chartOf(renderHtml(report));
     const phases = [...svg.matchAll(/<g class="band band-\d" data-phase="([^"]+)">/g)].map((m) => m[1]);
     expect(phases).toEqual(['drain', 'sustained', 'wait', 'burst']);
-    for (const phase of phases) expect(svg).toMatch(new RegExp(`data-phase="${phase}"><title>${phase}</title><rect [^>]*/><text [^>]*>${phase}</text>`));
+    for (const phase of phases)
+      expect(svg).toMatch(
+        new RegExp(`data-phase="${phase}"><title>${phase}</title><rect [^>]*/><text [^>]*>${phase}</text>`),
+      );
     expect([...svg.matchAll(/data-reference="([^"]+)" data-value="([^"]+)"/g)].map((m) => [m[1], m[2]])).toEqual([
       ['measured limit 50.0/s', '50'],
       ['recommended 40.0/s', '40'],

@@ -11,11 +11,13 @@ const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true }
 // ajv-formats is no dependency; the one format the schemas use, as the harness writes it (toISOString).
 ajv.addFormat('date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
 
-const compile = (name: string): ValidateFunction => ajv.compile(JSON.parse(readFileSync(join(projectRoot, 'schema', name), 'utf8')) as object);
+const compile = (name: string): ValidateFunction =>
+  ajv.compile(JSON.parse(readFileSync(join(projectRoot, 'schema', name), 'utf8')) as object);
 export const validateReport = compile('report.schema.json');
 export const validateHistory = compile('history.schema.json');
 
-const problems = (validate: ValidateFunction): string[] => (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`);
+const problems = (validate: ValidateFunction): string[] =>
+  (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`);
 
 /** Fails the test with every schema violation of `report` (a parsed report.json, or its folder). */
 export function expectValidReport(report: unknown): void {
@@ -26,7 +28,9 @@ export function expectValidReport(report: unknown): void {
 
 /** Fails the test with every schema violation of any line of a history file. */
 export function expectValidHistory(file: string): void {
-  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   expect(lines.length).toBeGreaterThan(0);
   for (const line of lines) {
     validateHistory(JSON.parse(line));

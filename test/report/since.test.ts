@@ -29,17 +29,30 @@ const compared = (p95: number, policy = DEFAULT_REGRESSION_POLICY) => remember(r
 describe('Since the last run', () => {
   it('report.md: right under the title; "no history yet" on a first run; a table of the changes', () => {
     const first = renderMarkdown(remember(fixture, [], DEFAULT_REGRESSION_POLICY).report);
-    expect(first.split('\n\n').slice(1, 3)).toEqual(['### Since the last run', 'No history yet: this is the first stored run of this target, so there is nothing to compare.']);
+    expect(first.split('\n\n').slice(1, 3)).toEqual([
+      '### Since the last run',
+      'No history yet: this is the first stored run of this target, so there is nothing to compare.',
+    ]);
     const md = renderMarkdown(compared(90));
-    expect(md).toMatch(/^## .*\n\n### Since the last run\n\n1 regression and 0 changes for the better, judged against 5 stored runs/);
-    expect(md).toContain(`| ⚠️ warn | latency | k6 ${fixture.load!.scenarios[0]!.scenario}: p95\\_ms 90 ms (×3.9), above the band`);
+    expect(md).toMatch(
+      /^## .*\n\n### Since the last run\n\n1 regression and 0 changes for the better, judged against 5 stored runs/,
+    );
+    expect(md).toContain(
+      `| ⚠️ warn | latency | k6 ${fixture.load!.scenarios[0]!.scenario}: p95\\_ms 90 ms (×3.9), above the band`,
+    );
     expect(renderMarkdown(fixture)).not.toContain('Since the last run');
   });
 
   it('report.json carries since_last_run and trends', () => {
     const json = JSON.parse(renderJson(compared(90)));
     expect(json.since_last_run).toMatchObject({ history: 'compared', runs_compared: 5, outcome: 'warn' });
-    expect(json.since_last_run.changes[0]).toMatchObject({ kind: 'latency', name: 'p95_ms', before: 23, after: 90, action: 'warn' });
+    expect(json.since_last_run.changes[0]).toMatchObject({
+      kind: 'latency',
+      name: 'p95_ms',
+      before: 23,
+      after: 90,
+      action: 'warn',
+    });
     expect(json.trends.verdicts).toHaveLength(6);
   });
 
@@ -59,11 +72,15 @@ describe('Since the last run', () => {
     const failedBefore = structuredClone(fixture);
     failedBefore.started_at = '2026-11-05T00:00:00Z';
     failedBefore.checks[0]!.status = 'fail';
-    const page = renderHtml(remember(run(6, 90), [...stored.slice(0, 4), toRecord(failedBefore)], DEFAULT_REGRESSION_POLICY).report);
+    const page = renderHtml(
+      remember(run(6, 90), [...stored.slice(0, 4), toRecord(failedBefore)], DEFAULT_REGRESSION_POLICY).report,
+    );
     const rows = page.slice(page.indexOf('<section id="since"')).match(/<tbody>(.*?)<\/tbody>/s)![1]!;
     expect(rows).not.toMatch(/[\u{1F300}-\u{1FAFF}\u2600-\u27BF]/u);
     expect(rows).toMatch(/<span class="status st-warn"><svg class="icon"[^]*?<\/svg> warn<\/span><\/td><td>latency/);
-    expect(rows).toMatch(/<span class="status st-pass"><svg class="icon"[^]*?<\/svg> better<\/span><\/td><td>check status<\/td><td>[^<]*fail → pass/);
+    expect(rows).toMatch(
+      /<span class="status st-pass"><svg class="icon"[^]*?<\/svg> better<\/span><\/td><td>check status<\/td><td>[^<]*fail → pass/,
+    );
   });
 
   it('trend chart ticks fit beside the plot: a lifetime of 86,400 s reads 100k, not a clipped "0000"', () => {
@@ -71,7 +88,12 @@ describe('Since the last run', () => {
   });
 
   it('a trend that goes below 0 (a clock skew of -1 s) gets an axis below 0, not points drawn under the plot', () => {
-    for (const [low, top] of [[-1, 1.5], [-0.3, 0.2], [-40, 3], [-2, 0]] as const) {
+    for (const [low, top] of [
+      [-1, 1.5],
+      [-0.3, 0.2],
+      [-40, 3],
+      [-2, 0],
+    ] as const) {
       const axis = axisOf(low, top);
       expect(axis.min).toBeLessThanOrEqual(low);
       expect(axis.max).toBeGreaterThanOrEqual(top);
@@ -82,7 +104,8 @@ describe('Since the last run', () => {
   });
 
   it('junit.xml: a since-last-run suite, a failure only where the policy fails', () => {
-    const parse = (xml: string) => new XMLParser({ ignoreAttributes: false }).parse(xml).testsuites.testsuite as Array<Record<string, unknown>>;
+    const parse = (xml: string) =>
+      new XMLParser({ ignoreAttributes: false }).parse(xml).testsuites.testsuite as Array<Record<string, unknown>>;
     const suite = (xml: string) => parse(xml).find((s) => s['@_name'] === 'since-last-run')!;
     expect(suite(renderJunit(compared(90)))['@_failures']).toBe('0');
     const failing = suite(renderJunit(compared(90, { ...DEFAULT_REGRESSION_POLICY, latency: 'fail' })));
@@ -91,22 +114,31 @@ describe('Since the last run', () => {
   });
 
   const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-  it.runIf(existsSync(CHROMIUM))('report.html with trends opens offline in Chromium without console errors', async () => {
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
-    try {
-      const file = join(mkdtempSync(join(tmpdir(), 'ces-since-')), 'report.html');
-      writeFileSync(file, renderHtml(compared(90)));
-      const page = await browser.newPage();
-      const problems: string[] = [];
-      page.on('request', (r) => void (r.url().startsWith('file:') || problems.push(r.url())));
-      page.on('console', (m) => void (m.type() === 'error' && problems.push(m.text())));
-      await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
-      const widths = await page.locator('svg.trend').evaluateAll((svgs) => svgs.map((s) => s.getBoundingClientRect().width));
-      expect(widths.length).toBeGreaterThan(3);
-      for (const w of widths) expect(w).toBeGreaterThan(100);
-      expect(problems).toEqual([]);
-    } finally {
-      await browser.close();
-    }
-  }, 60_000);
+  it.runIf(existsSync(CHROMIUM))(
+    'report.html with trends opens offline in Chromium without console errors',
+    async () => {
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+      });
+      try {
+        const file = join(mkdtempSync(join(tmpdir(), 'ces-since-')), 'report.html');
+        writeFileSync(file, renderHtml(compared(90)));
+        const page = await browser.newPage();
+        const problems: string[] = [];
+        page.on('request', (r) => void (r.url().startsWith('file:') || problems.push(r.url())));
+        page.on('console', (m) => void (m.type() === 'error' && problems.push(m.text())));
+        await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+        const widths = await page
+          .locator('svg.trend')
+          .evaluateAll((svgs) => svgs.map((s) => s.getBoundingClientRect().width));
+        expect(widths.length).toBeGreaterThan(3);
+        for (const w of widths) expect(w).toBeGreaterThan(100);
+        expect(problems).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    },
+    60_000,
+  );
 });

@@ -12,7 +12,12 @@ function overlaps(bands: readonly BandSpan[]): string[] {
     const p = places[i];
     return p ? [{ label: b.label, row: p.row, x0: p.x, x1: p.x + labelWidth(b.label) }] : [];
   });
-  return drawn.flatMap((a, i) => drawn.slice(i + 1).filter((b) => a.row === b.row && a.x0 < b.x1 && b.x0 < a.x1).map((b) => `${a.label} × ${b.label}`));
+  return drawn.flatMap((a, i) =>
+    drawn
+      .slice(i + 1)
+      .filter((b) => a.row === b.row && a.x0 < b.x1 && b.x0 < a.x1)
+      .map((b) => `${a.label} × ${b.label}`),
+  );
 }
 
 describe('placeBandLabels', () => {
@@ -20,7 +25,7 @@ describe('placeBandLabels', () => {
     expect(placeBandLabels([{ label: 'wait', from: 300, to: 476 }], PLOT)).toEqual([{ x: 303, row: 0 }]);
   });
 
-  it('sets the names of a real probe\'s narrow drain and refill on different rows, inside the plot', () => {
+  it("sets the names of a real probe's narrow drain and refill on different rows, inside the plot", () => {
     // The 100 ms probe of a real run: drain 0–0.3 s and refill 0.3–0.4 s on a 5.8 s axis.
     const bands = [
       { label: 'drain', from: 56, to: 85.4 },
@@ -38,7 +43,11 @@ describe('placeBandLabels', () => {
   });
 
   it('leaves a name out rather than draw it over another when every row is taken', () => {
-    const bands = Array.from({ length: OVERFLOW_ROWS + 3 }, (_, i) => ({ label: `phase${i}`, from: 200 + i * 5, to: 205 + i * 5 }));
+    const bands = Array.from({ length: OVERFLOW_ROWS + 3 }, (_, i) => ({
+      label: `phase${i}`,
+      from: 200 + i * 5,
+      to: 205 + i * 5,
+    }));
     const places = placeBandLabels(bands, PLOT);
     expect(places.filter((p) => p === null).length).toBeGreaterThan(0);
     expect(places.filter((p) => p !== null)).toHaveLength(OVERFLOW_ROWS);
@@ -47,7 +56,7 @@ describe('placeBandLabels', () => {
 
   it('never overlaps two names, for many bands of random widths', () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     const names = ['drain', 'refill', 'sustained', 'wait', 'burst', 'retry-after'];
     for (let run = 0; run < 200; run++) {
       let at = PLOT.left;

@@ -7,7 +7,14 @@ import { describe, expect, it } from 'vitest';
 import { renderXml, xmlChars, type XmlElement } from '../../src/report/xml.js';
 
 // htmlEntities: numeric character references (&#9;) are decoded too, as every conforming parser does.
-const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', parseAttributeValue: false, parseTagValue: false, trimValues: false, htmlEntities: true });
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  parseAttributeValue: false,
+  parseTagValue: false,
+  trimValues: false,
+  htmlEntities: true,
+});
 
 function roundTrip(value: string): { attribute: unknown; text: unknown } {
   const xml = renderXml({ name: 'r', attributes: { a: value }, content: value });
@@ -44,12 +51,19 @@ describe('renderXml', () => {
   });
 
   it.each([
-    ['markup', `<a href="x">&amp; 'q'</a>`, '&lt;a href=&quot;x&quot;&gt;&amp;amp; &apos;q&apos;&lt;/a&gt;', '&lt;a href=&quot;x&quot;&gt;&amp;amp; &apos;q&apos;&lt;/a&gt;'],
+    [
+      'markup',
+      `<a href="x">&amp; 'q'</a>`,
+      '&lt;a href=&quot;x&quot;&gt;&amp;amp; &apos;q&apos;&lt;/a&gt;',
+      '&lt;a href=&quot;x&quot;&gt;&amp;amp; &apos;q&apos;&lt;/a&gt;',
+    ],
     ['the end of a CDATA section', ']]>', ']]&gt;', ']]&gt;'],
     ['tab, newline, carriage return', 'a\tb\nc\rd', 'a&#9;b&#10;c&#13;d', 'a\tb\nc&#13;d'],
     ['non-ASCII', 'Prüfung — 日本語 😀', 'Prüfung — 日本語 😀', 'Prüfung — 日本語 😀'],
   ])('escapes %s in attributes and in text', (_label, value, attribute, text) => {
-    expect(renderXml({ name: 'r', attributes: { a: value }, content: value })).toBe(`<?xml version="1.0" encoding="UTF-8"?>\n<r a="${attribute}">${text}</r>\n`);
+    expect(renderXml({ name: 'r', attributes: { a: value }, content: value })).toBe(
+      `<?xml version="1.0" encoding="UTF-8"?>\n<r a="${attribute}">${text}</r>\n`,
+    );
   });
 
   it('replaces characters XML 1.0 cannot carry, even as references, with U+FFFD', () => {
@@ -61,11 +75,37 @@ describe('renderXml', () => {
   it('gives a parser back exactly the strings that went in', () => {
     // A fixed pseudo-random sequence: the same 500 strings on every run, each up to 24 characters
     // drawn from markup, whitespace, entity look-alikes and characters outside the BMP.
-    const pool = ['<', '>', '&', '"', "'", ']]>', '<![CDATA[', '&amp;', '&#9;', '&lt;', '\t', '\n', '\r', '\r\n', ' ', 'a', 'é', '日', '😀', '<!--', '-->', '<?', '?>', '='];
+    const pool = [
+      '<',
+      '>',
+      '&',
+      '"',
+      "'",
+      ']]>',
+      '<![CDATA[',
+      '&amp;',
+      '&#9;',
+      '&lt;',
+      '\t',
+      '\n',
+      '\r',
+      '\r\n',
+      ' ',
+      'a',
+      'é',
+      '日',
+      '😀',
+      '<!--',
+      '-->',
+      '<?',
+      '?>',
+      '=',
+    ];
     let seed = 42;
     const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     for (let i = 0; i < 500; i++) {
-      const value = 'x' + Array.from({ length: Math.floor(next() * 24) }, () => pool[Math.floor(next() * pool.length)]).join('');
+      const value =
+        'x' + Array.from({ length: Math.floor(next() * 24) }, () => pool[Math.floor(next() * pool.length)]).join('');
       expect(roundTrip(value), JSON.stringify(value)).toEqual({ attribute: value, text: value });
     }
   });

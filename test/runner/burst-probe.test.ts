@@ -21,13 +21,21 @@ interface World {
  * `stallAtMs`: the first sleep from then on oversleeps by `stallMs` (a busy machine's late timer).
  * `status(i, ms)`: what the i-th validate answers at virtual time ms; answers take `latencyMs`.
  */
-function world(opts: { maxRps: number; maxRequests: number; latencyMs: number; stallAtMs?: number; stallMs?: number; status: (i: number, ms: number) => number }): World {
+function world(opts: {
+  maxRps: number;
+  maxRequests: number;
+  latencyMs: number;
+  stallAtMs?: number;
+  stallMs?: number;
+  status: (i: number, ms: number) => number;
+}): World {
   const { now, at, stop } = virtualTime();
   let stalled = false;
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
       let late = 0;
-      if (opts.stallAtMs !== undefined && !stalled && now() >= opts.stallAtMs) [stalled, late] = [true, opts.stallMs ?? 0];
+      if (opts.stallAtMs !== undefined && !stalled && now() >= opts.stallAtMs)
+        [stalled, late] = [true, opts.stallMs ?? 0];
       at(now() + ms + late, resolve);
     });
   let calls = 0;
@@ -36,12 +44,30 @@ function world(opts: { maxRps: number; maxRequests: number; latencyMs: number; s
       const i = calls++;
       at(now() + opts.latencyMs, () => {
         const status = opts.status(i, now());
-        resolve({ request: 'GET /tokens/validate', status, headers: {}, text: '', json: undefined, truncated: false, durationMs: opts.latencyMs, sentAt: EPOCH_MS, receivedAt: EPOCH_MS + now(), rateLimitWaits: 0, echoesSecret: false });
+        resolve({
+          request: 'GET /tokens/validate',
+          status,
+          headers: {},
+          text: '',
+          json: undefined,
+          truncated: false,
+          durationMs: opts.latencyMs,
+          sentAt: EPOCH_MS,
+          receivedAt: EPOCH_MS + now(),
+          rateLimitWaits: 0,
+          echoesSecret: false,
+        });
       });
     });
   const ctx = {
     target: { environment: 'sandbox' },
-    rateLimit: { endpoint: 'tokens.validate', maxRps: opts.maxRps, maxRequests: opts.maxRequests, recoveryWaitS: 15, probingAllowed: true },
+    rateLimit: {
+      endpoint: 'tokens.validate',
+      maxRps: opts.maxRps,
+      maxRequests: opts.maxRequests,
+      recoveryWaitS: 15,
+      probingAllowed: true,
+    },
     http: { healthCheck: async () => undefined, validate },
     session: { current: async () => ({ token: 'virtual-token' }), validateMethod: async () => 'GET' },
     business: {},
@@ -60,24 +86,41 @@ describe("check's burst", () => {
   it.each([
     { stallMs: 1_000, atLeastRps: 114 },
     { stallMs: 3_000, atLeastRps: 65 },
-  ])('catches up after a $stallMs ms stall: at least $atLeastRps/s offered, so no limit is "none met at this rate", not "the probe was too slow"', async ({ stallMs, atLeastRps }) => {
-    const { ctx, stop } = world({ maxRps: 120, maxRequests: 240, latencyMs: 5, stallAtMs: 500, stallMs, status: () => 200 });
-    try {
-      const burst = await burstProbe(ctx);
-      expect(burst.sent).toBe(240);
-      expect(burst.statuses).toEqual({ 200: 240 });
-      expect(burst.achievedRps).toBeGreaterThan(atLeastRps);
-      const outcome = await limitEnforced.run(ctx);
-      expect(`${outcome.status}: ${outcome.message}`).toMatch(/^skip: not tested: no limit met at ≤ \d+ requests\/s .*raise rate_limit\.max_rps/);
-      expect(outcome.untested).toBe(true);
-    } finally {
-      stop();
-    }
-  });
+  ])(
+    'catches up after a $stallMs ms stall: at least $atLeastRps/s offered, so no limit is "none met at this rate", not "the probe was too slow"',
+    async ({ stallMs, atLeastRps }) => {
+      const { ctx, stop } = world({
+        maxRps: 120,
+        maxRequests: 240,
+        latencyMs: 5,
+        stallAtMs: 500,
+        stallMs,
+        status: () => 200,
+      });
+      try {
+        const burst = await burstProbe(ctx);
+        expect(burst.sent).toBe(240);
+        expect(burst.statuses).toEqual({ 200: 240 });
+        expect(burst.achievedRps).toBeGreaterThan(atLeastRps);
+        const outcome = await limitEnforced.run(ctx);
+        expect(`${outcome.status}: ${outcome.message}`).toMatch(
+          /^skip: not tested: no limit met at ≤ \d+ requests\/s .*raise rate_limit\.max_rps/,
+        );
+        expect(outcome.untested).toBe(true);
+      } finally {
+        stop();
+      }
+    },
+  );
 
   it('judges the first 429 when a 503 came first, counts every answer, and recovers after the backoff', async () => {
     // Requests 0–19 pass, 20 is refused with 503, the ones in flight behind it with 429; from 1 s on all pass.
-    const { ctx, stop } = world({ maxRps: 100, maxRequests: 200, latencyMs: 25, status: (i, ms) => (ms >= 1_000 || i < 20 ? 200 : i === 20 ? 503 : 429) });
+    const { ctx, stop } = world({
+      maxRps: 100,
+      maxRequests: 200,
+      latencyMs: 25,
+      status: (i, ms) => (ms >= 1_000 || i < 20 ? 200 : i === 20 ? 503 : 429),
+    });
     try {
       const burst = await burstProbe(ctx);
       expect(burst.limited?.status).toBe(429);

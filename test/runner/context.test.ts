@@ -19,7 +19,11 @@ vi.mock('../../src/http/service-client.js', async (original) => {
 });
 const { createContext } = await import('../../src/runner/context.js');
 
-const target: Target = { environment: 'sandbox', baseUrl: 'https://127.0.0.1:9', credentials: { clientId: 'ces-id', clientSecret: 'ces-secret-value' } };
+const target: Target = {
+  environment: 'sandbox',
+  baseUrl: 'https://127.0.0.1:9',
+  credentials: { clientId: 'ces-id', clientSecret: 'ces-secret-value' },
+};
 
 function open() {
   return createContext({
@@ -27,7 +31,14 @@ function open() {
     others: [],
     expect: { tokenLifetimeS: 8, expiryWaitS: 0, clockToleranceS: 2 },
     business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
-    rateLimit: { endpoint: 'tokens.validate', maxRps: 1, maxRequests: 1, recoveryWaitS: 0, maxRetryAfterS: 120, probingAllowed: false },
+    rateLimit: {
+      endpoint: 'tokens.validate',
+      maxRps: 1,
+      maxRequests: 1,
+      recoveryWaitS: 0,
+      maxRetryAfterS: 120,
+      probingAllowed: false,
+    },
     ledger: Ledger.disabled(),
     redactor: new Redactor(),
   });

@@ -3,7 +3,17 @@ import type { Exchange } from '../../src/http/exchange.js';
 import { unauthorizedProblem } from '../../src/runner/expect.js';
 
 const answer = (status: number, json: unknown): Exchange =>
-  ({ request: 'POST /tokens', status, headers: {}, text: JSON.stringify(json), json, truncated: false, durationMs: 1, receivedAt: 0, rateLimitWaits: 0 }) as Exchange;
+  ({
+    request: 'POST /tokens',
+    status,
+    headers: {},
+    text: JSON.stringify(json),
+    json,
+    truncated: false,
+    durationMs: 1,
+    receivedAt: 0,
+    rateLimitWaits: 0,
+  }) as Exchange;
 
 describe('unauthorizedProblem (§7: 401 with {"error":"unauthorized"})', () => {
   it('accepts the §7 refusal, extra fields allowed', () => {

@@ -43,9 +43,15 @@ describe('forgedTokens: one character changed, shape kept', () => {
 describe('forgedTokens: JWTs', () => {
   it('adds its claims under another signature and under alg none, both still well-formed JWTs', () => {
     const [other, none] = forgedTokens(jwt).slice(3);
-    expect(parseJwt(other!.token)).toMatchObject({ header: { alg: 'HS256' }, segments: [header, claims, expect.any(String)] });
+    expect(parseJwt(other!.token)).toMatchObject({
+      header: { alg: 'HS256' },
+      segments: [header, claims, expect.any(String)],
+    });
     expect(other!.token).not.toBe(jwt);
-    expect(parseJwt(none!.token)).toMatchObject({ header: { alg: 'none', typ: 'JWT' }, segments: [expect.any(String), claims, ''] });
+    expect(parseJwt(none!.token)).toMatchObject({
+      header: { alg: 'none', typ: 'JWT' },
+      segments: [expect.any(String), claims, ''],
+    });
   });
 
   it('adds none for an opaque token', () => {

@@ -9,12 +9,20 @@ import type { Target } from '../../src/config/target.js';
 import { HarnessError } from '../../src/errors.js';
 import { Ledger } from '../../src/runner/ledger.js';
 
-const target: Target = { environment: 'sandbox', baseUrl: 'https://sb.example.test', credentials: { clientId: 'client-a', clientSecret: 'secret-a-123' } };
+const target: Target = {
+  environment: 'sandbox',
+  baseUrl: 'https://sb.example.test',
+  credentials: { clientId: 'client-a', clientSecret: 'secret-a-123' },
+};
 const fresh = () => mkdtempSync(join(tmpdir(), 'ces-ledger-errors-'));
 
 describe('Ledger on a bad path', () => {
   it.each([
-    { name: 'a folder', make: (p: string) => mkdirSync(p), message: /^ledger: .* is a folder, not a file; point --ledger/ },
+    {
+      name: 'a folder',
+      make: (p: string) => mkdirSync(p),
+      message: /^ledger: .* is a folder, not a file; point --ledger/,
+    },
     {
       name: 'a 32 MiB file',
       make: (p: string) => {

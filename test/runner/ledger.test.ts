@@ -6,7 +6,11 @@ import { fingerprint } from '../../src/http/redact.js';
 import { Ledger } from '../../src/runner/ledger.js';
 import type { Target } from '../../src/config/target.js';
 
-const target: Target = { environment: 'sandbox', baseUrl: 'https://sb.example.test', credentials: { clientId: 'client-a', clientSecret: 'secret-a-123' } };
+const target: Target = {
+  environment: 'sandbox',
+  baseUrl: 'https://sb.example.test',
+  credentials: { clientId: 'client-a', clientSecret: 'secret-a-123' },
+};
 const other: Target = { ...target, credentials: { clientId: 'client-b', clientSecret: 'secret-b-123' } };
 
 describe('Ledger', () => {
@@ -39,7 +43,11 @@ describe('Ledger', () => {
     ledger.save(now);
     const text = readFileSync(path, 'utf8');
     expect(text).not.toMatch(/url-key-secret|frag-secret/);
-    expect(Ledger.open(path).entriesFor(keyed).map((e) => e.token)).toEqual(['token-keyed-abcdef']);
+    expect(
+      Ledger.open(path)
+        .entriesFor(keyed)
+        .map((e) => e.token),
+    ).toEqual(['token-keyed-abcdef']);
     // The same origin without that query cannot unseal it.
     expect(Ledger.open(path).entriesFor({ ...target, baseUrl: 'https://sb.example.test/' })).toEqual([]);
   });
@@ -53,7 +61,11 @@ describe('Ledger', () => {
     ledger.record(target, 'live-token-xyz', now / 1000 + 10, now);
     ledger.markProvenExpired(ledger.find(target, 'proven-token-xyz')!);
     ledger.save(now);
-    expect(Ledger.open(path).entriesFor(target).map((e) => e.token)).toEqual(['live-token-xyz']);
+    expect(
+      Ledger.open(path)
+        .entriesFor(target)
+        .map((e) => e.token),
+    ).toEqual(['live-token-xyz']);
   });
 
   it("keeps each client's newest token once proven expired: the next token's lifetime is measured from its expiry", () => {
@@ -74,7 +86,7 @@ describe('Ledger', () => {
     expect(again.previousOf(target, 'newest-token-xyz', (s) => s < now / 1000)).toBeUndefined();
   });
 
-  it('runs that end together keep each other\'s tokens: a save merges what another run saved since', () => {
+  it("runs that end together keep each other's tokens: a save merges what another run saved since", () => {
     const file = join(mkdtempSync(join(tmpdir(), 'ces-ledger-')), 'ledger.json');
     const now = Date.parse('2026-11-22T10:00:00Z');
     // A scheduled check and a ratelimit job, each opened before the other saved.
@@ -105,13 +117,28 @@ describe('Ledger', () => {
     ledger.save(now);
     const rotated: Target = { ...target, credentials: { ...target.credentials, clientSecret: 'rotated-secret-456' } };
     expect(Ledger.open(path).entriesFor(rotated)).toEqual([]);
-    expect(Ledger.open(path).entriesFor(target).map((e) => e.token)).toEqual(['token-one-abcdef']);
+    expect(
+      Ledger.open(path)
+        .entriesFor(target)
+        .map((e) => e.token),
+    ).toEqual(['token-one-abcdef']);
   });
 
   it('drops an old plaintext ledger with a warning, and never writes its tokens back', () => {
     const path = join(mkdtempSync(join(tmpdir(), 'ces-ledger-')), 'ledger.json');
     const now = Date.UTC(2026, 10, 22);
-    const old = { version: 1, entries: [{ base_url: target.baseUrl, client: 'x', token: 'plain-old-token-123', expires_at: now / 1000 + 10, first_seen: 'then' }] };
+    const old = {
+      version: 1,
+      entries: [
+        {
+          base_url: target.baseUrl,
+          client: 'x',
+          token: 'plain-old-token-123',
+          expires_at: now / 1000 + 10,
+          first_seen: 'then',
+        },
+      ],
+    };
     writeFileSync(path, JSON.stringify(old));
     const ledger = Ledger.open(path);
     expect(ledger.warnings).toEqual([expect.stringMatching(/old plaintext ledger \(1 entries\); it is dropped/)]);

@@ -13,9 +13,18 @@ const pki = createTestPki();
 // Signed by a trusted CA, but for another name than the one dialled.
 const otherName = createTestPki({ dnsNames: ['other.example.test'], ipAddresses: [] });
 const DAY = 86_400_000;
-const expired = createTestPki({ notBefore: new Date('2025-12-01T00:00:00Z'), notAfter: new Date('2026-01-02T03:04:05Z') });
-const notYetValid = createTestPki({ notBefore: new Date(Date.now() + 20 * DAY), notAfter: new Date(Date.now() + 30 * DAY) });
-const selfSigned = mintSelfSigned({ subject: { commonName: 'lone.example.test' }, altNames: [{ type: 'ip', value: '127.0.0.1' }] });
+const expired = createTestPki({
+  notBefore: new Date('2025-12-01T00:00:00Z'),
+  notAfter: new Date('2026-01-02T03:04:05Z'),
+});
+const notYetValid = createTestPki({
+  notBefore: new Date(Date.now() + 20 * DAY),
+  notAfter: new Date(Date.now() + 30 * DAY),
+});
+const selfSigned = mintSelfSigned({
+  subject: { commonName: 'lone.example.test' },
+  altNames: [{ type: 'ip', value: '127.0.0.1' }],
+});
 
 const target = (baseUrl: string, caPem?: string): Target => ({
   environment: 'sandbox',
@@ -138,13 +147,34 @@ describe('preflight against real loopback servers', () => {
 });
 
 describe('preflightError for what loopback cannot show (no traffic leaves the machine)', () => {
-  const attempt = { baseUrl: 'https://ces.example.test', host: 'ces.example.test', connected: false, timedOut: false, timeoutMs: 10_000 };
+  const attempt = {
+    baseUrl: 'https://ces.example.test',
+    host: 'ces.example.test',
+    connected: false,
+    timedOut: false,
+    timeoutMs: 10_000,
+  };
   const err = (code: string, message = code) => Object.assign(new Error(message), { code });
   it.each([
-    { name: 'DNS: no such host', error: err('ENOTFOUND', 'getaddrinfo ENOTFOUND ces.example.test'), over: {}, line: /^cannot reach https:\/\/ces\.example\.test \(ENOTFOUND: the host name does not resolve\); check the host name in the URL and your DNS$/ },
-    { name: 'DNS: no answer', error: err('EAI_AGAIN'), over: {}, line: /\(EAI_AGAIN: the host name could not be resolved \(DNS did not answer\)\); check your DNS and network$/ },
+    {
+      name: 'DNS: no such host',
+      error: err('ENOTFOUND', 'getaddrinfo ENOTFOUND ces.example.test'),
+      over: {},
+      line: /^cannot reach https:\/\/ces\.example\.test \(ENOTFOUND: the host name does not resolve\); check the host name in the URL and your DNS$/,
+    },
+    {
+      name: 'DNS: no answer',
+      error: err('EAI_AGAIN'),
+      over: {},
+      line: /\(EAI_AGAIN: the host name could not be resolved \(DNS did not answer\)\); check your DNS and network$/,
+    },
     { name: 'no route', error: err('EHOSTUNREACH'), over: {}, line: /\(EHOSTUNREACH: no route to the host\)/ },
-    { name: 'TCP connect timed out', error: err('ETIMEDOUT', 'timed out'), over: { timedOut: true }, line: /^cannot reach https:\/\/ces\.example\.test: no connection within 10 s; check the URL, the network/ },
+    {
+      name: 'TCP connect timed out',
+      error: err('ETIMEDOUT', 'timed out'),
+      over: { timedOut: true },
+      line: /^cannot reach https:\/\/ces\.example\.test: no connection within 10 s; check the URL, the network/,
+    },
   ])('$name', ({ error, over, line }) => {
     const e = preflightError(error, { ...attempt, ...over });
     expect(e?.code).toBe('TARGET_UNREACHABLE');

@@ -20,31 +20,48 @@ afterEach(async () => {
 
 async function clientOf(faults: FaultName[], profiles: Array<'oauth-error-fields'> = []): Promise<ServiceClient> {
   emulator = await createEmulator({ port: 0, faults, profiles, rateLimit: { rps: 100, burst: 100 } });
-  http = new ServiceClient({ environment: 'sandbox', baseUrl: emulator.url, credentials: emulator.credentials, caPem: emulator.caPem }, { redactor: new Redactor(), connections: 2 });
+  http = new ServiceClient(
+    { environment: 'sandbox', baseUrl: emulator.url, credentials: emulator.credentials, caPem: emulator.caPem },
+    { redactor: new Redactor(), connections: 2 },
+  );
   return http;
 }
 
-const wrongSecret = (client: ServiceClient) => client.issueToken({ ...client.target.credentials, clientSecret: 'wrong-secret-0123456789' });
+const wrongSecret = (client: ServiceClient) =>
+  client.issueToken({ ...client.target.credentials, clientSecret: 'wrong-secret-0123456789' });
 
 describe('a refusal of bad credentials', () => {
   it.each([
-    { faults: ['refusal-token-renamed'], tokenFirst: true, leak: /carries a token issued to this run/, verdict: 'fail' },
+    {
+      faults: ['refusal-token-renamed'],
+      tokenFirst: true,
+      leak: /carries a token issued to this run/,
+      verdict: 'fail',
+    },
     { faults: ['refusal-token-renamed'], tokenFirst: false, leak: undefined, verdict: 'fail' },
-    { faults: ['refusal-carries-token'], tokenFirst: true, leak: /carries a token issued to this run/, verdict: 'fail' },
+    {
+      faults: ['refusal-carries-token'],
+      tokenFirst: true,
+      leak: /carries a token issued to this run/,
+      verdict: 'fail',
+    },
     { faults: ['secret-hex-in-error'], tokenFirst: false, leak: /echoes the client secret/, verdict: 'fail' },
     { faults: [], tokenFirst: true, leak: undefined, verdict: 'pass' },
-  ] as const)('$faults, a token issued first: $tokenFirst → $verdict', async ({ faults, tokenFirst, leak, verdict }) => {
-    const client = await clientOf([...faults]);
-    if (tokenFirst) expect((await client.issueToken()).status).toBe(200);
-    const refusal = await wrongSecret(client);
-    expect(refusal.status).toBe(401);
-    if (leak) expect(leakProblem(refusal)).toMatch(leak);
-    else expect(leakProblem(refusal)).toBeUndefined();
-    // A token the run never saw is found by trying it: the verdict is the same either way.
-    const outcome = await badCredentialsOutcome(client, refusal, 'a wrong secret');
-    expect(`${outcome.status}: ${outcome.message}`).toMatch(new RegExp(`^${verdict}: `));
-    if (verdict === 'fail' && !leak) expect(outcome.message).toMatch(/carries a working token/);
-  });
+  ] as const)(
+    '$faults, a token issued first: $tokenFirst → $verdict',
+    async ({ faults, tokenFirst, leak, verdict }) => {
+      const client = await clientOf([...faults]);
+      if (tokenFirst) expect((await client.issueToken()).status).toBe(200);
+      const refusal = await wrongSecret(client);
+      expect(refusal.status).toBe(401);
+      if (leak) expect(leakProblem(refusal)).toMatch(leak);
+      else expect(leakProblem(refusal)).toBeUndefined();
+      // A token the run never saw is found by trying it: the verdict is the same either way.
+      const outcome = await badCredentialsOutcome(client, refusal, 'a wrong secret');
+      expect(`${outcome.status}: ${outcome.message}`).toMatch(new RegExp(`^${verdict}: `));
+      if (verdict === 'fail' && !leak) expect(outcome.message).toMatch(/carries a working token/);
+    },
+  );
 
   it('naming credentials in error_uri and error_description is no leak', async () => {
     const client = await clientOf([], ['oauth-error-fields']);

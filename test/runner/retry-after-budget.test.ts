@@ -38,7 +38,9 @@ function minuteWindow(clock: { now: () => number }, path: string, retryAfterS: n
     limit: (ctx: Ctx) => {
       if (ctx.req.path !== path || ++seen <= 20) return { ok: true as const };
       refusedSinceMs ??= clock.now();
-      return clock.now() < refusedSinceMs + retryAfterS * 1000 ? { ok: false as const, retryAfterS } : { ok: true as const };
+      return clock.now() < refusedSinceMs + retryAfterS * 1000
+        ? { ok: false as const, retryAfterS }
+        : { ok: true as const };
     },
   });
 }
@@ -50,11 +52,29 @@ afterEach(async () => {
   await emulator?.close();
 });
 
-async function world(opts: { retryAfterS: number; maxRetryAfterS: number; endpoint: RateLimitEndpoint; profiles: ProfileName[] }): Promise<CheckContext> {
+async function world(opts: {
+  retryAfterS: number;
+  maxRetryAfterS: number;
+  endpoint: RateLimitEndpoint;
+  profiles: ProfileName[];
+}): Promise<CheckContext> {
   const clock = virtualClock();
   const path = opts.endpoint === 'tokens.validate' ? '/tokens/validate' : '/v1/evaluation';
-  emulator = await createEmulator({ port: 0, tokenTtlS: 3_600, now: clock.now, profiles: opts.profiles, overrides: [minuteWindow(clock, path, opts.retryAfterS)] });
-  const open = emulatorContext(emulator, { endpoint: opts.endpoint, maxRps: 100, maxRequests: 200, recoveryWaitS: 60, maxRetryAfterS: opts.maxRetryAfterS, probingAllowed: true });
+  emulator = await createEmulator({
+    port: 0,
+    tokenTtlS: 3_600,
+    now: clock.now,
+    profiles: opts.profiles,
+    overrides: [minuteWindow(clock, path, opts.retryAfterS)],
+  });
+  const open = emulatorContext(emulator, {
+    endpoint: opts.endpoint,
+    maxRps: 100,
+    maxRequests: 200,
+    recoveryWaitS: 60,
+    maxRetryAfterS: opts.maxRetryAfterS,
+    probingAllowed: true,
+  });
   close = open.close;
   // The checks' clock is the emulator's: every wait the checks make is skipped, not slept.
   return Object.assign(Object.create(open.ctx) as CheckContext, { now: clock.now, sleep: clock.sleep });
@@ -62,30 +82,41 @@ async function world(opts: { retryAfterS: number; maxRetryAfterS: number; endpoi
 
 describe('a 429 with Retry-After: 61 that truly lifts after 61 s', () => {
   it.each([
-    { endpoint: 'tokens.validate', profiles: [], maxRetryAfterS: 120, recovered: /^pass: recovered after 61\.\d s, 1 retry \(waited by retry-after\)$/, truthful: /^pass: Retry-After: 61/ },
+    {
+      endpoint: 'tokens.validate',
+      profiles: [],
+      maxRetryAfterS: 120,
+      recovered: /^pass: recovered after 61\.\d s, 1 retry \(waited by retry-after\)$/,
+      truthful: /^pass: Retry-After: 61/,
+    },
     {
       endpoint: 'business.evaluation',
       profiles: ['business-rejects-payload'],
       maxRetryAfterS: 120,
-      recovered: /^pass: recovered after 61\.\d s, 1 retry \(waited by retry-after\); the retry answered 422: token and limit passed/,
+      recovered:
+        /^pass: recovered after 61\.\d s, 1 retry \(waited by retry-after\); the retry answered 422: token and limit passed/,
       truthful: /^pass: Retry-After: 61/,
     },
     {
       endpoint: 'tokens.validate',
       profiles: [],
       maxRetryAfterS: 60,
-      recovered: /^skip: not tested: Retry-After 61 s exceeds the wait budget \(60 s\); raise rate_limit\.max_retry_after_s/,
+      recovered:
+        /^skip: not tested: Retry-After 61 s exceeds the wait budget \(60 s\); raise rate_limit\.max_retry_after_s/,
       truthful: /^skip: not tested: Retry-After 61 s exceeds/,
     },
-  ] as const)('$endpoint with profiles $profiles, bound $maxRetryAfterS s: $recovered', async ({ endpoint, profiles, maxRetryAfterS, recovered, truthful }) => {
-    const ctx = await world({ retryAfterS: 61, maxRetryAfterS, endpoint, profiles: [...profiles] });
-    const enforced = await limitEnforced.run(ctx);
-    expect(`${enforced.status}: ${enforced.message}`).toMatch(/^pass: 429 after /);
-    const recovery = await recovers.run(ctx);
-    expect(`${recovery.status}: ${recovery.message}`).toMatch(recovered);
-    // Past the bound the run says "not tested" (exit 1), never fail or warn.
-    expect(recovery.untested === true).toBe(recovery.status === 'skip');
-    const header = await retryAfter.run(ctx);
-    expect(`${header.status}: ${header.message}`).toMatch(truthful);
-  });
+  ] as const)(
+    '$endpoint with profiles $profiles, bound $maxRetryAfterS s: $recovered',
+    async ({ endpoint, profiles, maxRetryAfterS, recovered, truthful }) => {
+      const ctx = await world({ retryAfterS: 61, maxRetryAfterS, endpoint, profiles: [...profiles] });
+      const enforced = await limitEnforced.run(ctx);
+      expect(`${enforced.status}: ${enforced.message}`).toMatch(/^pass: 429 after /);
+      const recovery = await recovers.run(ctx);
+      expect(`${recovery.status}: ${recovery.message}`).toMatch(recovered);
+      // Past the bound the run says "not tested" (exit 1), never fail or warn.
+      expect(recovery.untested === true).toBe(recovery.status === 'skip');
+      const header = await retryAfter.run(ctx);
+      expect(`${header.status}: ${header.message}`).toMatch(truthful);
+    },
+  );
 });

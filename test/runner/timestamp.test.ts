@@ -38,7 +38,10 @@ describe('findTimestamp', () => {
     expect(findTimestamp(text.replace(/22/g, '23').replace(/10:00:05/, '17:41:59'))?.format).toBe(format);
   });
 
-  it.each(['Service is alive', 'alive since 2026-11-22', 'alive at 10:00'])('finds none in %s (no date and time with seconds)', (text) => {
-    expect(findTimestamp(text)).toBeUndefined();
-  });
+  it.each(['Service is alive', 'alive since 2026-11-22', 'alive at 10:00'])(
+    'finds none in %s (no date and time with seconds)',
+    (text) => {
+      expect(findTimestamp(text)).toBeUndefined();
+    },
+  );
 });

@@ -2,14 +2,25 @@
 // gateways send them (each case names where the sample comes from), and never a crash on garbage.
 
 import { describe, expect, it } from 'vitest';
-import { advertisementHeaders, readAdvertisement, resetFromNow, type Advertisement } from '../../src/spec/ratelimit-fields.js';
+import {
+  advertisementHeaders,
+  readAdvertisement,
+  resetFromNow,
+  type Advertisement,
+} from '../../src/spec/ratelimit-fields.js';
 
 const NOW_MS = 1_800_000_000_000;
 
 const cases: Array<{ name: string; headers: Record<string, string>; want: Advertisement | undefined }> = [
   {
     name: 'GitHub REST API: X-RateLimit-* with the reset in epoch seconds',
-    headers: { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '4999', 'x-ratelimit-reset': String(NOW_MS / 1000 + 3540), 'x-ratelimit-used': '1', 'x-ratelimit-resource': 'core' },
+    headers: {
+      'x-ratelimit-limit': '5000',
+      'x-ratelimit-remaining': '4999',
+      'x-ratelimit-reset': String(NOW_MS / 1000 + 3540),
+      'x-ratelimit-used': '1',
+      'x-ratelimit-resource': 'core',
+    },
     want: { limit: 5000, windowS: null, remaining: 4999, resetS: 3540, source: 'X-RateLimit-Limit' },
   },
   {
@@ -19,7 +30,12 @@ const cases: Array<{ name: string; headers: Record<string, string>; want: Advert
   },
   {
     name: 'express-rate-limit draft-6: RateLimit-Policy 100;w=900 beside the trio',
-    headers: { 'ratelimit-policy': '100;w=900', 'ratelimit-limit': '100', 'ratelimit-remaining': '99', 'ratelimit-reset': '899' },
+    headers: {
+      'ratelimit-policy': '100;w=900',
+      'ratelimit-limit': '100',
+      'ratelimit-remaining': '99',
+      'ratelimit-reset': '899',
+    },
     want: { limit: 100, windowS: 900, remaining: 99, resetS: 899, source: 'RateLimit-Policy' },
   },
   {
@@ -29,7 +45,10 @@ const cases: Array<{ name: string; headers: Record<string, string>; want: Advert
   },
   {
     name: 'express-rate-limit draft-8: named policy with a partition key',
-    headers: { 'ratelimit-policy': '"100-in-15min"; q=100; w=900; pk=:ZDBlNGJhMWY5ZTQ1:', ratelimit: '"100-in-15min"; r=99; t=899' },
+    headers: {
+      'ratelimit-policy': '"100-in-15min"; q=100; w=900; pk=:ZDBlNGJhMWY5ZTQ1:',
+      ratelimit: '"100-in-15min"; r=99; t=899',
+    },
     want: { limit: 100, windowS: 900, remaining: 99, resetS: 899, source: 'RateLimit-Policy' },
   },
   {
@@ -39,12 +58,21 @@ const cases: Array<{ name: string; headers: Record<string, string>; want: Advert
   },
   {
     name: 'two policies: the one a client meets first binds',
-    headers: { 'ratelimit-policy': '"burst";q=1000;w=3600, "day";q=20;w=10', ratelimit: '"day";r=3;t=7, "burst";r=900;t=100' },
+    headers: {
+      'ratelimit-policy': '"burst";q=1000;w=3600, "day";q=20;w=10',
+      ratelimit: '"day";r=3;t=7, "burst";r=900;t=100',
+    },
     want: { limit: 20, windowS: 10, remaining: 3, resetS: 7, source: 'RateLimit-Policy' },
   },
   {
     name: 'Kong rate-limiting plugin: per-unit fields and the trio without a window',
-    headers: { 'x-ratelimit-limit-minute': '60', 'x-ratelimit-remaining-minute': '59', 'ratelimit-limit': '60', 'ratelimit-remaining': '59', 'ratelimit-reset': '47' },
+    headers: {
+      'x-ratelimit-limit-minute': '60',
+      'x-ratelimit-remaining-minute': '59',
+      'ratelimit-limit': '60',
+      'ratelimit-remaining': '59',
+      'ratelimit-reset': '47',
+    },
     want: { limit: 60, windowS: 60, remaining: 59, resetS: 47, source: 'RateLimit-Limit' },
   },
   {
@@ -54,15 +82,28 @@ const cases: Array<{ name: string; headers: Record<string, string>; want: Advert
   },
   {
     name: 'Twitter/X API: x-rate-limit-*',
-    headers: { 'x-rate-limit-limit': '900', 'x-rate-limit-remaining': '899', 'x-rate-limit-reset': String(NOW_MS / 1000 + 900) },
+    headers: {
+      'x-rate-limit-limit': '900',
+      'x-rate-limit-remaining': '899',
+      'x-rate-limit-reset': String(NOW_MS / 1000 + 900),
+    },
     want: { limit: 900, windowS: null, remaining: 899, resetS: 900, source: 'X-Rate-Limit-Limit' },
   },
   {
     name: 'Discord: epoch seconds with a fraction',
-    headers: { 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(NOW_MS / 1000 + 1.5), 'x-ratelimit-reset-after': '1.5' },
+    headers: {
+      'x-ratelimit-limit': '5',
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset': String(NOW_MS / 1000 + 1.5),
+      'x-ratelimit-reset-after': '1.5',
+    },
     want: { limit: 5, windowS: null, remaining: 0, resetS: 1.5, source: 'X-RateLimit-Limit' },
   },
-  { name: 'nothing about a limit', headers: { 'content-type': 'application/json', 'retry-after': '3' }, want: undefined },
+  {
+    name: 'nothing about a limit',
+    headers: { 'content-type': 'application/json', 'retry-after': '3' },
+    want: undefined,
+  },
   { name: 'garbage policy', headers: { 'ratelimit-policy': 'banana;w=soon', ratelimit: 'r=;t=' }, want: undefined },
   { name: 'negative limit', headers: { 'x-ratelimit-limit': '-5', 'x-ratelimit-remaining': '3' }, want: undefined },
   { name: 'zero limit', headers: { 'ratelimit-limit': '0' }, want: undefined },
@@ -84,9 +125,20 @@ describe('readAdvertisement', () => {
     const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const alphabet = '0123456789;=,"w q r t limit remaining reset :-.\u0000é';
     for (let i = 0; i < 2000; i++) {
-      const value = Array.from({ length: Math.floor(rnd() * 40) }, () => alphabet[Math.floor(rnd() * alphabet.length)]).join('');
-      const name = ['ratelimit', 'ratelimit-policy', 'x-ratelimit-limit', 'ratelimit-reset', 'x-ratelimit-limit-minute'][i % 5]!;
-      expect(() => readAdvertisement({ [name]: value, 'x-ratelimit-limit': i % 3 === 0 ? value : '5' }, NOW_MS)).not.toThrow();
+      const value = Array.from(
+        { length: Math.floor(rnd() * 40) },
+        () => alphabet[Math.floor(rnd() * alphabet.length)],
+      ).join('');
+      const name = [
+        'ratelimit',
+        'ratelimit-policy',
+        'x-ratelimit-limit',
+        'ratelimit-reset',
+        'x-ratelimit-limit-minute',
+      ][i % 5]!;
+      expect(() =>
+        readAdvertisement({ [name]: value, 'x-ratelimit-limit': i % 3 === 0 ? value : '5' }, NOW_MS),
+      ).not.toThrow();
     }
   });
 });
@@ -107,5 +159,11 @@ describe('resetFromNow tells delta seconds from epoch seconds and ms by magnitud
 
 it('what the emulator announces reads back as the same quota', () => {
   const headers = advertisementHeaders({ limit: 60, windowS: 60, remaining: 12, resetS: 33.2 });
-  expect(readAdvertisement(headers, NOW_MS)).toEqual({ limit: 60, windowS: 60, remaining: 12, resetS: 34, source: 'RateLimit-Policy' });
+  expect(readAdvertisement(headers, NOW_MS)).toEqual({
+    limit: 60,
+    windowS: 60,
+    remaining: 12,
+    resetS: 34,
+    source: 'RateLimit-Policy',
+  });
 });

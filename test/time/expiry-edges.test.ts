@@ -2,7 +2,13 @@
 // clock) against expires_at = 1000 s, with 1 s of allowed skew unless the row says otherwise.
 
 import { describe, expect, it } from 'vitest';
-import { acceptanceIsLate, judgeLifetime, positionOf, refusalIsEarly, type EdgePosition } from '../../src/time/expiry-edges.js';
+import {
+  acceptanceIsLate,
+  judgeLifetime,
+  positionOf,
+  refusalIsEarly,
+  type EdgePosition,
+} from '../../src/time/expiry-edges.js';
 
 const E = 1_000;
 const skew1 = { clockSkewS: 1 };

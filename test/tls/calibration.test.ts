@@ -12,7 +12,12 @@ import { CONFORMANT, startTls, type Started } from './servers.js';
 
 // Same offer as the TLS 1.0 case, but at OpenSSL 3's default security level, where the client
 // cannot complete a TLS 1.0 handshake at all: a stand-in for a machine whose OpenSSL cannot.
-const CRIPPLED_TLS10: ProbeCase = { id: 'test:TLSv1@SECLEVEL=1', label: 'TLS 1.0', version: 'TLSv1', ciphers: 'DEFAULT:@SECLEVEL=1' };
+const CRIPPLED_TLS10: ProbeCase = {
+  id: 'test:TLSv1@SECLEVEL=1',
+  label: 'TLS 1.0',
+  version: 'TLSv1',
+  ciphers: 'DEFAULT:@SECLEVEL=1',
+};
 
 let conformant: Started;
 beforeAll(async () => {
@@ -56,7 +61,12 @@ describe('a refusal without calibration', () => {
 
   it('is an error when the offer cannot even be built here, and the target is not asked', async () => {
     const endpoint = tlsEndpoint({ baseUrl: conformant.url });
-    const bogus: ProbeCase = { id: 'test:no-such-suite', label: 'TLS 1.3 with only TLS_NO_SUCH_SUITE', version: 'TLSv1.3', suite: 'TLS_NO_SUCH_SUITE' };
+    const bogus: ProbeCase = {
+      id: 'test:no-such-suite',
+      label: 'TLS 1.3 with only TLS_NO_SUCH_SUITE',
+      version: 'TLSv1.3',
+      suite: 'TLS_NO_SUCH_SUITE',
+    };
     const results = await runCases(endpoint, [bogus]);
     expect(results[0]!.result.error?.stage).toBe('client');
     expect(results[0]!.calibration?.ok).toBe(false);

@@ -53,7 +53,12 @@ afterAll(async () => {
 
 // Only `target` is read by the TLS checks; the rest of the context is not needed.
 function ctxFor(baseUrl: string, caPem: string | undefined): CheckContext {
-  const target: Target = { environment: 'test', baseUrl, credentials: { clientId: 'id', clientSecret: 'secret' }, ...(caPem ? { caPem } : {}) };
+  const target: Target = {
+    environment: 'test',
+    baseUrl,
+    credentials: { clientId: 'id', clientSecret: 'secret' },
+    ...(caPem ? { caPem } : {}),
+  };
   return { target } as unknown as CheckContext;
 }
 
@@ -81,10 +86,19 @@ interface Deviant {
 const DEVIANTS: Deviant[] = [
   { check: legacyRefused, server: 'tls12', says: ['accepted TLS 1.2 (with TLS_', '§5.8 wants TLS 1.3 only'] },
   { check: legacyRefused, server: 'tls10', says: ['accepted TLS 1.0 (with TLS_', 'TLS 1.1', 'TLS 1.2'] },
-  { check: allowedSuites, server: 'noChacha', says: ['refused TLS_CHACHA20_POLY1305_SHA256', 'handshake failure', '§5.8 wants each'] },
+  {
+    check: allowedSuites,
+    server: 'noChacha',
+    says: ['refused TLS_CHACHA20_POLY1305_SHA256', 'handshake failure', '§5.8 wants each'],
+  },
   { check: allowedSuites, server: 'tls12Only', says: ['refused TLS_AES_128_GCM_SHA256', 'protocol version'] },
   { check: otherSuites, server: 'ccmToo', says: ['accepted TLS_AES_128_CCM_SHA256 offered alone', '§5.8 allows only'] },
-  { check: certValid, server: 'conformant', trust: false, says: ['not trusted', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', '--ca FILE'] },
+  {
+    check: certValid,
+    server: 'conformant',
+    trust: false,
+    says: ['not trusted', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', '--ca FILE'],
+  },
   { check: certValid, server: 'otherHost', says: ['does not name this host', 'ERR_TLS_CERT_ALTNAME_INVALID'] },
   { check: certValid, server: 'expired', says: ['has expired', 'CERT_HAS_EXPIRED'] },
   { check: certExpiry, server: 'soon', says: ['9 days to expiry', 'at least 30 days'] },
@@ -118,7 +132,11 @@ describe('on a server that serves TLS and plain HTTP on one port', () => {
 describe('evidence', () => {
   it('has one line per version for the legacy check', async () => {
     const outcome = await runAt(legacyRefused, 'tls12');
-    expect(outcome.evidence?.map((e) => e.request)).toEqual(['TLS 1.0 handshake', 'TLS 1.1 handshake', 'TLS 1.2 handshake']);
+    expect(outcome.evidence?.map((e) => e.request)).toEqual([
+      'TLS 1.0 handshake',
+      'TLS 1.1 handshake',
+      'TLS 1.2 handshake',
+    ]);
     expect(outcome.evidence?.[0]?.note).toBe('refused: protocol version alert (70)');
     expect(outcome.evidence?.[2]?.note).toMatch(/^accepted with TLS_ECDHE_ECDSA_WITH_\S+ \(TLSv1\.2\)$/);
   });

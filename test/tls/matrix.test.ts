@@ -35,9 +35,18 @@ afterAll(() => server.close());
 
 it('runs all TLS checks with their calibrations concurrently, all passing, without waiting on any timeout', async () => {
   clearCalibrations();
-  const ctx = { target: { environment: 'test', baseUrl: server.url, credentials: { clientId: 'a', clientSecret: 'b' }, caPem: pki.caPem } } as unknown as CheckContext;
+  const ctx = {
+    target: {
+      environment: 'test',
+      baseUrl: server.url,
+      credentials: { clientId: 'a', clientSecret: 'b' },
+      caPem: pki.caPem,
+    },
+  } as unknown as CheckContext;
   const started = performance.now();
-  const outcomes = await Promise.all([legacyRefused, allowedSuites, otherSuites, certValid, certExpiry, noPlainHttp].map((c) => c.run(ctx)));
+  const outcomes = await Promise.all(
+    [legacyRefused, allowedSuites, otherSuites, certValid, certExpiry, noPlainHttp].map((c) => c.run(ctx)),
+  );
   const ms = performance.now() - started;
   for (const o of outcomes) expect(o.status, o.message).toBe('pass');
   expect(ms).toBeLessThan(1_500);
@@ -47,7 +56,11 @@ const T = 3_000;
 
 describe('runCases', () => {
   it('calibrates the refused cases and not the accepted ones', async () => {
-    const results = await runCases(tlsEndpoint({ baseUrl: server.url }), [...ALLOWED_SUITE_CASES, ...LEGACY_VERSION_CASES], { timeoutMs: T });
+    const results = await runCases(
+      tlsEndpoint({ baseUrl: server.url }),
+      [...ALLOWED_SUITE_CASES, ...LEGACY_VERSION_CASES],
+      { timeoutMs: T },
+    );
     const accepted = results.filter((r) => r.result.ok).map((r) => r.case.id);
     expect(accepted).toEqual(ALLOWED_SUITE_CASES.map((c) => c.id));
     for (const r of results) {
@@ -85,7 +98,10 @@ describe('the certificate checks', () => {
     await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
     try {
       const baseUrl = `https://127.0.0.1:${(relay.address() as net.AddressInfo).port}`;
-      const run = () => ({ target: { environment: 'test', baseUrl, credentials: { clientId: 'a', clientSecret: 'b' }, caPem: pki.caPem } }) as unknown as CheckContext;
+      const run = () =>
+        ({
+          target: { environment: 'test', baseUrl, credentials: { clientId: 'a', clientSecret: 'b' }, caPem: pki.caPem },
+        }) as unknown as CheckContext;
       const first = run();
       const outcomes = await Promise.all([certValid.run(first), certExpiry.run(first)]);
       for (const o of outcomes) expect(o.status, o.message).toBe('pass');

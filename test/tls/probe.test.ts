@@ -59,12 +59,20 @@ describe('(a) a TLS 1.3-only server with the three §5.8 suites', () => {
     expect(r.peerCert?.validTo).toBe(pki.notAfter.toISOString().replace(/\.\d{3}Z$/, '.000Z'));
   });
 
-  it.each(['TLSv1', 'TLSv1.1', 'TLSv1.2'] as const)('refuses %s offered alone with a protocol_version alert', async (v) => {
-    const r = await at('conformant', offerOf(versionCase(v)));
-    expect(r.ok).toBe(false);
-    expect(r.error).toMatchObject({ stage: 'handshake', code: 'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION', alert: 'protocol version', alertNumber: 70 });
-    expect(refused(r)).toBe(true);
-  });
+  it.each(['TLSv1', 'TLSv1.1', 'TLSv1.2'] as const)(
+    'refuses %s offered alone with a protocol_version alert',
+    async (v) => {
+      const r = await at('conformant', offerOf(versionCase(v)));
+      expect(r.ok).toBe(false);
+      expect(r.error).toMatchObject({
+        stage: 'handshake',
+        code: 'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION',
+        alert: 'protocol version',
+        alertNumber: 70,
+      });
+      expect(refused(r)).toBe(true);
+    },
+  );
 
   it('refuses a CCM suite offered alone with a handshake_failure alert', async () => {
     const r = await at('conformant', offerOf(suiteCase('TLS_AES_128_CCM_SHA256')));
@@ -92,8 +100,10 @@ describe('(c) a server accepting only TLS_AES_128_CCM_SHA256', () => {
     expect(r.error?.alert).toBe('handshake failure');
   });
 
-  it('puts TLS 1.3 suites into node\'s `ciphers` (tls.connect has no `ciphersuites`)', () => {
-    expect(nodeCipherString({ minVersion: 'TLSv1.3', ciphersuites: 'TLS_AES_128_CCM_SHA256' })).toBe('TLS_AES_128_CCM_SHA256');
+  it("puts TLS 1.3 suites into node's `ciphers` (tls.connect has no `ciphersuites`)", () => {
+    expect(nodeCipherString({ minVersion: 'TLSv1.3', ciphersuites: 'TLS_AES_128_CCM_SHA256' })).toBe(
+      'TLS_AES_128_CCM_SHA256',
+    );
   });
 });
 
@@ -113,7 +123,7 @@ describe('(e) a server with TLS 1.0 at SECLEVEL 0', () => {
     expect(r).toMatchObject({ ok: true, protocol: 'TLSv1' });
   });
 
-  it('is not reached at OpenSSL 3\'s default security level: a client-side failure that looks like a refusal', async () => {
+  it("is not reached at OpenSSL 3's default security level: a client-side failure that looks like a refusal", async () => {
     const r = await at('tls10', { minVersion: 'TLSv1', maxVersion: 'TLSv1', ciphers: 'DEFAULT:@SECLEVEL=1' });
     expect(r.ok).toBe(false);
     expect(refused(r)).toBe(true);

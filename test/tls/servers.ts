@@ -16,7 +16,11 @@ export interface Started {
 }
 
 /** §5.8 as a server: TLS 1.3 only, exactly the three suites. */
-export const CONFORMANT: tls.TlsOptions = { minVersion: 'TLSv1.3', maxVersion: 'TLSv1.3', ciphers: ALLOWED_SUITES.join(':') };
+export const CONFORMANT: tls.TlsOptions = {
+  minVersion: 'TLSv1.3',
+  maxVersion: 'TLSv1.3',
+  ciphers: ALLOWED_SUITES.join(':'),
+};
 
 async function listen(server: net.Server, scheme: 'http' | 'https'): Promise<Started> {
   const sockets = new Set<net.Socket>();
@@ -95,7 +99,10 @@ export async function startDual(pki: TestPki): Promise<Started> {
 
 /** Accepts TCP and never says a word: for the timeouts. */
 export function startSilent(): Promise<Started> {
-  return listen(net.createServer(() => {}), 'https');
+  return listen(
+    net.createServer(() => {}),
+    'https',
+  );
 }
 
 /** TCP that treats each connection with `onSocket` (reset it, close it): no TLS at all. */

@@ -22,7 +22,15 @@ export function selectedChecks(options: Options): Check[] {
 }
 
 export function conformanceStage(checks: readonly Check[]) {
-  return async ({ prepared, redactor, terminal, signal, untested, sawTransport, productionGate }: StageIo): Promise<CheckResult[]> => {
+  return async ({
+    prepared,
+    redactor,
+    terminal,
+    signal,
+    untested,
+    sawTransport,
+    productionGate,
+  }: StageIo): Promise<CheckResult[]> => {
     let seen: TransportSeen | undefined;
     const results = await runConformance({
       ...prepared.settings,

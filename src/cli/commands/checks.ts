@@ -17,7 +17,14 @@ export interface CheckListing {
 }
 
 export const checkListing = (): CheckListing[] =>
-  CHECKS.map((c) => ({ id: c.id, group: c.id.split('.')[0]!, level: c.level, spec: specLabel(c.spec), title: c.title, description: c.description }));
+  CHECKS.map((c) => ({
+    id: c.id,
+    group: c.id.split('.')[0]!,
+    level: c.level,
+    spec: specLabel(c.spec),
+    title: c.title,
+    description: c.description,
+  }));
 
 export function checksListing(options: Options): string {
   const list = checkListing();

@@ -32,7 +32,8 @@ function selectedScenarios(names: readonly string[] | undefined): ClientScenario
   if (!names || names.length === 0) return [...CLIENT_SCENARIOS];
   return [...new Set(names)].map((name) => {
     const found = clientScenario(name);
-    if (!found) throw usageError(`unknown client scenario "${name}"; known: ${CLIENT_SCENARIOS.map((s) => s.name).join(', ')}`);
+    if (!found)
+      throw usageError(`unknown client scenario "${name}"; known: ${CLIENT_SCENARIOS.map((s) => s.name).join(', ')}`);
     return found;
   });
 }
@@ -55,7 +56,9 @@ function silence(argv: readonly string[], record: ScenarioRecord): string {
 /** The runs the harness ended while the client was still at work: said once in the terminal, as in the report's run table. */
 function stoppedWorking(records: readonly ScenarioRecord[], timeLimitS: number): string | null {
   const names = records.filter((r) => workingAtStop(r) === true).map((r) => r.scenario);
-  return names.length === 0 ? null : `client: stopped at the ${timeLimitS} s time limit while still working in ${names.join(', ')}: judged on what it did`;
+  return names.length === 0
+    ? null
+    : `client: stopped at the ${timeLimitS} s time limit while still working in ${names.join(', ')}: judged on what it did`;
 }
 
 export async function clientCommand(options: Options, argv: readonly string[]): Promise<number> {
@@ -109,8 +112,14 @@ export async function clientCommand(options: Options, argv: readonly string[]): 
       startedAt,
       finishedAt: new Date(),
       checks: records.length > 0 ? checks : [],
-      client: { command: argv.join(' '), time_limit_s: timeLimitS, runs: records.map((r) => clientRun(r, describe(r.scenario))) },
-      untested: controller.signal.aborted ? [...untested, { stage: 'client', reason: 'interrupted before every scenario ran: this report is partial' }] : untested,
+      client: {
+        command: argv.join(' '),
+        time_limit_s: timeLimitS,
+        runs: records.map((r) => clientRun(r, describe(r.scenario))),
+      },
+      untested: controller.signal.aborted
+        ? [...untested, { stage: 'client', reason: 'interrupted before every scenario ran: this report is partial' }]
+        : untested,
     });
     const dir = place.claim('client', startedAt);
     writeReportFolder(dir, report, redactor);
@@ -122,4 +131,3 @@ export async function clientCommand(options: Options, argv: readonly string[]): 
     if (!written) removeEmptyDirs(place.created);
   }
 }
-

@@ -65,18 +65,32 @@ export async function cutoverCommand(options: Options): Promise<number> {
     const passesUntested = [
       ...prod.untested.map((u) => `${production}: ${u}`),
       ...sand.untested.map((u) => `${sandbox}: ${u}`),
-      ...(gate.budgetReached ? [`the production request budget (production.max_requests ${gate.maxRequests}) was reached; what remained was not tested`] : []),
+      ...(gate.budgetReached
+        ? [
+            `the production request budget (production.max_requests ${gate.maxRequests}) was reached; what remained was not tested`,
+          ]
+        : []),
       ...(interrupted ? ['interrupted before it finished: this report is partial'] : []),
     ];
     const windowDays = flagValue(options, 'cutover-window');
     const productionLoadAllowed = options['allow-production-load'] === true;
-    const verdict = cutoverVerdict(prod.facts, sand.facts, { windowDays, nowMs: Date.now(), productionLoadAllowed, passesUntested });
+    const verdict = cutoverVerdict(prod.facts, sand.facts, {
+      windowDays,
+      nowMs: Date.now(),
+      productionLoadAllowed,
+      passesUntested,
+    });
     const report = printableDeep<CutoverReport>({
       schema: CUTOVER_SCHEMA,
       tool: { name: 'ces-harness', version: VERSION },
       started_at: startedAt.toISOString(),
       finished_at: new Date().toISOString(),
-      cutover: { ...verdict, window_days: windowDays, sandbox_source: source, facts: { production: prod.facts, sandbox: sand.facts } },
+      cutover: {
+        ...verdict,
+        window_days: windowDays,
+        sandbox_source: source,
+        facts: { production: prod.facts, sandbox: sand.facts },
+      },
       environments: {
         [production]: { base_url: prod.facts.base_url, checks: prod.checks, untested: prod.untested },
         [sandbox]: { base_url: sand.facts.base_url, checks: sand.checks, untested: sand.untested },
@@ -87,10 +101,21 @@ export async function cutoverCommand(options: Options): Promise<number> {
     const safe = redactor.deep(report);
     writeFiles(
       dir,
-      { 'report.json': JSON.stringify(safe, null, 2) + '\n', 'report.md': renderCutoverMarkdown(safe), 'report.html': renderCutoverHtml(safe), 'junit.xml': renderCutoverJunit(safe) },
+      {
+        'report.json': JSON.stringify(safe, null, 2) + '\n',
+        'report.md': renderCutoverMarkdown(safe),
+        'report.html': renderCutoverHtml(safe),
+        'junit.xml': renderCutoverJunit(safe),
+      },
       redactor,
     );
-    for (const line of [verdict.summary, ...verdict.breaking.map((l) => `  will break: ${l}`), ...verdict.not_tested.map((l) => `  not tested: ${l}`), ...verdict.differences.map((l) => `  differs: ${l}`), `report: ${dir}`]) {
+    for (const line of [
+      verdict.summary,
+      ...verdict.breaking.map((l) => `  will break: ${l}`),
+      ...verdict.not_tested.map((l) => `  not tested: ${l}`),
+      ...verdict.differences.map((l) => `  differs: ${l}`),
+      `report: ${dir}`,
+    ]) {
       terminal.out(line);
     }
     return verdict.verdict === 'READY' && !interrupted ? 0 : 1;
@@ -104,16 +129,28 @@ export async function cutoverCommand(options: Options): Promise<number> {
  * Both environments must be configured: which one is production, which sandbox. Refused (exit 2)
  * before the first request when the config names fewer than both.
  */
-async function environmentPair(options: Options): Promise<{ production: string; productionUrl: string; sandbox: string; productionSettings: Settings['production'] }> {
+async function environmentPair(
+  options: Options,
+): Promise<{ production: string; productionUrl: string; sandbox: string; productionSettings: Settings['production'] }> {
   const settings = await resolveSettings(options, process.env, process.cwd());
-  if (!settings.target) throw usageError('cutover needs both environments configured: a config (--config) whose environments: name sandbox and production');
+  if (!settings.target)
+    throw usageError(
+      'cutover needs both environments configured: a config (--config) whose environments: name sandbox and production',
+    );
   const all = [settings.target, ...settings.others];
   const production = all.find(isProduction);
   const sandbox = all.find((t) => !isProduction(t));
   if (!production || !sandbox) {
-    throw usageError(`cutover needs a production and a sandbox environment under environments:; the config has ${all.map((t) => t.environment).join(', ')}`);
+    throw usageError(
+      `cutover needs a production and a sandbox environment under environments:; the config has ${all.map((t) => t.environment).join(', ')}`,
+    );
   }
-  return { production: production.environment, productionUrl: production.baseUrl, sandbox: sandbox.environment, productionSettings: settings.production };
+  return {
+    production: production.environment,
+    productionUrl: production.baseUrl,
+    sandbox: sandbox.environment,
+    productionSettings: settings.production,
+  };
 }
 
 /**
@@ -125,11 +162,17 @@ async function sandboxSource(options: Options, sandbox: string): Promise<{ store
   const maxAgeH = options['sandbox-from-history'];
   if (maxAgeH === undefined) return { source: fresh };
   const settings = await resolveSettings({ ...options, env: sandbox }, process.env, process.cwd());
-  if (settings.historyPath === null) throw usageError('--sandbox-from-history needs the run history; history is off (drop --history off / history: off, or drop --sandbox-from-history)');
+  if (settings.historyPath === null)
+    throw usageError(
+      '--sandbox-from-history needs the run history; history is off (drop --history off / history: off, or drop --sandbox-from-history)',
+    );
   const baseUrl = settings.target!.baseUrl;
   const pass = recentSandboxPass(HistoryStore.open(settings.historyPath).records, baseUrl, maxAgeH, Date.now());
   if (!pass) return { source: `${fresh} (no run of ${sandbox} stored in ${settings.historyPath} within ${maxAgeH} h)` };
-  return { stored: { pass, baseUrl }, source: `${sandbox}'s last check stored in ${settings.historyPath}, started ${pass.started_at} (within ${maxAgeH} h); no check pass on ${sandbox}` };
+  return {
+    stored: { pass, baseUrl },
+    source: `${sandbox}'s last check stored in ${settings.historyPath}, started ${pass.started_at} (within ${maxAgeH} h); no check pass on ${sandbox}`,
+  };
 }
 
 interface Stored {
@@ -140,13 +183,22 @@ interface Stored {
 function storedPass(environment: string, { pass, baseUrl }: Stored): Pass {
   return {
     facts: environmentFacts(environment, baseUrl, pass.checks),
-    checks: pass.checks.map((c) => ({ id: c.id, status: c.status, message: `from the run stored at ${pass.started_at}` })),
+    checks: pass.checks.map((c) => ({
+      id: c.id,
+      status: c.status,
+      message: `from the run stored at ${pass.started_at}`,
+    })),
     untested: [],
   };
 }
 
 /** An environment whose certificate did not verify: no check ran, and what the handshake showed is its one fact. */
-function untrustedPass(environment: string, baseUrl: string, err: UntrustedCertificate, terminal: Pick<StageIo['terminal'], 'err'>): Pass {
+function untrustedPass(
+  environment: string,
+  baseUrl: string,
+  err: UntrustedCertificate,
+  terminal: Pick<StageIo['terminal'], 'err'>,
+): Pass {
   terminal.err(`${environment}: ${err.message}`);
   const { what } = explainAuthorizationError(err.verifyCode);
   const facts: EnvironmentFacts = {
@@ -158,7 +210,12 @@ function untrustedPass(environment: string, baseUrl: string, err: UntrustedCerti
 }
 
 /** `check` on one environment, through `check`'s own stage; every request to production goes through `gate`. */
-async function checkPass(options: Options, environment: string, gate: ProductionGate, io: Pick<StageIo, 'redactor' | 'terminal' | 'signal'>): Promise<Pass> {
+async function checkPass(
+  options: Options,
+  environment: string,
+  gate: ProductionGate,
+  io: Pick<StageIo, 'redactor' | 'terminal' | 'signal'>,
+): Promise<Pass> {
   io.terminal.out(`— ${environment} —`);
   const prepared = await prepareTarget({ ...options, env: environment }, io.redactor, io.terminal);
   try {
@@ -174,7 +231,11 @@ async function checkPass(options: Options, environment: string, gate: Production
         io.terminal.err(`${environment}: ${stage}: not tested: ${reason}`);
       },
     });
-    return { facts: environmentFacts(target.environment, target.baseUrl, results), checks: results.map((r) => ({ id: r.id, status: r.status, message: r.message })), untested };
+    return {
+      facts: environmentFacts(target.environment, target.baseUrl, results),
+      checks: results.map((r) => ({ id: r.id, status: r.status, message: r.message })),
+      untested,
+    };
   } finally {
     await prepared.close();
   }

@@ -17,7 +17,12 @@ export interface HistoryStep {
   fails: boolean;
 }
 
-export function historyStep(report: Report, { history, settings }: PreparedTarget, terminal: Terminal, interrupted: boolean): HistoryStep {
+export function historyStep(
+  report: Report,
+  { history, settings }: PreparedTarget,
+  terminal: Terminal,
+  interrupted: boolean,
+): HistoryStep {
   if (!history.enabled) return { report, files: {}, fails: false };
   const { report: compared, record } = remember(report, history.records, settings.regressions, history.warnings);
   const since = compared.since_last_run!;
@@ -42,7 +47,8 @@ export function historyStep(report: Report, { history, settings }: PreparedTarge
 
 function changeLines(report: Report): string[] {
   const since = report.since_last_run!;
-  if (since.history === 'none') return ['since the last run: no history yet (this run is the first one stored for this target)'];
+  if (since.history === 'none')
+    return ['since the last run: no history yet (this run is the first one stored for this target)'];
   const regressions = since.changes.filter((c) => c.action !== 'info');
   const head = `since the last run (${since.runs_compared} stored run${since.runs_compared === 1 ? '' : 's'}): ${regressions.length ? `${regressions.length} regression${regressions.length === 1 ? '' : 's'}${since.outcome === 'fail' ? ', which the regressions: policy fails' : ''}` : 'no regression'}`;
   return [head, ...since.changes.map((c) => `  ${c.action === 'info' ? 'better' : c.action} ${c.kind}: ${c.text}`)];

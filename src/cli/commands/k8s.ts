@@ -33,17 +33,25 @@ export async function k8sCommand(options: Options, io: K8sCommandIo = {}): Promi
   // The manifests only reference the credentials, so they must not be required: every credential
   // variable (and CES_CLIENT_ID/SECRET for --base-url) stands for a placeholder, overriding any
   // real value, so no secret even reaches the settings.
-  const settings = await resolveSettings(options, io.env ?? process.env, cwd, { credentialPlaceholder: 'referenced-from-secret' });
+  const settings = await resolveSettings(options, io.env ?? process.env, cwd, {
+    credentialPlaceholder: 'referenced-from-secret',
+  });
   for (const warning of settings.warnings) process.stderr.write(`ces-harness: warning: ${warning}\n`);
   const target = settings.target;
   if (target === null) {
-    throw usageError('k8s needs a target the cluster can reach: name an environment in the config or pass --base-url (the built-in emulator runs only on loopback)');
+    throw usageError(
+      'k8s needs a target the cluster can reach: name an environment in the config or pass --base-url (the built-in emulator runs only on loopback)',
+    );
   }
   const vars = settings.credentialVariables;
   // The manifests load the target once applied: production is read-only for them too.
   const targetSettings = { ...settings, target };
   refuseProductionLoad(targetSettings, 'k8s load manifests');
-  const business = businessForLoad(targetSettings, 'k8s load manifests', businessNeededBy(scenarios, settings.rateLimit.endpoint));
+  const business = businessForLoad(
+    targetSettings,
+    'k8s load manifests',
+    businessNeededBy(scenarios, settings.rateLimit.endpoint),
+  );
 
   const bundleDir = io.bundleDir ?? join(findProjectRoot(), 'dist', 'scenarios');
   const outDir = resolve(cwd, flagValue(options, 'out-dir'));
@@ -58,7 +66,10 @@ export async function k8sCommand(options: Options, io: K8sCommandIo = {}): Promi
       try {
         bundles[b] = await readFile(join(bundleDir, `${b}.js`), 'utf8');
       } catch {
-        throw new HarnessError('USAGE', `the k6 scenario bundle ${b}.js is not built; run \`npm run build\` in the ces-harness folder`);
+        throw new HarnessError(
+          'USAGE',
+          `the k6 scenario bundle ${b}.js is not built; run \`npm run build\` in the ces-harness folder`,
+        );
       }
     }
     const { configMap, testRuns } = k8sManifests({
@@ -90,7 +101,9 @@ export async function k8sCommand(options: Options, io: K8sCommandIo = {}): Promi
 
   out(`wrote ${files.length} manifest file(s) to ${outDir} (run id ${runId}, ${parallelism} runner pods each)`);
   out('create the credentials Secret from your environment (values never appear in the manifests):');
-  out(`  kubectl create secret generic ${secretName} --from-literal=client_id="$${vars.clientId}" --from-literal=client_secret="$${vars.clientSecret}"`);
+  out(
+    `  kubectl create secret generic ${secretName} --from-literal=client_id="$${vars.clientId}" --from-literal=client_secret="$${vars.clientSecret}"`,
+  );
   out('then start the test runs:');
   for (const f of files) out(`  kubectl apply -f ${f}`);
   return 0;

@@ -9,7 +9,13 @@ import { locateK6 } from '../../k6/locate.js';
 import { redactArtefacts } from '../../k6/artefacts.js';
 import { findProjectRoot } from '../../fs/project-root.js';
 import type { ScenarioInputs } from '../../k6/contract.js';
-import { isK6ScenarioName, K6_SCENARIO_NAMES, K6_SCENARIOS, runLoadScenario, type K6ScenarioName } from '../../k6/scenarios.js';
+import {
+  isK6ScenarioName,
+  K6_SCENARIO_NAMES,
+  K6_SCENARIOS,
+  runLoadScenario,
+  type K6ScenarioName,
+} from '../../k6/scenarios.js';
 import { scenarioOk } from '../../k6/summary.js';
 import type { LoadResult, LoadScenarioResult } from '../../report/model.js';
 import type { Options } from '../flags.js';
@@ -22,7 +28,8 @@ import type { StageIo } from './target-job.js';
 export function selectedScenarios(options: Options): K6ScenarioName[] {
   const names = options.scenario ?? [];
   const unknown = names.filter((n) => !isK6ScenarioName(n));
-  if (unknown.length) throw usageError(`unknown scenario ${unknown.join(', ')}; known: ${K6_SCENARIO_NAMES.join(', ')}`);
+  if (unknown.length)
+    throw usageError(`unknown scenario ${unknown.join(', ')}; known: ${K6_SCENARIO_NAMES.join(', ')}`);
   return names.length ? (names as K6ScenarioName[]) : K6_SCENARIO_NAMES;
 }
 
@@ -32,20 +39,38 @@ export interface LoadStageOptions {
 }
 
 export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOptions = {}) {
-  return async ({ prepared, terminal, signal, reportDir, redactor, productionGate }: StageIo): Promise<{ result: LoadResult }> => {
+  return async ({
+    prepared,
+    terminal,
+    signal,
+    reportDir,
+    redactor,
+    productionGate,
+  }: StageIo): Promise<{ result: LoadResult }> => {
     const { settings } = prepared;
     refuseProductionLoad(settings, 'load');
     const business = businessForLoad(settings, 'load', businessNeededBy(scenarios, settings.rateLimit.endpoint));
     const root = findProjectRoot();
     const k6 = await locateK6(process.env, root);
     const bundleDir = join(root, 'dist', 'scenarios');
-    const missing = scenarios.flatMap((s) => K6_SCENARIOS[s].bundles).filter((b) => !existsSync(join(bundleDir, `${b}.js`)));
-    if (missing.length) throw new HarnessError('USAGE', `the k6 scenario bundles are not built (${missing.join(', ')}); run \`npm run build\` in the ces-harness folder`);
+    const missing = scenarios
+      .flatMap((s) => K6_SCENARIOS[s].bundles)
+      .filter((b) => !existsSync(join(bundleDir, `${b}.js`)));
+    if (missing.length)
+      throw new HarnessError(
+        'USAGE',
+        `the k6 scenario bundles are not built (${missing.join(', ')}); run \`npm run build\` in the ces-harness folder`,
+      );
 
     const load = settings.load;
     const runId = randomUUID();
     const { target, expect } = await prepared.probeTarget();
-    if (prepared.ledger.enabled) await recordLoadToken(prepared, target, new ServiceClient(target, { redactor, production: productionGate ?? productionGateFor(settings.production) }));
+    if (prepared.ledger.enabled)
+      await recordLoadToken(
+        prepared,
+        target,
+        new ServiceClient(target, { redactor, production: productionGate ?? productionGateFor(settings.production) }),
+      );
     const base: ScenarioInputs = {
       baseUrl: target.baseUrl,
       clientId: target.credentials.clientId,
@@ -68,7 +93,9 @@ export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOp
     try {
       for (const name of scenarios) {
         if (signal.aborted) break;
-        terminal.progress(`k6 ${k6.version}: ${name} (${base.durationS} s${segments > 1 ? `, ${segments} segments` : ''})…`);
+        terminal.progress(
+          `k6 ${k6.version}: ${name} (${base.durationS} s${segments > 1 ? `, ${segments} segments` : ''})…`,
+        );
         const inputs = name === 'rate-limit' ? { ...base, rate: load.overLimitRate } : base;
         const result = await runLoadScenario(name, {
           k6Path: k6.path,
@@ -92,7 +119,14 @@ export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOp
       // the run ends, an interrupted one included.
       redactArtefacts(reportDir, redactor);
     }
-    return { result: { k6_version: k6.version, run_id: runId, scenarios: results, ok: results.every(scenarioOk) && !signal.aborted } };
+    return {
+      result: {
+        k6_version: k6.version,
+        run_id: runId,
+        scenarios: results,
+        ok: results.every(scenarioOk) && !signal.aborted,
+      },
+    };
   };
 }
 
@@ -116,7 +150,10 @@ function scenarioLine(r: LoadScenarioResult): string {
   const ok = scenarioOk(r);
   const failed = r.thresholds.filter((t) => !t.ok).map((t) => `${t.metric} ${t.expression}`);
   const figures = `${r.requests} requests, ${r.rate_per_s.toFixed(1)}/s, p95 ${r.latency_ms.p95.toFixed(1)} ms, errors ${(r.error_rate * 100).toFixed(2)}%`;
-  const dropped = r.dropped_iterations > 0 ? `, ${r.dropped_iterations} iterations dropped (the generator could not keep the schedule)` : '';
+  const dropped =
+    r.dropped_iterations > 0
+      ? `, ${r.dropped_iterations} iterations dropped (the generator could not keep the schedule)`
+      : '';
   const why = r.error ? `: ${r.error}` : failed.length ? `: thresholds failed: ${failed.join('; ')}` : '';
   return `${ok ? '✓ pass ' : '✗ fail '} k6 ${r.scenario.padEnd(30)} ${figures}${dropped}${why}`;
 }

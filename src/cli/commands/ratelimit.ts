@@ -52,7 +52,11 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
     const secondClient = settings.rateLimit.secondClient ?? builtInSecond;
     if (secondClient) redactor.addSecret(secondClient.clientSecret, secondClient.clientId);
 
-    const http = new ServiceClient(target, { redactor, connections: DISCOVER_DEFAULTS.maxInFlight, production: io.productionGate ?? productionGateFor(settings.production) });
+    const http = new ServiceClient(target, {
+      redactor,
+      connections: DISCOVER_DEFAULTS.maxInFlight,
+      production: io.productionGate ?? productionGateFor(settings.production),
+    });
     let result: RateLimitResult;
     try {
       let calls;
@@ -96,15 +100,24 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
       // A probe that spends its whole budget failed to pin the limiter down: never a pass. Said
       // first: a budget spent before the rate was measured is not a limit that never lifts.
       if (!signal.aborted && estimate.partial && estimate.requests_sent >= maxRequests) {
-        io.untested('rate_limit', `${calls.endpoint}: the probe spent all of rate_limit.max_requests (${maxRequests}) without pinning the limiter down; the estimate is partial`);
+        io.untested(
+          'rate_limit',
+          `${calls.endpoint}: the probe spent all of rate_limit.max_requests (${maxRequests}) without pinning the limiter down; the estimate is partial`,
+        );
       } else if (!unusable && !signal.aborted && latencyBound(estimate.latency_p95_ms, estimate.sustained_rps)) {
-        io.untested('rate_limit', `${calls.endpoint}: ${latencyBound(estimate.latency_p95_ms, estimate.sustained_rps)}`);
+        io.untested(
+          'rate_limit',
+          `${calls.endpoint}: ${latencyBound(estimate.latency_p95_ms, estimate.sustained_rps)}`,
+        );
       } else if (!unusable && !signal.aborted && estimate.notes.some((n) => n.startsWith(NOT_IDENTIFIED))) {
         // Refused, but too seldom to read a limiter from (evidence.ts): nothing sized, nothing passes as sized.
         io.untested('rate_limit', `${calls.endpoint}: ${estimate.notes.find((n) => n.startsWith(NOT_IDENTIFIED))}`);
       } else if (!unusable && !signal.aborted && estimate.limiting_status !== null && estimate.sustained_rps === null) {
         // Limited, yet no steady rate got through: nothing was sized, so nothing may pass as sized.
-        io.untested('rate_limit', `${calls.endpoint}: the limit was met after ${estimate.burst ?? '?'} requests but no sustained rate could be measured in ${estimate.duration_s.toFixed(0)} s (${estimate.requests_limited} of ${estimate.requests_sent} answers limited; a limit that never lifts breaks §7, see ratelimit.recovers in \`check\`)`);
+        io.untested(
+          'rate_limit',
+          `${calls.endpoint}: the limit was met after ${estimate.burst ?? '?'} requests but no sustained rate could be measured in ${estimate.duration_s.toFixed(0)} s (${estimate.requests_limited} of ${estimate.requests_sent} answers limited; a limit that never lifts breaks §7, see ratelimit.recovers in \`check\`)`,
+        );
       }
 
       let proof: Proof | null = null;
@@ -123,7 +136,9 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
       if (recommendation && proofS > 0 && !signal.aborted && estimate.partial) {
         // Said, so a reader of the policy knows why it carries "not proven": a partial estimate is
         // no ground to load the service with a proof of it.
-        proofNotes.push('proof not run: the estimate is partial (see the notes above), so the recommendation is not proven');
+        proofNotes.push(
+          'proof not run: the estimate is partial (see the notes above), so the recommendation is not proven',
+        );
       }
       if (recommendation && proofS > 0 && !signal.aborted && !estimate.partial) {
         located = await k6AndBundles();
@@ -133,30 +148,41 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
           io.untested('rate_limit', `proof not run: ${located}`);
         } else {
           const k6 = located;
-          const outcome = await proveUntilHeld(recommendation, estimate.sustained_rps ?? recommendation.target_rps, async (rec, round) => {
-            terminal.progress(`proof round ${round}: waiting ${settleS.toFixed(1)} s for the limit to refill, then proving the policy with k6 at ${rec.target_rps} req/s for ${proofS} s`);
-            await abortableSleep(settleS * 1000, signal);
-            if (signal.aborted) return null;
-            const run = await prove({
-              k6Path: k6.k6Path,
-              bundleDir: k6.bundleDir,
-              workDir: join(reportDir, 'k6', 'ratelimit-proof', `round-${round}`),
-              target: { baseUrl: target.baseUrl, credentials: target.credentials, ...(target.caFile ? { caFile: target.caFile } : {}) },
-              endpoint: calls.endpoint,
-              business,
-              ...(calls.validateMethod ? { validateMethod: calls.validateMethod } : {}),
-              recommendation: rec,
-              durationS: proofS,
-              tokenLifetimeS: expect.tokenLifetimeS,
-              clockToleranceS: expect.clockToleranceS,
-              runId: randomUUID(),
-              signal,
-            });
-            countK6Requests(run.scenario.requests);
-            proofNotes.push(...run.notes.map((n) => `round ${round}: ${n}`));
-            if (run.scenario.error !== undefined && !signal.aborted) io.untested('rate_limit', `proof run did not complete: ${run.scenario.error}`);
-            return run.proof;
-          });
+          const outcome = await proveUntilHeld(
+            recommendation,
+            estimate.sustained_rps ?? recommendation.target_rps,
+            async (rec, round) => {
+              terminal.progress(
+                `proof round ${round}: waiting ${settleS.toFixed(1)} s for the limit to refill, then proving the policy with k6 at ${rec.target_rps} req/s for ${proofS} s`,
+              );
+              await abortableSleep(settleS * 1000, signal);
+              if (signal.aborted) return null;
+              const run = await prove({
+                k6Path: k6.k6Path,
+                bundleDir: k6.bundleDir,
+                workDir: join(reportDir, 'k6', 'ratelimit-proof', `round-${round}`),
+                target: {
+                  baseUrl: target.baseUrl,
+                  credentials: target.credentials,
+                  ...(target.caFile ? { caFile: target.caFile } : {}),
+                },
+                endpoint: calls.endpoint,
+                business,
+                ...(calls.validateMethod ? { validateMethod: calls.validateMethod } : {}),
+                recommendation: rec,
+                durationS: proofS,
+                tokenLifetimeS: expect.tokenLifetimeS,
+                clockToleranceS: expect.clockToleranceS,
+                runId: randomUUID(),
+                signal,
+              });
+              countK6Requests(run.scenario.requests);
+              proofNotes.push(...run.notes.map((n) => `round ${round}: ${n}`));
+              if (run.scenario.error !== undefined && !signal.aborted)
+                io.untested('rate_limit', `proof run did not complete: ${run.scenario.error}`);
+              return run.proof;
+            },
+          );
           proof = outcome.lastProof;
           // A first proof that produced no figures refuted nothing: the policy stands, unproven (the
           // run already cannot pass: the failed run is untested). Any round that failed refutes it.
@@ -164,7 +190,11 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
           given = refuted ? null : (outcome.proven ?? recommendation);
           proving = { verdict: outcome.proven ? 'proven' : refuted ? 'not proven' : 'not run', rounds: outcome.rounds };
           // No round held: nothing is recommended, and the run cannot pass (exit 1).
-          if (refuted && !signal.aborted) io.untested('rate_limit', `${calls.endpoint}: not proven: no recommended policy kept its promise in ${outcome.rounds.length} k6 proof round${outcome.rounds.length === 1 ? '' : 's'} (${outcome.rounds.map((r) => `${r.target_rps} req/s: ${r.why}`).join('; ')})`);
+          if (refuted && !signal.aborted)
+            io.untested(
+              'rate_limit',
+              `${calls.endpoint}: not proven: no recommended policy kept its promise in ${outcome.rounds.length} k6 proof round${outcome.rounds.length === 1 ? '' : 's'} (${outcome.rounds.map((r) => `${r.target_rps} req/s: ${r.why}`).join('; ')})`,
+            );
         }
       }
       result = toRateLimitResult(estimate, given, proof, proofNotes, proving);
@@ -173,10 +203,31 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
       if (settings.rateLimit.fleet !== undefined) {
         const sizing = given && { estimate, recommendation: given, instances: settings.rateLimit.fleet };
         let fleet = sizing && sizeFleet(sizing);
-        if (sizing && fleet?.recommendation && proving.verdict === 'proven' && located !== undefined && typeof located !== 'string' && !signal.aborted) {
-          const fleetProof = await proveFleetChoice(sizing, fleet, located, { proofS, settleS, terminal, signal, reportDir, target, endpoint: calls.endpoint, tokenLifetimeS: expect.tokenLifetimeS, countK6Requests });
+        if (
+          sizing &&
+          fleet?.recommendation &&
+          proving.verdict === 'proven' &&
+          located !== undefined &&
+          typeof located !== 'string' &&
+          !signal.aborted
+        ) {
+          const fleetProof = await proveFleetChoice(sizing, fleet, located, {
+            proofS,
+            settleS,
+            terminal,
+            signal,
+            reportDir,
+            target,
+            endpoint: calls.endpoint,
+            tokenLifetimeS: expect.tokenLifetimeS,
+            countK6Requests,
+          });
           // Unproven: nothing is recommended to the fleet, and the run cannot pass (exit 1).
-          if (fleetProof.verdict !== 'proven' && !signal.aborted) io.untested('rate_limit', `fleet of ${fleet.instances}: ${fleetProof.policy} not proven by a k6 fleet run: ${fleetProof.why}`);
+          if (fleetProof.verdict !== 'proven' && !signal.aborted)
+            io.untested(
+              'rate_limit',
+              `fleet of ${fleet.instances}: ${fleetProof.policy} not proven by a k6 fleet run: ${fleetProof.why}`,
+            );
           fleet = { ...fleet, proof: fleetProof, ...(fleetProof.verdict === 'proven' ? {} : { recommendation: null }) };
         }
         result = { ...result, fleet };
@@ -205,16 +256,35 @@ interface FleetProofContext extends Pick<StageIo, 'terminal' | 'signal' | 'repor
 }
 
 /** `--fleet N`'s choice run by N k6 instances (prove-fleet.ts), after the limit refilled. */
-async function proveFleetChoice(sizing: FleetSizingInput, fleet: FleetResult, k6: { k6Path: string; bundleDir: string }, ctx: FleetProofContext): Promise<FleetProof> {
+async function proveFleetChoice(
+  sizing: FleetSizingInput,
+  fleet: FleetResult,
+  k6: { k6Path: string; bundleDir: string },
+  ctx: FleetProofContext,
+): Promise<FleetProof> {
   const run = fleetProofRun(sizing, fleet, ctx.proofS);
-  if (typeof run === 'string') return { instances: fleet.instances, policy: fleet.recommendation?.policy ?? '?', offered_rps: fleet.offered_rps, duration_s: ctx.proofS, verdict: 'not proven', why: `not run: ${run}` };
-  ctx.terminal.progress(`fleet proof: waiting ${ctx.settleS.toFixed(1)} s, then ${run.instances} k6 instances, policy ${run.policy.name}, ${run.offered_rps} req/s offered for ${run.duration_s} s`);
+  if (typeof run === 'string')
+    return {
+      instances: fleet.instances,
+      policy: fleet.recommendation?.policy ?? '?',
+      offered_rps: fleet.offered_rps,
+      duration_s: ctx.proofS,
+      verdict: 'not proven',
+      why: `not run: ${run}`,
+    };
+  ctx.terminal.progress(
+    `fleet proof: waiting ${ctx.settleS.toFixed(1)} s, then ${run.instances} k6 instances, policy ${run.policy.name}, ${run.offered_rps} req/s offered for ${run.duration_s} s`,
+  );
   await abortableSleep(ctx.settleS * 1000, ctx.signal);
   const ran = await runFleetK6({
     k6Path: k6.k6Path,
     bundleDir: k6.bundleDir,
     workDir: join(ctx.reportDir, 'k6', 'ratelimit-fleet-proof'),
-    target: { baseUrl: ctx.target.baseUrl, credentials: ctx.target.credentials, ...(ctx.target.caFile ? { caFile: ctx.target.caFile } : {}) },
+    target: {
+      baseUrl: ctx.target.baseUrl,
+      credentials: ctx.target.credentials,
+      ...(ctx.target.caFile ? { caFile: ctx.target.caFile } : {}),
+    },
     endpoint: ctx.endpoint,
     run,
     runId: randomUUID(),
@@ -238,7 +308,8 @@ async function k6AndBundles(): Promise<{ k6Path: string; bundleDir: string } | s
     const root = findProjectRoot();
     const k6 = await locateK6(process.env, root);
     const bundleDir = join(root, 'dist', 'scenarios');
-    if (!existsSync(join(bundleDir, 'rate-limit.js'))) return 'the k6 scenario bundles are not built; run `npm run build` in the ces-harness folder';
+    if (!existsSync(join(bundleDir, 'rate-limit.js')))
+      return 'the k6 scenario bundles are not built; run `npm run build` in the ces-harness folder';
     return { k6Path: k6.path, bundleDir };
   } catch (err) {
     return err instanceof Error ? err.message : String(err);

@@ -12,17 +12,31 @@ import { validFaults, validProfiles } from '../prepare-target.js';
 export async function serveCommand(options: Options): Promise<number> {
   const faults = validFaults(options.fault ?? []);
   const profiles = validProfiles(options.profile ?? []);
-  const environments = (flagValue(options, 'environments')).split(',').map((e) => e.trim()).filter(Boolean);
+  const environments = flagValue(options, 'environments')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   if (environments.length === 0 || new Set(environments).size !== environments.length) {
     throw usageError('--environments wants distinct names separated by commas, e.g. sandbox,production');
   }
   const port = flagValue(options, 'port');
   const rps = flagValue(options, 'rate-limit');
   const kind = flagValue(options, 'limiter');
-  if (!isLimiterChoice(kind)) throw usageError(`--limiter ${kind} is not a limiter the emulator runs; give one of ${LIMITER_CHOICES.join(', ')}`);
-  const limiter = limiterModelOf({ kind, rps, burst: flagValue(options, 'burst'), windowS: flagValue(options, 'window'), countsRefused: options['counts-refused'] === true });
+  if (!isLimiterChoice(kind))
+    throw usageError(`--limiter ${kind} is not a limiter the emulator runs; give one of ${LIMITER_CHOICES.join(', ')}`);
+  const limiter = limiterModelOf({
+    kind,
+    rps,
+    burst: flagValue(options, 'burst'),
+    windowS: flagValue(options, 'window'),
+    countsRefused: options['counts-refused'] === true,
+  });
   const tlsDir = options['tls-dir'];
-  if (tlsDir !== undefined) ensureWritableDir(tlsDir, { what: '--tls-dir', fix: 'give a folder you can write to, or leave --tls-dir out for a temp folder' });
+  if (tlsDir !== undefined)
+    ensureWritableDir(tlsDir, {
+      what: '--tls-dir',
+      fix: 'give a folder you can write to, or leave --tls-dir out for a temp folder',
+    });
   const host = flagValue(options, 'host');
   // A restart keeps its certificate, so a history built against this emulator sees no CA change.
   const certificates = tlsDir !== undefined ? existingCertificates(tlsDir, host) : undefined;
@@ -37,7 +51,9 @@ export async function serveCommand(options: Options): Promise<number> {
     faults,
     profiles,
     businessLatencyMs: flagValue(options, 'business-latency'),
-    perEnvironment: environmentDifferences(options['env-option'] ?? [], { rateLimit: { rps, burst: flagValue(options, 'burst') } }),
+    perEnvironment: environmentDifferences(options['env-option'] ?? [], {
+      rateLimit: { rps, burst: flagValue(options, 'burst') },
+    }),
     ...(tlsDir !== undefined ? { tlsDir } : {}),
     ...(certificates !== undefined ? { certificates } : {}),
   }).catch((err: unknown) => {
@@ -55,7 +71,14 @@ export async function serveCommand(options: Options): Promise<number> {
     // Further clients (--clients) only when asked for, so the line stays as it was by default.
     const others = env.clients.slice(1).map((c) => ({ client_id: c.clientId, client_secret: c.clientSecret }));
     process.stdout.write(
-      JSON.stringify({ environment: env.name, base_url: env.url, ca_file: env.caFile, client_id: env.credentials.clientId, client_secret: env.credentials.clientSecret, ...(others.length > 0 ? { other_clients: others } : {}) }) + '\n',
+      JSON.stringify({
+        environment: env.name,
+        base_url: env.url,
+        ca_file: env.caFile,
+        client_id: env.credentials.clientId,
+        client_secret: env.credentials.clientSecret,
+        ...(others.length > 0 ? { other_clients: others } : {}),
+      }) + '\n',
     );
   }
   await stopped;
@@ -67,5 +90,8 @@ export async function serveCommand(options: Options): Promise<number> {
 function portInUse(err: unknown): HarnessError | undefined {
   const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
   if (e?.code !== 'EADDRINUSE') return undefined;
-  return new HarnessError('PORT_IN_USE', `port ${e.port ?? '?'} on ${e.address ?? 'this host'} is in use; pick another with --port, or --port 0 for a free one`);
+  return new HarnessError(
+    'PORT_IN_USE',
+    `port ${e.port ?? '?'} on ${e.address ?? 'this host'} is in use; pick another with --port, or --port 0 for a free one`,
+  );
 }

@@ -81,7 +81,13 @@ interface Job {
 }
 
 /** The stages in order, then one report from whatever they returned; the exit code of the run. */
-async function runStages({ prepared, reportDir, startedAt }: Job, stages: Stages, redactor: Redactor, terminal: Terminal, signal: AbortSignal): Promise<number> {
+async function runStages(
+  { prepared, reportDir, startedAt }: Job,
+  stages: Stages,
+  redactor: Redactor,
+  terminal: Terminal,
+  signal: AbortSignal,
+): Promise<number> {
   const { settings } = prepared;
   const untested: Untested[] = [];
   const productionGate = productionGateFor(settings.production);
@@ -105,19 +111,32 @@ async function runStages({ prepared, reportDir, startedAt }: Job, stages: Stages
       return await stage(io);
     } catch (err) {
       // Usage errors (and a refused production probe) are the user's to fix before anything runs.
-      if (err instanceof HarnessError && (err.code === 'USAGE' || err.code === 'PRODUCTION_REFUSED' || err.code === 'CONFIG_INVALID')) throw err;
+      if (
+        err instanceof HarnessError &&
+        (err.code === 'USAGE' || err.code === 'PRODUCTION_REFUSED' || err.code === 'CONFIG_INVALID')
+      )
+        throw err;
       io.untested(name, err instanceof Error ? err.message : String(err));
       return undefined;
     }
   };
-  const optional = async <T>(stage: ((io: StageIo) => Promise<T>) | undefined, name: Untested['stage'], what: string): Promise<T | undefined> => {
+  const optional = async <T>(
+    stage: ((io: StageIo) => Promise<T>) | undefined,
+    name: Untested['stage'],
+    what: string,
+  ): Promise<T | undefined> => {
     if (!stage) return undefined;
     if (signal.aborted) {
-      io.untested(name, `${what} not run: ${String(signal.reason instanceof Error ? signal.reason.message : 'interrupted')}`);
+      io.untested(
+        name,
+        `${what} not run: ${String(signal.reason instanceof Error ? signal.reason.message : 'interrupted')}`,
+      );
       return undefined;
     }
     if (stages.probingOptional && !settings.rateLimit.probingAllowed) {
-      terminal.err(`${what} left out: ${settings.target.environment} is production (pass --allow-production-load to include it)`);
+      terminal.err(
+        `${what} left out: ${settings.target.environment} is production (pass --allow-production-load to include it)`,
+      );
       return undefined;
     }
     return guarded(stage, name);
@@ -127,7 +146,11 @@ async function runStages({ prepared, reportDir, startedAt }: Job, stages: Stages
   const rateLimit = (await optional(stages.rateLimit, 'rate_limit', 'rate-limit sizing')) ?? null;
   if (signal.aborted) io.untested('run', 'interrupted before it finished: this report is partial');
   // Requests held back by the budget were never sent: a run that could not send them tested less than asked.
-  if (productionGate.budgetReached) io.untested('production', `the production request budget (production.max_requests ${productionGate.maxRequests}) was reached; what remained was not tested`);
+  if (productionGate.budgetReached)
+    io.untested(
+      'production',
+      `the production request budget (production.max_requests ${productionGate.maxRequests}) was reached; what remained was not tested`,
+    );
   const report = buildReport({
     version: VERSION,
     target: {
@@ -157,14 +180,25 @@ async function runStages({ prepared, reportDir, startedAt }: Job, stages: Stages
  * The target, and every place the run writes (report folder, ledger), checked before the first
  * request rather than found unusable after the last. On failure nothing it made stays behind.
  */
-async function prepareJob(reportDirFlag: string | undefined, flags: TargetFlags, redactor: Redactor, terminal: Terminal): Promise<Job> {
+async function prepareJob(
+  reportDirFlag: string | undefined,
+  flags: TargetFlags,
+  redactor: Redactor,
+  terminal: Terminal,
+): Promise<Job> {
   const place = prepareReportPlace(reportDirFlag, process.cwd());
   let prepared: PreparedTarget | undefined;
   try {
     prepared = await prepareTarget(flags, redactor, terminal);
     // Every stage fetches tokens with the configured credentials and records them in the ledger.
-    if (prepared.ledger.path !== null) place.created.push(...ensureWritableFileLocation(prepared.ledger.path, { what: 'ledger', fix: LEDGER_FIX }, 0o700));
-    if (prepared.history.path !== null) place.created.push(...ensureWritableFileLocation(prepared.history.path, { what: 'history', fix: HISTORY_FIX }, 0o700));
+    if (prepared.ledger.path !== null)
+      place.created.push(
+        ...ensureWritableFileLocation(prepared.ledger.path, { what: 'ledger', fix: LEDGER_FIX }, 0o700),
+      );
+    if (prepared.history.path !== null)
+      place.created.push(
+        ...ensureWritableFileLocation(prepared.history.path, { what: 'history', fix: HISTORY_FIX }, 0o700),
+      );
     const startedAt = new Date();
     return { prepared, place, reportDir: place.claim(prepared.settings.target.environment, startedAt), startedAt };
   } catch (err) {
@@ -175,7 +209,8 @@ async function prepareJob(reportDirFlag: string | undefined, flags: TargetFlags,
 }
 
 /** A run whose target or one of whose other environments is production lists what it sent there. */
-const touchesProduction = (settings: PreparedTarget['settings']) => [settings.target, ...settings.others].some(isProduction);
+const touchesProduction = (settings: PreparedTarget['settings']) =>
+  [settings.target, ...settings.others].some(isProduction);
 
 export function productionAudit(gate: ProductionGate): NonNullable<Report['production']> {
   return {

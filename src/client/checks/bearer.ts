@@ -8,15 +8,24 @@ export const check: ClientCheck = {
   title: 'Every business call carries Bearer and a token the service issued',
   spec: '5.3',
   level: 'must',
-  description: 'each `/v1/` call sends `Authorization: Bearer <token>` with an issued token; one past its `expires_at` is a warn (a wasted round trip)',
+  description:
+    'each `/v1/` call sends `Authorization: Bearer <token>` with an issued token; one past its `expires_at` is a warn (a wasted round trip)',
   judge(record) {
     const calls = record.requests.filter(isBusiness);
     if (calls.length === 0) return judged('skip', 'the client made no business call (/v1/…) to judge');
     const wrong = calls.filter((r) => r.bearer.scheme.toLowerCase() !== 'bearer' || r.bearer.expiresMs === undefined);
     if (wrong.length > 0) {
       const describe = (r: (typeof calls)[number]) =>
-        r.bearer.scheme === '' ? 'no Authorization header' : r.bearer.scheme.toLowerCase() !== 'bearer' ? `Authorization scheme ${r.bearer.scheme}` : `Bearer ${r.bearer.token ?? ''} which the service never issued`;
-      return judged('fail', `${wrong.length} of ${calls.length} business calls sent ${describe(wrong[0]!)}; §5.3 wants Authorization: Bearer <the token from POST /tokens>`, wrong.map((r) => evidenceOf(r, describe(r))));
+        r.bearer.scheme === ''
+          ? 'no Authorization header'
+          : r.bearer.scheme.toLowerCase() !== 'bearer'
+            ? `Authorization scheme ${r.bearer.scheme}`
+            : `Bearer ${r.bearer.token ?? ''} which the service never issued`;
+      return judged(
+        'fail',
+        `${wrong.length} of ${calls.length} business calls sent ${describe(wrong[0]!)}; §5.3 wants Authorization: Bearer <the token from POST /tokens>`,
+        wrong.map((r) => evidenceOf(r, describe(r))),
+      );
     }
     const stale = calls.filter((r) => r.atMs >= r.bearer.expiresMs!);
     // One expired token arriving just after expiry is a clock race any client can lose; a habit shows
@@ -28,6 +37,8 @@ export const check: ClientCheck = {
         stale.map((r) => evidenceOf(r, `${r.bearer.token ?? ''} expired at ${at(r.bearer.expiresMs!)}`)),
       );
     }
-    return judged('pass', `${calls.length} business calls, each with Bearer and a live issued token`, [evidenceOf(calls[0]!, `Authorization: Bearer ${calls[0]!.bearer.token ?? ''}`)]);
+    return judged('pass', `${calls.length} business calls, each with Bearer and a live issued token`, [
+      evidenceOf(calls[0]!, `Authorization: Bearer ${calls[0]!.bearer.token ?? ''}`),
+    ]);
   },
 };

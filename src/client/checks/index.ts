@@ -12,4 +12,13 @@ import { check as exitCode } from './exit-code.js';
 
 export type { ClientCheck, Judgement } from './types.js';
 
-export const CLIENT_CHECKS = [tokenRequest, tokenReuse, bearer, renewsAfterExpiry, rateLimitWait, secretKept, tls13, exitCode] as const;
+export const CLIENT_CHECKS = [
+  tokenRequest,
+  tokenReuse,
+  bearer,
+  renewsAfterExpiry,
+  rateLimitWait,
+  secretKept,
+  tls13,
+  exitCode,
+] as const;

@@ -73,15 +73,23 @@ export const check: ClientCheck = {
   description: `no request before Retry-After has passed; without it, no more than ${STORM_PER_SECOND} retries in any second and, over ${FIXED_RUN}+ 429s in a row, waits that grow or vary (not all within ${FIXED_SPREAD}× of each other) (run with \`rate-limit-storm\`, \`rate-limit-no-retry-after\`)`,
   judge(record) {
     const limited = record.requests.filter((r) => r.status === 429);
-    if (limited.length === 0) return judged('skip', 'the client got no 429 to react to (the rate-limit scenarios send some)');
+    if (limited.length === 0)
+      return judged('skip', 'the client got no 429 to react to (the rate-limit scenarios send some)');
     const waits = waitsAfter429(record.requests);
-    const early = waits.filter((w) => w.limited.retryAfter !== undefined && w.gapMs < Number(w.limited.retryAfter) * 1000 - TIMER_SLACK_MS);
+    const early = waits.filter(
+      (w) => w.limited.retryAfter !== undefined && w.gapMs < Number(w.limited.retryAfter) * 1000 - TIMER_SLACK_MS,
+    );
     if (early.length > 0) {
       const w = early[0]!;
       return judged(
         'fail',
         `${early.length} of ${waits.length} requests after a 429 came before its Retry-After: ${w.next.method} ${w.next.path} ${w.gapMs} ms after a 429 that said Retry-After: ${w.limited.retryAfter ?? ''}; §7: wait, then retry`,
-        early.map((x) => evidenceOf(x.next, `${x.gapMs} ms after the 429 at ${at(x.limited.atMs)} (Retry-After: ${x.limited.retryAfter ?? ''})`)),
+        early.map((x) =>
+          evidenceOf(
+            x.next,
+            `${x.gapMs} ms after the 429 at ${at(x.limited.atMs)} (Retry-After: ${x.limited.retryAfter ?? ''})`,
+          ),
+        ),
       );
     }
     const blind = waits.filter((w) => w.limited.retryAfter === undefined);
@@ -96,9 +104,22 @@ export const check: ClientCheck = {
     const flat = runs(blind).find(fixed);
     if (flat) {
       const gaps = flat.map((w) => `${w.gapMs} ms`).join(', ');
-      return judged('fail', `after ${flat.length} 429s in a row without Retry-After the waits did not grow (${gaps}: all within ${FIXED_SPREAD}× of each other); back off with growing waits`, flat.map((w) => evidenceOf(w.next, `${w.gapMs} ms after a 429`)));
+      return judged(
+        'fail',
+        `after ${flat.length} 429s in a row without Retry-After the waits did not grow (${gaps}: all within ${FIXED_SPREAD}× of each other); back off with growing waits`,
+        flat.map((w) => evidenceOf(w.next, `${w.gapMs} ms after a 429`)),
+      );
     }
     const gaps = waits.map((w) => `${w.gapMs} ms`).join(', ');
-    return judged('pass', `${limited.length} 429(s); the client waited ${gaps} before the next request`, waits.map((w) => evidenceOf(w.next, `${w.gapMs} ms after the 429${w.limited.retryAfter ? ` (Retry-After: ${w.limited.retryAfter})` : ''}`)));
+    return judged(
+      'pass',
+      `${limited.length} 429(s); the client waited ${gaps} before the next request`,
+      waits.map((w) =>
+        evidenceOf(
+          w.next,
+          `${w.gapMs} ms after the 429${w.limited.retryAfter ? ` (Retry-After: ${w.limited.retryAfter})` : ''}`,
+        ),
+      ),
+    );
   },
 };

@@ -10,7 +10,8 @@ export const check: ClientCheck = {
   title: 'After its token expires the client fetches a new one and its calls complete',
   spec: '3, §7',
   level: 'must',
-  description: 'after the first token expires, a new token is fetched and a business call succeeds with it (run with `short-token-lifetime`)',
+  description:
+    'after the first token expires, a new token is fetched and a business call succeeds with it (run with `short-token-lifetime`)',
   judge(record) {
     const fetch = record.requests.find((r) => r.issued !== undefined);
     const first = fetch?.issued;
@@ -19,10 +20,18 @@ export const check: ClientCheck = {
     const calls = after.filter(isBusiness);
     if (calls.length === 0) {
       const lifeS = Math.round((first.expiresMs - fetch.atMs) / 1000);
-      return judged('skip', `no business call after the first token expired (it lived ${lifeS} s; the short-token-lifetime scenario makes tokens expire mid-run)`);
+      return judged(
+        'skip',
+        `no business call after the first token expired (it lived ${lifeS} s; the short-token-lifetime scenario makes tokens expire mid-run)`,
+      );
     }
     const renewed = calls.find((r) => ok(r.status) && r.bearer.token !== undefined && r.bearer.token !== first.token);
-    if (renewed) return judged('pass', `token ${first.token} expired at ${at(first.expiresMs)}; a new token was fetched and a call succeeded at ${at(renewed.atMs)}`, [evidenceOf(renewed, `Bearer ${renewed.bearer.token ?? ''}`)]);
+    if (renewed)
+      return judged(
+        'pass',
+        `token ${first.token} expired at ${at(first.expiresMs)}; a new token was fetched and a call succeeded at ${at(renewed.atMs)}`,
+        [evidenceOf(renewed, `Bearer ${renewed.bearer.token ?? ''}`)],
+      );
     const refetches = after.filter((r) => isTokenFetch(r)).length;
     return judged(
       'fail',

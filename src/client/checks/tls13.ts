@@ -19,8 +19,12 @@ export const check: ClientCheck = {
       if (!h.suites.some((s) => allowed.includes(s))) return [{ i, why: `offered none of ${TLS13_SUITES.join(', ')}` }];
       return [];
     });
-    const summary = (h: (typeof record.hellos)[number]) => `versions ${h.versions.join(', ')}; suites ${h.suites.slice(0, 6).join(', ')}${h.suites.length > 6 ? ', …' : ''}`;
-    if (bad.length === 0) return judged('pass', `${record.hellos.length} connection(s), each offering TLS 1.3`, [{ request: 'ClientHello #1', note: summary(record.hellos[0]!) }]);
+    const summary = (h: (typeof record.hellos)[number]) =>
+      `versions ${h.versions.join(', ')}; suites ${h.suites.slice(0, 6).join(', ')}${h.suites.length > 6 ? ', …' : ''}`;
+    if (bad.length === 0)
+      return judged('pass', `${record.hellos.length} connection(s), each offering TLS 1.3`, [
+        { request: 'ClientHello #1', note: summary(record.hellos[0]!) },
+      ]);
     return judged(
       'fail',
       `${bad.length} of ${record.hellos.length} connection(s) did not offer TLS 1.3 with a §5.8 suite: connection #${bad[0]!.i + 1} ${bad[0]!.why}; §5.8 requires TLS 1.3`,

@@ -9,12 +9,14 @@ export const check: ClientCheck = {
   title: 'The token is reused until expires_at instead of fetched again',
   spec: '5.5',
   level: 'should',
-  description: 'no token fetch while the last token is still valid (allowed by §5.5, so a warn with its measured latency cost)',
+  description:
+    'no token fetch while the last token is still valid (allowed by §5.5, so a warn with its measured latency cost)',
   judge(record) {
     const fetches = record.requests.filter((r) => isTokenFetch(r) && r.issued !== undefined);
     if (fetches.length === 0) return judged('skip', 'no token was issued to judge reuse by');
     const early = fetches.filter((r, i) => i > 0 && r.atMs < fetches[i - 1]!.issued!.expiresMs - CLOCK_GRACE_MS);
-    if (early.length === 0) return judged('pass', `${fetches.length} token fetch(es), none while the previous token was still valid`);
+    if (early.length === 0)
+      return judged('pass', `${fetches.length} token fetch(es), none while the previous token was still valid`);
     // The latency a fetch adds, as the client paid it: from the token request to the client's next request.
     const sorted = [...record.requests].sort((a, b) => a.atMs - b.atMs);
     const delays = early.flatMap((r) => {

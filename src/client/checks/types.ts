@@ -40,4 +40,8 @@ export function evidenceOf(r: RecordedRequest, note?: string): Evidence {
 
 export const at = (ms: number): string => `+${seconds(ms)}`;
 
-export const judged = (status: Judgement['status'], message: string, evidence: Evidence[] = []): Judgement => ({ status, message, evidence: evidence.slice(0, 5) });
+export const judged = (status: Judgement['status'], message: string, evidence: Evidence[] = []): Judgement => ({
+  status,
+  message,
+  evidence: evidence.slice(0, 5),
+});

@@ -29,7 +29,11 @@ export function subjectAltNames(host: string): AltName[] {
  * With `intermediate`, an intermediate CA signs the server certificate and certPem is the chain
  * the server sends (leaf, intermediate); caPem stays the root, all a client trusts.
  */
-export function generateCertificates(host: string, nowMs = Date.now(), chain: 'root' | 'intermediate' = 'root'): CertificateSet {
+export function generateCertificates(
+  host: string,
+  nowMs = Date.now(),
+  chain: 'root' | 'intermediate' = 'root',
+): CertificateSet {
   return generateIssuingCertificates(host, nowMs, undefined, chain).set;
 }
 
@@ -41,12 +45,19 @@ export interface IssuingCertificates {
 }
 
 /** As generateCertificates; `caName` names the CA of another environment (its own key, so another issuer). */
-export function generateIssuingCertificates(host: string, nowMs = Date.now(), caName = 'ces-harness emulator CA', chain: 'root' | 'intermediate' = 'root'): IssuingCertificates {
+export function generateIssuingCertificates(
+  host: string,
+  nowMs = Date.now(),
+  caName = 'ces-harness emulator CA',
+  chain: 'root' | 'intermediate' = 'root',
+): IssuingCertificates {
   const subject = { commonName: 'localhost', organization: 'ces-harness' };
   const altNames = subjectAltNames(host);
   const { pki, issue } = mintPkiWithIssuer({
     ca: { commonName: caName, organization: 'ces-harness' },
-    ...(chain === 'intermediate' ? { intermediate: { commonName: `${caName.replace(/ CA$/, '')} intermediate CA`, organization: 'ces-harness' } } : {}),
+    ...(chain === 'intermediate'
+      ? { intermediate: { commonName: `${caName.replace(/ CA$/, '')} intermediate CA`, organization: 'ces-harness' } }
+      : {}),
     subject,
     altNames,
     nowMs,
@@ -54,7 +65,12 @@ export function generateIssuingCertificates(host: string, nowMs = Date.now(), ca
   return {
     set: { caPem: pki.caPem, certPem: pki.certPem, keyPem: pki.keyPem },
     issue: (days) => {
-      const { certPem, keyPem } = issue({ subject, altNames, nowMs: Date.now(), notAfter: new Date(Date.now() + days * 86_400_000) });
+      const { certPem, keyPem } = issue({
+        subject,
+        altNames,
+        nowMs: Date.now(),
+        notAfter: new Date(Date.now() + days * 86_400_000),
+      });
       return { certPem, keyPem };
     },
   };

@@ -15,7 +15,8 @@ const MIN_REMAINING_MS = 24 * 3600 * 1000;
 
 export function existingCertificates(dir: string, host: string, nowMs = Date.now()): CertificateSet | undefined {
   try {
-    const read = (name: string) => readUserFile(join(dir, name), { what: '--tls-dir', maxBytes: MAX_PEM_BYTES, fix: '' });
+    const read = (name: string) =>
+      readUserFile(join(dir, name), { what: '--tls-dir', maxBytes: MAX_PEM_BYTES, fix: '' });
     const set: CertificateSet = { caPem: read('ca.pem'), certPem: read('server.pem'), keyPem: read('server-key.pem') };
     const ca = new X509Certificate(set.caPem);
     const cert = new X509Certificate(set.certPem);
@@ -24,7 +25,9 @@ export function existingCertificates(dir: string, host: string, nowMs = Date.now
     for (const c of [ca, cert]) {
       if (Date.parse(c.validFrom) > nowMs || Date.parse(c.validTo) - nowMs < MIN_REMAINING_MS) return undefined;
     }
-    const coversHost = subjectAltNames(host).every((n) => (n.type === 'ip' ? cert.checkIP(n.value) : cert.checkHost(n.value, { wildcards: false })));
+    const coversHost = subjectAltNames(host).every((n) =>
+      n.type === 'ip' ? cert.checkIP(n.value) : cert.checkHost(n.value, { wildcards: false }),
+    );
     return coversHost ? set : undefined;
   } catch {
     return undefined;

@@ -9,7 +9,8 @@ const ALPHABET = /^[A-Za-z0-9_.-]+$/;
 export const fault = defineFault({
   name: 'accepts-same-length-token',
   spec: '§4.3, §4.4, §5.3',
-  description: 'any bearer of the length and alphabet of a real token is accepted as the current one (breaks §4.3, §4.4, §5.3)',
+  description:
+    'any bearer of the length and alphabet of a real token is accepted as the current one (breaks §4.3, §4.4, §5.3)',
   override: (base) => ({
     findToken: (ctx, value) => {
       const found = base.findToken(ctx, value);

@@ -7,6 +7,7 @@ export const fault = defineFault({
   spec: '§4.4, §5.3',
   description: 'business endpoints accept any Bearer value, unknown or expired (breaks §4.4, §5.3)',
   override: (base) => ({
-    admitBusiness: (check) => base.admitBusiness(check) || (!check.ok && (check.reason === 'unknown' || check.reason === 'expired')),
+    admitBusiness: (check) =>
+      base.admitBusiness(check) || (!check.ok && (check.reason === 'unknown' || check.reason === 'expired')),
   }),
 });

@@ -13,13 +13,20 @@ function fromClaims(ctx: Ctx, value: string): TokenRecord | undefined {
   const { sub, iat, exp } = claims ?? {};
   const clients = [ctx.env.credentials, ...ctx.env.otherClients].map((c) => c.clientId);
   if (typeof sub !== 'string' || !clients.includes(sub) || typeof exp !== 'number') return undefined;
-  return { token: value, clientId: sub, issuedAtMs: typeof iat === 'number' ? iat * 1000 : ctx.now, expiresAtS: exp, validUntilMs: exp * 1000 };
+  return {
+    token: value,
+    clientId: sub,
+    issuedAtMs: typeof iat === 'number' ? iat * 1000 : ctx.now,
+    expiresAtS: exp,
+    validUntilMs: exp * 1000,
+  };
 }
 
 export const fault = defineFault({
   name: 'jwt-signature-not-checked',
   spec: '§4.3, §4.4, §5.3',
-  description: 'with --profile jwt: any well-formed JWT whose claims name a client and a future exp is accepted, whatever its signature or alg (breaks §4.3, §4.4, §5.3)',
+  description:
+    'with --profile jwt: any well-formed JWT whose claims name a client and a future exp is accepted, whatever its signature or alg (breaks §4.3, §4.4, §5.3)',
   override: (base) => ({
     findToken: (ctx, value) => base.findToken(ctx, value) ?? fromClaims(ctx, value),
   }),

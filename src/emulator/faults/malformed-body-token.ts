@@ -9,7 +9,8 @@ import { defineFault } from './types.js';
 export const fault = defineFault({
   name: 'malformed-body-token',
   spec: '§4.1',
-  description: 'a malformed POST /tokens body gets a plain-text 400 that carries a working debug-session token (`access_token=…`) (breaks §4.1)',
+  description:
+    'a malformed POST /tokens body gets a plain-text 400 that carries a working debug-session token (`access_token=…`) (breaks §4.1)',
   override: (base) =>
     changeTokensReply(base, async (ctx, reply) => {
       if (reply.status !== 400) return reply;

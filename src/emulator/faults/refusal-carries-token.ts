@@ -7,7 +7,8 @@ import { defineFault } from './types.js';
 export const fault = defineFault({
   name: 'refusal-carries-token',
   spec: '§4.1 rule 2, §7',
-  description: 'the 401 for bad credentials also carries a working token of the environment’s client (breaks §4.1 rule 2, §7)',
+  description:
+    'the 401 for bad credentials also carries a working token of the environment’s client (breaks §4.1 rule 2, §7)',
   override: (base) => ({
     guard: async (ctx, route) => {
       const earlier = await base.guard(ctx, route);
@@ -16,7 +17,10 @@ export const fault = defineFault({
       if (given === undefined || ctx.b.authenticate(ctx, given)) return undefined;
       const record = await ctx.b.issue(ctx, ctx.env.credentials.clientId);
       const refusal = ctx.b.unauthorized('credentials');
-      return { ...refusal, body: JSON.stringify({ ...(JSON.parse(String(refusal.body)) as object), ...ctx.b.tokenBody(record) }) };
+      return {
+        ...refusal,
+        body: JSON.stringify({ ...(JSON.parse(String(refusal.body)) as object), ...ctx.b.tokenBody(record) }),
+      };
     },
   }),
 });

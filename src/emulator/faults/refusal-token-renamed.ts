@@ -9,7 +9,8 @@ import { defineFault } from './types.js';
 export const fault = defineFault({
   name: 'refusal-token-renamed',
   spec: '§4.1 rule 2, §7',
-  description: 'the 401 for bad credentials carries a working token of the environment’s client base64-encoded under `accessToken` (breaks §4.1 rule 2, §7)',
+  description:
+    'the 401 for bad credentials carries a working token of the environment’s client base64-encoded under `accessToken` (breaks §4.1 rule 2, §7)',
   override: (base) =>
     changeTokensReply(base, async (ctx, reply) => {
       if (reply.status !== 401 || ctx.b.readCredentials(parseJsonBody(ctx.req.body)) === undefined) return reply;

@@ -7,6 +7,8 @@ import { defineFault } from './types.js';
 export const fault = defineFault({
   name: 'secret-hex-in-error',
   spec: '§4.1 rule 2, §7',
-  description: 'the 401 for a wrong secret names the expected one hex-encoded (`expected bytes …`) (breaks §4.1 rule 2, §7)',
-  override: (base) => namingTheSecret(base, (secret) => `secret mismatch: expected bytes ${Buffer.from(secret).toString('hex')}`),
+  description:
+    'the 401 for a wrong secret names the expected one hex-encoded (`expected bytes …`) (breaks §4.1 rule 2, §7)',
+  override: (base) =>
+    namingTheSecret(base, (secret) => `secret mismatch: expected bytes ${Buffer.from(secret).toString('hex')}`),
 });

@@ -18,6 +18,7 @@ export const namingTheSecret = (base: Behaviour, detail: (secret: string) => str
 export const fault = defineFault({
   name: 'secret-in-error',
   spec: '§4.1 rule 2, §7',
-  description: 'the 401 for a wrong secret names the expected one in a message (`secret mismatch: expected …`) (breaks §4.1 rule 2, §7)',
+  description:
+    'the 401 for a wrong secret names the expected one in a message (`secret mismatch: expected …`) (breaks §4.1 rule 2, §7)',
   override: (base) => namingTheSecret(base, (secret) => `secret mismatch: expected ${secret}`),
 });

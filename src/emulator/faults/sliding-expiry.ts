@@ -6,7 +6,8 @@ import { defineFault } from './types.js';
 export const fault = defineFault({
   name: 'sliding-expiry',
   spec: '§3',
-  description: 'each POST /tokens returns the same token but pushes expires_at (and its real expiry) forward (breaks §3)',
+  description:
+    'each POST /tokens returns the same token but pushes expires_at (and its real expiry) forward (breaks §3)',
   override: (base) => ({
     issue: (ctx, clientId) => {
       const current = ctx.env.store.current(clientId);

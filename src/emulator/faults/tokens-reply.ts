@@ -5,7 +5,10 @@ import { parseJsonBody } from '../routes/body.js';
 import { tokens } from '../routes/tokens.js';
 import type { Behaviour, Ctx, Reply } from '../types.js';
 
-export function changeTokensReply(base: Behaviour, change: (ctx: Ctx, reply: Reply) => Reply | Promise<Reply>): Pick<Behaviour, 'guard'> {
+export function changeTokensReply(
+  base: Behaviour,
+  change: (ctx: Ctx, reply: Reply) => Reply | Promise<Reply>,
+): Pick<Behaviour, 'guard'> {
   return {
     guard: async (ctx, route) => {
       const earlier = await base.guard(ctx, route);
@@ -24,5 +27,9 @@ export function withFields(reply: Reply, extra: Record<string, unknown>): Reply 
   } catch {
     body = { error: reply.body };
   }
-  return { ...reply, headers: { ...reply.headers, 'content-type': 'application/json' }, body: JSON.stringify({ ...body, ...extra }) };
+  return {
+    ...reply,
+    headers: { ...reply.headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, ...extra }),
+  };
 }

@@ -10,7 +10,11 @@ export const fault = defineFault({
   override: (base) => ({
     unauthorized: (kind) => {
       const reply = base.unauthorized(kind);
-      return { ...reply, headers: { ...reply.headers, 'content-type': JSON_TYPE }, body: JSON.stringify({ message: 'Unauthorized' }) };
+      return {
+        ...reply,
+        headers: { ...reply.headers, 'content-type': JSON_TYPE },
+        body: JSON.stringify({ message: 'Unauthorized' }),
+      };
     },
   }),
 });

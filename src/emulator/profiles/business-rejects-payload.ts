@@ -8,8 +8,10 @@ import { defineProfile } from './types.js';
 
 export const profile = defineProfile({
   name: 'business-rejects-payload',
-  description: 'business endpoints accept the token but refuse the payload with 422 invalid_payload, as a service that validates its requests does with the default `{}`',
+  description:
+    'business endpoints accept the token but refuse the payload with 422 invalid_payload, as a service that validates its requests does with the default `{}`',
   override: () => ({
-    businessReply: (_ctx, route) => json(422, { error: 'invalid_payload', message: `the ${route} request is missing required fields` }),
+    businessReply: (_ctx, route) =>
+      json(422, { error: 'invalid_payload', message: `the ${route} request is missing required fields` }),
   }),
 });

@@ -5,6 +5,7 @@ import { defineProfile } from './types.js';
 
 export const profile = defineProfile({
   name: 'clock-skew-behind',
-  description: "the service's clock runs 4 s behind: issue, expiry, expires_at, the health timestamp and the Date header all on that clock",
+  description:
+    "the service's clock runs 4 s behind: issue, expiry, expires_at, the health timestamp and the Date header all on that clock",
   clockOffsetMs: -4_000,
 });

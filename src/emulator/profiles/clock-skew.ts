@@ -7,6 +7,7 @@ import { defineProfile } from './types.js';
 
 export const profile = defineProfile({
   name: 'clock-skew',
-  description: "the service's clock runs 4 s ahead: issue, expiry, expires_at, the health timestamp and the Date header all on that clock",
+  description:
+    "the service's clock runs 4 s ahead: issue, expiry, expires_at, the health timestamp and the Date header all on that clock",
   clockOffsetMs: 4_000,
 });

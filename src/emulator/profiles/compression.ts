@@ -8,6 +8,7 @@ import { defineProfile } from './types.js';
 
 export const profile = defineProfile({
   name: 'compression',
-  description: 'answers gzip-, br- or deflate-compressed when the request\'s Accept-Encoding allows it, with Vary: Accept-Encoding (as nginx gzip, Envoy and CDNs do)',
+  description:
+    "answers gzip-, br- or deflate-compressed when the request's Accept-Encoding allows it, with Vary: Accept-Encoding (as nginx gzip, Envoy and CDNs do)",
   transport: { compression: ['gzip', 'br', 'deflate'] },
 });

@@ -13,7 +13,13 @@ let seq = 0;
 function decorate(base: Behaviour['finish'], reply: Reply, ctx: Ctx): Reply {
   const done = base(reply, ctx);
   const id = `req-${(++seq).toString(16).padStart(8, '0')}`;
-  const headers = { ...done.headers, 'x-request-id': id, server: 'envoy', via: '1.1 gateway', 'x-content-type-options': 'nosniff' };
+  const headers = {
+    ...done.headers,
+    'x-request-id': id,
+    server: 'envoy',
+    via: '1.1 gateway',
+    'x-content-type-options': 'nosniff',
+  };
   if (!done.headers['content-type']?.startsWith('application/json')) return { ...done, headers };
   const value: unknown = JSON.parse(done.body);
   if (!isJsonObject(value)) return { ...done, headers };
@@ -23,9 +29,14 @@ function decorate(base: Behaviour['finish'], reply: Reply, ctx: Ctx): Reply {
 
 export const profile = defineProfile({
   name: 'extra-fields',
-  description: 'every JSON answer carries fields the spec does not name (scope, request_id, status, details) and every answer gateway headers (x-request-id, server, via)',
+  description:
+    'every JSON answer carries fields the spec does not name (scope, request_id, status, details) and every answer gateway headers (x-request-id, server, via)',
   override: (base) => ({
-    tokenBody: (record) => ({ ...base.tokenBody(record), scope: 'evaluation ach_transactions', issued_at: Math.floor(record.issuedAtMs / 1000) }),
+    tokenBody: (record) => ({
+      ...base.tokenBody(record),
+      scope: 'evaluation ach_transactions',
+      issued_at: Math.floor(record.issuedAtMs / 1000),
+    }),
     finish: (reply, ctx) => decorate(base.finish, reply, ctx),
   }),
 });

@@ -20,7 +20,11 @@ function offsetText(offsetMin: number, colon: boolean): string {
 }
 
 const healthProfile = <const N extends string>(name: N, description: string, stamp: (nowMs: number) => string) =>
-  defineProfile({ name, description, override: () => ({ healthReply: (nowMs) => text(200, healthText(stamp(nowMs))) }) });
+  defineProfile({
+    name,
+    description,
+    override: () => ({ healthReply: (nowMs) => text(200, healthText(stamp(nowMs))) }),
+  });
 
 export const healthIso8601 = healthProfile(
   'health-iso8601',

@@ -7,6 +7,7 @@ import { defineProfile } from './types.js';
 
 export const profile = defineProfile({
   name: 'http2',
-  description: 'HTTP/2 offered by ALPN beside HTTP/1.1 (as nginx, Envoy, load balancers and CDNs do); clients that offer h2 speak it',
+  description:
+    'HTTP/2 offered by ALPN beside HTTP/1.1 (as nginx, Envoy, load balancers and CDNs do); clients that offer h2 speak it',
   transport: { http2: true },
 });

@@ -6,6 +6,7 @@ import { defineProfile } from './types.js';
 
 export const profile = defineProfile({
   name: 'idle-close',
-  description: 'a gateway closes keep-alive connections idle for 300 ms, without announcing a timeout (no Keep-Alive header, as nginx and cloud load balancers)',
+  description:
+    'a gateway closes keep-alive connections idle for 300 ms, without announcing a timeout (no Keep-Alive header, as nginx and cloud load balancers)',
   transport: { keepAliveMs: 300, advertiseKeepAlive: false },
 });

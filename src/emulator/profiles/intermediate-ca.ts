@@ -6,6 +6,7 @@ import { defineProfile } from './types.js';
 
 export const profile = defineProfile({
   name: 'intermediate-ca',
-  description: 'the server certificate is issued by an intermediate CA that the server sends beside it; clients trust the root only',
+  description:
+    'the server certificate is issued by an intermediate CA that the server sends beside it; clients trust the root only',
   transport: { chain: 'intermediate' },
 });

@@ -23,13 +23,19 @@ function signatureHolds(key: Buffer, token: string): boolean {
 
 export const profile = defineProfile({
   name: 'jwt',
-  description: 'tokens are HS256-signed JWTs (claims sub, iat, exp = expires_at, jti), as identity providers and gateways issue them',
+  description:
+    'tokens are HS256-signed JWTs (claims sub, iat, exp = expires_at, jti), as identity providers and gateways issue them',
   override: () => {
     // One key per emulator: this runs once when the emulator's behaviour is composed.
     const key = randomBytes(32);
     return {
       tokenValue: (ctx, clientId, expiresAtS) => {
-        const claims = encodeSegment({ sub: clientId, iat: Math.floor(ctx.now / 1000), exp: expiresAtS, jti: randomBytes(16).toString('base64url') });
+        const claims = encodeSegment({
+          sub: clientId,
+          iat: Math.floor(ctx.now / 1000),
+          exp: expiresAtS,
+          jti: randomBytes(16).toString('base64url'),
+        });
         return `${HEADER}.${claims}.${sign(key, `${HEADER}.${claims}`).toString('base64url')}`;
       },
       findToken: (ctx, value) => (signatureHolds(key, value) ? ctx.env.store.find(value) : undefined),

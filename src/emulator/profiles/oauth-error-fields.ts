@@ -22,6 +22,7 @@ function explain(base: Behaviour['finish'], reply: Reply, ctx: Ctx): Reply {
 
 export const profile = defineProfile({
   name: 'oauth-error-fields',
-  description: 'every JSON error carries an OAuth-style error_description and error_uri that name credentials (token=none, client_secret=…) without carrying any',
+  description:
+    'every JSON error carries an OAuth-style error_description and error_uri that name credentials (token=none, client_secret=…) without carrying any',
   override: (base) => ({ finish: (reply, ctx) => explain(base.finish, reply, ctx) }),
 });

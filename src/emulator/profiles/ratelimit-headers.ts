@@ -36,7 +36,8 @@ function announcing(claim: Claim) {
 
 export const profile = defineProfile({
   name: 'ratelimit-headers',
-  description: 'every answer announces the client quota (RateLimit-Policy, RateLimit, X-RateLimit-Limit/-Remaining/-Reset), as Kong, Envoy, Cloudflare and express-rate-limit do',
+  description:
+    'every answer announces the client quota (RateLimit-Policy, RateLimit, X-RateLimit-Limit/-Remaining/-Reset), as Kong, Envoy, Cloudflare and express-rate-limit do',
   override: announcing((real) => real),
 });
 

@@ -6,6 +6,7 @@ import { defineProfile } from './types.js';
 
 export const profile = defineProfile({
   name: 'silent-close',
-  description: 'the connection closes right after each answer without a Connection: close header (a proxy that does not pool client connections)',
+  description:
+    'the connection closes right after each answer without a Connection: close header (a proxy that does not pool client connections)',
   transport: { afterAnswer: 'close-silently', advertiseKeepAlive: false },
 });

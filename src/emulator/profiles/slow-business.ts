@@ -7,6 +7,7 @@ import { defineProfile } from './types.js';
 
 export const profile = defineProfile({
   name: 'slow-business',
-  description: 'business endpoints take about 2 s to answer (the token endpoints stay quick), as a service whose evaluation calls out to bureaus and scoring models does',
+  description:
+    'business endpoints take about 2 s to answer (the token endpoints stay quick), as a service whose evaluation calls out to bureaus and scoring models does',
   transport: { businessLatencyMs: 2_000 },
 });

@@ -11,4 +11,3 @@ export function parseJsonBody(raw: Buffer): unknown {
     return NOT_JSON;
   }
 }
-

@@ -9,7 +9,8 @@ import type { Ctx, Reply } from '../types.js';
 
 export function business(route: BusinessEndpoint, ctx: Ctx, body: unknown): Reply {
   const check = checkBearer(ctx);
-  if (!ctx.b.admitBusiness(check)) return ctx.b.unauthorized(!check.ok && check.reason === 'missing' ? 'missing' : 'invalid');
+  if (!ctx.b.admitBusiness(check))
+    return ctx.b.unauthorized(!check.ok && check.reason === 'missing' ? 'missing' : 'invalid');
   if (!isJsonObject(body)) return invalidRequest();
   return ctx.b.businessReply(ctx, route, body);
 }

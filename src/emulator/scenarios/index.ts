@@ -9,7 +9,13 @@ import { scenario as slowBusiness } from './slow-business.js';
 
 export type { ClientScenario } from './types.js';
 
-export const CLIENT_SCENARIOS = [steady, shortTokenLifetime, rateLimitStorm, rateLimitNoRetryAfter, slowBusiness] as const;
+export const CLIENT_SCENARIOS = [
+  steady,
+  shortTokenLifetime,
+  rateLimitStorm,
+  rateLimitNoRetryAfter,
+  slowBusiness,
+] as const;
 
 export type ClientScenarioName = (typeof CLIENT_SCENARIOS)[number]['name'];
 

@@ -10,7 +10,8 @@ const STORM: Storm = { startAtCall: 3, lengthMs: 3_000 };
 export const scenario = defineScenario({
   name: 'rate-limit-no-retry-after',
   spec: '§7, §8',
-  description: '3 s of 429 without Retry-After from the third business call on: the client must back off with growing waits',
+  description:
+    '3 s of 429 without Retry-After from the third business call on: the client must back off with growing waits',
   longestWaitMs: stormWaitMs(STORM),
   override: (base) => ({
     limit: stormLimit(base, STORM),

@@ -19,7 +19,8 @@ export const scenario = defineScenario({
       guard: async (ctx, route) => {
         if (isBusinessPath(ctx.req.path)) {
           if (startMs === undefined && ++businessCalls >= 2) startMs = ctx.now;
-          if (startMs !== undefined && ctx.now < startMs + SLOW_WINDOW_MS) await new Promise((r) => setTimeout(r, SLOW_DELAY_MS));
+          if (startMs !== undefined && ctx.now < startMs + SLOW_WINDOW_MS)
+            await new Promise((r) => setTimeout(r, SLOW_DELAY_MS));
         }
         return base.guard(ctx, route);
       },

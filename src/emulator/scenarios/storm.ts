@@ -21,7 +21,8 @@ export function stormLimit(base: Behaviour, storm: Storm): Behaviour['limit'] {
   let businessCalls = 0;
   let startMs: number | undefined;
   return (ctx, key) => {
-    if (startMs === undefined && isBusinessPath(ctx.req.path) && ++businessCalls >= storm.startAtCall) startMs = ctx.now;
+    if (startMs === undefined && isBusinessPath(ctx.req.path) && ++businessCalls >= storm.startAtCall)
+      startMs = ctx.now;
     const leftMs = startMs === undefined ? 0 : startMs + storm.lengthMs - ctx.now;
     if (leftMs > 0) return { ok: false, retryAfterS: Math.max(1, Math.ceil(leftMs / 1000)) };
     return base.limit(ctx, key);

@@ -37,8 +37,10 @@ const HTML_ENTITIES: ReadonlyArray<Record<string, string>> = [
 const hex2 = (n: number): string => n.toString(16).padStart(2, '0');
 const utf8 = (c: string): number[] => [...Buffer.from(c, 'utf8')];
 const jsonEscaped = (c: string): string => JSON.stringify(c).slice(1, -1);
-const asciiEscaped = (c: string): string => jsonEscaped(c).replace(/[\u007f-\uffff]/g, (u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`);
-const uEscaped = (c: string): string => Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
+const asciiEscaped = (c: string): string =>
+  jsonEscaped(c).replace(/[\u007f-\uffff]/g, (u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const uEscaped = (c: string): string =>
+  Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
 const upper = (f: (c: string) => string) => (c: string) => f(c).toUpperCase();
 const lowerEscapes = (s: string): string => s.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
 
@@ -51,17 +53,38 @@ const PER_CHARACTER: ReadonlyArray<[string, (c: string) => string]> = [
   ['percent-encoded', encodeURIComponent],
   ['percent-encoded, lower case', (c) => lowerEscapes(encodeURIComponent(c))],
   ['form-encoded', (c) => encodeURIComponent(c).replace(/%20/g, '+')],
-  ['fully percent-encoded', (c) => utf8(c).map((b) => `%${hex2(b).toUpperCase()}`).join('')],
-  ['fully percent-encoded, lower case', (c) => utf8(c).map((b) => `%${hex2(b)}`).join('')],
+  [
+    'fully percent-encoded',
+    (c) =>
+      utf8(c)
+        .map((b) => `%${hex2(b).toUpperCase()}`)
+        .join(''),
+  ],
+  [
+    'fully percent-encoded, lower case',
+    (c) =>
+      utf8(c)
+        .map((b) => `%${hex2(b)}`)
+        .join(''),
+  ],
   ['hex', (c) => utf8(c).map(hex2).join('')],
   ['hex, upper case', upper((c) => utf8(c).map(hex2).join(''))],
   ['\\u escapes', uEscaped],
-  ['\\u escapes, upper case', (c) => uEscaped(c).replace(/\\u([0-9a-f]{4})/g, (_m, h: string) => `\\u${h.toUpperCase()}`)],
+  [
+    '\\u escapes, upper case',
+    (c) => uEscaped(c).replace(/\\u([0-9a-f]{4})/g, (_m, h: string) => `\\u${h.toUpperCase()}`),
+  ],
   ['&# decimal references', (c) => `&#${c.codePointAt(0)};`],
   ['&#x references', (c) => `&#x${c.codePointAt(0)!.toString(16)};`],
   ['&#x references, upper case', (c) => `&#x${c.codePointAt(0)!.toString(16).toUpperCase()};`],
-  ...HTML_ENTITIES.map((table, i): [string, (c: string) => string] => [`HTML-escaped (${i + 1})`, (c) => table[c] ?? c]),
-  ...HTML_ENTITIES.map((table, i): [string, (c: string) => string] => [`JSON- then HTML-escaped (${i + 1})`, (c) => jsonEscaped(c).replace(/[&<>"']/g, (x) => table[x] ?? x)]),
+  ...HTML_ENTITIES.map((table, i): [string, (c: string) => string] => [
+    `HTML-escaped (${i + 1})`,
+    (c) => table[c] ?? c,
+  ]),
+  ...HTML_ENTITIES.map((table, i): [string, (c: string) => string] => [
+    `JSON- then HTML-escaped (${i + 1})`,
+    (c) => jsonEscaped(c).replace(/[&<>"']/g, (x) => table[x] ?? x),
+  ]),
 ];
 
 /**
@@ -81,7 +104,11 @@ function base64Core(bytes: Buffer, offset: number, url: boolean): string {
 /** The forms of one value; forms that come out the same are kept once. */
 export function formsOf(value: string): Form[] {
   const chars = Array.from(value);
-  const forms: Form[] = PER_CHARACTER.map(([name, encode]) => ({ name, units: chars.map(encode), fragmentUnits: FRAGMENT_CHARS }));
+  const forms: Form[] = PER_CHARACTER.map(([name, encode]) => ({
+    name,
+    units: chars.map(encode),
+    fragmentUnits: FRAGMENT_CHARS,
+  }));
   forms.push({ name: 'reversed', units: [...chars].reverse(), fragmentUnits: FRAGMENT_CHARS });
   const bytes = Buffer.from(value, 'utf8');
   // Whole, with its padding, as a value encoded on its own is written.
@@ -91,7 +118,12 @@ export function formsOf(value: string): Form[] {
     for (const url of [false, true]) {
       const core = base64Core(bytes, offset, url);
       // A few base64 characters alone are in every base64 string: a short core is no evidence.
-      if (core.length >= MIN_BASE64_CORE) forms.push({ name: `base64${url ? 'url' : ''} at offset ${offset}`, units: [...core], fragmentUnits: FRAGMENT_BASE64 });
+      if (core.length >= MIN_BASE64_CORE)
+        forms.push({
+          name: `base64${url ? 'url' : ''} at offset ${offset}`,
+          units: [...core],
+          fragmentUnits: FRAGMENT_BASE64,
+        });
     }
   }
   const seen = new Set<string>();

@@ -119,7 +119,8 @@ export class ValueMatcher {
 }
 
 const WORD = /[A-Za-z0-9]/;
-const standsAlone = (s: string, at: number, length: number): boolean => !WORD.test(s[at - 1] ?? '') && !WORD.test(s[at + length] ?? '');
+const standsAlone = (s: string, at: number, length: number): boolean =>
+  !WORD.test(s[at - 1] ?? '') && !WORD.test(s[at + length] ?? '');
 
 function merge(found: Found[]): Found[] {
   found.sort((a, b) => a.start - b.start || b.end - a.end);

@@ -58,7 +58,9 @@ function headerValue(name: string, value: string, mark: Mark): string {
   if (/cookie/i.test(name)) {
     // Cookie: every pair is a credential; Set-Cookie: the first pair, then attributes (Path=/).
     const pair = new RegExp(/(^|;\s*)([^=;\s]+=)([^;]*)/.source, /^set-/i.test(name) ? '' : 'g');
-    return value.replace(pair, (all, pre: string, key: string, v: string) => (v.trim() === '' ? all : `${pre}${key}${markValue(v.trim(), 'token', mark)}`));
+    return value.replace(pair, (all, pre: string, key: string, v: string) =>
+      v.trim() === '' ? all : `${pre}${key}${markValue(v.trim(), 'token', mark)}`,
+    );
   }
   return markValue(value.trim(), kindOfName(name), mark);
 }
@@ -69,17 +71,30 @@ function markValue(value: string, kind: CredentialKind, mark: Mark): string {
 
 function schemes(text: string, mark: Mark): string {
   // Basic carries `client_id:secret`: a secret; Bearer a token.
-  return text.replace(SCHEME_VALUE, (_all, scheme: string, space: string, value: string) => `${scheme}${space}${markValue(value, /^basic$/i.test(scheme) ? 'secret' : 'token', mark)}`);
+  return text.replace(
+    SCHEME_VALUE,
+    (_all, scheme: string, space: string, value: string) =>
+      `${scheme}${space}${markValue(value, /^basic$/i.test(scheme) ? 'secret' : 'token', mark)}`,
+  );
 }
 
 /** The text with every credential found by structure replaced by what `mark` returns. */
 export function redactStructure(text: string, mark: Mark): string {
-  let out = text.replace(URL_PASSWORD, (_all, head: string, password: string) => `${head}${markValue(decodeUri(password), 'secret', mark)}@`);
-  out = out.replace(HEADER_LINE, (_all, pre: string, name: string, sep: string, value: string) => `${pre}${name}${sep}${headerValue(name, value, mark)}`);
+  let out = text.replace(
+    URL_PASSWORD,
+    (_all, head: string, password: string) => `${head}${markValue(decodeUri(password), 'secret', mark)}@`,
+  );
+  out = out.replace(
+    HEADER_LINE,
+    (_all, pre: string, name: string, sep: string, value: string) =>
+      `${pre}${name}${sep}${headerValue(name, value, mark)}`,
+  );
   out = out.replace(JSON_VALUE, (all, name: string, sep: string, raw: string, close: string) => {
     if (raw === '') return all;
     const value = decodeJsonString(raw);
-    const shown = CREDENTIAL_HEADERS.has(name.toLowerCase()) ? headerValue(name, value, mark) : markValue(value, kindOfName(name), mark);
+    const shown = CREDENTIAL_HEADERS.has(name.toLowerCase())
+      ? headerValue(name, value, mark)
+      : markValue(value, kindOfName(name), mark);
     return `"${name}"${sep}"${shown === value ? raw : shown}${close}`;
   });
   out = out.replace(ESCAPED_JSON_VALUE, (all, slashes: string, name: string, sep: string, raw: string) => {
@@ -89,6 +104,9 @@ export function redactStructure(text: string, mark: Mark): string {
     for (let level = 1; level < slashes.length + 1; level *= 2) value = decodeJsonString(value);
     return `${slashes}"${name}${slashes}"${sep}${slashes}"${markValue(value, kindOfName(name), mark)}`;
   });
-  out = out.replace(FORM_VALUE, (_all, name: string, raw: string) => `${name}=${markValue(decodeUri(raw), kindOfName(name), mark)}`);
+  out = out.replace(
+    FORM_VALUE,
+    (_all, name: string, raw: string) => `${name}=${markValue(decodeUri(raw), kindOfName(name), mark)}`,
+  );
   return schemes(out, mark);
 }

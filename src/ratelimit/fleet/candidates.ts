@@ -20,12 +20,20 @@ export interface CandidateInput {
 export function perInstanceShare(input: Omit<CandidateInput, 'honourRetryAfter'>): { rate_rps: number; burst: number } {
   const ways = input.sharing === 'shared' ? input.instances : 1;
   const rate = input.recommendation.target_rps / ways;
-  return { rate_rps: Number(rate.toPrecision(3)), burst: Math.max(1, Math.floor((input.burst * (1 - HEADROOM)) / ways)) };
+  return {
+    rate_rps: Number(rate.toPrecision(3)),
+    burst: Math.max(1, Math.floor((input.burst * (1 - HEADROOM)) / ways)),
+  };
 }
 
 export function candidatePolicies(input: CandidateInput): FleetPolicy[] {
   const b = input.recommendation.backoff;
-  const common = { base_ms: b.base_ms, cap_ms: b.cap_ms, max_retries: b.max_retries, honour_retry_after: input.honourRetryAfter };
+  const common = {
+    base_ms: b.base_ms,
+    cap_ms: b.cap_ms,
+    max_retries: b.max_retries,
+    honour_retry_after: input.honourRetryAfter,
+  };
   return FLEET_POLICY_NAMES.map((name): FleetPolicy => {
     if (name === 'client-bucket') return { name, ...common, ...perInstanceShare(input) };
     if (name === 'adaptive') return { name, ...common, k: ADAPTIVE_K, window_s: ADAPTIVE_WINDOW_S };

@@ -73,7 +73,8 @@ export class ClientInstance {
     // which no real fleet sends. Each starts somewhere between empty and full instead.
     this.tokens = setup.policy.name === 'client-bucket' ? random() * this.capacity() : 0;
     // Only adaptive throttling keeps a window; a fleet of 100,000 others should not allocate one each.
-    const slots = setup.policy.name === 'adaptive' ? Math.max(1, Math.round(setup.policy.window_s ?? ADAPTIVE_WINDOW_S)) : 0;
+    const slots =
+      setup.policy.name === 'adaptive' ? Math.max(1, Math.round(setup.policy.window_s ?? ADAPTIVE_WINDOW_S)) : 0;
     this.slotSecond = slots === 0 ? NO_SLOTS : new Array<number>(slots).fill(-1);
     this.slotRequests = slots === 0 ? NO_SLOTS : new Array<number>(slots).fill(0);
     this.slotAccepts = slots === 0 ? NO_SLOTS : new Array<number>(slots).fill(0);

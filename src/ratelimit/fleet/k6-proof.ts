@@ -67,7 +67,16 @@ export async function runFleetK6(opts: FleetK6Options): Promise<FleetK6Result> {
     ...(opts.target.caFile ? { caFile: opts.target.caFile } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
-  if (scenario.error !== undefined) return { figures: null, latency_p50_ms: null, attempt_ms: null, wake_late_ms: 0, origin_ms: null, setup_at_ms: null, scenario };
+  if (scenario.error !== undefined)
+    return {
+      figures: null,
+      latency_p50_ms: null,
+      attempt_ms: null,
+      wake_late_ms: 0,
+      origin_ms: null,
+      setup_at_ms: null,
+      scenario,
+    };
   const sent = count(scenario, 'fleet_sent');
   const refused = count(scenario, 'fleet_refused');
   const succeeded = count(scenario, 'fleet_succeeded');

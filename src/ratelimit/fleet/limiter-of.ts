@@ -11,7 +11,10 @@ export type LimiterSource = Pick<Estimate, 'sustained_rps' | 'burst'> & { limite
 
 export function limiterOf(estimate: LimiterSource): LimiterModel | null {
   const identified = estimate.limiter;
-  if (identified) return identified.kind !== 'bucket' && identified.counts_refused === null ? { ...identified, counts_refused: true } : identified;
+  if (identified)
+    return identified.kind !== 'bucket' && identified.counts_refused === null
+      ? { ...identified, counts_refused: true }
+      : identified;
   const rate = estimate.sustained_rps;
   if (rate === null || !(rate > 0)) return null;
   return { kind: 'bucket', rate_rps: rate, burst: Math.max(1, Math.round(estimate.burst ?? 1)) };
@@ -20,5 +23,7 @@ export function limiterOf(estimate: LimiterSource): LimiterModel | null {
 /** The simulated limiter in words (the report's fleet section), saying what was assumed in the probe's place. */
 export function describeSimulated(estimate: LimiterSource, simulated: LimiterModel): string {
   const untested = estimate.limiter && estimate.limiter.kind !== 'bucket' && estimate.limiter.counts_refused === null;
-  return untested ? `${describeLimiter(simulated)} (assumed, the worse case: the probe could not test it)` : describeLimiter(simulated);
+  return untested
+    ? `${describeLimiter(simulated)} (assumed, the worse case: the probe could not test it)`
+    : describeLimiter(simulated);
 }

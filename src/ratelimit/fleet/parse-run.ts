@@ -10,7 +10,9 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 function number(o: Json, key: string, where: string, min: number, integer = false): number {
   const v = o[key];
   if (typeof v !== 'number' || !Number.isFinite(v) || v < min || (integer && !Number.isInteger(v))) {
-    throw new Error(`${where}.${key} must be ${integer ? 'a whole number' : 'a number'} ≥ ${min}, got ${JSON.stringify(v)}`);
+    throw new Error(
+      `${where}.${key} must be ${integer ? 'a whole number' : 'a number'} ≥ ${min}, got ${JSON.stringify(v)}`,
+    );
   }
   return v;
 }
@@ -21,7 +23,8 @@ function optionalNumber(o: Json, key: string, where: string, min: number): { [k:
 
 function policy(v: unknown, where: string): FleetPolicy {
   if (!isObject(v)) throw new Error(`${where} must be an object`);
-  if (!(FLEET_POLICY_NAMES as readonly unknown[]).includes(v.name)) throw new Error(`${where}.name must be one of ${FLEET_POLICY_NAMES.join(', ')}, got ${JSON.stringify(v.name)}`);
+  if (!(FLEET_POLICY_NAMES as readonly unknown[]).includes(v.name))
+    throw new Error(`${where}.name must be one of ${FLEET_POLICY_NAMES.join(', ')}, got ${JSON.stringify(v.name)}`);
   if (typeof v.honour_retry_after !== 'boolean') throw new Error(`${where}.honour_retry_after must be true or false`);
   return {
     name: v.name as FleetPolicyName,
@@ -37,7 +40,8 @@ function policy(v: unknown, where: string): FleetPolicy {
 }
 
 export function parseFleetRun(v: unknown, where: string): FleetRun {
-  if (!isObject(v)) throw new Error(`${where} must be a JSON object {instances, policy, offered_rps, backlog, duration_s, seed}`);
+  if (!isObject(v))
+    throw new Error(`${where} must be a JSON object {instances, policy, offered_rps, backlog, duration_s, seed}`);
   return {
     instances: number(v, 'instances', where, 1, true),
     policy: policy(v.policy, `${where}.policy`),

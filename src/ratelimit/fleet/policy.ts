@@ -5,7 +5,13 @@
 
 import type { Random } from './random.js';
 
-export const FLEET_POLICY_NAMES = ['no-jitter', 'full-jitter', 'decorrelated-jitter', 'client-bucket', 'adaptive'] as const;
+export const FLEET_POLICY_NAMES = [
+  'no-jitter',
+  'full-jitter',
+  'decorrelated-jitter',
+  'client-bucket',
+  'adaptive',
+] as const;
 export type FleetPolicyName = (typeof FLEET_POLICY_NAMES)[number];
 
 export interface FleetPolicy {
@@ -56,6 +62,10 @@ export function backoffMs(p: FleetPolicy, attempt: number, previousMs: number, r
 /** One line a person reads: "full jitter 40–2000 ms, ≤ 6 retries, honours Retry-After". */
 export function describePolicy(p: FleetPolicy): string {
   const gate =
-    p.name === 'client-bucket' ? ` at ${p.rate_rps ?? '?'} req/s, burst ${p.burst ?? 1}` : p.name === 'adaptive' ? ` (K ${p.k ?? ADAPTIVE_K}, ${p.window_s ?? ADAPTIVE_WINDOW_S} s window)` : '';
+    p.name === 'client-bucket'
+      ? ` at ${p.rate_rps ?? '?'} req/s, burst ${p.burst ?? 1}`
+      : p.name === 'adaptive'
+        ? ` (K ${p.k ?? ADAPTIVE_K}, ${p.window_s ?? ADAPTIVE_WINDOW_S} s window)`
+        : '';
   return `${p.name}${gate}, backoff ${p.base_ms}–${p.cap_ms} ms, ≤ ${p.max_retries} retries${p.honour_retry_after ? ', honours Retry-After' : ''}`;
 }

@@ -27,25 +27,57 @@ export type FleetProof = NonNullable<FleetResult['proof']>;
 export function fleetProofRun(input: FleetSizingInput, fleet: FleetResult, durationS: number): FleetRun | string {
   const rec = fleet.recommendation;
   if (rec === null) return 'no policy was chosen';
-  if (fleet.instances > MAX_PROOF_INSTANCES) return `a k6 fleet run holds at most ${MAX_PROOF_INSTANCES} instances here, not ${fleet.instances}`;
+  if (fleet.instances > MAX_PROOF_INSTANCES)
+    return `a k6 fleet run holds at most ${MAX_PROOF_INSTANCES} instances here, not ${fleet.instances}`;
   const limiter = limiterOf(input.estimate);
   if (limiter === null) return 'no limiter to size by';
   const { sharing } = sharingOf(input.estimate.scope);
-  const policy = candidatePolicies({ recommendation: input.recommendation, burst: burstSize(limiter), instances: fleet.instances, sharing, honourRetryAfter: rec.honour_retry_after }).find((p) => p.name === rec.policy);
+  const policy = candidatePolicies({
+    recommendation: input.recommendation,
+    burst: burstSize(limiter),
+    instances: fleet.instances,
+    sharing,
+    honourRetryAfter: rec.honour_retry_after,
+  }).find((p) => p.name === rec.policy);
   if (policy === undefined) return `unknown policy ${rec.policy}`;
-  return { instances: fleet.instances, policy, offered_rps: fleet.offered_rps, backlog: 0, duration_s: durationS, seed: fleet.seed };
+  return {
+    instances: fleet.instances,
+    policy,
+    offered_rps: fleet.offered_rps,
+    backlog: 0,
+    duration_s: durationS,
+    seed: fleet.seed,
+  };
 }
 
 /** The proof's verdict from what k6 counted (null: k6 produced no figures). */
 export function fleetProofOf(run: FleetRun, figures: FleetFigures | null): FleetProof {
-  const common = { instances: run.instances, policy: run.policy.name, offered_rps: run.offered_rps, duration_s: run.duration_s };
+  const common = {
+    instances: run.instances,
+    policy: run.policy.name,
+    offered_rps: run.offered_rps,
+    duration_s: run.duration_s,
+  };
   if (figures === null) return { ...common, verdict: 'not proven', why: 'the k6 fleet run produced no figures' };
-  const measured = { goodput_rps: figures.goodput_rps, rate_429: figures.rate_429, lost: figures.lost, sent: figures.sent };
+  const measured = {
+    goodput_rps: figures.goodput_rps,
+    rate_429: figures.rate_429,
+    lost: figures.lost,
+    sent: figures.sent,
+  };
   const broken: string[] = [];
   if (figures.sent === 0) broken.push('k6 sent nothing');
   if (figures.lost > 0) broken.push(`${figures.lost} calls lost`);
-  if (figures.rate_429 > MAX_RATE_429) broken.push(`${(figures.rate_429 * 100).toFixed(1)} % of requests refused (promise: ≤ ${(MAX_RATE_429 * 100).toFixed(0)} %)`);
+  if (figures.rate_429 > MAX_RATE_429)
+    broken.push(
+      `${(figures.rate_429 * 100).toFixed(1)} % of requests refused (promise: ≤ ${(MAX_RATE_429 * 100).toFixed(0)} %)`,
+    );
   return broken.length === 0
-    ? { ...common, ...measured, verdict: 'proven', why: `no call lost, ${(figures.rate_429 * 100).toFixed(1)} % refused: within the promise` }
+    ? {
+        ...common,
+        ...measured,
+        verdict: 'proven',
+        why: `no call lost, ${(figures.rate_429 * 100).toFixed(1)} % refused: within the promise`,
+      }
     : { ...common, ...measured, verdict: 'not proven', why: broken.join('; ') };
 }

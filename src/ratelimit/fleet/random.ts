@@ -16,4 +16,5 @@ export function seededRandom(seed: number): Random {
 }
 
 /** Instance `index`'s own seed, spread so neighbouring instances' streams are unrelated. */
-export const instanceSeed = (seed: number, index: number): number => (Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) + Math.imul(index + 1, 0xc2b2ae35)) >>> 0;
+export const instanceSeed = (seed: number, index: number): number =>
+  (Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) + Math.imul(index + 1, 0xc2b2ae35)) >>> 0;

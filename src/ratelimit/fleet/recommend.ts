@@ -20,7 +20,8 @@ export interface FleetChoice {
 export function chooseFleetPolicy(rows: readonly FleetRow[], instances: number): FleetChoice | null {
   const atN = rows.filter((r) => r.instances === instances);
   if (atN.length === 0) return null;
-  const qualifies = (r: FleetRow) => r.lost === 0 && r.drain_lost === 0 && r.drained_s !== null && r.rate_429 <= MAX_RATE_429;
+  const qualifies = (r: FleetRow) =>
+    r.lost === 0 && r.drain_lost === 0 && r.drained_s !== null && r.rate_429 <= MAX_RATE_429;
   const good = atN.filter(qualifies);
   const why: string[] = [];
   let row: FleetRow;
@@ -41,7 +42,14 @@ export function chooseFleetPolicy(rows: readonly FleetRow[], instances: number):
   }
   for (const r of atN) {
     if (r === row) continue;
-    const fault = r.lost + r.drain_lost > 0 ? `lost ${r.lost + r.drain_lost} calls` : r.rate_429 > MAX_RATE_429 ? `${pct(r.rate_429)} of requests refused` : r.drained_s === null ? 'did not drain the backlog' : `${r.goodput_rps} req/s goodput, p99 ${r.p99_ms ?? '?'} ms`;
+    const fault =
+      r.lost + r.drain_lost > 0
+        ? `lost ${r.lost + r.drain_lost} calls`
+        : r.rate_429 > MAX_RATE_429
+          ? `${pct(r.rate_429)} of requests refused`
+          : r.drained_s === null
+            ? 'did not drain the backlog'
+            : `${r.goodput_rps} req/s goodput, p99 ${r.p99_ms ?? '?'} ms`;
     why.push(`not ${r.policy}: ${fault}`);
   }
   return { row, why };

@@ -30,5 +30,11 @@ export function instanceSetup(run: FleetRun, index: number, random: Random): Ins
   const rate = run.offered_rps / run.instances;
   const phase = rate > 0 ? random() * (1000 / rate) : 0;
   const share = Math.floor(run.backlog / run.instances) + (index < run.backlog % run.instances ? 1 : 0);
-  return { policy: run.policy, rate_rps: rate, backlog: share, phase_ms: phase, arrivals_until_ms: run.duration_s * 1000 };
+  return {
+    policy: run.policy,
+    rate_rps: rate,
+    backlog: share,
+    phase_ms: phase,
+    arrivals_until_ms: run.duration_s * 1000,
+  };
 }

@@ -13,15 +13,26 @@ export interface Sharing {
 export function sharingOf(scope: Scope): Sharing {
   switch (scope) {
     case 'shared':
-      return { sharing: 'shared', assumption: 'the limit is shared (per address or global): all N instances draw on one limiter' };
+      return {
+        sharing: 'shared',
+        assumption: 'the limit is shared (per address or global): all N instances draw on one limiter',
+      };
     case 'per-client':
-      return { sharing: 'shared', assumption: 'the limit is per client: N instances on one credential draw on one limiter (instances with credentials of their own would each have the full limit)' };
+      return {
+        sharing: 'shared',
+        assumption:
+          'the limit is per client: N instances on one credential draw on one limiter (instances with credentials of their own would each have the full limit)',
+      };
     case 'per-token':
       return {
         sharing: 'per-instance',
-        assumption: 'the limit is per token: each instance, fetching its own token, has a limiter of its own (instances sharing one token would share it); independent instances, so at most 64 are simulated and the totals scaled',
+        assumption:
+          'the limit is per token: each instance, fetching its own token, has a limiter of its own (instances sharing one token would share it); independent instances, so at most 64 are simulated and the totals scaled',
       };
     case 'unknown':
-      return { sharing: 'shared', assumption: 'the scope was not measured: assumed shared, the safe side (N instances draw on one limiter)' };
+      return {
+        sharing: 'shared',
+        assumption: 'the scope was not measured: assumed shared, the safe side (N instances draw on one limiter)',
+      };
   }
 }

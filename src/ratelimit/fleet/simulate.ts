@@ -89,7 +89,8 @@ export function simulate(setup: SimulationSetup): SimulationResult {
     const instance = instances[e.instance]!;
     switch (e.kind) {
       case 'wake':
-        if (instance.startAttempt(e.at)) heap.push({ at: e.at + half, seq: seq++, instance: e.instance, kind: 'arrive' });
+        if (instance.startAttempt(e.at))
+          heap.push({ at: e.at + half, seq: seq++, instance: e.instance, kind: 'arrive' });
         else wake(e.instance, e.at);
         break;
       case 'arrive': {

@@ -30,8 +30,16 @@ export function sizeFleet(input: FleetSizingInput): FleetResult | null {
   const burst = burstSize(limiter);
   const seed = input.seed ?? DEFAULT_SEED;
   const latency = input.estimate.latency_p95_ms ?? FALLBACK_LATENCY_MS;
-  const policiesAt = (instances: number) => candidatePolicies({ recommendation: input.recommendation, burst, instances, sharing, honourRetryAfter });
-  const rows = sweep({ limiter, sharing, policies: policiesAt, sizes: fleetSizes(input.instances), latency_ms: latency, seed });
+  const policiesAt = (instances: number) =>
+    candidatePolicies({ recommendation: input.recommendation, burst, instances, sharing, honourRetryAfter });
+  const rows = sweep({
+    limiter,
+    sharing,
+    policies: policiesAt,
+    sizes: fleetSizes(input.instances),
+    latency_ms: latency,
+    seed,
+  });
   // The whole fleet's surge and backlog (a per-token fleet is simulated as a sample, scaled).
   const { scale, shape } = simulatedFleet(limiter, sharing, input.instances);
   const choice = chooseFleetPolicy(rows, input.instances);

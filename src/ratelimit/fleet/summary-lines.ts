@@ -11,7 +11,8 @@ export function fleetSummaryLines(fleet: FleetResult | null | undefined): string
   if (fleet === null) return ['fleet: not sized (no proven single-client rate to share out)'];
   const rec = fleet.recommendation;
   const proof = fleetProofText(fleet);
-  if (rec === null) return [`fleet of ${fleet.instances}: ${fleetRecommendationText(fleet)}`, ...(proof ? [`  ${proof}`] : [])];
+  if (rec === null)
+    return [`fleet of ${fleet.instances}: ${fleetRecommendationText(fleet)}`, ...(proof ? [`  ${proof}`] : [])];
   const row = fleet.rows.find((r) => r.instances === fleet.instances && r.policy === rec.policy);
   const b = rec.backoff;
   return [

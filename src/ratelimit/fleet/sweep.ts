@@ -57,7 +57,11 @@ export function sweepShape(limiter: LimiterModel, sharing: SweepInput['sharing']
 }
 
 /** What is simulated for a fleet of `instances`: how many, the surge and backlog they meet, and the factor to the fleet's totals. */
-export function simulatedFleet(limiter: LimiterModel, sharing: SweepInput['sharing'], instances: number): { simulated: number; scale: number; shape: SweepShape } {
+export function simulatedFleet(
+  limiter: LimiterModel,
+  sharing: SweepInput['sharing'],
+  instances: number,
+): { simulated: number; scale: number; shape: SweepShape } {
   const simulated = sharing === 'per-instance' ? Math.min(instances, PER_INSTANCE_SAMPLE) : instances;
   return { simulated, scale: instances / simulated, shape: sweepShape(limiter, sharing, simulated) };
 }
@@ -80,9 +84,29 @@ export function sweep(input: SweepInput): FleetRow[] {
   for (const instances of input.sizes) {
     const { simulated, scale, shape } = simulatedFleet(input.limiter, input.sharing, instances);
     for (const policy of input.policies(instances)) {
-      const common = { limiter: input.limiter, sharing: input.sharing, instances: simulated, policy, latency_ms: input.latency_ms, seed: input.seed };
-      const surge = simulate({ ...common, offered_rps: shape.offered_rps, backlog: 0, duration_s: shape.duration_s, until: 'end' });
-      const drain = simulate({ ...common, offered_rps: 0, backlog: shape.backlog, duration_s: DEFAULT_MAX_S, until: 'drained', max_s: DEFAULT_MAX_S });
+      const common = {
+        limiter: input.limiter,
+        sharing: input.sharing,
+        instances: simulated,
+        policy,
+        latency_ms: input.latency_ms,
+        seed: input.seed,
+      };
+      const surge = simulate({
+        ...common,
+        offered_rps: shape.offered_rps,
+        backlog: 0,
+        duration_s: shape.duration_s,
+        until: 'end',
+      });
+      const drain = simulate({
+        ...common,
+        offered_rps: 0,
+        backlog: shape.backlog,
+        duration_s: DEFAULT_MAX_S,
+        until: 'drained',
+        max_s: DEFAULT_MAX_S,
+      });
       rows.push({
         policy: policy.name,
         instances,

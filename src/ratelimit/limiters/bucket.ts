@@ -31,7 +31,12 @@ export class BucketLimiter implements Limiter {
   quota(nowMs: number): QuotaState {
     this.refill(nowMs);
     const windowS = this.capacity / this.rate;
-    return { limit: this.capacity, windowS: Math.max(1, Math.round(windowS)), remaining: Math.floor(this.tokens), resetS: (this.capacity - this.tokens) / this.rate };
+    return {
+      limit: this.capacity,
+      windowS: Math.max(1, Math.round(windowS)),
+      remaining: Math.floor(this.tokens),
+      resetS: (this.capacity - this.tokens) / this.rate,
+    };
   }
 
   private refill(nowMs: number): void {

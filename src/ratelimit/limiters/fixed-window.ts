@@ -34,7 +34,12 @@ export class FixedWindowLimiter implements Limiter {
     if (this.model.edges !== 'first-request') this.turnOver(nowMs);
     const endMs = opensNext ? nowMs + this.windowMs : this.endMs;
     const count = opensNext ? 0 : this.count;
-    return { limit: this.model.limit, windowS: this.model.window_s, remaining: Math.max(0, this.model.limit - count), resetS: (endMs - nowMs) / 1000 };
+    return {
+      limit: this.model.limit,
+      windowS: this.model.window_s,
+      remaining: Math.max(0, this.model.limit - count),
+      resetS: (endMs - nowMs) / 1000,
+    };
   }
 
   /** Starts a new window when the current one has ended. */

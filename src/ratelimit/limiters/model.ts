@@ -40,7 +40,11 @@ export function burstSize(model: LimiterModel): number {
 /** One line a person reads: "token bucket 50 req/s, burst 20". */
 export function describeLimiter(model: LimiterModel): string {
   const refused = (m: FixedWindowModel | SlidingWindowModel) =>
-    m.counts_refused === null ? ', refused requests may count (not tested)' : m.counts_refused ? ', refused requests count' : '';
+    m.counts_refused === null
+      ? ', refused requests may count (not tested)'
+      : m.counts_refused
+        ? ', refused requests count'
+        : '';
   switch (model.kind) {
     case 'bucket':
       return `token bucket ${model.rate_rps} req/s, burst ${model.burst}`;

@@ -39,7 +39,12 @@ export class SlidingWindowLimiter implements Limiter {
     this.forget(nowMs);
     const inWindow = this.log.length - this.head;
     const newest = this.log[this.log.length - 1];
-    return { limit: this.model.limit, windowS: this.model.period_s, remaining: Math.max(0, this.model.limit - inWindow), resetS: inWindow === 0 || newest === undefined ? 0 : (newest + this.periodMs - nowMs) / 1000 };
+    return {
+      limit: this.model.limit,
+      windowS: this.model.period_s,
+      remaining: Math.max(0, this.model.limit - inWindow),
+      resetS: inWindow === 0 || newest === undefined ? 0 : (newest + this.periodMs - nowMs) / 1000,
+    };
   }
 
   /** Drops the requests older than a period. */

@@ -64,16 +64,29 @@ function hypothesisOf(probe: Probe): Hypothesis | null {
   const heard = probe.advertisements.last;
   if (heard && heard.ad.resetS !== null) {
     const { ad, sample } = heard;
-    return { ad, windowS: ad.windowS, resetAtMs: sample.doneMs + ad.resetS! * 1000, resetFromMs: sample.sentMs + ad.resetS! * 1000, source: ad.source };
+    return {
+      ad,
+      windowS: ad.windowS,
+      resetAtMs: sample.doneMs + ad.resetS! * 1000,
+      resetFromMs: sample.sentMs + ad.resetS! * 1000,
+      source: ad.source,
+    };
   }
   const said = probe.refusals.lastRetryAfter;
   if (!said) return null;
   const atMs = announcedAt(probe, said);
-  return { ad: null, windowS: null, resetAtMs: atMs, resetFromMs: atMs - said.exchange.durationMs, source: 'Retry-After' };
+  return {
+    ad: null,
+    windowS: null,
+    resetAtMs: atMs,
+    resetFromMs: atMs - said.exchange.durationMs,
+    source: 'Retry-After',
+  };
 }
 
 /** When an announcement on a refusal says to come back, ms on the probe's clock (it counts from its answer's arrival, on the wall clock). */
-const announcedAt = (probe: Probe, said: Announced): number => probe.elapsed() + said.exchange.receivedAt + said.seconds * 1000 - Date.now();
+const announcedAt = (probe: Probe, said: Announced): number =>
+  probe.elapsed() + said.exchange.receivedAt + said.seconds * 1000 - Date.now();
 
 export async function advertisedPhase(probe: Probe): Promise<AdvertisedFindings> {
   const h = hypothesisOf(probe);
@@ -82,7 +95,9 @@ export async function advertisedPhase(probe: Probe): Promise<AdvertisedFindings>
   // A window the usual phases size in seconds: compared with what they find (compareAdvertisement).
   const hintMs = h.windowS !== null ? h.windowS * 1000 : h.resetAtMs - probe.elapsed();
   if (hintMs < LONG_WINDOW_S * 1000) return NOTHING;
-  const claim = ad ? `${ad.source} announces ${ad.limit} per ${ad.windowS === null ? 'window' : `${ad.windowS} s`}` : `Retry-After says ${round((h.resetAtMs - probe.elapsed()) / 1000, 1)} s`;
+  const claim = ad
+    ? `${ad.source} announces ${ad.limit} per ${ad.windowS === null ? 'window' : `${ad.windowS} s`}`
+    : `Retry-After says ${round((h.resetAtMs - probe.elapsed()) / 1000, 1)} s`;
   const drained = probe.samples.filter((s) => s.phase === 'drain' && s.answer === 'accepted').length;
   const limitGuess = ad?.limit ?? drained;
   // Until the reset, then a window (without one announced, the reset says about how long: the
@@ -92,14 +107,33 @@ export async function advertisedPhase(probe: Probe): Promise<AdvertisedFindings>
   const sendMs = (1.25 * limitGuess * 1000) / probe.maxRps;
   const needMs = h.resetAtMs + RESET_ROUNDING_MS - probe.elapsed() + windowMs * (1 + EDGE_MARGIN) + sendMs;
   if (probe.elapsed() + needMs > probe.maxDurationMs && h.windowS !== null) return tooLong(probe, h, claim, needMs);
-  if (sendMs > windowMs / 4) return unverified(probe, h, `${limitGuess} requests take too long to send at ${probe.maxRps} req/s`, null);
-  probe.progress(`${claim}: a window of ${h.windowS !== null ? '' : 'about '}${round(windowMs / 1000, 1)} s, about ${Math.ceil(needMs / 1000)} s to confirm (the probe's budget: ${probe.maxDurationMs / 1000} s)`);
+  if (sendMs > windowMs / 4)
+    return unverified(probe, h, `${limitGuess} requests take too long to send at ${probe.maxRps} req/s`, null);
+  probe.progress(
+    `${claim}: a window of ${h.windowS !== null ? '' : 'about '}${round(windowMs / 1000, 1)} s, about ${Math.ceil(needMs / 1000)} s to confirm (the probe's budget: ${probe.maxDurationMs / 1000} s)`,
+  );
 
   const firstStepMs = Math.max(20, Math.min(0.005 * windowMs, (2 * RESET_ROUNDING_MS) / EDGE_PINGS));
-  const first = await edgeNear(probe, { lo: h.resetFromMs - RESET_ROUNDING_MS - arrivalSlackMs(windowMs), hi: h.resetAtMs + RESET_ROUNDING_MS }, firstStepMs);
-  if (!first.accepted) return unverified(probe, h, first.why ?? `the limit was still shut ${round(RESET_ROUNDING_MS / 1000, 1)} s after the announced reset`, false);
+  const first = await edgeNear(
+    probe,
+    { lo: h.resetFromMs - RESET_ROUNDING_MS - arrivalSlackMs(windowMs), hi: h.resetAtMs + RESET_ROUNDING_MS },
+    firstStepMs,
+  );
+  if (!first.accepted)
+    return unverified(
+      probe,
+      h,
+      first.why ?? `the limit was still shut ${round(RESET_ROUNDING_MS / 1000, 1)} s after the announced reset`,
+      false,
+    );
   // Let through before the reset: a bucket refilling (its reset is when it is full), not a window.
-  if (first.early) return unverified(probe, h, 'a request passed before the announced reset: not a window that resets there; measured instead', null);
+  if (first.early)
+    return unverified(
+      probe,
+      h,
+      'a request passed before the announced reset: not a window that resets there; measured instead',
+      null,
+    );
   const edge1: Bracket = { lo: first.lastRefused?.sentMs ?? 0, hi: first.accepted.sentMs };
 
   // The rest of the window a little later (a sliding log then frees the first request's slot
@@ -108,35 +142,68 @@ export async function advertisedPhase(probe: Probe): Promise<AdvertisedFindings>
   const { samples: clump } = await probe.burstRun('advertised', 2 * limitGuess + 5);
   const counted = 1 + countUntilRefused(clump);
   if (counted < Math.max(3, drained / 2)) {
-    return unverified(probe, h, `at the announced reset only ${counted} requests passed where the drain let ${drained} through: not a window that resets whole; measured instead`, null);
+    return unverified(
+      probe,
+      h,
+      `at the announced reset only ${counted} requests passed where the drain let ${drained} through: not a window that resets whole; measured instead`,
+      null,
+    );
   }
-  if (!clump.some((s) => s.answer === 'limited')) return unverified(probe, h, `more than twice the limit (${counted}) passed after the reset`, ad ? false : null);
+  if (!clump.some((s) => s.answer === 'limited'))
+    return unverified(probe, h, `more than twice the limit (${counted}) passed after the reset`, ad ? false : null);
 
   // Where the next edge must be if the announced window is true, or (none announced) where the
   // clump's refusal says the next reset is.
   const predicted = nextEdgeSaid(probe, h, edge1, windowMs);
-  if (predicted === null) return unverified(probe, h, 'no window announced, and the refusal after the clump announced no reset', null);
+  if (predicted === null)
+    return unverified(probe, h, 'no window announced, and the refusal after the clump announced no reset', null);
   // Without a window announced, the second reset is the first word of its length.
-  if (predicted.where.hi + sendMs > probe.maxDurationMs) return tooLong(probe, h, claim, predicted.where.hi + sendMs - probe.elapsed());
+  if (predicted.where.hi + sendMs > probe.maxDurationMs)
+    return tooLong(probe, h, claim, predicted.where.hi + sendMs - probe.elapsed());
   const second = await edgeAcross(probe, predicted.where, predicted.stepMs, windowMs);
   if (!second.accepted) return unverified(probe, h, second.why ?? 'the next edge was not found in the budget', null);
   const edge2: Bracket = { lo: second.lastRefused?.sentMs ?? clumpEnd(clump), hi: second.accepted.sentMs };
   const length: Bracket = { lo: edge2.lo - edge1.hi, hi: edge2.hi - edge1.lo };
   const w = midpoint(length);
   if (!(w.precision <= AGREES_WITHIN / 2)) {
-    return unverified(probe, h, `the window measured between ${fmt(length.lo)} and ${fmt(length.hi)}: not pinned down`, second.early && ad ? false : null);
+    return unverified(
+      probe,
+      h,
+      `the window measured between ${fmt(length.lo)} and ${fmt(length.hi)}: not pinned down`,
+      second.early && ad ? false : null,
+    );
   }
   // The whole limit again right after the second edge: a window that reset, not a log freeing the first request's slot.
   const { samples: again } = await probe.burstRun('advertised', 2 * counted + 5);
   const whole = 1 + countUntilRefused(again);
   if (whole < Math.max(3, counted / 2)) {
-    return unverified(probe, h, `after the second edge only ${whole} passed: a sliding window, whose slots free a period after each request; measured instead`, null);
+    return unverified(
+      probe,
+      h,
+      `after the second edge only ${whole} passed: a sliding window, whose slots free a period after each request; measured instead`,
+      null,
+    );
   }
   const windowS = roundWindow(length, h.windowS);
-  const model: FixedWindowModel = { kind: 'fixed-window', limit: counted, window_s: windowS, phase_s: phaseS(probe, edge2, windowS), counts_refused: false };
+  const model: FixedWindowModel = {
+    kind: 'fixed-window',
+    limit: counted,
+    window_s: windowS,
+    phase_s: phaseS(probe, edge2, windowS),
+    counts_refused: false,
+  };
   const measured = `measured ${counted} per ${windowS} s`;
-  const agrees = ad ? counted === ad.limit && (ad.windowS === null || Math.abs(windowS - ad.windowS) <= AGREES_WITHIN * ad.windowS) : null;
-  if (ad) probe.advertised = finding(ad, agrees, agrees ? `${measured}: agrees` : `${measured}: the announcement ${counted < ad.limit ? 'overstates' : counted > ad.limit ? 'understates' : 'misstates'} the limit${remainingNote(probe)}`);
+  const agrees = ad
+    ? counted === ad.limit && (ad.windowS === null || Math.abs(windowS - ad.windowS) <= AGREES_WITHIN * ad.windowS)
+    : null;
+  if (ad)
+    probe.advertised = finding(
+      ad,
+      agrees,
+      agrees
+        ? `${measured}: agrees`
+        : `${measured}: the announcement ${counted < ad.limit ? 'overstates' : counted > ad.limit ? 'understates' : 'misstates'} the limit${remainingNote(probe)}`,
+    );
   return {
     model,
     tooLong: false,
@@ -144,7 +211,12 @@ export async function advertisedPhase(probe: Probe): Promise<AdvertisedFindings>
       `${claim}: at that reset the limit came back whole (${counted} passed), again ${fmt(w.value)} later (±${(w.precision * 100).toFixed(1)} %, a request just before refused) and ${whole} at once then, though the window's requests had been sent ${fmt(SPLIT * windowMs)} apart: a fixed window`,
       "whether its edges stay put on the clock or follow the client's first request was not tested",
     ],
-    notes: ad && !agrees ? [`the announced limit disagrees with the measured one: ${ad.source} says ${ad.limit} per ${ad.windowS ?? '?'} s, ${measured}`] : [],
+    notes:
+      ad && !agrees
+        ? [
+            `the announced limit disagrees with the measured one: ${ad.source} says ${ad.limit} per ${ad.windowS ?? '?'} s, ${measured}`,
+          ]
+        : [],
   };
 }
 
@@ -159,7 +231,12 @@ const arrivalSlackMs = (windowMs: number) => Math.max(250, 0.01 * windowMs);
 const SPLIT = 0.03;
 
 /** Where the second edge must be and the step that pins it to a fraction of a per cent of the window. */
-function nextEdgeSaid(probe: Probe, h: Hypothesis, edge1: Bracket, windowMs: number): { where: Bracket; stepMs: number } | null {
+function nextEdgeSaid(
+  probe: Probe,
+  h: Hypothesis,
+  edge1: Bracket,
+  windowMs: number,
+): { where: Bracket; stepMs: number } | null {
   if (h.windowS !== null) {
     const where = { lo: edge1.lo + windowMs * (1 - EDGE_MARGIN), hi: edge1.hi + windowMs * (1 + EDGE_MARGIN) };
     return { where, stepMs: (where.hi - where.lo) / 4 };
@@ -176,14 +253,22 @@ function nextEdgeSaid(probe: Probe, h: Hypothesis, edge1: Bracket, windowMs: num
       : null;
   if (at === null) return null;
   const estimateMs = at.toMs - edge1.hi;
-  return { where: { lo: at.fromMs - RESET_ROUNDING_MS - arrivalSlackMs(estimateMs), hi: at.toMs + RESET_ROUNDING_MS }, stepMs: Math.max(20, 0.004 * estimateMs) };
+  return {
+    where: { lo: at.fromMs - RESET_ROUNDING_MS - arrivalSlackMs(estimateMs), hi: at.toMs + RESET_ROUNDING_MS },
+    stepMs: Math.max(20, 0.004 * estimateMs),
+  };
 }
 
 /** A window that ends past the probe's time cap: said, never guessed. */
 function tooLong(probe: Probe, h: Hypothesis, claim: string, needMs: number): AdvertisedFindings {
   const budgetS = probe.maxDurationMs / 1000;
   const note = `not identified: the window is longer than the probe's budget (${budgetS} s): ${claim}, about ${Math.ceil((probe.elapsed() + needMs) / 1000)} s of probing to confirm`;
-  if (h.ad) probe.advertised = finding(h.ad, null, `advertised, not verified: about ${Math.ceil((probe.elapsed() + needMs) / 1000)} s of probing needed, the probe's budget is ${budgetS} s`);
+  if (h.ad)
+    probe.advertised = finding(
+      h.ad,
+      null,
+      `advertised, not verified: about ${Math.ceil((probe.elapsed() + needMs) / 1000)} s of probing needed, the probe's budget is ${budgetS} s`,
+    );
   return { ...NOTHING, tooLong: true, notes: [note] };
 }
 
@@ -192,7 +277,12 @@ function unverified(probe: Probe, h: Hypothesis, why: string, agrees: boolean | 
   const { ad } = h;
   if (!ad) return { ...NOTHING, notes: [`Retry-After as the window's edge: not confirmed (${why})`] };
   probe.advertised = finding(ad, agrees, agrees === false ? why : `advertised, not verified: ${why}`);
-  return { ...NOTHING, notes: [`${ad.source} announces ${ad.limit} per ${ad.windowS ?? '?'} s: ${agrees === false ? 'contradicted' : 'not verified'} (${why})`] };
+  return {
+    ...NOTHING,
+    notes: [
+      `${ad.source} announces ${ad.limit} per ${ad.windowS ?? '?'} s: ${agrees === false ? 'contradicted' : 'not verified'} (${why})`,
+    ],
+  };
 }
 
 function finding(ad: Advertisement, agrees: boolean | null, note: string): AdvertisedLimit {
@@ -213,7 +303,8 @@ async function edgeNear(probe: Probe, where: Bracket, stepMs: number): Promise<E
   for (let at = Math.max(where.lo, probe.elapsed()); at <= where.hi + stepMs; at += stepMs) {
     const s = await pingAt(probe, 'advertised', at);
     if (s === undefined) return { ...(lastRefused ? { lastRefused } : {}), why: 'the budget ran out' };
-    if (s.answer === 'accepted') return { accepted: s, ...(lastRefused ? { lastRefused } : {}), early: lastRefused === undefined };
+    if (s.answer === 'accepted')
+      return { accepted: s, ...(lastRefused ? { lastRefused } : {}), early: lastRefused === undefined };
     if (s.answer === 'limited') lastRefused = s;
   }
   return lastRefused ? { lastRefused } : {};
@@ -225,10 +316,25 @@ async function edgeNear(probe: Probe, where: Bracket, stepMs: number): Promise<E
  */
 async function edgeAcross(probe: Probe, where: Bracket, stepMs: number, windowMs: number): Promise<EdgeSearch> {
   const found = await edgeNear(probe, where, stepMs);
-  if (found.accepted) return found.early ? { ...found, why: 'a request just before the announced window ended passed: the window is shorter than announced' } : found;
+  if (found.accepted)
+    return found.early
+      ? {
+          ...found,
+          why: 'a request just before the announced window ended passed: the window is shorter than announced',
+        }
+      : found;
   if (found.why) return found;
-  const rest = await pingUntilAccepted(probe, 'advertised', Math.max(where.hi, found.lastRefused?.sentMs ?? where.hi), 0.01 * windowMs, 1.5);
-  return { ...(rest.accepted ? { accepted: rest.accepted } : {}), ...((rest.lastRefused ?? found.lastRefused) ? { lastRefused: rest.lastRefused ?? found.lastRefused } : {}) };
+  const rest = await pingUntilAccepted(
+    probe,
+    'advertised',
+    Math.max(where.hi, found.lastRefused?.sentMs ?? where.hi),
+    0.01 * windowMs,
+    1.5,
+  );
+  return {
+    ...(rest.accepted ? { accepted: rest.accepted } : {}),
+    ...((rest.lastRefused ?? found.lastRefused) ? { lastRefused: rest.lastRefused ?? found.lastRefused } : {}),
+  };
 }
 
 const clumpEnd = (clump: readonly Sample[]) => Math.max(...clump.map((s) => s.sentMs));
@@ -254,8 +360,12 @@ function phaseS(probe: Probe, edge: Bracket, windowS: number): number {
 function remainingNote(probe: Probe): string {
   const first: Heard | undefined = probe.advertisements.first;
   if (!first || first.ad.remaining === null || first.sample.phase !== 'drain') return '';
-  const after = probe.samples.filter((s) => s.phase === 'drain' && s.answer === 'accepted' && s.sentMs > first.sample.sentMs).length;
-  return after === first.ad.remaining ? '' : `; an answer said ${first.ad.remaining} remaining, and ${after} more passed before the refusal`;
+  const after = probe.samples.filter(
+    (s) => s.phase === 'drain' && s.answer === 'accepted' && s.sentMs > first.sample.sentMs,
+  ).length;
+  return after === first.ad.remaining
+    ? ''
+    : `; an answer said ${first.ad.remaining} remaining, and ${after} more passed before the refusal`;
 }
 
 /**
@@ -263,15 +373,20 @@ function remainingNote(probe: Probe): string {
  * limit is a window's count or a bucket's burst; the window is compared when both say one.
  */
 export function compareAdvertisement(ad: Advertisement, limiter: LimiterModel | null): AdvertisedLimit {
-  if (limiter === null) return finding(ad, null, 'advertised, not verified: the probe did not identify the limiter to compare with');
+  if (limiter === null)
+    return finding(ad, null, 'advertised, not verified: the probe did not identify the limiter to compare with');
   const limit = limiter.kind === 'bucket' ? limiter.burst : limiter.limit;
-  const windowS = limiter.kind === 'fixed-window' ? limiter.window_s : limiter.kind === 'sliding-window' ? limiter.period_s : null;
-  const windowAgrees = ad.windowS === null || windowS === null || Math.abs(windowS - ad.windowS) <= AGREES_WITHIN * ad.windowS;
+  const windowS =
+    limiter.kind === 'fixed-window' ? limiter.window_s : limiter.kind === 'sliding-window' ? limiter.period_s : null;
+  const windowAgrees =
+    ad.windowS === null || windowS === null || Math.abs(windowS - ad.windowS) <= AGREES_WITHIN * ad.windowS;
   // A count is exact for a window; a bucket's burst, read from idle with what refilled meanwhile
   // taken away, is good to a few requests, and a bucket has no window to compare.
-  const limitAgrees = limiter.kind === 'bucket' ? Math.abs(limit - ad.limit) <= Math.max(2, BURST_SLACK * ad.limit) : limit === ad.limit;
+  const limitAgrees =
+    limiter.kind === 'bucket' ? Math.abs(limit - ad.limit) <= Math.max(2, BURST_SLACK * ad.limit) : limit === ad.limit;
   const agrees = limitAgrees && windowAgrees;
-  const how = limiter.kind === 'bucket' ? ` (the burst compared, to ${BURST_SLACK * 100} %; a bucket has no window)` : '';
+  const how =
+    limiter.kind === 'bucket' ? ` (the burst compared, to ${BURST_SLACK * 100} %; a bucket has no window)` : '';
   return finding(ad, agrees, `identified ${describeLimiter(limiter)}: ${agrees ? 'agrees' : 'disagrees'}${how}`);
 }
 

@@ -30,7 +30,10 @@ export async function confirmedShape(probe: Probe, first: ShapeFindings): Promis
   const second = again ? await shapePhase(probe, again, figures.trickleMs) : undefined;
   if (!second) return first;
   if (second.shape === 'bucket') {
-    return { ...first, evidence: `${first.evidence}; the same again from idle (${second.figures.drained} passed, one back within ${Math.round(second.figures.recoveryMs)} ms)` };
+    return {
+      ...first,
+      evidence: `${first.evidence}; the same again from idle (${second.figures.drained} passed, one back within ${Math.round(second.figures.recoveryMs)} ms)`,
+    };
   }
   return { ...second, evidence: `${second.evidence} (a first drain, not from idle, had looked like a bucket)` };
 }
@@ -43,7 +46,10 @@ export async function confirmedShape(probe: Probe, first: ShapeFindings): Promis
  * more is all it can let through; a window that reset meanwhile lets its whole limit through.
  */
 async function shortConfirmation(probe: Probe, first: ShapeFindings, lastMs: number): Promise<ShapeFindings> {
-  const unconfirmed = { ...first, evidence: `${first.evidence} (not confirmed by a second drain from idle: no time for it)` };
+  const unconfirmed = {
+    ...first,
+    evidence: `${first.evidence} (not confirmed by a second drain from idle: no time for it)`,
+  };
   const { figures, drain } = first;
   const refillMs = Math.min(figures.trickleMs ?? figures.recoveryMs, figures.recoveryMs);
   const waitMs = Math.max(SHORT_WAIT_REFILLS * refillMs, 300);
@@ -53,7 +59,10 @@ async function shortConfirmation(probe: Probe, first: ShapeFindings, lastMs: num
   const passed = samples.filter((x) => x.answer === 'accepted').length;
   const bucketAtMost = (2 * (probe.elapsed() - lastMs)) / refillMs + 2;
   if (passed <= bucketAtMost) {
-    return { ...first, evidence: `${first.evidence}; ${Math.round(waitMs)} ms after, ${passed} passed, no more than a bucket refills (not confirmed from idle: no time for it)` };
+    return {
+      ...first,
+      evidence: `${first.evidence}; ${Math.round(waitMs)} ms after, ${passed} passed, no more than a bucket refills (not confirmed from idle: no time for it)`,
+    };
   }
   // More came back than any bucket of that pace refills: the limit reset. Its shape, read from this drain.
   const again = drainFigures(samples);

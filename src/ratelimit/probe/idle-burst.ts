@@ -16,9 +16,17 @@ export interface IdleBurstFindings {
   notes: string[];
 }
 
-export async function idleBurstPhase(probe: Probe, sustained: number | null, recovery: number | null, drainBurst: BurstFit): Promise<IdleBurstFindings> {
+export async function idleBurstPhase(
+  probe: Probe,
+  sustained: number | null,
+  recovery: number | null,
+  drainBurst: BurstFit,
+): Promise<IdleBurstFindings> {
   const notes: string[] = [];
-  const { fit, fromIdle } = sustained !== null && sustained > 0 ? await roundsFromIdle(probe, sustained, recovery, drainBurst, notes) : { fit: drainBurst, fromIdle: false };
+  const { fit, fromIdle } =
+    sustained !== null && sustained > 0
+      ? await roundsFromIdle(probe, sustained, recovery, drainBurst, notes)
+      : { fit: drainBurst, fromIdle: false };
   const burst = fit.raw > 0 || fit.limited ? fit.capacity : null;
   if (burst !== null) {
     notes.push(
@@ -30,7 +38,13 @@ export async function idleBurstPhase(probe: Probe, sustained: number | null, rec
 }
 
 /** Waits and bursts until two rounds agree (or rounds, time or budget run out): the last round's fit. */
-async function roundsFromIdle(probe: Probe, sustained: number, recovery: number | null, drainBurst: BurstFit, notes: string[]): Promise<{ fit: BurstFit; fromIdle: boolean }> {
+async function roundsFromIdle(
+  probe: Probe,
+  sustained: number,
+  recovery: number | null,
+  drainBurst: BurstFit,
+  notes: string[],
+): Promise<{ fit: BurstFit; fromIdle: boolean }> {
   let last = drainBurst;
   // The drain is the first reference: when it started from idle, one round confirms it.
   let previous = drainBurst.limited ? drainBurst.capacity : undefined;
@@ -42,7 +56,9 @@ async function roundsFromIdle(probe: Probe, sustained: number, recovery: number 
     const waitMs = Math.max((2 * guess * 1000) / sustained, 2 * (recovery ?? 0) * 1000, 200);
     const burstMs = ((3 * guess + 20) * 1000) / probe.maxRps;
     if (probe.elapsed() + waitMs + burstMs > probe.maxDurationMs) {
-      notes.push(`no time left to wait ${round(waitMs / 1000, 1)} s for a full refill; the burst was not measured from idle`);
+      notes.push(
+        `no time left to wait ${round(waitMs / 1000, 1)} s for a full refill; the burst was not measured from idle`,
+      );
       break;
     }
     probe.progress(`waiting ${round(waitMs / 1000, 1)} s for the limit to refill, then measuring the burst from idle`);
@@ -57,10 +73,12 @@ async function roundsFromIdle(probe: Probe, sustained: number, recovery: number 
       continue;
     }
     measured.push(fit.capacity);
-    if (previous !== undefined && Math.abs(fit.capacity - previous) <= 0.15 * Math.max(fit.capacity, previous) + 1) return { fit, fromIdle: true };
+    if (previous !== undefined && Math.abs(fit.capacity - previous) <= 0.15 * Math.max(fit.capacity, previous) + 1)
+      return { fit, fromIdle: true };
     previous = fit.capacity;
     guess = Math.max(guess, fit.capacity);
   }
-  if (!probe.stoppedBy && measured.length > 0) notes.push(`the burst differed from round to round (${measured.join(', ')}); reported as measured last`);
+  if (!probe.stoppedBy && measured.length > 0)
+    notes.push(`the burst differed from round to round (${measured.join(', ')}); reported as measured last`);
   return { fit: last, fromIdle: false };
 }

@@ -68,7 +68,9 @@ export function withAnswer(b: PeriodBracket, afterMs: number, accepted: boolean)
     // A seen bound replaces a guessed one even when it is wider. Let through at or below the lower
     // end: that end was wrong (pings that counted pushed it past the period); look a third lower.
     const hi = b.hiSeen ? Math.min(b.hi, afterMs) : afterMs;
-    return afterMs <= b.lo ? { lo: UNSEEN_LONG * afterMs, hi, loSeen: false, hiSeen: true } : { ...b, hi, hiSeen: true };
+    return afterMs <= b.lo
+      ? { lo: UNSEEN_LONG * afterMs, hi, loSeen: false, hiSeen: true }
+      : { ...b, hi, hiSeen: true };
   }
   // Refused past an upper end seen before: that end was wrong (its trial was not from idle).
   if (afterMs >= b.hi) return { lo: afterMs, hi: afterMs / UNSEEN_SHORT, loSeen: true, hiSeen: false };

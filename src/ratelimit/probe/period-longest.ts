@@ -21,7 +21,11 @@ export interface FirstRecovery {
 }
 
 /** ms; undefined when the recovery phase let fewer than two requests through after its last refusal. */
-export function longestSmoothPeriod(samples: readonly Sample[], limit: number, recovery: FirstRecovery): number | undefined {
+export function longestSmoothPeriod(
+  samples: readonly Sample[],
+  limit: number,
+  recovery: FirstRecovery,
+): number | undefined {
   const refusedAt = recovery.lastRefused;
   if (!refusedAt) return undefined;
   const after = samples.filter((s) => s.phase === 'recover' && s.sentMs >= recovery.accepted.sentMs);

@@ -31,7 +31,13 @@ export interface Recovery {
  * ping is `growth` times the one before), until one passes: when the limit came back, to within
  * the last gap, for a number of refusals that grows with the log of the wait.
  */
-export async function pingUntilAccepted(probe: Probe, phase: PhaseName, fromMs: number, firstGapMs: number, growth = 2): Promise<Recovery> {
+export async function pingUntilAccepted(
+  probe: Probe,
+  phase: PhaseName,
+  fromMs: number,
+  firstGapMs: number,
+  growth = 2,
+): Promise<Recovery> {
   let gap = Math.max(1, firstGapMs);
   let at = fromMs + gap;
   let lastRefused: Sample | undefined;
@@ -60,7 +66,12 @@ export function drainFits(probe: Probe, fromMs: number, waitMs: number, cap: num
 }
 
 /** A drain at max_rps of up to `cap` requests, until the first refusal, from `atMs` on (at once when that has passed); undefined when the budget ran out first. */
-export async function drainAt(probe: Probe, phase: PhaseName, atMs: number, cap: number): Promise<Sample[] | undefined> {
+export async function drainAt(
+  probe: Probe,
+  phase: PhaseName,
+  atMs: number,
+  cap: number,
+): Promise<Sample[] | undefined> {
   const wait = atMs - probe.elapsed();
   if (wait > 0) await probe.clock.sleep(Math.ceil(wait), probe.signal);
   if (probe.outOfBudget()) return undefined;

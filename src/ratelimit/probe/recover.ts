@@ -43,7 +43,13 @@ export function drainFigures(samples: readonly Sample[], setupRequests = 0): Dra
   if (!refusal) return undefined;
   const passed = sorted.filter((s) => s.answer === 'accepted' && s.sentMs < refusal.sentMs);
   if (passed.length === 0) return undefined;
-  return { accepted: passed.length, firstMs: passed[0]!.sentMs, lastMs: passed[passed.length - 1]!.sentMs, refusal, limit: passed.length + setupRequests };
+  return {
+    accepted: passed.length,
+    firstMs: passed[0]!.sentMs,
+    lastMs: passed[passed.length - 1]!.sentMs,
+    refusal,
+    limit: passed.length + setupRequests,
+  };
 }
 
 /** The first gap of a recovery search: two pacing intervals, never under 5 ms (timer resolution). */
@@ -54,7 +60,11 @@ export const firstGapMs = (probe: Probe) => Math.max(2000 / probe.maxRps, 5);
  * recovery shorter than a smooth window's (SLIDING_RECOVERY_RATIO of them) then needs no timing
  * again: only a long one could change the verdict.
  */
-export async function shapePhase(probe: Probe, drain: DrainFigures, knownTrickleMs: number | null = null): Promise<ShapeFindings | undefined> {
+export async function shapePhase(
+  probe: Probe,
+  drain: DrainFigures,
+  knownTrickleMs: number | null = null,
+): Promise<ShapeFindings | undefined> {
   // Gaps growing by half: the ping that finds the recovery is at most a third late, so a smooth
   // sliding window (which frees limit × lateness / period by then) lets through well under half
   // the limit at once, where a window that resets lets it all through.
@@ -66,8 +76,16 @@ export async function shapePhase(probe: Probe, drain: DrainFigures, knownTrickle
   const clump = 1 + countUntilRefused(clumpRun);
   let trickleMs: number | null = null;
   const lastRefusedMs = recovery.lastRefused?.sentMs ?? drain.refusal.sentMs;
-  const resetWhole = clump >= Math.max(3, Math.ceil(drain.accepted / 2)) && clump > smoothClumpMax({ drained: drain.accepted, lateMs: first.sentMs - lastRefusedMs, beforeMs: lastRefusedMs - drain.firstMs });
-  if (!resetWhole && knownTrickleMs !== null && recoveryMs < SLIDING_RECOVERY_RATIO * knownTrickleMs) trickleMs = knownTrickleMs;
+  const resetWhole =
+    clump >= Math.max(3, Math.ceil(drain.accepted / 2)) &&
+    clump >
+      smoothClumpMax({
+        drained: drain.accepted,
+        lateMs: first.sentMs - lastRefusedMs,
+        beforeMs: lastRefusedMs - drain.firstMs,
+      });
+  if (!resetWhole && knownTrickleMs !== null && recoveryMs < SLIDING_RECOVERY_RATIO * knownTrickleMs)
+    trickleMs = knownTrickleMs;
   else if (!resetWhole) {
     // Gaps from a fraction of what one admission of the drained limit takes, so pings never run
     // ahead of a smooth window's pace (a limit that counts refusals would be held shut by them).
@@ -82,7 +100,14 @@ export async function shapePhase(probe: Probe, drain: DrainFigures, knownTrickle
     }
     if (admitted.length > 0) trickleMs = (admitted[admitted.length - 1]! - first.sentMs) / admitted.length;
   }
-  const figures: ShapeFigures = { drained: drain.accepted, recoveryMs, clump, trickleMs, lateMs: first.sentMs - lastRefusedMs, beforeMs: lastRefusedMs - drain.firstMs };
+  const figures: ShapeFigures = {
+    drained: drain.accepted,
+    recoveryMs,
+    clump,
+    trickleMs,
+    lateMs: first.sentMs - lastRefusedMs,
+    beforeMs: lastRefusedMs - drain.firstMs,
+  };
   const { shape, evidence } = shapeOf(figures);
   return { shape, evidence, figures, drain, recovery: { ...recovery, accepted: first } };
 }
@@ -94,4 +119,5 @@ export function countUntilRefused(run: readonly Sample[]): number {
   return (refusedAt === -1 ? sorted : sorted.slice(0, refusedAt)).filter((s) => s.answer === 'accepted').length;
 }
 
-const lastSent = (run: readonly Sample[]): number | undefined => (run.length === 0 ? undefined : Math.max(...run.map((s) => s.sentMs)));
+const lastSent = (run: readonly Sample[]): number | undefined =>
+  run.length === 0 ? undefined : Math.max(...run.map((s) => s.sentMs));

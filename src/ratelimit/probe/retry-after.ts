@@ -26,10 +26,15 @@ export async function retryAfterPhase(probe: Probe, recovery: number | null): Pr
     const seconds = lastRetryAfter.seconds;
     if (retry?.answer === 'accepted') {
       verdict = 'truthful';
-      if (recovery !== null && seconds > recovery + 1) notes.push(`Retry-After (${seconds} s) is truthful but generous: a request passed ${round(recovery, 2)} s after a refusal`);
+      if (recovery !== null && seconds > recovery + 1)
+        notes.push(
+          `Retry-After (${seconds} s) is truthful but generous: a request passed ${round(recovery, 2)} s after a refusal`,
+        );
     } else if (retry?.answer === 'limited') {
       verdict = 'untruthful';
-      notes.push(`Retry-After said ${seconds} s; after waiting exactly that, the retry was refused again (${retry.status})`);
+      notes.push(
+        `Retry-After said ${seconds} s; after waiting exactly that, the retry was refused again (${retry.status})`,
+      );
     }
   } else if (lastReset && probe.refusals.headers && !probe.outOfBudget()) {
     const retry = await waitAndRetry(probe, 'the RateLimit reset', lastReset, notes);
@@ -38,7 +43,9 @@ export async function retryAfterPhase(probe: Probe, recovery: number | null): Pr
       notes.push(
         // Read after the retry: its own refusal may have added header names.
         `no Retry-After, but RateLimit headers (${probe.refusals.headers.names.join(', ')}) announce a reset in ${lastReset.seconds} s: ` +
-          (retry.answer === 'accepted' ? 'after waiting that, the retry passed' : `after waiting that, the retry was refused again (${retry.status})`),
+          (retry.answer === 'accepted'
+            ? 'after waiting that, the retry passed'
+            : `after waiting that, the retry was refused again (${retry.status})`),
       );
     }
   }
@@ -48,12 +55,18 @@ export async function retryAfterPhase(probe: Probe, recovery: number | null): Pr
 }
 
 /** Waits what `said` announced after its answer, then retries once; undefined when it could not. */
-async function waitAndRetry(probe: Probe, header: string, said: Announced, notes: string[]): Promise<Sample | undefined> {
+async function waitAndRetry(
+  probe: Probe,
+  header: string,
+  said: Announced,
+  notes: string[],
+): Promise<Sample | undefined> {
   const { exchange, seconds } = said;
   // The announcement counts from when its answer arrived, on the wall clock the exchange carries.
   const waitMs = exchange.receivedAt + seconds * 1000 - Date.now();
   if (waitMs < 0) notes.push(`${header} (${seconds} s) had already passed when the probe could test it; not judged`);
-  else if (probe.elapsed() + waitMs > probe.maxDurationMs) notes.push(`${header} (${seconds} s) is longer than the probe's time left; not judged`);
+  else if (probe.elapsed() + waitMs > probe.maxDurationMs)
+    notes.push(`${header} (${seconds} s) is longer than the probe's time left; not judged`);
   else {
     probe.progress(`waiting ${round(seconds, 2)} s as ${header} says, then retrying once`);
     await probe.clock.sleep(waitMs, probe.signal);

@@ -13,11 +13,19 @@ export interface ScopeFindings {
 export async function scopePhase(probe: Probe, burst: number | null): Promise<ScopeFindings> {
   const { calls } = probe;
   if (!calls.second) {
-    return { scope: 'unknown', notes: [calls.secondProblem ? `scope not measured: ${calls.secondProblem}` : 'scope not measured: configure rate_limit.second_client (client_id, client_secret through ${VAR}) to tell a per-client limit from a shared one'] };
+    return {
+      scope: 'unknown',
+      notes: [
+        calls.secondProblem
+          ? `scope not measured: ${calls.secondProblem}`
+          : 'scope not measured: configure rate_limit.second_client (client_id, client_secret through ${VAR}) to tell a per-client limit from a shared one',
+      ],
+    };
   }
   if (probe.outOfBudget()) return { scope: 'unknown', notes: [] };
   const { samples: drained } = await probe.burstRun('scope', Math.max(50, 3 * (burst ?? 1) + 20));
-  if (!drained.some((x) => x.answer === 'limited')) return { scope: 'unknown', notes: ['scope not measured: the configured client could not be limited again'] };
+  if (!drained.some((x) => x.answer === 'limited'))
+    return { scope: 'unknown', notes: ['scope not measured: the configured client could not be limited again'] };
 
   // As many as the second client's own limit surely admits (the same size, if it has its own),
   // sent at max_rps: a shared limit, drained a moment ago and refilling slower than max_rps, cannot

@@ -17,7 +17,15 @@
 import { midpoint, type Bracket } from '../identify.js';
 import type { SlidingWindowModel } from '../limiters/index.js';
 import type { Sample } from '../types.js';
-import { initialBracket, nextPingAfter, pinned, withAnswer, PERIOD_PRECISION, UNSEEN_SHORT, type PeriodBracket } from './period-bracket.js';
+import {
+  initialBracket,
+  nextPingAfter,
+  pinned,
+  withAnswer,
+  PERIOD_PRECISION,
+  UNSEEN_SHORT,
+  type PeriodBracket,
+} from './period-bracket.js';
 import { pingAt } from './ping.js';
 import type { Probe } from './probe.js';
 
@@ -84,7 +92,9 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
     idleFromMs = trial.lastMs;
     if (!trial.whole) {
       quietPeriods = 2;
-      notes.push(`a clump of ${limit} from idle was refused in part: the window had not emptied, or the limit is smaller; the trial was not counted`);
+      notes.push(
+        `a clump of ${limit} from idle was refused in part: the window had not emptied, or the limit is smaller; the trial was not counted`,
+      );
       continue;
     }
     const s = await pingAt(probe, 'period', trial.startMs + x);
@@ -92,12 +102,15 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
     // From the clump, a tenth of a period more per period: the upper end, read on send times, can
     // come out short by what requests waited on a busy machine before they reached the limiter.
     idleFromMs = quietPeriods === 2 ? idleSince(trial, s, 0.2 * bracket.hi) : s.sentMs;
-    if (s.answer === 'accepted' || s.answer === 'limited') bracket = withAnswer(bracket, s.sentMs - trial.startMs, s.answer === 'accepted');
+    if (s.answer === 'accepted' || s.answer === 'limited')
+      bracket = withAnswer(bracket, s.sentMs - trial.startMs, s.answer === 'accepted');
   }
   const { lo, hi } = bracket;
   const period = midpoint(bracket);
   if (!bracket.loSeen || !bracket.hiSeen || period.precision > 2 * PERIOD_PRECISION) {
-    notes.push(`the sliding window's period was not pinned down (between ${fmt(lo)} and ${fmt(hi)} after ${trials} trials)`);
+    notes.push(
+      `the sliding window's period was not pinned down (between ${fmt(lo)} and ${fmt(hi)} after ${trials} trials)`,
+    );
     return { model: null, evidence, notes };
   }
   evidence.push(
@@ -109,11 +122,18 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
   for (let attempt = 1; counted.disturbed && attempt < COUNTS_ATTEMPTS && !probe.outOfBudget(); attempt++) {
     counted = await countsRefusedTrial(probe, limit, { lo, hi }, probe.elapsed(), quietPeriods);
   }
-  if (counted.disturbed) counted.notes.push(`whether refused requests count was not tested: ${counted.disturbed} in each of ${COUNTS_ATTEMPTS} trials`);
+  if (counted.disturbed)
+    counted.notes.push(
+      `whether refused requests count was not tested: ${counted.disturbed} in each of ${COUNTS_ATTEMPTS} trials`,
+    );
   if (counted.evidence) evidence.push(counted.evidence);
   const periodS = Math.round(period.value) / 1000;
   // Untested is unknown (null), never "does not count": the fleet simulator then assumes the worse.
-  return { model: { kind: 'sliding-window', limit, period_s: periodS, counts_refused: counted.counts ?? null }, evidence, notes: [...notes, ...counted.notes] };
+  return {
+    model: { kind: 'sliding-window', limit, period_s: periodS, counts_refused: counted.counts ?? null },
+    evidence,
+    notes: [...notes, ...counted.notes],
+  };
 }
 
 /**
@@ -126,12 +146,24 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
  * which is sooner. A request let through (or a clump still answering) may have opened the next
  * period: two periods from that request.
  */
-export function idleSince(trial: Pick<Trial, 'firstDoneMs' | 'lastDoneMs'>, single: Pick<Sample, 'answer' | 'sentMs'>, slackMs = 0): number {
-  return single.answer === 'limited' && trial.lastDoneMs <= single.sentMs ? Math.min(trial.firstDoneMs + slackMs, single.sentMs) : single.sentMs;
+export function idleSince(
+  trial: Pick<Trial, 'firstDoneMs' | 'lastDoneMs'>,
+  single: Pick<Sample, 'answer' | 'sentMs'>,
+  slackMs = 0,
+): number {
+  return single.answer === 'limited' && trial.lastDoneMs <= single.sentMs
+    ? Math.min(trial.firstDoneMs + slackMs, single.sentMs)
+    : single.sentMs;
 }
 
 /** Waits until the window is surely empty (`quietPeriods` times `periodHiMs` after `sinceMs`), then sends exactly `limit` at max_rps. */
-async function clumpFromIdle(probe: Probe, limit: number, sinceMs: number, periodHiMs: number, quietPeriods: number): Promise<Trial | undefined> {
+async function clumpFromIdle(
+  probe: Probe,
+  limit: number,
+  sinceMs: number,
+  periodHiMs: number,
+  quietPeriods: number,
+): Promise<Trial | undefined> {
   // 20 ms for the answers' and timers' jitter: the window must have forgotten, not be about to.
   const readyMs = sinceMs + quietPeriods * periodHiMs + 20;
   // The trial needs the wait, the clump and one more period for its last request.
@@ -160,14 +192,21 @@ async function clumpFromIdle(probe: Probe, limit: number, sinceMs: number, perio
  * counts refusals still holds the window full then (HAProxy's usual stick-table recipe; a
  * sliding log of every request); one that counts admissions only lets it through.
  */
-async function countsRefusedTrial(probe: Probe, limit: number, period: Bracket, sinceMs: number, quietPeriods: number): Promise<{ counts?: boolean; evidence?: string; notes: string[]; disturbed?: string }> {
+async function countsRefusedTrial(
+  probe: Probe,
+  limit: number,
+  period: Bracket,
+  sinceMs: number,
+  quietPeriods: number,
+): Promise<{ counts?: boolean; evidence?: string; notes: string[]; disturbed?: string }> {
   const interval = 1000 / probe.maxRps;
   // Enough refusals to outweigh what ages out of the window between the period and the final
   // request (a sliding log forgets the oldest first), and a twentieth of the limit for HAProxy's
   // interpolated count.
   const k = Math.max(3, Math.ceil(0.05 * limit), Math.ceil((2 * (period.hi - period.lo)) / interval) + 2);
   const trial = await clumpFromIdle(probe, limit, sinceMs, period.hi, quietPeriods);
-  if (!trial || !trial.whole) return { notes: ['whether refused requests count was not tested (no time left, or the clump was refused)'] };
+  if (!trial || !trial.whole)
+    return { notes: ['whether refused requests count was not tested (no time left, or the clump was refused)'] };
   let refused = 0;
   let s: Sample | undefined;
   for (let i = 0; i < k; i++) {
@@ -177,13 +216,16 @@ async function countsRefusedTrial(probe: Probe, limit: number, period: Bracket, 
   }
   // Every one of them falls mid-period when sent on time: one let through went out late, after
   // the period, and refused nothing the final request could feel.
-  if (refused < k) return { notes: [], disturbed: `only ${refused} of ${k} requests meant for mid-period were refused (sent late)` };
+  if (refused < k)
+    return { notes: [], disturbed: `only ${refused} of ${k} requests meant for mid-period were refused (sent late)` };
   const finalAtMs = trial.startMs + period.hi + (period.hi - period.lo) + interval;
   const final = await pingAt(probe, 'counts-refused', finalAtMs);
-  if (!final || (final.answer !== 'accepted' && final.answer !== 'limited')) return { notes: ['whether refused requests count was not tested (no clear answer)'] };
+  if (!final || (final.answer !== 'accepted' && final.answer !== 'limited'))
+    return { notes: ['whether refused requests count was not tested (no clear answer)'] };
   // Sent much later than planned, a window that counts refusals may have let them age out too.
   const lateMs = final.sentMs - finalAtMs;
-  if (lateMs > period.hi - period.lo + 2 * interval) return { notes: [], disturbed: `the request past the period went out ${Math.round(lateMs)} ms late` };
+  if (lateMs > period.hi - period.lo + 2 * interval)
+    return { notes: [], disturbed: `the request past the period went out ${Math.round(lateMs)} ms late` };
   const counts = final.answer === 'limited';
   return {
     counts,

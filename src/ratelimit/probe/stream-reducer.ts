@@ -119,7 +119,17 @@ export function samplesOf(trail: Trail): Sample[] {
   return out.reverse();
 }
 
-const freshWindow = (restartMs: number): Window => ({ restartMs, openedMs: null, accepted: 0, refused: 0, firstAcceptedMs: 0, lastAcceptedMs: 0, answers: undefined, nudgedMs: 0, leanRated: false });
+const freshWindow = (restartMs: number): Window => ({
+  restartMs,
+  openedMs: null,
+  accepted: 0,
+  refused: 0,
+  firstAcceptedMs: 0,
+  lastAcceptedMs: 0,
+  answers: undefined,
+  nudgedMs: 0,
+  leanRated: false,
+});
 
 export function initialStream(settings: StreamSettings): StreamState {
   return {
@@ -168,11 +178,17 @@ function collect(state: StreamState, s: Sample): StreamState {
 function advance(state: StreamState, s: Sample, completeUpToMs: number): StreamState {
   const { stage, firstRefusal } = state;
   if (stage === 'drain' && s.answer === 'limited') {
-    const next: StreamState = { ...state, stage: 'pilot', firstRefusal: s, drainAccepted: samplesOf(state.drain).filter((x) => x.answer === 'accepted').length };
+    const next: StreamState = {
+      ...state,
+      stage: 'pilot',
+      firstRefusal: s,
+      drainAccepted: samplesOf(state.drain).filter((x) => x.answer === 'accepted').length,
+    };
     const known = state.settings.knownRate;
     return known !== undefined && known > 0 ? startWindow(next, known, s) : next;
   }
-  if (stage === 'pilot' && s.answer === 'accepted' && firstRefusal && s.sentMs > firstRefusal.sentMs) return pilotRate(state, firstRefusal, s, completeUpToMs);
+  if (stage === 'pilot' && s.answer === 'accepted' && firstRefusal && s.sentMs > firstRefusal.sentMs)
+    return pilotRate(state, firstRefusal, s, completeUpToMs);
   if (stage === 'window' && s.phase === 'window') {
     const counted = { ...state, window: countInWindow(state.window, s) };
     return state.settings.lean && s.answer === 'limited' ? leanRate(counted, completeUpToMs) : counted;
@@ -187,7 +203,10 @@ function advance(state: StreamState, s: Sample, completeUpToMs: number): StreamS
  */
 function leanRate(state: StreamState, completeUpToMs: number): StreamState {
   const series = samplesOf(state.window.answers).filter((x) => x.sentMs < completeUpToMs);
-  const points = segmentsOf(series).reduce((a, b) => (b.length > a.length ? b : a), [] as Array<{ k: number; t: number }>);
+  const points = segmentsOf(series).reduce(
+    (a, b) => (b.length > a.length ? b : a),
+    [] as Array<{ k: number; t: number }>,
+  );
   const first = points[0];
   const last = points[points.length - 1];
   if (points.length < LEAN_POINTS || !first || !last || last.t <= first.t || last.k - first.k < LEAN_SPAN) return state;
@@ -195,11 +214,17 @@ function leanRate(state: StreamState, completeUpToMs: number): StreamState {
   // Two points k apart read the rate to within 1/k (each is up to one sending interval late, and
   // k intervals lie between them): the offer stays half as far again above it until the span
   // makes that smaller than LEAN_EXCESS.
-  return { ...state, roughRate: rate, rate: leanOffer(state.settings, rate, Math.max(LEAN_EXCESS, 1.5 / (last.k - first.k))), window: { ...state.window, leanRated: true } };
+  return {
+    ...state,
+    roughRate: rate,
+    rate: leanOffer(state.settings, rate, Math.max(LEAN_EXCESS, 1.5 / (last.k - first.k))),
+    window: { ...state.window, leanRated: true },
+  };
 }
 
 /** `excess` above `rate`, at least half a request per second more (a refusal every 2 s at most), within max_rps. */
-const leanOffer = (settings: StreamSettings, rate: number, excess = LEAN_EXCESS): number => Math.min(settings.maxRps, Math.max(rate * (1 + excess), rate + 0.5));
+const leanOffer = (settings: StreamSettings, rate: number, excess = LEAN_EXCESS): number =>
+  Math.min(settings.maxRps, Math.max(rate * (1 + excess), rate + 0.5));
 
 /**
  * A rough rate from the saturated points so far (see estimators.ts), over the part of the series
@@ -209,7 +234,10 @@ const leanOffer = (settings: StreamSettings, rate: number, excess = LEAN_EXCESS)
  */
 function pilotRate(state: StreamState, firstRefusal: Sample, s: Sample, completeUpToMs: number): StreamState {
   const series = [firstRefusal, ...samplesOf(state.pilot)].filter((x) => x.sentMs < completeUpToMs);
-  const points = segmentsOf(series).reduce((a, b) => (b.length > a.length ? b : a), [] as Array<{ k: number; t: number }>);
+  const points = segmentsOf(series).reduce(
+    (a, b) => (b.length > a.length ? b : a),
+    [] as Array<{ k: number; t: number }>,
+  );
   const first = points[0];
   const last = points[points.length - 1];
   if (points.length < PILOT_POINTS || !first || !last || last.t <= first.t) return state;
@@ -227,7 +255,10 @@ function startWindow(state: StreamState, roughRate: number, s: Sample): StreamSt
     // lean window starts at half again: its r0 was timed off a few refills by pings that can only
     // be late, so it reads low (by a fifth seen), and an offer under the limit would let a bucket
     // save what a small excess then takes as long to spend; its own points lower the offer soon.
-    rate: Math.min(state.settings.maxRps, state.settings.lean ? Math.max(roughRate * 1.5, roughRate + 2) : Math.max(roughRate * 1.25, roughRate + 1)),
+    rate: Math.min(
+      state.settings.maxRps,
+      state.settings.lean ? Math.max(roughRate * 1.5, roughRate + 2) : Math.max(roughRate * 1.25, roughRate + 1),
+    ),
     // It starts now, when the answer that settled r0 arrived: the stream's clock, read off the data.
     window: freshWindow(s.doneMs),
   };
@@ -235,7 +266,8 @@ function startWindow(state: StreamState, roughRate: number, s: Sample): StreamSt
 
 /** The window opens at its first refusal; from then on it counts refusals and acceptances. */
 function countInWindow(w: Window, s: Sample): Window {
-  if (w.openedMs === null) return s.answer === 'limited' ? { ...w, openedMs: s.sentMs, answers: { sample: s, earlier: undefined } } : w;
+  if (w.openedMs === null)
+    return s.answer === 'limited' ? { ...w, openedMs: s.sentMs, answers: { sample: s, earlier: undefined } } : w;
   if (s.sentMs <= w.openedMs) return w;
   const answers = { sample: s, earlier: w.answers };
   if (s.answer === 'limited') return { ...w, answers, refused: w.refused + 1 };
@@ -279,12 +311,16 @@ export const leanQuietMs = (state: Pick<StreamState, 'rate' | 'roughRate'>): num
  */
 function speedUpWhenQuiet(state: StreamState, s: Sample): StreamState {
   const { stage, rate, roughRate, window: w } = state;
-  if ((stage !== 'pilot' && stage !== 'window') || s.answer !== 'accepted' || rate >= state.settings.maxRps) return state;
+  if ((stage !== 'pilot' && stage !== 'window') || s.answer !== 'accepted' || rate >= state.settings.maxRps)
+    return state;
   const opening = stage === 'window' && w.openedMs === null;
   // A lean window nudges its offer only once its own points set it (see leanRate): until then r0,
   // timed off a few refills, may be far off, and the window is raised and restarted as any other.
   if (stage === 'window' && !opening && state.settings.lean && state.window.leanRated) return nudgeLean(state, s);
-  const quietSince = Math.max(state.lastRefusalMs, stage === 'window' ? (w.openedMs ?? w.restartMs) : (state.firstRefusal?.sentMs ?? Infinity));
+  const quietSince = Math.max(
+    state.lastRefusalMs,
+    stage === 'window' ? (w.openedMs ?? w.restartMs) : (state.firstRefusal?.sentMs ?? Infinity),
+  );
   const spending = opening && state.raised && rate > roughRate ? (state.savedCapacity * 1000) / (rate - roughRate) : 0;
   if (s.sentMs - quietSince <= quietLimitMs(state) + spending) return state;
   const raisedRate = Math.min(state.settings.maxRps, rate * 1.5);
@@ -301,23 +337,36 @@ function nudgeLean(state: StreamState, s: Sample): StreamState {
   const w = state.window;
   const quietSince = Math.max(state.lastRefusalMs, w.openedMs ?? w.restartMs, w.nudgedMs);
   if (s.sentMs - quietSince <= leanQuietMs(state)) return state;
-  return { ...state, roughRate: state.rate, rate: leanOffer(state.settings, state.rate), window: { ...w, nudgedMs: s.sentMs } };
+  return {
+    ...state,
+    roughRate: state.rate,
+    rate: leanOffer(state.settings, state.rate),
+    window: { ...w, nudgedMs: s.sentMs },
+  };
 }
 
 /**
  * Enough acceptances over enough time, and refusals all along (a window whose offered rate fell
  * below the limit has none, and is restarted at a higher rate instead: see quietLimitMs).
  */
-export function windowComplete(w: Pick<Window, 'accepted' | 'refused' | 'firstAcceptedMs' | 'lastAcceptedMs'>, settings: StreamSettings): boolean {
+export function windowComplete(
+  w: Pick<Window, 'accepted' | 'refused' | 'firstAcceptedMs' | 'lastAcceptedMs'>,
+  settings: StreamSettings,
+): boolean {
   const spanMs = w.lastAcceptedMs - w.firstAcceptedMs;
   if (w.accepted < settings.windowAccepts || spanMs < settings.minWindowMs) return false;
   if (!settings.lean) return w.refused >= MIN_WINDOW_REFUSALS;
-  return w.refused >= LEAN_WINDOW_REFUSALS && (w.accepted >= LEAN_ACCEPTS_FACTOR * settings.windowAccepts || spanMs >= LEAN_WINDOW_MS);
+  return (
+    w.refused >= LEAN_WINDOW_REFUSALS &&
+    (w.accepted >= LEAN_ACCEPTS_FACTOR * settings.windowAccepts || spanMs >= LEAN_WINDOW_MS)
+  );
 }
 
 /** The progress line a step is worth, when it moved the stream to its next stage. */
 export function streamNews(before: StreamState, after: StreamState, s: Sample): string | undefined {
-  if (before.stage === 'drain' && after.stage === 'pilot') return `limit reached after ${after.drainAccepted} requests (answer ${s.status}); timing the refill`;
-  if (before.stage !== 'window' && after.stage === 'window') return `about ${round(after.roughRate, 1)} req/s; measuring the sustained rate at ${round(after.rate, 1)} req/s`;
+  if (before.stage === 'drain' && after.stage === 'pilot')
+    return `limit reached after ${after.drainAccepted} requests (answer ${s.status}); timing the refill`;
+  if (before.stage !== 'window' && after.stage === 'window')
+    return `about ${round(after.roughRate, 1)} req/s; measuring the sustained rate at ${round(after.rate, 1)} req/s`;
   return undefined;
 }

@@ -3,7 +3,15 @@
 // saturated when the window did not complete), the recovery, the drain's burst, the refusing status
 // and the latency of accepted requests.
 
-import { burstOf, percentile, recoveryOf, round, sustainedRate, type BurstFit, type SustainedFit } from '../estimators.js';
+import {
+  burstOf,
+  percentile,
+  recoveryOf,
+  round,
+  sustainedRate,
+  type BurstFit,
+  type SustainedFit,
+} from '../estimators.js';
 import { pace } from '../pacing.js';
 import type { PhaseName, Sample } from '../types.js';
 import type { Probe } from './probe.js';
@@ -27,7 +35,10 @@ export interface StreamFindings {
  * `drainOnly`: stop at the drain's first refusal, before the pilot streams into it.
  * `maxRefused`: stop after that many refusals (a limiter that counts them would stay shut).
  */
-export async function streamPhase(probe: Probe, options: Omit<StreamSettings, 'maxRps'> & { drainOnly?: boolean; maxRefused?: number }): Promise<StreamFindings> {
+export async function streamPhase(
+  probe: Probe,
+  options: Omit<StreamSettings, 'maxRps'> & { drainOnly?: boolean; maxRefused?: number },
+): Promise<StreamFindings> {
   const { maxRps, maxRequests } = probe;
   const { drainOnly = false, maxRefused = Infinity, ...settings } = options;
   let refused = 0;
@@ -40,7 +51,12 @@ export async function streamPhase(probe: Probe, options: Omit<StreamSettings, 'm
     rate: () => state.rate,
     maxInFlight: () => probe.inFlightAllowed(),
     signal: probe.signal,
-    done: () => probe.outOfBudget() || (state.stage === 'drain' && probe.sentSoFar() - drainFrom >= drainCap) || state.stage === 'done' || (drainOnly && state.stage !== 'drain') || refused >= maxRefused,
+    done: () =>
+      probe.outOfBudget() ||
+      (state.stage === 'drain' && probe.sentSoFar() - drainFrom >= drainCap) ||
+      state.stage === 'done' ||
+      (drainOnly && state.stage !== 'drain') ||
+      refused >= maxRefused,
     send: async () => {
       const phase: PhaseName = state.stage === 'drain' ? 'drain' : state.stage === 'pilot' ? 'pilot' : 'window';
       const sample = await probe.send(phase);
@@ -58,7 +74,8 @@ export async function streamPhase(probe: Probe, options: Omit<StreamSettings, 'm
 function findingsOf(probe: Probe, state: StreamState): StreamFindings {
   const { samples } = probe;
   const statuses = probe.refusals.statuses;
-  const limitingStatus = statuses.size === 0 ? null : statuses.has(429) ? 429 : [...statuses.entries()].sort((a, b) => b[1] - a[1])[0]![0];
+  const limitingStatus =
+    statuses.size === 0 ? null : statuses.has(429) ? 429 : [...statuses.entries()].sort((a, b) => b[1] - a[1])[0]![0];
   const p95 = percentile(
     samples.filter((s) => s.answer === 'accepted' && s.client === 'primary').map((s) => s.doneMs - s.sentMs),
     95,
@@ -71,13 +88,21 @@ function findingsOf(probe: Probe, state: StreamState): StreamFindings {
   }
 
   // The sustained rate: from the window when it completed, else from everything saturated so far.
-  const saturated = samples.filter((s) => (s.phase === 'pilot' || s.phase === 'window') && s.client === 'primary' && s.sentMs >= firstRefusal.sentMs);
+  const saturated = samples.filter(
+    (s) => (s.phase === 'pilot' || s.phase === 'window') && s.client === 'primary' && s.sentMs >= firstRefusal.sentMs,
+  );
   const openedMs = state.window.openedMs;
   const windowSamples = samples.filter((s) => s.phase === 'window' && openedMs !== null && s.sentMs >= openedMs);
   const fit = (state.stage === 'done' ? sustainedRate(windowSamples) : null) ?? sustainedRate(saturated);
   const sustained = fit === null ? null : fit.rps;
-  if (fit?.clumpy) findings.notes.push(`requests passed in clumps (a fixed window?): the sustained rate is accepted requests over the ${round(fit.spanS, 1)} s window`);
-  if (fit !== null && fit.precision > 0.02) findings.notes.push(`the sustained rate rests on ${fit.accepted} accepted requests over ${round(fit.spanS, 1)} s: good to ±${round(fit.precision * 100, 1)} % only`);
+  if (fit?.clumpy)
+    findings.notes.push(
+      `requests passed in clumps (a fixed window?): the sustained rate is accepted requests over the ${round(fit.spanS, 1)} s window`,
+    );
+  if (fit !== null && fit.precision > 0.02)
+    findings.notes.push(
+      `the sustained rate rests on ${fit.accepted} accepted requests over ${round(fit.spanS, 1)} s: good to ±${round(fit.precision * 100, 1)} % only`,
+    );
   const drainBurst = burstOf(
     samples.filter((s) => s.phase === 'drain'),
     sustained,

@@ -9,7 +9,17 @@
 // whole limit back, a period after each request: one trial from idle tells the three apart
 // (identify.ts: edgeTrialPlan, edgeTrialVerdict).
 
-import { edgeTrialPlan, edgeTrialVerdict, midpoint, nextEdge, openedReading, windowLength, type Bracket, type EdgeKind, type OpenedWindow } from '../identify.js';
+import {
+  edgeTrialPlan,
+  edgeTrialVerdict,
+  midpoint,
+  nextEdge,
+  openedReading,
+  windowLength,
+  type Bracket,
+  type EdgeKind,
+  type OpenedWindow,
+} from '../identify.js';
 import type { FixedWindowModel } from '../limiters/index.js';
 import type { Sample } from '../types.js';
 import { pingAt, pingUntilAccepted } from './ping.js';
@@ -34,7 +44,12 @@ export interface EdgeFindings {
   notes: string[];
 }
 
-export async function windowEdgesPhase(probe: Probe, limit: number, firstEdge: Bracket, clumpEndMs: number): Promise<EdgeFindings> {
+export async function windowEdgesPhase(
+  probe: Probe,
+  limit: number,
+  firstEdge: Bracket,
+  clumpEndMs: number,
+): Promise<EdgeFindings> {
   const notes: string[] = [];
   const { edges, afterMs } = await walkEdges(probe, limit, firstEdge, clumpEndMs, notes);
   const length = windowLength(edges);
@@ -48,7 +63,9 @@ export async function windowEdgesPhase(probe: Probe, limit: number, firstEdge: B
   const openedLength = reading.agreeing ? reading.length : { lo: Infinity, hi: 0 };
   const trialLength = openedLength.lo <= openedLength.hi ? openedLength : length;
   if (!onClock && !pinned(trialLength, 2 * EDGE_PRECISION)) {
-    notes.push(`the window's edges were not pinned down (${edges.length} edges${length.lo > length.hi ? ', not evenly spaced' : ''})`);
+    notes.push(
+      `the window's edges were not pinned down (${edges.length} edges${length.lo > length.hi ? ', not evenly spaced' : ''})`,
+    );
     return { model: null, evidence: [], notes };
   }
   // A round window when the bracket holds one: the clock's next edge, several windows on from the
@@ -62,7 +79,9 @@ export async function windowEdgesPhase(probe: Probe, limit: number, firstEdge: B
   }
   if (trial === DISTURBED) trial = `its requests went out late ${TRIAL_ATTEMPTS} times`;
   if (typeof trial === 'string') {
-    notes.push(`where the edges fall (on the clock, at the first request, or sliding) was not tested (${trial})${onClock ? ': reported as a fixed window on the clock' : ''}`);
+    notes.push(
+      `where the edges fall (on the clock, at the first request, or sliding) was not tested (${trial})${onClock ? ': reported as a fixed window on the clock' : ''}`,
+    );
     return onClock ? clockModel(probe, limit, edges, length, notes, false) : { model: null, evidence: [], notes };
   }
   if (trial.kind === 'clock') return clockModel(probe, limit, edges, length, notes, true);
@@ -71,13 +90,20 @@ export async function windowEdgesPhase(probe: Probe, limit: number, firstEdge: B
     // first slot a period after the request that found the last edge, but one that counts refusals
     // lets it go sooner (each counted refusal pushes its oldest slot out), so that end is not sure.
     const period = midpoint(onClock ? length : trialLength);
-    return { model: null, slidingPeriod: { lo: period.value * 0.96, hi: period.value * 1.04, hiSure: onClock }, evidence: [trial.evidence], notes };
+    return {
+      model: null,
+      slidingPeriod: { lo: period.value * 0.96, hi: period.value * 1.04, hiSure: onClock },
+      evidence: [trial.evidence],
+      notes,
+    };
   }
   // The windows read before the trial, as opened ones, and the trial's; should they disagree beyond
   // one late request's misreading, the length is read again from the trial on.
   let windows = openedReading([...opened, ...(trial.window ? [trial.window] : [])]).agreeing;
   if (windows === null) {
-    notes.push("the windows read before the edge trial disagreed with it in length: the window's length was read again from the trial on");
+    notes.push(
+      "the windows read before the edge trial disagreed with it in length: the window's length was read again from the trial on",
+    );
     windows = trial.window ? [trial.window] : [];
   }
   if (trial.next) await walkOpenedWindows(probe, limit, windows, trial.next.startMs, trial.next.afterMs, notes);
@@ -89,7 +115,13 @@ export async function windowEdgesPhase(probe: Probe, limit: number, firstEdge: B
  * any lattice) as windows opened at the first request, or neither reading fits; each window then
  * filled with the rest of its limit. The edges, and the last request sent (ms).
  */
-async function walkEdges(probe: Probe, limit: number, firstEdge: Bracket, clumpEndMs: number, notes: string[]): Promise<{ edges: Bracket[]; afterMs: number }> {
+async function walkEdges(
+  probe: Probe,
+  limit: number,
+  firstEdge: Bracket,
+  clumpEndMs: number,
+  notes: string[],
+): Promise<{ edges: Bracket[]; afterMs: number }> {
   const edges: Bracket[] = [firstEdge];
   let afterMs = clumpEndMs;
   for (let w = 0; w < MAX_WINDOWS && !probe.outOfBudget(); w++) {
@@ -100,11 +132,20 @@ async function walkEdges(probe: Probe, limit: number, firstEdge: Bracket, clumpE
     // Opened windows read off a lattice's edges can agree by chance for a while (each reads the
     // window short by how late its opening request was): while the edges still fit a lattice, the
     // lattice is pinned too, and the trial decides between the two.
-    if (edges.length >= 3 && (pinned(lattice, EDGE_PRECISION) || (offLattice && reading.agreeing !== null && pinned(opened, EDGE_PRECISION)))) break;
+    if (
+      edges.length >= 3 &&
+      (pinned(lattice, EDGE_PRECISION) || (offLattice && reading.agreeing !== null && pinned(opened, EDGE_PRECISION)))
+    )
+      break;
     if (edges.length >= 2 && offLattice && opened.lo > opened.hi) break;
     const found =
       edges.length === 1
-        ? await pingUntilAccepted(probe, 'edges', afterMs, Math.max(firstGapMs(probe), (firstEdge.hi - firstEdge.lo) / 2))
+        ? await pingUntilAccepted(
+            probe,
+            'edges',
+            afterMs,
+            Math.max(firstGapMs(probe), (firstEdge.hi - firstEdge.lo) / 2),
+          )
         : await bisectEdge(probe, nextEdgeEitherWay(edges, lattice, opened, w), afterMs);
     if (!found.accepted) break;
     edges.push({ lo: Math.max(afterMs, found.lastRefused?.sentMs ?? afterMs), hi: found.accepted.sentMs });
@@ -122,7 +163,8 @@ async function walkEdges(probe: Probe, limit: number, firstEdge: Bracket, clumpE
 function nextEdgeEitherWay(edges: readonly Bracket[], lattice: Bracket, opened: Bracket, turn: number): Bracket {
   const ways: Bracket[] = [];
   if (lattice.lo <= lattice.hi) ways.push(nextEdge(edges, lattice));
-  if (opened.lo <= opened.hi) ways.push({ lo: edges[edges.length - 1]!.hi + opened.lo, hi: edges[edges.length - 1]!.hi + opened.hi });
+  if (opened.lo <= opened.hi)
+    ways.push({ lo: edges[edges.length - 1]!.hi + opened.lo, hi: edges[edges.length - 1]!.hi + opened.hi });
   return ways[turn % ways.length]!;
 }
 
@@ -132,7 +174,8 @@ const pinned = (b: Bracket, precision: number) => b.lo <= b.hi && midpoint(b).pr
 /** The rest of the window's limit after the request that found its edge, known to pass: the next edge is after it (returned, ms). */
 async function fillWindow(probe: Probe, limit: number, edgeFound: Sample, notes: string[]): Promise<number> {
   const { samples } = await probe.burstRun('edges', limit - 1, { exact: true });
-  if (samples.some((s) => s.answer === 'limited') && !notes.some((n) => n.startsWith('a window let fewer'))) notes.push(`a window let fewer than ${limit} requests through after its edge`);
+  if (samples.some((s) => s.answer === 'limited') && !notes.some((n) => n.startsWith('a window let fewer')))
+    notes.push(`a window let fewer than ${limit} requests through after its edge`);
   return Math.max(edgeFound.sentMs, ...samples.map((s) => s.sentMs));
 }
 
@@ -145,13 +188,21 @@ function openedWindows(edges: readonly Bracket[]): OpenedWindow[] {
  * More windows opened by the probe's own request, each with pings that bisect where it ends, until
  * its length is pinned and one more window confirmed it; the last request sent (ms).
  */
-async function walkOpenedWindows(probe: Probe, limit: number, opened: OpenedWindow[], startMs: number, afterMs: number, notes: string[]): Promise<number> {
+async function walkOpenedWindows(
+  probe: Probe,
+  limit: number,
+  opened: OpenedWindow[],
+  startMs: number,
+  afterMs: number,
+  notes: string[],
+): Promise<number> {
   let confirmed = false;
   for (let w = 0; w < MAX_WINDOWS && !probe.outOfBudget(); w++) {
     const reading = openedReading(opened);
     const length = reading.length;
     if (length.lo > length.hi) break;
-    const lengthPinned = reading.agreeing !== null && opened.length >= 2 && midpoint(length).precision <= EDGE_PRECISION;
+    const lengthPinned =
+      reading.agreeing !== null && opened.length >= 2 && midpoint(length).precision <= EDGE_PRECISION;
     if (lengthPinned && confirmed) break;
     let found: { accepted?: Sample; lastRefused?: Sample };
     if (lengthPinned) {
@@ -160,12 +211,19 @@ async function walkOpenedWindows(probe: Probe, limit: number, opened: OpenedWind
       if (check.contradicts) {
         // None set aside: the checking request itself went out late; the next window checks again.
         const kept = opened.filter((o) => !check.contradicts!(o));
-        if (kept.length < opened.length) notes.push(`a window's end was misread (a request that reached the limit late): ${opened.length - kept.length} of the window readings set aside`);
+        if (kept.length < opened.length)
+          notes.push(
+            `a window's end was misread (a request that reached the limit late): ${opened.length - kept.length} of the window readings set aside`,
+          );
         opened.splice(0, opened.length, ...kept);
       } else confirmed = found.accepted !== undefined;
     } else found = await bisectEdge(probe, { lo: startMs + length.lo, hi: startMs + length.hi }, afterMs);
     if (!found.accepted) break;
-    opened.push({ startMs, openMs: Math.max(afterMs, found.lastRefused?.sentMs ?? afterMs), closedMs: found.accepted.sentMs });
+    opened.push({
+      startMs,
+      openMs: Math.max(afterMs, found.lastRefused?.sentMs ?? afterMs),
+      closedMs: found.accepted.sentMs,
+    });
     startMs = found.accepted.sentMs;
     afterMs = await fillWindow(probe, limit, found.accepted, notes);
   }
@@ -178,34 +236,62 @@ async function walkOpenedWindows(probe: Probe, limit: number, opened: OpenedWind
  * misreads one window's end, and the windows after it, pinged where that reading says, agree with
  * it; what the check contradicts says which readings to set aside.
  */
-async function confirmLength(probe: Probe, length: Bracket, startMs: number, afterMs: number): Promise<{ found: { accepted?: Sample; lastRefused?: Sample }; contradicts?: (o: OpenedWindow) => boolean }> {
+async function confirmLength(
+  probe: Probe,
+  length: Bracket,
+  startMs: number,
+  afterMs: number,
+): Promise<{ found: { accepted?: Sample; lastRefused?: Sample }; contradicts?: (o: OpenedWindow) => boolean }> {
   const margin = 2 * EDGE_PRECISION * midpoint(length).value;
   const short = await pingAt(probe, 'edges', Math.max(afterMs, startMs + length.lo - margin));
-  if (short?.answer === 'accepted') return { found: { accepted: short }, contradicts: (o) => o.openMs - o.startMs >= short.sentMs - startMs };
+  if (short?.answer === 'accepted')
+    return { found: { accepted: short }, contradicts: (o) => o.openMs - o.startMs >= short.sentMs - startMs };
   if (short?.answer !== 'limited') return { found: {} };
   const past = await pingAt(probe, 'edges', startMs + length.hi + margin);
   if (past?.answer === 'accepted') return { found: { accepted: past, lastRefused: short } };
   if (past?.answer !== 'limited') return { found: { lastRefused: short } };
   // Still refused past the end: find it, and set aside the readings that ended before this.
   const rest = await pingUntilAccepted(probe, 'edges', past.sentMs, margin);
-  return { found: { ...(rest.accepted ? { accepted: rest.accepted } : {}), lastRefused: rest.lastRefused ?? past }, contradicts: (o) => o.closedMs - o.startMs <= past.sentMs - startMs };
+  return {
+    found: { ...(rest.accepted ? { accepted: rest.accepted } : {}), lastRefused: rest.lastRefused ?? past },
+    contradicts: (o) => o.closedMs - o.startMs <= past.sentMs - startMs,
+  };
 }
 
 /** A window that lets its limit through after each edge, and whose edges stay put on the clock. */
-function clockModel(probe: Probe, limit: number, edges: readonly Bracket[], length: Bracket, notes: string[], tested: boolean): EdgeFindings {
+function clockModel(
+  probe: Probe,
+  limit: number,
+  edges: readonly Bracket[],
+  length: Bracket,
+  notes: string[],
+  tested: boolean,
+): EdgeFindings {
   const w = midpoint(length);
   const windowMs = exactWindow(length);
   const exact = windowMs !== w.value;
   // The first edge as every bracket, moved back by its whole windows, allows it: the narrow ones decide.
   const firstMs = clockEdge(edges, windowMs);
   // Rounded to the ms before wrapping, so an edge a fraction of a ms before a multiple reads 0, not a whole window.
-  const phaseMs = (((Math.round(exact ? probe.startedEpochMs + firstMs : firstMs) % windowMs) + windowMs) % windowMs) % Math.round(windowMs);
+  const phaseMs =
+    (((Math.round(exact ? probe.startedEpochMs + firstMs : firstMs) % windowMs) + windowMs) % windowMs) %
+    Math.round(windowMs);
   return {
-    model: { kind: 'fixed-window', limit, window_s: Math.round(windowMs) / 1000, phase_s: Math.round(phaseMs) / 1000, counts_refused: false },
+    model: {
+      kind: 'fixed-window',
+      limit,
+      window_s: Math.round(windowMs) / 1000,
+      phase_s: Math.round(phaseMs) / 1000,
+      counts_refused: false,
+    },
     evidence: [
       `${edges.length} window edges ${fmt(w.value)} apart (±${(w.precision * 100).toFixed(1)} %${exact ? `: ${fmt(windowMs)}` : ''}), ${limit} requests let through after each: a fixed window, ` +
         `edges at ${(Math.round(phaseMs) / 1000).toFixed(3)} s past every multiple of ${fmt(windowMs)} ${exact ? 'of Unix time' : "of the probe's clock"}`,
-      ...(tested ? [`a window filled from idle was let in again just past the clock's next edge, well before a window after its first request: the edges stay put whatever the client does`] : []),
+      ...(tested
+        ? [
+            `a window filled from idle was let in again just past the clock's next edge, well before a window after its first request: the edges stay put whatever the client does`,
+          ]
+        : []),
       REFUSALS_FORGIVEN,
     ],
     notes,
@@ -213,17 +299,31 @@ function clockModel(probe: Probe, limit: number, edges: readonly Bracket[], leng
 }
 
 /** A window that opens at the client's first request after the last one ended. */
-function openedModel(limit: number, opened: readonly OpenedWindow[], trialEvidence: string, notes: string[]): EdgeFindings {
+function openedModel(
+  limit: number,
+  opened: readonly OpenedWindow[],
+  trialEvidence: string,
+  notes: string[],
+): EdgeFindings {
   const reading = openedReading(opened);
   const length = reading.length;
   if (reading.agreeing === null || !pinned(length, 2 * EDGE_PRECISION)) {
-    notes.push(`windows open at the client's first request, but their length was not pinned down (${opened.length} windows${reading.agreeing === null ? ', of different lengths' : ''})`);
+    notes.push(
+      `windows open at the client's first request, but their length was not pinned down (${opened.length} windows${reading.agreeing === null ? ', of different lengths' : ''})`,
+    );
     return { model: null, evidence: [trialEvidence], notes };
   }
   const w = midpoint(length);
   const windowMs = exactWindow(length);
   return {
-    model: { kind: 'fixed-window', limit, window_s: Math.round(windowMs) / 1000, phase_s: 0, counts_refused: false, edges: 'first-request' },
+    model: {
+      kind: 'fixed-window',
+      limit,
+      window_s: Math.round(windowMs) / 1000,
+      phase_s: 0,
+      counts_refused: false,
+      edges: 'first-request',
+    },
     evidence: [
       `${opened.length} windows opened by the probe's own request, each over ${fmt(w.value)} after it (±${(w.precision * 100).toFixed(1)} %${windowMs !== w.value ? `: ${fmt(windowMs)}` : ''}), ${limit} requests let through in each: ` +
         'a fixed window starting at the first request after a window ends (its edges move with the client, so they have no phase)',
@@ -234,7 +334,8 @@ function openedModel(limit: number, opened: readonly OpenedWindow[], trialEviden
   };
 }
 
-const REFUSALS_FORGIVEN = 'refused requests cannot matter to a fixed window (its count starts afresh at each edge): reported as not counting';
+const REFUSALS_FORGIVEN =
+  'refused requests cannot matter to a fixed window (its count starts afresh at each edge): reported as not counting';
 
 /**
  * Windows are configured in round figures (1 s, 500 ms, 1 min): a tenth of a second within the
@@ -247,7 +348,10 @@ function exactWindow(length: Bracket): number {
 
 /** One clock edge (ms, the probe's clock), from every edge bracket moved back by its whole windows: the narrow ones decide. */
 function clockEdge(edges: readonly Bracket[], windowMs: number): number {
-  const first = { lo: Math.max(...edges.map((e, k) => e.lo - k * windowMs)), hi: Math.min(...edges.map((e, k) => e.hi - k * windowMs)) };
+  const first = {
+    lo: Math.max(...edges.map((e, k) => e.lo - k * windowMs)),
+    hi: Math.min(...edges.map((e, k) => e.hi - k * windowMs)),
+  };
   return first.lo <= first.hi ? midpoint(first).value : midpoint(edges[0]!).value;
 }
 
@@ -266,9 +370,20 @@ interface TrialOutcome {
  * next edge (when the edges may be on the clock), and a clump a window after the first. Why it
  * could not run, as a string, when it did not; DISTURBED when its requests went out late.
  */
-async function edgeTrial(probe: Probe, limit: number, length: Bracket, lastSentMs: number, clock: { edgeMs: number; windowMs: number } | undefined): Promise<TrialOutcome | string> {
+async function edgeTrial(
+  probe: Probe,
+  limit: number,
+  length: Bracket,
+  lastSentMs: number,
+  clock: { edgeMs: number; windowMs: number } | undefined,
+): Promise<TrialOutcome | string> {
   const idleMs = 1.03 * Math.max(length.hi, clock?.windowMs ?? 0);
-  const plan = edgeTrialPlan({ length, burstSendMs: ((limit - 1) * 1000) / probe.maxRps, notBeforeMs: lastSentMs + idleMs, ...(clock ? { clock } : {}) });
+  const plan = edgeTrialPlan({
+    length,
+    burstSendMs: ((limit - 1) * 1000) / probe.maxRps,
+    notBeforeMs: lastSentMs + idleMs,
+    ...(clock ? { clock } : {}),
+  });
   if (plan === null) return `the limit takes too long to send at ${probe.maxRps} req/s`;
   if (plan.clumpMs + 0.1 * length.hi > probe.maxDurationMs) return 'no time left';
   const first = await pingAt(probe, 'edges', plan.firstMs);
@@ -279,7 +394,8 @@ async function edgeTrial(probe: Probe, limit: number, length: Bracket, lastSentM
   // (a sliding log that counted earlier refusals let fewer through per window than it holds).
   const { samples: burst } = await probe.burstRun('edges', 2 * limit + 5);
   const late = (sentMs: number, plannedMs: number) => sentMs > plannedMs + plan.lateMs;
-  if (late(first.sentMs, plan.firstMs) || late(Math.max(first.sentMs, ...burst.map((s) => s.sentMs)), plan.burstEndMs)) return DISTURBED;
+  if (late(first.sentMs, plan.firstMs) || late(Math.max(first.sentMs, ...burst.map((s) => s.sentMs)), plan.burstEndMs))
+    return DISTURBED;
   const ping = plan.pingMs === null ? undefined : await pingAt(probe, 'edges', plan.pingMs);
   if (plan.pingMs !== null && ping === undefined) return 'no time left';
   if (ping && late(ping.sentMs, plan.pingMs!)) return DISTURBED;
@@ -293,7 +409,10 @@ async function edgeTrial(probe: Probe, limit: number, length: Bracket, lastSentM
   const kind = edgeTrialVerdict(limit, ping ? false : null, passed);
   const after = fmt(Math.min(...clump.map((s) => s.sentMs)) - first.sentMs);
   if (kind === 'sliding') {
-    return { kind, evidence: `one request from idle, the rest of the limit ${fmt(plan.burstMs - plan.firstMs)} later: ${after} after the first, ${passed} passed, as a sliding log frees the first request's slot alone (a window that reset would have let ${limit} through)` };
+    return {
+      kind,
+      evidence: `one request from idle, the rest of the limit ${fmt(plan.burstMs - plan.firstMs)} later: ${after} after the first, ${passed} passed, as a sliding log frees the first request's slot alone (a window that reset would have let ${limit} through)`,
+    };
   }
   // At least three passed (edgeTrialVerdict): the first of them opened the next window.
   const opener = [...clump].sort((a, b) => a.sentMs - b.sentMs).find((s) => s.answer === 'accepted')!;
@@ -309,7 +428,11 @@ async function edgeTrial(probe: Probe, limit: number, length: Bracket, lastSentM
 }
 
 /** Pings where the next edge can be: the middle, then the middle of what is left, then the far end. */
-async function bisectEdge(probe: Probe, where: Bracket, afterMs: number): Promise<{ accepted?: Sample; lastRefused?: Sample }> {
+async function bisectEdge(
+  probe: Probe,
+  where: Bracket,
+  afterMs: number,
+): Promise<{ accepted?: Sample; lastRefused?: Sample }> {
   let lo = Math.max(where.lo, afterMs);
   let lastRefused: Sample | undefined;
   for (let i = 0; i < 2; i++) {
@@ -321,7 +444,10 @@ async function bisectEdge(probe: Probe, where: Bracket, afterMs: number): Promis
   }
   // Past where the lattice says the edge must be; should it not be, keep looking with growing gaps.
   const rest = await pingUntilAccepted(probe, 'edges', Math.max(lo, where.hi) - 1, 2);
-  return { ...(rest.accepted ? { accepted: rest.accepted } : {}), ...((rest.lastRefused ?? lastRefused) ? { lastRefused: rest.lastRefused ?? lastRefused } : {}) };
+  return {
+    ...(rest.accepted ? { accepted: rest.accepted } : {}),
+    ...((rest.lastRefused ?? lastRefused) ? { lastRefused: rest.lastRefused ?? lastRefused } : {}),
+  };
 }
 
 const fmt = (ms: number) => `${(ms / 1000).toFixed(3)} s`;

@@ -28,7 +28,11 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
     // After the drain filled a window, it came back within one window (the ping that found it up
     // to half as late again): a much longer first recovery says the edges were not a window's own
     // (HAProxy's counter, forgetting a period at once, looks like one for a while).
-    const edgeMs = edges.model ? edges.model.window_s * 1000 : edges.slidingPeriod ? (edges.slidingPeriod.lo + edges.slidingPeriod.hi) / 2 : null;
+    const edgeMs = edges.model
+      ? edges.model.window_s * 1000
+      : edges.slidingPeriod
+        ? (edges.slidingPeriod.lo + edges.slidingPeriod.hi) / 2
+        : null;
     const contradicted = edgeMs !== null && found.figures.recoveryMs > 1.6 * edgeMs;
     if (edges.model && !contradicted) return { limiter: edges.model, evidence: edges.evidence, notes: edges.notes };
     if (edges.slidingPeriod && !contradicted) {
@@ -38,8 +42,17 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
       // sure only when the edges were read off the clock); from below the drain bounds it (the
       // limit was still shut then), unseen.
       const lo = Math.min(edges.slidingPeriod.lo, drainLowerEnd(found));
-      const period = await slidingPeriodPhase(probe, Math.max(limit, drain.limit), { lo, hi: edges.slidingPeriod.hi, hiSure: edges.slidingPeriod.hiSure, forgetsInOnePeriod: true });
-      return { limiter: period.model, evidence: [...edges.evidence, ...period.evidence], notes: [...edges.notes, ...period.notes] };
+      const period = await slidingPeriodPhase(probe, Math.max(limit, drain.limit), {
+        lo,
+        hi: edges.slidingPeriod.hi,
+        hiSure: edges.slidingPeriod.hiSure,
+        forgetsInOnePeriod: true,
+      });
+      return {
+        limiter: period.model,
+        evidence: [...edges.evidence, ...period.evidence],
+        notes: [...edges.notes, ...period.notes],
+      };
     }
     // No window of its own (or one the first recovery contradicts): measure it as a sliding window from idle.
     const why = contradicted
@@ -72,7 +85,8 @@ function drainPeriodBracket(found: ShapeFindings, samples: readonly Sample[]): I
 }
 
 /** The last refused request before the first recovery, from the drain's start (ms): the limit was still shut. */
-const drainLowerEnd = ({ drain, recovery }: ShapeFindings): number => (recovery.lastRefused?.sentMs ?? drain.refusal.sentMs) - drain.firstMs;
+const drainLowerEnd = ({ drain, recovery }: ShapeFindings): number =>
+  (recovery.lastRefused?.sentMs ?? drain.refusal.sentMs) - drain.firstMs;
 
 /** The Estimate's figures from an identified window. */
 export function windowFigures(model: LimiterModel & { kind: 'fixed-window' | 'sliding-window' }) {

@@ -62,7 +62,8 @@ function unsignedBytes(n: number): Buffer {
 export function oid(dotted: string): Buffer {
   const arcs = dotted.split('.').map(Number);
   const [a, b, ...rest] = arcs;
-  if (a === undefined || b === undefined || arcs.some((x) => !Number.isSafeInteger(x) || x < 0)) throw new RangeError(`not an OID: ${dotted}`);
+  if (a === undefined || b === undefined || arcs.some((x) => !Number.isSafeInteger(x) || x < 0))
+    throw new RangeError(`not an OID: ${dotted}`);
   const out = [...base128(40 * a + b)];
   for (const arc of rest) out.push(...base128(arc));
   return tlv(OBJECT_IDENTIFIER, Buffer.from(out));
@@ -88,7 +89,7 @@ export function namedBits(bits: readonly number[]): Buffer {
   const bytes = Buffer.alloc(Math.floor(highest / 8) + 1);
   for (const bit of bits) {
     const i = Math.floor(bit / 8);
-    bytes[i] = (bytes[i] ?? 0) | (0x80 >> bit % 8);
+    bytes[i] = (bytes[i] ?? 0) | (0x80 >> (bit % 8));
   }
   return tlv(BIT_STRING, Buffer.from([7 - (highest % 8)]), bytes);
 }
@@ -103,9 +104,12 @@ export const utf8String = (text: string): Buffer => tlv(UTF8_STRING, Buffer.from
  */
 export function time(date: Date): Buffer {
   const year = date.getUTCFullYear();
-  if (year < 1950 || year > 9999) throw new RangeError(`certificate dates run from 1950 to 9999, not ${date.toISOString()}`);
+  if (year < 1950 || year > 9999)
+    throw new RangeError(`certificate dates run from 1950 to 9999, not ${date.toISOString()}`);
   const digits = date.toISOString().replace(/[-:T]/g, '').slice(0, 14) + 'Z';
-  return year < 2050 ? tlv(UTC_TIME, Buffer.from(digits.slice(2), 'ascii')) : tlv(GENERALIZED_TIME, Buffer.from(digits, 'ascii'));
+  return year < 2050
+    ? tlv(UTC_TIME, Buffer.from(digits.slice(2), 'ascii'))
+    : tlv(GENERALIZED_TIME, Buffer.from(digits, 'ascii'));
 }
 
 /** [n] EXPLICIT: a constructed context-specific tag wrapped around a whole element. */

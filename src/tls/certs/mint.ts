@@ -56,7 +56,10 @@ export function mintPki(o: PkiOptions): Pki {
  * share one CA but not one validity (the emulator's production certificate about to expire).
  * With an intermediate, every server certificate comes with the chain a server sends.
  */
-export function mintPkiWithIssuer(o: PkiOptions): { pki: Pki; issue(leaf: ServerCertificateOptions): ServerCertificate } {
+export function mintPkiWithIssuer(o: PkiOptions): {
+  pki: Pki;
+  issue(leaf: ServerCertificateOptions): ServerCertificate;
+} {
   const window = validity(o);
   const { notBefore, notAfter, nowMs } = window;
   // The CAs are valid now and throughout the leaf's window, so a test of an expired or not yet
@@ -124,7 +127,9 @@ function validity(o: ServerCertificateOptions): Window {
   const notBefore = o.notBefore ?? new Date(nowMs - HOUR_MS);
   const notAfter = o.notAfter ?? new Date(nowMs + 365 * DAY_MS);
   if (notAfter.getTime() <= notBefore.getTime()) {
-    throw new RangeError(`a certificate must end after it starts: ${notBefore.toISOString()} to ${notAfter.toISOString()}`);
+    throw new RangeError(
+      `a certificate must end after it starts: ${notBefore.toISOString()} to ${notAfter.toISOString()}`,
+    );
   }
   return { notBefore, notAfter, nowMs };
 }

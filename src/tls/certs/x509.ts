@@ -7,7 +7,20 @@
 import { createHash, sign, type KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
-import { bitString, boolean, explicit, implicit, integer, namedBits, octetString, oid, sequence, set, time, utf8String } from './der.js';
+import {
+  bitString,
+  boolean,
+  explicit,
+  implicit,
+  integer,
+  namedBits,
+  octetString,
+  oid,
+  sequence,
+  set,
+  time,
+  utf8String,
+} from './der.js';
 
 export interface DistinguishedName {
   commonName: string;
@@ -76,7 +89,10 @@ export function certificateDer(f: CertificateFields): Buffer {
 
 /** PEM (RFC 7468): base64 in lines of 64 between the BEGIN and END lines. */
 export function certificatePem(der: Uint8Array): string {
-  const lines = Buffer.from(der).toString('base64').match(/.{1,64}/g) ?? [];
+  const lines =
+    Buffer.from(der)
+      .toString('base64')
+      .match(/.{1,64}/g) ?? [];
   return `-----BEGIN CERTIFICATE-----\n${lines.join('\n')}\n-----END CERTIFICATE-----\n`;
 }
 
@@ -85,13 +101,20 @@ export function certificatePem(der: Uint8Array): string {
 // so a leaf's issuer is byte for byte its CA's subject, which is how chains are matched.
 function name(dn: DistinguishedName): Buffer {
   const rdn = (type: string, value: string) => set(sequence(oid(type), utf8String(value)));
-  return sequence(rdn(OID.commonName, dn.commonName), ...(dn.organization === undefined ? [] : [rdn(OID.organization, dn.organization)]));
+  return sequence(
+    rdn(OID.commonName, dn.commonName),
+    ...(dn.organization === undefined ? [] : [rdn(OID.organization, dn.organization)]),
+  );
 }
 
 function extensions(f: CertificateFields): Buffer[] {
   const ids = [extension(OID.subjectKeyIdentifier, false, octetString(keyIdentifier(f.subjectKey)))];
   // keyIdentifier is [0] IMPLICIT OCTET STRING inside the AuthorityKeyIdentifier SEQUENCE.
-  const authority = extension(OID.authorityKeyIdentifier, false, sequence(implicit(0, keyIdentifier(f.issuerKey.publicKey))));
+  const authority = extension(
+    OID.authorityKeyIdentifier,
+    false,
+    sequence(implicit(0, keyIdentifier(f.issuerKey.publicKey))),
+  );
   if (f.profile.ca) {
     return [
       // cA TRUE with a pathLenConstraint: by default 0, it signs leaves only, never another CA.
@@ -152,4 +175,5 @@ export function ipBytes(address: string): Buffer {
   return out;
 }
 
-const hexGroups = ([a = 0, b = 0, c = 0, d = 0]: number[]) => `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+const hexGroups = ([a = 0, b = 0, c = 0, d = 0]: number[]) =>
+  `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;

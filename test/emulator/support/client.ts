@@ -77,7 +77,8 @@ export async function start(options: EmulatorOptions = {}): Promise<Running> {
     const res = await request(base + path, { method: method as 'GET', headers, body, dispatcher: agent });
     const text = await res.body.text();
     const flat: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k] = Array.isArray(v) ? v.join(', ') : v;
+    for (const [k, v] of Object.entries(res.headers))
+      if (v !== undefined) flat[k] = Array.isArray(v) ? v.join(', ') : v;
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -88,7 +89,12 @@ export async function start(options: EmulatorOptions = {}): Promise<Running> {
   };
 
   const issue = (env = 0, credentials = emu.environments[env]?.credentials) =>
-    call('POST', '/tokens', { json: { token: { client_id: credentials?.clientId, client_secret: credentials?.clientSecret } } }, env);
+    call(
+      'POST',
+      '/tokens',
+      { json: { token: { client_id: credentials?.clientId, client_secret: credentials?.clientSecret } } },
+      env,
+    );
 
   return {
     emu,

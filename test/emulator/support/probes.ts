@@ -61,7 +61,8 @@ const isJsonError = (a: Answer, error: string) =>
 
 const BUSINESS = ['/v1/evaluation', '/v1/ach_transactions'];
 
-const carriesCredentialHeader = (a: Answer) => ['set-cookie', 'authorization', 'x-api-key'].some((h) => a.headers[h] !== undefined);
+const carriesCredentialHeader = (a: Answer) =>
+  ['set-cookie', 'authorization', 'x-api-key'].some((h) => a.headers[h] !== undefined);
 
 async function allBusiness(s: Running, judge: (path: string) => Promise<boolean>): Promise<boolean> {
   const results = await Promise.all(BUSINESS.map(judge));
@@ -91,7 +92,9 @@ const probes = [
     run: async ({ main }) => {
       const port = portOf(main.emu.url);
       const suites = ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256'];
-      const results = await Promise.all(suites.map((c) => handshake(port, main.emu.caPem, { minVersion: 'TLSv1.3', ciphers: c })));
+      const results = await Promise.all(
+        suites.map((c) => handshake(port, main.emu.caPem, { minVersion: 'TLSv1.3', ciphers: c })),
+      );
       return results.every((h, i) => h.ok && h.protocol === 'TLSv1.3' && h.cipher === suites[i]);
     },
   },
@@ -105,7 +108,9 @@ const probes = [
     run: async ({ main }) => {
       const port = portOf(main.emu.url);
       const results = await Promise.all(
-        ['TLS_AES_128_CCM_SHA256', 'TLS_AES_128_CCM_8_SHA256'].map((c) => handshake(port, main.emu.caPem, { minVersion: 'TLSv1.3', ciphers: c })),
+        ['TLS_AES_128_CCM_SHA256', 'TLS_AES_128_CCM_8_SHA256'].map((c) =>
+          handshake(port, main.emu.caPem, { minVersion: 'TLSv1.3', ciphers: c }),
+        ),
       );
       return results.every((h) => !h.ok);
     },
@@ -162,7 +167,10 @@ const probes = [
       // Warm 20 connections first, so the token requests arrive together rather than a handshake apart.
       await Promise.all(Array.from({ length: 20 }, () => main.call('POST', '/tokens/health_check')));
       const answers = await Promise.all(Array.from({ length: 20 }, () => main.issue()));
-      need(answers.every((a) => a.status === 200), 'not every call got a token');
+      need(
+        answers.every((a) => a.status === 200),
+        'not every call got a token',
+      );
       return new Set(answers.map((a) => (a.json as { token: unknown }).token)).size === 1;
     },
   },
@@ -209,7 +217,9 @@ const probes = [
         await main.issue(0, { ...main.emu.credentials, clientSecret: 'wrong' }),
         await main.issue(0, { ...main.emu.credentials, clientId: 'nobody' }),
       ];
-      return answers.every((a) => a.status === 401 && !/"(access_?)?token"/i.test(a.text) && !carriesCredentialHeader(a));
+      return answers.every(
+        (a) => a.status === 401 && !/"(access_?)?token"/i.test(a.text) && !carriesCredentialHeader(a),
+      );
     },
   },
   {
@@ -220,8 +230,14 @@ const probes = [
     name: 'token.rejects-bad-body',
     run: async ({ main }) => {
       const { clientId, clientSecret } = main.emu.credentials;
-      const bodies = ['not json', JSON.stringify({ client_id: clientId, client_secret: clientSecret }), JSON.stringify({ token: { client_id: clientId } })];
-      const answers = await Promise.all(bodies.map((body) => main.call('POST', '/tokens', { body, headers: { 'content-type': 'application/json' } })));
+      const bodies = [
+        'not json',
+        JSON.stringify({ client_id: clientId, client_secret: clientSecret }),
+        JSON.stringify({ token: { client_id: clientId } }),
+      ];
+      const answers = await Promise.all(
+        bodies.map((body) => main.call('POST', '/tokens', { body, headers: { 'content-type': 'application/json' } })),
+      );
       return answers.every((a) => a.status === 400);
     },
   },
@@ -230,11 +246,19 @@ const probes = [
     name: 'token.bad-body-carries-nothing',
     run: async ({ main }) => {
       const { clientId, clientSecret } = main.emu.credentials;
-      const bodies = ['not json', JSON.stringify({ client_id: clientId, client_secret: clientSecret }), JSON.stringify({ token: { client_id: clientId } })];
-      const answers = await Promise.all(bodies.map((body) => main.call('POST', '/tokens', { body, headers: { 'content-type': 'application/json' } })));
+      const bodies = [
+        'not json',
+        JSON.stringify({ client_id: clientId, client_secret: clientSecret }),
+        JSON.stringify({ token: { client_id: clientId } }),
+      ];
+      const answers = await Promise.all(
+        bodies.map((body) => main.call('POST', '/tokens', { body, headers: { 'content-type': 'application/json' } })),
+      );
       const refusals = answers.filter((a) => a.status >= 400 && a.status < 500);
       need(refusals.length > 0, 'no bad body was refused');
-      return refusals.every((a) => !/"(access_)?token"\s*:\s*"|access_token=/.test(a.text) && !carriesCredentialHeader(a));
+      return refusals.every(
+        (a) => !/"(access_)?token"\s*:\s*"|access_token=/.test(a.text) && !carriesCredentialHeader(a),
+      );
     },
   },
   {
@@ -247,8 +271,14 @@ const probes = [
         await main.issue(0, { ...creds, clientId: 'nobody' }),
         await main.call('POST', '/tokens', { json: { client_id: creds.clientId, client_secret: creds.clientSecret } }),
       ];
-      const forms = [creds.clientSecret, JSON.stringify(creds.clientSecret).slice(1, -1), Buffer.from(creds.clientSecret).toString('hex')];
-      return answers.every((a) => !forms.some((f) => a.text.includes(f) || Object.values(a.headers).some((h) => h.includes(f))));
+      const forms = [
+        creds.clientSecret,
+        JSON.stringify(creds.clientSecret).slice(1, -1),
+        Buffer.from(creds.clientSecret).toString('hex'),
+      ];
+      return answers.every(
+        (a) => !forms.some((f) => a.text.includes(f) || Object.values(a.headers).some((h) => h.includes(f))),
+      );
     },
   },
   {
@@ -256,7 +286,13 @@ const probes = [
     run: async ({ main }) => {
       const a = await main.call('POST', '/tokens/health_check');
       const isObject = typeof a.json === 'object' && a.json !== null;
-      return a.status === 200 && a.headers['content-type']?.startsWith('text/plain') === true && !isObject && /alive/i.test(a.text) && !a.text.includes('\n');
+      return (
+        a.status === 200 &&
+        a.headers['content-type']?.startsWith('text/plain') === true &&
+        !isObject &&
+        /alive/i.test(a.text) &&
+        !a.text.includes('\n')
+      );
     },
   },
   {
@@ -273,7 +309,9 @@ const probes = [
     name: 'validate.valid',
     run: async ({ main }) => {
       const token = await anyToken(main);
-      const answers = await Promise.all(['GET', 'POST'].map((m) => main.call(m, '/tokens/validate', { bearer: token })));
+      const answers = await Promise.all(
+        ['GET', 'POST'].map((m) => main.call(m, '/tokens/validate', { bearer: token })),
+      );
       return answers.every((a) => {
         const body = a.json as { valid?: unknown; message?: unknown } | undefined;
         return a.status === 200 && body?.valid === true && typeof body.message === 'string';
@@ -297,7 +335,9 @@ const probes = [
     name: 'validate.rejects-forged',
     run: async ({ main }) => {
       const token = await anyToken(main);
-      const forged = [0, token.length >> 1, token.length - 1].map((i) => `${token.slice(0, i)}${token[i] === 'A' ? 'B' : 'A'}${token.slice(i + 1)}`);
+      const forged = [0, token.length >> 1, token.length - 1].map(
+        (i) => `${token.slice(0, i)}${token[i] === 'A' ? 'B' : 'A'}${token.slice(i + 1)}`,
+      );
       const answers = await Promise.all(forged.map((bearer) => main.call('GET', '/tokens/validate', { bearer })));
       return answers.every((a) => a.status === 401);
     },
@@ -326,25 +366,37 @@ const probes = [
     run: async ({ main }) => {
       const token = await anyToken(main);
       return allBusiness(main, async (path) => {
-        const a = await main.call('POST', path, { bearer: token, body: '[1]', headers: { 'content-type': 'application/json' } });
+        const a = await main.call('POST', path, {
+          bearer: token,
+          body: '[1]',
+          headers: { 'content-type': 'application/json' },
+        });
         return a.status === 400 && isJsonError(a, 'invalid_request');
       });
     },
   },
   {
     name: 'business.rejects-missing',
-    run: async ({ main }) => allBusiness(main, async (path) => (await main.call('POST', path, { json: {} })).status === 401),
+    run: async ({ main }) =>
+      allBusiness(main, async (path) => (await main.call('POST', path, { json: {} })).status === 401),
   },
   {
     name: 'business.rejects-unknown',
-    run: async ({ main }) => allBusiness(main, async (path) => (await main.call('POST', path, { json: {}, bearer: 'not-a-token' })).status === 401),
+    run: async ({ main }) =>
+      allBusiness(
+        main,
+        async (path) => (await main.call('POST', path, { json: {}, bearer: 'not-a-token' })).status === 401,
+      ),
   },
   {
     name: 'business.rejects-expired',
     run: async ({ main }) => {
       const token = await anyToken(main);
       expireAll(main);
-      return allBusiness(main, async (path) => (await main.call('POST', path, { json: {}, bearer: token })).status === 401);
+      return allBusiness(
+        main,
+        async (path) => (await main.call('POST', path, { json: {}, bearer: token })).status === 401,
+      );
     },
   },
   {
@@ -354,7 +406,10 @@ const probes = [
         await main.issue(0, { ...main.emu.credentials, clientSecret: 'wrong' }),
         await main.call('GET', '/tokens/validate', { bearer: 'not-a-token' }),
       ];
-      need(answers.every((a) => a.status === 401), 'no 401 to judge');
+      need(
+        answers.every((a) => a.status === 401),
+        'no 401 to judge',
+      );
       return answers.every((a) => isJsonError(a, 'unauthorized'));
     },
   },
@@ -374,7 +429,10 @@ const probes = [
     name: 'env.isolation',
     run: async ({ main }) => {
       const [sandbox, production] = main.emu.environments.map((e) => e.credentials);
-      need((await main.issue(0, sandbox)).status === 200 && (await main.issue(1, production)).status === 200, 'own credentials fail');
+      need(
+        (await main.issue(0, sandbox)).status === 200 && (await main.issue(1, production)).status === 200,
+        'own credentials fail',
+      );
       const crossed = [await main.issue(1, sandbox), await main.issue(0, production)];
       return crossed.every((a) => a.status === 401);
     },
@@ -424,7 +482,10 @@ export async function runProbes(faults: readonly string[]): Promise<Record<Probe
   const options = { faults: [...faults] as never[], environments: ['sandbox', 'production'], tokenTtlS: 60 };
   const main = await start({ ...options, rateLimit: { rps: 10_000, burst: 10_000 } });
   let limited: Promise<Running> | undefined;
-  const ctx: ProbeContext = { main, limited: () => (limited ??= start({ ...options, rateLimit: { rps: 1, burst: 3 } })) };
+  const ctx: ProbeContext = {
+    main,
+    limited: () => (limited ??= start({ ...options, rateLimit: { rps: 1, burst: 3 } })),
+  };
   const verdicts = {} as Record<ProbeName, Verdict>;
   try {
     for (const probe of probes) {

@@ -9,7 +9,13 @@ import { ClientInstance } from '../../../src/ratelimit/fleet/instance.js';
 
 const adaptive = () =>
   new ClientInstance(
-    { policy: { name: 'adaptive', base_ms: 50, cap_ms: 2_000, max_retries: 6, honour_retry_after: false }, rate_rps: 10, backlog: 0, phase_ms: 0, arrivals_until_ms: 10_000 },
+    {
+      policy: { name: 'adaptive', base_ms: 50, cap_ms: 2_000, max_retries: 6, honour_retry_after: false },
+      rate_rps: 10,
+      backlog: 0,
+      phase_ms: 0,
+      arrivals_until_ms: 10_000,
+    },
     // The draw that rejects whenever the probability is above zero.
     () => 0,
   );

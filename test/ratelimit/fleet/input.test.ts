@@ -40,7 +40,9 @@ describe('--fleet and rate_limit.fleet', () => {
       expect(err.exitCode).toBe(2);
       expect(err.message).toBe(`--fleet must be a whole number of client instances from 1 to 100000, got ${bad}`);
     }
-    expect(thrown(() => parseCommandLine(['check', '--fleet', '4'])).message).toMatch(/--fleet does not apply to `ces-harness check`/);
+    expect(thrown(() => parseCommandLine(['check', '--fleet', '4'])).message).toMatch(
+      /--fleet does not apply to `ces-harness check`/,
+    );
   });
 
   it('reads rate_limit.fleet from the config, naming the key when it is out of range', () => {
@@ -65,7 +67,9 @@ describe('--fleet and rate_limit.fleet', () => {
   it('the built CLI refuses --fleet 0 with exit 2 and one line, before starting anything', async () => {
     const res = await runCli(['ratelimit', '--fleet', '0'], { timeoutMs: 20_000 });
     expect(res.code).toBe(2);
-    expect(res.stderr.trim().split('\n')).toEqual(['ces-harness: --fleet must be a whole number of client instances from 1 to 100000, got 0']);
+    expect(res.stderr.trim().split('\n')).toEqual([
+      'ces-harness: --fleet must be a whole number of client instances from 1 to 100000, got 0',
+    ]);
     expect(res.stdout).toBe('');
   });
 });

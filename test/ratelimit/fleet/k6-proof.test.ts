@@ -42,16 +42,14 @@ const CASES: ProofCase[] = [
     ],
     durationS: 8,
   },
-  ...(['admitted', 'every'] as const).map(
-    (recipe): ProofCase => ({
-      limiter: { kind: 'haproxy', limit: 40, periodMs: 1000, recipe },
-      runs: [
-        { instances: 4, policy: 'decorrelated-jitter' },
-        { instances: 16, policy: 'decorrelated-jitter' },
-      ],
-      durationS: 5,
-    }),
-  ),
+  ...(['admitted', 'every'] as const).map((recipe): ProofCase => ({
+    limiter: { kind: 'haproxy', limit: 40, periodMs: 1000, recipe },
+    runs: [
+      { instances: 4, policy: 'decorrelated-jitter' },
+      { instances: 16, policy: 'decorrelated-jitter' },
+    ],
+    durationS: 5,
+  })),
   // The fixed window is proved by the bench only (`npm run bench -- fleet`, 15 of 15 and 14 of 15
   // runs within 10 %): its refusals come in clumps at the edges, so on a busy CI machine one wake-up
   // a millisecond either side of an edge moved three refusals of 35 (5 s runs: 10.1 %) and, in 10 s
@@ -63,35 +61,58 @@ afterAll(async () => {
   if (bundleDir) await rm(bundleDir, { recursive: true, force: true });
 });
 
-describe.each(CASES.map((c) => ({ ...c, name: describeProofLimiter(c.limiter) })))('fleet simulation vs a real k6 fleet behind $name', ({ limiter, runs, durationS }) => {
-  let rows: FleetProofRow[] = [];
+describe.each(CASES.map((c) => ({ ...c, name: describeProofLimiter(c.limiter) })))(
+  'fleet simulation vs a real k6 fleet behind $name',
+  ({ limiter, runs, durationS }) => {
+    let rows: FleetProofRow[] = [];
 
-  beforeAll(async () => {
-    const missing = proofLimiterMissing(limiter);
-    if (missing) throw new Error(`required for the fleet proof: ${missing}`);
-    const k6 = await realK6();
-    if (!k6) throw new Error('k6 is required for the fleet proof (npm ci provisions it)');
-    bundleDir ??= await bundleScenarios();
-    for (const run of runs) {
-      rows.push(...(await fleetProof({ k6Path: k6.path, bundleDir, limiter, sizes: [run.instances], policies: [run.policy], durationS, overload: 1.5 })));
-    }
-  }, 120_000);
+    beforeAll(async () => {
+      const missing = proofLimiterMissing(limiter);
+      if (missing) throw new Error(`required for the fleet proof: ${missing}`);
+      const k6 = await realK6();
+      if (!k6) throw new Error('k6 is required for the fleet proof (npm ci provisions it)');
+      bundleDir ??= await bundleScenarios();
+      for (const run of runs) {
+        rows.push(
+          ...(await fleetProof({
+            k6Path: k6.path,
+            bundleDir,
+            limiter,
+            sizes: [run.instances],
+            policies: [run.policy],
+            durationS,
+            overload: 1.5,
+          })),
+        );
+      }
+    }, 120_000);
 
-  it('ran k6 to the end for each run, every answer a 2xx or a 429, and met refusals', () => {
-    expect(rows.map((r) => [r.instances, r.policy])).toEqual(runs.map((r) => [r.instances, r.policy]));
-    for (const r of rows) {
-      expect(r.error).toBeUndefined();
-      expect(r.k6).not.toBeNull();
-      // The fleet offered 1.5 × the limit: refusals happened, so the 429 rate is a real comparison.
-      expect(r.k6!.refused).toBeGreaterThan(5);
-    }
-  });
+    it('ran k6 to the end for each run, every answer a 2xx or a 429, and met refusals', () => {
+      expect(rows.map((r) => [r.instances, r.policy])).toEqual(runs.map((r) => [r.instances, r.policy]));
+      for (const r of rows) {
+        expect(r.error).toBeUndefined();
+        expect(r.k6).not.toBeNull();
+        // The fleet offered 1.5 × the limit: refusals happened, so the 429 rate is a real comparison.
+        expect(r.k6!.refused).toBeGreaterThan(5);
+      }
+    });
 
-  it.each(runs)('N = $instances, $policy: simulated goodput and 429 rate within 10 % of k6', ({ instances, policy }) => {
-    const r = rows.find((x) => x.instances === instances && x.policy === policy)!;
-    const k6 = r.k6!;
-    const seen = JSON.stringify({ goodput: [k6.goodput_rps, r.sim.goodput_rps], rate_429: [k6.rate_429, r.sim.rate_429], refused: [k6.refused, r.sim.refused], sent: [k6.sent, r.sim.sent], rtt_ms: r.latency_ms, late_ms: r.wake_late_ms });
-    expect(relativeGap(r.sim.goodput_rps, k6.goodput_rps), seen).toBeLessThanOrEqual(AGREEMENT);
-    expect(relativeGap(r.sim.rate_429, k6.rate_429), seen).toBeLessThanOrEqual(AGREEMENT);
-  });
-});
+    it.each(runs)(
+      'N = $instances, $policy: simulated goodput and 429 rate within 10 % of k6',
+      ({ instances, policy }) => {
+        const r = rows.find((x) => x.instances === instances && x.policy === policy)!;
+        const k6 = r.k6!;
+        const seen = JSON.stringify({
+          goodput: [k6.goodput_rps, r.sim.goodput_rps],
+          rate_429: [k6.rate_429, r.sim.rate_429],
+          refused: [k6.refused, r.sim.refused],
+          sent: [k6.sent, r.sim.sent],
+          rtt_ms: r.latency_ms,
+          late_ms: r.wake_late_ms,
+        });
+        expect(relativeGap(r.sim.goodput_rps, k6.goodput_rps), seen).toBeLessThanOrEqual(AGREEMENT);
+        expect(relativeGap(r.sim.rate_429, k6.rate_429), seen).toBeLessThanOrEqual(AGREEMENT);
+      },
+    );
+  },
+);

@@ -5,11 +5,19 @@ import { backoffMs, describePolicy, type FleetPolicy } from '../../../src/rateli
 import { parseFleetRun } from '../../../src/ratelimit/fleet/parse-run.js';
 import { seededRandom } from '../../../src/ratelimit/fleet/random.js';
 
-const p = (name: FleetPolicy['name']): FleetPolicy => ({ name, base_ms: 50, cap_ms: 1_000, max_retries: 6, honour_retry_after: false });
+const p = (name: FleetPolicy['name']): FleetPolicy => ({
+  name,
+  base_ms: 50,
+  cap_ms: 1_000,
+  max_retries: 6,
+  honour_retry_after: false,
+});
 
 describe('backoffMs', () => {
   it('without jitter: base·2ⁿ up to the cap, the same for everyone', () => {
-    expect([0, 1, 2, 3, 4, 5].map((n) => backoffMs(p('no-jitter'), n, 50, Math.random))).toEqual([50, 100, 200, 400, 800, 1_000]);
+    expect([0, 1, 2, 3, 4, 5].map((n) => backoffMs(p('no-jitter'), n, 50, Math.random))).toEqual([
+      50, 100, 200, 400, 800, 1_000,
+    ]);
   });
 
   it('full jitter: uniform within [0, base·2ⁿ], capped', () => {
@@ -37,7 +45,9 @@ describe('backoffMs', () => {
   });
 
   it('describes a policy in one line', () => {
-    expect(describePolicy({ ...p('client-bucket'), rate_rps: 2.5, burst: 1, honour_retry_after: true })).toBe('client-bucket at 2.5 req/s, burst 1, backoff 50–1000 ms, ≤ 6 retries, honours Retry-After');
+    expect(describePolicy({ ...p('client-bucket'), rate_rps: 2.5, burst: 1, honour_retry_after: true })).toBe(
+      'client-bucket at 2.5 req/s, burst 1, backoff 50–1000 ms, ≤ 6 retries, honours Retry-After',
+    );
   });
 });
 
@@ -52,9 +62,18 @@ describe('parseFleetRun', () => {
     [[1, 2], /^CES_FLEET_JSON must be a JSON object/],
     [{ ...good, instances: 0 }, /^CES_FLEET_JSON\.instances must be a whole number ≥ 1, got 0$/],
     [{ ...good, duration_s: 'long' }, /^CES_FLEET_JSON\.duration_s must be a number ≥ 0\.1, got "long"$/],
-    [{ ...good, policy: { ...good.policy, name: 'yolo' } }, /^CES_FLEET_JSON\.policy\.name must be one of no-jitter, full-jitter/],
-    [{ ...good, policy: { ...good.policy, honour_retry_after: 'yes' } }, /^CES_FLEET_JSON\.policy\.honour_retry_after must be true or false$/],
-    [{ ...good, policy: { ...good.policy, max_retries: 1.5 } }, /^CES_FLEET_JSON\.policy\.max_retries must be a whole number ≥ 0, got 1\.5$/],
+    [
+      { ...good, policy: { ...good.policy, name: 'yolo' } },
+      /^CES_FLEET_JSON\.policy\.name must be one of no-jitter, full-jitter/,
+    ],
+    [
+      { ...good, policy: { ...good.policy, honour_retry_after: 'yes' } },
+      /^CES_FLEET_JSON\.policy\.honour_retry_after must be true or false$/,
+    ],
+    [
+      { ...good, policy: { ...good.policy, max_retries: 1.5 } },
+      /^CES_FLEET_JSON\.policy\.max_retries must be a whole number ≥ 0, got 1\.5$/,
+    ],
   ])('%j is refused in one line naming the field', (input, message) => {
     expect(() => parseFleetRun(input, 'CES_FLEET_JSON')).toThrow(message);
   });

@@ -8,15 +8,48 @@ import { sharingOf } from '../../../src/ratelimit/fleet/sharing.js';
 import { limiterOf } from '../../../src/ratelimit/fleet/limiter-of.js';
 import { fleetSizes } from '../../../src/ratelimit/fleet/sweep.js';
 
-const row = (policy: string, over: Partial<FleetRow> = {}): FleetRow => ({ policy, instances: 8, goodput_rps: 40, rate_429: 0.3, p99_ms: 5_000, lost: 0, drained_s: 12, drain_lost: 0, ...over });
+const row = (policy: string, over: Partial<FleetRow> = {}): FleetRow => ({
+  policy,
+  instances: 8,
+  goodput_rps: 40,
+  rate_429: 0.3,
+  p99_ms: 5_000,
+  lost: 0,
+  drained_s: 12,
+  drain_lost: 0,
+  ...over,
+});
 
 describe('chooseFleetPolicy', () => {
   it.each([
-    ['the only one under 5 % refused wins, despite less goodput', [row('no-jitter'), row('client-bucket', { goodput_rps: 32, rate_429: 0 })], 'client-bucket'],
-    ['among qualifying ones, the most goodput', [row('a', { rate_429: 0.01, goodput_rps: 30 }), row('b', { rate_429: 0.04, goodput_rps: 38 })], 'b'],
-    ['goodputs within 2 %: the shorter p99', [row('a', { rate_429: 0, goodput_rps: 40, p99_ms: 900 }), row('b', { rate_429: 0, goodput_rps: 39.5, p99_ms: 300 })], 'b'],
-    ['a policy that loses calls never qualifies', [row('a', { rate_429: 0, lost: 1, goodput_rps: 45 }), row('b', { rate_429: 0.02 })], 'b'],
-    ['none qualifies: the fewest lost, then the fewest refused', [row('a', { lost: 5 }), row('b', { lost: 2, rate_429: 0.6 }), row('c', { lost: 2, rate_429: 0.4 })], 'c'],
+    [
+      'the only one under 5 % refused wins, despite less goodput',
+      [row('no-jitter'), row('client-bucket', { goodput_rps: 32, rate_429: 0 })],
+      'client-bucket',
+    ],
+    [
+      'among qualifying ones, the most goodput',
+      [row('a', { rate_429: 0.01, goodput_rps: 30 }), row('b', { rate_429: 0.04, goodput_rps: 38 })],
+      'b',
+    ],
+    [
+      'goodputs within 2 %: the shorter p99',
+      [
+        row('a', { rate_429: 0, goodput_rps: 40, p99_ms: 900 }),
+        row('b', { rate_429: 0, goodput_rps: 39.5, p99_ms: 300 }),
+      ],
+      'b',
+    ],
+    [
+      'a policy that loses calls never qualifies',
+      [row('a', { rate_429: 0, lost: 1, goodput_rps: 45 }), row('b', { rate_429: 0.02 })],
+      'b',
+    ],
+    [
+      'none qualifies: the fewest lost, then the fewest refused',
+      [row('a', { lost: 5 }), row('b', { lost: 2, rate_429: 0.6 }), row('c', { lost: 2, rate_429: 0.4 })],
+      'c',
+    ],
   ])('%s', (_why, rows, expected) => {
     expect(chooseFleetPolicy(rows, 8)?.row.policy).toBe(expected);
   });
@@ -29,8 +62,17 @@ describe('chooseFleetPolicy', () => {
 });
 
 describe('sizeFleet', () => {
-  const estimate = { sustained_rps: 50, burst: 20, scope: 'per-client' as const, retry_after_header: 'absent' as const, latency_p95_ms: 4 };
-  const recommendation = { target_rps: 40, backoff: { base_ms: 40, cap_ms: 1_000, jitter: 'full' as const, max_retries: 6 } };
+  const estimate = {
+    sustained_rps: 50,
+    burst: 20,
+    scope: 'per-client' as const,
+    retry_after_header: 'absent' as const,
+    latency_p95_ms: 4,
+  };
+  const recommendation = {
+    target_rps: 40,
+    backoff: { base_ms: 40, cap_ms: 1_000, jitter: 'full' as const, max_retries: 6 },
+  };
 
   it('splits the recommended rate across N instances of one credential and simulates every policy at 1, 4, 16 … N', () => {
     const fleet = sizeFleet({ estimate, recommendation, instances: 20 })!;
@@ -76,7 +118,12 @@ describe('the pieces', () => {
   });
 
   it('assumes a shared limiter unless the limit is per token', () => {
-    expect((['shared', 'per-client', 'per-token', 'unknown'] as const).map((s) => sharingOf(s).sharing)).toEqual(['shared', 'shared', 'per-instance', 'shared']);
+    expect((['shared', 'per-client', 'per-token', 'unknown'] as const).map((s) => sharingOf(s).sharing)).toEqual([
+      'shared',
+      'shared',
+      'per-instance',
+      'shared',
+    ]);
   });
 
   it('fleet sizes go up by fours and end at N', () => {

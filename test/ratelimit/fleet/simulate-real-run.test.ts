@@ -7,7 +7,13 @@ import type { FleetPolicy } from '../../../src/ratelimit/fleet/policy.js';
 import { instanceRandom, instanceSetup } from '../../../src/ratelimit/fleet/run-setup.js';
 import { simulate, type SimulationSetup } from '../../../src/ratelimit/fleet/simulate.js';
 
-const noRetry: FleetPolicy = { name: 'no-jitter', base_ms: 100, cap_ms: 100, max_retries: 0, honour_retry_after: false };
+const noRetry: FleetPolicy = {
+  name: 'no-jitter',
+  base_ms: 100,
+  cap_ms: 100,
+  max_retries: 0,
+  honour_retry_after: false,
+};
 const run = (over: Partial<SimulationSetup>): SimulationSetup => ({
   instances: 1,
   policy: noRetry,

@@ -25,7 +25,12 @@ const policy = (name: FleetPolicyName, instances: number, extra: Partial<FleetPo
   ...extra,
 });
 
-const surge = (limiter: LimiterModel, instances: number, p: FleetPolicy, over: Partial<SimulationSetup> = {}): SimulationSetup => ({
+const surge = (
+  limiter: LimiterModel,
+  instances: number,
+  p: FleetPolicy,
+  over: Partial<SimulationSetup> = {},
+): SimulationSetup => ({
   limiter,
   sharing: 'shared',
   instances,
@@ -46,22 +51,26 @@ describe('simulate', () => {
     expect(simulate({ ...setup, seed: 8 })).not.toEqual(simulate(setup));
   });
 
-  it.each(LIMITERS.map((l) => [l.kind, l] as const))('never gets more through a %s than it admits, whatever the policy or fleet size', (_kind, limiter) => {
-    for (const instances of [1, 4, 16, 1000]) {
-      for (const name of FLEET_POLICY_NAMES) {
-        const setup = surge(limiter, instances, policy(name, instances));
-        const r = simulate(setup);
-        // The long-run rate, plus what the limiter holds at the start (a burst, or a first window).
-        const ceiling = sustainedRate(limiter) + (limiter.kind === 'bucket' ? limiter.burst : limiter.limit) / setup.duration_s;
-        expect({ instances, name, goodput: r.goodput_rps }).toEqual({ instances, name, goodput: expect.any(Number) });
-        expect(r.goodput_rps, `${name} × ${instances}`).toBeLessThanOrEqual(ceiling + 1e-9);
-        // Everything sent was answered one way or the other; nothing is counted twice.
-        expect(r.refused).toBeLessThanOrEqual(r.sent);
-        expect(r.succeeded).toBeLessThanOrEqual(r.sent - r.refused);
-        expect(r.truncated).toBe(false);
+  it.each(LIMITERS.map((l) => [l.kind, l] as const))(
+    'never gets more through a %s than it admits, whatever the policy or fleet size',
+    (_kind, limiter) => {
+      for (const instances of [1, 4, 16, 1000]) {
+        for (const name of FLEET_POLICY_NAMES) {
+          const setup = surge(limiter, instances, policy(name, instances));
+          const r = simulate(setup);
+          // The long-run rate, plus what the limiter holds at the start (a burst, or a first window).
+          const ceiling =
+            sustainedRate(limiter) + (limiter.kind === 'bucket' ? limiter.burst : limiter.limit) / setup.duration_s;
+          expect({ instances, name, goodput: r.goodput_rps }).toEqual({ instances, name, goodput: expect.any(Number) });
+          expect(r.goodput_rps, `${name} × ${instances}`).toBeLessThanOrEqual(ceiling + 1e-9);
+          // Everything sent was answered one way or the other; nothing is counted twice.
+          expect(r.refused).toBeLessThanOrEqual(r.sent);
+          expect(r.succeeded).toBeLessThanOrEqual(r.sent - r.refused);
+          expect(r.truncated).toBe(false);
+        }
       }
-    }
-  });
+    },
+  );
 
   it('uses the limit: with work to spare, the fleet gets at least 95 % of the limit through', () => {
     for (const instances of [1, 16, 1000]) {
@@ -103,7 +112,13 @@ describe('simulate', () => {
 
   it('drains a backlog: every queued call succeeds or is given up, and the time is reported', () => {
     for (const name of FLEET_POLICY_NAMES) {
-      const r = simulate({ ...surge(BUCKET, 16, policy(name, 16)), offered_rps: 0, backlog: 400, until: 'drained', max_s: 600 });
+      const r = simulate({
+        ...surge(BUCKET, 16, policy(name, 16)),
+        offered_rps: 0,
+        backlog: 400,
+        until: 'drained',
+        max_s: 600,
+      });
       expect(r.succeeded + r.lost, name).toBe(400);
       expect(r.drained_s, name).not.toBeNull();
       // 400 calls at 40 req/s (10 held from the start) take at least 9.75 s.

@@ -13,7 +13,13 @@ import { Redactor } from '../../../src/http/redact.js';
 
 function capture(): Terminal & { lines: string[] } {
   const lines: string[] = [];
-  return { color: false, lines, out: (l) => lines.push(plainText(l)), err: (l) => lines.push(plainText(l)), progress: () => {} };
+  return {
+    color: false,
+    lines,
+    out: (l) => lines.push(plainText(l)),
+    err: (l) => lines.push(plainText(l)),
+    progress: () => {},
+  };
 }
 
 describe('ratelimit --fleet against the built-in emulator', () => {
@@ -42,7 +48,11 @@ describe('ratelimit --fleet against the built-in emulator', () => {
       reportDir,
       untested: (stage, reason) => untested.push(`${stage}: ${reason}`),
     });
-    const context = JSON.stringify({ ...result, timeline: undefined, fleet: { ...result.fleet, rows: undefined } }, null, 1);
+    const context = JSON.stringify(
+      { ...result, timeline: undefined, fleet: { ...result.fleet, rows: undefined } },
+      null,
+      1,
+    );
     expect(untested, context).toEqual([]);
     const fleet = result.fleet!;
     expect(fleet, context).toBeTruthy();

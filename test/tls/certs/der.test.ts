@@ -2,7 +2,17 @@
 // bytes of an iPAddress name: every rule a strict parser enforces, one table each.
 
 import { describe, expect, it } from 'vitest';
-import { boolean, explicit, implicit, integer, namedBits, oid, sequence, time, tlv } from '../../../src/tls/certs/der.js';
+import {
+  boolean,
+  explicit,
+  implicit,
+  integer,
+  namedBits,
+  oid,
+  sequence,
+  time,
+  tlv,
+} from '../../../src/tls/certs/der.js';
 import { ipBytes } from '../../../src/tls/certs/x509.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');

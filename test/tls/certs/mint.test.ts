@@ -22,7 +22,10 @@ const ALT_NAMES = [
   { type: 'ip', value: '::1' },
   { type: 'dns', value: 'bücher.example' },
 ] as const;
-const NAMES = { ca: { commonName: 'test CA', organization: 'ces-harness' }, subject: { commonName: 'localhost', organization: 'ces-harness' } };
+const NAMES = {
+  ca: { commonName: 'test CA', organization: 'ces-harness' },
+  subject: { commonName: 'localhost', organization: 'ces-harness' },
+};
 
 const pki = mintPki({ ...NAMES, altNames: ALT_NAMES, nowMs: NOW });
 const ca = new X509Certificate(pki.caPem);
@@ -60,7 +63,9 @@ describe('a CA and the server certificate it signed', () => {
   });
 
   it('name every host the client may dial, an IDN as punycode, and no other', () => {
-    expect(leaf.subjectAltName).toBe('DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1, DNS:xn--bcher-kva.example');
+    expect(leaf.subjectAltName).toBe(
+      'DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1, DNS:xn--bcher-kva.example',
+    );
     expect(leaf.checkHost('localhost')).toBe('localhost');
     expect(leaf.checkIP('127.0.0.1')).toBe('127.0.0.1');
     expect(leaf.checkIP('::1')).toBe('::1');
@@ -84,17 +89,22 @@ describe('validity windows', () => {
     ['past 2050 (GeneralizedTime)', new Date(NOW - HOUR_MS), new Date('2051-06-01T12:00:00Z')],
   ] as const;
 
-  it.each(cases)('%s: the leaf has exactly that window, and the CA is valid now and throughout it', (_label, notBefore, notAfter) => {
-    const p = mintPki({ ...NAMES, altNames: ALT_NAMES, notBefore, notAfter, nowMs: NOW });
-    const [c, l] = [new X509Certificate(p.caPem), new X509Certificate(p.certPem)];
-    expect([seconds(l.validFrom), seconds(l.validTo)]).toEqual([seconds(notBefore), seconds(notAfter)]);
-    expect(seconds(c.validFrom)).toBeLessThanOrEqual(Math.min(seconds(notBefore), seconds(NOW)));
-    expect(seconds(c.validTo)).toBeGreaterThanOrEqual(Math.max(seconds(notAfter), seconds(NOW + 30 * DAY_MS)));
-    expect(l.verify(c.publicKey)).toBe(true);
-  });
+  it.each(cases)(
+    '%s: the leaf has exactly that window, and the CA is valid now and throughout it',
+    (_label, notBefore, notAfter) => {
+      const p = mintPki({ ...NAMES, altNames: ALT_NAMES, notBefore, notAfter, nowMs: NOW });
+      const [c, l] = [new X509Certificate(p.caPem), new X509Certificate(p.certPem)];
+      expect([seconds(l.validFrom), seconds(l.validTo)]).toEqual([seconds(notBefore), seconds(notAfter)]);
+      expect(seconds(c.validFrom)).toBeLessThanOrEqual(Math.min(seconds(notBefore), seconds(NOW)));
+      expect(seconds(c.validTo)).toBeGreaterThanOrEqual(Math.max(seconds(notAfter), seconds(NOW + 30 * DAY_MS)));
+      expect(l.verify(c.publicKey)).toBe(true);
+    },
+  );
 
   it('refuses a window that ends before it starts', () => {
-    expect(() => mintPki({ ...NAMES, altNames: ALT_NAMES, notBefore: new Date(NOW), notAfter: new Date(NOW - 1) })).toThrow(/must end after it starts/);
+    expect(() =>
+      mintPki({ ...NAMES, altNames: ALT_NAMES, notBefore: new Date(NOW), notAfter: new Date(NOW - 1) }),
+    ).toThrow(/must end after it starts/);
   });
 });
 
@@ -111,8 +121,18 @@ describe('a self-signed server certificate', () => {
 });
 
 describe('in a real TLS 1.3 handshake, verified by node', () => {
-  const expired = mintPki({ ...NAMES, altNames: ALT_NAMES, notBefore: new Date(NOW - 60 * DAY_MS), notAfter: new Date(NOW - 2 * DAY_MS) });
-  const notYet = mintPki({ ...NAMES, altNames: ALT_NAMES, notBefore: new Date(NOW + DAY_MS), notAfter: new Date(NOW + 10 * DAY_MS) });
+  const expired = mintPki({
+    ...NAMES,
+    altNames: ALT_NAMES,
+    notBefore: new Date(NOW - 60 * DAY_MS),
+    notAfter: new Date(NOW - 2 * DAY_MS),
+  });
+  const notYet = mintPki({
+    ...NAMES,
+    altNames: ALT_NAMES,
+    notBefore: new Date(NOW + DAY_MS),
+    notAfter: new Date(NOW + 10 * DAY_MS),
+  });
   const servers: Record<string, { cert: ServerCertificate; trust?: string }> = {
     good: { cert: pki, trust: pki.caPem },
     untrusted: { cert: pki },
@@ -152,10 +172,16 @@ describe('in a real TLS 1.3 handshake, verified by node', () => {
   });
 });
 
-const chained = mintPki({ ...NAMES, intermediate: { commonName: 'ces-harness test intermediate CA' }, altNames: ALT_NAMES });
+const chained = mintPki({
+  ...NAMES,
+  intermediate: { commonName: 'ces-harness test intermediate CA' },
+  altNames: ALT_NAMES,
+});
 
 const OPENSSL = process.env.OPENSSL_BINARY ?? 'openssl';
-const opensslMissing = spawnSync(OPENSSL, ['version']).error ? `${OPENSSL} not found (apt-get install openssl, or set OPENSSL_BINARY)` : undefined;
+const opensslMissing = spawnSync(OPENSSL, ['version']).error
+  ? `${OPENSSL} not found (apt-get install openssl, or set OPENSSL_BINARY)`
+  : undefined;
 const skipWhy = opensslMissing !== undefined && !process.env.CI ? opensslMissing : undefined;
 if (skipWhy) console.warn(`skipping the openssl certificate checks: ${skipWhy}`);
 
@@ -189,7 +215,18 @@ describe.skipIf(skipWhy !== undefined)(`openssl verify -x509_strict${skipWhy ? `
 
   it('accepts a leaf issued by an intermediate, given the chain the server sends, against the root alone', () => {
     expect(chained.certPem.match(/BEGIN CERTIFICATE/g)).toHaveLength(2);
-    const r = openssl('verify', '-x509_strict', '-purpose', 'sslserver', '-show_chain', '-CAfile', file('root.pem'), '-untrusted', file('chain.pem'), file('chain.pem'));
+    const r = openssl(
+      'verify',
+      '-x509_strict',
+      '-purpose',
+      'sslserver',
+      '-show_chain',
+      '-CAfile',
+      file('root.pem'),
+      '-untrusted',
+      file('chain.pem'),
+      file('chain.pem'),
+    );
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain(`${file('chain.pem')}: OK\n`);
     expect(r.stdout).toMatch(/depth=1: CN = ces-harness test intermediate CA \(untrusted\)/);
@@ -199,12 +236,23 @@ describe.skipIf(skipWhy !== undefined)(`openssl verify -x509_strict${skipWhy ? `
 
   it('refuses the leaf against another CA', () => {
     const other = mintPki({ ...NAMES, altNames: ALT_NAMES });
-    const r = spawnSync(OPENSSL, ['verify', '-x509_strict', '-CAfile', '/dev/stdin', file('leaf.pem')], { input: other.caPem, encoding: 'utf8', timeout: 10_000 });
+    const r = spawnSync(OPENSSL, ['verify', '-x509_strict', '-CAfile', '/dev/stdin', file('leaf.pem')], {
+      input: other.caPem,
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
     expect(r.status).not.toBe(0);
   });
 
   it('reads the extensions as the profile says: critical constraints and key usages, serverAuth, the SANs', () => {
-    const text = openssl('x509', '-in', file('leaf.pem'), '-noout', '-ext', 'basicConstraints,keyUsage,extendedKeyUsage,subjectAltName').stdout;
+    const text = openssl(
+      'x509',
+      '-in',
+      file('leaf.pem'),
+      '-noout',
+      '-ext',
+      'basicConstraints,keyUsage,extendedKeyUsage,subjectAltName',
+    ).stdout;
     expect(text).toContain('X509v3 Basic Constraints: critical\n    CA:FALSE');
     expect(text).toContain('X509v3 Key Usage: critical\n    Digital Signature');
     expect(text).toContain('TLS Web Server Authentication');
