@@ -10,14 +10,14 @@ import {
   runSeconds,
   scenarioCells,
   thresholdText,
-} from './format.js';
-import { clientSectionMd } from './client-md.js';
-import { dashboardLinksMd } from './dashboard-links.js';
-import { findingsBlock } from './md-findings.js';
-import { leadSection } from './md-lead.js';
-import { fleetMarkdown } from './md-fleet.js';
-import { mdCode, mdEscape, mdInline, mdTable } from './md-text.js';
-import { productionSectionMd } from './md-production.js';
+} from './common/format.js';
+import { clientSectionMd } from './sections/client/md.js';
+import { dashboardLinksMd } from './sections/load/words.js';
+import { findingsBlock } from './sections/findings/md.js';
+import { leadSection } from './sections/lead/md.js';
+import { fleetMarkdown } from './sections/fleet/md.js';
+import { mdCode, mdEscape, mdInline, mdTable } from './common/md-text.js';
+import { productionSectionMd } from './sections/production/md.js';
 import {
   specLabel,
   type CheckResult,
@@ -28,9 +28,9 @@ import {
   type Report,
   type Untested,
 } from './model.js';
-import { sinceLastRunMd } from './since-md.js';
-import { reportTransport } from './transport-text.js';
-import { brokenMusts, loadHeadline, skips, thresholdCount, warnings } from './select.js';
+import { sinceLastRunMd } from './sections/since/md.js';
+import { reportTransport } from './sections/transport/words.js';
+import { brokenMusts, loadHeadline, skips, thresholdCount, warnings } from './common/select.js';
 
 function titleLine(report: Report): string {
   const icon = report.verdict === 'pass' ? '✅' : '❌';
