@@ -8,13 +8,10 @@ import {
   rateLimitFacts,
   recommendationText,
   runSeconds,
-  scenarioCells,
-  thresholdText,
 } from './common/format.js';
 import { clientSectionMd } from './sections/client/md.js';
-import { dashboardLinksMd } from './sections/load/words.js';
-import { findingsBlock } from './sections/findings/md.js';
 import { leadSection } from './sections/lead/md.js';
+import { loadSectionMd } from './sections/load/md.js';
 import { fleetMarkdown } from './sections/fleet/md.js';
 import { mdCode, mdEscape, mdInline, mdTable } from './common/md-text.js';
 import { productionSectionMd } from './sections/production/md.js';
@@ -22,15 +19,13 @@ import {
   specLabel,
   type CheckResult,
   type Evidence,
-  type LoadResult,
-  type LoadScenarioResult,
   type RateLimitResult,
   type Report,
   type Untested,
 } from './model.js';
 import { sinceLastRunMd } from './sections/since/md.js';
 import { reportTransport } from './sections/transport/words.js';
-import { brokenMusts, loadHeadline, skips, thresholdCount, warnings } from './common/select.js';
+import { brokenMusts, skips, thresholdCount, warnings } from './common/select.js';
 
 function titleLine(report: Report): string {
   const icon = report.verdict === 'pass' ? '✅' : '❌';
@@ -96,31 +91,6 @@ function skipsSection(checks: readonly CheckResult[]): string | null {
   );
 }
 
-function thresholdsCell(s: LoadScenarioResult): string {
-  if (s.thresholds.length === 0) return '–';
-  return s.thresholds.map((t) => `${t.ok ? '✓' : '✗'} ${mdCode(thresholdText(t))}`).join('<br>');
-}
-
-function scenarioRow(s: LoadScenarioResult): string[] {
-  const name = mdCode(s.scenario);
-  if (s.error) return [name, `💥 did not run: ${mdInline(s.error)}`, '', '', '', '', '', '', '', '', thresholdsCell(s)];
-  return [name, ...scenarioCells(s), thresholdsCell(s)];
-}
-
-function loadSection(load: LoadResult): string {
-  const verdict = `${load.ok ? '✅' : '❌'} ${loadHeadline(load)}`;
-  const head = `${verdict} · k6 ${mdEscape(load.k6_version)} · run ${mdCode(load.run_id)}`;
-  const table = mdTable(
-    ['Scenario', 'Requests', 'Rate', 'p50', 'p95', 'p99', 'max', 'Errors', 'Checks', 'Dropped', 'Thresholds'],
-    ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
-    load.scenarios.map(scenarioRow),
-  );
-  return section(
-    'Load',
-    [head, dashboardLinksMd(load), table, findingsBlock(load)].filter((b) => b !== null).join('\n\n'),
-  );
-}
-
 function rateLimitSection(r: RateLimitResult): string {
   const facts = mdTable(
     ['Finding', 'Value'],
@@ -163,7 +133,7 @@ export function renderMarkdown(report: Report): string {
     listSection('Warnings', warnings(report.checks), true),
     skipsSection(report.checks),
     checksTable(report.checks),
-    report.load ? loadSection(report.load) : null,
+    report.load ? loadSectionMd(report.load) : null,
     report.rate_limit ? rateLimitSection(report.rate_limit) : null,
     report.client ? clientSectionMd(report.client) : null,
     productionSectionMd(report.production),

@@ -3,7 +3,7 @@
 // screen reader, so the numbers are always there as a table too).
 
 import { formatMs, formatNumber, scenarioCells, thresholdText } from '../../common/format.js';
-import { dashboardLinksHtml } from './words.js';
+import { dashboardLinks } from './words.js';
 import { findingsBlock } from '../findings/html.js';
 import { okIcon } from '../../common/html-icons.js';
 import { rich } from '../../common/html-rich.js';
@@ -77,6 +77,13 @@ function rateFigure(load: LoadResult): SafeHtml | null {
   );
   return html`<figure>${chart}<figcaption>Request rate over time${legend(withTimeline.map((s, i) => ({ name: s.scenario, tone: i })))}</figcaption></figure>
 <details><summary>Request rate data</summary><table><thead><tr><th scope="col">Scenario</th><th scope="col" class="num">t (s)</th><th scope="col" class="num">Requests</th><th scope="col" class="num">p95</th></tr></thead><tbody>${rows}</tbody></table></details>`;
+}
+
+function dashboardLinksHtml(load: LoadResult): SafeHtml | null {
+  const links = dashboardLinks(load);
+  if (links.length === 0) return null;
+  const items = links.map((l) => html`<a href="${l.file}">${l.label}</a>`);
+  return html`<p class="dashboards">k6 web dashboards (open beside this file): ${joinHtml(items, ' · ')}</p>`;
 }
 
 export function loadSection(load: LoadResult): SafeHtml {
