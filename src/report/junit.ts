@@ -4,15 +4,7 @@
 // Built as an element tree and written by common/xml.ts, never by concatenation: messages quote response
 // bodies.
 
-import {
-  evidenceLine,
-  proofText,
-  rateLimitFacts,
-  recommendationText,
-  runSeconds,
-  scenarioLine,
-  thresholdText,
-} from './common/format.js';
+import { evidenceLine, runSeconds, scenarioLine, thresholdText } from './common/format.js';
 import {
   specLabel,
   type CheckResult,
@@ -23,6 +15,7 @@ import {
 } from './model.js';
 import { checkFamily, junitClassname } from './common/junit-classname.js';
 import { renderXml, xmlChars, type XmlElement } from './common/xml.js';
+import { proofText, rateLimitFacts, recommendationText } from './sections/rate-limit/words.js';
 import { clientProperties } from './sections/client/junit.js';
 import { sinceLastRunCases } from './sections/since/junit.js';
 

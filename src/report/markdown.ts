@@ -1,28 +1,14 @@
 // report.md: sized for a GitHub Actions step summary ($GITHUB_STEP_SUMMARY). The verdict and what
 // broke come first; everything a reviewer needs to act on a failure is on the page, no artefact download.
 
-import {
-  STATUS_ICON,
-  formatSeconds,
-  proofText,
-  rateLimitFacts,
-  recommendationText,
-  runSeconds,
-} from './common/format.js';
+import { STATUS_ICON, formatSeconds, runSeconds } from './common/format.js';
 import { clientSectionMd } from './sections/client/md.js';
 import { leadSection } from './sections/lead/md.js';
 import { loadSectionMd } from './sections/load/md.js';
-import { fleetMarkdown } from './sections/fleet/md.js';
 import { mdCode, mdEscape, mdInline, mdTable } from './common/md-text.js';
 import { productionSectionMd } from './sections/production/md.js';
-import {
-  specLabel,
-  type CheckResult,
-  type Evidence,
-  type RateLimitResult,
-  type Report,
-  type Untested,
-} from './model.js';
+import { rateLimitSectionMd } from './sections/rate-limit/md.js';
+import { specLabel, type CheckResult, type Evidence, type Report, type Untested } from './model.js';
 import { sinceLastRunMd } from './sections/since/md.js';
 import { reportTransport } from './sections/transport/words.js';
 import { brokenMusts, skips, thresholdCount, warnings } from './common/select.js';
@@ -91,26 +77,6 @@ function skipsSection(checks: readonly CheckResult[]): string | null {
   );
 }
 
-function rateLimitSection(r: RateLimitResult): string {
-  const facts = mdTable(
-    ['Finding', 'Value'],
-    ['l', 'l'],
-    rateLimitFacts(r).map(([label, value]) => [
-      mdEscape(label),
-      label === 'Endpoint' ? mdCode(value) : mdEscape(value),
-    ]),
-  );
-  const proof = proofText(r);
-  const blocks = [
-    `**Recommendation:** ${mdEscape(recommendationText(r))}.`,
-    proof === null ? null : `**Proof run:** ${mdEscape(proof)}.`,
-    facts,
-    r.notes && r.notes.length > 0 ? r.notes.map((n) => `- ${mdInline(n)}`).join('\n') : null,
-    fleetMarkdown(r.fleet),
-  ];
-  return section('Rate limit', blocks.filter((b) => b !== null).join('\n\n'));
-}
-
 function untestedSection(untested: readonly Untested[]): string | null {
   if (untested.length === 0) return null;
   // Listed before anything else: a run that could not test is a failed run, whatever passed.
@@ -134,7 +100,7 @@ export function renderMarkdown(report: Report): string {
     skipsSection(report.checks),
     checksTable(report.checks),
     report.load ? loadSectionMd(report.load) : null,
-    report.rate_limit ? rateLimitSection(report.rate_limit) : null,
+    report.rate_limit ? rateLimitSectionMd(report.rate_limit) : null,
     report.client ? clientSectionMd(report.client) : null,
     productionSectionMd(report.production),
   ];

@@ -1,7 +1,8 @@
 // report.html's Rate limit section: the recommendation first (what to configure), then the facts
 // it rests on, the probe's notes, and the chart of offered, accepted and 429 requests (html-chart.ts).
 
-import { formatNumber, proofText, rateLimitFacts, recommendationText } from '../../common/format.js';
+import { formatNumber } from '../../common/format.js';
+import { proofText, rateLimitFacts, recommendationText } from './words.js';
 import { rateLimitFigure } from './html-chart.js';
 import { fleetSection } from '../fleet/html.js';
 import { rich } from '../../common/html-rich.js';
