@@ -66,9 +66,9 @@ function observed(opts: ResolvedOptions, handle: Handler): Handler {
   const observe = opts.observe;
   if (observe === undefined) return handle;
   return async (req) => {
-    const arrivedMs = Date.now();
+    const arrivedMs = opts.now();
     const reply = await handle(req);
-    observe({ req, reply, arrivedMs, answeredMs: Date.now() });
+    observe({ req, reply, arrivedMs, answeredMs: opts.now() });
     return reply;
   };
 }
