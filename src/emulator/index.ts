@@ -92,6 +92,7 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
   // The service's clock: every instant it judges, states or stamps (profiles may set it off).
   const offsetMs = clockOffsetOf(opts.profiles);
   const clock = () => opts.now() + offsetMs;
+  // Certificates are dated on the machine's clock, not the service's: a client's TLS judges them by it.
   const generated: IssuingCertificates | undefined = opts.certificates
     ? undefined
     : generateIssuingCertificates(opts.host, Date.now(), undefined, transport.chain);

@@ -5,7 +5,7 @@
 
 import type { Exchange } from '../../src/http/exchange.js';
 import type { ProbeCalls } from '../../src/ratelimit/calls.js';
-import type { Clock } from '../../src/time/clock.js';
+import { virtualClock, type Clock } from '../../src/time/clock.js';
 import { createLimiter, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import { advertisementHeaders } from '../../src/spec/ratelimit-fields.js';
 import type { Claim } from '../../src/emulator/profiles/ratelimit-headers.js';
@@ -67,26 +67,13 @@ export interface VirtualTime {
   stop(): void;
 }
 
-/** Time that jumps to the next timer once every microtask has settled, until stopped. */
+/** The virtual clock from 0 (src/time/clock.ts): it jumps to the next timer once every microtask has settled. */
 export function virtualTime(): VirtualTime {
-  let now = 0;
-  let order = 0;
+  const clock = virtualClock(0);
   let stopped = false;
-  const timers: Array<{ at: number; order: number; fire: () => void }> = [];
-  const tick = () => {
-    if (stopped) return;
-    timers.sort((a, b) => a.at - b.at || a.order - b.order);
-    const next = timers.shift();
-    if (next) {
-      now = Math.max(now, next.at);
-      next.fire();
-    }
-    setImmediate(tick);
-  };
-  setImmediate(tick);
   return {
-    now: () => now,
-    at: (when, fire) => void timers.push({ at: when, order: order++, fire }),
+    now: clock.now,
+    at: (when, fire) => void clock.sleep(when - clock.now()).then(() => stopped || fire()),
     stop: () => void (stopped = true),
   };
 }
