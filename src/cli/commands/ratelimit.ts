@@ -27,6 +27,7 @@ import type { Proof } from '../../ratelimit/types.js';
 import { businessForLoad, businessOfRateLimit, refuseProductionLoad } from '../prepare-target.js';
 import { isProduction } from '../../config/target.js';
 import { productionGateFor } from '../../runner/context.js';
+import { systemClock } from '../../time/clock.js';
 import type { StageIo } from './target-job.js';
 
 export interface RateLimitStageOptions {
@@ -93,6 +94,8 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
         maxRetryAfterS: settings.rateLimit.maxRetryAfterS,
         signal,
         progress: terminal.progress,
+        // The clock the answers are stamped with: a Retry-After counts from their arrival.
+        clock: http.clock,
       });
       const unusable = signal.aborted ? undefined : unusableProbe(tally);
       if (unusable) io.untested('rate_limit', `${calls.endpoint}: ${unusable}`);
@@ -155,7 +158,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
               terminal.progress(
                 `proof round ${round}: waiting ${settleS.toFixed(1)} s for the limit to refill, then proving the policy with k6 at ${rec.target_rps} req/s for ${proofS} s`,
               );
-              await abortableSleep(settleS * 1000, signal);
+              await systemClock.sleep(settleS * 1000, signal);
               if (signal.aborted) return null;
               const run = await prove({
                 k6Path: k6.k6Path,
@@ -275,7 +278,7 @@ async function proveFleetChoice(
   ctx.terminal.progress(
     `fleet proof: waiting ${ctx.settleS.toFixed(1)} s, then ${run.instances} k6 instances, policy ${run.policy.name}, ${run.offered_rps} req/s offered for ${run.duration_s} s`,
   );
-  await abortableSleep(ctx.settleS * 1000, ctx.signal);
+  await systemClock.sleep(ctx.settleS * 1000, ctx.signal);
   const ran = await runFleetK6({
     k6Path: k6.k6Path,
     bundleDir: k6.bundleDir,
@@ -293,13 +296,6 @@ async function proveFleetChoice(
   });
   ctx.countK6Requests(ran.scenario.requests);
   return fleetProofOf(run, ran.figures);
-}
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-  });
 }
 
 /** k6 and the rate-limit bundle, or why the proof cannot run (the estimate and recommendation still stand). */
