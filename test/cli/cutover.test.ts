@@ -83,8 +83,8 @@ function config(
   };
 }
 
-async function cutover(name: string, p: Pair, args: string[] = [], history = 'off', extra = '') {
-  const { file, env } = config(name, p.emulator, history, 1000, extra);
+async function cutover(name: string, p: Pair, args: string[] = [], history = 'off', extra = '', maxRequests = 1000) {
+  const { file, env } = config(name, p.emulator, history, maxRequests, extra);
   const reportDir = join(dir, `r-${name}`);
   const res = await runCli(['cutover', '--config', file, '--report-dir', reportDir, ...args], {
     cwd: dir,
@@ -406,6 +406,23 @@ describe('ces-harness cutover', () => {
     );
     expect(p.sandboxRequests.length).toBeGreaterThan(300);
   });
+
+  it("--allow-production-load: production's limit measured below the rate recommended on sandbox is NOT READY, led by the rate-limit finding", async () => {
+    const p = await pair({ perEnvironment: { production: { rateLimit: { rps: 20, burst: 20 } } } });
+    started.push(p.emulator);
+    const { res, report } = await cutover('ratelimit-measured', p, LOAD, 'off', '', 2000);
+    expect(res.code, res.stdout + res.stderr).toBe(1);
+    expect(report.cutover.findings.filter((f) => f.status === 'breaking').map((f) => f.id)).toEqual(['rate-limit']);
+    expect(report.cutover.breaking).toEqual([
+      expect.stringMatching(
+        /^production's rate limit, measured at (19|20)(\.\d+)? req\/s, is below the \d+(\.\d+)? req\/s recommended on sandbox: a client paced for sandbox will get 429s on production$/,
+      ),
+    ]);
+    expect(report.cutover.facts.sandbox.rate_limit_recommended_rps).toBeGreaterThan(35);
+    expect(report.production).toMatchObject({ budget_reached: false });
+    expect(p.productionAccepted).toEqual([]);
+    // Two probes of about 15 s each besides the two passes.
+  }, 120_000);
 
   it("--allow-production-load with a production budget the probe outgrows: the probe stops at it, production's limit NOT TESTED with the reason, the report kept", async () => {
     const p = await pair();
