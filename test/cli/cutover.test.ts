@@ -344,7 +344,8 @@ describe('ces-harness cutover', () => {
     expect(report.cutover.facts.sandbox.missing['rate_limit_recommended_rps']).toBe(
       "not probed: production's limit is not known, so there is nothing to set it against",
     );
-    expect(p.sandboxRequests.length).toBeLessThan(200);
+    // A probe alone sends some 700.
+    expect(p.sandboxRequests.length).toBeLessThan(400);
     expect(p.productionAccepted).toEqual([]);
   });
 
