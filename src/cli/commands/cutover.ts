@@ -296,7 +296,7 @@ async function onTarget<T>(
  * Each side's rate limit for the rate-limit rule. Production's: what its answers announced, and
  * with --allow-production-load what a probe measures. Sandbox's recommended rate: the history's
  * (--sandbox-from-history), else a probe of sandbox in this run, run only when production's limit
- * is known (with nothing to set it against, the probe's minute of load on sandbox buys nothing).
+ * is known (with nothing to set it against, the probe's load on sandbox buys nothing).
  */
 async function rateLimits(a: {
   options: Options;
