@@ -52,6 +52,7 @@ export const check: Check = {
       issuer: `${cert.issuer || 'no issuer'}${cert.issuerFingerprint ? ` (sha256 ${cert.issuerFingerprint})` : ''}`,
       expires: cert.validTo.slice(0, 10),
       negotiated: `${r.cipher ?? 'unknown cipher'} (${r.protocol ?? 'unknown version'})`,
+      ...(cert.key ? { key: cert.key } : {}),
     };
     if (!r.authorized) {
       const { what, hint } = explainAuthorizationError(r.authorizationError ?? 'unknown reason');

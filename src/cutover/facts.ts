@@ -1,6 +1,8 @@
 // What each environment showed the checks, as plain data for the side-by-side comparison: every
 // fact comes from a check's `facts` (or its status), so cutover compares what the same runner
-// observed on each side, never a second measurement of its own.
+// observed on each side, never a second measurement of its own. The rate limit is the exception
+// that proves it: its figures are the `ratelimit` command's own stage (or its stored run), and what
+// production announced in headers on the checks' answers (rate-limit-facts.ts).
 
 import type { CheckResult } from '../report/model.js';
 
@@ -15,8 +17,16 @@ export interface EnvironmentFacts {
   lifetime_s?: number;
   certificate_issuer?: string;
   certificate_expires?: string;
+  /** The certificate's public key, type and size ("RSA 2048", "EC P-256"). */
+  certificate_key?: string;
   /** The suite and TLS version a client with default settings negotiates. */
   tls_negotiated?: string;
+  /** Which of TLS 1.0, 1.1, 1.2 offered alone the server took ("none" when it refused each). */
+  tls_legacy_accepted?: string;
+  /** Which of §5.8's three TLS 1.3 suites offered alone the server took. */
+  tls_suites_accepted?: string;
+  /** Which TLS 1.3 suites outside §5.8 offered alone the server took. */
+  tls_other_suites_accepted?: string;
   validate_methods?: string;
   /** The 401 for a wrong secret, status and body as quoted (token.bad-secret-401). */
   error_body?: string;
@@ -26,6 +36,16 @@ export interface EnvironmentFacts {
   latency_ms?: number;
   /** Requests the burst got through before the first 429 (ratelimit.limit-enforced). */
   accepted_before_limit?: number;
+  /** The tightest limit the answers announced, in words: "10 requests per 2 s (RateLimit-Policy)". */
+  rate_limit_announced?: string;
+  /** That announcement as a rate, requests per second (limit / window); absent when it names no window. */
+  rate_limit_announced_rps?: number;
+  /** The sustained rate a `ratelimit` probe measured, requests per second. */
+  rate_limit_measured_rps?: number;
+  /** The client rate the `ratelimit` command recommends, requests per second. */
+  rate_limit_recommended_rps?: number;
+  /** Where the measured and recommended rates come from: this run's probe, or a stored run. */
+  rate_limit_source?: string;
   /** env.credentials-isolated: no when either environment issued a token for the other's credentials; absent when it did not run to a verdict. */
   credentials_isolated?: 'yes' | 'no';
   /**
@@ -47,20 +67,52 @@ type FactName = Exclude<
   | 'credentials_isolated'
   | 'certificate_untrusted'
   | 'certificate_untrusted_issuer'
+  | `rate_limit_${string}`
 >;
 
-/** Which check's which fact fills each field. */
-export const FACT_SOURCES: ReadonlyArray<{ name: FactName; check: string; fact: string; label: string }> = [
+/**
+ * Which check's which fact fills each field. `judged`: taken only from a check that reached a
+ * verdict; a TLS matrix case that got no answer (an error) reads as refused in its `accepted`.
+ */
+export const FACT_SOURCES: ReadonlyArray<{
+  name: FactName;
+  check: string;
+  fact: string;
+  label: string;
+  judged?: true;
+}> = [
   { name: 'token_format', check: 'token.issue', fact: 'token_format', label: 'token format' },
   { name: 'token_type', check: 'token.type-bearer', fact: 'token_type', label: 'token_type' },
   { name: 'lifetime_s', check: 'token.lifetime', fact: 'lifetime_s', label: 'token lifetime (s)' },
   { name: 'certificate_issuer', check: 'tls.certificate-valid', fact: 'issuer', label: 'certificate issuer' },
   { name: 'certificate_expires', check: 'tls.certificate-valid', fact: 'expires', label: 'certificate expires' },
+  { name: 'certificate_key', check: 'tls.certificate-valid', fact: 'key', label: 'certificate key' },
   {
     name: 'tls_negotiated',
     check: 'tls.certificate-valid',
     fact: 'negotiated',
     label: 'TLS a default client negotiates',
+  },
+  {
+    name: 'tls_suites_accepted',
+    check: 'tls.allowed-suites-accepted',
+    fact: 'accepted',
+    label: 'TLS 1.3 suites of §5.8 accepted',
+    judged: true,
+  },
+  {
+    name: 'tls_other_suites_accepted',
+    check: 'tls.other-suites-refused',
+    fact: 'accepted',
+    label: 'other TLS 1.3 suites accepted',
+    judged: true,
+  },
+  {
+    name: 'tls_legacy_accepted',
+    check: 'tls.legacy-versions-refused',
+    fact: 'accepted',
+    label: 'TLS 1.0–1.2 accepted',
+    judged: true,
   },
   { name: 'validate_methods', check: 'validate.valid-token', fact: 'methods', label: 'validate method' },
   { name: 'error_body', check: 'token.bad-secret-401', fact: 'error_body', label: 'error body (wrong secret)' },
@@ -93,9 +145,9 @@ export function environmentFacts(
   const byId = new Map(checks.map((c) => [c.id, c]));
   const out: EnvironmentFacts = { environment, base_url: baseUrl, missing: {} };
   const set = out as unknown as Record<string, unknown>;
-  for (const { name, check, fact } of FACT_SOURCES) {
+  for (const { name, check, fact, judged } of FACT_SOURCES) {
     const result = byId.get(check);
-    const value = result?.facts?.[fact];
+    const value = judged && result?.status === 'error' ? undefined : result?.facts?.[fact];
     if (value !== undefined) set[name] = value;
     else
       out.missing[name] = result

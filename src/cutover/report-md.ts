@@ -20,6 +20,9 @@ export function sideBySideRows(p: EnvironmentFacts, s: EnvironmentFacts): Array<
       ? [['certificate verifies', verifies(p), verifies(s)] as [string, string, string]]
       : []),
     ...FACT_SOURCES.map(({ name, label }): [string, string, string] => [label, show(p, name), show(s, name)]),
+    ['rate limit announced', show(p, 'rate_limit_announced'), show(s, 'rate_limit_announced')],
+    ['rate limit measured (req/s)', show(p, 'rate_limit_measured_rps'), show(s, 'rate_limit_measured_rps')],
+    ['client rate recommended (req/s)', show(p, 'rate_limit_recommended_rps'), show(s, 'rate_limit_recommended_rps')],
     ['credentials isolated', show(p, 'credentials_isolated'), show(s, 'credentials_isolated')],
   ];
 }

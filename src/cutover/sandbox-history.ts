@@ -20,14 +20,7 @@ export function recentSandboxPass(
   maxAgeH: number,
   nowMs: number,
 ): StoredPass | undefined {
-  const recent = records
-    .filter((r) => r.target.base_url === baseUrl && Object.keys(r.checks).length > 0)
-    .filter((r) => {
-      const age = nowMs - Date.parse(r.started_at);
-      return age >= 0 && age <= maxAgeH * 3_600_000;
-    })
-    .sort((a, b) => Date.parse(b.started_at) - Date.parse(a.started_at));
-  const newest = recent[0];
+  const newest = newestRecent(records, baseUrl, maxAgeH, nowMs, (r) => Object.keys(r.checks).length > 0);
   if (!newest) return undefined;
   return {
     started_at: newest.started_at,
@@ -37,4 +30,41 @@ export function recentSandboxPass(
       ...(c.facts ? { facts: c.facts } : {}),
     })),
   };
+}
+
+/**
+ * The client rate the newest `ratelimit` (or `run`) of `baseUrl` at most `maxAgeH` hours old
+ * recommended; undefined when none stored one (then sandbox is probed in this run).
+ */
+export function recentSandboxRecommendation(
+  records: readonly HistoryRecord[],
+  baseUrl: string,
+  maxAgeH: number,
+  nowMs: number,
+): { started_at: string; target_rps: number } | undefined {
+  const newest = newestRecent(
+    records,
+    baseUrl,
+    maxAgeH,
+    nowMs,
+    (r) => typeof r.rate_limit?.['target_rps'] === 'number',
+  );
+  if (!newest) return undefined;
+  return { started_at: newest.started_at, target_rps: newest.rate_limit!['target_rps'] as number };
+}
+
+function newestRecent(
+  records: readonly HistoryRecord[],
+  baseUrl: string,
+  maxAgeH: number,
+  nowMs: number,
+  wanted: (r: HistoryRecord) => boolean,
+): HistoryRecord | undefined {
+  return records
+    .filter((r) => r.target.base_url === baseUrl && wanted(r))
+    .filter((r) => {
+      const age = nowMs - Date.parse(r.started_at);
+      return age >= 0 && age <= maxAgeH * 3_600_000;
+    })
+    .sort((a, b) => Date.parse(b.started_at) - Date.parse(a.started_at))[0];
 }

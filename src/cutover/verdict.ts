@@ -27,17 +27,12 @@ export interface VerdictContext {
   /** A production certificate expiring within this many days breaks the cutover. */
   windowDays: number;
   nowMs: number;
-  /** Whether production's rate limit was measured at all (--allow-production-load). */
+  /** Whether production's rate limit could be measured (--allow-production-load): what a missing one's line suggests. */
   productionLoadAllowed: boolean;
   /** What stopped a pass from testing everything (the production budget reached, a stage that threw), `environment: reason`. */
   passesUntested: readonly string[];
 }
 
-/**
- * A production limit this far below sandbox's counts as lower: the burst's count moves by a few
- * requests from run to run (pacing, the bucket refilling while it runs), a halved limit does not.
- */
-const LIMIT_MARGIN = 0.8;
 /** Lifetimes are measured to the second with the harness's clock tolerance on each end. */
 const LIFETIME_SLACK_S = 5;
 
@@ -52,29 +47,63 @@ const missing = (id: string, what: string, p: EnvironmentFacts, s: EnvironmentFa
   };
 };
 
+type TextFact = {
+  [K in keyof EnvironmentFacts]-?: EnvironmentFacts[K] extends string | undefined ? K : never;
+}[keyof EnvironmentFacts];
+
+/** Facts whose difference breaks no client by itself: id, what the line calls it, the fact. */
+const MERELY_DIFFERENT: ReadonlyArray<readonly [string, string, TextFact]> = [
+  ['token-format', 'token format', 'token_format'],
+  ['token-type', 'token_type', 'token_type'],
+  ['tls-negotiated', 'TLS a default client negotiates', 'tls_negotiated'],
+  // Outside §5.8 (TLS 1.0–1.2, other suites): production refusing what sandbox wrongly took breaks
+  // only a client that is not §5.8's; production taking more breaks no client.
+  ['tls-legacy-versions', 'TLS 1.0–1.2 accepted', 'tls_legacy_accepted'],
+  ['tls-other-suites', 'other TLS 1.3 suites accepted', 'tls_other_suites_accepted'],
+  ['certificate-key', 'certificate key', 'certificate_key'],
+  ['health-timestamp-format', 'health timestamp format', 'health_timestamp_format'],
+];
+
 /** Each rule names what a sandbox-built client would trip over. Order is the report's order. */
 const RULES: ReadonlyArray<Rule> = [
   function rateLimit(p, s, ctx) {
     const id = 'rate-limit';
-    if (!ctx.productionLoadAllowed)
+    // Measured outranks announced: an announcement is the service's claim, a probe what it did.
+    const measured = p.rate_limit_measured_rps;
+    const limit = measured ?? p.rate_limit_announced_rps;
+    if (limit === undefined) {
+      const why = [p.missing['rate_limit_measured_rps'], p.missing['rate_limit_announced_rps']].filter(Boolean);
+      const how = ctx.productionLoadAllowed
+        ? ''
+        : '; pass --allow-production-load to measure it with a rate-limit probe of production';
       return {
         id,
         status: 'not_tested',
-        line: "production's rate limit: not measured (pass --allow-production-load to burst production); a client sized on sandbox's limit may be throttled",
+        line: `production's rate limit: not known (${why.join('; ') || 'no fact'})${how}`,
       };
-    if (p.accepted_before_limit === undefined || s.accepted_before_limit === undefined)
-      return missing(id, 'rate limit', p, s, 'accepted_before_limit');
-    if (p.accepted_before_limit < s.accepted_before_limit * LIMIT_MARGIN) {
+    }
+    const recommended = s.rate_limit_recommended_rps;
+    if (recommended === undefined)
+      return {
+        id,
+        status: 'not_tested',
+        line: `sandbox's recommended rate: not known (${s.missing['rate_limit_recommended_rps'] ?? 'no fact'}); run \`ces-harness ratelimit --env ${s.environment}\` with the history on, then cutover with --sandbox-from-history H`,
+      };
+    const seen =
+      measured !== undefined
+        ? `measured at ${measured} req/s`
+        : `announced as ${p.rate_limit_announced} (${p.rate_limit_announced_rps} req/s; announced, not measured)`;
+    if (limit < recommended) {
       return {
         id,
         status: 'breaking',
-        line: `production limits after ${p.accepted_before_limit} requests, sandbox after ${s.accepted_before_limit}: a client paced for sandbox will get 429s on production`,
+        line: `production's rate limit, ${seen}, is below the ${recommended} req/s recommended on sandbox: a client paced for sandbox will get 429s on production`,
       };
     }
     return {
       id,
       status: 'ok',
-      line: `rate limit: production let ${p.accepted_before_limit} requests through before 429, sandbox ${s.accepted_before_limit}`,
+      line: `rate limit: production's ${seen}, at or above the ${recommended} req/s recommended on sandbox`,
     };
   },
   function certificateTrust(p, s) {
@@ -128,6 +157,22 @@ const RULES: ReadonlyArray<Rule> = [
       status: 'ok',
       line: `production's certificate expires on ${p.certificate_expires}, after the ${ctx.windowDays}-day cutover window`,
     };
+  },
+  function tlsSuites(p, s) {
+    const id = 'tls-suites';
+    if (p.tls_suites_accepted === undefined || s.tls_suites_accepted === undefined)
+      return missing(id, 'TLS 1.3 suites of §5.8 accepted', p, s, 'tls_suites_accepted');
+    // §5.8 promises each of the three: a client may be built to offer any one of them, and one
+    // that sandbox took and production refuses fails that client's handshake.
+    const onProduction = new Set(suites(p.tls_suites_accepted));
+    const lost = suites(s.tls_suites_accepted).filter((suite) => !onProduction.has(suite));
+    if (lost.length > 0)
+      return {
+        id,
+        status: 'breaking',
+        line: `production refuses ${lost.join(', ')} offered alone with TLS 1.3, which sandbox accepts and §5.8 promises: a client offering only that suite fails the handshake on production`,
+      };
+    return differs(id, 'TLS 1.3 suites of §5.8 accepted', p.tls_suites_accepted, s.tls_suites_accepted);
   },
   function tokenLifetime(p, s) {
     const id = 'token-lifetime';
@@ -195,23 +240,11 @@ const RULES: ReadonlyArray<Rule> = [
       line: "credentials isolated: each environment refuses the other's credentials, both ways",
     };
   },
-  function tokenFormat(p, s) {
-    return differs('token-format', 'token format', p.token_format, s.token_format);
-  },
-  function tokenType(p, s) {
-    return differs('token-type', 'token_type', p.token_type, s.token_type);
-  },
-  function tlsNegotiated(p, s) {
-    return differs('tls-negotiated', 'TLS a default client negotiates', p.tls_negotiated, s.tls_negotiated);
-  },
-  function healthTimestampFormat(p, s) {
-    return differs(
-      'health-timestamp-format',
-      'health timestamp format',
-      p.health_timestamp_format,
-      s.health_timestamp_format,
-    );
-  },
+  ...MERELY_DIFFERENT.map(
+    ([id, what, fact]): Rule =>
+      (p, s) =>
+        differs(id, what, p[fact], s[fact]),
+  ),
   function clockSkew(p, s) {
     const id = 'clock-skew';
     if (p.clock_skew_s === undefined || s.clock_skew_s === undefined)
@@ -231,6 +264,9 @@ const RULES: ReadonlyArray<Rule> = [
     return { id, status: p.latency_ms > 2 * s.latency_ms + 50 ? 'different' : 'ok', line };
   },
 ];
+
+/** The `accepted` fact of a TLS matrix check: "none", or the offers taken, comma-separated. */
+const suites = (accepted: string): string[] => (accepted === 'none' ? [] : accepted.split(', '));
 
 function differs(id: string, what: string, p: string | undefined, s: string | undefined): Finding {
   if (p === undefined || s === undefined)

@@ -39,6 +39,7 @@ export const FIGURE_RULES: Record<string, FigureRule> = {
   // ratelimit.limit-enforced, and the ratelimit command's estimate.
   accepted_before_limit: { kind: 'rate_limit', unit: '', worse: 'both', absFloor: 5, relFloor: 0.25 },
   sustained_rps: { kind: 'rate_limit', unit: '/s', worse: 'both', absFloor: 1, relFloor: 0.2 },
+  target_rps: { kind: 'rate_limit', unit: '/s', worse: 'both', absFloor: 1, relFloor: 0.2 },
   burst: { kind: 'rate_limit', unit: '', worse: 'both', absFloor: 2, relFloor: 0.25 },
   recovery_s: { kind: 'rate_limit', unit: 's', worse: 'up', absFloor: 1, relFloor: 0.5 },
   // Numeric facts: the clock drifting past the tolerance, a lifetime changed past rounding.

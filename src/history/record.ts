@@ -60,6 +60,9 @@ export function toRecord(report: Report): HistoryRecord {
       ? {
           rate_limit: withoutNulls({
             sustained_rps: rl.sustained_rps,
+            // The client rate recommended (the one a proof held, when a proof ran): cutover sets
+            // production's limit against it.
+            target_rps: rl.recommendation?.target_rps ?? null,
             burst: rl.burst,
             recovery_s: rl.recovery_s,
             scope: rl.scope,

@@ -1,6 +1,8 @@
 // What one request to the service yields, as plain data: the checks, the rate-limit probe and the
 // report read these shapes, never undici's. ServiceClient (service-client.ts) produces them.
 
+import type { Advertisement } from '../spec/ratelimit-fields.js';
+
 export interface Exchange {
   /** "POST /tokens" */
   request: string;
@@ -64,4 +66,9 @@ export interface TransportSeen {
   connections: Record<string, number>;
   /** Answers per Content-Encoding (`gzip`, `br`, …; `identity` for none). */
   codings: Record<string, number>;
+  /**
+   * The tightest rate limit the answers announced (RateLimit-Policy, X-RateLimit-Limit…), read in
+   * passing: what cutover sets against sandbox's recommended rate without loading production.
+   */
+  advertised?: Advertisement;
 }

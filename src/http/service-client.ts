@@ -25,6 +25,7 @@ import { flattenHeaders, parseJson, readCapped } from './read-answer.js';
 import { fingerprint, type Redactor } from './redact.js';
 import type { BearerKind, ProductionGate } from './production-gate.js';
 import { IDEMPOTENCY_KEY, closedWhileReused, replaySafe } from './replay.js';
+import { readAdvertisement, tighterAdvertisement } from '../spec/ratelimit-fields.js';
 import { httpDateMs, measureSkew, type ClockReading, type SkewBounds } from '../time/clock-skew.js';
 import { systemClock, type Clock } from '../time/clock.js';
 
@@ -172,6 +173,8 @@ export class ServiceClient {
     const receivedAt = this.opts.clock.now();
     const dateMs = httpDateMs(answerHeaders['date']);
     if (dateMs !== undefined) this.noteClock({ serviceMs: dateMs, sentAt, receivedAt });
+    const advertised = readAdvertisement(answerHeaders, receivedAt);
+    if (advertised) this.seen.advertised = tighterAdvertisement(this.seen.advertised, advertised);
     return {
       request: label,
       status: res.statusCode,
@@ -338,7 +341,11 @@ export class ServiceClient {
 
   /** What ALPN chose for each connection and how the answers were coded, so far. */
   transportSeen(): TransportSeen {
-    return { connections: { ...this.seen.connections }, codings: { ...this.seen.codings } };
+    return {
+      connections: { ...this.seen.connections },
+      codings: { ...this.seen.codings },
+      ...(this.seen.advertised ? { advertised: this.seen.advertised } : {}),
+    };
   }
 
   answersSeen(): number {

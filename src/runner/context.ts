@@ -15,6 +15,7 @@ import type { CheckContext } from './check.js';
 import type { Ledger } from './ledger.js';
 import { TokenSession } from './token-session.js';
 import { sleepOrThrow, systemClock, type Clock } from '../time/clock.js';
+import { tighterAdvertisement } from '../spec/ratelimit-fields.js';
 
 export interface ContextInput {
   target: Target;
@@ -98,9 +99,13 @@ export function createContext(input: ContextInput): OpenContext {
   };
   const transportSeen = (): TransportSeen => {
     const all: TransportSeen = { connections: {}, codings: {} };
-    for (const seen of clients.map((c) => c.transportSeen())) {
+    for (const client of clients) {
+      const seen = client.transportSeen();
       for (const [v, n] of Object.entries(seen.connections)) all.connections[v] = (all.connections[v] ?? 0) + n;
       for (const [c, n] of Object.entries(seen.codings)) all.codings[c] = (all.codings[c] ?? 0) + n;
+      // The target's own limit: another environment's answers (the isolation probe's) announce theirs.
+      if (seen.advertised && client.target.baseUrl === input.target.baseUrl)
+        all.advertised = tighterAdvertisement(all.advertised, seen.advertised);
     }
     return all;
   };

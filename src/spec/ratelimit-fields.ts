@@ -197,6 +197,21 @@ export function readAdvertisement(headers: Headers, nowMs: number): Advertisemen
   };
 }
 
+/** The rate an announcement allows in the long run, requests per second; null when it names no window. */
+export const advertisedRps = (ad: Pick<Advertisement, 'limit' | 'windowS'>): number | null =>
+  ad.windowS !== null && ad.windowS > 0 ? ad.limit / ad.windowS : null;
+
+/**
+ * Of two announcements, the one a client meets first: the lower rate; one with a window over one
+ * without (a rate is what a client is paced by), the first seen when neither can be told apart.
+ */
+export function tighterAdvertisement(a: Advertisement | undefined, b: Advertisement): Advertisement {
+  if (a === undefined) return b;
+  const [ra, rb] = [advertisedRps(a), advertisedRps(b)];
+  if (rb === null) return a;
+  return ra === null || rb < ra ? b : a;
+}
+
 /** What a quota's current state is, for a service that announces it (the emulator's profile). */
 export interface QuotaState {
   limit: number;

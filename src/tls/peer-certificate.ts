@@ -1,6 +1,7 @@
 // What a probe reports of the server's certificate: names and expiry, flattened to strings for the
 // certificate checks and the report, so nothing downstream handles Node's certificate objects.
 
+import { X509Certificate } from 'node:crypto';
 import type tls from 'node:tls';
 
 export interface PeerCertificateInfo {
@@ -21,6 +22,8 @@ export interface PeerCertificateInfo {
    * Empty when the issuer is the root, or when nothing above it is known.
    */
   issuerChain: string[];
+  /** The certificate's public key, its type and size ("RSA 2048", "EC P-256", "Ed25519"), when it reads. */
+  key?: string;
 }
 
 const DAY_MS = 86_400_000;
@@ -32,6 +35,7 @@ export function peerCertificateInfo(
   const validTo = new Date(cert.valid_to);
   if (Number.isNaN(validTo.getTime())) return undefined;
   const issuer = issuerOf(cert as tls.PeerCertificate);
+  const key = keyOf(cert as tls.PeerCertificate);
   return {
     subject: dn(cert.subject),
     issuer: dn(cert.issuer),
@@ -39,7 +43,32 @@ export function peerCertificateInfo(
     daysLeft: Math.floor((validTo.getTime() - Date.now()) / DAY_MS),
     ...(issuer ? { issuerFingerprint: issuer } : {}),
     issuerChain: chainAbove(cert as tls.DetailedPeerCertificate),
+    ...(key ? { key } : {}),
   };
+}
+
+// OpenSSL's curve names, as clients and CAs write them.
+const CURVES: Record<string, string> = { prime256v1: 'P-256', secp384r1: 'P-384', secp521r1: 'P-521' };
+const KEY_TYPES: Record<string, string> = {
+  rsa: 'RSA',
+  'rsa-pss': 'RSA-PSS',
+  ec: 'EC',
+  ed25519: 'Ed25519',
+  ed448: 'Ed448',
+};
+
+/** From the DER the handshake carried; a certificate Node cannot parse has no key to speak of. */
+function keyOf(cert: tls.PeerCertificate): string | undefined {
+  if (!Buffer.isBuffer(cert.raw)) return undefined;
+  try {
+    const { asymmetricKeyType: type, asymmetricKeyDetails: details } = new X509Certificate(cert.raw).publicKey;
+    if (type === undefined) return undefined;
+    const size =
+      details?.modulusLength ?? (details?.namedCurve ? (CURVES[details.namedCurve] ?? details.namedCurve) : undefined);
+    return [KEY_TYPES[type] ?? type, size].filter((x) => x !== undefined).join(' ');
+  } catch {
+    return undefined;
+  }
 }
 
 /** Names from the issuer's issuer up; bounded, as a chain of a real service has a handful. */

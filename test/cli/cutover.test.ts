@@ -83,8 +83,8 @@ function config(
   };
 }
 
-async function cutover(name: string, p: Pair, args: string[] = [], history = 'off', extra = '') {
-  const { file, env } = config(name, p.emulator, history, 1000, extra);
+async function cutover(name: string, p: Pair, args: string[] = [], history = 'off', extra = '', maxRequests = 1000) {
+  const { file, env } = config(name, p.emulator, history, maxRequests, extra);
   const reportDir = join(dir, `r-${name}`);
   const res = await runCli(['cutover', '--config', file, '--report-dir', reportDir, ...args], {
     cwd: dir,
@@ -96,6 +96,8 @@ async function cutover(name: string, p: Pair, args: string[] = [], history = 'of
 }
 
 const LOAD = ['--allow-production-load'];
+/** Production's gateway announces its quota on every answer: its limit is known without loading it. */
+const ANNOUNCED = { profiles: ['ratelimit-headers' as const] };
 
 describe('ces-harness cutover', () => {
   const started: Emulator[] = [];
@@ -132,16 +134,24 @@ describe('ces-harness cutover', () => {
       finding: 'validate-method',
       line: /^validate accepts POST on production, GET and POST on sandbox/,
     },
+    // Announced, not measured: no load on production, and sandbox's recommended rate from a probe of sandbox.
     {
       name: 'ratelimit',
-      options: { perEnvironment: { production: { rateLimit: { rps: 5, burst: 10 } } } },
+      options: { perEnvironment: { production: { rateLimit: { rps: 5, burst: 10 }, ...ANNOUNCED } } },
       finding: 'rate-limit',
-      line: /production limits after \d+ requests, sandbox after \d+/,
+      line: /^production's rate limit, announced as 10 requests per 2 s \(RateLimit-Policy\) \(5 req\/s; announced, not measured\), is below the \d+(\.\d+)? req\/s recommended on sandbox: a client paced for sandbox will get 429s on production$/,
+    },
+    {
+      name: 'tls-suites',
+      options: { perEnvironment: { production: { faults: ['chacha-refused' as const] } } },
+      finding: 'tls-suites',
+      line: /^production refuses TLS_CHACHA20_POLY1305_SHA256 offered alone with TLS 1\.3, which sandbox accepts and §5\.8 promises/,
     },
   ])('$name: NOT READY, led by the $finding finding, exit 1', async ({ name, options, finding, line }) => {
     const p = await pair(options);
     started.push(p.emulator);
-    const { res, report, reportDir } = await cutover(name, p, LOAD);
+    // Without --allow-production-load: a breaking finding leads whatever else could not be tested.
+    const { res, report, reportDir } = await cutover(name, p);
     expect(res.code, res.stdout + res.stderr).toBe(1);
     expect(report.cutover.verdict).toBe('NOT READY');
     expect(report.cutover.findings.filter((f) => f.status === 'breaking').map((f) => f.id)).toEqual([finding]);
@@ -163,7 +173,7 @@ describe('ces-harness cutover', () => {
       perEnvironment: { production: { intermediate: 'omitted' } },
     });
     started.push(p.emulator);
-    const { res, report, reportDir } = await cutover('intermediate', p, LOAD);
+    const { res, report, reportDir } = await cutover('intermediate', p);
     expect(res.code, res.stdout + res.stderr).toBe(1);
     expect(report.cutover.verdict).toBe('NOT READY');
     expect(report.cutover.findings.filter((f) => f.status === 'breaking').map((f) => f.id)).toEqual([
@@ -195,7 +205,7 @@ describe('ces-harness cutover', () => {
   it('lifetime: a short remaining life at first sight is NOT TESTED, never NOT READY on a guess', async () => {
     const p = await pair({ perEnvironment: { production: { tokenTtlS: 3_600 } } });
     started.push(p.emulator);
-    const { res, report } = await cutover('lifetime', p, LOAD);
+    const { res, report } = await cutover('lifetime', p);
     expect(res.code, res.stdout + res.stderr).toBe(1);
     expect(report.cutover.verdict).toBe('NOT TESTED');
     expect(report.cutover.findings.filter((f) => f.status === 'breaking')).toEqual([]);
@@ -210,7 +220,7 @@ describe('ces-harness cutover', () => {
   it("lifetime: production's token expiring within the expiry wait is waited out, and the lifetime measured at the rollover is NOT READY", async () => {
     const p = await pair({ perEnvironment: { production: { tokenTtlS: 12 } } });
     started.push(p.emulator);
-    const { res, report } = await cutover('lifetime-rollover', p, LOAD, 'off', 'expect:\n  expiry_wait_s: 30\n');
+    const { res, report } = await cutover('lifetime-rollover', p, [], 'off', 'expect:\n  expiry_wait_s: 30\n');
     expect(res.code, res.stdout + res.stderr).toBe(1);
     expect(report.cutover.verdict).toBe('NOT READY');
     expect(report.cutover.findings.filter((f) => f.status === 'breaking').map((f) => f.id)).toEqual(['token-lifetime']);
@@ -226,7 +236,7 @@ describe('ces-harness cutover', () => {
     expect(p.productionAccepted).toEqual([]);
   });
 
-  it('a conformant pair is READY (exit 0), side by side fact by fact, and production got no authenticated business call', async () => {
+  it('a conformant pair with --allow-production-load is READY (exit 0): both limits probed, side by side fact by fact, and production got no authenticated business call', async () => {
     const p = await pair();
     started.push(p.emulator);
     const { res, report, reportDir } = await cutover('ready', p, LOAD);
@@ -243,27 +253,71 @@ describe('ces-harness cutover', () => {
       });
       expect(Math.abs(facts.lifetime_s! - 86_400)).toBeLessThanOrEqual(5);
       expect(facts.accepted_before_limit).toBeGreaterThan(0);
+      // The TLS matrix and the key, side by side: §5.8's three suites and nothing else.
+      expect(facts).toMatchObject({
+        tls_suites_accepted: 'TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384, TLS_CHACHA20_POLY1305_SHA256',
+        tls_other_suites_accepted: 'none',
+        tls_legacy_accepted: 'none',
+        certificate_key: expect.stringMatching(/^(RSA \d+|EC P-\d+|Ed25519)$/),
+      });
     }
     expect(production.certificate_issuer).toBe(sandbox.certificate_issuer);
+    expect(production.certificate_key).toBe(sandbox.certificate_key);
+    // The emulator's bucket is 50/s on both: sandbox recommends 20 % below what it measured, and
+    // production's measured limit is above that.
+    expect(production.rate_limit_measured_rps).toBeGreaterThan(45);
+    expect(sandbox.rate_limit_recommended_rps).toBeGreaterThan(35);
+    expect(report.cutover.findings.find((f) => f.id === 'rate-limit')).toEqual({
+      id: 'rate-limit',
+      status: 'ok',
+      line: expect.stringMatching(
+        /^rate limit: production's measured at [\d.]+ req\/s, at or above the [\d.]+ req\/s recommended on sandbox$/,
+      ),
+    });
     // The audit is every request production received, sandbox's isolation probe included.
     const audited = report.production!.requests.filter((q) => !q.plain_text).map((q) => `${q.method} ${q.path}`);
     expect(audited.sort()).toEqual([...p.productionRequests].sort());
     expect(report.production).toMatchObject({ max_requests: 1000, budget_reached: false });
     expect(p.productionAccepted).toEqual([]);
     expect(readFileSync(join(reportDir, 'junit.xml'), 'utf8')).not.toContain('<failure');
-    expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toMatch(
-      /\| token lifetime \(s\) \| 86\d{3} \| 86\d{3} \|/,
-    );
+    const md = readFileSync(join(reportDir, 'report.md'), 'utf8');
+    expect(md).toMatch(/\| token lifetime \(s\) \| 86\d{3} \| 86\d{3} \|/);
+    expect(md).toMatch(/\| rate limit measured \(req\/s\) \| [\d.]+ \| [\d.]+ \|/);
+    expect(md).toMatch(/\| TLS 1\.0–1\.2 accepted \| none \| none \|/);
     for (const file of ['report.json', 'report.md', 'report.html', 'junit.xml']) {
       const text = readFileSync(join(reportDir, file), 'utf8');
       for (const e of p.emulator.environments) expect(text).not.toContain(e.credentials.clientSecret);
     }
   });
 
-  it("a conformant difference (production's health timestamp an HTTP-date) is READY (exit 0), listed under differs, side by side", async () => {
-    const p = await pair({ perEnvironment: { production: { profiles: ['health-http-date'] } } });
+  it("a conformant pair whose production announces its limit is READY (exit 0) without --allow-production-load: production's limit read from its answers, never loaded", async () => {
+    const p = await pair({ perEnvironment: { production: ANNOUNCED } });
     started.push(p.emulator);
-    const { res, report, reportDir } = await cutover('health-format', p, LOAD);
+    const { res, report } = await cutover('announced', p);
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    expect(report.cutover).toMatchObject({ verdict: 'READY', breaking: [], not_tested: [], differences: [] });
+    expect(report.cutover.findings.find((f) => f.id === 'rate-limit')?.line).toMatch(
+      /^rate limit: production's announced as 50 requests per 1 s \(RateLimit-Policy\) \(50 req\/s; announced, not measured\), at or above the [\d.]+ req\/s recommended on sandbox$/,
+    );
+    expect(report.cutover.facts.production).toMatchObject({
+      rate_limit_announced: '50 requests per 1 s (RateLimit-Policy)',
+      rate_limit_announced_rps: 50,
+      missing: { rate_limit_measured_rps: 'not measured: production is probed only with --allow-production-load' },
+    });
+    expect(report.cutover.facts.sandbox.rate_limit_source).toBe(
+      'a rate-limit probe of sandbox in this run (no k6 proof)',
+    );
+    // No burst and no probe on production: only the checks' own few requests, each validate one of them.
+    expect(report.production!.requests.length).toBeLessThan(100);
+    expect(p.productionRequests.filter((r) => r.includes('/tokens/validate')).length).toBeLessThan(20);
+    expect(report.production!.k6_requests ?? 0).toBe(0);
+    expect(p.productionAccepted).toEqual([]);
+  });
+
+  it("a conformant difference (production's health timestamp an HTTP-date) is READY (exit 0), listed under differs, side by side", async () => {
+    const p = await pair({ perEnvironment: { production: { profiles: ['health-http-date', 'ratelimit-headers'] } } });
+    started.push(p.emulator);
+    const { res, report, reportDir } = await cutover('health-format', p);
     expect(res.code, res.stdout + res.stderr).toBe(0);
     expect(report.cutover).toMatchObject({ verdict: 'READY', breaking: [], not_tested: [] });
     expect(report.cutover.differences).toEqual([
@@ -275,20 +329,28 @@ describe('ces-harness cutover', () => {
     );
   });
 
-  it("without --allow-production-load production's limit is not measured: NOT TESTED, exit 1, with the reason", async () => {
+  it('a conformant pair whose production announces no limit, without --allow-production-load: NOT TESTED, exit 1, one line saying how to get READY; sandbox not probed for nothing', async () => {
     const p = await pair();
     started.push(p.emulator);
     const { res, report } = await cutover('untested', p);
     expect(res.code, res.stdout + res.stderr).toBe(1);
     expect(report.cutover.verdict).toBe('NOT TESTED');
     expect(report.cutover.not_tested).toEqual([
-      expect.stringMatching(/^production's rate limit: not measured \(pass --allow-production-load/),
+      "production's rate limit: not known (not measured: production is probed only with --allow-production-load; no answer announced a limit (RateLimit-Policy, X-RateLimit-Limit…)); pass --allow-production-load to measure it with a rate-limit probe of production",
     ]);
+    expect(res.stdout).toMatch(
+      /^NOT TESTED: 1 comparison\(s\) could not be made; first: production's rate limit: not known/m,
+    );
+    expect(report.cutover.facts.sandbox.missing['rate_limit_recommended_rps']).toBe(
+      "not probed: production's limit is not known, so there is nothing to set it against",
+    );
+    // A probe alone sends some 700.
+    expect(p.sandboxRequests.length).toBeLessThan(400);
     expect(p.productionAccepted).toEqual([]);
   });
 
-  it("--sandbox-from-history H: sandbox's last stored check instead of a pass (no request to sandbox); a fresh pass when none is stored", async () => {
-    const p = await pair();
+  it("--sandbox-from-history H: sandbox's last stored check and recommended rate instead of a pass and a probe (no request to sandbox)", async () => {
+    const p = await pair({ perEnvironment: { production: ANNOUNCED } });
     started.push(p.emulator);
     const history = join(dir, 'history.jsonl');
     // The stored check first: a fresh pass would leave sandbox's token cached, and a check after it
@@ -299,8 +361,16 @@ describe('ces-harness cutover', () => {
       { cwd: dir, env, timeoutMs: 120_000 },
     );
     expect(check.code, check.stdout + check.stderr).toBe(0);
+    const ratelimit = await runCli(
+      ['ratelimit', '--config', file, '--env', 'sandbox', '--report-dir', join(dir, 'r-history-ratelimit')],
+      { cwd: dir, env, timeoutMs: 180_000 },
+    );
+    expect(ratelimit.code, ratelimit.stdout + ratelimit.stderr).toBe(0);
+    const stored = JSON.parse(readFileSync(join(dir, 'r-history-ratelimit', 'report.json'), 'utf8')) as {
+      rate_limit: { recommendation: { target_rps: number } };
+    };
     p.sandboxRequests.length = 0;
-    const { res, report } = await cutover('history', p, [...LOAD, '--sandbox-from-history', '24'], history);
+    const { res, report } = await cutover('history', p, ['--sandbox-from-history', '24'], history);
     expect(res.code, res.stdout + res.stderr).toBe(0);
     expect(report.cutover.sandbox_source).toMatch(
       new RegExp(
@@ -314,14 +384,68 @@ describe('ces-harness cutover', () => {
       validate_methods: 'GET and POST',
       credentials_isolated: 'yes',
     });
+    expect(report.cutover.facts.sandbox).toMatchObject({
+      rate_limit_recommended_rps: stored.rate_limit.recommendation.target_rps,
+      rate_limit_source: expect.stringMatching(
+        new RegExp(`^sandbox's rate limit run stored in ${history}, started \\S+$`),
+      ),
+    });
     expect(report.cutover.verdict).toBe('READY');
+    // Three runs in a row: a check, a ratelimit with its 10 s k6 proof, the cutover.
+  }, 120_000);
 
+  it('--sandbox-from-history H with nothing stored: a fresh pass on sandbox, and a probe of it for the recommended rate', async () => {
+    const p = await pair({ perEnvironment: { production: ANNOUNCED } });
+    started.push(p.emulator);
     const empty = join(dir, 'empty-history.jsonl');
-    const none = await cutover('history-none', p, [...LOAD, '--sandbox-from-history', '24'], empty);
+    const none = await cutover('history-none', p, ['--sandbox-from-history', '24'], empty);
     expect(none.report.cutover.sandbox_source).toBe(
       `a full check pass on sandbox in this run (no run of sandbox stored in ${empty} within 24 h)`,
     );
-    expect(p.sandboxRequests.length).toBeGreaterThan(10);
+    expect(none.report.cutover.facts.sandbox.rate_limit_source).toBe(
+      'a rate-limit probe of sandbox in this run (no k6 proof)',
+    );
+    expect(p.sandboxRequests.length).toBeGreaterThan(300);
+  });
+
+  it("--allow-production-load: production's limit measured below the rate recommended on sandbox is NOT READY, led by the rate-limit finding", async () => {
+    const p = await pair({ perEnvironment: { production: { rateLimit: { rps: 20, burst: 20 } } } });
+    started.push(p.emulator);
+    const { res, report } = await cutover('ratelimit-measured', p, LOAD, 'off', '', 2000);
+    expect(res.code, res.stdout + res.stderr).toBe(1);
+    expect(report.cutover.findings.filter((f) => f.status === 'breaking').map((f) => f.id)).toEqual(['rate-limit']);
+    expect(report.cutover.breaking).toEqual([
+      expect.stringMatching(
+        /^production's rate limit, measured at (19|20)(\.\d+)? req\/s, is below the \d+(\.\d+)? req\/s recommended on sandbox: a client paced for sandbox will get 429s on production$/,
+      ),
+    ]);
+    expect(report.cutover.facts.sandbox.rate_limit_recommended_rps).toBeGreaterThan(35);
+    expect(report.production).toMatchObject({ budget_reached: false });
+    expect(p.productionAccepted).toEqual([]);
+    // Two probes of about 15 s each besides the two passes.
+  }, 120_000);
+
+  it("--allow-production-load with a production budget the probe outgrows: the probe stops at it, production's limit NOT TESTED with the reason, the report kept", async () => {
+    const p = await pair();
+    started.push(p.emulator);
+    const { file, env } = config('budget', p.emulator, 'off', 150);
+    const reportDir = join(dir, 'r-budget');
+    const res = await runCli(['cutover', '--config', file, '--report-dir', reportDir, ...LOAD], {
+      cwd: dir,
+      env,
+      timeoutMs: 120_000,
+    });
+    expect(res.code, res.stdout + res.stderr).toBe(1);
+    const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as CutoverReport;
+    expect(report.cutover.verdict).toBe('NOT TESTED');
+    expect(report.cutover.not_tested).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^production's rate limit: not known \(a rate-limit probe of production in this run \(no k6 proof\): not tested \(production request budget 150 reached/,
+        ),
+      ]),
+    );
+    expect(p.productionRequests.length).toBeLessThanOrEqual(150);
   });
 
   it('a config with one environment is refused before the first request (exit 2)', async () => {

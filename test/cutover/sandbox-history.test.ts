@@ -1,8 +1,9 @@
-// Which stored run stands in for a sandbox pass: the newest of sandbox's base URL, within the age.
+// Which stored run stands in for a sandbox pass, and which for sandbox's recommended rate: the
+// newest of sandbox's base URL, within the age.
 
 import { describe, expect, it } from 'vitest';
 import { HISTORY_SCHEMA, type HistoryRecord } from '../../src/history/record.js';
-import { recentSandboxPass } from '../../src/cutover/sandbox-history.js';
+import { recentSandboxPass, recentSandboxRecommendation } from '../../src/cutover/sandbox-history.js';
 
 const NOW = Date.parse('2026-11-26T12:00:00Z');
 const record = (
@@ -34,5 +35,25 @@ describe('recentSandboxPass', () => {
     expect(recentSandboxPass([record(1)], 'https://sandbox.example.test', 24, NOW)?.checks).toEqual([
       { id: 'token.issue', status: 'pass', facts: { token_format: 'opaque' } },
     ]);
+  });
+});
+
+describe('recentSandboxRecommendation', () => {
+  const rated = (hoursAgo: number, targetRps: number, baseUrl?: string): HistoryRecord => ({
+    ...record(hoursAgo, baseUrl, {}),
+    rate_limit: { sustained_rps: targetRps / 0.8, target_rps: targetRps },
+  });
+  it.each([
+    { what: 'the newest ratelimit run within the age', records: [rated(30, 10), rated(5, 20), rated(2, 39)], want: 39 },
+    { what: 'a check-only run is passed over', records: [rated(3, 39), record(1)], want: 39 },
+    {
+      what: 'a run that recommended nothing (no target_rps)',
+      records: [{ ...record(1, undefined, {}), rate_limit: { sustained_rps: 50 } }],
+      want: undefined,
+    },
+    { what: 'none younger than the age', records: [rated(24.1, 39)], want: undefined },
+    { what: 'another base URL', records: [rated(1, 39, 'https://api.example.test')], want: undefined },
+  ])('$what', ({ records, want }) => {
+    expect(recentSandboxRecommendation(records, 'https://sandbox.example.test', 24, NOW)?.target_rps).toBe(want);
   });
 });

@@ -21,6 +21,13 @@ const facts = (environment: string, over: Partial<EnvironmentFacts> = {}): Envir
   clock_skew_s: 0.2,
   latency_ms: 30,
   accepted_before_limit: 100,
+  certificate_key: 'EC P-256',
+  tls_suites_accepted: 'TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384, TLS_CHACHA20_POLY1305_SHA256',
+  tls_other_suites_accepted: 'none',
+  tls_legacy_accepted: 'none',
+  // Production's limit measured, sandbox's recommendation: each side has both, as after two probes.
+  rate_limit_measured_rps: 50,
+  rate_limit_recommended_rps: 40,
   credentials_isolated: 'yes',
   missing: {},
   ...over,
@@ -36,8 +43,22 @@ describe('cutoverVerdict', () => {
   it.each([
     {
       finding: 'rate-limit',
-      production: { accepted_before_limit: 79 },
-      line: /limits after 79 requests, sandbox after 100/,
+      production: { rate_limit_measured_rps: 39.9 },
+      line: /^production's rate limit, measured at 39.9 req\/s, is below the 40 req\/s recommended on sandbox: a client paced for sandbox will get 429s on production$/,
+    },
+    {
+      finding: 'rate-limit',
+      production: {
+        rate_limit_measured_rps: undefined,
+        rate_limit_announced: '10 requests per 2 s (RateLimit-Policy)',
+        rate_limit_announced_rps: 5,
+      },
+      line: /^production's rate limit, announced as 10 requests per 2 s \(RateLimit-Policy\) \(5 req\/s; announced, not measured\), is below the 40 req\/s/,
+    },
+    {
+      finding: 'tls-suites',
+      production: { tls_suites_accepted: 'TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384' },
+      line: /^production refuses TLS_CHACHA20_POLY1305_SHA256 offered alone with TLS 1.3, which sandbox accepts and §5.8 promises/,
     },
     {
       finding: 'certificate-ca',
@@ -87,43 +108,95 @@ describe('cutoverVerdict', () => {
   });
 
   it.each([
-    { what: 'a limit within the margin', production: { accepted_before_limit: 80 } },
+    { what: 'a measured limit at the recommended rate', production: { rate_limit_measured_rps: 40 } },
+    {
+      what: 'an announced limit at the recommended rate',
+      production: { rate_limit_measured_rps: undefined, rate_limit_announced_rps: 40 },
+    },
+    { what: 'fewer requests before the first 429 (a burst is no rate)', production: { accepted_before_limit: 10 } },
+    {
+      what: 'a §5.8 suite production accepts and sandbox refuses',
+      sandbox: { tls_suites_accepted: 'TLS_AES_128_GCM_SHA256' },
+    },
     { what: 'a lifetime within the slack', production: { lifetime_s: 86_395 } },
     { what: 'a certificate expiring just after the window', production: { certificate_expires: '2026-12-11' } },
-  ])('$what is not breaking', ({ production }) => {
-    expect(cutoverVerdict(facts('production', production), facts('sandbox'), ctx).breaking).toEqual([]);
-  });
+  ])(
+    '$what is not breaking',
+    ({ production, sandbox }: { production?: Partial<EnvironmentFacts>; sandbox?: Partial<EnvironmentFacts> }) => {
+      const v = cutoverVerdict(facts('production', production), facts('sandbox', sandbox), ctx);
+      expect(v.breaking).toEqual([]);
+      expect(v.not_tested).toEqual([]);
+    },
+  );
 
-  it('merely different: token format, longer lifetime, negotiated TLS, health timestamp format, far apart clock skews', () => {
+  it('merely different: token format, longer lifetime, negotiated TLS, TLS outside §5.8, certificate key, health timestamp format, far apart clock skews', () => {
     const production = facts('production', {
       token_format: 'JWT (RS256)',
       lifetime_s: 90_000,
       clock_skew_s: 4,
       tls_negotiated: 'TLS_AES_128_GCM_SHA256 (TLSv1.3)',
       health_timestamp_format: 'HTTP-date d Mon d d:d:d GMT',
+      certificate_key: 'RSA 2048',
+      tls_legacy_accepted: 'none',
+      tls_other_suites_accepted: 'TLS_AES_128_CCM_SHA256',
     });
-    const v = cutoverVerdict(production, facts('sandbox'), ctx);
+    // Sandbox took TLS 1.2 against §5.8: production refusing it breaks no §5.8 client.
+    const v = cutoverVerdict(production, facts('sandbox', { tls_legacy_accepted: 'TLS 1.2' }), ctx);
     expect(v.verdict).toBe('READY');
     expect(v.differences).toEqual([
       expect.stringMatching(/^production's tokens live 90000 s/),
       'token format: JWT (RS256) on production, opaque on sandbox',
       'TLS a default client negotiates: TLS_AES_128_GCM_SHA256 (TLSv1.3) on production, TLS_AES_256_GCM_SHA384 (TLSv1.3) on sandbox',
+      'TLS 1.0–1.2 accepted: none on production, TLS 1.2 on sandbox',
+      'other TLS 1.3 suites accepted: TLS_AES_128_CCM_SHA256 on production, none on sandbox',
+      'certificate key: RSA 2048 on production, EC P-256 on sandbox',
       'health timestamp format: HTTP-date d Mon d d:d:d GMT on production, ISO 8601 d-d-d d:d:d UTC on sandbox',
       expect.stringMatching(/^clock skew/),
     ]);
   });
 
-  it('a missing fact or an unmeasured production limit is NOT TESTED with the reason', () => {
-    const missingIssuer = facts('production', {
+  it('a missing fact, or a production limit neither announced nor measured, is NOT TESTED with the reason and how to get it', () => {
+    const unknown = facts('production', {
       certificate_issuer: undefined,
-      missing: { certificate_issuer: 'tls.certificate-valid error: handshake timed out' },
+      rate_limit_measured_rps: undefined,
+      missing: {
+        certificate_issuer: 'tls.certificate-valid error: handshake timed out',
+        rate_limit_measured_rps: 'not measured: production is probed only with --allow-production-load',
+        rate_limit_announced_rps: 'no answer announced a limit (RateLimit-Policy, X-RateLimit-Limit…)',
+      },
     });
-    const v = cutoverVerdict(missingIssuer, facts('sandbox'), { ...ctx, productionLoadAllowed: false });
+    const v = cutoverVerdict(unknown, facts('sandbox'), { ...ctx, productionLoadAllowed: false });
     expect(v.verdict).toBe('NOT TESTED');
     expect(v.not_tested).toEqual([
-      expect.stringMatching(/^production's rate limit: not measured/),
+      "production's rate limit: not known (not measured: production is probed only with --allow-production-load; no answer announced a limit (RateLimit-Policy, X-RateLimit-Limit…)); pass --allow-production-load to measure it with a rate-limit probe of production",
       'certificate issuer: not known on production (tls.certificate-valid error: handshake timed out)',
     ]);
+  });
+
+  it("sandbox's recommendation unknown: NOT TESTED, saying how to get one", () => {
+    const sandbox = facts('sandbox', {
+      rate_limit_recommended_rps: undefined,
+      missing: {
+        rate_limit_recommended_rps:
+          'a rate-limit probe of sandbox in this run (no k6 proof): rate_limit: the estimate is partial',
+      },
+    });
+    expect(cutoverVerdict(facts('production'), sandbox, ctx).not_tested).toEqual([
+      "sandbox's recommended rate: not known (a rate-limit probe of sandbox in this run (no k6 proof): rate_limit: the estimate is partial); run `ces-harness ratelimit --env sandbox` with the history on, then cutover with --sandbox-from-history H",
+    ]);
+  });
+
+  it('a TLS matrix fact missing (its check got no answer) is NOT TESTED, never READY', () => {
+    const production = facts('production', {
+      tls_suites_accepted: undefined,
+      missing: { tls_suites_accepted: 'tls.allowed-suites-accepted error: no TLS answer' },
+    });
+    expect(cutoverVerdict(production, facts('sandbox'), ctx)).toMatchObject({
+      verdict: 'NOT TESTED',
+      not_tested: [
+        'TLS 1.3 suites of §5.8 accepted: not known on production (tls.allowed-suites-accepted error: no TLS answer)',
+      ],
+    });
   });
 
   it('a pass that tested less than asked is NOT TESTED, and breaking still leads', () => {

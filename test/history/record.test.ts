@@ -30,6 +30,8 @@ describe('toRecord', () => {
     });
     expect(record.rate_limit).toMatchObject({
       sustained_rps: 50,
+      // What cutover sets production's limit against (--sandbox-from-history).
+      target_rps: fixture.rate_limit!.recommendation!.target_rps,
       burst: 50,
       scope: 'per-client',
       retry_after: 'truthful',

@@ -3,9 +3,11 @@
 
 import { describe, expect, it } from 'vitest';
 import {
+  advertisedRps,
   advertisementHeaders,
   readAdvertisement,
   resetFromNow,
+  tighterAdvertisement,
   type Advertisement,
 } from '../../src/spec/ratelimit-fields.js';
 
@@ -165,5 +167,30 @@ it('what the emulator announces reads back as the same quota', () => {
     remaining: 12,
     resetS: 34,
     source: 'RateLimit-Policy',
+  });
+});
+
+describe('tighterAdvertisement: of the announcements seen, the one a paced client meets first', () => {
+  const ad = (limit: number, windowS: number | null): Advertisement => ({
+    limit,
+    windowS,
+    remaining: null,
+    resetS: null,
+    source: 'RateLimit-Policy',
+  });
+  it.each([
+    { what: 'the lower rate, whatever the counts', a: ad(100, 10), b: ad(20, 1), want: ad(100, 10) },
+    { what: 'the lower rate second', a: ad(20, 1), b: ad(100, 10), want: ad(100, 10) },
+    { what: 'a rate over a count with no window', a: ad(5, null), b: ad(50, 1), want: ad(50, 1) },
+    { what: 'the first when neither has a window', a: ad(5, null), b: ad(3, null), want: ad(5, null) },
+    { what: 'the first of two equal rates', a: ad(10, 1), b: ad(20, 2), want: ad(10, 1) },
+  ])('$what', ({ a, b, want }) => {
+    expect(tighterAdvertisement(a, b)).toEqual(want);
+  });
+
+  it('a first announcement stands alone; a rate is limit ÷ window, none without a window', () => {
+    expect(tighterAdvertisement(undefined, ad(5, null))).toEqual(ad(5, null));
+    expect(advertisedRps(ad(10, 2))).toBe(5);
+    expect(advertisedRps(ad(10, null))).toBeNull();
   });
 });

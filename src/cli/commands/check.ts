@@ -29,6 +29,7 @@ export function conformanceStage(checks: readonly Check[]) {
     signal,
     untested,
     sawTransport,
+    sawAdvertisedLimit,
     productionGate,
   }: StageIo): Promise<CheckResult[]> => {
     let seen: TransportSeen | undefined;
@@ -45,6 +46,7 @@ export function conformanceStage(checks: readonly Check[]) {
       onUntested: (line) => untested('checks', line),
       signal,
     });
+    if (seen?.advertised && sawAdvertisedLimit) sawAdvertisedLimit(seen.advertised);
     if (seen && sawTransport) sawTransport(await transportFacts(prepared.settings.target, seen, signal));
     return results;
   };

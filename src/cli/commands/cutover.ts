@@ -5,14 +5,23 @@
 import { setMaxListeners } from 'node:events';
 import { CHECKS } from '../../../checks/index.js';
 import { resolveSettings, type Settings } from '../../config/resolve.js';
-import { isProduction } from '../../config/target.js';
+import { isProduction, type Target } from '../../config/target.js';
 import { environmentFacts, type EnvironmentFacts } from '../../cutover/facts.js';
-import { recentSandboxPass, type StoredPass } from '../../cutover/sandbox-history.js';
+import { recentSandboxPass, recentSandboxRecommendation, type StoredPass } from '../../cutover/sandbox-history.js';
+import {
+  announcedLimit,
+  probedLimit,
+  storedLimit,
+  withRateLimit,
+  type RateLimitFacts,
+} from '../../cutover/rate-limit-facts.js';
+import type { Advertisement } from '../../spec/ratelimit-fields.js';
+import { makeRateLimitStage } from './ratelimit.js';
 import { HistoryStore } from '../../history/store.js';
 import { cutoverVerdict } from '../../cutover/verdict.js';
-import { usageError } from '../../errors.js';
+import { HarnessError, usageError } from '../../errors.js';
 import { removeEmptyDirs } from '../../fs/writable.js';
-import type { ProductionGate } from '../../http/production-gate.js';
+import { ProductionBudgetReached, type ProductionGate } from '../../http/production-gate.js';
 import { Redactor } from '../../http/redact.js';
 import { CUTOVER_SCHEMA, type CutoverReport } from '../../cutover/report-model.js';
 import { renderCutoverHtml } from '../../cutover/report-html.js';
@@ -36,13 +45,15 @@ interface Pass {
   facts: EnvironmentFacts;
   checks: CutoverReport['environments'][string]['checks'];
   untested: string[];
+  /** The tightest rate limit the environment's answers announced during its checks. */
+  advertised?: Advertisement;
 }
 
 export async function cutoverCommand(options: Options): Promise<number> {
   const redactor = new Redactor({ keep: harnessWords() });
   const terminal = createTerminal(redactor, { noColor: options['no-color'] === true });
   const { production, productionUrl, sandbox, productionSettings } = await environmentPair(options);
-  const { stored, source } = await sandboxSource(options, sandbox);
+  const { stored, storedRate, source } = await sandboxSource(options, sandbox);
   const controller = new AbortController();
   setMaxListeners(0, controller.signal);
   const removeStopHandlers = handleStopSignals(controller, terminal.err);
@@ -61,6 +72,17 @@ export async function cutoverCommand(options: Options): Promise<number> {
       return untrustedPass(production, productionUrl, err, terminal);
     });
     const sand = stored ? storedPass(sandbox, stored) : await checkPass(options, sandbox, gate, io);
+    const productionLoadAllowed = options['allow-production-load'] === true;
+    const { production: productionFacts, sandbox: sandboxFacts } = await rateLimits({
+      options,
+      gate,
+      io,
+      production: prod,
+      sandbox: sand,
+      sandboxName: sandbox,
+      productionLoadAllowed,
+      storedRate,
+    });
     const interrupted = controller.signal.aborted;
     const passesUntested = [
       ...prod.untested.map((u) => `${production}: ${u}`),
@@ -73,8 +95,7 @@ export async function cutoverCommand(options: Options): Promise<number> {
       ...(interrupted ? ['interrupted before it finished: this report is partial'] : []),
     ];
     const windowDays = flagValue(options, 'cutover-window');
-    const productionLoadAllowed = options['allow-production-load'] === true;
-    const verdict = cutoverVerdict(prod.facts, sand.facts, {
+    const verdict = cutoverVerdict(productionFacts, sandboxFacts, {
       windowDays,
       nowMs: Date.now(),
       productionLoadAllowed,
@@ -89,7 +110,7 @@ export async function cutoverCommand(options: Options): Promise<number> {
         ...verdict,
         window_days: windowDays,
         sandbox_source: source,
-        facts: { production: prod.facts, sandbox: sand.facts },
+        facts: { production: productionFacts, sandbox: sandboxFacts },
       },
       environments: {
         [production]: { base_url: prod.facts.base_url, checks: prod.checks, untested: prod.untested },
@@ -157,7 +178,10 @@ async function environmentPair(
  * With --sandbox-from-history H: sandbox's last stored check or run, when at most H hours old;
  * else (or without the flag) a fresh pass. Decided before the first request.
  */
-async function sandboxSource(options: Options, sandbox: string): Promise<{ stored?: Stored; source: string }> {
+async function sandboxSource(
+  options: Options,
+  sandbox: string,
+): Promise<{ stored?: Stored; storedRate?: RateLimitFacts; source: string }> {
   const fresh = `a full check pass on ${sandbox} in this run`;
   const maxAgeH = options['sandbox-from-history'];
   if (maxAgeH === undefined) return { source: fresh };
@@ -167,9 +191,22 @@ async function sandboxSource(options: Options, sandbox: string): Promise<{ store
       '--sandbox-from-history needs the run history; history is off (drop --history off / history: off, or drop --sandbox-from-history)',
     );
   const baseUrl = settings.target!.baseUrl;
-  const pass = recentSandboxPass(HistoryStore.open(settings.historyPath).records, baseUrl, maxAgeH, Date.now());
-  if (!pass) return { source: `${fresh} (no run of ${sandbox} stored in ${settings.historyPath} within ${maxAgeH} h)` };
+  const { records } = HistoryStore.open(settings.historyPath);
+  const rate = recentSandboxRecommendation(records, baseUrl, maxAgeH, Date.now());
+  const storedRate = rate
+    ? storedLimit(
+        rate.target_rps,
+        `${sandbox}'s rate limit run stored in ${settings.historyPath}, started ${rate.started_at}`,
+      )
+    : undefined;
+  const pass = recentSandboxPass(records, baseUrl, maxAgeH, Date.now());
+  if (!pass)
+    return {
+      ...(storedRate ? { storedRate } : {}),
+      source: `${fresh} (no run of ${sandbox} stored in ${settings.historyPath} within ${maxAgeH} h)`,
+    };
   return {
+    ...(storedRate ? { storedRate } : {}),
     stored: { pass, baseUrl },
     source: `${sandbox}'s last check stored in ${settings.historyPath}, started ${pass.started_at} (within ${maxAgeH} h); no check pass on ${sandbox}`,
   };
@@ -209,34 +246,114 @@ function untrustedPass(
   return { facts, checks: [], untested: ['every check: its certificate did not verify, so no request was sent'] };
 }
 
+type PassIo = Pick<StageIo, 'redactor' | 'terminal' | 'signal'>;
+
 /** `check` on one environment, through `check`'s own stage; every request to production goes through `gate`. */
-async function checkPass(
+async function checkPass(options: Options, environment: string, gate: ProductionGate, io: PassIo): Promise<Pass> {
+  io.terminal.out(`— ${environment} —`);
+  let advertised: Advertisement | undefined;
+  const { result, untested, target } = await onTarget(options, environment, gate, io, conformanceStage(CHECKS), {
+    sawAdvertisedLimit: (ad) => void (advertised = ad),
+  });
+  return {
+    facts: environmentFacts(target.environment, target.baseUrl, result),
+    checks: result.map((r) => ({ id: r.id, status: r.status, message: r.message })),
+    untested,
+    ...(advertised ? { advertised } : {}),
+  };
+}
+
+/** One stage on one environment, prepared as `check` would and closed after; what it could not test, collected. */
+async function onTarget<T>(
   options: Options,
   environment: string,
   gate: ProductionGate,
-  io: Pick<StageIo, 'redactor' | 'terminal' | 'signal'>,
-): Promise<Pass> {
-  io.terminal.out(`— ${environment} —`);
+  io: PassIo,
+  stage: (io: StageIo) => Promise<T>,
+  extra: Partial<StageIo> = {},
+): Promise<{ result: T; untested: string[]; target: Target }> {
   const prepared = await prepareTarget({ ...options, env: environment }, io.redactor, io.terminal);
   try {
-    const { target } = prepared.settings;
     const untested: string[] = [];
-    const results = await conformanceStage(CHECKS)({
+    const result = await stage({
       ...io,
+      ...extra,
       prepared,
       reportDir: '',
       productionGate: gate,
-      untested: (stage, reason) => {
-        untested.push(`${stage}: ${reason}`);
-        io.terminal.err(`${environment}: ${stage}: not tested: ${reason}`);
+      untested: (name, reason) => {
+        untested.push(`${name}: ${reason}`);
+        io.terminal.err(`${environment}: ${name}: not tested: ${reason}`);
       },
     });
-    return {
-      facts: environmentFacts(target.environment, target.baseUrl, results),
-      checks: results.map((r) => ({ id: r.id, status: r.status, message: r.message })),
-      untested,
-    };
+    return { result, untested, target: prepared.settings.target };
   } finally {
     await prepared.close();
+  }
+}
+
+/**
+ * Each side's rate limit for the rate-limit rule. Production's: what its answers announced, and
+ * with --allow-production-load what a probe measures. Sandbox's recommended rate: the history's
+ * (--sandbox-from-history), else a probe of sandbox in this run, run only when production's limit
+ * is known (with nothing to set it against, the probe's load on sandbox buys nothing).
+ */
+async function rateLimits(a: {
+  options: Options;
+  gate: ProductionGate;
+  io: PassIo;
+  production: Pass;
+  sandbox: Pass;
+  sandboxName: string;
+  productionLoadAllowed: boolean;
+  storedRate: RateLimitFacts | undefined;
+}): Promise<{ production: EnvironmentFacts; sandbox: EnvironmentFacts }> {
+  const { options, gate, io, production: prod, sandbox: sand } = a;
+  const ranChecks = prod.checks.length > 0;
+  const measured: RateLimitFacts =
+    a.productionLoadAllowed && ranChecks && !io.signal.aborted
+      ? await probe(options, prod.facts.environment, gate, io)
+      : {
+          facts: {},
+          missing: {
+            rate_limit_measured_rps: ranChecks
+              ? 'not measured: production is probed only with --allow-production-load'
+              : 'not measured: no check ran on production',
+          },
+        };
+  const production = withRateLimit(prod.facts, announcedLimit(prod.advertised), measured);
+  const limitKnown = (production.rate_limit_measured_rps ?? production.rate_limit_announced_rps) !== undefined;
+  const recommended: RateLimitFacts =
+    a.storedRate ??
+    (limitKnown && !io.signal.aborted
+      ? await probe(options, a.sandboxName, gate, io)
+      : {
+          facts: {},
+          missing: {
+            rate_limit_recommended_rps:
+              "not probed: production's limit is not known, so there is nothing to set it against",
+          },
+        });
+  const sandbox = withRateLimit(sand.facts, announcedLimit(sand.advertised), recommended);
+  return { production, sandbox };
+}
+
+/**
+ * The `ratelimit` command's own probe, without its k6 proof: the sustained rate and the recommended
+ * client rate. What production refuses it (the request budget spent mid-probe, a business endpoint
+ * production does not allow) leaves the figure unknown, with that reason, never the report lost.
+ */
+async function probe(options: Options, environment: string, gate: ProductionGate, io: PassIo): Promise<RateLimitFacts> {
+  io.terminal.out(`— ${environment}: rate limit —`);
+  const source = `a rate-limit probe of ${environment} in this run (no k6 proof)`;
+  try {
+    const { result, untested } = await onTarget(options, environment, gate, io, makeRateLimitStage({ proofS: 0 }));
+    return probedLimit(result, untested, source);
+  } catch (err) {
+    const refused =
+      err instanceof ProductionBudgetReached || (err instanceof HarnessError && err.code === 'PRODUCTION_REFUSED');
+    if (!refused) throw err;
+    io.terminal.err(`${environment}: rate limit: not tested: ${err.message}`);
+    return probedLimit(null, [err.message], source);
   }
 }

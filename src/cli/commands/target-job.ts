@@ -20,6 +20,7 @@ import { prepareTarget, type PreparedTarget, type TargetFlags } from '../prepare
 import { prepareReportPlace, writeReportFolder, type ReportPlace } from '../report-folder.js';
 import { handleStopSignals } from '../stop-signals.js';
 import { createTerminal, summaryLines, type Terminal } from '../terminal.js';
+import type { Advertisement } from '../../spec/ratelimit-fields.js';
 
 export interface StageIo {
   prepared: PreparedTarget;
@@ -36,6 +37,8 @@ export interface StageIo {
   untested(stage: Untested['stage'], reason: string): void;
   /** How the checks' requests travelled (HTTP version, content codings), for the report's target section. */
   sawTransport?(facts: TransportFacts): void;
+  /** The tightest rate limit the target's answers announced during the checks (cutover reads it). */
+  sawAdvertisedLimit?(advertised: Advertisement): void;
 }
 
 export interface Stages {

@@ -1,0 +1,83 @@
+// Each side's rate limit, as the readiness rule compares it: production's limit (announced in the
+// headers of the answers its checks got, or measured by a rate-limit probe with
+// --allow-production-load) against the client rate the `ratelimit` command recommends on sandbox.
+// Plain data in, plain data out; the command decides which probe runs (cutover.ts).
+
+import type { RateLimitResult } from '../report/model.js';
+import { advertisedRps, type Advertisement } from '../spec/ratelimit-fields.js';
+import type { EnvironmentFacts } from './facts.js';
+
+/** The facts a side adds, and why one it lacks is missing (by fact name, as EnvironmentFacts.missing). */
+export interface RateLimitFacts {
+  facts: Pick<
+    EnvironmentFacts,
+    | 'rate_limit_announced'
+    | 'rate_limit_announced_rps'
+    | 'rate_limit_measured_rps'
+    | 'rate_limit_recommended_rps'
+    | 'rate_limit_source'
+  >;
+  missing: Record<string, string>;
+}
+
+const rounded = (rps: number): number => Math.round(rps * 100) / 100;
+
+/** What the answers announced, read in passing: no request of its own. */
+export function announcedLimit(ad: Advertisement | undefined): RateLimitFacts {
+  if (ad === undefined)
+    return {
+      facts: {},
+      missing: { rate_limit_announced_rps: 'no answer announced a limit (RateLimit-Policy, X-RateLimit-Limit…)' },
+    };
+  const rps = advertisedRps(ad);
+  const said = `${ad.limit} requests${ad.windowS !== null ? ` per ${ad.windowS} s` : ', no window'} (${ad.source})`;
+  return rps === null
+    ? {
+        facts: { rate_limit_announced: said },
+        missing: { rate_limit_announced_rps: `it announces ${said}: a count with no window is no rate` },
+      }
+    : { facts: { rate_limit_announced: said, rate_limit_announced_rps: rounded(rps) }, missing: {} };
+}
+
+/**
+ * A probe's figures, only when it ran to an estimate it stands by: a probe that said it could not
+ * test something (a partial estimate, no sustained rate) gives no figure, and its reason is why.
+ */
+export function probedLimit(
+  result: RateLimitResult | null,
+  untested: readonly string[],
+  source: string,
+): RateLimitFacts {
+  const why = untested[0];
+  if (why !== undefined || result === null || result.sustained_rps === null)
+    return {
+      facts: {},
+      missing: {
+        rate_limit_measured_rps: `${source}: ${why ?? 'no sustained rate measured'}`,
+        rate_limit_recommended_rps: `${source}: ${why ?? 'no sustained rate measured, so nothing recommended'}`,
+      },
+    };
+  return {
+    facts: {
+      rate_limit_measured_rps: result.sustained_rps,
+      ...(result.recommendation ? { rate_limit_recommended_rps: result.recommendation.target_rps } : {}),
+      rate_limit_source: source,
+    },
+    missing: result.recommendation ? {} : { rate_limit_recommended_rps: `${source}: nothing recommended` },
+  };
+}
+
+/** A recommendation the history stored, from the `ratelimit` (or `run`) of sandbox it names. */
+export function storedLimit(targetRps: number, source: string): RateLimitFacts {
+  return {
+    facts: { rate_limit_recommended_rps: targetRps, rate_limit_source: source },
+    missing: {},
+  };
+}
+
+/** Facts with a side's rate-limit facts folded in. */
+export function withRateLimit(facts: EnvironmentFacts, ...parts: RateLimitFacts[]): EnvironmentFacts {
+  let out = facts;
+  for (const part of parts) out = { ...out, ...part.facts, missing: { ...out.missing, ...part.missing } };
+  return out;
+}

@@ -1,0 +1,79 @@
+// Each side's rate-limit facts: an announcement is a rate only with a window, and a probe that
+// could not test something gives no figure, only its reason.
+
+import { describe, expect, it } from 'vitest';
+import { announcedLimit, probedLimit } from '../../src/cutover/rate-limit-facts.js';
+import type { RateLimitResult } from '../../src/report/model.js';
+
+const SOURCE = 'a rate-limit probe of sandbox in this run (no k6 proof)';
+const probe = (over: Partial<RateLimitResult> = {}): RateLimitResult => ({
+  endpoint: 'tokens.validate',
+  observed_429: true,
+  sustained_rps: 49.9,
+  burst: 50,
+  scope: 'per-client',
+  retry_after_header: 'truthful',
+  recovery_s: 0.02,
+  requests_sent: 600,
+  requests_limited: 26,
+  recommendation: {
+    target_rps: 39,
+    max_concurrency: 1,
+    backoff: { base_ms: 40, cap_ms: 1000, jitter: 'full', max_retries: 6 },
+  },
+  ...over,
+});
+
+describe('announcedLimit', () => {
+  it.each([
+    {
+      what: 'a policy with a window is a rate',
+      ad: { limit: 10, windowS: 2, remaining: null, resetS: null, source: 'RateLimit-Policy' },
+      want: {
+        facts: { rate_limit_announced: '10 requests per 2 s (RateLimit-Policy)', rate_limit_announced_rps: 5 },
+        missing: {},
+      },
+    },
+    {
+      what: 'a count with no window is shown, and is no rate',
+      ad: { limit: 50, windowS: null, remaining: 3, resetS: null, source: 'X-RateLimit-Limit' },
+      want: {
+        facts: { rate_limit_announced: '50 requests, no window (X-RateLimit-Limit)' },
+        missing: {
+          rate_limit_announced_rps:
+            'it announces 50 requests, no window (X-RateLimit-Limit): a count with no window is no rate',
+        },
+      },
+    },
+    {
+      what: 'nothing announced',
+      ad: undefined,
+      want: {
+        facts: {},
+        missing: { rate_limit_announced_rps: 'no answer announced a limit (RateLimit-Policy, X-RateLimit-Limit…)' },
+      },
+    },
+  ])('$what', ({ ad, want }) => {
+    expect(announcedLimit(ad)).toEqual(want);
+  });
+});
+
+describe('probedLimit', () => {
+  it('a probe that stands by its estimate: the measured and recommended rates, and where they come from', () => {
+    expect(probedLimit(probe(), [], SOURCE)).toEqual({
+      facts: { rate_limit_measured_rps: 49.9, rate_limit_recommended_rps: 39, rate_limit_source: SOURCE },
+      missing: {},
+    });
+  });
+
+  it.each([
+    { what: 'said it could not test', result: probe(), untested: ['rate_limit: the estimate is partial'] },
+    { what: 'measured no sustained rate', result: probe({ sustained_rps: null, recommendation: null }), untested: [] },
+    { what: 'was refused before it ran', result: null, untested: ['production request budget 150 reached'] },
+  ])('a probe that $what gives no figure, only why', ({ result, untested }) => {
+    const out = probedLimit(result, untested, SOURCE);
+    expect(out.facts).toEqual({});
+    expect(out.missing['rate_limit_measured_rps']).toMatch(new RegExp(`^${SOURCE.replace(/[()]/g, '\\$&')}: `));
+    expect(out.missing['rate_limit_recommended_rps']).toBeDefined();
+  });
+});
