@@ -21,20 +21,33 @@ const fixed = (limit: number, windowS: number): LimiterModel => ({
 });
 const MAX_RPS = 200;
 
-type Says = 'ratelimit-headers' | 'retry-after' | 'overstated 100/min';
+type Says = 'ratelimit-headers' | 'retry-after' | 'overstated 100/min' | 'nothing';
 
 function endpoint(model: LimiterModel, says: Says): VirtualEndpoint {
   if (says === 'retry-after') return { limiter: () => fromModel(model), status: 429, announces: 'retry-after' };
+  if (says === 'nothing') return { limiter: () => fromModel(model), status: 429 };
   return {
     limiter: () => advertising(model, says === 'ratelimit-headers' ? undefined : overstatedQuota(100, 60)),
     status: 429,
   };
 }
 
-async function probeOf(model: LimiterModel, says: Says, maxDurationS: number): Promise<Estimate> {
+async function probeOf(
+  model: LimiterModel,
+  says: Says,
+  maxDurationS: number,
+  progress?: (line: string) => void,
+): Promise<Estimate> {
   const world = virtualWorld(endpoint(model, says));
   try {
-    return await discover({ calls: world.calls, clock: world.clock, maxRps: MAX_RPS, maxRequests: 3000, maxDurationS });
+    return await discover({
+      calls: world.calls,
+      clock: world.clock,
+      maxRps: MAX_RPS,
+      maxRequests: 3000,
+      maxDurationS,
+      ...(progress ? { progress } : {}),
+    });
   } finally {
     world.stop();
   }
@@ -67,6 +80,51 @@ describe('a fixed window of 10 s or a minute is sized within 2 % in two periods 
     console.log(
       `${limit}/${windowS} s (${says}): ${got.limit} per ${got.window_s} s in ${e.duration_s} s, ${e.requests_sent} requests`,
     );
+  });
+});
+
+// Nothing announced (HAProxy, many gateways): the first edge found by pings at most 2 % of the wait
+// apart, the second a shortest window later (probe/silent-window.ts). Two windows at most, the
+// limit three times over and a couple of hundred pings, whatever max_requests allows.
+const silent = [
+  { limit: 300, windowS: 10 },
+  { limit: 60, windowS: 60 },
+  { limit: 600, windowS: 60 },
+] as const;
+
+describe('a fixed window of 10 s or a minute that announces nothing is sized within 2 % in two periods and a half', () => {
+  it.each(silent)('$limit per $windowS s, no RateLimit field, no Retry-After', async ({ limit, windowS }) => {
+    const said: string[] = [];
+    const e = await probeOf(fixed(limit, windowS), 'nothing', 2.5 * windowS, (line) => said.push(line));
+    const got = e.limiter;
+    expect(got?.kind, e.notes.join('\n')).toBe('fixed-window');
+    if (got?.kind !== 'fixed-window') return;
+    expect(got.limit).toBe(limit);
+    expect(Math.abs(got.window_s - windowS) / windowS).toBeLessThanOrEqual(0.02);
+    expect(e.duration_s).toBeLessThanOrEqual(2.5 * windowS);
+    expect(e.requests_sent).toBeLessThanOrEqual(3 * limit + 250);
+    expect(e.partial).toBe(false);
+    // Up front: once the wait is long, what it will cost; once the first edge came, when the next one can.
+    expect(said.some((l) => /a long window; its first edge, then one window: twice the window at most/.test(l))).toBe(
+      true,
+    );
+    expect(said.some((l) => /a window of at least [\d.]+ s; its next edge comes [\d.]+ s from now/.test(l))).toBe(true);
+    console.log(
+      `${limit}/${windowS} s (silent): ${got.limit} per ${got.window_s} s in ${e.duration_s} s, ${e.requests_sent} requests`,
+    );
+  });
+});
+
+describe('a silent long window that is not a fixed window is not taken for one', () => {
+  it.each([
+    {
+      name: 'a sliding log of 60 per 60 s',
+      model: { kind: 'sliding-window', limit: 60, period_s: 60, counts_refused: false },
+    },
+    { name: 'a bucket of 1 per 8 s, burst 10', model: { kind: 'bucket', rate_rps: 0.125, burst: 10 } },
+  ] as const)('$name', async ({ model }) => {
+    const e = await probeOf(model, 'nothing', 150);
+    expect(e.limiter?.kind, e.notes.join('\n')).not.toBe('fixed-window');
   });
 });
 
@@ -113,6 +171,16 @@ describe('a window longer than the budget is said so, never guessed', () => {
     expect(e.advertised?.note).toMatch(/^advertised, not verified/);
     // Said after the drain: the budget is not spent on a window it cannot size.
     expect(e.duration_s).toBeLessThan(5);
+  });
+
+  it('a silent minute, 100 s allowed: not identified as soon as its second edge cannot fit', async () => {
+    const e = await probeOf(fixed(60, 60), 'nothing', 100);
+    expect(e.limiter).toBeNull();
+    expect(
+      e.notes.some((n) => n.startsWith("not identified: the window is longer than the probe's budget (100 s)")),
+    ).toBe(true);
+    // Half the budget: a window at least that long cannot show two edges within it.
+    expect(e.duration_s).toBeLessThanOrEqual(51);
   });
 
   it('a minute said by Retry-After alone, 100 s allowed: not identified once the second reset says how long', async () => {

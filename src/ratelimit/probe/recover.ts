@@ -64,11 +64,10 @@ export async function shapePhase(
   probe: Probe,
   drain: DrainFigures,
   knownTrickleMs: number | null = null,
+  found?: Recovery,
 ): Promise<ShapeFindings | undefined> {
-  // Gaps growing by half: the ping that finds the recovery is at most a third late, so a smooth
-  // sliding window (which frees limit × lateness / period by then) lets through well under half
-  // the limit at once, where a window that resets lets it all through.
-  const recovery = await pingUntilAccepted(probe, 'recover', drain.refusal.sentMs, firstGapMs(probe), 1.5);
+  // `found`: the first recovery, already searched for this way (probe/silent-window.ts).
+  const recovery = found ?? (await firstRecovery(probe, drain));
   if (!recovery.accepted) return undefined;
   const first = recovery.accepted;
   const recoveryMs = first.sentMs - drain.refusal.sentMs;
@@ -111,6 +110,17 @@ export async function shapePhase(
   const { shape, evidence } = shapeOf(figures);
   return { shape, evidence, figures, drain, recovery: { ...recovery, accepted: first } };
 }
+
+/**
+ * Gaps growing by half: the ping that finds the recovery is at most a third late, so a smooth
+ * sliding window (which frees limit × lateness / period by then) lets through well under half
+ * the limit at once, where a window that resets lets it all through. `growth`: the gaps another way.
+ */
+export const firstRecovery = (
+  probe: Probe,
+  drain: DrainFigures,
+  growth: Parameters<typeof pingUntilAccepted>[4] = 1.5,
+) => pingUntilAccepted(probe, 'recover', drain.refusal.sentMs, firstGapMs(probe), growth);
 
 /** Accepted requests of a run before its first refusal (in sending order). */
 export function countUntilRefused(run: readonly Sample[]): number {
