@@ -20,6 +20,7 @@ import { round } from '../estimators.js';
 import type { FixedWindowModel } from '../limiters/index.js';
 import type { Sample } from '../types.js';
 import { LONG_WINDOW_S, phaseS } from './advertised.js';
+import { seenMs } from './arrival.js';
 import { drainAt, pingUntilAccepted, type Recovery } from './ping.js';
 import type { Probe } from './probe.js';
 import { countUntilRefused, firstGapMs, firstRecovery, type DrainFigures } from './recover.js';
@@ -35,9 +36,6 @@ const EDGE_STEP = 0.02;
 const SECOND_EDGE_STEP = 0.01;
 /** The rest of the limit follows the first edge's ping by this share of the shortest window it can be. */
 const CLUMP_DELAY = 0.1;
-
-/** When the service saw a request, best estimate: the middle of its round trip. */
-export const seenMs = (s: Sample): number => (s.sentMs + s.doneMs) / 2;
 
 export interface SilentWindowFindings {
   /** The first recovery: the usual phases go on from it when it came before a window counts as long. */
@@ -79,7 +77,7 @@ export async function silentWindowPhase(probe: Probe, drain: DrainFigures): Prom
 }
 
 function longerThanBudget(probe: Probe, shortestMs: number) {
-  const note = `not identified: the window is longer than the probe's budget (${probe.maxDurationMs / 1000} s): no request passed for ${fmt(shortestMs)} after the limit shut, so the window is at least that long and its second edge comes after the cap`;
+  const note = `not identified: the window is longer than the probe's budget (${probe.maxDurationMs / 1000} s): the limit has not lifted for ${fmt(shortestMs)} since it shut, so a window is at least that long and its second edge comes after the cap (or the limit never lifts)`;
   return { model: null, evidence: [note], notes: [note] };
 }
 
