@@ -7,15 +7,15 @@
 // disturbed trial: a fixed window read as a sliding one 8 % off, or as nothing. Wants each limit
 // within 2 %, its kind, and the recommendation proven by k6 (the closed loop), exit 0.
 
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
+import { createEmulator } from '../../src/emulator/index.js';
 import { sustainedRate, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import type { RateLimitResult } from '../../src/report/model.js';
 import { runCli } from '../helpers/cli.js';
-import { provisionToxiproxy, startToxiproxy, toxiproxyMissing, type RunningToxiproxy } from '../helpers/toxiproxy.js';
+import { startToxiproxy, toxiproxyMissing } from '../helpers/toxiproxy.js';
+import { toxiproxySuite } from '../helpers/toxiproxy-suite.js';
 
 const missing = toxiproxyMissing();
 const skipWhy = missing !== undefined && !process.env.CI ? missing : undefined;
@@ -36,30 +36,14 @@ const limiters: Array<{ name: string; model: LimiterModel }> = [
 describe.skipIf(skipWhy !== undefined)(
   `ratelimit across a network with 50 ± 10 ms each way${skipWhy ? ` (skipped: ${skipWhy})` : ''}`,
   () => {
-    let binary: string;
-    let cwd: string;
-    let emulator: Emulator | undefined;
-    let proxy: RunningToxiproxy | undefined;
-
-    beforeAll(async () => {
-      if (missing) throw new Error(`toxiproxy is required on CI for the rate-limit network test: ${missing}`);
-      binary = await provisionToxiproxy();
-      cwd = await mkdtemp(join(tmpdir(), 'ces-ratelimit-network-'));
-    }, 11 * 60_000);
-    afterEach(async () => {
-      await proxy?.stop();
-      await emulator?.close();
-    });
-    afterAll(async () => {
-      if (cwd) await rm(cwd, { recursive: true, force: true });
-    });
+    const suite = toxiproxySuite(missing, 'rate-limit network test', 'ces-ratelimit-network-');
 
     it.each(limiters)(
       '$name: identified within 2 %, the recommendation proven',
       async ({ name, model }) => {
-        emulator = await createEmulator({ port: 0, limiter: model });
-        proxy = await startToxiproxy(binary, emulator.url, LATENCY);
-        const reportDir = join(cwd, model.kind);
+        const emulator = (suite.emulator = await createEmulator({ port: 0, limiter: model }));
+        const proxy = (suite.proxy = await startToxiproxy(suite.binary, emulator.url, LATENCY));
+        const reportDir = join(suite.cwd, model.kind);
         const r = await runCli(
           ['ratelimit', '--base-url', proxy.url, '--ca', emulator.caFile, '--report-dir', reportDir].concat([
             '--ledger',
@@ -70,7 +54,7 @@ describe.skipIf(skipWhy !== undefined)(
             '60',
           ]),
           {
-            cwd,
+            cwd: suite.cwd,
             env: { CES_CLIENT_ID: emulator.credentials.clientId, CES_CLIENT_SECRET: emulator.credentials.clientSecret },
             timeoutMs: 170_000,
           },

@@ -8,12 +8,11 @@
 // 0.492 s, and a sliding log as nothing.
 
 import { describe, expect, it } from 'vitest';
-import { discover } from '../../src/ratelimit/discover.js';
 import { acceptedBeforeRefusal, sendingEndMs } from '../../src/ratelimit/probe/arrival.js';
 import { sustainedRate, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import type { Sample } from '../../src/ratelimit/types.js';
 import { relativeError } from './support.js';
-import { fromModel, gcra, haproxyRate, virtualWorld, type Limiter } from './virtual-limit.js';
+import { discoverVirtual, fromModel, gcra, haproxyRate, type Limiter } from './virtual-limit.js';
 
 const NETWORK = { oneWayMs: 50, jitterMs: 10 };
 
@@ -44,25 +43,14 @@ describe('across 50 ± 10 ms each way, on the virtual clock', () => {
   it.each(cases.flatMap((c) => [1, 2].map((seed) => ({ ...c, seed }))))(
     '$name (jitter seed $seed)',
     async ({ limiter, truth, seed }) => {
-      const world = virtualWorld({ limiter, status: 429, network: { ...NETWORK, seed } });
-      try {
-        const e = await discover({
-          calls: world.calls,
-          clock: world.clock,
-          maxRps: 200,
-          maxRequests: 3000,
-          maxDurationS: 60,
-        });
-        const context = JSON.stringify({ limiter: e.limiter, notes: e.notes });
-        expect(e.limiter?.kind, context).toBe(truth.kind);
-        expect(relativeError(e.sustained_rps, sustainedRate(truth)), context).toBeLessThanOrEqual(0.02);
-        if (truth.kind === 'fixed-window' && e.limiter?.kind === 'fixed-window')
-          expect(e.limiter.edges ?? 'clock', context).toBe(truth.edges ?? 'clock');
-        if (truth.kind === 'sliding-window' && e.limiter?.kind === 'sliding-window')
-          expect(e.limiter.counts_refused, context).toBe(truth.counts_refused);
-      } finally {
-        world.stop();
-      }
+      const e = await discoverVirtual({ limiter, status: 429, network: { ...NETWORK, seed } });
+      const context = JSON.stringify({ limiter: e.limiter, notes: e.notes });
+      expect(e.limiter?.kind, context).toBe(truth.kind);
+      expect(relativeError(e.sustained_rps, sustainedRate(truth)), context).toBeLessThanOrEqual(0.02);
+      if (truth.kind === 'fixed-window' && e.limiter?.kind === 'fixed-window')
+        expect(e.limiter.edges ?? 'clock', context).toBe(truth.edges ?? 'clock');
+      if (truth.kind === 'sliding-window' && e.limiter?.kind === 'sliding-window')
+        expect(e.limiter.counts_refused, context).toBe(truth.counts_refused);
     },
   );
 });

@@ -10,6 +10,8 @@ import type { Clock } from '../../src/ratelimit/pacing.js';
 import { createLimiter, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import { advertisementHeaders } from '../../src/spec/ratelimit-fields.js';
 import type { Claim } from '../../src/emulator/profiles/ratelimit-headers.js';
+import { discover, type DiscoverOptions } from '../../src/ratelimit/discover.js';
+import type { Estimate } from '../../src/ratelimit/types.js';
 import { seeded } from './seeded.js';
 
 /**
@@ -166,6 +168,26 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
       dateNow.mockRestore();
     },
   };
+}
+
+/** The whole probe (discover) against `endpoint` on virtual time: max_rps 200, 3,000 requests, 60 s unless told. */
+export async function discoverVirtual(
+  endpoint: VirtualEndpoint,
+  options: Partial<Omit<DiscoverOptions, 'calls' | 'clock'>> = {},
+): Promise<Estimate> {
+  const world = virtualWorld(endpoint);
+  try {
+    return await discover({
+      calls: world.calls,
+      clock: world.clock,
+      maxRps: 200,
+      maxRequests: 3000,
+      maxDurationS: 60,
+      ...options,
+    });
+  } finally {
+    world.stop();
+  }
 }
 
 /** Any limiter model of src/ratelimit/limiters, as the emulator enforces it. */
