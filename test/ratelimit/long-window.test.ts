@@ -163,6 +163,12 @@ describe('a window longer than the budget is said so, never guessed', () => {
     expect(e.duration_s).toBeLessThanOrEqual(51);
   });
 
+  it('a silent minute, 119 s allowed: its first edge seen, the second not before the cap: not identified', async () => {
+    const e = await probeOf(fixed(60, 60), 'nothing', 119);
+    expectLongerThanBudget(e, 119);
+    expect(e.notes.join('\n')).toMatch(/its first edge came [\d.]+ s after the limit shut, and no second one/);
+  });
+
   it('a minute said by Retry-After alone, 100 s allowed: not identified once the second reset says how long', async () => {
     const e = await probeOf(fixed(60, 60), 'retry-after', 100);
     expectLongerThanBudget(e, 100);

@@ -122,7 +122,10 @@ async function sizeLongWindow(
     firstGapMs(probe),
     (_, s) => (s.sentMs + gapAt(s) > probe.maxDurationMs ? undefined : gapAt(s)),
   );
-  if (!second.accepted) return longerThanBudget(probe, probe.elapsed() - startMs);
+  if (!second.accepted)
+    return notIdentified(
+      `the window is longer than the probe's budget (${probe.maxDurationMs / 1000} s): its first edge came ${fmt(p1.sentMs - drain.refusal.sentMs)} after the limit shut, and no second one before the cap`,
+    );
   const edge2: Bracket = { lo: seenMs(second.lastRefused ?? lastRest), hi: seenMs(second.accepted) };
   const length: Bracket = { lo: edge2.lo - edge1.hi, hi: edge2.hi - edge1.lo };
   const again = await drainAt(probe, 'edges', probe.elapsed(), limit + 5);
