@@ -18,20 +18,39 @@ export function reorderMs(run: readonly Sample[]): number {
   return trips.length < 2 ? 0 : Math.max(...trips) - Math.min(...trips);
 }
 
-/** A run in sending order, and its first refusal (undefined when none). */
+/**
+ * A run in sending order, and the refusal where the limit shut (undefined when none): the first one
+ * that as many refusals as acceptances follow within the round trips' spread. A refusal that
+ * overtook acceptances sent before it (jitter) is followed by acceptances alone: not the shut.
+ */
 function firstRefusal(run: readonly Sample[]): { sorted: Sample[]; refusal: Sample | undefined } {
   const sorted = [...run].sort((a, b) => a.sentMs - b.sentMs);
-  return { sorted, refusal: sorted.find((s) => s.answer === 'limited') };
+  const spreadMs = reorderMs(run);
+  const refusal = sorted.find((r, i) => {
+    if (r.answer !== 'limited') return false;
+    const after = sorted.slice(i).filter((s) => s.sentMs <= r.sentMs + spreadMs);
+    return after.filter((s) => s.answer === 'limited').length >= after.filter((s) => s.answer === 'accepted').length;
+  });
+  return { sorted, refusal };
 }
 
 /**
- * The accepted requests of a run that reached the limiter before its first refusal, as far as the
- * round trips tell: those sent before it, and those sent so soon after that they may have overtaken it.
+ * The accepted requests of a run that reached the limiter before it shut, as far as the round trips
+ * tell: those sent before the shut, and those sent so soon after that they may have overtaken it.
  */
 export function acceptedBeforeRefusal(run: readonly Sample[]): Sample[] {
   const { sorted, refusal } = firstRefusal(run);
   const untilMs = refusal ? refusal.sentMs + reorderMs(run) : Infinity;
   return sorted.filter((s) => s.answer === 'accepted' && s.sentMs < untilMs);
+}
+
+/**
+ * The accepted requests sent before the limit shut: a bucket's burst, which keeps refilling after
+ * the shut, so that acceptances sent after it may be refills rather than ones that overtook it.
+ */
+export function acceptedBeforeShut(run: readonly Sample[]): Sample[] {
+  const { sorted, refusal } = firstRefusal(run);
+  return sorted.filter((s) => s.answer === 'accepted' && (refusal === undefined || s.sentMs < refusal.sentMs));
 }
 
 /**
