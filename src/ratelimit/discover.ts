@@ -51,6 +51,7 @@ import { MAX_IN_FLIGHT, reachableRps } from './in-flight.js';
 import { retryAfterPhase, type RetryAfterFindings } from './probe/retry-after.js';
 import { drainAgainFromIdle } from './probe/redrain.js';
 import { scopePhase } from './probe/scope.js';
+import { silentWindowPhase } from './probe/silent-window.js';
 import { streamPhase, type StreamFindings } from './probe/stream.js';
 import type { Estimate, Sample } from './types.js';
 
@@ -120,7 +121,20 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     return estimateOf(probe, drained, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, advertised.notes);
   const drainSamples = probe.samples.filter((s) => s.phase === 'drain');
   const drain = drainFigures(drainSamples, probe.calls.overhead.sent) ?? (await drainedFromIdle(probe, drainSamples));
-  const firstShape = drain ? await shapePhase(probe, drain) : undefined;
+  // A long window that announces nothing is sized by its first two edges (probe/silent-window.ts).
+  const silent = drain ? await silentWindowPhase(probe, drain) : undefined;
+  if (silent?.long) {
+    const { model, evidence, notes } = silent.long;
+    if (model) return identifiedWindow(probe, drained, model, evidence, notes);
+    return estimateOf(
+      probe,
+      drained,
+      { ...NOTHING_MEASURED, limiter_evidence: evidence },
+      { verdict: 'unknown', notes: [] },
+      notes,
+    );
+  }
+  const firstShape = drain ? await shapePhase(probe, drain, null, silent?.recovery) : undefined;
   const shape = firstShape ? await confirmedShape(probe, firstShape) : undefined;
   if (shape && shape.shape !== 'bucket') {
     const window = await windowPhase(probe, shape);

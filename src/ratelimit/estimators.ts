@@ -5,6 +5,7 @@
 // or a steady network the arrival follows the send by a near-constant delay, which cancels out of
 // every difference below. Answer times would add the service's latency jitter.
 
+import { acceptedBeforeShut } from './probe/arrival.js';
 import type { Sample, TimelinePoint } from './types.js';
 
 const bySent = (a: Sample, b: Sample) => a.sentMs - b.sentMs;
@@ -156,9 +157,9 @@ export interface BurstFit {
 export function burstOf(run: readonly Sample[], sustainedRps: number | null): BurstFit {
   const sorted = [...run].sort(bySent);
   const firstRefusal = sorted.find((s) => s.answer === 'limited');
-  const before = sorted.filter(
-    (s) => s.answer === 'accepted' && (firstRefusal === undefined || s.sentMs < firstRefusal.sentMs),
-  );
+  // In the order the limiter saw them, as far as the round trips tell (probe/arrival.ts): across a
+  // network a refusal can overtake acceptances sent before it, which a bucket's burst is not short of.
+  const before = acceptedBeforeShut(run);
   const raw = before.length;
   // A request is recorded as sent when the harness hands it over; a sender that stalls right then
   // (a timer waking from the idle wait, a garbage collection) gets it onto the network later. At

@@ -61,7 +61,8 @@ export async function missingParts(env: NodeJS.ProcessEnv = process.env): Promis
       part: 'toxiproxy',
       why: toxiproxy,
       fix: 'install Go >= 1.17 (the test builds it from tools/toxiproxy/go.mod into .tools/toxiproxy/bin), or set TOXIPROXY_BINARY',
-      tests: 'check and run across ~100 ms of network latency (test/integration/network.test.ts)',
+      tests:
+        'check, run and ratelimit across ~100 ms of network latency (test/integration/network.test.ts, test/integration/ratelimit-network.test.ts)',
     });
   try {
     await locateK6(env, findProjectRoot());

@@ -25,7 +25,7 @@ const MODULE_DIR = join(ROOT, 'tools', 'toxiproxy');
 export const TOXIPROXY_BINARY =
   process.env['TOXIPROXY_BINARY'] ?? join(ROOT, '.tools', 'toxiproxy', 'bin', 'toxiproxy-server');
 /** Cold: ~1 min of downloads and well under one of compiling on 2 cores. */
-const BUILD_TIMEOUT_MS = 10 * 60_000;
+export const BUILD_TIMEOUT_MS = 10 * 60_000;
 const API_TIMEOUT_MS = 5_000;
 
 /** The version tools/toxiproxy/go.mod pins, e.g. "v2.5.0". */

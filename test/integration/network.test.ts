@@ -4,15 +4,15 @@
 // so anything that assumed a near-zero round trip (timing checks, the rate-limit probe's pacing,
 // k6 thresholds) shows here as a false alarm. Wants exit 0 and PASS from `check` and `run`.
 
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
+import { createEmulator } from '../../src/emulator/index.js';
 import { EMBEDDED } from '../../src/config/resolve.js';
 import { runCli } from '../helpers/cli.js';
-import { provisionToxiproxy, startToxiproxy, toxiproxyMissing, type RunningToxiproxy } from '../helpers/toxiproxy.js';
+import { startToxiproxy, toxiproxyMissing } from '../helpers/toxiproxy.js';
+import { toxiproxySuite } from '../helpers/toxiproxy-suite.js';
 
 const missing = toxiproxyMissing();
 const onCi = Boolean(process.env.CI);
@@ -45,25 +45,9 @@ const notPassed = (out: string) => out.split('\n').filter((l) => /^\s*(✗ fail|
 describe.skipIf(skipWhy !== undefined)(
   `check and run across a network with 50 ± 10 ms each way${skipWhy ? ` (skipped: ${skipWhy})` : ''}`,
   () => {
-    let binary: string;
-    let cwd: string;
     // Each command gets an emulator of its own: one that had already handed out this client's token
     // (to the other command) is rightly judged by token.lifetime as a token seen before.
-    let emulator: Emulator | undefined;
-    let proxy: RunningToxiproxy | undefined;
-
-    beforeAll(async () => {
-      if (missing) throw new Error(`toxiproxy is required on CI for the network-latency test: ${missing}`);
-      binary = await provisionToxiproxy();
-      cwd = await mkdtemp(join(tmpdir(), 'ces-network-'));
-    }, 11 * 60_000);
-    afterEach(async () => {
-      await proxy?.stop();
-      await emulator?.close();
-    });
-    afterAll(async () => {
-      if (cwd) await rm(cwd, { recursive: true, force: true });
-    });
+    const suite = toxiproxySuite(missing, 'network-latency test', 'ces-network-');
 
     it.each([
       { command: 'check', extra: [], timeoutMs: 180_000 },
@@ -72,8 +56,12 @@ describe.skipIf(skipWhy !== undefined)(
       '$command passes',
       async ({ command, extra, timeoutMs }) => {
         // Short tokens, as the built-in emulator has, so the expiry checks run within the test.
-        emulator = await createEmulator({ port: 0, environments: ['sandbox'], tokenTtlS: EMBEDDED.tokenLifetimeS });
-        proxy = await startToxiproxy(binary, emulator.url, LATENCY);
+        const emulator = (suite.emulator = await createEmulator({
+          port: 0,
+          environments: ['sandbox'],
+          tokenTtlS: EMBEDDED.tokenLifetimeS,
+        }));
+        const proxy = (suite.proxy = await startToxiproxy(suite.binary, emulator.url, LATENCY));
         // The delay is really there: a first request pays a TLS 1.3 handshake and the request itself,
         // two round trips of at least 2 × (50 − 10) ms each.
         expect(await firstRequestMs(proxy.url, emulator.caPem)).toBeGreaterThanOrEqual(
@@ -97,9 +85,13 @@ describe.skipIf(skipWhy !== undefined)(
           CES_CLIENT_ID: emulator.credentials.clientId,
           CES_CLIENT_SECRET: emulator.credentials.clientSecret,
         };
-        const reportDir = join(cwd, command);
+        const reportDir = join(suite.cwd, command);
         const started = Date.now();
-        const r = await runCli([command, ...target, '--report-dir', reportDir, ...extra], { cwd, env, timeoutMs });
+        const r = await runCli([command, ...target, '--report-dir', reportDir, ...extra], {
+          cwd: suite.cwd,
+          env,
+          timeoutMs,
+        });
         const out = r.stdout + r.stderr;
         console.info(`${command} through toxiproxy: ${Math.round((Date.now() - started) / 1000)} s`);
         expect({ code: r.code, notPassed: notPassed(out) }).toEqual({ code: 0, notPassed: [] });

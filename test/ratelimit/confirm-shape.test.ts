@@ -5,8 +5,7 @@
 // window after.
 
 import { describe, expect, it } from 'vitest';
-import { discover } from '../../src/ratelimit/discover.js';
-import { fixedWindow, gcra, virtualWorld, type Limiter } from './virtual-limit.js';
+import { discoverVirtual, fixedWindow, gcra, type Limiter } from './virtual-limit.js';
 
 /** A bucket of `rate`/s and 100 at once until `untilMs`, then a fixed window of 50 a second. */
 const slowBucketThenWindow = (rate: number, untilMs: number): Limiter => {
@@ -15,20 +14,8 @@ const slowBucketThenWindow = (rate: number, untilMs: number): Limiter => {
   return (now) => (now < untilMs ? bucket(now) : window(now));
 };
 
-async function probeOf(limiter: () => Limiter) {
-  const world = virtualWorld({ limiter, status: 429, announces: 'retry-after' });
-  try {
-    return await discover({
-      calls: world.calls,
-      clock: world.clock,
-      maxRps: 200,
-      maxRequests: 3_000,
-      maxDurationS: 120,
-    });
-  } finally {
-    world.stop();
-  }
-}
+const probeOf = (limiter: () => Limiter) =>
+  discoverVirtual({ limiter, status: 429, announces: 'retry-after' }, { maxDurationS: 120 });
 
 describe('a bucket verdict with no time to confirm it from idle', () => {
   it('is overturned when a short wait lets a whole window through', async () => {

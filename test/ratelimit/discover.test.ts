@@ -81,7 +81,7 @@ const cases: Array<{
       retry_after_max_s: null,
       requests_sent: 411,
       requests_limited: 26,
-      duration_s: 10.06,
+      duration_s: 10.14,
       limiter: { kind: 'bucket', rate_rps: 49.97, burst: 20 },
       limiter_evidence: [
         'after the first refusal a request passed again within 25 ms, then one every 26 ms: a bucket refilling at a steady rate; the same again from idle (26 passed, one back within 10 ms)',

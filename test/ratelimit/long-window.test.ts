@@ -6,11 +6,10 @@
 // few dozen pings), or said to be beyond the budget: never a guess.
 
 import { describe, expect, it } from 'vitest';
-import { discover } from '../../src/ratelimit/discover.js';
-import type { LimiterModel } from '../../src/ratelimit/limiters/index.js';
+import { describeLimiter, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import type { Estimate } from '../../src/ratelimit/types.js';
 import { overstatedQuota } from '../../src/emulator/profiles/ratelimit-headers.js';
-import { advertising, fromModel, virtualWorld, type VirtualEndpoint } from './virtual-limit.js';
+import { advertising, discoverVirtual, fromModel, type VirtualEndpoint } from './virtual-limit.js';
 
 const fixed = (limit: number, windowS: number): LimiterModel => ({
   kind: 'fixed-window',
@@ -19,25 +18,31 @@ const fixed = (limit: number, windowS: number): LimiterModel => ({
   phase_s: 0,
   counts_refused: false,
 });
-const MAX_RPS = 200;
 
-type Says = 'ratelimit-headers' | 'retry-after' | 'overstated 100/min';
+type Says = 'ratelimit-headers' | 'retry-after' | 'overstated 100/min' | 'nothing';
 
 function endpoint(model: LimiterModel, says: Says): VirtualEndpoint {
   if (says === 'retry-after') return { limiter: () => fromModel(model), status: 429, announces: 'retry-after' };
+  if (says === 'nothing') return { limiter: () => fromModel(model), status: 429 };
   return {
     limiter: () => advertising(model, says === 'ratelimit-headers' ? undefined : overstatedQuota(100, 60)),
     status: 429,
   };
 }
 
-async function probeOf(model: LimiterModel, says: Says, maxDurationS: number): Promise<Estimate> {
-  const world = virtualWorld(endpoint(model, says));
-  try {
-    return await discover({ calls: world.calls, clock: world.clock, maxRps: MAX_RPS, maxRequests: 3000, maxDurationS });
-  } finally {
-    world.stop();
-  }
+const probeOf = (model: LimiterModel, says: Says, maxDurationS: number, progress?: (line: string) => void) =>
+  discoverVirtual(endpoint(model, says), { maxDurationS, ...(progress ? { progress } : {}) });
+
+/** Sized within 2 %, in 2.5 windows, with the limit three times over and at most `pings` more requests. */
+function expectSized(e: Estimate, limit: number, windowS: number, pings: number): void {
+  const got = e.limiter;
+  expect(got?.kind, e.notes.join('\n')).toBe('fixed-window');
+  if (got?.kind !== 'fixed-window') return;
+  expect(got.limit).toBe(limit);
+  expect(Math.abs(got.window_s - windowS) / windowS).toBeLessThanOrEqual(0.02);
+  expect(e.duration_s).toBeLessThanOrEqual(2.5 * windowS);
+  expect(e.requests_sent).toBeLessThanOrEqual(3 * limit + pings);
+  expect(e.partial).toBe(false);
 }
 
 const sized = [
@@ -52,21 +57,52 @@ const sized = [
 describe('a fixed window of 10 s or a minute is sized within 2 % in two periods and a half', () => {
   it.each(sized)('$limit per $windowS s, announced by $says', async ({ limit, windowS, says }) => {
     const e = await probeOf(fixed(limit, windowS), says, 2.5 * windowS);
-    const got = e.limiter;
-    expect(got?.kind, e.notes.join('\n')).toBe('fixed-window');
-    if (got?.kind !== 'fixed-window') return;
-    expect(got.limit).toBe(limit);
-    expect(Math.abs(got.window_s - windowS) / windowS).toBeLessThanOrEqual(0.02);
-    expect(e.duration_s).toBeLessThanOrEqual(2.5 * windowS);
     // Three windows' worth (the drain, the window after the first edge, the one after the second) and pings.
-    expect(e.requests_sent).toBeLessThanOrEqual(3 * limit + 100);
-    expect(e.partial).toBe(false);
+    expectSized(e, limit, windowS, 100);
     if (says === 'ratelimit-headers')
       expect(e.advertised).toMatchObject({ limit, window_s: windowS, source_header: 'RateLimit-Policy', agrees: true });
     else expect(e.advertised).toBeUndefined();
     console.log(
-      `${limit}/${windowS} s (${says}): ${got.limit} per ${got.window_s} s in ${e.duration_s} s, ${e.requests_sent} requests`,
+      `${limit}/${windowS} s (${says}): ${describeLimiter(e.limiter!)} in ${e.duration_s} s, ${e.requests_sent} requests`,
     );
+  });
+});
+
+// Nothing announced (HAProxy, many gateways): the first edge found by pings at most 2 % of the wait
+// apart, the second a shortest window later (probe/silent-window.ts). Two windows at most, the
+// limit three times over and a couple of hundred pings, whatever max_requests allows.
+const silent = [
+  { limit: 300, windowS: 10 },
+  { limit: 60, windowS: 60 },
+  { limit: 600, windowS: 60 },
+] as const;
+
+describe('a fixed window of 10 s or a minute that announces nothing is sized within 2 % in two periods and a half', () => {
+  it.each(silent)('$limit per $windowS s, no RateLimit field, no Retry-After', async ({ limit, windowS }) => {
+    const said: string[] = [];
+    const e = await probeOf(fixed(limit, windowS), 'nothing', 2.5 * windowS, (line) => said.push(line));
+    expectSized(e, limit, windowS, 250);
+    // Up front: once the wait is long, what it will cost; once the first edge came, when the next one can.
+    expect(said.some((l) => /a long window; its first edge, then one window: twice the window at most/.test(l))).toBe(
+      true,
+    );
+    expect(said.some((l) => /a window of at least [\d.]+ s; its next edge comes [\d.]+ s from now/.test(l))).toBe(true);
+    console.log(
+      `${limit}/${windowS} s (silent): ${describeLimiter(e.limiter!)} in ${e.duration_s} s, ${e.requests_sent} requests`,
+    );
+  });
+});
+
+describe('a silent long window that is not a fixed window is not taken for one', () => {
+  it.each([
+    {
+      name: 'a sliding log of 60 per 60 s',
+      model: { kind: 'sliding-window', limit: 60, period_s: 60, counts_refused: false },
+    },
+    { name: 'a bucket of 1 per 8 s, burst 10', model: { kind: 'bucket', rate_rps: 0.125, burst: 10 } },
+  ] as const)('$name', async ({ model }) => {
+    const e = await probeOf(model, 'nothing', 150);
+    expect(e.limiter?.kind, e.notes.join('\n')).not.toBe('fixed-window');
   });
 });
 
@@ -102,24 +138,39 @@ describe('what the announcement says is set beside what was measured', () => {
   });
 });
 
+/** No limiter, and the note that says why: never a guess. */
+function expectLongerThanBudget(e: Estimate, capS: number): void {
+  expect(e.limiter).toBeNull();
+  expect(
+    e.notes.some((n) => n.startsWith(`not identified: the window is longer than the probe's budget (${capS} s)`)),
+  ).toBe(true);
+}
+
 describe('a window longer than the budget is said so, never guessed', () => {
   it('a minute announced, 100 s allowed: not identified, at once', async () => {
     const e = await probeOf(fixed(60, 60), 'ratelimit-headers', 100);
-    expect(e.limiter).toBeNull();
-    expect(
-      e.notes.some((n) => n.startsWith("not identified: the window is longer than the probe's budget (100 s)")),
-    ).toBe(true);
+    expectLongerThanBudget(e, 100);
     expect(e.advertised).toMatchObject({ limit: 60, window_s: 60, agrees: null });
     expect(e.advertised?.note).toMatch(/^advertised, not verified/);
     // Said after the drain: the budget is not spent on a window it cannot size.
     expect(e.duration_s).toBeLessThan(5);
   });
 
+  it('a silent minute, 100 s allowed: not identified as soon as its second edge cannot fit', async () => {
+    const e = await probeOf(fixed(60, 60), 'nothing', 100);
+    expectLongerThanBudget(e, 100);
+    // Half the budget: a window at least that long cannot show two edges within it.
+    expect(e.duration_s).toBeLessThanOrEqual(51);
+  });
+
+  it('a silent minute, 119 s allowed: its first edge seen, the second not before the cap: not identified', async () => {
+    const e = await probeOf(fixed(60, 60), 'nothing', 119);
+    expectLongerThanBudget(e, 119);
+    expect(e.notes.join('\n')).toMatch(/its first edge came [\d.]+ s after the limit shut, and no second one/);
+  });
+
   it('a minute said by Retry-After alone, 100 s allowed: not identified once the second reset says how long', async () => {
     const e = await probeOf(fixed(60, 60), 'retry-after', 100);
-    expect(e.limiter).toBeNull();
-    expect(
-      e.notes.some((n) => n.startsWith("not identified: the window is longer than the probe's budget (100 s)")),
-    ).toBe(true);
+    expectLongerThanBudget(e, 100);
   });
 });

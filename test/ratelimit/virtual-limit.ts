@@ -9,6 +9,9 @@ import { virtualClock, type Clock } from '../../src/time/clock.js';
 import { createLimiter, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import { advertisementHeaders } from '../../src/spec/ratelimit-fields.js';
 import type { Claim } from '../../src/emulator/profiles/ratelimit-headers.js';
+import { discover, type DiscoverOptions } from '../../src/ratelimit/discover.js';
+import type { Estimate } from '../../src/ratelimit/types.js';
+import { seeded } from './seeded.js';
 
 /**
  * Decides one arrival at `nowMs`: undefined lets it through, a number refuses it and says in how
@@ -56,6 +59,12 @@ export interface VirtualEndpoint {
   second?: 'shared' | 'own';
   /** Refusals are answered this many ms late (a gateway that slows down refused clients); unset: as fast as any answer. */
   refusalLatencyMs?: number;
+  /**
+   * A network between probe and limiter (toxiproxy's latency toxic, virtually): each way `oneWayMs`
+   * ± `jitterMs`, uniform and seeded, so the limiter decides a request when it arrives, not when it
+   * was sent, and requests sent close together can arrive out of order.
+   */
+  network?: { oneWayMs: number; jitterMs: number; seed?: number };
 }
 
 export interface VirtualTime {
@@ -84,7 +93,14 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
   const clock: Clock = { now, sleep: (ms) => new Promise<void>((resolve) => at(now() + Math.max(0, ms), resolve)) };
 
   let sent = 0;
+  const { network } = endpoint;
+  const random = seeded(network?.seed ?? 1);
+  const way = () => (network ? network.oneWayMs + (2 * random() - 1) * network.jitterMs : 0);
   const caller = (limiter: Limiter) => (): Promise<Exchange> =>
+    network
+      ? new Promise((resolve) => at(now() + way(), () => void decide(limiter, way()).then(resolve)))
+      : decide(limiter, 0);
+  const decide = (limiter: Limiter, backMs: number): Promise<Exchange> =>
     new Promise((resolve) => {
       const waitMs = limiter(now());
       const announced = limiter.announce?.(now()) ?? {};
@@ -92,7 +108,7 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
         waitMs !== undefined && endpoint.refusalLatencyMs !== undefined
           ? endpoint.refusalLatencyMs
           : 2 + ((sent++ * 7) % 11);
-      at(now() + latencyMs, () => {
+      at(now() + latencyMs + backMs, () => {
         const headers: Record<string, string> = { ...announced };
         const seconds = String(Math.max(1, Math.ceil((waitMs ?? 0) / 1000)));
         if (waitMs !== undefined && endpoint.announces === 'retry-after') headers['retry-after'] = seconds;
@@ -132,6 +148,26 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
     calls,
     stop,
   };
+}
+
+/** The whole probe (discover) against `endpoint` on virtual time: max_rps 200, 3,000 requests, 60 s unless told. */
+export async function discoverVirtual(
+  endpoint: VirtualEndpoint,
+  options: Partial<Omit<DiscoverOptions, 'calls' | 'clock'>> = {},
+): Promise<Estimate> {
+  const world = virtualWorld(endpoint);
+  try {
+    return await discover({
+      calls: world.calls,
+      clock: world.clock,
+      maxRps: 200,
+      maxRequests: 3000,
+      maxDurationS: 60,
+      ...options,
+    });
+  } finally {
+    world.stop();
+  }
 }
 
 /** Any limiter model of src/ratelimit/limiters, as the emulator enforces it. */

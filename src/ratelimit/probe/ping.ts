@@ -29,14 +29,15 @@ export interface Recovery {
 /**
  * From `fromMs`, one request after `firstGapMs`, then gaps growing by `growth` (the gap before each
  * ping is `growth` times the one before), until one passes: when the limit came back, to within
- * the last gap, for a number of refusals that grows with the log of the wait.
+ * the last gap, for a number of refusals that grows with the log of the wait. `growth` may instead
+ * give the next gap from the last one and the last ping (undefined: stop looking, nothing passed).
  */
 export async function pingUntilAccepted(
   probe: Probe,
   phase: PhaseName,
   fromMs: number,
   firstGapMs: number,
-  growth = 2,
+  growth: number | ((gap: number, last: Sample) => number | undefined) = 2,
 ): Promise<Recovery> {
   let gap = Math.max(1, firstGapMs);
   let at = fromMs + gap;
@@ -51,7 +52,9 @@ export async function pingUntilAccepted(
       lastRefused = s;
       refused++;
     }
-    gap *= growth;
+    const next = typeof growth === 'number' ? gap * growth : growth(gap, s);
+    if (next === undefined) return { ...(lastRefused ? { lastRefused } : {}), refused };
+    gap = next;
     at = s.sentMs + gap;
   }
 }

@@ -6,6 +6,7 @@
 
 import { SLIDING_RECOVERY_RATIO, shapeOf, smoothClumpMax, type Shape, type ShapeFigures } from '../identify.js';
 import type { Sample } from '../types.js';
+import { acceptedBeforeRefusal } from './arrival.js';
 import { pingUntilAccepted, type Recovery } from './ping.js';
 import type { Probe } from './probe.js';
 
@@ -38,10 +39,9 @@ export interface ShapeFindings {
 
 /** The drain's figures from its samples (and the set-up requests before it); undefined when nothing was refused or nothing passed. */
 export function drainFigures(samples: readonly Sample[], setupRequests = 0): DrainFigures | undefined {
-  const sorted = [...samples].sort((a, b) => a.sentMs - b.sentMs);
-  const refusal = sorted.find((s) => s.answer === 'limited');
+  const refusal = [...samples].sort((a, b) => a.sentMs - b.sentMs).find((s) => s.answer === 'limited');
   if (!refusal) return undefined;
-  const passed = sorted.filter((s) => s.answer === 'accepted' && s.sentMs < refusal.sentMs);
+  const passed = acceptedBeforeRefusal(samples);
   if (passed.length === 0) return undefined;
   return {
     accepted: passed.length,
@@ -64,11 +64,10 @@ export async function shapePhase(
   probe: Probe,
   drain: DrainFigures,
   knownTrickleMs: number | null = null,
+  found?: Recovery,
 ): Promise<ShapeFindings | undefined> {
-  // Gaps growing by half: the ping that finds the recovery is at most a third late, so a smooth
-  // sliding window (which frees limit × lateness / period by then) lets through well under half
-  // the limit at once, where a window that resets lets it all through.
-  const recovery = await pingUntilAccepted(probe, 'recover', drain.refusal.sentMs, firstGapMs(probe), 1.5);
+  // `found`: the first recovery, already searched for this way (probe/silent-window.ts).
+  const recovery = found ?? (await firstRecovery(probe, drain));
   if (!recovery.accepted) return undefined;
   const first = recovery.accepted;
   const recoveryMs = first.sentMs - drain.refusal.sentMs;
@@ -112,11 +111,20 @@ export async function shapePhase(
   return { shape, evidence, figures, drain, recovery: { ...recovery, accepted: first } };
 }
 
-/** Accepted requests of a run before its first refusal (in sending order). */
+/**
+ * Gaps growing by half: the ping that finds the recovery is at most a third late, so a smooth
+ * sliding window (which frees limit × lateness / period by then) lets through well under half
+ * the limit at once, where a window that resets lets it all through. `growth`: the gaps another way.
+ */
+export const firstRecovery = (
+  probe: Probe,
+  drain: DrainFigures,
+  growth: Parameters<typeof pingUntilAccepted>[4] = 1.5,
+) => pingUntilAccepted(probe, 'recover', drain.refusal.sentMs, firstGapMs(probe), growth);
+
+/** Accepted requests of a run before its first refusal (arrival.ts: as far as the round trips tell). */
 export function countUntilRefused(run: readonly Sample[]): number {
-  const sorted = [...run].sort((a, b) => a.sentMs - b.sentMs);
-  const refusedAt = sorted.findIndex((s) => s.answer === 'limited');
-  return (refusedAt === -1 ? sorted : sorted.slice(0, refusedAt)).filter((s) => s.answer === 'accepted').length;
+  return acceptedBeforeRefusal(run).length;
 }
 
 const lastSent = (run: readonly Sample[]): number | undefined =>

@@ -25,6 +25,7 @@ import type { Sample } from '../types.js';
 import { pingAt, pingUntilAccepted } from './ping.js';
 import type { Probe } from './probe.js';
 import { countUntilRefused, firstGapMs } from './recover.js';
+import { sendingEndMs } from './arrival.js';
 
 /** Half-width of the window length's bracket, relative, at which the edges are pinned (±1 %). */
 export const EDGE_PRECISION = 0.01;
@@ -392,11 +393,17 @@ async function edgeTrial(
   if (wait > 0) await probe.clock.sleep(Math.ceil(wait), probe.signal);
   // Until the first refusal, not just the limit as counted so far: a window that is full for sure
   // (a sliding log that counted earlier refusals let fewer through per window than it holds).
-  const { samples: burst } = await probe.burstRun('edges', 2 * limit + 5);
+  // The ping goes at its time whether or not the burst's last answers are back: a round trip of
+  // 100 ms would otherwise send it late every time. The burst filled the window before it if the
+  // burst reached its first refusal on time (checked below).
+  const [{ samples: burst }, ping] = await Promise.all([
+    probe.burstRun('edges', 2 * limit + 5),
+    plan.pingMs === null ? undefined : pingAt(probe, 'edges', plan.pingMs),
+  ]);
   const late = (sentMs: number, plannedMs: number) => sentMs > plannedMs + plan.lateMs;
-  if (late(first.sentMs, plan.firstMs) || late(Math.max(first.sentMs, ...burst.map((s) => s.sentMs)), plan.burstEndMs))
+  // What followed the burst's first refusal was already on its way (a round trip's worth): not late.
+  if (late(first.sentMs, plan.firstMs) || late(Math.max(first.sentMs, sendingEndMs(burst) ?? 0), plan.burstEndMs))
     return DISTURBED;
-  const ping = plan.pingMs === null ? undefined : await pingAt(probe, 'edges', plan.pingMs);
   if (plan.pingMs !== null && ping === undefined) return 'no time left';
   if (ping && late(ping.sentMs, plan.pingMs!)) return DISTURBED;
   if (ping?.answer === 'accepted') return { kind: 'clock', evidence: '' };

@@ -1,0 +1,63 @@
+// When the limiter saw a request is known only to within its round trip: somewhere in [sent,
+// answered]. On loopback that is a few milliseconds and the send order is the order the limiter saw;
+// a network ~100 ms away with jitter swaps requests sent a few milliseconds apart, and keeps a
+// round trip's worth of them in flight after the first one refused. The phases read a run through
+// here so that neither a swap nor those in flight is taken for the limit.
+
+import type { Sample } from '../types.js';
+
+/** When the service saw a request, best estimate: the middle of its round trip. */
+export const seenMs = (s: Sample): number => (s.sentMs + s.doneMs) / 2;
+
+/**
+ * How far apart two requests of a run may have been sent and still reached the limiter the other
+ * way round: as much as one leg of the trip can vary, at most the spread of the run's round trips.
+ */
+export function reorderMs(run: readonly Sample[]): number {
+  const trips = run.filter((s) => s.answer !== 'error').map((s) => s.doneMs - s.sentMs);
+  return trips.length < 2 ? 0 : Math.max(...trips) - Math.min(...trips);
+}
+
+/**
+ * A run in sending order, and the refusal where the limit shut (undefined when none): the first one
+ * that as many refusals as acceptances follow within the round trips' spread. A refusal that
+ * overtook acceptances sent before it (jitter) is followed by acceptances alone: not the shut.
+ */
+function firstRefusal(run: readonly Sample[]): { sorted: Sample[]; refusal: Sample | undefined } {
+  const sorted = [...run].sort((a, b) => a.sentMs - b.sentMs);
+  const spreadMs = reorderMs(run);
+  const refusal = sorted.find((r, i) => {
+    if (r.answer !== 'limited') return false;
+    const after = sorted.slice(i).filter((s) => s.sentMs <= r.sentMs + spreadMs);
+    return after.filter((s) => s.answer === 'limited').length >= after.filter((s) => s.answer === 'accepted').length;
+  });
+  return { sorted, refusal };
+}
+
+/**
+ * The accepted requests of a run that reached the limiter before it shut, as far as the round trips
+ * tell: those sent before the shut, and those sent so soon after that they may have overtaken it.
+ */
+export function acceptedBeforeRefusal(run: readonly Sample[]): Sample[] {
+  const { sorted, refusal } = firstRefusal(run);
+  const untilMs = refusal ? refusal.sentMs + reorderMs(run) : Infinity;
+  return sorted.filter((s) => s.answer === 'accepted' && s.sentMs < untilMs);
+}
+
+/**
+ * The accepted requests sent before the limit shut: a bucket's burst, which keeps refilling after
+ * the shut, so that acceptances sent after it may be refills rather than ones that overtook it.
+ */
+export function acceptedBeforeShut(run: readonly Sample[]): Sample[] {
+  const { sorted, refusal } = firstRefusal(run);
+  return sorted.filter((s) => s.answer === 'accepted' && (refusal === undefined || s.sentMs < refusal.sentMs));
+}
+
+/**
+ * When a run stopped sending what it meant to: its first refusal's send time (what followed were
+ * already on their way before its answer came back), else its last request's.
+ */
+export function sendingEndMs(run: readonly Sample[]): number | undefined {
+  const { sorted, refusal } = firstRefusal(run);
+  return refusal?.sentMs ?? sorted.at(-1)?.sentMs;
+}

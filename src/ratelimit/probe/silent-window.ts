@@ -1,0 +1,153 @@
+// A long window that says nothing (no RateLimit field, no Retry-After: HAProxy, many gateways):
+// 60/min, 600/min. The first recovery's gaps grow by half (recover.ts), so after a minute they are
+// twenty seconds wide, and walking edge by edge (window-edges.ts) takes many windows. Once no
+// request has passed for LONG_WINDOW_S after the limit shut, each ping instead follows the last by
+// at most 2 % of the time since the drain began: the first edge to within 2 % of the window. Then
+// the rest of the limit, a little later (counted: the limit); the window is at least as long as
+// the first edge came after the drain, so the second edge is looked for from there, again 2 % of
+// the time since the first edge apart; and the whole limit must pass again right after it, which
+// a sliding log (its slots free a period after each request, and the clump went out apart from
+// the first ping) does not do. The first edge, then one window: two windows at most, when the
+// probe started as a window began; three limits' worth of requests and a couple of hundred pings.
+// A window whose second edge cannot come within the time cap is said to be longer than the
+// budget as soon as that is certain, never guessed.
+//
+// Every time here is when the service saw the request: the middle of [sent, answered], which on a
+// network ~100 ms away is the measured uncertainty (half a round trip either way), not the send time.
+
+import { midpoint, type Bracket } from '../identify.js';
+import { round } from '../estimators.js';
+import type { FixedWindowModel } from '../limiters/index.js';
+import type { Sample } from '../types.js';
+import { LONG_WINDOW_S, phaseS } from './advertised.js';
+import { seenMs } from './arrival.js';
+import { drainAt, pingUntilAccepted, type Recovery } from './ping.js';
+import type { Probe } from './probe.js';
+import { countUntilRefused, firstGapMs, firstRecovery, type DrainFigures } from './recover.js';
+
+/** A first recovery this long marks a long window: the same threshold as an announced one. */
+const LONG_WAIT_MS = LONG_WINDOW_S * 1000;
+/**
+ * Each ping of the first edge's search at most this share of the time since the drain after the
+ * last (the edge to within it, its middle to within half); the second edge's search, which starts
+ * a shortest window after the first edge and so is short, half as far apart.
+ */
+const EDGE_STEP = 0.02;
+const SECOND_EDGE_STEP = 0.01;
+/** The rest of the limit follows the first edge's ping by this share of the shortest window it can be. */
+const CLUMP_DELAY = 0.1;
+
+export interface SilentWindowFindings {
+  /** The first recovery: the usual phases go on from it when it came before a window counts as long. */
+  recovery: Recovery;
+  /** Set when the recovery took LONG_WINDOW_S or more: what the long window's edges showed. */
+  long?: { model: FixedWindowModel | null; evidence: string[]; notes: string[] };
+}
+
+const fmt = (ms: number) => `${round(ms / 1000, 1)} s`;
+
+/** The first recovery after the drain, and when it is long, the window sized by its two edges. */
+export async function silentWindowPhase(probe: Probe, drain: DrainFigures): Promise<SilentWindowFindings> {
+  const drainSample = probe.samples.find((s) => s.phase === 'drain' && s.sentMs === drain.firstMs);
+  const startMs = drainSample ? seenMs(drainSample) : drain.firstMs;
+  const budget = `the probe's budget is ${probe.maxDurationMs / 1000} s`;
+  let tooLongFromMs: number | undefined;
+  let told = false;
+  const recovery = await firstRecovery(probe, drain, (gap, last) => {
+    const next = 1.5 * gap;
+    if (last.sentMs + next - drain.refusal.sentMs < LONG_WAIT_MS) return next;
+    // The window is longer than the drain's start to now, and its second edge a window after its first.
+    const shortestMs = seenMs(last) - startMs;
+    if (last.sentMs + shortestMs > probe.maxDurationMs) {
+      tooLongFromMs = shortestMs;
+      return undefined;
+    }
+    if (!told) {
+      told = true;
+      probe.progress(
+        `no request passed for ${fmt(LONG_WAIT_MS)} after the limit shut: a long window; its first edge, then one window: twice the window at most; ${budget}`,
+      );
+    }
+    return Math.max(firstGapMs(probe), Math.min(next, EDGE_STEP * shortestMs));
+  });
+  const first = recovery.accepted;
+  if (tooLongFromMs !== undefined) return { recovery, long: longerThanBudget(probe, tooLongFromMs) };
+  if (!first || first.sentMs - drain.refusal.sentMs < LONG_WAIT_MS) return { recovery };
+  return { recovery, long: await sizeLongWindow(probe, drain, recovery as Recovery & { accepted: Sample }, startMs) };
+}
+
+function longerThanBudget(probe: Probe, shortestMs: number) {
+  const note = `not identified: the window is longer than the probe's budget (${probe.maxDurationMs / 1000} s): the limit has not lifted for ${fmt(shortestMs)} since it shut, so a window is at least that long and its second edge comes after the cap (or the limit never lifts)`;
+  return { model: null, evidence: [note], notes: [note] };
+}
+
+async function sizeLongWindow(
+  probe: Probe,
+  drain: DrainFigures,
+  recovery: Recovery & { accepted: Sample },
+  startMs: number,
+): Promise<NonNullable<SilentWindowFindings['long']>> {
+  const budget = `the probe's budget is ${probe.maxDurationMs / 1000} s`;
+  const notIdentified = (why: string) => {
+    const note = `not identified: ${why}`;
+    return { model: null, evidence: [note], notes: [note] };
+  };
+  const p1 = recovery.accepted;
+  const edge1: Bracket = { lo: seenMs(recovery.lastRefused ?? drain.refusal), hi: seenMs(p1) };
+  // The drain and every refused ping lay in the window that ended at the first edge.
+  const shortestMs = edge1.lo - startMs;
+  probe.progress(
+    `a request passed again ${fmt(p1.sentMs - drain.refusal.sentMs)} after the limit shut: a window of at least ${fmt(shortestMs)}; its next edge comes ${fmt(edge1.lo + shortestMs - probe.elapsed())} from now at the earliest; ${budget}`,
+  );
+  const clumpDelayMs = CLUMP_DELAY * shortestMs;
+  const rest = await drainAt(probe, 'edges', p1.sentMs + clumpDelayMs, drain.limit + 5);
+  if (!rest)
+    return notIdentified(`the budget ran out after the first edge of a long window (${fmt(shortestMs)} or more)`);
+  const limit = 1 + countUntilRefused(rest);
+  if (!rest.some((s) => s.answer === 'limited') || limit < drain.accepted)
+    return notIdentified(
+      `the limit shut for ${fmt(p1.sentMs - drain.refusal.sentMs)}, then ${limit} passed where the drain let ${drain.accepted} through: not a window that resets; not sized`,
+    );
+  const fromMs = edge1.lo + shortestMs;
+  if (fromMs > probe.maxDurationMs) return longerThanBudget(probe, shortestMs);
+  // Apart by at most half the clump's delay: a sliding log is caught before the clump's slots free.
+  const stepCapMs = clumpDelayMs / 2;
+  const gapAt = (s: Sample) =>
+    Math.max(firstGapMs(probe), Math.min(stepCapMs, SECOND_EDGE_STEP * (seenMs(s) - edge1.hi)));
+  const lastRest = rest.reduce((a, b) => (b.sentMs > a.sentMs ? b : a));
+  const second = await pingUntilAccepted(
+    probe,
+    'edges',
+    Math.max(fromMs, lastRest.sentMs),
+    firstGapMs(probe),
+    (_, s) => (s.sentMs + gapAt(s) > probe.maxDurationMs ? undefined : gapAt(s)),
+  );
+  if (!second.accepted)
+    return notIdentified(
+      `the window is longer than the probe's budget (${probe.maxDurationMs / 1000} s): its first edge came ${fmt(p1.sentMs - drain.refusal.sentMs)} after the limit shut, and no second one before the cap`,
+    );
+  const edge2: Bracket = { lo: seenMs(second.lastRefused ?? lastRest), hi: seenMs(second.accepted) };
+  const length: Bracket = { lo: edge2.lo - edge1.hi, hi: edge2.hi - edge1.lo };
+  const again = await drainAt(probe, 'edges', probe.elapsed(), limit + 5);
+  const whole = 1 + (again ? countUntilRefused(again) : 0);
+  if (whole < limit)
+    return notIdentified(
+      `after the second edge of a long window (about ${fmt(midpoint(length).value)}) only ${whole} of ${limit} passed: a window that slides, whose slots free a period after each request; not sized without an announcement`,
+    );
+  // Its middle: the edges' brackets are a percent or two of the window wide, too wide to snap to whole seconds.
+  const windowS = round(midpoint(length).value / 1000, 2);
+  const model: FixedWindowModel = {
+    kind: 'fixed-window',
+    limit,
+    window_s: windowS,
+    phase_s: phaseS(probe, edge2, windowS),
+    counts_refused: false,
+  };
+  return {
+    model,
+    evidence: [
+      `no request passed for ${fmt(p1.sentMs - drain.refusal.sentMs)} after the limit shut, then ${limit} (the first edge, between ${fmt(edge1.lo)} and ${fmt(edge1.hi)}); the next edge between ${fmt(edge2.lo)} and ${fmt(edge2.hi)}, after which the whole limit passed again: a fixed window of ${limit} per ${model.window_s} s`,
+    ],
+    notes: [],
+  };
+}

@@ -1,0 +1,100 @@
+// The whole probe (discover) across a network ~100 ms away, on the virtual clock: every request
+// reaches the limiter 50 ± 10 ms after it was sent and its answer comes back as late again
+// (virtual-limit.ts `network`, as toxiproxy's latency toxic does on loopback in
+// test/integration/ratelimit-network.test.ts), so requests sent 5 ms apart arrive out of order and a
+// round trip's worth are still on their way when the first refusal comes back. Each limiter must be
+// identified within 2 %, and whether a sliding window counts refused requests tested. Before, a
+// fixed window read as a sliding one 8 % off, a window opened by the first request as 49 per
+// 0.492 s, and a sliding log as nothing.
+
+import { describe, expect, it } from 'vitest';
+import { acceptedBeforeRefusal, sendingEndMs } from '../../src/ratelimit/probe/arrival.js';
+import { sustainedRate, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
+import type { Sample } from '../../src/ratelimit/types.js';
+import { relativeError } from './support.js';
+import { discoverVirtual, fromModel, gcra, haproxyRate, type Limiter } from './virtual-limit.js';
+
+const NETWORK = { oneWayMs: 50, jitterMs: 10 };
+
+const fixed = (limit: number, window_s: number, extra: Partial<LimiterModel> = {}): LimiterModel =>
+  ({ kind: 'fixed-window', limit, window_s, phase_s: 0, counts_refused: false, ...extra }) as LimiterModel;
+
+const cases: Array<{ name: string; limiter: () => Limiter; truth: LimiterModel }> = [
+  { name: 'token bucket 20/s burst 5', limiter: () => gcra(20, 5), truth: { kind: 'bucket', rate_rps: 20, burst: 5 } },
+  { name: 'fixed window 50 per 1 s', limiter: () => fromModel(fixed(50, 1)), truth: fixed(50, 1) },
+  {
+    name: 'fixed window 50 per 1 s, opened by the first request',
+    limiter: () => fromModel(fixed(50, 1, { edges: 'first-request', counts_refused: true })),
+    truth: fixed(50, 1, { edges: 'first-request' }),
+  },
+  {
+    name: 'sliding log 50 per 1 s',
+    limiter: () => fromModel({ kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false }),
+    truth: { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false },
+  },
+  {
+    name: 'HAProxy 50 per 1 s, every request counted',
+    limiter: () => haproxyRate(50, 1000, true),
+    truth: { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: true },
+  },
+];
+
+describe('across 50 ± 10 ms each way, on the virtual clock', () => {
+  it.each(cases.flatMap((c) => [1, 2].map((seed) => ({ ...c, seed }))))(
+    '$name (jitter seed $seed)',
+    async ({ limiter, truth, seed }) => {
+      const e = await discoverVirtual({ limiter, status: 429, network: { ...NETWORK, seed } });
+      const context = JSON.stringify({ limiter: e.limiter, notes: e.notes });
+      expect(e.limiter?.kind, context).toBe(truth.kind);
+      expect(relativeError(e.sustained_rps, sustainedRate(truth)), context).toBeLessThanOrEqual(0.02);
+      if (truth.kind === 'fixed-window' && e.limiter?.kind === 'fixed-window')
+        expect(e.limiter.edges ?? 'clock', context).toBe(truth.edges ?? 'clock');
+      if (truth.kind === 'sliding-window' && e.limiter?.kind === 'sliding-window')
+        expect(e.limiter.counts_refused, context).toBe(truth.counts_refused);
+    },
+  );
+});
+
+const sample = (sentMs: number, doneMs: number, answer: Sample['answer']): Sample => ({
+  sentMs,
+  doneMs,
+  status: answer === 'accepted' ? 200 : 429,
+  answer,
+  phase: 'edges',
+  client: 'primary',
+});
+
+describe('a run read in the order the limiter saw it, as far as the round trips tell', () => {
+  it.each([
+    {
+      name: 'one acceptance overtook the refusal (sent 5 ms after it, round trips 80–120 ms): counted',
+      run: [
+        sample(0, 100, 'accepted'),
+        sample(5, 125, 'limited'),
+        sample(10, 90, 'accepted'),
+        sample(200, 300, 'limited'),
+      ],
+      counted: 2,
+      endMs: 5,
+    },
+    {
+      name: 'on loopback (round trips alike), an acceptance after the refusal is a refill: not counted',
+      run: [sample(0, 2, 'accepted'), sample(5, 7, 'limited'), sample(10, 12, 'accepted')],
+      counted: 1,
+      endMs: 5,
+    },
+    {
+      name: 'the requests in flight after the first refusal do not make the run end late',
+      run: [
+        sample(0, 100, 'accepted'),
+        sample(5, 105, 'limited'),
+        ...[10, 15, 20, 95].map((t) => sample(t, t + 100, 'limited')),
+      ],
+      counted: 1,
+      endMs: 5,
+    },
+  ])('$name', ({ run, counted, endMs }) => {
+    expect(acceptedBeforeRefusal(run)).toHaveLength(counted);
+    expect(sendingEndMs(run)).toBe(endMs);
+  });
+});
