@@ -173,10 +173,14 @@ describe('the ratelimit stage against a limit that never lifts', () => {
       });
       expect(result.recommendation ?? null).toBeNull();
       expect(untested).toEqual([
-        // Shut for most of the cap: a window too long for it (probe/silent-window.ts), said as soon as that is certain.
+        // Shut for most of the cap: a window too long for it (probe/silent-window.ts), said as soon as that is
+        // certain; on a busy machine the 6 s cap can end the probe before the 5 s of quiet that rule needs, and
+        // then the stage says no sustained rate was measured. Both are "not tested" naming a limit that never lifts.
         {
           stage: 'rate_limit',
-          reason: expect.stringMatching(/not identified: the window is longer than the probe's budget .*never lifts/),
+          reason: expect.stringMatching(
+            /(not identified: the window is longer than the probe's budget|no sustained rate could be measured) .*never lifts/,
+          ),
         },
       ]);
     } finally {
