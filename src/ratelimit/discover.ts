@@ -40,16 +40,17 @@ import { round } from './estimators.js';
 import { probeTimeline } from './timeline.js';
 import { refusalsOf, tooFewRefusals } from './evidence.js';
 import { monotonicClock, type Clock } from './pacing.js';
-import { describeLimiter, type LimiterModel } from './limiters/index.js';
+import { describeLimiter, sustainedRate, type LimiterModel } from './limiters/index.js';
 import { advertisedPhase, compareAdvertisement } from './probe/advertised.js';
 import { idleBurstPhase } from './probe/idle-burst.js';
 import { confirmedShape } from './probe/confirm-shape.js';
 import { drainFigures, shapePhase, type ShapeFindings } from './probe/recover.js';
-import { windowFigures, windowPhase } from './probe/window-path.js';
+import { windowFigures, windowLengthS, windowPhase, type WindowModel } from './probe/window-path.js';
 import { ERROR_STREAK, Probe } from './probe/probe.js';
 import { MAX_IN_FLIGHT, reachableRps } from './in-flight.js';
 import { retryAfterPhase, type RetryAfterFindings } from './probe/retry-after.js';
 import { drainAgainFromIdle } from './probe/redrain.js';
+import { counterEdgePhase } from './probe/counter-edge.js';
 import { scopePhase } from './probe/scope.js';
 import { streamPhase, type StreamFindings } from './probe/stream.js';
 import type { Estimate, Sample } from './types.js';
@@ -125,11 +126,24 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   if (shape && shape.shape !== 'bucket') {
     const window = await windowPhase(probe, shape);
     const model = window.limiter;
-    if ((model === null || model.kind === 'bucket') && shape.shape === 'sliding-window' && !probe.outOfBudget()) {
+    // Sized, but back before a period and some trials from idle refused in part: a counter's edges
+    // and lingering weight (or HAProxy's period opened before the drain): the stream sizes it.
+    const doubted = model !== null && (window.partClumps ?? 0) > 0 && backBeforePeriod(model, shape);
+    if (
+      (model === null || model.kind === 'bucket' || doubted) &&
+      shape.shape === 'sliding-window' &&
+      !probe.outOfBudget()
+    ) {
       // The trials from idle did not agree (real HAProxy can let a request in before a period is
       // over after a busy start): size it by the stream instead, which keeps a smoothly sliding
       // window saturated at its rate, and read the period off the limit it let through from idle.
-      return streamedSlidingWindow(probe, streamSettings, shape, window.notes);
+      return streamedSlidingWindow(
+        probe,
+        streamSettings,
+        shape,
+        window.notes,
+        model?.kind === 'sliding-window' ? { model, evidence: window.evidence } : undefined,
+      );
     }
     if (model === null || model.kind === 'bucket') {
       const figures = { ...NOTHING_MEASURED, limiter_evidence: [shape.evidence, ...window.evidence] };
@@ -183,11 +197,11 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
 async function identifiedWindow(
   probe: Probe,
   drained: StreamFindings,
-  model: LimiterModel & { kind: 'fixed-window' | 'sliding-window' },
+  model: WindowModel,
   evidence: string[],
   windowNotes: string[],
 ): Promise<Estimate> {
-  const retryAfter = await retryAfterPhase(probe, model.kind === 'fixed-window' ? model.window_s : model.period_s);
+  const retryAfter = await retryAfterPhase(probe, windowLengthS(model));
   const scope = await scopePhase(probe, model.limit);
   const figures: Figures = { ...windowFigures(model), scope: scope.scope, limiter: model, limiter_evidence: evidence };
   return estimateOf(probe, drained, figures, retryAfter, [
@@ -210,6 +224,7 @@ async function streamedSlidingWindow(
   streamSettings: { windowAccepts: number; minWindowMs: number },
   shape: ShapeFindings,
   windowNotes: string[],
+  trials?: { model: WindowModel; evidence: string[] },
 ): Promise<Estimate> {
   const limit = shape.drain.limit;
   // Bounded in refusals: if refused requests count, the stream keeps the window shut.
@@ -222,14 +237,39 @@ async function streamedSlidingWindow(
   // At most that (later if pings meanwhile counted), and at least two thirds of it (the ping that
   // found the comeback was at most a third late).
   const agrees = periodS !== null && periodS >= firstComebackS / 1.5 && periodS <= 1.05 * firstComebackS;
-  if (periodS !== null && !agrees)
+  // Back sooner than a period: a counter's windows on the clock (its edge came first), or refusals
+  // counted. A period the trials sized and the stream confirms (within 5 %) needs no edge trial.
+  const confirmed =
+    trials !== undefined && periodS !== null && Math.abs(periodS / windowLengthS(trials.model) - 1) <= 0.05;
+  const counter =
+    periodS !== null && !agrees && !confirmed && periodS > 1.05 * firstComebackS
+      ? await counterEdgePhase(probe, { limit, windowMs: periodS * 1000 })
+      : undefined;
+  // Not a counter: what the period trials sized stands, as before they were doubted.
+  if (trials && (confirmed || (counter && !counter.counter)))
+    return identifiedWindow(
+      probe,
+      stream,
+      trials.model,
+      [shape.evidence, ...trials.evidence, ...(counter ? [counter.evidence] : [])],
+      windowNotes,
+    );
+  if (periodS !== null && !agrees && !counter?.counter)
     windowNotes.push(
       `the stream read ${round(sustained!, 2)} req/s, a period of ${round(periodS, 2)} s, but the limit came back ${round(firstComebackS, 2)} s after the drain began: refused requests probably count against the client; not sized`,
     );
-  const model: LimiterModel | null = agrees
-    ? { kind: 'sliding-window', limit, period_s: round(periodS, 3), counts_refused: false }
-    : null;
-  const retryAfter = await retryAfterPhase(probe, model ? model.period_s : null);
+  const model: WindowModel | null = counter?.counter
+    ? {
+        kind: 'sliding-counter',
+        limit,
+        window_s: round(counter.windowS, 3),
+        phase_s: counter.phaseS,
+        counts_refused: false,
+      }
+    : agrees
+      ? { kind: 'sliding-window', limit, period_s: round(periodS, 3), counts_refused: false }
+      : null;
+  const retryAfter = await retryAfterPhase(probe, model ? windowLengthS(model) : null);
   const scope = await scopePhase(probe, limit);
   const figures: Figures = model
     ? {
@@ -241,6 +281,7 @@ async function streamedSlidingWindow(
         limiter_evidence: [
           shape.evidence,
           `a stream just over the limit was admitted at ${round(sustained!, 2)} req/s: ${limit} per ${round(limit / sustained!, 3)} s (refused requests did not keep it shut, so they do not count)`,
+          ...(counter ? [counter.evidence] : []),
         ],
       }
     : { ...NOTHING_MEASURED, scope: scope.scope, limiter_evidence: [shape.evidence] };
@@ -250,6 +291,19 @@ async function streamedSlidingWindow(
     ...retryAfter.notes,
     ...scope.notes,
   ]);
+}
+
+/**
+ * The period trials sized a sliding window longer than the drained client took to come back: a
+ * log (or HAProxy's counter, its period opened by the drain) frees nothing before a period after
+ * the drain began, a sliding-window counter frees at its next edge on the clock, which fools the
+ * trials (their clumps straddle an edge). The stream and the counter's edge trial tell.
+ */
+function backBeforePeriod(model: LimiterModel, shape: ShapeFindings): boolean {
+  return (
+    model.kind === 'sliding-window' &&
+    model.period_s * 1000 > 1.05 * (shape.recovery.accepted.sentMs - shape.drain.firstMs)
+  );
 }
 
 type Figures = Pick<

@@ -348,7 +348,7 @@ function roundWindow(length: Bracket, announcedS: number | null): number {
 }
 
 /** Where the edges fall on Unix time, modulo the window (the edge seen second is the narrower one). */
-function phaseS(probe: Probe, edge: Bracket, windowS: number): number {
+export function phaseS(probe: Probe, edge: Bracket, windowS: number): number {
   const windowMs = windowS * 1000;
   const epochMs = probe.startedEpochMs + midpoint(edge).value;
   const phaseMs = ((Math.round(epochMs) % windowMs) + windowMs) % windowMs;

@@ -1,0 +1,76 @@
+// The limiter kinds real gateways run beyond the first three, identified by the whole probe
+// (discover) on a virtual clock from the models the emulator enforces: go-chi/httprate's
+// sliding-window counter, golang.org/x/time/rate's bucket, and a bucket refilled by a timer in
+// whole batches (Envoy's token_bucket fill_interval) is not identified yet (docs/rate-limit-identification.md).
+// Figures within 2 %, burst within one request, at most 10 % of the requests refused (a bucket: 35 %).
+
+import { describe, expect, it } from 'vitest';
+import { discover } from '../../src/ratelimit/discover.js';
+import { burstSize, sustainedRate, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
+import { relativeError } from './support.js';
+import { fromModel, virtualWorld } from './virtual-limit.js';
+
+interface Case {
+  name: string;
+  truth: LimiterModel;
+  /** The kind the probe reports: a batch bucket is a bucket. */
+  kind: LimiterModel['kind'];
+  maxRps: number;
+  /** The probe's time cap, s (60 unless a long window needs more). */
+  maxDurationS?: number;
+}
+
+const cases: Case[] = [
+  {
+    name: 'httprate counter 50 per 1 s',
+    truth: { kind: 'sliding-counter', limit: 50, window_s: 1, phase_s: 0.37, counts_refused: false },
+    kind: 'sliding-counter',
+    maxRps: 200,
+  },
+  {
+    name: 'httprate counter 100 per 10 s',
+    truth: { kind: 'sliding-counter', limit: 100, window_s: 10, phase_s: 3.1, counts_refused: false },
+    kind: 'sliding-counter',
+    maxRps: 200,
+    maxDurationS: 300,
+  },
+  {
+    name: 'x/time/rate 50/s burst 10',
+    truth: { kind: 'bucket', rate_rps: 50, burst: 10 },
+    kind: 'bucket',
+    maxRps: 200,
+  },
+  {
+    name: 'x/time/rate 20/s burst 40',
+    truth: { kind: 'bucket', rate_rps: 20, burst: 40 },
+    kind: 'bucket',
+    maxRps: 200,
+  },
+];
+
+describe('identifying the kinds real gateways run, on a virtual clock', () => {
+  it.each(cases)('$name', async ({ truth, kind, maxRps, maxDurationS = 60 }) => {
+    const world = virtualWorld({ limiter: () => fromModel(truth), status: 429, announces: 'retry-after' });
+    try {
+      const e = await discover({ calls: world.calls, clock: world.clock, maxRps, maxRequests: 3_000, maxDurationS });
+      const context = JSON.stringify({ ...e, timeline: e.timeline.length }, null, 1);
+      console.log(
+        `${JSON.stringify(truth)} → ${e.limiter ? JSON.stringify(e.limiter) : 'none'}: ${e.sustained_rps} req/s (${(100 * ((e.sustained_rps ?? 0) / sustainedRate(truth) - 1)).toFixed(1)} %), burst ${e.burst}, ${e.requests_sent} sent, ${e.requests_limited} refused, ${e.duration_s} s`,
+      );
+      expect(e.limiter?.kind, context).toBe(kind);
+      expect(relativeError(e.sustained_rps, sustainedRate(truth)), context).toBeLessThanOrEqual(0.02);
+      expect(Math.abs((e.burst ?? 0) - burstSize(truth)), context).toBeLessThanOrEqual(1);
+      expect(e.partial, context).toBe(false);
+      expect(e.requests_limited / e.requests_sent, context).toBeLessThanOrEqual(truth.kind === 'bucket' ? 0.35 : 0.1);
+      if (truth.kind === 'sliding-counter' && e.limiter?.kind === 'sliding-counter') {
+        expect(relativeError(e.limiter.window_s, truth.window_s), context).toBeLessThanOrEqual(0.02);
+        // Where the edges fall (Unix time modulo the window): within 5 % of a window.
+        const off = Math.abs(e.limiter.phase_s - truth.phase_s) % truth.window_s;
+        expect(Math.min(off, truth.window_s - off), context).toBeLessThanOrEqual(0.05 * truth.window_s);
+      }
+      expect(e.duration_s, context).toBeLessThan(maxDurationS);
+    } finally {
+      world.stop();
+    }
+  });
+});
