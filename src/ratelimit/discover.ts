@@ -123,6 +123,12 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   const drain = drainFigures(drainSamples, probe.calls.overhead.sent) ?? (await drainedFromIdle(probe, drainSamples));
   const firstShape = drain ? await shapePhase(probe, drain) : undefined;
   const shape = firstShape ? await confirmedShape(probe, firstShape) : undefined;
+  // A smooth window that announces when its quota resets may keep its windows on the clock (a
+  // sliding-window counter): period trials from idle would time its next edge, not a period
+  // (go-chi/httprate 50 per 1 s read 0.76–0.84 s), so the stream sizes it and drains from idle tell
+  // where its edges are. HAProxy, which announces nothing, keeps the trials.
+  if (shape?.shape === 'sliding-window' && announcesReset(probe))
+    return streamedSlidingWindow(probe, streamSettings, shape, [], undefined, true);
   if (shape && shape.shape !== 'bucket') {
     const window = await windowPhase(probe, shape);
     const model = window.limiter;
@@ -225,14 +231,17 @@ async function streamedSlidingWindow(
   shape: ShapeFindings,
   windowNotes: string[],
   trials?: { model: WindowModel; evidence: string[] },
+  clockSuspected = false,
 ): Promise<Estimate> {
   const limit = shape.drain.limit;
-  // Bounded in refusals: if refused requests count, the stream keeps the window shut.
-  const stream = await streamPhase(probe, { ...streamSettings, maxRefused: Math.max(30, 2 * limit) });
-  const sustained = stream.measured?.sustained ?? null;
   // The period must agree with the first recovery (the limit came back about a period after the
   // drain began): a stream that kept a limiter counting refusals shut reads far too slow a rate.
   const firstComebackS = (shape.recovery.accepted.sentMs - shape.drain.firstMs) / 1000;
+  // Bounded in refusals: if refused requests count, the stream keeps the window shut. Never lean
+  // (the bucket's window a few % over its rate): a counter saturated that gently admits in bursts
+  // at its edges, off the line a lean window fits (httprate 100 per 10 s read 37 % low).
+  const stream = await streamPhase(probe, { ...streamSettings, maxRefused: Math.max(30, 2 * limit) });
+  const sustained = stream.measured?.sustained ?? null;
   const periodS = sustained !== null && sustained > 0 ? limit / sustained : null;
   // At most that (later if pings meanwhile counted), and at least two thirds of it (the ping that
   // found the comeback was at most a third late).
@@ -241,8 +250,11 @@ async function streamedSlidingWindow(
   // counted. A period the trials sized and the stream confirms (within 5 %) needs no edge trial.
   const confirmed =
     trials !== undefined && periodS !== null && Math.abs(periodS / windowLengthS(trials.model) - 1) <= 0.05;
+  // A service that announces its resets is checked even when the stream agrees: a counter's first
+  // comeback falls anywhere up to a window after the drain, so agreeing with it proves nothing.
   const counter =
-    periodS !== null && !agrees && !confirmed && periodS > 1.05 * firstComebackS
+    periodS !== null &&
+    ((!agrees && !confirmed && periodS > 1.05 * firstComebackS) || (clockSuspected && periodS >= firstComebackS / 1.5))
       ? await counterEdgePhase(probe, { limit, windowMs: periodS * 1000 })
       : undefined;
   // Not a counter: what the period trials sized stands, as before they were doubted.
@@ -305,6 +317,12 @@ function backBeforePeriod(model: LimiterModel, shape: ShapeFindings): boolean {
     model.period_s * 1000 > 1.05 * (shape.recovery.accepted.sentMs - shape.drain.firstMs)
   );
 }
+
+/**
+ * A service that says when its quota resets (X-RateLimit-Reset, RateLimit's t=): HAProxy's stick tables announce nothing, httprate and
+ * most counters kept in Redis announce the end of their current window.
+ */
+const announcesReset = (probe: Probe): boolean => (probe.advertisements.last?.ad.resetS ?? null) !== null;
 
 type Figures = Pick<
   Estimate,

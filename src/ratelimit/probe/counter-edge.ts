@@ -24,11 +24,14 @@ const COUNTER_COMEBACK = 0.85;
 /**
  * A period the stream sized within 1 % of whole seconds is taken as those (gateways are configured
  * in whole seconds): where the edges fall is read modulo the window on Unix time, and a window off
- * by a hair puts them anywhere after 1.8 × 10¹² ms.
+ * by a hair puts them anywhere after 1.8 × 10¹² ms. Long by up to 1 / (limit − 1) more: a counter
+ * kept saturated admits limit − 1 per window, not limit (it refuses once the rounded weighted count
+ * reaches limit − ½), so the stream's rate reads up to that much low (httprate 50 per 1 s: 49.3 r/s).
  */
-export function wholeSecondsNear(windowMs: number): number {
+export function wholeSecondsNear(windowMs: number, limit = Infinity): number {
   const whole = Math.round(windowMs / 1000) * 1000;
-  return whole > 0 && Math.abs(windowMs - whole) <= 0.01 * whole ? whole : windowMs;
+  const saturatedLong = limit > 1 ? 1 / (limit - 1) : 0;
+  return whole > 0 && windowMs >= 0.99 * whole && windowMs <= (1.01 + saturatedLong) * whole ? whole : windowMs;
 }
 
 export interface CounterEdgeFindings {
@@ -49,7 +52,7 @@ export async function counterEdgePhase(
   probe: Probe,
   sized: { limit: number; windowMs: number },
 ): Promise<CounterEdgeFindings | undefined> {
-  const o = { limit: sized.limit, windowMs: wholeSecondsNear(sized.windowMs) };
+  const o = { limit: sized.limit, windowMs: wholeSecondsNear(sized.windowMs, sized.limit) };
   const { windowMs } = o;
   const idleFrom = () => Math.max(probe.elapsed(), lastSentMs(probe.samples) + 2 * windowMs + 0.1 * windowMs);
   const first = await trial(probe, o, idleFrom());
