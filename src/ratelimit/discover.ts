@@ -40,7 +40,7 @@ import { round } from './estimators.js';
 import { probeTimeline } from './timeline.js';
 import { refusalsOf, tooFewRefusals } from './evidence.js';
 import { monotonicClock, type Clock } from './pacing.js';
-import { describeLimiter, sustainedRate, type LimiterModel } from './limiters/index.js';
+import { describeLimiter, sustainedRate, type BucketModel, type LimiterModel } from './limiters/index.js';
 import { advertisedPhase, compareAdvertisement } from './probe/advertised.js';
 import { idleBurstPhase } from './probe/idle-burst.js';
 import { confirmedShape } from './probe/confirm-shape.js';
@@ -51,6 +51,8 @@ import { MAX_IN_FLIGHT, reachableRps } from './in-flight.js';
 import { retryAfterPhase, type RetryAfterFindings } from './probe/retry-after.js';
 import { drainAgainFromIdle } from './probe/redrain.js';
 import { counterEdgePhase } from './probe/counter-edge.js';
+import { batchBucketPhase } from './probe/batch-bucket.js';
+import { EDGE_PRECISION } from './probe/window-edges.js';
 import { scopePhase } from './probe/scope.js';
 import { streamPhase, type StreamFindings } from './probe/stream.js';
 import type { Estimate, Sample } from './types.js';
@@ -158,7 +160,13 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
         ...window.notes,
       ]);
     }
-    return identifiedWindow(probe, drained, model, [shape.evidence, ...window.evidence], window.notes);
+    // A fixed window on the clock may be a bucket refilled by a timer: more than its limit from idle.
+    const batch =
+      model.kind === 'fixed-window' && model.edges !== 'first-request'
+        ? await batchBucketPhase(probe, model, shape.drain)
+        : undefined;
+    const evidence = [shape.evidence, ...window.evidence, ...(batch?.evidence ? [batch.evidence] : [])];
+    return identifiedWindow(probe, drained, batch?.model ?? model, evidence, window.notes);
   }
 
   // The recovery phase timed the bucket's refills: the window can start without a pilot.
@@ -203,19 +211,42 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
 async function identifiedWindow(
   probe: Probe,
   drained: StreamFindings,
-  model: WindowModel,
+  model: WindowModel | BatchBucketModel,
   evidence: string[],
   windowNotes: string[],
 ): Promise<Estimate> {
-  const retryAfter = await retryAfterPhase(probe, windowLengthS(model));
-  const scope = await scopePhase(probe, model.limit);
-  const figures: Figures = { ...windowFigures(model), scope: scope.scope, limiter: model, limiter_evidence: evidence };
+  const batch = model.kind === 'bucket';
+  const retryAfter = await retryAfterPhase(probe, batch ? model.fill_interval_s : windowLengthS(model));
+  const scope = await scopePhase(probe, batch ? model.burst : model.limit);
+  const figures: Figures = {
+    ...(batch ? batchFigures(model) : windowFigures(model)),
+    scope: scope.scope,
+    limiter: model,
+    limiter_evidence: evidence,
+  };
   return estimateOf(probe, drained, figures, retryAfter, [
     `identified: ${describeLimiter(model)}`,
     ...windowNotes,
     ...retryAfter.notes,
     ...scope.notes,
   ]);
+}
+
+type BatchBucketModel = BucketModel & { fill_interval_s: number };
+
+/** A bucket refilled in batches, read off its ticks (a fixed window's edges) and its burst from idle. */
+function batchFigures(model: BatchBucketModel) {
+  const perFill = model.rate_rps * model.fill_interval_s;
+  return {
+    sustained_rps: model.rate_rps,
+    // The ticks are a fixed window's edges, pinned to ±1 %; the batch is counted exactly.
+    sustained_precision: EDGE_PRECISION,
+    burst: model.burst,
+    burst_from_idle: true,
+    // Nothing comes back before the next tick; refilling it all takes a tick per batch.
+    recovery_s: model.fill_interval_s,
+    refill_s: round(Math.ceil(model.burst / perFill) * model.fill_interval_s, 2),
+  };
 }
 
 /** When the first drain admitted nothing (the set-up requests used up a small limit), a second one from idle. */

@@ -47,7 +47,11 @@ describe.skipIf(missing !== undefined)(
     it.each(SETTINGS)(
       'reads $limit per $windowS s: a sliding-window counter, its window within 2 %',
       async ({ limit, windowS }) => {
-        const front = await startHttprate(binary, { upstream: emulator.url, tlsDir, limit, windowS });
+        const front = await startHttprate(binary, {
+          upstream: emulator.url,
+          tlsDir,
+          limiter: { kind: 'httprate', limit, windowS },
+        });
         try {
           const { estimate, seconds } = await probe(
             { url: front.url, caPem: emulator.caPem, credentials: emulator.credentials },

@@ -1,8 +1,11 @@
 module ces-harness/test/helpers/httprate
 
-go 1.23.0
+go 1.25.0
 
-require github.com/go-chi/httprate v0.16.1
+require (
+	github.com/go-chi/httprate v0.16.1
+	golang.org/x/time v0.15.0
+)
 
 require (
 	github.com/klauspost/cpuid/v2 v2.2.10 // indirect
