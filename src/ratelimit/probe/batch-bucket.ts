@@ -11,11 +11,11 @@
 // after the last request: a bucket has two batches by then, a window only its limit.
 
 import type { BucketModel, FixedWindowModel } from '../limiters/index.js';
-import type { Sample } from '../types.js';
 import { drainAt, drainFits } from './ping.js';
 import type { Probe } from './probe.js';
 import type { DrainFigures } from './recover.js';
 import { countUntilRefused } from './recover.js';
+import { lastSentMs } from './counter-edge.js';
 
 /** Edges are known to about 1 % of a window (window-edges.ts): a drain this close to one may straddle it. */
 const EDGE_MARGIN = 0.02;
@@ -35,8 +35,7 @@ export async function batchBucketPhase(
   drain: DrainFigures,
 ): Promise<BatchFindings | undefined> {
   const windowMs = window.window_s * 1000;
-  // Where the clock's edges fall on the probe's own clock (phase_s is on Unix time).
-  const offsetMs = (((window.phase_s * 1000 - probe.startedEpochMs) % windowMs) + windowMs) % windowMs;
+  const offsetMs = edgeOffsetMs(probe, window);
   const edgeIndex = (ms: number) => Math.floor((ms - offsetMs) / windowMs);
   const straddles = (fromMs: number, toMs: number) =>
     edgeIndex(toMs + EDGE_MARGIN * windowMs) !== edgeIndex(fromMs - EDGE_MARGIN * windowMs);
@@ -62,7 +61,7 @@ async function clumpAfterEdge(
   straddles: (fromMs: number, toMs: number) => boolean,
 ): Promise<number | undefined> {
   const windowMs = window.window_s * 1000;
-  const offsetMs = (((window.phase_s * 1000 - probe.startedEpochMs) % windowMs) + windowMs) % windowMs;
+  const offsetMs = edgeOffsetMs(probe, window);
   const nextIndex = Math.max(index, Math.floor((probe.elapsed() - offsetMs) / windowMs) + 1);
   const atMs = offsetMs + nextIndex * windowMs + CLUMP_AFTER_EDGE * windowMs;
   const cap = drain.limit + window.limit + 5;
@@ -83,5 +82,8 @@ function verdict(window: FixedWindowModel, passed: number, what: string): BatchF
   };
 }
 
-const lastSentMs = (samples: readonly Sample[]) =>
-  samples.reduce((last, x) => Math.max(last, x.sentMs), Number.NEGATIVE_INFINITY);
+/** Where the clock's edges fall on the probe's own clock, ms modulo the window (phase_s is on Unix time). */
+function edgeOffsetMs(probe: Probe, window: FixedWindowModel): number {
+  const windowMs = window.window_s * 1000;
+  return (((window.phase_s * 1000 - probe.startedEpochMs) % windowMs) + windowMs) % windowMs;
+}

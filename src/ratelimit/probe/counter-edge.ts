@@ -100,5 +100,5 @@ async function trial(
 
 // From the last request of any answer: HAProxy's counters turn over on every request, and a
 // limiter that counts refused requests counts them.
-const lastSentMs = (samples: readonly Sample[]) =>
+export const lastSentMs = (samples: readonly Sample[]) =>
   samples.reduce((last, x) => Math.max(last, x.sentMs), Number.NEGATIVE_INFINITY);
