@@ -39,7 +39,11 @@ export async function batchBucketPhase(
   const edgeIndex = (ms: number) => Math.floor((ms - offsetMs) / windowMs);
   const straddles = (fromMs: number, toMs: number) =>
     edgeIndex(toMs + EDGE_MARGIN * windowMs) !== edgeIndex(fromMs - EDGE_MARGIN * windowMs);
-  if (!straddles(drain.firstMs, drain.refusal.sentMs)) return verdict(window, drain.accepted, 'the drain from idle');
+  // Judged on the drain's own requests (set-up requests sent before an edge are a window's too),
+  // the capacity read with the set-up requests sent just before it (recover.ts): the real
+  // Envoy-like bucket, 100 tokens, let 98 of the drain through.
+  if (!straddles(drain.firstMs, drain.refusal.sentMs))
+    return verdict(window, drain.accepted, 'the drain from idle', drain.limit);
 
   // Two ticks after the last request give a bucket two batches, more than a window's limit (a
   // window, so, costs one or two windows of waiting and one clump); when the clump took all of
@@ -72,13 +76,19 @@ async function clumpAfterEdge(
   return countUntilRefused(clump);
 }
 
-function verdict(window: FixedWindowModel, passed: number, what: string): BatchFindings {
+/** `passed`: the requests let through between two edges; `capacity`: with the set-up requests that preceded them. */
+function verdict(window: FixedWindowModel, passed: number, what: string, capacity = passed): BatchFindings {
   // One over the limit is a set-up request's slot, not a saved batch.
   if (passed <= window.limit + 1) return { model: null, evidence: null };
   const rate = window.limit / window.window_s;
   return {
-    model: { kind: 'bucket', rate_rps: Math.round(rate * 100) / 100, burst: passed, fill_interval_s: window.window_s },
-    evidence: `${what} let ${passed} requests through between two edges, more than the ${window.limit} that come back at each: a bucket refilled by a timer, ${window.limit} tokens every ${window.window_s} s up to ${passed}, not a fixed window`,
+    model: {
+      kind: 'bucket',
+      rate_rps: Math.round(rate * 100) / 100,
+      burst: capacity,
+      fill_interval_s: window.window_s,
+    },
+    evidence: `${what} let ${capacity} requests through between two edges, more than the ${window.limit} that come back at each: a bucket refilled by a timer, ${window.limit} tokens every ${window.window_s} s up to ${capacity}, not a fixed window`,
   };
 }
 
