@@ -7,11 +7,18 @@
 //   fixed    rate-limiter-flexible's RateLimiterMemory keyed by client address (real ground
 //            truth: a window opens at the client's first request after the last one ended), and
 //            the emulator's fixed window on the clock, refusals counted
-// Goal (issue 10): within 2 % on every kind, under 30 s, at most 10 % of requests refused.
+//   go       real Go limiters in a small front (test/helpers/httprate): go-chi/httprate's
+//            sliding-window counter, golang.org/x/time/rate's bucket, and a bucket refilled by a
+//            timer in whole batches (Envoy's token_bucket). These rows run the whole `ratelimit`
+//            stage (bin/ces-harness.js: probe, recommendation, k6 proof loop), so they also say
+//            the recommended rate and the last proof's 429 share (needs `node scripts/build.mjs`).
+// Goal (issue 10): within 2 % on every kind, under 30 s, at most 10 % of requests refused; issue 21:
+// no recommendation above the true rate, every proof holding.
 // Loopback only; each probe is bounded by its own budget.
 //
-//   benchRateLimit()                             rows for bench/main.ts (`npm run bench`)
-//   node scripts/run-ts.mjs bench/ratelimit.ts   the same, printed as a table on its own
+//   benchRateLimit()                                rows for bench/main.ts (`npm run bench`)
+//   node scripts/run-ts.mjs bench/ratelimit.ts      the same, printed as a table on its own
+//   node scripts/run-ts.mjs bench/ratelimit.ts go [WORD]   the Go limiters' rows only (those naming WORD)
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,6 +26,8 @@ import { join } from 'node:path';
 import { createEmulator, type Emulator } from '../src/emulator/index.js';
 import { describeLimiter, type LimiterModel } from '../src/ratelimit/limiters/index.js';
 import { startFlexibleLimiter } from '../test/helpers/flexible-limiter.js';
+import { httprateMissing, provisionHttprate, startHttprate, type GoLimiter } from '../test/helpers/httprate.js';
+import { stageRun } from './ratelimit-stage.js';
 import { haproxyMissing, startHaproxy } from '../test/helpers/haproxy.js';
 import { nginxMissing, startNginx } from '../test/helpers/nginx.js';
 import { probe, type ProbeRun } from '../test/ratelimit/support.js';
@@ -34,6 +43,11 @@ export interface Row {
   requests_sent: number;
   refused_pct: number;
   seconds: number;
+  /** The rate the proven policy recommends (the `ratelimit` stage's rows only). */
+  recommended_rps?: number | null;
+  /** The last proof round's share of 429s, percent, and whether it held. */
+  proof_429_pct?: number | null;
+  proof?: string;
   note?: string;
 }
 
@@ -56,7 +70,23 @@ export const SETTINGS = {
     { points: 50, duration: 1 },
     { points: 100, duration: 2 },
   ],
-} as const;
+  go: [
+    { name: 'sliding counter: go-chi/httprate', limiter: { kind: 'httprate', limit: 50, windowS: 1 } },
+    { name: 'sliding counter: go-chi/httprate', limiter: { kind: 'httprate', limit: 100, windowS: 2 } },
+    { name: 'bucket: golang.org/x/time/rate', limiter: { kind: 'xrate', rate: 50, burst: 10 } },
+    { name: 'bucket: golang.org/x/time/rate', limiter: { kind: 'xrate', rate: 20, burst: 40 } },
+    { name: 'batch bucket (Envoy token_bucket)', limiter: { kind: 'batch', rate: 50, burst: 50, fillIntervalS: 1 } },
+    { name: 'batch bucket (Envoy token_bucket)', limiter: { kind: 'batch', rate: 50, burst: 100, fillIntervalS: 1 } },
+  ],
+} as const satisfies Record<string, unknown> & { go: readonly { name: string; limiter: GoLimiter }[] };
+
+const goSetting = (l: GoLimiter): string =>
+  l.kind === 'httprate'
+    ? `Limit(${l.limit}, ${l.windowS} s)`
+    : l.kind === 'xrate'
+      ? `NewLimiter(${l.rate}, ${l.burst})`
+      : `${l.rate * l.fillIntervalS} every ${l.fillIntervalS} s, max ${l.burst}`;
+const goTrueRps = (l: GoLimiter): number => (l.kind === 'httprate' ? l.limit / l.windowS : l.rate);
 
 const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
 
@@ -90,8 +120,10 @@ const empty = (limiter: string, setting: string, trueRps: number, note: string):
 
 export async function benchRateLimit(
   progress: (message: string) => void = (m) => process.stderr.write(`bench: ${m}\n`),
+  only?: { go: string },
 ): Promise<Row[]> {
   const rows: Row[] = [];
+  if (only) return benchGoLimiters(progress, only.go);
   const tlsDir = await mkdtemp(join(tmpdir(), 'ces-bench-ratelimit-'));
   // The upstream for nginx and HAProxy: the emulator with its own limiter off, so they alone limit.
   const upstream = await createEmulator({ port: 0, rateLimit: { rps: 0, burst: 0 }, tlsDir });
@@ -154,6 +186,7 @@ export async function benchRateLimit(
     await upstream.close();
     await rm(tlsDir, { recursive: true, force: true });
   }
+  rows.push(...(await benchGoLimiters(progress)));
   for (const { limit, window_s } of SETTINGS.fixed) {
     const setting = `${limit} per ${window_s} s, refusals counted`;
     progress(`rate-limit probe against the emulator's fixed window ${setting}`);
@@ -181,9 +214,59 @@ export async function benchRateLimit(
   return rows;
 }
 
+/** The real Go limiters, each behind the whole `ratelimit` stage: estimate, recommendation, proof. */
+async function benchGoLimiters(progress: (message: string) => void, naming = ''): Promise<Row[]> {
+  const rows: Row[] = [];
+  const settings = SETTINGS.go.filter((g) => g.name.includes(naming));
+  const missing = httprateMissing();
+  if (missing)
+    return settings.map((g) => empty(g.name, goSetting(g.limiter), goTrueRps(g.limiter), `skipped: ${missing}`));
+  const binary = await provisionHttprate();
+  const tlsDir = await mkdtemp(join(tmpdir(), 'ces-bench-go-limiters-'));
+  const upstream = await createEmulator({ port: 0, rateLimit: { rps: 0, burst: 0 }, tlsDir });
+  try {
+    for (const { name, limiter } of settings) {
+      const setting = goSetting(limiter);
+      progress(`ratelimit stage behind ${name} ${setting}`);
+      const front = await startHttprate(binary, { upstream: upstream.url, tlsDir, limiter });
+      try {
+        const run = await stageRun({ url: front.url, caPem: upstream.caPem, credentials: upstream.credentials });
+        if ('error' in run) {
+          rows.push(empty(name, setting, goTrueRps(limiter), run.error));
+          continue;
+        }
+        rows.push({
+          ...row(name, setting, goTrueRps(limiter), run),
+          recommended_rps: run.recommendedRps,
+          proof_429_pct: run.proof429 === null ? null : round(run.proof429 * 100, 2),
+          proof: run.proofVerdict,
+        });
+      } finally {
+        await front.stop();
+      }
+    }
+  } finally {
+    await upstream.close();
+    await rm(tlsDir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
 /** The rows as a fixed-width table, for running this file on its own. */
 export function formatRows(rows: readonly Row[]): string {
-  const headers = ['limiter', 'setting', 'true', 'estimated', 'rel. error', 'identified', 'sent', 'refused', 'seconds'];
+  const proven = rows.some((r) => r.proof !== undefined);
+  const headers = [
+    'limiter',
+    'setting',
+    'true',
+    'estimated',
+    'rel. error',
+    'identified',
+    'sent',
+    'refused',
+    'seconds',
+    ...(proven ? ['recommended', 'proof 429', 'proof'] : []),
+  ];
   const cells = rows.map((r) => [
     r.limiter,
     r.setting,
@@ -194,6 +277,13 @@ export function formatRows(rows: readonly Row[]): string {
     String(r.requests_sent),
     `${r.refused_pct.toFixed(1)} %`,
     r.seconds.toFixed(1),
+    ...(proven
+      ? [
+          r.recommended_rps == null ? '–' : `${r.recommended_rps} r/s`,
+          r.proof_429_pct == null ? '–' : `${r.proof_429_pct.toFixed(2)} %`,
+          r.proof ?? '–',
+        ]
+      : []),
   ]);
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]) =>
@@ -206,5 +296,6 @@ export function formatRows(rows: readonly Row[]): string {
 
 // Run on its own (scripts/run-ts.mjs sets argv[1] to the entry file), not when bench/main.ts imports it.
 if (process.argv[1]?.replace(/\\/g, '/').endsWith('bench/ratelimit.ts')) {
-  process.stdout.write(formatRows(await benchRateLimit()));
+  const only = process.argv[2] === 'go' ? { go: process.argv[3] ?? '' } : undefined;
+  process.stdout.write(formatRows(await benchRateLimit(undefined, only)));
 }

@@ -8,32 +8,13 @@
 // requests are counted. Loopback only (the emulator listens on 127.0.0.1).
 
 import { createEmulator } from '../src/emulator/index.js';
-import type { LimitDecision } from '../src/ratelimit/limiters/index.js';
 
-const LIMIT = 50;
-const WINDOW_MS = 1000;
-
-const windows = new Map<string, { startMs: number; current: number; previous: number }>();
-
-function take(key: string, nowMs: number): LimitDecision {
-  const startMs = Math.floor(nowMs / WINDOW_MS) * WINDOW_MS;
-  let w = windows.get(key);
-  if (w === undefined) windows.set(key, (w = { startMs, current: 0, previous: 0 }));
-  if (startMs !== w.startMs) {
-    w.previous = startMs - w.startMs === WINDOW_MS ? w.current : 0;
-    w.current = 0;
-    w.startMs = startMs;
-  }
-  const rate = Math.round((w.previous * (WINDOW_MS - (nowMs - startMs))) / WINDOW_MS + w.current);
-  if (rate >= LIMIT) return { ok: false, retryAfterS: 1 };
-  w.current += 1;
-  return { ok: true };
-}
-
+// go-chi/httprate v0.16.1 as the emulator runs it (src/ratelimit/limiters/sliding-counter.ts):
+// `serve --limiter counter --rate-limit 50 --window 1` is the same from the command line.
 const emulator = await createEmulator({
   port: 0,
   environments: ['sandbox'],
-  overrides: [() => ({ limit: (ctx, key) => take(key, ctx.now) })],
+  limiter: { kind: 'sliding-counter', limit: 50, window_s: 1, phase_s: 0, counts_refused: false },
 });
 console.log(
   JSON.stringify({

@@ -274,21 +274,29 @@ export const FLAGS = {
     kind: 'string',
     arg: 'KIND',
     description:
-      'the limiter per client: bucket, fixed (window) or sliding (window); all admit --rate-limit in the long run',
+      'the limiter per client: bucket, fixed (window), sliding (window: a log) or counter (sliding-window counter, as go-chi/httprate); all admit --rate-limit in the long run',
     value: 'bucket',
     commands: ['serve'],
   },
   window: {
     kind: 'number',
     arg: 'S',
-    description: 'fixed window length or sliding period (--limiter fixed|sliding); the limit is rate × window',
+    description: 'fixed window length or sliding period (--limiter fixed|sliding|counter); the limit is rate × window',
     value: 1,
     range: RANGES.windowS,
     commands: ['serve'],
   },
   'counts-refused': {
     kind: 'boolean',
-    description: 'refused requests count against the client too (--limiter fixed|sliding)',
+    description: 'refused requests count against the client too (--limiter fixed|sliding|counter)',
+    commands: ['serve'],
+  },
+  'fill-interval': {
+    kind: 'number',
+    arg: 'S',
+    description:
+      "the bucket is refilled by a timer, rate × S tokens every S seconds, as Envoy's token_bucket fill_interval (--limiter bucket); unset: continuously",
+    range: RANGES.fillIntervalS,
     commands: ['serve'],
   },
   clients: {

@@ -36,6 +36,7 @@ export const RANGES = {
   sandboxHistoryAgeH: range(1, 720, 'hours'),
   /** The emulator's fixed window or sliding period: from a tenth of a second (quick tests) to an hour. */
   windowS: range(0.1, 3_600, 'seconds', false),
+  fillIntervalS: range(0.001, 3_600, 'seconds', false),
   emulatorClients: range(1, 100, 'clients'),
   maxRps: range(0.1, 100_000, 'requests per second', false),
   maxRequests: range(1, 1_000_000, 'requests'),

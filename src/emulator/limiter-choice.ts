@@ -6,8 +6,8 @@
 import { usageError } from '../errors.js';
 import type { LimiterModel } from '../ratelimit/limiters/index.js';
 
-/** The flag's words for the three kinds. */
-export const LIMITER_CHOICES = ['bucket', 'fixed', 'sliding'] as const;
+/** The flag's words for the kinds: counter is the sliding-window counter (go-chi/httprate). */
+export const LIMITER_CHOICES = ['bucket', 'fixed', 'sliding', 'counter'] as const;
 export type LimiterChoice = (typeof LIMITER_CHOICES)[number];
 
 export interface LimiterSettings {
@@ -20,6 +20,8 @@ export interface LimiterSettings {
   windowS: number;
   /** Windows only: refused requests count against the client too. */
   countsRefused: boolean;
+  /** Bucket only: refilled by a timer in batches every this many seconds; unset, continuously. */
+  fillIntervalS?: number | undefined;
 }
 
 export function isLimiterChoice(word: string): word is LimiterChoice {
@@ -29,7 +31,13 @@ export function isLimiterChoice(word: string): word is LimiterChoice {
 /** The model the emulator enforces, or null for no limit (rps 0). */
 export function limiterModelOf(s: LimiterSettings): LimiterModel | null {
   if (s.rps <= 0) return null;
-  if (s.kind === 'bucket') return { kind: 'bucket', rate_rps: s.rps, burst: s.burst };
+  if (s.kind === 'bucket')
+    return {
+      kind: 'bucket',
+      rate_rps: s.rps,
+      burst: s.burst,
+      ...(s.fillIntervalS !== undefined ? { fill_interval_s: s.fillIntervalS } : {}),
+    };
   const limit = Math.round(s.rps * s.windowS);
   if (limit < 1)
     throw usageError(
@@ -38,5 +46,7 @@ export function limiterModelOf(s: LimiterSettings): LimiterModel | null {
   // Edges at whole multiples of the window on the emulator's clock (epoch ms): phase 0.
   if (s.kind === 'fixed')
     return { kind: 'fixed-window', limit, window_s: s.windowS, phase_s: 0, counts_refused: s.countsRefused };
+  if (s.kind === 'counter')
+    return { kind: 'sliding-counter', limit, window_s: s.windowS, phase_s: 0, counts_refused: s.countsRefused };
   return { kind: 'sliding-window', limit, period_s: s.windowS, counts_refused: s.countsRefused };
 }

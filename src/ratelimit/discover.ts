@@ -40,16 +40,19 @@ import { round } from './estimators.js';
 import { probeTimeline } from './timeline.js';
 import { refusalsOf, tooFewRefusals } from './evidence.js';
 import { systemClock, type Clock } from '../time/clock.js';
-import { describeLimiter, type LimiterModel } from './limiters/index.js';
+import { describeLimiter, sustainedRate, type BucketModel, type LimiterModel } from './limiters/index.js';
 import { advertisedPhase, compareAdvertisement } from './probe/advertised.js';
 import { idleBurstPhase } from './probe/idle-burst.js';
 import { confirmedShape } from './probe/confirm-shape.js';
 import { drainFigures, shapePhase, type ShapeFindings } from './probe/recover.js';
-import { windowFigures, windowPhase } from './probe/window-path.js';
+import { windowFigures, windowLengthS, windowPhase, type WindowModel } from './probe/window-path.js';
 import { ERROR_STREAK, Probe } from './probe/probe.js';
 import { MAX_IN_FLIGHT, reachableRps } from './in-flight.js';
 import { retryAfterPhase, type RetryAfterFindings } from './probe/retry-after.js';
 import { drainAgainFromIdle } from './probe/redrain.js';
+import { counterEdgePhase } from './probe/counter-edge.js';
+import { batchBucketPhase } from './probe/batch-bucket.js';
+import { EDGE_PRECISION } from './probe/window-edges.js';
 import { scopePhase } from './probe/scope.js';
 import { silentWindowPhase } from './probe/silent-window.js';
 import { streamPhase, type StreamFindings } from './probe/stream.js';
@@ -136,14 +139,33 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   }
   const firstShape = drain ? await shapePhase(probe, drain, null, silent?.recovery) : undefined;
   const shape = firstShape ? await confirmedShape(probe, firstShape) : undefined;
+  // A smooth window that announces when its quota resets may keep its windows on the clock (a
+  // sliding-window counter): period trials from idle would time its next edge, not a period
+  // (go-chi/httprate 50 per 1 s read 0.76–0.84 s), so the stream sizes it and drains from idle tell
+  // where its edges are. HAProxy, which announces nothing, keeps the trials.
+  if (shape?.shape === 'sliding-window' && announcesReset(probe))
+    return streamedSlidingWindow(probe, streamSettings, shape, [], undefined, true);
   if (shape && shape.shape !== 'bucket') {
     const window = await windowPhase(probe, shape);
     const model = window.limiter;
-    if ((model === null || model.kind === 'bucket') && shape.shape === 'sliding-window' && !probe.outOfBudget()) {
+    // Sized, but back before a period and some trials from idle refused in part: a counter's edges
+    // and lingering weight (or HAProxy's period opened before the drain): the stream sizes it.
+    const doubted = model !== null && (window.partClumps ?? 0) > 0 && backBeforePeriod(model, shape);
+    if (
+      (model === null || model.kind === 'bucket' || doubted) &&
+      shape.shape === 'sliding-window' &&
+      !probe.outOfBudget()
+    ) {
       // The trials from idle did not agree (real HAProxy can let a request in before a period is
       // over after a busy start): size it by the stream instead, which keeps a smoothly sliding
       // window saturated at its rate, and read the period off the limit it let through from idle.
-      return streamedSlidingWindow(probe, streamSettings, shape, window.notes);
+      return streamedSlidingWindow(
+        probe,
+        streamSettings,
+        shape,
+        window.notes,
+        model?.kind === 'sliding-window' ? { model, evidence: window.evidence } : undefined,
+      );
     }
     if (model === null || model.kind === 'bucket') {
       const figures = { ...NOTHING_MEASURED, limiter_evidence: [shape.evidence, ...window.evidence] };
@@ -152,7 +174,13 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
         ...window.notes,
       ]);
     }
-    return identifiedWindow(probe, drained, model, [shape.evidence, ...window.evidence], window.notes);
+    // A fixed window on the clock may be a bucket refilled by a timer: more than its limit from idle.
+    const batch =
+      model.kind === 'fixed-window' && model.edges !== 'first-request'
+        ? await batchBucketPhase(probe, model, shape.drain)
+        : undefined;
+    const evidence = [shape.evidence, ...window.evidence, ...(batch?.evidence ? [batch.evidence] : [])];
+    return identifiedWindow(probe, drained, batch?.model ?? model, evidence, window.notes);
   }
 
   // The recovery phase timed the bucket's refills: the window can start without a pilot.
@@ -197,19 +225,42 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
 async function identifiedWindow(
   probe: Probe,
   drained: StreamFindings,
-  model: LimiterModel & { kind: 'fixed-window' | 'sliding-window' },
+  model: WindowModel | BatchBucketModel,
   evidence: string[],
   windowNotes: string[],
 ): Promise<Estimate> {
-  const retryAfter = await retryAfterPhase(probe, model.kind === 'fixed-window' ? model.window_s : model.period_s);
-  const scope = await scopePhase(probe, model.limit);
-  const figures: Figures = { ...windowFigures(model), scope: scope.scope, limiter: model, limiter_evidence: evidence };
+  const batch = model.kind === 'bucket';
+  const retryAfter = await retryAfterPhase(probe, batch ? model.fill_interval_s : windowLengthS(model));
+  const scope = await scopePhase(probe, batch ? model.burst : model.limit);
+  const figures: Figures = {
+    ...(batch ? batchFigures(model) : windowFigures(model)),
+    scope: scope.scope,
+    limiter: model,
+    limiter_evidence: evidence,
+  };
   return estimateOf(probe, drained, figures, retryAfter, [
     `identified: ${describeLimiter(model)}`,
     ...windowNotes,
     ...retryAfter.notes,
     ...scope.notes,
   ]);
+}
+
+type BatchBucketModel = BucketModel & { fill_interval_s: number };
+
+/** A bucket refilled in batches, read off its ticks (a fixed window's edges) and its burst from idle. */
+function batchFigures(model: BatchBucketModel) {
+  const perFill = model.rate_rps * model.fill_interval_s;
+  return {
+    sustained_rps: model.rate_rps,
+    // The ticks are a fixed window's edges, pinned to ±1 %; the batch is counted exactly.
+    sustained_precision: EDGE_PRECISION,
+    burst: model.burst,
+    burst_from_idle: true,
+    // Nothing comes back before the next tick; refilling it all takes a tick per batch.
+    recovery_s: model.fill_interval_s,
+    refill_s: round(Math.ceil(model.burst / perFill) * model.fill_interval_s, 2),
+  };
 }
 
 /** When the first drain admitted nothing (the set-up requests used up a small limit), a second one from idle. */
@@ -224,26 +275,58 @@ async function streamedSlidingWindow(
   streamSettings: { windowAccepts: number; minWindowMs: number },
   shape: ShapeFindings,
   windowNotes: string[],
+  trials?: { model: WindowModel; evidence: string[] },
+  clockSuspected = false,
 ): Promise<Estimate> {
   const limit = shape.drain.limit;
-  // Bounded in refusals: if refused requests count, the stream keeps the window shut.
-  const stream = await streamPhase(probe, { ...streamSettings, maxRefused: Math.max(30, 2 * limit) });
-  const sustained = stream.measured?.sustained ?? null;
   // The period must agree with the first recovery (the limit came back about a period after the
   // drain began): a stream that kept a limiter counting refusals shut reads far too slow a rate.
   const firstComebackS = (shape.recovery.accepted.sentMs - shape.drain.firstMs) / 1000;
+  // Bounded in refusals: if refused requests count, the stream keeps the window shut. Never lean
+  // (the bucket's window a few % over its rate): a counter saturated that gently admits in bursts
+  // at its edges, off the line a lean window fits (httprate 100 per 10 s read 37 % low).
+  const stream = await streamPhase(probe, { ...streamSettings, maxRefused: Math.max(30, 2 * limit) });
+  const sustained = stream.measured?.sustained ?? null;
   const periodS = sustained !== null && sustained > 0 ? limit / sustained : null;
   // At most that (later if pings meanwhile counted), and at least two thirds of it (the ping that
   // found the comeback was at most a third late).
   const agrees = periodS !== null && periodS >= firstComebackS / 1.5 && periodS <= 1.05 * firstComebackS;
-  if (periodS !== null && !agrees)
+  // Back sooner than a period: a counter's windows on the clock (its edge came first), or refusals
+  // counted. A period the trials sized and the stream confirms (within 5 %) needs no edge trial.
+  const confirmed =
+    trials !== undefined && periodS !== null && Math.abs(periodS / windowLengthS(trials.model) - 1) <= 0.05;
+  // A service that announces its resets is checked even when the stream agrees: a counter's first
+  // comeback falls anywhere up to a window after the drain, so agreeing with it proves nothing.
+  const counter =
+    periodS !== null &&
+    ((!agrees && !confirmed && periodS > 1.05 * firstComebackS) || (clockSuspected && periodS >= firstComebackS / 1.5))
+      ? await counterEdgePhase(probe, { limit, windowMs: periodS * 1000 })
+      : undefined;
+  // Not a counter: what the period trials sized stands, as before they were doubted.
+  if (trials && (confirmed || (counter && !counter.counter)))
+    return identifiedWindow(
+      probe,
+      stream,
+      trials.model,
+      [shape.evidence, ...trials.evidence, ...(counter ? [counter.evidence] : [])],
+      windowNotes,
+    );
+  if (periodS !== null && !agrees && !counter?.counter)
     windowNotes.push(
       `the stream read ${round(sustained!, 2)} req/s, a period of ${round(periodS, 2)} s, but the limit came back ${round(firstComebackS, 2)} s after the drain began: refused requests probably count against the client; not sized`,
     );
-  const model: LimiterModel | null = agrees
-    ? { kind: 'sliding-window', limit, period_s: round(periodS, 3), counts_refused: false }
-    : null;
-  const retryAfter = await retryAfterPhase(probe, model ? model.period_s : null);
+  const model: WindowModel | null = counter?.counter
+    ? {
+        kind: 'sliding-counter',
+        limit,
+        window_s: round(counter.windowS, 3),
+        phase_s: counter.phaseS,
+        counts_refused: false,
+      }
+    : agrees
+      ? { kind: 'sliding-window', limit, period_s: round(periodS, 3), counts_refused: false }
+      : null;
+  const retryAfter = await retryAfterPhase(probe, model ? windowLengthS(model) : null);
   const scope = await scopePhase(probe, limit);
   const figures: Figures = model
     ? {
@@ -255,6 +338,7 @@ async function streamedSlidingWindow(
         limiter_evidence: [
           shape.evidence,
           `a stream just over the limit was admitted at ${round(sustained!, 2)} req/s: ${limit} per ${round(limit / sustained!, 3)} s (refused requests did not keep it shut, so they do not count)`,
+          ...(counter ? [counter.evidence] : []),
         ],
       }
     : { ...NOTHING_MEASURED, scope: scope.scope, limiter_evidence: [shape.evidence] };
@@ -265,6 +349,25 @@ async function streamedSlidingWindow(
     ...scope.notes,
   ]);
 }
+
+/**
+ * The period trials sized a sliding window longer than the drained client took to come back: a
+ * log (or HAProxy's counter, its period opened by the drain) frees nothing before a period after
+ * the drain began, a sliding-window counter frees at its next edge on the clock, which fools the
+ * trials (their clumps straddle an edge). The stream and the counter's edge trial tell.
+ */
+function backBeforePeriod(model: LimiterModel, shape: ShapeFindings): boolean {
+  return (
+    model.kind === 'sliding-window' &&
+    model.period_s * 1000 > 1.05 * (shape.recovery.accepted.sentMs - shape.drain.firstMs)
+  );
+}
+
+/**
+ * A service that says when its quota resets (X-RateLimit-Reset, RateLimit's t=): HAProxy's stick tables announce nothing, httprate and
+ * most counters kept in Redis announce the end of their current window.
+ */
+const announcesReset = (probe: Probe): boolean => (probe.advertisements.last?.ad.resetS ?? null) !== null;
 
 type Figures = Pick<
   Estimate,

@@ -19,7 +19,12 @@ import type { Sample } from './types.js';
  * Every correct identification of the virtual-clock suite (test/ratelimit/identify-virtual.test.ts)
  * saw at least 4, most over 6.
  */
-export const MIN_SHUTS: Record<LimiterModel['kind'], number> = { bucket: 4, 'fixed-window': 3, 'sliding-window': 3 };
+export const MIN_SHUTS: Record<LimiterModel['kind'], number> = {
+  bucket: 4,
+  'fixed-window': 3,
+  'sliding-window': 3,
+  'sliding-counter': 3,
+};
 
 /** How the verdict's sentence starts, for whoever must tell it from the probe's other notes. */
 export const NOT_IDENTIFIED = 'not identified: ';

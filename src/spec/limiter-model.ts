@@ -8,6 +8,12 @@ export interface BucketModel {
   kind: 'bucket';
   rate_rps: number;
   burst: number;
+  /**
+   * Refilled by a timer in whole batches, `rate_rps` × `fill_interval_s` tokens every
+   * `fill_interval_s` seconds on the limiter's clock (Envoy's token_bucket `fill_interval`); absent:
+   * refilled continuously (golang.org/x/time/rate, nginx), a token every 1 / `rate_rps`.
+   */
+  fill_interval_s?: number;
 }
 
 /**
@@ -51,6 +57,27 @@ export interface SlidingWindowModel {
   counter?: 'log' | 'interpolated';
 }
 
-export type LimiterModel = BucketModel | FixedWindowModel | SlidingWindowModel;
+/**
+ * Sliding-window counter (go-chi/httprate, Cloudflare's recipe, many Redis limiters): two counts on
+ * windows of `window_s` on the clock, edges at `phase_s` + k × `window_s` (httprate ≥ 0.16 aligns
+ * them to the limiter's start, Redis-backed counters to the Unix epoch: phase 0); the rate read
+ * is the previous window's count weighted by the share of the current window still to come, plus
+ * the current count, rounded; a request is refused when that has reached `limit`. Only admitted
+ * requests are counted, unless `counts_refused`.
+ */
+export interface SlidingCounterModel {
+  kind: 'sliding-counter';
+  limit: number;
+  window_s: number;
+  phase_s: number;
+  counts_refused: boolean | null;
+}
+
+export type LimiterModel = BucketModel | FixedWindowModel | SlidingWindowModel | SlidingCounterModel;
 export type LimiterKind = LimiterModel['kind'];
-export const LIMITER_KINDS = ['bucket', 'fixed-window', 'sliding-window'] as const satisfies readonly LimiterKind[];
+export const LIMITER_KINDS = [
+  'bucket',
+  'fixed-window',
+  'sliding-window',
+  'sliding-counter',
+] as const satisfies readonly LimiterKind[];

@@ -32,6 +32,19 @@ describe('limiterModelOf (the serve flags)', () => {
       period_s: 2,
       counts_refused: true,
     });
+    expect(limiterModelOf({ ...base, kind: 'counter' })).toEqual({
+      kind: 'sliding-counter',
+      limit: 100,
+      window_s: 2,
+      phase_s: 0,
+      counts_refused: true,
+    });
+    expect(limiterModelOf({ ...base, kind: 'bucket', fillIntervalS: 0.5 })).toEqual({
+      kind: 'bucket',
+      rate_rps: 50,
+      burst: 10,
+      fill_interval_s: 0.5,
+    });
     expect(limiterModelOf({ ...base, kind: 'sliding', rps: 0 })).toBeNull();
   });
 
@@ -77,6 +90,36 @@ describe('emulator limiter kinds and clients', () => {
     expect((await validate(r, token)).status).toBe(429);
     r.clock.set(T0 + 2_002);
     expect((await validate(r, token)).status).toBe(200);
+  });
+
+  it('a sliding-window counter (--limiter counter) weighs the last window by what is left of this one', async () => {
+    const r = await start({
+      limiter: { kind: 'sliding-counter', limit: 4, window_s: 1, phase_s: 0, counts_refused: false },
+    });
+    open.push(r);
+    // T0 is a quarter past a whole second: the token and three validations fill the window.
+    const token = tokenIn((await r.issue()).json);
+    for (let i = 0; i < 3; i++) expect((await validate(r, token)).status).toBe(200);
+    expect((await validate(r, token)).status).toBe(429);
+    // 1.5 s past T0 = a quarter into the next window: 4 × 0.75 = 3 counted, room for one.
+    r.clock.set(T0 + 1_000);
+    expect((await validate(r, token)).status).toBe(200);
+    expect((await validate(r, token)).status).toBe(429);
+  });
+
+  it('a bucket refilled in batches (--fill-interval) gives nothing back between ticks', async () => {
+    const r = await start({ limiter: { kind: 'bucket', rate_rps: 4, burst: 2, fill_interval_s: 0.5 } });
+    open.push(r);
+    const token = tokenIn((await r.issue()).json);
+    expect((await validate(r, token)).status).toBe(200);
+    expect((await validate(r, token)).status).toBe(429);
+    // T0 + 240 ms is still before the tick at a whole half second: a lazy bucket at 4/s would have a token back.
+    r.clock.set(T0 + 240);
+    expect((await validate(r, token)).status).toBe(429);
+    r.clock.set(T0 + 250);
+    expect((await validate(r, token)).status).toBe(200);
+    expect((await validate(r, token)).status).toBe(200);
+    expect((await validate(r, token)).status).toBe(429);
   });
 
   it('gives each environment several clients, each with its own credentials and its own limit', async () => {

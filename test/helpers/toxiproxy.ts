@@ -10,15 +10,15 @@
 // proxy listens on 127.0.0.1 and forwards to the emulator on 127.0.0.1. stop() ends exactly the
 // process started here.
 
-import { execFile, spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { request } from 'undici';
 import { findProjectRoot } from '../../src/fs/project-root.js';
 import { freePort, stopper } from './spawned-server.js';
+import { goBinaryMissing, goBuilt } from './go-build.js';
 
 const ROOT = findProjectRoot();
 const MODULE_DIR = join(ROOT, 'tools', 'toxiproxy');
@@ -35,45 +35,27 @@ export const TOXIPROXY_VERSION =
   )?.[1] ?? 'unpinned';
 
 /** Why toxiproxy can be neither found nor built here, or undefined when it can (for real-parts.ts). */
-export function toxiproxyMissing(): string | undefined {
-  if (existsSync(TOXIPROXY_BINARY)) return undefined;
-  return spawnSync('go', ['version']).error
-    ? `not built at ${TOXIPROXY_BINARY}, and Go is not on PATH to build it`
-    : undefined;
-}
-
-let building: Promise<string> | undefined;
+export const toxiproxyMissing = (): string | undefined => goBinaryMissing(TOXIPROXY_BINARY);
 
 /** The binary, built on first use; rejects with Go's first error line when it cannot be built. */
-export function provisionToxiproxy(): Promise<string> {
-  if (existsSync(TOXIPROXY_BINARY)) return Promise.resolve(TOXIPROXY_BINARY);
-  return (building ??= (async () => {
-    const started = Date.now();
-    // `go build -o` rather than `go install`: the module's server command is cmd/server, which
-    // install would name `server`. The version goes in the way upstream's Makefile stamps it.
-    await promisify(execFile)(
-      'go',
-      [
-        'build',
-        '-o',
-        TOXIPROXY_BINARY,
-        '-ldflags',
-        `-X github.com/Shopify/toxiproxy/v2.Version=${TOXIPROXY_VERSION}`,
-        'github.com/Shopify/toxiproxy/v2/cmd/server',
-      ],
-      {
-        cwd: MODULE_DIR,
-        timeout: BUILD_TIMEOUT_MS,
-        env: {
-          ...process.env,
-          GOTOOLCHAIN: 'local',
-          GOFLAGS: [process.env['GOFLAGS'], '-mod=readonly', '-buildvcs=false'].filter(Boolean).join(' '),
-        },
-      },
-    );
+export async function provisionToxiproxy(): Promise<string> {
+  const started = Date.now();
+  const fresh = !existsSync(TOXIPROXY_BINARY);
+  // `go build -o` rather than `go install`: the module's server command is cmd/server, which
+  // install would name `server`. The version goes in the way upstream's Makefile stamps it.
+  const binary = await goBuilt(
+    TOXIPROXY_BINARY,
+    MODULE_DIR,
+    [
+      '-ldflags',
+      `-X github.com/Shopify/toxiproxy/v2.Version=${TOXIPROXY_VERSION}`,
+      'github.com/Shopify/toxiproxy/v2/cmd/server',
+    ],
+    BUILD_TIMEOUT_MS,
+  );
+  if (fresh)
     console.info(`built toxiproxy-server ${TOXIPROXY_VERSION} in ${Math.round((Date.now() - started) / 1000)} s`);
-    return TOXIPROXY_BINARY;
-  })());
+  return binary;
 }
 
 export interface Latency {

@@ -30,6 +30,7 @@ export async function serveCommand(options: Options): Promise<number> {
     burst: flagValue(options, 'burst'),
     windowS: flagValue(options, 'window'),
     countsRefused: options['counts-refused'] === true,
+    fillIntervalS: options['fill-interval'],
   });
   const tlsDir = options['tls-dir'];
   if (tlsDir !== undefined)

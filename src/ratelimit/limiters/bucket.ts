@@ -5,10 +5,10 @@ import type { QuotaState } from '../../spec/ratelimit-fields.js';
 import type { BucketModel, LimitDecision, Limiter } from './model.js';
 
 export class BucketLimiter implements Limiter {
-  private tokens: number;
+  protected tokens: number;
   private lastMs: number | null = null;
-  private readonly rate: number;
-  private readonly capacity: number;
+  protected readonly rate: number;
+  protected readonly capacity: number;
 
   /** A capacity below 1 could never admit anyone, so it is raised to 1. */
   constructor(model: Pick<BucketModel, 'rate_rps' | 'burst'>) {
@@ -23,8 +23,12 @@ export class BucketLimiter implements Limiter {
       this.tokens -= 1;
       return { ok: true };
     }
-    // Truthful Retry-After: the whole seconds until one token has dripped back, never 0.
-    return { ok: false, retryAfterS: Math.max(1, Math.ceil((1 - this.tokens) / this.rate)) };
+    return { ok: false, retryAfterS: Math.max(1, Math.ceil(this.untilTokenMs(nowMs) / 1000)) };
+  }
+
+  /** Truthful Retry-After: how long until one token has dripped back. */
+  protected untilTokenMs(_nowMs: number): number {
+    return ((1 - this.tokens) / this.rate) * 1000;
   }
 
   /** The burst as the quota, the time a full refill takes as its window (what gateways over a bucket announce). */
@@ -39,7 +43,7 @@ export class BucketLimiter implements Limiter {
     };
   }
 
-  private refill(nowMs: number): void {
+  protected refill(nowMs: number): void {
     if (this.lastMs !== null) {
       // A clock moved backwards (tests may do that) must not drain or overfill the bucket.
       const elapsedS = Math.max(0, nowMs - this.lastMs) / 1000;

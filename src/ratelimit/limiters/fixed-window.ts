@@ -3,19 +3,17 @@
 // `edges: 'first-request'` (rate-limiter-flexible), a window after the request that opened it.
 
 import type { QuotaState } from '../../spec/ratelimit-fields.js';
-import type { FixedWindowModel, LimitDecision, Limiter } from './model.js';
+import { WindowLattice, type FixedWindowModel, type LimitDecision, type Limiter } from './model.js';
 
 export class FixedWindowLimiter implements Limiter {
   private windowIndex = Number.NEGATIVE_INFINITY;
   private count = 0;
   /** Where the current window ends, ms. */
   private endMs = Number.NEGATIVE_INFINITY;
-  private readonly windowMs: number;
-  private readonly phaseMs: number;
+  private readonly lattice: WindowLattice;
 
   constructor(private readonly model: Omit<FixedWindowModel, 'kind'>) {
-    this.windowMs = model.window_s * 1000;
-    this.phaseMs = model.phase_s * 1000;
+    this.lattice = new WindowLattice(model.window_s, model.phase_s);
   }
 
   take(nowMs: number): LimitDecision {
@@ -32,7 +30,7 @@ export class FixedWindowLimiter implements Limiter {
     // Read only: a window that opens at the first request must not be opened by a look at it.
     const opensNext = this.model.edges === 'first-request' && nowMs >= this.endMs;
     if (this.model.edges !== 'first-request') this.turnOver(nowMs);
-    const endMs = opensNext ? nowMs + this.windowMs : this.endMs;
+    const endMs = opensNext ? nowMs + this.lattice.windowMs : this.endMs;
     const count = opensNext ? 0 : this.count;
     return {
       limit: this.model.limit,
@@ -45,15 +43,15 @@ export class FixedWindowLimiter implements Limiter {
   /** Starts a new window when the current one has ended. */
   private turnOver(nowMs: number): void {
     if (this.model.edges === 'first-request') {
-      if (nowMs >= this.endMs) [this.endMs, this.count] = [nowMs + this.windowMs, 0];
+      if (nowMs >= this.endMs) [this.endMs, this.count] = [nowMs + this.lattice.windowMs, 0];
       return;
     }
-    const index = Math.floor((nowMs - this.phaseMs) / this.windowMs);
+    const index = this.lattice.index(nowMs);
     // A clock moved backwards stays in the window it was in rather than reopening an old one.
     if (index > this.windowIndex) {
       this.windowIndex = index;
       this.count = 0;
-      this.endMs = this.phaseMs + (index + 1) * this.windowMs;
+      this.endMs = this.lattice.startMs(index + 1);
     }
   }
 }

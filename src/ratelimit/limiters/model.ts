@@ -2,7 +2,12 @@
 // probe identifies one from what it saw, and the fleet simulator replays clients against one: all
 // three speak of a limiter through this type, so an identified limiter can be simulated as is.
 
-import type { FixedWindowModel, LimiterModel, SlidingWindowModel } from '../../spec/limiter-model.js';
+import type {
+  FixedWindowModel,
+  LimiterModel,
+  SlidingCounterModel,
+  SlidingWindowModel,
+} from '../../spec/limiter-model.js';
 import type { QuotaState } from '../../spec/ratelimit-fields.js';
 
 export * from '../../spec/limiter-model.js';
@@ -20,6 +25,26 @@ export interface Limiter {
   quota?(nowMs: number): QuotaState;
 }
 
+/** Windows on the clock: edges at `phaseMs` + k × `windowMs` (fixed windows, httprate's counter). */
+export class WindowLattice {
+  readonly windowMs: number;
+  readonly phaseMs: number;
+
+  constructor(windowS: number, phaseS: number) {
+    this.windowMs = windowS * 1000;
+    this.phaseMs = phaseS * 1000;
+  }
+
+  /** Which window `nowMs` falls in. */
+  index(nowMs: number): number {
+    return Math.floor((nowMs - this.phaseMs) / this.windowMs);
+  }
+
+  startMs(index: number): number {
+    return this.phaseMs + index * this.windowMs;
+  }
+}
+
 /** The long-run rate a limiter admits to a client that always has work, requests per second. */
 export function sustainedRate(model: LimiterModel): number {
   switch (model.kind) {
@@ -29,6 +54,8 @@ export function sustainedRate(model: LimiterModel): number {
       return model.limit / model.window_s;
     case 'sliding-window':
       return model.limit / model.period_s;
+    case 'sliding-counter':
+      return model.limit / model.window_s;
   }
 }
 
@@ -39,7 +66,7 @@ export function burstSize(model: LimiterModel): number {
 
 /** One line a person reads: "token bucket 50 req/s, burst 20". */
 export function describeLimiter(model: LimiterModel): string {
-  const refused = (m: FixedWindowModel | SlidingWindowModel) =>
+  const refused = (m: FixedWindowModel | SlidingWindowModel | SlidingCounterModel) =>
     m.counts_refused === null
       ? ', refused requests may count (not tested)'
       : m.counts_refused
@@ -47,10 +74,12 @@ export function describeLimiter(model: LimiterModel): string {
         : '';
   switch (model.kind) {
     case 'bucket':
-      return `token bucket ${model.rate_rps} req/s, burst ${model.burst}`;
+      return `token bucket ${model.rate_rps} req/s, burst ${model.burst}${model.fill_interval_s === undefined ? '' : `, refilled every ${model.fill_interval_s} s`}`;
     case 'fixed-window':
       return `fixed window ${model.limit} per ${model.window_s} s${model.edges === 'first-request' ? ', each starting at the first request after a window ends' : ''}${refused(model)}`;
     case 'sliding-window':
       return `sliding window ${model.limit} per ${model.period_s} s${refused(model)}`;
+    case 'sliding-counter':
+      return `sliding-window counter ${model.limit} per ${model.window_s} s${refused(model)}`;
   }
 }

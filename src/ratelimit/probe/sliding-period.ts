@@ -40,6 +40,8 @@ export interface PeriodFindings {
   model: SlidingWindowModel | null;
   evidence: string[];
   notes: string[];
+  /** Clumps sent after waiting for the window to empty that were refused in part (it had not). */
+  partClumps: number;
 }
 
 interface Trial {
@@ -80,6 +82,7 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
   let idleFromMs = probe.elapsed();
   let quietPeriods = initial.forgetsInOnePeriod ? 1 : 2;
   let trials = 0;
+  let partClumps = 0;
   while (trials < MAX_TRIALS && !probe.outOfBudget() && !pinned(bracket)) {
     const x = nextPingAfter(bracket);
     // A trial that is not from idle lets its last request in early and confirms too short an end,
@@ -92,6 +95,7 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
     idleFromMs = trial.lastMs;
     if (!trial.whole) {
       quietPeriods = 2;
+      partClumps++;
       notes.push(
         `a clump of ${limit} from idle was refused in part: the window had not emptied, or the limit is smaller; the trial was not counted`,
       );
@@ -111,7 +115,7 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
     notes.push(
       `the sliding window's period was not pinned down (between ${fmt(lo)} and ${fmt(hi)} after ${trials} trials)`,
     );
-    return { model: null, evidence, notes };
+    return { model: null, evidence, notes, partClumps };
   }
   evidence.push(
     `${trials} trials of ${limit} requests from idle: one more request passed ${fmt(hi)} after the first and was refused ${fmt(lo)} after it: the window slides over ${fmt(period.value)}`,
@@ -133,6 +137,7 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
     model: { kind: 'sliding-window', limit, period_s: periodS, counts_refused: counted.counts ?? null },
     evidence,
     notes: [...notes, ...counted.notes],
+    partClumps,
   };
 }
 

@@ -16,6 +16,8 @@ export interface WindowFindings {
   limiter: LimiterModel | null;
   evidence: string[];
   notes: string[];
+  /** A smooth window's trials from idle refused in part (sliding-period.ts); 0 on the other paths. */
+  partClumps?: number;
 }
 
 export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<WindowFindings> {
@@ -64,7 +66,7 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
   // A smooth sliding window: the drain from idle passed the whole limit; it came back about a
   // period after the drain's first request (later, if the pings meanwhile counted).
   const period = await slidingPeriodPhase(probe, drain.limit, drainPeriodBracket(found, probe.samples));
-  return { limiter: period.model, evidence: period.evidence, notes: period.notes };
+  return { limiter: period.model, evidence: period.evidence, notes: period.notes, partClumps: period.partClumps };
 }
 
 /**
@@ -89,8 +91,15 @@ const drainLowerEnd = ({ drain, recovery }: ShapeFindings): number =>
   (recovery.lastRefused?.sentMs ?? drain.refusal.sentMs) - drain.firstMs;
 
 /** The Estimate's figures from an identified window. */
-export function windowFigures(model: LimiterModel & { kind: 'fixed-window' | 'sliding-window' }) {
-  const windowS = model.kind === 'fixed-window' ? model.window_s : model.period_s;
+/** A limiter with a window (or period) and a limit counted in it: every kind but the bucket. */
+export type WindowModel = Exclude<LimiterModel, { kind: 'bucket' }>;
+
+/** The window's length, or the sliding log's period, seconds. */
+export const windowLengthS = (model: WindowModel): number =>
+  model.kind === 'sliding-window' ? model.period_s : model.window_s;
+
+export function windowFigures(model: WindowModel) {
+  const windowS = windowLengthS(model);
   return {
     sustained_rps: round(sustainedRate(model), 2),
     // The window's length is pinned to ±1 % (the limit is counted exactly).

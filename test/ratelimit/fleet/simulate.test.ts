@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { LimiterModel } from '../../../src/ratelimit/limiters/index.js';
-import { sustainedRate } from '../../../src/ratelimit/limiters/index.js';
+import { describeLimiter, sustainedRate } from '../../../src/ratelimit/limiters/index.js';
 import { FLEET_POLICY_NAMES, type FleetPolicy, type FleetPolicyName } from '../../../src/ratelimit/fleet/policy.js';
 import { simulate, type SimulationSetup } from '../../../src/ratelimit/fleet/simulate.js';
 
@@ -13,6 +13,9 @@ const LIMITERS: LimiterModel[] = [
   BUCKET,
   { kind: 'fixed-window', limit: 40, window_s: 1, phase_s: 0.3, counts_refused: false },
   { kind: 'sliding-window', limit: 80, period_s: 2, counts_refused: true },
+  // go-chi/httprate's sliding-window counter, and Envoy's bucket refilled in batches.
+  { kind: 'sliding-counter', limit: 40, window_s: 1, phase_s: 0.3, counts_refused: false },
+  { kind: 'bucket', rate_rps: 40, burst: 20, fill_interval_s: 0.25 },
 ];
 
 const policy = (name: FleetPolicyName, instances: number, extra: Partial<FleetPolicy> = {}): FleetPolicy => ({
@@ -51,7 +54,7 @@ describe('simulate', () => {
     expect(simulate({ ...setup, seed: 8 })).not.toEqual(simulate(setup));
   });
 
-  it.each(LIMITERS.map((l) => [l.kind, l] as const))(
+  it.each(LIMITERS.map((l) => [describeLimiter(l), l] as const))(
     'never gets more through a %s than it admits, whatever the policy or fleet size',
     (_kind, limiter) => {
       for (const instances of [1, 4, 16, 1000]) {

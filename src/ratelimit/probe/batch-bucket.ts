@@ -1,0 +1,99 @@
+// Telling a bucket refilled by a timer in whole batches (Envoy's token_bucket: max_tokens,
+// tokens_per_fill, fill_interval) from the fixed window on the clock it looks like. Drained, both
+// give a whole batch back at each tick of the clock and nothing between, so the edge walk reads
+// "fixed window, batch per interval", its rate exact. They differ from idle: a window never lets
+// more than its limit through between two edges, a bucket saves batches up to its capacity and
+// lets all of it through at once (50 every 1 s, max_tokens 100: a burst of 100, read as 50 before).
+//
+// The drain from idle already says which, when it fell between two edges: more than the limit
+// passed there → a bucket, its capacity what passed. A drain that straddled an edge proves nothing
+// (a window lets its limit through on each side), so then a clump sent just after the second edge
+// after the last request: a bucket has two batches by then, a window only its limit.
+
+import type { BucketModel, FixedWindowModel } from '../limiters/index.js';
+import { drainAt, drainFits } from './ping.js';
+import type { Probe } from './probe.js';
+import type { DrainFigures } from './recover.js';
+import { countUntilRefused } from './recover.js';
+import { lastSentMs } from './counter-edge.js';
+
+/** Edges are known to about 1 % of a window (window-edges.ts): a drain this close to one may straddle it. */
+const EDGE_MARGIN = 0.02;
+/** Where the clump goes after an edge: past the edge's uncertainty, with most of the window left. */
+const CLUMP_AFTER_EDGE = 0.05;
+
+export interface BatchFindings {
+  /** A bucket refilled in batches, or null: the fixed window stands. */
+  model: (BucketModel & { fill_interval_s: number }) | null;
+  evidence: string | null;
+}
+
+/** Only for a fixed window with edges on the clock; undefined when nothing could be told (no budget, a clump across an edge). */
+export async function batchBucketPhase(
+  probe: Probe,
+  window: FixedWindowModel,
+  drain: DrainFigures,
+): Promise<BatchFindings | undefined> {
+  const windowMs = window.window_s * 1000;
+  const offsetMs = edgeOffsetMs(probe, window);
+  const edgeIndex = (ms: number) => Math.floor((ms - offsetMs) / windowMs);
+  const straddles = (fromMs: number, toMs: number) =>
+    edgeIndex(toMs + EDGE_MARGIN * windowMs) !== edgeIndex(fromMs - EDGE_MARGIN * windowMs);
+  // Judged on the drain's own requests (set-up requests sent before an edge are a window's too),
+  // the capacity read with the set-up requests sent just before it (recover.ts): the real
+  // Envoy-like bucket, 100 tokens, let 98 of the drain through.
+  if (!straddles(drain.firstMs, drain.refusal.sentMs))
+    return verdict(window, drain.accepted, 'the drain from idle', drain.limit);
+
+  // Two ticks after the last request give a bucket two batches, more than a window's limit (a
+  // window, so, costs one or two windows of waiting and one clump); when the clump took all of
+  // them, the bucket may hold more: as many ticks again as the drain passed batches, and one more.
+  const first = await clumpAfterEdge(probe, window, edgeIndex(lastSentMs(probe.samples)) + 2, drain, straddles);
+  if (first === undefined || first <= window.limit + 1 || first < 2 * window.limit - 1)
+    return first === undefined ? undefined : verdict(window, first, 'a clump from idle');
+  const refills = Math.ceil(drain.limit / window.limit) + 1;
+  const full = await clumpAfterEdge(probe, window, edgeIndex(lastSentMs(probe.samples)) + refills, drain, straddles);
+  return verdict(window, full ?? first, 'a clump from idle');
+}
+
+/** Requests a clump let through, sent just after the edge `index` (or the next one, if it has passed); undefined when it cannot tell. */
+async function clumpAfterEdge(
+  probe: Probe,
+  window: FixedWindowModel,
+  index: number,
+  drain: DrainFigures,
+  straddles: (fromMs: number, toMs: number) => boolean,
+): Promise<number | undefined> {
+  const windowMs = window.window_s * 1000;
+  const offsetMs = edgeOffsetMs(probe, window);
+  const nextIndex = Math.max(index, Math.floor((probe.elapsed() - offsetMs) / windowMs) + 1);
+  const atMs = offsetMs + nextIndex * windowMs + CLUMP_AFTER_EDGE * windowMs;
+  const cap = drain.limit + window.limit + 5;
+  if (!drainFits(probe, probe.elapsed(), atMs - probe.elapsed(), cap, 1)) return undefined;
+  const clump = await drainAt(probe, 'idle-burst', atMs, cap);
+  const refusal = clump?.find((s) => s.answer === 'limited');
+  if (!clump || !refusal || straddles(clump[0]!.sentMs, refusal.sentMs)) return undefined;
+  return countUntilRefused(clump);
+}
+
+/** `passed`: the requests let through between two edges; `capacity`: with the set-up requests that preceded them. */
+function verdict(window: FixedWindowModel, passed: number, what: string, capacity = passed): BatchFindings {
+  // One over the limit is a set-up request's slot, not a saved batch.
+  if (passed <= window.limit + 1) return { model: null, evidence: null };
+  const rate = window.limit / window.window_s;
+  return {
+    model: {
+      kind: 'bucket',
+      rate_rps: Math.round(rate * 100) / 100,
+      burst: capacity,
+      fill_interval_s: window.window_s,
+    },
+    evidence: `${what} let ${capacity} requests through between two edges, more than the ${window.limit} that come back at each: a bucket refilled by a timer, ${window.limit} tokens every ${window.window_s} s up to ${capacity}, not a fixed window`,
+  };
+}
+
+/** Where the clock's edges fall on the probe's own clock, ms modulo the window (phase_s is on Unix time). */
+function edgeOffsetMs(probe: Probe, window: FixedWindowModel): number {
+  const windowMs = window.window_s * 1000;
+  return (((window.phase_s * 1000 - probe.startedEpochMs) % windowMs) + windowMs) % windowMs;
+}
