@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEmulator, type Emulator } from '../src/emulator/index.js';
 import { describeLimiter, type LimiterModel } from '../src/ratelimit/limiters/index.js';
+import { round } from '../src/toolkit/stats.js';
 import { startFlexibleLimiter } from '../test/helpers/flexible-limiter.js';
 import { haproxyMissing, startHaproxy } from '../test/helpers/haproxy.js';
 import { nginxMissing, startNginx } from '../test/helpers/nginx.js';
@@ -57,8 +58,6 @@ export const SETTINGS = {
     { points: 100, duration: 2 },
   ],
 } as const;
-
-const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 function row(limiter: string, setting: string, trueRps: number, run: ProbeRun): Row {
   const e = run.estimate;
