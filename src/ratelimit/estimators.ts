@@ -5,7 +5,7 @@
 // or a steady network the arrival follows the send by a near-constant delay, which cancels out of
 // every difference below. Answer times would add the service's latency jitter.
 
-import { percentile, round } from '../toolkit/stats.js';
+import { median, percentile, round } from '../toolkit/stats.js';
 import { acceptedBeforeShut } from './probe/arrival.js';
 import type { Sample, TimelinePoint } from './types.js';
 
@@ -24,12 +24,6 @@ export interface SustainedFit {
   /** Acceptance came in clumps (a fixed window?); rps is then accepted / window length. */
   clumpy: boolean;
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 /**
  * Accepted requests numbered 1, 2, 3, … in sending order, kept where the limiter was demonstrably

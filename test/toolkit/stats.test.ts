@@ -1,7 +1,7 @@
-// The shared figures: nearest-rank percentiles and rounding, on hand-made tables.
+// The shared figures: nearest-rank percentiles, medians and rounding, on hand-made tables.
 
 import { describe, expect, it } from 'vitest';
-import { percentile, round } from '../../src/toolkit/stats.js';
+import { median, percentile, round } from '../../src/toolkit/stats.js';
 
 describe('percentile (nearest rank)', () => {
   const five = [5, 1, 3, 2, 4];
@@ -38,5 +38,24 @@ describe('round', () => {
     { n: -1.26, digits: 1, want: -1.3 },
   ])('$n to $digits decimals is $want', ({ n, digits, want }) => {
     expect(round(n, digits)).toBe(want);
+  });
+});
+
+describe('median', () => {
+  it.each([
+    { values: [3, 1, 2], want: 2 },
+    { values: [4, 1, 3, 2], want: 2.5 },
+    { values: [10, 1], want: 5.5 },
+    { values: [7], want: 7 },
+    { values: [5, 5, 1, 100], want: 5 },
+  ])('of $values is $want', ({ values, want }) => {
+    expect(median(values)).toBe(want);
+  });
+
+  it('is NaN for no values, and leaves the values as they were', () => {
+    expect(median([])).toBeNaN();
+    const values = [3, 1, 2];
+    median(values);
+    expect(values).toEqual([3, 1, 2]);
   });
 });
