@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { nginxMissing, startNginx } from '../test/helpers/nginx.js';
 import { provisionToxiproxy, startToxiproxy, toxiproxyMissing } from '../test/helpers/toxiproxy.js';
 import { probe } from '../test/ratelimit/support.js';
+import { round } from '../src/toolkit/stats.js';
 
 export interface NetworkRow {
   case: string;
@@ -36,7 +37,6 @@ export interface NetworkRow {
 }
 
 const LATENCY = { latencyMs: 50, jitterMs: 10 };
-const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
 const fixed = (limit: number, window_s: number): LimiterModel => ({
   kind: 'fixed-window',
   limit,

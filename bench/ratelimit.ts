@@ -25,6 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEmulator, type Emulator } from '../src/emulator/index.js';
 import { describeLimiter, type LimiterModel } from '../src/ratelimit/limiters/index.js';
+import { round } from '../src/toolkit/stats.js';
 import { startFlexibleLimiter } from '../test/helpers/flexible-limiter.js';
 import { httprateMissing, provisionHttprate, startHttprate, type GoLimiter } from '../test/helpers/httprate.js';
 import { stageRun } from './ratelimit-stage.js';
@@ -87,8 +88,6 @@ const goSetting = (l: GoLimiter): string =>
       ? `NewLimiter(${l.rate}, ${l.burst})`
       : `${l.rate * l.fillIntervalS} every ${l.fillIntervalS} s, max ${l.burst}`;
 const goTrueRps = (l: GoLimiter): number => (l.kind === 'httprate' ? l.limit / l.windowS : l.rate);
-
-const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 function row(limiter: string, setting: string, trueRps: number, run: ProbeRun): Row {
   const e = run.estimate;

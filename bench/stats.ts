@@ -1,6 +1,8 @@
 // Numbers and tables for `npm run bench`: summarising repeated timings and rendering sections as
 // plain text. Pure functions; only bench/main.ts writes to the terminal.
 
+import { median } from '../src/toolkit/stats.js';
+
 export interface Summary {
   n: number;
   median: number;
@@ -10,12 +12,7 @@ export interface Summary {
   first: number;
 }
 
-export function median(xs: readonly number[]): number {
-  if (xs.length === 0) return Number.NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
+export { median };
 
 export function summarize(xs: readonly number[]): Summary {
   return { n: xs.length, median: median(xs), min: Math.min(...xs), max: Math.max(...xs), first: xs[0] ?? Number.NaN };

@@ -3,6 +3,7 @@
 export declare const EXE: string;
 export declare const BUILD_TIMEOUT_MS: number;
 export declare function k6Pin(root: string): { pinned: string; pinnedMinor: string; goMin: string } | undefined;
+export declare function k6Suits(version: string | undefined, pinned: string): boolean;
 export declare function onPath(name: string, env?: NodeJS.ProcessEnv): string | undefined;
 export declare function k6Version(path: string, env?: NodeJS.ProcessEnv): Promise<string | undefined>;
 export declare function buildK6(options: {

@@ -49,6 +49,16 @@ export function onPath(name, env = process.env) {
   return undefined;
 }
 
+/**
+ * Whether a k6 of `version` is one the harness runs: the pinned minor (docs: "a k6 v2.2"). The one
+ * rule for `npm ci` (scripts/provision-k6.mjs) and the CLI (src/k6/locate.ts), so the install never
+ * accepts a k6 the harness then refuses, nor builds one the harness would not have needed.
+ */
+export function k6Suits(version, pinned) {
+  const minor = (v) => v.split('.').slice(0, 2).join('.');
+  return version !== undefined && minor(version) === minor(pinned);
+}
+
 /** The k6 version a binary reports, e.g. "2.2.0", or undefined. */
 export async function k6Version(path, env = process.env) {
   if (!executable(path)) return undefined;

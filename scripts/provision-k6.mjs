@@ -15,7 +15,7 @@
 
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildK6, EXE, k6Pin, k6Version, onPath } from './k6-build.mjs';
+import { buildK6, EXE, k6Pin, k6Suits, k6Version, onPath } from './k6-build.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN_DIR = join(ROOT, '.tools', 'k6', 'bin');
@@ -33,7 +33,6 @@ if (pin === undefined) {
 const { pinned: PINNED, pinnedMinor: PINNED_MINOR, goMin: GO_MIN } = pin;
 const FIX_TAIL = `run \`node scripts/provision-k6.mjs\`, or set K6_BINARY to a k6 v${PINNED_MINOR}.x binary`;
 
-const suitable = (version) => version !== undefined && version.split('.').slice(0, 2).join('.') === PINNED_MINOR;
 const shown = (path) => (path.startsWith(ROOT) ? relative(ROOT, path) : path);
 
 async function main() {
@@ -53,7 +52,7 @@ async function main() {
   for (const [source, path] of candidates) {
     if (path === undefined) continue;
     const version = await k6Version(path);
-    if (suitable(version)) {
+    if (k6Suits(version, PINNED)) {
       say(`using k6 v${version} at ${shown(path)} (${source}); nothing to build`);
       return;
     }

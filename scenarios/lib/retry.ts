@@ -10,6 +10,7 @@ import type { ScenarioConfig } from './config';
 import { isErrorBody, type Res } from './endpoints';
 import { counter } from './metrics';
 import { retryAfterDelayMs } from '../../src/spec/retry-after.js';
+import { fullJitterMs } from '../../src/toolkit/backoff.js';
 
 export const rateLimitedResponses = counter('rate_limited_responses');
 export const retriesMetric = counter('retries');
@@ -38,10 +39,6 @@ export interface Outcome {
 /** What the answer's Retry-After asks for (src/spec/retry-after.ts), ms; undefined when none. */
 export const retryAfterMs = (res: Res): number | undefined => retryAfterDelayMs(res.headers['Retry-After'], Date.now());
 
-/** Full jitter (AWS architecture blog, "Exponential Backoff And Jitter"): uniform in [0, min(cap, base·2^n)]. */
-export const fullJitterMs = (b: Backoff, attempt: number): number =>
-  Math.random() * Math.min(b.capMs, b.baseMs * 2 ** attempt);
-
 export function withRetry(cfg: ScenarioConfig, send: () => Res): Outcome {
   const started = Date.now();
   const budgetMs = cfg.retryBudgetS * 1000;
@@ -62,7 +59,9 @@ export function withRetry(cfg: ScenarioConfig, send: () => Res): Outcome {
     // into a trickle the bucket can admit.
     const b = cfg.backoff;
     const waitMs =
-      header !== undefined ? header + Math.random() * Math.max(b.baseMs, header / 2) : fullJitterMs(b, attempt);
+      header !== undefined
+        ? header + Math.random() * Math.max(b.baseMs, header / 2)
+        : fullJitterMs(b.baseMs, b.capMs, attempt, Math.random);
     if (attempt >= b.maxRetries || Date.now() - started + waitMs > budgetMs) {
       return { res, attempts: attempt + 1, costMs, exhausted: true, sentAt, receivedAt };
     }

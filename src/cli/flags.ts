@@ -36,6 +36,11 @@ interface FlagSpec {
   range?: NumberRange;
   /** The one-letter form (`-h`), for the flags people type from habit. */
   short?: string;
+  /**
+   * An old name kept working for scripts that use it: its value goes to this flag; not in --help
+   * or the docs tables (docs/configuration.md lists it as deprecated).
+   */
+  aliasOf?: string;
   commands: readonly Command[];
 }
 
@@ -76,10 +81,10 @@ export const FLAGS = {
   'token-lifetime': {
     kind: 'number',
     arg: 'S',
-    description: 'the token lifetime the service promises, seconds',
+    description: 'the token lifetime the service promises (serve: gives its tokens), seconds',
     default: '86400 (§5.4)',
     range: RANGES.tokenLifetimeS,
-    commands: [...TARGET, 'cutover'],
+    commands: [...TARGET, 'cutover', 'serve'],
   },
   'expiry-wait': {
     kind: 'number',
@@ -249,9 +254,9 @@ export const FLAGS = {
   'token-ttl': {
     kind: 'number',
     arg: 'S',
-    description: 'token lifetime',
-    value: 86_400,
-    range: RANGES.tokenTtlS,
+    description: 'deprecated name of --token-lifetime',
+    aliasOf: 'token-lifetime',
+    range: RANGES.tokenLifetimeS,
     commands: ['serve'],
   },
   'rate-limit': {
@@ -426,6 +431,13 @@ export function parseCommandLine(argv: readonly string[]): Invocation {
         .filter(Boolean);
     else options[name] = value;
   }
+  for (const [name, spec] of allowed) {
+    if (!('aliasOf' in spec) || options[name] === undefined) continue;
+    if (options[spec.aliasOf] !== undefined)
+      throw usageError(`--${name} is the old name of --${spec.aliasOf}: give only --${spec.aliasOf}`);
+    options[spec.aliasOf] = options[name];
+    delete options[name];
+  }
   return { command, options: options as Options, ...(clientArgv ? { clientArgv } : {}) };
 }
 
@@ -496,7 +508,7 @@ export function helpText(command?: Command, choices: FlagChoices = {}): string {
     ].join('\n');
   }
   const rows = Object.entries(FLAGS)
-    .filter(([, spec]) => (spec.commands as readonly Command[]).includes(command))
+    .filter(([, spec]) => (spec.commands as readonly Command[]).includes(command) && !('aliasOf' in spec))
     .map(([name, spec]) => {
       const left = `${'short' in spec ? `-${spec.short}, ` : ''}--${name}${'arg' in spec ? ` ${spec.arg}` : ''}`;
       const range = 'range' in spec ? `${spec.range.min}–${spec.range.max}` : undefined;
@@ -543,4 +555,6 @@ function wrapped(values: readonly string[], width: number): string[] {
 
 /** The number flags and their ranges, for the table in docs/configuration.md. */
 export const flagRanges = (): Array<{ flag: string; range: NumberRange }> =>
-  Object.entries(FLAGS).flatMap(([name, spec]) => ('range' in spec ? [{ flag: `--${name}`, range: spec.range }] : []));
+  Object.entries(FLAGS).flatMap(([name, spec]) =>
+    'range' in spec && !('aliasOf' in spec) ? [{ flag: `--${name}`, range: spec.range }] : [],
+  );

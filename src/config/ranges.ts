@@ -24,7 +24,6 @@ export const RANGES = {
   segments: range(1, 64, 'k6 processes'),
   parallelism: range(1, 1_000, 'pods'),
   port: range(0, 65_535, 'port'),
-  tokenTtlS: range(1, 172_800, 'seconds'),
   /** 0 turns the emulator's limiter off. */
   emulatorRps: range(0, 100_000, 'requests per second', false),
   burst: range(0, 100_000, 'requests'),

@@ -5,6 +5,7 @@
 
 import type { RateLimitResult } from '../report/model.js';
 import { advertisedRps, type Advertisement } from '../spec/ratelimit-fields.js';
+import { round } from '../toolkit/stats.js';
 import type { EnvironmentFacts } from './facts.js';
 
 /** The facts a side adds, and why one it lacks is missing (by fact name, as EnvironmentFacts.missing). */
@@ -20,8 +21,6 @@ export interface RateLimitFacts {
   missing: Record<string, string>;
 }
 
-const rounded = (rps: number): number => Math.round(rps * 100) / 100;
-
 /** What the answers announced, read in passing: no request of its own. */
 export function announcedLimit(ad: Advertisement | undefined): RateLimitFacts {
   if (ad === undefined)
@@ -36,7 +35,7 @@ export function announcedLimit(ad: Advertisement | undefined): RateLimitFacts {
         facts: { rate_limit_announced: said },
         missing: { rate_limit_announced_rps: `it announces ${said}: a count with no window is no rate` },
       }
-    : { facts: { rate_limit_announced: said, rate_limit_announced_rps: rounded(rps) }, missing: {} };
+    : { facts: { rate_limit_announced: said, rate_limit_announced_rps: round(rps, 2) }, missing: {} };
 }
 
 /**

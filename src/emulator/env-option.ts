@@ -31,7 +31,10 @@ function onlyValue<V extends string>(only: V, value: string, where: string): V {
 
 /** Each key a user may give, and what it sets. */
 export const ENV_OPTION_KEYS: Readonly<Record<string, { what: string; set: Setter }>> = {
-  'token-ttl': { what: 'token lifetime (s)', set: (d, v, w) => void (d.tokenTtlS = numberIn(v, w, RANGES.tokenTtlS)) },
+  'token-lifetime': {
+    what: 'token lifetime (s)',
+    set: (d, v, w) => void (d.tokenTtlS = numberIn(v, w, RANGES.tokenLifetimeS)),
+  },
   'rate-limit': {
     what: 'token bucket refill per client (0: off)',
     set: (d, v, w, def) =>
@@ -74,7 +77,10 @@ export const ENV_OPTION_KEYS: Readonly<Record<string, { what: string; set: Sette
   },
 };
 
-/** `production.token-ttl=3600`, … → { production: { tokenTtlS: 3600 } }; a malformed one is a usage error. */
+/** Old key names kept working for scripts that use them (docs/cutover.md lists them as deprecated). */
+const ENV_OPTION_ALIASES: Readonly<Record<string, string>> = { 'token-ttl': 'token-lifetime' };
+
+/** `production.token-lifetime=3600`, … → { production: { tokenTtlS: 3600 } }; a malformed one is a usage error. */
 export function environmentDifferences(
   given: readonly string[],
   defaults: Defaults,
@@ -82,12 +88,13 @@ export function environmentDifferences(
   const out: Record<string, EnvironmentDifferences> = {};
   for (const text of given) {
     const m = /^([A-Za-z0-9][A-Za-z0-9_-]*)\.([a-z-]+)=(.*)$/.exec(text);
-    if (!m) throw usageError(`--env-option ${text}: write ENV.KEY=VALUE, e.g. production.token-ttl=3600`);
-    const [, env, key, value] = m as unknown as [string, string, string, string];
+    if (!m) throw usageError(`--env-option ${text}: write ENV.KEY=VALUE, e.g. production.token-lifetime=3600`);
+    const [, env, name, value] = m as unknown as [string, string, string, string];
+    const key = Object.hasOwn(ENV_OPTION_ALIASES, name) ? ENV_OPTION_ALIASES[name]! : name;
     const option = ENV_OPTION_KEYS[key];
     if (!Object.hasOwn(ENV_OPTION_KEYS, key) || !option)
-      throw usageError(`--env-option ${text}: unknown key ${key}; known: ${Object.keys(ENV_OPTION_KEYS).join(', ')}`);
-    option.set((out[env] ??= {}), value, `${env}.${key}`, defaults);
+      throw usageError(`--env-option ${text}: unknown key ${name}; known: ${Object.keys(ENV_OPTION_KEYS).join(', ')}`);
+    option.set((out[env] ??= {}), value, `${env}.${name}`, defaults);
   }
   return out;
 }

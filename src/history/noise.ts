@@ -5,18 +5,15 @@
 // skewed, heavy-tailed latency of a shared 2-core machine. Pure: numbers in, a band out.
 
 import type { NoiseBand } from '../report/sections/since/model.js';
+import { median } from '../toolkit/stats.js';
 import type { FigureRule } from './figures.js';
+
+export { median };
 
 /** Fewer stored values than this judge nothing: a band of two runs is no band. */
 export const MIN_RUNS = 3;
 const K = 4;
 const MAD_TO_SIGMA = 1.4826;
-
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 export function noiseBand(
   values: readonly number[],

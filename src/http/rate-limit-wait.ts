@@ -5,6 +5,7 @@
 
 import type { Clock } from '../time/clock.js';
 import type { Exchange } from './exchange.js';
+import { fullJitterMs } from '../toolkit/backoff.js';
 import { retryAfterMs } from './retry-after.js';
 
 export interface RateLimitBudget {
@@ -51,7 +52,7 @@ export async function sendWaitingOut429(
     const exchange = await sendOnce();
     exchange.rateLimitWaits = attempt;
     if (exchange.status !== 429 || !waitOut) return exchange;
-    const backoff = Math.min(budget.capMs, budget.baseMs * 2 ** attempt) * random();
+    const backoff = fullJitterMs(budget.baseMs, budget.capMs, attempt, random);
     const wait = retryAfterMs(exchange.headers['retry-after'], clock.now()) ?? backoff;
     if (attempt >= budget.maxRetries || waited + wait > budget.maxTotalWaitMs) {
       throw new RateLimitedError(

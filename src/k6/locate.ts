@@ -9,11 +9,11 @@ import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
-import { buildK6, BUILD_TIMEOUT_MS } from '../../scripts/k6-build.mjs';
+import { join, resolve } from 'node:path';
+import { buildK6, BUILD_TIMEOUT_MS, EXE, k6Suits, onPath } from '../../scripts/k6-build.mjs';
 import { HarnessError } from '../errors.js';
 import { withFileLockAsync } from '../fs/file-lock.js';
-import { PINNED_K6_VERSION, REQUIRED_K6_MAJOR, parseK6VersionOutput } from './version.js';
+import { PINNED_K6_VERSION, parseK6VersionOutput } from './version.js';
 
 export interface LocatedK6 {
   /** Absolute path of the binary. */
@@ -25,17 +25,18 @@ export interface LocatedK6 {
 /** Where `npm ci` (scripts/provision-k6.mjs) puts the binary it builds, relative to the project root. */
 export const PROJECT_K6_DIR = join('.tools', 'k6', 'bin');
 
-const EXE = process.platform === 'win32' ? 'k6.exe' : 'k6';
+/** The k6 versions the harness runs (k6Suits): the pinned minor, as the docs promise. */
+const SUITED = `v${PINNED_K6_VERSION.split('.').slice(0, 2).join('.')}`;
 
 /** A cold start of a 60 MB binary on a slow disk takes a few seconds; a hang must not block the run. */
 const VERSION_TIMEOUT_MS = 15_000;
 
 const HOW_TO_INSTALL =
   `run \`npm ci\` in the ces-harness folder (it builds k6 v${PINNED_K6_VERSION} into ${PROJECT_K6_DIR} with Go >= 1.25), ` +
-  `or set K6_BINARY to a k6 v${REQUIRED_K6_MAJOR} binary`;
+  `or set K6_BINARY to a k6 ${SUITED} binary`;
 
 /** What to do when the first-use build could not happen; follows "install Go >= X and ". */
-const AFTER_GO = `run the command again (it builds k6 v${PINNED_K6_VERSION} once, into the per-user cache), or set K6_BINARY to a k6 v${REQUIRED_K6_MAJOR} binary`;
+const AFTER_GO = `run the command again (it builds k6 v${PINNED_K6_VERSION} once, into the per-user cache), or set K6_BINARY to a k6 ${SUITED} binary`;
 
 /**
  * The per-user cache folder of the pinned k6: $XDG_CACHE_HOME/ces-harness/k6/<version>, else
@@ -84,24 +85,10 @@ export async function probeK6(path: string, env: NodeJS.ProcessEnv = process.env
   }
   const version = parseK6VersionOutput(out);
   if (version === undefined) return { ok: false, why: `\`${path} version\` did not print a k6 version` };
-  if (Number(version.split('.')[0]) !== REQUIRED_K6_MAJOR) {
-    return { ok: false, why: `${path} is k6 v${version}, not v${REQUIRED_K6_MAJOR}.x` };
+  if (!k6Suits(version, PINNED_K6_VERSION)) {
+    return { ok: false, why: `${path} is k6 v${version}, not ${SUITED}.x` };
   }
   return { ok: true, version };
-}
-
-async function onPath(env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (dir === '') continue;
-    const candidate = join(dir, EXE);
-    try {
-      await access(candidate, constants.X_OK);
-      return resolve(candidate);
-    } catch {
-      // not here; keep looking
-    }
-  }
-  return undefined;
 }
 
 /**
@@ -123,7 +110,7 @@ export async function locateK6(
 
   const reasons: string[] = [];
   const cached = join(userK6Dir(env), EXE);
-  const candidates = [resolve(projectRoot, PROJECT_K6_DIR, EXE), cached, await onPath(env)];
+  const candidates = [resolve(projectRoot, PROJECT_K6_DIR, EXE), cached, onPath(EXE, env)];
   for (const path of candidates) {
     if (path === undefined) continue;
     const probe = await probeK6(path, env);
@@ -132,10 +119,7 @@ export async function locateK6(
     if (!probe.why.endsWith('does not exist or is not executable')) reasons.push(probe.why);
   }
   if (reasons.length > 0)
-    throw new HarnessError(
-      'K6_NOT_FOUND',
-      `k6 v${REQUIRED_K6_MAJOR} not found (${reasons.join('; ')}); ${HOW_TO_INSTALL}`,
-    );
+    throw new HarnessError('K6_NOT_FOUND', `k6 ${SUITED} not found (${reasons.join('; ')}); ${HOW_TO_INSTALL}`);
   return buildIntoCache(
     env,
     projectRoot,
@@ -173,7 +157,7 @@ async function buildIntoCache(
     if (!probe.ok)
       throw new HarnessError(
         'K6_NOT_FOUND',
-        `the k6 built into ${binDir} is not usable: ${probe.why}; set K6_BINARY to a k6 v${REQUIRED_K6_MAJOR} binary`,
+        `the k6 built into ${binDir} is not usable: ${probe.why}; set K6_BINARY to a k6 ${SUITED} binary`,
       );
     return { path, version: probe.version };
   };
@@ -185,7 +169,7 @@ async function buildIntoCache(
     // The cache folder cannot be written, or another run held the build lock past its time: one line.
     throw new HarnessError(
       'K6_NOT_FOUND',
-      `could not build k6 v${PINNED_K6_VERSION} into ${binDir}: ${(err as Error).message}; set K6_BINARY to a k6 v${REQUIRED_K6_MAJOR} binary`,
+      `could not build k6 v${PINNED_K6_VERSION} into ${binDir}: ${(err as Error).message}; set K6_BINARY to a k6 ${SUITED} binary`,
     );
   }
 }

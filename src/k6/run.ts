@@ -1,13 +1,12 @@
 // Running one bundled scenario with k6: a child process with a scrubbed environment, bounded in
 // time, whose result is the exit code, the summary handleSummary wrote, and the tail of its output.
 
-import { spawn } from 'node:child_process';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { atExit } from '../exit-cleanup.js';
 import { Redactor } from '../http/redact.js';
 import { SCENARIO_ENV } from './contract.js';
 import { scrubbedEnv } from './k6-env.js';
+import { OutputTail, superviseChild } from '../toolkit/supervise-child.js';
 import { trustBundle } from './trust-bundle.js';
 
 /** k6's exit codes the harness distinguishes (k6 errext/exitcodes). */
@@ -66,21 +65,6 @@ const TAIL_BYTES = 8 * 1024;
 const KILL_GRACE_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 
-/** Keeps the last TAIL_BYTES of a stream. */
-class Tail {
-  private chunks: Buffer[] = [];
-  private size = 0;
-  push(chunk: Buffer): void {
-    this.chunks.push(chunk);
-    this.size += chunk.length;
-    while (this.size - (this.chunks[0]?.length ?? 0) >= TAIL_BYTES) this.size -= this.chunks.shift()?.length ?? 0;
-  }
-  text(): string {
-    const all = Buffer.concat(this.chunks);
-    return all.subarray(Math.max(0, all.length - TAIL_BYTES)).toString('utf8');
-  }
-}
-
 export async function runScenario(opts: RunScenarioOptions): Promise<RunScenarioResult> {
   const base = opts.baseEnv ?? process.env;
   const trust = opts.caFile === undefined ? undefined : await trustBundle(opts.caFile, base);
@@ -98,51 +82,24 @@ export async function runScenario(opts: RunScenarioOptions): Promise<RunScenario
   // run (and none is reachable on locked-down runners). The REST API (port 6565 in k6 < v1) is off
   // in k6 v2 unless --address is given, so parallel runs cannot clash on a port.
   const args = ['run', '--quiet', '--no-usage-report', '--no-color', ...(opts.extraArgs ?? []), opts.bundle];
-  const started = Date.now();
-  const stdout = new Tail();
-  const stderr = new Tail();
-  let timedOut = false;
-  let aborted = false;
+  const stdout = new OutputTail(TAIL_BYTES);
+  const stderr = new OutputTail(TAIL_BYTES);
 
   try {
-    const exitCode = await new Promise<number | null>((resolve, reject) => {
-      const child = spawn(opts.k6Path, args, { env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
-      // A harness that quits at once must not leave k6 loading the target on its own.
-      const forgetChild = atExit(() => child.kill('SIGKILL'));
-      let killTimer: NodeJS.Timeout | undefined;
-      // SIGTERM lets k6 stop the VUs and still run handleSummary; SIGKILL if it does not finish.
-      const stop = () => {
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        child.kill('SIGTERM');
-        killTimer ??= setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
-      };
-      const timer = setTimeout(() => {
-        timedOut = true;
-        stop();
-      }, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-      const onAbort = () => {
-        aborted = true;
-        stop();
-      };
-      if (opts.signal?.aborted) onAbort();
-      else opts.signal?.addEventListener('abort', onAbort, { once: true });
-      child.stdout.on('data', (c: Buffer) => stdout.push(c));
-      child.stderr.on('data', (c: Buffer) => stderr.push(c));
-      child.on('error', (err) => {
-        forgetChild();
-        clearTimeout(timer);
-        clearTimeout(killTimer);
-        opts.signal?.removeEventListener('abort', onAbort);
-        reject(err);
-      });
-      child.on('close', (code) => {
-        forgetChild();
-        clearTimeout(timer);
-        clearTimeout(killTimer);
-        opts.signal?.removeEventListener('abort', onAbort);
-        resolve(code);
-      });
+    // A process group of its own, killed whole at the harness' exit: a harness that quits at once
+    // must not leave k6 loading the target on its own. SIGTERM lets k6 stop the VUs and still run
+    // handleSummary; SIGKILL if it does not finish.
+    const k6 = superviseChild<'interrupted'>({
+      argv: [opts.k6Path, ...args],
+      env,
+      timeLimitMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      termGraceMs: KILL_GRACE_MS,
+      onOutput: (chunk, stream) => (stream === 'stdout' ? stdout : stderr).push(chunk),
     });
+    const onAbort = () => k6.stop('interrupted');
+    if (opts.signal?.aborted) onAbort();
+    else opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const outcome = await k6.done.finally(() => opts.signal?.removeEventListener('abort', onAbort));
 
     let summary: unknown;
     try {
@@ -153,13 +110,13 @@ export async function runScenario(opts: RunScenarioOptions): Promise<RunScenario
     const redactor = opts.redactor ?? new Redactor();
     redactor.addSecret(opts.env[SCENARIO_ENV.clientSecret], opts.env[SCENARIO_ENV.clientId]);
     return {
-      exitCode,
-      timedOut,
-      aborted,
+      exitCode: outcome.exitCode,
+      timedOut: outcome.stopped === 'time-limit',
+      aborted: outcome.stopped === 'interrupted',
       summary,
       stdoutTail: redactor.foreign(stdout.text()),
       stderrTail: redactor.foreign(stderr.text()),
-      durationMs: Date.now() - started,
+      durationMs: outcome.durationMs,
     };
   } finally {
     await trust?.dispose();

@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import { atExit } from '../exit-cleanup.js';
 import type { LoadScenarioResult } from '../report/model.js';
+import { percentile, round } from '../toolkit/stats.js';
 
 export type Timeline = NonNullable<LoadScenarioResult['timeline']>;
 
@@ -36,12 +37,6 @@ export async function timelineOutput(): Promise<{ file: string; args: string[]; 
       forget();
     },
   };
-}
-
-/** Nearest-rank percentile of unsorted values (the values are sorted in place). */
-function percentile(values: number[], p: number): number {
-  values.sort((a, b) => a - b);
-  return values[Math.min(values.length - 1, Math.max(0, Math.ceil((p / 100) * values.length) - 1))] ?? 0;
 }
 
 export interface Point {
@@ -102,7 +97,7 @@ export class TimelineBuilder {
     }
     return Array.from({ length: last - first + 1 }, (_, i) => {
       const d = this.durations.get(first + i);
-      const p95 = d && d.length > 0 ? Math.round(percentile(d, 95) * 1000) / 1000 : undefined;
+      const p95 = d && d.length > 0 ? round(percentile(d, 95)!, 3) : undefined;
       return { t: i, requests: this.counts.get(first + i) ?? 0, ...(p95 !== undefined ? { p95_ms: p95 } : {}) };
     });
   }

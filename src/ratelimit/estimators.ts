@@ -5,13 +5,14 @@
 // or a steady network the arrival follows the send by a near-constant delay, which cancels out of
 // every difference below. Answer times would add the service's latency jitter.
 
+import { median, percentile, round } from '../toolkit/stats.js';
 import { acceptedBeforeShut } from './probe/arrival.js';
 import type { Sample, TimelinePoint } from './types.js';
 
-const bySent = (a: Sample, b: Sample) => a.sentMs - b.sentMs;
+// Re-exported: the probe's stages take their figures from here.
+export { percentile, round };
 
-/** `n` to `digits` decimals, as the estimate reports its figures. */
-export const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
+const bySent = (a: Sample, b: Sample) => a.sentMs - b.sentMs;
 
 export interface SustainedFit {
   rps: number;
@@ -23,12 +24,6 @@ export interface SustainedFit {
   /** Acceptance came in clumps (a fixed window?); rps is then accepted / window length. */
   clumpy: boolean;
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 /**
  * Accepted requests numbered 1, 2, 3, … in sending order, kept where the limiter was demonstrably
@@ -203,12 +198,4 @@ export function recoveryOf(saturated: readonly Sample[]): number | null {
     }
   }
   return worst === null ? null : worst / 1000;
-}
-
-/** Nearest-rank percentile of a list (ms), or null when it is empty. */
-export function percentile(values: readonly number[], p: number): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
-  return sorted[rank - 1]!;
 }

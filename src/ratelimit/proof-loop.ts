@@ -8,6 +8,7 @@
 // the policy itself, so it, not the probe, has the last word.
 
 import type { ProofRound } from '../report/model.js';
+import { round } from '../toolkit/stats.js';
 import { BASE_BOUNDS_MS, CAP_MAX_MS, HEADROOM, RETRY_BOUNDS, atMostMeasured, roundedRate } from './recommend.js';
 import type { Proof, Recommendation } from './types.js';
 
@@ -72,7 +73,7 @@ export function nextRecommendation(rec: Recommendation, proof: Proof, measuredRp
   const retries = lost ? Math.min(RETRY_BOUNDS.max, rec.backoff.max_retries + 1) : rec.backoff.max_retries;
   const why = [
     `lowered to ${target} req/s after a proof at ${rec.target_rps} req/s broke the promise (${proofHolds(proof).why}): ` +
-      `${Math.round(HEADROOM * 100)} % below the ${round2(passed)} req/s it got through`,
+      `${Math.round(HEADROOM * 100)} % below the ${round(passed, 2)} req/s it got through`,
     ...(lost
       ? [`backoff widened to base ${base} ms, cap ${cap} ms, ${retries} retries: calls were lost with the narrower one`]
       : []),
@@ -127,5 +128,4 @@ export async function proveUntilHeld(
   return { proven: null, rounds, lastProof, cutShort: false };
 }
 
-const round2 = (x: number) => Math.round(x * 100) / 100;
 const pct = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 2 : 1)} %`;

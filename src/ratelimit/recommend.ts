@@ -3,6 +3,7 @@
 // these comments and in `why`, which the report shows).
 
 import type { BackoffPolicy } from '../report/model.js';
+import { backoffWindowMs } from '../toolkit/backoff.js';
 import type { Estimate, Recommendation } from './types.js';
 
 export type RecommendInput = Pick<
@@ -44,7 +45,7 @@ export function targetRate(sustainedRps: number): number {
 
 /** The wait before retry `attempt` (0-based) is uniform in [0, window(attempt)] under full jitter. */
 export const jitterWindowMs = (b: Pick<BackoffPolicy, 'base_ms' | 'cap_ms'>, attempt: number): number =>
-  Math.min(b.cap_ms, b.base_ms * 2 ** attempt);
+  backoffWindowMs(b.base_ms, b.cap_ms, attempt);
 
 /**
  * The chance that every one of `retries` retries lands too early, for a client alone at a limit

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HarnessError } from '../../src/errors.js';
 import { FLAGS, flagValue, helpText, parseCommandLine } from '../../src/cli/flags.js';
+import { environmentDifferences } from '../../src/emulator/env-option.js';
 
 function usage(argv: string[]): HarnessError {
   try {
@@ -79,5 +80,35 @@ describe('parseCommandLine', () => {
       else expect(text).not.toContain(`--${name} `);
     }
     expect(text).toContain('(1–172800; default: 86400 (§5.4))');
+  });
+});
+
+describe('deprecated names: one documented name each, the old one still working', () => {
+  it.each([
+    { argv: ['serve', '--token-lifetime', '30'], want: 30 },
+    { argv: ['serve', '--token-ttl', '30'], want: 30 },
+    { argv: ['serve'], want: undefined },
+  ])('$argv: --token-lifetime $want', ({ argv, want }) => {
+    const { options } = parseCommandLine(argv);
+    expect(options['token-lifetime']).toBe(want);
+    expect(options['token-ttl']).toBeUndefined();
+  });
+
+  it('refuses both names at once, and the old name out of range, in its own words', () => {
+    expect(usage(['serve', '--token-ttl', '30', '--token-lifetime', '30']).message).toMatch(
+      /^--token-ttl is the old name of --token-lifetime: give only --token-lifetime/,
+    );
+    expect(usage(['serve', '--token-ttl', '0']).message).toMatch(/^--token-ttl must be a whole number of seconds/);
+  });
+
+  it('--help shows the documented name only', () => {
+    const help = helpText('serve');
+    expect(help).toContain('--token-lifetime S');
+    expect(help).not.toContain('--token-ttl');
+  });
+
+  it.each(['token-lifetime', 'token-ttl'])('--env-option production.%s=600 sets that lifetime', (key) => {
+    const differences = environmentDifferences([`production.${key}=600`], { rateLimit: { rps: 0, burst: 0 } });
+    expect(differences).toEqual({ production: { tokenTtlS: 600 } });
   });
 });

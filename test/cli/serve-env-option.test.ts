@@ -52,7 +52,7 @@ describe('serve --env-option', () => {
         '--environments',
         'sandbox,production',
         '--env-option',
-        'production.token-ttl=600',
+        'production.token-lifetime=600',
         '--env-option',
         'production.validate-methods=POST',
       ],
@@ -88,8 +88,8 @@ describe('serve --env-option', () => {
   });
 
   it.each([
-    ['no key', 'production=3600', /write ENV\.KEY=VALUE, e\.g\. production\.token-ttl=3600/],
-    ['an unknown key', 'production.ttl=3600', /unknown key ttl; known: token-ttl, /],
+    ['no key', 'production=3600', /write ENV\.KEY=VALUE, e\.g\. production\.token-lifetime=3600/],
+    ['an unknown key', 'production.ttl=3600', /unknown key ttl; known: token-lifetime, rate-limit, /],
     [
       'a value out of range',
       'production.token-ttl=0',

@@ -2,6 +2,7 @@ import { chmod, copyFile, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/pr
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { k6Suits } from '../../scripts/k6-build.mjs';
 import { HarnessError } from '../../src/errors.js';
 import { locateK6, userK6Dir } from '../../src/k6/locate.js';
 import { PINNED_K6_VERSION, parseK6VersionOutput, parsePinnedK6Version } from '../../src/k6/version.js';
@@ -51,6 +52,14 @@ describe.skipIf(process.platform === 'win32')('locateK6', () => {
     expect(err.message).not.toContain('\n');
   });
 
+  it('refuses a K6_BINARY of another minor version, as npm ci does (one rule: the pinned minor)', async () => {
+    const [major, minor] = PINNED_K6_VERSION.split('.');
+    const other = `${major}.${Number(minor) + 7}.0`;
+    const binary = await fakeK6(join(tmp, 'other-minor'), other);
+    const err = await rejection(locateK6({ K6_BINARY: binary, PATH: '', XDG_CACHE_HOME: cache }, emptyRoot));
+    expect(err.message).toContain(`${binary} is k6 v${other}, not v${major}.${minor}.x`);
+  });
+
   it('does not fall back to PATH when the K6_BINARY the user set is unusable', async () => {
     const good = await fakeK6(join(tmp, 'good'), PINNED_K6_VERSION);
     const err = await rejection(
@@ -66,7 +75,7 @@ describe.skipIf(process.platform === 'win32')('locateK6', () => {
     expect(err.exitCode).toBe(2);
     expect(err.message).toBe(
       `k6 v${PINNED_K6_VERSION} is not installed and Go is not on PATH to build it; install Go >= 1.25 (https://go.dev/dl/) and ` +
-        `run the command again (it builds k6 v${PINNED_K6_VERSION} once, into the per-user cache), or set K6_BINARY to a k6 v2 binary`,
+        `run the command again (it builds k6 v${PINNED_K6_VERSION} once, into the per-user cache), or set K6_BINARY to a k6 v2.2 binary`,
     );
   });
 
@@ -113,7 +122,7 @@ describe.skipIf(process.platform === 'win32')('locateK6', () => {
     expect(err.code).toBe('K6_NOT_FOUND');
     expect(err.message).toMatch(
       new RegExp(
-        `^could not build k6 v${PINNED_K6_VERSION} into ${file}/ces-harness/k6/${PINNED_K6_VERSION}: ENOTDIR.*; set K6_BINARY to a k6 v2 binary$`,
+        `^could not build k6 v${PINNED_K6_VERSION} into ${file}/ces-harness/k6/${PINNED_K6_VERSION}: ENOTDIR.*; set K6_BINARY to a k6 v2\\.2 binary$`,
       ),
     );
     expect(err.message).not.toContain('\n');
@@ -154,6 +163,21 @@ describe.skipIf(process.platform === 'win32')('locateK6', () => {
     const k6 = await realK6();
     if (k6 === undefined) return ctx.skip();
     expect(k6.version).toMatch(/^2\./);
+  });
+});
+
+describe('k6Suits: the k6 versions both npm ci and the CLI accept', () => {
+  it.each([
+    { version: '2.2.0', pinned: '2.2.0', want: true },
+    { version: '2.2.7', pinned: '2.2.0', want: true },
+    { version: '2.3.0', pinned: '2.2.0', want: false },
+    { version: '2.1.9', pinned: '2.2.0', want: false },
+    { version: '3.2.0', pinned: '2.2.0', want: false },
+    { version: '0.50.0', pinned: '2.2.0', want: false },
+    { version: '22.0.0', pinned: '2.2.0', want: false },
+    { version: undefined, pinned: '2.2.0', want: false },
+  ])('k6 v$version against the pin v$pinned: $want', ({ version, pinned, want }) => {
+    expect(k6Suits(version, pinned)).toBe(want);
   });
 });
 

@@ -2,7 +2,7 @@
 // sampled at a paced rate with jitter and a stalled sender, as the probe would record them.
 
 import { describe, expect, it } from 'vitest';
-import { burstOf, percentile, recoveryOf, saturatedPoints, sustainedRate } from '../../src/ratelimit/estimators.js';
+import { burstOf, recoveryOf, saturatedPoints, sustainedRate } from '../../src/ratelimit/estimators.js';
 import type { Sample } from '../../src/ratelimit/types.js';
 import { seeded } from './seeded.js';
 
@@ -249,13 +249,5 @@ describe('recoveryOf', () => {
 
   it('is null when nothing was refused', () => {
     expect(recoveryOf(sample(tokenBucket(10, 100, true), { rate: 5, seconds: 1 }))).toBeNull();
-  });
-});
-
-describe('percentile', () => {
-  it('nearest-rank percentile', () => {
-    expect(percentile([5, 1, 3, 2, 4], 95)).toBe(5);
-    expect(percentile([5, 1, 3, 2, 4], 50)).toBe(3);
-    expect(percentile([], 95)).toBeNull();
   });
 });

@@ -45,7 +45,7 @@ export async function serveCommand(options: Options): Promise<number> {
     host,
     port,
     environments,
-    tokenTtlS: flagValue(options, 'token-ttl'),
+    ...(options['token-lifetime'] !== undefined ? { tokenTtlS: options['token-lifetime'] } : {}),
     rateLimit: { rps, burst: flagValue(options, 'burst') },
     limiter,
     clients: flagValue(options, 'clients'),

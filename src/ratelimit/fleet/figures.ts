@@ -1,6 +1,7 @@
 // From what the instances counted to the figures a fleet run is judged by. Pure, and the same for
 // the simulator and for a k6 run, so the two are compared on one definition of each figure.
 
+import { percentile, round } from '../../toolkit/stats.js';
 import type { InstanceTally } from './instance.js';
 
 export interface FleetFigures {
@@ -18,17 +19,12 @@ export interface FleetFigures {
   throttled: number;
 }
 
-/** The nearest-rank percentile of unsorted values (sorted in place); null for none. */
-export function percentile(values: number[], p: number): number | null {
-  if (values.length === 0) return null;
-  values.sort((a, b) => a - b);
-  return values[Math.min(values.length - 1, Math.max(0, Math.ceil((p / 100) * values.length) - 1))]!;
-}
-
-const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
-
-/** `latencies` (every successful call's, ms) is sorted in place. */
-export function fleetFigures(tallies: readonly InstanceTally[], latencies: number[], durationS: number): FleetFigures {
+/** `latencies`: every successful call's, ms. */
+export function fleetFigures(
+  tallies: readonly InstanceTally[],
+  latencies: readonly number[],
+  durationS: number,
+): FleetFigures {
   let sent = 0;
   let refused = 0;
   let succeeded = 0;

@@ -3,6 +3,7 @@
 // (a client-side token bucket, the SRE book's adaptive throttling). No Node or k6 imports: the
 // simulator and the k6 fleet scenario run the very same policy code (instance.ts).
 
+import { backoffWindowMs, fullJitterMs } from '../../toolkit/backoff.js';
 import type { Random } from './random.js';
 
 export const FLEET_POLICY_NAMES = [
@@ -38,8 +39,6 @@ export const ADAPTIVE_K = 2;
  */
 export const ADAPTIVE_WINDOW_S = 10;
 
-const window = (p: FleetPolicy, attempt: number): number => Math.min(p.cap_ms, p.base_ms * 2 ** attempt);
-
 /**
  * The wait, ms, after refusal number `attempt` (0-based) of one logical call. `previousMs` is the
  * call's last wait (decorrelated jitter grows from it; the base for the first).
@@ -47,7 +46,7 @@ const window = (p: FleetPolicy, attempt: number): number => Math.min(p.cap_ms, p
 export function backoffMs(p: FleetPolicy, attempt: number, previousMs: number, random: Random): number {
   switch (p.name) {
     case 'no-jitter':
-      return window(p, attempt);
+      return backoffWindowMs(p.base_ms, p.cap_ms, attempt);
     case 'decorrelated-jitter': {
       const high = Math.max(p.base_ms, previousMs * 3);
       return Math.min(p.cap_ms, p.base_ms + random() * (high - p.base_ms));
@@ -55,7 +54,7 @@ export function backoffMs(p: FleetPolicy, attempt: number, previousMs: number, r
     case 'full-jitter':
     case 'client-bucket':
     case 'adaptive':
-      return random() * window(p, attempt);
+      return fullJitterMs(p.base_ms, p.cap_ms, attempt, random);
   }
 }
 
