@@ -10,7 +10,9 @@
 // the first ping) does not do. The first edge, then one window: two windows at most, when the
 // probe started as a window began; three limits' worth of requests and a couple of hundred pings.
 // A window whose second edge cannot come within the time cap is said to be longer than the
-// budget as soon as that is certain, never guessed.
+// budget as soon as that is certain, never guessed. A limit that comes back one request at a time
+// after the long wait (a slow bucket) goes on to the usual phases; more, but less than the drain
+// (a sliding-window counter) is not sized.
 //
 // Every time here is when the service saw the request: the middle of [sent, answered], which on a
 // network ~100 ms away is the measured uncertainty (half a round trip either way), not the send time.
@@ -42,6 +44,11 @@ export interface SilentWindowFindings {
   recovery: Recovery;
   /** Set when the recovery took LONG_WINDOW_S or more: what the long window's edges showed. */
   long?: { model: FixedWindowModel | null; evidence: string[]; notes: string[] };
+  /**
+   * Set when the limit shut for long, then let requests back one at a time: not a window that
+   * resets (a slow bucket), so the usual phases go on from here instead of ending unidentified.
+   */
+  notResetting?: boolean;
 }
 
 const fmt = (ms: number) => `${round(ms / 1000, 1)} s`;
@@ -72,8 +79,14 @@ export async function silentWindowPhase(probe: Probe, drain: DrainFigures): Prom
   });
   const first = recovery.accepted;
   if (tooLongFromMs !== undefined) return { recovery, long: longerThanBudget(probe, tooLongFromMs) };
-  if (!first || first.sentMs - drain.refusal.sentMs < LONG_WAIT_MS) return { recovery };
-  return { recovery, long: await sizeLongWindow(probe, drain, recovery as Recovery & { accepted: Sample }, startMs) };
+  // A first edge needs a refused ping just before it. When the very first ping passed, the limit
+  // lifted somewhere in a wait nothing watched (the announced edge advertised.ts waited for, then
+  // found false): not a long window. httprate 100 per 10 s (Retry-After: 10) is back at its edge
+  // 2.6 s after the limit shut, but was first asked at 9.3 s: read as shut 8.8 s, it was not identified.
+  if (!first || first.sentMs - drain.refusal.sentMs < LONG_WAIT_MS || !recovery.lastRefused) return { recovery };
+  const long = await sizeLongWindow(probe, drain, recovery as Recovery & { accepted: Sample }, startMs);
+  if (long === NOT_RESETTING) return { recovery, notResetting: true };
+  return { recovery, long };
 }
 
 function longerThanBudget(probe: Probe, shortestMs: number) {
@@ -81,12 +94,19 @@ function longerThanBudget(probe: Probe, shortestMs: number) {
   return { model: null, evidence: [note], notes: [note] };
 }
 
+const NOT_RESETTING = Symbol('not a window that resets');
+/**
+ * What a limit that frees one request at a time lets through at the clump: the first ping's, and
+ * one more freed since (the clump follows it by a tenth of the wait that freed the first).
+ */
+const ONE_AT_A_TIME = 2;
+
 async function sizeLongWindow(
   probe: Probe,
   drain: DrainFigures,
   recovery: Recovery & { accepted: Sample },
   startMs: number,
-): Promise<NonNullable<SilentWindowFindings['long']>> {
+): Promise<NonNullable<SilentWindowFindings['long']> | typeof NOT_RESETTING> {
   const budget = `the probe's budget is ${probe.maxDurationMs / 1000} s`;
   const notIdentified = (why: string) => {
     const note = `not identified: ${why}`;
@@ -104,10 +124,24 @@ async function sizeLongWindow(
   if (!rest)
     return notIdentified(`the budget ran out after the first edge of a long window (${fmt(shortestMs)} or more)`);
   const limit = 1 + countUntilRefused(rest);
-  if (!rest.some((s) => s.answer === 'limited') || limit < drain.accepted)
+  if (!rest.some((s) => s.answer === 'limited'))
     return notIdentified(
-      `the limit shut for ${fmt(p1.sentMs - drain.refusal.sentMs)}, then ${limit} passed where the drain let ${drain.accepted} through: not a window that resets; not sized`,
+      `the limit shut for ${fmt(p1.sentMs - drain.refusal.sentMs)}, then ${limit} passed without a refusal: not a window that resets; not sized`,
     );
+  if (limit < drain.accepted) {
+    const seen = `the limit shut for ${fmt(p1.sentMs - drain.refusal.sentMs)}, then ${limit} passed where the drain let ${drain.accepted} through: not a window that resets`;
+    // One at a time, as a slow bucket or a log frees them: the usual phases time the admissions.
+    if (limit <= ONE_AT_A_TIME) {
+      probe.progress(`${seen}; one at a time: timed as a smooth limit`);
+      return NOT_RESETTING;
+    }
+    // More at once, fewer than the drain: a window that weighs the last one (a sliding-window
+    // counter). Its weight is now spent by the clump, which misleads every later phase (httprate
+    // 100 per 10 s, its edge 7.5 s after the drain: read as a sliding log 37 % fast): said, not sized.
+    return notIdentified(
+      `${seen}, yet more than one at a time, as a window weighing the last one does (a sliding-window counter); not sized`,
+    );
+  }
   const fromMs = edge1.lo + shortestMs;
   if (fromMs > probe.maxDurationMs) return longerThanBudget(probe, shortestMs);
   // Apart by at most half the clump's delay: a sliding log is caught before the clump's slots free.
