@@ -1,4 +1,5 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { REAL_TIER_FILES, WHOLLY_REAL_FILES } from './test/tiers.js';
 
 export default defineConfig({
   test: {
@@ -14,5 +15,27 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: more workers only make the timing-sensitive emulator tests contend.
     maxWorkers: 2,
+    // Two tiers (test/tiers.ts says which file is where, and why): `npm test` runs the fast one,
+    // `npm run test:real` the precision and heavy runs; .ci/run runs both.
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'fast',
+          exclude: [...configDefaults.exclude, ...WHOLLY_REAL_FILES],
+          setupFiles: ['test/setup/tier.ts'],
+          provide: { tier: 'fast' },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'real',
+          include: REAL_TIER_FILES,
+          setupFiles: ['test/setup/tier.ts'],
+          provide: { tier: 'real' },
+        },
+      },
+    ],
   },
 });
