@@ -1,8 +1,8 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { REAL_TIER_FILES, WHOLLY_REAL_FILES } from './test/tiers.js';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // Says at the end which real parts (Chromium, nginx, openssl, stress-ng, k6) were missing and what skipped.
     globalSetup: ['test/setup/real-parts.ts'],
     // Every test talks to servers on loopback only: a developer's HTTPS_PROXY must not route them
@@ -14,5 +14,29 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: more workers only make the timing-sensitive emulator tests contend.
     maxWorkers: 2,
+    // Two tiers (test/tiers.ts says which file is where, and why): `npm test` runs the fast one,
+    // `npm run test:real` the precision and heavy runs; .ci/run runs both. Each project names its
+    // own include: `extends: true` joins arrays, so one at the top would be in both.
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'fast',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...WHOLLY_REAL_FILES],
+          setupFiles: ['test/setup/tier.ts'],
+          provide: { tier: 'fast' },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'real',
+          include: REAL_TIER_FILES,
+          setupFiles: ['test/setup/tier.ts'],
+          provide: { tier: 'real' },
+        },
+      },
+    ],
   },
 });

@@ -16,7 +16,14 @@ const K6_ENV = k6 ? { K6_BINARY: k6.path } : {};
 describe.skipIf(!k6)('ces-harness load against the built-in emulator', () => {
   it('exits 0 with all four scenarios in the report, and k6 dashboard exports beside it', async () => {
     const dir = join(work(), 'report');
-    const res = await runCli(['load', '--report-dir', dir], { cwd: work(), env: K6_ENV, timeoutMs: 240_000 });
+    // 5 s per scenario, as `run` has them: what this proves (the four scenarios, their exports, the
+    // timeline, the report files) does not grow with the run; load-turnover.test.ts runs `load`
+    // with its default 10 s.
+    const res = await runCli(['load', '--duration', '5', '--report-dir', dir], {
+      cwd: work(),
+      env: K6_ENV,
+      timeoutMs: 240_000,
+    });
     expect(res.code, res.stdout + res.stderr).toBe(0);
     const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as Report;
     expect(report.load?.scenarios.map((s) => s.scenario).sort()).toEqual([

@@ -1,0 +1,107 @@
+// The two test tiers, in one place (vitest.config.ts and test/setup/tier.ts read this table).
+//
+//  - fast (`npm test`, `vitest run --project fast`): every test file not listed here, and from each
+//    file listed with `fast`, the tests those patterns name: one test per real part (k6, nginx,
+//    Chromium, openssl, HAProxy, toxiproxy) is in the fast tier, so a broken real part fails the
+//    first command CI runs.
+//  - real (`npm run test:real`, `vitest run --project real`): the rest of each file listed here,
+//    the precision runs against real limiters, the k6 proofs, the heavy integration runs.
+//
+// Files are listed, not moved: the tier is a fact about a test's cost, not about what it tests.
+// A file listed without `fast` runs whole in the real tier; one with `fast` runs in both, each test
+// in exactly one of them (the others skip, naming the tier they run in).
+
+export type Tier = 'fast' | 'real';
+
+export interface RealTierFile {
+  /** Why it is slow: what its time goes into. */
+  why: string;
+  /** The tests that stay in the fast tier, by their own name as vitest prints it (`$value` quoted), not their describe's. */
+  fast?: RegExp[];
+}
+
+export const REAL_TIER: Record<string, RealTierFile> = {
+  'test/integration/profiles.test.ts': {
+    why: '`check` and `run` (k6 included) against each of the four profile groups, as a user runs them: four minutes',
+  },
+  'test/integration/check-emulator.test.ts': {
+    // The fast tier holds the fault matrix itself: each fault against the check that must catch it,
+    // and one full conformant run.
+    why: 'a fault that never lifts judged by the whole rate-limit family, its recovery waits included',
+    fast: [/^passes every check/, /^has a catching check/, / fails the verdict$/, /^token\.lifetime with faults/],
+  },
+  'test/integration/network.test.ts': {
+    why: '`run` across 100 ms of latency: the rate-limit probe and k6 pay it on every request',
+    fast: [/^'check' passes$/],
+  },
+  'test/ratelimit/nginx.test.ts': {
+    why: 'the probe against nginx limit_req at several settings, each within 5 %, and the k6 proof of its recommendation',
+    fast: [/^reports nginx without limit_req_status/],
+  },
+  'test/ratelimit/haproxy.test.ts': {
+    why: "HAProxy's sliding window read within 2 % in each recipe (nginx's test in the fast tier stands for the real limiters there)",
+  },
+  'test/ratelimit/proof-loop-stage.test.ts': {
+    why: 'the closed loop with real k6: proof rounds of several seconds each, until one holds or none does',
+  },
+  'test/ratelimit/emulator.test.ts': {
+    why: "the probe against the emulator's token bucket at several settings, each within 5 %",
+  },
+  'test/ratelimit/flexible.test.ts': {
+    why: 'fixed windows of a real limiter (rate-limiter-flexible) sized within 2 %: each probe sees two and a half windows',
+  },
+  'test/ratelimit/long-window-emulator.test.ts': {
+    why: 'a 10 s fixed window sized over real requests: two and a half periods, 25 s',
+  },
+  'test/ratelimit/stage.test.ts': {
+    why: 'the `ratelimit` stage through the CLI: the probe, and the k6 proof of its recommendation',
+  },
+  'test/ratelimit/fleet/k6-proof.test.ts': {
+    why: 'the fleet simulator against k6 fleet runs behind real limiters (nginx, HAProxy)',
+  },
+  'test/cli/load.test.ts': {
+    why: 'k6 runs of all four scenarios through the CLI, and `run` (checks, rate limit, load)',
+    fast: [/^an unknown scenario is a usage error/],
+  },
+  'test/cli/load-turnover.test.ts': {
+    why: 'k6 runs long enough for tokens to turn over mid-scenario, at several lifetimes',
+  },
+  'test/cli/cutover.test.ts': {
+    why: '`cutover` against an emulator pair, one full run per readiness finding',
+  },
+  'test/cli/k6-failures.test.ts': {
+    why: 'a whole `run` (checks, rate limit) per way k6 can fail, to see the report still written',
+  },
+  'test/cli/shared-token.test.ts': {
+    why: '`check`, `ratelimit` and `load` each run whole to prove what they keep in the token ledger',
+  },
+  'test/k6/scenarios.test.ts': {
+    why: 'each bundled scenario run by real k6, conformant and against each fault it exists to catch',
+  },
+  'test/client/well-behaved.test.ts': {
+    why: 'every scenario of `ces-harness client` per reference client (Node, Python, curl), and jitter three times',
+  },
+  'test/client/misbehaving.test.ts': {
+    why: 'a real client run (about 5 s) per client-side rule broken',
+  },
+  'test/ci/action.test.ts': {
+    why: "the GitHub Action's own steps run locally against the emulator, a whole `run` included",
+  },
+  'test/ci/workflow.test.ts': {
+    why: "the scheduled workflow's steps run twice against the emulator, with the ledger carried over a token expiry",
+  },
+  'test/package/install.test.ts': {
+    why: 'npm pack, an install into an empty folder, and `check` and `run` with the installed bin',
+  },
+};
+
+/** The tier a test runs in, by its file (relative to the repository, with '/') and its own name. */
+export function tierOf(file: string, testName: string): Tier {
+  const listed = REAL_TIER[file];
+  if (!listed) return 'fast';
+  return listed.fast?.some((name) => name.test(testName)) ? 'fast' : 'real';
+}
+
+/** The files each tier's project includes (a file with tests in both is in both). */
+export const REAL_TIER_FILES = Object.keys(REAL_TIER);
+export const WHOLLY_REAL_FILES = REAL_TIER_FILES.filter((file) => !REAL_TIER[file]!.fast);
