@@ -44,6 +44,12 @@ export const REAL_TIER: Record<string, RealTierFile> = {
   'test/ratelimit/proof-loop-stage.test.ts': {
     why: 'the closed loop with real k6: proof rounds of several seconds each, until one holds or none does',
   },
+  'test/ratelimit/httprate.test.ts': {
+    why: 'real Go limiters (go-chi/httprate, golang.org/x/time/rate) built from the Go module proxy, each sized within 2 % and proven',
+  },
+  'test/integration/ratelimit-network.test.ts': {
+    why: '`ratelimit` through toxiproxy (50 ± 10 ms each way) against three limiter kinds, each proven by k6: about two minutes',
+  },
   'test/ratelimit/emulator.test.ts': {
     why: "the probe against the emulator's token bucket at several settings, each within 5 %",
   },
