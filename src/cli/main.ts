@@ -1,4 +1,5 @@
-// Entry point of the `ces-harness` bin. Only this layer touches process streams and exit codes.
+// Entry point of the `ces-harness` bin. Only this layer touches process streams and exit codes, and
+// only through the io it is given (io.ts): the bin's is the real process, a test's its own.
 
 import { HarnessError } from '../errors.js';
 import { printable } from '../report/common/printable.js';
@@ -6,28 +7,30 @@ import { Redactor } from '../http/redact.js';
 import { harnessWords } from './harness-words.js';
 import { VERSION } from '../version.js';
 import { helpText, parseCommandLine, type Command, type Options } from './flags.js';
+import { processIo, type CliIo } from './io.js';
 
-export async function main(argv: readonly string[]): Promise<number> {
+export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   try {
     const { command, options, clientArgv } = parseCommandLine(argv);
-    if (command === 'help') return print(helpText());
-    if (command === 'version') return print(VERSION);
-    if (options.version) return print(VERSION);
-    if (options.help) return print(helpText(command, await (await import('./help-choices.js')).helpChoices(command)));
+    if (command === 'help') return print(helpText(), io);
+    if (command === 'version') return print(VERSION, io);
+    if (options.version) return print(VERSION, io);
+    if (options.help)
+      return print(helpText(command, await (await import('./help-choices.js')).helpChoices(command)), io);
     if (command === 'client')
-      return await (await import('./commands/client.js')).clientCommand(options, clientArgv ?? []);
-    return await dispatch(command, options);
+      return await (await import('./commands/client.js')).clientCommand(options, clientArgv ?? [], io);
+    return await dispatch(command, options, io);
   } catch (err) {
-    const redactor = environmentSecrets(process.env);
+    const redactor = environmentSecrets(io.env);
     if (err instanceof HarnessError) {
       // A message may quote a value the user or the service gave: redacted, then shown, never
       // obeyed by the terminal.
-      process.stderr.write(`ces-harness: ${printable(redactor.foreign(err.message))}\n`);
+      io.stderr.write(`ces-harness: ${printable(redactor.foreign(err.message))}\n`);
       return err.exitCode;
     }
     const message = printable(redactor.foreign(err instanceof Error ? err.message : String(err)));
-    process.stderr.write(
-      `ces-harness: unexpected error: ${message}${process.env['CES_DEBUG'] ? `\n${(err as Error).stack}` : ' (CES_DEBUG=1 shows where)'}\n`,
+    io.stderr.write(
+      `ces-harness: unexpected error: ${message}${io.env['CES_DEBUG'] ? `\n${(err as Error).stack}` : ' (CES_DEBUG=1 shows where)'}\n`,
     );
     return 1;
   }
@@ -48,14 +51,14 @@ function environmentSecrets(env: NodeJS.ProcessEnv): Redactor {
  * `--help` and `serve` do not pay for the checks, k6 or the rate-limit probe, nor `check` for the
  * emulator when a target is configured.
  */
-async function dispatch(command: Command, options: Options): Promise<number> {
+async function dispatch(command: Command, options: Options, io: CliIo): Promise<number> {
   switch (command) {
     case 'check': {
       const [{ targetJob }, { conformanceStage, selectedChecks }] = await Promise.all([
         import('./commands/target-job.js'),
         import('./commands/check.js'),
       ]);
-      return targetJob(options, { checks: conformanceStage(selectedChecks(options)) });
+      return targetJob(options, { checks: conformanceStage(selectedChecks(options)) }, io);
     }
     case 'run': {
       const [
@@ -69,42 +72,51 @@ async function dispatch(command: Command, options: Options): Promise<number> {
         import('./commands/load.js'),
         import('./commands/ratelimit.js'),
       ]);
-      return targetJob(options, {
-        checks: conformanceStage(selectedChecks(options)),
-        load: loadStage(selectedScenarios(options), { short: true }),
-        // The main job keeps the sizing short: a bounded probe and a brief proof of the policy.
-        rateLimit: makeRateLimitStage({ proofS: 5, maxDurationS: 30 }),
-        probingOptional: true,
-      });
+      return targetJob(
+        options,
+        {
+          checks: conformanceStage(selectedChecks(options)),
+          load: loadStage(selectedScenarios(options), { short: true }),
+          // The main job keeps the sizing short: a bounded probe and a brief proof of the policy.
+          rateLimit: makeRateLimitStage({ proofS: 5, maxDurationS: 30 }),
+          probingOptional: true,
+        },
+        io,
+      );
     }
     case 'load': {
       const [{ targetJob }, { loadStage, selectedScenarios }] = await Promise.all([
         import('./commands/target-job.js'),
         import('./commands/load.js'),
       ]);
-      return targetJob(options, { load: loadStage(selectedScenarios(options)) });
+      return targetJob(options, { load: loadStage(selectedScenarios(options)) }, io);
     }
     case 'ratelimit': {
       const [{ targetJob }, { rateLimitStage }] = await Promise.all([
         import('./commands/target-job.js'),
         import('./commands/ratelimit.js'),
       ]);
-      return targetJob(options, { rateLimit: rateLimitStage });
+      return targetJob(options, { rateLimit: rateLimitStage }, io);
     }
     case 'cutover':
-      return (await import('./commands/cutover.js')).cutoverCommand(options);
+      return (await import('./commands/cutover.js')).cutoverCommand(options, io);
     case 'serve':
-      return (await import('./commands/serve.js')).serveCommand(options);
+      return (await import('./commands/serve.js')).serveCommand(options, io);
     case 'k8s':
-      return (await import('./commands/k8s.js')).k8sCommand(options);
+      return (await import('./commands/k8s.js')).k8sCommand(options, {
+        cwd: io.cwd,
+        env: io.env,
+        out: (line) => io.stdout.write(line + '\n'),
+        err: (line) => io.stderr.write(line + '\n'),
+      });
     case 'checks':
-      return print((await import('./commands/checks.js')).checksListing(options));
+      return print((await import('./commands/checks.js')).checksListing(options), io);
     case 'client':
       throw new Error('client is dispatched with its command line in main()');
   }
 }
 
-function print(text: string): number {
-  process.stdout.write(text + '\n');
+function print(text: string, io: CliIo): number {
+  io.stdout.write(text + '\n');
   return 0;
 }

@@ -24,6 +24,7 @@ import { Ledger } from '../runner/ledger.js';
 import { HistoryStore } from '../history/store.js';
 import { preflight } from '../runner/preflight.js';
 import type { Terminal } from './terminal.js';
+import type { CliIo } from './io.js';
 
 /** The resolved settings and what they hold open: the ledger, the built-in emulator. */
 export interface PreparedTarget {
@@ -48,8 +49,9 @@ export async function prepareTarget(
   flags: TargetFlags,
   redactor: Redactor,
   terminal: Terminal,
+  io: Pick<CliIo, 'env' | 'cwd'>,
 ): Promise<PreparedTarget> {
-  const resolved = await resolveSettings(flags, process.env, process.cwd());
+  const resolved = await resolveSettings(flags, io.env, io.cwd);
   for (const warning of resolved.warnings) terminal.err(`ces-harness: warning: ${warning}`);
   const faults = validFaults(flags.fault ?? []);
   const profiles = validProfiles(flags.profile ?? []);

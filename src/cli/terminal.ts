@@ -9,6 +9,7 @@ import { printable } from '../report/common/printable.js';
 import { reportTransport } from '../report/sections/transport/words.js';
 import { closingCount } from './closing-count.js';
 import { colorWanted } from './color.js';
+import type { CliIo } from './io.js';
 
 /** Part of a line: plain text, or text in an SGR colour (31 red, 2 dim…) when colour is on. */
 export type Span = string | { text: string; sgr: number };
@@ -22,30 +23,35 @@ export interface Terminal {
   progress(line: string): void;
 }
 
-export function createTerminal(redactor: Redactor, options: { noColor?: boolean } = {}): Terminal {
-  const tty = process.stdout.isTTY === true;
-  const color = colorWanted({ noColorFlag: options.noColor === true, isTTY: tty, env: process.env });
+export function createTerminal(
+  redactor: Redactor,
+  io: Pick<CliIo, 'stdout' | 'stderr' | 'env'>,
+  options: { noColor?: boolean } = {},
+): Terminal {
+  const { stdout, stderr } = io;
+  const tty = stdout.isTTY === true;
+  const color = colorWanted({ noColorFlag: options.noColor === true, isTTY: tty, env: io.env });
   const show = (line: Line) => renderLine(line, redactor, color);
   let progressShown = false;
   const clearProgress = () => {
-    if (progressShown) process.stderr.write('\r\x1b[2K');
+    if (progressShown) stderr.write('\r\x1b[2K');
     progressShown = false;
   };
   return {
     color,
     out: (line) => {
       clearProgress();
-      process.stdout.write(show(line) + '\n');
+      stdout.write(show(line) + '\n');
     },
     err: (line) => {
       clearProgress();
-      process.stderr.write(show(line) + '\n');
+      stderr.write(show(line) + '\n');
     },
     progress: (line) => {
-      if (process.stderr.isTTY) {
-        process.stderr.write(`\r\x1b[2K${show([{ text: line, sgr: 2 }])}`);
+      if (stderr.isTTY) {
+        stderr.write(`\r\x1b[2K${show([{ text: line, sgr: 2 }])}`);
         progressShown = true;
-      } else process.stderr.write(`… ${show(line)}\n`);
+      } else stderr.write(`… ${show(line)}\n`);
     },
   };
 }

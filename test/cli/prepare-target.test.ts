@@ -5,6 +5,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { EventEmitter } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
 import { targetJob } from '../../src/cli/commands/target-job.js';
 import { prepareTarget, type PreparedTarget } from '../../src/cli/prepare-target.js';
@@ -15,6 +16,7 @@ import { HarnessError } from '../../src/errors.js';
 import { Redactor } from '../../src/http/redact.js';
 import { ServiceClient } from '../../src/http/service-client.js';
 import { epochSeconds } from '../../src/spec/expires-at.js';
+import { testIo } from '../helpers/cli.js';
 
 const quiet = (): Terminal => ({ color: false, out: () => {}, err: () => {}, progress: () => {} });
 
@@ -30,16 +32,10 @@ describe('prepareTarget with no target configured', () => {
   ] as const)(
     '%s: the settings the checks get are the lifetime the emulator hands out',
     async (_, flags, lifetimeS, expiryWaitS) => {
-      const cwd = process.cwd();
       const empty = await mkdtemp(join(tmpdir(), 'ces-prepare-'));
-      process.chdir(empty);
       const redactor = new Redactor();
-      let prepared: PreparedTarget;
-      try {
-        prepared = await prepareTarget(flags, redactor, quiet());
-      } finally {
-        process.chdir(cwd);
-      }
+      // An empty folder: no ces-harness.yaml there, so the built-in emulator is the target.
+      const prepared = await prepareTarget(flags, redactor, quiet(), { env: {}, cwd: empty });
       opened.push(prepared);
       const { settings } = prepared;
       expect(settings.target.emulated).toBe(true);
@@ -66,14 +62,17 @@ describe('prepareTarget with no target configured', () => {
 });
 
 describe('targetJob and the stop signals', () => {
-  const listening = () => STOP_SIGNALS.map((s) => process.listenerCount(s));
+  // The run's own signal source: what the job left on it is all its own doing.
+  const signals = new EventEmitter();
+  const listening = () => STOP_SIGNALS.map((s) => signals.listenerCount(s));
 
   it('a preparation that fails (bad config: exit 2) leaves no handler behind', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'ces-prepare-'));
     const config = join(dir, 'bad.yaml');
     await writeFile(config, 'environments: [not, a, mapping]\n');
     const before = listening();
-    const err = await targetJob({ config, 'report-dir': join(dir, 'reports'), 'no-color': true }, {}).catch(
+    const io = { ...testIo({ cwd: dir }), signals };
+    const err = await targetJob({ config, 'report-dir': join(dir, 'reports'), 'no-color': true }, {}, io).catch(
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(HarnessError);

@@ -1,7 +1,12 @@
-// Spawns the built CLI the way a user runs it (`npm test` builds dist/ first).
+// The CLI two ways: spawned from the built bin the way a user runs it (`npm test` builds dist/
+// first), for what only a process shows (signals, exit timing, start-up, the bin itself); and
+// `main` called inside the test's process, for everything else, at a fraction of the cost.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
 import { expect } from 'vitest';
+import type { CliIo } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
 
 export interface CliResult {
   code: number | null;
@@ -32,8 +37,7 @@ const BIN = resolve('bin/ces-harness.js');
 export function startCli(args: string[], options: CliOptions = {}): RunningCli {
   const child = spawn(process.execPath, [options.bin ?? BIN, ...args], {
     cwd: options.cwd ?? process.cwd(),
-    // A clean environment: no developer's CES_* variables leak into a test.
-    env: { PATH: process.env['PATH'], HOME: process.env['HOME'], NO_COLOR: '1', ...options.env },
+    env: cleanEnv(options.env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -70,6 +74,56 @@ export function startCli(args: string[], options: CliOptions = {}): RunningCli {
 
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return startCli(args, options).done;
+}
+
+/** A clean environment: no developer's CES_* variables leak into a test. */
+const cleanEnv = (env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+  PATH: process.env['PATH'],
+  HOME: process.env['HOME'],
+  NO_COLOR: '1',
+  ...env,
+});
+
+/**
+ * An io of the test's own: streams that collect, the clean environment, a folder passed (never a
+ * process.chdir: tests run at once in one worker), and stop signals that only the test sends.
+ */
+export function testIo(options: Omit<CliOptions, 'bin' | 'timeoutMs'> = {}): CliIo & { output(): CliResult } {
+  let stdout = '';
+  let stderr = '';
+  return {
+    stdout: { write: (text: string) => (stdout += text), isTTY: false },
+    stderr: { write: (text: string) => (stderr += text), isTTY: false },
+    env: cleanEnv(options.env),
+    cwd: options.cwd ?? process.cwd(),
+    signals: new EventEmitter(),
+    exit: (code) => {
+      throw new Error(`the CLI asked to exit at once with ${code}, which only a spawned CLI may do`);
+    },
+    output: () => ({ code: null, stdout, stderr }),
+  };
+}
+
+/**
+ * `main(args)` in this process, with the same result as runCli. Only for what needs no process of
+ * its own: no signal, no stdin, no exit timing, no installed bin, no environment read before main.
+ */
+export async function runCliInProcess(args: string[], options: Omit<CliOptions, 'bin'> = {}): Promise<CliResult> {
+  const io = testIo(options);
+  const limitMs = options.timeoutMs ?? 60_000;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const { stdout, stderr } = io.output();
+      reject(new Error(`the CLI did not return within ${limitMs} ms:\n${stdout}${stderr}`));
+    }, limitMs);
+  });
+  try {
+    const code = await Promise.race([main(args, io), late]);
+    return { ...io.output(), code };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The one line a refused input gets on stderr (`ces-harness: …`, no stack trace), asserted and returned. */

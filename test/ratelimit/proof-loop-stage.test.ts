@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRateLimitStage } from '../../src/cli/commands/ratelimit.js';
 import type { StageIo } from '../../src/cli/commands/target-job.js';
+import { processIo } from '../../src/cli/io.js';
 import { prepareTarget, type PreparedTarget } from '../../src/cli/prepare-target.js';
 import { plainText, type Terminal } from '../../src/cli/terminal.js';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
@@ -73,6 +74,7 @@ describe.skipIf(k6 === undefined)('the proof loop of the ratelimit stage, behind
       {},
       redactor,
       capture(() => {}),
+      processIo(),
     );
   });
   afterAll(async () => {

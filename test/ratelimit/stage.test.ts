@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRateLimitStage } from '../../src/cli/commands/ratelimit.js';
 import type { StageIo } from '../../src/cli/commands/target-job.js';
+import { processIo } from '../../src/cli/io.js';
 import { prepareTarget, type PreparedTarget } from '../../src/cli/prepare-target.js';
 import { plainText, type Terminal } from '../../src/cli/terminal.js';
 import { HarnessError } from '../../src/errors.js';
@@ -41,7 +42,7 @@ describe('the ratelimit stage against the built-in emulator', () => {
 
   beforeAll(async () => {
     reportDir = await mkdtemp(join(tmpdir(), 'ces-ratelimit-stage-'));
-    prepared = await prepareTarget({}, redactor, capture());
+    prepared = await prepareTarget({}, redactor, capture(), processIo());
   });
   afterAll(async () => {
     await prepared?.close();
@@ -159,7 +160,7 @@ describe('the ratelimit stage against the built-in emulator', () => {
 describe('the ratelimit stage against a limit that never lifts', () => {
   it('measures no sustained rate, so the stage is not tested (never a pass) and says why', async () => {
     const redactor = new Redactor();
-    const prepared = await prepareTarget({ fault: ['rate-limit-never-lifts'] }, redactor, capture());
+    const prepared = await prepareTarget({ fault: ['rate-limit-never-lifts'] }, redactor, capture(), processIo());
     const reportDir = await mkdtemp(join(tmpdir(), 'ces-ratelimit-stage-'));
     const untested: Array<{ stage: string; reason: string }> = [];
     try {

@@ -22,6 +22,7 @@ import { handleStopSignals } from '../stop-signals.js';
 import { servedAt } from '../../client/served-at.js';
 import { workingAtStop } from '../../client/stall.js';
 import { createTerminal, resultLine, summaryLines } from '../terminal.js';
+import type { CliIo } from '../io.js';
 
 /** A client that sends more than this in one scenario run is flooding; well past any sane run. */
 export const MAX_CLIENT_REQUESTS = 400;
@@ -61,19 +62,19 @@ function stoppedWorking(records: readonly ScenarioRecord[], timeLimitS: number):
     : `client: stopped at the ${timeLimitS} s time limit while still working in ${names.join(', ')}: judged on what it did`;
 }
 
-export async function clientCommand(options: Options, argv: readonly string[]): Promise<number> {
+export async function clientCommand(options: Options, argv: readonly string[], io: CliIo): Promise<number> {
   if (argv.length === 0 || argv[0] === '') throw usageError(`client needs the command to run after --, ${EXAMPLE}`);
   const scenarios = selectedScenarios(options.scenario);
-  const problem = commandProblem(argv[0]!, process.env['PATH']);
+  const problem = commandProblem(argv[0]!, io.env['PATH']);
   if (problem !== undefined) throw new HarnessError('CLIENT_COMMAND_UNUSABLE', problem);
   const timeLimitS = flagValue(options, 'time-limit');
-  const place = prepareReportPlace(options['report-dir'], process.cwd());
+  const place = prepareReportPlace(options['report-dir'], io.cwd);
 
   const redactor = new Redactor({ keep: harnessWords() });
-  const terminal = createTerminal(redactor, { noColor: options['no-color'] === true });
+  const terminal = createTerminal(redactor, io, { noColor: options['no-color'] === true });
   const controller = new AbortController();
   setMaxListeners(0, controller.signal);
-  const removeStopHandlers = handleStopSignals(controller, terminal.err);
+  const removeStopHandlers = handleStopSignals(controller, terminal.err, io);
   let written = false;
   try {
     const startedAt = new Date();

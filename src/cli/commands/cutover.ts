@@ -38,6 +38,7 @@ import { prepareTarget } from '../prepare-target.js';
 import { prepareReportPlace, writeFiles } from '../report-folder.js';
 import { handleStopSignals } from '../stop-signals.js';
 import { createTerminal } from '../terminal.js';
+import type { CliIo } from '../io.js';
 import { conformanceStage } from './check.js';
 import { productionAudit, type StageIo } from './target-job.js';
 
@@ -49,15 +50,15 @@ interface Pass {
   advertised?: Advertisement;
 }
 
-export async function cutoverCommand(options: Options): Promise<number> {
+export async function cutoverCommand(options: Options, cli: CliIo): Promise<number> {
   const redactor = new Redactor({ keep: harnessWords() });
-  const terminal = createTerminal(redactor, { noColor: options['no-color'] === true });
-  const { production, productionUrl, sandbox, productionSettings } = await environmentPair(options);
-  const { stored, storedRate, source } = await sandboxSource(options, sandbox);
+  const terminal = createTerminal(redactor, cli, { noColor: options['no-color'] === true });
+  const { production, productionUrl, sandbox, productionSettings } = await environmentPair(options, cli);
+  const { stored, storedRate, source } = await sandboxSource(options, sandbox, cli);
   const controller = new AbortController();
   setMaxListeners(0, controller.signal);
-  const removeStopHandlers = handleStopSignals(controller, terminal.err);
-  const place = prepareReportPlace(options['report-dir'], process.cwd());
+  const removeStopHandlers = handleStopSignals(controller, terminal.err, cli);
+  const place = prepareReportPlace(options['report-dir'], cli.cwd);
   try {
     const startedAt = new Date();
     // Production first: its pass is the smaller one, and a production that is unreachable (exit 3)
@@ -66,7 +67,7 @@ export async function cutoverCommand(options: Options): Promise<number> {
     // One gate for both passes: sandbox's isolation probe sends to production too, and every
     // request production receives is in one audit, under one production.max_requests.
     const gate = productionGateFor(productionSettings);
-    const io = { redactor, terminal, signal: controller.signal };
+    const io = { redactor, terminal, signal: controller.signal, cli };
     const prod = await checkPass(options, production, gate, io).catch((err: unknown) => {
       if (!(err instanceof UntrustedCertificate)) throw err;
       return untrustedPass(production, productionUrl, err, terminal);
@@ -152,8 +153,9 @@ export async function cutoverCommand(options: Options): Promise<number> {
  */
 async function environmentPair(
   options: Options,
+  cli: Pick<CliIo, 'env' | 'cwd'>,
 ): Promise<{ production: string; productionUrl: string; sandbox: string; productionSettings: Settings['production'] }> {
-  const settings = await resolveSettings(options, process.env, process.cwd());
+  const settings = await resolveSettings(options, cli.env, cli.cwd);
   if (!settings.target)
     throw usageError(
       'cutover needs both environments configured: a config (--config) whose environments: name sandbox and production',
@@ -181,11 +183,12 @@ async function environmentPair(
 async function sandboxSource(
   options: Options,
   sandbox: string,
+  cli: Pick<CliIo, 'env' | 'cwd'>,
 ): Promise<{ stored?: Stored; storedRate?: RateLimitFacts; source: string }> {
   const fresh = `a full check pass on ${sandbox} in this run`;
   const maxAgeH = options['sandbox-from-history'];
   if (maxAgeH === undefined) return { source: fresh };
-  const settings = await resolveSettings({ ...options, env: sandbox }, process.env, process.cwd());
+  const settings = await resolveSettings({ ...options, env: sandbox }, cli.env, cli.cwd);
   if (settings.historyPath === null)
     throw usageError(
       '--sandbox-from-history needs the run history; history is off (drop --history off / history: off, or drop --sandbox-from-history)',
@@ -246,7 +249,7 @@ function untrustedPass(
   return { facts, checks: [], untested: ['every check: its certificate did not verify, so no request was sent'] };
 }
 
-type PassIo = Pick<StageIo, 'redactor' | 'terminal' | 'signal'>;
+type PassIo = Pick<StageIo, 'redactor' | 'terminal' | 'signal'> & { cli: Pick<CliIo, 'env' | 'cwd'> };
 
 /** `check` on one environment, through `check`'s own stage; every request to production goes through `gate`. */
 async function checkPass(options: Options, environment: string, gate: ProductionGate, io: PassIo): Promise<Pass> {
@@ -272,11 +275,12 @@ async function onTarget<T>(
   stage: (io: StageIo) => Promise<T>,
   extra: Partial<StageIo> = {},
 ): Promise<{ result: T; untested: string[]; target: Target }> {
-  const prepared = await prepareTarget({ ...options, env: environment }, io.redactor, io.terminal);
+  const { cli, ...shared } = io;
+  const prepared = await prepareTarget({ ...options, env: environment }, io.redactor, io.terminal, cli);
   try {
     const untested: string[] = [];
     const result = await stage({
-      ...io,
+      ...shared,
       ...extra,
       prepared,
       reportDir: '',

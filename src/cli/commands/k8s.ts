@@ -20,6 +20,8 @@ export interface K8sCommandIo {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
   out?: (line: string) => void;
+  /** Where warnings go; default stderr. */
+  err?: (line: string) => void;
   /** Folder of the bundles; default <projectRoot>/dist/scenarios. */
   bundleDir?: string;
 }
@@ -36,7 +38,8 @@ export async function k8sCommand(options: Options, io: K8sCommandIo = {}): Promi
   const settings = await resolveSettings(options, io.env ?? process.env, cwd, {
     credentialPlaceholder: 'referenced-from-secret',
   });
-  for (const warning of settings.warnings) process.stderr.write(`ces-harness: warning: ${warning}\n`);
+  const err = io.err ?? ((line: string) => process.stderr.write(line + '\n'));
+  for (const warning of settings.warnings) err(`ces-harness: warning: ${warning}`);
   const target = settings.target;
   if (target === null) {
     throw usageError(

@@ -1,5 +1,6 @@
 // `ces-harness serve`: the reference emulator in the foreground until SIGINT/SIGTERM.
 
+import { join, relative, resolve } from 'node:path';
 import { HarnessError, usageError } from '../../errors.js';
 import { createEmulator } from '../../emulator/index.js';
 import { existingCertificates } from '../../emulator/certs/reuse.js';
@@ -8,8 +9,9 @@ import { isLimiterChoice, LIMITER_CHOICES, limiterModelOf } from '../../emulator
 import { ensureWritableDir } from '../../fs/writable.js';
 import { flagValue, type Options } from '../flags.js';
 import { validFaults, validProfiles } from '../prepare-target.js';
+import type { CliIo } from '../io.js';
 
-export async function serveCommand(options: Options): Promise<number> {
+export async function serveCommand(options: Options, io: Pick<CliIo, 'stdout' | 'signals' | 'cwd'>): Promise<number> {
   const faults = validFaults(options.fault ?? []);
   const profiles = validProfiles(options.profile ?? []);
   const environments = flagValue(options, 'environments')
@@ -32,7 +34,9 @@ export async function serveCommand(options: Options): Promise<number> {
     countsRefused: options['counts-refused'] === true,
     fillIntervalS: options['fill-interval'],
   });
-  const tlsDir = options['tls-dir'];
+  const tlsFlag = options['tls-dir'];
+  // From the run's folder, which is the process's only for the bin; ca_file is still shown as given.
+  const tlsDir = tlsFlag === undefined ? undefined : resolve(io.cwd, tlsFlag);
   if (tlsDir !== undefined)
     ensureWritableDir(tlsDir, {
       what: '--tls-dir',
@@ -63,19 +67,23 @@ export async function serveCommand(options: Options): Promise<number> {
   // Listening for the stop signals before the lines go out: a caller that reads its line and stops
   // it at once (a test, a script) must get a clean stop, not the default death by SIGTERM.
   const stopped = new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    const stop = () => {
+      io.signals.off('SIGINT', stop);
+      io.signals.off('SIGTERM', stop);
+      resolve();
+    };
+    io.signals.on('SIGINT', stop);
+    io.signals.on('SIGTERM', stop);
   });
   for (const env of emulator.environments) {
     // The contract: one JSON line per environment, demo credentials generated for this start.
     // Further clients (--clients) only when asked for, so the line stays as it was by default.
     const others = env.clients.slice(1).map((c) => ({ client_id: c.clientId, client_secret: c.clientSecret }));
-    process.stdout.write(
+    io.stdout.write(
       JSON.stringify({
         environment: env.name,
         base_url: env.url,
-        ca_file: env.caFile,
+        ca_file: tlsFlag === undefined ? env.caFile : join(tlsFlag, relative(tlsDir!, env.caFile)),
         client_id: env.credentials.clientId,
         client_secret: env.credentials.clientSecret,
         ...(others.length > 0 ? { other_clients: others } : {}),

@@ -16,6 +16,7 @@ import { HISTORY_FIX } from '../../history/store.js';
 import { historyStep } from './history-step.js';
 import { VERSION } from '../../version.js';
 import type { Options } from '../flags.js';
+import type { CliIo } from '../io.js';
 import { prepareTarget, type PreparedTarget, type TargetFlags } from '../prepare-target.js';
 import { prepareReportPlace, writeReportFolder, type ReportPlace } from '../report-folder.js';
 import { handleStopSignals } from '../stop-signals.js';
@@ -52,18 +53,18 @@ export interface Stages {
   probingOptional?: boolean;
 }
 
-export async function targetJob(options: Options, stages: Stages): Promise<number> {
+export async function targetJob(options: Options, stages: Stages, io: CliIo): Promise<number> {
   const redactor = new Redactor({ keep: harnessWords() });
-  const terminal = createTerminal(redactor, { noColor: options['no-color'] === true });
+  const terminal = createTerminal(redactor, io, { noColor: options['no-color'] === true });
   // First Ctrl-C (or SIGTERM, SIGHUP) stops the run and still writes a partial report; a second one exits at once.
   const controller = new AbortController();
   // Every concurrent request and handshake listens to this one signal; dozens is expected, not a leak.
   setMaxListeners(0, controller.signal);
   // Installed before the target is prepared (an emulator start or a slow preflight is stoppable
   // too), and removed on every way out by the finally that follows it at once.
-  const removeStopHandlers = handleStopSignals(controller, terminal.err);
+  const removeStopHandlers = handleStopSignals(controller, terminal.err, io);
   try {
-    const job = await prepareJob(options['report-dir'], options, redactor, terminal);
+    const job = await prepareJob(options['report-dir'], options, redactor, terminal, io);
     try {
       return await runStages(job, stages, redactor, terminal, controller.signal);
     } finally {
@@ -188,11 +189,12 @@ async function prepareJob(
   flags: TargetFlags,
   redactor: Redactor,
   terminal: Terminal,
+  io: Pick<CliIo, 'env' | 'cwd'>,
 ): Promise<Job> {
-  const place = prepareReportPlace(reportDirFlag, process.cwd());
+  const place = prepareReportPlace(reportDirFlag, io.cwd);
   let prepared: PreparedTarget | undefined;
   try {
-    prepared = await prepareTarget(flags, redactor, terminal);
+    prepared = await prepareTarget(flags, redactor, terminal, io);
     // Every stage fetches tokens with the configured credentials and records them in the ledger.
     if (prepared.ledger.path !== null)
       place.created.push(

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRateLimitStage } from '../../../src/cli/commands/ratelimit.js';
+import { processIo } from '../../../src/cli/io.js';
 import { prepareTarget, type PreparedTarget } from '../../../src/cli/prepare-target.js';
 import { plainText, type Terminal } from '../../../src/cli/terminal.js';
 import { Redactor } from '../../../src/http/redact.js';
@@ -29,7 +30,7 @@ describe('ratelimit --fleet against the built-in emulator', () => {
 
   beforeAll(async () => {
     reportDir = await mkdtemp(join(tmpdir(), 'ces-fleet-stage-'));
-    prepared = await prepareTarget({ fleet: 200 }, redactor, capture());
+    prepared = await prepareTarget({ fleet: 200 }, redactor, capture(), processIo());
   });
   afterAll(async () => {
     await prepared?.close();
