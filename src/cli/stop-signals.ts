@@ -18,7 +18,7 @@ export function handleStopSignals(
 ): () => void {
   const handlers = STOP_SIGNALS.map((name) => {
     const handler = () => {
-      if (controller.signal.aborted) io.exit(128 + constants.signals[name]);
+      if (controller.signal.aborted) return io.exit(128 + constants.signals[name]);
       const again = name === 'SIGINT' ? 'Ctrl-C again' : `${name} again`;
       say(`interrupted (${name}): finishing what is in flight and writing a partial report (${again} to quit now)`);
       controller.abort(new Error(`interrupted by ${name}`));

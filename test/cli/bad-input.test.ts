@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
-import { oneErrorLine, runCli } from '../helpers/cli.js';
+import { oneErrorLine, runCliInProcess } from '../helpers/cli.js';
 import { startRefusingServer, type RefusingServer } from '../helpers/refusing-server.js';
 import { createTestPki } from '../tls/pki.js';
 import type { TestPki } from '../tls/pki.js';
@@ -101,7 +101,7 @@ describe('numbers out of range: exit 2, one line naming the range', () => {
   it.each(cases)('$args $config', async ({ args, config, line }) => {
     const cwd = work();
     if (config !== undefined) writeFileSync(join(cwd, 'ces-harness.yaml'), config);
-    const res = await runCli(args, { cwd });
+    const res = await runCliInProcess(args, { cwd });
     expect(res.code, res.stderr).toBe(2);
     expect(oneErrorLine(res)).toMatch(line);
     expect(res.stdout).toBe('');
@@ -141,7 +141,7 @@ describe('a CA file that is not a usable certificate: exit 2 before any request'
   it.each(cases)('--ca: $name', async ({ pem, line }) => {
     const cwd = work();
     writeFileSync(join(cwd, 'ca.pem'), pem);
-    const res = await runCli(['check', '--base-url', server.url, '--ca', 'ca.pem', '--report-dir', 'report'], {
+    const res = await runCliInProcess(['check', '--base-url', server.url, '--ca', 'ca.pem', '--report-dir', 'report'], {
       cwd,
       env: CREDENTIALS,
     });
@@ -158,7 +158,7 @@ describe('a CA file that is not a usable certificate: exit 2 before any request'
       join(cwd, 'ces-harness.yaml'),
       `environments:\n  sandbox:\n    base_url: ${server.url}\n    client_id: \${CES_CLIENT_ID}\n    client_secret: \${CES_CLIENT_SECRET}\n    ca_file: ca.pem\n`,
     );
-    const res = await runCli(['check'], { cwd, env: CREDENTIALS });
+    const res = await runCliInProcess(['check'], { cwd, env: CREDENTIALS });
     expect(res.code).toBe(2);
     expect(oneErrorLine(res)).toMatch(/^ces-harness: environments\.sandbox\.ca_file: .*\/ca\.pem is cut short/);
     expect(server.connections()).toBe(0);
@@ -200,7 +200,7 @@ describe('a certificate that cannot be trusted: exit 3, saying what is wrong wit
     try {
       const cwd = work();
       writeFileSync(join(cwd, 'ca.pem'), p.caPem);
-      const res = await runCli(
+      const res = await runCliInProcess(
         ['check', '--base-url', server.url, ...(trust ? ['--ca', 'ca.pem'] : []), '--report-dir', 'report'],
         { cwd, env: CREDENTIALS },
       );
@@ -228,7 +228,7 @@ describe('control characters from the service are shown escaped, on the terminal
   it('no raw ESC, BEL, NUL or bidi override anywhere; the escapes are there instead', async () => {
     const cwd = work();
     writeFileSync(join(cwd, 'ca.pem'), pki.caPem);
-    const res = await runCli(
+    const res = await runCliInProcess(
       [
         'check',
         '--base-url',
@@ -286,7 +286,7 @@ describe('a client_secret written in the config', () => {
   ])('allow_literal_secrets: $optIn → warned: $warned', async ({ optIn, warned }) => {
     const cwd = work();
     writeFileSync(join(cwd, 'ces-harness.yaml'), config(optIn));
-    const res = await runCli(['check', '--only', 'health.no-credentials', '--report-dir', 'report'], { cwd });
+    const res = await runCliInProcess(['check', '--only', 'health.no-credentials', '--report-dir', 'report'], { cwd });
     expect(res.code, res.stderr).toBe(0);
     const warning =
       /environments\.sandbox\.client_secret is written in the file; keep secrets out of files: export CES_SANDBOX_CLIENT_SECRET and write client_secret: \$\{CES_SANDBOX_CLIENT_SECRET\}/;

@@ -5,12 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliInProcess } from '../helpers/cli.js';
 import { expectValidReport } from '../report/schema.js';
 
 const work = () => mkdtempSync(join(tmpdir(), 'ces-cli-'));
 
 describe('ces-harness check against the built-in emulator', () => {
+  // Spawned: a whole run of the built bin, as a user starts it.
   it('exits 0 and writes the four report files when the emulator is conformant', async () => {
     const dir = join(work(), 'report');
     const res = await runCli(['check', '--report-dir', dir], { cwd: work() });
@@ -27,9 +28,12 @@ describe('ces-harness check against the built-in emulator', () => {
 
   it('exits 1 when the emulator breaks a rule (--fault token-rotates)', async () => {
     const dir = join(work(), 'report');
-    const res = await runCli(['check', '--fault', 'token-rotates', '--skip', 'ratelimit.*', '--report-dir', dir], {
-      cwd: work(),
-    });
+    const res = await runCliInProcess(
+      ['check', '--fault', 'token-rotates', '--skip', 'ratelimit.*', '--report-dir', dir],
+      {
+        cwd: work(),
+      },
+    );
     expect(res.code).toBe(1);
     const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8'));
     expect(report.verdict).toBe('fail');
@@ -115,7 +119,7 @@ describe('user errors: one line on stderr, the documented exit code', () => {
   it.each(cases)('$name → exit $code', async ({ args, env, config, code, line }) => {
     const cwd = work();
     if (config !== undefined) writeFileSync(join(cwd, 'ces-harness.yaml'), config);
-    const res = await runCli(args, { cwd, ...(env ? { env } : {}) });
+    const res = await runCliInProcess(args, { cwd, ...(env ? { env } : {}) });
     expect(res.code).toBe(code);
     const lines = res.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -133,7 +137,7 @@ describe('against a served emulator', () => {
   afterAll(async () => emulator.close());
 
   it('an untrusted certificate is exit 3 and says to pass --ca', async () => {
-    const res = await runCli(['check', '--base-url', emulator.url], {
+    const res = await runCliInProcess(['check', '--base-url', emulator.url], {
       cwd: work(),
       env: { CES_CLIENT_ID: emulator.credentials.clientId, CES_CLIENT_SECRET: emulator.credentials.clientSecret },
     });
@@ -147,7 +151,7 @@ describe('against a served emulator', () => {
     const cwd = work();
     const dir = join(cwd, 'report');
     const env = { CES_CLIENT_ID: emulator.credentials.clientId, CES_CLIENT_SECRET: emulator.credentials.clientSecret };
-    const res = await runCli(
+    const res = await runCliInProcess(
       [
         'check',
         '--base-url',

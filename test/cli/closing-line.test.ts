@@ -9,7 +9,7 @@ import { closingCount } from '../../src/cli/closing-count.js';
 import { servedAt } from '../../src/client/served-at.js';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { Report } from '../../src/report/model.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliInProcess } from '../helpers/cli.js';
 import { loadFixture } from '../report/helpers.js';
 
 const COUNT = /\d+ passed, \d+ failed, \d+ warned, \d+ skipped, \d+ errored/;
@@ -71,7 +71,7 @@ describe('the closing lines through the CLI', () => {
 
   it('ratelimit prints no checks count', async () => {
     // A refused secret ends the probe at once: the quickest ratelimit run there is.
-    const res = await runCli(
+    const res = await runCliInProcess(
       ['ratelimit', '--base-url', emulator.url, '--ca', emulator.caFile, '--report-dir', join(cwd, 'rl')],
       {
         cwd,
@@ -85,6 +85,7 @@ describe('the closing lines through the CLI', () => {
     expect(res.stdout).toMatch(/^not tested \(rate_limit\): .*returned 401/m);
   });
 
+  // Spawned: the client program inherits the process's environment.
   it('client names its target with the port', { timeout: 90_000 }, async () => {
     const dir = join(cwd, 'client');
     const res = await runCli(

@@ -1,5 +1,5 @@
 // Colour follows the shared conventions: --no-color, then FORCE_COLOR, then NO_COLOR and
-// TERM=dumb, then whether stdout is a terminal. The table is the rule; the spawned runs show a
+// TERM=dumb, then whether stdout is a terminal. The table is the rule; the runs (stdout not a terminal) show a
 // user piping `check` into a CI log sees colour with FORCE_COLOR=1, and none without it.
 
 import { mkdtempSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { colorWanted } from '../../src/cli/color.js';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 
 describe('colorWanted', () => {
   it.each([
@@ -32,7 +32,10 @@ describe('colorWanted', () => {
 describe('ces-harness check with its output piped', () => {
   const check = (env: Record<string, string>, extra: string[] = []) => {
     const cwd = mkdtempSync(join(tmpdir(), 'ces-color-'));
-    return runCli(['check', '--only', 'health.no-credentials', '--report-dir', join(cwd, 'r'), ...extra], { cwd, env });
+    return runCliInProcess(['check', '--only', 'health.no-credentials', '--report-dir', join(cwd, 'r'), ...extra], {
+      cwd,
+      env,
+    });
   };
   const painted = /\x1b\[\d+m/;
 

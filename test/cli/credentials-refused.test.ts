@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { Report } from '../../src/report/model.js';
 import { CHECKS } from '../../checks/index.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runCliInProcess, type CliResult } from '../helpers/cli.js';
 
 const WRONG_SECRET = 'wrong-secret-0123456789abcdef';
 const REFUSAL =
@@ -23,7 +23,7 @@ describe('check with credentials the service refuses', () => {
     emulator = await createEmulator({ port: 0, tokenTtlS: 86_400 });
     const cwd = mkdtempSync(join(tmpdir(), 'ces-credentials-'));
     dir = join(cwd, 'report');
-    res = await runCli(['check', '--base-url', emulator.url, '--ca', emulator.caFile, '--report-dir', dir], {
+    res = await runCliInProcess(['check', '--base-url', emulator.url, '--ca', emulator.caFile, '--report-dir', dir], {
       cwd,
       env: { CES_CLIENT_ID: emulator.credentials.clientId, CES_CLIENT_SECRET: WRONG_SECRET },
       timeoutMs: 120_000,

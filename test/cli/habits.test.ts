@@ -12,7 +12,7 @@ import { FAULTS } from '../../src/emulator/faults/index.js';
 import { resolveSettings } from '../../src/config/resolve.js';
 import { VERSION } from '../../src/version.js';
 import type { Report } from '../../src/report/model.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliInProcess } from '../helpers/cli.js';
 import { realK6 } from '../k6/support.js';
 
 const k6 = await realK6();
@@ -21,29 +21,29 @@ describe('help and version on every command', () => {
   it.each(Object.keys(COMMANDS))(
     '%s: -h and --help print its usage and exit 0; -V prints the version',
     async (command) => {
-      const short = await runCli([command, '-h']);
+      const short = await runCliInProcess([command, '-h']);
       expect(short.code, short.stderr).toBe(0);
       expect(short.stdout).toContain(`Usage: ces-harness ${command} [flags]`);
       expect(short.stdout).toContain('-h, --help');
-      expect((await runCli([command, '--help'])).stdout).toBe(short.stdout);
-      const version = await runCli([command, '-V']);
+      expect((await runCliInProcess([command, '--help'])).stdout).toBe(short.stdout);
+      const version = await runCliInProcess([command, '-V']);
       expect(version).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
     },
   );
 
   it('-V and --version alone print the version', async () => {
     for (const flag of ['-V', '--version'])
-      expect(await runCli([flag])).toMatchObject({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
+      expect(await runCliInProcess([flag])).toMatchObject({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
   });
 
   it('run --help lists every --fault name, load --help every scenario', async () => {
-    const run = (await runCli(['run', '--help'])).stdout;
+    const run = (await runCliInProcess(['run', '--help'])).stdout;
     const listed = run.slice(run.indexOf('--fault takes one of:')).split(/[\s,]+/);
     for (const f of FAULTS) expect(listed).toContain(f.name);
-    expect((await runCli(['load', '-h'])).stdout).toMatch(
+    expect((await runCliInProcess(['load', '-h'])).stdout).toMatch(
       /--scenario takes one of:\n {2}token-lifecycle, tls, rate-limit, throughput/,
     );
-    expect((await runCli(['client', '-h'])).stdout).toMatch(
+    expect((await runCliInProcess(['client', '-h'])).stdout).toMatch(
       /--scenario takes one of:\n {2}steady, short-token-lifetime, rate-limit-storm, rate-limit-no-retry-after, slow-business\n?$/,
     );
   });
@@ -51,7 +51,7 @@ describe('help and version on every command', () => {
 
 describe('ces-harness checks', () => {
   it('lists every check id, level and spec section, one per line', async () => {
-    const res = await runCli(['checks']);
+    const res = await runCliInProcess(['checks']);
     expect(res.code, res.stderr).toBe(0);
     const lines = res.stdout.split('\n');
     for (const c of CHECKS)
@@ -60,7 +60,7 @@ describe('ces-harness checks', () => {
   });
 
   it('--json is one array a script can read, in catalogue order', async () => {
-    const res = await runCli(['checks', '--json']);
+    const res = await runCliInProcess(['checks', '--json']);
     expect(res.code, res.stderr).toBe(0);
     const list = JSON.parse(res.stdout) as Array<{
       id: string;
@@ -78,7 +78,7 @@ describe('ces-harness checks', () => {
   });
 
   it('an unknown flag is a usage error (exit 2) naming it', async () => {
-    const res = await runCli(['checks', '--jsn']);
+    const res = await runCliInProcess(['checks', '--jsn']);
     expect(res.code).toBe(2);
     expect(res.stderr).toBe('ces-harness: unknown flag --jsn for `ces-harness checks` (ces-harness checks --help)\n');
   });
@@ -151,7 +151,7 @@ load: { rate: 7, duration_s: 12, vus: 3 }
     ],
     [['check', '--duration', '5'], /^ces-harness: --duration does not apply to `ces-harness check`/],
   ])('%j: exit 2, one line', async (argv, line) => {
-    const res = await runCli(argv);
+    const res = await runCliInProcess(argv);
     expect(res.code).toBe(2);
     expect(res.stderr.trim()).toMatch(line);
     expect(res.stderr.trim().split('\n')).toHaveLength(1);
@@ -159,12 +159,13 @@ load: { rate: 7, duration_s: 12, vus: 3 }
 
   it('request_timeout_s out of range in the config: exit 2 naming the key, before any request', async () => {
     const cwd = dir(CONFIG.replace('request_timeout_s: 4', 'request_timeout_s: 9000'));
-    const res = await runCli(['check'], { cwd, env: { S: 'secret-value' } });
+    const res = await runCliInProcess(['check'], { cwd, env: { S: 'secret-value' } });
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/request_timeout_s.*must be a number of seconds from 0.5 to 600, got 9000/);
   });
 });
 
+// Spawned: k6 is found from, and started with, the process's environment (K6_BINARY here).
 describe.skipIf(!k6)('load flags reach k6 (real k6, built-in emulator)', () => {
   it('--duration 2 --rate 2 --vus 1: a short, light throughput run', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'ces-habits-load-'));

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import { expectValidHistory, expectValidReport } from '../report/schema.js';
 
 let emulator: Emulator;
@@ -27,7 +27,7 @@ const env = () => ({
 function project(regressions = ''): {
   dir: string;
   history: string;
-  run(...extra: string[]): ReturnType<typeof runCli>;
+  run(...extra: string[]): ReturnType<typeof runCliInProcess>;
 } {
   const dir = mkdtempSync(join(tmpdir(), 'ces-history-cli-'));
   writeFileSync(join(dir, 'ca.pem'), emulator.caPem);
@@ -50,7 +50,7 @@ function project(regressions = ''): {
     dir,
     history: join(dir, 'history.jsonl'),
     run: (...extra) =>
-      runCli(
+      runCliInProcess(
         [
           'check',
           '--config',

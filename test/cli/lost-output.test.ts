@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { oneErrorLine, runCli } from '../helpers/cli.js';
+import { oneErrorLine, runCliInProcess } from '../helpers/cli.js';
 import { startRefusingServer, type RefusingServer } from '../helpers/refusing-server.js';
 import { createTestPki } from '../tls/pki.js';
 
@@ -125,7 +125,7 @@ describe('wrong input: exit 2, one line, no request', () => {
     const url = server.url;
     const cwd = project(config?.(url));
     const before = server.requests();
-    const res = await runCli(typeof args === 'function' ? args(url) : args, { cwd, env: CREDENTIALS });
+    const res = await runCliInProcess(typeof args === 'function' ? args(url) : args, { cwd, env: CREDENTIALS });
     expect(res.code, res.stderr).toBe(2);
     const expected = line(url, cwd);
     if (typeof expected === 'string') expect(oneErrorLine(res)).toBe(expected);
@@ -154,7 +154,10 @@ describe('a symbolic link where the history or the ledger should be: exit 2, one
     const link = join(cwd, `${what}.link`);
     symlinkSync(victim, link);
     const other = what === 'history' ? ['--ledger', 'off'] : ['--history', 'off'];
-    const res = await runCli(['check', flag, link, ...other, '--report-dir', 'report'], { cwd, env: CREDENTIALS });
+    const res = await runCliInProcess(['check', flag, link, ...other, '--report-dir', 'report'], {
+      cwd,
+      env: CREDENTIALS,
+    });
     expect(res.code, res.stderr).toBe(2);
     expect(oneErrorLine(res)).toBe(
       `ces-harness: ${what}: ${link} is a symbolic link, which the harness does not follow (a write or a chmod would change the file it points to); ${fix}`,
@@ -197,7 +200,7 @@ describe('what the service says never becomes a link', () => {
 
   it('report.md has no URL, www. or e-mail address outside a code span; report.html links none of them', async () => {
     const cwd = project();
-    const res = await runCli(
+    const res = await runCliInProcess(
       [
         'check',
         '--base-url',

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runCliInProcess, type CliResult } from '../helpers/cli.js';
 
 /** A fresh working folder holding `afile` (a regular file) and `adir` (an empty folder). */
 function work(): string {
@@ -87,7 +87,7 @@ describe('files the user names: only regular files, never read past a size cap',
 
   it.each(cases)('$name → exit 2, one line', async ({ args, line }) => {
     const cwd = work();
-    const res = await runCli(args(cwd), { cwd, timeoutMs: 20_000 });
+    const res = await runCliInProcess(args(cwd), { cwd, timeoutMs: 20_000 });
     expectOneLine(res, line);
     expect(leftovers(cwd).filter((f) => !f.startsWith('adir'))).toEqual([]);
   });
@@ -143,7 +143,7 @@ describe('output places are checked before the first request', () => {
 
   it.each(cases)('$name → exit 2, one line, nothing run', async ({ args, line }) => {
     const cwd = work();
-    const res = await runCli(args(cwd), { cwd, timeoutMs: 20_000 });
+    const res = await runCliInProcess(args(cwd), { cwd, timeoutMs: 20_000 });
     expectOneLine(res, line);
     expect(leftovers(cwd).filter((f) => f !== 'reports')).toEqual([]);
   });
@@ -177,7 +177,7 @@ describe('the ledger against a real target', () => {
   it.each(cases)('--ledger $name → exit 2 before any check, no temp file left', async ({ ledger, line }) => {
     const cwd = work();
     const env = { CES_CLIENT_ID: emulator.credentials.clientId, CES_CLIENT_SECRET: emulator.credentials.clientSecret };
-    const res = await runCli(
+    const res = await runCliInProcess(
       ['check', '--base-url', emulator.url, '--ca', emulator.caFile, '--ledger', ledger, '--report-dir', 'report'],
       { cwd, env, timeoutMs: 30_000 },
     );
@@ -197,7 +197,7 @@ describe('serve on a busy port', () => {
 
   it('is exit 2 with one line naming the port and the fix', async () => {
     const port = (busy.address() as AddressInfo).port;
-    const res = await runCli(['serve', '--port', String(port)], { cwd: work(), timeoutMs: 20_000 });
+    const res = await runCliInProcess(['serve', '--port', String(port)], { cwd: work(), timeoutMs: 20_000 });
     expectOneLine(
       res,
       new RegExp(

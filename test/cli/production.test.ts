@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { Report } from '../../src/report/model.js';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 
 describe('an environment named production', () => {
   let emulator: Emulator;
@@ -24,7 +24,7 @@ describe('an environment named production', () => {
 
   it('check runs, but skips the rate-limit probe and says why', async () => {
     const dir = join(cwd, 'r1');
-    const res = await runCli(['check', '--report-dir', dir], { cwd, env: env() });
+    const res = await runCliInProcess(['check', '--report-dir', dir], { cwd, env: env() });
     expect(res.code, res.stdout + res.stderr).toBe(0);
     const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as Report;
     const probe = report.checks.find((c) => c.id === 'ratelimit.limit-enforced');
@@ -33,7 +33,7 @@ describe('an environment named production', () => {
   });
 
   it('load is refused with exit 2 unless --allow-production-load is given', async () => {
-    const res = await runCli(['load'], { cwd, env: env() });
+    const res = await runCliInProcess(['load'], { cwd, env: env() });
     expect(res.code).toBe(2);
     expect(res.stderr.trim()).toMatch(/^ces-harness: load against production is refused; pass --allow-production-load/);
   });

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import { startSilent, startTcp, type Started } from '../tls/servers.js';
 
 const cases: Array<{ name: string; start: () => Promise<Started>; line: RegExp }> = [
@@ -35,7 +35,7 @@ describe('a target that cannot be talked to', () => {
       try {
         const cwd = mkdtempSync(join(tmpdir(), 'ces-unreachable-'));
         const started = Date.now();
-        const res = await runCli(['check', '--base-url', server.url, '--report-dir', 'report'], {
+        const res = await runCliInProcess(['check', '--base-url', server.url, '--report-dir', 'report'], {
           cwd,
           env: { CES_CLIENT_ID: 'id', CES_CLIENT_SECRET: 'secret' },
           timeoutMs: 40_000,

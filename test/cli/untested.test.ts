@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { Report } from '../../src/report/model.js';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import { createTestPki } from '../tls/pki.js';
 import { expectValidReport } from '../report/schema.js';
 
@@ -68,7 +68,7 @@ describe('ratelimit that could not measure a limit', () => {
     },
   ])('$name → exit 1, FAIL, "not tested" everywhere', async ({ url, ca, secret, reason }) => {
     const dir = join(cwd, `r-${Math.random().toString(36).slice(2)}`);
-    const res = await runCli(['ratelimit', '--base-url', url(), '--ca', ca(), '--report-dir', dir], {
+    const res = await runCliInProcess(['ratelimit', '--base-url', url(), '--ca', ca(), '--report-dir', dir], {
       cwd,
       env: { CES_CLIENT_ID: emulator.credentials.clientId, CES_CLIENT_SECRET: secret },
       timeoutMs: 90_000,
@@ -84,7 +84,9 @@ describe('a selection that leaves nothing to test', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'ces-untested-'));
     const dir = join(cwd, 'report');
     const groups = ['token', 'tls', 'health', 'validate', 'business', 'ratelimit', 'env', 'auth'];
-    const res = await runCli(['check', ...groups.flatMap((g) => ['--skip', `${g}.*`]), '--report-dir', dir], { cwd });
+    const res = await runCliInProcess(['check', ...groups.flatMap((g) => ['--skip', `${g}.*`]), '--report-dir', dir], {
+      cwd,
+    });
     expect(res.code, res.stdout + res.stderr).toBe(1);
     expectUntested(dir, res.stdout, 'checks', /no check ran/);
   });
@@ -97,7 +99,7 @@ describe('a burst that meets no limit below max_rps', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'ces-untested-'));
     const dir = join(cwd, 'report');
     // health.plain-text passes, so the one "not tested" is the burst's.
-    const res = await runCli(
+    const res = await runCliInProcess(
       [
         'check',
         '--fault',
