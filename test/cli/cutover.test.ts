@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
 import type { CutoverReport } from '../../src/cutover/report-model.js';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 
 let dir: string;
 beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), 'ces-cutover-'))));
@@ -86,7 +86,7 @@ function config(
 async function cutover(name: string, p: Pair, args: string[] = [], history = 'off', extra = '', maxRequests = 1000) {
   const { file, env } = config(name, p.emulator, history, maxRequests, extra);
   const reportDir = join(dir, `r-${name}`);
-  const res = await runCli(['cutover', '--config', file, '--report-dir', reportDir, ...args], {
+  const res = await runCliInProcess(['cutover', '--config', file, '--report-dir', reportDir, ...args], {
     cwd: dir,
     env,
     timeoutMs: 120_000,
@@ -356,7 +356,7 @@ describe('ces-harness cutover', () => {
     // The stored check first: a fresh pass would leave sandbox's token cached, and a check after it
     // rightly finds that token older than it can explain.
     const { file, env } = config('history-check', p.emulator, history);
-    const check = await runCli(
+    const check = await runCliInProcess(
       ['check', '--config', file, '--env', 'sandbox', '--report-dir', join(dir, 'r-history-check')],
       { cwd: dir, env, timeoutMs: 120_000 },
     );
@@ -454,7 +454,7 @@ describe('ces-harness cutover', () => {
       file,
       'environments:\n  sandbox:\n    base_url: https://127.0.0.1:1\n    client_id: ${SB_ID}\n    client_secret: ${SB_SECRET}\n',
     );
-    const res = await runCli(['cutover', '--config', file], {
+    const res = await runCliInProcess(['cutover', '--config', file], {
       cwd: dir,
       env: { SB_ID: 'id', SB_SECRET: 'secret-value-1234' },
     });

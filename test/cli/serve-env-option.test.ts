@@ -4,7 +4,7 @@
 import { request } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { oneErrorLine, runCli, startCli } from '../helpers/cli.js';
+import { oneErrorLine, runCliInProcess, startCli } from '../helpers/cli.js';
 
 interface Line {
   environment: string;
@@ -108,9 +108,12 @@ describe('serve --env-option', () => {
       /needs a chain with an intermediate to omit \(the intermediate-ca profile\)/,
     ],
   ])('refuses %s with one line, exit 2', async (_, option, message) => {
-    const res = await runCli(['serve', '--port', '0', '--environments', 'sandbox,production', '--env-option', option], {
-      timeoutMs: 20_000,
-    });
+    const res = await runCliInProcess(
+      ['serve', '--port', '0', '--environments', 'sandbox,production', '--env-option', option],
+      {
+        timeoutMs: 20_000,
+      },
+    );
     expect(res.code, res.stderr).toBe(2);
     expect(oneErrorLine(res)).toMatch(message);
     expect(res.stdout).toBe('');

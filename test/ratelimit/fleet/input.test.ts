@@ -9,7 +9,7 @@ import { parseCommandLine } from '../../../src/cli/flags.js';
 import { parseConfig } from '../../../src/config/load.js';
 import { resolveSettings } from '../../../src/config/resolve.js';
 import { HarnessError } from '../../../src/errors.js';
-import { runCli } from '../../helpers/cli.js';
+import { runCliInProcess } from '../../helpers/cli.js';
 
 const CONFIG = (fleet: string) => `
 environments:
@@ -64,8 +64,8 @@ describe('--fleet and rate_limit.fleet', () => {
     }
   });
 
-  it('the built CLI refuses --fleet 0 with exit 2 and one line, before starting anything', async () => {
-    const res = await runCli(['ratelimit', '--fleet', '0'], { timeoutMs: 20_000 });
+  it('the CLI refuses --fleet 0 with exit 2 and one line, before starting anything', async () => {
+    const res = await runCliInProcess(['ratelimit', '--fleet', '0'], { timeoutMs: 20_000 });
     expect(res.code).toBe(2);
     expect(res.stderr.trim().split('\n')).toEqual([
       'ces-harness: --fleet must be a whole number of client instances from 1 to 100000, got 0',
