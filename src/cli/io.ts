@@ -3,8 +3,6 @@
 // passes its own, so that `main` runs inside the test's process with nothing shared between two
 // runs at once (no process.chdir, no env written, no handler left on the process).
 
-import type { StopSignal } from './stop-signals.js';
-
 /** An output stream: what it is written to, and whether it is a terminal (colour, progress line). */
 export interface CliStream {
   write(text: string): unknown;
@@ -13,8 +11,8 @@ export interface CliStream {
 
 /** Where the stop signals come from: `process` itself for the bin. */
 export interface StopSignalSource {
-  on(signal: StopSignal, listener: () => void): unknown;
-  off(signal: StopSignal, listener: () => void): unknown;
+  on(signal: NodeJS.Signals, listener: () => void): unknown;
+  off(signal: NodeJS.Signals, listener: () => void): unknown;
 }
 
 export interface CliIo {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
 import type { CutoverReport } from '../../src/cutover/report-model.js';
-import { runCliInProcess } from '../helpers/cli.js';
+import { runCli, runCliInProcess } from '../helpers/cli.js';
 
 let dir: string;
 beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), 'ces-cutover-'))));
@@ -361,6 +361,7 @@ describe('ces-harness cutover', () => {
       { cwd: dir, env, timeoutMs: 120_000 },
     );
     expect(check.code, check.stdout + check.stderr).toBe(0);
+    // Spawned: its k6 proof is found and started with the process's environment.
     const ratelimit = await runCli(
       ['ratelimit', '--config', file, '--env', 'sandbox', '--report-dir', join(dir, 'r-history-ratelimit')],
       { cwd: dir, env, timeoutMs: 180_000 },
@@ -430,7 +431,7 @@ describe('ces-harness cutover', () => {
     started.push(p.emulator);
     const { file, env } = config('budget', p.emulator, 'off', 150);
     const reportDir = join(dir, 'r-budget');
-    const res = await runCli(['cutover', '--config', file, '--report-dir', reportDir, ...LOAD], {
+    const res = await runCliInProcess(['cutover', '--config', file, '--report-dir', reportDir, ...LOAD], {
       cwd: dir,
       env,
       timeoutMs: 120_000,
