@@ -103,8 +103,9 @@ describe('ces-harness cutover', () => {
   const started: Emulator[] = [];
   afterAll(async () => Promise.all(started.map((e) => e.close())));
 
-  // The runs below each have their own emulator pair and mostly wait on timers (the checks' pauses,
-  // an expiry), so they run side by side; the runs that time a rate-limit probe follow one at a time.
+  // Every run has its own emulator pair and mostly waits on timers (the checks' pauses, an expiry,
+  // a probe's refills: the emulator's bucket keeps its own clock), so they run side by side, five
+  // at a time (vitest's maxConcurrency); each one alone takes as long as it did in a row.
   it.concurrent.each([
     {
       name: 'ca',
@@ -286,182 +287,199 @@ describe('ces-harness cutover', () => {
     expect(res.stderr).toMatch(/cutover needs a production and a sandbox environment/);
   });
 
-  it('a conformant pair with --allow-production-load is READY (exit 0): both limits probed, side by side fact by fact, and production got no authenticated business call', async () => {
-    const p = await pair();
-    started.push(p.emulator);
-    const { res, report, reportDir } = await cutover('ready', p, LOAD);
-    expect(res.code, res.stdout + res.stderr).toBe(0);
-    expect(report.cutover).toMatchObject({ verdict: 'READY', breaking: [], not_tested: [] });
-    const { production, sandbox } = report.cutover.facts;
-    for (const facts of [production, sandbox]) {
-      expect(facts).toMatchObject({
-        token_format: 'opaque',
-        token_type: '"Bearer"',
-        validate_methods: 'GET and POST',
-        credentials_isolated: 'yes',
-        tls_negotiated: expect.stringMatching(/\(TLSv1\.3\)$/),
+  it.concurrent(
+    'a conformant pair with --allow-production-load is READY (exit 0): both limits probed, side by side fact by fact, and production got no authenticated business call',
+    async () => {
+      const p = await pair();
+      started.push(p.emulator);
+      const { res, report, reportDir } = await cutover('ready', p, LOAD);
+      expect(res.code, res.stdout + res.stderr).toBe(0);
+      expect(report.cutover).toMatchObject({ verdict: 'READY', breaking: [], not_tested: [] });
+      const { production, sandbox } = report.cutover.facts;
+      for (const facts of [production, sandbox]) {
+        expect(facts).toMatchObject({
+          token_format: 'opaque',
+          token_type: '"Bearer"',
+          validate_methods: 'GET and POST',
+          credentials_isolated: 'yes',
+          tls_negotiated: expect.stringMatching(/\(TLSv1\.3\)$/),
+        });
+        expect(Math.abs(facts.lifetime_s! - 86_400)).toBeLessThanOrEqual(5);
+        expect(facts.accepted_before_limit).toBeGreaterThan(0);
+        // The TLS matrix and the key, side by side: §5.8's three suites and nothing else.
+        expect(facts).toMatchObject({
+          tls_suites_accepted: 'TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384, TLS_CHACHA20_POLY1305_SHA256',
+          tls_other_suites_accepted: 'none',
+          tls_legacy_accepted: 'none',
+          certificate_key: expect.stringMatching(/^(RSA \d+|EC P-\d+|Ed25519)$/),
+        });
+      }
+      expect(production.certificate_issuer).toBe(sandbox.certificate_issuer);
+      expect(production.certificate_key).toBe(sandbox.certificate_key);
+      // The emulator's bucket is 50/s on both: sandbox recommends 20 % below what it measured, and
+      // production's measured limit is above that.
+      expect(production.rate_limit_measured_rps).toBeGreaterThan(45);
+      expect(sandbox.rate_limit_recommended_rps).toBeGreaterThan(35);
+      expect(report.cutover.findings.find((f) => f.id === 'rate-limit')).toEqual({
+        id: 'rate-limit',
+        status: 'ok',
+        line: expect.stringMatching(
+          /^rate limit: production's measured at [\d.]+ req\/s, at or above the [\d.]+ req\/s recommended on sandbox$/,
+        ),
       });
-      expect(Math.abs(facts.lifetime_s! - 86_400)).toBeLessThanOrEqual(5);
-      expect(facts.accepted_before_limit).toBeGreaterThan(0);
-      // The TLS matrix and the key, side by side: §5.8's three suites and nothing else.
-      expect(facts).toMatchObject({
-        tls_suites_accepted: 'TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384, TLS_CHACHA20_POLY1305_SHA256',
-        tls_other_suites_accepted: 'none',
-        tls_legacy_accepted: 'none',
-        certificate_key: expect.stringMatching(/^(RSA \d+|EC P-\d+|Ed25519)$/),
-      });
-    }
-    expect(production.certificate_issuer).toBe(sandbox.certificate_issuer);
-    expect(production.certificate_key).toBe(sandbox.certificate_key);
-    // The emulator's bucket is 50/s on both: sandbox recommends 20 % below what it measured, and
-    // production's measured limit is above that.
-    expect(production.rate_limit_measured_rps).toBeGreaterThan(45);
-    expect(sandbox.rate_limit_recommended_rps).toBeGreaterThan(35);
-    expect(report.cutover.findings.find((f) => f.id === 'rate-limit')).toEqual({
-      id: 'rate-limit',
-      status: 'ok',
-      line: expect.stringMatching(
-        /^rate limit: production's measured at [\d.]+ req\/s, at or above the [\d.]+ req\/s recommended on sandbox$/,
-      ),
-    });
-    // The audit is every request production received, sandbox's isolation probe included.
-    const audited = report.production!.requests.filter((q) => !q.plain_text).map((q) => `${q.method} ${q.path}`);
-    expect(audited.sort()).toEqual([...p.productionRequests].sort());
-    expect(report.production).toMatchObject({ max_requests: 1000, budget_reached: false });
-    expect(p.productionAccepted).toEqual([]);
-    expect(readFileSync(join(reportDir, 'junit.xml'), 'utf8')).not.toContain('<failure');
-    const md = readFileSync(join(reportDir, 'report.md'), 'utf8');
-    expect(md).toMatch(/\| token lifetime \(s\) \| 86\d{3} \| 86\d{3} \|/);
-    expect(md).toMatch(/\| rate limit measured \(req\/s\) \| [\d.]+ \| [\d.]+ \|/);
-    expect(md).toMatch(/\| TLS 1\.0–1\.2 accepted \| none \| none \|/);
-    for (const file of ['report.json', 'report.md', 'report.html', 'junit.xml']) {
-      const text = readFileSync(join(reportDir, file), 'utf8');
-      for (const e of p.emulator.environments) expect(text).not.toContain(e.credentials.clientSecret);
-    }
-  });
+      // The audit is every request production received, sandbox's isolation probe included.
+      const audited = report.production!.requests.filter((q) => !q.plain_text).map((q) => `${q.method} ${q.path}`);
+      expect(audited.sort()).toEqual([...p.productionRequests].sort());
+      expect(report.production).toMatchObject({ max_requests: 1000, budget_reached: false });
+      expect(p.productionAccepted).toEqual([]);
+      expect(readFileSync(join(reportDir, 'junit.xml'), 'utf8')).not.toContain('<failure');
+      const md = readFileSync(join(reportDir, 'report.md'), 'utf8');
+      expect(md).toMatch(/\| token lifetime \(s\) \| 86\d{3} \| 86\d{3} \|/);
+      expect(md).toMatch(/\| rate limit measured \(req\/s\) \| [\d.]+ \| [\d.]+ \|/);
+      expect(md).toMatch(/\| TLS 1\.0–1\.2 accepted \| none \| none \|/);
+      for (const file of ['report.json', 'report.md', 'report.html', 'junit.xml']) {
+        const text = readFileSync(join(reportDir, file), 'utf8');
+        for (const e of p.emulator.environments) expect(text).not.toContain(e.credentials.clientSecret);
+      }
+    },
+  );
 
   // One run, three findings: production's announced limit set against a fresh probe of sandbox (no
   // history stored), and a conformant difference listed beside them.
-  it("a conformant pair whose production announces its limit and stamps its health with an HTTP-date, --sandbox-from-history H with nothing stored: READY (exit 0) without --allow-production-load, production's limit read from its answers, never loaded; sandbox passed and probed afresh; the difference listed under differs", async () => {
-    const p = await pair({ perEnvironment: { production: { profiles: ['health-http-date', 'ratelimit-headers'] } } });
-    started.push(p.emulator);
-    const empty = join(dir, 'empty-history.jsonl');
-    const { res, report, reportDir } = await cutover('announced', p, ['--sandbox-from-history', '24'], empty);
-    expect(res.code, res.stdout + res.stderr).toBe(0);
-    expect(report.cutover).toMatchObject({ verdict: 'READY', breaking: [], not_tested: [] });
-    expect(report.cutover.findings.find((f) => f.id === 'rate-limit')?.line).toMatch(
-      /^rate limit: production's announced as 50 requests per 1 s \(RateLimit-Policy\) \(50 req\/s; announced, not measured\), at or above the [\d.]+ req\/s recommended on sandbox$/,
-    );
-    expect(report.cutover.facts.production).toMatchObject({
-      rate_limit_announced: '50 requests per 1 s (RateLimit-Policy)',
-      rate_limit_announced_rps: 50,
-      missing: { rate_limit_measured_rps: 'not measured: production is probed only with --allow-production-load' },
-    });
-    // No burst and no probe on production: only the checks' own few requests, each validate one of them.
-    expect(report.production!.requests.length).toBeLessThan(100);
-    expect(p.productionRequests.filter((r) => r.includes('/tokens/validate')).length).toBeLessThan(20);
-    expect(report.production!.k6_requests ?? 0).toBe(0);
-    expect(p.productionAccepted).toEqual([]);
-    // Nothing stored: a fresh pass on sandbox, and a probe of it for the recommended rate.
-    expect(report.cutover.sandbox_source).toBe(
-      `a full check pass on sandbox in this run (no run of sandbox stored in ${empty} within 24 h)`,
-    );
-    expect(report.cutover.facts.sandbox.rate_limit_source).toBe(
-      'a rate-limit probe of sandbox in this run (no k6 proof)',
-    );
-    expect(p.sandboxRequests.length).toBeGreaterThan(300);
-    // The health timestamp's format differs, conformantly: listed, side by side, not breaking.
-    expect(report.cutover.differences).toEqual([
-      'health timestamp format: HTTP-date d Mon d d:d:d GMT on production, ISO 8601 d-d-d d:d:d UTC on sandbox',
-    ]);
-    expect(res.stdout).toMatch(/^ {2}differs: health timestamp format: HTTP-date/m);
-    expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toContain(
-      '| health timestamp format | HTTP-date d Mon d d:d:d GMT | ISO 8601 d-d-d d:d:d UTC |',
-    );
-  });
+  it.concurrent(
+    "a conformant pair whose production announces its limit and stamps its health with an HTTP-date, --sandbox-from-history H with nothing stored: READY (exit 0) without --allow-production-load, production's limit read from its answers, never loaded; sandbox passed and probed afresh; the difference listed under differs",
+    async () => {
+      const p = await pair({ perEnvironment: { production: { profiles: ['health-http-date', 'ratelimit-headers'] } } });
+      started.push(p.emulator);
+      const empty = join(dir, 'empty-history.jsonl');
+      const { res, report, reportDir } = await cutover('announced', p, ['--sandbox-from-history', '24'], empty);
+      expect(res.code, res.stdout + res.stderr).toBe(0);
+      expect(report.cutover).toMatchObject({ verdict: 'READY', breaking: [], not_tested: [] });
+      expect(report.cutover.findings.find((f) => f.id === 'rate-limit')?.line).toMatch(
+        /^rate limit: production's announced as 50 requests per 1 s \(RateLimit-Policy\) \(50 req\/s; announced, not measured\), at or above the [\d.]+ req\/s recommended on sandbox$/,
+      );
+      expect(report.cutover.facts.production).toMatchObject({
+        rate_limit_announced: '50 requests per 1 s (RateLimit-Policy)',
+        rate_limit_announced_rps: 50,
+        missing: { rate_limit_measured_rps: 'not measured: production is probed only with --allow-production-load' },
+      });
+      // No burst and no probe on production: only the checks' own few requests, each validate one of them.
+      expect(report.production!.requests.length).toBeLessThan(100);
+      expect(p.productionRequests.filter((r) => r.includes('/tokens/validate')).length).toBeLessThan(20);
+      expect(report.production!.k6_requests ?? 0).toBe(0);
+      expect(p.productionAccepted).toEqual([]);
+      // Nothing stored: a fresh pass on sandbox, and a probe of it for the recommended rate.
+      expect(report.cutover.sandbox_source).toBe(
+        `a full check pass on sandbox in this run (no run of sandbox stored in ${empty} within 24 h)`,
+      );
+      expect(report.cutover.facts.sandbox.rate_limit_source).toBe(
+        'a rate-limit probe of sandbox in this run (no k6 proof)',
+      );
+      expect(p.sandboxRequests.length).toBeGreaterThan(300);
+      // The health timestamp's format differs, conformantly: listed, side by side, not breaking.
+      expect(report.cutover.differences).toEqual([
+        'health timestamp format: HTTP-date d Mon d d:d:d GMT on production, ISO 8601 d-d-d d:d:d UTC on sandbox',
+      ]);
+      expect(res.stdout).toMatch(/^ {2}differs: health timestamp format: HTTP-date/m);
+      expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toContain(
+        '| health timestamp format | HTTP-date d Mon d d:d:d GMT | ISO 8601 d-d-d d:d:d UTC |',
+      );
+    },
+  );
 
-  it("--sandbox-from-history H: sandbox's last stored check and recommended rate instead of a pass and a probe (no request to sandbox)", async () => {
-    const p = await pair({ perEnvironment: { production: ANNOUNCED } });
-    started.push(p.emulator);
-    const history = join(dir, 'history.jsonl');
-    // The stored check first: a fresh pass would leave sandbox's token cached, and a check after it
-    // rightly finds that token older than it can explain.
-    const { file, env } = config('history-check', p.emulator, history);
-    const check = await runCli(
-      ['check', '--config', file, '--env', 'sandbox', '--report-dir', join(dir, 'r-history-check')],
-      { cwd: dir, env, timeoutMs: 120_000 },
-    );
-    expect(check.code, check.stdout + check.stderr).toBe(0);
-    const ratelimit = await runCli(
-      ['ratelimit', '--config', file, '--env', 'sandbox', '--report-dir', join(dir, 'r-history-ratelimit')],
-      { cwd: dir, env, timeoutMs: 180_000 },
-    );
-    expect(ratelimit.code, ratelimit.stdout + ratelimit.stderr).toBe(0);
-    const stored = JSON.parse(readFileSync(join(dir, 'r-history-ratelimit', 'report.json'), 'utf8')) as {
-      rate_limit: { recommendation: { target_rps: number } };
-    };
-    p.sandboxRequests.length = 0;
-    const { res, report } = await cutover('history', p, ['--sandbox-from-history', '24'], history);
-    expect(res.code, res.stdout + res.stderr).toBe(0);
-    expect(report.cutover.sandbox_source).toMatch(
-      new RegExp(
-        `^sandbox's last check stored in ${history}, started \\S+ \\(within 24 h\\); no check pass on sandbox$`,
-      ),
-    );
-    // Only production's isolation probe: production's credentials offered to sandbox, once.
-    expect(p.sandboxRequests).toEqual(['POST /tokens']);
-    expect(report.cutover.facts.sandbox).toMatchObject({
-      token_format: 'opaque',
-      validate_methods: 'GET and POST',
-      credentials_isolated: 'yes',
-    });
-    expect(report.cutover.facts.sandbox).toMatchObject({
-      rate_limit_recommended_rps: stored.rate_limit.recommendation.target_rps,
-      rate_limit_source: expect.stringMatching(
-        new RegExp(`^sandbox's rate limit run stored in ${history}, started \\S+$`),
-      ),
-    });
-    expect(report.cutover.verdict).toBe('READY');
-    // Three runs in a row: a check, a ratelimit with its 10 s k6 proof, the cutover.
-  }, 120_000);
-
-  it("--allow-production-load: production's limit measured below the rate recommended on sandbox is NOT READY, led by the rate-limit finding", async () => {
-    const p = await pair({ perEnvironment: { production: { rateLimit: { rps: 20, burst: 20 } } } });
-    started.push(p.emulator);
-    const { res, report } = await cutover('ratelimit-measured', p, LOAD, 'off', '', 2000);
-    expect(res.code, res.stdout + res.stderr).toBe(1);
-    expect(report.cutover.findings.filter((f) => f.status === 'breaking').map((f) => f.id)).toEqual(['rate-limit']);
-    expect(report.cutover.breaking).toEqual([
-      expect.stringMatching(
-        /^production's rate limit, measured at (19|20)(\.\d+)? req\/s, is below the \d+(\.\d+)? req\/s recommended on sandbox: a client paced for sandbox will get 429s on production$/,
-      ),
-    ]);
-    expect(report.cutover.facts.sandbox.rate_limit_recommended_rps).toBeGreaterThan(35);
-    expect(report.production).toMatchObject({ budget_reached: false });
-    expect(p.productionAccepted).toEqual([]);
-    // Two probes of about 15 s each besides the two passes.
-  }, 120_000);
-
-  it("--allow-production-load with a production budget the probe outgrows: the probe stops at it, production's limit NOT TESTED with the reason, the report kept", async () => {
-    const p = await pair();
-    started.push(p.emulator);
-    const { file, env } = config('budget', p.emulator, 'off', 150);
-    const reportDir = join(dir, 'r-budget');
-    const res = await runCli(['cutover', '--config', file, '--report-dir', reportDir, ...LOAD], {
-      cwd: dir,
-      env,
-      timeoutMs: 120_000,
-    });
-    expect(res.code, res.stdout + res.stderr).toBe(1);
-    const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as CutoverReport;
-    expect(report.cutover.verdict).toBe('NOT TESTED');
-    expect(report.cutover.not_tested).toEqual(
-      expect.arrayContaining([
-        expect.stringMatching(
-          /^production's rate limit: not known \(a rate-limit probe of production in this run \(no k6 proof\): not tested \(production request budget 150 reached/,
+  it.concurrent(
+    "--sandbox-from-history H: sandbox's last stored check and recommended rate instead of a pass and a probe (no request to sandbox)",
+    async () => {
+      const p = await pair({ perEnvironment: { production: ANNOUNCED } });
+      started.push(p.emulator);
+      const history = join(dir, 'history.jsonl');
+      // The stored check first: a fresh pass would leave sandbox's token cached, and a check after it
+      // rightly finds that token older than it can explain.
+      const { file, env } = config('history-check', p.emulator, history);
+      const check = await runCli(
+        ['check', '--config', file, '--env', 'sandbox', '--report-dir', join(dir, 'r-history-check')],
+        { cwd: dir, env, timeoutMs: 120_000 },
+      );
+      expect(check.code, check.stdout + check.stderr).toBe(0);
+      const ratelimit = await runCli(
+        ['ratelimit', '--config', file, '--env', 'sandbox', '--report-dir', join(dir, 'r-history-ratelimit')],
+        { cwd: dir, env, timeoutMs: 180_000 },
+      );
+      expect(ratelimit.code, ratelimit.stdout + ratelimit.stderr).toBe(0);
+      const stored = JSON.parse(readFileSync(join(dir, 'r-history-ratelimit', 'report.json'), 'utf8')) as {
+        rate_limit: { recommendation: { target_rps: number } };
+      };
+      p.sandboxRequests.length = 0;
+      const { res, report } = await cutover('history', p, ['--sandbox-from-history', '24'], history);
+      expect(res.code, res.stdout + res.stderr).toBe(0);
+      expect(report.cutover.sandbox_source).toMatch(
+        new RegExp(
+          `^sandbox's last check stored in ${history}, started \\S+ \\(within 24 h\\); no check pass on sandbox$`,
         ),
-      ]),
-    );
-    expect(p.productionRequests.length).toBeLessThanOrEqual(150);
-  });
+      );
+      // Only production's isolation probe: production's credentials offered to sandbox, once.
+      expect(p.sandboxRequests).toEqual(['POST /tokens']);
+      expect(report.cutover.facts.sandbox).toMatchObject({
+        token_format: 'opaque',
+        validate_methods: 'GET and POST',
+        credentials_isolated: 'yes',
+      });
+      expect(report.cutover.facts.sandbox).toMatchObject({
+        rate_limit_recommended_rps: stored.rate_limit.recommendation.target_rps,
+        rate_limit_source: expect.stringMatching(
+          new RegExp(`^sandbox's rate limit run stored in ${history}, started \\S+$`),
+        ),
+      });
+      expect(report.cutover.verdict).toBe('READY');
+      // Three runs in a row: a check, a ratelimit with its 10 s k6 proof, the cutover.
+    },
+    120_000,
+  );
+
+  it.concurrent(
+    "--allow-production-load: production's limit measured below the rate recommended on sandbox is NOT READY, led by the rate-limit finding",
+    async () => {
+      const p = await pair({ perEnvironment: { production: { rateLimit: { rps: 20, burst: 20 } } } });
+      started.push(p.emulator);
+      const { res, report } = await cutover('ratelimit-measured', p, LOAD, 'off', '', 2000);
+      expect(res.code, res.stdout + res.stderr).toBe(1);
+      expect(report.cutover.findings.filter((f) => f.status === 'breaking').map((f) => f.id)).toEqual(['rate-limit']);
+      expect(report.cutover.breaking).toEqual([
+        expect.stringMatching(
+          /^production's rate limit, measured at (19|20)(\.\d+)? req\/s, is below the \d+(\.\d+)? req\/s recommended on sandbox: a client paced for sandbox will get 429s on production$/,
+        ),
+      ]);
+      expect(report.cutover.facts.sandbox.rate_limit_recommended_rps).toBeGreaterThan(35);
+      expect(report.production).toMatchObject({ budget_reached: false });
+      expect(p.productionAccepted).toEqual([]);
+      // Two probes of about 15 s each besides the two passes.
+    },
+    120_000,
+  );
+
+  it.concurrent(
+    "--allow-production-load with a production budget the probe outgrows: the probe stops at it, production's limit NOT TESTED with the reason, the report kept",
+    async () => {
+      const p = await pair();
+      started.push(p.emulator);
+      const { file, env } = config('budget', p.emulator, 'off', 150);
+      const reportDir = join(dir, 'r-budget');
+      const res = await runCli(['cutover', '--config', file, '--report-dir', reportDir, ...LOAD], {
+        cwd: dir,
+        env,
+        timeoutMs: 120_000,
+      });
+      expect(res.code, res.stdout + res.stderr).toBe(1);
+      const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as CutoverReport;
+      expect(report.cutover.verdict).toBe('NOT TESTED');
+      expect(report.cutover.not_tested).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(
+            /^production's rate limit: not known \(a rate-limit probe of production in this run \(no k6 proof\): not tested \(production request budget 150 reached/,
+          ),
+        ]),
+      );
+      expect(p.productionRequests.length).toBeLessThanOrEqual(150);
+    },
+  );
 });
