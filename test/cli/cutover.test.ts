@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
 import type { CutoverReport } from '../../src/cutover/report-model.js';
-import { runCli, runCliInProcess } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 
 let dir: string;
 beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), 'ces-cutover-'))));
@@ -86,7 +86,7 @@ function config(
 async function cutover(name: string, p: Pair, args: string[] = [], history = 'off', extra = '', maxRequests = 1000) {
   const { file, env } = config(name, p.emulator, history, maxRequests, extra);
   const reportDir = join(dir, `r-${name}`);
-  const res = await runCliInProcess(['cutover', '--config', file, '--report-dir', reportDir, ...args], {
+  const res = await runCli(['cutover', '--config', file, '--report-dir', reportDir, ...args], {
     cwd: dir,
     env,
     timeoutMs: 120_000,
@@ -103,7 +103,10 @@ describe('ces-harness cutover', () => {
   const started: Emulator[] = [];
   afterAll(async () => Promise.all(started.map((e) => e.close())));
 
-  it.each([
+  // Every run has its own emulator pair and mostly waits on timers (the checks' pauses, an expiry,
+  // a probe's refills: the emulator's bucket keeps its own clock), so they run side by side, five
+  // at a time (vitest's maxConcurrency); each one alone takes as long as it did in a row.
+  it.concurrent.each([
     {
       name: 'ca',
       options: { perEnvironment: { production: { ca: 'other' as const } } },
@@ -167,299 +170,316 @@ describe('ces-harness cutover', () => {
 
   // Both leaves issued by one intermediate under the root both ca files hold; production sends its
   // leaf alone. The harness would stop a check of production with exit 3; cutover reports it.
-  it("intermediate not sent: production's untrusted chain is the certificate-trust finding (NOT READY, exit 1, not 3), and sandbox's pass still runs", async () => {
-    const p = await pair({
-      profiles: ['intermediate-ca'],
-      perEnvironment: { production: { intermediate: 'omitted' } },
-    });
-    started.push(p.emulator);
-    const { res, report, reportDir } = await cutover('intermediate', p);
-    expect(res.code, res.stdout + res.stderr).toBe(1);
-    expect(report.cutover.verdict).toBe('NOT READY');
-    expect(report.cutover.findings.filter((f) => f.status === 'breaking').map((f) => f.id)).toEqual([
-      'certificate-trust',
-    ]);
-    expect(report.cutover.breaking).toEqual([
-      "production's certificate does not verify (the issuer is not trusted (UNABLE_TO_VERIFY_LEAF_SIGNATURE); the leaf is issued by ces-harness emulator intermediate CA): " +
-        "a client's trust store may not hold its CA (sandbox's certificate names the same issuer and verifies, so production likely does not send the intermediate certificate sandbox sends); no check ran on production",
-    ]);
-    expect(res.stdout).toMatch(/^NOT READY: 1 thing\(s\) will break/m);
-    expect(report.environments['production']).toMatchObject({
-      checks: [],
-      untested: [expect.stringMatching(/did not verify, so no request was sent/)],
-    });
-    expect(report.environments['sandbox']!.checks.find((c) => c.id === 'tls.certificate-valid')).toMatchObject({
-      status: 'pass',
-    });
-    expect(report.cutover.facts.sandbox.certificate_issuer).toMatch(/CN=ces-harness emulator intermediate CA/);
-    expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toMatch(
-      /\| certificate verifies \| no: the issuer is not trusted \(UNABLE\\_TO\\_VERIFY\\_LEAF\\_SIGNATURE\) \| yes \|/,
-    );
-    expect(readFileSync(join(reportDir, 'junit.xml'), 'utf8')).toMatch(/name="certificate-trust">\s*<failure/);
-    expect(p.productionRequests).toEqual([]);
-  });
+  it.concurrent(
+    "intermediate not sent: production's untrusted chain is the certificate-trust finding (NOT READY, exit 1, not 3), and sandbox's pass still runs",
+    async () => {
+      const p = await pair({
+        profiles: ['intermediate-ca'],
+        perEnvironment: { production: { intermediate: 'omitted' } },
+      });
+      started.push(p.emulator);
+      const { res, report, reportDir } = await cutover('intermediate', p);
+      expect(res.code, res.stdout + res.stderr).toBe(1);
+      expect(report.cutover.verdict).toBe('NOT READY');
+      expect(report.cutover.findings.filter((f) => f.status === 'breaking').map((f) => f.id)).toEqual([
+        'certificate-trust',
+      ]);
+      expect(report.cutover.breaking).toEqual([
+        "production's certificate does not verify (the issuer is not trusted (UNABLE_TO_VERIFY_LEAF_SIGNATURE); the leaf is issued by ces-harness emulator intermediate CA): " +
+          "a client's trust store may not hold its CA (sandbox's certificate names the same issuer and verifies, so production likely does not send the intermediate certificate sandbox sends); no check ran on production",
+      ]);
+      expect(res.stdout).toMatch(/^NOT READY: 1 thing\(s\) will break/m);
+      expect(report.environments['production']).toMatchObject({
+        checks: [],
+        untested: [expect.stringMatching(/did not verify, so no request was sent/)],
+      });
+      expect(report.environments['sandbox']!.checks.find((c) => c.id === 'tls.certificate-valid')).toMatchObject({
+        status: 'pass',
+      });
+      expect(report.cutover.facts.sandbox.certificate_issuer).toMatch(/CN=ces-harness emulator intermediate CA/);
+      expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toMatch(
+        /\| certificate verifies \| no: the issuer is not trusted \(UNABLE\\_TO\\_VERIFY\\_LEAF\\_SIGNATURE\) \| yes \|/,
+      );
+      expect(readFileSync(join(reportDir, 'junit.xml'), 'utf8')).toMatch(/name="certificate-trust">\s*<failure/);
+      expect(p.productionRequests).toEqual([]);
+    },
+  );
 
   // Production's credentials may be shared with other clients, so a token with an hour left at first
   // sight may have been issued a day ago: its lifetime is unknown until a rollover (the ledger of a
   // later run). A shorter lifetime measured at a rollover is breaking (test/cutover/verdict.test.ts).
-  it('lifetime: a short remaining life at first sight is NOT TESTED, never NOT READY on a guess', async () => {
-    const p = await pair({ perEnvironment: { production: { tokenTtlS: 3_600 } } });
-    started.push(p.emulator);
-    const { res, report } = await cutover('lifetime', p);
-    expect(res.code, res.stdout + res.stderr).toBe(1);
-    expect(report.cutover.verdict).toBe('NOT TESTED');
-    expect(report.cutover.findings.filter((f) => f.status === 'breaking')).toEqual([]);
-    expect(JSON.stringify(report.cutover)).toMatch(
-      /token lifetime: not known on production .*lifetime cannot be told from it/,
-    );
-    expect(p.productionAccepted).toEqual([]);
-  });
+  it.concurrent(
+    'lifetime: a short remaining life at first sight is NOT TESTED, never NOT READY on a guess',
+    async () => {
+      const p = await pair({ perEnvironment: { production: { tokenTtlS: 3_600 } } });
+      started.push(p.emulator);
+      const { res, report } = await cutover('lifetime', p);
+      expect(res.code, res.stdout + res.stderr).toBe(1);
+      expect(report.cutover.verdict).toBe('NOT TESTED');
+      expect(report.cutover.findings.filter((f) => f.status === 'breaking')).toEqual([]);
+      expect(JSON.stringify(report.cutover)).toMatch(
+        /token lifetime: not known on production .*lifetime cannot be told from it/,
+      );
+      expect(p.productionAccepted).toEqual([]);
+    },
+  );
 
   // Waiting out production's first token (it expires within expect.expiry_wait_s) bounds the next
   // one's issue time by the rollover, so its lifetime is measured, not guessed.
-  it("lifetime: production's token expiring within the expiry wait is waited out, and the lifetime measured at the rollover is NOT READY", async () => {
-    const p = await pair({ perEnvironment: { production: { tokenTtlS: 12 } } });
-    started.push(p.emulator);
-    const { res, report } = await cutover('lifetime-rollover', p, [], 'off', 'expect:\n  expiry_wait_s: 30\n');
-    expect(res.code, res.stdout + res.stderr).toBe(1);
-    expect(report.cutover.verdict).toBe('NOT READY');
-    expect(report.cutover.findings.filter((f) => f.status === 'breaking').map((f) => f.id)).toEqual(['token-lifetime']);
-    expect(report.cutover.breaking).toEqual([
-      expect.stringMatching(
-        /^production's tokens live 1[0-4] s, sandbox's 86\d{3} s: a client that refreshes on sandbox's schedule sends expired tokens$/,
-      ),
-    ]);
-    const lifetime = report.environments['production']!.checks.find((c) => c.id === 'token.lifetime');
-    expect(lifetime?.message).toMatch(
-      /measured at a rollover|issued after \d+, when the token before it expired \(this run/,
-    );
-    expect(p.productionAccepted).toEqual([]);
-  });
-
-  it('a conformant pair with --allow-production-load is READY (exit 0): both limits probed, side by side fact by fact, and production got no authenticated business call', async () => {
-    const p = await pair();
-    started.push(p.emulator);
-    const { res, report, reportDir } = await cutover('ready', p, LOAD);
-    expect(res.code, res.stdout + res.stderr).toBe(0);
-    expect(report.cutover).toMatchObject({ verdict: 'READY', breaking: [], not_tested: [] });
-    const { production, sandbox } = report.cutover.facts;
-    for (const facts of [production, sandbox]) {
-      expect(facts).toMatchObject({
-        token_format: 'opaque',
-        token_type: '"Bearer"',
-        validate_methods: 'GET and POST',
-        credentials_isolated: 'yes',
-        tls_negotiated: expect.stringMatching(/\(TLSv1\.3\)$/),
-      });
-      expect(Math.abs(facts.lifetime_s! - 86_400)).toBeLessThanOrEqual(5);
-      expect(facts.accepted_before_limit).toBeGreaterThan(0);
-      // The TLS matrix and the key, side by side: §5.8's three suites and nothing else.
-      expect(facts).toMatchObject({
-        tls_suites_accepted: 'TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384, TLS_CHACHA20_POLY1305_SHA256',
-        tls_other_suites_accepted: 'none',
-        tls_legacy_accepted: 'none',
-        certificate_key: expect.stringMatching(/^(RSA \d+|EC P-\d+|Ed25519)$/),
-      });
-    }
-    expect(production.certificate_issuer).toBe(sandbox.certificate_issuer);
-    expect(production.certificate_key).toBe(sandbox.certificate_key);
-    // The emulator's bucket is 50/s on both: sandbox recommends 20 % below what it measured, and
-    // production's measured limit is above that.
-    expect(production.rate_limit_measured_rps).toBeGreaterThan(45);
-    expect(sandbox.rate_limit_recommended_rps).toBeGreaterThan(35);
-    expect(report.cutover.findings.find((f) => f.id === 'rate-limit')).toEqual({
-      id: 'rate-limit',
-      status: 'ok',
-      line: expect.stringMatching(
-        /^rate limit: production's measured at [\d.]+ req\/s, at or above the [\d.]+ req\/s recommended on sandbox$/,
-      ),
-    });
-    // The audit is every request production received, sandbox's isolation probe included.
-    const audited = report.production!.requests.filter((q) => !q.plain_text).map((q) => `${q.method} ${q.path}`);
-    expect(audited.sort()).toEqual([...p.productionRequests].sort());
-    expect(report.production).toMatchObject({ max_requests: 1000, budget_reached: false });
-    expect(p.productionAccepted).toEqual([]);
-    expect(readFileSync(join(reportDir, 'junit.xml'), 'utf8')).not.toContain('<failure');
-    const md = readFileSync(join(reportDir, 'report.md'), 'utf8');
-    expect(md).toMatch(/\| token lifetime \(s\) \| 86\d{3} \| 86\d{3} \|/);
-    expect(md).toMatch(/\| rate limit measured \(req\/s\) \| [\d.]+ \| [\d.]+ \|/);
-    expect(md).toMatch(/\| TLS 1\.0–1\.2 accepted \| none \| none \|/);
-    for (const file of ['report.json', 'report.md', 'report.html', 'junit.xml']) {
-      const text = readFileSync(join(reportDir, file), 'utf8');
-      for (const e of p.emulator.environments) expect(text).not.toContain(e.credentials.clientSecret);
-    }
-  });
-
-  it("a conformant pair whose production announces its limit is READY (exit 0) without --allow-production-load: production's limit read from its answers, never loaded", async () => {
-    const p = await pair({ perEnvironment: { production: ANNOUNCED } });
-    started.push(p.emulator);
-    const { res, report } = await cutover('announced', p);
-    expect(res.code, res.stdout + res.stderr).toBe(0);
-    expect(report.cutover).toMatchObject({ verdict: 'READY', breaking: [], not_tested: [], differences: [] });
-    expect(report.cutover.findings.find((f) => f.id === 'rate-limit')?.line).toMatch(
-      /^rate limit: production's announced as 50 requests per 1 s \(RateLimit-Policy\) \(50 req\/s; announced, not measured\), at or above the [\d.]+ req\/s recommended on sandbox$/,
-    );
-    expect(report.cutover.facts.production).toMatchObject({
-      rate_limit_announced: '50 requests per 1 s (RateLimit-Policy)',
-      rate_limit_announced_rps: 50,
-      missing: { rate_limit_measured_rps: 'not measured: production is probed only with --allow-production-load' },
-    });
-    expect(report.cutover.facts.sandbox.rate_limit_source).toBe(
-      'a rate-limit probe of sandbox in this run (no k6 proof)',
-    );
-    // No burst and no probe on production: only the checks' own few requests, each validate one of them.
-    expect(report.production!.requests.length).toBeLessThan(100);
-    expect(p.productionRequests.filter((r) => r.includes('/tokens/validate')).length).toBeLessThan(20);
-    expect(report.production!.k6_requests ?? 0).toBe(0);
-    expect(p.productionAccepted).toEqual([]);
-  });
-
-  it("a conformant difference (production's health timestamp an HTTP-date) is READY (exit 0), listed under differs, side by side", async () => {
-    const p = await pair({ perEnvironment: { production: { profiles: ['health-http-date', 'ratelimit-headers'] } } });
-    started.push(p.emulator);
-    const { res, report, reportDir } = await cutover('health-format', p);
-    expect(res.code, res.stdout + res.stderr).toBe(0);
-    expect(report.cutover).toMatchObject({ verdict: 'READY', breaking: [], not_tested: [] });
-    expect(report.cutover.differences).toEqual([
-      'health timestamp format: HTTP-date d Mon d d:d:d GMT on production, ISO 8601 d-d-d d:d:d UTC on sandbox',
-    ]);
-    expect(res.stdout).toMatch(/^ {2}differs: health timestamp format: HTTP-date/m);
-    expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toContain(
-      '| health timestamp format | HTTP-date d Mon d d:d:d GMT | ISO 8601 d-d-d d:d:d UTC |',
-    );
-  });
-
-  it('a conformant pair whose production announces no limit, without --allow-production-load: NOT TESTED, exit 1, one line saying how to get READY; sandbox not probed for nothing', async () => {
-    const p = await pair();
-    started.push(p.emulator);
-    const { res, report } = await cutover('untested', p);
-    expect(res.code, res.stdout + res.stderr).toBe(1);
-    expect(report.cutover.verdict).toBe('NOT TESTED');
-    expect(report.cutover.not_tested).toEqual([
-      "production's rate limit: not known (not measured: production is probed only with --allow-production-load; no answer announced a limit (RateLimit-Policy, X-RateLimit-Limit…)); pass --allow-production-load to measure it with a rate-limit probe of production",
-    ]);
-    expect(res.stdout).toMatch(
-      /^NOT TESTED: 1 comparison\(s\) could not be made; first: production's rate limit: not known/m,
-    );
-    expect(report.cutover.facts.sandbox.missing['rate_limit_recommended_rps']).toBe(
-      "not probed: production's limit is not known, so there is nothing to set it against",
-    );
-    // A probe alone sends some 700.
-    expect(p.sandboxRequests.length).toBeLessThan(400);
-    expect(p.productionAccepted).toEqual([]);
-  });
-
-  it("--sandbox-from-history H: sandbox's last stored check and recommended rate instead of a pass and a probe (no request to sandbox)", async () => {
-    const p = await pair({ perEnvironment: { production: ANNOUNCED } });
-    started.push(p.emulator);
-    const history = join(dir, 'history.jsonl');
-    // The stored check first: a fresh pass would leave sandbox's token cached, and a check after it
-    // rightly finds that token older than it can explain.
-    const { file, env } = config('history-check', p.emulator, history);
-    const check = await runCliInProcess(
-      ['check', '--config', file, '--env', 'sandbox', '--report-dir', join(dir, 'r-history-check')],
-      { cwd: dir, env, timeoutMs: 120_000 },
-    );
-    expect(check.code, check.stdout + check.stderr).toBe(0);
-    // Spawned: its k6 proof is found and started with the process's environment.
-    const ratelimit = await runCli(
-      ['ratelimit', '--config', file, '--env', 'sandbox', '--report-dir', join(dir, 'r-history-ratelimit')],
-      { cwd: dir, env, timeoutMs: 180_000 },
-    );
-    expect(ratelimit.code, ratelimit.stdout + ratelimit.stderr).toBe(0);
-    const stored = JSON.parse(readFileSync(join(dir, 'r-history-ratelimit', 'report.json'), 'utf8')) as {
-      rate_limit: { recommendation: { target_rps: number } };
-    };
-    p.sandboxRequests.length = 0;
-    const { res, report } = await cutover('history', p, ['--sandbox-from-history', '24'], history);
-    expect(res.code, res.stdout + res.stderr).toBe(0);
-    expect(report.cutover.sandbox_source).toMatch(
-      new RegExp(
-        `^sandbox's last check stored in ${history}, started \\S+ \\(within 24 h\\); no check pass on sandbox$`,
-      ),
-    );
-    // Only production's isolation probe: production's credentials offered to sandbox, once.
-    expect(p.sandboxRequests).toEqual(['POST /tokens']);
-    expect(report.cutover.facts.sandbox).toMatchObject({
-      token_format: 'opaque',
-      validate_methods: 'GET and POST',
-      credentials_isolated: 'yes',
-    });
-    expect(report.cutover.facts.sandbox).toMatchObject({
-      rate_limit_recommended_rps: stored.rate_limit.recommendation.target_rps,
-      rate_limit_source: expect.stringMatching(
-        new RegExp(`^sandbox's rate limit run stored in ${history}, started \\S+$`),
-      ),
-    });
-    expect(report.cutover.verdict).toBe('READY');
-    // Three runs in a row: a check, a ratelimit with its 10 s k6 proof, the cutover.
-  }, 120_000);
-
-  it('--sandbox-from-history H with nothing stored: a fresh pass on sandbox, and a probe of it for the recommended rate', async () => {
-    const p = await pair({ perEnvironment: { production: ANNOUNCED } });
-    started.push(p.emulator);
-    const empty = join(dir, 'empty-history.jsonl');
-    const none = await cutover('history-none', p, ['--sandbox-from-history', '24'], empty);
-    expect(none.report.cutover.sandbox_source).toBe(
-      `a full check pass on sandbox in this run (no run of sandbox stored in ${empty} within 24 h)`,
-    );
-    expect(none.report.cutover.facts.sandbox.rate_limit_source).toBe(
-      'a rate-limit probe of sandbox in this run (no k6 proof)',
-    );
-    expect(p.sandboxRequests.length).toBeGreaterThan(300);
-  });
-
-  it("--allow-production-load: production's limit measured below the rate recommended on sandbox is NOT READY, led by the rate-limit finding", async () => {
-    const p = await pair({ perEnvironment: { production: { rateLimit: { rps: 20, burst: 20 } } } });
-    started.push(p.emulator);
-    const { res, report } = await cutover('ratelimit-measured', p, LOAD, 'off', '', 2000);
-    expect(res.code, res.stdout + res.stderr).toBe(1);
-    expect(report.cutover.findings.filter((f) => f.status === 'breaking').map((f) => f.id)).toEqual(['rate-limit']);
-    expect(report.cutover.breaking).toEqual([
-      expect.stringMatching(
-        /^production's rate limit, measured at (19|20)(\.\d+)? req\/s, is below the \d+(\.\d+)? req\/s recommended on sandbox: a client paced for sandbox will get 429s on production$/,
-      ),
-    ]);
-    expect(report.cutover.facts.sandbox.rate_limit_recommended_rps).toBeGreaterThan(35);
-    expect(report.production).toMatchObject({ budget_reached: false });
-    expect(p.productionAccepted).toEqual([]);
-    // Two probes of about 15 s each besides the two passes.
-  }, 120_000);
-
-  it("--allow-production-load with a production budget the probe outgrows: the probe stops at it, production's limit NOT TESTED with the reason, the report kept", async () => {
-    const p = await pair();
-    started.push(p.emulator);
-    const { file, env } = config('budget', p.emulator, 'off', 150);
-    const reportDir = join(dir, 'r-budget');
-    const res = await runCliInProcess(['cutover', '--config', file, '--report-dir', reportDir, ...LOAD], {
-      cwd: dir,
-      env,
-      timeoutMs: 120_000,
-    });
-    expect(res.code, res.stdout + res.stderr).toBe(1);
-    const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as CutoverReport;
-    expect(report.cutover.verdict).toBe('NOT TESTED');
-    expect(report.cutover.not_tested).toEqual(
-      expect.arrayContaining([
+  it.concurrent(
+    "lifetime: production's token expiring within the expiry wait is waited out, and the lifetime measured at the rollover is NOT READY",
+    async () => {
+      const p = await pair({ perEnvironment: { production: { tokenTtlS: 12 } } });
+      started.push(p.emulator);
+      const { res, report } = await cutover('lifetime-rollover', p, [], 'off', 'expect:\n  expiry_wait_s: 30\n');
+      expect(res.code, res.stdout + res.stderr).toBe(1);
+      expect(report.cutover.verdict).toBe('NOT READY');
+      expect(report.cutover.findings.filter((f) => f.status === 'breaking').map((f) => f.id)).toEqual([
+        'token-lifetime',
+      ]);
+      expect(report.cutover.breaking).toEqual([
         expect.stringMatching(
-          /^production's rate limit: not known \(a rate-limit probe of production in this run \(no k6 proof\): not tested \(production request budget 150 reached/,
+          /^production's tokens live 1[0-4] s, sandbox's 86\d{3} s: a client that refreshes on sandbox's schedule sends expired tokens$/,
         ),
-      ]),
-    );
-    expect(p.productionRequests.length).toBeLessThanOrEqual(150);
-  });
+      ]);
+      const lifetime = report.environments['production']!.checks.find((c) => c.id === 'token.lifetime');
+      expect(lifetime?.message).toMatch(
+        /measured at a rollover|issued after \d+, when the token before it expired \(this run/,
+      );
+      expect(p.productionAccepted).toEqual([]);
+    },
+  );
 
-  it('a config with one environment is refused before the first request (exit 2)', async () => {
+  it.concurrent(
+    'a conformant pair whose production announces no limit, without --allow-production-load: NOT TESTED, exit 1, one line saying how to get READY; sandbox not probed for nothing',
+    async () => {
+      const p = await pair();
+      started.push(p.emulator);
+      const { res, report } = await cutover('untested', p);
+      expect(res.code, res.stdout + res.stderr).toBe(1);
+      expect(report.cutover.verdict).toBe('NOT TESTED');
+      expect(report.cutover.not_tested).toEqual([
+        "production's rate limit: not known (not measured: production is probed only with --allow-production-load; no answer announced a limit (RateLimit-Policy, X-RateLimit-Limit…)); pass --allow-production-load to measure it with a rate-limit probe of production",
+      ]);
+      expect(res.stdout).toMatch(
+        /^NOT TESTED: 1 comparison\(s\) could not be made; first: production's rate limit: not known/m,
+      );
+      expect(report.cutover.facts.sandbox.missing['rate_limit_recommended_rps']).toBe(
+        "not probed: production's limit is not known, so there is nothing to set it against",
+      );
+      // A probe alone sends some 700.
+      expect(p.sandboxRequests.length).toBeLessThan(400);
+      expect(p.productionAccepted).toEqual([]);
+    },
+  );
+
+  it.concurrent('a config with one environment is refused before the first request (exit 2)', async () => {
     const file = join(dir, 'one.yaml');
     writeFileSync(
       file,
       'environments:\n  sandbox:\n    base_url: https://127.0.0.1:1\n    client_id: ${SB_ID}\n    client_secret: ${SB_SECRET}\n',
     );
-    const res = await runCliInProcess(['cutover', '--config', file], {
+    const res = await runCli(['cutover', '--config', file], {
       cwd: dir,
       env: { SB_ID: 'id', SB_SECRET: 'secret-value-1234' },
     });
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/cutover needs a production and a sandbox environment/);
   });
+
+  it.concurrent(
+    'a conformant pair with --allow-production-load is READY (exit 0): both limits probed, side by side fact by fact, and production got no authenticated business call',
+    async () => {
+      const p = await pair();
+      started.push(p.emulator);
+      const { res, report, reportDir } = await cutover('ready', p, LOAD);
+      expect(res.code, res.stdout + res.stderr).toBe(0);
+      expect(report.cutover).toMatchObject({ verdict: 'READY', breaking: [], not_tested: [] });
+      const { production, sandbox } = report.cutover.facts;
+      for (const facts of [production, sandbox]) {
+        expect(facts).toMatchObject({
+          token_format: 'opaque',
+          token_type: '"Bearer"',
+          validate_methods: 'GET and POST',
+          credentials_isolated: 'yes',
+          tls_negotiated: expect.stringMatching(/\(TLSv1\.3\)$/),
+        });
+        expect(Math.abs(facts.lifetime_s! - 86_400)).toBeLessThanOrEqual(5);
+        expect(facts.accepted_before_limit).toBeGreaterThan(0);
+        // The TLS matrix and the key, side by side: §5.8's three suites and nothing else.
+        expect(facts).toMatchObject({
+          tls_suites_accepted: 'TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384, TLS_CHACHA20_POLY1305_SHA256',
+          tls_other_suites_accepted: 'none',
+          tls_legacy_accepted: 'none',
+          certificate_key: expect.stringMatching(/^(RSA \d+|EC P-\d+|Ed25519)$/),
+        });
+      }
+      expect(production.certificate_issuer).toBe(sandbox.certificate_issuer);
+      expect(production.certificate_key).toBe(sandbox.certificate_key);
+      // The emulator's bucket is 50/s on both: sandbox recommends 20 % below what it measured, and
+      // production's measured limit is above that.
+      expect(production.rate_limit_measured_rps).toBeGreaterThan(45);
+      expect(sandbox.rate_limit_recommended_rps).toBeGreaterThan(35);
+      expect(report.cutover.findings.find((f) => f.id === 'rate-limit')).toEqual({
+        id: 'rate-limit',
+        status: 'ok',
+        line: expect.stringMatching(
+          /^rate limit: production's measured at [\d.]+ req\/s, at or above the [\d.]+ req\/s recommended on sandbox$/,
+        ),
+      });
+      // The audit is every request production received, sandbox's isolation probe included.
+      const audited = report.production!.requests.filter((q) => !q.plain_text).map((q) => `${q.method} ${q.path}`);
+      expect(audited.sort()).toEqual([...p.productionRequests].sort());
+      expect(report.production).toMatchObject({ max_requests: 1000, budget_reached: false });
+      expect(p.productionAccepted).toEqual([]);
+      expect(readFileSync(join(reportDir, 'junit.xml'), 'utf8')).not.toContain('<failure');
+      const md = readFileSync(join(reportDir, 'report.md'), 'utf8');
+      expect(md).toMatch(/\| token lifetime \(s\) \| 86\d{3} \| 86\d{3} \|/);
+      expect(md).toMatch(/\| rate limit measured \(req\/s\) \| [\d.]+ \| [\d.]+ \|/);
+      expect(md).toMatch(/\| TLS 1\.0–1\.2 accepted \| none \| none \|/);
+      for (const file of ['report.json', 'report.md', 'report.html', 'junit.xml']) {
+        const text = readFileSync(join(reportDir, file), 'utf8');
+        for (const e of p.emulator.environments) expect(text).not.toContain(e.credentials.clientSecret);
+      }
+    },
+  );
+
+  // One run, three findings: production's announced limit set against a fresh probe of sandbox (no
+  // history stored), and a conformant difference listed beside them.
+  it.concurrent(
+    "a conformant pair whose production announces its limit and stamps its health with an HTTP-date, --sandbox-from-history H with nothing stored: READY (exit 0) without --allow-production-load, production's limit read from its answers, never loaded; sandbox passed and probed afresh; the difference listed under differs",
+    async () => {
+      const p = await pair({ perEnvironment: { production: { profiles: ['health-http-date', 'ratelimit-headers'] } } });
+      started.push(p.emulator);
+      const empty = join(dir, 'empty-history.jsonl');
+      const { res, report, reportDir } = await cutover('announced', p, ['--sandbox-from-history', '24'], empty);
+      expect(res.code, res.stdout + res.stderr).toBe(0);
+      expect(report.cutover).toMatchObject({ verdict: 'READY', breaking: [], not_tested: [] });
+      expect(report.cutover.findings.find((f) => f.id === 'rate-limit')?.line).toMatch(
+        /^rate limit: production's announced as 50 requests per 1 s \(RateLimit-Policy\) \(50 req\/s; announced, not measured\), at or above the [\d.]+ req\/s recommended on sandbox$/,
+      );
+      expect(report.cutover.facts.production).toMatchObject({
+        rate_limit_announced: '50 requests per 1 s (RateLimit-Policy)',
+        rate_limit_announced_rps: 50,
+        missing: { rate_limit_measured_rps: 'not measured: production is probed only with --allow-production-load' },
+      });
+      // No burst and no probe on production: only the checks' own few requests, each validate one of them.
+      expect(report.production!.requests.length).toBeLessThan(100);
+      expect(p.productionRequests.filter((r) => r.includes('/tokens/validate')).length).toBeLessThan(20);
+      expect(report.production!.k6_requests ?? 0).toBe(0);
+      expect(p.productionAccepted).toEqual([]);
+      // Nothing stored: a fresh pass on sandbox, and a probe of it for the recommended rate.
+      expect(report.cutover.sandbox_source).toBe(
+        `a full check pass on sandbox in this run (no run of sandbox stored in ${empty} within 24 h)`,
+      );
+      expect(report.cutover.facts.sandbox.rate_limit_source).toBe(
+        'a rate-limit probe of sandbox in this run (no k6 proof)',
+      );
+      expect(p.sandboxRequests.length).toBeGreaterThan(300);
+      // The health timestamp's format differs, conformantly: listed, side by side, not breaking.
+      expect(report.cutover.differences).toEqual([
+        'health timestamp format: HTTP-date d Mon d d:d:d GMT on production, ISO 8601 d-d-d d:d:d UTC on sandbox',
+      ]);
+      expect(res.stdout).toMatch(/^ {2}differs: health timestamp format: HTTP-date/m);
+      expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toContain(
+        '| health timestamp format | HTTP-date d Mon d d:d:d GMT | ISO 8601 d-d-d d:d:d UTC |',
+      );
+    },
+  );
+
+  it.concurrent(
+    "--sandbox-from-history H: sandbox's last stored check and recommended rate instead of a pass and a probe (no request to sandbox)",
+    async () => {
+      const p = await pair({ perEnvironment: { production: ANNOUNCED } });
+      started.push(p.emulator);
+      const history = join(dir, 'history.jsonl');
+      // The stored check first: a fresh pass would leave sandbox's token cached, and a check after it
+      // rightly finds that token older than it can explain.
+      const { file, env } = config('history-check', p.emulator, history);
+      const check = await runCli(
+        ['check', '--config', file, '--env', 'sandbox', '--report-dir', join(dir, 'r-history-check')],
+        { cwd: dir, env, timeoutMs: 120_000 },
+      );
+      expect(check.code, check.stdout + check.stderr).toBe(0);
+      const ratelimit = await runCli(
+        ['ratelimit', '--config', file, '--env', 'sandbox', '--report-dir', join(dir, 'r-history-ratelimit')],
+        { cwd: dir, env, timeoutMs: 180_000 },
+      );
+      expect(ratelimit.code, ratelimit.stdout + ratelimit.stderr).toBe(0);
+      const stored = JSON.parse(readFileSync(join(dir, 'r-history-ratelimit', 'report.json'), 'utf8')) as {
+        rate_limit: { recommendation: { target_rps: number } };
+      };
+      p.sandboxRequests.length = 0;
+      const { res, report } = await cutover('history', p, ['--sandbox-from-history', '24'], history);
+      expect(res.code, res.stdout + res.stderr).toBe(0);
+      expect(report.cutover.sandbox_source).toMatch(
+        new RegExp(
+          `^sandbox's last check stored in ${history}, started \\S+ \\(within 24 h\\); no check pass on sandbox$`,
+        ),
+      );
+      // Only production's isolation probe: production's credentials offered to sandbox, once.
+      expect(p.sandboxRequests).toEqual(['POST /tokens']);
+      expect(report.cutover.facts.sandbox).toMatchObject({
+        token_format: 'opaque',
+        validate_methods: 'GET and POST',
+        credentials_isolated: 'yes',
+      });
+      expect(report.cutover.facts.sandbox).toMatchObject({
+        rate_limit_recommended_rps: stored.rate_limit.recommendation.target_rps,
+        rate_limit_source: expect.stringMatching(
+          new RegExp(`^sandbox's rate limit run stored in ${history}, started \\S+$`),
+        ),
+      });
+      expect(report.cutover.verdict).toBe('READY');
+      // Three runs in a row: a check, a ratelimit with its 10 s k6 proof, the cutover.
+    },
+    120_000,
+  );
+
+  it.concurrent(
+    "--allow-production-load: production's limit measured below the rate recommended on sandbox is NOT READY, led by the rate-limit finding",
+    async () => {
+      const p = await pair({ perEnvironment: { production: { rateLimit: { rps: 20, burst: 20 } } } });
+      started.push(p.emulator);
+      const { res, report } = await cutover('ratelimit-measured', p, LOAD, 'off', '', 2000);
+      expect(res.code, res.stdout + res.stderr).toBe(1);
+      expect(report.cutover.findings.filter((f) => f.status === 'breaking').map((f) => f.id)).toEqual(['rate-limit']);
+      expect(report.cutover.breaking).toEqual([
+        expect.stringMatching(
+          /^production's rate limit, measured at (19|20)(\.\d+)? req\/s, is below the \d+(\.\d+)? req\/s recommended on sandbox: a client paced for sandbox will get 429s on production$/,
+        ),
+      ]);
+      expect(report.cutover.facts.sandbox.rate_limit_recommended_rps).toBeGreaterThan(35);
+      expect(report.production).toMatchObject({ budget_reached: false });
+      expect(p.productionAccepted).toEqual([]);
+      // Two probes of about 15 s each besides the two passes.
+    },
+    120_000,
+  );
+
+  it.concurrent(
+    "--allow-production-load with a production budget the probe outgrows: the probe stops at it, production's limit NOT TESTED with the reason, the report kept",
+    async () => {
+      const p = await pair();
+      started.push(p.emulator);
+      const { file, env } = config('budget', p.emulator, 'off', 150);
+      const reportDir = join(dir, 'r-budget');
+      const res = await runCli(['cutover', '--config', file, '--report-dir', reportDir, ...LOAD], {
+        cwd: dir,
+        env,
+        timeoutMs: 120_000,
+      });
+      expect(res.code, res.stdout + res.stderr).toBe(1);
+      const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as CutoverReport;
+      expect(report.cutover.verdict).toBe('NOT TESTED');
+      expect(report.cutover.not_tested).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(
+            /^production's rate limit: not known \(a rate-limit probe of production in this run \(no k6 proof\): not tested \(production request budget 150 reached/,
+          ),
+        ]),
+      );
+      expect(p.productionRequests.length).toBeLessThanOrEqual(150);
+    },
+  );
 });
