@@ -61,13 +61,15 @@ async function dispatch(command: Command, options: Options): Promise<number> {
       const [
         { targetJob },
         { conformanceStage, selectedChecks },
-        { loadStage, selectedScenarios },
+        { selectedScenarios },
+        { loadStage },
         { makeRateLimitStage },
       ] = await Promise.all([
         import('./commands/target-job.js'),
         import('./commands/check.js'),
         import('./commands/load.js'),
-        import('./commands/ratelimit.js'),
+        import('../k6/load-stage.js'),
+        import('../ratelimit/stage.js'),
       ]);
       return targetJob(options, {
         checks: conformanceStage(selectedChecks(options)),
@@ -78,16 +80,17 @@ async function dispatch(command: Command, options: Options): Promise<number> {
       });
     }
     case 'load': {
-      const [{ targetJob }, { loadStage, selectedScenarios }] = await Promise.all([
+      const [{ targetJob }, { selectedScenarios }, { loadStage }] = await Promise.all([
         import('./commands/target-job.js'),
         import('./commands/load.js'),
+        import('../k6/load-stage.js'),
       ]);
       return targetJob(options, { load: loadStage(selectedScenarios(options)) });
     }
     case 'ratelimit': {
       const [{ targetJob }, { rateLimitStage }] = await Promise.all([
         import('./commands/target-job.js'),
-        import('./commands/ratelimit.js'),
+        import('../ratelimit/stage.js'),
       ]);
       return targetJob(options, { rateLimit: rateLimitStage });
     }

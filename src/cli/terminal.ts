@@ -9,17 +9,12 @@ import { printable } from '../report/printable.js';
 import { reportTransport } from '../report/transport-text.js';
 import { closingCount } from './closing-count.js';
 import { colorWanted } from './color.js';
+import type { Line, Span, StageLines } from '../stages/run-io.js';
 
-/** Part of a line: plain text, or text in an SGR colour (31 red, 2 dim…) when colour is on. */
-export type Span = string | { text: string; sgr: number };
-/** A line of text, or of spans some of which are coloured. */
-export type Line = string | readonly Span[];
+export type { Line, Span } from '../stages/run-io.js';
 
-export interface Terminal {
+export interface Terminal extends StageLines {
   color: boolean;
-  out(line: Line): void;
-  err(line: Line): void;
-  progress(line: string): void;
 }
 
 export function createTerminal(redactor: Redactor, options: { noColor?: boolean } = {}): Terminal {

@@ -1,6 +1,6 @@
 // Rate-limit sizing: discover a limit by measurement (discover), turn it into a client policy
 // (recommend), prove the policy with k6 (prove), and shape it for the report (toRateLimitResult).
-// The `ratelimit` command (src/cli/commands/ratelimit.ts) strings these together.
+// Its stage (stage.ts), which `ratelimit` and `run` run, strings these together.
 
 export { probeCalls, ProbeSetupError, type ProbeCalls } from './calls.js';
 export { isRateLimitEndpoint, type RateLimitEndpoint } from '../spec/endpoints.js';

@@ -12,7 +12,7 @@ import { runConformance } from '../../runner/conformance.js';
 import { selectChecks } from '../../runner/run-checks.js';
 import type { Options } from '../flags.js';
 import { resultLine } from '../terminal.js';
-import type { StageIo } from './target-job.js';
+import type { Stage } from '../../stages/run-io.js';
 
 /** Validates --only/--skip before anything starts, so a typo costs no emulator and no request. */
 export function selectedChecks(options: Options): Check[] {
@@ -21,31 +21,23 @@ export function selectedChecks(options: Options): Check[] {
   return selected;
 }
 
-export function conformanceStage(checks: readonly Check[]) {
-  return async ({
-    prepared,
-    redactor,
-    terminal,
-    signal,
-    untested,
-    sawTransport,
-    productionGate,
-  }: StageIo): Promise<CheckResult[]> => {
+export function conformanceStage(checks: readonly Check[]): Stage<CheckResult[]> {
+  return async ({ settings, ledger, productionGate }, { redactor, out, progress, signal, untested, sawTransport }) => {
     let seen: TransportSeen | undefined;
     const results = await runConformance({
-      ...prepared.settings,
+      ...settings,
       ...(productionGate ? { productionGate } : {}),
-      ledger: prepared.ledger,
+      ledger,
       checks,
       redactor,
-      progress: terminal.progress,
-      onResult: (r) => terminal.out(resultLine(r)),
+      progress,
+      onResult: (r) => out(resultLine(r)),
       onCredentialsRefused: (line) => untested('credentials', line),
       onTransport: (s) => void (seen = s),
       onUntested: (line) => untested('checks', line),
       signal,
     });
-    if (seen && sawTransport) sawTransport(await transportFacts(prepared.settings.target, seen, signal));
+    if (seen && sawTransport) sawTransport(await transportFacts(settings.target, seen, signal));
     return results;
   };
 }

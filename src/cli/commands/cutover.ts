@@ -28,9 +28,10 @@ import { harnessWords } from '../harness-words.js';
 import { prepareTarget } from '../prepare-target.js';
 import { prepareReportPlace, writeFiles } from '../report-folder.js';
 import { handleStopSignals } from '../stop-signals.js';
-import { createTerminal } from '../terminal.js';
+import { createTerminal, type Terminal } from '../terminal.js';
 import { conformanceStage } from './check.js';
-import { productionAudit, type StageIo } from './target-job.js';
+import { productionAudit } from './target-job.js';
+import { runIo } from '../../stages/run-io.js';
 
 interface Pass {
   facts: EnvironmentFacts;
@@ -197,7 +198,7 @@ function untrustedPass(
   environment: string,
   baseUrl: string,
   err: UntrustedCertificate,
-  terminal: Pick<StageIo['terminal'], 'err'>,
+  terminal: Pick<Terminal, 'err'>,
 ): Pass {
   terminal.err(`${environment}: ${err.message}`);
   const { what } = explainAuthorizationError(err.verifyCode);
@@ -214,23 +215,20 @@ async function checkPass(
   options: Options,
   environment: string,
   gate: ProductionGate,
-  io: Pick<StageIo, 'redactor' | 'terminal' | 'signal'>,
+  io: { redactor: Redactor; terminal: Terminal; signal: AbortSignal },
 ): Promise<Pass> {
   io.terminal.out(`— ${environment} —`);
   const prepared = await prepareTarget({ ...options, env: environment }, io.redactor, io.terminal);
   try {
     const { target } = prepared.settings;
     const untested: string[] = [];
-    const results = await conformanceStage(CHECKS)({
-      ...io,
-      prepared,
-      reportDir: '',
-      productionGate: gate,
-      untested: (stage, reason) => {
+    const results = await conformanceStage(CHECKS)(
+      { ...prepared, reportDir: '', productionGate: gate },
+      runIo(io.terminal, io.redactor, io.signal, (stage, reason) => {
         untested.push(`${stage}: ${reason}`);
         io.terminal.err(`${environment}: ${stage}: not tested: ${reason}`);
-      },
-    });
+      }),
+    );
     return {
       facts: environmentFacts(target.environment, target.baseUrl, results),
       checks: results.map((r) => ({ id: r.id, status: r.status, message: r.message })),

@@ -2,10 +2,11 @@
 // of its target, append its record, and say what changed. A record that cannot be saved is not
 // lost: the report folder keeps it (history-record.jsonl) and the terminal says where.
 
-import { remember } from '../../history/remember.js';
-import type { Report } from '../../report/model.js';
-import type { PreparedTarget } from '../prepare-target.js';
-import type { Terminal } from '../terminal.js';
+import type { RegressionPolicy } from '../report/history-model.js';
+import type { Report } from '../report/model.js';
+import type { StageLines } from '../stages/run-io.js';
+import { remember } from './remember.js';
+import type { HistoryStore } from './store.js';
 
 export const UNSAVED_RECORD_FILE = 'history-record.jsonl';
 
@@ -19,12 +20,13 @@ export interface HistoryStep {
 
 export function historyStep(
   report: Report,
-  { history, settings }: PreparedTarget,
-  terminal: Terminal,
+  history: HistoryStore,
+  regressions: RegressionPolicy,
+  terminal: Pick<StageLines, 'out' | 'err'>,
   interrupted: boolean,
 ): HistoryStep {
   if (!history.enabled) return { report, files: {}, fails: false };
-  const { report: compared, record } = remember(report, history.records, settings.regressions, history.warnings);
+  const { report: compared, record } = remember(report, history.records, regressions, history.warnings);
   const since = compared.since_last_run!;
   const files: Record<string, string> = {};
   if (interrupted) {
