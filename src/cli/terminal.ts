@@ -85,11 +85,8 @@ export function summaryLines(report: Report, folder: string): Line[] {
     ...[reportTransport(report)].flatMap((t) => (t ? [`transport: ${t}`] : [])),
     ...(report.untested ?? []).map((u): Line => [{ text: 'not tested', sgr: 31 }, ` (${u.stage}): ${u.reason}`]),
   ];
-  // The verdict above stays the conformance verdict; without this a PASS line ends a run that exits 1.
-  const failing =
-    report.since_last_run?.outcome === 'fail'
-      ? report.since_last_run.changes.filter((c) => c.action === 'fail').length
-      : 0;
+  // Said apart from the not-tested lines: the changes themselves are listed above the summary.
+  const failing = (report.verdict_reasons ?? []).filter((r) => r.kind === 'regression').length;
   if (failing)
     lines.push([
       { text: 'exit 1', sgr: 31 },

@@ -11,11 +11,10 @@ import type { HistoryStore } from './store.js';
 export const UNSAVED_RECORD_FILE = 'history-record.jsonl';
 
 export interface HistoryStep {
+  /** The report with `since_last_run`, and a verdict that fails when the `regressions:` policy does. */
   report: Report;
   /** Files for the report folder: the record, when the history file could not take it. */
   files: Record<string, string>;
-  /** True when the `regressions:` policy fails the run. */
-  fails: boolean;
 }
 
 export function historyStep(
@@ -25,7 +24,7 @@ export function historyStep(
   terminal: Pick<StageLines, 'out' | 'err'>,
   interrupted: boolean,
 ): HistoryStep {
-  if (!history.enabled) return { report, files: {}, fails: false };
+  if (!history.enabled) return { report, files: {} };
   const { report: compared, record } = remember(report, history.records, regressions, history.warnings);
   const since = compared.since_last_run!;
   const files: Record<string, string> = {};
@@ -44,7 +43,7 @@ export function historyStep(
     }
   }
   for (const line of changeLines(compared)) terminal.out(line);
-  return { report: compared, files, fails: since.outcome === 'fail' };
+  return { report: compared, files };
 }
 
 function changeLines(report: Report): string[] {

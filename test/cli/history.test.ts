@@ -120,7 +120,10 @@ describe('ces-harness check with a run history', () => {
         'fact: token.type-bearer: token_type "bearer" → "Bearer"',
       ]);
       expect(res.stdout).toContain(`${outcome} fact: token.type-bearer: token_type "bearer" → "Bearer"`);
-      // The last lines say why a PASS exits 1.
+      // The verdict carries the exit code's reason (report.json agrees with the exit), and the last lines say it.
+      const report = JSON.parse(readFileSync(join(p.dir, 'r2', 'report.json'), 'utf8'));
+      expect(report.verdict).toBe(code === 0 ? 'pass' : 'fail');
+      expect(report.verdict_reasons.map((r: { kind: string }) => r.kind)).toEqual(code === 0 ? [] : ['regression']);
       expect(/^exit 1: 1 change since the last run that the regressions: policy fails/m.test(res.stdout)).toBe(
         outcome === 'fail',
       );

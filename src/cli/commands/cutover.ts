@@ -119,7 +119,8 @@ export async function cutoverCommand(options: Options): Promise<number> {
     ]) {
       terminal.out(line);
     }
-    return verdict.verdict === 'READY' && !interrupted ? 0 : 1;
+    // An interruption is among passesUntested: the verdict is then not READY.
+    return verdict.verdict === 'READY' ? 0 : 1;
   } finally {
     removeStopHandlers();
     removeEmptyDirs(place.created);

@@ -1,5 +1,6 @@
 // The commands that talk to a target (run, check, load, ratelimit) share one shape: prepare the
 // target, run their stages, fold everything into one report, write the folder, print a summary.
+// The exit code is the report's verdict (exitCodeOf): every reason for a 1 is in the report.
 
 import { setMaxListeners } from 'node:events';
 import { Redactor } from '../../http/redact.js';
@@ -9,7 +10,15 @@ import { runIo, type RunIo, type Stage, type StageTarget } from '../../stages/ru
 import { productionGateFor } from '../../runner/context.js';
 import { isProduction } from '../../config/target.js';
 import { buildReport } from '../../report/build.js';
-import type { CheckResult, LoadResult, RateLimitResult, Report, TransportFacts, Untested } from '../../report/model.js';
+import {
+  exitCodeOf,
+  type CheckResult,
+  type LoadResult,
+  type RateLimitResult,
+  type Report,
+  type TransportFacts,
+  type Untested,
+} from '../../report/model.js';
 import { stopsTheRun } from '../../errors.js';
 import { ensureWritableFileLocation, removeEmptyDirs } from '../../fs/writable.js';
 import { LEDGER_FIX } from '../../runner/ledger.js';
@@ -149,7 +158,7 @@ async function runStages(
   const remembered = historyStep(redactor.deep(report), prepared.history, settings.regressions, terminal, interrupted);
   writeReportFolder(reportDir, remembered.report, redactor, { ...(load?.files ?? {}), ...remembered.files });
   for (const line of summaryLines(remembered.report, reportDir)) terminal.out(line);
-  return report.verdict === 'pass' && !remembered.fails && !interrupted ? 0 : 1;
+  return exitCodeOf(remembered.report);
 }
 
 /**
