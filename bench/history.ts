@@ -11,7 +11,7 @@ import { createEmulator, type EmulatorOptions } from '../src/emulator/index.js';
 import { generateCertificates } from '../src/emulator/certs/generate.js';
 import { median, noiseBand } from '../src/history/noise.js';
 import { FIGURE_RULES } from '../src/history/figures.js';
-import type { Change } from '../src/report/history-model.js';
+import type { Change } from '../src/report/sections/since/model.js';
 import { machineBusySeconds, runCommand } from './proc.js';
 import { saturateCpu } from './saturate.js';
 import type { Section } from './stats.js';

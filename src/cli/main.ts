@@ -1,7 +1,7 @@
 // Entry point of the `ces-harness` bin. Only this layer touches process streams and exit codes.
 
 import { HarnessError } from '../errors.js';
-import { printable } from '../report/printable.js';
+import { printable } from '../report/common/printable.js';
 import { Redactor } from '../http/redact.js';
 import { harnessWords } from './harness-words.js';
 import { VERSION } from '../version.js';

@@ -5,8 +5,8 @@
 
 import type { Redactor } from '../http/redact.js';
 import { specLabel, type CheckResult, type Report, type Status } from '../report/model.js';
-import { printable } from '../report/printable.js';
-import { reportTransport } from '../report/transport-text.js';
+import { printable } from '../report/common/printable.js';
+import { reportTransport } from '../report/sections/transport/words.js';
 import { closingCount } from './closing-count.js';
 import { colorWanted } from './color.js';
 import type { Line, Span, StageLines } from '../stages/run-io.js';

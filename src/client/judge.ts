@@ -4,7 +4,7 @@
 // which the client made no request is judged only by the checks of how its process behaved.
 
 import type { CheckResult, Status } from '../report/model.js';
-import { CLIENT_EXCHANGES_SHOWN, type ClientRun } from '../report/client-model.js';
+import { CLIENT_EXCHANGES_SHOWN, type ClientRun } from '../report/sections/client/model.js';
 import { CLIENT_CHECKS, type ClientCheck, type Judgement } from './checks/index.js';
 import type { ScenarioRecord } from './record.js';
 import { quietAtStop, workingAtStop } from './stall.js';

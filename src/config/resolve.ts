@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { HarnessError } from '../errors.js';
-import { DEFAULT_REGRESSION_POLICY, type RegressionPolicy } from '../report/history-model.js';
+import { DEFAULT_REGRESSION_POLICY, type RegressionPolicy } from '../report/sections/since/model.js';
 import { BUSINESS_ENDPOINTS, type BusinessCall, type BusinessCalls, type HttpMethod } from '../spec/endpoints.js';
 import type { Expectations, ProductionSettings, RateLimitSettings } from './check-settings.js';
 import type { ConfigFile } from './schema.js';

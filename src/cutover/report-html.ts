@@ -2,9 +2,9 @@
 
 import type { CutoverReport } from './report-model.js';
 import { sideBySideRows } from './report-md.js';
-import { pageHead, REPORT_CSS } from '../report/html-style.js';
-import { productionSectionHtml } from '../report/html-production.js';
-import { html } from '../report/safe-html.js';
+import { pageHead, REPORT_CSS } from '../report/common/html-style.js';
+import { productionSectionHtml } from '../report/sections/production/html.js';
+import { html } from '../report/common/safe-html.js';
 
 const list = (title: string, id: string, lines: readonly string[]) =>
   lines.length

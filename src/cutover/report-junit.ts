@@ -1,7 +1,7 @@
 // junit.xml of `cutover`: one testcase per readiness finding, so CI shows what blocks the cutover.
 
 import type { CutoverReport } from './report-model.js';
-import { renderXml, type XmlElement } from '../report/xml.js';
+import { renderXml, type XmlElement } from '../report/common/xml.js';
 
 export function renderCutoverJunit(r: CutoverReport): string {
   const findings = r.cutover.findings;

@@ -2,8 +2,8 @@
 
 import { FACT_SOURCES, type EnvironmentFacts } from './facts.js';
 import type { CutoverReport } from './report-model.js';
-import { mdEscape, mdTable } from '../report/md-text.js';
-import { productionSectionMd } from '../report/md-production.js';
+import { mdEscape, mdTable } from '../report/common/md-text.js';
+import { productionSectionMd } from '../report/sections/production/md.js';
 
 /** Rows of the side-by-side table, shared by report.md and report.html. */
 export function sideBySideRows(p: EnvironmentFacts, s: EnvironmentFacts): Array<[string, string, string]> {

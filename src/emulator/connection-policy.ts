@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Transport } from './transport.js';
+import { systemClock } from '../time/clock.js';
 
 export interface ConnectionPolicy {
   /** Extra headers for every answer. */
@@ -30,7 +31,8 @@ export function connectionPolicy(transport: Transport, random: () => number = Ma
     headers: transport.afterAnswer === 'close-announced' ? { connection: 'close' } : {},
     delay: () => {
       const ms = meanMs + (2 * random() - 1) * jitterMs;
-      return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
+      // On the machine's clock, as the sockets are, whatever time the service's clock tells.
+      return systemClock.sleep(ms);
     },
     onRequest: (req, res) => {
       const socket = req.socket;

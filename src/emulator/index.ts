@@ -66,9 +66,9 @@ function observed(opts: ResolvedOptions, handle: Handler): Handler {
   const observe = opts.observe;
   if (observe === undefined) return handle;
   return async (req) => {
-    const arrivedMs = Date.now();
+    const arrivedMs = opts.now();
     const reply = await handle(req);
-    observe({ req, reply, arrivedMs, answeredMs: Date.now() });
+    observe({ req, reply, arrivedMs, answeredMs: opts.now() });
     return reply;
   };
 }
@@ -92,6 +92,7 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
   // The service's clock: every instant it judges, states or stamps (profiles may set it off).
   const offsetMs = clockOffsetOf(opts.profiles);
   const clock = () => opts.now() + offsetMs;
+  // Certificates are dated on the machine's clock, not the service's: a client's TLS judges them by it.
   const generated: IssuingCertificates | undefined = opts.certificates
     ? undefined
     : generateIssuingCertificates(opts.host, Date.now(), undefined, transport.chain);

@@ -2,6 +2,7 @@
 // can trust them. Bad values are usage errors: the CLI passes flags straight through.
 
 import { usageError } from '../errors.js';
+import { systemClock } from '../time/clock.js';
 import { inRange, rangeText, RANGES } from '../config/ranges.js';
 import type { CertificateSet } from './certs/generate.js';
 import { FAULTS, isFaultName, type FaultName } from './faults/index.js';
@@ -38,6 +39,10 @@ export interface EmulatorOptions {
   businessLatencyMs?: number;
   /** The CA and server certificate to serve instead of new ones: a restarted server that keeps its certificate. */
   certificates?: CertificateSet;
+  /**
+   * The service's clock, epoch ms (a Clock's now, src/time/clock.ts): every token's life, limiter
+   * window, Date header and timestamp is read on it. A test shares a virtual one with the harness.
+   */
   now?: () => number;
   /** Credentials per environment, in order, instead of generated ones (tests plant canaries). */
   credentials?: Array<{ clientId: string; clientSecret: string } | undefined>;
@@ -114,7 +119,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     tlsDir: options.tlsDir,
     businessLatencyMs: options.businessLatencyMs ?? 0,
     certificates: options.certificates,
-    now: options.now ?? Date.now,
+    now: options.now ?? systemClock.now,
     credentials: options.credentials ?? [],
     overrides: options.overrides ?? [],
     observe: options.observe,

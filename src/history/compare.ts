@@ -2,7 +2,7 @@
 // changed, figures outside the noise of the last N runs. Pure: records in, changes out (the policy
 // decides what each change does to the run, policy.ts).
 
-import type { Change, NoiseBand, RegressionKind } from '../report/history-model.js';
+import type { Change, NoiseBand, RegressionKind } from '../report/sections/since/model.js';
 import type { Status } from '../report/model.js';
 import { ruleFor } from './figures.js';
 import { noiseBand, outside } from './noise.js';

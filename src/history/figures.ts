@@ -3,7 +3,7 @@
 // near-identical values (MAD 0) from flagging a 0.1 ms wobble; the values are judgement, written
 // down once here and in docs/history.md.
 
-import type { RegressionKind } from '../report/history-model.js';
+import type { RegressionKind } from '../report/sections/since/model.js';
 
 export interface FigureRule {
   kind: RegressionKind;

@@ -4,7 +4,7 @@
 // standard deviation of normal noise, and 4 of them put a false alarm far in the tail even for the
 // skewed, heavy-tailed latency of a shared 2-core machine. Pure: numbers in, a band out.
 
-import type { NoiseBand } from '../report/history-model.js';
+import type { NoiseBand } from '../report/sections/since/model.js';
 import type { FigureRule } from './figures.js';
 
 /** Fewer stored values than this judge nothing: a band of two runs is no band. */

@@ -1,7 +1,7 @@
 // What a change does to the run: `regressions:` in the config says warn (default) or fail per
 // kind. An improvement is only said. The run's exit code follows the outcome (fail → 1).
 
-import type { Change, RegressionPolicy, SinceLastRun } from '../report/history-model.js';
+import type { Change, RegressionPolicy, SinceLastRun } from '../report/sections/since/model.js';
 import type { Finding } from './compare.js';
 
 const ORDER = { fail: 0, warn: 1, info: 2 } as const;

@@ -3,7 +3,7 @@
 // line, a secret or a token: statuses, the checks' facts, and figures.
 
 import type { Report, Status } from '../report/model.js';
-import type { RegressionKind } from '../report/history-model.js';
+import type { RegressionKind } from '../report/sections/since/model.js';
 import { ruleFor } from './figures.js';
 
 export const HISTORY_SCHEMA = 'ces-harness/history@1';

@@ -2,9 +2,9 @@
 // its comparison with the stored runs of the same target, and the trends for the charts. Pure:
 // the caller appends the record (HistoryStore.append) and writes the report.
 
-import type { RegressionPolicy, SinceLastRun } from '../report/history-model.js';
+import type { RegressionPolicy, SinceLastRun } from '../report/sections/since/model.js';
 import { regressionReasons, type Report } from '../report/model.js';
-import { printableDeep } from '../report/printable.js';
+import { printableDeep } from '../report/common/printable.js';
 import { compareRuns, sameTarget } from './compare.js';
 import { METHOD } from './noise.js';
 import { applyPolicy, outcomeOf } from './policy.js';

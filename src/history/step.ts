@@ -2,7 +2,7 @@
 // of its target, append its record, and say what changed. A record that cannot be saved is not
 // lost: the report folder keeps it (history-record.jsonl) and the terminal says where.
 
-import type { RegressionPolicy } from '../report/history-model.js';
+import type { RegressionPolicy } from '../report/sections/since/model.js';
 import type { Report } from '../report/model.js';
 import type { StageLines } from '../stages/run-io.js';
 import { remember } from './remember.js';

@@ -1,7 +1,7 @@
 // The figures of the stored runs and this one, per figure, for report.html's small charts; and the
 // verdicts, for its strip of past runs. Pure: records in, series out.
 
-import type { Trends, TrendSeries } from '../report/history-model.js';
+import type { Trends, TrendSeries } from '../report/sections/since/model.js';
 import { ruleFor } from './figures.js';
 import { noiseBand } from './noise.js';
 import { observations, type HistoryRecord } from './record.js';

@@ -3,6 +3,7 @@
 // else backs off exponentially with full jitter, within a bounded budget so a service that never
 // lets up ends the check with RateLimitedError instead of hanging it.
 
+import type { Clock } from '../time/clock.js';
 import type { Exchange } from './exchange.js';
 import { retryAfterMs } from './retry-after.js';
 
@@ -34,7 +35,8 @@ export class RateLimitedError extends Error {
 
 export interface WaitOutOptions {
   budget: RateLimitBudget;
-  sleep: (ms: number) => Promise<void>;
+  /** Retry-After is read against its now(), the wait is its sleep. */
+  clock: Clock;
   random: () => number;
 }
 
@@ -42,7 +44,7 @@ export interface WaitOutOptions {
 export async function sendWaitingOut429(
   sendOnce: () => Promise<Exchange>,
   waitOut: boolean,
-  { budget, sleep, random }: WaitOutOptions,
+  { budget, clock, random }: WaitOutOptions,
 ): Promise<Exchange> {
   let waited = 0;
   for (let attempt = 0; ; attempt++) {
@@ -50,7 +52,7 @@ export async function sendWaitingOut429(
     exchange.rateLimitWaits = attempt;
     if (exchange.status !== 429 || !waitOut) return exchange;
     const backoff = Math.min(budget.capMs, budget.baseMs * 2 ** attempt) * random();
-    const wait = retryAfterMs(exchange.headers['retry-after'], Date.now()) ?? backoff;
+    const wait = retryAfterMs(exchange.headers['retry-after'], clock.now()) ?? backoff;
     if (attempt >= budget.maxRetries || waited + wait > budget.maxTotalWaitMs) {
       throw new RateLimitedError(
         `${exchange.request} was still rate-limited (429) after ${attempt + 1} tries and ${Math.round(waited / 1000)} s of waiting`,
@@ -58,6 +60,6 @@ export async function sendWaitingOut429(
       );
     }
     waited += wait;
-    await sleep(wait);
+    await clock.sleep(wait);
   }
 }

@@ -26,6 +26,7 @@ import { fingerprint, type Redactor } from './redact.js';
 import type { BearerKind, ProductionGate } from './production-gate.js';
 import { IDEMPOTENCY_KEY, closedWhileReused, replaySafe } from './replay.js';
 import { httpDateMs, measureSkew, type ClockReading, type SkewBounds } from '../time/clock-skew.js';
+import { systemClock, type Clock } from '../time/clock.js';
 
 export const DEFAULT_BODY_CAP_BYTES = 64 * 1024;
 // The service's clock readings kept (the newest): plenty to pin the skew down, bounded for a probe of thousands.
@@ -36,7 +37,11 @@ export interface ServiceClientOptions {
   timeoutMs?: number;
   bodyCapBytes?: number;
   rateLimitBudget?: RateLimitBudget;
-  sleep?: (ms: number) => Promise<void>;
+  /**
+   * What sentAt/receivedAt are read on and a 429 is waited out on: the run's (its sleep ends on the
+   * run's signal), a test's virtual one, or the system clock.
+   */
+  clock?: Clock;
   random?: () => number;
   /** Connections kept to the target; the checks run concurrently. */
   connections?: number;
@@ -68,7 +73,7 @@ export class ServiceClient {
       timeoutMs: options.timeoutMs ?? requestTimeoutMs(target),
       bodyCapBytes: options.bodyCapBytes ?? DEFAULT_BODY_CAP_BYTES,
       rateLimitBudget: options.rateLimitBudget ?? DEFAULT_RATE_LIMIT_BUDGET,
-      sleep: options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))),
+      clock: options.clock ?? systemClock,
       random: options.random ?? Math.random,
     };
     this.gate = isProduction(target) ? options.production : undefined;
@@ -82,11 +87,16 @@ export class ServiceClient {
     return this.opts.redactor;
   }
 
+  /** The clock this client stamps its exchanges with: whatever judges them reads the same one. */
+  get clock(): Clock {
+    return this.opts.clock;
+  }
+
   send(method: string, path: string, options: SendOptions = {}): Promise<Exchange> {
-    const { rateLimitBudget: budget, sleep, random } = this.opts;
+    const { rateLimitBudget: budget, clock, random } = this.opts;
     return sendWaitingOut429(() => this.sendOnce(method, path, options), options.waitOut429 !== false, {
       budget,
-      sleep,
+      clock,
       random,
     });
   }
@@ -117,7 +127,7 @@ export class ServiceClient {
       });
     const bearer = this.bearerKind(options);
     this.gate?.admit(path, bearer);
-    let sentAt = Date.now();
+    let sentAt = this.opts.clock.now();
     let started = performance.now();
     let res: Dispatcher.ResponseData;
     let answered: number | null = null;
@@ -132,7 +142,7 @@ export class ServiceClient {
         // The first attempt went out too: production's audit lists it, and the budget counts both.
         this.audit(method, path, sentAt, started, null, bearer);
         this.gate?.admit(path, bearer);
-        sentAt = Date.now();
+        sentAt = this.opts.clock.now();
         started = performance.now();
         res = await send();
       }
@@ -159,7 +169,7 @@ export class ServiceClient {
     const carriesIssuedToken = this.opts.redactor.containsIssuedToken(answer);
     const json = parseJson(text);
     this.registerCredentials(res.statusCode, json, answerHeaders);
-    const receivedAt = Date.now();
+    const receivedAt = this.opts.clock.now();
     const dateMs = httpDateMs(answerHeaders['date']);
     if (dateMs !== undefined) this.noteClock({ serviceMs: dateMs, sentAt, receivedAt });
     return {
@@ -189,7 +199,7 @@ export class ServiceClient {
     statusOf: (result: T) => number | null,
   ): Promise<T> {
     this.gate?.admit(path, 'none');
-    const sentAt = Date.now();
+    const sentAt = this.opts.clock.now();
     const started = performance.now();
     let status: number | null = null;
     try {

@@ -54,7 +54,11 @@ export function loadStage(
         on,
         io,
         target,
-        new ServiceClient(target, { redactor, production: productionGate ?? productionGateFor(settings.production) }),
+        new ServiceClient(target, {
+          redactor,
+          clock: io.clock,
+          production: productionGate ?? productionGateFor(settings.production),
+        }),
       );
     const base: ScenarioInputs = {
       baseUrl: target.baseUrl,
@@ -121,14 +125,14 @@ export function loadStage(
  */
 async function recordLoadToken(
   on: StageTarget,
-  io: Pick<RunIo, 'now'>,
+  io: Pick<RunIo, 'clock'>,
   target: Target,
   http: ServiceClient,
 ): Promise<void> {
   try {
     await http.issueToken();
-    on.ledger.recordIssued(target, http.issuedTokens(), io.now());
-    on.ledger.save(io.now());
+    on.ledger.recordIssued(target, http.issuedTokens(), io.clock.now());
+    on.ledger.save(io.clock.now());
   } finally {
     await http.close();
   }

@@ -37,7 +37,7 @@ export class ProbeSetupError extends Error {
 const NO_WAIT = { waitOut429: false } as const;
 
 /**
- * A token that is replaced in band once it has expired by our clock: the `ratelimit` command's
+ * A token that is replaced in band once it has expired by our clock (the service client's): the `ratelimit` command's
  * token owner. Not the conformance run's TokenSession (src/runner/token-session.ts), which `check`
  * hands in as SharedTokens: that one stops handing out a token while it is still certainly valid
  * and then sleeps until it has certainly expired, waiting out 429s, so that no 401 at the edge is
@@ -70,7 +70,7 @@ class InBandToken {
   /** True when this slot should fetch the successor: expired, nobody fetching, not asked just now. */
   due(): boolean {
     const expires = this.expiresAtMs();
-    const now = Date.now();
+    const now = this.http.clock.now();
     // 50 ms past expiry: the service hands out the same token until then (§3).
     return expires !== undefined && !this.refreshing && now >= expires + 50 && now >= this.nextAskMs;
   }
@@ -81,7 +81,7 @@ class InBandToken {
       const ex = await this.http.issueToken(this.credentials, NO_WAIT);
       if (ex.issued && ex.issued.token !== this.token.token) this.token = ex.issued;
       // The same token again (the service's clock is behind ours) or a refusal: ask again shortly.
-      else this.nextAskMs = Date.now() + 250;
+      else this.nextAskMs = this.http.clock.now() + 250;
       return ex;
     } finally {
       this.refreshing = false;

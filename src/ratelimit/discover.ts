@@ -39,7 +39,7 @@ import type { ProbeCalls } from './calls.js';
 import { round } from './estimators.js';
 import { probeTimeline } from './timeline.js';
 import { refusalsOf, tooFewRefusals } from './evidence.js';
-import { monotonicClock, type Clock } from './pacing.js';
+import { systemClock, type Clock } from '../time/clock.js';
 import { describeLimiter, type LimiterModel } from './limiters/index.js';
 import { advertisedPhase, compareAdvertisement } from './probe/advertised.js';
 import { idleBurstPhase } from './probe/idle-burst.js';
@@ -92,7 +92,7 @@ export const DISCOVER_DEFAULTS = {
 export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   const probe = new Probe({
     calls: opts.calls,
-    clock: opts.clock ?? monotonicClock(),
+    clock: opts.clock ?? systemClock,
     maxRps: opts.maxRps,
     maxRequests: opts.maxRequests,
     maxDurationMs: (opts.maxDurationS ?? DISCOVER_DEFAULTS.maxDurationS) * 1000,

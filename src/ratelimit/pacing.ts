@@ -3,29 +3,7 @@
 // sends each request itself (undici, through the ServiceClient) so it sees each answer the moment
 // it arrives and can stop on the very answer that settles a question.
 
-/** Monotonic milliseconds and a sleep that an abort ends early. A seam for tests, not a feature. */
-export interface Clock {
-  now(): number;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-export function monotonicClock(): Clock {
-  const origin = performance.now();
-  return {
-    now: () => performance.now() - origin,
-    sleep: (ms, signal) =>
-      new Promise<void>((resolve) => {
-        if (signal?.aborted || ms <= 0) return resolve();
-        const done = () => {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', done);
-          resolve();
-        };
-        const timer = setTimeout(done, ms);
-        signal?.addEventListener('abort', done, { once: true });
-      }),
-  };
-}
+import type { Clock } from '../time/clock.js';
 
 export interface PaceOptions {
   clock: Clock;

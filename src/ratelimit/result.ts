@@ -5,7 +5,7 @@ import type { ProofRound, RateLimitResult } from '../report/model.js';
 import { fleetSummaryLines } from './fleet/summary-lines.js';
 import { describeLimiter } from './limiters/index.js';
 import { PROOF_PROMISE } from './proof-loop.js';
-import { advertisedText, proofRoundText } from '../report/format.js';
+import { advertisedText, proofRoundText } from '../report/sections/rate-limit/words.js';
 import type { Estimate, Proof, Recommendation } from './types.js';
 
 /** What the proof loop (proof-loop.ts) made of the recommendation: its verdict and every round it ran. */

@@ -55,6 +55,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
 
     const http = new ServiceClient(target, {
       redactor,
+      clock: io.clock,
       connections: DISCOVER_DEFAULTS.maxInFlight,
       production: on.productionGate ?? productionGateFor(settings.production),
     });
@@ -94,6 +95,8 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
         maxRetryAfterS: settings.rateLimit.maxRetryAfterS,
         signal,
         progress: io.progress,
+        // The clock the answers are stamped with: a Retry-After counts from their arrival.
+        clock: http.clock,
       });
       const unusable = signal.aborted ? undefined : unusableProbe(tally);
       if (unusable) io.untested('rate_limit', `${calls.endpoint}: ${unusable}`);
@@ -156,7 +159,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
               io.progress(
                 `proof round ${round}: waiting ${settleS.toFixed(1)} s for the limit to refill, then proving the policy with k6 at ${rec.target_rps} req/s for ${proofS} s`,
               );
-              await io.sleep(settleS * 1000);
+              await io.clock.sleep(settleS * 1000, signal);
               if (signal.aborted) return null;
               const run = await prove({
                 k6Path: k6.k6Path,
@@ -234,8 +237,8 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
       }
     } finally {
       // The probe's tokens are the configured credentials' too: the ledger proves their expiry later.
-      on.ledger.recordIssued(target, http.issuedTokens(), io.now());
-      on.ledger.save(io.now());
+      on.ledger.recordIssued(target, http.issuedTokens(), io.clock.now());
+      on.ledger.save(io.clock.now());
       await http.close();
     }
     for (const line of summaryLines(result)) io.out(line);
@@ -247,7 +250,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
 export const rateLimitStage = makeRateLimitStage();
 
 interface FleetProofContext {
-  io: Pick<RunIo, 'progress' | 'sleep' | 'signal'>;
+  io: Pick<RunIo, 'progress' | 'clock' | 'signal'>;
   reportDir: string;
   proofS: number;
   settleS: number;
@@ -277,7 +280,7 @@ async function proveFleetChoice(
   ctx.io.progress(
     `fleet proof: waiting ${ctx.settleS.toFixed(1)} s, then ${run.instances} k6 instances, policy ${run.policy.name}, ${run.offered_rps} req/s offered for ${run.duration_s} s`,
   );
-  await ctx.io.sleep(ctx.settleS * 1000);
+  await ctx.io.clock.sleep(ctx.settleS * 1000, ctx.io.signal);
   const ran = await runFleetK6({
     k6Path: k6.k6Path,
     bundleDir: k6.bundleDir,

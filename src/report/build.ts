@@ -1,6 +1,6 @@
 // Assembles the Report from the stages' results. Pure: the caller supplies times and version.
 
-import { printableDeep } from './printable.js';
+import { printableDeep } from './common/printable.js';
 import {
   REPORT_SCHEMA,
   summarize,

@@ -1,22 +1,22 @@
 // report.html: one file a reviewer can open from a CI artefact with no network at all. Everything
 // is inline (CSS, SVG charts), there is no script, and a Content-Security-Policy forbids loading
 // anything should a report string ever slip past escaping. Every report string goes through `html`.
-// This file is the page and its Checks section; Load and Rate limit have a file each.
+// This file is the page and its Checks section; every other section has a folder under sections/.
 
-import { formatMs, formatSeconds, runSeconds } from './format.js';
-import { statusIcon } from './html-icons.js';
-import { checkAnchor, leadSection } from './html-lead.js';
-import { clientSectionHtml } from './client-html.js';
-import { SINCE_CSS, sinceLastRunSection } from './html-since.js';
-import { loadSection } from './html-load.js';
-import { rateLimitSection } from './html-rate-limit.js';
-import { productionSectionHtml } from './html-production.js';
-import { rich } from './html-rich.js';
-import { pageHead, REPORT_CSS } from './html-style.js';
+import { formatMs, formatSeconds, runSeconds } from './common/format.js';
+import { statusIcon } from './common/html-icons.js';
+import { checkAnchor, leadSection } from './sections/lead/html.js';
+import { clientSectionHtml } from './sections/client/html.js';
+import { SINCE_CSS, sinceLastRunSection } from './sections/since/html.js';
+import { loadSection } from './sections/load/html.js';
+import { rateLimitSection } from './sections/rate-limit/html.js';
+import { productionSectionHtml } from './sections/production/html.js';
+import { rich } from './common/html-rich.js';
+import { pageHead, REPORT_CSS } from './common/html-style.js';
 import { specLabel, type CheckResult, type Evidence, type Report, type Untested } from './model.js';
-import { SafeHtml, html } from './safe-html.js';
-import { isBrokenMust } from './select.js';
-import { reportTransport } from './transport-text.js';
+import { SafeHtml, html } from './common/safe-html.js';
+import { isBrokenMust } from './common/select.js';
+import { reportTransport } from './sections/transport/words.js';
 
 const OPEN = html` open`;
 

@@ -1,7 +1,7 @@
 // report.json: the machine-readable report. Keys follow the contract's order whatever order the
 // producing stage built its objects in, so diffs between two runs' reports show only real changes.
 
-import { orderedFleet } from './json-fleet.js';
+import { orderedFleet } from './sections/fleet/json.js';
 import type { CheckResult, Evidence, LoadResult, LoadScenarioResult, RateLimitResult, Report } from './model.js';
 
 type Plain = Record<string, unknown>;

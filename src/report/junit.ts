@@ -1,18 +1,10 @@
 // junit.xml: one testcase per check, for CI test tabs (GitHub, GitLab, Jenkins). JUnit knows pass,
 // failure, error and skipped only, so a `warn` is a passing testcase whose warning rides in
 // <system-out>: it must show up without turning the CI run red, exactly like the verdict.
-// Built as an element tree and written by xml.ts, never by concatenation: messages quote response
+// Built as an element tree and written by common/xml.ts, never by concatenation: messages quote response
 // bodies.
 
-import {
-  evidenceLine,
-  proofText,
-  rateLimitFacts,
-  recommendationText,
-  runSeconds,
-  scenarioLine,
-  thresholdText,
-} from './format.js';
+import { evidenceLine, runSeconds, scenarioLine, thresholdText } from './common/format.js';
 import {
   specLabel,
   type CheckResult,
@@ -21,10 +13,11 @@ import {
   type Report,
   type Untested,
 } from './model.js';
-import { checkFamily, junitClassname } from './junit-classname.js';
-import { renderXml, xmlChars, type XmlElement } from './xml.js';
-import { clientProperties } from './client-junit.js';
-import { sinceLastRunCases } from './since-junit.js';
+import { checkFamily, junitClassname } from './common/junit-classname.js';
+import { renderXml, xmlChars, type XmlElement } from './common/xml.js';
+import { proofText, rateLimitFacts, recommendationText } from './sections/rate-limit/words.js';
+import { clientProperties } from './sections/client/junit.js';
+import { sinceLastRunCases } from './sections/since/junit.js';
 
 // Parsers fold newlines in attribute values into spaces; folding them here keeps the value predictable.
 const oneLine = (text: string): string => xmlChars(text).replace(/\s*[\r\n]+\s*/g, ' ');

@@ -1,36 +1,17 @@
 // report.md: sized for a GitHub Actions step summary ($GITHUB_STEP_SUMMARY). The verdict and what
 // broke come first; everything a reviewer needs to act on a failure is on the page, no artefact download.
 
-import {
-  STATUS_ICON,
-  formatSeconds,
-  proofText,
-  rateLimitFacts,
-  recommendationText,
-  runSeconds,
-  scenarioCells,
-  thresholdText,
-} from './format.js';
-import { clientSectionMd } from './client-md.js';
-import { dashboardLinksMd } from './dashboard-links.js';
-import { findingsBlock } from './md-findings.js';
-import { leadSection } from './md-lead.js';
-import { fleetMarkdown } from './md-fleet.js';
-import { mdCode, mdEscape, mdInline, mdTable } from './md-text.js';
-import { productionSectionMd } from './md-production.js';
-import {
-  specLabel,
-  type CheckResult,
-  type Evidence,
-  type LoadResult,
-  type LoadScenarioResult,
-  type RateLimitResult,
-  type Report,
-  type Untested,
-} from './model.js';
-import { sinceLastRunMd } from './since-md.js';
-import { reportTransport } from './transport-text.js';
-import { brokenMusts, loadHeadline, skips, thresholdCount, warnings } from './select.js';
+import { STATUS_ICON, formatSeconds, runSeconds } from './common/format.js';
+import { clientSectionMd } from './sections/client/md.js';
+import { leadSection } from './sections/lead/md.js';
+import { loadSectionMd } from './sections/load/md.js';
+import { mdCode, mdEscape, mdInline, mdTable } from './common/md-text.js';
+import { productionSectionMd } from './sections/production/md.js';
+import { rateLimitSectionMd } from './sections/rate-limit/md.js';
+import { specLabel, type CheckResult, type Evidence, type Report, type Untested } from './model.js';
+import { sinceLastRunMd } from './sections/since/md.js';
+import { reportTransport } from './sections/transport/words.js';
+import { brokenMusts, skips, thresholdCount, warnings } from './common/select.js';
 
 function titleLine(report: Report): string {
   const icon = report.verdict === 'pass' ? '✅' : '❌';
@@ -96,51 +77,6 @@ function skipsSection(checks: readonly CheckResult[]): string | null {
   );
 }
 
-function thresholdsCell(s: LoadScenarioResult): string {
-  if (s.thresholds.length === 0) return '–';
-  return s.thresholds.map((t) => `${t.ok ? '✓' : '✗'} ${mdCode(thresholdText(t))}`).join('<br>');
-}
-
-function scenarioRow(s: LoadScenarioResult): string[] {
-  const name = mdCode(s.scenario);
-  if (s.error) return [name, `💥 did not run: ${mdInline(s.error)}`, '', '', '', '', '', '', '', '', thresholdsCell(s)];
-  return [name, ...scenarioCells(s), thresholdsCell(s)];
-}
-
-function loadSection(load: LoadResult): string {
-  const verdict = `${load.ok ? '✅' : '❌'} ${loadHeadline(load)}`;
-  const head = `${verdict} · k6 ${mdEscape(load.k6_version)} · run ${mdCode(load.run_id)}`;
-  const table = mdTable(
-    ['Scenario', 'Requests', 'Rate', 'p50', 'p95', 'p99', 'max', 'Errors', 'Checks', 'Dropped', 'Thresholds'],
-    ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
-    load.scenarios.map(scenarioRow),
-  );
-  return section(
-    'Load',
-    [head, dashboardLinksMd(load), table, findingsBlock(load)].filter((b) => b !== null).join('\n\n'),
-  );
-}
-
-function rateLimitSection(r: RateLimitResult): string {
-  const facts = mdTable(
-    ['Finding', 'Value'],
-    ['l', 'l'],
-    rateLimitFacts(r).map(([label, value]) => [
-      mdEscape(label),
-      label === 'Endpoint' ? mdCode(value) : mdEscape(value),
-    ]),
-  );
-  const proof = proofText(r);
-  const blocks = [
-    `**Recommendation:** ${mdEscape(recommendationText(r))}.`,
-    proof === null ? null : `**Proof run:** ${mdEscape(proof)}.`,
-    facts,
-    r.notes && r.notes.length > 0 ? r.notes.map((n) => `- ${mdInline(n)}`).join('\n') : null,
-    fleetMarkdown(r.fleet),
-  ];
-  return section('Rate limit', blocks.filter((b) => b !== null).join('\n\n'));
-}
-
 function untestedSection(untested: readonly Untested[]): string | null {
   if (untested.length === 0) return null;
   // Listed before anything else: a run that could not test is a failed run, whatever passed.
@@ -163,8 +99,8 @@ export function renderMarkdown(report: Report): string {
     listSection('Warnings', warnings(report.checks), true),
     skipsSection(report.checks),
     checksTable(report.checks),
-    report.load ? loadSection(report.load) : null,
-    report.rate_limit ? rateLimitSection(report.rate_limit) : null,
+    report.load ? loadSectionMd(report.load) : null,
+    report.rate_limit ? rateLimitSectionMd(report.rate_limit) : null,
     report.client ? clientSectionMd(report.client) : null,
     productionSectionMd(report.production),
   ];

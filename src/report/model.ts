@@ -1,10 +1,10 @@
 // The one result model of a run. Every renderer (json, md, junit, html) is a pure function of a
 // Report; checks and the k6/rate-limit stages only ever produce these plain objects.
 
-import type { ClientSection } from './client-model.js';
+import type { ClientSection } from './sections/client/model.js';
 
-export type { ClientSection } from './client-model.js';
-import type { SinceLastRun, Trends } from './history-model.js';
+export type { ClientSection } from './sections/client/model.js';
+import type { SinceLastRun, Trends } from './sections/since/model.js';
 import type { LimiterModel } from '../spec/limiter-model.js';
 
 export const REPORT_SCHEMA = 'ces-harness/report@1';

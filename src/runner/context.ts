@@ -14,6 +14,7 @@ import type { BusinessCalls } from '../spec/endpoints.js';
 import type { CheckContext } from './check.js';
 import type { Ledger } from './ledger.js';
 import { TokenSession } from './token-session.js';
+import { sleepOrThrow, systemClock, type Clock } from '../time/clock.js';
 
 export interface ContextInput {
   target: Target;
@@ -29,6 +30,8 @@ export interface ContextInput {
   redactor?: Redactor;
   progress?: (message: string) => void;
   signal?: AbortSignal;
+  /** What the run reads and waits on (the system clock unless a test runs it on virtual time). */
+  clock?: Clock;
 }
 
 export interface OpenContext {
@@ -45,19 +48,17 @@ export function createContext(input: ContextInput): OpenContext {
   const signal = input.signal ?? new AbortController().signal;
   // Every concurrent request, sleep and handshake listens to this one signal: dozens is expected.
   setMaxListeners(0, signal);
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal.aborted) return reject(signal.reason);
-      const onAbort = () => (clearTimeout(timer), reject(signal.reason));
-      const timer = setTimeout(() => (signal.removeEventListener('abort', onAbort), resolve()), ms);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
+  const base = input.clock ?? systemClock;
+  // Every wait of the run, a 429's in the clients included, ends (throws) when the run is stopped.
+  const clock: Clock = { now: () => base.now(), sleep: (ms) => sleepOrThrow(base, ms, signal) };
+  const { now } = clock;
+  const sleep = (ms: number) => clock.sleep(ms);
   const production = input.production ?? { maxRequests: DEFAULTS.productionMaxRequests, business: {} };
   const gate = input.productionGate ?? productionGateFor(production);
   const clients: ServiceClient[] = [];
   const clientFor = (target: Target) => {
     // Connections open on demand: the checks use a few, the rate-limit burst up to MAX_IN_FLIGHT against slow answers.
-    const client = new ServiceClient(target, { redactor, sleep, production: gate, connections: MAX_IN_FLIGHT });
+    const client = new ServiceClient(target, { redactor, clock, production: gate, connections: MAX_IN_FLIGHT });
     clients.push(client);
     return client;
   };
@@ -66,7 +67,6 @@ export function createContext(input: ContextInput): OpenContext {
   let targetClient: ServiceClient | undefined;
   const http = () => (targetClient ??= clientFor(input.target));
   const progress = input.progress ?? (() => {});
-  const now = () => Date.now();
   const session = new TokenSession({
     get http() {
       return http();

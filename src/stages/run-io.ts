@@ -10,7 +10,7 @@ import type { ProductionGate } from '../http/production-gate.js';
 import type { Redactor } from '../http/redact.js';
 import type { TransportFacts, Untested } from '../report/model.js';
 import type { Ledger } from '../runner/ledger.js';
-import { monotonicClock } from '../ratelimit/pacing.js';
+import { systemClock, type Clock } from '../time/clock.js';
 
 /** Part of a line: plain text, or text in an SGR colour (31 red, 2 dim…) when colour is on. */
 export type Span = string | { text: string; sgr: number };
@@ -26,13 +26,8 @@ export interface StageLines {
 }
 
 export interface RunIo extends StageLines {
-  /**
-   * Wall-clock milliseconds (what the ledger records). Seam: the injected clock of src/time
-   * replaces this and `sleep` when it lands; until then `systemClock()` is the only source.
-   */
-  now(): number;
-  /** Waits `ms`, or less when the run is stopped (`signal`). */
-  sleep(ms: number): Promise<void>;
+  /** What the stage reads and waits on (src/time/clock.ts): the system clock, or a test's virtual one. */
+  clock: Clock;
   /** The run's stop signal (first Ctrl-C, SIGTERM, SIGHUP): a stage finishes what is in flight and returns. */
   signal: AbortSignal;
   /** Every secret of the run: what a stage writes or says passes through it. */
@@ -70,9 +65,14 @@ export interface StageTarget {
 
 export type Stage<T> = (target: StageTarget, io: RunIo) => Promise<T>;
 
-/** A run's IO on the system clock (Date.now, and a sleep the run's signal ends early). */
-export function runIo(lines: StageLines, redactor: Redactor, signal: AbortSignal, untested: RunIo['untested']): RunIo {
-  const { sleep } = monotonicClock();
+/** A run's IO: its lines, redactor and stop signal, on the system clock unless a test gives another. */
+export function runIo(
+  lines: StageLines,
+  redactor: Redactor,
+  signal: AbortSignal,
+  untested: RunIo['untested'],
+  clock: Clock = systemClock,
+): RunIo {
   const { out, err, progress } = lines;
-  return { now: () => Date.now(), sleep: (ms) => sleep(ms, signal), signal, redactor, out, err, progress, untested };
+  return { clock, signal, redactor, out, err, progress, untested };
 }

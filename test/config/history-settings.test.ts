@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_HISTORY_FILE, embedded, resolveSettings } from '../../src/config/resolve.js';
 import { HarnessError } from '../../src/errors.js';
-import { DEFAULT_REGRESSION_POLICY } from '../../src/report/history-model.js';
+import { DEFAULT_REGRESSION_POLICY } from '../../src/report/sections/since/model.js';
 
 const TARGET =
   'environments:\n  sandbox: { base_url: https://sandbox.example.test, client_id: "${ID}", client_secret: "${SECRET}" }\n';

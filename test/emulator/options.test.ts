@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { HarnessError } from '../../src/errors.js';
 import { resolveOptions, type EmulatorOptions } from '../../src/emulator/options.js';
+import { systemClock } from '../../src/time/clock.js';
 
 describe('resolveOptions', () => {
   it('applies the documented defaults', () => {
@@ -32,7 +33,7 @@ describe('resolveOptions', () => {
       perEnvironment: {},
       now: undefined,
     });
-    expect(o.now).toBe(Date.now);
+    expect(o.now).toBe(systemClock.now);
   });
 
   it.each<[string, EmulatorOptions, RegExp]>([

@@ -18,6 +18,7 @@ import { createContext, type OpenContext } from '../../src/runner/context.js';
 import type { RateLimitSettings } from '../../src/config/check-settings.js';
 import { Ledger } from '../../src/runner/ledger.js';
 import { selectChecks } from '../../src/runner/run-checks.js';
+import type { Clock } from '../../src/time/clock.js';
 
 export interface EmulatedRun {
   results: CheckResult[];
@@ -29,8 +30,10 @@ export interface RunOptions {
   /** Conformant variations the faults apply on top of (a fault that needs JWTs needs `jwt`). */
   profiles?: ProfileName[];
   tokenTtlS?: number;
-  /** Wait for expiry in-process (slower: about the token lifetime). */
+  /** Wait for expiry in-process (about the token lifetime, on `clock`). */
   waitForExpiry?: boolean;
+  /** The clock the emulator and the run share (a virtual one makes the waits instant); the system's by default. */
+  clock?: Clock;
   only?: string[];
   skip?: string[];
   rateLimit?: { rps: number; burst: number };
@@ -66,6 +69,7 @@ export async function checkEmulator(options: RunOptions = {}): Promise<CheckResu
     profiles: options.profiles ?? [],
     rateLimit: options.rateLimit ?? { rps: 50, burst: 50 },
     ...(options.overrides ? { overrides: options.overrides } : {}),
+    ...(options.clock ? { now: options.clock.now } : {}),
   });
   try {
     const [target, ...others] = targetsOf(emulator);
@@ -91,6 +95,7 @@ export async function checkEmulator(options: RunOptions = {}): Promise<CheckResu
       ledger: Ledger.disabled(),
       checks: selected,
       redactor: options.redactor ?? new Redactor(),
+      ...(options.clock ? { clock: options.clock } : {}),
       ...(options.untested ? { onUntested: (line: string) => options.untested!.push(line) } : {}),
     });
   } finally {
@@ -100,9 +105,10 @@ export async function checkEmulator(options: RunOptions = {}): Promise<CheckResu
 
 /**
  * A check context on the emulator's first environment, as `check` builds one, with 1 h tokens (no
- * token turns over mid-test) and the rate-limit settings given, for tests that run single checks.
+ * token turns over mid-test) and the rate-limit settings given, for tests that run single checks;
+ * on `clock` when given (the one the emulator was made with).
  */
-export function emulatorContext(emulator: Emulator, rateLimit: RateLimitSettings): OpenContext {
+export function emulatorContext(emulator: Emulator, rateLimit: RateLimitSettings, clock?: Clock): OpenContext {
   const [target, ...others] = targetsOf(emulator);
   return createContext({
     target: target!,
@@ -111,5 +117,6 @@ export function emulatorContext(emulator: Emulator, rateLimit: RateLimitSettings
     business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
     rateLimit,
     ledger: Ledger.disabled(),
+    ...(clock ? { clock } : {}),
   });
 }

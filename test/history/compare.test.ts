@@ -5,7 +5,7 @@ import { compareRuns } from '../../src/history/compare.js';
 import { noiseBand, outside } from '../../src/history/noise.js';
 import { applyPolicy, outcomeOf } from '../../src/history/policy.js';
 import { remember } from '../../src/history/remember.js';
-import { DEFAULT_REGRESSION_POLICY } from '../../src/report/history-model.js';
+import { DEFAULT_REGRESSION_POLICY } from '../../src/report/sections/since/model.js';
 import { steadyRecord, steadyRuns } from './records.js';
 
 const names = (findings: ReturnType<typeof compareRuns>) => findings.map((f) => `${f.kind} ${f.subject} ${f.name}`);

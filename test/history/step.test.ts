@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { historyStep, UNSAVED_RECORD_FILE } from '../../src/history/step.js';
 import type { Terminal } from '../../src/cli/terminal.js';
 import { HistoryStore } from '../../src/history/store.js';
-import { DEFAULT_REGRESSION_POLICY } from '../../src/report/history-model.js';
+import { DEFAULT_REGRESSION_POLICY } from '../../src/report/sections/since/model.js';
 import { buildReport } from '../../src/report/build.js';
 
 const report = buildReport({

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../src/http/exchange.js';
 import { RateLimitedError, sendWaitingOut429, type RateLimitBudget } from '../../src/http/rate-limit-wait.js';
+import { virtualClock } from '../../src/time/clock.js';
 
 const answer = (status: number, headers: Record<string, string> = {}): Exchange => ({
   request: 'GET /tokens/validate',
@@ -18,13 +19,15 @@ const answer = (status: number, headers: Record<string, string> = {}): Exchange 
 
 const BUDGET: RateLimitBudget = { maxTotalWaitMs: 10_000, maxRetries: 3, baseMs: 100, capMs: 1_000 };
 
-/** A service that answers the given statuses in order, and a clock that records the waits instead of sleeping. */
+/** A service that answers the given statuses in order, on a virtual clock that records the waits. */
 function scripted(answers: Exchange[]) {
   const waits: number[] = [];
   let sent = 0;
   const sendOnce = async () => answers[Math.min(sent++, answers.length - 1)]!;
-  const options = { budget: BUDGET, sleep: async (ms: number) => void waits.push(ms), random: () => 0.5 };
-  return { sendOnce, options, waits, sent: () => sent };
+  const virtual = virtualClock(Date.UTC(2031, 0, 1, 12, 0, 0));
+  const clock = { now: virtual.now, sleep: (ms: number) => (waits.push(ms), virtual.sleep(ms)) };
+  const options = { budget: BUDGET, clock, random: () => 0.5 };
+  return { sendOnce, options, waits, sent: () => sent, clock };
 }
 
 describe('sendWaitingOut429', () => {
@@ -34,6 +37,19 @@ describe('sendWaitingOut429', () => {
     expect(ex.status).toBe(200);
     expect(ex.rateLimitWaits).toBe(1);
     expect(s.waits).toEqual([2_000]);
+  });
+
+  it("reads a Retry-After date against the client's clock, not the machine's", async () => {
+    const s = scripted([answer(429), answer(200)]);
+    // Three seconds after the clock's start, which is years away from the machine's.
+    const at = new Date(s.clock.now() + 3_000).toUTCString();
+    const ex = await sendWaitingOut429(
+      async () => (s.sent() === 0 ? { ...(await s.sendOnce()), headers: { 'retry-after': at } } : s.sendOnce()),
+      true,
+      s.options,
+    );
+    expect(ex.status).toBe(200);
+    expect(s.waits).toEqual([3_000]);
   });
 
   it('backs off exponentially with jitter when the 429 names no Retry-After', async () => {

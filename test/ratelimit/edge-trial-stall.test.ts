@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { discover } from '../../src/ratelimit/discover.js';
 import type { LimiterModel } from '../../src/ratelimit/limiters/index.js';
-import type { Clock } from '../../src/ratelimit/pacing.js';
+import type { Clock } from '../../src/time/clock.js';
 import { fromModel, virtualWorld } from './virtual-limit.js';
 
 /** `clock`, but the first wait that starts at or after `atMs` lasts `extraMs` longer. */

@@ -1,7 +1,9 @@
 // The rate-limit probe against the emulator's token bucket (one limiter per client) at several
 // settings: the sustained rate within 5 % of the configured one, the burst, a truthful
 // Retry-After; a limit that answers 503 is reported as non-conformant (not as "no limit"); no
-// limit at all is reported as not observed. Real servers on 127.0.0.1 port 0, real requests.
+// limit at all is reported as not observed. Real servers on 127.0.0.1 port 0, real requests, and
+// real time on purpose: the virtual-clock cases (discover.test.ts, virtual-limit.ts) cannot show
+// the probe holding its figures while a real event loop delivers timers late and answers out of order.
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';

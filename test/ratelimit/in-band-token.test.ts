@@ -1,7 +1,8 @@
 // The `ratelimit` command's own token (src/ratelimit/calls.ts): renewed in band, as one of the
 // stream's requests, once it has expired, so a paced stream never stops for it. This is why it is
 // not the conformance run's TokenSession, which sleeps through a token's edge instead.
-// Real emulator on 127.0.0.1 port 0 with 1 s tokens; bounded in requests and time.
+// Real emulator on 127.0.0.1 port 0 with 1 s tokens, on a virtual clock it shares with the client
+// (the stream's 3.5 s pass in milliseconds); bounded in requests and time.
 
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
@@ -9,6 +10,7 @@ import type { Exchange } from '../../src/http/exchange.js';
 import { Redactor } from '../../src/http/redact.js';
 import { ServiceClient } from '../../src/http/service-client.js';
 import { probeCalls } from '../../src/ratelimit/calls.js';
+import { virtualClock } from '../../src/time/clock.js';
 import { BUSINESS } from './support.js';
 
 /** Three token lifetimes and a bit: at least two renewals fall inside. */
@@ -16,24 +18,25 @@ const STREAM_MS = 3_500;
 const PACE_MS = 25;
 const MAX_CALLS = Math.ceil(STREAM_MS / PACE_MS) + 10;
 
+const clock = virtualClock();
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await createEmulator({ port: 0, tokenTtlS: 1, rateLimit: { rps: 1_000, burst: 1_000 } });
+  emu = await createEmulator({ port: 0, tokenTtlS: 1, rateLimit: { rps: 1_000, burst: 1_000 }, now: clock.now });
 });
 afterAll(() => emu.close());
 
 it("renews an expired token in band: the renewal is one of the stream's answers, and the stream goes on with the new token", async () => {
   const http = new ServiceClient(
     { environment: 'sandbox', baseUrl: emu.url, credentials: emu.credentials, caPem: emu.caPem },
-    { redactor: new Redactor(), connections: 4 },
+    { redactor: new Redactor(), connections: 4, clock },
   );
   try {
     const calls = await probeCalls({ http, endpoint: 'tokens.validate', business: BUSINESS });
     const answers: Exchange[] = [];
-    const started = Date.now();
-    while (Date.now() - started < STREAM_MS && answers.length < MAX_CALLS) {
+    const started = clock.now();
+    while (clock.now() - started < STREAM_MS && answers.length < MAX_CALLS) {
       answers.push(await calls.primary());
-      await new Promise((resolve) => setTimeout(resolve, PACE_MS));
+      await clock.sleep(PACE_MS);
     }
     const kinds = answers.map((a) => `${a.request} ${a.status}`);
     const renewals = answers.flatMap((a, i) => (a.request === 'POST /tokens' ? [i] : []));

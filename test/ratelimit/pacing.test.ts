@@ -3,7 +3,8 @@
 // catches up (the rate it offered over the run is what its verdict rests on).
 
 import { describe, expect, it } from 'vitest';
-import { pace, type Clock } from '../../src/ratelimit/pacing.js';
+import { pace } from '../../src/ratelimit/pacing.js';
+import type { Clock } from '../../src/time/clock.js';
 
 /** Sleeps advance time by what was asked, and the sleep that starts at `stallAtMs` by `stallMs` more. */
 function stallingClock(stallAtMs: number, stallMs: number): Clock {

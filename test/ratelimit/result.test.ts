@@ -2,7 +2,7 @@
 // 503, "no limit", and how report.md and the terminal show the probe's extra figures.
 
 import { describe, expect, it } from 'vitest';
-import { rateLimitFacts } from '../../src/report/format.js';
+import { rateLimitFacts } from '../../src/report/sections/rate-limit/words.js';
 import { resetSeconds } from '../../src/ratelimit/answers.js';
 import { recommend } from '../../src/ratelimit/recommend.js';
 import { proofRound } from '../../src/ratelimit/proof-loop.js';

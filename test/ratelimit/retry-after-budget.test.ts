@@ -9,10 +9,13 @@ import type { Probe } from '../../src/ratelimit/probe/probe.js';
 import { retryAfterPhase } from '../../src/ratelimit/probe/retry-after.js';
 import type { Sample } from '../../src/ratelimit/types.js';
 
+/** The probe's clock when the phase runs: the refusal arrived a second earlier, on the same clock. */
+const NOW_MS = Date.UTC(2026, 10, 26, 12, 0, 0);
+
 function standIn(maxRetryAfterS: number) {
   const slept: number[] = [];
   const sent: string[] = [];
-  const refusal = { status: 429, headers: { 'retry-after': '61' }, receivedAt: Date.now() } as unknown as Exchange;
+  const refusal = { status: 429, headers: { 'retry-after': '61' }, receivedAt: NOW_MS - 1_000 } as unknown as Exchange;
   const probe = {
     refusals: {
       lastRetryAfter: { exchange: refusal, seconds: 61 },
@@ -27,7 +30,7 @@ function standIn(maxRetryAfterS: number) {
     outOfBudget: () => false,
     elapsed: () => 1_000,
     progress: () => {},
-    clock: { now: () => 0, sleep: async (ms: number) => void slept.push(ms) },
+    clock: { now: () => NOW_MS, sleep: async (ms: number) => void slept.push(ms) },
     send: async (phase: string): Promise<Sample> => (
       sent.push(phase),
       { sentMs: 62_000, doneMs: 62_005, status: 200, answer: 'accepted', phase: 'retry-after', client: 'primary' }
@@ -51,8 +54,8 @@ describe('the ratelimit probe and a Retry-After of 61 s', () => {
     expect(found.verdict).toBe(verdict);
     expect(sent).toEqual(retried);
     if (note) expect(found.notes[0]).toMatch(note);
-    // Waited what the header said (less the moments since the refusal), or not at all.
-    if (retried.length) expect(slept[0]).toBeGreaterThan(60_000);
+    // Waited what the header said, less the second since the refusal, or not at all.
+    if (retried.length) expect(slept).toEqual([60_000]);
     else expect(slept).toEqual([]);
   });
 });

@@ -3,10 +3,9 @@
 // every microtask has settled, so the probe's own order of events is kept while no real time
 // passes. Answers take 2–12 virtual ms, so they arrive out of order as on a real connection pool.
 
-import { vi } from 'vitest';
 import type { Exchange } from '../../src/http/exchange.js';
 import type { ProbeCalls } from '../../src/ratelimit/calls.js';
-import type { Clock } from '../../src/ratelimit/pacing.js';
+import { virtualClock, type Clock } from '../../src/time/clock.js';
 import { createLimiter, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import { advertisementHeaders } from '../../src/spec/ratelimit-fields.js';
 import type { Claim } from '../../src/emulator/profiles/ratelimit-headers.js';
@@ -59,8 +58,6 @@ export interface VirtualEndpoint {
   refusalLatencyMs?: number;
 }
 
-const EPOCH_MS = 1_800_000_000_000;
-
 export interface VirtualTime {
   /** Virtual milliseconds since the start. */
   now(): number;
@@ -70,26 +67,13 @@ export interface VirtualTime {
   stop(): void;
 }
 
-/** Time that jumps to the next timer once every microtask has settled, until stopped. */
+/** The virtual clock from 0 (src/time/clock.ts): it jumps to the next timer once every microtask has settled. */
 export function virtualTime(): VirtualTime {
-  let now = 0;
-  let order = 0;
+  const clock = virtualClock(0);
   let stopped = false;
-  const timers: Array<{ at: number; order: number; fire: () => void }> = [];
-  const tick = () => {
-    if (stopped) return;
-    timers.sort((a, b) => a.at - b.at || a.order - b.order);
-    const next = timers.shift();
-    if (next) {
-      now = Math.max(now, next.at);
-      next.fire();
-    }
-    setImmediate(tick);
-  };
-  setImmediate(tick);
   return {
-    now: () => now,
-    at: (when, fire) => void timers.push({ at: when, order: order++, fire }),
+    now: clock.now,
+    at: (when, fire) => void clock.sleep(when - clock.now()).then(() => stopped || fire()),
     stop: () => void (stopped = true),
   };
 }
@@ -97,8 +81,6 @@ export function virtualTime(): VirtualTime {
 /** The clock and calls for discover(); `stop` ends virtual time (call it when the probe returned). */
 export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: ProbeCalls; stop: () => void } {
   const { now, at, stop } = virtualTime();
-  // Retry-After is judged on the wall clock the answers carry.
-  const dateNow = vi.spyOn(Date, 'now').mockImplementation(() => EPOCH_MS + Math.floor(now()));
   const clock: Clock = { now, sleep: (ms) => new Promise<void>((resolve) => at(now() + Math.max(0, ms), resolve)) };
 
   let sent = 0;
@@ -125,8 +107,9 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
           json: undefined,
           truncated: false,
           durationMs: latencyMs,
-          sentAt: Date.now() - latencyMs,
-          receivedAt: Date.now(),
+          // On the probe's clock, as the service client stamps them.
+          sentAt: now() - latencyMs,
+          receivedAt: now(),
           rateLimitWaits: 0,
           echoesSecret: false,
         });
@@ -147,10 +130,7 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
   return {
     clock,
     calls,
-    stop: () => {
-      stop();
-      dateNow.mockRestore();
-    },
+    stop,
   };
 }
 

@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { XMLParser } from 'fast-xml-parser';
-import type { ClientSection } from '../../src/report/client-model.js';
+import type { ClientSection } from '../../src/report/sections/client/model.js';
 import { renderHtml, renderJson, renderJunit, renderMarkdown } from '../../src/report/index.js';
 import { loadFixture } from './helpers.js';
 

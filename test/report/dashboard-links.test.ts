@@ -1,7 +1,7 @@
 // report.html and report.md link k6's web-dashboard exports beside them, and nothing else.
 
 import { describe, expect, it } from 'vitest';
-import { dashboardLinks } from '../../src/report/dashboard-links.js';
+import { dashboardLinks } from '../../src/report/sections/load/words.js';
 import { renderHtml } from '../../src/report/html.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import type { Report } from '../../src/report/model.js';

@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { renderHtml } from '../../src/report/html.js';
-import { leadItems } from '../../src/report/lead.js';
+import { leadItems } from '../../src/report/sections/lead/words.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { loadFixture } from './helpers.js';
 

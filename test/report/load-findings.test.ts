@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { renderHtml } from '../../src/report/html.js';
-import { scenarioFindings } from '../../src/report/load-findings.js';
+import { scenarioFindings } from '../../src/report/sections/findings/words.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { loadScenario } from '../helpers/load-scenario.js';
 import { loadFixture } from './helpers.js';

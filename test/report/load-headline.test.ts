@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { renderHtml } from '../../src/report/html.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import type { LoadResult, LoadScenarioResult } from '../../src/report/model.js';
-import { loadHeadline } from '../../src/report/select.js';
+import { loadHeadline } from '../../src/report/common/select.js';
 import { loadFixture } from './helpers.js';
 import { loadScenario } from '../helpers/load-scenario.js';
 

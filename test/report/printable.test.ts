@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { renderLine } from '../../src/cli/terminal.js';
 import { Redactor } from '../../src/http/redact.js';
 import { buildReport } from '../../src/report/build.js';
-import { printable } from '../../src/report/printable.js';
+import { printable } from '../../src/report/common/printable.js';
 
 describe('printable', () => {
   it.each([

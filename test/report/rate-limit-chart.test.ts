@@ -4,7 +4,12 @@
 import { describe, expect, it } from 'vitest';
 import { renderHtml } from '../../src/report/html.js';
 import type { RateLimitResult } from '../../src/report/model.js';
-import { perSecond, phaseBands, rateReferences, resolution } from '../../src/report/rate-timeline.js';
+import {
+  perSecond,
+  phaseBands,
+  rateReferences,
+  resolution,
+} from '../../src/report/sections/rate-limit/html-timeline.js';
 import { loadFixture } from './helpers.js';
 
 const chartOf = (html: string): string => /<svg [^>]*id="chart-rate-limit"[\s\S]*?<\/svg>/.exec(html)?.[0] ?? '';

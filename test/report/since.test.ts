@@ -11,8 +11,8 @@ import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { remember } from '../../src/history/remember.js';
 import { toRecord } from '../../src/history/record.js';
-import { DEFAULT_REGRESSION_POLICY } from '../../src/report/history-model.js';
-import { axisOf, tickLabel } from '../../src/report/html-since.js';
+import { DEFAULT_REGRESSION_POLICY } from '../../src/report/sections/since/model.js';
+import { axisOf, tickLabel } from '../../src/report/sections/since/html.js';
 import { renderHtml, renderJson, renderJunit, renderMarkdown } from '../../src/report/index.js';
 import type { Report } from '../../src/report/model.js';
 

@@ -2,7 +2,7 @@
 // band when it fits, below (and within the plot) when it does not, left out when no row is free.
 
 import { describe, expect, it } from 'vitest';
-import { labelWidth, OVERFLOW_ROWS, placeBandLabels, type BandSpan } from '../../src/report/svg-band-labels.js';
+import { labelWidth, OVERFLOW_ROWS, placeBandLabels, type BandSpan } from '../../src/report/common/svg-band-labels.js';
 
 const PLOT = { left: 56, right: 624 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { barChart, coord, legend, lineChart, linear, niceScale } from '../../src/report/svg.js';
+import { barChart, coord, legend, lineChart, linear, niceScale } from '../../src/report/common/svg.js';
 
 const NOT_A_NUMBER = /NaN|Infinity|undefined/;
 

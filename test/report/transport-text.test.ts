@@ -6,7 +6,7 @@ import { summaryLines } from '../../src/cli/terminal.js';
 import { renderHtml } from '../../src/report/html.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import type { TransportFacts } from '../../src/report/model.js';
-import { transportText } from '../../src/report/transport-text.js';
+import { transportText } from '../../src/report/sections/transport/words.js';
 import { loadFixture } from './helpers.js';
 
 describe('the transport sentence', () => {

@@ -4,7 +4,7 @@
 
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { renderXml, xmlChars, type XmlElement } from '../../src/report/xml.js';
+import { renderXml, xmlChars, type XmlElement } from '../../src/report/common/xml.js';
 
 // htmlEntities: numeric character references (&#9;) are decoded too, as every conforming parser does.
 const parser = new XMLParser({

@@ -1,10 +1,13 @@
 // The check context makes the target's HTTP client on first use: building one costs a trust store
 // (~20 ms of CPU), which a run of only tls.* checks never needs. Counted here by construction.
+// And it runs on the clock it is given: the checks, the token session and the clients read and
+// wait on that one, and every wait ends when the run is stopped.
 
 import { describe, expect, it, vi } from 'vitest';
 import type { Target } from '../../src/config/target.js';
 import { Redactor } from '../../src/http/redact.js';
 import { Ledger } from '../../src/runner/ledger.js';
+import { virtualClock, type Clock } from '../../src/time/clock.js';
 
 const made = vi.hoisted(() => ({ clients: 0 }));
 vi.mock('../../src/http/service-client.js', async (original) => {
@@ -25,8 +28,10 @@ const target: Target = {
   credentials: { clientId: 'ces-id', clientSecret: 'ces-secret-value' },
 };
 
-function open() {
+function open(clock?: Clock, signal?: AbortSignal) {
   return createContext({
+    ...(clock ? { clock } : {}),
+    ...(signal ? { signal } : {}),
     target,
     others: [],
     expect: { tokenLifetimeS: 8, expiryWaitS: 0, clockToleranceS: 2 },
@@ -62,5 +67,24 @@ describe('check context', () => {
     const { close } = open();
     await close();
     expect(made.clients).toBe(0);
+  });
+
+  it('reads and waits on the clock it is given, in the checks and the clients alike', async () => {
+    const clock = virtualClock(Date.UTC(2026, 10, 26, 12, 0, 0));
+    const { ctx, close } = open(clock);
+    await ctx.sleep(8_000);
+    expect(ctx.now()).toBe(Date.UTC(2026, 10, 26, 12, 0, 8));
+    expect(ctx.http.clock.now()).toBe(ctx.now());
+    await close();
+  });
+
+  it("ends a wait when the run is stopped, with the stop's reason", async () => {
+    const stop = new AbortController();
+    const { ctx, close } = open(virtualClock(), stop.signal);
+    const waiting = ctx.sleep(60_000);
+    stop.abort(new Error('stopped by the user'));
+    await expect(waiting).rejects.toThrow('stopped by the user');
+    await expect(ctx.http.clock.sleep(1)).rejects.toThrow('stopped by the user');
+    await close();
   });
 });

@@ -13,19 +13,8 @@ import { createEmulator, type Emulator, type ProfileName } from '../../src/emula
 import type { Ctx } from '../../src/emulator/types.js';
 import type { RateLimitEndpoint } from '../../src/spec/endpoints.js';
 import type { CheckContext } from '../../src/runner/check.js';
+import { virtualClock } from '../../src/time/clock.js';
 import { emulatorContext } from '../helpers/conformance.js';
-
-/** Real time plus whatever the sleeps skipped: a sleep moves the clock and returns at once. */
-function virtualClock() {
-  let skippedMs = 0;
-  return {
-    now: () => Date.now() + skippedMs,
-    sleep: async (ms: number) => {
-      skippedMs += ms;
-      await new Promise((resolve) => setImmediate(resolve));
-    },
-  };
-}
 
 /**
  * A limit on the probed endpoint only (token fetches pass): 20 requests, then 429 with Retry-After
@@ -67,17 +56,21 @@ async function world(opts: {
     profiles: opts.profiles,
     overrides: [minuteWindow(clock, path, opts.retryAfterS)],
   });
-  const open = emulatorContext(emulator, {
-    endpoint: opts.endpoint,
-    maxRps: 100,
-    maxRequests: 200,
-    recoveryWaitS: 60,
-    maxRetryAfterS: opts.maxRetryAfterS,
-    probingAllowed: true,
-  });
-  close = open.close;
   // The checks' clock is the emulator's: every wait the checks make is skipped, not slept.
-  return Object.assign(Object.create(open.ctx) as CheckContext, { now: clock.now, sleep: clock.sleep });
+  const open = emulatorContext(
+    emulator,
+    {
+      endpoint: opts.endpoint,
+      maxRps: 100,
+      maxRequests: 200,
+      recoveryWaitS: 60,
+      maxRetryAfterS: opts.maxRetryAfterS,
+      probingAllowed: true,
+    },
+    clock,
+  );
+  close = open.close;
+  return open.ctx;
 }
 
 describe('a 429 with Retry-After: 61 that truly lifts after 61 s', () => {

@@ -1,5 +1,5 @@
 // check's burst against business answers that take 2 s (the slow-business profile), real emulator,
-// real time. The in-flight count is sized from the measured latency (Little's law, bounded), so a
+// real time (the emulator's latency is a real timer: this is the in-flight sizing over real sockets). The in-flight count is sized from the measured latency (Little's law, bounded), so a
 // 50/s limit is met at max_rps 120; when the bound cannot reach max_rps and no limit is met, the
 // result says so (not tested), never "no limit" as if the rate had been offered.
 

@@ -22,13 +22,17 @@ export function selectedChecks(options: Options): Check[] {
 }
 
 export function conformanceStage(checks: readonly Check[]): Stage<CheckResult[]> {
-  return async ({ settings, ledger, productionGate }, { redactor, out, progress, signal, untested, sawTransport }) => {
+  return async (
+    { settings, ledger, productionGate },
+    { clock, redactor, out, progress, signal, untested, sawTransport },
+  ) => {
     let seen: TransportSeen | undefined;
     const results = await runConformance({
       ...settings,
       ...(productionGate ? { productionGate } : {}),
       ledger,
       checks,
+      clock,
       redactor,
       progress,
       onResult: (r) => out(resultLine(r)),

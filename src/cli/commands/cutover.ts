@@ -18,7 +18,7 @@ import { CUTOVER_SCHEMA, type CutoverReport } from '../../cutover/report-model.j
 import { renderCutoverHtml } from '../../cutover/report-html.js';
 import { renderCutoverJunit } from '../../cutover/report-junit.js';
 import { renderCutoverMarkdown } from '../../cutover/report-md.js';
-import { printableDeep } from '../../report/printable.js';
+import { printableDeep } from '../../report/common/printable.js';
 import { productionGateFor } from '../../runner/context.js';
 import { UntrustedCertificate } from '../../runner/preflight.js';
 import { explainAuthorizationError } from '../../tls/certificate.js';

@@ -1,9 +1,9 @@
 // A check-then-act race: an await between "is there a live token?" and "store the new one" lets
 // concurrent first calls each mint. Sequential calls still get one token.
 
-import { setTimeout as delay } from 'node:timers/promises';
 import { isLive, mintRecord } from '../behaviour.js';
 import { defineFault } from './types.js';
+import { systemClock } from '../../time/clock.js';
 
 /** Long enough that requests sent together all land inside the window. */
 const RACE_WINDOW_MS = 20;
@@ -16,7 +16,7 @@ export const fault = defineFault({
     issue: async (ctx, clientId) => {
       const current = ctx.env.store.current(clientId);
       if (current !== undefined && isLive(current, ctx.now)) return current;
-      await delay(RACE_WINDOW_MS);
+      await systemClock.sleep(RACE_WINDOW_MS);
       return ctx.env.store.save(mintRecord(ctx, clientId));
     },
   }),

@@ -10,6 +10,7 @@ import { health } from './health.js';
 import { tokens } from './tokens.js';
 import { validate } from './validate.js';
 import { isJsonObject } from '../../spec/json-object.js';
+import { systemClock } from '../../time/clock.js';
 
 interface Route {
   name: RouteName;
@@ -71,7 +72,8 @@ async function answer(ctx: Ctx): Promise<Reply> {
       return validate(ctx);
     case 'evaluation':
     case 'ach_transactions':
-      if (ctx.env.businessLatencyMs > 0) await new Promise((resolve) => setTimeout(resolve, ctx.env.businessLatencyMs));
+      // A slower service's answer: real time, like the sockets it travels on.
+      if (ctx.env.businessLatencyMs > 0) await systemClock.sleep(ctx.env.businessLatencyMs);
       return business(found.name, ctx, body);
   }
 }

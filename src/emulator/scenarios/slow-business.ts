@@ -3,6 +3,7 @@
 // calls on a slow service, shows it here.
 
 import { defineScenario, isBusinessPath } from './types.js';
+import { systemClock } from '../../time/clock.js';
 
 export const SLOW_WINDOW_MS = 2_500;
 export const SLOW_DELAY_MS = 1_500;
@@ -19,8 +20,7 @@ export const scenario = defineScenario({
       guard: async (ctx, route) => {
         if (isBusinessPath(ctx.req.path)) {
           if (startMs === undefined && ++businessCalls >= 2) startMs = ctx.now;
-          if (startMs !== undefined && ctx.now < startMs + SLOW_WINDOW_MS)
-            await new Promise((r) => setTimeout(r, SLOW_DELAY_MS));
+          if (startMs !== undefined && ctx.now < startMs + SLOW_WINDOW_MS) await systemClock.sleep(SLOW_DELAY_MS);
         }
         return base.guard(ctx, route);
       },

@@ -1,7 +1,7 @@
 // The terminal's closing lines for `--fleet N`: what each instance should do, and what the chosen
 // policy did in the simulation at N, beside the sharing assumption it rests on.
 
-import { fleetProofText, fleetRecommendationText } from '../../report/fleet-text.js';
+import { fleetProofText, fleetRecommendationText } from '../../report/sections/fleet/words.js';
 import type { FleetResult } from '../../report/model.js';
 
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;

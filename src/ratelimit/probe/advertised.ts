@@ -84,9 +84,9 @@ function hypothesisOf(probe: Probe): Hypothesis | null {
   };
 }
 
-/** When an announcement on a refusal says to come back, ms on the probe's clock (it counts from its answer's arrival, on the wall clock). */
+/** When an announcement on a refusal says to come back, ms on the probe's clock (it counts from its answer's arrival). */
 const announcedAt = (probe: Probe, said: Announced): number =>
-  probe.elapsed() + said.exchange.receivedAt + said.seconds * 1000 - Date.now();
+  probe.elapsed() + said.exchange.receivedAt + said.seconds * 1000 - probe.clock.now();
 
 export async function advertisedPhase(probe: Probe): Promise<AdvertisedFindings> {
   const h = hypothesisOf(probe);
@@ -248,7 +248,7 @@ function nextEdgeSaid(
     ? heard && heard.ad.resetS !== null && heard.sample.sentMs > edge1.hi
       ? { fromMs: heard.sample.sentMs + heard.ad.resetS * 1000, toMs: heard.sample.doneMs + heard.ad.resetS * 1000 }
       : null
-    : said && said.exchange.receivedAt > Date.now() - (probe.elapsed() - edge1.hi)
+    : said && said.exchange.receivedAt > probe.clock.now() - (probe.elapsed() - edge1.hi)
       ? { fromMs: announcedAt(probe, said) - said.exchange.durationMs, toMs: announcedAt(probe, said) }
       : null;
   if (at === null) return null;

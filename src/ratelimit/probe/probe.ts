@@ -11,7 +11,8 @@ import type { AdvertisedLimit } from '../../report/model.js';
 import { answerOf, mergeRateLimitHeaders, resetSeconds } from '../answers.js';
 import type { ProbeCalls } from '../calls.js';
 import { inFlightFor, reachableRps } from '../in-flight.js';
-import { pace, type Clock } from '../pacing.js';
+import { pace } from '../pacing.js';
+import type { Clock } from '../../time/clock.js';
 import type { PhaseName, RateLimitHeaders, Sample } from '../types.js';
 
 /** Transport errors in a row that end the probe: the target is gone, measuring further is pointless. */
@@ -93,9 +94,8 @@ export class Probe {
   lastError = '';
   stoppedBy: StopReason | undefined;
 
-  /** Wall-clock time (Unix ms) when the probe started: where a fixed window's edges fall is said on it. */
-  readonly startedEpochMs = Date.now();
-  private readonly startMs: number;
+  /** When the probe started (Unix ms, on its clock): where a fixed window's edges fall is said on it. */
+  readonly startedEpochMs: number;
   private dispatched = 0;
   private errorStreak = 0;
   // The last answers' times, ms: their mean sizes the in-flight count (Little's law: L = λW, W the mean).
@@ -117,12 +117,12 @@ export class Probe {
     this.signal = limits.signal;
     this.progress = limits.progress;
     this.samples = limits.samples;
-    this.startMs = this.clock.now();
+    this.startedEpochMs = this.clock.now();
   }
 
   /** Milliseconds since the probe started. */
   elapsed(): number {
-    return this.clock.now() - this.startMs;
+    return this.clock.now() - this.startedEpochMs;
   }
 
   /** Every request so far, set-up included. */

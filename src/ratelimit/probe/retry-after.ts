@@ -62,8 +62,8 @@ async function waitAndRetry(
   notes: string[],
 ): Promise<Sample | undefined> {
   const { exchange, seconds } = said;
-  // The announcement counts from when its answer arrived, on the wall clock the exchange carries.
-  const waitMs = exchange.receivedAt + seconds * 1000 - Date.now();
+  // The announcement counts from when its answer arrived, on the clock the exchange carries (the probe's).
+  const waitMs = exchange.receivedAt + seconds * 1000 - probe.clock.now();
   if (waitMs < 0) notes.push(`${header} (${seconds} s) had already passed when the probe could test it; not judged`);
   else if (probe.elapsed() + waitMs > probe.maxDurationMs)
     notes.push(`${header} (${seconds} s) is longer than the probe's time left; not judged`);

@@ -1,0 +1,92 @@
+// The words of the Rate limit section, shared by report.md, report.html and junit.xml (and the
+// terminal's summary of `ratelimit`): what to configure, what the proof run measured, and the
+// probe's findings, so every format says the same thing the same way.
+
+import {
+  formatDuration,
+  formatMs,
+  formatNumber,
+  formatPercent,
+  formatRate,
+  formatSeconds,
+} from '../../common/format.js';
+import type { AdvertisedLimit, BackoffPolicy, ProofRound, RateLimitResult } from '../../model.js';
+
+export function backoffText(b: BackoffPolicy): string {
+  const jitter = b.jitter === 'none' ? 'no jitter' : `${b.jitter} jitter`;
+  return `exponential backoff from ${formatMs(b.base_ms)} capped at ${formatMs(b.cap_ms)}, ${jitter}, at most ${formatNumber(b.max_retries)} retries`;
+}
+
+const orUnknown = (n: number | null, show: (n: number) => string, absent: string): string =>
+  n === null ? absent : show(n);
+
+/** The probe's findings as label/value pairs, in the order a reader asks about them. */
+export function rateLimitFacts(r: RateLimitResult): Array<[string, string]> {
+  const limitedShare = r.requests_sent > 0 ? ` (${formatPercent(r.requests_limited / r.requests_sent)})` : '';
+  return [
+    ['Endpoint', r.endpoint],
+    ['429 observed', r.observed_429 ? 'yes' : 'no'],
+    ['Sustained rate', orUnknown(r.sustained_rps, formatRate, r.observed_429 ? 'unknown' : 'not reached')],
+    ['Burst', orUnknown(r.burst, (n) => `${formatNumber(n)} requests`, 'unknown')],
+    ['Scope', r.scope],
+    ['Retry-After header', r.retry_after_header],
+    ['Recovery', orUnknown(r.recovery_s, formatDuration, 'unknown')],
+    ['Requests sent', formatNumber(r.requests_sent)],
+    ['Requests limited (429)', `${formatNumber(r.requests_limited)}${limitedShare}`],
+    // The optional figures of the `ratelimit` probe, shown only when it reported them.
+    ...optionalFacts(r),
+  ];
+}
+
+function optionalFacts(r: RateLimitResult): Array<[string, string]> {
+  const facts: Array<[string, string]> = [];
+  if (r.limiting_status !== undefined && r.limiting_status !== null && r.limiting_status !== 429) {
+    facts.push(['Limiting answer', `${r.limiting_status} (non-conformant: §7 wants 429)`]);
+  }
+  if (r.refill_s !== undefined && r.refill_s !== null) facts.push(['Refill of the burst', formatDuration(r.refill_s)]);
+  if (r.advertised) facts.push(['Advertised limit', advertisedText(r.advertised)]);
+  if (r.ratelimit_headers && r.ratelimit_headers.length > 0)
+    facts.push(['RateLimit headers', r.ratelimit_headers.join(', ')]);
+  if (r.duration_s !== undefined)
+    facts.push(['Probe duration', `${formatSeconds(r.duration_s)}${r.partial ? ' (partial)' : ''}`]);
+  return facts;
+}
+
+/** One line: what the service announced, and whether the probe's measurement agreed. */
+export function advertisedText(a: AdvertisedLimit): string {
+  const verdict =
+    a.agrees === true
+      ? 'agrees with the measurement'
+      : a.agrees === false
+        ? 'DISAGREES with the measurement'
+        : 'not verified';
+  return `${a.limit} per ${a.window_s === null ? 'window' : `${a.window_s} s`} (${a.source_header}): ${verdict} (${a.note})`;
+}
+
+export function recommendationText(r: RateLimitResult): string {
+  const rec = r.recommendation;
+  if (rec === null && r.proof_verdict === 'not proven')
+    return `none: not proven, no policy tried kept its promise in ${formatNumber(r.proof_rounds?.length ?? 0)} k6 proof rounds`;
+  if (rec === null) return 'none: the probe found nothing to size a client by';
+  return (
+    `send at most ${formatRate(rec.target_rps)} with at most ${formatNumber(rec.max_concurrency)} request${rec.max_concurrency === 1 ? '' : 's'} in flight; ` +
+    `on 429 honour Retry-After, else retry with ${backoffText(rec.backoff)}`
+  );
+}
+
+export function proofText(r: RateLimitResult): string | null {
+  const rounds = r.proof_rounds ?? [];
+  // Several rounds, or one that failed: each with its rate and verdict, so the lowering shows.
+  if (rounds.length > 1 || (rounds.length === 1 && r.proof_verdict !== 'proven'))
+    return rounds.map((round, i) => `round ${i + 1} ${proofRoundText(round)}`).join('; ');
+  const p = r.proof;
+  if (!p) return null;
+  const unproven = r.proof_verdict === 'not run' ? ' (no proof ran)' : '';
+  return `${formatPercent(p.rate_429)} of requests got 429, goodput ${formatRate(p.goodput_rps)}, ${formatNumber(p.lost_requests)} requests lost${unproven}`;
+}
+
+/** One proof round in a line: "at 40 req/s: 25.1 % 429, goodput 29.9 req/s, 0 lost: fails (…)". */
+export function proofRoundText(round: ProofRound): string {
+  const figures = `${formatPercent(round.rate_429)} 429, goodput ${formatRate(round.goodput_rps)}, ${formatNumber(round.lost_requests)} lost`;
+  return `at ${formatRate(round.target_rps)}: ${figures}: ${round.verdict}${round.verdict === 'fails' ? ` (${round.why})` : ''}`;
+}

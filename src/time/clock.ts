@@ -1,0 +1,104 @@
+// The one clock the harness reads and waits on. Whatever judges time (a token's edge, the
+// service's clock skew, a Retry-After, a limiter's window, a probe's pace) takes it from where it
+// is handed in: the run's context (CheckContext.now/sleep), the service client, the probe, and the
+// emulator's `now` option. So a test that runs the harness and the emulator in one process can put
+// both on one virtual clock, and a token's 8 s life passes in milliseconds.
+//
+// Durations measured as a stopwatch (an answer's latency, a check's run time) stay on
+// performance.now(): they describe this machine, not the service's time.
+
+/** Epoch milliseconds, and a wait on the same time. */
+export interface Clock {
+  now(): number;
+  /**
+   * Resolves once `ms` have passed on this clock, or at once when `signal` aborts: the caller
+   * decides what an abort means (a paced stream stops, a check throws: see sleepOrThrow).
+   */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** The machine's clock: Date.now() and real timers. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve) => {
+      if (signal?.aborted || ms <= 0) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal?.addEventListener('abort', done, { once: true });
+    }),
+};
+
+/** A sleep on `clock` that rejects with the signal's reason when it aborts (before or during). */
+export async function sleepOrThrow(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
+  signal.throwIfAborted();
+  await clock.sleep(ms, signal);
+  signal.throwIfAborted();
+}
+
+export interface VirtualClock extends Clock {
+  /** Moves time forward by `ms`, waking every sleep due by then in order. */
+  advance(ms: number): void;
+}
+
+/**
+ * Time for tests that only moves when something sleeps: once the event loop has run what is ready
+ * (setImmediate), it jumps to the earliest pending wake-up and wakes that sleeper alone, so each
+ * sleeper's continuation runs before the next one wakes, in the order a real clock would give, and
+ * the same way every time. It does not move during real I/O (a request's window is an instant) unless
+ * another task sleeps meanwhile: then the jump lands inside the request, as a stalled machine would.
+ * Starts at `startMs` (now by default, so real certificates stay valid).
+ */
+export function virtualClock(startMs = Date.now()): VirtualClock {
+  let now = startMs;
+  let order = 0;
+  let ticking = false;
+  const sleepers: Array<{ at: number; order: number; wake: () => void }> = [];
+  /** The earliest pending wake-up, taken off the list when it is due by `until`. */
+  const next = (until = Infinity) => {
+    sleepers.sort((a, b) => a.at - b.at || a.order - b.order);
+    return sleepers[0] !== undefined && sleepers[0].at <= until ? sleepers.shift() : undefined;
+  };
+  const tick = () => {
+    ticking = false;
+    const due = next();
+    if (!due) return;
+    now = Math.max(now, due.at);
+    due.wake();
+    schedule();
+  };
+  const schedule = () => {
+    if (ticking || sleepers.length === 0) return;
+    ticking = true;
+    setImmediate(tick);
+  };
+  return {
+    now: () => now,
+    sleep: (ms, signal) =>
+      new Promise<void>((resolve) => {
+        if (signal?.aborted) return resolve();
+        const sleeper = { at: now + Math.max(0, ms), order: order++, wake: () => done() };
+        const done = () => {
+          const i = sleepers.indexOf(sleeper);
+          if (i >= 0) sleepers.splice(i, 1);
+          signal?.removeEventListener('abort', done);
+          resolve();
+        };
+        sleepers.push(sleeper);
+        signal?.addEventListener('abort', done, { once: true });
+        schedule();
+      }),
+    advance: (ms) => {
+      const until = now + ms;
+      for (let due = next(until); due; due = next(until)) {
+        now = Math.max(now, due.at);
+        due.wake();
+      }
+      now = Math.max(now, until);
+    },
+  };
+}
