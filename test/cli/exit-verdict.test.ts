@@ -3,13 +3,13 @@
 // verdict is pass, the reasons empty and the exit 0. In-process: the real target job (preflight,
 // report folder, history) against the emulator on 127.0.0.1, with stages that produce each reason.
 
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { targetJob, type Stages } from '../../src/cli/commands/target-job.js';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { CheckResult, Level, Report, Status } from '../../src/report/model.js';
+import { emulatorProject } from '../helpers/emulator-project.js';
 import { loadFixture } from '../report/helpers.js';
 import { expectValidReport } from '../report/schema.js';
 
@@ -159,30 +159,11 @@ const CASES: Case[] = [
 
 /** A folder with a config for the emulator (history beside it, no ledger) and the case's lines. */
 function project(sandbox: string[] = [], top: string[] = []) {
-  const dir = mkdtempSync(join(tmpdir(), 'ces-exit-verdict-'));
-  writeFileSync(join(dir, 'ca.pem'), emulator.caPem);
-  writeFileSync(
-    join(dir, 'ces-harness.yaml'),
-    [
-      'environments:',
-      '  sandbox:',
-      `    base_url: ${emulator.url}`,
-      '    client_id: ${CES_CLIENT_ID}',
-      '    client_secret: ${CES_CLIENT_SECRET}',
-      '    ca_file: ca.pem',
-      ...sandbox.map((l) => `    ${l}`),
-      'history: history.jsonl',
-      'ledger: "off"',
-      ...top,
-    ].join('\n') + '\n',
-  );
+  const { dir, config } = emulatorProject(emulator, 'ces-exit-verdict-', { sandbox, top });
   let n = 0;
   return async (stages: Stages) => {
     const reportDir = join(dir, `r${++n}`);
-    const exit = await targetJob(
-      { config: join(dir, 'ces-harness.yaml'), 'report-dir': reportDir, 'no-color': true },
-      stages,
-    );
+    const exit = await targetJob({ config, 'report-dir': reportDir, 'no-color': true }, stages);
     return { exit, reportDir, report: JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as Report };
   };
 }
