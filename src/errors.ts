@@ -36,3 +36,13 @@ export class HarnessError extends Error {
 }
 
 export const usageError = (message: string) => new HarnessError('USAGE', message);
+
+/**
+ * The errors a stage must not turn into "not tested": usage and config errors, and a refused
+ * production probe, are the user's to fix before anything runs (exit 2, no report). Any other
+ * error a stage throws leaves the run's report with that stage not tested (exit 1).
+ */
+const STOPS_THE_RUN: ReadonlySet<ErrorCode> = new Set(['USAGE', 'PRODUCTION_REFUSED', 'CONFIG_INVALID']);
+
+export const stopsTheRun = (err: unknown): err is HarnessError =>
+  err instanceof HarnessError && STOPS_THE_RUN.has(err.code);

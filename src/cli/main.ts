@@ -64,13 +64,15 @@ async function dispatch(command: Command, options: Options, io: CliIo): Promise<
       const [
         { targetJob },
         { conformanceStage, selectedChecks },
-        { loadStage, selectedScenarios },
+        { selectedScenarios },
+        { loadStage },
         { makeRateLimitStage },
       ] = await Promise.all([
         import('./commands/target-job.js'),
         import('./commands/check.js'),
         import('./commands/load.js'),
-        import('./commands/ratelimit.js'),
+        import('../k6/load-stage.js'),
+        import('../ratelimit/stage.js'),
       ]);
       return targetJob(
         options,
@@ -85,16 +87,17 @@ async function dispatch(command: Command, options: Options, io: CliIo): Promise<
       );
     }
     case 'load': {
-      const [{ targetJob }, { loadStage, selectedScenarios }] = await Promise.all([
+      const [{ targetJob }, { selectedScenarios }, { loadStage }] = await Promise.all([
         import('./commands/target-job.js'),
         import('./commands/load.js'),
+        import('../k6/load-stage.js'),
       ]);
       return targetJob(options, { load: loadStage(selectedScenarios(options)) }, io);
     }
     case 'ratelimit': {
       const [{ targetJob }, { rateLimitStage }] = await Promise.all([
         import('./commands/target-job.js'),
-        import('./commands/ratelimit.js'),
+        import('../ratelimit/stage.js'),
       ]);
       return targetJob(options, { rateLimit: rateLimitStage }, io);
     }

@@ -10,17 +10,12 @@ import { reportTransport } from '../report/sections/transport/words.js';
 import { closingCount } from './closing-count.js';
 import { colorWanted } from './color.js';
 import type { CliIo } from './io.js';
+import type { Line, Span, StageLines } from '../stages/run-io.js';
 
-/** Part of a line: plain text, or text in an SGR colour (31 red, 2 dim…) when colour is on. */
-export type Span = string | { text: string; sgr: number };
-/** A line of text, or of spans some of which are coloured. */
-export type Line = string | readonly Span[];
+export type { Line, Span } from '../stages/run-io.js';
 
-export interface Terminal {
+export interface Terminal extends StageLines {
   color: boolean;
-  out(line: Line): void;
-  err(line: Line): void;
-  progress(line: string): void;
 }
 
 export function createTerminal(
@@ -96,11 +91,8 @@ export function summaryLines(report: Report, folder: string): Line[] {
     ...[reportTransport(report)].flatMap((t) => (t ? [`transport: ${t}`] : [])),
     ...(report.untested ?? []).map((u): Line => [{ text: 'not tested', sgr: 31 }, ` (${u.stage}): ${u.reason}`]),
   ];
-  // The verdict above stays the conformance verdict; without this a PASS line ends a run that exits 1.
-  const failing =
-    report.since_last_run?.outcome === 'fail'
-      ? report.since_last_run.changes.filter((c) => c.action === 'fail').length
-      : 0;
+  // Said apart from the not-tested lines: the changes themselves are listed above the summary.
+  const failing = (report.verdict_reasons ?? []).filter((r) => r.kind === 'regression').length;
   if (failing)
     lines.push([
       { text: 'exit 1', sgr: 31 },

@@ -124,6 +124,21 @@ export interface Settings {
   warnings: string[];
   /** How long one request may take, connect to last byte; every target carries it too. */
   requestTimeoutS: number;
+  sizing: SizingSettings;
+}
+
+/**
+ * Where load and rate-limit sizing go. For a real service, the target itself. For the built-in
+ * emulator, a second instance (same faults) with the service's real 24-hour tokens: a token
+ * turning over every few seconds, as the checks want it, would distort every load figure with
+ * re-fetches and 401s; expiry itself is proven by the checks. A lifetime the user gave
+ * (--token-lifetime) is the one they want the load to see, short or not: then the target itself.
+ */
+export interface SizingSettings {
+  /** True: the built-in emulator's long-lived instance; false: the target. */
+  ownEmulator: boolean;
+  /** What load and sizing expect of the tokens where they send. */
+  expect: Expectations;
 }
 
 /** Settings once a target is known: the configured one, or the built-in emulator's. */
@@ -242,14 +257,16 @@ export async function resolveSettings(
   const defaults = target ? DEFAULTS : { ...DEFAULTS, ...EMBEDDED };
   const maxRps = flags['max-rps'] ?? file.rate_limit?.max_rps ?? DEFAULTS.maxRps;
   const named = loaded.credentialVariables[name];
+  const expect: Expectations = {
+    tokenLifetimeS: flags['token-lifetime'] ?? file.expect?.token_lifetime_s ?? defaults.tokenLifetimeS,
+    expiryWaitS: flags['expiry-wait'] ?? file.expect?.expiry_wait_s ?? defaults.expiryWaitS,
+    clockToleranceS: flags['clock-tolerance'] ?? file.expect?.clock_tolerance_s ?? defaults.clockToleranceS,
+  };
+  const ownEmulator = !target && flags['token-lifetime'] === undefined;
   return {
     target,
     others,
-    expect: {
-      tokenLifetimeS: flags['token-lifetime'] ?? file.expect?.token_lifetime_s ?? defaults.tokenLifetimeS,
-      expiryWaitS: flags['expiry-wait'] ?? file.expect?.expiry_wait_s ?? defaults.expiryWaitS,
-      clockToleranceS: flags['clock-tolerance'] ?? file.expect?.clock_tolerance_s ?? defaults.clockToleranceS,
-    },
+    expect,
     business,
     production: {
       maxRequests: file.production?.max_requests ?? DEFAULTS.productionMaxRequests,
@@ -292,6 +309,7 @@ export async function resolveSettings(
     },
     warnings: loaded.warnings,
     requestTimeoutS,
+    sizing: { ownEmulator, expect: ownEmulator ? { ...expect, tokenLifetimeS: DEFAULTS.tokenLifetimeS } : expect },
   };
 }
 

@@ -3,7 +3,7 @@
 // the caller appends the record (HistoryStore.append) and writes the report.
 
 import type { RegressionPolicy, SinceLastRun } from '../report/sections/since/model.js';
-import type { Report } from '../report/model.js';
+import { regressionReasons, type Report } from '../report/model.js';
 import { printableDeep } from '../report/common/printable.js';
 import { compareRuns, sameTarget } from './compare.js';
 import { METHOD } from './noise.js';
@@ -37,9 +37,18 @@ export function remember(
     method: METHOD,
     ...(warnings.length ? { warnings: [...warnings] } : {}),
   };
+  // A change the policy fails fails the run: said in the verdict, which the exit code is read from.
+  // The record keeps the conformance verdict it was made with, before this comparison.
+  const reasons = [...(report.verdict_reasons ?? []), ...regressionReasons(since)];
   // Stored values come from a file anyone with the folder could edit: printable, like the rest of the report.
   const compared = printableDeep<Report>(
-    { ...report, since_last_run: since, ...(last ? { trends: trendsOf(record, past, policy.runs) } : {}) },
+    {
+      ...report,
+      verdict: since.outcome === 'fail' ? 'fail' : report.verdict,
+      verdict_reasons: reasons,
+      since_last_run: since,
+      ...(last ? { trends: trendsOf(record, past, policy.runs) } : {}),
+    },
     { multiline: true },
   );
   return { report: compared, record };

@@ -4,7 +4,7 @@ import { printableDeep } from './common/printable.js';
 import {
   REPORT_SCHEMA,
   summarize,
-  verdictOf,
+  verdictReasonsOf,
   type CheckResult,
   type LoadResult,
   type RateLimitResult,
@@ -55,6 +55,7 @@ export function untestedOf(parts: ReportParts): Untested[] {
 export function buildReport(parts: ReportParts): Report {
   const load = parts.load ?? null;
   const untested = untestedOf(parts);
+  const reasons = verdictReasonsOf(parts.checks, load, untested);
   return printableDeep<Report>(
     {
       schema: REPORT_SCHEMA,
@@ -62,7 +63,8 @@ export function buildReport(parts: ReportParts): Report {
       target: parts.target,
       started_at: isoSeconds(parts.startedAt),
       finished_at: isoSeconds(parts.finishedAt),
-      verdict: verdictOf(parts.checks, load, untested),
+      verdict: reasons.length ? 'fail' : 'pass',
+      verdict_reasons: reasons,
       summary: summarize(parts.checks),
       checks: parts.checks,
       load,

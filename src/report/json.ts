@@ -124,6 +124,9 @@ export function renderJson(report: Report): string {
       load: report.load ? load(report.load) : null,
       rate_limit: report.rate_limit ? rateLimit(report.rate_limit) : null,
       untested: (report.untested ?? []).map((u) => orderKeys(u, ['stage', 'reason'])),
+      ...(report.verdict_reasons
+        ? { verdict_reasons: report.verdict_reasons.map((r) => orderKeys(r, ['kind', 'subject', 'text'])) }
+        : {}),
     },
     [
       'schema',
@@ -132,6 +135,7 @@ export function renderJson(report: Report): string {
       'started_at',
       'finished_at',
       'verdict',
+      'verdict_reasons',
       'summary',
       'checks',
       'load',

@@ -244,6 +244,11 @@ export interface Report {
   started_at: string;
   finished_at: string;
   verdict: Verdict;
+  /**
+   * Every reason the verdict is fail, which is every reason the exit code is 1: empty exactly when
+   * the verdict is pass. Absent only in a report written before it existed.
+   */
+  verdict_reasons?: VerdictReason[];
   summary: { passed: number; failed: number; warned: number; skipped: number; errored: number };
   checks: CheckResult[];
   load: LoadResult | null;
@@ -290,17 +295,78 @@ export interface ProductionAudit {
 }
 
 /**
+ * One reason the run fails (exit 1). `check`: a must check failed or errored; `load`: a load
+ * scenario did not complete, crossed a threshold, or the load run was cut short; `not_tested`:
+ * something the run was asked to test could not be tested (`untested`: an interrupted run and a
+ * spent production budget are among them); `regression`: a change since the last run that the
+ * `regressions:` policy fails.
+ */
+export interface VerdictReason {
+  kind: 'check' | 'load' | 'not_tested' | 'regression';
+  /** The check id, the load scenario (`load` for the run as a whole), the untested stage, or the change's subject. */
+  subject: string;
+  /** One line why. */
+  text: string;
+}
+
+/**
  * `verdict` is fail exactly when a must check failed or errored, a load threshold failed, or the
- * run could not test something it was asked to (a PASS must mean "tested and conformant").
+ * run could not test something it was asked to (a PASS must mean "tested and conformant"); the
+ * history adds the changes its policy fails (regressionReasons).
  */
 export function verdictOf(
   checks: readonly CheckResult[],
   load: LoadResult | null,
   untested: readonly Untested[] = [],
 ): Verdict {
-  const mustBroken = checks.some((c) => c.level === 'must' && (c.status === 'fail' || c.status === 'error'));
-  return mustBroken || (load !== null && !load.ok) || untested.length > 0 ? 'fail' : 'pass';
+  return verdictReasonsOf(checks, load, untested).length ? 'fail' : 'pass';
 }
+
+export function verdictReasonsOf(
+  checks: readonly CheckResult[],
+  load: LoadResult | null,
+  untested: readonly Untested[] = [],
+): VerdictReason[] {
+  const reasons: VerdictReason[] = checks
+    .filter((c) => c.level === 'must' && (c.status === 'fail' || c.status === 'error'))
+    .map((c) => ({
+      kind: 'check',
+      subject: c.id,
+      text: `${c.status === 'error' ? 'errored' : 'failed'}: ${c.message.split('\n')[0]}`,
+    }));
+  if (load && !load.ok) {
+    const broken = load.scenarios.flatMap((sc): VerdictReason[] => {
+      const crossed = sc.thresholds.filter((t) => !t.ok).map((t) => `${t.metric} ${t.expression}`);
+      if (sc.error !== undefined)
+        return [{ kind: 'load', subject: sc.scenario, text: `did not complete: ${sc.error.split('\n')[0]}` }];
+      return crossed.length
+        ? [{ kind: 'load', subject: sc.scenario, text: `thresholds crossed: ${crossed.join('; ')}` }]
+        : [];
+    });
+    reasons.push(
+      ...(broken.length
+        ? broken
+        : [
+            {
+              kind: 'load' as const,
+              subject: 'load',
+              text: 'the load run did not finish every scenario, or k6 reported it failed',
+            },
+          ]),
+    );
+  }
+  reasons.push(...untested.map((u): VerdictReason => ({ kind: 'not_tested', subject: u.stage, text: u.reason })));
+  return reasons;
+}
+
+/** The changes since the last run that the `regressions:` policy fails. */
+export const regressionReasons = (since: SinceLastRun | undefined): VerdictReason[] =>
+  (since?.changes ?? [])
+    .filter((c) => c.action === 'fail')
+    .map((c) => ({ kind: 'regression', subject: c.subject, text: c.text }));
+
+/** The process's exit code for a run that wrote this report: read from the verdict, never decided beside it. */
+export const exitCodeOf = (report: Pick<Report, 'verdict'>): 0 | 1 => (report.verdict === 'pass' ? 0 : 1);
 
 export function summarize(checks: CheckResult[]): Report['summary'] {
   const summary = { passed: 0, failed: 0, warned: 0, skipped: 0, errored: 0 };

@@ -2,12 +2,12 @@
 // says "no history yet", the policy decides the exit code, and a bad history file gets its one
 // line and its documented outcome before any request (docs/history.md).
 
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
 import { runCliInProcess } from '../helpers/cli.js';
+import { emulatorProject } from '../helpers/emulator-project.js';
 import { expectValidHistory, expectValidReport } from '../report/schema.js';
 
 let emulator: Emulator;
@@ -29,38 +29,14 @@ function project(regressions = ''): {
   history: string;
   run(...extra: string[]): ReturnType<typeof runCliInProcess>;
 } {
-  const dir = mkdtempSync(join(tmpdir(), 'ces-history-cli-'));
-  writeFileSync(join(dir, 'ca.pem'), emulator.caPem);
-  writeFileSync(
-    join(dir, 'ces-harness.yaml'),
-    [
-      'environments:',
-      '  sandbox:',
-      `    base_url: ${emulator.url}`,
-      '    client_id: ${CES_CLIENT_ID}',
-      '    client_secret: ${CES_CLIENT_SECRET}',
-      '    ca_file: ca.pem',
-      'history: history.jsonl',
-      'ledger: "off"',
-      regressions,
-    ].join('\n'),
-  );
+  const { dir, config } = emulatorProject(emulator, 'ces-history-cli-', { top: [regressions] });
   let n = 0;
   return {
     dir,
     history: join(dir, 'history.jsonl'),
     run: (...extra) =>
       runCliInProcess(
-        [
-          'check',
-          '--config',
-          join(dir, 'ces-harness.yaml'),
-          '--only',
-          'token.type-bearer',
-          '--report-dir',
-          join(dir, `r${++n}`),
-          ...extra,
-        ],
+        ['check', '--config', config, '--only', 'token.type-bearer', '--report-dir', join(dir, `r${++n}`), ...extra],
         { cwd: dir, env: env(), timeoutMs: 60_000 },
       ),
   };
@@ -120,7 +96,10 @@ describe('ces-harness check with a run history', () => {
         'fact: token.type-bearer: token_type "bearer" → "Bearer"',
       ]);
       expect(res.stdout).toContain(`${outcome} fact: token.type-bearer: token_type "bearer" → "Bearer"`);
-      // The last lines say why a PASS exits 1.
+      // The verdict carries the exit code's reason (report.json agrees with the exit), and the last lines say it.
+      const report = JSON.parse(readFileSync(join(p.dir, 'r2', 'report.json'), 'utf8'));
+      expect(report.verdict).toBe(code === 0 ? 'pass' : 'fail');
+      expect(report.verdict_reasons.map((r: { kind: string }) => r.kind)).toEqual(code === 0 ? [] : ['regression']);
       expect(/^exit 1: 1 change since the last run that the regressions: policy fails/m.test(res.stdout)).toBe(
         outcome === 'fail',
       );

@@ -11,7 +11,7 @@ import { targetJob } from '../../src/cli/commands/target-job.js';
 import { prepareTarget, type PreparedTarget } from '../../src/cli/prepare-target.js';
 import { STOP_SIGNALS } from '../../src/cli/stop-signals.js';
 import type { Terminal } from '../../src/cli/terminal.js';
-import { EMBEDDED } from '../../src/config/resolve.js';
+import { DEFAULTS, EMBEDDED } from '../../src/config/resolve.js';
 import { HarnessError } from '../../src/errors.js';
 import { Redactor } from '../../src/http/redact.js';
 import { ServiceClient } from '../../src/http/service-client.js';
@@ -27,11 +27,11 @@ describe('prepareTarget with no target configured', () => {
   });
 
   it.each([
-    ['no flags', {}, EMBEDDED.tokenLifetimeS, EMBEDDED.expiryWaitS],
-    ['--token-lifetime 5 --expiry-wait 9', { 'token-lifetime': 5, 'expiry-wait': 9 }, 5, 9],
+    ['no flags', {}, EMBEDDED.tokenLifetimeS, EMBEDDED.expiryWaitS, DEFAULTS.tokenLifetimeS],
+    ['--token-lifetime 5 --expiry-wait 9', { 'token-lifetime': 5, 'expiry-wait': 9 }, 5, 9, 5],
   ] as const)(
-    '%s: the settings the checks get are the lifetime the emulator hands out',
-    async (_, flags, lifetimeS, expiryWaitS) => {
+    '%s: the settings the checks get are the lifetime the emulator hands out, and load and sizing theirs',
+    async (_, flags, lifetimeS, expiryWaitS, sizingLifetimeS) => {
       const empty = await mkdtemp(join(tmpdir(), 'ces-prepare-'));
       const redactor = new Redactor();
       // An empty folder: no ces-harness.yaml there, so the built-in emulator is the target.
@@ -56,6 +56,12 @@ describe('prepareTarget with no target configured', () => {
       } finally {
         await http.close();
       }
+      // Load and rate-limit sizing: the service's 24 h tokens on an instance of their own, unless
+      // a lifetime was asked for; resolved before any stage runs, not patched in by one.
+      expect(settings.sizing.expect.tokenLifetimeS).toBe(sizingLifetimeS);
+      const sized = await prepared.probeTarget();
+      expect(sized.target.baseUrl === settings.target.baseUrl).toBe(!settings.sizing.ownEmulator);
+      expect(settings.sizing.ownEmulator).toBe(sizingLifetimeS === DEFAULTS.tokenLifetimeS);
       await rm(empty, { recursive: true, force: true });
     },
   );

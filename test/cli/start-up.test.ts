@@ -40,7 +40,9 @@ describe('CLI start-up', () => {
     const packages = loaded.filter((s) => !s.startsWith('./') && !s.startsWith('node:'));
     expect(packages).toEqual([]);
     // The commands' own chunks are reached only through import(); their names carry the module's.
-    expect(loaded.filter((s) => /\/(check|target-job|load|ratelimit|serve|k8s)-[A-Z0-9]+\.js$/.test(s))).toEqual([]);
+    expect(
+      loaded.filter((s) => /\/(check|target-job|load|load-stage|ratelimit|stage|serve|k8s)-[A-Z0-9]+\.js$/.test(s)),
+    ).toEqual([]);
   });
 
   it('check loads undici, and the config parser only when a config file is read', () => {

@@ -80,6 +80,19 @@ describe('resolveSettings: defaults', () => {
     ).toBe(true);
   });
 
+  it.each([
+    ['the built-in emulator', {}, false, true, DEFAULTS.tokenLifetimeS],
+    ['the built-in emulator, --token-lifetime 30', { 'token-lifetime': 30 }, false, false, 30],
+    ['a real target', {}, true, false, 86_400],
+  ] as const)(
+    '%s: load and sizing go where settings.sizing says, expecting its token lifetime',
+    async (_, flags, configured, ownEmulator, lifetimeS) => {
+      const s = await resolveSettings(flags, configured ? ENV : {}, configured ? folder(CONFIG) : folder());
+      expect(s.sizing.ownEmulator).toBe(ownEmulator);
+      expect(s.sizing.expect).toEqual({ ...s.expect, tokenLifetimeS: lifetimeS });
+    },
+  );
+
   it('embedded(): the emulator’s listeners become target and partners, with no ledger', async () => {
     const s = await resolveSettings({}, {}, folder());
     const t = (environment: string): Target => ({

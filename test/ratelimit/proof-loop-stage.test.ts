@@ -9,8 +9,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRateLimitStage } from '../../src/cli/commands/ratelimit.js';
-import type { StageIo } from '../../src/cli/commands/target-job.js';
+import { makeRateLimitStage } from '../../src/ratelimit/stage.js';
+import { runIo, type StageTarget } from '../../src/stages/run-io.js';
 import { processIo } from '../../src/cli/io.js';
 import { prepareTarget, type PreparedTarget } from '../../src/cli/prepare-target.js';
 import { plainText, type Terminal } from '../../src/cli/terminal.js';
@@ -91,34 +91,30 @@ describe.skipIf(k6 === undefined)('the proof loop of the ratelimit stage, behind
       overrides: [() => ({ limit: (ctx, key) => limit.take(key, ctx.now) })],
     });
     emulators.push(emulator);
-    const { target, expect: expectations } = await prepared.probeTarget();
+    const { target } = await prepared.probeTarget();
     redactor.addSecret(emulator.credentials.clientSecret, emulator.credentials.clientId);
     const untested: string[] = [];
     const terminal = capture(limit.progress);
-    const io: StageIo = {
-      prepared: {
-        ...prepared,
-        ...(fleetLimit !== undefined
-          ? { settings: { ...prepared.settings, rateLimit: { ...prepared.settings.rateLimit, fleet: 4 } } }
-          : {}),
-        probeTarget: async () => ({
-          target: {
-            ...target,
-            baseUrl: emulator.url,
-            credentials: emulator.credentials,
-            caPem: emulator.caPem,
-            caFile: emulator.caFile,
-          },
-          expect: expectations,
-        }),
-      },
-      redactor,
-      terminal,
-      signal: new AbortController().signal,
+    const on: StageTarget = {
+      ...prepared,
+      ...(fleetLimit !== undefined
+        ? { settings: { ...prepared.settings, rateLimit: { ...prepared.settings.rateLimit, fleet: 4 } } }
+        : {}),
+      probeTarget: async () => ({
+        target: {
+          ...target,
+          baseUrl: emulator.url,
+          credentials: emulator.credentials,
+          caPem: emulator.caPem,
+          caFile: emulator.caFile,
+        },
+      }),
       reportDir,
-      untested: (stage, reason) => untested.push(`${stage}: ${reason}`),
     };
-    const result = await makeRateLimitStage({ proofS: 4, maxDurationS: 30 })(io);
+    const io = runIo(terminal, redactor, new AbortController().signal, (stage, reason) =>
+      untested.push(`${stage}: ${reason}`),
+    );
+    const result = await makeRateLimitStage({ proofS: 4, maxDurationS: 30 })(on, io);
     return {
       result,
       untested,

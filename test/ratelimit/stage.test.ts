@@ -6,8 +6,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRateLimitStage } from '../../src/cli/commands/ratelimit.js';
-import type { StageIo } from '../../src/cli/commands/target-job.js';
+import { makeRateLimitStage } from '../../src/ratelimit/stage.js';
+import { runIo, type RunIo, type StageTarget } from '../../src/stages/run-io.js';
 import { processIo } from '../../src/cli/io.js';
 import { prepareTarget, type PreparedTarget } from '../../src/cli/prepare-target.js';
 import { plainText, type Terminal } from '../../src/cli/terminal.js';
@@ -49,21 +49,16 @@ describe('the ratelimit stage against the built-in emulator', () => {
     await rm(reportDir, { recursive: true, force: true });
   });
 
-  const io = (terminal: Terminal, over: Partial<PreparedTarget> = {}): StageIo => ({
-    prepared: { ...prepared, ...over },
-    redactor,
-    terminal,
-    signal: new AbortController().signal,
-    reportDir,
-    untested: (stage, reason) => untested.push({ stage, reason }),
-  });
+  const on = (over: Partial<PreparedTarget> = {}): StageTarget => ({ ...prepared, ...over, reportDir });
+  const io = (terminal: Terminal, signal = new AbortController().signal): RunIo =>
+    runIo(terminal, redactor, signal, (stage, reason) => untested.push({ stage, reason }));
   const untested: Array<{ stage: string; reason: string }> = [];
 
   it.skipIf(k6 === undefined)(
     'prints the estimate, the recommendation and its proof, and fills report.json, .md and .html',
     async () => {
       const terminal = capture();
-      const result = await makeRateLimitStage({ proofS: 3 })(io(terminal));
+      const result = await makeRateLimitStage({ proofS: 3 })(on(), io(terminal));
       const context = JSON.stringify({ ...result, timeline: undefined }, null, 1);
       // The built-in emulator limits each client to 50/s with a burst of 50.
       expect(result.observed_429, context).toBe(true);
@@ -104,9 +99,10 @@ describe('the ratelimit stage against the built-in emulator', () => {
 
   it('refuses production without --allow-production-load, before sending anything', async () => {
     const refused = makeRateLimitStage({ proofS: 0 })(
-      io(capture(), {
+      on({
         settings: { ...prepared.settings, rateLimit: { ...prepared.settings.rateLimit, probingAllowed: false } },
       }),
+      io(capture()),
     );
     await expect(refused).rejects.toBeInstanceOf(HarnessError);
     await expect(refused).rejects.toMatchObject({ code: 'PRODUCTION_REFUSED' });
@@ -116,7 +112,7 @@ describe('the ratelimit stage against the built-in emulator', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 1_000);
     const started = Date.now();
-    const result = await makeRateLimitStage()({ ...io(capture()), signal: controller.signal });
+    const result = await makeRateLimitStage()(on(), io(capture(), controller.signal));
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(result.partial).toBe(true);
     expect(result.proof ?? null).toBeNull();
@@ -132,7 +128,7 @@ describe('the ratelimit stage against the built-in emulator', () => {
     const tight = {
       settings: { ...prepared.settings, rateLimit: { ...prepared.settings.rateLimit, maxRequests: 200 } },
     };
-    const result = await makeRateLimitStage({ proofS: 0 })(io(capture(), tight));
+    const result = await makeRateLimitStage({ proofS: 0 })(on(tight), io(capture()));
     const context = JSON.stringify({ ...result, timeline: undefined }, null, 1);
     expect(result.partial, context).toBe(true);
     expect(
@@ -146,7 +142,7 @@ describe('the ratelimit stage against the built-in emulator', () => {
 
   it('proves nothing from a partial estimate, and says so beside the recommendation it cannot prove', async () => {
     // The probe's time cap ends it before the limiter is pinned down: no k6 proof of a guess.
-    const result = await makeRateLimitStage({ proofS: 3, maxDurationS: 2 })(io(capture()));
+    const result = await makeRateLimitStage({ proofS: 3, maxDurationS: 2 })(on(), io(capture()));
     const context = JSON.stringify({ ...result, timeline: undefined }, null, 1);
     expect(result.partial, context).toBe(true);
     expect(result.recommendation, context).not.toBeNull();
@@ -164,14 +160,10 @@ describe('the ratelimit stage against a limit that never lifts', () => {
     const reportDir = await mkdtemp(join(tmpdir(), 'ces-ratelimit-stage-'));
     const untested: Array<{ stage: string; reason: string }> = [];
     try {
-      const result = await makeRateLimitStage({ proofS: 0, maxDurationS: 6 })({
-        prepared,
-        redactor,
-        terminal: capture(),
-        signal: new AbortController().signal,
-        reportDir,
-        untested: (stage, reason) => untested.push({ stage, reason }),
-      });
+      const result = await makeRateLimitStage({ proofS: 0, maxDurationS: 6 })(
+        { ...prepared, reportDir },
+        runIo(capture(), redactor, new AbortController().signal, (stage, reason) => untested.push({ stage, reason })),
+      );
       expect(result.recommendation ?? null).toBeNull();
       expect(untested).toEqual([
         // Shut for most of the cap: a window too long for it (probe/silent-window.ts), said as soon as that is

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REPORT_SCHEMA, summarize, verdictOf } from '../../src/report/model.js';
+import { REPORT_SCHEMA, summarize, verdictOf, verdictReasonsOf } from '../../src/report/model.js';
 import { FIXTURES, loadFixture } from './helpers.js';
 
 // The renderer tests are only as good as the fixtures: they must be reports a real run could produce.
@@ -11,6 +11,7 @@ describe.each(FIXTURES)('fixture report-%s.json', (name) => {
     expect(report.summary).toEqual(summarize(report.checks));
     expect(report.verdict).toBe(verdictOf(report.checks, report.load));
     expect(report.verdict).toBe(name);
+    expect(report.verdict_reasons).toEqual(verdictReasonsOf(report.checks, report.load, report.untested));
   });
 
   it('gives every skip a reason and shows tokens only as fingerprints', () => {

@@ -9,6 +9,7 @@ const TOP_LEVEL = [
   'started_at',
   'finished_at',
   'verdict',
+  'verdict_reasons',
   'summary',
   'checks',
   'load',

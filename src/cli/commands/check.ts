@@ -12,7 +12,7 @@ import { runConformance } from '../../runner/conformance.js';
 import { selectChecks } from '../../runner/run-checks.js';
 import type { Options } from '../flags.js';
 import { resultLine } from '../terminal.js';
-import type { StageIo } from './target-job.js';
+import type { Stage } from '../../stages/run-io.js';
 
 /** Validates --only/--skip before anything starts, so a typo costs no emulator and no request. */
 export function selectedChecks(options: Options): Check[] {
@@ -21,33 +21,28 @@ export function selectedChecks(options: Options): Check[] {
   return selected;
 }
 
-export function conformanceStage(checks: readonly Check[]) {
-  return async ({
-    prepared,
-    redactor,
-    terminal,
-    signal,
-    untested,
-    sawTransport,
-    sawAdvertisedLimit,
-    productionGate,
-  }: StageIo): Promise<CheckResult[]> => {
+export function conformanceStage(checks: readonly Check[]): Stage<CheckResult[]> {
+  return async (
+    { settings, ledger, productionGate },
+    { clock, redactor, out, progress, signal, untested, sawTransport, sawAdvertisedLimit },
+  ) => {
     let seen: TransportSeen | undefined;
     const results = await runConformance({
-      ...prepared.settings,
+      ...settings,
       ...(productionGate ? { productionGate } : {}),
-      ledger: prepared.ledger,
+      ledger,
       checks,
+      clock,
       redactor,
-      progress: terminal.progress,
-      onResult: (r) => terminal.out(resultLine(r)),
+      progress,
+      onResult: (r) => out(resultLine(r)),
       onCredentialsRefused: (line) => untested('credentials', line),
       onTransport: (s) => void (seen = s),
       onUntested: (line) => untested('checks', line),
       signal,
     });
     if (seen?.advertised && sawAdvertisedLimit) sawAdvertisedLimit(seen.advertised);
-    if (seen && sawTransport) sawTransport(await transportFacts(prepared.settings.target, seen, signal));
+    if (seen && sawTransport) sawTransport(await transportFacts(settings.target, seen, signal));
     return results;
   };
 }

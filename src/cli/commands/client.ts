@@ -10,7 +10,7 @@ import type { ScenarioRecord } from '../../client/record.js';
 import { runScenario } from '../../client/run-scenario.js';
 import { CLIENT_SCENARIOS, clientScenario, type ClientScenario } from '../../emulator/scenarios/index.js';
 import { HarnessError, usageError } from '../../errors.js';
-import type { Untested } from '../../report/model.js';
+import { exitCodeOf, type Untested } from '../../report/model.js';
 import { removeEmptyDirs } from '../../fs/writable.js';
 import { Redactor } from '../../http/redact.js';
 import { harnessWords } from '../harness-words.js';
@@ -102,6 +102,8 @@ export async function clientCommand(options: Options, argv: readonly string[], i
         break;
       }
     }
+    // Read once: the report says so exactly when the exit code does.
+    const interrupted = controller.signal.aborted;
     const checks = judgeClient(records);
     for (const result of checks) terminal.out(resultLine(result));
     const working = stoppedWorking(records, timeLimitS);
@@ -118,7 +120,7 @@ export async function clientCommand(options: Options, argv: readonly string[], i
         time_limit_s: timeLimitS,
         runs: records.map((r) => clientRun(r, describe(r.scenario))),
       },
-      untested: controller.signal.aborted
+      untested: interrupted
         ? [...untested, { stage: 'client', reason: 'interrupted before every scenario ran: this report is partial' }]
         : untested,
     });
@@ -126,7 +128,7 @@ export async function clientCommand(options: Options, argv: readonly string[], i
     writeReportFolder(dir, report, redactor);
     written = true;
     for (const line of summaryLines(report, dir)) terminal.out(line);
-    return report.verdict === 'pass' && !controller.signal.aborted ? 0 : 1;
+    return exitCodeOf(report);
   } finally {
     removeStopHandlers();
     if (!written) removeEmptyDirs(place.created);

@@ -16,7 +16,7 @@ import {
   type RateLimitFacts,
 } from '../../cutover/rate-limit-facts.js';
 import type { Advertisement } from '../../spec/ratelimit-fields.js';
-import { makeRateLimitStage } from './ratelimit.js';
+import { makeRateLimitStage } from '../../ratelimit/stage.js';
 import { HistoryStore } from '../../history/store.js';
 import { cutoverVerdict } from '../../cutover/verdict.js';
 import { HarnessError, usageError } from '../../errors.js';
@@ -37,10 +37,11 @@ import { harnessWords } from '../harness-words.js';
 import { prepareTarget } from '../prepare-target.js';
 import { prepareReportPlace, writeFiles } from '../report-folder.js';
 import { handleStopSignals } from '../stop-signals.js';
-import { createTerminal } from '../terminal.js';
+import { createTerminal, type Terminal } from '../terminal.js';
 import type { CliIo } from '../io.js';
 import { conformanceStage } from './check.js';
-import { productionAudit, type StageIo } from './target-job.js';
+import { productionAudit } from './target-job.js';
+import { runIo, type RunIo, type Stage } from '../../stages/run-io.js';
 
 interface Pass {
   facts: EnvironmentFacts;
@@ -140,7 +141,8 @@ export async function cutoverCommand(options: Options, cli: CliIo): Promise<numb
     ]) {
       terminal.out(line);
     }
-    return verdict.verdict === 'READY' && !interrupted ? 0 : 1;
+    // An interruption is among passesUntested: the verdict is then not READY.
+    return verdict.verdict === 'READY' ? 0 : 1;
   } finally {
     removeStopHandlers();
     removeEmptyDirs(place.created);
@@ -237,7 +239,7 @@ function untrustedPass(
   environment: string,
   baseUrl: string,
   err: UntrustedCertificate,
-  terminal: Pick<StageIo['terminal'], 'err'>,
+  terminal: Pick<Terminal, 'err'>,
 ): Pass {
   terminal.err(`${environment}: ${err.message}`);
   const { what } = explainAuthorizationError(err.verifyCode);
@@ -249,7 +251,7 @@ function untrustedPass(
   return { facts, checks: [], untested: ['every check: its certificate did not verify, so no request was sent'] };
 }
 
-type PassIo = Pick<StageIo, 'redactor' | 'terminal' | 'signal'> & { cli: Pick<CliIo, 'env' | 'cwd'> };
+type PassIo = { redactor: Redactor; terminal: Terminal; signal: AbortSignal; cli: Pick<CliIo, 'env' | 'cwd'> };
 
 /** `check` on one environment, through `check`'s own stage; every request to production goes through `gate`. */
 async function checkPass(options: Options, environment: string, gate: ProductionGate, io: PassIo): Promise<Pass> {
@@ -272,24 +274,22 @@ async function onTarget<T>(
   environment: string,
   gate: ProductionGate,
   io: PassIo,
-  stage: (io: StageIo) => Promise<T>,
-  extra: Partial<StageIo> = {},
+  stage: Stage<T>,
+  extra: Pick<RunIo, 'sawAdvertisedLimit'> = {},
 ): Promise<{ result: T; untested: string[]; target: Target }> {
-  const { cli, ...shared } = io;
-  const prepared = await prepareTarget({ ...options, env: environment }, io.redactor, io.terminal, cli);
+  const prepared = await prepareTarget({ ...options, env: environment }, io.redactor, io.terminal, io.cli);
   try {
     const untested: string[] = [];
-    const result = await stage({
-      ...shared,
-      ...extra,
-      prepared,
-      reportDir: '',
-      productionGate: gate,
-      untested: (name, reason) => {
-        untested.push(`${name}: ${reason}`);
-        io.terminal.err(`${environment}: ${name}: not tested: ${reason}`);
+    const result = await stage(
+      { ...prepared, reportDir: '', productionGate: gate },
+      {
+        ...runIo(io.terminal, io.redactor, io.signal, (name, reason) => {
+          untested.push(`${name}: ${reason}`);
+          io.terminal.err(`${environment}: ${name}: not tested: ${reason}`);
+        }),
+        ...extra,
       },
-    });
+    );
     return { result, untested, target: prepared.settings.target };
   } finally {
     await prepared.close();

@@ -14,7 +14,7 @@ import { findProjectRoot } from '../../fs/project-root.js';
 import { k8sManifests, k8sName, toYaml } from '../../k8s/manifests.js';
 import { flagValue, type Options } from '../flags.js';
 import { selectedScenarios } from './load.js';
-import { businessForLoad, businessNeededBy, refuseProductionLoad } from '../prepare-target.js';
+import { businessForLoad, businessNeededBy, refuseProductionLoad } from '../../runner/production-load.js';
 
 export interface K8sCommandIo {
   cwd?: string;

@@ -1,19 +1,29 @@
 // The commands that talk to a target (run, check, load, ratelimit) share one shape: prepare the
 // target, run their stages, fold everything into one report, write the folder, print a summary.
+// The exit code is the report's verdict (exitCodeOf): every reason for a 1 is in the report.
 
 import { setMaxListeners } from 'node:events';
 import { Redactor } from '../../http/redact.js';
 import { harnessWords } from '../harness-words.js';
 import type { ProductionGate } from '../../http/production-gate.js';
+import { runIo, type RunIo, type Stage, type StageTarget } from '../../stages/run-io.js';
 import { productionGateFor } from '../../runner/context.js';
 import { isProduction } from '../../config/target.js';
 import { buildReport } from '../../report/build.js';
-import type { CheckResult, LoadResult, RateLimitResult, Report, TransportFacts, Untested } from '../../report/model.js';
-import { HarnessError } from '../../errors.js';
+import {
+  exitCodeOf,
+  type CheckResult,
+  type LoadResult,
+  type RateLimitResult,
+  type Report,
+  type TransportFacts,
+  type Untested,
+} from '../../report/model.js';
+import { stopsTheRun } from '../../errors.js';
 import { ensureWritableFileLocation, removeEmptyDirs } from '../../fs/writable.js';
 import { LEDGER_FIX } from '../../runner/ledger.js';
 import { HISTORY_FIX } from '../../history/store.js';
-import { historyStep } from './history-step.js';
+import { historyStep } from '../../history/step.js';
 import { VERSION } from '../../version.js';
 import type { Options } from '../flags.js';
 import type { CliIo } from '../io.js';
@@ -23,29 +33,10 @@ import { handleStopSignals } from '../stop-signals.js';
 import { createTerminal, summaryLines, type Terminal } from '../terminal.js';
 import type { Advertisement } from '../../spec/ratelimit-fields.js';
 
-export interface StageIo {
-  prepared: PreparedTarget;
-  redactor: Redactor;
-  terminal: Terminal;
-  signal: AbortSignal;
-  reportDir: string;
-  /** The run's one production gate: every stage's requests to production count against one budget (a stage's own when absent). */
-  productionGate?: ProductionGate;
-  /**
-   * A stage that could not test what it was asked to says so here (one line why); the run then
-   * cannot pass, and the reason reaches the terminal and every report format.
-   */
-  untested(stage: Untested['stage'], reason: string): void;
-  /** How the checks' requests travelled (HTTP version, content codings), for the report's target section. */
-  sawTransport?(facts: TransportFacts): void;
-  /** The tightest rate limit the target's answers announced during the checks (cutover reads it). */
-  sawAdvertisedLimit?(advertised: Advertisement): void;
-}
-
 export interface Stages {
-  checks?: (io: StageIo) => Promise<CheckResult[]>;
-  load?: (io: StageIo) => Promise<{ result: LoadResult; files?: Record<string, string> }>;
-  rateLimit?: (io: StageIo) => Promise<RateLimitResult>;
+  checks?: Stage<CheckResult[]>;
+  load?: Stage<{ result: LoadResult; files?: Record<string, string> }>;
+  rateLimit?: Stage<RateLimitResult>;
   /**
    * For `run`: against production without --allow-production-load, leave out the load and
    * rate-limit stages with a note instead of refusing the whole job (the checks are still wanted).
@@ -96,36 +87,26 @@ async function runStages(
   const untested: Untested[] = [];
   const productionGate = productionGateFor(settings.production);
   let transport: TransportFacts | undefined;
-  const io: StageIo = {
-    prepared,
-    redactor,
-    terminal,
-    signal,
-    reportDir,
-    productionGate,
-    untested: (stage, reason) => {
+  const on: StageTarget = { ...prepared, reportDir, productionGate };
+  const io: RunIo = {
+    ...runIo(terminal, redactor, signal, (stage, reason) => {
       untested.push({ stage, reason });
       terminal.err(`${stage}: not tested: ${reason}`);
-    },
+    }),
     sawTransport: (facts) => void (transport = facts),
   };
   // A stage that throws still leaves a report: the other stages' results and why this one is missing.
-  const guarded = async <T>(stage: (io: StageIo) => Promise<T>, name: Untested['stage']): Promise<T | undefined> => {
+  const guarded = async <T>(stage: Stage<T>, name: Untested['stage']): Promise<T | undefined> => {
     try {
-      return await stage(io);
+      return await stage(on, io);
     } catch (err) {
-      // Usage errors (and a refused production probe) are the user's to fix before anything runs.
-      if (
-        err instanceof HarnessError &&
-        (err.code === 'USAGE' || err.code === 'PRODUCTION_REFUSED' || err.code === 'CONFIG_INVALID')
-      )
-        throw err;
+      if (stopsTheRun(err)) throw err;
       io.untested(name, err instanceof Error ? err.message : String(err));
       return undefined;
     }
   };
   const optional = async <T>(
-    stage: ((io: StageIo) => Promise<T>) | undefined,
+    stage: Stage<T> | undefined,
     name: Untested['stage'],
     what: string,
   ): Promise<T | undefined> => {
@@ -148,7 +129,9 @@ async function runStages(
   const checks = (stages.checks ? await guarded(stages.checks, 'checks') : []) ?? [];
   const load = await optional(stages.load, 'load', 'load run');
   const rateLimit = (await optional(stages.rateLimit, 'rate_limit', 'rate-limit sizing')) ?? null;
-  if (signal.aborted) io.untested('run', 'interrupted before it finished: this report is partial');
+  // Read once: a stop that comes while the report is written finds every stage already done.
+  const interrupted = signal.aborted;
+  if (interrupted) io.untested('run', 'interrupted before it finished: this report is partial');
   // Requests held back by the budget were never sent: a run that could not send them tested less than asked.
   if (productionGate.budgetReached)
     io.untested(
@@ -174,10 +157,10 @@ async function runStages(
   });
   // Redacted before the history keeps it, as the report folder is: a secret in the base URL's
   // query, say, must not reach history.jsonl either.
-  const remembered = historyStep(redactor.deep(report), prepared, terminal, signal.aborted);
+  const remembered = historyStep(redactor.deep(report), prepared.history, settings.regressions, terminal, interrupted);
   writeReportFolder(reportDir, remembered.report, redactor, { ...(load?.files ?? {}), ...remembered.files });
   for (const line of summaryLines(remembered.report, reportDir)) terminal.out(line);
-  return report.verdict === 'pass' && !remembered.fails && !signal.aborted ? 0 : 1;
+  return exitCodeOf(remembered.report);
 }
 
 /**

@@ -6,7 +6,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRateLimitStage } from '../../../src/cli/commands/ratelimit.js';
+import { makeRateLimitStage } from '../../../src/ratelimit/stage.js';
+import { runIo } from '../../../src/stages/run-io.js';
 import { processIo } from '../../../src/cli/io.js';
 import { prepareTarget, type PreparedTarget } from '../../../src/cli/prepare-target.js';
 import { plainText, type Terminal } from '../../../src/cli/terminal.js';
@@ -41,14 +42,10 @@ describe('ratelimit --fleet against the built-in emulator', () => {
     expect(prepared.settings.rateLimit.fleet).toBe(200);
     const terminal = capture();
     const untested: string[] = [];
-    const result = await makeRateLimitStage({ proofS: 0 })({
-      prepared,
-      redactor,
-      terminal,
-      signal: new AbortController().signal,
-      reportDir,
-      untested: (stage, reason) => untested.push(`${stage}: ${reason}`),
-    });
+    const result = await makeRateLimitStage({ proofS: 0 })(
+      { ...prepared, reportDir },
+      runIo(terminal, redactor, new AbortController().signal, (stage, reason) => untested.push(`${stage}: ${reason}`)),
+    );
     const context = JSON.stringify(
       { ...result, timeline: undefined, fleet: { ...result.fleet, rows: undefined } },
       null,

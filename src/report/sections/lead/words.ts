@@ -12,6 +12,7 @@ import {
   type Untested,
 } from '../../model.js';
 import { brokenMusts } from '../../common/select.js';
+import type { Change } from '../since/model.js';
 
 export interface LeadItem {
   /** What failed, e.g. `token.bad-secret-401: A wrong client_secret gets 401 unauthorized`. */
@@ -104,6 +105,13 @@ function scenarioItems(s: LoadScenarioResult): LeadItem[] {
     }));
 }
 
+// A change the `regressions:` policy fails fails the run (the verdict says so): said here too.
+const regressionItem = (c: Change): LeadItem => ({
+  what: `since the last run: ${c.text}`,
+  why: `regressions: ${c.kind}: fail fails the run on such a change`,
+  todo: `find why it changed (see Since the last run); regressions: ${c.kind}: warn reports it without failing the run`,
+});
+
 /** Everything that turned the verdict to fail, in the order the verdict's rule names them. */
 export function leadItems(report: Report): LeadItem[] {
   // Refused credentials come first: until they are fixed, nothing below them says much.
@@ -113,6 +121,7 @@ export function leadItems(report: Report): LeadItem[] {
     ...brokenMusts(report.checks).map(checkItem),
     ...(report.load?.scenarios ?? []).flatMap(scenarioItems),
     ...untested.filter((u) => u.stage !== 'credentials').map(untestedItem),
+    ...(report.since_last_run?.changes ?? []).filter((c) => c.action === 'fail').map(regressionItem),
   ];
   // k6 can fail a run no scenario explains (the exit code says fail); the lead must still say so.
   if (report.load && !report.load.ok && !items.some((i) => i.what.startsWith('load scenario'))) {

@@ -1,34 +1,33 @@
-// `ces-harness ratelimit` (and the last stage of `run`): discover the target's rate limit by
-// measurement, turn it into a client policy, prove the policy with k6, and hand the report its
-// `rate_limit` section. Progress goes to the terminal while the probe runs; a few closing lines
-// give the estimate, the recommendation and the proof.
+// The rate-limit stage of `ces-harness ratelimit` (and the last of `run`): discover the target's
+// rate limit by measurement, turn it into a client policy, prove the policy with k6, and hand the
+// report its `rate_limit` section. Progress goes to the run's lines while the probe runs; a few
+// closing lines give the estimate, the recommendation and the proof.
 
 import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { ServiceClient } from '../../http/service-client.js';
-import { locateK6 } from '../../k6/locate.js';
-import { findProjectRoot } from '../../fs/project-root.js';
-import type { FleetResult, RateLimitResult } from '../../report/model.js';
-import type { Credentials } from '../../spec/credentials.js';
-import type { RateLimitEndpoint } from '../../spec/endpoints.js';
-import { unusableProbe } from '../../ratelimit/answers.js';
-import { ProbeSetupError, probeCalls } from '../../ratelimit/calls.js';
-import { DISCOVER_DEFAULTS, discover, latencyBound } from '../../ratelimit/discover.js';
-import { NOT_IDENTIFIED } from '../../ratelimit/evidence.js';
-import { DEFAULT_PROOF_S, prove } from '../../ratelimit/prove.js';
-import { recommend } from '../../ratelimit/recommend.js';
-import { proveUntilHeld } from '../../ratelimit/proof-loop.js';
-import { sizeFleet, type FleetSizingInput } from '../../ratelimit/fleet/size.js';
-import { fleetProofOf, fleetProofRun, type FleetProof } from '../../ratelimit/fleet/prove-fleet.js';
-import { runFleetK6 } from '../../ratelimit/fleet/k6-proof.js';
-import { summaryLines, toRateLimitResult, type Proving } from '../../ratelimit/result.js';
-import type { Proof } from '../../ratelimit/types.js';
-import { businessForLoad, businessOfRateLimit, refuseProductionLoad } from '../prepare-target.js';
-import { isProduction } from '../../config/target.js';
-import { productionGateFor } from '../../runner/context.js';
-import { systemClock } from '../../time/clock.js';
-import type { StageIo } from './target-job.js';
+import { ServiceClient } from '../http/service-client.js';
+import { locateK6 } from '../k6/locate.js';
+import { findProjectRoot } from '../fs/project-root.js';
+import type { FleetResult, RateLimitResult } from '../report/model.js';
+import type { Credentials } from '../spec/credentials.js';
+import type { RateLimitEndpoint } from '../spec/endpoints.js';
+import { unusableProbe } from './answers.js';
+import { ProbeSetupError, probeCalls } from './calls.js';
+import { DISCOVER_DEFAULTS, discover, latencyBound } from './discover.js';
+import { NOT_IDENTIFIED } from './evidence.js';
+import { DEFAULT_PROOF_S, prove } from './prove.js';
+import { recommend } from './recommend.js';
+import { proveUntilHeld } from './proof-loop.js';
+import { sizeFleet, type FleetSizingInput } from './fleet/size.js';
+import { fleetProofOf, fleetProofRun, type FleetProof } from './fleet/prove-fleet.js';
+import { runFleetK6 } from './fleet/k6-proof.js';
+import { summaryLines, toRateLimitResult, type Proving } from './result.js';
+import type { Proof } from './types.js';
+import { businessForLoad, businessOfRateLimit, refuseProductionLoad } from '../runner/production-load.js';
+import { isProduction } from '../config/target.js';
+import { productionGateFor } from '../runner/context.js';
+import type { RunIo, Stage, StageTarget } from '../stages/run-io.js';
 
 export interface RateLimitStageOptions {
   /** Seconds of steady k6 load at the recommended rate; 0 skips the proof. */
@@ -40,14 +39,15 @@ export interface RateLimitStageOptions {
 /** The longest the stage waits for the limit to refill between the probe and the proof. */
 const MAX_SETTLE_S = 30;
 
-export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
-  return async (io: StageIo): Promise<RateLimitResult> => {
-    const { prepared, terminal, signal, redactor, reportDir } = io;
-    const { settings } = prepared;
+export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): Stage<RateLimitResult> {
+  return async (on: StageTarget, io: RunIo): Promise<RateLimitResult> => {
+    const { signal, redactor } = io;
+    const { settings, reportDir } = on;
     refuseProductionLoad(settings, 'rate-limit probing');
     const business = businessForLoad(settings, 'rate-limit probing', businessOfRateLimit(settings.rateLimit.endpoint));
     // For the built-in emulator: an instance with 24 h tokens, so no token turns over mid-probe.
-    const { target, expect, secondClient: builtInSecond } = await prepared.probeTarget();
+    const { target, secondClient: builtInSecond } = await on.probeTarget();
+    const expect = settings.sizing.expect;
     const { endpoint, maxRps, maxRequests } = settings.rateLimit;
     // rate_limit.second_client; the built-in emulator brings one of its own.
     const secondClient = settings.rateLimit.secondClient ?? builtInSecond;
@@ -55,8 +55,9 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
 
     const http = new ServiceClient(target, {
       redactor,
+      clock: io.clock,
       connections: DISCOVER_DEFAULTS.maxInFlight,
-      production: io.productionGate ?? productionGateFor(settings.production),
+      production: on.productionGate ?? productionGateFor(settings.production),
     });
     let result: RateLimitResult;
     try {
@@ -93,7 +94,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
         maxDurationS: stageOptions.maxDurationS ?? settings.rateLimit.maxDurationS ?? DISCOVER_DEFAULTS.maxDurationS,
         maxRetryAfterS: settings.rateLimit.maxRetryAfterS,
         signal,
-        progress: terminal.progress,
+        progress: io.progress,
         // The clock the answers are stamped with: a Retry-After counts from their arrival.
         clock: http.clock,
       });
@@ -134,7 +135,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
       let located: Awaited<ReturnType<typeof k6AndBundles>> | undefined;
       // Every k6 request against production counts in the production gate, each proof round's and the fleet's.
       const countK6Requests = (n: number) => {
-        if (isProduction(target)) io.productionGate?.addK6Requests(n);
+        if (isProduction(target)) on.productionGate?.addK6Requests(n);
       };
       if (recommendation && proofS > 0 && !signal.aborted && estimate.partial) {
         // Said, so a reader of the policy knows why it carries "not proven": a partial estimate is
@@ -155,10 +156,10 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
             recommendation,
             estimate.sustained_rps ?? recommendation.target_rps,
             async (rec, round) => {
-              terminal.progress(
+              io.progress(
                 `proof round ${round}: waiting ${settleS.toFixed(1)} s for the limit to refill, then proving the policy with k6 at ${rec.target_rps} req/s for ${proofS} s`,
               );
-              await systemClock.sleep(settleS * 1000, signal);
+              await io.clock.sleep(settleS * 1000, signal);
               if (signal.aborted) return null;
               const run = await prove({
                 k6Path: k6.k6Path,
@@ -217,8 +218,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
           const fleetProof = await proveFleetChoice(sizing, fleet, located, {
             proofS,
             settleS,
-            terminal,
-            signal,
+            io,
             reportDir,
             target,
             endpoint: calls.endpoint,
@@ -237,11 +237,11 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
       }
     } finally {
       // The probe's tokens are the configured credentials' too: the ledger proves their expiry later.
-      prepared.ledger.recordIssued(target, http.issuedTokens(), Date.now());
-      prepared.ledger.save(Date.now());
+      on.ledger.recordIssued(target, http.issuedTokens(), io.clock.now());
+      on.ledger.save(io.clock.now());
       await http.close();
     }
-    for (const line of summaryLines(result)) terminal.out(line);
+    for (const line of summaryLines(result)) io.out(line);
     return result;
   };
 }
@@ -249,7 +249,9 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}) {
 /** The stage as `run` and `ratelimit` use it: discovery, recommendation, a 10 s proof. */
 export const rateLimitStage = makeRateLimitStage();
 
-interface FleetProofContext extends Pick<StageIo, 'terminal' | 'signal' | 'reportDir'> {
+interface FleetProofContext {
+  io: Pick<RunIo, 'progress' | 'clock' | 'signal'>;
+  reportDir: string;
   proofS: number;
   settleS: number;
   target: { baseUrl: string; credentials: Credentials; caFile?: string };
@@ -275,10 +277,10 @@ async function proveFleetChoice(
       verdict: 'not proven',
       why: `not run: ${run}`,
     };
-  ctx.terminal.progress(
+  ctx.io.progress(
     `fleet proof: waiting ${ctx.settleS.toFixed(1)} s, then ${run.instances} k6 instances, policy ${run.policy.name}, ${run.offered_rps} req/s offered for ${run.duration_s} s`,
   );
-  await systemClock.sleep(ctx.settleS * 1000, ctx.signal);
+  await ctx.io.clock.sleep(ctx.settleS * 1000, ctx.io.signal);
   const ran = await runFleetK6({
     k6Path: k6.k6Path,
     bundleDir: k6.bundleDir,
@@ -292,7 +294,7 @@ async function proveFleetChoice(
     run,
     runId: randomUUID(),
     tokenLifetimeS: ctx.tokenLifetimeS,
-    signal: ctx.signal,
+    signal: ctx.io.signal,
   });
   ctx.countK6Requests(ran.scenario.requests);
   return fleetProofOf(run, ran.figures);

@@ -2,29 +2,30 @@
 // of its target, append its record, and say what changed. A record that cannot be saved is not
 // lost: the report folder keeps it (history-record.jsonl) and the terminal says where.
 
-import { remember } from '../../history/remember.js';
-import type { Report } from '../../report/model.js';
-import type { PreparedTarget } from '../prepare-target.js';
-import type { Terminal } from '../terminal.js';
+import type { RegressionPolicy } from '../report/sections/since/model.js';
+import type { Report } from '../report/model.js';
+import type { StageLines } from '../stages/run-io.js';
+import { remember } from './remember.js';
+import type { HistoryStore } from './store.js';
 
 export const UNSAVED_RECORD_FILE = 'history-record.jsonl';
 
 export interface HistoryStep {
+  /** The report with `since_last_run`, and a verdict that fails when the `regressions:` policy does. */
   report: Report;
   /** Files for the report folder: the record, when the history file could not take it. */
   files: Record<string, string>;
-  /** True when the `regressions:` policy fails the run. */
-  fails: boolean;
 }
 
 export function historyStep(
   report: Report,
-  { history, settings }: PreparedTarget,
-  terminal: Terminal,
+  history: HistoryStore,
+  regressions: RegressionPolicy,
+  terminal: Pick<StageLines, 'out' | 'err'>,
   interrupted: boolean,
 ): HistoryStep {
-  if (!history.enabled) return { report, files: {}, fails: false };
-  const { report: compared, record } = remember(report, history.records, settings.regressions, history.warnings);
+  if (!history.enabled) return { report, files: {} };
+  const { report: compared, record } = remember(report, history.records, regressions, history.warnings);
   const since = compared.since_last_run!;
   const files: Record<string, string> = {};
   if (interrupted) {
@@ -42,7 +43,7 @@ export function historyStep(
     }
   }
   for (const line of changeLines(compared)) terminal.out(line);
-  return { report: compared, files, fails: since.outcome === 'fail' };
+  return { report: compared, files };
 }
 
 function changeLines(report: Report): string[] {

@@ -5,8 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { historyStep, UNSAVED_RECORD_FILE } from '../../src/cli/commands/history-step.js';
-import type { PreparedTarget } from '../../src/cli/prepare-target.js';
+import { historyStep, UNSAVED_RECORD_FILE } from '../../src/history/step.js';
 import type { Terminal } from '../../src/cli/terminal.js';
 import { HistoryStore } from '../../src/history/store.js';
 import { DEFAULT_REGRESSION_POLICY } from '../../src/report/sections/since/model.js';
@@ -43,9 +42,6 @@ function terminal(): Terminal & { lines: string[] } {
   };
 }
 
-const prepared = (history: HistoryStore) =>
-  ({ history, settings: { regressions: DEFAULT_REGRESSION_POLICY } }) as unknown as PreparedTarget;
-
 describe('historyStep', () => {
   it('puts the record in the report folder when the history file cannot take it, and says so', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ces-history-step-'));
@@ -53,7 +49,7 @@ describe('historyStep', () => {
     writeFileSync(join(dir, 'not-a-folder'), '');
     const path = join(dir, 'not-a-folder', 'history.jsonl');
     const t = terminal();
-    const step = historyStep(report, prepared(HistoryStore.open(path)), t, false);
+    const step = historyStep(report, HistoryStore.open(path), DEFAULT_REGRESSION_POLICY, t, false);
     expect(Object.keys(step.files)).toEqual([UNSAVED_RECORD_FILE]);
     expect(JSON.parse(step.files[UNSAVED_RECORD_FILE]!)).toMatchObject({
       schema: 'ces-harness/history@1',
@@ -65,13 +61,13 @@ describe('historyStep', () => {
       ),
     );
     expect(step.report.since_last_run?.warnings).toHaveLength(1);
-    expect(step.fails).toBe(false);
+    expect(step.report.verdict).toBe('pass');
   });
 
   it('compares an interrupted run but does not store it', () => {
     const path = join(mkdtempSync(join(tmpdir(), 'ces-history-step-')), 'history.jsonl');
     const t = terminal();
-    historyStep(report, prepared(HistoryStore.open(path)), t, true);
+    historyStep(report, HistoryStore.open(path), DEFAULT_REGRESSION_POLICY, t, true);
     expect(() => readFileSync(path)).toThrow(/ENOENT/);
     expect(t.lines).toContain(`history: this run was interrupted, so its record is not added to ${path}`);
   });

@@ -1,0 +1,151 @@
+// The load stage of `ces-harness load` (and the middle one of `run`): the k6 scenarios against the
+// target, each a k6 run of its bundle, folded into the report's `load` section. k6's exit 99
+// (thresholds) becomes our exit 1 via the verdict.
+
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { HarnessError } from '../errors.js';
+import { locateK6 } from './locate.js';
+import { redactArtefacts } from './artefacts.js';
+import { findProjectRoot } from '../fs/project-root.js';
+import type { ScenarioInputs } from './contract.js';
+import { K6_SCENARIOS, runLoadScenario, type K6ScenarioName } from './scenarios.js';
+import { scenarioOk } from './summary.js';
+import type { LoadResult, LoadScenarioResult } from '../report/model.js';
+import { businessForLoad, businessNeededBy, refuseProductionLoad } from '../runner/production-load.js';
+import { isProduction, type Target } from '../config/target.js';
+import { ServiceClient } from '../http/service-client.js';
+import { productionGateFor } from '../runner/context.js';
+import type { RunIo, Stage, StageTarget } from '../stages/run-io.js';
+
+export interface LoadStageOptions {
+  /** `run` includes a short load run; `load` itself runs the configured duration. */
+  short?: boolean;
+}
+
+export function loadStage(
+  scenarios: K6ScenarioName[],
+  stageOptions: LoadStageOptions = {},
+): Stage<{ result: LoadResult }> {
+  return async (on: StageTarget, io: RunIo): Promise<{ result: LoadResult }> => {
+    const { settings, reportDir, productionGate } = on;
+    const { signal, redactor } = io;
+    refuseProductionLoad(settings, 'load');
+    const business = businessForLoad(settings, 'load', businessNeededBy(scenarios, settings.rateLimit.endpoint));
+    const root = findProjectRoot();
+    const k6 = await locateK6(process.env, root);
+    const bundleDir = join(root, 'dist', 'scenarios');
+    const missing = scenarios
+      .flatMap((s) => K6_SCENARIOS[s].bundles)
+      .filter((b) => !existsSync(join(bundleDir, `${b}.js`)));
+    if (missing.length)
+      throw new HarnessError(
+        'USAGE',
+        `the k6 scenario bundles are not built (${missing.join(', ')}); run \`npm run build\` in the ces-harness folder`,
+      );
+
+    const load = settings.load;
+    const runId = randomUUID();
+    const { target } = await on.probeTarget();
+    const expect = settings.sizing.expect;
+    if (on.ledger.enabled)
+      await recordLoadToken(
+        on,
+        io,
+        target,
+        new ServiceClient(target, {
+          redactor,
+          clock: io.clock,
+          production: productionGate ?? productionGateFor(settings.production),
+        }),
+      );
+    const base: ScenarioInputs = {
+      baseUrl: target.baseUrl,
+      clientId: target.credentials.clientId,
+      clientSecret: target.credentials.clientSecret,
+      tokenLifetimeS: expect.tokenLifetimeS,
+      clockToleranceS: expect.clockToleranceS,
+      rate: load.rate,
+      durationS: load.durationS ?? (stageOptions.short ? 5 : 10),
+      vus: load.vus,
+      business,
+      runId,
+      rateLimitEndpoint: settings.rateLimit.endpoint,
+      thresholds: load.thresholds,
+      requestTimeoutS: settings.requestTimeoutS,
+    };
+    const extraArgs = load.outputs.flatMap((o) => ['--out', o]);
+    const { segments } = load;
+
+    const results: LoadScenarioResult[] = [];
+    try {
+      for (const name of scenarios) {
+        if (signal.aborted) break;
+        io.progress(`k6 ${k6.version}: ${name} (${base.durationS} s${segments > 1 ? `, ${segments} segments` : ''})…`);
+        const inputs = name === 'rate-limit' ? { ...base, rate: load.overLimitRate } : base;
+        const result = await runLoadScenario(name, {
+          k6Path: k6.path,
+          bundleDir,
+          workDir: join(reportDir, 'k6'),
+          dashboardDir: reportDir,
+          inputs,
+          signal,
+          redactor,
+          ...(target.caFile ? { caFile: target.caFile } : {}),
+          ...(extraArgs.length ? { extraArgs } : {}),
+          ...(segments > 1 ? { segments } : {}),
+        });
+        results.push(result);
+        // k6 sends outside the production gate: its own count goes into the audit trail.
+        if (isProduction(target)) productionGate?.addK6Requests(result.requests);
+        io.out(scenarioLine(result));
+      }
+    } finally {
+      // k6 wrote into the report folder (summaries, dashboard exports): redacted in place before
+      // the run ends, an interrupted one included.
+      redactArtefacts(reportDir, redactor);
+    }
+    return {
+      result: {
+        k6_version: k6.version,
+        run_id: runId,
+        scenarios: results,
+        ok: results.every(scenarioOk) && !signal.aborted,
+      },
+    };
+  };
+}
+
+/**
+ * k6's setup fetches the token every VU starts from with the configured credentials; the service
+ * hands the same one to any client until it expires (§3), so fetching it here first puts it in the
+ * token ledger, whose later runs prove its expiry and measure the next one's lifetime. One request,
+ * and only when there is a ledger to keep it (never for the built-in emulator).
+ */
+async function recordLoadToken(
+  on: StageTarget,
+  io: Pick<RunIo, 'clock'>,
+  target: Target,
+  http: ServiceClient,
+): Promise<void> {
+  try {
+    await http.issueToken();
+    on.ledger.recordIssued(target, http.issuedTokens(), io.clock.now());
+    on.ledger.save(io.clock.now());
+  } finally {
+    await http.close();
+  }
+}
+
+function scenarioLine(r: LoadScenarioResult): string {
+  const ok = scenarioOk(r);
+  const failed = r.thresholds.filter((t) => !t.ok).map((t) => `${t.metric} ${t.expression}`);
+  const figures = `${r.requests} requests, ${r.rate_per_s.toFixed(1)}/s, p95 ${r.latency_ms.p95.toFixed(1)} ms, errors ${(r.error_rate * 100).toFixed(2)}%`;
+  const dropped =
+    r.dropped_iterations > 0
+      ? `, ${r.dropped_iterations} iterations dropped (the generator could not keep the schedule)`
+      : '';
+  const why = r.error ? `: ${r.error}` : failed.length ? `: thresholds failed: ${failed.join('; ')}` : '';
+  return `${ok ? '✓ pass ' : '✗ fail '} k6 ${r.scenario.padEnd(30)} ${figures}${dropped}${why}`;
+}
