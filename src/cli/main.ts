@@ -71,8 +71,8 @@ async function dispatch(command: Command, options: Options, io: CliIo): Promise<
         import('./commands/target-job.js'),
         import('./commands/check.js'),
         import('./commands/load.js'),
-        import('../k6/load-stage.js'),
-        import('../ratelimit/stage.js'),
+        import('../stages/load.js'),
+        import('../stages/rate-limit.js'),
       ]);
       return targetJob(
         options,
@@ -90,14 +90,14 @@ async function dispatch(command: Command, options: Options, io: CliIo): Promise<
       const [{ targetJob }, { selectedScenarios }, { loadStage }] = await Promise.all([
         import('./commands/target-job.js'),
         import('./commands/load.js'),
-        import('../k6/load-stage.js'),
+        import('../stages/load.js'),
       ]);
       return targetJob(options, { load: loadStage(selectedScenarios(options)) }, io);
     }
     case 'ratelimit': {
       const [{ targetJob }, { rateLimitStage }] = await Promise.all([
         import('./commands/target-job.js'),
-        import('../ratelimit/stage.js'),
+        import('../stages/rate-limit.js'),
       ]);
       return targetJob(options, { rateLimit: rateLimitStage }, io);
     }

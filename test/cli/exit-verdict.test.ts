@@ -16,20 +16,15 @@ import { loadFixture } from '../report/helpers.js';
 import { expectValidReport } from '../report/schema.js';
 
 let emulator: Emulator;
-const saved = { id: process.env['CES_CLIENT_ID'], secret: process.env['CES_CLIENT_SECRET'] };
+/** The run's own IO (an in-process CLI's): its environment holds the credentials, as a user's shell would. */
+const signals = new EventEmitter();
+let io: ReturnType<typeof testIo>;
 beforeAll(async () => {
   emulator = await createEmulator({ port: 0 });
-  // resolveSettings reads the credentials from the environment, as the CLI does.
-  process.env['CES_CLIENT_ID'] = emulator.credentials.clientId;
-  process.env['CES_CLIENT_SECRET'] = emulator.credentials.clientSecret;
+  const { clientId, clientSecret } = emulator.credentials;
+  io = { ...testIo({ env: { CES_CLIENT_ID: clientId, CES_CLIENT_SECRET: clientSecret } }), signals };
 });
 afterAll(async () => {
-  for (const [name, value] of [
-    ['CES_CLIENT_ID', saved.id],
-    ['CES_CLIENT_SECRET', saved.secret],
-  ] as const)
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
   await emulator?.close();
 });
 
@@ -49,9 +44,7 @@ const checks =
   async () =>
     results;
 
-/** The run's own signal source (an in-process CLI's): a Ctrl-C is a SIGINT emitted on it. */
-const signals = new EventEmitter();
-const io = { ...testIo(), signals };
+/** A Ctrl-C: a SIGINT on the run's own signal source. */
 const pressCtrlC = () => void signals.emit('SIGINT');
 
 interface Case {

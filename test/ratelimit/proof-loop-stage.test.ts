@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRateLimitStage } from '../../src/ratelimit/stage.js';
+import { makeRateLimitStage } from '../../src/stages/rate-limit.js';
 import { runIo, type StageTarget } from '../../src/stages/run-io.js';
 import { processIo } from '../../src/cli/io.js';
 import { prepareTarget, type PreparedTarget } from '../../src/cli/prepare-target.js';

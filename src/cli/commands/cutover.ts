@@ -16,7 +16,7 @@ import {
   type RateLimitFacts,
 } from '../../cutover/rate-limit-facts.js';
 import type { Advertisement } from '../../spec/ratelimit-fields.js';
-import { makeRateLimitStage } from '../../ratelimit/stage.js';
+import { makeRateLimitStage } from '../../stages/rate-limit.js';
 import { HistoryStore } from '../../history/store.js';
 import { cutoverVerdict } from '../../cutover/verdict.js';
 import { HarnessError, usageError } from '../../errors.js';

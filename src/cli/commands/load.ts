@@ -1,4 +1,4 @@
-// `ces-harness load`: the k6 scenarios the flags select; the stage itself is src/k6/load-stage.ts.
+// `ces-harness load`: the k6 scenarios the flags select; the stage itself is src/stages/load.ts.
 
 import { usageError } from '../../errors.js';
 import { isK6ScenarioName, K6_SCENARIO_NAMES, type K6ScenarioName } from '../../k6/scenarios.js';

@@ -6,18 +6,18 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { HarnessError } from '../errors.js';
-import { locateK6 } from './locate.js';
-import { redactArtefacts } from './artefacts.js';
+import { locateK6 } from '../k6/locate.js';
+import { redactArtefacts } from '../k6/artefacts.js';
 import { findProjectRoot } from '../fs/project-root.js';
-import type { ScenarioInputs } from './contract.js';
-import { K6_SCENARIOS, runLoadScenario, type K6ScenarioName } from './scenarios.js';
-import { scenarioOk } from './summary.js';
+import type { ScenarioInputs } from '../k6/contract.js';
+import { K6_SCENARIOS, runLoadScenario, type K6ScenarioName } from '../k6/scenarios.js';
+import { scenarioOk } from '../k6/summary.js';
 import type { LoadResult, LoadScenarioResult } from '../report/model.js';
 import { businessForLoad, businessNeededBy, refuseProductionLoad } from '../runner/production-load.js';
 import { isProduction, type Target } from '../config/target.js';
 import { ServiceClient } from '../http/service-client.js';
 import { productionGateFor } from '../runner/context.js';
-import type { RunIo, Stage, StageTarget } from '../stages/run-io.js';
+import type { RunIo, Stage, StageTarget } from './run-io.js';
 
 export interface LoadStageOptions {
   /** `run` includes a short load run; `load` itself runs the configured duration. */

@@ -12,22 +12,22 @@ import { findProjectRoot } from '../fs/project-root.js';
 import type { FleetResult, RateLimitResult } from '../report/model.js';
 import type { Credentials } from '../spec/credentials.js';
 import type { RateLimitEndpoint } from '../spec/endpoints.js';
-import { unusableProbe } from './answers.js';
-import { ProbeSetupError, probeCalls } from './calls.js';
-import { DISCOVER_DEFAULTS, discover, latencyBound } from './discover.js';
-import { NOT_IDENTIFIED } from './evidence.js';
-import { DEFAULT_PROOF_S, prove } from './prove.js';
-import { recommend } from './recommend.js';
-import { proveUntilHeld } from './proof-loop.js';
-import { sizeFleet, type FleetSizingInput } from './fleet/size.js';
-import { fleetProofOf, fleetProofRun, type FleetProof } from './fleet/prove-fleet.js';
-import { runFleetK6 } from './fleet/k6-proof.js';
-import { summaryLines, toRateLimitResult, type Proving } from './result.js';
-import type { Proof } from './types.js';
+import { unusableProbe } from '../ratelimit/answers.js';
+import { ProbeSetupError, probeCalls } from '../ratelimit/calls.js';
+import { DISCOVER_DEFAULTS, discover, latencyBound } from '../ratelimit/discover.js';
+import { NOT_IDENTIFIED } from '../ratelimit/evidence.js';
+import { DEFAULT_PROOF_S, prove } from '../ratelimit/prove.js';
+import { recommend } from '../ratelimit/recommend.js';
+import { proveUntilHeld } from '../ratelimit/proof-loop.js';
+import { sizeFleet, type FleetSizingInput } from '../ratelimit/fleet/size.js';
+import { fleetProofOf, fleetProofRun, type FleetProof } from '../ratelimit/fleet/prove-fleet.js';
+import { runFleetK6 } from '../ratelimit/fleet/k6-proof.js';
+import { summaryLines, toRateLimitResult, type Proving } from '../ratelimit/result.js';
+import type { Proof } from '../ratelimit/types.js';
 import { businessForLoad, businessOfRateLimit, refuseProductionLoad } from '../runner/production-load.js';
 import { isProduction } from '../config/target.js';
 import { productionGateFor } from '../runner/context.js';
-import type { RunIo, Stage, StageTarget } from '../stages/run-io.js';
+import type { RunIo, Stage, StageTarget } from './run-io.js';
 
 export interface RateLimitStageOptions {
   /** Seconds of steady k6 load at the recommended rate; 0 skips the proof. */
