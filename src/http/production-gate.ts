@@ -6,24 +6,9 @@
 // check runner turns them into "not tested" rather than a verdict.
 
 import type { BusinessEndpoint } from '../spec/endpoints.js';
+import type { BearerKind, ProductionRequest } from '../report/model.js';
 
-/** What stood in the Authorization header, never the token itself. */
-export type BearerKind = 'valid' | 'expired' | 'forged' | 'none';
-
-export interface ProductionRequest {
-  environment: string;
-  method: string;
-  path: string;
-  /** Null when no answer came (a timeout, a reset). */
-  status: number | null;
-  /** When it went out (ISO, milliseconds). */
-  at: string;
-  duration_ms: number;
-  /** What the Authorization header held. Not called `bearer`: the redactor hides any value of a credential-named key. */
-  auth: BearerKind;
-  /** Written in plain text on the TLS port (tls.no-plain-http): a TLS-only service never reads it as a request. */
-  plain_text?: true;
-}
+export type { BearerKind, ProductionRequest } from '../report/model.js';
 
 export class ProductionBudgetReached extends Error {
   override readonly name = 'ProductionBudgetReached';

@@ -282,16 +282,25 @@ export interface ProductionAudit {
   budget_reached: boolean;
   /** Requests k6 sent (load, proof), from its summary: only with --allow-production-load. */
   k6_requests?: number;
-  requests: Array<{
-    environment: string;
-    method: string;
-    path: string;
-    status: number | null;
-    at: string;
-    duration_ms: number;
-    auth: 'valid' | 'expired' | 'forged' | 'none';
-    plain_text?: true;
-  }>;
+  requests: ProductionRequest[];
+}
+
+/** What stood in the Authorization header, never the token itself. */
+export type BearerKind = 'valid' | 'expired' | 'forged' | 'none';
+
+export interface ProductionRequest {
+  environment: string;
+  method: string;
+  path: string;
+  /** Null when no answer came (a timeout, a reset). */
+  status: number | null;
+  /** When it went out (ISO, milliseconds). */
+  at: string;
+  duration_ms: number;
+  /** What the Authorization header held. Not called `bearer`: the redactor hides any value of a credential-named key. */
+  auth: BearerKind;
+  /** Written in plain text on the TLS port (tls.no-plain-http): a TLS-only service never reads it as a request. */
+  plain_text?: true;
 }
 
 /**
