@@ -68,6 +68,13 @@ const CASES: Case[] = [
     reasons: [],
   },
   {
+    // A should check only warns (src/runner/run-checks.ts); one that errors is no reason to fail either.
+    name: 'a should check errors',
+    stages: { checks: checks(check('pass'), { ...check('error', 'should'), id: 'x.y' }) },
+    exit: 0,
+    reasons: [],
+  },
+  {
     name: 'a must check fails',
     stages: { checks: checks(check('fail')) },
     exit: 1,
