@@ -1,5 +1,5 @@
 import { fail, pass, skip, type Check } from '../src/runner/check.js';
-import { provoked429 } from '../src/runner/burst-probe.js';
+import { provoked429 } from '../src/runner/limit-burst.js';
 import { errorTextOf } from '../src/spec/error-body.js';
 
 export const check: Check = {

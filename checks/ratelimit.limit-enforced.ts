@@ -1,5 +1,5 @@
 import { fail, notTested, pass, skip, type Check } from '../src/runner/check.js';
-import { burstProbe } from '../src/runner/burst-probe.js';
+import { limitBurst } from '../src/runner/limit-burst.js';
 import { MAX_IN_FLIGHT, reachableRps } from '../src/ratelimit/in-flight.js';
 
 export const check: Check = {
@@ -12,22 +12,22 @@ export const check: Check = {
     'Sends a paced burst to `rate_limit.endpoint` (never above `max_rps` nor past `max_requests`) until the service limits it, and wants that answer to be 429 (§7), not 503 or another status. No limit met within those bounds is not tested (exit 1), not a failure: a limit above the ceiling looks like none. Runs last and alone; against production only with --allow-production-load.',
   phase: 'last',
   async run(ctx) {
-    const probe = await burstProbe(ctx);
-    if (probe.skipped) return skip(probe.skipped);
-    const spread = Object.entries(probe.statuses)
+    const burst = await limitBurst(ctx);
+    if (burst.skipped) return skip(burst.skipped);
+    const spread = Object.entries(burst.statuses)
       .map(([s, n]) => `${s === '0' ? 'network error' : s} ×${n}`)
       .join(', ');
-    const summary = `${probe.sent} requests at ≤${probe.rps}/s in ${probe.durationS.toFixed(1)} s (${spread})`;
-    const limited = probe.limited;
+    const summary = `${burst.sent} requests at ≤${burst.rps}/s in ${burst.durationS.toFixed(1)} s (${spread})`;
+    const limited = burst.limited;
     if (!limited) {
-      const achieved = probe.achievedRps;
-      if (achieved < probe.rps * 0.5) {
+      const achieved = burst.achievedRps;
+      if (achieved < burst.rps * 0.5) {
         // The harness, not the service, was the bottleneck: the absence of a 429 proves little.
-        const why = probe.inFlightBound
-          ? `: answers took about ${(probe.latencyMs / 1000).toFixed(1)} s, and at most ${MAX_IN_FLIGHT} requests in flight reach about ${reachableRps(MAX_IN_FLIGHT, probe.latencyMs).toFixed(0)}/s`
+        const why = burst.inFlightBound
+          ? `: answers took about ${(burst.latencyMs / 1000).toFixed(1)} s, and at most ${MAX_IN_FLIGHT} requests in flight reach about ${reachableRps(MAX_IN_FLIGHT, burst.latencyMs).toFixed(0)}/s`
           : '';
         return notTested(
-          `no limit met, but the probe reached only ${achieved.toFixed(0)} requests/s of the ${probe.rps}/s it aimed for${why} (${summary}); no verdict on §8`,
+          `no limit met, but the probe reached only ${achieved.toFixed(0)} requests/s of the ${burst.rps}/s it aimed for${why} (${summary}); no verdict on §8`,
         );
       }
       // §8 says a limit exists, not where: one above the probe's ceiling looks exactly like none,
@@ -36,7 +36,7 @@ export const check: Check = {
         `no limit met at ≤ ${achieved.toFixed(0)} requests/s (${summary}); if the service's limit is higher, raise rate_limit.max_rps (--max-rps) or rate_limit.max_requests`,
       );
     }
-    const evidence = [ctx.http.evidence(limited, `after ${probe.sent} requests`)];
+    const evidence = [ctx.http.evidence(limited, `after ${burst.sent} requests`)];
     if (limited.status !== 429) {
       return fail(
         `the service limited the burst with ${limited.status} ${ctx.http.quote(limited, 80)}, not 429: ${summary}; §7 wants 429 for a rate limit`,
@@ -44,7 +44,7 @@ export const check: Check = {
       );
     }
     // For the run history: how many requests got through before the limit (a halved limit halves it).
-    const accepted = Object.entries(probe.statuses)
+    const accepted = Object.entries(burst.statuses)
       .filter(([s]) => Number(s) >= 200 && Number(s) < 300)
       .reduce((n, [, c]) => n + c, 0);
     return { ...pass(`429 after ${summary}`, evidence), facts: { accepted_before_limit: accepted } };

@@ -1,5 +1,5 @@
 import { fail, notTested, pass, skip, type Check } from '../src/runner/check.js';
-import { burstProbe } from '../src/runner/burst-probe.js';
+import { limitBurst } from '../src/runner/limit-burst.js';
 import { isLimitLike } from '../src/spec/limit-statuses.js';
 
 export const check: Check = {
@@ -12,11 +12,11 @@ export const check: Check = {
     'After the 429, the harness waits (Retry-After when given, up to `rate_limit.max_retry_after_s`, 120 s by default; else backoff from 1 s doubling, at most 60 s in all, 15 s against the built-in emulator) and retries; a retry must get past the limit (§7: wait and retry; a 4xx about the payload did). A retry still refused when that patience runs out is a failure, with the last 429 as evidence; a Retry-After past the bound is not tested.',
   phase: 'last',
   async run(ctx) {
-    const probe = await burstProbe(ctx);
-    if (probe.skipped) return skip(probe.skipped);
-    const recovery = probe.recovery;
-    if (!probe.limited || !recovery) return skip('no limit was met; see ratelimit.limit-enforced');
-    if (recovery.notTested) return notTested(recovery.notTested, [ctx.http.evidence(probe.limited)]);
+    const burst = await limitBurst(ctx);
+    if (burst.skipped) return skip(burst.skipped);
+    const recovery = burst.recovery;
+    if (!burst.limited || !recovery) return skip('no limit was met; see ratelimit.limit-enforced');
+    if (recovery.notTested) return notTested(recovery.notTested, [ctx.http.evidence(burst.limited)]);
     const evidence = recovery.last
       ? [ctx.http.evidence(recovery.last, `after ${recovery.afterS.toFixed(1)} s (${recovery.waitedFor})`)]
       : [];

@@ -1,5 +1,5 @@
 import { fail, pass, skip, type Check } from '../src/runner/check.js';
-import { provoked429 } from '../src/runner/burst-probe.js';
+import { provoked429 } from '../src/runner/limit-burst.js';
 import { retryAfterDelayMs } from '../src/spec/retry-after.js';
 
 export const check: Check = {
@@ -14,7 +14,7 @@ export const check: Check = {
   async run(ctx) {
     const found = await provoked429(ctx);
     if ('skip' in found) return skip(found.skip);
-    const { limited, probe } = found;
+    const { limited, burst } = found;
     const header = limited.headers['retry-after'];
     const evidence = [ctx.http.evidence(limited, `Retry-After: ${header ?? '(absent)'}`)];
     if (header === undefined)
@@ -22,8 +22,8 @@ export const check: Check = {
     if (retryAfterDelayMs(header, limited.receivedAt) === undefined)
       return fail(`Retry-After ${JSON.stringify(header)} is neither seconds nor an HTTP-date`, evidence);
     // Past the wait budget it was never waited out: ratelimit.recovers says so (not tested).
-    if (probe.recovery?.notTested) return skip(`not tested: ${probe.recovery.notTested}`, evidence);
-    if (probe.recovery && probe.recovery.attempts !== 1) {
+    if (burst.recovery?.notTested) return skip(`not tested: ${burst.recovery.notTested}`, evidence);
+    if (burst.recovery && burst.recovery.attempts !== 1) {
       return fail(`a retry after Retry-After: ${header} was refused again; the header understates the wait`, evidence);
     }
     return pass(`Retry-After: ${header}, and a retry after it succeeded`, evidence);

@@ -3,7 +3,7 @@ import { fail, pass } from '../src/runner/check.js';
 import { tlsEndpoint } from '../src/tls/endpoint.js';
 import { isProduction } from '../src/config/target.js';
 import { PROBE_TIMEOUT_MS } from '../src/tls/matrix.js';
-import { probePlainHttp } from '../src/tls/plain-http.js';
+import { tryPlainHttp } from '../src/tls/plain-http.js';
 
 // How long a TLS-only server may stay silent after a plain-text request before it counts as not
 // serving it. Servers usually hang up at once; waiting the full probe timeout would only slow the run.
@@ -18,7 +18,7 @@ export const check: Check = {
     'Sends a plain-text POST /tokens/health_check to the host and port of the base URL; it must not be answered with a 2xx (a 400 such as "plain HTTP request was sent to HTTPS port" is fine).',
   async run(ctx): Promise<Outcome> {
     const endpoint = tlsEndpoint(ctx.target);
-    const probe = () => probePlainHttp(endpoint.host, endpoint.port, Math.min(SILENCE_MS, PROBE_TIMEOUT_MS));
+    const probe = () => tryPlainHttp(endpoint.host, endpoint.port, Math.min(SILENCE_MS, PROBE_TIMEOUT_MS));
     // On production through the service client's gate: counted against the budget and listed.
     // Elsewhere without it, so a run of tls.* checks alone builds no HTTP client.
     const r = isProduction(ctx.target)

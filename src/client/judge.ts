@@ -6,11 +6,11 @@
 import type { CheckResult, Status } from '../report/model.js';
 import { CLIENT_EXCHANGES_SHOWN, type ClientRun } from '../report/sections/client/model.js';
 import { CLIENT_CHECKS, type ClientCheck, type Judgement } from './checks/index.js';
-import type { ScenarioRecord } from './record.js';
+import type { ClientRunRecord } from './record.js';
 import { quietAtStop, workingAtStop } from './stall.js';
 
 /** The client never reached the emulator in this run: no request, not even a TLS connection. */
-export const madeNoRequest = (record: ScenarioRecord): boolean =>
+export const madeNoRequest = (record: ClientRunRecord): boolean =>
   record.requests.length === 0 && record.hellos.length === 0;
 
 /** Which judgement speaks for the check: a failure over a warning over a pass; skip only when all skip. */
@@ -66,7 +66,7 @@ const NOTHING_TO_JUDGE: Judgement = {
 };
 
 export function judgeClient(
-  records: readonly ScenarioRecord[],
+  records: readonly ClientRunRecord[],
   checks: readonly ClientCheck[] = CLIENT_CHECKS,
 ): CheckResult[] {
   const durationMs = records.reduce((sum, r) => sum + r.process.durationMs, 0);
@@ -80,7 +80,7 @@ export function judgeClient(
 const union = (lists: string[][]): string[] => [...new Set(lists.flat())];
 
 /** The report's account of one run: how it ended, what it sent, the first exchanges. */
-export function clientRun(record: ScenarioRecord, description: string): ClientRun {
+export function clientRun(record: ClientRunRecord, description: string): ClientRun {
   const p = record.process;
   const tls = record.hellos.filter((h) => h.tls);
   return {

@@ -46,7 +46,7 @@ export interface ProcessOutcome {
   durationMs: number;
 }
 
-export interface ScenarioRecord {
+export interface ClientRunRecord {
   scenario: string;
   /** Where this scenario's emulator listened (port 0 gives each its own port). */
   baseUrl?: string;

@@ -5,7 +5,7 @@
 // client (a Retry-After, a backoff through a 429 storm, a slow answer).
 
 import type { ClientScenario } from '../emulator/scenarios/index.js';
-import type { ScenarioRecord } from './record.js';
+import type { ClientRunRecord } from './record.js';
 
 /** Going this long without a request, ms, the client has stalled. */
 export const stallAfterMs = (runSeconds: number, scenario: ClientScenario): number =>
@@ -16,7 +16,7 @@ export const stallAfterMs = (runSeconds: number, scenario: ClientScenario): numb
  * seen at work (a request arriving, or waiting on an answer, which counts up to the stop) to the
  * stop. Null when it was not stopped at the time limit.
  */
-export function quietAtStop(record: ScenarioRecord): number | null {
+export function quietAtStop(record: ClientRunRecord): number | null {
   const { stopped, stoppedMs } = record.process;
   if (stopped !== 'time-limit' || stoppedMs === null) return null;
   const lastSeenMs = Math.max(
@@ -27,7 +27,7 @@ export function quietAtStop(record: ScenarioRecord): number | null {
 }
 
 /** Stopped at the time limit: whether it was still working then (true) or had stalled (false). Null when not stopped there. */
-export function workingAtStop(record: ScenarioRecord): boolean | null {
+export function workingAtStop(record: ClientRunRecord): boolean | null {
   const quiet = quietAtStop(record);
   if (quiet === null) return null;
   return record.requests.length > 0 && quiet <= record.limits.stallAfterMs;

@@ -1,7 +1,7 @@
 // The k6 stage of the harness, for the CLI: find k6, run the bundled scenarios, read their
 // summaries into the report model.
 
-export { locateK6, probeK6, PROJECT_K6_DIR, type LocatedK6 } from './locate.js';
+export { locateK6, checkK6, PROJECT_K6_DIR, type LocatedK6 } from './locate.js';
 export { PINNED_K6_VERSION, REQUIRED_K6_MAJOR } from './version.js';
 export { runScenario, K6_EXIT, type RunScenarioOptions, type RunScenarioResult } from './run.js';
 export { toLoadScenarioResult, mergeLoadScenarioResults, scenarioOk, type K6Summary } from './summary.js';

@@ -53,7 +53,7 @@ const BUILD_LOCK = { waitMs: BUILD_TIMEOUT_MS + 60_000, staleMs: 60_000, pollMs:
 /** How the first use gets its k6; tests inject one that needs no Go. */
 export type K6Builder = typeof buildK6;
 
-type Probe = { ok: true; version: string } | { ok: false; why: string };
+type K6Check = { ok: true; version: string } | { ok: false; why: string };
 
 function run(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ stdout: string; stderr: string }> {
   return new Promise((res, rej) => {
@@ -67,7 +67,7 @@ function run(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ st
 }
 
 /** Runs `<path> version` and says whether it is a usable k6, or why not (one short clause). */
-export async function probeK6(path: string, env: NodeJS.ProcessEnv = process.env): Promise<Probe> {
+export async function checkK6(path: string, env: NodeJS.ProcessEnv = process.env): Promise<K6Check> {
   try {
     await access(path, constants.X_OK);
   } catch {
@@ -103,9 +103,9 @@ export async function locateK6(
   const explicit = env.K6_BINARY?.trim();
   if (explicit) {
     const path = resolve(explicit);
-    const probe = await probeK6(path, env);
-    if (probe.ok) return { path, version: probe.version };
-    throw new HarnessError('K6_NOT_FOUND', `K6_BINARY: ${probe.why}; unset K6_BINARY or ${HOW_TO_INSTALL}`);
+    const check = await checkK6(path, env);
+    if (check.ok) return { path, version: check.version };
+    throw new HarnessError('K6_NOT_FOUND', `K6_BINARY: ${check.why}; unset K6_BINARY or ${HOW_TO_INSTALL}`);
   }
 
   const reasons: string[] = [];
@@ -113,10 +113,10 @@ export async function locateK6(
   const candidates = [resolve(projectRoot, PROJECT_K6_DIR, EXE), cached, onPath(EXE, env)];
   for (const path of candidates) {
     if (path === undefined) continue;
-    const probe = await probeK6(path, env);
-    if (probe.ok) return { path, version: probe.version };
+    const check = await checkK6(path, env);
+    if (check.ok) return { path, version: check.version };
     // A missing project build or cache is the normal case before the first build; not worth naming.
-    if (!probe.why.endsWith('does not exist or is not executable')) reasons.push(probe.why);
+    if (!check.why.endsWith('does not exist or is not executable')) reasons.push(check.why);
   }
   if (reasons.length > 0)
     throw new HarnessError('K6_NOT_FOUND', `k6 ${SUITED} not found (${reasons.join('; ')}); ${HOW_TO_INSTALL}`);
@@ -141,7 +141,7 @@ async function buildIntoCache(
   const binDir = userK6Dir(env);
   const path = join(binDir, EXE);
   const buildOnce = async (): Promise<LocatedK6> => {
-    const done = await probeK6(path, env);
+    const done = await checkK6(path, env);
     if (done.ok) return { path, version: done.version };
     const built = await build({
       root: projectRoot,
@@ -153,13 +153,13 @@ async function buildIntoCache(
     });
     if (!built.ok) throw new HarnessError('K6_NOT_FOUND', built.line);
     say(`built k6 v${built.version} at ${built.path} in ${built.seconds} s (${built.counts})`);
-    const probe = await probeK6(path, env);
-    if (!probe.ok)
+    const check = await checkK6(path, env);
+    if (!check.ok)
       throw new HarnessError(
         'K6_NOT_FOUND',
-        `the k6 built into ${binDir} is not usable: ${probe.why}; set K6_BINARY to a k6 ${SUITED} binary`,
+        `the k6 built into ${binDir} is not usable: ${check.why}; set K6_BINARY to a k6 ${SUITED} binary`,
       );
-    return { path, version: probe.version };
+    return { path, version: check.version };
   };
   try {
     await mkdir(binDir, { recursive: true, mode: 0o700 });

@@ -1,7 +1,7 @@
 // The request a rate-limit probe repeats (rate_limit.endpoint), as the configured client sends it,
 // plus the same request as a second client when one is configured (for the scope). No call ever
 // waits out a 429: the probe wants to see each refusal. Both the `ratelimit` command and `check`'s
-// burst (src/runner/burst-probe.ts) send through these calls.
+// burst (src/runner/limit-burst.ts) send through these calls.
 //
 // The token: `check` hands over its run's token session (shared by every check, §3: one token per
 // client at a time), and the calls take their bearer from it on every call. Without one, the calls

@@ -57,6 +57,7 @@ import { scopePhase } from './probe/scope.js';
 import { silentWindowPhase } from './probe/silent-window.js';
 import { streamPhase, type StreamFindings } from './probe/stream.js';
 import type { Estimate, Sample } from './types.js';
+import type { RecoveryShape } from './identify.js';
 
 export interface DiscoverOptions {
   calls: ProbeCalls;
@@ -143,7 +144,7 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   // sliding-window counter): period trials from idle would time its next edge, not a period
   // (go-chi/httprate 50 per 1 s read 0.76–0.84 s), so the stream sizes it and drains from idle tell
   // where its edges are. HAProxy, which announces nothing, keeps the trials.
-  if (shape?.shape === 'sliding-window' && announcesReset(probe))
+  if (shape?.shape === 'smooth-window' && announcesReset(probe))
     return streamedSlidingWindow(probe, streamSettings, shape, [], undefined, true);
   if (shape && shape.shape !== 'bucket') {
     const window = await windowPhase(probe, shape);
@@ -153,7 +154,7 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     const doubted = model !== null && (window.partClumps ?? 0) > 0 && backBeforePeriod(model, shape);
     if (
       (model === null || model.kind === 'bucket' || doubted) &&
-      shape.shape === 'sliding-window' &&
+      shape.shape === 'smooth-window' &&
       !probe.outOfBudget()
     ) {
       // The trials from idle did not agree (real HAProxy can let a request in before a period is
@@ -170,7 +171,7 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     if (model === null || model.kind === 'bucket') {
       const figures = { ...NOTHING_MEASURED, limiter_evidence: [shape.evidence, ...window.evidence] };
       return estimateOf(probe, drained, figures, { verdict: 'unknown', notes: [] }, [
-        `the limiter looks like a ${shape.shape.replace('-', ' ')} but its parameters were not pinned down`,
+        `the limiter looks like a ${SHAPE_WORDS[shape.shape]} but its parameters were not pinned down`,
         ...window.notes,
       ]);
     }
@@ -367,6 +368,13 @@ function backBeforePeriod(model: LimiterModel, shape: ShapeFindings): boolean {
  * A service that says when its quota resets (X-RateLimit-Reset, RateLimit's t=): HAProxy's stick tables announce nothing, httprate and
  * most counters kept in Redis announce the end of their current window.
  */
+/** The recovery's shape in a note's words (a smooth window is one kind of sliding window to the user). */
+const SHAPE_WORDS: Record<RecoveryShape, string> = {
+  bucket: 'bucket',
+  'resetting-window': 'resetting window',
+  'smooth-window': 'sliding window',
+};
+
 const announcesReset = (probe: Probe): boolean => (probe.advertisements.last?.ad.resetS ?? null) !== null;
 
 type Figures = Pick<

@@ -68,7 +68,8 @@ const sendingInterval = (sorted: readonly Sample[]): number =>
   median(sorted.slice(1).map((s, i) => s.sentMs - sorted[i]!.sentMs));
 
 /**
- * The steady-state rate of a saturated limiter: the Theil–Sen slope through its saturated points
+ * The steady-state rate of a saturated limiter as measured (limiters/model.ts's sustainedRate is
+ * the rate a known model admits): the Theil–Sen slope through its saturated points
  * (the median of the pairwise slopes of points of the same segment at least a third of that
  * segment apart). The median ignores the odd point whose request reached the service late, which
  * a least-squares fit or a first-to-last span would not. Limiters that keep what they owe (token
@@ -80,7 +81,7 @@ const sendingInterval = (sorted: readonly Sample[]): number =>
  * first-to-last span of acceptances, flagged `clumpy` when accepted / window length disagrees with
  * it by more than a quarter (then the latter is used).
  */
-export function sustainedRate(window: readonly Sample[]): SustainedFit | null {
+export function fitSustainedRate(window: readonly Sample[]): SustainedFit | null {
   const sorted = [...window].sort(bySent);
   const accepted = sorted.filter((s) => s.answer === 'accepted');
   if (accepted.length < 3 || sorted.length < 2) return null;

@@ -11,7 +11,14 @@
 //  - a window that slides smoothly (HAProxy's http_req_rate: two fixed windows interpolated) keeps
 //    the client out for most of a period, then lets one through every period / limit.
 
-export type Shape = 'bucket' | 'resetting-window' | 'sliding-window';
+import type { FixedWindowModel } from '../spec/limiter-model.js';
+
+/**
+ * Which of the three recoveries above the drain saw: a class of limiter kinds, not a LimiterKind (a
+ * resetting window is a fixed window or a sliding log; a smooth window an interpolated sliding
+ * window or a sliding-window counter). The window phases then tell the kind.
+ */
+export type RecoveryShape = 'bucket' | 'resetting-window' | 'smooth-window';
 
 export interface ShapeFigures {
   /** Requests that passed in the drain from idle, before the first refusal. */
@@ -42,7 +49,7 @@ export const SLIDING_RECOVERY_RATIO = 3.5;
 export const smoothClumpMax = (f: Pick<ShapeFigures, 'drained' | 'lateMs' | 'beforeMs'>): number =>
   (1.5 * f.drained * f.lateMs) / Math.max(1, f.beforeMs);
 
-export function shapeOf(f: ShapeFigures): { shape: Shape; evidence: string } {
+export function shapeOf(f: ShapeFigures): { shape: RecoveryShape; evidence: string } {
   if (f.clump >= Math.max(3, Math.ceil(f.drained / 2)) && f.clump > smoothClumpMax(f)) {
     return {
       shape: 'resetting-window',
@@ -51,7 +58,7 @@ export function shapeOf(f: ShapeFigures): { shape: Shape; evidence: string } {
   }
   if (f.trickleMs !== null && f.drained >= 4 && f.recoveryMs >= SLIDING_RECOVERY_RATIO * f.trickleMs) {
     return {
-      shape: 'sliding-window',
+      shape: 'smooth-window',
       evidence: `after the first refusal, nothing passed for ${ms(f.recoveryMs)}, then one request every ${ms(f.trickleMs)}: kept out for most of a period, then admitted as the window slides (a bucket would admit one every ${ms(f.trickleMs)} from the start)`,
     };
   }
@@ -157,11 +164,12 @@ export function openedReading(windows: readonly OpenedWindow[]): { length: Brack
 const fits = (b: Bracket) => b.lo <= b.hi;
 
 /**
- * Where a window's edges fall: on the clock (`phase_s` + k × window, whatever the client does),
- * a window after the client's first request since the last one ended, or nowhere fixed (a sliding
- * log frees each request's slot a period after it).
+ * Where a window's edges are anchored (not a limiter kind): on the clock (`phase_s` + k × window,
+ * whatever the client does), a window after the client's first request since the last one ended
+ * (the two a fixed window's `edges` reports), or nowhere fixed (a sliding log frees each request's
+ * slot a period after it).
  */
-export type EdgeKind = 'clock' | 'first-request' | 'sliding';
+export type WindowAnchor = NonNullable<FixedWindowModel['edges']> | 'sliding';
 
 /**
  * The edge trial, ms on the probe's clock: once idle, one request (`firstMs`: it opens a window if
@@ -232,7 +240,7 @@ export function edgeTrialPlan(o: {
  * a sliding log could free: the first request's slot and a counted refusal's) → a window opened
  * by the first request; else a sliding log.
  */
-export function edgeTrialVerdict(limit: number, pingAccepted: boolean | null, clumpPassed: number): EdgeKind {
+export function edgeTrialVerdict(limit: number, pingAccepted: boolean | null, clumpPassed: number): WindowAnchor {
   if (pingAccepted === true) return 'clock';
   return clumpPassed >= Math.max(3, Math.ceil(limit / 2)) ? 'first-request' : 'sliding';
 }

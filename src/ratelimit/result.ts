@@ -1,7 +1,7 @@
 // The report's `rate_limit` section from the probe's estimate, the recommendation and its proof.
 // Pure, so the contract's shape is decided in one place and tested without a server.
 
-import type { ProofRound, RateLimitResult } from '../report/model.js';
+import type { ProofRound, RateLimitMeasurement, RateLimitResult } from '../report/model.js';
 import { fleetSummaryLines } from './fleet/summary-lines.js';
 import { describeLimiter } from './limiters/index.js';
 import { PROOF_PROMISE } from './proof-loop.js';
@@ -34,18 +34,15 @@ export function toRateLimitResult(
   else if (estimate.sustained_rps === null)
     notes.push('no recommendation: the probe did not measure a sustained rate to size a client by');
   notes.push(...proofNotes);
+  // The measurement passes through as the probe made it; only the Estimate's workings stay behind.
+  const { sustained_precision, burst_from_idle, retry_after_max_s, latency_p95_ms, ratelimit_headers, ...measured } =
+    estimate;
   return {
-    endpoint: estimate.endpoint,
+    ...measured,
     // §7: only a 429 is the limit's answer; a limit that refuses with 503 is reported (with its
     // figures) but not as an observed 429.
     observed_429: estimate.limiting_status === 429,
-    sustained_rps: estimate.sustained_rps,
-    burst: estimate.burst,
-    scope: estimate.scope,
-    retry_after_header: estimate.retry_after_header,
-    recovery_s: estimate.recovery_s,
-    requests_sent: estimate.requests_sent,
-    requests_limited: estimate.requests_limited,
+    notes,
     recommendation: recommendation
       ? {
           target_rps: recommendation.target_rps,
@@ -56,19 +53,30 @@ export function toRateLimitResult(
     proof,
     proof_verdict: proving.verdict,
     ...(proving.rounds.length > 0 ? { proof_rounds: proving.rounds } : {}),
-    timeline: estimate.timeline,
-    notes,
-    limiting_status: estimate.limiting_status,
-    refill_s: estimate.refill_s,
-    ...(estimate.ratelimit_headers ? { ratelimit_headers: estimate.ratelimit_headers.names } : {}),
-    ...(estimate.advertised ? { advertised: estimate.advertised } : {}),
-    duration_s: estimate.duration_s,
-    partial: estimate.partial,
-    limiter: estimate.limiter,
-    limiter_evidence: estimate.limiter_evidence,
+    ...(ratelimit_headers ? { ratelimit_headers: ratelimit_headers.names } : {}),
     reference_lines: referenceLines(estimate, recommendation),
-  };
+  } satisfies OnlyMeasured<typeof measured> & RateLimitResult;
 }
+
+/** What the stage reports when the probe could not start: nothing measured, the reason in the notes. */
+export function notProbed(endpoint: string, why: string): RateLimitResult {
+  const measured: RateLimitMeasurement = {
+    endpoint,
+    sustained_rps: null,
+    burst: null,
+    scope: 'unknown',
+    retry_after_header: 'unknown',
+    recovery_s: null,
+    requests_sent: 0,
+    requests_limited: 0,
+    notes: [`not probed: ${why}`],
+    partial: true,
+  };
+  return { ...measured, observed_429: false, recommendation: null, proof: null };
+}
+
+/** Compiles only when `T` has no key the report's measurement lacks: an Estimate working must not leak into report.json. */
+type OnlyMeasured<T> = [Exclude<keyof T, keyof RateLimitMeasurement>] extends [never] ? unknown : never;
 
 /** The chart's reference lines, requests per second: the identified limit's sustained rate and the recommended rate. */
 function referenceLines(

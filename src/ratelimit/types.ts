@@ -1,8 +1,7 @@
 // The data the rate-limit probe produces and the recommendation consumes. Plain objects only: the
 // stage turns an Estimate (plus a Recommendation and a Proof) into the report's RateLimitResult.
 
-import type { AdvertisedLimit, BackoffPolicy, RateLimitResult } from '../report/model.js';
-import type { LimiterModel } from './limiters/index.js';
+import type { RateLimitMeasurement, RateLimitResult } from '../report/model.js';
 import type { RateLimitEndpoint } from '../spec/endpoints.js';
 
 /** How one answer counts for the limiter: let through, refused by the limit, or no answer at all. */
@@ -58,59 +57,41 @@ export interface RateLimitHeaders {
   reset?: 'truthful' | 'untruthful';
 }
 
-export interface Estimate {
+/**
+ * What the probe measured: the report's RateLimitMeasurement, every figure present (null when
+ * unknown), plus the working figures the recommendation and the fleet read but the report does not
+ * carry (toRateLimitResult drops them, and keeps only the headers' names).
+ */
+export interface Estimate
+  extends
+    Required<Omit<RateLimitMeasurement, 'endpoint' | 'timeline' | 'advertised'>>,
+    Pick<RateLimitMeasurement, 'advertised'>,
+    EstimateWorkings {
   endpoint: RateLimitEndpoint;
-  /** The status the limit refuses with: 429 as §7 wants, 503 (or another refusal) when not; null when nothing was refused. */
-  limiting_status: number | null;
-  /** Requests per second the limit accepts in steady state; null when the probe never saw it. */
-  sustained_rps: number | null;
-  /** Worst-case relative error of sustained_rps from the window's length and pacing (0.01 = ±1 %). */
-  sustained_precision: number | null;
-  /** Requests that pass back-to-back from idle (what the limiter holds, minus what refilled during the burst). */
-  burst: number | null;
-  /** True when the burst was measured after waiting for a full refill and the same size came back. */
-  burst_from_idle: boolean;
-  /** Longest wait, after a refused request, until the next request passed (limiter saturated). */
-  recovery_s: number | null;
-  /** Time a drained limiter needs to hold its whole burst again (burst / sustained rate). */
-  refill_s: number | null;
-  retry_after_header: RetryAfterVerdict;
-  /** The largest Retry-After seen, seconds. */
-  retry_after_max_s: number | null;
-  ratelimit_headers?: RateLimitHeaders;
-  /** What the service announced of its limit (RateLimit headers), and whether the probe's measurement agreed. */
-  advertised?: AdvertisedLimit;
-  scope: Scope;
-  /** p95 latency of accepted requests, ms: with the target rate it sizes concurrency (Little's law). */
-  latency_p95_ms: number | null;
-  /** Every request the probe sent, set-up included (token, validate method). */
-  requests_sent: number;
-  /** Every answer that was the limit's refusal (429, or the non-conformant status). */
-  requests_limited: number;
-  duration_s: number;
   /** At 100 ms resolution, each point with the phase that sent it. */
   timeline: TimelinePoint[];
-  /** The limiter the probe identified (kind and parameters), null when it could not tell. */
-  limiter: LimiterModel | null;
-  /** Why that kind: what the probe saw, one sentence each. */
-  limiter_evidence: string[];
-  notes: string[];
-  /** Interrupted (signal) or out of budget before every figure was known. */
-  partial: boolean;
 }
 
-export interface Recommendation {
-  target_rps: number;
-  max_concurrency: number;
-  backoff: BackoffPolicy;
+/** The Estimate's figures that stay inside the probe: the report's rate_limit has no field for them. */
+export interface EstimateWorkings {
+  /** Worst-case relative error of sustained_rps from the window's length and pacing (0.01 = ±1 %). */
+  sustained_precision: number | null;
+  /** True when the burst was measured after waiting for a full refill and the same size came back. */
+  burst_from_idle: boolean;
+  /** The largest Retry-After seen, seconds. */
+  retry_after_max_s: number | null;
+  /** The headers in full; the report keeps their names. */
+  ratelimit_headers?: RateLimitHeaders;
+  /** p95 latency of accepted requests, ms: with the target rate it sizes concurrency (Little's law). */
+  latency_p95_ms: number | null;
+}
+
+/** The report's recommendation, with its reasoning. */
+export interface Recommendation extends NonNullable<RateLimitResult['recommendation']> {
   /** Longest a follower of the policy may wait for one request across its retries, seconds. */
   retry_budget_s: number;
   /** The reasoning, one line per figure, for the report's notes. */
   why: string[];
 }
 
-export interface Proof {
-  rate_429: number;
-  goodput_rps: number;
-  lost_requests: number;
-}
+export type Proof = NonNullable<RateLimitResult['proof']>;

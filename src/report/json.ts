@@ -109,6 +109,16 @@ function rateLimit(r: RateLimitResult): RateLimitResult {
       'proof_rounds',
       'timeline',
       'notes',
+      'limiting_status',
+      'refill_s',
+      'ratelimit_headers',
+      'advertised',
+      'duration_s',
+      'partial',
+      'limiter',
+      'limiter_evidence',
+      'reference_lines',
+      'fleet',
     ],
   );
 }

@@ -88,9 +88,13 @@ export interface AdvertisedLimit {
   note: string;
 }
 
-export interface RateLimitResult {
+/**
+ * What the rate-limit probe measured: the part of `rate_limit` it fills in, declared once. The probe's
+ * own Estimate (src/ratelimit/types.ts) is this with its working figures; the report's
+ * RateLimitResult is this with the recommendation, its proof and the fleet.
+ */
+export interface RateLimitMeasurement {
   endpoint: string;
-  observed_429: boolean;
   sustained_rps: number | null;
   burst: number | null;
   scope: 'per-client' | 'per-token' | 'shared' | 'unknown';
@@ -98,6 +102,32 @@ export interface RateLimitResult {
   recovery_s: number | null;
   requests_sent: number;
   requests_limited: number;
+  /**
+   * The probe over time, at any resolution: each point counts the requests sent (offered),
+   * let through (accepted) and refused by the limit (limited) from its t (s since the probe
+   * started) to the next point's t. `phase` names the part of the probe that sent them (drain,
+   * sustained, wait, burst…); the report shades each run of one phase.
+   */
+  timeline?: Array<{ t: number; offered: number; accepted: number; limited: number; phase?: string }>;
+  notes?: string[];
+  /** The status the limit refused with: 429, or a non-conformant one (503…); null when nothing was refused. */
+  limiting_status?: number | null;
+  /** Seconds a drained limit needs to hold its whole burst again. */
+  refill_s?: number | null;
+  /** What the service announced of its limit in RateLimit / X-RateLimit-* headers, and whether the probe's measurement agreed. */
+  advertised?: AdvertisedLimit;
+  /** How long the probe ran, seconds. */
+  duration_s?: number;
+  /** True when the probe was interrupted or ran out of budget before it knew everything. */
+  partial?: boolean;
+  /** The limiter the probe identified: its kind and parameters (src/ratelimit/limiters); null when it could not tell. */
+  limiter?: LimiterModel | null;
+  /** Why the probe reads the limiter so, one sentence each. */
+  limiter_evidence?: string[];
+}
+
+export interface RateLimitResult extends RateLimitMeasurement {
+  observed_429: boolean;
   recommendation: {
     target_rps: number;
     max_concurrency: number;
@@ -114,30 +144,8 @@ export interface RateLimitResult {
   proof_verdict?: 'proven' | 'not proven' | 'not run';
   /** Each proof round in order: the policy tried and what k6 measured at it. */
   proof_rounds?: ProofRound[];
-  /**
-   * The probe over time, at any resolution: each point counts the requests sent (offered),
-   * let through (accepted) and refused by the limit (limited) from its t (s since the probe
-   * started) to the next point's t. `phase` names the part of the probe that sent them (drain,
-   * sustained, wait, burst…); the report shades each run of one phase.
-   */
-  timeline?: Array<{ t: number; offered: number; accepted: number; limited: number; phase?: string }>;
-  notes?: string[];
-  /** The status the limit refused with: 429, or a non-conformant one (503…); null when nothing was refused. */
-  limiting_status?: number | null;
-  /** Seconds a drained limit needs to hold its whole burst again. */
-  refill_s?: number | null;
-  /** What the service announced of its limit in RateLimit / X-RateLimit-* headers, and whether the probe's measurement agreed. */
-  advertised?: AdvertisedLimit;
   /** RateLimit / X-RateLimit-* headers the limited answers carried. */
   ratelimit_headers?: string[];
-  /** How long the probe ran, seconds. */
-  duration_s?: number;
-  /** True when the probe was interrupted or ran out of budget before it knew everything. */
-  partial?: boolean;
-  /** The limiter the probe identified: its kind and parameters (src/ratelimit/limiters); null when it could not tell. */
-  limiter?: LimiterModel | null;
-  /** Why the probe reads the limiter so, one sentence each. */
-  limiter_evidence?: string[];
   /** Lines a chart of the timeline draws, requests per second: the identified limit and the recommended rate. */
   reference_lines?: Array<{ label: string; rps: number }>;
   /** `--fleet N` / rate_limit.fleet: the policy for N instances sharing the limit (src/ratelimit/fleet/). */

@@ -18,7 +18,7 @@ import type { Exchange, IssuedToken, TokenExchange } from '../http/exchange.js';
 import type { ServiceClient } from '../http/service-client.js';
 import { epochSeconds } from '../spec/expires-at.js';
 import { certainlyExpiredFromMs, certainlyValidUntilMs, ROUNDING_S, type EdgeAllowance } from '../time/expiry-edges.js';
-import { FINE_SKEW_S, resolutionOf, skewProbeAt } from '../time/clock-skew.js';
+import { FINE_SKEW_S, resolutionOf, skewCheckAt } from '../time/clock-skew.js';
 import type { Expectations } from '../config/check-settings.js';
 import type { BusinessCall } from '../spec/endpoints.js';
 import { edgeAllowance } from './expect.js';
@@ -38,8 +38,8 @@ const SHORT_TOKEN_MARGIN_MS = 250;
 // what is left of a second (clock-skew.ts), so eight bring it from a whole second to ~4 ms plus
 // the requests' own windows. Each waits under a second for its moment, and is sent only while
 // it can be answered (this much room) before the probe.
-const MAX_SKEW_PROBES = 8;
-const SKEW_PROBE_ROOM_MS = 300;
+const MAX_SKEW_CHECKS = 8;
+const SKEW_CHECK_ROOM_MS = 300;
 
 export type ExpiryObservation =
   | { kind: 'not-waited'; reason: string }
@@ -186,11 +186,11 @@ export class TokenSession {
   private async refineSkew(probeAt: () => number): Promise<void> {
     const { http, now, sleep } = this.deps;
     let latencyMs = 0;
-    for (let i = 0; i < MAX_SKEW_PROBES; i++) {
+    for (let i = 0; i < MAX_SKEW_CHECKS; i++) {
       const bounds = http.measuredSkew();
       if (bounds && resolutionOf(bounds) <= FINE_SKEW_S) return;
-      const at = bounds ? skewProbeAt(bounds, now(), latencyMs) : now();
-      if (at + SKEW_PROBE_ROOM_MS > probeAt()) return;
+      const at = bounds ? skewCheckAt(bounds, now(), latencyMs) : now();
+      if (at + SKEW_CHECK_ROOM_MS > probeAt()) return;
       await sleep(Math.max(0, at - now()));
       const ex = await readHealthClock(http);
       latencyMs = ex.receivedAt - ex.sentAt;

@@ -22,7 +22,7 @@ import { proveUntilHeld } from '../ratelimit/proof-loop.js';
 import { sizeFleet, type FleetSizingInput } from '../ratelimit/fleet/size.js';
 import { fleetProofOf, fleetProofRun, type FleetProof } from '../ratelimit/fleet/prove-fleet.js';
 import { runFleetK6 } from '../ratelimit/fleet/k6-proof.js';
-import { summaryLines, toRateLimitResult, type Proving } from '../ratelimit/result.js';
+import { notProbed, summaryLines, toRateLimitResult, type Proving } from '../ratelimit/result.js';
 import type { Proof } from '../ratelimit/types.js';
 import { businessForLoad, businessOfRateLimit, refuseProductionLoad } from '../runner/production-load.js';
 import { isProduction } from '../config/target.js';
@@ -312,22 +312,4 @@ async function k6AndBundles(): Promise<{ k6Path: string; bundleDir: string } | s
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
   }
-}
-
-function notProbed(endpoint: string, why: string): RateLimitResult {
-  return {
-    endpoint,
-    observed_429: false,
-    sustained_rps: null,
-    burst: null,
-    scope: 'unknown',
-    retry_after_header: 'unknown',
-    recovery_s: null,
-    requests_sent: 0,
-    requests_limited: 0,
-    recommendation: null,
-    proof: null,
-    notes: [`not probed: ${why}`],
-    partial: true,
-  };
 }

@@ -31,7 +31,7 @@ export interface ClockReading extends ExchangeWindow {
 
 /** A timestamp's second is cut down; a rounding or cached one may also be this much behind. */
 export const READ_SLACK_S = 0.5;
-/** Beyond this resolution the skew is refined with timed health checks (skewProbeAt). */
+/** Beyond this resolution the skew is refined with timed health checks (skewCheckAt). */
 export const FINE_SKEW_S = 0.2;
 
 /** How finely the readings pin the skew down: the width of the bounds, less the slack every one carries. */
@@ -55,7 +55,7 @@ export function measureSkew(readings: readonly ClockReading[]): SkewBounds | und
  * whole second at the middle of the current bounds: whichever second the answer names, half of
  * the uncertainty is ruled out. A bisection of the sub-second phase, one request per halving.
  */
-export function skewProbeAt(bounds: SkewBounds, nowMs: number, latencyMs: number): number {
+export function skewCheckAt(bounds: SkewBounds, nowMs: number, latencyMs: number): number {
   const guessS = skewMidS(bounds);
   // The service reads its clock about half a round trip after we send.
   const lead = latencyMs / 2000;

@@ -9,9 +9,9 @@
 
 import net from 'node:net';
 import tls from 'node:tls';
-import { ALLOWED_SUITES, negotiatedAsOffered, offerOf, OTHER_TLS13_SUITES, type ProbeCase } from './cases.js';
+import { ALLOWED_SUITES, negotiatedAsOffered, offerOf, OTHER_TLS13_SUITES, type HandshakeCase } from './cases.js';
 import { describeHandshake } from './handshake-outcome.js';
-import { handshake } from './probe.js';
+import { handshake } from './handshake.js';
 import { mintSelfSigned, type ServerCertificate } from './certs/mint.js';
 
 export interface Calibration {
@@ -51,7 +51,7 @@ const calibrationServerContext = (): tls.SecureContext => {
   }));
 };
 
-export function calibrate(c: ProbeCase): Promise<Calibration> {
+export function calibrate(c: HandshakeCase): Promise<Calibration> {
   let p = memo.get(c.id);
   if (!p) memo.set(c.id, (p = runCalibration(c)));
   return p;
@@ -63,7 +63,7 @@ export function clearCalibrations(): void {
   serverContext = undefined;
 }
 
-async function runCalibration(c: ProbeCase): Promise<Calibration> {
+async function runCalibration(c: HandshakeCase): Promise<Calibration> {
   let server: net.Server | undefined;
   let serverSaw: string | undefined;
   try {

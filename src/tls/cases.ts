@@ -1,9 +1,9 @@
 // The TLS matrix of §5.8 as data: which version or suite each probe offers alone. The checks, the
 // calibration servers and the tests all read these, so a case means the same offer everywhere.
 
-import type { HandshakeOptions, TlsVersion } from './probe.js';
+import type { HandshakeOptions, TlsVersion } from './handshake.js';
 
-export interface ProbeCase {
+export interface HandshakeCase {
   /** Unique and stable: the calibration memo is keyed by it. */
   id: string;
   /** For evidence and messages: "TLS 1.2", "TLS 1.3 with only TLS_AES_128_CCM_SHA256". */
@@ -39,27 +39,29 @@ export const versionLabel = (v: string): string => VERSION_LABEL[v as TlsVersion
 // because OpenSSL 3 cannot do TLS 1.0/1.1 above it, and it lets 1.2 offer the weak suites too.
 const EVERYTHING_LEGACY = 'ALL:@SECLEVEL=0';
 
-export const versionCase = (version: Exclude<TlsVersion, 'TLSv1.3'>): ProbeCase => ({
+export const versionCase = (version: Exclude<TlsVersion, 'TLSv1.3'>): HandshakeCase => ({
   id: `version:${version}`,
   label: versionLabel(version),
   version,
   ciphers: EVERYTHING_LEGACY,
 });
 
-export const suiteCase = (suite: string): ProbeCase => ({
+export const suiteCase = (suite: string): HandshakeCase => ({
   id: `suite:${suite}`,
   label: `TLS 1.3 with only ${suite}`,
   version: 'TLSv1.3',
   suite,
 });
 
-export const LEGACY_VERSION_CASES: readonly ProbeCase[] = (['TLSv1', 'TLSv1.1', 'TLSv1.2'] as const).map(versionCase);
-export const ALLOWED_SUITE_CASES: readonly ProbeCase[] = ALLOWED_SUITES.map(suiteCase);
-export const OTHER_SUITE_CASES: readonly ProbeCase[] = OTHER_TLS13_SUITES.map(suiteCase);
+export const LEGACY_VERSION_CASES: readonly HandshakeCase[] = (['TLSv1', 'TLSv1.1', 'TLSv1.2'] as const).map(
+  versionCase,
+);
+export const ALLOWED_SUITE_CASES: readonly HandshakeCase[] = ALLOWED_SUITES.map(suiteCase);
+export const OTHER_SUITE_CASES: readonly HandshakeCase[] = OTHER_TLS13_SUITES.map(suiteCase);
 
 /** The client side of a case, for handshake(). */
 export const offerOf = (
-  c: ProbeCase,
+  c: HandshakeCase,
 ): Pick<HandshakeOptions, 'minVersion' | 'maxVersion' | 'ciphers' | 'ciphersuites'> => ({
   minVersion: c.version,
   maxVersion: c.version,
@@ -68,5 +70,5 @@ export const offerOf = (
 });
 
 /** Did an accepted handshake negotiate what the case offered (and nothing else)? */
-export const negotiatedAsOffered = (c: ProbeCase, r: { protocol?: string; cipher?: string }): boolean =>
+export const negotiatedAsOffered = (c: HandshakeCase, r: { protocol?: string; cipher?: string }): boolean =>
   r.protocol === c.version && (c.suite === undefined || r.cipher === c.suite);

@@ -6,7 +6,7 @@
 import type { CheckContext } from '../runner/check.js';
 import type { TlsEndpoint } from './endpoint.js';
 import { defaultHandshake } from './matrix.js';
-import type { HandshakeResult } from './probe.js';
+import type { HandshakeResult } from './handshake.js';
 
 const perRun = new WeakMap<CheckContext, Promise<HandshakeResult>>();
 

@@ -1,7 +1,7 @@
 // What a handshake result means to a check (a refusal, or not) and how it reads as evidence. The
 // probe returns data only; the checks, the verdicts and the calibration all judge and word it here.
 
-import type { HandshakeError, HandshakeResult } from './probe.js';
+import type { HandshakeError, HandshakeResult } from './handshake.js';
 
 /** A TLS-level refusal: the server was reached and answered, and no handshake came of it. */
 export const refused = (r: HandshakeResult): boolean => !r.ok && r.error?.stage === 'handshake' && !r.error.timedOut;

@@ -5,7 +5,7 @@
 import type { HttpVersion } from '../http/dispatcher.js';
 import type { TlsEndpoint } from './endpoint.js';
 import { PROBE_TIMEOUT_MS } from './matrix.js';
-import { handshake } from './probe.js';
+import { handshake } from './handshake.js';
 
 /**
  * The versions a handshake offering each alone settled on, HTTP/2 first; undefined when neither

@@ -1,15 +1,15 @@
 // Runs cases of the TLS matrix against the target, each beside its calibration, all at once.
 
 import { calibrate, type Calibration } from './calibration.js';
-import { offerOf, type ProbeCase } from './cases.js';
+import { offerOf, type HandshakeCase } from './cases.js';
 import type { TlsEndpoint } from './endpoint.js';
-import { handshake, type HandshakeResult } from './probe.js';
+import { handshake, type HandshakeResult } from './handshake.js';
 
 /** A remote handshake answers in well under a second; this only bounds a silent server. */
 export const PROBE_TIMEOUT_MS = 5_000;
 
 export interface CaseResult {
-  case: ProbeCase;
+  case: HandshakeCase;
   result: HandshakeResult;
   /**
    * Whether this machine can make the offer at all, asked only when the target did not accept it:
@@ -26,7 +26,7 @@ export interface RunCasesOptions {
 
 export function runCases(
   endpoint: TlsEndpoint,
-  cases: readonly ProbeCase[],
+  cases: readonly HandshakeCase[],
   opts: RunCasesOptions = {},
 ): Promise<CaseResult[]> {
   return Promise.all(

@@ -22,7 +22,7 @@ export interface PlainHttpResult {
 const MAX_BYTES = 4 * 1024;
 const STATUS_LINE = /^HTTP\/1\.[01] (\d{3})(?: [^\r\n]*)?$/;
 
-export function probePlainHttp(host: string, port: number, timeoutMs: number): Promise<PlainHttpResult> {
+export function tryPlainHttp(host: string, port: number, timeoutMs: number): Promise<PlainHttpResult> {
   const started = performance.now();
   return new Promise((resolve) => {
     let buf = Buffer.alloc(0);

@@ -5,18 +5,18 @@
 
 import { fail, pass, type Outcome } from '../runner/check.js';
 import type { Evidence } from '../report/model.js';
-import { negotiatedAsOffered, type ProbeCase } from './cases.js';
+import { negotiatedAsOffered, type HandshakeCase } from './cases.js';
 import type { TlsEndpoint } from './endpoint.js';
 import { describeHandshake, refusalText, refused } from './handshake-outcome.js';
 import type { CaseResult } from './matrix.js';
 
 const error = (message: string, evidence: Evidence[] = []): Outcome => ({ status: 'error', message, evidence });
 
-export const handshakeLabel = (c: ProbeCase): string =>
+export const handshakeLabel = (c: HandshakeCase): string =>
   c.suite ? `TLS 1.3 handshake offering only ${c.suite}` : `${c.label} handshake`;
 
 /** What one case's offer stands for in a sentence: "TLS 1.2", or the suite's name. */
-const offerName = (c: ProbeCase): string => c.suite ?? c.label;
+const offerName = (c: HandshakeCase): string => c.suite ?? c.label;
 
 export function evidenceOf(results: readonly CaseResult[]): Evidence[] {
   return results.map(({ case: c, result, calibration }) => ({

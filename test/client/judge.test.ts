@@ -5,7 +5,7 @@ import { judgeClient } from '../../src/client/judge.js';
 import { check as rateLimitWait } from '../../src/client/checks/rate-limit-wait.js';
 import { check as tokenReuse } from '../../src/client/checks/token-reuse.js';
 import { check as exitCode } from '../../src/client/checks/exit-code.js';
-import type { ProcessOutcome, RecordedRequest, ScenarioRecord } from '../../src/client/record.js';
+import type { ProcessOutcome, RecordedRequest, ClientRunRecord } from '../../src/client/record.js';
 
 const request = (atMs: number, status: number, extra: Partial<RecordedRequest> = {}): RecordedRequest => ({
   atMs,
@@ -27,7 +27,7 @@ const record = (
   requests: RecordedRequest[],
   exitCode = 0,
   process: Partial<ProcessOutcome> = {},
-): ScenarioRecord => ({
+): ClientRunRecord => ({
   scenario,
   requests,
   hellos: requests.length === 0 ? [] : [{ tls: true, versions: ['TLSv1.3'], suites: ['TLS_AES_128_GCM_SHA256'] }],

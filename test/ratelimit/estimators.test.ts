@@ -2,7 +2,7 @@
 // sampled at a paced rate with jitter and a stalled sender, as the probe would record them.
 
 import { describe, expect, it } from 'vitest';
-import { burstOf, recoveryOf, saturatedPoints, sustainedRate } from '../../src/ratelimit/estimators.js';
+import { burstOf, recoveryOf, saturatedPoints, fitSustainedRate } from '../../src/ratelimit/estimators.js';
 import type { Sample } from '../../src/ratelimit/types.js';
 import { seeded } from './seeded.js';
 
@@ -87,14 +87,14 @@ function sample(limiter: Limiter, s: Series): Sample[] {
   return out;
 }
 
-describe('sustainedRate', () => {
+describe('fitSustainedRate', () => {
   it.each([
     ['token bucket 50/s, offered 62.5/s', tokenBucket(50, 50), 50, 62.5],
     ['token bucket 10/s, offered 12.5/s', tokenBucket(10, 5), 10, 12.5],
     ['nginx leaky bucket 25 r/s burst 10, offered 31/s', leakyBucket(25, 10), 25, 31],
     ['nginx leaky bucket 10 r/s burst 5, offered 20/s', leakyBucket(10, 5), 10, 20],
   ])('%s: within 1 %', (_label, limiter, rps, offered) => {
-    const fit = sustainedRate(sample(limiter, { rate: offered, seconds: 6, jitterMs: 2 }));
+    const fit = fitSustainedRate(sample(limiter, { rate: offered, seconds: 6, jitterMs: 2 }));
     expect(fit).not.toBeNull();
     expect(Math.abs(fit!.rps - rps) / rps).toBeLessThan(0.01);
     expect(fit!.clumpy).toBe(false);
@@ -102,7 +102,7 @@ describe('sustainedRate', () => {
 
   it('never claims more precision than one sending interval over the span of its points', () => {
     // No jitter: every pair of points may agree exactly, yet each point can be a whole interval late.
-    const fit = sustainedRate(sample(tokenBucket(2, 2), { rate: 2.5, seconds: 20 }));
+    const fit = fitSustainedRate(sample(tokenBucket(2, 2), { rate: 2.5, seconds: 20 }));
     expect(fit).not.toBeNull();
     const interval = 1000 / 2.5;
     expect(fit!.precision).toBeGreaterThanOrEqual(interval / (fit!.spanS * 1000) - 1e-9);
@@ -119,7 +119,7 @@ describe('sustainedRate', () => {
         [2_000, 150],
       ],
     });
-    const fit = sustainedRate(series);
+    const fit = fitSustainedRate(series);
     expect(Math.abs(fit!.rps - 50) / 50).toBeLessThan(0.02);
   });
 
@@ -135,20 +135,20 @@ describe('sustainedRate', () => {
     const accepted = series.filter((s) => s.answer === 'accepted').length;
     // Counting acceptances over the time would find well under 40/s: the stalls cost capacity.
     expect(accepted / 3.5).toBeLessThan(38);
-    expect(Math.abs(sustainedRate(series)!.rps - 40) / 40).toBeLessThan(0.02);
+    expect(Math.abs(fitSustainedRate(series)!.rps - 40) / 40).toBeLessThan(0.02);
   });
 
   it('finds limit / window for a fixed window, from its first acceptance after each reset', () => {
-    const fit = sustainedRate(sample(fixedWindow(20, 1_000), { rate: 40, seconds: 8 }));
+    const fit = fitSustainedRate(sample(fixedWindow(20, 1_000), { rate: 40, seconds: 8 }));
     expect(Math.abs(fit!.rps - 20) / 20).toBeLessThan(0.05);
   });
 
   it('falls back to the span of acceptances when no refusal marks a saturated limiter', () => {
     // A full bucket never refuses 9 requests at 6/s: all the series can say is the rate that passed.
-    const fit = sustainedRate(sample(tokenBucket(5, 5, true), { rate: 6, seconds: 1.5 }));
+    const fit = fitSustainedRate(sample(tokenBucket(5, 5, true), { rate: 6, seconds: 1.5 }));
     expect(fit?.rps).toBeCloseTo(6, 5);
     expect(fit?.clumpy).toBe(false);
-    expect(sustainedRate([])).toBeNull();
+    expect(fitSustainedRate([])).toBeNull();
   });
 });
 

@@ -25,13 +25,13 @@ describe('shapeOf', () => {
     // 1.5 × 50 × 400 / 900 ≈ 33: a clump of 30 is what HAProxy frees 400 ms into its next period.
     expect(smoothClumpMax({ drained: 50, lateMs: 400, beforeMs: 900 })).toBeCloseTo(33.3, 1);
     expect(shapeOf({ drained: 50, lateMs: 400, beforeMs: 900, recoveryMs: 1100, clump: 30, trickleMs: 25 }).shape).toBe(
-      'sliding-window',
+      'smooth-window',
     );
   });
 
   it('kept out for most of a period, then one every period / limit: a smooth sliding window', () => {
     const { shape, evidence } = shapeOf({ ...base, recoveryMs: 750, clump: 1, trickleMs: 25 });
-    expect(shape).toBe('sliding-window');
+    expect(shape).toBe('smooth-window');
     expect(evidence).toMatch(/nothing passed for 750 ms, then one request every 25 ms/);
   });
 
@@ -39,7 +39,7 @@ describe('shapeOf', () => {
     expect(shapeOf({ ...base, recoveryMs: 60, clump: 2, trickleMs: 45 }).shape).toBe('bucket');
     // Three and a half intervals is the line between them.
     expect(shapeOf({ ...base, recoveryMs: 3.4 * 40, clump: 1, trickleMs: 40 }).shape).toBe('bucket');
-    expect(shapeOf({ ...base, recoveryMs: 3.6 * 40, clump: 1, trickleMs: 40 }).shape).toBe('sliding-window');
+    expect(shapeOf({ ...base, recoveryMs: 3.6 * 40, clump: 1, trickleMs: 40 }).shape).toBe('smooth-window');
   });
 
   it('a tiny limit (under four) is read as a bucket: the two cannot be told apart, and size alike', () => {

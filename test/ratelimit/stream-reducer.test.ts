@@ -2,7 +2,7 @@
 // clock, no pacing and no server. Each case is what a paced probe would record from a limiter.
 
 import { describe, expect, it } from 'vitest';
-import { sustainedRate } from '../../src/ratelimit/estimators.js';
+import { fitSustainedRate } from '../../src/ratelimit/estimators.js';
 import {
   LEAN_EXCESS,
   LEAN_WINDOW_MS,
@@ -291,7 +291,7 @@ describe('a lean window (the bucket path: the rate known from timed refills)', (
     expect(state.rate).toBeLessThan(20 * (1 + 2 * LEAN_EXCESS));
     expect(state.rate).toBeGreaterThan(20);
     // And the window still measures the rate to within a percent (the goal is 2 %).
-    expect(Math.abs(sustainedRate(window)!.rps - 20) / 20).toBeLessThan(0.01);
+    expect(Math.abs(fitSustainedRate(window)!.rps - 20) / 20).toBeLessThan(0.01);
   });
 
   it('keeps offering a quarter above when not lean', () => {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import type { RateLimitResult, Report } from '../../src/report/model.js';
 import { renderJson } from '../../src/report/json.js';
 import { FIXTURES, loadFixture, reverseKeys } from './helpers.js';
 
@@ -58,4 +60,22 @@ it('writes null for a run without load and rate-limit stages', () => {
   >;
   expect(parsed.load).toBeNull();
   expect(parsed.rate_limit).toBeNull();
+});
+
+it("puts every rate_limit key the probe fills in at its place, whatever order the probe's estimate had", () => {
+  const real = JSON.parse(readFileSync('test/fixtures/layout/report-real-run.json', 'utf8')) as Report;
+  const rateLimit: RateLimitResult = {
+    ...real.rate_limit!,
+    proof_verdict: 'proven',
+    ratelimit_headers: ['ratelimit'],
+    advertised: { verdict: 'agrees', notes: [] } as unknown as NonNullable<RateLimitResult['advertised']>,
+    limiter: { kind: 'bucket', rate_rps: 50, burst: 50 },
+    limiter_evidence: ['a bucket'],
+    reference_lines: [{ label: 'measured limit', rps: 50 }],
+    fleet: null,
+  };
+  const report = { ...loadFixture('pass'), rate_limit: rateLimit };
+  // The section's own keys only: what is inside them passes through as the probe made it.
+  const reversed = Object.fromEntries(Object.entries(rateLimit).reverse()) as RateLimitResult;
+  expect(renderJson({ ...report, rate_limit: reversed })).toBe(renderJson(report));
 });

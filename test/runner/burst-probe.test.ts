@@ -1,11 +1,11 @@
-// check's burst (src/runner/burst-probe.ts) as a use of the rate-limit engine, on a virtual clock:
+// check's burst (src/runner/limit-burst.ts) as a use of the rate-limit engine, on a virtual clock:
 // a stalled machine does not turn "no limit at this rate" into a false alarm, and a limit that
 // answers 503 before its 429s is judged by the 429.
 
 import { describe, expect, it } from 'vitest';
 import { check as limitEnforced } from '../../checks/ratelimit.limit-enforced.js';
 import type { Exchange } from '../../src/http/exchange.js';
-import { burstProbe } from '../../src/runner/burst-probe.js';
+import { limitBurst } from '../../src/runner/limit-burst.js';
 import type { CheckContext } from '../../src/runner/check.js';
 import { virtualTime } from '../ratelimit/virtual-limit.js';
 
@@ -98,7 +98,7 @@ describe("check's burst", () => {
         status: () => 200,
       });
       try {
-        const burst = await burstProbe(ctx);
+        const burst = await limitBurst(ctx);
         expect(burst.sent).toBe(240);
         expect(burst.statuses).toEqual({ 200: 240 });
         expect(burst.achievedRps).toBeGreaterThan(atLeastRps);
@@ -122,7 +122,7 @@ describe("check's burst", () => {
       status: (i, ms) => (ms >= 1_000 || i < 20 ? 200 : i === 20 ? 503 : 429),
     });
     try {
-      const burst = await burstProbe(ctx);
+      const burst = await limitBurst(ctx);
       expect(burst.limited?.status).toBe(429);
       expect(burst.statuses[200]).toBe(20);
       expect(burst.statuses[503]).toBe(1);

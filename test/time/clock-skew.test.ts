@@ -2,7 +2,7 @@
 // at chosen instants on our clock; the bounds must always hold the truth, and narrow with readings.
 
 import { describe, expect, it } from 'vitest';
-import { measureSkew, READ_SLACK_S, resolutionOf, skewProbeAt, type ClockReading } from '../../src/time/clock-skew.js';
+import { measureSkew, READ_SLACK_S, resolutionOf, skewCheckAt, type ClockReading } from '../../src/time/clock-skew.js';
 
 /** A reading of a service `skewS` ahead, its clock read `latencyMs / 2` after we sent at `sentMs`. */
 const reading = (skewS: number, sentMs: number, latencyMs = 4): ClockReading => ({
@@ -42,12 +42,12 @@ describe('measureSkew', () => {
   });
 });
 
-describe('skewProbeAt', () => {
+describe('skewCheckAt', () => {
   it.each([0.42, 4.1, -3.9, 0.999])('bisects a true skew of %s s to under 20 ms in eight timed readings', (skew) => {
     const readings = [reading(skew, 5_000_000)];
     let now = 5_000_010;
     for (let i = 0; i < 8; i++) {
-      const at = skewProbeAt(measureSkew(readings)!, now, 4);
+      const at = skewCheckAt(measureSkew(readings)!, now, 4);
       expect(at).toBeGreaterThanOrEqual(now);
       expect(at - now).toBeLessThan(1_000);
       readings.push(reading(skew, at));

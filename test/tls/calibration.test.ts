@@ -3,7 +3,12 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { calibrate } from '../../src/tls/calibration.js';
-import { ALLOWED_SUITE_CASES, LEGACY_VERSION_CASES, OTHER_SUITE_CASES, type ProbeCase } from '../../src/tls/cases.js';
+import {
+  ALLOWED_SUITE_CASES,
+  LEGACY_VERSION_CASES,
+  OTHER_SUITE_CASES,
+  type HandshakeCase,
+} from '../../src/tls/cases.js';
 import { tlsEndpoint } from '../../src/tls/endpoint.js';
 import { runCases } from '../../src/tls/matrix.js';
 import { mustRefuse } from '../../src/tls/verdict.js';
@@ -12,7 +17,7 @@ import { CONFORMANT, startTls, type Started } from './servers.js';
 
 // Same offer as the TLS 1.0 case, but at OpenSSL 3's default security level, where the client
 // cannot complete a TLS 1.0 handshake at all: a stand-in for a machine whose OpenSSL cannot.
-const CRIPPLED_TLS10: ProbeCase = {
+const CRIPPLED_TLS10: HandshakeCase = {
   id: 'test:TLSv1@SECLEVEL=1',
   label: 'TLS 1.0',
   version: 'TLSv1',
@@ -61,7 +66,7 @@ describe('a refusal without calibration', () => {
 
   it('is an error when the offer cannot even be built here, and the target is not asked', async () => {
     const endpoint = tlsEndpoint({ baseUrl: conformant.url });
-    const bogus: ProbeCase = {
+    const bogus: HandshakeCase = {
       id: 'test:no-such-suite',
       label: 'TLS 1.3 with only TLS_NO_SUCH_SUITE',
       version: 'TLSv1.3',

@@ -21,7 +21,7 @@ import { clearCalibrations } from '../../src/tls/calibration.js';
 import { ALLOWED_SUITE_CASES, LEGACY_VERSION_CASES, offerOf, suiteCase } from '../../src/tls/cases.js';
 import { tlsEndpoint } from '../../src/tls/endpoint.js';
 import { runCases } from '../../src/tls/matrix.js';
-import { handshake } from '../../src/tls/probe.js';
+import { handshake } from '../../src/tls/handshake.js';
 import { createTestPki, type TestPki } from './pki.js';
 import { CONFORMANT, startTls, type Started } from './servers.js';
 

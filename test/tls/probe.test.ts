@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALLOWED_SUITES, offerOf, suiteCase, versionCase } from '../../src/tls/cases.js';
 import { nodeCipherString } from '../../src/tls/cipher-string.js';
 import { refused } from '../../src/tls/handshake-outcome.js';
-import { handshake, type HandshakeOptions } from '../../src/tls/probe.js';
-import { probePlainHttp } from '../../src/tls/plain-http.js';
+import { handshake, type HandshakeOptions } from '../../src/tls/handshake.js';
+import { tryPlainHttp } from '../../src/tls/plain-http.js';
 import { createTestPki, type TestPki } from './pki.js';
 import {
   CONFORMANT,
@@ -131,8 +131,8 @@ describe('(e) a server with TLS 1.0 at SECLEVEL 0', () => {
 });
 
 describe('(f) a plain HTTP server', () => {
-  it('is served plain text: probePlainHttp sees the 2xx status line', async () => {
-    const r = await probePlainHttp('127.0.0.1', servers.plain!.port, T);
+  it('is served plain text: tryPlainHttp sees the 2xx status line', async () => {
+    const r = await tryPlainHttp('127.0.0.1', servers.plain!.port, T);
     expect(r).toMatchObject({ served: true, statusLine: 'HTTP/1.1 200 OK', closedWithoutHttp: false, timedOut: false });
   });
 
@@ -143,12 +143,12 @@ describe('(f) a plain HTTP server', () => {
   });
 
   it('an HTTP 400 answer (nginx on its HTTPS port) is not "served"', async () => {
-    const r = await probePlainHttp('127.0.0.1', servers.plain400!.port, T);
+    const r = await tryPlainHttp('127.0.0.1', servers.plain400!.port, T);
     expect(r).toMatchObject({ served: false, statusLine: 'HTTP/1.1 400 Bad Request', closedWithoutHttp: false });
   });
 
   it('a TLS-only server closes without any HTTP answer', async () => {
-    const r = await probePlainHttp('127.0.0.1', servers.conformant!.port, T);
+    const r = await tryPlainHttp('127.0.0.1', servers.conformant!.port, T);
     expect(r).toMatchObject({ served: false, closedWithoutHttp: true, timedOut: false });
     expect(r.statusLine).toBeUndefined();
   });
@@ -202,12 +202,12 @@ describe('bounds', () => {
   });
 
   it('plain-HTTP probe times out on a silent server without calling it served', async () => {
-    const r = await probePlainHttp('127.0.0.1', servers.silent!.port, 150);
+    const r = await tryPlainHttp('127.0.0.1', servers.silent!.port, 150);
     expect(r).toMatchObject({ served: false, closedWithoutHttp: true, timedOut: true });
   });
 
   it('plain-HTTP probe reports a closed port as an error', async () => {
-    const r = await probePlainHttp('127.0.0.1', await closedPort(), T);
+    const r = await tryPlainHttp('127.0.0.1', await closedPort(), T);
     expect(r.error?.code).toBe('ECONNREFUSED');
     expect(r.served).toBe(false);
   });

@@ -6,8 +6,8 @@
 import { setMaxListeners } from 'node:events';
 import { commandProblem } from '../../client/command-path.js';
 import { clientRun, judgeClient, madeNoRequest } from '../../client/judge.js';
-import type { ScenarioRecord } from '../../client/record.js';
-import { runScenario } from '../../client/run-scenario.js';
+import type { ClientRunRecord } from '../../client/record.js';
+import { recordClientRun } from '../../client/run-client.js';
 import { CLIENT_SCENARIOS, clientScenario, type ClientScenario } from '../../emulator/scenarios/index.js';
 import { HarnessError, usageError } from '../../errors.js';
 import { exitCodeOf, type Untested } from '../../report/model.js';
@@ -40,7 +40,7 @@ function selectedScenarios(names: readonly string[] | undefined): ClientScenario
 }
 
 /** A client that never reached the emulator has shown nothing to judge: what it did instead, in one line. */
-function silence(argv: readonly string[], record: ScenarioRecord): string {
+function silence(argv: readonly string[], record: ClientRunRecord): string {
   const p = record.process;
   const took = `${(p.durationMs / 1000).toFixed(1)} s`;
   const how =
@@ -55,7 +55,7 @@ function silence(argv: readonly string[], record: ScenarioRecord): string {
 }
 
 /** The runs the harness ended while the client was still at work: said once in the terminal, as in the report's run table. */
-function stoppedWorking(records: readonly ScenarioRecord[], timeLimitS: number): string | null {
+function stoppedWorking(records: readonly ClientRunRecord[], timeLimitS: number): string | null {
   const names = records.filter((r) => workingAtStop(r) === true).map((r) => r.scenario);
   return names.length === 0
     ? null
@@ -78,12 +78,12 @@ export async function clientCommand(options: Options, argv: readonly string[], i
   let written = false;
   try {
     const startedAt = new Date();
-    const records: ScenarioRecord[] = [];
+    const records: ClientRunRecord[] = [];
     const untested: Untested[] = [];
     for (const [i, scenario] of scenarios.entries()) {
       if (controller.signal.aborted) break;
       terminal.progress(`client: scenario ${scenario.name} (up to ${timeLimitS} s)`);
-      const record = await runScenario({
+      const record = await recordClientRun({
         argv,
         scenario,
         timeLimitS,

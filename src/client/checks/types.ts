@@ -1,8 +1,8 @@
 // What a client check is: like checks/ for the service, one file each with its id, title, the
-// spec section it enforces and a pure judgement of one client run (a ScenarioRecord).
+// spec section it enforces and a pure judgement of one client run (a ClientRunRecord).
 
 import type { Evidence, Level } from '../../report/model.js';
-import type { RecordedRequest, ScenarioRecord } from '../record.js';
+import type { RecordedRequest, ClientRunRecord } from '../record.js';
 
 export interface Judgement {
   status: 'pass' | 'fail' | 'warn' | 'skip';
@@ -22,7 +22,7 @@ export interface ClientCheck {
    * printed its secret first): only checks of how the process behaved have anything to say then.
    */
   judgesSilentRuns?: boolean;
-  judge(record: ScenarioRecord): Judgement;
+  judge(record: ClientRunRecord): Judgement;
 }
 
 /** A client sends a token a little before expiry on its clock and it arrives just after on ours: not its fault. */

@@ -2,7 +2,7 @@
 // the wall-clock cap, the signal, a run of transport errors), every sample (in the order the answers
 // arrived), and what the refusals said along the way. The phases (stream.ts, idle-burst.ts,
 // retry-after.ts, scope.ts) send only through it, so no request escapes the budget or the record.
-// `check`'s burst (src/runner/burst-probe.ts) is one burstRun of a Probe of its own.
+// `check`'s burst (src/runner/limit-burst.ts) is one burstRun of a Probe of its own.
 
 import type { Exchange } from '../../http/exchange.js';
 import { retryAfterSeconds } from '../../spec/retry-after.js';

@@ -4,7 +4,7 @@
 // that reset) or one request at a time; if one at a time, three more single-request recoveries
 // give the interval between admissions.
 
-import { SLIDING_RECOVERY_RATIO, shapeOf, smoothClumpMax, type Shape, type ShapeFigures } from '../identify.js';
+import { SLIDING_RECOVERY_RATIO, shapeOf, smoothClumpMax, type RecoveryShape, type ShapeFigures } from '../identify.js';
 import type { Sample } from '../types.js';
 import { acceptedBeforeRefusal } from './arrival.js';
 import { pingUntilAccepted, type Recovery } from './ping.js';
@@ -29,7 +29,7 @@ export interface DrainFigures {
 }
 
 export interface ShapeFindings {
-  shape: Shape;
+  shape: RecoveryShape;
   evidence: string;
   figures: ShapeFigures;
   drain: DrainFigures;

@@ -8,7 +8,7 @@ import {
   percentile,
   recoveryOf,
   round,
-  sustainedRate,
+  fitSustainedRate,
   type BurstFit,
   type SustainedFit,
 } from '../estimators.js';
@@ -93,7 +93,7 @@ function findingsOf(probe: Probe, state: StreamState): StreamFindings {
   );
   const openedMs = state.window.openedMs;
   const windowSamples = samples.filter((s) => s.phase === 'window' && openedMs !== null && s.sentMs >= openedMs);
-  const fit = (state.stage === 'done' ? sustainedRate(windowSamples) : null) ?? sustainedRate(saturated);
+  const fit = (state.stage === 'done' ? fitSustainedRate(windowSamples) : null) ?? fitSustainedRate(saturated);
   const sustained = fit === null ? null : fit.rps;
   if (fit?.clumpy)
     findings.notes.push(

@@ -17,7 +17,7 @@ import {
   openedReading,
   windowLength,
   type Bracket,
-  type EdgeKind,
+  type WindowAnchor,
   type OpenedWindow,
 } from '../identify.js';
 import type { FixedWindowModel } from '../limiters/index.js';
@@ -85,8 +85,8 @@ export async function windowEdgesPhase(
     );
     return onClock ? clockModel(probe, limit, edges, length, notes, false) : { model: null, evidence: [], notes };
   }
-  if (trial.kind === 'clock') return clockModel(probe, limit, edges, length, notes, true);
-  if (trial.kind === 'sliding') {
+  if (trial.anchor === 'clock') return clockModel(probe, limit, edges, length, notes, true);
+  if (trial.anchor === 'sliding') {
     // The lattice's spacing when the edges fitted one, else the opened windows': a log frees its
     // first slot a period after the request that found the last edge, but one that counts refusals
     // lets it go sooner (each counted refusal pushes its oldest slot out), so that end is not sure.
@@ -357,7 +357,7 @@ function clockEdge(edges: readonly Bracket[], windowMs: number): number {
 }
 
 interface TrialOutcome {
-  kind: EdgeKind;
+  anchor: WindowAnchor;
   evidence: string;
   /** The window the trial's first request opened, if windows open at the first request. */
   window?: OpenedWindow;
@@ -406,18 +406,18 @@ async function edgeTrial(
     return DISTURBED;
   if (plan.pingMs !== null && ping === undefined) return 'no time left';
   if (ping && late(ping.sentMs, plan.pingMs!)) return DISTURBED;
-  if (ping?.answer === 'accepted') return { kind: 'clock', evidence: '' };
+  if (ping?.answer === 'accepted') return { anchor: 'clock', evidence: '' };
   const clumpWait = plan.clumpMs - probe.elapsed();
   if (clumpWait > 0) await probe.clock.sleep(Math.ceil(clumpWait), probe.signal);
   const { samples: clump } = await probe.burstRun('edges', limit + 5);
   if (clump.length === 0) return 'no time left';
   if (late(Math.min(...clump.map((s) => s.sentMs)), plan.clumpMs)) return DISTURBED;
   const passed = countUntilRefused(clump);
-  const kind = edgeTrialVerdict(limit, ping ? false : null, passed);
+  const anchor = edgeTrialVerdict(limit, ping ? false : null, passed);
   const after = fmt(Math.min(...clump.map((s) => s.sentMs)) - first.sentMs);
-  if (kind === 'sliding') {
+  if (anchor === 'sliding') {
     return {
-      kind,
+      anchor,
       evidence: `one request from idle, the rest of the limit ${fmt(plan.burstMs - plan.firstMs)} later: ${after} after the first, ${passed} passed, as a sliding log frees the first request's slot alone (a window that reset would have let ${limit} through)`,
     };
   }
@@ -425,7 +425,7 @@ async function edgeTrial(
   const opener = [...clump].sort((a, b) => a.sentMs - b.sentMs).find((s) => s.answer === 'accepted')!;
   const stillOpen = ping?.answer === 'limited' ? ping.sentMs : Math.max(first.sentMs, ...burst.map((s) => s.sentMs));
   return {
-    kind,
+    anchor,
     evidence:
       `one request from idle, the rest of the limit ${fmt(plan.burstMs - plan.firstMs)} later${ping ? ', one past where a clock edge would be (refused)' : ''}: ` +
       `${after} after the first, ${passed} passed at once: the window reset a window after the request that opened it, not at the clock's edge, and not slot by slot as a sliding log frees them`,

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintPki, mintSelfSigned, type ServerCertificate } from '../../../src/tls/certs/mint.js';
-import { handshake } from '../../../src/tls/probe.js';
+import { handshake } from '../../../src/tls/handshake.js';
 import { CONFORMANT, startTls, type Started } from '../servers.js';
 
 const HOUR_MS = 3_600_000;

@@ -14,7 +14,7 @@ import { MAX_IN_FLIGHT, MIN_IN_FLIGHT } from '../ratelimit/in-flight.js';
 import { Probe } from '../ratelimit/probe/probe.js';
 import type { CheckContext } from './check.js';
 
-export interface BurstProbe {
+export interface LimitBurst {
   /** Why nothing was sent (production without the flag). */
   skipped?: string;
   sent: number;
@@ -42,18 +42,18 @@ export interface BurstProbe {
 // answers must end it in bounded time, with "the rate was not reached" rather than a hang.
 const MIN_BURST_MS = 30_000;
 
-const probes = new WeakMap<CheckContext, Promise<BurstProbe>>();
+const bursts = new WeakMap<CheckContext, Promise<LimitBurst>>();
 
-export function burstProbe(ctx: CheckContext): Promise<BurstProbe> {
-  let probe = probes.get(ctx);
-  if (!probe) {
-    probe = runProbe(ctx);
-    probes.set(ctx, probe);
+export function limitBurst(ctx: CheckContext): Promise<LimitBurst> {
+  let pending = bursts.get(ctx);
+  if (!pending) {
+    pending = runBurst(ctx);
+    bursts.set(ctx, pending);
   }
-  return probe;
+  return pending;
 }
 
-async function runProbe(ctx: CheckContext): Promise<BurstProbe> {
+async function runBurst(ctx: CheckContext): Promise<LimitBurst> {
   const { maxRps, maxRequests, probingAllowed, endpoint } = ctx.rateLimit;
   if (!probingAllowed) {
     return {
@@ -96,7 +96,7 @@ async function runProbe(ctx: CheckContext): Promise<BurstProbe> {
   const limited = probe.refusals.judged;
   // The rate actually offered: from the first request sent to the last (not the drain after it).
   const achievedRps = sent / Math.max(burst.sendingMs / 1000, 0.001);
-  const result: BurstProbe = {
+  const result: LimitBurst = {
     sent,
     rps: maxRps,
     achievedRps,
@@ -119,7 +119,7 @@ async function recover(
   ctx: CheckContext,
   call: () => Promise<Exchange>,
   limited: Exchange,
-): Promise<NonNullable<BurstProbe['recovery']>> {
+): Promise<NonNullable<LimitBurst['recovery']>> {
   const advised = retryAfterDelayMs(limited.headers['retry-after'], ctx.now());
   const waitedFor = advised !== undefined ? 'retry-after' : 'backoff';
   const notTested = advised === undefined ? undefined : beyondWaitBudget(advised / 1000, ctx.rateLimit.maxRetryAfterS);
@@ -158,10 +158,10 @@ async function stillLimitedAsAnswer(call: () => Promise<Exchange>): Promise<Exch
 /** The 429 the burst provoked, or why there is none to judge (checks that inspect the 429 share this). */
 export async function provoked429(
   ctx: CheckContext,
-): Promise<{ limited: Exchange; probe: BurstProbe } | { skip: string }> {
-  const probe = await burstProbe(ctx);
-  if (probe.skipped) return { skip: probe.skipped };
-  if (!probe.limited || probe.limited.status !== 429)
+): Promise<{ limited: Exchange; burst: LimitBurst } | { skip: string }> {
+  const burst = await limitBurst(ctx);
+  if (burst.skipped) return { skip: burst.skipped };
+  if (!burst.limited || burst.limited.status !== 429)
     return { skip: 'no 429 was provoked; see ratelimit.limit-enforced' };
-  return { limited: probe.limited, probe };
+  return { limited: burst.limited, burst };
 }

@@ -9,7 +9,7 @@ import type { Redactor } from '../http/redact.js';
 import { readClientHello, type OfferedTls } from './client-hello.js';
 import { clientEnvironment, runSecondsWithin } from './client-env.js';
 import { Recorder } from './recorder.js';
-import type { ScenarioRecord } from './record.js';
+import type { ClientRunRecord } from './record.js';
 import { stallAfterMs } from './stall.js';
 import { supervise } from './supervise.js';
 
@@ -18,7 +18,7 @@ const MAX_ECHOED_LINES = 200;
 const MAX_ECHOED_CHARS = 1_000;
 const cut = (line: string, max: number): string => (line.length > max ? `${line.slice(0, max)}…` : line);
 
-export interface ScenarioRun {
+export interface ClientRunSetup {
   argv: readonly string[];
   scenario: ClientScenario;
   timeLimitS: number;
@@ -31,7 +31,7 @@ export interface ScenarioRun {
   signal: AbortSignal;
 }
 
-export async function runScenario(run: ScenarioRun): Promise<ScenarioRecord> {
+export async function recordClientRun(run: ClientRunSetup): Promise<ClientRunRecord> {
   const hellos: OfferedTls[] = [];
   let recorder: Recorder | undefined;
   let flooded: (() => void) | undefined;
