@@ -51,6 +51,7 @@ import { MAX_IN_FLIGHT, reachableRps } from './in-flight.js';
 import { retryAfterPhase, type RetryAfterFindings } from './probe/retry-after.js';
 import { drainAgainFromIdle } from './probe/redrain.js';
 import { counterEdgePhase } from './probe/counter-edge.js';
+import { logPhaseCheck } from './probe/log-phase.js';
 import { batchBucketPhase } from './probe/batch-bucket.js';
 import { EDGE_PRECISION } from './probe/window-edges.js';
 import { scopePhase } from './probe/scope.js';
@@ -152,8 +153,15 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     // Sized, but back before a period and some trials from idle refused in part: a counter's edges
     // and lingering weight (or HAProxy's period opened before the drain): the stream sizes it.
     const doubted = model !== null && (window.partClumps ?? 0) > 0 && backBeforePeriod(model, shape);
+    // A silent log the trials sized may be a counter whose edges they timed: checked at other phases.
+    const phased =
+      model?.kind === 'sliding-window' && !announcesReset(probe) && !probe.outOfBudget()
+        ? await logPhaseCheck(probe, model, shape.shape === 'smooth-window')
+        : undefined;
+    const misread = phased?.holds === false;
+    if (phased) (misread ? window.notes : window.evidence).push(phased.evidence);
     if (
-      (model === null || model.kind === 'bucket' || doubted) &&
+      (model === null || model.kind === 'bucket' || doubted || misread) &&
       shape.shape === 'smooth-window' &&
       !probe.outOfBudget()
     ) {
@@ -165,10 +173,11 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
         streamSettings,
         shape,
         window.notes,
-        model?.kind === 'sliding-window' ? { model, evidence: window.evidence } : undefined,
+        model?.kind === 'sliding-window' && !misread ? { model, evidence: window.evidence } : undefined,
+        misread,
       );
     }
-    if (model === null || model.kind === 'bucket') {
+    if (model === null || model.kind === 'bucket' || misread) {
       const figures = { ...NOTHING_MEASURED, limiter_evidence: [shape.evidence, ...window.evidence] };
       return estimateOf(probe, drained, figures, { verdict: 'unknown', notes: [] }, [
         `the limiter looks like a ${SHAPE_WORDS[shape.shape]} but its parameters were not pinned down`,
@@ -316,23 +325,34 @@ async function streamedSlidingWindow(
     windowNotes.push(
       `the stream read ${round(sustained!, 2)} req/s, a period of ${round(periodS, 2)} s, but the limit came back ${round(firstComebackS, 2)} s after the drain began: refused requests probably count against the client; not sized`,
     );
-  const model: WindowModel | null = counter?.counter
-    ? {
-        kind: 'sliding-counter',
-        limit,
-        window_s: round(counter.windowS, 3),
-        phase_s: counter.phaseS,
-        counts_refused: false,
-      }
-    : agrees
-      ? { kind: 'sliding-window', limit, period_s: round(periodS, 3), counts_refused: false }
-      : null;
+  // A silent counter's window is the stream's only when whole seconds are near: a saturated
+  // counter admits in bursts at its edges, and the stream read httprate 50 per 1 s as 1.03–1.24 s.
+  const unsized = counter?.counter === true && !counter.whole && !announcesReset(probe);
+  if (unsized)
+    windowNotes.push(
+      `not identified: windows on the clock (a sliding-window counter), but the stream read its window as ${round(counter.windowS, 3)} s, not within 1 % of whole seconds, and nothing else timed it; not sized`,
+    );
+  const model: WindowModel | null = unsized
+    ? null
+    : counter?.counter
+      ? {
+          kind: 'sliding-counter',
+          limit,
+          window_s: round(counter.windowS, 3),
+          phase_s: counter.phaseS,
+          counts_refused: false,
+        }
+      : agrees
+        ? { kind: 'sliding-window', limit, period_s: round(periodS, 3), counts_refused: false }
+        : null;
   const retryAfter = await retryAfterPhase(probe, model ? windowLengthS(model) : null);
   const scope = await scopePhase(probe, limit);
   const figures: Figures = model
     ? {
         ...windowFigures(model),
-        sustained_rps: round(sustained!, 2),
+        // A counter's window taken as whole seconds is its figure; the stream's rate reads up to
+        // 1 / (limit − 1) low beside it (wholeSecondsNear), and more after the phase check's clumps.
+        sustained_rps: round(model.kind === 'sliding-counter' ? sustainedRate(model) : sustained!, 2),
         sustained_precision: stream.measured?.fit ? round(stream.measured.fit.precision, 4) : null,
         scope: scope.scope,
         limiter: model,

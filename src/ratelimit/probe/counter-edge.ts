@@ -39,6 +39,8 @@ export interface CounterEdgeFindings {
   counter: boolean;
   /** The window, s: the stream's, or whole seconds within 1 % of it. */
   windowS: number;
+  /** The stream's window was within 1 % of whole seconds, taken as those: its precision, not the stream's. */
+  whole: boolean;
   /** Where the edges fall on Unix time, modulo the window, seconds (a counter only). */
   phaseS: number;
   evidence: string;
@@ -71,6 +73,7 @@ export async function counterEdgePhase(
   return {
     counter,
     windowS: windowMs / 1000,
+    whole: windowMs !== sized.windowMs || windowMs % 1000 === 0,
     phaseS: phaseS(probe, last.edge, windowMs / 1000),
     evidence: counter
       ? `a drain from idle was let back in ${s(last.comebackMs)} after it began, at a window's edge, not a period (${s(windowMs)}) later: windows on the clock, counted and weighed (a sliding-window counter)`

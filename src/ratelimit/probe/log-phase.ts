@@ -1,0 +1,81 @@
+// A sliding window the period trials sized, checked at another phase before it is believed. A log
+// (or HAProxy's counter, its period opened by the clump) lets nothing back before a period after a
+// clump from idle, and lets the next request in a period after it, wherever the clump fell. A
+// silent sliding-window counter fools the trials: each clump is let back at the counter's next
+// edge on the clock, so they time where their clumps fell in its window, not a period (httprate
+// 50 per 1 s read as a log 50 per 0.56–0.85 s: up to 44 % fast, a recommendation far above the
+// limit). One more clump from idle, a third of a period off the trials' rhythm, pinged at 94 % and
+// 108 % of the period: let back at the first, or not at the second, and the window is not the log
+// the trials sized.
+
+import type { SlidingWindowModel } from '../limiters/index.js';
+import { round } from '../estimators.js';
+import { drainAt, drainFits, pingAt } from './ping.js';
+import { lastSentMs } from './counter-edge.js';
+import type { Probe } from './probe.js';
+
+/** Two idle periods (HAProxy starts afresh only then), a tenth to spare, and a third off the trials' rhythm. */
+const IDLE_PERIODS = 2.1 + 1 / 3;
+/** A ping this share of the period after the clump began: a log (or HAProxy) still refuses it. */
+const EARLY = 0.94;
+/**
+ * And one this share after: a log has freed the clump's first slots (also when it counted the
+ * refused ping: the clump went out over some ms), HAProxy's weight of the clump has faded by 8 %.
+ */
+const LATE = 1.08;
+/** Clumps refused in part before the check gives up: the trials' own refusals may have kept the window full once. */
+const CLUMP_ATTEMPTS = 2;
+
+export interface LogPhaseFindings {
+  /** The clump was let back a period after it began: the trials' period stands. */
+  holds: boolean;
+  evidence: string;
+}
+
+/**
+ * Undefined when the check did not fit in the budget or proved nothing: the trials' model stands.
+ * `smooth`: the first recovery let requests back one at a time (a sliding shape), so a clump
+ * refused in part after the idle periods is evidence; after a resetting shape, on a jittery network,
+ * one was seen refused in part behind a true log 50 per 1 s, and it proves nothing.
+ */
+export async function logPhaseCheck(
+  probe: Probe,
+  model: SlidingWindowModel,
+  smooth: boolean,
+): Promise<LogPhaseFindings | undefined> {
+  const periodMs = model.period_s * 1000;
+  const s = (ms: number) => `${round(ms / 1000, 2)} s`;
+  for (let attempt = 1; attempt <= CLUMP_ATTEMPTS; attempt++) {
+    const atMs = Math.max(lastSentMs(probe.samples), probe.elapsed()) + IDLE_PERIODS * periodMs;
+    if (!drainFits(probe, probe.elapsed(), atMs - probe.elapsed() + LATE * periodMs, model.limit, 1)) return undefined;
+    const clump = await drainAt(probe, 'edges', atMs, model.limit);
+    if (!clump || clump.length === 0) return undefined;
+    if (clump.some((x) => x.answer === 'limited')) {
+      // Not emptied after more than two idle periods: a counter whose window is longer than the
+      // period the trials timed. Only where refused requests are known not to count; where they
+      // may, the trials' refusals may have kept it full, and the clump is sent once more.
+      if (model.counts_refused === false && smooth)
+        return {
+          holds: false,
+          evidence: `a clump of ${model.limit} after ${round(IDLE_PERIODS, 2)} idle periods of ${s(periodMs)} was refused in part: a window sliding over ${s(periodMs)} would have emptied`,
+        };
+      continue;
+    }
+    const startMs = clump[0]!.sentMs;
+    const early = await pingAt(probe, 'edges', startMs + EARLY * periodMs);
+    if (!early) return undefined;
+    const notAPeriod = (what: string) => ({
+      holds: false,
+      evidence: `a clump of ${model.limit} from idle was ${what} after it began, which a window sliding over the ${s(periodMs)} the trials timed does not do: where a clump falls decides when it is let back (windows on the clock, as a sliding-window counter's), not a period`,
+    });
+    if (early.answer === 'accepted') return notAPeriod(`let back ${s(early.sentMs - startMs)}`);
+    const late = await pingAt(probe, 'edges', startMs + LATE * periodMs);
+    if (!late) return undefined;
+    if (late.answer !== 'accepted') return notAPeriod(`still refused ${s(late.sentMs - startMs)}`);
+    return {
+      holds: true,
+      evidence: `a clump from idle at another phase was refused ${s(early.sentMs - startMs)} after it began and let back ${s(late.sentMs - startMs)} after: the window slides from the client's own requests`,
+    };
+  }
+  return undefined;
+}
