@@ -1,9 +1,10 @@
 // Child processes for the bench: running a tool with a hard time limit, finding it on PATH, and
 // reading CPU time from /proc so a rate comes with who was busy producing it.
 
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { superviseChild } from '../src/toolkit/supervise-child.js';
 
 export interface CommandResult {
   code: number | null;
@@ -16,37 +17,38 @@ export interface CommandResult {
 /** Output kept per stream: enough for sslscan's report and wrk's summary, bounded all the same. */
 const OUTPUT_CAP = 256 * 1024;
 
-/** Runs a command to completion, SIGKILLed after `timeoutMs`. Wall time is spawn to exit. */
-export function runCommand(
+/** Between SIGTERM and SIGKILL at the time limit: wrk and k6 print their summary on SIGTERM. */
+const TERM_GRACE_MS = 1_000;
+
+/**
+ * Runs a command to completion under the shared supervisor: past `timeoutMs` its whole process
+ * group is stopped (a shell's or k6's grandchildren too, which a kill of the child alone left
+ * running, holding the pipes and the CPU the next measurement reads). Wall time is spawn to exit.
+ */
+export async function runCommand(
   file: string,
   args: readonly string[],
   opts: { timeoutMs: number; env?: NodeJS.ProcessEnv; cwd?: string },
 ): Promise<CommandResult> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(file, args, { env: opts.env ?? process.env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let timedOut = false;
-    child.stdout.on('data', (c: Buffer) => {
-      if (stdout.length < OUTPUT_CAP) stdout += c.toString('utf8');
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      if (stderr.length < OUTPUT_CAP) stderr += c.toString('utf8');
-    });
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, opts.timeoutMs);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, wallMs: performance.now() - started, timedOut });
-    });
+  const started = performance.now();
+  const output = { stdout: '', stderr: '' };
+  const child = superviseChild<never>({
+    argv: [file, ...args],
+    env: opts.env ?? process.env,
+    cwd: opts.cwd,
+    timeLimitMs: opts.timeoutMs,
+    termGraceMs: TERM_GRACE_MS,
+    onOutput: (chunk, stream) => {
+      if (output[stream].length < OUTPUT_CAP) output[stream] += chunk.toString('utf8');
+    },
   });
+  const outcome = await child.done;
+  return {
+    code: outcome.exitCode,
+    ...output,
+    wallMs: performance.now() - started,
+    timedOut: outcome.stopped === 'time-limit',
+  };
 }
 
 export function which(name: string): string | undefined {

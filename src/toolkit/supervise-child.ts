@@ -4,7 +4,7 @@
 // grandchildren go too, and so do the strays the caller names (a daemon that left the group with
 // setsid). Once the main process has exited, its output pipes get a short grace and are then cut: a
 // process holding them that was not found must not keep the run waiting. Used by the k6 runner
-// (src/k6/run.ts) and the client runner (src/client/supervise.ts).
+// (src/k6/run.ts), the client runner (src/client/supervise.ts) and the bench's tools (bench/proc.ts).
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { atExit } from '../exit-cleanup.js';
@@ -33,6 +33,7 @@ export interface SupervisedChild<Reason extends string> {
 export interface SuperviseChildOptions {
   argv: readonly string[];
   env: NodeJS.ProcessEnv;
+  cwd?: string;
   /** Past this the child is stopped with reason 'time-limit'. */
   timeLimitMs: number;
   /** Between SIGTERM and SIGKILL: time for the child to flush its output (k6: write its summary). */
@@ -66,6 +67,7 @@ export function superviseChild<Reason extends string>(options: SuperviseChildOpt
   const startMs = Date.now();
   const child = spawn(options.argv[0]!, options.argv.slice(1), {
     env: options.env,
+    cwd: options.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
     windowsHide: true,

@@ -205,6 +205,31 @@ describe('production is read-only by default', () => {
     expect(report(reportDir).production).toMatchObject({ sent: 0, k6_requests: seen.requests.length });
   });
 
+  it.each([1, 2, 3, 5, 30])(
+    'ratelimit with --allow-production-load that reaches production.max_requests %i: not tested, the report written, exit 1',
+    async (budget) => {
+      const reportDir = join(dir, `r-ratelimit-budget-${budget}`);
+      const allow = `    production: { allow: true, body: ${JSON.stringify(PRODUCTION_BODY)} }\nrate_limit:\n  endpoint: business.evaluation\nproduction:\n  max_requests: ${budget}\n`;
+      const res = await runCli(
+        [
+          'ratelimit',
+          '--config',
+          config(`ratelimit-budget-${budget}`, allow),
+          '--allow-production-load',
+          '--report-dir',
+          reportDir,
+        ],
+        { cwd: dir, env: env(), timeoutMs: 120_000 },
+      );
+      expect(res.code, res.stdout + res.stderr).toBe(1);
+      expect(seen.requests.length).toBeLessThanOrEqual(budget);
+      const r = report(reportDir);
+      expect(r.production).toMatchObject({ max_requests: budget, budget_reached: true });
+      expect(r.untested.map((u) => u.reason).join('\n')).toContain('production request budget');
+      expect(res.stderr).not.toMatch(/unexpected|\bat .*\.js:\d+/i);
+    },
+  );
+
   it('an environment of another name marked production: true is read-only too', async () => {
     const reportDir = join(dir, 'r-marked');
     const file = join(dir, 'marked.yaml');

@@ -67,6 +67,11 @@ describe('client.rate-limit-wait', () => {
       status: 'fail',
       why: 'fixed waits, one stretched by a busy machine',
     },
+    {
+      gaps: [210, 204, 204, 204, 204, 204, 203, 320, 225, 203, 207, 206, 205, 207, 202],
+      status: 'fail',
+      why: 'fixed waits, one stretched past 1.5× by a busy machine',
+    },
     { gaps: Array<number>(12).fill(60), status: 'fail', why: 'a retry every 60 ms: a storm' },
     { gaps: Array<number>(30).fill(1), status: 'fail', why: 'retrying in a loop' },
   ])('$why: $status', ({ gaps, status }) => {

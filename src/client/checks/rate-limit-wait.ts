@@ -13,8 +13,9 @@ const TIMER_SLACK_MS = 30;
  */
 export const STORM_PER_SECOND = 10;
 /**
- * Waits that do not grow: a run of at least FIXED_RUN waits after 429s in a row, all within a
- * factor FIXED_SPREAD of each other. A fixed wait, stretched by a busy machine, stays within 1.3×;
+ * Waits that do not grow: a run of at least FIXED_RUN waits after 429s in a row, all but
+ * STRETCHED of them within a factor FIXED_SPREAD of the shortest. A fixed wait, stretched by a
+ * busy machine, mostly stays within 1.3×;
  * jittered backoff (full, equal or decorrelated) spreads wider, and over eight waits in a row
  * decorrelated jitter stays that narrow in well under 1 run in 10,000 (simulated). Single short
  * waits are not judged: full jitter draws them by design.
@@ -60,9 +61,18 @@ function busiestSecond(waits: readonly Wait[]): Wait[] {
   return best;
 }
 
+/**
+ * Waits a busy machine may stretch in one run of a fixed wait. Load only ever lengthens a wait (a
+ * late timer, a late request), so a fixed wait keeps its floor: one or two waits stretched past
+ * FIXED_SPREAD in a run of fifteen must not hide the rest. Decorrelated jitter, simulated over runs
+ * of 8 to 20 waits, still looks fixed in under 1 run in 100,000 with two allowed, as with none.
+ */
+const STRETCHED = 2;
+
 const fixed = (run: readonly Wait[]): boolean => {
   const gaps = run.map((w) => Math.max(1, w.gapMs));
-  return run.length >= FIXED_RUN && Math.max(...gaps) < FIXED_SPREAD * Math.min(...gaps);
+  const atFloor = gaps.filter((g) => g < FIXED_SPREAD * Math.min(...gaps)).length;
+  return atFloor >= FIXED_RUN && atFloor >= run.length - STRETCHED;
 };
 
 export const check: ClientCheck = {
@@ -70,7 +80,7 @@ export const check: ClientCheck = {
   title: 'After a 429 the client waits (Retry-After, or growing waits) instead of hammering',
   spec: '7',
   level: 'must',
-  description: `no request before Retry-After has passed; without it, no more than ${STORM_PER_SECOND} retries in any second and, over ${FIXED_RUN}+ 429s in a row, waits that grow or vary (not all within ${FIXED_SPREAD}× of each other) (run with \`rate-limit-storm\`, \`rate-limit-no-retry-after\`)`,
+  description: `no request before Retry-After has passed; without it, no more than ${STORM_PER_SECOND} retries in any second and, over ${FIXED_RUN}+ 429s in a row, waits that grow or vary (not all but ${STRETCHED} within ${FIXED_SPREAD}× of the shortest) (run with \`rate-limit-storm\`, \`rate-limit-no-retry-after\`)`,
   judge(record) {
     const limited = record.requests.filter((r) => r.status === 429);
     if (limited.length === 0)
@@ -106,7 +116,7 @@ export const check: ClientCheck = {
       const gaps = flat.map((w) => `${w.gapMs} ms`).join(', ');
       return judged(
         'fail',
-        `after ${flat.length} 429s in a row without Retry-After the waits did not grow (${gaps}: all within ${FIXED_SPREAD}× of each other); back off with growing waits`,
+        `after ${flat.length} 429s in a row without Retry-After the waits did not grow (${gaps}: at most ${STRETCHED} of them more than ${FIXED_SPREAD}× the shortest); back off with growing waits`,
         flat.map((w) => evidenceOf(w.next, `${w.gapMs} ms after a 429`)),
       );
     }
