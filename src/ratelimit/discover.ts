@@ -19,6 +19,9 @@
 //  (a long window the service announces – RateLimit fields, or a Retry-After of 5 s or more – is
 //   tested at its announced edges right after the drain instead (advertised.ts); anything that
 //   contradicts it leaves the limit to the phases below)
+//  (a drain that came back in a clump smaller than itself – a bucket refilled by a timer in
+//   batches, Envoy's token_bucket – is read off its staircase right after the shape instead:
+//   batch-staircase.ts)
 //  4. idle burst (idle-burst.ts) – wait until the limit must have refilled (twice the time the
 //               guessed burst needs at the sustained rate), send at max_rps until the first
 //               refusal; repeat (waiting longer while it grows) until two measurements agree, so
@@ -40,7 +43,7 @@ import { round } from './estimators.js';
 import { probeTimeline } from './timeline.js';
 import { refusalsOf, tooFewRefusals } from './evidence.js';
 import { systemClock, type Clock } from '../time/clock.js';
-import { describeLimiter, sustainedRate, type BucketModel, type LimiterModel } from './limiters/index.js';
+import { describeLimiter, sustainedRate, type LimiterModel } from './limiters/index.js';
 import { advertisedPhase, compareAdvertisement } from './probe/advertised.js';
 import { idleBurstPhase } from './probe/idle-burst.js';
 import { confirmedShape } from './probe/confirm-shape.js';
@@ -52,6 +55,7 @@ import { retryAfterPhase, type RetryAfterFindings } from './probe/retry-after.js
 import { drainAgainFromIdle } from './probe/redrain.js';
 import { counterEdgePhase } from './probe/counter-edge.js';
 import { batchBucketPhase } from './probe/batch-bucket.js';
+import { cameBackInBatch, staircasePhase, type BatchBucketModel } from './probe/batch-staircase.js';
 import { EDGE_PRECISION } from './probe/window-edges.js';
 import { scopePhase } from './probe/scope.js';
 import { silentWindowPhase } from './probe/silent-window.js';
@@ -138,7 +142,23 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     );
   }
   const firstShape = drain ? await shapePhase(probe, drain, null, silent?.recovery) : undefined;
-  const shape = firstShape ? await confirmedShape(probe, firstShape) : undefined;
+  // Back in a clump smaller than the drain: a bucket refilled by a timer, read off its staircase.
+  const stairs = firstShape && cameBackInBatch(firstShape) ? await staircasePhase(probe, firstShape) : undefined;
+  if (stairs?.model) return identifiedWindow(probe, drained, stairs.model, [firstShape!.evidence, stairs.evidence], []);
+  if (stairs?.sawStairs)
+    return estimateOf(
+      probe,
+      drained,
+      { ...NOTHING_MEASURED, limiter_evidence: [firstShape!.evidence, stairs.evidence] },
+      { verdict: 'unknown', notes: [] },
+      [`not identified: ${stairs.evidence}`],
+    );
+  // A window's edge walk goes on from the last edge the staircase timed, not the first.
+  const resumed =
+    firstShape?.shape === 'resetting-window' && stairs?.latest
+      ? { ...firstShape, recovery: stairs.latest }
+      : firstShape;
+  const shape = resumed ? await confirmedShape(probe, resumed) : undefined;
   // A smooth window that announces when its quota resets may keep its windows on the clock (a
   // sliding-window counter): period trials from idle would time its next edge, not a period
   // (go-chi/httprate 50 per 1 s read 0.76–0.84 s), so the stream sizes it and drains from idle tell
@@ -245,8 +265,6 @@ async function identifiedWindow(
     ...scope.notes,
   ]);
 }
-
-type BatchBucketModel = BucketModel & { fill_interval_s: number };
 
 /** A bucket refilled in batches, read off its ticks (a fixed window's edges) and its burst from idle. */
 function batchFigures(model: BatchBucketModel) {

@@ -1,0 +1,249 @@
+// A bucket refilled by a timer in whole batches (Envoy's token_bucket: max_tokens, tokens_per_fill,
+// fill_interval) holding more than one batch, read off its staircase. Drained, it gives back exactly
+// a batch at each tick of its timer and nothing between: a step of N every I, where a continuous
+// bucket lets one request back at a time and a window its whole limit. Its capacity C shows only
+// from idle: after ≥ C / N ticks without a request a burst takes all of it (whole batches), where a
+// fixed window (or a bucket of one batch, which is one) lets its limit through and no more.
+//
+// The first drain gives it away: it came back in a clump smaller than what the drain let through.
+// So: the recovery and clump again at the next few ticks (the period from the lattice their brackets
+// allow, as window edges are pinned: identify.ts), then bursts from idle, growing the idle until
+// the burst stops growing. Ticks that fell inside a burst gave it a batch each: taken off.
+
+import { midpoint, nextEdge, windowLength, type Bracket } from '../identify.js';
+import { round } from '../estimators.js';
+import type { BucketModel } from '../limiters/index.js';
+import type { Sample } from '../types.js';
+import { lastSentMs } from './counter-edge.js';
+import { drainAt, drainFits, pingUntilAccepted } from './ping.js';
+import type { Probe } from './probe.js';
+import { countUntilRefused, firstGapMs, type ShapeFindings } from './recover.js';
+
+export type BatchBucketModel = BucketModel & { fill_interval_s: number };
+
+export interface StaircaseFindings {
+  /** The bucket, sized; null with `sawStairs` false: no staircase (or one batch, a fixed window), the usual path decides. */
+  model: BatchBucketModel | null;
+  /** A regular staircase was seen, so no other kind fits, but its capacity could not be measured: not identified. */
+  sawStairs: boolean;
+  evidence: string;
+  /** The last tick timed, found as the shape phase finds its first recovery: where a window's edge walk takes over. */
+  latest?: ShapeFindings['recovery'];
+}
+
+/** Ticks timed (the first recovery's included) before the period is believed: two spans at least. */
+const MIN_TICKS = 3;
+const MAX_TICKS = 10;
+/** The period's half-width, relative, the tick timing stops at: well inside the 2 % asked of the rate. */
+const TICK_PRECISION = 0.004;
+/** The most a period may be uncertain once the ticks run out: half the 2 % asked of the rate. */
+const ACCEPTED_PRECISION = 0.01;
+/** Bursts from idle at most, each with a longer idle than the last. */
+const MAX_IDLE_BURSTS = 5;
+/** Where an idle burst starts after a tick: past the tick's uncertainty, with most of a period to go. */
+const AFTER_TICK = 0.04;
+
+/**
+ * The first drain came back in a clump (not one request at a time, more than a smooth window frees)
+ * but smaller than the drain: a batch of a bucket that holds more, or a fixed window's limit after
+ * a drain that straddled its edge. A window's drain that did not straddle one comes back whole.
+ */
+export function cameBackInBatch(shape: ShapeFindings): boolean {
+  const { clump } = shape.figures;
+  // Not bounded by what a smooth window frees by then (smoothClumpMax): after a long drain (a bucket
+  // of several batches) that bound is loose, and the staircase itself tells (a smooth window comes
+  // back one request at a time after its first clump).
+  return clump >= 3 && clump < shape.drain.limit - 2;
+}
+
+export async function staircasePhase(probe: Probe, shape: ShapeFindings): Promise<StaircaseFindings> {
+  const batch = shape.figures.clump;
+  let latest: ShapeFindings['recovery'] | undefined;
+  const noStairs = (why: string): StaircaseFindings => ({
+    model: null,
+    sawStairs: false,
+    evidence: why,
+    ...(latest ? { latest } : {}),
+  });
+  // The shape phase's pings after its clump may have taken part of a later batch: what is left of
+  // it first, so that each tick timed from here on gives its whole batch to the clump after it.
+  await probe.burstRun('recover', batch + 5);
+  const ticks: Bracket[] = [];
+  let periodMs: { value: number; precision: number } | undefined;
+  while (ticks.length < MAX_TICKS) {
+    const step = await nextStep(probe, ticks, batch);
+    if (!step) return noStairs('the staircase was cut short by the budget');
+    // Not the same batch again: no timer (a sliding counter's weight, a window's straddle), not ours to read.
+    if (Math.abs(step.clump - batch) > 1) return noStairs(`came back ${batch}, then ${step.clump}`);
+    ticks.push(step.tick);
+    latest = step.recovery;
+    if (ticks.length < 2) continue;
+    const length = windowLength(ticks);
+    if (length.lo > length.hi) return noStairs('the comebacks fall on no regular timer');
+    periodMs = midpoint(length);
+    if (ticks.length >= MIN_TICKS && periodMs.precision <= TICK_PRECISION) break;
+  }
+  if (!periodMs || periodMs.precision > ACCEPTED_PRECISION) return noStairs('the timer was not pinned down');
+  const intervalMs = periodMs.value;
+  const stairs = `after a drain, ${batch} requests came back at once every ${round(intervalMs / 1000, 3)} s (${ticks.length} ticks, ±${round(100 * periodMs.precision, 1)} %) and none between`;
+  const lattice = new TickLattice(ticks);
+
+  // The first drain, less a batch for each tick inside it: one batch at most is a fixed window's limit.
+  const drainTicks = lattice.ticksWithin(shape.drain.firstMs, shape.drain.refusal.sentMs, probe);
+  if (drainTicks !== undefined && shape.drain.limit - drainTicks * batch <= batch + 1)
+    return noStairs(`${stairs}, the drain no more than a batch a tick: a fixed window`);
+
+  let idleTicks = Math.ceil(shape.drain.limit / batch) + 1;
+  let previous: number | undefined;
+  let offset = AFTER_TICK;
+  for (let i = 0; i < MAX_IDLE_BURSTS; i++) {
+    const sizes = await idleBurst(probe, lattice, idleTicks, batch, offset);
+    if (sizes === undefined) break;
+    if (sizes === 'ambiguous') {
+      // A tick fell as the burst ran out: from another point between ticks, the burst ends elsewhere.
+      offset = offset === AFTER_TICK ? AFTER_TICK + 0.5 : AFTER_TICK;
+      continue;
+    }
+    if (sizes <= batch + 1)
+      return noStairs(`${stairs}; from ${idleTicks} idle ticks, only ${sizes} passed: a fixed window`);
+    const took = sizes >= idleTicks * batch - 1;
+    if (!took && previous !== undefined && Math.abs(sizes - previous) <= 1) {
+      const capacity = Math.max(sizes, previous);
+      return {
+        model: {
+          kind: 'bucket',
+          rate_rps: round((batch * 1000) / intervalMs, 2),
+          burst: capacity,
+          fill_interval_s: round(intervalMs / 1000, 3),
+        },
+        sawStairs: true,
+        evidence: `${stairs}; from idle, ${previous} then ${sizes} passed at once (${capacity} after more idle ticks than that takes): a bucket refilled by a timer, ${batch} tokens every ${round(intervalMs / 1000, 3)} s up to ${capacity}`,
+      };
+    }
+    // It took all the idle ticks gave (it may hold more), or it has not been measured twice yet.
+    previous = took ? undefined : sizes;
+    idleTicks = took ? Math.ceil(sizes / batch) + 2 : idleTicks + 1;
+  }
+  return {
+    model: null,
+    sawStairs: true,
+    evidence: `${stairs}: a bucket refilled by a timer, but its capacity was not measured (bursts from idle did not settle within the budget)`,
+  };
+}
+
+/** A tick: after the last request refused before `accepted`, at or before it. */
+function tickBracket(samples: readonly Sample[], accepted: Sample): Bracket {
+  const lo = samples
+    .filter((s) => s.answer === 'limited' && s.sentMs < accepted.sentMs)
+    .reduce((last, s) => Math.max(last, s.sentMs), Number.NEGATIVE_INFINITY);
+  return { lo, hi: accepted.sentMs };
+}
+
+/** Pings until the next tick lets one through, then a clump: that tick, and the batch it gave. */
+async function nextStep(
+  probe: Probe,
+  ticks: Bracket[],
+  batch: number,
+): Promise<{ tick: Bracket; clump: number; recovery: ShapeFindings['recovery'] } | undefined> {
+  const from = lastSentMs(probe.samples);
+  const gap0 = firstGapMs(probe);
+  let recovery;
+  if (ticks.length >= 2) {
+    // Aimed: evenly spaced pings through the bracket the lattice leaves for the next tick.
+    const length = windowLength(ticks);
+    let next = nextEdge(ticks, length);
+    while (next.hi <= from) next = nextEdge([...ticks, next], length);
+    const gap = Math.max(gap0, (next.hi - next.lo) / 4);
+    const start = Math.max(from, next.lo - gap);
+    const giveUpMs = next.hi + length.hi;
+    recovery = await pingUntilAccepted(probe, 'recover', start - gap, gap, (g, last) =>
+      last.sentMs > giveUpMs ? undefined : g,
+    );
+  } else {
+    recovery = await pingUntilAccepted(probe, 'recover', from, gap0, 1.5);
+  }
+  const { accepted } = recovery;
+  if (!accepted) return undefined;
+  const { samples } = await probe.burstRun('recover', batch + 5);
+  return {
+    tick: tickBracket(probe.samples, accepted),
+    clump: 1 + countUntilRefused(samples),
+    recovery: { ...recovery, accepted },
+  };
+}
+
+/** How far a tick may be from a request's send time and still have met it at the limiter. */
+const sendToArrivalMs = (probe: Probe) => Math.max(2 * firstGapMs(probe), 10);
+
+/** Where the ticks fall, extrapolated from the timed ones either way. */
+class TickLattice {
+  private readonly length: Bracket;
+  readonly periodMs: number;
+
+  constructor(private readonly ticks: readonly Bracket[]) {
+    this.length = windowLength(ticks);
+    this.periodMs = (this.length.lo + this.length.hi) / 2;
+  }
+
+  /** Tick `j` (0: the first timed), as the brackets allow it. */
+  at(j: number): Bracket {
+    let lo = Number.NEGATIVE_INFINITY;
+    let hi = Number.POSITIVE_INFINITY;
+    for (const [i, t] of this.ticks.entries()) {
+      const k = j - i;
+      lo = Math.max(lo, t.lo + k * (k >= 0 ? this.length.lo : this.length.hi));
+      hi = Math.min(hi, t.hi + k * (k >= 0 ? this.length.hi : this.length.lo));
+    }
+    return { lo, hi };
+  }
+
+  /** The index of the first tick surely after `ms`. */
+  firstAfter(ms: number): number {
+    let j = Math.floor((ms - this.ticks[0]!.hi) / this.periodMs);
+    while (this.at(j - 1).lo > ms) j--;
+    while (this.at(j).lo <= ms) j++;
+    return j;
+  }
+
+  /** Ticks surely inside (fromMs, toMs), undefined when one may fall near either end (a request's send to arrival). */
+  ticksWithin(fromMs: number, toMs: number, probe: Probe): number | undefined {
+    const marginMs = sendToArrivalMs(probe);
+    let count = 0;
+    for (let j = this.firstAfter(fromMs - marginMs) - 1; ; j++) {
+      const t = this.at(j);
+      if (t.lo > toMs + marginMs) return count;
+      const nearEnd = (ms: number) => t.lo - marginMs <= ms && ms <= t.hi + marginMs;
+      if (nearEnd(fromMs) || nearEnd(toMs)) return undefined;
+      if (t.lo > fromMs && t.hi < toMs) count++;
+    }
+  }
+}
+
+/**
+ * A burst at max_rps after `idleTicks` ticks without a request, starting `offset` of a period after
+ * the last of them: what it let through less a batch for each tick inside it (the level at its start);
+ * 'ambiguous' when a tick fell near its end, undefined when the budget does not allow it.
+ */
+async function idleBurst(
+  probe: Probe,
+  lattice: TickLattice,
+  idleTicks: number,
+  batch: number,
+  offset: number,
+): Promise<number | 'ambiguous' | undefined> {
+  const lastMs = lastSentMs(probe.samples);
+  const tick = lattice.at(lattice.firstAfter(lastMs) + idleTicks - 1);
+  const { periodMs } = lattice;
+  // Past the tick by more than ticksWithin allows for its send to arrival, or it reads ambiguous.
+  const atMs = tick.hi + Math.max(offset * periodMs, 3 * sendToArrivalMs(probe));
+  // Room for what the idle gave and the batches of the ticks the burst itself may run into.
+  const sendMs = ((idleTicks + 1) * batch * 1000) / probe.maxRps;
+  const cap = (idleTicks + 2 + Math.ceil(sendMs / periodMs)) * batch + 5;
+  if (!drainFits(probe, probe.elapsed(), atMs - probe.elapsed(), cap, 1)) return undefined;
+  const run = await drainAt(probe, 'idle-burst', atMs, cap);
+  const refusal = run?.find((s) => s.answer === 'limited');
+  if (!run || !refusal) return undefined;
+  const inside = lattice.ticksWithin(run[0]!.sentMs, refusal.sentMs, probe);
+  if (inside === undefined) return 'ambiguous';
+  return countUntilRefused(run) - inside * batch;
+}
