@@ -38,26 +38,35 @@ const MAX_TICKS = 10;
 const TICK_PRECISION = 0.004;
 /** The most a period may be uncertain once the ticks run out: half the 2 % asked of the rate. */
 const ACCEPTED_PRECISION = 0.01;
+/**
+ * Looser than that (a network's jitter moves each tick's bracket), the staircase still says which
+ * kind it is and how much it holds, but not the rate: not identified, never a bucket's rate guessed.
+ */
+const KIND_PRECISION = 0.03;
 /** Bursts from idle at most, each with a longer idle than the last. */
 const MAX_IDLE_BURSTS = 5;
 /** Where an idle burst starts after a tick: past the tick's uncertainty, with most of a period to go. */
 const AFTER_TICK = 0.04;
 
 /**
- * The first drain came back in a clump (not one request at a time, more than a smooth window frees)
- * but smaller than the drain: a batch of a bucket that holds more, or a fixed window's limit after
- * a drain that straddled its edge. A window's drain that did not straddle one comes back whole.
+ * The first drain came back in a clump (not one request at a time) but smaller than the drain: a
+ * batch of a bucket that holds more, or a fixed window's limit after a drain that straddled its
+ * edge (a window's drain that did not straddle one comes back whole). Not what a smooth window
+ * frees: when the shape phase timed the trickle after the clump, a smooth window had freed one
+ * request per trickle while the ping that found it was late (twice that, and two, for slack); a
+ * bucket of batches trickles a tick apart, far slower than its clump came. The bound of
+ * smoothClumpMax, from the drain, is loose after a long drain (a bucket of several batches).
  */
 export function cameBackInBatch(shape: ShapeFindings): boolean {
-  const { clump } = shape.figures;
-  // Not bounded by what a smooth window frees by then (smoothClumpMax): after a long drain (a bucket
-  // of several batches) that bound is loose, and the staircase itself tells (a smooth window comes
-  // back one request at a time after its first clump).
-  return clump >= 3 && clump < shape.drain.limit - 2;
+  const { clump, lateMs, trickleMs } = shape.figures;
+  const smoothMax = trickleMs !== null && trickleMs > 0 ? (2 * lateMs) / trickleMs + 2 : 0;
+  return clump >= 3 && clump > smoothMax && clump < shape.drain.limit - 2;
 }
 
 export async function staircasePhase(probe: Probe, shape: ShapeFindings): Promise<StaircaseFindings> {
-  const batch = shape.figures.clump;
+  // The shape phase's clump is the first guess; the staircase's first whole batch is the reference
+  // (over a network the ping that found the comeback may have been answered after others took some).
+  let batch = shape.figures.clump;
   let latest: ShapeFindings['recovery'] | undefined;
   const noStairs = (why: string): StaircaseFindings => ({
     model: null,
@@ -73,6 +82,9 @@ export async function staircasePhase(probe: Probe, shape: ShapeFindings): Promis
   while (ticks.length < MAX_TICKS) {
     const step = await nextStep(probe, ticks, batch);
     if (!step) return noStairs('the staircase was cut short by the budget');
+    if (step.clump === undefined) return noStairs('a clump after a comeback was never refused');
+    // A smooth window's clumps after its first shrink to a request or two; a timer's batch does not.
+    if (ticks.length === 0 && step.clump >= Math.max(3, batch - 1)) batch = step.clump;
     // Not the same batch again: no timer (a sliding counter's weight, a window's straddle), not ours to read.
     if (Math.abs(step.clump - batch) > 1) return noStairs(`came back ${batch}, then ${step.clump}`);
     ticks.push(step.tick);
@@ -83,12 +95,14 @@ export async function staircasePhase(probe: Probe, shape: ShapeFindings): Promis
     periodMs = midpoint(length);
     if (ticks.length >= MIN_TICKS && periodMs.precision <= TICK_PRECISION) break;
   }
-  if (!periodMs || periodMs.precision > ACCEPTED_PRECISION) return noStairs('the timer was not pinned down');
+  if (!periodMs || periodMs.precision > KIND_PRECISION) return noStairs('the timer was not pinned down');
   const intervalMs = periodMs.value;
   const stairs = `after a drain, ${batch} requests came back at once every ${round(intervalMs / 1000, 3)} s (${ticks.length} ticks, ±${round(100 * periodMs.precision, 1)} %) and none between`;
   const lattice = new TickLattice(ticks);
 
-  // The first drain, less a batch for each tick inside it: one batch at most is a fixed window's limit.
+  // The first drain, less a batch for each tick inside it: one batch at most is a fixed window's
+  // limit (a drain that straddled its edge). Told only once the ticks are pinned: from a tick timed
+  // loosely, the window's edge walk that takes over misreads the edges (100 per 2 s: nothing).
   const drainTicks = lattice.ticksWithin(shape.drain.firstMs, shape.drain.refusal.sentMs, probe);
   if (drainTicks !== undefined && shape.drain.limit - drainTicks * batch <= batch + 1)
     return noStairs(`${stairs}, the drain no more than a batch a tick: a fixed window`);
@@ -109,6 +123,12 @@ export async function staircasePhase(probe: Probe, shape: ShapeFindings): Promis
     const took = sizes >= idleTicks * batch - 1;
     if (!took && previous !== undefined && Math.abs(sizes - previous) <= 1) {
       const capacity = Math.max(sizes, previous);
+      if (periodMs.precision > ACCEPTED_PRECISION)
+        return {
+          model: null,
+          sawStairs: true,
+          evidence: `${stairs}; from idle, ${previous} then ${sizes} passed at once: a bucket refilled by a timer, ${batch} tokens a tick up to ${capacity}, its interval not pinned down to the 1 % a rate needs`,
+        };
       return {
         model: {
           kind: 'bucket',
@@ -144,7 +164,7 @@ async function nextStep(
   probe: Probe,
   ticks: Bracket[],
   batch: number,
-): Promise<{ tick: Bracket; clump: number; recovery: ShapeFindings['recovery'] } | undefined> {
+): Promise<{ tick: Bracket; clump: number | undefined; recovery: ShapeFindings['recovery'] } | undefined> {
   const from = lastSentMs(probe.samples);
   const gap0 = firstGapMs(probe);
   let recovery;
@@ -164,10 +184,11 @@ async function nextStep(
   }
   const { accepted } = recovery;
   if (!accepted) return undefined;
-  const { samples } = await probe.burstRun('recover', batch + 5);
+  // Room for twice the batch expected: a clump that is never refused is no batch.
+  const { samples } = await probe.burstRun('recover', 2 * batch + 5);
   return {
     tick: tickBracket(probe.samples, accepted),
-    clump: 1 + countUntilRefused(samples),
+    clump: samples.some((s) => s.answer === 'limited') ? 1 + countUntilRefused(samples) : undefined,
     recovery: { ...recovery, accepted },
   };
 }
