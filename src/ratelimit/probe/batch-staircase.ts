@@ -24,14 +24,14 @@ export type BatchBucketModel = BucketModel & { fill_interval_s: number };
 export interface StaircaseFindings {
   /** The bucket, sized; null with `sawStairs` false: no staircase (or one batch, a fixed window), the usual path decides. */
   model: BatchBucketModel | null;
-  /** A regular staircase was seen, so no other kind fits, but its capacity could not be measured: not identified. */
+  /** A regular staircase was seen, so no other kind fits, but its capacity or its period (to 1 %) could not be measured: not identified. */
   sawStairs: boolean;
   evidence: string;
   /** The last tick timed, found as the shape phase finds its first recovery: where a window's edge walk takes over. */
   latest?: ShapeFindings['recovery'];
 }
 
-/** Ticks timed (the first recovery's included) before the period is believed: two spans at least. */
+/** Ticks the staircase times before the period is believed (the shape phase's comeback is not one: its batch may have been shared): two spans at least. */
 const MIN_TICKS = 3;
 const MAX_TICKS = 10;
 /** The period's half-width, relative, the tick timing stops at: well inside the 2 % asked of the rate. */
