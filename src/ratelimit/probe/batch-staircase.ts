@@ -63,7 +63,15 @@ export function cameBackInBatch(shape: ShapeFindings): boolean {
   return clump >= 3 && clump > smoothMax && clump < shape.drain.limit - 2;
 }
 
-export async function staircasePhase(probe: Probe, shape: ShapeFindings): Promise<StaircaseFindings> {
+/**
+ * `drainFromIdle` false: the shape's drain followed a short wait (a confirming drain, confirm-shape.ts)
+ * and may have found a batch or two where the bucket holds more, so it says nothing of a window.
+ */
+export async function staircasePhase(
+  probe: Probe,
+  shape: ShapeFindings,
+  drainFromIdle = true,
+): Promise<StaircaseFindings> {
   // The shape phase's clump is the first guess; the staircase's first whole batch is the reference
   // (over a network the ping that found the comeback may have been answered after others took some).
   let batch = shape.figures.clump;
@@ -103,7 +111,9 @@ export async function staircasePhase(probe: Probe, shape: ShapeFindings): Promis
   // The first drain, less a batch for each tick inside it: one batch at most is a fixed window's
   // limit (a drain that straddled its edge). Told only once the ticks are pinned: from a tick timed
   // loosely, the window's edge walk that takes over misreads the edges (100 per 2 s: nothing).
-  const drainTicks = lattice.ticksWithin(shape.drain.firstMs, shape.drain.refusal.sentMs, probe);
+  const drainTicks = drainFromIdle
+    ? lattice.ticksWithin(shape.drain.firstMs, shape.drain.refusal.sentMs, probe)
+    : undefined;
   if (drainTicks !== undefined && shape.drain.limit - drainTicks * batch <= batch + 1)
     return noStairs(`${stairs}, the drain no more than a batch a tick: a fixed window`);
 
