@@ -265,7 +265,9 @@ async function staircaseAfter(
       ),
     };
   // A window's edge walk goes on from the last edge the staircase timed, not the first.
-  const resumed = shape.shape === 'resetting-window' && stairs.latest ? { ...shape, recovery: stairs.latest } : shape;
+  // What the staircase saw joins the evidence the window path goes on with.
+  const told = { ...shape, evidence: `${shape.evidence}; no timer's staircase: ${stairs.evidence}` };
+  const resumed = shape.shape === 'resetting-window' && stairs.latest ? { ...told, recovery: stairs.latest } : told;
   return { shape: resumed, timed: true };
 }
 
