@@ -149,11 +149,9 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   // A first drain that looked like a bucket and a second that came back in a batch, or whole after
   // a short wait (the real Go bucket of four batches, twice in forty runs: its first drain's last
   // requests in flight took a tick's batch, and the misled edge walk read 150 or a sliding window):
-  // the staircase then, the second drain not taken for one from idle.
+  // the staircase then (again, if the first one fell back), the second drain not taken for one from idle.
   const afterSecond =
-    confirmed && confirmed !== afterFirst?.shape && !afterFirst?.timed
-      ? await staircaseAfter(probe, drained, confirmed, false)
-      : undefined;
+    confirmed && confirmed !== afterFirst?.shape ? await staircaseAfter(probe, drained, confirmed, false) : undefined;
   if (afterSecond && 'estimate' in afterSecond) return afterSecond.estimate;
   const shape = afterSecond?.shape ?? confirmed;
   // A smooth window that announces when its quota resets may keep its windows on the clock (a
@@ -241,16 +239,16 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
 /**
  * The staircase (probe/batch-staircase.ts) when `shape` came back in a batch: the estimate when it
  * told a bucket refilled by a timer (or saw one it could not size), else the shape to go on with
- * (a window's edge walk from the last edge it timed); `timed`: whether it ran.
+ * (a window's edge walk from the last edge it timed).
  */
 async function staircaseAfter(
   probe: Probe,
   drained: StreamFindings,
   shape: ShapeFindings,
   drainFromIdle = true,
-): Promise<{ estimate: Estimate } | { shape: ShapeFindings; timed: boolean }> {
+): Promise<{ estimate: Estimate } | { shape: ShapeFindings }> {
   const batch = cameBackInBatch(shape) || (!drainFromIdle && shape.shape === 'resetting-window');
-  if (!batch) return { shape, timed: false };
+  if (!batch) return { shape };
   const stairs = await staircasePhase(probe, shape, drainFromIdle);
   const evidence = [shape.evidence, stairs.evidence];
   if (stairs.model) return { estimate: await identifiedWindow(probe, drained, stairs.model, evidence, []) };
@@ -268,7 +266,7 @@ async function staircaseAfter(
   // What the staircase saw joins the evidence the window path goes on with.
   const told = { ...shape, evidence: `${shape.evidence}; no timer's staircase: ${stairs.evidence}` };
   const resumed = shape.shape === 'resetting-window' && stairs.latest ? { ...told, recovery: stairs.latest } : told;
-  return { shape: resumed, timed: true };
+  return { shape: resumed };
 }
 
 /** A window whose kind and parameters are known: Retry-After and the scope, then the estimate. */
