@@ -171,7 +171,7 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     // A silent log the trials sized may be a counter whose edges they timed: checked at other phases.
     const phased =
       model?.kind === 'sliding-window' && !announcesReset(probe) && !probe.outOfBudget()
-        ? await logPhaseCheck(probe, model, shape.shape === 'smooth-window')
+        ? await logPhaseCheck(probe, model)
         : undefined;
     const misread = phased?.holds === false;
     if (phased) (misread ? window.notes : window.evidence).push(phased.evidence);
