@@ -38,17 +38,11 @@ describe.skipIf(skipWhy !== undefined)(
   () => {
     const suite = toxiproxySuite(missing, 'rate-limit network test', 'ces-ratelimit-network-');
 
-    // Side by side: each limiter its own emulator, toxiproxy and CLI process, and a probe at ~50
-    // req/s across 100 ms round trips waits on the network, not the CPU (the errors stayed within
-    // 2 % over repeated runs side by side, docs/development.md).
-    it.concurrent.for(limiters)(
+    it.each(limiters)(
       '$name: identified within 2 %, the recommendation proven',
-      { timeout: 180_000 },
-      async ({ name, model }, { expect, onTestFinished }) => {
-        const emulator = await createEmulator({ port: 0, limiter: model });
-        onTestFinished(() => emulator.close());
-        const proxy = await startToxiproxy(suite.binary, emulator.url, LATENCY);
-        onTestFinished(() => proxy.stop());
+      async ({ name, model }) => {
+        const emulator = (suite.emulator = await createEmulator({ port: 0, limiter: model }));
+        const proxy = (suite.proxy = await startToxiproxy(suite.binary, emulator.url, LATENCY));
         const reportDir = join(suite.cwd, model.kind);
         const r = await runCli(
           ['ratelimit', '--base-url', proxy.url, '--ca', emulator.caFile, '--report-dir', reportDir].concat([
@@ -79,6 +73,7 @@ describe.skipIf(skipWhy !== undefined)(
         expect(rl.proof_verdict, context).toBe('proven');
         expect(r.code, context).toBe(0);
       },
+      180_000,
     );
   },
 );
