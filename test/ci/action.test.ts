@@ -52,7 +52,10 @@ describe('action.yml', () => {
   });
 });
 
-describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))('the action steps, run locally', () => {
+// Side by side: each run is its own process tree on its own emulator (port 0) and workspace, and
+// mostly waits on timers (the token expiry, the rate-limit recovery, k6's fixed duration).
+const built = existsSync(join(projectRoot, 'dist', 'cli.js'));
+describe.skipIf(!built)('the action steps, run locally', { concurrent: true }, () => {
   let broken: Emulator;
   beforeAll(async () => {
     broken = await createEmulator({ port: 0, faults: ['token-rotates'] });

@@ -13,7 +13,8 @@ const k6 = await realK6();
 const work = () => mkdtempSync(join(tmpdir(), 'ces-load-'));
 const K6_ENV = k6 ? { K6_BINARY: k6.path } : {};
 
-describe.skipIf(!k6)('ces-harness load against the built-in emulator', () => {
+// Both blocks side by side too ({ concurrent: true }): `run` below has its own emulator and k6 runs.
+describe.skipIf(!k6)('ces-harness load against the built-in emulator', { concurrent: true }, () => {
   // Each k6 run has its own emulator and paces by the clock: side by side, each takes as long as alone.
   it.concurrent(
     'exits 0 with all four scenarios in the report, and k6 dashboard exports beside it',
@@ -86,7 +87,7 @@ describe.skipIf(!k6)('ces-harness load against the built-in emulator', () => {
   });
 });
 
-describe.skipIf(!k6)('ces-harness run (npm start) against the built-in emulator', () => {
+describe.skipIf(!k6)('ces-harness run (npm start) against the built-in emulator', { concurrent: true }, () => {
   it('runs checks and a short load, exits 0 and writes the four report files', async () => {
     const cwd = work();
     const res = await runCli(['run'], { cwd, env: K6_ENV, timeoutMs: 240_000 });

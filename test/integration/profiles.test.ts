@@ -70,12 +70,13 @@ describe('the profile groups', () => {
   });
 });
 
-// `check` and `run` of one group side by side (each CLI run its own built-in emulator on port 0):
-// both mostly wait on timers (token expiry, the rate-limit recovery, k6's fixed duration), and
-// `npm run bench -- real-sandbox` measured 0 false alarms for each even with the CPU saturated, so
-// sharing the wait costs them nothing they prove, and the file about a third of its time.
+// `check` and `run` of one group side by side, and the groups side by side (each CLI run its own
+// process and built-in emulator on port 0): they mostly wait on timers (token expiry, the
+// rate-limit recovery, k6's fixed duration), and `npm run bench -- real-sandbox` measured 0 false
+// alarms for each even with the CPU saturated, so sharing the wait costs them nothing they prove,
+// and the file most of its time.
 describe('check and run against the conformant profiles', () => {
-  it.for(GROUPS.map((g) => g.join(', ')))(
+  it.concurrent.for(GROUPS.map((g) => g.join(', ')))(
     '%s pass',
     { timeout: Math.max(...COMMANDS.map((c) => c.timeoutMs)) + 10_000 },
     async (names, { expect }) => {
