@@ -257,10 +257,6 @@ async function staircaseAfter(
   shape: ShapeFindings,
   drainFromIdle = true,
 ): Promise<{ estimate: Estimate } | { shape: ShapeFindings }> {
-  // Answers of half a second and more come back in clumps of their own: a staircase timed off them
-  // is latency (a 25 req/s bucket behind 2 s answers spent the probe's whole time cap on it, where
-  // the window path says the figures are latency).
-  if ((drained.latencyP95Ms ?? 0) >= SLOW_ANSWER_MS) return { shape };
   const batch = cameBackInBatch(shape) || (!drainFromIdle && shape.shape === 'resetting-window');
   if (!batch) return { shape };
   const stairs = await staircasePhase(probe, shape, drainFromIdle);
