@@ -35,7 +35,7 @@ const settings: Array<{
     name: 'counter 50 per 1 s',
     model: (phaseS) => ({ kind: 'sliding-counter', limit: 50, window_s: 1, phase_s: phaseS, counts_refused: false }),
     windowS: 1,
-    expected: { sized: 10, 'not identified': 5, other: 5 },
+    expected: { sized: 10, 'not identified': 6, other: 4 },
   },
   {
     name: 'counter 100 per 10 s',
