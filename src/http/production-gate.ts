@@ -8,8 +8,6 @@
 import type { BusinessEndpoint } from '../spec/endpoints.js';
 import type { BearerKind, ProductionRequest } from '../report/model.js';
 
-export type { BearerKind, ProductionRequest } from '../report/model.js';
-
 export class ProductionBudgetReached extends Error {
   override readonly name = 'ProductionBudgetReached';
   constructor(readonly maxRequests: number) {

@@ -23,7 +23,8 @@ import type { Exchange, IssuedToken, SendOptions, TokenExchange, TransportSeen }
 import { DEFAULT_RATE_LIMIT_BUDGET, sendWaitingOut429, type RateLimitBudget } from './rate-limit-wait.js';
 import { flattenHeaders, parseJson, readCapped } from './read-answer.js';
 import { fingerprint, type Redactor } from './redact.js';
-import type { BearerKind, ProductionGate } from './production-gate.js';
+import type { ProductionGate } from './production-gate.js';
+import type { BearerKind } from '../report/model.js';
 import { IDEMPOTENCY_KEY, closedWhileReused, replaySafe } from './replay.js';
 import { readAdvertisement, tighterAdvertisement } from '../spec/ratelimit-fields.js';
 import { httpDateMs, measureSkew, type ClockReading, type SkewBounds } from '../time/clock-skew.js';

@@ -384,10 +384,6 @@ function backBeforePeriod(model: LimiterModel, shape: ShapeFindings): boolean {
   );
 }
 
-/**
- * A service that says when its quota resets (X-RateLimit-Reset, RateLimit's t=): HAProxy's stick tables announce nothing, httprate and
- * most counters kept in Redis announce the end of their current window.
- */
 /** The recovery's shape in a note's words (a smooth window is one kind of sliding window to the user). */
 const SHAPE_WORDS: Record<RecoveryShape, string> = {
   bucket: 'bucket',
@@ -395,6 +391,10 @@ const SHAPE_WORDS: Record<RecoveryShape, string> = {
   'smooth-window': 'sliding window',
 };
 
+/**
+ * A service that says when its quota resets (X-RateLimit-Reset, RateLimit's t=): HAProxy's stick tables announce nothing, httprate and
+ * most counters kept in Redis announce the end of their current window.
+ */
 const announcesReset = (probe: Probe): boolean => (probe.advertisements.last?.ad.resetS ?? null) !== null;
 
 type Figures = Pick<

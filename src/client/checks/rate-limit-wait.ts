@@ -71,7 +71,8 @@ const STRETCHED = 2;
 
 const fixed = (run: readonly Wait[]): boolean => {
   const gaps = run.map((w) => Math.max(1, w.gapMs));
-  const atFloor = gaps.filter((g) => g < FIXED_SPREAD * Math.min(...gaps)).length;
+  const floor = Math.min(...gaps);
+  const atFloor = gaps.filter((g) => g < FIXED_SPREAD * floor).length;
   return atFloor >= FIXED_RUN && atFloor >= run.length - STRETCHED;
 };
 
