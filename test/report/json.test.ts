@@ -78,4 +78,31 @@ it("puts every rate_limit key the probe fills in at its place, whatever order th
   // The section's own keys only: what is inside them passes through as the probe made it.
   const reversed = Object.fromEntries(Object.entries(rateLimit).reverse()) as RateLimitResult;
   expect(renderJson({ ...report, rate_limit: reversed })).toBe(renderJson(report));
+  // And at the place report.json has always had it: a key left off the order would trail the rest.
+  expect(Object.keys((JSON.parse(renderJson(report)) as Report).rate_limit!)).toEqual([
+    'endpoint',
+    'observed_429',
+    'sustained_rps',
+    'burst',
+    'scope',
+    'retry_after_header',
+    'recovery_s',
+    'requests_sent',
+    'requests_limited',
+    'recommendation',
+    'proof',
+    'proof_verdict',
+    'timeline',
+    'notes',
+    'limiting_status',
+    'refill_s',
+    'ratelimit_headers',
+    'advertised',
+    'duration_s',
+    'partial',
+    'limiter',
+    'limiter_evidence',
+    'reference_lines',
+    'fleet',
+  ]);
 });
