@@ -478,6 +478,7 @@ function estimateOf(
     );
   else if (stoppedBy === 'time')
     notes.push(`stopped at the probe's time cap (${maxDurationMs / 1000} s): the estimate may be partial`);
+  else if (stoppedBy === 'budget') notes.push(`stopped at production's request budget: ${probe.lastError}`);
   else if (stoppedBy === 'errors')
     notes.push(`stopped after ${ERROR_STREAK} transport errors in a row (last: ${probe.lastError.slice(0, 160)})`);
   // Little's law bound the stream: what max_rps would have found above that rate was not tested.
