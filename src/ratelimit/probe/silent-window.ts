@@ -180,7 +180,13 @@ async function sizeLongWindow(
     // 100 per 10 s, its edge 7.5 s after the drain: read as a sliding log 37 % fast): its ramp is
     // timed here instead, inside the window after the edge (counter-ramp.ts), or it is not sized.
     probe.progress(`${seen}, yet more than one at a time: a window weighing the last one; timing its ramp`);
-    return counterRampPhase(probe, { prev: drain.limit, edge: edge1, refusal: drain.refusal, shortestMs });
+    return counterRampPhase(probe, {
+      prev: drain.limit,
+      edge: edge1,
+      refusal: drain.refusal,
+      shortestMs,
+      drainStartMs: startMs,
+    });
   }
   const fromMs = edge1.lo + shortestMs;
   if (fromMs > probe.maxDurationMs) return longerThanBudget(probe, shortestMs);
