@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { describeLimiter, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import type { Estimate } from '../../src/ratelimit/types.js';
 import { overstatedQuota } from '../../src/emulator/profiles/ratelimit-headers.js';
-import { advertising, discoverVirtual, fromModel, type VirtualEndpoint } from './virtual-limit.js';
+import { advertising, discoverVirtual, fromModel, haproxyRate, type VirtualEndpoint } from './virtual-limit.js';
 
 const fixed = (limit: number, windowS: number): LimiterModel => ({
   kind: 'fixed-window',
@@ -125,6 +125,32 @@ describe('a silent long window that is not a fixed window is not taken for one',
     expect(e.limiter_evidence.join('\n')).toMatch(/on a line from that edge, through pings refused in between/);
     expect(e.duration_s).toBeLessThan(20);
     expect(e.requests_sent).toBeLessThan(300);
+  });
+});
+
+describe("HAProxy's counter with a 10 s period, silent: it weighs its last period as a counter does", () => {
+  // Its period opens at the client's first request, so its first edge comes a period after the
+  // drain began: the ramp reads it as a counter whose edge fell there, at its true rate, and says
+  // so. Counting refused requests, the ramp's pings keep it shut: not identified, never a guess.
+  it.each([
+    { countsRefused: false, sized: true },
+    { countsRefused: true, sized: false },
+  ])('counting refused requests: $countsRefused', async ({ countsRefused, sized }) => {
+    const e = await discoverVirtual(
+      { limiter: () => haproxyRate(100, 10_000, countsRefused), status: 429 },
+      { maxDurationS: 60 },
+    );
+    if (!sized) {
+      expect(e.limiter, e.notes.join('\n')).toBeNull();
+      expect(e.notes.join('\n')).toMatch(/not identified: a window weighing the last one/);
+      return;
+    }
+    expect(e.limiter, e.notes.join('\n')).toMatchObject({ kind: 'sliding-counter', limit: 100 });
+    expect(e.sustained_rps).toBeLessThanOrEqual(10 * 1.02);
+    expect(e.sustained_rps).toBeGreaterThanOrEqual(10 * 0.98);
+    expect(e.limiter_evidence.join('\n')).toMatch(
+      /a period opened by the client's first request, as HAProxy's stick table weighs it/,
+    );
   });
 });
 

@@ -1,12 +1,14 @@
-// A silent sliding-window counter (go-chi/httprate's recipe) whose first edge came long after the
-// drain (silent-window.ts): sized inside the one window that follows that edge. There the counter
-// weighs the drained window's count `prev` by the share of the window still to come, so it frees
-// one request every window / prev, on a lattice fixed by the edge: once a clump has filled it, the
-// next request passes exactly at a lattice point, whatever the rounding rule. Two lattice points
-// found by close pings, far apart in that window, and the admissions counted between them give
-// window / prev to a few ms over most of a window: the window to well under 1 %, for a couple of
-// clumps and a few dozen pings, inside the window after the first edge (about two windows in all).
-// A single ramp fits no other kind: a log frees the whole limit at once, a bucket one at a time.
+// A silent sliding-window counter (go-chi/httprate's recipe), sized inside the one window that
+// follows its first edge after the drain (silent-window.ts when that edge came late, discover.ts
+// right after the recovery when it came sooner). There the counter weighs the drained window's
+// count `prev` by the share of the window still to come, so it frees one request every window /
+// prev, on a lattice fixed by the edge: once a clump has filled it, the next request passes
+// exactly at a lattice point, whatever the rounding rule. Two lattice points found by close pings,
+// far apart in that window, and the admissions counted between them give window / prev to a few
+// ms over most of a window: the window to ±0.5 %, for two to four clumps and a few dozen pings,
+// before the next edge (two windows in all at most). A single ramp fits no other kind: a log frees
+// the whole limit at once, a bucket one at a time; HAProxy's counter, its period opened by the
+// client, ramps the same way from an edge one window after the drain began, and is said to.
 
 import { midpoint, type Bracket } from '../identify.js';
 import { round } from '../estimators.js';
@@ -26,7 +28,7 @@ const TIMEABLE_STEP = 6;
 /** A lattice point looked for this many steps at most: none by then, the counter is not ramping. */
 const STEPS_SOUGHT = 4;
 /** Each clump this share of the shortest window after the edge: well before the next edge. */
-const SECOND_CLUMP = 0.8;
+const CLUMP_INTO_WINDOW = 0.8;
 /** Clumps after the first lattice point at most: each later one pushed later by what the last one showed. */
 const MAX_CLUMPS = 3;
 /** Half-width of the window's bracket, as a share of it, beyond which it is not claimed. */
@@ -84,7 +86,7 @@ export async function counterRampPhase(probe: Probe, start: RampStart): Promise<
   let window: Bracket | undefined;
   let steps = 0;
   for (let clumps = 0; clumps < MAX_CLUMPS; clumps++) {
-    const clumpAtMs = edge.lo + SECOND_CLUMP * shortestMs;
+    const clumpAtMs = edge.lo + CLUMP_INTO_WINDOW * shortestMs;
     if (clumpAtMs < lastPoint.at.hi + 4 * roughStepMs) break;
     if (clumpAtMs + prev * (1000 / probe.maxRps) + STEPS_SOUGHT * roughStepMs > probe.maxDurationMs) break;
     const clump = await drainAt(probe, 'edges', clumpAtMs, prev + 5);
