@@ -173,6 +173,8 @@ async function latticePoint(
   );
   const refused = found.lastRefused ?? lastLimited;
   if (!found.accepted || !refused) return undefined;
+  // Seen the other way round (a jittery network): where the lattice point lies is not known.
+  if (seenMs(refused) > seenMs(found.accepted)) return undefined;
   return {
     at: { lo: seenMs(refused), hi: seenMs(found.accepted) },
     before: passedSince(probe.samples, refusal, found.accepted.sentMs),
