@@ -51,6 +51,7 @@ import { MAX_IN_FLIGHT, reachableRps } from './in-flight.js';
 import { retryAfterPhase, type RetryAfterFindings } from './probe/retry-after.js';
 import { drainAgainFromIdle } from './probe/redrain.js';
 import { counterEdgePhase } from './probe/counter-edge.js';
+import { rampAfterShape } from './probe/counter-ramp.js';
 import { logPhaseCheck } from './probe/log-phase.js';
 import { batchBucketPhase } from './probe/batch-bucket.js';
 import { EDGE_PRECISION } from './probe/window-edges.js';
@@ -140,6 +141,10 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     );
   }
   const firstShape = drain ? await shapePhase(probe, drain, null, silent?.recovery) : undefined;
+  // A silent counter whose edge came soon after the drain: its ramp, timed inside the window that
+  // edge opened, before anything else sends (probe/counter-ramp.ts).
+  const ramp = firstShape && !announcesReset(probe) ? await rampAfterShape(probe, firstShape) : undefined;
+  if (ramp?.model) return identifiedWindow(probe, drained, ramp.model, [firstShape!.evidence, ...ramp.evidence], []);
   const shape = firstShape ? await confirmedShape(probe, firstShape) : undefined;
   // A smooth window that announces when its quota resets may keep its windows on the clock (a
   // sliding-window counter): period trials from idle would time its next edge, not a period
