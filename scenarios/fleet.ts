@@ -70,8 +70,9 @@ const originMs = gauge('fleet_origin_ms');
 const setupAtMs = gauge('fleet_setup_at_ms');
 
 const PREFIX = 'instance_';
-// Every instance starts together (startTime 0) and stops acting at duration_s; an answer in flight
-// then still arrives, so the scenario's own limit leaves it a request timeout and more.
+// Every instance acts from the fleet's time 0 (set by setup(), START_MARGIN_MS) and stops acting at
+// duration_s; an answer in flight then still arrives, so the scenario's own limit leaves it the
+// margin, a request timeout and more.
 const scenarios: Record<string, Scenario> = {};
 for (let i = 0; i < run.instances; i++) {
   scenarios[`${PREFIX}${i}`] = {
@@ -85,24 +86,42 @@ for (let i = 0; i < run.instances; i++) {
 
 export const options = scenarioOptions(cfg, scenarios, { fleet_unexpected_answers: ['count==0'] });
 
-export function setup(): SharedToken {
-  const before = Date.now();
-  const shared = shareToken(cfg);
-  // Its midpoint: where the request met the limiter, within half a round trip.
-  setupAtMs.add((before + Date.now()) / 2);
-  return shared;
+/**
+ * How long after setup() the fleet's time 0 is. k6 starts the instances' scenarios one after
+ * another, not at one instant: 16 of them spread over 2-10 ms on a quiet machine, 1-34 ms beside
+ * stress-ng and once 129 ms, half an instance's interval at N = 16. An instance counting from its
+ * own scenario's start acts that far out of step with the others, which the simulation (every
+ * instance from 0) never does, and the 429 rate at N = 16 (about 27 refusals: 10 % is three) can
+ * move with it. So every instance counts from one instant, far enough ahead that each has started
+ * by then; one that has not acts late, as after a late wake.
+ */
+const START_MARGIN_MS = 1000;
+
+/** setup()'s token, and the fleet's time 0 (epoch ms) every instance counts from. */
+interface FleetStart extends SharedToken {
+  originMs: number;
 }
 
-export function instance(shared: SharedToken): void {
+export function setup(): FleetStart {
+  const before = Date.now();
+  const shared = shareToken(cfg);
+  const after = Date.now();
+  // Its midpoint: where the request met the limiter, within half a round trip.
+  setupAtMs.add((before + after) / 2);
+  return { ...shared, originMs: after + START_MARGIN_MS };
+}
+
+export function instance(shared: FleetStart): void {
   const index = Number(exec.scenario.name.slice(PREFIX.length));
   const random = instanceRandom(run, index);
   const client = new ClientInstance(instanceSetup(run, index, random), random);
   const token = shared.token?.value ?? '';
-  // The simulator's time 0 is the scenario's start, the same instant for every instance.
-  const origin = exec.scenario.startTime;
+  // The simulator's time 0: the same instant for every instance (see START_MARGIN_MS).
+  const origin = shared.originMs;
   const endMs = run.duration_s * 1000;
   const now = () => Date.now() - origin;
   originMs.add(origin);
+  if (now() < 0) sleep(-now() / 1000);
   // Bounded: each round either sleeps until the instance's next attempt or sends one, and the
   // loop ends at duration_s (arrivals stop then too).
   for (;;) {

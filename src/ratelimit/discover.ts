@@ -54,6 +54,7 @@ import { MAX_IN_FLIGHT, reachableRps } from './in-flight.js';
 import { retryAfterPhase, type RetryAfterFindings } from './probe/retry-after.js';
 import { drainAgainFromIdle } from './probe/redrain.js';
 import { counterEdgePhase } from './probe/counter-edge.js';
+import { rampAfterShape } from './probe/counter-ramp.js';
 import { logPhaseCheck } from './probe/log-phase.js';
 import { batchBucketPhase } from './probe/batch-bucket.js';
 import { cameBackInBatch, staircasePhase, type BatchBucketModel } from './probe/batch-staircase.js';
@@ -147,6 +148,12 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   // Back in a clump smaller than the drain: a bucket refilled by a timer, read off its staircase.
   const afterFirst = firstShape ? await staircaseAfter(probe, drained, firstShape) : undefined;
   if (afterFirst && 'estimate' in afterFirst) return afterFirst.estimate;
+  // A silent counter whose edge came soon after the drain: its ramp, timed inside the window that
+  // edge opened, before anything else sends (probe/counter-ramp.ts): not after a staircase that
+  // ran (it only runs on a timer's evidence, which such a counter's trickle does not give).
+  const untouched = afterFirst?.shape === firstShape;
+  const ramp = untouched && !announcesReset(probe) ? await rampAfterShape(probe, firstShape!) : undefined;
+  if (ramp?.model) return identifiedWindow(probe, drained, ramp.model, [firstShape!.evidence, ...ramp.evidence], []);
   const confirmed = afterFirst ? await confirmedShape(probe, afterFirst.shape) : undefined;
   // A first drain that looked like a bucket and a second that came back in a batch, or whole after
   // a short wait (the real Go bucket of four batches, twice in forty runs: its first drain's last
@@ -524,6 +531,7 @@ function estimateOf(
     );
   else if (stoppedBy === 'time')
     notes.push(`stopped at the probe's time cap (${maxDurationMs / 1000} s): the estimate may be partial`);
+  else if (stoppedBy === 'budget') notes.push(`stopped at production's request budget: ${probe.lastError}`);
   else if (stoppedBy === 'errors')
     notes.push(`stopped after ${ERROR_STREAK} transport errors in a row (last: ${probe.lastError.slice(0, 160)})`);
   // Little's law bound the stream: what max_rps would have found above that rate was not tested.

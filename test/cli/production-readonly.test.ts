@@ -226,6 +226,10 @@ describe('production is read-only by default', () => {
       const r = report(reportDir);
       expect(r.production).toMatchObject({ max_requests: budget, budget_reached: true });
       expect(r.untested.map((u) => u.reason).join('\n')).toContain('production request budget');
+      // Requests the budget held back were never sent: the probe's count is what production received.
+      if (r.rate_limit) expect(r.rate_limit.requests_sent).toBeLessThanOrEqual(budget);
+      const probeLine = /probe: (\d+) requests/.exec(res.stdout)?.[1];
+      if (probeLine !== undefined) expect(Number(probeLine)).toBeLessThanOrEqual(budget);
       expect(res.stderr).not.toMatch(/unexpected|\bat .*\.js:\d+/i);
     },
   );

@@ -34,12 +34,22 @@ it('a fixed window of 300 per 10 s, announced: sized within 2 % in about 25 s, t
   expect(estimate.advertised, context).toMatchObject({ limit: 300, window_s: 10, agrees: true });
   const sizedS = Math.max(...samples.filter((s) => s.phase === 'advertised').map((s) => s.sentMs)) / 1000;
   expect(sizedS, context).toBeLessThanOrEqual(25);
-  // The sizing's cost grows with the limit: what the probe sent until the window was sized. What it
-  // sends after (judging Retry-After until its cap) depends on how much of the cap a busy machine
-  // left, and is bounded by max_requests like any probe's.
+  // The sizing's cost grows with the limit: three limits' worth (the drain, the counted window, the
+  // whole limit after the second edge) and a few dozen pings, counted until the window was sized
+  // (what it sends after, judging Retry-After until its cap, is bounded by max_requests like any
+  // probe's). The drain passes what the limit admits from wherever the probe began in the window:
+  // begun just before an edge (the windows are on the clock), it empties the rest of that window
+  // and the whole next one, up to two limits. That is the limiter's doing, not the machine's: begun
+  // 9.0 s into a window the drain passed 490 and the sizing sent 1,111 requests on a quiet machine,
+  // and a busy one, whose drain runs slower, only makes it straddle an edge more often. So the
+  // drain is held to two limits, and what the sizing sent after it to two limits and the pings.
+  const drain = samples.filter((s) => s.phase === 'drain');
+  const drainEndMs = Math.max(...drain.map((s) => s.sentMs));
+  expect(drain.filter((s) => s.answer === 'accepted').length, context).toBeLessThanOrEqual(2 * 300);
   const sizingRequests = samples.filter((s) => s.sentMs <= sizedS * 1000).length;
-  expect(sizingRequests, context).toBeLessThanOrEqual(3 * 300 + 100);
+  const afterDrain = samples.filter((s) => s.sentMs > drainEndMs && s.sentMs <= sizedS * 1000).length;
+  expect(afterDrain, context).toBeLessThanOrEqual(2 * 300 + 100);
   console.log(
-    `emulator 300/10 s announced: ${windowS} s, sized in ${sizedS.toFixed(1)} s with ${sizingRequests} requests (${seconds.toFixed(1)} s and ${estimate.requests_sent} requests in all)`,
+    `emulator 300/10 s announced: ${windowS} s, sized in ${sizedS.toFixed(1)} s with ${sizingRequests} requests, ${afterDrain} after the drain (${seconds.toFixed(1)} s and ${estimate.requests_sent} requests in all)`,
   );
 }, 45_000);

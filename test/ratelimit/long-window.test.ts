@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { describeLimiter, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import type { Estimate } from '../../src/ratelimit/types.js';
 import { overstatedQuota } from '../../src/emulator/profiles/ratelimit-headers.js';
-import { advertising, discoverVirtual, fromModel, type VirtualEndpoint } from './virtual-limit.js';
+import { advertising, discoverVirtual, fromModel, haproxyRate, type VirtualEndpoint } from './virtual-limit.js';
 
 const fixed = (limit: number, windowS: number): LimiterModel => ({
   kind: 'fixed-window',
@@ -105,19 +105,52 @@ describe('a silent long window that is not a fixed window is not taken for one',
     expect(e.limiter?.kind, e.notes.join('\n')).not.toBe('fixed-window');
     // Let back one at a time after the long wait: the usual phases go on and time the bucket.
     if (model.kind === 'bucket') expect(e.limiter?.kind, e.notes.join('\n')).toBe('bucket');
+    // Its first edge's own slot alone free a period after that request: a log of that period.
+    if (model.kind === 'sliding-window') {
+      expect(e.limiter, e.notes.join('\n')).toMatchObject({ kind: 'sliding-window', limit: 60 });
+      if (e.limiter?.kind === 'sliding-window') expect(Math.abs(e.limiter.period_s / 60 - 1)).toBeLessThanOrEqual(0.02);
+      expect(e.limiter_evidence.join('\n')).toMatch(/after the request that passed at that edge/);
+    }
   });
 
   // httprate's counter, its next edge 7.5 s after the drain shut: back in part at once (it weighs the
-  // drained window), more than one at a time and fewer than the drain. Its clump spent that
-  // weight, which misleads every later phase (continuing, the probe read a sliding log 37 % fast): said, not sized.
-  it('a sliding-window counter of 100 per 10 s whose edge comes late: not identified, with what was seen', async () => {
+  // drained window), more than one at a time and fewer than the drain. Its clump spent that weight,
+  // which misled every later phase (the probe read a sliding log 37 % fast): its ramp is timed
+  // inside the window after the edge instead (counter-ramp.ts), before the next edge.
+  it('a sliding-window counter of 100 per 10 s whose edge comes late: sized by its ramp within the next window', async () => {
     const model = { kind: 'sliding-counter', limit: 100, window_s: 10, phase_s: 8, counts_refused: false } as const;
     const e = await probeOf(model, 'nothing', 150);
-    expect(e.limiter, e.notes.join('\n')).toBeNull();
-    expect(e.notes.join('\n')).toMatch(
-      /not identified: the limit shut for [\d.]+ s, then \d+ passed where the drain let \d+ through: not a window that resets, yet more than one at a time/,
-    );
+    expect(e.limiter, e.notes.join('\n')).toMatchObject({ kind: 'sliding-counter', limit: 100 });
+    if (e.limiter?.kind === 'sliding-counter') expect(Math.abs(e.limiter.window_s / 10 - 1)).toBeLessThanOrEqual(0.02);
+    expect(e.limiter_evidence.join('\n')).toMatch(/on a line from that edge, through pings refused in between/);
     expect(e.duration_s).toBeLessThan(20);
+    expect(e.requests_sent).toBeLessThan(300);
+  });
+});
+
+describe("HAProxy's counter with a 10 s period, silent: it weighs its last period as a counter does", () => {
+  // Its period opens at the client's first request, so its first edge comes a period after the
+  // drain began: the ramp reads it as a counter whose edge fell there, at its true rate, and says
+  // so. Counting refused requests, the ramp's pings keep it shut: not identified, never a guess.
+  it.each([
+    { countsRefused: false, sized: true },
+    { countsRefused: true, sized: false },
+  ])('counting refused requests: $countsRefused', async ({ countsRefused, sized }) => {
+    const e = await discoverVirtual(
+      { limiter: () => haproxyRate(100, 10_000, countsRefused), status: 429 },
+      { maxDurationS: 60 },
+    );
+    if (!sized) {
+      expect(e.limiter, e.notes.join('\n')).toBeNull();
+      expect(e.notes.join('\n')).toMatch(/not identified: a window weighing the last one/);
+      return;
+    }
+    expect(e.limiter, e.notes.join('\n')).toMatchObject({ kind: 'sliding-counter', limit: 100 });
+    expect(e.sustained_rps).toBeLessThanOrEqual(10 * 1.02);
+    expect(e.sustained_rps).toBeGreaterThanOrEqual(10 * 0.98);
+    expect(e.limiter_evidence.join('\n')).toMatch(
+      /a period opened by the client's first request, as HAProxy's stick table weighs it/,
+    );
   });
 });
 

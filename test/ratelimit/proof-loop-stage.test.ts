@@ -63,13 +63,35 @@ function capture(onProgress: (l: string) => void): Terminal & { lines: string[] 
 }
 
 // The tests run side by side: each stage run has its own emulator and limit, and waits mostly on
-// k6's proof rounds (4 s each, in k6's own process); the first and third share one run.
+// k6's proof rounds (4 s each, in k6's own process); the first and third share one run. Their
+// probes take turns (probeTurns): the probe's 30 s cap (maxDurationS) bounds the probe alone, on
+// its own wall clock, never the proof rounds or k6's start-up, and a probe that reaches it is
+// partial, which is never proven. One probe here takes 15 s, quiet or beside stress-ng --cpu 3;
+// three at once, sharing this worker's one event loop with their three emulators, took 13-16 s
+// quiet and 17.7-20.1 s beside stress-ng, where one stall of the worker cost all three 6 s at once.
+
+/**
+ * One probe at a time: each stage run waits for the one before to reach its first proof round (or
+ * end), so a probe shares the worker with k6's rounds in their own processes, never with another probe.
+ */
+function probeTurns(): () => { ready: Promise<void>; over: () => void } {
+  let last: Promise<void> = Promise.resolve();
+  return () => {
+    let over!: () => void;
+    const ended = new Promise<void>((resolve) => (over = resolve));
+    const ready = last;
+    last = last.then(() => ended);
+    return { ready, over };
+  };
+}
+
 const misread = 'the proof loop of the ratelimit stage, behind a limit the probe misreads';
 describe.skipIf(k6 === undefined)(misread, { concurrent: true }, () => {
   let prepared: PreparedTarget;
   let reportDir: string;
   const redactor = new Redactor();
   const emulators: Emulator[] = [];
+  const probeTurn = probeTurns();
 
   beforeAll(async () => {
     reportDir = await mkdtemp(join(tmpdir(), 'ces-proof-loop-'));
@@ -97,7 +119,11 @@ describe.skipIf(k6 === undefined)(misread, { concurrent: true }, () => {
     const { target } = await prepared.probeTarget();
     redactor.addSecret(emulator.credentials.clientSecret, emulator.credentials.clientId);
     const untested: string[] = [];
-    const terminal = capture(limit.progress);
+    const turn = probeTurn();
+    const terminal = capture((line) => {
+      limit.progress(line);
+      if (/^proof round \d+:/.test(line)) turn.over();
+    });
     const on: StageTarget = {
       ...prepared,
       ...(fleetLimit !== undefined
@@ -117,7 +143,8 @@ describe.skipIf(k6 === undefined)(misread, { concurrent: true }, () => {
     const io = runIo(terminal, redactor, new AbortController().signal, (stage, reason) =>
       untested.push(`${stage}: ${reason}`),
     );
-    const result = await makeRateLimitStage({ proofS: 4, maxDurationS: 30 })(on, io);
+    await turn.ready;
+    const result = await makeRateLimitStage({ proofS: 4, maxDurationS: 30 })(on, io).finally(turn.over);
     return {
       result,
       untested,

@@ -41,14 +41,26 @@ const settings: Array<{
     name: 'counter 100 per 10 s',
     model: (phaseS) => ({ kind: 'sliding-counter', limit: 100, window_s: 10, phase_s: phaseS, counts_refused: false }),
     windowS: 10,
-    expected: { sized: 0, 'not identified': 18, other: 2 },
+    expected: { sized: 18, 'not identified': 0, other: 2 },
+  },
+  {
+    name: 'counter 60 per 60 s',
+    model: (phaseS) => ({ kind: 'sliding-counter', limit: 60, window_s: 60, phase_s: phaseS, counts_refused: false }),
+    windowS: 60,
+    expected: { sized: 19, 'not identified': 0, other: 1 },
   },
   {
     // A log has no phase of its own: every phase reads the same (its window is sized by no edge).
     name: 'log 100 per 10 s',
     model: () => ({ kind: 'sliding-window', limit: 100, period_s: 10, counts_refused: false }),
     windowS: 10,
-    expected: { sized: 0, 'not identified': 20, other: 0 },
+    expected: { sized: 20, 'not identified': 0, other: 0 },
+  },
+  {
+    name: 'log 60 per 60 s',
+    model: () => ({ kind: 'sliding-window', limit: 60, period_s: 60, counts_refused: false }),
+    windowS: 60,
+    expected: { sized: 20, 'not identified': 0, other: 0 },
   },
 ];
 

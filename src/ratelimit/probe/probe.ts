@@ -5,6 +5,7 @@
 // `check`'s burst (src/runner/limit-burst.ts) is one burstRun of a Probe of its own.
 
 import type { Exchange } from '../../http/exchange.js';
+import { ProductionBudgetReached } from '../../http/production-gate.js';
 import { retryAfterSeconds } from '../../spec/retry-after.js';
 import { readAdvertisement, type Advertisement } from '../../spec/ratelimit-fields.js';
 import type { AdvertisedLimit } from '../../report/model.js';
@@ -49,7 +50,8 @@ export interface Heard {
   sample: Sample;
 }
 
-export type StopReason = 'signal' | 'requests' | 'time' | 'errors';
+/** `budget`: production's request budget (production.max_requests) held the next request back. */
+export type StopReason = 'signal' | 'requests' | 'time' | 'errors' | 'budget';
 
 /** A header's announcement on a refusal: the exchange it came with and the seconds it said. */
 export interface Announced {
@@ -93,6 +95,8 @@ export class Probe {
   unauthorized = 0;
   lastError = '';
   stoppedBy: StopReason | undefined;
+  // Requests production's budget held back: dispatched, never sent, so never counted as sent.
+  private heldBack = 0;
 
   /** When the probe started (Unix ms, on its clock): where a fixed window's edges fall is said on it. */
   readonly startedEpochMs: number;
@@ -127,7 +131,7 @@ export class Probe {
 
   /** Every request so far, set-up included. */
   sentSoFar(): number {
-    return this.calls.overhead.sent + this.dispatched;
+    return this.calls.overhead.sent + this.dispatched - this.heldBack;
   }
 
   /** The send time up to which the series is complete (Infinity when nothing is in flight). */
@@ -176,6 +180,10 @@ export class Probe {
       exchange = await (client === 'second' && this.calls.second ? this.calls.second() : this.calls.primary());
     } catch (err) {
       this.lastError = err instanceof Error ? err.message : String(err);
+      if (err instanceof ProductionBudgetReached) {
+        this.heldBack++;
+        this.stoppedBy ??= 'budget';
+      }
     } finally {
       this.inFlight.delete(id);
     }

@@ -19,7 +19,9 @@
 
 import { midpoint, type Bracket } from '../identify.js';
 import { round } from '../estimators.js';
-import type { FixedWindowModel } from '../limiters/index.js';
+import type { FixedWindowModel, SlidingWindowModel } from '../limiters/index.js';
+import type { WindowModel } from './window-path.js';
+import { counterRampPhase } from './counter-ramp.js';
 import type { Sample } from '../types.js';
 import { LONG_WINDOW_S, phaseS } from './advertised.js';
 import { seenMs } from './arrival.js';
@@ -35,6 +37,8 @@ const LONG_WAIT_MS = LONG_WINDOW_S * 1000;
  * a shortest window after the first edge and so is short, half as far apart.
  */
 const EDGE_STEP = 0.02;
+/** Half-width of a sliding log's period, as a share of it, beyond which it is not claimed. */
+const LOG_PRECISION = 0.01;
 const SECOND_EDGE_STEP = 0.01;
 /** The rest of the limit follows the first edge's ping by this share of the shortest window it can be. */
 const CLUMP_DELAY = 0.1;
@@ -43,7 +47,7 @@ export interface SilentWindowFindings {
   /** The first recovery: the usual phases go on from it when it came before a window counts as long. */
   recovery: Recovery;
   /** Set when the recovery took LONG_WINDOW_S or more: what the long window's edges showed. */
-  long?: { model: FixedWindowModel | null; evidence: string[]; notes: string[] };
+  long?: { model: WindowModel | null; evidence: string[]; notes: string[] };
   /**
    * Set when the limit shut for long, then let requests back one at a time: not a window that
    * resets (a slow bucket), so the usual phases go on from here instead of ending unidentified.
@@ -87,6 +91,42 @@ export async function silentWindowPhase(probe: Probe, drain: DrainFigures): Prom
   const long = await sizeLongWindow(probe, drain, recovery as Recovery & { accepted: Sample }, startMs);
   if (long === NOT_RESETTING) return { recovery, notResetting: true };
   return { recovery, long };
+}
+
+/**
+ * A sliding log: each slot frees one period after the request that took it. Its first edge came a
+ * period after the drain's first request; the clump after it took every slot but the first edge's
+ * own, which freed a period after that request (the "second edge"); then only what that ping had
+ * held passed. The two periods, each read between a refused ping and the one that passed, must
+ * agree; the period is where they overlap.
+ */
+function slidingLog(
+  limit: number,
+  fromDrain: Bracket,
+  edge2: Bracket,
+  firstEdgeSeenMs: number,
+  whole: number,
+): NonNullable<SilentWindowFindings['long']> | undefined {
+  const fromEdge: Bracket = { lo: edge2.lo - firstEdgeSeenMs, hi: edge2.hi - firstEdgeSeenMs };
+  const period: Bracket = { lo: Math.max(fromDrain.lo, fromEdge.lo), hi: Math.min(fromDrain.hi, fromEdge.hi) };
+  // Only the first edge's own slot (and a ping or two it let in) freed by then: not a window that slides in steps.
+  if (period.hi < period.lo || whole > ONE_AT_A_TIME) return undefined;
+  const sized = midpoint(period);
+  if (sized.precision > LOG_PRECISION) return undefined;
+  const model: SlidingWindowModel = {
+    kind: 'sliding-window',
+    limit,
+    period_s: round(sized.value / 1000, 3),
+    // The pings refused before the second edge did not keep that slot from freeing.
+    counts_refused: false,
+  };
+  return {
+    model,
+    evidence: [
+      `the limit came back ${fmt(fromDrain.lo)}–${fmt(fromDrain.hi)} after the drain's first request and, full again, ${fmt(fromEdge.lo)}–${fmt(fromEdge.hi)} after the request that passed at that edge, letting only ${whole} through: each slot frees a period after the request that took it, a sliding log of ${limit} per ${model.period_s} s`,
+    ],
+    notes: [],
+  };
 }
 
 function longerThanBudget(probe: Probe, shortestMs: number) {
@@ -137,10 +177,16 @@ async function sizeLongWindow(
     }
     // More at once, fewer than the drain: a window that weighs the last one (a sliding-window
     // counter). Its weight is now spent by the clump, which misleads every later phase (httprate
-    // 100 per 10 s, its edge 7.5 s after the drain: read as a sliding log 37 % fast): said, not sized.
-    return notIdentified(
-      `${seen}, yet more than one at a time, as a window weighing the last one does (a sliding-window counter); not sized`,
-    );
+    // 100 per 10 s, its edge 7.5 s after the drain: read as a sliding log 37 % fast): its ramp is
+    // timed here instead, inside the window after the edge (counter-ramp.ts), or it is not sized.
+    probe.progress(`${seen}, yet more than one at a time: a window weighing the last one; timing its ramp`);
+    return counterRampPhase(probe, {
+      prev: drain.limit,
+      edge: edge1,
+      refusal: drain.refusal,
+      shortestMs,
+      drainStartMs: startMs,
+    });
   }
   const fromMs = edge1.lo + shortestMs;
   if (fromMs > probe.maxDurationMs) return longerThanBudget(probe, shortestMs);
@@ -164,10 +210,13 @@ async function sizeLongWindow(
   const length: Bracket = { lo: edge2.lo - edge1.hi, hi: edge2.hi - edge1.lo };
   const again = await drainAt(probe, 'edges', probe.elapsed(), limit + 5);
   const whole = 1 + (again ? countUntilRefused(again) : 0);
-  if (whole < limit)
+  if (whole < limit) {
+    const log = slidingLog(limit, { lo: edge1.lo - startMs, hi: edge1.hi - startMs }, edge2, seenMs(p1), whole);
+    if (log) return log;
     return notIdentified(
-      `after the second edge of a long window (about ${fmt(midpoint(length).value)}) only ${whole} of ${limit} passed: a window that slides, whose slots free a period after each request; not sized without an announcement`,
+      `after the second edge of a long window (about ${fmt(midpoint(length).value)}) only ${whole} of ${limit} passed: a window that slides, whose slots free a period after each request, but not a period after the first edge's request; not sized without an announcement`,
     );
+  }
   // Its middle: the edges' brackets are a percent or two of the window wide, too wide to snap to whole seconds.
   const windowS = round(midpoint(length).value / 1000, 2);
   const model: FixedWindowModel = {

@@ -1,0 +1,206 @@
+// A silent sliding-window counter (go-chi/httprate's recipe), sized inside the one window that
+// follows its first edge after the drain (silent-window.ts when that edge came late, discover.ts
+// right after the recovery when it came sooner). There the counter weighs the drained window's
+// count `prev` by the share of the window still to come, so it frees one request every window /
+// prev, on a lattice fixed by the edge: once a clump has filled it, the next request passes
+// exactly at a lattice point, whatever the rounding rule. Two lattice points found by close pings,
+// far apart in that window, and the admissions counted between them give window / prev to a few
+// ms over most of a window: the window to ±0.5 %, for two to four clumps and a few dozen pings,
+// before the next edge (two windows in all at most). A single ramp fits no other kind: a log frees
+// the whole limit at once, a bucket one at a time; HAProxy's counter, its period opened by the
+// client, ramps the same way from an edge one window after the drain began, and is said to.
+
+import { midpoint, type Bracket } from '../identify.js';
+import { round } from '../estimators.js';
+import type { SlidingCounterModel } from '../limiters/index.js';
+import type { Sample } from '../types.js';
+import { phaseS } from './advertised.js';
+import { seenMs } from './arrival.js';
+import { lastSentMs } from './counter-edge.js';
+import { drainAt, pingUntilAccepted } from './ping.js';
+import type { Probe } from './probe.js';
+import { firstGapMs, type ShapeFindings } from './recover.js';
+
+/** Pings this many to a lattice step: each lattice point to within an eighth of the step. */
+const PINGS_PER_STEP = 8;
+/** The shortest step timed, in the pings' shortest gaps. */
+const TIMEABLE_STEP = 6;
+/** A lattice point looked for this many steps at most: none by then, the counter is not ramping. */
+const STEPS_SOUGHT = 4;
+/** Each clump this share of the shortest window after the edge: well before the next edge. */
+const CLUMP_INTO_WINDOW = 0.8;
+/** Clumps after the first lattice point at most: each later one pushed later by what the last one showed. */
+const MAX_CLUMPS = 3;
+/** Half-width of the window's bracket, as a share of it, beyond which it is not claimed. */
+const RAMP_PRECISION = 0.005;
+
+export interface RampStart {
+  /** What the drained window held: the drain's admissions and the set-up requests (its limit). */
+  prev: number;
+  /** The first edge after the drain: between the last refused ping and the first that passed. */
+  edge: Bracket;
+  /** The drain's first refusal: every request passed after it passed in the window after the edge. */
+  refusal: Sample;
+  /** The shortest the window can be: the drain lay in the window that ended at the edge. */
+  shortestMs: number;
+  /** When the service saw the drain's first admitted request. */
+  drainStartMs: number;
+}
+
+export interface RampFindings {
+  model: SlidingCounterModel | null;
+  /** The edge came one window after the drain began: HAProxy's counter, its period opened by the client, reads the same. */
+  openedByClient?: boolean;
+  evidence: string[];
+  notes: string[];
+}
+
+interface LatticePoint {
+  at: Bracket;
+  /** Requests the window after the edge had let through before this one. */
+  before: number;
+}
+
+const fmt = (ms: number) => `${round(ms / 1000, 2)} s`;
+
+export async function counterRampPhase(probe: Probe, start: RampStart): Promise<RampFindings> {
+  const { prev, edge, refusal } = start;
+  const notIdentified = (why: string): RampFindings => {
+    const note = `not identified: ${why}`;
+    return { model: null, evidence: [note], notes: [note] };
+  };
+  // The first clump after the edge filled the counter: the step, roughly, from what it let through.
+  const roughStepMs = roughStep(probe, edge, refusal);
+  const gapMs = Math.max(firstGapMs(probe), roughStepMs / PINGS_PER_STEP);
+  const a = await latticePoint(probe, refusal, gapMs, roughStepMs);
+  if (!a)
+    return notIdentified(
+      `a window weighing the last one (a sliding-window counter), but it let nothing more through within ${STEPS_SOUGHT} of its steps (about ${fmt(roughStepMs)} each); not sized`,
+    );
+  // The window is at least the shortest the drain allows and at least what the ramp so far says
+  // (the counter lets `before` through at most `before + 1` steps after the edge); each clump
+  // goes most of that after the edge, so it is always inside the window the edge opened, and each
+  // lattice point found after it says more of the window, so the next clump goes later.
+  let shortestMs = Math.max(start.shortestMs, (prev * (a.at.lo - edge.hi)) / (a.before + 1));
+  let lastPoint = a;
+  let window: Bracket | undefined;
+  let steps = 0;
+  for (let clumps = 0; clumps < MAX_CLUMPS; clumps++) {
+    const clumpAtMs = edge.lo + CLUMP_INTO_WINDOW * shortestMs;
+    if (clumpAtMs < lastPoint.at.hi + 4 * roughStepMs) break;
+    if (clumpAtMs + prev * (1000 / probe.maxRps) + STEPS_SOUGHT * roughStepMs > probe.maxDurationMs) break;
+    const clump = await drainAt(probe, 'edges', clumpAtMs, prev + 5);
+    if (!clump?.some((s) => s.answer === 'limited')) break;
+    const b = await latticePoint(probe, refusal, gapMs, roughStepMs);
+    if (!b) break;
+    steps = b.before - a.before;
+    window = { lo: (prev * (b.at.lo - a.at.hi)) / steps, hi: (prev * (b.at.hi - a.at.lo)) / steps };
+    lastPoint = b;
+    if (midpoint(window).precision <= RAMP_PRECISION) break;
+    shortestMs = Math.max(shortestMs, window.lo);
+  }
+  if (!window || steps < 2)
+    return notIdentified(
+      `a sliding-window counter, but too little of its window was left after its first edge, or of the budget, to time its ramp; not sized`,
+    );
+  const sized = midpoint(window);
+  if (sized.precision > RAMP_PRECISION)
+    return notIdentified(
+      `a sliding-window counter, but its ramp was timed only to between ${fmt(window.lo)} and ${fmt(window.hi)}; not sized`,
+    );
+  const stepMs = sized.value / prev;
+  // The lattice starts at the edge the pings found (a rounding rule moves it by under a step).
+  const edgeMs = midpoint(a.at).value - (a.before + 0.5) * stepMs;
+  if (edgeMs < edge.lo - 1.5 * stepMs || edgeMs > edge.hi + 1.5 * stepMs)
+    return notIdentified(
+      `its admissions came back every ${fmt(stepMs)}, but not on a line from the edge the pings found (${fmt(edge.lo)}–${fmt(edge.hi)}): not a sliding-window counter; not sized`,
+    );
+  const windowS = round(sized.value / 1000, 3);
+  const model: SlidingCounterModel = {
+    kind: 'sliding-counter',
+    limit: prev,
+    window_s: windowS,
+    phase_s: phaseS(probe, { lo: edgeMs, hi: edgeMs }, windowS),
+    // Pinged many times a step and still let back on the lattice: the refused pings did not count.
+    counts_refused: false,
+  };
+  // HAProxy's stick-table counter weighs its last period the same way, its period opened by the
+  // client's first request: an edge one window after the drain began may be either.
+  const openedByClient = Math.abs(edgeMs - (start.drainStartMs + sized.value)) <= 2 * stepMs + (edge.hi - edge.lo);
+  return {
+    model,
+    openedByClient,
+    evidence: [
+      `after the first edge (${fmt(edge.lo)}–${fmt(edge.hi)}) the limit let requests back one every ${round(stepMs, 1)} ms, on a line from that edge, through pings refused in between (${steps} admissions between ${fmt(a.at.hi)} and ${fmt(lastPoint.at.hi)}): a window weighing the ${prev} drained by its share still to come, a sliding-window counter of ${prev} per ${windowS} s` +
+        (openedByClient
+          ? ` (its edge came one window after the drain began: a period opened by the client's first request, as HAProxy's stick table weighs it, reads the same)`
+          : ''),
+    ],
+    notes: [],
+  };
+}
+
+/** The interval between admissions so far after the edge: the time since it over what passed. */
+const roughStep = (probe: Probe, edge: Bracket, refusal: Sample) =>
+  (probe.elapsed() - midpoint(edge).value) / Math.max(1, passedSince(probe.samples, refusal));
+
+/**
+ * Whether pings can time this counter's steps: a sixth of a step no shorter than the pings' own
+ * gap. The recovery's trickle reads a step roughly (httprate 100 per 10 s: 78–137 ms for 100; 50
+ * per 1 s: 19–51 ms for 20), and a ramp tried on too short a step leaves the usual phases a
+ * counter in disarray (50 per 1 s then read as a log 19 % fast): at 200 req/s, 60 ms parts them.
+ */
+export const rampTimeable = (probe: Probe, stepMs: number): boolean => stepMs >= TIMEABLE_STEP * firstGapMs(probe);
+
+/** Requests let through since the drain's refusal: all of them in the window after the first edge. */
+const passedSince = (samples: readonly Sample[], refusal: Sample, beforeMs = Infinity) =>
+  samples.filter((s) => s.answer === 'accepted' && s.sentMs > refusal.sentMs && s.sentMs < beforeMs).length;
+
+/** Close pings from the last request until one passes: the next lattice point, and what passed before it. */
+async function latticePoint(
+  probe: Probe,
+  refusal: Sample,
+  gapMs: number,
+  roughStepMs: number,
+): Promise<LatticePoint | undefined> {
+  const fromMs = lastSentMs(probe.samples);
+  const lastLimited = probe.samples
+    .filter((s) => s.answer === 'limited')
+    .sort((x, y) => x.sentMs - y.sentMs)
+    .at(-1);
+  const found = await pingUntilAccepted(probe, 'edges', fromMs, gapMs, (gap, s) =>
+    s.sentMs - fromMs > STEPS_SOUGHT * roughStepMs ? undefined : gap,
+  );
+  const refused = found.lastRefused ?? lastLimited;
+  if (!found.accepted || !refused) return undefined;
+  // Seen the other way round (a jittery network): where the lattice point lies is not known.
+  if (seenMs(refused) > seenMs(found.accepted)) return undefined;
+  return {
+    at: { lo: seenMs(refused), hi: seenMs(found.accepted) },
+    before: passedSince(probe.samples, refusal, found.accepted.sentMs),
+  };
+}
+
+/**
+ * A silent smooth window whose first edge came soon after the drain (within LONG_WINDOW_S: the
+ * usual phases' first recovery found it), its steps long enough to time: its ramp, before anything
+ * else sends, while the window that edge opened lasts. Undefined when it is not timeable or not
+ * told from HAProxy's counter: the usual phases go on (they wait for idle first).
+ */
+export async function rampAfterShape(probe: Probe, shape: ShapeFindings): Promise<RampFindings | undefined> {
+  const { drain, recovery, figures } = shape;
+  if (shape.shape !== 'smooth-window' || figures.trickleMs === null || !rampTimeable(probe, figures.trickleMs))
+    return undefined;
+  const drainSample = probe.samples.find((s) => s.phase === 'drain' && s.sentMs === drain.firstMs);
+  const drainStartMs = drainSample ? seenMs(drainSample) : drain.firstMs;
+  const edge: Bracket = { lo: seenMs(recovery.lastRefused ?? drain.refusal), hi: seenMs(recovery.accepted) };
+  probe.progress(`a silent smooth window letting one back every ${fmt(figures.trickleMs)}: timing its ramp`);
+  const ramp = await counterRampPhase(probe, {
+    prev: drain.limit,
+    edge,
+    refusal: drain.refusal,
+    shortestMs: edge.lo - drainStartMs,
+    drainStartMs,
+  });
+  return ramp.model && !ramp.openedByClient ? ramp : undefined;
+}
