@@ -59,9 +59,11 @@ export const SETTINGS = {
     { rate: 25, burst: 10 },
     { rate: 50, burst: 20 },
   ],
+  // And a window of 10 s for each kind a real library runs (issue 21: windows of 10 s and more).
   haproxy: [
     { limit: 50, periodMs: 1000 },
     { limit: 40, periodMs: 500 },
+    { limit: 300, periodMs: 10_000 },
   ],
   fixed: [
     { limit: 50, window_s: 1 },
@@ -70,17 +72,16 @@ export const SETTINGS = {
   flexible: [
     { points: 50, duration: 1 },
     { points: 100, duration: 2 },
+    { points: 300, duration: 10 },
   ],
   go: [
     { name: 'sliding counter: go-chi/httprate', limiter: { kind: 'httprate', limit: 50, windowS: 1 } },
     { name: 'sliding counter: go-chi/httprate', limiter: { kind: 'httprate', limit: 100, windowS: 2 } },
+    { name: 'sliding counter: go-chi/httprate', limiter: { kind: 'httprate', limit: 200, windowS: 10 } },
     { name: 'bucket: golang.org/x/time/rate', limiter: { kind: 'xrate', rate: 50, burst: 10 } },
     { name: 'bucket: golang.org/x/time/rate', limiter: { kind: 'xrate', rate: 20, burst: 40 } },
     { name: 'batch bucket (Envoy token_bucket)', limiter: { kind: 'batch', rate: 50, burst: 50, fillIntervalS: 1 } },
     { name: 'batch bucket (Envoy token_bucket)', limiter: { kind: 'batch', rate: 50, burst: 100, fillIntervalS: 1 } },
-    { name: 'batch bucket (Envoy token_bucket)', limiter: { kind: 'batch', rate: 50, burst: 200, fillIntervalS: 1 } },
-    { name: 'batch bucket (Envoy token_bucket)', limiter: { kind: 'batch', rate: 40, burst: 40, fillIntervalS: 0.5 } },
-    { name: 'batch bucket (Envoy token_bucket)', limiter: { kind: 'batch', rate: 40, burst: 80, fillIntervalS: 0.5 } },
   ],
 } as const satisfies Record<string, unknown> & { go: readonly { name: string; limiter: GoLimiter }[] };
 
