@@ -65,6 +65,12 @@ export interface VirtualEndpoint {
    * was sent, and requests sent close together can arrive out of order.
    */
   network?: { oneWayMs: number; jitterMs: number; seed?: number };
+  /**
+   * Every answer leaves `meanMs` ± `jitterMs` (uniform, seeded) after its request was decided, the
+   * way there instant: the emulator's `latency` profile, virtually; `acceptedOnly`: refusals
+   * answered at once, as the `slow-business` profile's limiter refuses before the work.
+   */
+  answerDelay?: { meanMs: number; jitterMs: number; seed?: number; acceptedOnly?: boolean };
 }
 
 export interface VirtualTime {
@@ -96,6 +102,9 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
   const { network } = endpoint;
   const random = seeded(network?.seed ?? 1);
   const way = () => (network ? network.oneWayMs + (2 * random() - 1) * network.jitterMs : 0);
+  const { answerDelay } = endpoint;
+  const delayed = seeded(answerDelay?.seed ?? 1);
+  const answerMs = () => (answerDelay ? answerDelay.meanMs + (2 * delayed() - 1) * answerDelay.jitterMs : 0);
   const caller = (limiter: Limiter) => (): Promise<Exchange> =>
     network
       ? new Promise((resolve) => at(now() + way(), () => void decide(limiter, way()).then(resolve)))
@@ -108,7 +117,8 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
         waitMs !== undefined && endpoint.refusalLatencyMs !== undefined
           ? endpoint.refusalLatencyMs
           : 2 + ((sent++ * 7) % 11);
-      at(now() + latencyMs + backMs, () => {
+      const delayMs = answerDelay?.acceptedOnly && waitMs !== undefined ? 0 : answerMs();
+      at(now() + latencyMs + backMs + delayMs, () => {
         const headers: Record<string, string> = { ...announced };
         const seconds = String(Math.max(1, Math.ceil((waitMs ?? 0) / 1000)));
         if (waitMs !== undefined && endpoint.announces === 'retry-after') headers['retry-after'] = seconds;
