@@ -4,7 +4,7 @@
 //    file listed with `fast`, the tests those patterns name: one test per real part (k6, nginx,
 //    Chromium, openssl, HAProxy, toxiproxy) is in the fast tier, so a broken real part fails the
 //    first command CI runs.
-//  - real (`npm run test:real`, `vitest run --project real`): the rest of each file listed here,
+//  - real (`npm run test:real`, `vitest run --project 'real*'`): the rest of each file listed here,
 //    the precision runs against real limiters, the k6 proofs, the heavy integration runs.
 //
 // Files are listed, not moved: the tier is a fact about a test's cost, not about what it tests.
@@ -18,6 +18,11 @@ export interface RealTierFile {
   why: string;
   /** The tests that stay in the fast tier, by their own name as vitest prints it (`$value` quoted), not their describe's. */
   fast?: RegExp[];
+  /**
+   * A probe read within a few percent of a real limiter's truth: its timers must not share the CPU
+   * with k6 or whole CLI runs, so these run first, two at a time, and the rest of the tier after.
+   */
+  precise?: true;
 }
 
 export const REAL_TIER: Record<string, RealTierFile> = {
@@ -37,27 +42,34 @@ export const REAL_TIER: Record<string, RealTierFile> = {
   'test/ratelimit/nginx.test.ts': {
     why: 'the probe against nginx limit_req at several settings, each within 5 %, and the k6 proof of its recommendation',
     fast: [/^reports nginx without limit_req_status/],
+    precise: true,
   },
   'test/ratelimit/haproxy.test.ts': {
     why: "HAProxy's sliding window read within 2 % in each recipe (nginx's test in the fast tier stands for the real limiters there)",
+    precise: true,
   },
   'test/ratelimit/proof-loop-stage.test.ts': {
     why: 'the closed loop with real k6: proof rounds of several seconds each, until one holds or none does',
   },
   'test/ratelimit/httprate.test.ts': {
     why: 'real Go limiters (go-chi/httprate, golang.org/x/time/rate) built from the Go module proxy, each sized within 2 % and proven',
+    precise: true,
   },
   'test/integration/ratelimit-network.test.ts': {
     why: '`ratelimit` through toxiproxy (50 ± 10 ms each way) against three limiter kinds, each proven by k6: about two minutes',
+    precise: true,
   },
   'test/ratelimit/emulator.test.ts': {
     why: "the probe against the emulator's token bucket at several settings, each within 5 %",
+    precise: true,
   },
   'test/ratelimit/flexible.test.ts': {
     why: 'fixed windows of a real limiter (rate-limiter-flexible) sized within 2 %: each probe sees two and a half windows',
+    precise: true,
   },
   'test/ratelimit/long-window-emulator.test.ts': {
     why: 'a 10 s fixed window sized over real requests: two and a half periods, 25 s',
+    precise: true,
   },
   'test/ratelimit/stage.test.ts': {
     why: 'the `ratelimit` stage through the CLI: the probe, and the k6 proof of its recommendation',
@@ -111,3 +123,6 @@ export function tierOf(file: string, testName: string): Tier {
 /** The files each tier's project includes (a file with tests in both is in both). */
 export const REAL_TIER_FILES = Object.keys(REAL_TIER);
 export const WHOLLY_REAL_FILES = REAL_TIER_FILES.filter((file) => !REAL_TIER[file]!.fast);
+/** The real tier in its two projects: the precision runs, then the rest. */
+export const PRECISE_FILES = REAL_TIER_FILES.filter((file) => REAL_TIER[file]!.precise);
+export const HEAVY_FILES = REAL_TIER_FILES.filter((file) => !REAL_TIER[file]!.precise);
