@@ -1,4 +1,4 @@
-import { configDefaults, defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import { HEAVY_FILES, PRECISE_FILES, WHOLLY_REAL_FILES } from './test/tiers.js';
 
 export default defineConfig({
@@ -33,28 +33,27 @@ export default defineConfig({
       // that computes (four at once beside k6 and CLI runs once read toxiproxy's fixed window as a
       // bucket); then the rest, four at once: it waits (on windows, k6's durations) far more than
       // it computes, 0.28 of a core over 648 s measured with two workers.
-      {
-        extends: true,
-        test: {
-          name: 'real-precise',
-          include: PRECISE_FILES,
-          maxWorkers: 2,
-          sequence: { groupOrder: 1 },
-          setupFiles: ['test/setup/tier.ts'],
-          provide: { tier: 'real' },
-        },
-      },
-      {
-        extends: true,
-        test: {
-          name: 'real',
-          include: HEAVY_FILES,
-          maxWorkers: 4,
-          sequence: { groupOrder: 2 },
-          setupFiles: ['test/setup/tier.ts'],
-          provide: { tier: 'real' },
-        },
-      },
+      realTier('real-precise', PRECISE_FILES, { workers: 2, order: 1 }),
+      realTier('real', HEAVY_FILES, { workers: 4, order: 2 }),
     ],
   },
 });
+
+/** One project of the real tier: its files, how many at once, and its place in the sequence. */
+function realTier(
+  name: string,
+  include: string[],
+  at: { workers: number; order: number },
+): TestProjectInlineConfiguration {
+  return {
+    extends: true,
+    test: {
+      name,
+      include,
+      maxWorkers: at.workers,
+      sequence: { groupOrder: at.order },
+      setupFiles: ['test/setup/tier.ts'],
+      provide: { tier: 'real' },
+    },
+  };
+}
