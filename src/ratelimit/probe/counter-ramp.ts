@@ -53,6 +53,8 @@ export interface RampFindings {
   openedByClient?: boolean;
   evidence: string[];
   notes: string[];
+  /** Pinged an eighth of a step apart, it let nothing through for several steps: refused requests may count. */
+  shut?: boolean;
 }
 
 interface LatticePoint {
@@ -74,9 +76,12 @@ export async function counterRampPhase(probe: Probe, start: RampStart): Promise<
   const gapMs = Math.max(firstGapMs(probe), roughStepMs / PINGS_PER_STEP);
   const a = await latticePoint(probe, refusal, gapMs, roughStepMs);
   if (!a)
-    return notIdentified(
-      `a window weighing the last one (a sliding-window counter), but it let nothing more through within ${STEPS_SOUGHT} of its steps (about ${fmt(roughStepMs)} each); not sized`,
-    );
+    return {
+      ...notIdentified(
+        `a window weighing the last one (a sliding-window counter), but it let nothing more through within ${STEPS_SOUGHT} of its steps (about ${fmt(roughStepMs)} each); not sized`,
+      ),
+      shut: true,
+    };
   // The window is at least the shortest the drain allows and at least what the ramp so far says
   // (the counter lets `before` through at most `before + 1` steps after the edge); each clump
   // goes most of that after the edge, so it is always inside the window the edge opened, and each
