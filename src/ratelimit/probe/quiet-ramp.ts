@@ -22,6 +22,7 @@ import { phaseS } from './advertised.js';
 import { seenMs } from './arrival.js';
 import { drainAt } from './ping.js';
 import type { Probe } from './probe.js';
+import type { RampFindings, RampStart } from './counter-ramp.js';
 
 /** Half-width of the window's bracket, as a share of it, beyond which it is not claimed. */
 const QUIET_PRECISION = 0.01;
@@ -29,21 +30,6 @@ const QUIET_PRECISION = 0.01;
 const EDGE_MARGIN = 0.05;
 /** The quiet spell at least this share of the shortest window: enough requests let back to count. */
 const SHORTEST_QUIET = 0.3;
-
-export interface QuietStart {
-  /** What the drain let through, the set-up requests with it. */
-  limit: number;
-  /** Between the last ping refused after the drain and the first one let through (seen times). */
-  firstPass: Bracket;
-  /** When the service saw the drain's first request: the window before the edge began no later. */
-  drainStartMs: number;
-}
-
-export interface QuietFindings {
-  model: SlidingCounterModel | null;
-  evidence: string[];
-  notes: string[];
-}
 
 const fmt = (ms: number) => `${round(ms / 1000, 2)} s`;
 
@@ -108,12 +94,16 @@ function lastCrossing(samples: readonly Sample[]): Crossing | undefined {
   return admitted && refused ? { admitted: seenMs(admitted), refused: seenMs(refused) } : undefined;
 }
 
-export async function quietRampPhase(probe: Probe, start: QuietStart): Promise<QuietFindings> {
-  const notIdentified = (why: string): QuietFindings => {
+/** `start` as counter-ramp.ts began it: the drained window's limit, the first pass, the drain's start. */
+export async function quietRampPhase(
+  probe: Probe,
+  start: Pick<RampStart, 'prev' | 'edge' | 'drainStartMs'>,
+): Promise<RampFindings> {
+  const notIdentified = (why: string): RampFindings => {
     const note = `not identified: ${why}`;
     return { model: null, evidence: [note], notes: [note] };
   };
-  const { limit, firstPass } = start;
+  const { prev: limit, edge: firstPass } = start;
   const counts = () => new Counts(probe.samples, probe.calls.overhead.sent);
   const clumped = lastCrossing(probe.samples);
   if (!clumped || clumped.admitted <= firstPass.hi)
