@@ -55,6 +55,39 @@ describe('across 50 ± 10 ms each way, on the virtual clock', () => {
   );
 });
 
+// The sliding log's period is bisected on send times; across the network the limiter sees each
+// request its own one-way delay later, so a request sent x after the clump's first one arrives
+// x ± 20 ms after it: ±2 % of the period, as wide as the goal. Bisected to ±1.5 % regardless, 7 of
+// these 200 seeds read the period 2.04–2.56 % off (seed 168: 50 per 0.977 s, 2.36 % fast, as on CI);
+// the trials now go on until the bracket and the measured noise together are within 2 %.
+describe('the sliding log 50 per 1 s across 50 ± 10 ms each way, 200 jitter seeds', () => {
+  it('reads its period within 2 % or says not identified (1 seed in 200 still beyond: a noise past 1.4 σ)', async () => {
+    const truth: LimiterModel = { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false };
+    const counts = { 'within 2 %': 0, 'beyond 2 %': 0, 'not identified': 0, 'another kind': 0 };
+    const beyond: string[] = [];
+    for (let seed = 1; seed <= 200; seed++) {
+      const e = await discoverVirtual({ limiter: () => fromModel(truth), status: 429, network: { ...NETWORK, seed } });
+      const error = relativeError(e.sustained_rps, sustainedRate(truth)) ?? Infinity;
+      const outcome: keyof typeof counts =
+        e.limiter === null
+          ? 'not identified'
+          : e.limiter.kind !== truth.kind
+            ? 'another kind'
+            : error <= 0.02
+              ? 'within 2 %'
+              : 'beyond 2 %';
+      counts[outcome]++;
+      if (outcome === 'beyond 2 %') beyond.push(`seed ${seed}: ${JSON.stringify(e.limiter)}`);
+    }
+    expect(counts, beyond.join('\n')).toEqual({
+      'within 2 %': 199,
+      'beyond 2 %': 1,
+      'not identified': 0,
+      'another kind': 0,
+    });
+  }, 60_000);
+});
+
 const sample = (sentMs: number, doneMs: number, answer: Sample['answer']): Sample => ({
   sentMs,
   doneMs,

@@ -19,6 +19,20 @@ export function reorderMs(run: readonly Sample[]): number {
 }
 
 /**
+ * How far the gap between two requests' send times may be off the gap between their arrivals at the
+ * limiter, ms: the difference of their one-way delays. Only round trips are seen; with the two legs
+ * varying alike, that difference has the round trips' standard deviation, and √2 times it covers
+ * most gaps (~85 % of them for a normal spread). 0 when fewer than two round trips were seen.
+ */
+export function gapNoiseMs(run: readonly Sample[]): number {
+  const trips = run.filter((s) => s.answer !== 'error').map((s) => s.doneMs - s.sentMs);
+  if (trips.length < 2) return 0;
+  const mean = trips.reduce((a, b) => a + b, 0) / trips.length;
+  const variance = trips.reduce((a, t) => a + (t - mean) ** 2, 0) / (trips.length - 1);
+  return Math.SQRT2 * Math.sqrt(variance);
+}
+
+/**
  * A run in sending order, and the refusal where the limit shut (undefined when none): the first one
  * that as many refusals as acceptances follow within the round trips' spread. A refusal that
  * overtook acceptances sent before it (jitter) is followed by acceptances alone: not the shut.
