@@ -127,7 +127,7 @@ export async function stageRun(target: ProbeTarget, opts: StageOptions): Promise
 }
 
 /** The kept file holding one of `secrets` whole, if any. */
-async function leakIn(evidenceDir: string, secrets: readonly string[]): Promise<string | undefined> {
+export async function leakIn(evidenceDir: string, secrets: readonly string[]): Promise<string | undefined> {
   for (const name of ['report.json', 'stage.log']) {
     const text = await readFile(join(evidenceDir, name), 'utf8').catch(() => '');
     if (secrets.some((s) => s.length > 0 && text.includes(s))) return name;

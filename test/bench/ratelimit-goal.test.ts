@@ -1,9 +1,14 @@
 // The rate-limit bench's goal rule (issue 21: within 2 %, no recommendation above the true rate,
-// the proof holding) and its row filter, on rows written out: no limiter is started.
+// the proof holding), its row filter and the leak guard on each row's kept evidence, on rows and
+// files written out: no limiter is started.
 
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { goalCell, goalMisses, goalSummary, rowSlug, selectRows, type Row } from '../../bench/ratelimit-goal.js';
 import { ROWS } from '../../bench/ratelimit.js';
+import { leakIn } from '../../bench/ratelimit-stage.js';
 
 const row = (over: Partial<Row>): Row => ({
   group: 'go',
@@ -84,5 +89,22 @@ describe('the row filter', () => {
     const slugs = ROWS.map(rowSlug);
     expect(new Set(slugs).size).toBe(slugs.length);
     for (const slug of slugs) expect(slug).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+  });
+});
+
+describe("a row's evidence", () => {
+  it.each([
+    ['nothing secret', 'report.json', '{"rate_limit":{"sustained_rps":50}}', undefined],
+    ['the client secret in the report', 'report.json', '{"echo":"s3cr3t-value"}', 'report.json'],
+    ['a whole token in the terminal tail', 'stage.log', 'Bearer tok-ABCDEFGHIJ tail', 'stage.log'],
+    ['a token fingerprint only', 'stage.log', 'token …GHIJ', undefined],
+  ] as Array<[string, string, string, string | undefined]>)('%s', async (_, file, text, leaked) => {
+    const dir = await mkdtemp(join(tmpdir(), 'ces-test-evidence-'));
+    try {
+      await writeFile(join(dir, file), text);
+      expect(await leakIn(dir, ['s3cr3t-value', 'tok-ABCDEFGHIJ'])).toBe(leaked);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
