@@ -5,8 +5,8 @@
 //            limit_req (rate=25r/s burst=10) in front of the emulator, behind toxiproxy; the k6
 //            proof crosses toxiproxy too
 //   silent   fixed windows of a minute (60/min, 600/min) whose 429s carry no Retry-After and no
-//            RateLimit field, with a cap of 2.5 windows (150 s), and one with too short a cap
-//            (100 s: "not identified" is the right reading, and it shows as missing the goal)
+//            RateLimit field, with a cap of 2.5 windows (150 s), and one with a short cap (100 s,
+//            under two windows: "not identified" is a right reading there, and misses the goal)
 // Run alone: node scripts/run-ts.mjs bench/ratelimit.ts network|silent
 
 import { errorReply } from '../src/emulator/replies.js';
