@@ -13,15 +13,21 @@ import { findProjectRoot } from '../src/fs/project-root.js';
 import type { Estimate } from '../src/ratelimit/types.js';
 import type { ProbeTarget, ProbeRun } from '../test/ratelimit/support.js';
 import { runCommand } from './proc.js';
+import { DEFAULT_PROOF_S } from '../src/ratelimit/prove.js';
+import { proofTiming } from '../src/ratelimit/proof-timing.js';
 
 /**
  * The stage's bound past the probe's cap: at most three proof rounds (src/ratelimit/proof-loop.ts),
- * each a wait for the limit to refill (at most 30 s, src/stages/rate-limit.ts), 10 s of k6 and k6's
- * start and summary; and the token and preflight calls around them.
+ * each a wait for the limit to refill and k6 spanning it (src/ratelimit/proof-timing.ts: at most
+ * the probe's cap each, for the longest refill it could have measured), k6's start and summary;
+ * and the token and preflight calls around them.
  */
-const PROOF_ROUNDS_S = 3 * (30 + 10 + 10);
+const K6_AROUND_S = 10;
 const AROUND_S = 30;
-export const stageTimeoutMs = (capS: number): number => (capS + PROOF_ROUNDS_S + AROUND_S) * 1000;
+export function stageTimeoutMs(capS: number): number {
+  const round = proofTiming(capS, DEFAULT_PROOF_S, capS);
+  return (capS + 3 * (round.settleS + round.proofS + K6_AROUND_S) + AROUND_S) * 1000;
+}
 
 /** Lines of the stage's terminal output kept beside its report. */
 const TAIL_LINES = 60;

@@ -19,6 +19,7 @@ import { NOT_IDENTIFIED } from '../ratelimit/evidence.js';
 import { DEFAULT_PROOF_S, prove } from '../ratelimit/prove.js';
 import { recommend } from '../ratelimit/recommend.js';
 import { proveUntilHeld } from '../ratelimit/proof-loop.js';
+import { proofTiming } from '../ratelimit/proof-timing.js';
 import { sizeFleet, type FleetSizingInput } from '../ratelimit/fleet/size.js';
 import { fleetProofOf, fleetProofRun, type FleetProof } from '../ratelimit/fleet/prove-fleet.js';
 import { runFleetK6 } from '../ratelimit/fleet/k6-proof.js';
@@ -35,9 +36,6 @@ export interface RateLimitStageOptions {
   /** Wall-clock cap of the discovery probe, seconds. */
   maxDurationS?: number;
 }
-
-/** The longest the stage waits for the limit to refill between the probe and the proof. */
-const MAX_SETTLE_S = 30;
 
 export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): Stage<RateLimitResult> {
   return async (on: StageTarget, io: RunIo): Promise<RateLimitResult> => {
@@ -87,11 +85,12 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           }
         },
       };
+      const probeCapS = stageOptions.maxDurationS ?? settings.rateLimit.maxDurationS ?? DISCOVER_DEFAULTS.maxDurationS;
       const estimate = await discover({
         calls,
         maxRps,
         maxRequests,
-        maxDurationS: stageOptions.maxDurationS ?? settings.rateLimit.maxDurationS ?? DISCOVER_DEFAULTS.maxDurationS,
+        maxDurationS: probeCapS,
         maxRetryAfterS: settings.rateLimit.maxRetryAfterS,
         signal,
         progress: io.progress,
@@ -129,9 +128,9 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
       // A recommendation is given only once a proof held it (proof-loop.ts); until then it is not run.
       let proving: Proving = { verdict: 'not run', rounds: [] };
       let given = recommendation;
-      const proofS = stageOptions.proofS ?? DEFAULT_PROOF_S;
-      // The probe (or the run before) left the limit drained; a client adopting the policy starts on a rested one.
-      const settleS = Math.min(MAX_SETTLE_S, (estimate.refill_s ?? 0) * 1.5 + 0.5);
+      // The probe (or the round before) left the limit drained; a client adopting the policy starts on
+      // a rested one, and a round spans the limit's refill, or it could not have failed (proof-timing.ts).
+      const { settleS, proofS } = proofTiming(estimate.refill_s, stageOptions.proofS ?? DEFAULT_PROOF_S, probeCapS);
       let located: Awaited<ReturnType<typeof k6AndBundles>> | undefined;
       // Every k6 request against production counts in the production gate, each proof round's and the fleet's.
       const countK6Requests = (n: number) => {

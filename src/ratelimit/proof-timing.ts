@@ -1,0 +1,32 @@
+// How long each k6 proof round waits and runs, from the limit the probe measured. A proof is only
+// evidence if it could have failed: a policy above a window's limit is refused only once the
+// client has sent a window's worth, so a 10 s proof of a per-minute limit holds whatever the rate
+// (8 r/s for 10 s is 80 requests, far inside 600 per minute). Each round therefore runs at least
+// a little longer than the limit takes to refill, and waits that long before it starts, so it meets
+// a rested limit as a client adopting the policy would.
+
+/** The longest wait for short refills: half as long again as the estimate, the bucket's burst read to a request or so. */
+const SHORT_SETTLE_S = 30;
+/** A round spans the refill and a fifth more: a window's length is read within 2 %, the proof's start falls anywhere in it. */
+const SPAN_OVER_REFILL = 1.2;
+/** The wait past a long refill: a tenth more, and half a second for the answers in flight. */
+const SETTLE_OVER_REFILL = 1.1;
+
+export interface ProofTiming {
+  /** Seconds to wait before each round, for the limit the probe drained to refill. */
+  settleS: number;
+  /** Seconds each round runs k6 for; 0 when no proof was asked for. */
+  proofS: number;
+}
+
+/**
+ * `refillS`: the estimate's refill time (a window's length, a bucket's burst over its rate), null
+ * when unknown. `askedProofS`: the proof length configured (0: no proof). Never longer than `capS`
+ * each (the probe's own time cap: no refill longer than that was measured).
+ */
+export function proofTiming(refillS: number | null, askedProofS: number, capS: number): ProofTiming {
+  const refill = refillS ?? 0;
+  const settleS = Math.max(Math.min(SHORT_SETTLE_S, refill * 1.5 + 0.5), refill * SETTLE_OVER_REFILL + 0.5);
+  const proofS = askedProofS <= 0 ? 0 : Math.max(askedProofS, Math.ceil(refill * SPAN_OVER_REFILL));
+  return { settleS: Math.min(settleS, capS), proofS: Math.min(proofS, Math.max(askedProofS, capS)) };
+}
