@@ -82,6 +82,9 @@ export const SETTINGS = {
     { name: 'bucket: golang.org/x/time/rate', limiter: { kind: 'xrate', rate: 20, burst: 40 } },
     { name: 'batch bucket (Envoy token_bucket)', limiter: { kind: 'batch', rate: 50, burst: 50, fillIntervalS: 1 } },
     { name: 'batch bucket (Envoy token_bucket)', limiter: { kind: 'batch', rate: 50, burst: 100, fillIntervalS: 1 } },
+    { name: 'batch bucket (Envoy token_bucket)', limiter: { kind: 'batch', rate: 50, burst: 200, fillIntervalS: 1 } },
+    { name: 'batch bucket (Envoy token_bucket)', limiter: { kind: 'batch', rate: 40, burst: 40, fillIntervalS: 0.5 } },
+    { name: 'batch bucket (Envoy token_bucket)', limiter: { kind: 'batch', rate: 40, burst: 80, fillIntervalS: 0.5 } },
   ],
 } as const satisfies Record<string, unknown> & { go: readonly { name: string; limiter: GoLimiter }[] };
 

@@ -35,6 +35,8 @@ export interface ShapeFindings {
   drain: DrainFigures;
   /** The first recovery after the drain. */
   recovery: Recovery & { accepted: Sample };
+  /** Requests refused before each single-request recovery timed after the clump, in order (none timed: empty). */
+  trickleRefused: number[];
 }
 
 /** The drain's figures from its samples (and the set-up requests before it); undefined when nothing was refused or nothing passed. */
@@ -74,6 +76,7 @@ export async function shapePhase(
   const { samples: clumpRun } = await probe.burstRun('recover', drain.accepted + 5);
   const clump = 1 + countUntilRefused(clumpRun);
   let trickleMs: number | null = null;
+  const trickleRefused: number[] = [];
   const lastRefusedMs = recovery.lastRefused?.sentMs ?? drain.refusal.sentMs;
   const resetWhole =
     clump >= Math.max(3, Math.ceil(drain.accepted / 2)) &&
@@ -95,6 +98,7 @@ export async function shapePhase(
       const next = await pingUntilAccepted(probe, 'recover', from, gap);
       if (!next.accepted) break;
       admitted.push(next.accepted.sentMs);
+      trickleRefused.push(next.refused);
       from = next.accepted.sentMs;
     }
     if (admitted.length > 0) trickleMs = (admitted[admitted.length - 1]! - first.sentMs) / admitted.length;
@@ -108,7 +112,7 @@ export async function shapePhase(
     beforeMs: lastRefusedMs - drain.firstMs,
   };
   const { shape, evidence } = shapeOf(figures);
-  return { shape, evidence, figures, drain, recovery: { ...recovery, accepted: first } };
+  return { shape, evidence, figures, drain, recovery: { ...recovery, accepted: first }, trickleRefused };
 }
 
 /**
