@@ -151,7 +151,7 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   // A silent counter whose edge came soon after the drain: its ramp, timed inside the window that
   // edge opened, before anything else sends (probe/counter-ramp.ts): not after a staircase that
   // ran (it only runs on a timer's evidence, which such a counter's trickle does not give).
-  const untouched = afterFirst?.shape === firstShape;
+  const untouched = afterFirst !== undefined && !afterFirst.ran;
   const ramp = untouched && !announcesReset(probe) ? await rampAfterShape(probe, firstShape!) : undefined;
   if (ramp?.model) return identifiedWindow(probe, drained, ramp.model, [firstShape!.evidence, ...ramp.evidence], []);
   const confirmed = afterFirst ? await confirmedShape(probe, afterFirst.shape) : undefined;
@@ -160,7 +160,9 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   // requests in flight took a tick's batch, and the misled edge walk read 150 or a sliding window):
   // the staircase then (again, if the first one fell back), the second drain not taken for one from idle.
   const afterSecond =
-    confirmed && confirmed !== afterFirst?.shape ? await staircaseAfter(probe, drained, confirmed, false) : undefined;
+    confirmed && confirmed !== afterFirst?.shape
+      ? await staircaseAfter(probe, drained, confirmed, firstShape)
+      : undefined;
   if (afterSecond && 'estimate' in afterSecond) return afterSecond.estimate;
   const shape = afterSecond?.shape ?? confirmed;
   // A smooth window that announces when its quota resets may keep its windows on the clock (a
@@ -262,11 +264,12 @@ async function staircaseAfter(
   probe: Probe,
   drained: StreamFindings,
   shape: ShapeFindings,
-  drainFromIdle = true,
-): Promise<{ estimate: Estimate } | { shape: ShapeFindings }> {
+  earlier?: ShapeFindings,
+): Promise<{ estimate: Estimate } | { shape: ShapeFindings; ran: boolean }> {
+  const drainFromIdle = earlier === undefined;
   const batch = cameBackInBatch(shape) || (!drainFromIdle && shape.shape === 'resetting-window');
-  if (!batch) return { shape };
-  const stairs = await staircasePhase(probe, shape, drainFromIdle);
+  if (!batch) return { shape, ran: false };
+  const stairs = await staircasePhase(probe, shape, drainFromIdle, earlier);
   const evidence = [shape.evidence, stairs.evidence];
   if (stairs.model) return { estimate: await identifiedWindow(probe, drained, stairs.model, evidence, []) };
   if (stairs.sawStairs)
@@ -279,11 +282,13 @@ async function staircaseAfter(
         [`not identified: ${stairs.evidence}`],
       ),
     };
+  // Ruled out before it sent anything: the shape goes on as it was, with the reason.
+  if (!stairs.ran) return { shape: { ...shape, evidence: `${shape.evidence}; ${stairs.evidence}` }, ran: false };
   // A window's edge walk goes on from the last edge the staircase timed, not the first.
   // What the staircase saw joins the evidence the window path goes on with.
   const told = { ...shape, evidence: `${shape.evidence}; no timer's staircase: ${stairs.evidence}` };
   const resumed = shape.shape === 'resetting-window' && stairs.latest ? { ...told, recovery: stairs.latest } : told;
-  return { shape: resumed };
+  return { shape: resumed, ran: true };
 }
 
 /** A window whose kind and parameters are known: Retry-After and the scope, then the estimate. */

@@ -26,6 +26,8 @@ export interface StaircaseFindings {
   model: BatchBucketModel | null;
   /** A regular staircase was seen, so no other kind fits, but its capacity or its period (to 1 %) could not be measured: not identified. */
   sawStairs: boolean;
+  /** Whether it sent anything: false when the network's round trips ruled it out beforehand (the other kinds' readings undisturbed). */
+  ran: boolean;
   evidence: string;
   /** The last tick timed, found as the shape phase finds its first recovery: where a window's edge walk takes over. */
   latest?: ShapeFindings['recovery'];
@@ -44,13 +46,16 @@ const ACCEPTED_PRECISION = 0.01;
  */
 const KIND_PRECISION = 0.03;
 /**
- * How many answers' round trips (p95) a tick's period must span. Pings go one after another, so a
- * tick is timed no finer than a round trip, and answers that come back late and jittered come back
- * in clumps of their own at a cadence the probe itself sets: a continuous bucket behind 50 ± 20 ms
- * answers once read as 9 requests every 0.199 s, a 25 req/s bucket behind 2 s answers spent the
- * probe's time cap on its staircase.
+ * How many answers' round trips (p95) a tick's period must span: 14. Pings go one after another, so
+ * a tick is bracketed no finer than a round trip, and MAX_TICKS - 1 periods between the first and
+ * last tick pin the period to TICK_PRECISION (half-width) only when it spans this many. Shorter,
+ * answers that come back late and jittered come back in clumps of their own at a cadence the probe
+ * itself sets: a continuous bucket behind 50 ± 20 ms answers once read as 9 requests every 0.199 s,
+ * a 25 req/s bucket behind 2 s answers spent the probe's time cap on its staircase, and HAProxy
+ * counting every request behind 50 ± 10 ms each way came back 1.29 s after its drain, past ten
+ * round trips (125 ms) but not fourteen, and set it off.
  */
-const ROUND_TRIPS_PER_TICK = 10;
+const ROUND_TRIPS_PER_TICK = Math.ceil(1 / (2 * TICK_PRECISION * (MAX_TICKS - 1)));
 /** Bursts from idle at most, each with a longer idle than the last. */
 const MAX_IDLE_BURSTS = 5;
 /** Where an idle burst starts after a tick: past the tick's uncertainty, with most of a period to go. */
@@ -83,12 +88,14 @@ function trickleHeldBatch(shape: ShapeFindings): boolean {
 
 /**
  * `drainFromIdle` false: the shape's drain followed a short wait (a confirming drain, confirm-shape.ts)
- * and may have found a batch or two where the bucket holds more, so it says nothing of a window.
+ * and may have found a batch or two where the bucket holds more, so it says nothing of a window;
+ * `earlier`, the first drain's shape then, whose comebacks count too.
  */
 export async function staircasePhase(
   probe: Probe,
   shape: ShapeFindings,
   drainFromIdle = true,
+  earlier?: ShapeFindings,
 ): Promise<StaircaseFindings> {
   // The shape phase's clump is the first guess; the staircase's first whole batch is the reference
   // (over a network the ping that found the comeback may have been answered after others took some).
@@ -97,18 +104,14 @@ export async function staircasePhase(
   const noStairs = (why: string): StaircaseFindings => ({
     model: null,
     sawStairs: false,
+    ran: true,
     evidence: why,
     ...(latest ? { latest } : {}),
   });
-  // Before a request: the ticks to time (MIN_TICKS periods of ROUND_TRIPS_PER_TICK answers each)
-  // must fit in the time left, or answers this slow cannot be told from a timer (nor the limit from
-  // their latency: the window path says so).
-  const tripsMs = roundTripMs(probe.samples);
-  const leastMs = MIN_TICKS * ROUND_TRIPS_PER_TICK * tripsMs;
-  if (leastMs > probe.maxDurationMs - probe.elapsed())
-    return noStairs(
-      `answers take ${round(tripsMs, 1)} ms (p95): ${MIN_TICKS} ticks ${ROUND_TRIPS_PER_TICK} of them apart do not fit in the time left`,
-    );
+  // Before a request: whether round trips this long can time the ticks at all (timerOutOfReach).
+  const outOfReach = timerOutOfReach(probe, earlier ? [shape, earlier] : [shape]);
+  if (outOfReach !== undefined) return { model: null, sawStairs: false, ran: false, evidence: outOfReach };
+  probe.progress(`${batch} requests came back at once after the drain: ${STAIRCASE_TIMING}`);
   // The shape phase's pings after its clump may have taken part of a later batch: what is left of
   // it first, so that each tick timed from here on gives its whole batch to the clump after it.
   await probe.burstRun('recover', batch + 5);
@@ -182,6 +185,7 @@ export async function staircasePhase(
         return {
           model: null,
           sawStairs: true,
+          ran: true,
           evidence: `${stairs}; from idle, ${previous} then ${sizes} passed at once: a bucket refilled by a timer, ${batch} tokens a tick up to ${capacity}, its interval not pinned down to the 1 % a rate needs`,
         };
       return {
@@ -192,6 +196,7 @@ export async function staircasePhase(
           fill_interval_s: round(intervalMs / 1000, 3),
         },
         sawStairs: true,
+        ran: true,
         evidence: `${stairs}; from idle, ${previous} then ${sizes} passed at once (${capacity} after more idle ticks than that takes): a bucket refilled by a timer, ${batch} tokens every ${round(intervalMs / 1000, 3)} s up to ${capacity}`,
       };
     }
@@ -202,8 +207,40 @@ export async function staircasePhase(
   return {
     model: null,
     sawStairs: true,
+    ran: true,
     evidence: `${stairs}: a bucket refilled by a timer, but its capacity was not measured (bursts from idle did not settle within the budget)`,
   };
+}
+
+/**
+ * Why round trips this long cannot time the timer, judged before the staircase sends anything;
+ * undefined when they can. The comebacks the shape phase saw (the first after the drain, the next
+ * single one after the clump: a tick's interval at most) must be ROUND_TRIPS_PER_TICK answers'
+ * round trips apart at p95, and MIN_TICKS of them must fit in the time left. Checked only after
+ * the ticks were timed, behind toxiproxy's 50 ± 10 ms each way it ran first: a sliding log 50 per
+ * 1 s gave 2 ticks 'every 1.095 s, under 10 round trips of 194 ms' before it stopped, and the
+ * requests it had sent cost that log its period one run in four.
+ */
+function timerOutOfReach(probe: Probe, shapes: readonly ShapeFindings[]): string | undefined {
+  const tripsMs = roundTripMs(probe.samples);
+  const spacingMs = Math.max(...shapes.map(comebackSpacingMs));
+  const neededMs = ROUND_TRIPS_PER_TICK * tripsMs;
+  if (spacingMs < neededMs)
+    return `${NOT_RUN}: comebacks ${round(spacingMs, 0)} ms apart, under ${ROUND_TRIPS_PER_TICK} answers' round trips (${round(tripsMs, 1)} ms, p95)`;
+  if (MIN_TICKS * Math.max(spacingMs, neededMs) > probe.maxDurationMs - probe.elapsed())
+    return `${NOT_RUN}: ${MIN_TICKS} comebacks ${round(spacingMs, 0)} ms apart do not fit in the time left`;
+  return undefined;
+}
+
+/** How every staircase ruled out before its first request says so in the evidence, and how one that sends says so in progress (tests look for both). */
+export const NOT_RUN = "timer's staircase not run";
+export const STAIRCASE_TIMING = "timing a timer's staircase";
+
+/** The longest the shape phase waited between comebacks: after the drain, and after the clump for the next single request. */
+function comebackSpacingMs(shape: ShapeFindings): number {
+  const [nextMs] = shape.trickleAdmittedMs;
+  const afterClumpMs = nextMs === undefined ? 0 : nextMs - shape.recovery.accepted.sentMs;
+  return Math.max(shape.figures.recoveryMs, afterClumpMs);
 }
 
 /** The answers' round trip so far, p95 (0 before any answer). */

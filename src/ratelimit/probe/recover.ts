@@ -37,6 +37,8 @@ export interface ShapeFindings {
   recovery: Recovery & { accepted: Sample };
   /** Requests refused before each single-request recovery timed after the clump, in order (none timed: empty). */
   trickleRefused: number[];
+  /** Send times of those recoveries, ms, in order. */
+  trickleAdmittedMs: number[];
 }
 
 /** The drain's figures from its samples (and the set-up requests before it); undefined when nothing was refused or nothing passed. */
@@ -77,6 +79,7 @@ export async function shapePhase(
   const clump = 1 + countUntilRefused(clumpRun);
   let trickleMs: number | null = null;
   const trickleRefused: number[] = [];
+  const admitted: number[] = [];
   const lastRefusedMs = recovery.lastRefused?.sentMs ?? drain.refusal.sentMs;
   const resetWhole =
     clump >= Math.max(3, Math.ceil(drain.accepted / 2)) &&
@@ -93,7 +96,6 @@ export async function shapePhase(
     // ahead of a smooth window's pace (a limit that counts refusals would be held shut by them).
     const gap = Math.max(firstGapMs(probe), recoveryMs / (2 * drain.accepted));
     let from = lastSent(clumpRun) ?? first.sentMs;
-    const admitted: number[] = [];
     for (let i = 0; i < TRICKLE_RECOVERIES && !probe.outOfBudget(); i++) {
       const next = await pingUntilAccepted(probe, 'recover', from, gap);
       if (!next.accepted) break;
@@ -112,7 +114,8 @@ export async function shapePhase(
     beforeMs: lastRefusedMs - drain.firstMs,
   };
   const { shape, evidence } = shapeOf(figures);
-  return { shape, evidence, figures, drain, recovery: { ...recovery, accepted: first }, trickleRefused };
+  const recovered = { ...recovery, accepted: first };
+  return { shape, evidence, figures, drain, recovery: recovered, trickleRefused, trickleAdmittedMs: admitted };
 }
 
 /**
