@@ -54,7 +54,7 @@ import { MAX_IN_FLIGHT, reachableRps } from './in-flight.js';
 import { retryAfterPhase, type RetryAfterFindings } from './probe/retry-after.js';
 import { drainAgainFromIdle } from './probe/redrain.js';
 import { counterEdgePhase } from './probe/counter-edge.js';
-import { rampAfterShape } from './probe/counter-ramp.js';
+import { rampAfterShape, rampFromEdge } from './probe/counter-ramp.js';
 import { logPhaseCheck } from './probe/log-phase.js';
 import { batchBucketPhase } from './probe/batch-bucket.js';
 import { cameBackInBatch, staircasePhase, type BatchBucketModel } from './probe/batch-staircase.js';
@@ -131,6 +131,11 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     return estimateOf(probe, drained, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, advertised.notes);
   const drainSamples = probe.samples.filter((s) => s.phase === 'drain');
   const drain = drainFigures(drainSamples, probe.calls.overhead.sent) ?? (await drainedFromIdle(probe, drainSamples));
+  // Back at the announced reset, but in part: a counter weighing the drained window (go-chi/httprate
+  // announces X-RateLimit-Reset), its ramp timed from the edge those pings found, in the window it opened.
+  const ramped =
+    drain && advertised.backInPart ? await rampFromEdge(probe, drain, advertised.backInPart.edge) : undefined;
+  if (ramped?.model) return identifiedWindow(probe, drained, ramped.model, ramped.evidence, advertised.notes);
   // A long window that announces nothing is sized by its first two edges (probe/silent-window.ts).
   const silent = drain ? await silentWindowPhase(probe, drain) : undefined;
   if (silent?.long) {

@@ -9,7 +9,15 @@ import { describe, expect, it } from 'vitest';
 import { describeLimiter, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import type { Estimate } from '../../src/ratelimit/types.js';
 import { overstatedQuota } from '../../src/emulator/profiles/ratelimit-headers.js';
-import { advertising, discoverVirtual, fromModel, haproxyRate, type VirtualEndpoint } from './virtual-limit.js';
+import {
+  advertising,
+  discoverVirtual,
+  fromModel,
+  haproxyRate,
+  httprateFront,
+  openedEarlier,
+  type VirtualEndpoint,
+} from './virtual-limit.js';
 
 const fixed = (limit: number, windowS: number): LimiterModel => ({
   kind: 'fixed-window',
@@ -131,26 +139,45 @@ describe('a silent long window that is not a fixed window is not taken for one',
 describe("HAProxy's counter with a 10 s period, silent: it weighs its last period as a counter does", () => {
   // Its period opens at the client's first request, so its first edge comes a period after the
   // drain began: the ramp reads it as a counter whose edge fell there, at its true rate, and says
-  // so. Counting refused requests, the ramp's pings keep it shut: not identified, never a guess.
+  // so. Counting refused requests, the ramp's pings keep it shut; then every request counts the
+  // same, so after a quiet spell one more clump times it (probe/quiet-ramp.ts): before, "not identified".
   it.each([
-    { countsRefused: false, sized: true },
-    { countsRefused: true, sized: false },
-  ])('counting refused requests: $countsRefused', async ({ countsRefused, sized }) => {
+    { countsRefused: false, says: /a period opened by the client's first request, as HAProxy's stick table weighs it/ },
+    { countsRefused: true, says: /pinged after its first edge it stayed shut, so refused requests count/ },
+  ])('counting refused requests: $countsRefused', async ({ countsRefused, says }) => {
     const e = await discoverVirtual(
-      { limiter: () => haproxyRate(100, 10_000, countsRefused), status: 429 },
+      { limiter: () => haproxyRate(300, 10_000, countsRefused), status: 429 },
       { maxDurationS: 60 },
     );
-    if (!sized) {
-      expect(e.limiter, e.notes.join('\n')).toBeNull();
-      expect(e.notes.join('\n')).toMatch(/not identified: a window weighing the last one/);
-      return;
-    }
-    expect(e.limiter, e.notes.join('\n')).toMatchObject({ kind: 'sliding-counter', limit: 100 });
-    expect(e.sustained_rps).toBeLessThanOrEqual(10 * 1.02);
-    expect(e.sustained_rps).toBeGreaterThanOrEqual(10 * 0.98);
-    expect(e.limiter_evidence.join('\n')).toMatch(
-      /a period opened by the client's first request, as HAProxy's stick table weighs it/,
-    );
+    expect(e.limiter, e.notes.join('\n')).toMatchObject({ kind: 'sliding-counter', limit: 300 });
+    if (e.limiter?.kind === 'sliding-counter') expect(e.limiter.counts_refused).toBe(countsRefused);
+    expect(e.sustained_rps).toBeLessThanOrEqual(30 * 1.02);
+    expect(e.sustained_rps).toBeGreaterThanOrEqual(30 * 0.98);
+    expect(e.limiter_evidence.join('\n')).toMatch(says);
+    // About two periods and a half at most.
+    expect(e.duration_s).toBeLessThanOrEqual(25);
+  });
+
+  // Where the set-up requests opened its period before the drain (a busy machine starts the drain
+  // late) and how far the limit is above the pings: each sized within 2 % and never more than 0.6 %
+  // fast, or not identified with the reason. Measured 27 Nov 2026 (before: none sized).
+  it('counting refused requests, at four limits and four leads of its period over the drain', async () => {
+    const counts = { sized: 0, 'not identified': 0, other: 0 };
+    const rows: string[] = [];
+    for (const limit of [100, 200, 300, 600])
+      for (const leadMs of [0, 300, 1000, 2500]) {
+        const e = await discoverVirtual(
+          { limiter: () => openedEarlier(haproxyRate(limit, 10_000, true), leadMs), status: 429 },
+          { maxDurationS: 60 },
+        );
+        const got = e.limiter;
+        const sized = got?.kind === 'sliding-counter' && got.limit === limit && Math.abs(got.window_s / 10 - 1) <= 0.02;
+        counts[sized ? 'sized' : got === null ? 'not identified' : 'other']++;
+        rows.push(`${limit} per 10 s, ${leadMs} ms lead: ${JSON.stringify(got)} ${e.sustained_rps} req/s`);
+        if (e.sustained_rps !== null) expect(e.sustained_rps, rows.at(-1)).toBeLessThanOrEqual((1.006 * limit) / 10);
+        if (got === null) expect(e.notes.join('\n'), rows.at(-1)).toMatch(/not identified|not pinned down|not sized/);
+      }
+    expect(counts, rows.join('\n')).toEqual({ sized: 9, 'not identified': 7, other: 0 });
   });
 });
 
@@ -220,5 +247,57 @@ describe('a window longer than the budget is said so, never guessed', () => {
   it('a minute said by Retry-After alone, 100 s allowed: not identified once the second reset says how long', async () => {
     const e = await probeOf(fixed(60, 60), 'retry-after', 100);
     expectLongerThanBudget(e, 100);
+  });
+});
+
+describe('go-chi/httprate 200 per 10 s behind its own headers: a counter back in part at the announced reset', () => {
+  // v0.16.1 starts its windows when the front starts, just before the probe: the drain fills a
+  // window just opened, and at the reset X-RateLimit-Reset announces only a few pass (it weighs the
+  // drained window). The recovery after that clump then took the next lattice point for the edge
+  // and the ramp it timed was "not on a line from the edge" (bench, 27 Nov 2026: not identified).
+  it.each([100, 300, 700])('its front started %i ms before the probe', async (startedBeforeMs) => {
+    const e = await discoverVirtual(
+      { limiter: () => httprateFront(200, 10, startedBeforeMs), status: 429, announces: 'retry-after' },
+      { maxDurationS: 60 },
+    );
+    expect(e.limiter, e.notes.join('\n')).toMatchObject({ kind: 'sliding-counter', limit: 200 });
+    if (e.limiter?.kind === 'sliding-counter') expect(Math.abs(e.limiter.window_s / 10 - 1)).toBeLessThanOrEqual(0.02);
+    expect(e.sustained_rps).toBeLessThanOrEqual(20 * 1.003);
+    expect(e.limiter_evidence.join('\n')).toMatch(/on a line from that edge, through pings refused in between/);
+    // The ramp within the window after the edge, then Retry-After's 10 s waited out once.
+    expect(e.duration_s).toBeLessThan(30);
+    console.log(
+      `httprate front ${startedBeforeMs} ms early: ${describeLimiter(e.limiter!)} in ${e.duration_s} s, ${e.requests_sent} requests`,
+    );
+  });
+});
+
+describe("go-chi/httprate's headers at 20 phases of its window: right and within 2 %, or not identified", () => {
+  // Where its windows fall against the probe decides whether the drain straddles an edge. Measured
+  // 27 Nov 2026; before the ramp from the announced edge: 200 per 10 s 11 sized and 9 not
+  // identified, 100 per 10 s 11 and 8 (1 a bucket at 9.91 req/s), 600 per 60 s 3 and 16 (1 a log of 608 per 60.8 s).
+  it.each([
+    { limit: 200, windowS: 10, expected: { sized: 18, 'not identified': 2, other: 0 } },
+    { limit: 100, windowS: 10, expected: { sized: 18, 'not identified': 1, other: 1 } },
+    { limit: 600, windowS: 60, expected: { sized: 17, 'not identified': 2, other: 1 } },
+  ])('$limit per $windowS s', async ({ limit, windowS, expected }) => {
+    const counts = { sized: 0, 'not identified': 0, other: 0 };
+    const rows: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const startedBeforeMs = ((i + 0.5) * windowS * 1000) / 20;
+      const e = await discoverVirtual(
+        { limiter: () => httprateFront(limit, windowS, startedBeforeMs), status: 429, announces: 'retry-after' },
+        { maxDurationS: Math.max(60, 3 * windowS) },
+      );
+      const got = e.limiter;
+      const length = got?.kind === 'sliding-window' ? got.period_s : got && 'window_s' in got ? got.window_s : null;
+      const sized = got?.kind === 'sliding-counter' && got.limit === limit && Math.abs(length! / windowS - 1) <= 0.02;
+      counts[sized ? 'sized' : got === null ? 'not identified' : 'other']++;
+      rows.push(`${startedBeforeMs} ms early: ${JSON.stringify(got)} ${e.sustained_rps} req/s, ${e.duration_s} s`);
+      // Never more than it admits, beyond the window's precision.
+      if (e.sustained_rps !== null) expect(e.sustained_rps, rows.at(-1)).toBeLessThanOrEqual((1.003 * limit) / windowS);
+      if (got === null) expect(e.notes.join('\n'), rows.at(-1)).toMatch(/not identified|not pinned down|not sized/);
+    }
+    expect(counts, rows.join('\n')).toEqual(expected);
   });
 });

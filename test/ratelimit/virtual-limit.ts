@@ -232,3 +232,38 @@ export function haproxyRate(limit: number, periodMs: number, countsRefused: bool
 export function openedEarlier(inner: Limiter, leadMs: number): Limiter {
   return (now) => inner(now < 0 ? now - leadMs : now);
 }
+
+/**
+ * go-chi/httprate v0.16.1's `Limit(limit, window)` as a chi service answers: its sliding-window
+ * counter (limiters/sliding-counter.ts) with its windows `startedBeforeMs` before the probe's clock
+ * began (v0.16.1 aligns them to the limiter's start, not the wall clock: the front starts just
+ * before the probe), `X-RateLimit-Limit/-Remaining/-Reset` on every answer, the reset the window's
+ * end in whole epoch seconds, rounded down (Go's Time.Unix); with `announces: 'retry-after'`, a
+ * Retry-After of the whole window on refusals, as httprate sends.
+ */
+export function httprateFront(limit: number, windowS: number, startedBeforeMs: number): Limiter {
+  const windowMs = windowS * 1000;
+  const phaseS = (windowMs - (startedBeforeMs % windowMs)) / 1000;
+  const counter = createLimiter({
+    kind: 'sliding-counter',
+    limit,
+    window_s: windowS,
+    phase_s: phaseS,
+    counts_refused: false,
+  });
+  const decide: Limiter = (now) => {
+    const d = counter.take(now);
+    return d.ok ? undefined : d.retryAfterS * 1000;
+  };
+  decide.announce = (now) => {
+    const quota = counter.quota?.(now);
+    const endMs = now + (quota?.resetS ?? 0) * 1000;
+    // Epoch seconds on the virtual clock (its 0 is epoch 0), as a client reads them: seconds from now.
+    return {
+      'x-ratelimit-limit': String(limit),
+      'x-ratelimit-remaining': String(Math.round(quota?.remaining ?? 0)),
+      'x-ratelimit-reset': Math.max(0, Math.floor(endMs / 1000) - now / 1000).toFixed(3),
+    };
+  };
+  return decide;
+}

@@ -23,6 +23,7 @@ import type { Sample } from '../types.js';
 import { pingAt, pingUntilAccepted } from './ping.js';
 import type { Announced, Heard, Probe } from './probe.js';
 import { countUntilRefused } from './recover.js';
+import { seenMs } from './arrival.js';
 
 /** From this window on (seconds) the announcement is tested by its own edges; shorter ones the usual phases size in seconds. */
 export const LONG_WINDOW_S = 5;
@@ -42,6 +43,11 @@ export interface AdvertisedFindings {
   tooLong: boolean;
   evidence: string[];
   notes: string[];
+  /**
+   * Set when the limit came back at the announced reset, but only in part: a window weighing the
+   * last one (a sliding-window counter), whose first edge these pings found (seen times).
+   */
+  backInPart?: { edge: Bracket };
 }
 
 const NOTHING: AdvertisedFindings = { model: null, tooLong: false, evidence: [], notes: [] };
@@ -142,12 +148,18 @@ export async function advertisedPhase(probe: Probe): Promise<AdvertisedFindings>
   const { samples: clump } = await probe.burstRun('advertised', 2 * limitGuess + 5);
   const counted = 1 + countUntilRefused(clump);
   if (counted < Math.max(3, drained / 2)) {
-    return unverified(
+    const found = unverified(
       probe,
       h,
       `at the announced reset only ${counted} requests passed where the drain let ${drained} through: not a window that resets whole; measured instead`,
       null,
     );
+    // The edge these pings found is the one thing a counter's ramp is timed from: the recovery
+    // after it would take the next lattice point for the edge (httprate 200 per 10 s: not identified).
+    const lastRefused = first.lastRefused;
+    return lastRefused && counted > 1
+      ? { ...found, backInPart: { edge: { lo: seenMs(lastRefused), hi: seenMs(first.accepted) } } }
+      : found;
   }
   if (!clump.some((s) => s.answer === 'limited'))
     return unverified(probe, h, `more than twice the limit (${counted}) passed after the reset`, ad ? false : null);

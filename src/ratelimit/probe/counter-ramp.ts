@@ -19,7 +19,7 @@ import { seenMs } from './arrival.js';
 import { lastSentMs } from './counter-edge.js';
 import { drainAt, pingUntilAccepted } from './ping.js';
 import type { Probe } from './probe.js';
-import { firstGapMs, type ShapeFindings } from './recover.js';
+import { firstGapMs, type DrainFigures, type ShapeFindings } from './recover.js';
 
 /** Pings this many to a lattice step: each lattice point to within an eighth of the step. */
 const PINGS_PER_STEP = 8;
@@ -53,6 +53,8 @@ export interface RampFindings {
   openedByClient?: boolean;
   evidence: string[];
   notes: string[];
+  /** Pinged an eighth of a step apart, it let nothing through for several steps: refused requests may count. */
+  shut?: boolean;
 }
 
 interface LatticePoint {
@@ -74,9 +76,12 @@ export async function counterRampPhase(probe: Probe, start: RampStart): Promise<
   const gapMs = Math.max(firstGapMs(probe), roughStepMs / PINGS_PER_STEP);
   const a = await latticePoint(probe, refusal, gapMs, roughStepMs);
   if (!a)
-    return notIdentified(
-      `a window weighing the last one (a sliding-window counter), but it let nothing more through within ${STEPS_SOUGHT} of its steps (about ${fmt(roughStepMs)} each); not sized`,
-    );
+    return {
+      ...notIdentified(
+        `a window weighing the last one (a sliding-window counter), but it let nothing more through within ${STEPS_SOUGHT} of its steps (about ${fmt(roughStepMs)} each); not sized`,
+      ),
+      shut: true,
+    };
   // The window is at least the shortest the drain allows and at least what the ramp so far says
   // (the counter lets `before` through at most `before + 1` steps after the edge); each clump
   // goes most of that after the edge, so it is always inside the window the edge opened, and each
@@ -191,16 +196,21 @@ export async function rampAfterShape(probe: Probe, shape: ShapeFindings): Promis
   const { drain, recovery, figures } = shape;
   if (shape.shape !== 'smooth-window' || figures.trickleMs === null || !rampTimeable(probe, figures.trickleMs))
     return undefined;
-  const drainSample = probe.samples.find((s) => s.phase === 'drain' && s.sentMs === drain.firstMs);
-  const drainStartMs = drainSample ? seenMs(drainSample) : drain.firstMs;
   const edge: Bracket = { lo: seenMs(recovery.lastRefused ?? drain.refusal), hi: seenMs(recovery.accepted) };
   probe.progress(`a silent smooth window letting one back every ${fmt(figures.trickleMs)}: timing its ramp`);
-  const ramp = await counterRampPhase(probe, {
+  const ramp = await rampFromEdge(probe, drain, edge);
+  return ramp.model && !ramp.openedByClient ? ramp : undefined;
+}
+
+/** The ramp after the first edge the pings found after `drain`, which filled the window before it. */
+export function rampFromEdge(probe: Probe, drain: DrainFigures, edge: Bracket): Promise<RampFindings> {
+  const drainSample = probe.samples.find((s) => s.phase === 'drain' && s.sentMs === drain.firstMs);
+  const drainStartMs = drainSample ? seenMs(drainSample) : drain.firstMs;
+  return counterRampPhase(probe, {
     prev: drain.limit,
     edge,
     refusal: drain.refusal,
     shortestMs: edge.lo - drainStartMs,
     drainStartMs,
   });
-  return ramp.model && !ramp.openedByClient ? ramp : undefined;
 }

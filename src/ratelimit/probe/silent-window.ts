@@ -22,6 +22,7 @@ import { round } from '../estimators.js';
 import type { FixedWindowModel, SlidingWindowModel } from '../limiters/index.js';
 import type { WindowModel } from './window-path.js';
 import { counterRampPhase } from './counter-ramp.js';
+import { quietRampPhase } from './quiet-ramp.js';
 import type { Sample } from '../types.js';
 import { LONG_WINDOW_S, phaseS } from './advertised.js';
 import { seenMs } from './arrival.js';
@@ -180,13 +181,13 @@ async function sizeLongWindow(
     // 100 per 10 s, its edge 7.5 s after the drain: read as a sliding log 37 % fast): its ramp is
     // timed here instead, inside the window after the edge (counter-ramp.ts), or it is not sized.
     probe.progress(`${seen}, yet more than one at a time: a window weighing the last one; timing its ramp`);
-    return counterRampPhase(probe, {
-      prev: drain.limit,
-      edge: edge1,
-      refusal: drain.refusal,
-      shortestMs,
-      drainStartMs: startMs,
-    });
+    const rampStart = { prev: drain.limit, edge: edge1, refusal: drain.refusal, shortestMs, drainStartMs: startMs };
+    const ramp = await counterRampPhase(probe, rampStart);
+    // Kept shut by pings a fraction of a step apart: each was counted (HAProxy's usual recipe at a
+    // 10 s period), so it is timed without them, by one clump after a quiet spell (quiet-ramp.ts).
+    if (!ramp.shut) return ramp;
+    const quiet = await quietRampPhase(probe, rampStart);
+    return quiet.model ? quiet : { ...quiet, evidence: [...ramp.evidence, ...quiet.evidence] };
   }
   const fromMs = edge1.lo + shortestMs;
   if (fromMs > probe.maxDurationMs) return longerThanBudget(probe, shortestMs);
