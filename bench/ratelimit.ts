@@ -126,6 +126,9 @@ export const ROWS: RowSpec[] = [
   go({ kind: 'xrate', rate: 20, burst: 40 }),
   go({ kind: 'batch', rate: 50, burst: 50, fillIntervalS: 1 }),
   go({ kind: 'batch', rate: 50, burst: 100, fillIntervalS: 1 }),
+  go({ kind: 'batch', rate: 50, burst: 200, fillIntervalS: 1 }),
+  go({ kind: 'batch', rate: 40, burst: 40, fillIntervalS: 0.5 }),
+  go({ kind: 'batch', rate: 40, burst: 80, fillIntervalS: 0.5 }),
   emulatorRow('emulator', fixed(50, 1, true), 'refusals counted', CAP_S),
   emulatorRow('emulator', fixed(100, 2, true), 'refusals counted', CAP_S),
   // Issue 21 item 3: per-minute limits are the most common public API limits.

@@ -52,7 +52,7 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     why: 'the closed loop with real k6: proof rounds of several seconds each, until one holds or none does',
   },
   'test/ratelimit/httprate.test.ts': {
-    why: 'real Go limiters (go-chi/httprate, golang.org/x/time/rate) built from the Go module proxy, each sized within 2 % and proven',
+    why: 'real Go limiters (go-chi/httprate, golang.org/x/time/rate, a timer-refilled batch bucket) built from the Go module proxy, each sized within 2 % and proven',
     precise: true,
   },
   'test/integration/ratelimit-network.test.ts': {

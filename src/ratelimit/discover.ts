@@ -19,6 +19,9 @@
 //  (a long window the service announces – RateLimit fields, or a Retry-After of 5 s or more – is
 //   tested at its announced edges right after the drain instead (advertised.ts); anything that
 //   contradicts it leaves the limit to the phases below)
+//  (a drain that came back in a clump smaller than itself – a bucket refilled by a timer in
+//   batches, Envoy's token_bucket – is read off its staircase right after the shape instead:
+//   batch-staircase.ts)
 //  4. idle burst (idle-burst.ts) – wait until the limit must have refilled (twice the time the
 //               guessed burst needs at the sustained rate), send at max_rps until the first
 //               refusal; repeat (waiting longer while it grows) until two measurements agree, so
@@ -40,7 +43,7 @@ import { round } from './estimators.js';
 import { probeTimeline } from './timeline.js';
 import { refusalsOf, tooFewRefusals } from './evidence.js';
 import { systemClock, type Clock } from '../time/clock.js';
-import { describeLimiter, sustainedRate, type BucketModel, type LimiterModel } from './limiters/index.js';
+import { describeLimiter, sustainedRate, type LimiterModel } from './limiters/index.js';
 import { advertisedPhase, compareAdvertisement } from './probe/advertised.js';
 import { idleBurstPhase } from './probe/idle-burst.js';
 import { confirmedShape } from './probe/confirm-shape.js';
@@ -54,6 +57,7 @@ import { counterEdgePhase } from './probe/counter-edge.js';
 import { rampAfterShape, rampFromEdge } from './probe/counter-ramp.js';
 import { logPhaseCheck } from './probe/log-phase.js';
 import { batchBucketPhase } from './probe/batch-bucket.js';
+import { cameBackInBatch, staircasePhase, type BatchBucketModel } from './probe/batch-staircase.js';
 import { EDGE_PRECISION } from './probe/window-edges.js';
 import { scopePhase } from './probe/scope.js';
 import { silentWindowPhase } from './probe/silent-window.js';
@@ -146,11 +150,26 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     );
   }
   const firstShape = drain ? await shapePhase(probe, drain, null, silent?.recovery) : undefined;
+  // Back in a clump smaller than the drain: a bucket refilled by a timer, read off its staircase.
+  const afterFirst = firstShape ? await staircaseAfter(probe, drained, firstShape) : undefined;
+  if (afterFirst && 'estimate' in afterFirst) return afterFirst.estimate;
   // A silent counter whose edge came soon after the drain: its ramp, timed inside the window that
-  // edge opened, before anything else sends (probe/counter-ramp.ts).
-  const ramp = firstShape && !announcesReset(probe) ? await rampAfterShape(probe, firstShape) : undefined;
+  // edge opened, before anything else sends (probe/counter-ramp.ts): not after a staircase that
+  // ran (it only runs on a timer's evidence, which such a counter's trickle does not give).
+  const untouched = afterFirst !== undefined && !afterFirst.ran;
+  const ramp = untouched && !announcesReset(probe) ? await rampAfterShape(probe, firstShape!) : undefined;
   if (ramp?.model) return identifiedWindow(probe, drained, ramp.model, [firstShape!.evidence, ...ramp.evidence], []);
-  const shape = firstShape ? await confirmedShape(probe, firstShape) : undefined;
+  const confirmed = afterFirst ? await confirmedShape(probe, afterFirst.shape) : undefined;
+  // A first drain that looked like a bucket and a second that came back in a batch, or whole after
+  // a short wait (the real Go bucket of four batches, twice in forty runs: its first drain's last
+  // requests in flight took a tick's batch, and the misled edge walk read 150 or a sliding window):
+  // the staircase then (again, if the first one fell back), the second drain not taken for one from idle.
+  const afterSecond =
+    confirmed && confirmed !== afterFirst?.shape
+      ? await staircaseAfter(probe, drained, confirmed, firstShape)
+      : undefined;
+  if (afterSecond && 'estimate' in afterSecond) return afterSecond.estimate;
+  const shape = afterSecond?.shape ?? confirmed;
   // A smooth window that announces when its quota resets may keep its windows on the clock (a
   // sliding-window counter): period trials from idle would time its next edge, not a period
   // (go-chi/httprate 50 per 1 s read 0.76–0.84 s), so the stream sizes it and drains from idle tell
@@ -241,6 +260,42 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   ]);
 }
 
+/**
+ * The staircase (probe/batch-staircase.ts) when `shape` came back in a batch: the estimate when it
+ * told a bucket refilled by a timer (or saw one it could not size), else the shape to go on with
+ * (a window's edge walk from the last edge it timed).
+ */
+async function staircaseAfter(
+  probe: Probe,
+  drained: StreamFindings,
+  shape: ShapeFindings,
+  earlier?: ShapeFindings,
+): Promise<{ estimate: Estimate } | { shape: ShapeFindings; ran: boolean }> {
+  const drainFromIdle = earlier === undefined;
+  const batch = cameBackInBatch(shape) || (!drainFromIdle && shape.shape === 'resetting-window');
+  if (!batch) return { shape, ran: false };
+  const stairs = await staircasePhase(probe, shape, drainFromIdle, earlier);
+  const evidence = [shape.evidence, stairs.evidence];
+  if (stairs.model) return { estimate: await identifiedWindow(probe, drained, stairs.model, evidence, []) };
+  if (stairs.sawStairs)
+    return {
+      estimate: estimateOf(
+        probe,
+        drained,
+        { ...NOTHING_MEASURED, limiter_evidence: evidence },
+        { verdict: 'unknown', notes: [] },
+        [`not identified: ${stairs.evidence}`],
+      ),
+    };
+  // Ruled out before it sent anything: the shape goes on as it was, with the reason.
+  if (!stairs.ran) return { shape: { ...shape, evidence: `${shape.evidence}; ${stairs.evidence}` }, ran: false };
+  // A window's edge walk goes on from the last edge the staircase timed, not the first.
+  // What the staircase saw joins the evidence the window path goes on with.
+  const told = { ...shape, evidence: `${shape.evidence}; no timer's staircase: ${stairs.evidence}` };
+  const resumed = shape.shape === 'resetting-window' && stairs.latest ? { ...told, recovery: stairs.latest } : told;
+  return { shape: resumed, ran: true };
+}
+
 /** A window whose kind and parameters are known: Retry-After and the scope, then the estimate. */
 async function identifiedWindow(
   probe: Probe,
@@ -265,8 +320,6 @@ async function identifiedWindow(
     ...scope.notes,
   ]);
 }
-
-type BatchBucketModel = BucketModel & { fill_interval_s: number };
 
 /** A bucket refilled in batches, read off its ticks (a fixed window's edges) and its burst from idle. */
 function batchFigures(model: BatchBucketModel) {

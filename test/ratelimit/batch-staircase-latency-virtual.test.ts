@@ -1,12 +1,11 @@
 // Answers that come back late come back in clumps of their own, at a cadence the probe's one-at-a-
-// time pings set: not a timer's staircase. Two conformant services batch2's staircase (a bucket
-// refilled by a timer read off its ticks; reverted in f7fb9ca, issue 21 item 6) misread, on the
-// virtual clock: the emulator's `latency` profile (a continuous bucket, 50 req/s, answers
-// 50 ± 20 ms late) read 1 run in 2 as "9 requests came back at once every 0.199 s … capacity not
-// measured" (so `run` said rate_limit not tested; seed 19 here did it), and a 25 req/s bucket
-// behind 2 s business answers (`slow-business`: refusals come at once) spent the probe's time cap
-// timing clumps and lost the "figures are latency" verdict. Any staircase brought back must leave
-// both read as they are today.
+// time pings set: not a timer's staircase (probe/batch-staircase.ts). Two conformant services the
+// staircase once misread, on the virtual clock: the emulator's `latency` profile (a continuous
+// bucket, 50 req/s, answers 50 ± 20 ms late) read 1 run in 2 as "9 requests came back at once every
+// 0.199 s … capacity not measured" (so `run` said rate_limit not tested; seed 19 here did it), and
+// a 25 req/s bucket behind 2 s business answers (`slow-business`: refusals come at once) spent the
+// probe's time cap timing clumps and lost the "figures are latency" verdict. Both must read as
+// today's path reads them.
 
 import { describe, expect, it } from 'vitest';
 import { relativeError } from './support.js';

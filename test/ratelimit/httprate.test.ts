@@ -5,8 +5,8 @@
 // kind, the rate within 2 % (and a counter's window), the burst within one request, and end by
 // itself. Precision tests against real limiters in real time (7–22 s each): the slow tier. Skipped
 // only where Go is missing to build the front. The front's third limiter, a bucket refilled by a
-// timer (Envoy's token_bucket), is not here: its probe is not yet reliable in real time (the
-// virtual suite holds it; docs/rate-limit-identification.md says how often the real one is read).
+// timer in whole batches (Envoy's token_bucket), with room for two batches and for four: the
+// timer-refilled bucket, its interval within 2 % too (probe/batch-staircase.ts; 16–25 s each).
 //
 // httprate's windows start when the process started (its windowOffset), so the probe's drain falls
 // just after an edge: a window that slides from the drain would let the client back a window
@@ -59,6 +59,12 @@ const CASES: Case[] = [
     truth: { kind: 'bucket', rate_rps: 20, burst: 40 },
     maxRefused: 0.1,
   },
+  ...[100, 200].map((burst): Case => ({
+    name: `batch bucket 50 every 1 s, max ${burst}`,
+    limiter: { kind: 'batch', rate: 50, burst, fillIntervalS: 1 },
+    truth: { kind: 'bucket', rate_rps: 50, burst, fill_interval_s: 1 },
+    maxRefused: 0.1,
+  })),
 ];
 
 describe.skipIf(missing !== undefined)(
@@ -94,6 +100,14 @@ describe.skipIf(missing !== undefined)(
           expect(e.limiter?.kind, context).toBe(truth.kind);
           expect(relativeError(e.sustained_rps, sustainedRate(truth)), context).toBeLessThanOrEqual(0.02);
           expect(Math.abs((e.burst ?? 0) - burstSize(truth)), context).toBeLessThanOrEqual(1);
+          if (truth.kind === 'bucket' && truth.fill_interval_s !== undefined)
+            expect(
+              relativeError(
+                e.limiter?.kind === 'bucket' ? (e.limiter.fill_interval_s ?? null) : null,
+                truth.fill_interval_s,
+              ),
+              context,
+            ).toBeLessThanOrEqual(0.02);
           if (truth.kind === 'sliding-counter' && e.limiter?.kind === 'sliding-counter')
             expect(relativeError(e.limiter.window_s, truth.window_s), context).toBeLessThanOrEqual(0.02);
           expect(e.partial, context).toBe(false);

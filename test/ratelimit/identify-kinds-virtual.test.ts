@@ -1,8 +1,8 @@
 // The limiter kinds real gateways run beyond the first three, identified by the whole probe
 // (discover) on a virtual clock from the models the emulator enforces: go-chi/httprate's
 // sliding-window counter, golang.org/x/time/rate's bucket, and a bucket refilled by a timer in
-// whole batches (Envoy's token_bucket fill_interval) whose capacity is one or two batches (three or
-// more, as 10 every 0.5 s up to 30, is not identified yet: docs/rate-limit-identification.md).
+// whole batches (Envoy's token_bucket fill_interval) whose capacity is one or two batches (more,
+// and every phase of its timer: batch-bucket-virtual.test.ts).
 // Figures within 2 %, burst within one request, at most 10 % of the requests refused (a bucket: 35 %).
 
 import { describe, expect, it } from 'vitest';

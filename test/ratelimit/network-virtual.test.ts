@@ -10,6 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { acceptedBeforeRefusal, sendingEndMs } from '../../src/ratelimit/probe/arrival.js';
 import { sustainedRate, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
+import { NOT_RUN, STAIRCASE_TIMING } from '../../src/ratelimit/probe/batch-staircase.js';
 import type { Sample } from '../../src/ratelimit/types.js';
 import { relativeError } from './support.js';
 import { discoverVirtual, fromModel, gcra, haproxyRate, type Limiter } from './virtual-limit.js';
@@ -51,6 +52,41 @@ describe('across 50 ± 10 ms each way, on the virtual clock', () => {
         expect(e.limiter.edges ?? 'clock', context).toBe(truth.edges ?? 'clock');
       if (truth.kind === 'sliding-window' && e.limiter?.kind === 'sliding-window')
         expect(e.limiter.counts_refused, context).toBe(truth.counts_refused);
+    },
+  );
+});
+
+// The timer's staircase (probe/batch-staircase.ts) times ticks with one ping after another: across
+// round trips of ~100 ms the comebacks it would time are the answers' own clumps, and before it
+// was ruled out ahead of its first request it sent enough here to cost a sliding log its period
+// (one toxiproxy run in four). Ruled out, it must send nothing, whichever limiter answers; a
+// timer-refilled bucket of two batches, whose clump would set it off, says why in its evidence.
+const BATCH_BUCKET: LimiterModel = { kind: 'bucket', rate_rps: 50, burst: 100, fill_interval_s: 1 };
+const staircaseCases = [
+  ...cases,
+  {
+    name: 'token bucket 50/s burst 50',
+    limiter: () => gcra(50, 50),
+    truth: { kind: 'bucket', rate_rps: 50, burst: 50 },
+  },
+  { name: 'batch bucket 50 every 1 s, max 100', limiter: () => fromModel(BATCH_BUCKET), truth: BATCH_BUCKET },
+];
+
+describe('across 50 ± 10 ms each way, no timer staircase is sent (virtual time)', () => {
+  it.each(staircaseCases.flatMap((c) => [1, 2, 3].map((seed) => ({ ...c, seed }))))(
+    '$name (jitter seed $seed)',
+    async ({ limiter, truth, seed }) => {
+      const progress: string[] = [];
+      const e = await discoverVirtual(
+        { limiter, status: 429, network: { ...NETWORK, seed } },
+        { progress: (line) => progress.push(line) },
+      );
+      const context = JSON.stringify({ limiter: e.limiter, evidence: e.limiter_evidence, progress });
+      expect(
+        progress.filter((line) => line.includes(STAIRCASE_TIMING)),
+        context,
+      ).toEqual([]);
+      if (truth === BATCH_BUCKET) expect(e.limiter_evidence?.join('\n'), context).toContain(NOT_RUN);
     },
   );
 });

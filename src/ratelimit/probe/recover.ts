@@ -35,6 +35,10 @@ export interface ShapeFindings {
   drain: DrainFigures;
   /** The first recovery after the drain. */
   recovery: Recovery & { accepted: Sample };
+  /** Requests refused before each single-request recovery timed after the clump, in order (none timed: empty). */
+  trickleRefused: number[];
+  /** Send times of those recoveries, ms, in order. */
+  trickleAdmittedMs: number[];
 }
 
 /** The drain's figures from its samples (and the set-up requests before it); undefined when nothing was refused or nothing passed. */
@@ -74,6 +78,8 @@ export async function shapePhase(
   const { samples: clumpRun } = await probe.burstRun('recover', drain.accepted + 5);
   const clump = 1 + countUntilRefused(clumpRun);
   let trickleMs: number | null = null;
+  const trickleRefused: number[] = [];
+  const admitted: number[] = [];
   const lastRefusedMs = recovery.lastRefused?.sentMs ?? drain.refusal.sentMs;
   const resetWhole =
     clump >= Math.max(3, Math.ceil(drain.accepted / 2)) &&
@@ -90,11 +96,11 @@ export async function shapePhase(
     // ahead of a smooth window's pace (a limit that counts refusals would be held shut by them).
     const gap = Math.max(firstGapMs(probe), recoveryMs / (2 * drain.accepted));
     let from = lastSent(clumpRun) ?? first.sentMs;
-    const admitted: number[] = [];
     for (let i = 0; i < TRICKLE_RECOVERIES && !probe.outOfBudget(); i++) {
       const next = await pingUntilAccepted(probe, 'recover', from, gap);
       if (!next.accepted) break;
       admitted.push(next.accepted.sentMs);
+      trickleRefused.push(next.refused);
       from = next.accepted.sentMs;
     }
     if (admitted.length > 0) trickleMs = (admitted[admitted.length - 1]! - first.sentMs) / admitted.length;
@@ -108,7 +114,8 @@ export async function shapePhase(
     beforeMs: lastRefusedMs - drain.firstMs,
   };
   const { shape, evidence } = shapeOf(figures);
-  return { shape, evidence, figures, drain, recovery: { ...recovery, accepted: first } };
+  const recovered = { ...recovery, accepted: first };
+  return { shape, evidence, figures, drain, recovery: recovered, trickleRefused, trickleAdmittedMs: admitted };
 }
 
 /**

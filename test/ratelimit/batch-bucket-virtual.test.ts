@@ -1,0 +1,45 @@
+// A bucket refilled by a timer in whole batches (Envoy's token_bucket) holding two and four batches,
+// identified by the whole probe (discover) on a virtual clock at two settings, with the timer's
+// phase against the probe's start swept over a whole interval (the usual cause of misreads). Each
+// run must report the timer-refilled bucket with its rate within 2 % and its capacity within one
+// request (probe/batch-staircase.ts).
+
+import { describe, expect, it } from 'vitest';
+import { burstSize, sustainedRate, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
+import { relativeError } from './support.js';
+import { discoverVirtual, fromModel, type Limiter } from './virtual-limit.js';
+
+const SETTINGS: LimiterModel[] = [
+  { kind: 'bucket', rate_rps: 50, burst: 100, fill_interval_s: 1 },
+  { kind: 'bucket', rate_rps: 50, burst: 200, fill_interval_s: 1 },
+  { kind: 'bucket', rate_rps: 40, burst: 40, fill_interval_s: 0.5 },
+  { kind: 'bucket', rate_rps: 40, burst: 80, fill_interval_s: 0.5 },
+];
+/** Where the timer ticks against the probe's start, as a share of its interval. */
+const PHASES = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
+
+/** `model`, its timer started `phaseMs` (plus a long while) before the probe's clock origin. */
+const shifted = (model: LimiterModel, phaseMs: number) => (): Limiter => {
+  const limiter = fromModel(model);
+  return (now) => limiter(now + phaseMs + 10_000);
+};
+
+describe('a bucket refilled by a timer in batches, identified whatever its phase (virtual time)', () => {
+  const cases = SETTINGS.flatMap((truth) =>
+    PHASES.map((phase) => ({ truth, phase, name: `${JSON.stringify(truth)} at ${phase} of an interval` })),
+  );
+  it.each(cases)('$name', async ({ truth, phase }) => {
+    const intervalMs = (truth.kind === 'bucket' ? truth.fill_interval_s! : 1) * 1000;
+    const e = await discoverVirtual({
+      limiter: shifted(truth, phase * intervalMs),
+      status: 429,
+      announces: 'retry-after',
+    });
+    const context = JSON.stringify({ limiter: e.limiter, evidence: e.limiter_evidence, notes: e.notes });
+    expect(e.limiter?.kind, context).toBe('bucket');
+    expect(e.limiter?.kind === 'bucket' && e.limiter.fill_interval_s, context).toBeCloseTo(intervalMs / 1000, 2);
+    expect(relativeError(e.sustained_rps, sustainedRate(truth)), context).toBeLessThanOrEqual(0.02);
+    expect(Math.abs((e.burst ?? 0) - burstSize(truth)), context).toBeLessThanOrEqual(1);
+    expect(e.partial, context).toBe(false);
+  });
+});
