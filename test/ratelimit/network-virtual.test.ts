@@ -96,7 +96,7 @@ describe('the sliding log 50 per 1 s across 50 ± 10 ms each way, 200 jitter see
 // batches: 'bucket 50.4/s, burst 57, refilled every 0.992 s' (seed 44 at 10 ms; seed 39 at 5 ms).
 describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, on a busy machine, 100 seeds', () => {
   it.each([
-    { lateMs: 5, expected: { 'fixed window within 2 %': 94, 'not identified': 6, other: 0 } },
+    { lateMs: 5, expected: { 'fixed window within 2 %': 96, 'not identified': 4, other: 0 } },
     { lateMs: 10, expected: { 'fixed window within 2 %': 100, 'not identified': 0, other: 0 } },
   ])(
     'up to $lateMs ms late: a fixed window or not identified, never a bucket',
@@ -126,6 +126,50 @@ describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, on a busy mac
     },
     60_000,
   );
+});
+
+// Each window's fill (the limit after the edge found) and the recovery's clump go out at max_rps,
+// paced; on a busy machine the timers fire late and the pace falls behind without catching up
+// (pacing.ts), so up to 20 ms late a fill of 49 can take a window or more and run past the next
+// edge unseen (the next window lets its tail through too). The walk took the fill's last request
+// for "the next edge is after this": the edge placed late, the edges then 'not evenly spaced' or
+// the window read long (1.024–1.06 s at 23 of these 100 seeds, 0.94–0.99 s at 4, seed 30: the
+// recovery clump sent until 2016 ms, the next edge at 1950 ms in send time). Now only the part of
+// a fill sent at the pace asked for, or a refusal, bounds the next edge. Left open: the limit is
+// the recovery clump's count (recover.ts), other than 50 at 15 of these seeds (up to 66: the clump
+// too runs past the edge before its first refusal; at 45 and 46 each window is filled short and
+// its edge read early, 0.875 s and 0.892 s), counted apart here.
+describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, up to 20 ms late, 100 seeds', () => {
+  it("reads the window's length within 2 % or says not identified", async () => {
+    const truth = fixed(50, 1);
+    const counts = { 'within 2 %': 0, 'not identified': 0, 'beyond 2 %': 0, 'limit misread': 0 };
+    const beyond: string[] = [];
+    for (let seed = 1; seed <= 100; seed++) {
+      const e = await discoverVirtual({
+        limiter: () => fromModel(truth),
+        status: 429,
+        network: { ...NETWORK, seed },
+        busy: { lateMs: 20, seed: seed + 2000 },
+      });
+      const window = e.limiter?.kind === 'fixed-window' ? e.limiter.window_s : null;
+      const outcome: keyof typeof counts =
+        e.limiter === null
+          ? 'not identified'
+          : e.limiter.kind === 'fixed-window' && e.limiter.limit !== 50
+            ? 'limit misread'
+            : window !== null && Math.abs(window - 1) <= 0.02
+              ? 'within 2 %'
+              : 'beyond 2 %';
+      counts[outcome]++;
+      if (outcome === 'beyond 2 %') beyond.push(`seed ${seed}: ${JSON.stringify(e.limiter)}`);
+    }
+    expect(counts, beyond.join('\n')).toEqual({
+      'within 2 %': 84,
+      'not identified': 1,
+      'beyond 2 %': 0,
+      'limit misread': 15,
+    });
+  }, 60_000);
 });
 
 const sample = (sentMs: number, doneMs: number, answer: Sample['answer']): Sample => ({
