@@ -132,7 +132,7 @@ describe('the sliding log 50 per 1 s across 50 ± 10 ms each way, 200 jitter see
 // batches: 'bucket 50.4/s, burst 57, refilled every 0.992 s' (seed 44 at 10 ms; seed 39 at 5 ms).
 describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, on a busy machine, 100 seeds', () => {
   it.each([
-    { lateMs: 5, expected: { 'fixed window within 2 %': 94, 'not identified': 6, other: 0 } },
+    { lateMs: 5, expected: { 'fixed window within 2 %': 96, 'not identified': 4, other: 0 } },
     { lateMs: 10, expected: { 'fixed window within 2 %': 100, 'not identified': 0, other: 0 } },
   ])(
     'up to $lateMs ms late: a fixed window or not identified, never a bucket',
@@ -141,12 +141,7 @@ describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, on a busy mac
       const counts = { 'fixed window within 2 %': 0, 'not identified': 0, other: 0 };
       const others: string[] = [];
       for (let seed = 1; seed <= 100; seed++) {
-        const e = await discoverVirtual({
-          limiter: () => fromModel(truth),
-          status: 429,
-          network: { ...NETWORK, seed },
-          busy: { lateMs, seed: seed + 2000 },
-        });
+        const e = await discoverBusy(truth, seed, lateMs);
         const within = (relativeError(e.sustained_rps, sustainedRate(truth)) ?? Infinity) <= 0.02;
         const outcome: keyof typeof counts =
           e.limiter === null
@@ -163,6 +158,59 @@ describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, on a busy mac
     60_000,
   );
 });
+
+// Each window's fill (the limit after the edge found) and the recovery's clump go out at max_rps,
+// paced; on a busy machine the timers fire late and the pace falls behind without catching up
+// (pacing.ts), so up to 20 ms late a fill of 49 can take a window or more and run past the next
+// edge unseen (the next window lets its tail through too). The walk took the fill's last request
+// for "the next edge is after this": the edge placed late, the edges then 'not evenly spaced' or
+// the window read long (1.024–1.06 s at 23 of these 100 seeds, 0.94–0.99 s at 4, seed 30: the
+// recovery clump sent until 2016 ms, the next edge at 1950 ms in send time). Now only the part of
+// a fill sent at the pace asked for, or a refusal, bounds the next edge. Left open: the limit is
+// the recovery clump's count (recover.ts), other than 50 at 15 of these seeds (up to 66: the clump
+// too runs past the edge before its first refusal; at 45 and 46 each window is filled short and
+// its edge read early, 0.875 s and 0.892 s), counted apart here.
+describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, up to 20 ms late, 100 seeds', () => {
+  it("reads the window's length within 2 % or says not identified", async () => {
+    const truth = fixed(50, 1);
+    const readings: WindowReading[] = [];
+    const beyond: string[] = [];
+    for (let seed = 1; seed <= 100; seed++) {
+      const { limiter } = await discoverBusy(truth, seed, 20);
+      readings.push(windowReading(limiter));
+      if (readings.at(-1) === 'beyond 2 %') beyond.push(`seed ${seed}: ${JSON.stringify(limiter)}`);
+    }
+    const count = (r: WindowReading) => readings.filter((x) => x === r).length;
+    expect(
+      {
+        within: count('within 2 %'),
+        notIdentified: count('not identified'),
+        beyond: count('beyond 2 %'),
+        limitMisread: count('limit misread'),
+      },
+      beyond.join('\n'),
+    ).toEqual({ within: 84, notIdentified: 1, beyond: 0, limitMisread: 15 });
+  }, 60_000);
+});
+
+type WindowReading = 'within 2 %' | 'not identified' | 'beyond 2 %' | 'limit misread';
+
+/** The fixed window 50 per 1 s as read: its length against 1 s, apart when its limit was not 50. */
+function windowReading(limiter: LimiterModel | null): WindowReading {
+  if (limiter === null) return 'not identified';
+  if (limiter.kind !== 'fixed-window') return 'beyond 2 %';
+  if (limiter.limit !== 50) return 'limit misread';
+  return Math.abs(limiter.window_s - 1) <= 0.02 ? 'within 2 %' : 'beyond 2 %';
+}
+
+/** The whole probe against `truth` across NETWORK with the machine busy (up to `lateMs` late). */
+const discoverBusy = (truth: LimiterModel, seed: number, lateMs: number) =>
+  discoverVirtual({
+    limiter: () => fromModel(truth),
+    status: 429,
+    network: { ...NETWORK, seed },
+    busy: { lateMs, seed: seed + 2000 },
+  });
 
 const sample = (sentMs: number, doneMs: number, answer: Sample['answer']): Sample => ({
   sentMs,

@@ -45,14 +45,23 @@ export interface EdgeFindings {
   notes: string[];
 }
 
+/**
+ * A window filled after its edge was found: `afterMs`, its last request sent (pings go after it);
+ * `beforeEdgeMs`, the last request known to have reached it, which the next edge is after.
+ */
+export interface FilledWindow {
+  afterMs: number;
+  beforeEdgeMs: number;
+}
+
 export async function windowEdgesPhase(
   probe: Probe,
   limit: number,
   firstEdge: Bracket,
-  clumpEndMs: number,
+  clump: FilledWindow,
 ): Promise<EdgeFindings> {
   const notes: string[] = [];
-  const { edges, afterMs } = await walkEdges(probe, limit, firstEdge, clumpEndMs, notes);
+  const { edges, afterMs } = await walkEdges(probe, limit, firstEdge, clump, notes);
   const length = windowLength(edges);
   const onClock = edges.length >= 3 && pinned(length, 2 * EDGE_PRECISION);
   // Each window after the first was opened by the request that found its edge, if windows open at
@@ -120,11 +129,11 @@ async function walkEdges(
   probe: Probe,
   limit: number,
   firstEdge: Bracket,
-  clumpEndMs: number,
+  clump: FilledWindow,
   notes: string[],
 ): Promise<{ edges: Bracket[]; afterMs: number }> {
   const edges: Bracket[] = [firstEdge];
-  let afterMs = clumpEndMs;
+  let { afterMs, beforeEdgeMs } = clump;
   for (let w = 0; w < MAX_WINDOWS && !probe.outOfBudget(); w++) {
     const lattice = windowLength(edges);
     const reading = openedReading(openedWindows(edges));
@@ -149,8 +158,8 @@ async function walkEdges(
           )
         : await bisectEdge(probe, nextEdgeEitherWay(edges, lattice, opened, w), afterMs);
     if (!found.accepted) break;
-    edges.push({ lo: Math.max(afterMs, found.lastRefused?.sentMs ?? afterMs), hi: found.accepted.sentMs });
-    afterMs = await fillWindow(probe, limit, found.accepted, notes);
+    edges.push({ lo: Math.max(beforeEdgeMs, found.lastRefused?.sentMs ?? beforeEdgeMs), hi: found.accepted.sentMs });
+    ({ afterMs, beforeEdgeMs } = await fillWindow(probe, limit, found.accepted, notes));
   }
   return { edges, afterMs };
 }
@@ -172,12 +181,27 @@ function nextEdgeEitherWay(edges: readonly Bracket[], lattice: Bracket, opened: 
 /** Half-width of a bracket, relative, at most `precision` (and not empty). */
 const pinned = (b: Bracket, precision: number) => b.lo <= b.hi && midpoint(b).precision <= precision;
 
-/** The rest of the window's limit after the request that found its edge, known to pass: the next edge is after it (returned, ms). */
-async function fillWindow(probe: Probe, limit: number, edgeFound: Sample, notes: string[]): Promise<number> {
+/**
+ * The rest of the window's limit after the request that found its edge, known to pass. `afterMs`:
+ * its last request (the next ping goes after it); `beforeEdgeMs`: the last one the next edge is
+ * after, that is, the last that went out at the pace asked for (or a refusal, the window full then).
+ * A busy machine's late timers delay the pace without catching up (pacing.ts), so a fill can take
+ * a window or more: its late tail crosses the next edge unseen (the next window lets it through
+ * too), and its end taken for a bound put the next edge after where it was ('not evenly spaced',
+ * or a window read long). That the window holds the fill sent on time, filling it assumes anyway.
+ */
+async function fillWindow(probe: Probe, limit: number, edgeFound: Sample, notes: string[]): Promise<FilledWindow> {
   const { samples } = await probe.burstRun('edges', limit - 1, { exact: true });
-  if (samples.some((s) => s.answer === 'limited') && !notes.some((n) => n.startsWith('a window let fewer')))
+  const refused = samples.filter((s) => s.answer === 'limited').map((s) => s.sentMs);
+  if (refused.length > 0 && !notes.some((n) => n.startsWith('a window let fewer')))
     notes.push(`a window let fewer than ${limit} requests through after its edge`);
-  return Math.max(edgeFound.sentMs, ...samples.map((s) => s.sentMs));
+  const sent = samples.map((s) => s.sentMs);
+  // One interval more than the schedule, for the timers' ms rounding (pacing.ts rounds waits up).
+  const onTimeMs = Math.min(...sent) + (limit - 1) * (1000 / probe.maxRps);
+  return {
+    afterMs: Math.max(edgeFound.sentMs, ...sent),
+    beforeEdgeMs: Math.max(edgeFound.sentMs, ...refused, ...sent.filter((t) => t <= onTimeMs)),
+  };
 }
 
 /** The windows the edges say, read as windows opened by the request that found each edge: open until the next edge's bracket, over by its end. */
@@ -198,6 +222,7 @@ async function walkOpenedWindows(
   notes: string[],
 ): Promise<number> {
   let confirmed = false;
+  let beforeEdgeMs = afterMs;
   for (let w = 0; w < MAX_WINDOWS && !probe.outOfBudget(); w++) {
     const reading = openedReading(opened);
     const length = reading.length;
@@ -222,11 +247,11 @@ async function walkOpenedWindows(
     if (!found.accepted) break;
     opened.push({
       startMs,
-      openMs: Math.max(afterMs, found.lastRefused?.sentMs ?? afterMs),
+      openMs: Math.max(beforeEdgeMs, found.lastRefused?.sentMs ?? beforeEdgeMs),
       closedMs: found.accepted.sentMs,
     });
     startMs = found.accepted.sentMs;
-    afterMs = await fillWindow(probe, limit, found.accepted, notes);
+    ({ afterMs, beforeEdgeMs } = await fillWindow(probe, limit, found.accepted, notes));
   }
   return afterMs;
 }

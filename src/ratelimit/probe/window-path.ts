@@ -25,8 +25,12 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
   if (found.shape === 'resetting-window') {
     const limit = found.figures.clump;
     const firstEdge = { lo: recovery.lastRefused?.sentMs ?? drain.refusal.sentMs, hi: recovery.accepted.sentMs };
-    const clumpEnd = Math.max(...probe.samples.filter((s) => s.phase === 'recover').map((s) => s.sentMs));
-    const edges = await windowEdgesPhase(probe, limit, firstEdge, clumpEnd);
+    const recover = probe.samples.filter((s) => s.phase === 'recover');
+    const clumpEnd = Math.max(...recover.map((s) => s.sentMs));
+    // The next edge is after the clump's last refusal, not after its end: a clump that went out
+    // late (a busy machine) can cross the next edge unseen, its tail let through by the next window.
+    const clumpFull = Math.max(firstEdge.hi, ...recover.filter((s) => s.answer === 'limited').map((s) => s.sentMs));
+    const edges = await windowEdgesPhase(probe, limit, firstEdge, { afterMs: clumpEnd, beforeEdgeMs: clumpFull });
     // After the drain filled a window, it came back within one window (the ping that found it up
     // to half as late again): a much longer first recovery says the edges were not a window's own
     // (HAProxy's counter, forgetting a period at once, looks like one for a while).
