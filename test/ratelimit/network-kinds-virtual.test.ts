@@ -34,6 +34,15 @@ const counter = (limit: number, window_s: number, phase_s = 0): LimiterModel => 
   counts_refused: false,
 });
 
+/** go-chi/httprate with its own headers, its windows started `stepMs` × the seed before the probe (modulo a window). */
+const httprateAt =
+  (limit: number, windowS: number, stepMs: number) =>
+  (seed: number): Omit<VirtualEndpoint, 'network'> => ({
+    limiter: () => httprateFront(limit, windowS, (seed * stepMs) % (windowS * 1000)),
+    status: 429,
+    announces: 'retry-after',
+  });
+
 /** Right kind and within 2 % of the true rate: sized; no limiter: not identified; anything else: other. */
 function outcome(e: Estimate, truth: LimiterModel): Outcome {
   if (e.limiter === null) return 'not identified';
@@ -60,22 +69,14 @@ const cases: Array<{
   {
     name: 'go-chi/httprate 50 per 1 s',
     truth: counter(50, 1),
-    endpoint: (seed) => ({
-      limiter: () => httprateFront(50, 1, (seed * 97) % 1000),
-      status: 429,
-      announces: 'retry-after',
-    }),
+    endpoint: httprateAt(50, 1, 97),
     capS: 60,
     expected: { sized: 0, 'not identified': 5, other: 5 },
   },
   {
     name: 'go-chi/httprate 200 per 10 s',
     truth: counter(200, 10),
-    endpoint: (seed) => ({
-      limiter: () => httprateFront(200, 10, (seed * 971) % 10_000),
-      status: 429,
-      announces: 'retry-after',
-    }),
+    endpoint: httprateAt(200, 10, 971),
     capS: 25,
     expected: { sized: 4, 'not identified': 6, other: 0 },
   },
