@@ -30,7 +30,6 @@ import { benchTls, tlsSection } from './tls-vs-sslscan.js';
 import { benchFalseAlarm, FALSE_ALARM_DEFAULTS, falseAlarmSection } from './false-alarm.js';
 import { benchRealSandbox, REAL_SANDBOX_DEFAULTS, realSandboxSection } from './real-sandbox.js';
 import { benchFleet } from './fleet.js';
-import { benchRateLimitNetwork } from './ratelimit-network.js';
 import { benchHistory, HISTORY_DEFAULTS, historySection } from './history.js';
 import { findProjectRoot } from '../src/fs/project-root.js';
 import { locateK6, type LocatedK6 } from '../src/k6/index.js';
@@ -229,9 +228,6 @@ if (!wanted('ratelimit')) {
   progress('rate-limit sizing (bench/ratelimit.ts)');
   await item('5. Rate-limit sizing (bench/ratelimit.ts)', async () =>
     rateLimitSection(await (benchRateLimit as () => unknown)()),
-  );
-  await item('5b. Rate-limit sizing across a network, and silent long windows (bench/ratelimit-network.ts)', async () =>
-    rateLimitSection(await benchRateLimitNetwork()),
   );
 } else {
   const why = rateLimitLoadError

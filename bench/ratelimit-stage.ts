@@ -1,10 +1,12 @@
 // One run of the whole `ratelimit` stage (bin/ces-harness.js ratelimit: the probe, the
 // recommendation and its k6 proof loop) against a limiter on loopback, read back from its
-// report.json, for bench/ratelimit.ts's rows that say whether the recommendation was proven.
+// report.json, for bench/ratelimit.ts's rows. The report.json and the stage's terminal tail are
+// kept in the row's evidence folder (reports/bench/ratelimit/<row>/, git-ignored), so a row read
+// wrong can be explained afterwards; the rest of the report folder (k6's work files among it) is not.
 // Needs the build (node scripts/build.mjs: dist/ and the k6 scenarios) and k6 in .tools.
 
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findProjectRoot } from '../src/fs/project-root.js';
@@ -12,31 +14,52 @@ import type { Estimate } from '../src/ratelimit/types.js';
 import type { ProbeTarget, ProbeRun } from '../test/ratelimit/support.js';
 import { runCommand } from './proc.js';
 
-/** The probe's cap (as the tests give a real limiter), and the stage's: probe, three proof rounds and their waits. */
-const PROBE_CAP_S = 60;
-const STAGE_TIMEOUT_MS = 300_000;
+/**
+ * The stage's bound past the probe's cap: at most three proof rounds (src/ratelimit/proof-loop.ts),
+ * each a wait for the limit to refill (at most 30 s, src/stages/rate-limit.ts), 10 s of k6 and k6's
+ * start and summary; and the token and preflight calls around them.
+ */
+const PROOF_ROUNDS_S = 3 * (30 + 10 + 10);
+const AROUND_S = 30;
+export const stageTimeoutMs = (capS: number): number => (capS + PROOF_ROUNDS_S + AROUND_S) * 1000;
+
+/** Lines of the stage's terminal output kept beside its report. */
+const TAIL_LINES = 60;
 
 export interface StageRun extends ProbeRun {
+  /** The whole stage, process start to exit. */
+  stageSeconds: number;
   recommendedRps: number | null;
   /** The last proof round's share of 429s (0–1), null when no proof ran. */
   proof429: number | null;
-  /** `holds after N rounds`, `fails`, or why no proof ran. */
+  /** `holds (round N)`, `fails (round N)`, or `not run`. */
   proofVerdict: string;
+}
+
+export interface StageOptions {
+  /** The probe's time cap (--max-duration), seconds. */
+  capS: number;
+  /** Where the row's report.json and stage.log are kept (emptied first). */
+  evidenceDir: string;
+  /** Values that must not be in what is kept: if one is, the files go and the row says so. */
+  secrets: () => string[];
 }
 
 type ReportedRateLimit = Pick<
   Estimate,
-  'sustained_rps' | 'limiter' | 'requests_sent' | 'requests_limited' | 'duration_s'
+  'sustained_rps' | 'limiter' | 'requests_sent' | 'requests_limited' | 'duration_s' | 'notes'
 > & {
   recommendation?: { target_rps: number } | null;
   proof?: { rate_429: number } | null;
   proof_rounds?: { verdict: string }[];
 };
 
-export async function stageRun(target: ProbeTarget): Promise<StageRun | { error: string }> {
+export async function stageRun(target: ProbeTarget, opts: StageOptions): Promise<StageRun | { error: string }> {
   const root = findProjectRoot();
   if (!existsSync(join(root, 'dist'))) return { error: 'skipped: the build is missing (node scripts/build.mjs)' };
   const dir = await mkdtemp(join(tmpdir(), 'ces-bench-stage-'));
+  await rm(opts.evidenceDir, { recursive: true, force: true });
+  await mkdir(opts.evidenceDir, { recursive: true });
   try {
     const caFile = join(dir, 'ca.pem');
     await writeFile(caFile, target.caPem);
@@ -57,10 +80,10 @@ export async function stageRun(target: ProbeTarget): Promise<StageRun | { error:
         '--ledger',
         'off',
         '--max-duration',
-        String(PROBE_CAP_S),
+        String(opts.capS),
       ],
       {
-        timeoutMs: STAGE_TIMEOUT_MS,
+        timeoutMs: stageTimeoutMs(opts.capS),
         cwd: dir,
         env: {
           ...process.env,
@@ -69,7 +92,18 @@ export async function stageRun(target: ProbeTarget): Promise<StageRun | { error:
         },
       },
     );
+    const tail = `${r.stdout}\n${r.stderr}`.trimEnd().split('\n').slice(-TAIL_LINES).join('\n');
+    await writeFile(
+      join(opts.evidenceDir, 'stage.log'),
+      `exit ${r.timedOut ? `timeout after ${stageTimeoutMs(opts.capS) / 1000} s` : r.code}, ${(r.wallMs / 1000).toFixed(1)} s\n${tail}\n`,
+    );
     const report = await readFile(join(reportDir, 'report.json'), 'utf8').catch(() => undefined);
+    if (report !== undefined) await copyFile(join(reportDir, 'report.json'), join(opts.evidenceDir, 'report.json'));
+    const leaked = await leakIn(opts.evidenceDir, opts.secrets());
+    if (leaked) {
+      await rm(opts.evidenceDir, { recursive: true, force: true });
+      return { error: `LEAK: ${leaked} held a secret or a whole token; evidence removed` };
+    }
     if (report === undefined)
       return {
         error: `no report (exit ${r.timedOut ? 'timeout' : r.code}): ${r.stderr.trim().split('\n').pop() ?? ''}`,
@@ -79,9 +113,10 @@ export async function stageRun(target: ProbeTarget): Promise<StageRun | { error:
     const rounds = rl.proof_rounds ?? [];
     const last = rounds[rounds.length - 1];
     return {
-      estimate: { ...rl, requests_sent: rl.requests_sent, requests_limited: rl.requests_limited } as Estimate,
+      estimate: { ...rl, notes: rl.notes ?? [] } as Estimate,
       samples: [],
       seconds: rl.duration_s,
+      stageSeconds: r.wallMs / 1000,
       recommendedRps: rl.recommendation?.target_rps ?? null,
       proof429: rl.proof?.rate_429 ?? null,
       proofVerdict: last ? `${last.verdict} (round ${rounds.length})` : 'not run',
@@ -89,4 +124,13 @@ export async function stageRun(target: ProbeTarget): Promise<StageRun | { error:
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** The kept file holding one of `secrets` whole, if any. */
+export async function leakIn(evidenceDir: string, secrets: readonly string[]): Promise<string | undefined> {
+  for (const name of ['report.json', 'stage.log']) {
+    const text = await readFile(join(evidenceDir, name), 'utf8').catch(() => '');
+    if (secrets.some((s) => s.length > 0 && text.includes(s))) return name;
+  }
+  return undefined;
 }

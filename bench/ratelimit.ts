@@ -1,89 +1,48 @@
-// Bench 5: how well `ratelimit` identifies and sizes a limit, and what it costs. Per limiter kind
-// and at two settings each: the true sustained limit, what the probe estimated, the relative
-// error, the kind it identified, the requests it sent, the share refused and the seconds it took.
-//   bucket   nginx limit_req (real ground truth, a leaky bucket)
-//   sliding  HAProxy stick table http_req_rate(<period>), counting admitted requests only, and
-//            the usual recipe that tracks every request (refused ones count)
-//   fixed    rate-limiter-flexible's RateLimiterMemory keyed by client address (real ground
-//            truth: a window opens at the client's first request after the last one ended), and
-//            the emulator's fixed window on the clock, refusals counted
-//   go       real Go limiters in a small front (test/helpers/httprate): go-chi/httprate's
-//            sliding-window counter, golang.org/x/time/rate's bucket, and a bucket refilled by a
-//            timer in whole batches (Envoy's token_bucket). These rows run the whole `ratelimit`
-//            stage (bin/ces-harness.js: probe, recommendation, k6 proof loop), so they also say
-//            the recommended rate and the last proof's 429 share (needs `node scripts/build.mjs`).
+// Bench 5: how well the `ratelimit` stage identifies and sizes a limit, and what it costs. Every
+// row runs the whole stage (bench/ratelimit-stage.ts: bin/ces-harness.js ratelimit, the probe, the
+// recommendation and its k6 proof loop; needs `node scripts/build.mjs`) against one limiter on
+// loopback, and says the true sustained limit, the estimate, the relative error, the kind
+// identified, the requests sent, the share refused, the probe's seconds (and its cap), the
+// stage's seconds, the recommended rate, the last proof's 429 share and the proof's verdict.
+// Groups (the first word of each row, a filter word):
+//   nginx      nginx limit_req (a leaky bucket)
+//   haproxy    HAProxy stick table http_req_rate(<period>), counting admitted requests only, and
+//              the usual recipe that tracks every request (refused ones count)
+//   flexible   rate-limiter-flexible's RateLimiterMemory keyed by client address (a window opens
+//              at the client's first request after the last one ended)
+//   go         real Go limiters in a small front (test/helpers/httprate): go-chi/httprate's
+//              sliding-window counter, golang.org/x/time/rate's bucket, and a bucket refilled by a
+//              timer in whole batches (Envoy's token_bucket)
+//   emulator   the emulator's fixed window on the clock, refusals counted
+//   minute     per-minute limits of the real libraries (issue 21 item 3), probe cap 2.5 periods
+//   advertised the emulator announcing its 600 per 60 s (RateLimit-Policy, X-RateLimit-*): the
+//              probe verifies the announcement instead of waiting out windows
+//   network, silent   bench/ratelimit-network.ts: across toxiproxy, and silent per-minute windows
 // Goal (issue 10): within 2 % on every kind, under 30 s, at most 10 % of requests refused; issue 21:
-// no recommendation above the true rate, every proof holding.
-// Loopback only; each probe is bounded by its own budget.
+// within 2 %, no recommendation above the true rate, every proof holding (the `goal` column and the
+// summary line, bench/ratelimit-goal.ts). Each row's report.json and the stage's terminal tail are
+// kept in reports/bench/ratelimit/<row>/ (git-ignored). Loopback only; each stage is bounded in time.
 //
-//   benchRateLimit()                                rows for bench/main.ts (`npm run bench`)
-//   node scripts/run-ts.mjs bench/ratelimit.ts      the same, printed as a table on its own
-//   node scripts/run-ts.mjs bench/ratelimit.ts go [WORD]   the Go limiters' rows only (those naming WORD)
+//   benchRateLimit()                                    rows for bench/main.ts (`npm run bench -- ratelimit`)
+//   node scripts/run-ts.mjs bench/ratelimit.ts [WORD…]  the rows whose group, limiter or setting
+//       contains every WORD (case-insensitive), as a table: e.g. `go batch`, `haproxy 60000ms`, `minute`
 
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createEmulator, type Emulator } from '../src/emulator/index.js';
+import { findProjectRoot } from '../src/fs/project-root.js';
 import { describeLimiter, type LimiterModel } from '../src/ratelimit/limiters/index.js';
 import { round } from '../src/toolkit/stats.js';
 import { startFlexibleLimiter } from '../test/helpers/flexible-limiter.js';
-import { httprateMissing, provisionHttprate, startHttprate, type GoLimiter } from '../test/helpers/httprate.js';
-import { stageRun } from './ratelimit-stage.js';
 import { haproxyMissing, startHaproxy } from '../test/helpers/haproxy.js';
+import { httprateMissing, provisionHttprate, startHttprate, type GoLimiter } from '../test/helpers/httprate.js';
 import { nginxMissing, startNginx } from '../test/helpers/nginx.js';
-import { probe, type ProbeRun } from '../test/ratelimit/support.js';
+import { goalCell, goalSummary, rowSlug, selectRows, type Row } from './ratelimit-goal.js';
+import { NETWORK_ROWS } from './ratelimit-network.js';
+import { emulatorRow, startStack, type RowSpec, type StartFront } from './ratelimit-stack.js';
+import { stageRun, type StageRun } from './ratelimit-stage.js';
 
-export interface Row {
-  limiter: string;
-  setting: string;
-  true_rps: number;
-  estimated_rps: number | null;
-  /** |estimated − true| / true, in percent. */
-  rel_error_pct: number | null;
-  identified: string;
-  requests_sent: number;
-  refused_pct: number;
-  seconds: number;
-  /** The rate the proven policy recommends (the `ratelimit` stage's rows only). */
-  recommended_rps?: number | null;
-  /** The last proof round's share of 429s, percent, and whether it held. */
-  proof_429_pct?: number | null;
-  proof?: string;
-  note?: string;
-}
-
-const MAX_RPS = 200;
-
-export const SETTINGS = {
-  nginx: [
-    { rate: 25, burst: 10 },
-    { rate: 50, burst: 20 },
-  ],
-  // And a window of 10 s for each kind a real library runs (issue 21: windows of 10 s and more).
-  haproxy: [
-    { limit: 50, periodMs: 1000 },
-    { limit: 40, periodMs: 500 },
-    { limit: 300, periodMs: 10_000 },
-  ],
-  fixed: [
-    { limit: 50, window_s: 1 },
-    { limit: 100, window_s: 2 },
-  ],
-  flexible: [
-    { points: 50, duration: 1 },
-    { points: 100, duration: 2 },
-    { points: 300, duration: 10 },
-  ],
-  go: [
-    { name: 'sliding counter: go-chi/httprate', limiter: { kind: 'httprate', limit: 50, windowS: 1 } },
-    { name: 'sliding counter: go-chi/httprate', limiter: { kind: 'httprate', limit: 100, windowS: 2 } },
-    { name: 'sliding counter: go-chi/httprate', limiter: { kind: 'httprate', limit: 200, windowS: 10 } },
-    { name: 'bucket: golang.org/x/time/rate', limiter: { kind: 'xrate', rate: 50, burst: 10 } },
-    { name: 'bucket: golang.org/x/time/rate', limiter: { kind: 'xrate', rate: 20, burst: 40 } },
-    { name: 'batch bucket (Envoy token_bucket)', limiter: { kind: 'batch', rate: 50, burst: 50, fillIntervalS: 1 } },
-    { name: 'batch bucket (Envoy token_bucket)', limiter: { kind: 'batch', rate: 50, burst: 100, fillIntervalS: 1 } },
-  ],
-} as const satisfies Record<string, unknown> & { go: readonly { name: string; limiter: GoLimiter }[] };
+/** The probe's cap for limits of a few seconds, and for a minute (2.5 periods). */
+const CAP_S = 60;
+const MINUTE_CAP_S = 150;
 
 const goSetting = (l: GoLimiter): string =>
   l.kind === 'httprate'
@@ -92,172 +51,178 @@ const goSetting = (l: GoLimiter): string =>
       ? `NewLimiter(${l.rate}, ${l.burst})`
       : `${l.rate * l.fillIntervalS} every ${l.fillIntervalS} s, max ${l.burst}`;
 const goTrueRps = (l: GoLimiter): number => (l.kind === 'httprate' ? l.limit / l.windowS : l.rate);
+const GO_NAMES = {
+  httprate: 'sliding counter: go-chi/httprate',
+  xrate: 'bucket: golang.org/x/time/rate',
+  batch: 'batch bucket (Envoy token_bucket)',
+} as const;
 
-function row(limiter: string, setting: string, trueRps: number, run: ProbeRun): Row {
-  const e = run.estimate;
-  return {
-    limiter,
-    setting,
-    true_rps: trueRps,
-    estimated_rps: e.sustained_rps,
-    rel_error_pct: e.sustained_rps === null ? null : round((Math.abs(e.sustained_rps - trueRps) / trueRps) * 100, 2),
-    identified: e.limiter ? describeLimiter(e.limiter as LimiterModel) : 'not identified',
-    requests_sent: e.requests_sent,
-    refused_pct: e.requests_sent > 0 ? round((e.requests_limited / e.requests_sent) * 100, 1) : 0,
-    seconds: round(run.seconds, 1),
-  };
-}
+const nginx = (rate: number, burst: number): RowSpec => ({
+  group: 'nginx',
+  limiter: 'bucket: nginx limit_req',
+  setting: `rate=${rate}r/s burst=${burst}`,
+  true_rps: rate,
+  cap_s: CAP_S,
+  missing: nginxMissing,
+  stack: { front: (upstream, tlsDir) => startNginx({ upstream, tlsDir, limit: { rate, burst } }) },
+});
+const haproxy = (recipe: 'admitted' | 'every', limit: number, periodMs: number, group = 'haproxy'): RowSpec => ({
+  group,
+  limiter: `sliding: HAProxy, ${recipe === 'every' ? 'every request counted' : 'admitted counted'}`,
+  setting: `http_req_rate(${periodMs}ms) ${limit}`,
+  true_rps: limit / (periodMs / 1000),
+  cap_s: periodMs >= 60_000 ? MINUTE_CAP_S : CAP_S,
+  missing: haproxyMissing,
+  stack: { front: (upstream, tlsDir) => startHaproxy({ upstream, tlsDir, limit: { limit, periodMs, recipe } }) },
+});
+const flexible = (points: number, duration: number, group = 'flexible'): RowSpec => ({
+  group,
+  limiter: 'fixed: rate-limiter-flexible',
+  setting: `RateLimiterMemory ${points} per ${duration} s`,
+  true_rps: points / duration,
+  cap_s: duration >= 60 ? MINUTE_CAP_S : CAP_S,
+  stack: {
+    front: (upstream, tlsDir) => startFlexibleLimiter({ upstream, tlsDir, limit: { points, duration } }),
+  },
+});
+const goFront =
+  (limiter: GoLimiter): StartFront =>
+  async (upstream, tlsDir) =>
+    startHttprate(await provisionHttprate(), { upstream, tlsDir, limiter });
+const go = (limiter: GoLimiter, group = 'go'): RowSpec => ({
+  group,
+  limiter: GO_NAMES[limiter.kind],
+  setting: goSetting(limiter),
+  true_rps: goTrueRps(limiter),
+  cap_s: limiter.kind === 'httprate' && limiter.windowS >= 60 ? MINUTE_CAP_S : CAP_S,
+  missing: httprateMissing,
+  stack: { front: goFront(limiter) },
+});
+const fixed = (limit: number, window_s: number, counts_refused: boolean): LimiterModel => ({
+  kind: 'fixed-window',
+  limit,
+  window_s,
+  phase_s: 0,
+  counts_refused,
+});
 
-const empty = (limiter: string, setting: string, trueRps: number, note: string): Row => ({
-  limiter,
-  setting,
-  true_rps: trueRps,
+/** Every row, in the order the bench runs them. */
+export const ROWS: RowSpec[] = [
+  nginx(25, 10),
+  nginx(50, 20),
+  // And a window of 10 s for each kind a real library runs (issue 21: windows of 10 s and more).
+  ...(['admitted', 'every'] as const).flatMap((recipe) => [
+    haproxy(recipe, 50, 1000),
+    haproxy(recipe, 40, 500),
+    haproxy(recipe, 300, 10_000),
+  ]),
+  flexible(50, 1),
+  flexible(100, 2),
+  flexible(300, 10),
+  go({ kind: 'httprate', limit: 50, windowS: 1 }),
+  go({ kind: 'httprate', limit: 100, windowS: 2 }),
+  go({ kind: 'httprate', limit: 200, windowS: 10 }),
+  go({ kind: 'xrate', rate: 50, burst: 10 }),
+  go({ kind: 'xrate', rate: 20, burst: 40 }),
+  go({ kind: 'batch', rate: 50, burst: 50, fillIntervalS: 1 }),
+  go({ kind: 'batch', rate: 50, burst: 100, fillIntervalS: 1 }),
+  emulatorRow('emulator', fixed(50, 1, true), 'refusals counted', CAP_S),
+  emulatorRow('emulator', fixed(100, 2, true), 'refusals counted', CAP_S),
+  // Issue 21 item 3: per-minute limits are the most common public API limits.
+  flexible(600, 60, 'minute'),
+  haproxy('admitted', 600, 60_000, 'minute'),
+  go({ kind: 'httprate', limit: 600, windowS: 60 }, 'minute'),
+  emulatorRow('advertised', fixed(600, 60, false), 'announced (RateLimit-Policy, X-RateLimit-*)', MINUTE_CAP_S, {
+    emulator: { profiles: ['ratelimit-headers'] },
+  }),
+  ...NETWORK_ROWS,
+];
+
+/** Where each row's evidence is kept (git-ignored, as every report folder is). */
+export const evidenceDir = (spec: RowSpec): string =>
+  join(findProjectRoot(), 'reports', 'bench', 'ratelimit', rowSlug(spec));
+
+const noFigures = (spec: RowSpec, note: string): Row => ({
+  group: spec.group,
+  limiter: spec.limiter,
+  setting: spec.setting,
+  true_rps: spec.true_rps,
   estimated_rps: null,
   rel_error_pct: null,
   identified: '–',
   requests_sent: 0,
   refused_pct: 0,
   seconds: 0,
+  cap_s: spec.cap_s,
+  stage_s: 0,
+  recommended_rps: null,
+  proof_429_pct: null,
+  proof: 'not run',
   note,
 });
 
-export async function benchRateLimit(
-  progress: (message: string) => void = (m) => process.stderr.write(`bench: ${m}\n`),
-  only?: { go: string },
-): Promise<Row[]> {
-  const rows: Row[] = [];
-  if (only) return benchGoLimiters(progress, only.go);
-  const tlsDir = await mkdtemp(join(tmpdir(), 'ces-bench-ratelimit-'));
-  // The upstream for nginx and HAProxy: the emulator with its own limiter off, so they alone limit.
-  const upstream = await createEmulator({ port: 0, rateLimit: { rps: 0, burst: 0 }, tlsDir });
-  const target = (url: string) => ({ url, caPem: upstream.caPem, credentials: upstream.credentials });
-  try {
-    for (const { rate, burst } of SETTINGS.nginx) {
-      const setting = `rate=${rate}r/s burst=${burst}`;
-      const missing = nginxMissing();
-      if (missing) {
-        rows.push(empty('bucket: nginx limit_req', setting, rate, `skipped: ${missing}`));
-        continue;
-      }
-      progress(`rate-limit probe behind nginx limit_req ${setting}`);
-      const nginx = await startNginx({ upstream: upstream.url, tlsDir, limit: { rate, burst } });
-      try {
-        rows.push(row('bucket: nginx limit_req', setting, rate, await probe(target(nginx.url), { maxRps: MAX_RPS })));
-      } finally {
-        await nginx.stop();
-      }
-    }
-    for (const recipe of ['admitted', 'every'] as const) {
-      const name = `sliding: HAProxy, ${recipe === 'every' ? 'every request counted' : 'admitted counted'}`;
-      for (const { limit, periodMs } of SETTINGS.haproxy) {
-        const setting = `http_req_rate(${periodMs}ms) ${limit}`;
-        const trueRps = limit / (periodMs / 1000);
-        const missing = haproxyMissing();
-        if (missing) {
-          rows.push(empty(name, setting, trueRps, `skipped: ${missing}`));
-          continue;
-        }
-        progress(`rate-limit probe behind HAProxy ${setting}, ${recipe}`);
-        const haproxy = await startHaproxy({ upstream: upstream.url, tlsDir, limit: { limit, periodMs, recipe } });
-        try {
-          rows.push(
-            row(name, setting, trueRps, await probe(target(haproxy.url), { maxRps: MAX_RPS, maxDurationS: 60 })),
-          );
-        } finally {
-          await haproxy.stop();
-        }
-      }
-    }
-    for (const { points, duration } of SETTINGS.flexible) {
-      const setting = `RateLimiterMemory ${points} per ${duration} s`;
-      progress(`rate-limit probe behind rate-limiter-flexible ${setting}`);
-      const front = await startFlexibleLimiter({ upstream: upstream.url, tlsDir, limit: { points, duration } });
-      try {
-        rows.push(
-          row(
-            'fixed: rate-limiter-flexible',
-            setting,
-            points / duration,
-            await probe(target(front.url), { maxRps: MAX_RPS, maxDurationS: 60 }),
-          ),
-        );
-      } finally {
-        await front.stop();
-      }
-    }
-  } finally {
-    await upstream.close();
-    await rm(tlsDir, { recursive: true, force: true });
-  }
-  rows.push(...(await benchGoLimiters(progress)));
-  for (const { limit, window_s } of SETTINGS.fixed) {
-    const setting = `${limit} per ${window_s} s, refusals counted`;
-    progress(`rate-limit probe against the emulator's fixed window ${setting}`);
-    let emulator: Emulator | undefined;
-    try {
-      emulator = await createEmulator({
-        port: 0,
-        limiter: { kind: 'fixed-window', limit, window_s, phase_s: 0, counts_refused: true },
-      });
-      rows.push(
-        row(
-          'fixed: emulator',
-          setting,
-          limit / window_s,
-          await probe(
-            { url: emulator.url, caPem: emulator.caPem, credentials: emulator.credentials },
-            { maxRps: MAX_RPS },
-          ),
-        ),
-      );
-    } finally {
-      await emulator?.close();
-    }
-  }
-  return rows;
+function rowOf(spec: RowSpec, run: StageRun): Row {
+  const e = run.estimate;
+  const truth = spec.true_rps;
+  return {
+    ...noFigures(spec, ''),
+    estimated_rps: e.sustained_rps,
+    rel_error_pct: e.sustained_rps === null ? null : round((Math.abs(e.sustained_rps - truth) / truth) * 100, 2),
+    identified: e.limiter
+      ? describeLimiter(e.limiter as LimiterModel)
+      : (e.notes.find((n) => n.startsWith('not identified')) ?? 'not identified').slice(0, 90),
+    requests_sent: e.requests_sent,
+    refused_pct: e.requests_sent > 0 ? round((e.requests_limited / e.requests_sent) * 100, 1) : 0,
+    seconds: round(run.seconds, 1),
+    stage_s: round(run.stageSeconds, 1),
+    recommended_rps: run.recommendedRps,
+    proof_429_pct: run.proof429 === null ? null : round(run.proof429 * 100, 2),
+    proof: run.proofVerdict,
+    note: undefined,
+  };
 }
 
-/** The real Go limiters, each behind the whole `ratelimit` stage: estimate, recommendation, proof. */
-async function benchGoLimiters(progress: (message: string) => void, naming = ''): Promise<Row[]> {
-  const rows: Row[] = [];
-  const settings = SETTINGS.go.filter((g) => g.name.includes(naming));
-  const missing = httprateMissing();
-  if (missing)
-    return settings.map((g) => empty(g.name, goSetting(g.limiter), goTrueRps(g.limiter), `skipped: ${missing}`));
-  const binary = await provisionHttprate();
-  const tlsDir = await mkdtemp(join(tmpdir(), 'ces-bench-go-limiters-'));
-  const upstream = await createEmulator({ port: 0, rateLimit: { rps: 0, burst: 0 }, tlsDir });
+async function runRow(spec: RowSpec, progress: (message: string) => void): Promise<Row> {
+  const missing = spec.missing?.();
+  if (missing) return noFigures(spec, `skipped: ${missing}`);
+  progress(`ratelimit stage against ${spec.limiter} ${spec.setting} (probe cap ${spec.cap_s} s)`);
   try {
-    for (const { name, limiter } of settings) {
-      const setting = goSetting(limiter);
-      progress(`ratelimit stage behind ${name} ${setting}`);
-      const front = await startHttprate(binary, { upstream: upstream.url, tlsDir, limiter });
-      try {
-        const run = await stageRun({ url: front.url, caPem: upstream.caPem, credentials: upstream.credentials });
-        if ('error' in run) {
-          rows.push(empty(name, setting, goTrueRps(limiter), run.error));
-          continue;
-        }
-        rows.push({
-          ...row(name, setting, goTrueRps(limiter), run),
-          recommended_rps: run.recommendedRps,
-          proof_429_pct: run.proof429 === null ? null : round(run.proof429 * 100, 2),
-          proof: run.proofVerdict,
-        });
-      } finally {
-        await front.stop();
-      }
+    const stack = await startStack(spec.stack);
+    try {
+      const run = await stageRun(stack.target, {
+        capS: spec.cap_s,
+        evidenceDir: evidenceDir(spec),
+        secrets: stack.secrets,
+      });
+      return 'error' in run ? noFigures(spec, run.error) : rowOf(spec, run);
+    } finally {
+      await stack.stop();
     }
-  } finally {
-    await upstream.close();
-    await rm(tlsDir, { recursive: true, force: true });
+  } catch (err) {
+    return noFigures(spec, `not run: ${(err as Error).message.split('\n')[0]}`);
   }
-  return rows;
+}
+
+export interface RateLimitBench {
+  rows: Array<Row & { goal: string }>;
+  notes: string[];
+}
+
+/** The rows naming every word in `words` (all rows without), one after another. */
+export async function benchRateLimit(
+  progress: (message: string) => void = (m) => process.stderr.write(`bench: ${m}\n`),
+  words: readonly string[] = [],
+): Promise<RateLimitBench> {
+  const rows: Row[] = [];
+  for (const spec of selectRows(ROWS, words)) rows.push(await runRow(spec, progress));
+  return {
+    rows: rows.map((r) => ({ ...r, goal: goalCell(r) })),
+    notes: [goalSummary(rows), 'Evidence per row (report.json, stage.log): reports/bench/ratelimit/<limiter-setting>/'],
+  };
 }
 
 /** The rows as a fixed-width table, for running this file on its own. */
-export function formatRows(rows: readonly Row[]): string {
-  const proven = rows.some((r) => r.proof !== undefined);
+export function formatRows(rows: RateLimitBench['rows']): string {
   const headers = [
     'limiter',
     'setting',
@@ -267,26 +232,29 @@ export function formatRows(rows: readonly Row[]): string {
     'identified',
     'sent',
     'refused',
-    'seconds',
-    ...(proven ? ['recommended', 'proof 429', 'proof'] : []),
+    'seconds (cap)',
+    'stage',
+    'recommended',
+    'proof 429',
+    'proof',
+    'goal',
   ];
+  const rate = (v: number | null) => (v === null ? '–' : `${v} r/s`);
   const cells = rows.map((r) => [
     r.limiter,
     r.setting,
-    `${r.true_rps} r/s`,
-    r.note ?? (r.estimated_rps === null ? '–' : `${r.estimated_rps.toFixed(2)} r/s`),
+    rate(r.true_rps),
+    r.note ?? rate(r.estimated_rps),
     r.rel_error_pct === null ? '–' : `${r.rel_error_pct.toFixed(2)} %`,
     r.identified,
     String(r.requests_sent),
     `${r.refused_pct.toFixed(1)} %`,
-    r.seconds.toFixed(1),
-    ...(proven
-      ? [
-          r.recommended_rps == null ? '–' : `${r.recommended_rps} r/s`,
-          r.proof_429_pct == null ? '–' : `${r.proof_429_pct.toFixed(2)} %`,
-          r.proof ?? '–',
-        ]
-      : []),
+    `${r.seconds.toFixed(1)} (${r.cap_s})`,
+    r.stage_s.toFixed(1),
+    rate(r.recommended_rps),
+    r.proof_429_pct === null ? '–' : `${r.proof_429_pct.toFixed(2)} %`,
+    r.proof,
+    r.goal,
   ]);
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]) =>
@@ -299,6 +267,13 @@ export function formatRows(rows: readonly Row[]): string {
 
 // Run on its own (scripts/run-ts.mjs sets argv[1] to the entry file), not when bench/main.ts imports it.
 if (process.argv[1]?.replace(/\\/g, '/').endsWith('bench/ratelimit.ts')) {
-  const only = process.argv[2] === 'go' ? { go: process.argv[3] ?? '' } : undefined;
-  process.stdout.write(formatRows(await benchRateLimit(undefined, only)));
+  const words = process.argv.slice(2);
+  if (words.length > 0 && selectRows(ROWS, words).length === 0) {
+    process.stderr.write(
+      `bench/ratelimit.ts: no row names ${words.join(' ')}; groups: ${[...new Set(ROWS.map((r) => r.group))].join(', ')}\n`,
+    );
+    process.exit(2);
+  }
+  const bench = await benchRateLimit(undefined, words);
+  process.stdout.write(formatRows(bench.rows) + '\n' + bench.notes.join('\n') + '\n');
 }

@@ -174,7 +174,7 @@ const cases: Array<{
       retry_after_max_s: 1,
       requests_sent: 152,
       requests_limited: 28,
-      duration_s: 14.17,
+      duration_s: 14.57,
       limiter: { kind: 'fixed-window', limit: 10, window_s: 1, phase_s: 0.001, counts_refused: false },
       limiter_evidence: [
         "after the first refusal, nothing passed for 987 ms, then 10 requests passed back to back: the limit came back whole, as a window's does",
@@ -203,7 +203,7 @@ const cases: Array<{
       retry_after_max_s: null,
       requests_sent: 433,
       requests_limited: 29,
-      duration_s: 12.34,
+      duration_s: 12.65,
       limiter: { kind: 'fixed-window', limit: 40, window_s: 1, phase_s: 0.009, counts_refused: false },
       limiter_evidence: [
         "after the first refusal, nothing passed for 1.00 s, then 40 requests passed back to back: the limit came back whole, as a window's does",

@@ -55,6 +55,79 @@ describe('across 50 ± 10 ms each way, on the virtual clock', () => {
   );
 });
 
+// The sliding log's period is bisected on send times; across the network the limiter sees each
+// request its own one-way delay later, so a request sent x after the clump's first one arrives
+// x ± 20 ms after it: ±2 % of the period, as wide as the goal. Bisected to ±1.5 % regardless, 7 of
+// these 200 seeds read the period 2.04–2.56 % off (seed 168: 50 per 0.977 s, 2.36 % fast, as on CI);
+// the trials now go on until the bracket and the measured noise together are within 2 %.
+describe('the sliding log 50 per 1 s across 50 ± 10 ms each way, 200 jitter seeds', () => {
+  it('reads its period within 2 % or says not identified (1 seed in 200 still beyond: a noise past 1.4 σ)', async () => {
+    const truth: LimiterModel = { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false };
+    const counts = { 'within 2 %': 0, 'beyond 2 %': 0, 'not identified': 0, 'another kind': 0 };
+    const beyond: string[] = [];
+    for (let seed = 1; seed <= 200; seed++) {
+      const e = await discoverVirtual({ limiter: () => fromModel(truth), status: 429, network: { ...NETWORK, seed } });
+      const error = relativeError(e.sustained_rps, sustainedRate(truth)) ?? Infinity;
+      const outcome: keyof typeof counts =
+        e.limiter === null
+          ? 'not identified'
+          : e.limiter.kind !== truth.kind
+            ? 'another kind'
+            : error <= 0.02
+              ? 'within 2 %'
+              : 'beyond 2 %';
+      counts[outcome]++;
+      if (outcome === 'beyond 2 %') beyond.push(`seed ${seed}: ${JSON.stringify(e.limiter)}`);
+    }
+    expect(counts, beyond.join('\n')).toEqual({
+      'within 2 %': 199,
+      'beyond 2 %': 1,
+      'not identified': 0,
+      'another kind': 0,
+    });
+  }, 60_000);
+});
+
+// The same network with the probe's machine overloaded (ratelimit-network.test.ts beside three
+// heavy test files): timers fire, requests leave and answers reach the probe up to `lateMs` late.
+// A window's length read a hair short (0.99 s) puts the edges extrapolated twenty windows on a
+// fifth of a window off; the batch-bucket check (probe/batch-bucket.ts) sent its clump a twentieth
+// after such an edge, straddled the real one and read the window's two limits as a bucket's saved
+// batches: 'bucket 50.4/s, burst 57, refilled every 0.992 s' (seed 44 at 10 ms; seed 39 at 5 ms).
+describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, on a busy machine, 100 seeds', () => {
+  it.each([
+    { lateMs: 5, expected: { 'fixed window within 2 %': 94, 'not identified': 6, other: 0 } },
+    { lateMs: 10, expected: { 'fixed window within 2 %': 100, 'not identified': 0, other: 0 } },
+  ])(
+    'up to $lateMs ms late: a fixed window or not identified, never a bucket',
+    async ({ lateMs, expected }) => {
+      const truth = fixed(50, 1);
+      const counts = { 'fixed window within 2 %': 0, 'not identified': 0, other: 0 };
+      const others: string[] = [];
+      for (let seed = 1; seed <= 100; seed++) {
+        const e = await discoverVirtual({
+          limiter: () => fromModel(truth),
+          status: 429,
+          network: { ...NETWORK, seed },
+          busy: { lateMs, seed: seed + 2000 },
+        });
+        const within = (relativeError(e.sustained_rps, sustainedRate(truth)) ?? Infinity) <= 0.02;
+        const outcome: keyof typeof counts =
+          e.limiter === null
+            ? 'not identified'
+            : e.limiter.kind === 'fixed-window' && within
+              ? 'fixed window within 2 %'
+              : 'other';
+        counts[outcome]++;
+        if (outcome === 'other')
+          others.push(`seed ${seed}: ${JSON.stringify(e.limiter)} ${e.limiter_evidence.join('; ')}`);
+      }
+      expect(counts, others.join('\n')).toEqual(expected);
+    },
+    60_000,
+  );
+});
+
 const sample = (sentMs: number, doneMs: number, answer: Sample['answer']): Sample => ({
   sentMs,
   doneMs,

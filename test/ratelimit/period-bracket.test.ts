@@ -10,11 +10,13 @@ import {
   nextPingAfter,
   pinned,
   withAnswer,
+  PERIOD_GOAL,
   PERIOD_PRECISION,
   type PeriodBracket,
 } from '../../src/ratelimit/probe/period-bracket.js';
 import { longestSmoothPeriod } from '../../src/ratelimit/probe/period-longest.js';
 import { idleSince } from '../../src/ratelimit/probe/sliding-period.js';
+import { gapNoiseMs } from '../../src/ratelimit/probe/arrival.js';
 import type { Sample } from '../../src/ratelimit/types.js';
 import { phaseRuns } from './phase-runs.js';
 import { fromModel, haproxyRate, virtualWorld, type Limiter } from './virtual-limit.js';
@@ -28,6 +30,38 @@ describe('the period bracket', () => {
     expect(pinned(seen(960, 1040))).toBe(false);
     // An unseen end is never pinned, however narrow.
     expect(pinned({ ...seen(990, 1010), loSeen: false })).toBe(false);
+  });
+
+  it.each([
+    { name: 'on loopback (no noise): ±1.5 % pins it', b: seen(985, 1015), noiseMs: 0, want: true },
+    {
+      name: '±12 ms of network noise: ±1.5 % does not (1.5 % + 1.2 % > 2 %)',
+      b: seen(985, 1015),
+      noiseMs: 12,
+      want: false,
+    },
+    { name: '±12 ms of network noise: ±0.7 % does (0.7 % + 1.2 % ≤ 2 %)', b: seen(993, 1007), noiseMs: 12, want: true },
+    { name: 'noise past the goal: nothing pins it', b: seen(999, 1001), noiseMs: 25, want: false },
+  ])('net of the network noise: $name', ({ b, noiseMs, want }) => {
+    expect(pinned(b, noiseMs)).toBe(want);
+    if (want) expect(midpoint(b).precision + noiseMs / midpoint(b).value).toBeLessThanOrEqual(PERIOD_GOAL);
+  });
+
+  it('the noise on a gap between two sends: √2 times the round trips’ standard deviation, none when they are alike', () => {
+    const trip = (sentMs: number, rttMs: number): Sample => ({
+      sentMs,
+      doneMs: sentMs + rttMs,
+      status: 200,
+      answer: 'accepted',
+      phase: 'period',
+      client: 'primary',
+    });
+    expect(gapNoiseMs([trip(0, 3), trip(5, 3), trip(10, 3)])).toBe(0);
+    expect(gapNoiseMs([trip(0, 100)])).toBe(0);
+    // Round trips 90 and 110 ms: standard deviation 14.1 ms (n − 1), √2 times it 20 ms.
+    expect(gapNoiseMs([trip(0, 90), trip(5, 110)])).toBeCloseTo(20, 6);
+    // A transport error has no round trip.
+    expect(gapNoiseMs([trip(0, 90), trip(5, 110), { ...trip(10, 5000), answer: 'error' }])).toBeCloseTo(20, 6);
   });
 
   it("starts a tenth below the drain's lower end, which refused pings that counted may have pushed past the period", () => {

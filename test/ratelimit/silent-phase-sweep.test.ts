@@ -38,7 +38,8 @@ const settings: Array<{
     name: 'counter 50 per 1 s',
     model: (phaseS) => ({ kind: 'sliding-counter', limit: 50, window_s: 1, phase_s: phaseS, counts_refused: false }),
     windowS: 1,
-    expected: { sized: 10, 'not identified': 7, other: 3 },
+    // 10 sized, 6 not identified before the period trials could run to 14 (jitterlog): 3 more pinned.
+    expected: { sized: 13, 'not identified': 4, other: 3 },
   },
   {
     name: 'counter 100 per 10 s',

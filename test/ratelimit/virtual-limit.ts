@@ -71,6 +71,12 @@ export interface VirtualEndpoint {
    * answered at once, as the `slow-business` profile's limiter refuses before the work.
    */
   answerDelay?: { meanMs: number; jitterMs: number; seed?: number; acceptedOnly?: boolean };
+  /**
+   * The probe's machine overloaded (other heavy work on its cores): every timer of the probe fires
+   * up to `lateMs` late, every request leaves up to `lateMs` after the probe stamped it sent, and
+   * every answer is handed to the probe up to `lateMs` after it came back (uniform, seeded).
+   */
+  busy?: { lateMs: number; seed?: number };
 }
 
 export interface VirtualTime {
@@ -96,7 +102,13 @@ export function virtualTime(): VirtualTime {
 /** The clock and calls for discover(); `stop` ends virtual time (call it when the probe returned). */
 export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: ProbeCalls; stop: () => void } {
   const { now, at, stop } = virtualTime();
-  const clock: Clock = { now, sleep: (ms) => new Promise<void>((resolve) => at(now() + Math.max(0, ms), resolve)) };
+  const { busy } = endpoint;
+  const stalled = seeded(busy?.seed ?? 1);
+  const late = () => (busy ? stalled() * busy.lateMs : 0);
+  const clock: Clock = {
+    now,
+    sleep: (ms) => new Promise<void>((resolve) => at(now() + Math.max(0, ms) + late(), resolve)),
+  };
 
   let sent = 0;
   const { network } = endpoint;
@@ -105,10 +117,17 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
   const { answerDelay } = endpoint;
   const delayed = seeded(answerDelay?.seed ?? 1);
   const answerMs = () => (answerDelay ? answerDelay.meanMs + (2 * delayed() - 1) * answerDelay.jitterMs : 0);
-  const caller = (limiter: Limiter) => (): Promise<Exchange> =>
+  const reached = (limiter: Limiter): Promise<Exchange> =>
     network
       ? new Promise((resolve) => at(now() + way(), () => void decide(limiter, way()).then(resolve)))
       : decide(limiter, 0);
+  // Late out of the machine and late back into the probe's hands, when it is busy.
+  const handed = (exchange: Exchange): Promise<Exchange> =>
+    new Promise((resolve) => at(now() + late(), () => resolve({ ...exchange, receivedAt: now() })));
+  const caller = (limiter: Limiter) => (): Promise<Exchange> =>
+    busy
+      ? new Promise<Exchange>((resolve) => at(now() + late(), () => void reached(limiter).then(resolve))).then(handed)
+      : reached(limiter);
   const decide = (limiter: Limiter, backMs: number): Promise<Exchange> =>
     new Promise((resolve) => {
       const waitMs = limiter(now());

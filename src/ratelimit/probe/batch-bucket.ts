@@ -19,7 +19,7 @@ import { lastSentMs } from './counter-edge.js';
 
 /** Edges are known to about 1 % of a window (window-edges.ts): a drain this close to one may straddle it. */
 const EDGE_MARGIN = 0.02;
-/** Where the clump goes after an edge: past the edge's uncertainty, with most of the window left. */
+/** Where the clump goes after an edge at the earliest: past the edge's uncertainty, with most of the window left. */
 const CLUMP_AFTER_EDGE = 0.05;
 
 export interface BatchFindings {
@@ -67,8 +67,17 @@ async function clumpAfterEdge(
   const windowMs = window.window_s * 1000;
   const offsetMs = edgeOffsetMs(probe, window);
   const nextIndex = Math.max(index, Math.floor((probe.elapsed() - offsetMs) / windowMs) + 1);
-  const atMs = offsetMs + nextIndex * windowMs + CLUMP_AFTER_EDGE * windowMs;
   const cap = drain.limit + window.limit + 5;
+  // A window's limit at max_rps in the middle of the window, as far from both edges as it can be
+  // (edges extrapolated a few windows on may be off by more than a twentieth: a clump that
+  // straddled one read a window's two limits as a bucket's saved batches), unless a bucket's
+  // whole clump would then run into the next edge.
+  const spanMs = (n: number) => (n * 1000) / probe.maxRps;
+  const afterEdgeMs = Math.max(
+    CLUMP_AFTER_EDGE * windowMs,
+    Math.min((windowMs - spanMs(window.limit)) / 2, (1 - EDGE_MARGIN) * windowMs - spanMs(cap)),
+  );
+  const atMs = offsetMs + nextIndex * windowMs + afterEdgeMs;
   if (!drainFits(probe, probe.elapsed(), atMs - probe.elapsed(), cap, 1)) return undefined;
   const clump = await drainAt(probe, 'idle-burst', atMs, cap);
   const refusal = clump?.find((s) => s.answer === 'limited');

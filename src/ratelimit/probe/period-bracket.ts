@@ -44,9 +44,19 @@ export function initialBracket(lo: number, hi: number, hiSeen: boolean): PeriodB
   return { lo: UNSEEN_PAST * lo, hi, loSeen: false, hiSeen };
 }
 
-/** Both ends seen and the bracket within the precision: the period is known. */
-export function pinned(b: PeriodBracket): boolean {
-  return b.loSeen && b.hiSeen && midpoint(b).precision <= PERIOD_PRECISION;
+/** What a reported period may be off by at most, relative: the bracket's half-width and the arrivals' noise together. */
+export const PERIOD_GOAL = 0.02;
+
+/**
+ * Both ends seen and the bracket within the precision: the period is known. `noiseMs`: how far each
+ * answer's gap may be off the gap the limiter saw (arrival.ts gapNoiseMs: a jittery network moves
+ * each request by its own one-way delay); the bracket must then be narrower by as much, so that the
+ * two together stay within PERIOD_GOAL.
+ */
+export function pinned(b: PeriodBracket, noiseMs = 0): boolean {
+  if (!b.loSeen || !b.hiSeen) return false;
+  const { value, precision } = midpoint(b);
+  return precision <= Math.min(PERIOD_PRECISION, PERIOD_GOAL - noiseMs / value);
 }
 
 /** How long after the clump's first request the trial's single request goes, ms. */

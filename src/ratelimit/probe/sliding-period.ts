@@ -22,17 +22,19 @@ import {
   nextPingAfter,
   pinned,
   withAnswer,
+  PERIOD_GOAL,
   PERIOD_PRECISION,
   UNSEEN_SHORT,
   type PeriodBracket,
 } from './period-bracket.js';
+import { gapNoiseMs } from './arrival.js';
 import { pingAt } from './ping.js';
 import type { Probe } from './probe.js';
 
 export { PERIOD_PRECISION } from './period-bracket.js';
 
-/** Trials at most, whatever the precision: each is two or three periods of waiting. */
-const MAX_TRIALS = 10;
+/** Trials at most, whatever the precision: each is two or three periods of waiting (a jittery network needs a few more). */
+const MAX_TRIALS = 14;
 /** Counts-refused trials at most: one whose requests went out late (a busy machine) proves nothing and is sent again. */
 const COUNTS_ATTEMPTS = 3;
 
@@ -54,6 +56,8 @@ interface Trial {
   firstDoneMs: number;
   /** When the clump's last answer came back. */
   lastDoneMs: number;
+  /** Its requests as sent and answered: when the limiter saw them, and how far the network smeared that. */
+  samples: Sample[];
 }
 
 /** Where the period lies before the trials, and how sure its upper end is. */
@@ -83,7 +87,10 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
   let quietPeriods = initial.forgetsInOnePeriod ? 1 : 2;
   let trials = 0;
   let partClumps = 0;
-  while (trials < MAX_TRIALS && !probe.outOfBudget() && !pinned(bracket)) {
+  // The trials' requests, for the network's noise on their arrivals (gapNoiseMs).
+  const answered: Sample[] = [];
+  let noiseMs = 0;
+  while (trials < MAX_TRIALS && !probe.outOfBudget() && !pinned(bracket, noiseMs)) {
     const x = nextPingAfter(bracket);
     // A trial that is not from idle lets its last request in early and confirms too short an end,
     // which then shortens every later wait: until an upper end is seen, wait for the longest period
@@ -106,14 +113,24 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
     // From the clump, a tenth of a period more per period: the upper end, read on send times, can
     // come out short by what requests waited on a busy machine before they reached the limiter.
     idleFromMs = quietPeriods === 2 ? idleSince(trial, s, 0.2 * bracket.hi) : s.sentMs;
+    answered.push(...trial.samples, s);
+    noiseMs = gapNoiseMs(answered);
+    // The limiter decides on arrival: across a jittery network the gap it saw is the send times'
+    // gap off by the difference of two one-way delays (up to ±2 % of a 1 s period at 50 ± 10 ms
+    // each way), so a bracket of ±1.5 % on send times alone may not hold the period: the trials go
+    // on until the bracket and that noise together are within the goal (pinned).
     if (s.answer === 'accepted' || s.answer === 'limited')
       bracket = withAnswer(bracket, s.sentMs - trial.startMs, s.answer === 'accepted');
   }
   const { lo, hi } = bracket;
   const period = midpoint(bracket);
-  if (!bracket.loSeen || !bracket.hiSeen || period.precision > 2 * PERIOD_PRECISION) {
+  // The bracket's half-width and the arrivals' noise together: beyond the goal the period is not
+  // known well enough to size a rate on it.
+  const errorBar = period.precision + noiseMs / period.value;
+  if (!bracket.loSeen || !bracket.hiSeen || errorBar > PERIOD_GOAL) {
+    const noise = noiseMs > 0 ? `, ± ${Math.round(noiseMs)} ms of network noise on each arrival` : '';
     notes.push(
-      `the sliding window's period was not pinned down (between ${fmt(lo)} and ${fmt(hi)} after ${trials} trials)`,
+      `the sliding window's period was not pinned down (between ${fmt(lo)} and ${fmt(hi)} after ${trials} trials${noise})`,
     );
     return { model: null, evidence, notes, partClumps };
   }
@@ -188,6 +205,7 @@ async function clumpFromIdle(
     lastMs: sorted[sorted.length - 1]!.sentMs,
     firstDoneMs: sorted[0]!.doneMs,
     lastDoneMs: Math.max(...samples.map((s) => s.doneMs)),
+    samples: sorted,
   };
 }
 
