@@ -59,6 +59,10 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     why: '`ratelimit` through toxiproxy (50 ± 10 ms each way) against three limiter kinds, each proven by k6: about two minutes',
     precise: true,
   },
+  'test/integration/ratelimit-network-kinds.test.ts': {
+    why: 'the probe through toxiproxy (50 ± 10 ms each way) against x/time/rate, httprate and HAProxy 10 s counters and a silent one, each within 2 %: about two minutes',
+    precise: true,
+  },
   'test/ratelimit/emulator.test.ts': {
     why: "the probe against the emulator's token bucket at several settings, each within 5 %",
     precise: true,

@@ -60,6 +60,7 @@ import { batchBucketPhase } from './probe/batch-bucket.js';
 import { cameBackInBatch, staircasePhase, type BatchBucketModel } from './probe/batch-staircase.js';
 import { EDGE_PRECISION } from './probe/window-edges.js';
 import { scopePhase } from './probe/scope.js';
+import { tailRulesOutBucket } from './probe/drain-tail.js';
 import { silentWindowPhase } from './probe/silent-window.js';
 import { streamPhase, type StreamFindings } from './probe/stream.js';
 import type { Estimate, Sample } from './types.js';
@@ -236,6 +237,14 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   const idle = await idleBurstPhase(probe, sustained, recovery, measured.drainBurst);
   const retryAfter = await retryAfterPhase(probe, recovery);
   const scope = await scopePhase(probe, idle.burst);
+  // The recovery's pings go a round trip apart across a network: a counter shut until its next
+  // edge can look like a bucket to them, never to the drain's tail.
+  const notBucket = sustained !== null ? tailRulesOutBucket(probe.samples, sustained) : undefined;
+  if (notBucket) {
+    const note = `not identified: ${notBucket}; not sized`;
+    const figures = { ...NOTHING_MEASURED, limiter_evidence: [...(shape ? [shape.evidence] : []), note] };
+    return estimateOf(probe, stream, figures, { verdict: 'unknown', notes: [] }, [note]);
+  }
   const limiter: LimiterModel | null =
     sustained !== null && idle.burst !== null
       ? { kind: 'bucket', rate_rps: round(sustained, 2), burst: idle.burst }

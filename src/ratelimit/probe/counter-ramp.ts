@@ -15,9 +15,9 @@ import { round } from '../estimators.js';
 import type { SlidingCounterModel } from '../limiters/index.js';
 import type { Sample } from '../types.js';
 import { phaseS } from './advertised.js';
-import { seenMs } from './arrival.js';
+import { reorderMs, seenMs } from './arrival.js';
 import { lastSentMs } from './counter-edge.js';
-import { drainAt, pingUntilAccepted } from './ping.js';
+import { drainAt, pingsOnSchedule } from './ping.js';
 import type { Probe } from './probe.js';
 import { firstGapMs, type DrainFigures, type ShapeFindings } from './recover.js';
 
@@ -161,7 +161,13 @@ export const rampTimeable = (probe: Probe, stepMs: number): boolean => stepMs >=
 const passedSince = (samples: readonly Sample[], refusal: Sample, beforeMs = Infinity) =>
   samples.filter((s) => s.answer === 'accepted' && s.sentMs > refusal.sentMs && s.sentMs < beforeMs).length;
 
-/** Close pings from the last request until one passes: the next lattice point, and what passed before it. */
+/**
+ * Pings on a schedule from the last request until the limiter is seen to let one through right
+ * after refusing one: the next lattice point, between the two (by when it saw them: across a
+ * network ~100 ms away the pings still in flight arrive jittered, one sent later may have overtaken,
+ * and the first ping may go a round trip after the clump that filled the counter, past a point
+ * already), and what passed before it.
+ */
 async function latticePoint(
   probe: Probe,
   refusal: Sample,
@@ -169,21 +175,35 @@ async function latticePoint(
   roughStepMs: number,
 ): Promise<LatticePoint | undefined> {
   const fromMs = lastSentMs(probe.samples);
-  const lastLimited = probe.samples
-    .filter((s) => s.answer === 'limited')
-    .sort((x, y) => x.sentMs - y.sentMs)
-    .at(-1);
-  const found = await pingUntilAccepted(probe, 'edges', fromMs, gapMs, (gap, s) =>
-    s.sentMs - fromMs > STEPS_SOUGHT * roughStepMs ? undefined : gap,
+  // Looked for over that many steps from the first ping, which goes once the last answer is back.
+  const untilMs = Math.max(fromMs, probe.elapsed()) + STEPS_SOUGHT * roughStepMs + gapMs;
+  const pings = await pingsOnSchedule(
+    probe,
+    'edges',
+    fromMs,
+    gapMs,
+    untilMs,
+    (answered) => backAfterRefused(answered) !== undefined,
   );
-  const refused = found.lastRefused ?? lastLimited;
-  if (!found.accepted || !refused) return undefined;
-  // Seen the other way round (a jittery network): where the lattice point lies is not known.
-  if (seenMs(refused) > seenMs(found.accepted)) return undefined;
+  const point = backAfterRefused(pings);
+  if (!point) return undefined;
+  const { refused, accepted } = point;
+  // When the limiter saw a ping is its round trip's middle, off by at most half what one leg
+  // varies: a quarter of the spread of the round trips.
+  const unsureMs = reorderMs(pings) / 4;
   return {
-    at: { lo: seenMs(refused), hi: seenMs(found.accepted) },
-    before: passedSince(probe.samples, refusal, found.accepted.sentMs),
+    at: { lo: seenMs(refused) - unsureMs, hi: seenMs(accepted) + unsureMs },
+    before: probe.samples.filter(
+      (s) => s.answer === 'accepted' && s.sentMs > refusal.sentMs && seenMs(s) < seenMs(accepted),
+    ).length,
   };
+}
+
+/** The first acceptance the limiter saw right after a refusal, in the order it saw them. */
+function backAfterRefused(pings: readonly Sample[]): { refused: Sample; accepted: Sample } | undefined {
+  const seen = pings.filter((s) => s.answer !== 'error').sort((x, y) => seenMs(x) - seenMs(y));
+  const i = seen.findIndex((s, k) => k > 0 && s.answer === 'accepted' && seen[k - 1]!.answer === 'limited');
+  return i < 0 ? undefined : { refused: seen[i - 1]!, accepted: seen[i]! };
 }
 
 /**

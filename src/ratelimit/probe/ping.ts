@@ -60,6 +60,49 @@ export async function pingUntilAccepted(
 }
 
 /**
+ * One ping every `gapMs` after `fromMs`, each sent at its time rather than after the answer to the
+ * one before: across a network ~100 ms away, pings that wait for answers go a round trip apart, so
+ * a moment they look for is known only to a round trip (HAProxy's 300 per 10 s then timed to
+ * ±1.4 %). Until the answers so far have `found` what was looked for, the next would go after
+ * `untilMs`, or the budget ran out; then the answers still on their way. Read them by when the
+ * limiter saw them (arrival.ts): those sent after the finding were already in flight. On loopback,
+ * where answers come back within a gap, it sends what pingUntilAccepted with a constant gap sends.
+ */
+export async function pingsOnSchedule(
+  probe: Probe,
+  phase: PhaseName,
+  fromMs: number,
+  gapMs: number,
+  untilMs: number,
+  found: (answered: readonly Sample[]) => boolean,
+): Promise<Sample[]> {
+  const samples: Sample[] = [];
+  const inFlight = new Set<Promise<void>>();
+  let done = false;
+  // Bounded by untilMs and the budget; in flight by the probe's bound.
+  for (let at = fromMs + Math.max(1, gapMs); !done && at <= untilMs;) {
+    if (at > probe.maxDurationMs) {
+      probe.outOfTime();
+      break;
+    }
+    const wait = at - probe.elapsed();
+    if (wait > 0) await probe.clock.sleep(Math.ceil(wait), probe.signal);
+    while (inFlight.size >= probe.maxInFlight) await Promise.race(inFlight);
+    if (done || probe.outOfBudget()) break;
+    const answer: Promise<void> = probe.send(phase).then((s) => {
+      samples.push(s);
+      done ||= found(samples);
+      inFlight.delete(answer);
+    });
+    inFlight.add(answer);
+    // Late (a busy machine): the next one a gap after this one, not a catch-up volley.
+    at = Math.max(at, probe.elapsed()) + Math.max(1, gapMs);
+  }
+  await Promise.all(inFlight);
+  return samples;
+}
+
+/**
  * Whether a drain of `cap` requests at max_rps, after waiting `waitMs` from `fromMs`, fits: wait and
  * drain within `share` of the probe's time cap, and done before the cap itself.
  */

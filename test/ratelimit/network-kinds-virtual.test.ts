@@ -1,0 +1,119 @@
+// The kinds network-virtual.test.ts does not cover, across 50 ± 10 ms each way on the virtual
+// clock (virtual-limit.ts `network`, as toxiproxy's latency toxic does in
+// test/integration/ratelimit-network-kinds.test.ts): go-chi/httprate's sliding-window counter
+// (its own headers), golang.org/x/time/rate's bucket, HAProxy's 10 s counter counting admitted
+// requests, and a 10 s counter whose 429s announce nothing. Ten jitter seeds each (the counters'
+// windows also at ten phases against the probe): every reading the right kind within 2 %, or
+// "not identified" with the reason; never above the true rate. The counts are kept so that a
+// change that moves a seed from one outcome to another shows.
+//
+// Before (27 Nov 2026): a counter's ramp was timed by pings that each waited for the answer to the
+// one before, a round trip apart, so its lattice points were known only to ~100 ms and the window
+// to ±1.5 %: HAProxy 300 per 10 s 0 of 10 sized, the silent counter 0, httprate 200 per 10 s 1.
+// And the same pings, a round trip apart, made a counter shut until its next edge look like a
+// bucket refilling once a round trip: httprate 50 per 1 s read as a bucket 2–17 % slow at 10 of 10
+// seeds (real, through toxiproxy: 3 of 3), the silent counter at 2 (19 % and 54 % slow), httprate
+// 200 per 10 s at 1 (34 % slow); refused after the drain for longer than such a bucket refills,
+// none is a bucket (probe/drain-tail.ts).
+
+import { describe, expect, it } from 'vitest';
+import { sustainedRate, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
+import type { Estimate } from '../../src/ratelimit/types.js';
+import { relativeError } from './support.js';
+import { discoverVirtual, fromModel, gcra, haproxyRate, httprateFront, type VirtualEndpoint } from './virtual-limit.js';
+
+const SEEDS = 10;
+
+type Outcome = 'sized' | 'not identified' | 'other';
+
+const counter = (limit: number, window_s: number, phase_s = 0): LimiterModel => ({
+  kind: 'sliding-counter',
+  limit,
+  window_s,
+  phase_s,
+  counts_refused: false,
+});
+
+/** go-chi/httprate with its own headers, its windows started `stepMs` × the seed before the probe (modulo a window). */
+const httprateAt =
+  (limit: number, windowS: number, stepMs: number) =>
+  (seed: number): Omit<VirtualEndpoint, 'network'> => ({
+    limiter: () => httprateFront(limit, windowS, (seed * stepMs) % (windowS * 1000)),
+    status: 429,
+    announces: 'retry-after',
+  });
+
+/** Right kind and within 2 % of the true rate: sized; no limiter: not identified; anything else: other. */
+function outcome(e: Estimate, truth: LimiterModel): Outcome {
+  if (e.limiter === null) return 'not identified';
+  return e.limiter.kind === truth.kind && relativeError(e.sustained_rps, sustainedRate(truth)) <= 0.02
+    ? 'sized'
+    : 'other';
+}
+
+const cases: Array<{
+  name: string;
+  truth: LimiterModel;
+  /** The endpoint at jitter seed `seed` (a counter's windows at a phase of its own per seed). */
+  endpoint: (seed: number) => Omit<VirtualEndpoint, 'network'>;
+  capS: number;
+  expected: Record<Outcome, number>;
+}> = [
+  {
+    name: 'golang.org/x/time/rate NewLimiter(50, 10)',
+    truth: { kind: 'bucket', rate_rps: 50, burst: 10 },
+    endpoint: () => ({ limiter: () => gcra(50, 10), status: 429 }),
+    capS: 60,
+    expected: { sized: 10, 'not identified': 0, other: 0 },
+  },
+  {
+    name: 'go-chi/httprate 50 per 1 s',
+    truth: counter(50, 1),
+    endpoint: httprateAt(50, 1, 97),
+    capS: 60,
+    expected: { sized: 0, 'not identified': 5, other: 5 },
+  },
+  {
+    name: 'go-chi/httprate 200 per 10 s',
+    truth: counter(200, 10),
+    endpoint: httprateAt(200, 10, 971),
+    capS: 25,
+    expected: { sized: 4, 'not identified': 6, other: 0 },
+  },
+  {
+    name: 'HAProxy http_req_rate(10000ms) 300, admitted counted',
+    truth: counter(300, 10),
+    endpoint: () => ({ limiter: () => haproxyRate(300, 10_000, false), status: 429 }),
+    capS: 25,
+    expected: { sized: 10, 'not identified': 0, other: 0 },
+  },
+  {
+    name: 'a silent counter 300 per 10 s',
+    truth: counter(300, 10),
+    endpoint: (seed) => ({ limiter: () => fromModel(counter(300, 10, ((seed * 971) % 10_000) / 1000)), status: 429 }),
+    capS: 25,
+    expected: { sized: 5, 'not identified': 4, other: 1 },
+  },
+];
+
+describe('across 50 ± 10 ms each way, on the virtual clock: the kinds beyond the emulator', () => {
+  it.each(cases)('$name at ten jitter seeds', async ({ truth, endpoint, capS, expected }) => {
+    const counts: Record<Outcome, number> = { sized: 0, 'not identified': 0, other: 0 };
+    const rows: string[] = [];
+    for (let seed = 1; seed <= SEEDS; seed++) {
+      const e = await discoverVirtual(
+        { ...endpoint(seed), network: { oneWayMs: 50, jitterMs: 10, seed } },
+        { maxDurationS: capS },
+      );
+      const o = outcome(e, truth);
+      counts[o]++;
+      rows.push(`seed ${seed}: ${o}: ${JSON.stringify(e.limiter)} ${e.sustained_rps} req/s, ${e.duration_s} s`);
+      // Never more than the limiter admits.
+      if (e.sustained_rps !== null)
+        expect(e.sustained_rps, rows.at(-1)).toBeLessThanOrEqual(1.02 * sustainedRate(truth));
+      if (o === 'not identified')
+        expect(e.notes.join('\n'), rows.at(-1)).toMatch(/not identified|not pinned down|not sized/);
+    }
+    expect(counts, rows.join('\n')).toEqual(expected);
+  });
+});
