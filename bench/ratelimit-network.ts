@@ -1,9 +1,10 @@
 // Bench 5, issue 21 items 7 and 3: rate-limit sizing across a network ~100 ms away, and long
 // windows that announce nothing. The rows of bench/ratelimit.ts (each runs the whole `ratelimit`
 // stage: probe, recommendation and k6 proof) whose limiter is the emulator's own, or nginx:
-//   network  bucket, fixed window and sliding log behind toxiproxy, 50 ± 10 ms each way, and nginx
-//            limit_req (rate=25r/s burst=10) in front of the emulator, behind toxiproxy; the k6
-//            proof crosses toxiproxy too
+//   network  bucket, fixed window, sliding log and a silent 10 s counter behind toxiproxy, 50 ± 10
+//            ms each way, and nginx limit_req (rate=25r/s burst=10) in front of the emulator, behind
+//            toxiproxy; the k6 proof crosses toxiproxy too (bench/ratelimit.ts adds the Go limiters
+//            and HAProxy's 10 s counter behind it, `acrossNetwork`)
 //   silent   fixed windows of a minute (60/min, 600/min) whose 429s carry no Retry-After and no
 //            RateLimit field, with a cap of 2.5 windows (150 s), and one with a short cap (100 s,
 //            under two windows: "not identified" is a right reading there, and misses the goal)
@@ -17,6 +18,16 @@ import { emulatorRow, type RowSpec } from './ratelimit-stack.js';
 
 const LATENCY = { latencyMs: 50, jitterMs: 10 };
 const ACROSS = 'toxiproxy 50 ± 10 ms each way';
+
+/** A real limiter's row moved behind toxiproxy, with a cap of its own (2.5 periods for a 10 s window). */
+export const acrossNetwork = (row: RowSpec, cap_s: number): RowSpec => ({
+  ...row,
+  group: 'network',
+  setting: `${row.setting}, ${ACROSS}`,
+  cap_s,
+  missing: () => toxiproxyMissing() ?? row.missing?.(),
+  stack: { ...row.stack, latency: LATENCY },
+});
 const fixed = (limit: number, window_s: number): LimiterModel => ({
   kind: 'fixed-window',
   limit,
@@ -24,6 +35,9 @@ const fixed = (limit: number, window_s: number): LimiterModel => ({
   phase_s: 0,
   counts_refused: false,
 });
+
+// Silent: 429 with neither Retry-After nor any RateLimit field (HAProxy, many gateways).
+const silent = () => ({ rateLimited: () => errorReply(429, 'rate_limit_exceeded') });
 
 export const NETWORK_ROWS: RowSpec[] = [
   ...[
@@ -46,14 +60,22 @@ export const NETWORK_ROWS: RowSpec[] = [
       latency: LATENCY,
     },
   },
+  // A sliding-window counter whose 429s announce nothing, across the network (its windows on the
+  // emulator's clock from its start).
+  emulatorRow(
+    'network',
+    { kind: 'sliding-counter', limit: 300, window_s: 10, phase_s: 0, counts_refused: false },
+    `silent 429s, ${ACROSS}`,
+    25,
+    { emulator: { overrides: [silent] }, latency: LATENCY },
+  ),
   ...[
     { model: fixed(60, 60), capS: 150 },
     { model: fixed(600, 60), capS: 150 },
     { model: fixed(60, 60), capS: 100 },
   ].map(({ model, capS }) =>
     emulatorRow('silent', model, `silent 429s, cap ${capS} s`, capS, {
-      // Silent: 429 with neither Retry-After nor any RateLimit field (HAProxy, many gateways).
-      emulator: { overrides: [() => ({ rateLimited: () => errorReply(429, 'rate_limit_exceeded') })] },
+      emulator: { overrides: [silent] },
     }),
   ),
 ];

@@ -36,7 +36,7 @@ import { haproxyMissing, startHaproxy } from '../test/helpers/haproxy.js';
 import { httprateMissing, provisionHttprate, startHttprate, type GoLimiter } from '../test/helpers/httprate.js';
 import { nginxMissing, startNginx } from '../test/helpers/nginx.js';
 import { goalCell, goalSummary, rowSlug, selectRows, type Row } from './ratelimit-goal.js';
-import { NETWORK_ROWS } from './ratelimit-network.js';
+import { acrossNetwork, NETWORK_ROWS } from './ratelimit-network.js';
 import { emulatorRow, startStack, type RowSpec, type StartFront } from './ratelimit-stack.js';
 import { stageRun, type StageRun } from './ratelimit-stage.js';
 
@@ -139,6 +139,11 @@ export const ROWS: RowSpec[] = [
     emulator: { profiles: ['ratelimit-headers'] },
   }),
   ...NETWORK_ROWS,
+  // The real libraries of other kinds across the same network (issue 21 item 7).
+  acrossNetwork(go({ kind: 'httprate', limit: 50, windowS: 1 }), CAP_S),
+  acrossNetwork(go({ kind: 'httprate', limit: 200, windowS: 10 }), 25),
+  acrossNetwork(go({ kind: 'xrate', rate: 50, burst: 10 }), CAP_S),
+  acrossNetwork(haproxy('admitted', 300, 10_000), 25),
 ];
 
 /** Where each row's evidence is kept (git-ignored, as every report folder is). */

@@ -67,9 +67,9 @@ describe('the row filter', () => {
 
   it.each([
     // A group: its rows, whatever their limiter is called.
-    ['go', 11, /httprate|x\/time\/rate|Envoy/],
+    ['go', 14, /httprate|x\/time\/rate|Envoy/],
     ['minute', 3, /600/],
-    ['network', 4, /toxiproxy/],
+    ['network', 9, /toxiproxy/],
     // Any word of a limiter or setting, case-insensitive, in any group.
     ['BATCH', 5, /^batch bucket/],
     ['60000ms', 1, /^sliding: HAProxy, admitted counted http_req_rate\(60000ms\) 600$/],
