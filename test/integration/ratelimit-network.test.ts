@@ -69,8 +69,12 @@ describe.skipIf(skipWhy !== undefined)(
         const context = JSON.stringify({ code: r.code, notes: rl.notes, limiter: rl.limiter, rounds: rl.proof_rounds });
         const truth = sustainedRate(model);
         const ruledOut = (rl.limiter_evidence ?? []).find((line) => line.includes(NOT_RUN));
+        // The period's trials (how many, the bracket) or why it was not pinned: what a misreading needs.
+        const period = [...(rl.limiter_evidence ?? []), ...(rl.notes ?? [])].find((line) =>
+          /trials of|period was not pinned/.test(line),
+        );
         console.info(
-          `${name} through toxiproxy: ${rl.sustained_rps} req/s, ${rl.limiter?.kind}, proof ${rl.proof_verdict}${ruledOut ? `; ${ruledOut.slice(ruledOut.indexOf(NOT_RUN))}` : ''}`,
+          `${name} through toxiproxy: ${rl.sustained_rps} req/s, ${rl.limiter?.kind}, proof ${rl.proof_verdict}${ruledOut ? `; ${ruledOut.slice(ruledOut.indexOf(NOT_RUN))}` : ''}${period ? `; ${period}` : ''}`,
         );
         // The probe's progress reaches stderr (not a terminal: one line each); the staircase says
         // there when it starts sending.

@@ -91,6 +91,16 @@ describe('across 50 ± 10 ms each way, no timer staircase is sent (virtual time)
   );
 });
 
+/** How a sliding log's reading came out against the truth: its kind, and its rate within 2 %. */
+function periodOutcome(
+  e: Awaited<ReturnType<typeof discoverVirtual>>,
+  truth: LimiterModel,
+): 'within 2 %' | 'beyond 2 %' | 'not identified' | 'another kind' {
+  if (e.limiter === null) return 'not identified';
+  if (e.limiter.kind !== truth.kind) return 'another kind';
+  return (relativeError(e.sustained_rps, sustainedRate(truth)) ?? Infinity) <= 0.02 ? 'within 2 %' : 'beyond 2 %';
+}
+
 // The sliding log's period is bisected on send times; across the network the limiter sees each
 // request its own one-way delay later, so a request sent x after the clump's first one arrives
 // x ± 20 ms after it: ±2 % of the period, as wide as the goal. Bisected to ±1.5 % regardless, 7 of
@@ -103,15 +113,7 @@ describe('the sliding log 50 per 1 s across 50 ± 10 ms each way, 200 jitter see
     const beyond: string[] = [];
     for (let seed = 1; seed <= 200; seed++) {
       const e = await discoverVirtual({ limiter: () => fromModel(truth), status: 429, network: { ...NETWORK, seed } });
-      const error = relativeError(e.sustained_rps, sustainedRate(truth)) ?? Infinity;
-      const outcome: keyof typeof counts =
-        e.limiter === null
-          ? 'not identified'
-          : e.limiter.kind !== truth.kind
-            ? 'another kind'
-            : error <= 0.02
-              ? 'within 2 %'
-              : 'beyond 2 %';
+      const outcome = periodOutcome(e, truth);
       counts[outcome]++;
       if (outcome === 'beyond 2 %') beyond.push(`seed ${seed}: ${JSON.stringify(e.limiter)}`);
     }
@@ -121,6 +123,29 @@ describe('the sliding log 50 per 1 s across 50 ± 10 ms each way, 200 jitter see
       'not identified': 0,
       'another kind': 0,
     });
+  }, 60_000);
+});
+
+// Round trips as spread as toxiproxy's on a busy machine (±11–23 ms of them measured there, against
+// ±8 ms at rest): 50 ± 17 ms each way. On send times the gap's noise alone was near the 2 % goal,
+// so the bracket had to shrink to a few tenths of a per cent and 14 trials seldom did it (7 of these
+// 40 seeds pinned, 33 "not pinned down"; toxiproxy's sliding log not identified about one run in
+// eight). Read between the middles of the round trips, the noise is √2 smaller: 32 pinned, 7 not.
+// Seed 3 reads 0.977 s: its noise (± 16 ms) past the 1.4 σ the goal allows for.
+describe('the sliding log 50 per 1 s across 50 ± 17 ms each way, 40 jitter seeds', () => {
+  it('pins its period mid-round-trip within 2 %, or says not identified', async () => {
+    const truth: LimiterModel = { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false };
+    const counts = { 'within 2 %': 0, 'beyond 2 %': 0, 'not identified': 0, 'another kind': 0 };
+    for (let seed = 1; seed <= 40; seed++) {
+      const e = await discoverVirtual({
+        limiter: () => fromModel(truth),
+        status: 429,
+        network: { oneWayMs: 50, jitterMs: 17, seed },
+      });
+      counts[periodOutcome(e, truth)]++;
+      if (e.limiter === null) expect(e.notes.join('\n')).toMatch(/not pinned down/);
+    }
+    expect(counts).toEqual({ 'within 2 %': 32, 'beyond 2 %': 1, 'not identified': 7, 'another kind': 0 });
   }, 60_000);
 });
 

@@ -16,12 +16,21 @@ import {
 } from '../../src/ratelimit/probe/period-bracket.js';
 import { longestSmoothPeriod } from '../../src/ratelimit/probe/period-longest.js';
 import { idleSince } from '../../src/ratelimit/probe/sliding-period.js';
-import { gapNoiseMs } from '../../src/ratelimit/probe/arrival.js';
+import { gapNoiseMs, seenGapNoiseMs, usualTrip } from '../../src/ratelimit/probe/arrival.js';
 import type { Sample } from '../../src/ratelimit/types.js';
 import { phaseRuns } from './phase-runs.js';
 import { fromModel, haproxyRate, virtualWorld, type Limiter } from './virtual-limit.js';
 
 const seen = (lo: number, hi: number): PeriodBracket => ({ lo, hi, loSeen: true, hiSeen: true });
+/** An answered request sent at `sentMs` whose round trip took `rttMs`. */
+const trip = (sentMs: number, rttMs: number): Sample => ({
+  sentMs,
+  doneMs: sentMs + rttMs,
+  status: 200,
+  answer: 'accepted',
+  phase: 'period',
+  client: 'primary',
+});
 
 describe('the period bracket', () => {
   it('bisects, and is pinned once both ends were seen within ±1.5 %', () => {
@@ -48,20 +57,25 @@ describe('the period bracket', () => {
   });
 
   it('the noise on a gap between two sends: √2 times the round trips’ standard deviation, none when they are alike', () => {
-    const trip = (sentMs: number, rttMs: number): Sample => ({
-      sentMs,
-      doneMs: sentMs + rttMs,
-      status: 200,
-      answer: 'accepted',
-      phase: 'period',
-      client: 'primary',
-    });
     expect(gapNoiseMs([trip(0, 3), trip(5, 3), trip(10, 3)])).toBe(0);
     expect(gapNoiseMs([trip(0, 100)])).toBe(0);
     // Round trips 90 and 110 ms: standard deviation 14.1 ms (n − 1), √2 times it 20 ms.
     expect(gapNoiseMs([trip(0, 90), trip(5, 110)])).toBeCloseTo(20, 6);
     // A transport error has no round trip.
     expect(gapNoiseMs([trip(0, 90), trip(5, 110), { ...trip(10, 5000), answer: 'error' }])).toBeCloseTo(20, 6);
+  });
+
+  it('mid-round-trip: the noise from the round trips’ median deviation, blind to a busy machine’s tail', () => {
+    // Round trips 90–110 ms (median 100, median deviation 5: 7.4 ms), and one answer handled 200 ms late.
+    const run = [90, 95, 100, 100, 105, 110].map((rtt, i) => trip(10 * i, rtt));
+    const late = trip(100, 300);
+    expect(seenGapNoiseMs(run)).toBeCloseTo(7.413, 3);
+    expect(seenGapNoiseMs([...run, late])).toBeCloseTo(7.413, 3);
+    // The standard deviation, made of the tail, would say ± 108 ms (past any 1 s period's goal).
+    expect(gapNoiseMs([...run, late])).toBeGreaterThan(100);
+    expect(seenGapNoiseMs([trip(0, 100)])).toBe(0);
+    expect(usualTrip([...run, late], run[5]!)).toBe(true);
+    expect(usualTrip([...run, late], late)).toBe(false);
   });
 
   it("starts a tenth below the drain's lower end, which refused pings that counted may have pushed past the period", () => {

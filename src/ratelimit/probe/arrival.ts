@@ -36,6 +36,42 @@ export function gapNoiseMs(run: readonly Sample[]): number {
   return Math.SQRT2 * Math.sqrt(variance);
 }
 
+/** The middle of a list of numbers (undefined when empty). */
+const median = (xs: readonly number[]): number | undefined => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted.length === 0 ? undefined : (sorted[(sorted.length - 1) >> 1]! + sorted[sorted.length >> 1]!) / 2;
+};
+
+/**
+ * The round trips' usual spread, ms: their standard deviation as read from the median absolute
+ * deviation (1.4826 × it, for a normal spread), blind to the tail a busy machine adds (an answer
+ * handled 100 ms late), which a standard deviation is made of; 0 when fewer than two were seen.
+ */
+function usualSpreadMs(run: readonly Sample[]): { medianMs: number; spreadMs: number } {
+  const trips = roundTrips(run);
+  const medianMs = median(trips) ?? 0;
+  if (trips.length < 2) return { medianMs, spreadMs: 0 };
+  return { medianMs, spreadMs: 1.4826 * (median(trips.map((t) => Math.abs(t - medianMs))) ?? 0) };
+}
+
+/**
+ * gapNoiseMs for gaps read between seenMs of requests whose round trips were usual (usualTrip):
+ * each estimate is off its arrival by half the difference of its own two legs, not by a whole leg's
+ * variation, which halves the variance of a gap's error for legs that vary alike; √2 times its
+ * standard deviation is then the round trips' usual spread.
+ */
+export const seenGapNoiseMs = (run: readonly Sample[]): number => usualSpreadMs(run).spreadMs;
+
+/**
+ * The request's round trip was within three usual spreads of the run's median: its middle is as
+ * good as seenGapNoiseMs says. One past that (a busy machine handled it late) may be off by half
+ * of it, and a gap read on it proves nothing to the precision a period needs.
+ */
+export function usualTrip(run: readonly Sample[], s: Sample): boolean {
+  const { medianMs, spreadMs } = usualSpreadMs(run);
+  return s.answer !== 'error' && Math.abs(s.doneMs - s.sentMs - medianMs) <= 3 * spreadMs + 1;
+}
+
 /**
  * A run in sending order, and the refusal where the limit shut (undefined when none): the first one
  * that as many refusals as acceptances follow within the round trips' spread. A refusal that

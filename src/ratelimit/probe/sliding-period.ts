@@ -27,7 +27,7 @@ import {
   UNSEEN_SHORT,
   type PeriodBracket,
 } from './period-bracket.js';
-import { gapNoiseMs } from './arrival.js';
+import { gapNoiseMs, seenGapNoiseMs, seenMs, usualTrip } from './arrival.js';
 import { pingAt } from './ping.js';
 import type { Probe } from './probe.js';
 
@@ -35,6 +35,17 @@ export { PERIOD_PRECISION } from './period-bracket.js';
 
 /** Trials at most, whatever the precision: each is two or three periods of waiting (a jittery network needs a few more). */
 const MAX_TRIALS = 14;
+
+/**
+ * Send times' noise on a trial's gap, relative to the period, past which the gaps are read between
+ * the middles of the round trips instead (seenMs): the send times alone can then not pin the period
+ * to the precision the bisection aims for. Nearer, the middles buy little and carry the client's own
+ * waits: read on them from 1 %, a silent sliding-window counter (its round trips ~1 % of the period
+ * it seemed to have) passed for a log more often, or for one with twice its window.
+ */
+const MID_ROUND_TRIP_FROM = PERIOD_PRECISION;
+/** Trials past MAX_TRIALS whose round trips a busy machine stretched (not counted), at most. */
+const MAX_OFF_TRIPS = 4;
 /** Counts-refused trials at most: one whose requests went out late (a busy machine) proves nothing and is sent again. */
 const COUNTS_ATTEMPTS = 3;
 
@@ -47,8 +58,13 @@ export interface PeriodFindings {
 }
 
 interface Trial {
-  /** Send time of the clump's first request: the window's start. */
+  /** Send time of the clump's first request: where the trial's single request is placed from. */
   startMs: number;
+  /**
+   * The request the limiter saw first, which opened the window: the earliest seenMs, as a request
+   * sent a few ms after the first may overtake it across a jittery network.
+   */
+  opener: Sample;
   /** All of the clump passed. */
   whole: boolean;
   lastMs: number;
@@ -87,10 +103,20 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
   let quietPeriods = initial.forgetsInOnePeriod ? 1 : 2;
   let trials = 0;
   let partClumps = 0;
-  // The trials' requests, for the network's noise on their arrivals (gapNoiseMs).
+  // The trials' requests, for the network's noise on their arrivals (seenGapNoiseMs).
   const answered: Sample[] = [];
   let noiseMs = 0;
-  while (trials < MAX_TRIALS && !probe.outOfBudget() && !pinned(bracket, noiseMs)) {
+  // Decided on the first trial's round trips, so that every end of the bracket is read alike.
+  let midRoundTrip: boolean | undefined;
+  // Trials read mid-round-trip whose gap rests on a round trip a busy machine stretched: not counted.
+  let offTrips = 0;
+  while (
+    trials < MAX_TRIALS + offTrips &&
+    offTrips <= MAX_OFF_TRIPS &&
+    !probe.outOfBudget() &&
+    !pinned(bracket, noiseMs) &&
+    noiseMs / bracket.hi < PERIOD_GOAL
+  ) {
     const x = nextPingAfter(bracket);
     // A trial that is not from idle lets its last request in early and confirms too short an end,
     // which then shortens every later wait: until an upper end is seen, wait for the longest period
@@ -114,13 +140,20 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
     // come out short by what requests waited on a busy machine before they reached the limiter.
     idleFromMs = quietPeriods === 2 ? idleSince(trial, s, 0.2 * bracket.hi) : s.sentMs;
     answered.push(...trial.samples, s);
-    noiseMs = gapNoiseMs(answered);
+    midRoundTrip ??= gapNoiseMs(answered) > MID_ROUND_TRIP_FROM * bracket.hi;
+    noiseMs = midRoundTrip ? seenGapNoiseMs(answered) : gapNoiseMs(answered);
     // The limiter decides on arrival: across a jittery network the gap it saw is the send times'
     // gap off by the difference of two one-way delays (up to ±2 % of a 1 s period at 50 ± 10 ms
-    // each way), so a bracket of ±1.5 % on send times alone may not hold the period: the trials go
-    // on until the bracket and that noise together are within the goal (pinned).
+    // each way). Read between the middles of the round trips instead, it is off by half as much in
+    // variance, and the trials go on until the bracket and that noise together are within the goal
+    // (pinned); on the send times alone, a busy machine's noise kept it unpinned after 14 trials.
+    if (midRoundTrip && !(usualTrip(answered, s) && usualTrip(answered, trial.opener))) {
+      offTrips++;
+      continue;
+    }
+    const gapMs = midRoundTrip ? seenMs(s) - seenMs(trial.opener) : s.sentMs - trial.startMs;
     if (s.answer === 'accepted' || s.answer === 'limited')
-      bracket = withAnswer(bracket, s.sentMs - trial.startMs, s.answer === 'accepted');
+      bracket = withAnswer(bracket, gapMs, s.answer === 'accepted');
   }
   const { lo, hi } = bracket;
   const period = midpoint(bracket);
@@ -129,13 +162,17 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
   const errorBar = period.precision + noiseMs / period.value;
   if (!bracket.loSeen || !bracket.hiSeen || errorBar > PERIOD_GOAL) {
     const noise = noiseMs > 0 ? `, ± ${Math.round(noiseMs)} ms of network noise on each arrival` : '';
+    const off = offTrips > 0 ? `, ${offTrips} more not counted: round trips stretched past the usual` : '';
     notes.push(
-      `the sliding window's period was not pinned down (between ${fmt(lo)} and ${fmt(hi)} after ${trials} trials${noise})`,
+      `the sliding window's period was not pinned down (between ${fmt(lo)} and ${fmt(hi)} after ${trials - offTrips} trials${off}${noise})`,
     );
     return { model: null, evidence, notes, partClumps };
   }
+  const arrivals = midRoundTrip
+    ? ` (arrivals read mid-round-trip, ± ${Math.round(noiseMs)} ms${offTrips > 0 ? `; ${offTrips} trials on stretched round trips not counted` : ''})`
+    : '';
   evidence.push(
-    `${trials} trials of ${limit} requests from idle: one more request passed ${fmt(hi)} after the first and was refused ${fmt(lo)} after it: the window slides over ${fmt(period.value)}`,
+    `${trials - offTrips} trials of ${limit} requests from idle: one more request passed ${fmt(hi)} after the first and was refused ${fmt(lo)} after it${arrivals}: the window slides over ${fmt(period.value)}`,
   );
   // This trial waits from the last request, whatever it was: a clump that opened its period early
   // would let the request past the period in, and read "refused requests do not count".
@@ -201,6 +238,7 @@ async function clumpFromIdle(
   const sorted = [...samples].sort((a, b) => a.sentMs - b.sentMs);
   return {
     startMs: sorted[0]!.sentMs,
+    opener: sorted.reduce((a, b) => (seenMs(b) < seenMs(a) ? b : a)),
     whole: samples.length === limit && samples.every((s) => s.answer === 'accepted'),
     lastMs: sorted[sorted.length - 1]!.sentMs,
     firstDoneMs: sorted[0]!.doneMs,
