@@ -6,7 +6,8 @@
 // 50 per 1 s read as a log 50 per 0.56–0.85 s: up to 44 % fast, a recommendation far above the
 // limit). One more clump from idle, a third of a period off the trials' rhythm, pinged at 94 % and
 // 108 % of the period: let back at the first, or not at the second, and the window is not the log
-// the trials sized.
+// the trials sized. A counter's edge can fall there too, so a second clump half a period off the
+// first's phase must be let back a period after it as well.
 
 import type { SlidingWindowModel } from '../limiters/index.js';
 import { round } from '../estimators.js';
@@ -14,8 +15,10 @@ import { drainAt, drainFits, pingAt } from './ping.js';
 import { lastSentMs } from './counter-edge.js';
 import type { Probe } from './probe.js';
 
-/** Two idle periods (HAProxy starts afresh only then), a tenth to spare, and a third off the trials' rhythm. */
-const IDLE_PERIODS = 2.1 + 1 / 3;
+/** Two idle periods (HAProxy starts afresh only then) and a tenth to spare. */
+const QUIET_PERIODS = 2.1;
+/** And a third off the trials' rhythm. */
+const IDLE_PERIODS = QUIET_PERIODS + 1 / 3;
 /** A ping this share of the period after the clump began: a log (or HAProxy) still refuses it. */
 const EARLY = 0.94;
 /**
@@ -23,6 +26,11 @@ const EARLY = 0.94;
  * refused ping: the clump went out over some ms), HAProxy's weight of the clump has faded by 8 %.
  */
 const LATE = 1.08;
+/**
+ * The second clump this many periods after the first began: past the first's late ping, two quiet
+ * periods and a tenth to spare, and half a period off the first's phase.
+ */
+const SHIFT_PERIODS = 3.5;
 /** Clumps refused in part before the check gives up: the trials' own refusals may have kept the window full once. */
 const CLUMP_ATTEMPTS = 2;
 
@@ -36,12 +44,32 @@ export interface LogPhaseFindings {
  * Undefined when the check did not fit in the budget or proved nothing: the trials' model stands.
  */
 export async function logPhaseCheck(probe: Probe, model: SlidingWindowModel): Promise<LogPhaseFindings | undefined> {
+  const first = await clumpCheck(probe, model, IDLE_PERIODS, 0);
+  if (!first?.findings.holds) return first?.findings;
+  // A counter whose next edge happened to fall a period after the first clump is let back there
+  // too (36 of 237 phases of httprate 50 per 1 s read as a log 20–47 % fast): half a period later
+  // on the clock its edge is elsewhere, a log's is a period after the clump wherever it falls.
+  const second = await clumpCheck(probe, model, QUIET_PERIODS, first.startMs + SHIFT_PERIODS * model.period_s * 1000);
+  if (!second?.findings.holds) return second?.findings ?? first.findings;
+  return { holds: true, evidence: `${first.findings.evidence}; and again ${SHIFT_PERIODS} periods later` };
+}
+
+/** One clump from idle, sent no earlier than `notBeforeMs`, and the two pings that tell where it was let back. */
+async function clumpCheck(
+  probe: Probe,
+  model: SlidingWindowModel,
+  idlePeriods: number,
+  notBeforeMs: number,
+): Promise<{ findings: LogPhaseFindings; startMs: number } | undefined> {
   const periodMs = model.period_s * 1000;
   const s = (ms: number) => `${round(ms / 1000, 2)} s`;
   for (let attempt = 1; attempt <= CLUMP_ATTEMPTS; attempt++) {
-    const atMs = Math.max(lastSentMs(probe.samples), probe.elapsed()) + IDLE_PERIODS * periodMs;
+    const idleMs = Math.max(lastSentMs(probe.samples), probe.elapsed()) + idlePeriods * periodMs;
+    const atMs = Math.max(idleMs, notBeforeMs);
     if (!drainFits(probe, probe.elapsed(), atMs - probe.elapsed() + LATE * periodMs, model.limit, 1)) return undefined;
-    const clump = await drainAt(probe, 'edges', atMs, model.limit);
+    // Exactly the limit: requests still in flight when the limit's answers came back would be sent
+    // on top, refused by a log too, and taken for a window that had not emptied.
+    const clump = await drainAt(probe, 'edges', atMs, model.limit, { exact: true });
     if (!clump || clump.length === 0) return undefined;
     // Refused in part after more than two idle periods: the trials' refusals (or one of their
     // requests that reached the limiter late, on a jittery network) kept the window from emptying,
@@ -51,16 +79,22 @@ export async function logPhaseCheck(probe: Probe, model: SlidingWindowModel): Pr
     const early = await pingAt(probe, 'edges', startMs + EARLY * periodMs);
     if (!early) return undefined;
     const notAPeriod = (what: string) => ({
-      holds: false,
-      evidence: `a clump of ${model.limit} from idle was ${what} after it began, which a window sliding over the ${s(periodMs)} the trials timed does not do: where a clump falls decides when it is let back (windows on the clock, as a sliding-window counter's), not a period`,
+      startMs,
+      findings: {
+        holds: false,
+        evidence: `a clump of ${model.limit} from idle was ${what} after it began, which a window sliding over the ${s(periodMs)} the trials timed does not do: where a clump falls decides when it is let back (windows on the clock, as a sliding-window counter's), not a period`,
+      },
     });
     if (early.answer === 'accepted') return notAPeriod(`let back ${s(early.sentMs - startMs)}`);
     const late = await pingAt(probe, 'edges', startMs + LATE * periodMs);
     if (!late) return undefined;
     if (late.answer !== 'accepted') return notAPeriod(`still refused ${s(late.sentMs - startMs)}`);
     return {
-      holds: true,
-      evidence: `a clump from idle at another phase was refused ${s(early.sentMs - startMs)} after it began and let back ${s(late.sentMs - startMs)} after: the window slides from the client's own requests`,
+      startMs,
+      findings: {
+        holds: true,
+        evidence: `a clump from idle at another phase was refused ${s(early.sentMs - startMs)} after it began and let back ${s(late.sentMs - startMs)} after: the window slides from the client's own requests`,
+      },
     };
   }
   return undefined;

@@ -111,15 +111,16 @@ export function drainFits(probe: Probe, fromMs: number, waitMs: number, cap: num
   return waitMs + drainMs <= probe.maxDurationMs * share && fromMs + waitMs + drainMs <= probe.maxDurationMs;
 }
 
-/** A drain at max_rps of up to `cap` requests, until the first refusal, from `atMs` on (at once when that has passed); undefined when the budget ran out first. */
+/** A drain at max_rps of up to `cap` requests (`exact`: no more sent), until the first refusal, from `atMs` on (at once when that has passed); undefined when the budget ran out first. */
 export async function drainAt(
   probe: Probe,
   phase: PhaseName,
   atMs: number,
   cap: number,
+  opts: { exact?: boolean } = {},
 ): Promise<Sample[] | undefined> {
   const wait = atMs - probe.elapsed();
   if (wait > 0) await probe.clock.sleep(Math.ceil(wait), probe.signal);
   if (probe.outOfBudget()) return undefined;
-  return (await probe.burstRun(phase, cap)).samples;
+  return (await probe.burstRun(phase, cap, opts)).samples;
 }
