@@ -31,9 +31,17 @@ const ALNUM = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 function changerFor(token: string): (c: string) => string | undefined {
   // Separators and padding stay as they are; the alphabet is that of the rest.
   const body = token.replace(/[.=]/g, '');
-  const alphabet = ALPHABETS.find((a) => [...body].every((c) => a.includes(c)));
+  const fitting = ALPHABETS.filter((a) => [...body].every((c) => a.includes(c)));
+  const alphabet = fitting[0];
+  // A token written only in letters and digits fits base64url and base64 alike: a changed
+  // character must then fit both (no '-' or '_' into what may be standard base64), else the
+  // next character is changed instead.
+  const fitsAll = (c: string) => fitting.every((a) => a.includes(c));
   if (alphabet !== undefined)
-    return (c) => (alphabet.includes(c) ? alphabet[alphabet.indexOf(c) ^ (alphabet.length / 2)] : undefined);
+    return (c) => {
+      const to = alphabet.includes(c) ? alphabet[alphabet.indexOf(c) ^ (alphabet.length / 2)] : undefined;
+      return to !== undefined && fitsAll(to) ? to : undefined;
+    };
   return (c) => (ALNUM.includes(c) ? ALNUM[(ALNUM.indexOf(c) + ALNUM.length / 2) % ALNUM.length] : undefined);
 }
 
