@@ -61,6 +61,7 @@ import { cameBackInBatch, staircasePhase, type BatchBucketModel } from './probe/
 import { EDGE_PRECISION } from './probe/window-edges.js';
 import { scopePhase } from './probe/scope.js';
 import { tailRulesOutBucket } from './probe/drain-tail.js';
+import { resetTicksPhase } from './probe/reset-ticks.js';
 import { silentWindowPhase } from './probe/silent-window.js';
 import { streamPhase, type StreamFindings } from './probe/stream.js';
 import type { Estimate, Sample } from './types.js';
@@ -234,6 +235,15 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   if (!measured) return estimateOf(probe, stream, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, []);
 
   const { fit, sustained, recovery } = measured;
+  // Read as a bucket by pings a round trip apart, a sliding-window counter that announces its
+  // resets is told and timed by where they turn over (probe/reset-ticks.ts), before anything else.
+  const ticked = drain && announcesReset(probe) ? await resetTicksPhase(probe, drain.limit) : undefined;
+  const shapeEvidence = shape ? [shape.evidence] : [];
+  if (ticked?.model) return identifiedWindow(probe, stream, ticked.model, [...shapeEvidence, ...ticked.evidence], []);
+  if (ticked?.shown) {
+    const figures = { ...NOTHING_MEASURED, limiter_evidence: [...shapeEvidence, ...ticked.evidence] };
+    return estimateOf(probe, stream, figures, { verdict: 'unknown', notes: [] }, ticked.evidence);
+  }
   const idle = await idleBurstPhase(probe, sustained, recovery, measured.drainBurst);
   const retryAfter = await retryAfterPhase(probe, recovery);
   const scope = await scopePhase(probe, idle.burst);
