@@ -24,7 +24,15 @@ import { describe, expect, it } from 'vitest';
 import { sustainedRate, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import type { Estimate } from '../../src/ratelimit/types.js';
 import { relativeError } from './support.js';
-import { discoverVirtual, fromModel, gcra, haproxyRate, httprateFront, type VirtualEndpoint } from './virtual-limit.js';
+import {
+  discoverVirtual,
+  fromModel,
+  gcra,
+  haproxyRate,
+  httprateFront,
+  type Limiter,
+  type VirtualEndpoint,
+} from './virtual-limit.js';
 
 const SEEDS = 10;
 
@@ -47,6 +55,28 @@ const httprateAt =
     announces: 'retry-after',
   });
 
+/**
+ * x/time/rate's bucket with an X-RateLimit-Reset of the Unix second it is full again, rounded down
+ * (as httprate rounds its window's end): on a bucket kept saturated it moves on once a second too,
+ * so that alone must never make it a counter (probe/reset-ticks.ts drains it between two).
+ */
+function bucketAnnouncingFull(rps: number, burst: number): Limiter {
+  const emissionMs = 1000 / rps;
+  let theoretical = 0;
+  const decide: Limiter = (now) => {
+    const next = Math.max(theoretical, now) + emissionMs;
+    if (next - now > burst * emissionMs) return next - now - burst * emissionMs;
+    theoretical = next;
+    return undefined;
+  };
+  decide.announce = (now) => ({
+    'x-ratelimit-limit': String(burst),
+    'x-ratelimit-remaining': String(Math.floor(burst - Math.max(0, theoretical - now) / emissionMs)),
+    'x-ratelimit-reset': Math.max(0, Math.floor(Math.max(theoretical, now) / 1000) - now / 1000).toFixed(3),
+  });
+  return decide;
+}
+
 /** Right kind and within 2 % of the true rate: sized; no limiter: not identified; anything else: other. */
 function outcome(e: Estimate, truth: LimiterModel): Outcome {
   if (e.limiter === null) return 'not identified';
@@ -67,6 +97,13 @@ const cases: Array<{
     name: 'golang.org/x/time/rate NewLimiter(50, 10)',
     truth: { kind: 'bucket', rate_rps: 50, burst: 10 },
     endpoint: () => ({ limiter: () => gcra(50, 10), status: 429 }),
+    capS: 60,
+    expected: { sized: 10, 'not identified': 0, other: 0 },
+  },
+  {
+    name: 'that bucket announcing when it is full, in whole seconds',
+    truth: { kind: 'bucket', rate_rps: 50, burst: 10 },
+    endpoint: () => ({ limiter: () => bucketAnnouncingFull(50, 10), status: 429 }),
     capS: 60,
     expected: { sized: 10, 'not identified': 0, other: 0 },
   },
