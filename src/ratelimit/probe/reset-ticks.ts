@@ -10,16 +10,15 @@
 // The announcement is a hypothesis, tested: the ends must fall in clusters a whole number of
 // seconds apart (a bucket's "full at" moves on with every answer), each edge where the end before
 // it said (to the second it is rounded to). Then a drain from idle a third into a window: a counter
-// stays shut until the next edge (a bucket refills at once, a log a period after the drain began),
-// which single requests spaced wider than a bucket refills find refused up to it, and lets requests
-// back right at it. The window is the time between two edges seen many windows apart over the
-// number of windows the announced ends counted between them: to a fraction of a per cent. Anything
-// that does not fit leaves the limit to the usual phases, or not identified once a counter is shown.
+// stays shut until the next edge and lets requests back right at it; a bucket refills at once (all
+// refused over several of its refills, it is none), a log frees a period after the drain began.
+// The window is the time between an edge seen before the drain and that one, over the windows the
+// announced ends count between them: to 1 %, many windows apart, and it must be the whole seconds
+// they step by. Anything that does not fit leaves the limit to the usual phases as before, or says
+// not identified once the drain showed it is no bucket.
 
 import { midpoint, type Bracket } from '../identify.js';
-import { round } from '../estimators.js';
 import type { SlidingCounterModel } from '../limiters/index.js';
-import type { Sample } from '../types.js';
 import { phaseS } from './advertised.js';
 import { acceptedBeforeRefusal, reorderMs, seenMs, sendingEndMs } from './arrival.js';
 import { lastSentMs } from './counter-edge.js';
