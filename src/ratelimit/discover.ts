@@ -61,7 +61,7 @@ import { cameBackInBatch, staircasePhase, type BatchBucketModel } from './probe/
 import { EDGE_PRECISION } from './probe/window-edges.js';
 import { scopePhase } from './probe/scope.js';
 import { tailRulesOutBucket } from './probe/drain-tail.js';
-import { ledgerRulesOutBucket } from './probe/bucket-ledger.js';
+import { ledgerRulesOutBucket, refillUnwatched } from './probe/bucket-ledger.js';
 import { silentWindowPhase } from './probe/silent-window.js';
 import { streamPhase, type StreamFindings } from './probe/stream.js';
 import type { Estimate, Sample } from './types.js';
@@ -248,7 +248,12 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   const notBucket =
     sustained !== null
       ? (tailRulesOutBucket(probe.samples, sustained) ??
-        (latencyBound(stream.latencyP95Ms, sustained) ? undefined : ledgerRulesOutBucket(probe.samples, sustained)))
+        (latencyBound(stream.latencyP95Ms, sustained)
+          ? undefined
+          : (ledgerRulesOutBucket(probe.samples, sustained, fit?.precision) ??
+            (idle.burst !== null && !idle.fromIdle
+              ? refillUnwatched(probe.samples, sustained, idle.burst)
+              : undefined))))
       : undefined;
   if (notBucket) {
     const note = `not identified: ${notBucket}; not sized`;
