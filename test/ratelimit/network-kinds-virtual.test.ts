@@ -133,7 +133,15 @@ describe('across 50 ± 10 ms each way, on the virtual clock: the kinds beyond th
 describe('across 50 ± 10 ms each way, on the virtual clock: the silent counter at every phase', () => {
   const PHASES = 40;
   const truth = counter(300, 10);
-  it(`300 per 10 s at ${PHASES} phases × 3 jitter seeds: never misread`, async () => {
+  // Late 50 ms: the machine of the real runs that read it as a bucket 6.3–9.7 req/s (round trips
+  // 83–246 ms, edge 0.5 s into the probe), its drain slowed until it straddled the edge, and the
+  // probe ended before the next: the bucket's refill (47 s) was never watched. Without the ledger's
+  // three rules 104 of 120 misread here (20 of 120 on time); each is now not identified (with the
+  // reason, or partial at the probe's time cap); sized at no phase.
+  it.each([
+    { when: 'timers on time', lateMs: 0, expected: { sized: 85, 'not identified': 35, other: 0 } },
+    { when: 'timers up to 50 ms late', lateMs: 50, expected: { sized: 0, 'not identified': 120, other: 0 } },
+  ])(`300 per 10 s at ${PHASES} phases × 3 jitter seeds, $when: never misread`, async ({ lateMs, expected }) => {
     const counts: Record<Outcome, number> = { sized: 0, 'not identified': 0, other: 0 };
     const rows: string[] = [];
     for (let p = 0; p < PHASES; p++)
@@ -144,18 +152,16 @@ describe('across 50 ± 10 ms each way, on the virtual clock: the silent counter 
             limiter: () => fromModel(counter(300, 10, phaseS)),
             status: 429,
             network: { oneWayMs: 50, jitterMs: 10, seed },
+            ...(lateMs > 0 ? { busy: { lateMs, seed } } : {}),
           },
           { maxDurationS: 25 },
         );
         const o = outcome(e, truth);
         counts[o]++;
         rows.push(`${phaseS} s, seed ${seed}: ${o}: ${JSON.stringify(e.limiter)} ${e.sustained_rps} req/s`);
-        if (o === 'not identified') expect(e.notes.join('\n'), rows.at(-1)).toMatch(/not identified|not pinned down/);
+        if (o === 'not identified')
+          expect(e.notes.join('\n'), rows.at(-1)).toMatch(/not identified|not pinned down|time cap/);
       }
-    expect(counts, rows.filter((r) => !r.includes(': sized:')).join('\n')).toEqual({
-      sized: 85,
-      'not identified': 35,
-      other: 0,
-    });
+    expect(counts, rows.filter((r) => !r.includes(': sized:')).join('\n')).toEqual(expected);
   });
 });
