@@ -13,6 +13,8 @@ import { round } from '../estimators.js';
 import type { Sample } from '../types.js';
 import { reorderMs, sendingEndMs } from './arrival.js';
 
+/** A reading within this share of the truth is right (issue 21's goal): only beyond it is a rate refuted. */
+const READING_GOAL = 0.02;
 /** Pairs of refusals closer than this say little next to the arrivals' spread. */
 const MIN_PAIR_MS = 1000;
 
@@ -47,10 +49,11 @@ export function ledgerRulesOutBucket(samples: readonly Sample[], rateRps: number
   // At rate r its burst is at least what the drain admitted less what r refilled meanwhile.
   const drained = between(ledger, firstMs - 1, shutMs - spreadMs);
   const drainS = (shutMs - firstMs + 2 * spreadMs) / 1000;
-  // Faster than the rate read, beyond its precision: that bucket is refuted, whatever the limiter is
-  // (a busy machine's drain, slowed to a third, straddled a counter's edge, and a stream that was
-  // never refused again read 16.9 req/s where 17.8 had passed).
-  if (slowest > rateRps * (1 + precision))
+  // Faster than the rate read, beyond both its precision and the 2 % a reading is held to: no
+  // bucket near that rate, whatever the limiter is (a busy machine's drain, slowed to a third,
+  // straddled a counter's edge, and a stream never refused again read 16.9 req/s where 17.8 had
+  // passed). Closer, a bucket at the slowest rate may still be the one read a little slow.
+  if (slowest > rateRps * (1 + Math.max(precision, READING_GOAL)))
     return `from a refusal on, ${round(slowest, 2)} req/s passed at least: more than a bucket at the ${round(rateRps, 2)} req/s the stream read refills`;
   for (let rate = Math.max(slowest, 0.01); rate <= 2 * rateRps; rate *= RATE_STEP)
     if (!tooFewBetweenRefusals(ledger, rate, Math.max(1, drained - rate * drainS - 1))) return undefined;
