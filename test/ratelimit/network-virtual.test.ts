@@ -191,20 +191,27 @@ describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, on a busy mac
 // for "the next edge is after this": the edge placed late, the edges then 'not evenly spaced' or
 // the window read long (1.024–1.06 s at 23 of these 100 seeds, 0.94–0.99 s at 4, seed 30: the
 // recovery clump sent until 2016 ms, the next edge at 1950 ms in send time). Now only the part of
-// a fill sent at the pace asked for, or a refusal, bounds the next edge. Left open: the limit is
-// the recovery clump's count (recover.ts), other than 50 at 15 of these seeds (up to 66: the clump
-// too runs past the edge before its first refusal; at 45 and 46 each window is filled short and
-// its edge read early, 0.875 s and 0.892 s), counted apart here.
+// a fill sent at the pace asked for, or a refusal, bounds the next edge. The limit is the recovery
+// clump's count (recover.ts), and that clump too ran past the edge: never refused (66), or its count
+// taking in the next window's first admissions as ones that overtook its refusal (51–58), 13 of
+// these seeds above 50. Now the count stands only if all it rests on was sent before the next edge
+// the walk found, and a clump never refused only if no window after it refused its fill; else not
+// identified. Left open: at 45 and 46 each window is filled short and its edge read early (0.892 s,
+// 0.875 s: 50.4 and 52.6 r/s, the limit below 50 but the rate above), counted apart here.
 describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, up to 20 ms late, 100 seeds', () => {
-  it("reads the window's length within 2 % or says not identified", async () => {
+  it("reads the window's length within 2 % or says not identified, its limit never above 50", async () => {
     const truth = fixed(50, 1);
     const readings: WindowReading[] = [];
     const beyond: string[] = [];
+    const aboveLimit: string[] = [];
     for (let seed = 1; seed <= 100; seed++) {
       const { limiter } = await discoverBusy(truth, seed, 20);
       readings.push(windowReading(limiter));
       if (readings.at(-1) === 'beyond 2 %') beyond.push(`seed ${seed}: ${JSON.stringify(limiter)}`);
+      if (limiter !== null && limiter.kind !== 'bucket' && limiter.limit > 50)
+        aboveLimit.push(`seed ${seed}: ${JSON.stringify(limiter)}`);
     }
+    expect(aboveLimit, 'a limit above the true one').toEqual([]);
     const count = (r: WindowReading) => readings.filter((x) => x === r).length;
     expect(
       {
@@ -214,7 +221,7 @@ describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, up to 20 ms l
         limitMisread: count('limit misread'),
       },
       beyond.join('\n'),
-    ).toEqual({ within: 84, notIdentified: 1, beyond: 0, limitMisread: 15 });
+    ).toEqual({ within: 83, notIdentified: 15, beyond: 0, limitMisread: 2 });
   }, 60_000);
 });
 

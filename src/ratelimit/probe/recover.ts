@@ -6,7 +6,7 @@
 
 import { SLIDING_RECOVERY_RATIO, shapeOf, smoothClumpMax, type RecoveryShape, type ShapeFigures } from '../identify.js';
 import type { Sample } from '../types.js';
-import { acceptedBeforeRefusal } from './arrival.js';
+import { acceptedBeforeRefusal, sendingEndMs } from './arrival.js';
 import { pingUntilAccepted, type Recovery } from './ping.js';
 import type { Probe } from './probe.js';
 
@@ -35,6 +35,11 @@ export interface ShapeFindings {
   drain: DrainFigures;
   /** The first recovery after the drain. */
   recovery: Recovery & { accepted: Sample };
+  /**
+   * What the first recovery and its clump let through before the clump's first refusal; undefined
+   * when the clump was never refused (it ran past the next edge, or the limit is larger).
+   */
+  clumpCount?: WindowCount;
   /** Requests refused before each single-request recovery timed after the clump, in order (none timed: empty). */
   trickleRefused: number[];
   /** Send times of those recoveries, ms, in order. */
@@ -77,6 +82,7 @@ export async function shapePhase(
   const recoveryMs = first.sentMs - drain.refusal.sentMs;
   const { samples: clumpRun } = await probe.burstRun('recover', drain.accepted + 5);
   const clump = 1 + countUntilRefused(clumpRun);
+  const clumpCount = countedToShut(first, clumpRun);
   let trickleMs: number | null = null;
   const trickleRefused: number[] = [];
   const admitted: number[] = [];
@@ -115,7 +121,16 @@ export async function shapePhase(
   };
   const { shape, evidence } = shapeOf(figures);
   const recovered = { ...recovery, accepted: first };
-  return { shape, evidence, figures, drain, recovery: recovered, trickleRefused, trickleAdmittedMs: admitted };
+  return {
+    shape,
+    evidence,
+    figures,
+    drain,
+    recovery: recovered,
+    ...(clumpCount ? { clumpCount } : {}),
+    trickleRefused,
+    trickleAdmittedMs: admitted,
+  };
 }
 
 /**
@@ -132,6 +147,27 @@ export const firstRecovery = (
 /** Accepted requests of a run before its first refusal (arrival.ts: as far as the round trips tell). */
 export function countUntilRefused(run: readonly Sample[]): number {
   return acceptedBeforeRefusal(run).length;
+}
+
+/** A window's count from the request that opened it to a run's first refusal, and the last request that count rests on. */
+export interface WindowCount {
+  count: number;
+  /**
+   * Send time of the last request counted (or of the refusal, if later), ms: the count is the
+   * window's limit only if the window's next edge is after it. A busy machine's late timers can
+   * stretch a clump past that edge, and then the next window's admissions are counted too.
+   */
+  lastCountedMs: number;
+}
+
+/** `opener` (the request that opened the window) and what `run` passed until its first refusal; undefined when it was never refused. */
+export function countedToShut(opener: Sample, run: readonly Sample[]): WindowCount | undefined {
+  if (!run.some((s) => s.answer === 'limited')) return undefined;
+  const passed = acceptedBeforeRefusal(run);
+  return {
+    count: 1 + passed.length,
+    lastCountedMs: Math.max(opener.sentMs, sendingEndMs(run)!, ...passed.map((s) => s.sentMs)),
+  };
 }
 
 const lastSent = (run: readonly Sample[]): number | undefined =>
