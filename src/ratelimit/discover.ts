@@ -190,6 +190,16 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
         : undefined;
     const misread = phased?.holds === false;
     if (phased) (misread ? window.notes : window.evidence).push(phased.evidence);
+    // The limit not seen from a limiter that shut too few times to read one: evidence.ts says what it saw.
+    const fewShuts = window.limitUnseen ? tooFewRefusals('fixed-window', refusalsOf(probe.samples)) : null;
+    if (fewShuts)
+      return estimateOf(
+        probe,
+        drained,
+        { ...NOTHING_MEASURED, limiter_evidence: [fewShuts] },
+        { verdict: 'unknown', notes: [] },
+        [fewShuts, ...window.notes],
+      );
     if (
       (model === null || model.kind === 'bucket' || doubted || misread) &&
       shape.shape === 'smooth-window' &&

@@ -18,6 +18,8 @@ export interface WindowFindings {
   notes: string[];
   /** A smooth window's trials from idle refused in part (sliding-period.ts); 0 on the other paths. */
   partClumps?: number;
+  /** The edges were walked but the limit was not seen (window-edges.ts). */
+  limitUnseen?: true;
 }
 
 export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<WindowFindings> {
@@ -44,7 +46,7 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
         ? (edges.slidingPeriod.lo + edges.slidingPeriod.hi) / 2
         : null;
     // A clump stretched past its edge: the window is not measured again as anything else.
-    if (edges.limitUnseen) return { limiter: null, evidence: [], notes: edges.notes };
+    if (edges.limitUnseen) return { limiter: null, evidence: [], notes: edges.notes, limitUnseen: true };
     const contradicted = edgeMs !== null && found.figures.recoveryMs > 1.6 * edgeMs;
     if (edges.model && !contradicted) return { limiter: edges.model, evidence: edges.evidence, notes: edges.notes };
     if (edges.slidingPeriod && !contradicted) {
