@@ -229,6 +229,13 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
       model.kind === 'fixed-window' && model.edges !== 'first-request'
         ? await batchBucketPhase(probe, model, shape.drain)
         : undefined;
+    if (batch?.neither) {
+      const figures = { ...NOTHING_MEASURED, limiter_evidence: [shape.evidence, ...window.evidence, batch.neither] };
+      return estimateOf(probe, drained, figures, { verdict: 'unknown', notes: [] }, [
+        `not identified: ${batch.neither}`,
+        ...window.notes,
+      ]);
+    }
     const evidence = [shape.evidence, ...window.evidence, ...(batch?.evidence ? [batch.evidence] : [])];
     return identifiedWindow(probe, drained, batch?.model ?? model, evidence, window.notes);
   }
