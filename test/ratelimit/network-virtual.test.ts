@@ -194,24 +194,26 @@ describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, on a busy mac
 // a fill sent at the pace asked for, or a refusal, bounds the next edge. The limit is the recovery
 // clump's count (recover.ts), and that clump too ran past the edge: never refused (66), or its count
 // taking in the next window's first admissions as ones that overtook its refusal (51–58), 13 of
-// these seeds above 50. Now the count stands only if all it rests on was sent before the next edge
-// the walk found, and a clump never refused only if no window after it refused its fill; else not
-// identified. Left open: at 45 and 46 each window is filled short and its edge read early (0.892 s,
-// 0.875 s: 50.4 and 52.6 r/s, the limit below 50 but the rate above), counted apart here.
+// these seeds above 50; at 2 more the clump came back short (45, 46: the drain's tail, in flight
+// when the edge passed, let through before it), each window was filled short and its edge read
+// early (0.892 s, 0.875 s: 50.4 and 52.6 r/s). Now the count stands only if all it rests on was
+// sent before the next edge the walk found and nothing of the probe's was let through in its
+// window before it, and a clump never refused only if no window after it refused its fill; else
+// not identified.
 describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, up to 20 ms late, 100 seeds', () => {
-  it("reads the window's length within 2 % or says not identified, its limit never above 50", async () => {
+  it("reads the window's length within 2 % or says not identified, never its limit or rate above the true one", async () => {
     const truth = fixed(50, 1);
     const readings: WindowReading[] = [];
     const beyond: string[] = [];
-    const aboveLimit: string[] = [];
+    const above: string[] = [];
     for (let seed = 1; seed <= 100; seed++) {
-      const { limiter } = await discoverBusy(truth, seed, 20);
+      const { limiter, sustained_rps } = await discoverBusy(truth, seed, 20);
       readings.push(windowReading(limiter));
       if (readings.at(-1) === 'beyond 2 %') beyond.push(`seed ${seed}: ${JSON.stringify(limiter)}`);
-      if (limiter !== null && limiter.kind !== 'bucket' && limiter.limit > 50)
-        aboveLimit.push(`seed ${seed}: ${JSON.stringify(limiter)}`);
+      if ((limiter !== null && limiter.kind !== 'bucket' && limiter.limit > 50) || (sustained_rps ?? 0) > 50)
+        above.push(`seed ${seed}: ${JSON.stringify(limiter)}, ${sustained_rps} r/s`);
     }
-    expect(aboveLimit, 'a limit above the true one').toEqual([]);
+    expect(above, 'a limit or rate above the true one').toEqual([]);
     const count = (r: WindowReading) => readings.filter((x) => x === r).length;
     expect(
       {
@@ -221,7 +223,7 @@ describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, up to 20 ms l
         limitMisread: count('limit misread'),
       },
       beyond.join('\n'),
-    ).toEqual({ within: 83, notIdentified: 15, beyond: 0, limitMisread: 2 });
+    ).toEqual({ within: 83, notIdentified: 17, beyond: 0, limitMisread: 0 });
   }, 60_000);
 });
 

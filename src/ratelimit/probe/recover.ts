@@ -6,7 +6,7 @@
 
 import { SLIDING_RECOVERY_RATIO, shapeOf, smoothClumpMax, type RecoveryShape, type ShapeFigures } from '../identify.js';
 import type { Sample } from '../types.js';
-import { acceptedBeforeRefusal, sendingEndMs } from './arrival.js';
+import { acceptedBeforeRefusal, reorderMs, sendingEndMs } from './arrival.js';
 import { pingUntilAccepted, type Recovery } from './ping.js';
 import type { Probe } from './probe.js';
 
@@ -82,11 +82,12 @@ export async function shapePhase(
   const recoveryMs = first.sentMs - drain.refusal.sentMs;
   const { samples: clumpRun } = await probe.burstRun('recover', drain.accepted + 5);
   const clump = 1 + countUntilRefused(clumpRun);
-  const clumpCount = countedToShut(first, clumpRun);
+  const counted = countedToShut(first, clumpRun);
+  const lastRefusedMs = recovery.lastRefused?.sentMs ?? drain.refusal.sentMs;
+  const clumpCount = counted && { ...counted, before: admittedBefore(probe.samples, lastRefusedMs, first) };
   let trickleMs: number | null = null;
   const trickleRefused: number[] = [];
   const admitted: number[] = [];
-  const lastRefusedMs = recovery.lastRefused?.sentMs ?? drain.refusal.sentMs;
   const resetWhole =
     clump >= Math.max(3, Math.ceil(drain.accepted / 2)) &&
     clump >
@@ -158,16 +159,30 @@ export interface WindowCount {
    * stretch a clump past that edge, and then the next window's admissions are counted too.
    */
   lastCountedMs: number;
+  /**
+   * Requests the window let through before its opener, sent after the refusal before it by more
+   * than the round trips can swap (so in this window, not the last one): the drain's tail, in
+   * flight when its edge passed, on a busy machine. The count is then short of the limit, and a
+   * limit read short fills each window short, its edges read early (a rate above the true one).
+   */
+  before: number;
 }
 
 /** `opener` (the request that opened the window) and what `run` passed until its first refusal; undefined when it was never refused. */
-export function countedToShut(opener: Sample, run: readonly Sample[]): WindowCount | undefined {
+function countedToShut(opener: Sample, run: readonly Sample[]): Omit<WindowCount, 'before'> | undefined {
   if (!run.some((s) => s.answer === 'limited')) return undefined;
   const passed = acceptedBeforeRefusal(run);
   return {
     count: 1 + passed.length,
     lastCountedMs: Math.max(opener.sentMs, sendingEndMs(run)!, ...passed.map((s) => s.sentMs)),
   };
+}
+
+/** Requests let through that were sent between `afterMs` (a refusal's send time) and `opener`, past what the round trips can swap. */
+function admittedBefore(samples: readonly Sample[], afterMs: number, opener: Sample): number {
+  const swapMs = reorderMs(samples.filter((s) => s.sentMs > afterMs && s.sentMs < opener.sentMs));
+  return samples.filter((s) => s.answer === 'accepted' && s.sentMs > afterMs + swapMs && s.sentMs < opener.sentMs)
+    .length;
 }
 
 const lastSent = (run: readonly Sample[]): number | undefined =>

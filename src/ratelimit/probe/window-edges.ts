@@ -185,11 +185,13 @@ async function walkEdges(
  * The recovery clump's count, when it is the limit: all it rests on was sent before the next edge
  * (earliestEdge). A clump stretched by late timers past
  * that edge counts the next window's admissions too (a rate above the true one), refused or not;
- * one never refused is the limit only if no fill after it was refused either (each sent the rest
- * of that count: every window let it through). Undefined when it cannot tell.
+ * one that came after admissions of its own window (WindowCount.before) counts short of it; one
+ * never refused is the limit only if no fill after it was refused either (each sent the rest of
+ * that count: every window let it through). Undefined when it cannot tell.
  */
 function limitSeen(limit: number, edges: readonly Bracket[], clump: WindowCount | undefined, fillRefused: boolean) {
   if (clump === undefined) return fillRefused ? undefined : limit;
+  if (clump.before > 0) return undefined;
   if (edges.length < 2) return limit;
   return clump.lastCountedMs < earliestEdge(edges, windowLength(edges), 1) ? clump.count : undefined;
 }
