@@ -60,7 +60,7 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     precise: true,
   },
   'test/integration/ratelimit-network-kinds.test.ts': {
-    why: 'the probe through toxiproxy (50 ± 10 ms each way) against x/time/rate, httprate and HAProxy 10 s counters and a silent one, each within 2 %: about two minutes',
+    why: 'the probe through toxiproxy (50 ± 10 ms each way) against x/time/rate, httprate 1 s and 10 s, HAProxy 10 s counters and a silent one, each within 2 %: about three minutes',
     precise: true,
   },
   'test/ratelimit/emulator.test.ts': {

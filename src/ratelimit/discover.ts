@@ -61,6 +61,7 @@ import { cameBackInBatch, staircasePhase, type BatchBucketModel } from './probe/
 import { EDGE_PRECISION } from './probe/window-edges.js';
 import { scopePhase } from './probe/scope.js';
 import { tailRulesOutBucket } from './probe/drain-tail.js';
+import { resetTicksPhase, type TicksFindings } from './probe/reset-ticks.js';
 import { silentWindowPhase } from './probe/silent-window.js';
 import { streamPhase, type StreamFindings } from './probe/stream.js';
 import type { Estimate, Sample } from './types.js';
@@ -251,6 +252,11 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   if (!measured) return estimateOf(probe, stream, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, []);
 
   const { fit, sustained, recovery } = measured;
+  // Read as a bucket by pings a round trip apart, a sliding-window counter that announces its
+  // resets is told and timed by where they turn over (probe/reset-ticks.ts), before anything else.
+  const ticked = drain && announcesReset(probe) ? await resetTicksPhase(probe, drain.limit) : undefined;
+  const toldByTicks = ticked && (await estimateFromTicks(probe, stream, ticked, shape ? [shape.evidence] : [], []));
+  if (toldByTicks) return toldByTicks;
   const idle = await idleBurstPhase(probe, sustained, recovery, measured.drainBurst);
   const retryAfter = await retryAfterPhase(probe, recovery);
   const scope = await scopePhase(probe, idle.burst);
@@ -320,6 +326,24 @@ async function staircaseAfter(
   const told = { ...shape, evidence: `${shape.evidence}; no timer's staircase: ${stairs.evidence}` };
   const resumed = shape.shape === 'resetting-window' && stairs.latest ? { ...told, recovery: stairs.latest } : told;
   return { shape: resumed, ran: true };
+}
+
+/**
+ * What the announced resets told (probe/reset-ticks.ts): the counter they sized, or not identified
+ * once they showed it is none of the kinds the usual phases would read; undefined: the usual phases go on.
+ */
+async function estimateFromTicks(
+  probe: Probe,
+  stream: StreamFindings,
+  ticked: TicksFindings,
+  evidence: string[],
+  windowNotes: string[],
+): Promise<Estimate | undefined> {
+  if (ticked.model)
+    return identifiedWindow(probe, stream, ticked.model, [...evidence, ...ticked.evidence], windowNotes);
+  if (!ticked.shown) return undefined;
+  const figures = { ...NOTHING_MEASURED, limiter_evidence: [...evidence, ...ticked.evidence] };
+  return estimateOf(probe, stream, figures, { verdict: 'unknown', notes: [] }, [...windowNotes, ...ticked.evidence]);
 }
 
 /** A window whose kind and parameters are known: Retry-After and the scope, then the estimate. */
@@ -414,6 +438,24 @@ async function streamedSlidingWindow(
     windowNotes.push(
       `the stream read ${round(sustained!, 2)} req/s, a period of ${round(periodS, 2)} s, but the limit came back ${round(firstComebackS, 2)} s after the drain began: refused requests probably count against the client; not sized`,
     );
+  // One that announces its resets, its window not near whole seconds by the stream (httprate 20 per
+  // 1 s across a network read 0.93–1.13 s): timed by where they turn over (probe/reset-ticks.ts).
+  const ticked =
+    counter?.counter === true && !counter.whole && announcesReset(probe)
+      ? await resetTicksPhase(probe, limit)
+      : undefined;
+  // Only a window they timed replaces the stream's; not timed, the stream's reading stands as before
+  // (httprate 75 per 1.5 s, its resets stepping by 1 and 2 s, read within 2 % there at some phases).
+  const toldByTicks =
+    ticked &&
+    (await estimateFromTicks(
+      probe,
+      stream,
+      { ...ticked, shown: false },
+      [shape.evidence, counter!.evidence],
+      windowNotes,
+    ));
+  if (toldByTicks) return toldByTicks;
   // A silent counter's window is the stream's only when whole seconds are near: a saturated
   // counter admits in bursts at its edges, and the stream read httprate 50 per 1 s as 1.03–1.24 s.
   const unsized = counter?.counter === true && !counter.whole && !announcesReset(probe);

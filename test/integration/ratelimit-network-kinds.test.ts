@@ -8,9 +8,10 @@
 // counter were not identified (the ramp's pings a round trip apart) or read as a bucket up to 41 %
 // slow, httprate's 200 per 10 s not identified; golang.org/x/time/rate read right. httprate 200 per
 // 10 s reads here because its windows start with the front, just before the probe (at other phases
-// of its window, 4 of 10 virtual seeds); httprate 50 per 1 s is left out: it reads as a bucket up to
-// 2 % slow or not identified (5 and 5 of 10 virtual seeds). The silent counter's first edge is put
-// where it reads at most seeds; not identified, with the reason, passes too.
+// of its window, 4 of 10 virtual seeds); httprate 50 per 1 s, read as a bucket up to 3 % slow until
+// its announced resets told it (probe/reset-ticks.ts), reads at every phase of its window. The
+// silent counter's first edge is put where it reads at most seeds; not identified, with the reason,
+// passes too.
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -58,6 +59,7 @@ const cases: Array<{
     truth: { kind: 'bucket', rate_rps: 50, burst: 10 },
     capS: 60,
   },
+  { name: 'go-chi/httprate Limit(50, 1 s)', front: 'httprate', truth: counter(50, 1), capS: 60 },
   // Two periods and a half for the 10 s windows.
   { name: 'go-chi/httprate Limit(200, 10 s)', front: 'httprate', truth: counter(200, 10), capS: 25 },
   { name: 'HAProxy http_req_rate(10000ms) 300, admitted counted', front: 'haproxy', truth: counter(300, 10), capS: 25 },
@@ -111,7 +113,9 @@ describe.skipIf(skipWhy !== undefined)(
           upstream,
           tlsDir,
           limiter:
-            front === 'xrate' ? { kind: 'xrate', rate: 50, burst: 10 } : { kind: 'httprate', limit: 200, windowS: 10 },
+            front === 'xrate' || truth.kind !== 'sliding-counter'
+              ? { kind: 'xrate', rate: 50, burst: 10 }
+              : { kind: 'httprate', limit: truth.limit, windowS: truth.window_s },
         });
         started.push(go);
         upstream = go.url;

@@ -5,8 +5,7 @@
 // requests still in flight after the first refusal for late sending, the first refusal for the end
 // of a clump that had passed whole in the limiter's order, and its one-after-another pings for a
 // disturbed trial: a fixed window read as a sliding one 8 % off, or as nothing. Wants each limit
-// within 2 %, its kind, and the recommendation proven by k6 (the closed loop), exit 0 (the sliding
-// log may instead say its period was not pinned down for the noise, exit 1: below); and no
+// within 2 %, its kind, and the recommendation proven by k6 (the closed loop), exit 0; and no
 // timer's staircase sent (probe/batch-staircase.ts: round trips this long cannot time a timer, and
 // the requests it once sent here before it stopped cost the sliding log its period one run in four).
 
@@ -28,21 +27,18 @@ if (skipWhy) console.warn(`skipping the rate-limit network test: toxiproxy ${ski
 /** Each way: ~100 ms round trips, as to a service in another region. */
 const LATENCY = { latencyMs: 50, jitterMs: 10 };
 
-const limiters: Array<{ name: string; model: LimiterModel; orNoisy?: boolean }> = [
+const limiters: Array<{ name: string; model: LimiterModel }> = [
   { name: 'token bucket 50/s, burst 50', model: { kind: 'bucket', rate_rps: 50, burst: 50 } },
   {
     name: 'fixed window 50 per 1 s',
     model: { kind: 'fixed-window', limit: 50, window_s: 1, phase_s: 0, counts_refused: false },
   },
-  // On a busy machine a round trip stretched by tens of ms puts more noise on the log's period
-  // trials than 2 % of a 1 s period allows (CI, 27 Nov 2026: "± 30 ms of network noise", after 2
-  // trials, 2 runs in about 20): the probe then says the period was not pinned down, which is a
-  // right answer, never a pass. How often it pins it: test/ratelimit/network-virtual.test.ts's
-  // sweeps and the bench's network rows.
+  // On a busy machine a few round trips stretched by 100 ms once made the log's period "not pinned
+  // down" (CI, 27 Nov 2026, beside ratelimit-network-kinds: ± 30 and ± 50 ms of noise after 2 and 3
+  // trials); the trials now leave them out (test/ratelimit/network-virtual.test.ts, heavy tail).
   {
     name: 'sliding log 50 per 1 s',
     model: { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false },
-    orNoisy: true,
   },
 ];
 
@@ -53,7 +49,7 @@ describe.skipIf(skipWhy !== undefined)(
 
     it.each(limiters)(
       '$name: identified within 2 %, the recommendation proven',
-      async ({ name, model, orNoisy }) => {
+      async ({ name, model }) => {
         const emulator = (suite.emulator = await createEmulator({ port: 0, limiter: model }));
         const proxy = (suite.proxy = await startToxiproxy(suite.binary, emulator.url, LATENCY));
         const reportDir = join(suite.cwd, model.kind);
@@ -90,13 +86,6 @@ describe.skipIf(skipWhy !== undefined)(
         // there when it starts sending.
         expect(r.stderr, context).toContain('probing the rate limit');
         expect(r.stderr, context).not.toContain(STAIRCASE_TIMING);
-        if (orNoisy && !rl.limiter) {
-          // Not identified for the network's noise, and said so: nothing recommended, not tested (exit 1).
-          expect((rl.notes ?? []).join('\n'), context).toMatch(/period was not pinned down .*ms of network noise/);
-          expect(rl.recommendation ?? null, context).toBeNull();
-          expect(r.code, context).toBe(1);
-          return;
-        }
         expect(rl.limiter?.kind, context).toBe(model.kind);
         expect(Math.abs((rl.sustained_rps ?? 0) - truth) / truth, context).toBeLessThanOrEqual(0.02);
         expect(rl.proof_verdict, context).toBe('proven');

@@ -14,13 +14,25 @@
 // bucket refilling once a round trip: httprate 50 per 1 s read as a bucket 2–17 % slow at 10 of 10
 // seeds (real, through toxiproxy: 3 of 3), the silent counter at 2 (19 % and 54 % slow), httprate
 // 200 per 10 s at 1 (34 % slow); refused after the drain for longer than such a bucket refills,
-// none is a bucket (probe/drain-tail.ts).
+// none is a bucket (probe/drain-tail.ts). That left httprate 50 per 1 s a bucket 1–3 % slow at 5 of
+// 10 seeds, not identified at 5: where its next edge fell within the drain's round trip, its tail
+// was too short to tell. Its X-RateLimit-Reset tells, on every answer: where the announced end moves
+// on is an edge, and a drain from idle a third into a window is shut until the next (probe/reset-ticks.ts):
+// sized at 10 of 10.
 
 import { describe, expect, it } from 'vitest';
 import { sustainedRate, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import type { Estimate } from '../../src/ratelimit/types.js';
 import { relativeError } from './support.js';
-import { discoverVirtual, fromModel, gcra, haproxyRate, httprateFront, type VirtualEndpoint } from './virtual-limit.js';
+import {
+  discoverVirtual,
+  fromModel,
+  gcra,
+  haproxyRate,
+  httprateFront,
+  type Limiter,
+  type VirtualEndpoint,
+} from './virtual-limit.js';
 
 const SEEDS = 10;
 
@@ -42,6 +54,28 @@ const httprateAt =
     status: 429,
     announces: 'retry-after',
   });
+
+/**
+ * x/time/rate's bucket with an X-RateLimit-Reset of the Unix second it is full again, rounded down
+ * (as httprate rounds its window's end): on a bucket kept saturated it moves on once a second too,
+ * so that alone must never make it a counter (probe/reset-ticks.ts drains it between two).
+ */
+function bucketAnnouncingFull(rps: number, burst: number): Limiter {
+  const emissionMs = 1000 / rps;
+  let theoretical = 0;
+  const decide: Limiter = (now) => {
+    const next = Math.max(theoretical, now) + emissionMs;
+    if (next - now > burst * emissionMs) return next - now - burst * emissionMs;
+    theoretical = next;
+    return undefined;
+  };
+  decide.announce = (now) => ({
+    'x-ratelimit-limit': String(burst),
+    'x-ratelimit-remaining': String(Math.floor(burst - Math.max(0, theoretical - now) / emissionMs)),
+    'x-ratelimit-reset': Math.max(0, Math.floor(Math.max(theoretical, now) / 1000) - now / 1000).toFixed(3),
+  });
+  return decide;
+}
 
 /** Right kind and within 2 % of the true rate: sized; no limiter: not identified; anything else: other. */
 function outcome(e: Estimate, truth: LimiterModel): Outcome {
@@ -67,11 +101,28 @@ const cases: Array<{
     expected: { sized: 10, 'not identified': 0, other: 0 },
   },
   {
+    name: 'that bucket announcing when it is full, in whole seconds',
+    truth: { kind: 'bucket', rate_rps: 50, burst: 10 },
+    endpoint: () => ({ limiter: () => bucketAnnouncingFull(50, 10), status: 429 }),
+    capS: 60,
+    expected: { sized: 10, 'not identified': 0, other: 0 },
+  },
+  {
     name: 'go-chi/httprate 50 per 1 s',
     truth: counter(50, 1),
     endpoint: httprateAt(50, 1, 97),
     capS: 60,
-    expected: { sized: 0, 'not identified': 5, other: 5 },
+    // Before its announced resets told it (probe/reset-ticks.ts): not identified 5, a bucket 1–3 % slow 5.
+    expected: { sized: 10, 'not identified': 0, other: 0 },
+  },
+  {
+    // A counter the stream sized (its edge trial said windows on the clock), to a window off whole
+    // seconds: timed by its announced resets instead. Before: 18.18 req/s (20 per 1.1 s) at seed 3.
+    name: 'go-chi/httprate 20 per 1 s',
+    truth: counter(20, 1),
+    endpoint: httprateAt(20, 1, 71),
+    capS: 60,
+    expected: { sized: 10, 'not identified': 0, other: 0 },
   },
   {
     name: 'go-chi/httprate 200 per 10 s',

@@ -62,9 +62,16 @@ export interface VirtualEndpoint {
   /**
    * A network between probe and limiter (toxiproxy's latency toxic, virtually): each way `oneWayMs`
    * ± `jitterMs`, uniform and seeded, so the limiter decides a request when it arrives, not when it
-   * was sent, and requests sent close together can arrive out of order.
+   * was sent, and requests sent close together can arrive out of order. `stretched`: a heavy tail on
+   * top, as a busy machine adds to toxiproxy's round trips: one request in `every` (seeded, a
+   * stream of its own) has one leg, there or back, `extraMs` longer.
    */
-  network?: { oneWayMs: number; jitterMs: number; seed?: number };
+  network?: {
+    oneWayMs: number;
+    jitterMs: number;
+    seed?: number;
+    stretched?: { every: number; extraMs: number; fromMs?: number; seed?: number };
+  };
   /**
    * Every answer leaves `meanMs` ± `jitterMs` (uniform, seeded) after its request was decided, the
    * way there instant: the emulator's `latency` profile, virtually; `acceptedOnly`: refusals
@@ -114,13 +121,24 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
   const { network } = endpoint;
   const random = seeded(network?.seed ?? 1);
   const way = () => (network ? network.oneWayMs + (2 * random() - 1) * network.jitterMs : 0);
+  const tail = network?.stretched;
+  const drawTail = seeded(tail?.seed ?? 1);
+  // Which leg of a request is stretched, if any: drawn once per request, apart from the jitter.
+  const stretchedLeg = (): 'there' | 'back' | undefined => {
+    if (!tail || now() < (tail.fromMs ?? 0) || drawTail() * tail.every >= 1) return undefined;
+    return drawTail() < 0.5 ? 'there' : 'back';
+  };
+  const extraOn = (leg: 'there' | 'back' | undefined, on: 'there' | 'back') => (leg === on ? tail!.extraMs : 0);
   const { answerDelay } = endpoint;
   const delayed = seeded(answerDelay?.seed ?? 1);
   const answerMs = () => (answerDelay ? answerDelay.meanMs + (2 * delayed() - 1) * answerDelay.jitterMs : 0);
-  const reached = (limiter: Limiter): Promise<Exchange> =>
-    network
-      ? new Promise((resolve) => at(now() + way(), () => void decide(limiter, way()).then(resolve)))
-      : decide(limiter, 0);
+  const reached = (limiter: Limiter): Promise<Exchange> => {
+    if (!network) return decide(limiter, 0);
+    const leg = stretchedLeg();
+    return new Promise((resolve) =>
+      at(now() + way() + extraOn(leg, 'there'), () => void decide(limiter, way() + extraOn(leg, 'back')).then(resolve)),
+    );
+  };
   // Late out of the machine and late back into the probe's hands, when it is busy.
   const handed = (exchange: Exchange): Promise<Exchange> =>
     new Promise((resolve) => at(now() + late(), () => resolve({ ...exchange, receivedAt: now() })));

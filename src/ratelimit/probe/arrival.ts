@@ -65,11 +65,29 @@ export const seenGapNoiseMs = (run: readonly Sample[]): number => usualSpreadMs(
 /**
  * The request's round trip was within three usual spreads of the run's median: its middle is as
  * good as seenGapNoiseMs says. One past that (a busy machine handled it late) may be off by half
- * of it, and a gap read on it proves nothing to the precision a period needs.
+ * of it, and a gap read on it proves nothing to the precision a period needs. `toleratedMs`: a
+ * stretch no larger is usual whatever the spread (loopback's spread is a fraction of a ms).
  */
-export function usualTrip(run: readonly Sample[], s: Sample): boolean {
+export function usualTrip(run: readonly Sample[], s: Sample, toleratedMs = 0): boolean {
+  return usualTrips(run, toleratedMs)(s);
+}
+
+/** usualTrip for many requests of one run, its spread read once. */
+function usualTrips(run: readonly Sample[], toleratedMs: number): (s: Sample) => boolean {
   const { medianMs, spreadMs } = usualSpreadMs(run);
-  return s.answer !== 'error' && Math.abs(s.doneMs - s.sentMs - medianMs) <= 3 * spreadMs + 1;
+  const within = Math.max(3 * spreadMs + 1, toleratedMs);
+  return (s) => s.answer !== 'error' && Math.abs(s.doneMs - s.sentMs - medianMs) <= within;
+}
+
+/**
+ * gapNoiseMs for gaps read on send times between requests whose round trips were usual
+ * (usualTrip, with `toleratedMs`): the gaps that rest on a stretched one are not counted, so
+ * neither is its round trip here. A few round trips a busy machine stretched by 100 ms made the
+ * standard deviation of all of them ±30–50 ms on ±10 ms of jitter, past 2 % of a 1 s period, and
+ * the period's trials ended unpinned. Without such a tail it is gapNoiseMs itself.
+ */
+export function usualGapNoiseMs(run: readonly Sample[], toleratedMs = 0): number {
+  return gapNoiseMs(run.filter(usualTrips(run, toleratedMs)));
 }
 
 /**

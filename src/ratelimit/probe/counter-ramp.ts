@@ -200,7 +200,7 @@ async function latticePoint(
 }
 
 /** The first acceptance the limiter saw right after a refusal, in the order it saw them. */
-function backAfterRefused(pings: readonly Sample[]): { refused: Sample; accepted: Sample } | undefined {
+export function backAfterRefused(pings: readonly Sample[]): { refused: Sample; accepted: Sample } | undefined {
   const seen = pings.filter((s) => s.answer !== 'error').sort((x, y) => seenMs(x) - seenMs(y));
   const i = seen.findIndex((s, k) => k > 0 && s.answer === 'accepted' && seen[k - 1]!.answer === 'limited');
   return i < 0 ? undefined : { refused: seen[i - 1]!, accepted: seen[i]! };

@@ -89,6 +89,8 @@ export class Probe {
   readonly samples: Sample[];
   readonly refusals: Refusals = { statuses: new Map(), retryAfterMax: null, withoutRetryAfter: 0 };
   readonly advertisements: { first?: Heard; last?: Heard } = {};
+  /** Every answer that announced something, in arrival order (probe/reset-ticks.ts reads where each put its reset). */
+  readonly heard: Heard[] = [];
   /** What probe/advertised.ts made of them, for the estimate. */
   advertised: AdvertisedLimit | undefined;
   /** 401s: a token expiring mid-probe; they passed the limiter. */
@@ -235,6 +237,7 @@ export class Probe {
     if (ad === undefined) return;
     this.advertisements.first ??= { ad, sample };
     this.advertisements.last = { ad, sample };
+    this.heard.push({ ad, sample });
   }
 
   private noteRefusal(exchange: Exchange): void {

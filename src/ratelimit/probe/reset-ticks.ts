@@ -1,0 +1,254 @@
+// A sliding-window counter that announces its resets (go-chi/httprate's X-RateLimit-Reset: its
+// window's end in whole Unix seconds, on every answer), told and timed by where those resets turn
+// over. Across a network ~100 ms away the recovery's pings go a round trip apart, and a counter
+// shut until its next edge, then letting one back every window / limit, looks to them like a bucket
+// refilling (httprate 50 per 1 s read as a bucket 1–3 % slow, or not identified when the drain's
+// tail happened to show it shut). The answers themselves say more: every one carries the end of the
+// window the limiter counted it in, so the moment that end moves on is a window's edge, as the
+// limiter saw it, to within the gap between two requests, whatever the round trip.
+//
+// The announcement is a hypothesis, tested: the ends must fall in clusters a whole number of
+// seconds apart (a bucket's "full at" moves on with every answer), each edge where the end before
+// it said (to the second it is rounded to). Then a drain from idle a third into a window: a counter
+// stays shut until the next edge and lets requests back right at it; a bucket refills at once (all
+// refused over several of its refills, it is none), a log frees a period after the drain began.
+// The window is the time between an edge seen before the drain and that one, over the windows the
+// announced ends count between them: to 1 %, many windows apart, and it must be the whole seconds
+// they step by. Anything that does not fit leaves the limit to the usual phases as before, or says
+// not identified once the drain showed it is no bucket.
+
+import { midpoint, type Bracket } from '../identify.js';
+import type { SlidingCounterModel } from '../limiters/index.js';
+import { phaseS } from './advertised.js';
+import { acceptedBeforeRefusal, reorderMs, seenMs, sendingEndMs } from './arrival.js';
+import { lastSentMs } from './counter-edge.js';
+import { backAfterRefused } from './counter-ramp.js';
+import { drainAt, drainFits, pingsOnSchedule } from './ping.js';
+import type { Probe } from './probe.js';
+import { firstGapMs } from './recover.js';
+import { EDGE_PRECISION } from './window-edges.js';
+
+/** Announced ends closer than this are one window's (a delta announcement moves by the answer's return leg). */
+const SAME_END_MS = 250;
+/** Ends of adjacent windows are whole seconds apart, to within this. */
+const WHOLE_SECOND_SLACK_MS = 100;
+/** An edge lies within a second after the end announced before it (floored to whole seconds), give or take this. */
+const EDGE_SLACK_MS = 250;
+/** The drain from idle this share of a window after an edge: a log would come back that much after the next one. */
+const DRAIN_INTO_WINDOW = 0.3;
+/** Refused for this many of the limit's steps (window / limit) after the drain: no bucket at that rate. */
+const SHUT_STEPS = 5;
+
+export interface TicksFindings {
+  /** The counter, sized; null with `shown` when it was shown but not sized. */
+  model: SlidingCounterModel | null;
+  /** A counter shown (shut until the announced edge, back at it): the usual phases must not read it. */
+  shown: boolean;
+  evidence: string[];
+}
+
+/** Where one answer said its window ends, probe ms (null: already past), and when the limiter saw its request. */
+interface AnnouncedEnd {
+  seenMs: number;
+  endMs: number | null;
+}
+
+/** The answers of one window: the end they announced, and the first and last the limiter saw. */
+interface EndCluster {
+  endMs: number;
+  firstSeenMs: number;
+  lastSeenMs: number;
+}
+
+/** An edge: between the last answer counted in one window and the first counted in the next. */
+interface Tick {
+  at: Bracket;
+  /** What the window before it announced as its end. */
+  fromEndMs: number;
+}
+
+const fmt = (ms: number) => `${(ms / 1000).toFixed(3)} s`;
+
+/**
+ * A reset in whole seconds, rounded down, is already past in the last fraction of a window (httprate
+ * at 12.1 s in a window ending at 12.4 s says 12): read as 0 s from now, it says only that the
+ * window's edge has not come yet.
+ */
+function announcedEnds(probe: Probe, from = -Infinity): AnnouncedEnd[] {
+  return probe.heard
+    .filter((h) => h.ad.resetS !== null && h.sample.sentMs >= from)
+    .map((h) => ({
+      seenMs: seenMs(h.sample),
+      endMs: h.ad.resetS! > 0 ? h.sample.doneMs + h.ad.resetS! * 1000 : null,
+    }));
+}
+
+/** The announced ends grouped by window, in the order of their ends; a string when they do not fall in clusters. */
+function clustersOf(ends: readonly AnnouncedEnd[]): EndCluster[] | string {
+  const sorted = ends.filter((e) => e.endMs !== null).sort((x, y) => x.endMs! - y.endMs!);
+  const groups: AnnouncedEnd[][] = [];
+  for (const e of sorted) {
+    const group = groups.at(-1);
+    if (group && e.endMs! - group.at(-1)!.endMs! <= SAME_END_MS) group.push(e);
+    else groups.push([e]);
+  }
+  if (groups.length < 2) return 'the announced reset did not move on';
+  return groups.map((g) => ({
+    endMs: g[Math.floor(g.length / 2)]!.endMs!,
+    firstSeenMs: Math.min(...g.map((e) => e.seenMs)),
+    lastSeenMs: Math.max(...g.map((e) => e.seenMs)),
+  }));
+}
+
+/**
+ * The window in whole seconds the announced ends step by, and the edges into each window seen
+ * within a window after an answer of the one before; a string saying why the ends are not a
+ * window's edges on the clock.
+ */
+function ticksOf(ends: readonly AnnouncedEnd[], unsureMs: number): { windowMs: number; ticks: Tick[] } | string {
+  const clusters = clustersOf(ends);
+  if (typeof clusters === 'string') return clusters;
+  const steps = clusters.slice(1).map((c, i) => c.endMs - clusters[i]!.endMs);
+  const windowMs = Math.round(Math.min(...steps) / 1000) * 1000;
+  if (windowMs < 1000) return 'the announced resets moved on by less than a second';
+  const offWhole = steps.find((d) => Math.abs(d - Math.round(d / windowMs) * windowMs) > WHOLE_SECOND_SLACK_MS);
+  if (offWhole !== undefined)
+    return `the announced resets moved on by ${fmt(offWhole)}, not whole windows of ${fmt(windowMs)}: not a window's end`;
+  const ticks: Tick[] = [];
+  for (const c of clusters.slice(1)) {
+    // Before the edge: answers announcing an earlier end, or one already past (they come at the
+    // end of a window: those of this window come after its first answers). Across a network the
+    // last of one window and the first of the next may swap.
+    const before = ends
+      .filter((e) =>
+        e.endMs === null
+          ? e.seenMs < c.firstSeenMs
+          : e.endMs < c.endMs - SAME_END_MS && e.seenMs < c.firstSeenMs + 2 * unsureMs,
+      )
+      .map((e) => e.seenMs);
+    const lastBefore = before.length === 0 ? -Infinity : Math.max(...before);
+    if (lastBefore < c.firstSeenMs - windowMs) continue;
+    const at = {
+      lo: Math.min(lastBefore, c.firstSeenMs) - unsureMs,
+      hi: Math.max(lastBefore, c.firstSeenMs) + unsureMs,
+    };
+    // The edge is the end the window before announced, floored to the second: within a second after it.
+    const fromEndMs = c.endMs - windowMs;
+    if (at.hi < fromEndMs - EDGE_SLACK_MS || at.lo > fromEndMs + 1000 + EDGE_SLACK_MS)
+      return `the window turned between ${fmt(at.lo)} and ${fmt(at.hi)}, where its announced end was ${fmt(fromEndMs)}: not where it said`;
+    ticks.push({ at, fromEndMs });
+  }
+  return ticks.length === 0 ? 'no two adjacent windows were seen' : { windowMs, ticks };
+}
+
+const width = (b: Bracket) => b.hi - b.lo;
+
+/** The window between two edges `count` windows apart (by the ends announced before them). */
+function windowBetween(a: Tick, b: Tick, windowMs: number): { count: number; window: Bracket } {
+  const count = Math.round((b.fromEndMs - a.fromEndMs) / windowMs);
+  return { count, window: { lo: (b.at.lo - a.at.hi) / count, hi: (b.at.hi - a.at.lo) / count } };
+}
+
+const narrowest = (ticks: readonly Tick[]): Tick =>
+  ticks.reduce((best, t) => (t.at.hi - t.at.lo < best.at.hi - best.at.lo ? t : best));
+
+/**
+ * `limit`: what the drain let through (or the limit announced). Undefined when the service
+ * announces no reset, its resets are not a window's edges on the clock, the trial does not fit the
+ * budget or the limiter did not act as a counter at them: the usual phases go on as before.
+ */
+export async function resetTicksPhase(probe: Probe, drainedLimit: number): Promise<TicksFindings | undefined> {
+  const unsureMs = reorderMs(probe.samples) / 4;
+  const found = ticksOf(announcedEnds(probe), unsureMs);
+  if (typeof found === 'string') return undefined;
+  const { windowMs } = found;
+  // The drain may have begun in a window already counting (its figure then too high): what is announced, if anything.
+  const limit = probe.advertisements.last?.ad.limit ?? drainedLimit;
+  const first = narrowest(found.ticks);
+  const roughMs = (first.at.hi - first.at.lo) / 2;
+  const stepMs = windowMs / limit;
+  // Idle long enough that a counter weighs nothing before the drain: two windows and a margin.
+  const idleMs = lastSentMs(probe.samples) + 2.1 * windowMs;
+  const n = Math.max(1, Math.ceil((idleMs - midpoint(first.at).value - DRAIN_INTO_WINDOW * windowMs) / windowMs));
+  const edgeMs = midpoint(first.at).value + n * windowMs;
+  const drainAtMs = edgeMs + DRAIN_INTO_WINDOW * windowMs;
+  const cap = limit + 10;
+  if (!drainFits(probe, probe.elapsed(), drainAtMs - probe.elapsed() + 1.3 * windowMs, cap, 1)) return undefined;
+  probe.progress(`the announced resets turn over every ${fmt(windowMs)}: a drain from idle between two of them`);
+  const drained = await drainAt(probe, 'edges', drainAtMs, cap);
+  const shutMs = drained ? sendingEndMs(drained) : undefined;
+  const passed = drained ? acceptedBeforeRefusal(drained).length : 0;
+  if (!drained || shutMs === undefined || passed < limit - 1 || !drained.some((s) => s.answer === 'limited'))
+    return undefined;
+  // Until just before the next edge, single requests at least a bucket's refill apart; across it, close ones.
+  const nextMs = edgeMs + windowMs;
+  const marginMs = roughMs + unsureMs + 0.05 * windowMs;
+  const sparseGapMs = Math.max(firstGapMs(probe), 0.05 * windowMs, 1.5 * stepMs);
+  // The close ones start on time: the sparse ones' last answers are waited for a round trip.
+  const closeFromMs = nextMs - marginMs;
+  const sparseUntilMs = closeFromMs - probe.latencyMs() - sparseGapMs;
+  const sparse = await pingsOnSchedule(probe, 'edges', lastSentMs(probe.samples), sparseGapMs, sparseUntilMs, (a) =>
+    a.some((s) => s.answer === 'accepted'),
+  );
+  const dense = sparse.some((s) => s.answer === 'accepted')
+    ? []
+    : await pingsOnSchedule(
+        probe,
+        'edges',
+        Math.max(lastSentMs(probe.samples), closeFromMs - firstGapMs(probe)),
+        firstGapMs(probe),
+        nextMs + marginMs + 4 * stepMs,
+        (a) => backAfterRefused(a) !== undefined,
+      );
+  const back = backAfterRefused([...sparse, ...dense]);
+  // A bucket refilling a request every step lets the next request through after each refill: all
+  // refused over several steps, it is none (as the limiter saw them: each off by up to unsureMs).
+  const shut = drained.find((s) => s.sentMs === shutMs)!;
+  const shutForMs = back ? seenMs(back.refused) - seenMs(shut) - 2 * unsureMs : 0;
+  if (!back || shutForMs < SHUT_STEPS * stepMs) return undefined;
+  const comeback: Bracket = { lo: seenMs(back.refused) - unsureMs, hi: seenMs(back.accepted) + unsureMs };
+  const shownShut = `a drain from idle at ${fmt(drainAtMs)} (${passed} passed) stayed shut for ${fmt(shutForMs)}, where a bucket refilling one every ${fmt(stepMs)} would have let the next request through after each`;
+  // The edge the close pings crossed, from their own announced ends.
+  const crossed = ticksOf(announcedEnds(probe), unsureMs);
+  const second = typeof crossed === 'string' ? undefined : crossed.ticks.find((t) => t.at.hi > closeFromMs);
+  const notSized = (why: string): TicksFindings => ({
+    model: null,
+    shown: true,
+    evidence: [`not identified: ${shownShut}, ${why}; not sized`],
+  });
+  if (!second) return notSized(`but the close pings saw no edge of the announced resets near ${fmt(nextMs)}`);
+  // Back at the edge (within two of its steps), not before it (a bucket) nor a third of a window after it (a log).
+  if (comeback.hi < second.at.lo || comeback.lo > second.at.hi + 2 * stepMs)
+    return notSized(
+      `and let one back between ${fmt(comeback.lo)} and ${fmt(comeback.hi)}, not at the edge the resets turned at (${fmt(second.at.lo)}–${fmt(second.at.hi)})`,
+    );
+  // Windows between an edge seen before the drain and this one, counted by the ends they
+  // announced: the pair that pins a window closest.
+  const between = found.ticks
+    .filter((t) => t.at.hi < drainAtMs)
+    .map((t) => windowBetween(t, second, windowMs))
+    .filter((w) => w.count >= 1);
+  if (between.length === 0) return notSized('back at the edge; but no earlier edge to time its window from');
+  const { count, window } = between.reduce((best, w) => (width(w.window) < width(best.window) ? w : best));
+  const sized = midpoint(window);
+  if (sized.precision > EDGE_PRECISION || window.lo > windowMs || window.hi < windowMs)
+    return notSized(
+      `back at the edge; but ${count} windows between the edges measured ${fmt(window.lo)}–${fmt(window.hi)} each, not the ${fmt(windowMs)} the resets step by within ${EDGE_PRECISION * 100} %`,
+    );
+  const windowS = windowMs / 1000;
+  const model: SlidingCounterModel = {
+    kind: 'sliding-counter',
+    limit: passed,
+    window_s: windowS,
+    phase_s: phaseS(probe, second.at, windowS),
+    // Refused single requests did not keep it shut past the edge.
+    counts_refused: false,
+  };
+  return {
+    model,
+    shown: true,
+    evidence: [
+      `${shownShut}, and let one back at the next edge of the announced resets (${fmt(second.at.lo)}–${fmt(second.at.hi)}): not a bucket, nor a log freeing a period after the drain; ${count} windows between two edges measured ${fmt(window.lo)}–${fmt(window.hi)} each, the ${windowS} s the resets step by: a sliding-window counter of ${passed} per ${windowS} s`,
+    ],
+  };
+}
