@@ -194,6 +194,16 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
         : undefined;
     const misread = phased?.holds === false;
     if (phased) (misread ? window.notes : window.evidence).push(phased.evidence);
+    // The limit not seen from a limiter that shut too few times to read one: evidence.ts says what it saw.
+    const fewShuts = window.limitUnseen ? tooFewRefusals('fixed-window', refusalsOf(probe.samples)) : null;
+    if (fewShuts)
+      return estimateOf(
+        probe,
+        drained,
+        { ...NOTHING_MEASURED, limiter_evidence: [fewShuts] },
+        { verdict: 'unknown', notes: [] },
+        [fewShuts, ...window.notes],
+      );
     if (
       (model === null || model.kind === 'bucket' || doubted || misread) &&
       shape.shape === 'smooth-window' &&
@@ -223,6 +233,13 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
       model.kind === 'fixed-window' && model.edges !== 'first-request'
         ? await batchBucketPhase(probe, model, shape.drain)
         : undefined;
+    if (batch?.neither) {
+      const figures = { ...NOTHING_MEASURED, limiter_evidence: [shape.evidence, ...window.evidence, batch.neither] };
+      return estimateOf(probe, drained, figures, { verdict: 'unknown', notes: [] }, [
+        `not identified: ${batch.neither}`,
+        ...window.notes,
+      ]);
+    }
     const evidence = [shape.evidence, ...window.evidence, ...(batch?.evidence ? [batch.evidence] : [])];
     return identifiedWindow(probe, drained, batch?.model ?? model, evidence, window.notes);
   }

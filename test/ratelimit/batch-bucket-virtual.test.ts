@@ -1,4 +1,4 @@
-// A bucket refilled by a timer in whole batches (Envoy's token_bucket) holding two and four batches,
+// A bucket refilled by a timer in whole batches (Envoy's token_bucket) holding one and a half, two and four batches,
 // identified by the whole probe (discover) on a virtual clock at two settings, with the timer's
 // phase against the probe's start swept over a whole interval (the usual cause of misreads). Each
 // run must report the timer-refilled bucket with its rate within 2 % and its capacity within one
@@ -14,6 +14,8 @@ const SETTINGS: LimiterModel[] = [
   { kind: 'bucket', rate_rps: 50, burst: 200, fill_interval_s: 1 },
   { kind: 'bucket', rate_rps: 40, burst: 40, fill_interval_s: 0.5 },
   { kind: 'bucket', rate_rps: 40, burst: 80, fill_interval_s: 0.5 },
+  { kind: 'bucket', rate_rps: 40, burst: 60, fill_interval_s: 0.5 },
+  { kind: 'bucket', rate_rps: 20, burst: 30, fill_interval_s: 1 },
 ];
 /** Where the timer ticks against the probe's start, as a share of its interval. */
 const PHASES = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
@@ -41,5 +43,21 @@ describe('a bucket refilled by a timer in batches, identified whatever its phase
     expect(relativeError(e.sustained_rps, sustainedRate(truth)), context).toBeLessThanOrEqual(0.02);
     expect(Math.abs((e.burst ?? 0) - burstSize(truth)), context).toBeLessThanOrEqual(1);
     expect(e.partial, context).toBe(false);
+  });
+});
+
+// A capacity under two batches, its drain across a tick: the clump two ticks later passes more than
+// a batch and fewer than two, as a clump across a misread counter's edge does (silent-counter-log-
+// sweep.test.ts), so a second clump, just after a tick, must pass as many (batch-bucket.ts).
+// (At 0.6 of an interval this setting is not identified, before that check as after.)
+describe('a bucket of 1.5 batches whose drain straddled a tick', () => {
+  it('passes its capacity again in a second clump elsewhere in the interval: a bucket, burst 75', async () => {
+    const truth: LimiterModel = { kind: 'bucket', rate_rps: 50, burst: 75, fill_interval_s: 1 };
+    const e = await discoverVirtual({ limiter: shifted(truth, 900), status: 429, announces: 'retry-after' });
+    const context = JSON.stringify({ limiter: e.limiter, evidence: e.limiter_evidence, notes: e.notes });
+    expect(e.limiter_evidence.join('\n'), context).toMatch(
+      /a clump from idle let 75 requests through between two edges/,
+    );
+    expect(e.limiter, context).toEqual({ kind: 'bucket', rate_rps: 50, burst: 75, fill_interval_s: 1 });
   });
 });

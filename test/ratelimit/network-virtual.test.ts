@@ -155,8 +155,10 @@ describe('the sliding log 50 per 1 s across 50 ± 17 ms each way, 40 jitter seed
 // gaps are read on them; their noise was √2 × the standard deviation of every round trip, which a
 // few stretched ones made ± 20–32 ms, past 2 % of the period: the trials ended "not pinned down"
 // after 2–9 (CI: after 2, ± 30 ms; after 3, ± 50 ms), 79 of these 100 seeds before (21 pinned).
-// Now a gap on a stretched trip is not counted, nor is that trip in the noise. The two not
-// identified pinned the period, then failed the log-phase check (a clump let back early).
+// Now a gap on a stretched trip is not counted, nor is that trip in the noise. Two (three with
+// log-phase.ts's third clump) pinned the period, then failed the log-phase check: the early ping,
+// let through 0.93–0.95 s after its clump on a stretched leg, reached the log past its period. A
+// ping let through on a stretched round trip now proves nothing (the clump goes again): none.
 describe('the sliding log 50 per 1 s across 50 ± 10 ms each way with a heavy tail, 100 jitter seeds', () => {
   it('pins its period within 2 %, never "not pinned down" for a few stretched round trips', async () => {
     const truth: LimiterModel = { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false };
@@ -177,9 +179,9 @@ describe('the sliding log 50 per 1 s across 50 ± 10 ms each way with a heavy ta
       beyond: count('beyond 2 %'),
       notIdentified: count('not identified'),
     }).toEqual({
-      within: 98,
+      within: 100,
       beyond: 0,
-      notIdentified: 2,
+      notIdentified: 0,
     });
   }, 60_000);
 });
@@ -226,20 +228,29 @@ describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, on a busy mac
 // for "the next edge is after this": the edge placed late, the edges then 'not evenly spaced' or
 // the window read long (1.024–1.06 s at 23 of these 100 seeds, 0.94–0.99 s at 4, seed 30: the
 // recovery clump sent until 2016 ms, the next edge at 1950 ms in send time). Now only the part of
-// a fill sent at the pace asked for, or a refusal, bounds the next edge. Left open: the limit is
-// the recovery clump's count (recover.ts), other than 50 at 15 of these seeds (up to 66: the clump
-// too runs past the edge before its first refusal; at 45 and 46 each window is filled short and
-// its edge read early, 0.875 s and 0.892 s), counted apart here.
+// a fill sent at the pace asked for, or a refusal, bounds the next edge. The limit is the recovery
+// clump's count (recover.ts), and that clump too ran past the edge: never refused (66), or its count
+// taking in the next window's first admissions as ones that overtook its refusal (51–58), 13 of
+// these seeds above 50; at 2 more the clump came back short (45, 46: the drain's tail, in flight
+// when the edge passed, let through before it), each window was filled short and its edge read
+// early (0.892 s, 0.875 s: 50.4 and 52.6 r/s). Now the count stands only if all it rests on was
+// sent before the next edge the walk found and nothing of the probe's was let through in its
+// window before it, and a clump never refused only if no window after it refused its fill; else
+// not identified.
 describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, up to 20 ms late, 100 seeds', () => {
-  it("reads the window's length within 2 % or says not identified", async () => {
+  it("reads the window's length within 2 % or says not identified, never its limit or rate above the true one", async () => {
     const truth = fixed(50, 1);
     const readings: WindowReading[] = [];
     const beyond: string[] = [];
+    const above: string[] = [];
     for (let seed = 1; seed <= 100; seed++) {
-      const { limiter } = await discoverBusy(truth, seed, 20);
+      const { limiter, sustained_rps } = await discoverBusy(truth, seed, 20);
       readings.push(windowReading(limiter));
       if (readings.at(-1) === 'beyond 2 %') beyond.push(`seed ${seed}: ${JSON.stringify(limiter)}`);
+      if ((limiter !== null && limiter.kind !== 'bucket' && limiter.limit > 50) || (sustained_rps ?? 0) > 50)
+        above.push(`seed ${seed}: ${JSON.stringify(limiter)}, ${sustained_rps} r/s`);
     }
+    expect(above, 'a limit or rate above the true one').toEqual([]);
     const count = (r: WindowReading) => readings.filter((x) => x === r).length;
     expect(
       {
@@ -249,7 +260,7 @@ describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, up to 20 ms l
         limitMisread: count('limit misread'),
       },
       beyond.join('\n'),
-    ).toEqual({ within: 84, notIdentified: 1, beyond: 0, limitMisread: 15 });
+    ).toEqual({ within: 83, notIdentified: 17, beyond: 0, limitMisread: 0 });
   }, 60_000);
 });
 

@@ -23,9 +23,11 @@ const EDGE_MARGIN = 0.02;
 const CLUMP_AFTER_EDGE = 0.05;
 
 export interface BatchFindings {
-  /** A bucket refilled in batches, or null: the fixed window stands. */
+  /** A bucket refilled in batches, or null: the fixed window stands (unless `neither`). */
   model: (BucketModel & { fill_interval_s: number }) | null;
   evidence: string | null;
+  /** Neither the fixed window nor a bucket: why (the limiter is then not identified). */
+  neither?: string;
 }
 
 /** Only for a fixed window with edges on the clock; undefined when nothing could be told (no budget, a clump across an edge). */
@@ -49,20 +51,51 @@ export async function batchBucketPhase(
   // window, so, costs one or two windows of waiting and one clump); when the clump took all of
   // them, the bucket may hold more: as many ticks again as the drain passed batches, and one more.
   const first = await clumpAfterEdge(probe, window, edgeIndex(lastSentMs(probe.samples)) + 2, drain, straddles);
-  if (first === undefined || first <= window.limit + 1 || first < 2 * window.limit - 1)
+  if (first === undefined || first <= window.limit + 1)
     return first === undefined ? undefined : verdict(window, first, 'a clump from idle');
+  if (first < 2 * window.limit - 1) return confirmedCapacity(probe, window, first, drain, straddles, edgeIndex);
   const refills = Math.ceil(drain.limit / window.limit) + 1;
   const full = await clumpAfterEdge(probe, window, edgeIndex(lastSentMs(probe.samples)) + refills, drain, straddles);
   return verdict(window, full ?? first, 'a clump from idle');
 }
 
-/** Requests a clump let through, sent just after the edge `index` (or the next one, if it has passed); undefined when it cannot tell. */
+/**
+ * More than the limit but under two batches after two ticks: a bucket that holds less than two, or
+ * no fixed window at all. A sliding-window counter whose edges the walk misread (httprate 50 per
+ * 1 s as 50 per 0.787 s, one phase in 237) lets a clump that straddles its own edge through past
+ * its limit; a bucket lets its capacity through wherever the clump falls. So a second clump, just
+ * after an edge this time, must pass as many, within one; if not, neither is what the edges said.
+ */
+async function confirmedCapacity(
+  probe: Probe,
+  window: FixedWindowModel,
+  first: number,
+  drain: DrainFigures,
+  straddles: (fromMs: number, toMs: number) => boolean,
+  edgeIndex: (ms: number) => number,
+): Promise<BatchFindings | undefined> {
+  const index = edgeIndex(lastSentMs(probe.samples)) + 2;
+  const again = await clumpAfterEdge(probe, window, index, drain, straddles, CLUMP_AFTER_EDGE);
+  if (again === undefined) return undefined;
+  if (Math.abs(again - first) <= 1) return verdict(window, Math.min(first, again), 'a clump from idle');
+  return {
+    model: null,
+    evidence: null,
+    neither: `a clump from idle let ${first} requests through between two edges, another just after an edge ${again}: not a fixed window's ${window.limit} each time, nor a bucket's capacity wherever it falls`,
+  };
+}
+
+/**
+ * Requests a clump let through, sent just after the edge `index` (or the next one, if it has
+ * passed), in the middle of the window unless `afterEdgeShare` says where; undefined when it cannot tell.
+ */
 async function clumpAfterEdge(
   probe: Probe,
   window: FixedWindowModel,
   index: number,
   drain: DrainFigures,
   straddles: (fromMs: number, toMs: number) => boolean,
+  afterEdgeShare?: number,
 ): Promise<number | undefined> {
   const windowMs = window.window_s * 1000;
   const offsetMs = edgeOffsetMs(probe, window);
@@ -73,10 +106,13 @@ async function clumpAfterEdge(
   // straddled one read a window's two limits as a bucket's saved batches), unless a bucket's
   // whole clump would then run into the next edge.
   const spanMs = (n: number) => (n * 1000) / probe.maxRps;
-  const afterEdgeMs = Math.max(
-    CLUMP_AFTER_EDGE * windowMs,
-    Math.min((windowMs - spanMs(window.limit)) / 2, (1 - EDGE_MARGIN) * windowMs - spanMs(cap)),
-  );
+  const afterEdgeMs =
+    afterEdgeShare !== undefined
+      ? afterEdgeShare * windowMs
+      : Math.max(
+          CLUMP_AFTER_EDGE * windowMs,
+          Math.min((windowMs - spanMs(window.limit)) / 2, (1 - EDGE_MARGIN) * windowMs - spanMs(cap)),
+        );
   const atMs = offsetMs + nextIndex * windowMs + afterEdgeMs;
   if (!drainFits(probe, probe.elapsed(), atMs - probe.elapsed(), cap, 1)) return undefined;
   const clump = await drainAt(probe, 'idle-burst', atMs, cap);

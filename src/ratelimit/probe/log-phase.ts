@@ -7,10 +7,11 @@
 // limit). One more clump from idle, a third of a period off the trials' rhythm, pinged at 94 % and
 // 108 % of the period: let back at the first, or not at the second, and the window is not the log
 // the trials sized. A counter's edge can fall there too, so a second clump half a period off the
-// first's phase must be let back a period after it as well.
+// first's phase must be let back a period after it as well, and a third, a quarter off the second's.
 
 import type { SlidingWindowModel } from '../limiters/index.js';
 import { round } from '../estimators.js';
+import { usualTrip } from './arrival.js';
 import { drainAt, drainFits, pingAt } from './ping.js';
 import { lastSentMs } from './counter-edge.js';
 import type { Probe } from './probe.js';
@@ -31,6 +32,13 @@ const LATE = 1.08;
  * periods and a tenth to spare, and half a period off the first's phase.
  */
 const SHIFT_PERIODS = 3.5;
+/**
+ * The third clump this many periods after the second began. A counter whose window is a whole
+ * fraction of the second's shift (3.5 / 2 = 1.75 periods: httprate 50 per 1 s read as a log 50 per
+ * 0.566 s, 88 r/s, 2 phases in 237) meets the second clump at the first's phase on its clock and is
+ * let back a period after both; 3.25 is no such multiple of those windows (1.75, 1.17 periods).
+ */
+const THIRD_SHIFT_PERIODS = 3.25;
 /** Clumps refused in part before the check gives up: the trials' own refusals may have kept the window full once. */
 const CLUMP_ATTEMPTS = 2;
 
@@ -51,7 +59,17 @@ export async function logPhaseCheck(probe: Probe, model: SlidingWindowModel): Pr
   // on the clock its edge is elsewhere, a log's is a period after the clump wherever it falls.
   const second = await clumpCheck(probe, model, QUIET_PERIODS, first.startMs + SHIFT_PERIODS * model.period_s * 1000);
   if (!second?.findings.holds) return second?.findings ?? first.findings;
-  return { holds: true, evidence: `${first.findings.evidence}; and again ${SHIFT_PERIODS} periods later` };
+  const third = await clumpCheck(
+    probe,
+    model,
+    QUIET_PERIODS,
+    second.startMs + THIRD_SHIFT_PERIODS * model.period_s * 1000,
+  );
+  if (!third?.findings.holds) return third?.findings ?? first.findings;
+  return {
+    holds: true,
+    evidence: `${first.findings.evidence}; and again ${SHIFT_PERIODS} and ${SHIFT_PERIODS + THIRD_SHIFT_PERIODS} periods later`,
+  };
 }
 
 /** One clump from idle, sent no earlier than `notBeforeMs`, and the two pings that tell where it was let back. */
@@ -78,6 +96,12 @@ async function clumpCheck(
     const startMs = clump[0]!.sentMs;
     const early = await pingAt(probe, 'edges', startMs + EARLY * periodMs);
     if (!early) return undefined;
+    // Sent a period or more after the clump began (a busy machine's late timer: real HAProxy 40 per
+    // 0.5 s pinged at 0.53 s), a log lets it through too: it proves nothing, the clump goes again.
+    if (early.sentMs - startMs >= periodMs) continue;
+    // Let through on a stretched round trip (a leg 100 ms long on a jittery network), it may have
+    // reached the limiter a period after the clump: that proves nothing either.
+    if (early.answer === 'accepted' && !usualTrip(probe.samples, early)) continue;
     const notAPeriod = (what: string) => ({
       startMs,
       findings: {

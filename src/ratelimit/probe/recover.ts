@@ -6,7 +6,7 @@
 
 import { SLIDING_RECOVERY_RATIO, shapeOf, smoothClumpMax, type RecoveryShape, type ShapeFigures } from '../identify.js';
 import type { Sample } from '../types.js';
-import { acceptedBeforeRefusal } from './arrival.js';
+import { acceptedBeforeRefusal, reorderMs, sendingEndMs } from './arrival.js';
 import { pingUntilAccepted, type Recovery } from './ping.js';
 import type { Probe } from './probe.js';
 
@@ -35,6 +35,11 @@ export interface ShapeFindings {
   drain: DrainFigures;
   /** The first recovery after the drain. */
   recovery: Recovery & { accepted: Sample };
+  /**
+   * What the first recovery and its clump let through before the clump's first refusal; undefined
+   * when the clump was never refused (it ran past the next edge, or the limit is larger).
+   */
+  clumpCount?: WindowCount;
   /** Requests refused before each single-request recovery timed after the clump, in order (none timed: empty). */
   trickleRefused: number[];
   /** Send times of those recoveries, ms, in order. */
@@ -77,10 +82,12 @@ export async function shapePhase(
   const recoveryMs = first.sentMs - drain.refusal.sentMs;
   const { samples: clumpRun } = await probe.burstRun('recover', drain.accepted + 5);
   const clump = 1 + countUntilRefused(clumpRun);
+  const counted = countedToShut(first, clumpRun);
+  const lastRefusedMs = recovery.lastRefused?.sentMs ?? drain.refusal.sentMs;
+  const clumpCount = counted && { ...counted, before: admittedBefore(probe.samples, lastRefusedMs, first) };
   let trickleMs: number | null = null;
   const trickleRefused: number[] = [];
   const admitted: number[] = [];
-  const lastRefusedMs = recovery.lastRefused?.sentMs ?? drain.refusal.sentMs;
   const resetWhole =
     clump >= Math.max(3, Math.ceil(drain.accepted / 2)) &&
     clump >
@@ -115,7 +122,16 @@ export async function shapePhase(
   };
   const { shape, evidence } = shapeOf(figures);
   const recovered = { ...recovery, accepted: first };
-  return { shape, evidence, figures, drain, recovery: recovered, trickleRefused, trickleAdmittedMs: admitted };
+  return {
+    shape,
+    evidence,
+    figures,
+    drain,
+    recovery: recovered,
+    ...(clumpCount ? { clumpCount } : {}),
+    trickleRefused,
+    trickleAdmittedMs: admitted,
+  };
 }
 
 /**
@@ -132,6 +148,41 @@ export const firstRecovery = (
 /** Accepted requests of a run before its first refusal (arrival.ts: as far as the round trips tell). */
 export function countUntilRefused(run: readonly Sample[]): number {
   return acceptedBeforeRefusal(run).length;
+}
+
+/** A window's count from the request that opened it to a run's first refusal, and the last request that count rests on. */
+export interface WindowCount {
+  count: number;
+  /**
+   * Send time of the last request counted (or of the refusal, if later), ms: the count is the
+   * window's limit only if the window's next edge is after it. A busy machine's late timers can
+   * stretch a clump past that edge, and then the next window's admissions are counted too.
+   */
+  lastCountedMs: number;
+  /**
+   * Requests the window let through before its opener, sent after the refusal before it by more
+   * than the round trips can swap (so in this window, not the last one): the drain's tail, in
+   * flight when its edge passed, on a busy machine. The count is then short of the limit, and a
+   * limit read short fills each window short, its edges read early (a rate above the true one).
+   */
+  before: number;
+}
+
+/** `opener` (the request that opened the window) and what `run` passed until its first refusal; undefined when it was never refused. */
+function countedToShut(opener: Sample, run: readonly Sample[]): Omit<WindowCount, 'before'> | undefined {
+  if (!run.some((s) => s.answer === 'limited')) return undefined;
+  const passed = acceptedBeforeRefusal(run);
+  return {
+    count: 1 + passed.length,
+    lastCountedMs: Math.max(opener.sentMs, sendingEndMs(run)!, ...passed.map((s) => s.sentMs)),
+  };
+}
+
+/** Requests let through that were sent between `afterMs` (a refusal's send time) and `opener`, past what the round trips can swap. */
+function admittedBefore(samples: readonly Sample[], afterMs: number, opener: Sample): number {
+  const swapMs = reorderMs(samples.filter((s) => s.sentMs > afterMs && s.sentMs < opener.sentMs));
+  return samples.filter((s) => s.answer === 'accepted' && s.sentMs > afterMs + swapMs && s.sentMs < opener.sentMs)
+    .length;
 }
 
 const lastSent = (run: readonly Sample[]): number | undefined =>

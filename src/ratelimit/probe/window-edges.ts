@@ -24,7 +24,7 @@ import type { FixedWindowModel } from '../limiters/index.js';
 import type { Sample } from '../types.js';
 import { pingAt, pingUntilAccepted } from './ping.js';
 import type { Probe } from './probe.js';
-import { countUntilRefused, firstGapMs } from './recover.js';
+import { countUntilRefused, firstGapMs, type WindowCount } from './recover.js';
 import { sendingEndMs } from './arrival.js';
 
 /** Half-width of the window length's bracket, relative, at which the edges are pinned (±1 %). */
@@ -41,6 +41,8 @@ export interface EdgeFindings {
   model: FixedWindowModel | null;
   /** When the limit came back a period after the clump instead (a sliding log): that period's bracket, ms, and whether its upper end was seen. */
   slidingPeriod?: Bracket & { hiSure: boolean };
+  /** The edges were walked but the limit was not seen (limitSeen): nothing else to measure it as. */
+  limitUnseen?: true;
   evidence: string[];
   notes: string[];
 }
@@ -52,17 +54,29 @@ export interface EdgeFindings {
 export interface FilledWindow {
   afterMs: number;
   beforeEdgeMs: number;
+  /** The recovery's clump: what it let through until its first refusal (recover.ts); undefined when never refused. */
+  counted?: WindowCount;
+  /** A fill: whether the window refused any of it (fewer than the limit passed after the edge). */
+  refused?: boolean;
 }
 
 export async function windowEdgesPhase(
   probe: Probe,
-  limit: number,
+  clumpLimit: number,
   firstEdge: Bracket,
   clump: FilledWindow,
 ): Promise<EdgeFindings> {
   const notes: string[] = [];
-  const { edges, afterMs } = await walkEdges(probe, limit, firstEdge, clump, notes);
+  const walked = await walkEdges(probe, clumpLimit, firstEdge, clump, notes);
+  const { edges, afterMs } = walked;
   const length = windowLength(edges);
+  const limit = limitSeen(clumpLimit, edges, clump.counted, walked.fillRefused);
+  if (limit === undefined) {
+    notes.push(
+      `the limit was not seen: the recovery's clump of ${clumpLimit} ran past the next edge before its first refusal (late sends, a busy machine), or was never refused and a window after it was`,
+    );
+    return { model: null, limitUnseen: true, evidence: [], notes };
+  }
   const onClock = edges.length >= 3 && pinned(length, 2 * EDGE_PRECISION);
   // Each window after the first was opened by the request that found its edge, if windows open at
   // the client's first request; a sliding log frees its first slot a period after that request, so
@@ -131,8 +145,9 @@ async function walkEdges(
   firstEdge: Bracket,
   clump: FilledWindow,
   notes: string[],
-): Promise<{ edges: Bracket[]; afterMs: number }> {
+): Promise<{ edges: Bracket[]; afterMs: number; fillRefused: boolean }> {
   const edges: Bracket[] = [firstEdge];
+  let fillRefused = false;
   let { afterMs, beforeEdgeMs } = clump;
   for (let w = 0; w < MAX_WINDOWS && !probe.outOfBudget(); w++) {
     const lattice = windowLength(edges);
@@ -159,9 +174,39 @@ async function walkEdges(
         : await bisectEdge(probe, nextEdgeEitherWay(edges, lattice, opened, w), afterMs);
     if (!found.accepted) break;
     edges.push({ lo: Math.max(beforeEdgeMs, found.lastRefused?.sentMs ?? beforeEdgeMs), hi: found.accepted.sentMs });
-    ({ afterMs, beforeEdgeMs } = await fillWindow(probe, limit, found.accepted, notes));
+    const filled = await fillWindow(probe, limit, found.accepted, notes);
+    ({ afterMs, beforeEdgeMs } = filled);
+    fillRefused ||= filled.refused === true;
   }
-  return { edges, afterMs };
+  return { edges, afterMs, fillRefused };
+}
+
+/**
+ * The recovery clump's count, when it is the limit: all it rests on was sent before the next edge
+ * (earliestEdge). A clump stretched by late timers past
+ * that edge counts the next window's admissions too (a rate above the true one), refused or not;
+ * one that came after admissions of its own window (WindowCount.before) counts short of it; one
+ * never refused is the limit only if no fill after it was refused either (each sent the rest of
+ * that count: every window let it through). Undefined when it cannot tell.
+ */
+function limitSeen(limit: number, edges: readonly Bracket[], clump: WindowCount | undefined, fillRefused: boolean) {
+  if (clump === undefined) return fillRefused ? undefined : limit;
+  if (clump.before > 0) return undefined;
+  if (edges.length < 2) return limit;
+  return clump.lastCountedMs < earliestEdge(edges, windowLength(edges), 1) ? clump.count : undefined;
+}
+
+/**
+ * The earliest edge `k` can be: the lower end of its own bracket, or of the lattice's (every
+ * bracket moved by whole windows, when the edges fit one), whichever is earlier. Not the tightest
+ * the brackets allow: on a busy machine a request leaves up to a few tens of ms after it was
+ * stamped sent, so the lattice can place an edge that much late (seed 13 of the 20 ms sweep: a
+ * clump's admission of the next window counted, 51).
+ */
+function earliestEdge(edges: readonly Bracket[], length: Bracket, k: number): number {
+  if (length.lo > length.hi) return edges[k]!.lo;
+  const lattice = Math.max(...edges.map((e, i) => (i <= k ? e.lo + (k - i) * length.lo : e.lo - (i - k) * length.hi)));
+  return Math.min(edges[k]!.lo, lattice);
 }
 
 /**
@@ -201,6 +246,7 @@ async function fillWindow(probe: Probe, limit: number, edgeFound: Sample, notes:
   return {
     afterMs: Math.max(edgeFound.sentMs, ...sent),
     beforeEdgeMs: Math.max(edgeFound.sentMs, ...refused, ...sent.filter((t) => t <= onTimeMs)),
+    refused: refused.length > 0,
   };
 }
 

@@ -18,6 +18,8 @@ export interface WindowFindings {
   notes: string[];
   /** A smooth window's trials from idle refused in part (sliding-period.ts); 0 on the other paths. */
   partClumps?: number;
+  /** The edges were walked but the limit was not seen (window-edges.ts). */
+  limitUnseen?: true;
 }
 
 export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<WindowFindings> {
@@ -30,7 +32,11 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
     // The next edge is after the clump's last refusal, not after its end: a clump that went out
     // late (a busy machine) can cross the next edge unseen, its tail let through by the next window.
     const clumpFull = Math.max(firstEdge.hi, ...recover.filter((s) => s.answer === 'limited').map((s) => s.sentMs));
-    const edges = await windowEdgesPhase(probe, limit, firstEdge, { afterMs: clumpEnd, beforeEdgeMs: clumpFull });
+    const edges = await windowEdgesPhase(probe, limit, firstEdge, {
+      afterMs: clumpEnd,
+      beforeEdgeMs: clumpFull,
+      ...(found.clumpCount ? { counted: found.clumpCount } : {}),
+    });
     // After the drain filled a window, it came back within one window (the ping that found it up
     // to half as late again): a much longer first recovery says the edges were not a window's own
     // (HAProxy's counter, forgetting a period at once, looks like one for a while).
@@ -39,6 +45,8 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
       : edges.slidingPeriod
         ? (edges.slidingPeriod.lo + edges.slidingPeriod.hi) / 2
         : null;
+    // A clump stretched past its edge: the window is not measured again as anything else.
+    if (edges.limitUnseen) return { limiter: null, evidence: [], notes: edges.notes, limitUnseen: true };
     const contradicted = edgeMs !== null && found.figures.recoveryMs > 1.6 * edgeMs;
     if (edges.model && !contradicted) return { limiter: edges.model, evidence: edges.evidence, notes: edges.notes };
     if (edges.slidingPeriod && !contradicted) {
