@@ -62,6 +62,7 @@ import { EDGE_PRECISION } from './probe/window-edges.js';
 import { scopePhase } from './probe/scope.js';
 import { tailRulesOutBucket } from './probe/drain-tail.js';
 import { resetTicksPhase, type TicksFindings } from './probe/reset-ticks.js';
+import { ledgerRulesOutBucket, refillUnwatched } from './probe/bucket-ledger.js';
 import { silentWindowPhase } from './probe/silent-window.js';
 import { streamPhase, type StreamFindings } from './probe/stream.js';
 import type { Estimate, Sample } from './types.js';
@@ -156,10 +157,12 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   const afterFirst = firstShape ? await staircaseAfter(probe, drained, firstShape) : undefined;
   if (afterFirst && 'estimate' in afterFirst) return afterFirst.estimate;
   // A silent counter whose edge came soon after the drain: its ramp, timed inside the window that
-  // edge opened, before anything else sends (probe/counter-ramp.ts): not after a staircase that
-  // ran (it only runs on a timer's evidence, which such a counter's trickle does not give).
-  const untouched = afterFirst !== undefined && !afterFirst.ran;
-  const ramp = untouched && !announcesReset(probe) ? await rampAfterShape(probe, firstShape!) : undefined;
+  // edge opened, before anything else sends (probe/counter-ramp.ts). Also after a staircase that
+  // ran and saw no timer: across a network the recovery's pings, backing off, reach the edge late
+  // and find a clump of its ramp freed at once (the silent 300 per 10 s counter, its edge 3–6.5 s
+  // after the drain, 40 back at once); the staircase's clumps then fall in that window too.
+  const ramp =
+    afterFirst !== undefined && !announcesReset(probe) ? await rampAfterShape(probe, firstShape!) : undefined;
   if (ramp?.model) return identifiedWindow(probe, drained, ramp.model, [firstShape!.evidence, ...ramp.evidence], []);
   const confirmed = afterFirst ? await confirmedShape(probe, afterFirst.shape) : undefined;
   // A first drain that looked like a bucket and a second that came back in a batch, or whole after
@@ -245,7 +248,19 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   const scope = await scopePhase(probe, idle.burst);
   // The recovery's pings go a round trip apart across a network: a counter shut until its next
   // edge can look like a bucket to them, never to the drain's tail.
-  const notBucket = sustained !== null ? tailRulesOutBucket(probe.samples, sustained) : undefined;
+  // Nor to what passed between refusals over the whole probe (probe/bucket-ledger.ts): a counter
+  // whose drain straddled an edge trickles back like a bucket, then faster after its next edge.
+  // Unless the answers' latency is what the stream timed: that verdict says why, not this one.
+  const notBucket =
+    sustained !== null
+      ? (tailRulesOutBucket(probe.samples, sustained) ??
+        (latencyBound(stream.latencyP95Ms, sustained)
+          ? undefined
+          : (ledgerRulesOutBucket(probe.samples, sustained, fit?.precision) ??
+            (idle.burst !== null && !idle.fromIdle
+              ? refillUnwatched(probe.samples, sustained, idle.burst)
+              : undefined))))
+      : undefined;
   if (notBucket) {
     const note = `not identified: ${notBucket}; not sized`;
     const figures = { ...NOTHING_MEASURED, limiter_evidence: [...(shape ? [shape.evidence] : []), note] };
