@@ -13,7 +13,7 @@ import { sustainedRate, type LimiterModel } from '../../src/ratelimit/limiters/i
 import { NOT_RUN, STAIRCASE_TIMING } from '../../src/ratelimit/probe/batch-staircase.js';
 import type { Sample } from '../../src/ratelimit/types.js';
 import { relativeError } from './support.js';
-import { discoverVirtual, fromModel, gcra, haproxyRate, type Limiter } from './virtual-limit.js';
+import { discoverVirtual, fromModel, gcra, haproxyRate, type Limiter, type VirtualEndpoint } from './virtual-limit.js';
 
 const NETWORK = { oneWayMs: 50, jitterMs: 10 };
 
@@ -101,6 +101,20 @@ function periodOutcome(
   return (relativeError(e.sustained_rps, sustainedRate(truth)) ?? Infinity) <= 0.02 ? 'within 2 %' : 'beyond 2 %';
 }
 
+/** The sliding log 50 per 1 s read at seeds 1 to `seeds`, each on its own network: outcomes counted, the misread named. */
+async function slidingLogSweep(seeds: number, network: (seed: number) => VirtualEndpoint['network']) {
+  const truth: LimiterModel = { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false };
+  const counts = { 'within 2 %': 0, 'beyond 2 %': 0, 'not identified': 0, 'another kind': 0 };
+  const misread: string[] = [];
+  for (let seed = 1; seed <= seeds; seed++) {
+    const e = await discoverVirtual({ limiter: () => fromModel(truth), status: 429, network: network(seed) });
+    const outcome = periodOutcome(e, truth);
+    counts[outcome]++;
+    if (outcome !== 'within 2 %') misread.push(`seed ${seed}: ${outcome} ${JSON.stringify(e.limiter)}`);
+  }
+  return { counts, misread: misread.join('\n') };
+}
+
 // The sliding log's period is bisected on send times; across the network the limiter sees each
 // request its own one-way delay later, so a request sent x after the clump's first one arrives
 // x ± 20 ms after it: ±2 % of the period, as wide as the goal. Bisected to ±1.5 % regardless, 7 of
@@ -108,16 +122,8 @@ function periodOutcome(
 // the trials now go on until the bracket and the measured noise together are within 2 %.
 describe('the sliding log 50 per 1 s across 50 ± 10 ms each way, 200 jitter seeds', () => {
   it('reads its period within 2 % or says not identified (1 seed in 200 still beyond: a noise past 1.4 σ)', async () => {
-    const truth: LimiterModel = { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false };
-    const counts = { 'within 2 %': 0, 'beyond 2 %': 0, 'not identified': 0, 'another kind': 0 };
-    const beyond: string[] = [];
-    for (let seed = 1; seed <= 200; seed++) {
-      const e = await discoverVirtual({ limiter: () => fromModel(truth), status: 429, network: { ...NETWORK, seed } });
-      const outcome = periodOutcome(e, truth);
-      counts[outcome]++;
-      if (outcome === 'beyond 2 %') beyond.push(`seed ${seed}: ${JSON.stringify(e.limiter)}`);
-    }
-    expect(counts, beyond.join('\n')).toEqual({
+    const { counts, misread } = await slidingLogSweep(200, (seed) => ({ ...NETWORK, seed }));
+    expect(counts, misread).toEqual({
       'within 2 %': 199,
       'beyond 2 %': 1,
       'not identified': 0,
@@ -182,6 +188,32 @@ describe('the sliding log 50 per 1 s across 50 ± 10 ms each way with a heavy ta
       within: 100,
       beyond: 0,
       notIdentified: 0,
+    });
+  }, 60_000);
+});
+
+// The same heavy tail from the very start (one request in 150, a leg 200 ms longer): the phases
+// before the trials read off it too. Seed 22's window edges (a sliding log's follow the probe's
+// clumps) fitted a lattice 0.922-0.940 s apart (without the tail, 1.08-1.10 s), and the trials
+// took 1.04 × that, 0.968 s, for an upper end seen; every trial's request came too early, none
+// asked at that end, and the log read 50 per 0.964 s, 3.6 % fast (and "refused requests count",
+// that check placed short of the period). Now an end no trial confirmed is asked at once the
+// bracket is pinned: refused there, the trials look past it (seed 22: 0.998 s, 11 trials). Left
+// as they are, for the window edges' owner: seeds 51 and 54 read as windows opened by the first
+// request, 50 per 0.984 s and 0.979 s (1.6 and 2.1 % fast); seed 17 is not identified.
+describe('the sliding log 50 per 1 s across 50 ± 10 ms each way, a heavy tail from the start, 100 seeds', () => {
+  it('never reads its period beyond 2 % on an upper end no trial confirmed', async () => {
+    const stretched = (seed: number) => ({ every: 150, extraMs: 200, fromMs: 0, seed: seed + 500 });
+    const { counts, misread } = await slidingLogSweep(100, (seed) => ({
+      ...NETWORK,
+      seed,
+      stretched: stretched(seed),
+    }));
+    expect(counts, misread).toEqual({
+      'within 2 %': 97,
+      'beyond 2 %': 0,
+      'not identified': 1,
+      'another kind': 2,
     });
   }, 60_000);
 });
