@@ -200,7 +200,8 @@ describe('the sliding log 50 per 1 s across 50 ± 10 ms each way with a heavy ta
 // that check placed short of the period). Now an end no trial confirmed is asked at once the
 // bracket is pinned: refused there, the trials look past it (seed 22: 0.998 s, 11 trials). Left
 // as they are, for the window edges' owner: seeds 51 and 54 read as windows opened by the first
-// request, 50 per 0.984 s and 0.979 s (1.6 and 2.1 % fast); seed 17 is not identified.
+// request, 50 per 0.984 s and 0.979 s (1.6 and 2.1 % fast). Seed 17 was not identified until
+// the recovery clump's and log-phase's checks of the abovetrue merge; it now reads within 2 %.
 describe('the sliding log 50 per 1 s across 50 ± 10 ms each way, a heavy tail from the start, 100 seeds', () => {
   it('never reads its period beyond 2 % on an upper end no trial confirmed', async () => {
     const stretched = (seed: number) => ({ every: 150, extraMs: 200, fromMs: 0, seed: seed + 500 });
@@ -210,9 +211,9 @@ describe('the sliding log 50 per 1 s across 50 ± 10 ms each way, a heavy tail f
       stretched: stretched(seed),
     }));
     expect(counts, misread).toEqual({
-      'within 2 %': 97,
+      'within 2 %': 98,
       'beyond 2 %': 0,
-      'not identified': 1,
+      'not identified': 0,
       'another kind': 2,
     });
   }, 60_000);
