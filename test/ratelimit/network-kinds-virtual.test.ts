@@ -135,6 +135,16 @@ const cases: Array<{
     expected: { sized: 9, 'not identified': 1, other: 0 },
   },
   {
+    // Its ends, floored to seconds, step by 1 and 2 s: whole windows of 1 s to the ticks, which read
+    // 75 per 1 s (75 req/s, 50 % above its rate) at seeds 1 and 8, until an answer announcing its
+    // window's end more than 1 s ahead ruled that out.
+    name: 'go-chi/httprate 75 per 1.5 s',
+    truth: counter(75, 1.5),
+    endpoint: httprateAt(75, 1.5, 71),
+    capS: 60,
+    expected: { sized: 5, 'not identified': 5, other: 0 },
+  },
+  {
     name: 'go-chi/httprate 200 per 10 s',
     truth: counter(200, 10),
     endpoint: httprateAt(200, 10, 971),

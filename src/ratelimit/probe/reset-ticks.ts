@@ -30,6 +30,8 @@ import { EDGE_PRECISION } from './window-edges.js';
 
 /** Announced ends closer than this are one window's (a delta announcement moves by the answer's return leg). */
 const SAME_END_MS = 250;
+/** No answer says its window ends further off than a window, give or take this (the header's own rounding). */
+const AHEAD_SLACK_MS = 25;
 /** Ends of adjacent windows are whole seconds apart, to within this. */
 const WHOLE_SECOND_SLACK_MS = 100;
 /** An edge lies within a second after the end announced before it (floored to whole seconds), give or take this. */
@@ -51,6 +53,8 @@ export interface TicksFindings {
 interface AnnouncedEnd {
   seenMs: number;
   endMs: number | null;
+  /** How far off the answer said its window ends, ms. */
+  aheadMs: number;
 }
 
 /** The answers of one window: the end they announced, and the first and last the limiter saw. */
@@ -80,6 +84,7 @@ function announcedEnds(probe: Probe, from = -Infinity): AnnouncedEnd[] {
     .map((h) => ({
       seenMs: seenMs(h.sample),
       endMs: h.ad.resetS! > 0 ? h.sample.doneMs + h.ad.resetS! * 1000 : null,
+      aheadMs: h.ad.resetS! * 1000,
     }));
 }
 
@@ -114,6 +119,11 @@ function ticksOf(ends: readonly AnnouncedEnd[], unsureMs: number): { windowMs: n
   const offWhole = steps.find((d) => Math.abs(d - Math.round(d / windowMs) * windowMs) > WHOLE_SECOND_SLACK_MS);
   if (offWhole !== undefined)
     return `the announced resets moved on by ${fmt(offWhole)}, not whole windows of ${fmt(windowMs)}: not a window's end`;
+  // Steps of 1 and 2 s are all whole windows of 1 s, but a window of 1.5 s floored to its second is
+  // announced up to 1.5 s ahead: httprate 75 per 1.5 s was read as 75 per 1 s, 50 % above its rate.
+  const furthestMs = Math.max(...ends.map((e) => e.aheadMs));
+  if (furthestMs > windowMs + AHEAD_SLACK_MS)
+    return `an answer said its window ends ${fmt(furthestMs)} ahead, more than the ${fmt(windowMs)} the announced resets step by: not whole windows of that`;
   const ticks: Tick[] = [];
   for (const c of clusters.slice(1)) {
     // Before the edge: answers announcing an earlier end, or one already past (they come at the
