@@ -237,7 +237,9 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   const { fit, sustained, recovery } = measured;
   // Read as a bucket by pings a round trip apart, a sliding-window counter that announces its
   // resets is told and timed by where they turn over (probe/reset-ticks.ts), before anything else.
-  const ticked = drain && announcesReset(probe) ? await resetTicksPhase(probe, drain.limit) : undefined;
+  // Resets that do not time it may still show it shut from idle: no bucket at the stream's rate.
+  const ticked =
+    drain && announcesReset(probe) ? await resetTicksPhase(probe, drain.limit, sustained ?? undefined) : undefined;
   const toldByTicks = ticked && (await estimateFromTicks(probe, stream, ticked, shape ? [shape.evidence] : [], []));
   if (toldByTicks) return toldByTicks;
   const idle = await idleBurstPhase(probe, sustained, recovery, measured.drainBurst);

@@ -40,6 +40,8 @@ const EDGE_SLACK_MS = 250;
 const DRAIN_INTO_WINDOW = 0.3;
 /** Refused for this many of the limit's steps (window / limit) after the drain: no bucket at that rate. */
 const SHUT_STEPS = 5;
+/** Drains from idle that may show a counter whose resets do not time it: one may fall just before an edge. */
+const SHUT_TRIALS = 4;
 
 export interface TicksFindings {
   /** The counter, sized; null with `shown` when it was shown but not sized. */
@@ -163,14 +165,21 @@ const narrowest = (ticks: readonly Tick[]): Tick =>
   ticks.reduce((best, t) => (t.at.hi - t.at.lo < best.at.hi - best.at.lo ? t : best));
 
 /**
- * `limit`: what the drain let through (or the limit announced). Undefined when the service
+ * `limit`: what the drain let through (or the limit announced); `bucketRps`: the rate of the bucket
+ * the usual phases read, when resets that cannot time it are to be checked against it (shutFromIdle).
+ * Undefined when the service
  * announces no reset, its resets are not a window's edges on the clock, the trial does not fit the
  * budget or the limiter did not act as a counter at them: the usual phases go on as before.
  */
-export async function resetTicksPhase(probe: Probe, drainedLimit: number): Promise<TicksFindings | undefined> {
+export async function resetTicksPhase(
+  probe: Probe,
+  drainedLimit: number,
+  bucketRps?: number,
+): Promise<TicksFindings | undefined> {
   const unsureMs = reorderMs(probe.samples) / 4;
   const found = ticksOf(announcedEnds(probe), unsureMs);
-  if (typeof found === 'string') return undefined;
+  if (typeof found === 'string')
+    return bucketRps === undefined ? undefined : shutFromIdle(probe, drainedLimit, bucketRps, unsureMs);
   const { windowMs } = found;
   // The drain may have begun in a window already counting (its figure then too high): what is announced, if anything.
   const limit = probe.advertisements.last?.ad.limit ?? drainedLimit;
@@ -261,4 +270,60 @@ export async function resetTicksPhase(probe: Probe, drainedLimit: number): Promi
       `${shownShut}, and let one back at the next edge of the announced resets (${fmt(second.at.lo)}–${fmt(second.at.hi)}): not a bucket, nor a log freeing a period after the drain; ${count} windows between two edges measured ${fmt(window.lo)}–${fmt(window.hi)} each, the ${windowS} s the resets step by: a sliding-window counter of ${passed} per ${windowS} s`,
     ],
   };
+}
+
+/**
+ * Read as a bucket at `rateRps`, a service whose announced resets jump as a window's ends do but
+ * not by whole windows the ticks can time (httprate 75 per 1.5 s: its ends floored to seconds step
+ * by 1 and 2 s; drained across an edge, the last window's weight comes back one request at a time
+ * and the stream and the drain's tail read a bucket 42–49 req/s). Drains from idle: a counter stays
+ * shut until its next edge, a bucket lets the next request through within a refill. Shut over
+ * SHUT_STEPS refills: shown, not sized. Back sooner at every trial (a drain just before an edge):
+ * undefined, the bucket reading stands as before.
+ */
+async function shutFromIdle(
+  probe: Probe,
+  drainedLimit: number,
+  rateRps: number,
+  unsureMs: number,
+): Promise<TicksFindings | undefined> {
+  const clusters = clustersOf(announcedEnds(probe));
+  if (typeof clusters === 'string' || rateRps <= 0) return undefined;
+  // A window is at most the step between two adjacent windows' ends (more when one had no answer):
+  // idle twice the longest, and the counter weighs nothing before the drain.
+  const longestStepMs = Math.max(...clusters.slice(1).map((c, i) => c.endMs - clusters[i]!.endMs));
+  const stepMs = 1000 / rateRps;
+  const limit = probe.advertisements.last?.ad.limit ?? drainedLimit;
+  const cap = limit + 10;
+  const gapMs = Math.max(firstGapMs(probe), 1.5 * stepMs);
+  for (let trial = 0; trial < SHUT_TRIALS; trial++) {
+    const drainAtMs = lastSentMs(probe.samples) + 2.1 * longestStepMs;
+    const pingsMs = (SHUT_STEPS + 2) * stepMs + 4 * unsureMs + probe.latencyMs();
+    if (!drainFits(probe, probe.elapsed(), drainAtMs - probe.elapsed() + pingsMs, cap, 1)) return undefined;
+    const drained = await drainAt(probe, 'edges', drainAtMs, cap);
+    const shutMs = drained ? sendingEndMs(drained) : undefined;
+    if (!drained || shutMs === undefined || !drained.some((s) => s.answer === 'limited')) return undefined;
+    const shut = drained.find((s) => s.sentMs === shutMs)!;
+    const pings = await pingsOnSchedule(probe, 'edges', lastSentMs(probe.samples), gapMs, shut.sentMs + pingsMs, (a) =>
+      a.some((s) => s.answer === 'accepted'),
+    );
+    // In the order the limiter saw them, the drain's tail too (a refill it took is a bucket's mark),
+    // but not what passed before the shut and overtook it on the way.
+    const passed = new Set(acceptedBeforeRefusal(drained));
+    const after = [...drained, ...pings].filter(
+      (s) => s.answer !== 'error' && !passed.has(s) && seenMs(s) >= seenMs(shut),
+    );
+    const back = backAfterRefused(after);
+    const lastRefused = back?.refused ?? after.filter((s) => s.answer === 'limited').at(-1)!;
+    const shutForMs = seenMs(lastRefused) - seenMs(shut) - 2 * unsureMs;
+    if (shutForMs >= SHUT_STEPS * stepMs)
+      return {
+        model: null,
+        shown: true,
+        evidence: [
+          `not identified: the announced resets jump as a window's ends do (not by whole windows that time it), and a drain from idle stayed shut for ${fmt(shutForMs)}, where a bucket at ${rateRps.toFixed(2)} req/s would have let the next request through within ${fmt(stepMs)}: not a bucket; not sized`,
+        ],
+      };
+  }
+  return undefined;
 }
