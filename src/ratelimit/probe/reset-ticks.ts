@@ -287,8 +287,11 @@ async function shutFromIdle(
   rateRps: number,
   unsureMs: number,
 ): Promise<TicksFindings | undefined> {
+  // A reset announced only on refusals says when to retry (a bucket's 503 with "reset: 1"), not
+  // where windows turn over: a window's end is on every answer (httprate's X-RateLimit-Reset).
+  const onEveryAnswer = probe.heard.some((h) => h.sample.answer === 'accepted' && h.ad.resetS !== null);
   const clusters = clustersOf(announcedEnds(probe));
-  if (typeof clusters === 'string' || rateRps <= 0) return undefined;
+  if (!onEveryAnswer || typeof clusters === 'string' || rateRps <= 0) return undefined;
   // A window is at most the step between two adjacent windows' ends (more when one had no answer):
   // idle twice the longest, and the counter weighs nothing before the drain.
   const longestStepMs = Math.max(...clusters.slice(1).map((c, i) => c.endMs - clusters[i]!.endMs));
