@@ -18,7 +18,9 @@
 // 10 seeds, not identified at 5: where its next edge fell within the drain's round trip, its tail
 // was too short to tell. Its X-RateLimit-Reset tells, on every answer: where the announced end moves
 // on is an edge, and a drain from idle a third into a window is shut until the next (probe/reset-ticks.ts):
-// sized at 10 of 10.
+// sized at 10 of 10. httprate 75 per 1.5 s, its ends floored to seconds stepping by 1 and 2 s, read
+// as 75 per 1 s by those ticks (50 % fast) or as a bucket 3–16 % slow where they could not time it:
+// an end announced more than a window ahead rules the first out, drains from idle the second.
 
 import { describe, expect, it } from 'vitest';
 import { sustainedRate, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
@@ -54,6 +56,15 @@ const httprateAt =
     status: 429,
     announces: 'retry-after',
   });
+
+/** The row of go-chi/httprate `limit` per `windowS`, its windows `stepMs` × the seed before the probe. */
+const httprateRow = (limit: number, windowS: number, stepMs: number, expected: Record<Outcome, number>) => ({
+  name: `go-chi/httprate ${limit} per ${windowS} s, its windows a ${stepMs} ms step apart`,
+  truth: counter(limit, windowS),
+  endpoint: httprateAt(limit, windowS, stepMs),
+  capS: 60,
+  expected,
+});
 
 /**
  * x/time/rate's bucket with an X-RateLimit-Reset of the Unix second it is full again, rounded down
@@ -124,6 +135,20 @@ const cases: Array<{
     capS: 60,
     expected: { sized: 10, 'not identified': 0, other: 0 },
   },
+  // At seed 1 its windows end 0.903 s past the second: only answers in a window's first 0.097 s
+  // announce a reset (the rest say 0), in every third window, too few for the ticks; the stream
+  // read 20 per 0.94 s off 6 acceptances (±20 %), 21.28 req/s, 6 % above its rate. Now: not sized.
+  httprateRow(20, 1, 97, { sized: 9, 'not identified': 1, other: 0 }),
+  // Its ends, floored to seconds, step by 1 and 2 s: whole windows of 1 s to the ticks, which read
+  // 75 per 1 s (75 req/s, 50 % above its rate) at seeds 1 and 8, until an answer announcing its
+  // window's end more than 1 s ahead ruled that out.
+  httprateRow(75, 1.5, 71, { sized: 5, 'not identified': 5, other: 0 }),
+  // The ticks cannot time it: read as a bucket 10–16 % slow (42.02 and 45.07 req/s) at seeds 9
+  // and 10, where its drain straddled an edge and the last window's weight came back one request
+  // at a time. Drains from idle show it shut until an edge, no bucket at that rate: not identified.
+  httprateRow(75, 1.5, 97, { sized: 4, 'not identified': 6, other: 0 }),
+  // The same at a 971 ms step: a bucket 3–16 % slow at 5 of 10 seeds before.
+  httprateRow(75, 1.5, 971, { sized: 3, 'not identified': 7, other: 0 }),
   {
     name: 'go-chi/httprate 200 per 10 s',
     truth: counter(200, 10),

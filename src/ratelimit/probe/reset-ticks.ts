@@ -30,6 +30,8 @@ import { EDGE_PRECISION } from './window-edges.js';
 
 /** Announced ends closer than this are one window's (a delta announcement moves by the answer's return leg). */
 const SAME_END_MS = 250;
+/** No answer says its window ends further off than a window, give or take this (the header's own rounding). */
+const AHEAD_SLACK_MS = 25;
 /** Ends of adjacent windows are whole seconds apart, to within this. */
 const WHOLE_SECOND_SLACK_MS = 100;
 /** An edge lies within a second after the end announced before it (floored to whole seconds), give or take this. */
@@ -38,6 +40,8 @@ const EDGE_SLACK_MS = 250;
 const DRAIN_INTO_WINDOW = 0.3;
 /** Refused for this many of the limit's steps (window / limit) after the drain: no bucket at that rate. */
 const SHUT_STEPS = 5;
+/** Drains from idle that may show a counter whose resets do not time it: one may fall just before an edge. */
+const SHUT_TRIALS = 4;
 
 export interface TicksFindings {
   /** The counter, sized; null with `shown` when it was shown but not sized. */
@@ -51,6 +55,8 @@ export interface TicksFindings {
 interface AnnouncedEnd {
   seenMs: number;
   endMs: number | null;
+  /** How far off the answer said its window ends, ms. */
+  aheadMs: number;
 }
 
 /** The answers of one window: the end they announced, and the first and last the limiter saw. */
@@ -80,6 +86,7 @@ function announcedEnds(probe: Probe, from = -Infinity): AnnouncedEnd[] {
     .map((h) => ({
       seenMs: seenMs(h.sample),
       endMs: h.ad.resetS! > 0 ? h.sample.doneMs + h.ad.resetS! * 1000 : null,
+      aheadMs: h.ad.resetS! * 1000,
     }));
 }
 
@@ -114,6 +121,11 @@ function ticksOf(ends: readonly AnnouncedEnd[], unsureMs: number): { windowMs: n
   const offWhole = steps.find((d) => Math.abs(d - Math.round(d / windowMs) * windowMs) > WHOLE_SECOND_SLACK_MS);
   if (offWhole !== undefined)
     return `the announced resets moved on by ${fmt(offWhole)}, not whole windows of ${fmt(windowMs)}: not a window's end`;
+  // Steps of 1 and 2 s are all whole windows of 1 s, but a window of 1.5 s floored to its second is
+  // announced up to 1.5 s ahead: httprate 75 per 1.5 s was read as 75 per 1 s, 50 % above its rate.
+  const furthestMs = Math.max(...ends.map((e) => e.aheadMs));
+  if (furthestMs > windowMs + AHEAD_SLACK_MS)
+    return `an answer said its window ends ${fmt(furthestMs)} ahead, more than the ${fmt(windowMs)} the announced resets step by: not whole windows of that`;
   const ticks: Tick[] = [];
   for (const c of clusters.slice(1)) {
     // Before the edge: answers announcing an earlier end, or one already past (they come at the
@@ -153,14 +165,21 @@ const narrowest = (ticks: readonly Tick[]): Tick =>
   ticks.reduce((best, t) => (t.at.hi - t.at.lo < best.at.hi - best.at.lo ? t : best));
 
 /**
- * `limit`: what the drain let through (or the limit announced). Undefined when the service
+ * `limit`: what the drain let through (or the limit announced); `bucketRps`: the rate of the bucket
+ * the usual phases read, when resets that cannot time it are to be checked against it (shutFromIdle).
+ * Undefined when the service
  * announces no reset, its resets are not a window's edges on the clock, the trial does not fit the
  * budget or the limiter did not act as a counter at them: the usual phases go on as before.
  */
-export async function resetTicksPhase(probe: Probe, drainedLimit: number): Promise<TicksFindings | undefined> {
+export async function resetTicksPhase(
+  probe: Probe,
+  drainedLimit: number,
+  bucketRps?: number,
+): Promise<TicksFindings | undefined> {
   const unsureMs = reorderMs(probe.samples) / 4;
   const found = ticksOf(announcedEnds(probe), unsureMs);
-  if (typeof found === 'string') return undefined;
+  if (typeof found === 'string')
+    return bucketRps === undefined ? undefined : shutFromIdle(probe, drainedLimit, bucketRps, unsureMs);
   const { windowMs } = found;
   // The drain may have begun in a window already counting (its figure then too high): what is announced, if anything.
   const limit = probe.advertisements.last?.ad.limit ?? drainedLimit;
@@ -251,4 +270,63 @@ export async function resetTicksPhase(probe: Probe, drainedLimit: number): Promi
       `${shownShut}, and let one back at the next edge of the announced resets (${fmt(second.at.lo)}–${fmt(second.at.hi)}): not a bucket, nor a log freeing a period after the drain; ${count} windows between two edges measured ${fmt(window.lo)}–${fmt(window.hi)} each, the ${windowS} s the resets step by: a sliding-window counter of ${passed} per ${windowS} s`,
     ],
   };
+}
+
+/**
+ * Read as a bucket at `rateRps`, a service whose announced resets jump as a window's ends do but
+ * not by whole windows the ticks can time (httprate 75 per 1.5 s: its ends floored to seconds step
+ * by 1 and 2 s; drained across an edge, the last window's weight comes back one request at a time
+ * and the stream and the drain's tail read a bucket 42–49 req/s). Drains from idle: a counter stays
+ * shut until its next edge, a bucket lets the next request through within a refill. Shut over
+ * SHUT_STEPS refills: shown, not sized. Back sooner at every trial (a drain just before an edge):
+ * undefined, the bucket reading stands as before.
+ */
+async function shutFromIdle(
+  probe: Probe,
+  drainedLimit: number,
+  rateRps: number,
+  unsureMs: number,
+): Promise<TicksFindings | undefined> {
+  // A reset announced only on refusals says when to retry (a bucket's 503 with "reset: 1"), not
+  // where windows turn over: a window's end is on every answer (httprate's X-RateLimit-Reset).
+  const onEveryAnswer = probe.heard.some((h) => h.sample.answer === 'accepted' && h.ad.resetS !== null);
+  const clusters = clustersOf(announcedEnds(probe));
+  if (!onEveryAnswer || typeof clusters === 'string' || rateRps <= 0) return undefined;
+  // A window is at most the step between two adjacent windows' ends (more when one had no answer):
+  // idle twice the longest, and the counter weighs nothing before the drain.
+  const longestStepMs = Math.max(...clusters.slice(1).map((c, i) => c.endMs - clusters[i]!.endMs));
+  const stepMs = 1000 / rateRps;
+  const limit = probe.advertisements.last?.ad.limit ?? drainedLimit;
+  const cap = limit + 10;
+  const gapMs = Math.max(firstGapMs(probe), 1.5 * stepMs);
+  for (let trial = 0; trial < SHUT_TRIALS; trial++) {
+    const drainAtMs = lastSentMs(probe.samples) + 2.1 * longestStepMs;
+    const pingsMs = (SHUT_STEPS + 2) * stepMs + 4 * unsureMs + probe.latencyMs();
+    if (!drainFits(probe, probe.elapsed(), drainAtMs - probe.elapsed() + pingsMs, cap, 1)) return undefined;
+    const drained = await drainAt(probe, 'edges', drainAtMs, cap);
+    const shutMs = drained ? sendingEndMs(drained) : undefined;
+    if (!drained || shutMs === undefined || !drained.some((s) => s.answer === 'limited')) return undefined;
+    const shut = drained.find((s) => s.sentMs === shutMs)!;
+    const pings = await pingsOnSchedule(probe, 'edges', lastSentMs(probe.samples), gapMs, shut.sentMs + pingsMs, (a) =>
+      a.some((s) => s.answer === 'accepted'),
+    );
+    // In the order the limiter saw them, the drain's tail too (a refill it took is a bucket's mark),
+    // but not what passed before the shut and overtook it on the way.
+    const passed = new Set(acceptedBeforeRefusal(drained));
+    const after = [...drained, ...pings].filter(
+      (s) => s.answer !== 'error' && !passed.has(s) && seenMs(s) >= seenMs(shut),
+    );
+    const back = backAfterRefused(after);
+    const lastRefused = back?.refused ?? after.filter((s) => s.answer === 'limited').at(-1)!;
+    const shutForMs = seenMs(lastRefused) - seenMs(shut) - 2 * unsureMs;
+    if (shutForMs >= SHUT_STEPS * stepMs)
+      return {
+        model: null,
+        shown: true,
+        evidence: [
+          `not identified: the announced resets jump as a window's ends do (not by whole windows that time it), and a drain from idle stayed shut for ${fmt(shutForMs)}, where a bucket at ${rateRps.toFixed(2)} req/s would have let the next request through within ${fmt(stepMs)}: not a bucket; not sized`,
+        ],
+      };
+  }
+  return undefined;
 }
