@@ -19,6 +19,7 @@
 
 import { midpoint, type Bracket } from '../identify.js';
 import type { SlidingCounterModel } from '../limiters/index.js';
+import type { Sample } from '../types.js';
 import { phaseS } from './advertised.js';
 import { acceptedBeforeRefusal, reorderMs, seenMs, sendingEndMs } from './arrival.js';
 import { lastSentMs } from './counter-edge.js';
@@ -236,12 +237,7 @@ export async function resetTicksPhase(
   const shut = drained.find((s) => s.sentMs === shutMs)!;
   const shutForMs = back ? seenMs(back.refused) - seenMs(shut) - 2 * unsureMs : 0;
   if (!back)
-    return notUsed(
-      probe,
-      [...sparse, ...dense].some((s) => s.answer === 'accepted')
-        ? `a ping after the drain from idle at ${fmt(drainAtMs)} passed before any was refused`
-        : `the pings after the drain from idle at ${fmt(drainAtMs)} were all refused until ${fmt(nextMs + marginMs + 4 * stepMs)}`,
-    );
+    return notUsed(probe, noComeback(drainAtMs, drained, [...sparse, ...dense], nextMs + marginMs + 4 * stepMs));
   if (shutForMs < SHUT_STEPS * stepMs)
     return notUsed(
       probe,
@@ -292,6 +288,16 @@ export async function resetTicksPhase(
       `${shownShut}, and let one back at the next edge of the announced resets (${fmt(second.at.lo)}–${fmt(second.at.hi)}): not a bucket, nor a log freeing a period after the drain; ${count} windows between two edges measured ${fmt(window.lo)}–${fmt(window.hi)} each, the ${windowS} s the resets step by: a sliding-window counter of ${passed} per ${windowS} s`,
     ],
   };
+}
+
+/** Why the pings after a drain from idle at `drainAtMs` saw no refusal and then a pass by `untilMs`. */
+function noComeback(drainAtMs: number, drained: readonly Sample[], pings: readonly Sample[], untilMs: number): string {
+  const drain = `the drain from idle at ${fmt(drainAtMs)}`;
+  // Timers running late (a busy machine) stretch the drain itself past the edge its pings were to cross.
+  if (pings.length === 0)
+    return `${drain} sent until ${fmt(lastSentMs(drained))}: no time left for pings before ${fmt(untilMs)}`;
+  if (pings.some((s) => s.answer === 'accepted')) return `a ping after ${drain} passed before any was refused`;
+  return `the ${pings.length} pings after ${drain} were all refused until ${fmt(untilMs)}`;
 }
 
 /**
