@@ -19,6 +19,7 @@
 
 import { midpoint, type Bracket } from '../identify.js';
 import type { SlidingCounterModel } from '../limiters/index.js';
+import type { Sample } from '../types.js';
 import { phaseS } from './advertised.js';
 import { acceptedBeforeRefusal, reorderMs, seenMs, sendingEndMs } from './arrival.js';
 import { lastSentMs } from './counter-edge.js';
@@ -74,6 +75,12 @@ interface Tick {
 }
 
 const fmt = (ms: number) => `${(ms / 1000).toFixed(3)} s`;
+
+/** Why the announced resets left the limit to the usual phases, said as the probe goes (a misreading after it is traced to this). */
+function notUsed(probe: Probe, why: string): undefined {
+  probe.progress(`announced resets not used: ${why}`);
+  return undefined;
+}
 
 /**
  * A reset in whole seconds, rounded down, is already past in the last fraction of a window (httprate
@@ -179,7 +186,9 @@ export async function resetTicksPhase(
   const unsureMs = reorderMs(probe.samples) / 4;
   const found = ticksOf(announcedEnds(probe), unsureMs);
   if (typeof found === 'string')
-    return bucketRps === undefined ? undefined : shutFromIdle(probe, drainedLimit, bucketRps, unsureMs);
+    return bucketRps === undefined
+      ? notUsed(probe, found)
+      : shutFromIdle(probe, drainedLimit, bucketRps, unsureMs, found);
   const { windowMs } = found;
   // The drain may have begun in a window already counting (its figure then too high): what is announced, if anything.
   const limit = probe.advertisements.last?.ad.limit ?? drainedLimit;
@@ -192,13 +201,16 @@ export async function resetTicksPhase(
   const edgeMs = midpoint(first.at).value + n * windowMs;
   const drainAtMs = edgeMs + DRAIN_INTO_WINDOW * windowMs;
   const cap = limit + 10;
-  if (!drainFits(probe, probe.elapsed(), drainAtMs - probe.elapsed() + 1.3 * windowMs, cap, 1)) return undefined;
+  if (!drainFits(probe, probe.elapsed(), drainAtMs - probe.elapsed() + 1.3 * windowMs, cap, 1))
+    return notUsed(probe, `a drain from idle at ${fmt(drainAtMs)} and a window after it do not fit the probe's budget`);
   probe.progress(`the announced resets turn over every ${fmt(windowMs)}: a drain from idle between two of them`);
   const drained = await drainAt(probe, 'edges', drainAtMs, cap);
   const shutMs = drained ? sendingEndMs(drained) : undefined;
   const passed = drained ? acceptedBeforeRefusal(drained).length : 0;
-  if (!drained || shutMs === undefined || passed < limit - 1 || !drained.some((s) => s.answer === 'limited'))
-    return undefined;
+  if (!drained || shutMs === undefined || !drained.some((s) => s.answer === 'limited'))
+    return notUsed(probe, `the drain from idle at ${fmt(drainAtMs)} saw no refusal (or the budget ran out)`);
+  if (passed < limit - 1)
+    return notUsed(probe, `the drain from idle at ${fmt(drainAtMs)} let ${passed} through, fewer than ${limit - 1}`);
   // Until just before the next edge, single requests at least a bucket's refill apart; across it, close ones.
   const nextMs = edgeMs + windowMs;
   const marginMs = roughMs + unsureMs + 0.05 * windowMs;
@@ -224,7 +236,13 @@ export async function resetTicksPhase(
   // refused over several steps, it is none (as the limiter saw them: each off by up to unsureMs).
   const shut = drained.find((s) => s.sentMs === shutMs)!;
   const shutForMs = back ? seenMs(back.refused) - seenMs(shut) - 2 * unsureMs : 0;
-  if (!back || shutForMs < SHUT_STEPS * stepMs) return undefined;
+  if (!back)
+    return notUsed(probe, noComeback(drainAtMs, drained, [...sparse, ...dense], nextMs + marginMs + 4 * stepMs));
+  if (shutForMs < SHUT_STEPS * stepMs)
+    return notUsed(
+      probe,
+      `the drain from idle at ${fmt(drainAtMs)} was shut only ${fmt(shutForMs)}, less than ${SHUT_STEPS} steps of ${fmt(stepMs)}`,
+    );
   const comeback: Bracket = { lo: seenMs(back.refused) - unsureMs, hi: seenMs(back.accepted) + unsureMs };
   const shownShut = `a drain from idle at ${fmt(drainAtMs)} (${passed} passed) stayed shut for ${fmt(shutForMs)}, where a bucket refilling one every ${fmt(stepMs)} would have let the next request through after each`;
   // The edge the close pings crossed, from their own announced ends.
@@ -272,6 +290,16 @@ export async function resetTicksPhase(
   };
 }
 
+/** Why the pings after a drain from idle at `drainAtMs` saw no refusal and then a pass by `untilMs`. */
+function noComeback(drainAtMs: number, drained: readonly Sample[], pings: readonly Sample[], untilMs: number): string {
+  const drain = `the drain from idle at ${fmt(drainAtMs)}`;
+  // Timers running late (a busy machine) stretch the drain itself past the edge its pings were to cross.
+  if (pings.length === 0)
+    return `${drain} sent until ${fmt(lastSentMs(drained))}: no time left for pings before ${fmt(untilMs)}`;
+  if (pings.some((s) => s.answer === 'accepted')) return `a ping after ${drain} passed before any was refused`;
+  return `the ${pings.length} pings after ${drain} were all refused until ${fmt(untilMs)}`;
+}
+
 /**
  * Read as a bucket at `rateRps`, a service whose announced resets jump as a window's ends do but
  * not by whole windows the ticks can time (httprate 75 per 1.5 s: its ends floored to seconds step
@@ -286,12 +314,14 @@ async function shutFromIdle(
   drainedLimit: number,
   rateRps: number,
   unsureMs: number,
+  untimed: string,
 ): Promise<TicksFindings | undefined> {
   // A reset announced only on refusals says when to retry (a bucket's 503 with "reset: 1"), not
   // where windows turn over: a window's end is on every answer (httprate's X-RateLimit-Reset).
   const onEveryAnswer = probe.heard.some((h) => h.sample.answer === 'accepted' && h.ad.resetS !== null);
   const clusters = clustersOf(announcedEnds(probe));
-  if (!onEveryAnswer || typeof clusters === 'string' || rateRps <= 0) return undefined;
+  if (!onEveryAnswer) return notUsed(probe, `${untimed}; and the reset is not announced on every answer`);
+  if (typeof clusters === 'string' || rateRps <= 0) return notUsed(probe, untimed);
   // A window is at most the step between two adjacent windows' ends (more when one had no answer):
   // idle twice the longest, and the counter weighs nothing before the drain.
   const longestStepMs = Math.max(...clusters.slice(1).map((c, i) => c.endMs - clusters[i]!.endMs));
@@ -302,10 +332,12 @@ async function shutFromIdle(
   for (let trial = 0; trial < SHUT_TRIALS; trial++) {
     const drainAtMs = lastSentMs(probe.samples) + 2.1 * longestStepMs;
     const pingsMs = (SHUT_STEPS + 2) * stepMs + 4 * unsureMs + probe.latencyMs();
-    if (!drainFits(probe, probe.elapsed(), drainAtMs - probe.elapsed() + pingsMs, cap, 1)) return undefined;
+    if (!drainFits(probe, probe.elapsed(), drainAtMs - probe.elapsed() + pingsMs, cap, 1))
+      return notUsed(probe, `${untimed}; and a drain from idle at ${fmt(drainAtMs)} does not fit the probe's budget`);
     const drained = await drainAt(probe, 'edges', drainAtMs, cap);
     const shutMs = drained ? sendingEndMs(drained) : undefined;
-    if (!drained || shutMs === undefined || !drained.some((s) => s.answer === 'limited')) return undefined;
+    if (!drained || shutMs === undefined || !drained.some((s) => s.answer === 'limited'))
+      return notUsed(probe, `${untimed}; and the drain from idle at ${fmt(drainAtMs)} saw no refusal`);
     const shut = drained.find((s) => s.sentMs === shutMs)!;
     const pings = await pingsOnSchedule(probe, 'edges', lastSentMs(probe.samples), gapMs, shut.sentMs + pingsMs, (a) =>
       a.some((s) => s.answer === 'accepted'),
@@ -328,5 +360,5 @@ async function shutFromIdle(
         ],
       };
   }
-  return undefined;
+  return notUsed(probe, `${untimed}; and ${SHUT_TRIALS} drains from idle each let one back within ${SHUT_STEPS} steps`);
 }
