@@ -36,14 +36,36 @@ const integer = (s: string | undefined): number | null =>
 const EPOCH_S = 1e9;
 const EPOCH_MS = 1e12;
 
-/** A reset field's value, seconds from `nowMs`: delta seconds, or epoch seconds or ms told apart by magnitude. */
-export function resetFromNow(value: string | undefined, nowMs: number): number | null {
+/**
+ * A reset field's value, seconds from `nowMs`: delta seconds, or epoch seconds or ms told apart by
+ * magnitude; negative when an epoch reset is already past (a window's end truncated to its second,
+ * as go-chi/httprate announces it, is past for the rest of that second).
+ */
+export function resetAheadS(value: string | undefined, nowMs: number): number | null {
   const v = value?.trim();
   if (v === undefined || !NUMBER.test(v)) return null;
   const n = Number(v);
-  if (n >= EPOCH_MS) return Math.max(0, (n - nowMs) / 1000);
-  if (n >= EPOCH_S) return Math.max(0, n - nowMs / 1000);
+  if (n >= EPOCH_MS) return (n - nowMs) / 1000;
+  if (n >= EPOCH_S) return n - nowMs / 1000;
   return n;
+}
+
+/** A reset field's value, seconds from `nowMs`, never below 0: how long a client waits. */
+export function resetFromNow(value: string | undefined, nowMs: number): number | null {
+  const ahead = resetAheadS(value, nowMs);
+  return ahead === null ? null : Math.max(0, ahead);
+}
+
+/**
+ * The -Reset field of the first prefix an answer carries, unclamped (resetAheadS). Where the
+ * announced ends change tells a window's edges even while each is already past its truncated second.
+ */
+export function announcedResetAheadS(headers: Headers, nowMs: number): number | null {
+  for (const prefix of ['ratelimit', 'x-ratelimit', 'x-rate-limit']) {
+    const ahead = resetAheadS(headers[`${prefix}-reset`], nowMs);
+    if (ahead !== null) return ahead;
+  }
+  return null;
 }
 
 /** One member of a structured-field list: its bare item (a token, string or number) and its parameters. */

@@ -84,6 +84,12 @@ export interface VirtualEndpoint {
    * every answer is handed to the probe up to `lateMs` after it came back (uniform, seeded).
    */
   busy?: { lateMs: number; seed?: number };
+  /**
+   * The probe's clock (and the answers' stamps) reads this much more than the limiter's: a wall
+   * clock, against which a front announcing epoch seconds (httprateFront's `epochMs`) is read. A
+   * whole number of seconds, so the limiter's windows keep their place within the second.
+   */
+  epochMs?: number;
 }
 
 export interface VirtualTime {
@@ -109,11 +115,14 @@ export function virtualTime(): VirtualTime {
 /** The clock and calls for discover(); `stop` ends virtual time (call it when the probe returned). */
 export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: ProbeCalls; stop: () => void } {
   const { now, at, stop } = virtualTime();
+  // What the probe reads (its clock, the answers' stamps); the limiter and the timers go on `now`.
+  const epochMs = endpoint.epochMs ?? 0;
+  const probeNow = () => now() + epochMs;
   const { busy } = endpoint;
   const stalled = seeded(busy?.seed ?? 1);
   const late = () => (busy ? stalled() * busy.lateMs : 0);
   const clock: Clock = {
-    now,
+    now: probeNow,
     sleep: (ms) => new Promise<void>((resolve) => at(now() + Math.max(0, ms) + late(), resolve)),
   };
 
@@ -141,7 +150,7 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
   };
   // Late out of the machine and late back into the probe's hands, when it is busy.
   const handed = (exchange: Exchange): Promise<Exchange> =>
-    new Promise((resolve) => at(now() + late(), () => resolve({ ...exchange, receivedAt: now() })));
+    new Promise((resolve) => at(now() + late(), () => resolve({ ...exchange, receivedAt: probeNow() })));
   const caller = (limiter: Limiter) => (): Promise<Exchange> =>
     busy
       ? new Promise<Exchange>((resolve) => at(now() + late(), () => void reached(limiter).then(resolve))).then(handed)
@@ -171,8 +180,8 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
           truncated: false,
           durationMs: latencyMs,
           // On the probe's clock, as the service client stamps them.
-          sentAt: now() - latencyMs,
-          receivedAt: now(),
+          sentAt: probeNow() - latencyMs,
+          receivedAt: probeNow(),
           rateLimitWaits: 0,
           echoesSecret: false,
         });
@@ -278,7 +287,7 @@ export function openedEarlier(inner: Limiter, leadMs: number): Limiter {
  * end in whole epoch seconds, rounded down (Go's Time.Unix); with `announces: 'retry-after'`, a
  * Retry-After of the whole window on refusals, as httprate sends.
  */
-export function httprateFront(limit: number, windowS: number, startedBeforeMs: number): Limiter {
+export function httprateFront(limit: number, windowS: number, startedBeforeMs: number, epochMs?: number): Limiter {
   const windowMs = windowS * 1000;
   const phaseS = (windowMs - (startedBeforeMs % windowMs)) / 1000;
   const counter = createLimiter({
@@ -299,7 +308,11 @@ export function httprateFront(limit: number, windowS: number, startedBeforeMs: n
     return {
       'x-ratelimit-limit': String(limit),
       'x-ratelimit-remaining': String(Math.round(quota?.remaining ?? 0)),
-      'x-ratelimit-reset': Math.max(0, Math.floor(endMs / 1000) - now / 1000).toFixed(3),
+      // With `epochMs` (the world's, virtualWorld's `epochMs`), epoch seconds as httprate sends them.
+      'x-ratelimit-reset':
+        epochMs === undefined
+          ? Math.max(0, Math.floor(endMs / 1000) - now / 1000).toFixed(3)
+          : String(Math.floor((endMs + epochMs) / 1000)),
     };
   };
   return decide;

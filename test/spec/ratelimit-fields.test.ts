@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import {
   advertisedRps,
   advertisementHeaders,
+  announcedResetAheadS,
   readAdvertisement,
   resetFromNow,
   tighterAdvertisement,
@@ -156,6 +157,22 @@ describe('resetFromNow tells delta seconds from epoch seconds and ms by magnitud
     ['-3', null],
   ])('%s → %s', (value, want) => {
     expect(resetFromNow(value, NOW_MS)).toBe(want);
+  });
+});
+
+// An epoch reset already past still names its window (go-chi/httprate truncates the window's end
+// to its second): the ticks read it unclamped, a client's wait never below 0.
+describe('announcedResetAheadS: the -Reset field unclamped, of the first prefix present', () => {
+  it.each([
+    [{ 'x-ratelimit-reset': String(NOW_MS / 1000 - 0.5) }, -0.5],
+    [{ 'x-ratelimit-reset': String(NOW_MS / 1000 + 1) }, 1],
+    [{ 'x-rate-limit-reset': String(NOW_MS - 300) }, -0.3],
+    [{ 'ratelimit-reset': '7', 'x-ratelimit-reset': String(NOW_MS / 1000) }, 7],
+    [{ 'x-ratelimit-limit': '50' }, null],
+  ])('%o → %s', (headers, want) => {
+    const got = announcedResetAheadS(headers, NOW_MS);
+    if (want === null) expect(got).toBeNull();
+    else expect(got).toBeCloseTo(want, 6);
   });
 });
 
