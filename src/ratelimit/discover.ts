@@ -54,14 +54,14 @@ import { MAX_IN_FLIGHT, reachableRps } from './in-flight.js';
 import { retryAfterPhase, type RetryAfterFindings } from './probe/retry-after.js';
 import { drainAgainFromIdle } from './probe/redrain.js';
 import { counterEdgePhase } from './probe/counter-edge.js';
-import { rampAfterShape, rampFromEdge } from './probe/counter-ramp.js';
+import { edgeCameLate, rampAfterShape, rampFromEdge } from './probe/counter-ramp.js';
 import { logPhaseCheck } from './probe/log-phase.js';
 import { batchBucketPhase } from './probe/batch-bucket.js';
 import { cameBackInBatch, staircasePhase, type BatchBucketModel } from './probe/batch-staircase.js';
 import { EDGE_PRECISION } from './probe/window-edges.js';
 import { scopePhase } from './probe/scope.js';
 import { tailRulesOutBucket } from './probe/drain-tail.js';
-import { resetTicksPhase, type TicksFindings } from './probe/reset-ticks.js';
+import { announcedCounter, resetTicksPhase, type TicksFindings } from './probe/reset-ticks.js';
 import { ledgerRulesOutBucket, refillUnwatched } from './probe/bucket-ledger.js';
 import { silentWindowPhase } from './probe/silent-window.js';
 import { streamPhase, type StreamFindings } from './probe/stream.js';
@@ -160,9 +160,14 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   // edge opened, before anything else sends (probe/counter-ramp.ts). Also after a staircase that
   // ran and saw no timer: across a network the recovery's pings, backing off, reach the edge late
   // and find a clump of its ramp freed at once (the silent 300 per 10 s counter, its edge 3–6.5 s
-  // after the drain, 40 back at once); the staircase's clumps then fall in that window too.
+  // after the drain, 40 back at once); the staircase's clumps then fall in that window too. One that
+  // announces its resets too, once its edge came late enough to be no short window's (a short one's
+  // resets and the stream size it): httprate 200 per 10 s, its edge 1.5-5 s after the drain, ended
+  // "not identified" in its 25 s (the edge trials after the stream need two idle windows).
   const ramp =
-    afterFirst !== undefined && !announcesReset(probe) ? await rampAfterShape(probe, firstShape!) : undefined;
+    afterFirst !== undefined && (!announcesReset(probe) || edgeCameLate(firstShape!))
+      ? await rampAfterShape(probe, firstShape!)
+      : undefined;
   if (ramp?.model) return identifiedWindow(probe, drained, ramp.model, [firstShape!.evidence, ...ramp.evidence], []);
   const confirmed = afterFirst ? await confirmedShape(probe, afterFirst.shape) : undefined;
   // A first drain that looked like a bucket and a second that came back in a batch, or whole after
@@ -440,7 +445,8 @@ async function streamedSlidingWindow(
   const counter =
     periodS !== null &&
     ((!agrees && !confirmed && periodS > 1.05 * firstComebackS) || (clockSuspected && periodS >= firstComebackS / 1.5))
-      ? await counterEdgePhase(probe, { limit, windowMs: periodS * 1000 })
+      ? ((await counterEdgePhase(probe, { limit, windowMs: periodS * 1000 })) ??
+        (announcesReset(probe) ? announcedCounter(probe, shape, periodS * 1000, limit) : undefined))
       : undefined;
   // Not a counter: what the period trials sized stands, as before they were doubted.
   if (trials && (confirmed || (counter && !counter.counter)))

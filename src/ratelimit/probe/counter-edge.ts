@@ -19,7 +19,8 @@ import { drainAt, drainFits, pingUntilAccepted } from './ping.js';
 import type { Probe } from './probe.js';
 
 const DRAIN_INTO_WINDOW = 0.4;
-const COUNTER_COMEBACK = 0.85;
+/** Back within this share of a period after a drain from idle began: at a counter's edge, never a log's first freed slot. */
+export const COUNTER_COMEBACK = 0.85;
 
 /**
  * A period the stream sized within 1 % of whole seconds is taken as those (gateways are configured

@@ -222,6 +222,17 @@ export async function rampAfterShape(probe: Probe, shape: ShapeFindings): Promis
   return ramp.model && !ramp.openedByClient ? ramp : undefined;
 }
 
+/** No window this short lets a drained client back this long after the drain began: its ramp is timeable whatever it announces. */
+const LATE_EDGE_MS = 1500;
+
+/**
+ * The first comeback came too long after the drain began for a window of a second or so (httprate
+ * 20 per 1 s across a network: its ramp, tried on pings a round trip apart, read nothing and left
+ * the phases after it a counter in disarray, not identified).
+ */
+export const edgeCameLate = (shape: ShapeFindings): boolean =>
+  shape.recovery.accepted.sentMs - shape.drain.firstMs >= LATE_EDGE_MS;
+
 /** The ramp after the first edge the pings found after `drain`, which filled the window before it. */
 export function rampFromEdge(probe: Probe, drain: DrainFigures, edge: Bracket): Promise<RampFindings> {
   const drainSample = probe.samples.find((s) => s.phase === 'drain' && s.sentMs === drain.firstMs);

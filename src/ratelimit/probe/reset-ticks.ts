@@ -22,11 +22,11 @@ import type { SlidingCounterModel } from '../limiters/index.js';
 import type { Sample } from '../types.js';
 import { phaseS } from './advertised.js';
 import { acceptedBeforeRefusal, reorderMs, seenMs, sendingEndMs } from './arrival.js';
-import { lastSentMs } from './counter-edge.js';
+import { COUNTER_COMEBACK, lastSentMs, wholeSecondsNear, type CounterEdgeFindings } from './counter-edge.js';
 import { backAfterRefused } from './counter-ramp.js';
 import { drainAt, drainFits, pingsOnSchedule } from './ping.js';
 import type { Probe } from './probe.js';
-import { firstGapMs } from './recover.js';
+import { firstGapMs, type ShapeFindings } from './recover.js';
 import { EDGE_PRECISION } from './window-edges.js';
 
 /** Announced ends closer than this are one window's (a delta announcement moves by the answer's return leg). */
@@ -370,4 +370,57 @@ async function shutFromIdle(
       };
   }
   return notUsed(probe, `${untimed}; and ${SHUT_TRIALS} drains from idle each let one back within ${SHUT_STEPS} steps`);
+}
+
+/**
+ * A counter too long for counter-edge.ts's drains from idle within the budget (two idle windows
+ * before each: httprate 200 per 10 s, its edge 1-5 s after the drain, ended "not identified" in its
+ * 25 s), shown by what it announced instead: its resets step by whole windows of the period the
+ * stream read (a bucket's "full at" moves on with every answer, a log's oldest slot with every
+ * admission), and the drained client came back where they turned, well before a period after the
+ * drain began (a log frees its first slot a period on). The window is those whole seconds.
+ * Undefined, said as the probe goes, when any of it does not hold.
+ */
+export function announcedCounter(
+  probe: Probe,
+  shape: ShapeFindings,
+  periodMs: number,
+  limit: number,
+): CounterEdgeFindings | undefined {
+  const unsureMs = reorderMs(probe.samples) / 4;
+  const found = ticksOf(announcedEnds(probe), unsureMs);
+  if (typeof found === 'string') return notUsed(probe, found);
+  const { windowMs, ticks } = found;
+  if (wholeSecondsNear(periodMs, limit) !== windowMs)
+    return notUsed(
+      probe,
+      `the stream read a period of ${fmt(periodMs)}, not within 1 % of the ${fmt(windowMs)} the announced resets step by`,
+    );
+  const { drain, recovery } = shape;
+  const comeback: Bracket = {
+    lo: seenMs(recovery.lastRefused ?? drain.refusal) - unsureMs,
+    hi: seenMs(recovery.accepted) + unsureMs,
+  };
+  const stepMs = windowMs / limit;
+  const tick = ticks.find((t) => comeback.lo <= t.at.hi + 2 * stepMs && comeback.hi >= t.at.lo);
+  if (!tick)
+    return notUsed(
+      probe,
+      `the drained client came back between ${fmt(comeback.lo)} and ${fmt(comeback.hi)}, not where the announced resets turned`,
+    );
+  const drainStartMs = seenMs(probe.samples.find((s) => s.sentMs === drain.firstMs) ?? drain.refusal);
+  const backAfterMs = seenMs(recovery.accepted) - drainStartMs;
+  if (backAfterMs >= COUNTER_COMEBACK * windowMs)
+    return notUsed(
+      probe,
+      `the drained client came back ${fmt(backAfterMs)} after the drain began, too near a period to tell windows on the clock from one sliding from the drain`,
+    );
+  const windowS = windowMs / 1000;
+  return {
+    counter: true,
+    windowS,
+    whole: true,
+    phaseS: phaseS(probe, tick.at, windowS),
+    evidence: `the announced resets step by whole windows of ${windowS} s, the period the stream read (${fmt(periodMs)}), and the drained client came back where they turned (${fmt(tick.at.lo)}–${fmt(tick.at.hi)}), ${fmt(backAfterMs)} after the drain began, not a period later: windows on the clock, counted and weighed (a sliding-window counter)`,
+  };
 }
