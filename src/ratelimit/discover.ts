@@ -62,6 +62,7 @@ import { EDGE_PRECISION } from './probe/window-edges.js';
 import { scopePhase } from './probe/scope.js';
 import { tailRulesOutBucket } from './probe/drain-tail.js';
 import { announcedCounter, resetTicksPhase, type TicksFindings } from './probe/reset-ticks.js';
+import { countedInWindowEndingAt } from './probe/announced-ends.js';
 import { ledgerRulesOutBucket, refillUnwatched } from './probe/bucket-ledger.js';
 import { silentWindowPhase } from './probe/silent-window.js';
 import { streamPhase, type StreamFindings } from './probe/stream.js';
@@ -127,7 +128,7 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   const drained = await streamPhase(probe, { ...streamSettings, drainOnly: true });
   if (!drained.measured) return estimateOf(probe, drained, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, []);
   // A long window the service announces is tested at its announced edges: seconds, not minutes.
-  const advertised = await advertisedPhase(probe);
+  const advertised = await advertisedPhase(probe, (edge) => countedInWindowEndingAt(probe, edge));
   if (advertised.model)
     return identifiedWindow(probe, drained, advertised.model, advertised.evidence, advertised.notes);
   if (advertised.tooLong)
@@ -137,7 +138,9 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   // Back at the announced reset, but in part: a counter weighing the drained window (go-chi/httprate
   // announces X-RateLimit-Reset), its ramp timed from the edge those pings found, in the window it opened.
   const ramped =
-    drain && advertised.backInPart ? await rampFromEdge(probe, drain, advertised.backInPart.edge) : undefined;
+    drain && advertised.backInPart
+      ? await rampFromEdge(probe, drain, advertised.backInPart.edge, advertised.backInPart.held)
+      : undefined;
   if (ramped?.model) return identifiedWindow(probe, drained, ramped.model, ramped.evidence, advertised.notes);
   // A long window that announces nothing is sized by its first two edges (probe/silent-window.ts).
   const silent = drain ? await silentWindowPhase(probe, drain) : undefined;
@@ -496,7 +499,7 @@ async function streamedSlidingWindow(
     : counter?.counter
       ? {
           kind: 'sliding-counter',
-          limit,
+          limit: counter.limit ?? limit,
           window_s: round(counter.windowS, 3),
           phase_s: counter.phaseS,
           counts_refused: false,

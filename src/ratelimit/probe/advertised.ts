@@ -24,6 +24,7 @@ import { pingAt, pingUntilAccepted } from './ping.js';
 import type { Announced, Heard, Probe } from './probe.js';
 import { countUntilRefused } from './recover.js';
 import { seenMs } from './arrival.js';
+import { announcedEndOf, SAME_END_MS, type WindowHeld } from './announced-ends.js';
 
 /** From this window on (seconds) the announcement is tested by its own edges; shorter ones the usual phases size in seconds. */
 export const LONG_WINDOW_S = 5;
@@ -47,7 +48,7 @@ export interface AdvertisedFindings {
    * Set when the limit came back at the announced reset, but only in part: a window weighing the
    * last one (a sliding-window counter), whose first edge these pings found (seen times).
    */
-  backInPart?: { edge: Bracket };
+  backInPart?: { edge: Bracket; held?: WindowHeld };
 }
 
 const NOTHING: AdvertisedFindings = { model: null, tooLong: false, evidence: [], notes: [] };
@@ -94,7 +95,14 @@ function hypothesisOf(probe: Probe): Hypothesis | null {
 const announcedAt = (probe: Probe, said: Announced): number =>
   probe.elapsed() + said.exchange.receivedAt + said.seconds * 1000 - probe.clock.now();
 
-export async function advertisedPhase(probe: Probe): Promise<AdvertisedFindings> {
+/**
+ * `heldBefore`: what the window that ended at an edge let through, by the ends the answers
+ * announced (undefined when they do not say): a drain that straddled an edge filled only part of it.
+ */
+export async function advertisedPhase(
+  probe: Probe,
+  heldBefore?: (edge: Bracket) => WindowHeld | undefined,
+): Promise<AdvertisedFindings> {
   const h = hypothesisOf(probe);
   if (h === null) return NOTHING;
   const { ad } = h;
@@ -120,10 +128,18 @@ export async function advertisedPhase(probe: Probe): Promise<AdvertisedFindings>
   );
 
   const firstStepMs = Math.max(20, Math.min(0.005 * windowMs, (2 * RESET_ROUNDING_MS) / EDGE_PINGS));
+  // A ping let through that still names the window the drain was refused in is before its edge: a
+  // counter whose drain straddled an edge lets requests back as the window before weighs less.
+  const saidEndMs = probe.advertisements.last ? announcedEndOf(probe, probe.advertisements.last.sample) : undefined;
+  const beforeEdge = (s: Sample) => {
+    const endMs = saidEndMs === undefined ? undefined : announcedEndOf(probe, s);
+    return endMs !== undefined && endMs <= saidEndMs! + SAME_END_MS;
+  };
   const first = await edgeNear(
     probe,
     { lo: h.resetFromMs - RESET_ROUNDING_MS - arrivalSlackMs(windowMs), hi: h.resetAtMs + RESET_ROUNDING_MS },
     firstStepMs,
+    beforeEdge,
   );
   if (!first.accepted)
     return unverified(
@@ -147,7 +163,13 @@ export async function advertisedPhase(probe: Probe): Promise<AdvertisedFindings>
   await probe.clock.sleep(Math.ceil(SPLIT * windowMs), probe.signal);
   const { samples: clump } = await probe.burstRun('advertised', 2 * limitGuess + 5);
   const counted = 1 + countUntilRefused(clump);
-  if (counted < Math.max(3, drained / 2)) {
+  // The window before the reset held the drain, or, when the drain straddled an edge, only what it
+  // let through after that: a counter weighing it lets the limit less most of that through at once.
+  const lastRefused = first.lastRefused;
+  const edgeSeen = lastRefused ? { lo: seenMs(lastRefused), hi: seenMs(first.accepted) } : undefined;
+  const held = edgeSeen ? heldBefore?.(edgeSeen) : undefined;
+  const straddled = held !== undefined && held.count < drained;
+  if (counted < Math.max(3, straddled ? Math.min(limitGuess, drained) - held.count / 2 : drained / 2)) {
     const found = unverified(
       probe,
       h,
@@ -156,10 +178,7 @@ export async function advertisedPhase(probe: Probe): Promise<AdvertisedFindings>
     );
     // The edge these pings found is the one thing a counter's ramp is timed from: the recovery
     // after it would take the next lattice point for the edge (httprate 200 per 10 s: not identified).
-    const lastRefused = first.lastRefused;
-    return lastRefused && counted > 1
-      ? { ...found, backInPart: { edge: { lo: seenMs(lastRefused), hi: seenMs(first.accepted) } } }
-      : found;
+    return edgeSeen && counted > 1 ? { ...found, backInPart: { edge: edgeSeen, ...(held ? { held } : {}) } } : found;
   }
   if (!clump.some((s) => s.answer === 'limited'))
     return unverified(probe, h, `more than twice the limit (${counted}) passed after the reset`, ad ? false : null);
@@ -303,19 +322,29 @@ function finding(ad: Advertisement, agrees: boolean | null, note: string): Adver
 
 interface EdgeSearch {
   accepted?: Sample;
+  /** The last request before the edge: refused, or let through in the window before it (edgeNear's `beforeEdge`). */
   lastRefused?: Sample;
   /** The first request, before where the edge should be, already passed. */
   early?: boolean;
   why?: string;
 }
 
-/** Single requests `stepMs` apart across `where` until one passes; undefined accepted when none did by its end. */
-async function edgeNear(probe: Probe, where: Bracket, stepMs: number): Promise<EdgeSearch> {
+/**
+ * Single requests `stepMs` apart across `where` until one passes; undefined accepted when none did
+ * by its end. One that passed but `beforeEdge` says is still in the window before counts as refused.
+ */
+async function edgeNear(
+  probe: Probe,
+  where: Bracket,
+  stepMs: number,
+  beforeEdge: (s: Sample) => boolean = () => false,
+): Promise<EdgeSearch> {
   let lastRefused: Sample | undefined;
   for (let at = Math.max(where.lo, probe.elapsed()); at <= where.hi + stepMs; at += stepMs) {
     const s = await pingAt(probe, 'advertised', at);
     if (s === undefined) return { ...(lastRefused ? { lastRefused } : {}), why: 'the budget ran out' };
-    if (s.answer === 'accepted')
+    if (s.answer === 'accepted' && beforeEdge(s)) lastRefused = s;
+    else if (s.answer === 'accepted')
       return { accepted: s, ...(lastRefused ? { lastRefused } : {}), early: lastRefused === undefined };
     if (s.answer === 'limited') lastRefused = s;
   }

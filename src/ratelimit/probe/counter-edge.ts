@@ -19,8 +19,7 @@ import { drainAt, drainFits, pingUntilAccepted } from './ping.js';
 import type { Probe } from './probe.js';
 
 const DRAIN_INTO_WINDOW = 0.4;
-/** Back within this share of a period after a drain from idle began: at a counter's edge, never a log's first freed slot. */
-export const COUNTER_COMEBACK = 0.85;
+const COUNTER_COMEBACK = 0.85;
 
 /**
  * A period the stream sized within 1 % of whole seconds is taken as those (gateways are configured
@@ -45,6 +44,8 @@ export interface CounterEdgeFindings {
   /** Where the edges fall on Unix time, modulo the window, seconds (a counter only). */
   phaseS: number;
   evidence: string;
+  /** What the window the drain filled held, by the ends its answers announced, where the drain straddled an edge (reset-ticks.ts announcedCounter). */
+  limit?: number;
 }
 
 /**

@@ -15,6 +15,7 @@ import { round } from '../estimators.js';
 import type { SlidingCounterModel } from '../limiters/index.js';
 import type { Sample } from '../types.js';
 import { phaseS } from './advertised.js';
+import type { WindowHeld } from './announced-ends.js';
 import { reorderMs, seenMs } from './arrival.js';
 import { lastSentMs } from './counter-edge.js';
 import { drainAt, pingsOnSchedule } from './ping.js';
@@ -31,12 +32,20 @@ const STEPS_SOUGHT = 4;
 const CLUMP_INTO_WINDOW = 0.8;
 /** Clumps after the first lattice point at most: each later one pushed later by what the last one showed. */
 const MAX_CLUMPS = 3;
+/** The coarsest ping gap at a ramp after a drain that straddled an edge, ms: its lattice points to ±0.1 % of a 10 s window. */
+const STRADDLED_GAP_MS = 10;
 /** Half-width of the window's bracket, as a share of it, beyond which it is not claimed. */
 const RAMP_PRECISION = 0.005;
 
 export interface RampStart {
   /** What the drained window held: the drain's admissions and the set-up requests (its limit). */
   prev: number;
+  /**
+   * The limit: `prev`, unless the drain straddled an edge and filled two windows (the window before
+   * the edge then held only part of it, and the limit is what the service announced, tested by the
+   * ramp's line from the edge).
+   */
+  limit: number;
   /** The first edge after the drain: between the last refused ping and the first that passed. */
   edge: Bracket;
   /** The drain's first refusal: every request passed after it passed in the window after the edge. */
@@ -66,15 +75,25 @@ interface LatticePoint {
 const fmt = (ms: number) => `${round(ms / 1000, 2)} s`;
 
 export async function counterRampPhase(probe: Probe, start: RampStart): Promise<RampFindings> {
-  const { prev, edge, refusal } = start;
+  const { prev, limit, edge, refusal } = start;
+  // Admissions in the window the edge opened: all after the drain's refusal, or, when the drain
+  // straddled an edge, after this edge too (the window before let some back as the one before it
+  // weighed less). Not otherwise: what passed before an edge the pings found late (a lattice point
+  // taken for it) then fails the line from that edge (httprate 100 per 10 s read 101 per 13.1 s).
+  const counted = (s: Sample) => s.sentMs > refusal.sentMs && (prev === limit || seenMs(s) > edge.lo);
   const notIdentified = (why: string): RampFindings => {
     const note = `not identified: ${why}`;
     return { model: null, evidence: [note], notes: [note] };
   };
   // The first clump after the edge filled the counter: the step, roughly, from what it let through.
-  const roughStepMs = roughStep(probe, edge, refusal);
-  const gapMs = Math.max(firstGapMs(probe), roughStepMs / PINGS_PER_STEP);
-  const a = await latticePoint(probe, refusal, gapMs, roughStepMs);
+  const roughStepMs = roughStep(probe, edge, counted, limit - prev);
+  // A window that held only part of the drain (it straddled an edge) ramps in few, long steps
+  // (httprate 200 per 10 s holding 36: 278 ms), each pinged no coarser than STRADDLED_GAP_MS.
+  const gapMs = Math.max(
+    firstGapMs(probe),
+    prev < limit ? Math.min(roughStepMs / PINGS_PER_STEP, STRADDLED_GAP_MS) : roughStepMs / PINGS_PER_STEP,
+  );
+  const a = await latticePoint(probe, counted, gapMs, roughStepMs);
   if (!a)
     return {
       ...notIdentified(
@@ -85,8 +104,9 @@ export async function counterRampPhase(probe: Probe, start: RampStart): Promise<
   // The window is at least the shortest the drain allows and at least what the ramp so far says
   // (the counter lets `before` through at most `before + 1` steps after the edge); each clump
   // goes most of that after the edge, so it is always inside the window the edge opened, and each
-  // lattice point found after it says more of the window, so the next clump goes later.
-  let shortestMs = Math.max(start.shortestMs, (prev * (a.at.lo - edge.hi)) / (a.before + 1));
+  // lattice point found after it says more of the window, so the next clump goes later. The first
+  // limit − prev pass at the edge itself.
+  let shortestMs = Math.max(start.shortestMs, (prev * (a.at.lo - edge.hi)) / Math.max(1, a.before + 1 + prev - limit));
   let lastPoint = a;
   let window: Bracket | undefined;
   let steps = 0;
@@ -96,7 +116,7 @@ export async function counterRampPhase(probe: Probe, start: RampStart): Promise<
     if (clumpAtMs + prev * (1000 / probe.maxRps) + STEPS_SOUGHT * roughStepMs > probe.maxDurationMs) break;
     const clump = await drainAt(probe, 'edges', clumpAtMs, prev + 5);
     if (!clump?.some((s) => s.answer === 'limited')) break;
-    const b = await latticePoint(probe, refusal, gapMs, roughStepMs);
+    const b = await latticePoint(probe, counted, gapMs, roughStepMs);
     if (!b) break;
     steps = b.before - a.before;
     window = { lo: (prev * (b.at.lo - a.at.hi)) / steps, hi: (prev * (b.at.hi - a.at.lo)) / steps };
@@ -114,8 +134,9 @@ export async function counterRampPhase(probe: Probe, start: RampStart): Promise<
       `a sliding-window counter, but its ramp was timed only to between ${fmt(window.lo)} and ${fmt(window.hi)}; not sized`,
     );
   const stepMs = sized.value / prev;
-  // The lattice starts at the edge the pings found (a rounding rule moves it by under a step).
-  const edgeMs = midpoint(a.at).value - (a.before + 0.5) * stepMs;
+  // The lattice starts at the edge the pings found (a rounding rule moves it by under a step), the
+  // first limit − prev let through at once there.
+  const edgeMs = midpoint(a.at).value - (a.before + prev - limit + 0.5) * stepMs;
   if (edgeMs < edge.lo - 1.5 * stepMs || edgeMs > edge.hi + 1.5 * stepMs)
     return notIdentified(
       `its admissions came back every ${fmt(stepMs)}, but not on a line from the edge the pings found (${fmt(edge.lo)}–${fmt(edge.hi)}): not a sliding-window counter; not sized`,
@@ -123,7 +144,7 @@ export async function counterRampPhase(probe: Probe, start: RampStart): Promise<
   const windowS = round(sized.value / 1000, 3);
   const model: SlidingCounterModel = {
     kind: 'sliding-counter',
-    limit: prev,
+    limit,
     window_s: windowS,
     phase_s: phaseS(probe, { lo: edgeMs, hi: edgeMs }, windowS),
     // Pinged many times a step and still let back on the lattice: the refused pings did not count.
@@ -131,12 +152,18 @@ export async function counterRampPhase(probe: Probe, start: RampStart): Promise<
   };
   // HAProxy's stick-table counter weighs its last period the same way, its period opened by the
   // client's first request: an edge one window after the drain began may be either.
-  const openedByClient = Math.abs(edgeMs - (start.drainStartMs + sized.value)) <= 2 * stepMs + (edge.hi - edge.lo);
+  // Not where the drain straddled an edge the announced ends showed: that window began at an edge.
+  const openedByClient =
+    prev === limit && Math.abs(edgeMs - (start.drainStartMs + sized.value)) <= 2 * stepMs + (edge.hi - edge.lo);
+  const weighed =
+    prev === limit
+      ? `the ${prev} drained`
+      : `the ${prev} it held (the drain straddled an edge its answers announced; the limit is the ${limit} announced, on that line)`;
   return {
     model,
     openedByClient,
     evidence: [
-      `after the first edge (${fmt(edge.lo)}–${fmt(edge.hi)}) the limit let requests back one every ${round(stepMs, 1)} ms, on a line from that edge, through pings refused in between (${steps} admissions between ${fmt(a.at.hi)} and ${fmt(lastPoint.at.hi)}): a window weighing the ${prev} drained by its share still to come, a sliding-window counter of ${prev} per ${windowS} s` +
+      `after the first edge (${fmt(edge.lo)}–${fmt(edge.hi)}) the limit let requests back one every ${round(stepMs, 1)} ms, on a line from that edge, through pings refused in between (${steps} admissions between ${fmt(a.at.hi)} and ${fmt(lastPoint.at.hi)}): a window weighing ${weighed} by its share still to come, a sliding-window counter of ${limit} per ${windowS} s` +
         (openedByClient
           ? ` (its edge came one window after the drain began: a period opened by the client's first request, as HAProxy's stick table weighs it, reads the same)`
           : ''),
@@ -145,9 +172,10 @@ export async function counterRampPhase(probe: Probe, start: RampStart): Promise<
   };
 }
 
-/** The interval between admissions so far after the edge: the time since it over what passed. */
-const roughStep = (probe: Probe, edge: Bracket, refusal: Sample) =>
-  (probe.elapsed() - midpoint(edge).value) / Math.max(1, passedSince(probe.samples, refusal));
+/** The interval between admissions so far after the edge: the time since it over what passed, less the `atOnce` free at the edge. */
+const roughStep = (probe: Probe, edge: Bracket, counted: (s: Sample) => boolean, atOnce: number) =>
+  (probe.elapsed() - midpoint(edge).value) /
+  Math.max(1, probe.samples.filter((s) => s.answer === 'accepted' && counted(s)).length - Math.max(0, atOnce));
 
 /**
  * Whether pings can time this counter's steps: a sixth of a step no shorter than the pings' own
@@ -156,10 +184,6 @@ const roughStep = (probe: Probe, edge: Bracket, refusal: Sample) =>
  * counter in disarray (50 per 1 s then read as a log 19 % fast): at 200 req/s, 60 ms parts them.
  */
 export const rampTimeable = (probe: Probe, stepMs: number): boolean => stepMs >= TIMEABLE_STEP * firstGapMs(probe);
-
-/** Requests let through since the drain's refusal: all of them in the window after the first edge. */
-const passedSince = (samples: readonly Sample[], refusal: Sample, beforeMs = Infinity) =>
-  samples.filter((s) => s.answer === 'accepted' && s.sentMs > refusal.sentMs && s.sentMs < beforeMs).length;
 
 /**
  * Pings on a schedule from the last request until the limiter is seen to let one through right
@@ -170,7 +194,7 @@ const passedSince = (samples: readonly Sample[], refusal: Sample, beforeMs = Inf
  */
 async function latticePoint(
   probe: Probe,
-  refusal: Sample,
+  counted: (s: Sample) => boolean,
   gapMs: number,
   roughStepMs: number,
 ): Promise<LatticePoint | undefined> {
@@ -193,9 +217,7 @@ async function latticePoint(
   const unsureMs = reorderMs(pings) / 4;
   return {
     at: { lo: seenMs(refused) - unsureMs, hi: seenMs(accepted) + unsureMs },
-    before: probe.samples.filter(
-      (s) => s.answer === 'accepted' && s.sentMs > refusal.sentMs && seenMs(s) < seenMs(accepted),
-    ).length,
+    before: probe.samples.filter((s) => s.answer === 'accepted' && counted(s) && seenMs(s) < seenMs(accepted)).length,
   };
 }
 
@@ -233,15 +255,28 @@ const LATE_EDGE_MS = 1500;
 export const edgeCameLate = (shape: ShapeFindings): boolean =>
   shape.recovery.accepted.sentMs - shape.drain.firstMs >= LATE_EDGE_MS;
 
-/** The ramp after the first edge the pings found after `drain`, which filled the window before it. */
-export function rampFromEdge(probe: Probe, drain: DrainFigures, edge: Bracket): Promise<RampFindings> {
+/**
+ * The ramp after the first edge the pings found after `drain`, which filled the window before it;
+ * or, where the answers' announced ends say the drain straddled an edge, filled the part of it
+ * after that edge (`held`, countedInWindowEndingAt), the limit then the one announced.
+ */
+export function rampFromEdge(
+  probe: Probe,
+  drain: DrainFigures,
+  edge: Bracket,
+  held?: WindowHeld,
+): Promise<RampFindings> {
   const drainSample = probe.samples.find((s) => s.phase === 'drain' && s.sentMs === drain.firstMs);
   const drainStartMs = drainSample ? seenMs(drainSample) : drain.firstMs;
+  const announced = probe.advertisements.last?.ad.limit;
+  const straddled = held !== undefined && held.count !== drain.limit && announced !== undefined;
+  const windowStartMs = straddled ? held.firstSeenMs : drainStartMs;
   return counterRampPhase(probe, {
-    prev: drain.limit,
+    prev: straddled ? held.count : drain.limit,
+    limit: straddled ? announced : drain.limit,
     edge,
     refusal: drain.refusal,
-    shortestMs: edge.lo - drainStartMs,
-    drainStartMs,
+    shortestMs: edge.lo - windowStartMs,
+    drainStartMs: windowStartMs,
   });
 }

@@ -21,22 +21,15 @@ import { midpoint, type Bracket } from '../identify.js';
 import type { SlidingCounterModel } from '../limiters/index.js';
 import type { Sample } from '../types.js';
 import { phaseS } from './advertised.js';
+import { announcedEnds, clustersOf, countedInWindowEndingAt, ticksOf, type Tick } from './announced-ends.js';
 import { acceptedBeforeRefusal, reorderMs, seenMs, sendingEndMs } from './arrival.js';
-import { COUNTER_COMEBACK, lastSentMs, wholeSecondsNear, type CounterEdgeFindings } from './counter-edge.js';
+import { lastSentMs, wholeSecondsNear, type CounterEdgeFindings } from './counter-edge.js';
 import { backAfterRefused } from './counter-ramp.js';
 import { drainAt, drainFits, pingsOnSchedule } from './ping.js';
 import type { Probe } from './probe.js';
 import { firstGapMs, type ShapeFindings } from './recover.js';
 import { EDGE_PRECISION } from './window-edges.js';
 
-/** Announced ends closer than this are one window's (a delta announcement moves by the answer's return leg). */
-const SAME_END_MS = 250;
-/** No answer says its window ends further off than a window, give or take this (the header's own rounding). */
-const AHEAD_SLACK_MS = 25;
-/** Ends of adjacent windows are whole seconds apart, to within this. */
-const WHOLE_SECOND_SLACK_MS = 100;
-/** An edge lies within a second after the end announced before it (floored to whole seconds), give or take this. */
-const EDGE_SLACK_MS = 250;
 /** The drain from idle this share of a window after an edge: a log would come back that much after the next one. */
 const DRAIN_INTO_WINDOW = 0.3;
 /** Refused for this many of the limit's steps (window / limit) after the drain: no bucket at that rate. */
@@ -52,121 +45,12 @@ export interface TicksFindings {
   evidence: string[];
 }
 
-/** Where one answer said its window ends, probe ms (null: already past), and when the limiter saw its request. */
-interface AnnouncedEnd {
-  seenMs: number;
-  endMs: number | null;
-  /** How far off the answer said its window ends, ms. */
-  aheadMs: number;
-}
-
-/** The answers of one window: the end they announced, and the first and last the limiter saw. */
-interface EndCluster {
-  endMs: number;
-  firstSeenMs: number;
-  lastSeenMs: number;
-}
-
-/** An edge: between the last answer counted in one window and the first counted in the next. */
-interface Tick {
-  at: Bracket;
-  /** What the window before it announced as its end. */
-  fromEndMs: number;
-}
-
 const fmt = (ms: number) => `${(ms / 1000).toFixed(3)} s`;
 
 /** Why the announced resets left the limit to the usual phases, said as the probe goes (a misreading after it is traced to this). */
 function notUsed(probe: Probe, why: string): undefined {
   probe.progress(`announced resets not used: ${why}`);
   return undefined;
-}
-
-/**
- * A reset in whole seconds, rounded down, is already past in the last fraction of a window (httprate
- * at 12.1 s in a window ending at 12.4 s says 12). Its value still names the window: read unclamped
- * (Heard.resetAheadS), it changes at every edge wherever the windows fall within the second. Only
- * clamped to 0 (a field the unclamped reading does not match), it says only that the window's edge
- * has not come yet. httprate starts its windows with its process: started 0.95 s into a second, only
- * the first 50 ms of each window announce an end still ahead, and clamped, too few windows were
- * heard to tick (the bench's network group read it as a bucket 2.6-5 % slow, 3 runs of 3).
- */
-function announcedEnds(probe: Probe, from = -Infinity): AnnouncedEnd[] {
-  return probe.heard
-    .filter((h) => h.ad.resetS !== null && h.sample.sentMs >= from)
-    .map((h) => {
-      const clampedS = h.ad.resetS!;
-      const rawS = h.resetAheadS ?? null;
-      const aheadS = rawS !== null && Math.abs(Math.max(0, rawS) - clampedS) < 1e-6 ? rawS : clampedS;
-      return {
-        seenMs: seenMs(h.sample),
-        endMs: aheadS > 0 || aheadS !== clampedS ? h.sample.doneMs + aheadS * 1000 : null,
-        aheadMs: aheadS * 1000,
-      };
-    });
-}
-
-/** The announced ends grouped by window, in the order of their ends; a string when they do not fall in clusters. */
-function clustersOf(ends: readonly AnnouncedEnd[]): EndCluster[] | string {
-  const sorted = ends.filter((e) => e.endMs !== null).sort((x, y) => x.endMs! - y.endMs!);
-  const groups: AnnouncedEnd[][] = [];
-  for (const e of sorted) {
-    const group = groups.at(-1);
-    if (group && e.endMs! - group.at(-1)!.endMs! <= SAME_END_MS) group.push(e);
-    else groups.push([e]);
-  }
-  if (groups.length < 2) return 'the announced reset did not move on';
-  return groups.map((g) => ({
-    endMs: g[Math.floor(g.length / 2)]!.endMs!,
-    firstSeenMs: Math.min(...g.map((e) => e.seenMs)),
-    lastSeenMs: Math.max(...g.map((e) => e.seenMs)),
-  }));
-}
-
-/**
- * The window in whole seconds the announced ends step by, and the edges into each window seen
- * within a window after an answer of the one before; a string saying why the ends are not a
- * window's edges on the clock.
- */
-function ticksOf(ends: readonly AnnouncedEnd[], unsureMs: number): { windowMs: number; ticks: Tick[] } | string {
-  const clusters = clustersOf(ends);
-  if (typeof clusters === 'string') return clusters;
-  const steps = clusters.slice(1).map((c, i) => c.endMs - clusters[i]!.endMs);
-  const windowMs = Math.round(Math.min(...steps) / 1000) * 1000;
-  if (windowMs < 1000) return 'the announced resets moved on by less than a second';
-  const offWhole = steps.find((d) => Math.abs(d - Math.round(d / windowMs) * windowMs) > WHOLE_SECOND_SLACK_MS);
-  if (offWhole !== undefined)
-    return `the announced resets moved on by ${fmt(offWhole)}, not whole windows of ${fmt(windowMs)}: not a window's end`;
-  // Steps of 1 and 2 s are all whole windows of 1 s, but a window of 1.5 s floored to its second is
-  // announced up to 1.5 s ahead: httprate 75 per 1.5 s was read as 75 per 1 s, 50 % above its rate.
-  const furthestMs = Math.max(...ends.map((e) => e.aheadMs));
-  if (furthestMs > windowMs + AHEAD_SLACK_MS)
-    return `an answer said its window ends ${fmt(furthestMs)} ahead, more than the ${fmt(windowMs)} the announced resets step by: not whole windows of that`;
-  const ticks: Tick[] = [];
-  for (const c of clusters.slice(1)) {
-    // Before the edge: answers announcing an earlier end, or one already past (they come at the
-    // end of a window: those of this window come after its first answers). Across a network the
-    // last of one window and the first of the next may swap.
-    const before = ends
-      .filter((e) =>
-        e.endMs === null
-          ? e.seenMs < c.firstSeenMs
-          : e.endMs < c.endMs - SAME_END_MS && e.seenMs < c.firstSeenMs + 2 * unsureMs,
-      )
-      .map((e) => e.seenMs);
-    const lastBefore = before.length === 0 ? -Infinity : Math.max(...before);
-    if (lastBefore < c.firstSeenMs - windowMs) continue;
-    const at = {
-      lo: Math.min(lastBefore, c.firstSeenMs) - unsureMs,
-      hi: Math.max(lastBefore, c.firstSeenMs) + unsureMs,
-    };
-    // The edge is the end the window before announced, floored to the second: within a second after it.
-    const fromEndMs = c.endMs - windowMs;
-    if (at.hi < fromEndMs - EDGE_SLACK_MS || at.lo > fromEndMs + 1000 + EDGE_SLACK_MS)
-      return `the window turned between ${fmt(at.lo)} and ${fmt(at.hi)}, where its announced end was ${fmt(fromEndMs)}: not where it said`;
-    ticks.push({ at, fromEndMs });
-  }
-  return ticks.length === 0 ? 'no two adjacent windows were seen' : { windowMs, ticks };
 }
 
 const width = (b: Bracket) => b.hi - b.lo;
@@ -376,10 +260,12 @@ async function shutFromIdle(
  * A counter too long for counter-edge.ts's drains from idle within the budget (two idle windows
  * before each: httprate 200 per 10 s, its edge 1-5 s after the drain, ended "not identified" in its
  * 25 s), shown by what it announced instead: its resets step by whole windows of the period the
- * stream read (a bucket's "full at" moves on with every answer, a log's oldest slot with every
- * admission), and the drained client came back where they turned, well before a period after the
- * drain began (a log frees its first slot a period on). The window is those whole seconds.
- * Undefined, said as the probe goes, when any of it does not hold.
+ * stream read (a bucket's "full at" moves on with every answer), and the drained client came back
+ * where they turned. A log announces the end of its oldest slot: a drain from idle announces one
+ * end, and the first slot it frees a period on announces one a few ms later, no turn (so a drain
+ * just after a counter's edge, back a period on, is told from a log too: httprate 200 per 10 s
+ * read as a log of 202 per 10.1 s when this asked to be back well before a period). The window is
+ * those whole seconds. Undefined, said as the probe goes, when any of it does not hold.
  */
 export function announcedCounter(
   probe: Probe,
@@ -410,17 +296,16 @@ export function announcedCounter(
     );
   const drainStartMs = seenMs(probe.samples.find((s) => s.sentMs === drain.firstMs) ?? drain.refusal);
   const backAfterMs = seenMs(recovery.accepted) - drainStartMs;
-  if (backAfterMs >= COUNTER_COMEBACK * windowMs)
-    return notUsed(
-      probe,
-      `the drained client came back ${fmt(backAfterMs)} after the drain began, too near a period to tell windows on the clock from one sliding from the drain`,
-    );
+  // The drain may have straddled an edge: the window that ended where the client came back held what one window admits.
+  const held = countedInWindowEndingAt(probe, tick.at);
+  const straddled = held !== undefined && held.count < limit;
   const windowS = windowMs / 1000;
   return {
+    ...(straddled ? { limit: held.count } : {}),
     counter: true,
     windowS,
     whole: true,
     phaseS: phaseS(probe, tick.at, windowS),
-    evidence: `the announced resets step by whole windows of ${windowS} s, the period the stream read (${fmt(periodMs)}), and the drained client came back where they turned (${fmt(tick.at.lo)}–${fmt(tick.at.hi)}), ${fmt(backAfterMs)} after the drain began, not a period later: windows on the clock, counted and weighed (a sliding-window counter)`,
+    evidence: `the announced resets step by whole windows of ${windowS} s, the period the stream read (${fmt(periodMs)}), and the drained client came back where they turned (${fmt(tick.at.lo)}–${fmt(tick.at.hi)}), ${fmt(backAfterMs)} after the drain began, where a log's slot frees with no turn: windows on the clock, counted and weighed (a sliding-window counter)${straddled ? `; the drain straddled an edge, and the window that ended there held ${held.count} of the ${limit} it let through` : ''}`,
   };
 }

@@ -181,7 +181,14 @@ async function sizeLongWindow(
     // 100 per 10 s, its edge 7.5 s after the drain: read as a sliding log 37 % fast): its ramp is
     // timed here instead, inside the window after the edge (counter-ramp.ts), or it is not sized.
     probe.progress(`${seen}, yet more than one at a time: a window weighing the last one; timing its ramp`);
-    const rampStart = { prev: drain.limit, edge: edge1, refusal: drain.refusal, shortestMs, drainStartMs: startMs };
+    const rampStart = {
+      prev: drain.limit,
+      limit: drain.limit,
+      edge: edge1,
+      refusal: drain.refusal,
+      shortestMs,
+      drainStartMs: startMs,
+    };
     const ramp = await counterRampPhase(probe, rampStart);
     // Kept shut by pings a fraction of a step apart: each was counted (HAProxy's usual recipe at a
     // 10 s period), so it is timed without them, by one clump after a quiet spell (quiet-ramp.ts).
