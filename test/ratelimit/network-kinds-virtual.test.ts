@@ -316,7 +316,7 @@ describe('across 50 ± 10 ms each way, on the virtual clock: httprate 200 per 10
 
 // The bench's httprate 50 per 1 s row read a bucket 2.58 % slow once with no word from
 // probe/reset-ticks.ts: every way it leaves the limit to the usual phases now says why as the
-// probe goes (the stage log keeps it). Timers 20 ms late (a busy machine), the drain from idle
+// probe goes (the stage log keeps it), and report.json's notes keep it too. Timers 20 ms late (a busy machine), the drain from idle
 // took ~1 s instead of 0.3, past the edge its pings were to cross; the usual phases read a bucket
 // 48.72 req/s, 2.56 % slow (the probe's, not the ticks' misreading: left as it was).
 describe('across 50 ± 10 ms each way, on the virtual clock: announced resets left unused say why', () => {
@@ -340,6 +340,11 @@ describe('across 50 ± 10 ms each way, on the virtual clock: announced resets le
     expect(
       lines.filter((l) => l.startsWith('announced resets')),
       `${JSON.stringify(e.limiter)}\n${lines.join('\n')}`,
+    ).toEqual([expect.stringMatching(why)]);
+    // And in the report's notes, where a reading made after it is traced.
+    expect(
+      e.notes.filter((n) => n.startsWith('announced resets')),
+      e.notes.join('\n'),
     ).toEqual([expect.stringMatching(why)]);
   });
 });

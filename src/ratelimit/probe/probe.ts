@@ -95,6 +95,11 @@ export class Probe {
   readonly heard: Heard[] = [];
   /** What probe/advertised.ts made of them, for the estimate. */
   advertised: AdvertisedLimit | undefined;
+  /**
+   * Why a step that could have told the limiter did not (said as the probe went): kept for the
+   * report's notes, so a reading the usual phases made after it is traced there, not only in a log.
+   */
+  readonly asides: string[] = [];
   /** 401s: a token expiring mid-probe; they passed the limiter. */
   unauthorized = 0;
   lastError = '';
