@@ -16,8 +16,14 @@ export interface Advertisement {
   windowS: number | null;
   /** Requests left in the current window, when said. */
   remaining: number | null;
-  /** Seconds from the answer until the quota resets, when said. */
+  /** Seconds from the answer until the quota resets, when said: how long a client waits, never below 0. */
   resetS: number | null;
+  /**
+   * The same field unclamped: negative once an epoch reset is past (a window's end truncated to its
+   * second, as go-chi/httprate announces it, is past for the rest of that second, yet still names
+   * the window its answer was counted in).
+   */
+  resetAheadS: number | null;
   /** The header the limit was read from, as the report names it. */
   source: string;
 }
@@ -56,17 +62,11 @@ export function resetFromNow(value: string | undefined, nowMs: number): number |
   return ahead === null ? null : Math.max(0, ahead);
 }
 
-/**
- * The -Reset field of the first prefix an answer carries, unclamped (resetAheadS). Where the
- * announced ends change tells a window's edges even while each is already past its truncated second.
- */
-export function announcedResetAheadS(headers: Headers, nowMs: number): number | null {
-  for (const prefix of ['ratelimit', 'x-ratelimit', 'x-rate-limit']) {
-    const ahead = resetAheadS(headers[`${prefix}-reset`], nowMs);
-    if (ahead !== null) return ahead;
-  }
-  return null;
-}
+/** An Advertisement's two readings of one reset field: the wait, and the value unclamped. */
+const resetOf = (value: string | undefined, nowMs: number): Pick<Advertisement, 'resetS' | 'resetAheadS'> => ({
+  resetS: resetFromNow(value, nowMs),
+  resetAheadS: resetAheadS(value, nowMs),
+});
 
 /** One member of a structured-field list: its bare item (a token, string or number) and its parameters. */
 interface Member {
@@ -153,7 +153,7 @@ function structured(h: Headers, nowMs: number): Advertisement | undefined {
     limit,
     windowS: policy?.windowS ?? null,
     remaining: integer(named?.params.get('r')) ?? integer(dict.get('remaining')),
-    resetS: resetFromNow(named?.params.get('t') ?? dict.get('reset'), nowMs),
+    ...resetOf(named?.params.get('t') ?? dict.get('reset'), nowMs),
     source: policy ? 'RateLimit-Policy' : 'RateLimit',
   };
 }
@@ -178,7 +178,7 @@ function trio(h: Headers, prefix: string, display: string, nowMs: number): Adver
       limit: policy.limit,
       windowS: policy.windowS,
       remaining: integer(h[`${prefix}-remaining`]),
-      resetS: resetFromNow(h[`${prefix}-reset`], nowMs),
+      ...resetOf(h[`${prefix}-reset`], nowMs),
       source: `${display}-Limit`,
     };
   }
@@ -189,7 +189,7 @@ function trio(h: Headers, prefix: string, display: string, nowMs: number): Adver
       limit,
       windowS: seconds,
       remaining: integer(h[`${prefix}-remaining-${unit}`]),
-      resetS: resetFromNow(h[`${prefix}-reset`], nowMs),
+      ...resetOf(h[`${prefix}-reset`], nowMs),
       source: `${display}-Limit-${unit[0]!.toUpperCase()}${unit.slice(1)}`,
     };
   }
@@ -215,9 +215,15 @@ export function readAdvertisement(headers: Headers, nowMs: number): Advertisemen
     ...first,
     windowS: first.windowS ?? sameLimit.find((a) => a.windowS !== null)?.windowS ?? null,
     remaining: first.remaining ?? sameLimit.find((a) => a.remaining !== null)?.remaining ?? null,
-    resetS: first.resetS ?? sameLimit.find((a) => a.resetS !== null)?.resetS ?? null,
+    // Both readings of the reset from the one field that said it.
+    ...resetsOf(first.resetS !== null ? first : (sameLimit.find((a) => a.resetS !== null) ?? first)),
   };
 }
+
+const resetsOf = ({ resetS, resetAheadS }: Advertisement): Pick<Advertisement, 'resetS' | 'resetAheadS'> => ({
+  resetS,
+  resetAheadS,
+});
 
 /** The rate an announcement allows in the long run, requests per second; null when it names no window. */
 export const advertisedRps = (ad: Pick<Advertisement, 'limit' | 'windowS'>): number | null =>

@@ -28,7 +28,7 @@ describe('announcedLimit', () => {
   it.each([
     {
       what: 'a policy with a window is a rate',
-      ad: { limit: 10, windowS: 2, remaining: null, resetS: null, source: 'RateLimit-Policy' },
+      ad: { limit: 10, windowS: 2, remaining: null, resetS: null, resetAheadS: null, source: 'RateLimit-Policy' },
       want: {
         facts: { rate_limit_announced: '10 requests per 2 s (RateLimit-Policy)', rate_limit_announced_rps: 5 },
         missing: {},
@@ -36,7 +36,7 @@ describe('announcedLimit', () => {
     },
     {
       what: 'a count with no window is shown, and is no rate',
-      ad: { limit: 50, windowS: null, remaining: 3, resetS: null, source: 'X-RateLimit-Limit' },
+      ad: { limit: 50, windowS: null, remaining: 3, resetS: null, resetAheadS: null, source: 'X-RateLimit-Limit' },
       want: {
         facts: { rate_limit_announced: '50 requests, no window (X-RateLimit-Limit)' },
         missing: {

@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 import {
   advertisedRps,
   advertisementHeaders,
-  announcedResetAheadS,
   readAdvertisement,
   resetFromNow,
   tighterAdvertisement,
@@ -24,12 +23,12 @@ const cases: Array<{ name: string; headers: Record<string, string>; want: Advert
       'x-ratelimit-used': '1',
       'x-ratelimit-resource': 'core',
     },
-    want: { limit: 5000, windowS: null, remaining: 4999, resetS: 3540, source: 'X-RateLimit-Limit' },
+    want: { limit: 5000, windowS: null, remaining: 4999, resetS: 3540, resetAheadS: 3540, source: 'X-RateLimit-Limit' },
   },
   {
     name: 'Envoy ratelimit filter (draft 03): the quota, then its policy',
     headers: { 'x-ratelimit-limit': '10, 10;w=60', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset': '48' },
-    want: { limit: 10, windowS: 60, remaining: 9, resetS: 48, source: 'X-RateLimit-Limit' },
+    want: { limit: 10, windowS: 60, remaining: 9, resetS: 48, resetAheadS: 48, source: 'X-RateLimit-Limit' },
   },
   {
     name: 'express-rate-limit draft-6: RateLimit-Policy 100;w=900 beside the trio',
@@ -39,12 +38,12 @@ const cases: Array<{ name: string; headers: Record<string, string>; want: Advert
       'ratelimit-remaining': '99',
       'ratelimit-reset': '899',
     },
-    want: { limit: 100, windowS: 900, remaining: 99, resetS: 899, source: 'RateLimit-Policy' },
+    want: { limit: 100, windowS: 900, remaining: 99, resetS: 899, resetAheadS: 899, source: 'RateLimit-Policy' },
   },
   {
     name: 'express-rate-limit draft-7: the RateLimit dictionary',
     headers: { ratelimit: 'limit=100, remaining=99, reset=899', 'ratelimit-policy': '100;w=900' },
-    want: { limit: 100, windowS: 900, remaining: 99, resetS: 899, source: 'RateLimit-Policy' },
+    want: { limit: 100, windowS: 900, remaining: 99, resetS: 899, resetAheadS: 899, source: 'RateLimit-Policy' },
   },
   {
     name: 'express-rate-limit draft-8: named policy with a partition key',
@@ -52,12 +51,12 @@ const cases: Array<{ name: string; headers: Record<string, string>; want: Advert
       'ratelimit-policy': '"100-in-15min"; q=100; w=900; pk=:ZDBlNGJhMWY5ZTQ1:',
       ratelimit: '"100-in-15min"; r=99; t=899',
     },
-    want: { limit: 100, windowS: 900, remaining: 99, resetS: 899, source: 'RateLimit-Policy' },
+    want: { limit: 100, windowS: 900, remaining: 99, resetS: 899, resetAheadS: 899, source: 'RateLimit-Policy' },
   },
   {
     name: 'Cloudflare: structured fields, trailing semicolon',
     headers: { ratelimit: '"default";r=50;t=30', 'ratelimit-policy': '"default";q=100;w=60;' },
-    want: { limit: 100, windowS: 60, remaining: 50, resetS: 30, source: 'RateLimit-Policy' },
+    want: { limit: 100, windowS: 60, remaining: 50, resetS: 30, resetAheadS: 30, source: 'RateLimit-Policy' },
   },
   {
     name: 'two policies: the one a client meets first binds',
@@ -65,7 +64,7 @@ const cases: Array<{ name: string; headers: Record<string, string>; want: Advert
       'ratelimit-policy': '"burst";q=1000;w=3600, "day";q=20;w=10',
       ratelimit: '"day";r=3;t=7, "burst";r=900;t=100',
     },
-    want: { limit: 20, windowS: 10, remaining: 3, resetS: 7, source: 'RateLimit-Policy' },
+    want: { limit: 20, windowS: 10, remaining: 3, resetS: 7, resetAheadS: 7, source: 'RateLimit-Policy' },
   },
   {
     name: 'Kong rate-limiting plugin: per-unit fields and the trio without a window',
@@ -76,12 +75,19 @@ const cases: Array<{ name: string; headers: Record<string, string>; want: Advert
       'ratelimit-remaining': '59',
       'ratelimit-reset': '47',
     },
-    want: { limit: 60, windowS: 60, remaining: 59, resetS: 47, source: 'RateLimit-Limit' },
+    want: { limit: 60, windowS: 60, remaining: 59, resetS: 47, resetAheadS: 47, source: 'RateLimit-Limit' },
   },
   {
     name: 'Kong, per-unit fields alone',
     headers: { 'x-ratelimit-limit-hour': '1000', 'x-ratelimit-remaining-hour': '998' },
-    want: { limit: 1000, windowS: 3600, remaining: 998, resetS: null, source: 'X-RateLimit-Limit-Hour' },
+    want: {
+      limit: 1000,
+      windowS: 3600,
+      remaining: 998,
+      resetS: null,
+      resetAheadS: null,
+      source: 'X-RateLimit-Limit-Hour',
+    },
   },
   {
     name: 'Twitter/X API: x-rate-limit-*',
@@ -90,7 +96,7 @@ const cases: Array<{ name: string; headers: Record<string, string>; want: Advert
       'x-rate-limit-remaining': '899',
       'x-rate-limit-reset': String(NOW_MS / 1000 + 900),
     },
-    want: { limit: 900, windowS: null, remaining: 899, resetS: 900, source: 'X-Rate-Limit-Limit' },
+    want: { limit: 900, windowS: null, remaining: 899, resetS: 900, resetAheadS: 900, source: 'X-Rate-Limit-Limit' },
   },
   {
     name: 'Discord: epoch seconds with a fraction',
@@ -100,7 +106,7 @@ const cases: Array<{ name: string; headers: Record<string, string>; want: Advert
       'x-ratelimit-reset': String(NOW_MS / 1000 + 1.5),
       'x-ratelimit-reset-after': '1.5',
     },
-    want: { limit: 5, windowS: null, remaining: 0, resetS: 1.5, source: 'X-RateLimit-Limit' },
+    want: { limit: 5, windowS: null, remaining: 0, resetS: 1.5, resetAheadS: 1.5, source: 'X-RateLimit-Limit' },
   },
   {
     name: 'nothing about a limit',
@@ -113,7 +119,7 @@ const cases: Array<{ name: string; headers: Record<string, string>; want: Advert
   {
     name: 'a garbled remaining and reset are left out, the limit kept',
     headers: { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': 'lots', 'x-ratelimit-reset': 'Thu, 26 Nov 2026' },
-    want: { limit: 100, windowS: null, remaining: null, resetS: null, source: 'X-RateLimit-Limit' },
+    want: { limit: 100, windowS: null, remaining: null, resetS: null, resetAheadS: null, source: 'X-RateLimit-Limit' },
   },
   { name: 'an absurdly long field', headers: { 'ratelimit-policy': `${'1;w=1,'.repeat(500)}` }, want: undefined },
 ];
@@ -161,18 +167,30 @@ describe('resetFromNow tells delta seconds from epoch seconds and ms by magnitud
 });
 
 // An epoch reset already past still names its window (go-chi/httprate truncates the window's end
-// to its second): the ticks read it unclamped, a client's wait never below 0.
-describe('announcedResetAheadS: the -Reset field unclamped, of the first prefix present', () => {
+// to its second): the ticks read it unclamped, a client's wait never below 0, both off one field.
+describe('the reset both ways: resetAheadS unclamped, resetS the wait', () => {
   it.each([
-    [{ 'x-ratelimit-reset': String(NOW_MS / 1000 - 0.5) }, -0.5],
-    [{ 'x-ratelimit-reset': String(NOW_MS / 1000 + 1) }, 1],
-    [{ 'x-rate-limit-reset': String(NOW_MS - 300) }, -0.3],
-    [{ 'ratelimit-reset': '7', 'x-ratelimit-reset': String(NOW_MS / 1000) }, 7],
+    [{ 'x-ratelimit-limit': '50', 'x-ratelimit-reset': String(NOW_MS / 1000 - 0.5) }, -0.5],
+    [{ 'x-ratelimit-limit': '50', 'x-ratelimit-reset': String(NOW_MS / 1000 + 1) }, 1],
+    [{ 'x-rate-limit-limit': '50', 'x-rate-limit-reset': String(NOW_MS - 300) }, -0.3],
+    // The IETF trio wins, and both readings come from its field, not the X- one.
+    [
+      {
+        'ratelimit-limit': '50',
+        'ratelimit-reset': '7',
+        'x-ratelimit-limit': '50',
+        'x-ratelimit-reset': String(NOW_MS / 1000),
+      },
+      7,
+    ],
     [{ 'x-ratelimit-limit': '50' }, null],
   ])('%o → %s', (headers, want) => {
-    const got = announcedResetAheadS(headers, NOW_MS);
-    if (want === null) expect(got).toBeNull();
-    else expect(got).toBeCloseTo(want, 6);
+    const ad = readAdvertisement(headers, NOW_MS)!;
+    if (want === null) expect([ad.resetAheadS, ad.resetS]).toEqual([null, null]);
+    else {
+      expect(ad.resetAheadS).toBeCloseTo(want, 6);
+      expect(ad.resetS).toBeCloseTo(Math.max(0, want), 6);
+    }
   });
 });
 
@@ -183,6 +201,7 @@ it('what the emulator announces reads back as the same quota', () => {
     windowS: 60,
     remaining: 12,
     resetS: 34,
+    resetAheadS: 34,
     source: 'RateLimit-Policy',
   });
 });
@@ -193,6 +212,7 @@ describe('tighterAdvertisement: of the announcements seen, the one a paced clien
     windowS,
     remaining: null,
     resetS: null,
+    resetAheadS: null,
     source: 'RateLimit-Policy',
   });
   it.each([

@@ -7,7 +7,7 @@
 import type { Bracket } from '../identify.js';
 import type { Sample } from '../types.js';
 import { reorderMs, seenMs } from './arrival.js';
-import type { Probe } from './probe.js';
+import type { Heard, Probe } from './probe.js';
 
 /** Announced ends closer than this are one window's (a delta announcement moves by the answer's return leg). */
 export const SAME_END_MS = 250;
@@ -51,26 +51,24 @@ export interface Tick {
 /**
  * A reset in whole seconds, rounded down, is already past in the last fraction of a window (httprate
  * at 12.1 s in a window ending at 12.4 s says 12). Its value still names the window: read unclamped
- * (Heard.resetAheadS), it changes at every edge wherever the windows fall within the second. Only
- * clamped to 0 (a field the unclamped reading does not match), it says only that the window's edge
- * has not come yet. httprate starts its windows with its process: started 0.95 s into a second, only
- * the first 50 ms of each window announce an end still ahead, and clamped, too few windows were
- * heard to tick (the bench's network group read it as a bucket 2.6-5 % slow, 3 runs of 3).
+ * (Advertisement.resetAheadS), it changes at every edge wherever the windows fall within the second.
+ * A delta of 0 says only that the window's edge has not come yet (null). httprate starts its
+ * windows with its process: started 0.95 s into a second, only the first 50 ms of each window
+ * announce an end still ahead, and clamped, too few windows were heard to tick (the bench's network
+ * group read it as a bucket 2.6-5 % slow, 3 runs of 3).
  */
 export function announcedEnds(probe: Pick<Probe, 'heard'>, from = -Infinity): AnnouncedEnd[] {
-  return probe.heard
-    .filter((h) => h.ad.resetS !== null && h.sample.sentMs >= from)
-    .map((h) => {
-      const clampedS = h.ad.resetS!;
-      const rawS = h.resetAheadS ?? null;
-      const aheadS = rawS !== null && Math.abs(Math.max(0, rawS) - clampedS) < 1e-6 ? rawS : clampedS;
-      return {
-        seenMs: seenMs(h.sample),
-        accepted: h.sample.answer === 'accepted',
-        endMs: aheadS > 0 || aheadS !== clampedS ? h.sample.doneMs + aheadS * 1000 : null,
-        aheadMs: aheadS * 1000,
-      };
-    });
+  return probe.heard.filter((h) => h.ad.resetAheadS !== null && h.sample.sentMs >= from).map(endOf);
+}
+
+function endOf({ ad, sample }: Heard): AnnouncedEnd {
+  const aheadS = ad.resetAheadS!;
+  return {
+    seenMs: seenMs(sample),
+    accepted: sample.answer === 'accepted',
+    endMs: aheadS !== 0 ? sample.doneMs + aheadS * 1000 : null,
+    aheadMs: aheadS * 1000,
+  };
 }
 
 /** The announced ends grouped by window, in the order of their ends; a string when they do not fall in clusters. */
@@ -169,9 +167,8 @@ export function countedInWindowEndingAt(probe: Probe, edge: Bracket): WindowHeld
 
 /** The end `sample`'s answer announced, probe ms; undefined when it announced none (or one already past, clamped). */
 export function announcedEndOf(probe: Probe, sample: Sample): number | undefined {
-  const i = probe.heard.findIndex((h) => h.sample === sample);
-  if (i < 0) return undefined;
-  return announcedEnds({ heard: [probe.heard[i]!] } as Pick<Probe, 'heard'>)[0]?.endMs ?? undefined;
+  const heard = probe.heard.find((h) => h.sample === sample);
+  return heard && heard.ad.resetAheadS !== null ? (endOf(heard).endMs ?? undefined) : undefined;
 }
 
 const fmt = (ms: number) => `${(ms / 1000).toFixed(3)} s`;

@@ -7,7 +7,7 @@
 import type { Exchange } from '../../http/exchange.js';
 import { ProductionBudgetReached } from '../../http/production-gate.js';
 import { retryAfterSeconds } from '../../spec/retry-after.js';
-import { announcedResetAheadS, readAdvertisement, type Advertisement } from '../../spec/ratelimit-fields.js';
+import { readAdvertisement, type Advertisement } from '../../spec/ratelimit-fields.js';
 import type { AdvertisedLimit } from '../../report/model.js';
 import { answerOf, mergeRateLimitHeaders, resetSeconds } from '../answers.js';
 import type { ProbeCalls } from '../calls.js';
@@ -48,8 +48,6 @@ export interface BurstRun {
 export interface Heard {
   ad: Advertisement;
   sample: Sample;
-  /** Its -Reset field, seconds ahead, unclamped: negative once an epoch reset is past (announcedResetAheadS). */
-  resetAheadS?: number | null;
 }
 
 /** `budget`: production's request budget (production.max_requests) held the next request back. */
@@ -244,7 +242,7 @@ export class Probe {
     if (ad === undefined) return;
     this.advertisements.first ??= { ad, sample };
     this.advertisements.last = { ad, sample };
-    this.heard.push({ ad, sample, resetAheadS: announcedResetAheadS(exchange.headers, exchange.receivedAt) });
+    this.heard.push({ ad, sample });
   }
 
   private noteRefusal(exchange: Exchange): void {
