@@ -622,7 +622,7 @@ function estimateOf(
   const phaseNotes = unsupported
     ? [unsupported, ...claimedNotes.filter((n) => !n.startsWith('identified: '))]
     : claimedNotes;
-  const notes = [...stream.notes, ...phaseNotes, ...probe.asides.filter((a) => !phaseNotes.includes(a))];
+  const notes = [...stream.notes, ...phaseNotes, ...new Set(probe.asides.filter((a) => !phaseNotes.includes(a)))];
   const status = stream.limitingStatus;
   if (status !== null && status !== 429)
     notes.unshift(
