@@ -66,6 +66,7 @@ import { countedInWindowEndingAt } from './probe/announced-ends.js';
 import { ledgerRulesOutBucket, refillUnwatched } from './probe/bucket-ledger.js';
 import { silentWindowPhase } from './probe/silent-window.js';
 import { streamPhase, type StreamFindings } from './probe/stream.js';
+import { trickleWatchPhase } from './probe/trickle-watch.js';
 import type { Estimate, Sample } from './types.js';
 import type { RecoveryShape } from './identify.js';
 
@@ -103,6 +104,12 @@ export const DISCOVER_DEFAULTS = {
   maxInFlight: MAX_IN_FLIGHT,
   maxRetryAfterS: 120,
 } as const;
+
+/**
+ * The most a bucket's rate may be unsure of (the stream's fit, one side) for a bucket to be claimed:
+ * a partial stream's ±2–5 % still tells one (and says how well), a few acceptances (±50 %) do not.
+ */
+const BUCKET_PRECISION = 0.05;
 
 export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   const probe = new Probe({
@@ -252,8 +259,23 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     return identifiedWindow(probe, drained, batch?.model ?? model, evidence, window.notes);
   }
 
-  // The recovery phase timed the bucket's refills: the window can start without a pilot.
-  const trickleMs = shape?.figures.trickleMs ?? null;
+  // The recovery phase timed the bucket's refills: the window can start without a pilot. Unless
+  // every timed ping passed: pings a round trip apart then timed themselves, not the limit (a
+  // silent counter whose drain straddled an edge, trickling back at 14 req/s, read 5.3, and the
+  // stream under it saw its rate rise at the next edge, "not identified"). That trickle is watched,
+  // saturated, until a bucket of the drain's size would have refilled twice, or its rate rose at a
+  // counter's edge (probe/trickle-watch.ts); its rate starts the window.
+  const untimed =
+    drain !== undefined &&
+    shape?.shape === 'bucket' &&
+    shape.figures.trickleMs !== null &&
+    shape.trickleRefused.length > 0 &&
+    shape.trickleRefused.every((refused) => refused === 0) &&
+    !announcesReset(probe);
+  const watched = untimed ? await trickleWatchPhase(probe, drain, 2000 / shape.figures.trickleMs!) : undefined;
+  if (watched?.reading.model)
+    return identifiedWindow(probe, drained, watched.reading.model, [shape!.evidence, watched.reading.evidence], []);
+  const trickleMs = watched ? 1000 / watched.rateRps : (shape?.figures.trickleMs ?? null);
   // With the rate known, the window is lean (stream-reducer.ts): far fewer refusals, more acceptances.
   const stream = await streamPhase(probe, {
     ...streamSettings,
@@ -293,8 +315,12 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     const figures = { ...NOTHING_MEASURED, limiter_evidence: [...(shape ? [shape.evidence] : []), note] };
     return estimateOf(probe, stream, figures, { verdict: 'unknown', notes: [] }, [note]);
   }
+  // A rate read off a stream that ran out of time after a few acceptances is given, with its
+  // precision, but no bucket is claimed from it (across a busy network, a silent counter whose
+  // trickle was watched to the cap share read as a bucket 12 % fast off 3 acceptances that way).
+  const unsized = fit !== null && fit.precision > BUCKET_PRECISION;
   const limiter: LimiterModel | null =
-    sustained !== null && idle.burst !== null
+    sustained !== null && idle.burst !== null && !unsized
       ? { kind: 'bucket', rate_rps: round(sustained, 2), burst: idle.burst }
       : null;
   const figures: Figures = {
@@ -308,7 +334,11 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     limiter,
     limiter_evidence: shape ? [shape.evidence] : [],
   };
-  const identified = limiter ? [`identified: ${describeLimiter(limiter)}`] : [];
+  const identified = limiter
+    ? [`identified: ${describeLimiter(limiter)}`]
+    : unsized
+      ? [`not identified: a bucket's trickle, but its rate is known to ±${round(fit.precision * 100, 1)} % only`]
+      : [];
   return estimateOf(probe, stream, figures, retryAfter, [
     ...identified,
     ...idle.notes,

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createLimiter, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import { ledgerRulesOutBucket, refillUnwatched } from '../../src/ratelimit/probe/bucket-ledger.js';
 import type { Sample } from '../../src/ratelimit/types.js';
+import { slidingCounter } from './support.js';
 
 /** 50 ms each way, the same for every request: the limiter decides at send + 50. */
 const ONE_WAY_MS = 50;
@@ -40,13 +41,7 @@ const drainThenStream = (model: LimiterModel, rps: number, untilMs: number) =>
     { phase: 'window', fromMs: 2100, toMs: untilMs, rps },
   ]);
 
-const counter = (phase_s: number): LimiterModel => ({
-  kind: 'sliding-counter',
-  limit: 300,
-  window_s: 10,
-  phase_s,
-  counts_refused: false,
-});
+const counter = (phase_s: number): LimiterModel => slidingCounter(300, 10, phase_s);
 
 describe('a bucket ledger over the probe (probe/bucket-ledger.ts)', () => {
   it.each([

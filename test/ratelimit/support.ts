@@ -1,6 +1,7 @@
 // Shared by the rate-limit tests and the benchmark: run the real probe against a real server on
 // loopback, exactly as the `ratelimit` stage does, minus the terminal and the k6 proof.
 
+import type { LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import type { Credentials } from '../../src/spec/credentials.js';
 import { Redactor } from '../../src/http/redact.js';
 import { ServiceClient } from '../../src/http/service-client.js';
@@ -67,3 +68,12 @@ export const relativeError = (estimated: number | null, configured: number): num
 /** What a failed accuracy assertion should show: the whole estimate but its long series. */
 export const describeEstimate = (e: Estimate): string =>
   JSON.stringify({ ...e, timeline: `${e.timeline.length} s` }, null, 1);
+
+/** A sliding-window counter's model as go-chi/httprate keeps it: refused requests not counted. */
+export const slidingCounter = (limit: number, window_s: number, phase_s = 0): LimiterModel => ({
+  kind: 'sliding-counter',
+  limit,
+  window_s,
+  phase_s,
+  counts_refused: false,
+});

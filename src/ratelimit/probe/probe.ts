@@ -98,6 +98,11 @@ export class Probe {
    * report's notes, so a reading the usual phases made after it is traced there, not only in a log.
    */
   readonly asides: string[] = [];
+  /** Says `line` as the probe goes and keeps it for the report's notes (asides). */
+  aside(line: string): void {
+    this.progress(line);
+    this.asides.push(line);
+  }
   /** 401s: a token expiring mid-probe; they passed the limiter. */
   unauthorized = 0;
   lastError = '';

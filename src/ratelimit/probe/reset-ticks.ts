@@ -49,9 +49,7 @@ const fmt = (ms: number) => `${(ms / 1000).toFixed(3)} s`;
 
 /** Why the announced resets left the limit to the usual phases, said as the probe goes and kept for the notes (a misreading after it is traced to this). */
 function notUsed(probe: Probe, why: string): undefined {
-  const line = `announced resets not used: ${why}`;
-  probe.progress(line);
-  probe.asides.push(line);
+  probe.aside(`announced resets not used: ${why}`);
   return undefined;
 }
 
