@@ -34,8 +34,18 @@ const CLUMP_INTO_WINDOW = 0.8;
 const MAX_CLUMPS = 3;
 /** The coarsest ping gap at a ramp after a drain that straddled an edge, ms: its lattice points to ±0.1 % of a 10 s window. */
 const STRADDLED_GAP_MS = 10;
-/** Half-width of the window's bracket, as a share of it, beyond which it is not claimed. */
-const RAMP_PRECISION = 0.005;
+/**
+ * Half-width of the window's bracket, as a share of it, beyond which it is not claimed: the limit and
+ * window within 2 % (the silent 300 per 10 s counter, its edge 4–6 s after the drain across a
+ * network, timed to 9.92–10.03 s when three clumps fit: not identified at ±0.5 %).
+ */
+const RAMP_PRECISION = 0.01;
+/**
+ * A bracket wider than this share of it each way is claimed near its long end, no shorter than
+ * this far below it: the rate read is then never more than this far above the limiter's, whatever
+ * the window in the bracket (the midpoint of ±1 % could be 1 % fast).
+ */
+const FAST_AT_MOST = 0.003;
 
 export interface RampStart {
   /** What the drained window held: the drain's admissions and the set-up requests (its limit). */
@@ -128,7 +138,8 @@ export async function counterRampPhase(probe: Probe, start: RampStart): Promise<
     return notIdentified(
       `a sliding-window counter, but too little of its window was left after its first edge, or of the budget, to time its ramp; not sized`,
     );
-  const sized = midpoint(window);
+  const bracketed = midpoint(window);
+  const sized = { ...bracketed, value: Math.max(bracketed.value, window.hi - FAST_AT_MOST * bracketed.value) };
   if (sized.precision > RAMP_PRECISION)
     return notIdentified(
       `a sliding-window counter, but its ramp was timed only to between ${fmt(window.lo)} and ${fmt(window.hi)}; not sized`,
