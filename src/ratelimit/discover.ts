@@ -22,6 +22,9 @@
 //  (a drain that came back in a clump smaller than itself – a bucket refilled by a timer in
 //   batches, Envoy's token_bucket – is read off its staircase right after the shape instead:
 //   batch-staircase.ts)
+//  (a silent trickle back that the recovery's pings, all let through a round trip apart, could not
+//   time is watched, saturated, before the window: a counter whose drain straddled an edge is read
+//   off the two rates either side of its next edge, trickle-watch.ts and trickle-lines.ts)
 //  4. idle burst (idle-burst.ts) – wait until the limit must have refilled (twice the time the
 //               guessed burst needs at the sustained rate), send at max_rps until the first
 //               refusal; repeat (waiting longer while it grows) until two measurements agree, so
@@ -259,12 +262,14 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     return identifiedWindow(probe, drained, batch?.model ?? model, evidence, window.notes);
   }
 
-  // The recovery phase timed the bucket's refills: the window can start without a pilot. Unless
-  // every timed ping passed: pings a round trip apart then timed themselves, not the limit (a
-  // silent counter whose drain straddled an edge, trickling back at 14 req/s, read 5.3, and the
-  // stream under it saw its rate rise at the next edge, "not identified"). That trickle is watched,
-  // saturated, until a bucket of the drain's size would have refilled twice, or its rate rose at a
-  // counter's edge (probe/trickle-watch.ts); its rate starts the window.
+  // The recovery phase timed the bucket's refills: the window can start without a pilot. Where
+  // every timed ping passed, across a network, pings a round trip apart timed themselves, not the
+  // limit (a silent counter whose drain straddled an edge trickled back at 14 req/s, read 5.3, and
+  // the stream under that saw its rate rise at the next edge: not identified). Such a trickle is
+  // first watched, saturated, until a bucket of the drain's size would have refilled twice, or its
+  // rate rose at a counter's edge (probe/trickle-watch.ts). One it read as no counter goes on as
+  // before: the lean window at the recovery's rate, raised until saturated (started at the watch's
+  // rate instead, it read the emulator's bucket across toxiproxy to ±12 % once in three).
   const untimed =
     drain !== undefined &&
     shape?.shape === 'bucket' &&
@@ -275,7 +280,7 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   const watched = untimed ? await trickleWatchPhase(probe, drain, 2000 / shape.figures.trickleMs!) : undefined;
   if (watched?.reading.model)
     return identifiedWindow(probe, drained, watched.reading.model, [shape!.evidence, watched.reading.evidence], []);
-  const trickleMs = watched ? 1000 / watched.rateRps : (shape?.figures.trickleMs ?? null);
+  const trickleMs = shape?.figures.trickleMs ?? null;
   // With the rate known, the window is lean (stream-reducer.ts): far fewer refusals, more acceptances.
   const stream = await streamPhase(probe, {
     ...streamSettings,

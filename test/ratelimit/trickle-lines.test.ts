@@ -83,6 +83,20 @@ describe('a silent counter read off its trickle after the drain', () => {
     );
   });
 
+  it("a bucket drained again after a wait (its confirmation): the watch's own points, one line, no counter", () => {
+    // The recovery's pings after the first drain, saturated, a wait that refills it, a
+    // second drain, then the watch: the second drain moved the line on by what it took.
+    const bucket = createLimiter({ kind: 'bucket', rate_rps: 50, burst: 50 });
+    const first = answers(bucket, 0, () => 10, 1_000);
+    const again = answers(bucket, 2_300, () => 1000 / 75, 2_300);
+    const watchFromMs = again[again.length - 1]!.sentMs + 1;
+    const watch = answers(bucket, watchFromMs, () => 1000 / 75, 6_000).filter((s) => s.phase === 'window');
+    const samples = [...first, ...again.map((s) => ({ ...s, phase: 'recover' as const })), ...watch];
+    const reading = counterFromTrickle(samples, drainOf(first), watchFromMs);
+    expect(reading.model).toBeNull();
+    expect('rose' in reading).toBe(false);
+  });
+
   it('a rate that rises for another reason puts the edge before outside the drain: no counter claimed, the rise said', () => {
     // A bucket of 15 req/s that becomes one of 30 at 9 s: two lines, but no edge in the drain.
     const slow = createLimiter({ kind: 'bucket', rate_rps: 15, burst: 300 });

@@ -114,55 +114,80 @@ export function saturatedAfter(samples: readonly Sample[], fromMs: number, setup
   return points;
 }
 
-/** The least-squares line through `points[from, to)`, each weighed by how sure its time is. */
-function lineOf(points: readonly SaturatedPoint[], from: number, to: number): Line {
+/** Running sums of the points' weights and weighted moments: any run's line from two of them, in O(1). */
+interface Sums {
+  w: number;
+  t: number;
+  a: number;
+  tt: number;
+  ta: number;
+  aa: number;
+}
+
+/** Each point weighed by how sure its time is. */
+const weightOf = (p: SaturatedPoint) => 1 / Math.max(p.halfWidthMs, TIME_FLOOR_MS) ** 2;
+
+function prefixSums(points: readonly SaturatedPoint[]): Sums[] {
+  const sums: Sums[] = [{ w: 0, t: 0, a: 0, tt: 0, ta: 0, aa: 0 }];
+  for (const p of points) {
+    const s = sums[sums.length - 1]!;
+    const w = weightOf(p);
+    sums.push({
+      w: s.w + w,
+      t: s.t + w * p.t,
+      a: s.a + w * p.before,
+      tt: s.tt + w * p.t * p.t,
+      ta: s.ta + w * p.t * p.before,
+      aa: s.aa + w * p.before * p.before,
+    });
+  }
+  return sums;
+}
+
+/** The weighted least-squares line through `points[from, to)`, and its weighted sum of squared residuals. */
+function lineOf(
+  points: readonly SaturatedPoint[],
+  sums: readonly Sums[],
+  from: number,
+  to: number,
+): Line & { sse: number } {
+  const hi = sums[to]!;
+  const lo = sums[from]!;
   const n = to - from;
-  const weight = (p: SaturatedPoint) => 1 / Math.max(p.halfWidthMs, TIME_FLOOR_MS) ** 2;
-  let sw = 0;
-  let st = 0;
-  let sa = 0;
-  for (let i = from; i < to; i++) {
-    const p = points[i]!;
-    sw += weight(p);
-    st += weight(p) * p.t;
-    sa += weight(p) * p.before;
-  }
-  const mt = st / sw;
-  const ma = sa / sw;
-  let stt = 0;
-  let sta = 0;
-  for (let i = from; i < to; i++) {
-    const p = points[i]!;
-    stt += weight(p) * (p.t - mt) ** 2;
-    sta += weight(p) * (p.t - mt) * (p.before - ma);
-  }
+  const sw = hi.w - lo.w;
+  const mt = (hi.t - lo.t) / sw;
+  const ma = (hi.a - lo.a) / sw;
+  // Centred moments, from the raw ones.
+  const stt = Math.max(0, hi.tt - lo.tt - sw * mt * mt);
+  const sta = hi.ta - lo.ta - sw * mt * ma;
+  const saa = Math.max(0, hi.aa - lo.aa - sw * ma * ma);
   const slope = stt > 0 ? sta / stt : 0;
-  const at0 = ma - slope * mt;
-  let sse = 0;
-  for (let i = from; i < to; i++) sse += weight(points[i]!) * (points[i]!.before - at0 - slope * points[i]!.t) ** 2;
+  const sse = Math.max(0, saa - slope * sta);
   return {
     slope,
-    at0,
+    at0: ma - slope * mt,
     slopeError: n > 2 && stt > 0 ? Math.sqrt(sse / (n - 2) / stt) : Infinity,
     scatter: Math.sqrt(sse / sw),
     points: n,
     fromMs: points[from]!.t,
     toMs: points[to - 1]!.t,
     meanMs: mt,
+    sse,
   };
 }
 
 /** The split of the points into two lines that fits them best, where they meet between the two; undefined with too few points. */
 export function kinkOf(points: readonly SaturatedPoint[]): Kink | undefined {
+  const sums = prefixSums(points);
   let best: { kink: Kink; sse: number } | undefined;
   for (let i = MIN_POINTS; i <= points.length - MIN_POINTS; i++) {
-    const before = lineOf(points, 0, i);
-    const after = lineOf(points, i, points.length);
+    const before = lineOf(points, sums, 0, i);
+    const after = lineOf(points, sums, i, points.length);
     if (after.slope <= before.slope) continue;
     const edgeMs = (before.at0 - after.at0) / (after.slope - before.slope);
     // The lines meet between the last point of the first and the first of the second, give or take a step.
     if (edgeMs < before.toMs - 1 / before.slope || edgeMs > after.fromMs + 1 / after.slope) continue;
-    const sse = before.scatter ** 2 * before.points + after.scatter ** 2 * after.points;
+    const sse = before.sse + after.sse;
     if (!best || sse < best.sse) best = { kink: { before, after, edgeMs }, sse };
   }
   return best?.kink;
@@ -188,10 +213,13 @@ interface DrainTrickle {
  * (a drain that straddled the edge before), or one that starts well after the shut (a drain that
  * ended before an edge); else why not.
  */
-export function counterFromTrickle(samples: readonly Sample[], drain: DrainTrickle): TrickleReading {
+export function counterFromTrickle(
+  samples: readonly Sample[],
+  drain: DrainTrickle,
+  fromMs = seenMs(drain.refusal),
+): TrickleReading {
   const setup = drain.limit - drain.accepted;
-  const shutMs = seenMs(drain.refusal);
-  const points = saturatedAfter(samples, shutMs, setup);
+  const points = saturatedAfter(samples, fromMs, setup);
   const accepted = samples
     .filter((s) => s.client === 'primary' && s.answer === 'accepted')
     .map(seenMs)
@@ -203,7 +231,7 @@ export function counterFromTrickle(samples: readonly Sample[], drain: DrainTrick
     const reading = straddled(samples, drain, kink, admittedBy);
     return reading.model ? reading : { ...reading, rose: true };
   }
-  const late = lateStart(samples, drain, points);
+  const late = lateStart(samples, drain, points, admittedBy);
   if (late.model) return late;
   return { model: null, why: risen ?? late.why };
 }
@@ -280,11 +308,16 @@ const LATE_MIN_MS = 150;
 /** Pings refused between the shut and the line's start, at least: the limit was seen shut there. */
 const LATE_REFUSED = 3;
 
-function lateStart(samples: readonly Sample[], drain: DrainTrickle, points: readonly SaturatedPoint[]): TrickleReading {
+function lateStart(
+  samples: readonly Sample[],
+  drain: DrainTrickle,
+  points: readonly SaturatedPoint[],
+  admittedBy: (ms: number) => number,
+): TrickleReading {
   const no = (why: string): TrickleReading => ({ model: null, why });
   if (points.length < MIN_POINTS)
     return no(`too few of its admissions after the drain were saturated (${points.length})`);
-  const line = lineOf(points, 0, points.length);
+  const line = lineOf(points, prefixSums(points), 0, points.length);
   if (line.slope <= 0 || line.toMs - line.fromMs < MIN_SPAN_MS || line.scatter > MAX_SCATTER)
     return no(`its admissions after the drain lie on no one line (${points.length} saturated)`);
   const shutMs = seenMs(drain.refusal);
@@ -296,7 +329,14 @@ function lateStart(samples: readonly Sample[], drain: DrainTrickle, points: read
     (s) => s.client === 'primary' && s.answer === 'limited' && seenMs(s) > shutMs && seenMs(s) < startMs - stepMs,
   ).length;
   const unsureMs = (SURE * valueError(line, startMs)) / line.slope;
-  if (lateMs - unsureMs < Math.max(LATE_STEPS * stepMs, LATE_MIN_MS) || refusedBetween < LATE_REFUSED) {
+  // Shut until the edge: nothing passed between (a bucket drained again after a wait, its line
+  // moved on by what that drain took, would extrapolate back past the first shut too).
+  const passedBetween = admittedBy(startMs - stepMs) - admittedBy(shutMs);
+  if (
+    lateMs - unsureMs < Math.max(LATE_STEPS * stepMs, LATE_MIN_MS) ||
+    refusedBetween < LATE_REFUSED ||
+    passedBetween > 0
+  ) {
     const why = `its admissions after the drain lie on one line of ${perS(line.slope)} req/s from ${fmtS(startMs)}, the shut at ${fmtS(shutMs)}: a bucket's, or a counter's edge at the shut`;
     // From the shut, to within the line's uncertainty and a step or two, and on past a refill.
     const fromShut = Math.abs(lateMs) <= unsureMs + Math.max(LATE_STEPS * stepMs, LATE_MIN_MS);

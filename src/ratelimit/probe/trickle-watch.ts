@@ -1,7 +1,7 @@
 // A silent limit that trickled back after the drain faster than the recovery's pings, a round trip
 // apart, could time (every one passed): watched, saturated, for as long as a bucket of the drain's
 // size would take to refill twice, or until its rate rises and the two lines read a counter
-// (trickle-lines.ts). Then the stream starts at the rate it saw.
+// (trickle-lines.ts).
 //
 // A bucket and a sliding-window counter whose drain straddled an edge let the same trickle back
 // from the shut on: the counter's, c1 / W, lasts until its next edge, then rises. That edge comes
@@ -36,15 +36,16 @@ const RISEN_CAP_SHARE = 0.9;
 export interface WatchFindings {
   /** The counter, or why the points are not one. */
   reading: TrickleReading;
-  /** The rate the last round saw, requests per second (more than it, when nothing was refused). */
-  rateRps: number;
 }
 
 /** `rateRps`: the trickle's rate, a first guess (the recovery's pings, which all passed, were slower). */
 export async function trickleWatchPhase(probe: Probe, drain: DrainFigures, rateRps: number): Promise<WatchFindings> {
   const shutMs = seenMs(drain.refusal);
   const refilledMs = (rps: number) => shutMs + REFILLS * (drain.limit / rps) * 1000;
-  let reading = counterFromTrickle(probe.samples, drain);
+  // Its own points only: a bucket drained again to confirm it (after a wait that refilled it) is
+  // on a line moved on by that drain, which the recovery's points before it are not.
+  const watchFromMs = probe.elapsed();
+  let reading = counterFromTrickle(probe.samples, drain, watchFromMs);
   // Once the rate rose (the stream saw it, or a round that saturated nothing), watched on until the
   // pings catch up and the second line is long enough to read.
   let risen = reading.model === null && reading.rose === true;
@@ -74,13 +75,13 @@ export async function trickleWatchPhase(probe: Probe, drain: DrainFigures, rateR
     if (!saturated && Number.isFinite(slowest)) risen = true;
     rate = nextRate(pings, rate, untilMs - fromMs);
     if (saturated) slowest = Math.min(slowest, rate);
-    reading = counterFromTrickle(probe.samples, drain);
+    reading = counterFromTrickle(probe.samples, drain, watchFromMs);
     if (!reading.model && reading.rose) risen = true;
   }
   // A rate that rose is no bucket's: why no counter was sized from it goes in the notes.
   if (!reading.model && reading.rose)
     probe.aside(`the trickle after the drain rose, but no counter was sized: ${reading.why}`);
-  return { reading: onTheClock(probe, reading), rateRps: rate };
+  return { reading: onTheClock(probe, reading) };
 }
 
 /** The counter's phase on the wall clock, from the edge the drain straddled. */
