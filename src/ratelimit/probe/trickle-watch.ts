@@ -46,9 +46,9 @@ export async function trickleWatchPhase(probe: Probe, drain: DrainFigures, rateR
   // on a line moved on by that drain, which the recovery's points before it are not.
   const watchFromMs = probe.elapsed();
   let reading = counterFromTrickle(probe.samples, drain, watchFromMs);
-  // Once the rate rose (the stream saw it, or a round that saturated nothing), watched on until the
-  // pings catch up and the second line is long enough to read.
-  let risen = reading.model === null && reading.rose === true;
+  // Once the rate rose (a round that saturated nothing after one that did, or the lines show it),
+  // watched on until the pings catch up and the second line is long enough to read.
+  let risen = false;
   const endOf = (slowest: number) =>
     risen ? probe.maxDurationMs * RISEN_CAP_SHARE : Math.min(refilledMs(slowest), probe.maxDurationMs * CAP_SHARE);
   const untilMs = endOf(rateRps);
