@@ -11,7 +11,7 @@
 import { describe, expect, it } from 'vitest';
 import { discover, type DiscoverOptions } from '../../src/ratelimit/discover.js';
 import type { Estimate } from '../../src/ratelimit/types.js';
-import { fixedWindow, gcra, noLimit, virtualWorld, type VirtualEndpoint } from './virtual-limit.js';
+import { discoverVirtual, fixedWindow, gcra, noLimit, virtualWorld, type VirtualEndpoint } from './virtual-limit.js';
 
 type Figures = Omit<
   Estimate,
@@ -336,5 +336,23 @@ describe('discover on a virtual clock', () => {
     } finally {
       world.stop();
     }
+  });
+});
+
+// A slow bucket's stream cut short by the time cap reads its rate off a few acceptances: the rate
+// is given with its precision, no bucket is claimed from it (discover.ts, BUCKET_PRECISION; at 8 s,
+// ±5 %, the case above, it is).
+describe('a bucket whose rate is known to worse than ±5 %', () => {
+  it('gcra 2/s burst 3 in a 6 s cap: its rate given, no bucket claimed, and why', async () => {
+    const e = await discoverVirtual(
+      { limiter: () => gcra(2, 3), status: 429, announces: 'retry-after' },
+      { maxRps: 100, maxRequests: 3_000, maxDurationS: 6 },
+    );
+    expect(e.sustained_precision).toBeGreaterThan(0.05);
+    expect(e.sustained_rps).not.toBeNull();
+    expect(e.limiter).toBeNull();
+    expect(e.notes).toContainEqual(
+      expect.stringMatching(/^not identified: a bucket's trickle, but its rate is known to ±[\d.]+ % only/),
+    );
   });
 });

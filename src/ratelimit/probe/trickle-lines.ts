@@ -20,6 +20,7 @@ import { round } from '../estimators.js';
 import type { SlidingCounterModel } from '../limiters/index.js';
 import type { Sample } from '../types.js';
 import { seenMs } from './arrival.js';
+import type { DrainFigures } from './recover.js';
 
 /** The rise of the rate at the edge, at least, and in standard errors of the two slopes: below either the two lines are not told apart. */
 const MIN_RISE = 1.03;
@@ -200,13 +201,8 @@ const valueError = (line: Line, t: number): number =>
 const perS = (slope: number) => round(slope * 1000, 2);
 const fmtS = (ms: number) => `${round(ms / 1000, 2)} s`;
 
-interface DrainTrickle {
-  refusal: Sample;
-  firstMs: number;
-  /** What passed, set-up requests included: the drain's D. */
-  limit: number;
-  accepted: number;
-}
+/** The drain the trickle followed: its refusal, first request, and what passed (`limit`, the set-up requests included: D). */
+type DrainTrickle = Pick<DrainFigures, 'refusal' | 'firstMs' | 'limit' | 'accepted'>;
 
 /**
  * The counter the trickle after the drain shows, when it shows one: two lines meeting at an edge
