@@ -1,5 +1,5 @@
-// The published schemas (schema/*.schema.json) as the tests hold every report and history line
-// the suite writes to them: what a CI step reads must be what the contract says it may contain.
+// The published schemas (schema/*.schema.json) as the tests hold every report, cutover report and
+// history line the suite writes to them: what a CI step reads must be what the contract says it may contain.
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ const compile = (name: string): ValidateFunction =>
   ajv.compile(JSON.parse(readFileSync(join(projectRoot, 'schema', name), 'utf8')) as object);
 export const validateReport = compile('report.schema.json');
 export const validateHistory = compile('history.schema.json');
+export const validateCutover = compile('cutover.schema.json');
 
 const problems = (validate: ValidateFunction): string[] =>
   (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`);
@@ -24,6 +25,13 @@ export function expectValidReport(report: unknown): void {
   const value = typeof report === 'string' ? JSON.parse(readFileSync(join(report, 'report.json'), 'utf8')) : report;
   validateReport(value);
   expect(problems(validateReport), 'report.json against schema/report.schema.json').toEqual([]);
+}
+
+/** Fails the test with every schema violation of a cutover report.json (parsed, or its folder). */
+export function expectValidCutover(report: unknown): void {
+  const value = typeof report === 'string' ? JSON.parse(readFileSync(join(report, 'report.json'), 'utf8')) : report;
+  validateCutover(value);
+  expect(problems(validateCutover), 'report.json against schema/cutover.schema.json').toEqual([]);
 }
 
 /** Fails the test with every schema violation of any line of a history file. */
