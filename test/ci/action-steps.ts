@@ -63,12 +63,15 @@ export interface ActionRun {
 
 /**
  * The action with `inputs` (unset ones take their default), in `workspace` (GITHUB_WORKSPACE, the
- * steps' folder), `env` standing for the calling step's env (secrets) and the runner's variables.
+ * steps' folder), `env` standing for the calling step's env (secrets) and the runner's variables
+ * (GITHUB_JOB, GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT; STRATEGY_JOB_INDEX stands for the matrix leg's
+ * `strategy.job-index`, 0 outside a matrix as on the runner). `until` stops after that step.
  */
 export async function runAction(
   inputs: Record<string, string>,
   workspace: string,
   env: Record<string, string>,
+  until?: string,
 ): Promise<ActionRun> {
   const values = Object.fromEntries(Object.entries(action.inputs).map(([k, v]) => [k, inputs[k] ?? v.default ?? '']));
   const outputs: Record<string, Record<string, string>> = {};
@@ -78,6 +81,7 @@ export async function runAction(
       if ((m = /^inputs\.([\w-]+)$/.exec(expr))) return values[m[1]!] ?? '';
       if ((m = /^steps\.([\w-]+)\.outputs\.([\w-]+)$/.exec(expr))) return outputs[m[1]!]?.[m[2]!] ?? '';
       if (expr === 'github.action_path') return projectRoot;
+      if (expr === 'strategy.job-index') return env.STRATEGY_JOB_INDEX ?? '0';
       throw new Error(`action.yml: no local value for \${{ ${expr} }}`);
     });
   let failed = false;
@@ -101,6 +105,7 @@ export async function runAction(
       );
     code = r.code;
     if (r.code !== 0) failed = true;
+    if (step.id !== undefined && step.id === until) break;
   }
   return { code, out, outputs };
 }

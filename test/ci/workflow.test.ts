@@ -1,15 +1,13 @@
-// The scheduled sandbox workflow: actionlint accepts it (and its use of ./action.yml), and its own
+// The scheduled sandbox workflow (actionlint: test/ci/actionlint.test.ts): its own
 // config step with the action's steps (test/ci/action-steps.ts), run locally against the emulator
 // twice with the ledger carried over, prove a token of the first run expired, as two scheduled runs
 // prove the 24-hour expiry on the sandbox.
 
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
@@ -18,7 +16,6 @@ import type { Change } from '../../src/report/sections/since/model.js';
 import { mdInline } from '../../src/report/common/md-text.js';
 import { DEFAULT_HISTORY_FILE } from '../../src/config/resolve.js';
 import { projectRoot } from '../k6/support.js';
-import { actionlint } from './actionlint.js';
 import { action, runAction, runScript } from './action-steps.js';
 
 const WORKFLOW = join(projectRoot, '.github', 'workflows', 'sandbox-conformance.yml');
@@ -41,15 +38,6 @@ const steps = Object.values(workflow.jobs)[0]!.steps;
 const step = (id: string) => steps.find((s) => s.id === id) ?? expect.fail(`no step with id ${id}`);
 
 describe('sandbox-conformance.yml', () => {
-  it('passes actionlint', async () => {
-    const bin = await actionlint();
-    if (bin === undefined) return;
-    const run = await promisify(execFile)(bin, ['-no-color', WORKFLOW]).catch(
-      (e: { code: number; stdout: string }) => e,
-    );
-    expect('code' in run ? run.stdout : '').toBe('');
-  }, 300_000);
-
   it('runs on a schedule and by hand, carries the ledger and the run history, and always publishes the report, through the action', () => {
     expect(Object.keys(workflow.on).sort()).toEqual(['schedule', 'workflow_dispatch']);
     const actionUses = (prefix: string) => action.runs.steps.find((s) => s.uses?.startsWith(prefix));

@@ -1,5 +1,5 @@
-// The real parts some tests need beyond Node (Debian's Chromium, nginx, openssl, stress-ng, k6,
-// toxiproxy),
+// The real parts some tests need beyond Node (Debian's Chromium, nginx, openssl, stress-ng,
+// shellcheck, k6, toxiproxy, actionlint),
 // whether each is here, and how to get it. A test that needs a missing part skips on a developer
 // machine (and fails on CI, where .ci/run installs them); test/setup/real-parts.ts says so at the
 // end of every run, so a skip is never silent.
@@ -11,6 +11,7 @@ import { findProjectRoot } from '../../src/fs/project-root.js';
 import { STRESS_NG } from '../../bench/saturate.js';
 import { nginxMissing } from './nginx.js';
 import { toxiproxyMissing } from './toxiproxy.js';
+import { actionlintMissing, shellcheckMissing } from './actionlint.js';
 
 export interface MissingPart {
   part: string;
@@ -63,6 +64,22 @@ export async function missingParts(env: NodeJS.ProcessEnv = process.env): Promis
       fix: 'install Go >= 1.17 (the test builds it from tools/toxiproxy/go.mod into .tools/toxiproxy/bin), or set TOXIPROXY_BINARY',
       tests:
         'check, run and ratelimit across ~100 ms of network latency (test/integration/network.test.ts, test/integration/ratelimit-network.test.ts)',
+    });
+  const actionlint = actionlintMissing();
+  if (actionlint)
+    missing.push({
+      part: 'actionlint',
+      why: actionlint,
+      fix: 'install Go >= 1.25 (the test builds it from tools/actionlint/go.mod into .tools/actionlint/bin), or set ACTIONLINT_BINARY',
+      tests: 'action.yml and the workflows using it through a workflow linter (test/ci/actionlint.test.ts)',
+    });
+  const shellcheck = shellcheckMissing();
+  if (shellcheck)
+    missing.push({
+      part: 'shellcheck',
+      why: shellcheck,
+      fix: 'apt-get install shellcheck, or set SHELLCHECK_BINARY',
+      tests: "action.yml's scripts through shellcheck (test/ci/actionlint.test.ts)",
     });
   try {
     await locateK6(env, findProjectRoot());
