@@ -59,6 +59,12 @@ describe('action.yml and the workflows that use it, through actionlint', () => {
   }, 300_000);
   const shellcheck = shellcheckMissing() === undefined ? SHELLCHECK : null;
 
+  it('docs/cutover.md shows the matrix workflow as it is in examples/workflows/matrix.yml', async () => {
+    const page = await readFile(join(projectRoot, 'docs', 'cutover.md'), 'utf8');
+    const shown = /## From GitHub Actions\n[\s\S]*?```yaml\n([\s\S]*?)```/.exec(page)?.[1];
+    expect(shown).toBe(await readFile(join(projectRoot, 'examples', 'workflows', 'matrix.yml'), 'utf8'));
+  });
+
   it('finds the scheduled workflow and the documented matrix among the workflows using the action', async () => {
     expect((await workflowsUsingTheAction()).map((f) => relative(projectRoot, f)).sort()).toEqual([
       '.github/workflows/sandbox-conformance.yml',

@@ -56,8 +56,10 @@ describe('sandbox-conformance.yml', () => {
     });
     // The cached folder holds the run history too, where the harness keeps it by default.
     expect(DEFAULT_HISTORY_FILE.startsWith(`${step('check').with!['state-dir'] as string}/`)).toBe(true);
-    expect(actionUses('actions/cache/restore@')?.with).toMatchObject({ 'restore-keys': 'ces-harness-ledger-' });
-    expect(actionUses('actions/cache/save@')?.if).toBe('always()');
+    expect(actionUses('actions/cache/restore@')?.with).toMatchObject({
+      'restore-keys': '${{ steps.inputs.outputs.ledger-restore }}',
+    });
+    expect(actionUses('actions/cache/save@')?.if).toMatch(/^always\(\) && /);
     expect(actionUses('actions/upload-artifact@')?.if).toBe('always()');
     expect(steps.find((s) => s.uses?.startsWith('mikepenz/action-junit-report@'))).toMatchObject({
       if: 'always()',
@@ -69,6 +71,21 @@ describe('sandbox-conformance.yml', () => {
     // Expressions inside scripts are an injection risk and would not run locally: env only.
     for (const s of steps) expect(s.run ?? '').not.toContain('${{');
   });
+});
+
+it("a scheduled run restores the ledger the run before it saved: one restore prefix, each run's key under it", async () => {
+  const scope = async (runId: string) => {
+    const r = await runScript(
+      `node "${projectRoot}/scripts/action-scope.mjs" check "" "$CONFIG"`,
+      { CONFIG: join(projectRoot, 'action.yml'), GITHUB_JOB: 'conformance', GITHUB_RUN_ID: runId },
+      projectRoot,
+    );
+    return Object.fromEntries([...r.out.matchAll(/^([\w-]+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!]));
+  };
+  const [first, second] = [await scope('100'), await scope('101')];
+  expect(second['ledger-restore']).toBe(first['ledger-restore']);
+  expect(first['ledger-key']!.startsWith(second['ledger-restore']!)).toBe(true);
+  expect(second['ledger-key']).not.toBe(first['ledger-key']);
 });
 
 /** The workflow's `check` step: the action with the workflow's inputs, the config file given. */

@@ -46,6 +46,7 @@ describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))(
         'tools/k6/go.sum',
         'schema/report.schema.json',
         'schema/history.schema.json',
+        'schema/cutover.schema.json',
         'scripts/k6-build.mjs',
       ]) {
         expect(existsSync(join(root, f)), f).toBe(true);
