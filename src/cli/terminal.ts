@@ -92,7 +92,7 @@ export function summaryLines(report: Report, folder: string): Line[] {
     ...(report.untested ?? []).map((u): Line => [{ text: 'not tested', sgr: 31 }, ` (${u.stage}): ${u.reason}`]),
   ];
   // Said apart from the not-tested lines: the changes themselves are listed above the summary.
-  const failing = (report.verdict_reasons ?? []).filter((r) => r.kind === 'regression').length;
+  const failing = report.verdict_reasons.filter((r) => r.kind === 'regression').length;
   if (failing)
     lines.push([
       { text: 'exit 1', sgr: 31 },

@@ -39,7 +39,7 @@ export function remember(
   };
   // A change the policy fails fails the run: said in the verdict, which the exit code is read from.
   // The record keeps the conformance verdict it was made with, before this comparison.
-  const reasons = [...(report.verdict_reasons ?? []), ...regressionReasons(since)];
+  const reasons = [...report.verdict_reasons, ...regressionReasons(since)];
   // Stored values come from a file anyone with the folder could edit: printable, like the rest of the report.
   const compared = printableDeep<Report>(
     {

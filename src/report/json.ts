@@ -134,9 +134,7 @@ export function renderJson(report: Report): string {
       load: report.load ? load(report.load) : null,
       rate_limit: report.rate_limit ? rateLimit(report.rate_limit) : null,
       untested: (report.untested ?? []).map((u) => orderKeys(u, ['stage', 'reason'])),
-      ...(report.verdict_reasons
-        ? { verdict_reasons: report.verdict_reasons.map((r) => orderKeys(r, ['kind', 'subject', 'text'])) }
-        : {}),
+      verdict_reasons: report.verdict_reasons.map((r) => orderKeys(r, ['kind', 'subject', 'text'])),
     },
     [
       'schema',

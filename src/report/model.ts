@@ -254,9 +254,9 @@ export interface Report {
   verdict: Verdict;
   /**
    * Every reason the verdict is fail, which is every reason the exit code is 1: empty exactly when
-   * the verdict is pass. Absent only in a report written before it existed.
+   * the verdict is pass. Always there (schema/report.schema.json requires it).
    */
-  verdict_reasons?: VerdictReason[];
+  verdict_reasons: VerdictReason[];
   summary: { passed: number; failed: number; warned: number; skipped: number; errored: number };
   checks: CheckResult[];
   load: LoadResult | null;

@@ -185,10 +185,10 @@ describe('the exit code of a target job is its report.json verdict', () => {
     expect(code, context).toBe(exit);
     expect(report.verdict, context).toBe(exit === 0 ? 'pass' : 'fail');
     expect(
-      report.verdict_reasons?.map((r) => [r.kind, r.subject]),
+      report.verdict_reasons.map((r) => [r.kind, r.subject]),
       context,
     ).toEqual(reasons);
-    for (const r of report.verdict_reasons ?? []) expect(r.text.length, context).toBeGreaterThan(0);
+    for (const r of report.verdict_reasons) expect(r.text.length, context).toBeGreaterThan(0);
     expectValidReport(reportDir);
   });
 });

@@ -114,6 +114,7 @@ describe('remember', () => {
     started_at: '2026-11-23T10:00:00Z',
     finished_at: '2026-11-23T10:00:05Z',
     verdict: 'pass' as const,
+    verdict_reasons: [],
     summary: { passed: 1, failed: 0, warned: 0, skipped: 0, errored: 0 },
     checks: [
       {
@@ -170,6 +171,7 @@ describe('remember: a tampered history file', () => {
         started_at: 'x',
         finished_at: 'x',
         verdict: 'pass',
+        verdict_reasons: [],
         summary: { passed: 1, failed: 0, warned: 0, skipped: 0, errored: 0 },
         checks: [
           {
