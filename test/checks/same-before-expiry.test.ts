@@ -1,0 +1,65 @@
+// token.same-before-expiry waits for nothing: it takes the span a slide needs (expires_at counts
+// whole seconds) from the run, between the run's first token and its own calls after every other
+// check. On one virtual clock with the emulator, the run's length is whatever the test says.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import { check } from '../../checks/token.same-before-expiry.js';
+import { createEmulator, type Emulator, type FaultName } from '../../src/emulator/index.js';
+import { virtualClock } from '../../src/time/clock.js';
+import { emulatorContext } from '../helpers/conformance.js';
+
+const RATE_LIMIT = {
+  endpoint: 'tokens.validate',
+  maxRps: 50,
+  maxRequests: 100,
+  recoveryWaitS: 15,
+  maxRetryAfterS: 120,
+  probingAllowed: true,
+} as const;
+
+let emulator: Emulator | undefined;
+afterEach(async () => {
+  await emulator?.close();
+  emulator = undefined;
+});
+
+/** The check's outcome after a run that lasted `runMs` since its first token. */
+async function afterRunOf(runMs: number, faults: FaultName[] = []) {
+  const clock = virtualClock();
+  emulator = await createEmulator({ port: 0, tokenTtlS: 3_600, faults, now: clock.now });
+  const { ctx, close } = emulatorContext(emulator, RATE_LIMIT, clock);
+  try {
+    await ctx.session.firstIssue();
+    clock.advance(runMs);
+    return await check.run(ctx);
+  } finally {
+    await close();
+  }
+}
+
+describe('token.same-before-expiry', () => {
+  it('fails a sliding expires_at once the run spans over a second, without waiting itself', async () => {
+    const outcome = await afterRunOf(2_000, ['sliding-expiry']);
+    expect(`${outcome.status}: ${outcome.message}`).toMatch(/^fail: the same token came back 2\.0 s later/);
+  });
+
+  it('fails a token that changes with every call, however short the run', async () => {
+    const outcome = await afterRunOf(0, ['token-rotates']);
+    expect(`${outcome.status}: ${outcome.message}`).toMatch(/^fail: call 2 returned token/);
+  });
+
+  it('passes a conformant service over a run longer than a second', async () => {
+    const outcome = await afterRunOf(2_000);
+    expect(`${outcome.status}: ${outcome.message}`).toBe('pass: 4 calls over 2.0 s, one token and one expires_at');
+  });
+
+  // A sliding expiry and a fixed one look alike within a second: the pass says what it did not rule out.
+  it.each([[[]], [['sliding-expiry']]] as const)(
+    'over a run shorter than a second (faults %j) passes the same token and leaves the slide open',
+    async (faults) => {
+      const outcome = await afterRunOf(300, [...faults]);
+      expect(outcome.status).toBe('pass');
+      expect(outcome.message).toMatch(/^4 calls over 0\.3 s, one token and one expires_at; .* not ruled out/);
+    },
+  );
+});
