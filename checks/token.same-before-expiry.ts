@@ -1,5 +1,5 @@
 import { fail, pass, skip, type Check } from '../src/runner/check.js';
-import type { IssuedToken } from '../src/http/exchange.js';
+import type { IssuedToken, TokenExchange } from '../src/http/exchange.js';
 import { cameBack } from '../src/runner/expect.js';
 import { epochSeconds } from '../src/spec/expires-at.js';
 import { positionOf } from '../src/time/expiry-edges.js';
@@ -24,8 +24,7 @@ export const check: Check = {
     if (!first.issued) return skip(`no token was issued (POST /tokens answered ${first.status}); see token.issue`);
     let previous: IssuedToken = first.issued;
     const evidence = [http.evidence(first, `token ${previous.fingerprint}, expires_at ${String(previous.expiresAt)}`)];
-    let late: IssuedToken | undefined;
-    let spanMs = 0;
+    let late: TokenExchange | undefined;
     for (let i = 0; i < CALLS; i++) {
       const ex = await http.issueToken();
       if (!ex.issued)
@@ -44,20 +43,30 @@ export const check: Check = {
           evidence,
         );
       }
-      if (ex.issued.token === previous.token && ex.issued.expiresAt !== previous.expiresAt) {
-        const apart = i === 0 ? ` ${seconds(ex.sentAt - first.receivedAt)} later` : '';
+      // Against the run's earlier answers (a second or more before) after the loop, with their span.
+      if (i > 0 && ex.issued.token === previous.token && ex.issued.expiresAt !== previous.expiresAt) {
         return fail(
-          `the same token came back${apart} with expires_at ${String(ex.issued.expiresAt)} instead of ${String(previous.expiresAt)}: its expiry moves with every call, so it never expires while in use (§3)`,
+          `the same token came back with expires_at ${String(ex.issued.expiresAt)} instead of ${String(previous.expiresAt)}: its expiry moves with every call, so it never expires while in use (§3)`,
           evidence,
         );
       }
-      if (i === 0 && ex.issued.token === first.issued.token) {
-        late = ex.issued;
-        spanMs = ex.sentAt - first.receivedAt;
-      }
+      late ??= ex;
       previous = ex.issued;
     }
-    if (!late)
+    // The token these calls got may be the run's first or one handed out after it expired (an
+    // expiry waited in-process): either way, the run's earliest answer that carried it is the start.
+    const since = late?.issued ? session.firstSighting(late.issued.token) : undefined;
+    const spanMs = since && late ? late.sentAt - since.receivedAt : 0;
+    if (since?.issued && late?.issued && since.issued.expiresAt !== late.issued.expiresAt) {
+      evidence.push(
+        http.evidence(since, `token ${since.issued.fingerprint}, expires_at ${String(since.issued.expiresAt)}`),
+      );
+      return fail(
+        `the same token came back ${seconds(spanMs)} later with expires_at ${String(late.issued.expiresAt)} instead of ${String(since.issued.expiresAt)}: its expiry slides with every call, so it never expires while in use (§3)`,
+        evidence,
+      );
+    }
+    if (!since)
       return pass(
         `${CALLS + 1} calls: a new token only after the first had expired, then one token and one expires_at`,
         evidence,

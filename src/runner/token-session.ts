@@ -70,6 +70,8 @@ export class TokenSession {
   private expiryWait?: Promise<ExpiryObservation>;
   private validateVerb?: Promise<'GET' | 'POST'>;
   private readonly seen = new Map<string, IssuedToken>();
+  // The earliest answer that carried each token: how long the service has been handing it out.
+  private readonly sightings = new Map<string, TokenExchange>();
 
   constructor(private readonly deps: SessionDeps) {}
 
@@ -99,8 +101,16 @@ export class TokenSession {
   }
 
   private remember(ex: TokenExchange): TokenExchange {
-    if (ex.issued) this.seen.set(ex.issued.token, ex.issued);
+    if (ex.issued) {
+      this.seen.set(ex.issued.token, ex.issued);
+      if (!this.sightings.has(ex.issued.token)) this.sightings.set(ex.issued.token, ex);
+    }
     return ex;
+  }
+
+  /** The earliest answer of this session that carried `token` (its expires_at as first handed out). */
+  firstSighting(token: string): TokenExchange | undefined {
+    return this.sightings.get(token);
   }
 
   /**

@@ -23,13 +23,20 @@ afterEach(async () => {
   emulator = undefined;
 });
 
-/** The check's outcome after a run that lasted `runMs` since its first token. */
-async function afterRunOf(runMs: number, faults: FaultName[] = []) {
+/**
+ * The check's outcome after a run that lasted `runMs` since its first token; with `expiredFirst`,
+ * the run first outlived that token (4 s) and the session took its successor.
+ */
+async function afterRunOf(runMs: number, faults: FaultName[] = [], expiredFirst = false) {
   const clock = virtualClock();
-  emulator = await createEmulator({ port: 0, tokenTtlS: 3_600, faults, now: clock.now });
+  emulator = await createEmulator({ port: 0, tokenTtlS: expiredFirst ? 4 : 3_600, faults, now: clock.now });
   const { ctx, close } = emulatorContext(emulator, RATE_LIMIT, clock);
   try {
     await ctx.session.firstIssue();
+    if (expiredFirst) {
+      clock.advance(6_000);
+      await ctx.session.current();
+    }
     clock.advance(runMs);
     return await check.run(ctx);
   } finally {
@@ -47,6 +54,19 @@ describe('token.same-before-expiry', () => {
     const outcome = await afterRunOf(0, ['token-rotates']);
     expect(`${outcome.status}: ${outcome.message}`).toMatch(/^fail: call 2 returned token/);
   });
+
+  // An expiry waited in-process (run's default against the built-in emulator) hands out a second
+  // token: its own first answer starts the span, not the expired one's.
+  it.each([
+    [[], /^pass: 4 calls over 2\.0 s, one token and one expires_at$/],
+    [['sliding-expiry'], /^fail: the same token came back 2\.0 s later/],
+  ] as const)(
+    'after the first token expired (faults %j), judges its successor from its first answer',
+    async (faults, want) => {
+      const outcome = await afterRunOf(2_000, [...faults], true);
+      expect(`${outcome.status}: ${outcome.message}`).toMatch(want);
+    },
+  );
 
   it('passes a conformant service over a run longer than a second', async () => {
     const outcome = await afterRunOf(2_000);
