@@ -53,30 +53,42 @@ export const check: Check = {
       late ??= ex;
       previous = ex.issued;
     }
-    // The token these calls got may be the run's first or one handed out after it expired (an
-    // expiry waited in-process): either way, the run's earliest answer that carried it is the start.
-    const since = late?.issued ? session.firstSighting(late.issued.token) : undefined;
-    const spanMs = since && late ? late.sentAt - since.receivedAt : 0;
-    if (since?.issued && late?.issued && since.issued.expiresAt !== late.issued.expiresAt) {
+    // Every token the run was handed, from the first answer that carried it to the last; the one
+    // these calls got ends at them. It may be the run's first or a successor after an expiry waited
+    // in-process: each is judged over its own span, and the longest span says what was ruled out.
+    const pairs = session
+      .tokenSightings()
+      .map((s) => (late?.issued && s.first.issued.token === late.issued.token ? { ...s, last: late } : s));
+    const span = (p: { first: TokenExchange; last: TokenExchange }) => p.last.sentAt - p.first.receivedAt;
+    const slid = pairs.find((p) => p.first.issued.expiresAt !== p.last.issued?.expiresAt);
+    if (slid?.last.issued) {
       evidence.push(
-        http.evidence(since, `token ${since.issued.fingerprint}, expires_at ${String(since.issued.expiresAt)}`),
+        http.evidence(
+          slid.first,
+          `token ${slid.first.issued.fingerprint}, expires_at ${String(slid.first.issued.expiresAt)}`,
+        ),
       );
       return fail(
-        `the same token came back ${seconds(spanMs)} later with expires_at ${String(late.issued.expiresAt)} instead of ${String(since.issued.expiresAt)}: its expiry slides with every call, so it never expires while in use (§3)`,
+        `the same token came back ${seconds(span(slid))} later with expires_at ${String(slid.last.issued.expiresAt)} instead of ${String(slid.first.issued.expiresAt)}: its expiry slides with every call, so it never expires while in use (§3)`,
         evidence,
       );
     }
-    if (!since)
+    const closing = pairs.find((p) => p.last === late);
+    const longest = [...pairs].sort((a, b) => span(b) - span(a))[0];
+    const calls = closing
+      ? `${CALLS + 1} calls over ${seconds(span(closing))}, one token and one expires_at`
+      : `${CALLS + 1} calls: a new token only after the first had expired, then one token and one expires_at`;
+    if (longest && span(longest) >= SLIDE_VISIBLE_AFTER_MS)
       return pass(
-        `${CALLS + 1} calls: a new token only after the first had expired, then one token and one expires_at`,
+        longest === closing
+          ? calls
+          : `${calls}; ${longest.first.issued.fingerprint} kept its expires_at over ${seconds(span(longest))} of the run`,
         evidence,
       );
-    const over = `${CALLS + 1} calls over ${seconds(spanMs)}, one token and one expires_at`;
-    if (spanMs >= SLIDE_VISIBLE_AFTER_MS) return pass(over, evidence);
-    // The run was shorter than expires_at's resolution: the same token is proven, a slide is not
-    // ruled out. Said so instead of waiting for it: the longer runs and the ledger see it.
+    // No token was seen over more than expires_at's resolution: the same token is proven, a slide
+    // is not ruled out. Said so instead of waiting for it: the longer runs and the ledger see it.
     return pass(
-      `${over}; an expires_at that slides by whole seconds needs calls over a second apart, so it is not ruled out by this run (a run with the rate-limit checks spans that, and against a real target token.ledger compares across runs)`,
+      `${calls}; an expires_at that slides by whole seconds needs calls over a second apart, so it is not ruled out by this run (a run with the rate-limit checks spans that, and against a real target token.ledger compares across runs)`,
       evidence,
     );
   },

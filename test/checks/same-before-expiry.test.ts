@@ -27,14 +27,18 @@ afterEach(async () => {
  * The check's outcome after a run that lasted `runMs` since its first token; with `expiredFirst`,
  * the run first outlived that token (4 s) and the session took its successor.
  */
-async function afterRunOf(runMs: number, faults: FaultName[] = [], expiredFirst = false) {
-  const clock = virtualClock();
+async function afterRunOf(runMs: number, faults: FaultName[] = [], expiredFirst?: 'unseen' | 'seen-again') {
+  // 100 ms into a second of the service's clock: a 0.3 s run stays within that second (expires_at
+  // counts whole seconds), a 2 s one crosses two edges, the same every time.
+  const clock = virtualClock(Math.floor(Date.now() / 1000) * 1000 + 100);
   emulator = await createEmulator({ port: 0, tokenTtlS: expiredFirst ? 4 : 3_600, faults, now: clock.now });
   const { ctx, close } = emulatorContext(emulator, RATE_LIMIT, clock);
   try {
     await ctx.session.firstIssue();
     if (expiredFirst) {
-      clock.advance(6_000);
+      // 'seen-again': the session asks once more just before the first token's end (it gets the
+      // same token back), then waits it out; 'unseen': it asks only once the token has expired.
+      clock.advance(expiredFirst === 'seen-again' ? 3_800 : 6_000);
       await ctx.session.current();
     }
     clock.advance(runMs);
@@ -63,10 +67,23 @@ describe('token.same-before-expiry', () => {
   ] as const)(
     'after the first token expired (faults %j), judges its successor from its first answer',
     async (faults, want) => {
-      const outcome = await afterRunOf(2_000, [...faults], true);
+      const outcome = await afterRunOf(2_000, [...faults], 'unseen');
       expect(`${outcome.status}: ${outcome.message}`).toMatch(want);
     },
   );
+
+  // A short end of the run on the successor, but the first token was asked for twice 3.8 s apart.
+  it.each([
+    [
+      [],
+      /^pass: 4 calls over 0\.3 s, one token and one expires_at; tk_[0-9a-f]{8} kept its expires_at over 3\.8 s of the run$/,
+    ],
+    // The slid token stays usable, so the calls at the end get it again: 4.1 s after its first answer.
+    [['sliding-expiry'], /^fail: the same token came back 4\.1 s later/],
+  ] as const)('judges every token the run was handed over its own span (faults %j)', async (faults, want) => {
+    const outcome = await afterRunOf(300, [...faults], 'seen-again');
+    expect(`${outcome.status}: ${outcome.message}`).toMatch(want);
+  });
 
   it('passes a conformant service over a run longer than a second', async () => {
     const outcome = await afterRunOf(2_000);
