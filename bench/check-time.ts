@@ -22,8 +22,9 @@ import { clearCalibrations } from '../src/tls/calibration.js';
 import { runCommand } from './proc.js';
 import { ms, slowest, summarize, type Section, type Summary } from './stats.js';
 
-/** The issue's goal for (a). */
-export const GOAL_MS = 1_000;
+/** Issue 37's goals: (a) the full check in-process, (c) the CLI from process start to exit. */
+export const GOAL_MS = 800;
+export const CLI_GOAL_MS = 1_000;
 /** One CLI check takes a few seconds; this only bounds a hang. */
 const CLI_TIMEOUT_MS = 60_000;
 
@@ -196,7 +197,7 @@ export async function benchCheckTime(opts: CheckTimeOptions): Promise<CheckTimeR
     }
   }
   const distinct = (xs: string[]) => [...new Set(xs)];
-  const goal = `< ${ms(GOAL_MS)}`;
+  const goal = `≤ ${ms(GOAL_MS)}`;
   return {
     checksWithoutRateLimit: selectChecks(CHECKS, [], ['ratelimit.*']).selected.length,
     checksWithRateLimit: CHECKS.length,
@@ -233,7 +234,7 @@ export async function benchCheckTime(opts: CheckTimeOptions): Promise<CheckTimeR
     c: {
       label: "(c) CLI `check --skip 'ratelimit.*' --expiry-wait 0`, process start to exit",
       wall: summarize(cli.map((r) => r.wallMs)),
-      goal,
+      goal: `≤ ${ms(CLI_GOAL_MS)}`,
       outcomes: distinct(cli.map((r) => r.outcome)),
     },
     cliStart: {
@@ -267,7 +268,7 @@ export function checkTimeSection(r: CheckTimeResult): Section {
     ]),
     notes: [
       `(a) runs ${r.checksWithoutRateLimit} checks, (b) all ${r.checksWithRateLimit}; both with the embedded emulator's settings (sandbox + production, ${EMBEDDED.tokenLifetimeS} s tokens, 50/s bucket) and --expiry-wait 0, so the expiry checks skip.`,
-      `(a) is ${(a / GOAL_MS).toFixed(2)}× the 1 s goal; the rate-limit probe adds ${ms(b - a)} (b - a); the CLI adds ${ms(c - a)} over (a) (c - a), of which ${ms(help)} is node starting and loading the CLI bundle (\`--help\`); the rest is preflight, the terminal and the report files.`,
+      `(a) is ${(a / GOAL_MS).toFixed(2)}× its ${ms(GOAL_MS)} goal; the rate-limit probe adds ${ms(b - a)} (b - a); the CLI adds ${ms(c - a)} over (a) (c - a), of which ${ms(help)} is node starting and loading the CLI bundle (\`--help\`); the rest is preflight, the terminal and the report files.`,
       `Slowest checks in (a), median duration: ${r.slowestInA.map((x) => `${x.id} ${ms(x.ms)}`).join(', ')}. The main phase runs checks concurrently, so the slowest one sets the floor.`,
       'Every run starts a fresh emulator and clears the TLS calibration memo and the TLS contexts, as a new CLI process would.',
     ],

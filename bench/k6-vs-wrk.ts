@@ -28,7 +28,7 @@ export interface LoadBenchOptions {
   progress: (message: string) => void;
 }
 
-interface LoadRow {
+export interface LoadRow {
   tool: 'k6' | 'wrk';
   endpoint: string;
   concurrency: number;
@@ -54,7 +54,7 @@ export interface LoadBenchResult {
   notes: string[];
 }
 
-const HEALTH = 'POST /tokens/health_check';
+export const HEALTH = 'POST /tokens/health_check';
 const EVALUATION = 'POST /v1/evaluation (valid token)';
 /** k6 starts, runs durationS plus a graceful stop, and writes its summary; this bounds a hang. */
 const EXTRA_TIMEOUT_S = 30;

@@ -10,10 +10,12 @@
 //   7    ces-harness client: its overhead, and how soon it stops a hanging, flooding or leaking client
 //   8    the fleet simulator vs real k6 fleets behind each limiter kind (bench/fleet.ts)
 //   9    the run history: false alarms of its latency comparison, and the smallest regression flagged
+//   10   `npm start` end to end, and the suite (`npm test`, `.ci/run`), as child processes
+//   and last, issue 37's table: each row a user waits for, against its goal (bench/goals.ts)
 //
 // Names select sections, e.g. `npm run bench -- false-alarm` runs only section 6:
 // check-time (1), tls (2), load (3-4), ratelimit (5), false-alarm (6), real-sandbox (6b), client (7),
-// fleet (8), history (9).
+// fleet (8), history (9), run (10), suite (10).
 //
 // Progress goes to stderr, the report to stdout. Loopback only; every child process is bounded in
 // time and stopped before the bench exits.
@@ -21,6 +23,8 @@
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { benchCheckTime, checkTimeSection } from './check-time.js';
+import { goalsSection, type GoalInputs } from './goals.js';
+import { benchMainJob, benchSuite, type TimedCommand } from './run-time.js';
 import { benchClientTime } from './client-time.js';
 import { benchLoad, loadSection } from './k6-vs-wrk.js';
 import { machineBusySeconds, ownCpuSeconds, runCommand, which } from './proc.js';
@@ -56,6 +60,8 @@ const SECTIONS = [
   'client',
   'fleet',
   'history',
+  'run',
+  'suite',
 ] as const;
 const unknownSections = positionals.filter((p) => !(SECTIONS as readonly string[]).includes(p));
 if (unknownSections.length > 0) {
@@ -156,13 +162,20 @@ process.stdout.write(
     `Each timed item runs ${RUNS} times (the multi-second ones ${Math.min(RUNS, SLOW_RUNS)}); the median leads, min and max beside. No timing is asserted.\n`,
 );
 
+// What the closing goals table reads, filled by the sections that ran.
+const goals: GoalInputs = {};
+
 // --- 1: check wall time ----------------------------------------------------------------------
 if (wanted('check-time')) {
-  await item('1. Wall time of a full check', async () =>
-    checkTimeSection(
-      await benchCheckTime({ runs: RUNS, slowRuns: Math.min(RUNS, SLOW_RUNS), projectRoot: root, progress }),
-    ),
-  );
+  await item('1. Wall time of a full check', async () => {
+    goals.checkTime = await benchCheckTime({
+      runs: RUNS,
+      slowRuns: Math.min(RUNS, SLOW_RUNS),
+      projectRoot: root,
+      progress,
+    });
+    return checkTimeSection(goals.checkTime);
+  });
 }
 
 // --- 2-4: against one emulator in its own process ---------------------------------------------
@@ -189,20 +202,19 @@ if (served) {
         tlsSection(await benchTls({ runs: RUNS, target: emulator.target, progress })),
       );
     if (wanted('load'))
-      await item('3-4. k6 vs wrk, emulator ceiling', async () =>
-        loadSection(
-          await benchLoad({
-            projectRoot: root,
-            emulator,
-            k6,
-            ...(k6Problem !== undefined ? { k6Problem } : {}),
-            durationS: LOAD_DURATION_S,
-            cpus: nproc,
-            concurrency: CONCURRENCY,
-            progress,
-          }),
-        ),
-      );
+      await item('3-4. k6 vs wrk, emulator ceiling', async () => {
+        goals.load = await benchLoad({
+          projectRoot: root,
+          emulator,
+          k6,
+          ...(k6Problem !== undefined ? { k6Problem } : {}),
+          durationS: LOAD_DURATION_S,
+          cpus: nproc,
+          concurrency: CONCURRENCY,
+          progress,
+        });
+        return loadSection(goals.load);
+      });
   } finally {
     await emulator.stop();
     process.removeListener('SIGINT', onSignal);
@@ -278,6 +290,34 @@ if (wanted('history')) {
     historySection(await benchHistory({ ...historyCounts, projectRoot: root, progress })),
   );
 }
+
+// --- 10: the main job and the suite, end to end ------------------------------------------------
+const timedSection = (title: string, rows: TimedCommand[]): Section => ({
+  title,
+  headers: ['what', 'wall', 'CPU (with children)', 'outcome', 'stages'],
+  rows: rows.map((t) => [
+    t.what,
+    `${(t.wallMs / 1000).toFixed(1)} s`,
+    t.cpuS === undefined ? '-' : `${t.cpuS.toFixed(1)} s`,
+    t.outcome,
+    t.stages ?? '',
+  ]),
+  notes: [],
+});
+if (wanted('run')) {
+  progress('npm start: ces-harness run against the built-in emulator');
+  await item('10. `npm start` end to end', async () => {
+    goals.mainJob = await benchMainJob(root);
+    return timedSection('10. `npm start` end to end (one run, in an empty folder)', [goals.mainJob]);
+  });
+}
+if (wanted('suite')) {
+  await item('10b. The suite end to end', async () => {
+    goals.suite = await benchSuite(root, progress);
+    return timedSection('10b. The suite end to end (this working tree)', goals.suite);
+  });
+}
+print(goalsSection(goals));
 
 const totalS = (performance.now() - started) / 1000;
 const busy = machineBusySeconds();

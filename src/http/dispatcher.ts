@@ -3,7 +3,9 @@
 // the client because building trust is costly and subtle (see below), and the rate-limit probe and
 // the checks share one pool per target.
 
-import { Agent, buildConnector, Client, Pool, ProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import type * as UndiciTypes from 'undici';
+import { Agent, buildConnector, Client, Pool, ProxyAgent } from './undici.js';
 import type { Target } from '../config/target.js';
 import { proxyFor } from './proxy.js';
 import { clientContext } from './secure-contexts.js';
@@ -39,8 +41,8 @@ export function dispatcherFor(
   const factory = (origin: string | URL, options: object): Dispatcher => {
     const { connect } = options as { connect?: unknown };
     const observed =
-      typeof connect === 'function' ? telling(connect as buildConnector.connector, onConnected) : connect;
-    const opts = { ...options, connect: observed } as Pool.Options;
+      typeof connect === 'function' ? telling(connect as UndiciTypes.buildConnector.connector, onConnected) : connect;
+    const opts = { ...options, connect: observed } as UndiciTypes.Pool.Options;
     return connections === 1 ? new Client(origin, opts) : new Pool(origin, opts);
   };
   const options = { connections, keepAliveTimeout: 10_000, allowH2: true, factory };
@@ -55,9 +57,9 @@ export function dispatcherFor(
 }
 
 function telling(
-  connect: buildConnector.connector,
+  connect: UndiciTypes.buildConnector.connector,
   onConnected: (version: HttpVersion) => void,
-): buildConnector.connector {
+): UndiciTypes.buildConnector.connector {
   return (opts, callback) =>
     connect(opts, (...args) => {
       const socket = args[1] as { alpnProtocol?: string | false } | null;

@@ -11,7 +11,8 @@
 // What a request yields is plain data (exchange.ts); the connection pool is dispatcher.ts.
 
 import { randomUUID } from 'node:crypto';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { request } from './undici.js';
 import { isProduction, type Target } from '../config/target.js';
 import type { Credentials } from '../spec/credentials.js';
 import type { Evidence } from '../report/model.js';
@@ -64,6 +65,9 @@ export class ServiceClient {
   private readonly issued = new Set<string>();
   private answers = 0;
   private readonly readings: ClockReading[] = [];
+  // measureSkew over the readings, kept until the next reading: checks ask for it far more often
+  // than answers arrive (every edge judged), and each answer adds a reading.
+  private skew: { bounds: SkewBounds | undefined } | undefined;
   /** Tokens handed to the target's own credentials, by value: what the token ledger records. */
   private readonly forLedger = new Map<string, IssuedToken>();
   private readonly seen: TransportSeen = { connections: {}, codings: {} };
@@ -328,11 +332,13 @@ export class ServiceClient {
   noteClock(reading: ClockReading): void {
     this.readings.push(reading);
     if (this.readings.length > MAX_CLOCK_READINGS) this.readings.shift();
+    this.skew = undefined;
   }
 
   /** The service's clock minus ours, as the answers so far bound it (src/time/clock-skew.ts). */
   measuredSkew(): SkewBounds | undefined {
-    return measureSkew(this.readings);
+    this.skew ??= { bounds: measureSkew(this.readings) };
+    return this.skew.bounds;
   }
 
   /** Every token POST /tokens handed this client for the target's credentials (a second client's are not the ledger's). */

@@ -13,34 +13,52 @@ import { mergeK6Summaries, segmentArgs } from './segments.js';
 import { mergeLoadScenarioResults, toLoadScenarioResult } from './summary.js';
 import { mergeTimelines, readTimeline, timelineOutput, type Timeline } from './timeline.js';
 
+// `light`: the scenario judges behaviour, not speed, and sends little with the client's
+// credentials (TLS handshakes to the health check, a few token fetches a second), so the light ones
+// share their time (loadWaves). The others drive the client's limiter or measure its pace: each
+// has the target to itself, or they would disturb each other's figures.
 export const K6_SCENARIOS = {
   'token-lifecycle': {
     title: 'Concurrent token fetches get one token until expiry; wrong credentials 401; expired tokens 401',
     spec: '3, 4.1, 4.3, 7',
     bundles: ['token-lifecycle'],
+    light: true,
   },
   tls: {
     title: 'Every connection is TLS 1.3 with one of the three suites; a TLS 1.2-only client is refused',
     spec: '5.8',
     bundles: ['tls', 'tls12-refused'],
+    light: true,
   },
   'rate-limit': {
     title: 'Over the rate limit, 429s with a JSON error are waited out and no call is lost',
     spec: '7, 8',
     bundles: ['rate-limit'],
+    light: false,
   },
   throughput: {
     title: 'Business calls at a constant rate, with a cached token and with a token per call',
     spec: '4.4, 5.5',
     bundles: ['throughput'],
+    light: false,
   },
-} as const satisfies Record<string, { title: string; spec: string; bundles: readonly string[] }>;
+} as const satisfies Record<string, { title: string; spec: string; bundles: readonly string[]; light: boolean }>;
 
 export type K6ScenarioName = keyof typeof K6_SCENARIOS;
 
 export const K6_SCENARIO_NAMES = Object.keys(K6_SCENARIOS) as K6ScenarioName[];
 
 export const isK6ScenarioName = (s: string): s is K6ScenarioName => Object.hasOwn(K6_SCENARIOS, s);
+
+/**
+ * The scenarios in the groups that run at once: the light ones together first, then each of the
+ * others alone, in the order given.
+ */
+export function loadWaves(names: readonly K6ScenarioName[]): K6ScenarioName[][] {
+  const light = names.filter((n) => K6_SCENARIOS[n].light);
+  const alone = names.filter((n) => !K6_SCENARIOS[n].light).map((n) => [n]);
+  return light.length > 0 ? [light, ...alone] : alone;
+}
 
 /** Long enough for the longest part of any scenario (token-lifecycle may wait out a token's life). */
 export function defaultTimeoutMs(i: ScenarioInputs): number {

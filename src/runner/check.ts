@@ -29,9 +29,11 @@ export interface Outcome {
 /**
  * When a check runs. `first` runs alone before everything else (it needs a service that has not
  * handed this client a token in this run yet); `last` runs alone after everything else (it
- * exhausts the rate limit); the rest run concurrently.
+ * exhausts the rate limit); `closing` runs after `last` (it compares what the service says at the
+ * end of the run with what it said at its start, so the run's own length is its time span and
+ * no check has to wait for one); the rest run concurrently.
  */
-export type Phase = 'first' | 'main' | 'last';
+export type Phase = 'first' | 'main' | 'last' | 'closing';
 
 export interface Check {
   /** Stable id, also the filename in checks/ and the value of --only/--skip. */

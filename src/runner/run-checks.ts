@@ -1,6 +1,7 @@
 // Runs a list of checks against one context and turns their outcomes into CheckResults.
 // Phases keep checks that disturb the service apart: `first` alone before the rest (it needs a
-// client without a token yet), `main` concurrently, `last` alone after (it exhausts the limit).
+// client without a token yet), `main` concurrently, `last` alone after (it exhausts the limit),
+// `closing` after all of them (it takes the run's length as the span it needs between two calls).
 
 import { RateLimitedError } from '../http/rate-limit-wait.js';
 import { ProductionBudgetReached, ProductionCallNotAllowed } from '../http/production-gate.js';
@@ -32,6 +33,7 @@ export async function runChecks(
   for (const check of inPhase('first')) await runOne(check);
   await runConcurrently(inPhase('main'), MAIN_CONCURRENCY, runOne);
   for (const check of inPhase('last')) await runOne(check);
+  for (const check of inPhase('closing')) await runOne(check);
 
   // Reports list checks in catalogue order, whatever order they finished in.
   return checks.map((c) => results.get(c.id)).filter((r): r is CheckResult => r !== undefined);

@@ -55,6 +55,12 @@ export type ExpiryObservation =
       reissue: TokenExchange;
     };
 
+/** The first and the last answer that carried one token. */
+export interface Sighting {
+  first: TokenExchange & { issued: IssuedToken };
+  last: TokenExchange & { issued: IssuedToken };
+}
+
 export interface SessionDeps {
   http: ServiceClient;
   expect: Expectations;
@@ -70,6 +76,9 @@ export class TokenSession {
   private expiryWait?: Promise<ExpiryObservation>;
   private validateVerb?: Promise<'GET' | 'POST'>;
   private readonly seen = new Map<string, IssuedToken>();
+  // The earliest and the latest answer that carried each token: how long the service has been
+  // handing it out, and whether its expires_at stayed put meanwhile.
+  private readonly sightings = new Map<string, Sighting>();
 
   constructor(private readonly deps: SessionDeps) {}
 
@@ -99,8 +108,18 @@ export class TokenSession {
   }
 
   private remember(ex: TokenExchange): TokenExchange {
-    if (ex.issued) this.seen.set(ex.issued.token, ex.issued);
+    if (ex.issued) {
+      this.seen.set(ex.issued.token, ex.issued);
+      const seen = { ...ex, issued: ex.issued };
+      const earlier = this.sightings.get(ex.issued.token);
+      this.sightings.set(ex.issued.token, { first: earlier?.first ?? seen, last: seen });
+    }
     return ex;
+  }
+
+  /** For each token this session was handed, the first and the last answer that carried it. */
+  tokenSightings(): Sighting[] {
+    return [...this.sightings.values()];
   }
 
   /**

@@ -10,7 +10,7 @@ import { locateK6 } from '../k6/locate.js';
 import { redactArtefacts } from '../k6/artefacts.js';
 import { findProjectRoot } from '../fs/project-root.js';
 import type { ScenarioInputs } from '../k6/contract.js';
-import { K6_SCENARIOS, runLoadScenario, type K6ScenarioName } from '../k6/scenarios.js';
+import { K6_SCENARIOS, loadWaves, runLoadScenario, type K6ScenarioName } from '../k6/scenarios.js';
 import { scenarioOk } from '../k6/summary.js';
 import type { LoadResult, LoadScenarioResult } from '../report/model.js';
 import { businessForLoad, businessNeededBy, refuseProductionLoad } from '../runner/production-load.js';
@@ -78,40 +78,48 @@ export function loadStage(
     const extraArgs = load.outputs.flatMap((o) => ['--out', o]);
     const { segments } = load;
 
-    const results: LoadScenarioResult[] = [];
+    const results = new Map<K6ScenarioName, LoadScenarioResult>();
+    const runOne = async (name: K6ScenarioName) => {
+      io.progress(`k6 ${k6.version}: ${name} (${base.durationS} s${segments > 1 ? `, ${segments} segments` : ''})…`);
+      const inputs = name === 'rate-limit' ? { ...base, rate: load.overLimitRate } : base;
+      const started = performance.now();
+      const result = await runLoadScenario(name, {
+        k6Path: k6.path,
+        bundleDir,
+        workDir: join(reportDir, 'k6'),
+        dashboardDir: reportDir,
+        inputs,
+        signal,
+        redactor,
+        ...(target.caFile ? { caFile: target.caFile } : {}),
+        ...(extraArgs.length ? { extraArgs } : {}),
+        ...(segments > 1 ? { segments } : {}),
+      });
+      results.set(name, result);
+      // k6 sends outside the production gate: its own count goes into the audit trail.
+      if (isProduction(target)) productionGate?.addK6Requests(result.requests);
+      io.out(scenarioLine(result, performance.now() - started));
+    };
     try {
-      for (const name of scenarios) {
+      for (const wave of loadWaves(scenarios)) {
         if (signal.aborted) break;
-        io.progress(`k6 ${k6.version}: ${name} (${base.durationS} s${segments > 1 ? `, ${segments} segments` : ''})…`);
-        const inputs = name === 'rate-limit' ? { ...base, rate: load.overLimitRate } : base;
-        const result = await runLoadScenario(name, {
-          k6Path: k6.path,
-          bundleDir,
-          workDir: join(reportDir, 'k6'),
-          dashboardDir: reportDir,
-          inputs,
-          signal,
-          redactor,
-          ...(target.caFile ? { caFile: target.caFile } : {}),
-          ...(extraArgs.length ? { extraArgs } : {}),
-          ...(segments > 1 ? { segments } : {}),
-        });
-        results.push(result);
-        // k6 sends outside the production gate: its own count goes into the audit trail.
-        if (isProduction(target)) productionGate?.addK6Requests(result.requests);
-        io.out(scenarioLine(result));
+        // Every k6 of a wave has ended before the next starts or the artefacts are redacted.
+        const failed = (await Promise.allSettled(wave.map(runOne))).find((r) => r.status === 'rejected');
+        if (failed) throw failed.reason;
       }
     } finally {
       // k6 wrote into the report folder (summaries, dashboard exports): redacted in place before
       // the run ends, an interrupted one included.
       redactArtefacts(reportDir, redactor);
     }
+    // The report lists them in the order asked for, whichever finished first.
+    const ran = scenarios.flatMap((name) => results.get(name) ?? []);
     return {
       result: {
         k6_version: k6.version,
         run_id: runId,
-        scenarios: results,
-        ok: results.every(scenarioOk) && !signal.aborted,
+        scenarios: ran,
+        ok: ran.every(scenarioOk) && !signal.aborted,
       },
     };
   };
@@ -138,7 +146,7 @@ async function recordLoadToken(
   }
 }
 
-function scenarioLine(r: LoadScenarioResult): string {
+function scenarioLine(r: LoadScenarioResult, tookMs: number): string {
   const ok = scenarioOk(r);
   const failed = r.thresholds.filter((t) => !t.ok).map((t) => `${t.metric} ${t.expression}`);
   const figures = `${r.requests} requests, ${r.rate_per_s.toFixed(1)}/s, p95 ${r.latency_ms.p95.toFixed(1)} ms, errors ${(r.error_rate * 100).toFixed(2)}%`;
@@ -147,5 +155,7 @@ function scenarioLine(r: LoadScenarioResult): string {
       ? `, ${r.dropped_iterations} iterations dropped (the generator could not keep the schedule)`
       : '';
   const why = r.error ? `: ${r.error}` : failed.length ? `: thresholds failed: ${failed.join('; ')}` : '';
-  return `${ok ? '✓ pass ' : '✗ fail '} k6 ${r.scenario.padEnd(30)} ${figures}${dropped}${why}`;
+  // The k6 process's whole time (start-up, setup, the scenario, summary), beside the scenario's figures.
+  const took = ` (${(tookMs / 1000).toFixed(1)} s)`;
+  return `${ok ? '✓ pass ' : '✗ fail '} k6 ${r.scenario.padEnd(30)} ${figures}${dropped}${took}${why}`;
 }

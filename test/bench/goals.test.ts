@@ -1,0 +1,41 @@
+// The bench's closing table: every row of issue 37 against its goal, measured or saying which
+// section gives it.
+
+import { describe, expect, it } from 'vitest';
+import { goalsSection } from '../../bench/goals.js';
+import { HEALTH, type LoadBenchResult } from '../../bench/k6-vs-wrk.js';
+
+const row = (tool: 'k6' | 'wrk', concurrency: number, rps: number) =>
+  ({ tool, endpoint: HEALTH, concurrency, rps }) as LoadBenchResult['rows'][number];
+
+describe('goalsSection', () => {
+  it('lists all six rows, each naming the section that measures it when it did not run', () => {
+    const s = goalsSection({});
+    expect(s.rows.map((r) => r[0])).toHaveLength(6);
+    expect(s.rows.every((r) => /^not measured in this run \(`npm run bench -- [a-z-]+`\)$/.test(r[4]!))).toBe(true);
+  });
+
+  it.each([
+    [38_000, 'met'],
+    [56_500, 'missed'],
+  ])('npm start in %i ms: %s', (wallMs, verdict) => {
+    const s = goalsSection({
+      mainJob: { what: 'npm start', wallMs, cpuS: 12.5, outcome: 'exit 0, PASS', stages: 'checks 9.0 s' },
+    });
+    expect(s.rows[0]!.slice(1)).toEqual([
+      `${(wallMs / 1000).toFixed(2)} s`,
+      '≤ 40.00 s',
+      verdict,
+      'CPU 12.5 s; exit 0, PASS; checks 9.0 s',
+    ]);
+  });
+
+  it('reads k6 / wrk at each concurrency, met only when every one reaches 0.8×', () => {
+    const load = (k6At64: number) =>
+      ({
+        rows: [row('k6', 16, 850), row('wrk', 16, 1000), row('k6', 64, k6At64), row('wrk', 64, 1000)],
+      }) as LoadBenchResult;
+    expect(goalsSection({ load: load(900) }).rows[3]!.slice(1, 4)).toEqual(['0.85× / 0.90×', '≥ 0.8× each', 'met']);
+    expect(goalsSection({ load: load(630) }).rows[3]!.slice(1, 4)).toEqual(['0.85× / 0.63×', '≥ 0.8× each', 'missed']);
+  });
+});

@@ -1,0 +1,102 @@
+// token.same-before-expiry waits for nothing: it takes the span a slide needs (expires_at counts
+// whole seconds) from the run, between the run's first token and its own calls after every other
+// check. On one virtual clock with the emulator, the run's length is whatever the test says.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import { check } from '../../checks/token.same-before-expiry.js';
+import { createEmulator, type Emulator, type FaultName } from '../../src/emulator/index.js';
+import { virtualClock } from '../../src/time/clock.js';
+import { emulatorContext } from '../helpers/conformance.js';
+
+const RATE_LIMIT = {
+  endpoint: 'tokens.validate',
+  maxRps: 50,
+  maxRequests: 100,
+  recoveryWaitS: 15,
+  maxRetryAfterS: 120,
+  probingAllowed: true,
+} as const;
+
+let emulator: Emulator | undefined;
+afterEach(async () => {
+  await emulator?.close();
+  emulator = undefined;
+});
+
+/**
+ * The check's outcome after a run that lasted `runMs` since its first token; with `expiredFirst`,
+ * the run first outlived that token (4 s) and the session took its successor.
+ */
+async function afterRunOf(runMs: number, faults: FaultName[] = [], expiredFirst?: 'unseen' | 'seen-again') {
+  // 100 ms into a second of the service's clock: a 0.3 s run stays within that second (expires_at
+  // counts whole seconds), a 2 s one crosses two edges, the same every time.
+  const clock = virtualClock(Math.floor(Date.now() / 1000) * 1000 + 100);
+  emulator = await createEmulator({ port: 0, tokenTtlS: expiredFirst ? 4 : 3_600, faults, now: clock.now });
+  const { ctx, close } = emulatorContext(emulator, RATE_LIMIT, clock);
+  try {
+    await ctx.session.firstIssue();
+    if (expiredFirst) {
+      // 'seen-again': the session asks once more just before the first token's end (it gets the
+      // same token back), then waits it out; 'unseen': it asks only once the token has expired.
+      clock.advance(expiredFirst === 'seen-again' ? 3_800 : 6_000);
+      await ctx.session.current();
+    }
+    clock.advance(runMs);
+    return await check.run(ctx);
+  } finally {
+    await close();
+  }
+}
+
+describe('token.same-before-expiry', () => {
+  it('fails a sliding expires_at once the run spans over a second, without waiting itself', async () => {
+    const outcome = await afterRunOf(2_000, ['sliding-expiry']);
+    expect(`${outcome.status}: ${outcome.message}`).toMatch(/^fail: the same token came back 2\.0 s later/);
+  });
+
+  it('fails a token that changes with every call, however short the run', async () => {
+    const outcome = await afterRunOf(0, ['token-rotates']);
+    expect(`${outcome.status}: ${outcome.message}`).toMatch(/^fail: call 2 returned token/);
+  });
+
+  // An expiry waited in-process (run's default against the built-in emulator) hands out a second
+  // token: its own first answer starts the span, not the expired one's.
+  it.each([
+    [[], /^pass: 4 calls over 2\.0 s, one token and one expires_at$/],
+    [['sliding-expiry'], /^fail: the same token came back 2\.0 s later/],
+  ] as const)(
+    'after the first token expired (faults %j), judges its successor from its first answer',
+    async (faults, want) => {
+      const outcome = await afterRunOf(2_000, [...faults], 'unseen');
+      expect(`${outcome.status}: ${outcome.message}`).toMatch(want);
+    },
+  );
+
+  // A short end of the run on the successor, but the first token was asked for twice 3.8 s apart.
+  it.each([
+    [
+      [],
+      /^pass: 4 calls over 0\.3 s, one token and one expires_at; tk_[0-9a-f]{8} kept its expires_at over 3\.8 s of the run$/,
+    ],
+    // The slid token stays usable, so the calls at the end get it again: 4.1 s after its first answer.
+    [['sliding-expiry'], /^fail: the same token came back 4\.1 s later/],
+  ] as const)('judges every token the run was handed over its own span (faults %j)', async (faults, want) => {
+    const outcome = await afterRunOf(300, [...faults], 'seen-again');
+    expect(`${outcome.status}: ${outcome.message}`).toMatch(want);
+  });
+
+  it('passes a conformant service over a run longer than a second', async () => {
+    const outcome = await afterRunOf(2_000);
+    expect(`${outcome.status}: ${outcome.message}`).toBe('pass: 4 calls over 2.0 s, one token and one expires_at');
+  });
+
+  // A sliding expiry and a fixed one look alike within a second: the pass says what it did not rule out.
+  it.each([[[]], [['sliding-expiry']]] as const)(
+    'over a run shorter than a second (faults %j) passes the same token and leaves the slide open',
+    async (faults) => {
+      const outcome = await afterRunOf(300, [...faults]);
+      expect(outcome.status).toBe('pass');
+      expect(outcome.message).toMatch(/^4 calls over 0\.3 s, one token and one expires_at; .* not ruled out/);
+    },
+  );
+});
