@@ -11,6 +11,7 @@ import {
   sustainedRate,
   type QueueModel,
 } from '../../src/ratelimit/limiters/index.js';
+import { latencyBound } from '../../src/ratelimit/discover.js';
 import { queueFreeLatencyMs, queueWaitBoundMs } from '../../src/ratelimit/queue-bound.js';
 import { recommend } from '../../src/ratelimit/recommend.js';
 import { seeded } from './seeded.js';
@@ -63,6 +64,17 @@ describe('queue (nginx limit_req without nodelay)', () => {
     expect(describeLimiter(nginx(20, 10, 4))).toBe(
       'queue 20 req/s, burst 10 (the first 4 without delay): up to 6 wait, at most 300 ms, beyond that refused',
     );
+  });
+});
+
+describe('latency the queue adds itself', () => {
+  it('is never "latency, not the limit"; latency beyond it still is', () => {
+    const queue = nginx(10, 5);
+    // nginx 10r/s burst=5 as the probe read it: a p95 of 0.53 s, of which 0.5 s the queue's own wait.
+    expect(latencyBound(531, 9.93, queue)).toBeUndefined();
+    expect(latencyBound(531, 9.93, { kind: 'bucket', rate_rps: 9.93, burst: 6 })).toMatch(/latency, not the limit/);
+    // A slow endpoint behind the queue: a second beyond the queue's wait is the answers' latency.
+    expect(latencyBound(1531, 9.93, queue)).toMatch(/latency, not the limit/);
   });
 });
 
