@@ -6,6 +6,8 @@
 // stage's seconds, the recommended rate, the last proof's 429 share and the proof's verdict.
 // Groups (the first word of each row, a filter word):
 //   nginx      nginx limit_req (a leaky bucket)
+//   queue      nginx limit_req without nodelay, its default form (issue 35 item 6): excess requests
+//              wait their turn up to burst (delay=K: the first K at once); identified as a queue
 //   haproxy    HAProxy stick table http_req_rate(<period>), counting admitted requests only, and
 //              the usual recipe that tracks every request (refused ones count)
 //   flexible   rate-limiter-flexible's RateLimiterMemory keyed by client address (a window opens
@@ -66,6 +68,15 @@ const nginx = (rate: number, burst: number): RowSpec => ({
   missing: nginxMissing,
   stack: { front: (upstream, tlsDir) => startNginx({ upstream, tlsDir, limit: { rate, burst } }) },
 });
+const nginxQueue = (rate: number, burst: number, delay = 0): RowSpec => ({
+  group: 'queue',
+  limiter: 'queue: nginx limit_req without nodelay',
+  setting: `rate=${rate}r/s burst=${burst}${delay > 0 ? ` delay=${delay}` : ''}`,
+  true_rps: rate,
+  cap_s: CAP_S,
+  missing: nginxMissing,
+  stack: { front: (upstream, tlsDir) => startNginx({ upstream, tlsDir, limit: { rate, burst, queue: { delay } } }) },
+});
 const haproxy = (recipe: 'admitted' | 'every', limit: number, periodMs: number, group = 'haproxy'): RowSpec => ({
   group,
   limiter: `sliding: HAProxy, ${recipe === 'every' ? 'every request counted' : 'admitted counted'}`,
@@ -110,6 +121,8 @@ const fixed = (limit: number, window_s: number, counts_refused: boolean): Limite
 export const ROWS: RowSpec[] = [
   nginx(25, 10),
   nginx(50, 20),
+  nginxQueue(10, 5),
+  nginxQueue(20, 10, 4),
   // And a window of 10 s for each kind a real library runs (issue 21: windows of 10 s and more).
   ...(['admitted', 'every'] as const).flatMap((recipe) => [
     haproxy(recipe, 50, 1000),

@@ -44,6 +44,10 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     fast: [/^reports nginx without limit_req_status/],
     precise: true,
   },
+  'test/ratelimit/nginx-queue.test.ts': {
+    why: 'the probe against nginx limit_req without nodelay (a queue) at two settings, each within 2 %',
+    precise: true,
+  },
   'test/ratelimit/haproxy.test.ts': {
     why: "HAProxy's sliding window read within 2 % in each recipe (nginx's test in the fast tier stands for the real limiters there)",
     precise: true,

@@ -279,7 +279,7 @@ export const FLAGS = {
     kind: 'string',
     arg: 'KIND',
     description:
-      'the limiter per client: bucket, fixed (window), sliding (window: a log) or counter (sliding-window counter, as go-chi/httprate); all admit --rate-limit in the long run',
+      "the limiter per client: bucket, fixed (window), sliding (window: a log), counter (sliding-window counter, as go-chi/httprate) or queue (nginx's limit_req without nodelay: up to --burst excess requests wait their turn); all admit --rate-limit in the long run",
     value: 'bucket',
     commands: ['serve'],
   },
@@ -302,6 +302,14 @@ export const FLAGS = {
     description:
       "the bucket is refilled by a timer, rate × S tokens every S seconds, as Envoy's token_bucket fill_interval (--limiter bucket); unset: continuously",
     range: RANGES.fillIntervalS,
+    commands: ['serve'],
+  },
+  'queue-delay': {
+    kind: 'number',
+    arg: 'N',
+    description:
+      "of the --burst excess requests, how many pass without waiting, as nginx's limit_req delay= (--limiter queue); unset: 0, all wait",
+    range: RANGES.burst,
     commands: ['serve'],
   },
   clients: {

@@ -6,8 +6,11 @@
 import { usageError } from '../errors.js';
 import type { LimiterModel } from '../ratelimit/limiters/index.js';
 
-/** The flag's words for the kinds: counter is the sliding-window counter (go-chi/httprate). */
-export const LIMITER_CHOICES = ['bucket', 'fixed', 'sliding', 'counter'] as const;
+/**
+ * The flag's words for the kinds: counter is the sliding-window counter (go-chi/httprate); queue is
+ * nginx's limit_req without `nodelay` (excess requests wait their turn, up to --burst).
+ */
+export const LIMITER_CHOICES = ['bucket', 'fixed', 'sliding', 'counter', 'queue'] as const;
 export type LimiterChoice = (typeof LIMITER_CHOICES)[number];
 
 export interface LimiterSettings {
@@ -22,6 +25,8 @@ export interface LimiterSettings {
   countsRefused: boolean;
   /** Bucket only: refilled by a timer in batches every this many seconds; unset, continuously. */
   fillIntervalS?: number | undefined;
+  /** Queue only: of the --burst excess requests, this many pass without waiting (nginx's `delay=`); unset, 0. */
+  queueDelay?: number | undefined;
 }
 
 export function isLimiterChoice(word: string): word is LimiterChoice {
@@ -38,6 +43,13 @@ export function limiterModelOf(s: LimiterSettings): LimiterModel | null {
       burst: s.burst,
       ...(s.fillIntervalS !== undefined ? { fill_interval_s: s.fillIntervalS } : {}),
     };
+  // nginx's `burst`: what passes in excess of the rate, the first `delay` of it without waiting.
+  if (s.kind === 'queue') {
+    const delay = s.queueDelay ?? 0;
+    if (delay > s.burst)
+      throw usageError(`--queue-delay ${delay} is more than --burst ${s.burst}; give at most the burst`);
+    return { kind: 'queue', rate_rps: s.rps, burst: s.burst, delay };
+  }
   const limit = Math.round(s.rps * s.windowS);
   if (limit < 1)
     throw usageError(

@@ -46,7 +46,7 @@ import { round } from './estimators.js';
 import { probeTimeline } from './timeline.js';
 import { refusalsOf, tooFewRefusals } from './evidence.js';
 import { systemClock, type Clock } from '../time/clock.js';
-import { describeLimiter, sustainedRate, type LimiterModel } from './limiters/index.js';
+import { describeLimiter, queueDelayMs, sustainedRate, type LimiterModel } from './limiters/index.js';
 import { advertisedPhase, compareAdvertisement } from './probe/advertised.js';
 import { idleBurstPhase } from './probe/idle-burst.js';
 import { confirmedShape } from './probe/confirm-shape.js';
@@ -69,6 +69,7 @@ import { countedInWindowEndingAt } from './probe/announced-ends.js';
 import { ledgerRulesOutBucket, refillUnwatched } from './probe/bucket-ledger.js';
 import { silentWindowPhase } from './probe/silent-window.js';
 import { streamPhase, type StreamFindings } from './probe/stream.js';
+import { queueOfBursts } from './probe/queue-wait.js';
 import { trickleWatchPhase } from './probe/trickle-watch.js';
 import type { Estimate, Sample } from './types.js';
 import type { RecoveryShape } from './identify.js';
@@ -239,7 +240,7 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
         misread,
       );
     }
-    if (model === null || model.kind === 'bucket' || misread) {
+    if (model === null || model.kind === 'bucket' || model.kind === 'queue' || misread) {
       const figures = { ...NOTHING_MEASURED, limiter_evidence: [shape.evidence, ...window.evidence] };
       return estimateOf(probe, drained, figures, { verdict: 'unknown', notes: [] }, [
         `the limiter looks like a ${SHAPE_WORDS[shape.shape]} but its parameters were not pinned down`,
@@ -324,10 +325,16 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   // precision, but no bucket is claimed from it (across a busy network, a silent counter whose
   // trickle was watched to the cap share read as a bucket 12 % fast off 3 acceptances that way).
   const unsized = fit !== null && fit.precision > BUCKET_PRECISION;
-  const limiter: LimiterModel | null =
+  // A bucket whose acceptances from idle waited their turn is a queue (probe/queue-wait.ts).
+  const queue =
     sustained !== null && idle.burst !== null && !unsized
+      ? queueOfBursts(probe.samples, sustained, idle.burst)
+      : undefined;
+  const limiter: LimiterModel | null =
+    queue?.model ??
+    (sustained !== null && idle.burst !== null && !unsized
       ? { kind: 'bucket', rate_rps: round(sustained, 2), burst: idle.burst }
-      : null;
+      : null);
   const figures: Figures = {
     sustained_rps: sustained === null ? null : round(sustained, 2),
     sustained_precision: fit === null ? null : round(fit.precision, 4),
@@ -337,7 +344,7 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     refill_s: idle.burst !== null && sustained !== null && sustained > 0 ? round(idle.burst / sustained, 2) : null,
     scope: scope.scope,
     limiter,
-    limiter_evidence: shape ? [shape.evidence] : [],
+    limiter_evidence: [...(shape ? [shape.evidence] : []), ...(queue ? [queue.evidence] : [])],
   };
   const identified = limiter
     ? [`identified: ${describeLimiter(limiter)}`]
@@ -631,10 +638,16 @@ const SLOW_ANSWER_MS = 500;
  * half a second and twice the interval: a busy machine's p95 of tens of ms against a quick limit
  * (50/s: 20 ms) is scheduling noise the phases were built to absorb, never a reason to give up.
  */
-export function latencyBound(latencyP95Ms: number | null, sustainedRps: number | null): string | undefined {
+export function latencyBound(
+  latencyP95Ms: number | null,
+  sustainedRps: number | null,
+  limiter?: LimiterModel | null,
+): string | undefined {
   if (latencyP95Ms === null || sustainedRps === null || sustainedRps <= 0) return undefined;
   const intervalMs = 1000 / sustainedRps;
-  if (latencyP95Ms < Math.max(2 * intervalMs, SLOW_ANSWER_MS)) return undefined;
+  // What a queue makes its acceptances wait is the limiter's own doing, not the answers' latency.
+  const ownMs = limiter?.kind === 'queue' ? queueDelayMs(limiter) : 0;
+  if (latencyP95Ms - ownMs < Math.max(2 * intervalMs, SLOW_ANSWER_MS)) return undefined;
   return `answers take ${round(latencyP95Ms / 1000, 2)} s (p95), longer than the ${round(intervalMs / 1000, 3)} s between the admissions measured, so the figures timed one answer after another are latency, not the limit; probe a quicker endpoint (rate_limit.endpoint: tokens.validate)`;
 }
 
@@ -684,7 +697,7 @@ function estimateOf(
       `answers took about ${round(probe.latencyMs() / 1000, 2)} s: at most ${probe.maxInFlight} requests in flight offer about ${round(reachableRps(probe.maxInFlight, probe.latencyMs()), 1)} req/s, below max_rps (${probe.maxRps}); a limit above that rate was not tested`,
     );
   // Judged on what the probe read, before the evidence rule: latency-bound timings are the reason there is too little evidence.
-  const slow = latencyBound(stream.latencyP95Ms, claimed.sustained_rps);
+  const slow = latencyBound(stream.latencyP95Ms, claimed.sustained_rps, claimed.limiter);
   if (slow) notes.unshift(`not tested: ${slow}`);
   if (refusals.withoutRetryAfter > 0 && refusals.retryAfterMax !== null)
     notes.push(`${refusals.withoutRetryAfter} refusals carried no Retry-After while others did`);

@@ -24,6 +24,8 @@ export const MIN_SHUTS: Record<LimiterModel['kind'], number> = {
   'fixed-window': 3,
   'sliding-window': 3,
   'sliding-counter': 3,
+  // A queue refuses as a bucket does, beyond its room: its rate is read the same way.
+  queue: 4,
 };
 
 /** How the verdict's sentence starts, for whoever must tell it from the probe's other notes. */

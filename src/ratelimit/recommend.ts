@@ -5,11 +5,13 @@
 import type { BackoffPolicy } from '../report/model.js';
 import { backoffWindowMs } from '../toolkit/backoff.js';
 import type { Estimate, Recommendation } from './types.js';
+import { queueDelayLine, queueFreeLatencyMs } from './queue-bound.js';
 
 export type RecommendInput = Pick<
   Estimate,
   'sustained_rps' | 'burst' | 'recovery_s' | 'refill_s' | 'retry_after_header' | 'retry_after_max_s' | 'latency_p95_ms'
->;
+> &
+  Partial<Pick<Estimate, 'limiter'>>;
 
 /** The share of the measured rate a client should leave unused. */
 export const HEADROOM = 0.2;
@@ -79,13 +81,17 @@ export function recommend(e: RecommendInput): Recommendation | null {
   // Concurrency: Little's law, requests in flight = rate × time each one takes; at the p95 latency
   // the target rate needs this many in flight, rounded up. Never more than the burst: requests in
   // flight together can reach the limit together, and beyond the burst some of them are refused.
-  const latencyS = (e.latency_p95_ms ?? 0) / 1000;
-  let concurrency = Math.max(1, Math.ceil(target * latencyS));
+  // A queue's own wait is no part of the time a paced client's request takes (queue-bound.ts).
+  const queue = e.limiter?.kind === 'queue' ? e.limiter : undefined;
+  const latencyMs = queue ? queueFreeLatencyMs(e.latency_p95_ms, queue) : e.latency_p95_ms;
+  let concurrency = Math.max(1, Math.ceil((target * (latencyMs ?? 0)) / 1000));
   if (e.burst !== null && e.burst >= 1 && concurrency > e.burst) concurrency = e.burst;
   why.push(
-    `concurrency ${concurrency}: ${target} req/s × p95 ${e.latency_p95_ms ?? 'unknown'} ms in flight, rounded up` +
+    `concurrency ${concurrency}: ${target} req/s × p95 ${latencyMs ?? 'unknown'} ms in flight, rounded up` +
+      (queue ? ` (the answers' p95 less the queue's longest wait)` : '') +
       (e.burst !== null ? `, at most the burst (${e.burst})` : ''),
   );
+  if (queue) why.push(queueDelayLine(queue, target, concurrency));
 
   // Backoff base: the measured recovery is how long after a refusal a request passes again. With
   // full jitter the first retry waits uniform[0, base]; base = 2 × recovery makes that wait the

@@ -73,11 +73,28 @@ export interface SlidingCounterModel {
   counts_refused: boolean | null;
 }
 
-export type LimiterModel = BucketModel | FixedWindowModel | SlidingWindowModel | SlidingCounterModel;
+/**
+ * A limiter that delays before it refuses: nginx's `limit_req` without `nodelay` (its documented
+ * default form), traffic-shaping gateways. A leaky bucket at `rate_rps`: a request beyond the rate
+ * waits in a queue until it conforms, up to `burst` requests in excess; beyond the queue, refused.
+ * From idle `burst` + 1 pass: the first `delay` + 1 at once (nginx's `delay=`; 0 without it), the
+ * rest each 1 / `rate_rps` later than the one before. Only admitted requests count.
+ */
+export interface QueueModel {
+  kind: 'queue';
+  rate_rps: number;
+  /** Requests admitted in excess of the rate (nginx's `burst`): the queue's room, the undelayed ones included. */
+  burst: number;
+  /** Of the excess, how many pass without waiting (nginx's `delay=`); the other `burst` − `delay` wait. */
+  delay: number;
+}
+
+export type LimiterModel = BucketModel | FixedWindowModel | SlidingWindowModel | SlidingCounterModel | QueueModel;
 export type LimiterKind = LimiterModel['kind'];
 export const LIMITER_KINDS = [
   'bucket',
   'fixed-window',
   'sliding-window',
   'sliding-counter',
+  'queue',
 ] as const satisfies readonly LimiterKind[];

@@ -107,10 +107,14 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           'rate_limit',
           `${calls.endpoint}: the probe spent all of rate_limit.max_requests (${maxRequests}) without pinning the limiter down; the estimate is partial`,
         );
-      } else if (!unusable && !signal.aborted && latencyBound(estimate.latency_p95_ms, estimate.sustained_rps)) {
+      } else if (
+        !unusable &&
+        !signal.aborted &&
+        latencyBound(estimate.latency_p95_ms, estimate.sustained_rps, estimate.limiter)
+      ) {
         io.untested(
           'rate_limit',
-          `${calls.endpoint}: ${latencyBound(estimate.latency_p95_ms, estimate.sustained_rps)}`,
+          `${calls.endpoint}: ${latencyBound(estimate.latency_p95_ms, estimate.sustained_rps, estimate.limiter)}`,
         );
       } else if (!unusable && !signal.aborted && estimate.notes.some((n) => n.startsWith(NOT_IDENTIFIED))) {
         // Refused, but too seldom to read a limiter from (evidence.ts): nothing sized, nothing passes as sized.

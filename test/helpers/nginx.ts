@@ -27,8 +27,13 @@ export function nginxMissing(): string | undefined {
 export interface NginxLimit {
   /** limit_req_zone rate, requests per second. */
   rate: number;
-  /** limit_req burst (with nodelay). */
+  /** limit_req burst (with nodelay unless `queue` says otherwise). */
   burst: number;
+  /**
+   * limit_req without nodelay, its documented default form: excess requests wait their turn in a
+   * queue of `burst` (`delay`: the first that many of them pass at once, nginx's `delay=`).
+   */
+  queue?: { delay?: number };
   /** limit_req_status; nginx's own default is 503, which §7 does not allow. */
   status?: 429 | 503;
   /** Key of the limit: per client address (shared by every credential) by default. */
@@ -54,7 +59,8 @@ export interface RunningNginx {
 }
 
 export function nginxConfig(dir: string, port: number, opts: NginxOptions): string {
-  const { rate, burst, status = 429, key = '$binary_remote_addr', refusalHeaders = {} } = opts.limit;
+  const { rate, burst, status = 429, key = '$binary_remote_addr', refusalHeaders = {}, queue } = opts.limit;
+  const waits = queue === undefined ? ' nodelay' : queue.delay ? ` delay=${queue.delay}` : '';
   const extraHeaders = Object.entries(refusalHeaders)
     .map(([name, value]) => `\n      add_header ${name} "${value}" always;`)
     .join('');
@@ -93,7 +99,7 @@ http {
     ssl_certificate_key ${join(opts.tlsDir, 'server-key.pem')};
 
     # nginx refuses burst=0; leaving it out means the same (no request beyond the rate).
-    limit_req zone=ces${burst > 0 ? ` burst=${burst}` : ''} nodelay;
+    limit_req zone=ces${burst > 0 ? ` burst=${burst}` : ''}${waits};
     limit_req_status ${status};
     # §7: an error body is a JSON object with a string \`error\`; nginx's own page is HTML.
     error_page ${status} = @limited;

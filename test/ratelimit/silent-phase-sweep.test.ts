@@ -20,7 +20,7 @@ function outcome(e: Estimate, truth: LimiterModel): Outcome {
   if (got === null) return 'not identified';
   if (got.kind !== truth.kind || got.kind === 'bucket' || truth.kind === 'bucket') return 'other';
   const length = (m: LimiterModel) => (m.kind === 'sliding-window' ? m.period_s : 'window_s' in m ? m.window_s : 0);
-  const limitOk = 'limit' in truth && got.limit === truth.limit;
+  const limitOk = 'limit' in truth && 'limit' in got && got.limit === truth.limit;
   return limitOk && (relativeError(length(got), length(truth)) ?? 1) <= 0.02 ? 'sized' : 'other';
 }
 

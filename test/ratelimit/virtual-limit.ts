@@ -19,6 +19,8 @@ import { seeded } from './seeded.js';
  */
 export type Limiter = ((nowMs: number) => number | undefined) & {
   announce?: (nowMs: number) => Record<string, string>;
+  /** A queue's (fromModel of a queue model): how long the request it last let through waits its turn, ms. */
+  queuedMs?: number;
 };
 
 /** GCRA, what a token bucket is in arrival times: `rps` sustained, `burst` at once, full at t = 0. */
@@ -163,7 +165,9 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
         waitMs !== undefined && endpoint.refusalLatencyMs !== undefined
           ? endpoint.refusalLatencyMs
           : 2 + ((sent++ * 7) % 11);
-      const delayMs = answerDelay?.acceptedOnly && waitMs !== undefined ? 0 : answerMs();
+      // A queue answers a request it let through once its turn came (nginx without nodelay).
+      const queuedMs = waitMs === undefined ? (limiter.queuedMs ?? 0) : 0;
+      const delayMs = (answerDelay?.acceptedOnly && waitMs !== undefined ? 0 : answerMs()) + queuedMs;
       at(now() + latencyMs + backMs + delayMs, () => {
         const headers: Record<string, string> = { ...announced };
         const seconds = String(Math.max(1, Math.ceil((waitMs ?? 0) / 1000)));
@@ -229,10 +233,12 @@ export async function discoverVirtual(
 /** Any limiter model of src/ratelimit/limiters, as the emulator enforces it. */
 export function fromModel(model: LimiterModel): Limiter {
   const limiter = createLimiter(model);
-  return (now) => {
+  const decide: Limiter = (now) => {
     const d = limiter.take(now);
+    if (d.ok) decide.queuedMs = d.delayMs ?? 0;
     return d.ok ? undefined : d.retryAfterS * 1000;
   };
+  return decide;
 }
 
 /**

@@ -33,6 +33,7 @@ export async function serveCommand(options: Options, io: Pick<CliIo, 'stdout' | 
     windowS: flagValue(options, 'window'),
     countsRefused: options['counts-refused'] === true,
     fillIntervalS: options['fill-interval'],
+    queueDelay: options['queue-delay'],
   });
   const tlsFlag = options['tls-dir'];
   // From the run's folder, which is the process's only for the bin; ca_file is still shown as given.

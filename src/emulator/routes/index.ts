@@ -58,6 +58,9 @@ async function answer(ctx: Ctx): Promise<Reply> {
   const body = found?.json ? parseJsonBody(ctx.req.body) : undefined;
   const decision = ctx.b.limit(ctx, limiterKey(ctx, found?.name, body));
   if (!decision.ok) return ctx.b.rateLimited(decision.retryAfterS);
+  // A queueing limiter (nginx without nodelay) holds the request until its turn: real time, like
+  // the sockets it waits on and the business latency below.
+  if ((decision.delayMs ?? 0) > 0) await systemClock.sleep(decision.delayMs!);
   if (found === undefined) return notFound();
   const methods = found.name === 'validate' ? ctx.env.validateMethods : found.methods;
   if (!methods.includes(ctx.req.method)) return methodNotAllowed(methods);

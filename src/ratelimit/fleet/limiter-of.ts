@@ -12,7 +12,7 @@ export type LimiterSource = Pick<Estimate, 'sustained_rps' | 'burst'> & { limite
 export function limiterOf(estimate: LimiterSource): LimiterModel | null {
   const identified = estimate.limiter;
   if (identified)
-    return identified.kind !== 'bucket' && identified.counts_refused === null
+    return 'counts_refused' in identified && identified.counts_refused === null
       ? { ...identified, counts_refused: true }
       : identified;
   const rate = estimate.sustained_rps;
@@ -22,7 +22,7 @@ export function limiterOf(estimate: LimiterSource): LimiterModel | null {
 
 /** The simulated limiter in words (the report's fleet section), saying what was assumed in the probe's place. */
 export function describeSimulated(estimate: LimiterSource, simulated: LimiterModel): string {
-  const untested = estimate.limiter && estimate.limiter.kind !== 'bucket' && estimate.limiter.counts_refused === null;
+  const untested = estimate.limiter && 'counts_refused' in estimate.limiter && estimate.limiter.counts_refused === null;
   return untested
     ? `${describeLimiter(simulated)} (assumed, the worse case: the probe could not test it)`
     : describeLimiter(simulated);

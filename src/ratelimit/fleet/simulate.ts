@@ -96,7 +96,9 @@ export function simulate(setup: SimulationSetup): SimulationResult {
       case 'arrive': {
         const d = (limiters[e.instance] ?? shared).take(e.at);
         verdicts[e.instance] = d.ok ? { ok: true } : { ok: false, retryAfterS: d.retryAfterS };
-        heap.push({ at: e.at + half, seq: seq++, instance: e.instance, kind: 'answer' });
+        // A queue (nginx without nodelay) answers an admitted request once its turn came.
+        const queuedMs = d.ok ? (d.delayMs ?? 0) : 0;
+        heap.push({ at: e.at + queuedMs + half, seq: seq++, instance: e.instance, kind: 'answer' });
         break;
       }
       case 'answer':

@@ -5,6 +5,7 @@ import { BucketLimiter } from './bucket.js';
 import { FixedWindowLimiter } from './fixed-window.js';
 import { InterpolatedWindowLimiter } from './interpolated-window.js';
 import type { Limiter, LimiterModel } from './model.js';
+import { QueueLimiter } from './queue.js';
 import { SlidingCounterLimiter } from './sliding-counter.js';
 import { SlidingWindowLimiter } from './sliding-window.js';
 
@@ -22,5 +23,7 @@ export function createLimiter(model: LimiterModel): Limiter {
       return model.counter === 'interpolated' ? new InterpolatedWindowLimiter(model) : new SlidingWindowLimiter(model);
     case 'sliding-counter':
       return new SlidingCounterLimiter(model);
+    case 'queue':
+      return new QueueLimiter(model);
   }
 }

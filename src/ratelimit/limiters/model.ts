@@ -5,6 +5,7 @@
 import type {
   FixedWindowModel,
   LimiterModel,
+  QueueModel,
   SlidingCounterModel,
   SlidingWindowModel,
 } from '../../spec/limiter-model.js';
@@ -12,8 +13,11 @@ import type { QuotaState } from '../../spec/ratelimit-fields.js';
 
 export * from '../../spec/limiter-model.js';
 
-/** What a limiter says to one request: let it through, or refuse it and say when to come back. */
-export type LimitDecision = { ok: true } | { ok: false; retryAfterS: number };
+/**
+ * What a limiter says to one request: let it through, or refuse it and say when to come back. A
+ * queue (queue.ts) lets a request through after `delayMs` of waiting its turn; absent: at once.
+ */
+export type LimitDecision = { ok: true; delayMs?: number } | { ok: false; retryAfterS: number };
 
 /** One client's limiter state. Time is given, never read, so the simulator and tests own the clock. */
 export interface Limiter {
@@ -49,6 +53,7 @@ export class WindowLattice {
 export function sustainedRate(model: LimiterModel): number {
   switch (model.kind) {
     case 'bucket':
+    case 'queue':
       return model.rate_rps;
     case 'fixed-window':
       return model.limit / model.window_s;
@@ -59,9 +64,15 @@ export function sustainedRate(model: LimiterModel): number {
   }
 }
 
-/** How many requests pass back to back from idle. */
+/** How many requests pass back to back from idle (a queue's after waiting their turn). */
 export function burstSize(model: LimiterModel): number {
+  if (model.kind === 'queue') return model.burst + 1;
   return model.kind === 'bucket' ? model.burst : model.limit;
+}
+
+/** The longest a request admitted by a queue waits in it, ms: the last of its `burst` − `delay` waiting places. */
+export function queueDelayMs(model: QueueModel): number {
+  return (Math.max(0, model.burst - model.delay) / model.rate_rps) * 1000;
 }
 
 /** One line a person reads: "token bucket 50 req/s, burst 20". */
@@ -81,5 +92,7 @@ export function describeLimiter(model: LimiterModel): string {
       return `sliding window ${model.limit} per ${model.period_s} s${refused(model)}`;
     case 'sliding-counter':
       return `sliding-window counter ${model.limit} per ${model.window_s} s${refused(model)}`;
+    case 'queue':
+      return `queue ${model.rate_rps} req/s, burst ${model.burst}${model.delay > 0 ? ` (the first ${model.delay} without delay)` : ''}: up to ${model.burst - model.delay} wait, at most ${Math.round(queueDelayMs(model))} ms, beyond that refused`;
   }
 }

@@ -16,7 +16,7 @@
 
 import { midpoint, type Bracket } from '../identify.js';
 import { round } from '../estimators.js';
-import { describeLimiter, type FixedWindowModel, type LimiterModel } from '../limiters/index.js';
+import { burstSize, describeLimiter, type FixedWindowModel, type LimiterModel } from '../limiters/index.js';
 import type { AdvertisedLimit } from '../../report/model.js';
 import type { Advertisement } from '../../spec/ratelimit-fields.js';
 import type { Sample } from '../types.js';
@@ -416,18 +416,20 @@ function remainingNote(probe: Probe): string {
 export function compareAdvertisement(ad: Advertisement, limiter: LimiterModel | null): AdvertisedLimit {
   if (limiter === null)
     return finding(ad, null, 'advertised, not verified: the probe did not identify the limiter to compare with');
-  const limit = limiter.kind === 'bucket' ? limiter.burst : limiter.limit;
+  // A queue's room is its quota as a bucket's burst is (what passes from idle).
+  const bucketLike = limiter.kind === 'bucket' || limiter.kind === 'queue';
+  const limit = 'limit' in limiter ? limiter.limit : burstSize(limiter);
   const windowS =
     limiter.kind === 'fixed-window' ? limiter.window_s : limiter.kind === 'sliding-window' ? limiter.period_s : null;
   const windowAgrees =
     ad.windowS === null || windowS === null || Math.abs(windowS - ad.windowS) <= AGREES_WITHIN * ad.windowS;
   // A count is exact for a window; a bucket's burst, read from idle with what refilled meanwhile
   // taken away, is good to a few requests, and a bucket has no window to compare.
-  const limitAgrees =
-    limiter.kind === 'bucket' ? Math.abs(limit - ad.limit) <= Math.max(2, BURST_SLACK * ad.limit) : limit === ad.limit;
+  const limitAgrees = bucketLike
+    ? Math.abs(limit - ad.limit) <= Math.max(2, BURST_SLACK * ad.limit)
+    : limit === ad.limit;
   const agrees = limitAgrees && windowAgrees;
-  const how =
-    limiter.kind === 'bucket' ? ` (the burst compared, to ${BURST_SLACK * 100} %; a bucket has no window)` : '';
+  const how = bucketLike ? ` (the burst compared, to ${BURST_SLACK * 100} %; a bucket has no window)` : '';
   return finding(ad, agrees, `identified ${describeLimiter(limiter)}: ${agrees ? 'agrees' : 'disagrees'}${how}`);
 }
 

@@ -104,7 +104,7 @@ const drainLowerEnd = ({ drain, recovery }: ShapeFindings): number =>
 
 /** The Estimate's figures from an identified window. */
 /** A limiter with a window (or period) and a limit counted in it: every kind but the bucket. */
-export type WindowModel = Exclude<LimiterModel, { kind: 'bucket' }>;
+export type WindowModel = Exclude<LimiterModel, { kind: 'bucket' } | { kind: 'queue' }>;
 
 /** The window's length, or the sliding log's period, seconds. */
 export const windowLengthS = (model: WindowModel): number =>

@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { LimiterModel } from '../../../src/ratelimit/limiters/index.js';
-import { describeLimiter, sustainedRate } from '../../../src/ratelimit/limiters/index.js';
+import { burstSize, describeLimiter, sustainedRate } from '../../../src/ratelimit/limiters/index.js';
 import { FLEET_POLICY_NAMES, type FleetPolicy, type FleetPolicyName } from '../../../src/ratelimit/fleet/policy.js';
 import { simulate, type SimulationSetup } from '../../../src/ratelimit/fleet/simulate.js';
 
@@ -62,8 +62,7 @@ describe('simulate', () => {
           const setup = surge(limiter, instances, policy(name, instances));
           const r = simulate(setup);
           // The long-run rate, plus what the limiter holds at the start (a burst, or a first window).
-          const ceiling =
-            sustainedRate(limiter) + (limiter.kind === 'bucket' ? limiter.burst : limiter.limit) / setup.duration_s;
+          const ceiling = sustainedRate(limiter) + burstSize(limiter) / setup.duration_s;
           expect({ instances, name, goodput: r.goodput_rps }).toEqual({ instances, name, goodput: expect.any(Number) });
           expect(r.goodput_rps, `${name} × ${instances}`).toBeLessThanOrEqual(ceiling + 1e-9);
           // Everything sent was answered one way or the other; nothing is counted twice.

@@ -1,0 +1,118 @@
+// A limiter that delays before it refuses (nginx's limit_req without `nodelay`, its documented
+// default form; traffic-shaping gateways): what it lets through from idle beyond its first few
+// waits its turn, and the answers come back one every 1 / rate, while a request beyond its queue is
+// refused at once. So a burst from idle shows it: the answers of its acceptances, in the order they
+// were sent, take longer and longer, and leave the limiter at the rate the stream measured; a
+// bucket answers them all as quickly as the first. Read off the bursts the probe already sent
+// (the drain, the idle bursts), after the rate is known: no request of its own.
+
+import { round } from '../estimators.js';
+import type { QueueModel } from '../limiters/index.js';
+import type { Sample } from '../types.js';
+
+export interface QueueReading {
+  model: QueueModel;
+  evidence: string;
+}
+
+/** How far the answers' spacing may stray from 1 / rate for a queue to be read (timers, scheduling). */
+const SPACING_SLACK = 0.25;
+
+/**
+ * The queue the bursts from idle show, or undefined when their answers did not wait (a bucket, a
+ * window) or waited otherwise than a queue at `sustainedRps` makes them. `burst`: what the idle
+ * bursts let through (idle-burst.ts), the first request included.
+ */
+export function queueOfBursts(
+  samples: readonly Sample[],
+  sustainedRps: number,
+  burst: number,
+): QueueReading | undefined {
+  if (!(sustainedRps > 0) || burst < 2) return undefined;
+  const bursts = burstsFromIdle(samples);
+  const intervalMs = 1000 / sustainedRps;
+  const readings = bursts.map((run) => waitsOf(run, intervalMs)).filter((r) => r !== undefined);
+  // The last burst is the one the idle rounds agreed on; every burst read must show the queue.
+  const last = readings.at(-1);
+  if (last === undefined || readings.length < bursts.filter((b) => acceptedBeforeRefusal(b).length >= 2).length)
+    return undefined;
+  // nginx lets `burst` + 1 through from idle. The last of them found the queue full: it waited
+  // (burst − delay) / rate, the queue's every waiting place. Not counted off the prompt answers: a
+  // busy sender spreads the burst, the queue drains meanwhile, and more pass without waiting.
+  const waitingPlaces = Math.round((last.longestWaitMs * sustainedRps) / 1000);
+  const model: QueueModel = {
+    kind: 'queue',
+    rate_rps: round(sustainedRps, 2),
+    burst: burst - 1,
+    delay: Math.max(0, Math.min(burst - 1, burst - 1 - waitingPlaces)),
+  };
+  return {
+    model,
+    evidence: `from idle ${last.accepted} passed, of which the last ${last.waited} waited their turn: answered one every ${Math.round(last.spacingMs)} ms (the rate's interval: ${Math.round(intervalMs)} ms), up to ${Math.round(last.longestWaitMs)} ms late, while refusals came back at once: a queue, not a bucket`,
+  };
+}
+
+interface Waits {
+  accepted: number;
+  /** Acceptances answered later than the burst's quickest answer by half an interval or more: they waited in the queue. */
+  waited: number;
+  /** The median spacing of the waiting ones' answers, ms. */
+  spacingMs: number;
+  longestWaitMs: number;
+}
+
+/**
+ * How the acceptances of one burst from idle waited, or undefined when they did not as a queue's
+ * do. Across a network requests sent a few ms apart reach the limiter in another order than they
+ * left, so nothing here relies on the send order within the burst: a wait is an answer's round trip
+ * beyond the quickest of the burst's, and the queue is read off when the answers came back.
+ */
+function waitsOf(run: readonly Sample[], intervalMs: number): Waits | undefined {
+  const accepted = acceptedBeforeRefusal(run);
+  if (accepted.length < 2) return undefined;
+  const latency = (s: Sample) => s.doneMs - s.sentMs;
+  const answered = run.filter((s) => s.answer !== 'error');
+  const baseMs = Math.min(...answered.map(latency));
+  const waitOf = (s: Sample) => latency(s) - baseMs;
+  const waiting = accepted.filter((s) => waitOf(s) >= intervalMs / 2);
+  if (waiting.length === 0) return undefined;
+  // They leave the queue one interval apart: from the last that did not wait to the last that did.
+  const prompt = accepted.filter((s) => waitOf(s) < intervalMs / 2).map((s) => s.doneMs);
+  const leaving = [...(prompt.length > 0 ? [Math.max(...prompt)] : []), ...waiting.map((s) => s.doneMs)].sort(
+    (a, b) => a - b,
+  );
+  const gaps = leaving.slice(1).map((t, i) => t - leaving[i]!);
+  if (gaps.length === 0) return undefined;
+  const spacingMs = [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)]!;
+  if (Math.abs(spacingMs - intervalMs) > SPACING_SLACK * intervalMs) return undefined;
+  // A refusal of the same burst is answered at once: it never waited (a slow service would slow it too).
+  const longestWaitMs = Math.max(...waiting.map(waitOf));
+  const refusals = run.filter((s) => s.answer === 'limited');
+  if (refusals.some((s) => waitOf(s) >= longestWaitMs / 2)) return undefined;
+  return { accepted: accepted.length, waited: waiting.length, spacingMs, longestWaitMs };
+}
+
+/** The acceptances of a burst before its first refusal, in the order they were sent. */
+function acceptedBeforeRefusal(run: readonly Sample[]): Sample[] {
+  const sorted = [...run].sort((a, b) => a.sentMs - b.sentMs);
+  const shut = sorted.findIndex((s) => s.answer === 'limited');
+  return (shut < 0 ? sorted : sorted.slice(0, shut)).filter((s) => s.answer === 'accepted');
+}
+
+/**
+ * The probe's bursts from idle (idle-burst.ts), each its own run: a round's requests go out at
+ * max_rps, the rounds a refill's wait apart. The drain's burst only when no idle round was sent.
+ */
+function burstsFromIdle(samples: readonly Sample[]): Sample[][] {
+  const idle = samples.filter((s) => s.phase === 'idle-burst' && s.client === 'primary');
+  const chosen = idle.length > 0 ? idle : samples.filter((s) => s.phase === 'drain');
+  const sorted = [...chosen].sort((a, b) => a.sentMs - b.sentMs);
+  const gaps = sorted.slice(1).map((s, i) => s.sentMs - sorted[i]!.sentMs);
+  const typicalMs = [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)] ?? 0;
+  const runs: Sample[][] = [];
+  sorted.forEach((s, i) => {
+    if (i === 0 || gaps[i - 1]! > Math.max(4 * typicalMs, 50)) runs.push([]);
+    runs.at(-1)!.push(s);
+  });
+  return runs;
+}
