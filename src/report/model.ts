@@ -144,12 +144,27 @@ export interface RateLimitResult extends RateLimitMeasurement {
   proof_verdict?: 'proven' | 'not proven' | 'not run';
   /** Each proof round in order: the policy tried and what k6 measured at it. */
   proof_rounds?: ProofRound[];
+  /** How long a client's life the proof covers (src/ratelimit/horizon.ts); absent when no proof ran. */
+  proof_horizon?: ProofHorizon;
   /** RateLimit / X-RateLimit-* headers the limited answers carried. */
   ratelimit_headers?: string[];
   /** Lines a chart of the timeline draws, requests per second: the identified limit and the recommended rate. */
   reference_lines?: Array<{ label: string; rps: number }>;
   /** `--fleet N` / rate_limit.fleet: the policy for N instances sharing the limit (src/ratelimit/fleet/). */
   fleet?: FleetResult | null;
+}
+
+/**
+ * The proof's horizon: each round ran `proven_s` seconds, so a limit on a window up to
+ * `covers_window_s` (half of it) was tested; `not_tested` says what a longer one leaves open.
+ */
+export interface ProofHorizon {
+  proven_s: number;
+  covers_window_s: number;
+  /** The longest window the probe measured or the service announced, seconds; null when none is known. */
+  longest_window_s: number | null;
+  /** Why a known limit is outside the horizon, or why the horizon was kept short (`run`). */
+  not_tested?: string;
 }
 
 /** One k6 proof of a recommended policy: the rate and backoff tried, what the run measured, and whether that kept the promise. */

@@ -1,0 +1,83 @@
+// Never report what was refuted. The probe's reading of the limiter (its kind, rate and refill) is
+// a claim; a k6 proof round at a rate below it that saw the limit refuse more than the promise
+// allows refutes it: a limiter that admits that rate would not have refused. The reading then goes
+// from every output, and what the proofs showed takes its place: the highest rate that held (a
+// floor a client can rely on) and what each round saw. Pure: the estimate in, the estimate the
+// report may carry out.
+
+import type { ProofRound } from '../report/model.js';
+import { describeLimiter } from './limiters/index.js';
+import { NOT_IDENTIFIED } from './evidence.js';
+import { PROOF_PROMISE } from './proof-loop.js';
+import type { Estimate, Recommendation } from './types.js';
+
+/** The rounds that refuted the reading: refused beyond the promise (lost calls alone blame the backoff, not the limit). */
+export const refutingRounds = (rounds: readonly ProofRound[]): ProofRound[] =>
+  rounds.filter((r) => r.verdict === 'fails' && r.rate_429 > PROOF_PROMISE.max_rate_429);
+
+/** The highest rate a round held at, or null when none held. */
+export const heldRps = (rounds: readonly ProofRound[]): number | null => {
+  const held = rounds.filter((r) => r.verdict === 'holds').map((r) => r.target_rps);
+  return held.length > 0 ? Math.max(...held) : null;
+};
+
+/**
+ * The estimate with a refuted reading removed: no limiter, no sustained rate but the one that held,
+ * no refill of the refuted model, an announcement that agreed with it no longer "agrees", and no
+ * note that repeats the refuted figures. Unchanged when no round refuted it.
+ */
+export function withoutRefuted(estimate: Estimate, rounds: readonly ProofRound[]): Estimate {
+  const refuting = refutingRounds(rounds);
+  if (refuting.length === 0) return estimate;
+  const repeats = refutedTexts(estimate);
+  const held = heldRps(rounds);
+  const refutedBy = refuting
+    .map((r) => `${r.target_rps} req/s (${(r.rate_429 * 100).toFixed(1)} % got 429)`)
+    .join(', ');
+  const saw = rounds
+    .map((r, i) => `round ${i + 1} at ${r.target_rps} req/s: ${(r.rate_429 * 100).toFixed(1)} % 429, ${r.verdict}`)
+    .join('; ');
+  const verdict =
+    held === null
+      ? `${NOT_IDENTIFIED}the probe's reading of the limiter was refuted by k6 proofs at ${refutedBy}, and no rate held (${saw}); it is not reported`
+      : `the probe's reading of the limiter was refuted by k6 proofs at ${refutedBy} and is not reported; ` +
+        `the sustained rate is the highest that held over the proof's horizon, ${held} req/s, a floor (${saw})`;
+  return {
+    ...estimate,
+    sustained_rps: held,
+    sustained_precision: null,
+    refill_s: null,
+    limiter: null,
+    limiter_evidence: [verdict],
+    ...(estimate.advertised &&
+    (estimate.advertised.agrees === true || repeats.some((t) => estimate.advertised!.note.includes(t)))
+      ? {
+          advertised: {
+            ...estimate.advertised,
+            agrees: null,
+            note: 'it matched the probe\u2019s reading, which a k6 proof refuted: another limit, or the announcement is wrong',
+          },
+        }
+      : {}),
+    notes: [...estimate.notes.filter((n) => !repeats.some((t) => n.includes(t))), verdict],
+  };
+}
+
+/** The recommendation's reasons without those that quote the refuted reading. */
+export function reasonsWithoutRefuted(
+  rec: Recommendation,
+  estimate: Estimate,
+  rounds: readonly ProofRound[],
+): Recommendation {
+  if (refutingRounds(rounds).length === 0) return rec;
+  const repeats = refutedTexts(estimate);
+  return { ...rec, why: rec.why.filter((w) => !repeats.some((t) => w.includes(t))) };
+}
+
+/** How the refuted reading appears in text: the limiter in words and the sustained rate as the probe wrote it. */
+function refutedTexts(estimate: Estimate): string[] {
+  const texts: string[] = [];
+  if (estimate.limiter) texts.push(describeLimiter(estimate.limiter));
+  if (estimate.sustained_rps !== null) texts.push(String(estimate.sustained_rps));
+  return texts;
+}
