@@ -88,6 +88,16 @@ function rateLimit(r: RateLimitResult): RateLimitResult {
             ),
           }
         : {}),
+      ...(r.proof_horizon
+        ? {
+            proof_horizon: orderKeys(r.proof_horizon, [
+              'proven_s',
+              'covers_window_s',
+              'longest_window_s',
+              'not_tested',
+            ]),
+          }
+        : {}),
       ...(r.timeline
         ? { timeline: r.timeline.map((p) => orderKeys(p, ['t', 'offered', 'accepted', 'limited', 'phase'])) }
         : {}),
@@ -107,6 +117,7 @@ function rateLimit(r: RateLimitResult): RateLimitResult {
       'proof',
       'proof_verdict',
       'proof_rounds',
+      'proof_horizon',
       'timeline',
       'notes',
       'limiting_status',
