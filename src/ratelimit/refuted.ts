@@ -30,6 +30,7 @@ export function withoutRefuted(estimate: Estimate, rounds: readonly ProofRound[]
   const refuting = refutingRounds(rounds);
   if (refuting.length === 0) return estimate;
   const repeats = refutedTexts(estimate);
+  const quotes = (n: string) => repeats.some((t) => t.test(n));
   const held = heldRps(rounds);
   const refutedBy = refuting
     .map((r) => `${r.target_rps} req/s (${(r.rate_429 * 100).toFixed(1)} % got 429)`)
@@ -49,8 +50,7 @@ export function withoutRefuted(estimate: Estimate, rounds: readonly ProofRound[]
     refill_s: null,
     limiter: null,
     limiter_evidence: [verdict],
-    ...(estimate.advertised &&
-    (estimate.advertised.agrees === true || repeats.some((t) => estimate.advertised!.note.includes(t)))
+    ...(estimate.advertised && (estimate.advertised.agrees === true || quotes(estimate.advertised.note))
       ? {
           advertised: {
             ...estimate.advertised,
@@ -59,7 +59,7 @@ export function withoutRefuted(estimate: Estimate, rounds: readonly ProofRound[]
           },
         }
       : {}),
-    notes: [...estimate.notes.filter((n) => !repeats.some((t) => n.includes(t))), verdict],
+    notes: [...estimate.notes.filter((n) => !quotes(n)), verdict],
   };
 }
 
@@ -71,13 +71,19 @@ export function reasonsWithoutRefuted(
 ): Recommendation {
   if (refutingRounds(rounds).length === 0) return rec;
   const repeats = refutedTexts(estimate);
-  return { ...rec, why: rec.why.filter((w) => !repeats.some((t) => w.includes(t))) };
+  return { ...rec, why: rec.why.filter((w) => !repeats.some((t) => t.test(w))) };
 }
 
-/** How the refuted reading appears in text: the limiter in words and the sustained rate as the probe wrote it. */
-function refutedTexts(estimate: Estimate): string[] {
-  const texts: string[] = [];
-  if (estimate.limiter) texts.push(describeLimiter(estimate.limiter));
-  if (estimate.sustained_rps !== null) texts.push(String(estimate.sustained_rps));
+/**
+ * How the refuted reading appears in text: the limiter in words, and the sustained rate as the
+ * probe wrote it, standing alone (a rate of 2 is not the 2 of "20 %" or of "1.25").
+ */
+function refutedTexts(estimate: Estimate): RegExp[] {
+  const texts: RegExp[] = [];
+  if (estimate.limiter) texts.push(new RegExp(escaped(describeLimiter(estimate.limiter))));
+  if (estimate.sustained_rps !== null)
+    texts.push(new RegExp(`(^|[^\\d.])${escaped(String(estimate.sustained_rps))}(?![\\d]|\\.\\d)`));
   return texts;
 }
+
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

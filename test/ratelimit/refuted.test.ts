@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderers, type ReportFile } from '../../src/report/index.js';
 import { toRecord } from '../../src/history/record.js';
-import { proveUntilHeld } from '../../src/ratelimit/proof-loop.js';
+import { proofRound, proveUntilHeld } from '../../src/ratelimit/proof-loop.js';
 import { recommend } from '../../src/ratelimit/recommend.js';
 import { longestKnownWindow, proofHorizon } from '../../src/ratelimit/horizon.js';
 import { summaryLines, toRateLimitResult } from '../../src/ratelimit/result.js';
@@ -97,5 +97,18 @@ describe('a limiter a proof refuted', () => {
     expect(r.notes?.join('\n')).toMatch(
       /not identified: .*refuted by k6 proofs at 39 req\/s \(63\.8 % got 429\).*round 1 at 39 req\/s: 63\.8 % 429, fails/,
     );
+  });
+
+  it('drops the notes that quote the refuted rate, and only those', () => {
+    const two: Estimate = {
+      ...REFUTED,
+      sustained_rps: 2,
+      limiter: { kind: 'bucket', rate_rps: 2, burst: 4 },
+      notes: ['sustained 2 req/s over the stream', '20 % headroom left', 'refill 1.25 s', 'a rate of 2'],
+    };
+    const failed = { ...proofRound(recommend(two)!, { rate_429: 0.5, goodput_rps: 1, lost_requests: 0 }) };
+    const r = toRateLimitResult(two, null, null, [], { verdict: 'not proven', rounds: [failed] });
+    expect(r.notes).toEqual(expect.arrayContaining(['20 % headroom left', 'refill 1.25 s']));
+    expect(r.notes?.some((n) => /sustained 2 req|a rate of 2$/.test(n))).toBe(false);
   });
 });
