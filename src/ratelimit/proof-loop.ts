@@ -49,6 +49,7 @@ export function proofRound(rec: Recommendation, proof: Proof): ProofRound {
     rate_429: proof.rate_429,
     goodput_rps: proof.goodput_rps,
     lost_requests: proof.lost_requests,
+    ...(proof.refusals_began_s !== undefined ? { refusals_began_s: proof.refusals_began_s } : {}),
     verdict: verdict.holds ? 'holds' : 'fails',
     why: verdict.why,
   };

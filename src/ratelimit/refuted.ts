@@ -43,13 +43,14 @@ export function withoutRefuted(estimate: Estimate, rounds: readonly ProofRound[]
       ? `${NOT_IDENTIFIED}the probe's reading of the limiter was refuted by k6 proofs at ${refutedBy}, and no rate held (${saw}); it is not reported`
       : `the probe's reading of the limiter was refuted by k6 proofs at ${refutedBy} and is not reported; ` +
         `the sustained rate is the highest that held over the proof's horizon, ${held} req/s, a floor (${saw})`;
+  const quotas = quotaEvidence(rounds);
   return {
     ...estimate,
     sustained_rps: held,
     sustained_precision: null,
     refill_s: null,
     limiter: null,
-    limiter_evidence: [verdict],
+    limiter_evidence: [verdict, ...quotas],
     ...(estimate.advertised && (estimate.advertised.agrees === true || quotes(estimate.advertised.note))
       ? {
           advertised: {
@@ -59,8 +60,27 @@ export function withoutRefuted(estimate: Estimate, rounds: readonly ProofRound[]
           },
         }
       : {}),
-    notes: [...estimate.notes.filter((n) => !quotes(n)), verdict],
+    notes: [...estimate.notes.filter((n) => !quotes(n)), verdict, ...quotas],
   };
+}
+
+/** Refusals that began this long into a round came after a quota ran out, not from the rate itself. */
+const QUOTA_AFTER_S = 1;
+
+/**
+ * What a round whose refusals began late says: the paced client had about rate × t requests let
+ * through before the first refusal, a quota met after that many (a limit on a window longer than t,
+ * beside whatever the probe read), where refusals from the start mean the rate itself was too high.
+ */
+function quotaEvidence(rounds: readonly ProofRound[]): string[] {
+  return rounds.flatMap((r, i) =>
+    r.verdict === 'fails' && r.refusals_began_s !== undefined && r.refusals_began_s >= QUOTA_AFTER_S
+      ? [
+          `evidence of a quota: proof round ${i + 1} at ${r.target_rps} req/s had about ${Math.round(r.target_rps * r.refusals_began_s)} requests let through ` +
+            `in ${r.refusals_began_s} s before its first refusal, a limit met after that many (on a window longer than ${r.refusals_began_s} s), not a rate refused from the start`,
+        ]
+      : [],
+  );
 }
 
 /** The recommendation's reasons without those that quote the refuted reading. */

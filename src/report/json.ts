@@ -70,7 +70,9 @@ function rateLimit(r: RateLimitResult): RateLimitResult {
               'max_concurrency',
               'backoff',
             ]),
-      ...(r.proof ? { proof: orderKeys(r.proof, ['rate_429', 'goodput_rps', 'lost_requests']) } : {}),
+      ...(r.proof
+        ? { proof: orderKeys(r.proof, ['rate_429', 'goodput_rps', 'lost_requests', 'refusals_began_s']) }
+        : {}),
       ...(r.proof_rounds
         ? {
             proof_rounds: r.proof_rounds.map((p) =>
@@ -82,6 +84,7 @@ function rateLimit(r: RateLimitResult): RateLimitResult {
                 'rate_429',
                 'goodput_rps',
                 'lost_requests',
+                'refusals_began_s',
                 'verdict',
                 'why',
               ]),

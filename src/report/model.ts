@@ -134,7 +134,13 @@ export interface RateLimitResult extends RateLimitMeasurement {
     backoff: BackoffPolicy;
   } | null;
   /** The proof run of the recommendation, and per-second series for the chart (the last round's, when there were several). */
-  proof?: { rate_429: number; goodput_rps: number; lost_requests: number } | null;
+  proof?: {
+    rate_429: number;
+    goodput_rps: number;
+    lost_requests: number;
+    /** Seconds into the proof when the first call that met a 429 started; absent when none did. */
+    refusals_began_s?: number;
+  } | null;
   /**
    * Whether a k6 proof held the recommendation to its promise (src/ratelimit/proof-loop.ts):
    * `proven` (then `recommendation` is the policy that held), `not proven` (no round held:
@@ -176,6 +182,8 @@ export interface ProofRound {
   rate_429: number;
   goodput_rps: number;
   lost_requests: number;
+  /** Seconds into the round when refusals began (the first call that met a 429); absent when none did. */
+  refusals_began_s?: number;
   verdict: 'holds' | 'fails';
   why: string;
 }

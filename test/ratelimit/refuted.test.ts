@@ -111,4 +111,19 @@ describe('a limiter a proof refuted', () => {
     expect(r.notes).toEqual(expect.arrayContaining(['20 % headroom left', 'refill 1.25 s']));
     expect(r.notes?.some((n) => /sustained 2 req|a rate of 2$/.test(n))).toBe(false);
   });
+
+  it('records refusals that began late in a round as evidence of a quota, and shows when they began', () => {
+    const rec = recommend(REFUTED)!;
+    const late = proofRound(rec, { rate_429: 0.3, goodput_rps: 27, lost_requests: 0, refusals_began_s: 12.5 });
+    const early = proofRound(
+      { ...rec, target_rps: 30 },
+      { rate_429: 0.3, goodput_rps: 20, lost_requests: 0, refusals_began_s: 0.2 },
+    );
+    const r = toRateLimitResult(REFUTED, null, null, [], { verdict: 'not proven', rounds: [late, early] });
+    const quotas = r.limiter_evidence?.filter((e) => e.startsWith('evidence of a quota')) ?? [];
+    expect(quotas).toEqual([
+      'evidence of a quota: proof round 1 at 39 req/s had about 488 requests let through in 12.5 s before its first refusal, a limit met after that many (on a window longer than 12.5 s), not a rate refused from the start',
+    ]);
+    expect(summaryLines(r).join('\n')).toMatch(/proof round 1: at 39\.0\/s: .* refusals from 12\.5 s: fails/);
+  });
 });

@@ -98,6 +98,8 @@ export function proofText(r: RateLimitResult): string | null {
 
 /** One proof round in a line: "at 40 req/s: 25.1 % 429, goodput 29.9 req/s, 0 lost: fails (…)". */
 export function proofRoundText(round: ProofRound): string {
-  const figures = `${formatPercent(round.rate_429)} 429, goodput ${formatRate(round.goodput_rps)}, ${formatNumber(round.lost_requests)} lost`;
+  const began =
+    round.refusals_began_s === undefined ? '' : `, refusals from ${formatNumber(round.refusals_began_s, 1)} s`;
+  const figures = `${formatPercent(round.rate_429)} 429, goodput ${formatRate(round.goodput_rps)}, ${formatNumber(round.lost_requests)} lost${began}`;
   return `at ${formatRate(round.target_rps)}: ${figures}: ${round.verdict}${round.verdict === 'fails' ? ` (${round.why})` : ''}`;
 }
