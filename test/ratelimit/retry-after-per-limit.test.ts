@@ -33,8 +33,8 @@ function both(front: LimiterModel, behind: LimiterModel): Limiter {
   };
 }
 
-async function judged(limiter: () => Limiter) {
-  const world = virtualWorld({ limiter, status: 429, announces: 'retry-after' });
+async function judged(limiter: () => Limiter, announces: 'retry-after' | 'reset' = 'retry-after') {
+  const world = virtualWorld({ limiter, status: 429, announces });
   const probe = new Probe({
     calls: world.calls,
     clock: world.clock,
@@ -50,7 +50,7 @@ async function judged(limiter: () => Limiter) {
   try {
     // Ten pass, the eleventh is refused by the per-second limit (Retry-After 1).
     for (let i = 0; i < 11; i++) await probe.send('drain');
-    expect(probe.refusals.lastRetryAfter?.seconds).toBe(1);
+    expect((announces === 'reset' ? probe.refusals.lastReset : probe.refusals.lastRetryAfter)?.seconds).toBe(1);
     return await retryAfterPhase(probe, null);
   } finally {
     world.stop();
@@ -77,6 +77,14 @@ describe('Retry-After per limit', () => {
     expect(found.verdict).toBe('untruthful');
     expect(found.notes.join('\n')).toMatch(
       /Retry-After said 1 s; after waiting exactly that, the retry was refused again/,
+    );
+  });
+
+  it('the same for a RateLimit reset: a refusal with a later reset is the other limit, not an untruthful reset', async () => {
+    const found = await judged(() => both(window(10, 1), window(10, 60)), 'reset');
+    expect(found.reset).toBeUndefined();
+    expect(found.notes.join('\n')).toMatch(
+      /evidence of another limit: after waiting the 1 s reset the RateLimit headers announced, the retry was refused \(429\) with a reset in 59 s/,
     );
   });
 });

@@ -33,7 +33,14 @@ export async function retryAfterPhase(probe: Probe, recovery: number | null): Pr
     }
   } else if (lastReset && probe.refusals.headers && !probe.outOfBudget()) {
     const retry = await waitAndRetry(probe, 'the RateLimit reset', lastReset, notes);
-    if (retry?.answer === 'accepted' || retry?.answer === 'limited') {
+    const next = probe.refusals.lastReset;
+    if (retry?.answer === 'limited' && next && anotherLimit(lastReset, next)) {
+      // Refused by a limit that resets later: evidence of it, not of a reset that lied.
+      notes.push(
+        `evidence of another limit: after waiting the ${lastReset.seconds} s reset the RateLimit headers announced, the retry was refused (${retry.status}) with a reset in ${next.seconds} s, ` +
+          `a limit on a longer window than the one that refused first; the first reset is not judged by it`,
+      );
+    } else if (retry?.answer === 'accepted' || retry?.answer === 'limited') {
       reset = retry.answer === 'accepted' ? 'truthful' : 'untruthful';
       notes.push(
         // Read after the retry: its own refusal may have added header names.
@@ -75,12 +82,7 @@ async function judgePerLimit(
     if (retry?.answer === 'accepted') return { verdict: 'truthful', said };
     if (retry?.answer !== 'limited') return limits === 1 ? undefined : { verdict: 'unknown', said };
     const next = probe.refusals.lastRetryAfter;
-    const other =
-      next !== undefined &&
-      next !== said &&
-      next.seconds >= said.seconds * OTHER_LIMIT_FACTOR &&
-      next.seconds - said.seconds >= 1;
-    if (!other) {
+    if (next === undefined || !anotherLimit(said, next)) {
       notes.push(
         `Retry-After said ${said.seconds} s; after waiting exactly that, the retry was refused again (${retry.status})` +
           (next && next !== said ? `, with Retry-After ${next.seconds} s` : ''),
@@ -99,6 +101,10 @@ async function judgePerLimit(
   }
   return { verdict: 'unknown', said };
 }
+
+/** Whether `next`, announced on a refusal after waiting out `said`, is another limit's: a clearly longer wait. */
+const anotherLimit = (said: Announced, next: Announced): boolean =>
+  next !== said && next.seconds >= said.seconds * OTHER_LIMIT_FACTOR && next.seconds - said.seconds >= 1;
 
 /** Waits what `said` announced after its answer, then retries once; undefined when it could not. */
 async function waitAndRetry(
