@@ -13,20 +13,22 @@ import { findProjectRoot } from '../src/fs/project-root.js';
 import type { Estimate } from '../src/ratelimit/types.js';
 import type { ProbeTarget, ProbeRun } from '../test/ratelimit/support.js';
 import { runCommand } from './proc.js';
-import { DEFAULT_PROOF_S } from '../src/ratelimit/prove.js';
+import { DEFAULT_HORIZON_S } from '../src/ratelimit/horizon.js';
+import { MAX_PROOF_ROUNDS } from '../src/ratelimit/proof-loop.js';
 import { proofTiming } from '../src/ratelimit/proof-timing.js';
 
 /**
- * The stage's bound past the probe's cap: at most three proof rounds (src/ratelimit/proof-loop.ts),
- * each a wait for the limit to refill and k6 spanning it (src/ratelimit/proof-timing.ts: at most
- * the probe's cap each, for the longest refill it could have measured), k6's start and summary;
- * and the token and preflight calls around them.
+ * The stage's bound past the probe's cap: at most MAX_PROOF_ROUNDS proof rounds
+ * (src/ratelimit/proof-loop.ts), each a wait for the limit to refill and k6 over the default
+ * horizon or two of the longest window (src/ratelimit/proof-timing.ts: the probe's cap at most,
+ * for the longest window it could have measured), k6's start and summary; and the token and
+ * preflight calls around them.
  */
 const K6_AROUND_S = 10;
 const AROUND_S = 30;
 export function stageTimeoutMs(capS: number): number {
-  const round = proofTiming(capS, DEFAULT_PROOF_S, capS);
-  return (capS + 3 * (round.settleS + round.proofS + K6_AROUND_S) + AROUND_S) * 1000;
+  const round = proofTiming(capS, DEFAULT_HORIZON_S, capS, capS);
+  return (capS + MAX_PROOF_ROUNDS * (round.settleS + round.proofS + K6_AROUND_S) + AROUND_S) * 1000;
 }
 
 /** Lines of the stage's terminal output kept beside its report. */

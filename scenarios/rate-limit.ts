@@ -18,12 +18,13 @@
 // The endpoint is CES_RATE_LIMIT_ENDPOINT (config rate_limit.endpoint), business.evaluation by default.
 
 import { check } from 'k6';
+import exec from 'k6/execution';
 import http from 'k6/http';
 import type { Scenario } from 'k6/options';
 import { EXPECTED_STATUSES, businessAnswered } from './lib/business-answer';
 import { readConfig } from './lib/config';
 import { callRateLimitEndpoint, type Res } from './lib/endpoints';
-import { counter } from './lib/metrics';
+import { counter, timeTrend } from './lib/metrics';
 import { scenarioOptions, secs } from './lib/options';
 import { logicalCallsLost, settle, withRetry } from './lib/retry';
 import { summaryHandler } from './lib/summary';
@@ -36,6 +37,10 @@ http.setResponseCallback(http.expectedStatuses(...EXPECTED_STATUSES));
 
 const serverErrors = counter('server_errors');
 const callsOk = counter('logical_calls_ok');
+// When each call that met a 429 started, ms into the run: its minimum is when refusals began, so a
+// proof that fails tells a rate refused from the start from a quota met after N requests (a second
+// limit on a longer window), src/ratelimit/refuted.ts.
+const refusedCallStart = timeTrend('refused_call_start');
 
 // Long enough to run past a bucket's burst and get 429s, short enough that the excess drains
 // within one retry budget once the rate falls to a tenth.
@@ -102,6 +107,7 @@ export function setup(): SharedToken {
 
 export default function (shared: SharedToken): void {
   cache.seed(shared.token);
+  const calledAt = Date.now();
   // The token comes from the cache (fetched, with 429 retries, only once it has expired); a 401 at
   // the turn of a token is retried once with the next one.
   const made =
@@ -115,6 +121,7 @@ export default function (shared: SharedToken): void {
     return;
   }
   const outcome = made.outcome;
+  if (outcome.attempts > 1 || outcome.exhausted) refusedCallStart.add(calledAt - exec.scenario.startTime);
   const status = outcome.res.status;
   serverErrors.add(status >= 500 ? 1 : 0);
   // The token endpoints answer 2xx; a business endpoint may refuse the payload after passing the limit.
@@ -127,7 +134,13 @@ export default function (shared: SharedToken): void {
 }
 
 export const handleSummary = summaryHandler('rate-limit', cfg, {
-  extra: tokenTurnoverFigures,
+  extra: (data) => {
+    const first = data.metrics['refused_call_start']?.values['min'];
+    return {
+      ...tokenTurnoverFigures(data),
+      ...(typeof first === 'number' ? { refusals_began_s: Math.round(first) / 1000 } : {}),
+    };
+  },
   notes: [
     `endpoint ${cfg.rateLimitEndpoint}, ` +
       (cfg.rateProfile === 'steady'

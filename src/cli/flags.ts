@@ -205,6 +205,15 @@ export const FLAGS = {
     range: RANGES.probeDurationS,
     commands: ['ratelimit'],
   },
+  horizon: {
+    kind: 'number',
+    arg: 'S',
+    description:
+      "how long a client's life the rate-limit proof covers, seconds: each k6 proof round runs this long, a limit on a window longer than half of it is not tested; config rate_limit.horizon_s",
+    default: '120 (a one-minute window, twice); 5 in run',
+    range: RANGES.horizonS,
+    commands: ['run', 'ratelimit'],
+  },
   fleet: {
     kind: 'number',
     arg: 'N',

@@ -66,7 +66,7 @@ async function dispatch(command: Command, options: Options, io: CliIo): Promise<
         { conformanceStage, selectedChecks },
         { selectedScenarios },
         { loadStage },
-        { makeRateLimitStage },
+        { runRateLimitStage },
       ] = await Promise.all([
         import('./commands/target-job.js'),
         import('./commands/check.js'),
@@ -80,7 +80,7 @@ async function dispatch(command: Command, options: Options, io: CliIo): Promise<
           checks: conformanceStage(selectedChecks(options)),
           load: loadStage(selectedScenarios(options), { short: true }),
           // The main job keeps the sizing short: a bounded probe and a brief proof of the policy.
-          rateLimit: makeRateLimitStage({ proofS: 5, maxDurationS: 30 }),
+          rateLimit: runRateLimitStage,
           probingOptional: true,
         },
         io,

@@ -26,6 +26,11 @@ export interface RateLimitSettings {
   probingAllowed: boolean;
   /** `--max-duration`: the probe's time cap, seconds, when given (a window limiter needs about 2.5 windows). */
   maxDurationS?: number;
+  /**
+   * `--horizon S` / rate_limit.horizon_s, when given: how long a client's life the proof covers (each
+   * k6 proof round runs this long at least; a window longer than half of it is not tested).
+   */
+  horizonS?: number;
   /** Client instances sharing the limit, when the policy is to be sized for a fleet (`--fleet N`). */
   fleet?: number;
   /** rate_limit.second_client: another client of the target's environment, for the probe's scope phase. */

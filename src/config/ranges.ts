@@ -41,6 +41,8 @@ export const RANGES = {
   maxRequests: range(1, 1_000_000, 'requests'),
   /** The rate-limit probe's time cap: an hour sizes windows of up to about 20 minutes. */
   probeDurationS: range(5, 3_600, 'seconds', false),
+  /** How long a client's life the rate-limit proof covers: from a quick look to an hour (windows of up to half an hour). */
+  horizonS: range(1, 3_600, 'seconds', false),
   productionMaxRequests: range(1, 100_000, 'requests'),
   /** The longest Retry-After a probe waits out to judge recovery: an hour is past any probe's patience. */
   maxRetryAfterS: range(1, 3_600, 'seconds'),

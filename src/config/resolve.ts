@@ -83,6 +83,7 @@ export interface SettingFlags {
   'max-rps'?: number;
   fleet?: number;
   'max-duration'?: number;
+  horizon?: number;
 }
 
 /** The load run's settings; only the duration is left to the command (a short one in `run`). */
@@ -277,6 +278,7 @@ export async function resolveSettings(
       maxRps,
       maxRequests: file.rate_limit?.max_requests ?? DEFAULTS.maxRequests,
       ...(flags['max-duration'] !== undefined ? { maxDurationS: flags['max-duration'] } : {}),
+      ...horizonOf(flags.horizon ?? file.rate_limit?.horizon_s),
       ...fleetOf(flags.fleet ?? file.rate_limit?.fleet),
       recoveryWaitS: defaults.recoveryWaitS,
       maxRetryAfterS: file.rate_limit?.max_retry_after_s ?? DEFAULTS.maxRetryAfterS,
@@ -348,3 +350,6 @@ function productionCallsOf(file: ConfigFile): Partial<BusinessCalls> {
 /** rate_limit.fleet only when asked for: a run without it sizes one client, as before. */
 const fleetOf = (instances: number | undefined): { fleet?: number } =>
   instances === undefined ? {} : { fleet: instances };
+
+/** rate_limit.horizon_s only when asked for: otherwise the command's own default (long in `ratelimit`, short in `run`). */
+const horizonOf = (horizonS: number | undefined): { horizonS?: number } => (horizonS === undefined ? {} : { horizonS });

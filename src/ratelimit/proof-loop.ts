@@ -19,8 +19,12 @@ import type { Proof, Recommendation } from './types.js';
  */
 export const PROOF_PROMISE = { max_rate_429: 0.01, max_lost: 0 } as const;
 
-/** At most this many proof runs: each costs the proof's duration plus a refill, and a limit that keeps moving is not one to size. */
-export const MAX_PROOF_ROUNDS = 3;
+/**
+ * At most this many proof runs: each costs the proof's horizon plus a refill, and a limit that keeps
+ * moving is not one to size. Four let a first guess that failed, a low end that held and two
+ * bisections bring the rate within the headroom of the limit.
+ */
+export const MAX_PROOF_ROUNDS = 4;
 
 /** Whether a proof kept the promise, and if not, which half it broke (one sentence). */
 export function proofHolds(proof: Proof): { holds: boolean; why: string } {
@@ -45,21 +49,23 @@ export function proofRound(rec: Recommendation, proof: Proof): ProofRound {
     rate_429: proof.rate_429,
     goodput_rps: proof.goodput_rps,
     lost_requests: proof.lost_requests,
+    ...(proof.refusals_began_s !== undefined ? { refusals_began_s: proof.refusals_began_s } : {}),
     verdict: verdict.holds ? 'holds' : 'fails',
     why: verdict.why,
   };
 }
 
 /**
- * The policy the next round proves after `proof` broke the promise, or null when there is nothing
- * lower worth trying. The rate falls to what the proof showed passes, less the same headroom the
- * first recommendation left. What passes is the lower of the goodput and the share of the rate
- * tried that was not refused: the goodput alone overstates it under overload (calls retried in the
- * run's graceful tail succeed after the arrivals stopped, yet count against the arrivals'
- * duration: 31 req/s of goodput behind a 20/s limit), while retries only add refused attempts, so
- * rate × (1 − 429 share) never overstates it. Never above the rate just tried (so each round is
- * strictly lower) nor above the probe's measured rate. Lost calls mean the retries gave up before the limit freed: the backoff
- * base doubles and one retry is added, within the recommendation's bounds.
+ * The policy the next round proves after a round failed and before any held, or null when there
+ * is nothing lower worth trying: the first bracket's low end, from what the proof showed passes,
+ * less the same headroom the first recommendation left. What passes is the lower of the goodput
+ * and the share of the rate tried that was not refused: the goodput alone overstates it under
+ * overload (calls retried in the run's graceful tail succeed after the arrivals stopped, yet count
+ * against the arrivals' duration: 31 req/s of goodput behind a 20/s limit), while retries only add
+ * refused attempts, so rate × (1 − 429 share) never overstates it. Never above the rate just tried
+ * (so each round is strictly lower) nor above the probe's measured rate. Lost calls mean the
+ * retries gave up before the limit freed: the backoff base doubles and one retry is added, within
+ * the recommendation's bounds.
  */
 export function nextRecommendation(rec: Recommendation, proof: Proof, measuredRps: number): Recommendation | null {
   const passed = Math.min(proof.goodput_rps, rec.target_rps * (1 - proof.rate_429));
@@ -67,13 +73,48 @@ export function nextRecommendation(rec: Recommendation, proof: Proof, measuredRp
   let target = atMostMeasured(roundedRate(passed * (1 - HEADROOM)), measuredRps);
   if (target >= rec.target_rps) target = roundedRate(rec.target_rps * (1 - HEADROOM));
   if (!(target >= 0.01) || target >= rec.target_rps) return null;
+  return retried(
+    rec,
+    proof,
+    target,
+    `lowered to ${target} req/s after a proof at ${rec.target_rps} req/s broke the promise (${proofHolds(proof).why}): ` +
+      `${Math.round(HEADROOM * 100)} % below the ${round(passed, 2)} req/s it got through`,
+  );
+}
+
+/**
+ * Once a rate held and a higher one failed, the next round bisects between them, so the rate
+ * given is the highest that held, not the first guess that did: a fixed step down from a failed
+ * round throws capacity away (39 req/s refused, 11 held, behind a 20/s limit). Null when the
+ * bracket is already narrow (the rate held is within the headroom of the one refused) or the
+ * midpoint rounds onto one of its ends.
+ */
+export function bisectedRecommendation(
+  held: Recommendation,
+  failedRps: number,
+  lastTried: Recommendation,
+  lastProof: Proof,
+): Recommendation | null {
+  if (held.target_rps >= failedRps * (1 - HEADROOM)) return null;
+  const target = roundedRate((held.target_rps + failedRps) / 2);
+  if (target <= held.target_rps || target >= failedRps) return null;
+  const basis = proofHolds(lastProof).holds ? held : lastTried;
+  return retried(
+    basis,
+    lastProof,
+    target,
+    `bisected to ${target} req/s: ${held.target_rps} req/s held, ${failedRps} req/s broke the promise`,
+  );
+}
+
+/** `rec` at `target` req/s, its backoff widened when `proof` lost calls, with the reason appended. */
+function retried(rec: Recommendation, proof: Proof, target: number, reason: string): Recommendation {
   const lost = proof.lost_requests > PROOF_PROMISE.max_lost;
   const base = lost ? Math.min(BASE_BOUNDS_MS.max, rec.backoff.base_ms * 2) : rec.backoff.base_ms;
   const cap = Math.min(CAP_MAX_MS, Math.max(rec.backoff.cap_ms, 4 * base));
   const retries = lost ? Math.min(RETRY_BOUNDS.max, rec.backoff.max_retries + 1) : rec.backoff.max_retries;
   const why = [
-    `lowered to ${target} req/s after a proof at ${rec.target_rps} req/s broke the promise (${proofHolds(proof).why}): ` +
-      `${Math.round(HEADROOM * 100)} % below the ${round(passed, 2)} req/s it got through`,
+    reason,
     ...(lost
       ? [`backoff widened to base ${base} ms, cap ${cap} ms, ${retries} retries: calls were lost with the narrower one`]
       : []),
@@ -81,11 +122,8 @@ export function nextRecommendation(rec: Recommendation, proof: Proof, measuredRp
   return {
     ...rec,
     target_rps: target,
-    // Fewer requests per second need no more in flight than before.
-    max_concurrency: Math.max(
-      1,
-      Math.min(rec.max_concurrency, Math.ceil(rec.max_concurrency * (target / rec.target_rps))),
-    ),
+    // In flight scales with the rate (Little's law), never below one.
+    max_concurrency: Math.max(1, Math.ceil(rec.max_concurrency * (target / rec.target_rps))),
     backoff: { ...rec.backoff, base_ms: base, cap_ms: cap, max_retries: retries },
     retry_budget_s: lost ? Math.max(rec.retry_budget_s, Math.ceil(rec.retry_budget_s * 2)) : rec.retry_budget_s,
     why: [...rec.why, ...why],
@@ -93,20 +131,23 @@ export function nextRecommendation(rec: Recommendation, proof: Proof, measuredRp
 }
 
 export interface ProofLoopOutcome {
-  /** The policy that held, or null when no round did. */
+  /** The highest policy that held, or null when no round did. */
   proven: Recommendation | null;
   rounds: ProofRound[];
   /** The last round's proof (the report's `proof`), null when none produced figures. */
   lastProof: Proof | null;
   /** A proof run produced no figures (k6 failed, or the run was interrupted): it is no round, and ended the loop. */
   cutShort: boolean;
+  /** The lowest rate a round failed at: it refutes any reading of the limit that admits it. Null when none failed. */
+  failedRps: number | null;
 }
 
 /**
- * The loop itself, with the proof run injected (the stage passes k6, tests a function): prove, and
- * while the promise is broken and a lower policy exists, prove that one, at most MAX_PROOF_ROUNDS
- * times. A proof that produced no figures ends the loop: nothing was learned to lower by, and it
- * refuted nothing either (the stage reports why it did not run).
+ * The loop itself, with the proof run injected (the stage passes k6, tests a function): prove; while
+ * no round held, try the low end the last failure's evidence gives; once one held below one that
+ * failed, bisect between them; at most `maxRounds` times. The policy given is the highest that
+ * held. A proof that produced no figures ends the loop: nothing was learned from it, and it refuted
+ * nothing either (the stage reports why it did not run).
  */
 export async function proveUntilHeld(
   first: Recommendation,
@@ -116,16 +157,22 @@ export async function proveUntilHeld(
 ): Promise<ProofLoopOutcome> {
   const rounds: ProofRound[] = [];
   let rec: Recommendation | null = first;
+  let held: Recommendation | null = null;
+  let failedRps: number | null = null;
   let lastProof: Proof | null = null;
   for (let round = 1; rec !== null && round <= maxRounds; round++) {
     const proof = await runProof(rec, round);
-    if (proof === null) return { proven: null, rounds, lastProof, cutShort: true };
+    if (proof === null) return { proven: held, rounds, lastProof, cutShort: true, failedRps };
     rounds.push(proofRound(rec, proof));
     lastProof = proof;
-    if (proofHolds(proof).holds) return { proven: rec, rounds, lastProof, cutShort: false };
-    rec = nextRecommendation(rec, proof, measuredRps);
+    if (proofHolds(proof).holds) held = rec;
+    else failedRps = Math.min(failedRps ?? Infinity, rec.target_rps);
+    // A first round that held is the policy: nothing above it was refused, so there is nothing to bisect.
+    if (failedRps === null) break;
+    rec =
+      held === null ? nextRecommendation(rec, proof, measuredRps) : bisectedRecommendation(held, failedRps, rec, proof);
   }
-  return { proven: null, rounds, lastProof, cutShort: false };
+  return { proven: held, rounds, lastProof, cutShort: false, failedRps };
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 2 : 1)} %`;

@@ -21,12 +21,23 @@ export interface ProofTiming {
 
 /**
  * `refillS`: the estimate's refill time (a window's length, a bucket's burst over its rate), null
- * when unknown. `askedProofS`: the proof length configured (0: no proof). Never longer than `capS`
- * each (the probe's own time cap: no refill longer than that was measured).
+ * when unknown. `askedProofS`: the proof length configured, the horizon (0: no proof).
+ * `longestWindowS`: the longest window known, measured or announced: a round spans two of it (the
+ * proof horizon, horizon.ts), so a window that starts just after the proof does is still filled.
+ * Never longer than `capS` each, unless the horizon asked for more (the probe's own time cap: no
+ * refill longer than that was measured).
  */
-export function proofTiming(refillS: number | null, askedProofS: number, capS: number): ProofTiming {
+export function proofTiming(
+  refillS: number | null,
+  askedProofS: number,
+  capS: number,
+  longestWindowS: number | null = null,
+): ProofTiming {
   const refill = refillS ?? 0;
   const settleS = Math.max(Math.min(SHORT_SETTLE_S, refill * 1.5 + 0.5), refill * SETTLE_OVER_REFILL + 0.5);
-  const proofS = askedProofS <= 0 ? 0 : Math.max(askedProofS, Math.ceil(refill * SPAN_OVER_REFILL));
+  const proofS =
+    askedProofS <= 0
+      ? 0
+      : Math.max(askedProofS, Math.ceil(refill * SPAN_OVER_REFILL), Math.ceil(2 * (longestWindowS ?? 0)));
   return { settleS: Math.min(settleS, capS), proofS: Math.min(proofS, Math.max(askedProofS, capS)) };
 }

@@ -85,6 +85,10 @@ export async function prove(opts: ProveOptions): Promise<ProofRun> {
     // tail only lets waiting calls finish).
     goodput_rps: Math.round((ok / inputs.durationS) * 100) / 100,
     lost_requests: lost,
+    // When refusals began: at once, the rate is above a limit; after a while, a quota ran out.
+    ...(typeof scenario.extra?.['refusals_began_s'] === 'number'
+      ? { refusals_began_s: scenario.extra['refusals_began_s'] }
+      : {}),
   };
   const notes: string[] = [];
   if (scenario.dropped_iterations > 0)

@@ -1,17 +1,20 @@
 // The report's `rate_limit` section from the probe's estimate, the recommendation and its proof.
 // Pure, so the contract's shape is decided in one place and tested without a server.
 
-import type { ProofRound, RateLimitMeasurement, RateLimitResult } from '../report/model.js';
+import type { ProofHorizon, ProofRound, RateLimitMeasurement, RateLimitResult } from '../report/model.js';
 import { fleetSummaryLines } from './fleet/summary-lines.js';
 import { describeLimiter } from './limiters/index.js';
 import { PROOF_PROMISE } from './proof-loop.js';
-import { advertisedText, proofRoundText } from '../report/sections/rate-limit/words.js';
+import { reasonsWithoutRefuted, withoutRefuted } from './refuted.js';
+import { advertisedText, horizonText, proofRoundText } from '../report/sections/rate-limit/words.js';
 import type { Estimate, Proof, Recommendation } from './types.js';
 
 /** What the proof loop (proof-loop.ts) made of the recommendation: its verdict and every round it ran. */
 export interface Proving {
   verdict: NonNullable<RateLimitResult['proof_verdict']>;
   rounds: ProofRound[];
+  /** How long a client's life the rounds covered; absent when none ran. */
+  horizon?: ProofHorizon;
 }
 
 /**
@@ -19,12 +22,15 @@ export interface Proving {
  * ran; null when there is none, or when proofs ran and none held (`proving` says so).
  */
 export function toRateLimitResult(
-  estimate: Estimate,
-  recommendation: Recommendation | null,
+  probed: Estimate,
+  proposed: Recommendation | null,
   proof: Proof | null,
   proofNotes: string[] = [],
   proving: Proving = { verdict: 'not run', rounds: [] },
 ): RateLimitResult {
+  // A reading a proof round refuted is reported nowhere (refuted.ts): what held takes its place.
+  const estimate = withoutRefuted(probed, proving.rounds);
+  const recommendation = proposed && reasonsWithoutRefuted(proposed, probed, proving.rounds);
   const notes = [...estimate.notes];
   if (recommendation) notes.push(...recommendation.why.map((w) => `recommendation: ${w}`));
   else if (proving.verdict === 'not proven')
@@ -53,8 +59,9 @@ export function toRateLimitResult(
     proof,
     proof_verdict: proving.verdict,
     ...(proving.rounds.length > 0 ? { proof_rounds: proving.rounds } : {}),
+    ...(proving.horizon ? { proof_horizon: proving.horizon } : {}),
     ...(ratelimit_headers ? { ratelimit_headers: ratelimit_headers.names } : {}),
-    reference_lines: referenceLines(estimate, recommendation),
+    reference_lines: referenceLines(estimate, recommendation, estimate !== probed),
   } satisfies OnlyMeasured<typeof measured> & RateLimitResult;
 }
 
@@ -82,11 +89,16 @@ type OnlyMeasured<T> = [Exclude<keyof T, keyof RateLimitMeasurement>] extends [n
 function referenceLines(
   estimate: Estimate,
   recommendation: Recommendation | null,
+  refuted: boolean,
 ): Array<{ label: string; rps: number }> {
   const lines: Array<{ label: string; rps: number }> = [];
   if (estimate.sustained_rps !== null)
     lines.push({
-      label: estimate.limiter ? `limit (${describeLimiter(estimate.limiter)})` : 'measured limit',
+      label: refuted
+        ? 'highest rate a proof held'
+        : estimate.limiter
+          ? `limit (${describeLimiter(estimate.limiter)})`
+          : 'measured limit',
       rps: estimate.sustained_rps,
     });
   if (recommendation) lines.push({ label: 'recommended rate', rps: recommendation.target_rps });
@@ -107,6 +119,7 @@ export function summaryLines(r: RateLimitResult): string[] {
   }
   if (r.limiter) lines.push(`  limiter: ${describeLimiter(r.limiter)}`);
   if (r.advertised) lines.push(`  advertised: ${advertisedText(r.advertised)}`);
+  if (r.proof_horizon) lines.push(`  horizon: ${horizonText(r.proof_horizon)}`);
   const share = r.requests_sent > 0 ? ` (${((r.requests_limited / r.requests_sent) * 100).toFixed(1)} %)` : '';
   lines.push(
     `  probe: ${r.requests_sent} requests, ${r.requests_limited} limited${share}, ${r.duration_s ?? '?'} s${r.partial ? ', partial' : ''}`,

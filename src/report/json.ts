@@ -70,7 +70,9 @@ function rateLimit(r: RateLimitResult): RateLimitResult {
               'max_concurrency',
               'backoff',
             ]),
-      ...(r.proof ? { proof: orderKeys(r.proof, ['rate_429', 'goodput_rps', 'lost_requests']) } : {}),
+      ...(r.proof
+        ? { proof: orderKeys(r.proof, ['rate_429', 'goodput_rps', 'lost_requests', 'refusals_began_s']) }
+        : {}),
       ...(r.proof_rounds
         ? {
             proof_rounds: r.proof_rounds.map((p) =>
@@ -82,10 +84,21 @@ function rateLimit(r: RateLimitResult): RateLimitResult {
                 'rate_429',
                 'goodput_rps',
                 'lost_requests',
+                'refusals_began_s',
                 'verdict',
                 'why',
               ]),
             ),
+          }
+        : {}),
+      ...(r.proof_horizon
+        ? {
+            proof_horizon: orderKeys(r.proof_horizon, [
+              'proven_s',
+              'covers_window_s',
+              'longest_window_s',
+              'not_tested',
+            ]),
           }
         : {}),
       ...(r.timeline
@@ -107,6 +120,7 @@ function rateLimit(r: RateLimitResult): RateLimitResult {
       'proof',
       'proof_verdict',
       'proof_rounds',
+      'proof_horizon',
       'timeline',
       'notes',
       'limiting_status',

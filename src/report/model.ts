@@ -134,7 +134,13 @@ export interface RateLimitResult extends RateLimitMeasurement {
     backoff: BackoffPolicy;
   } | null;
   /** The proof run of the recommendation, and per-second series for the chart (the last round's, when there were several). */
-  proof?: { rate_429: number; goodput_rps: number; lost_requests: number } | null;
+  proof?: {
+    rate_429: number;
+    goodput_rps: number;
+    lost_requests: number;
+    /** Seconds into the proof when the first call that met a 429 started; absent when none did. */
+    refusals_began_s?: number;
+  } | null;
   /**
    * Whether a k6 proof held the recommendation to its promise (src/ratelimit/proof-loop.ts):
    * `proven` (then `recommendation` is the policy that held), `not proven` (no round held:
@@ -144,12 +150,27 @@ export interface RateLimitResult extends RateLimitMeasurement {
   proof_verdict?: 'proven' | 'not proven' | 'not run';
   /** Each proof round in order: the policy tried and what k6 measured at it. */
   proof_rounds?: ProofRound[];
+  /** How long a client's life the proof covers (src/ratelimit/horizon.ts); absent when no proof ran. */
+  proof_horizon?: ProofHorizon;
   /** RateLimit / X-RateLimit-* headers the limited answers carried. */
   ratelimit_headers?: string[];
   /** Lines a chart of the timeline draws, requests per second: the identified limit and the recommended rate. */
   reference_lines?: Array<{ label: string; rps: number }>;
   /** `--fleet N` / rate_limit.fleet: the policy for N instances sharing the limit (src/ratelimit/fleet/). */
   fleet?: FleetResult | null;
+}
+
+/**
+ * The proof's horizon: each round ran `proven_s` seconds, so a limit on a window up to
+ * `covers_window_s` (half of it) was tested; `not_tested` says what a longer one leaves open.
+ */
+export interface ProofHorizon {
+  proven_s: number;
+  covers_window_s: number;
+  /** The longest window the probe measured or the service announced, seconds; null when none is known. */
+  longest_window_s: number | null;
+  /** Why a known limit is outside the horizon, or why the horizon was kept short (`run`). */
+  not_tested?: string;
 }
 
 /** One k6 proof of a recommended policy: the rate and backoff tried, what the run measured, and whether that kept the promise. */
@@ -161,6 +182,8 @@ export interface ProofRound {
   rate_429: number;
   goodput_rps: number;
   lost_requests: number;
+  /** Seconds into the round when refusals began (the first call that met a 429); absent when none did. */
+  refusals_began_s?: number;
   verdict: 'holds' | 'fails';
   why: string;
 }

@@ -16,7 +16,15 @@ import { unusableProbe } from '../ratelimit/answers.js';
 import { ProbeSetupError, probeCalls } from '../ratelimit/calls.js';
 import { DISCOVER_DEFAULTS, discover, latencyBound } from '../ratelimit/discover.js';
 import { NOT_IDENTIFIED } from '../ratelimit/evidence.js';
-import { DEFAULT_PROOF_S, prove } from '../ratelimit/prove.js';
+import { prove } from '../ratelimit/prove.js';
+import {
+  DEFAULT_HORIZON_S,
+  RUN_HORIZON_S,
+  longestKnownWindow,
+  probeBudgetS,
+  proofHorizon,
+} from '../ratelimit/horizon.js';
+import { withoutRefuted } from '../ratelimit/refuted.js';
 import { recommend } from '../ratelimit/recommend.js';
 import { proveUntilHeld } from '../ratelimit/proof-loop.js';
 import { proofTiming } from '../ratelimit/proof-timing.js';
@@ -31,10 +39,15 @@ import { productionGateFor } from '../runner/context.js';
 import type { RunIo, Stage, StageTarget } from './run-io.js';
 
 export interface RateLimitStageOptions {
-  /** Seconds of steady k6 load at the recommended rate; 0 skips the proof. */
+  /**
+   * The command's proof horizon: seconds of steady k6 load at the recommended rate per round
+   * (`--horizon` overrides it); 0 skips the proof.
+   */
   proofS?: number;
   /** Wall-clock cap of the discovery probe, seconds. */
   maxDurationS?: number;
+  /** Why the command keeps its horizon short unless asked (`run`), said beside the horizon. */
+  shortHorizon?: string;
 }
 
 export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): Stage<RateLimitResult> {
@@ -85,7 +98,10 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           }
         },
       };
-      const probeCapS = stageOptions.maxDurationS ?? settings.rateLimit.maxDurationS ?? DISCOVER_DEFAULTS.maxDurationS;
+      // The horizon a client's life is proven for (horizon.ts): `--horizon`, else the command's own.
+      const askedHorizonS = settings.rateLimit.horizonS;
+      const horizonS = stageOptions.proofS === 0 ? 0 : (askedHorizonS ?? stageOptions.proofS ?? DEFAULT_HORIZON_S);
+      const probeCapS = stageOptions.maxDurationS ?? settings.rateLimit.maxDurationS ?? probeBudgetS(horizonS);
       const estimate = await discover({
         calls,
         maxRps,
@@ -134,7 +150,8 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
       let given = recommendation;
       // The probe (or the round before) left the limit drained; a client adopting the policy starts on
       // a rested one, and a round spans the limit's refill, or it could not have failed (proof-timing.ts).
-      const { settleS, proofS } = proofTiming(estimate.refill_s, stageOptions.proofS ?? DEFAULT_PROOF_S, probeCapS);
+      const longest = longestKnownWindow(estimate);
+      const { settleS, proofS } = proofTiming(estimate.refill_s, horizonS, probeCapS, longest?.window_s ?? null);
       let located: Awaited<ReturnType<typeof k6AndBundles>> | undefined;
       // Every k6 request against production counts in the production gate, each proof round's and the fleet's.
       const countK6Requests = (n: number) => {
@@ -192,10 +209,22 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           );
           proof = outcome.lastProof;
           // A first proof that produced no figures refuted nothing: the policy stands, unproven (the
-          // run already cannot pass: the failed run is untested). Any round that failed refutes it.
+          // run already cannot pass: the failed run is untested). Rounds that all failed leave nothing to give.
           const refuted = !outcome.proven && outcome.rounds.length > 0;
           given = refuted ? null : (outcome.proven ?? recommendation);
-          proving = { verdict: outcome.proven ? 'proven' : refuted ? 'not proven' : 'not run', rounds: outcome.rounds };
+          proving = {
+            verdict: outcome.proven ? 'proven' : refuted ? 'not proven' : 'not run',
+            rounds: outcome.rounds,
+            ...(outcome.rounds.length > 0
+              ? {
+                  horizon: proofHorizon(
+                    proofS,
+                    longest,
+                    askedHorizonS === undefined ? stageOptions.shortHorizon : undefined,
+                  ),
+                }
+              : {}),
+          };
           // No round held: nothing is recommended, and the run cannot pass (exit 1).
           if (refuted && !signal.aborted)
             io.untested(
@@ -208,7 +237,9 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
       // --fleet N: simulated in well under a second, so it adds nothing a user would wait for; the
       // choice is then proven by a k6 fleet run, like the single client's, before it is given.
       if (settings.rateLimit.fleet !== undefined) {
-        const sizing = given && { estimate, recommendation: given, instances: settings.rateLimit.fleet };
+        // Sized on what the proofs left standing: a refuted reading sizes no fleet (refuted.ts).
+        const shown = withoutRefuted(estimate, proving.rounds);
+        const sizing = given && { estimate: shown, recommendation: given, instances: settings.rateLimit.fleet };
         let fleet = sizing && sizeFleet(sizing);
         if (
           sizing &&
@@ -249,8 +280,15 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
   };
 }
 
-/** The stage as `run` and `ratelimit` use it: discovery, recommendation, a 10 s proof. */
+/** The stage as `ratelimit` uses it: discovery, recommendation, a proof over the horizon (120 s unless `--horizon`). */
 export const rateLimitStage = makeRateLimitStage();
+
+/** The stage as `run` uses it: the main job keeps the sizing short, a bounded probe and a brief proof, and says so. */
+export const runRateLimitStage = makeRateLimitStage({
+  proofS: RUN_HORIZON_S,
+  maxDurationS: 30,
+  shortHorizon: `run keeps its proof short to stay quick; \`ratelimit\` proves ${DEFAULT_HORIZON_S} s, or give --horizon`,
+});
 
 interface FleetProofContext {
   io: Pick<RunIo, 'progress' | 'clock' | 'signal'>;

@@ -402,7 +402,17 @@ describe('ces-harness cutover', () => {
       );
       expect(check.code, check.stdout + check.stderr).toBe(0);
       const ratelimit = await runCli(
-        ['ratelimit', '--config', file, '--env', 'sandbox', '--report-dir', join(dir, 'r-history-ratelimit')],
+        [
+          'ratelimit',
+          '--config',
+          file,
+          '--env',
+          'sandbox',
+          '--report-dir',
+          join(dir, 'r-history-ratelimit'),
+          '--horizon',
+          '10',
+        ],
         { cwd: dir, env, timeoutMs: 180_000 },
       );
       expect(ratelimit.code, ratelimit.stdout + ratelimit.stderr).toBe(0);

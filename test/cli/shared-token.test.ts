@@ -77,7 +77,19 @@ describe('a token another client fetched first', () => {
     const cwd = work();
     const ledger = join(cwd, 'ledger.json');
     const res = await runCli(
-      ['ratelimit', ...target(), '--report-dir', join(cwd, 'report'), '--ledger', ledger, '--max-rps', '100'],
+      // A short horizon: this test is about the ledger, not how long the policy holds.
+      [
+        'ratelimit',
+        ...target(),
+        '--report-dir',
+        join(cwd, 'report'),
+        '--ledger',
+        ledger,
+        '--max-rps',
+        '100',
+        '--horizon',
+        '10',
+      ],
       { cwd, env: env(), timeoutMs: 150_000 },
     );
     expect(res.code, res.stdout + res.stderr).toBe(0);

@@ -61,6 +61,9 @@ describe.skipIf(skipWhy !== undefined)(
             'off',
             '--max-duration',
             '60',
+            // The proof as long as before the horizon: this test is about the network, not a client's hours.
+            '--horizon',
+            '10',
           ]),
           {
             cwd: suite.cwd,

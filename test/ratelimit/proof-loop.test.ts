@@ -87,19 +87,56 @@ describe('recommend clamps to the measured rate (atMostMeasured)', () => {
 });
 
 describe('proveUntilHeld', () => {
-  it('proves again at a lower rate until a round holds, and gives that policy', async () => {
+  it('proves again lower until a round holds, then bisects up between what held and what failed', async () => {
     // A limit that truly admits 50/s: above it, goodput is 50 and the excess is refused.
     const tried: number[] = [];
     const outcome = await proveUntilHeld(rec(70), 88, async (r) => {
       tried.push(r.target_rps);
       return r.target_rps > 50 ? proof((r.target_rps - 50) / r.target_rps, 50) : proof(0, r.target_rps);
     });
-    expect(tried).toEqual([70, 40]);
-    expect(outcome.proven?.target_rps).toBe(40);
+    // 40 held below 70 refused: the midpoint 55 is refused, then 47 (between 40 and 55) holds.
+    expect(tried).toEqual([70, 40, 55, 47]);
+    expect(outcome.proven?.target_rps).toBe(47);
+    expect(outcome.failedRps).toBe(55);
     expect(outcome.rounds.map((r) => [r.target_rps, r.verdict])).toEqual([
       [70, 'fails'],
       [40, 'holds'],
+      [55, 'fails'],
+      [47, 'holds'],
     ]);
+  });
+
+  it("bisects rather than stepping down (the issue's case: 39 req/s refused behind a 20/s limit)", async () => {
+    // k6 retries its refused calls, so the 429 share overstates the excess: 64 % at 39 req/s where
+    // 49 % of the arrivals were over the limit (the issue's figures), 1.31 times as many.
+    const limit = 20;
+    const at = (r: number) => (r > limit ? proof(Math.min(0.95, (1.31 * (r - limit)) / r), limit) : proof(0, r));
+    const outcome = await proveUntilHeld(rec(39), 49.19, async (r) => at(r.target_rps));
+    const rates = outcome.rounds.map((r) => r.target_rps);
+    // Each round after the first held one lies strictly between the highest rate that held and the
+    // lowest that failed, and the policy given is the highest that held.
+    for (let i = 2; i < outcome.rounds.length; i++) {
+      const before = outcome.rounds.slice(0, i);
+      const held = Math.max(...before.filter((r) => r.verdict === 'holds').map((r) => r.target_rps));
+      const failed = Math.min(...before.filter((r) => r.verdict === 'fails').map((r) => r.target_rps));
+      expect(rates[i]).toBeGreaterThan(held);
+      expect(rates[i]).toBeLessThan(failed);
+    }
+    expect(outcome.proven!.target_rps).toBe(
+      Math.max(...outcome.rounds.filter((r) => r.verdict === 'holds').map((r) => r.target_rps)),
+    );
+    // Within the headroom of the true rate, where a fixed step from the first failure gave 11.
+    expect(outcome.proven!.target_rps).toBeGreaterThanOrEqual(0.75 * limit);
+    expect(outcome.proven!.target_rps).toBeLessThanOrEqual(limit);
+  });
+
+  it('stops bisecting once what held is within the headroom of what failed', async () => {
+    const outcome = await proveUntilHeld(rec(50), 60, async (r) =>
+      r.target_rps > 45 ? proof(0.1, 45) : proof(0, r.target_rps),
+    );
+    // 50 failed, then 45 × 0.8 = 36 held; 43 (the midpoint) held; 43 ≥ 0.8 × 50: done.
+    expect(outcome.rounds.map((r) => r.target_rps)).toEqual([50, 36, 43]);
+    expect(outcome.proven?.target_rps).toBe(43);
   });
 
   it(`stops after ${MAX_PROOF_ROUNDS} rounds against a limit that tightens every round: not proven`, async () => {

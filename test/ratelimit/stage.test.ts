@@ -75,6 +75,9 @@ describe('the ratelimit stage against the built-in emulator', () => {
         new RegExp(`^proof \\(k6 at ${target} req/s\\): [\\d.]+ % 429, goodput [\\d.]+ req/s, 0 lost`, 'm'),
       );
       expect(terminal.progressLines.length).toBeGreaterThan(2);
+      // The horizon the proof covered, said with the policy: 3 s asked, a round at least that long.
+      expect(result.proof_horizon!.proven_s, context).toBeGreaterThanOrEqual(3);
+      expect(terminal.lines.join('\n')).toMatch(/^ {2}horizon: proven for \d+ s; a limit on a window longer than/m);
 
       const report = buildReport({
         version: 'test',
@@ -89,6 +92,9 @@ describe('the ratelimit stage against the built-in emulator', () => {
       expect(md).toContain('### Rate limit');
       expect(md).toContain(`**Recommendation:** send at most ${target}.0/s`);
       expect(md).toContain('**Proof run:**');
+      expect(md).toMatch(
+        /\| Proof horizon \| proven for \d+ s; a limit on a window longer than [\d.]+ s is not tested/,
+      );
       const html = renderHtml(report);
       expect(html).toContain('id="chart-rate-limit"');
       // Nothing the stage produced holds the client secret.

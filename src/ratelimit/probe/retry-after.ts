@@ -22,23 +22,25 @@ export async function retryAfterPhase(probe: Probe, recovery: number | null): Pr
   const beyond = lastRetryAfter && beyondWaitBudget(lastRetryAfter.seconds, probe.maxRetryAfterS);
   if (beyond) notes.push(`not tested: ${beyond}`);
   else if (lastRetryAfter && !probe.outOfBudget()) {
-    const retry = await waitAndRetry(probe, 'Retry-After', lastRetryAfter, notes);
-    const seconds = lastRetryAfter.seconds;
-    if (retry?.answer === 'accepted') {
-      verdict = 'truthful';
-      if (recovery !== null && seconds > recovery + 1)
+    const judged = await judgePerLimit(probe, lastRetryAfter, notes);
+    if (judged) {
+      verdict = judged.verdict;
+      const seconds = judged.said.seconds;
+      if (verdict === 'truthful' && judged.said === lastRetryAfter && recovery !== null && seconds > recovery + 1)
         notes.push(
           `Retry-After (${seconds} s) is truthful but generous: a request passed ${round(recovery, 2)} s after a refusal`,
         );
-    } else if (retry?.answer === 'limited') {
-      verdict = 'untruthful';
-      notes.push(
-        `Retry-After said ${seconds} s; after waiting exactly that, the retry was refused again (${retry.status})`,
-      );
     }
   } else if (lastReset && probe.refusals.headers && !probe.outOfBudget()) {
     const retry = await waitAndRetry(probe, 'the RateLimit reset', lastReset, notes);
-    if (retry?.answer === 'accepted' || retry?.answer === 'limited') {
+    const next = probe.refusals.lastReset;
+    if (retry?.answer === 'limited' && next && anotherLimit(lastReset, next)) {
+      // Refused by a limit that resets later: evidence of it, not of a reset that lied.
+      notes.push(
+        `evidence of another limit: after waiting the ${lastReset.seconds} s reset the RateLimit headers announced, the retry was refused (${retry.status}) with a reset in ${next.seconds} s, ` +
+          `a limit on a longer window than the one that refused first; the first reset is not judged by it`,
+      );
+    } else if (retry?.answer === 'accepted' || retry?.answer === 'limited') {
       reset = retry.answer === 'accepted' ? 'truthful' : 'untruthful';
       notes.push(
         // Read after the retry: its own refusal may have added header names.
@@ -53,6 +55,56 @@ export async function retryAfterPhase(probe: Probe, recovery: number | null): Pr
   if (headers && !reset) notes.push(`RateLimit headers on refusals: ${headers.names.join(', ')}`);
   return { verdict, ...(reset ? { reset } : {}), notes };
 }
+
+/**
+ * How many limits a Retry-After is followed through: a request refused after waiting one limit's
+ * Retry-After by a limit asking for a longer wait is that other limit's answer (N per second and M
+ * per minute, a gateway in front of an application), judged in turn against its own Retry-After.
+ */
+const MAX_LIMITS_FOLLOWED = 3;
+/** A Retry-After this much longer than the one waited out is another limit's, not the same one lying again. */
+const OTHER_LIMIT_FACTOR = 1.5;
+
+/**
+ * Waits `first`'s Retry-After and retries; a retry refused with a clearly longer Retry-After came
+ * from another limit (evidence of it, noted), whose own Retry-After is then waited and judged. A
+ * limit's header is untruthful only when a retry after its own wait is refused with no longer one.
+ * Undefined when no retry could be judged.
+ */
+async function judgePerLimit(
+  probe: Probe,
+  first: Announced,
+  notes: string[],
+): Promise<{ verdict: RetryAfterVerdict; said: Announced } | undefined> {
+  let said = first;
+  for (let limits = 1; limits <= MAX_LIMITS_FOLLOWED; limits++) {
+    const retry = await waitAndRetry(probe, 'Retry-After', said, notes);
+    if (retry?.answer === 'accepted') return { verdict: 'truthful', said };
+    if (retry?.answer !== 'limited') return limits === 1 ? undefined : { verdict: 'unknown', said };
+    const next = probe.refusals.lastRetryAfter;
+    if (next === undefined || !anotherLimit(said, next)) {
+      notes.push(
+        `Retry-After said ${said.seconds} s; after waiting exactly that, the retry was refused again (${retry.status})` +
+          (next && next !== said ? `, with Retry-After ${next.seconds} s` : ''),
+      );
+      return { verdict: 'untruthful', said };
+    }
+    notes.push(
+      `evidence of another limit: after waiting the ${said.seconds} s Retry-After said, the retry was refused (${retry.status}) with Retry-After ${next.seconds} s, ` +
+        `a limit on a longer window than the one that refused first; its Retry-After is judged on its own, not as the first one's`,
+    );
+    if (beyondWaitBudget(next.seconds, probe.maxRetryAfterS)) {
+      notes.push(`not tested: ${beyondWaitBudget(next.seconds, probe.maxRetryAfterS)}`);
+      return { verdict: 'unknown', said: next };
+    }
+    said = next;
+  }
+  return { verdict: 'unknown', said };
+}
+
+/** Whether `next`, announced on a refusal after waiting out `said`, is another limit's: a clearly longer wait. */
+const anotherLimit = (said: Announced, next: Announced): boolean =>
+  next !== said && next.seconds >= said.seconds * OTHER_LIMIT_FACTOR && next.seconds - said.seconds >= 1;
 
 /** Waits what `said` announced after its answer, then retries once; undefined when it could not. */
 async function waitAndRetry(

@@ -10,7 +10,7 @@ import {
   formatRate,
   formatSeconds,
 } from '../../common/format.js';
-import type { AdvertisedLimit, BackoffPolicy, ProofRound, RateLimitResult } from '../../model.js';
+import type { AdvertisedLimit, BackoffPolicy, ProofHorizon, ProofRound, RateLimitResult } from '../../model.js';
 
 export function backoffText(b: BackoffPolicy): string {
   const jitter = b.jitter === 'none' ? 'no jitter' : `${b.jitter} jitter`;
@@ -45,11 +45,22 @@ function optionalFacts(r: RateLimitResult): Array<[string, string]> {
   }
   if (r.refill_s !== undefined && r.refill_s !== null) facts.push(['Refill of the burst', formatDuration(r.refill_s)]);
   if (r.advertised) facts.push(['Advertised limit', advertisedText(r.advertised)]);
+  if (r.proof_horizon) facts.push(['Proof horizon', horizonText(r.proof_horizon)]);
   if (r.ratelimit_headers && r.ratelimit_headers.length > 0)
     facts.push(['RateLimit headers', r.ratelimit_headers.join(', ')]);
   if (r.duration_s !== undefined)
     facts.push(['Probe duration', `${formatSeconds(r.duration_s)}${r.partial ? ' (partial)' : ''}`]);
   return facts;
+}
+
+/** One line: "proven for 120 s; a limit on a window longer than 60 s is not tested (…)". */
+export function horizonText(h: ProofHorizon): string {
+  return (
+    // In seconds, as the flag takes them ("120 s", not "2 min 00 s").
+    `proven for ${formatNumber(h.proven_s, Number.isInteger(h.proven_s) ? 0 : 1)} s; ` +
+    `a limit on a window longer than ${formatNumber(h.covers_window_s, Number.isInteger(h.covers_window_s) ? 0 : 1)} s is not tested` +
+    (h.not_tested ? ` (${h.not_tested})` : '')
+  );
 }
 
 /** One line: what the service announced, and whether the probe's measurement agreed. */
@@ -87,6 +98,8 @@ export function proofText(r: RateLimitResult): string | null {
 
 /** One proof round in a line: "at 40 req/s: 25.1 % 429, goodput 29.9 req/s, 0 lost: fails (…)". */
 export function proofRoundText(round: ProofRound): string {
-  const figures = `${formatPercent(round.rate_429)} 429, goodput ${formatRate(round.goodput_rps)}, ${formatNumber(round.lost_requests)} lost`;
+  const began =
+    round.refusals_began_s === undefined ? '' : `, refusals from ${formatNumber(round.refusals_began_s, 1)} s`;
+  const figures = `${formatPercent(round.rate_429)} 429, goodput ${formatRate(round.goodput_rps)}, ${formatNumber(round.lost_requests)} lost${began}`;
   return `at ${formatRate(round.target_rps)}: ${figures}: ${round.verdict}${round.verdict === 'fails' ? ` (${round.why})` : ''}`;
 }

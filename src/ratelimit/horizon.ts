@@ -1,0 +1,76 @@
+// The proof's horizon: how long a client's life the k6 proof covers. A limit on a window longer
+// than half the proof may never have filled while the proof ran (a proof that starts just after a
+// window's edge meets a whole window only if it spans two), so such a limit is "not tested", said
+// in every format, never silently fine. The default horizon covers a one-minute window, the most
+// common published one; `run` keeps its proof short and says so.
+
+import type { ProofHorizon } from '../report/model.js';
+import type { LimiterModel } from './limiters/index.js';
+import type { Estimate } from './types.js';
+
+/** `ratelimit`'s horizon: two one-minute windows. */
+export const DEFAULT_HORIZON_S = 120;
+/** `run`'s horizon: the main job stays quick, and says what that leaves untested. */
+export const RUN_HORIZON_S = 5;
+/** The probe's default budget: the 120 s it always had, or 2.5 of the longest window the horizon covers. */
+const PROBE_WINDOWS = 2.5;
+const PROBE_MIN_BUDGET_S = 120;
+
+/**
+ * The probe's time cap when none is configured: enough to identify a window as long as the
+ * horizon covers (half of it) with the 2.5 windows a window limiter takes to size, so the default
+ * horizon's one-minute window (express-rate-limit's 120 per 60 s needs about 123 s) fits.
+ */
+export function probeBudgetS(horizonS: number): number {
+  return Math.max(PROBE_MIN_BUDGET_S, Math.ceil((PROBE_WINDOWS * horizonS) / 2));
+}
+
+/** The window a limiter counts over, seconds; a bucket or a queue has none (its refill is not a window). */
+export function windowOf(limiter: LimiterModel): number | null {
+  switch (limiter.kind) {
+    case 'bucket':
+    case 'queue':
+      return null;
+    case 'sliding-window':
+      return limiter.period_s;
+    default:
+      return limiter.window_s;
+  }
+}
+
+/** The longest window known, measured (the identified limiter) or announced (RateLimit-Policy `w=`…), seconds. */
+export function longestKnownWindow(
+  estimate: Pick<Estimate, 'limiter' | 'advertised'>,
+): { window_s: number; source: 'measured' | 'announced' } | null {
+  const measured = estimate.limiter ? windowOf(estimate.limiter) : null;
+  const announced = estimate.advertised?.window_s ?? null;
+  if (measured === null && announced === null) return null;
+  return (announced ?? 0) > (measured ?? 0)
+    ? { window_s: announced!, source: 'announced' }
+    : { window_s: measured!, source: 'measured' };
+}
+
+/**
+ * What the proof covered: it ran `proofS` seconds a round, so windows up to half that are tested.
+ * `shortened` says why the horizon is short when the command chose it so (`run`).
+ */
+export function proofHorizon(
+  proofS: number,
+  longest: ReturnType<typeof longestKnownWindow>,
+  shortened?: string,
+): ProofHorizon {
+  const coversS = proofS / 2;
+  const beyond =
+    longest !== null && longest.window_s > coversS
+      ? `the ${longest.source} limit on a ${fmt(longest.window_s)} s window is longer than the proof covers; --horizon ${Math.ceil(2 * longest.window_s)} (rate_limit.horizon_s) tests it`
+      : null;
+  const why = [beyond, shortened ?? null].filter((w): w is string => w !== null);
+  return {
+    proven_s: proofS,
+    covers_window_s: coversS,
+    longest_window_s: longest?.window_s ?? null,
+    ...(why.length > 0 ? { not_tested: why.join('; ') } : {}),
+  };
+}
+
+const fmt = (s: number) => String(Math.round(s * 10) / 10);

@@ -1,0 +1,109 @@
+// Never report what was refuted. The probe's reading of the limiter (its kind, rate and refill) is
+// a claim; a k6 proof round at a rate below it that saw the limit refuse more than the promise
+// allows refutes it: a limiter that admits that rate would not have refused. The reading then goes
+// from every output, and what the proofs showed takes its place: the highest rate that held (a
+// floor a client can rely on) and what each round saw. Pure: the estimate in, the estimate the
+// report may carry out.
+
+import type { ProofRound } from '../report/model.js';
+import { describeLimiter } from './limiters/index.js';
+import { NOT_IDENTIFIED } from './evidence.js';
+import { PROOF_PROMISE } from './proof-loop.js';
+import type { Estimate, Recommendation } from './types.js';
+
+/** The rounds that refuted the reading: refused beyond the promise (lost calls alone blame the backoff, not the limit). */
+export const refutingRounds = (rounds: readonly ProofRound[]): ProofRound[] =>
+  rounds.filter((r) => r.verdict === 'fails' && r.rate_429 > PROOF_PROMISE.max_rate_429);
+
+/** The highest rate a round held at, or null when none held. */
+export const heldRps = (rounds: readonly ProofRound[]): number | null => {
+  const held = rounds.filter((r) => r.verdict === 'holds').map((r) => r.target_rps);
+  return held.length > 0 ? Math.max(...held) : null;
+};
+
+/**
+ * The estimate with a refuted reading removed: no limiter, no sustained rate but the one that held,
+ * no refill of the refuted model, an announcement that agreed with it no longer "agrees", and no
+ * note that repeats the refuted figures. Unchanged when no round refuted it.
+ */
+export function withoutRefuted(estimate: Estimate, rounds: readonly ProofRound[]): Estimate {
+  const refuting = refutingRounds(rounds);
+  if (refuting.length === 0) return estimate;
+  const repeats = refutedTexts(estimate);
+  const quotes = (n: string) => repeats.some((t) => t.test(n));
+  const held = heldRps(rounds);
+  const refutedBy = refuting
+    .map((r) => `${r.target_rps} req/s (${(r.rate_429 * 100).toFixed(1)} % got 429)`)
+    .join(', ');
+  const saw = rounds
+    .map((r, i) => `round ${i + 1} at ${r.target_rps} req/s: ${(r.rate_429 * 100).toFixed(1)} % 429, ${r.verdict}`)
+    .join('; ');
+  const verdict =
+    held === null
+      ? `${NOT_IDENTIFIED}the probe's reading of the limiter was refuted by k6 proofs at ${refutedBy}, and no rate held (${saw}); it is not reported`
+      : `the probe's reading of the limiter was refuted by k6 proofs at ${refutedBy} and is not reported; ` +
+        `the sustained rate is the highest that held over the proof's horizon, ${held} req/s, a floor (${saw})`;
+  const quotas = quotaEvidence(rounds);
+  return {
+    ...estimate,
+    sustained_rps: held,
+    sustained_precision: null,
+    refill_s: null,
+    limiter: null,
+    limiter_evidence: [verdict, ...quotas],
+    ...(estimate.advertised && (estimate.advertised.agrees === true || quotes(estimate.advertised.note))
+      ? {
+          advertised: {
+            ...estimate.advertised,
+            agrees: null,
+            note: 'it matched the probe\u2019s reading, which a k6 proof refuted: another limit, or the announcement is wrong',
+          },
+        }
+      : {}),
+    notes: [...estimate.notes.filter((n) => !quotes(n)), verdict, ...quotas],
+  };
+}
+
+/** Refusals that began this long into a round came after a quota ran out, not from the rate itself. */
+const QUOTA_AFTER_S = 1;
+
+/**
+ * What a round whose refusals began late says: the paced client had about rate × t requests let
+ * through before the first refusal, a quota met after that many (a limit on a window longer than t,
+ * beside whatever the probe read), where refusals from the start mean the rate itself was too high.
+ */
+function quotaEvidence(rounds: readonly ProofRound[]): string[] {
+  return rounds.flatMap((r, i) =>
+    r.verdict === 'fails' && r.refusals_began_s !== undefined && r.refusals_began_s >= QUOTA_AFTER_S
+      ? [
+          `evidence of a quota: proof round ${i + 1} at ${r.target_rps} req/s had about ${Math.round(r.target_rps * r.refusals_began_s)} requests let through ` +
+            `in ${r.refusals_began_s} s before its first refusal, a limit met after that many (on a window longer than ${r.refusals_began_s} s), not a rate refused from the start`,
+        ]
+      : [],
+  );
+}
+
+/** The recommendation's reasons without those that quote the refuted reading. */
+export function reasonsWithoutRefuted(
+  rec: Recommendation,
+  estimate: Estimate,
+  rounds: readonly ProofRound[],
+): Recommendation {
+  if (refutingRounds(rounds).length === 0) return rec;
+  const repeats = refutedTexts(estimate);
+  return { ...rec, why: rec.why.filter((w) => !repeats.some((t) => t.test(w))) };
+}
+
+/**
+ * How the refuted reading appears in text: the limiter in words, and the sustained rate as the
+ * probe wrote it, standing alone (a rate of 2 is not the 2 of "20 %" or of "1.25").
+ */
+function refutedTexts(estimate: Estimate): RegExp[] {
+  const texts: RegExp[] = [];
+  if (estimate.limiter) texts.push(new RegExp(escaped(describeLimiter(estimate.limiter))));
+  if (estimate.sustained_rps !== null)
+    texts.push(new RegExp(`(^|[^\\d.])${escaped(String(estimate.sustained_rps))}(?![\\d]|\\.\\d)`));
+  return texts;
+}
+
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

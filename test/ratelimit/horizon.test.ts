@@ -1,0 +1,125 @@
+// The proof horizon (issue 35): a proof lasts at least two of the longest window known, measured or
+// announced; the default covers a one-minute window, the most common published limit, in the probe
+// and in the proof; a window longer than the proof covers is "not tested", never silently fine.
+
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { resolveSettings } from '../../src/config/resolve.js';
+import { parseCommandLine } from '../../src/cli/flags.js';
+import {
+  DEFAULT_HORIZON_S,
+  RUN_HORIZON_S,
+  longestKnownWindow,
+  probeBudgetS,
+  proofHorizon,
+} from '../../src/ratelimit/horizon.js';
+import { proofTiming } from '../../src/ratelimit/proof-timing.js';
+import type { LimiterModel } from '../../src/ratelimit/limiters/index.js';
+import { horizonText } from '../../src/report/sections/rate-limit/words.js';
+import { advertising, discoverVirtual } from './virtual-limit.js';
+
+const minute = (limit: number): LimiterModel => ({
+  kind: 'fixed-window',
+  limit,
+  window_s: 60,
+  phase_s: 0,
+  counts_refused: false,
+});
+
+describe("the default budget fits a one-minute window (express-rate-limit's 120 per 60 s, announced)", () => {
+  it('is sized with the default budget, where the old 120 s ended "not identified … about 123 s to confirm"', async () => {
+    const budget = probeBudgetS(DEFAULT_HORIZON_S);
+    const e = await discoverVirtual({ limiter: () => advertising(minute(120)), status: 429 }, { maxDurationS: budget });
+    expect(e.limiter, e.notes.join('\n')).toMatchObject({ kind: 'fixed-window', limit: 120 });
+    expect(e.duration_s).toBeLessThanOrEqual(budget);
+    // The old default, for the record: 3 s short.
+    const old = await discoverVirtual({ limiter: () => advertising(minute(120)), status: 429 }, { maxDurationS: 120 });
+    expect(old.limiter).toBeNull();
+    expect(old.notes.join('\n')).toMatch(/longer than the probe's budget \(120 s\)/);
+  });
+});
+
+describe('proofTiming spans two of the longest window known', () => {
+  it.each([
+    // refill, horizon, cap, window → proof
+    { what: 'an announced minute, the default horizon', refill: 0.5, horizon: 120, cap: 150, window: 60, proof: 120 },
+    { what: 'a minute measured, a short horizon asked', refill: 60, horizon: 10, cap: 150, window: 60, proof: 120 },
+    { what: 'a 10 s window, the default horizon', refill: 10, horizon: 120, cap: 150, window: 10, proof: 120 },
+    {
+      what: "run's horizon, its probe capped at 30 s",
+      refill: 0.5,
+      horizon: RUN_HORIZON_S,
+      cap: 30,
+      window: 60,
+      proof: 30,
+    },
+    { what: 'a bucket: no window', refill: 1, horizon: 120, cap: 150, window: null, proof: 120 },
+  ])('$what: $proof s', ({ refill, horizon, cap, window, proof }) => {
+    expect(proofTiming(refill, horizon, cap, window).proofS).toBe(proof);
+  });
+});
+
+describe('proofHorizon: what the proof covered, in every format the same words', () => {
+  it('a minute announced and proven for 120 s: covered', () => {
+    const h = proofHorizon(
+      120,
+      longestKnownWindow({
+        limiter: null,
+        advertised: { limit: 120, window_s: 60, source_header: 'ratelimit-policy', agrees: null, note: '' },
+      }),
+    );
+    expect(h).toEqual({ proven_s: 120, covers_window_s: 60, longest_window_s: 60 });
+    expect(horizonText(h)).toBe('proven for 120 s; a limit on a window longer than 60 s is not tested');
+  });
+
+  it('an hour measured beyond a 120 s proof: not tested, with the setting that tests it', () => {
+    const h = proofHorizon(
+      120,
+      longestKnownWindow({
+        limiter: { kind: 'fixed-window', limit: 1000, window_s: 3600, phase_s: 0, counts_refused: false },
+      }),
+    );
+    expect(h.not_tested).toMatch(
+      /the measured limit on a 3600 s window is longer than the proof covers; --horizon 7200/,
+    );
+    expect(horizonText(h)).toMatch(
+      /^proven for 120 s; a limit on a window longer than 60 s is not tested \(the measured limit/,
+    );
+  });
+
+  it('the longest of measured and announced counts', () => {
+    expect(
+      longestKnownWindow({
+        limiter: { kind: 'bucket', rate_rps: 30, burst: 30 },
+        advertised: { limit: 600, window_s: 60, source_header: 'x-ratelimit-limit-minute', agrees: null, note: '' },
+      }),
+    ).toEqual({ window_s: 60, source: 'announced' });
+    expect(longestKnownWindow({ limiter: { kind: 'bucket', rate_rps: 30, burst: 30 } })).toBeNull();
+  });
+
+  it("run's short horizon says so", () => {
+    const h = proofHorizon(5, null, 'run keeps its proof short');
+    expect(horizonText(h)).toBe(
+      'proven for 5 s; a limit on a window longer than 2.5 s is not tested (run keeps its proof short)',
+    );
+  });
+});
+
+describe('the setting: --horizon S and rate_limit.horizon_s', () => {
+  it('parses the flag for ratelimit and run, and the config key, the flag first', async () => {
+    expect(parseCommandLine(['ratelimit', '--horizon', '150']).options.horizon).toBe(150);
+    expect(parseCommandLine(['run', '--horizon', '150']).options.horizon).toBe(150);
+    const dir = mkdtempSync(join(tmpdir(), 'horizon-'));
+    const file = join(dir, 'ces-harness.yaml');
+    const env = { ID: 'id', SECRET: 'secret' };
+    const target =
+      'environments:\n  sandbox:\n    base_url: https://127.0.0.1:9\n    client_id: ${ID}\n    client_secret: ${SECRET}\n';
+    writeFileSync(file, `${target}rate_limit:\n  horizon_s: 240\n`);
+    expect((await resolveSettings({ config: file }, env, dir)).rateLimit.horizonS).toBe(240);
+    expect((await resolveSettings({ config: file, horizon: 90 }, env, dir)).rateLimit.horizonS).toBe(90);
+    writeFileSync(file, target);
+    expect((await resolveSettings({ config: file }, env, dir)).rateLimit.horizonS).toBeUndefined();
+  });
+});
