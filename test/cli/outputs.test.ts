@@ -124,6 +124,36 @@ describe('output places are checked before the first request', () => {
       },
       line: /report folder .*\/reports: is a file, not a folder; run from a folder you can write to, or pass --report-dir DIR$/,
     },
+    // Found after 137 requests before (exit 1, no report): the folder was fine, the file in it was not.
+    {
+      name: '--report-dir whose report.json is a folder',
+      args: (cwd) => {
+        mkdirSync(join(cwd, 'adir', 'report.json'));
+        return ['check', '--report-dir', 'adir'];
+      },
+      line: /--report-dir .*\/adir: report\.json there is a folder, not a file; move it away, or give another --report-dir$/,
+    },
+    {
+      name: '--report-dir whose junit.xml is a folder',
+      args: (cwd) => {
+        mkdirSync(join(cwd, 'adir', 'junit.xml'));
+        return ['run', '--report-dir', 'adir'];
+      },
+      line: /--report-dir .*\/adir: junit\.xml there is a folder, not a file/,
+    },
+    {
+      name: '--report-dir whose k6 is a file',
+      args: (cwd) => {
+        writeFileSync(join(cwd, 'adir', 'k6'), '');
+        return ['load', '--report-dir', 'adir'];
+      },
+      line: /--report-dir .*\/adir: k6 there is a file, not the folder k6's summaries go in/,
+    },
+    {
+      name: '--report-dir a name too long',
+      args: () => ['check', '--report-dir', 'x'.repeat(300)],
+      line: /--report-dir .*x{300}: cannot .*ENAMETOOLONG/,
+    },
     {
       name: 'serve --tls-dir a file',
       args: () => ['serve', '--port', '0', '--tls-dir', 'afile'],
@@ -145,7 +175,8 @@ describe('output places are checked before the first request', () => {
     const cwd = work();
     const res = await runCliInProcess(args(cwd), { cwd, timeoutMs: 20_000 });
     expectOneLine(res, line);
-    expect(leftovers(cwd).filter((f) => f !== 'reports')).toEqual([]);
+    // What a case put in adir is its own; the run adds nothing there or beside it.
+    expect(leftovers(cwd).filter((f) => f !== 'reports' && !f.startsWith('adir/'))).toEqual([]);
   });
 });
 
