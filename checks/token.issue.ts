@@ -35,7 +35,7 @@ export const check: Check = {
     // For cutover and the history: an opaque sandbox token and a JWT production one differ in size and parsing.
     return {
       ...pass(
-        `${named!}, expires_at ${String(body['expires_at'])}, token_type ${JSON.stringify(body['token_type'])}`,
+        `${named!}, expires_at ${http.quoteField('expires_at', body['expires_at'])}, token_type ${http.quoteField('token_type', body['token_type'])}`,
         evidence,
       ),
       facts: { token_format: format ?? 'opaque' },

@@ -33,7 +33,7 @@ export const check: Check = {
     return {
       facts,
       ...pass(
-        `accepted by ${methods}; valid: true, message ${JSON.stringify((accepted[0]!.json as Record<string, unknown>)['message'])}`,
+        `accepted by ${methods}; valid: true, message ${http.quoteField('message', (accepted[0]!.json as Record<string, unknown>)['message'])}`,
         evidence,
       ),
     };
