@@ -82,7 +82,8 @@ describe('a target that completes the TLS handshake and then gives no answer', (
       line: /completed the TLS handshake, then (closed the connection|dropped it \(ECONNRESET\)) without answering/,
     },
   ];
-  const commands = ['check', 'run', 'load', 'ratelimit'];
+  // cutover reads both environments from a config; production, first, is the one that cannot be reached.
+  const commands = ['check', 'run', 'load', 'ratelimit', 'cutover'];
   const cases = behaviours.flatMap((b) => commands.map((command) => ({ ...b, command })));
 
   it.each(cases)('$name: $command → exit 3, one line, no report', async ({ onSecure, line, command }) => {
@@ -95,13 +96,20 @@ describe('a target that completes the TLS handshake and then gives no answer', (
       const cwd = mkdtempSync(join(tmpdir(), 'ces-unanswered-'));
       writeFileSync(join(cwd, 'ca.pem'), pki.caPem);
       const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const res = await runCliInProcess([command, '--base-url', url, '--ca', 'ca.pem', '--report-dir', 'report'], {
+      // Sandbox by the server's other name (one service under two names is refused): never reached.
+      const env = (name: string, base: string) =>
+        `  ${name}:\n    base_url: ${base}\n    client_id: \${CES_CLIENT_ID}\n    client_secret: \${CES_CLIENT_SECRET}\n    ca_file: ca.pem\n`;
+      const config = `environments:\n${env('sandbox', url.replace('127.0.0.1', 'localhost'))}${env('production', url)}`;
+      if (command === 'cutover') writeFileSync(join(cwd, 'ces-harness.yaml'), config);
+      const target = command === 'cutover' ? [] : ['--base-url', url, '--ca', 'ca.pem'];
+      const res = await runCliInProcess([command, ...target, '--report-dir', 'report'], {
         cwd,
         env: { CES_CLIENT_ID: 'id', CES_CLIENT_SECRET: 'not-a-word-anywhere' },
         timeoutMs: 40_000,
       });
       expect(res.code, res.stdout + res.stderr).toBe(3);
-      expect(res.stdout).toBe('');
+      // No check line: cutover has only named the side it was starting.
+      expect(res.stdout.replace(/^— production —\n/, '')).toBe('');
       const lines = res.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(/^ces-harness: cannot reach https:\/\/127\.0\.0\.1:\d+: /);
