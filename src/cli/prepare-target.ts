@@ -43,6 +43,8 @@ export async function prepareTarget(
   redactor: Redactor,
   terminal: Terminal,
   io: Pick<CliIo, 'env' | 'cwd'>,
+  /** Told the settings before the preflight's request: a place to write found unusable there costs no request. */
+  beforeRequests?: (settings: TargetSettings) => void,
 ): Promise<PreparedTarget> {
   const resolved = await resolveSettings(flags, io.env, io.cwd);
   for (const warning of resolved.warnings) terminal.err(`ces-harness: warning: ${warning}`);
@@ -108,6 +110,7 @@ export async function prepareTarget(
       created.push(...ensureWritableFileLocation(ledger.path, { what: 'ledger', fix: LEDGER_FIX }, 0o700));
     if (history.path !== null)
       created.push(...ensureWritableFileLocation(history.path, { what: 'history', fix: HISTORY_FIX }, 0o700));
+    beforeRequests?.(settings);
     reached = await preflight(target);
   } catch (err) {
     removeEmptyDirs(created);

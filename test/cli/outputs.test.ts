@@ -13,6 +13,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
 import { runCliInProcess, type CliResult } from '../helpers/cli.js';
+import { startRefusingServer, type RefusingServer } from '../helpers/refusing-server.js';
+import { createTestPki } from '../tls/pki.js';
 
 /** A fresh working folder holding `afile` (a regular file) and `adir` (an empty folder). */
 function work(): string {
@@ -235,5 +237,32 @@ describe('serve on a busy port', () => {
         `^ces-harness: port ${port} on 127\\.0\\.0\\.1 is in use; pick another with --port, or --port 0 for a free one$`,
       ),
     );
+  });
+});
+
+describe('the dated report folder is claimed before the first request', () => {
+  const pki = createTestPki();
+  let server: RefusingServer;
+  beforeAll(async () => {
+    server = await startRefusingServer(pki);
+  });
+  afterAll(async () => server.close());
+
+  it('an environment name too long for a folder name → exit 2, one line, nothing sent', async () => {
+    const cwd = work();
+    writeFileSync(join(cwd, 'ca.pem'), pki.caPem);
+    const name = 'e'.repeat(250);
+    writeFileSync(
+      join(cwd, 'ces-harness.yaml'),
+      `target: ${name}\nenvironments:\n  ${name}:\n    base_url: ${server.url}\n    client_id: id\n    client_secret: \${CES_CLIENT_SECRET}\n    ca_file: ca.pem\n`,
+    );
+    const res = await runCliInProcess(['check', '--ledger', 'off', '--history', 'off'], {
+      cwd,
+      env: { CES_CLIENT_SECRET: 'secret-value-x' },
+      timeoutMs: 20_000,
+    });
+    expectOneLine(res, /report folder .*e{250}: cannot create it \(ENAMETOOLONG\); pass --report-dir DIR/);
+    expect(server.connections()).toBe(0);
+    expect(leftovers(cwd).filter((f) => f !== 'reports' && f !== 'ca.pem' && f !== 'ces-harness.yaml')).toEqual([]);
   });
 });

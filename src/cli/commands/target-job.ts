@@ -177,9 +177,14 @@ async function prepareJob(
   const place = prepareReportPlace(reportDirFlag, io.cwd);
   let prepared: PreparedTarget | undefined;
   try {
-    prepared = await prepareTarget(flags, redactor, terminal, io);
-    const startedAt = new Date();
-    return { prepared, place, reportDir: place.claim(prepared.settings.target.environment, startedAt), startedAt };
+    // The dated folder is claimed before the preflight's request: a name too long (a long
+    // environment name) is exit 2 before anything is sent.
+    let claimed: { reportDir: string; startedAt: Date } | undefined;
+    prepared = await prepareTarget(flags, redactor, terminal, io, (settings) => {
+      const startedAt = new Date();
+      claimed = { reportDir: place.claim(settings.target.environment, startedAt), startedAt };
+    });
+    return { prepared, place, ...claimed! };
   } catch (err) {
     await prepared?.close();
     removeEmptyDirs(place.created);
