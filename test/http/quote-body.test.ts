@@ -4,7 +4,7 @@
 // answer, still through the redactor.
 
 import { describe, expect, it } from 'vitest';
-import { quoteBody } from '../../src/http/quote-body.js';
+import { quoteBody, quoteField, quoteHeader } from '../../src/http/quote-body.js';
 import { Redactor } from '../../src/http/redact.js';
 
 const SECRET = 'cs_live_7Qm2VxP9Lk4TzR8w';
@@ -138,5 +138,37 @@ describe('quoting by the spec', () => {
     );
     expect(shown).not.toContain(SECRET);
     expect(shown).toContain('"message":"bad secret [redacted]"');
+  });
+});
+
+describe('one field or header, by the same rules', () => {
+  const cases: Array<{ name: string; shown: () => string; want: string | RegExp }> = [
+    { name: 'expires_at as it is', shown: () => quoteField(redactor(), 'expires_at', 1764000000), want: '1764000000' },
+    {
+      name: 'expires_at too long to be a time: its shape',
+      shown: () => quoteField(redactor(), 'expires_at', 'x'.repeat(50)),
+      want: /^"<string, 50 chars, sha256:[0-9a-f]{8}>"$/,
+    },
+    {
+      name: 'an object in a code field: its shape, nothing nested quoted',
+      shown: () => quoteField(redactor(), 'token_type', { value: 'Bearer-' + 'q'.repeat(30) }),
+      want: /^\{"value":"<string, 37 chars, sha256:[0-9a-f]{8}>"\}$/,
+    },
+    { name: 'a missing field', shown: () => quoteField(redactor(), 'valid', undefined), want: 'absent' },
+    {
+      name: 'WWW-Authenticate is text: redacted and cut',
+      shown: () =>
+        quoteHeader(redactor(), 'www-authenticate', `Bearer error="invalid_token", hint="${TOKEN}" ${'z'.repeat(80)}`),
+      want: /^"Bearer error=\\"invalid_token\\", hint=\\"tk_[0-9a-f]{8}\\" z+…"$/,
+    },
+    {
+      name: 'a header the spec does not quote: its shape',
+      shown: () => quoteHeader(redactor(), 'x-debug', 'internal-trace-0123456789abcdef'),
+      want: /^"<string, 31 chars, sha256:[0-9a-f]{8}>"$/,
+    },
+  ];
+  it.each(cases)('$name', ({ shown, want }) => {
+    if (typeof want === 'string') expect(shown()).toBe(want);
+    else expect(shown()).toMatch(want);
   });
 });
