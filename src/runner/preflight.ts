@@ -117,6 +117,9 @@ export async function preflight(
       // Judged below rather than by node:tls, which would drop the connection before the
       // certificate could be read: what is wrong with it (name, dates, issuer) is the message.
       rejectUnauthorized: false,
+      // The probe speaks HTTP/1.1: said by ALPN, so a service that serves only HTTP/2 refuses it
+      // with an alert (reachable: the checks say the rest) rather than closing an unasked connection.
+      ALPNProtocols: ['http/1.1'],
     });
     socket.once('connect', () => (attempt.connected = true));
     // Covers the TCP connect, the handshake and the answer: a server that accepts and never answers included.
