@@ -15,7 +15,7 @@ export const check: Check = {
     ]);
     const refused = answers.filter((ex) => ex.status === 401);
     const evidence = answers.map((ex) =>
-      http.evidence(ex, `WWW-Authenticate: ${ex.headers['www-authenticate'] ?? '(absent)'}`),
+      http.evidence(ex, `WWW-Authenticate: ${http.quoteHeader(ex, 'www-authenticate')}`),
     );
     if (refused.length === 0)
       return fail('no 401 came back to judge; see validate.missing-token-401 and business.invalid-token-401', evidence);

@@ -11,7 +11,7 @@ export const check: Check = {
   async run({ http }) {
     const ex = await http.healthCheck();
     if (!isSuccess(ex)) return skip(`the health check answered ${ex.status}; see health.no-credentials`);
-    const evidence = [http.evidence(ex, `Content-Type ${ex.headers['content-type'] ?? '(none)'}`)];
+    const evidence = [http.evidence(ex, `Content-Type ${http.quoteHeader(ex, 'content-type')}`)];
     if (ex.text.trim() === '')
       return fail('the health check answered an empty body; §4.2 wants a text message with a timestamp', evidence);
     if (ex.json !== null && typeof ex.json === 'object') {

@@ -16,11 +16,14 @@ export const check: Check = {
     if ('skip' in found) return skip(found.skip);
     const { limited, burst } = found;
     const header = limited.headers['retry-after'];
-    const evidence = [ctx.http.evidence(limited, `Retry-After: ${header ?? '(absent)'}`)];
+    const evidence = [ctx.http.evidence(limited, `Retry-After: ${ctx.http.quoteHeader(limited, 'retry-after')}`)];
     if (header === undefined)
       return fail('the 429 has no Retry-After header; clients must guess their backoff', evidence);
     if (retryAfterDelayMs(header, limited.receivedAt) === undefined)
-      return fail(`Retry-After ${JSON.stringify(header)} is neither seconds nor an HTTP-date`, evidence);
+      return fail(
+        `Retry-After ${ctx.http.quoteHeader(limited, 'retry-after')} is neither seconds nor an HTTP-date`,
+        evidence,
+      );
     // Past the wait budget it was never waited out: ratelimit.recovers says so (not tested).
     if (burst.recovery?.notTested) return skip(`not tested: ${burst.recovery.notTested}`, evidence);
     if (burst.recovery && burst.recovery.attempts !== 1) {

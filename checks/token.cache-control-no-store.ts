@@ -15,7 +15,7 @@ export const check: Check = {
     const evidence = [http.evidence(ex, `Cache-Control: ${value ?? '(absent)'}`)];
     if (!value || !/\bno-store\b/i.test(value))
       return fail(
-        `the token response has Cache-Control ${value ? JSON.stringify(value) : 'absent'}; RFC 6749 §5.1 wants no-store`,
+        `the token response has Cache-Control ${value ? http.quoteHeader(ex, 'cache-control') : 'absent'}; RFC 6749 §5.1 wants no-store`,
         evidence,
       );
     return pass(`Cache-Control: ${value}`, evidence);

@@ -17,10 +17,10 @@ export const check: Check = {
     const ex = await session.firstIssue();
     if (!ex.issued) return skip(`no token was issued (POST /tokens answered ${ex.status}); see token.issue`);
     const value = ex.issued.expiresAt;
-    const evidence = [http.evidence(ex, `expires_at ${JSON.stringify(value)}`)];
+    const evidence = [http.evidence(ex, `expires_at ${http.quoteField('expires_at', value)}`)];
     if (typeof value !== 'number' || !Number.isInteger(value)) {
       return fail(
-        `expires_at is ${JSON.stringify(value)} (${typeof value}); §2 wants an integer epoch time in seconds`,
+        `expires_at is ${http.quoteField('expires_at', value)} (${typeof value}); §2 wants an integer epoch time in seconds`,
         evidence,
       );
     }

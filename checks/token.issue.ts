@@ -1,3 +1,4 @@
+import type { ServiceClient } from '../src/http/service-client.js';
 import { fail, pass, type Check } from '../src/runner/check.js';
 import { cameBack, isSuccess } from '../src/runner/expect.js';
 import { isJsonObject } from '../src/spec/json-object.js';
@@ -22,11 +23,11 @@ export const check: Check = {
       ]);
     const problems: string[] = [];
     if (typeof body['token'] !== 'string' || body['token'] === '')
-      problems.push(`token is ${describe(body['token'])}, not a non-empty string`);
+      problems.push(`token is ${describe(http, 'token', body['token'])}, not a non-empty string`);
     if (typeof body['expires_at'] !== 'number' || !Number.isInteger(body['expires_at']))
-      problems.push(`expires_at is ${describe(body['expires_at'])}, not an integer`);
+      problems.push(`expires_at is ${describe(http, 'expires_at', body['expires_at'])}, not an integer`);
     if (typeof body['token_type'] !== 'string')
-      problems.push(`token_type is ${describe(body['token_type'])}, not a string`);
+      problems.push(`token_type is ${describe(http, 'token_type', body['token_type'])}, not a string`);
     // §2 leaves the format open; saying that it is a JWT explains the token's length and dots.
     const format = ex.issued ? jwtFormat(ex.issued.token) : undefined;
     const named = ex.issued ? `token ${ex.issued.fingerprint}${format ? `, token format: ${format}` : ''}` : undefined;
@@ -35,7 +36,7 @@ export const check: Check = {
     // For cutover and the history: an opaque sandbox token and a JWT production one differ in size and parsing.
     return {
       ...pass(
-        `${named!}, expires_at ${String(body['expires_at'])}, token_type ${JSON.stringify(body['token_type'])}`,
+        `${named!}, expires_at ${http.quoteField('expires_at', body['expires_at'])}, token_type ${http.quoteField('token_type', body['token_type'])}`,
         evidence,
       ),
       facts: { token_format: format ?? 'opaque' },
@@ -43,9 +44,8 @@ export const check: Check = {
   },
 };
 
-function describe(v: unknown): string {
+/** What came back in a field, as an output may show it (quote-body.ts): an object's nested values as their shapes. */
+function describe(http: Pick<ServiceClient, 'quoteField'>, field: string, v: unknown): string {
   if (v === undefined) return 'missing';
-  if (typeof v === 'string')
-    return v.length > 40 ? `the string of ${v.length} characters` : `the string ${JSON.stringify(v)}`;
-  return `${JSON.stringify(v)} (${v === null ? 'null' : typeof v})`;
+  return `${http.quoteField(field, v)} (${v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v})`;
 }

@@ -69,7 +69,7 @@ export const check: Check = {
     const expiresAt = epochSeconds(ex.issued.expiresAt);
     if (expiresAt === undefined)
       return skip(
-        `expires_at ${JSON.stringify(ex.issued.expiresAt)} is not an epoch time; see token.expires-at-epoch-seconds`,
+        `expires_at ${http.quoteField('expires_at', ex.issued.expiresAt)} is not an epoch time; see token.expires-at-epoch-seconds`,
       );
     const lifetime = expect.tokenLifetimeS;
     const allowance = session.allowance();

@@ -28,7 +28,7 @@ export const check: Check = {
     const lifetime = expect.tokenLifetimeS;
     if (expiresAt === undefined) {
       return fail(
-        `the new token ${ex.issued.fingerprint} has expires_at ${JSON.stringify(ex.issued.expiresAt)}, not an epoch time; a fresh token should live ${lifetime} s (§5.4)`,
+        `the new token ${ex.issued.fingerprint} has expires_at ${http.quoteField('expires_at', ex.issued.expiresAt)}, not an epoch time; a fresh token should live ${lifetime} s (§5.4)`,
         evidence,
       );
     }

@@ -11,7 +11,7 @@ export const check: Check = {
     const ex = await session.firstIssue();
     if (!ex.issued) return skip(`no token was issued (POST /tokens answered ${ex.status}); see token.issue`);
     const type = ex.issued.tokenType;
-    const facts = { token_type: JSON.stringify(type) ?? 'missing' };
+    const facts = { token_type: type === undefined ? 'missing' : http.quoteField('token_type', type) };
     if (type !== 'Bearer')
       return { ...fail(`token_type is ${facts.token_type}; §2 wants exactly "Bearer"`, [http.evidence(ex)]), facts };
     return { ...pass('token_type "Bearer"', [http.evidence(ex)]), facts };

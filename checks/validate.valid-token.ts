@@ -1,5 +1,6 @@
 import { fail, pass, type Check } from '../src/runner/check.js';
 import type { Exchange } from '../src/http/exchange.js';
+import type { ServiceClient } from '../src/http/service-client.js';
 import { cameBack } from '../src/runner/expect.js';
 import { isJsonObject } from '../src/spec/json-object.js';
 
@@ -27,24 +28,24 @@ export const check: Check = {
         facts,
       };
     }
-    const problems = accepted.map((ex) => shapeProblem(ex)).filter((p): p is string => p !== undefined);
+    const problems = accepted.map((ex) => shapeProblem(http, ex)).filter((p): p is string => p !== undefined);
     if (problems.length)
       return { ...fail(`${problems.join('; ')}; §4.3 wants {"valid": true, "message": "<text>"}`, evidence), facts };
     return {
       facts,
       ...pass(
-        `accepted by ${methods}; valid: true, message ${JSON.stringify((accepted[0]!.json as Record<string, unknown>)['message'])}`,
+        `accepted by ${methods}; valid: true, message ${http.quoteField('message', (accepted[0]!.json as Record<string, unknown>)['message'])}`,
         evidence,
       ),
     };
   },
 };
 
-function shapeProblem(ex: Exchange): string | undefined {
+function shapeProblem(http: Pick<ServiceClient, 'quoteField'>, ex: Exchange): string | undefined {
   const body = ex.json;
   if (!isJsonObject(body)) return `${ex.request} answered 200 with a body that is not a JSON object`;
   if (body['valid'] !== true)
-    return `${ex.request} answered 200 with valid = ${JSON.stringify(body['valid'])} for an unexpired token`;
+    return `${ex.request} answered 200 with valid = ${http.quoteField('valid', body['valid'])} for an unexpired token`;
   if (typeof body['message'] !== 'string' || body['message'].trim() === '')
     return `${ex.request} answered 200 without a text \`message\``;
   return undefined;

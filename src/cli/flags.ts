@@ -116,6 +116,13 @@ export const FLAGS = {
     default: 'refused otherwise',
     commands: [...TARGET, 'k8s', 'cutover'],
   },
+  'verbose-bodies': {
+    kind: 'boolean',
+    description:
+      "quote the service's answers whole in reports and messages (secrets and tokens still hidden); by default only the spec's fields (error, token_type, valid, expires_at, message) are quoted, every other value shown as its type and length",
+    default: 'off',
+    commands: [...TARGET, 'cutover'],
+  },
   only: {
     kind: 'list',
     arg: 'ID',

@@ -14,11 +14,12 @@ import type { Emulator } from '../emulator/index.js';
 import { FAULTS, isFaultName, type FaultName } from '../emulator/faults/index.js';
 import { PROFILES, isProfileName, type ProfileName } from '../emulator/profiles/index.js';
 import type { Redactor } from '../http/redact.js';
-import { Ledger } from '../runner/ledger.js';
+import { LEDGER_FIX, Ledger } from '../runner/ledger.js';
 import type { SizingTarget, StageTarget } from '../stages/run-io.js';
 import type { Target } from '../config/target.js';
-import { HistoryStore } from '../history/store.js';
-import { preflight } from '../runner/preflight.js';
+import { HISTORY_FIX, HistoryStore } from '../history/store.js';
+import { ensureWritableFileLocation, removeEmptyDirs } from '../fs/writable.js';
+import { preflight, type PreflightRequest } from '../runner/preflight.js';
 import type { Terminal } from './terminal.js';
 import type { CliIo } from './io.js';
 
@@ -29,6 +30,8 @@ import type { CliIo } from './io.js';
 export interface PreparedTarget extends Omit<StageTarget, 'reportDir' | 'productionGate'> {
   /** The stored runs of earlier runs, read (and any refusal found) before the first request. */
   history: HistoryStore;
+  /** The preflight's request: production's audit trail lists it (auditPreflight). */
+  preflight: PreflightRequest;
   close(): Promise<void>;
 }
 
@@ -40,6 +43,8 @@ export async function prepareTarget(
   redactor: Redactor,
   terminal: Terminal,
   io: Pick<CliIo, 'env' | 'cwd'>,
+  /** Told the settings before the preflight's request: a place to write found unusable there costs no request. */
+  beforeRequests?: (settings: TargetSettings) => void,
 ): Promise<PreparedTarget> {
   const resolved = await resolveSettings(flags, io.env, io.cwd);
   for (const warning of resolved.warnings) terminal.err(`ces-harness: warning: ${warning}`);
@@ -96,9 +101,19 @@ export async function prepareTarget(
   }
   const { target, others } = settings;
   for (const t of [target, ...others]) redactor.addSecret(t.credentials.clientSecret, t.credentials.clientId);
+  // Every file the run writes is checked before the preflight sends its request (the report
+  // folder's were checked before this): the ledger, and the history.
+  const created: string[] = [];
+  let reached: PreflightRequest;
   try {
-    await preflight(target);
+    if (ledger.path !== null)
+      created.push(...ensureWritableFileLocation(ledger.path, { what: 'ledger', fix: LEDGER_FIX }, 0o700));
+    if (history.path !== null)
+      created.push(...ensureWritableFileLocation(history.path, { what: 'history', fix: HISTORY_FIX }, 0o700));
+    beforeRequests?.(settings);
+    reached = await preflight(target);
   } catch (err) {
+    removeEmptyDirs(created);
     await emulator?.close();
     throw err;
   }
@@ -127,7 +142,10 @@ export async function prepareTarget(
     probeTarget,
     ledger,
     history,
+    preflight: reached,
     close: async () => {
+      // Only what is still empty: a folder holding the ledger or the history stays.
+      removeEmptyDirs(created);
       await emulator?.close();
       if (second) await (await second).emulator.close();
     },

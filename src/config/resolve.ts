@@ -77,6 +77,7 @@ export interface SettingFlags {
   history?: string;
   segments?: number;
   'request-timeout'?: number;
+  'verbose-bodies'?: boolean;
   rate?: number;
   duration?: number;
   vus?: number;
@@ -125,6 +126,8 @@ export interface Settings {
   warnings: string[];
   /** How long one request may take, connect to last byte; every target carries it too. */
   requestTimeoutS: number;
+  /** --verbose-bodies: answers quoted whole (through the redactor); only the spec's fields otherwise. */
+  verboseBodies?: boolean;
   sizing: SizingSettings;
 }
 
@@ -193,6 +196,7 @@ export async function resolveSettings(
 
   const caFromFlag = flags.ca ? readCa(resolvePath(cwd, flags.ca), '--ca') : undefined;
   const requestTimeoutS = flags['request-timeout'] ?? file.request_timeout_s ?? DEFAULTS.requestTimeoutS;
+  const verbose = flags['verbose-bodies'] ? { verboseBodies: true } : {};
   const toTarget = (envName: string, e: NonNullable<typeof configured>): Target => {
     const ca =
       caFromFlag ??
@@ -206,6 +210,7 @@ export async function resolveSettings(
       ),
       credentials: { clientId: e.client_id, clientSecret: e.client_secret },
       requestTimeoutS,
+      ...verbose,
       ...(ca ?? {}),
       ...(e.production ? { production: true } : {}),
     };
@@ -231,6 +236,7 @@ export async function resolveSettings(
       baseUrl,
       credentials: { clientId, clientSecret },
       requestTimeoutS,
+      ...verbose,
       ...(caFromFlag ?? {}),
     };
   }
@@ -311,6 +317,7 @@ export async function resolveSettings(
     },
     warnings: loaded.warnings,
     requestTimeoutS,
+    ...(flags['verbose-bodies'] ? { verboseBodies: true } : {}),
     sizing: { ownEmulator, expect: ownEmulator ? { ...expect, tokenLifetimeS: DEFAULTS.tokenLifetimeS } : expect },
   };
 }
@@ -323,7 +330,11 @@ export async function resolveSettings(
 export function embedded(settings: Settings, environments: [Target, ...Target[]]): TargetSettings {
   const named = environments.findIndex((t) => t.environment === settings.environmentName);
   const ordered = named > 0 ? [environments[named]!, ...environments.filter((_, i) => i !== named)] : environments;
-  const [target, ...others] = ordered.map((t) => ({ ...t, requestTimeoutS: settings.requestTimeoutS }));
+  const [target, ...others] = ordered.map((t) => ({
+    ...t,
+    requestTimeoutS: settings.requestTimeoutS,
+    ...(settings.verboseBodies ? { verboseBodies: true } : {}),
+  }));
   return { ...settings, target: target!, others, ledgerPath: null, historyPath: null };
 }
 

@@ -12,6 +12,8 @@ export interface Target {
   caFile?: string;
   /** How long one request may take, connect to last byte (request_timeout_s, --request-timeout); 10 s when absent. */
   requestTimeoutS?: number;
+  /** --verbose-bodies: reports quote its answers whole (through the redactor), not only the spec's fields. */
+  verboseBodies?: boolean;
   /** True when the target is the built-in emulator the harness started itself. */
   emulated?: boolean;
   /** `production: true` in its config entry: production whatever its name. */

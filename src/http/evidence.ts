@@ -18,10 +18,3 @@ export function evidenceOf(
   if (parts.length) item.note = redactor.text(parts.join('; '));
   return item;
 }
-
-/** The body as a report may quote it: redacted, then cut to a line (a cut first could leave part of a value). */
-export function quoteBody(redactor: Redactor, ex: Pick<Exchange, 'text'>, max = 120): string {
-  const flat = redactor.foreign(ex.text).replace(/\s+/g, ' ').trim();
-  const shown = flat.length > max ? `${flat.slice(0, max)}…` : flat;
-  return shown === '' ? '(empty body)' : '`' + shown + '`';
-}

@@ -19,7 +19,8 @@ import type { Evidence } from '../report/model.js';
 import { credentialFieldsIn, credentialHeadersIn, headerCredential } from './credential-fields.js';
 import { ACCEPT_ENCODING, codingsOf, UnreadableBody } from './content-coding.js';
 import { dispatcherFor, requestTimeoutMs, type HttpVersion } from './dispatcher.js';
-import { evidenceOf, quoteBody } from './evidence.js';
+import { evidenceOf } from './evidence.js';
+import { quoteBody, quoteField, quoteHeader, type QuotedAnswer } from './quote-body.js';
 import type { Exchange, IssuedToken, SendOptions, TokenExchange, TransportSeen } from './exchange.js';
 import { DEFAULT_RATE_LIMIT_BUDGET, sendWaitingOut429, type RateLimitBudget } from './rate-limit-wait.js';
 import { flattenHeaders, parseJson, readCapped } from './read-answer.js';
@@ -318,9 +319,22 @@ export class ServiceClient {
     return evidenceOf(this.opts.redactor, ex, note);
   }
 
-  /** The body as a report may quote it: redacted and cut to a line. */
-  quote(ex: Pick<Exchange, 'text'>, max?: number): string {
-    return quoteBody(this.opts.redactor, ex, max);
+  /** The body as a report may quote it: by the spec (quote-body.ts), whole only with --verbose-bodies. */
+  quote(ex: QuotedAnswer, max?: number): string {
+    return quoteBody(this.opts.redactor, ex, {
+      ...(max === undefined ? {} : { max }),
+      ...(this.target.verboseBodies ? { verbose: true } : {}),
+    });
+  }
+
+  /** A field of the spec's bodies as a message may show it (quote-body.ts): its value, or its shape. */
+  quoteField(field: string, value: unknown): string {
+    return quoteField(this.opts.redactor, field, value);
+  }
+
+  /** A header's value as a message may show it (quote-body.ts): its value, or its shape. */
+  quoteHeader(ex: Pick<Exchange, 'headers'>, name: string): string {
+    return quoteHeader(this.opts.redactor, name, ex.headers[name]);
   }
 
   /** Requests whose answer contained a client secret, for the no-secret-echo check. */

@@ -9,6 +9,7 @@ import type { EdgeAllowance } from '../time/expiry-edges.js';
 import type { SkewBounds } from '../time/clock-skew.js';
 import type { Expectations } from '../config/check-settings.js';
 import { isJsonObject } from '../spec/json-object.js';
+import { MAX_QUOTED_CODE } from '../spec/quotable.js';
 
 export const WANTS_401 = '§7 wants 401 `{"error":"unauthorized"}`';
 
@@ -23,7 +24,11 @@ export function unauthorizedProblem(ex: Exchange): string | undefined {
   const error = errorTextOf(ex.json);
   if (error === undefined)
     return isJsonObject(ex.json) ? 'a JSON body without a string `error` field' : 'a body that is not a JSON object';
-  if (error !== UNAUTHORIZED) return `error text ${JSON.stringify(error)}`;
+  // A code is short; a longer text in its place is named by its length, never quoted (quote-body.ts).
+  if (error !== UNAUTHORIZED)
+    return error.length <= MAX_QUOTED_CODE
+      ? `error text ${JSON.stringify(error)}`
+      : `an error text of ${error.length} chars`;
   return leakProblem(ex);
 }
 

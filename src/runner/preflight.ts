@@ -6,7 +6,8 @@
 import { connect, type PeerCertificate } from 'node:tls';
 import { isIP, type Socket } from 'node:net';
 import { HarnessError } from '../errors.js';
-import type { Target } from '../config/target.js';
+import { isProduction, type Target } from '../config/target.js';
+import type { ProductionGate } from '../http/production-gate.js';
 import { requestTimeoutMs } from '../http/dispatcher.js';
 import { clientContext } from '../http/secure-contexts.js';
 import { proxyFor, shownProxy } from '../http/proxy.js';
@@ -45,6 +46,8 @@ interface Attempt {
   connected: boolean;
   /** Our own timer ended the attempt. */
   timedOut: boolean;
+  /** The TLS handshake completed: what fails after it is the answer's absence, not the connection's. */
+  handshaken?: boolean;
   timeoutMs: number;
 }
 
@@ -84,7 +87,7 @@ export function proxyError(err: TunnelError, proxy: string, baseUrl: string): Ha
 export async function preflight(
   target: Target,
   options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
-): Promise<void> {
+): Promise<PreflightRequest> {
   const { host, port, servername } = hostAndPort(target.baseUrl);
   const attempt: Attempt = {
     baseUrl: target.baseUrl,
@@ -103,7 +106,7 @@ export async function preflight(
     );
     attempt.connected = true;
   }
-  await new Promise<void>((resolve, reject) => {
+  return new Promise<PreflightRequest>((resolve, reject) => {
     const socket = connect({
       ...(tunnel ? { socket: tunnel } : { host, port }),
       ...(servername ? { servername } : {}),
@@ -114,31 +117,97 @@ export async function preflight(
       // Judged below rather than by node:tls, which would drop the connection before the
       // certificate could be read: what is wrong with it (name, dates, issuer) is the message.
       rejectUnauthorized: false,
+      // The probe speaks HTTP/1.1: said by ALPN, so a service that serves only HTTP/2 refuses it
+      // with an alert (reachable: the checks say the rest) rather than closing an unasked connection.
+      ALPNProtocols: ['http/1.1'],
     });
     socket.once('connect', () => (attempt.connected = true));
-    // Covers the TCP connect and the handshake both: a server that accepts and never answers included.
+    // Covers the TCP connect, the handshake and the answer: a server that accepts and never answers included.
     const timer = setTimeout(() => {
       attempt.timedOut = true;
       socket.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }));
     }, attempt.timeoutMs);
-    socket.once('secureConnect', () => {
+    const settle = (error: HarnessError | undefined, answered?: PreflightRequest) => {
       clearTimeout(timer);
+      socket.destroy();
+      if (error) reject(error);
+      else resolve(answered ?? { reached: 'handshake' });
+    };
+    socket.once('secureConnect', () => {
       const untrusted = socket.authorized
         ? undefined
         : certificateError(String(socket.authorizationError), peerFacts(socket.getPeerCertificate()), attempt);
-      socket.end();
-      if (untrusted) reject(untrusted);
-      else resolve();
+      if (untrusted) return settle(untrusted);
+      attempt.handshaken = true;
+      // A handshake is not an answer: a TLS terminator with no backend completes it and then
+      // closes every connection, and each check would error (exit 1). One §4.2 health check, which
+      // needs no credentials, tells a service that answers from one that cannot.
+      const sentAt = Date.now();
+      const started = performance.now();
+      socket.write(
+        `${PROBE.method} ${PROBE.path} HTTP/1.1\r\nHost: ${new URL(target.baseUrl).host}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
+      );
+      socket.once('data', (chunk: Buffer) => {
+        const status = /^HTTP\/\d(?:\.\d)? (\d{3})/.exec(chunk.toString('latin1'))?.[1];
+        settle(undefined, {
+          reached: 'answer',
+          ...PROBE,
+          status: status === undefined ? null : Number(status),
+          sentAt,
+          durationMs: Math.round(performance.now() - started),
+        });
+      });
+      socket.once('end', () => settle(closedWithoutAnswer(attempt, 'closed')));
     });
     // `on`, not `once`: a second error (a reset after our own end()) must not go unhandled.
     socket.on('error', (err: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      socket.destroy();
-      const error = preflightError(err, attempt);
-      if (error) reject(error);
-      else resolve();
+      if (attempt.handshaken) return settle(closedWithoutAnswer(attempt, err.code ?? 'ERROR'));
+      settle(preflightError(err, attempt));
     });
   });
+}
+
+/** The request the preflight sends once the handshake is done: §4.2, no credentials, no body. */
+const PROBE = { method: 'POST', path: '/tokens/health_check' } as const;
+
+/** What the preflight learned: the target answered a request (the one it sent, for production's audit), or only shook hands. */
+export type PreflightRequest =
+  | { reached: 'answer'; method: string; path: string; status: number | null; sentAt: number; durationMs: number }
+  | { reached: 'handshake' };
+
+/**
+ * The preflight's request in production's audit trail and budget, like every request sent there.
+ * It was sent before the gate existed: a budget already spent cannot unsend it, so it is listed anyway.
+ */
+export function auditPreflight(gate: ProductionGate | undefined, target: Target, sent: PreflightRequest): void {
+  if (!gate || !isProduction(target) || sent.reached !== 'answer') return;
+  try {
+    gate.admit(sent.path, 'none');
+  } catch {
+    // the budget is the gate's to report (budget_reached); the request is listed below all the same
+  }
+  gate.record({
+    environment: target.environment,
+    method: sent.method,
+    path: sent.path,
+    status: sent.status,
+    at: new Date(sent.sentAt).toISOString(),
+    duration_ms: sent.durationMs,
+    auth: 'none',
+  });
+}
+
+/** The exit-3 error for a target that completed the TLS handshake and then gave no answer. */
+function closedWithoutAnswer(a: Attempt, how: string): HarnessError {
+  if (a.timedOut)
+    return new HarnessError(
+      'TARGET_UNREACHABLE',
+      `${a.baseUrl} completed the TLS handshake but sent no answer to ${PROBE.method} ${PROBE.path} within ${a.timeoutMs / 1000} s; check that the service behind the TLS endpoint is up and not stuck`,
+    );
+  return new HarnessError(
+    'TARGET_UNREACHABLE',
+    `cannot reach ${a.baseUrl}: it completed the TLS handshake, then ${how === 'closed' ? 'closed the connection' : `dropped it (${how})`} without answering ${PROBE.method} ${PROBE.path}; check that the service behind the TLS endpoint (a proxy's or load balancer's backend) is up`,
+  );
 }
 
 /** What the certificate says about itself, for the message. */

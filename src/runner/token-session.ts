@@ -236,7 +236,9 @@ export class TokenSession {
     if (expiresAtS === undefined)
       return {
         kind: 'not-waited',
-        reason: beyondWait ?? `expires_at ${JSON.stringify(token.expiresAt)} is not an epoch time to wait for`,
+        reason:
+          beyondWait ??
+          `expires_at ${this.deps.http.quoteField('expires_at', token.expiresAt)} is not an epoch time to wait for`,
       };
     const remaining = (certainlyExpiredFromMs(expiresAtS, this.allowance()) - now()) / 1000;
     if (remaining > expect.expiryWaitS + expect.clockToleranceS) {

@@ -241,6 +241,9 @@ describe('control characters from the service are shown escaped, on the terminal
         'report',
         '--ledger',
         'off',
+        // Raw control characters make the body invalid JSON, which is quoted only as its shape by
+        // default: --verbose-bodies quotes it whole, which is where the escaping must hold.
+        '--verbose-bodies',
       ],
       { cwd, env: CREDENTIALS },
     );

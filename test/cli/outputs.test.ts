@@ -13,6 +13,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
 import { runCliInProcess, type CliResult } from '../helpers/cli.js';
+import { startRefusingServer, type RefusingServer } from '../helpers/refusing-server.js';
+import { createTestPki } from '../tls/pki.js';
 
 /** A fresh working folder holding `afile` (a regular file) and `adir` (an empty folder). */
 function work(): string {
@@ -124,6 +126,36 @@ describe('output places are checked before the first request', () => {
       },
       line: /report folder .*\/reports: is a file, not a folder; run from a folder you can write to, or pass --report-dir DIR$/,
     },
+    // Found after 137 requests before (exit 1, no report): the folder was fine, the file in it was not.
+    {
+      name: '--report-dir whose report.json is a folder',
+      args: (cwd) => {
+        mkdirSync(join(cwd, 'adir', 'report.json'));
+        return ['check', '--report-dir', 'adir'];
+      },
+      line: /--report-dir .*\/adir: report\.json there is a folder, not a file; move it away, or give another --report-dir$/,
+    },
+    {
+      name: '--report-dir whose junit.xml is a folder',
+      args: (cwd) => {
+        mkdirSync(join(cwd, 'adir', 'junit.xml'));
+        return ['run', '--report-dir', 'adir'];
+      },
+      line: /--report-dir .*\/adir: junit\.xml there is a folder, not a file/,
+    },
+    {
+      name: '--report-dir whose k6 is a file',
+      args: (cwd) => {
+        writeFileSync(join(cwd, 'adir', 'k6'), '');
+        return ['load', '--report-dir', 'adir'];
+      },
+      line: /--report-dir .*\/adir: k6 there is a file, not the folder k6's summaries go in/,
+    },
+    {
+      name: '--report-dir a name too long',
+      args: () => ['check', '--report-dir', 'x'.repeat(300)],
+      line: /--report-dir .*x{300}: cannot .*ENAMETOOLONG/,
+    },
     {
       name: 'serve --tls-dir a file',
       args: () => ['serve', '--port', '0', '--tls-dir', 'afile'],
@@ -145,7 +177,8 @@ describe('output places are checked before the first request', () => {
     const cwd = work();
     const res = await runCliInProcess(args(cwd), { cwd, timeoutMs: 20_000 });
     expectOneLine(res, line);
-    expect(leftovers(cwd).filter((f) => f !== 'reports')).toEqual([]);
+    // What a case put in adir is its own; the run adds nothing there or beside it.
+    expect(leftovers(cwd).filter((f) => f !== 'reports' && !f.startsWith('adir/'))).toEqual([]);
   });
 });
 
@@ -204,5 +237,32 @@ describe('serve on a busy port', () => {
         `^ces-harness: port ${port} on 127\\.0\\.0\\.1 is in use; pick another with --port, or --port 0 for a free one$`,
       ),
     );
+  });
+});
+
+describe('the dated report folder is claimed before the first request', () => {
+  const pki = createTestPki();
+  let server: RefusingServer;
+  beforeAll(async () => {
+    server = await startRefusingServer(pki);
+  });
+  afterAll(async () => server.close());
+
+  it('an environment name too long for a folder name → exit 2, one line, nothing sent', async () => {
+    const cwd = work();
+    writeFileSync(join(cwd, 'ca.pem'), pki.caPem);
+    const name = 'e'.repeat(250);
+    writeFileSync(
+      join(cwd, 'ces-harness.yaml'),
+      `target: ${name}\nenvironments:\n  ${name}:\n    base_url: ${server.url}\n    client_id: id\n    client_secret: \${CES_CLIENT_SECRET}\n    ca_file: ca.pem\n`,
+    );
+    const res = await runCliInProcess(['check', '--ledger', 'off', '--history', 'off'], {
+      cwd,
+      env: { CES_CLIENT_SECRET: 'secret-value-x' },
+      timeoutMs: 20_000,
+    });
+    expectOneLine(res, /report folder .*e{250}: cannot create it \(ENAMETOOLONG\); pass --report-dir DIR/);
+    expect(server.connections()).toBe(0);
+    expect(leftovers(cwd).filter((f) => f !== 'reports' && f !== 'ca.pem' && f !== 'ces-harness.yaml')).toEqual([]);
   });
 });

@@ -2,12 +2,15 @@
 // thirty errored checks and exit 1; one that accepts TCP and then says nothing is exit 3 once
 // the preflight's 10 s are up, not a hang.
 
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import tls, { type TLSSocket } from 'node:tls';
 import { describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../helpers/cli.js';
-import { startSilent, startTcp, type Started } from '../tls/servers.js';
+import { createTestPki } from '../tls/pki.js';
+import { CONFORMANT, startSilent, startTcp, type Started } from '../tls/servers.js';
 
 const cases: Array<{ name: string; start: () => Promise<Started>; line: RegExp }> = [
   {
@@ -55,4 +58,65 @@ describe('a target that cannot be talked to', () => {
     },
     60_000,
   );
+});
+
+// A TLS endpoint with nothing behind it (a terminator whose backend is down) completes the
+// handshake and then closes: every check errored and the run ended 1 before. It is the target
+// that cannot be reached, on every command that talks to one.
+describe('a target that completes the TLS handshake and then gives no answer', () => {
+  const pki = createTestPki();
+  const behaviours: Array<{ name: string; onSecure: (s: TLSSocket) => void; line: RegExp }> = [
+    {
+      name: 'closes at once',
+      onSecure: (s) => s.end(),
+      line: /completed the TLS handshake, then (closed the connection|dropped it \(ECONNRESET\)) without answering POST \/tokens\/health_check/,
+    },
+    {
+      name: 'reads the request and closes',
+      onSecure: (s) => s.once('data', () => s.end()),
+      line: /completed the TLS handshake, then (closed the connection|dropped it \(ECONNRESET\)) without answering/,
+    },
+    {
+      name: 'reads the request and drops the connection (no close_notify)',
+      onSecure: (s) => s.once('data', () => s.destroy()),
+      line: /completed the TLS handshake, then (closed the connection|dropped it \(ECONNRESET\)) without answering/,
+    },
+  ];
+  // cutover reads both environments from a config; production, first, is the one that cannot be reached.
+  const commands = ['check', 'run', 'load', 'ratelimit', 'cutover'];
+  const cases = behaviours.flatMap((b) => commands.map((command) => ({ ...b, command })));
+
+  it.each(cases)('$name: $command → exit 3, one line, no report', async ({ onSecure, line, command }) => {
+    const server = tls.createServer({ key: pki.keyPem, cert: pki.certPem, ...CONFORMANT }, (s) => {
+      s.on('error', () => {});
+      onSecure(s);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const cwd = mkdtempSync(join(tmpdir(), 'ces-unanswered-'));
+      writeFileSync(join(cwd, 'ca.pem'), pki.caPem);
+      const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      // Sandbox by the server's other name (one service under two names is refused): never reached.
+      const env = (name: string, base: string) =>
+        `  ${name}:\n    base_url: ${base}\n    client_id: \${CES_CLIENT_ID}\n    client_secret: \${CES_CLIENT_SECRET}\n    ca_file: ca.pem\n`;
+      const config = `environments:\n${env('sandbox', url.replace('127.0.0.1', 'localhost'))}${env('production', url)}`;
+      if (command === 'cutover') writeFileSync(join(cwd, 'ces-harness.yaml'), config);
+      const target = command === 'cutover' ? [] : ['--base-url', url, '--ca', 'ca.pem'];
+      const res = await runCliInProcess([command, ...target, '--report-dir', 'report'], {
+        cwd,
+        env: { CES_CLIENT_ID: 'id', CES_CLIENT_SECRET: 'not-a-word-anywhere' },
+        timeoutMs: 40_000,
+      });
+      expect(res.code, res.stdout + res.stderr).toBe(3);
+      // No check line: cutover has only named the side it was starting.
+      expect(res.stdout.replace(/^— production —\n/, '')).toBe('');
+      const lines = res.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^ces-harness: cannot reach https:\/\/127\.0\.0\.1:\d+: /);
+      expect(lines[0]).toMatch(line);
+      expect(existsSync(join(cwd, 'report'))).toBe(false);
+    } finally {
+      server.close();
+    }
+  });
 });

@@ -34,3 +34,19 @@ export async function startRefusingServer(
     close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
   };
 }
+
+/** `check` against a test server trusting ./ca.pem, its report in `reportDir`, nothing kept between runs. */
+export const checkArgs = (url: string, reportDir: string, ...extra: string[]): string[] => [
+  'check',
+  '--base-url',
+  url,
+  '--ca',
+  'ca.pem',
+  '--report-dir',
+  reportDir,
+  '--ledger',
+  'off',
+  '--history',
+  'off',
+  ...extra,
+];

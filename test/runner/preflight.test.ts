@@ -1,6 +1,8 @@
 // The preflight tells "cannot reach or trust the target" (exit 3, one line saying what happened)
 // from "reachable, but its TLS is wrong" (the TLS checks' finding), against real loopback servers.
 
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { Target } from '../../src/config/target.js';
 import { HarnessError } from '../../src/errors.js';
@@ -179,5 +181,39 @@ describe('preflightError for what loopback cannot show (no traffic leaves the ma
     const e = preflightError(error, { ...attempt, ...over });
     expect(e?.code).toBe('TARGET_UNREACHABLE');
     expect(e?.message).toMatch(line);
+  });
+});
+
+describe('after the handshake, one answer', () => {
+  const pki = createTestPki();
+
+  // HTTP/2 only, as some gateways serve: the probe offers HTTP/1.1 by ALPN and is refused with an
+  // alert, which is reachable (the checks say the rest); without ALPN it closed the connection.
+  it('an HTTP/2-only service is reachable', async () => {
+    const server = http2.createSecureServer({ key: pki.keyPem, cert: pki.certPem, allowHTTP1: false }, (_q, s) =>
+      s.end('ok'),
+    );
+    server.on('unknownProtocol', (socket) => socket.destroy());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      await expect(preflight(target(url, pki.caPem), { env: {} })).resolves.toMatchObject({ reached: 'handshake' });
+    } finally {
+      server.close();
+    }
+  });
+
+  it("a service that answers: the request is handed back for production's audit", async () => {
+    const server = await startTls(pki, {});
+    try {
+      await expect(preflight(target(server.url, pki.caPem), { env: {} })).resolves.toMatchObject({
+        reached: 'answer',
+        method: 'POST',
+        path: '/tokens/health_check',
+        status: 200,
+      });
+    } finally {
+      await server.close();
+    }
   });
 });

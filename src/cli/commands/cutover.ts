@@ -29,6 +29,7 @@ import { renderCutoverJunit } from '../../cutover/report-junit.js';
 import { renderCutoverMarkdown } from '../../cutover/report-md.js';
 import { printableDeep } from '../../report/common/printable.js';
 import { productionGateFor } from '../../runner/context.js';
+import { auditPreflight } from '../../runner/preflight.js';
 import { UntrustedCertificate } from '../../runner/preflight.js';
 import { explainAuthorizationError } from '../../tls/certificate.js';
 import { VERSION } from '../../version.js';
@@ -278,6 +279,7 @@ async function onTarget<T>(
   extra: Pick<RunIo, 'sawAdvertisedLimit'> = {},
 ): Promise<{ result: T; untested: string[]; target: Target }> {
   const prepared = await prepareTarget({ ...options, env: environment }, io.redactor, io.terminal, io.cli);
+  auditPreflight(gate, prepared.settings.target, prepared.preflight);
   try {
     const untested: string[] = [];
     const result = await stage(

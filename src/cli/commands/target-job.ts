@@ -8,6 +8,7 @@ import { harnessWords } from '../harness-words.js';
 import type { ProductionGate } from '../../http/production-gate.js';
 import { runIo, type RunIo, type Stage, type StageTarget } from '../../stages/run-io.js';
 import { productionGateFor } from '../../runner/context.js';
+import { auditPreflight } from '../../runner/preflight.js';
 import { isProduction } from '../../config/target.js';
 import { buildReport } from '../../report/build.js';
 import {
@@ -20,9 +21,7 @@ import {
   type Untested,
 } from '../../report/model.js';
 import { stopsTheRun } from '../../errors.js';
-import { ensureWritableFileLocation, removeEmptyDirs } from '../../fs/writable.js';
-import { LEDGER_FIX } from '../../runner/ledger.js';
-import { HISTORY_FIX } from '../../history/store.js';
+import { removeEmptyDirs } from '../../fs/writable.js';
 import { historyStep } from '../../history/step.js';
 import { VERSION } from '../../version.js';
 import type { Options } from '../flags.js';
@@ -86,6 +85,7 @@ async function runStages(
   const { settings } = prepared;
   const untested: Untested[] = [];
   const productionGate = productionGateFor(settings.production);
+  auditPreflight(productionGate, settings.target, prepared.preflight);
   let transport: TransportFacts | undefined;
   const on: StageTarget = { ...prepared, reportDir, productionGate };
   const io: RunIo = {
@@ -191,18 +191,14 @@ async function prepareJob(
   const place = prepareReportPlace(reportDirFlag, io.cwd);
   let prepared: PreparedTarget | undefined;
   try {
-    prepared = await prepareTarget(flags, redactor, terminal, io);
-    // Every stage fetches tokens with the configured credentials and records them in the ledger.
-    if (prepared.ledger.path !== null)
-      place.created.push(
-        ...ensureWritableFileLocation(prepared.ledger.path, { what: 'ledger', fix: LEDGER_FIX }, 0o700),
-      );
-    if (prepared.history.path !== null)
-      place.created.push(
-        ...ensureWritableFileLocation(prepared.history.path, { what: 'history', fix: HISTORY_FIX }, 0o700),
-      );
-    const startedAt = new Date();
-    return { prepared, place, reportDir: place.claim(prepared.settings.target.environment, startedAt), startedAt };
+    // The dated folder is claimed before the preflight's request: a name too long (a long
+    // environment name) is exit 2 before anything is sent.
+    let claimed: { reportDir: string; startedAt: Date } | undefined;
+    prepared = await prepareTarget(flags, redactor, terminal, io, (settings) => {
+      const startedAt = new Date();
+      claimed = { reportDir: place.claim(settings.target.environment, startedAt), startedAt };
+    });
+    return { prepared, place, ...claimed! };
   } catch (err) {
     await prepared?.close();
     removeEmptyDirs(place.created);
