@@ -18,6 +18,7 @@ import { isProduction, type Target } from '../config/target.js';
 import { ServiceClient } from '../http/service-client.js';
 import { productionGateFor } from '../runner/context.js';
 import type { RunIo, Stage, StageTarget } from './run-io.js';
+import type { TargetSettings } from '../config/resolve.js';
 
 export interface LoadStageOptions {
   /** `run` includes a short load run; `load` itself runs the configured duration. */
@@ -28,11 +29,14 @@ export function loadStage(
   scenarios: K6ScenarioName[],
   stageOptions: LoadStageOptions = {},
 ): Stage<{ result: LoadResult }> {
-  return async (on: StageTarget, io: RunIo): Promise<{ result: LoadResult }> => {
+  const allowed = (settings: TargetSettings) => {
+    refuseProductionLoad(settings, 'load');
+    return businessForLoad(settings, 'load', businessNeededBy(scenarios, settings.rateLimit.endpoint));
+  };
+  const stage = async (on: StageTarget, io: RunIo): Promise<{ result: LoadResult }> => {
     const { settings, reportDir, productionGate } = on;
     const { signal, redactor } = io;
-    refuseProductionLoad(settings, 'load');
-    const business = businessForLoad(settings, 'load', businessNeededBy(scenarios, settings.rateLimit.endpoint));
+    const business = allowed(settings);
     const root = findProjectRoot();
     const k6 = await locateK6(process.env, root);
     const bundleDir = join(root, 'dist', 'scenarios');
@@ -123,6 +127,7 @@ export function loadStage(
       },
     };
   };
+  return Object.assign(stage, { refusesBeforeRequests: (settings: TargetSettings) => void allowed(settings) });
 }
 
 /**

@@ -37,6 +37,7 @@ import { businessForLoad, businessOfRateLimit, refuseProductionLoad } from '../r
 import { isProduction } from '../config/target.js';
 import { productionGateFor } from '../runner/context.js';
 import type { RunIo, Stage, StageTarget } from './run-io.js';
+import type { TargetSettings } from '../config/resolve.js';
 
 export interface RateLimitStageOptions {
   /**
@@ -51,11 +52,14 @@ export interface RateLimitStageOptions {
 }
 
 export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): Stage<RateLimitResult> {
-  return async (on: StageTarget, io: RunIo): Promise<RateLimitResult> => {
+  const allowed = (settings: TargetSettings) => {
+    refuseProductionLoad(settings, 'rate-limit probing');
+    return businessForLoad(settings, 'rate-limit probing', businessOfRateLimit(settings.rateLimit.endpoint));
+  };
+  const stage = async (on: StageTarget, io: RunIo): Promise<RateLimitResult> => {
     const { signal, redactor } = io;
     const { settings, reportDir } = on;
-    refuseProductionLoad(settings, 'rate-limit probing');
-    const business = businessForLoad(settings, 'rate-limit probing', businessOfRateLimit(settings.rateLimit.endpoint));
+    const business = allowed(settings);
     // For the built-in emulator: an instance with 24 h tokens, so no token turns over mid-probe.
     const { target, secondClient: builtInSecond } = await on.probeTarget();
     const expect = settings.sizing.expect;
@@ -278,6 +282,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
     for (const line of summaryLines(result)) io.out(line);
     return result;
   };
+  return Object.assign(stage, { refusesBeforeRequests: (settings: TargetSettings) => void allowed(settings) });
 }
 
 /** The stage as `ratelimit` uses it: discovery, recommendation, a proof over the horizon (120 s unless `--horizon`). */

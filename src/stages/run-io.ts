@@ -66,7 +66,13 @@ export interface StageTarget {
   productionGate?: ProductionGate;
 }
 
-export type Stage<T> = (target: StageTarget, io: RunIo) => Promise<T>;
+/**
+ * A stage, and what it refuses on the settings alone (production without the opt-in): the job asks
+ * that before its first request, so a command that would be refused sends nothing at all.
+ */
+export type Stage<T> = ((target: StageTarget, io: RunIo) => Promise<T>) & {
+  refusesBeforeRequests?: (settings: TargetSettings) => void;
+};
 
 /** A run's IO: its lines, redactor and stop signal, on the system clock unless a test gives another. */
 export function runIo(

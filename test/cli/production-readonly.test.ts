@@ -202,7 +202,10 @@ describe('production is read-only by default', () => {
     expect([0, 1], res.stdout + res.stderr).toContain(res.code);
     expect(seen.accepted.length, res.stdout + res.stderr).toBeGreaterThan(0);
     for (const call of seen.accepted) expect(call.body).toEqual(PRODUCTION_BODY);
-    expect(report(reportDir).production).toMatchObject({ sent: 0, k6_requests: seen.requests.length });
+    // The harness itself sent one request, the preflight's unauthenticated health check; k6 the rest.
+    const audit = report(reportDir).production!;
+    expect(audit).toMatchObject({ sent: 1, k6_requests: seen.requests.length - 1 });
+    expect(audit.requests.map((q) => `${q.method} ${q.path} ${q.auth}`)).toEqual(['POST /tokens/health_check none']);
   });
 
   it.each([1, 2, 3, 5, 30])(

@@ -54,7 +54,12 @@ export async function targetJob(options: Options, stages: Stages, io: CliIo): Pr
   // too), and removed on every way out by the finally that follows it at once.
   const removeStopHandlers = handleStopSignals(controller, terminal.err, io);
   try {
-    const job = await prepareJob(options['report-dir'], options, redactor, terminal, io);
+    const job = await prepareJob(options['report-dir'], options, redactor, terminal, io, (settings) => {
+      // A command that is only load or probing is refused on production before anything is sent;
+      // `run` leaves those stages out instead (probingOptional), and keeps its checks.
+      if (stages.probingOptional) return;
+      for (const stage of [stages.load, stages.rateLimit]) stage?.refusesBeforeRequests?.(settings);
+    });
     try {
       return await runStages(job, stages, redactor, terminal, controller.signal);
     } finally {
@@ -187,6 +192,7 @@ async function prepareJob(
   redactor: Redactor,
   terminal: Terminal,
   io: Pick<CliIo, 'env' | 'cwd'>,
+  refusesBeforeRequests: (settings: PreparedTarget['settings']) => void,
 ): Promise<Job> {
   const place = prepareReportPlace(reportDirFlag, io.cwd);
   let prepared: PreparedTarget | undefined;
@@ -195,6 +201,7 @@ async function prepareJob(
     // environment name) is exit 2 before anything is sent.
     let claimed: { reportDir: string; startedAt: Date } | undefined;
     prepared = await prepareTarget(flags, redactor, terminal, io, (settings) => {
+      refusesBeforeRequests(settings);
       const startedAt = new Date();
       claimed = { reportDir: place.claim(settings.target.environment, startedAt), startedAt };
     });
