@@ -31,6 +31,7 @@ const LAYOUTS: Array<[string, (v: string) => string]> = [
   ['%-encoded', pct],
   ['base64 of hex', (v) => b64(hex(v))],
   ['hex of base64', (v) => hex(b64(v))],
+  ['base64 of reversed hex', (v) => b64(rev(hex(v)))],
   ['%-encoded base64, upper-cased escapes', (v) => pct(b64(v)).toUpperCase()],
   ['split over two JSON fields', (v) => `{"a":"${v.slice(0, 12)}","b":"${v.slice(12)}"}`],
 ];

@@ -266,7 +266,8 @@ function readingsOf(input: string): Normal[] {
   const views: View[] = [plain];
   let layer = plain.length >= WINDOW ? [plain, reversed(plain)] : [];
   for (let depth = 0; depth < LAYERS; depth++) {
-    layer = layer.flatMap(decoded);
+    // A decoded view is read backwards too, for hex: "reversed hex" is a layer of its own (base64 of it).
+    layer = layer.flatMap((v) => (depth === 0 ? decoded(v) : [...decoded(v), ...hexViews(reversed(v))]));
     views.push(...layer);
   }
   return views.map(normalView).filter((n) => n.length >= WINDOW);
