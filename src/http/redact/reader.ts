@@ -243,9 +243,15 @@ function base64Views(v: View): View[] {
   });
 }
 
+const MIN_ESCAPES = 3;
+
 /** %-escapes decoded once more (the compact view decoded the first layer). */
 function percentViews(v: View): View[] {
-  if (!v.codes.includes(37)) return [];
+  // A layer of %-encoding shows as escapes; a stray `%` (in words, or in decoded bytes) is none.
+  let escapes = 0;
+  for (let k = 0; k + 2 < v.length && escapes < MIN_ESCAPES; k++)
+    if (v.codes[k] === 37 && hexValue(v.codes[k + 1]!) >= 0 && hexValue(v.codes[k + 2]!) >= 0) escapes++;
+  if (escapes < MIN_ESCAPES) return [];
   const out = new ViewBuilder();
   for (let k = 0; k < v.length; k++) {
     const escape =
@@ -264,10 +270,12 @@ const decoded = (v: View): View[] => [...hexViews(v), ...base64Views(v), ...perc
 function readingsOf(input: string): Normal[] {
   const plain = compact(input);
   const views: View[] = [plain];
-  let layer = plain.length >= WINDOW ? [plain, reversed(plain)] : [];
+  if (plain.length < WINDOW) return [normalView(plain)];
+  // "Reversed hex" is a layer of its own: every view is read backwards too, for hex (a reversed
+  // base64 string is no encoding anyone writes; a reversed value is found by reversed windows).
+  let layer = [plain];
   for (let depth = 0; depth < LAYERS; depth++) {
-    // A decoded view is read backwards too, for hex: "reversed hex" is a layer of its own (base64 of it).
-    layer = layer.flatMap((v) => (depth === 0 ? decoded(v) : [...decoded(v), ...hexViews(reversed(v))]));
+    layer = layer.flatMap((v) => [...decoded(v), ...hexViews(reversed(v))]);
     views.push(...layer);
   }
   return views.map(normalView).filter((n) => n.length >= WINDOW);
