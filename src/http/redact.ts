@@ -18,7 +18,8 @@
 import { parseJson } from './read-answer.js';
 import { fingerprint, isRedactionMark, REDACTED } from './redact/fingerprint.js';
 import { basicAuthFormsOf } from './redact/encodings.js';
-import { ValueMatcher, type Known } from './redact/matcher.js';
+import { mergeSpans, ValueMatcher, type Known } from './redact/matcher.js';
+import { ReaderMatcher } from './redact/reader.js';
 import { redactStructure, type CredentialKind } from './redact/structure.js';
 
 export { fingerprint } from './redact/fingerprint.js';
@@ -41,10 +42,13 @@ export interface RedactorOptions {
 
 export class Redactor {
   private readonly values = new ValueMatcher();
+  /** The same values as a reader reads them: any layout, stacked encodings, pieces (reader.ts). */
+  private readonly reader: ReaderMatcher;
   private readonly keep: string;
 
   constructor(options: RedactorOptions = {}) {
     this.keep = (options.keep ?? []).join('\n');
+    this.reader = new ReaderMatcher(this.keep);
   }
 
   /** A client secret the run was given; with its client_id, its Basic auth form (`client_id:secret`) too. */
@@ -80,14 +84,25 @@ export class Redactor {
     return this.containsWhole(input, 'token');
   }
 
-  /** The input with every known value, in any form, replaced by its mark. */
+  /**
+   * The input with every known value, in any form, replaced by its mark. What only the reader's
+   * view found (a value spaced out, wrapped, or spread over fields) is replaced piece by piece
+   * around the quotes, line breaks and tags inside it, so the text keeps its structure.
+   */
   text(input: string): string {
-    const found = this.values.find(input).filter((f) => f.whole || !this.keep.includes(input.slice(f.start, f.end)));
-    if (found.length === 0) return input;
+    const exact = this.values.find(input).filter((f) => f.whole || !this.keep.includes(input.slice(f.start, f.end)));
+    const read = this.reader
+      .find(input)
+      .filter((r) => !exact.some((e) => e.start <= r.start && r.end <= e.end))
+      .map((r) => ({ ...r, split: true }));
+    if (exact.length === 0 && read.length === 0) return input;
     let out = '';
     let from = 0;
-    for (const f of found) {
-      out += input.slice(from, f.start) + f.known.mark;
+    for (const f of mergeSpans<Span>([...exact.map((e) => ({ ...e, split: false })), ...read], (into, next) => {
+      into.split ||= next.split;
+    })) {
+      const shown = input.slice(f.start, f.end);
+      out += input.slice(from, f.start) + (f.split ? markPieces(shown, f.known.mark) : f.known.mark);
       from = f.end;
     }
     return out + input.slice(from);
@@ -129,7 +144,8 @@ export class Redactor {
    * text; a conformant service must never fail for either.
    */
   private containsWhole(input: string, kind: CredentialKind): boolean {
-    return this.values.find(input, (k) => k.judged && k.kind === kind).some((f) => f.whole);
+    const which = (k: Known) => k.judged && k.kind === kind;
+    return this.values.find(input, which).some((f) => f.whole) || this.reader.find(input, which).some((f) => f.whole);
   }
 
   private add(value: string, kind: CredentialKind, judged: boolean): void {
@@ -137,9 +153,29 @@ export class Redactor {
     // A value first seen as a token and then given as a secret is the secret.
     if (known && kind === 'secret' && known.kind !== 'secret') Object.assign(known, { kind, mark: REDACTED });
     this.values.add(value, { kind, judged, mark: kind === 'secret' ? REDACTED : fingerprint(value) } satisfies Known);
+    // The same Known for both matchers: what upgrades it for one upgrades it for the other.
+    this.reader.add(value, this.values.has(value)!);
   }
 
   private markInPlace(value: string, kind: CredentialKind): string {
     return this.values.has(value)?.mark ?? (kind === 'secret' ? REDACTED : fingerprint(value));
   }
+}
+
+interface Span {
+  start: number;
+  end: number;
+  known: Known;
+  split: boolean;
+}
+
+// What stays of a span found by the reader: quotes, line breaks (raw or JSON-escaped) and HTML tags,
+// so a value spread over two JSON strings or table cells leaves both strings and the table whole.
+const STRUCTURE = /((?<!\\)"|\\[nrt]|\r\n|\n|\r|<[^<>]*>)/;
+
+function markPieces(shown: string, mark: string): string {
+  return shown
+    .split(STRUCTURE)
+    .map((piece, i) => (i % 2 === 1 || !/[A-Za-z0-9]/.test(piece) ? piece : mark))
+    .join('');
 }

@@ -16,7 +16,7 @@ import { request } from './undici.js';
 import { isProduction, type Target } from '../config/target.js';
 import type { Credentials } from '../spec/credentials.js';
 import type { Evidence } from '../report/model.js';
-import { credentialFieldsIn, credentialHeadersIn, headerCredential } from './credential-fields.js';
+import { handedOutIn } from './handed-out.js';
 import { ACCEPT_ENCODING, codingsOf, UnreadableBody } from './content-coding.js';
 import { dispatcherFor, requestTimeoutMs, type HttpVersion } from './dispatcher.js';
 import { evidenceOf } from './evidence.js';
@@ -249,17 +249,15 @@ export class ServiceClient {
   }
 
   /**
-   * What an answer hands out where a credential stands is hidden from now on: a success's is a
-   * token issued to this run (no refusal may carry it later); anything else's is only hidden, never
-   * judged by (a 401's `"token": "none"` is no token).
+   * Whatever an answer presents as a credential is hidden from now on, in whatever answer it comes
+   * (handed-out.ts): a success's tokens are tokens issued to this run (no refusal may carry them
+   * later); a refusal's values and cookies are only hidden, never judged by (a 401's
+   * `"token": "none"` is no token) until one proves to work.
    */
   private registerCredentials(status: number, json: unknown, headers: Record<string, string>): void {
-    const success = status >= 200 && status < 300;
-    for (const { value } of credentialFieldsIn(json)) {
-      if (typeof value === 'string') success ? this.opts.redactor.addToken(value) : this.opts.redactor.addSeen(value);
-    }
-    for (const [name, value] of Object.entries(headers)) {
-      if (credentialHeadersIn({ [name]: value }).length) this.opts.redactor.addSeen(headerCredential(name, value));
+    for (const { value, judged } of handedOutIn(status, json, headers)) {
+      if (judged) this.opts.redactor.addToken(value);
+      else this.opts.redactor.addSeen(value);
     }
   }
 

@@ -25,7 +25,11 @@ const PLAIN_HEADERS = new Set([
 
 const URL_BEFORE_QUERY = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>?#]*/gi;
 
-const isCandidate = (s: string): boolean => s.length >= MIN_CANDIDATE_LENGTH && TOKEN_LIKE.test(s);
+/** Long enough and of a token's characters only: what could be a bearer token. */
+export const looksLikeToken = (s: string): boolean => s.length >= MIN_CANDIDATE_LENGTH && TOKEN_LIKE.test(s);
+const isCandidate = looksLikeToken;
+/** A piece this long of a token's characters may be half of one split over two fields. */
+const MIN_PIECE_LENGTH = 8;
 
 function stringsIn(value: unknown): string[] {
   if (typeof value === 'string') return [value];
@@ -35,7 +39,7 @@ function stringsIn(value: unknown): string[] {
 }
 
 /** A base64 or base64url string decoded, when it decodes to token-like text. */
-function decoded(s: string): string | undefined {
+export function decoded(s: string): string | undefined {
   if (!/^[A-Za-z0-9+/_-]+=*$/.test(s)) return undefined;
   const text = Buffer.from(s.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8');
   return isCandidate(text) ? text : undefined;
@@ -56,5 +60,11 @@ export function tokenCandidatesIn(ex: Pick<Exchange, 'json' | 'text' | 'headers'
     .filter(([name]) => !PLAIN_HEADERS.has(name.toLowerCase()))
     .flatMap(([, value]) => pieces(value.replace(/^\s*(Bearer|Basic|Token)\s+/i, '')));
   const raw = [...body, ...headers].filter(isCandidate);
-  return [...new Set(raw.flatMap((s) => [s, decoded(s)]).filter((s): s is string => s !== undefined))];
+  // A token split over two fields (or a field and a header) is tried joined, after what stands whole.
+  // A piece has a digit or both cases: a word of the answer (`unauthorized`) is no half of a token.
+  const parts = [...body, ...headers].filter(
+    (s) => s.length >= MIN_PIECE_LENGTH && TOKEN_LIKE.test(s) && (/\d/.test(s) || (/[a-z]/.test(s) && /[A-Z]/.test(s))),
+  );
+  const joined = parts.slice(1).map((s, i) => parts[i]! + s);
+  return [...new Set([...raw, ...joined].flatMap((s) => [s, decoded(s)]).filter((s): s is string => s !== undefined))];
 }

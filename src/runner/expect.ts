@@ -48,8 +48,11 @@ export function leakProblem(ex: Pick<Exchange, 'echoesSecret' | 'carriesIssuedTo
 
 export const CARRIES_WORKING_TOKEN = 'a refusal that carries a working token';
 
-/** Validations tried per refusal: each is one request, and a refusal hands out one token at most. */
-const MAX_TOKENS_TRIED = 3;
+/**
+ * Validations tried per refusal: each is one request, and a refusal hands out one token at most,
+ * whole or split in two (its halves come first in the candidates, then the two joined).
+ */
+const MAX_TOKENS_TRIED = 4;
 
 /**
  * A refusal that may carry a token the run never saw: does anything it carries work as one? Each
@@ -63,13 +66,16 @@ export async function handedOutTokenNote(
   let refused: { note: string; works: boolean; evidence: ReturnType<ServiceClient['evidence']> } | undefined;
   for (const token of tokenCandidatesIn(ex).slice(0, MAX_TOKENS_TRIED)) {
     const check = await http.validate(token);
+    // One that works is a token of this run from now on: hidden in every output, judged in every answer.
+    if (isSuccess(check)) http.redactor.addToken(token);
     const evidence = http.evidence(check, 'a value the refusal carried, tried as a token');
-    if (isSuccess(check))
+    if (isSuccess(check)) {
       return {
         note: `the token it carried (${http.redactor.text(token)}) works: ${check.request} answered ${check.status}`,
         works: true,
         evidence,
       };
+    }
     refused ??= {
       note: `the value it carried was refused as a token by ${check.request} (${check.status})`,
       works: false,

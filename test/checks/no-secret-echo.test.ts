@@ -19,15 +19,18 @@ describe('token.no-secret-echo', () => {
   });
 });
 
-describe('token.no-secret-echo against a service that echoes the secret hex-encoded', () => {
-  it('warns (a should check), as token.bad-secret-401 fails: an echo in another encoding is an echo', async () => {
-    const results = await checkEmulator({
-      faults: ['secret-hex-in-error'],
-      only: ['token.bad-secret-401', 'token.no-secret-echo'],
-    });
-    expect(results.map((r) => `${r.id}: ${r.status}`).sort()).toEqual([
-      'token.bad-secret-401: fail',
-      'token.no-secret-echo: warn',
-    ]);
-  });
+describe('token.no-secret-echo against a service that echoes the secret in another form', () => {
+  it.each(['secret-hex-in-error', 'secret-upper-in-error'] as const)(
+    '%s: warns (a should check), as token.bad-secret-401 fails: an echo in another form is an echo',
+    async (fault) => {
+      const results = await checkEmulator({
+        faults: [fault],
+        only: ['token.bad-secret-401', 'token.no-secret-echo'],
+      });
+      expect(results.map((r) => `${r.id}: ${r.status}`).sort()).toEqual([
+        'token.bad-secret-401: fail',
+        'token.no-secret-echo: warn',
+      ]);
+    },
+  );
 });

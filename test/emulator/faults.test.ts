@@ -70,6 +70,8 @@ const FOOTPRINT: Record<FaultName, ProbeName[]> = {
   'jwt-signature-not-checked': [],
   'refusal-token-renamed': ['token.refusal-carries-nothing', 'errors.401-body'],
   'secret-hex-in-error': ['errors.401-body', 'errors.no-secret-echo'],
+  'refusal-token-split': ['token.refusal-carries-nothing', 'errors.401-body'],
+  'secret-upper-in-error': ['errors.401-body', 'errors.no-secret-echo'],
 };
 
 const failing = (verdicts: Record<ProbeName, string>) => PROBE_NAMES.filter((p) => verdicts[p] === 'fail').sort();

@@ -25,8 +25,13 @@ describe('tokenCandidatesIn', () => {
     ['in a plain-text body after a name', answer(`invalid_request (debug session: access_token=${TOKEN})`)],
     ['in a cookie', answer('{"error":"unauthorized"}', { 'set-cookie': `sid=${TOKEN}; Path=/; HttpOnly` })],
     ['after a scheme in a header', answer('{"error":"unauthorized"}', { 'x-session': `Bearer ${TOKEN}` })],
+    [
+      'split over two fields',
+      answer(JSON.stringify({ error: 'unauthorized', session: TOKEN.slice(0, 15), session_tail: TOKEN.slice(15) })),
+    ],
   ])('finds a token %s', (_how, ex) => {
-    expect(tokenCandidatesIn(ex)).toContain(TOKEN);
+    // Within what a refusal's check tries (expect.ts: 4 candidates).
+    expect(tokenCandidatesIn(ex).slice(0, 4)).toContain(TOKEN);
   });
 
   it.each([

@@ -76,6 +76,8 @@ const CAUGHT_BY: Record<
   'jwt-signature-not-checked': { check: 'validate.garbage-token-401', spec: '4.3', profiles: ['jwt'] },
   'refusal-token-renamed': { check: 'token.bad-secret-401', spec: '4.1' },
   'secret-hex-in-error': { check: 'token.bad-secret-401', spec: '4.1' },
+  'refusal-token-split': { check: 'token.bad-secret-401', spec: '4.1' },
+  'secret-upper-in-error': { check: 'token.bad-secret-401', spec: '4.1' },
 };
 
 describe('check against each fault', () => {

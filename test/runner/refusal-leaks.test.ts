@@ -46,6 +46,16 @@ describe('a refusal of bad credentials', () => {
       verdict: 'fail',
     },
     { faults: ['secret-hex-in-error'], tokenFirst: false, leak: /echoes the client secret/, verdict: 'fail' },
+    // Pieces of one value in one answer are that value: both halves quoted, the token is carried.
+    {
+      faults: ['refusal-token-split'],
+      tokenFirst: true,
+      leak: /carries a token issued to this run/,
+      verdict: 'fail',
+    },
+    // Never seen before: the halves are refused one by one, joined they work.
+    { faults: ['refusal-token-split'], tokenFirst: false, leak: undefined, verdict: 'fail' },
+    { faults: ['secret-upper-in-error'], tokenFirst: false, leak: /echoes the client secret/, verdict: 'fail' },
     { faults: [], tokenFirst: true, leak: undefined, verdict: 'pass' },
   ] as const)(
     '$faults, a token issued first: $tokenFirst → $verdict',

@@ -46,6 +46,8 @@ import { fault as tokenPrefixCompare } from './token-prefix-compare.js';
 import { fault as jwtSignatureNotChecked } from './jwt-signature-not-checked.js';
 import { fault as refusalTokenRenamed } from './refusal-token-renamed.js';
 import { fault as secretHexInError } from './secret-hex-in-error.js';
+import { fault as refusalTokenSplit } from './refusal-token-split.js';
+import { fault as secretUpperInError } from './secret-upper-in-error.js';
 
 export type { Fault } from './types.js';
 
@@ -92,6 +94,8 @@ export const FAULTS = [
   jwtSignatureNotChecked,
   refusalTokenRenamed,
   secretHexInError,
+  refusalTokenSplit,
+  secretUpperInError,
 ] as const;
 
 export type FaultName = (typeof FAULTS)[number]['name'];

@@ -123,15 +123,26 @@ const standsAlone = (s: string, at: number, length: number): boolean =>
   !WORD.test(s[at - 1] ?? '') && !WORD.test(s[at + length] ?? '');
 
 function merge(found: Found[]): Found[] {
-  found.sort((a, b) => a.start - b.start || b.end - a.end);
-  const out: Found[] = [];
-  for (const f of found) {
+  return mergeSpans(found, (last, f) => (last.whole ||= f.whole));
+}
+
+/**
+ * Overlapping spans merged into one, in order; a secret's mark wins over a token's, and `fold`
+ * carries over what else a span says.
+ */
+export function mergeSpans<T extends { start: number; end: number; known: Known }>(
+  spans: T[],
+  fold: (into: T, next: T) => void,
+): T[] {
+  spans.sort((a, b) => a.start - b.start || b.end - a.end);
+  const out: T[] = [];
+  for (const s of spans) {
     const last = out[out.length - 1];
-    if (last && f.start < last.end) {
-      last.end = Math.max(last.end, f.end);
-      last.whole ||= f.whole;
-      if (f.known.kind === 'secret' && last.known.kind !== 'secret') last.known = f.known;
-    } else out.push({ ...f });
+    if (last && s.start < last.end) {
+      last.end = Math.max(last.end, s.end);
+      fold(last, s);
+      if (s.known.kind === 'secret' && last.known.kind !== 'secret') last.known = s.known;
+    } else out.push({ ...s });
   }
   return out;
 }

@@ -64,6 +64,14 @@ const BUSINESS = ['/v1/evaluation', '/v1/ach_transactions'];
 const carriesCredentialHeader = (a: Answer) =>
   ['set-cookie', 'authorization', 'x-api-key'].some((h) => a.headers[h] !== undefined);
 
+/** The answer's JSON strings, joined in order, hold a token the emulator issued: whole or split over fields. */
+const carriesIssuedToken = (s: Running, a: Answer) => {
+  const strings = (v: unknown): string[] =>
+    typeof v === 'string' ? [v] : v && typeof v === 'object' ? Object.values(v).flatMap(strings) : [];
+  const joined = strings(a.json).join('');
+  return s.emu.issuedTokens().some((token) => joined.includes(token));
+};
+
 async function allBusiness(s: Running, judge: (path: string) => Promise<boolean>): Promise<boolean> {
   const results = await Promise.all(BUSINESS.map(judge));
   return results.every(Boolean);
@@ -218,7 +226,11 @@ const probes = [
         await main.issue(0, { ...main.emu.credentials, clientId: 'nobody' }),
       ];
       return answers.every(
-        (a) => a.status === 401 && !/"(access_?)?token"/i.test(a.text) && !carriesCredentialHeader(a),
+        (a) =>
+          a.status === 401 &&
+          !/"(access_?)?token"/i.test(a.text) &&
+          !carriesCredentialHeader(a) &&
+          !carriesIssuedToken(main, a),
       );
     },
   },
@@ -276,8 +288,10 @@ const probes = [
         JSON.stringify(creds.clientSecret).slice(1, -1),
         Buffer.from(creds.clientSecret).toString('hex'),
       ];
+      // Case-insensitively: a secret shouted back in capitals is still the secret.
+      const holds = (text: string, f: string) => text.toLowerCase().includes(f.toLowerCase());
       return answers.every(
-        (a) => !forms.some((f) => a.text.includes(f) || Object.values(a.headers).some((h) => h.includes(f))),
+        (a) => !forms.some((f) => holds(a.text, f) || Object.values(a.headers).some((h) => holds(h, f))),
       );
     },
   },
