@@ -5,6 +5,8 @@
 import type {
   FixedWindowModel,
   LimiterModel,
+  LimiterSet,
+  Limits,
   SlidingCounterModel,
   SlidingWindowModel,
 } from '../../spec/limiter-model.js';
@@ -19,10 +21,18 @@ export type LimitDecision = { ok: true } | { ok: false; retryAfterS: number };
 export interface Limiter {
   take(nowMs: number): LimitDecision;
   /**
+   * What `take` would answer now, counting nothing (Python `limits`' `test` beside its `hit`): a set
+   * of limits asks each before any counts, so a limit that counts only admitted requests is left
+   * untouched by a request another limit refuses.
+   */
+  test(nowMs: number): LimitDecision;
+  /**
    * The client's quota as a service that announces it would say it (RateLimit headers), read
    * without taking anything; absent for a limiter with no quota to speak of (HAProxy's rate).
    */
   quota?(nowMs: number): QuotaState;
+  /** Every limit's quota, for a set of limits (stacked.ts): what a gateway announcing each one says. */
+  quotas?(nowMs: number): QuotaState[];
 }
 
 /** Windows on the clock: edges at `phaseMs` + k × `windowMs` (fixed windows, httprate's counter). */
@@ -45,8 +55,29 @@ export class WindowLattice {
   }
 }
 
-/** The long-run rate a limiter admits to a client that always has work, requests per second. */
-export function sustainedRate(model: LimiterModel): number {
+/** The limits of one limit or of a set, as a set. */
+export const limitsOf = (limits: Limits): LimiterSet => (isLimiterSet(limits) ? limits : [limits]);
+
+export const isLimiterSet = (limits: Limits): limits is LimiterSet => Array.isArray(limits);
+
+/** A set of one is that limit: everything that takes a set treats it exactly as the limit alone. */
+export const singleLimit = (limits: Limits): LimiterModel | null => {
+  const set = limitsOf(limits);
+  return set.length === 1 ? set[0] : null;
+};
+
+/** Counts the requests another limit of its set refused (LimiterSet): its counting rule. */
+export const countsRefused = (model: LimiterModel): boolean => model.kind !== 'bucket' && model.counts_refused === true;
+
+/**
+ * The long-run rate a limiter admits to a client that always has work, requests per second; of a
+ * set, the lowest limit's (every limit must admit each request, so the slowest one paces the client).
+ */
+export function sustainedRate(limits: Limits): number {
+  return Math.min(...limitsOf(limits).map(sustainedRateOf));
+}
+
+function sustainedRateOf(model: LimiterModel): number {
   switch (model.kind) {
     case 'bucket':
       return model.rate_rps;
@@ -59,13 +90,15 @@ export function sustainedRate(model: LimiterModel): number {
   }
 }
 
-/** How many requests pass back to back from idle. */
-export function burstSize(model: LimiterModel): number {
-  return model.kind === 'bucket' ? model.burst : model.limit;
+/** How many requests pass back to back from idle, of one limit (a set's: index.ts, by replaying it). */
+export const burstOf = (model: LimiterModel): number => (model.kind === 'bucket' ? model.burst : model.limit);
+
+/** One line a person reads: "token bucket 50 req/s, burst 20"; a set's limits joined by "and". */
+export function describeLimiter(limits: Limits): string {
+  return limitsOf(limits).map(describeOne).join(' and ');
 }
 
-/** One line a person reads: "token bucket 50 req/s, burst 20". */
-export function describeLimiter(model: LimiterModel): string {
+function describeOne(model: LimiterModel): string {
   const refused = (m: FixedWindowModel | SlidingWindowModel | SlidingCounterModel) =>
     m.counts_refused === null
       ? ', refused requests may count (not tested)'
