@@ -158,14 +158,6 @@ function structured(h: Headers, nowMs: number): Advertisement | undefined {
   };
 }
 
-/** Kong's per-unit fields (X-RateLimit-Limit-Minute: 60): the unit is the window. */
-const KONG_UNITS: ReadonlyArray<[string, number]> = [
-  ['second', 1],
-  ['minute', 60],
-  ['hour', 3600],
-  ['day', 86_400],
-];
-
 /** The -Limit/-Remaining/-Reset trio under a prefix (`ratelimit`, `x-ratelimit`, `x-rate-limit`). */
 function trio(h: Headers, prefix: string, display: string, nowMs: number): Advertisement | undefined {
   const limitField = h[`${prefix}-limit`];
@@ -260,4 +252,55 @@ export function advertisementHeaders(q: QuotaState): Record<string, string> {
     'x-ratelimit-remaining': remaining,
     'x-ratelimit-reset': reset,
   };
+}
+
+/** Kong's units (X-RateLimit-Limit-Minute): the window each names, seconds (a month of 30 days, a year of 365, as Kong counts). */
+export const KONG_UNITS: ReadonlyArray<readonly [string, number]> = [
+  ['second', 1],
+  ['minute', 60],
+  ['hour', 3600],
+  ['day', 86_400],
+  ['month', 2_592_000],
+  ['year', 31_536_000],
+];
+
+const capitalized = (word: string) => `${word[0]!.toUpperCase()}${word.slice(1)}`;
+
+/** A policy's name in a list: its unit when it has one (`"minute"`), else its window (`"w10"`). */
+const policyName = (q: QuotaState) => KONG_UNITS.find(([, s]) => s === q.windowS)?.[0] ?? `w${q.windowS}`;
+
+/**
+ * The fields a gateway announcing several quotas at once adds (draft-ietf-httpapi-ratelimit-headers
+ * lists every policy: `RateLimit-Policy: "second";q=10;w=1, "minute";q=600;w=60`, with each one's
+ * r= and t= in RateLimit); the X-RateLimit trio, which holds one, names `nearest`. One quota: exactly
+ * advertisementHeaders.
+ */
+export function advertisementListHeaders(all: readonly QuotaState[], nearest: QuotaState): Record<string, string> {
+  if (all.length <= 1) return advertisementHeaders(nearest);
+  const reset = (q: QuotaState) => Math.max(0, Math.ceil(q.resetS));
+  return {
+    ...advertisementHeaders(nearest),
+    'ratelimit-policy': all.map((q) => `"${policyName(q)}";q=${q.limit};w=${q.windowS}`).join(', '),
+    ratelimit: all.map((q) => `"${policyName(q)}";r=${Math.max(0, q.remaining)};t=${reset(q)}`).join(', '),
+  };
+}
+
+/**
+ * Kong's rate-limiting plugin's fields: per unit, X-RateLimit-Limit-<Unit> and
+ * X-RateLimit-Remaining-<Unit>, and RateLimit-Limit/-Remaining/-Reset for the quota nearest to
+ * refusing. A window that is not one of Kong's units cannot be said in its fields and is left out.
+ */
+export function kongHeaders(all: readonly QuotaState[], nearest: QuotaState): Record<string, string> {
+  const headers: Record<string, string> = {
+    'ratelimit-limit': String(nearest.limit),
+    'ratelimit-remaining': String(Math.max(0, nearest.remaining)),
+    'ratelimit-reset': String(Math.max(0, Math.ceil(nearest.resetS))),
+  };
+  for (const q of all) {
+    const unit = KONG_UNITS.find(([, s]) => s === q.windowS)?.[0];
+    if (unit === undefined) continue;
+    headers[`x-ratelimit-limit-${unit}`] = String(q.limit);
+    headers[`x-ratelimit-remaining-${unit}`] = String(Math.max(0, q.remaining));
+  }
+  return headers;
 }
