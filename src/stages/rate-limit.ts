@@ -17,7 +17,7 @@ import { ProbeSetupError, probeCalls } from '../ratelimit/calls.js';
 import { DISCOVER_DEFAULTS, discover, latencyBound } from '../ratelimit/discover.js';
 import { NOT_IDENTIFIED } from '../ratelimit/evidence.js';
 import { DEFAULT_PROOF_S, prove } from '../ratelimit/prove.js';
-import { recommend } from '../ratelimit/recommend.js';
+import { bindingRps, recommend } from '../ratelimit/recommend.js';
 import { proveUntilHeld } from '../ratelimit/proof-loop.js';
 import { proofTiming } from '../ratelimit/proof-timing.js';
 import { sizeFleet, type FleetSizingInput } from '../ratelimit/fleet/size.js';
@@ -153,7 +153,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           const k6 = located;
           const outcome = await proveUntilHeld(
             recommendation,
-            estimate.sustained_rps ?? recommendation.target_rps,
+            bindingRps(estimate) ?? recommendation.target_rps,
             async (rec, round) => {
               io.progress(
                 `proof round ${round}: waiting ${settleS.toFixed(1)} s for the limit to refill, then proving the policy with k6 at ${rec.target_rps} req/s for ${proofS} s`,
