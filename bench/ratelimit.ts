@@ -149,7 +149,7 @@ export const ROWS: RowSpec[] = [
   emulatorRow(
     'stacked',
     [bucket(30, 30), bucket(10, 600)],
-    'a per-second bucket and a per-minute bucket, silent',
+    'a bucket of 30 per 1 s and one of 600 per 60 s, silent',
     MINUTE_CAP_S,
   ),
   ...(
