@@ -59,7 +59,7 @@ export function limiterModelOf(s: LimiterSettings): LimiterModel | null {
  * as it always was, null when --rate-limit is 0; several are a set, every one of which must admit a
  * request (Kong's `second` and `minute`, two nginx zones).
  */
-export function limitsOf(words: readonly string[], flags: Omit<LimiterSettings, 'kind'>): Limits | null {
+export function limitsFromFlags(words: readonly string[], flags: Omit<LimiterSettings, 'kind'>): Limits | null {
   const specs = words.flatMap((w) => w.split('+')).map((w) => w.trim());
   const [first, ...more] = specs;
   if (first === undefined || specs.some((w) => w === ''))

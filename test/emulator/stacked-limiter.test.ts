@@ -3,7 +3,7 @@
 // in Kong's per-unit fields, or not at all.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { limitsOf } from '../../src/emulator/limiter-choice.js';
+import { limitsFromFlags } from '../../src/emulator/limiter-choice.js';
 import { HarnessError } from '../../src/errors.js';
 import type { Limits } from '../../src/ratelimit/limiters/index.js';
 import type { ProfileName } from '../../src/emulator/profiles/index.js';
@@ -16,17 +16,17 @@ afterEach(async () => {
 
 const flags = { rps: 50, burst: 50, windowS: 1, countsRefused: false };
 
-describe('limitsOf (serve --limiter)', () => {
+describe('limitsFromFlags (serve --limiter)', () => {
   it('keeps the one-kind form as it was, flags and all', () => {
-    expect(limitsOf(['bucket'], flags)).toEqual({ kind: 'bucket', rate_rps: 50, burst: 50 });
-    expect(limitsOf(['fixed'], { ...flags, windowS: 2, countsRefused: true })).toEqual({
+    expect(limitsFromFlags(['bucket'], flags)).toEqual({ kind: 'bucket', rate_rps: 50, burst: 50 });
+    expect(limitsFromFlags(['fixed'], { ...flags, windowS: 2, countsRefused: true })).toEqual({
       kind: 'fixed-window',
       limit: 100,
       window_s: 2,
       phase_s: 0,
       counts_refused: true,
     });
-    expect(limitsOf(['bucket'], { ...flags, rps: 0 })).toBeNull();
+    expect(limitsFromFlags(['bucket'], { ...flags, rps: 0 })).toBeNull();
   });
 
   it('reads several limits, repeated or joined by +, each with its own settings', () => {
@@ -34,9 +34,9 @@ describe('limitsOf (serve --limiter)', () => {
       { kind: 'bucket', rate_rps: 10, burst: 10 },
       { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: 0, counts_refused: false },
     ];
-    expect(limitsOf(['bucket:rate=10,burst=10+fixed:limit=600,window=60'], flags)).toEqual(set);
-    expect(limitsOf(['bucket:rate=10,burst=10', 'fixed:limit=600,window=60'], flags)).toEqual(set);
-    expect(limitsOf(['fixed:limit=30,window=1', 'fixed:rate=10,window=60,counts-refused'], flags)).toEqual([
+    expect(limitsFromFlags(['bucket:rate=10,burst=10+fixed:limit=600,window=60'], flags)).toEqual(set);
+    expect(limitsFromFlags(['bucket:rate=10,burst=10', 'fixed:limit=600,window=60'], flags)).toEqual(set);
+    expect(limitsFromFlags(['fixed:limit=30,window=1', 'fixed:rate=10,window=60,counts-refused'], flags)).toEqual([
       { kind: 'fixed-window', limit: 30, window_s: 1, phase_s: 0, counts_refused: false },
       { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: 0, counts_refused: true },
     ]);
@@ -50,8 +50,8 @@ describe('limitsOf (serve --limiter)', () => {
     ['bucket:rate=0+fixed', /admits no request at rate 0/],
     ['bucket+', /--limiter wants a kind/],
   ])('refuses %s as a usage error naming the fix', (word, line) => {
-    expect(() => limitsOf([word], flags)).toThrow(HarnessError);
-    expect(() => limitsOf([word], flags)).toThrow(line);
+    expect(() => limitsFromFlags([word], flags)).toThrow(HarnessError);
+    expect(() => limitsFromFlags([word], flags)).toThrow(line);
   });
 });
 

@@ -5,7 +5,7 @@ import { HarnessError, usageError } from '../../errors.js';
 import { createEmulator } from '../../emulator/index.js';
 import { existingCertificates } from '../../emulator/certs/reuse.js';
 import { environmentDifferences } from '../../emulator/env-option.js';
-import { limitsOf } from '../../emulator/limiter-choice.js';
+import { limitsFromFlags } from '../../emulator/limiter-choice.js';
 import { ensureWritableDir } from '../../fs/writable.js';
 import { flagValue, type Options } from '../flags.js';
 import { validFaults, validProfiles } from '../prepare-target.js';
@@ -23,7 +23,7 @@ export async function serveCommand(options: Options, io: Pick<CliIo, 'stdout' | 
   }
   const port = flagValue(options, 'port');
   const rps = flagValue(options, 'rate-limit');
-  const limiter = limitsOf(options.limiter ?? ['bucket'], {
+  const limiter = limitsFromFlags(options.limiter ?? ['bucket'], {
     rps,
     burst: flagValue(options, 'burst'),
     windowS: flagValue(options, 'window'),
