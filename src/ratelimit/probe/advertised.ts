@@ -448,12 +448,10 @@ export function announcedFindings(
     if (tested && tested.limit === ad.limit && tested.window_s === ad.windowS) return tested;
     const compared = compareAdvertisement(ad, limiter);
     if (compared.agrees === true) return compared;
-    const measured = limiter ? `the probe measured ${describeLimiter(limiter)}` : 'the probe identified no limiter';
-    return finding(
-      ad,
-      null,
-      `announced, not proven: ${measured}, not this limit; the recommendation stays within its rate`,
-    );
+    const measured = limiter
+      ? `the probe measured ${describeLimiter(limiter)}, not this limit`
+      : 'the probe identified no limiter to compare it with';
+    return finding(ad, null, `announced, not proven: ${measured}; a recommendation stays within its rate`);
   });
 }
 
