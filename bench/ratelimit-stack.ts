@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEmulator, type EmulatorOptions } from '../src/emulator/index.js';
 import { provisionToxiproxy, startToxiproxy, type Latency } from '../test/helpers/toxiproxy.js';
-import { describeLimiter, sustainedRate, type LimiterModel } from '../src/ratelimit/limiters/index.js';
+import { describeLimiter, sustainedRate, type Limits } from '../src/ratelimit/limiters/index.js';
 import { round } from '../src/toolkit/stats.js';
 import type { ProbeTarget } from '../test/ratelimit/support.js';
 import type { Named } from './ratelimit-goal.js';
@@ -83,7 +83,7 @@ export interface RowSpec extends Named {
 /** A row whose limiter is the emulator's own `model` (with `more` of the emulator's options, and latency). */
 export const emulatorRow = (
   group: string,
-  model: LimiterModel,
+  model: Limits,
   setting: string,
   cap_s: number,
   more: { emulator?: StackOptions['emulator']; latency?: Latency } = {},

@@ -109,6 +109,7 @@ const go = (limiter: GoLimiter, group = 'go'): RowSpec => ({
   missing: httprateMissing,
   stack: { front: goFront(limiter) },
 });
+const bucket = (rate_rps: number, burst: number): LimiterModel => ({ kind: 'bucket', rate_rps, burst });
 const fixed = (limit: number, window_s: number, counts_refused: boolean): LimiterModel => ({
   kind: 'fixed-window',
   limit,
@@ -157,6 +158,30 @@ export const ROWS: RowSpec[] = [
   acrossNetwork(go({ kind: 'httprate', limit: 200, windowS: 10 }), 25),
   acrossNetwork(go({ kind: 'xrate', rate: 50, burst: 10 }), CAP_S),
   acrossNetwork(haproxy('admitted', 300, 10_000), 25),
+  // Issue 35: two limits stacked, the shape public APIs publish most (Kong's second and minute).
+  emulatorRow(
+    'stacked',
+    [bucket(30, 30), bucket(10, 600)],
+    'a bucket of 30 per 1 s and one of 600 per 60 s, silent',
+    MINUTE_CAP_S,
+  ),
+  ...(
+    [
+      ['announced as an IETF list', ['ratelimit-headers']],
+      ["announced in Kong's fields", ['ratelimit-headers-kong']],
+      ['silent', []],
+    ] as const
+  ).map(([said, profiles]) =>
+    emulatorRow(
+      'stacked',
+      [fixed(30, 1, false), fixed(600, 60, false)],
+      `clock-aligned 1 s and 60 s windows, ${said}`,
+      MINUTE_CAP_S,
+      {
+        emulator: { profiles: [...profiles] },
+      },
+    ),
+  ),
 ];
 
 /** Where each row's evidence is kept (git-ignored, as every report folder is). */
@@ -190,7 +215,9 @@ function rowOf(spec: RowSpec, run: StageRun): Row {
     estimated_rps: e.sustained_rps,
     rel_error_pct: e.sustained_rps === null ? null : round((Math.abs(e.sustained_rps - truth) / truth) * 100, 2),
     identified: e.limiter
-      ? describeLimiter(e.limiter as LimiterModel)
+      ? describeLimiter(
+          e.limiters && e.limiters.length > 1 ? [e.limiters[0]!, ...e.limiters.slice(1)] : (e.limiter as LimiterModel),
+        )
       : (e.notes.find((n) => n.startsWith('not identified')) ?? 'not identified').slice(0, 90),
     requests_sent: e.requests_sent,
     refused_pct: e.requests_sent > 0 ? round((e.requests_limited / e.requests_sent) * 100, 1) : 0,

@@ -292,11 +292,11 @@ export const FLAGS = {
     commands: ['serve'],
   },
   limiter: {
-    kind: 'string',
-    arg: 'KIND',
+    kind: 'list',
+    arg: 'KIND[:KEY=V,…]',
     description:
-      "the limiter per client: bucket, fixed (window), sliding (window: a log), counter (sliding-window counter, as go-chi/httprate) or queue (nginx's limit_req without nodelay: up to --burst excess requests wait their turn); all admit --rate-limit in the long run",
-    value: 'bucket',
+      'the limiter per client: bucket, fixed (window), sliding (window: a log) counter (sliding-window counter, as go-chi/httprate) or queue (nginx limit_req without nodelay: up to --burst excess requests wait their turn); all admit --rate-limit in the long run. Several limits at once (repeatable, or joined by +), each with its own rate=, burst=, window=, limit=, counts-refused, fill-interval=: e.g. bucket:rate=10,burst=10+fixed:limit=600,window=60; a request passes when every limit admits it',
+    default: 'bucket',
     commands: ['serve'],
   },
   window: {

@@ -16,7 +16,7 @@ export interface Observed {
   arrivedMs: number;
   answeredMs: number;
 }
-import type { LimiterModel } from '../ratelimit/limiters/index.js';
+import type { Limits } from '../ratelimit/limiters/index.js';
 
 export interface EmulatorOptions {
   host?: string;
@@ -24,8 +24,11 @@ export interface EmulatorOptions {
   environments?: string[];
   tokenTtlS?: number;
   rateLimit?: { rps: number; burst: number };
-  /** Any limiter model instead of the bucket `rateLimit` describes (null: no limit). */
-  limiter?: LimiterModel | null;
+  /**
+   * Any limiter model instead of the bucket `rateLimit` describes, or a set of them every one of
+   * which must admit a request (LimiterSet); null: no limit.
+   */
+  limiter?: Limits | null;
   /** Clients per environment, each with its own credentials and its own limit (a second one tells scope apart). */
   clients?: number;
   faults?: FaultName[];
@@ -88,7 +91,7 @@ export interface ResolvedOptions {
   environments: string[];
   tokenTtlS: number;
   rateLimit: { rps: number; burst: number };
-  limiter: LimiterModel | null | undefined;
+  limiter: Limits | null | undefined;
   clients: number;
   faults: FaultName[];
   profiles: ProfileName[];

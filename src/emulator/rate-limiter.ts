@@ -2,7 +2,7 @@
 // Keys are created lazily and the oldest dropped beyond a bound, so garbage client ids cannot grow memory.
 
 import type { QuotaState } from '../spec/ratelimit-fields.js';
-import { createLimiter, type LimitDecision, type Limiter, type LimiterModel } from '../ratelimit/limiters/index.js';
+import { createLimiter, type LimitDecision, type Limiter, type Limits } from '../ratelimit/limiters/index.js';
 
 export type { LimitDecision } from '../ratelimit/limiters/index.js';
 
@@ -13,7 +13,7 @@ export class RateLimiter {
   private readonly limiters = new Map<string, Limiter>();
 
   /** A null model turns the limiter off. */
-  constructor(private readonly model: LimiterModel | null) {}
+  constructor(private readonly model: Limits | null) {}
 
   /** The token bucket the emulator has always run: rps 0 turns it off. */
   static bucket(rps: number, burst: number): RateLimiter {
@@ -39,6 +39,18 @@ export class RateLimiter {
     if (this.model === null) return undefined;
     const limiter = this.limiters.get(key) ?? createLimiter(this.model);
     return limiter.quota?.(nowMs);
+  }
+
+  /**
+   * Each limit's quota for the key, in the set's order (a gateway announcing every policy, Kong's
+   * per-unit fields): one for a single limit, none with no limit or none that has a quota.
+   */
+  quotas(key: string, nowMs: number): QuotaState[] {
+    if (this.model === null) return [];
+    const limiter = this.limiters.get(key) ?? createLimiter(this.model);
+    if (limiter.quotas) return limiter.quotas(nowMs);
+    const one = limiter.quota?.(nowMs);
+    return one ? [one] : [];
   }
 
   private remember(key: string, limiter: Limiter): void {

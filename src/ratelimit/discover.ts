@@ -47,7 +47,7 @@ import { probeTimeline } from './timeline.js';
 import { refusalsOf, tooFewRefusals } from './evidence.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { describeLimiter, queueDelayMs, sustainedRate, type LimiterModel } from './limiters/index.js';
-import { advertisedPhase, compareAdvertisement } from './probe/advertised.js';
+import { advertisedPhase, announcedFindings, compareAdvertisement } from './probe/advertised.js';
 import { idleBurstPhase } from './probe/idle-burst.js';
 import { confirmedShape } from './probe/confirm-shape.js';
 import { drainFigures, shapePhase, type ShapeFindings } from './probe/recover.js';
@@ -706,6 +706,7 @@ function estimateOf(
   // What the service announced, beside what was measured: tested at its edges (probe/advertised.ts), or compared now.
   const heard = probe.advertisements.last;
   const advertised = probe.advertised ?? (heard ? compareAdvertisement(heard.ad, figures.limiter) : undefined);
+  const announced = announcedFindings(probe, advertised, figures.limiter);
   return {
     endpoint: probe.calls.endpoint,
     limiting_status: status,
@@ -721,6 +722,7 @@ function estimateOf(
     retry_after_max_s: refusals.retryAfterMax,
     ...(headers ? { ratelimit_headers: headers } : {}),
     ...(advertised ? { advertised } : {}),
+    ...(announced ? { announced } : {}),
     requests_sent: probe.sentSoFar(),
     requests_limited: probe.calls.overhead.limited + samples.filter((s) => s.answer === 'limited').length,
     duration_s: round(probe.elapsed() / 1000, 2),

@@ -2,8 +2,9 @@
 // estimate always gives the same recommendation, and every figure's reasoning is written out (in
 // these comments and in `why`, which the report shows).
 
-import type { BackoffPolicy } from '../report/model.js';
+import type { AdvertisedLimit, BackoffPolicy } from '../report/model.js';
 import { backoffWindowMs } from '../toolkit/backoff.js';
+import { round } from './estimators.js';
 import type { Estimate, Recommendation } from './types.js';
 import { queueDelayLine, queueFreeLatencyMs } from './queue-bound.js';
 
@@ -11,7 +12,7 @@ export type RecommendInput = Pick<
   Estimate,
   'sustained_rps' | 'burst' | 'recovery_s' | 'refill_s' | 'retry_after_header' | 'retry_after_max_s' | 'latency_p95_ms'
 > &
-  Partial<Pick<Estimate, 'limiter'>>;
+  Partial<Pick<Estimate, 'limiter' | 'advertised' | 'announced'>>;
 
 /** The share of the measured rate a client should leave unused. */
 export const HEADROOM = 0.2;
@@ -38,6 +39,37 @@ export function roundedRate(raw: number): number {
  */
 export function atMostMeasured(rate: number, measuredRps: number): number {
   return Math.min(rate, measuredRps);
+}
+
+/**
+ * The lowest rate an announced limit allows (limit ÷ window), with the one that says it; null when
+ * none names a window. Every announced limit counts that the probe did not find to agree with what
+ * it measured (an agreeing one is the measured limit, already sized): a per-minute quota the probe
+ * never reached still refuses a client paced above it, an hour into its run.
+ */
+export function announcedCeiling(
+  e: Partial<Pick<Estimate, 'advertised' | 'announced'>>,
+): { rps: number; limit: AdvertisedLimit } | null {
+  let lowest: { rps: number; limit: AdvertisedLimit } | null = null;
+  for (const limit of [...(e.advertised ? [e.advertised] : []), ...(e.announced ?? [])]) {
+    if (limit.window_s === null || !(limit.window_s > 0) || limit.agrees === true) continue;
+    const rps = limit.limit / limit.window_s;
+    if (lowest === null || rps < lowest.rps) lowest = { rps, limit };
+  }
+  return lowest;
+}
+
+/**
+ * The rate a client may be sized by: the measured sustained rate, or lower, an announced limit's.
+ * The first recommendation and every lowered one (proof-loop.ts) stay at or below it.
+ */
+export function bindingRps(
+  e: Pick<Estimate, 'sustained_rps'> & Partial<Pick<Estimate, 'advertised' | 'announced'>>,
+): number | null {
+  const sustained = e.sustained_rps;
+  if (sustained === null || !(sustained > 0)) return null;
+  const ceiling = announcedCeiling(e);
+  return ceiling !== null && ceiling.rps < sustained ? ceiling.rps : sustained;
 }
 
 /** A rate below the measured one, rounded down (roundedRate). */
@@ -74,9 +106,17 @@ export function recommend(e: RecommendInput): Recommendation | null {
   const why: string[] = [];
 
   // Rate: 20 % below the measured steady rate, so clock drift, a second process of the same client
-  // and the measurement's own error (about ±1 %) never push the client into the limit.
-  const target = targetRate(sustained);
-  why.push(`target ${target} req/s: ${Math.round(HEADROOM * 100)} % below the measured ${sustained} req/s`);
+  // and the measurement's own error (about ±1 %) never push the client into the limit. An announced
+  // limit of a lower rate, proven or not, binds instead: a client runs for hours, and a per-minute
+  // quota the probe's seconds never reached refuses it all the same.
+  const binding = bindingRps(e) ?? sustained;
+  const target = targetRate(binding);
+  const ceiling = announcedCeiling(e);
+  why.push(
+    binding < sustained && ceiling !== null
+      ? `target ${target} req/s: ${Math.round(HEADROOM * 100)} % below the ${round(ceiling.rps, 2)} req/s announced as ${ceiling.limit.limit} per ${ceiling.limit.window_s} s (${ceiling.limit.source_header}, ${ceiling.limit.agrees === false ? 'disagreeing with the measurement' : 'announced, not proven'}), below the measured ${sustained} req/s`
+      : `target ${target} req/s: ${Math.round(HEADROOM * 100)} % below the measured ${sustained} req/s`,
+  );
 
   // Concurrency: Little's law, requests in flight = rate × time each one takes; at the p95 latency
   // the target rate needs this many in flight, rounded up. Never more than the burst: requests in

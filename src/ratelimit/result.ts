@@ -120,6 +120,7 @@ export function summaryLines(r: RateLimitResult): string[] {
   if (r.limiter) lines.push(`  limiter: ${describeLimiter(r.limiter)}`);
   if (r.advertised) lines.push(`  advertised: ${advertisedText(r.advertised)}`);
   if (r.proof_horizon) lines.push(`  horizon: ${horizonText(r.proof_horizon)}`);
+  for (const a of r.announced ?? []) lines.push(`  announced: ${advertisedText(a)}`);
   const share = r.requests_sent > 0 ? ` (${((r.requests_limited / r.requests_sent) * 100).toFixed(1)} %)` : '';
   lines.push(
     `  probe: ${r.requests_sent} requests, ${r.requests_limited} limited${share}, ${r.duration_s ?? '?'} s${r.partial ? ', partial' : ''}`,

@@ -64,8 +64,8 @@ export interface RateLimitHeaders {
  */
 export interface Estimate
   extends
-    Required<Omit<RateLimitMeasurement, 'endpoint' | 'timeline' | 'advertised'>>,
-    Pick<RateLimitMeasurement, 'advertised'>,
+    Required<Omit<RateLimitMeasurement, 'endpoint' | 'timeline' | 'advertised' | 'announced' | 'limiters'>>,
+    Pick<RateLimitMeasurement, 'advertised' | 'announced' | 'limiters'>,
     EstimateWorkings {
   endpoint: RateLimitEndpoint;
   /** At 100 ms resolution, each point with the phase that sent it. */

@@ -116,12 +116,23 @@ export interface RateLimitMeasurement {
   refill_s?: number | null;
   /** What the service announced of its limit in RateLimit / X-RateLimit-* headers, and whether the probe's measurement agreed. */
   advertised?: AdvertisedLimit;
+  /**
+   * Every limit announced, when there were several (each policy of a RateLimit-Policy list, each of
+   * Kong's units): each a hypothesis, `agrees` null for one the probe did not verify ("announced,
+   * not proven"). The recommendation never exceeds the rate of any of them.
+   */
+  announced?: AdvertisedLimit[];
   /** How long the probe ran, seconds. */
   duration_s?: number;
   /** True when the probe was interrupted or ran out of budget before it knew everything. */
   partial?: boolean;
   /** The limiter the probe identified: its kind and parameters (src/ratelimit/limiters); null when it could not tell. */
   limiter?: LimiterModel | null;
+  /**
+   * When the limiter is a set of limits (a per-second bucket and a per-minute window), every one of
+   * them, `limiter` then being the one that paces a steady client; absent for a single limit.
+   */
+  limiters?: LimiterModel[];
   /** Why the probe reads the limiter so, one sentence each. */
   limiter_evidence?: string[];
 }

@@ -91,6 +91,18 @@ export interface QueueModel {
 
 export type LimiterModel = BucketModel | FixedWindowModel | SlidingWindowModel | SlidingCounterModel | QueueModel;
 export type LimiterKind = LimiterModel['kind'];
+
+/**
+ * A limiter as services publish it: several limits at once (Kong's `second` and `minute`,
+ * Flask-Limiter's "200 per day; 50 per hour", two nginx `limit_req` zones, a gateway's limit in front
+ * of the application's). A request passes when every limit admits it. Each limit keeps its own
+ * counting rule: one with `counts_refused` counts every request that reaches it, refused by itself or
+ * by another limit of the set; one without (and a bucket) counts only the requests the whole set let
+ * through. Never empty; a set of one is that one limit, enforced and described exactly as alone.
+ */
+export type LimiterSet = readonly [LimiterModel, ...LimiterModel[]];
+/** One limit or a set of them: what the emulator enforces and the fleet simulator replays. */
+export type Limits = LimiterModel | LimiterSet;
 export const LIMITER_KINDS = [
   'bucket',
   'fixed-window',

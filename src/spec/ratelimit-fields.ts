@@ -125,89 +125,112 @@ function policies(value: string | undefined): Policy[] {
 }
 
 /**
- * The policy that binds first: of several (`10;w=1, 1000;w=3600`), the one with the fewest requests
- * per window, since a client meets it first; a policy without a window only when none has one.
+ * Which of several announced policies binds: for a client sending steadily, the one with the lowest
+ * rate (q / w: `"second";q=30;w=1, "minute";q=600;w=60` paces it at 10 req/s, by the minute); for a
+ * burst from idle, the one with the smallest quota (the 30 of the second, met first).
  */
-function binding(all: readonly Policy[]): Policy | undefined {
+export type Binding = 'rate' | 'burst';
+
+/** The binding one of several; a policy without a window only when none has one (a rate needs one). */
+function binding<P extends Pick<Policy, 'limit' | 'windowS'>>(all: readonly P[], by: Binding): P | undefined {
   const windowed = all.filter((p) => p.windowS !== null);
   const pool = windowed.length > 0 ? windowed : all;
-  return [...pool].sort((a, b) => a.limit - b.limit)[0];
+  const key = (p: P) => (by === 'rate' && p.windowS !== null ? p.limit / p.windowS : p.limit);
+  return [...pool].sort((a, b) => key(a) - key(b))[0];
 }
 
-/** The newer structured fields: RateLimit-Policy, with RateLimit's r= and t= for the same policy. */
-function structured(h: Headers, nowMs: number): Advertisement | undefined {
-  const policy = binding(policies(h['ratelimit-policy']));
+/** The newer structured fields, one announcement per policy of RateLimit-Policy, with RateLimit's r= and t= for it. */
+function structured(h: Headers, nowMs: number): Advertisement[] {
+  const all = policies(h['ratelimit-policy']);
   const state = members(h['ratelimit']);
   // Draft 03–06's dictionary: `limit=100, remaining=50, reset=30` as three members.
   const dict = new Map<string, string>();
   for (const m of state) for (const [k, v] of m.params) if (!dict.has(k)) dict.set(k, v);
-  const named = state.find(
-    (m) =>
-      m.item !== '' &&
-      (policy?.name === null || policy?.name === undefined || m.item === policy.name) &&
-      (m.params.has('r') || m.params.has('t')),
-  );
-  const limit = policy?.limit ?? integer(dict.get('limit'));
-  if (limit === null || limit < 1) return undefined;
-  return {
-    limit,
-    windowS: policy?.windowS ?? null,
-    remaining: integer(named?.params.get('r')) ?? integer(dict.get('remaining')),
-    ...resetOf(named?.params.get('t') ?? dict.get('reset'), nowMs),
-    source: policy ? 'RateLimit-Policy' : 'RateLimit',
+  const stateOf = (policy: Policy | undefined) => {
+    const named = state.find(
+      (m) =>
+        m.item !== '' &&
+        (policy?.name === null || policy?.name === undefined || m.item === policy.name) &&
+        (m.params.has('r') || m.params.has('t')),
+    );
+    return {
+      remaining: integer(named?.params.get('r')) ?? integer(dict.get('remaining')),
+      ...resetOf(named?.params.get('t') ?? dict.get('reset'), nowMs),
+    };
   };
-}
-
-/** Kong's per-unit fields (X-RateLimit-Limit-Minute: 60): the unit is the window. */
-const KONG_UNITS: ReadonlyArray<[string, number]> = [
-  ['second', 1],
-  ['minute', 60],
-  ['hour', 3600],
-  ['day', 86_400],
-];
-
-/** The -Limit/-Remaining/-Reset trio under a prefix (`ratelimit`, `x-ratelimit`, `x-rate-limit`). */
-function trio(h: Headers, prefix: string, display: string, nowMs: number): Advertisement | undefined {
-  const limitField = h[`${prefix}-limit`];
-  if (limitField !== undefined) {
-    // Envoy (draft 03): `10, 10;w=60` — the quota, then the policies it comes from.
-    const all = policies(limitField);
-    const policy = binding(all);
-    if (policy === undefined) return undefined;
-    return {
-      limit: policy.limit,
-      windowS: policy.windowS,
-      remaining: integer(h[`${prefix}-remaining`]),
-      ...resetOf(h[`${prefix}-reset`], nowMs),
-      source: `${display}-Limit`,
-    };
-  }
-  for (const [unit, seconds] of KONG_UNITS) {
-    const limit = integer(h[`${prefix}-limit-${unit}`]);
-    if (limit === null || limit < 1) continue;
-    return {
-      limit,
-      windowS: seconds,
-      remaining: integer(h[`${prefix}-remaining-${unit}`]),
-      ...resetOf(h[`${prefix}-reset`], nowMs),
-      source: `${display}-Limit-${unit[0]!.toUpperCase()}${unit.slice(1)}`,
-    };
-  }
-  return undefined;
+  if (all.length > 0)
+    return all.map((p) => ({ limit: p.limit, windowS: p.windowS, ...stateOf(p), source: 'RateLimit-Policy' }));
+  const limit = integer(dict.get('limit'));
+  return limit === null || limit < 1 ? [] : [{ limit, windowS: null, ...stateOf(undefined), source: 'RateLimit' }];
 }
 
 /**
- * The announcement an answer carries, or undefined when it carries none that reads. The IETF
- * fields win over the X- ones when both are present (they are the standard's); a window said by
- * one field and not another is taken where it is said.
+ * The -Limit/-Remaining/-Reset trio under a prefix (`ratelimit`, `x-ratelimit`, `x-rate-limit`): one
+ * announcement per policy of the limit field (Envoy, draft 03: `10, 10;w=60`, the quota then the
+ * policies it comes from), or, without one, one per Kong unit (X-RateLimit-Limit-Minute: 60).
  */
-export function readAdvertisement(headers: Headers, nowMs: number): Advertisement | undefined {
-  const found = [
-    structured(headers, nowMs),
-    trio(headers, 'ratelimit', 'RateLimit', nowMs),
-    trio(headers, 'x-ratelimit', 'X-RateLimit', nowMs),
-    trio(headers, 'x-rate-limit', 'X-Rate-Limit', nowMs),
-  ].filter((a): a is Advertisement => a !== undefined);
+function trio(h: Headers, prefix: string, display: string, nowMs: number): Advertisement[] {
+  const limitField = h[`${prefix}-limit`];
+  const reset = resetOf(h[`${prefix}-reset`], nowMs);
+  if (limitField !== undefined)
+    return policies(limitField).map((p) => ({
+      limit: p.limit,
+      windowS: p.windowS,
+      remaining: integer(h[`${prefix}-remaining`]),
+      ...reset,
+      source: `${display}-Limit`,
+    }));
+  return KONG_UNITS.flatMap(([unit, seconds]) => {
+    const limit = integer(h[`${prefix}-limit-${unit}`]);
+    if (limit === null || limit < 1) return [];
+    return [
+      {
+        limit,
+        windowS: seconds,
+        remaining: integer(h[`${prefix}-remaining-${unit}`]),
+        ...reset,
+        source: `${display}-Limit-${capitalized(unit)}`,
+      },
+    ];
+  });
+}
+
+const SOURCES = (h: Headers, nowMs: number): Advertisement[][] => [
+  structured(h, nowMs),
+  trio(h, 'ratelimit', 'RateLimit', nowMs),
+  trio(h, 'x-ratelimit', 'X-RateLimit', nowMs),
+  trio(h, 'x-rate-limit', 'X-Rate-Limit', nowMs),
+];
+
+/**
+ * Every limit an answer announces, each a hypothesis of its own: every policy of a RateLimit-Policy
+ * list, every Kong unit, every policy of an Envoy limit field. The same limit said by two fields
+ * once (the first field's reading); a limit said without a window dropped when a field gives the
+ * same limit a window (Kong's RateLimit-Limit beside its X-RateLimit-Limit-Second).
+ */
+export function readAdvertisements(headers: Headers, nowMs: number): Advertisement[] {
+  const out: Advertisement[] = [];
+  const all = SOURCES(headers, nowMs).flat();
+  for (const ad of all) {
+    const windowedTwin = ad.windowS === null && all.some((o) => o.windowS !== null && o.limit === ad.limit);
+    if (!windowedTwin && !out.some((o) => o.limit === ad.limit && o.windowS === ad.windowS)) out.push(ad);
+  }
+  return out;
+}
+
+/**
+ * The announcement an answer carries that binds `by` (a steady client: the lowest rate, the default;
+ * a burst: the smallest quota), or undefined when it carries none that reads. For a burst the IETF
+ * fields win over the X- ones when both are present (they are the standard's), and a window said by
+ * one field and not another is taken where it is said; for a rate, every limit announced is weighed.
+ */
+export function readAdvertisement(headers: Headers, nowMs: number, by: Binding = 'rate'): Advertisement | undefined {
+  // Several limits with windows: the lowest rate of them all, whichever field said it.
+  const windowed = readAdvertisements(headers, nowMs).filter((a) => a.windowS !== null);
+  if (by === 'rate' && windowed.length > 1) return binding(windowed, 'rate');
+  const found = SOURCES(headers, nowMs)
+    .map((ads) => binding(ads, by))
+    .filter((a): a is Advertisement => a !== undefined);
   const first = found[0];
   if (first === undefined) return undefined;
   const sameLimit = found.filter((a) => a.limit === first.limit);
@@ -260,4 +283,55 @@ export function advertisementHeaders(q: QuotaState): Record<string, string> {
     'x-ratelimit-remaining': remaining,
     'x-ratelimit-reset': reset,
   };
+}
+
+/** Kong's units (X-RateLimit-Limit-Minute): the window each names, seconds (a month of 30 days, a year of 365, as Kong counts). */
+export const KONG_UNITS: ReadonlyArray<readonly [string, number]> = [
+  ['second', 1],
+  ['minute', 60],
+  ['hour', 3600],
+  ['day', 86_400],
+  ['month', 2_592_000],
+  ['year', 31_536_000],
+];
+
+const capitalized = (word: string) => `${word[0]!.toUpperCase()}${word.slice(1)}`;
+
+/** A policy's name in a list: its unit when it has one (`"minute"`), else its window (`"w10"`). */
+const policyName = (q: QuotaState) => KONG_UNITS.find(([, s]) => s === q.windowS)?.[0] ?? `w${q.windowS}`;
+
+/**
+ * The fields a gateway announcing several quotas at once adds (draft-ietf-httpapi-ratelimit-headers
+ * lists every policy: `RateLimit-Policy: "second";q=10;w=1, "minute";q=600;w=60`, with each one's
+ * r= and t= in RateLimit); the X-RateLimit trio, which holds one, names `nearest`. One quota: exactly
+ * advertisementHeaders.
+ */
+export function advertisementListHeaders(all: readonly QuotaState[], nearest: QuotaState): Record<string, string> {
+  if (all.length <= 1) return advertisementHeaders(nearest);
+  const reset = (q: QuotaState) => Math.max(0, Math.ceil(q.resetS));
+  return {
+    ...advertisementHeaders(nearest),
+    'ratelimit-policy': all.map((q) => `"${policyName(q)}";q=${q.limit};w=${q.windowS}`).join(', '),
+    ratelimit: all.map((q) => `"${policyName(q)}";r=${Math.max(0, q.remaining)};t=${reset(q)}`).join(', '),
+  };
+}
+
+/**
+ * Kong's rate-limiting plugin's fields: per unit, X-RateLimit-Limit-<Unit> and
+ * X-RateLimit-Remaining-<Unit>, and RateLimit-Limit/-Remaining/-Reset for the quota nearest to
+ * refusing. A window that is not one of Kong's units cannot be said in its fields and is left out.
+ */
+export function kongHeaders(all: readonly QuotaState[], nearest: QuotaState): Record<string, string> {
+  const headers: Record<string, string> = {
+    'ratelimit-limit': String(nearest.limit),
+    'ratelimit-remaining': String(Math.max(0, nearest.remaining)),
+    'ratelimit-reset': String(Math.max(0, Math.ceil(nearest.resetS))),
+  };
+  for (const q of all) {
+    const unit = KONG_UNITS.find(([, s]) => s === q.windowS)?.[0];
+    if (unit === undefined) continue;
+    headers[`x-ratelimit-limit-${unit}`] = String(q.limit);
+    headers[`x-ratelimit-remaining-${unit}`] = String(Math.max(0, q.remaining));
+  }
+  return headers;
 }

@@ -25,7 +25,7 @@ import {
   proofHorizon,
 } from '../ratelimit/horizon.js';
 import { withoutRefuted } from '../ratelimit/refuted.js';
-import { recommend } from '../ratelimit/recommend.js';
+import { bindingRps, recommend } from '../ratelimit/recommend.js';
 import { proveUntilHeld } from '../ratelimit/proof-loop.js';
 import { proofTiming } from '../ratelimit/proof-timing.js';
 import { sizeFleet, type FleetSizingInput } from '../ratelimit/fleet/size.js';
@@ -178,7 +178,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           const k6 = located;
           const outcome = await proveUntilHeld(
             recommendation,
-            estimate.sustained_rps ?? recommendation.target_rps,
+            bindingRps(estimate) ?? recommendation.target_rps,
             async (rec, round) => {
               io.progress(
                 `proof round ${round}: waiting ${settleS.toFixed(1)} s for the limit to refill, then proving the policy with k6 at ${rec.target_rps} req/s for ${proofS} s`,

@@ -69,6 +69,7 @@ describe('the row filter', () => {
     // A group: its rows, whatever their limiter is called.
     ['go', 14, /httprate|x\/time\/rate|Envoy/],
     ['minute', 3, /600/],
+    ['stacked', 4, /^emulator: .* and /],
     ['network', 9, /toxiproxy/],
     // Any word of a limiter or setting, case-insensitive, in any group.
     ['BATCH', 5, /^batch bucket/],

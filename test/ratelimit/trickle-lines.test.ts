@@ -101,7 +101,10 @@ describe('a silent counter read off its trickle after the drain', () => {
     // A bucket of 15 req/s that becomes one of 30 at 9 s: two lines, but no edge in the drain.
     const slow = createLimiter({ kind: 'bucket', rate_rps: 15, burst: 300 });
     const fast = createLimiter({ kind: 'bucket', rate_rps: 30, burst: 1 });
-    const switching: Limiter = { take: (t) => (t < 9_000 ? slow.take(t) : fast.take(t)) };
+    const switching: Limiter = {
+      take: (t) => (t < 9_000 ? slow.take(t) : fast.take(t)),
+      test: (t) => (t < 9_000 ? slow.test(t) : fast.test(t)),
+    };
     const samples = answers(switching, 0, saturating, 17_000);
     const reading = counterFromTrickle(samples, drainOf(samples));
     expect(reading).toMatchObject({ model: null, rose: true, why: expect.stringMatching(/outside the drain/) });

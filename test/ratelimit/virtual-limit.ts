@@ -6,8 +6,8 @@
 import type { Exchange } from '../../src/http/exchange.js';
 import type { ProbeCalls } from '../../src/ratelimit/calls.js';
 import { virtualClock, type Clock } from '../../src/time/clock.js';
-import { createLimiter, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
-import { advertisementHeaders } from '../../src/spec/ratelimit-fields.js';
+import { createLimiter, type Limits } from '../../src/ratelimit/limiters/index.js';
+import { advertisementListHeaders, type QuotaState } from '../../src/spec/ratelimit-fields.js';
 import type { Claim } from '../../src/emulator/profiles/ratelimit-headers.js';
 import { discover, type DiscoverOptions } from '../../src/ratelimit/discover.js';
 import type { Estimate } from '../../src/ratelimit/types.js';
@@ -230,8 +230,8 @@ export async function discoverVirtual(
   }
 }
 
-/** Any limiter model of src/ratelimit/limiters, as the emulator enforces it. */
-export function fromModel(model: LimiterModel): Limiter {
+/** Any limiter model of src/ratelimit/limiters (or a set of them), as the emulator enforces it. */
+export function fromModel(model: Limits): Limiter {
   const limiter = createLimiter(model);
   const decide: Limiter = (now) => {
     const d = limiter.take(now);
@@ -243,9 +243,14 @@ export function fromModel(model: LimiterModel): Limiter {
 
 /**
  * A limiter model that announces its quota on every answer as the emulator's `ratelimit-headers`
- * profile does (`claim`: what it announces instead, as a misconfigured gateway would).
+ * profile does (`claim`: what it announces instead, as a misconfigured gateway would); a set of
+ * limits announces each one, as an IETF list or in the fields `fields` writes (Kong's).
  */
-export function advertising(model: LimiterModel, claim: Claim = (real) => real): Limiter {
+export function advertising(
+  model: Limits,
+  claim: Claim = (real) => real,
+  fields: (all: readonly QuotaState[], nearest: QuotaState) => Record<string, string> = advertisementListHeaders,
+): Limiter {
   const limiter = createLimiter(model);
   const decide: Limiter = (now) => {
     const d = limiter.take(now);
@@ -254,7 +259,8 @@ export function advertising(model: LimiterModel, claim: Claim = (real) => real):
   // The answer's headers say the quota as it was right after this request was decided.
   decide.announce = (now) => {
     const quota = limiter.quota?.(now);
-    return quota ? advertisementHeaders(claim(quota)) : {};
+    const all = limiter.quotas?.(now) ?? (quota ? [quota] : []);
+    return quota ? fields(all.map(claim), claim(quota)) : {};
   };
   return decide;
 }

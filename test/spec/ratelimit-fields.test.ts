@@ -6,6 +6,7 @@ import {
   advertisedRps,
   advertisementHeaders,
   readAdvertisement,
+  readAdvertisements,
   resetFromNow,
   tighterAdvertisement,
   type Advertisement,
@@ -59,12 +60,12 @@ const cases: Array<{ name: string; headers: Record<string, string>; want: Advert
     want: { limit: 100, windowS: 60, remaining: 50, resetS: 30, resetAheadS: 30, source: 'RateLimit-Policy' },
   },
   {
-    name: 'two policies: the one a client meets first binds',
+    name: 'two policies: the lowest rate binds a steady client (1000 per hour, not 20 per 10 s)',
     headers: {
       'ratelimit-policy': '"burst";q=1000;w=3600, "day";q=20;w=10',
       ratelimit: '"day";r=3;t=7, "burst";r=900;t=100',
     },
-    want: { limit: 20, windowS: 10, remaining: 3, resetS: 7, resetAheadS: 7, source: 'RateLimit-Policy' },
+    want: { limit: 1000, windowS: 3600, remaining: 900, resetS: 100, resetAheadS: 100, source: 'RateLimit-Policy' },
   },
   {
     name: 'Kong rate-limiting plugin: per-unit fields and the trio without a window',
@@ -149,6 +150,47 @@ describe('readAdvertisement', () => {
         readAdvertisement({ [name]: value, 'x-ratelimit-limit': i % 3 === 0 ? value : '5' }, NOW_MS),
       ).not.toThrow();
     }
+  });
+});
+
+describe('every announced limit is a hypothesis (issue 35: stacked limits as public APIs publish them)', () => {
+  const ietf = {
+    'ratelimit-policy': '"second";q=30;w=1, "minute";q=600;w=60',
+    ratelimit: '"second";r=29;t=1, "minute";r=599;t=60',
+  };
+  const kong = {
+    'x-ratelimit-limit-second': '30',
+    'x-ratelimit-remaining-second': '29',
+    'x-ratelimit-limit-minute': '600',
+    'x-ratelimit-remaining-minute': '599',
+    'ratelimit-limit': '30',
+    'ratelimit-remaining': '29',
+    'ratelimit-reset': '1',
+  };
+  const limits = (ads: Advertisement[]) => ads.map((a) => [a.limit, a.windowS, a.remaining, a.source]);
+
+  it('reads every policy of an IETF list and every Kong unit', () => {
+    expect(limits(readAdvertisements(ietf, NOW_MS))).toEqual([
+      [30, 1, 29, 'RateLimit-Policy'],
+      [600, 60, 599, 'RateLimit-Policy'],
+    ]);
+    // Kong's RateLimit-Limit (no window) is the second's quota again: said once, with its window.
+    const monthly = { ...kong, 'x-ratelimit-limit-month': '100000', 'x-ratelimit-remaining-month': '99999' };
+    expect(limits(readAdvertisements(monthly, NOW_MS))).toEqual([
+      [30, 1, 29, 'X-RateLimit-Limit-Second'],
+      [600, 60, 599, 'X-RateLimit-Limit-Minute'],
+      [100000, 2_592_000, 99999, 'X-RateLimit-Limit-Month'],
+    ]);
+    // 100000 a month is 0.04 req/s: the lowest rate of the three.
+    expect(readAdvertisement(monthly, NOW_MS)).toMatchObject({ limit: 100000, windowS: 2_592_000 });
+  });
+
+  it.each([
+    ['an IETF list', ietf],
+    ["Kong's fields", kong],
+  ])('in %s, a steady client is bound by the lowest rate, a burst by the smallest quota', (_, headers) => {
+    expect(readAdvertisement(headers, NOW_MS)).toMatchObject({ limit: 600, windowS: 60, remaining: 599 });
+    expect(readAdvertisement(headers, NOW_MS, 'burst')).toMatchObject({ limit: 30, windowS: 1, remaining: 29 });
   });
 });
 

@@ -5,7 +5,7 @@ import { HarnessError, usageError } from '../../errors.js';
 import { createEmulator } from '../../emulator/index.js';
 import { existingCertificates } from '../../emulator/certs/reuse.js';
 import { environmentDifferences } from '../../emulator/env-option.js';
-import { isLimiterChoice, LIMITER_CHOICES, limiterModelOf } from '../../emulator/limiter-choice.js';
+import { limitsFromFlags } from '../../emulator/limiter-choice.js';
 import { ensureWritableDir } from '../../fs/writable.js';
 import { flagValue, type Options } from '../flags.js';
 import { validFaults, validProfiles } from '../prepare-target.js';
@@ -23,11 +23,7 @@ export async function serveCommand(options: Options, io: Pick<CliIo, 'stdout' | 
   }
   const port = flagValue(options, 'port');
   const rps = flagValue(options, 'rate-limit');
-  const kind = flagValue(options, 'limiter');
-  if (!isLimiterChoice(kind))
-    throw usageError(`--limiter ${kind} is not a limiter the emulator runs; give one of ${LIMITER_CHOICES.join(', ')}`);
-  const limiter = limiterModelOf({
-    kind,
+  const limiter = limitsFromFlags(options.limiter ?? ['bucket'], {
     rps,
     burst: flagValue(options, 'burst'),
     windowS: flagValue(options, 'window'),

@@ -18,7 +18,7 @@ import { profile as oauthErrorFields } from './oauth-error-fields.js';
 import { profile as clockSkew } from './clock-skew.js';
 import { profile as clockSkewBehind } from './clock-skew-behind.js';
 
-import { profile as ratelimitHeaders } from './ratelimit-headers.js';
+import { kongProfile as ratelimitHeadersKong, profile as ratelimitHeaders } from './ratelimit-headers.js';
 import { profile as silentClose } from './silent-close.js';
 import { profile as slowBusiness } from './slow-business.js';
 
@@ -43,6 +43,7 @@ export const PROFILES = [
   clockSkew,
   clockSkewBehind,
   ratelimitHeaders,
+  ratelimitHeadersKong,
 ] as const;
 
 export type ProfileName = (typeof PROFILES)[number]['name'];

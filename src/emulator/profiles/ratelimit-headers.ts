@@ -8,27 +8,30 @@
 // service behind it enforces): not a profile, since nothing in the spec is broken by it, but the
 // case the probe must report as a disagreement (EmulatorOptions.overrides).
 
-import { advertisementHeaders, type QuotaState } from '../../spec/ratelimit-fields.js';
+import { advertisementListHeaders, kongHeaders, type QuotaState } from '../../spec/ratelimit-fields.js';
 import type { Behaviour, Ctx } from '../types.js';
 import { defineProfile } from './types.js';
 
 /** What the gateway announces, given the limiter's real quota. */
 export type Claim = (real: QuotaState) => QuotaState;
 
-function announcing(claim: Claim) {
+/** The fields that say a limiter's quotas: every quota of a set, and the one nearest to refusing. */
+type Fields = (all: readonly QuotaState[], nearest: QuotaState) => Record<string, string>;
+
+function announcing(claim: Claim, fields: Fields = advertisementListHeaders) {
   return (base: Behaviour): Partial<Behaviour> => {
-    const quotas = new WeakMap<Ctx, QuotaState>();
+    const said = new WeakMap<Ctx, Record<string, string>>();
     return {
       limit: (ctx, key) => {
         const decision = base.limit(ctx, key);
-        const quota = ctx.env.limiter.quota(key, ctx.now);
-        if (quota) quotas.set(ctx, claim(quota));
+        const nearest = ctx.env.limiter.quota(key, ctx.now);
+        if (nearest) said.set(ctx, fields(ctx.env.limiter.quotas(key, ctx.now).map(claim), claim(nearest)));
         return decision;
       },
       finish: (reply, ctx) => {
         const done = base.finish(reply, ctx);
-        const quota = quotas.get(ctx);
-        return quota ? { ...done, headers: { ...done.headers, ...advertisementHeaders(quota) } } : done;
+        const headers = said.get(ctx);
+        return headers ? { ...done, headers: { ...done.headers, ...headers } } : done;
       },
     };
   };
@@ -39,6 +42,14 @@ export const profile = defineProfile({
   description:
     'every answer announces the client quota (RateLimit-Policy, RateLimit, X-RateLimit-Limit/-Remaining/-Reset), as Kong, Envoy, Cloudflare and express-rate-limit do',
   override: announcing((real) => real),
+});
+
+/** Kong's rate-limiting plugin: one X-RateLimit-Limit-<Unit> per limit (second, minute, hour…). */
+export const kongProfile = defineProfile({
+  name: 'ratelimit-headers-kong',
+  description:
+    "every answer announces each limit in Kong's fields (X-RateLimit-Limit-Second, X-RateLimit-Remaining-Minute, …, and RateLimit-Limit/-Remaining/-Reset), as Kong's rate-limiting plugin does",
+  override: announcing((real) => real, kongHeaders),
 });
 
 /** A quota announced as `limit` per `windowS` whatever is enforced; the requests used and the reset are the real ones. */

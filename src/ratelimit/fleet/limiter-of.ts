@@ -1,29 +1,63 @@
-// The limiter model a fleet is simulated against: the one the probe identified when it carries one
-// (`limiter` on the estimate), else a token bucket of the measured sustained rate and burst, which
-// is what the probe measured before it could tell limiter kinds apart. Where the probe could not
-// tell whether refused requests count (`counts_refused: null`), the fleet meets the worse case:
-// they count, so a fleet that keeps knocking stays shut out longer; the words say it was assumed.
+// The limiter a fleet is simulated against: the one the probe identified when it carries one
+// (`limiter` on the estimate, or every limit of a set, `limiters`), else a token bucket of the
+// measured sustained rate and burst, which is what the probe measured before it could tell limiter
+// kinds apart. Where the probe could not tell whether refused requests count (`counts_refused:
+// null`), the fleet meets the worse case: they count, so a fleet that keeps knocking stays shut out
+// longer; the words say it was assumed. A limit the service announced and the probe did not prove
+// joins the set as a fixed window of its quota (the worse case again: refused requests count), so
+// a fleet sized here never leans on a per-minute quota the probe's seconds did not reach.
 
-import { describeLimiter, type LimiterModel } from '../limiters/index.js';
+import { describeLimiter, type LimiterModel, type Limits } from '../limiters/index.js';
+import type { AdvertisedLimit } from '../../report/model.js';
 import type { Estimate } from '../types.js';
 
-export type LimiterSource = Pick<Estimate, 'sustained_rps' | 'burst'> & { limiter?: LimiterModel | null };
+export type LimiterSource = Pick<Estimate, 'sustained_rps' | 'burst'> &
+  Partial<Pick<Estimate, 'limiters' | 'advertised' | 'announced'>> & { limiter?: LimiterModel | null };
 
-export function limiterOf(estimate: LimiterSource): LimiterModel | null {
-  const identified = estimate.limiter;
-  if (identified)
-    return 'counts_refused' in identified && identified.counts_refused === null
-      ? { ...identified, counts_refused: true }
-      : identified;
+const worseCase = (m: LimiterModel): LimiterModel =>
+  'counts_refused' in m && m.counts_refused === null ? { ...m, counts_refused: true } : m;
+
+export function limiterOf(estimate: LimiterSource): Limits | null {
+  const identified = estimate.limiters?.length ? estimate.limiters : estimate.limiter ? [estimate.limiter] : [];
   const rate = estimate.sustained_rps;
-  if (rate === null || !(rate > 0)) return null;
-  return { kind: 'bucket', rate_rps: rate, burst: Math.max(1, Math.round(estimate.burst ?? 1)) };
+  const measured: LimiterModel[] =
+    identified.length > 0
+      ? identified.map(worseCase)
+      : rate !== null && rate > 0
+        ? [{ kind: 'bucket', rate_rps: rate, burst: Math.max(1, Math.round(estimate.burst ?? 1)) }]
+        : [];
+  const [first, ...more] = [...measured, ...unproven(estimate).map(asWindow)];
+  if (first === undefined || measured.length === 0) return null;
+  return more.length === 0 ? first : [first, ...more];
 }
 
+/**
+ * The announced limits the probe neither verified nor contradicted, each with a window (one it
+ * measured otherwise is not simulated twice: the measured limiter is).
+ */
+function unproven(estimate: LimiterSource): AdvertisedLimit[] {
+  const all = estimate.announced ?? (estimate.advertised ? [estimate.advertised] : []);
+  return all.filter((a) => a.agrees === null && a.window_s !== null && a.window_s > 0);
+}
+
+const asWindow = (a: AdvertisedLimit): LimiterModel => ({
+  kind: 'fixed-window',
+  limit: a.limit,
+  window_s: a.window_s!,
+  phase_s: 0,
+  counts_refused: true,
+});
+
 /** The simulated limiter in words (the report's fleet section), saying what was assumed in the probe's place. */
-export function describeSimulated(estimate: LimiterSource, simulated: LimiterModel): string {
-  const untested = estimate.limiter && 'counts_refused' in estimate.limiter && estimate.limiter.counts_refused === null;
-  return untested
-    ? `${describeLimiter(simulated)} (assumed, the worse case: the probe could not test it)`
-    : describeLimiter(simulated);
+export function describeSimulated(estimate: LimiterSource, simulated: Limits): string {
+  const identified = estimate.limiters?.length ? estimate.limiters : estimate.limiter ? [estimate.limiter] : [];
+  const untested = identified.some((m) => 'counts_refused' in m && m.counts_refused === null);
+  const announced = unproven(estimate);
+  return (
+    describeLimiter(simulated) +
+    (untested ? ' (assumed, the worse case: the probe could not test it)' : '') +
+    (announced.length > 0
+      ? ` (${announced.map((a) => `${a.limit} per ${a.window_s} s`).join(', ')} announced, not proven: simulated as a fixed window counting refused requests)`
+      : '')
+  );
 }

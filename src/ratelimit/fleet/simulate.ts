@@ -3,14 +3,15 @@
 // limiter half a round trip later, its answer a round trip later), taken in time order from a heap;
 // seeded, so the same inputs always give the same figures, and fast: no clock, no I/O.
 
-import { createLimiter, type Limiter, type LimiterModel } from '../limiters/index.js';
+import { createLimiter, type Limiter, type Limits } from '../limiters/index.js';
 import { fleetFigures, type FleetFigures } from './figures.js';
 import { EventHeap } from './heap.js';
 import { ClientInstance, type Verdict } from './instance.js';
 import { instanceRandom, instanceSetup, type FleetRun } from './run-setup.js';
 
 export interface SimulationSetup extends FleetRun {
-  limiter: LimiterModel;
+  /** One limit, or a set every one of which must admit a request. */
+  limiter: Limits;
   /** 'shared': the fleet meets one limiter; 'per-instance': each instance has its own (a per-token limit). */
   sharing: 'shared' | 'per-instance';
   /** One request's round trip, ms (the service's latency as the probe or k6 measured it). */

@@ -3,7 +3,7 @@
 // p99 latency, and a backlog (ten seconds of the limit's work queued at once) for the time to
 // drain it. The same seed for every cell, so cells differ only by policy and size.
 
-import { sustainedRate, type LimiterModel } from '../limiters/index.js';
+import { sustainedRate, type Limits } from '../limiters/index.js';
 import type { FleetRow } from '../../report/model.js';
 import type { FleetPolicy } from './policy.js';
 import { DEFAULT_MAX_S, simulate } from './simulate.js';
@@ -29,7 +29,7 @@ export const BACKLOG_S = 10;
 export const PER_INSTANCE_SAMPLE = 64;
 
 export interface SweepInput {
-  limiter: LimiterModel;
+  limiter: Limits;
   sharing: 'shared' | 'per-instance';
   /** The candidate policies at fleet size n (the client bucket's share depends on it). */
   policies: (instances: number) => FleetPolicy[];
@@ -45,7 +45,7 @@ export interface SweepShape {
 }
 
 /** The surge and backlog for a limit (per-instance limits scale both with the fleet). */
-export function sweepShape(limiter: LimiterModel, sharing: SweepInput['sharing'], instances: number): SweepShape {
+export function sweepShape(limiter: Limits, sharing: SweepInput['sharing'], instances: number): SweepShape {
   const rate = sustainedRate(limiter) * (sharing === 'shared' ? 1 : instances);
   const offered = Number((rate * OVERLOAD).toPrecision(4));
   return {
@@ -58,7 +58,7 @@ export function sweepShape(limiter: LimiterModel, sharing: SweepInput['sharing']
 
 /** What is simulated for a fleet of `instances`: how many, the surge and backlog they meet, and the factor to the fleet's totals. */
 export function simulatedFleet(
-  limiter: LimiterModel,
+  limiter: Limits,
   sharing: SweepInput['sharing'],
   instances: number,
 ): { simulated: number; scale: number; shape: SweepShape } {

@@ -26,6 +26,14 @@ export class BucketLimiter implements Limiter {
     return { ok: false, retryAfterS: Math.max(1, Math.ceil(this.untilTokenMs(nowMs) / 1000)) };
   }
 
+  test(nowMs: number): LimitDecision {
+    // Refilling only moves the bucket to now, which any later look would do the same.
+    this.refill(nowMs);
+    return this.tokens >= 1
+      ? { ok: true }
+      : { ok: false, retryAfterS: Math.max(1, Math.ceil(this.untilTokenMs(nowMs) / 1000)) };
+  }
+
   /** Truthful Retry-After: how long until one token has dripped back. */
   protected untilTokenMs(_nowMs: number): number {
     return ((1 - this.tokens) / this.rate) * 1000;

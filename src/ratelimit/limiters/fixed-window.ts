@@ -26,6 +26,15 @@ export class FixedWindowLimiter implements Limiter {
     return { ok: false, retryAfterS: Math.max(1, Math.ceil((this.endMs - nowMs) / 1000)) };
   }
 
+  test(nowMs: number): LimitDecision {
+    // A window that opens at the first request is not opened by a look: a new one would admit.
+    if (this.model.edges === 'first-request' && nowMs >= this.endMs) return { ok: true };
+    if (this.model.edges !== 'first-request') this.turnOver(nowMs);
+    return this.count < this.model.limit
+      ? { ok: true }
+      : { ok: false, retryAfterS: Math.max(1, Math.ceil((this.endMs - nowMs) / 1000)) };
+  }
+
   quota(nowMs: number): QuotaState {
     // Read only: a window that opens at the first request must not be opened by a look at it.
     const opensNext = this.model.edges === 'first-request' && nowMs >= this.endMs;

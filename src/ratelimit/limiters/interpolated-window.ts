@@ -10,9 +10,7 @@
 import type { LimitDecision, Limiter, SlidingWindowModel } from './model.js';
 
 export class InterpolatedWindowLimiter implements Limiter {
-  private periodStartMs = Number.NEGATIVE_INFINITY;
-  private current = 0;
-  private previous = 0;
+  private state: Period = { periodStartMs: Number.NEGATIVE_INFINITY, current: 0, previous: 0 };
   private readonly periodMs: number;
 
   constructor(private readonly model: Omit<SlidingWindowModel, 'kind'>) {
@@ -20,37 +18,51 @@ export class InterpolatedWindowLimiter implements Limiter {
   }
 
   take(nowMs: number): LimitDecision {
-    this.rotate(nowMs);
+    const state = (this.state = this.rotated(nowMs));
     if (this.model.counts_refused) {
-      this.current += 1;
-      if (this.rate(nowMs) <= this.model.limit) return { ok: true };
+      state.current += 1;
+      if (this.rate(state, nowMs) <= this.model.limit) return { ok: true };
     } else {
-      if (this.rate(nowMs) < this.model.limit) {
-        this.current += 1;
+      if (this.rate(state, nowMs) < this.model.limit) {
+        state.current += 1;
         return { ok: true };
       }
     }
-    // HAProxy's recipes send no Retry-After; this one says when the current period ends, when the
-    // previous count stops weighing.
-    return { ok: false, retryAfterS: Math.max(1, Math.ceil((this.periodStartMs + this.periodMs - nowMs) / 1000)) };
+    return { ok: false, retryAfterS: this.retryAfterS(state, nowMs) };
   }
 
-  private rotate(nowMs: number): void {
+  /** Counting nothing, and opening no period either: a period starts at a request, not at a look. */
+  test(nowMs: number): LimitDecision {
+    const state = this.rotated(nowMs);
+    const counted = this.model.counts_refused ? 1 : 0;
+    return this.rate({ ...state, current: state.current + counted }, nowMs) < this.model.limit + counted
+      ? { ok: true }
+      : { ok: false, retryAfterS: this.retryAfterS(state, nowMs) };
+  }
+
+  // HAProxy's recipes send no Retry-After; this one says when the current period ends, when the
+  // previous count stops weighing.
+  private retryAfterS(state: Period, nowMs: number): number {
+    return Math.max(1, Math.ceil((state.periodStartMs + this.periodMs - nowMs) / 1000));
+  }
+
+  /** The counters as they stand at `nowMs`, rotated as time has moved them. */
+  private rotated(nowMs: number): Period {
+    const { periodStartMs, current, previous } = this.state;
     // A clock moved backwards stays in the period it was in.
-    if (nowMs - this.periodStartMs < this.periodMs) return;
-    if (nowMs - this.periodStartMs >= 2 * this.periodMs) {
-      this.previous = 0;
-      this.current = 0;
-      this.periodStartMs = nowMs;
-      return;
-    }
-    this.previous = this.current;
-    this.current = 0;
-    this.periodStartMs += this.periodMs;
+    if (nowMs - periodStartMs < this.periodMs) return { periodStartMs, current, previous };
+    if (nowMs - periodStartMs >= 2 * this.periodMs) return { periodStartMs: nowMs, current: 0, previous: 0 };
+    return { periodStartMs: periodStartMs + this.periodMs, current: 0, previous: current };
   }
 
-  private rate(nowMs: number): number {
-    const left = this.periodMs - (nowMs - this.periodStartMs);
-    return this.current + Math.floor((this.previous * left) / this.periodMs);
+  private rate(state: Period, nowMs: number): number {
+    const left = this.periodMs - (nowMs - state.periodStartMs);
+    return state.current + Math.floor((state.previous * left) / this.periodMs);
   }
+}
+
+interface Period {
+  periodStartMs: number;
+  current: number;
+  previous: number;
 }

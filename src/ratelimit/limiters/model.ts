@@ -6,6 +6,8 @@ import type {
   FixedWindowModel,
   LimiterModel,
   QueueModel,
+  LimiterSet,
+  Limits,
   SlidingCounterModel,
   SlidingWindowModel,
 } from '../../spec/limiter-model.js';
@@ -23,10 +25,18 @@ export type LimitDecision = { ok: true; delayMs?: number } | { ok: false; retryA
 export interface Limiter {
   take(nowMs: number): LimitDecision;
   /**
+   * What `take` would answer now, counting nothing (Python `limits`' `test` beside its `hit`): a set
+   * of limits asks each before any counts, so a limit that counts only admitted requests is left
+   * untouched by a request another limit refuses.
+   */
+  test(nowMs: number): LimitDecision;
+  /**
    * The client's quota as a service that announces it would say it (RateLimit headers), read
    * without taking anything; absent for a limiter with no quota to speak of (HAProxy's rate).
    */
   quota?(nowMs: number): QuotaState;
+  /** Every limit's quota, for a set of limits (stacked.ts): what a gateway announcing each one says. */
+  quotas?(nowMs: number): QuotaState[];
 }
 
 /** Windows on the clock: edges at `phaseMs` + k × `windowMs` (fixed windows, httprate's counter). */
@@ -49,8 +59,30 @@ export class WindowLattice {
   }
 }
 
-/** The long-run rate a limiter admits to a client that always has work, requests per second. */
-export function sustainedRate(model: LimiterModel): number {
+/** The limits of one limit or of a set, as a set. */
+export const limitsOf = (limits: Limits): LimiterSet => (isLimiterSet(limits) ? limits : [limits]);
+
+export const isLimiterSet = (limits: Limits): limits is LimiterSet => Array.isArray(limits);
+
+/** A set of one is that limit: everything that takes a set treats it exactly as the limit alone. */
+export const singleLimit = (limits: Limits): LimiterModel | null => {
+  const set = limitsOf(limits);
+  return set.length === 1 ? set[0] : null;
+};
+
+/** Counts the requests another limit of its set refused (LimiterSet): its counting rule. */
+export const countsRefused = (model: LimiterModel): boolean =>
+  'counts_refused' in model && model.counts_refused === true;
+
+/**
+ * The long-run rate a limiter admits to a client that always has work, requests per second; of a
+ * set, the lowest limit's (every limit must admit each request, so the slowest one paces the client).
+ */
+export function sustainedRate(limits: Limits): number {
+  return Math.min(...limitsOf(limits).map(sustainedRateOf));
+}
+
+function sustainedRateOf(model: LimiterModel): number {
   switch (model.kind) {
     case 'bucket':
     case 'queue':
@@ -64,19 +96,21 @@ export function sustainedRate(model: LimiterModel): number {
   }
 }
 
-/** How many requests pass back to back from idle (a queue's after waiting their turn). */
-export function burstSize(model: LimiterModel): number {
-  if (model.kind === 'queue') return model.burst + 1;
-  return model.kind === 'bucket' ? model.burst : model.limit;
-}
+/** How many requests pass back to back from idle, of one limit (a queue's after waiting their turn; a set's: index.ts, by replaying it). */
+export const burstOf = (model: LimiterModel): number =>
+  model.kind === 'queue' ? model.burst + 1 : model.kind === 'bucket' ? model.burst : model.limit;
 
 /** The longest a request admitted by a queue waits in it, ms: the last of its `burst` − `delay` waiting places. */
 export function queueDelayMs(model: QueueModel): number {
   return (Math.max(0, model.burst - model.delay) / model.rate_rps) * 1000;
 }
 
-/** One line a person reads: "token bucket 50 req/s, burst 20". */
-export function describeLimiter(model: LimiterModel): string {
+/** One line a person reads: "token bucket 50 req/s, burst 20"; a set's limits joined by "and". */
+export function describeLimiter(limits: Limits): string {
+  return limitsOf(limits).map(describeOne).join(' and ');
+}
+
+function describeOne(model: LimiterModel): string {
   const refused = (m: FixedWindowModel | SlidingWindowModel | SlidingCounterModel) =>
     m.counts_refused === null
       ? ', refused requests may count (not tested)'

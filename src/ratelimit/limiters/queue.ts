@@ -22,13 +22,18 @@ export class QueueLimiter implements Limiter {
   }
 
   take(nowMs: number): LimitDecision {
-    const excess = this.excessAt(nowMs);
-    if (excess > this.burst) {
-      // Truthful Retry-After (nginx sends none): until one more fits in the queue.
-      return { ok: false, retryAfterS: Math.max(1, Math.ceil((excess - this.burst) / this.rate)) };
-    }
-    this.excess = excess;
+    // Truthful Retry-After (nginx sends none): until one more fits in the queue.
+    const decision = this.test(nowMs);
+    if (!decision.ok) return decision;
+    this.excess = this.excessAt(nowMs);
     this.lastMs = Math.max(this.lastMs ?? nowMs, nowMs);
+    return decision;
+  }
+
+  test(nowMs: number): LimitDecision {
+    const excess = this.excessAt(nowMs);
+    if (excess > this.burst)
+      return { ok: false, retryAfterS: Math.max(1, Math.ceil((excess - this.burst) / this.rate)) };
     const waits = excess - this.delay;
     return waits > 0 ? { ok: true, delayMs: (waits / this.rate) * 1000 } : { ok: true };
   }

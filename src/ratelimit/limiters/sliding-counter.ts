@@ -30,6 +30,13 @@ export class SlidingCounterLimiter implements Limiter {
     return { ok: false, retryAfterS: Math.max(1, Math.ceil(this.model.window_s)) };
   }
 
+  test(nowMs: number): LimitDecision {
+    this.rotate(nowMs);
+    return this.rate(nowMs) + 1 <= this.model.limit
+      ? { ok: true }
+      : { ok: false, retryAfterS: Math.max(1, Math.ceil(this.model.window_s)) };
+  }
+
   /** httprate's headers: the limit, what is left of it by the rate read now, the window's end. */
   quota(nowMs: number): QuotaState {
     this.rotate(nowMs);

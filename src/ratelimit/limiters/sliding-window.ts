@@ -34,6 +34,12 @@ export class SlidingWindowLimiter implements Limiter {
     return { ok: false, retryAfterS: Math.max(1, Math.ceil((freesAtMs - nowMs) / 1000)) };
   }
 
+  test(nowMs: number): LimitDecision {
+    this.forget(nowMs);
+    if (this.log.length - this.head < this.model.limit) return { ok: true };
+    return { ok: false, retryAfterS: Math.max(1, Math.ceil((this.log[this.head]! + this.periodMs - nowMs) / 1000)) };
+  }
+
   /** Whole again once the newest logged request has aged out of the period. */
   quota(nowMs: number): QuotaState {
     this.forget(nowMs);

@@ -433,6 +433,30 @@ export function compareAdvertisement(ad: Advertisement, limiter: LimiterModel | 
   return finding(ad, agrees, `identified ${describeLimiter(limiter)}: ${agrees ? 'agrees' : 'disagrees'}${how}`);
 }
 
+/**
+ * Every limit announced, when there were several (a RateLimit-Policy list, Kong's units): the one
+ * the probe tested (`tested`) as it found it; another that the identified limiter matches, agreed;
+ * every other one "announced, not proven". Never dropped, never called wrong: a per-minute quota
+ * beside the per-second one the probe measured is a second limit it did not reach, not a
+ * contradiction. Undefined with fewer than two (`advertised` says it all then).
+ */
+export function announcedFindings(
+  probe: Pick<Probe, 'announced'>,
+  tested: AdvertisedLimit | undefined,
+  limiter: LimiterModel | null,
+): AdvertisedLimit[] | undefined {
+  if (probe.announced.size < 2) return undefined;
+  return [...probe.announced.values()].map(({ ad }) => {
+    if (tested && tested.limit === ad.limit && tested.window_s === ad.windowS) return tested;
+    const compared = compareAdvertisement(ad, limiter);
+    if (compared.agrees === true) return compared;
+    const measured = limiter
+      ? `the probe measured ${describeLimiter(limiter)}, not this limit`
+      : 'the probe identified no limiter to compare it with';
+    return finding(ad, null, `announced, not proven: ${measured}; a recommendation stays within its rate`);
+  });
+}
+
 /** How far a bucket's measured burst may lie from the announced quota and still agree. */
 const BURST_SLACK = 0.1;
 

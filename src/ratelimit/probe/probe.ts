@@ -7,7 +7,7 @@
 import type { Exchange } from '../../http/exchange.js';
 import { ProductionBudgetReached } from '../../http/production-gate.js';
 import { retryAfterSeconds } from '../../spec/retry-after.js';
-import { readAdvertisement, type Advertisement } from '../../spec/ratelimit-fields.js';
+import { readAdvertisement, readAdvertisements, type Advertisement } from '../../spec/ratelimit-fields.js';
 import type { AdvertisedLimit } from '../../report/model.js';
 import { answerOf, mergeRateLimitHeaders, resetSeconds } from '../answers.js';
 import type { ProbeCalls } from '../calls.js';
@@ -91,6 +91,12 @@ export class Probe {
   readonly advertisements: { first?: Heard; last?: Heard } = {};
   /** Every answer that announced something, in arrival order (probe/reset-ticks.ts reads where each put its reset). */
   readonly heard: Heard[] = [];
+  /**
+   * Every distinct limit announced (each policy of a RateLimit-Policy list, each Kong unit), the
+   * latest answer that said it, keyed by limit and window: each is a hypothesis, and one the probe
+   * did not verify is reported "announced, not proven" and bounds the recommendation.
+   */
+  readonly announced = new Map<string, Heard>();
   /** What probe/advertised.ts made of them, for the estimate. */
   advertised: AdvertisedLimit | undefined;
   /**
@@ -243,7 +249,10 @@ export class Probe {
 
   /** What the service announces of its limit (probe/advertised.ts tests it): the first answer that said it, and the latest. */
   private hear(exchange: Exchange, sample: Sample): void {
-    const ad = readAdvertisement(exchange.headers, exchange.receivedAt);
+    for (const one of readAdvertisements(exchange.headers, exchange.receivedAt))
+      this.announced.set(`${one.limit}/${one.windowS}`, { ad: one, sample });
+    // The drain meets the smallest quota first: that is the one the probe's phases can test.
+    const ad = readAdvertisement(exchange.headers, exchange.receivedAt, 'burst');
     if (ad === undefined) return;
     this.advertisements.first ??= { ad, sample };
     this.advertisements.last = { ad, sample };

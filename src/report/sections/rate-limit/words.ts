@@ -46,6 +46,8 @@ function optionalFacts(r: RateLimitResult): Array<[string, string]> {
   if (r.refill_s !== undefined && r.refill_s !== null) facts.push(['Refill of the burst', formatDuration(r.refill_s)]);
   if (r.advertised) facts.push(['Advertised limit', advertisedText(r.advertised)]);
   if (r.proof_horizon) facts.push(['Proof horizon', horizonText(r.proof_horizon)]);
+  // Every limit of several announced, each a hypothesis: the ones not verified say so.
+  if (r.announced) facts.push(['Announced limits', r.announced.map(advertisedText).join('; ')]);
   if (r.ratelimit_headers && r.ratelimit_headers.length > 0)
     facts.push(['RateLimit headers', r.ratelimit_headers.join(', ')]);
   if (r.duration_s !== undefined)
