@@ -61,7 +61,7 @@ describe('numbers out of range: exit 2, one line naming the range', () => {
     },
     {
       args: ['serve', '--limiter', 'leaky'],
-      line: /--limiter leaky is not a limiter the emulator runs; give one of bucket, fixed, sliding, counter$/,
+      line: /--limiter leaky is not a limiter the emulator runs; give one of bucket, fixed, sliding, counter, queue$/,
     },
     {
       args: ['serve', '--limiter', 'fixed', '--rate-limit', '1', '--window', '0.2'],

@@ -95,6 +95,16 @@ describe('a set of limits', () => {
   });
 });
 
+describe('a queue in a set', () => {
+  it('holds an admitted answer as long as its queue says; a refusal by the other limit waits for nothing', () => {
+    // nginx's rate=2r/s burst=2 (no nodelay) behind a window of 3 per 10 s: from idle the first
+    // passes at once, the next two wait their turn (0.5 s, 1 s), the fourth is the window's refusal.
+    const set = createLimiter([{ kind: 'queue', rate_rps: 2, burst: 2, delay: 0 }, fixed(3, 10)]);
+    const answers = [0, 0, 0, 0].map((t) => set.take(t));
+    expect(answers.map((d) => (d.ok ? (d.delayMs ?? 0) : 'refused'))).toEqual([0, 500, 1000, 'refused']);
+  });
+});
+
 describe('test: a look that counts nothing', () => {
   const kinds: LimiterModel[] = [
     bucket(3, 2),
@@ -106,6 +116,7 @@ describe('test: a look that counts nothing', () => {
     { kind: 'sliding-window', limit: 3, period_s: 1, counts_refused: false, counter: 'interpolated' },
     { kind: 'sliding-window', limit: 3, period_s: 1, counts_refused: true, counter: 'interpolated' },
     { kind: 'sliding-counter', limit: 3, window_s: 1, phase_s: 0, counts_refused: false },
+    { kind: 'queue', rate_rps: 3, burst: 2, delay: 1 },
   ];
   const times = [0, 50, 100, 150, 200, 700, 1_100, 1_150, 1_300, 2_050, 2_100, 4_500, 4_600, 4_700, 4_800, 5_400];
 
