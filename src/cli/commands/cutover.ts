@@ -18,7 +18,8 @@ import {
 import type { Advertisement } from '../../spec/ratelimit-fields.js';
 import { makeRateLimitStage } from '../../stages/rate-limit.js';
 import { HistoryStore } from '../../history/store.js';
-import { cutoverVerdict } from '../../cutover/verdict.js';
+import { cutoverVerdict, type ConformanceEntry } from '../../cutover/verdict.js';
+import { sandboxTrust } from '../../cutover/sandbox-trust.js';
 import { HarnessError, usageError } from '../../errors.js';
 import { removeEmptyDirs } from '../../fs/writable.js';
 import { ProductionBudgetReached, type ProductionGate } from '../../http/production-gate.js';
@@ -46,6 +47,8 @@ import { runIo, type RunIo, type Stage } from '../../stages/run-io.js';
 interface Pass {
   facts: EnvironmentFacts;
   checks: CutoverReport['environments'][string]['checks'];
+  /** The same checks with their level and clause, for the conformance gate. */
+  conformance: ConformanceEntry[];
   untested: string[];
   /** The tightest rate limit the environment's answers announced during its checks. */
   advertised?: Advertisement;
@@ -54,7 +57,7 @@ interface Pass {
 export async function cutoverCommand(options: Options, cli: CliIo): Promise<number> {
   const redactor = new Redactor({ keep: harnessWords() });
   const terminal = createTerminal(redactor, cli, { noColor: options['no-color'] === true });
-  const { production, productionUrl, sandbox, productionSettings } = await environmentPair(options, cli);
+  const { production, productionUrl, sandbox, productionSettings, pair } = await environmentPair(options, cli);
   const { stored, storedRate, source } = await sandboxSource(options, sandbox, cli);
   const controller = new AbortController();
   setMaxListeners(0, controller.signal);
@@ -74,6 +77,12 @@ export async function cutoverCommand(options: Options, cli: CliIo): Promise<numb
       return untrustedPass(production, productionUrl, err, terminal);
     });
     const sand = stored ? storedPass(sandbox, stored) : await checkPass(options, sandbox, gate, io);
+    // One handshake, no request: does production's chain verify against what the client trusts for sandbox?
+    if (prod.facts.certificate_untrusted === undefined && !controller.signal.aborted) {
+      const { missing, ...trust } = await sandboxTrust(pair.production, pair.sandbox, controller.signal);
+      Object.assign(prod.facts, trust);
+      Object.assign(prod.facts.missing, missing);
+    }
     const productionLoadAllowed = options['allow-production-load'] === true;
     const { production: productionFacts, sandbox: sandboxFacts } = await rateLimits({
       options,
@@ -102,6 +111,7 @@ export async function cutoverCommand(options: Options, cli: CliIo): Promise<numb
       nowMs: Date.now(),
       productionLoadAllowed,
       passesUntested,
+      checks: { production: prod.conformance, sandbox: sand.conformance },
     });
     const report = printableDeep<CutoverReport>({
       schema: CUTOVER_SCHEMA,
@@ -135,6 +145,7 @@ export async function cutoverCommand(options: Options, cli: CliIo): Promise<numb
     for (const line of [
       verdict.summary,
       ...verdict.breaking.map((l) => `  will break: ${l}`),
+      ...verdict.sandbox_deviations.map((l) => `  sandbox deviates: ${l}`),
       ...verdict.not_tested.map((l) => `  not tested: ${l}`),
       ...verdict.differences.map((l) => `  differs: ${l}`),
       `report: ${dir}`,
@@ -156,7 +167,13 @@ export async function cutoverCommand(options: Options, cli: CliIo): Promise<numb
 async function environmentPair(
   options: Options,
   cli: Pick<CliIo, 'env' | 'cwd'>,
-): Promise<{ production: string; productionUrl: string; sandbox: string; productionSettings: Settings['production'] }> {
+): Promise<{
+  production: string;
+  productionUrl: string;
+  sandbox: string;
+  productionSettings: Settings['production'];
+  pair: { production: Target; sandbox: Target };
+}> {
   const settings = await resolveSettings(options, cli.env, cli.cwd);
   if (!settings.target)
     throw usageError(
@@ -175,6 +192,7 @@ async function environmentPair(
     productionUrl: production.baseUrl,
     sandbox: sandbox.environment,
     productionSettings: settings.production,
+    pair: { production, sandbox },
   };
 }
 
@@ -223,8 +241,24 @@ interface Stored {
 }
 
 function storedPass(environment: string, { pass, baseUrl }: Stored): Pass {
+  // The history keeps statuses, not levels or clauses: those are the check's own, from the catalogue.
+  const known = new Map(CHECKS.map((c) => [c.id, c]));
   return {
     facts: environmentFacts(environment, baseUrl, pass.checks),
+    conformance: pass.checks.flatMap((c) => {
+      const check = known.get(c.id);
+      return check
+        ? [
+            {
+              id: c.id,
+              status: c.status,
+              level: check.level,
+              spec: check.spec,
+              message: `${c.status} in the run stored at ${pass.started_at}`,
+            },
+          ]
+        : [];
+    }),
     checks: pass.checks.map((c) => ({
       id: c.id,
       status: c.status,
@@ -248,7 +282,12 @@ function untrustedPass(
     certificate_untrusted: what,
     ...(err.leafIssuer !== undefined ? { certificate_untrusted_issuer: err.leafIssuer } : {}),
   };
-  return { facts, checks: [], untested: ['every check: its certificate did not verify, so no request was sent'] };
+  return {
+    facts,
+    checks: [],
+    conformance: [],
+    untested: ['every check: its certificate did not verify, so no request was sent'],
+  };
 }
 
 type PassIo = { redactor: Redactor; terminal: Terminal; signal: AbortSignal; cli: Pick<CliIo, 'env' | 'cwd'> };
@@ -263,6 +302,7 @@ async function checkPass(options: Options, environment: string, gate: Production
   return {
     facts: environmentFacts(target.environment, target.baseUrl, result),
     checks: result.map((r) => ({ id: r.id, status: r.status, message: r.message })),
+    conformance: result.map((r) => ({ id: r.id, status: r.status, level: r.level, spec: r.spec, message: r.message })),
     untested,
     ...(advertised ? { advertised } : {}),
   };
