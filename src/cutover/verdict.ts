@@ -34,7 +34,7 @@ export interface CutoverVerdict {
   breaking: string[];
   differences: string[];
   not_tested: string[];
-  /** Must checks sandbox itself failed or errored: the client was built against a sandbox that deviates. */
+  /** Must checks sandbox itself failed: the client was built against a sandbox that deviates. */
   sandbox_deviations: string[];
   findings: Finding[];
 }
@@ -75,11 +75,15 @@ function conformanceFindings(ctx: VerdictContext, production: string, sandbox: s
         status: 'different',
         line: `${production} warns on ${clause(c)}: ${c.message}`,
       })),
-    ...s.filter(failed).map((c): Finding => ({
-      id: `${sandbox}:${c.id}`,
-      status: 'sandbox_deviates',
-      line: `${sandbox} itself ${verb(c)} ${clause(c)}: ${c.message}; the client was built against a sandbox that deviates from the spec`,
-    })),
+    // A check that errored on sandbox proved nothing either way: its facts are missing, and the
+    // comparisons that need them say "not tested"; only a failure is a deviation.
+    ...s
+      .filter((c) => c.level === 'must' && c.status === 'fail')
+      .map((c): Finding => ({
+        id: `${sandbox}:${c.id}`,
+        status: 'sandbox_deviates',
+        line: `${sandbox} itself fails ${clause(c)}: ${c.message}; the client was built against a sandbox that deviates from the spec`,
+      })),
   ];
 }
 

@@ -27,7 +27,13 @@ afterAll(async () => Promise.all(started.map((e) => e.close())));
 // (test/cli/cutover.test.ts holds its row).
 const NOT_A_PRODUCTION_ROW: ReadonlySet<FaultName> = new Set(['rate-limit-off', 'shared-credentials']);
 /** Faults only a rate-limit burst shows: production's opt-in for it is --allow-production-load. */
-const BEHIND_THE_LIMIT: ReadonlySet<string> = new Set(['ratelimit.limit-enforced', 'ratelimit.recovers']);
+const BEHIND_THE_LIMIT: ReadonlySet<string> = new Set([
+  'ratelimit.limit-enforced',
+  'ratelimit.recovers',
+  'ratelimit.error-body',
+]);
+/** Faults seen only at a rollover in a pass on a real target (its first token may be another client's). */
+const AT_A_ROLLOVER: ReadonlySet<FaultName> = new Set(['wrong-lifetime']);
 /** A lifetime the checks can wait out (expect.expiry_wait_s) where the fault shows only at expiry. */
 const SHORT_TTL_S = 12;
 
@@ -48,7 +54,7 @@ const FAULT_ROWS: Row[] = FAULTS.filter((f) => !NOT_A_PRODUCTION_ROW.has(f.name)
     faults: [f.name],
     profiles: want.profiles ?? [],
     check: want.check,
-    expiry: want.expiry === true,
+    expiry: want.expiry === true || AT_A_ROLLOVER.has(f.name),
     load: BEHIND_THE_LIMIT.has(want.check),
   };
 });
@@ -106,7 +112,7 @@ async function cutover(row: Row, optIn: boolean) {
   const res = await runCliInProcess(['cutover', '--config', file, '--report-dir', reportDir, ...load], {
     cwd: dir,
     env,
-    timeoutMs: 170_000,
+    timeoutMs: 290_000,
   });
   const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as CutoverReport;
   return { res, report, seen };
@@ -117,13 +123,15 @@ const breakingIds = (r: CutoverReport) => r.cutover.findings.filter((f) => f.sta
 describe('cutover over each production fault, opt-ins given: NOT READY, naming the failing must check', () => {
   it.concurrent.for(FAULT_ROWS.map((r) => [r.name, r] as const))(
     '%s',
-    { timeout: 180_000 },
+    { timeout: 300_000 },
     async ([, row], { expect }) => {
       const { res, report, seen } = await cutover(row, true);
       expect(report.cutover.verdict, res.stdout + res.stderr).toBe('NOT READY');
       expect(res.code).toBe(1);
       expect(breakingIds(report)).toContain(`production:${row.check!}`);
-      const line = report.cutover.breaking.find((l) => l.startsWith(`production fails ${row.check!} (§`));
+      const line = report.cutover.breaking.find(
+        (l) => /^production (fails|could not complete) /.test(l) && l.includes(` ${row.check!} (§`),
+      );
       expect(line, report.cutover.breaking.join('\n')).toMatch(/\(§[\d., ]+, must\): \S/);
       expect(res.stdout).toMatch(/^NOT READY: /m);
       expect(readFileSync(join(dir, `r-${row.name}-opted-in`, 'junit.xml'), 'utf8')).toMatch(
@@ -137,23 +145,21 @@ describe('cutover over each production fault, opt-ins given: NOT READY, naming t
 });
 
 describe('cutover over each conformant profile group on production, opt-ins given: READY', () => {
-  it.concurrent.for(PROFILE_ROWS.map((r) => [r.name, r] as const))(
-    '%s',
-    { timeout: 180_000 },
-    async ([, row], { expect }) => {
-      const { res, report } = await cutover(row, true);
-      expect(report.cutover.breaking, JSON.stringify(report.environments['production']?.checks)).toEqual([]);
-      expect(report.cutover.not_tested).toEqual([]);
-      expect(report.cutover.verdict).toBe('READY');
-      expect(res.code, res.stdout + res.stderr).toBe(0);
-    },
-  );
+  // One after another: each probes sandbox's rate limit (and one production's), which the other
+  // runs' timers in this process would otherwise share.
+  it.for(PROFILE_ROWS.map((r) => [r.name, r] as const))('%s', { timeout: 300_000 }, async ([, row], { expect }) => {
+    const { res, report } = await cutover(row, true);
+    expect(report.cutover.breaking, JSON.stringify(report.environments['production']?.checks)).toEqual([]);
+    expect(report.cutover.not_tested).toEqual([]);
+    expect(report.cutover.verdict).toBe('READY');
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+  });
 });
 
 describe('the same table without opt-ins: never READY on a fault, no authenticated business call to production', () => {
   it.concurrent.for([...FAULT_ROWS, ...PROFILE_ROWS].map((r) => [r.name, r] as const))(
     '%s',
-    { timeout: 180_000 },
+    { timeout: 300_000 },
     async ([, row], { expect }) => {
       const { report, seen } = await cutover(row, false);
       expect(seen.productionAccepted).toEqual([]);

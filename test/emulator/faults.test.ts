@@ -70,6 +70,8 @@ const FOOTPRINT: Record<FaultName, ProbeName[]> = {
   'jwt-signature-not-checked': [],
   'refusal-token-renamed': ['token.refusal-carries-nothing', 'errors.401-body'],
   'secret-hex-in-error': ['errors.401-body', 'errors.no-secret-echo'],
+  'validate-valid-string': ['validate.valid'],
+  'expired-grace-period': ['validate.rejects-expired', 'business.rejects-expired'],
 };
 
 const failing = (verdicts: Record<ProbeName, string>) => PROBE_NAMES.filter((p) => verdicts[p] === 'fail').sort();

@@ -5,7 +5,7 @@ import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/e
 
 export interface Pair {
   emulator: Emulator;
-  /** Business calls production let in with a token it issued. */
+  /** Business calls production let in with a token it issued, while that token was live by its expires_at. */
   productionAccepted: string[];
   /** Requests that reached each environment, `METHOD /path`. */
   sandboxRequests: string[];
@@ -15,7 +15,9 @@ export interface Pair {
 export async function cutoverPair(
   options: Omit<EmulatorOptions, 'port' | 'environments' | 'observe'> = {},
 ): Promise<Pair> {
-  const issued = new Set<string>();
+  // Each token issued, with its expires_at in ms: an expired token a faulty production still takes
+  // is the harness probing that fault (a call the spec says must be refused), not an authenticated call.
+  const issued = new Map<string, number>();
   const productionAccepted: string[] = [];
   const sandboxRequests: string[] = [];
   const productionRequests: string[] = [];
@@ -27,8 +29,9 @@ export async function cutoverPair(
     ...options,
     observe: ({ req, reply }) => {
       if (req.path === '/tokens' && reply.status === 200) {
-        const token = (JSON.parse(reply.body) as { token?: unknown }).token;
-        if (typeof token === 'string') issued.add(token);
+        const { token, expires_at: at } = JSON.parse(reply.body) as { token?: unknown; expires_at?: unknown };
+        const atMs = Number(at) > 1e11 ? Number(at) : Number(at) * 1000;
+        if (typeof token === 'string') issued.set(token, Number.isFinite(atMs) ? atMs : Infinity);
       }
       const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
       const toProduction = String(req.headers.host ?? '').endsWith(`:${productionPort}`);
@@ -37,7 +40,7 @@ export async function cutoverPair(
         toProduction &&
         req.path.startsWith('/v1/') &&
         bearer !== undefined &&
-        issued.has(bearer) &&
+        Date.now() < (issued.get(bearer) ?? 0) &&
         reply.status !== 401 &&
         reply.status !== 403
       )

@@ -55,4 +55,6 @@ export const CAUGHT_BY: Record<
   'jwt-signature-not-checked': { check: 'validate.garbage-token-401', spec: '4.3', profiles: ['jwt'] },
   'refusal-token-renamed': { check: 'token.bad-secret-401', spec: '4.1' },
   'secret-hex-in-error': { check: 'token.bad-secret-401', spec: '4.1' },
+  'validate-valid-string': { check: 'validate.valid-token', spec: '4.3' },
+  'expired-grace-period': { check: 'token.expired-validate-401', spec: '4.3', expiry: true },
 };

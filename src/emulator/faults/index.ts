@@ -46,6 +46,8 @@ import { fault as tokenPrefixCompare } from './token-prefix-compare.js';
 import { fault as jwtSignatureNotChecked } from './jwt-signature-not-checked.js';
 import { fault as refusalTokenRenamed } from './refusal-token-renamed.js';
 import { fault as secretHexInError } from './secret-hex-in-error.js';
+import { fault as validateValidString } from './validate-valid-string.js';
+import { fault as expiredGracePeriod } from './expired-grace-period.js';
 
 export type { Fault } from './types.js';
 
@@ -92,6 +94,8 @@ export const FAULTS = [
   jwtSignatureNotChecked,
   refusalTokenRenamed,
   secretHexInError,
+  validateValidString,
+  expiredGracePeriod,
 ] as const;
 
 export type FaultName = (typeof FAULTS)[number]['name'];
