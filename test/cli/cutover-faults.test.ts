@@ -6,7 +6,7 @@
 // them: never READY on a fault, and not one authenticated business call let into production. The
 // emulator, not the harness, counts what arrived.
 
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,6 +115,7 @@ async function cutover(row: Row, optIn: boolean) {
     env,
     timeoutMs: 290_000,
   });
+  expect(existsSync(join(reportDir, 'report.json')), `exit ${res.code}: ${res.stderr}`).toBe(true);
   const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as CutoverReport;
   return { res, report, seen };
 }

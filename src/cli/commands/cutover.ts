@@ -24,6 +24,7 @@ import { HarnessError, usageError } from '../../errors.js';
 import { removeEmptyDirs } from '../../fs/writable.js';
 import { ProductionBudgetReached, type ProductionGate } from '../../http/production-gate.js';
 import { Redactor } from '../../http/redact.js';
+import { RateLimitedError } from '../../http/rate-limit-wait.js';
 import { CUTOVER_SCHEMA, type CutoverReport } from '../../cutover/report-model.js';
 import { renderCutoverHtml } from '../../cutover/report-html.js';
 import { renderCutoverJunit } from '../../cutover/report-junit.js';
@@ -394,8 +395,12 @@ async function probe(options: Options, environment: string, gate: ProductionGate
     const { result, untested } = await onTarget(options, environment, gate, io, makeRateLimitStage({ proofS: 0 }));
     return probedLimit(result, untested, source);
   } catch (err) {
+    // A limit that never lifts keeps the probe's own token request at 429: the limit is then not
+    // measured, with that reason, and the report is kept.
     const refused =
-      err instanceof ProductionBudgetReached || (err instanceof HarnessError && err.code === 'PRODUCTION_REFUSED');
+      err instanceof ProductionBudgetReached ||
+      err instanceof RateLimitedError ||
+      (err instanceof HarnessError && err.code === 'PRODUCTION_REFUSED');
     if (!refused) throw err;
     io.terminal.err(`${environment}: rate limit: not tested: ${err.message}`);
     return probedLimit(null, [err.message], source);
