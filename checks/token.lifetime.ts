@@ -81,7 +81,12 @@ export const check: Check = {
       http.evidence(ex, `token ${fp}: expires_at ${expiresAt}, ${describeSpan(seen)} left when first seen`),
     ];
     // For the run history: a lifetime, only where the span is one (the middle, whole seconds).
-    const factsOf = (span: LifetimeSpan) => ({ lifetime_s: Math.round((span.minS + span.maxS) / 2) });
+    // Its bounds too: cutover compares two lifetimes only outside both measurements' uncertainty.
+    const factsOf = (span: LifetimeSpan) => ({
+      lifetime_s: Math.round((span.minS + span.maxS) / 2),
+      lifetime_min_s: Math.floor(span.minS),
+      lifetime_max_s: Math.ceil(span.maxS),
+    });
     if (verdictOf(seen, lifetime) === 'longer') {
       return {
         ...fail(

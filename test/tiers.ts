@@ -92,6 +92,10 @@ export const REAL_TIER: Record<string, RealTierFile> = {
   'test/cli/load-turnover.test.ts': {
     why: 'k6 runs long enough for tokens to turn over mid-scenario, at several lifetimes',
   },
+  'test/cli/cutover-faults.test.ts': {
+    why: '`cutover` over every production fault and profile group, with opt-ins and without: about 90 runs of two check passes each',
+    fast: [/^wrong-token-type$/],
+  },
   'test/cli/cutover.test.ts': {
     why: '`cutover` against an emulator pair, one full run per readiness finding',
   },

@@ -11,6 +11,7 @@ import type { Expectations, ProductionSettings, RateLimitSettings } from './chec
 import type { ConfigFile } from './schema.js';
 import type { Credentials } from '../spec/credentials.js';
 import { isProduction, type Target } from './target.js';
+import { productionNameProblem, readsLikeProduction } from './production-name.js';
 import { readCa, refuseSharedUrl, trimSlash, validUrl, withoutUserinfo } from './target-input.js';
 
 export const DEFAULT_CONFIG_FILE = 'ces-harness.yaml';
@@ -198,6 +199,8 @@ export async function resolveSettings(
   const requestTimeoutS = flags['request-timeout'] ?? file.request_timeout_s ?? DEFAULTS.requestTimeoutS;
   const verbose = flags['verbose-bodies'] ? { verboseBodies: true } : {};
   const toTarget = (envName: string, e: NonNullable<typeof configured>): Target => {
+    const ambiguous = productionNameProblem(envName, e.production, `environments.${envName}`);
+    if (ambiguous) throw new HarnessError('CONFIG_INVALID', `config ${configPath}: ${ambiguous}`);
     const ca =
       caFromFlag ??
       (e.ca_file ? readCa(resolvePath(configDir, e.ca_file), `environments.${envName}.ca_file`) : undefined);
@@ -219,6 +222,12 @@ export async function resolveSettings(
   let target: Target | null = null;
   if (configured) target = toTarget(name, configured);
   else if (flags['base-url']) {
+    // No config entry to carry `production:`; a production-like --env needs one.
+    if (name.toLowerCase() !== 'production' && readsLikeProduction(name))
+      throw new HarnessError(
+        'CONFIG_INVALID',
+        `--env ${name} reads like production, and a --base-url target cannot be marked either way; put it in a config under environments: with production: true (or production: false), or pass another --env name`,
+      );
     const baseUrl = trimSlash(validUrl(flags['base-url']));
     const clientId = env['CES_CLIENT_ID'];
     const clientSecret = env['CES_CLIENT_SECRET'];

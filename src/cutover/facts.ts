@@ -1,6 +1,11 @@
 // What each environment showed the checks, as plain data for the side-by-side comparison: every
 // fact comes from a check's `facts` (or its status), so cutover compares what the same runner
-// observed on each side, never a second measurement of its own. The rate limit is the exception
+// observed on each side, never a second measurement of its own. A fact is taken only from evidence
+// that holds: a check that passed (or only warned), or, where the fact is the raw observation whole
+// (the answer's fields, the certificate, which TLS offers were taken, a measured lifetime), a check
+// that failed on it; never a failing check's partial data (validate.valid-token failing on one
+// method leaves its `methods` unproven). The certificate's trust under sandbox's CA is the other
+// exception: one handshake of cutover's own (cutover.ts), since no check is given sandbox's trust. The rate limit is the exception
 // that proves it: its figures are the `ratelimit` command's own stage (or its stored run), and what
 // production announced in headers on the checks' answers (rate-limit-facts.ts).
 
@@ -15,6 +20,9 @@ export interface EnvironmentFacts {
   token_format?: string;
   token_type?: string;
   lifetime_s?: number;
+  /** The lifetime's measured bounds (the request's window, expires_at's rounding, the clock skew). */
+  lifetime_min_s?: number;
+  lifetime_max_s?: number;
   certificate_issuer?: string;
   certificate_expires?: string;
   /** The certificate's public key, type and size ("RSA 2048", "EC P-256"). */
@@ -30,6 +38,13 @@ export interface EnvironmentFacts {
   validate_methods?: string;
   /** The 401 for a wrong secret, status and body as quoted (token.bad-secret-401). */
   error_body?: string;
+  /** That refusal as a client's error handling reads it (src/spec/error-body.ts): compared field by field. */
+  error_status?: number;
+  error_media_type?: string;
+  /** §7's `error` value, "none" when absent. */
+  error_code?: string;
+  /** The JSON body's top-level keys, sorted; "none" when it is no JSON object. */
+  error_keys?: string;
   /** The health timestamp's form and shape (health.timestamp): a client that parses it as on sandbox. */
   health_timestamp_format?: string;
   clock_skew_s?: number;
@@ -55,6 +70,12 @@ export interface EnvironmentFacts {
    */
   certificate_untrusted?: string;
   certificate_untrusted_issuer?: string;
+  /**
+   * Production only: whether its chain verifies against the trust a client was given for sandbox
+   * (sandbox's ca file, or the system store without one), and that trust and outcome in words.
+   */
+  certificate_sandbox_trust_verifies?: boolean;
+  certificate_sandbox_trust?: string;
   /** Why a check that would give a fact gave none (its skip or error message), by fact name. */
   missing: Record<string, string>;
 }
@@ -67,55 +88,95 @@ type FactName = Exclude<
   | 'credentials_isolated'
   | 'certificate_untrusted'
   | 'certificate_untrusted_issuer'
+  | `certificate_sandbox_trust${string}`
   | `rate_limit_${string}`
 >;
 
 /**
- * Which check's which fact fills each field. `judged`: taken only from a check that reached a
- * verdict; a TLS matrix case that got no answer (an error) reads as refused in its `accepted`.
+ * Which check's which fact fills each field. A fact is taken from a check that passed or warned.
+ * `observed: 'fail'`: also from one that failed, because the fact is the observation whole, not a
+ * partial result (a TLS matrix case that got no answer reads as refused in its `accepted`, so an
+ * errored matrix check gives none). `observed: 'any'`: whatever the check's status, since the check
+ * records it only once read whole (the certificate, from a completed handshake).
  */
 export const FACT_SOURCES: ReadonlyArray<{
   name: FactName;
   check: string;
   fact: string;
   label: string;
-  judged?: true;
+  observed?: 'fail' | 'any';
 }> = [
   { name: 'token_format', check: 'token.issue', fact: 'token_format', label: 'token format' },
-  { name: 'token_type', check: 'token.type-bearer', fact: 'token_type', label: 'token_type' },
-  { name: 'lifetime_s', check: 'token.lifetime', fact: 'lifetime_s', label: 'token lifetime (s)' },
-  { name: 'certificate_issuer', check: 'tls.certificate-valid', fact: 'issuer', label: 'certificate issuer' },
-  { name: 'certificate_expires', check: 'tls.certificate-valid', fact: 'expires', label: 'certificate expires' },
-  { name: 'certificate_key', check: 'tls.certificate-valid', fact: 'key', label: 'certificate key' },
+  { name: 'token_type', check: 'token.type-bearer', fact: 'token_type', label: 'token_type', observed: 'fail' },
+  { name: 'lifetime_s', check: 'token.lifetime', fact: 'lifetime_s', label: 'token lifetime (s)', observed: 'fail' },
+  {
+    name: 'lifetime_min_s',
+    check: 'token.lifetime',
+    fact: 'lifetime_min_s',
+    label: 'token lifetime, at least (s)',
+    observed: 'fail',
+  },
+  {
+    name: 'lifetime_max_s',
+    check: 'token.lifetime',
+    fact: 'lifetime_max_s',
+    label: 'token lifetime, at most (s)',
+    observed: 'fail',
+  },
+  {
+    name: 'certificate_issuer',
+    check: 'tls.certificate-valid',
+    fact: 'issuer',
+    label: 'certificate issuer',
+    observed: 'any',
+  },
+  {
+    name: 'certificate_expires',
+    check: 'tls.certificate-valid',
+    fact: 'expires',
+    label: 'certificate expires',
+    observed: 'any',
+  },
+  { name: 'certificate_key', check: 'tls.certificate-valid', fact: 'key', label: 'certificate key', observed: 'any' },
   {
     name: 'tls_negotiated',
     check: 'tls.certificate-valid',
     fact: 'negotiated',
     label: 'TLS a default client negotiates',
+    observed: 'any',
   },
   {
     name: 'tls_suites_accepted',
     check: 'tls.allowed-suites-accepted',
     fact: 'accepted',
     label: 'TLS 1.3 suites of §5.8 accepted',
-    judged: true,
+    observed: 'fail',
   },
   {
     name: 'tls_other_suites_accepted',
     check: 'tls.other-suites-refused',
     fact: 'accepted',
     label: 'other TLS 1.3 suites accepted',
-    judged: true,
+    observed: 'fail',
   },
   {
     name: 'tls_legacy_accepted',
     check: 'tls.legacy-versions-refused',
     fact: 'accepted',
     label: 'TLS 1.0–1.2 accepted',
-    judged: true,
+    observed: 'fail',
   },
   { name: 'validate_methods', check: 'validate.valid-token', fact: 'methods', label: 'validate method' },
-  { name: 'error_body', check: 'token.bad-secret-401', fact: 'error_body', label: 'error body (wrong secret)' },
+  // The refusal as it came back: its fields are the observation, whatever the check made of them.
+  ...(
+    [
+      ['error_body', 'error body (wrong secret)'],
+      ['error_status', 'error status'],
+      ['error_media_type', 'error content type'],
+      ['error_code', 'error `error` value'],
+      ['error_keys', 'error body keys'],
+    ] as const
+  ).map(([name, label]) => ({ name, check: 'token.bad-secret-401', fact: name, label, observed: 'fail' as const })),
   {
     name: 'health_timestamp_format',
     check: 'health.timestamp',
@@ -145,13 +206,16 @@ export function environmentFacts(
   const byId = new Map(checks.map((c) => [c.id, c]));
   const out: EnvironmentFacts = { environment, base_url: baseUrl, missing: {} };
   const set = out as unknown as Record<string, unknown>;
-  for (const { name, check, fact, judged } of FACT_SOURCES) {
+  for (const { name, check, fact, observed } of FACT_SOURCES) {
     const result = byId.get(check);
-    const value = judged && result?.status === 'error' ? undefined : result?.facts?.[fact];
+    const status = result?.status;
+    const holds =
+      status === 'pass' || status === 'warn' || observed === 'any' || (observed === 'fail' && status === 'fail');
+    const value = holds ? result?.facts?.[fact] : undefined;
     if (value !== undefined) set[name] = value;
     else
       out.missing[name] = result
-        ? `${check} ${result.status}${result.message ? `: ${result.message}` : ''}`
+        ? `${check} ${result.status}${result.message ? `: ${result.message}` : ''}${status === 'fail' && !holds ? " (a failing check's partial data is not compared)" : ''}`
         : `${check} did not run`;
   }
   // Whether a token came back for the other environment's credentials: a refusal with the wrong

@@ -22,6 +22,7 @@ ${pageHead(`ces-harness cutover: ${c.verdict} · ${r.started_at}`, REPORT_CSS)}
 <p>Production ${p.base_url} (production-safe pass) against sandbox ${s.base_url} (${c.sandbox_source}); cutover window ${c.window_days} days.</p></header>
 <main>
 ${list('Will break a client integrated against sandbox', 'breaking', c.breaking)}
+${list('Sandbox itself deviates from the spec', 'sandbox-deviates', c.sandbox_deviations)}
 ${list('Not tested', 'not-tested', c.not_tested)}
 ${list('Differs', 'differences', c.differences)}
 <section id="side-by-side"><h2>Side by side</h2><table><thead><tr><th>fact</th><th>production</th><th>sandbox</th></tr></thead>

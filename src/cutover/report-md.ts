@@ -39,6 +39,7 @@ export function renderCutoverMarkdown(r: CutoverReport): string {
       mdEscape(c.summary),
       `Production ${mdEscape(p.base_url)} (production-safe pass) against sandbox ${mdEscape(s.base_url)} (${mdEscape(c.sandbox_source)}); cutover window ${c.window_days} days; ${r.started_at} – ${r.finished_at}.`,
       bullets('Will break a client integrated against sandbox', c.breaking),
+      bullets('Sandbox itself deviates from the spec', c.sandbox_deviations),
       bullets('Not tested', c.not_tested),
       bullets('Differs', c.differences),
       `### Side by side\n\n${mdTable(

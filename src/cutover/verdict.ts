@@ -1,16 +1,30 @@
-// The readiness verdict: a pure comparison of the two environments' facts. It leads with what
-// WILL break a client that was built and tuned against sandbox, then what merely differs. A rule
-// that lacks a fact on either side is "not tested" with the reason, never a guess.
+// The readiness verdict: production's own conformance first, then a pure comparison of the two
+// environments' facts. Any must check failing or erroring on production is NOT READY by itself
+// (a client built against the spec, or a sandbox that keeps it, trips over it), named with its
+// clause and evidence; then what WILL break a client that was built and tuned against sandbox,
+// then what merely differs. A rule that lacks a fact on either side is "not tested" with the
+// reason, never a guess. A sandbox that itself fails a must check is said plainly: the client was
+// built against a service that deviates, and the comparison runs all the same.
 
 import type { EnvironmentFacts } from './facts.js';
+import type { Level, Status } from '../report/model.js';
 
 export type Readiness = 'READY' | 'NOT READY' | 'NOT TESTED';
 
 export interface Finding {
   /** Stable id, the junit testcase name. */
   id: string;
-  status: 'ok' | 'breaking' | 'different' | 'not_tested';
+  status: 'ok' | 'breaking' | 'different' | 'not_tested' | 'sandbox_deviates';
   line: string;
+}
+
+/** One check of a pass, as the gate reads it: status, level, clause and its message (the evidence in words). */
+export interface ConformanceEntry {
+  id: string;
+  status: Status;
+  level: Level;
+  spec: string;
+  message: string;
 }
 
 export interface CutoverVerdict {
@@ -20,6 +34,8 @@ export interface CutoverVerdict {
   breaking: string[];
   differences: string[];
   not_tested: string[];
+  /** Must checks sandbox itself failed: the client was built against a sandbox that deviates. */
+  sandbox_deviations: string[];
   findings: Finding[];
 }
 
@@ -31,10 +47,54 @@ export interface VerdictContext {
   productionLoadAllowed: boolean;
   /** What stopped a pass from testing everything (the production budget reached, a stage that threw), `environment: reason`. */
   passesUntested: readonly string[];
+  /** Each pass's checks, for the conformance gate; none when a pass did not run (its reason is in passesUntested). */
+  checks?: { production: readonly ConformanceEntry[]; sandbox: readonly ConformanceEntry[] };
 }
 
-/** Lifetimes are measured to the second with the harness's clock tolerance on each end. */
+const failed = (c: ConformanceEntry) => c.level === 'must' && (c.status === 'fail' || c.status === 'error');
+const clause = (c: ConformanceEntry) => `${c.id} (§${c.spec}, ${c.level})`;
+
+/**
+ * The first gate: production's failing must checks (breaking) and warnings (differences), and
+ * sandbox's failing must checks (said plainly, not breaking: production is what is judged).
+ */
+function conformanceFindings(ctx: VerdictContext, production: string, sandbox: string): Finding[] {
+  const p = ctx.checks?.production ?? [];
+  const s = ctx.checks?.sandbox ?? [];
+  const verb = (c: ConformanceEntry) => (c.status === 'error' ? 'could not complete' : 'fails');
+  return [
+    ...p.filter(failed).map((c): Finding => ({
+      id: `${production}:${c.id}`,
+      status: 'breaking',
+      line: `${production} ${verb(c)} ${clause(c)}: ${c.message}`,
+    })),
+    ...p
+      .filter((c) => c.status === 'warn')
+      .map((c): Finding => ({
+        id: `${production}:${c.id}`,
+        status: 'different',
+        line: `${production} warns on ${clause(c)}: ${c.message}`,
+      })),
+    // A check that errored on sandbox proved nothing either way: its facts are missing, and the
+    // comparisons that need them say "not tested"; only a failure is a deviation.
+    ...s
+      .filter((c) => c.level === 'must' && c.status === 'fail')
+      .map((c): Finding => ({
+        id: `${sandbox}:${c.id}`,
+        status: 'sandbox_deviates',
+        line: `${sandbox} itself fails ${clause(c)}: ${c.message}; the client was built against a sandbox that deviates from the spec`,
+      })),
+  ];
+}
+
+/** A lifetime without its measured bounds (a run stored before they were kept): ± this many seconds. */
 const LIFETIME_SLACK_S = 5;
+
+const lifetimeBounds = (e: EnvironmentFacts): { min: number; max: number } => ({
+  min: e.lifetime_min_s ?? e.lifetime_s! - LIFETIME_SLACK_S,
+  max: e.lifetime_max_s ?? e.lifetime_s! + LIFETIME_SLACK_S,
+});
+const span = (b: { min: number; max: number }) => (b.min === b.max ? `${b.min} s` : `${b.min}–${b.max} s`);
 
 type Rule = (p: EnvironmentFacts, s: EnvironmentFacts, ctx: VerdictContext) => Finding;
 
@@ -129,16 +189,29 @@ const RULES: ReadonlyArray<Rule> = [
   },
   function certificateAuthority(p, s) {
     const id = 'certificate-ca';
-    if (p.certificate_issuer === undefined || s.certificate_issuer === undefined)
-      return missing(id, 'certificate issuer', p, s, 'certificate_issuer');
-    if (p.certificate_issuer !== s.certificate_issuer) {
+    // An untrusted production is certificate-trust's finding; nothing else was seen of it.
+    if (p.certificate_untrusted !== undefined)
+      return { id, status: 'not_tested', line: "certificate under sandbox's trust: see certificate-trust" };
+    // By trust, not by name: an intermediate of the same root, chain sent, verifies as sandbox's does.
+    if (p.certificate_sandbox_trust_verifies === undefined)
+      return missing(id, "production's certificate under sandbox's trust", p, p, 'certificate_sandbox_trust');
+    if (!p.certificate_sandbox_trust_verifies)
       return {
         id,
         status: 'breaking',
-        line: `production's certificate is issued by ${p.certificate_issuer}, sandbox's by ${s.certificate_issuer}: a client trusting only sandbox's CA refuses production`,
+        line: `production's certificate ${p.certificate_sandbox_trust}: a client given only sandbox's trust refuses production`,
       };
-    }
-    return { id, status: 'ok', line: `certificate issuer: the same CA on both (${p.certificate_issuer})` };
+    if (
+      p.certificate_issuer !== undefined &&
+      s.certificate_issuer !== undefined &&
+      p.certificate_issuer !== s.certificate_issuer
+    )
+      return {
+        id,
+        status: 'different',
+        line: `production's certificate is issued by ${p.certificate_issuer}, sandbox's by ${s.certificate_issuer}; production's ${p.certificate_sandbox_trust}, so a client given sandbox's trust accepts it`,
+      };
+    return { id, status: 'ok', line: `production's certificate ${p.certificate_sandbox_trust}` };
   },
   function certificateExpiry(p, s, ctx) {
     const id = 'certificate-expiry';
@@ -178,20 +251,28 @@ const RULES: ReadonlyArray<Rule> = [
     const id = 'token-lifetime';
     if (p.lifetime_s === undefined || s.lifetime_s === undefined)
       return missing(id, 'token lifetime', p, s, 'lifetime_s');
-    if (p.lifetime_s < s.lifetime_s - LIFETIME_SLACK_S) {
+    // Only what lies outside both measurements' uncertainty is a difference.
+    const pb = lifetimeBounds(p);
+    const sb = lifetimeBounds(s);
+    const measured = `(measured ${span(pb)} and ${span(sb)})`;
+    if (pb.max < sb.min) {
       return {
         id,
         status: 'breaking',
-        line: `production's tokens live ${p.lifetime_s} s, sandbox's ${s.lifetime_s} s: a client that refreshes on sandbox's schedule sends expired tokens`,
+        line: `production's tokens live ${p.lifetime_s} s, sandbox's ${s.lifetime_s} s ${measured}: a client that refreshes on sandbox's schedule sends expired tokens`,
       };
     }
-    if (p.lifetime_s > s.lifetime_s + LIFETIME_SLACK_S)
+    if (pb.min > sb.max)
       return {
         id,
         status: 'different',
-        line: `production's tokens live ${p.lifetime_s} s, longer than sandbox's ${s.lifetime_s} s`,
+        line: `production's tokens live ${p.lifetime_s} s, longer than sandbox's ${s.lifetime_s} s ${measured}`,
       };
-    return { id, status: 'ok', line: `token lifetime: ${p.lifetime_s} s on production, ${s.lifetime_s} s on sandbox` };
+    return {
+      id,
+      status: 'ok',
+      line: `token lifetime: ${p.lifetime_s} s on production, ${s.lifetime_s} s on sandbox, the same within their measured uncertainty ${measured}`,
+    };
   },
   function validateMethod(p, s) {
     const id = 'validate-method';
@@ -208,15 +289,35 @@ const RULES: ReadonlyArray<Rule> = [
   },
   function errorBody(p, s) {
     const id = 'error-body';
-    if (p.error_body === undefined || s.error_body === undefined) return missing(id, 'error body', p, s, 'error_body');
-    if (p.error_body !== s.error_body) {
+    if (p.error_status === undefined || s.error_status === undefined)
+      return missing(id, 'error body fields', p, s, 'error_status');
+    // As a client's error handling reads it: status, content type, §7's `error`, the keys it parses.
+    const lost = keysOf(s.error_keys).filter((k) => !keysOf(p.error_keys).includes(k));
+    const added = keysOf(p.error_keys).filter((k) => !keysOf(s.error_keys).includes(k));
+    const breaks = [
+      p.error_status !== s.error_status && `status ${p.error_status} on production, ${s.error_status} on sandbox`,
+      p.error_media_type !== s.error_media_type &&
+        `content type ${p.error_media_type} on production, ${s.error_media_type} on sandbox`,
+      p.error_code !== s.error_code && `\`error\` ${p.error_code} on production, ${s.error_code} on sandbox`,
+      lost.length > 0 && `production's body lacks ${lost.join(', ')}`,
+    ].filter((b): b is string => typeof b === 'string');
+    if (breaks.length > 0)
       return {
         id,
         status: 'breaking',
-        line: `a wrong secret gets ${p.error_body} on production, ${s.error_body} on sandbox: error handling written against sandbox's body misreads production's`,
+        line: `a wrong secret gets ${p.error_body} on production, ${s.error_body} on sandbox (${breaks.join('; ')}): error handling written against sandbox's body misreads production's`,
       };
-    }
-    return { id, status: 'ok', line: `error body: ${p.error_body} on both` };
+    if (added.length > 0)
+      return {
+        id,
+        status: 'different',
+        line: `error body: production's adds ${added.join(', ')} to the fields sandbox sends (status ${p.error_status}, \`error\` ${p.error_code}, ${p.error_media_type} alike): a client reading sandbox's fields reads production's the same`,
+      };
+    return {
+      id,
+      status: 'ok',
+      line: `error body: status ${p.error_status}, ${p.error_media_type}, \`error\` ${p.error_code}, keys ${p.error_keys} on both`,
+    };
   },
   function credentialIsolation(p, s) {
     const id = 'credential-isolation';
@@ -265,6 +366,8 @@ const RULES: ReadonlyArray<Rule> = [
   },
 ];
 
+const keysOf = (keys: string | undefined): string[] => (keys === undefined || keys === 'none' ? [] : keys.split(', '));
+
 /** The `accepted` fact of a TLS matrix check: "none", or the offers taken, comma-separated. */
 const suites = (accepted: string): string[] => (accepted === 'none' ? [] : accepted.split(', '));
 
@@ -282,7 +385,11 @@ export function cutoverVerdict(
 ): CutoverVerdict {
   // A pass that tested less than asked leaves every comparison in doubt, not only the one it hit.
   const passes = ctx.passesUntested.map((line, i): Finding => ({ id: `pass-${i + 1}`, status: 'not_tested', line }));
-  const findings = [...RULES.map((rule) => rule(production, sandbox, ctx)), ...passes];
+  const findings = [
+    ...conformanceFindings(ctx, production.environment, sandbox.environment),
+    ...RULES.map((rule) => rule(production, sandbox, ctx)),
+    ...passes,
+  ];
   const lines = (status: Finding['status']) => findings.filter((f) => f.status === status).map((f) => f.line);
   const breaking = lines('breaking');
   const notTested = lines('not_tested');
@@ -293,5 +400,17 @@ export function cutoverVerdict(
       : verdict === 'NOT TESTED'
         ? `NOT TESTED: ${notTested.length} comparison(s) could not be made; first: ${notTested[0]!}`
         : 'READY: nothing found that would break a client integrated against sandbox';
-  return { verdict, summary, breaking, differences: lines('different'), not_tested: notTested, findings };
+  const deviations = lines('sandbox_deviates');
+  const plainly = deviations.length
+    ? `; and ${sandbox.environment} itself fails ${deviations.length} must check(s): the client was built against a sandbox that deviates from the spec`
+    : '';
+  return {
+    verdict,
+    summary: summary + plainly,
+    breaking,
+    differences: lines('different'),
+    not_tested: notTested,
+    sandbox_deviations: deviations,
+    findings,
+  };
 }

@@ -45,6 +45,9 @@ export const FIGURE_RULES: Record<string, FigureRule> = {
   // Numeric facts: the clock drifting past the tolerance, a lifetime changed past rounding.
   clock_skew_s: { kind: 'fact', unit: 's', worse: 'both', absFloor: 2, relFloor: 0 },
   lifetime_s: { kind: 'fact', unit: 's', worse: 'both', absFloor: 5, relFloor: 0 },
+  // Its measurement's bounds (cutover compares lifetimes outside them): they move with the run's skew.
+  lifetime_min_s: { kind: 'fact', unit: 's', worse: 'both', absFloor: 5, relFloor: 0 },
+  lifetime_max_s: { kind: 'fact', unit: 's', worse: 'both', absFloor: 5, relFloor: 0 },
 };
 
 /** A number the table does not know is a fact: any change beyond rounding is reported. */

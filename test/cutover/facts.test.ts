@@ -23,4 +23,30 @@ describe('environmentFacts', () => {
     // A certificate's key is read from the handshake whatever the verdict.
     expect(facts.certificate_key).toBe('EC P-256');
   });
+
+  // validate.valid-token failing on production once left "GET and POST on both" ok: a failing
+  // check's partial data is no fact; the refusal's fields, observed whole, are.
+  it("a failing check's partial data is no fact; an observation taken whole is, whatever the verdict", () => {
+    const facts = environmentFacts('production', 'https://api.example.test', [
+      {
+        id: 'validate.valid-token',
+        status: 'fail',
+        facts: { methods: 'GET and POST' },
+        message: '"valid" is "true"',
+      },
+      {
+        id: 'token.bad-secret-401',
+        status: 'fail',
+        facts: { error_body: '403 `{}`', error_status: 403, error_code: 'none' },
+        message: 'got 403',
+      },
+      { id: 'token.issue', status: 'skip', facts: { token_format: 'opaque' }, message: 'no token' },
+    ]);
+    expect(facts.validate_methods).toBeUndefined();
+    expect(facts.missing['validate_methods']).toBe(
+      `validate.valid-token fail: "valid" is "true" (a failing check's partial data is not compared)`,
+    );
+    expect(facts).toMatchObject({ error_status: 403, error_code: 'none' });
+    expect(facts.token_format).toBeUndefined();
+  });
 });

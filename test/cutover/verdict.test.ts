@@ -17,6 +17,12 @@ const facts = (environment: string, over: Partial<EnvironmentFacts> = {}): Envir
   tls_negotiated: 'TLS_AES_256_GCM_SHA384 (TLSv1.3)',
   validate_methods: 'GET and POST',
   error_body: '401 {"error":"unauthorized"}',
+  error_status: 401,
+  error_media_type: 'application/json',
+  error_code: 'unauthorized',
+  error_keys: 'error',
+  certificate_sandbox_trust_verifies: true,
+  certificate_sandbox_trust: "verifies against sandbox's ca_file ca.pem and the system store",
   health_timestamp_format: 'ISO 8601 d-d-d d:d:d UTC',
   clock_skew_s: 0.2,
   latency_ms: 30,
@@ -62,8 +68,13 @@ describe('cutoverVerdict', () => {
     },
     {
       finding: 'certificate-ca',
-      production: { certificate_issuer: 'CN=Other CA (sha256 bb)' },
-      line: /issued by CN=Other CA/,
+      production: {
+        certificate_issuer: 'CN=Other CA (sha256 bb)',
+        certificate_sandbox_trust_verifies: false,
+        certificate_sandbox_trust:
+          "does not verify against sandbox's ca_file ca.pem and the system store (the issuer is not trusted)",
+      },
+      line: /^production's certificate does not verify against sandbox's ca_file ca.pem and the system store \(the issuer is not trusted\): a client given only sandbox's trust refuses production$/,
     },
     {
       finding: 'certificate-expiry',
@@ -71,6 +82,13 @@ describe('cutoverVerdict', () => {
       line: /\(12 days\), within the 14-day/,
     },
     { finding: 'token-lifetime', production: { lifetime_s: 3_600 }, line: /live 3600 s, sandbox's 86400 s/ },
+    // Outside both measured spans, if only by a second.
+    {
+      finding: 'token-lifetime',
+      production: { lifetime_s: 86_380, lifetime_min_s: 86_378, lifetime_max_s: 86_382 },
+      sandbox: { lifetime_min_s: 86_383, lifetime_max_s: 86_401 },
+      line: /live 86380 s, sandbox's 86400 s \(measured 86378–86382 s and 86383–86401 s\)/,
+    },
     {
       finding: 'validate-method',
       production: { validate_methods: 'POST' },
@@ -78,9 +96,20 @@ describe('cutoverVerdict', () => {
     },
     {
       finding: 'error-body',
-      production: { error_body: '401 {"message":"Unauthorized"}' },
-      line: /wrong secret gets 401 \{"message":"Unauthorized"\} on production, 401 \{"error":"unauthorized"\} on sandbox/,
+      production: { error_body: '401 {"message":"Unauthorized"}', error_code: 'none', error_keys: 'message' },
+      line: /wrong secret gets 401 \{"message":"Unauthorized"\} on production, 401 \{"error":"unauthorized"\} on sandbox \(`error` none on production, unauthorized on sandbox; production's body lacks error\)/,
     },
+    {
+      finding: 'error-body',
+      production: {
+        error_body: '401 Unauthorized',
+        error_media_type: 'text/plain',
+        error_code: 'none',
+        error_keys: 'none',
+      },
+      line: /\(content type text\/plain on production, application\/json on sandbox; `error` none/,
+    },
+    { finding: 'error-body', production: { error_status: 403 }, line: /\(status 403 on production, 401 on sandbox\)/ },
     { finding: 'credential-isolation', production: { credentials_isolated: 'no' as const }, line: /not isolated/ },
     // An untrusted production has no other fact; the rest being equal isolates this rule.
     {
@@ -99,13 +128,26 @@ describe('cutoverVerdict', () => {
       },
       line: /\(issued by another CA than sandbox's, or an intermediate not sent\)/,
     },
-  ])('$finding: NOT READY', ({ finding, production, line }) => {
-    const v = cutoverVerdict(facts('production', production), facts('sandbox'), ctx);
-    expect(v.verdict).toBe('NOT READY');
-    expect(v.findings.filter((f) => f.status === 'breaking').map((f) => f.id)).toEqual([finding]);
-    expect(v.breaking).toEqual([expect.stringMatching(line)]);
-    expect(v.summary).toMatch(/^NOT READY: 1 thing\(s\) will break/);
-  });
+  ])(
+    '$finding: NOT READY',
+    ({
+      finding,
+      production,
+      sandbox,
+      line,
+    }: {
+      finding: string;
+      production: Partial<EnvironmentFacts>;
+      sandbox?: Partial<EnvironmentFacts>;
+      line: RegExp;
+    }) => {
+      const v = cutoverVerdict(facts('production', production), facts('sandbox', sandbox), ctx);
+      expect(v.verdict).toBe('NOT READY');
+      expect(v.findings.filter((f) => f.status === 'breaking').map((f) => f.id)).toEqual([finding]);
+      expect(v.breaking).toEqual([expect.stringMatching(line)]);
+      expect(v.summary).toMatch(/^NOT READY: 1 thing\(s\) will break/);
+    },
+  );
 
   it.each([
     { what: 'a measured limit at the recommended rate', production: { rate_limit_measured_rps: 40 } },
@@ -119,6 +161,11 @@ describe('cutoverVerdict', () => {
       sandbox: { tls_suites_accepted: 'TLS_AES_128_GCM_SHA256' },
     },
     { what: 'a lifetime within the slack', production: { lifetime_s: 86_395 } },
+    {
+      what: 'a shorter lifetime within the measured uncertainty',
+      production: { lifetime_s: 86_380, lifetime_min_s: 86_378, lifetime_max_s: 86_383 },
+      sandbox: { lifetime_min_s: 86_383, lifetime_max_s: 86_401 },
+    },
     { what: 'a certificate expiring just after the window', production: { certificate_expires: '2026-12-11' } },
   ])(
     '$what is not breaking',
@@ -155,12 +202,95 @@ describe('cutoverVerdict', () => {
     ]);
   });
 
+  it("production's failing must checks are NOT READY by themselves, each named with its clause and evidence; its warnings are differences", () => {
+    const checks = {
+      production: [
+        { id: 'token.issue', status: 'pass' as const, level: 'must' as const, spec: '4.1', message: 'a token' },
+        {
+          id: 'token.expired-validate-401',
+          status: 'fail' as const,
+          level: 'must' as const,
+          spec: '4.3',
+          message: 'an expired token got 200',
+        },
+        {
+          id: 'ratelimit.limit-enforced',
+          status: 'error' as const,
+          level: 'must' as const,
+          spec: '7',
+          message: 'timed out',
+        },
+        {
+          id: 'auth.www-authenticate',
+          status: 'warn' as const,
+          level: 'should' as const,
+          spec: '7',
+          message: 'no header',
+        },
+      ],
+      sandbox: [],
+    };
+    const v = cutoverVerdict(facts('production'), facts('sandbox'), { ...ctx, checks });
+    expect(v.verdict).toBe('NOT READY');
+    expect(v.findings.filter((f) => f.status === 'breaking').map((f) => f.id)).toEqual([
+      'production:token.expired-validate-401',
+      'production:ratelimit.limit-enforced',
+    ]);
+    expect(v.breaking).toEqual([
+      'production fails token.expired-validate-401 (§4.3, must): an expired token got 200',
+      'production could not complete ratelimit.limit-enforced (§7, must): timed out',
+    ]);
+    expect(v.differences).toEqual(['production warns on auth.www-authenticate (§7, should): no header']);
+    expect(v.summary).toMatch(/^NOT READY: 2 thing\(s\) will break/);
+  });
+
+  it('a sandbox failing a must check is said plainly; the comparison still runs and production alone is judged', () => {
+    const checks = {
+      production: [],
+      sandbox: [
+        {
+          id: 'validate.valid-token',
+          status: 'fail' as const,
+          level: 'must' as const,
+          spec: '4.3',
+          message: '"valid" is a string',
+        },
+      ],
+    };
+    const ready = cutoverVerdict(facts('production'), facts('sandbox'), { ...ctx, checks });
+    expect(ready.verdict).toBe('READY');
+    expect(ready.sandbox_deviations).toEqual([
+      'sandbox itself fails validate.valid-token (§4.3, must): "valid" is a string; the client was built against a sandbox that deviates from the spec',
+    ]);
+    expect(ready.summary).toMatch(
+      /; and sandbox itself fails 1 must check\(s\): the client was built against a sandbox that deviates/,
+    );
+    const broken = cutoverVerdict(facts('production', { lifetime_s: 60 }), facts('sandbox'), { ...ctx, checks });
+    expect(broken.findings.filter((f) => f.status === 'breaking').map((f) => f.id)).toEqual(['token-lifetime']);
+  });
+
+  it("harmless by a client's reading: an extra error_description, another issuer whose chain verifies under sandbox's trust", () => {
+    const production = facts('production', {
+      error_body: '401 {"error":"unauthorized","error_description":"bad secret"}',
+      error_keys: 'error, error_description',
+      certificate_issuer: 'CN=Example Intermediate CA (sha256 cc)',
+    });
+    const v = cutoverVerdict(production, facts('sandbox'), ctx);
+    expect(v.verdict).toBe('READY');
+    expect(v.differences).toEqual([
+      expect.stringMatching(
+        /^production's certificate is issued by CN=Example Intermediate CA .*so a client given sandbox's trust accepts it$/,
+      ),
+      "error body: production's adds error_description to the fields sandbox sends (status 401, `error` unauthorized, application/json alike): a client reading sandbox's fields reads production's the same",
+    ]);
+  });
+
   it('a missing fact, or a production limit neither announced nor measured, is NOT TESTED with the reason and how to get it', () => {
     const unknown = facts('production', {
-      certificate_issuer: undefined,
+      certificate_sandbox_trust_verifies: undefined,
       rate_limit_measured_rps: undefined,
       missing: {
-        certificate_issuer: 'tls.certificate-valid error: handshake timed out',
+        certificate_sandbox_trust: "the handshake with sandbox's ca_file ca.pem and the system store got no answer: timed out",
         rate_limit_measured_rps: 'not measured: production is probed only with --allow-production-load',
         rate_limit_announced_rps: 'no answer announced a limit (RateLimit-Policy, X-RateLimit-Limit…)',
       },
@@ -169,7 +299,7 @@ describe('cutoverVerdict', () => {
     expect(v.verdict).toBe('NOT TESTED');
     expect(v.not_tested).toEqual([
       "production's rate limit: not known (not measured: production is probed only with --allow-production-load; no answer announced a limit (RateLimit-Policy, X-RateLimit-Limit…)); pass --allow-production-load to measure it with a rate-limit probe of production",
-      'certificate issuer: not known on production (tls.certificate-valid error: handshake timed out)',
+      "production's certificate under sandbox's trust: not known on production (the handshake with sandbox's ca_file ca.pem and the system store got no answer: timed out)",
     ]);
   });
 

@@ -72,6 +72,8 @@ const FOOTPRINT: Record<FaultName, ProbeName[]> = {
   'secret-hex-in-error': ['errors.401-body', 'errors.no-secret-echo'],
   'refusal-token-split': ['token.refusal-carries-nothing', 'errors.401-body'],
   'secret-upper-in-error': ['errors.401-body', 'errors.no-secret-echo'],
+  'validate-valid-string': ['validate.valid'],
+  'expired-grace-period': ['validate.rejects-expired', 'business.rejects-expired'],
 };
 
 const failing = (verdicts: Record<ProbeName, string>) => PROBE_NAMES.filter((p) => verdicts[p] === 'fail').sort();

@@ -18,11 +18,13 @@ import {
 import type { Advertisement } from '../../spec/ratelimit-fields.js';
 import { makeRateLimitStage } from '../../stages/rate-limit.js';
 import { HistoryStore } from '../../history/store.js';
-import { cutoverVerdict } from '../../cutover/verdict.js';
+import { cutoverVerdict, type ConformanceEntry } from '../../cutover/verdict.js';
+import { sandboxTrust } from '../../cutover/sandbox-trust.js';
 import { HarnessError, usageError } from '../../errors.js';
 import { removeEmptyDirs } from '../../fs/writable.js';
 import { ProductionBudgetReached, type ProductionGate } from '../../http/production-gate.js';
 import { Redactor } from '../../http/redact.js';
+import { RateLimitedError } from '../../http/rate-limit-wait.js';
 import { CUTOVER_SCHEMA, type CutoverReport } from '../../cutover/report-model.js';
 import { renderCutoverHtml } from '../../cutover/report-html.js';
 import { renderCutoverJunit } from '../../cutover/report-junit.js';
@@ -47,6 +49,8 @@ import { runIo, type RunIo, type Stage } from '../../stages/run-io.js';
 interface Pass {
   facts: EnvironmentFacts;
   checks: CutoverReport['environments'][string]['checks'];
+  /** The same checks with their level and clause, for the conformance gate. */
+  conformance: ConformanceEntry[];
   untested: string[];
   /** The tightest rate limit the environment's answers announced during its checks. */
   advertised?: Advertisement;
@@ -55,7 +59,7 @@ interface Pass {
 export async function cutoverCommand(options: Options, cli: CliIo): Promise<number> {
   const redactor = new Redactor({ keep: harnessWords() });
   const terminal = createTerminal(redactor, cli, { noColor: options['no-color'] === true });
-  const { production, productionUrl, sandbox, productionSettings } = await environmentPair(options, cli);
+  const { production, productionUrl, sandbox, productionSettings, pair } = await environmentPair(options, cli);
   const { stored, storedRate, source } = await sandboxSource(options, sandbox, cli);
   const controller = new AbortController();
   setMaxListeners(0, controller.signal);
@@ -75,6 +79,12 @@ export async function cutoverCommand(options: Options, cli: CliIo): Promise<numb
       return untrustedPass(production, productionUrl, err, terminal);
     });
     const sand = stored ? storedPass(sandbox, stored) : await checkPass(options, sandbox, gate, io);
+    // One handshake, no request: does production's chain verify against what the client trusts for sandbox?
+    if (prod.facts.certificate_untrusted === undefined && !controller.signal.aborted) {
+      const { missing, ...trust } = await sandboxTrust(pair.production, pair.sandbox, controller.signal);
+      Object.assign(prod.facts, trust);
+      Object.assign(prod.facts.missing, missing);
+    }
     const productionLoadAllowed = options['allow-production-load'] === true;
     const { production: productionFacts, sandbox: sandboxFacts } = await rateLimits({
       options,
@@ -103,6 +113,7 @@ export async function cutoverCommand(options: Options, cli: CliIo): Promise<numb
       nowMs: Date.now(),
       productionLoadAllowed,
       passesUntested,
+      checks: { production: prod.conformance, sandbox: sand.conformance },
     });
     const report = printableDeep<CutoverReport>({
       schema: CUTOVER_SCHEMA,
@@ -136,6 +147,7 @@ export async function cutoverCommand(options: Options, cli: CliIo): Promise<numb
     for (const line of [
       verdict.summary,
       ...verdict.breaking.map((l) => `  will break: ${l}`),
+      ...verdict.sandbox_deviations.map((l) => `  sandbox deviates: ${l}`),
       ...verdict.not_tested.map((l) => `  not tested: ${l}`),
       ...verdict.differences.map((l) => `  differs: ${l}`),
       `report: ${dir}`,
@@ -157,7 +169,13 @@ export async function cutoverCommand(options: Options, cli: CliIo): Promise<numb
 async function environmentPair(
   options: Options,
   cli: Pick<CliIo, 'env' | 'cwd'>,
-): Promise<{ production: string; productionUrl: string; sandbox: string; productionSettings: Settings['production'] }> {
+): Promise<{
+  production: string;
+  productionUrl: string;
+  sandbox: string;
+  productionSettings: Settings['production'];
+  pair: { production: Target; sandbox: Target };
+}> {
   const settings = await resolveSettings(options, cli.env, cli.cwd);
   if (!settings.target)
     throw usageError(
@@ -176,6 +194,7 @@ async function environmentPair(
     productionUrl: production.baseUrl,
     sandbox: sandbox.environment,
     productionSettings: settings.production,
+    pair: { production, sandbox },
   };
 }
 
@@ -224,8 +243,24 @@ interface Stored {
 }
 
 function storedPass(environment: string, { pass, baseUrl }: Stored): Pass {
+  // The history keeps statuses, not levels or clauses: those are the check's own, from the catalogue.
+  const known = new Map(CHECKS.map((c) => [c.id, c]));
   return {
     facts: environmentFacts(environment, baseUrl, pass.checks),
+    conformance: pass.checks.flatMap((c) => {
+      const check = known.get(c.id);
+      return check
+        ? [
+            {
+              id: c.id,
+              status: c.status,
+              level: check.level,
+              spec: check.spec,
+              message: `${c.status} in the run stored at ${pass.started_at}`,
+            },
+          ]
+        : [];
+    }),
     checks: pass.checks.map((c) => ({
       id: c.id,
       status: c.status,
@@ -249,7 +284,12 @@ function untrustedPass(
     certificate_untrusted: what,
     ...(err.leafIssuer !== undefined ? { certificate_untrusted_issuer: err.leafIssuer } : {}),
   };
-  return { facts, checks: [], untested: ['every check: its certificate did not verify, so no request was sent'] };
+  return {
+    facts,
+    checks: [],
+    conformance: [],
+    untested: ['every check: its certificate did not verify, so no request was sent'],
+  };
 }
 
 type PassIo = { redactor: Redactor; terminal: Terminal; signal: AbortSignal; cli: Pick<CliIo, 'env' | 'cwd'> };
@@ -264,6 +304,7 @@ async function checkPass(options: Options, environment: string, gate: Production
   return {
     facts: environmentFacts(target.environment, target.baseUrl, result),
     checks: result.map((r) => ({ id: r.id, status: r.status, message: r.message })),
+    conformance: result.map((r) => ({ id: r.id, status: r.status, level: r.level, spec: r.spec, message: r.message })),
     untested,
     ...(advertised ? { advertised } : {}),
   };
@@ -356,8 +397,12 @@ async function probe(options: Options, environment: string, gate: ProductionGate
     const { result, untested } = await onTarget(options, environment, gate, io, makeRateLimitStage({ proofS: 0 }));
     return probedLimit(result, untested, source);
   } catch (err) {
+    // A limit that never lifts keeps the probe's own token request at 429: the limit is then not
+    // measured, with that reason, and the report is kept.
     const refused =
-      err instanceof ProductionBudgetReached || (err instanceof HarnessError && err.code === 'PRODUCTION_REFUSED');
+      err instanceof ProductionBudgetReached ||
+      err instanceof RateLimitedError ||
+      (err instanceof HarnessError && err.code === 'PRODUCTION_REFUSED');
     if (!refused) throw err;
     io.terminal.err(`${environment}: rate limit: not tested: ${err.message}`);
     return probedLimit(null, [err.message], source);

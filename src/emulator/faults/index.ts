@@ -48,6 +48,8 @@ import { fault as refusalTokenRenamed } from './refusal-token-renamed.js';
 import { fault as secretHexInError } from './secret-hex-in-error.js';
 import { fault as refusalTokenSplit } from './refusal-token-split.js';
 import { fault as secretUpperInError } from './secret-upper-in-error.js';
+import { fault as validateValidString } from './validate-valid-string.js';
+import { fault as expiredGracePeriod } from './expired-grace-period.js';
 
 export type { Fault } from './types.js';
 
@@ -96,6 +98,8 @@ export const FAULTS = [
   secretHexInError,
   refusalTokenSplit,
   secretUpperInError,
+  validateValidString,
+  expiredGracePeriod,
 ] as const;
 
 export type FaultName = (typeof FAULTS)[number]['name'];
