@@ -290,7 +290,8 @@ describe('cutoverVerdict', () => {
       certificate_sandbox_trust_verifies: undefined,
       rate_limit_measured_rps: undefined,
       missing: {
-        certificate_sandbox_trust: "the handshake with sandbox's ca_file ca.pem and the system store got no answer: timed out",
+        certificate_sandbox_trust:
+          "the handshake with sandbox's ca_file ca.pem and the system store got no answer: timed out",
         rate_limit_measured_rps: 'not measured: production is probed only with --allow-production-load',
         rate_limit_announced_rps: 'no answer announced a limit (RateLimit-Policy, X-RateLimit-Limit…)',
       },
