@@ -26,6 +26,9 @@ export const PROOF_PROMISE = { max_rate_429: 0.01, max_lost: 0 } as const;
  */
 export const MAX_PROOF_ROUNDS = 4;
 
+/** Refusals that began this long into a round came after a quota ran out, not from the rate itself. */
+export const QUOTA_AFTER_S = 1;
+
 /** Whether a proof kept the promise, and if not, which half it broke (one sentence). */
 export function proofHolds(proof: Proof): { holds: boolean; why: string } {
   const broken: string[] = [];
@@ -50,6 +53,7 @@ export function proofRound(rec: Recommendation, proof: Proof): ProofRound {
     goodput_rps: proof.goodput_rps,
     lost_requests: proof.lost_requests,
     ...(proof.refusals_began_s !== undefined ? { refusals_began_s: proof.refusals_began_s } : {}),
+    ...(proof.after_quota_rps !== undefined ? { after_quota_rps: proof.after_quota_rps } : {}),
     verdict: verdict.holds ? 'holds' : 'fails',
     why: verdict.why,
   };
@@ -68,7 +72,7 @@ export function proofRound(rec: Recommendation, proof: Proof): ProofRound {
  * the recommendation's bounds.
  */
 export function nextRecommendation(rec: Recommendation, proof: Proof, measuredRps: number): Recommendation | null {
-  const passed = Math.min(proof.goodput_rps, rec.target_rps * (1 - proof.rate_429));
+  const passed = Math.min(proof.goodput_rps, rec.target_rps * (1 - proof.rate_429), proof.after_quota_rps ?? Infinity);
   // Rounded down like the first target, then at least one step below the rate tried.
   let target = atMostMeasured(roundedRate(passed * (1 - HEADROOM)), measuredRps);
   if (target >= rec.target_rps) target = roundedRate(rec.target_rps * (1 - HEADROOM));
@@ -140,6 +144,12 @@ export interface ProofLoopOutcome {
   cutShort: boolean;
   /** The lowest rate a round failed at: it refutes any reading of the limit that admits it. Null when none failed. */
   failedRps: number | null;
+  /**
+   * The lowest rate a failed round's limit let through once its quota was spent (after_quota_rps):
+   * no rate above it holds for a client that runs longer than a proof, so no hold above it counts.
+   * Null when no round met a quota.
+   */
+  quotaCeilingRps: number | null;
 }
 
 /**
@@ -157,22 +167,44 @@ export async function proveUntilHeld(
 ): Promise<ProofLoopOutcome> {
   const rounds: ProofRound[] = [];
   let rec: Recommendation | null = first;
-  let held: Recommendation | null = null;
   let failedRps: number | null = null;
+  let quotaCeilingRps: number | null = null;
   let lastProof: Proof | null = null;
+  // Every policy that held; the one given is the highest that no quota seen since refutes.
+  const holds: Recommendation[] = [];
+  const held = (): Recommendation | null =>
+    holds
+      .filter((h) => quotaCeilingRps === null || h.target_rps <= quotaCeilingRps)
+      .reduce<Recommendation | null>((best, h) => (best === null || h.target_rps > best.target_rps ? h : best), null);
+  const outcome = (cutShort: boolean): ProofLoopOutcome => ({
+    proven: held(),
+    rounds,
+    lastProof,
+    cutShort,
+    failedRps,
+    quotaCeilingRps,
+  });
   for (let round = 1; rec !== null && round <= maxRounds; round++) {
     const proof = await runProof(rec, round);
-    if (proof === null) return { proven: held, rounds, lastProof, cutShort: true, failedRps };
+    if (proof === null) return outcome(true);
     rounds.push(proofRound(rec, proof));
     lastProof = proof;
-    if (proofHolds(proof).holds) held = rec;
-    else failedRps = Math.min(failedRps ?? Infinity, rec.target_rps);
+    if (proofHolds(proof).holds) holds.push(rec);
+    else {
+      failedRps = Math.min(failedRps ?? Infinity, rec.target_rps);
+      // A quota spent in this round: what the limit let through after it bounds every rate, even
+      // one that held for a proof's length before (it held on the quota, not on the rate).
+      if (proof.after_quota_rps !== undefined)
+        quotaCeilingRps = Math.min(quotaCeilingRps ?? Infinity, proof.after_quota_rps);
+    }
     // A first round that held is the policy: nothing above it was refused, so there is nothing to bisect.
     if (failedRps === null) break;
+    const best = held();
+    const ceiling = Math.min(failedRps, quotaCeilingRps ?? Infinity);
     rec =
-      held === null ? nextRecommendation(rec, proof, measuredRps) : bisectedRecommendation(held, failedRps, rec, proof);
+      best === null ? nextRecommendation(rec, proof, measuredRps) : bisectedRecommendation(best, ceiling, rec, proof);
   }
-  return { proven: held, rounds, lastProof, cutShort: false, failedRps };
+  return outcome(false);
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 2 : 1)} %`;

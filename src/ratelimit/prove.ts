@@ -2,6 +2,7 @@
 // recommended backoff (CES_BACKOFF_*), against the same endpoint. A policy that is right loses no
 // request and sees (almost) no 429; the figures go into the report as `proof`.
 
+import { QUOTA_AFTER_S } from './proof-loop.js';
 import type { ScenarioInputs } from '../k6/contract.js';
 import { runLoadScenario } from '../k6/scenarios.js';
 import { scenarioOk } from '../k6/summary.js';
@@ -79,6 +80,8 @@ export async function prove(opts: ProveOptions): Promise<ProofRun> {
   const requests = scenario.requests;
   const ok = count(scenario, 'logical_calls_ok');
   const lost = count(scenario, 'logical_calls_lost');
+  const began =
+    typeof scenario.extra?.['refusals_began_s'] === 'number' ? scenario.extra['refusals_began_s'] : undefined;
   const proof: Proof = {
     rate_429: requests > 0 ? Math.round((count(scenario, 'rate_limited_responses') / requests) * 1e4) / 1e4 : 0,
     // Successful calls per second of offered load (the arrivals run for durationS; the graceful
@@ -86,9 +89,8 @@ export async function prove(opts: ProveOptions): Promise<ProofRun> {
     goodput_rps: Math.round((ok / inputs.durationS) * 100) / 100,
     lost_requests: lost,
     // When refusals began: at once, the rate is above a limit; after a while, a quota ran out.
-    ...(typeof scenario.extra?.['refusals_began_s'] === 'number'
-      ? { refusals_began_s: scenario.extra['refusals_began_s'] }
-      : {}),
+    ...(began !== undefined ? { refusals_began_s: began } : {}),
+    ...afterQuota(ok, began, inputs.rate, inputs.durationS),
   };
   const notes: string[] = [];
   if (scenario.dropped_iterations > 0)
@@ -100,4 +102,23 @@ export async function prove(opts: ProveOptions): Promise<ProofRun> {
     notes.push(`proof run: thresholds not met (${failed.join('; ')})`);
   }
   return { proof, scenario, notes };
+}
+/** The stretch after the first refusal must be this long for its rate to mean anything. */
+const AFTER_QUOTA_MIN_S = 5;
+
+/**
+ * What the limit let through per second once refusals began: the calls that succeeded, less those
+ * the paced client had sent before (at most rate × t, so the figure errs low when k6 fell behind),
+ * over the rest of the run. A bucket admits its rate then, a window its limit per window (less when
+ * the stretch ends inside a window): never more than a client running for hours gets.
+ */
+function afterQuota(
+  ok: number,
+  began: number | undefined,
+  rate: number,
+  durationS: number,
+): { after_quota_rps?: number } {
+  if (began === undefined || began < QUOTA_AFTER_S || durationS - began < AFTER_QUOTA_MIN_S) return {};
+  const before = Math.min(ok, rate * began);
+  return { after_quota_rps: Math.round(((ok - before) / (durationS - began)) * 100) / 100 };
 }

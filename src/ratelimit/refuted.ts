@@ -5,6 +5,7 @@
 // floor a client can rely on) and what each round saw. Pure: the estimate in, the estimate the
 // report may carry out.
 
+import { QUOTA_AFTER_S } from './proof-loop.js';
 import type { ProofRound } from '../report/model.js';
 import { describeLimiter } from './limiters/index.js';
 import { NOT_IDENTIFIED } from './evidence.js';
@@ -15,9 +16,21 @@ import type { Estimate, Recommendation } from './types.js';
 export const refutingRounds = (rounds: readonly ProofRound[]): ProofRound[] =>
   rounds.filter((r) => r.verdict === 'fails' && r.rate_429 > PROOF_PROMISE.max_rate_429);
 
-/** The highest rate a round held at, or null when none held. */
+/**
+ * The lowest rate a failed round's limit let through once a quota was spent: a hold above it held
+ * on the quota for the proof's length, not on the rate, so it proves nothing for a longer client.
+ */
+export const quotaCeilingRps = (rounds: readonly ProofRound[]): number | null => {
+  const after = rounds.flatMap((r) =>
+    r.verdict === 'fails' && r.after_quota_rps !== undefined ? [r.after_quota_rps] : [],
+  );
+  return after.length > 0 ? Math.min(...after) : null;
+};
+
+/** The highest rate a round held at that no quota seen refutes, or null when none did. */
 export const heldRps = (rounds: readonly ProofRound[]): number | null => {
-  const held = rounds.filter((r) => r.verdict === 'holds').map((r) => r.target_rps);
+  const ceiling = quotaCeilingRps(rounds) ?? Infinity;
+  const held = rounds.filter((r) => r.verdict === 'holds' && r.target_rps <= ceiling).map((r) => r.target_rps);
   return held.length > 0 ? Math.max(...held) : null;
 };
 
@@ -64,9 +77,6 @@ export function withoutRefuted(estimate: Estimate, rounds: readonly ProofRound[]
   };
 }
 
-/** Refusals that began this long into a round came after a quota ran out, not from the rate itself. */
-const QUOTA_AFTER_S = 1;
-
 /**
  * What a round whose refusals began late says: the paced client had about rate × t requests let
  * through before the first refusal, a quota met after that many (a limit on a window longer than t,
@@ -77,7 +87,10 @@ function quotaEvidence(rounds: readonly ProofRound[]): string[] {
     r.verdict === 'fails' && r.refusals_began_s !== undefined && r.refusals_began_s >= QUOTA_AFTER_S
       ? [
           `evidence of a quota: proof round ${i + 1} at ${r.target_rps} req/s had about ${Math.round(r.target_rps * r.refusals_began_s)} requests let through ` +
-            `in ${r.refusals_began_s} s before its first refusal, a limit met after that many (on a window longer than ${r.refusals_began_s} s), not a rate refused from the start`,
+            `in ${r.refusals_began_s} s before its first refusal, a limit met after that many (on a window longer than ${r.refusals_began_s} s), not a rate refused from the start` +
+            (r.after_quota_rps !== undefined
+              ? `; after it the limit let ${r.after_quota_rps} req/s through, the rate a client running longer meets, so no rate held above it counts`
+              : ''),
         ]
       : [],
   );

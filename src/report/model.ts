@@ -151,6 +151,12 @@ export interface RateLimitResult extends RateLimitMeasurement {
     lost_requests: number;
     /** Seconds into the proof when the first call that met a 429 started; absent when none did. */
     refusals_began_s?: number;
+    /**
+     * Calls let through per second from the first refusal to the proof's end, when refusals began
+     * late (a quota spent): the rate the limit admits once its burst or quota is gone, which no
+     * client running longer than the proof can beat. Absent when refusals began at once or not at all.
+     */
+    after_quota_rps?: number;
   } | null;
   /**
    * Whether a k6 proof held the recommendation to its promise (src/ratelimit/proof-loop.ts):
@@ -195,6 +201,8 @@ export interface ProofRound {
   lost_requests: number;
   /** Seconds into the round when refusals began (the first call that met a 429); absent when none did. */
   refusals_began_s?: number;
+  /** Calls let through per second once refusals began late (a quota spent): see RateLimitResult.proof. */
+  after_quota_rps?: number;
   verdict: 'holds' | 'fails';
   why: string;
 }

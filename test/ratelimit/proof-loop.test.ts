@@ -3,7 +3,14 @@
 // rises above what the probe measured, and that the loop is bounded and ends "not proven".
 
 import { describe, expect, it } from 'vitest';
-import { MAX_PROOF_ROUNDS, nextRecommendation, proofHolds, proveUntilHeld } from '../../src/ratelimit/proof-loop.js';
+import {
+  MAX_PROOF_ROUNDS,
+  nextRecommendation,
+  proofHolds,
+  proofRound,
+  proveUntilHeld,
+} from '../../src/ratelimit/proof-loop.js';
+import { heldRps } from '../../src/ratelimit/refuted.js';
 import { atMostMeasured, recommend } from '../../src/ratelimit/recommend.js';
 import type { Proof, Recommendation } from '../../src/ratelimit/types.js';
 
@@ -157,5 +164,47 @@ describe('proveUntilHeld', () => {
     const outcome = await proveUntilHeld(rec(40), 50, async () => (++calls === 1 ? proof(0.3, 30) : null));
     expect(outcome).toMatchObject({ proven: null, cutShort: true, lastProof: proof(0.3, 30) });
     expect(outcome.rounds.map((r) => r.target_rps)).toEqual([40]);
+  });
+});
+
+describe('a quota behind the rate: a hold for the length of a proof is not a hold for hours', () => {
+  // Kong's 30 per second beside 600 per minute, as two buckets (30/s burst 30, 10/s burst 600),
+  // proven from rest for 120 s: a rate r above 10 is let through until the minute's 600 are spent,
+  // at t = 600 / (r − 10) s, and at 10/s after. A rate of 12 to 15 holds for 120 s and is refused
+  // from 150–300 s on: such a hold proves the quota, not the rate.
+  const HORIZON_S = 120;
+  const stacked = (r: number): Proof => {
+    if (r <= 10) return proof(0, r);
+    const spent = 600 / (r - 10);
+    if (spent >= HORIZON_S) return proof(0, r);
+    const accepted = r * spent + 10 * (HORIZON_S - spent);
+    return {
+      rate_429: Math.round((1 - accepted / (r * HORIZON_S)) * 1e4) / 1e4,
+      goodput_rps: Math.round((accepted / HORIZON_S) * 100) / 100,
+      lost_requests: 0,
+      refusals_began_s: Math.round(spent * 1000) / 1000,
+      after_quota_rps: 10,
+    };
+  };
+
+  it('gives a rate at or below what the limit let through once the quota was spent (75–100 % of it)', async () => {
+    const outcome = await proveUntilHeld(rec(24), 30, async (r) => stacked(r.target_rps));
+    expect(outcome.quotaCeilingRps).toBe(10);
+    expect(outcome.proven?.target_rps).toBeGreaterThanOrEqual(7.5);
+    expect(outcome.proven?.target_rps).toBeLessThanOrEqual(10);
+    // No round above the ceiling is what the loop gives, even one that held for its 120 s.
+    expect(
+      outcome.rounds.every(
+        (r) => r.target_rps <= 10 || r.verdict === 'fails' || r.target_rps !== outcome.proven?.target_rps,
+      ),
+    ).toBe(true);
+  });
+
+  it('a hold above the quota ceiling counts for nothing in the report: the floor is a hold below it', () => {
+    const round = (target: number, p: Proof) => proofRound(rec(target), p);
+    expect(heldRps([round(8, stacked(8)), round(14, stacked(14)), round(20, stacked(20))])).toBe(8);
+    expect(heldRps([round(14, stacked(14)), round(20, stacked(20))])).toBeNull();
+    // Refusals from the start (no quota) bound nothing: the hold at 14 stands.
+    expect(heldRps([round(14, stacked(14)), round(40, proof(0.5, 30))])).toBe(14);
   });
 });
