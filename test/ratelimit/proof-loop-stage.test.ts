@@ -220,8 +220,10 @@ describe.skipIf(k6 === undefined)(misread, { concurrent: true }, () => {
     expect(result.proof_verdict, context).toBe('not proven');
     expect(result.recommendation, context).toBeNull();
     expect(result.proof_rounds?.length, context).toBe(MAX_PROOF_ROUNDS);
+    // Each round fails, or holds only on the burst (its requests fit in what passes from idle),
+    // which proves nothing about the rate.
     expect(
-      result.proof_rounds!.every((r) => r.verdict === 'fails'),
+      result.proof_rounds!.every((r) => r.verdict === 'fails' || r.within_burst === true),
       context,
     ).toBe(true);
     expect(untested, context).toEqual([

@@ -109,7 +109,7 @@ describe('the fleet section', () => {
     );
     expect(lines[1]).toMatch(/^ {2}assumption: the limit is shared/);
     expect(lines[2]).toMatch(
-      /^ {2}simulated \(token bucket 50 req\/s, burst 20; 75 req\/s offered for 30 s\): goodput [\d.]+ req\/s/,
+      /^ {2}simulated \(an assumed bucket of 50 req\/s, burst 20 \(no limiter was identified: .*\); 75 req\/s offered for 30 s\): goodput [\d.]+ req\/s/,
     );
   });
 });

@@ -9,5 +9,5 @@ export const PROFILE_GROUPS: ReadonlyArray<readonly ProfileName[]> = [
   ['http2', 'extra-fields', 'jwt', 'health-iso8601', 'clock-skew', 'ratelimit-headers'],
   ['compression', 'oauth-error-fields', 'health-http-date', 'idle-close', 'intermediate-ca', 'clock-skew-behind'],
   ['latency', 'health-clf', 'silent-close', 'business-rejects-payload'],
-  ['connection-close', 'slow-business'],
+  ['connection-close', 'slow-business', 'ratelimit-headers-kong'],
 ];

@@ -53,8 +53,14 @@ export function describeSimulated(estimate: LimiterSource, simulated: Limits): s
   const identified = estimate.limiters?.length ? estimate.limiters : estimate.limiter ? [estimate.limiter] : [];
   const untested = identified.some((m) => 'counts_refused' in m && m.counts_refused === null);
   const announced = unproven(estimate);
+  // No limiter identified (or the one read was refuted): the bucket is the simulator's assumption
+  // from what held and what passed from idle, never a kind the probe claims.
+  const said =
+    identified.length === 0
+      ? `an assumed bucket of ${estimate.sustained_rps} req/s, burst ${Math.max(1, Math.round(estimate.burst ?? 1))} (no limiter was identified: the rate that held and what passed from idle)`
+      : describeLimiter(simulated);
   return (
-    describeLimiter(simulated) +
+    said +
     (untested ? ' (assumed, the worse case: the probe could not test it)' : '') +
     (announced.length > 0
       ? ` (${announced.map((a) => `${a.limit} per ${a.window_s} s`).join(', ')} announced, not proven: simulated as a fixed window counting refused requests)`

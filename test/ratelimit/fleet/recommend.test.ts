@@ -82,7 +82,10 @@ describe('sizeFleet', () => {
     expect(fleet.recommendation?.per_instance_burst).toBe(1);
     expect(new Set(fleet.rows.map((r) => r.instances))).toEqual(new Set([1, 4, 16, 20]));
     expect(fleet.rows).toHaveLength(4 * 5);
-    expect(fleet.limiter).toBe('token bucket 50 req/s, burst 20');
+    // No limiter identified: the simulator's bucket is said to be its assumption, never a kind claimed.
+    expect(fleet.limiter).toBe(
+      'an assumed bucket of 50 req/s, burst 20 (no limiter was identified: the rate that held and what passed from idle)',
+    );
     expect(sizeFleet({ estimate, recommendation, instances: 20 })).toEqual(fleet);
   });
 
