@@ -1,5 +1,5 @@
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
-import { HEAVY_FILES, PRECISE_FILES, WHOLLY_REAL_FILES } from './test/tiers.js';
+import { ALONE_FILES, HEAVY_FILES, PRECISE_FILES, WHOLLY_REAL_FILES } from './test/tiers.js';
 
 export default defineConfig({
   test: {
@@ -35,6 +35,8 @@ export default defineConfig({
       // it computes, 0.28 of a core over 648 s measured with two workers.
       realTier('real-precise', PRECISE_FILES, { workers: 2, order: 1 }),
       realTier('real', HEAVY_FILES, { workers: 4, order: 2 }),
+      // Last, on its own: files that keep both cores busy by themselves (test/tiers.ts `alone`).
+      realTier('real-alone', ALONE_FILES, { workers: 1, order: 3 }),
     ],
   },
 });

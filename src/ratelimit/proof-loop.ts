@@ -41,15 +41,6 @@ export function proofHolds(proof: Proof): { holds: boolean; why: string } {
     : { holds: false, why: broken.join('; ') };
 }
 
-/** A round that held on the burst alone: in the table as it ran, marked so no reading takes it for a rate that held. */
-function heldWithinBurst(round: ProofRound, reach: ProofReach): ProofRound {
-  return {
-    ...round,
-    within_burst: true,
-    why: `${round.why}, but its ${Math.round(round.target_rps * reach.proofS!)} requests fit in the burst of ${reach.burst} that passed from idle: it proves nothing about the rate`,
-  };
-}
-
 /** One round of the report's table from the policy tried and what its proof measured. */
 export function proofRound(rec: Recommendation, proof: Proof): ProofRound {
   const verdict = proofHolds(proof);
@@ -143,21 +134,6 @@ function retried(rec: Recommendation, proof: Proof, target: number, reason: stri
   };
 }
 
-/**
- * What a round can prove: one that offers no more requests than pass from idle (the burst the
- * probe saw) holds on the burst whatever the rate, so it proves nothing about the rate.
- */
-export interface ProofReach {
-  /** Each round's length, seconds. */
-  proofS?: number;
-  /** Requests that passed back to back from idle in the probe. */
-  burst?: number | null;
-}
-
-/** Whether a round at `targetRps` stays within the burst for its whole length (see ProofReach). */
-export const withinBurst = (targetRps: number, reach: ProofReach): boolean =>
-  reach.proofS !== undefined && reach.burst != null && targetRps * reach.proofS <= reach.burst;
-
 export interface ProofLoopOutcome {
   /** The highest policy that held, or null when no round did. */
   proven: Recommendation | null;
@@ -188,7 +164,6 @@ export async function proveUntilHeld(
   measuredRps: number,
   runProof: (rec: Recommendation, round: number) => Promise<Proof | null>,
   maxRounds: number = MAX_PROOF_ROUNDS,
-  reach: ProofReach = {},
 ): Promise<ProofLoopOutcome> {
   const rounds: ProofRound[] = [];
   let rec: Recommendation | null = first;
@@ -212,11 +187,8 @@ export async function proveUntilHeld(
   for (let round = 1; rec !== null && round <= maxRounds; round++) {
     const proof = await runProof(rec, round);
     if (proof === null) return outcome(true);
-    const inBurst = proofHolds(proof).holds && withinBurst(rec.target_rps, reach);
-    rounds.push(inBurst ? heldWithinBurst(proofRound(rec, proof), reach) : proofRound(rec, proof));
+    rounds.push(proofRound(rec, proof));
     lastProof = proof;
-    // Nothing lower proves more: every later round would stay within the burst too.
-    if (inBurst) break;
     if (proofHolds(proof).holds) holds.push(rec);
     else {
       failedRps = Math.min(failedRps ?? Infinity, rec.target_rps);

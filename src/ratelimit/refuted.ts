@@ -30,9 +30,7 @@ export const quotaCeilingRps = (rounds: readonly ProofRound[]): number | null =>
 /** The highest rate a round held at that no quota seen refutes, or null when none did. */
 export const heldRps = (rounds: readonly ProofRound[]): number | null => {
   const ceiling = quotaCeilingRps(rounds) ?? Infinity;
-  const held = rounds
-    .filter((r) => r.verdict === 'holds' && !r.within_burst && r.target_rps <= ceiling)
-    .map((r) => r.target_rps);
+  const held = rounds.filter((r) => r.verdict === 'holds' && r.target_rps <= ceiling).map((r) => r.target_rps);
   return held.length > 0 ? Math.max(...held) : null;
 };
 

@@ -203,8 +203,6 @@ export interface ProofRound {
   refusals_began_s?: number;
   /** Calls let through per second once refusals began late (a quota spent): see RateLimitResult.proof. */
   after_quota_rps?: number;
-  /** It held, but offered no more requests than the burst that passed from idle: it proves nothing about the rate. */
-  within_burst?: true;
   verdict: 'holds' | 'fails';
   why: string;
 }

@@ -210,8 +210,6 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
                 io.untested('rate_limit', `proof run did not complete: ${run.scenario.error}`);
               return run.proof;
             },
-            undefined,
-            { proofS, burst: estimate.burst },
           );
           proof = outcome.lastProof;
           // A first proof that produced no figures refuted nothing: the policy stands, unproven (the

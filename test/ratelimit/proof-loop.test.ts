@@ -208,29 +208,3 @@ describe('a quota behind the rate: a hold for the length of a proof is not a hol
     expect(heldRps([round(14, stacked(14)), round(40, proof(0.5, 30))])).toBe(14);
   });
 });
-
-describe('a round that offers no more than the burst proves nothing about the rate', () => {
-  it('is in the table as it ran, marked within the burst, and is neither the policy nor the floor', async () => {
-    // A limit of 0.2 req/s behind a burst of 50: a 4 s round at 5 req/s sends 20, all from the burst.
-    const outcome = await proveUntilHeld(
-      rec(40),
-      50,
-      async (r) => (r.target_rps > 10 ? proof(0.6, 8) : proof(0, r.target_rps)),
-      4,
-      {
-        proofS: 4,
-        burst: 50,
-      },
-    );
-    expect(outcome.proven).toBeNull();
-    const last = outcome.rounds.at(-1)!;
-    expect(last).toMatchObject({ verdict: 'holds', within_burst: true });
-    expect(last.why).toMatch(/fit in the burst of 50 that passed from idle: it proves nothing about the rate$/);
-    expect(heldRps(outcome.rounds)).toBeNull();
-    // Without the burst known, the same hold is the policy.
-    const blind = await proveUntilHeld(rec(40), 50, async (r) =>
-      r.target_rps > 10 ? proof(0.6, 8) : proof(0, r.target_rps),
-    );
-    expect(blind.proven?.target_rps).toBe(last.target_rps);
-  });
-});

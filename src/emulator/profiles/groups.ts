@@ -7,7 +7,17 @@ import type { ProfileName } from './index.js';
 
 export const PROFILE_GROUPS: ReadonlyArray<readonly ProfileName[]> = [
   ['http2', 'extra-fields', 'jwt', 'health-iso8601', 'clock-skew', 'ratelimit-headers'],
-  ['compression', 'oauth-error-fields', 'health-http-date', 'idle-close', 'intermediate-ca', 'clock-skew-behind'],
+  [
+    'compression',
+    'oauth-error-fields',
+    'health-http-date',
+    'idle-close',
+    'intermediate-ca',
+    'clock-skew-behind',
+    // Not beside connection-close: a handshake per request and Kong's announced resets together
+    // kept `run`'s 30 s probe from a sustained rate (group 4, 2 runs at once beside the real tier).
+    'ratelimit-headers-kong',
+  ],
   ['latency', 'health-clf', 'silent-close', 'business-rejects-payload'],
-  ['connection-close', 'slow-business', 'ratelimit-headers-kong'],
+  ['connection-close', 'slow-business'],
 ];
