@@ -34,7 +34,7 @@ export default defineConfig({
       // bucket); then the rest, four at once: it waits (on windows, k6's durations) far more than
       // it computes, 0.28 of a core over 648 s measured with two workers.
       realTier('real-precise', PRECISE_FILES, { workers: 2, order: 1 }),
-      realTier('real', HEAVY_FILES, { workers: 4, order: 2 }),
+      realTier('real', HEAVY_FILES, { workers: 2, order: 2 }),
       // Last, on its own: files that keep both cores busy by themselves (test/tiers.ts `alone`).
       realTier('real-alone', ALONE_FILES, { workers: 1, order: 3 }),
     ],
