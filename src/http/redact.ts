@@ -55,7 +55,8 @@ export class Redactor {
   addSecret(secret: string | undefined, clientId?: string): void {
     if (!secret) return;
     this.add(secret, 'secret', true);
-    if (clientId !== undefined)
+    // Every POST /tokens gives the secret again: its Basic forms are computed once.
+    if (clientId !== undefined && !this.values.has(`${clientId}:${secret}`))
       this.values.add(
         `${clientId}:${secret}`,
         { kind: 'secret', judged: true, mark: REDACTED },
@@ -76,12 +77,25 @@ export class Redactor {
 
   /** True when the input holds a whole client secret the run was given, in any form. */
   containsSecret(input: string): boolean {
-    return this.containsWhole(input, 'secret');
+    return this.heldWhole(input).secret;
   }
 
   /** True when the input holds a whole token issued to this run, in any form. */
   containsIssuedToken(input: string): boolean {
-    return this.containsWhole(input, 'token');
+    return this.heldWhole(input).token;
+  }
+
+  /**
+   * Which judged kinds the input holds whole, in any form: both in one read of the input, which
+   * every answer the service client reads costs (a probe's stream reads 50 a second).
+   */
+  heldWhole(input: string): Record<CredentialKind, boolean> {
+    const held = { secret: false, token: false };
+    const judged = (k: Known) => k.judged;
+    for (const f of this.values.occurrences(input, judged)) if (f.whole) held[f.known.kind] = true;
+    if (held.secret && held.token) return held;
+    for (const f of this.reader.find(input, judged)) if (f.whole) held[f.known.kind] = true;
+    return held;
   }
 
   /**
@@ -138,20 +152,16 @@ export class Redactor {
     return `${JSON.stringify(this.deep(json), null, 2)}\n`;
   }
 
-  /**
-   * Judged by whole values only: a piece is hidden but proves nothing. Tokens of one service can
-   * share a long prefix (every JWT's header), and a secret made of words shares pieces with any
-   * text; a conformant service must never fail for either.
-   */
-  private containsWhole(input: string, kind: CredentialKind): boolean {
-    const which = (k: Known) => k.judged && k.kind === kind;
-    return this.values.find(input, which).some((f) => f.whole) || this.reader.find(input, which).some((f) => f.whole);
-  }
-
   private add(value: string, kind: CredentialKind, judged: boolean): void {
     const known = this.values.has(value);
-    // A value first seen as a token and then given as a secret is the secret.
-    if (known && kind === 'secret' && known.kind !== 'secret') Object.assign(known, { kind, mark: REDACTED });
+    if (known) {
+      // Once judged, always judged; a value first seen as a token and then given as a secret is the
+      // secret. The same Known object serves both matchers, so nothing else is to index: every
+      // answer of POST /tokens hands the same token again, and its forms cost ~0.4 ms to compute.
+      known.judged ||= judged;
+      if (kind === 'secret' && known.kind !== 'secret') Object.assign(known, { kind, mark: REDACTED });
+      return;
+    }
     this.values.add(value, { kind, judged, mark: kind === 'secret' ? REDACTED : fingerprint(value) } satisfies Known);
     // The same Known for both matchers: what upgrades it for one upgrades it for the other.
     this.reader.add(value, this.values.has(value)!);

@@ -16,14 +16,14 @@ import { request } from './undici.js';
 import { isProduction, type Target } from '../config/target.js';
 import type { Credentials } from '../spec/credentials.js';
 import type { Evidence } from '../report/model.js';
-import { handedOutIn } from './handed-out.js';
+import { scanAnswer } from './answer-scan.js';
 import { ACCEPT_ENCODING, codingsOf, UnreadableBody } from './content-coding.js';
 import { dispatcherFor, requestTimeoutMs, type HttpVersion } from './dispatcher.js';
 import { evidenceOf } from './evidence.js';
 import { quoteBody, quoteField, quoteHeader, type QuotedAnswer } from './quote-body.js';
 import type { Exchange, IssuedToken, SendOptions, TokenExchange, TransportSeen } from './exchange.js';
 import { DEFAULT_RATE_LIMIT_BUDGET, sendWaitingOut429, type RateLimitBudget } from './rate-limit-wait.js';
-import { flattenHeaders, parseJson, readCapped } from './read-answer.js';
+import { flattenHeaders, readCapped } from './read-answer.js';
 import { fingerprint, type Redactor } from './redact.js';
 import type { ProductionGate } from './production-gate.js';
 import type { BearerKind } from '../report/model.js';
@@ -166,16 +166,13 @@ export class ServiceClient {
     const durationMs = performance.now() - started;
     const answerHeaders = flattenHeaders(res.headers);
     this.answers++;
-    // Judged by value, before this answer's own credentials are known: whatever the field or
-    // header, in whatever encoding.
-    const answer = `${Object.entries(answerHeaders)
-      .map(([name, value]) => `${name}: ${value}`)
-      .join('\n')}\n${text}`;
-    const echoesSecret = this.opts.redactor.containsSecret(answer);
+    const { echoesSecret, carriesIssuedToken, json } = scanAnswer(
+      this.opts.redactor,
+      res.statusCode,
+      answerHeaders,
+      text,
+    );
     if (echoesSecret) this.echoes.push(label);
-    const carriesIssuedToken = this.opts.redactor.containsIssuedToken(answer);
-    const json = parseJson(text);
-    this.registerCredentials(res.statusCode, json, answerHeaders);
     const receivedAt = this.opts.clock.now();
     const dateMs = httpDateMs(answerHeaders['date']);
     if (dateMs !== undefined) this.noteClock({ serviceMs: dateMs, sentAt, receivedAt });
@@ -246,19 +243,6 @@ export class ServiceClient {
     if (options.bearer === undefined) return 'none';
     if (!this.issued.has(options.bearer)) return 'forged';
     return options.bearerExpired ? 'expired' : 'valid';
-  }
-
-  /**
-   * Whatever an answer presents as a credential is hidden from now on, in whatever answer it comes
-   * (handed-out.ts): a success's tokens are tokens issued to this run (no refusal may carry them
-   * later); a refusal's values and cookies are only hidden, never judged by (a 401's
-   * `"token": "none"` is no token) until one proves to work.
-   */
-  private registerCredentials(status: number, json: unknown, headers: Record<string, string>): void {
-    for (const { value, judged } of handedOutIn(status, json, headers)) {
-      if (judged) this.opts.redactor.addToken(value);
-      else this.opts.redactor.addSeen(value);
-    }
   }
 
   /** POST /tokens with the nested body of §4.1. The token it returns is known to the redactor. */

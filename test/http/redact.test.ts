@@ -15,6 +15,35 @@ describe('Redactor', () => {
     expect(r.containsSecret('nothing here')).toBe(false);
   });
 
+  it('a value given again is upgraded, never re-indexed: seen, then issued, is judged; a token, then a secret, is the secret', () => {
+    const r = new Redactor();
+    const value = 'Zq8xW2vR7kP4mN1tY6bH3cJ9';
+    const answer = `x-new: ${Buffer.from(value).toString('hex')}\n{"a":1}`;
+    r.addSeen(value);
+    expect(r.heldWhole(answer)).toEqual({ secret: false, token: false });
+    r.addToken(value);
+    expect(r.heldWhole(answer)).toEqual({ secret: false, token: true });
+    r.addSeen(value);
+    expect(r.containsIssuedToken(answer)).toBe(true);
+    r.addSecret(value, 'client-a');
+    expect(r.heldWhole(answer)).toEqual({ secret: true, token: false });
+    expect(r.text(`${value} ${value.toLowerCase()}`)).toBe('[redacted] [redacted]');
+    // The Basic forms of client_id:secret, added once however often the secret is given.
+    r.addSecret(value, 'client-a');
+    expect(r.containsSecret(`authorization: Basic ${Buffer.from(`client-a:${value}`).toString('base64')}`)).toBe(true);
+  });
+
+  it('judges a secret and a token in one answer, each by its own kind', () => {
+    const r = new Redactor();
+    r.addSecret('Hq3vL8sN2wX5pR9dK4mT', 'client-a');
+    r.addToken('Ab4Cd8Ef2Gh6Ij0Kl3Mn7Op1');
+    const answer = 'x-echo: Hq3vL8sN2wX5pR9dK4mT\n{"token":"Ab4Cd8Ef2Gh6Ij0Kl3Mn7Op1"}';
+    expect(r.heldWhole(answer)).toEqual({ secret: true, token: true });
+    expect(r.heldWhole('{"token":"Ab4Cd8Ef2Gh6Ij0Kl3Mn7Op1"}')).toEqual({ secret: false, token: true });
+    // Spread over two fields, only the reader holds it whole.
+    expect(r.heldWhole('{"a":"Hq3vL8sN2wX","b":"5pR9dK4mT"}')).toEqual({ secret: true, token: false });
+  });
+
   it('fingerprints are short, stable and do not contain the token', () => {
     const fp = fingerprint('a-very-long-token-value');
     expect(fp).toMatch(/^tk_[0-9a-f]{8}$/);

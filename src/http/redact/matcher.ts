@@ -44,6 +44,11 @@ export interface Found {
 
 export class ValueMatcher {
   private readonly keyed = new Map<string, Run[]>();
+  /**
+   * The first two characters of every key, as a bit set over their low bytes: most places in a text
+   * start no key, and this tells so without cutting out and hashing 8 characters there.
+   */
+  private readonly starts = new Uint8Array(65536 / 8);
   /** Runs shorter than KEY characters: searched for one by one. */
   private readonly short: Run[] = [];
   private readonly values = new Map<string, Known>();
@@ -74,6 +79,8 @@ export class ValueMatcher {
         if (text.length < KEY) this.short.push(run);
         else {
           const key = text.slice(0, KEY);
+          const pair = pairAt(key, 0);
+          this.starts[pair >> 3]! |= 1 << (pair & 7);
           const list = this.keyed.get(key);
           if (list) list.push(run);
           else this.keyed.set(key, [run]);
@@ -84,6 +91,11 @@ export class ValueMatcher {
 
   /** Every occurrence, overlapping ones merged (a secret's mark wins over a token's); in order. */
   find(input: string, which: (k: Known) => boolean = () => true): Found[] {
+    return merge(this.occurrences(input, which));
+  }
+
+  /** Every occurrence as found, unmerged: overlapping ones of different values each keep their own. */
+  occurrences(input: string, which: (k: Known) => boolean = () => true): Found[] {
     const found: Found[] = [];
     const hit = (run: Run, i: number) => {
       if (!which(run.known)) return;
@@ -92,6 +104,8 @@ export class ValueMatcher {
     };
     if (this.keyed.size > 0) {
       for (let i = 0; i + KEY <= input.length; i++) {
+        const pair = pairAt(input, i);
+        if ((this.starts[pair >> 3]! & (1 << (pair & 7))) === 0) continue;
         const runs = this.keyed.get(input.substr(i, KEY));
         if (runs) for (const run of runs) if (input.startsWith(run.text, i)) hit(run, i);
       }
@@ -101,7 +115,7 @@ export class ValueMatcher {
         if (run.text.length >= MIN_FREE_STANDING || standsAlone(input, i, run.text.length)) hit(run, i);
       }
     }
-    return merge(found);
+    return found;
   }
 
   /** The run at `i` grown unit by unit to both sides; undefined when shorter than a leak. */
@@ -117,6 +131,9 @@ export class ValueMatcher {
     return { start, end, known: run.known, whole: first === 0 && next === units.length };
   }
 }
+
+/** Two characters at `i` as one 16-bit number (their low bytes): a key's start, for the bit set. */
+const pairAt = (s: string, i: number): number => ((s.charCodeAt(i) & 255) << 8) | (s.charCodeAt(i + 1) & 255);
 
 const WORD = /[A-Za-z0-9]/;
 const standsAlone = (s: string, at: number, length: number): boolean =>

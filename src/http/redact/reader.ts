@@ -200,6 +200,8 @@ const HEX = new Int8Array(65536).fill(-1);
 for (let i = 0; i < 16; i++) HEX['0123456789abcdef'.charCodeAt(i)] = HEX['0123456789ABCDEF'.charCodeAt(i)] = i;
 const hexValue = (c: number): number => HEX[c]!;
 
+const hasHexRun = (v: View): boolean => runsOf(v, hexValue, 2 * WINDOW).length > 0;
+
 /** Hex runs decoded, starting at an even or an odd character of each run. */
 function hexViews(v: View): View[] {
   const runs = runsOf(v, hexValue, 2 * WINDOW);
@@ -275,7 +277,8 @@ function readingsOf(input: string): Normal[] {
   // base64 string is no encoding anyone writes; a reversed value is found by reversed windows).
   let layer = [plain];
   for (let depth = 0; depth < LAYERS; depth++) {
-    layer = layer.flatMap((v) => [...decoded(v), ...hexViews(reversed(v))]);
+    // A view with no hex run long enough has none read backwards either: not reversed for nothing.
+    layer = layer.flatMap((v) => [...decoded(v), ...(hasHexRun(v) ? hexViews(reversed(v)) : [])]);
     views.push(...layer);
   }
   return views.map(normalView).filter((n) => n.length >= WINDOW);
