@@ -10,6 +10,7 @@ import { build } from 'esbuild';
 import { ServiceClient } from '../src/http/service-client.js';
 import { Redactor } from '../src/http/redact.js';
 import { runScenario, type LocatedK6 } from '../src/k6/index.js';
+import { timelineOutput } from '../src/k6/timeline.js';
 import { cpuSeconds, delta, reapedChildrenCpuSeconds, runCommand, which } from './proc.js';
 import type { ServedEmulator } from './serve.js';
 import { cores, rate, ratio, type Section } from './stats.js';
@@ -55,6 +56,12 @@ export interface LoadBenchResult {
 }
 
 export const HEALTH = 'POST /tokens/health_check';
+/**
+ * The same bare script with what the harness adds to every k6 process it starts: the JSON output
+ * of every sample its per-second timeline is read from (src/k6/timeline.ts). The difference to the
+ * bare row is the harness's own cost per request, apart from k6's.
+ */
+export const HEALTH_WITH_TIMELINE = `${HEALTH}, + the timeline output`;
 const EVALUATION = 'POST /v1/evaluation (valid token)';
 /** k6 starts, runs durationS plus a graceful stop, and writes its summary; this bounds a hang. */
 const EXTRA_TIMEOUT_S = 30;
@@ -88,11 +95,15 @@ async function k6Run(
   bundle: string,
   dir: string,
   vus: number,
+  withTimeline = false,
 ): Promise<LoadRow> {
   const summaryFile = join(dir, `summary-${vus}.json`);
+  // As src/k6/scenarios.ts's withTimeline gives it to every k6 process of a harness run.
+  const timeline = withTimeline ? await timelineOutput() : undefined;
   const serverBefore = cpuSeconds(opts.emulator.pid);
   const childrenBefore = reapedChildrenCpuSeconds();
   const r = await runScenario({
+    ...(timeline ? { extraArgs: timeline.args } : {}),
     k6Path: k6.path,
     bundle,
     env: {
@@ -104,7 +115,7 @@ async function k6Run(
     // As the harness does it: the emulator's CA joins the system roots (SSL_CERT_FILE), verification on.
     caFile: opts.emulator.caFile,
     timeoutMs: (opts.durationS + EXTRA_TIMEOUT_S) * 1000,
-  });
+  }).finally(() => timeline?.dispose());
   const serverCpu = delta(cpuSeconds(opts.emulator.pid), serverBefore);
   const generatorCpu = delta(reapedChildrenCpuSeconds(), childrenBefore);
   const summary = r.summary as
@@ -118,7 +129,7 @@ async function k6Run(
   const dur = metrics?.http_req_duration?.values;
   const row: LoadRow = {
     tool: 'k6',
-    endpoint: HEALTH,
+    endpoint: withTimeline ? HEALTH_WITH_TIMELINE : HEALTH,
     concurrency: vus,
     requests: reqs?.count,
     // k6's own rate: requests over the test run's duration (VU start to stop), not k6's start-up.
@@ -233,6 +244,8 @@ export async function benchLoad(opts: LoadBenchOptions): Promise<LoadBenchResult
       if (opts.k6 && bundle) {
         opts.progress(`load: k6, ${c} VUs, ${opts.durationS} s on health_check`);
         rows.push(await k6Run(opts, opts.k6, bundle, dir, c));
+        opts.progress(`load: k6 with the harness's timeline output, ${c} VUs, ${opts.durationS} s on health_check`);
+        rows.push(await k6Run(opts, opts.k6, bundle, dir, c, true));
       }
       if (wrk !== undefined) {
         opts.progress(`load: wrk, ${c} connections, ${opts.durationS} s on health_check`);
@@ -275,10 +288,15 @@ export function loadSection(r: LoadBenchResult): Section {
     if (row.problem) notes.push(`${row.tool} ${row.endpoint} at ${row.concurrency}: ${row.problem}`);
 
   // Same concurrency, same endpoint: k6 / wrk.
-  const k6Rows = r.rows.filter((x) => x.tool === 'k6');
+  const k6Rows = r.rows.filter((x) => x.tool === 'k6' && x.endpoint === HEALTH);
   for (const k of k6Rows) {
     const w = r.rows.find((x) => x.tool === 'wrk' && x.endpoint === HEALTH && x.concurrency === k.concurrency);
     notes.push(`k6 / wrk at ${k.concurrency} VUs / connections on health_check: ${ratio(k.rps, w?.rps)}`);
+    const t = r.rows.find((x) => x.endpoint === HEALTH_WITH_TIMELINE && x.concurrency === k.concurrency);
+    if (t)
+      notes.push(
+        `The harness's own cost at ${k.concurrency} VUs: with the timeline output k6 spent ${us(t.generatorUsPerReq)} µs of CPU per request, bare ${us(k.generatorUsPerReq)} (${ratio(t.generatorUsPerReq, k.generatorUsPerReq)}); rate ${ratio(t.rps, k.rps)} of the bare one.`,
+      );
   }
   const k6Best = best(r.rows, 'k6', HEALTH);
   const healthCeiling = best(r.rows, 'wrk', HEALTH);
