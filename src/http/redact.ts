@@ -130,11 +130,18 @@ export class Redactor {
   /** Redacts every string inside plain data (a report, a record) without changing its shape. */
   deep<T>(value: T): T {
     // A walk rather than text(JSON.stringify(…)): the walk sees each string whole and unescaped.
+    // A report repeats its keys and many values (ids, statuses, notes) hundreds of times: each
+    // distinct string is read once per walk.
+    const seen = new Map<string, string>();
+    const text = (s: string): string => {
+      let safe = seen.get(s);
+      if (safe === undefined) seen.set(s, (safe = this.text(s)));
+      return safe;
+    };
     const walk = (v: unknown): unknown => {
-      if (typeof v === 'string') return this.text(v);
+      if (typeof v === 'string') return text(v);
       if (Array.isArray(v)) return v.map(walk);
-      if (v && typeof v === 'object')
-        return Object.fromEntries(Object.entries(v).map(([k, x]) => [this.text(k), walk(x)]));
+      if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [text(k), walk(x)]));
       return v;
     };
     return walk(value) as T;
