@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fingerprint, Redactor } from '../../src/http/redact.js';
+import { formsOf } from '../../src/http/redact/encodings.js';
 
 describe('Redactor', () => {
   it('replaces secrets with [redacted] and tokens with their fingerprint, in text and in data', () => {
@@ -42,6 +43,21 @@ describe('Redactor', () => {
     expect(r.heldWhole('{"token":"Ab4Cd8Ef2Gh6Ij0Kl3Mn7Op1"}')).toEqual({ secret: false, token: true });
     // Spread over two fields, only the reader holds it whole.
     expect(r.heldWhole('{"a":"Hq3vL8sN2wX","b":"5pR9dK4mT"}')).toEqual({ secret: true, token: false });
+  });
+
+  it('each form encodes every character by its own encoder, for the first value and every later one', () => {
+    const byName = (value: string) => new Map(formsOf(value).map((f) => [f.name, f.units.join('')]));
+    for (const value of ['a"b/c d&é', 'd&é a"b/c', 'a"b/c d&é']) {
+      const forms = byName(value);
+      expect(forms.get('raw')).toBe(value);
+      expect(forms.get('JSON-escaped')).toBe(JSON.stringify(value).slice(1, -1));
+      expect(forms.get('JSON-escaped, ASCII only')).toBe(JSON.stringify(value).slice(1, -1).replace('é', '\\u00e9'));
+      expect(forms.get('percent-encoded')).toBe(encodeURIComponent(value));
+      expect(forms.get('hex')).toBe(Buffer.from(value).toString('hex'));
+      expect(forms.get('hex, upper case')).toBe(Buffer.from(value).toString('hex').toUpperCase());
+      expect(forms.get('HTML-escaped (1)')).toBe(value.replace('&', '&amp;').replace('"', '&quot;'));
+      expect(forms.get('reversed')).toBe([...value].reverse().join(''));
+    }
   });
 
   it('fingerprints are short, stable and do not contain the token', () => {
