@@ -114,6 +114,24 @@ describe('known values, in every form', () => {
     expect(t.text('whole: my-production-password')).toBe('whole: [redacted]');
   });
 
+  it('keeps the words each redactor was given, whichever was built before', () => {
+    const secret = 'Q7x-production-window-9k2Lm';
+    const shown = 'see --production-window-9k';
+    const text = (keep: string) => {
+      const t = new Redactor({ keep: [keep] });
+      t.addSecret(secret);
+      return t.text(shown);
+    };
+    for (const order of [
+      ['--production-window-9k', 'nothing'],
+      ['nothing', '--production-window-9k'],
+    ])
+      for (const keep of order) {
+        if (keep === 'nothing') expect(text(keep)).not.toContain('production-window');
+        else expect(text(keep)).toBe(shown);
+      }
+  });
+
   it('leaves the client_id: a piece of the Basic auth pair that is the client_id alone is no secret', () => {
     const t = new Redactor();
     t.addSecret('Zx9-random-secret-0123', 'ces-production-4f2a9c');

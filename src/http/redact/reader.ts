@@ -306,6 +306,9 @@ function spanOf(r: Normal, first: number, length: number): [number, number] {
   return [Math.min(r.view.from[a]!, r.view.from[b]!), Math.max(r.view.to[a]!, r.view.to[b]!)];
 }
 
+/** The windows of the last `keep` a matcher was built with (never changed after). */
+let keepWindows: { keep: string; keys: ReadonlySet<number> } | undefined;
+
 export class ReaderMatcher {
   private readonly windows = new Map<number, WindowHit[]>();
   private readonly wholeOnly: Entry[] = [];
@@ -316,7 +319,9 @@ export class ReaderMatcher {
 
   /** `keep`: the harness's own words; a window that is also one of theirs is not hunted. */
   constructor(keep = '') {
-    this.keep = new Set(windowKeys(normalise(keep)));
+    // The CLI builds more than one redactor with the same words (~10 ms each): read once.
+    if (keepWindows?.keep !== keep) keepWindows = { keep, keys: new Set(windowKeys(normalise(keep))) };
+    this.keep = keepWindows.keys;
   }
 
   get size(): number {
