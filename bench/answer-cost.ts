@@ -35,7 +35,7 @@ try {
   await emulator.close();
 }
 
-console.log(`known values: a secret with its client id, ${1} token; ${ROUNDS} rounds each`);
+console.log(`known values: a secret with its client id, the tokens the emulator issued; ${ROUNDS} rounds each`);
 for (const [label, ex] of answers) {
   // Two dates in turn, as a stream's answers differ: the reader keeps only the last input's readings.
   const dated = [0, 1].map((s) => ({ ...ex.headers, date: new Date(Date.UTC(2026, 10, 29, 4, 0, s)).toUTCString() }));
