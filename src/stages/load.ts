@@ -92,22 +92,14 @@ export function loadStage(
       if (isProduction(target)) productionGate?.addK6Requests(result.requests);
       io.out(scenarioLine(result, performance.now() - started));
     };
-    // Every k6 of a group has ended before the caller goes on (or the artefacts are redacted).
-    const runGroup = async (group: K6ScenarioName[], target: Target) => {
-      const failed = (await Promise.allSettled(group.map((name) => runOne(name, target)))).find(
-        (r) => r.status === 'rejected',
-      );
-      if (failed) throw failed.reason;
-    };
+    const runGroup = (group: K6ScenarioName[], target: Target) => allEnded(group.map((name) => runOne(name, target)));
     const groups = loadWaves(scenarios);
     try {
       if (on.isolatedTarget) {
         // The built-in emulator: each group on an instance of its own, so no group spends another's
         // limit or turns its tokens over, and all run at once.
         const isolated = on.isolatedTarget;
-        const ran = await Promise.allSettled(groups.map(async (g) => runGroup(g, (await isolated()).target)));
-        const failed = ran.find((r) => r.status === 'rejected');
-        if (failed) throw failed.reason;
+        await allEnded(groups.map(async (g) => runGroup(g, (await isolated()).target)));
       } else {
         // One service, one limit: the groups take turns (loadWaves says which scenarios may share it).
         const { target } = await on.probeTarget();
@@ -146,6 +138,12 @@ export function loadStage(
     };
   };
   return Object.assign(stage, { refusesBeforeRequests: (settings: TargetSettings) => void allowed(settings) });
+}
+
+/** Every k6 started has ended before the caller goes on (or the artefacts are redacted); then the first failure. */
+async function allEnded(work: Array<Promise<void>>): Promise<void> {
+  const failed = (await Promise.allSettled(work)).find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /**
