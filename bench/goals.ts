@@ -33,7 +33,7 @@ function timedRow(what: string, t: TimedCommand | undefined, goalMs: number, sec
     what,
     minutes(t.wallMs),
     `≤ ${minutes(goalMs)}`,
-    met(t.wallMs <= goalMs),
+    met(t.notPassed !== true && t.wallMs <= goalMs),
     `${cpu}${t.outcome}${t.stages ? `; ${t.stages}` : ''}`,
   ];
 }

@@ -15,7 +15,7 @@
 //
 // Names select sections, e.g. `npm run bench -- false-alarm` runs only section 6:
 // check-time (1), tls (2), load (3-4), ratelimit (5), false-alarm (6), real-sandbox (6b), client (7),
-// fleet (8), history (9), run (10), suite (10).
+// fleet (8), history (9), run or run-time (10), suite (10).
 //
 // Progress goes to stderr, the report to stdout. Loopback only; every child process is bounded in
 // time and stopped before the bench exits.
@@ -24,7 +24,7 @@ import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { benchCheckTime, checkTimeSection } from './check-time.js';
 import { goalsSection, type GoalInputs } from './goals.js';
-import { benchMainJob, benchSuite, type TimedCommand } from './run-time.js';
+import { MAIN_JOB_RUNS, benchMainJob, benchSuite, type TimedCommand } from './run-time.js';
 import { benchClientTime } from './client-time.js';
 import { benchLoad, loadSection } from './k6-vs-wrk.js';
 import { machineBusySeconds, ownCpuSeconds, runCommand, which } from './proc.js';
@@ -61,6 +61,8 @@ const SECTIONS = [
   'fleet',
   'history',
   'run',
+  // The same section by the name of its file (bench/run-time.ts).
+  'run-time',
   'suite',
 ] as const;
 const unknownSections = positionals.filter((p) => !(SECTIONS as readonly string[]).includes(p));
@@ -304,11 +306,14 @@ const timedSection = (title: string, rows: TimedCommand[]): Section => ({
   ]),
   notes: [],
 });
-if (wanted('run')) {
-  progress('npm start: ces-harness run against the built-in emulator');
+if (wanted('run') || positionals.includes('run-time')) {
+  progress(`npm start: ces-harness run against the built-in emulator, ${MAIN_JOB_RUNS} times`);
   await item('10. `npm start` end to end', async () => {
     goals.mainJob = await benchMainJob(root);
-    return timedSection('10. `npm start` end to end (one run, in an empty folder)', [goals.mainJob]);
+    return timedSection(
+      `10. \`npm start\` end to end (the median of ${MAIN_JOB_RUNS} runs, one at a time, each in an empty folder)`,
+      [goals.mainJob],
+    );
   });
 }
 if (wanted('suite')) {

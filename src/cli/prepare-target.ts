@@ -25,7 +25,7 @@ import type { CliIo } from './io.js';
 
 /**
  * The resolved settings and what they hold open: the ledger, the built-in emulator (and, started
- * on first use, its long-lived instance that load and rate-limit sizing go to: settings.sizing).
+ * on first use, its long-lived instances that load and rate-limit sizing go to: settings.sizing).
  */
 export interface PreparedTarget extends Omit<StageTarget, 'reportDir' | 'productionGate'> {
   /** The stored runs of earlier runs, read (and any refusal found) before the first request. */
@@ -117,10 +117,10 @@ export async function prepareTarget(
     await emulator?.close();
     throw err;
   }
-  let second: Promise<{ emulator: Emulator; sizing: SizingTarget }> | undefined;
-  const probeTarget = async (): Promise<SizingTarget> => {
-    if (!emulator || !settings.sizing.ownEmulator) return { target };
-    second ??= (async () => {
+  // Every instance started for load and sizing, closed with the run.
+  const instances: Array<Promise<{ emulator: Emulator; sizing: SizingTarget }>> = [];
+  const startInstance = () => {
+    const started = (async () => {
       const { createEmulator } = await import('../emulator/index.js');
       // Two clients, so the probe's scope phase has a second one to tell per-client from shared.
       const e = await createEmulator({ port: 0, environments: ['sandbox'], faults, profiles, clients: 2 });
@@ -135,11 +135,16 @@ export async function prepareTarget(
         },
       };
     })();
-    return (await second).sizing;
+    instances.push(started);
+    return started.then((s) => s.sizing);
   };
+  const ownInstances = emulator !== null && settings.sizing.ownEmulator;
+  let second: Promise<SizingTarget> | undefined;
+  const probeTarget = async (): Promise<SizingTarget> => (ownInstances ? (second ??= startInstance()) : { target });
   return {
     settings,
     probeTarget,
+    ...(ownInstances ? { isolatedTarget: startInstance } : {}),
     ledger,
     history,
     preflight: reached,
@@ -147,7 +152,15 @@ export async function prepareTarget(
       // Only what is still empty: a folder holding the ledger or the history stays.
       removeEmptyDirs(created);
       await emulator?.close();
-      if (second) await (await second).emulator.close();
+      // An instance that failed to start has nothing to close.
+      await Promise.all(
+        instances.map((i) =>
+          i.then(
+            (s) => s.emulator.close(),
+            () => undefined,
+          ),
+        ),
+      );
     },
   };
 }

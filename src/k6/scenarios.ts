@@ -16,7 +16,7 @@ import { mergeTimelines, readTimeline, timelineOutput, type Timeline } from './t
 // `light`: the scenario judges behaviour, not speed, and sends little with the client's
 // credentials (TLS handshakes to the health check, a few token fetches a second), so the light ones
 // share their time (loadWaves). The others drive the client's limiter or measure its pace: each
-// has the target to itself, or they would disturb each other's figures.
+// has the target (its limit) to itself, or they would disturb each other's figures.
 export const K6_SCENARIOS = {
   'token-lifecycle': {
     title: 'Concurrent token fetches get one token until expiry; wrong credentials 401; expired tokens 401',
@@ -51,8 +51,9 @@ export const K6_SCENARIO_NAMES = Object.keys(K6_SCENARIOS) as K6ScenarioName[];
 export const isK6ScenarioName = (s: string): s is K6ScenarioName => Object.hasOwn(K6_SCENARIOS, s);
 
 /**
- * The scenarios in the groups that run at once: the light ones together first, then each of the
- * others alone, in the order given.
+ * The scenarios in the groups that may share one target at once: the light ones together first,
+ * then each of the others alone, in the order given. Against one service the groups take turns;
+ * on instances of the built-in emulator of their own, all run at once (stages/load.ts).
  */
 export function loadWaves(names: readonly K6ScenarioName[]): K6ScenarioName[][] {
   const light = names.filter((n) => K6_SCENARIOS[n].light);

@@ -19,6 +19,8 @@ export interface ConformanceInput extends ContextInput {
   onCredentialsRefused?: (line: string) => void;
   /** Told, once the checks are done, how their requests travelled (HTTP version, content codings). */
   onTransport?: (seen: TransportSeen) => void;
+  /** Awaited before the checks that pace requests past the limit (RunHooks.beforeLast). */
+  beforeLast?: () => Promise<void>;
 }
 
 export async function runConformance(input: ConformanceInput): Promise<CheckResult[]> {
@@ -27,6 +29,7 @@ export async function runConformance(input: ConformanceInput): Promise<CheckResu
     const ran = await runChecks(input.checks, ctx, {
       ...(input.onResult ? { onResult: input.onResult } : {}),
       ...(input.onUntested ? { onUntested: input.onUntested } : {}),
+      ...(input.beforeLast ? { beforeLast: input.beforeLast } : {}),
     });
     input.onTransport?.(transportSeen());
     // Every token this run was handed goes into the ledger, so a later run can prove its expiry.

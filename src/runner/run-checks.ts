@@ -15,6 +15,11 @@ export interface RunHooks {
   onResult?: (result: CheckResult) => void;
   /** Told `<check id>: <message>` when a check could not test what was asked (Outcome.untested). */
   onUntested?: (line: string) => void;
+  /**
+   * Awaited before the `last` phase, whose checks pace requests past the limit and judge what
+   * comes back: `run` holds them until its load beside the checks has ended (target-job.ts).
+   */
+  beforeLast?: () => Promise<void>;
 }
 
 export async function runChecks(
@@ -32,6 +37,7 @@ export async function runChecks(
 
   for (const check of inPhase('first')) await runOne(check);
   await runConcurrently(inPhase('main'), MAIN_CONCURRENCY, runOne);
+  await hooks.beforeLast?.();
   for (const check of inPhase('last')) await runOne(check);
   for (const check of inPhase('closing')) await runOne(check);
 

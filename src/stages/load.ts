@@ -51,20 +51,8 @@ export function loadStage(
 
     const load = settings.load;
     const runId = randomUUID();
-    const { target } = await on.probeTarget();
     const expect = settings.sizing.expect;
-    if (on.ledger.enabled)
-      await recordLoadToken(
-        on,
-        io,
-        target,
-        new ServiceClient(target, {
-          redactor,
-          clock: io.clock,
-          production: productionGate ?? productionGateFor(settings.production),
-        }),
-      );
-    const base: ScenarioInputs = {
+    const base = (target: Target): ScenarioInputs => ({
       baseUrl: target.baseUrl,
       clientId: target.credentials.clientId,
       clientSecret: target.credentials.clientSecret,
@@ -78,14 +66,14 @@ export function loadStage(
       rateLimitEndpoint: settings.rateLimit.endpoint,
       thresholds: load.thresholds,
       requestTimeoutS: settings.requestTimeoutS,
-    };
+    });
     const extraArgs = load.outputs.flatMap((o) => ['--out', o]);
     const { segments } = load;
 
     const results = new Map<K6ScenarioName, LoadScenarioResult>();
-    const runOne = async (name: K6ScenarioName) => {
-      io.progress(`k6 ${k6.version}: ${name} (${base.durationS} s${segments > 1 ? `, ${segments} segments` : ''})…`);
-      const inputs = name === 'rate-limit' ? { ...base, rate: load.overLimitRate } : base;
+    const runOne = async (name: K6ScenarioName, target: Target) => {
+      const inputs = name === 'rate-limit' ? { ...base(target), rate: load.overLimitRate } : base(target);
+      io.progress(`k6 ${k6.version}: ${name} (${inputs.durationS} s${segments > 1 ? `, ${segments} segments` : ''})…`);
       const started = performance.now();
       const result = await runLoadScenario(name, {
         k6Path: k6.path,
@@ -104,16 +92,38 @@ export function loadStage(
       if (isProduction(target)) productionGate?.addK6Requests(result.requests);
       io.out(scenarioLine(result, performance.now() - started));
     };
+    const runGroup = (group: K6ScenarioName[], target: Target) => allEnded(group.map((name) => runOne(name, target)));
+    const groups = loadWaves(scenarios);
     try {
-      for (const wave of loadWaves(scenarios)) {
-        if (signal.aborted) break;
-        // Every k6 of a wave has ended before the next starts or the artefacts are redacted.
-        const failed = (await Promise.allSettled(wave.map(runOne))).find((r) => r.status === 'rejected');
-        if (failed) throw failed.reason;
+      if (on.isolatedTarget) {
+        // The built-in emulator: each group on an instance of its own, so no group spends another's
+        // limit or turns its tokens over, and all run at once.
+        const isolated = on.isolatedTarget;
+        await allEnded(groups.map(async (g) => runGroup(g, (await isolated()).target)));
+      } else {
+        // One service, one limit: the groups take turns (loadWaves says which scenarios may share it).
+        const { target } = await on.probeTarget();
+        if (on.ledger.enabled)
+          await recordLoadToken(
+            on,
+            io,
+            target,
+            new ServiceClient(target, {
+              redactor,
+              clock: io.clock,
+              production: productionGate ?? productionGateFor(settings.production),
+            }),
+          );
+        for (const group of groups) {
+          if (signal.aborted) break;
+          await runGroup(group, target);
+        }
       }
     } finally {
       // k6 wrote into the report folder (summaries, dashboard exports): redacted in place before
-      // the run ends, an interrupted one included.
+      // the run ends, an interrupted one included. Seconds of work on this event loop: beside the
+      // checks, after them.
+      await io.beforeBlocking?.();
       redactArtefacts(reportDir, redactor);
     }
     // The report lists them in the order asked for, whichever finished first.
@@ -128,6 +138,12 @@ export function loadStage(
     };
   };
   return Object.assign(stage, { refusesBeforeRequests: (settings: TargetSettings) => void allowed(settings) });
+}
+
+/** Every k6 started has ended before the caller goes on (or the artefacts are redacted); then the first failure. */
+async function allEnded(work: Array<Promise<void>>): Promise<void> {
+  const failed = (await Promise.allSettled(work)).find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /**

@@ -42,6 +42,19 @@ export interface RunIo extends StageLines {
   sawTransport?(facts: TransportFacts): void;
   /** The tightest rate limit the target's answers announced during the checks (cutover reads it). */
   sawAdvertisedLimit?(advertised: Advertisement): void;
+  /**
+   * Beside another stage (`run`'s checks beside its load): resolves once the other stage's traffic
+   * is over. The checks wait for it before the phase that paces requests past the limit and judges
+   * what comes back: k6, and the emulator instances it loads in this process, would take the CPU
+   * that pace needs. Absent when the stage runs alone.
+   */
+  untilAlone?(): Promise<void>;
+  /**
+   * Beside another stage: called once this stage's traffic is over and before work that holds the
+   * event loop for seconds (redacting k6's artefacts); resolves once the other stage has ended, so
+   * none of its timed requests waits behind that work. Absent when the stage runs alone.
+   */
+  beforeBlocking?(): Promise<void>;
 }
 
 /** Where load and rate-limit sizing send: the target, or the built-in emulator's long-lived instance. */
@@ -59,6 +72,13 @@ export interface StageTarget {
    * the built-in emulator that is a second instance, started on first use.
    */
   probeTarget(): Promise<SizingTarget>;
+  /**
+   * For the built-in emulator only: a fresh instance of it on each call (same faults and profiles,
+   * 24-hour tokens), its limiter and token store its own, closed with the run. Traffic sent there
+   * spends no other stage's rate-limit budget, so what goes there may run beside the other stages.
+   * Absent for a real service, where every stage shares the one target and its limit.
+   */
+  isolatedTarget?(): Promise<SizingTarget>;
   ledger: Ledger;
   /** The report folder: k6 writes its summaries and exports under it. */
   reportDir: string;

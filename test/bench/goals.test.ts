@@ -30,6 +30,19 @@ describe('goalsSection', () => {
     ]);
   });
 
+  it('npm start under the goal with a run that did not pass: missed', () => {
+    const s = goalsSection({
+      mainJob: {
+        what: 'npm start',
+        wallMs: 30_000,
+        cpuS: 9,
+        outcome: 'exit 0, PASS ×2, exit 1, FAIL',
+        notPassed: true,
+      },
+    });
+    expect(s.rows[0]![3]).toBe('missed');
+  });
+
   it('reads k6 / wrk at each concurrency, met only when every one reaches 0.8×', () => {
     const load = (k6At64: number) =>
       ({

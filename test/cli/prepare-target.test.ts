@@ -62,6 +62,17 @@ describe('prepareTarget with no target configured', () => {
       const sized = await prepared.probeTarget();
       expect(sized.target.baseUrl === settings.target.baseUrl).toBe(!settings.sizing.ownEmulator);
       expect(settings.sizing.ownEmulator).toBe(sizingLifetimeS === DEFAULTS.tokenLifetimeS);
+      // Instances for load beside the checks: each new, none the checks' or the probe's.
+      expect(prepared.isolatedTarget !== undefined).toBe(settings.sizing.ownEmulator);
+      if (prepared.isolatedTarget) {
+        const urls = [settings.target.baseUrl, sized.target.baseUrl];
+        for (const { target } of [await prepared.isolatedTarget(), await prepared.isolatedTarget()]) {
+          expect(urls).not.toContain(target.baseUrl);
+          expect(target.credentials.clientId).not.toBe(settings.target.credentials.clientId);
+          urls.push(target.baseUrl);
+        }
+        expect((await prepared.probeTarget()).target.baseUrl).toBe(sized.target.baseUrl);
+      }
       await rm(empty, { recursive: true, force: true });
     },
   );

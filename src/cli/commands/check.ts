@@ -24,7 +24,7 @@ export function selectedChecks(options: Options): Check[] {
 export function conformanceStage(checks: readonly Check[]): Stage<CheckResult[]> {
   return async (
     { settings, ledger, productionGate },
-    { clock, redactor, out, progress, signal, untested, sawTransport, sawAdvertisedLimit },
+    { clock, redactor, out, progress, signal, untested, sawTransport, sawAdvertisedLimit, untilAlone },
   ) => {
     let seen: TransportSeen | undefined;
     const results = await runConformance({
@@ -39,6 +39,7 @@ export function conformanceStage(checks: readonly Check[]): Stage<CheckResult[]>
       onCredentialsRefused: (line) => untested('credentials', line),
       onTransport: (s) => void (seen = s),
       onUntested: (line) => untested('checks', line),
+      ...(untilAlone ? { beforeLast: untilAlone } : {}),
       signal,
     });
     if (seen?.advertised && sawAdvertisedLimit) sawAdvertisedLimit(seen.advertised);

@@ -6,7 +6,7 @@ import { setMaxListeners } from 'node:events';
 import { Redactor } from '../../http/redact.js';
 import { harnessWords } from '../harness-words.js';
 import type { ProductionGate } from '../../http/production-gate.js';
-import { runIo, type RunIo, type Stage, type StageTarget } from '../../stages/run-io.js';
+import { runIo, type Line, type RunIo, type Stage, type StageLines, type StageTarget } from '../../stages/run-io.js';
 import { productionGateFor } from '../../runner/context.js';
 import { auditPreflight } from '../../runner/preflight.js';
 import { isProduction } from '../../config/target.js';
@@ -30,6 +30,8 @@ import { prepareTarget, type PreparedTarget, type TargetFlags } from '../prepare
 import { prepareReportPlace, writeReportFolder, type ReportPlace } from '../report-folder.js';
 import { handleStopSignals } from '../stop-signals.js';
 import { createTerminal, summaryLines, type Terminal } from '../terminal.js';
+import { checksBesideLoad } from './side-by-side.js';
+import { stageTimer } from '../stage-times.js';
 import type { Advertisement } from '../../spec/ratelimit-fields.js';
 
 export interface Stages {
@@ -44,6 +46,7 @@ export interface Stages {
 }
 
 export async function targetJob(options: Options, stages: Stages, io: CliIo): Promise<number> {
+  const startedMs = performance.now();
   const redactor = new Redactor({ keep: harnessWords() });
   const terminal = createTerminal(redactor, io, { noColor: options['no-color'] === true });
   // First Ctrl-C (or SIGTERM, SIGHUP) stops the run and still writes a partial report; a second one exits at once.
@@ -61,7 +64,7 @@ export async function targetJob(options: Options, stages: Stages, io: CliIo): Pr
       for (const stage of [stages.load, stages.rateLimit]) stage?.refusesBeforeRequests?.(settings);
     });
     try {
-      return await runStages(job, stages, redactor, terminal, controller.signal);
+      return await runStages(job, stages, redactor, terminal, controller.signal, startedMs);
     } finally {
       await job.prepared.close();
       // Only what is still empty: a folder holding the report or the ledger stays.
@@ -79,34 +82,45 @@ interface Job {
   startedAt: Date;
 }
 
-/** The stages in order, then one report from whatever they returned; the exit code of the run. */
+/**
+ * The stages, then one report from whatever they returned; the exit code of the run. The checks
+ * and the load run side by side when the load has instances of the built-in emulator to itself
+ * (isolatedTarget): they then share no limit, no token store and no connection. Against a real
+ * service they take turns, as every stage there spends the one limit. The rate-limit sizing runs
+ * last and alone in every case: its probe reads the limit from what its own requests get, and
+ * traffic beside it, on the same limit or the same two cores, would be read as the limit.
+ */
 async function runStages(
   { prepared, reportDir, startedAt }: Job,
   stages: Stages,
   redactor: Redactor,
   terminal: Terminal,
   signal: AbortSignal,
+  startedMs: number,
 ): Promise<number> {
   const { settings } = prepared;
-  const untested: Untested[] = [];
   const productionGate = productionGateFor(settings.production);
   auditPreflight(productionGate, settings.target, prepared.preflight);
   let transport: TransportFacts | undefined;
   const on: StageTarget = { ...prepared, reportDir, productionGate };
-  const io: RunIo = {
-    ...runIo(terminal, redactor, signal, (stage, reason) => {
-      untested.push({ stage, reason });
+  // Each stage's not-tested reasons in a list of its own: the report gives them in stage order,
+  // whichever stage finished first.
+  const said = { checks: [] as Untested[], load: [] as Untested[], rateLimit: [] as Untested[], run: [] as Untested[] };
+  const ioOf = (list: Untested[], lines: StageLines = terminal, stageSignal: AbortSignal = signal): RunIo => ({
+    ...runIo(lines, redactor, stageSignal, (stage, reason) => {
+      list.push({ stage, reason });
       terminal.err(`${stage}: not tested: ${reason}`);
     }),
     sawTransport: (facts) => void (transport = facts),
-  };
+  });
+  const io = ioOf(said.run);
   // A stage that throws still leaves a report: the other stages' results and why this one is missing.
-  const guarded = async <T>(stage: Stage<T>, name: Untested['stage']): Promise<T | undefined> => {
+  const guarded = async <T>(stage: Stage<T>, name: Untested['stage'], stageIo: RunIo): Promise<T | undefined> => {
     try {
-      return await stage(on, io);
+      return await stage(on, stageIo);
     } catch (err) {
       if (stopsTheRun(err)) throw err;
-      io.untested(name, err instanceof Error ? err.message : String(err));
+      stageIo.untested(name, err instanceof Error ? err.message : String(err));
       return undefined;
     }
   };
@@ -114,10 +128,11 @@ async function runStages(
     stage: Stage<T> | undefined,
     name: Untested['stage'],
     what: string,
+    stageIo: RunIo,
   ): Promise<T | undefined> => {
     if (!stage) return undefined;
     if (signal.aborted) {
-      io.untested(
+      stageIo.untested(
         name,
         `${what} not run: ${String(signal.reason instanceof Error ? signal.reason.message : 'interrupted')}`,
       );
@@ -129,24 +144,33 @@ async function runStages(
       );
       return undefined;
     }
-    return guarded(stage, name);
+    return guarded(stage, name, stageIo);
   };
-  // How long each stage took, said at the end: where a run's time goes is the user's to see.
-  const took: Array<[string, number]> = [];
-  const timed = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
-    const started = performance.now();
-    try {
-      return await run();
-    } finally {
-      took.push([name, performance.now() - started]);
-    }
+  const { timed, line: timeLine } = stageTimer();
+  const beside = stages.checks !== undefined && stages.load !== undefined && on.isolatedTarget !== undefined;
+  const runChecks = async (extra: Partial<RunIo> = {}) =>
+    (stages.checks
+      ? await timed('checks', () => guarded(stages.checks!, 'checks', { ...ioOf(said.checks), ...extra }))
+      : []) ?? [];
+  const runLoad = async (name: string, extra: Partial<RunIo> & { lines?: StageLines; signal?: AbortSignal } = {}) => {
+    const { lines, signal: loadSignal, ...rest } = extra;
+    return stages.load
+      ? timed(name, () => optional(stages.load, 'load', 'load run', { ...ioOf(said.load, lines, loadSignal), ...rest }))
+      : undefined;
   };
-  const checks = (stages.checks ? await timed('checks', () => guarded(stages.checks!, 'checks')) : []) ?? [];
-  const load = stages.load ? await timed('load', () => optional(stages.load, 'load', 'load run')) : undefined;
+  const [checks, load] = beside
+    ? await checksBesideLoad(terminal, signal, {
+        checks: runChecks,
+        load: (extra) => runLoad('load (beside the checks)', extra),
+      })
+    : [await runChecks(), await runLoad('load')];
   const rateLimit =
     (stages.rateLimit
-      ? await timed('rate-limit sizing', () => optional(stages.rateLimit, 'rate_limit', 'rate-limit sizing'))
+      ? await timed('rate-limit sizing', () =>
+          optional(stages.rateLimit, 'rate_limit', 'rate-limit sizing', ioOf(said.rateLimit)),
+        )
       : undefined) ?? null;
+  const untested = () => [...said.checks, ...said.load, ...said.rateLimit, ...said.run];
   // Read once: a stop that comes while the report is written finds every stage already done.
   const interrupted = signal.aborted;
   if (interrupted) io.untested('run', 'interrupted before it finished: this report is partial');
@@ -169,7 +193,7 @@ async function runStages(
     checks,
     load: load?.result ?? null,
     rateLimit,
-    untested,
+    untested: untested(),
     notes: settings.warnings,
     ...(touchesProduction(settings) ? { production: productionAudit(productionGate) } : {}),
   });
@@ -178,7 +202,8 @@ async function runStages(
   const remembered = historyStep(redactor.deep(report), prepared.history, settings.regressions, terminal, interrupted);
   writeReportFolder(reportDir, remembered.report, redactor, { ...(load?.files ?? {}), ...remembered.files });
   for (const line of summaryLines(remembered.report, reportDir)) terminal.out(line);
-  if (took.length > 1) terminal.out(stageTimes(took));
+  const times = timeLine(performance.now() - startedMs);
+  if (times) terminal.out(times);
   return exitCodeOf(remembered.report);
 }
 
@@ -211,11 +236,6 @@ async function prepareJob(
     removeEmptyDirs(place.created);
     throw err;
   }
-}
-
-/** `time: checks 9.1 s, load 24.3 s, rate-limit sizing 12.0 s`: each stage's wall time, in order. */
-export function stageTimes(took: ReadonlyArray<[string, number]>): string {
-  return `time: ${took.map(([name, ms]) => `${name} ${(ms / 1000).toFixed(1)} s`).join(', ')}`;
 }
 
 /** A run whose target or one of whose other environments is production lists what it sent there. */
