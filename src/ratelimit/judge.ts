@@ -83,7 +83,7 @@ export interface Judgement extends Replay {
 export const TOLERANCE = { atLeast: 8, share: 0.1 } as const;
 
 /** How many contradictions of each replay the evidence line quotes. */
-const QUOTED = 12;
+const QUOTED = 3;
 
 /**
  * The primary client's admissions and refusals, in the order they were sent. A second client's
