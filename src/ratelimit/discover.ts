@@ -42,6 +42,7 @@
 // their findings together into the Estimate.
 
 import type { ProbeCalls } from './calls.js';
+import { contradiction } from './judge-claim.js';
 import { round } from './estimators.js';
 import { probeTimeline } from './timeline.js';
 import { refusalsOf, tooFewRefusals } from './evidence.js';
@@ -719,8 +720,13 @@ function estimateOf(
   const { refusals, samples, stoppedBy, maxRequests, maxDurationMs } = probe;
   // Evidence before a claim (evidence.ts): whichever path read the figures, they stand only if the
   // limit shut often enough for that path's method.
+  // And the claim as a whole (judge-claim.ts): replayed over every answer the probe saw, the model
+  // must explain them, or it is not claimed (what contradicted it is said instead).
   const unsupported =
-    claimed.sustained_rps !== null ? tooFewRefusals(claimed.limiter?.kind ?? 'bucket', refusalsOf(samples)) : null;
+    claimed.sustained_rps !== null
+      ? (tooFewRefusals(claimed.limiter?.kind ?? 'bucket', refusalsOf(samples)) ??
+        (claimed.limiter ? (contradiction(claimed.limiter, samples) ?? null) : null))
+      : null;
   const figures: Figures = unsupported
     ? { ...NOTHING_MEASURED, scope: claimed.scope, limiter_evidence: [unsupported] }
     : claimed;

@@ -202,7 +202,7 @@ export function judge(candidate: Candidate, trace: readonly TraceRequest[]): Jud
   const allowed = allowedDrift(replayed.admitted);
   const refusals = replayed.judged - replayed.admitted;
   const explains = replayed.drift <= allowed && (replayed.inStep || refusals === 0);
-  return { ...replayed, candidate, allowed, explains, evidence: evidenceLine(candidate, replayed, explains) };
+  return { ...replayed, candidate, allowed, explains, evidence: evidenceLine(candidate, replayed, explains, allowed) };
 }
 
 /**
@@ -217,7 +217,7 @@ export function judgeCandidates(candidates: readonly Candidate[], trace: readonl
     .sort((a, b) => Number(b.explains) - Number(a.explains) || wrong(a) - wrong(b) || limitCount(a) - limitCount(b));
 }
 
-function evidenceLine(candidate: Candidate, replayed: Replay, explains: boolean): string {
+function evidenceLine(candidate: Candidate, replayed: Replay, explains: boolean, allowed: number): string {
   const model = `${describeLimiter(candidate.limits)} (${candidate.source})`;
   const wrong = replayed.admittedRefused + replayed.refusedAdmitted;
   if (explains)
@@ -228,5 +228,8 @@ function evidenceLine(candidate: Candidate, replayed: Replay, explains: boolean)
         `${c.admitted ? 'admitted' : 'refused'} at ${(c.sentMs / 1000).toFixed(3)}–${(c.doneMs / 1000).toFixed(3)} s`,
     )
     .join(', ');
-  return `replayed over the probe's ${replayed.judged} answers, ${model} mispredicts ${wrong} of them even allowing each its time in flight (${replayed.admittedRefused} it would have refused were admitted, ${replayed.refusedAdmitted} it would have admitted were refused; first: ${at})`;
+  const strayed = replayed.inStep
+    ? `its count of admissions strayed from the service's by ${replayed.drift}, more than the ${allowed} its precision allows`
+    : 'it refused none of the requests the service refused';
+  return `replayed over the probe's ${replayed.judged} answers, ${model} mispredicts ${wrong} of them even allowing each its time in flight (${replayed.admittedRefused} it would have refused were admitted, ${replayed.refusedAdmitted} it would have admitted were refused; first: ${at}): ${strayed}`;
 }
