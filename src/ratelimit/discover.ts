@@ -42,6 +42,7 @@
 // their findings together into the Estimate.
 
 import type { ProbeCalls } from './calls.js';
+import { contradiction } from './judge-claim.js';
 import { round } from './estimators.js';
 import { probeTimeline } from './timeline.js';
 import { refusalsOf, tooFewRefusals } from './evidence.js';
@@ -116,6 +117,33 @@ export const DISCOVER_DEFAULTS = {
 const BUCKET_PRECISION = 0.05;
 
 export async function discover(opts: DiscoverOptions): Promise<Estimate> {
+  const probe = probeFor(opts);
+  const streamSettings = {
+    windowAccepts: opts.windowAccepts ?? DISCOVER_DEFAULTS.windowAccepts,
+    minWindowMs: (opts.minWindowS ?? DISCOVER_DEFAULTS.minWindowS) * 1000,
+  };
+  // The drain alone first: after its first refusal nothing more is streamed until the shape is known.
+  const drained = await streamPhase(probe, { ...streamSettings, drainOnly: true });
+  if (!drained.measured) return estimateOf(probe, drained, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, []);
+  const announced = await announcedOrLongWindow(probe, drained);
+  if (announced.estimate) return announced.estimate;
+  const shaped = await recoveryShape(probe, drained, announced);
+  if ('estimate' in shaped) return shaped.estimate;
+  const { shape } = shaped;
+  // A smooth window that announces when its quota resets may keep its windows on the clock (a
+  // sliding-window counter): period trials from idle would time its next edge, not a period
+  // (go-chi/httprate 50 per 1 s read 0.76–0.84 s), so the stream sizes it and drains from idle tell
+  // where its edges are. HAProxy, which announces nothing, keeps the trials.
+  if (shape?.shape === 'smooth-window' && announcesReset(probe))
+    return streamedSlidingWindow(probe, streamSettings, shape, [], undefined, true);
+  if (shape && shape.shape !== 'bucket') return windowPath(probe, drained, streamSettings, shape);
+  return bucketPath(probe, drained, streamSettings, announced.drain, shape);
+}
+
+type StreamSettings = { windowAccepts: number; minWindowMs: number };
+
+/** The Probe for these options, its budget and bounds resolved, after saying what it will do. */
+function probeFor(opts: DiscoverOptions): Probe {
   const probe = new Probe({
     calls: opts.calls,
     clock: opts.clock ?? systemClock,
@@ -131,19 +159,25 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   probe.progress(
     `probing the rate limit on ${probe.calls.endpoint} at up to ${probe.maxRps} req/s (at most ${probe.maxRequests} requests, ${probe.maxDurationMs / 1000} s)`,
   );
-  const streamSettings = {
-    windowAccepts: opts.windowAccepts ?? DISCOVER_DEFAULTS.windowAccepts,
-    minWindowMs: (opts.minWindowS ?? DISCOVER_DEFAULTS.minWindowS) * 1000,
-  };
-  // The drain alone first: after its first refusal nothing more is streamed until the shape is known.
-  const drained = await streamPhase(probe, { ...streamSettings, drainOnly: true });
-  if (!drained.measured) return estimateOf(probe, drained, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, []);
+  return probe;
+}
+
+/**
+ * What the drain leads to first: a window the service announces, tested at its announced edges; a
+ * counter back in part at its announced reset; a long silent window sized by its first two edges:
+ * the estimate when one of them told, else the drain's figures (and the silent window's recovery) to go on with.
+ */
+async function announcedOrLongWindow(probe: Probe, drained: StreamFindings) {
   // A long window the service announces is tested at its announced edges: seconds, not minutes.
   const advertised = await advertisedPhase(probe, (edge) => countedInWindowEndingAt(probe, edge));
   if (advertised.model)
-    return identifiedWindow(probe, drained, advertised.model, advertised.evidence, advertised.notes);
+    return {
+      estimate: await identifiedWindow(probe, drained, advertised.model, advertised.evidence, advertised.notes),
+    };
   if (advertised.tooLong)
-    return estimateOf(probe, drained, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, advertised.notes);
+    return {
+      estimate: estimateOf(probe, drained, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, advertised.notes),
+    };
   const drainSamples = probe.samples.filter((s) => s.phase === 'drain');
   const drain = drainFigures(drainSamples, probe.calls.overhead.sent) ?? (await drainedFromIdle(probe, drainSamples));
   // Back at the announced reset, but in part: a counter weighing the drained window (go-chi/httprate
@@ -152,24 +186,35 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     drain && advertised.backInPart
       ? await rampFromEdge(probe, drain, advertised.backInPart.edge, advertised.backInPart.held)
       : undefined;
-  if (ramped?.model) return identifiedWindow(probe, drained, ramped.model, ramped.evidence, advertised.notes);
+  if (ramped?.model)
+    return { estimate: await identifiedWindow(probe, drained, ramped.model, ramped.evidence, advertised.notes) };
   // A long window that announces nothing is sized by its first two edges (probe/silent-window.ts).
   const silent = drain ? await silentWindowPhase(probe, drain) : undefined;
   if (silent?.long) {
     const { model, evidence, notes } = silent.long;
-    if (model) return identifiedWindow(probe, drained, model, evidence, notes);
-    return estimateOf(
-      probe,
-      drained,
-      { ...NOTHING_MEASURED, limiter_evidence: evidence },
-      { verdict: 'unknown', notes: [] },
-      notes,
-    );
+    if (model) return { estimate: await identifiedWindow(probe, drained, model, evidence, notes) };
+    const figures = { ...NOTHING_MEASURED, limiter_evidence: evidence };
+    return { estimate: estimateOf(probe, drained, figures, { verdict: 'unknown', notes: [] }, notes) };
   }
+  return { drain, silent };
+}
+
+type AfterDrain = Exclude<Awaited<ReturnType<typeof announcedOrLongWindow>>, { estimate: Estimate }>;
+
+/**
+ * The recovery's shape (probe/recover.ts), and what it may tell at once: a bucket refilled by a
+ * timer (its staircase), a silent counter (its ramp); the estimate when one of them did, else the
+ * shape, confirmed by a second drain, for the window or the bucket path.
+ */
+async function recoveryShape(
+  probe: Probe,
+  drained: StreamFindings,
+  { drain, silent }: AfterDrain,
+): Promise<{ estimate: Estimate } | { shape: ShapeFindings | undefined }> {
   const firstShape = drain ? await shapePhase(probe, drain, null, silent?.recovery) : undefined;
   // Back in a clump smaller than the drain: a bucket refilled by a timer, read off its staircase.
   const afterFirst = firstShape ? await staircaseAfter(probe, drained, firstShape) : undefined;
-  if (afterFirst && 'estimate' in afterFirst) return afterFirst.estimate;
+  if (afterFirst && 'estimate' in afterFirst) return { estimate: afterFirst.estimate };
   // A silent counter whose edge came soon after the drain: its ramp, timed inside the window that
   // edge opened, before anything else sends (probe/counter-ramp.ts). Also after a staircase that
   // ran and saw no timer: across a network the recovery's pings, backing off, reach the edge late
@@ -182,7 +227,10 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     afterFirst !== undefined && (!announcesReset(probe) || edgeCameLate(firstShape!))
       ? await rampAfterShape(probe, firstShape!)
       : undefined;
-  if (ramp?.model) return identifiedWindow(probe, drained, ramp.model, [firstShape!.evidence, ...ramp.evidence], []);
+  if (ramp?.model)
+    return {
+      estimate: await identifiedWindow(probe, drained, ramp.model, [firstShape!.evidence, ...ramp.evidence], []),
+    };
   const confirmed = afterFirst ? await confirmedShape(probe, afterFirst.shape) : undefined;
   // A first drain that looked like a bucket and a second that came back in a batch, or whole after
   // a short wait (the real Go bucket of four batches, twice in forty runs: its first drain's last
@@ -192,77 +240,87 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
     confirmed && confirmed !== afterFirst?.shape
       ? await staircaseAfter(probe, drained, confirmed, firstShape)
       : undefined;
-  if (afterSecond && 'estimate' in afterSecond) return afterSecond.estimate;
-  const shape = afterSecond?.shape ?? confirmed;
-  // A smooth window that announces when its quota resets may keep its windows on the clock (a
-  // sliding-window counter): period trials from idle would time its next edge, not a period
-  // (go-chi/httprate 50 per 1 s read 0.76–0.84 s), so the stream sizes it and drains from idle tell
-  // where its edges are. HAProxy, which announces nothing, keeps the trials.
-  if (shape?.shape === 'smooth-window' && announcesReset(probe))
-    return streamedSlidingWindow(probe, streamSettings, shape, [], undefined, true);
-  if (shape && shape.shape !== 'bucket') {
-    const window = await windowPhase(probe, shape);
-    const model = window.limiter;
-    // Sized, but back before a period and some trials from idle refused in part: a counter's edges
-    // and lingering weight (or HAProxy's period opened before the drain): the stream sizes it.
-    const doubted = model !== null && (window.partClumps ?? 0) > 0 && backBeforePeriod(model, shape);
-    // A silent log the trials sized may be a counter whose edges they timed: checked at other phases.
-    const phased =
-      model?.kind === 'sliding-window' && !announcesReset(probe) && !probe.outOfBudget()
-        ? await logPhaseCheck(probe, model)
-        : undefined;
-    const misread = phased?.holds === false;
-    if (phased) (misread ? window.notes : window.evidence).push(phased.evidence);
-    // The limit not seen from a limiter that shut too few times to read one: evidence.ts says what it saw.
-    const fewShuts = window.limitUnseen ? tooFewRefusals('fixed-window', refusalsOf(probe.samples)) : null;
-    if (fewShuts)
-      return estimateOf(
-        probe,
-        drained,
-        { ...NOTHING_MEASURED, limiter_evidence: [fewShuts] },
-        { verdict: 'unknown', notes: [] },
-        [fewShuts, ...window.notes],
-      );
-    if (
-      (model === null || model.kind === 'bucket' || doubted || misread) &&
-      shape.shape === 'smooth-window' &&
-      !probe.outOfBudget()
-    ) {
-      // The trials from idle did not agree (real HAProxy can let a request in before a period is
-      // over after a busy start): size it by the stream instead, which keeps a smoothly sliding
-      // window saturated at its rate, and read the period off the limit it let through from idle.
-      return streamedSlidingWindow(
-        probe,
-        streamSettings,
-        shape,
-        window.notes,
-        model?.kind === 'sliding-window' && !misread ? { model, evidence: window.evidence } : undefined,
-        misread,
-      );
-    }
-    if (model === null || model.kind === 'bucket' || model.kind === 'queue' || misread) {
-      const figures = { ...NOTHING_MEASURED, limiter_evidence: [shape.evidence, ...window.evidence] };
-      return estimateOf(probe, drained, figures, { verdict: 'unknown', notes: [] }, [
-        `the limiter looks like a ${SHAPE_WORDS[shape.shape]} but its parameters were not pinned down`,
-        ...window.notes,
-      ]);
-    }
-    // A fixed window on the clock may be a bucket refilled by a timer: more than its limit from idle.
-    const batch =
-      model.kind === 'fixed-window' && model.edges !== 'first-request'
-        ? await batchBucketPhase(probe, model, shape.drain)
-        : undefined;
-    if (batch?.neither) {
-      const figures = { ...NOTHING_MEASURED, limiter_evidence: [shape.evidence, ...window.evidence, batch.neither] };
-      return estimateOf(probe, drained, figures, { verdict: 'unknown', notes: [] }, [
-        `not identified: ${batch.neither}`,
-        ...window.notes,
-      ]);
-    }
-    const evidence = [shape.evidence, ...window.evidence, ...(batch?.evidence ? [batch.evidence] : [])];
-    return identifiedWindow(probe, drained, batch?.model ?? model, evidence, window.notes);
-  }
+  if (afterSecond && 'estimate' in afterSecond) return { estimate: afterSecond.estimate };
+  return { shape: afterSecond?.shape ?? confirmed };
+}
 
+/** A window (not a bucket) by its shape: its period or edges, sized by trials from idle or by the stream. */
+async function windowPath(
+  probe: Probe,
+  drained: StreamFindings,
+  streamSettings: StreamSettings,
+  shape: ShapeFindings,
+): Promise<Estimate> {
+  const window = await windowPhase(probe, shape);
+  const model = window.limiter;
+  // Sized, but back before a period and some trials from idle refused in part: a counter's edges
+  // and lingering weight (or HAProxy's period opened before the drain): the stream sizes it.
+  const doubted = model !== null && (window.partClumps ?? 0) > 0 && backBeforePeriod(model, shape);
+  // A silent log the trials sized may be a counter whose edges they timed: checked at other phases.
+  const phased =
+    model?.kind === 'sliding-window' && !announcesReset(probe) && !probe.outOfBudget()
+      ? await logPhaseCheck(probe, model)
+      : undefined;
+  const misread = phased?.holds === false;
+  if (phased) (misread ? window.notes : window.evidence).push(phased.evidence);
+  // The limit not seen from a limiter that shut too few times to read one: evidence.ts says what it saw.
+  const fewShuts = window.limitUnseen ? tooFewRefusals('fixed-window', refusalsOf(probe.samples)) : null;
+  if (fewShuts)
+    return estimateOf(
+      probe,
+      drained,
+      { ...NOTHING_MEASURED, limiter_evidence: [fewShuts] },
+      { verdict: 'unknown', notes: [] },
+      [fewShuts, ...window.notes],
+    );
+  if (
+    (model === null || model.kind === 'bucket' || doubted || misread) &&
+    shape.shape === 'smooth-window' &&
+    !probe.outOfBudget()
+  ) {
+    // The trials from idle did not agree (real HAProxy can let a request in before a period is
+    // over after a busy start): size it by the stream instead, which keeps a smoothly sliding
+    // window saturated at its rate, and read the period off the limit it let through from idle.
+    return streamedSlidingWindow(
+      probe,
+      streamSettings,
+      shape,
+      window.notes,
+      model?.kind === 'sliding-window' && !misread ? { model, evidence: window.evidence } : undefined,
+      misread,
+    );
+  }
+  if (model === null || model.kind === 'bucket' || model.kind === 'queue' || misread) {
+    const figures = { ...NOTHING_MEASURED, limiter_evidence: [shape.evidence, ...window.evidence] };
+    return estimateOf(probe, drained, figures, { verdict: 'unknown', notes: [] }, [
+      `the limiter looks like a ${SHAPE_WORDS[shape.shape]} but its parameters were not pinned down`,
+      ...window.notes,
+    ]);
+  }
+  // A fixed window on the clock may be a bucket refilled by a timer: more than its limit from idle.
+  const batch =
+    model.kind === 'fixed-window' && model.edges !== 'first-request'
+      ? await batchBucketPhase(probe, model, shape.drain)
+      : undefined;
+  if (batch?.neither) {
+    const figures = { ...NOTHING_MEASURED, limiter_evidence: [shape.evidence, ...window.evidence, batch.neither] };
+    return estimateOf(probe, drained, figures, { verdict: 'unknown', notes: [] }, [
+      `not identified: ${batch.neither}`,
+      ...window.notes,
+    ]);
+  }
+  const evidence = [shape.evidence, ...window.evidence, ...(batch?.evidence ? [batch.evidence] : [])];
+  return identifiedWindow(probe, drained, batch?.model ?? model, evidence, window.notes);
+}
+
+/** A bucket (or a queue) by its shape, or no shape at all: the stream sizes its rate, the idle burst its capacity. */
+async function bucketPath(
+  probe: Probe,
+  drained: StreamFindings,
+  streamSettings: StreamSettings,
+  drain: AfterDrain['drain'],
+  shape: ShapeFindings | undefined,
+): Promise<Estimate> {
   // The recovery phase timed the bucket's refills: the window can start without a pilot. Where
   // every timed ping passed, across a network, pings a round trip apart timed themselves, not the
   // limit (a silent counter whose drain straddled an edge trickled back at 14 req/s, read 5.3, and
@@ -662,8 +720,13 @@ function estimateOf(
   const { refusals, samples, stoppedBy, maxRequests, maxDurationMs } = probe;
   // Evidence before a claim (evidence.ts): whichever path read the figures, they stand only if the
   // limit shut often enough for that path's method.
+  // And the claim as a whole (judge-claim.ts): replayed over every answer the probe saw, the model
+  // must explain them, or it is not claimed (what contradicted it is said instead).
   const unsupported =
-    claimed.sustained_rps !== null ? tooFewRefusals(claimed.limiter?.kind ?? 'bucket', refusalsOf(samples)) : null;
+    claimed.sustained_rps !== null
+      ? (tooFewRefusals(claimed.limiter?.kind ?? 'bucket', refusalsOf(samples)) ??
+        (claimed.limiter ? (contradiction(claimed.limiter, samples) ?? null) : null))
+      : null;
   const figures: Figures = unsupported
     ? { ...NOTHING_MEASURED, scope: claimed.scope, limiter_evidence: [unsupported] }
     : claimed;

@@ -186,12 +186,7 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
   // known well enough to size a rate on it.
   const errorBar = period.precision + noiseMs / period.value;
   if (!bracket.loSeen || !bracket.hiSeen || hiUnconfirmed || errorBar > PERIOD_GOAL) {
-    const noise = noiseMs > 0 ? `, ± ${Math.round(noiseMs)} ms of network noise on each arrival` : '';
-    const off = offTrips > 0 ? `, ${offTrips} more not counted: round trips stretched past the usual` : '';
-    const unconfirmed = hiUnconfirmed ? ", no trial let through at the upper end the window's edges gave" : '';
-    notes.push(
-      `the sliding window's period was not pinned down (between ${fmt(lo)} and ${fmt(hi)} after ${trials - offTrips} trials${off}${noise}${unconfirmed})`,
-    );
+    notes.push(notPinnedNote(bracket, { trials, offTrips, noiseMs, hiUnconfirmed }));
     return { model: null, evidence, notes, partClumps };
   }
   const offNote = offTrips > 0 ? `; ${offTrips} trials on stretched round trips not counted` : '';
@@ -203,16 +198,7 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
   evidence.push(
     `${trials - offTrips} trials of ${limit} requests from idle: one more request passed ${fmt(hi)} after the first and was refused ${fmt(lo)} after it${arrivals}: the window slides over ${fmt(period.value)}`,
   );
-  // This trial waits from the last request, whatever it was: a clump that opened its period early
-  // would let the request past the period in, and read "refused requests do not count".
-  let counted = await countsRefusedTrial(probe, limit, { lo, hi }, probe.elapsed(), quietPeriods);
-  for (let attempt = 1; counted.disturbed && attempt < COUNTS_ATTEMPTS && !probe.outOfBudget(); attempt++) {
-    counted = await countsRefusedTrial(probe, limit, { lo, hi }, probe.elapsed(), quietPeriods);
-  }
-  if (counted.disturbed)
-    counted.notes.push(
-      `whether refused requests count was not tested: ${counted.disturbed} in each of ${COUNTS_ATTEMPTS} trials`,
-    );
+  const counted = await countsRefusedTrials(probe, limit, { lo, hi }, quietPeriods);
   if (counted.evidence) evidence.push(counted.evidence);
   const periodS = Math.round(period.value) / 1000;
   // Untested is unknown (null), never "does not count": the fleet simulator then assumes the worse.
@@ -222,6 +208,37 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
     notes: [...notes, ...counted.notes],
     partClumps,
   };
+}
+
+/** Why the period was not sized: the bracket it stayed in, after how many trials, and what kept it wide. */
+function notPinnedNote(
+  { lo, hi }: PeriodBracket,
+  seen: { trials: number; offTrips: number; noiseMs: number; hiUnconfirmed: boolean },
+): string {
+  const noise = seen.noiseMs > 0 ? `, ± ${Math.round(seen.noiseMs)} ms of network noise on each arrival` : '';
+  const off = seen.offTrips > 0 ? `, ${seen.offTrips} more not counted: round trips stretched past the usual` : '';
+  const unconfirmed = seen.hiUnconfirmed ? ", no trial let through at the upper end the window's edges gave" : '';
+  return `the sliding window's period was not pinned down (between ${fmt(lo)} and ${fmt(hi)} after ${seen.trials - seen.offTrips} trials${off}${noise}${unconfirmed})`;
+}
+
+/** Whether refused requests count, tried again (up to COUNTS_ATTEMPTS) while something disturbs the trial. */
+async function countsRefusedTrials(
+  probe: Probe,
+  limit: number,
+  bracket: { lo: number; hi: number },
+  quietPeriods: number,
+) {
+  // This trial waits from the last request, whatever it was: a clump that opened its period early
+  // would let the request past the period in, and read "refused requests do not count".
+  let counted = await countsRefusedTrial(probe, limit, bracket, probe.elapsed(), quietPeriods);
+  for (let attempt = 1; counted.disturbed && attempt < COUNTS_ATTEMPTS && !probe.outOfBudget(); attempt++) {
+    counted = await countsRefusedTrial(probe, limit, bracket, probe.elapsed(), quietPeriods);
+  }
+  if (counted.disturbed)
+    counted.notes.push(
+      `whether refused requests count was not tested: ${counted.disturbed} in each of ${COUNTS_ATTEMPTS} trials`,
+    );
+  return counted;
 }
 
 /**

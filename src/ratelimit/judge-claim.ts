@@ -1,0 +1,68 @@
+// The judge as the last gate of the probe (discover.ts): the detectors' claim stands only when
+// replaying the probe's whole trace through it explains what the service answered (judge.ts).
+// What the detectors could not measure is no contradiction: a window kept on the clock whose
+// phase they read off a few edges is judged at every phase, and stands if one of them explains.
+
+import { judge, judgeCandidates, traceOf, type Candidate, type Judgement, type TraceRequest } from './judge.js';
+import type { LimiterModel } from './limiters/index.js';
+import type { Sample } from './types.js';
+
+/** How many phases of a window on the clock are tried beside the one the detectors read. */
+const PHASES = 20;
+
+/**
+ * How many times the judge's own tolerance (judge.ts, TOLERANCE) a claim must stray by before the
+ * probe withholds it. The judge ranks candidates at its tolerance; the gate is deliberately looser,
+ * so that no reading the suites confirm right is lost while the candidates are still only the
+ * detectors' own: over the fast tier's 1,456 identifications the worst right reading strayed by
+ * 2.7 × (a bucket of burst 1 whose drain the pacing cut short, a silent 50 per 2 s counter at 2 ×,
+ * a batch bucket, whose ticks fall on the limiter's own clock, at 1.1 ×). A claim of the wrong
+ * shape strays by tens of times (a window twice too long over a bucket: 10 ×).
+ */
+export const GROSS = 3;
+
+/** The claim as the detectors made it, then its variants over what they may have misread (a clock window's phase). */
+export function claimCandidates(model: LimiterModel): Candidate[] {
+  const claimed: Candidate = { source: 'the detectors', limits: model };
+  const onTheClock =
+    (model.kind === 'fixed-window' && model.edges !== 'first-request') || model.kind === 'sliding-counter';
+  if (!onTheClock) return [claimed];
+  const phases = Array.from({ length: PHASES }, (_, i) => Math.round(((i * model.window_s) / PHASES) * 1000) / 1000);
+  return [
+    claimed,
+    ...phases.map((phase_s) => ({ source: `the detectors, its edges at ${phase_s} s`, limits: { ...model, phase_s } })),
+  ];
+}
+
+/**
+ * The judge's verdict on the detectors' claim: what the trace showed when no variant of the claim
+ * comes within GROSS times the judge's tolerance of it; undefined when the claim stands.
+ */
+export function contradiction(model: LimiterModel, samples: readonly Sample[]): string | undefined {
+  const trace = traceOf(samples);
+  const [claimed, ...variants] = claimCandidates(model);
+  const asClaimed: Judgement = judge(claimed!, trace);
+  // The claim as made, or failing that its best variant (a miss costs 20 replays, a hit one).
+  const others = asClaimed.explains ? [] : [...judgeCandidates(variants, trace), ...ticksShifted(model, trace)];
+  const best = [asClaimed, ...others].sort((a, b) => strayed(a) - strayed(b))[0]!;
+  if (strayed(best) <= GROSS) return undefined;
+  return `not identified: ${asClaimed.evidence}${variants.length > 0 ? ', nor at any other phase of its window' : ''}`;
+}
+
+/** How far a judgement strayed, in the judge's tolerances; a model that refused none of the service's refusals, without end. */
+const strayed = (j: Judgement): number =>
+  j.inStep || j.judged === j.admitted ? j.drift / j.allowed : Number.POSITIVE_INFINITY;
+
+/**
+ * A bucket refilled by a timer ticks on the limiter's own clock, which the probe's does not share
+ * (its model has no phase): judged with the trace moved by each of PHASES shares of an interval.
+ */
+function ticksShifted(model: LimiterModel, trace: readonly TraceRequest[]): Judgement[] {
+  if (model.kind !== 'bucket' || model.fill_interval_s === undefined) return [];
+  const intervalMs = model.fill_interval_s * 1000;
+  return Array.from({ length: PHASES }, (_, i) => {
+    const byMs = (i * intervalMs) / PHASES;
+    const moved = trace.map((r) => ({ ...r, sentMs: r.sentMs + byMs, doneMs: r.doneMs + byMs }));
+    return judge({ source: `the detectors, its ticks ${Math.round(byMs)} ms later`, limits: model }, moved);
+  });
+}

@@ -1,0 +1,62 @@
+// The judge as the probe's last gate (src/ratelimit/judge-claim.ts, wired in discover.ts's
+// estimateOf): the detectors' claim stands only when the probe's own trace does not contradict
+// it; what they could not measure (a clock window's phase) is no contradiction.
+
+import { describe, expect, it } from 'vitest';
+import { contradiction } from '../../src/ratelimit/judge-claim.js';
+import { createLimiter, type FixedWindowModel, type Limits } from '../../src/ratelimit/limiters/index.js';
+import type { Sample } from '../../src/ratelimit/types.js';
+import { discoverVirtual, fromModel } from './virtual-limit.js';
+
+/** Clumps of `clump` requests 5 ms apart every `everyMs` for `seconds`, decided by `truth` 3 ms after sending, answered 3 ms later. */
+function samplesOf(truth: Limits, clump: number, everyMs: number, seconds: number): Sample[] {
+  const limiter = createLimiter(truth);
+  return Array.from({ length: Math.floor((seconds * 1000) / everyMs) }, (_, k) =>
+    Array.from({ length: clump }, (_, i) => k * everyMs + i * 5),
+  )
+    .flat()
+    .map((sentMs) => {
+      const ok = limiter.take(sentMs + 3).ok;
+      return {
+        sentMs,
+        doneMs: sentMs + 6,
+        status: ok ? 200 : 429,
+        answer: ok ? 'accepted' : 'limited',
+        phase: 'drain',
+        client: 'primary',
+      };
+    });
+}
+
+describe('the judge as the last gate of the probe', () => {
+  const window = (limit: number, windowS: number, phaseS: number): FixedWindowModel => ({
+    kind: 'fixed-window',
+    limit,
+    window_s: windowS,
+    phase_s: phaseS,
+    counts_refused: false,
+  });
+
+  it('a claim its trace contradicts is named with what contradicted it', () => {
+    const samples = samplesOf({ kind: 'bucket', rate_rps: 10, burst: 10 }, 30, 2000, 20);
+    expect(contradiction({ kind: 'bucket', rate_rps: 10, burst: 10 }, samples)).toBeUndefined();
+    expect(contradiction(window(20, 2, 0), samples)).toMatch(
+      /^not identified: replayed over the probe's 300 answers, fixed window 20 per 2 s \(the detectors\) mispredicts \d+ of them .*strayed .*, nor at any other phase of its window$/,
+    );
+  });
+
+  it('a window on the clock whose phase the detectors misread still stands: its phase is no contradiction', () => {
+    // Short enough that a window misplaced by half its length strays grossly (by about its limit).
+    const samples = samplesOf(window(100, 1, 0.3), 40, 250, 2);
+    expect(contradiction(window(100, 1, 0.3), samples)).toBeUndefined();
+    expect(contradiction(window(100, 1, 0.8), samples)).toBeUndefined();
+  });
+
+  it('wired into the probe: an identification the trace explains is still made', async () => {
+    const estimate = await discoverVirtual({
+      limiter: () => fromModel({ kind: 'bucket', rate_rps: 30, burst: 30 }),
+      status: 429,
+    });
+    expect(estimate.limiter).toEqual({ kind: 'bucket', rate_rps: expect.any(Number), burst: 30 });
+  });
+});
