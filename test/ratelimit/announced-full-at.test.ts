@@ -1,0 +1,64 @@
+// A bucket that announces when it is full again, counted from each answer (the emulator's
+// `ratelimit-headers` and `ratelimit-headers-kong` profiles: RateLimit-Reset, RateLimit's t=; Kong's
+// and Envoy's delta resets in front of a bucket), is sized as fast as one that announces nothing.
+// Its announced ends move on with every answer, which no window's edge does: they are told apart
+// before any request is spent on them. Before, the probe took them for a counter's ends and drained
+// from idle to test that, after waiting twice the longest step between them, a step its own idle
+// gaps had stretched: 16 s, past `run`'s 30 s cap against the Kong profile (issue 35, "not tested",
+// exit 1 against a conformant service).
+
+import { describe, expect, it } from 'vitest';
+import { RUN_PROBE_CAP_S } from '../../src/ratelimit/horizon.js';
+import type { Sample } from '../../src/ratelimit/types.js';
+import { kongHeaders } from '../../src/spec/ratelimit-fields.js';
+import { limitMetUnsized } from '../../src/stages/rate-limit.js';
+import { advertising, discoverVirtual, gcra } from './virtual-limit.js';
+
+const emulatorBucket = { kind: 'bucket', rate_rps: 50, burst: 50 } as const;
+
+describe('a bucket announcing its "full at" is sized within run\'s probe cap, no drain spent on its resets', () => {
+  it.each([
+    ['an IETF RateLimit-Policy / RateLimit pair', undefined],
+    ["Kong's X-RateLimit-Limit-Second and RateLimit-Reset", kongHeaders],
+  ] as const)('announced as %s', async (_, fields) => {
+    const record: Sample[] = [];
+    const lines: string[] = [];
+    // Twice run's cap: room enough for the old drain, so what it costs shows.
+    const options = { maxDurationS: 2 * RUN_PROBE_CAP_S, record, progress: (l: string) => lines.push(l) };
+    const e = await discoverVirtual(
+      { limiter: () => advertising(emulatorBucket, undefined, fields), status: 429, announces: 'retry-after' },
+      options,
+    );
+    const context = lines.join('\n');
+    expect(e.limiter, context).toMatchObject({ kind: 'bucket', burst: 50 });
+    expect(Math.abs(e.sustained_rps! - 50) / 50, context).toBeLessThanOrEqual(0.02);
+    // No drain from idle to test the resets as a counter's (reset-ticks.ts), and why, said.
+    expect(
+      record.filter((s) => s.phase === 'edges'),
+      context,
+    ).toEqual([]);
+    expect(
+      lines.filter((l) => l.startsWith('announced resets not used')),
+      context,
+    ).toEqual([expect.stringMatching(/moved on with the answers .*not a window's end$/)]);
+    // As long as the same bucket announcing nothing takes (virtual seconds, the same every run).
+    const silent = await discoverVirtual(
+      { limiter: () => gcra(50, 50), status: 429, announces: 'retry-after' },
+      options,
+    );
+    expect(e.duration_s, context).toBeLessThanOrEqual(silent.duration_s + 1);
+    expect(e.duration_s, context).toBeLessThan(RUN_PROBE_CAP_S);
+  });
+});
+
+describe('a limit met but not sized says so without a placeholder', () => {
+  const probe = { duration_s: 30.1, requests_limited: 8, requests_sent: 852 };
+  it('names what passed before the first refusal when it was measured, and nothing in its place when not', () => {
+    expect(limitMetUnsized('tokens.validate', { ...probe, burst: 49 })).toMatch(
+      /^tokens\.validate: the limit was met after 49 requests but no sustained rate could be measured in 30 s \(8 of 852/,
+    );
+    const unmeasured = limitMetUnsized('tokens.validate', { ...probe, burst: null });
+    expect(unmeasured).toMatch(/^tokens\.validate: the limit was met but no sustained rate could be measured in 30 s/);
+    expect(unmeasured).not.toContain('?');
+  });
+});
