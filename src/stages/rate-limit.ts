@@ -16,6 +16,7 @@ import { unusableProbe } from '../ratelimit/answers.js';
 import { ProbeSetupError, probeCalls } from '../ratelimit/calls.js';
 import { DISCOVER_DEFAULTS, discover, latencyBound } from '../ratelimit/discover.js';
 import { NOT_IDENTIFIED } from '../ratelimit/evidence.js';
+import { announcedPastBudget } from '../ratelimit/probe/advertised.js';
 import { prove } from '../ratelimit/prove.js';
 import {
   DEFAULT_HORIZON_S,
@@ -136,6 +137,13 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
         io.untested(
           'rate_limit',
           `${calls.endpoint}: ${latencyBound(estimate.latency_p95_ms, estimate.sustained_rps, estimate.limiter)}`,
+        );
+      } else if (!unusable && !signal.aborted && stageOptions.shortHorizon && announcedPastBudget(estimate)) {
+        // `run`: a window longer than its short probe verifies is said beside the announcement
+        // ("announced, not proven", and how to size it), never a failure of a conformant service.
+        const ad = announcedPastBudget(estimate)!;
+        io.progress(
+          `${ad.limit} per ${ad.window_s ?? '?'} s announced (${ad.source_header}), not proven: longer than run's ${probeCapS} s probe verifies; \`ces-harness ratelimit\` sizes it`,
         );
       } else if (!unusable && !signal.aborted && estimate.notes.some((n) => n.startsWith(NOT_IDENTIFIED))) {
         // Refused, but too seldom to read a limiter from (evidence.ts): nothing sized, nothing passes as sized.

@@ -12,7 +12,8 @@ import { RUN_PROBE_CAP_S } from '../../src/ratelimit/horizon.js';
 import type { Sample } from '../../src/ratelimit/types.js';
 import { kongHeaders } from '../../src/spec/ratelimit-fields.js';
 import { limitMetUnsized } from '../../src/stages/rate-limit.js';
-import { advertising, discoverVirtual, gcra } from './virtual-limit.js';
+import { announcedPastBudget } from '../../src/ratelimit/probe/advertised.js';
+import { advertising, discoverVirtual, fromModel, gcra } from './virtual-limit.js';
 
 const emulatorBucket = { kind: 'bucket', rate_rps: 50, burst: 50 } as const;
 
@@ -60,5 +61,40 @@ describe('a limit met but not sized says so without a placeholder', () => {
     const unmeasured = limitMetUnsized('tokens.validate', { ...probe, burst: null });
     expect(unmeasured).toMatch(/^tokens\.validate: the limit was met but no sustained rate could be measured in 30 s/);
     expect(unmeasured).not.toContain('?');
+  });
+});
+
+// A limit announced on a window longer than run's probe can verify (Kong's X-RateLimit-Limit-Minute
+// alone, 600 per 60 s, and the same as an IETF policy): run reports it "announced, not proven"
+// (stages/rate-limit.ts), never "not tested", which failed a conformant service (exit 1). A silent
+// minute stays not identified: nothing says it is a window and not a limit that never lifts.
+describe("a window announced longer than run's probe verifies is announced, not proven", () => {
+  const minute = { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: 0, counts_refused: false } as const;
+  it.each([
+    ["Kong's X-RateLimit-Limit-Minute", kongHeaders],
+    ['an IETF RateLimit-Policy', undefined],
+  ] as const)('announced in %s', async (_, fields) => {
+    const e = await discoverVirtual(
+      { limiter: () => advertising(minute, undefined, fields), status: 429, announces: 'retry-after' },
+      { maxDurationS: RUN_PROBE_CAP_S },
+    );
+    expect(e.sustained_rps).toBeNull();
+    expect(announcedPastBudget(e), e.notes.join('\n')).toMatchObject({
+      limit: 600,
+      window_s: 60,
+      agrees: null,
+      note: expect.stringMatching(/^announced, not proven: about \d+ s of probing needed, the probe's budget is 30 s$/),
+    });
+  });
+
+  it('a silent minute is not excused', async () => {
+    const e = await discoverVirtual(
+      { limiter: () => fromModel(minute), status: 429, announces: 'retry-after' },
+      {
+        maxDurationS: RUN_PROBE_CAP_S,
+      },
+    );
+    expect(e.sustained_rps).toBeNull();
+    expect(announcedPastBudget(e)).toBeUndefined();
   });
 });
