@@ -8,7 +8,8 @@
 // exit 1 against a conformant service).
 
 import { describe, expect, it } from 'vitest';
-import { RUN_PROBE_CAP_S } from '../../src/ratelimit/horizon.js';
+import { DEFAULT_HORIZON_S, RUN_PROBE_CAP_S, probeBudgetS } from '../../src/ratelimit/horizon.js';
+import { bindingRps, recommend } from '../../src/ratelimit/recommend.js';
 import type { Sample } from '../../src/ratelimit/types.js';
 import { kongHeaders } from '../../src/spec/ratelimit-fields.js';
 import { limitMetUnsized } from '../../src/stages/rate-limit.js';
@@ -96,5 +97,28 @@ describe("a window announced longer than run's probe verifies is announced, not 
     );
     expect(e.sustained_rps).toBeNull();
     expect(announcedPastBudget(e)).toBeUndefined();
+  });
+});
+
+// Kong's stacked announcement (X-RateLimit-Limit-Second: 30 beside X-RateLimit-Limit-Minute: 600) in
+// `ratelimit`, its default budget: every unit read, the minute (10 req/s) binds a steady client
+// though the probe measured the second, and no recommendation exceeds it.
+describe("Kong's second and minute stacked, ratelimit's default budget", () => {
+  it('reads both units, binds the sustained rate to the lowest (600/60 = 10 req/s), recommends within it', async () => {
+    const kongLike = [
+      { kind: 'bucket', rate_rps: 30, burst: 30 },
+      { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: 0, counts_refused: false },
+    ] as const;
+    const e = await discoverVirtual(
+      { limiter: () => advertising([...kongLike], undefined, kongHeaders), status: 429, announces: 'retry-after' },
+      { maxDurationS: probeBudgetS(DEFAULT_HORIZON_S) },
+    );
+    expect(e.announced?.map((a) => [a.limit, a.window_s])).toEqual([
+      [30, 1],
+      [600, 60],
+    ]);
+    expect(e.announced?.find((a) => a.window_s === 60)?.note).toMatch(/^announced, not proven/);
+    expect(bindingRps(e)).toBe(10);
+    expect(recommend(e)!.target_rps).toBeLessThanOrEqual(10);
   });
 });
