@@ -142,8 +142,9 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
         // `run`: a window longer than its short probe verifies is said beside the announcement
         // ("announced, not proven", and how to size it), never a failure of a conformant service.
         const ad = announcedPastBudget(estimate)!;
+        const quota = ad.window_s !== null ? `${ad.limit} per ${ad.window_s} s` : `${ad.limit} per window`;
         io.progress(
-          `${ad.limit} per ${ad.window_s ?? '?'} s announced (${ad.source_header}), not proven: longer than run's ${probeCapS} s probe verifies; \`ces-harness ratelimit\` sizes it`,
+          `${quota} announced (${ad.source_header}), not proven: longer than run's ${probeCapS} s probe verifies; \`ces-harness ratelimit\` sizes it`,
         );
       } else if (!unusable && !signal.aborted && estimate.notes.some((n) => n.startsWith(NOT_IDENTIFIED))) {
         // Refused, but too seldom to read a limiter from (evidence.ts): nothing sized, nothing passes as sized.
