@@ -12,6 +12,8 @@ import type { Estimate } from './types.js';
 export const DEFAULT_HORIZON_S = 120;
 /** `run`'s horizon: the main job stays quick, and says what that leaves untested. */
 export const RUN_HORIZON_S = 5;
+/** `run`'s probe cap, seconds: a conformant limit must be sized within it (the profile groups prove it). */
+export const RUN_PROBE_CAP_S = 30;
 /** The probe's default budget: the 120 s it always had, or 2.5 of the longest window the horizon covers. */
 const PROBE_WINDOWS = 2.5;
 const PROBE_MIN_BUDGET_S = 120;

@@ -105,6 +105,18 @@ function referenceLines(
   return lines;
 }
 
+/** The sustained rate, burst and recovery as measured; one not measured is said so, never a placeholder printed as is. */
+function measuredFigures(r: RateLimitResult): string {
+  if (r.sustained_rps === null && r.burst === null && r.recovery_s === null) return 'not sized';
+  const said = (label: string, value: number | null, unit: string) =>
+    value === null ? `${label} not measured` : `${label} ${value}${unit}`;
+  return [
+    said('sustained', r.sustained_rps, ' req/s'),
+    said('burst', r.burst, ''),
+    said('recovery', r.recovery_s, ' s'),
+  ].join(', ');
+}
+
 /** The few terminal lines a `ratelimit` run ends with: estimate, recommendation, proof. */
 export function summaryLines(r: RateLimitResult): string[] {
   const lines: string[] = [];
@@ -113,8 +125,8 @@ export function summaryLines(r: RateLimitResult): string[] {
   else {
     const conformance = status === 429 ? '429' : `${status}, non-conformant: §7 wants 429`;
     lines.push(
-      `rate limit on ${r.endpoint} (${conformance}): sustained ${r.sustained_rps ?? '?'} req/s, burst ${r.burst ?? '?'}, ` +
-        `recovery ${r.recovery_s ?? '?'} s, Retry-After ${r.retry_after_header}, scope ${r.scope}`,
+      `rate limit on ${r.endpoint} (${conformance}): ${measuredFigures(r)}, ` +
+        `Retry-After ${r.retry_after_header}, scope ${r.scope}`,
     );
   }
   if (r.limiter) lines.push(`  limiter: ${describeLimiter(r.limiter)}`);

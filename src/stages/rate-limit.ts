@@ -16,10 +16,12 @@ import { unusableProbe } from '../ratelimit/answers.js';
 import { ProbeSetupError, probeCalls } from '../ratelimit/calls.js';
 import { DISCOVER_DEFAULTS, discover, latencyBound } from '../ratelimit/discover.js';
 import { NOT_IDENTIFIED } from '../ratelimit/evidence.js';
+import { announcedPastBudget } from '../ratelimit/probe/advertised.js';
 import { prove } from '../ratelimit/prove.js';
 import {
   DEFAULT_HORIZON_S,
   RUN_HORIZON_S,
+  RUN_PROBE_CAP_S,
   longestKnownWindow,
   probeBudgetS,
   proofHorizon,
@@ -32,7 +34,7 @@ import { sizeFleet, type FleetSizingInput } from '../ratelimit/fleet/size.js';
 import { fleetProofOf, fleetProofRun, type FleetProof } from '../ratelimit/fleet/prove-fleet.js';
 import { runFleetK6 } from '../ratelimit/fleet/k6-proof.js';
 import { notProbed, summaryLines, toRateLimitResult, type Proving } from '../ratelimit/result.js';
-import type { Proof } from '../ratelimit/types.js';
+import type { Estimate, Proof } from '../ratelimit/types.js';
 import { businessForLoad, businessOfRateLimit, refuseProductionLoad } from '../runner/production-load.js';
 import { isProduction } from '../config/target.js';
 import { productionGateFor } from '../runner/context.js';
@@ -136,15 +138,20 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           'rate_limit',
           `${calls.endpoint}: ${latencyBound(estimate.latency_p95_ms, estimate.sustained_rps, estimate.limiter)}`,
         );
+      } else if (!unusable && !signal.aborted && stageOptions.shortHorizon && announcedPastBudget(estimate)) {
+        // `run`: a window longer than its short probe verifies is said beside the announcement
+        // ("announced, not proven", and how to size it), never a failure of a conformant service.
+        const ad = announcedPastBudget(estimate)!;
+        const quota = ad.window_s !== null ? `${ad.limit} per ${ad.window_s} s` : `${ad.limit} per window`;
+        io.progress(
+          `${quota} announced (${ad.source_header}), not proven: longer than run's ${probeCapS} s probe verifies; \`ces-harness ratelimit\` sizes it`,
+        );
       } else if (!unusable && !signal.aborted && estimate.notes.some((n) => n.startsWith(NOT_IDENTIFIED))) {
         // Refused, but too seldom to read a limiter from (evidence.ts): nothing sized, nothing passes as sized.
         io.untested('rate_limit', `${calls.endpoint}: ${estimate.notes.find((n) => n.startsWith(NOT_IDENTIFIED))}`);
       } else if (!unusable && !signal.aborted && estimate.limiting_status !== null && estimate.sustained_rps === null) {
         // Limited, yet no steady rate got through: nothing was sized, so nothing may pass as sized.
-        io.untested(
-          'rate_limit',
-          `${calls.endpoint}: the limit was met after ${estimate.burst ?? '?'} requests but no sustained rate could be measured in ${estimate.duration_s.toFixed(0)} s (${estimate.requests_limited} of ${estimate.requests_sent} answers limited; a limit that never lifts breaks §7, see ratelimit.recovers in \`check\`)`,
-        );
+        io.untested('rate_limit', limitMetUnsized(calls.endpoint, estimate));
       }
 
       let proof: Proof | null = null;
@@ -285,13 +292,25 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
   return Object.assign(stage, { refusesBeforeRequests: (settings: TargetSettings) => void allowed(settings) });
 }
 
+/**
+ * Why a probe that met the limit sized nothing: a figure for what passed before the first refusal
+ * only where one was measured (never a placeholder printed as is).
+ */
+export function limitMetUnsized(
+  endpoint: string,
+  e: Pick<Estimate, 'burst' | 'duration_s' | 'requests_limited' | 'requests_sent'>,
+): string {
+  const after = e.burst !== null ? ` after ${e.burst} requests` : '';
+  return `${endpoint}: the limit was met${after} but no sustained rate could be measured in ${e.duration_s.toFixed(0)} s (${e.requests_limited} of ${e.requests_sent} answers limited; a limit that never lifts breaks §7, see ratelimit.recovers in \`check\`)`;
+}
+
 /** The stage as `ratelimit` uses it: discovery, recommendation, a proof over the horizon (120 s unless `--horizon`). */
 export const rateLimitStage = makeRateLimitStage();
 
 /** The stage as `run` uses it: the main job keeps the sizing short, a bounded probe and a brief proof, and says so. */
 export const runRateLimitStage = makeRateLimitStage({
   proofS: RUN_HORIZON_S,
-  maxDurationS: 30,
+  maxDurationS: RUN_PROBE_CAP_S,
   shortHorizon: `run keeps its proof short to stay quick; \`ratelimit\` proves ${DEFAULT_HORIZON_S} s, or give --horizon`,
 });
 

@@ -109,6 +109,17 @@ describe('toRateLimitResult', () => {
     ]);
   });
 
+  it('says a figure was not measured rather than print a placeholder (a limit met but not sized)', () => {
+    const unsized: Estimate = { ...ESTIMATE, sustained_rps: null, burst: null, recovery_s: null, limiter: null };
+    const r = toRateLimitResult(unsized, recommend(unsized), null);
+    expect(summaryLines(r)[0]).toBe(
+      'rate limit on tokens.validate (429): not sized, Retry-After truthful, scope unknown',
+    );
+    const noBurst = toRateLimitResult({ ...ESTIMATE, burst: null }, null, null);
+    expect(summaryLines(noBurst)[0]).toMatch(/: sustained 49\.98 req\/s, burst not measured, recovery 0\.041 s,/);
+    expect(summaryLines(noBurst).join('\n')).not.toContain('?');
+  });
+
   it('ends with estimate, recommendation and proof on the terminal', () => {
     const held = { rate_429: 0.0012, goodput_rps: 39.9, lost_requests: 0 };
     const r = toRateLimitResult(ESTIMATE, recommend(ESTIMATE), held, [], {

@@ -19,7 +19,7 @@ import { round } from '../estimators.js';
 import { burstSize, describeLimiter, type FixedWindowModel, type LimiterModel } from '../limiters/index.js';
 import type { AdvertisedLimit } from '../../report/model.js';
 import type { Advertisement } from '../../spec/ratelimit-fields.js';
-import type { Sample } from '../types.js';
+import type { Estimate, Sample } from '../types.js';
 import { pingAt, pingUntilAccepted } from './ping.js';
 import type { Announced, Heard, Probe } from './probe.js';
 import { countUntilRefused } from './recover.js';
@@ -290,6 +290,9 @@ function nextEdgeSaid(
   };
 }
 
+/** How the finding of an announced window longer than the probe's budget begins (announcedPastBudget). */
+const PAST_BUDGET = 'announced, not proven: about ';
+
 /** A window that ends past the probe's time cap: said, never guessed. */
 function tooLong(probe: Probe, h: Hypothesis, claim: string, needMs: number): AdvertisedFindings {
   const budgetS = probe.maxDurationMs / 1000;
@@ -298,9 +301,23 @@ function tooLong(probe: Probe, h: Hypothesis, claim: string, needMs: number): Ad
     probe.advertised = finding(
       h.ad,
       null,
-      `advertised, not verified: about ${Math.ceil((probe.elapsed() + needMs) / 1000)} s of probing needed, the probe's budget is ${budgetS} s`,
+      `${PAST_BUDGET}${Math.ceil((probe.elapsed() + needMs) / 1000)} s of probing needed, the probe's budget is ${budgetS} s`,
     );
   return { ...NOTHING, tooLong: true, notes: [note] };
+}
+
+/**
+ * The announced limit a probe left unsized only because its window is longer than the probe's
+ * budget (nothing measured contradicts it); undefined otherwise. `run`, whose short probe says so,
+ * reports it "announced, not proven" rather than failing a conformant service on it.
+ */
+export function announcedPastBudget(
+  e: Pick<Estimate, 'advertised' | 'sustained_rps' | 'limiter'>,
+): AdvertisedLimit | undefined {
+  const ad = e.advertised;
+  return ad && ad.agrees === null && ad.note.startsWith(PAST_BUDGET) && e.sustained_rps === null && e.limiter === null
+    ? ad
+    : undefined;
 }
 
 /** The announcement left unverified (or contradicted), recorded for the report; the usual phases go on. */

@@ -1,0 +1,85 @@
+// `run`'s rate-limit stage against a per-minute quota announced in Kong's fields (the emulator's
+// fixed window of 600 per 60 s behind the ratelimit-headers-kong profile): its 30 s probe cannot
+// verify a minute, so the limit is "announced, not proven", never "not tested" (which failed a
+// conformant service, exit 1). `ratelimit` with the same cap still says not tested: it was asked to
+// size the limit and could not.
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEmulator, type Emulator } from '../../src/emulator/index.js';
+import { makeRateLimitStage, runRateLimitStage } from '../../src/stages/rate-limit.js';
+import { runIo } from '../../src/stages/run-io.js';
+import { processIo } from '../../src/cli/io.js';
+import { prepareTarget, type PreparedTarget } from '../../src/cli/prepare-target.js';
+import { plainText, type Terminal } from '../../src/cli/terminal.js';
+import { Redactor } from '../../src/http/redact.js';
+import { RUN_PROBE_CAP_S } from '../../src/ratelimit/horizon.js';
+import { stageTargetOn } from '../helpers/stage-target.js';
+
+const quiet = (lines: string[] = []): Terminal => ({
+  color: false,
+  out: (l) => lines.push(plainText(l)),
+  err: (l) => lines.push(plainText(l)),
+  progress: (l) => lines.push(l),
+});
+
+describe("a per-minute quota announced in Kong's fields, against run's 30 s probe", () => {
+  let prepared: PreparedTarget;
+  let reportDir: string;
+  const redactor = new Redactor();
+  const emulators: Emulator[] = [];
+
+  beforeAll(async () => {
+    reportDir = await mkdtemp(join(tmpdir(), 'ces-run-minute-'));
+    prepared = await prepareTarget({}, redactor, quiet(), processIo());
+  });
+  afterAll(async () => {
+    await Promise.all(emulators.map((e) => e.close()));
+    await prepared?.close();
+    await rm(reportDir, { recursive: true, force: true });
+  });
+
+  /** The stage against an emulator of its own (each drains its minute), with what it left untested. */
+  async function stageOn(stage: typeof runRateLimitStage) {
+    const emulator = await createEmulator({
+      port: 0,
+      environments: ['sandbox'],
+      limiter: { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: 0, counts_refused: false },
+      profiles: ['ratelimit-headers-kong'],
+    });
+    emulators.push(emulator);
+    redactor.addSecret(emulator.credentials.clientSecret, emulator.credentials.clientId);
+    const on = await stageTargetOn(prepared, emulator, reportDir);
+    const untested: string[] = [];
+    const lines: string[] = [];
+    const result = await stage(
+      on,
+      runIo(quiet(lines), redactor, new AbortController().signal, (s, reason) => untested.push(`${s}: ${reason}`)),
+    );
+    return { result, untested, context: lines.join('\n') };
+  }
+
+  it('run: announced, not proven, and how to size it; nothing untested', async () => {
+    const { result, untested, context } = await stageOn(runRateLimitStage);
+    expect(untested, context).toEqual([]);
+    expect(result.recommendation ?? null).toBeNull();
+    expect(result.advertised, context).toMatchObject({
+      limit: 600,
+      window_s: 60,
+      agrees: null,
+      note: expect.stringMatching(/^announced, not proven: about \d+ s of probing needed/),
+    });
+    expect(context).toMatch(/600 per 60 s announced \(.*\), not proven: .*`ces-harness ratelimit` sizes it/);
+  }, 60_000);
+
+  it('ratelimit, capped as run is: not tested, since sizing it was asked', async () => {
+    const { untested, context } = await stageOn(makeRateLimitStage({ proofS: 0, maxDurationS: RUN_PROBE_CAP_S }));
+    expect(untested, context).toEqual([
+      expect.stringMatching(
+        /^rate_limit: tokens\.validate: not identified: the window is longer than the probe's budget/,
+      ),
+    ]);
+  }, 60_000);
+});
