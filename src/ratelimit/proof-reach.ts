@@ -61,10 +61,13 @@ export function planRound(targetRps: number, reach: ProofReach, drained: boolean
 
 /** A round that held within the burst: in the table as it ran, marked so nothing takes it for a hold. */
 export function inconclusiveRound(round: ProofRound, plan: RoundPlan, targetRps: number): ProofRound {
+  const sent = Math.round(targetRps * plan.durationS);
+  const burst = Math.round(plan.startBurst);
+  const within = sent <= burst ? '' : ', or within a fifth of it';
   return {
     ...round,
     verdict: 'inconclusive',
-    why: `${round.why}, but its ${Math.round(targetRps * plan.durationS)} requests fit in the burst of ${Math.round(plan.startBurst)} it started with: it proves nothing about the rate`,
+    why: `${round.why}, but its ${sent} requests fit in the burst of ${burst} it started with${within}: it proves nothing about the rate`,
   };
 }
 

@@ -17,6 +17,7 @@ import type { Estimate, Proof, Recommendation } from '../../src/ratelimit/types.
 import { renderers, type ReportFile } from '../../src/report/index.js';
 import { exitCodeOf, verdictReasonsOf, type Untested } from '../../src/report/model.js';
 import { closingCount } from '../../src/cli/closing-count.js';
+import { unprovenText } from '../../src/report/sections/rate-limit/words.js';
 import { loadFixture } from '../report/helpers.js';
 import { expectValidReport } from '../report/schema.js';
 
@@ -181,5 +182,17 @@ describe("`run`'s short rounds against a large burst: not proven within horizon,
     }
     for (const name of ['report.md', 'junit.xml', 'report.html', 'terminal'])
       expect(outputs[name], name).toMatch(/the burst of 600 requests outlasts a 5 s round at 50(\.0)?( req)?\/s/);
+  });
+});
+
+describe('the words of an unproven recommendation', () => {
+  it('says the burst outlasts the round, or that the round ended within the fifth more it must offer', () => {
+    expect(unprovenText({ target_rps: 15, round_s: 12, burst: 196, needed_horizon_s: 16 })).toBe(
+      'not proven within this horizon: the burst of 196 requests outlasts a 12 s round at 15.0/s (180 requests), ' +
+        'so its hold proves nothing about the rate; `ratelimit --horizon 16` runs a round that outlasts it',
+    );
+    expect(unprovenText({ target_rps: 15, round_s: 12, burst: 170, needed_horizon_s: 14 })).toMatch(
+      /^not proven within this horizon: a 12 s round at 15\.0\/s \(180 requests\) ends within a fifth of the burst of 170 requests,/,
+    );
   });
 });

@@ -89,11 +89,17 @@ export function advertisedText(a: AdvertisedLimit): string {
   return `${a.limit} per ${a.window_s === null ? 'window' : `${a.window_s} s`} (${a.source_header}): ${verdict} (${a.note})`;
 }
 
-/** Why a recommendation is not proven within the horizon, and how to prove it, in one clause. */
+/**
+ * Why a recommendation is not proven within the horizon, and how to prove it, in one clause: the
+ * burst outlasts the round, or the round ends within the fifth more a round must offer past it.
+ */
 export function unprovenText(u: ProofUnproven): string {
+  const sent = Math.round(u.target_rps * u.round_s);
+  const round = `a ${formatNumber(u.round_s)} s round at ${formatRate(u.target_rps)} (${formatNumber(sent)} requests)`;
+  const burst = `the burst of ${formatNumber(u.burst)} requests`;
   return (
-    `not proven within this horizon: the burst of ${formatNumber(u.burst)} requests outlasts a ${formatNumber(u.round_s)} s round at ${formatRate(u.target_rps)} ` +
-    `(${formatNumber(Math.round(u.target_rps * u.round_s))} requests), so the round could not fail; \`ratelimit --horizon ${u.needed_horizon_s}\` runs a round that outlasts it`
+    `not proven within this horizon: ${sent <= u.burst ? `${burst} outlasts ${round}` : `${round} ends within a fifth of ${burst}`}, ` +
+    `so its hold proves nothing about the rate; \`ratelimit --horizon ${u.needed_horizon_s}\` runs a round that outlasts it`
   );
 }
 
