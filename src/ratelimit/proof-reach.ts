@@ -44,7 +44,7 @@ export interface RoundPlan {
 
 /**
  * The round at `targetRps`: as long as the horizon asks, lengthened to outlast the burst at that
- * rate when the cap allows. `drained`: the round follows what left the limit empty (the probe, or a
+ * rate when the cap allows it to (else left as asked: it is inconclusive if it holds either way). `drained`: the round follows what left the limit empty (the probe, or a
  * round refused); after a round that held the burst is taken as whole, which only ever makes a round
  * more likely to be inconclusive, never a hold it was not.
  */
@@ -55,7 +55,9 @@ export function planRound(targetRps: number, reach: ProofReach, drained: boolean
   const refilled = drained && reach.refillRps !== null ? reach.settleS * reach.refillRps : burst;
   const startBurst = Math.max(0, Math.min(burst, refilled));
   const neededS = targetRps > 0 ? Math.ceil((REACH_OVER_BURST * startBurst) / targetRps) : Infinity;
-  const durationS = Math.max(reach.roundS, Math.min(neededS, reach.maxRoundS));
+  // Lengthened only where that reaches past the burst: a longer round that still cannot would prove
+  // nothing more, and only cost the wait.
+  const durationS = neededS <= reach.maxRoundS ? Math.max(reach.roundS, neededS) : reach.roundS;
   return { durationS, startBurst, reaches: targetRps * durationS >= REACH_OVER_BURST * startBurst, neededS };
 }
 

@@ -125,6 +125,8 @@ describe('a round within the burst proves nothing', () => {
     expect(planRound(50, reach, true)).toMatchObject({ startBurst: 300, neededS: 8, reaches: false });
     // After a round that held, the burst is taken as whole (never a hold it was not).
     expect(planRound(50, reach, false)).toMatchObject({ startBurst: 600, neededS: 15 });
+    // Beyond the cap the round keeps its asked length: longer, it would still prove nothing.
+    expect(planRound(0.5, reachOf(5, 150), false)).toMatchObject({ durationS: 5, neededS: 1440, reaches: false });
     // No burst measured: nothing to outlast, every round can prove.
     expect(planRound(50, { ...reach, burst: null }, true)).toMatchObject({ durationS: 5, reaches: true });
   });
