@@ -204,9 +204,9 @@ export async function proveUntilHeld(
     lastProof = proof;
     drained = !proofHolds(proof).holds;
     // A hold within the burst proves nothing, and a lower rate reaches less far: the loop ends here.
-    if (plan && !plan.reaches && !drained) {
+    if (reach && plan && !plan.reaches && !drained) {
       rounds.push(inconclusiveRound(proofRound(rec, proof), plan, rec.target_rps));
-      unproven = { rec, why: unprovenBy(rec, plan) };
+      unproven = { rec, why: unprovenBy(rec, plan, reach) };
       break;
     }
     rounds.push(proofRound(rec, proof));

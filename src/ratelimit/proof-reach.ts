@@ -73,13 +73,19 @@ export function inconclusiveRound(round: ProofRound, plan: RoundPlan, targetRps:
   };
 }
 
-/** Why the recommendation at `rec` is not proven within the rounds' cap, and the horizon that would prove it. */
-export const unprovenBy = (rec: Recommendation, plan: RoundPlan): ProofUnproven => ({
-  target_rps: rec.target_rps,
-  round_s: plan.durationS,
-  burst: Math.round(plan.startBurst),
-  needed_horizon_s: plan.neededS,
-});
+/**
+ * Why the recommendation at `rec` is not proven within the rounds' cap, and the horizon that would
+ * prove it: one outlasting the whole burst, as `ratelimit`'s longer wait refills it.
+ */
+export function unprovenBy(rec: Recommendation, plan: RoundPlan, reach: ProofReach): ProofUnproven {
+  const whole = planRound(rec.target_rps, reach, false);
+  return {
+    target_rps: rec.target_rps,
+    round_s: plan.durationS,
+    burst: Math.round(plan.startBurst),
+    needed_horizon_s: Math.max(plan.neededS, whole.neededS),
+  };
+}
 
 /** What the loop's outcome means for the stage: its verdict, the policy given, and whether the run cannot pass. */
 export interface ProvingVerdict {

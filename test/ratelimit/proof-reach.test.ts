@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createLimiter } from '../../src/ratelimit/limiters/index.js';
 import { proveUntilHeld } from '../../src/ratelimit/proof-loop.js';
 import { afterQuota } from '../../src/ratelimit/prove.js';
-import { planRound, provingVerdict, type ProofReach } from '../../src/ratelimit/proof-reach.js';
+import { planRound, provingVerdict, unprovenBy, type ProofReach } from '../../src/ratelimit/proof-reach.js';
 import { recommend } from '../../src/ratelimit/recommend.js';
 import { proofHorizon } from '../../src/ratelimit/horizon.js';
 import { summaryLines, toRateLimitResult } from '../../src/ratelimit/result.js';
@@ -122,6 +122,8 @@ describe('a round within the burst proves nothing', () => {
 
   it('counts what the wait did not refill: a drained burst refilled for 5 s at 60/s starts a round with 300', () => {
     const reach = { ...reachOf(5, 5), settleS: 5 };
+    // What to ask for is sized on the whole burst, as `ratelimit`'s longer wait refills it: 1.2 × 600 / 50.
+    expect(unprovenBy(first(), planRound(50, reach, true), reach).needed_horizon_s).toBe(15);
     expect(planRound(50, reach, true)).toMatchObject({ startBurst: 300, neededS: 8, reaches: false });
     // After a round that held, the burst is taken as whole (never a hold it was not).
     expect(planRound(50, reach, false)).toMatchObject({ startBurst: 600, neededS: 15 });
