@@ -17,6 +17,7 @@ import type { Estimate, Proof, Recommendation } from '../../src/ratelimit/types.
 import { renderers, type ReportFile } from '../../src/report/index.js';
 import { exitCodeOf, verdictReasonsOf, type Untested } from '../../src/report/model.js';
 import { closingCount } from '../../src/cli/closing-count.js';
+import { plainText, summaryLines as closingLines } from '../../src/cli/terminal.js';
 import { unprovenText } from '../../src/report/sections/rate-limit/words.js';
 import { loadFixture } from '../report/helpers.js';
 import { expectValidReport } from '../report/schema.js';
@@ -184,6 +185,10 @@ describe("`run`'s short rounds against a large burst: not proven within horizon,
       expect(section, name).toMatch(/ratelimit --horizon 15/);
       expect(section, name).not.toMatch(/\bproven for\b|"proven"|\bheld\b|\bholds\b/);
     }
+    // The run's closing lines say it too, beside PASS.
+    const closing = closingLines(report, 'report').map(plainText).join('\n');
+    expect(closing).toMatch(/^PASS/m);
+    expect(closing).toMatch(/recommend 50 req\/s \(not proven within the horizon\)/);
     for (const name of ['report.md', 'junit.xml', 'report.html', 'terminal'])
       expect(outputs[name], name).toMatch(/the burst of 600 requests outlasts a 5 s round at 50(\.0)?( req)?\/s/);
   });

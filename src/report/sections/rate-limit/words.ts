@@ -71,7 +71,7 @@ export function horizonText(h: ProofHorizon, unproven?: ProofUnproven): string {
   const proven = formatNumber(h.proven_s, Number.isInteger(h.proven_s) ? 0 : 1);
   return (
     (unproven
-      ? `rounds of ${proven} s, which prove nothing within the burst (${unprovenText(unproven)}); `
+      ? `rounds of ${proven} s, within the burst: nothing proven (see the recommendation); `
       : `proven for ${proven} s; `) +
     `a limit on a window longer than ${formatNumber(h.covers_window_s, Number.isInteger(h.covers_window_s) ? 0 : 1)} s is not tested` +
     (h.not_tested ? ` (${h.not_tested})` : '')
