@@ -19,8 +19,14 @@ export const REACH_OVER_BURST = 1.2;
 
 /** What the loop knows of the burst a round meets, and how long a round may run. */
 export interface ProofReach {
-  /** Requests that passed back to back from idle (the estimate's burst); null when not measured. */
+  /** Requests that passed back to back (the estimate's burst); null when not measured. */
   burst: number | null;
+  /**
+   * Whether that burst was measured from idle (the probe waited for a full refill). When not, it is
+   * only a lower bound: a round is then bounded by what the wait before it can have refilled after a
+   * drained limit, and after a hold by nothing. Absent: from idle.
+   */
+  burstFromIdle?: boolean;
   /** The round's length the horizon asked for, seconds. */
   roundS: number;
   /** The longest a round may run (the horizon, or the probe's budget where the command allows it), seconds. */
@@ -49,7 +55,7 @@ export interface RoundPlan {
  * more likely to be inconclusive, never a hold it was not.
  */
 export function planRound(targetRps: number, reach: ProofReach, drained: boolean): RoundPlan {
-  const burst = reach.burst ?? 0;
+  const burst = reach.burst === null ? 0 : reach.burstFromIdle === false ? Infinity : reach.burst;
   // A higher refill than the real one leaves more of the burst unspent here: the refill measured is
   // the probe's reading, and a proof that refutes it finds a slower one, so the start is never understated.
   const refilled = drained && reach.refillRps !== null ? reach.settleS * reach.refillRps : burst;
@@ -66,11 +72,10 @@ export function inconclusiveRound(round: ProofRound, plan: RoundPlan, targetRps:
   const sent = Math.round(targetRps * plan.durationS);
   const burst = Math.round(plan.startBurst);
   const within = sent <= burst ? '' : ', or within a fifth of it';
-  return {
-    ...round,
-    verdict: 'inconclusive',
-    why: `${round.why}, but its ${sent} requests fit in the burst of ${burst} it started with${within}: it proves nothing about the rate`,
-  };
+  const fits = Number.isFinite(burst)
+    ? `its ${sent} requests fit in the burst of ${burst} it started with${within}`
+    : `its ${sent} requests may have fitted in the burst it started with (not measured from idle, and full after a hold)`;
+  return { ...round, verdict: 'inconclusive', why: `${round.why}, but ${fits}: it proves nothing about the rate` };
 }
 
 /**
@@ -78,12 +83,17 @@ export function inconclusiveRound(round: ProofRound, plan: RoundPlan, targetRps:
  * prove it: one outlasting the whole burst, as `ratelimit`'s longer wait refills it.
  */
 export function unprovenBy(rec: Recommendation, plan: RoundPlan, reach: ProofReach): ProofUnproven {
-  const whole = planRound(rec.target_rps, reach, false);
+  const fromIdle = reach.burstFromIdle !== false;
+  // A burst not measured from idle is known only from below: what to ask for is sized on that, and said so.
+  const whole = planRound(rec.target_rps, { ...reach, burstFromIdle: true }, false);
+  // Not from idle, the burst said is the probe's reading, a lower bound.
+  const start = fromIdle ? plan.startBurst : (reach.burst ?? 0);
   return {
     target_rps: rec.target_rps,
     round_s: plan.durationS,
-    burst: Math.round(plan.startBurst),
-    needed_horizon_s: Math.max(plan.neededS, whole.neededS),
+    burst: Math.round(start),
+    needed_horizon_s: Math.max(Number.isFinite(plan.neededS) ? plan.neededS : 0, whole.neededS),
+    ...(fromIdle ? {} : { burst_from_idle: false as const }),
   };
 }
 

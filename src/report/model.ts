@@ -221,6 +221,8 @@ export interface ProofUnproven {
   round_s: number;
   burst: number;
   needed_horizon_s: number;
+  /** The probe had no time to measure the burst from idle: `burst` and `needed_horizon_s` are lower bounds. */
+  burst_from_idle?: false;
 }
 
 /** One candidate policy at one fleet size, as the simulator ran it. */

@@ -183,6 +183,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           const shortRounds = stageOptions.shortHorizon !== undefined && askedHorizonS === undefined;
           const reach = {
             burst: estimate.burst,
+            burstFromIdle: estimate.burst_from_idle,
             roundS: proofS,
             maxRoundS: shortRounds ? proofS : Math.max(proofS, probeCapS),
             settleS,

@@ -263,9 +263,7 @@ describe.skipIf(k6 === undefined)(misread, { concurrent: true }, () => {
     const { round_s, needed_horizon_s } = result.proof_unproven!;
     expect(round_s, context).toBeLessThanOrEqual(30);
     expect(needed_horizon_s, context).toBeGreaterThan(round_s);
-    expect(text).toMatch(
-      /^recommend \(not proven within this horizon: .*the burst of \d+ requests.*`ratelimit --horizon \d+`/m,
-    );
+    expect(text).toMatch(/^recommend \(not proven within this horizon: .*burst.*`ratelimit --horizon \d+`/m);
     expect(text).not.toMatch(/proven for|: holds/);
     console.info(`run against 20/s, burst 200: ${text.split('\n').find((l) => l.startsWith('recommend'))}`);
   }, 150_000);

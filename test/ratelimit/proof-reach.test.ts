@@ -130,6 +130,18 @@ describe('a round within the burst proves nothing', () => {
     expect(planRound(50, reach, false)).toMatchObject({ startBurst: 600, neededS: 15 });
     // Beyond the cap the round keeps its asked length: longer, it would still prove nothing.
     expect(planRound(0.5, reachOf(5, 150), false)).toMatchObject({ durationS: 5, neededS: 1440, reaches: false });
+    // A burst not measured from idle is a lower bound: after a drained limit the round is bounded by
+    // what the wait refilled (5 s at 60/s), after a hold by nothing, so no length reaches past it.
+    const notIdle = { ...reach, burst: 133, burstFromIdle: false };
+    expect(planRound(50, notIdle, true)).toMatchObject({ startBurst: 300, neededS: 8, reaches: false });
+    expect(planRound(500, notIdle, false)).toMatchObject({ durationS: 5, reaches: false });
+    expect(unprovenBy(first(), planRound(50, notIdle, false), notIdle)).toEqual({
+      target_rps: 50,
+      round_s: 5,
+      burst: 133,
+      needed_horizon_s: 4,
+      burst_from_idle: false,
+    });
     // No burst measured: nothing to outlast, every round can prove.
     expect(planRound(50, { ...reach, burst: null }, true)).toMatchObject({ durationS: 5, reaches: true });
   });
@@ -199,6 +211,11 @@ describe('the words of an unproven recommendation', () => {
     expect(unprovenText({ target_rps: 15, round_s: 12, burst: 196, needed_horizon_s: 16 })).toBe(
       'not proven within this horizon: the burst of 196 requests outlasts a 12 s round at 15.0/s (180 requests), ' +
         'so its hold proves nothing about the rate; `ratelimit --horizon 16` runs a round that outlasts it',
+    );
+    expect(unprovenText({ target_rps: 15, round_s: 8, burst: 133, needed_horizon_s: 11, burst_from_idle: false })).toBe(
+      'not proven within this horizon: the burst was not measured from idle (the probe read 133 requests, a lower bound), ' +
+        'so a 8 s round at 15.0/s (120 requests) cannot be shown to outlast it, so its hold proves nothing about the rate; ' +
+        '`ratelimit --horizon 11` or more runs a round that outlasts it',
     );
     expect(unprovenText({ target_rps: 15, round_s: 12, burst: 170, needed_horizon_s: 14 })).toMatch(
       /^not proven within this horizon: a 12 s round at 15\.0\/s \(180 requests\) ends within a fifth of the burst of 170 requests,/,

@@ -97,9 +97,16 @@ export function unprovenText(u: ProofUnproven): string {
   const sent = Math.round(u.target_rps * u.round_s);
   const round = `a ${formatNumber(u.round_s)} s round at ${formatRate(u.target_rps)} (${formatNumber(sent)} requests)`;
   const burst = `the burst of ${formatNumber(u.burst)} requests`;
+  const why =
+    u.burst_from_idle === false
+      ? `the burst was not measured from idle (the probe read ${formatNumber(u.burst)} requests, a lower bound), so ${round} cannot be shown to outlast it`
+      : sent <= u.burst
+        ? `${burst} outlasts ${round}`
+        : `${round} ends within a fifth of ${burst}`;
+  const more = u.burst_from_idle === false ? ' or more' : '';
   return (
-    `not proven within this horizon: ${sent <= u.burst ? `${burst} outlasts ${round}` : `${round} ends within a fifth of ${burst}`}, ` +
-    `so its hold proves nothing about the rate; \`ratelimit --horizon ${u.needed_horizon_s}\` runs a round that outlasts it`
+    `not proven within this horizon: ${why}, so its hold proves nothing about the rate; ` +
+    `\`ratelimit --horizon ${u.needed_horizon_s}\`${more} runs a round that outlasts it`
   );
 }
 
