@@ -213,8 +213,8 @@ describe('the words of an unproven recommendation', () => {
         'so its hold proves nothing about the rate; `ratelimit --horizon 16` runs a round that outlasts it',
     );
     expect(unprovenText({ target_rps: 15, round_s: 8, burst: 133, needed_horizon_s: 11, burst_from_idle: false })).toBe(
-      'not proven within this horizon: the burst was not measured from idle (the probe read 133 requests, a lower bound), ' +
-        'so a 8 s round at 15.0/s (120 requests) cannot be shown to outlast it, so its hold proves nothing about the rate; ' +
+      'not proven within this horizon: the burst was not measured from idle (the probe read 133 requests, a lower bound) ' +
+        'and a 8 s round at 15.0/s (120 requests) cannot be shown to outlast it, so its hold proves nothing about the rate; ' +
         '`ratelimit --horizon 11` or more runs a round that outlasts it',
     );
     expect(unprovenText({ target_rps: 15, round_s: 12, burst: 170, needed_horizon_s: 14 })).toMatch(

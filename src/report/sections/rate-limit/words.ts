@@ -99,7 +99,7 @@ export function unprovenText(u: ProofUnproven): string {
   const burst = `the burst of ${formatNumber(u.burst)} requests`;
   const why =
     u.burst_from_idle === false
-      ? `the burst was not measured from idle (the probe read ${formatNumber(u.burst)} requests, a lower bound), so ${round} cannot be shown to outlast it`
+      ? `the burst was not measured from idle (the probe read ${formatNumber(u.burst)} requests, a lower bound) and ${round} cannot be shown to outlast it`
       : sent <= u.burst
         ? `${burst} outlasts ${round}`
         : `${round} ends within a fifth of ${burst}`;
