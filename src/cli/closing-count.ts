@@ -16,7 +16,9 @@ export function closingCount(report: Report): string {
   if (rl)
     did.push(
       rl.recommendation
-        ? 'rate limit sized'
+        ? rl.proof_verdict === 'not proven within horizon'
+          ? 'rate limit sized, not proven within the horizon'
+          : 'rate limit sized'
         : rl.proof_verdict === 'not proven'
           ? 'rate limit sizing not proven'
           : rl.requests_sent > 0

@@ -109,8 +109,11 @@ export function summaryLines(report: Report, folder: string): Line[] {
   }
   if (report.rate_limit?.recommendation) {
     const r = report.rate_limit.recommendation;
+    // A recommendation the proof could not reach past the burst is said to be unproven here too.
+    const unproven =
+      report.rate_limit.proof_verdict === 'not proven within horizon' ? ' (not proven within the horizon)' : '';
     lines.push(
-      `rate limit: ~${report.rate_limit.sustained_rps ?? '?'} req/s sustained; recommend ${r.target_rps} req/s, backoff ${r.backoff.base_ms}–${r.backoff.cap_ms} ms ${r.backoff.jitter} jitter, ${r.backoff.max_retries} retries`,
+      `rate limit: ~${report.rate_limit.sustained_rps ?? '?'} req/s sustained; recommend ${r.target_rps} req/s${unproven}, backoff ${r.backoff.base_ms}–${r.backoff.cap_ms} ms ${r.backoff.jitter} jitter, ${r.backoff.max_retries} retries`,
     );
   }
   lines.push(`report: ${folder}`);

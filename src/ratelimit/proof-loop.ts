@@ -10,6 +10,8 @@
 import type { ProofRound } from '../report/model.js';
 import { round } from '../toolkit/stats.js';
 import { BASE_BOUNDS_MS, CAP_MAX_MS, HEADROOM, RETRY_BOUNDS, atMostMeasured, roundedRate } from './recommend.js';
+import { inconclusiveRound, planRound, unprovenBy, type ProofReach } from './proof-reach.js';
+import type { ProofUnproven } from '../report/model.js';
 import type { Proof, Recommendation } from './types.js';
 
 /**
@@ -150,6 +152,11 @@ export interface ProofLoopOutcome {
    * Null when no round met a quota.
    */
   quotaCeilingRps: number | null;
+  /**
+   * A round held within the burst it started with (proof-reach.ts): its policy, unproven within the
+   * rounds' cap, and why. Null when every round could fail.
+   */
+  unproven: { rec: Recommendation; why: ProofUnproven } | null;
 }
 
 /**
@@ -157,19 +164,24 @@ export interface ProofLoopOutcome {
  * no round held, try the low end the last failure's evidence gives; once one held below one that
  * failed, bisect between them; at most `maxRounds` times. The policy given is the highest that
  * held. A proof that produced no figures ends the loop: nothing was learned from it, and it refuted
- * nothing either (the stage reports why it did not run).
+ * nothing either (the stage reports why it did not run). With `reach`, each round is planned to
+ * outlast the burst (proof-reach.ts), and a hold within it ends the loop, inconclusive.
  */
 export async function proveUntilHeld(
   first: Recommendation,
   measuredRps: number,
-  runProof: (rec: Recommendation, round: number) => Promise<Proof | null>,
+  runProof: (rec: Recommendation, round: number, durationS?: number) => Promise<Proof | null>,
   maxRounds: number = MAX_PROOF_ROUNDS,
+  reach?: ProofReach,
 ): Promise<ProofLoopOutcome> {
   const rounds: ProofRound[] = [];
   let rec: Recommendation | null = first;
   let failedRps: number | null = null;
   let quotaCeilingRps: number | null = null;
   let lastProof: Proof | null = null;
+  let unproven: ProofLoopOutcome['unproven'] = null;
+  // The probe left the limit drained; so does a round refused (proof-reach.ts).
+  let drained = true;
   // Every policy that held; the one given is the highest that no quota seen since refutes.
   const holds: Recommendation[] = [];
   const held = (): Recommendation | null =>
@@ -183,12 +195,21 @@ export async function proveUntilHeld(
     cutShort,
     failedRps,
     quotaCeilingRps,
+    unproven,
   });
   for (let round = 1; rec !== null && round <= maxRounds; round++) {
-    const proof = await runProof(rec, round);
+    const plan = reach ? planRound(rec.target_rps, reach, drained) : null;
+    const proof = await runProof(rec, round, plan?.durationS);
     if (proof === null) return outcome(true);
-    rounds.push(proofRound(rec, proof));
     lastProof = proof;
+    drained = !proofHolds(proof).holds;
+    // A hold within the burst proves nothing, and a lower rate reaches less far: the loop ends here.
+    if (reach && plan && !plan.reaches && !drained) {
+      rounds.push(inconclusiveRound(proofRound(rec, proof), plan, rec.target_rps));
+      unproven = { rec, why: unprovenBy(rec, plan, reach) };
+      break;
+    }
+    rounds.push(proofRound(rec, proof));
     if (proofHolds(proof).holds) holds.push(rec);
     else {
       failedRps = Math.min(failedRps ?? Infinity, rec.target_rps);

@@ -1,18 +1,26 @@
 // The report's `rate_limit` section from the probe's estimate, the recommendation and its proof.
 // Pure, so the contract's shape is decided in one place and tested without a server.
 
-import type { ProofHorizon, ProofRound, RateLimitMeasurement, RateLimitResult } from '../report/model.js';
+import type {
+  ProofHorizon,
+  ProofRound,
+  ProofUnproven,
+  RateLimitMeasurement,
+  RateLimitResult,
+} from '../report/model.js';
 import { fleetSummaryLines } from './fleet/summary-lines.js';
 import { describeLimiter } from './limiters/index.js';
 import { PROOF_PROMISE } from './proof-loop.js';
 import { reasonsWithoutRefuted, withoutRefuted } from './refuted.js';
-import { advertisedText, horizonText, proofRoundText } from '../report/sections/rate-limit/words.js';
+import { advertisedText, horizonText, proofRoundText, unprovenText } from '../report/sections/rate-limit/words.js';
 import type { Estimate, Proof, Recommendation } from './types.js';
 
 /** What the proof loop (proof-loop.ts) made of the recommendation: its verdict and every round it ran. */
 export interface Proving {
   verdict: NonNullable<RateLimitResult['proof_verdict']>;
   rounds: ProofRound[];
+  /** Why the recommendation is not proven within the horizon (verdict `not proven within horizon`). */
+  unproven?: ProofUnproven;
   /** How long a client's life the rounds covered; absent when none ran. */
   horizon?: ProofHorizon;
 }
@@ -33,6 +41,7 @@ export function toRateLimitResult(
   const recommendation = proposed && reasonsWithoutRefuted(proposed, probed, proving.rounds);
   const notes = [...estimate.notes];
   if (recommendation) notes.push(...recommendation.why.map((w) => `recommendation: ${w}`));
+  if (recommendation && proving.unproven) notes.push(`recommendation: ${unprovenText(proving.unproven)}`);
   else if (proving.verdict === 'not proven')
     notes.push(
       `no recommendation: not proven, none of the ${proving.rounds.length} policies tried kept the promise in its k6 proof`,
@@ -59,6 +68,7 @@ export function toRateLimitResult(
     proof,
     proof_verdict: proving.verdict,
     ...(proving.rounds.length > 0 ? { proof_rounds: proving.rounds } : {}),
+    ...(proving.unproven ? { proof_unproven: proving.unproven } : {}),
     ...(proving.horizon ? { proof_horizon: proving.horizon } : {}),
     ...(ratelimit_headers ? { ratelimit_headers: ratelimit_headers.names } : {}),
     reference_lines: referenceLines(estimate, recommendation, estimate !== probed),
@@ -131,14 +141,19 @@ export function summaryLines(r: RateLimitResult): string[] {
   }
   if (r.limiter) lines.push(`  limiter: ${describeLimiter(r.limiter)}`);
   if (r.advertised) lines.push(`  advertised: ${advertisedText(r.advertised)}`);
-  if (r.proof_horizon) lines.push(`  horizon: ${horizonText(r.proof_horizon)}`);
+  if (r.proof_horizon) lines.push(`  horizon: ${horizonText(r.proof_horizon, r.proof_unproven)}`);
   for (const a of r.announced ?? []) lines.push(`  announced: ${advertisedText(a)}`);
   const share = r.requests_sent > 0 ? ` (${((r.requests_limited / r.requests_sent) * 100).toFixed(1)} %)` : '';
   lines.push(
     `  probe: ${r.requests_sent} requests, ${r.requests_limited} limited${share}, ${r.duration_s ?? '?'} s${r.partial ? ', partial' : ''}`,
   );
   const rec = r.recommendation;
-  const unproven = r.proof_verdict === 'not run' && rec ? ' (not proven: no proof ran)' : '';
+  const unproven =
+    r.proof_verdict === 'not run' && rec
+      ? ' (not proven: no proof ran)'
+      : r.proof_unproven && rec
+        ? ` (${unprovenText(r.proof_unproven)})`
+        : '';
   if (rec) {
     const b = rec.backoff;
     lines.push(

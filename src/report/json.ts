@@ -119,6 +119,7 @@ function rateLimit(r: RateLimitResult): RateLimitResult {
       'recommendation',
       'proof',
       'proof_verdict',
+      'proof_unproven',
       'proof_rounds',
       'proof_horizon',
       'timeline',

@@ -161,10 +161,14 @@ export interface RateLimitResult extends RateLimitMeasurement {
   /**
    * Whether a k6 proof held the recommendation to its promise (src/ratelimit/proof-loop.ts):
    * `proven` (then `recommendation` is the policy that held), `not proven` (no round held:
-   * `recommendation` is null and `proof_rounds` shows what was tried), `not run` (no proof was
-   * asked for or k6 could not run: the recommendation is unproven).
+   * `recommendation` is null and `proof_rounds` shows what was tried), `not proven within horizon`
+   * (a round offered no more than the burst, so it could not fail, and the rounds may not run long
+   * enough to outlast it: the recommendation stands, unproven, `proof_unproven` says why; not a
+   * failure), `not run` (no proof was asked for or k6 could not run: the recommendation is unproven).
    */
-  proof_verdict?: 'proven' | 'not proven' | 'not run';
+  proof_verdict?: 'proven' | 'not proven' | 'not proven within horizon' | 'not run';
+  /** Why the recommendation is `not proven within horizon` (src/ratelimit/proof-reach.ts); absent otherwise. */
+  proof_unproven?: ProofUnproven;
   /** Each proof round in order: the policy tried and what k6 measured at it. */
   proof_rounds?: ProofRound[];
   /** How long a client's life the proof covers (src/ratelimit/horizon.ts); absent when no proof ran. */
@@ -203,8 +207,22 @@ export interface ProofRound {
   refusals_began_s?: number;
   /** Calls let through per second once refusals began late (a quota spent): see RateLimitResult.proof. */
   after_quota_rps?: number;
-  verdict: 'holds' | 'fails';
+  /** `inconclusive`: it held, but offered no more than the burst it started with, so it proves nothing about the rate. */
+  verdict: 'holds' | 'fails' | 'inconclusive';
   why: string;
+}
+
+/**
+ * A recommendation no round could prove within the horizon: its round of `round_s` s at
+ * `target_rps` fitted in the burst of `burst` requests; a round of `needed_horizon_s` s outlasts it.
+ */
+export interface ProofUnproven {
+  target_rps: number;
+  round_s: number;
+  burst: number;
+  needed_horizon_s: number;
+  /** The probe had no time to measure the burst from idle: `burst` and `needed_horizon_s` are lower bounds. */
+  burst_from_idle?: false;
 }
 
 /** One candidate policy at one fleet size, as the simulator ran it. */

@@ -30,6 +30,7 @@ import { withoutRefuted } from '../ratelimit/refuted.js';
 import { bindingRps, recommend } from '../ratelimit/recommend.js';
 import { proveUntilHeld } from '../ratelimit/proof-loop.js';
 import { proofTiming } from '../ratelimit/proof-timing.js';
+import { provingVerdict } from '../ratelimit/proof-reach.js';
 import { sizeFleet, type FleetSizingInput } from '../ratelimit/fleet/size.js';
 import { fleetProofOf, fleetProofRun, type FleetProof } from '../ratelimit/fleet/prove-fleet.js';
 import { runFleetK6 } from '../ratelimit/fleet/k6-proof.js';
@@ -183,12 +184,24 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           io.untested('rate_limit', `proof not run: ${located}`);
         } else {
           const k6 = located;
+          // A round must outlast the burst to prove the rate (proof-reach.ts): `ratelimit` may
+          // lengthen one up to the probe's budget, as proofTiming does for a refill; `run` keeps
+          // the short rounds it announced, and a burst they cannot outlast leaves the policy unproven.
+          const shortRounds = stageOptions.shortHorizon !== undefined && askedHorizonS === undefined;
+          const reach = {
+            burst: estimate.burst,
+            burstFromIdle: estimate.burst_from_idle,
+            roundS: proofS,
+            maxRoundS: shortRounds ? proofS : Math.max(proofS, probeCapS),
+            settleS,
+            refillRps: estimate.sustained_rps,
+          };
           const outcome = await proveUntilHeld(
             recommendation,
             bindingRps(estimate) ?? recommendation.target_rps,
-            async (rec, round) => {
+            async (rec, round, durationS = proofS) => {
               io.progress(
-                `proof round ${round}: waiting ${settleS.toFixed(1)} s for the limit to refill, then proving the policy with k6 at ${rec.target_rps} req/s for ${proofS} s`,
+                `proof round ${round}: waiting ${settleS.toFixed(1)} s for the limit to refill, then proving the policy with k6 at ${rec.target_rps} req/s for ${durationS} s`,
               );
               await io.clock.sleep(settleS * 1000, signal);
               if (signal.aborted) return null;
@@ -205,7 +218,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
                 business,
                 ...(calls.validateMethod ? { validateMethod: calls.validateMethod } : {}),
                 recommendation: rec,
-                durationS: proofS,
+                durationS,
                 tokenLifetimeS: expect.tokenLifetimeS,
                 clockToleranceS: expect.clockToleranceS,
                 runId: randomUUID(),
@@ -217,14 +230,18 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
                 io.untested('rate_limit', `proof run did not complete: ${run.scenario.error}`);
               return run.proof;
             },
+            undefined,
+            reach,
           );
           proof = outcome.lastProof;
           // A first proof that produced no figures refuted nothing: the policy stands, unproven (the
-          // run already cannot pass: the failed run is untested). Rounds that all failed leave nothing to give.
-          const refuted = !outcome.proven && outcome.rounds.length > 0;
-          given = refuted ? null : (outcome.proven ?? recommendation);
+          // run already cannot pass: the failed run is untested). Rounds that all failed leave nothing
+          // to give. A round within the burst leaves its policy unproven, which fails nothing.
+          const { verdict, given: policy, refuted } = provingVerdict(outcome, recommendation);
+          given = policy;
           proving = {
-            verdict: outcome.proven ? 'proven' : refuted ? 'not proven' : 'not run',
+            verdict,
+            ...(verdict === 'not proven within horizon' && outcome.unproven ? { unproven: outcome.unproven.why } : {}),
             rounds: outcome.rounds,
             ...(outcome.rounds.length > 0
               ? {

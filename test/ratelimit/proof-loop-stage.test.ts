@@ -3,13 +3,14 @@
 // holds, nothing is recommended and the stage is not tested (exit 1). The emulator's limit is a
 // token bucket of 50/s, burst 50, while the probe runs (what it identifies), and stricter from the
 // first proof round on (what the steady client meets): the probe cannot see the steady limit, as
-// it cannot see an httprate counter it reads as a faster bucket.
+// it cannot see an httprate counter it reads as a faster bucket. And `run`'s short rounds against a
+// burst they cannot outlast: the policy stands, "not proven within horizon", and nothing fails.
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRateLimitStage } from '../../src/stages/rate-limit.js';
+import { makeRateLimitStage, runRateLimitStage } from '../../src/stages/rate-limit.js';
 import { MAX_PROOF_ROUNDS } from '../../src/ratelimit/proof-loop.js';
 import { runIo, type StageTarget } from '../../src/stages/run-io.js';
 import { processIo } from '../../src/cli/io.js';
@@ -31,11 +32,11 @@ const k6 = await realK6();
 type Bucket = { rate_rps: number; burst: number };
 const PROBED: Bucket = { rate_rps: 50, burst: 50 };
 
-function misreadLimit(steady: (round: number) => Bucket, fleetLimit?: Bucket) {
+function misreadLimit(steady: (round: number) => Bucket, fleetLimit?: Bucket, probed: Bucket = PROBED) {
   let round = 0;
   let fleet = false;
   const limiters = new Map<string, Limiter>();
-  const rateOf = () => (fleet && fleetLimit !== undefined ? fleetLimit : round === 0 ? PROBED : steady(round));
+  const rateOf = () => (fleet && fleetLimit !== undefined ? fleetLimit : round === 0 ? probed : steady(round));
   return {
     take: (key: string, nowMs: number) => {
       let limiter = limiters.get(key);
@@ -109,8 +110,12 @@ describe.skipIf(k6 === undefined)(misread, { concurrent: true }, () => {
     await rm(reportDir, { recursive: true, force: true });
   });
 
-  async function runStage(steady: (round: number) => Bucket, fleetLimit?: Bucket) {
-    const limit = misreadLimit(steady, fleetLimit);
+  async function runStage(
+    steady: (round: number) => Bucket,
+    fleetLimit?: Bucket,
+    run: { stage?: ReturnType<typeof makeRateLimitStage>; probed?: Bucket } = {},
+  ) {
+    const limit = misreadLimit(steady, fleetLimit, run.probed);
     const emulator = await createEmulator({
       port: 0,
       environments: ['sandbox'],
@@ -145,7 +150,8 @@ describe.skipIf(k6 === undefined)(misread, { concurrent: true }, () => {
       untested.push(`${stage}: ${reason}`),
     );
     await turn.ready;
-    const result = await makeRateLimitStage({ proofS: 4, maxDurationS: 30 })(on, io).finally(turn.over);
+    const stage = run.stage ?? makeRateLimitStage({ proofS: 4, maxDurationS: 30 });
+    const result = await stage(on, io).finally(turn.over);
     return {
       result,
       untested,
@@ -236,6 +242,30 @@ describe.skipIf(k6 === undefined)(misread, { concurrent: true }, () => {
     expect(text).toMatch(/^recommend: nothing — NOT PROVEN/m);
     expect(text).not.toMatch(/^recommend: ≤/m);
     expect(result.fleet ?? null).toBeNull();
+  }, 150_000);
+
+  it("`run`'s 5 s rounds against a burst they cannot outlast: not proven within horizon, and not a failure", async () => {
+    // 20/s with a burst of 200 all along: the recommendation (about 16 req/s) is right, but a round of
+    // `run`'s (5 s, or a fifth longer than the 10 s refill: 12 s) sends at most about 190 requests,
+    // which the burst of 200 alone admits: it proves nothing about the rate.
+    const big = { rate_rps: 20, burst: 200 };
+    const { result, untested, text, context } = await runStage(() => big, undefined, {
+      stage: runRateLimitStage,
+      probed: big,
+    });
+    expect(untested, context).toEqual([]);
+    expect(result.proof_verdict, context).toBe('not proven within horizon');
+    expect(
+      result.proof_rounds?.map((r) => r.verdict),
+      context,
+    ).toEqual(['inconclusive']);
+    expect(result.recommendation?.target_rps, context).toBeLessThanOrEqual(20);
+    const { round_s, needed_horizon_s } = result.proof_unproven!;
+    expect(round_s, context).toBeLessThanOrEqual(30);
+    expect(needed_horizon_s, context).toBeGreaterThan(round_s);
+    expect(text).toMatch(/^recommend \(not proven within this horizon: .*burst.*`ratelimit --horizon \d+`/m);
+    expect(text).not.toMatch(/proven for|: holds/);
+    console.info(`run against 20/s, burst 200: ${text.split('\n').find((l) => l.startsWith('recommend'))}`);
   }, 150_000);
 
   it('--fleet: a simulated choice its k6 fleet run refutes is not given, and is not tested (exit 1)', async () => {

@@ -10,7 +10,14 @@ import {
   formatRate,
   formatSeconds,
 } from '../../common/format.js';
-import type { AdvertisedLimit, BackoffPolicy, ProofHorizon, ProofRound, RateLimitResult } from '../../model.js';
+import type {
+  AdvertisedLimit,
+  BackoffPolicy,
+  ProofHorizon,
+  ProofRound,
+  ProofUnproven,
+  RateLimitResult,
+} from '../../model.js';
 
 export function backoffText(b: BackoffPolicy): string {
   const jitter = b.jitter === 'none' ? 'no jitter' : `${b.jitter} jitter`;
@@ -45,7 +52,7 @@ function optionalFacts(r: RateLimitResult): Array<[string, string]> {
   }
   if (r.refill_s !== undefined && r.refill_s !== null) facts.push(['Refill of the burst', formatDuration(r.refill_s)]);
   if (r.advertised) facts.push(['Advertised limit', advertisedText(r.advertised)]);
-  if (r.proof_horizon) facts.push(['Proof horizon', horizonText(r.proof_horizon)]);
+  if (r.proof_horizon) facts.push(['Proof horizon', horizonText(r.proof_horizon, r.proof_unproven)]);
   // Every limit of several announced, each a hypothesis: the ones not verified say so.
   if (r.announced) facts.push(['Announced limits', r.announced.map(advertisedText).join('; ')]);
   if (r.ratelimit_headers && r.ratelimit_headers.length > 0)
@@ -55,11 +62,17 @@ function optionalFacts(r: RateLimitResult): Array<[string, string]> {
   return facts;
 }
 
-/** One line: "proven for 120 s; a limit on a window longer than 60 s is not tested (…)". */
-export function horizonText(h: ProofHorizon): string {
+/**
+ * One line: "proven for 120 s; a limit on a window longer than 60 s is not tested (…)"; "rounds of
+ * 5 s, which proved nothing (…)" when the recommendation is not proven within the horizon.
+ */
+export function horizonText(h: ProofHorizon, unproven?: ProofUnproven): string {
+  // In seconds, as the flag takes them ("120 s", not "2 min 00 s").
+  const proven = formatNumber(h.proven_s, Number.isInteger(h.proven_s) ? 0 : 1);
   return (
-    // In seconds, as the flag takes them ("120 s", not "2 min 00 s").
-    `proven for ${formatNumber(h.proven_s, Number.isInteger(h.proven_s) ? 0 : 1)} s; ` +
+    (unproven
+      ? `rounds of ${proven} s, within the burst: nothing proven (see the recommendation); `
+      : `proven for ${proven} s; `) +
     `a limit on a window longer than ${formatNumber(h.covers_window_s, Number.isInteger(h.covers_window_s) ? 0 : 1)} s is not tested` +
     (h.not_tested ? ` (${h.not_tested})` : '')
   );
@@ -76,12 +89,34 @@ export function advertisedText(a: AdvertisedLimit): string {
   return `${a.limit} per ${a.window_s === null ? 'window' : `${a.window_s} s`} (${a.source_header}): ${verdict} (${a.note})`;
 }
 
+/**
+ * Why a recommendation is not proven within the horizon, and how to prove it, in one clause: the
+ * burst outlasts the round, or the round ends within the fifth more a round must offer past it.
+ */
+export function unprovenText(u: ProofUnproven): string {
+  const sent = Math.round(u.target_rps * u.round_s);
+  const round = `a ${formatNumber(u.round_s)} s round at ${formatRate(u.target_rps)} (${formatNumber(sent)} requests)`;
+  const burst = `the burst of ${formatNumber(u.burst)} requests`;
+  const why =
+    u.burst_from_idle === false
+      ? `the burst was not measured from idle (the probe read ${formatNumber(u.burst)} requests, a lower bound) and ${round} cannot be shown to outlast it`
+      : sent <= u.burst
+        ? `${burst} outlasts ${round}`
+        : `${round} ends within a fifth of ${burst}`;
+  const more = u.burst_from_idle === false ? ' or more' : '';
+  return (
+    `not proven within this horizon: ${why}, so its hold proves nothing about the rate; ` +
+    `\`ratelimit --horizon ${u.needed_horizon_s}\`${more} runs a round that outlasts it`
+  );
+}
+
 export function recommendationText(r: RateLimitResult): string {
   const rec = r.recommendation;
   if (rec === null && r.proof_verdict === 'not proven')
     return `none: not proven, no policy tried kept its promise in ${formatNumber(r.proof_rounds?.length ?? 0)} k6 proof rounds`;
   if (rec === null) return 'none: the probe found nothing to size a client by';
   return (
+    (r.proof_unproven ? `${unprovenText(r.proof_unproven)}; unproven, ` : '') +
     `send at most ${formatRate(rec.target_rps)} with at most ${formatNumber(rec.max_concurrency)} request${rec.max_concurrency === 1 ? '' : 's'} in flight; ` +
     `on 429 honour Retry-After, else retry with ${backoffText(rec.backoff)}`
   );
@@ -103,5 +138,5 @@ export function proofRoundText(round: ProofRound): string {
   const began =
     round.refusals_began_s === undefined ? '' : `, refusals from ${formatNumber(round.refusals_began_s, 1)} s`;
   const figures = `${formatPercent(round.rate_429)} 429, goodput ${formatRate(round.goodput_rps)}, ${formatNumber(round.lost_requests)} lost${began}`;
-  return `at ${formatRate(round.target_rps)}: ${figures}: ${round.verdict}${round.verdict === 'fails' ? ` (${round.why})` : ''}`;
+  return `at ${formatRate(round.target_rps)}: ${figures}: ${round.verdict}${round.verdict === 'holds' ? '' : ` (${round.why})`}`;
 }
