@@ -6,12 +6,12 @@
 // them: never READY on a fault, and not one authenticated business call let into production. The
 // emulator, not the harness, counts what arrived.
 
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAULTS, type Emulator, type FaultName, type ProfileName } from '../../src/emulator/index.js';
-import { cutoverPair, type Pair } from '../helpers/cutover-pair.js';
+import { cutoverPair, pairConfig, type Pair } from '../helpers/cutover-pair.js';
 import { PROFILE_GROUPS } from '../../src/emulator/profiles/groups.js';
 import type { CutoverReport } from '../../src/cutover/report-model.js';
 import { CAUGHT_BY } from '../helpers/fault-catchers.js';
@@ -78,29 +78,13 @@ async function pair(row: Row): Promise<Pair> {
   return p;
 }
 
-/** Both environments, each with its own ca file; with `optIn`, production allows one business endpoint. */
+/** The pair's config; with `optIn`, production allows one business endpoint. */
 function config(name: string, e: Emulator, row: Row, optIn: boolean): { file: string; env: Record<string, string> } {
-  const [sandbox, production] = e.environments;
-  const block = (env: typeof sandbox, prefix: string) =>
-    `  ${env!.name}:\n    base_url: ${env!.url}\n    client_id: \${${prefix}_ID}\n    client_secret: \${${prefix}_SECRET}\n    ca_file: ${env!.caFile}\n`;
   const expiry = row.expiry ? `expect:\n  token_lifetime_s: ${SHORT_TTL_S}\n  expiry_wait_s: 30\n` : '';
   const business = optIn
     ? 'business:\n  evaluation:\n    method: POST\n    body: {}\n    production: { allow: true, body: { note: "production payload" } }\n'
     : '';
-  const file = join(dir, `${name}.yaml`);
-  writeFileSync(
-    file,
-    `target: sandbox\nenvironments:\n${block(sandbox, 'SB')}${block(production, 'PR')}ledger: off\nhistory: off\nproduction:\n  max_requests: 2000\nrate_limit:\n  max_rps: 100\n${expiry}${business}`,
-  );
-  return {
-    file,
-    env: {
-      SB_ID: sandbox!.credentials.clientId,
-      SB_SECRET: sandbox!.credentials.clientSecret,
-      PR_ID: production!.credentials.clientId,
-      PR_SECRET: production!.credentials.clientSecret,
-    },
-  };
+  return pairConfig(dir, name, e, { maxRequests: 2000, extra: `${expiry}${business}` });
 }
 
 async function cutover(row: Row, optIn: boolean) {
