@@ -1,5 +1,5 @@
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
-import { ALONE_FILES, HEAVY_FILES, PRECISE_FILES, WHOLLY_REAL_FILES } from './test/tiers.js';
+import { ALONE_FILES, HEAVY_FILES, LAST_FILES, PRECISE_FILES, WHOLLY_REAL_FILES } from './test/tiers.js';
 
 export default defineConfig({
   test: {
@@ -37,6 +37,9 @@ export default defineConfig({
       realTier('real', HEAVY_FILES, { workers: 2, order: 2 }),
       // Last, on its own: files that keep both cores busy by themselves (test/tiers.ts `alone`).
       realTier('real-alone', ALONE_FILES, { workers: 1, order: 3 }),
+      // Then the cutover table's two halves side by side (test/tiers.ts `last`): each file's
+      // in-process runs share its worker's one JS thread, so one file alone leaves a core idle.
+      realTier('real-last', LAST_FILES, { workers: 2, order: 4 }),
     ],
   },
 });
