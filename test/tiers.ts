@@ -29,8 +29,8 @@ export interface RealTierFile {
    */
   alone?: true;
   /**
-   * Runs at the very end, after the `alone` files, two at a time: halves of one table whose runs
-   * are in-process, so each file is bound to its worker's one JS thread and two use both cores.
+   * Runs at the very end, after the `alone` files, two at a time: halves of one table whose rows
+   * mostly wait (1.9 s of CPU a row), five at a time per file, so two files keep twice as many in flight.
    */
   last?: true;
 }
@@ -106,12 +106,12 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     why: 'k6 runs long enough for tokens to turn over mid-scenario, at several lifetimes',
   },
   'test/cli/cutover-faults.test.ts': {
-    why: '`cutover` over every production fault and profile group, with opt-ins: 48 runs of two check passes each, in-process (one JS thread for the file)',
+    why: '`cutover` over every production fault and profile group, with opt-ins: 48 runs of two check passes each, mostly waiting (the expiry, the probes, the pauses of the checks)',
     fast: [/^wrong-token-type$/],
     last: true,
   },
   'test/cli/cutover-faults-read-only.test.ts': {
-    why: '`cutover` over every production fault and profile group, without opt-ins: 48 runs of two check passes each, in-process (one JS thread for the file)',
+    why: '`cutover` over every production fault and profile group, without opt-ins: 48 runs of two check passes each, mostly waiting (the expiry, the probes, the pauses of the checks)',
     fast: [/^wrong-token-type$/],
     last: true,
   },

@@ -1,8 +1,8 @@
 // Issue 34's table, shared by its two halves (test/cli/cutover-faults.test.ts, opt-ins given, and
 // test/cli/cutover-faults-read-only.test.ts, without them): the rows, and one `cutover` run of a
 // row against an emulator pair whose production alone has the row's faults and profiles. Two
-// files so that the real tier runs them in two workers at once: each run is in-process, so one
-// file's rows, however many run concurrently, share one JS thread.
+// files so that the real tier runs them in two workers at once: a row mostly waits (1.9 s of CPU
+// each), and vitest runs five concurrent rows of a file at a time.
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
