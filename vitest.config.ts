@@ -38,7 +38,7 @@ export default defineConfig({
       // Last, on its own: files that keep both cores busy by themselves (test/tiers.ts `alone`).
       realTier('real-alone', ALONE_FILES, { workers: 1, order: 3 }),
       // Then the cutover table's two halves side by side (test/tiers.ts `last`): its rows mostly
-      // wait (181 s of CPU for all 96), five at a time per file, so two files halve the waiting.
+      // wait (101 s of CPU for all 96), five at a time per file, so two files halve the waiting.
       realTier('real-last', LAST_FILES, { workers: 2, order: 4 }),
     ],
   },
