@@ -1,5 +1,5 @@
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
-import { ALONE_FILES, HEAVY_FILES, PRECISE_FILES, WHOLLY_REAL_FILES } from './test/tiers.js';
+import { ALONE_FILES, HEAVY_FILES, LAST_FILES, PRECISE_FILES, WHOLLY_REAL_FILES } from './test/tiers.js';
 
 export default defineConfig({
   test: {
@@ -37,6 +37,9 @@ export default defineConfig({
       realTier('real', HEAVY_FILES, { workers: 2, order: 2 }),
       // Last, on its own: files that keep both cores busy by themselves (test/tiers.ts `alone`).
       realTier('real-alone', ALONE_FILES, { workers: 1, order: 3 }),
+      // Then the cutover table's two halves side by side (test/tiers.ts `last`): its rows mostly
+      // wait (101 s of CPU for all 96), five at a time per file, so two files halve the waiting.
+      realTier('real-last', LAST_FILES, { workers: 2, order: 4 }),
     ],
   },
 });

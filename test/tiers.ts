@@ -28,6 +28,11 @@ export interface RealTierFile {
    * of whole CLI runs at once), so a probe timed beside it reads the machine, not the limiter.
    */
   alone?: true;
+  /**
+   * Runs at the very end, after the `alone` files, two at a time: halves of one table whose rows
+   * mostly wait (1.9 s of CPU a row), five at a time per file, so two files keep twice as many in flight.
+   */
+  last?: true;
 }
 
 export const REAL_TIER: Record<string, RealTierFile> = {
@@ -101,9 +106,14 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     why: 'k6 runs long enough for tokens to turn over mid-scenario, at several lifetimes',
   },
   'test/cli/cutover-faults.test.ts': {
-    why: '`cutover` over every production fault and profile group, with opt-ins and without: about 90 runs of two check passes each',
+    why: '`cutover` over every production fault and profile group, with opt-ins: 48 runs of two check passes each, mostly waiting (the expiry, the probes, the pauses of the checks)',
     fast: [/^wrong-token-type$/],
-    alone: true,
+    last: true,
+  },
+  'test/cli/cutover-faults-read-only.test.ts': {
+    why: '`cutover` over every production fault and profile group, without opt-ins: 48 runs of two check passes each, mostly waiting (the expiry, the probes, the pauses of the checks)',
+    fast: [/^wrong-token-type$/],
+    last: true,
   },
   'test/cli/cutover.test.ts': {
     why: '`cutover` against an emulator pair, one full run per readiness finding',
@@ -147,4 +157,7 @@ export const WHOLLY_REAL_FILES = REAL_TIER_FILES.filter((file) => !REAL_TIER[fil
 /** The real tier in its two projects: the precision runs, then the rest. */
 export const PRECISE_FILES = REAL_TIER_FILES.filter((file) => REAL_TIER[file]!.precise);
 export const ALONE_FILES = REAL_TIER_FILES.filter((file) => REAL_TIER[file]!.alone);
-export const HEAVY_FILES = REAL_TIER_FILES.filter((file) => !REAL_TIER[file]!.precise && !REAL_TIER[file]!.alone);
+export const LAST_FILES = REAL_TIER_FILES.filter((file) => REAL_TIER[file]!.last);
+export const HEAVY_FILES = REAL_TIER_FILES.filter(
+  (file) => !REAL_TIER[file]!.precise && !REAL_TIER[file]!.alone && !REAL_TIER[file]!.last,
+);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { cutoverPair, type Pair } from '../helpers/cutover-pair.js';
+import { cutoverPair, pairConfig, type Pair } from '../helpers/cutover-pair.js';
 import type { CutoverReport } from '../../src/cutover/report-model.js';
 import { runCli } from '../helpers/cli.js';
 
@@ -16,32 +16,8 @@ beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), 'ces-cutover-'))));
 
 const pair = cutoverPair;
 
-/** A config naming both environments, `${VAR}` credentials, and each environment's own CA file. */
-function config(
-  name: string,
-  e: Emulator,
-  history = 'off',
-  maxRequests = 1000,
-  extra = '',
-): { file: string; env: Record<string, string> } {
-  const [sandbox, production] = e.environments;
-  const file = join(dir, `${name}.yaml`);
-  const block = (env: typeof sandbox, prefix: string) =>
-    `  ${env!.name}:\n    base_url: ${env!.url}\n    client_id: \${${prefix}_ID}\n    client_secret: \${${prefix}_SECRET}\n    ca_file: ${env!.caFile}\n`;
-  writeFileSync(
-    file,
-    `target: sandbox\nenvironments:\n${block(sandbox, 'SB')}${block(production, 'PR')}ledger: off\nhistory: ${history}\nproduction:\n  max_requests: ${maxRequests}\nrate_limit:\n  max_rps: 100\n${extra}`,
-  );
-  return {
-    file,
-    env: {
-      SB_ID: sandbox!.credentials.clientId,
-      SB_SECRET: sandbox!.credentials.clientSecret,
-      PR_ID: production!.credentials.clientId,
-      PR_SECRET: production!.credentials.clientSecret,
-    },
-  };
-}
+const config = (name: string, e: Emulator, history = 'off', maxRequests = 1000, extra = '') =>
+  pairConfig(dir, name, e, { history, maxRequests, extra });
 
 async function cutover(name: string, p: Pair, args: string[] = [], history = 'off', extra = '', maxRequests = 1000) {
   const { file, env } = config(name, p.emulator, history, maxRequests, extra);

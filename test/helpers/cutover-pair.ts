@@ -1,6 +1,9 @@
 // An emulator pair for `cutover` tests (sandbox and production on port 0), and what reached each:
-// the emulator, not the harness, counts the requests and the business calls production let in.
+// the emulator, not the harness, counts the requests and the business calls production let in;
+// and the config that names the pair.
 
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
 
 export interface Pair {
@@ -49,4 +52,42 @@ export async function cutoverPair(
   });
   productionPort = new URL(emulator.environments[1]!.url).port;
   return { emulator, productionAccepted, sandboxRequests, productionRequests };
+}
+
+export interface PairConfig {
+  /** `history:` (a file, or off). */
+  history?: string;
+  /** production.max_requests. */
+  maxRequests?: number;
+  /** More YAML appended as it is (expect:, business:, …). */
+  extra?: string;
+}
+
+/**
+ * A config at `<dir>/<name>.yaml` naming both environments with `${VAR}` credentials and each
+ * environment's own CA file, the ledger off; `env` holds the variables' values.
+ */
+export function pairConfig(
+  dir: string,
+  name: string,
+  e: Emulator,
+  { history = 'off', maxRequests = 1000, extra = '' }: PairConfig = {},
+): { file: string; env: Record<string, string> } {
+  const [sandbox, production] = e.environments;
+  const block = (env: typeof sandbox, prefix: string) =>
+    `  ${env!.name}:\n    base_url: ${env!.url}\n    client_id: \${${prefix}_ID}\n    client_secret: \${${prefix}_SECRET}\n    ca_file: ${env!.caFile}\n`;
+  const file = join(dir, `${name}.yaml`);
+  writeFileSync(
+    file,
+    `target: sandbox\nenvironments:\n${block(sandbox, 'SB')}${block(production, 'PR')}ledger: off\nhistory: ${history}\nproduction:\n  max_requests: ${maxRequests}\nrate_limit:\n  max_rps: 100\n${extra}`,
+  );
+  return {
+    file,
+    env: {
+      SB_ID: sandbox!.credentials.clientId,
+      SB_SECRET: sandbox!.credentials.clientSecret,
+      PR_ID: production!.credentials.clientId,
+      PR_SECRET: production!.credentials.clientSecret,
+    },
+  };
 }
