@@ -20,6 +20,12 @@ const cut = (line: string, max: number): string => (line.length > max ? `${line.
 
 export interface ClientRunSetup {
   argv: readonly string[];
+  /**
+   * The harness's own environment and folder, which the client inherits (the CLI's io: the process's
+   * for the bin, a test's own for an in-process run).
+   */
+  env: NodeJS.ProcessEnv;
+  cwd: string;
   scenario: ClientScenario;
   timeLimitS: number;
   /** Past this many requests in one run the client is flooding and is stopped. */
@@ -69,13 +75,14 @@ export async function recordClientRun(run: ClientRunSetup): Promise<ClientRunRec
     };
     const client = supervise({
       argv: run.argv,
-      env: clientEnvironment(process.env, {
+      env: clientEnvironment(run.env, {
         baseUrl: emulator.url,
         clientId,
         clientSecret,
         caFile: emulator.caFile,
         runSeconds,
       }),
+      cwd: run.cwd,
       timeLimitMs: run.timeLimitS * 1000,
       onOutput: (chunk, stream) => {
         const text = chunk.toString('utf8');

@@ -16,6 +16,8 @@ export type Supervised = SupervisedChild<StopReason>;
 export interface SuperviseOptions {
   argv: readonly string[];
   env: NodeJS.ProcessEnv;
+  /** The folder the client starts in. */
+  cwd: string;
   timeLimitMs: number;
   /** Every chunk the client writes, stdout and stderr alike. */
   onOutput(chunk: Buffer, stream: 'stdout' | 'stderr'): void;

@@ -195,6 +195,16 @@ function trio(h: Headers, prefix: string, display: string, nowMs: number): Adver
   });
 }
 
+/**
+ * No header an announcement is read from: each is named `ratelimit…`, `x-ratelimit-…` or
+ * `x-rate-limit-…`. Most answers carry none, and the probe reads every answer: this spares it the
+ * 22 field lookups of the sources below (a third of a virtual probe's CPU).
+ */
+function announcesNothing(h: Headers): boolean {
+  for (const name in h) if (name.includes('ratelimit') || name.includes('rate-limit')) return false;
+  return true;
+}
+
 const SOURCES = (h: Headers, nowMs: number): Advertisement[][] => [
   structured(h, nowMs),
   trio(h, 'ratelimit', 'RateLimit', nowMs),
@@ -209,6 +219,7 @@ const SOURCES = (h: Headers, nowMs: number): Advertisement[][] => [
  * same limit a window (Kong's RateLimit-Limit beside its X-RateLimit-Limit-Second).
  */
 export function readAdvertisements(headers: Headers, nowMs: number): Advertisement[] {
+  if (announcesNothing(headers)) return [];
   const out: Advertisement[] = [];
   const all = SOURCES(headers, nowMs).flat();
   for (const ad of all) {
@@ -225,6 +236,7 @@ export function readAdvertisements(headers: Headers, nowMs: number): Advertiseme
  * one field and not another is taken where it is said; for a rate, every limit announced is weighed.
  */
 export function readAdvertisement(headers: Headers, nowMs: number, by: Binding = 'rate'): Advertisement | undefined {
+  if (announcesNothing(headers)) return undefined;
   // Several limits with windows: the lowest rate of them all, whichever field said it.
   const windowed = readAdvertisements(headers, nowMs).filter((a) => a.windowS !== null);
   if (by === 'rate' && windowed.length > 1) return binding(windowed, 'rate');

@@ -2,6 +2,7 @@
 // command sends an authenticated business call unless business.<name>.production allows that
 // endpoint, every request sent is in the report's audit trail, and production.max_requests is
 // never exceeded. The emulator, not the harness, counts what arrived.
+// Each command runs in-process (main with the test's own io; the bin's wiring is cli.test.ts's).
 
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { Observed } from '../../src/emulator/options.js';
 import type { Report } from '../../src/report/model.js';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 
 /** What the emulator saw: every request, and the business calls it accepted with a token it issued. */
 interface Seen {
@@ -87,7 +88,7 @@ describe('production is read-only by default', () => {
     '$command sends no authenticated business call, and lists every request it sent',
     async ({ command, args, code }) => {
       const reportDir = join(dir, `r-${command}`);
-      const res = await runCli([command, '--config', config('plain'), '--report-dir', reportDir, ...args], {
+      const res = await runCliInProcess([command, '--config', config('plain'), '--report-dir', reportDir, ...args], {
         cwd: dir,
         env: env(),
         timeoutMs: 120_000,
@@ -127,7 +128,7 @@ describe('production is read-only by default', () => {
   it('with business.evaluation.production allowed, only /v1/evaluation gets valid-token calls, with the production payload', async () => {
     const reportDir = join(dir, 'r-optin');
     const allow = `    production: { allow: true, method: POST, body: ${JSON.stringify(PRODUCTION_BODY)} }\n`;
-    const res = await runCli(['check', '--config', config('optin', allow), '--report-dir', reportDir], {
+    const res = await runCliInProcess(['check', '--config', config('optin', allow), '--report-dir', reportDir], {
       cwd: dir,
       env: env(),
       timeoutMs: 120_000,
@@ -144,7 +145,7 @@ describe('production is read-only by default', () => {
 
   it('never exceeds production.max_requests: what remains is not tested', async () => {
     const reportDir = join(dir, 'r-budget');
-    const res = await runCli(
+    const res = await runCliInProcess(
       ['check', '--config', config('budget', 'production:\n  max_requests: 5\n'), '--report-dir', reportDir],
       { cwd: dir, env: env(), timeoutMs: 120_000 },
     );
@@ -159,7 +160,7 @@ describe('production is read-only by default', () => {
   it('--allow-production-load does not open a business endpoint production does not allow (load, ratelimit, k8s)', async () => {
     const file = config('flag', 'rate_limit:\n  endpoint: business.evaluation\n');
     for (const command of ['load', 'ratelimit', 'k8s']) {
-      const res = await runCli(
+      const res = await runCliInProcess(
         [
           command,
           '--config',
@@ -180,7 +181,7 @@ describe('production is read-only by default', () => {
   it('load with --allow-production-load and both endpoints allowed: k6 sends the production payload, and its count is in the audit', async () => {
     const reportDir = join(dir, 'r-load');
     const allow = `    production: { allow: true, body: ${JSON.stringify(PRODUCTION_BODY)} }\n  ach_transactions:\n    production: { allow: true, body: ${JSON.stringify(PRODUCTION_BODY)} }\n`;
-    const res = await runCli(
+    const res = await runCliInProcess(
       [
         'load',
         '--config',
@@ -213,7 +214,7 @@ describe('production is read-only by default', () => {
     async (budget) => {
       const reportDir = join(dir, `r-ratelimit-budget-${budget}`);
       const allow = `    production: { allow: true, body: ${JSON.stringify(PRODUCTION_BODY)} }\nrate_limit:\n  endpoint: business.evaluation\nproduction:\n  max_requests: ${budget}\n`;
-      const res = await runCli(
+      const res = await runCliInProcess(
         [
           'ratelimit',
           '--config',
@@ -246,7 +247,7 @@ describe('production is read-only by default', () => {
         .replace('target: production', 'target: live')
         .replace('  production:\n    base_url', '  live:\n    production: true\n    base_url'),
     );
-    const res = await runCli(['check', '--config', file, '--report-dir', reportDir], {
+    const res = await runCliInProcess(['check', '--config', file, '--report-dir', reportDir], {
       cwd: dir,
       env: env(),
       timeoutMs: 120_000,
@@ -260,10 +261,13 @@ describe('production is read-only by default', () => {
   });
 
   it('a bad production key is exit 2 naming its path, before any request', async () => {
-    const res = await runCli(['check', '--config', config('bad', '    production: { allow: yes, body: {} }\n')], {
-      cwd: dir,
-      env: env(),
-    });
+    const res = await runCliInProcess(
+      ['check', '--config', config('bad', '    production: { allow: yes, body: {} }\n')],
+      {
+        cwd: dir,
+        env: env(),
+      },
+    );
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/business\.evaluation\.production\.allow/);
     expect(seen.requests).toEqual([]);
@@ -274,7 +278,10 @@ describe('--env production against the built-in emulator', () => {
   it('is read-only too: the audit lists no valid-token business call', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'ces-prod-builtin-'));
     const reportDir = join(cwd, 'r');
-    const res = await runCli(['check', '--env', 'production', '--report-dir', reportDir], { cwd, timeoutMs: 120_000 });
+    const res = await runCliInProcess(['check', '--env', 'production', '--report-dir', reportDir], {
+      cwd,
+      timeoutMs: 120_000,
+    });
     expect([0, 1], res.stdout + res.stderr).toContain(res.code);
     const r = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as Report;
     expect(r.target.environment).toBe('production');

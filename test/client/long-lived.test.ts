@@ -69,10 +69,11 @@ afterAll(() => {
 });
 
 describe('ces-harness client with a client that leaves a daemon of its own session', () => {
-  it.each(DAEMONS)(
+  // Side by side: each run waits out its client's 4 s limit, with its own emulator and pid file.
+  it.concurrent.for(DAEMONS)(
     '$name: the run ends in time (and the daemon with it: $found)',
     { timeout: 60_000 },
-    async ({ env, found }) => {
+    async ({ env, found }, { expect }) => {
       const pidFile = join(scratch, `${Object.entries(env).flat().join('-')}.pid`);
       const started = Date.now();
       const run = await runClientCli(

@@ -1,10 +1,12 @@
-// Runs `ces-harness client` the way a user does (the built CLI, a child process) and reads back
-// what it wrote: exit code, terminal output and report.json, with each check's status by id.
+// Runs `ces-harness client` and reads back what it wrote: exit code, terminal output and
+// report.json, with each check's status by id. In the test's process by default (main with the
+// test's own environment and folder, which the client inherits); `spawned` runs the built CLI as a
+// child process the way a user does, for the real tier's runs of every scenario per reference client.
 
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runCli, runCliInProcess, type CliResult } from '../helpers/cli.js';
 import type { Report } from '../../src/report/model.js';
 import { expectValidReport } from '../report/schema.js';
 
@@ -42,11 +44,13 @@ export const alive = (pid: number): boolean => {
 export async function runClientCli(
   flags: string[],
   command: string[],
-  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number; spawned?: boolean } = {},
 ): Promise<ClientOutcome> {
   const dir = mkdtempSync(join(tmpdir(), 'ces-client-'));
   try {
-    const result = await runCli(['client', '--report-dir', dir, ...flags, '--', ...command], { ...options, cwd: dir });
+    const { spawned, ...cli } = options;
+    const args = ['client', '--report-dir', dir, ...flags, '--', ...command];
+    const result = await (spawned ? runCli : runCliInProcess)(args, { ...cli, cwd: dir });
     const file = join(dir, 'report.json');
     const report = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Report) : undefined;
     if (report) expectValidReport(report);

@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { fixture, runClientCli } from './run-client.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'ces-encoded-secret-'));
@@ -34,9 +34,10 @@ const CASES = [
 ] as const;
 
 describe('a client that leaks its secret encoded', () => {
-  it.each(CASES)(
+  // Side by side: each run waits on its client's 2 s of calls, with its own emulator and secret file.
+  it.concurrent.for(CASES)(
     '$client ($form): client.secret-kept fails naming $place, and no output holds it',
-    async ({ client, form, place }) => {
+    async ({ client, form, place }, { expect }) => {
       const secretFile = join(scratch, `secret-${form}`);
       const run = await runClientCli(
         ['--scenario', 'steady', '--time-limit', '30'],

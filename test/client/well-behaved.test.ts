@@ -17,7 +17,8 @@ describe('ces-harness client with the reference clients', () => {
     '$name passes every scenario without a warning',
     { timeout: 180_000 },
     async ({ command }, { expect }) => {
-      const run = await runClientCli([], command, { timeoutMs: 170_000 });
+      // Spawned, as a user runs it: the bin's own `client` wiring, end to end, per reference client.
+      const run = await runClientCli([], command, { timeoutMs: 170_000, spawned: true });
       const notPassed = run.report?.checks
         .filter((c) => c.status !== 'pass')
         .map((c) => `${c.id}: ${c.status}: ${c.message}`);

@@ -4,7 +4,7 @@
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 
 const race = vi.hoisted(() => ({ otherRunFirst: false }));
 vi.mock('node:fs', async (original) => {
@@ -18,7 +18,14 @@ vi.mock('node:fs', async (original) => {
     },
   };
 });
+// The fast tier shares a worker between files (isolate: false): writable.js may already be loaded
+// with the real fs, so it is loaded afresh under the mock, and the mock goes with this file.
+vi.resetModules();
 const { ensureWritableDir } = await import('../../src/fs/writable.js');
+afterAll(() => {
+  vi.doUnmock('node:fs');
+  vi.resetModules();
+});
 
 const place = { what: 'report folder', fix: 'pass --report-dir DIR' };
 

@@ -3,7 +3,7 @@
 // And it runs on the clock it is given: the checks, the token session and the clients read and
 // wait on that one, and every wait ends when the run is stopped.
 
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { Target } from '../../src/config/target.js';
 import { Redactor } from '../../src/http/redact.js';
 import { Ledger } from '../../src/runner/ledger.js';
@@ -20,7 +20,14 @@ vi.mock('../../src/http/service-client.js', async (original) => {
   }
   return { ...real, ServiceClient: CountedClient };
 });
+// The fast tier shares a worker between files (isolate: false): context.js may already be loaded
+// with the real client, so it is loaded afresh under the mock, and the mock goes with this file.
+vi.resetModules();
 const { createContext } = await import('../../src/runner/context.js');
+afterAll(() => {
+  vi.doUnmock('../../src/http/service-client.js');
+  vi.resetModules();
+});
 
 const target: Target = {
   environment: 'sandbox',

@@ -85,6 +85,8 @@ export async function clientCommand(options: Options, argv: readonly string[], i
       terminal.progress(`client: scenario ${scenario.name} (up to ${timeLimitS} s)`);
       const record = await recordClientRun({
         argv,
+        env: io.env,
+        cwd: io.cwd,
         scenario,
         timeLimitS,
         maxRequests: MAX_CLIENT_REQUESTS,
