@@ -9,7 +9,15 @@
 
 import type { ProofRound } from '../report/model.js';
 import { round } from '../toolkit/stats.js';
-import { BASE_BOUNDS_MS, CAP_MAX_MS, HEADROOM, RETRY_BOUNDS, atMostMeasured, roundedRate } from './recommend.js';
+import {
+  BASE_BOUNDS_MS,
+  CAP_MAX_MS,
+  HEADROOM,
+  RETRY_BOUNDS,
+  atMostMeasured,
+  roundedRate,
+  targetRate,
+} from './recommend.js';
 import type { Proof, Recommendation } from './types.js';
 
 /**
@@ -111,6 +119,23 @@ export function bisectedRecommendation(
   );
 }
 
+/**
+ * The policy after a failed round once the limits were identified from all the evidence: the
+ * identified sustained rate less the first recommendation's headroom, the low end bisection then
+ * climbs from (not what the round let through, which a window's edges make read low). Null when
+ * that is not below the rate just tried.
+ */
+export function belowIdentified(rec: Recommendation, proof: Proof, identifiedRps: number): Recommendation | null {
+  const target = targetRate(identifiedRps);
+  if (!(target >= 0.01) || target >= rec.target_rps) return null;
+  return retried(
+    rec,
+    proof,
+    target,
+    `lowered to ${target} req/s after a proof at ${rec.target_rps} req/s broke the promise: the limits identified from all the evidence sustain ${identifiedRps} req/s, ${Math.round(HEADROOM * 100)} % below it`,
+  );
+}
+
 /** `rec` at `target` req/s, its backoff widened when `proof` lost calls, with the reason appended. */
 function retried(rec: Recommendation, proof: Proof, target: number, reason: string): Recommendation {
   const lost = proof.lost_requests > PROOF_PROMISE.max_lost;
@@ -150,6 +175,11 @@ export interface ProofLoopOutcome {
    * Null when no round met a quota.
    */
   quotaCeilingRps: number | null;
+  /**
+   * The sustained rate of the limiter set identified from all the evidence (`identifiedRps`,
+   * stacked-inference.ts), after the last round; null when none was.
+   */
+  identifiedRps: number | null;
 }
 
 /**
@@ -157,24 +187,29 @@ export interface ProofLoopOutcome {
  * no round held, try the low end the last failure's evidence gives; once one held below one that
  * failed, bisect between them; at most `maxRounds` times. The policy given is the highest that
  * held. A proof that produced no figures ends the loop: nothing was learned from it, and it refuted
- * nothing either (the stage reports why it did not run).
+ * nothing either (the stage reports why it did not run). `identifiedRps`: the sustained rate of a
+ * limiter set identified from the rounds so far, when one is; it then takes the place of the
+ * quota's after-rate as the ceiling rounds bisect toward and holds are judged against.
  */
 export async function proveUntilHeld(
   first: Recommendation,
   measuredRps: number,
   runProof: (rec: Recommendation, round: number) => Promise<Proof | null>,
   maxRounds: number = MAX_PROOF_ROUNDS,
+  identifiedRps: (rounds: readonly ProofRound[]) => number | null = () => null,
 ): Promise<ProofLoopOutcome> {
   const rounds: ProofRound[] = [];
   let rec: Recommendation | null = first;
   let failedRps: number | null = null;
   let quotaCeilingRps: number | null = null;
+  let identified: number | null = null;
   let lastProof: Proof | null = null;
+  const ceiling = () => identified ?? quotaCeilingRps;
   // Every policy that held; the one given is the highest that no quota seen since refutes.
   const holds: Recommendation[] = [];
   const held = (): Recommendation | null =>
     holds
-      .filter((h) => quotaCeilingRps === null || h.target_rps <= quotaCeilingRps)
+      .filter((h) => ceiling() === null || h.target_rps <= ceiling()!)
       .reduce<Recommendation | null>((best, h) => (best === null || h.target_rps > best.target_rps ? h : best), null);
   const outcome = (cutShort: boolean): ProofLoopOutcome => ({
     proven: held(),
@@ -183,6 +218,7 @@ export async function proveUntilHeld(
     cutShort,
     failedRps,
     quotaCeilingRps,
+    identifiedRps: identified,
   });
   for (let round = 1; rec !== null && round <= maxRounds; round++) {
     const proof = await runProof(rec, round);
@@ -197,12 +233,17 @@ export async function proveUntilHeld(
       if (proof.after_quota_rps !== undefined)
         quotaCeilingRps = Math.min(quotaCeilingRps ?? Infinity, proof.after_quota_rps);
     }
+    // Every round is evidence for or against a set identified so far: asked again after each.
+    if (failedRps !== null) identified = identifiedRps(rounds);
     // A first round that held is the policy: nothing above it was refused, so there is nothing to bisect.
     if (failedRps === null) break;
     const best = held();
-    const ceiling = Math.min(failedRps, quotaCeilingRps ?? Infinity);
+    const above = Math.min(failedRps, ceiling() ?? Infinity);
     rec =
-      best === null ? nextRecommendation(rec, proof, measuredRps) : bisectedRecommendation(best, ceiling, rec, proof);
+      best === null
+        ? ((identified !== null ? belowIdentified(rec, proof, identified) : null) ??
+          nextRecommendation(rec, proof, measuredRps))
+        : bisectedRecommendation(best, above, rec, proof);
   }
   return outcome(false);
 }

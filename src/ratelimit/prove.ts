@@ -112,7 +112,7 @@ const AFTER_QUOTA_MIN_S = 5;
  * over the rest of the run. A bucket admits its rate then, a window its limit per window (less when
  * the stretch ends inside a window): never more than a client running for hours gets.
  */
-function afterQuota(
+export function afterQuota(
   ok: number,
   began: number | undefined,
   rate: number,
