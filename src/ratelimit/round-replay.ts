@@ -12,6 +12,11 @@ export interface RoundRun {
   rps: number;
   startS: number;
   durationS: number;
+  /**
+   * How long calls refused near the end keep retrying after the arrivals stop, seconds (the
+   * policy's retry budget; k6 lets them finish): their successes count in the round's goodput.
+   */
+  tailS: number;
 }
 
 /** What a candidate answered a replayed round's paced arrivals. */
@@ -36,7 +41,9 @@ export interface Replay {
  * The probe's requests are known per slot of its timeline (100 ms, or 1 s for a long probe): each
  * slot's are replayed spread evenly across it, which is within the slot's own timing uncertainty.
  * Rounds are replayed without k6's retries: a retry only spends capacity a paced arrival would
- * have spent, so what a limit lets through over a round is the same.
+ * have spent, so what a limit lets through over a round is the same; but the calls still retrying
+ * when the arrivals stop go on for the round's tail, and what the limit lets through then counts
+ * (k6's goodput counts it too, and the next round meets the limit they left).
  */
 export function replay(limits: Limits, timeline: readonly TimelinePoint[], rounds: readonly RoundRun[]): Replay {
   const limiter = createLimiter(limits);
@@ -57,11 +64,12 @@ export function replay(limits: Limits, timeline: readonly TimelinePoint[], round
     let accepted = 0;
     let acceptedAfterFirst = 0;
     let firstRefusalS: number | null = null;
-    for (let k = 0; k < sent; k++) {
+    // The tail's retries only follow refusals: a round refused nothing has no call left waiting.
+    for (let k = 0; k < sent || (firstRefusalS !== null && k < r.rps * (r.durationS + r.tailS)); k++) {
       const atS = k / r.rps;
       const ok = take(r.startS + atS);
       if (ok) accepted++;
-      if (!ok && firstRefusalS === null) firstRefusalS = atS;
+      if (!ok && firstRefusalS === null && k < sent) firstRefusalS = atS;
       if (ok && firstRefusalS !== null) acceptedAfterFirst++;
     }
     return { firstRefusalS, sent, accepted, acceptedAfterFirst };

@@ -13,6 +13,7 @@ import type { ProofRound } from '../report/model.js';
 import { describeLimiter, sustainedRate, type LimiterModel, type LimiterSet } from './limiters/index.js';
 import { PROOF_PROMISE, QUOTA_AFTER_S } from './proof-loop.js';
 import { replay, type Replay, type RoundRun } from './round-replay.js';
+import { windowOf, type longestKnownWindow } from './horizon.js';
 import type { TimelinePoint } from './types.js';
 
 /** A proof round: what k6 measured (ProofRound) and when and how long it ran. */
@@ -199,13 +200,7 @@ export const roundsSaw = (rounds: readonly RoundEvidence[]): string =>
  * A tenth more and half a second for the answers in flight; 0 without a window.
  */
 export function restS(set: LimiterSet): number {
-  const windows = set.flatMap((m) =>
-    m.kind === 'fixed-window' || m.kind === 'sliding-counter'
-      ? [m.window_s]
-      : m.kind === 'sliding-window'
-        ? [m.period_s]
-        : [],
-  );
+  const windows = set.flatMap((m) => windowOf(m) ?? []);
   return windows.length > 0 ? Math.max(...windows) * 1.1 + 0.5 : 0;
 }
 
@@ -236,4 +231,11 @@ export function stackTracker(
     },
     verdict: (): StackVerdict => verdict,
   };
+}
+
+/** The longest window known, the identified set's included (a window of the set is measured). */
+export function withIdentifiedWindow(longest: ReturnType<typeof longestKnownWindow>, verdict: StackVerdict) {
+  const windows = verdict && 'set' in verdict ? verdict.set.flatMap((m) => windowOf(m) ?? []) : [];
+  const identified = windows.length > 0 ? Math.max(...windows) : 0;
+  return identified > (longest?.window_s ?? 0) ? { window_s: identified, source: 'measured' as const } : longest;
 }

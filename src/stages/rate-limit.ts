@@ -28,7 +28,7 @@ import { withoutRefuted } from '../ratelimit/refuted.js';
 import { bindingRps, recommend } from '../ratelimit/recommend.js';
 import { proveUntilHeld } from '../ratelimit/proof-loop.js';
 import { proofTiming } from '../ratelimit/proof-timing.js';
-import { stackTracker } from '../ratelimit/stacked-inference.js';
+import { stackTracker, withIdentifiedWindow } from '../ratelimit/stacked-inference.js';
 import { sizeFleet, type FleetSizingInput } from '../ratelimit/fleet/size.js';
 import { fleetProofOf, fleetProofRun, type FleetProof } from '../ratelimit/fleet/prove-fleet.js';
 import { runFleetK6 } from '../ratelimit/fleet/k6-proof.js';
@@ -196,6 +196,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
                 rps: rec.target_rps,
                 startS: (io.clock.now() - probeStartMs) / 1000,
                 durationS: proofS,
+                tailS: rec.retry_budget_s,
               });
               const run = await prove({
                 k6Path: k6.k6Path,
@@ -238,7 +239,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
               ? {
                   horizon: proofHorizon(
                     proofS,
-                    longest,
+                    withIdentifiedWindow(longest, stack.verdict()),
                     askedHorizonS === undefined ? stageOptions.shortHorizon : undefined,
                   ),
                 }

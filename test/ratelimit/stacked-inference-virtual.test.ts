@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { proveUntilHeld } from '../../src/ratelimit/proof-loop.js';
 import { bindingRps, recommend } from '../../src/ratelimit/recommend.js';
-import { identifyStack, stackTracker } from '../../src/ratelimit/stacked-inference.js';
+import { identifyStack, stackTracker, withIdentifiedWindow } from '../../src/ratelimit/stacked-inference.js';
 import { describeLimiter, sustainedRate, type LimiterSet } from '../../src/ratelimit/limiters/index.js';
 import type { ProofRound } from '../../src/report/model.js';
 import { discoverVirtual, fromModel } from './virtual-limit.js';
@@ -38,7 +38,8 @@ async function sizeStack(truth: LimiterSet) {
     async (rec) => {
       // Once identified, a round waits for the set to rest, as the stage does.
       const startS = atS + stack.restS();
-      stack.started({ rps: rec.target_rps, startS, durationS: HORIZON_S });
+      // The virtual round asks each request once: no retries, no tail.
+      stack.started({ rps: rec.target_rps, startS, durationS: HORIZON_S, tailS: 0 });
       atS = startS + HORIZON_S + SETTLE_S;
       return virtualProofRound(limiter, rec.target_rps, startS, HORIZON_S);
     },
@@ -97,6 +98,7 @@ describe('identifyStack claims nothing the evidence contradicts', () => {
     rps: 23,
     startS: 0,
     durationS: 120,
+    tailS: 0,
     // 23 × 46 let through before the first refusal, 10 a second over the 74 s after.
     round: {
       ...ROUND,
@@ -128,6 +130,7 @@ describe('identifyStack claims nothing the evidence contradicts', () => {
       rps: 20,
       startS: 121,
       durationS: 120,
+      tailS: 0,
       round: { ...ROUND, target_rps: 20, verdict: 'holds' },
     } as const;
     const found = identifyStack({ first, timeline: [], rounds: [quotaRound, held], maxWindowS: 60 });
@@ -136,5 +139,20 @@ describe('identifyStack claims nothing the evidence contradicts', () => {
         /^no bucket or window \(of 10, 60 s\) beside token bucket 30 req\/s, burst 30 explains every round: round 1 at 23 req\/s for 120 s was first refused at 46 s, then let 10 req\/s through; round 2 at 20 req\/s for 120 s held$/,
       ),
     });
+  });
+});
+
+describe('the horizon states the longest window known, an identified one included', () => {
+  const set = [
+    { kind: 'fixed-window', limit: 30, window_s: 1, phase_s: 0, counts_refused: false },
+    { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: 12.5, counts_refused: false },
+  ] as const;
+  it.each([
+    [null, { window_s: 60, source: 'measured' }],
+    [{ window_s: 1, source: 'measured' } as const, { window_s: 60, source: 'measured' }],
+    [{ window_s: 3600, source: 'announced' } as const, { window_s: 3600, source: 'announced' }],
+  ])('known %j → %j', (known, longest) => {
+    expect(withIdentifiedWindow(known, { set, sustained_rps: 10, evidence: '' })).toEqual(longest);
+    expect(withIdentifiedWindow(known, { why: 'none' })).toEqual(known);
   });
 });
