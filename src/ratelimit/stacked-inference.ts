@@ -26,6 +26,11 @@ export interface StackInput {
   rounds: readonly RoundEvidence[];
   /** The longest window a candidate may count over: half the proof's horizon (a longer one is not tested). */
   maxWindowS: number;
+  /**
+   * The wall clock when the probe began, seconds since the epoch: a window on the clock's edges
+   * (Kong's minute, the emulator's) has its phase from it. Absent: every phase is as likely.
+   */
+  clockStartS?: number;
 }
 
 export interface StackedIdentity {
@@ -57,11 +62,12 @@ export function identifyStack(input: StackInput): StackVerdict {
   );
   if (seeds.length === 0) return null;
   const firstRps = sustainedRate(input.first);
-  const fits: Array<{ set: LimiterSet; score: number; replayed: Replay }> = [];
+  const fits: Array<{ set: LimiterSet; score: number; replayed: Replay; onClock: boolean }> = [];
   const consider = (second: LimiterModel) => {
     const set: LimiterSet = [input.first, second];
     const replayed = replay(set, input.timeline, input.rounds);
-    if (explains(replayed, input.rounds)) fits.push({ set, score: misfit(replayed, input), replayed });
+    const onClock = second.kind === 'fixed-window' && second.phase_s === clockPhaseS(input, second.window_s);
+    if (explains(replayed, input.rounds)) fits.push({ set, score: misfit(replayed, input), replayed, onClock });
   };
   for (const seed of seeds) {
     const after = seed.round.after_quota_rps!;
@@ -74,8 +80,15 @@ export function identifyStack(input: StackInput): StackVerdict {
     return {
       why: `no bucket or window (of ${windows} s) beside ${describeLimiter(input.first)} explains every round: ${roundsSaw(input.rounds)}`,
     };
-  const best = fits.reduce((a, b) => (b.score < a.score ? b : a));
-  const rates = fits.map((f) => sustainedRate(f.set));
+  // A window whose edges fall on the wall clock's, as published windows' do, is preferred to the
+  // same window at another phase when both explain every round: the phase is then known, not fitted.
+  const kept = fits.filter(
+    (f) =>
+      f.onClock ||
+      !fits.some((g) => g.onClock && windowOf(g.set[1]!) !== null && windowOf(g.set[1]!) === windowOf(f.set[1]!)),
+  );
+  const best = kept.reduce((a, b) => (b.score < a.score ? b : a));
+  const rates = kept.map((f) => sustainedRate(f.set));
   const [low, high] = [Math.min(...rates), Math.max(...rates)];
   // Others may explain the timing too; the counts (calls let through) choose among them, and are said.
   const others =
@@ -167,11 +180,20 @@ function fittedWindows(input: StackInput, seed: RoundEvidence, windowS: number):
   const upTo = input.rounds.slice(0, input.rounds.indexOf(seed) + 1);
   const refusedAtS = seed.startS + seed.round.refusals_began_s!;
   const admittedS = replay(input.first, input.timeline, upTo).admittedS;
-  return Array.from({ length: PHASES }, (_, i) => (i * windowS) / PHASES).flatMap((phase_s): LimiterModel[] => {
+  const onClock = clockPhaseS(input, windowS);
+  const phases = Array.from({ length: PHASES }, (_, i) => (i * windowS) / PHASES);
+  return [...(onClock === null ? [] : [onClock]), ...phases].flatMap((phase_s): LimiterModel[] => {
     const edgeS = phase_s + windowS * Math.floor((refusedAtS - phase_s) / windowS);
     const limit = admittedS.filter((s) => s >= edgeS && s < refusedAtS).length;
     return limit >= 1 ? [{ kind: 'fixed-window', limit, window_s: windowS, phase_s, counts_refused: false }] : [];
   });
+}
+
+/** Where a window of `windowS` on the wall clock's edges has its phase, on the probe's clock; null when the clock is not known. */
+function clockPhaseS(input: StackInput, windowS: number): number | null {
+  if (input.clockStartS === undefined) return null;
+  const phase = (((-input.clockStartS % windowS) + windowS) % windowS) * 1000;
+  return Math.round(phase) / 1000;
 }
 
 const seen = (r: ProofRound): string =>
@@ -216,6 +238,7 @@ export function stackTracker(
   first: LimiterModel | null | undefined,
   timeline: readonly TimelinePoint[],
   maxWindowS: number,
+  clockStartS?: number,
 ) {
   const runs: RoundRun[] = [];
   let verdict: StackVerdict = null;
@@ -225,7 +248,13 @@ export function stackTracker(
     restS: () => (verdict && 'set' in verdict ? restS(verdict.set) : 0),
     identifiedRps: (rounds: readonly ProofRound[]): number | null => {
       verdict = first
-        ? identifyStack({ first, timeline, rounds: rounds.map((round, i) => ({ ...runs[i]!, round })), maxWindowS })
+        ? identifyStack({
+            first,
+            timeline,
+            rounds: rounds.map((round, i) => ({ ...runs[i]!, round })),
+            maxWindowS,
+            ...(clockStartS !== undefined ? { clockStartS } : {}),
+          })
         : null;
       return verdict && 'set' in verdict ? verdict.sustained_rps : null;
     },

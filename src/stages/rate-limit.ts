@@ -180,7 +180,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
         } else {
           const k6 = located;
           // A second limit behind the probe's reading, identified from the probe and every round.
-          const stack = stackTracker(estimate.limiter, estimate.timeline, proofS / 2);
+          const stack = stackTracker(estimate.limiter, estimate.timeline, proofS / 2, probeStartMs / 1000);
           const outcome = await proveUntilHeld(
             recommendation,
             bindingRps(estimate) ?? recommendation.target_rps,

@@ -30,7 +30,8 @@ const SETTLE_S = 2;
 async function sizeStack(truth: LimiterSet) {
   const limiter = fromModel(truth);
   const estimate = await discoverVirtual({ limiter: () => limiter, status: 429 }, { maxDurationS: 150 });
-  const stack = stackTracker(estimate.limiter, estimate.timeline, HORIZON_S / 2);
+  // Virtual time starts at 0, the wall clock's edge the truth's windows are placed on.
+  const stack = stackTracker(estimate.limiter, estimate.timeline, HORIZON_S / 2, 0);
   let atS = estimate.duration_s + SETTLE_S;
   const outcome = await proveUntilHeld(
     recommend(estimate)!,
@@ -123,6 +124,39 @@ describe('identifyStack claims nothing the evidence contradicts', () => {
     expect(found.set[0]).toEqual(first);
     expect(found.set[1]).toMatchObject({ kind: 'bucket' });
     expect(Math.abs((found.set[1] as { burst: number }).burst - 13 * 46)).toBeLessThanOrEqual(15);
+  });
+
+  it('a window on the wall clock: its phase from the clock, its limit counted from that edge to the first refusal', () => {
+    // The probe began at wall-clock second 20.25, so minutes turn at 39.75 s, 99.75 s … on its clock
+    // (between the phases a search without the clock tries). A round at 24 req/s from 30 s: 234 let
+    // through before the edge, then 600 in the new minute, the first refusal at 64.75 s (34.75 s
+    // in), 600 more from 99.75 s: 1,434 in the round.
+    const perSecond = { kind: 'fixed-window', limit: 30, window_s: 1, phase_s: 0, counts_refused: false } as const;
+    const round = {
+      rps: 24,
+      startS: 30,
+      durationS: 120,
+      tailS: 0,
+      round: {
+        ...ROUND,
+        target_rps: 24,
+        rate_429: 0.5,
+        goodput_rps: 11.95,
+        verdict: 'fails',
+        refusals_began_s: 34.75,
+        after_quota_rps: 7.06,
+      },
+    } as const;
+    const found = identifyStack({ first: perSecond, timeline: [], rounds: [round], maxWindowS: 60, clockStartS: 20.25 });
+    if (!found || !('set' in found)) throw new Error(JSON.stringify(found));
+    expect(found.set[1]).toEqual({
+      kind: 'fixed-window',
+      limit: 600,
+      window_s: 60,
+      phase_s: 39.75,
+      counts_refused: false,
+    });
+    expect(found.sustained_rps).toBe(10);
   });
 
   it('a round held at 20 req/s for 120 s right after: no bucket or window at 10 req/s admits it, "not identified" with what each round saw', () => {
