@@ -147,7 +147,13 @@ describe('identifyStack claims nothing the evidence contradicts', () => {
         after_quota_rps: 7.06,
       },
     } as const;
-    const found = identifyStack({ first: perSecond, timeline: [], rounds: [round], maxWindowS: 60, clockStartS: 20.25 });
+    const found = identifyStack({
+      first: perSecond,
+      timeline: [],
+      rounds: [round],
+      maxWindowS: 60,
+      clockStartS: 20.25,
+    });
     if (!found || !('set' in found)) throw new Error(JSON.stringify(found));
     expect(found.set[1]).toEqual({
       kind: 'fixed-window',
