@@ -136,6 +136,35 @@ export function belowIdentified(rec: Recommendation, proof: Proof, identifiedRps
   );
 }
 
+/**
+ * What the stacked-limit inference (stacked-inference.ts) made of the rounds so far: the sustained
+ * rate of the one set it identified, the span of the sustained rates of the sets that all explain
+ * them, or nothing.
+ */
+export type Identified = number | { low: number; high: number } | null;
+
+/**
+ * The round that tells apart the sets that all explain the rounds so far: halfway across their
+ * span of sustained rates, below the lowest rate that failed. Run at once, not after a rest: the
+ * limit the last round drained refuses a rate above its own soon, and admits one below it, so its
+ * first refusal (or none) places the rate. Null when that is no rate below the one that failed.
+ */
+function tellApart(
+  rec: Recommendation,
+  proof: Proof,
+  span: { low: number; high: number },
+  failedRps: number,
+): Recommendation | null {
+  const target = roundedRate((span.low + Math.min(span.high, failedRps)) / 2);
+  if (!(target >= 0.01) || target >= failedRps) return null;
+  return retried(
+    rec,
+    proof,
+    target,
+    `tried ${target} req/s to tell apart the sets of limits that explain every round so far, sustaining ${span.low} to ${span.high} req/s`,
+  );
+}
+
 /** `rec` at `target` req/s, its backoff widened when `proof` lost calls, with the reason appended. */
 function retried(rec: Recommendation, proof: Proof, target: number, reason: string): Recommendation {
   const lost = proof.lost_requests > PROOF_PROMISE.max_lost;
@@ -196,13 +225,14 @@ export async function proveUntilHeld(
   measuredRps: number,
   runProof: (rec: Recommendation, round: number) => Promise<Proof | null>,
   maxRounds: number = MAX_PROOF_ROUNDS,
-  identifiedRps: (rounds: readonly ProofRound[]) => number | null = () => null,
+  identifiedRps: (rounds: readonly ProofRound[]) => Identified = () => null,
 ): Promise<ProofLoopOutcome> {
   const rounds: ProofRound[] = [];
   let rec: Recommendation | null = first;
   let failedRps: number | null = null;
   let quotaCeilingRps: number | null = null;
   let identified: number | null = null;
+  let span: { low: number; high: number } | null = null;
   let lastProof: Proof | null = null;
   const ceiling = () => identified ?? quotaCeilingRps;
   // Every policy that held; the one given is the highest that no quota seen since refutes.
@@ -234,16 +264,24 @@ export async function proveUntilHeld(
         quotaCeilingRps = Math.min(quotaCeilingRps ?? Infinity, proof.after_quota_rps);
     }
     // Every round is evidence for or against a set identified so far: asked again after each.
-    if (failedRps !== null) identified = identifiedRps(rounds);
+    if (failedRps !== null) {
+      const verdict = identifiedRps(rounds);
+      identified = typeof verdict === 'number' ? verdict : null;
+      span = verdict !== null && typeof verdict === 'object' ? verdict : null;
+    }
     // A first round that held is the policy: nothing above it was refused, so there is nothing to bisect.
     if (failedRps === null) break;
     const best = held();
     const above = Math.min(failedRps, ceiling() ?? Infinity);
+    // Several sets explain the rounds: a round between them tells them apart, one round kept for a hold.
+    const apart: Recommendation | null =
+      span !== null && round < maxRounds - 1 ? tellApart(rec, proof, span, failedRps) : null;
     rec =
-      best === null
+      apart ??
+      (best === null
         ? ((identified !== null ? belowIdentified(rec, proof, identified) : null) ??
           nextRecommendation(rec, proof, measuredRps))
-        : bisectedRecommendation(best, above, rec, proof);
+        : bisectedRecommendation(best, above, rec, proof));
   }
   return outcome(false);
 }

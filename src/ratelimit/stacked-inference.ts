@@ -11,7 +11,7 @@
 
 import type { ProofRound } from '../report/model.js';
 import { describeLimiter, sustainedRate, type LimiterModel, type LimiterSet } from './limiters/index.js';
-import { PROOF_PROMISE, QUOTA_AFTER_S } from './proof-loop.js';
+import { PROOF_PROMISE, QUOTA_AFTER_S, type Identified } from './proof-loop.js';
 import { replay, type Replay, type RoundRun } from './round-replay.js';
 import { windowOf, type longestKnownWindow } from './horizon.js';
 import type { TimelinePoint } from './types.js';
@@ -90,11 +90,12 @@ export function identifyStack(input: StackInput): StackVerdict {
   const best = kept.reduce((a, b) => (b.score < a.score ? b : a));
   const rates = kept.map((f) => sustainedRate(f.set));
   const [low, high] = [Math.min(...rates), Math.max(...rates)];
-  // Others may explain the timing too; the counts (calls let through) choose among them, and are said.
-  const others =
-    high > low * (1 + SAME_RATE)
-      ? `; sets sustaining ${rate2(low)} to ${rate2(high)} req/s also explain when refusals began, this one fits the calls let through best`
-      : '';
+  // Sets further apart than the figure's promise all explain the rounds: none is claimed.
+  if (high > low * (1 + SAME_RATE))
+    return {
+      why: `sets sustaining ${rate2(low)} to ${rate2(high)} req/s all explain every round (${describeLimiter(best.set)} among them), and no round told them apart: ${roundsSaw(input.rounds)}`,
+      spanRps: { low: rate2(low), high: rate2(high) },
+    };
   return {
     set: best.set,
     sustained_rps: rate2(sustainedRate(best.set)),
@@ -105,7 +106,7 @@ export function identifyStack(input: StackInput): StackVerdict {
           (r, i) =>
             `round ${i + 1} at ${r.rps} req/s ${seen(r.round)}, the model ${modelled(best.replayed.rounds[i]!)}`,
         )
-        .join('; ')}${others}`,
+        .join('; ')}`,
   };
 }
 
@@ -122,10 +123,21 @@ function ratesAround(rps: number): number[] {
   return Array.from({ length: 2 * steps + 1 }, (_, i) => rps * (1 + (i - steps) * RATE_STEP));
 }
 
-/** Whether the replay answers every round as k6 saw it, within the timing uncertainty. */
+/**
+ * The calls a round let through (k6's goodput over it) as the replay counts them, within this: the
+ * retry tail's length is the policy's budget at most, and k6 paces within a request or two.
+ */
+const COUNT_TOLERANCE = 0.03;
+
+/**
+ * Whether the replay answers every round as k6 saw it, within the timing uncertainty: the calls it
+ * let through, whether it held, and when its refusals began.
+ */
 function explains(replayed: Replay, rounds: readonly RoundEvidence[]): boolean {
   return rounds.every((r, i) => {
     const sim = replayed.rounds[i]!;
+    const ok = r.round.goodput_rps * r.durationS;
+    if (ok > 0 && Math.abs(sim.accepted - ok) > COUNT_TOLERANCE * ok) return false;
     const refused = sim.sent > 0 ? (sim.sent - sim.accepted) / sim.sent : 0;
     if (r.round.verdict === 'holds') return refused <= PROOF_PROMISE.max_rate_429;
     const began = r.round.refusals_began_s;
@@ -227,7 +239,7 @@ export function restS(set: LimiterSet): number {
 }
 
 /** What the inference concluded after the last round: a set, why none was claimed, or null (no round met a quota). */
-export type StackVerdict = StackedIdentity | { why: string } | null;
+export type StackVerdict = StackedIdentity | { why: string; spanRps?: { low: number; high: number } } | null;
 
 /**
  * The inference as the proof loop runs: each round is noted when it starts (when, how fast, how
@@ -246,7 +258,7 @@ export function stackTracker(
     started: (run: RoundRun) => void runs.push(run),
     /** How long the next round waits for the identified set to rest; 0 while none is. */
     restS: () => (verdict && 'set' in verdict ? restS(verdict.set) : 0),
-    identifiedRps: (rounds: readonly ProofRound[]): number | null => {
+    identifiedRps: (rounds: readonly ProofRound[]): Identified => {
       verdict = first
         ? identifyStack({
             first,
@@ -256,7 +268,7 @@ export function stackTracker(
             ...(clockStartS !== undefined ? { clockStartS } : {}),
           })
         : null;
-      return verdict && 'set' in verdict ? verdict.sustained_rps : null;
+      return verdict && 'set' in verdict ? verdict.sustained_rps : (verdict?.spanRps ?? null);
     },
     verdict: (): StackVerdict => verdict,
   };

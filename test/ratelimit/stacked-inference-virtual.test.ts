@@ -117,13 +117,16 @@ describe('identifyStack claims nothing the evidence contradicts', () => {
     expect(identifyStack({ first, timeline: [], rounds: [held], maxWindowS: 60 })).toBeNull();
   });
 
-  it('a quota met after 46 s at 23 req/s, then 10 req/s: a bucket of about (23 − 10) × 46 at 10 req/s', () => {
+  it('one round refused late at 23 req/s, 10 req/s after: the sets it leaves span 10 req/s, too wide to claim one', () => {
     const found = identifyStack({ first, timeline: [], rounds: [quotaRound], maxWindowS: 60 });
-    if (!found || !('set' in found)) throw new Error(JSON.stringify(found));
-    expect(Math.abs(found.sustained_rps - 10)).toBeLessThanOrEqual(0.2);
-    expect(found.set[0]).toEqual(first);
-    expect(found.set[1]).toMatchObject({ kind: 'bucket' });
-    expect(Math.abs((found.set[1] as { burst: number }).burst - 13 * 46)).toBeLessThanOrEqual(15);
+    if (!found || 'set' in found || !found.spanRps) throw new Error(JSON.stringify(found));
+    expect(found.spanRps.low).toBeLessThanOrEqual(10);
+    expect(found.spanRps.high).toBeGreaterThanOrEqual(10);
+    expect(found.spanRps.high).toBeGreaterThan(found.spanRps.low * 1.02);
+    // The best fit is named, with what the round saw.
+    expect(found.why).toMatch(
+      /^sets sustaining [\d.]+ to [\d.]+ req\/s all explain every round \(token bucket 30 req\/s, burst 30 and token bucket 10 req\/s, burst \d+ among them\), and no round told them apart: round 1 at 23 req\/s for 120 s was first refused at 46 s, then let 10 req\/s through$/,
+    );
   });
 
   it('a window on the wall clock: its phase from the clock, its limit counted from that edge to the first refusal', () => {
@@ -154,15 +157,9 @@ describe('identifyStack claims nothing the evidence contradicts', () => {
       maxWindowS: 60,
       clockStartS: 20.25,
     });
-    if (!found || !('set' in found)) throw new Error(JSON.stringify(found));
-    expect(found.set[1]).toEqual({
-      kind: 'fixed-window',
-      limit: 600,
-      window_s: 60,
-      phase_s: 39.75,
-      counts_refused: false,
-    });
-    expect(found.sustained_rps).toBe(10);
+    // One round leaves other sets too; of the 60 s windows, the one on the clock's edges is kept.
+    if (!found || 'set' in found) throw new Error(JSON.stringify(found));
+    expect(found.why).toContain('(fixed window 30 per 1 s and fixed window 600 per 60 s among them)');
   });
 
   it('a round held at 20 req/s for 120 s right after: no bucket or window at 10 req/s admits it, "not identified" with what each round saw', () => {
