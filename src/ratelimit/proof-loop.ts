@@ -9,7 +9,15 @@
 
 import type { ProofRound } from '../report/model.js';
 import { round } from '../toolkit/stats.js';
-import { BASE_BOUNDS_MS, CAP_MAX_MS, HEADROOM, RETRY_BOUNDS, atMostMeasured, roundedRate } from './recommend.js';
+import {
+  BASE_BOUNDS_MS,
+  CAP_MAX_MS,
+  HEADROOM,
+  RETRY_BOUNDS,
+  atMostMeasured,
+  roundedRate,
+  targetRate,
+} from './recommend.js';
 import { inconclusiveRound, planRound, unprovenBy, type ProofReach } from './proof-reach.js';
 import type { ProofUnproven } from '../report/model.js';
 import type { Proof, Recommendation } from './types.js';
@@ -113,6 +121,52 @@ export function bisectedRecommendation(
   );
 }
 
+/**
+ * The policy after a failed round once the limits were identified from all the evidence: the
+ * identified sustained rate less the first recommendation's headroom, the low end bisection then
+ * climbs from (not what the round let through, which a window's edges make read low). Null when
+ * that is not below the rate just tried.
+ */
+export function belowIdentified(rec: Recommendation, proof: Proof, identifiedRps: number): Recommendation | null {
+  const target = targetRate(identifiedRps);
+  if (!(target >= 0.01) || target >= rec.target_rps) return null;
+  return retried(
+    rec,
+    proof,
+    target,
+    `lowered to ${target} req/s after a proof at ${rec.target_rps} req/s broke the promise: the limits identified from all the evidence sustain ${identifiedRps} req/s, ${Math.round(HEADROOM * 100)} % below it`,
+  );
+}
+
+/**
+ * What the stacked-limit inference (stacked-inference.ts) made of the rounds so far: the sustained
+ * rate of the one set it identified, the span of the sustained rates of the sets that all explain
+ * them, or nothing.
+ */
+export type Identified = number | { low: number; high: number } | null;
+
+/**
+ * The round that tells apart the sets that all explain the rounds so far: halfway across their
+ * span of sustained rates, below the lowest rate that failed. Run at once, not after a rest: the
+ * limit the last round drained refuses a rate above its own soon, and admits one below it, so its
+ * first refusal (or none) places the rate. Null when that is no rate below the one that failed.
+ */
+function tellApart(
+  rec: Recommendation,
+  proof: Proof,
+  span: { low: number; high: number },
+  failedRps: number,
+): Recommendation | null {
+  const target = roundedRate((span.low + Math.min(span.high, failedRps)) / 2);
+  if (!(target >= 0.01) || target >= failedRps) return null;
+  return retried(
+    rec,
+    proof,
+    target,
+    `tried ${target} req/s to tell apart the sets of limits that explain every round so far, sustaining ${span.low} to ${span.high} req/s`,
+  );
+}
+
 /** `rec` at `target` req/s, its backoff widened when `proof` lost calls, with the reason appended. */
 function retried(rec: Recommendation, proof: Proof, target: number, reason: string): Recommendation {
   const lost = proof.lost_requests > PROOF_PROMISE.max_lost;
@@ -157,6 +211,11 @@ export interface ProofLoopOutcome {
    * rounds' cap, and why. Null when every round could fail.
    */
   unproven: { rec: Recommendation; why: ProofUnproven } | null;
+  /**
+   * The sustained rate of the limiter set identified from all the evidence (`identifiedRps`,
+   * stacked-inference.ts), after the last round; null when none was.
+   */
+  identifiedRps: number | null;
 }
 
 /**
@@ -165,7 +224,9 @@ export interface ProofLoopOutcome {
  * failed, bisect between them; at most `maxRounds` times. The policy given is the highest that
  * held. A proof that produced no figures ends the loop: nothing was learned from it, and it refuted
  * nothing either (the stage reports why it did not run). With `reach`, each round is planned to
- * outlast the burst (proof-reach.ts), and a hold within it ends the loop, inconclusive.
+ * outlast the burst (proof-reach.ts), and a hold within it ends the loop, inconclusive. `identifiedRps`: the sustained rate of a
+ * limiter set identified from the rounds so far, when one is; it then takes the place of the
+ * quota's after-rate as the ceiling rounds bisect toward and holds are judged against.
  */
 export async function proveUntilHeld(
   first: Recommendation,
@@ -173,20 +234,24 @@ export async function proveUntilHeld(
   runProof: (rec: Recommendation, round: number, durationS?: number) => Promise<Proof | null>,
   maxRounds: number = MAX_PROOF_ROUNDS,
   reach?: ProofReach,
+  identifiedRps: (rounds: readonly ProofRound[]) => Identified = () => null,
 ): Promise<ProofLoopOutcome> {
   const rounds: ProofRound[] = [];
   let rec: Recommendation | null = first;
   let failedRps: number | null = null;
   let quotaCeilingRps: number | null = null;
+  let identified: number | null = null;
+  let span: { low: number; high: number } | null = null;
   let lastProof: Proof | null = null;
   let unproven: ProofLoopOutcome['unproven'] = null;
   // The probe left the limit drained; so does a round refused (proof-reach.ts).
   let drained = true;
+  const ceiling = () => identified ?? quotaCeilingRps;
   // Every policy that held; the one given is the highest that no quota seen since refutes.
   const holds: Recommendation[] = [];
   const held = (): Recommendation | null =>
     holds
-      .filter((h) => quotaCeilingRps === null || h.target_rps <= quotaCeilingRps)
+      .filter((h) => ceiling() === null || h.target_rps <= ceiling()!)
       .reduce<Recommendation | null>((best, h) => (best === null || h.target_rps > best.target_rps ? h : best), null);
   const outcome = (cutShort: boolean): ProofLoopOutcome => ({
     proven: held(),
@@ -196,6 +261,7 @@ export async function proveUntilHeld(
     failedRps,
     quotaCeilingRps,
     unproven,
+    identifiedRps: identified,
   });
   for (let round = 1; rec !== null && round <= maxRounds; round++) {
     const plan = reach ? planRound(rec.target_rps, reach, drained) : null;
@@ -218,12 +284,25 @@ export async function proveUntilHeld(
       if (proof.after_quota_rps !== undefined)
         quotaCeilingRps = Math.min(quotaCeilingRps ?? Infinity, proof.after_quota_rps);
     }
+    // Every round is evidence for or against a set identified so far: asked again after each.
+    if (failedRps !== null) {
+      const verdict = identifiedRps(rounds);
+      identified = typeof verdict === 'number' ? verdict : null;
+      span = verdict !== null && typeof verdict === 'object' ? verdict : null;
+    }
     // A first round that held is the policy: nothing above it was refused, so there is nothing to bisect.
     if (failedRps === null) break;
     const best = held();
-    const ceiling = Math.min(failedRps, quotaCeilingRps ?? Infinity);
+    const above = Math.min(failedRps, ceiling() ?? Infinity);
+    // Several sets explain the rounds: a round between them tells them apart, one round kept for a hold.
+    const apart: Recommendation | null =
+      span !== null && round < maxRounds - 1 ? tellApart(rec, proof, span, failedRps) : null;
     rec =
-      best === null ? nextRecommendation(rec, proof, measuredRps) : bisectedRecommendation(best, ceiling, rec, proof);
+      apart ??
+      (best === null
+        ? ((identified !== null ? belowIdentified(rec, proof, identified) : null) ??
+          nextRecommendation(rec, proof, measuredRps))
+        : bisectedRecommendation(best, above, rec, proof));
   }
   return outcome(false);
 }

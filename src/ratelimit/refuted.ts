@@ -7,9 +7,10 @@
 
 import { QUOTA_AFTER_S } from './proof-loop.js';
 import type { ProofRound } from '../report/model.js';
-import { describeLimiter } from './limiters/index.js';
+import { describeLimiter, sustainedRate, type LimiterModel, type LimiterSet } from './limiters/index.js';
 import { NOT_IDENTIFIED } from './evidence.js';
 import { PROOF_PROMISE } from './proof-loop.js';
+import type { StackVerdict } from './stacked-inference.js';
 import type { Estimate, Recommendation } from './types.js';
 
 /** The rounds that refuted the reading: refused beyond the promise (lost calls alone blame the backoff, not the limit). */
@@ -37,9 +38,16 @@ export const heldRps = (rounds: readonly ProofRound[]): number | null => {
 /**
  * The estimate with a refuted reading removed: no limiter, no sustained rate but the one that held,
  * no refill of the refuted model, an announcement that agreed with it no longer "agrees", and no
- * note that repeats the refuted figures. Unchanged when no round refuted it.
+ * note that repeats the refuted figures. Unchanged when no round refuted it. `stack`: what the
+ * stacked-limit inference made of all the evidence (stacked-inference.ts): a set it identified
+ * takes the refuted reading's place (every limit, the sustained rate the lowest's), since it
+ * explains every round, those that held included; a set it could not claim is said with why.
  */
-export function withoutRefuted(estimate: Estimate, rounds: readonly ProofRound[]): Estimate {
+export function withoutRefuted(
+  estimate: Estimate,
+  rounds: readonly ProofRound[],
+  stack: StackVerdict = null,
+): Estimate {
   const refuting = refutingRounds(rounds);
   if (refuting.length === 0) return estimate;
   const repeats = refutedTexts(estimate);
@@ -57,13 +65,25 @@ export function withoutRefuted(estimate: Estimate, rounds: readonly ProofRound[]
       : `the probe's reading of the limiter was refuted by k6 proofs at ${refutedBy} and is not reported; ` +
         `the sustained rate is the highest that held over the proof's horizon, ${held} req/s, a floor (${saw})`;
   const quotas = quotaEvidence(rounds);
+  const identified = stack && 'set' in stack ? stack : null;
+  const unclaimed = stack && 'why' in stack ? [`${NOT_IDENTIFIED}as a set of limits: ${stack.why}`] : [];
+  const said = identified
+    ? [
+        `the probe's reading of the limiter alone was refuted by k6 proofs at ${refutedBy}; it is one of a set of limits, ` +
+          `sustained ${identified.sustained_rps} req/s (the lowest limit's); the highest rate that held over the proof's horizon is ${held ?? 'none'} req/s`,
+        identified.evidence,
+      ]
+    : [verdict, ...unclaimed];
+  // A set the probe read goes with its reading: only one identified from all the evidence stands.
+  const { limiters: _read, ...kept } = estimate;
   return {
-    ...estimate,
-    sustained_rps: held,
+    ...kept,
+    sustained_rps: identified ? identified.sustained_rps : held,
     sustained_precision: null,
     refill_s: null,
-    limiter: null,
-    limiter_evidence: [verdict, ...quotas],
+    limiter: identified ? bindingLimit(identified.set) : null,
+    ...(identified ? { limiters: [...identified.set] } : {}),
+    limiter_evidence: [...said, ...quotas],
     ...(estimate.advertised && (estimate.advertised.agrees === true || quotes(estimate.advertised.note))
       ? {
           advertised: {
@@ -73,9 +93,13 @@ export function withoutRefuted(estimate: Estimate, rounds: readonly ProofRound[]
           },
         }
       : {}),
-    notes: [...estimate.notes.filter((n) => !quotes(n)), verdict, ...quotas],
+    notes: [...estimate.notes.filter((n) => !quotes(n)), ...said, ...quotas],
   };
 }
+
+/** The limit of a set that paces a steady client: the lowest rate. */
+const bindingLimit = (set: LimiterSet): LimiterModel =>
+  set.reduce((low, m) => (sustainedRate(m) < sustainedRate(low) ? m : low));
 
 /**
  * What a round whose refusals began late says: the paced client had about rate × t requests let

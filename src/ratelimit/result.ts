@@ -13,6 +13,7 @@ import { describeLimiter } from './limiters/index.js';
 import { PROOF_PROMISE } from './proof-loop.js';
 import { reasonsWithoutRefuted, withoutRefuted } from './refuted.js';
 import { advertisedText, horizonText, proofRoundText, unprovenText } from '../report/sections/rate-limit/words.js';
+import type { StackVerdict } from './stacked-inference.js';
 import type { Estimate, Proof, Recommendation } from './types.js';
 
 /** What the proof loop (proof-loop.ts) made of the recommendation: its verdict and every round it ran. */
@@ -23,6 +24,8 @@ export interface Proving {
   unproven?: ProofUnproven;
   /** How long a client's life the rounds covered; absent when none ran. */
   horizon?: ProofHorizon;
+  /** What the stacked-limit inference made of all the evidence (stacked-inference.ts); absent: nothing inferred. */
+  stack?: StackVerdict;
 }
 
 /**
@@ -37,7 +40,7 @@ export function toRateLimitResult(
   proving: Proving = { verdict: 'not run', rounds: [] },
 ): RateLimitResult {
   // A reading a proof round refuted is reported nowhere (refuted.ts): what held takes its place.
-  const estimate = withoutRefuted(probed, proving.rounds);
+  const estimate = withoutRefuted(probed, proving.rounds, proving.stack);
   const recommendation = proposed && reasonsWithoutRefuted(proposed, probed, proving.rounds);
   const notes = [...estimate.notes];
   if (recommendation) notes.push(...recommendation.why.map((w) => `recommendation: ${w}`));
@@ -104,11 +107,12 @@ function referenceLines(
   const lines: Array<{ label: string; rps: number }> = [];
   if (estimate.sustained_rps !== null)
     lines.push({
-      label: refuted
-        ? 'highest rate a proof held'
-        : estimate.limiter
-          ? `limit (${describeLimiter(estimate.limiter)})`
-          : 'measured limit',
+      label:
+        refuted && !estimate.limiter
+          ? 'highest rate a proof held'
+          : estimate.limiter
+            ? `limit (${describeLimiter(estimate.limiter)})`
+            : 'measured limit',
       rps: estimate.sustained_rps,
     });
   if (recommendation) lines.push({ label: 'recommended rate', rps: recommendation.target_rps });
@@ -139,7 +143,10 @@ export function summaryLines(r: RateLimitResult): string[] {
         `Retry-After ${r.retry_after_header}, scope ${r.scope}`,
     );
   }
-  if (r.limiter) lines.push(`  limiter: ${describeLimiter(r.limiter)}`);
+  if (r.limiter)
+    lines.push(
+      `  limiter: ${describeLimiter(r.limiters?.length ? [r.limiters[0]!, ...r.limiters.slice(1)] : r.limiter)}`,
+    );
   if (r.advertised) lines.push(`  advertised: ${advertisedText(r.advertised)}`);
   if (r.proof_horizon) lines.push(`  horizon: ${horizonText(r.proof_horizon, r.proof_unproven)}`);
   for (const a of r.announced ?? []) lines.push(`  announced: ${advertisedText(a)}`);

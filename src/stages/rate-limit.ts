@@ -31,6 +31,7 @@ import { bindingRps, recommend } from '../ratelimit/recommend.js';
 import { proveUntilHeld } from '../ratelimit/proof-loop.js';
 import { proofTiming } from '../ratelimit/proof-timing.js';
 import { provingVerdict } from '../ratelimit/proof-reach.js';
+import { stackTracker, withIdentifiedWindow } from '../ratelimit/stacked-inference.js';
 import { sizeFleet, type FleetSizingInput } from '../ratelimit/fleet/size.js';
 import { fleetProofOf, fleetProofRun, type FleetProof } from '../ratelimit/fleet/prove-fleet.js';
 import { runFleetK6 } from '../ratelimit/fleet/k6-proof.js';
@@ -109,6 +110,8 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
       const askedHorizonS = settings.rateLimit.horizonS;
       const horizonS = stageOptions.proofS === 0 ? 0 : (askedHorizonS ?? stageOptions.proofS ?? DEFAULT_HORIZON_S);
       const probeCapS = stageOptions.maxDurationS ?? settings.rateLimit.maxDurationS ?? probeBudgetS(horizonS);
+      // The clock the rounds are placed on beside the probe's samples (stacked-inference.ts replays both).
+      const probeStartMs = io.clock.now();
       const estimate = await discover({
         calls,
         maxRps,
@@ -196,15 +199,25 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
             settleS,
             refillRps: estimate.sustained_rps,
           };
+          // A second limit behind the probe's reading, identified from the probe and every round.
+          const stack = stackTracker(estimate.limiter, estimate.timeline, proofS / 2, probeStartMs / 1000);
           const outcome = await proveUntilHeld(
             recommendation,
             bindingRps(estimate) ?? recommendation.target_rps,
             async (rec, round, durationS = proofS) => {
+              // Once a set is identified, a round waits for all of it to rest, as a new client meets it.
+              const restS = Math.min(Math.max(settleS, stack.restS()), probeCapS);
               io.progress(
-                `proof round ${round}: waiting ${settleS.toFixed(1)} s for the limit to refill, then proving the policy with k6 at ${rec.target_rps} req/s for ${durationS} s`,
+                `proof round ${round}: waiting ${restS.toFixed(1)} s for the limit to refill, then proving the policy with k6 at ${rec.target_rps} req/s for ${durationS} s`,
               );
-              await io.clock.sleep(settleS * 1000, signal);
+              await io.clock.sleep(restS * 1000, signal);
               if (signal.aborted) return null;
+              stack.started({
+                rps: rec.target_rps,
+                startS: (io.clock.now() - probeStartMs) / 1000,
+                durationS,
+                tailS: rec.retry_budget_s,
+              });
               const run = await prove({
                 k6Path: k6.k6Path,
                 bundleDir: k6.bundleDir,
@@ -232,6 +245,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
             },
             undefined,
             reach,
+            stack.identifiedRps,
           );
           proof = outcome.lastProof;
           // A first proof that produced no figures refuted nothing: the policy stands, unproven (the
@@ -243,11 +257,12 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
             verdict,
             ...(verdict === 'not proven within horizon' && outcome.unproven ? { unproven: outcome.unproven.why } : {}),
             rounds: outcome.rounds,
+            stack: stack.verdict(),
             ...(outcome.rounds.length > 0
               ? {
                   horizon: proofHorizon(
                     proofS,
-                    longest,
+                    withIdentifiedWindow(longest, stack.verdict()),
                     askedHorizonS === undefined ? stageOptions.shortHorizon : undefined,
                   ),
                 }
@@ -266,7 +281,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
       // choice is then proven by a k6 fleet run, like the single client's, before it is given.
       if (settings.rateLimit.fleet !== undefined) {
         // Sized on what the proofs left standing: a refuted reading sizes no fleet (refuted.ts).
-        const shown = withoutRefuted(estimate, proving.rounds);
+        const shown = withoutRefuted(estimate, proving.rounds, proving.stack);
         const sizing = given && { estimate: shown, recommendation: given, instances: settings.rateLimit.fleet };
         let fleet = sizing && sizeFleet(sizing);
         if (

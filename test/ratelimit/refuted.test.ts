@@ -127,3 +127,70 @@ describe('a limiter a proof refuted', () => {
     expect(summaryLines(r).join('\n')).toMatch(/proof round 1: at 39\.0\/s: .* refusals from 12\.5 s: fails/);
   });
 });
+
+// A set of limits is a reading like any other: the probe read a bucket of 30 and 900 per minute
+// (15 req/s); a proof at 12 req/s met a quota after 40 s. From all the evidence the stacked-limit
+// inference identified a bucket of 30 and one of 10 req/s, burst 600 (stacked-inference.ts).
+describe('a set of limits a proof refuted', () => {
+  const READ_SET: Estimate = {
+    ...REFUTED,
+    sustained_rps: 15,
+    burst: 30,
+    limiter: { kind: 'fixed-window', limit: 900, window_s: 60, phase_s: 0, counts_refused: false },
+    limiters: [
+      { kind: 'bucket', rate_rps: 30, burst: 30 },
+      { kind: 'fixed-window', limit: 900, window_s: 60, phase_s: 0, counts_refused: false },
+    ],
+    limiter_evidence: ['read as token bucket 30 req/s, burst 30 and fixed window 900 per 60 s'],
+    notes: ['sustained 15 req/s: token bucket 30 req/s, burst 30 and fixed window 900 per 60 s', 'scope not measured'],
+    advertised: undefined,
+  };
+  const quota = (rec: ReturnType<typeof recommend>) =>
+    proofRound(rec!, { rate_429: 0.3, goodput_rps: 9.5, lost_requests: 0, refusals_began_s: 40, after_quota_rps: 10 });
+  const rounds = () => {
+    const first = { ...recommend(READ_SET)!, target_rps: 12 };
+    return [quota(first), proofRound({ ...first, target_rps: 8 }, { rate_429: 0, goodput_rps: 8, lost_requests: 0 })];
+  };
+  const outputsOf = (rate_limit: ReturnType<typeof toRateLimitResult>) => {
+    const report = { ...loadFixture('pass'), rate_limit };
+    return {
+      ...Object.fromEntries((Object.keys(renderers) as ReportFile[]).map((file) => [file, renderers[file](report)])),
+      terminal: summaryLines(rate_limit).join('\n'),
+      history: JSON.stringify(toRecord(report)),
+    } as Record<string, string>;
+  };
+
+  it('appears in no output; the set identified from all the evidence takes its place', () => {
+    const identified = {
+      set: [
+        { kind: 'bucket', rate_rps: 30, burst: 30 },
+        { kind: 'bucket', rate_rps: 10, burst: 600 },
+      ] as const,
+      sustained_rps: 10,
+      evidence:
+        'identified from all the evidence, the probe\u2019s 900 requests and 2 proof rounds replayed on one clock: token bucket 30 req/s, burst 30 and token bucket 10 req/s, burst 600',
+    };
+    const r = toRateLimitResult(READ_SET, { ...recommend(READ_SET)!, target_rps: 8 }, null, [], {
+      verdict: 'proven',
+      rounds: rounds(),
+      stack: identified,
+    });
+    expect(r).toMatchObject({ sustained_rps: 10, limiter: { kind: 'bucket', rate_rps: 10, burst: 600 } });
+    expect(r.limiters).toEqual(identified.set);
+    for (const [name, text] of Object.entries(outputsOf(r))) {
+      expect(text, name).not.toMatch(/900 per 60|(^|[^\d.])15 req/);
+      if (name !== 'history') expect(text, name).toContain('token bucket 10 req/s, burst 600');
+    }
+  });
+
+  it('says "not identified" with what each round saw when no set explains the evidence', () => {
+    const why =
+      'no bucket or window (of 10, 60 s) beside token bucket 30 req/s, burst 30 explains every round: round 1 at 12 req/s for 120 s was first refused at 40 s';
+    const r = toRateLimitResult(READ_SET, null, null, [], { verdict: 'not proven', rounds: rounds(), stack: { why } });
+    expect(r.limiters).toBeUndefined();
+    expect(r.limiter).toBeNull();
+    expect(r.notes).toContain(`not identified: as a set of limits: ${why}`);
+    for (const [name, text] of Object.entries(outputsOf(r)))
+      expect(text, name).not.toMatch(/900 per 60|(^|[^\d.])15 req/);
+  });
+});

@@ -1,0 +1,78 @@
+// Replays what a limiter saw, the probe's stream and then every k6 proof round, through a candidate
+// set of limits (src/ratelimit/limiters/), on one clock: a limit the probe drained is not rested when
+// the first round begins, nor is one a round drained when the next begins, so a round's first
+// refusal is only explained by a model that carried the state across. Pure and deterministic: the
+// stacked-limit inference (stacked-inference.ts) asks it what each candidate would have answered.
+
+import { createLimiter, type Limits } from './limiters/index.js';
+import type { TimelinePoint } from './types.js';
+
+/** One k6 proof round as the replay needs it: paced at `rps` from `startS` (seconds since the probe began) for `durationS`. */
+export interface RoundRun {
+  rps: number;
+  startS: number;
+  durationS: number;
+  /**
+   * How long calls refused near the end keep retrying after the arrivals stop, seconds (the
+   * policy's retry budget; k6 lets them finish): their successes count in the round's goodput.
+   */
+  tailS: number;
+}
+
+/** What a candidate answered a replayed round's paced arrivals. */
+export interface ReplayedRound {
+  /** Seconds into the round of the first refusal; null when none. */
+  firstRefusalS: number | null;
+  sent: number;
+  accepted: number;
+  /** Accepted from the first refusal on: what the limit let through once its quota was spent. */
+  acceptedAfterFirst: number;
+}
+
+export interface Replay {
+  /** The probe's slots, accepted as the candidate would have (same order as the timeline). */
+  probeAccepted: number[];
+  rounds: ReplayedRound[];
+  /** When each request the candidate admitted was sent, seconds since the probe began, in order. */
+  admittedS: number[];
+}
+
+/**
+ * The probe's requests are known per slot of its timeline (100 ms, or 1 s for a long probe): each
+ * slot's are replayed spread evenly across it, which is within the slot's own timing uncertainty.
+ * Rounds are replayed without k6's retries: a retry only spends capacity a paced arrival would
+ * have spent, so what a limit lets through over a round is the same; but the calls still retrying
+ * when the arrivals stop go on for the round's tail, and what the limit lets through then counts
+ * (k6's goodput counts it too, and the next round meets the limit they left).
+ */
+export function replay(limits: Limits, timeline: readonly TimelinePoint[], rounds: readonly RoundRun[]): Replay {
+  const limiter = createLimiter(limits);
+  const admittedS: number[] = [];
+  const take = (atS: number) => {
+    const ok = limiter.take(Math.round(atS * 1000)).ok;
+    if (ok) admittedS.push(atS);
+    return ok;
+  };
+  const slotS = timeline.length > 1 ? timeline[1]!.t - timeline[0]!.t : 0.1;
+  const probeAccepted = timeline.map((p) => {
+    let accepted = 0;
+    for (let i = 0; i < p.offered; i++) if (take(p.t + ((i + 0.5) / p.offered) * slotS)) accepted++;
+    return accepted;
+  });
+  const replayed = rounds.map((r) => {
+    const sent = Math.floor(r.rps * r.durationS);
+    let accepted = 0;
+    let acceptedAfterFirst = 0;
+    let firstRefusalS: number | null = null;
+    // The tail's retries only follow refusals: a round refused nothing has no call left waiting.
+    for (let k = 0; k < sent || (firstRefusalS !== null && k < r.rps * (r.durationS + r.tailS)); k++) {
+      const atS = k / r.rps;
+      const ok = take(r.startS + atS);
+      if (ok) accepted++;
+      if (!ok && firstRefusalS === null && k < sent) firstRefusalS = atS;
+      if (ok && firstRefusalS !== null) acceptedAfterFirst++;
+    }
+    return { firstRefusalS, sent, accepted, acceptedAfterFirst };
+  });
+  return { probeAccepted, rounds: replayed, admittedS };
+}

@@ -1,0 +1,282 @@
+// A second limit behind the one the probe read (issue 35 item 5): refusals that begin only after N
+// acceptances at a paced rate r during a proof round *are* that limit. A bucket of capacity B
+// refilling at ρ is spent after B / (r − ρ) seconds; a window of M per W after M requests in it;
+// once spent, either lets ρ (or M / W) through. Each round that met such a quota seeds candidates
+// (a bucket, or a window of each length the horizon covers, at rates around what it let through
+// after), each beside the probe's own reading; every candidate set is replayed on one clock over
+// the probe's stream and every round (round-replay.ts). A set is claimed only when it explains
+// every round within the timing uncertainty (a round that held is one it admits; a round refused
+// from late on is refused by it within a second or so of when k6 saw it), and of those the one
+// that fits the counts best; otherwise nothing is claimed, and the caller says what each round saw.
+
+import type { ProofRound } from '../report/model.js';
+import { describeLimiter, sustainedRate, type LimiterModel, type LimiterSet } from './limiters/index.js';
+import { PROOF_PROMISE, QUOTA_AFTER_S, type Identified } from './proof-loop.js';
+import { replay, type Replay, type RoundRun } from './round-replay.js';
+import { windowOf, type longestKnownWindow } from './horizon.js';
+import type { TimelinePoint } from './types.js';
+
+/** A proof round: what k6 measured (ProofRound) and when and how long it ran. */
+export type RoundEvidence = RoundRun & { round: ProofRound };
+
+export interface StackInput {
+  /** The probe's reading of the limiter: the limit that paces a short burst. */
+  first: LimiterModel;
+  timeline: readonly TimelinePoint[];
+  rounds: readonly RoundEvidence[];
+  /** The longest window a candidate may count over: half the proof's horizon (a longer one is not tested). */
+  maxWindowS: number;
+  /**
+   * The wall clock when the probe began, seconds since the epoch: a window on the clock's edges
+   * (Kong's minute, the emulator's) has its phase from it. Absent: every phase is as likely.
+   */
+  clockStartS?: number;
+}
+
+export interface StackedIdentity {
+  set: LimiterSet;
+  /** The lowest limit's rate, requests per second. */
+  sustained_rps: number;
+  /** One sentence: what was replayed and how the chosen set matches it. */
+  evidence: string;
+}
+
+/** Rates tried around what a round let through after its quota: it errs a few percent either way (k6's lag, the retries of its tail). */
+const RATE_SPREAD = 0.06;
+const RATE_STEP = 0.005;
+/** Window lengths a published limit counts over (beyond the probe's own, a second), seconds. */
+const WINDOWS_S = [10, 60, 600, 3600] as const;
+/** Phases tried per window: a 60 s window's edge placed within half a second. */
+const PHASES = 120;
+
+/** The first refusal's timing uncertainty: k6's start, the settle, a slot of the probe's timeline. */
+export const refusalToleranceS = (beganS: number): number => 1 + 0.05 * beganS;
+
+/**
+ * The set that explains all the evidence, or why none was claimed; null when no round met a quota
+ * (nothing beside the probe's reading to identify).
+ */
+export function identifyStack(input: StackInput): StackVerdict {
+  const seeds = input.rounds.filter(
+    (r) => quotaMet(r.round) && r.round.after_quota_rps !== undefined && r.round.after_quota_rps > 0,
+  );
+  if (seeds.length === 0) return null;
+  const firstRps = sustainedRate(input.first);
+  const fits: Array<{ set: LimiterSet; score: number; replayed: Replay; onClock: boolean }> = [];
+  const consider = (second: LimiterModel) => {
+    const set: LimiterSet = [input.first, second];
+    const replayed = replay(set, input.timeline, input.rounds);
+    const onClock = second.kind === 'fixed-window' && second.phase_s === clockPhaseS(input, second.window_s);
+    if (explains(replayed, input.rounds)) fits.push({ set, score: misfit(replayed, input), replayed, onClock });
+  };
+  for (const seed of seeds) {
+    const after = seed.round.after_quota_rps!;
+    for (const rate of ratesAround(after).filter((r) => r < firstRps)) consider(fittedBucket(input, seed, rate));
+    for (const windowS of WINDOWS_S.filter((w) => w <= input.maxWindowS))
+      for (const window of fittedWindows(input, seed, windowS)) consider(window);
+  }
+  const windows = WINDOWS_S.filter((w) => w <= input.maxWindowS).join(', ');
+  if (fits.length === 0)
+    return {
+      why: `no bucket or window (of ${windows} s) beside ${describeLimiter(input.first)} explains every round: ${roundsSaw(input.rounds)}`,
+    };
+  // A window whose edges fall on the wall clock's, as published windows' do, is preferred to the
+  // same window at another phase when both explain every round: the phase is then known, not fitted.
+  const kept = fits.filter(
+    (f) =>
+      f.onClock ||
+      !fits.some((g) => g.onClock && windowOf(g.set[1]!) !== null && windowOf(g.set[1]!) === windowOf(f.set[1]!)),
+  );
+  const best = kept.reduce((a, b) => (b.score < a.score ? b : a));
+  const rates = kept.map((f) => sustainedRate(f.set));
+  const [low, high] = [Math.min(...rates), Math.max(...rates)];
+  // Sets further apart than the figure's promise all explain the rounds: none is claimed.
+  if (high > low * (1 + SAME_RATE))
+    return {
+      why: `sets sustaining ${rate2(low)} to ${rate2(high)} req/s all explain every round (${describeLimiter(best.set)} among them), and no round told them apart: ${roundsSaw(input.rounds)}`,
+      spanRps: { low: rate2(low), high: rate2(high) },
+    };
+  return {
+    set: best.set,
+    sustained_rps: rate2(sustainedRate(best.set)),
+    evidence:
+      `identified from all the evidence, the probe's ${input.timeline.reduce((n, p) => n + p.offered, 0)} requests and ${input.rounds.length} proof round${input.rounds.length === 1 ? '' : 's'} replayed on one clock: ` +
+      `${describeLimiter(best.set)}; ${input.rounds
+        .map(
+          (r, i) =>
+            `round ${i + 1} at ${r.rps} req/s ${seen(r.round)}, the model ${modelled(best.replayed.rounds[i]!)}`,
+        )
+        .join('; ')}`,
+  };
+}
+
+/** Sets whose sustained rates differ by less than this are one reading (the report's 2 %). */
+const SAME_RATE = 0.02;
+const rate2 = (rps: number) => Math.round(rps * 100) / 100;
+
+/** A failed round whose refusals began late: a quota was spent, not the rate refused from the start. */
+const quotaMet = (r: ProofRound): boolean =>
+  r.verdict === 'fails' && r.refusals_began_s !== undefined && r.refusals_began_s >= QUOTA_AFTER_S;
+
+function ratesAround(rps: number): number[] {
+  const steps = Math.round(RATE_SPREAD / RATE_STEP);
+  return Array.from({ length: 2 * steps + 1 }, (_, i) => rps * (1 + (i - steps) * RATE_STEP));
+}
+
+/**
+ * The calls a round let through (k6's goodput over it) as the replay counts them, within this: the
+ * retry tail's length is the policy's budget at most, and k6 paces within a request or two.
+ */
+const COUNT_TOLERANCE = 0.03;
+
+/**
+ * Whether the replay answers every round as k6 saw it, within the timing uncertainty: the calls it
+ * let through, whether it held, and when its refusals began.
+ */
+function explains(replayed: Replay, rounds: readonly RoundEvidence[]): boolean {
+  return rounds.every((r, i) => {
+    const sim = replayed.rounds[i]!;
+    const ok = r.round.goodput_rps * r.durationS;
+    if (ok > 0 && Math.abs(sim.accepted - ok) > COUNT_TOLERANCE * ok) return false;
+    const refused = sim.sent > 0 ? (sim.sent - sim.accepted) / sim.sent : 0;
+    if (r.round.verdict === 'holds') return refused <= PROOF_PROMISE.max_rate_429;
+    const began = r.round.refusals_began_s;
+    // A round failed on lost calls alone blames the backoff, not the limit: no constraint.
+    if (began === undefined || r.round.rate_429 <= PROOF_PROMISE.max_rate_429) return true;
+    if (sim.firstRefusalS === null) return false;
+    return began < QUOTA_AFTER_S
+      ? sim.firstRefusalS < QUOTA_AFTER_S + refusalToleranceS(0)
+      : Math.abs(sim.firstRefusalS - began) <= refusalToleranceS(began);
+  });
+}
+
+/**
+ * How far the replay's counts are from what was measured: each round's calls let through (k6's
+ * goodput over the round) and the probe's accepted requests, relative, summed.
+ */
+function misfit(replayed: Replay, input: StackInput): number {
+  const rounds = input.rounds.reduce((sum, r, i) => {
+    const ok = r.round.goodput_rps * r.durationS;
+    return sum + (ok > 0 ? Math.abs(replayed.rounds[i]!.accepted - ok) / ok : 0);
+  }, 0);
+  const accepted = input.timeline.reduce((n, p) => n + p.accepted, 0);
+  const apart = input.timeline.reduce((n, p, i) => n + Math.abs(p.accepted - replayed.probeAccepted[i]!), 0);
+  return rounds + (accepted > 0 ? apart / accepted : 0);
+}
+
+/** A bucket at `rate` whose capacity makes the seed round's first refusal fall when k6 saw it (bisection: a larger bucket refuses later). */
+function fittedBucket(input: StackInput, seed: RoundEvidence, rate: number): LimiterModel {
+  const upTo = input.rounds.slice(0, input.rounds.indexOf(seed) + 1);
+  const began = seed.round.refusals_began_s!;
+  const refusalAt = (burst: number) =>
+    replay([input.first, { kind: 'bucket', rate_rps: rate, burst }], input.timeline, upTo).rounds.at(-1)!
+      .firstRefusalS ?? Infinity;
+  let low = 1;
+  let high = Math.max(2, Math.ceil(seed.rps * (seed.startS + seed.durationS)));
+  while (high - low > 1) {
+    const mid = Math.floor((low + high) / 2);
+    if (refusalAt(mid) >= began) high = mid;
+    else low = mid;
+  }
+  const burst = Math.abs(refusalAt(low) - began) <= Math.abs(refusalAt(high) - began) ? low : high;
+  return { kind: 'bucket', rate_rps: Math.round(rate * 1000) / 1000, burst };
+}
+
+/**
+ * Windows of `windowS` on the clock, one per phase tried, each holding as many requests as the
+ * seed round's window had let through when k6 saw its first refusal: the requests the first limit
+ * admitted from that window's edge up to the refusal (the probe's, an earlier round's and this
+ * round's), counted in a replay where the window refuses nothing.
+ */
+function fittedWindows(input: StackInput, seed: RoundEvidence, windowS: number): LimiterModel[] {
+  const upTo = input.rounds.slice(0, input.rounds.indexOf(seed) + 1);
+  const refusedAtS = seed.startS + seed.round.refusals_began_s!;
+  const admittedS = replay(input.first, input.timeline, upTo).admittedS;
+  const onClock = clockPhaseS(input, windowS);
+  const phases = Array.from({ length: PHASES }, (_, i) => (i * windowS) / PHASES);
+  return [...(onClock === null ? [] : [onClock]), ...phases].flatMap((phase_s): LimiterModel[] => {
+    const edgeS = phase_s + windowS * Math.floor((refusedAtS - phase_s) / windowS);
+    const limit = admittedS.filter((s) => s >= edgeS && s < refusedAtS).length;
+    return limit >= 1 ? [{ kind: 'fixed-window', limit, window_s: windowS, phase_s, counts_refused: false }] : [];
+  });
+}
+
+/** Where a window of `windowS` on the wall clock's edges has its phase, on the probe's clock; null when the clock is not known. */
+function clockPhaseS(input: StackInput, windowS: number): number | null {
+  if (input.clockStartS === undefined) return null;
+  const phase = (((-input.clockStartS % windowS) + windowS) % windowS) * 1000;
+  return Math.round(phase) / 1000;
+}
+
+const seen = (r: ProofRound): string =>
+  r.verdict === 'holds'
+    ? 'held'
+    : r.refusals_began_s === undefined
+      ? 'failed'
+      : `was first refused at ${r.refusals_began_s} s`;
+
+const modelled = (r: Replay['rounds'][number]): string =>
+  r.firstRefusalS === null ? 'refuses none' : `first refuses at ${Math.round(r.firstRefusalS * 10) / 10} s`;
+
+/** What each round saw, for a claim not made. */
+export const roundsSaw = (rounds: readonly RoundEvidence[]): string =>
+  rounds
+    .map(
+      (r, i) =>
+        `round ${i + 1} at ${r.rps} req/s for ${r.durationS} s ${seen(r.round)}${r.round.after_quota_rps !== undefined ? `, then let ${r.round.after_quota_rps} req/s through` : ''}`,
+    )
+    .join('; ');
+
+/**
+ * How long a round waits for the set's windows to pass an edge, seconds: a window the round before
+ * spent refuses the next one from its start whatever its rate, which is no client adopting the
+ * policy. A bucket is not waited for: drained, it is the state a client running for hours meets.
+ * A tenth more and half a second for the answers in flight; 0 without a window.
+ */
+export function restS(set: LimiterSet): number {
+  const windows = set.flatMap((m) => windowOf(m) ?? []);
+  return windows.length > 0 ? Math.max(...windows) * 1.1 + 0.5 : 0;
+}
+
+/** What the inference concluded after the last round: a set, why none was claimed, or null (no round met a quota). */
+export type StackVerdict = StackedIdentity | { why: string; spanRps?: { low: number; high: number } } | null;
+
+/**
+ * The inference as the proof loop runs: each round is noted when it starts (when, how fast, how
+ * long), and `identifiedRps` (proveUntilHeld's hook) judges the rounds so far. `first`: the probe's
+ * reading; none, nothing is inferred.
+ */
+export function stackTracker(
+  first: LimiterModel | null | undefined,
+  timeline: readonly TimelinePoint[],
+  maxWindowS: number,
+  clockStartS?: number,
+) {
+  const runs: RoundRun[] = [];
+  let verdict: StackVerdict = null;
+  return {
+    started: (run: RoundRun) => void runs.push(run),
+    /** How long the next round waits for the identified set to rest; 0 while none is. */
+    restS: () => (verdict && 'set' in verdict ? restS(verdict.set) : 0),
+    identifiedRps: (rounds: readonly ProofRound[]): Identified => {
+      verdict = first
+        ? identifyStack({
+            first,
+            timeline,
+            rounds: rounds.map((round, i) => ({ ...runs[i]!, round })),
+            maxWindowS,
+            ...(clockStartS !== undefined ? { clockStartS } : {}),
+          })
+        : null;
+      return verdict && 'set' in verdict ? verdict.sustained_rps : (verdict?.spanRps ?? null);
+    },
+    verdict: (): StackVerdict => verdict,
+  };
+}
+
+/** The longest window known, the identified set's included (a window of the set is measured). */
+export function withIdentifiedWindow(longest: ReturnType<typeof longestKnownWindow>, verdict: StackVerdict) {
+  const windows = verdict && 'set' in verdict ? verdict.set.flatMap((m) => windowOf(m) ?? []) : [];
+  const identified = windows.length > 0 ? Math.max(...windows) : 0;
+  return identified > (longest?.window_s ?? 0) ? { window_s: identified, source: 'measured' as const } : longest;
+}

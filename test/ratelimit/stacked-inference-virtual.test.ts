@@ -1,0 +1,196 @@
+// Two limits stacked and silent (issue 35 item 5): the probe reads the per-second limit, the k6
+// proof rounds meet the per-minute one only after N acceptances. From all that evidence, replayed
+// through the limiter models on one clock, the set is identified (both limits, the sustained rate
+// the lowest's within 2 %), the rounds bisect toward it, and the recommendation lands within 75–100
+// % of the true rate. Whole probe (discover) on virtual time, proof rounds in-process.
+
+import { describe, expect, it } from 'vitest';
+import { proveUntilHeld } from '../../src/ratelimit/proof-loop.js';
+import { bindingRps, recommend } from '../../src/ratelimit/recommend.js';
+import { identifyStack, stackTracker, withIdentifiedWindow } from '../../src/ratelimit/stacked-inference.js';
+import { describeLimiter, sustainedRate, type LimiterSet } from '../../src/ratelimit/limiters/index.js';
+import type { ProofRound } from '../../src/report/model.js';
+import { discoverVirtual, fromModel } from './virtual-limit.js';
+import { virtualProofRound } from './virtual-proof.js';
+
+const HORIZON_S = 120;
+const ROUND: ProofRound = {
+  target_rps: 0,
+  max_concurrency: 4,
+  backoff_base_ms: 100,
+  max_retries: 5,
+  rate_429: 0,
+  goodput_rps: 0,
+  lost_requests: 0,
+  verdict: 'holds',
+  why: '',
+};
+const SETTLE_S = 2;
+
+async function sizeStack(truth: LimiterSet) {
+  const limiter = fromModel(truth);
+  const estimate = await discoverVirtual({ limiter: () => limiter, status: 429 }, { maxDurationS: 150 });
+  // Virtual time starts at 0, the wall clock's edge the truth's windows are placed on.
+  const stack = stackTracker(estimate.limiter, estimate.timeline, HORIZON_S / 2, 0);
+  let atS = estimate.duration_s + SETTLE_S;
+  const outcome = await proveUntilHeld(
+    recommend(estimate)!,
+    bindingRps(estimate)!,
+    async (rec) => {
+      // Once identified, a round waits for the set to rest, as the stage does.
+      const startS = atS + stack.restS();
+      // The virtual round asks each request once: no retries, no tail.
+      stack.started({ rps: rec.target_rps, startS, durationS: HORIZON_S, tailS: 0 });
+      atS = startS + HORIZON_S + SETTLE_S;
+      return virtualProofRound(limiter, rec.target_rps, startS, HORIZON_S);
+    },
+    undefined,
+    undefined,
+    stack.identifiedRps,
+  );
+  return { estimate, outcome, identified: stack.verdict() };
+}
+
+describe('a silent stack identified from the probe and the proof rounds', () => {
+  it.each([
+    [
+      'a bucket of 30 per 1 s and one of 600 per 60 s',
+      [
+        { kind: 'bucket', rate_rps: 30, burst: 30 },
+        { kind: 'bucket', rate_rps: 10, burst: 600 },
+      ] as LimiterSet,
+    ],
+    [
+      'clock-aligned 1 s and 60 s windows',
+      [
+        { kind: 'fixed-window', limit: 30, window_s: 1, phase_s: 0, counts_refused: false },
+        { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: 0, counts_refused: false },
+      ] as LimiterSet,
+    ],
+  ])(
+    '%s',
+    async (_name, truth) => {
+      const { estimate, outcome, identified } = await sizeStack(truth);
+      const trueRps = sustainedRate(truth);
+      // The probe reads the per-second limit alone; the per-minute one shows only in the rounds.
+      expect(sustainedRate(estimate.limiter!)).toBeGreaterThan(2 * trueRps);
+      expect(outcome.rounds[0]).toMatchObject({ verdict: 'fails' });
+      expect(outcome.rounds[0]!.refusals_began_s).toBeGreaterThan(1);
+      if (!identified || !('set' in identified)) throw new Error(`not identified: ${JSON.stringify(identified)}`);
+      // Both limits, each of its true kind, and the sustained rate the lowest's within 2 %.
+      expect(identified.set.map((m) => m.kind)).toEqual(truth.map((m) => m.kind));
+      expect(Math.abs(identified.sustained_rps - trueRps) / trueRps).toBeLessThanOrEqual(0.02);
+      expect(outcome.identifiedRps).toBe(identified.sustained_rps);
+      expect(identified.evidence).toContain(describeLimiter(identified.set));
+      // The recommendation held, and lands within 75–100 % of the true sustained rate.
+      const given = outcome.proven!.target_rps;
+      expect(given).toBeGreaterThanOrEqual(0.75 * trueRps);
+      expect(given).toBeLessThanOrEqual(trueRps);
+      // Every round spans two of the longest window identified.
+      const longest = Math.max(...identified.set.map((m) => ('window_s' in m ? m.window_s : 0)));
+      expect(HORIZON_S).toBeGreaterThanOrEqual(2 * longest);
+    },
+    120_000,
+  );
+});
+
+describe('identifyStack claims nothing the evidence contradicts', () => {
+  const first = { kind: 'bucket', rate_rps: 30, burst: 30 } as const;
+  const quotaRound = {
+    rps: 23,
+    startS: 0,
+    durationS: 120,
+    tailS: 0,
+    // 23 × 46 let through before the first refusal, 10 a second over the 74 s after.
+    round: {
+      ...ROUND,
+      target_rps: 23,
+      rate_429: 0.35,
+      goodput_rps: 14.98,
+      verdict: 'fails',
+      refusals_began_s: 46,
+      after_quota_rps: 10,
+    },
+  } as const;
+
+  it('no round met a quota: nothing to identify', () => {
+    const held = { ...quotaRound, round: { ...ROUND, target_rps: 23, verdict: 'holds' } } as const;
+    expect(identifyStack({ first, timeline: [], rounds: [held], maxWindowS: 60 })).toBeNull();
+  });
+
+  it('one round refused late at 23 req/s, 10 req/s after: the sets it leaves span 10 req/s, too wide to claim one', () => {
+    const found = identifyStack({ first, timeline: [], rounds: [quotaRound], maxWindowS: 60 });
+    if (!found || 'set' in found || !found.spanRps) throw new Error(JSON.stringify(found));
+    expect(found.spanRps.low).toBeLessThanOrEqual(10);
+    expect(found.spanRps.high).toBeGreaterThanOrEqual(10);
+    expect(found.spanRps.high).toBeGreaterThan(found.spanRps.low * 1.02);
+    // The best fit is named, with what the round saw.
+    expect(found.why).toMatch(
+      /^sets sustaining [\d.]+ to [\d.]+ req\/s all explain every round \(token bucket 30 req\/s, burst 30 and token bucket 10 req\/s, burst \d+ among them\), and no round told them apart: round 1 at 23 req\/s for 120 s was first refused at 46 s, then let 10 req\/s through$/,
+    );
+  });
+
+  it('a window on the wall clock: its phase from the clock, its limit counted from that edge to the first refusal', () => {
+    // The probe began at wall-clock second 20.25, so minutes turn at 39.75 s, 99.75 s … on its clock
+    // (between the phases a search without the clock tries). A round at 24 req/s from 30 s: 234 let
+    // through before the edge, then 600 in the new minute, the first refusal at 64.75 s (34.75 s
+    // in), 600 more from 99.75 s: 1,434 in the round.
+    const perSecond = { kind: 'fixed-window', limit: 30, window_s: 1, phase_s: 0, counts_refused: false } as const;
+    const round = {
+      rps: 24,
+      startS: 30,
+      durationS: 120,
+      tailS: 0,
+      round: {
+        ...ROUND,
+        target_rps: 24,
+        rate_429: 0.5,
+        goodput_rps: 11.95,
+        verdict: 'fails',
+        refusals_began_s: 34.75,
+        after_quota_rps: 7.06,
+      },
+    } as const;
+    const found = identifyStack({
+      first: perSecond,
+      timeline: [],
+      rounds: [round],
+      maxWindowS: 60,
+      clockStartS: 20.25,
+    });
+    // One round leaves other sets too; of the 60 s windows, the one on the clock's edges is kept.
+    if (!found || 'set' in found) throw new Error(JSON.stringify(found));
+    expect(found.why).toContain('(fixed window 30 per 1 s and fixed window 600 per 60 s among them)');
+  });
+
+  it('a round held at 20 req/s for 120 s right after: no bucket or window at 10 req/s admits it, "not identified" with what each round saw', () => {
+    const held = {
+      rps: 20,
+      startS: 121,
+      durationS: 120,
+      tailS: 0,
+      round: { ...ROUND, target_rps: 20, verdict: 'holds' },
+    } as const;
+    const found = identifyStack({ first, timeline: [], rounds: [quotaRound, held], maxWindowS: 60 });
+    expect(found).toEqual({
+      why: expect.stringMatching(
+        /^no bucket or window \(of 10, 60 s\) beside token bucket 30 req\/s, burst 30 explains every round: round 1 at 23 req\/s for 120 s was first refused at 46 s, then let 10 req\/s through; round 2 at 20 req\/s for 120 s held$/,
+      ),
+    });
+  });
+});
+
+describe('the horizon states the longest window known, an identified one included', () => {
+  const set = [
+    { kind: 'fixed-window', limit: 30, window_s: 1, phase_s: 0, counts_refused: false },
+    { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: 12.5, counts_refused: false },
+  ] as const;
+  it.each([
+    [null, { window_s: 60, source: 'measured' }],
+    [{ window_s: 1, source: 'measured' } as const, { window_s: 60, source: 'measured' }],
+    [{ window_s: 3600, source: 'announced' } as const, { window_s: 3600, source: 'announced' }],
+  ])('known %j → %j', (known, longest) => {
+    expect(withIdentifiedWindow(known, { set, sustained_rps: 10, evidence: '' })).toEqual(longest);
+    expect(withIdentifiedWindow(known, { why: 'none' })).toEqual(known);
+  });
+});
