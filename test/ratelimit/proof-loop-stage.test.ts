@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRateLimitStage, runRateLimitStage } from '../../src/stages/rate-limit.js';
 import { MAX_PROOF_ROUNDS } from '../../src/ratelimit/proof-loop.js';
-import { runIo, type StageTarget } from '../../src/stages/run-io.js';
+import { runIo } from '../../src/stages/run-io.js';
 import { processIo } from '../../src/cli/io.js';
 import { prepareTarget, type PreparedTarget } from '../../src/cli/prepare-target.js';
 import { plainText, type Terminal } from '../../src/cli/terminal.js';
@@ -22,6 +22,7 @@ import { createLimiter, type Limiter } from '../../src/ratelimit/limiters/index.
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { buildReport } from '../../src/report/build.js';
 import { realK6 } from '../k6/support.js';
+import { stageTargetOn } from '../helpers/stage-target.js';
 
 const k6 = await realK6();
 
@@ -122,7 +123,6 @@ describe.skipIf(k6 === undefined)(misread, { concurrent: true }, () => {
       overrides: [() => ({ limit: (ctx, key) => limit.take(key, ctx.now) })],
     });
     emulators.push(emulator);
-    const { target } = await prepared.probeTarget();
     redactor.addSecret(emulator.credentials.clientSecret, emulator.credentials.clientId);
     const untested: string[] = [];
     const turn = probeTurn();
@@ -130,22 +130,14 @@ describe.skipIf(k6 === undefined)(misread, { concurrent: true }, () => {
       limit.progress(line);
       if (/^proof round \d+:/.test(line)) turn.over();
     });
-    const on: StageTarget = {
-      ...prepared,
-      ...(fleetLimit !== undefined
-        ? { settings: { ...prepared.settings, rateLimit: { ...prepared.settings.rateLimit, fleet: 4 } } }
-        : {}),
-      probeTarget: async () => ({
-        target: {
-          ...target,
-          baseUrl: emulator.url,
-          credentials: emulator.credentials,
-          caPem: emulator.caPem,
-          caFile: emulator.caFile,
-        },
-      }),
+    const on = await stageTargetOn(
+      prepared,
+      emulator,
       reportDir,
-    };
+      fleetLimit !== undefined
+        ? { settings: { ...prepared.settings, rateLimit: { ...prepared.settings.rateLimit, fleet: 4 } } }
+        : {},
+    );
     const io = runIo(terminal, redactor, new AbortController().signal, (stage, reason) =>
       untested.push(`${stage}: ${reason}`),
     );
