@@ -70,28 +70,38 @@ describe('the profile groups', () => {
   });
 });
 
-// `check` and `run` of one group side by side, one group at a time (each CLI run its own
-// process and built-in emulator on port 0): they mostly wait on timers (token expiry, the
-// rate-limit recovery, k6's fixed duration), and `npm run bench -- real-sandbox` measured 0 false
-// alarms for each even with the CPU saturated, so sharing the wait costs them nothing they prove,
-// and the file most of its time. Not all four at once: `connection-close` makes a TLS handshake on
-// both ends of every request in one process, and with eight runs here beside three other real-tier
-// files its answers once took 5.7 s, too slow for the probe to reach the limit (not tested).
-// One group at a time: two at once beside the real tier's other files once left `run`'s 30 s probe
-// short of a sustained rate (answers slowed by the machine, not the service).
+// One CLI run at a time (`check`, then `run`, each its own process and built-in emulator on port
+// 0), one group at a time: the rate-limit probe reads the limit from the pace of its own answers, and
+// beside another run's probe or k6 it reads the machine instead (two groups at once beside the real
+// tier's other files once left `run`'s 30 s probe short of a sustained rate). Sequential costs about
+// 30 s a group; for `connection-close` see handshakesEveryRequest below.
 const GROUPS_AT_ONCE = 1;
 const groupTurn = turns(GROUPS_AT_ONCE);
 
 describe('check and run against the conformant profiles', () => {
   it.concurrent.for(GROUPS.map((g) => g.join(', ')))(
     '%s pass',
-    { timeout: 2 * Math.max(...COMMANDS.map((c) => c.timeoutMs)) + 10_000 },
+    { timeout: COMMANDS.reduce((sum, c) => sum + c.timeoutMs, 0) + 10_000 },
     async (names, { expect }) => {
       const group = names.split(', ') as ProfileName[];
-      await groupTurn(() => Promise.all(COMMANDS.map((command) => expectPass(group, command, expect))));
+      await groupTurn(async () => {
+        for (const command of COMMANDS) await expectPass(group, command, expect);
+      });
     },
   );
 });
+
+/**
+ * A profile that closes the connection after every answer: each request is a TLS handshake, and the
+ * built-in emulator runs in the CLI's own process, so one JS thread carries both ends of every
+ * handshake. At the probe's default ≤ 200 req/s that thread, not the service, set the pace: `run`
+ * ended "no sustained rate measured" in 5 of 6 runs on 2026-11-29 (the code before that day's
+ * changes as well), while the same emulator served from another process (`serve`) was sized to
+ * 0.2 % in 10.7 s. At ≤ 100 req/s the probe still offers twice the limit (50/s), and sized it in
+ * 2 of 2. What this proves is the profile's behaviour, not the in-process emulator's throughput.
+ */
+const handshakesEveryRequest = (name: ProfileName): boolean =>
+  profileNamed(name).transport?.afterAnswer === 'close-announced';
 
 /** Runs what it is given at most `n` at a time, in the order given. */
 function turns(n: number): <T>(work: () => Promise<T>) => Promise<T> {
@@ -116,7 +126,14 @@ async function expectPass(
 ): Promise<void> {
   const reportDir = join(cwd, `${command}-${group[0]}`);
   const r = await runCli(
-    [command, ...group.flatMap((name) => ['--profile', name]), '--report-dir', reportDir, ...extra],
+    [
+      command,
+      ...group.flatMap((name) => ['--profile', name]),
+      '--report-dir',
+      reportDir,
+      ...extra,
+      ...(group.some(handshakesEveryRequest) ? ['--max-rps', '100'] : []),
+    ],
     { cwd, timeoutMs },
   );
   const out = r.stdout + r.stderr;
