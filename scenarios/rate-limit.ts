@@ -24,7 +24,7 @@ import type { Scenario } from 'k6/options';
 import { EXPECTED_STATUSES, businessAnswered } from './lib/business-answer';
 import { readConfig } from './lib/config';
 import { callRateLimitEndpoint, type Res } from './lib/endpoints';
-import { counter, timeTrend } from './lib/metrics';
+import { counter, gauge, timeTrend } from './lib/metrics';
 import { scenarioOptions, secs } from './lib/options';
 import { logicalCallsLost, settle, withRetry } from './lib/retry';
 import { summaryHandler } from './lib/summary';
@@ -41,6 +41,11 @@ const callsOk = counter('logical_calls_ok');
 // proof that fails tells a rate refused from the start from a quota met after N requests (a second
 // limit on a longer window), src/ratelimit/refuted.ts.
 const refusedCallStart = timeTrend('refused_call_start');
+// When the arrivals began, ms since the epoch (k6's scenario start, the origin of the pacing and of
+// refused_call_start): k6 starts some tenths of a second after it is spawned, and a second limit's
+// window is replayed from this (src/ratelimit/stacked-inference.ts), not from the spawn.
+const arrivalsBegan = gauge('arrivals_began_ms');
+let beganNoted = false;
 
 // Long enough to run past a bucket's burst and get 429s, short enough that the excess drains
 // within one retry budget once the rate falls to a tenth.
@@ -108,6 +113,10 @@ export function setup(): SharedToken {
 export default function (shared: SharedToken): void {
   cache.seed(shared.token);
   const calledAt = Date.now();
+  if (!beganNoted) {
+    beganNoted = true;
+    arrivalsBegan.add(exec.scenario.startTime);
+  }
   // The token comes from the cache (fetched, with 429 retries, only once it has expired); a 401 at
   // the turn of a token is retried once with the next one.
   const made =
@@ -136,9 +145,11 @@ export default function (shared: SharedToken): void {
 export const handleSummary = summaryHandler('rate-limit', cfg, {
   extra: (data) => {
     const first = data.metrics['refused_call_start']?.values['min'];
+    const began = data.metrics['arrivals_began_ms']?.values['min'];
     return {
       ...tokenTurnoverFigures(data),
       ...(typeof first === 'number' ? { refusals_began_s: Math.round(first) / 1000 } : {}),
+      ...(typeof began === 'number' ? { arrivals_began_ms: began } : {}),
     };
   },
   notes: [

@@ -17,6 +17,11 @@ export interface RoundRun {
    * policy's retry budget; k6 lets them finish): their successes count in the round's goodput.
    */
   tailS: number;
+  /**
+   * Whether `startS` is when k6's arrivals really began (its own scenario start), not when it was
+   * spawned: it begins some tenths of a second later (0.4 s on a loaded 2-core machine), more under load.
+   */
+  startMeasured?: boolean;
 }
 
 /** What a candidate answered a replayed round's paced arrivals. */
