@@ -10,6 +10,7 @@ import { bindingRps, recommend } from '../../src/ratelimit/recommend.js';
 import { identifyStack, stackTracker, withIdentifiedWindow } from '../../src/ratelimit/stacked-inference.js';
 import { describeLimiter, sustainedRate, type LimiterSet } from '../../src/ratelimit/limiters/index.js';
 import type { ProofRound } from '../../src/report/model.js';
+import { replay } from '../../src/ratelimit/round-replay.js';
 import { discoverVirtual, fromModel } from './virtual-limit.js';
 import { virtualProofRound } from './virtual-proof.js';
 
@@ -225,6 +226,20 @@ describe('identifyStack claims nothing the evidence contradicts', () => {
         /^no bucket or window \(of 10, 60 s\) beside token bucket 30 req\/s, burst 30 explains every round: round 1 at 23 req\/s for 120 s was first refused at 46 s, then let 10 req\/s through; round 2 at 20 req\/s for 120 s held$/,
       ),
     });
+  });
+});
+
+describe('a round replayed with its tail', () => {
+  it('only the calls k6 holds in flight retry once the arrivals stop, not a tail of paced arrivals', () => {
+    // 24 req/s for 120 s against 600 per 60 s from the minute's edge: 600 in each of the two
+    // minutes; the 39 s retry budget then lets the 72 calls k6 holds in flight (3 s of arrivals)
+    // through in the third, not 39 s × 24 = 936 paced ones (600 of them admitted).
+    const set: LimiterSet = [
+      { kind: 'fixed-window', limit: 30, window_s: 1, phase_s: 0, counts_refused: false },
+      { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: 0, counts_refused: false },
+    ];
+    const [round] = replay(set, [], [{ rps: 24, startS: 0, durationS: 120, tailS: 39 }]).rounds;
+    expect(round).toMatchObject({ sent: 2880, accepted: 1272, firstRefusalS: 25 });
   });
 });
 
