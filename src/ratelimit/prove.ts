@@ -35,9 +35,8 @@ export interface ProofRun {
   scenario: LoadScenarioResult;
   notes: string[];
   /**
-   * When k6's paced arrivals began, ms since the epoch (its scenario's start, the origin of its
-   * pacing and of refusals_began_s); absent when k6 did not say. Some tenths of a second after
-   * prove() spawned it, more on a loaded machine.
+   * When k6's first paced arrival was sent, ms since the epoch (the origin of refusals_began_s);
+   * absent when k6 did not say. Some tenths of a second after prove() spawned it, more on a loaded machine.
    */
   arrivalsBeganMs?: number;
 }
