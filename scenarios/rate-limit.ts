@@ -24,7 +24,7 @@ import type { Scenario } from 'k6/options';
 import { EXPECTED_STATUSES, businessAnswered } from './lib/business-answer';
 import { readConfig } from './lib/config';
 import { callRateLimitEndpoint, type Res } from './lib/endpoints';
-import { counter, timeTrend } from './lib/metrics';
+import { counter, gauge, timeTrend } from './lib/metrics';
 import { scenarioOptions, secs } from './lib/options';
 import { logicalCallsLost, settle, withRetry } from './lib/retry';
 import { summaryHandler } from './lib/summary';
@@ -41,6 +41,13 @@ const callsOk = counter('logical_calls_ok');
 // proof that fails tells a rate refused from the start from a quota met after N requests (a second
 // limit on a longer window), src/ratelimit/refuted.ts.
 const refusedCallStart = timeTrend('refused_call_start');
+// When the arrivals began and when the first refused call did, ms since the epoch (the gauges' min):
+// k6 begins some tenths of a second after it is spawned, and exec.scenario.startTime comes a few
+// tenths before its first arrival (setup between), so a second limit's window is replayed from the
+// first arrival (src/ratelimit/stacked-inference.ts), and refusals_began_s counts from it.
+const arrivalsBegan = gauge('arrivals_began_ms');
+const refusedFrom = gauge('first_refused_call_ms');
+let beganNoted = false;
 
 // Long enough to run past a bucket's burst and get 429s, short enough that the excess drains
 // within one retry budget once the rate falls to a tenth.
@@ -108,6 +115,10 @@ export function setup(): SharedToken {
 export default function (shared: SharedToken): void {
   cache.seed(shared.token);
   const calledAt = Date.now();
+  if (!beganNoted) {
+    beganNoted = true;
+    arrivalsBegan.add(calledAt);
+  }
   // The token comes from the cache (fetched, with 429 retries, only once it has expired); a 401 at
   // the turn of a token is retried once with the next one.
   const made =
@@ -121,7 +132,10 @@ export default function (shared: SharedToken): void {
     return;
   }
   const outcome = made.outcome;
-  if (outcome.attempts > 1 || outcome.exhausted) refusedCallStart.add(calledAt - exec.scenario.startTime);
+  if (outcome.attempts > 1 || outcome.exhausted) {
+    refusedCallStart.add(calledAt - exec.scenario.startTime);
+    refusedFrom.add(calledAt);
+  }
   const status = outcome.res.status;
   serverErrors.add(status >= 500 ? 1 : 0);
   // The token endpoints answer 2xx; a business endpoint may refuse the payload after passing the limit.
@@ -135,10 +149,17 @@ export default function (shared: SharedToken): void {
 
 export const handleSummary = summaryHandler('rate-limit', cfg, {
   extra: (data) => {
-    const first = data.metrics['refused_call_start']?.values['min'];
+    const began = data.metrics['arrivals_began_ms']?.values['min'];
+    const refused = data.metrics['first_refused_call_ms']?.values['min'];
+    // From the first arrival when both are known; else from the scenario's start, a few tenths early.
+    const first =
+      typeof began === 'number' && typeof refused === 'number'
+        ? refused - began
+        : data.metrics['refused_call_start']?.values['min'];
     return {
       ...tokenTurnoverFigures(data),
       ...(typeof first === 'number' ? { refusals_began_s: Math.round(first) / 1000 } : {}),
+      ...(typeof began === 'number' ? { arrivals_began_ms: began } : {}),
     };
   },
   notes: [

@@ -127,14 +127,24 @@ export function bisectedRecommendation(
  * climbs from (not what the round let through, which a window's edges make read low). Null when
  * that is not below the rate just tried.
  */
-export function belowIdentified(rec: Recommendation, proof: Proof, identifiedRps: number): Recommendation | null {
-  const target = targetRate(identifiedRps);
+export function belowIdentified(
+  rec: Recommendation,
+  proof: Proof,
+  identified: number | { low: number; high: number },
+): Recommendation | null {
+  // Several sets explain the rounds: the lowest of their rates is what every one of them sustains.
+  const rps = typeof identified === 'number' ? identified : identified.low;
+  const target = targetRate(rps);
   if (!(target >= 0.01) || target >= rec.target_rps) return null;
+  const sustain =
+    typeof identified === 'number'
+      ? `the limits identified from all the evidence sustain ${rps} req/s`
+      : `every set of limits that explains the rounds sustains at least ${rps} req/s (${identified.low} to ${identified.high})`;
   return retried(
     rec,
     proof,
     target,
-    `lowered to ${target} req/s after a proof at ${rec.target_rps} req/s broke the promise: the limits identified from all the evidence sustain ${identifiedRps} req/s, ${Math.round(HEADROOM * 100)} % below it`,
+    `lowered to ${target} req/s after a proof at ${rec.target_rps} req/s broke the promise: ${sustain}, ${Math.round(HEADROOM * 100)} % below it`,
   );
 }
 
@@ -246,7 +256,10 @@ export async function proveUntilHeld(
   let unproven: ProofLoopOutcome['unproven'] = null;
   // The probe left the limit drained; so does a round refused (proof-reach.ts).
   let drained = true;
-  const ceiling = () => identified ?? quotaCeilingRps;
+  // Sets that all explain every round sustain at least the lowest of their rates: a quota read low
+  // (a window's edge inside the stretch after it) does not refute a rate none of them refuses.
+  const ceiling = () =>
+    identified ?? (span !== null && quotaCeilingRps !== null ? Math.max(span.low, quotaCeilingRps) : quotaCeilingRps);
   // Every policy that held; the one given is the highest that no quota seen since refutes.
   const holds: Recommendation[] = [];
   const held = (): Recommendation | null =>
@@ -300,7 +313,7 @@ export async function proveUntilHeld(
     rec =
       apart ??
       (best === null
-        ? ((identified !== null ? belowIdentified(rec, proof, identified) : null) ??
+        ? ((identified !== null || span !== null ? belowIdentified(rec, proof, identified ?? span!) : null) ??
           nextRecommendation(rec, proof, measuredRps))
         : bisectedRecommendation(best, above, rec, proof));
   }

@@ -34,6 +34,11 @@ export interface ProofRun {
   proof: Proof | null;
   scenario: LoadScenarioResult;
   notes: string[];
+  /**
+   * When k6's first paced arrival was sent, ms since the epoch (the origin of refusals_began_s);
+   * absent when k6 did not say. Some tenths of a second after prove() spawned it, more on a loaded machine.
+   */
+  arrivalsBeganMs?: number;
 }
 
 export const DEFAULT_PROOF_S = 10;
@@ -101,7 +106,8 @@ export async function prove(opts: ProveOptions): Promise<ProofRun> {
     const failed = scenario.thresholds.filter((t) => !t.ok).map((t) => `${t.metric} ${t.expression}`);
     notes.push(`proof run: thresholds not met (${failed.join('; ')})`);
   }
-  return { proof, scenario, notes };
+  const beganMs = scenario.extra?.['arrivals_began_ms'];
+  return { proof, scenario, notes, ...(typeof beganMs === 'number' ? { arrivalsBeganMs: beganMs } : {}) };
 }
 /** The stretch after the first refusal must be this long for its rate to mean anything. */
 const AFTER_QUOTA_MIN_S = 5;

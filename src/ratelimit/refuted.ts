@@ -28,9 +28,13 @@ export const quotaCeilingRps = (rounds: readonly ProofRound[]): number | null =>
   return after.length > 0 ? Math.min(...after) : null;
 };
 
-/** The highest rate a round held at that no quota seen refutes, or null when none did. */
-export const heldRps = (rounds: readonly ProofRound[]): number | null => {
-  const ceiling = quotaCeilingRps(rounds) ?? Infinity;
+/**
+ * The highest rate a round held at that no quota seen refutes, or null when none did. `identifiedRps`:
+ * the sustained rate of a set identified from all the evidence, which explains the quota (a window's
+ * edges read what passed after it low) and so takes its place as the ceiling, as in the proof loop.
+ */
+export const heldRps = (rounds: readonly ProofRound[], identifiedRps?: number): number | null => {
+  const ceiling = identifiedRps ?? quotaCeilingRps(rounds) ?? Infinity;
   const held = rounds.filter((r) => r.verdict === 'holds' && r.target_rps <= ceiling).map((r) => r.target_rps);
   return held.length > 0 ? Math.max(...held) : null;
 };
@@ -52,7 +56,7 @@ export function withoutRefuted(
   if (refuting.length === 0) return estimate;
   const repeats = refutedTexts(estimate);
   const quotes = (n: string) => repeats.some((t) => t.test(n));
-  const held = heldRps(rounds);
+  const held = heldRps(rounds, stack && 'set' in stack ? stack.sustained_rps : undefined);
   const refutedBy = refuting
     .map((r) => `${r.target_rps} req/s (${(r.rate_429 * 100).toFixed(1)} % got 429)`)
     .join(', ');

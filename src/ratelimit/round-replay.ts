@@ -17,6 +17,11 @@ export interface RoundRun {
    * policy's retry budget; k6 lets them finish): their successes count in the round's goodput.
    */
   tailS: number;
+  /**
+   * Whether `startS` is when k6's arrivals really began (its own scenario start), not when it was
+   * spawned: it begins some tenths of a second later (0.4 s on a loaded 2-core machine), more under load.
+   */
+  startMeasured?: boolean;
 }
 
 /** What a candidate answered a replayed round's paced arrivals. */
@@ -36,6 +41,14 @@ export interface Replay {
   /** When each request the candidate admitted was sent, seconds since the probe began, in order. */
   admittedS: number[];
 }
+
+/**
+ * The calls a k6 round holds in flight at most: its VUs, about three seconds of arrivals, at most
+ * 300 (maxVUs in scenarios/rate-limit.ts). A 429 holds its VU while it waits, so when the arrivals
+ * stop only these are left retrying over the tail, not a tail's length of paced arrivals (39 s at
+ * 24 req/s is 936 calls where k6 holds 72).
+ */
+export const maxInFlight = (rps: number): number => Math.min(300, Math.ceil(rps * 3));
 
 /**
  * The probe's requests are known per slot of its timeline (100 ms, or 1 s for a long probe): each
@@ -65,7 +78,9 @@ export function replay(limits: Limits, timeline: readonly TimelinePoint[], round
     let acceptedAfterFirst = 0;
     let firstRefusalS: number | null = null;
     // The tail's retries only follow refusals: a round refused nothing has no call left waiting.
-    for (let k = 0; k < sent || (firstRefusalS !== null && k < r.rps * (r.durationS + r.tailS)); k++) {
+    // They are the calls in flight when the arrivals stop, one per VU: never more than k6 holds.
+    const tail = Math.min(r.rps * r.tailS, maxInFlight(r.rps));
+    for (let k = 0; k < sent || (firstRefusalS !== null && k < sent + tail); k++) {
       const atS = k / r.rps;
       const ok = take(r.startS + atS);
       if (ok) accepted++;

@@ -212,9 +212,10 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
               );
               await io.clock.sleep(restS * 1000, signal);
               if (signal.aborted) return null;
+              const startS = (io.clock.now() - probeStartMs) / 1000;
               stack.started({
                 rps: rec.target_rps,
-                startS: (io.clock.now() - probeStartMs) / 1000,
+                startS,
                 durationS,
                 tailS: rec.retry_budget_s,
               });
@@ -237,6 +238,14 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
                 runId: randomUUID(),
                 signal,
               });
+              // The round is replayed from when k6's arrivals began, not from its spawn just above.
+              if (run.arrivalsBeganMs !== undefined) {
+                const beganS = (run.arrivalsBeganMs - probeStartMs) / 1000;
+                io.progress(
+                  `proof round ${round}: k6's arrivals began ${(beganS - startS).toFixed(2)} s after it was started`,
+                );
+                stack.began(beganS);
+              }
               countK6Requests(run.scenario.requests);
               proofNotes.push(...run.notes.map((n) => `round ${round}: ${n}`));
               if (run.scenario.error !== undefined && !signal.aborted)

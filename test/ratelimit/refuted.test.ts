@@ -183,6 +183,30 @@ describe('a set of limits a proof refuted', () => {
     }
   });
 
+  it('a window read low after a quota does not hide a rate that held below the set identified', () => {
+    // A window's edge inside the stretch after the quota makes it read 7.8 req/s; 8.7 held, and the
+    // set identified from all the evidence sustains 10: 8.7 is the highest that held, not "none".
+    const first = { ...recommend(READ_SET)!, target_rps: 24 };
+    const held = proofRound({ ...first, target_rps: 8.7 }, { rate_429: 0, goodput_rps: 8.7, lost_requests: 0 });
+    const failed = proofRound(first, {
+      rate_429: 0.12,
+      goodput_rps: 11.2,
+      lost_requests: 26,
+      refusals_began_s: 25,
+      after_quota_rps: 7.8,
+    });
+    const set = [
+      { kind: 'fixed-window', limit: 30, window_s: 1, phase_s: 0, counts_refused: false },
+      { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: 0, counts_refused: false },
+    ] as const;
+    const r = toRateLimitResult(READ_SET, { ...first, target_rps: 8.7 }, null, [], {
+      verdict: 'proven',
+      rounds: [failed, held],
+      stack: { set, sustained_rps: 10, evidence: 'identified from all the evidence' },
+    });
+    expect(r.notes?.join('\n')).toContain("the highest rate that held over the proof's horizon is 8.7 req/s");
+  });
+
   it('says "not identified" with what each round saw when no set explains the evidence', () => {
     const why =
       'no bucket or window (of 10, 60 s) beside token bucket 30 req/s, burst 30 explains every round: round 1 at 12 req/s for 120 s was first refused at 40 s';
