@@ -71,7 +71,9 @@ describe.skipIf(!k6)('load while tokens turn over', () => {
     'passes with tokens of 10 s, which turn over mid-scenario',
     async () => {
       const dir = join(work(), 'report');
-      const res = await runCli(['load', '--token-lifetime', '10', '--report-dir', dir], {
+      // Each scenario runs 12 s, longer than a token lives: a turnover under its calls is certain, not
+      // left to when k6 happened to start (at the default 5 s it showed none once in two real-tier runs).
+      const res = await runCli(['load', '--token-lifetime', '10', '--duration', '12', '--report-dir', dir], {
         cwd: work(),
         env: K6_ENV,
         timeoutMs: 200_000,
