@@ -31,6 +31,9 @@ export { fingerprint } from './redact/fingerprint.js';
  */
 export const MIN_SEEN_TOKEN_LENGTH = 16;
 
+/** Strings deep() remembers what it made of (a report holds a few thousand distinct ones). */
+const DEEP_MEMO = 20_000;
+
 export interface RedactorOptions {
   /**
    * The harness's own words (check ids and titles, flags): a piece of a secret that is also a
@@ -45,6 +48,13 @@ export class Redactor {
   /** The same values as a reader reads them: any layout, stacked encodings, pieces (reader.ts). */
   private readonly reader: ReaderMatcher;
   private readonly keep: string;
+  /**
+   * What text() made of each string a deep() walk read, kept across walks until the redactor
+   * learns something that could change it (a new value, a token become a secret). A run redacts
+   * each check's result as it comes, then the whole report twice (for the history, for the folder):
+   * the same strings, read once. Bounded: a long run's walks start over past DEEP_MEMO strings.
+   */
+  private readonly deepMemo = new Map<string, string>();
 
   constructor(options: RedactorOptions = {}) {
     this.keep = (options.keep ?? []).join('\n');
@@ -56,12 +66,14 @@ export class Redactor {
     if (!secret) return;
     this.add(secret, 'secret', true);
     // Every POST /tokens gives the secret again: its Basic forms are computed once.
-    if (clientId !== undefined && !this.values.has(`${clientId}:${secret}`))
+    if (clientId !== undefined && !this.values.has(`${clientId}:${secret}`)) {
+      this.deepMemo.clear();
       this.values.add(
         `${clientId}:${secret}`,
         { kind: 'secret', judged: true, mark: REDACTED },
         basicAuthFormsOf(clientId, secret),
       );
+    }
   }
 
   /** A token issued to this run: hidden as its fingerprint, and no refusal may carry it. */
@@ -131,11 +143,14 @@ export class Redactor {
   deep<T>(value: T): T {
     // A walk rather than text(JSON.stringify(…)): the walk sees each string whole and unescaped.
     // A report repeats its keys and many values (ids, statuses, notes) hundreds of times: each
-    // distinct string is read once per walk.
-    const seen = new Map<string, string>();
+    // distinct string is read once (deepMemo).
+    const seen = this.deepMemo;
     const text = (s: string): string => {
       let safe = seen.get(s);
-      if (safe === undefined) seen.set(s, (safe = this.text(s)));
+      if (safe === undefined) {
+        if (seen.size >= DEEP_MEMO) seen.clear();
+        seen.set(s, (safe = this.text(s)));
+      }
       return safe;
     };
     const walk = (v: unknown): unknown => {
@@ -166,9 +181,14 @@ export class Redactor {
       // secret. The same Known object serves both matchers, so nothing else is to index: every
       // answer of POST /tokens hands the same token again, and its forms cost ~0.4 ms to compute.
       known.judged ||= judged;
-      if (kind === 'secret' && known.kind !== 'secret') Object.assign(known, { kind, mark: REDACTED });
+      if (kind === 'secret' && known.kind !== 'secret') {
+        // Its mark changes: what was hidden as a token's fingerprint is now [redacted].
+        this.deepMemo.clear();
+        Object.assign(known, { kind, mark: REDACTED });
+      }
       return;
     }
+    this.deepMemo.clear();
     this.values.add(value, { kind, judged, mark: kind === 'secret' ? REDACTED : fingerprint(value) } satisfies Known);
     // The same Known for both matchers: what upgrades it for one upgrades it for the other.
     this.reader.add(value, this.values.has(value)!);

@@ -75,6 +75,28 @@ describe('Redactor', () => {
 });
 
 describe('Redactor.deep', () => {
+  // deep() remembers what it made of each string across walks (a report is walked three times);
+  // what the redactor learns after a walk must reach the next one.
+  it('hides in the next walk a secret learned after the last one', () => {
+    const r = new Redactor();
+    const later = 'Lq7wZ2xN9vK4pR8tB3mH6cJ1';
+    const data = { checks: [{ message: `the answer quoted ${later}` }] };
+    expect(r.deep(data)).toEqual(data);
+    r.addSecret(later);
+    expect(r.deep(data)).toEqual({ checks: [{ message: 'the answer quoted [redacted]' }] });
+  });
+
+  it('shows a token that was then given as a secret as [redacted] in the next walk, no longer by its fingerprint', () => {
+    const r = new Redactor();
+    const value = 'Zq8xW2vR7kP4mN1tY6bH3cJ9';
+    r.addToken(value);
+    expect(r.deep([`token ${value}`])).toEqual([`token ${fingerprint(value)}`]);
+    r.addToken(value);
+    expect(r.deep([`token ${value}`])).toEqual([`token ${fingerprint(value)}`]);
+    r.addSecret(value);
+    expect(r.deep([`token ${value}`])).toEqual(['token [redacted]']);
+  });
+
   it('finds secrets that JSON or HTML would escape', () => {
     const r = new Redactor();
     r.addSecret('quote"and\\slash&<lt>');
