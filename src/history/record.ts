@@ -9,6 +9,8 @@ import { ruleFor } from './figures.js';
 export const HISTORY_SCHEMA = 'ces-harness/history@1';
 /** Any version of the history format: a line of another version is a newer harness's, not corruption. */
 export const HISTORY_SCHEMA_PREFIX = 'ces-harness/history@';
+/** The record's file in the report folder when the history file could not take it (step.ts). */
+export const UNSAVED_RECORD_FILE = 'history-record.jsonl';
 
 export type FactValue = string | number;
 

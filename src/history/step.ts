@@ -5,10 +5,9 @@
 import type { RegressionPolicy } from '../report/sections/since/model.js';
 import type { Report } from '../report/model.js';
 import type { StageLines } from '../stages/run-io.js';
+import { UNSAVED_RECORD_FILE } from './record.js';
 import { remember } from './remember.js';
 import type { HistoryStore } from './store.js';
-
-export const UNSAVED_RECORD_FILE = 'history-record.jsonl';
 
 export interface HistoryStep {
   /** The report with `since_last_run`, and a verdict that fails when the `regressions:` policy does. */

@@ -9,6 +9,14 @@ import type { LimiterModel } from '../spec/limiter-model.js';
 
 export const REPORT_SCHEMA = 'ces-harness/report@1';
 
+/**
+ * The report folder's files, one per renderer (index.ts, whose map must have exactly these). Named
+ * here, apart from the renderers, so the folder can be checked before the first request without
+ * loading them: they load while the checks run (cli/commands/target-job.ts).
+ */
+export const REPORT_FILE_NAMES = ['report.json', 'report.md', 'junit.xml', 'report.html'] as const;
+export type ReportFile = (typeof REPORT_FILE_NAMES)[number];
+
 export type Level = 'must' | 'should';
 export type Status = 'pass' | 'fail' | 'warn' | 'skip' | 'error';
 export type Verdict = 'pass' | 'fail';

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { REPORT_FILES } from '../../src/cli/report-folder.js';
+import { REPORT_FILES } from '../../src/cli/report-place.js';
 import { runCliInProcess } from '../helpers/cli.js';
 import { checkArgs, startRefusingServer, type RefusingServer } from '../helpers/refusing-server.js';
 import { createTestPki } from '../tls/pki.js';

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { claimReportDir } from '../../src/cli/report-folder.js';
+import { claimReportDir } from '../../src/cli/report-place.js';
 import { runCli } from '../helpers/cli.js';
 
 const work = () => mkdtempSync(join(tmpdir(), 'ces-report-folder-'));

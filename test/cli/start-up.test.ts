@@ -55,6 +55,22 @@ describe('CLI start-up', () => {
     expect(loaded.has('zod')).toBe(false);
   });
 
+  it('check loads the report renderers and the history comparison after its first request, not before', () => {
+    const chunks = [lazyChunk('target-job'), lazyChunk('check')];
+    const loaded = [...chunks, ...[...chunks].flatMap((c) => [...loadedAtStart(c)])].filter((s) => s.startsWith('./'));
+    const modules = new Set(
+      loaded.flatMap((c) =>
+        [...readFileSync(join(dist, c.replace(/^\.\//, '')), 'utf8').matchAll(/^\/\/ (src\/\S+\.ts)$/gm)].map(
+          (m) => m[1]!,
+        ),
+      ),
+    );
+    // The bundle names each module it holds: the folder checks (report-place.ts) are there, the writing is not.
+    expect(modules.has('src/cli/report-place.ts')).toBe(true);
+    for (const late of ['src/report/index.ts', 'src/report/html.ts', 'src/cli/report-folder.ts', 'src/history/step.ts'])
+      expect({ late, loaded: modules.has(late) }).toEqual({ late, loaded: false });
+  });
+
   it('still finds each command through its lazy import', async () => {
     const help = await runCli(['check', '--help']);
     expect(help.code).toBe(0);

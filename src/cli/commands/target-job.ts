@@ -10,7 +10,6 @@ import { runIo, type Line, type RunIo, type Stage, type StageLines, type StageTa
 import { productionGateFor } from '../../runner/context.js';
 import { auditPreflight } from '../../runner/preflight.js';
 import { isProduction } from '../../config/target.js';
-import { buildReport } from '../../report/build.js';
 import {
   exitCodeOf,
   type CheckResult,
@@ -22,12 +21,11 @@ import {
 } from '../../report/model.js';
 import { stopsTheRun } from '../../errors.js';
 import { removeEmptyDirs } from '../../fs/writable.js';
-import { historyStep } from '../../history/step.js';
 import { VERSION } from '../../version.js';
 import type { Options } from '../flags.js';
 import type { CliIo } from '../io.js';
 import { prepareTarget, type PreparedTarget, type TargetFlags } from '../prepare-target.js';
-import { prepareReportPlace, writeReportFolder, type ReportPlace } from '../report-folder.js';
+import { prepareReportPlace, type ReportPlace } from '../report-place.js';
 import { handleStopSignals } from '../stop-signals.js';
 import { createTerminal, summaryLines, type Terminal } from '../terminal.js';
 import { checksBesideLoad } from './side-by-side.js';
@@ -103,11 +101,12 @@ async function runStages(
   auditPreflight(productionGate, settings.target, prepared.preflight);
   let transport: TransportFacts | undefined;
   const on: StageTarget = { ...prepared, reportDir, productionGate };
+  const { lines, loadReporting } = reportingFromFirstLine(terminal);
   // Each stage's not-tested reasons in a list of its own: the report gives them in stage order,
   // whichever stage finished first.
   const said = { checks: [] as Untested[], load: [] as Untested[], rateLimit: [] as Untested[], run: [] as Untested[] };
-  const ioOf = (list: Untested[], lines: StageLines = terminal, stageSignal: AbortSignal = signal): RunIo => ({
-    ...runIo(lines, redactor, stageSignal, (stage, reason) => {
+  const ioOf = (list: Untested[], stageLines: StageLines = lines, stageSignal: AbortSignal = signal): RunIo => ({
+    ...runIo(stageLines, redactor, stageSignal, (stage, reason) => {
       list.push({ stage, reason });
       terminal.err(`${stage}: not tested: ${reason}`);
     }),
@@ -153,13 +152,15 @@ async function runStages(
       ? await timed('checks', () => guarded(stages.checks!, 'checks', { ...ioOf(said.checks), ...extra }))
       : []) ?? [];
   const runLoad = async (name: string, extra: Partial<RunIo> & { lines?: StageLines; signal?: AbortSignal } = {}) => {
-    const { lines, signal: loadSignal, ...rest } = extra;
+    const { lines: loadLines, signal: loadSignal, ...rest } = extra;
     return stages.load
-      ? timed(name, () => optional(stages.load, 'load', 'load run', { ...ioOf(said.load, lines, loadSignal), ...rest }))
+      ? timed(name, () =>
+          optional(stages.load, 'load', 'load run', { ...ioOf(said.load, loadLines, loadSignal), ...rest }),
+        )
       : undefined;
   };
   const [checks, load] = beside
-    ? await checksBesideLoad(terminal, signal, {
+    ? await checksBesideLoad(lines, signal, {
         checks: runChecks,
         load: (extra) => runLoad('load (beside the checks)', extra),
       })
@@ -170,6 +171,7 @@ async function runStages(
           optional(stages.rateLimit, 'rate_limit', 'rate-limit sizing', ioOf(said.rateLimit)),
         )
       : undefined) ?? null;
+  const [{ buildReport }, { historyStep }, { writeReportFolder }] = await loadReporting();
   const untested = () => [...said.checks, ...said.load, ...said.rateLimit, ...said.run];
   // Read once: a stop that comes while the report is written finds every stage already done.
   const interrupted = signal.aborted;
@@ -236,6 +238,33 @@ async function prepareJob(
     removeEmptyDirs(place.created);
     throw err;
   }
+}
+
+/** The modules that write the report: the renderers, the history's comparison. */
+const reportModules = () =>
+  Promise.all([import('../../report/build.js'), import('../../history/step.js'), import('../report-folder.js')]);
+
+/**
+ * The report's modules are not needed before the last result: they load while the stages wait on
+ * the service, from the first line a stage says (the checks' first result comes after the run's
+ * first token), so they neither delay the first request nor wait for the last. A run that ends
+ * without a report (a stop that ends the run) leaves the load unawaited, and its failure unheard.
+ */
+function reportingFromFirstLine(terminal: StageLines): {
+  lines: StageLines;
+  loadReporting: () => ReturnType<typeof reportModules>;
+} {
+  let reporting: ReturnType<typeof reportModules> | undefined;
+  const loadReporting = () => (reporting ??= reportModules());
+  const lines: StageLines = {
+    out: (line) => {
+      void loadReporting().catch(() => undefined);
+      terminal.out(line);
+    },
+    err: (line) => terminal.err(line),
+    progress: (line) => terminal.progress(line),
+  };
+  return { lines, loadReporting };
 }
 
 /** A run whose target or one of whose other environments is production lists what it sent there. */
