@@ -4,6 +4,7 @@ import { CHECKS } from '../../../checks/index.js';
 import { usageError } from '../../errors.js';
 import type { Target } from '../../config/target.js';
 import type { TransportSeen } from '../../http/exchange.js';
+import type { HttpVersion } from '../../http/dispatcher.js';
 import type { CheckResult, TransportFacts } from '../../report/model.js';
 import { tlsEndpoint } from '../../tls/endpoint.js';
 import { offeredHttpVersions } from '../../tls/http-versions.js';
@@ -27,6 +28,10 @@ export function conformanceStage(checks: readonly Check[]): Stage<CheckResult[]>
     { clock, redactor, out, progress, signal, untested, sawTransport, sawAdvertisedLimit, untilAlone },
   ) => {
     let seen: TransportSeen | undefined;
+    // Which HTTP versions the service offers by ALPN depends on no check: asked beside them, from
+    // the first result on (after the run's first token, which it must not delay), not after the last.
+    let offered: Promise<HttpVersion[] | undefined> | undefined;
+    const askOffered = () => (offered ??= offeredVersions(settings.target, signal));
     const results = await runConformance({
       ...settings,
       ...(productionGate ? { productionGate } : {}),
@@ -35,7 +40,10 @@ export function conformanceStage(checks: readonly Check[]): Stage<CheckResult[]>
       clock,
       redactor,
       progress,
-      onResult: (r) => out(resultLine(r)),
+      onResult: (r) => {
+        void askOffered().catch(() => undefined);
+        out(resultLine(r));
+      },
       onCredentialsRefused: (line) => untested('credentials', line),
       onTransport: (s) => void (seen = s),
       onUntested: (line) => untested('checks', line),
@@ -43,14 +51,18 @@ export function conformanceStage(checks: readonly Check[]): Stage<CheckResult[]>
       signal,
     });
     if (seen?.advertised && sawAdvertisedLimit) sawAdvertisedLimit(seen.advertised);
-    if (seen && sawTransport) sawTransport(await transportFacts(settings.target, seen, signal));
+    if (seen && sawTransport) sawTransport(transportFacts(seen, await askOffered()));
     return results;
   };
 }
 
-/** The checks' view of the transport, and which HTTP versions the service offers by ALPN (two handshakes). */
-async function transportFacts(target: Target, seen: TransportSeen, signal: AbortSignal): Promise<TransportFacts> {
+/** Which HTTP versions the service offers by ALPN (two handshakes); undefined over plain HTTP or once stopped. */
+function offeredVersions(target: Target, signal: AbortSignal): Promise<HttpVersion[] | undefined> {
   const endpoint = tlsEndpoint(target);
-  const offered = endpoint.https && !signal.aborted ? await offeredHttpVersions(endpoint, signal) : undefined;
+  return endpoint.https && !signal.aborted ? offeredHttpVersions(endpoint, signal) : Promise.resolve(undefined);
+}
+
+/** The checks' view of the transport, and the versions the service offers. */
+function transportFacts(seen: TransportSeen, offered: HttpVersion[] | undefined): TransportFacts {
   return { ...(offered ? { http_offered: offered } : {}), http_used: seen.connections, content_codings: seen.codings };
 }
