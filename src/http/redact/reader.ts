@@ -173,13 +173,6 @@ function compact(input: string): View {
   return out.view() ?? { codes: [], from: [], to: [], length: 0 };
 }
 
-/** The view read backwards: a reversed hex or base64 string decodes from it. */
-function reversed(v: View): View {
-  const out = new ViewBuilder();
-  for (let k = v.length - 1; k >= 0; k--) out.push(v.codes[k]!, v.from[k]!, v.to[k]!);
-  return out.view()!;
-}
-
 /** Each run of characters `value` reads (≥ 0) at least `min` long, as [start, end). */
 function runsOf(v: View, value: (c: number) => number, min: number): Array<[number, number]> {
   const runs: Array<[number, number]> = [];
@@ -200,17 +193,22 @@ const HEX = new Int8Array(65536).fill(-1);
 for (let i = 0; i < 16; i++) HEX['0123456789abcdef'.charCodeAt(i)] = HEX['0123456789ABCDEF'.charCodeAt(i)] = i;
 const hexValue = (c: number): number => HEX[c]!;
 
-const hasHexRun = (v: View): boolean => runsOf(v, hexValue, 2 * WINDOW).length > 0;
-
-/** Hex runs decoded, starting at an even or an odd character of each run. */
-function hexViews(v: View): View[] {
-  const runs = runsOf(v, hexValue, 2 * WINDOW);
+/**
+ * Hex runs decoded, starting at an even or an odd character of each run; `backwards`, the runs read
+ * from their last character to their first (the view read backwards: a reversed hex string decodes
+ * from it), last run first. Only the runs are read either way: nothing else of a view decodes as hex.
+ */
+function hexViews(v: View, runs: Array<[number, number]>, backwards: boolean): View[] {
   if (runs.length === 0) return [];
+  const ordered = backwards ? [...runs].reverse() : runs;
   return [0, 1].flatMap((align) => {
     const out = new ViewBuilder();
-    for (const [start, end] of runs)
-      for (let k = start + align; k + 1 < end; k += 2)
-        out.pushFrom((hexValue(v.codes[k]!) << 4) | hexValue(v.codes[k + 1]!), v, k, k + 1);
+    for (const [start, end] of ordered)
+      for (let j = align; j + 1 < end - start; j += 2) {
+        const a = backwards ? end - 1 - j : start + j;
+        const b = backwards ? a - 1 : a + 1;
+        out.pushFrom((hexValue(v.codes[a]!) << 4) | hexValue(v.codes[b]!), v, a, b);
+      }
     return out.view() ?? [];
   });
 }
@@ -266,7 +264,11 @@ function percentViews(v: View): View[] {
   return [out.view() ?? []].flat();
 }
 
-const decoded = (v: View): View[] => [...hexViews(v), ...base64Views(v), ...percentViews(v)];
+/** Each way a view decodes one layer deeper: hex, base64, %-escapes, and hex read backwards. */
+function decoded(v: View): View[] {
+  const hexRuns = runsOf(v, hexValue, 2 * WINDOW);
+  return [...hexViews(v, hexRuns, false), ...base64Views(v), ...percentViews(v), ...hexViews(v, hexRuns, true)];
+}
 
 /** Every way of reading the input, as compared: as it is, and up to LAYERS decodings deep, forward and reversed. */
 function readingsOf(input: string): Normal[] {
@@ -277,8 +279,7 @@ function readingsOf(input: string): Normal[] {
   // base64 string is no encoding anyone writes; a reversed value is found by reversed windows).
   let layer = [plain];
   for (let depth = 0; depth < LAYERS; depth++) {
-    // A view with no hex run long enough has none read backwards either: not reversed for nothing.
-    layer = layer.flatMap((v) => [...decoded(v), ...(hasHexRun(v) ? hexViews(reversed(v)) : [])]);
+    layer = layer.flatMap(decoded);
     views.push(...layer);
   }
   return views.map(normalView).filter((n) => n.length >= WINDOW);
