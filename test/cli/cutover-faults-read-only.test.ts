@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { cutoverRow, FAULT_ROWS, PROFILE_ROWS } from '../helpers/cutover-table.js';
+import { cutoverRow, FAULT_ROWS, longestFirst, PROFILE_ROWS } from '../helpers/cutover-table.js';
 
 let dir: string;
 beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), 'ces-cutover-read-only-'))));
@@ -17,7 +17,7 @@ const started: Emulator[] = [];
 afterAll(async () => Promise.all(started.map((e) => e.close())));
 
 describe('the same table without opt-ins: never READY on a fault, no authenticated business call to production', () => {
-  it.concurrent.for([...FAULT_ROWS, ...PROFILE_ROWS].map((r) => [r.name, r] as const))(
+  it.concurrent.for(longestFirst([...FAULT_ROWS, ...PROFILE_ROWS], false).map((r) => [r.name, r] as const))(
     '%s',
     { timeout: 300_000 },
     async ([, row], { expect }) => {

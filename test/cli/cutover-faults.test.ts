@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import type { CutoverReport } from '../../src/cutover/report-model.js';
-import { cutoverRow, FAULT_ROWS, PROFILE_ROWS } from '../helpers/cutover-table.js';
+import { cutoverRow, FAULT_ROWS, longestFirst, PROFILE_ROWS } from '../helpers/cutover-table.js';
 
 let dir: string;
 beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), 'ces-cutover-faults-'))));
@@ -22,7 +22,7 @@ afterAll(async () => Promise.all(started.map((e) => e.close())));
 const breakingIds = (r: CutoverReport) => r.cutover.findings.filter((f) => f.status === 'breaking').map((f) => f.id);
 
 describe('cutover over each production fault, opt-ins given: NOT READY, naming the failing must check', () => {
-  it.concurrent.for(FAULT_ROWS.map((r) => [r.name, r] as const))(
+  it.concurrent.for(longestFirst(FAULT_ROWS, true).map((r) => [r.name, r] as const))(
     '%s',
     { timeout: 300_000 },
     async ([, row], { expect }) => {

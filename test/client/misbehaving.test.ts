@@ -1,7 +1,7 @@
 // Each misbehaving client breaks one client-side rule of the spec and must fail exactly the check
 // that enforces it (other checks may pass, skip or warn). Real clients, a real emulator per run.
 
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { fixture, runClientCli } from './run-client.js';
 
 const CASES = [
@@ -17,7 +17,9 @@ const CASES = [
 ] as const;
 
 describe('ces-harness client with a misbehaving client', () => {
-  it.each(CASES)('$client fails $fails and nothing else', async ({ client, scenario, fails }) => {
+  // Side by side, each with its own emulator: a scenario is a fixed few seconds of calls, so the
+  // runs wait on the clock, not the CPU (as test/client/well-behaved.test.ts runs its clients).
+  it.concurrent.for(CASES)('$client fails $fails and nothing else', async ({ client, scenario, fails }, { expect }) => {
     // A steady client shows these faults on its first calls: 2 s of calls (CES_RUN_SECONDS is half
     // a 4 s time limit) prove what the usual 5 s do. The other scenarios keep their length: their
     // faults show only after a token expiry or a rate-limit refusal.

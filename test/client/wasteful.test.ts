@@ -1,7 +1,7 @@
 // Wasteful but allowed by the spec (§5.5: a token per call "at the cost of latency"; fetching early;
 // fetching only after a 401): warned with what it cost, never failed, and the run passes (exit 0).
 
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { fixture, runClientCli } from './run-client.js';
 
 const CASES = [
@@ -21,14 +21,19 @@ const CASES = [
 ] as const;
 
 describe('ces-harness client with a wasteful client', () => {
-  it.each(CASES)('$client is warned by $warns, never failed', async ({ client, scenario, warns, says }) => {
-    const run = await runClientCli(['--scenario', scenario], [process.execPath, fixture(client)]);
-    expect({ code: run.code, failed: run.failed, verdict: run.report?.verdict }).toEqual({
-      code: 0,
-      failed: [],
-      verdict: 'pass',
-    });
-    expect(run.statuses[warns]).toBe('warn');
-    expect(run.report!.checks.find((c) => c.id === warns)!.message).toMatch(says);
-  });
+  // Side by side, each with its own emulator: a scenario is a fixed few seconds of calls, so the
+  // runs wait on the clock, not the CPU (as test/client/well-behaved.test.ts runs its clients).
+  it.concurrent.for(CASES)(
+    '$client is warned by $warns, never failed',
+    async ({ client, scenario, warns, says }, { expect }) => {
+      const run = await runClientCli(['--scenario', scenario], [process.execPath, fixture(client)]);
+      expect({ code: run.code, failed: run.failed, verdict: run.report?.verdict }).toEqual({
+        code: 0,
+        failed: [],
+        verdict: 'pass',
+      });
+      expect(run.statuses[warns]).toBe('warn');
+      expect(run.report!.checks.find((c) => c.id === warns)!.message).toMatch(says);
+    },
+  );
 });

@@ -1,8 +1,8 @@
 // Issue 34's table, shared by its two halves (test/cli/cutover-faults.test.ts, opt-ins given, and
-// test/cli/cutover-faults-read-only.test.ts, without them): the rows, and one `cutover` run of a
-// row against an emulator pair whose production alone has the row's faults and profiles. Two
-// files so that the real tier runs them in two workers at once: a row mostly waits (1.9 s of CPU
-// each), and vitest runs five concurrent rows of a file at a time.
+// test/cli/cutover-faults-read-only.test.ts, without them): the rows, the order to start them in, and
+// one `cutover` run of a row against an emulator pair whose production alone has the row's faults
+// and profiles. Two files so that the real tier runs them in two workers at once: a row mostly waits
+// (1.9 s of CPU each), and vitest runs five concurrent rows of a file at a time.
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -60,6 +60,21 @@ export const PROFILE_ROWS: Row[] = PROFILE_GROUPS.map((group) => ({
   expiry: false,
   load: false,
 }));
+
+/**
+ * `rows` in the order to start them, the longest first: vitest starts a file's concurrent rows five at
+ * a time in the order given, so a long row started late ends the file alone. In table order the
+ * opted-in rate-limit-never-lifts (71 s: production probed under --allow-production-load) started
+ * 30th, and the 44 fault rows took 126 s where their 448 s in five lanes fill 91. First a row that
+ * loads production (opted in), then one that waits out an expiry (25-34 s), then the rest in table
+ * order: conformant rows last, as before, for each probes sandbox, and begun together beside the
+ * table's start they took 83-107 s each instead of 16-22 (and one read sandbox's limit too loosely
+ * to be READY).
+ */
+export function longestFirst(rows: Row[], optIn: boolean): Row[] {
+  const cost = (r: Row) => (optIn && r.load ? 2 : r.expiry ? 1 : 0);
+  return [...rows].sort((a, b) => cost(b) - cost(a));
+}
 
 /** The pair's config; with `optIn`, production allows one business endpoint. */
 function config(dir: string, name: string, e: Emulator, row: Row, optIn: boolean) {

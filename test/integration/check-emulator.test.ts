@@ -40,6 +40,11 @@ describe('check against each fault', () => {
   async function expectCaught(name: FaultName, expect: ExpectStatic): Promise<void> {
     const want = CAUGHT_BY[name];
     const untested: string[] = [];
+    // A rate-limit check paces its burst and waits out the limit (15 s where it never lifts) on the
+    // clock it is given: on one virtual clock with the emulator those waits pass in an instant, and
+    // the bucket sees the same pace (13-15 s → about 1 s a fault). The real waits stay covered: the
+    // real tier's never-lifts test below, and cutover-faults' rows of the same faults.
+    const virtual = want.spanning === true || want.check.startsWith('ratelimit.');
     // Only the check that must catch it: the whole catalogue per fault took three minutes, and the
     // conformant run above proves the rest stay quiet without a fault.
     const results = await checkEmulator({
@@ -48,7 +53,7 @@ describe('check against each fault', () => {
       profiles: want.profiles ?? [],
       untested,
       only: [want.check, ...(want.spanning ? ['ratelimit.*'] : [])],
-      ...(want.spanning ? { clock: virtualClock() } : {}),
+      ...(virtual ? { clock: virtualClock() } : {}),
     });
     const caught = results.find((r) => r.id === want.check);
     expect(caught, `${want.check} ran`).toBeDefined();
