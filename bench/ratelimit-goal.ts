@@ -53,7 +53,9 @@ export const MIN_RECOMMENDED_PCT = 75;
 export const STAGE_SPANS = 2.5;
 /**
  * The "about" of issue 35's time goal, seconds: what a stage spends on neither probing nor proving
- * (node's start, the token and preflight calls, k6's start and summary, the wait before a round).
+ * (node's start, the token and preflight calls, k6's start and summary: 2–5 s on the bench, 29 Nov),
+ * and the wait before a round (proof-timing.ts: 1.5 refills, 15.5 s for a 10 s window; a minute's
+ * 66.5 s is more than this allows, which the minute rows show).
  */
 export const STAGE_AROUND_S = 15;
 
