@@ -277,7 +277,8 @@ async function runRow(spec: RowSpec, progress: (message: string) => void): Promi
 }
 
 export interface RateLimitBench {
-  rows: Array<Row & { goal: string }>;
+  /** Each row with its time budget (stageBudgetS) and its goal cell. */
+  rows: Array<Row & { time_budget_s: number; goal: string }>;
   notes: string[];
 }
 
@@ -289,7 +290,7 @@ export async function benchRateLimit(
   const rows: Row[] = [];
   for (const spec of selectRows(ROWS, words)) rows.push(await runRow(spec, progress));
   return {
-    rows: rows.map((r) => ({ ...r, goal: goalCell(r) })),
+    rows: rows.map((r) => ({ ...r, time_budget_s: stageBudgetS(r), goal: goalCell(r) })),
     notes: [goalSummary(rows), 'Evidence per row (report.json, stage.log): reports/bench/ratelimit/<limiter-setting>/'],
   };
 }
@@ -332,7 +333,7 @@ export function formatRows(rows: RateLimitBench['rows']): string {
     r.proof,
     r.horizon_s === null ? '–' : `${r.horizon_s} s (${r.covers_window_s} s)`,
     r.window_s !== null ? `${r.window_s} s` : r.refill_s !== null ? `none; refill ${r.refill_s} s` : '–',
-    `${stageBudgetS(r)} s`,
+    `${r.time_budget_s} s`,
     r.goal,
   ]);
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
