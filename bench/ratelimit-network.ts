@@ -14,7 +14,7 @@ import { errorReply } from '../src/emulator/replies.js';
 import type { LimiterModel } from '../src/ratelimit/limiters/index.js';
 import { nginxMissing, startNginx } from '../test/helpers/nginx.js';
 import { toxiproxyMissing } from '../test/helpers/toxiproxy.js';
-import { emulatorRow, type RowSpec } from './ratelimit-stack.js';
+import { emulatorRow, refillOf, type RowSpec } from './ratelimit-stack.js';
 
 const LATENCY = { latencyMs: 50, jitterMs: 10 };
 const ACROSS = 'toxiproxy 50 ± 10 ms each way';
@@ -53,6 +53,8 @@ export const NETWORK_ROWS: RowSpec[] = [
     limiter: 'bucket: nginx limit_req',
     setting: `rate=25r/s burst=10, ${ACROSS}`,
     true_rps: 25,
+    window_s: null,
+    refill_s: refillOf(25, 10),
     cap_s: 60,
     missing: () => toxiproxyMissing() ?? nginxMissing(),
     stack: {

@@ -8,7 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEmulator, type EmulatorOptions } from '../src/emulator/index.js';
 import { provisionToxiproxy, startToxiproxy, type Latency } from '../test/helpers/toxiproxy.js';
-import { describeLimiter, sustainedRate, type Limits } from '../src/ratelimit/limiters/index.js';
+import { windowOf } from '../src/ratelimit/horizon.js';
+import {
+  describeLimiter,
+  limitsOf,
+  sustainedRate,
+  type LimiterModel,
+  type Limits,
+} from '../src/ratelimit/limiters/index.js';
 import { round } from '../src/toolkit/stats.js';
 import type { ProbeTarget } from '../test/ratelimit/support.js';
 import type { Named } from './ratelimit-goal.js';
@@ -73,11 +80,36 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 /** One bench row before it runs: what it is called, its truth, the probe's cap and its limiter. */
 export interface RowSpec extends Named {
   true_rps: number;
+  /** The true limiter's longest window, seconds; null for a limiter without one (a bucket, a queue). */
+  window_s: number | null;
+  /** The longest time a limit without a window takes to refill its burst (burst / rate), seconds; null: none has. */
+  refill_s: number | null;
   /** The probe's time cap (--max-duration): 60 s, or 2.5 periods (150 s) for a per-minute limit. */
   cap_s: number;
   /** Why the row cannot run here (a tool not installed), checked before anything starts. */
   missing?: () => string | undefined;
   stack: StackOptions;
+}
+
+/** A bucket's or a queue's time to refill its burst: burst / rate, in whole fills for a bucket refilled by a timer. */
+export const refillOf = (rateRps: number, burst: number, fillIntervalS?: number): number =>
+  round(fillIntervalS ? Math.ceil(burst / (rateRps * fillIntervalS)) * fillIntervalS : burst / rateRps, 2);
+
+/** The longest window of a limiter or a set, and the longest refill of its limits without one (RowSpec). */
+export function spanOfModel(model: Limits): Pick<RowSpec, 'window_s' | 'refill_s'> {
+  const longest = (xs: Array<number | null>): number | null =>
+    xs.reduce<number | null>((m, x) => (x === null ? m : Math.max(m ?? 0, x)), null);
+  const limits: readonly LimiterModel[] = limitsOf(model);
+  return {
+    window_s: longest(limits.map(windowOf)),
+    refill_s: longest(
+      limits.map((l) =>
+        l.kind === 'bucket' || l.kind === 'queue'
+          ? refillOf(l.rate_rps, l.burst, 'fill_interval_s' in l ? l.fill_interval_s : undefined)
+          : null,
+      ),
+    ),
+  };
 }
 
 /** A row whose limiter is the emulator's own `model` (with `more` of the emulator's options, and latency). */
@@ -92,6 +124,7 @@ export const emulatorRow = (
   limiter: `emulator: ${describeLimiter(model)}`,
   setting,
   true_rps: round(sustainedRate(model), 2),
+  ...spanOfModel(model),
   cap_s,
   stack: { emulator: { ...more.emulator, limiter: model }, ...(more.latency ? { latency: more.latency } : {}) },
 });

@@ -10,6 +10,7 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findProjectRoot } from '../src/fs/project-root.js';
+import type { ProofHorizon } from '../src/report/model.js';
 import type { Estimate } from '../src/ratelimit/types.js';
 import type { ProbeTarget, ProbeRun } from '../test/ratelimit/support.js';
 import { runCommand } from './proc.js';
@@ -42,6 +43,8 @@ export interface StageRun extends ProbeRun {
   proof429: number | null;
   /** `holds (round N)`, `fails (round N)`, or `not run`. */
   proofVerdict: string;
+  /** The proof's horizon as the report states it; absent when no proof ran. */
+  horizon?: ProofHorizon;
 }
 
 export interface StageOptions {
@@ -60,6 +63,7 @@ type ReportedRateLimit = Pick<
   recommendation?: { target_rps: number } | null;
   proof?: { rate_429: number } | null;
   proof_rounds?: { verdict: string }[];
+  proof_horizon?: ProofHorizon;
 };
 
 export async function stageRun(target: ProbeTarget, opts: StageOptions): Promise<StageRun | { error: string }> {
@@ -128,6 +132,7 @@ export async function stageRun(target: ProbeTarget, opts: StageOptions): Promise
       recommendedRps: rl.recommendation?.target_rps ?? null,
       proof429: rl.proof?.rate_429 ?? null,
       proofVerdict: last ? `${last.verdict} (round ${rounds.length})` : 'not run',
+      ...(rl.proof_horizon ? { horizon: rl.proof_horizon } : {}),
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
