@@ -152,3 +152,46 @@ export const K6_BUILTIN_METRICS: readonly string[] = [
   'vus',
   'vus_max',
 ];
+
+/**
+ * The per-second timeline's source (src/k6/timeline.ts reads it, scenarios/lib/timeline.ts writes
+ * it): every request's end (epoch ms) and duration (k6's http_req_duration, ms), batched by each VU
+ * into console lines that k6 writes to the file of --console-output. One line:
+ * `ces-timeline <end> <duration> <end − previous end> <duration> …`. k6's own sample output (--out
+ * json) cost each request about as much CPU as the request itself; these lines a tenth of it.
+ */
+export const TIMELINE_LINE_PREFIX = 'ces-timeline ';
+
+/** One console line of requests; `ends` and `durations` are parallel and non-empty. */
+export function timelineLine(ends: readonly number[], durations: readonly number[]): string {
+  let line = TIMELINE_LINE_PREFIX;
+  let previous = 0;
+  for (let i = 0; i < ends.length; i++) {
+    line += `${i === 0 ? '' : ' '}${ends[i]! - previous} ${durations[i]!}`;
+    previous = ends[i]!;
+  }
+  return line;
+}
+
+/**
+ * The requests of one line of k6's console output (whatever its log format: the numbers follow
+ * the prefix up to the closing quote), or null when the line carries none or is malformed.
+ */
+export function requestsOfTimelineLine(line: string): { ends: number[]; durations: number[] } | null {
+  const at = line.indexOf(TIMELINE_LINE_PREFIX);
+  if (at < 0) return null;
+  // The numbers end where the message is quoted off (logfmt, JSON) or at the end of the line.
+  const body = /^([-0-9. e+]*)(?:"|$)/.exec(line.slice(at + TIMELINE_LINE_PREFIX.length))?.[1]?.trim();
+  if (body === undefined) return null;
+  const numbers = body === '' ? [] : body.split(' ').map(Number);
+  if (numbers.length === 0 || numbers.length % 2 !== 0 || !numbers.every(Number.isFinite)) return null;
+  const ends: number[] = [];
+  const durations: number[] = [];
+  let end = 0;
+  for (let i = 0; i < numbers.length; i += 2) {
+    end += numbers[i]!;
+    ends.push(end);
+    durations.push(numbers[i + 1]!);
+  }
+  return { ends, durations };
+}
