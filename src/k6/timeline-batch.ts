@@ -10,7 +10,7 @@ import { timelineLine } from './contract.js';
 /** A batch is written with the first request noted this long after its first one, ms. */
 export const BATCH_MS = 1_000;
 /** The least time before the scenario's end from which each request is written at once, ms. */
-export const END_MARGIN_MS = 2_000;
+export const END_MARGIN_MS = 1_000;
 
 export class TimelineBatch {
   private ends: number[] = [];
@@ -18,14 +18,17 @@ export class TimelineBatch {
   /** When the batch must be written at the latest (epoch ms); set by its first request. */
   private writeBy = 0;
   /** When the scenario ends (epoch ms), or 0 when the VU cannot know it (then nothing waits). */
-  private scenarioEnd = 0;
+  private scenarioEnd: number | undefined;
   private previousEnd = 0;
   private longestPause = 0;
 
   /**
    * @param write     takes one line (k6's console.log)
-   * @param endOfRun  the end of the scenario the VU runs now, if the VU runs until then and no
-   *                  later (epoch ms), else 0; asked once a batch, not once a request
+   * @param endOfRun  the end of the scenario the VU runs, if the VU runs until then and no later
+   *                  (epoch ms), else 0. Asked once, at the VU's first request: k6 builds
+   *                  exec.test.options anew at each access, which cost more than a line. A VU
+   *                  that k6 reuses for a later scenario keeps an end that has passed, so it
+   *                  writes each request at once: slower, never lost.
    */
   constructor(
     private readonly write: (line: string) => void,
@@ -38,10 +41,8 @@ export class TimelineBatch {
     this.previousEnd = now;
     this.ends.push(now);
     this.durations.push(durationMs);
-    if (this.ends.length === 1) {
-      this.scenarioEnd = this.endOfRun();
-      this.writeBy = now + BATCH_MS;
-    }
+    this.scenarioEnd ??= this.endOfRun();
+    if (this.ends.length === 1) this.writeBy = now + BATCH_MS;
     if (now >= this.writeBy || now >= this.scenarioEnd - Math.max(END_MARGIN_MS, 2 * this.longestPause)) {
       this.write(timelineLine(this.ends, this.durations));
       this.ends = [];
