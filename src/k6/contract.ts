@@ -164,13 +164,14 @@ export const TIMELINE_LINE_PREFIX = 'ces-timeline ';
 
 /** One console line of requests; `ends` and `durations` are parallel and non-empty. */
 export function timelineLine(ends: readonly number[], durations: readonly number[]): string {
-  let line = TIMELINE_LINE_PREFIX;
+  // One join, not `+=`: k6's JavaScript engine copies the whole string at each concatenation.
+  const parts: string[] = [];
   let previous = 0;
   for (let i = 0; i < ends.length; i++) {
-    line += `${i === 0 ? '' : ' '}${ends[i]! - previous} ${durations[i]!}`;
+    parts.push(`${ends[i]! - previous} ${durations[i]!}`);
     previous = ends[i]!;
   }
-  return line;
+  return TIMELINE_LINE_PREFIX + parts.join(' ');
 }
 
 /**
