@@ -112,7 +112,7 @@ async function k6Run(
       CES_BASE_URL: opts.emulator.target.baseUrl,
       CES_BENCH_VUS: String(vus),
       CES_BENCH_DURATION_S: String(opts.durationS),
-      ...(timeline ? { CES_BENCH_TIMELINE: '1' } : {}),
+      ...timeline?.env,
     },
     summaryFile,
     // As the harness does it: the emulator's CA joins the system roots (SSL_CERT_FILE), verification on.

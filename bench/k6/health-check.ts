@@ -4,6 +4,7 @@
 
 import http from 'k6/http';
 import { recordRequest } from '../../scenarios/lib/timeline.js';
+import { SCENARIO_ENV } from '../../src/k6/contract.js';
 
 function positive(name: string, fallback: number): number {
   const raw = __ENV[name];
@@ -18,7 +19,7 @@ const url = `${base}/tokens/health_check`;
 const vus = Math.round(positive('CES_BENCH_VUS', 16));
 const durationS = positive('CES_BENCH_DURATION_S', 5);
 // As every request of the harness's scenarios goes into the timeline (scenarios/lib/endpoints.ts).
-const timeline = __ENV.CES_BENCH_TIMELINE === '1';
+const timeline = __ENV[SCENARIO_ENV.timeline] === '1';
 
 export const options = {
   scenarios: {

@@ -48,9 +48,9 @@ function params(
   return p;
 }
 
-/** Every request goes through here into the per-second timeline (timeline.ts). */
-function recorded(res: Res): Res {
-  recordRequest(res);
+/** Every request goes through here into the per-second timeline (timeline.ts), when the harness reads one. */
+function recorded(cfg: ScenarioConfig, res: Res): Res {
+  if (cfg.timeline) recordRequest(res);
   return res;
 }
 
@@ -72,6 +72,7 @@ const replayable = (): Record<string, string> => ({
 export function postTokens(cfg: ScenarioConfig, creds: Credentials, opts: CallOptions = {}): Res {
   const body = JSON.stringify({ token: { client_id: creds.clientId, client_secret: creds.clientSecret } });
   return recorded(
+    cfg,
     http.post(
       `${cfg.baseUrl}/tokens`,
       body,
@@ -83,6 +84,7 @@ export function postTokens(cfg: ScenarioConfig, creds: Credentials, opts: CallOp
 /** §4.2: no body and no credentials. */
 export function healthCheck(cfg: ScenarioConfig, opts: CallOptions = {}): Res {
   return recorded(
+    cfg,
     http.post(
       `${cfg.baseUrl}/tokens/health_check`,
       null,
@@ -96,6 +98,7 @@ export function validateToken(cfg: ScenarioConfig, token: string, opts: CallOpti
   const method = cfg.validateMethod;
   const headers = method === 'GET' ? bearer(token) : { ...bearer(token), ...replayable() };
   return recorded(
+    cfg,
     http.request(
       method,
       `${cfg.baseUrl}/tokens/validate`,
@@ -116,6 +119,7 @@ export function callBusiness(cfg: ScenarioConfig, which: BusinessEndpoint, token
     ...(safe ? {} : replayable()),
   };
   return recorded(
+    cfg,
     http.request(
       method as HttpMethod,
       `${cfg.baseUrl}/v1/${which}`,

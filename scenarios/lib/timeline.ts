@@ -1,7 +1,8 @@
 // The source of the report's per-second timeline: each request's end and duration, written to k6's
 // console (which the harness sends to a file of its own, --console-output; src/k6/timeline.ts reads
-// it). k6's sample output (--out json) did the same at about the CPU cost of the request itself,
-// for some fifteen samples a request of which the timeline reads two.
+// it), only when the harness asks (cfg.timeline; lib/endpoints.ts calls this). k6's sample output
+// (--out json) did the same at about the CPU cost of the request itself, for some fifteen samples
+// a request of which the timeline reads two.
 //
 // A VU batches its requests (src/k6/timeline-batch.ts) only in a constant-vus scenario, where it
 // loops until the scenario's end and no later; anywhere else (arrival-rate VUs may idle, a

@@ -31,6 +31,11 @@ export const SCENARIO_ENV = {
   fleet: 'CES_FLEET_JSON',
   /** Set by the runner (src/k6/run.ts), not by scenarioEnv: where handleSummary writes. */
   summaryFile: 'CES_SUMMARY_FILE',
+  /**
+   * Set by the runner (src/k6/timeline.ts) when it reads the timeline's request lines: "1". Without
+   * it the scenarios write none, so a bundle run by hand or by k6-operator keeps its log quiet.
+   */
+  timeline: 'CES_TIMELINE',
 } as const;
 
 export interface Backoff {

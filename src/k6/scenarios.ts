@@ -200,13 +200,14 @@ async function runBundle(
   const userArgs = [...(opts.extraArgs ?? []), ...inheritedOutputArgs(opts.baseEnv ?? process.env)];
   // Each k6 process also writes its requests' times for the timeline (withTimeline adds that output).
   const once = (summaryFile: string, extraArgs: string[], dashboardName: string) =>
-    withTimeline(extraArgs, (args) =>
+    withTimeline(extraArgs, (args, timelineEnv) =>
       runScenario({
         k6Path: opts.k6Path,
         bundle: join(opts.bundleDir, `${bundle}.js`),
         env: {
           ...scenarioEnv(opts.inputs),
           ...(opts.dashboardDir !== undefined ? dashboardEnv(opts.dashboardDir, dashboardName) : {}),
+          ...timelineEnv,
         },
         summaryFile,
         timeoutMs,
@@ -249,11 +250,11 @@ async function runBundle(
  */
 async function withTimeline(
   extraArgs: string[],
-  start: (extraArgs: string[]) => Promise<RunScenarioResult>,
+  start: (extraArgs: string[], env: Record<string, string>) => Promise<RunScenarioResult>,
 ): Promise<{ run: RunScenarioResult; timeline?: Timeline }> {
   const output = await timelineOutput();
   try {
-    const run = await start([...extraArgs, ...output.args]);
+    const run = await start([...extraArgs, ...output.args], output.env);
     const timeline = await readTimeline(output.file, requestsOf(run.summary));
     return { run, ...(timeline !== undefined && { timeline }) };
   } finally {

@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline';
 import { atExit } from '../exit-cleanup.js';
 import type { LoadScenarioResult } from '../report/model.js';
 import { percentile, round } from '../toolkit/stats.js';
-import { requestsOfTimelineLine } from './contract.js';
+import { requestsOfTimelineLine, SCENARIO_ENV } from './contract.js';
 
 export type Timeline = NonNullable<LoadScenarioResult['timeline']>;
 
@@ -23,8 +23,16 @@ const MAX_LINES = 10_000_000;
 // Longer than any run the harness starts (defaultTimeoutMs is minutes); a bound on the array.
 const MAX_SECONDS = 24 * 3600;
 
-/** A private folder for the console output of one k6 process, and the arguments that fill it. */
-export async function timelineOutput(): Promise<{ file: string; args: string[]; dispose: () => Promise<void> }> {
+/**
+ * A private folder for the console output of one k6 process, the arguments that send it there, and
+ * the variable that makes the scenarios write their request lines.
+ */
+export async function timelineOutput(): Promise<{
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  dispose: () => Promise<void>;
+}> {
   const dir = await mkdtemp(join(tmpdir(), 'ces-k6-points-'));
   // Removed even when the process ends at once (a second Ctrl-C), not only by dispose().
   const forget = atExit(() => rmSync(dir, { recursive: true, force: true }));
@@ -32,6 +40,7 @@ export async function timelineOutput(): Promise<{ file: string; args: string[]; 
   return {
     file,
     args: ['--console-output', file],
+    env: { [SCENARIO_ENV.timeline]: '1' },
     dispose: async () => {
       await rm(dir, { recursive: true, force: true });
       forget();

@@ -2,12 +2,13 @@
 // (scenarios/lib/timeline.ts): a real k6 run against the emulator fills LoadScenarioResult.timeline,
 // whose requests add up to the summary's count; and the reader of the lines, on files written here.
 
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
-import { requestsOfTimelineLine, timelineLine } from '../../src/k6/contract.js';
+import { requestsOfTimelineLine, scenarioEnv, timelineLine } from '../../src/k6/contract.js';
+import { runScenario } from '../../src/k6/run.js';
 import { runK6Bundle } from '../../src/k6/scenarios.js';
 import { mergeTimelines, readTimeline, timelineOf } from '../../src/k6/timeline.js';
 import { bundleScenarios, realK6 } from './support.js';
@@ -139,5 +140,35 @@ describe.skipIf(k6 === undefined)('the timeline of a real k6 run', () => {
     );
     expect(await pointDirs()).toEqual([]);
     await rm(privateTmp, { recursive: true, force: true });
+  }, 90_000);
+
+  it('is not written when the harness does not ask for it: a bundle run by hand keeps its log quiet', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ces-k6-timeline-off-'));
+    const inputs = {
+      baseUrl: emulator.url,
+      clientId: emulator.credentials.clientId,
+      clientSecret: emulator.credentials.clientSecret,
+      tokenLifetimeS: 86_400,
+      clockToleranceS: 1,
+      rate: 1,
+      durationS: 1,
+      vus: 1,
+      runId: 'timeline-off-test',
+    };
+    // tls12-refused: three quick calls, each one noted when the timeline is asked for.
+    const run = await runScenario({
+      k6Path: k6!.path,
+      bundle: join(bundleDir, 'tls12-refused.js'),
+      env: scenarioEnv(inputs),
+      summaryFile: join(dir, 'summary.json'),
+      caFile: emulator.caFile,
+      extraArgs: ['--console-output', join(dir, 'console.log')],
+      timeoutMs: 60_000,
+    });
+    expect(run.summary).toBeDefined();
+    const written = await readFile(join(dir, 'console.log'), 'utf8').catch(() => '');
+    expect(written.split('\n').filter((l) => requestsOfTimelineLine(l) !== null)).toEqual([]);
+    expect(run.stderrTail).not.toContain('ces-timeline');
+    await rm(dir, { recursive: true, force: true });
   }, 90_000);
 });
