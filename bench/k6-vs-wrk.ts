@@ -10,7 +10,8 @@ import { build } from 'esbuild';
 import { ServiceClient } from '../src/http/service-client.js';
 import { Redactor } from '../src/http/redact.js';
 import { runScenario, type LocatedK6 } from '../src/k6/index.js';
-import { timelineOutput } from '../src/k6/timeline.js';
+import { requestsOf } from '../src/k6/summary.js';
+import { readTimeline, timelineOutput } from '../src/k6/timeline.js';
 import { cpuSeconds, delta, reapedChildrenCpuSeconds, runCommand, which } from './proc.js';
 import type { ServedEmulator } from './serve.js';
 import { cores, rate, ratio, type Section } from './stats.js';
@@ -57,11 +58,12 @@ export interface LoadBenchResult {
 
 export const HEALTH = 'POST /tokens/health_check';
 /**
- * The same bare script with what the harness adds to every k6 process it starts: the JSON output
- * of every sample its per-second timeline is read from (src/k6/timeline.ts). The difference to the
- * bare row is the harness's own cost per request, apart from k6's.
+ * The same bare script with what the harness adds to every request and k6 process: each request
+ * noted for the per-second timeline (scenarios/lib/timeline.ts) into the console output file it is
+ * read from (src/k6/timeline.ts). The difference to the bare row is the harness's own cost per
+ * request, apart from k6's.
  */
-export const HEALTH_WITH_TIMELINE = `${HEALTH}, + the timeline output`;
+export const HEALTH_WITH_TIMELINE = `${HEALTH}, + the timeline recorder`;
 const EVALUATION = 'POST /v1/evaluation (valid token)';
 /** k6 starts, runs durationS plus a graceful stop, and writes its summary; this bounds a hang. */
 const EXTRA_TIMEOUT_S = 30;
@@ -110,14 +112,23 @@ async function k6Run(
       CES_BASE_URL: opts.emulator.target.baseUrl,
       CES_BENCH_VUS: String(vus),
       CES_BENCH_DURATION_S: String(opts.durationS),
+      ...timeline?.env,
     },
     summaryFile,
     // As the harness does it: the emulator's CA joins the system roots (SSL_CERT_FILE), verification on.
     caFile: opts.emulator.caFile,
     timeoutMs: (opts.durationS + EXTRA_TIMEOUT_S) * 1000,
-  }).finally(() => timeline?.dispose());
+  }).catch(async (e: unknown) => {
+    await timeline?.dispose();
+    throw e;
+  });
   const serverCpu = delta(cpuSeconds(opts.emulator.pid), serverBefore);
   const generatorCpu = delta(reapedChildrenCpuSeconds(), childrenBefore);
+  // Read as the harness reads it (after the CPU is counted, as the harness's reading is Node's work):
+  // a recorder that lost the last requests of a VU would leave the report without a chart.
+  const charted = timeline
+    ? await readTimeline(timeline.file, requestsOf(r.summary)).finally(() => timeline.dispose())
+    : undefined;
   const summary = r.summary as
     | { metrics?: Record<string, { values?: Record<string, number> }>; state?: { testRunDurationMs?: number } }
     | undefined;
@@ -142,6 +153,8 @@ async function k6Run(
     serverUsPerReq: perRequest(serverCpu, reqs?.count),
     generatorUsPerReq: perRequest(generatorCpu, reqs?.count),
   };
+  if (timeline && charted === undefined && reqs !== undefined)
+    row.problem = `the timeline's requests did not add up to k6's ${reqs.count}: no chart`;
   if (r.exitCode !== 0 || reqs === undefined) {
     const tail = (r.stderrTail || r.stdoutTail).trim().split('\n').slice(-2).join(' | ');
     row.problem = `k6 exit ${String(r.exitCode)}${r.timedOut ? ' (timed out)' : ''}${tail ? `: ${tail}` : ''}`;
@@ -244,7 +257,7 @@ export async function benchLoad(opts: LoadBenchOptions): Promise<LoadBenchResult
       if (opts.k6 && bundle) {
         opts.progress(`load: k6, ${c} VUs, ${opts.durationS} s on health_check`);
         rows.push(await k6Run(opts, opts.k6, bundle, dir, c));
-        opts.progress(`load: k6 with the harness's timeline output, ${c} VUs, ${opts.durationS} s on health_check`);
+        opts.progress(`load: k6 with the harness's timeline recorder, ${c} VUs, ${opts.durationS} s on health_check`);
         rows.push(await k6Run(opts, opts.k6, bundle, dir, c, true));
       }
       if (wrk !== undefined) {
@@ -295,7 +308,7 @@ export function loadSection(r: LoadBenchResult): Section {
     const t = r.rows.find((x) => x.endpoint === HEALTH_WITH_TIMELINE && x.concurrency === k.concurrency);
     if (t)
       notes.push(
-        `The harness's own cost at ${k.concurrency} VUs: with the timeline output k6 spent ${us(t.generatorUsPerReq)} µs of CPU per request, bare ${us(k.generatorUsPerReq)} (${ratio(t.generatorUsPerReq, k.generatorUsPerReq)}); rate ${ratio(t.rps, k.rps)} of the bare one.`,
+        `The harness's own cost at ${k.concurrency} VUs: with the timeline recorder k6 spent ${us(t.generatorUsPerReq)} µs of CPU per request, bare ${us(k.generatorUsPerReq)} (${ratio(t.generatorUsPerReq, k.generatorUsPerReq)}); rate ${ratio(t.rps, k.rps)} of the bare one.`,
       );
   }
   const k6Best = best(r.rows, 'k6', HEALTH);

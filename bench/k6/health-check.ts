@@ -3,6 +3,8 @@
 // reports); bench/k6-vs-wrk.ts bundles it with esbuild and runs it through src/k6/run.ts.
 
 import http from 'k6/http';
+import { recordRequest } from '../../scenarios/lib/timeline.js';
+import { SCENARIO_ENV } from '../../src/k6/contract.js';
 
 function positive(name: string, fallback: number): number {
   const raw = __ENV[name];
@@ -16,6 +18,8 @@ if (base === '') throw new Error('CES_BASE_URL is not set');
 const url = `${base}/tokens/health_check`;
 const vus = Math.round(positive('CES_BENCH_VUS', 16));
 const durationS = positive('CES_BENCH_DURATION_S', 5);
+// As every request of the harness's scenarios goes into the timeline (scenarios/lib/endpoints.ts).
+const timeline = __ENV[SCENARIO_ENV.timeline] === '1';
 
 export const options = {
   scenarios: {
@@ -30,7 +34,8 @@ export const options = {
 };
 
 export default function (): void {
-  http.post(url, null);
+  const res = http.post(url, null);
+  if (timeline) recordRequest(res);
 }
 
 /** src/k6/run.ts reads the summary back from CES_SUMMARY_FILE. */

@@ -46,6 +46,8 @@ export interface ScenarioConfig extends ScenarioBasics {
   requestTimeoutS: number;
   /** The fleet scenario's run as parsed JSON, unchecked here (scenarios/fleet.ts checks it); undefined when not given. */
   fleet: unknown;
+  /** Whether each request is written for the harness's per-second timeline (lib/timeline.ts). */
+  timeline: boolean;
 }
 
 function raw(name: string): string | undefined {
@@ -151,5 +153,6 @@ export function readConfig(): ScenarioConfig {
     rateProfile: choice(ENV.rateProfile, RATE_PROFILES, d.rateProfile),
     requestTimeoutS: num(ENV.requestTimeoutS, d.requestTimeoutS, 0.5),
     fleet: json(ENV.fleet),
+    timeline: raw(ENV.timeline) === '1',
   };
 }

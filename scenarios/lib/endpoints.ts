@@ -10,6 +10,7 @@ import type { Credentials } from '../../src/spec/credentials.js';
 import { errorTextOf } from '../../src/spec/error-body.js';
 import type { BusinessEndpoint, HttpMethod } from '../../src/spec/endpoints.js';
 import type { ScenarioConfig } from './config';
+import { recordRequest } from './timeline';
 
 export type Res = RefinedResponse<'text'>;
 
@@ -47,6 +48,12 @@ function params(
   return p;
 }
 
+/** Every request goes through here into the per-second timeline (timeline.ts), when the harness reads one. */
+function recorded(cfg: ScenarioConfig, res: Res): Res {
+  if (cfg.timeline) recordRequest(res);
+  return res;
+}
+
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}`, Accept: 'application/json' });
 
 /**
@@ -64,19 +71,25 @@ const replayable = (): Record<string, string> => ({
 /** §4.1: POST /tokens with {"token": {"client_id", "client_secret"}}. */
 export function postTokens(cfg: ScenarioConfig, creds: Credentials, opts: CallOptions = {}): Res {
   const body = JSON.stringify({ token: { client_id: creds.clientId, client_secret: creds.clientSecret } });
-  return http.post(
-    `${cfg.baseUrl}/tokens`,
-    body,
-    params(cfg, 'POST /tokens', 'tokens.issue', opts, { ...JSON_HEADERS, ...replayable() }),
+  return recorded(
+    cfg,
+    http.post(
+      `${cfg.baseUrl}/tokens`,
+      body,
+      params(cfg, 'POST /tokens', 'tokens.issue', opts, { ...JSON_HEADERS, ...replayable() }),
+    ),
   );
 }
 
 /** §4.2: no body and no credentials. */
 export function healthCheck(cfg: ScenarioConfig, opts: CallOptions = {}): Res {
-  return http.post(
-    `${cfg.baseUrl}/tokens/health_check`,
-    null,
-    params(cfg, 'POST /tokens/health_check', 'tokens.health_check', opts, replayable()),
+  return recorded(
+    cfg,
+    http.post(
+      `${cfg.baseUrl}/tokens/health_check`,
+      null,
+      params(cfg, 'POST /tokens/health_check', 'tokens.health_check', opts, replayable()),
+    ),
   );
 }
 
@@ -84,11 +97,14 @@ export function healthCheck(cfg: ScenarioConfig, opts: CallOptions = {}): Res {
 export function validateToken(cfg: ScenarioConfig, token: string, opts: CallOptions = {}): Res {
   const method = cfg.validateMethod;
   const headers = method === 'GET' ? bearer(token) : { ...bearer(token), ...replayable() };
-  return http.request(
-    method,
-    `${cfg.baseUrl}/tokens/validate`,
-    null,
-    params(cfg, `${method} /tokens/validate`, 'tokens.validate', opts, headers),
+  return recorded(
+    cfg,
+    http.request(
+      method,
+      `${cfg.baseUrl}/tokens/validate`,
+      null,
+      params(cfg, `${method} /tokens/validate`, 'tokens.validate', opts, headers),
+    ),
   );
 }
 
@@ -102,11 +118,14 @@ export function callBusiness(cfg: ScenarioConfig, which: BusinessEndpoint, token
     ...(hasBody ? { 'Content-Type': 'application/json' } : {}),
     ...(safe ? {} : replayable()),
   };
-  return http.request(
-    method as HttpMethod,
-    `${cfg.baseUrl}/v1/${which}`,
-    hasBody ? JSON.stringify(body) : null,
-    params(cfg, `${method} /v1/${which}`, `business.${which}`, opts, headers),
+  return recorded(
+    cfg,
+    http.request(
+      method as HttpMethod,
+      `${cfg.baseUrl}/v1/${which}`,
+      hasBody ? JSON.stringify(body) : null,
+      params(cfg, `${method} /v1/${which}`, `business.${which}`, opts, headers),
+    ),
   );
 }
 

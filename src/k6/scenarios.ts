@@ -10,7 +10,7 @@ import { dashboardFileName, writtenDashboards } from './dashboards.js';
 import { inheritedOutputArgs } from './k6-env.js';
 import { K6_EXIT, runScenario, type RunScenarioResult } from './run.js';
 import { mergeK6Summaries, segmentArgs } from './segments.js';
-import { mergeLoadScenarioResults, toLoadScenarioResult } from './summary.js';
+import { mergeLoadScenarioResults, requestsOf, toLoadScenarioResult } from './summary.js';
 import { mergeTimelines, readTimeline, timelineOutput, type Timeline } from './timeline.js';
 
 // `light`: the scenario judges behaviour, not speed, and sends little with the client's
@@ -198,15 +198,16 @@ async function runBundle(
   const count = opts.segments ?? 1;
   // The user's K6_OUT beside the config's outputs, before segmentOutputs gives each process its own file.
   const userArgs = [...(opts.extraArgs ?? []), ...inheritedOutputArgs(opts.baseEnv ?? process.env)];
-  // Each k6 process also writes its samples for the timeline (withTimeline adds that output).
+  // Each k6 process also writes its requests' times for the timeline (withTimeline adds that output).
   const once = (summaryFile: string, extraArgs: string[], dashboardName: string) =>
-    withTimeline(extraArgs, (args) =>
+    withTimeline(extraArgs, (args, timelineEnv) =>
       runScenario({
         k6Path: opts.k6Path,
         bundle: join(opts.bundleDir, `${bundle}.js`),
         env: {
           ...scenarioEnv(opts.inputs),
           ...(opts.dashboardDir !== undefined ? dashboardEnv(opts.dashboardDir, dashboardName) : {}),
+          ...timelineEnv,
         },
         summaryFile,
         timeoutMs,
@@ -243,17 +244,18 @@ async function runBundle(
 }
 
 /**
- * One k6 process with a JSON output of its samples beside the caller's arguments, read into the
- * per-second timeline (timeline.ts) and deleted. No timeline is no error: the chart is left out.
+ * One k6 process with its console output (the scenarios' request lines) in a file of its own,
+ * read into the per-second timeline (timeline.ts) and deleted. No timeline is no error: the chart
+ * is left out.
  */
 async function withTimeline(
   extraArgs: string[],
-  start: (extraArgs: string[]) => Promise<RunScenarioResult>,
+  start: (extraArgs: string[], env: Record<string, string>) => Promise<RunScenarioResult>,
 ): Promise<{ run: RunScenarioResult; timeline?: Timeline }> {
   const output = await timelineOutput();
   try {
-    const run = await start([...extraArgs, ...output.args]);
-    const timeline = await readTimeline(output.file);
+    const run = await start([...extraArgs, ...output.args], output.env);
+    const timeline = await readTimeline(output.file, requestsOf(run.summary));
     return { run, ...(timeline !== undefined && { timeline }) };
   } finally {
     await output.dispose();

@@ -66,6 +66,10 @@ function extraOf(summary: K6Summary): Record<string, number | string> {
   return extra;
 }
 
+/** How many requests k6 counted (http_reqs), or undefined when there is no summary to say. */
+export const requestsOf = (summaryJson: unknown): number | undefined =>
+  isK6Summary(summaryJson) ? (summaryJson.metrics.http_reqs?.values.count ?? 0) : undefined;
+
 export function toLoadScenarioResult(name: string, summaryJson: unknown): LoadScenarioResult {
   if (!isK6Summary(summaryJson)) {
     return {

@@ -1,37 +1,46 @@
 // The per-second series of a k6 run (LoadScenarioResult.timeline): requests and p95 latency per
-// second since the first request. k6's end-of-test summary has only totals; its JSON output has
-// every sample with its time, so each run also writes one (gzipped: a sample is ~400 bytes of
-// JSON, and k6 compresses when the name ends in .gz) into a private temp folder, read here and
-// deleted. The samples carry tags (URL, status, check names), never headers, so no token.
+// second since the first request. k6's end-of-test summary has only totals; so every request the
+// scenarios send also goes, with its end and duration, into k6's console output (scenarios/lib/
+// timeline.ts, one line per VU and second at most), which each run sends to a file in a private temp
+// folder, read here and deleted. The lines carry times and durations only: no URL, no token.
 
 import { createReadStream, rmSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { createGunzip } from 'node:zlib';
 import { atExit } from '../exit-cleanup.js';
 import type { LoadScenarioResult } from '../report/model.js';
 import { percentile, round } from '../toolkit/stats.js';
+import { requestsOfTimelineLine, SCENARIO_ENV } from './contract.js';
 
 export type Timeline = NonNullable<LoadScenarioResult['timeline']>;
 
 // Bounds on what is read: a run long or fast enough to pass them gets no chart rather than a
-// harness that spends minutes parsing. 64 MB gzipped is some 1.5 GB of JSON, ~4 million requests.
+// harness that spends minutes parsing. A request is some 12 bytes of a line: 64 MB is ~5 million.
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
-const MAX_LINES = 50_000_000;
+const MAX_LINES = 10_000_000;
 // Longer than any run the harness starts (defaultTimeoutMs is minutes); a bound on the array.
 const MAX_SECONDS = 24 * 3600;
 
-/** A private folder for the points file of one k6 process, and the --out arguments that fill it. */
-export async function timelineOutput(): Promise<{ file: string; args: string[]; dispose: () => Promise<void> }> {
+/**
+ * A private folder for the console output of one k6 process, the arguments that send it there, and
+ * the variable that makes the scenarios write their request lines.
+ */
+export async function timelineOutput(): Promise<{
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  dispose: () => Promise<void>;
+}> {
   const dir = await mkdtemp(join(tmpdir(), 'ces-k6-points-'));
   // Removed even when the process ends at once (a second Ctrl-C), not only by dispose().
   const forget = atExit(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'points.json.gz');
+  const file = join(dir, 'console.log');
   return {
     file,
-    args: ['--out', `json=${file}`],
+    args: ['--console-output', file],
+    env: { [SCENARIO_ENV.timeline]: '1' },
     dispose: async () => {
       await rm(dir, { recursive: true, force: true });
       forget();
@@ -39,78 +48,59 @@ export async function timelineOutput(): Promise<{ file: string; args: string[]; 
   };
 }
 
-export interface Point {
-  metric: string;
-  ms: number;
-  value: number;
-}
-
-// A line is parsed only when it can be a point of one of the two metrics read: most lines are
-// other metrics (timings, data sizes, checks), and JSON.parse of each would cost more than the run.
-function pointOf(line: string): Point | null {
-  if (
-    !line.includes('"type":"Point"') ||
-    !(line.includes('"metric":"http_reqs"') || line.includes('"metric":"http_req_duration"'))
-  )
-    return null;
-  try {
-    const p = JSON.parse(line) as { metric?: unknown; data?: { time?: unknown; value?: unknown } };
-    const ms = typeof p.data?.time === 'string' ? Date.parse(p.data.time) : NaN;
-    const value = p.data?.value;
-    if (typeof p.metric !== 'string' || !Number.isFinite(ms) || typeof value !== 'number') return null;
-    return { metric: p.metric, ms, value };
-  } catch {
-    return null;
-  }
+/** One answered request: when it ended (epoch ms) and how long it took (ms). */
+export interface TimedRequest {
+  endMs: number;
+  durationMs: number;
 }
 
 /**
  * Per second since the first request: requests and p95 latency, seconds without a request as 0.
- * Fed point by point, so a long run's samples are never all held: only the per-second counts and
- * the durations (8 bytes each) are.
+ * VUs write their batches out of time order, so the first request is known only at the end:
+ * ends and durations are held (16 bytes a request) until build().
  */
 export class TimelineBuilder {
-  private origin: number | undefined;
-  private readonly counts = new Map<number, number>();
-  private readonly durations = new Map<number, number[]>();
+  private readonly ends: number[] = [];
+  private readonly durations: number[] = [];
+  private first = Infinity;
 
-  add(p: Point): void {
-    // k6 writes points nearly in time order; the first request's second is the provisional origin,
-    // and a request flushed out of order before it only makes a negative second, shifted at the end.
-    if (this.origin === undefined) {
-      if (p.metric !== 'http_reqs') return;
-      this.origin = p.ms;
-    }
-    const t = Math.floor((p.ms - this.origin) / 1000);
-    if (Math.abs(t) > MAX_SECONDS) return;
-    if (p.metric === 'http_reqs') this.counts.set(t, (this.counts.get(t) ?? 0) + p.value);
-    else (this.durations.get(t) ?? this.durations.set(t, []).get(t)!).push(p.value);
+  add(endMs: number, durationMs: number): void {
+    this.ends.push(endMs);
+    this.durations.push(durationMs);
+    this.first = Math.min(this.first, endMs);
   }
 
   build(): Timeline {
-    if (this.counts.size === 0) return [];
-    let first = Infinity;
-    let last = -Infinity;
-    for (const t of this.counts.keys()) {
-      first = Math.min(first, t);
+    const counts = new Map<number, number>();
+    const durations = new Map<number, number[]>();
+    let last = -1;
+    for (let i = 0; i < this.ends.length; i++) {
+      const t = Math.floor((this.ends[i]! - this.first) / 1000);
+      if (t > MAX_SECONDS) continue;
       last = Math.max(last, t);
+      counts.set(t, (counts.get(t) ?? 0) + 1);
+      (durations.get(t) ?? durations.set(t, []).get(t)!).push(this.durations[i]!);
     }
-    return Array.from({ length: last - first + 1 }, (_, i) => {
-      const d = this.durations.get(first + i);
+    return Array.from({ length: last + 1 }, (_, t) => {
+      const d = durations.get(t);
       const p95 = d && d.length > 0 ? round(percentile(d, 95)!, 3) : undefined;
-      return { t: i, requests: this.counts.get(first + i) ?? 0, ...(p95 !== undefined ? { p95_ms: p95 } : {}) };
+      return { t, requests: counts.get(t) ?? 0, ...(p95 !== undefined ? { p95_ms: p95 } : {}) };
     });
   }
 }
 
-export function timelineOf(points: Iterable<Point>): Timeline {
+export function timelineOf(requests: Iterable<TimedRequest>): Timeline {
   const builder = new TimelineBuilder();
-  for (const p of points) builder.add(p);
+  for (const r of requests) builder.add(r.endMs, r.durationMs);
   return builder.build();
 }
 
-/** The timeline of one k6 JSON output file (gzipped or not), or undefined when there is none to read. */
-export async function readTimeline(file: string): Promise<Timeline | undefined> {
+/**
+ * The timeline of one k6 process's console output file, or undefined when there is none to read,
+ * or when its requests do not add up to `requests`, the count of k6's summary (a VU stopped before
+ * it wrote its last batch): a chart that undercounts would say the load fell when it did not.
+ */
+export async function readTimeline(file: string, requests: number | undefined): Promise<Timeline | undefined> {
   let size: number;
   try {
     size = (await stat(file)).size;
@@ -118,24 +108,26 @@ export async function readTimeline(file: string): Promise<Timeline | undefined> 
     return undefined;
   }
   if (size === 0 || size > MAX_FILE_BYTES) return undefined;
-  const raw = createReadStream(file);
-  const input = file.endsWith('.gz') ? raw.pipe(createGunzip()) : raw;
+  const input = createReadStream(file);
   const builder = new TimelineBuilder();
   let lines = 0;
+  let read = 0;
   try {
     // crlfDelay: a line k6 ends in \r\n is still one line.
     for await (const line of createInterface({ input, crlfDelay: Infinity })) {
       if (++lines > MAX_LINES) return undefined;
-      const p = pointOf(line);
-      if (p) builder.add(p);
+      const batch = requestsOfTimelineLine(line);
+      if (batch === null) continue;
+      for (let i = 0; i < batch.ends.length; i++) builder.add(batch.ends[i]!, batch.durations[i]!);
+      read += batch.ends.length;
     }
   } catch {
-    // A file k6 was killed while writing ends mid-stream; the samples read so far are still real.
+    return undefined;
   } finally {
-    raw.destroy();
+    input.destroy();
   }
-  const timeline = builder.build();
-  return timeline.length > 0 ? timeline : undefined;
+  if (read === 0 || read !== requests) return undefined;
+  return builder.build();
 }
 
 /**

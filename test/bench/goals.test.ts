@@ -3,10 +3,10 @@
 
 import { describe, expect, it } from 'vitest';
 import { goalsSection } from '../../bench/goals.js';
-import { HEALTH, type LoadBenchResult } from '../../bench/k6-vs-wrk.js';
+import { HEALTH, HEALTH_WITH_TIMELINE, type LoadBenchResult } from '../../bench/k6-vs-wrk.js';
 
-const row = (tool: 'k6' | 'wrk', concurrency: number, rps: number) =>
-  ({ tool, endpoint: HEALTH, concurrency, rps }) as LoadBenchResult['rows'][number];
+const row = (tool: 'k6' | 'wrk', concurrency: number, rps: number, endpoint = HEALTH) =>
+  ({ tool, endpoint, concurrency, rps }) as LoadBenchResult['rows'][number];
 
 describe('goalsSection', () => {
   it('lists all six rows, each naming the section that measures it when it did not run', () => {
@@ -43,10 +43,18 @@ describe('goalsSection', () => {
     expect(s.rows[0]![3]).toBe('missed');
   });
 
-  it('reads k6 / wrk at each concurrency, met only when every one reaches 0.8×', () => {
+  it("reads k6 with the harness's timeline recorder / wrk at each concurrency, met only when every one reaches 0.8×", () => {
+    // The bare k6 rows are faster: the goal is k6 as the harness runs it.
     const load = (k6At64: number) =>
       ({
-        rows: [row('k6', 16, 850), row('wrk', 16, 1000), row('k6', 64, k6At64), row('wrk', 64, 1000)],
+        rows: [
+          row('k6', 16, 990),
+          row('k6', 16, 850, HEALTH_WITH_TIMELINE),
+          row('wrk', 16, 1000),
+          row('k6', 64, 990),
+          row('k6', 64, k6At64, HEALTH_WITH_TIMELINE),
+          row('wrk', 64, 1000),
+        ],
       }) as LoadBenchResult;
     expect(goalsSection({ load: load(900) }).rows[3]!.slice(1, 4)).toEqual(['0.85× / 0.90×', '≥ 0.8× each', 'met']);
     expect(goalsSection({ load: load(630) }).rows[3]!.slice(1, 4)).toEqual(['0.85× / 0.63×', '≥ 0.8× each', 'missed']);

@@ -145,7 +145,7 @@ describe.skipIf(k6 === undefined)('K6_INFLUXDB_* to a real receiver (real k6)', 
 });
 
 describe.skipIf(k6 === undefined)("K6_OUT beside the harness's own outputs (real k6)", () => {
-  it("each output of K6_OUT gets the points beside load.outputs (and the timeline's own --out)", async () => {
+  it('each output of K6_OUT gets the points beside load.outputs', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'ces-k6-out-'));
     await writeFile(join(dir, 'script.js'), SCRIPT);
     await runK6Bundle('script', {

@@ -1,61 +1,74 @@
-// The per-second timeline of a load scenario, from k6's own samples (its JSON output): a real k6
-// run against the emulator fills LoadScenarioResult.timeline, whose requests add up to the
-// summary's count; and the reader of the samples, on files written here.
+// The per-second timeline of a load scenario, from the lines the scenarios write to k6's console
+// (scenarios/lib/timeline.ts): a real k6 run against the emulator fills LoadScenarioResult.timeline,
+// whose requests add up to the summary's count; and the reader of the lines, on files written here.
 
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
+import { requestsOfTimelineLine, scenarioEnv, timelineLine } from '../../src/k6/contract.js';
+import { runScenario } from '../../src/k6/run.js';
 import { runK6Bundle } from '../../src/k6/scenarios.js';
 import { mergeTimelines, readTimeline, timelineOf } from '../../src/k6/timeline.js';
 import { bundleScenarios, realK6 } from './support.js';
 
 const k6 = await realK6();
 
-const point = (metric: string, time: string, value: number) =>
-  JSON.stringify({ metric, type: 'Point', data: { time, value, tags: { status: '200' } } });
+const at = (s: number) => Date.parse('2026-11-23T10:00:00Z') + s * 1000;
+// As k6 writes a console line to --console-output (logfmt, its default log format).
+const logged = (ends: number[], durations: number[]) =>
+  `time="2026-11-23T10:00:05Z" level=info msg="${timelineLine(ends, durations)}" source=console`;
+
+describe('the timeline lines', () => {
+  it("carry each request's end and duration through a line and back", () => {
+    const ends = [at(0.5), at(0.5), at(1.25), at(1.2)];
+    const durations = [10, 0.25, 31.123456, 2e-7];
+    expect(requestsOfTimelineLine(logged(ends, durations))).toEqual({ ends, durations });
+    // k6's JSON log format (--log-format json) quotes the message the same way.
+    expect(requestsOfTimelineLine(JSON.stringify({ msg: timelineLine([5], [1]) }))?.ends).toEqual([5]);
+  });
+
+  it('are told apart from other console lines and from malformed ones', () => {
+    expect(requestsOfTimelineLine('time="x" level=info msg="a script said something" source=console')).toBeNull();
+    expect(requestsOfTimelineLine('msg="ces-timeline 1700000000000"')).toBeNull();
+    expect(requestsOfTimelineLine('msg="ces-timeline "')).toBeNull();
+    expect(requestsOfTimelineLine('msg="ces-timeline 1 2 x 4"')).toBeNull();
+  });
+});
 
 describe('readTimeline', () => {
   it('counts requests and takes the p95 per second since the first request, empty seconds included', async () => {
+    // Two VUs' batches, out of time order: the first request (.5) is in the second line.
     const lines = [
-      JSON.stringify({ type: 'Metric', data: { name: 'http_reqs', type: 'counter' }, metric: 'http_reqs' }),
-      point('http_reqs', '2026-11-23T10:00:00.500000001Z', 1),
-      point('http_req_duration', '2026-11-23T10:00:00.500000001Z', 10),
-      point('http_req_waiting', '2026-11-23T10:00:00.500000001Z', 9),
-      point('http_reqs', '2026-11-23T10:00:01.100Z', 1),
-      point('http_req_duration', '2026-11-23T10:00:01.100Z', 30),
-      point('http_reqs', '2026-11-23T10:00:01.400Z', 1),
-      point('http_req_duration', '2026-11-23T10:00:01.400Z', 20),
-      'not json at all {"type":"Point","metric":"http_reqs"',
-      point('http_reqs', '2026-11-23T10:00:03.600Z', 1),
+      logged([at(1.1), at(1.4)], [30, 20]),
+      'time="2026-11-23T10:00:05Z" level=info msg="something else" source=console',
+      logged([at(0.5), at(3.6)], [10, 5]),
+      'msg="ces-timeline 1 2 x 4"',
     ];
     const dir = await mkdtemp(join(tmpdir(), 'ces-timeline-test-'));
-    const file = join(dir, 'points.json.gz');
-    await writeFile(file, gzipSync(`${lines.join('\n')}\n`));
+    const file = join(dir, 'console.log');
+    await writeFile(file, `${lines.join('\n')}\n`);
     // Seconds count from the first request (at .5): .5, 1.1 and 1.4 fall in the first.
-    expect(await readTimeline(file)).toEqual([
+    expect(await readTimeline(file, 4)).toEqual([
       { t: 0, requests: 3, p95_ms: 30 },
       { t: 1, requests: 0 },
       { t: 2, requests: 0 },
-      { t: 3, requests: 1 },
+      { t: 3, requests: 1, p95_ms: 5 },
     ]);
-    await writeFile(join(dir, 'plain.json'), lines.join('\n'));
-    expect((await readTimeline(join(dir, 'plain.json')))?.map((p) => p.requests)).toEqual([3, 0, 0, 1]);
-    expect(await readTimeline(join(dir, 'missing.json.gz'))).toBeUndefined();
+    // A VU's last batch lost: fewer requests than k6 counted, and no chart rather than a false one.
+    expect(await readTimeline(file, 5)).toBeUndefined();
+    expect(await readTimeline(file, undefined)).toBeUndefined();
+    expect(await readTimeline(join(dir, 'missing.log'), 4)).toBeUndefined();
+    await rm(dir, { recursive: true, force: true });
   });
 
-  it('keeps a request flushed out of order before the first one read, at the start', () => {
-    const ms = (s: number) => Date.parse('2026-11-23T10:00:00Z') + s * 1000;
+  it('keeps a request written out of order before the first one read, at the start', () => {
     const t = timelineOf([
-      { metric: 'http_reqs', ms: ms(2.2), value: 1 },
-      { metric: 'http_reqs', ms: ms(0.1), value: 1 },
+      { endMs: at(2.2), durationMs: 1 },
+      { endMs: at(0.1), durationMs: 1 },
     ]);
-    expect(t.reduce((n, p) => n + p.requests, 0)).toBe(2);
-    expect(t[0]?.requests).toBe(1);
-    expect(t.at(-1)?.requests).toBe(1);
-    expect(t.map((p) => p.t)).toEqual(t.map((_, i) => i));
+    expect(t.map((p) => p.requests)).toEqual([1, 0, 1]);
   });
 
   it('adds up concurrent segments per second, keeping the highest p95', () => {
@@ -84,15 +97,17 @@ describe.skipIf(k6 === undefined)('the timeline of a real k6 run', () => {
   });
   afterAll(async () => emulator?.close());
 
-  it('is filled per second, its requests adding up to the summary, and its samples file is gone afterwards', async () => {
+  it('is filled per second, its requests adding up to the summary, and its console file is gone afterwards', async () => {
     const workDir = await mkdtemp(join(tmpdir(), 'ces-k6-timeline-'));
     // A temp folder of this run's own (os.tmpdir() follows TMPDIR): other test files running k6 at
-    // the same time leave their samples folders in the shared one until their own runs end.
+    // the same time leave their folders in the shared one until their own runs end.
     const privateTmp = await mkdtemp(join(tmpdir(), 'ces-k6-timeline-tmp-'));
     const pointDirs = async () => (await readdir(privateTmp)).filter((n) => n.startsWith('ces-k6-points-'));
     const savedTmp = process.env.TMPDIR;
     process.env.TMPDIR = privateTmp;
-    const result = await runK6Bundle('throughput', {
+    // token-lifecycle: VUs of a constant-vus scenario batch their requests until near its end; the
+    // per-vu-iterations ones write each request at once (scenarios/lib/timeline.ts).
+    const result = await runK6Bundle('token-lifecycle', {
       k6Path: k6!.path,
       bundleDir,
       workDir,
@@ -116,7 +131,7 @@ describe.skipIf(k6 === undefined)('the timeline of a real k6 run', () => {
     });
     expect(result.error).toBeUndefined();
     const timeline = result.timeline ?? [];
-    // 4 s at a constant arrival rate: at least three whole seconds of samples, whatever the load on the machine.
+    // VUs looping for 4 s: at least three whole seconds of requests, whatever the load on the machine.
     expect(timeline.length).toBeGreaterThanOrEqual(3);
     expect(timeline.map((p) => p.t)).toEqual(timeline.map((_, i) => i));
     expect(timeline.reduce((n, p) => n + p.requests, 0)).toBe(result.requests);
@@ -125,5 +140,35 @@ describe.skipIf(k6 === undefined)('the timeline of a real k6 run', () => {
     );
     expect(await pointDirs()).toEqual([]);
     await rm(privateTmp, { recursive: true, force: true });
+  }, 90_000);
+
+  it('is not written when the harness does not ask for it: a bundle run by hand keeps its log quiet', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ces-k6-timeline-off-'));
+    const inputs = {
+      baseUrl: emulator.url,
+      clientId: emulator.credentials.clientId,
+      clientSecret: emulator.credentials.clientSecret,
+      tokenLifetimeS: 86_400,
+      clockToleranceS: 1,
+      rate: 1,
+      durationS: 1,
+      vus: 1,
+      runId: 'timeline-off-test',
+    };
+    // tls12-refused: three quick calls, each one noted when the timeline is asked for.
+    const run = await runScenario({
+      k6Path: k6!.path,
+      bundle: join(bundleDir, 'tls12-refused.js'),
+      env: scenarioEnv(inputs),
+      summaryFile: join(dir, 'summary.json'),
+      caFile: emulator.caFile,
+      extraArgs: ['--console-output', join(dir, 'console.log')],
+      timeoutMs: 60_000,
+    });
+    expect(run.summary).toBeDefined();
+    const written = await readFile(join(dir, 'console.log'), 'utf8').catch(() => '');
+    expect(written.split('\n').filter((l) => requestsOfTimelineLine(l) !== null)).toEqual([]);
+    expect(run.stderrTail).not.toContain('ces-timeline');
+    await rm(dir, { recursive: true, force: true });
   }, 90_000);
 });

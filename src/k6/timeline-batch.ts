@@ -1,0 +1,52 @@
+// When a VU writes the requests it noted for the timeline (scenarios/lib/timeline.ts wires this to
+// k6): a batch at most once a second, and every request at once from some time before the end of
+// the scenario the VU runs. k6 has no hook at a VU's end, so a batch still held when a VU sends its
+// last request would be lost; writing at once from twice the longest pause between its requests
+// (at least END_MARGIN_MS) before the end makes its last request go out as it is noted. Pure, no
+// Node or k6 imports: esbuild bundles it into the scenarios, and it is tested on virtual times.
+
+import { timelineLine } from './contract.js';
+
+/** A batch is written with the first request noted this long after its first one, ms. */
+export const BATCH_MS = 1_000;
+/** The least time before the scenario's end from which each request is written at once, ms. */
+export const END_MARGIN_MS = 1_000;
+
+export class TimelineBatch {
+  private ends: number[] = [];
+  private durations: number[] = [];
+  /** When the batch must be written at the latest (epoch ms); set by its first request. */
+  private writeBy = 0;
+  /** When the scenario ends (epoch ms), or 0 when the VU cannot know it (then nothing waits). */
+  private scenarioEnd: number | undefined;
+  private previousEnd = 0;
+  private longestPause = 0;
+
+  /**
+   * @param write     takes one line (k6's console.log)
+   * @param endOfRun  the end of the scenario the VU runs, if the VU runs until then and no later
+   *                  (epoch ms), else 0. Asked once, at the VU's first request: k6 builds
+   *                  exec.test.options anew at each access, which cost more than a line. A VU
+   *                  that k6 reuses for a later scenario keeps an end that has passed, so it
+   *                  writes each request at once: slower, never lost.
+   */
+  constructor(
+    private readonly write: (line: string) => void,
+    private readonly endOfRun: () => number,
+  ) {}
+
+  /** Notes one request that ended at `now` (epoch ms) and took `durationMs`. */
+  add(now: number, durationMs: number): void {
+    if (this.previousEnd > 0) this.longestPause = Math.max(this.longestPause, now - this.previousEnd);
+    this.previousEnd = now;
+    this.ends.push(now);
+    this.durations.push(durationMs);
+    this.scenarioEnd ??= this.endOfRun();
+    if (this.ends.length === 1) this.writeBy = now + BATCH_MS;
+    if (now >= this.writeBy || now >= this.scenarioEnd - Math.max(END_MARGIN_MS, 2 * this.longestPause)) {
+      this.write(timelineLine(this.ends, this.durations));
+      this.ends = [];
+      this.durations = [];
+    }
+  }
+}
