@@ -59,8 +59,20 @@ export function lowerAnnounced(probe: Pick<Probe, 'announced'>, measuredRps: num
   return lowest;
 }
 
-/** What the verification costs at most, seconds: a window's stream, then up to a window of pings to its edge. */
-export const verificationNeedS = (windowS: number): number => 2 * windowS + 3;
+/**
+ * What the verification costs at most, seconds, for a stream at `rate`: the quota's refusal, then
+ * up to a window of pings to its edge. With `remaining` said just now, the refusal comes after
+ * those are spent, or (the window ending first) after a whole quota in the next window, whose edge
+ * is then a window after its start: remaining / rate + a window either way. Without it, a quota
+ * and two windows at most. Three seconds more for the answers and the pings' steps.
+ */
+export function verificationNeedS(windowS: number, limit: number, rate: number, remaining: number | null): number {
+  const spent = remaining === null ? limit + rate * windowS : Math.min(remaining, limit);
+  return Math.min(2 * windowS, spent / rate + windowS) + 3;
+}
+
+/** A remaining count this old (ms) still says how much of the current window is left: the probe sent little since. */
+const FRESH_MS = 2000;
 
 /**
  * Verifies `heard` (lowerAnnounced) beside `first`, the limit the probe measured (`firstRefillS`: how
@@ -80,7 +92,9 @@ export async function verifyAnnouncedStack(
   const claim = `${ad.source} announces ${ad.limit} per ${ad.windowS} s (${round(announcedRps, 2)} req/s)`;
   if (rate < ABOVE_ANNOUNCED * announcedRps)
     return `${claim}: a stream below the measured ${describeLimiter(first)} cannot outpace it enough to meet its quota`;
-  const needMs = verificationNeedS(ad.windowS!) * 1000;
+  const latest = probe.announced.get(`${ad.limit}/${ad.windowS}`) ?? heard;
+  const remaining = latest.sample.doneMs >= probe.elapsed() - FRESH_MS ? latest.ad.remaining : null;
+  const needMs = verificationNeedS(ad.windowS!, ad.limit, rate, remaining) * 1000;
   if (probe.elapsed() + needMs > probe.maxDurationMs)
     return `${claim}: verifying it takes up to ${Math.ceil((probe.elapsed() + needMs) / 1000)} s of probing, the probe's budget is ${probe.maxDurationMs / 1000} s`;
   if (probe.sentSoFar() + rate * (windowMs / 1000 + 1) + needMs / COARSE_STEP_MS + 50 > probe.maxRequests)
