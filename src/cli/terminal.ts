@@ -4,7 +4,7 @@
 // here, never one a service put in a body that a message quotes.
 
 import type { Redactor } from '../http/redact.js';
-import { specLabel, type CheckResult, type Report, type Status } from '../report/model.js';
+import { specLabel, type CheckResult, type Report, type Status, type SustainedAnnounced } from '../report/model.js';
 import { printable } from '../report/common/printable.js';
 import { reportTransport } from '../report/sections/transport/words.js';
 import { closingCount } from './closing-count.js';
@@ -113,9 +113,16 @@ export function summaryLines(report: Report, folder: string): Line[] {
     const unproven =
       report.rate_limit.proof_verdict === 'not proven within horizon' ? ' (not proven within the horizon)' : '';
     lines.push(
-      `rate limit: ~${report.rate_limit.sustained_rps ?? '?'} req/s sustained; recommend ${r.target_rps} req/s${unproven}, backoff ${r.backoff.base_ms}–${r.backoff.cap_ms} ms ${r.backoff.jitter} jitter, ${r.backoff.max_retries} retries`,
+      `rate limit: ~${report.rate_limit.sustained_rps ?? '?'} req/s sustained${announcedAside(report.rate_limit.sustained_announced)}; recommend ${r.target_rps} req/s${unproven}, backoff ${r.backoff.base_ms}–${r.backoff.cap_ms} ms ${r.backoff.jitter} jitter, ${r.backoff.max_retries} retries`,
     );
   }
   lines.push(`report: ${folder}`);
   return lines;
+}
+
+/** Beside the sustained rate an announced limit set (not the probe's measurement): said so, the measured rate beside it. */
+function announcedAside(a: SustainedAnnounced | undefined): string {
+  if (!a) return '';
+  const said = a.agrees === false ? 'disagreeing with what the probe saw' : 'not proven';
+  return ` (announced ${a.limit} per ${a.window_s} s, ${said}; measured ${a.measured_rps} req/s for one limit of several)`;
 }

@@ -47,8 +47,10 @@ import { round } from './estimators.js';
 import { probeTimeline } from './timeline.js';
 import { refusalsOf, tooFewRefusals } from './evidence.js';
 import { systemClock, type Clock } from '../time/clock.js';
-import { describeLimiter, queueDelayMs, sustainedRate, type LimiterModel } from './limiters/index.js';
+import { describeLimiter, queueDelayMs, sustainedRate, type LimiterModel, type LimiterSet } from './limiters/index.js';
 import { advertisedPhase, announcedFindings, compareAdvertisement } from './probe/advertised.js';
+import { lowerAnnounced, verifyAnnouncedStack } from './probe/announced-stack.js';
+import type { AdvertisedLimit } from '../report/model.js';
 import { idleBurstPhase } from './probe/idle-burst.js';
 import { confirmedShape } from './probe/confirm-shape.js';
 import { drainFigures, shapePhase, type ShapeFindings } from './probe/recover.js';
@@ -118,6 +120,12 @@ const BUCKET_PRECISION = 0.05;
 
 export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   const probe = probeFor(opts);
+  // A lower limit announced beside the one measured is verified after it, within the budget left.
+  return withAnnouncedStack(probe, await measuredLimit(probe, opts));
+}
+
+/** The phases below: the limit a burst meets first, identified and sized. */
+async function measuredLimit(probe: Probe, opts: DiscoverOptions): Promise<Estimate> {
   const streamSettings = {
     windowAccepts: opts.windowAccepts ?? DISCOVER_DEFAULTS.windowAccepts,
     minWindowMs: (opts.minWindowS ?? DISCOVER_DEFAULTS.minWindowS) * 1000,
@@ -771,6 +779,7 @@ function estimateOf(
   const advertised = probe.advertised ?? (heard ? compareAdvertisement(heard.ad, figures.limiter) : undefined);
   const announced = announcedFindings(probe, advertised, figures.limiter);
   return {
+    ...probeTotals(probe),
     endpoint: probe.calls.endpoint,
     limiting_status: status,
     latency_p95_ms: stream.latencyP95Ms,
@@ -786,13 +795,73 @@ function estimateOf(
     ...(headers ? { ratelimit_headers: headers } : {}),
     ...(advertised ? { advertised } : {}),
     ...(announced ? { announced } : {}),
-    requests_sent: probe.sentSoFar(),
-    requests_limited: probe.calls.overhead.limited + samples.filter((s) => s.answer === 'limited').length,
-    duration_s: round(probe.elapsed() / 1000, 2),
-    timeline: probeTimeline(samples),
     limiter: figures.limiter,
     limiter_evidence: figures.limiter_evidence,
     notes,
     partial: stoppedBy !== undefined || slow !== undefined,
+  };
+}
+
+/** What the probe as a whole sent and saw, up to now: set again after a phase that follows the estimate. */
+function probeTotals(probe: Probe): Pick<Estimate, 'requests_sent' | 'requests_limited' | 'duration_s' | 'timeline'> {
+  return {
+    requests_sent: probe.sentSoFar(),
+    requests_limited: probe.calls.overhead.limited + probe.samples.filter((s) => s.answer === 'limited').length,
+    duration_s: round(probe.elapsed() / 1000, 2),
+    timeline: probeTimeline(probe.samples),
+  };
+}
+
+/**
+ * The estimate with a lower limit announced beside the measured one verified (probe/announced-stack.ts):
+ * a set of both, its sustained rate the lower one's, when it was; the announcement "announced, not
+ * proven" with why, or disagreeing with what was seen, when it was not (the recommendation then
+ * stays within its rate, recommend.ts). Unchanged when nothing lower was announced.
+ */
+async function withAnnouncedStack(probe: Probe, e: Estimate): Promise<Estimate> {
+  if (e.partial || e.limiter === null || e.sustained_rps === null || (e.limiters?.length ?? 0) > 1) return e;
+  const heard = lowerAnnounced(probe, e.sustained_rps);
+  if (heard === undefined) return e;
+  const found = await verifyAnnouncedStack(probe, e.limiter, e.refill_s ?? 1 / e.sustained_rps, heard);
+  const sameLimit = (a: AdvertisedLimit) => a.limit === heard.ad.limit && a.window_s === heard.ad.windowS;
+  const totals = probeTotals(probe);
+  if (typeof found === 'string') {
+    const interrupted = probe.signal?.aborted === true;
+    const note = `announced, not proven: ${found}; a recommendation stays within its rate`;
+    return {
+      ...e,
+      ...totals,
+      ...(e.announced ? { announced: e.announced.map((a) => (sameLimit(a) ? { ...a, agrees: null, note } : a)) } : {}),
+      notes: [...e.notes, interrupted ? 'interrupted: the estimate is partial' : `${heard.ad.source}: ${note}`],
+      ...(interrupted ? { partial: true } : {}),
+    };
+  }
+  const announced = (e.announced ?? []).map((a) => (sameLimit(a) ? found.finding : a));
+  const advertised = e.advertised && sameLimit(e.advertised) ? found.finding : e.advertised;
+  if (found.second === null)
+    return {
+      ...e,
+      ...totals,
+      ...(advertised ? { advertised } : {}),
+      ...(announced.length > 0 ? { announced } : {}),
+      notes: [...e.notes, found.evidence],
+    };
+  const set: LimiterSet = [e.limiter, found.second];
+  const binding = set.reduce((low, m) => (sustainedRate(m) < sustainedRate(low) ? m : low));
+  return {
+    ...e,
+    ...totals,
+    sustained_rps: round(sustainedRate(set), 2),
+    // Counted to the request against a quota said in whole requests: the window's length is the announcement's.
+    sustained_precision: 1 / found.second.limit,
+    limiter: binding,
+    limiters: [...set],
+    limiter_evidence: [...e.limiter_evidence, found.evidence],
+    ...(advertised ? { advertised } : {}),
+    ...(announced.length > 0 ? { announced } : {}),
+    notes: [
+      ...e.notes.filter((n) => n !== `identified: ${describeLimiter(e.limiter!)}`),
+      `identified: ${describeLimiter(set)}, a set: ${found.evidence}`,
+    ],
   };
 }

@@ -2,6 +2,7 @@
 // Pure, so the contract's shape is decided in one place and tested without a server.
 
 import type {
+  SustainedAnnounced,
   ProofHorizon,
   ProofRound,
   ProofUnproven,
@@ -11,8 +12,15 @@ import type {
 import { fleetSummaryLines } from './fleet/summary-lines.js';
 import { describeLimiter } from './limiters/index.js';
 import { PROOF_PROMISE } from './proof-loop.js';
+import { announcedCeiling } from './recommend.js';
 import { reasonsWithoutRefuted, withoutRefuted } from './refuted.js';
-import { advertisedText, horizonText, proofRoundText, unprovenText } from '../report/sections/rate-limit/words.js';
+import {
+  advertisedText,
+  horizonText,
+  proofRoundText,
+  sustainedText,
+  unprovenText,
+} from '../report/sections/rate-limit/words.js';
 import type { StackVerdict } from './stacked-inference.js';
 import type { Estimate, Proof, Recommendation } from './types.js';
 
@@ -55,8 +63,12 @@ export function toRateLimitResult(
   // The measurement passes through as the probe made it; only the Estimate's workings stay behind.
   const { sustained_precision, burst_from_idle, retry_after_max_s, latency_p95_ms, ratelimit_headers, ...measured } =
     estimate;
+  const announced = announcedBound(estimate);
   return {
     ...measured,
+    // The headline is what a client may rely on: an announced limit below the measured rate, not
+    // verified, sets it, and says so beside it (every format: words.ts sustainedText).
+    ...(announced ? { sustained_rps: announced.rps, sustained_announced: announced.bound } : {}),
     // §7: only a 429 is the limit's answer; a limit that refuses with 503 is reported (with its
     // figures) but not as an observed 429.
     observed_429: estimate.limiting_status === 429,
@@ -76,6 +88,25 @@ export function toRateLimitResult(
     ...(ratelimit_headers ? { ratelimit_headers: ratelimit_headers.names } : {}),
     reference_lines: referenceLines(estimate, recommendation, estimate !== probed),
   } satisfies OnlyMeasured<typeof measured> & RateLimitResult;
+}
+
+/**
+ * The announced limit that binds below the measured sustained rate, unverified or disagreeing
+ * (recommend.ts's announcedCeiling, which the recommendation already stays within), with its rate;
+ * null when the measured rate is what holds.
+ */
+export function announcedBound(
+  e: Pick<Estimate, 'sustained_rps' | 'advertised' | 'announced'>,
+): { rps: number; bound: SustainedAnnounced } | null {
+  const measured = e.sustained_rps;
+  const ceiling = announcedCeiling(e);
+  if (measured === null || ceiling === null || !(ceiling.rps < measured) || ceiling.limit.window_s === null)
+    return null;
+  const { limit, window_s, source_header, agrees } = ceiling.limit;
+  return {
+    rps: Math.round(ceiling.rps * 100) / 100,
+    bound: { limit, window_s, source_header, agrees, measured_rps: measured },
+  };
 }
 
 /** What the stage reports when the probe could not start: nothing measured, the reason in the notes. */
@@ -115,6 +146,12 @@ function referenceLines(
             : 'measured limit',
       rps: estimate.sustained_rps,
     });
+  const announced = announcedBound(estimate);
+  if (announced)
+    lines.push({
+      label: `announced limit, ${announced.bound.agrees === false ? 'disagreeing' : 'not proven'} (${announced.bound.limit} per ${announced.bound.window_s} s)`,
+      rps: announced.rps,
+    });
   if (recommendation) lines.push({ label: 'recommended rate', rps: recommendation.target_rps });
   return lines;
 }
@@ -125,7 +162,9 @@ function measuredFigures(r: RateLimitResult): string {
   const said = (label: string, value: number | null, unit: string) =>
     value === null ? `${label} not measured` : `${label} ${value}${unit}`;
   return [
-    said('sustained', r.sustained_rps, ' req/s'),
+    r.sustained_announced
+      ? `sustained ${sustainedText(r, (n) => `${n} req/s`)}`
+      : said('sustained', r.sustained_rps, ' req/s'),
     said('burst', r.burst, ''),
     said('recovery', r.recovery_s, ' s'),
   ].join(', ');

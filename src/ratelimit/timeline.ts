@@ -30,6 +30,7 @@ const PHASE_LABEL: Record<PhaseName, string> = {
   period: 'period',
   'counts-refused': 'counts refused',
   advertised: 'advertised limit',
+  announced: 'announced limit',
 };
 
 const FINE_UP_TO_MS = 30_000;

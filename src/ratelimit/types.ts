@@ -19,7 +19,8 @@ export type PhaseName =
   | 'edges'
   | 'period'
   | 'counts-refused'
-  | 'advertised';
+  | 'advertised'
+  | 'announced';
 
 export interface Sample {
   /** Milliseconds since the probe started (monotonic clock), when the request was handed to the client. */

@@ -110,6 +110,7 @@ function rateLimit(r: RateLimitResult): RateLimitResult {
       'endpoint',
       'observed_429',
       'sustained_rps',
+      'sustained_announced',
       'burst',
       'scope',
       'retry_after_header',

@@ -147,6 +147,13 @@ export interface RateLimitMeasurement {
 
 export interface RateLimitResult extends RateLimitMeasurement {
   observed_429: boolean;
+  /**
+   * Set when a limit the service announced binds below the rate the probe measured and was not
+   * verified (`run`'s short probe, a budget too short for its window) or disagreed with what was
+   * seen: `sustained_rps` is then that limit's rate, the most a client may rely on, and this says
+   * so, with the rate the probe measured (one limit of several) beside it. Absent otherwise.
+   */
+  sustained_announced?: SustainedAnnounced;
   recommendation: {
     target_rps: number;
     max_concurrency: number;
@@ -187,6 +194,17 @@ export interface RateLimitResult extends RateLimitMeasurement {
   reference_lines?: Array<{ label: string; rps: number }>;
   /** `--fleet N` / rate_limit.fleet: the policy for N instances sharing the limit (src/ratelimit/fleet/). */
   fleet?: FleetResult | null;
+}
+
+/** The announced limit that sets `sustained_rps` (RateLimitResult.sustained_announced). */
+export interface SustainedAnnounced {
+  limit: number;
+  window_s: number;
+  source_header: string;
+  /** null: announced, not proven; false: the probe saw otherwise (its note in `announced` says what). */
+  agrees: boolean | null;
+  /** The sustained rate the probe measured, of the limit it reached: not what a client may rely on. */
+  measured_rps: number;
 }
 
 /**

@@ -101,10 +101,10 @@ describe("a window announced longer than run's probe verifies is announced, not 
 });
 
 // Kong's stacked announcement (X-RateLimit-Limit-Second: 30 beside X-RateLimit-Limit-Minute: 600) in
-// `ratelimit`, its default budget: every unit read, the minute (10 req/s) binds a steady client
-// though the probe measured the second, and no recommendation exceeds it.
+// `ratelimit`, its default budget: every unit read, the minute (10 req/s), which binds a steady
+// client, verified beside the second the probe measured first; no recommendation exceeds it.
 describe("Kong's second and minute stacked, ratelimit's default budget", () => {
-  it('reads both units, binds the sustained rate to the lowest (600/60 = 10 req/s), recommends within it', async () => {
+  it('reads both units, verifies the minute, the sustained rate the lowest (600/60 = 10 req/s), recommends within it', async () => {
     const kongLike = [
       { kind: 'bucket', rate_rps: 30, burst: 30 },
       { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: 0, counts_refused: false },
@@ -117,7 +117,11 @@ describe("Kong's second and minute stacked, ratelimit's default budget", () => {
       [30, 1],
       [600, 60],
     ]);
-    expect(e.announced?.find((a) => a.window_s === 60)?.note).toMatch(/^announced, not proven/);
+    expect(e.announced?.find((a) => a.window_s === 60)).toMatchObject({
+      agrees: true,
+      note: expect.stringMatching(/^verified: /),
+    });
+    expect(e.sustained_rps).toBe(10);
     expect(bindingRps(e)).toBe(10);
     expect(recommend(e)!.target_rps).toBeLessThanOrEqual(10);
   });

@@ -17,6 +17,7 @@ import { plainText, type Terminal } from '../../src/cli/terminal.js';
 import { Redactor } from '../../src/http/redact.js';
 import { RUN_PROBE_CAP_S } from '../../src/ratelimit/horizon.js';
 import { stageTargetOn } from '../helpers/stage-target.js';
+import type { Limits } from '../../src/ratelimit/limiters/index.js';
 
 const quiet = (lines: string[] = []): Terminal => ({
   color: false,
@@ -24,6 +25,8 @@ const quiet = (lines: string[] = []): Terminal => ({
   err: (l) => lines.push(plainText(l)),
   progress: (l) => lines.push(l),
 });
+
+const MINUTE: Limits = { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: 0, counts_refused: false };
 
 describe("a per-minute quota announced in Kong's fields, against run's 30 s probe", () => {
   let prepared: PreparedTarget;
@@ -42,11 +45,11 @@ describe("a per-minute quota announced in Kong's fields, against run's 30 s prob
   });
 
   /** The stage against an emulator of its own (each drains its minute), with what it left untested. */
-  async function stageOn(stage: typeof runRateLimitStage) {
+  async function stageOn(stage: typeof runRateLimitStage, limiter: Limits = MINUTE) {
     const emulator = await createEmulator({
       port: 0,
       environments: ['sandbox'],
-      limiter: { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: 0, counts_refused: false },
+      limiter,
       profiles: ['ratelimit-headers-kong'],
     });
     emulators.push(emulator);
@@ -72,6 +75,22 @@ describe("a per-minute quota announced in Kong's fields, against run's 30 s prob
       note: expect.stringMatching(/^announced, not proven: about \d+ s of probing needed/),
     });
     expect(context).toMatch(/600 per 60 s announced \(.*\), not proven: .*`ces-harness ratelimit` sizes it/);
+  }, 60_000);
+
+  // Kong's second beside the minute (issue 35 item 4): run's probe measures the second, cannot verify
+  // the minute, and passes a conformant service; its headline is the minute's rate, said to be
+  // announced, not proven, never the second's 30 req/s as what a client can rely on.
+  it("run, Kong's second and minute: the headline is the announced minute's, labelled; nothing untested", async () => {
+    const { result, untested, context } = await stageOn(runRateLimitStage, [
+      { kind: 'bucket', rate_rps: 30, burst: 30 },
+      MINUTE as Exclude<Limits, readonly unknown[]>,
+    ]);
+    expect(untested, context).toEqual([]);
+    expect(result.sustained_rps, context).toBe(10);
+    expect(result.sustained_announced, context).toMatchObject({ limit: 600, window_s: 60, agrees: null });
+    expect(result.sustained_announced!.measured_rps, context).toBeGreaterThan(25);
+    expect(result.recommendation?.target_rps, context).toBeLessThanOrEqual(10);
+    expect(context).toMatch(/sustained 10 req\/s \(announced, not proven: 600 per 60 s/);
   }, 60_000);
 
   it('ratelimit, capped as run is: not tested, since sizing it was asked', async () => {

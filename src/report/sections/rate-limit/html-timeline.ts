@@ -61,7 +61,11 @@ export function phaseBands(points: readonly RatePoint[]): Band[] {
 export function rateReferences(r: RateLimitResult): ReferenceLine[] {
   const out: ReferenceLine[] = [];
   if (r.sustained_rps !== null && r.sustained_rps > 0)
-    out.push({ label: `measured limit ${formatRate(r.sustained_rps)}`, value: r.sustained_rps, tone: 3 });
+    out.push({
+      label: `${!r.sustained_announced ? 'measured limit' : r.sustained_announced.agrees === false ? 'announced limit (disagreeing)' : 'announced limit (not proven)'} ${formatRate(r.sustained_rps)}`,
+      value: r.sustained_rps,
+      tone: 3,
+    });
   const target = r.recommendation?.target_rps;
   if (target !== undefined && target > 0)
     out.push({ label: `recommended ${formatRate(target)}`, value: target, tone: 4 });

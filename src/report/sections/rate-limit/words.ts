@@ -27,13 +27,28 @@ export function backoffText(b: BackoffPolicy): string {
 const orUnknown = (n: number | null, show: (n: number) => string, absent: string): string =>
   n === null ? absent : show(n);
 
+/**
+ * The sustained rate as a client may rely on it: "10 req/s", or, when an announced limit the probe
+ * did not verify binds below what it measured, that limit's rate said as such, the measured one beside.
+ */
+export function sustainedText(
+  r: Pick<RateLimitResult, 'sustained_rps' | 'sustained_announced'>,
+  rate: (rps: number) => string = formatRate,
+): string {
+  const a = r.sustained_announced;
+  if (r.sustained_rps === null) return 'unknown';
+  if (!a) return rate(r.sustained_rps);
+  const said = a.agrees === false ? 'announced, disagreeing with what the probe saw' : 'announced, not proven';
+  return `${rate(r.sustained_rps)} (${said}: ${formatNumber(a.limit)} per ${formatNumber(a.window_s)} s, ${a.source_header}; the probe measured ${rate(a.measured_rps)} for the limit it reached, one of several)`;
+}
+
 /** The probe's findings as label/value pairs, in the order a reader asks about them. */
 export function rateLimitFacts(r: RateLimitResult): Array<[string, string]> {
   const limitedShare = r.requests_sent > 0 ? ` (${formatPercent(r.requests_limited / r.requests_sent)})` : '';
   return [
     ['Endpoint', r.endpoint],
     ['429 observed', r.observed_429 ? 'yes' : 'no'],
-    ['Sustained rate', orUnknown(r.sustained_rps, formatRate, r.observed_429 ? 'unknown' : 'not reached')],
+    ['Sustained rate', orUnknown(r.sustained_rps, () => sustainedText(r), r.observed_429 ? 'unknown' : 'not reached')],
     ['Burst', orUnknown(r.burst, (n) => `${formatNumber(n)} requests`, 'unknown')],
     ['Scope', r.scope],
     ['Retry-After header', r.retry_after_header],
