@@ -56,13 +56,24 @@ export function probedLimit(
         rate_limit_recommended_rps: `${source}: ${why ?? 'no sustained rate measured, so nothing recommended'}`,
       },
     };
+  // A headline set by an announced limit the probe could not prove is not a measurement: the
+  // figure stays out of "measured", with what was measured and what binds as the reason.
+  const announced = result.sustained_announced;
+  const unmeasured = announced
+    ? {
+        rate_limit_measured_rps: `${source}: the probe measured ${announced.measured_rps} req/s for the limit it reached; ${announced.limit} per ${announced.window_s} s (${announced.source_header}) binds lower and is ${announced.agrees === false ? 'announced, disagreeing with the measurement' : 'announced, not proven'}`,
+      }
+    : {};
   return {
     facts: {
-      rate_limit_measured_rps: result.sustained_rps,
+      ...(announced ? {} : { rate_limit_measured_rps: result.sustained_rps }),
       ...(result.recommendation ? { rate_limit_recommended_rps: result.recommendation.target_rps } : {}),
       rate_limit_source: source,
     },
-    missing: result.recommendation ? {} : { rate_limit_recommended_rps: `${source}: nothing recommended` },
+    missing: {
+      ...unmeasured,
+      ...(result.recommendation ? {} : { rate_limit_recommended_rps: `${source}: nothing recommended` }),
+    },
   };
 }
 

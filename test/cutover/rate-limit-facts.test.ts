@@ -66,6 +66,24 @@ describe('probedLimit', () => {
     });
   });
 
+  it("a headline set by an announced limit it could not prove is no measurement: the probe's own figure and the binding limit say why", () => {
+    const result = probe({
+      sustained_rps: 10,
+      sustained_announced: {
+        limit: 600,
+        window_s: 60,
+        source_header: 'RateLimit-Policy',
+        agrees: null,
+        measured_rps: 30,
+      },
+    });
+    const out = probedLimit(result, [], SOURCE);
+    expect(out.facts).toEqual({ rate_limit_recommended_rps: 39, rate_limit_source: SOURCE });
+    expect(out.missing['rate_limit_measured_rps']).toMatch(
+      /measured 30 req\/s for the limit it reached; 600 per 60 s \(RateLimit-Policy\) binds lower and is announced, not proven$/,
+    );
+  });
+
   it.each([
     { what: 'said it could not test', result: probe(), untested: ['rate_limit: the estimate is partial'] },
     { what: 'measured no sustained rate', result: probe({ sustained_rps: null, recommendation: null }), untested: [] },
