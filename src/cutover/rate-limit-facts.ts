@@ -59,7 +59,7 @@ export function probedLimit(
   // A headline set by an announced limit the probe could not prove is not a measurement: the
   // figure stays out of "measured", with what was measured and what binds as the reason.
   const announced = result.sustained_announced;
-  const unmeasured = announced
+  const unmeasured: Record<string, string> = announced
     ? {
         rate_limit_measured_rps: `${source}: the probe measured ${announced.measured_rps} req/s for the limit it reached; ${announced.limit} per ${announced.window_s} s (${announced.source_header}) binds lower and is ${announced.agrees === false ? 'announced, disagreeing with the measurement' : 'announced, not proven'}`,
       }
