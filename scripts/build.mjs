@@ -21,7 +21,9 @@ if (flags.clean) rmSync('dist', { recursive: true, force: true });
 
 function buildCli() {
   return build({
-    entryPoints: { cli: 'src/cli/main.ts' },
+    // The built-in emulator runs in a worker thread, which loads a file of its own: the emulator's
+    // modules land in a chunk both entries share.
+    entryPoints: { cli: 'src/cli/main.ts', 'emulator-worker': 'src/emulator/worker/entry.ts' },
     outdir: 'dist',
     bundle: true,
     // Node built-ins and npm dependencies stay imports: they are installed beside the bundle, and

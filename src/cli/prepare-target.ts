@@ -70,9 +70,10 @@ export async function prepareTarget(
     history = HistoryStore.open(settings.historyPath);
     for (const warning of history.warnings) terminal.err(`ces-harness: warning: ${warning}`);
   } else {
-    // Loaded only when needed: a run against a real target never uses the emulator's code.
-    const { createEmulator } = await import('../emulator/index.js');
-    const started = await createEmulator({
+    // Loaded only when needed: a run against a real target never uses the emulator's code. In a
+    // worker thread: this one carries the client side of every handshake, the emulator the other.
+    const { startEmulatorWorker } = await import('../emulator/worker/host.js');
+    const started = await startEmulatorWorker({
       port: 0,
       environments: [...EMBEDDED_ENVIRONMENTS],
       tokenTtlS: resolved.expect.tokenLifetimeS,
@@ -121,9 +122,10 @@ export async function prepareTarget(
   const instances: Array<Promise<{ emulator: Emulator; sizing: SizingTarget }>> = [];
   const startInstance = () => {
     const started = (async () => {
-      const { createEmulator } = await import('../emulator/index.js');
+      const { startEmulatorWorker } = await import('../emulator/worker/host.js');
       // Two clients, so the probe's scope phase has a second one to tell per-client from shared.
-      const e = await createEmulator({ port: 0, environments: ['sandbox'], faults, profiles, clients: 2 });
+      // A worker each: `npm start`'s load and checks side by side then use both cores.
+      const e = await startEmulatorWorker({ port: 0, environments: ['sandbox'], faults, profiles, clients: 2 });
       const secondClient = e.environments[0]?.clients[1];
       for (const c of [e.credentials, ...(secondClient ? [secondClient] : [])])
         redactor.addSecret(c.clientSecret, c.clientId);

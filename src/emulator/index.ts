@@ -133,7 +133,7 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
       name,
       credentials: credentials[i] ?? generateCredentials(name),
       otherClients: Array.from({ length: opts.clients - 1 }, () => generateCredentials(name)),
-      store: new TokenStore(),
+      store: new TokenStore(opts.onTokenIssued),
       limiter:
         opts.limiter !== undefined && differs.rateLimit === undefined
           ? new RateLimiter(opts.limiter)

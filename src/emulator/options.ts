@@ -56,6 +56,11 @@ export interface EmulatorOptions {
   /** Called with the first bytes of every connection: the ClientHello of a TLS client. */
   onClientHello?: (first: Buffer) => void;
   /**
+   * Called with every token as it is issued, before the answer carrying it is sent: an emulator
+   * in a worker thread tells its host this way, so the host's issuedTokens() needs no round trip.
+   */
+  onTokenIssued?: (token: string) => void;
+  /**
    * Where one environment differs from the others (keyed by environment name): a production
    * with shorter tokens, a lower limit or a certificate from another CA, so `cutover` can be
    * shown each readiness finding.
@@ -103,6 +108,7 @@ export interface ResolvedOptions {
   overrides: ReadonlyArray<(base: Behaviour) => Partial<Behaviour>>;
   observe: ((observed: Observed) => void) | undefined;
   onClientHello: ((first: Buffer) => void) | undefined;
+  onTokenIssued: ((token: string) => void) | undefined;
   perEnvironment: Record<string, EnvironmentDifferences>;
 }
 
@@ -127,6 +133,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     overrides: options.overrides ?? [],
     observe: options.observe,
     onClientHello: options.onClientHello,
+    onTokenIssued: options.onTokenIssued,
     perEnvironment: options.perEnvironment ?? {},
   };
   const { port, environments, tokenTtlS, rateLimit, faults } = resolved;

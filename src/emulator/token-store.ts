@@ -17,7 +17,7 @@ export interface TokenRecord {
 }
 
 /** Old tokens stay known (an expired token must still be recognisable), but not without bound. */
-const MAX_TOKENS = 100_000;
+export const MAX_TOKENS = 100_000;
 
 /** Opaque token values: 32 random bytes, base64url, as a real service would hand out. */
 export const newTokenValue = (): string => randomBytes(32).toString('base64url');
@@ -25,6 +25,9 @@ export const newTokenValue = (): string => randomBytes(32).toString('base64url')
 export class TokenStore {
   private readonly byClient = new Map<string, TokenRecord>();
   private readonly byToken = new Map<string, TokenRecord>();
+
+  /** `onSaved` hears every value as it is stored, before the answer carrying it is sent. */
+  constructor(private readonly onSaved: (token: string) => void = () => {}) {}
 
   current(clientId: string): TokenRecord | undefined {
     return this.byClient.get(clientId);
@@ -48,6 +51,7 @@ export class TokenStore {
     }
     this.byToken.set(record.token, record);
     this.byClient.set(record.clientId, record);
+    this.onSaved(record.token);
     return record;
   }
 }

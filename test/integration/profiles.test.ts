@@ -74,7 +74,9 @@ describe('the profile groups', () => {
 // 0), one group at a time: the rate-limit probe reads the limit from the pace of its own answers, and
 // beside another run's probe or k6 it reads the machine instead (two groups at once beside the real
 // tier's other files once left `run`'s 30 s probe short of a sustained rate). Sequential costs about
-// 30 s a group; for `connection-close` see handshakesEveryRequest below.
+// 30 s a group. `connection-close` makes each request a TLS handshake: the probe runs at its default
+// ≤ 200 req/s since the built-in emulator serves from a worker thread (src/emulator/worker/); while
+// it shared the CLI's one thread, that thread set the pace and this group needed --max-rps 100.
 const GROUPS_AT_ONCE = 1;
 const groupTurn = turns(GROUPS_AT_ONCE);
 
@@ -90,18 +92,6 @@ describe('check and run against the conformant profiles', () => {
     },
   );
 });
-
-/**
- * A profile that closes the connection after every answer: each request is a TLS handshake, and the
- * built-in emulator runs in the CLI's own process, so one JS thread carries both ends of every
- * handshake. At the probe's default ≤ 200 req/s that thread, not the service, set the pace: `run`
- * ended "no sustained rate measured" in 5 of 6 runs on 2026-11-29 (the code before that day's
- * changes as well), while the same emulator served from another process (`serve`) was sized to
- * 0.2 % in 10.7 s. At ≤ 100 req/s the probe still offers twice the limit (50/s), and sized it in
- * 2 of 2. What this proves is the profile's behaviour, not the in-process emulator's throughput.
- */
-const handshakesEveryRequest = (name: ProfileName): boolean =>
-  profileNamed(name).transport?.afterAnswer === 'close-announced';
 
 /** Runs what it is given at most `n` at a time, in the order given. */
 function turns(n: number): <T>(work: () => Promise<T>) => Promise<T> {
@@ -126,14 +116,7 @@ async function expectPass(
 ): Promise<void> {
   const reportDir = join(cwd, `${command}-${group[0]}`);
   const r = await runCli(
-    [
-      command,
-      ...group.flatMap((name) => ['--profile', name]),
-      '--report-dir',
-      reportDir,
-      ...extra,
-      ...(group.some(handshakesEveryRequest) ? ['--max-rps', '100'] : []),
-    ],
+    [command, ...group.flatMap((name) => ['--profile', name]), '--report-dir', reportDir, ...extra],
     { cwd, timeoutMs },
   );
   const out = r.stdout + r.stderr;

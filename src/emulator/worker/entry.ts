@@ -1,0 +1,39 @@
+// The built-in emulator in a worker thread of its own: the CLI's thread then carries only the
+// client side of each TLS handshake, not the server's too (with `Connection: close` a handshake per
+// request, one thread doing both set the pace of the rate-limit probe, not the limit it measures).
+// Bundled to dist/emulator-worker.js (scripts/build.mjs); started by host.ts.
+
+import { parentPort, workerData } from 'node:worker_threads';
+import { HarnessError } from '../../errors.js';
+import { createEmulator } from '../index.js';
+import type { CrossedError, FromWorker, ToWorker, WorkerStart } from './protocol.js';
+
+const port = parentPort!;
+const say = (message: FromWorker) => port.postMessage(message);
+const { options } = workerData as WorkerStart;
+
+try {
+  const emulator = await createEmulator({ ...options, onTokenIssued: (token) => say({ kind: 'token', token }) });
+  const { issuedTokens: _tokens, close: _close, ...facts } = emulator;
+  // The one message a host sends (ToWorker): close.
+  port.once('message', (_close: ToWorker) => {
+    void emulator.close().then(
+      () => end({ kind: 'closed' }),
+      (err: unknown) => end({ kind: 'closed', error: crossed(err) }),
+    );
+  });
+  say({ kind: 'ready', facts });
+} catch (err) {
+  end({ kind: 'failed', error: crossed(err) });
+}
+
+/** The last word: with the port closed nothing keeps the thread, so it ends. */
+function end(message: FromWorker): void {
+  say(message);
+  port.close();
+}
+
+function crossed(err: unknown): CrossedError {
+  const message = err instanceof Error ? err.message : String(err);
+  return err instanceof HarnessError ? { message, code: err.code } : { message };
+}

@@ -1,0 +1,115 @@
+// The CLI's built-in emulator runs in a worker thread (src/emulator/worker/): it answers while the
+// CLI's own thread is busy, it hands the CLI the same Emulator (the tokens it issued included, which
+// no report may hold), and its thread ends with the command, a failed start of the command included.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import type { Emulator } from '../../src/emulator/index.js';
+import { prepareTarget } from '../../src/cli/prepare-target.js';
+import type { Terminal } from '../../src/cli/terminal.js';
+import { fingerprint, Redactor } from '../../src/http/redact.js';
+import { runCliInProcess } from '../helpers/cli.js';
+
+// Every built-in emulator the CLI starts, as the CLI got it: the real worker-backed one, only recorded.
+const started = vi.hoisted(() => [] as Emulator[]);
+vi.mock('../../src/emulator/worker/host.js', async (original) => {
+  const real = await original<typeof import('../../src/emulator/worker/host.js')>();
+  return {
+    ...real,
+    startEmulatorWorker: async (...args: Parameters<typeof real.startEmulatorWorker>) => {
+      const emulator = await real.startEmulatorWorker(...args);
+      started.push(emulator);
+      return emulator;
+    },
+  };
+});
+afterAll(async () => {
+  await Promise.all(started.map((e) => e.close()));
+  vi.doUnmock('../../src/emulator/worker/host.js');
+  vi.resetModules();
+});
+
+const quiet = (): Terminal => ({ color: false, out: () => {}, err: () => {}, progress: () => {} });
+const emptyFolder = () => mkdtempSync(join(tmpdir(), 'ces-emuthread-'));
+/** Threads of this process, as the kernel counts them: a worker thread is one. */
+const threads = () => Number(/^Threads:\s+(\d+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))![1]);
+
+/**
+ * POST /tokens from another process, while this thread is blocked in spawnSync: only an emulator
+ * on another thread can answer it. Bounded by the child's own timeout and spawnSync's.
+ */
+function tokenWhileBlocked(url: string, caPem: string, credentials: { clientId: string; clientSecret: string }) {
+  const child = `
+    const body = JSON.stringify({ token: { client_id: process.env.ID, client_secret: process.env.SECRET } });
+    const req = require('node:https').request(process.env.URL + '/tokens', {
+      method: 'POST', ca: process.env.CA, timeout: 5000,
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    }, (res) => { process.stdout.write(String(res.statusCode)); res.resume(); });
+    req.on('timeout', () => req.destroy(new Error('no answer within 5 s')));
+    req.on('error', (e) => process.stdout.write('error: ' + e.message));
+    req.end(body);`;
+  return spawnSync(process.execPath, ['-e', child], {
+    env: { URL: url, CA: caPem, ID: credentials.clientId, SECRET: credentials.clientSecret },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+}
+
+describe('the built-in emulator the CLI starts', () => {
+  it('answers while the CLI’s thread is blocked: it serves from a thread of its own', async () => {
+    const prepared = await prepareTarget({}, new Redactor(), quiet(), { env: {}, cwd: emptyFolder() });
+    try {
+      const { baseUrl, caPem, credentials } = prepared.settings.target;
+      const answer = tokenWhileBlocked(baseUrl, caPem!, credentials);
+      expect(answer.stdout).toBe('200');
+      // The token it issued then is the handle's, with no request of this thread in between.
+      await prepared.close();
+      expect(started.at(-1)!.issuedTokens()).toHaveLength(1);
+    } finally {
+      await prepared.close();
+    }
+  });
+
+  it('ends its thread and removes its key when the command fails after starting it', async () => {
+    // libuv starts its pool's threads on first use: started before counting, not during.
+    await readFile('/proc/self/status');
+    const before = threads();
+    let during = 0;
+    let tlsDir = '';
+    const failing = prepareTarget({}, new Redactor(), quiet(), { env: {}, cwd: emptyFolder() }, (settings) => {
+      during = threads();
+      tlsDir = dirname(settings.target.caFile!);
+      throw new Error('the report folder cannot be claimed');
+    });
+    await expect(failing).rejects.toThrow('the report folder cannot be claimed');
+    // The count sees the worker (not vacuous), and it is gone once the command's error is out.
+    expect(during).toBe(before + 1);
+    expect(threads()).toBe(before);
+    expect(existsSync(tlsDir)).toBe(false);
+  });
+
+  it('issues tokens no report holds: a 401 carrying one is quoted with the token hidden', async () => {
+    const cwd = emptyFolder();
+    const from = started.length;
+    const res = await runCliInProcess(
+      ['check', '--fault', 'refusal-carries-token', '--only', 'token.bad-secret-401', '--report-dir', 'report'],
+      { cwd },
+    );
+    expect(res.code, res.stderr).toBe(1);
+    const tokens = started.slice(from).flatMap((e) => e.issuedTokens());
+    expect(tokens.length).toBeGreaterThan(0);
+    const files = readdirSync(join(cwd, 'report'), { recursive: true, encoding: 'utf8' })
+      .map((f) => join(cwd, 'report', f))
+      .filter((f) => statSync(f).isFile());
+    expect(files.length).toBeGreaterThan(2);
+    const written = [res.stdout, res.stderr, ...files.map((f) => readFileSync(f, 'utf8'))].join('\n');
+    for (const token of tokens)
+      expect(written.includes(token), `token ${fingerprint(token)} in the output`).toBe(false);
+    // The fault did put one in a quoted answer: the report shows it as its fingerprint.
+    expect(tokens.some((token) => written.includes(fingerprint(token)))).toBe(true);
+  });
+});
