@@ -9,6 +9,7 @@ import {
   RATE_PROFILES,
   type Backoff,
   type RateProfile,
+  type RoundCut,
   type ScenarioBasics,
 } from '../../src/k6/contract.js';
 import {
@@ -46,6 +47,8 @@ export interface ScenarioConfig extends ScenarioBasics {
   requestTimeoutS: number;
   /** The fleet scenario's run as parsed JSON, unchecked here (scenarios/fleet.ts checks it); undefined when not given. */
   fleet: unknown;
+  /** rate-limit's proof round: when one that has certainly failed ends; undefined: it runs its duration. */
+  cut: RoundCut | undefined;
 }
 
 function raw(name: string): string | undefined {
@@ -124,6 +127,17 @@ function choice<T extends string>(name: string, allowed: readonly T[], fallback:
   return upperOrSame as T;
 }
 
+/** CES_CUT_JSON: every figure a number ≥ 0 (minRefusals ≥ 1), or the variable is named as wrong. */
+function roundCut(): RoundCut | undefined {
+  const v = json(ENV.cut);
+  if (v === undefined) return undefined;
+  const o = (isJsonObject(v) ? v : {}) as Record<string, unknown>;
+  const fields = ['afterRefusalsS', 'minRefusals', 'atOnceWithinS', 'atOnceAfterS'] as const;
+  if (!fields.every((f) => typeof o[f] === 'number' && o[f] >= (f === 'minRefusals' ? 1 : 0)))
+    throw new Error(`${ENV.cut} must be an object of numbers ${fields.join(', ')} (minRefusals >= 1)`);
+  return o as unknown as RoundCut;
+}
+
 /** Reads and validates the environment once per VU (init context). */
 export function readConfig(): ScenarioConfig {
   const d = SCENARIO_DEFAULTS;
@@ -151,5 +165,6 @@ export function readConfig(): ScenarioConfig {
     rateProfile: choice(ENV.rateProfile, RATE_PROFILES, d.rateProfile),
     requestTimeoutS: num(ENV.requestTimeoutS, d.requestTimeoutS, 0.5),
     fleet: json(ENV.fleet),
+    cut: roundCut(),
   };
 }
