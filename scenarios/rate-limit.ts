@@ -110,6 +110,9 @@ export const options = scenarioOptions(
     checks: ['rate>0.99'],
     ...(cfg.cut ? { proof_refusals_past_cut: [{ threshold: `count<${cfg.cut.minRefusals}`, abortOnFail: true }] } : {}),
   },
+  // setup()'s token waits out 429s like any call, its whole retry budget and each attempt's
+  // timeout: a proof round may begin on a limit the round before spent (a window before its edge).
+  { setupTimeout: secs(Math.max(30, cfg.retryBudgetS + (cfg.backoff.maxRetries + 1) * cfg.requestTimeoutS)) },
 );
 
 const cache = new TokenCache(cfg);
