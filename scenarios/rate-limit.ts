@@ -48,6 +48,13 @@ const refusedCallStart = timeTrend('refused_call_start');
 const arrivalsBegan = gauge('arrivals_began_ms');
 const refusedFrom = gauge('first_refused_call_ms');
 let beganNoted = false;
+// A proof round that has certainly failed ends early (CES_CUT_JSON, src/ratelimit/prove.ts roundCut):
+// each VU counts here the 429s it meets once a while has passed since its own first refused call
+// (never before the run's first), and the threshold below stops the run (exit 99, summary written)
+// once they alone break the promise. The last arrival gives the length the figures are over.
+const refusalsPastCut = counter('proof_refusals_past_cut');
+const arrivalsLast = gauge('arrivals_last_ms');
+let firstRefusedMs: number | undefined;
 
 // Long enough to run past a bucket's burst and get 429s, short enough that the excess drains
 // within one retry budget once the rate falls to a tenth.
@@ -101,7 +108,11 @@ export const options = scenarioOptions(
     server_errors: ['count==0'],
     http_req_failed: ['rate<0.01'],
     checks: ['rate>0.99'],
+    ...(cfg.cut ? { proof_refusals_past_cut: [{ threshold: `count<${cfg.cut.minRefusals}`, abortOnFail: true }] } : {}),
   },
+  // setup()'s token waits out 429s like any call, its whole retry budget and each attempt's
+  // timeout: a proof round may begin on a limit the round before spent (a window before its edge).
+  { setupTimeout: secs(Math.max(30, cfg.retryBudgetS + (cfg.backoff.maxRetries + 1) * cfg.requestTimeoutS)) },
 );
 
 const cache = new TokenCache(cfg);
@@ -119,6 +130,7 @@ export default function (shared: SharedToken): void {
     beganNoted = true;
     arrivalsBegan.add(calledAt);
   }
+  arrivalsLast.add(calledAt);
   // The token comes from the cache (fetched, with 429 retries, only once it has expired); a 401 at
   // the turn of a token is retried once with the next one.
   const made =
@@ -135,6 +147,13 @@ export default function (shared: SharedToken): void {
   if (outcome.attempts > 1 || outcome.exhausted) {
     refusedCallStart.add(calledAt - exec.scenario.startTime);
     refusedFrom.add(calledAt);
+    firstRefusedMs ??= calledAt;
+    const cut = cfg.cut;
+    if (cut !== undefined) {
+      const atOnce = firstRefusedMs - exec.scenario.startTime < cut.atOnceWithinS * 1000;
+      if (calledAt - firstRefusedMs >= (atOnce ? cut.atOnceAfterS : cut.afterRefusalsS) * 1000)
+        refusalsPastCut.add(outcome.exhausted ? outcome.attempts : outcome.attempts - 1);
+    }
   }
   const status = outcome.res.status;
   serverErrors.add(status >= 500 ? 1 : 0);
@@ -151,6 +170,7 @@ export const handleSummary = summaryHandler('rate-limit', cfg, {
   extra: (data) => {
     const began = data.metrics['arrivals_began_ms']?.values['min'];
     const refused = data.metrics['first_refused_call_ms']?.values['min'];
+    const last = data.metrics['arrivals_last_ms']?.values['max'];
     // From the first arrival when both are known; else from the scenario's start, a few tenths early.
     const first =
       typeof began === 'number' && typeof refused === 'number'
@@ -160,6 +180,8 @@ export const handleSummary = summaryHandler('rate-limit', cfg, {
       ...tokenTurnoverFigures(data),
       ...(typeof first === 'number' ? { refusals_began_s: Math.round(first) / 1000 } : {}),
       ...(typeof began === 'number' ? { arrivals_began_ms: began } : {}),
+      // From the first arrival to the last: a run cut short has its figures over this, not its duration.
+      ...(typeof began === 'number' && typeof last === 'number' ? { arrivals_s: (last - began) / 1000 } : {}),
     };
   },
   notes: [

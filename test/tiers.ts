@@ -68,6 +68,9 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     // heavy files' CLI runs and k6 it read 33 of 50 req/s and stopped partial (no proof to test).
     alone: true,
   },
+  'test/ratelimit/proof-cut.test.ts': {
+    why: 'real k6 cutting a failed proof round short by its own threshold, some 10 s of load',
+  },
   'test/ratelimit/httprate.test.ts': {
     why: 'real Go limiters (go-chi/httprate, golang.org/x/time/rate, a timer-refilled batch bucket) built from the Go module proxy, each sized within 2 % and proven',
     precise: true,

@@ -9,6 +9,7 @@ import {
   RATE_PROFILES,
   type Backoff,
   type RateProfile,
+  type RoundCut,
   type ScenarioBasics,
 } from '../../src/k6/contract.js';
 import {
@@ -48,6 +49,8 @@ export interface ScenarioConfig extends ScenarioBasics {
   fleet: unknown;
   /** Whether each request is written for the harness's per-second timeline (lib/timeline.ts). */
   timeline: boolean;
+  /** rate-limit's proof round: when one that has certainly failed ends; undefined: it runs its duration. */
+  cut: RoundCut | undefined;
 }
 
 function raw(name: string): string | undefined {
@@ -126,6 +129,17 @@ function choice<T extends string>(name: string, allowed: readonly T[], fallback:
   return upperOrSame as T;
 }
 
+/** CES_CUT_JSON: every figure a number ≥ 0 (minRefusals ≥ 1), or the variable is named as wrong. */
+function roundCut(): RoundCut | undefined {
+  const v = json(ENV.cut);
+  if (v === undefined) return undefined;
+  const o = (isJsonObject(v) ? v : {}) as Record<string, unknown>;
+  const fields = ['afterRefusalsS', 'minRefusals', 'atOnceWithinS', 'atOnceAfterS'] as const;
+  if (!fields.every((f) => typeof o[f] === 'number' && o[f] >= (f === 'minRefusals' ? 1 : 0)))
+    throw new Error(`${ENV.cut} must be an object of numbers ${fields.join(', ')} (minRefusals >= 1)`);
+  return o as unknown as RoundCut;
+}
+
 /** Reads and validates the environment once per VU (init context). */
 export function readConfig(): ScenarioConfig {
   const d = SCENARIO_DEFAULTS;
@@ -154,5 +168,6 @@ export function readConfig(): ScenarioConfig {
     requestTimeoutS: num(ENV.requestTimeoutS, d.requestTimeoutS, 0.5),
     fleet: json(ENV.fleet),
     timeline: raw(ENV.timeline) === '1',
+    cut: roundCut(),
   };
 }

@@ -27,6 +27,8 @@ export const SCENARIO_ENV = {
   maxRetries: 'CES_MAX_RETRIES',
   rateProfile: 'CES_RATE_PROFILE',
   requestTimeoutS: 'CES_REQUEST_TIMEOUT_S',
+  /** rate-limit's proof round: when a round that has certainly failed ends (ScenarioInputs.cut), as JSON. */
+  cut: 'CES_CUT_JSON',
   /** The fleet scenario's run (instances, policy, offered load, seed), as JSON (src/ratelimit/fleet/run-setup.ts). */
   fleet: 'CES_FLEET_JSON',
   /** Set by the runner (src/k6/run.ts), not by scenarioEnv: where handleSummary writes. */
@@ -104,6 +106,22 @@ export interface ScenarioInputs extends ScenarioBasics {
   requestTimeoutS?: number;
   /** fleet only: the run, passed through as JSON and checked by the scenario. */
   fleet?: object;
+  /** rate-limit only: end the run once it has certainly failed (RoundCut); absent: it lasts its duration. */
+  cut?: RoundCut;
+}
+
+/**
+ * When a proof round that has certainly failed ends (scenarios/rate-limit.ts): once the 429s its
+ * clients met `afterRefusalsS` or more after their own first refused call number `minRefusals`
+ * (enough to break the proof's promise whatever the rest answers); from `atOnceAfterS` instead for
+ * a client whose first refused call started within `atOnceWithinS` of the run's start (refused from
+ * the start: no quota ran out, so there is no after-rate to wait for).
+ */
+export interface RoundCut {
+  afterRefusalsS: number;
+  minRefusals: number;
+  atOnceWithinS: number;
+  atOnceAfterS: number;
 }
 
 export function scenarioEnv(i: ScenarioInputs): Record<string, string> {
@@ -131,6 +149,7 @@ export function scenarioEnv(i: ScenarioInputs): Record<string, string> {
   if (i.rateProfile !== undefined) env[SCENARIO_ENV.rateProfile] = i.rateProfile;
   if (i.requestTimeoutS !== undefined) env[SCENARIO_ENV.requestTimeoutS] = String(i.requestTimeoutS);
   if (i.fleet !== undefined) env[SCENARIO_ENV.fleet] = JSON.stringify(i.fleet);
+  if (i.cut !== undefined) env[SCENARIO_ENV.cut] = JSON.stringify(i.cut);
   return env;
 }
 

@@ -64,6 +64,7 @@ export function proofRound(rec: Recommendation, proof: Proof): ProofRound {
     lost_requests: proof.lost_requests,
     ...(proof.refusals_began_s !== undefined ? { refusals_began_s: proof.refusals_began_s } : {}),
     ...(proof.after_quota_rps !== undefined ? { after_quota_rps: proof.after_quota_rps } : {}),
+    ...(proof.cut_at_s !== undefined ? { cut_at_s: proof.cut_at_s } : {}),
     verdict: verdict.holds ? 'holds' : 'fails',
     why: verdict.why,
   };
@@ -122,29 +123,32 @@ export function bisectedRecommendation(
 }
 
 /**
- * The policy after a failed round once the limits were identified from all the evidence: the
- * identified sustained rate less the first recommendation's headroom, the low end bisection then
- * climbs from (not what the round let through, which a window's edges make read low). Null when
- * that is not below the rate just tried.
+ * The policy after a failed round once the limits were identified from all the evidence (not what
+ * the round let through, which a window's edges make read low). One set identified: halfway between
+ * its sustained rate and that rate less the first recommendation's headroom, the rate bisection
+ * from the headroom's low end reaches next; the set explains every round, so a round there holds
+ * and is the last, where a round at the low end holding would cost another horizon to climb from.
+ * Several sets: the lowest of their rates less the whole headroom, what every one of them
+ * sustains. Null when that is not below the rate just tried.
  */
 export function belowIdentified(
   rec: Recommendation,
   proof: Proof,
   identified: number | { low: number; high: number },
 ): Recommendation | null {
-  // Several sets explain the rounds: the lowest of their rates is what every one of them sustains.
-  const rps = typeof identified === 'number' ? identified : identified.low;
-  const target = targetRate(rps);
+  const one = typeof identified === 'number';
+  const rps = one ? identified : identified.low;
+  const low = targetRate(rps);
+  const target = one ? atMostMeasured(roundedRate((low + rps) / 2), rps) : low;
   if (!(target >= 0.01) || target >= rec.target_rps) return null;
-  const sustain =
-    typeof identified === 'number'
-      ? `the limits identified from all the evidence sustain ${rps} req/s`
-      : `every set of limits that explains the rounds sustains at least ${rps} req/s (${identified.low} to ${identified.high})`;
+  const sustain = one
+    ? `the limits identified from all the evidence sustain ${rps} req/s; halfway between that and ${low} req/s, ${Math.round(HEADROOM * 100)} % below it`
+    : `every set of limits that explains the rounds sustains at least ${rps} req/s (${identified.low} to ${identified.high}), ${Math.round(HEADROOM * 100)} % below it`;
   return retried(
     rec,
     proof,
     target,
-    `lowered to ${target} req/s after a proof at ${rec.target_rps} req/s broke the promise: ${sustain}, ${Math.round(HEADROOM * 100)} % below it`,
+    `lowered to ${target} req/s after a proof at ${rec.target_rps} req/s broke the promise: ${sustain}`,
   );
 }
 
@@ -159,16 +163,19 @@ export type Identified = number | { low: number; high: number } | null;
  * The round that tells apart the sets that all explain the rounds so far: halfway across their
  * span of sustained rates, below the lowest rate that failed. Run at once, not after a rest: the
  * limit the last round drained refuses a rate above its own soon, and admits one below it, so its
- * first refusal (or none) places the rate. Null when that is no rate below the one that failed.
+ * first refusal (or none) places the rate. Null when that is no rate below the one that failed, or
+ * none above the highest that held.
  */
 function tellApart(
   rec: Recommendation,
   proof: Proof,
   span: { low: number; high: number },
   failedRps: number,
+  heldRps: number | null,
 ): Recommendation | null {
   const target = roundedRate((span.low + Math.min(span.high, failedRps)) / 2);
-  if (!(target >= 0.01) || target >= failedRps) return null;
+  // A rate at or below one that held would only hold again: it tells no set apart.
+  if (!(target >= 0.01) || target >= failedRps || (heldRps !== null && target <= heldRps)) return null;
   return retried(
     rec,
     proof,
@@ -228,24 +235,55 @@ export interface ProofLoopOutcome {
   identifiedRps: number | null;
 }
 
+/** One round as the loop plans it, for the proof run to carry out. */
+export interface RoundToRun {
+  /** 1 for the first round. */
+  round: number;
+  /** How long it runs, seconds (proof-reach.ts); absent: the runner's own length, the horizon. */
+  durationS?: number;
+  /** When it is cut short once it certainly failed (prove.ts); absent: never. */
+  cut?: RoundCutPlan;
+}
+
+/**
+ * A round that certainly failed (its refusals alone broke the promise) ends `afterRefusalsS` after
+ * they began: what the limit let through after its quota has been seen by then. A round refused
+ * from its start (no quota ran out) ends `atOnceAfterS` after.
+ */
+export interface RoundCutPlan {
+  afterRefusalsS: number;
+  atOnceAfterS: number;
+}
+
+export interface ProofLoopOptions {
+  /** At most this many rounds (MAX_PROOF_ROUNDS). */
+  maxRounds?: number;
+  /** Each round planned to outlast the burst (proof-reach.ts), and a hold within it ends the loop, inconclusive. */
+  reach?: ProofReach;
+  /**
+   * The sustained rate of a limiter set identified from the rounds so far, when one is
+   * (stacked-inference.ts); it then takes the place of the quota's after-rate as the ceiling rounds
+   * bisect toward and holds are judged against.
+   */
+  identifiedRps?: (rounds: readonly ProofRound[]) => Identified;
+  /** RoundCutPlan.afterRefusalsS for every round; absent: no round is cut short. */
+  cutAfterRefusalsS?: number;
+}
+
 /**
  * The loop itself, with the proof run injected (the stage passes k6, tests a function): prove; while
  * no round held, try the low end the last failure's evidence gives; once one held below one that
  * failed, bisect between them; at most `maxRounds` times. The policy given is the highest that
  * held. A proof that produced no figures ends the loop: nothing was learned from it, and it refuted
- * nothing either (the stage reports why it did not run). With `reach`, each round is planned to
- * outlast the burst (proof-reach.ts), and a hold within it ends the loop, inconclusive. `identifiedRps`: the sustained rate of a
- * limiter set identified from the rounds so far, when one is; it then takes the place of the
- * quota's after-rate as the ceiling rounds bisect toward and holds are judged against.
+ * nothing either (the stage reports why it did not run).
  */
 export async function proveUntilHeld(
   first: Recommendation,
   measuredRps: number,
-  runProof: (rec: Recommendation, round: number, durationS?: number) => Promise<Proof | null>,
-  maxRounds: number = MAX_PROOF_ROUNDS,
-  reach?: ProofReach,
-  identifiedRps: (rounds: readonly ProofRound[]) => Identified = () => null,
+  runProof: (rec: Recommendation, plan: RoundToRun) => Promise<Proof | null>,
+  options: ProofLoopOptions = {},
 ): Promise<ProofLoopOutcome> {
+  const { maxRounds = MAX_PROOF_ROUNDS, reach, identifiedRps = () => null, cutAfterRefusalsS } = options;
   const rounds: ProofRound[] = [];
   let rec: Recommendation | null = first;
   let failedRps: number | null = null;
@@ -278,7 +316,11 @@ export async function proveUntilHeld(
   });
   for (let round = 1; rec !== null && round <= maxRounds; round++) {
     const plan = reach ? planRound(rec.target_rps, reach, drained) : null;
-    const proof = await runProof(rec, round, plan?.durationS);
+    const proof = await runProof(rec, {
+      round,
+      ...(plan ? { durationS: plan.durationS } : {}),
+      ...(cutAfterRefusalsS !== undefined ? { cut: roundCutPlan(cutAfterRefusalsS, quotaCeilingRps !== null) } : {}),
+    });
     if (proof === null) return outcome(true);
     lastProof = proof;
     drained = !proofHolds(proof).holds;
@@ -309,7 +351,7 @@ export async function proveUntilHeld(
     const above = Math.min(failedRps, ceiling() ?? Infinity);
     // Several sets explain the rounds: a round between them tells them apart, one round kept for a hold.
     const apart: Recommendation | null =
-      span !== null && round < maxRounds - 1 ? tellApart(rec, proof, span, failedRps) : null;
+      span !== null && round < maxRounds - 1 ? tellApart(rec, proof, span, failedRps, best?.target_rps ?? null) : null;
     rec =
       apart ??
       (best === null
@@ -319,5 +361,17 @@ export async function proveUntilHeld(
   }
   return outcome(false);
 }
+
+/**
+ * Before a quota was met, a round refused from its start meets a misread limit, and what it let
+ * through sizes the next round: it runs as long as one refused late, so the burst it started with
+ * does not inflate that. Once one was, a round refused from its start meets what an earlier round
+ * spent (a window before its edge, a drained bucket): that it is refused is all it shows, and it
+ * ends as soon as its refusals break the promise.
+ */
+const roundCutPlan = (afterRefusalsS: number, quotaMet: boolean): RoundCutPlan => ({
+  afterRefusalsS,
+  atOnceAfterS: quotaMet ? 0 : afterRefusalsS,
+});
 
 const pct = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 2 : 1)} %`;

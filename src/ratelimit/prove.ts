@@ -2,8 +2,8 @@
 // recommended backoff (CES_BACKOFF_*), against the same endpoint. A policy that is right loses no
 // request and sees (almost) no 429; the figures go into the report as `proof`.
 
-import { QUOTA_AFTER_S } from './proof-loop.js';
-import type { ScenarioInputs } from '../k6/contract.js';
+import { PROOF_PROMISE, QUOTA_AFTER_S, type RoundCutPlan } from './proof-loop.js';
+import type { RoundCut, ScenarioInputs } from '../k6/contract.js';
 import { runLoadScenario } from '../k6/scenarios.js';
 import { scenarioOk } from '../k6/summary.js';
 import type { Credentials } from '../spec/credentials.js';
@@ -23,6 +23,8 @@ export interface ProveOptions {
   recommendation: Recommendation;
   /** How long the steady load runs, seconds. */
   durationS?: number;
+  /** When the round is cut short once it certainly failed (proof-loop.ts); absent: never. */
+  cut?: RoundCutPlan;
   tokenLifetimeS: number;
   clockToleranceS: number;
   runId: string;
@@ -65,6 +67,9 @@ export function proofInputs(opts: ProveOptions): ScenarioInputs {
     rateLimitEndpoint: opts.endpoint,
     backoff: { baseMs: rec.backoff.base_ms, capMs: rec.backoff.cap_ms, maxRetries: rec.backoff.max_retries },
     rateProfile: 'steady',
+    ...(opts.cut !== undefined
+      ? { cut: roundCut(opts.cut, rec.target_rps * (opts.durationS ?? DEFAULT_PROOF_S)) }
+      : {}),
     ...(opts.business ? { business: opts.business } : {}),
     ...(opts.validateMethod ? { validateMethod: opts.validateMethod } : {}),
   };
@@ -83,6 +88,8 @@ export async function prove(opts: ProveOptions): Promise<ProofRun> {
   if (scenario.error) return { proof: null, scenario, notes: [`proof run did not complete: ${scenario.error}`] };
 
   const requests = scenario.requests;
+  const cutAtS = cutAt(scenario, inputs);
+  const durationS = cutAtS ?? inputs.durationS;
   const ok = count(scenario, 'logical_calls_ok');
   const lost = count(scenario, 'logical_calls_lost');
   const began =
@@ -91,26 +98,74 @@ export async function prove(opts: ProveOptions): Promise<ProofRun> {
     rate_429: requests > 0 ? Math.round((count(scenario, 'rate_limited_responses') / requests) * 1e4) / 1e4 : 0,
     // Successful calls per second of offered load (the arrivals run for durationS; the graceful
     // tail only lets waiting calls finish).
-    goodput_rps: Math.round((ok / inputs.durationS) * 100) / 100,
+    goodput_rps: Math.round((ok / durationS) * 100) / 100,
     lost_requests: lost,
     // When refusals began: at once, the rate is above a limit; after a while, a quota ran out.
     ...(began !== undefined ? { refusals_began_s: began } : {}),
-    ...afterQuota(ok, began, inputs.rate, inputs.durationS),
+    ...afterQuota(ok, began, inputs.rate, durationS),
+    ...(cutAtS !== undefined ? { cut_at_s: Math.round(cutAtS * 10) / 10 } : {}),
   };
   const notes: string[] = [];
+  if (cutAtS !== undefined)
+    notes.push(
+      `proof run: cut short after ${proof.cut_at_s} s of its ${inputs.durationS} s: its refusals (from ${began ?? 0} s) had already broken its promise, the rest would only have repeated them`,
+    );
   if (scenario.dropped_iterations > 0)
     notes.push(
       `proof run: k6 dropped ${scenario.dropped_iterations} arrivals it had no VU for (the load generator, not the service)`,
     );
-  if (!scenarioOk(scenario)) {
-    const failed = scenario.thresholds.filter((t) => !t.ok).map((t) => `${t.metric} ${t.expression}`);
+  if (!scenarioOk(scenario) && scenario.thresholds.some((t) => !t.ok && t.metric !== CUT_METRIC)) {
+    // The cut's own threshold is how the run was ended, said above, not a finding.
+    const failed = scenario.thresholds
+      .filter((t) => !t.ok && t.metric !== CUT_METRIC)
+      .map((t) => `${t.metric} ${t.expression}`);
     notes.push(`proof run: thresholds not met (${failed.join('; ')})`);
   }
   const beganMs = scenario.extra?.['arrivals_began_ms'];
   return { proof, scenario, notes, ...(typeof beganMs === 'number' ? { arrivalsBeganMs: beganMs } : {}) };
 }
+/** The counter whose threshold ends a round cut short (scenarios/rate-limit.ts). */
+const CUT_METRIC = 'proof_refusals_past_cut';
+
+/**
+ * The 429s past the cut that end a round (scenarios/rate-limit.ts): enough that the round's share
+ * of 429s breaks the promise whatever the rest answers. Each of the round's `arrivals` ends in at
+ * most one answer that is not a 429; as many again stand for token fetches and a token's turn, far
+ * more than a round makes.
+ */
+export function refusalsBreaking(arrivals: number): number {
+  const share = PROOF_PROMISE.max_rate_429;
+  return Math.floor(2 * Math.ceil(arrivals) * (share / (1 - share))) + 1;
+}
+
+/** How k6 cuts a round short (scenarios/rate-limit.ts), from the loop's plan and the round's arrivals. */
+export function roundCut(plan: RoundCutPlan, arrivals: number): RoundCut {
+  return { ...plan, minRefusals: refusalsBreaking(arrivals), atOnceWithinS: QUOTA_AFTER_S };
+}
+
+/**
+ * Seconds of arrivals a round cut short ran (its first arrival to its last, and one interval), or
+ * undefined when it ran its whole length.
+ */
+function cutAt(scenario: LoadScenarioResult, inputs: ScenarioInputs): number | undefined {
+  const arrivalsS = scenario.extra?.['arrivals_s'];
+  if (inputs.cut === undefined || count(scenario, CUT_METRIC) < inputs.cut.minRefusals) return undefined;
+  if (typeof arrivalsS !== 'number') return undefined;
+  const ranS = arrivalsS + 1 / inputs.rate;
+  return ranS < inputs.durationS ? ranS : undefined;
+}
+
 /** The stretch after the first refusal must be this long for its rate to mean anything. */
 const AFTER_QUOTA_MIN_S = 5;
+
+/**
+ * How long a round that certainly failed runs past its first refusal before it is cut short: the
+ * longest window the stacked inference counts over (`maxWindowS`, half the horizon), and the
+ * stretch an after-quota rate needs more. By then every such window has turned over once since the
+ * quota ran out, so what the limit lets through after it is measured (a window lets nothing through
+ * until its edge: a shorter stretch would read 0). The rest of the round would only repeat the refusal.
+ */
+export const cutAfterRefusalsS = (maxWindowS: number): number => maxWindowS + AFTER_QUOTA_MIN_S;
 
 /**
  * What the limit let through per second once refusals began: the calls that succeeded, less those

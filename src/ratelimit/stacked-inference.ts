@@ -254,21 +254,41 @@ export const roundsSaw = (rounds: readonly RoundEvidence[]): string =>
     .join('; ');
 
 /**
- * How long a round waits for the set's windows to pass an edge, seconds: a window the round before
- * spent refuses the next one from its start whatever its rate, which is no client adopting the
- * policy. A bucket is not waited for: drained, it is the state a client running for hours meets.
- * A tenth more and half a second for the answers in flight; 0 without a window.
+ * How long a round waits for the set's windows to pass an edge, seconds, from `nowS` on the probe's
+ * clock: a window the round before spent refuses the next one from its start whatever its rate,
+ * which is no client adopting the policy. A window on known edges (`phase_s` + k × `window_s`, the
+ * clock's or fitted to the evidence) is fresh from its next edge, so the round waits for that and
+ * half a second more (the phase is placed within half a second, PHASES); a window whose edges move
+ * with the client (a first-request window, a sliding one) is waited out whole, a tenth more and
+ * half a second for the answers in flight. A bucket is not waited for: drained, it is the state a
+ * client running for hours meets. 0 without a window.
  */
-export function restS(set: LimiterSet): number {
-  const windows = set.flatMap((m) => windowOf(m) ?? []);
-  return windows.length > 0 ? Math.max(...windows) * 1.1 + 0.5 : 0;
+export function restS(set: LimiterSet, nowS: number): number {
+  const waits = set.flatMap((m): number[] => {
+    const windowS = windowOf(m);
+    if (windowS === null) return [];
+    // A sliding counter weighs the window before its edge too: it is waited out whole, like a sliding log.
+    if (m.kind === 'fixed-window' && m.edges !== 'first-request')
+      return [untilEdgeS(m.phase_s, windowS, nowS) + EDGE_MARGIN_S];
+    return [windowS * 1.1 + EDGE_MARGIN_S];
+  });
+  return waits.length > 0 ? Math.max(...waits) : 0;
+}
+
+/** The phase's uncertainty (PHASES over a minute) and the answers still in flight. */
+const EDGE_MARGIN_S = 0.5;
+
+/** Seconds from `nowS` to the next edge of a window of `windowS` with edges at `phaseS` + k × `windowS`. */
+export function untilEdgeS(phaseS: number, windowS: number, nowS: number): number {
+  const into = (((nowS - phaseS) % windowS) + windowS) % windowS;
+  return windowS - into;
 }
 
 /** What the inference concluded after the last round: a set, why none was claimed, or null (no round met a quota). */
 export type StackVerdict = StackedIdentity | { why: string; spanRps?: { low: number; high: number } } | null;
 
 /**
- * The inference as the proof loop runs: each round is noted when it starts (when, how fast, how
+ * The inference as the proof loop runs: each round is noted once it ran (when, how fast, how
  * long), and `identifiedRps` (proveUntilHeld's hook) judges the rounds so far. `first`: the probe's
  * reading; none, nothing is inferred.
  */
@@ -281,18 +301,14 @@ export function stackTracker(
   const runs: RoundRun[] = [];
   let verdict: StackVerdict = null;
   return {
-    started: (run: RoundRun) => void runs.push(run),
     /**
-     * When the round's arrivals really began, seconds on the probe's clock (k6's own start, some
-     * tenths of a second after `started` was told): a window's edge is placed against the round's
-     * requests from this, and a start late by 1 s at 24 req/s is 24 requests, 4 % of 600 per minute.
+     * A round as it ran: from when its arrivals began (k6's own start, some tenths of a second
+     * after it was spawned: a window's edge is placed against the round's requests from this, and
+     * a start late by 1 s at 24 req/s is 24 requests, 4 % of 600 per minute), for as long as they ran.
      */
-    began: (startS: number) => {
-      const last = runs.at(-1);
-      if (last) runs[runs.length - 1] = { ...last, startS, startMeasured: true };
-    },
-    /** How long the next round waits for the identified set to rest; 0 while none is. */
-    restS: () => (verdict && 'set' in verdict ? restS(verdict.set) : 0),
+    ran: (run: RoundRun) => void runs.push(run),
+    /** How long a round starting at `nowS` (the probe's clock) waits for the identified set to rest; 0 while none is. */
+    restS: (nowS: number) => (verdict && 'set' in verdict ? restS(verdict.set, nowS) : 0),
     identifiedRps: (rounds: readonly ProofRound[]): Identified => {
       verdict = first
         ? identifyStack({

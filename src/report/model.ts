@@ -172,6 +172,12 @@ export interface RateLimitResult extends RateLimitMeasurement {
      * client running longer than the proof can beat. Absent when refusals began at once or not at all.
      */
     after_quota_rps?: number;
+    /**
+     * Seconds of arrivals the proof ran before it was cut short: it had certainly broken its promise,
+     * and its refusals had run long enough to tell what the limit lets through after (proof-loop.ts).
+     * Its figures are over these seconds. Absent when it ran its whole length.
+     */
+    cut_at_s?: number;
   } | null;
   /**
    * Whether a k6 proof held the recommendation to its promise (src/ratelimit/proof-loop.ts):
@@ -233,6 +239,8 @@ export interface ProofRound {
   refusals_began_s?: number;
   /** Calls let through per second once refusals began late (a quota spent): see RateLimitResult.proof. */
   after_quota_rps?: number;
+  /** Seconds of arrivals the round ran before it was cut short, failed (RateLimitResult.proof); absent when it ran whole. */
+  cut_at_s?: number;
   /** `inconclusive`: it held, but offered no more than the burst it started with, so it proves nothing about the rate. */
   verdict: 'holds' | 'fails' | 'inconclusive';
   why: string;

@@ -17,7 +17,7 @@ import { ProbeSetupError, probeCalls } from '../ratelimit/calls.js';
 import { DISCOVER_DEFAULTS, discover, latencyBound } from '../ratelimit/discover.js';
 import { NOT_IDENTIFIED } from '../ratelimit/evidence.js';
 import { announcedPastBudget } from '../ratelimit/probe/advertised.js';
-import { prove } from '../ratelimit/prove.js';
+import { cutAfterRefusalsS, prove } from '../ratelimit/prove.js';
 import {
   DEFAULT_HORIZON_S,
   RUN_HORIZON_S,
@@ -28,7 +28,7 @@ import {
 } from '../ratelimit/horizon.js';
 import { withoutRefuted } from '../ratelimit/refuted.js';
 import { bindingRps, recommend } from '../ratelimit/recommend.js';
-import { proveUntilHeld } from '../ratelimit/proof-loop.js';
+import { proofHolds, proveUntilHeld } from '../ratelimit/proof-loop.js';
 import { proofTiming } from '../ratelimit/proof-timing.js';
 import { provingVerdict } from '../ratelimit/proof-reach.js';
 import { stackTracker, withIdentifiedWindow } from '../ratelimit/stacked-inference.js';
@@ -200,25 +200,21 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
             refillRps: estimate.sustained_rps,
           };
           // A second limit behind the probe's reading, identified from the probe and every round.
-          const stack = stackTracker(estimate.limiter, estimate.timeline, proofS / 2, probeStartMs / 1000);
+          const maxWindowS = proofS / 2;
+          const stack = stackTracker(estimate.limiter, estimate.timeline, maxWindowS, probeStartMs / 1000);
+          const sinceProbeS = () => (io.clock.now() - probeStartMs) / 1000;
           const outcome = await proveUntilHeld(
             recommendation,
             bindingRps(estimate) ?? recommendation.target_rps,
-            async (rec, round, durationS = proofS) => {
+            async (rec, { round, durationS = proofS, cut }) => {
               // Once a set is identified, a round waits for all of it to rest, as a new client meets it.
-              const restS = Math.min(Math.max(settleS, stack.restS()), probeCapS);
+              const restS = Math.min(Math.max(settleS, stack.restS(sinceProbeS())), probeCapS);
               io.progress(
                 `proof round ${round}: waiting ${restS.toFixed(1)} s for the limit to refill, then proving the policy with k6 at ${rec.target_rps} req/s for ${durationS} s`,
               );
               await io.clock.sleep(restS * 1000, signal);
               if (signal.aborted) return null;
-              const startS = (io.clock.now() - probeStartMs) / 1000;
-              stack.started({
-                rps: rec.target_rps,
-                startS,
-                durationS,
-                tailS: rec.retry_budget_s,
-              });
+              const startS = sinceProbeS();
               const run = await prove({
                 k6Path: k6.k6Path,
                 bundleDir: k6.bundleDir,
@@ -233,28 +229,38 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
                 ...(calls.validateMethod ? { validateMethod: calls.validateMethod } : {}),
                 recommendation: rec,
                 durationS,
+                ...(cut !== undefined ? { cut } : {}),
                 tokenLifetimeS: expect.tokenLifetimeS,
                 clockToleranceS: expect.clockToleranceS,
                 runId: randomUUID(),
                 signal,
               });
-              // The round is replayed from when k6's arrivals began, not from its spawn just above.
-              if (run.arrivalsBeganMs !== undefined) {
-                const beganS = (run.arrivalsBeganMs - probeStartMs) / 1000;
+              // The round is replayed from when k6's arrivals began, not from its spawn just above,
+              // and for as long as they ran: a round cut short has no retry tail (k6 stopped them all).
+              const beganS =
+                run.arrivalsBeganMs !== undefined ? (run.arrivalsBeganMs - probeStartMs) / 1000 : undefined;
+              if (beganS !== undefined)
                 io.progress(
                   `proof round ${round}: k6's arrivals began ${(beganS - startS).toFixed(2)} s after it was started`,
                 );
-                stack.began(beganS);
-              }
+              const cutAtS = run.proof?.cut_at_s;
+              io.progress(
+                `proof round ${round}: ${run.proof === null ? 'no figures' : proofHolds(run.proof).holds ? 'held' : 'failed'}${cutAtS !== undefined ? `, cut short after ${cutAtS} s` : ''}; ${(sinceProbeS() - startS).toFixed(1)} s from k6's start to its summary`,
+              );
+              stack.ran({
+                rps: rec.target_rps,
+                startS: beganS ?? startS,
+                durationS: cutAtS ?? durationS,
+                tailS: cutAtS !== undefined ? 0 : rec.retry_budget_s,
+                ...(beganS !== undefined ? { startMeasured: true } : {}),
+              });
               countK6Requests(run.scenario.requests);
               proofNotes.push(...run.notes.map((n) => `round ${round}: ${n}`));
               if (run.scenario.error !== undefined && !signal.aborted)
                 io.untested('rate_limit', `proof run did not complete: ${run.scenario.error}`);
               return run.proof;
             },
-            undefined,
-            reach,
-            stack.identifiedRps,
+            { reach, identifiedRps: stack.identifiedRps, cutAfterRefusalsS: cutAfterRefusalsS(maxWindowS) },
           );
           proof = outcome.lastProof;
           // A first proof that produced no figures refuted nothing: the policy stands, unproven (the

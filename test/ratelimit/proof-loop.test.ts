@@ -5,11 +5,15 @@
 import { describe, expect, it } from 'vitest';
 import {
   MAX_PROOF_ROUNDS,
+  PROOF_PROMISE,
   nextRecommendation,
   proofHolds,
   proofRound,
   proveUntilHeld,
+  type Identified,
+  type RoundToRun,
 } from '../../src/ratelimit/proof-loop.js';
+import { refusalsBreaking } from '../../src/ratelimit/prove.js';
 import { heldRps } from '../../src/ratelimit/refuted.js';
 import { atMostMeasured, recommend } from '../../src/ratelimit/recommend.js';
 import type { Proof, Recommendation } from '../../src/ratelimit/types.js';
@@ -206,5 +210,77 @@ describe('a quota behind the rate: a hold for the length of a proof is not a hol
     expect(heldRps([round(14, stacked(14)), round(20, stacked(20))])).toBeNull();
     // Refusals from the start (no quota) bound nothing: the hold at 14 stands.
     expect(heldRps([round(14, stacked(14)), round(40, proof(0.5, 30))])).toBe(14);
+  });
+});
+
+describe('each round planned as one: its length and when it is cut short (issue 35: a row within its time budget)', () => {
+  it('every round carries the cut the loop was given, and its length from the reach plan', async () => {
+    const plans: RoundToRun[] = [];
+    const reach = { burst: 30, roundS: 120, maxRoundS: 150, settleS: 2, refillRps: 30 };
+    await proveUntilHeld(
+      rec(24),
+      30,
+      async (r, plan) => {
+        plans.push(plan);
+        return r.target_rps > 10
+          ? { ...proof(0.5, 10), refusals_began_s: 25, after_quota_rps: 9, cut_at_s: 90 }
+          : proof(0, r.target_rps);
+      },
+      { reach, cutAfterRefusalsS: 65 },
+    );
+    expect(plans.length).toBeGreaterThan(1);
+    // Round 1 met a quota: a later round refused from its start is cut as soon as it certainly failed.
+    expect(plans).toEqual([
+      { round: 1, durationS: 120, cut: { afterRefusalsS: 65, atOnceAfterS: 65 } },
+      ...plans.slice(1).map((_, i) => ({ round: i + 2, durationS: 120, cut: { afterRefusalsS: 65, atOnceAfterS: 0 } })),
+    ]);
+  });
+
+  it('a round cut short is in the table with where it was cut', () => {
+    expect(proofRound(rec(24), { ...proof(0.5, 10), refusals_began_s: 25, cut_at_s: 90 })).toMatchObject({
+      verdict: 'fails',
+      cut_at_s: 90,
+    });
+  });
+
+  it("a k6 client alone meeting refusalsBreaking(n) 429s breaks the round's promise whatever the rest answers", () => {
+    for (const arrivals of [50, 600, 2760, 14_400]) {
+      const refused = refusalsBreaking(arrivals);
+      // Every arrival ends in at most one answer that is not a 429; as many again for token fetches.
+      expect(refused / (refused + 2 * arrivals)).toBeGreaterThan(PROOF_PROMISE.max_rate_429);
+      expect((refused - 1) / (refused - 1 + 2 * arrivals)).toBeLessThanOrEqual(PROOF_PROMISE.max_rate_429);
+    }
+  });
+});
+
+/** The rates tried from 23 req/s against a quota refusing above `limitRps`, the inference answering `identified`. */
+async function triedAgainst(limitRps: number, identified: Identified) {
+  const tried: number[] = [];
+  const outcome = await proveUntilHeld(
+    rec(23),
+    30,
+    async (r) => {
+      tried.push(r.target_rps);
+      return r.target_rps > limitRps
+        ? { ...proof(0.7, 13.5), refusals_began_s: 29, after_quota_rps: 10 }
+        : proof(0, r.target_rps);
+    },
+    { identifiedRps: () => identified },
+  );
+  return { tried, outcome };
+}
+
+describe('once a set of limits is identified, the next round is the one bisection would reach, and the last', () => {
+  it('halfway between the identified rate and 20 % below it; the hold there ends the loop', async () => {
+    const { tried, outcome } = await triedAgainst(9.86, 9.86);
+    // 20 % below 9.86 is 7.8; halfway up from there, 8.8: the rate the old loop reached in two rounds.
+    expect(tried).toEqual([23, 8.8]);
+    expect(outcome.proven?.target_rps).toBe(8.8);
+  });
+
+  it('several sets: never a rate a hold already covers to tell them apart', async () => {
+    const { tried } = await triedAgainst(10.5, { low: 9.75, high: 10.6 });
+    // Round 2 tells them apart halfway across (10 req/s) and holds; the same midpoint is not tried again.
+    expect(tried).toEqual([23, 10]);
   });
 });

@@ -7,7 +7,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { createLimiter } from '../../src/ratelimit/limiters/index.js';
-import { proveUntilHeld } from '../../src/ratelimit/proof-loop.js';
+import { proveUntilHeld, type RoundToRun } from '../../src/ratelimit/proof-loop.js';
 import { afterQuota } from '../../src/ratelimit/prove.js';
 import { planRound, provingVerdict, unprovenBy, type ProofReach } from '../../src/ratelimit/proof-reach.js';
 import { recommend } from '../../src/ratelimit/recommend.js';
@@ -58,7 +58,7 @@ function trueBucket() {
   let nowMs = 0;
   while (limiter.take(nowMs).ok);
   const durations: number[] = [];
-  const run = async (rec: Recommendation, _round: number, durationS = 5): Promise<Proof> => {
+  const run = async (rec: Recommendation, { durationS = 5 }: RoundToRun): Promise<Proof> => {
     durations.push(durationS);
     nowMs += SETTLE_S * 1000;
     const sent = Math.round(rec.target_rps * durationS);
@@ -98,7 +98,7 @@ describe('a round within the burst proves nothing', () => {
     expect(before.proven?.target_rps).toBe(50);
 
     const bucket = trueBucket();
-    const outcome = await proveUntilHeld(first(), 60, bucket.run, undefined, reachOf(5, 5));
+    const outcome = await proveUntilHeld(first(), 60, bucket.run, { reach: reachOf(5, 5) });
     expect(outcome.proven).toBeNull();
     expect(outcome.rounds).toHaveLength(1);
     expect(outcome.rounds[0]).toMatchObject({ target_rps: 50, rate_429: 0, verdict: 'inconclusive' });
@@ -109,7 +109,7 @@ describe('a round within the burst proves nothing', () => {
 
   it('`ratelimit` lengthens the round until it outlasts the burst: no rate above the true one is proven', async () => {
     const bucket = trueBucket();
-    const outcome = await proveUntilHeld(first(), 60, bucket.run, undefined, reachOf(5, 150));
+    const outcome = await proveUntilHeld(first(), 60, bucket.run, { reach: reachOf(5, 150) });
     // The first round ran 15 s, not 5, and the limit refused it.
     expect(bucket.durations[0]).toBe(15);
     expect(outcome.rounds[0]).toMatchObject({ target_rps: 50, verdict: 'fails' });
@@ -149,7 +149,7 @@ describe('a round within the burst proves nothing', () => {
 
 describe("`run`'s short rounds against a large burst: not proven within horizon, and not a failure", () => {
   async function runStyleReport() {
-    const outcome = await proveUntilHeld(first(), 60, trueBucket().run, undefined, reachOf(5, 5));
+    const outcome = await proveUntilHeld(first(), 60, trueBucket().run, { reach: reachOf(5, 5) });
     const proving = provingVerdict(outcome, first());
     const rate_limit = toRateLimitResult(MISREAD, proving.given, outcome.lastProof, [], {
       verdict: proving.verdict,

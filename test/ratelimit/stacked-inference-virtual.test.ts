@@ -40,19 +40,22 @@ async function sizeStack(truth: LimiterSet, lateS = 0, measured = true) {
     bindingRps(estimate)!,
     async (rec) => {
       // Once identified, a round waits for the set to rest, as the stage does.
-      const spawnedS = atS + stack.restS();
-      // The virtual round asks each request once: no retries, no tail.
-      stack.started({ rps: rec.target_rps, startS: spawnedS, durationS: HORIZON_S, tailS: 0 });
+      const spawnedS = atS + stack.restS(atS);
       const startS = spawnedS + lateS;
+      // The virtual round asks each request once: no retries, no tail.
       const proof = virtualProofRound(limiter, rec.target_rps, startS, HORIZON_S);
-      // As the stage does from k6's own start (prove.ts arrivalsBeganMs), once the round is over.
-      if (measured) stack.began(startS);
+      // As the stage does: from k6's own start when it said (prove.ts arrivalsBeganMs), else from the spawn.
+      stack.ran({
+        rps: rec.target_rps,
+        startS: measured ? startS : spawnedS,
+        durationS: HORIZON_S,
+        tailS: 0,
+        startMeasured: measured,
+      });
       atS = startS + HORIZON_S + SETTLE_S;
       return proof;
     },
-    undefined,
-    undefined,
-    stack.identifiedRps,
+    { identifiedRps: stack.identifiedRps },
   );
   return { estimate, outcome, identified: stack.verdict() };
 }

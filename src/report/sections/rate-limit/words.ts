@@ -152,6 +152,8 @@ export function proofText(r: RateLimitResult): string | null {
 export function proofRoundText(round: ProofRound): string {
   const began =
     round.refusals_began_s === undefined ? '' : `, refusals from ${formatNumber(round.refusals_began_s, 1)} s`;
-  const figures = `${formatPercent(round.rate_429)} 429, goodput ${formatRate(round.goodput_rps)}, ${formatNumber(round.lost_requests)} lost${began}`;
+  // A round cut short once it had failed: its figures are over what it ran.
+  const cut = round.cut_at_s === undefined ? '' : `, cut short after ${formatNumber(round.cut_at_s, 1)} s`;
+  const figures = `${formatPercent(round.rate_429)} 429, goodput ${formatRate(round.goodput_rps)}, ${formatNumber(round.lost_requests)} lost${began}${cut}`;
   return `at ${formatRate(round.target_rps)}: ${figures}: ${round.verdict}${round.verdict === 'holds' ? '' : ` (${round.why})`}`;
 }
