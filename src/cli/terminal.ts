@@ -113,12 +113,16 @@ export function summaryLines(report: Report, folder: string): Line[] {
     const unproven =
       report.rate_limit.proof_verdict === 'not proven within horizon' ? ' (not proven within the horizon)' : '';
     lines.push(
-      `rate limit: ~${report.rate_limit.sustained_rps ?? '?'} req/s sustained${announcedAside(report.rate_limit.sustained_announced)}; recommend ${r.target_rps} req/s${unproven}, backoff ${r.backoff.base_ms}–${r.backoff.cap_ms} ms ${r.backoff.jitter} jitter, ${r.backoff.max_retries} retries`,
+      `rate limit: ${sustainedSaid(report.rate_limit.sustained_rps)}${announcedAside(report.rate_limit.sustained_announced)}; recommend ${r.target_rps} req/s${unproven}, backoff ${r.backoff.base_ms}–${r.backoff.cap_ms} ms ${r.backoff.jitter} jitter, ${r.backoff.max_retries} retries`,
     );
   }
   lines.push(`report: ${folder}`);
   return lines;
 }
+
+/** The sustained rate, or that none was identified (a proof may still have held a rate): never a placeholder. */
+const sustainedSaid = (rps: number | null): string =>
+  rps === null ? 'sustained rate not identified' : `~${rps} req/s sustained`;
 
 /** Beside the sustained rate an announced limit set (not the probe's measurement): said so, the measured rate beside it. */
 function announcedAside(a: SustainedAnnounced | undefined): string {

@@ -1,0 +1,30 @@
+// The run's closing rate-limit line when a proof held a rate but no sustained rate was identified
+// (a stack the rounds could not tell apart): it says so in words, never a placeholder such as
+// "~? req/s" (issue 35: no "?" printed as a figure).
+
+import { describe, expect, it } from 'vitest';
+import { plainText, summaryLines } from '../../src/cli/terminal.js';
+import type { RateLimitResult } from '../../src/report/model.js';
+import { loadFixture } from '../report/helpers.js';
+
+const closing = (rateLimit: RateLimitResult): string => {
+  const report = loadFixture('pass');
+  return summaryLines({ ...report, rate_limit: rateLimit }, 'r')
+    .map(plainText)
+    .join('\n');
+};
+
+describe('the closing rate-limit line', () => {
+  const sized = loadFixture('pass').rate_limit;
+
+  it('states the sustained rate when one was identified', () => {
+    expect(sized?.recommendation).toBeTruthy();
+    expect(closing({ ...sized!, sustained_rps: 49.5 })).toMatch(/rate limit: ~49\.5 req\/s sustained; recommend /);
+  });
+
+  it('says the sustained rate was not identified, with no placeholder, when only a proof held a rate', () => {
+    const line = closing({ ...sized!, sustained_rps: null });
+    expect(line).toMatch(/rate limit: sustained rate not identified; recommend /);
+    expect(line).not.toMatch(/\?/);
+  });
+});
