@@ -62,7 +62,7 @@ type ReportedRateLimit = Pick<
 > & {
   recommendation?: { target_rps: number } | null;
   proof?: { rate_429: number } | null;
-  proof_rounds?: { verdict: string }[];
+  proof_rounds?: { verdict: string; target_rps: number }[];
   proof_horizon?: ProofHorizon;
 };
 
@@ -123,7 +123,12 @@ export async function stageRun(target: ProbeTarget, opts: StageOptions): Promise
     const rl = (JSON.parse(report) as { rate_limit?: ReportedRateLimit }).rate_limit;
     if (!rl) return { error: 'the report has no rate_limit section' };
     const rounds = rl.proof_rounds ?? [];
-    const last = rounds[rounds.length - 1];
+    // The round that proved the rate given (a tell-apart round tried above it may come after it),
+    // else the last round's verdict.
+    const given = rl.recommendation?.target_rps;
+    const provedAt = rounds.findLastIndex((p) => p.verdict === 'holds' && p.target_rps === given);
+    const shown = provedAt >= 0 ? provedAt : rounds.length - 1;
+    const last = rounds[shown];
     return {
       estimate: { ...rl, notes: rl.notes ?? [] } as Estimate,
       samples: [],
@@ -131,7 +136,7 @@ export async function stageRun(target: ProbeTarget, opts: StageOptions): Promise
       stageSeconds: r.wallMs / 1000,
       recommendedRps: rl.recommendation?.target_rps ?? null,
       proof429: rl.proof?.rate_429 ?? null,
-      proofVerdict: last ? `${last.verdict} (round ${rounds.length})` : 'not run',
+      proofVerdict: last ? `${last.verdict} (round ${shown + 1})` : 'not run',
       ...(rl.proof_horizon ? { horizon: rl.proof_horizon } : {}),
     };
   } finally {

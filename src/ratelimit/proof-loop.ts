@@ -211,8 +211,13 @@ export interface ProofLoopOutcome {
   /** The highest policy that held, or null when no round did. */
   proven: Recommendation | null;
   rounds: ProofRound[];
-  /** The last round's proof (the report's `proof`), null when none produced figures. */
+  /** The last round's proof, null when none produced figures. */
   lastProof: Proof | null;
+  /**
+   * The proof of the round that held `proven` (the report's `proof` then): a round tried after it
+   * (a tell-apart round above it that failed) is not the proof of the policy given.
+   */
+  provenProof: Proof | null;
   /** A proof run produced no figures (k6 failed, or the run was interrupted): it is no round, and ended the loop. */
   cutShort: boolean;
   /** The lowest rate a round failed at: it refutes any reading of the limit that admits it. Null when none failed. */
@@ -300,6 +305,7 @@ export async function proveUntilHeld(
     identified ?? (span !== null && quotaCeilingRps !== null ? Math.max(span.low, quotaCeilingRps) : quotaCeilingRps);
   // Every policy that held; the one given is the highest that no quota seen since refutes.
   const holds: Recommendation[] = [];
+  const heldBy = new Map<Recommendation, Proof>();
   const held = (): Recommendation | null =>
     holds
       .filter((h) => ceiling() === null || h.target_rps <= ceiling()!)
@@ -308,6 +314,7 @@ export async function proveUntilHeld(
     proven: held(),
     rounds,
     lastProof,
+    provenProof: heldBy.get(held()!) ?? null,
     cutShort,
     failedRps,
     quotaCeilingRps,
@@ -331,8 +338,10 @@ export async function proveUntilHeld(
       break;
     }
     rounds.push(proofRound(rec, proof));
-    if (proofHolds(proof).holds) holds.push(rec);
-    else {
+    if (proofHolds(proof).holds) {
+      holds.push(rec);
+      heldBy.set(rec, proof);
+    } else {
       failedRps = Math.min(failedRps ?? Infinity, rec.target_rps);
       // A quota spent in this round: what the limit let through after it bounds every rate, even
       // one that held for a proof's length before (it held on the quota, not on the rate).

@@ -262,7 +262,8 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
             },
             { reach, identifiedRps: stack.identifiedRps, cutAfterRefusalsS: cutAfterRefusalsS(maxWindowS) },
           );
-          proof = outcome.lastProof;
+          // The proof of the policy given: the round that held it, not a later one tried above it.
+          proof = outcome.provenProof ?? outcome.lastProof;
           // A first proof that produced no figures refuted nothing: the policy stands, unproven (the
           // run already cannot pass: the failed run is untested). Rounds that all failed leave nothing
           // to give. A round within the burst leaves its policy unproven, which fails nothing.

@@ -284,3 +284,30 @@ describe('once a set of limits is identified, the next round is the one bisectio
     expect(tried).toEqual([23, 10]);
   });
 });
+
+describe("the report's proof is the round that held the policy given", () => {
+  it('a tell-apart round above the hold that failed is not the proof of the rate given', async () => {
+    const tried: number[] = [];
+    const outcome = await proveUntilHeld(
+      rec(23),
+      30,
+      async (r) => {
+        tried.push(r.target_rps);
+        return r.target_rps > 8
+          ? { ...proof(0.07, 11), refusals_began_s: 31, after_quota_rps: 9.7 }
+          : proof(0, r.target_rps);
+      },
+      // Several sets explain the rounds once one held: the next round tells them apart, above the hold.
+      // Three rounds, as the bench's silent 1 s + 60 s row ran them: refused, held, then refused above the hold.
+      {
+        maxRounds: 3,
+        identifiedRps: (rounds) => (rounds.some((r) => r.verdict === 'holds') ? { low: 8, high: 20 } : null),
+      },
+    );
+    const failedAfterHold = tried.findIndex((t, i) => t > 8 && tried.slice(0, i).some((h) => h <= 8));
+    expect(failedAfterHold, `tried ${tried.join(', ')}`).toBeGreaterThan(0);
+    expect(outcome.proven?.target_rps, `tried ${tried.join(', ')}`).toBeLessThanOrEqual(8);
+    expect(outcome.lastProof?.rate_429).toBe(0.07);
+    expect(outcome.provenProof).toEqual(proof(0, outcome.proven!.target_rps));
+  });
+});
