@@ -17,6 +17,7 @@ import { refusalsBreaking } from '../../src/ratelimit/prove.js';
 import { heldRps } from '../../src/ratelimit/refuted.js';
 import { atMostMeasured, recommend } from '../../src/ratelimit/recommend.js';
 import type { Proof, Recommendation } from '../../src/ratelimit/types.js';
+import type { ProofRound } from '../../src/report/model.js';
 
 const rec = (target: number): Recommendation => ({
   target_rps: target,
@@ -253,8 +254,15 @@ describe('each round planned as one: its length and when it is cut short (issue 
   });
 });
 
-/** The rates tried from 23 req/s against a quota refusing above `limitRps`, the inference answering `identified`. */
-async function triedAgainst(limitRps: number, identified: Identified) {
+/**
+ * The rates tried from 23 req/s against a quota refusing above `limitRps`, the inference answering
+ * `identified` (or what it answers to the rounds so far), in at most `maxRounds`.
+ */
+async function triedAgainst(
+  limitRps: number,
+  identified: Identified | ((rounds: readonly ProofRound[]) => Identified),
+  maxRounds?: number,
+) {
   const tried: number[] = [];
   const outcome = await proveUntilHeld(
     rec(23),
@@ -265,7 +273,10 @@ async function triedAgainst(limitRps: number, identified: Identified) {
         ? { ...proof(0.7, 13.5), refusals_began_s: 29, after_quota_rps: 10 }
         : proof(0, r.target_rps);
     },
-    { identifiedRps: () => identified },
+    {
+      identifiedRps: typeof identified === 'function' ? identified : () => identified,
+      ...(maxRounds !== undefined ? { maxRounds } : {}),
+    },
   );
   return { tried, outcome };
 }
@@ -287,27 +298,17 @@ describe('once a set of limits is identified, the next round is the one bisectio
 
 describe("the report's proof is the round that held the policy given", () => {
   it('a tell-apart round above the hold that failed is not the proof of the rate given', async () => {
-    const tried: number[] = [];
-    const outcome = await proveUntilHeld(
-      rec(23),
-      30,
-      async (r) => {
-        tried.push(r.target_rps);
-        return r.target_rps > 8
-          ? { ...proof(0.07, 11), refusals_began_s: 31, after_quota_rps: 9.7 }
-          : proof(0, r.target_rps);
-      },
-      // Several sets explain the rounds once one held: the next round tells them apart, above the hold.
-      // Three rounds, as the bench's silent 1 s + 60 s row ran them: refused, held, then refused above the hold.
-      {
-        maxRounds: 3,
-        identifiedRps: (rounds) => (rounds.some((r) => r.verdict === 'holds') ? { low: 8, high: 20 } : null),
-      },
+    // Several sets explain the rounds once one held: the next round tells them apart, above the hold.
+    // Three rounds, as the bench's silent 1 s + 60 s row ran them: refused, held, then refused above the hold.
+    const { tried, outcome } = await triedAgainst(
+      6,
+      (rounds) => (rounds.some((r) => r.verdict === 'holds') ? { low: 8, high: 20 } : null),
+      3,
     );
-    const failedAfterHold = tried.findIndex((t, i) => t > 8 && tried.slice(0, i).some((h) => h <= 8));
+    const failedAfterHold = tried.findIndex((t, i) => t > 6 && tried.slice(0, i).some((h) => h <= 6));
     expect(failedAfterHold, `tried ${tried.join(', ')}`).toBeGreaterThan(0);
-    expect(outcome.proven?.target_rps, `tried ${tried.join(', ')}`).toBeLessThanOrEqual(8);
-    expect(outcome.lastProof?.rate_429).toBe(0.07);
+    expect(outcome.proven?.target_rps, `tried ${tried.join(', ')}`).toBeLessThanOrEqual(6);
+    expect(outcome.lastProof?.rate_429).toBe(0.7);
     expect(outcome.provenProof).toEqual(proof(0, outcome.proven!.target_rps));
   });
 });
