@@ -6,7 +6,12 @@ import { positionOf } from '../src/time/expiry-edges.js';
 
 const CALLS = 3;
 // expires_at has whole-second resolution, so an expiry that slides forward with every call only
-// shows between calls more than a second apart.
+// shows between calls on either side of the instant its rounding turns to the next second. Where
+// in the second that is, the service alone knows: a change of its Date header's second is not it
+// (rounding to the nearest second turns at the half, as test/checks/same-before-expiry.test.ts
+// shows; an expiry counted on another host than the one stamping Date turns wherever that clock
+// does). Only calls more than a second apart are across it whatever its phase; a tenth more,
+// because a service's "now" may be a cached value its timer renews a moment late (Node's Date is).
 const SLIDE_VISIBLE_AFTER_MS = 1_100;
 
 export const check: Check = {

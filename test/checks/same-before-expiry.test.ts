@@ -4,7 +4,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { check } from '../../checks/token.same-before-expiry.js';
-import { createEmulator, type Emulator, type FaultName } from '../../src/emulator/index.js';
+import { createEmulator, type Emulator, type FaultName, type ProfileName } from '../../src/emulator/index.js';
 import { virtualClock } from '../../src/time/clock.js';
 import { emulatorContext } from '../helpers/conformance.js';
 
@@ -27,11 +27,16 @@ afterEach(async () => {
  * The check's outcome after a run that lasted `runMs` since its first token; with `expiredFirst`,
  * the run first outlived that token (4 s) and the session took its successor.
  */
-async function afterRunOf(runMs: number, faults: FaultName[] = [], expiredFirst?: 'unseen' | 'seen-again') {
+async function afterRunOf(
+  runMs: number,
+  faults: FaultName[] = [],
+  expiredFirst?: 'unseen' | 'seen-again',
+  { intoSecondMs = 100, profiles = [] }: { intoSecondMs?: number; profiles?: ProfileName[] } = {},
+) {
   // 100 ms into a second of the service's clock: a 0.3 s run stays within that second (expires_at
   // counts whole seconds), a 2 s one crosses two edges, the same every time.
-  const clock = virtualClock(Math.floor(Date.now() / 1000) * 1000 + 100);
-  emulator = await createEmulator({ port: 0, tokenTtlS: expiredFirst ? 4 : 3_600, faults, now: clock.now });
+  const clock = virtualClock(Math.floor(Date.now() / 1000) * 1000 + intoSecondMs);
+  emulator = await createEmulator({ port: 0, tokenTtlS: expiredFirst ? 4 : 3_600, faults, profiles, now: clock.now });
   const { ctx, close } = emulatorContext(emulator, RATE_LIMIT, clock);
   try {
     await ctx.session.firstIssue();
@@ -100,5 +105,22 @@ describe('token.same-before-expiry', () => {
     const sliding = await afterRunOf(300, ['sliding-expiry']);
     expect(sliding.status).toBe('fail');
     expect(sliding.message).toMatch(/its expiry slides with every call/);
+  });
+
+  // Why the span is taken on our clock and not from a change of the service's second (its Date
+  // header): expires_at's whole-second edge need not be the Date header's. Here the expiry is
+  // rounded to the nearest second, so it turns at the half second: the first token at .6 (Date
+  // names second N, expires_at N+1+ttl) and the calls 0.6 s later at 1.2 (Date N+1, expires_at
+  // still N+1+ttl) lie across a change of the Date header's second and show no slide. Only the
+  // span over a second finds it, which the check waits out.
+  it.each([
+    ['rounded down, as the Date header', [], 100],
+    ['rounded down, as the Date header, the run across a change of second', [], 600],
+    ['rounded to the nearest second, the run across a change of the Date header second', ['expires-at-rounded'], 600],
+  ] as const)('a sliding expiry %s is caught by a run of 0.6 s', async (_, profiles, intoSecondMs) => {
+    const sliding = await afterRunOf(600, ['sliding-expiry'], undefined, { intoSecondMs, profiles: [...profiles] });
+    expect(`${sliding.status}: ${sliding.message}`).toMatch(/^fail: .*its expiry slides with every call/);
+    const steady = await afterRunOf(600, [], undefined, { intoSecondMs, profiles: [...profiles] });
+    expect(steady.status).toBe('pass');
   });
 });

@@ -7,6 +7,7 @@ import { DEFAULT_TRANSPORT, type Transport } from '../transport.js';
 import { profile as businessRejectsPayload } from './business-rejects-payload.js';
 import { profile as compression } from './compression.js';
 import { profile as connectionClose } from './connection-close.js';
+import { profile as expiresAtRounded } from './expires-at-rounded.js';
 import { profile as extraFields } from './extra-fields.js';
 import { profile as jwt } from './jwt.js';
 import { healthClf, healthHttpDate, healthIso8601 } from './health-date-formats.js';
@@ -42,6 +43,7 @@ export const PROFILES = [
   slowBusiness,
   clockSkew,
   clockSkewBehind,
+  expiresAtRounded,
   ratelimitHeaders,
   ratelimitHeadersKong,
 ] as const;
