@@ -8,6 +8,7 @@ import { harnessWords } from './harness-words.js';
 import { VERSION } from '../version.js';
 import { helpText, parseCommandLine, type Command, type Options } from './flags.js';
 import { processIo, type CliIo } from './io.js';
+import { emulatorSpare } from './emulator-spare.js';
 
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   try {
@@ -54,37 +55,48 @@ function environmentSecrets(env: NodeJS.ProcessEnv): Redactor {
 async function dispatch(command: Command, options: Options, io: CliIo): Promise<number> {
   switch (command) {
     case 'check': {
-      const [{ targetJob }, { conformanceStage, selectedChecks }] = await Promise.all([
-        import('./commands/target-job.js'),
-        import('./commands/check.js'),
-      ]);
-      return targetJob(options, { checks: conformanceStage(selectedChecks(options)) }, io);
+      const spare = await emulatorSpare(options, io);
+      try {
+        const [{ targetJob }, { conformanceStage, selectedChecks }] = await Promise.all([
+          import('./commands/target-job.js'),
+          import('./commands/check.js'),
+        ]);
+        return await targetJob(options, { checks: conformanceStage(selectedChecks(options)) }, io, spare);
+      } finally {
+        await spare?.discard();
+      }
     }
     case 'run': {
-      const [
-        { targetJob },
-        { conformanceStage, selectedChecks },
-        { selectedScenarios },
-        { loadStage },
-        { runRateLimitStage },
-      ] = await Promise.all([
-        import('./commands/target-job.js'),
-        import('./commands/check.js'),
-        import('./commands/load.js'),
-        import('../stages/load.js'),
-        import('../stages/rate-limit.js'),
-      ]);
-      return targetJob(
-        options,
-        {
-          checks: conformanceStage(selectedChecks(options)),
-          load: loadStage(selectedScenarios(options), { short: true }),
-          // The main job keeps the sizing short: a bounded probe and a brief proof of the policy.
-          rateLimit: runRateLimitStage,
-          probingOptional: true,
-        },
-        io,
-      );
+      const spare = await emulatorSpare(options, io);
+      try {
+        const [
+          { targetJob },
+          { conformanceStage, selectedChecks },
+          { selectedScenarios },
+          { loadStage },
+          { runRateLimitStage },
+        ] = await Promise.all([
+          import('./commands/target-job.js'),
+          import('./commands/check.js'),
+          import('./commands/load.js'),
+          import('../stages/load.js'),
+          import('../stages/rate-limit.js'),
+        ]);
+        return await targetJob(
+          options,
+          {
+            checks: conformanceStage(selectedChecks(options)),
+            load: loadStage(selectedScenarios(options), { short: true }),
+            // The main job keeps the sizing short: a bounded probe and a brief proof of the policy.
+            rateLimit: runRateLimitStage,
+            probingOptional: true,
+          },
+          io,
+          spare,
+        );
+      } finally {
+        await spare?.discard();
+      }
     }
     case 'load': {
       const [{ targetJob }, { selectedScenarios }, { loadStage }] = await Promise.all([

@@ -11,6 +11,7 @@ import {
   type TargetSettings,
 } from '../config/resolve.js';
 import type { Emulator } from '../emulator/index.js';
+import type { SpareWorker } from '../emulator/worker/host.js';
 import { FAULTS, isFaultName, type FaultName } from '../emulator/faults/index.js';
 import { PROFILES, isProfileName, type ProfileName } from '../emulator/profiles/index.js';
 import type { Redactor } from '../http/redact.js';
@@ -45,6 +46,8 @@ export async function prepareTarget(
   io: Pick<CliIo, 'env' | 'cwd'>,
   /** Told the settings before the preflight's request: a place to write found unusable there costs no request. */
   beforeRequests?: (settings: TargetSettings) => void,
+  /** A worker thread already loading the emulator's code (emulator-spare.ts): the built-in emulator starts in it. */
+  emulatorSpare?: SpareWorker,
 ): Promise<PreparedTarget> {
   const resolved = await resolveSettings(flags, io.env, io.cwd);
   for (const warning of resolved.warnings) terminal.err(`ces-harness: warning: ${warning}`);
@@ -56,6 +59,8 @@ export async function prepareTarget(
   let ledger: Ledger;
   let history = HistoryStore.disabled();
   if (resolved.target) {
+    // Its guess was wrong (a target after all): the spare thread is not needed for the run.
+    await emulatorSpare?.discard();
     if (faults.length)
       throw usageError(
         '--fault applies only to the built-in emulator; drop --fault, or drop --base-url/--config to test the emulator',
@@ -73,13 +78,16 @@ export async function prepareTarget(
     // Loaded only when needed: a run against a real target never uses the emulator's code. In a
     // worker thread: this one carries the client side of every handshake, the emulator the other.
     const { startEmulatorWorker } = await import('../emulator/worker/host.js');
-    const started = await startEmulatorWorker({
-      port: 0,
-      environments: [...EMBEDDED_ENVIRONMENTS],
-      tokenTtlS: resolved.expect.tokenLifetimeS,
-      faults,
-      profiles,
-    });
+    const started = await startEmulatorWorker(
+      {
+        port: 0,
+        environments: [...EMBEDDED_ENVIRONMENTS],
+        tokenTtlS: resolved.expect.tokenLifetimeS,
+        faults,
+        profiles,
+      },
+      emulatorSpare,
+    );
     emulator = started;
     const [first, ...rest] = started.environments.map((e): Target => ({
       environment: e.name,

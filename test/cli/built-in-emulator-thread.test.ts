@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
+import { spareEmulatorWorker, type SpareWorker } from '../../src/emulator/worker/host.js';
 import { prepareTarget } from '../../src/cli/prepare-target.js';
 import type { Terminal } from '../../src/cli/terminal.js';
 import { fingerprint, Redactor } from '../../src/http/redact.js';
@@ -16,6 +17,8 @@ import { runCliInProcess } from '../helpers/cli.js';
 
 // Every built-in emulator the CLI starts, as the CLI got it: the real worker-backed one, only recorded.
 const started = vi.hoisted(() => [] as Emulator[]);
+// And every spare thread it began beside its own loading (src/cli/emulator-spare.ts).
+const spares = vi.hoisted(() => [] as SpareWorker[]);
 vi.mock('../../src/emulator/worker/host.js', async (original) => {
   const real = await original<typeof import('../../src/emulator/worker/host.js')>();
   return {
@@ -24,6 +27,11 @@ vi.mock('../../src/emulator/worker/host.js', async (original) => {
       const emulator = await real.startEmulatorWorker(...args);
       started.push(emulator);
       return emulator;
+    },
+    spareEmulatorWorker: () => {
+      const spare = real.spareEmulatorWorker();
+      spares.push(spare);
+      return spare;
     },
   };
 });
@@ -111,5 +119,61 @@ describe('the built-in emulator the CLI starts', () => {
       expect(written.includes(token), `token ${fingerprint(token)} in the output`).toBe(false);
     // The fault did put one in a quoted answer: the report shows it as its fingerprint.
     expect(tokens.some((token) => written.includes(fingerprint(token)))).toBe(true);
+  });
+
+  /** A spare thread, seen started (not vacuous), and the thread count before it. */
+  async function startedSpare(): Promise<{ before: number; spare: SpareWorker }> {
+    // libuv starts its pool's threads on first use: started before counting, not during.
+    await readFile('/proc/self/status');
+    const before = threads();
+    const spare = spareEmulatorWorker();
+    expect(await spare.created).toBe(true);
+    expect(threads()).toBe(before + 1);
+    return { before, spare };
+  }
+
+  // The CLI begins the emulator's thread while it loads the command's own modules, so the two loads
+  // share the cores; the thread then becomes the emulator, or ends unused with the command.
+  it('starts in the spare thread begun beside the CLI’s loading: one thread, serving, gone with the command', async () => {
+    const { before, spare } = await startedSpare();
+    const cwd = emptyFolder();
+    const prepared = await prepareTarget({}, new Redactor(), quiet(), { env: {}, cwd }, undefined, spare);
+    try {
+      // The spare became the emulator: no second thread, and it answers while this one is blocked.
+      expect(threads()).toBe(before + 1);
+      const { baseUrl, caPem, credentials } = prepared.settings.target;
+      expect(tokenWhileBlocked(baseUrl, caPem!, credentials).stdout).toBe('200');
+    } finally {
+      await prepared.close();
+    }
+    // Taken: the command's discard at its end leaves it to close(), which ended it.
+    await spare.discard();
+    expect(threads()).toBe(before);
+  });
+
+  it('stops the spare when a target is configured after all', async () => {
+    const { before, spare } = await startedSpare();
+    // Port 1 refuses: the preflight fails (exit 3), after the spare was let go.
+    const env = { CES_CLIENT_ID: 'id', CES_CLIENT_SECRET: 'secret' };
+    const failing = prepareTarget(
+      { 'base-url': 'https://127.0.0.1:1' },
+      new Redactor(),
+      quiet(),
+      { env, cwd: emptyFolder() },
+      undefined,
+      spare,
+    );
+    await expect(failing).rejects.toThrow();
+    expect(threads()).toBe(before);
+  });
+
+  it('stops the spare when the command ends before the emulator starts (a usage error)', async () => {
+    await readFile('/proc/self/status');
+    const before = threads();
+    const from = spares.length;
+    const res = await runCliInProcess(['check', '--only', 'no.such-check'], { cwd: emptyFolder() });
+    expect(res.code).toBe(2);
+    expect(spares.length).toBe(from + 1);
+    expect(threads()).toBe(before);
   });
 });

@@ -15,7 +15,7 @@ import type { Options } from '../flags.js';
 import { resultLine } from '../terminal.js';
 import type { Stage } from '../../stages/run-io.js';
 
-/** Validates --only/--skip before anything starts, so a typo costs no emulator and no request. */
+/** Validates --only/--skip before anything starts, so a typo costs no emulator (a spare thread is stopped) and no request. */
 export function selectedChecks(options: Options): Check[] {
   const { selected, unknown } = selectChecks(CHECKS, options.only ?? [], options.skip ?? []);
   if (unknown.length) throw usageError(`unknown check ${unknown.join(', ')}; ces-harness checks lists the ids`);

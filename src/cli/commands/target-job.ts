@@ -31,6 +31,7 @@ import { createTerminal, summaryLines, type Terminal } from '../terminal.js';
 import { checksBesideLoad } from './side-by-side.js';
 import { stageTimer } from '../stage-times.js';
 import type { Advertisement } from '../../spec/ratelimit-fields.js';
+import type { SpareWorker } from '../../emulator/worker/host.js';
 
 export interface Stages {
   checks?: Stage<CheckResult[]>;
@@ -43,7 +44,13 @@ export interface Stages {
   probingOptional?: boolean;
 }
 
-export async function targetJob(options: Options, stages: Stages, io: CliIo): Promise<number> {
+export async function targetJob(
+  options: Options,
+  stages: Stages,
+  io: CliIo,
+  /** A worker thread already loading the built-in emulator's code (emulator-spare.ts), if one was started. */
+  emulatorSpare?: SpareWorker,
+): Promise<number> {
   const startedMs = performance.now();
   const redactor = new Redactor({ keep: harnessWords() });
   const terminal = createTerminal(redactor, io, { noColor: options['no-color'] === true });
@@ -55,12 +62,20 @@ export async function targetJob(options: Options, stages: Stages, io: CliIo): Pr
   // too), and removed on every way out by the finally that follows it at once.
   const removeStopHandlers = handleStopSignals(controller, terminal.err, io);
   try {
-    const job = await prepareJob(options['report-dir'], options, redactor, terminal, io, (settings) => {
-      // A command that is only load or probing is refused on production before anything is sent;
-      // `run` leaves those stages out instead (probingOptional), and keeps its checks.
-      if (stages.probingOptional) return;
-      for (const stage of [stages.load, stages.rateLimit]) stage?.refusesBeforeRequests?.(settings);
-    });
+    const job = await prepareJob(
+      options['report-dir'],
+      options,
+      redactor,
+      terminal,
+      io,
+      (settings) => {
+        // A command that is only load or probing is refused on production before anything is sent;
+        // `run` leaves those stages out instead (probingOptional), and keeps its checks.
+        if (stages.probingOptional) return;
+        for (const stage of [stages.load, stages.rateLimit]) stage?.refusesBeforeRequests?.(settings);
+      },
+      emulatorSpare,
+    );
     try {
       return await runStages(job, stages, redactor, terminal, controller.signal, startedMs);
     } finally {
@@ -220,6 +235,7 @@ async function prepareJob(
   terminal: Terminal,
   io: Pick<CliIo, 'env' | 'cwd'>,
   refusesBeforeRequests: (settings: PreparedTarget['settings']) => void,
+  emulatorSpare?: SpareWorker,
 ): Promise<Job> {
   const place = prepareReportPlace(reportDirFlag, io.cwd);
   let prepared: PreparedTarget | undefined;
@@ -227,11 +243,18 @@ async function prepareJob(
     // The dated folder is claimed before the preflight's request: a name too long (a long
     // environment name) is exit 2 before anything is sent.
     let claimed: { reportDir: string; startedAt: Date } | undefined;
-    prepared = await prepareTarget(flags, redactor, terminal, io, (settings) => {
-      refusesBeforeRequests(settings);
-      const startedAt = new Date();
-      claimed = { reportDir: place.claim(settings.target.environment, startedAt), startedAt };
-    });
+    prepared = await prepareTarget(
+      flags,
+      redactor,
+      terminal,
+      io,
+      (settings) => {
+        refusesBeforeRequests(settings);
+        const startedAt = new Date();
+        claimed = { reportDir: place.claim(settings.target.environment, startedAt), startedAt };
+      },
+      emulatorSpare,
+    );
     return { prepared, place, ...claimed! };
   } catch (err) {
     await prepared?.close();

@@ -10,12 +10,20 @@ import type { CrossedError, FromWorker, ToWorker, WorkerStart } from './protocol
 
 const port = parentPort!;
 const say = (message: FromWorker) => port.postMessage(message);
-const { options } = workerData as WorkerStart;
+// Started with its options, or as a spare (host.ts) that has loaded this code and waits for them.
+const { options } =
+  (workerData as WorkerStart | undefined) ??
+  (await new Promise<WorkerStart>((resolve) =>
+    port.once('message', (message: ToWorker) => {
+      // A spare is only ever told to start, or stopped from outside (terminate).
+      if (message.kind === 'start') resolve(message.start);
+    }),
+  ));
 
 try {
   const emulator = await createEmulator({ ...options, onTokenIssued: (token) => say({ kind: 'token', token }) });
   const { issuedTokens: _tokens, close: _close, ...facts } = emulator;
-  // The one message a host sends (ToWorker): close.
+  // The one message a host sends once the emulator runs (ToWorker): close.
   port.once('message', (_close: ToWorker) => {
     void emulator.close().then(
       () => end({ kind: 'closed' }),

@@ -25,10 +25,57 @@ import type {
 /** How long a closing worker may take before it is stopped outright: closing is milliseconds. */
 const CLOSE_TIMEOUT_MS = 10_000;
 
-export async function startEmulatorWorker(options: WorkerEmulatorOptions): Promise<Emulator> {
+/**
+ * A worker thread that loads the emulator's code before its options are known, so that this load
+ * (Node's TLS and HTTP modules, the emulator's bundle) runs on the other core while this thread
+ * loads a command's own modules. Unreferenced until taken, so an unused spare never holds the
+ * process; discard() stops it.
+ */
+export interface SpareWorker {
+  /** Whether the thread was started (false: discarded first, or its code could not be found). */
+  created: Promise<boolean>;
+  /** The spare, once: undefined when it was discarded, failed or ended. */
+  take(): Promise<Worker | undefined>;
+  /** Stops the spare unless it was taken; resolves once its thread has ended. */
+  discard(): Promise<void>;
+}
+
+export function spareEmulatorWorker(): SpareWorker {
+  let state: 'waiting' | 'taken' | 'discarded' | 'ended' = 'waiting';
+  const worker = workerCode().then((code) => {
+    if (state === 'discarded') return undefined;
+    const w = new Worker(code);
+    w.unref();
+    // A spare that fails is not taken; its start's error, if it is taken, is the emulator's to report.
+    w.on('error', () => {});
+    w.once('exit', () => {
+      if (state === 'waiting') state = 'ended';
+    });
+    return w;
+  });
+  const settled = worker.catch(() => undefined);
+  return {
+    created: settled.then((w) => w !== undefined),
+    take: async () => {
+      const w = await settled;
+      if (state !== 'waiting' || !w) return undefined;
+      state = 'taken';
+      w.ref();
+      return w;
+    },
+    discard: async () => {
+      if (state === 'taken') return;
+      state = 'discarded';
+      await (await settled)?.terminate();
+    },
+  };
+}
+
+export async function startEmulatorWorker(options: WorkerEmulatorOptions, spare?: SpareWorker): Promise<Emulator> {
   // Bad options fail here, in the caller's thread, as the usage errors they are.
   resolveOptions(options);
-  const code = await workerCode();
+  const taken = await spare?.take();
+  const code = taken ? undefined : await workerCode();
   // The certificates go to a folder this thread makes and removes: a second Ctrl-C ends the
   // process at once, the worker with it and its exit handlers unrun, and the private key must go
   // all the same (exit-cleanup.ts runs this thread's). The emulator leaves a folder it was given.
@@ -36,7 +83,9 @@ export async function startEmulatorWorker(options: WorkerEmulatorOptions): Promi
   const removeTlsDir = () => rmSync(tlsDir, { recursive: true, force: true });
   const forget = atExit(removeTlsDir);
   const removed = () => (removeTlsDir(), forget());
-  const worker = new Worker(code, { workerData: { options: { ...options, tlsDir } } satisfies WorkerStart });
+  const start: WorkerStart = { options: { ...options, tlsDir } };
+  const worker = taken ?? new Worker(code!, { workerData: start });
+  if (taken) taken.postMessage({ kind: 'start', start } satisfies ToWorker);
   // Every token the worker issues, told before the answer carrying it leaves the worker: so
   // issuedTokens() is synchronous, holds a token by the time any report could quote it, and holds
   // every one once close() has resolved. Bounded as the worker's own stores are.

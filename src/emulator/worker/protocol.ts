@@ -36,4 +36,6 @@ export type FromWorker =
   /** Every listener and connection is closed and the certificate folders are gone (or `error` says why not). */
   | { kind: 'closed'; error?: CrossedError };
 
-export type ToWorker = { kind: 'close' };
+export type ToWorker =
+  /** To a spare worker (started with no workerData): become the emulator these options describe. */
+  { kind: 'start'; start: WorkerStart } | { kind: 'close' };
