@@ -17,6 +17,8 @@ export class TimelineBatch {
   private durations: number[] = [];
   /** When the batch must be written at the latest (epoch ms); set by its first request. */
   private writeBy = 0;
+  /** When the next request must write the batch (epoch ms): writeBy, or earlier near the end. */
+  private writeAt = 0;
   /** When the scenario ends (epoch ms), or 0 when the VU cannot know it (then nothing waits). */
   private scenarioEnd: number | undefined;
   private previousEnd = 0;
@@ -35,18 +37,39 @@ export class TimelineBatch {
     private readonly endOfRun: () => number,
   ) {}
 
-  /** Notes one request that ended at `now` (epoch ms) and took `durationMs`. */
+  /**
+   * Notes one request that ended at `now` (epoch ms) and took `durationMs`. Called for every
+   * request of a load run, so it does the least it can: k6's JavaScript engine interprets each
+   * operation, and the time of the next write is worked out only when a batch starts or the
+   * longest pause grows, not at each request.
+   */
   add(now: number, durationMs: number): void {
-    if (this.previousEnd > 0) this.longestPause = Math.max(this.longestPause, now - this.previousEnd);
+    if (this.ends.length === 0) this.startBatch(now);
+    else if (now - this.previousEnd > this.longestPause) this.lengthenPause(now - this.previousEnd);
     this.previousEnd = now;
     this.ends.push(now);
     this.durations.push(durationMs);
-    this.scenarioEnd ??= this.endOfRun();
-    if (this.ends.length === 1) this.writeBy = now + BATCH_MS;
-    if (now >= this.writeBy || now >= this.scenarioEnd - Math.max(END_MARGIN_MS, 2 * this.longestPause)) {
+    if (now >= this.writeAt) {
       this.write(timelineLine(this.ends, this.durations));
       this.ends = [];
       this.durations = [];
     }
+  }
+
+  private startBatch(now: number): void {
+    if (this.previousEnd > 0) this.longestPause = Math.max(this.longestPause, now - this.previousEnd);
+    this.scenarioEnd ??= this.endOfRun();
+    this.writeBy = now + BATCH_MS;
+    this.plan();
+  }
+
+  private lengthenPause(pause: number): void {
+    this.longestPause = pause;
+    this.plan();
+  }
+
+  /** The batch goes out at writeBy, or at once from twice the longest pause before the end. */
+  private plan(): void {
+    this.writeAt = Math.min(this.writeBy, (this.scenarioEnd ?? 0) - Math.max(END_MARGIN_MS, 2 * this.longestPause));
   }
 }
