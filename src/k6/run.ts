@@ -2,10 +2,11 @@
 // time, whose result is the exit code, the summary handleSummary wrote, and the tail of its output.
 
 import { mkdir, readFile, rm } from 'node:fs/promises';
+import { totalmem } from 'node:os';
 import { dirname } from 'node:path';
 import { Redactor } from '../http/redact.js';
 import { SCENARIO_ENV } from './contract.js';
-import { scrubbedEnv } from './k6-env.js';
+import { goRuntimeEnv, scrubbedEnv } from './k6-env.js';
 import { OutputTail, superviseChild } from '../toolkit/supervise-child.js';
 import { trustBundle } from './trust-bundle.js';
 
@@ -70,6 +71,7 @@ export async function runScenario(opts: RunScenarioOptions): Promise<RunScenario
   const trust = opts.caFile === undefined ? undefined : await trustBundle(opts.caFile, base);
   const env: Record<string, string> = {
     ...scrubbedEnv(base),
+    ...goRuntimeEnv(base, totalmem()),
     ...opts.env,
     ...(trust ? { SSL_CERT_FILE: trust.file } : {}),
     [SCENARIO_ENV.summaryFile]: opts.summaryFile,
