@@ -5,7 +5,7 @@
 // (at least END_MARGIN_MS) before the end makes its last request go out as it is noted. Pure, no
 // Node or k6 imports: esbuild bundles it into the scenarios, and it is tested on virtual times.
 
-import { timelineLine } from './contract.js';
+import { timelineLineOfPoints } from './contract.js';
 
 /** A batch is written with the first request noted this long after its first one, ms. */
 export const BATCH_MS = 1_000;
@@ -13,8 +13,8 @@ export const BATCH_MS = 1_000;
 export const END_MARGIN_MS = 1_000;
 
 export class TimelineBatch {
-  private ends: number[] = [];
-  private durations: number[] = [];
+  /** The batch as its line writes it (timelineLineOfPoints): end, duration, then pause, duration… */
+  private points: number[] = [];
   /** When the batch must be written at the latest (epoch ms); set by its first request. */
   private writeBy = 0;
   /** When the next request must write the batch (epoch ms): writeBy, or earlier near the end. */
@@ -44,15 +44,18 @@ export class TimelineBatch {
    * longest pause grows, not at each request.
    */
   add(now: number, durationMs: number): void {
-    if (this.ends.length === 0) this.startBatch(now);
-    else if (now - this.previousEnd > this.longestPause) this.lengthenPause(now - this.previousEnd);
+    if (this.points.length === 0) {
+      this.startBatch(now);
+      this.points.push(now, durationMs);
+    } else {
+      const pause = now - this.previousEnd;
+      if (pause > this.longestPause) this.lengthenPause(pause);
+      this.points.push(pause, durationMs);
+    }
     this.previousEnd = now;
-    this.ends.push(now);
-    this.durations.push(durationMs);
     if (now >= this.writeAt) {
-      this.write(timelineLine(this.ends, this.durations));
-      this.ends = [];
-      this.durations = [];
+      this.write(timelineLineOfPoints(this.points));
+      this.points = [];
     }
   }
 
