@@ -9,8 +9,14 @@ import { timelineLineOfPoints } from './contract.js';
 
 /** A batch is written with the first request noted this long after its first one, ms. */
 export const BATCH_MS = 1_000;
-/** The least time before the scenario's end from which each request is written at once, ms. */
-export const END_MARGIN_MS = 1_000;
+/**
+ * The least time before the scenario's end from which each request is written at once, ms. A VU's
+ * last request ends within one pause of the end (k6 starts no iteration past it), which twice the
+ * longest pause covers; this floor covers only a VU that has seen no pause yet, and clock jitter.
+ * Each request written at once is a console line of its own (k6 formats and writes each): 1 s was a
+ * fifth of a 5 s scenario's requests.
+ */
+export const END_MARGIN_MS = 250;
 
 export class TimelineBatch {
   /** The batch as its line writes it (timelineLineOfPoints): end, duration, then pause, duration… */
