@@ -334,7 +334,7 @@ export function loadSection(r: LoadBenchResult): Section {
   }
   notes.push(
     `cores = CPU seconds per wall second (1.00 = one core busy) of the emulator process and of the load generator; µs/req = CPU microseconds per request. The machine has ${r.cpus} cores, shared by both sides (and by anything else running). The emulator is one Node event loop: about 1.00 means it is saturated.`,
-    'k6 verifies the emulator certificate (its CA through SSL_CERT_FILE, as the harness passes it); wrk does not verify. Both keep connections alive and speak TLS 1.3 (the emulator accepts nothing else).',
+    'k6 verifies the emulator certificate (its CA through SSL_CERT_FILE, as the harness passes it); wrk does not verify. Both keep connections alive, speak TLS 1.3 (the emulator accepts nothing else) and send the same request (POST, User-Agent `ces-harness (k6)`, Content-Length: 0, no body).',
     "k6's rate is requests over its test-run time; its generator CPU includes k6's start-up and summary, so its µs/req is a little high. Rows run one after another after a 1 s untimed warm-up.",
   );
   return {

@@ -31,6 +31,8 @@ export const options = {
   discardResponseBodies: true,
   // Fewer trend stats: less summary work, and these are all the bench prints.
   summaryTrendStats: ['med', 'p(99)', 'max'],
+  // The harness's own (scenarios/lib/options.ts); bench/wrk/post.lua sends the same.
+  userAgent: 'ces-harness (k6)',
 };
 
 export default function (): void {
