@@ -9,8 +9,8 @@ import type { Params, RefinedResponse } from 'k6/http';
 import type { Credentials } from '../../src/spec/credentials.js';
 import { errorTextOf } from '../../src/spec/error-body.js';
 import type { BusinessEndpoint, HttpMethod } from '../../src/spec/endpoints.js';
-import type { ScenarioConfig } from './config';
-import { recordRequest } from './timeline';
+import type { ScenarioConfig } from './config.js';
+import { recordRequest } from './timeline.js';
 
 export type Res = RefinedResponse<'text'>;
 
