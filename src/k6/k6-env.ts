@@ -49,7 +49,7 @@ export function inheritedOutputArgs(base: NodeJS.ProcessEnv): string[] {
  * side by side), for some 20 MB more memory (k6 at 16 VUs: 51 → 71 MB resident).
  */
 export const K6_GOGC = '400';
-/** The share of the machine's memory past which Go collects as often as it must (GOMEMLIMIT). */
+/** The share of the machine's (or container's) memory past which Go collects as often as it must (GOMEMLIMIT). */
 const K6_MEMORY_SHARE = 4;
 const MIB = 1024 * 1024;
 
@@ -63,3 +63,10 @@ export function goRuntimeEnv(base: NodeJS.ProcessEnv, totalMemoryBytes: number):
   const limitMiB = Math.max(64, Math.floor(totalMemoryBytes / K6_MEMORY_SHARE / MIB));
   return { GOGC: K6_GOGC, GOMEMLIMIT: `${limitMiB}MiB` };
 }
+
+/**
+ * The memory k6 may use: the machine's, or the container's limit when lower (Node's
+ * process.constrainedMemory(): 0, undefined or 2^64 when there is none).
+ */
+export const usableMemory = (totalBytes: number, constrainedBytes: number | undefined): number =>
+  Math.min(totalBytes, constrainedBytes || Infinity);

@@ -6,7 +6,7 @@ import { totalmem } from 'node:os';
 import { dirname } from 'node:path';
 import { Redactor } from '../http/redact.js';
 import { SCENARIO_ENV } from './contract.js';
-import { goRuntimeEnv, scrubbedEnv } from './k6-env.js';
+import { goRuntimeEnv, scrubbedEnv, usableMemory } from './k6-env.js';
 import { OutputTail, superviseChild } from '../toolkit/supervise-child.js';
 import { trustBundle } from './trust-bundle.js';
 
@@ -66,12 +66,15 @@ const TAIL_BYTES = 8 * 1024;
 const KILL_GRACE_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 
+/** The machine's memory, or its container's limit when lower (Go does not read the cgroup's itself). */
+const memoryOfThisMachine = (): number => usableMemory(totalmem(), process.constrainedMemory?.());
+
 export async function runScenario(opts: RunScenarioOptions): Promise<RunScenarioResult> {
   const base = opts.baseEnv ?? process.env;
   const trust = opts.caFile === undefined ? undefined : await trustBundle(opts.caFile, base);
   const env: Record<string, string> = {
     ...scrubbedEnv(base),
-    ...goRuntimeEnv(base, totalmem()),
+    ...goRuntimeEnv(base, memoryOfThisMachine()),
     ...opts.env,
     ...(trust ? { SSL_CERT_FILE: trust.file } : {}),
     [SCENARIO_ENV.summaryFile]: opts.summaryFile,

@@ -6,7 +6,7 @@ import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { goRuntimeEnv, K6_GOGC, scrubbedEnv } from '../../src/k6/k6-env.js';
+import { goRuntimeEnv, K6_GOGC, scrubbedEnv, usableMemory } from '../../src/k6/k6-env.js';
 import { K6_EXIT, runScenario, type RunScenarioResult } from '../../src/k6/run.js';
 import { scenarioEnv } from '../../src/k6/contract.js';
 import { runProblem } from '../../src/k6/scenarios.js';
@@ -127,6 +127,11 @@ describe('helpers', () => {
     expect(goRuntimeEnv({}, 8 * 1024 ** 3)).toEqual({ GOGC: K6_GOGC, GOMEMLIMIT: '2048MiB' });
     expect(goRuntimeEnv({}, 100 * 1024 ** 2)).toEqual({ GOGC: K6_GOGC, GOMEMLIMIT: '64MiB' });
     expect(goRuntimeEnv({ GOGC: 'off' }, 8 * 1024 ** 3)).toEqual({});
+    // A container's limit, when there is one, is what k6 may use.
+    expect(usableMemory(8e9, 1e9)).toBe(1e9);
+    expect(usableMemory(8e9, 2 ** 64)).toBe(8e9);
+    expect(usableMemory(8e9, 0)).toBe(8e9);
+    expect(usableMemory(8e9, undefined)).toBe(8e9);
   });
 
   it('scrubbedEnv keeps the rest of the environment', () => {
