@@ -10,6 +10,7 @@ import { build } from 'esbuild';
 import { ServiceClient } from '../src/http/service-client.js';
 import { Redactor } from '../src/http/redact.js';
 import { runScenario, type LocatedK6 } from '../src/k6/index.js';
+import { scenarioEnv } from '../src/k6/contract.js';
 import { requestsOf } from '../src/k6/summary.js';
 import { readTimeline, timelineOutput } from '../src/k6/timeline.js';
 import { cpuSeconds, delta, reapedChildrenCpuSeconds, runCommand, which } from './proc.js';
@@ -64,6 +65,12 @@ export const HEALTH = 'POST /tokens/health_check';
  * request, apart from k6's.
  */
 export const HEALTH_WITH_TIMELINE = `${HEALTH}, + the timeline recorder`;
+/**
+ * The same endpoint through the scenarios' own wrapper (scenarios/lib/endpoints.ts's healthCheck,
+ * as the tls scenario calls it) with the timeline recorder: what a harness scenario adds to each
+ * request besides the recorder (its headers and Idempotency-Key, tags, timeout, the body kept).
+ */
+export const HEALTH_THROUGH_WRAPPER = `${HEALTH}, the scenarios' wrapper + the timeline recorder`;
 const EVALUATION = 'POST /v1/evaluation (valid token)';
 /** k6 starts, runs durationS plus a graceful stop, and writes its summary; this bounds a hang. */
 const EXTRA_TIMEOUT_S = 30;
@@ -97,8 +104,9 @@ async function k6Run(
   bundle: string,
   dir: string,
   vus: number,
-  withTimeline = false,
+  mode: 'bare' | 'timeline' | 'wrapper' = 'bare',
 ): Promise<LoadRow> {
+  const withTimeline = mode !== 'bare';
   const summaryFile = join(dir, `summary-${vus}.json`);
   // As src/k6/scenarios.ts's withTimeline gives it to every k6 process of a harness run.
   const timeline = withTimeline ? await timelineOutput() : undefined;
@@ -112,6 +120,7 @@ async function k6Run(
       CES_BASE_URL: opts.emulator.target.baseUrl,
       CES_BENCH_VUS: String(vus),
       CES_BENCH_DURATION_S: String(opts.durationS),
+      ...(mode === 'wrapper' ? wrapperEnv(opts) : {}),
       ...timeline?.env,
     },
     summaryFile,
@@ -140,7 +149,7 @@ async function k6Run(
   const dur = metrics?.http_req_duration?.values;
   const row: LoadRow = {
     tool: 'k6',
-    endpoint: withTimeline ? HEALTH_WITH_TIMELINE : HEALTH,
+    endpoint: { bare: HEALTH, timeline: HEALTH_WITH_TIMELINE, wrapper: HEALTH_THROUGH_WRAPPER }[mode],
     concurrency: vus,
     requests: reqs?.count,
     // k6's own rate: requests over the test run's duration (VU start to stop), not k6's start-up.
@@ -161,6 +170,22 @@ async function k6Run(
   }
   return row;
 }
+
+/** The scenario inputs the wrapper's config reader (scenarios/lib/config.ts) needs; CES_BENCH_WRAPPER picks it. */
+const wrapperEnv = (opts: LoadBenchOptions): Record<string, string> => ({
+  ...scenarioEnv({
+    baseUrl: opts.emulator.target.baseUrl,
+    clientId: opts.emulator.target.credentials.clientId,
+    clientSecret: opts.emulator.target.credentials.clientSecret,
+    tokenLifetimeS: 86_400,
+    clockToleranceS: 2,
+    rate: 1,
+    durationS: opts.durationS,
+    vus: 1,
+    runId: 'bench',
+  }),
+  CES_BENCH_WRAPPER: '1',
+});
 
 interface WrkSummary {
   requests: number;
@@ -258,7 +283,9 @@ export async function benchLoad(opts: LoadBenchOptions): Promise<LoadBenchResult
         opts.progress(`load: k6, ${c} VUs, ${opts.durationS} s on health_check`);
         rows.push(await k6Run(opts, opts.k6, bundle, dir, c));
         opts.progress(`load: k6 with the harness's timeline recorder, ${c} VUs, ${opts.durationS} s on health_check`);
-        rows.push(await k6Run(opts, opts.k6, bundle, dir, c, true));
+        rows.push(await k6Run(opts, opts.k6, bundle, dir, c, 'timeline'));
+        opts.progress(`load: k6 through the scenarios' wrapper, ${c} VUs, ${opts.durationS} s on health_check`);
+        rows.push(await k6Run(opts, opts.k6, bundle, dir, c, 'wrapper'));
       }
       if (wrk !== undefined) {
         opts.progress(`load: wrk, ${c} connections, ${opts.durationS} s on health_check`);
@@ -310,6 +337,11 @@ export function loadSection(r: LoadBenchResult): Section {
       notes.push(
         `The harness's own cost at ${k.concurrency} VUs: with the timeline recorder k6 spent ${us(t.generatorUsPerReq)} µs of CPU per request, bare ${us(k.generatorUsPerReq)} (${ratio(t.generatorUsPerReq, k.generatorUsPerReq)}); rate ${ratio(t.rps, k.rps)} of the bare one.`,
       );
+    const wr = r.rows.find((x) => x.endpoint === HEALTH_THROUGH_WRAPPER && x.concurrency === k.concurrency);
+    if (wr)
+      notes.push(
+        `Through the scenarios' wrapper at ${k.concurrency} VUs (with the recorder): ${us(wr.generatorUsPerReq)} µs of CPU per request (${ratio(wr.generatorUsPerReq, k.generatorUsPerReq)} the bare script's); rate ${ratio(wr.rps, w?.rps)} of wrk's.`,
+      );
   }
   const k6Best = best(r.rows, 'k6', HEALTH);
   const healthCeiling = best(r.rows, 'wrk', HEALTH);
@@ -334,7 +366,7 @@ export function loadSection(r: LoadBenchResult): Section {
   }
   notes.push(
     `cores = CPU seconds per wall second (1.00 = one core busy) of the emulator process and of the load generator; µs/req = CPU microseconds per request. The machine has ${r.cpus} cores, shared by both sides (and by anything else running). The emulator is one Node event loop: about 1.00 means it is saturated.`,
-    'k6 verifies the emulator certificate (its CA through SSL_CERT_FILE, as the harness passes it); wrk does not verify. Both keep connections alive and speak TLS 1.3 (the emulator accepts nothing else).',
+    'k6 verifies the emulator certificate (its CA through SSL_CERT_FILE, as the harness passes it); wrk does not verify. Both keep connections alive, speak TLS 1.3 (the emulator accepts nothing else) and send the same request (POST, User-Agent `ces-harness (k6)`, Content-Length: 0, no body).',
     "k6's rate is requests over its test-run time; its generator CPU includes k6's start-up and summary, so its µs/req is a little high. Rows run one after another after a 1 s untimed warm-up.",
   );
   return {

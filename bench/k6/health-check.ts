@@ -3,6 +3,8 @@
 // reports); bench/k6-vs-wrk.ts bundles it with esbuild and runs it through src/k6/run.ts.
 
 import http from 'k6/http';
+import { readConfig } from '../../scenarios/lib/config.js';
+import { healthCheck } from '../../scenarios/lib/endpoints.js';
 import { recordRequest } from '../../scenarios/lib/timeline.js';
 import { SCENARIO_ENV } from '../../src/k6/contract.js';
 
@@ -20,6 +22,10 @@ const vus = Math.round(positive('CES_BENCH_VUS', 16));
 const durationS = positive('CES_BENCH_DURATION_S', 5);
 // As every request of the harness's scenarios goes into the timeline (scenarios/lib/endpoints.ts).
 const timeline = __ENV[SCENARIO_ENV.timeline] === '1';
+// CES_BENCH_WRAPPER=1: each request through the harness's own wrapper, as the scenarios send it
+// (scenarios/lib/endpoints.ts: its headers and Idempotency-Key, tags, timeout, the body kept as
+// text, the timeline), configured by the scenarios' own reader from the CES_* inputs.
+const cfg = __ENV['CES_BENCH_WRAPPER'] === '1' ? readConfig() : undefined;
 
 export const options = {
   scenarios: {
@@ -31,9 +37,15 @@ export const options = {
   discardResponseBodies: true,
   // Fewer trend stats: less summary work, and these are all the bench prints.
   summaryTrendStats: ['med', 'p(99)', 'max'],
+  // The harness's own (scenarios/lib/options.ts); bench/wrk/post.lua sends the same.
+  userAgent: 'ces-harness (k6)',
 };
 
 export default function (): void {
+  if (cfg !== undefined) {
+    healthCheck(cfg);
+    return;
+  }
   const res = http.post(url, null);
   if (timeline) recordRequest(res);
 }

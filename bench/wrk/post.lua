@@ -1,6 +1,9 @@
 -- wrk script for bench/k6-vs-wrk.ts: POST, with an optional bearer token and JSON body taken from
 -- the environment (never the command line), and one machine-readable summary line at the end.
 wrk.method = "POST"
+-- The request k6 sends (bench/k6/health-check.ts): its User-Agent, and Go's Content-Length: 0 on
+-- a POST without a body, so the emulator parses the same bytes from both tools.
+wrk.headers["User-Agent"] = "ces-harness (k6)"
 
 local token = os.getenv("BENCH_TOKEN")
 if token ~= nil and token ~= "" then
@@ -11,6 +14,9 @@ local body = os.getenv("BENCH_BODY")
 if body ~= nil and body ~= "" then
   wrk.body = body
   wrk.headers["Content-Type"] = "application/json"
+else
+  -- wrk writes Content-Length only for a body (of any length, "" too).
+  wrk.body = ""
 end
 
 function done(summary, latency, requests)

@@ -9,8 +9,8 @@ import type { Params, RefinedResponse } from 'k6/http';
 import type { Credentials } from '../../src/spec/credentials.js';
 import { errorTextOf } from '../../src/spec/error-body.js';
 import type { BusinessEndpoint, HttpMethod } from '../../src/spec/endpoints.js';
-import type { ScenarioConfig } from './config';
-import { recordRequest } from './timeline';
+import type { ScenarioConfig } from './config.js';
+import { recordRequest } from './timeline.js';
 
 export type Res = RefinedResponse<'text'>;
 
@@ -56,16 +56,23 @@ function recorded(cfg: ScenarioConfig, res: Res): Res {
 
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}`, Accept: 'application/json' });
 
+const hex = (bytes: ArrayBuffer): string =>
+  Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, '0')).join('');
+
+// Each VU (and setup) runs this module's top level once: a random prefix of its own, 96 bits.
+const keyPrefix = hex(crypto.randomBytes(12));
+let keysIssued = 0;
+
 /**
  * Lets Go's transport send a POST again when the pooled connection it went out on was closed by
  * the server while idle, before any answer byte (Go replays only GET-like requests or ones with
- * this header; src/http/replay.ts has the rule and why it is safe for each endpoint). Random, so
- * a service that honours the key never mistakes one call for another, across runs too.
+ * this header; src/http/replay.ts has the rule and why it is safe for each endpoint). Unique, so
+ * a service that honours the key never mistakes one call for another, across runs too: the VU's
+ * random prefix and a count of its keys, 32 hex digits as 16 random bytes were. Sixteen random
+ * bytes a request turned to hex by k6's interpreter cost about as much CPU as the request.
  */
 const replayable = (): Record<string, string> => ({
-  'Idempotency-Key': Array.from(new Uint8Array(crypto.randomBytes(16)), (b) => b.toString(16).padStart(2, '0')).join(
-    '',
-  ),
+  'Idempotency-Key': keyPrefix + (++keysIssued).toString(16).padStart(8, '0'),
 });
 
 /** §4.1: POST /tokens with {"token": {"client_id", "client_secret"}}. */

@@ -188,14 +188,19 @@ export const TIMELINE_LINE_PREFIX = 'ces-timeline ';
 
 /** One console line of requests; `ends` and `durations` are parallel and non-empty. */
 export function timelineLine(ends: readonly number[], durations: readonly number[]): string {
-  // One join, not `+=`: k6's JavaScript engine copies the whole string at each concatenation.
-  const parts: string[] = [];
-  let previous = 0;
-  for (let i = 0; i < ends.length; i++) {
-    parts.push(`${ends[i]! - previous} ${durations[i]!}`);
-    previous = ends[i]!;
-  }
-  return TIMELINE_LINE_PREFIX + parts.join(' ');
+  const points: number[] = [];
+  for (let i = 0; i < ends.length; i++) points.push(ends[i]! - (i === 0 ? 0 : ends[i - 1]!), durations[i]!);
+  return timelineLineOfPoints(points);
+}
+
+/**
+ * The same line from its numbers as they are written: the first request's end and duration, then
+ * for each next one the time since the previous end and its duration. The VUs build these as they
+ * go (src/k6/timeline-batch.ts): the numbers become text in one join, done by k6's engine in Go,
+ * not an interpreted template string a request.
+ */
+export function timelineLineOfPoints(points: readonly number[]): string {
+  return TIMELINE_LINE_PREFIX + points.join(' ');
 }
 
 /**

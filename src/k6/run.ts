@@ -2,10 +2,11 @@
 // time, whose result is the exit code, the summary handleSummary wrote, and the tail of its output.
 
 import { mkdir, readFile, rm } from 'node:fs/promises';
+import { totalmem } from 'node:os';
 import { dirname } from 'node:path';
 import { Redactor } from '../http/redact.js';
 import { SCENARIO_ENV } from './contract.js';
-import { scrubbedEnv } from './k6-env.js';
+import { goRuntimeEnv, scrubbedEnv, usableMemory } from './k6-env.js';
 import { OutputTail, superviseChild } from '../toolkit/supervise-child.js';
 import { trustBundle } from './trust-bundle.js';
 
@@ -65,11 +66,15 @@ const TAIL_BYTES = 8 * 1024;
 const KILL_GRACE_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 
+/** The machine's memory, or its container's limit when lower (Go does not read the cgroup's itself). */
+const memoryOfThisMachine = (): number => usableMemory(totalmem(), process.constrainedMemory?.());
+
 export async function runScenario(opts: RunScenarioOptions): Promise<RunScenarioResult> {
   const base = opts.baseEnv ?? process.env;
   const trust = opts.caFile === undefined ? undefined : await trustBundle(opts.caFile, base);
   const env: Record<string, string> = {
     ...scrubbedEnv(base),
+    ...goRuntimeEnv(base, memoryOfThisMachine()),
     ...opts.env,
     ...(trust ? { SSL_CERT_FILE: trust.file } : {}),
     [SCENARIO_ENV.summaryFile]: opts.summaryFile,

@@ -5,18 +5,26 @@
 // (at least END_MARGIN_MS) before the end makes its last request go out as it is noted. Pure, no
 // Node or k6 imports: esbuild bundles it into the scenarios, and it is tested on virtual times.
 
-import { timelineLine } from './contract.js';
+import { timelineLineOfPoints } from './contract.js';
 
 /** A batch is written with the first request noted this long after its first one, ms. */
 export const BATCH_MS = 1_000;
-/** The least time before the scenario's end from which each request is written at once, ms. */
-export const END_MARGIN_MS = 1_000;
+/**
+ * The least time before the scenario's end from which each request is written at once, ms. A VU's
+ * last request ends within one pause of the end (k6 starts no iteration past it), which twice the
+ * longest pause covers; this floor covers only a VU that has seen no pause yet, and clock jitter.
+ * Each request written at once is a console line of its own (k6 formats and writes each): 1 s was a
+ * fifth of a 5 s scenario's requests.
+ */
+export const END_MARGIN_MS = 250;
 
 export class TimelineBatch {
-  private ends: number[] = [];
-  private durations: number[] = [];
+  /** The batch as its line writes it (timelineLineOfPoints): end, duration, then pause, duration… */
+  private points: number[] = [];
   /** When the batch must be written at the latest (epoch ms); set by its first request. */
   private writeBy = 0;
+  /** When the next request must write the batch (epoch ms): writeBy, or earlier near the end. */
+  private writeAt = 0;
   /** When the scenario ends (epoch ms), or 0 when the VU cannot know it (then nothing waits). */
   private scenarioEnd: number | undefined;
   private previousEnd = 0;
@@ -35,18 +43,42 @@ export class TimelineBatch {
     private readonly endOfRun: () => number,
   ) {}
 
-  /** Notes one request that ended at `now` (epoch ms) and took `durationMs`. */
+  /**
+   * Notes one request that ended at `now` (epoch ms) and took `durationMs`. Called for every
+   * request of a load run, so it does the least it can: k6's JavaScript engine interprets each
+   * operation, and the time of the next write is worked out only when a batch starts or the
+   * longest pause grows, not at each request.
+   */
   add(now: number, durationMs: number): void {
-    if (this.previousEnd > 0) this.longestPause = Math.max(this.longestPause, now - this.previousEnd);
-    this.previousEnd = now;
-    this.ends.push(now);
-    this.durations.push(durationMs);
-    this.scenarioEnd ??= this.endOfRun();
-    if (this.ends.length === 1) this.writeBy = now + BATCH_MS;
-    if (now >= this.writeBy || now >= this.scenarioEnd - Math.max(END_MARGIN_MS, 2 * this.longestPause)) {
-      this.write(timelineLine(this.ends, this.durations));
-      this.ends = [];
-      this.durations = [];
+    if (this.points.length === 0) {
+      this.startBatch(now);
+      this.points.push(now, durationMs);
+    } else {
+      const pause = now - this.previousEnd;
+      if (pause > this.longestPause) this.lengthenPause(pause);
+      this.points.push(pause, durationMs);
     }
+    this.previousEnd = now;
+    if (now >= this.writeAt) {
+      this.write(timelineLineOfPoints(this.points));
+      this.points = [];
+    }
+  }
+
+  private startBatch(now: number): void {
+    if (this.previousEnd > 0) this.longestPause = Math.max(this.longestPause, now - this.previousEnd);
+    this.scenarioEnd ??= this.endOfRun();
+    this.writeBy = now + BATCH_MS;
+    this.plan();
+  }
+
+  private lengthenPause(pause: number): void {
+    this.longestPause = pause;
+    this.plan();
+  }
+
+  /** The batch goes out at writeBy, or at once from twice the longest pause before the end. */
+  private plan(): void {
+    this.writeAt = Math.min(this.writeBy, (this.scenarioEnd ?? 0) - Math.max(END_MARGIN_MS, 2 * this.longestPause));
   }
 }

@@ -3,16 +3,9 @@
 // a fixed 10 s. A tiny script built from the same wrappers calls a TLS server on loopback that
 // takes the request and stays silent.
 
-import { createServer, type Server } from 'node:https';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scenarioEnv } from '../../src/k6/contract.js';
-import { runScenario } from '../../src/k6/run.js';
-import { createTestPki } from '../tls/pki.js';
-import { projectRoot, realK6 } from './support.js';
+import { projectRoot, realK6, wrapperScriptTarget } from './support.js';
 
 const k6 = await realK6();
 
@@ -28,57 +21,14 @@ export function handleSummary(data) {
 `;
 
 describe.skipIf(k6 === undefined)('the request timeout in the k6 scenarios (real k6)', () => {
-  const pki = createTestPki();
-  let server: Server;
-  let dir: string;
-  let baseUrl: string;
-  beforeAll(async () => {
-    // Takes every request and never answers it.
-    server = createServer({ key: pki.keyPem, cert: pki.certPem, minVersion: 'TLSv1.3' }, (req) => req.resume());
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    baseUrl = `https://localhost:${(server.address() as { port: number }).port}`;
-    dir = await mkdtemp(join(tmpdir(), 'ces-k6-timeout-'));
-    await writeFile(join(dir, 'script.ts'), SCRIPT);
-    await writeFile(join(dir, 'ca.pem'), pki.caPem);
-    await build({
-      entryPoints: [join(dir, 'script.ts')],
-      outfile: join(dir, 'script.js'),
-      bundle: true,
-      format: 'esm',
-      platform: 'neutral',
-      target: 'es2020',
-      external: ['k6', 'k6/*'],
-      logLevel: 'error',
-    });
-  });
-  afterAll(() => {
-    server?.closeAllConnections();
-    server?.close();
-  });
+  let target: Awaited<ReturnType<typeof wrapperScriptTarget>>;
+  // Takes every request and never answers it.
+  beforeAll(async () => (target = await wrapperScriptTarget(SCRIPT, (req) => req.resume())));
+  afterAll(() => target?.close());
 
   it('CES_REQUEST_TIMEOUT_S=1: a silent service fails the request after about a second, not ten', async () => {
-    const env = scenarioEnv({
-      baseUrl,
-      clientId: 'id',
-      clientSecret: 'secret-value',
-      tokenLifetimeS: 86_400,
-      clockToleranceS: 2,
-      rate: 1,
-      durationS: 1,
-      vus: 1,
-      runId: 'timeout-test',
-      requestTimeoutS: 1,
-    });
+    const { run, env } = await target.run(k6!.path, 'timeout-test', 1);
     expect(env['CES_REQUEST_TIMEOUT_S']).toBe('1');
-    const run = await runScenario({
-      k6Path: k6!.path,
-      bundle: join(dir, 'script.js'),
-      env,
-      summaryFile: join(dir, 'summary.json'),
-      caFile: join(dir, 'ca.pem'),
-      timeoutMs: 60_000,
-      baseEnv: { PATH: process.env['PATH'], HOME: process.env['HOME'] },
-    });
     expect(run.exitCode, run.stderrTail).toBe(0);
     const summary = run.summary as { failed: number; maxMs: number };
     expect(summary.failed).toBe(1);

@@ -6,7 +6,7 @@ import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { scrubbedEnv } from '../../src/k6/k6-env.js';
+import { goRuntimeEnv, K6_GOGC, scrubbedEnv, usableMemory } from '../../src/k6/k6-env.js';
 import { K6_EXIT, runScenario, type RunScenarioResult } from '../../src/k6/run.js';
 import { scenarioEnv } from '../../src/k6/contract.js';
 import { runProblem } from '../../src/k6/scenarios.js';
@@ -51,6 +51,17 @@ describe.skipIf(process.platform === 'win32')('runScenario', () => {
     expect(run.summary).toEqual({ metrics: {} });
     expect(run.stdoutTail).toContain('args: run --quiet --no-usage-report --no-color b.js');
     expect(run.stdoutTail).toContain('vus=unset mine=https://x.test other=unset');
+  });
+
+  it("gives k6 the harness's GOGC and memory limit, or leaves the user's own", async () => {
+    const k6 = await fake('k6-go', 'echo "gogc=${GOGC:-unset} limit=${GOMEMLIMIT:-unset}"');
+    const go = (baseEnv: NodeJS.ProcessEnv) =>
+      runScenario({ k6Path: k6, bundle: 'b.js', env: {}, summaryFile: join(dir, 'go.json'), baseEnv }).then(
+        (r) => r.stdoutTail,
+      );
+    expect(await go({ PATH: process.env.PATH })).toMatch(new RegExp(`^gogc=${K6_GOGC} limit=\\d+MiB\n$`));
+    expect(await go({ PATH: process.env.PATH, GOGC: '50' })).toBe('gogc=50 limit=unset\n');
+    expect(await go({ PATH: process.env.PATH, GOMEMLIMIT: '1GiB' })).toBe('gogc=unset limit=1GiB\n');
   });
 
   it('never reports a summary left over from an earlier run', async () => {
@@ -112,6 +123,17 @@ describe.skipIf(process.platform === 'win32')('runScenario', () => {
 });
 
 describe('helpers', () => {
+  it('goRuntimeEnv caps k6 at a quarter of the memory, and never below 64 MiB', () => {
+    expect(goRuntimeEnv({}, 8 * 1024 ** 3)).toEqual({ GOGC: K6_GOGC, GOMEMLIMIT: '2048MiB' });
+    expect(goRuntimeEnv({}, 100 * 1024 ** 2)).toEqual({ GOGC: K6_GOGC, GOMEMLIMIT: '64MiB' });
+    expect(goRuntimeEnv({ GOGC: 'off' }, 8 * 1024 ** 3)).toEqual({});
+    // A container's limit, when there is one, is what k6 may use.
+    expect(usableMemory(8e9, 1e9)).toBe(1e9);
+    expect(usableMemory(8e9, 2 ** 64)).toBe(8e9);
+    expect(usableMemory(8e9, 0)).toBe(8e9);
+    expect(usableMemory(8e9, undefined)).toBe(8e9);
+  });
+
   it('scrubbedEnv keeps the rest of the environment', () => {
     expect(scrubbedEnv({ PATH: '/bin', K6_VUS: '99', ces_x: '1', HTTPS_PROXY: 'p', SSL_CERT_DIR: '/d' })).toEqual({
       PATH: '/bin',

@@ -29,6 +29,12 @@ describe('the timeline lines', () => {
     expect(requestsOfTimelineLine(JSON.stringify({ msg: timelineLine([5], [1]) }))?.ends).toEqual([5]);
   });
 
+  it('are written as the first end and duration, then each pause since the previous end and its duration', () => {
+    expect(timelineLine([1_000, 1_003.5, 1_010], [1.5, 2e-7, 31.123456])).toBe(
+      'ces-timeline 1000 1.5 3.5 2e-7 6.5 31.123456',
+    );
+  });
+
   it('are told apart from other console lines and from malformed ones', () => {
     expect(requestsOfTimelineLine('time="x" level=info msg="a script said something" source=console')).toBeNull();
     expect(requestsOfTimelineLine('msg="ces-timeline 1700000000000"')).toBeNull();
