@@ -50,9 +50,13 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     fast: [/^'check' passes$/],
   },
   'test/ratelimit/nginx.test.ts': {
-    why: 'the probe against nginx limit_req at several settings, each within 5 %, and the k6 proof of its recommendation',
+    why: 'the probe against nginx limit_req at several settings, each within 5 %',
     fast: [/^reports nginx without limit_req_status/],
     precise: true,
+  },
+  'test/ratelimit/nginx-proof.test.ts': {
+    // Not `precise`: its k6 runs would share the CPU with the precision probes beside it.
+    why: 'the k6 proof of a recommendation behind nginx limit_req, and of a hasty policy that loses calls: two 4 s rounds after a probe',
   },
   'test/ratelimit/nginx-queue.test.ts': {
     why: 'the probe against nginx limit_req without nodelay (a queue) at two settings, each within 2 %',

@@ -12,17 +12,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
-import { prove } from '../../src/ratelimit/prove.js';
 import { recommend } from '../../src/ratelimit/recommend.js';
 import { toRateLimitResult } from '../../src/ratelimit/result.js';
-import type { Recommendation } from '../../src/ratelimit/types.js';
 import { nginxMissing, startNginx, type NginxLimit, type RunningNginx } from '../helpers/nginx.js';
-import { bundleScenarios, realK6 } from '../k6/support.js';
-import { BUSINESS, describeEstimate, probe, relativeError } from './support.js';
+import { describeEstimate, probe, relativeError } from './support.js';
 
 const missing = nginxMissing();
 const onCi = Boolean(process.env.CI);
-const k6 = await realK6();
 
 const skipWhy = missing !== undefined && !onCi ? missing : undefined;
 if (skipWhy) console.warn(`skipping the nginx rate-limit tests: ${skipWhy}`);
@@ -144,54 +140,5 @@ describe.skipIf(skipWhy !== undefined)(
       );
       expect(estimate.scope, describeEstimate(estimate)).toBe('shared');
     }, 45_000);
-
-    it.skipIf(k6 === undefined)(
-      'proves the recommendation with k6: no request lost, where a hasty policy loses some',
-      async () => {
-        // nginx sends no Retry-After, so the k6 clients live by the backoff alone: the policy decides.
-        const bundleDir = await bundleScenarios();
-        const workDir = await mkdtemp(join(tmpdir(), 'ces-proof-'));
-        try {
-          await behindNginx({ rate: 10, burst: 5 }, async (nginx) => {
-            const { estimate } = await probe(targetOf(nginx));
-            const policy = recommend(estimate)!;
-            const run = (recommendation: Recommendation) =>
-              prove({
-                k6Path: k6!.path,
-                bundleDir,
-                workDir,
-                target: { baseUrl: nginx.url, credentials: emulator.credentials, caFile: join(tlsDir, 'ca.pem') },
-                endpoint: 'tokens.validate',
-                business: BUSINESS,
-                recommendation,
-                durationS: 4,
-                tokenLifetimeS: 86_400,
-                clockToleranceS: 1,
-                runId: 'nginx-proof',
-              });
-            // Let the probe's drain refill first, as the stage does.
-            await new Promise((r) => setTimeout(r, 1_500));
-            const good = await run(policy);
-            expect(good.proof, JSON.stringify(good.scenario.extra)).not.toBeNull();
-            expect(good.proof!.lost_requests, JSON.stringify(good.scenario.extra)).toBe(0);
-            expect(good.proof!.goodput_rps).toBeGreaterThan(policy.target_rps * 0.8);
-            // Above the limit, retrying after 0–10 ms once: nginx keeps refusing and calls are lost.
-            await new Promise((r) => setTimeout(r, 1_500));
-            const hasty = await run({
-              ...policy,
-              target_rps: 15,
-              backoff: { base_ms: 5, cap_ms: 10, jitter: 'full', max_retries: 1 },
-              retry_budget_s: 2,
-            });
-            expect(hasty.proof!.lost_requests).toBeGreaterThan(0);
-            expect(hasty.proof!.rate_429).toBeGreaterThan(0.1);
-          });
-        } finally {
-          await rm(workDir, { recursive: true, force: true });
-          await rm(bundleDir, { recursive: true, force: true });
-        }
-      },
-      90_000,
-    );
   },
 );
