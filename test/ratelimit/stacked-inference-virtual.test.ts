@@ -11,6 +11,7 @@ import { identifyStack, stackTracker, withIdentifiedWindow } from '../../src/rat
 import { describeLimiter, sustainedRate, type LimiterSet } from '../../src/ratelimit/limiters/index.js';
 import type { ProofRound } from '../../src/report/model.js';
 import { replay } from '../../src/ratelimit/round-replay.js';
+import { afterQuota } from '../../src/ratelimit/prove.js';
 import { discoverVirtual, fromModel } from './virtual-limit.js';
 import { virtualProofRound } from './virtual-proof.js';
 
@@ -214,6 +215,54 @@ describe('identifyStack claims nothing the evidence contradicts', () => {
     expect(spanOf(true).high).toBe(10);
     expect(spanOf(false).high).toBe(10.4);
   });
+
+  it('the same round, and the limit let a call through again 0.05 s after its first refusal: a bucket refilling at 10 req/s, identified from this one round', () => {
+    // What passed after the first refusal came at once and at 10 a second (740 in 74 s): a limit
+    // refilling continuously, at that rate within a percent. No window does that (it lets nothing
+    // through until its edge), and a bucket 6 % off lets 44 more or fewer through after.
+    const found = identifyStack({
+      first,
+      timeline: [],
+      rounds: [{ ...quotaRound, round: { ...quotaRound.round, admitted_again_s: 46.05 } }],
+      maxWindowS: 60,
+    });
+    if (!found || !('set' in found)) throw new Error(JSON.stringify(found));
+    expect(found.set[1]).toMatchObject({ kind: 'bucket' });
+    expect(Math.abs(found.sustained_rps - 10) / 10).toBeLessThanOrEqual(0.01);
+  });
+
+  // Not when the quota ran out less than AGAIN_LAG_S before the edge (about 1 phase in 30): a call let
+  // through again 2 s after the first refusal may be a bucket's, seen late by k6, and nothing is claimed.
+  it.each([20.25, 37.6, 45.5])(
+    "the window's round, the clock not known (the probe began at wall-clock second %s): the call let through again at the minute's edge places the window, identified from this one round",
+    (wallS) => {
+      // The round from 30 s: first refused once the minute's 600 were spent, let through again only
+      // at the next edge, the round's total as a window at that phase lets through; no clock given.
+      const edgeS = 60 - wallS;
+      const edges = [edgeS, edgeS + 60, edgeS + 120, edgeS + 180];
+      const truth: LimiterSet = [
+        { kind: 'fixed-window', limit: 30, window_s: 1, phase_s: 0, counts_refused: false },
+        { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: edgeS % 60, counts_refused: false },
+      ];
+      const [sim] = replay(truth, [], [{ rps: 24, startS: 30, durationS: 120, tailS: 0 }]).rounds;
+      const round = {
+        ...clockRound,
+        startMeasured: true,
+        round: {
+          ...clockRound.round,
+          goodput_rps: Math.round((sim!.accepted / 120) * 100) / 100,
+          refusals_began_s: sim!.firstRefusalS!,
+          admitted_again_s: sim!.admittedAgainS!,
+          ...afterQuota(sim!.accepted, sim!.firstRefusalS!, 24, 120),
+        },
+      };
+      expect(edges.some((e) => Math.abs(30 + sim!.admittedAgainS! - e) < 0.05)).toBe(true);
+      const found = identifyStack({ first: onClock.first, timeline: [], maxWindowS: 60, rounds: [round] });
+      if (!found || !('set' in found)) throw new Error(JSON.stringify(found));
+      expect(found.set[1]).toMatchObject({ kind: 'fixed-window', window_s: 60 });
+      expect(Math.abs(found.sustained_rps - 10) / 10).toBeLessThanOrEqual(0.02);
+    },
+  );
 
   it('a round held at 20 req/s for 120 s right after: no bucket or window at 10 req/s admits it, "not identified" with what each round saw', () => {
     const held = {
