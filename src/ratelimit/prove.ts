@@ -105,6 +105,7 @@ export async function prove(opts: ProveOptions): Promise<ProofRun> {
     ...(began !== undefined ? { refusals_began_s: began } : {}),
     ...afterQuota(ok, began, inputs.rate, durationS),
     ...(began !== undefined && typeof again === 'number' && again >= began ? { admitted_again_s: again } : {}),
+    ...(scenario.dropped_iterations > 0 ? { dropped_arrivals: scenario.dropped_iterations } : {}),
     ...(cutAtS !== undefined ? { cut_at_s: Math.round(cutAtS * 10) / 10 } : {}),
   };
   const notes: string[] = [];

@@ -194,9 +194,10 @@ function admitsAgainAsSeen(r: RoundEvidence, sim: Replay['rounds'][number], refi
   const began = r.round.refusals_began_s;
   if (again === undefined || began === undefined) return true;
   if (sim.admittedAgainS === null) return again > r.durationS - AGAIN_LEAD_S;
-  // Long after the refusals began, every VU has been refused: the first call past an edge is seen at once.
+  // Long after the refusals began, every VU has been refused: the first call past an edge is seen
+  // at once, unless k6 had no VU free then (it dropped arrivals: every VU was waiting out a backoff).
   const atEdge = again - began > AGAIN_LAG_S;
-  const lag = atEdge ? AGAIN_LEAD_S : AGAIN_LAG_S;
+  const lag = atEdge && r.round.dropped_arrivals === undefined ? AGAIN_LEAD_S : AGAIN_LAG_S;
   if (sim.admittedAgainS < again - lag || sim.admittedAgainS > again + AGAIN_LEAD_S) return false;
   const after = r.round.after_quota_rps;
   if (atEdge || !refills || after === undefined) return true;

@@ -180,6 +180,11 @@ export interface RateLimitResult extends RateLimitMeasurement {
      */
     admitted_again_s?: number;
     /**
+     * Arrivals k6 dropped for want of a free VU (each held by a call waiting out its backoff): the
+     * round sent fewer than its rate, and a call let through again may have waited for a VU. Absent when none.
+     */
+    dropped_arrivals?: number;
+    /**
      * Seconds of arrivals the proof ran before it was cut short: it had certainly broken its promise,
      * and its refusals had run long enough to tell what the limit lets through after (proof-loop.ts).
      * Its figures are over these seconds. Absent when it ran its whole length.
@@ -248,6 +253,8 @@ export interface ProofRound {
   after_quota_rps?: number;
   /** When a call first succeeded again after the refusals began, seconds into the round (RateLimitResult.proof). */
   admitted_again_s?: number;
+  /** Arrivals k6 dropped for want of a free VU (RateLimitResult.proof); absent when none. */
+  dropped_arrivals?: number;
   /** Seconds of arrivals the round ran before it was cut short, failed (RateLimitResult.proof); absent when it ran whole. */
   cut_at_s?: number;
   /** `inconclusive`: it held, but offered no more than the burst it started with, so it proves nothing about the rate. */

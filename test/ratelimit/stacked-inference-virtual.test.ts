@@ -231,38 +231,51 @@ describe('identifyStack claims nothing the evidence contradicts', () => {
     expect(Math.abs(found.sustained_rps - 10) / 10).toBeLessThanOrEqual(0.01);
   });
 
+  /**
+   * The round at 24 req/s from 30 s as k6 would measure it against 1 s and 60 s windows whose minute
+   * turns at `edgeS` on the probe's clock (k6 said when its arrivals began); `seen` alters k6's figures.
+   */
+  const windowRound = (edgeS: number, seen: Partial<ProofRound> = {}) => {
+    const truth: LimiterSet = [onClock.first, { ...onClock.first, limit: 600, window_s: 60, phase_s: edgeS % 60 }];
+    const [sim] = replay(truth, [], [{ rps: 24, startS: 30, durationS: 120, tailS: 0 }]).rounds;
+    const round = {
+      ...clockRound.round,
+      goodput_rps: Math.round((sim!.accepted / 120) * 100) / 100,
+      refusals_began_s: sim!.firstRefusalS!,
+      admitted_again_s: sim!.admittedAgainS!,
+      ...afterQuota(sim!.accepted, sim!.firstRefusalS!, 24, 120),
+      ...seen,
+    };
+    return { ...clockRound, startMeasured: true, round };
+  };
+
   // Not when the quota ran out less than AGAIN_LAG_S before the edge (about 1 phase in 30): a call let
   // through again 2 s after the first refusal may be a bucket's, seen late by k6, and nothing is claimed.
   it.each([20.25, 37.6, 45.5])(
     "the window's round, the clock not known (the probe began at wall-clock second %s): the call let through again at the minute's edge places the window, identified from this one round",
     (wallS) => {
-      // The round from 30 s: first refused once the minute's 600 were spent, let through again only
-      // at the next edge, the round's total as a window at that phase lets through; no clock given.
+      // First refused once the minute's 600 were spent, let through again only at the next edge, the
+      // round's total as a window at that phase lets through; no clock given.
       const edgeS = 60 - wallS;
-      const edges = [edgeS, edgeS + 60, edgeS + 120, edgeS + 180];
-      const truth: LimiterSet = [
-        { kind: 'fixed-window', limit: 30, window_s: 1, phase_s: 0, counts_refused: false },
-        { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: edgeS % 60, counts_refused: false },
-      ];
-      const [sim] = replay(truth, [], [{ rps: 24, startS: 30, durationS: 120, tailS: 0 }]).rounds;
-      const round = {
-        ...clockRound,
-        startMeasured: true,
-        round: {
-          ...clockRound.round,
-          goodput_rps: Math.round((sim!.accepted / 120) * 100) / 100,
-          refusals_began_s: sim!.firstRefusalS!,
-          admitted_again_s: sim!.admittedAgainS!,
-          ...afterQuota(sim!.accepted, sim!.firstRefusalS!, 24, 120),
-        },
-      };
-      expect(edges.some((e) => Math.abs(30 + sim!.admittedAgainS! - e) < 0.05)).toBe(true);
+      const round = windowRound(edgeS);
+      expect([0, 60, 120, 180].some((k) => Math.abs(30 + round.round.admitted_again_s - edgeS - k) < 0.05)).toBe(true);
       const found = identifyStack({ first: onClock.first, timeline: [], maxWindowS: 60, rounds: [round] });
       if (!found || !('set' in found)) throw new Error(JSON.stringify(found));
       expect(found.set[1]).toMatchObject({ kind: 'fixed-window', window_s: 60 });
       expect(Math.abs(found.sustained_rps - 10) / 10).toBeLessThanOrEqual(0.02);
     },
   );
+
+  it('k6 dropped arrivals (every VU waiting out a backoff) and saw the call let through again 1 s after the edge: the true window still explains the round', () => {
+    const exact = windowRound(39.75).round.admitted_again_s;
+    const round = windowRound(39.75, { admitted_again_s: exact + 1, dropped_arrivals: 400 });
+    const found = identifyStack({ first: onClock.first, timeline: [], maxWindowS: 60, rounds: [round] });
+    if (!found) throw new Error('no quota round');
+    const [low, high] =
+      'set' in found ? [found.sustained_rps, found.sustained_rps] : [found.spanRps?.low, found.spanRps?.high];
+    expect(low, JSON.stringify(found)).toBeLessThanOrEqual(10);
+    expect(high, JSON.stringify(found)).toBeGreaterThanOrEqual(10);
+  });
 
   it('a round held at 20 req/s for 120 s right after: no bucket or window at 10 req/s admits it, "not identified" with what each round saw', () => {
     const held = {
