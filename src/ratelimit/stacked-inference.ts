@@ -141,6 +141,17 @@ function ratesAround(rps: number): number[] {
 const COUNT_TOLERANCE = 0.03;
 
 /**
+ * Whether the replay's calls let through are off what k6 got (`ok`) by more than COUNT_TOLERANCE.
+ * A round in which k6 dropped arrivals (no VU free: each held by a call waiting out its backoff)
+ * offered fewer than the paced ones replayed, so the limit let through no more than the replay
+ * says, and may have let through fewer: only more than the replay refutes the candidate.
+ */
+function countOff(replayed: number, ok: number, dropped: boolean): boolean {
+  const off = dropped ? ok - replayed : Math.abs(replayed - ok);
+  return off > COUNT_TOLERANCE * ok;
+}
+
+/**
  * Whether the replay answers every round as k6 saw it, within the timing uncertainty: the calls it
  * let through, whether it held, when its refusals began and when it let calls through again after
  * them (`refills`: the candidate's second limit refills continuously, a bucket).
@@ -149,7 +160,7 @@ function explains(replayed: Replay, rounds: readonly RoundEvidence[], refills: b
   return rounds.every((r, i) => {
     const sim = replayed.rounds[i]!;
     const ok = r.round.goodput_rps * r.durationS;
-    if (ok > 0 && Math.abs(sim.accepted - ok) > COUNT_TOLERANCE * ok) return false;
+    if (ok > 0 && countOff(sim.accepted, ok, r.round.dropped_arrivals !== undefined)) return false;
     const refused = sim.sent > 0 ? (sim.sent - sim.accepted) / sim.sent : 0;
     if (r.round.verdict === 'holds') return refused <= PROOF_PROMISE.max_rate_429;
     const began = r.round.refusals_began_s;
