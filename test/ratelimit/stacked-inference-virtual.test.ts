@@ -266,28 +266,24 @@ describe('identifyStack claims nothing the evidence contradicts', () => {
     },
   );
 
-  it('k6 dropped arrivals (every VU waiting out a backoff) and saw the call let through again 1 s after the edge: the true window still explains the round', () => {
-    const exact = windowRound(39.75).round.admitted_again_s;
-    const round = windowRound(39.75, { admitted_again_s: exact + 1, dropped_arrivals: 400 });
+  /** The sustained rates `round` leaves claimed or within a span include the true 10 req/s: never "no set explains". */
+  const stillExplained = (round: ReturnType<typeof windowRound>) => {
     const found = identifyStack({ first: onClock.first, timeline: [], maxWindowS: 60, rounds: [round] });
-    // Claimed, or left within a span: never "no set explains" (the true one does).
     if (!found || !('set' in found || found.spanRps)) throw new Error(JSON.stringify(found));
     const [low, high] =
-      'set' in found ? [found.sustained_rps, found.sustained_rps] : [found.spanRps?.low, found.spanRps?.high];
+      'set' in found ? [found.sustained_rps, found.sustained_rps] : [found.spanRps!.low, found.spanRps!.high];
     expect(low, JSON.stringify(found)).toBeLessThanOrEqual(10);
     expect(high, JSON.stringify(found)).toBeGreaterThanOrEqual(10);
+  };
+
+  it('k6 dropped arrivals (every VU waiting out a backoff) and saw the call let through again 1 s after the edge: the true window still explains the round', () => {
+    const exact = windowRound(39.75).round.admitted_again_s;
+    stillExplained(windowRound(39.75, { admitted_again_s: exact + 1, dropped_arrivals: 400 }));
   });
 
   it('k6 dropped arrivals and got a fifth fewer calls through than paced ones would have: fewer offered, not another limit, so the true window still explains the round', () => {
     const paced = windowRound(39.75).round.goodput_rps;
-    const round = windowRound(39.75, { goodput_rps: Math.round(paced * 80) / 100, dropped_arrivals: 900 });
-    const found = identifyStack({ first: onClock.first, timeline: [], maxWindowS: 60, rounds: [round] });
-    // Claimed, or left within a span: never "no set explains" (the true one does).
-    if (!found || !('set' in found || found.spanRps)) throw new Error(JSON.stringify(found));
-    const [low, high] =
-      'set' in found ? [found.sustained_rps, found.sustained_rps] : [found.spanRps?.low, found.spanRps?.high];
-    expect(low, JSON.stringify(found)).toBeLessThanOrEqual(10);
-    expect(high, JSON.stringify(found)).toBeGreaterThanOrEqual(10);
+    stillExplained(windowRound(39.75, { goodput_rps: Math.round(paced * 80) / 100, dropped_arrivals: 900 }));
   });
 
   it('a round held at 20 req/s for 120 s right after: no bucket or window at 10 req/s admits it, "not identified" with what each round saw', () => {
