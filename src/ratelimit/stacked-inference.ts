@@ -58,7 +58,9 @@ export const refusalToleranceS = (beganS: number): number => 1 + 0.05 * beganS;
  */
 export function identifyStack(input: StackInput): StackVerdict {
   const seeds = input.rounds.filter(
-    (r) => quotaMet(r.round) && r.round.after_quota_rps !== undefined && r.round.after_quota_rps > 0,
+    (r) =>
+      (quotaMet(r.round) && r.round.after_quota_rps !== undefined && r.round.after_quota_rps > 0) ||
+      spentBefore(r.round),
   );
   if (seeds.length === 0) return null;
   const firstRps = sustainedRate(input.first);
@@ -76,8 +78,10 @@ export function identifyStack(input: StackInput): StackVerdict {
   // count would be then is the other end of what the evidence allows.
   const late = lateRounds(input.rounds);
   for (const seed of seeds) {
-    const after = seed.round.after_quota_rps!;
-    for (const rate of ratesAround(after).filter((r) => r < firstRps)) consider(fittedBucket(input, seed, rate));
+    // A bucket lets a call through within a tenth of a second of refusing: no seed spent before its round is one.
+    const after = seed.round.after_quota_rps;
+    if (after !== undefined)
+      for (const rate of ratesAround(after).filter((r) => r < firstRps)) consider(fittedBucket(input, seed, rate));
     for (const windowS of WINDOWS_S.filter((w) => w <= input.maxWindowS)) {
       const lateFits = late ? fittedWindows({ ...input, rounds: late }, seed, windowS) : [];
       for (const window of fittedWindows(input, seed, windowS)) {
@@ -129,6 +133,19 @@ const rate2 = (rps: number) => Math.round(rps * 100) / 100;
 const quotaMet = (r: ProofRound): boolean =>
   r.verdict === 'fails' && r.refusals_began_s !== undefined && r.refusals_began_s >= QUOTA_AFTER_S;
 
+/**
+ * A failed round refused from its start that let nothing through again until long after (k6's
+ * admitted_again_s): it began on a window an earlier stretch had spent (the probe's, on a minute),
+ * and the call let through again was at its edge. That window's quota is counted from the edge
+ * before the refusal, over the probe's requests too, as a quota met within the round is.
+ */
+const spentBefore = (r: ProofRound): boolean =>
+  r.verdict === 'fails' &&
+  r.refusals_began_s !== undefined &&
+  r.refusals_began_s < QUOTA_AFTER_S &&
+  r.admitted_again_s !== undefined &&
+  r.admitted_again_s - r.refusals_began_s > AGAIN_LAG_S;
+
 function ratesAround(rps: number): number[] {
   const steps = Math.round(RATE_SPREAD / RATE_STEP);
   return Array.from({ length: 2 * steps + 1 }, (_, i) => rps * (1 + (i - steps) * RATE_STEP));
@@ -167,7 +184,8 @@ function explains(replayed: Replay, rounds: readonly RoundEvidence[], refills: b
     // A round failed on lost calls alone blames the backoff, not the limit: no constraint.
     if (began === undefined || r.round.rate_429 <= PROOF_PROMISE.max_rate_429) return true;
     if (sim.firstRefusalS === null) return false;
-    if (began < QUOTA_AFTER_S) return sim.firstRefusalS < QUOTA_AFTER_S + refusalToleranceS(0);
+    if (began < QUOTA_AFTER_S)
+      return sim.firstRefusalS < QUOTA_AFTER_S + refusalToleranceS(0) && admitsAgainAsSeen(r, sim, refills);
     return Math.abs(sim.firstRefusalS - began) <= refusalToleranceS(began) && admitsAgainAsSeen(r, sim, refills);
   });
 }
