@@ -48,6 +48,12 @@ const refusedCallStart = timeTrend('refused_call_start');
 const arrivalsBegan = gauge('arrivals_began_ms');
 const refusedFrom = gauge('first_refused_call_ms');
 let beganNoted = false;
+// When a call first succeeded after this VU's own first refused call (its retry, or a later call),
+// ms since the epoch; the gauge's min over the VUs is when the limit first let one through again
+// after the refusals began: at once from a bucket (it refills continuously), only at its edge on the
+// clock from a fixed window. It tells the two apart from one round (src/ratelimit/stacked-inference.ts).
+const admittedAgain = gauge('admitted_again_ms');
+let admittedAgainNoted = false;
 // A proof round that has certainly failed ends early (CES_CUT_JSON, src/ratelimit/prove.ts roundCut):
 // each VU counts here the 429s it meets once a while has passed since its own first refused call
 // (never before the run's first), and the threshold below stops the run (exit 99, summary written)
@@ -160,6 +166,10 @@ export default function (shared: SharedToken): void {
   // The token endpoints answer 2xx; a business endpoint may refuse the payload after passing the limit.
   const ok = settle(outcome, cfg.rateLimitEndpoint.startsWith('business.') ? businessAnswered : undefined);
   callsOk.add(ok ? 1 : 0);
+  if (ok && firstRefusedMs !== undefined && !admittedAgainNoted) {
+    admittedAgainNoted = true;
+    admittedAgain.add(Date.now());
+  }
   check(outcome.res, {
     'Overload is answered with 429, never 5xx (§7, §8)': (r) => r.status < 500,
     'The logical call succeeds within the retry budget (§7: wait and retry)': () => ok,
@@ -171,6 +181,7 @@ export const handleSummary = summaryHandler('rate-limit', cfg, {
     const began = data.metrics['arrivals_began_ms']?.values['min'];
     const refused = data.metrics['first_refused_call_ms']?.values['min'];
     const last = data.metrics['arrivals_last_ms']?.values['max'];
+    const again = data.metrics['admitted_again_ms']?.values['min'];
     // From the first arrival when both are known; else from the scenario's start, a few tenths early.
     const first =
       typeof began === 'number' && typeof refused === 'number'
@@ -180,6 +191,9 @@ export const handleSummary = summaryHandler('rate-limit', cfg, {
       ...tokenTurnoverFigures(data),
       ...(typeof first === 'number' ? { refusals_began_s: Math.round(first) / 1000 } : {}),
       ...(typeof began === 'number' ? { arrivals_began_ms: began } : {}),
+      ...(typeof began === 'number' && typeof again === 'number'
+        ? { admitted_again_s: Math.round(again - began) / 1000 }
+        : {}),
       // From the first arrival to the last: a run cut short has its figures over this, not its duration.
       ...(typeof began === 'number' && typeof last === 'number' ? { arrivals_s: (last - began) / 1000 } : {}),
     };

@@ -64,6 +64,8 @@ export function proofRound(rec: Recommendation, proof: Proof): ProofRound {
     lost_requests: proof.lost_requests,
     ...(proof.refusals_began_s !== undefined ? { refusals_began_s: proof.refusals_began_s } : {}),
     ...(proof.after_quota_rps !== undefined ? { after_quota_rps: proof.after_quota_rps } : {}),
+    ...(proof.admitted_again_s !== undefined ? { admitted_again_s: proof.admitted_again_s } : {}),
+    ...(proof.dropped_arrivals !== undefined ? { dropped_arrivals: proof.dropped_arrivals } : {}),
     ...(proof.cut_at_s !== undefined ? { cut_at_s: proof.cut_at_s } : {}),
     verdict: verdict.holds ? 'holds' : 'fails',
     why: verdict.why,
@@ -303,12 +305,14 @@ export async function proveUntilHeld(
   // (a window's edge inside the stretch after it) does not refute a rate none of them refuses.
   const ceiling = () =>
     identified ?? (span !== null && quotaCeilingRps !== null ? Math.max(span.low, quotaCeilingRps) : quotaCeilingRps);
-  // Every policy that held; the one given is the highest that no quota seen since refutes.
+  // Every policy that held; the one given is the highest that no quota seen since refutes and that
+  // keeps headroom below a rate identified (givenCap).
   const holds: Recommendation[] = [];
   const heldBy = new Map<Recommendation, Proof>();
+  const cap = () => (identified !== null ? givenCap(identified) : ceiling());
   const held = (): Recommendation | null =>
     holds
-      .filter((h) => ceiling() === null || h.target_rps <= ceiling()!)
+      .filter((h) => cap() === null || h.target_rps <= cap()!)
       .reduce<Recommendation | null>((best, h) => (best === null || h.target_rps > best.target_rps ? h : best), null);
   const outcome = (cutShort: boolean): ProofLoopOutcome => ({
     proven: held(),
@@ -357,7 +361,7 @@ export async function proveUntilHeld(
     // A first round that held is the policy: nothing above it was refused, so there is nothing to bisect.
     if (failedRps === null) break;
     const best = held();
-    const above = Math.min(failedRps, ceiling() ?? Infinity);
+    const above = Math.min(failedRps, cap() ?? Infinity);
     // Several sets explain the rounds: a round between them tells them apart, one round kept for a hold.
     const apart: Recommendation | null =
       span !== null && round < maxRounds - 1 ? tellApart(rec, proof, span, failedRps, best?.target_rps ?? null) : null;
@@ -370,6 +374,18 @@ export async function proveUntilHeld(
   }
   return outcome(false);
 }
+
+/**
+ * The highest rate given as the policy once a set of limits is identified at `identifiedRps`: half
+ * the first recommendation's headroom below it (belowIdentified's target). A round that held at
+ * the identified rate itself (a tell-apart round, or a bisection, landing on it) held by a hair
+ * for the 120 s of its proof; a client paced there for hours, with a scheduler's jitter and a
+ * clock's drift, is refused now and then. Such a hold is evidence, shown in the rounds, and never
+ * the policy: the loop proves the rate below instead. (Only a rate identified from all the
+ * evidence sets this; a hold below a quota's after-rate alone keeps its whole rate, since that
+ * figure reads a window low.)
+ */
+export const givenCap = (identifiedRps: number): number => identifiedRps * (1 - HEADROOM / 2) + 1e-9;
 
 /**
  * Before a quota was met, a round refused from its start meets a misread limit, and what it let

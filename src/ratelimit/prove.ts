@@ -94,6 +94,7 @@ export async function prove(opts: ProveOptions): Promise<ProofRun> {
   const lost = count(scenario, 'logical_calls_lost');
   const began =
     typeof scenario.extra?.['refusals_began_s'] === 'number' ? scenario.extra['refusals_began_s'] : undefined;
+  const again = scenario.extra?.['admitted_again_s'];
   const proof: Proof = {
     rate_429: requests > 0 ? Math.round((count(scenario, 'rate_limited_responses') / requests) * 1e4) / 1e4 : 0,
     // Successful calls per second of offered load (the arrivals run for durationS; the graceful
@@ -103,6 +104,8 @@ export async function prove(opts: ProveOptions): Promise<ProofRun> {
     // When refusals began: at once, the rate is above a limit; after a while, a quota ran out.
     ...(began !== undefined ? { refusals_began_s: began } : {}),
     ...afterQuota(ok, began, inputs.rate, durationS),
+    ...(began !== undefined && typeof again === 'number' && again >= began ? { admitted_again_s: again } : {}),
+    ...(scenario.dropped_iterations > 0 ? { dropped_arrivals: scenario.dropped_iterations } : {}),
     ...(cutAtS !== undefined ? { cut_at_s: Math.round(cutAtS * 10) / 10 } : {}),
   };
   const notes: string[] = [];

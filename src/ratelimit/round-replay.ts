@@ -32,6 +32,8 @@ export interface ReplayedRound {
   accepted: number;
   /** Accepted from the first refusal on: what the limit let through once its quota was spent. */
   acceptedAfterFirst: number;
+  /** Seconds into the round of the first arrival accepted after the first refusal; null when none was. */
+  admittedAgainS: number | null;
 }
 
 export interface Replay {
@@ -77,6 +79,7 @@ export function replay(limits: Limits, timeline: readonly TimelinePoint[], round
     let accepted = 0;
     let acceptedAfterFirst = 0;
     let firstRefusalS: number | null = null;
+    let admittedAgainS: number | null = null;
     // The tail's retries only follow refusals: a round refused nothing has no call left waiting.
     // They are the calls in flight when the arrivals stop, one per VU: never more than k6 holds.
     const tail = Math.min(r.rps * r.tailS, maxInFlight(r.rps));
@@ -85,9 +88,12 @@ export function replay(limits: Limits, timeline: readonly TimelinePoint[], round
       const ok = take(r.startS + atS);
       if (ok) accepted++;
       if (!ok && firstRefusalS === null && k < sent) firstRefusalS = atS;
-      if (ok && firstRefusalS !== null) acceptedAfterFirst++;
+      if (ok && firstRefusalS !== null) {
+        acceptedAfterFirst++;
+        admittedAgainS ??= atS;
+      }
     }
-    return { firstRefusalS, sent, accepted, acceptedAfterFirst };
+    return { firstRefusalS, sent, accepted, acceptedAfterFirst, admittedAgainS };
   });
   return { probeAccepted, rounds: replayed, admittedS };
 }

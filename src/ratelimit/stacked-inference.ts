@@ -58,7 +58,9 @@ export const refusalToleranceS = (beganS: number): number => 1 + 0.05 * beganS;
  */
 export function identifyStack(input: StackInput): StackVerdict {
   const seeds = input.rounds.filter(
-    (r) => quotaMet(r.round) && r.round.after_quota_rps !== undefined && r.round.after_quota_rps > 0,
+    (r) =>
+      (quotaMet(r.round) && r.round.after_quota_rps !== undefined && r.round.after_quota_rps > 0) ||
+      spentBefore(r.round),
   );
   if (seeds.length === 0) return null;
   const firstRps = sustainedRate(input.first);
@@ -69,15 +71,17 @@ export function identifyStack(input: StackInput): StackVerdict {
     const replayed = replay(set, input.timeline, input.rounds);
     const onClock = second.kind === 'fixed-window' && second.phase_s === clockPhaseS(input, second.window_s);
     const rps = sustainedRate(set);
-    if (explains(replayed, input.rounds))
+    if (explains(replayed, input.rounds, second.kind === 'bucket'))
       fits.push({ set, score: misfit(replayed, input), replayed, onClock, span: span ?? [rps, rps] });
   };
   // Rounds whose start k6 did not report, placed as late as it may have begun: what a window's
   // count would be then is the other end of what the evidence allows.
   const late = lateRounds(input.rounds);
   for (const seed of seeds) {
-    const after = seed.round.after_quota_rps!;
-    for (const rate of ratesAround(after).filter((r) => r < firstRps)) consider(fittedBucket(input, seed, rate));
+    // A bucket lets a call through within a tenth of a second of refusing: no seed spent before its round is one.
+    const after = seed.round.after_quota_rps;
+    if (after !== undefined)
+      for (const rate of ratesAround(after).filter((r) => r < firstRps)) consider(fittedBucket(input, seed, rate));
     for (const windowS of WINDOWS_S.filter((w) => w <= input.maxWindowS)) {
       const lateFits = late ? fittedWindows({ ...input, rounds: late }, seed, windowS) : [];
       for (const window of fittedWindows(input, seed, windowS)) {
@@ -129,6 +133,19 @@ const rate2 = (rps: number) => Math.round(rps * 100) / 100;
 const quotaMet = (r: ProofRound): boolean =>
   r.verdict === 'fails' && r.refusals_began_s !== undefined && r.refusals_began_s >= QUOTA_AFTER_S;
 
+/**
+ * A failed round refused from its start that let nothing through again until long after (k6's
+ * admitted_again_s): it began on a window an earlier stretch had spent (the probe's, on a minute),
+ * and the call let through again was at its edge. That window's quota is counted from the edge
+ * before the refusal, over the probe's requests too, as a quota met within the round is.
+ */
+const spentBefore = (r: ProofRound): boolean =>
+  r.verdict === 'fails' &&
+  r.refusals_began_s !== undefined &&
+  r.refusals_began_s < QUOTA_AFTER_S &&
+  r.admitted_again_s !== undefined &&
+  r.admitted_again_s - r.refusals_began_s > AGAIN_LAG_S;
+
 function ratesAround(rps: number): number[] {
   const steps = Math.round(RATE_SPREAD / RATE_STEP);
   return Array.from({ length: 2 * steps + 1 }, (_, i) => rps * (1 + (i - steps) * RATE_STEP));
@@ -141,24 +158,80 @@ function ratesAround(rps: number): number[] {
 const COUNT_TOLERANCE = 0.03;
 
 /**
- * Whether the replay answers every round as k6 saw it, within the timing uncertainty: the calls it
- * let through, whether it held, and when its refusals began.
+ * Whether the replay's calls let through are off what k6 got (`ok`) by more than COUNT_TOLERANCE.
+ * A round in which k6 dropped arrivals (no VU free: each held by a call waiting out its backoff)
+ * offered fewer than the paced ones replayed, so the limit let through no more than the replay
+ * says, and may have let through fewer: only more than the replay refutes the candidate.
  */
-function explains(replayed: Replay, rounds: readonly RoundEvidence[]): boolean {
+function countOff(replayed: number, ok: number, dropped: boolean): boolean {
+  const off = dropped ? ok - replayed : Math.abs(replayed - ok);
+  return off > COUNT_TOLERANCE * ok;
+}
+
+/**
+ * Whether the replay answers every round as k6 saw it, within the timing uncertainty: the calls it
+ * let through, whether it held, when its refusals began and when it let calls through again after
+ * them (`refills`: the candidate's second limit refills continuously, a bucket).
+ */
+function explains(replayed: Replay, rounds: readonly RoundEvidence[], refills: boolean): boolean {
   return rounds.every((r, i) => {
     const sim = replayed.rounds[i]!;
     const ok = r.round.goodput_rps * r.durationS;
-    if (ok > 0 && Math.abs(sim.accepted - ok) > COUNT_TOLERANCE * ok) return false;
+    if (ok > 0 && countOff(sim.accepted, ok, r.round.dropped_arrivals !== undefined)) return false;
     const refused = sim.sent > 0 ? (sim.sent - sim.accepted) / sim.sent : 0;
     if (r.round.verdict === 'holds') return refused <= PROOF_PROMISE.max_rate_429;
     const began = r.round.refusals_began_s;
     // A round failed on lost calls alone blames the backoff, not the limit: no constraint.
     if (began === undefined || r.round.rate_429 <= PROOF_PROMISE.max_rate_429) return true;
     if (sim.firstRefusalS === null) return false;
-    return began < QUOTA_AFTER_S
-      ? sim.firstRefusalS < QUOTA_AFTER_S + refusalToleranceS(0)
-      : Math.abs(sim.firstRefusalS - began) <= refusalToleranceS(began);
+    if (began < QUOTA_AFTER_S)
+      return sim.firstRefusalS < QUOTA_AFTER_S + refusalToleranceS(0) && admitsAgainAsSeen(r, sim, refills);
+    return Math.abs(sim.firstRefusalS - began) <= refusalToleranceS(began) && admitsAgainAsSeen(r, sim, refills);
   });
+}
+
+/**
+ * How much later than the limit k6 may see it let a call through again (admitted_again_s): its
+ * figure is the earliest success of a VU already refused, and a VU refused first waits out its
+ * backoff before it retries, so a bucket's next token may go to a VU never refused yet.
+ */
+const AGAIN_LAG_S = 2;
+/**
+ * How much earlier or, at an edge, later: the arrivals' spacing (a twentieth of a second at 24 req/s)
+ * and the answer's own time. Of the phases tried (PHASES, half a second apart) beside the one k6's
+ * figure places, at most one on each side is this near, its count within 5 requests (0.8 %) at 24 req/s.
+ */
+const AGAIN_LEAD_S = 0.2;
+/**
+ * What a round that let calls through at once after its refusals let through from then on, as a
+ * share of it, counted the same way: a bucket's refill rate (no window's clump of retries in it).
+ */
+const AFTER_TOLERANCE = 0.008;
+
+/**
+ * Whether a quota round's candidate lets calls through again when k6 saw the limit do so, and, for
+ * a bucket seen to let calls through at once, as many from the first refusal on: the timing of what
+ * passed, not only its total. A bucket lets one through within a tenth of a second of its first
+ * refusal, a fixed window only at its edge on the clock, so one failed round tells them apart and
+ * places the window's edge; the count after pins a bucket's rate within a percent, where the
+ * round's total leaves it ±6 % (its burst takes the rest). A window's count after is not checked:
+ * k6's retries, waiting at its edge, pass faster than the paced arrivals the replay sends. True
+ * when k6 did not say.
+ */
+function admitsAgainAsSeen(r: RoundEvidence, sim: Replay['rounds'][number], refills: boolean): boolean {
+  const again = r.round.admitted_again_s;
+  const began = r.round.refusals_began_s;
+  if (again === undefined || began === undefined) return true;
+  if (sim.admittedAgainS === null) return again > r.durationS - AGAIN_LEAD_S;
+  // Long after the refusals began, every VU has been refused: the first call past an edge is seen
+  // at once, unless k6 had no VU free then (it dropped arrivals: every VU was waiting out a backoff).
+  const atEdge = again - began > AGAIN_LAG_S;
+  const lag = atEdge && r.round.dropped_arrivals === undefined ? AGAIN_LEAD_S : AGAIN_LAG_S;
+  if (sim.admittedAgainS < again - lag || sim.admittedAgainS > again + AGAIN_LEAD_S) return false;
+  const after = r.round.after_quota_rps;
+  if (atEdge || !refills || after === undefined) return true;
+  const seen = after * (r.durationS - began);
+  return Math.abs(sim.acceptedAfterFirst - seen) <= AFTER_TOLERANCE * seen + 1;
 }
 
 /**
@@ -205,8 +278,15 @@ function fittedWindows(input: StackInput, seed: RoundEvidence, windowS: number):
   const refusedAtS = upTo.at(-1)!.startS + seed.round.refusals_began_s!;
   const admittedS = replay(input.first, input.timeline, upTo).admittedS;
   const onClock = clockPhaseS(input, windowS);
+  // Where k6 saw the limit let a call through again, long after it began refusing: an edge.
+  const again = seed.round.admitted_again_s;
+  const edge =
+    again !== undefined && again - seed.round.refusals_began_s! > AGAIN_LAG_S
+      ? Math.round(((((upTo.at(-1)!.startS + again) % windowS) + windowS) % windowS) * 1000) / 1000
+      : null;
   const phases = Array.from({ length: PHASES }, (_, i) => (i * windowS) / PHASES);
-  return [...(onClock === null ? [] : [onClock]), ...phases].flatMap((phase_s): FixedWindow[] => {
+  const known = [onClock, edge].filter((p): p is number => p !== null);
+  return [...known, ...phases].flatMap((phase_s): FixedWindow[] => {
     const edgeS = phase_s + windowS * Math.floor((refusedAtS - phase_s) / windowS);
     const limit = admittedS.filter((s) => s >= edgeS && s < refusedAtS).length;
     return limit >= 1 ? [{ kind: 'fixed-window', limit, window_s: windowS, phase_s, counts_refused: false }] : [];

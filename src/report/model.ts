@@ -173,6 +173,18 @@ export interface RateLimitResult extends RateLimitMeasurement {
      */
     after_quota_rps?: number;
     /**
+     * Seconds into the proof when a call first succeeded again after the refusals began (k6's
+     * earliest, over its VUs, first success after that VU's own first refusal): a bucket refills
+     * continuously and lets one through within a second or so; a fixed window lets nothing through
+     * until its edge on the clock. Absent when none did, or k6 did not say.
+     */
+    admitted_again_s?: number;
+    /**
+     * Arrivals k6 dropped for want of a free VU (each held by a call waiting out its backoff): the
+     * round sent fewer than its rate, and a call let through again may have waited for a VU. Absent when none.
+     */
+    dropped_arrivals?: number;
+    /**
      * Seconds of arrivals the proof ran before it was cut short: it had certainly broken its promise,
      * and its refusals had run long enough to tell what the limit lets through after (proof-loop.ts).
      * Its figures are over these seconds. Absent when it ran its whole length.
@@ -239,6 +251,10 @@ export interface ProofRound {
   refusals_began_s?: number;
   /** Calls let through per second once refusals began late (a quota spent): see RateLimitResult.proof. */
   after_quota_rps?: number;
+  /** When a call first succeeded again after the refusals began, seconds into the round (RateLimitResult.proof). */
+  admitted_again_s?: number;
+  /** Arrivals k6 dropped for want of a free VU (RateLimitResult.proof); absent when none. */
+  dropped_arrivals?: number;
   /** Seconds of arrivals the round ran before it was cut short, failed (RateLimitResult.proof); absent when it ran whole. */
   cut_at_s?: number;
   /** `inconclusive`: it held, but offered no more than the burst it started with, so it proves nothing about the rate. */

@@ -296,6 +296,21 @@ describe('once a set of limits is identified, the next round is the one bisectio
   });
 });
 
+describe('a hold at the rate just identified is evidence, never the policy: it keeps headroom', () => {
+  it('a tell-apart round holds at 10 req/s against a limit of 10 and the set is then identified: 9 req/s is proven and given', async () => {
+    // After round 1 the sets span 9.5 to 10.5 req/s; round 2 tells them apart at 10 and holds, by a
+    // hair; that identifies 10. A client paced at 10 for hours is refused now and then: the policy
+    // given keeps half the headroom (givenCap), and the round that proves it runs.
+    const { tried, outcome } = await triedAgainst(10, (rounds) =>
+      rounds.some((r) => r.verdict === 'holds') ? 10 : { low: 9.5, high: 10.5 },
+    );
+    expect(tried).toEqual([23, 10, 9]);
+    expect(outcome.proven?.target_rps).toBe(9);
+    expect(outcome.provenProof).toEqual(proof(0, 9));
+    expect(outcome.identifiedRps).toBe(10);
+  });
+});
+
 describe("the report's proof is the round that held the policy given", () => {
   it('a tell-apart round above the hold that failed is not the proof of the rate given', async () => {
     // Several sets explain the rounds once one held: the next round tells them apart, above the hold.

@@ -11,6 +11,7 @@ import { identifyStack, stackTracker, withIdentifiedWindow } from '../../src/rat
 import { describeLimiter, sustainedRate, type LimiterSet } from '../../src/ratelimit/limiters/index.js';
 import type { ProofRound } from '../../src/report/model.js';
 import { replay } from '../../src/ratelimit/round-replay.js';
+import { afterQuota } from '../../src/ratelimit/prove.js';
 import { discoverVirtual, fromModel } from './virtual-limit.js';
 import { virtualProofRound } from './virtual-proof.js';
 
@@ -213,6 +214,76 @@ describe('identifyStack claims nothing the evidence contradicts', () => {
     };
     expect(spanOf(true).high).toBe(10);
     expect(spanOf(false).high).toBe(10.4);
+  });
+
+  it('the same round, and the limit let a call through again 0.05 s after its first refusal: a bucket refilling at 10 req/s, identified from this one round', () => {
+    // What passed after the first refusal came at once and at 10 a second (740 in 74 s): a limit
+    // refilling continuously, at that rate within a percent. No window does that (it lets nothing
+    // through until its edge), and a bucket 6 % off lets 44 more or fewer through after.
+    const found = identifyStack({
+      first,
+      timeline: [],
+      rounds: [{ ...quotaRound, round: { ...quotaRound.round, admitted_again_s: 46.05 } }],
+      maxWindowS: 60,
+    });
+    if (!found || !('set' in found)) throw new Error(JSON.stringify(found));
+    expect(found.set[1]).toMatchObject({ kind: 'bucket' });
+    expect(Math.abs(found.sustained_rps - 10) / 10).toBeLessThanOrEqual(0.01);
+  });
+
+  /**
+   * The round at 24 req/s from 30 s as k6 would measure it against 1 s and 60 s windows whose minute
+   * turns at `edgeS` on the probe's clock (k6 said when its arrivals began); `seen` alters k6's figures.
+   */
+  const windowRound = (edgeS: number, seen: Partial<ProofRound> = {}) => {
+    const truth: LimiterSet = [onClock.first, { ...onClock.first, limit: 600, window_s: 60, phase_s: edgeS % 60 }];
+    const [sim] = replay(truth, [], [{ rps: 24, startS: 30, durationS: 120, tailS: 0 }]).rounds;
+    const round = {
+      ...clockRound.round,
+      goodput_rps: Math.round((sim!.accepted / 120) * 100) / 100,
+      refusals_began_s: sim!.firstRefusalS!,
+      admitted_again_s: sim!.admittedAgainS!,
+      ...afterQuota(sim!.accepted, sim!.firstRefusalS!, 24, 120),
+      ...seen,
+    };
+    return { ...clockRound, startMeasured: true, round };
+  };
+
+  // Not when the quota ran out less than AGAIN_LAG_S before the edge (about 1 phase in 30): a call let
+  // through again 2 s after the first refusal may be a bucket's, seen late by k6, and nothing is claimed.
+  it.each([20.25, 37.6, 45.5])(
+    "the window's round, the clock not known (the probe began at wall-clock second %s): the call let through again at the minute's edge places the window, identified from this one round",
+    (wallS) => {
+      // First refused once the minute's 600 were spent, let through again only at the next edge, the
+      // round's total as a window at that phase lets through; no clock given.
+      const edgeS = 60 - wallS;
+      const round = windowRound(edgeS);
+      expect([0, 60, 120, 180].some((k) => Math.abs(30 + round.round.admitted_again_s - edgeS - k) < 0.05)).toBe(true);
+      const found = identifyStack({ first: onClock.first, timeline: [], maxWindowS: 60, rounds: [round] });
+      if (!found || !('set' in found)) throw new Error(JSON.stringify(found));
+      expect(found.set[1]).toMatchObject({ kind: 'fixed-window', window_s: 60 });
+      expect(Math.abs(found.sustained_rps - 10) / 10).toBeLessThanOrEqual(0.02);
+    },
+  );
+
+  /** The sustained rates `round` leaves claimed or within a span include the true 10 req/s: never "no set explains". */
+  const stillExplained = (round: ReturnType<typeof windowRound>) => {
+    const found = identifyStack({ first: onClock.first, timeline: [], maxWindowS: 60, rounds: [round] });
+    if (!found || !('set' in found || found.spanRps)) throw new Error(JSON.stringify(found));
+    const [low, high] =
+      'set' in found ? [found.sustained_rps, found.sustained_rps] : [found.spanRps!.low, found.spanRps!.high];
+    expect(low, JSON.stringify(found)).toBeLessThanOrEqual(10);
+    expect(high, JSON.stringify(found)).toBeGreaterThanOrEqual(10);
+  };
+
+  it('k6 dropped arrivals (every VU waiting out a backoff) and saw the call let through again 1 s after the edge: the true window still explains the round', () => {
+    const exact = windowRound(39.75).round.admitted_again_s;
+    stillExplained(windowRound(39.75, { admitted_again_s: exact + 1, dropped_arrivals: 400 }));
+  });
+
+  it('k6 dropped arrivals and got a fifth fewer calls through than paced ones would have: fewer offered, not another limit, so the true window still explains the round', () => {
+    const paced = windowRound(39.75).round.goodput_rps;
+    stillExplained(windowRound(39.75, { goodput_rps: Math.round(paced * 80) / 100, dropped_arrivals: 900 }));
   });
 
   it('a round held at 20 req/s for 120 s right after: no bucket or window at 10 req/s admits it, "not identified" with what each round saw', () => {

@@ -25,12 +25,16 @@ export function virtualProofRound(
   const cutS = (firstS: number) => (firstS < cut!.atOnceWithinS ? cut!.atOnceAfterS : cut!.afterRefusalsS);
   let ok = 0;
   let firstS: number | undefined;
+  // The first call let through after the first refusal, as k6's admitted_again_s (scenarios/rate-limit.ts).
+  let againS: number | undefined;
   let pastCut = 0;
   let sent = 0;
   for (; sent < planned && !(cut && pastCut >= cut.minRefusals); sent++) {
     const atS = sent / rps;
-    if (limiter(Math.round((startS + atS) * 1000)) === undefined) ok++;
-    else {
+    if (limiter(Math.round((startS + atS) * 1000)) === undefined) {
+      ok++;
+      if (firstS !== undefined) againS ??= atS;
+    } else {
       firstS ??= atS;
       if (cut && atS >= firstS + cutS(firstS)) pastCut++;
     }
@@ -43,6 +47,7 @@ export function virtualProofRound(
     lost_requests: 0,
     ...(began !== undefined ? { refusals_began_s: began } : {}),
     ...afterQuota(ok, began, rps, ranS),
+    ...(againS !== undefined ? { admitted_again_s: Math.round(againS * 1000) / 1000 } : {}),
     ...(sent < planned ? { cut_at_s: Math.round(ranS * 10) / 10 } : {}),
   };
 }
