@@ -2,7 +2,7 @@
 // report (so it holds only what the report already redacted), and never a message, an evidence
 // line, a secret or a token: statuses, the checks' facts, and figures.
 
-import type { Report, Status } from '../report/model.js';
+import type { Report, Status, SustainedAnnounced } from '../report/model.js';
 import type { RegressionKind } from '../report/sections/since/model.js';
 import { ruleFor } from './figures.js';
 
@@ -61,7 +61,11 @@ export function toRecord(report: Report): HistoryRecord {
     ...(rl && !rl.partial
       ? {
           rate_limit: withoutNulls({
-            sustained_rps: rl.sustained_rps,
+            // Measured only: when an announced limit the probe did not prove sets the headline
+            // (sustained_announced), its rate is the service's word, not a figure of this run, and
+            // is kept as that fact instead. A run that proves it next is then no change of rate.
+            sustained_rps: rl.sustained_announced ? null : rl.sustained_rps,
+            sustained_announced: rl.sustained_announced ? announcedFact(rl.sustained_announced) : null,
             // The client rate recommended (the one a proof held, when a proof ran): cutover sets
             // production's limit against it.
             target_rps: rl.recommendation?.target_rps ?? null,
@@ -76,6 +80,10 @@ export function toRecord(report: Report): HistoryRecord {
       : {}),
   };
 }
+
+/** The announced limit that set the headline, as a fact: its quota and window, and what the probe made of it. */
+const announcedFact = (a: SustainedAnnounced): string =>
+  `${a.limit} per ${a.window_s} s (${a.source_header}), ${a.agrees === false ? 'disagreeing' : 'announced, not proven'}`;
 
 /** One comparable value of a record: a fact (string) or a figure (number), where it belongs. */
 export interface Observation {

@@ -49,13 +49,14 @@ import { refusalsOf, tooFewRefusals } from './evidence.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { describeLimiter, queueDelayMs, sustainedRate, type LimiterModel, type LimiterSet } from './limiters/index.js';
 import { advertisedPhase, announcedFindings, compareAdvertisement } from './probe/advertised.js';
-import { lowerAnnounced, verifyAnnouncedStack } from './probe/announced-stack.js';
+import { announcedKey, lowerAnnounced, verifyAnnouncedStack } from './probe/announced-stack.js';
+import { withAnnouncementsJudged } from './judge-announced.js';
 import type { AdvertisedLimit } from '../report/model.js';
 import { idleBurstPhase } from './probe/idle-burst.js';
 import { confirmedShape } from './probe/confirm-shape.js';
 import { drainFigures, shapePhase, type ShapeFindings } from './probe/recover.js';
 import { windowFigures, windowLengthS, windowPhase, type WindowModel } from './probe/window-path.js';
-import { ERROR_STREAK, Probe } from './probe/probe.js';
+import { ERROR_STREAK, Probe, type Heard } from './probe/probe.js';
 import { MAX_IN_FLIGHT, reachableRps } from './in-flight.js';
 import { retryAfterPhase, type RetryAfterFindings } from './probe/retry-after.js';
 import { drainAgainFromIdle } from './probe/redrain.js';
@@ -813,16 +814,33 @@ function probeTotals(probe: Probe): Pick<Estimate, 'requests_sent' | 'requests_l
 }
 
 /**
- * The estimate with a lower limit announced beside the measured one verified (probe/announced-stack.ts):
- * a set of both, its sustained rate the lower one's, when it was; the announcement "announced, not
- * proven" with why, or disagreeing with what was seen, when it was not (the recommendation then
- * stays within its rate, recommend.ts). Unchanged when nothing lower was announced.
+ * The estimate with every limit announced below the measured one verified in turn, the shortest
+ * window first (probe/announced-stack.ts): each verified joins the set, whose sustained rate is the
+ * lowest limit's, and the next is tried below that; one that cannot be is "announced, not proven"
+ * with why, one that disagrees says what was seen (a recommendation stays within the rate of
+ * either, recommend.ts). Then every announced limit still unproven is judged over the probe's whole
+ * trace beside the set (judge-announced.ts). Unchanged when nothing lower was announced.
  */
 async function withAnnouncedStack(probe: Probe, e: Estimate): Promise<Estimate> {
-  if (e.partial || e.limiter === null || e.sustained_rps === null || (e.limiters?.length ?? 0) > 1) return e;
-  const heard = lowerAnnounced(probe, e.sustained_rps);
-  if (heard === undefined) return e;
-  const found = await verifyAnnouncedStack(probe, e.limiter, e.refill_s ?? 1 / e.sustained_rps, heard);
+  if (e.partial || e.limiter === null || e.sustained_rps === null) return e;
+  const refillS = e.refill_s ?? 1 / e.sustained_rps;
+  const tried = new Set<string>();
+  let current = e;
+  // A set the detectors read already is judged beside the announcements, not streamed against.
+  const first = (e.limiters?.length ?? 0) > 1 ? undefined : lowerAnnounced(probe, e.sustained_rps, tried);
+  for (let heard = first; heard !== undefined && !current.partial;) {
+    tried.add(announcedKey(heard.ad));
+    current = await withAnnounced(probe, current, heard, refillS);
+    heard = current.sustained_rps === null ? undefined : lowerAnnounced(probe, current.sustained_rps, tried);
+  }
+  return current.partial ? current : withAnnouncementsJudged(current, probe.samples, probe.startedEpochMs);
+}
+
+/** The estimate with `heard` verified beside its set (`refillS`: how long the measured limit takes to come back). */
+async function withAnnounced(probe: Probe, e: Estimate, heard: Heard, refillS: number): Promise<Estimate> {
+  const measured: LimiterSet =
+    e.limiters && e.limiters.length > 1 ? [e.limiters[0]!, ...e.limiters.slice(1)] : [e.limiter!];
+  const found = await verifyAnnouncedStack(probe, measured, refillS, heard);
   const sameLimit = (a: AdvertisedLimit) => a.limit === heard.ad.limit && a.window_s === heard.ad.windowS;
   const totals = probeTotals(probe);
   if (typeof found === 'string') {
@@ -846,22 +864,25 @@ async function withAnnouncedStack(probe: Probe, e: Estimate): Promise<Estimate> 
       ...(announced.length > 0 ? { announced } : {}),
       notes: [...e.notes, found.evidence],
     };
-  const set: LimiterSet = [e.limiter, found.second];
+  const set: LimiterSet = [...measured, found.second];
+  // The set's note so far (a limit verified before this one) keeps its evidence beside this one's.
+  const said = `identified: ${describeLimiter(measured)}`;
+  const before = e.notes.find((n) => n.startsWith(`${said}, a set: `))?.slice(`${said}, a set: `.length);
   const binding = set.reduce((low, m) => (sustainedRate(m) < sustainedRate(low) ? m : low));
   return {
     ...e,
     ...totals,
     sustained_rps: round(sustainedRate(set), 2),
     // Counted to the request against a quota said in whole requests: the window's length is the announcement's.
-    sustained_precision: 1 / found.second.limit,
+    sustained_precision: binding === found.second ? 1 / found.second.limit : e.sustained_precision,
     limiter: binding,
     limiters: [...set],
     limiter_evidence: [...e.limiter_evidence, found.evidence],
     ...(advertised ? { advertised } : {}),
     ...(announced.length > 0 ? { announced } : {}),
     notes: [
-      ...e.notes.filter((n) => n !== `identified: ${describeLimiter(e.limiter!)}`),
-      `identified: ${describeLimiter(set)}, a set: ${found.evidence}`,
+      ...e.notes.filter((n) => !n.startsWith(said)),
+      `identified: ${describeLimiter(set)}, a set: ${before === undefined ? '' : `${before}; `}${found.evidence}`,
     ],
   };
 }

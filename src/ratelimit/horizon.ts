@@ -4,7 +4,7 @@
 // in every format, never silently fine. The default horizon covers a one-minute window, the most
 // common published one; `run` keeps its proof short and says so.
 
-import type { ProofHorizon } from '../report/model.js';
+import type { AdvertisedLimit, ProofHorizon } from '../report/model.js';
 import type { LimiterModel } from './limiters/index.js';
 import type { Estimate } from './types.js';
 
@@ -60,13 +60,23 @@ export function proofHorizon(
   proofS: number,
   longest: ReturnType<typeof longestKnownWindow>,
   shortened?: string,
+  announced: readonly AdvertisedLimit[] = [],
 ): ProofHorizon {
   const coversS = proofS / 2;
   const beyond =
     longest !== null && longest.window_s > coversS
       ? `the ${longest.source} limit on a ${fmt(longest.window_s)} s window is longer than the proof covers; --horizon ${Math.ceil(2 * longest.window_s)} (rate_limit.horizon_s) tests it`
       : null;
-  const why = [beyond, shortened ?? null].filter((w): w is string => w !== null);
+  // Every announced limit not proven on a window past the horizon, not only the longest known
+  // (an IETF list's hour beside the minute the probe verified): each is "not tested", and says how.
+  const announcedBeyond = announced
+    .filter((a) => a.agrees !== true && a.window_s !== null && a.window_s > coversS)
+    .filter((a) => !(longest?.source === 'announced' && longest.window_s === a.window_s))
+    .map(
+      (a) =>
+        `the announced ${a.limit} per ${fmt(a.window_s!)} s (${a.source_header}, ${a.agrees === false ? 'disagreeing' : 'not proven'}) is on a window longer than the proof covers; --horizon ${Math.ceil(2 * a.window_s!)} (rate_limit.horizon_s) tests it`,
+    );
+  const why = [beyond, ...announcedBeyond, shortened ?? null].filter((w): w is string => w !== null);
   return {
     proven_s: proofS,
     covers_window_s: coversS,

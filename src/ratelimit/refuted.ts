@@ -6,11 +6,11 @@
 // report may carry out.
 
 import { QUOTA_AFTER_S } from './proof-loop.js';
-import type { ProofRound } from '../report/model.js';
+import type { AdvertisedLimit, ProofRound } from '../report/model.js';
 import { describeLimiter, sustainedRate, type LimiterModel, type LimiterSet } from './limiters/index.js';
 import { NOT_IDENTIFIED } from './evidence.js';
 import { PROOF_PROMISE } from './proof-loop.js';
-import type { StackVerdict } from './stacked-inference.js';
+import { announcedSlack, type StackVerdict } from './stacked-inference.js';
 import type { Estimate, Recommendation } from './types.js';
 
 /** The rounds that refuted the reading: refused beyond the promise (lost calls alone blame the backoff, not the limit). */
@@ -88,6 +88,9 @@ export function withoutRefuted(
     limiter: identified ? bindingLimit(identified.set) : null,
     ...(identified ? { limiters: [...identified.set] } : {}),
     limiter_evidence: [...said, ...quotas],
+    ...(identified && estimate.announced
+      ? { announced: estimate.announced.map((a) => byRounds(a, identified.set)) }
+      : {}),
     ...(estimate.advertised && (estimate.advertised.agrees === true || quotes(estimate.advertised.note))
       ? {
           advertised: {
@@ -99,6 +102,25 @@ export function withoutRefuted(
       : {}),
     notes: [...estimate.notes.filter((n) => !quotes(n)), ...said, ...quotas],
   };
+}
+
+/**
+ * An announced limit the probe left unproven, set beside the set identified from every round: a
+ * window of its length in the set verifies it at its quota (within a count's slack), or disagrees
+ * with it, with the count; unchanged when the set has no window of its length.
+ */
+function byRounds(a: AdvertisedLimit, set: LimiterSet): AdvertisedLimit {
+  if (a.agrees !== null || a.window_s === null) return a;
+  const same = set.find((m) => m.kind === 'fixed-window' && m.window_s === a.window_s);
+  if (same?.kind !== 'fixed-window') return a;
+  const from = `identified from the probe and every proof round replayed on one clock: ${describeLimiter(set)}`;
+  return Math.abs(same.limit - a.limit) <= announcedSlack(a.limit)
+    ? { ...a, agrees: true, note: `verified: ${from}` }
+    : {
+        ...a,
+        agrees: false,
+        note: `the proof rounds disagree: ${from}, ${same.limit} per ${a.window_s} s, not the ${a.limit} announced: the announcement ${same.limit < a.limit ? 'overstates' : 'understates'} the limit`,
+      };
 }
 
 /** The limit of a set that paces a steady client: the lowest rate. */

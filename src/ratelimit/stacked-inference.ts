@@ -27,6 +27,11 @@ export interface StackInput {
   /** The longest window a candidate may count over: half the proof's horizon (a longer one is not tested). */
   maxWindowS: number;
   /**
+   * Limits the service announced that the probe did not prove (a RateLimit-Policy list's, Kong's
+   * units): each is a candidate beside the detectors' windows, at its quota exactly (issue 35 item 8).
+   */
+  announced?: ReadonlyArray<{ limit: number; window_s: number }>;
+  /**
    * The wall clock when the probe began, seconds since the epoch: a window on the clock's edges
    * (Kong's minute, the emulator's) has its phase from it. Absent: every phase is as likely.
    */
@@ -82,7 +87,7 @@ export function identifyStack(input: StackInput): StackVerdict {
     const after = seed.round.after_quota_rps;
     if (after !== undefined)
       for (const rate of ratesAround(after).filter((r) => r < firstRps)) consider(fittedBucket(input, seed, rate));
-    for (const windowS of WINDOWS_S.filter((w) => w <= input.maxWindowS)) {
+    for (const windowS of windowsTried(input)) {
       const lateFits = late ? fittedWindows({ ...input, rounds: late }, seed, windowS) : [];
       for (const window of fittedWindows(input, seed, windowS)) {
         const other = lateFits.find((w) => w.phase_s === window.phase_s) ?? window;
@@ -91,7 +96,7 @@ export function identifyStack(input: StackInput): StackVerdict {
       }
     }
   }
-  const windows = WINDOWS_S.filter((w) => w <= input.maxWindowS).join(', ');
+  const windows = windowsTried(input).join(', ');
   if (fits.length === 0)
     return {
       why: `no bucket or window (of ${windows} s) beside ${describeLimiter(input.first)} explains every round: ${roundsSaw(input.rounds)}`,
@@ -124,6 +129,20 @@ export function identifyStack(input: StackInput): StackVerdict {
         .join('; ')}`,
   };
 }
+
+/**
+ * The window lengths a second limit is fitted on: those published limits count over, and every one
+ * the service announced (its `w=`, Kong's unit) that the probe left unproven: an announcement is a
+ * hypothesis, its count fitted to the evidence like any window's, so one that misstates its quota
+ * is identified at the quota enforced (issue 35 item 8). Up to half the horizon.
+ */
+const windowsTried = (input: Pick<StackInput, 'announced' | 'maxWindowS'>): number[] =>
+  [...new Set([...WINDOWS_S, ...(input.announced ?? []).map((a) => a.window_s)])]
+    .filter((w) => w > 1 && w <= input.maxWindowS)
+    .sort((a, b) => a - b);
+
+/** How far a window's count may miss an announced quota and still be it: set-up requests the evidence does not hold. */
+export const announcedSlack = (limit: number): number => Math.max(2, Math.ceil(0.005 * limit));
 
 /** Sets whose sustained rates differ by less than this are one reading (the report's 2 %). */
 const SAME_RATE = 0.02;
@@ -377,6 +396,7 @@ export function stackTracker(
   timeline: readonly TimelinePoint[],
   maxWindowS: number,
   clockStartS?: number,
+  announced: StackInput['announced'] = [],
 ) {
   const runs: RoundRun[] = [];
   let verdict: StackVerdict = null;
@@ -396,6 +416,7 @@ export function stackTracker(
             timeline,
             rounds: rounds.map((round, i) => ({ ...runs[i]!, round })),
             maxWindowS,
+            announced,
             ...(clockStartS !== undefined ? { clockStartS } : {}),
           })
         : null;

@@ -201,7 +201,11 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           };
           // A second limit behind the probe's reading, identified from the probe and every round.
           const maxWindowS = proofS / 2;
-          const stack = stackTracker(estimate.limiter, estimate.timeline, maxWindowS, probeStartMs / 1000);
+          // Every announced limit the probe left unproven is a candidate beside the detectors' windows.
+          const unproven = (estimate.announced ?? (estimate.advertised ? [estimate.advertised] : [])).flatMap((a) =>
+            a.agrees === null && a.window_s !== null ? [{ limit: a.limit, window_s: a.window_s }] : [],
+          );
+          const stack = stackTracker(estimate.limiter, estimate.timeline, maxWindowS, probeStartMs / 1000, unproven);
           const sinceProbeS = () => (io.clock.now() - probeStartMs) / 1000;
           const outcome = await proveUntilHeld(
             recommendation,
@@ -280,6 +284,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
                     proofS,
                     withIdentifiedWindow(longest, stack.verdict()),
                     askedHorizonS === undefined ? stageOptions.shortHorizon : undefined,
+                    estimate.announced ?? (estimate.advertised ? [estimate.advertised] : []),
                   ),
                 }
               : {}),

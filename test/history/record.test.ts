@@ -70,4 +70,27 @@ describe('toRecord', () => {
     expect(record.rate_limit).not.toHaveProperty('retry_after');
     expect(compareRuns(record, [toRecord(fixture)], 10)).toEqual([]);
   });
+  it('never records an announced, unproven rate as the sustained rate measured: it is kept as the fact it is', () => {
+    const r = structuredClone(fixture);
+    // The probe measured the 30 req/s second; the headline is the announced minute's 10 req/s.
+    r.rate_limit!.sustained_rps = 10;
+    r.rate_limit!.sustained_announced = {
+      limit: 600,
+      window_s: 60,
+      source_header: 'RateLimit-Policy',
+      agrees: null,
+      measured_rps: 30,
+    };
+    const record = toRecord(r);
+    expect(record.rate_limit).not.toHaveProperty('sustained_rps');
+    expect(record.rate_limit).toMatchObject({
+      sustained_announced: '600 per 60 s (RateLimit-Policy), announced, not proven',
+    });
+    // A run that proved the minute (sustained 10 req/s measured) beside runs that took it on
+    // trust: no change of rate, and the runs measured are compared among themselves.
+    const proven = structuredClone(fixture);
+    proven.rate_limit!.sustained_rps = 10;
+    const past = [1, 2, 3].map((i) => ({ ...record, started_at: `2026-11-0${i}T00:00:00Z` }));
+    expect(compareRuns(toRecord(proven), past, 10).filter((c) => c.name.startsWith('sustained'))).toEqual([]);
+  });
 });

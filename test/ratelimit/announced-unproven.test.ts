@@ -60,4 +60,28 @@ describe('a recommendation never exceeds an announced limit the probe did not pr
       expect(fleet.limiter).toMatch(/600 per 60 s announced, not proven/);
     },
   );
+  // Three policies (a second, a minute, an hour) the way an IETF list or Kong's units announce them:
+  // within seconds neither the minute nor the hour is proven, and the recommendation stays within
+  // the lowest rate announced, the hour's 5.56 req/s, not the minute's 10 nor the 30 measured.
+  it.each([
+    ['an IETF RateLimit-Policy list', undefined],
+    ["Kong's X-RateLimit-Limit-Second, -Minute and -Hour", kongHeaders],
+  ] as const)('three announced as %s: the recommendation stays within the hour, the lowest rate', async (_, fields) => {
+    const hour = { kind: 'fixed-window', limit: 20000, window_s: 3600, phase_s: 0, counts_refused: false } as const;
+    const estimate = await discoverVirtual(
+      { limiter: () => advertising([...kongLike, hour], undefined, fields), status: 429 },
+      { maxDurationS: 10, maxRequests: 400 },
+    );
+    const context = JSON.stringify({ ...estimate, timeline: undefined }, null, 1);
+    expect(estimate.sustained_rps, context).toBeGreaterThan(25);
+    for (const windowS of [60, 3600])
+      expect(
+        estimate.announced?.find((a) => a.window_s === windowS),
+        context,
+      ).toMatchObject({ agrees: null, note: expect.stringMatching(/^announced, not proven/) });
+    expect(bindingRps(estimate)).toBeCloseTo(20000 / 3600, 5);
+    const rec = recommend(estimate)!;
+    expect(rec.target_rps, context).toBeLessThanOrEqual(20000 / 3600);
+    expect(rec.why[0]).toMatch(/5\.56 req\/s announced as 20000 per 3600 s .*announced, not proven/);
+  });
 });

@@ -14,7 +14,7 @@
 import type { AdvertisedLimit } from '../../report/model.js';
 import { round } from '../estimators.js';
 import { midpoint, type Bracket } from '../identify.js';
-import { describeLimiter, sustainedRate, type FixedWindowModel, type LimiterModel } from '../limiters/index.js';
+import { describeLimiter, sustainedRate, type FixedWindowModel, type Limits } from '../limiters/index.js';
 import { pace } from '../pacing.js';
 import type { Sample } from '../types.js';
 import { phaseS } from './advertised.js';
@@ -46,18 +46,29 @@ const COUNT_SLACK = 0.005;
 const HICCUPS = 3;
 
 /**
- * The announced limit a steady client meets before the measured one: the lowest rate among those
- * with a window that the measurement does not account for; undefined when none is lower.
+ * The next announced limit to verify beside what was measured (`measuredRps`, the set's so far):
+ * of those with a window and a rate below it not `tried` yet, the one on the shortest window, which
+ * the probe's budget is likeliest to reach (a minute's quota before an hour's, whose rate may be
+ * lower still: it is tried after, and said "announced, not proven" when its window outlasts the
+ * budget); undefined when none is left.
  */
-export function lowerAnnounced(probe: Pick<Probe, 'announced'>, measuredRps: number): Heard | undefined {
-  let lowest: Heard | undefined;
-  for (const heard of probe.announced.values()) {
+export function lowerAnnounced(
+  probe: Pick<Probe, 'announced'>,
+  measuredRps: number,
+  tried: ReadonlySet<string> = new Set(),
+): Heard | undefined {
+  let next: Heard | undefined;
+  for (const [key, heard] of probe.announced) {
     const { windowS, limit } = heard.ad;
-    if (windowS === null || !(windowS > 0) || !(limit / windowS < measuredRps * (1 - 0.02))) continue;
-    if (lowest === undefined || limit / windowS < lowest.ad.limit / lowest.ad.windowS!) lowest = heard;
+    if (tried.has(key) || windowS === null || !(windowS > 0) || !(limit / windowS < measuredRps * (1 - 0.02))) continue;
+    if (next === undefined || windowS < next.ad.windowS! || (windowS === next.ad.windowS && limit < next.ad.limit))
+      next = heard;
   }
-  return lowest;
+  return next;
 }
+
+/** The key `probe.announced` keeps a limit under. */
+export const announcedKey = (ad: Pick<Heard['ad'], 'limit' | 'windowS'>): string => `${ad.limit}/${ad.windowS}`;
 
 /**
  * What the verification costs at most, seconds, for a stream at `rate`: the quota's refusal, then
@@ -81,7 +92,7 @@ const FRESH_MS = 2000;
  */
 export async function verifyAnnouncedStack(
   probe: Probe,
-  first: LimiterModel,
+  first: Limits,
   firstRefillS: number,
   heard: Heard,
 ): Promise<AnnouncedStack | string> {
@@ -92,13 +103,17 @@ export async function verifyAnnouncedStack(
   const claim = `${ad.source} announces ${ad.limit} per ${ad.windowS} s (${round(announcedRps, 2)} req/s)`;
   if (rate < ABOVE_ANNOUNCED * announcedRps)
     return `${claim}: a stream below the measured ${describeLimiter(first)} cannot outpace it enough to meet its quota`;
-  const latest = probe.announced.get(`${ad.limit}/${ad.windowS}`) ?? heard;
+  const latest = probe.announced.get(announcedKey(ad)) ?? heard;
   const remaining = latest.sample.doneMs >= probe.elapsed() - FRESH_MS ? latest.ad.remaining : null;
   const needMs = verificationNeedS(ad.windowS!, ad.limit, rate, remaining) * 1000;
+  const needRequests = Math.ceil(probe.sentSoFar() + rate * (windowMs / 1000 + 1) + needMs / COARSE_STEP_MS + 50);
+  // How to give it what it needs, said with either shortfall: a horizon of two of its windows
+  // gives the probe 2.5 of them (horizon.ts), and the requests a stream meeting its quota takes.
+  const howTo = `--horizon ${Math.ceil(2 * ad.windowS!)} (rate_limit.horizon_s)${needRequests > probe.maxRequests ? ` and rate_limit.max_requests ${needRequests}` : ''} give it what it needs`;
   if (probe.elapsed() + needMs > probe.maxDurationMs)
-    return `${claim}: verifying it takes up to ${Math.ceil((probe.elapsed() + needMs) / 1000)} s of probing, the probe's budget is ${probe.maxDurationMs / 1000} s`;
-  if (probe.sentSoFar() + rate * (windowMs / 1000 + 1) + needMs / COARSE_STEP_MS + 50 > probe.maxRequests)
-    return `${claim}: verifying it takes more requests than rate_limit.max_requests (${probe.maxRequests}) leaves`;
+    return `${claim}: verifying it takes up to ${Math.ceil((probe.elapsed() + needMs) / 1000)} s of probing, the probe's budget is ${probe.maxDurationMs / 1000} s; ${howTo}`;
+  if (needRequests > probe.maxRequests)
+    return `${claim}: verifying it takes more requests than rate_limit.max_requests (${probe.maxRequests}) leaves; ${howTo}`;
   probe.progress(
     `${claim}, below the ${round(sustainedRate(first), 2)} req/s measured: paced at ${rate} req/s until its quota is met, then its edge (up to ${Math.ceil(needMs / 1000)} s)`,
   );
@@ -155,7 +170,7 @@ async function streamUntilRefused(probe: Probe, rate: number, endMs: number): Pr
  * refusal carried it (RateLimit's t=), else the refusal's Retry-After or reset field; probe ms, undefined when none.
  */
 function saidBackMs(probe: Probe, refusal: Sample, heard: Heard): number | undefined {
-  const latest = probe.announced.get(`${heard.ad.limit}/${heard.ad.windowS}`);
+  const latest = probe.announced.get(announcedKey(heard.ad));
   if (latest && latest.sample === refusal && latest.ad.resetS !== null) return refusal.doneMs + latest.ad.resetS * 1000;
   // Kong says the reset of the quota nearest to refusing in RateLimit-Reset, no unit's own.
   const said = probe.refusals.lastRetryAfter ?? probe.refusals.lastReset;
