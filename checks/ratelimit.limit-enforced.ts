@@ -1,6 +1,6 @@
 import { fail, notTested, pass, skip, type Check } from '../src/runner/check.js';
 import { limitBurst } from '../src/runner/limit-burst.js';
-import { MAX_IN_FLIGHT, reachableRps } from '../src/ratelimit/in-flight.js';
+import { MAX_IN_FLIGHT, MIN_REACH_SHARE, reachableRps } from '../src/ratelimit/in-flight.js';
 
 export const check: Check = {
   id: 'ratelimit.limit-enforced',
@@ -21,7 +21,7 @@ export const check: Check = {
     const limited = burst.limited;
     if (!limited) {
       const achieved = burst.achievedRps;
-      if (achieved < burst.rps * 0.5) {
+      if (achieved < burst.rps * MIN_REACH_SHARE) {
         // The harness, not the service, was the bottleneck: the absence of a 429 proves little.
         const why = burst.inFlightBound
           ? `: answers took about ${(burst.latencyMs / 1000).toFixed(1)} s, and at most ${MAX_IN_FLIGHT} requests in flight reach about ${reachableRps(MAX_IN_FLIGHT, burst.latencyMs).toFixed(0)}/s`

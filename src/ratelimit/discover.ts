@@ -72,7 +72,7 @@ import { announcedCounter, resetTicksPhase, type TicksFindings } from './probe/r
 import { countedInWindowEndingAt } from './probe/announced-ends.js';
 import { ledgerRulesOutBucket, refillUnwatched } from './probe/bucket-ledger.js';
 import { silentWindowPhase } from './probe/silent-window.js';
-import { streamPhase, type StreamFindings } from './probe/stream.js';
+import { noLimitReach, streamPhase, type StreamFindings } from './probe/stream.js';
 import { queueOfBursts } from './probe/queue-wait.js';
 import { trickleWatchPhase } from './probe/trickle-watch.js';
 import type { Estimate, Sample } from './types.js';
@@ -783,6 +783,8 @@ function estimateOf(
     ...probeTotals(probe),
     endpoint: probe.calls.endpoint,
     limiting_status: status,
+    // Nothing refused: how far that was tested, the rate reached and over how long (never a bare "none").
+    ...(status === null ? { no_limit_up_to: noLimitReach(probe) } : {}),
     latency_p95_ms: stream.latencyP95Ms,
     sustained_rps: figures.sustained_rps,
     sustained_precision: figures.sustained_precision,

@@ -14,6 +14,12 @@ export const MAX_IN_FLIGHT = 128;
 // Headroom over the mean: answers vary, and a slot freed late must not hold the schedule back.
 const HEADROOM = 1.25;
 
+/**
+ * Under this share of the rate it aimed at, a probe that met no limit proves little: the harness
+ * (a loaded machine, slow answers), not the service, held its rate down, so that is not tested.
+ */
+export const MIN_REACH_SHARE = 0.5;
+
 /** In flight for `rps` at `latencyMs`, within [MIN_IN_FLIGHT, cap]. */
 export function inFlightFor(rps: number, latencyMs: number, cap = MAX_IN_FLIGHT): number {
   const needed = Math.ceil((rps * Math.max(latencyMs, 0) * HEADROOM) / 1000) + 1;

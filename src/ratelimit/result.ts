@@ -17,6 +17,7 @@ import { reasonsWithoutRefuted, withoutRefuted } from './refuted.js';
 import {
   advertisedText,
   horizonText,
+  noLimitText,
   proofRoundText,
   sustainedText,
   unprovenText,
@@ -170,11 +171,27 @@ function measuredFigures(r: RateLimitResult): string {
   ].join(', ');
 }
 
+/**
+ * Why a probe that met no limit tested nothing: it reached under half of max_rps (NoLimitReach), so
+ * its "none" is the harness's limit, not the service's; undefined when a limit was met or it did reach.
+ */
+export function noLimitUntested(endpoint: string, e: Pick<Estimate, 'no_limit_up_to'>): string | undefined {
+  const n = e.no_limit_up_to;
+  return n && !n.tested ? `${endpoint}: ${noLimitText(n)}` : undefined;
+}
+
+/** Nothing refused: how far that was tested (words.ts noLimitText); with no reach recorded, nothing was measured. */
+function noLimitLine(r: RateLimitResult): string {
+  const n = r.no_limit_up_to;
+  const said = n === undefined ? 'nothing measured' : noLimitText(n, (rps) => `${rps} req/s`);
+  return `${said}; ${r.requests_sent} requests sent`;
+}
+
 /** The few terminal lines a `ratelimit` run ends with: estimate, recommendation, proof. */
 export function summaryLines(r: RateLimitResult): string[] {
   const lines: string[] = [];
   const status = r.limiting_status ?? null;
-  if (status === null) lines.push(`rate limit on ${r.endpoint}: none observed (${r.requests_sent} requests sent)`);
+  if (status === null) lines.push(`rate limit on ${r.endpoint}: ${noLimitLine(r)}`);
   else {
     const conformance = status === 429 ? '429' : `${status}, non-conformant: §7 wants 429`;
     lines.push(

@@ -65,8 +65,10 @@ export interface RateLimitHeaders {
  */
 export interface Estimate
   extends
-    Required<Omit<RateLimitMeasurement, 'endpoint' | 'timeline' | 'advertised' | 'announced' | 'limiters'>>,
-    Pick<RateLimitMeasurement, 'advertised' | 'announced' | 'limiters'>,
+    Required<
+      Omit<RateLimitMeasurement, 'endpoint' | 'timeline' | 'advertised' | 'announced' | 'limiters' | 'no_limit_up_to'>
+    >,
+    Pick<RateLimitMeasurement, 'advertised' | 'announced' | 'limiters' | 'no_limit_up_to'>,
     EstimateWorkings {
   endpoint: RateLimitEndpoint;
   /** At 100 ms resolution, each point with the phase that sent it. */

@@ -73,6 +73,9 @@ function rateLimit(r: RateLimitResult): RateLimitResult {
       ...(r.proof
         ? { proof: orderKeys(r.proof, ['rate_429', 'goodput_rps', 'lost_requests', 'refusals_began_s']) }
         : {}),
+      ...(r.no_limit_up_to
+        ? { no_limit_up_to: orderKeys(r.no_limit_up_to, ['rps', 'over_s', 'max_rps', 'tested']) }
+        : {}),
       ...(r.proof_rounds
         ? {
             proof_rounds: r.proof_rounds.map((p) =>
@@ -111,6 +114,7 @@ function rateLimit(r: RateLimitResult): RateLimitResult {
       'observed_429',
       'sustained_rps',
       'sustained_announced',
+      'no_limit_up_to',
       'burst',
       'scope',
       'retry_after_header',

@@ -97,6 +97,21 @@ export interface AdvertisedLimit {
 }
 
 /**
+ * How far a probe that met no limit tested for one: its requests' rate as they actually went out
+ * (a loaded machine or slow answers send slower than max_rps asks), and over how long.
+ */
+export interface NoLimitReach {
+  /** Requests per second the probe's stream went out at, first request to last. */
+  rps: number;
+  /** Over how long, seconds. */
+  over_s: number;
+  /** The rate it aimed at (rate_limit.max_rps). */
+  max_rps: number;
+  /** False when it reached under half of max_rps: "no limit" is then not tested, not observed. */
+  tested: boolean;
+}
+
+/**
  * What the rate-limit probe measured: the part of `rate_limit` it fills in, declared once. The probe's
  * own Estimate (src/ratelimit/types.ts) is this with its working figures; the report's
  * RateLimitResult is this with the recommendation, its proof and the fleet.
@@ -120,6 +135,8 @@ export interface RateLimitMeasurement {
   notes?: string[];
   /** The status the limit refused with: 429, or a non-conformant one (503…); null when nothing was refused. */
   limiting_status?: number | null;
+  /** When nothing was refused: what "no limit" covers (the rate the probe reached, over how long). Absent when a limit was met. */
+  no_limit_up_to?: NoLimitReach;
   /** Seconds a drained limit needs to hold its whole burst again. */
   refill_s?: number | null;
   /** What the service announced of its limit in RateLimit / X-RateLimit-* headers, and whether the probe's measurement agreed. */

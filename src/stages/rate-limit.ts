@@ -35,7 +35,7 @@ import { stackTracker, withIdentifiedWindow } from '../ratelimit/stacked-inferen
 import { sizeFleet, type FleetSizingInput } from '../ratelimit/fleet/size.js';
 import { fleetProofOf, fleetProofRun, type FleetProof } from '../ratelimit/fleet/prove-fleet.js';
 import { runFleetK6 } from '../ratelimit/fleet/k6-proof.js';
-import { notProbed, summaryLines, toRateLimitResult, type Proving } from '../ratelimit/result.js';
+import { noLimitUntested, notProbed, summaryLines, toRateLimitResult, type Proving } from '../ratelimit/result.js';
 import type { Estimate, Proof } from '../ratelimit/types.js';
 import { businessForLoad, businessOfRateLimit, refuseProductionLoad } from '../runner/production-load.js';
 import { isProduction } from '../config/target.js';
@@ -133,6 +133,9 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           'rate_limit',
           `${calls.endpoint}: the probe spent all of rate_limit.max_requests (${maxRequests}) without pinning the limiter down; the estimate is partial`,
         );
+      } else if (!unusable && !signal.aborted && noLimitUntested(calls.endpoint, estimate)) {
+        // No limit met, but the probe never got near the rate it aimed at: "none" would claim more than it saw.
+        io.untested('rate_limit', noLimitUntested(calls.endpoint, estimate)!);
       } else if (
         !unusable &&
         !signal.aborted &&

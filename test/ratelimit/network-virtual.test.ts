@@ -269,7 +269,8 @@ describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, on a busy mac
 // early (0.892 s, 0.875 s: 50.4 and 52.6 r/s). Now the count stands only if all it rests on was
 // sent before the next edge the walk found and nothing of the probe's was let through in its
 // window before it, and a clump never refused only if no window after it refused its fill; else
-// not identified.
+// it is counted again by up to two clumps from later edges (window-edges.ts recountLimit), and not
+// identified if neither shows it (83 within 2 %, 17 not identified before the recount; 84 and 16 after).
 describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, up to 20 ms late, 100 seeds', () => {
   it("reads the window's length within 2 % or says not identified, never its limit or rate above the true one", async () => {
     const truth = fixed(50, 1);
@@ -293,7 +294,7 @@ describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, up to 20 ms l
         limitMisread: count('limit misread'),
       },
       beyond.join('\n'),
-    ).toEqual({ within: 83, notIdentified: 17, beyond: 0, limitMisread: 0 });
+    ).toEqual({ within: 84, notIdentified: 16, beyond: 0, limitMisread: 0 });
   }, 60_000);
 });
 

@@ -87,26 +87,55 @@ describe('toRateLimitResult', () => {
     expect(summaryLines(r)[0]).toContain('(503, non-conformant: §7 wants 429)');
   });
 
-  it('says when there is nothing to recommend', () => {
-    const none: Estimate = {
-      ...ESTIMATE,
-      limiting_status: null,
-      sustained_rps: null,
-      burst: null,
-      recovery_s: null,
-      refill_s: null,
-      requests_limited: 0,
-      limiter: null,
-      limiter_evidence: [],
-    };
-    const r = toRateLimitResult(none, recommend(none), null);
+  const NONE: Estimate = {
+    ...ESTIMATE,
+    limiting_status: null,
+    sustained_rps: null,
+    burst: null,
+    recovery_s: null,
+    refill_s: null,
+    requests_limited: 0,
+    limiter: null,
+    limiter_evidence: [],
+    no_limit_up_to: { rps: 187.3, over_s: 2.1, max_rps: 200, tested: true },
+  };
+
+  it('says when there is nothing to recommend, and how far "no limit" was tested: the rate reached and over how long', () => {
+    const r = toRateLimitResult(NONE, recommend(NONE), null);
     expect(r.recommendation).toBeNull();
     expect(r.notes).toContain('no recommendation: the probe did not measure a sustained rate to size a client by');
+    expect(r.no_limit_up_to).toEqual({ rps: 187.3, over_s: 2.1, max_rps: 200, tested: true });
     expect(summaryLines(r)).toEqual([
-      'rate limit on tokens.validate: none observed (412 requests sent)',
+      'rate limit on tokens.validate: no limit up to 187.3 req/s over 2.1 s (max_rps 200: a limit between the two is not tested); 412 requests sent',
       '  probe: 412 requests, 0 limited (0.0 %), 7.9 s',
       'recommend: nothing (no sustained rate measured)',
     ]);
+    // report.md, report.html and junit.xml all say it through the facts.
+    expect(rateLimitFacts(r)).toContainEqual([
+      'Sustained rate',
+      'no limit up to 187.3/s over 2.1 s (max_rps 200: a limit between the two is not tested)',
+    ]);
+    const atMax = toRateLimitResult(
+      { ...NONE, no_limit_up_to: { rps: 198, over_s: 2, max_rps: 200, tested: true } },
+      null,
+      null,
+    );
+    expect(summaryLines(atMax)[0]).toBe(
+      'rate limit on tokens.validate: no limit up to 198 req/s over 2 s; 412 requests sent',
+    );
+  });
+
+  it('never says "none" when the probe could not reach a meaningful rate: not tested, with the rate it reached', () => {
+    const slow = { ...NONE, no_limit_up_to: { rps: 41.6, over_s: 7.2, max_rps: 200, tested: false } };
+    const r = toRateLimitResult(slow, recommend(slow), null);
+    const line = summaryLines(r)[0]!;
+    expect(line).toBe(
+      "rate limit on tokens.validate: not tested: no limit met, but the probe's requests went out at only 41.6 req/s over 7.2 s, under half the 200 req/s max_rps asked (a loaded machine or slow answers held it back), so a limit above that rate would look like none; run it again on a quieter machine; 412 requests sent",
+    );
+    expect(line).not.toMatch(/none observed|no limit up to/);
+    expect(rateLimitFacts(r).find(([label]) => label === 'Sustained rate')?.[1]).toMatch(
+      /^not tested: no limit met, but the probe's requests went out at only 41\.6\/s over 7\.2 s,/,
+    );
   });
 
   it('says a figure was not measured rather than print a placeholder (a limit met but not sized)', () => {

@@ -38,6 +38,16 @@ describe('where the contract is fixed, the schema refuses what breaks it', () =>
     expect(validateReport(report)).toBe(false);
   });
 
+  it('takes how far a probe that met no limit looked (no_limit_up_to), and refuses it without its rate', () => {
+    const report = fixture();
+    report.rate_limit.no_limit_up_to = { rps: 187.3, over_s: 2.1, max_rps: 200, tested: true };
+    expect(validateReport(report)).toBe(true);
+    delete report.rate_limit.no_limit_up_to.rps;
+    expect(validateReport(report)).toBe(false);
+    report.rate_limit.no_limit_up_to = { rps: 41.6, over_s: 7.2, max_rps: 200, tested: 'no' };
+    expect(validateReport(report)).toBe(false);
+  });
+
   it('is open where sections evolve: a new key in a section or at the top is accepted', () => {
     const report = fixture();
     report.load.scenarios[0].new_figure = 1;

@@ -169,7 +169,7 @@ export interface WindowCount {
 }
 
 /** `opener` (the request that opened the window) and what `run` passed until its first refusal; undefined when it was never refused. */
-function countedToShut(opener: Sample, run: readonly Sample[]): Omit<WindowCount, 'before'> | undefined {
+export function countedToShut(opener: Sample, run: readonly Sample[]): Omit<WindowCount, 'before'> | undefined {
   if (!run.some((s) => s.answer === 'limited')) return undefined;
   const passed = acceptedBeforeRefusal(run);
   return {
@@ -179,7 +179,7 @@ function countedToShut(opener: Sample, run: readonly Sample[]): Omit<WindowCount
 }
 
 /** Requests let through that were sent between `afterMs` (a refusal's send time) and `opener`, past what the round trips can swap. */
-function admittedBefore(samples: readonly Sample[], afterMs: number, opener: Sample): number {
+export function admittedBefore(samples: readonly Sample[], afterMs: number, opener: Sample): number {
   const swapMs = reorderMs(samples.filter((s) => s.sentMs > afterMs && s.sentMs < opener.sentMs));
   return samples.filter((s) => s.answer === 'accepted' && s.sentMs > afterMs + swapMs && s.sentMs < opener.sentMs)
     .length;

@@ -12,7 +12,9 @@ import {
   type BurstFit,
   type SustainedFit,
 } from '../estimators.js';
+import { MIN_REACH_SHARE } from '../in-flight.js';
 import { pace } from '../pacing.js';
+import type { NoLimitReach } from '../../report/model.js';
 import type { PhaseName, Sample } from '../types.js';
 import type { Probe } from './probe.js';
 import { initialStream, reduceStream, streamNews, type StreamSettings, type StreamState } from './stream-reducer.js';
@@ -114,8 +116,26 @@ function noLimitObserved(probe: Probe): string {
   const drained = probe.samples.filter((s) => s.phase === 'drain');
   const okCount = drained.filter((s) => s.answer === 'accepted').length;
   const { maxRps, maxRequests } = probe;
+  const reach = noLimitReach(probe);
   return (
-    `no limit observed: ${okCount} of ${drained.length} requests at up to ${maxRps} req/s passed over ${round(probe.elapsed() / 1000, 1)} s, ` +
+    `no limit observed: ${okCount} of ${drained.length} requests passed, sent at ${reach.rps} req/s over ${reach.over_s} s, ` +
     `without a single refusal (rate_limit.max_rps ${maxRps}, max_requests ${maxRequests}); §8 says a limit exists`
   );
+}
+
+/**
+ * What a probe that met no limit covered: the rate its drain's requests actually went out at, first
+ * to last, not the max_rps it asked for (a loaded machine's late timers, or answers too slow for
+ * the requests in flight, send slower), and whether that was enough to say anything (MIN_REACH_SHARE).
+ */
+export function noLimitReach(probe: Pick<Probe, 'samples' | 'maxRps'>): NoLimitReach {
+  const sent = probe.samples.filter((s) => s.phase === 'drain' && s.client === 'primary').map((s) => s.sentMs);
+  const spanMs = sent.length < 2 ? 0 : Math.max(...sent) - Math.min(...sent);
+  const rps = spanMs > 0 ? ((sent.length - 1) * 1000) / spanMs : 0;
+  return {
+    rps: round(rps, 1),
+    over_s: round(spanMs / 1000, 1),
+    max_rps: probe.maxRps,
+    tested: rps >= MIN_REACH_SHARE * probe.maxRps,
+  };
 }

@@ -24,13 +24,15 @@ import type { FixedWindowModel } from '../limiters/index.js';
 import type { Sample } from '../types.js';
 import { pingAt, pingUntilAccepted } from './ping.js';
 import type { Probe } from './probe.js';
-import { countUntilRefused, firstGapMs, type WindowCount } from './recover.js';
+import { admittedBefore, countedToShut, countUntilRefused, firstGapMs, type WindowCount } from './recover.js';
 import { sendingEndMs } from './arrival.js';
 
 /** Half-width of the window length's bracket, relative, at which the edges are pinned (±1 %). */
 export const EDGE_PRECISION = 0.01;
 /** Windows at most. */
 const MAX_WINDOWS = 14;
+/** Clumps at most that count the limit again when the recovery's did not show it (each costs about a window). */
+const RECOUNTS = 2;
 /** Edge trials at most: one whose requests went out late (a busy machine) proves nothing and is sent again. */
 const TRIAL_ATTEMPTS = 3;
 /** What edgeTrial says when its requests went out too late to prove anything. */
@@ -41,8 +43,12 @@ export interface EdgeFindings {
   model: FixedWindowModel | null;
   /** When the limit came back a period after the clump instead (a sliding log): that period's bracket, ms, and whether its upper end was seen. */
   slidingPeriod?: Bracket & { hiSure: boolean };
-  /** The edges were walked but the limit was not seen (limitSeen): nothing else to measure it as. */
-  limitUnseen?: true;
+  /**
+   * No clump showed the limit (limitSeen, recountLimit): `fixed` when the edges are a fixed window's
+   * (nothing else to measure it as), `no edges` when they fit none (measured from idle instead,
+   * where the count is not needed).
+   */
+  limitUnseen?: 'fixed' | 'no edges';
   evidence: string[];
   notes: string[];
 }
@@ -60,23 +66,29 @@ export interface FilledWindow {
   refused?: boolean;
 }
 
+/** `drained`: what the drain let through, which a recount's clump may need to reach (recountLimit). */
 export async function windowEdgesPhase(
   probe: Probe,
   clumpLimit: number,
   firstEdge: Bracket,
   clump: FilledWindow,
+  drained: number,
 ): Promise<EdgeFindings> {
   const notes: string[] = [];
   const walked = await walkEdges(probe, clumpLimit, firstEdge, clump, notes);
-  const { edges, afterMs } = walked;
-  const length = windowLength(edges);
-  const limit = limitSeen(clumpLimit, edges, clump.counted, walked.fillRefused);
-  if (limit === undefined) {
+  const { edges } = walked;
+  let { afterMs } = walked;
+  let limit = limitSeen(clumpLimit, edges, clump.counted, walked.fillRefused);
+  if (limit === undefined && !probe.outOfBudget()) {
+    const recount = await recountLimit(probe, Math.max(clumpLimit, drained), edges, walked);
+    ({ limit, afterMs } = recount);
     notes.push(
-      `the limit was not seen: the recovery's clump of ${clumpLimit} ran past the next edge before its first refusal (late sends, a busy machine), or was never refused and a window after it was`,
+      limit === undefined
+        ? `the recovery's clump of ${clumpLimit} ran past the next edge before its first refusal (late sends, a busy machine), or was never refused and a window after it was; ${recount.clumps} clumps after later edges did not show the limit either`
+        : `the recovery's clump of ${clumpLimit} did not show the limit (it ran past the next edge, late sends on a busy machine, or was never refused): counted again, ${limit}, by a clump from a later edge to its first refusal, all of it sent before the edge after it`,
     );
-    return { model: null, limitUnseen: true, evidence: [], notes };
   }
+  const length = windowLength(edges);
   const onClock = edges.length >= 3 && pinned(length, 2 * EDGE_PRECISION);
   // Each window after the first was opened by the request that found its edge, if windows open at
   // the client's first request; a sliding log frees its first slot a period after that request, so
@@ -90,7 +102,14 @@ export async function windowEdgesPhase(
     notes.push(
       `the window's edges were not pinned down (${edges.length} edges${length.lo > length.hi ? ', not evenly spaced' : ''})`,
     );
-    return { model: null, evidence: [], notes };
+    return { model: null, evidence: [], notes, ...(limit === undefined ? { limitUnseen: 'no edges' as const } : {}) };
+  }
+  // Edges of a fixed window whose limit no clump showed: nothing else to measure it as. (Edges
+  // pinned down by neither reading are no fixed window's: measured from idle, above, with or without
+  // a count; HAProxy's counter, whose clumps after the drain are not its limit, goes that way.)
+  if (limit === undefined) {
+    notes.push("the limit was not seen: the edges are a fixed window's, but no clump showed how many it lets through");
+    return { model: null, limitUnseen: 'fixed', evidence: [], notes };
   }
   // A round window when the bracket holds one: the clock's next edge, several windows on from the
   // edges seen, is then placed within a few ms (the bracket's middle drifts a window's error per window).
@@ -145,7 +164,7 @@ async function walkEdges(
   firstEdge: Bracket,
   clump: FilledWindow,
   notes: string[],
-): Promise<{ edges: Bracket[]; afterMs: number; fillRefused: boolean }> {
+): Promise<{ edges: Bracket[]; fillRefused: boolean } & FilledWindow> {
   const edges: Bracket[] = [firstEdge];
   let fillRefused = false;
   let { afterMs, beforeEdgeMs } = clump;
@@ -173,12 +192,12 @@ async function walkEdges(
           )
         : await bisectEdge(probe, nextEdgeEitherWay(edges, lattice, opened, w), afterMs);
     if (!found.accepted) break;
-    edges.push({ lo: Math.max(beforeEdgeMs, found.lastRefused?.sentMs ?? beforeEdgeMs), hi: found.accepted.sentMs });
+    edges.push(edgeBracket(found.lastRefused, found.accepted, beforeEdgeMs));
     const filled = await fillWindow(probe, limit, found.accepted, notes);
     ({ afterMs, beforeEdgeMs } = filled);
     fillRefused ||= filled.refused === true;
   }
-  return { edges, afterMs, fillRefused };
+  return { edges, afterMs, beforeEdgeMs, fillRefused };
 }
 
 /**
@@ -195,6 +214,55 @@ function limitSeen(limit: number, edges: readonly Bracket[], clump: WindowCount 
   if (edges.length < 2) return limit;
   return clump.lastCountedMs < earliestEdge(edges, windowLength(edges), 1) ? clump.count : undefined;
 }
+
+/**
+ * The limit counted again after limitSeen could not tell it: from the request that found a later
+ * edge, a clump until its first refusal (up to twice the larger of the recovery's clump and the
+ * drain, and 5 more, in case both were short), and the edge after it; the count is the limit on
+ * limitSeen's terms (all of it sent before that edge, none of the probe's other requests let in
+ * before its opener). Up to RECOUNTS clumps, each from the edge the last one's pings found. A busy
+ * machine stretches a clump past its edge now and then, not every time: giving up at the first
+ * left most of the budget unspent (HAProxy's 40 per 0.5 s, about a run in ten under load). Each
+ * edge is looked for from the last request on with short gaps, not bisected where the edges say:
+ * a window still full after it (a refused ping) puts the edge past the clump's stragglers, and a
+ * first ping let through would leave them on either side. The edges found join `edges`.
+ */
+async function recountLimit(
+  probe: Probe,
+  most: number,
+  edges: Bracket[],
+  from: FilledWindow,
+): Promise<{ limit: number | undefined; afterMs: number; clumps: number }> {
+  let { afterMs, beforeEdgeMs } = from;
+  let found = await pingUntilAccepted(probe, 'edges', afterMs, firstGapMs(probe));
+  let clumps = 0;
+  for (; found.accepted && clumps < RECOUNTS && !probe.outOfBudget(); clumps++) {
+    const opener = found.accepted;
+    edges.push(edgeBracket(found.lastRefused, opener, beforeEdgeMs));
+    const before = admittedBefore(probe.samples, edges[edges.length - 1]!.lo, opener);
+    const { samples: run } = await probe.burstRun('edges', 2 * most + 5);
+    const counted = countedToShut(opener, run);
+    ({ afterMs, beforeEdgeMs } = filledBy(probe, opener, run));
+    found = await pingUntilAccepted(probe, 'edges', afterMs, firstGapMs(probe));
+    if (!found.accepted) break;
+    afterMs = Math.max(afterMs, found.accepted.sentMs);
+    const next = [...edges, edgeBracket(found.lastRefused, found.accepted, beforeEdgeMs)];
+    if (counted && before === 0 && counted.lastCountedMs < earliestEdge(next, windowLength(next), next.length - 1)) {
+      edges.push(next[next.length - 1]!);
+      return { limit: counted.count, afterMs, clumps: clumps + 1 };
+    }
+  }
+  return { limit: undefined, afterMs, clumps };
+}
+
+/** A ping let through past an edge, and the last one refused before it (none when the first passed). */
+type EdgeFound = { accepted?: Sample; lastRefused?: Sample };
+
+/** The edge a ping found: after the last request known to reach the window before it, and the last ping refused. */
+const edgeBracket = (lastRefused: Sample | undefined, accepted: Sample, beforeEdgeMs: number): Bracket => ({
+  lo: Math.max(beforeEdgeMs, lastRefused?.sentMs ?? beforeEdgeMs),
+  hi: accepted.sentMs,
+});
 
 /**
  * The earliest edge `k` can be: the lower end of its own bracket, or of the lattice's (every
@@ -237,12 +305,18 @@ const pinned = (b: Bracket, precision: number) => b.lo <= b.hi && midpoint(b).pr
  */
 async function fillWindow(probe: Probe, limit: number, edgeFound: Sample, notes: string[]): Promise<FilledWindow> {
   const { samples } = await probe.burstRun('edges', limit - 1, { exact: true });
-  const refused = samples.filter((s) => s.answer === 'limited').map((s) => s.sentMs);
-  if (refused.length > 0 && !notes.some((n) => n.startsWith('a window let fewer')))
+  const filled = filledBy(probe, edgeFound, samples);
+  if (filled.refused && !notes.some((n) => n.startsWith('a window let fewer')))
     notes.push(`a window let fewer than ${limit} requests through after its edge`);
+  return filled;
+}
+
+/** A window after `edgeFound` that a run at max_rps filled: fillWindow's bounds. */
+function filledBy(probe: Probe, edgeFound: Sample, samples: readonly Sample[]): FilledWindow {
+  const refused = samples.filter((s) => s.answer === 'limited').map((s) => s.sentMs);
   const sent = samples.map((s) => s.sentMs);
   // One interval more than the schedule, for the timers' ms rounding (pacing.ts rounds waits up).
-  const onTimeMs = Math.min(...sent) + (limit - 1) * (1000 / probe.maxRps);
+  const onTimeMs = Math.min(...sent) + sent.length * (1000 / probe.maxRps);
   return {
     afterMs: Math.max(edgeFound.sentMs, ...sent),
     beforeEdgeMs: Math.max(edgeFound.sentMs, ...refused, ...sent.filter((t) => t <= onTimeMs)),
@@ -506,11 +580,7 @@ async function edgeTrial(
 }
 
 /** Pings where the next edge can be: the middle, then the middle of what is left, then the far end. */
-async function bisectEdge(
-  probe: Probe,
-  where: Bracket,
-  afterMs: number,
-): Promise<{ accepted?: Sample; lastRefused?: Sample }> {
+async function bisectEdge(probe: Probe, where: Bracket, afterMs: number): Promise<EdgeFound> {
   let lo = Math.max(where.lo, afterMs);
   let lastRefused: Sample | undefined;
   for (let i = 0; i < 2; i++) {

@@ -18,7 +18,7 @@ export interface WindowFindings {
   notes: string[];
   /** A smooth window's trials from idle refused in part (sliding-period.ts); 0 on the other paths. */
   partClumps?: number;
-  /** The edges were walked but the limit was not seen (window-edges.ts). */
+  /** The edges were walked but no clump showed the limit (window-edges.ts): discover checks the limit shut often enough to read any. */
   limitUnseen?: true;
 }
 
@@ -32,11 +32,17 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
     // The next edge is after the clump's last refusal, not after its end: a clump that went out
     // late (a busy machine) can cross the next edge unseen, its tail let through by the next window.
     const clumpFull = Math.max(firstEdge.hi, ...recover.filter((s) => s.answer === 'limited').map((s) => s.sentMs));
-    const edges = await windowEdgesPhase(probe, limit, firstEdge, {
-      afterMs: clumpEnd,
-      beforeEdgeMs: clumpFull,
-      ...(found.clumpCount ? { counted: found.clumpCount } : {}),
-    });
+    const edges = await windowEdgesPhase(
+      probe,
+      limit,
+      firstEdge,
+      {
+        afterMs: clumpEnd,
+        beforeEdgeMs: clumpFull,
+        ...(found.clumpCount ? { counted: found.clumpCount } : {}),
+      },
+      drain.limit,
+    );
     // After the drain filled a window, it came back within one window (the ping that found it up
     // to half as late again): a much longer first recovery says the edges were not a window's own
     // (HAProxy's counter, forgetting a period at once, looks like one for a while).
@@ -45,8 +51,8 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
       : edges.slidingPeriod
         ? (edges.slidingPeriod.lo + edges.slidingPeriod.hi) / 2
         : null;
-    // A clump stretched past its edge: the window is not measured again as anything else.
-    if (edges.limitUnseen) return { limiter: null, evidence: [], notes: edges.notes, limitUnseen: true };
+    // A clump stretched past a fixed window's edge: the window is not measured again as anything else.
+    if (edges.limitUnseen === 'fixed') return { limiter: null, evidence: [], notes: edges.notes, limitUnseen: true };
     const contradicted = edgeMs !== null && found.figures.recoveryMs > 1.6 * edgeMs;
     if (edges.model && !contradicted) return { limiter: edges.model, evidence: edges.evidence, notes: edges.notes };
     if (edges.slidingPeriod && !contradicted) {
@@ -73,7 +79,12 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
       ? `edges came every ${(edgeMs! / 1000).toFixed(3)} s, but the first recovery took ${(found.figures.recoveryMs / 1000).toFixed(2)} s: not a window of that length; measured from idle as a sliding window`
       : 'no fixed edges: measured from idle as a sliding window';
     const period = await slidingPeriodPhase(probe, drain.limit, drainPeriodBracket(found, probe.samples));
-    return { limiter: period.model, evidence: period.evidence, notes: [...edges.notes, why, ...period.notes] };
+    return {
+      limiter: period.model,
+      evidence: period.evidence,
+      notes: [...edges.notes, why, ...period.notes],
+      ...(edges.limitUnseen ? { limitUnseen: true as const } : {}),
+    };
   }
   // A smooth sliding window: the drain from idle passed the whole limit; it came back about a
   // period after the drain's first request (later, if the pings meanwhile counted).

@@ -13,6 +13,7 @@ import {
 import type {
   AdvertisedLimit,
   BackoffPolicy,
+  NoLimitReach,
   ProofHorizon,
   ProofRound,
   ProofUnproven,
@@ -42,13 +43,38 @@ export function sustainedText(
   return `${rate(r.sustained_rps)} (${said}: ${formatNumber(a.limit)} per ${formatNumber(a.window_s)} s, ${a.source_header}; the probe measured ${rate(a.measured_rps)} for the limit it reached, one of several)`;
 }
 
+/**
+ * What a probe that met no limit may say, within its evidence: "no limit up to 187/s over 9.1 s",
+ * with what max_rps asked beyond it; when it reached under half of that (NoLimitReach.tested), not
+ * tested, never a clean "none".
+ */
+export function noLimitText(n: NoLimitReach, rate: (rps: number) => string = formatRate): string {
+  const reach = `${rate(n.rps)} over ${formatSeconds(n.over_s)}`;
+  if (!n.tested)
+    return (
+      `not tested: no limit met, but the probe's requests went out at only ${reach}, under half the ${formatNumber(n.max_rps)} req/s max_rps asked ` +
+      '(a loaded machine or slow answers held it back), so a limit above that rate would look like none; run it again on a quieter machine'
+    );
+  // Within a twentieth of max_rps, the pacing's own shortfall: what was asked was reached.
+  const short =
+    n.rps < 0.95 * n.max_rps ? ` (max_rps ${formatNumber(n.max_rps)}: a limit between the two is not tested)` : '';
+  return `no limit up to ${reach}${short}`;
+}
+
 /** The probe's findings as label/value pairs, in the order a reader asks about them. */
 export function rateLimitFacts(r: RateLimitResult): Array<[string, string]> {
   const limitedShare = r.requests_sent > 0 ? ` (${formatPercent(r.requests_limited / r.requests_sent)})` : '';
   return [
     ['Endpoint', r.endpoint],
     ['429 observed', r.observed_429 ? 'yes' : 'no'],
-    ['Sustained rate', orUnknown(r.sustained_rps, () => sustainedText(r), r.observed_429 ? 'unknown' : 'not reached')],
+    [
+      'Sustained rate',
+      orUnknown(
+        r.sustained_rps,
+        () => sustainedText(r),
+        r.no_limit_up_to ? noLimitText(r.no_limit_up_to) : r.observed_429 ? 'unknown' : 'not reached',
+      ),
+    ],
     ['Burst', orUnknown(r.burst, (n) => `${formatNumber(n)} requests`, 'unknown')],
     ['Scope', r.scope],
     ['Retry-After header', r.retry_after_header],
