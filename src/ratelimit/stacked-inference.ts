@@ -12,7 +12,7 @@
 import type { ProofRound } from '../report/model.js';
 import { describeLimiter, sustainedRate, type LimiterModel, type LimiterSet } from './limiters/index.js';
 import { PROOF_PROMISE, QUOTA_AFTER_S, type Identified } from './proof-loop.js';
-import { replay, type Replay, type RoundRun } from './round-replay.js';
+import { replay, type Replay, type RoundNeeds, type RoundRun } from './round-replay.js';
 import { windowOf, type longestKnownWindow } from './horizon.js';
 import type { TimelinePoint } from './types.js';
 
@@ -64,9 +64,11 @@ export function identifyStack(input: StackInput): StackVerdict {
   const firstRps = sustainedRate(input.first);
   const fits: Array<{ set: LimiterSet; score: number; replayed: Replay; onClock: boolean; span: [number, number] }> =
     [];
+  // What explains() reads of each round: a candidate refuted early is not replayed to the end.
+  const needs = input.rounds.map(roundNeeds);
   const consider = (second: LimiterModel, span?: [number, number]) => {
     const set: LimiterSet = [input.first, second];
-    const replayed = replay(set, input.timeline, input.rounds);
+    const replayed = replay(set, input.timeline, input.rounds, needs);
     const onClock = second.kind === 'fixed-window' && second.phase_s === clockPhaseS(input, second.window_s);
     const rps = sustainedRate(set);
     if (explains(replayed, input.rounds))
@@ -145,20 +147,43 @@ const COUNT_TOLERANCE = 0.03;
  * let through, whether it held, and when its refusals began.
  */
 function explains(replayed: Replay, rounds: readonly RoundEvidence[]): boolean {
+  if (replayed.refuted !== undefined) return false;
   return rounds.every((r, i) => {
     const sim = replayed.rounds[i]!;
     const ok = r.round.goodput_rps * r.durationS;
     if (ok > 0 && Math.abs(sim.accepted - ok) > COUNT_TOLERANCE * ok) return false;
     const refused = sim.sent > 0 ? (sim.sent - sim.accepted) / sim.sent : 0;
     if (r.round.verdict === 'holds') return refused <= PROOF_PROMISE.max_rate_429;
-    const began = r.round.refusals_began_s;
-    // A round failed on lost calls alone blames the backoff, not the limit: no constraint.
-    if (began === undefined || r.round.rate_429 <= PROOF_PROMISE.max_rate_429) return true;
-    if (sim.firstRefusalS === null) return false;
-    return began < QUOTA_AFTER_S
-      ? sim.firstRefusalS < QUOTA_AFTER_S + refusalToleranceS(0)
-      : Math.abs(sim.firstRefusalS - began) <= refusalToleranceS(began);
+    const timing = refusalTiming(r.round);
+    if (!timing) return true;
+    return sim.firstRefusalS !== null && timing.fits(sim.firstRefusalS);
   });
+}
+
+/**
+ * When a failed round's first refusal must fall to explain it, within the timing uncertainty; null
+ * when the round does not constrain it: a round failed on lost calls alone blames the backoff, not the limit.
+ */
+function refusalTiming(round: ProofRound): { seenS: number; fits: (atS: number) => boolean } | null {
+  const began = round.refusals_began_s;
+  if (round.verdict === 'holds' || began === undefined || round.rate_429 <= PROOF_PROMISE.max_rate_429) return null;
+  return {
+    seenS: began,
+    fits:
+      began < QUOTA_AFTER_S
+        ? (atS) => atS < QUOTA_AFTER_S + refusalToleranceS(0)
+        : (atS) => Math.abs(atS - began) <= refusalToleranceS(began),
+  };
+}
+
+/** What explains() reads of a round, as the replay can check it while it runs (a count only grows). */
+function roundNeeds(r: RoundEvidence): RoundNeeds {
+  const ok = r.round.goodput_rps * r.durationS;
+  const timing = refusalTiming(r.round);
+  return {
+    ...(timing ? { firstRefusal: timing } : {}),
+    ...(ok > 0 ? { tooMany: (accepted: number) => accepted - ok > COUNT_TOLERANCE * ok } : {}),
+  };
 }
 
 /**
@@ -179,8 +204,12 @@ function misfit(replayed: Replay, input: StackInput): number {
 function fittedBucket(input: StackInput, seed: RoundEvidence, rate: number): LimiterModel {
   const upTo = input.rounds.slice(0, input.rounds.indexOf(seed) + 1);
   const began = seed.round.refusals_began_s!;
+  // The seed's first refusal is all that is read: its replay ends there.
+  const needs = upTo.map((_, i): RoundNeeds | undefined =>
+    i === upTo.length - 1 ? { firstRefusalOnly: true } : undefined,
+  );
   const refusalAt = (burst: number) =>
-    replay([input.first, { kind: 'bucket', rate_rps: rate, burst }], input.timeline, upTo).rounds.at(-1)!
+    replay([input.first, { kind: 'bucket', rate_rps: rate, burst }], input.timeline, upTo, needs).rounds.at(-1)!
       .firstRefusalS ?? Infinity;
   let low = 1;
   let high = Math.max(2, Math.ceil(seed.rps * (seed.startS + seed.durationS)));

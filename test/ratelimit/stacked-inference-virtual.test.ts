@@ -244,6 +244,41 @@ describe('a round replayed with its tail', () => {
     const [round] = replay(set, [], [{ rps: 24, startS: 0, durationS: 120, tailS: 39 }]).rounds;
     expect(round).toMatchObject({ sent: 2880, accepted: 1272, firstRefusalS: 25 });
   });
+
+  // The inference replays hundreds of candidates a round refutes early: it stops there, and only there.
+  it('stops at what refutes a candidate, and reads the same first refusal and counts up to it', () => {
+    const set: LimiterSet = [
+      { kind: 'fixed-window', limit: 30, window_s: 1, phase_s: 0, counts_refused: false },
+      { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: 0, counts_refused: false },
+    ];
+    const rounds = [0, 130].map((startS) => ({ rps: 24, startS, durationS: 120, tailS: 0 }));
+    const whole = replay(set, [], rounds);
+    expect(whole.refuted).toBeUndefined();
+    const near = (seenS: number, withinS: number) => ({
+      seenS,
+      fits: (atS: number) => Math.abs(atS - seenS) <= withinS,
+    });
+    // The first refusal (25 s) where it was seen: replayed whole, the same figures.
+    expect(replay(set, [], rounds, [{ firstRefusal: near(25, 1) }])).toEqual(whole);
+    // Seen at 40 s: refuted at 25 s, the second round not replayed.
+    const early = replay(set, [], rounds, [{ firstRefusal: near(40, 1) }]);
+    expect(early).toMatchObject({ refuted: 0, rounds: [{ firstRefusalS: 25, accepted: 600 }] });
+    expect(early.rounds).toHaveLength(1);
+    // Seen at 10 s: refuted once a call at 11 s passed, before any refusal.
+    const late = replay(set, [], rounds, [{ firstRefusal: near(10, 1) }]);
+    expect(late).toMatchObject({ refuted: 0, rounds: [{ firstRefusalS: null }] });
+    expect(late.rounds[0]!.accepted).toBe(Math.floor(11 * 24) + 2);
+    // More let through than the round allows: refuted once one more passed.
+    expect(replay(set, [], rounds, [undefined, { tooMany: (n) => n > 100 }])).toMatchObject({
+      refuted: 1,
+      rounds: [whole.rounds[0], { accepted: 101 }],
+    });
+    // The first refusal alone: the round ends there.
+    expect(replay(set, [], rounds, [{ firstRefusalOnly: true }]).rounds[0]).toMatchObject({
+      firstRefusalS: 25,
+      accepted: 600,
+    });
+  });
 });
 
 describe('the horizon states the longest window known, an identified one included', () => {
