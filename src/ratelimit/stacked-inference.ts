@@ -31,6 +31,12 @@ export interface StackInput {
    * (Kong's minute, the emulator's) has its phase from it. Absent: every phase is as likely.
    */
   clockStartS?: number;
+  /**
+   * The buckets fitted so far on this probe's reading and timeline, kept by the caller across the
+   * rounds (stackTracker): a seed round's fits depend only on it and the rounds before it, so each
+   * round after it would fit them again.
+   */
+  fitted?: Map<string, LimiterModel>;
 }
 
 export interface StackedIdentity {
@@ -203,6 +209,15 @@ function misfit(replayed: Replay, input: StackInput): number {
 /** A bucket at `rate` whose capacity makes the seed round's first refusal fall when k6 saw it (bisection: a larger bucket refuses later). */
 function fittedBucket(input: StackInput, seed: RoundEvidence, rate: number): LimiterModel {
   const upTo = input.rounds.slice(0, input.rounds.indexOf(seed) + 1);
+  const key = JSON.stringify([rate, upTo]);
+  const known = input.fitted?.get(key);
+  if (known) return known;
+  const fitted = fitBucket(input, upTo, seed, rate);
+  input.fitted?.set(key, fitted);
+  return fitted;
+}
+
+function fitBucket(input: StackInput, upTo: RoundEvidence[], seed: RoundEvidence, rate: number): LimiterModel {
   const began = seed.round.refusals_began_s!;
   // The seed's first refusal is all that is read: its replay ends there.
   const needs = upTo.map((_, i): RoundNeeds | undefined =>
@@ -328,6 +343,7 @@ export function stackTracker(
   clockStartS?: number,
 ) {
   const runs: RoundRun[] = [];
+  const fitted = new Map<string, LimiterModel>();
   let verdict: StackVerdict = null;
   return {
     /**
@@ -346,6 +362,7 @@ export function stackTracker(
             rounds: rounds.map((round, i) => ({ ...runs[i]!, round })),
             maxWindowS,
             ...(clockStartS !== undefined ? { clockStartS } : {}),
+            fitted,
           })
         : null;
       return verdict && 'set' in verdict ? verdict.sustained_rps : (verdict?.spanRps ?? null);

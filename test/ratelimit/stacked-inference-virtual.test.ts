@@ -215,6 +215,18 @@ describe('identifyStack claims nothing the evidence contradicts', () => {
     expect(spanOf(false).high).toBe(10.4);
   });
 
+  it('the buckets fitted on earlier rounds are reused only for the same seed round: the same verdicts as fitted afresh', () => {
+    // Buckets alone (no window fits within 1 s): a bucket fitted to the first refusal at 46 s
+    // explains no round refused from 30 s; one fitted to it does.
+    const fitted = new Map();
+    const sooner = { ...quotaRound, round: { ...quotaRound.round, refusals_began_s: 30, goodput_rps: 12.5 } } as const;
+    for (const rounds of [[quotaRound], [sooner]])
+      expect(identifyStack({ first, timeline: [], rounds, maxWindowS: 1, fitted })).toEqual(
+        identifyStack({ first, timeline: [], rounds, maxWindowS: 1 }),
+      );
+    expect(fitted.size).toBeGreaterThan(0);
+  });
+
   it('a round held at 20 req/s for 120 s right after: no bucket or window at 10 req/s admits it, "not identified" with what each round saw', () => {
     const held = {
       rps: 20,
