@@ -102,6 +102,13 @@ export const REAL_TIER: Record<string, RealTierFile> = {
   'test/ratelimit/stage.test.ts': {
     why: 'the `ratelimit` stage through the CLI: the probe, and the k6 proof of its recommendation',
   },
+  'test/ratelimit/run-announced-minute.test.ts': {
+    // Its fast twins: announced-headline.test.ts (Kong's fields, the headline 10 req/s announced, not
+    // proven, in every format, the recommendation within it) and announced-unproven.test.ts (Kong's
+    // bucket of 30 beside the minute), on virtual time; the stage's wiring stays fast in its minute-alone case.
+    why: "`run`'s rate-limit stage against Kong's second and minute on the emulator: the 30 s probe in real time and k6 proof rounds",
+    fast: [/^run: announced, not proven/, /^ratelimit, capped as run is/],
+  },
   'test/ratelimit/fleet/k6-proof.test.ts': {
     why: 'the fleet simulator against k6 fleet runs behind real limiters (nginx, HAProxy)',
   },

@@ -36,10 +36,33 @@ export interface ReplayedRound {
   admittedAgainS: number | null;
 }
 
+/**
+ * What a caller reads of a round, so that the replay stops as soon as the rest cannot matter: a
+ * candidate set the round already refutes is not replayed to the end, nor are the rounds after it.
+ */
+export interface RoundNeeds {
+  /**
+   * Whether a first refusal this many seconds into the round explains it, true on an interval
+   * around `seenS` (where k6 saw it): a first refusal it rejects, or none by the time one after
+   * `seenS` is rejected, refutes the candidate (no refusal at all never explains the round).
+   */
+  firstRefusal?: { seenS: number; fits: (atS: number) => boolean };
+  /** Whether this many calls let through are already too many: they only grow, so the candidate is refuted. */
+  tooMany?: (accepted: number) => boolean;
+  /** Only the round's first refusal is read: the replay ends there. */
+  firstRefusalOnly?: true;
+}
+
 export interface Replay {
   /** The probe's slots, accepted as the candidate would have (same order as the timeline). */
   probeAccepted: number[];
+  /**
+   * The rounds replayed: all of them, unless `refuted` (then up to the refuting one, itself cut
+   * short); a round replayed for its first refusal only ends there.
+   */
   rounds: ReplayedRound[];
+  /** The index of the round that refuted the candidate (RoundNeeds), its figures partial. */
+  refuted?: number;
   /** When each request the candidate admitted was sent, seconds since the probe began, in order. */
   admittedS: number[];
 }
@@ -60,7 +83,12 @@ export const maxInFlight = (rps: number): number => Math.min(300, Math.ceil(rps 
  * when the arrivals stop go on for the round's tail, and what the limit lets through then counts
  * (k6's goodput counts it too, and the next round meets the limit they left).
  */
-export function replay(limits: Limits, timeline: readonly TimelinePoint[], rounds: readonly RoundRun[]): Replay {
+export function replay(
+  limits: Limits,
+  timeline: readonly TimelinePoint[],
+  rounds: readonly RoundRun[],
+  needs: ReadonlyArray<RoundNeeds | undefined> = [],
+): Replay {
   const limiter = createLimiter(limits);
   const admittedS: number[] = [];
   const take = (atS: number) => {
@@ -74,26 +102,49 @@ export function replay(limits: Limits, timeline: readonly TimelinePoint[], round
     for (let i = 0; i < p.offered; i++) if (take(p.t + ((i + 0.5) / p.offered) * slotS)) accepted++;
     return accepted;
   });
-  const replayed = rounds.map((r) => {
-    const sent = Math.floor(r.rps * r.durationS);
-    let accepted = 0;
-    let acceptedAfterFirst = 0;
-    let firstRefusalS: number | null = null;
-    let admittedAgainS: number | null = null;
-    // The tail's retries only follow refusals: a round refused nothing has no call left waiting.
-    // They are the calls in flight when the arrivals stop, one per VU: never more than k6 holds.
-    const tail = Math.min(r.rps * r.tailS, maxInFlight(r.rps));
-    for (let k = 0; k < sent || (firstRefusalS !== null && k < sent + tail); k++) {
-      const atS = k / r.rps;
-      const ok = take(r.startS + atS);
-      if (ok) accepted++;
-      if (!ok && firstRefusalS === null && k < sent) firstRefusalS = atS;
-      if (ok && firstRefusalS !== null) {
-        acceptedAfterFirst++;
-        admittedAgainS ??= atS;
-      }
-    }
-    return { firstRefusalS, sent, accepted, acceptedAfterFirst, admittedAgainS };
-  });
+  const replayed: ReplayedRound[] = [];
+  for (const [i, r] of rounds.entries()) {
+    const { round, refuted } = replayRound(r, take, needs[i] ?? {});
+    replayed.push(round);
+    if (refuted) return { probeAccepted, rounds: replayed, admittedS, refuted: i };
+  }
   return { probeAccepted, rounds: replayed, admittedS };
+}
+
+/** One round's paced arrivals and its tail through `take`, until what `needs` reads is known. */
+function replayRound(
+  r: RoundRun,
+  take: (atS: number) => boolean,
+  needs: RoundNeeds,
+): { round: ReplayedRound; refuted: boolean } {
+  const sent = Math.floor(r.rps * r.durationS);
+  let accepted = 0;
+  let acceptedAfterFirst = 0;
+  let firstRefusalS: number | null = null;
+  let admittedAgainS: number | null = null;
+  const { firstRefusal, tooMany, firstRefusalOnly } = needs;
+  const figures = () => ({ firstRefusalS, sent, accepted, acceptedAfterFirst, admittedAgainS });
+  // The tail's retries only follow refusals: a round refused nothing has no call left waiting.
+  // They are the calls in flight when the arrivals stop, one per VU: never more than k6 holds.
+  const tail = Math.min(r.rps * r.tailS, maxInFlight(r.rps));
+  for (let k = 0; k < sent || (firstRefusalS !== null && k < sent + tail); k++) {
+    const atS = k / r.rps;
+    const ok = take(r.startS + atS);
+    if (ok) accepted++;
+    if (!ok && firstRefusalS === null && k < sent) {
+      firstRefusalS = atS;
+      if (firstRefusalOnly) return { round: figures(), refuted: false };
+      if (firstRefusal && !firstRefusal.fits(atS)) return { round: figures(), refuted: true };
+    }
+    if (ok && firstRefusalS !== null) {
+      acceptedAfterFirst++;
+      admittedAgainS ??= atS;
+    }
+    // Admitted where a first refusal would already come too late: any later one does too.
+    if (ok && firstRefusalS === null && firstRefusal && atS > firstRefusal.seenS && !firstRefusal.fits(atS))
+      return { round: figures(), refuted: true };
+    if (ok && tooMany?.(accepted)) return { round: figures(), refuted: true };
+  }
+  // None at all never explains a round whose refusals k6 saw.
+  return { round: figures(), refuted: firstRefusal !== undefined && firstRefusalS === null };
 }

@@ -12,7 +12,7 @@
 import type { ProofRound } from '../report/model.js';
 import { describeLimiter, sustainedRate, type LimiterModel, type LimiterSet } from './limiters/index.js';
 import { PROOF_PROMISE, QUOTA_AFTER_S, type Identified } from './proof-loop.js';
-import { replay, type Replay, type RoundRun } from './round-replay.js';
+import { replay, type Replay, type RoundNeeds, type RoundRun } from './round-replay.js';
 import { windowOf, type longestKnownWindow } from './horizon.js';
 import type { TimelinePoint } from './types.js';
 
@@ -36,6 +36,12 @@ export interface StackInput {
    * (Kong's minute, the emulator's) has its phase from it. Absent: every phase is as likely.
    */
   clockStartS?: number;
+  /**
+   * The buckets fitted so far on this probe's reading and timeline, kept by the caller across the
+   * rounds (stackTracker): a seed round's fits depend only on it and the rounds before it, so each
+   * round after it would fit them again.
+   */
+  fitted?: Map<string, LimiterModel>;
 }
 
 export interface StackedIdentity {
@@ -71,9 +77,11 @@ export function identifyStack(input: StackInput): StackVerdict {
   const firstRps = sustainedRate(input.first);
   const fits: Array<{ set: LimiterSet; score: number; replayed: Replay; onClock: boolean; span: [number, number] }> =
     [];
+  // What explains() reads of each round: a candidate refuted early is not replayed to the end.
+  const needs = input.rounds.map(roundNeeds);
   const consider = (second: LimiterModel, span?: [number, number]) => {
     const set: LimiterSet = [input.first, second];
-    const replayed = replay(set, input.timeline, input.rounds);
+    const replayed = replay(set, input.timeline, input.rounds, needs);
     const onClock = second.kind === 'fixed-window' && second.phase_s === clockPhaseS(input, second.window_s);
     const rps = sustainedRate(set);
     if (explains(replayed, input.rounds, second.kind === 'bucket'))
@@ -193,19 +201,16 @@ function countOff(replayed: number, ok: number, dropped: boolean): boolean {
  * them (`refills`: the candidate's second limit refills continuously, a bucket).
  */
 function explains(replayed: Replay, rounds: readonly RoundEvidence[], refills: boolean): boolean {
+  if (replayed.refuted !== undefined) return false;
   return rounds.every((r, i) => {
     const sim = replayed.rounds[i]!;
     const ok = r.round.goodput_rps * r.durationS;
     if (ok > 0 && countOff(sim.accepted, ok, r.round.dropped_arrivals !== undefined)) return false;
     const refused = sim.sent > 0 ? (sim.sent - sim.accepted) / sim.sent : 0;
     if (r.round.verdict === 'holds') return refused <= PROOF_PROMISE.max_rate_429;
-    const began = r.round.refusals_began_s;
-    // A round failed on lost calls alone blames the backoff, not the limit: no constraint.
-    if (began === undefined || r.round.rate_429 <= PROOF_PROMISE.max_rate_429) return true;
-    if (sim.firstRefusalS === null) return false;
-    if (began < QUOTA_AFTER_S)
-      return sim.firstRefusalS < QUOTA_AFTER_S + refusalToleranceS(0) && admitsAgainAsSeen(r, sim, refills);
-    return Math.abs(sim.firstRefusalS - began) <= refusalToleranceS(began) && admitsAgainAsSeen(r, sim, refills);
+    const timing = refusalTiming(r.round);
+    if (!timing) return true;
+    return sim.firstRefusalS !== null && timing.fits(sim.firstRefusalS) && admitsAgainAsSeen(r, sim, refills);
   });
 }
 
@@ -254,6 +259,35 @@ function admitsAgainAsSeen(r: RoundEvidence, sim: Replay['rounds'][number], refi
 }
 
 /**
+ * When a failed round's first refusal must fall to explain it, within the timing uncertainty; null
+ * when the round does not constrain it: a round failed on lost calls alone blames the backoff, not the limit.
+ */
+function refusalTiming(round: ProofRound): { seenS: number; fits: (atS: number) => boolean } | null {
+  const began = round.refusals_began_s;
+  if (round.verdict === 'holds' || began === undefined || round.rate_429 <= PROOF_PROMISE.max_rate_429) return null;
+  return {
+    seenS: began,
+    fits:
+      began < QUOTA_AFTER_S
+        ? (atS) => atS < QUOTA_AFTER_S + refusalToleranceS(0)
+        : (atS) => Math.abs(atS - began) <= refusalToleranceS(began),
+  };
+}
+
+/** What explains() reads of a round, as the replay can check it while it runs (a count only grows). */
+function roundNeeds(r: RoundEvidence): RoundNeeds {
+  const ok = r.round.goodput_rps * r.durationS;
+  const timing = refusalTiming(r.round);
+  return {
+    ...(timing ? { firstRefusal: timing } : {}),
+    // A round with dropped arrivals may have let through fewer than the replay: more is no refutation there.
+    ...(ok > 0 && r.round.dropped_arrivals === undefined
+      ? { tooMany: (accepted: number) => accepted - ok > COUNT_TOLERANCE * ok }
+      : {}),
+  };
+}
+
+/**
  * How far the replay's counts are from what was measured: each round's calls let through (k6's
  * goodput over the round) and the probe's accepted requests, relative, summed.
  */
@@ -270,9 +304,22 @@ function misfit(replayed: Replay, input: StackInput): number {
 /** A bucket at `rate` whose capacity makes the seed round's first refusal fall when k6 saw it (bisection: a larger bucket refuses later). */
 function fittedBucket(input: StackInput, seed: RoundEvidence, rate: number): LimiterModel {
   const upTo = input.rounds.slice(0, input.rounds.indexOf(seed) + 1);
+  const key = JSON.stringify([rate, upTo]);
+  const known = input.fitted?.get(key);
+  if (known) return known;
+  const fitted = fitBucket(input, upTo, seed, rate);
+  input.fitted?.set(key, fitted);
+  return fitted;
+}
+
+function fitBucket(input: StackInput, upTo: RoundEvidence[], seed: RoundEvidence, rate: number): LimiterModel {
   const began = seed.round.refusals_began_s!;
+  // The seed's first refusal is all that is read: its replay ends there.
+  const needs = upTo.map((_, i): RoundNeeds | undefined =>
+    i === upTo.length - 1 ? { firstRefusalOnly: true } : undefined,
+  );
   const refusalAt = (burst: number) =>
-    replay([input.first, { kind: 'bucket', rate_rps: rate, burst }], input.timeline, upTo).rounds.at(-1)!
+    replay([input.first, { kind: 'bucket', rate_rps: rate, burst }], input.timeline, upTo, needs).rounds.at(-1)!
       .firstRefusalS ?? Infinity;
   let low = 1;
   let high = Math.max(2, Math.ceil(seed.rps * (seed.startS + seed.durationS)));
@@ -399,6 +446,7 @@ export function stackTracker(
   announced: StackInput['announced'] = [],
 ) {
   const runs: RoundRun[] = [];
+  const fitted = new Map<string, LimiterModel>();
   let verdict: StackVerdict = null;
   return {
     /**
@@ -418,6 +466,7 @@ export function stackTracker(
             maxWindowS,
             announced,
             ...(clockStartS !== undefined ? { clockStartS } : {}),
+            fitted,
           })
         : null;
       return verdict && 'set' in verdict ? verdict.sustained_rps : (verdict?.spanRps ?? null);

@@ -286,6 +286,18 @@ describe('identifyStack claims nothing the evidence contradicts', () => {
     stillExplained(windowRound(39.75, { goodput_rps: Math.round(paced * 80) / 100, dropped_arrivals: 900 }));
   });
 
+  it('the buckets fitted on earlier rounds are reused only for the same seed round: the same verdicts as fitted afresh', () => {
+    // Buckets alone (no window fits within 1 s): a bucket fitted to the first refusal at 46 s
+    // explains no round refused from 30 s; one fitted to it does.
+    const fitted = new Map();
+    const sooner = { ...quotaRound, round: { ...quotaRound.round, refusals_began_s: 30, goodput_rps: 12.5 } } as const;
+    for (const rounds of [[quotaRound], [sooner]])
+      expect(identifyStack({ first, timeline: [], rounds, maxWindowS: 1, fitted })).toEqual(
+        identifyStack({ first, timeline: [], rounds, maxWindowS: 1 }),
+      );
+    expect(fitted.size).toBeGreaterThan(0);
+  });
+
   it('a round held at 20 req/s for 120 s right after: no bucket or window at 10 req/s admits it, "not identified" with what each round saw', () => {
     const held = {
       rps: 20,
@@ -314,6 +326,41 @@ describe('a round replayed with its tail', () => {
     ];
     const [round] = replay(set, [], [{ rps: 24, startS: 0, durationS: 120, tailS: 39 }]).rounds;
     expect(round).toMatchObject({ sent: 2880, accepted: 1272, firstRefusalS: 25 });
+  });
+
+  // The inference replays hundreds of candidates a round refutes early: it stops there, and only there.
+  it('stops at what refutes a candidate, and reads the same first refusal and counts up to it', () => {
+    const set: LimiterSet = [
+      { kind: 'fixed-window', limit: 30, window_s: 1, phase_s: 0, counts_refused: false },
+      { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: 0, counts_refused: false },
+    ];
+    const rounds = [0, 130].map((startS) => ({ rps: 24, startS, durationS: 120, tailS: 0 }));
+    const whole = replay(set, [], rounds);
+    expect(whole.refuted).toBeUndefined();
+    const near = (seenS: number, withinS: number) => ({
+      seenS,
+      fits: (atS: number) => Math.abs(atS - seenS) <= withinS,
+    });
+    // The first refusal (25 s) where it was seen: replayed whole, the same figures.
+    expect(replay(set, [], rounds, [{ firstRefusal: near(25, 1) }])).toEqual(whole);
+    // Seen at 40 s: refuted at 25 s, the second round not replayed.
+    const early = replay(set, [], rounds, [{ firstRefusal: near(40, 1) }]);
+    expect(early).toMatchObject({ refuted: 0, rounds: [{ firstRefusalS: 25, accepted: 600 }] });
+    expect(early.rounds).toHaveLength(1);
+    // Seen at 10 s: refuted once a call at 11 s passed, before any refusal.
+    const late = replay(set, [], rounds, [{ firstRefusal: near(10, 1) }]);
+    expect(late).toMatchObject({ refuted: 0, rounds: [{ firstRefusalS: null }] });
+    expect(late.rounds[0]!.accepted).toBe(Math.floor(11 * 24) + 2);
+    // More let through than the round allows: refuted once one more passed.
+    expect(replay(set, [], rounds, [undefined, { tooMany: (n) => n > 100 }])).toMatchObject({
+      refuted: 1,
+      rounds: [whole.rounds[0], { accepted: 101 }],
+    });
+    // The first refusal alone: the round ends there.
+    expect(replay(set, [], rounds, [{ firstRefusalOnly: true }]).rounds[0]).toMatchObject({
+      firstRefusalS: 25,
+      accepted: 600,
+    });
   });
 });
 
