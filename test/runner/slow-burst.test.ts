@@ -26,12 +26,14 @@ describe("check's burst on 2 s business answers", () => {
       recovered: /^pass: recovered/,
     },
     // 200/s × 2 s would need 500 in flight; 128 offer 64/s, under half of 200: nothing is concluded.
+    // The figures are read, not pinned: on a loaded machine answers take longer than the emulator's
+    // 2 s, and the reachable rate follows from that (what the test holds is that it does, and stays under half).
     {
       limit: { rps: 0, burst: 0 },
       maxRps: 200,
       maxRequests: 300,
       enforced:
-        /^skip: not tested: no limit met, but the probe reached only \d+ requests\/s of the 200\/s it aimed for: answers took about 2\.\d s, and at most 128 requests in flight reach about 6\d\/s/,
+        /^skip: not tested: no limit met, but the probe reached only (?<reached>\d+) requests\/s of the 200\/s it aimed for: answers took about (?<latencyS>\d+\.\d) s, and at most 128 requests in flight reach about (?<reach>\d+)\/s/,
       recovered: /^skip: no limit was met/,
     },
   ])(
@@ -49,7 +51,16 @@ describe("check's burst on 2 s business answers", () => {
       close = open.close;
       const started = Date.now();
       const outcome = await limitEnforced.run(open.ctx);
-      expect(`${outcome.status}: ${outcome.message}`).toMatch(enforced);
+      const said = `${outcome.status}: ${outcome.message}`;
+      expect(said).toMatch(enforced);
+      const figures = enforced.exec(said)?.groups;
+      if (figures) {
+        // Never faster than the emulator's own 2 s; 128 in flight over that latency (to its rounding).
+        const latencyS = Number(figures['latencyS']);
+        expect(latencyS).toBeGreaterThanOrEqual(2);
+        expect(Math.abs(Number(figures['reach']) - 128 / latencyS)).toBeLessThanOrEqual(128 / latencyS ** 2 / 20 + 0.5);
+        expect(Number(figures['reached'])).toBeLessThan(100);
+      }
       const recovery = await recovers.run(open.ctx);
       expect(`${recovery.status}: ${recovery.message}`).toMatch(recovered);
       // Bounded: the burst's own time cap, not max_requests at the rate 16 slots would allow (minutes).
