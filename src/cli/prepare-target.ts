@@ -150,7 +150,10 @@ export async function prepareTarget(
   };
   const ownInstances = emulator !== null && settings.sizing.ownEmulator;
   let second: Promise<SizingTarget> | undefined;
-  const probeTarget = async (): Promise<SizingTarget> => (ownInstances ? (second ??= startInstance()) : { target });
+  // The preflight's request reached the target itself (not an instance started for sizing).
+  const sentBefore = reached.reached === 'answer' ? [reached.sentAt] : [];
+  const probeTarget = async (): Promise<SizingTarget> =>
+    ownInstances ? (second ??= startInstance()) : { target, sentBefore };
   return {
     settings,
     probeTarget,

@@ -36,6 +36,14 @@ export const PROOF_PROMISE = { max_rate_429: 0.01, max_lost: 0 } as const;
  */
 export const MAX_PROOF_ROUNDS = 4;
 
+/**
+ * The lowest rate a proof round runs at: the proof scenario's smallest CES_RATE
+ * (scenarios/lib/config.ts). A round planned below it crashed k6 ("CES_RATE must be a number >=
+ * 0.1, got 0.01": HAProxy's http_req_rate(500ms) 40 on the bench, after a round at 61 req/s met a
+ * quota that let 0.01 req/s through) and the stage said "not tested" for k6, not for the limit.
+ */
+export const MIN_PROOF_RPS = 0.1;
+
 /** Refusals that began this long into a round came after a quota ran out, not from the rate itself. */
 export const QUOTA_AFTER_S = 1;
 
@@ -89,7 +97,7 @@ export function nextRecommendation(rec: Recommendation, proof: Proof, measuredRp
   // Rounded down like the first target, then at least one step below the rate tried.
   let target = atMostMeasured(roundedRate(passed * (1 - HEADROOM)), measuredRps);
   if (target >= rec.target_rps) target = roundedRate(rec.target_rps * (1 - HEADROOM));
-  if (!(target >= 0.01) || target >= rec.target_rps) return null;
+  if (!(target >= MIN_PROOF_RPS) || target >= rec.target_rps) return null;
   return retried(
     rec,
     proof,
@@ -142,7 +150,7 @@ export function belowIdentified(
   const rps = one ? identified : identified.low;
   const low = targetRate(rps);
   const target = one ? atMostMeasured(roundedRate((low + rps) / 2), rps) : low;
-  if (!(target >= 0.01) || target >= rec.target_rps) return null;
+  if (!(target >= MIN_PROOF_RPS) || target >= rec.target_rps) return null;
   const sustain = one
     ? `the limits identified from all the evidence sustain ${rps} req/s; halfway between that and ${low} req/s, ${Math.round(HEADROOM * 100)} % below it`
     : `every set of limits that explains the rounds sustains at least ${rps} req/s (${identified.low} to ${identified.high}), ${Math.round(HEADROOM * 100)} % below it`;
@@ -177,7 +185,7 @@ function tellApart(
 ): Recommendation | null {
   const target = roundedRate((span.low + Math.min(span.high, failedRps)) / 2);
   // A rate at or below one that held would only hold again: it tells no set apart.
-  if (!(target >= 0.01) || target >= failedRps || (heldRps !== null && target <= heldRps)) return null;
+  if (!(target >= MIN_PROOF_RPS) || target >= failedRps || (heldRps !== null && target <= heldRps)) return null;
   return retried(
     rec,
     proof,

@@ -40,6 +40,28 @@ export const heldRps = (rounds: readonly ProofRound[], identifiedRps?: number): 
 };
 
 /**
+ * A rate that held is the headline only when the lowest rate that failed is within this factor of
+ * it: then the rounds bracketed the sustained rate. Further apart, it is a floor the rounds never
+ * brought up to the limit (HAProxy's http_req_rate(500ms) 40, true 80 req/s: 61 failed, 0.54 held
+ * under a quota ceiling that a client shut out by its own retries read, and 0.54 was reported as
+ * the sustained rate, 99.3 % off). Bisection halves the bracket each round, so a loop that had
+ * its rounds reaches it.
+ */
+export const HELD_BRACKET_RATIO = 2;
+
+/** The lowest rate a refuting round failed at, or null when none refuted. */
+const lowestRefutingRps = (rounds: readonly ProofRound[]): number | null => {
+  const failed = refutingRounds(rounds).map((r) => r.target_rps);
+  return failed.length > 0 ? Math.min(...failed) : null;
+};
+
+/** The rate that held when it may head the report (the rounds bracketed the limit), else null. */
+export const headlineHeldRps = (rounds: readonly ProofRound[], held: number | null): number | null => {
+  const failed = lowestRefutingRps(rounds);
+  return held !== null && failed !== null && held * HELD_BRACKET_RATIO < failed ? null : held;
+};
+
+/**
  * The estimate with a refuted reading removed: no limiter, no sustained rate but the one that held,
  * no refill of the refuted model, an announcement that agreed with it no longer "agrees", and no
  * note that repeats the refuted figures. Unchanged when no round refuted it. `stack`: what the
@@ -63,11 +85,16 @@ export function withoutRefuted(
   const saw = rounds
     .map((r, i) => `round ${i + 1} at ${r.target_rps} req/s: ${(r.rate_429 * 100).toFixed(1)} % 429, ${r.verdict}`)
     .join('; ');
+  const headline = headlineHeldRps(rounds, held);
   const verdict =
     held === null
       ? `${NOT_IDENTIFIED}the probe's reading of the limiter was refuted by k6 proofs at ${refutedBy}, and no rate held (${saw}); it is not reported`
-      : `the probe's reading of the limiter was refuted by k6 proofs at ${refutedBy} and is not reported; ` +
-        `the sustained rate is the highest that held over the proof's horizon, ${held} req/s, a floor (${saw})`;
+      : headline === null
+        ? `${NOT_IDENTIFIED}the probe's reading of the limiter was refuted by k6 proofs at ${refutedBy} and is not reported; ` +
+          `${held} req/s held over the proof's horizon, a floor more than ${HELD_BRACKET_RATIO} times below the lowest rate that failed, ` +
+          `so the sustained rate lies between them, not measured (${saw})`
+        : `the probe's reading of the limiter was refuted by k6 proofs at ${refutedBy} and is not reported; ` +
+          `the sustained rate is the highest that held over the proof's horizon, ${held} req/s, a floor (${saw})`;
   const quotas = quotaEvidence(rounds);
   const identified = stack && 'set' in stack ? stack : null;
   const unclaimed = stack && 'why' in stack ? [`${NOT_IDENTIFIED}as a set of limits: ${stack.why}`] : [];
@@ -82,7 +109,7 @@ export function withoutRefuted(
   const { limiters: _read, ...kept } = estimate;
   return {
     ...kept,
-    sustained_rps: identified ? identified.sustained_rps : held,
+    sustained_rps: identified ? identified.sustained_rps : headline,
     sustained_precision: null,
     refill_s: null,
     limiter: identified ? bindingLimit(identified.set) : null,

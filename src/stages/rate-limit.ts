@@ -65,7 +65,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
     const { settings, reportDir } = on;
     const business = allowed(settings);
     // For the built-in emulator: an instance with 24 h tokens, so no token turns over mid-probe.
-    const { target, secondClient: builtInSecond } = await on.probeTarget();
+    const { target, secondClient: builtInSecond, sentBefore } = await on.probeTarget();
     const expect = settings.sizing.expect;
     const { endpoint, maxRps, maxRequests } = settings.rateLimit;
     // rate_limit.second_client; the built-in emulator brings one of its own.
@@ -82,7 +82,13 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
     try {
       let calls;
       try {
-        calls = await probeCalls({ http, endpoint, business, ...(secondClient ? { secondClient } : {}) });
+        calls = await probeCalls({
+          http,
+          endpoint,
+          business,
+          ...(secondClient ? { secondClient } : {}),
+          ...(sentBefore ? { sentBefore } : {}),
+        });
       } catch (err) {
         if (!(err instanceof ProbeSetupError)) throw err;
         io.untested('rate_limit', `the probe could not start: ${err.message}`);

@@ -62,6 +62,12 @@ export interface SizingTarget {
   target: Target;
   /** The built-in emulator's second client, for the probe's scope phase. */
   secondClient?: Credentials;
+  /**
+   * Send times (epoch ms) of requests the job sent there before any stage (the preflight's): a
+   * limit per client counted them, and the probe counts them among its set-up requests when they
+   * went just before it (src/ratelimit/calls.ts).
+   */
+  sentBefore?: readonly number[];
 }
 
 /** The target a stage works on: settings resolved once, before any stage runs. */

@@ -54,3 +54,23 @@ it("renews an expired token in band: the renewal is one of the stream's answers,
     await http.close();
   }
 });
+
+it("counts the CLI's preflight among its set-up requests when it went just before them, not one sent long before", async () => {
+  const http = new ServiceClient(
+    { environment: 'sandbox', baseUrl: emu.url, credentials: emu.credentials, caPem: emu.caPem },
+    { redactor: new Redactor(), connections: 4, clock },
+  );
+  try {
+    const now = clock.now();
+    const calls = await probeCalls({
+      http,
+      endpoint: 'tokens.validate',
+      business: BUSINESS,
+      sentBefore: [now - 100, now - 5_000],
+    });
+    // The token, validate's method, and the preflight 0.1 s before; `run`'s, 5 s before, is not set-up.
+    expect(calls.overhead.sent).toBe(3);
+  } finally {
+    await http.close();
+  }
+});

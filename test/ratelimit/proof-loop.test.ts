@@ -7,6 +7,7 @@ import {
   MAX_PROOF_ROUNDS,
   PROOF_PROMISE,
   nextRecommendation,
+  MIN_PROOF_RPS,
   proofHolds,
   proofRound,
   proveUntilHeld,
@@ -77,6 +78,13 @@ describe('nextRecommendation', () => {
 
   it('gives up below the smallest rate worth typing', () => {
     expect(nextRecommendation(rec(0.01), proof(0.5, 0.01), 0.05)).toBeNull();
+  });
+
+  it("plans no round below k6's lowest rate (the bench's HAProxy 500ms: 61 failed, a quota let 0.01 req/s through)", () => {
+    const quota: Proof = { ...proof(0.0141, 46.5, 153), refusals_began_s: 100.2, after_quota_rps: 0.02 };
+    expect(nextRecommendation(rec(61), quota, 79)).toBeNull();
+    // At k6's lowest rate and above, a round is still planned.
+    expect(nextRecommendation(rec(61), { ...quota, after_quota_rps: 0.13 }, 79)!.target_rps).toBe(MIN_PROOF_RPS);
   });
 });
 

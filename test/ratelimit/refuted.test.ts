@@ -218,3 +218,46 @@ describe('a set of limits a proof refuted', () => {
       expect(text, name).not.toMatch(/900 per 60|(^|[^\d.])15 req/);
   });
 });
+
+// The bench's HAProxy http_req_rate(500ms) 40, every request counted (true 80 req/s), through the
+// CLI: the proof at 61 req/s met refusals late and the limit let 0.7 req/s through after them (a
+// client whose own retries keep it shut out); the round below that held at 0.54 req/s, and 0.54
+// headed the report as the sustained rate, 99.3 % off. A hold that far below the lowest rate that
+// failed is a floor the rounds never brought up to the limit: never the headline.
+describe('a rate that held far below the lowest that failed', () => {
+  const READ_SLIDING: Estimate = {
+    ...REFUTED,
+    sustained_rps: 79.6,
+    limiter: { kind: 'sliding-window', limit: 40, period_s: 0.5, counts_refused: true },
+    notes: ['sustained 79.6 req/s: sliding window 40 per 0.5 s'],
+    advertised: undefined,
+  };
+  const first = { ...recommend(READ_SLIDING)!, target_rps: 61 };
+  const failed = proofRound(first, {
+    rate_429: 0.014,
+    goodput_rps: 46.5,
+    lost_requests: 153,
+    refusals_began_s: 100.2,
+    after_quota_rps: 0.7,
+  });
+  const floor = { ...first, target_rps: 0.54 };
+  const held = proofRound(floor, { rate_429: 0, goodput_rps: 0.54, lost_requests: 0 });
+
+  it('is not reported as the sustained rate: "not identified", the bracket said', () => {
+    const r = toRateLimitResult(READ_SLIDING, floor, null, [], { verdict: 'proven', rounds: [failed, held] });
+    expect(r.sustained_rps).toBeNull();
+    expect(r.notes?.join('\n')).toMatch(
+      /not identified: .*0\.54 req\/s held over the proof's horizon, a floor more than 2 times below the lowest rate that failed, so the sustained rate lies between them, not measured/,
+    );
+    expect(summaryLines(r).join('\n')).not.toMatch(/sustained 0\.54|~0\.54 req\/s sustained/);
+  });
+
+  it('is the headline once the rounds bracketed the limit within a factor of 2', () => {
+    // Refused from the start at 61 (no quota met), then 30.5 held: 61 is within twice it.
+    const atOnce = proofRound(first, { rate_429: 0.3, goodput_rps: 42, lost_requests: 0, refusals_began_s: 0.2 });
+    const half = { ...first, target_rps: 30.5 };
+    const near = proofRound(half, { rate_429: 0, goodput_rps: 30.5, lost_requests: 0 });
+    const r = toRateLimitResult(READ_SLIDING, half, null, [], { verdict: 'proven', rounds: [atOnce, near] });
+    expect(r.sustained_rps).toBe(30.5);
+  });
+});

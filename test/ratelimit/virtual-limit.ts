@@ -4,7 +4,7 @@
 // passes. Answers take 2–12 virtual ms, so they arrive out of order as on a real connection pool.
 
 import type { Exchange } from '../../src/http/exchange.js';
-import type { ProbeCalls } from '../../src/ratelimit/calls.js';
+import { adjacentBefore, type ProbeCalls } from '../../src/ratelimit/calls.js';
 import { virtualClock, type Clock } from '../../src/time/clock.js';
 import { createLimiter, type Limits } from '../../src/ratelimit/limiters/index.js';
 import { advertisementListHeaders, type QuotaState } from '../../src/spec/ratelimit-fields.js';
@@ -92,6 +92,11 @@ export interface VirtualEndpoint {
    * whole number of seconds, so the limiter's windows keep their place within the second.
    */
   epochMs?: number;
+  /**
+   * The CLI's preflight request, this many ms before the probe (negative): the limit counts it,
+   * and the calls count it among their set-up requests as the stage does (src/ratelimit/calls.ts).
+   */
+  preflightMs?: number;
 }
 
 export interface VirtualTime {
@@ -192,6 +197,8 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
       });
     });
   const primary = endpoint.limiter();
+  const preflight = endpoint.preflightMs === undefined ? [] : [endpoint.preflightMs];
+  for (const at of preflight) primary(at);
   // The two set-up requests the calls count as overhead (a token, the validate method) reach the
   // limit too, as on a real service, just before the probe starts.
   primary(-2);
@@ -200,7 +207,7 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
   const calls: ProbeCalls = {
     endpoint: 'tokens.validate',
     primary: caller(primary),
-    overhead: { sent: 2, limited: 0 },
+    overhead: { sent: adjacentBefore(preflight, -2) + 2, limited: 0 },
     ...(endpoint.second ? { second: caller(second) } : {}),
   };
   return {
