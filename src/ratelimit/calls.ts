@@ -136,8 +136,10 @@ export async function probeCalls(input: CallsInput): Promise<ProbeCalls> {
   if (!isRateLimitEndpoint(input.endpoint))
     throw new ProbeSetupError(`rate_limit.endpoint ${input.endpoint} is not one the probe knows`);
   const endpoint = input.endpoint;
-  // The preflight's request, when it went just before: a set-up request like the token's.
-  const overhead = { sent: adjacentBefore(input.sentBefore ?? [], http.clock.now()), limited: 0 };
+  // The preflight's request, when it went just before: a set-up request like the token's. The
+  // clock is read only when there is one to place (a caller without a preflight passes none).
+  const before = input.sentBefore ?? [];
+  const overhead = { sent: before.length > 0 ? adjacentBefore(before, http.clock.now()) : 0, limited: 0 };
   const counted = <T extends Exchange>(ex: T): T => {
     overhead.sent += 1 + ex.rateLimitWaits;
     overhead.limited += ex.rateLimitWaits;
