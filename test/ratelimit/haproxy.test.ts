@@ -6,12 +6,9 @@
 // Without haproxy: skipped with the reason on a developer machine, a failure on CI (CI=true),
 // where .ci/run installs it.
 
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { haproxyMissing, startHaproxy, type SlidingLimit } from '../helpers/haproxy.js';
+import { limitedUpstream } from '../helpers/limited-upstream.js';
 import { describeEstimate, probe, relativeError } from './support.js';
 
 const missing = haproxyMissing();
@@ -22,24 +19,18 @@ if (skipWhy) console.warn(`skipping the HAProxy rate-limit tests: ${skipWhy}`);
 describe.skipIf(skipWhy !== undefined)(
   `limiter identification behind HAProxy${skipWhy ? ` (skipped: ${skipWhy})` : ''}`,
   () => {
-    let emulator: Emulator;
-    let tlsDir: string;
-
-    beforeAll(async () => {
-      if (missing) throw new Error(`haproxy is required on CI for the sliding-window ground truth: ${missing}`);
-      tlsDir = await mkdtemp(join(tmpdir(), 'ces-haproxy-tls-'));
-      emulator = await createEmulator({ port: 0, rateLimit: { rps: 0, burst: 0 }, tlsDir });
-    });
-    afterAll(async () => {
-      await emulator?.close();
-      if (tlsDir) await rm(tlsDir, { recursive: true, force: true });
-    });
+    // On CI a missing real limiter fails every test here with the reason, never a silent pass.
+    const upstream = limitedUpstream(
+      'haproxy',
+      missing,
+      'haproxy is required on CI for the sliding-window ground truth',
+    );
 
     async function behindHaproxy(limit: SlidingLimit) {
-      const haproxy = await startHaproxy({ upstream: emulator.url, tlsDir, limit });
+      const haproxy = await startHaproxy({ upstream: upstream.emulator.url, tlsDir: upstream.tlsDir, limit });
       try {
         return await probe(
-          { url: haproxy.url, caPem: emulator.caPem, credentials: emulator.credentials },
+          { url: haproxy.url, caPem: upstream.emulator.caPem, credentials: upstream.emulator.credentials },
           { maxRps: 200, maxDurationS: 60 },
         );
       } finally {

@@ -9,12 +9,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { prove } from '../../src/ratelimit/prove.js';
 import { recommend } from '../../src/ratelimit/recommend.js';
 import type { Recommendation } from '../../src/ratelimit/types.js';
 import { nginxMissing, startNginx } from '../helpers/nginx.js';
+import { limitedUpstream } from '../helpers/limited-upstream.js';
 import { bundleScenarios, realK6 } from '../k6/support.js';
 import { BUSINESS, probe } from './support.js';
 
@@ -26,31 +26,24 @@ if (skipWhy) console.warn(`skipping the nginx proof test: ${skipWhy}`);
 describe.skipIf(skipWhy !== undefined)(
   `the k6 proof behind nginx limit_req${skipWhy ? ` (skipped: ${skipWhy})` : ''}`,
   () => {
-    let emulator: Emulator;
-    let tlsDir: string;
-
-    beforeAll(async () => {
-      // On CI a missing nginx fails the test here with the reason, never a silent pass.
-      if (missing) throw new Error(`nginx is required on CI for the rate-limit ground truth: ${missing}`);
-      tlsDir = await mkdtemp(join(tmpdir(), 'ces-nginx-proof-tls-'));
-      emulator = await createEmulator({ port: 0, rateLimit: { rps: 0, burst: 0 }, tlsDir });
-    });
-    afterAll(async () => {
-      await emulator?.close();
-      if (tlsDir) await rm(tlsDir, { recursive: true, force: true });
-    });
+    // On CI a missing real limiter fails every test here with the reason, never a silent pass.
+    const upstream = limitedUpstream('nginx-proof', missing, 'nginx is required on CI for the rate-limit ground truth');
 
     it.skipIf(k6 === undefined)(
       'proves the recommendation with k6: no request lost, where a hasty policy loses some',
       async () => {
         const bundleDir = await bundleScenarios();
         const workDir = await mkdtemp(join(tmpdir(), 'ces-proof-'));
-        const nginx = await startNginx({ upstream: emulator.url, tlsDir, limit: { rate: 10, burst: 5 } });
+        const nginx = await startNginx({
+          upstream: upstream.emulator.url,
+          tlsDir: upstream.tlsDir,
+          limit: { rate: 10, burst: 5 },
+        });
         try {
           const { estimate } = await probe({
             url: nginx.url,
-            caPem: emulator.caPem,
-            credentials: emulator.credentials,
+            caPem: upstream.emulator.caPem,
+            credentials: upstream.emulator.credentials,
           });
           const policy = recommend(estimate)!;
           const run = (recommendation: Recommendation) =>
@@ -58,7 +51,11 @@ describe.skipIf(skipWhy !== undefined)(
               k6Path: k6!.path,
               bundleDir,
               workDir,
-              target: { baseUrl: nginx.url, credentials: emulator.credentials, caFile: join(tlsDir, 'ca.pem') },
+              target: {
+                baseUrl: nginx.url,
+                credentials: upstream.emulator.credentials,
+                caFile: join(upstream.tlsDir, 'ca.pem'),
+              },
               endpoint: 'tokens.validate',
               business: BUSINESS,
               recommendation,

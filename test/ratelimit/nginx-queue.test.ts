@@ -7,14 +7,11 @@
 //
 // Without nginx: skipped with the reason on a developer machine, a failure on CI (CI=true).
 
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import type { QueueModel } from '../../src/ratelimit/limiters/index.js';
 import { recommend } from '../../src/ratelimit/recommend.js';
 import { nginxMissing, startNginx, type NginxLimit } from '../helpers/nginx.js';
+import { limitedUpstream } from '../helpers/limited-upstream.js';
 import { describeEstimate, probe, relativeError } from './support.js';
 
 const missing = nginxMissing();
@@ -24,18 +21,8 @@ if (skipWhy) console.warn(`skipping the nginx queue tests: ${skipWhy}`);
 describe.skipIf(skipWhy !== undefined)(
   `a queue: nginx limit_req without nodelay${skipWhy ? ` (skipped: ${skipWhy})` : ''}`,
   () => {
-    let emulator: Emulator;
-    let tlsDir: string;
-
-    beforeAll(async () => {
-      if (missing) throw new Error(`nginx is required on CI for the rate-limit ground truth: ${missing}`);
-      tlsDir = await mkdtemp(join(tmpdir(), 'ces-nginx-queue-tls-'));
-      emulator = await createEmulator({ port: 0, rateLimit: { rps: 0, burst: 0 }, tlsDir });
-    });
-    afterAll(async () => {
-      await emulator?.close();
-      if (tlsDir) await rm(tlsDir, { recursive: true, force: true });
-    });
+    // On CI a missing real limiter fails every test here with the reason, never a silent pass.
+    const upstream = limitedUpstream('nginx-queue', missing, 'nginx is required on CI for the rate-limit ground truth');
 
     it.each<NginxLimit & { delay: number }>([
       { rate: 10, burst: 5, queue: {}, delay: 0 },
@@ -43,11 +30,11 @@ describe.skipIf(skipWhy !== undefined)(
     ])(
       'identifies rate=$rate r/s burst=$burst delay=$delay as a queue and sizes it',
       async (limit) => {
-        const nginx = await startNginx({ upstream: emulator.url, tlsDir, limit });
+        const nginx = await startNginx({ upstream: upstream.emulator.url, tlsDir: upstream.tlsDir, limit });
         const { estimate } = await probe({
           url: nginx.url,
-          caPem: emulator.caPem,
-          credentials: emulator.credentials,
+          caPem: upstream.emulator.caPem,
+          credentials: upstream.emulator.credentials,
         }).finally(() => nginx.stop());
         const context = describeEstimate(estimate);
         expect(estimate.limiter?.kind, context).toBe('queue');

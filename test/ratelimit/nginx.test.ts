@@ -7,14 +7,11 @@
 // Without nginx: skipped with the reason on a developer machine, a failure on CI (CI=true),
 // where .ci/run installs it.
 
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { recommend } from '../../src/ratelimit/recommend.js';
 import { toRateLimitResult } from '../../src/ratelimit/result.js';
 import { nginxMissing, startNginx, type NginxLimit, type RunningNginx } from '../helpers/nginx.js';
+import { limitedUpstream } from '../helpers/limited-upstream.js';
 import { describeEstimate, probe, relativeError } from './support.js';
 
 const missing = nginxMissing();
@@ -26,22 +23,11 @@ if (skipWhy) console.warn(`skipping the nginx rate-limit tests: ${skipWhy}`);
 describe.skipIf(skipWhy !== undefined)(
   `rate-limit discovery behind nginx limit_req${skipWhy ? ` (skipped: ${skipWhy})` : ''}`,
   () => {
-    let emulator: Emulator;
-    let tlsDir: string;
-
-    beforeAll(async () => {
-      // On CI a missing nginx fails every test here with the reason, never a silent pass.
-      if (missing) throw new Error(`nginx is required on CI for the rate-limit ground truth: ${missing}`);
-      tlsDir = await mkdtemp(join(tmpdir(), 'ces-nginx-tls-'));
-      emulator = await createEmulator({ port: 0, rateLimit: { rps: 0, burst: 0 }, tlsDir });
-    });
-    afterAll(async () => {
-      await emulator?.close();
-      if (tlsDir) await rm(tlsDir, { recursive: true, force: true });
-    });
+    // On CI a missing real limiter fails every test here with the reason, never a silent pass.
+    const upstream = limitedUpstream('nginx', missing, 'nginx is required on CI for the rate-limit ground truth');
 
     async function behindNginx<T>(limit: NginxLimit, body: (nginx: RunningNginx) => Promise<T>): Promise<T> {
-      const nginx = await startNginx({ upstream: emulator.url, tlsDir, limit });
+      const nginx = await startNginx({ upstream: upstream.emulator.url, tlsDir: upstream.tlsDir, limit });
       try {
         return await body(nginx);
       } finally {
@@ -51,8 +37,8 @@ describe.skipIf(skipWhy !== undefined)(
 
     const targetOf = (nginx: RunningNginx) => ({
       url: nginx.url,
-      caPem: emulator.caPem,
-      credentials: emulator.credentials,
+      caPem: upstream.emulator.caPem,
+      credentials: upstream.emulator.credentials,
     });
 
     it.each([
