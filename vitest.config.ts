@@ -1,5 +1,6 @@
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import { ALONE_FILES, HEAVY_FILES, LAST_FILES, PRECISE_FILES, WHOLLY_REAL_FILES } from './test/tiers.js';
+import { LongestFirst } from './test/setup/longest-first.js';
 
 export default defineConfig({
   test: {
@@ -14,6 +15,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: the fast tier computes, and more workers only make its timing-sensitive tests contend.
     maxWorkers: 2,
+    // The real tier's projects start their files longest first (test/tiers.ts `seconds`), the fast tier as vitest orders it.
+    sequence: { sequencer: LongestFirst },
     // Two tiers (test/tiers.ts says which file is where, and why): `npm test` runs the fast one,
     // `npm run test:real` the precision and heavy runs; .ci/run runs both. Each project names its
     // own include: `extends: true` joins arrays, so one at the top would be in both.

@@ -16,6 +16,11 @@ export type Tier = 'fast' | 'real';
 export interface RealTierFile {
   /** Why it is slow: what its time goes into. */
   why: string;
+  /**
+   * Its wall time in the last measured tier run, in seconds: each project starts its files longest
+   * first by it (test/setup/longest-first.ts), so that no long file starts last and ends the phase alone.
+   */
+  seconds: number;
   /** The tests that stay in the fast tier, by their own name as vitest prints it (`$value` quoted), not their describe's. */
   fast?: RegExp[];
   /**
@@ -37,72 +42,89 @@ export interface RealTierFile {
 
 export const REAL_TIER: Record<string, RealTierFile> = {
   'test/integration/profiles.test.ts': {
+    seconds: 221,
     why: '`check` and `run` (k6 included) against each of the four profile groups, as a user runs them: four minutes',
   },
   'test/integration/check-emulator.test.ts': {
+    seconds: 14,
     // The fast tier holds the fault matrix itself: each fault against the check that must catch it,
     // and one full conformant run.
     why: 'a fault that never lifts judged by the whole rate-limit family, its recovery waits included',
     fast: [/^passes every check/, /^has a catching check/, / fails the verdict$/, /^token\.lifetime with faults/],
   },
   'test/integration/network.test.ts': {
+    seconds: 54,
     why: '`run` across 100 ms of latency: the rate-limit probe and k6 pay it on every request',
     fast: [/^'check' passes$/],
   },
   'test/ratelimit/nginx.test.ts': {
+    seconds: 82,
     why: 'the probe against nginx limit_req at several settings, each within 5 %',
     fast: [/^reports nginx without limit_req_status/],
     precise: true,
   },
   'test/ratelimit/nginx-proof.test.ts': {
+    seconds: 26,
     // Not `precise`: its k6 runs would share the CPU with the precision probes beside it.
     why: 'the k6 proof of a recommendation behind nginx limit_req, and of a hasty policy that loses calls: two 4 s rounds after a probe',
   },
   'test/ratelimit/nginx-queue.test.ts': {
+    seconds: 59,
     why: 'the probe against nginx limit_req without nodelay (a queue) at two settings, each within 2 %',
     precise: true,
   },
   'test/ratelimit/haproxy.test.ts': {
+    seconds: 33,
     why: "HAProxy's sliding window read within 2 % in each recipe (nginx's test in the fast tier stands for the real limiters there)",
     precise: true,
   },
   'test/ratelimit/proof-loop-stage.test.ts': {
+    seconds: 95,
     why: 'the closed loop with real k6: proof rounds of several seconds each, until one holds or none does',
     // Its probe must read the emulator's bucket within its 30 s cap before any round: beside the
     // heavy files' CLI runs and k6 it read 33 of 50 req/s and stopped partial (no proof to test).
     alone: true,
   },
   'test/ratelimit/proof-cut.test.ts': {
+    seconds: 17,
     why: 'real k6 cutting a failed proof round short by its own threshold, some 10 s of load',
   },
   'test/ratelimit/httprate.test.ts': {
+    seconds: 95,
     why: 'real Go limiters (go-chi/httprate, golang.org/x/time/rate, a timer-refilled batch bucket) built from the Go module proxy, each sized within 2 % and proven',
     precise: true,
   },
   'test/integration/ratelimit-network.test.ts': {
+    seconds: 114,
     why: '`ratelimit` through toxiproxy (50 ± 10 ms each way) against three limiter kinds, each proven by k6: about two minutes',
     precise: true,
   },
   'test/integration/ratelimit-network-kinds.test.ts': {
+    seconds: 115,
     why: 'the probe through toxiproxy (50 ± 10 ms each way) against x/time/rate, httprate 1 s and 10 s, HAProxy 10 s counters and a silent one, each within 2 %: about three minutes',
     precise: true,
   },
   'test/ratelimit/emulator.test.ts': {
+    seconds: 109,
     why: "the probe against the emulator's token bucket at several settings, each within 5 %",
     precise: true,
   },
   'test/ratelimit/flexible.test.ts': {
+    seconds: 39,
     why: 'fixed windows of a real limiter (rate-limiter-flexible) sized within 2 %: each probe sees two and a half windows',
     precise: true,
   },
   'test/ratelimit/long-window-emulator.test.ts': {
+    seconds: 23,
     why: 'a 10 s fixed window sized over real requests: two and a half periods, 25 s',
     precise: true,
   },
   'test/ratelimit/stage.test.ts': {
+    seconds: 34,
     why: 'the `ratelimit` stage through the CLI: the probe, and the k6 proof of its recommendation',
   },
   'test/ratelimit/run-announced-minute.test.ts': {
+    seconds: 32,
     // Its fast twins: announced-headline.test.ts (Kong's fields, the headline 10 req/s announced, not
     // proven, in every format, the recommendation within it) and announced-unproven.test.ts (Kong's
     // bucket of 30 beside the minute), on virtual time; the stage's wiring stays fast in its minute-alone case.
@@ -110,50 +132,64 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     fast: [/^run: announced, not proven/, /^ratelimit, capped as run is/],
   },
   'test/ratelimit/fleet/k6-proof.test.ts': {
+    seconds: 44,
     why: 'the fleet simulator against k6 fleet runs behind real limiters (nginx, HAProxy)',
   },
   'test/cli/load.test.ts': {
+    seconds: 35,
     why: 'k6 runs of all four scenarios through the CLI, and `run` (checks, rate limit, load)',
     fast: [/^an unknown scenario is a usage error/],
   },
   'test/cli/load-turnover.test.ts': {
+    seconds: 42,
     why: 'k6 runs long enough for tokens to turn over mid-scenario, at several lifetimes',
   },
   'test/cli/cutover-faults.test.ts': {
+    seconds: 175,
     why: '`cutover` over every production fault and profile group, with opt-ins: 48 runs of two check passes each, mostly waiting (the expiry, the probes, the pauses of the checks)',
     fast: [/^wrong-token-type$/],
     last: true,
   },
   'test/cli/cutover-faults-read-only.test.ts': {
+    seconds: 94,
     why: '`cutover` over every production fault and profile group, without opt-ins: 48 runs of two check passes each, mostly waiting (the expiry, the probes, the pauses of the checks)',
     fast: [/^wrong-token-type$/],
     last: true,
   },
   'test/cli/cutover.test.ts': {
+    seconds: 72,
     why: '`cutover` against an emulator pair, one full run per readiness finding',
   },
   'test/cli/k6-failures.test.ts': {
+    seconds: 47,
     why: 'a whole `run` (checks, rate limit) per way k6 can fail, to see the report still written',
   },
   'test/cli/shared-token.test.ts': {
+    seconds: 37,
     why: '`check`, `ratelimit` and `load` each run whole to prove what they keep in the token ledger',
   },
   'test/k6/scenarios.test.ts': {
+    seconds: 32,
     why: 'each bundled scenario run by real k6, conformant and against each fault it exists to catch',
   },
   'test/client/well-behaved.test.ts': {
+    seconds: 41,
     why: 'every scenario of `ces-harness client` per reference client (Node, Python, curl), and jitter three times',
   },
   'test/client/misbehaving.test.ts': {
+    seconds: 8,
     why: 'a real client run (about 5 s) per client-side rule broken',
   },
   'test/ci/action.test.ts': {
+    seconds: 45,
     why: "the GitHub Action's own steps run locally against the emulator, a whole `run` included",
   },
   'test/ci/workflow.test.ts': {
+    seconds: 35,
     why: "the scheduled workflow's steps run twice against the emulator, with the ledger carried over a token expiry",
   },
   'test/package/install.test.ts': {
+    seconds: 68,
     why: 'npm pack, an install into an empty folder, and `check` and `run` with the installed bin',
   },
 };
