@@ -33,11 +33,6 @@ export interface RealTierFile {
    * of whole CLI runs at once), so a probe timed beside it reads the machine, not the limiter.
    */
   alone?: true;
-  /**
-   * Runs at the very end, after the `alone` files, two at a time: halves of one table whose rows
-   * mostly wait (1.9 s of CPU a row), five at a time per file, so two files keep twice as many in flight.
-   */
-  last?: true;
 }
 
 export const REAL_TIER: Record<string, RealTierFile> = {
@@ -148,13 +143,11 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     seconds: 175,
     why: '`cutover` over every production fault and profile group, with opt-ins: 48 runs of two check passes each, mostly waiting (the expiry, the probes, the pauses of the checks)',
     fast: [/^wrong-token-type$/],
-    last: true,
   },
   'test/cli/cutover-faults-read-only.test.ts': {
     seconds: 94,
     why: '`cutover` over every production fault and profile group, without opt-ins: 48 runs of two check passes each, mostly waiting (the expiry, the probes, the pauses of the checks)',
     fast: [/^wrong-token-type$/],
-    last: true,
   },
   'test/cli/cutover.test.ts': {
     seconds: 72,
@@ -204,10 +197,7 @@ export function tierOf(file: string, testName: string): Tier {
 /** The files each tier's project includes (a file with tests in both is in both). */
 export const REAL_TIER_FILES = Object.keys(REAL_TIER);
 export const WHOLLY_REAL_FILES = REAL_TIER_FILES.filter((file) => !REAL_TIER[file]!.fast);
-/** The real tier in its two projects: the precision runs, then the rest. */
+/** The real tier in its three projects: the precision runs, the rest, then the `alone` files. */
 export const PRECISE_FILES = REAL_TIER_FILES.filter((file) => REAL_TIER[file]!.precise);
 export const ALONE_FILES = REAL_TIER_FILES.filter((file) => REAL_TIER[file]!.alone);
-export const LAST_FILES = REAL_TIER_FILES.filter((file) => REAL_TIER[file]!.last);
-export const HEAVY_FILES = REAL_TIER_FILES.filter(
-  (file) => !REAL_TIER[file]!.precise && !REAL_TIER[file]!.alone && !REAL_TIER[file]!.last,
-);
+export const HEAVY_FILES = REAL_TIER_FILES.filter((file) => !REAL_TIER[file]!.precise && !REAL_TIER[file]!.alone);
