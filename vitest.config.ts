@@ -1,5 +1,5 @@
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
-import { ALONE_FILES, HEAVY_FILES, PRECISE_FILES, WHOLLY_REAL_FILES } from './test/tiers.js';
+import { HEAVY_FILES, PRECISE_FILES, WHOLLY_REAL_FILES } from './test/tiers.js';
 import { LongestFirst } from './test/setup/longest-first.js';
 
 export default defineConfig({
@@ -37,18 +37,17 @@ export default defineConfig({
           isolate: false,
         },
       },
-      // The real tier, in three projects run one after the other (sequence.groupOrder). First the
-      // precision runs against real limiters, two at a time as they always ran, beside nothing
-      // that computes (four at once beside k6 and CLI runs once read toxiproxy's fixed window as a
-      // bucket). Then the rest, four at once: it waits (on `run`'s stages, k6's durations, the
-      // cutover table's rows) far more than it computes: the whole tier took 585 CPU s in 1,213 s
-      // wall on a quiet machine with two here (2026-11-29). Its files start longest first, so
-      // profiles.test.ts (221 s, its groups one at a time) and the cutover table's opted-in half
-      // (175 s) start at once and end within the other two lanes' ~290 s of shorter files.
-      realTier('real-precise', PRECISE_FILES, { workers: 2, order: 1 }),
+      // The real tier, in two projects run one after the other (sequence.groupOrder), each starting
+      // its files longest first. First the precision runs against real limiters, three at a time,
+      // beside nothing but one another (four at once beside k6 and CLI runs once read toxiproxy's
+      // fixed window as a bucket): their probes wait on their limiters' windows, and their 668 s of
+      // files took ~5.6 min two at a time on a quiet machine. Then the rest, four at
+      // once: it waits (on `run`'s stages, k6's durations, the cutover table's rows) far more than
+      // it computes: the whole tier took 585 CPU s in 1,213 s wall on a quiet machine with two here
+      // (2026-11-29). profiles.test.ts (221 s, its groups one at a time) and the cutover table's
+      // opted-in half (175 s) start first and end within the other two lanes' ~290 s of shorter files.
+      realTier('real-precise', PRECISE_FILES, { workers: 3, order: 1 }),
       realTier('real', HEAVY_FILES, { workers: 4, order: 2 }),
-      // Last, on its own: files whose probe must read the emulator beside nothing that computes (test/tiers.ts `alone`).
-      realTier('real-alone', ALONE_FILES, { workers: 1, order: 3 }),
     ],
   },
 });
