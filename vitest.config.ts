@@ -41,11 +41,13 @@ export default defineConfig({
       // its files longest first. First the precision runs against real limiters, three at a time,
       // beside nothing but one another (four at once beside k6 and CLI runs once read toxiproxy's
       // fixed window as a bucket): their probes wait on their limiters' windows, and their 668 s of
-      // files took ~5.6 min two at a time on a quiet machine. Then the rest, four at
+      // files took ~5.6 min two at a time on a quiet machine, with proof-loop-stage 286 s three at a
+      // time at load 3 to 5, all passing (docs/development.md, test tiers). Then the rest, four at
       // once: it waits (on `run`'s stages, k6's durations, the cutover table's rows) far more than
       // it computes: the whole tier took 585 CPU s in 1,213 s wall on a quiet machine with two here
-      // (2026-11-29). profiles.test.ts (221 s, its groups one at a time) and the cutover table's
-      // opted-in half (175 s) start first and end within the other two lanes' ~290 s of shorter files.
+      // (2026-11-29); four are not yet measured on a quiet machine. profiles.test.ts (221 s, its groups
+      // one at a time) and the cutover table's opted-in half (175 s) start first and end within the
+      // other two lanes' ~290 s of shorter files.
       realTier('real-precise', PRECISE_FILES, { workers: 3, order: 1 }),
       realTier('real', HEAVY_FILES, { workers: 4, order: 2 }),
     ],
