@@ -30,6 +30,13 @@ export interface RealTierFile {
    * k6 among them, ratelimit-network's and proof-loop-stage's), and the rest of the tier after.
    */
   precise?: true;
+  /**
+   * Runs at the very end, two at a time: halves of one table whose rows mostly wait (1.9 s of CPU a
+   * row), five at a time per file, so two files keep twice as many in flight. Beside the rest of the
+   * tier, four files at once, its conformant rows' TLS control handshake (3 s) and profiles' `run`
+   * failed at load 2 to 9 (2026-11-29).
+   */
+  last?: true;
 }
 
 export const REAL_TIER: Record<string, RealTierFile> = {
@@ -142,11 +149,13 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     seconds: 175,
     why: '`cutover` over every production fault and profile group, with opt-ins: 48 runs of two check passes each, mostly waiting (the expiry, the probes, the pauses of the checks)',
     fast: [/^wrong-token-type$/],
+    last: true,
   },
   'test/cli/cutover-faults-read-only.test.ts': {
     seconds: 94,
     why: '`cutover` over every production fault and profile group, without opt-ins: 48 runs of two check passes each, mostly waiting (the expiry, the probes, the pauses of the checks)',
     fast: [/^wrong-token-type$/],
+    last: true,
   },
   'test/cli/cutover.test.ts': {
     seconds: 72,
@@ -196,6 +205,7 @@ export function tierOf(file: string, testName: string): Tier {
 /** The files each tier's project includes (a file with tests in both is in both). */
 export const REAL_TIER_FILES = Object.keys(REAL_TIER);
 export const WHOLLY_REAL_FILES = REAL_TIER_FILES.filter((file) => !REAL_TIER[file]!.fast);
-/** The real tier in its two projects: the precision runs, then the rest. */
+/** The real tier in its three projects: the precision runs, the rest, then the `last` files. */
 export const PRECISE_FILES = REAL_TIER_FILES.filter((file) => REAL_TIER[file]!.precise);
-export const HEAVY_FILES = REAL_TIER_FILES.filter((file) => !REAL_TIER[file]!.precise);
+export const LAST_FILES = REAL_TIER_FILES.filter((file) => REAL_TIER[file]!.last);
+export const HEAVY_FILES = REAL_TIER_FILES.filter((file) => !REAL_TIER[file]!.precise && !REAL_TIER[file]!.last);
