@@ -1,4 +1,4 @@
-// `npm test`'s checks before the tests: the two type-checks (`npm run typecheck`) and the format
+// `npm test`'s checks, beside the tests (scripts/test.mjs): the two type-checks (`npm run typecheck`) and the format
 // check (`npm run format:check`), run at once instead of one after another. Prettier works on one
 // core for about 22 s of CPU and tsc mostly on the other, so on two cores this takes about as long
 // as Prettier alone. The commands are read from package.json's scripts, so they stay in one place.

@@ -55,14 +55,25 @@ export interface VirtualClock extends Clock {
  */
 export function virtualClock(startMs = Date.now()): VirtualClock {
   let now = startMs;
-  let order = 0;
   let ticking = false;
-  const sleepers: Array<{ at: number; order: number; wake: () => void }> = [];
-  /** The earliest pending wake-up, taken off the list when it is due by `until`. */
-  const next = (until = Infinity) => {
-    sleepers.sort((a, b) => a.at - b.at || a.order - b.order);
-    return sleepers[0] !== undefined && sleepers[0].at <= until ? sleepers.shift() : undefined;
+  // Kept in wake-up order (time, then the order they slept in) as each one is added: a probe on this
+  // clock keeps hundreds asleep at once (each request's way there and back), and sorting them all
+  // at every wake-up was a tenth of a virtual probe's CPU time.
+  const sleepers: Array<{ at: number; wake: () => void }> = [];
+  const add = (sleeper: (typeof sleepers)[number]) => {
+    // After every sleeper due at the same time or earlier: those due together wake in the order they slept.
+    let low = 0;
+    let high = sleepers.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (sleepers[middle]!.at <= sleeper.at) low = middle + 1;
+      else high = middle;
+    }
+    sleepers.splice(low, 0, sleeper);
   };
+  /** The earliest pending wake-up, taken off the list when it is due by `until`. */
+  const next = (until = Infinity) =>
+    sleepers[0] !== undefined && sleepers[0].at <= until ? sleepers.shift() : undefined;
   const tick = () => {
     ticking = false;
     const due = next();
@@ -81,14 +92,14 @@ export function virtualClock(startMs = Date.now()): VirtualClock {
     sleep: (ms, signal) =>
       new Promise<void>((resolve) => {
         if (signal?.aborted) return resolve();
-        const sleeper = { at: now + Math.max(0, ms), order: order++, wake: () => done() };
+        const sleeper = { at: now + Math.max(0, ms), wake: () => done() };
         const done = () => {
           const i = sleepers.indexOf(sleeper);
           if (i >= 0) sleepers.splice(i, 1);
           signal?.removeEventListener('abort', done);
           resolve();
         };
-        sleepers.push(sleeper);
+        add(sleeper);
         signal?.addEventListener('abort', done, { once: true });
         schedule();
       }),

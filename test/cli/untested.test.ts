@@ -92,36 +92,9 @@ describe('a selection that leaves nothing to test', () => {
   });
 });
 
-// A limit above the probe's ceiling looks exactly like none: the run says what it could not find
-// and exits 1, but never pins a fail on the service.
-describe('a burst that meets no limit below max_rps', () => {
-  it('check --fault rate-limit-off --only ratelimit.* → exit 1, "not tested (checks)", no ✗ fail', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'ces-untested-'));
-    const dir = join(cwd, 'report');
-    // health.plain-text passes, so the one "not tested" is the burst's.
-    const res = await runCliInProcess(
-      [
-        'check',
-        '--fault',
-        'rate-limit-off',
-        '--only',
-        'ratelimit.*',
-        '--only',
-        'health.plain-text',
-        '--max-rps',
-        '200',
-        '--report-dir',
-        dir,
-      ],
-      { cwd, timeoutMs: 90_000 },
-    );
-    expect(res.code, res.stdout + res.stderr).toBe(1);
-    expect(res.stdout).not.toMatch(/✗ fail/);
-    expectUntested(
-      dir,
-      res.stdout,
-      'checks',
-      /^ratelimit\.limit-enforced: not tested: no limit met at ≤ \d+ requests\/s .*raise rate_limit\.max_rps/,
-    );
-  }, 100_000);
-});
+// A limit above the probe's ceiling looks exactly like none: the run says what it could not find and
+// exits 1, but never pins a fail on the service. Its burst is judged on a virtual clock shared with
+// the emulator in check-emulator's fault matrix ('rate-limit-off': "no limit met at ≤ N requests/s",
+// the verdict fail, no fail on the check); the CLI's exit 1 and every report for a "not tested"
+// check are the --skip case above. Here through the CLI in real time it took 15-30 s, and on a busy
+// machine its burst fell short of the pace and said that instead.

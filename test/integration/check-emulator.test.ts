@@ -58,6 +58,7 @@ describe('check against each fault', () => {
     const caught = results.find((r) => r.id === want.check);
     expect(caught, `${want.check} ran`).toBeDefined();
     expect(`${caught!.status}: ${caught!.message}`).toMatch(want.notTested ? /^skip: not tested: / : /^fail: /);
+    if (want.notTested) expect(caught!.message).toMatch(want.notTested);
     expect(untested.map((line) => line.split(':')[0])).toEqual(want.notTested ? [want.check] : []);
     expect(caught!.level).toBe('must');
     expect(caught!.spec.split(/,\s*/)).toContain(want.spec);

@@ -12,6 +12,9 @@ import { processIo } from '../../../src/cli/io.js';
 import { prepareTarget, type PreparedTarget } from '../../../src/cli/prepare-target.js';
 import { plainText, type Terminal } from '../../../src/cli/terminal.js';
 import { Redactor } from '../../../src/http/redact.js';
+import { createEmulator, type Emulator } from '../../../src/emulator/index.js';
+import { virtualClock } from '../../../src/time/clock.js';
+import { stageTargetOn } from '../../helpers/stage-target.js';
 
 function capture(): Terminal & { lines: string[] } {
   const lines: string[] = [];
@@ -24,16 +27,20 @@ function capture(): Terminal & { lines: string[] } {
   };
 }
 
-describe('ratelimit --fleet against the built-in emulator', () => {
+describe('ratelimit --fleet against the built-in bucket (50/s, burst 50)', () => {
   let prepared: PreparedTarget;
+  let emulator: Emulator;
   let reportDir: string;
   const redactor = new Redactor();
+  const clock = virtualClock();
 
   beforeAll(async () => {
     reportDir = await mkdtemp(join(tmpdir(), 'ces-fleet-stage-'));
     prepared = await prepareTarget({ fleet: 200 }, redactor, capture(), processIo());
+    emulator = await createEmulator({ port: 0, now: clock.now, tokenTtlS: 3_600, rateLimit: { rps: 50, burst: 50 } });
   });
   afterAll(async () => {
+    await emulator?.close();
     await prepared?.close();
     await rm(reportDir, { recursive: true, force: true });
   });
@@ -43,8 +50,14 @@ describe('ratelimit --fleet against the built-in emulator', () => {
     const terminal = capture();
     const untested: string[] = [];
     const result = await makeRateLimitStage({ proofS: 0 })(
-      { ...prepared, reportDir },
-      runIo(terminal, redactor, new AbortController().signal, (stage, reason) => untested.push(`${stage}: ${reason}`)),
+      await stageTargetOn(prepared, emulator, reportDir),
+      runIo(
+        terminal,
+        redactor,
+        new AbortController().signal,
+        (stage, reason) => untested.push(`${stage}: ${reason}`),
+        clock,
+      ),
     );
     const context = JSON.stringify(
       { ...result, timeline: undefined, fleet: { ...result.fleet, rows: undefined } },
