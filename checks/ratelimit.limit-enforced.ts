@@ -43,10 +43,16 @@ export const check: Check = {
         evidence,
       );
     }
-    // For the run history: how many requests got through before the limit (a halved limit halves it).
+    // For the run history: how many requests got through before the limit (a halved limit halves
+    // it), and the rate they were offered at, which the machine sets and the count depends on (a
+    // limit that refills admits more of a slower burst): runs are compared only at like rates.
     const accepted = Object.entries(burst.statuses)
       .filter(([s]) => Number(s) >= 200 && Number(s) < 300)
       .reduce((n, [, c]) => n + c, 0);
-    return { ...pass(`429 after ${summary}`, evidence), facts: { accepted_before_limit: accepted } };
+    const offered = Number(burst.achievedRps.toFixed(1));
+    return {
+      ...pass(`429 after ${summary}`, evidence),
+      facts: { accepted_before_limit: accepted, offered_rps: offered },
+    };
   },
 };

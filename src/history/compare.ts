@@ -2,9 +2,10 @@
 // changed, figures outside the noise of the last N runs. Pure: records in, changes out (the policy
 // decides what each change does to the run, policy.ts).
 
-import type { Change, NoiseBand, RegressionKind } from '../report/sections/since/model.js';
+import type { Change, NoiseBand, NotCompared, RegressionKind } from '../report/sections/since/model.js';
 import type { Status } from '../report/model.js';
-import { ruleFor } from './figures.js';
+import { comparableValues } from './comparable.js';
+import { formatFigure, ruleFor } from './figures.js';
 import { noiseBand, outside } from './noise.js';
 import { observations, type FactValue, type HistoryRecord, type Observation } from './record.js';
 
@@ -21,17 +22,28 @@ export function sameTarget(past: readonly HistoryRecord[], current: HistoryRecor
 // How bad a status is: a change up is a regression, down an improvement; a skip judges nothing.
 const SEVERITY: Record<Status, number | undefined> = { pass: 0, warn: 1, fail: 2, error: 2, skip: undefined };
 
+/** What the comparison found, and the figures it could not judge. */
+export interface Comparison {
+  findings: Finding[];
+  notCompared: NotCompared[];
+}
+
 /** `past` is this target's runs, oldest first; figures are judged from the last `runs` of them. */
 export function compareRuns(current: HistoryRecord, past: readonly HistoryRecord[], runs: number): Finding[] {
+  return comparison(current, past, runs).findings;
+}
+
+export function comparison(current: HistoryRecord, past: readonly HistoryRecord[], runs: number): Comparison {
   const statuses = statusChanges(current, past);
   // A fact that changed as its check recovered (token_type "bearer" → "Bearer" while
   // token.type-bearer went fail → pass) is the fix itself: with `fact: fail` it failed the run
   // that showed the service repaired.
   const recovered = new Set(statuses.filter((f) => !f.regression).map((f) => f.subject));
-  const observed = observationChanges(current, past.slice(-runs)).map((f) =>
+  const observed = observationChanges(current, past.slice(-runs));
+  const findings = observed.findings.map((f) =>
     f.kind === 'fact' && recovered.has(f.subject) ? { ...f, regression: false } : f,
   );
-  return [...statuses, ...observed];
+  return { findings: [...statuses, ...findings], notCompared: observed.notCompared };
 }
 
 function statusChanges(current: HistoryRecord, past: readonly HistoryRecord[]): Finding[] {
@@ -57,23 +69,27 @@ function statusChanges(current: HistoryRecord, past: readonly HistoryRecord[]): 
   return out;
 }
 
-function observationChanges(current: HistoryRecord, window: readonly HistoryRecord[]): Finding[] {
+function observationChanges(current: HistoryRecord, window: readonly HistoryRecord[]): Comparison {
   const stored = window.map(observations);
+  const now = observations(current);
   const out: Finding[] = [];
-  for (const o of observations(current)) {
+  const notCompared: NotCompared[] = [];
+  for (const o of now) {
     const same = (p: Observation) => p.subject === o.subject && p.name === o.name;
     if (typeof o.value === 'string') {
       const before = lastWith(stored, (obs) => obs.find(same)?.value);
       if (before !== undefined && before !== o.value) out.push(factChange(o, before));
       continue;
     }
-    const values = stored.map((obs) => obs.find(same)?.value).filter((v): v is number => typeof v === 'number');
     const rule = ruleFor(o.name);
+    if (rule.context) continue;
+    const { values, notCompared: unjudged } = comparableValues(o, now, stored);
+    if (unjudged) notCompared.push(unjudged);
     const band = noiseBand(values, rule);
     const side = band && outside(o.value, band, rule.worse);
     if (band && side) out.push(figureChange(o, band, side, rule.kind, rule.unit));
   }
-  return out;
+  return { findings: out, notCompared };
 }
 
 function factChange(o: Observation, before: FactValue): Finding {
@@ -96,8 +112,7 @@ function figureChange(
   unit: string,
 ): Finding {
   const v = o.value as number;
-  const fmt = (n: number) =>
-    `${Number(n.toPrecision(3))}${unit === '' ? '' : unit.startsWith('/') ? unit : ` ${unit}`}`;
+  const fmt = (n: number) => formatFigure(n, unit);
   const ratio = band.median !== 0 ? ` (×${Number((v / band.median).toPrecision(2))})` : '';
   const text = `${o.subject}: ${o.name} ${fmt(v)}${ratio}, ${side === 'up' ? 'above' : 'below'} the band ${fmt(Math.max(0, band.low))}–${fmt(band.high)} of the last ${band.runs} runs`;
   return { kind, subject: o.subject, name: o.name, before: band.median, after: v, band, regression: true, text };

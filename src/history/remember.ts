@@ -5,7 +5,7 @@
 import type { RegressionPolicy, SinceLastRun } from '../report/sections/since/model.js';
 import { regressionReasons, type Report } from '../report/model.js';
 import { printableDeep } from '../report/common/printable.js';
-import { compareRuns, sameTarget } from './compare.js';
+import { comparison, sameTarget } from './compare.js';
 import { METHOD } from './noise.js';
 import { applyPolicy, outcomeOf } from './policy.js';
 import { toRecord, type HistoryRecord } from './record.js';
@@ -25,7 +25,8 @@ export function remember(
   const record = toRecord(report);
   const past = sameTarget(stored, record);
   const last = past[past.length - 1];
-  const changes = last ? applyPolicy(compareRuns(record, past, policy.runs), policy) : [];
+  const compared = last ? comparison(record, past, policy.runs) : { findings: [], notCompared: [] };
+  const changes = applyPolicy(compared.findings, policy);
   const since: SinceLastRun = {
     history: last ? 'compared' : 'none',
     runs_compared: Math.min(past.length, policy.runs),
@@ -33,6 +34,7 @@ export function remember(
       ? { last_run: { started_at: last.started_at, verdict: last.verdict, tool_version: last.tool_version } }
       : {}),
     changes,
+    ...(compared.notCompared.length ? { not_compared: compared.notCompared } : {}),
     outcome: outcomeOf(changes),
     method: METHOD,
     ...(warnings.length ? { warnings: [...warnings] } : {}),
@@ -41,7 +43,7 @@ export function remember(
   // The record keeps the conformance verdict it was made with, before this comparison.
   const reasons = [...report.verdict_reasons, ...regressionReasons(since)];
   // Stored values come from a file anyone with the folder could edit: printable, like the rest of the report.
-  const compared = printableDeep<Report>(
+  const shown = printableDeep<Report>(
     {
       ...report,
       verdict: since.outcome === 'fail' ? 'fail' : report.verdict,
@@ -51,5 +53,5 @@ export function remember(
     },
     { multiline: true },
   );
-  return { report: compared, record };
+  return { report: shown, record };
 }

@@ -5,6 +5,7 @@
 import type { RegressionPolicy } from '../report/sections/since/model.js';
 import type { Report } from '../report/model.js';
 import type { StageLines } from '../stages/run-io.js';
+import { notComparedLines } from '../report/sections/since/words.js';
 import { UNSAVED_RECORD_FILE } from './record.js';
 import { remember } from './remember.js';
 import type { HistoryStore } from './store.js';
@@ -51,5 +52,9 @@ function changeLines(report: Report): string[] {
     return ['since the last run: no history yet (this run is the first one stored for this target)'];
   const regressions = since.changes.filter((c) => c.action !== 'info');
   const head = `since the last run (${since.runs_compared} stored run${since.runs_compared === 1 ? '' : 's'}): ${regressions.length ? `${regressions.length} regression${regressions.length === 1 ? '' : 's'}${since.outcome === 'fail' ? ', which the regressions: policy fails' : ''}` : 'no regression'}`;
-  return [head, ...since.changes.map((c) => `  ${c.action === 'info' ? 'better' : c.action} ${c.kind}: ${c.text}`)];
+  return [
+    head,
+    ...since.changes.map((c) => `  ${c.action === 'info' ? 'better' : c.action} ${c.kind}: ${c.text}`),
+    ...notComparedLines(since).map((l) => `  ${l}`),
+  ];
 }

@@ -2,6 +2,7 @@
 // verdicts, for its strip of past runs. Pure: records in, series out.
 
 import type { Trends, TrendSeries } from '../report/sections/since/model.js';
+import { comparableValues } from './comparable.js';
 import { ruleFor } from './figures.js';
 import { noiseBand } from './noise.js';
 import { observations, type HistoryRecord } from './record.js';
@@ -12,19 +13,19 @@ const MAX_POINTS = 60;
 export function trendsOf(current: HistoryRecord, past: readonly HistoryRecord[], runs: number): Trends {
   const shown = [...past.slice(-(MAX_POINTS - 1)), current];
   const perRun = shown.map(observations);
+  const now = perRun[perRun.length - 1]!;
+  // The band the comparison used: the last `runs` stored runs, under a condition like this run's.
+  const judged = perRun.slice(0, -1).slice(-runs);
   const series: TrendSeries[] = [];
-  for (const o of observations(current)) {
+  for (const o of now) {
     if (typeof o.value !== 'number') continue;
     const values = perRun.map((obs) => {
       const v = obs.find((p) => p.subject === o.subject && p.name === o.name)?.value;
       return typeof v === 'number' ? v : null;
     });
     const rule = ruleFor(o.name);
-    const stored = values
-      .slice(0, -1)
-      .slice(-runs)
-      .filter((v): v is number => v !== null);
-    const band = noiseBand(stored, rule);
+    // A run's condition (the rate a burst reached) is charted without a band: it is not judged.
+    const band = rule.context ? undefined : noiseBand(comparableValues(o, now, judged).values, rule);
     series.push({
       kind: rule.kind,
       subject: o.subject,

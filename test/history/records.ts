@@ -7,6 +7,8 @@ export function steadyRecord(
   overrides: {
     latency?: number;
     accepted?: number;
+    /** The rate the check's burst reached (the count is compared only between like rates). */
+    offered?: number;
     issuer?: string;
     typeStatus?: 'pass' | 'fail';
     base_url?: string;
@@ -23,7 +25,10 @@ export function steadyRecord(
       'business.valid-token-accepted': { status: 'pass', facts: { latency_ms: overrides.latency ?? 40 + (i % 3) } },
       'ratelimit.limit-enforced': {
         status: 'pass',
-        facts: { accepted_before_limit: overrides.accepted ?? 60 + (i % 2) },
+        facts: {
+          accepted_before_limit: overrides.accepted ?? 60 + (i % 2),
+          offered_rps: overrides.offered ?? 198 + (i % 3),
+        },
       },
       'tls.certificate-valid': { status: 'pass', facts: { issuer: overrides.issuer ?? 'CN=Sandbox CA (sha256 aa)' } },
       'token.ledger': { status: i % 2 ? 'skip' : 'pass' },

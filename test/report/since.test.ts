@@ -113,6 +113,24 @@ describe('Since the last run', () => {
     expect(failing['@_tests']).toBe('2');
   });
 
+  it('a figure not compared is said in every format, and the headline claims nothing about it', () => {
+    const report = compared(23);
+    const text =
+      "ratelimit.limit-enforced: accepted_before_limit 182 not compared: its burst was offered at 69/s, and 0 of the last 5 runs within ×1.2 of that (3 needed; the stored runs' 200/s)";
+    report.since_last_run!.not_compared = [
+      { subject: 'ratelimit.limit-enforced', name: 'accepted_before_limit', text },
+    ];
+    const md = renderMarkdown(report);
+    expect(md).toMatch(
+      /### Since the last run\n\nNothing changed in what was compared, judged against 5 stored runs .*; 1 figure not compared\./,
+    );
+    expect(md).toContain(`- not compared: ratelimit.limit-enforced: accepted\\_before\\_limit 182 not compared`);
+    expect(renderHtml(report)).toContain(
+      '<p class="muted">not compared: ratelimit.limit-enforced: accepted_before_limit 182',
+    );
+    expect(renderJunit(report)).toContain(`not compared: ratelimit.limit-enforced: accepted_before_limit 182`);
+  });
+
   const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
   it.runIf(existsSync(CHROMIUM))(
     'report.html with trends opens offline in Chromium without console errors',

@@ -4,80 +4,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { check as limitEnforced } from '../../checks/ratelimit.limit-enforced.js';
-import type { Exchange } from '../../src/http/exchange.js';
 import { limitBurst } from '../../src/runner/limit-burst.js';
-import type { CheckContext } from '../../src/runner/check.js';
-import { virtualTime } from '../ratelimit/virtual-limit.js';
-
-const EPOCH_MS = 1_800_000_000_000;
-
-interface World {
-  ctx: CheckContext;
-  stop: () => void;
-}
-
-/**
- * A context on virtual time (see virtualTime).
- * `stallAtMs`: the first sleep from then on oversleeps by `stallMs` (a busy machine's late timer).
- * `status(i, ms)`: what the i-th validate answers at virtual time ms; answers take `latencyMs`.
- */
-function world(opts: {
-  maxRps: number;
-  maxRequests: number;
-  latencyMs: number;
-  stallAtMs?: number;
-  stallMs?: number;
-  status: (i: number, ms: number) => number;
-}): World {
-  const { now, at, stop } = virtualTime();
-  let stalled = false;
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      let late = 0;
-      if (opts.stallAtMs !== undefined && !stalled && now() >= opts.stallAtMs)
-        [stalled, late] = [true, opts.stallMs ?? 0];
-      at(now() + ms + late, resolve);
-    });
-  let calls = 0;
-  const validate = (): Promise<Exchange> =>
-    new Promise((resolve) => {
-      const i = calls++;
-      at(now() + opts.latencyMs, () => {
-        const status = opts.status(i, now());
-        resolve({
-          request: 'GET /tokens/validate',
-          status,
-          headers: {},
-          text: '',
-          json: undefined,
-          truncated: false,
-          durationMs: opts.latencyMs,
-          sentAt: EPOCH_MS,
-          receivedAt: EPOCH_MS + now(),
-          rateLimitWaits: 0,
-          echoesSecret: false,
-        });
-      });
-    });
-  const ctx = {
-    target: { environment: 'sandbox' },
-    rateLimit: {
-      endpoint: 'tokens.validate',
-      maxRps: opts.maxRps,
-      maxRequests: opts.maxRequests,
-      recoveryWaitS: 15,
-      probingAllowed: true,
-    },
-    http: { healthCheck: async () => undefined, validate },
-    session: { current: async () => ({ token: 'virtual-token' }), validateMethod: async () => 'GET' },
-    business: {},
-    now: () => EPOCH_MS + now(),
-    sleep,
-    progress: () => {},
-    signal: new AbortController().signal,
-  } as unknown as CheckContext;
-  return { ctx, stop };
-}
+import { world } from './burst-world.js';
 
 describe("check's burst", () => {
   // 240 requests at 120/s are 2 s of schedule. After a stall the burst sends what it held up (16 in

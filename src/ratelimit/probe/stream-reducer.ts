@@ -8,12 +8,14 @@
 //           refusals give a rough rate r0.
 //  window – at 1.25 × r0 (above the limit, so it stays saturated, with few refusals) until enough
 //           acceptances over enough time, with refusals all along. No refusal for long means the
-//           offered rate fell below the limit: it is raised and the window starts again.
+//           offered rate fell below the limit: it is raised and the window starts again. Once
+//           its own acceptances read the rate a tenth or more below r0 (r0 misread high off four
+//           jittered round trips), it offers a quarter above their rate instead.
 //           A lean window (the bucket path, which knows r0 from timed refills), as soon as its own
 //           saturated points give a rate to within a tenth, offers only that far above it, down to
 //           3 %: each refusal is still a point on the line, but far fewer are spent for it.
 
-import { burstOf, round, segmentsOf } from '../estimators.js';
+import { burstOf, fitSustainedRate, round, segmentsOf } from '../estimators.js';
 import type { Sample } from '../types.js';
 
 /** Below this the probe does not slow down further: a limit slower than that needs a longer cap anyway. */
@@ -40,6 +42,12 @@ export const LEAN_WINDOW_REFUSALS = 5;
  */
 export const LEAN_ACCEPTS_FACTOR = 5;
 export const LEAN_WINDOW_MS = 10_000;
+/** Acceptances a window counts before its own rate may lower its offer (see trimmedOffer). */
+export const TRIM_ACCEPTS = 20;
+/** And how precise that rate must be: a quarter above a reading this far high still saturates. */
+const TRIM_PRECISION = 0.1;
+/** How far below r0 the window's own rate must read before r0 counts as misread. */
+const TRIM_MISREAD = 0.1;
 /** Saturated points a lean window needs before it trusts its own rate over r0, and how many acceptances apart (the offer then stays 1.5/10 above it, see leanRate). */
 const LEAN_POINTS = 3;
 const LEAN_SPAN = 10;
@@ -191,7 +199,8 @@ function advance(state: StreamState, s: Sample, completeUpToMs: number): StreamS
     return pilotRate(state, firstRefusal, s, completeUpToMs);
   if (stage === 'window' && s.phase === 'window') {
     const counted = { ...state, window: countInWindow(state.window, s) };
-    return state.settings.lean && s.answer === 'limited' ? leanRate(counted, completeUpToMs) : counted;
+    if (s.answer !== 'limited') return counted;
+    return state.settings.lean ? leanRate(counted, completeUpToMs) : trimmedOffer(counted, completeUpToMs);
   }
   return state;
 }
@@ -220,6 +229,28 @@ function leanRate(state: StreamState, completeUpToMs: number): StreamState {
     rate: leanOffer(state.settings, rate, Math.max(LEAN_EXCESS, 1.5 / (last.k - first.k))),
     window: { ...state.window, leanRated: true },
   };
+}
+
+/**
+ * A window's offer, lowered to a quarter above its own saturated rate once that rests on
+ * TRIM_ACCEPTS acceptances and reads lower than r0 did; never raised (speedUpWhenQuiet does that).
+ * r0 is timed off four acceptances right after the pilot's refusals, each a round trip's jitter
+ * off the limit's own time: 10 ± 8 ms each way read a 50/s sliding counter as 60/s, so the window
+ * offered 75/s, half again over the limit, and a third of its requests were refused instead of a
+ * fifth: 29 % of the whole probe on the virtual clock (the real httprate front once refused 26.7 %
+ * under load; its r0 was not recorded). Its own points, many
+ * acceptances apart, read the rate to a few per cent: a quarter above that still saturates the limit.
+ */
+function trimmedOffer(state: StreamState, completeUpToMs: number): StreamState {
+  const w = state.window;
+  if (w.accepted < TRIM_ACCEPTS) return state;
+  const fit = fitSustainedRate(samplesOf(w.answers).filter((x) => x.sentMs < completeUpToMs));
+  if (!fit || fit.clumpy || fit.precision > TRIM_PRECISION) return state;
+  // Only a misread r0: a window whose offer already rests on a fair r0 is left as it runs (what it
+  // sees of a counter's edges is what the kind is told by).
+  if (fit.rps >= state.roughRate * (1 - TRIM_MISREAD)) return state;
+  const offer = Math.max(fit.rps * 1.25, fit.rps + 1);
+  return offer < state.rate ? { ...state, roughRate: fit.rps, rate: offer } : state;
 }
 
 /** `excess` above `rate`, at least half a request per second more (a refusal every 2 s at most), within max_rps. */
@@ -368,5 +399,7 @@ export function streamNews(before: StreamState, after: StreamState, s: Sample): 
     return `limit reached after ${after.drainAccepted} requests (answer ${s.status}); timing the refill`;
   if (before.stage !== 'window' && after.stage === 'window')
     return `about ${round(after.roughRate, 1)} req/s; measuring the sustained rate at ${round(after.rate, 1)} req/s`;
+  if (before.stage === 'window' && after.stage === 'window' && !after.settings.lean && after.rate < before.rate)
+    return `the window reads ${round(after.roughRate, 1)} req/s; offering ${round(after.rate, 1)} req/s`;
   return undefined;
 }

@@ -5,7 +5,7 @@
 import type { Report } from '../../model.js';
 import type { Change, TrendSeries, Trends } from './model.js';
 import { html, joinHtml, type SafeHtml } from '../../common/safe-html.js';
-import { KIND_LABEL, SINCE_TITLE, sinceHeadline } from './words.js';
+import { KIND_LABEL, SINCE_TITLE, notComparedLines, sinceHeadline } from './words.js';
 import { statusIcon } from '../../common/html-icons.js';
 import { coord, formatTick, linear, niceScale } from '../../common/svg.js';
 
@@ -100,7 +100,7 @@ export function sinceLastRunSection(report: Report): SafeHtml | null {
   const trends = report.trends;
   const charts = trends?.series.map((s, i) => trendChart(s, i, flagged.has(`${s.subject}\n${s.name}`)));
   return html`<section id="since" class="since callout" aria-labelledby="since-h"><h2 id="since-h">${SINCE_TITLE}</h2>
-<p>${sinceHeadline(since)}</p>${table}${(since.warnings ?? []).map((w) => html`<p class="bad">${w}</p>`)}
+<p>${sinceHeadline(since)}</p>${table}${notComparedLines(since).map((l) => html`<p class="muted">${l}</p>`)}${(since.warnings ?? []).map((w) => html`<p class="bad">${w}</p>`)}
 ${trends && html`<h3>Past verdicts</h3>${verdictStrip(trends)}`}
 ${charts?.length ? html`<h3>Trends</h3><div class="trends">${charts}</div>` : null}
 ${since.history !== 'none' && html`<p class="muted">${since.method}</p>`}</section>`;

@@ -3,7 +3,7 @@
 // its line in <system-out>, like a `warn` check.
 
 import type { Change, SinceLastRun } from './model.js';
-import { KIND_LABEL, sinceHeadline } from './words.js';
+import { KIND_LABEL, notComparedLines, sinceHeadline } from './words.js';
 import { xmlChars, type XmlElement } from '../../common/xml.js';
 
 const oneLine = (text: string): string => xmlChars(text).replace(/\s*[\r\n]+\s*/g, ' ');
@@ -29,7 +29,7 @@ export function sinceLastRunCases(since: SinceLastRun): XmlElement[] {
   const headline: XmlElement = {
     name: 'testcase',
     attributes: { name: 'compared with the stored runs', classname: 'ces-harness.since-last-run', time: '0.000' },
-    content: [{ name: 'system-out', content: sinceHeadline(since) }],
+    content: [{ name: 'system-out', content: [sinceHeadline(since), ...notComparedLines(since)].join('\n') }],
   };
   return [headline, ...since.changes.map(changeCase)];
 }

@@ -3,7 +3,7 @@
 
 import { mdInline, mdTable } from '../../common/md-text.js';
 import type { Report } from '../../model.js';
-import { ACTION_LABEL, KIND_LABEL, SINCE_TITLE, sinceHeadline } from './words.js';
+import { ACTION_LABEL, KIND_LABEL, SINCE_TITLE, notComparedLines, sinceHeadline } from './words.js';
 
 export function sinceLastRunMd(report: Report): string | null {
   const since = report.since_last_run;
@@ -18,6 +18,8 @@ export function sinceLastRunMd(report: Report): string | null {
       ),
     );
   }
+  const unjudged = notComparedLines(since);
+  if (unjudged.length) blocks.push(unjudged.map((l) => `- ${mdInline(l)}`).join('\n'));
   for (const w of since.warnings ?? []) blocks.push(`> ⚠️ ${mdInline(w)}`);
   if (since.history !== 'none') blocks.push(`<sub>${mdInline(since.method)}</sub>`);
   return blocks.join('\n\n');

@@ -33,6 +33,14 @@ export interface Change {
   text: string;
 }
 
+/** A figure of this run that was not judged: too few stored runs measured it under a comparable condition. */
+export interface NotCompared {
+  subject: string;
+  name: string;
+  /** One line: the figure, this run's condition, the stored runs' (history/comparable.ts). */
+  text: string;
+}
+
 export interface SinceLastRun {
   /** `none`: no earlier run of this target is stored; the first run says so and compares nothing. */
   history: 'none' | 'compared';
@@ -41,6 +49,8 @@ export interface SinceLastRun {
   last_run?: { started_at: string; verdict: string; tool_version: string };
   /** Regressions first (fail, then warn), then changes for the better. */
   changes: Change[];
+  /** Figures not judged at all: no change is claimed for them either way. */
+  not_compared?: NotCompared[];
   /** `fail` when a change the policy fails on happened: the run's exit code is then 1. */
   outcome: 'none' | 'warn' | 'fail';
   /** How figures were judged, in one sentence (shown under the section). */

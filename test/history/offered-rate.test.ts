@@ -1,0 +1,78 @@
+// The count before the first 429 depends on the rate the check's burst reached, which a loaded
+// machine holds down: the same token bucket (50/s, 50 at once) admits 67 of a 200/s burst and 183
+// of a 69/s one, as the scheduled workflow test once saw on a busy 2-core machine. The check's
+// burst on the virtual clock, then the history's comparison of what it recorded: a slow run of an
+// unchanged service is "not compared", never a regression, and a burst that truly shrank still is.
+
+import { describe, expect, it } from 'vitest';
+import { check as limitEnforced } from '../../checks/ratelimit.limit-enforced.js';
+import { comparison } from '../../src/history/compare.js';
+import type { FactValue } from '../../src/history/record.js';
+import { gcra } from '../ratelimit/virtual-limit.js';
+import { world } from '../runner/burst-world.js';
+import { steadyRecord } from './records.js';
+
+/** What ratelimit.limit-enforced records against a bucket of `rps`/`burst`, the client sending each request after `busyMs` of work. */
+async function burstFacts(limit: { rps: number; burst: number }, busyMs = 0): Promise<Record<string, FactValue>> {
+  const bucket = gcra(limit.rps, limit.burst);
+  const { ctx, stop } = world({
+    maxRps: 200,
+    maxRequests: 3_000,
+    latencyMs: 5,
+    busyMsPerRequest: busyMs,
+    status: (_, ms) => (bucket(ms) === undefined ? 200 : 429),
+  });
+  try {
+    const outcome = await limitEnforced.run(ctx);
+    expect(outcome.status, outcome.message).toBe('pass');
+    return outcome.facts!;
+  } finally {
+    stop();
+  }
+}
+
+/** A stored run (or this one) whose check recorded `facts`. */
+function recordWith(i: number, facts: Record<string, FactValue>) {
+  const r = steadyRecord(i);
+  r.checks['ratelimit.limit-enforced']!.facts = facts;
+  return r;
+}
+
+const names = (c: ReturnType<typeof comparison>) => c.findings.map((f) => `${f.kind} ${f.subject} ${f.name}`);
+
+describe('the check burst count in the history, at the rate the machine reached', () => {
+  it('a slow burst against the unchanged bucket is not compared, and a shrunk bucket at either rate is a regression', async () => {
+    const idle = await burstFacts({ rps: 50, burst: 50 });
+    // 14.5 ms of client work per request: about 69/s, the rate of the run that failed.
+    const loaded = await burstFacts({ rps: 50, burst: 50 }, 14.5);
+    // B·R/(R − r): 50·200/150 ≈ 67 (a few more answered while the 429 was on its way), 50·69/19 ≈ 180.
+    expect(idle['offered_rps']).toBeGreaterThan(190);
+    expect(idle['accepted_before_limit']).toBeGreaterThanOrEqual(66);
+    expect(idle['accepted_before_limit']).toBeLessThan(75);
+    expect(loaded['offered_rps']).toBeLessThan(75);
+    expect(loaded['accepted_before_limit']).toBeGreaterThan(150);
+
+    const stored = [0, 1, 2, 3, 4, 5].map((i) => recordWith(i, idle));
+    // The unchanged service on a loaded machine: no change claimed, and the report says why.
+    const slow = comparison(recordWith(6, loaded), stored, 10);
+    expect(names(slow)).toEqual([]);
+    expect(slow.notCompared).toHaveLength(1);
+    expect(slow.notCompared[0]!.text).toBe(
+      `ratelimit.limit-enforced: accepted_before_limit ${loaded['accepted_before_limit']} not compared: its burst was offered at ${loaded['offered_rps']}/s, and 0 of the last 6 runs within ×1.2 of that (3 needed; the stored runs' ${idle['offered_rps']}/s)`,
+    );
+
+    // Slow runs compare with slow runs: a second loaded run among three stored ones is judged, and nothing changed.
+    const slowPast = [...stored, ...[7, 8, 9].map((i) => recordWith(i, loaded))];
+    expect(comparison(recordWith(10, loaded), slowPast, 10)).toEqual({ findings: [], notCompared: [] });
+
+    // The bucket halved (25/s, 25 at once): the count falls at the same rate, idle or loaded.
+    const halved = await burstFacts({ rps: 25, burst: 25 });
+    expect(names(comparison(recordWith(6, halved), stored, 10))).toEqual([
+      'rate_limit ratelimit.limit-enforced accepted_before_limit',
+    ]);
+    const halvedLoaded = await burstFacts({ rps: 25, burst: 25 }, 14.5);
+    expect(names(comparison(recordWith(10, halvedLoaded), slowPast, 10))).toEqual([
+      'rate_limit ratelimit.limit-enforced accepted_before_limit',
+    ]);
+  });
+});

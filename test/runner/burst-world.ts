@@ -1,0 +1,93 @@
+// The check's burst on virtual time: a CheckContext whose validate answers come from a status
+// function at virtual instants, with a busy machine's late timers or starved event loop on demand.
+// Shared by the burst's own tests and the history's test of what the burst records.
+
+import { evidenceOf } from '../../src/http/evidence.js';
+import type { Exchange } from '../../src/http/exchange.js';
+import { Redactor } from '../../src/http/redact.js';
+import type { CheckContext } from '../../src/runner/check.js';
+import { virtualClock } from '../../src/time/clock.js';
+
+const EPOCH_MS = 1_800_000_000_000;
+
+export interface World {
+  ctx: CheckContext;
+  stop: () => void;
+}
+
+/**
+ * A context on virtual time (virtualClock: it jumps to the next timer or answer once every
+ * microtask has settled).
+ * `stallAtMs`: the first sleep from then on oversleeps by `stallMs` (a busy machine's late timer).
+ * `busyMsPerRequest`: sending a request costs the client that much time before it leaves, the
+ * clock moving on meanwhile (a CPU-starved client: its event loop and TLS share a core with other
+ * work), so it cannot send faster than one per that many ms whatever it aims at.
+ * `status(i, ms)`: what the i-th validate answers at virtual time ms; answers take `latencyMs`.
+ */
+export function world(opts: {
+  maxRps: number;
+  maxRequests: number;
+  latencyMs: number;
+  stallAtMs?: number;
+  stallMs?: number;
+  busyMsPerRequest?: number;
+  status: (i: number, ms: number) => number;
+}): World {
+  const clock = virtualClock(0);
+  const now = clock.now;
+  let stopped = false;
+  const at = (when: number, fire: () => void) => void clock.sleep(when - now()).then(() => stopped || fire());
+  let stalled = false;
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      let late = 0;
+      if (opts.stallAtMs !== undefined && !stalled && now() >= opts.stallAtMs)
+        [stalled, late] = [true, opts.stallMs ?? 0];
+      at(now() + ms + late, resolve);
+    });
+  let calls = 0;
+  const validate = (): Promise<Exchange> =>
+    new Promise((resolve) => {
+      const i = calls++;
+      if (opts.busyMsPerRequest) clock.advance(opts.busyMsPerRequest);
+      const sentAt = EPOCH_MS + now();
+      at(now() + opts.latencyMs, () => {
+        const status = opts.status(i, now());
+        resolve({
+          request: 'GET /tokens/validate',
+          status,
+          headers: {},
+          text: '',
+          json: undefined,
+          truncated: false,
+          durationMs: opts.latencyMs,
+          sentAt,
+          receivedAt: EPOCH_MS + now(),
+          rateLimitWaits: 0,
+          echoesSecret: false,
+        });
+      });
+    });
+  const ctx = {
+    target: { environment: 'sandbox' },
+    rateLimit: {
+      endpoint: 'tokens.validate',
+      maxRps: opts.maxRps,
+      maxRequests: opts.maxRequests,
+      recoveryWaitS: 15,
+      probingAllowed: true,
+    },
+    http: {
+      healthCheck: async () => undefined,
+      validate,
+      evidence: (ex: Exchange, note?: string) => evidenceOf(new Redactor(), ex, note),
+    },
+    session: { current: async () => ({ token: 'virtual-token' }), validateMethod: async () => 'GET' },
+    business: {},
+    now: () => EPOCH_MS + now(),
+    sleep,
+    progress: () => {},
+    signal: new AbortController().signal,
+  } as unknown as CheckContext;
+  return { ctx, stop: () => void (stopped = true) };
+}
