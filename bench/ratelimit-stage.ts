@@ -5,7 +5,7 @@
 // wrong can be explained afterwards; the rest of the report folder (k6's work files among it) is not.
 // Needs the build (node scripts/build.mjs: dist/ and the k6 scenarios) and k6 in .tools.
 
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,6 +69,8 @@ type ReportedRateLimit = Pick<
 export async function stageRun(target: ProbeTarget, opts: StageOptions): Promise<StageRun | { error: string }> {
   const root = findProjectRoot();
   if (!existsSync(join(root, 'dist'))) return { error: 'skipped: the build is missing (node scripts/build.mjs)' };
+  const stale = staleBuild(root);
+  if (stale !== null) return { error: `skipped: ${stale} (node scripts/build.mjs)` };
   const dir = await mkdtemp(join(tmpdir(), 'ces-bench-stage-'));
   await rm(opts.evidenceDir, { recursive: true, force: true });
   await mkdir(opts.evidenceDir, { recursive: true });
@@ -151,4 +153,25 @@ export async function leakIn(evidenceDir: string, secrets: readonly string[]): P
     if (secrets.some((s) => s.length > 0 && text.includes(s))) return name;
   }
   return undefined;
+}
+
+/** What the build bundles: the stage runs dist/cli.js and k6 runs dist/scenarios/, never these sources. */
+const BUNDLED = ['src', 'scenarios', 'checks'];
+const BUILT = ['cli.js', join('scenarios', 'rate-limit.js')];
+
+/**
+ * Why the build in `root`'s dist/ is not what the sources say, or null: a stale dist/ runs an
+ * older stage and k6 scenario under today's name (29 Nov: main's dist/ of 10:33 had no
+ * admitted_again_s, added at 11:03, so the bench's bucket row could not tell a bucket from a
+ * window after one round and took a third round of 120 s, 391 s against its 285).
+ */
+export function staleBuild(root: string): string | null {
+  const missing = BUILT.find((f) => !existsSync(join(root, 'dist', f)));
+  if (missing !== undefined) return `the build is missing dist/${missing}`;
+  const builtMs = Math.min(...BUILT.map((f) => statSync(join(root, 'dist', f)).mtimeMs));
+  for (const dir of BUNDLED)
+    for (const file of readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }))
+      if (file.endsWith('.ts') && statSync(join(root, dir, file)).mtimeMs > builtMs)
+        return `the build is older than ${join(dir, file)}`;
+  return null;
 }

@@ -3,13 +3,13 @@
 // covering two of the true longest window, the stage within its time budget), its row filter and the leak guard on each row's kept evidence, on rows and
 // files written out: no limiter is started.
 
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { goalCell, goalMisses, goalSummary, rowSlug, selectRows, type Row } from '../../bench/ratelimit-goal.js';
 import { ROWS } from '../../bench/ratelimit.js';
-import { leakIn } from '../../bench/ratelimit-stage.js';
+import { leakIn, staleBuild } from '../../bench/ratelimit-stage.js';
 
 const row = (over: Partial<Row>): Row => ({
   group: 'go',
@@ -174,6 +174,34 @@ describe("a row's evidence", () => {
       expect(await leakIn(dir, ['s3cr3t-value', 'tok-ABCDEFGHIJ'])).toBe(leaked);
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the bench runs the build, so it refuses one older than the sources', () => {
+  it('names the first source changed since dist/ was built, and a build that is missing', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'ces-stale-build-'));
+    try {
+      for (const dir of ['dist/scenarios', 'src/ratelimit', 'scenarios', 'checks'])
+        await mkdir(join(root, dir), { recursive: true });
+      expect(staleBuild(root)).toBe('the build is missing dist/cli.js');
+      const at = (file: string, s: number) => utimes(join(root, file), s, s);
+      for (const f of [
+        'src/ratelimit/prove.ts',
+        'scenarios/rate-limit.ts',
+        'dist/cli.js',
+        'dist/scenarios/rate-limit.js',
+      ])
+        await writeFile(join(root, f), '');
+      await at('src/ratelimit/prove.ts', 1000);
+      await at('scenarios/rate-limit.ts', 1000);
+      await at('dist/cli.js', 2000);
+      await at('dist/scenarios/rate-limit.js', 2000);
+      expect(staleBuild(root)).toBeNull();
+      await at('scenarios/rate-limit.ts', 3000);
+      expect(staleBuild(root)).toBe(`the build is older than ${join('scenarios', 'rate-limit.ts')}`);
+    } finally {
+      await rm(root, { recursive: true, force: true });
     }
   });
 });

@@ -5,7 +5,7 @@
 
 import { afterQuota, roundCut } from '../../src/ratelimit/prove.js';
 import type { RoundCutPlan } from '../../src/ratelimit/proof-loop.js';
-import type { Proof } from '../../src/ratelimit/types.js';
+import type { Proof, Recommendation } from '../../src/ratelimit/types.js';
 import type { Limiter } from './virtual-limit.js';
 
 /**
@@ -49,5 +49,100 @@ export function virtualProofRound(
     ...afterQuota(ok, began, rps, ranS),
     ...(againS !== undefined ? { admitted_again_s: Math.round(againS * 1000) / 1000 } : {}),
     ...(sent < planned ? { cut_at_s: Math.round(ranS * 10) / 10 } : {}),
+  };
+}
+
+/** k6 evaluates an aborting threshold every 2 s (its default), so a cut lands up to that late. */
+const THRESHOLD_TICK_S = 2;
+
+/**
+ * A proof round as k6 runs it (scenarios/rate-limit.ts), on virtual time: arrivals paced at the
+ * policy's rate, each needing a free VU of the pool (`vus`: the most it may hold), dropped when
+ * none is; a refused call keeps its VU while it waits out the Retry-After the limiter gives (plus up
+ * to half as long again, as scenarios/lib/retry.ts) and retries within the policy's count and
+ * budget, then is lost; a run cut short ends at k6's next threshold tick once
+ * the refusals counted past the cut break the promise, calls in flight abandoned; one not cut
+ * lets its calls in flight finish. `random`: the jitter's generator (seeded in tests).
+ */
+export function virtualK6Round(
+  limiter: Limiter,
+  rec: Recommendation,
+  vus: number,
+  startS: number,
+  durationS: number,
+  random: () => number,
+  cutPlan?: RoundCutPlan,
+): Proof {
+  const rps = rec.target_rps;
+  const planned = Math.floor(rps * durationS);
+  const cut = cutPlan === undefined ? undefined : roundCut(cutPlan, rps * durationS);
+  const b = rec.backoff;
+  // Retries waiting, each its call's arrival, attempt and when it is due (seconds into the round).
+  const waiting: Array<{ calledS: number; attempt: number; atS: number }> = [];
+  let busy = 0;
+  let [ok, lost, dropped, refusals, requests, pastCut, sent] = [0, 0, 0, 0, 0, 0, 0];
+  let firstS: number | undefined;
+  let againS: number | undefined;
+  let abortS: number | undefined;
+  const attempt = (calledS: number, n: number, atS: number) => {
+    requests++;
+    const refusedFor = limiter(Math.round((startS + atS) * 1000));
+    if (refusedFor === undefined) {
+      ok++;
+      busy--;
+      // k6 notes a call let through once its VU was refused: a retry that passed, here.
+      if (n > 0) againS ??= atS;
+      return done(calledS, n, false, atS);
+    }
+    refusals++;
+    firstS ??= calledS;
+    // Retry-After is whole seconds on the wire.
+    const retryAfterMs = Math.max(1, Math.ceil(refusedFor / 1000)) * 1000;
+    const waitMs = retryAfterMs + random() * Math.max(b.base_ms, retryAfterMs / 2);
+    if (n >= b.max_retries || atS - calledS + waitMs / 1000 > rec.retry_budget_s) {
+      lost++;
+      busy--;
+      return done(calledS, n, true, atS);
+    }
+    waiting.push({ calledS, attempt: n + 1, atS: atS + waitMs / 1000 });
+  };
+  // As the scenario counts a call that met 429s toward the cut, once it ended. Its clock is each VU's
+  // own first refused call; here the round's first, which VUs refused early in the round share.
+  const done = (calledS: number, n: number, exhausted: boolean, atS: number) => {
+    if (cut === undefined || n === 0 || firstS === undefined || abortS !== undefined) return;
+    const atOnce = firstS < cut.atOnceWithinS;
+    if (calledS - firstS >= (atOnce ? cut.atOnceAfterS : cut.afterRefusalsS)) pastCut += exhausted ? n + 1 : n;
+    if (pastCut >= cut.minRefusals) abortS = Math.ceil(atS / THRESHOLD_TICK_S + 1e-9) * THRESHOLD_TICK_S;
+  };
+  for (;;) {
+    const nextRetry = waiting.reduce((i, w, j) => (i < 0 || w.atS < waiting[i]!.atS ? j : i), -1);
+    const arrivalS = sent < planned ? sent / rps : Infinity;
+    const retryS = nextRetry < 0 ? Infinity : waiting[nextRetry]!.atS;
+    const atS = Math.min(arrivalS, retryS);
+    if (atS === Infinity || (abortS !== undefined && atS >= abortS)) break;
+    if (retryS <= arrivalS) {
+      const [w] = waiting.splice(nextRetry, 1);
+      attempt(w!.calledS, w!.attempt, w!.atS);
+    } else {
+      sent++;
+      if (busy >= vus) dropped++;
+      else {
+        busy++;
+        attempt(arrivalS, 0, arrivalS);
+      }
+    }
+  }
+  const ranS = abortS !== undefined ? Math.min(durationS, (sent - 1) / rps + 1 / rps) : durationS;
+  const cutShort = abortS !== undefined && ranS < durationS;
+  const began = firstS === undefined ? undefined : Math.round(firstS * 1000) / 1000;
+  return {
+    rate_429: requests > 0 ? Math.round((refusals / requests) * 1e4) / 1e4 : 0,
+    goodput_rps: Math.round((ok / ranS) * 100) / 100,
+    lost_requests: lost,
+    ...(began !== undefined ? { refusals_began_s: began } : {}),
+    ...afterQuota(ok, began, rps, ranS),
+    ...(began !== undefined && againS !== undefined ? { admitted_again_s: Math.round(againS * 1000) / 1000 } : {}),
+    ...(dropped > 0 ? { dropped_arrivals: dropped } : {}),
+    ...(cutShort ? { cut_at_s: Math.round(ranS * 10) / 10 } : {}),
   };
 }
