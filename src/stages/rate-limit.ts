@@ -27,7 +27,7 @@ import {
   proofHorizon,
 } from '../ratelimit/horizon.js';
 import { withoutRefuted } from '../ratelimit/refuted.js';
-import { bindingRps, recommend } from '../ratelimit/recommend.js';
+import { bindingRps, recommend, waitsHoldConcurrency } from '../ratelimit/recommend.js';
 import { belowK6Pace, proofHolds, proveUntilHeld } from '../ratelimit/proof-loop.js';
 import { proofTiming } from '../ratelimit/proof-timing.js';
 import { provingVerdict } from '../ratelimit/proof-reach.js';
@@ -249,6 +249,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
                 recommendation: rec,
                 durationS,
                 ...(cut !== undefined ? { cut } : {}),
+                ...(waitsHoldConcurrency(estimate.limiter) ? { waitsHoldConcurrency: true } : {}),
                 tokenLifetimeS: expect.tokenLifetimeS,
                 clockToleranceS: expect.clockToleranceS,
                 runId: randomUUID(),
