@@ -80,6 +80,9 @@ export function bindingRps(
  */
 export const MIN_PROOF_CONCURRENCY = 2;
 
+/** Calls holding their waits retry at most target / 2 while refused (2 calls / base ≤ target / this × 2). */
+const RETRY_SHARE_DIVISOR = 4;
+
 /**
  * A limit that counts the requests it refuses (HAProxy's usual recipe tracks every request, the
  * emulator's "refusals counted") is held shut by the retries of the client it refused: each retry
@@ -156,10 +159,12 @@ export function recommend(e: RecommendInput): Recommendation | null {
   if (waitsHoldConcurrency(e.limiter) && (e.burst === null || e.burst >= MIN_PROOF_CONCURRENCY))
     concurrency = Math.max(concurrency, MIN_PROOF_CONCURRENCY);
   why.push(
-    `concurrency ${concurrency}: ${target} req/s × p95 ${latencyMs ?? 'unknown'} ms in flight, rounded up` +
+    `concurrency ${concurrency}${waitsHoldConcurrency(e.limiter) ? ' in flight' : ''}: ${target} req/s × p95 ${latencyMs ?? 'unknown'} ms in flight, rounded up` +
       (queue ? ` (the answers' p95 less the queue's longest wait)` : '') +
       (e.burst !== null ? `, at most the burst (${e.burst})` : '') +
-      (waitsHoldConcurrency(e.limiter) ? `, at least ${MIN_PROOF_CONCURRENCY} as it holds the waits too (below)` : ''),
+      (waitsHoldConcurrency(e.limiter)
+        ? `, at least ${MIN_PROOF_CONCURRENCY}; the calls at once, waits included, below`
+        : ''),
   );
   if (queue) why.push(queueDelayLine(queue, target, concurrency));
 
@@ -170,9 +175,10 @@ export function recommend(e: RecommendInput): Recommendation | null {
   // the sustained rate is what a bucket needs to free one request.
   const recoveryMs = (e.recovery_s ?? 1 / sustained) * 1000;
   // A limit counting refusals: the calls at once, each waiting half a base on average before its
-  // first retry, must not retry faster than the target rate, or their retries alone keep it shut.
+  // first retry, retry at most 2 × calls / base per second while refused; at half the target rate
+  // the count drains (virtual: at the whole target rate it did not, 1 % 429s at 16 calls, 0.5 s).
   const holds = waitsHoldConcurrency(e.limiter);
-  const drainMs = holds ? (2 * concurrency * 1000) / target : 0;
+  const drainMs = holds ? (RETRY_SHARE_DIVISOR * concurrency * 1000) / target : 0;
   const base = Math.min(
     BASE_BOUNDS_MS.max,
     Math.max(BASE_BOUNDS_MS.min, ceilTo(Math.max(2 * recoveryMs, drainMs), 10)),
@@ -181,10 +187,15 @@ export function recommend(e: RecommendInput): Recommendation | null {
     `base ${base} ms: twice the measured recovery (${Math.round(recoveryMs)} ms) after a refusal` +
       (drainMs > 2 * recoveryMs ? `, or more: the calls at once retry no faster than ${target} req/s` : ''),
   );
-  if (holds)
+  if (holds) {
+    // As many calls at once as that base allows (never fewer, never more than the burst): a client
+    // kept to fewer falls behind its pace whenever a few answers are slow.
+    const allowed = Math.floor((target * base) / (RETRY_SHARE_DIVISOR * 1000));
+    if (allowed > concurrency) concurrency = e.burst !== null && e.burst >= 1 ? Math.min(allowed, e.burst) : allowed;
     why.push(
-      `concurrency includes calls waiting out a 429: the limit counts refused requests, so retries sent beside new calls would keep it shut; at most ${concurrency} calls at once, waits included, retry at most ${target} req/s while refused`,
+      `concurrency ${concurrency}: at most ${concurrency} calls at once, waits for a 429 included: the limit counts refused requests, so retries sent beside ever new calls would keep it shut; ${concurrency} calls waiting half a base on average retry at most ${round((2 * concurrency * 1000) / base, 1)} req/s while refused, and the count drains`,
     );
+  }
 
   // Cap: by the time a drained limit has refilled its whole burst, waiting longer only wastes
   // goodput; and when the service sends Retry-After, the cap must reach what it asks, so that a
