@@ -71,10 +71,12 @@ const AFTER_SPIKE_SHARE = 0.1;
 const STEP_S = 0.2;
 // A VU is held for as long as its call keeps waiting out 429s; beyond maxVUs, k6 drops iterations
 // (dropped_iterations in the report) rather than exceed the rate.
-const maxVUs = Math.max(cfg.vus, Math.min(300, Math.ceil(cfg.rate * 3)));
+// A policy whose concurrency holds its waits (CES_MAX_CALLS) gets exactly that many: against a limit
+// that counts refused requests, more calls retrying beside new ones would keep it shut.
+const maxVUs = cfg.maxCalls ?? Math.max(cfg.vus, Math.min(300, Math.ceil(cfg.rate * 3)));
 // Starting VUs mid-run is slow enough to drop iterations in a short spike, and a call told
 // "Retry-After: 1" holds its VU for over a second: allocate about two seconds' worth up front.
-const preAllocatedVUs = Math.max(cfg.vus, Math.min(maxVUs, Math.ceil(cfg.rate * 2)));
+const preAllocatedVUs = cfg.maxCalls ?? Math.max(cfg.vus, Math.min(maxVUs, Math.ceil(cfg.rate * 2)));
 
 // Calls still retrying when the arrivals stop get their whole budget to finish.
 const gracefulStop = secs(cfg.retryBudgetS + 5);

@@ -51,6 +51,8 @@ export interface ScenarioConfig extends ScenarioBasics {
   timeline: boolean;
   /** rate-limit's proof round: when one that has certainly failed ends; undefined: it runs its duration. */
   cut: RoundCut | undefined;
+  /** rate-limit: the most calls at once, waits for a 429 included; undefined: as many as the rate needs. */
+  maxCalls: number | undefined;
 }
 
 function raw(name: string): string | undefined {
@@ -169,5 +171,6 @@ export function readConfig(): ScenarioConfig {
     fleet: json(ENV.fleet),
     timeline: raw(ENV.timeline) === '1',
     cut: roundCut(),
+    maxCalls: raw(ENV.maxCalls) === undefined ? undefined : Math.round(num(ENV.maxCalls, 1, 1)),
   };
 }

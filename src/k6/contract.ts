@@ -27,6 +27,8 @@ export const SCENARIO_ENV = {
   maxRetries: 'CES_MAX_RETRIES',
   rateProfile: 'CES_RATE_PROFILE',
   requestTimeoutS: 'CES_REQUEST_TIMEOUT_S',
+  /** rate-limit only: the most calls at once, their waits for a 429 included (ScenarioInputs.maxCalls). */
+  maxCalls: 'CES_MAX_CALLS',
   /** rate-limit's proof round: when a round that has certainly failed ends (ScenarioInputs.cut), as JSON. */
   cut: 'CES_CUT_JSON',
   /** The fleet scenario's run (instances, policy, offered load, seed), as JSON (src/ratelimit/fleet/run-setup.ts). */
@@ -108,6 +110,12 @@ export interface ScenarioInputs extends ScenarioBasics {
   fleet?: object;
   /** rate-limit only: end the run once it has certainly failed (RoundCut); absent: it lasts its duration. */
   cut?: RoundCut;
+  /**
+   * rate-limit only: at most this many calls at once, a call waiting out a 429 keeping its VU (a
+   * policy whose concurrency holds its waits, src/ratelimit/recommend.ts waitsHoldConcurrency); an
+   * arrival with none free is dropped. Absent: as many as about 3 s of arrivals.
+   */
+  maxCalls?: number;
 }
 
 /**
@@ -150,6 +158,7 @@ export function scenarioEnv(i: ScenarioInputs): Record<string, string> {
   if (i.requestTimeoutS !== undefined) env[SCENARIO_ENV.requestTimeoutS] = String(i.requestTimeoutS);
   if (i.fleet !== undefined) env[SCENARIO_ENV.fleet] = JSON.stringify(i.fleet);
   if (i.cut !== undefined) env[SCENARIO_ENV.cut] = JSON.stringify(i.cut);
+  if (i.maxCalls !== undefined) env[SCENARIO_ENV.maxCalls] = String(i.maxCalls);
   return env;
 }
 

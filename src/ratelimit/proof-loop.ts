@@ -44,6 +44,18 @@ export const MAX_PROOF_ROUNDS = 4;
  */
 export const MIN_PROOF_RPS = 0.1;
 
+/**
+ * Why k6 cannot prove a policy at `targetRps` (below MIN_PROOF_RPS: a per-day or per-hour limit
+ * measured to a few requests a minute), or null when it can. The first recommendation is checked
+ * here before any round: handed to k6 it crashed the round, and "proof run did not complete" said
+ * nothing of the limit.
+ */
+export function belowK6Pace(targetRps: number): string | null {
+  return targetRps >= MIN_PROOF_RPS
+    ? null
+    : `the recommended ${targetRps} req/s is below ${MIN_PROOF_RPS} req/s, the lowest rate k6 paces, so no k6 round can prove it; a client of your own paced at that rate for two of the limit's windows would`;
+}
+
 /** Refusals that began this long into a round came after a quota ran out, not from the rate itself. */
 export const QUOTA_AFTER_S = 1;
 
@@ -333,7 +345,8 @@ export async function proveUntilHeld(
     unproven,
     identifiedRps: identified,
   });
-  for (let round = 1; rec !== null && round <= maxRounds; round++) {
+  // A rate k6 cannot pace is never handed to it (belowK6Pace): no round, the policy not run.
+  for (let round = 1; rec !== null && round <= maxRounds && belowK6Pace(rec.target_rps) === null; round++) {
     const plan = reach ? planRound(rec.target_rps, reach, drained) : null;
     const proof = await runProof(rec, {
       round,

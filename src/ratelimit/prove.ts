@@ -10,6 +10,7 @@ import type { Credentials } from '../spec/credentials.js';
 import type { LoadScenarioResult } from '../report/model.js';
 import type { RateLimitEndpoint } from '../spec/endpoints.js';
 import type { Proof, Recommendation } from './types.js';
+import { proofConcurrency } from './recommend.js';
 
 export interface ProveOptions {
   k6Path: string;
@@ -25,6 +26,11 @@ export interface ProveOptions {
   durationS?: number;
   /** When the round is cut short once it certainly failed (proof-loop.ts); absent: never. */
   cut?: RoundCutPlan;
+  /**
+   * The policy's concurrency holds its waits (recommend.ts waitsHoldConcurrency: the limit counts
+   * refused requests): k6 runs at most proofConcurrency calls at once, waits included.
+   */
+  waitsHoldConcurrency?: boolean;
   tokenLifetimeS: number;
   clockToleranceS: number;
   runId: string;
@@ -67,6 +73,7 @@ export function proofInputs(opts: ProveOptions): ScenarioInputs {
     rateLimitEndpoint: opts.endpoint,
     backoff: { baseMs: rec.backoff.base_ms, capMs: rec.backoff.cap_ms, maxRetries: rec.backoff.max_retries },
     rateProfile: 'steady',
+    ...(opts.waitsHoldConcurrency ? { maxCalls: proofConcurrency(rec) } : {}),
     ...(opts.cut !== undefined
       ? { cut: roundCut(opts.cut, rec.target_rps * (opts.durationS ?? DEFAULT_PROOF_S)) }
       : {}),

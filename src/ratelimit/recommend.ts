@@ -7,6 +7,7 @@ import { backoffWindowMs } from '../toolkit/backoff.js';
 import { round } from './estimators.js';
 import type { Estimate, Recommendation } from './types.js';
 import { queueDelayLine, queueFreeLatencyMs } from './queue-bound.js';
+import { countsRefused, type LimiterModel } from './limiters/index.js';
 
 export type RecommendInput = Pick<
   Estimate,
@@ -72,6 +73,33 @@ export function bindingRps(
   return ceiling !== null && ceiling.rps < sustained ? ceiling.rps : sustained;
 }
 
+/**
+ * The fewest calls at once the proof lets a client have when its concurrency bounds its waits
+ * (proofConcurrency): k6 runs its own code between arrivals too, so one VU alone falls behind a
+ * pace that one call in flight would keep.
+ */
+export const MIN_PROOF_CONCURRENCY = 2;
+
+/** Calls holding their waits retry at most target / 2 while refused (2 calls / base ≤ target / this × 2). */
+const RETRY_SHARE_DIVISOR = 4;
+
+/**
+ * A limit that counts the requests it refuses (HAProxy's usual recipe tracks every request, the
+ * emulator's "refusals counted") is held shut by the retries of the client it refused: each retry
+ * is counted, so a client whose refused calls keep retrying beside its new ones sends more than
+ * the limit admits for as long as it is refused, and stays refused (an every-request sliding
+ * counter of 40 per 0.5 s held a client paced at 64 req/s refused for the rest of its 120 s after
+ * one 0.2 s stall, 89 % of its requests 429; virtual, test/ratelimit/counted-retries-virtual).
+ * Such a client must count its calls waiting out a 429 among its concurrency: held to N of them,
+ * it sends at most N per wait while refused, and the count drains.
+ */
+export const waitsHoldConcurrency = (limiter: LimiterModel | null | undefined): boolean =>
+  limiter !== null && limiter !== undefined && countsRefused(limiter);
+
+/** The calls at once a proof of `rec` runs with when they include its waits: its concurrency, at least MIN_PROOF_CONCURRENCY. */
+export const proofConcurrency = (rec: Pick<Recommendation, 'max_concurrency'>): number =>
+  Math.max(MIN_PROOF_CONCURRENCY, rec.max_concurrency);
+
 /** A rate below the measured one, rounded down (roundedRate). */
 export function targetRate(sustainedRps: number): number {
   return atMostMeasured(roundedRate(sustainedRps * (1 - HEADROOM)), sustainedRps);
@@ -126,10 +154,17 @@ export function recommend(e: RecommendInput): Recommendation | null {
   const latencyMs = queue ? queueFreeLatencyMs(e.latency_p95_ms, queue) : e.latency_p95_ms;
   let concurrency = Math.max(1, Math.ceil((target * (latencyMs ?? 0)) / 1000));
   if (e.burst !== null && e.burst >= 1 && concurrency > e.burst) concurrency = e.burst;
+  // Calls waiting out a 429 count among them when the limit counts refusals (waitsHoldConcurrency):
+  // one slot alone would leave a client stalled behind every wait.
+  if (waitsHoldConcurrency(e.limiter) && (e.burst === null || e.burst >= MIN_PROOF_CONCURRENCY))
+    concurrency = Math.max(concurrency, MIN_PROOF_CONCURRENCY);
   why.push(
-    `concurrency ${concurrency}: ${target} req/s × p95 ${latencyMs ?? 'unknown'} ms in flight, rounded up` +
+    `concurrency ${concurrency}${waitsHoldConcurrency(e.limiter) ? ' in flight' : ''}: ${target} req/s × p95 ${latencyMs ?? 'unknown'} ms in flight, rounded up` +
       (queue ? ` (the answers' p95 less the queue's longest wait)` : '') +
-      (e.burst !== null ? `, at most the burst (${e.burst})` : ''),
+      (e.burst !== null ? `, at most the burst (${e.burst})` : '') +
+      (waitsHoldConcurrency(e.limiter)
+        ? `, at least ${MIN_PROOF_CONCURRENCY}; the calls at once, waits included, below`
+        : ''),
   );
   if (queue) why.push(queueDelayLine(queue, target, concurrency));
 
@@ -139,8 +174,28 @@ export function recommend(e: RecommendInput): Recommendation | null {
   // further retry halves the odds of failing again. Without a measured recovery, one interval of
   // the sustained rate is what a bucket needs to free one request.
   const recoveryMs = (e.recovery_s ?? 1 / sustained) * 1000;
-  const base = Math.min(BASE_BOUNDS_MS.max, Math.max(BASE_BOUNDS_MS.min, ceilTo(2 * recoveryMs, 10)));
-  why.push(`base ${base} ms: twice the measured recovery (${Math.round(recoveryMs)} ms) after a refusal`);
+  // A limit counting refusals: the calls at once, each waiting half a base on average before its
+  // first retry, retry at most 2 × calls / base per second while refused; at half the target rate
+  // the count drains (virtual: at the whole target rate it did not, 1 % 429s at 16 calls, 0.5 s).
+  const holds = waitsHoldConcurrency(e.limiter);
+  const drainMs = holds ? (RETRY_SHARE_DIVISOR * concurrency * 1000) / target : 0;
+  const base = Math.min(
+    BASE_BOUNDS_MS.max,
+    Math.max(BASE_BOUNDS_MS.min, ceilTo(Math.max(2 * recoveryMs, drainMs), 10)),
+  );
+  why.push(
+    `base ${base} ms: twice the measured recovery (${Math.round(recoveryMs)} ms) after a refusal` +
+      (drainMs > 2 * recoveryMs ? `, or more: the calls at once retry no faster than ${target} req/s` : ''),
+  );
+  if (holds) {
+    // As many calls at once as that base allows (never fewer, never more than the burst): a client
+    // kept to fewer falls behind its pace whenever a few answers are slow.
+    const allowed = Math.floor((target * base) / (RETRY_SHARE_DIVISOR * 1000));
+    if (allowed > concurrency) concurrency = e.burst !== null && e.burst >= 1 ? Math.min(allowed, e.burst) : allowed;
+    why.push(
+      `concurrency ${concurrency}: at most ${concurrency} calls at once, waits for a 429 included: the limit counts refused requests, so retries sent beside ever new calls would keep it shut; ${concurrency} calls waiting half a base on average retry at most ${round((2 * concurrency * 1000) / base, 1)} req/s while refused, and the count drains`,
+    );
+  }
 
   // Cap: by the time a drained limit has refilled its whole burst, waiting longer only wastes
   // goodput; and when the service sends Retry-After, the cap must reach what it asks, so that a

@@ -27,8 +27,8 @@ import {
   proofHorizon,
 } from '../ratelimit/horizon.js';
 import { withoutRefuted } from '../ratelimit/refuted.js';
-import { bindingRps, recommend } from '../ratelimit/recommend.js';
-import { proofHolds, proveUntilHeld } from '../ratelimit/proof-loop.js';
+import { bindingRps, recommend, waitsHoldConcurrency } from '../ratelimit/recommend.js';
+import { belowK6Pace, proofHolds, proveUntilHeld } from '../ratelimit/proof-loop.js';
 import { proofTiming } from '../ratelimit/proof-timing.js';
 import { provingVerdict } from '../ratelimit/proof-reach.js';
 import { stackTracker, withIdentifiedWindow } from '../ratelimit/stacked-inference.js';
@@ -188,7 +188,13 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           'proof not run: the estimate is partial (see the notes above), so the recommendation is not proven',
         );
       }
-      if (recommendation && proofS > 0 && !signal.aborted && !estimate.partial) {
+      const unpaced = recommendation ? belowK6Pace(recommendation.target_rps) : null;
+      if (recommendation && proofS > 0 && !signal.aborted && !estimate.partial && unpaced !== null) {
+        // Not a failure of the service, and not a proof: said, so the policy carries "not proven".
+        proofNotes.push(`proof not run: ${unpaced}`);
+        io.untested('rate_limit', `proof not run: ${unpaced}`);
+      }
+      if (recommendation && proofS > 0 && !signal.aborted && !estimate.partial && unpaced === null) {
         located = await k6AndBundles();
         if (typeof located === 'string') {
           // The proof was asked for: a policy nobody could prove must not pass as a proven one.
@@ -243,6 +249,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
                 recommendation: rec,
                 durationS,
                 ...(cut !== undefined ? { cut } : {}),
+                ...(waitsHoldConcurrency(estimate.limiter) ? { waitsHoldConcurrency: true } : {}),
                 tokenLifetimeS: expect.tokenLifetimeS,
                 clockToleranceS: expect.clockToleranceS,
                 runId: randomUUID(),

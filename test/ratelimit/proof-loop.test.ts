@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   MAX_PROOF_ROUNDS,
   PROOF_PROMISE,
+  belowK6Pace,
   nextRecommendation,
   MIN_PROOF_RPS,
   proofHolds,
@@ -16,6 +17,7 @@ import {
 } from '../../src/ratelimit/proof-loop.js';
 import { refusalsBreaking } from '../../src/ratelimit/prove.js';
 import { heldRps } from '../../src/ratelimit/refuted.js';
+import { provingVerdict } from '../../src/ratelimit/proof-reach.js';
 import { atMostMeasured, recommend } from '../../src/ratelimit/recommend.js';
 import type { Proof, Recommendation } from '../../src/ratelimit/types.js';
 import type { ProofRound } from '../../src/report/model.js';
@@ -107,6 +109,31 @@ describe('recommend clamps to the measured rate (atMostMeasured)', () => {
 });
 
 describe('proveUntilHeld', () => {
+  it("never hands k6 a first rate below its lowest (a limit of a few per hour): no round, the policy 'not run'", async () => {
+    // 4 per minute measured: 0.06 req/s, 20 % below it 0.05; k6 refused CES_RATE 0.05 and crashed the round.
+    const first = recommend({
+      sustained_rps: 0.066,
+      burst: 4,
+      recovery_s: 15,
+      refill_s: 60,
+      retry_after_header: 'absent',
+      retry_after_max_s: null,
+      latency_p95_ms: 20,
+    })!;
+    expect(first.target_rps).toBeLessThan(MIN_PROOF_RPS);
+    const tried: number[] = [];
+    const outcome = await proveUntilHeld(first, 0.066, async (r) => {
+      tried.push(r.target_rps);
+      return proof(0, r.target_rps);
+    });
+    expect(tried).toEqual([]);
+    expect(outcome.rounds).toEqual([]);
+    expect(provingVerdict(outcome, first)).toMatchObject({ verdict: 'not run', given: first, refuted: false });
+    // What the stage says instead ("not tested", src/stages/rate-limit.ts): the rate, k6's floor, how to prove it.
+    expect(belowK6Pace(first.target_rps)).toMatch(/0\.05 req\/s is below 0\.1 req\/s, the lowest rate k6 paces/);
+    expect(belowK6Pace(MIN_PROOF_RPS)).toBeNull();
+  });
+
   it('proves again lower until a round holds, then bisects up between what held and what failed', async () => {
     // A limit that truly admits 50/s: above it, goodput is 50 and the excess is refused.
     const tried: number[] = [];
