@@ -14,13 +14,15 @@ import { recordRequest } from './timeline.js';
 
 export type Res = RefinedResponse<'text'>;
 
+/** Read once per VU for each options object (its parameters are kept by it): not changed after a call. */
 export interface CallOptions {
   /** Statuses that are the expected answer to this call (e.g. 401 for wrong credentials). */
-  expect?: Array<number | { min: number; max: number }>;
-  tags?: Record<string, string>;
+  readonly expect?: ReadonlyArray<number | { min: number; max: number }>;
+  readonly tags?: Readonly<Record<string, string>>;
 }
 
-const JSON_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json' };
+const ACCEPT_JSON = { Accept: 'application/json' };
+const JSON_HEADERS = { 'Content-Type': 'application/json', ...ACCEPT_JSON };
 
 // Offered as browsers, curl --compressed and most SDKs offer it (the checks' client does too,
 // src/http/content-coding.ts): a gateway that compresses then does so for the load as well, and k6
@@ -28,24 +30,69 @@ const JSON_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/
 // by ALPN on its own.
 const ACCEPT_ENCODING = 'gzip, deflate, br';
 
-// Calls must not hang a VU past the scenario: a silent service shows up as failed requests after
-// the run's request timeout (request_timeout_s, --request-timeout; 10 s by default).
-function params(
+type K6Params = Params & { responseType: 'text'; headers: Record<string, string> };
+
+/** One endpoint's URL and k6 parameters, as every call of this VU sends them. */
+interface Prepared {
+  cfg: ScenarioConfig;
+  url: string;
+  params: K6Params;
+  /** The parameters with a call's options, made at the first call given that options object. */
+  withOptions: WeakMap<CallOptions, K6Params>;
+}
+
+// Per VU (each VU runs this module's top level once), by endpoint name ("POST /tokens").
+const prepared = new Map<string, Prepared>();
+
+/**
+ * The endpoint's URL and parameters, made at its first call and reused: k6's interpreter pays for
+ * every object, spread and template a request builds (made afresh, they cost k6 some 7 % more CPU a
+ * health_check at 64 VUs; docs/development.md), so a call then only sets the headers that change
+ * (Idempotency-Key, Authorization) on the object. Safe because k6 reads the parameters during the
+ * call (http.* is synchronous here) and keeps no reference to them.
+ *
+ * Calls must not hang a VU past the scenario: a silent service shows up as failed requests after
+ * the run's request timeout (request_timeout_s, --request-timeout; 10 s by default).
+ */
+function prepare(
   cfg: ScenarioConfig,
   name: string,
   endpoint: string,
-  opts: CallOptions,
-  headers: Record<string, string>,
-): Params & { responseType: 'text' } {
-  const p: Params & { responseType: 'text' } = {
-    headers: { 'Accept-Encoding': ACCEPT_ENCODING, ...headers },
-    tags: { name, endpoint, ...opts.tags },
-    timeout: `${Math.round(cfg.requestTimeoutS * 1000)}ms`,
-    responseType: 'text',
+  path: string,
+  headers?: Record<string, string>,
+): Prepared {
+  const known = prepared.get(name);
+  if (known !== undefined && known.cfg === cfg) return known;
+  const made: Prepared = {
+    cfg,
+    url: cfg.baseUrl + path,
+    params: {
+      headers: { 'Accept-Encoding': ACCEPT_ENCODING, ...headers },
+      tags: { name, endpoint },
+      timeout: `${Math.round(cfg.requestTimeoutS * 1000)}ms`,
+      responseType: 'text',
+    },
+    withOptions: new WeakMap(),
   };
-  // Only this request's expected statuses differ from the scenario-wide callback.
-  if (opts.expect !== undefined) p.responseCallback = http.expectedStatuses(...opts.expect);
-  return p;
+  prepared.set(name, made);
+  return made;
+}
+
+/**
+ * The parameters of a call: the endpoint's own, or, with extra tags or expected statuses (only these
+ * differ from the scenario-wide callback), a copy made once per options object: a scenario passes
+ * the same one at every call (WITH_TOKEN: a callback of about a hundred statuses, which k6 builds
+ * anew at each http.expectedStatuses).
+ */
+function paramsOf(p: Prepared, opts: CallOptions | undefined): K6Params {
+  if (opts === undefined || (opts.tags === undefined && opts.expect === undefined)) return p.params;
+  let own = p.withOptions.get(opts);
+  if (own === undefined) {
+    own = { ...p.params, headers: { ...p.params.headers }, tags: { ...p.params.tags, ...opts.tags } };
+    if (opts.expect !== undefined) own.responseCallback = http.expectedStatuses(...opts.expect);
+    p.withOptions.set(opts, own);
+  }
+  return own;
 }
 
 /** Every request goes through here into the per-second timeline (timeline.ts), when the harness reads one. */
@@ -53,8 +100,6 @@ function recorded(cfg: ScenarioConfig, res: Res): Res {
   if (cfg.timeline) recordRequest(res);
   return res;
 }
-
-const bearer = (token: string) => ({ Authorization: `Bearer ${token}`, Accept: 'application/json' });
 
 const hex = (bytes: ArrayBuffer): string =>
   Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, '0')).join('');
@@ -71,74 +116,50 @@ let keysIssued = 0;
  * random prefix and a count of its keys, 32 hex digits as 16 random bytes were. Sixteen random
  * bytes a request turned to hex by k6's interpreter cost about as much CPU as the request.
  */
-const replayable = (): Record<string, string> => ({
-  'Idempotency-Key': keyPrefix + (++keysIssued).toString(16).padStart(8, '0'),
-});
+const nextKey = (): string => keyPrefix + (++keysIssued).toString(16).padStart(8, '0');
 
 /** §4.1: POST /tokens with {"token": {"client_id", "client_secret"}}. */
-export function postTokens(cfg: ScenarioConfig, creds: Credentials, opts: CallOptions = {}): Res {
+export function postTokens(cfg: ScenarioConfig, creds: Credentials, opts?: CallOptions): Res {
   const body = JSON.stringify({ token: { client_id: creds.clientId, client_secret: creds.clientSecret } });
-  return recorded(
-    cfg,
-    http.post(
-      `${cfg.baseUrl}/tokens`,
-      body,
-      params(cfg, 'POST /tokens', 'tokens.issue', opts, { ...JSON_HEADERS, ...replayable() }),
-    ),
-  );
+  const call = prepare(cfg, 'POST /tokens', 'tokens.issue', '/tokens', JSON_HEADERS);
+  const params = paramsOf(call, opts);
+  params.headers['Idempotency-Key'] = nextKey();
+  return recorded(cfg, http.post(call.url, body, params));
 }
 
 /** §4.2: no body and no credentials. */
-export function healthCheck(cfg: ScenarioConfig, opts: CallOptions = {}): Res {
-  return recorded(
-    cfg,
-    http.post(
-      `${cfg.baseUrl}/tokens/health_check`,
-      null,
-      params(cfg, 'POST /tokens/health_check', 'tokens.health_check', opts, replayable()),
-    ),
-  );
+export function healthCheck(cfg: ScenarioConfig, opts?: CallOptions): Res {
+  const call = prepare(cfg, 'POST /tokens/health_check', 'tokens.health_check', '/tokens/health_check');
+  const params = paramsOf(call, opts);
+  params.headers['Idempotency-Key'] = nextKey();
+  return recorded(cfg, http.post(call.url, null, params));
 }
 
 /** §4.3: the method is not given by the spec (CES_VALIDATE_METHOD, default GET); no body. */
-export function validateToken(cfg: ScenarioConfig, token: string, opts: CallOptions = {}): Res {
+export function validateToken(cfg: ScenarioConfig, token: string, opts?: CallOptions): Res {
   const method = cfg.validateMethod;
-  const headers = method === 'GET' ? bearer(token) : { ...bearer(token), ...replayable() };
-  return recorded(
-    cfg,
-    http.request(
-      method,
-      `${cfg.baseUrl}/tokens/validate`,
-      null,
-      params(cfg, `${method} /tokens/validate`, 'tokens.validate', opts, headers),
-    ),
-  );
+  const call = prepare(cfg, `${method} /tokens/validate`, 'tokens.validate', '/tokens/validate', ACCEPT_JSON);
+  const params = paramsOf(call, opts);
+  params.headers.Authorization = `Bearer ${token}`;
+  if (method !== 'GET') params.headers['Idempotency-Key'] = nextKey();
+  return recorded(cfg, http.request(method, call.url, null, params));
 }
 
 /** §4.4: /v1/<endpoint> with the user's method and payload. */
-export function callBusiness(cfg: ScenarioConfig, which: BusinessEndpoint, token: string, opts: CallOptions = {}): Res {
+export function callBusiness(cfg: ScenarioConfig, which: BusinessEndpoint, token: string, opts?: CallOptions): Res {
   const { method, body } = cfg.business[which];
   const hasBody = body !== null && method !== 'GET';
-  const safe = method === 'GET';
-  const headers: Record<string, string> = {
-    ...bearer(token),
-    ...(hasBody ? { 'Content-Type': 'application/json' } : {}),
-    ...(safe ? {} : replayable()),
-  };
-  return recorded(
-    cfg,
-    http.request(
-      method as HttpMethod,
-      `${cfg.baseUrl}/v1/${which}`,
-      hasBody ? JSON.stringify(body) : null,
-      params(cfg, `${method} /v1/${which}`, `business.${which}`, opts, headers),
-    ),
-  );
+  const headers = hasBody ? JSON_HEADERS : ACCEPT_JSON;
+  const call = prepare(cfg, `${method} /v1/${which}`, `business.${which}`, `/v1/${which}`, headers);
+  const params = paramsOf(call, opts);
+  params.headers.Authorization = `Bearer ${token}`;
+  if (method !== 'GET') params.headers['Idempotency-Key'] = nextKey();
+  return recorded(cfg, http.request(method as HttpMethod, call.url, hasBody ? JSON.stringify(body) : null, params));
 }
 
 /** The parsed JSON body, or undefined when the body is not JSON. */
 /** The endpoint whose limit is sized (config rate_limit.endpoint), called once. */
-export function callRateLimitEndpoint(cfg: ScenarioConfig, token: string, opts: CallOptions = {}): Res {
+export function callRateLimitEndpoint(cfg: ScenarioConfig, token: string, opts?: CallOptions): Res {
   switch (cfg.rateLimitEndpoint) {
     case 'tokens.issue':
       return postTokens(cfg, { clientId: cfg.clientId, clientSecret: cfg.clientSecret }, opts);
