@@ -125,12 +125,18 @@ function replayRound(
   const { firstRefusal, tooMany, firstRefusalOnly } = needs;
   const figures = () => ({ firstRefusalS, sent, accepted, acceptedAfterFirst, admittedAgainS });
   // The tail's retries only follow refusals: a round refused nothing has no call left waiting.
-  // They are the calls in flight when the arrivals stop, one per VU: never more than k6 holds.
+  // They are the calls in flight when the arrivals stop, one per VU: never more than k6 holds. Each
+  // keeps retrying until it gets through or the retry budget ends, so they are tried over the whole
+  // budget until that many got through: a limit that reopens 11 s after the arrivals stop lets all
+  // of them through (k6's goodput counts them), and a replay that gave up after 3 s of tries
+  // under-counted it; where arrivals were dropped only that count refutes, so it must not fall short.
   const tail = Math.min(r.rps * r.tailS, maxInFlight(r.rps));
-  for (let k = 0; k < sent || (firstRefusalS !== null && k < sent + tail); k++) {
+  let tailAccepted = 0;
+  for (let k = 0; k < sent || (firstRefusalS !== null && k < sent + r.rps * r.tailS && tailAccepted < tail); k++) {
     const atS = k / r.rps;
     const ok = take(r.startS + atS);
     if (ok) accepted++;
+    if (ok && k >= sent) tailAccepted++;
     if (!ok && firstRefusalS === null && k < sent) {
       firstRefusalS = atS;
       if (firstRefusalOnly) return { round: figures(), refuted: false };

@@ -328,6 +328,21 @@ describe('a round replayed with its tail', () => {
     expect(round).toMatchObject({ sent: 2880, accepted: 1272, firstRefusalS: 25 });
   });
 
+  it('the calls k6 holds keep retrying over the whole budget: a minute that reopens 11 s after the arrivals stop lets them all through', () => {
+    // The bench's silent windows row (29 Nov, fresh build): the minute's edges fell 11 s into the
+    // round and 11 s after it. k6's 72 calls in flight retried into the next minute and got
+    // through; a replay that tried them for 3 s only counted none of them, k6's goodput beat every
+    // candidate's by 76, and with arrivals dropped that alone refuted the true set.
+    const set: LimiterSet = [
+      { kind: 'fixed-window', limit: 30, window_s: 1, phase_s: 0, counts_refused: false },
+      { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: 11, counts_refused: false },
+    ];
+    const [round] = replay(set, [], [{ rps: 24, startS: 0, durationS: 120, tailS: 39 }]).rounds;
+    // 11 s of the first minute (264), then 600 in each minute from 11 s and from 71 s, and the 72
+    // calls in flight at 120 s once the minute from 131 s opens (tried for 3 s only: none of them).
+    expect(round).toMatchObject({ sent: 2880, accepted: 264 + 600 + 600 + 72, firstRefusalS: 36 });
+  });
+
   // The inference replays hundreds of candidates a round refutes early: it stops there, and only there.
   it('stops at what refutes a candidate, and reads the same first refusal and counts up to it', () => {
     const set: LimiterSet = [
