@@ -156,15 +156,14 @@ export function recommend(e: RecommendInput): Recommendation | null {
   if (e.burst !== null && e.burst >= 1 && concurrency > e.burst) concurrency = e.burst;
   // Calls waiting out a 429 count among them when the limit counts refusals (waitsHoldConcurrency):
   // one slot alone would leave a client stalled behind every wait.
-  if (waitsHoldConcurrency(e.limiter) && (e.burst === null || e.burst >= MIN_PROOF_CONCURRENCY))
+  const holds = waitsHoldConcurrency(e.limiter);
+  if (holds && (e.burst === null || e.burst >= MIN_PROOF_CONCURRENCY))
     concurrency = Math.max(concurrency, MIN_PROOF_CONCURRENCY);
   why.push(
-    `concurrency ${concurrency}${waitsHoldConcurrency(e.limiter) ? ' in flight' : ''}: ${target} req/s × p95 ${latencyMs ?? 'unknown'} ms in flight, rounded up` +
+    `concurrency ${concurrency}${holds ? ' in flight' : ''}: ${target} req/s × p95 ${latencyMs ?? 'unknown'} ms in flight, rounded up` +
       (queue ? ` (the answers' p95 less the queue's longest wait)` : '') +
       (e.burst !== null ? `, at most the burst (${e.burst})` : '') +
-      (waitsHoldConcurrency(e.limiter)
-        ? `, at least ${MIN_PROOF_CONCURRENCY}; the calls at once, waits included, below`
-        : ''),
+      (holds ? `, at least ${MIN_PROOF_CONCURRENCY}; the calls at once, waits included, below` : ''),
   );
   if (queue) why.push(queueDelayLine(queue, target, concurrency));
 
@@ -177,7 +176,6 @@ export function recommend(e: RecommendInput): Recommendation | null {
   // A limit counting refusals: the calls at once, each waiting half a base on average before its
   // first retry, retry at most 2 × calls / base per second while refused; at half the target rate
   // the count drains (virtual: at the whole target rate it did not, 1 % 429s at 16 calls, 0.5 s).
-  const holds = waitsHoldConcurrency(e.limiter);
   const drainMs = holds ? (RETRY_SHARE_DIVISOR * concurrency * 1000) / target : 0;
   const base = Math.min(
     BASE_BOUNDS_MS.max,
