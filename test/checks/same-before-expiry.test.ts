@@ -6,16 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { check } from '../../checks/token.same-before-expiry.js';
 import { createEmulator, type Emulator, type FaultName, type ProfileName } from '../../src/emulator/index.js';
 import { virtualClock } from '../../src/time/clock.js';
-import { emulatorContext } from '../helpers/conformance.js';
-
-const RATE_LIMIT = {
-  endpoint: 'tokens.validate',
-  maxRps: 50,
-  maxRequests: 100,
-  recoveryWaitS: 15,
-  maxRetryAfterS: 120,
-  probingAllowed: true,
-} as const;
+import { emulatorContext, ONE_CHECK_RATE_LIMIT as RATE_LIMIT } from '../helpers/conformance.js';
 
 let emulator: Emulator | undefined;
 afterEach(async () => {

@@ -108,12 +108,27 @@ export async function checkEmulator(options: RunOptions = {}): Promise<CheckResu
  * token turns over mid-test) and the rate-limit settings given, for tests that run single checks;
  * on `clock` when given (the one the emulator was made with).
  */
-export function emulatorContext(emulator: Emulator, rateLimit: RateLimitSettings, clock?: Clock): OpenContext {
+/** Rate-limit settings for a context that runs one check, not the rate-limit family. */
+export const ONE_CHECK_RATE_LIMIT: RateLimitSettings = {
+  endpoint: 'tokens.validate',
+  maxRps: 50,
+  maxRequests: 100,
+  recoveryWaitS: 15,
+  maxRetryAfterS: 120,
+  probingAllowed: true,
+};
+
+export function emulatorContext(
+  emulator: Emulator,
+  rateLimit: RateLimitSettings,
+  clock?: Clock,
+  tokenLifetimeS = 3_600,
+): OpenContext {
   const [target, ...others] = targetsOf(emulator);
   return createContext({
     target: target!,
     others,
-    expect: { tokenLifetimeS: 3_600, expiryWaitS: 0, clockToleranceS: 1 },
+    expect: { tokenLifetimeS, expiryWaitS: 0, clockToleranceS: 1 },
     business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
     rateLimit,
     ledger: Ledger.disabled(),
