@@ -3,7 +3,7 @@
 // certificate (the TLS calibration servers, which the probe does not verify). ECDSA P-256 through
 // node:crypto: a key pair takes well under a millisecond, and one curve serves TLS 1.0 to 1.3.
 
-import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { certificateDer, certificatePem, type AltName, type DistinguishedName } from './x509.js';
 
 export type { AltName, DistinguishedName } from './x509.js';
@@ -139,7 +139,24 @@ interface KeyPair {
   privateKey: KeyObject;
 }
 
-const newKeyPair = (): KeyPair => generateKeyPairSync('ec', { namedCurve: 'P-256' });
+/**
+ * A fresh P-256 pair, encoded by the generator and read back into keys of their own. Node 20 can
+ * deadlock a thread that exports a key the generator handed out: a garbage collection during the
+ * export (which holds the key's lock) finalises the generator's job, whose destructor takes the same
+ * lock. A built-in emulator thread hung so in a `run` (gdb: ExportJWKEcKey → GC → ~KeyGenJob →
+ * pthread_mutex_lock), and the CLI waited on it forever. Keys read back share no lock with a job.
+ */
+function newKeyPair(): KeyPair {
+  const { publicKey, privateKey } = generateKeyPairSync('ec', {
+    namedCurve: 'P-256',
+    publicKeyEncoding: { type: 'spki', format: 'der' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'der' },
+  });
+  return {
+    publicKey: createPublicKey({ key: publicKey, format: 'der', type: 'spki' }),
+    privateKey: createPrivateKey({ key: privateKey, format: 'der', type: 'pkcs8' }),
+  };
+}
 
 // 16 random bytes, first byte 0x40 to 0x7f: the top bit clear keeps the INTEGER positive, and a
 // non-zero first byte keeps all 16 (RFC 5280 asks for positive serials of at most 20 bytes).

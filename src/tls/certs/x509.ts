@@ -141,11 +141,17 @@ function extension(id: string, critical: boolean, value: Buffer): Buffer {
   return sequence(oid(id), ...(critical ? [boolean(true)] : []), octetString(value));
 }
 
-/** RFC 5280 §4.2.1.2 method 1: SHA-1 of the public key's bits (for P-256, the point 04‖x‖y). */
+/** An uncompressed P-256 point: 04‖x‖y, the last bytes of its SubjectPublicKeyInfo's BIT STRING. */
+const P256_POINT_BYTES = 65;
+
+/**
+ * RFC 5280 §4.2.1.2 method 1: SHA-1 of the public key's bits (for P-256, the point 04‖x‖y), read
+ * from its DER rather than a JWK export (the one export seen deadlocking, mint.ts `newKeyPair`).
+ */
 function keyIdentifier(key: KeyObject): Buffer {
-  const { x, y } = key.export({ format: 'jwk' });
-  if (x === undefined || y === undefined) throw new Error('certificate keys must be elliptic-curve keys');
-  const point = Buffer.concat([Buffer.from([0x04]), Buffer.from(x, 'base64url'), Buffer.from(y, 'base64url')]);
+  if (key.asymmetricKeyType !== 'ec') throw new Error('certificate keys must be elliptic-curve keys');
+  const point = key.export({ type: 'spki', format: 'der' }).subarray(-P256_POINT_BYTES);
+  if (point[0] !== 0x04) throw new Error('certificate keys must be uncompressed P-256 points');
   return createHash('sha1').update(point).digest();
 }
 
