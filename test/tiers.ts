@@ -41,7 +41,7 @@ export interface RealTierFile {
 
 export const REAL_TIER: Record<string, RealTierFile> = {
   'test/integration/profiles.test.ts': {
-    seconds: 221,
+    seconds: 194,
     why: '`check` and `run` (k6 included) against each of the four profile groups, as a user runs them: four minutes',
   },
   'test/integration/check-emulator.test.ts': {
@@ -146,7 +146,7 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     why: 'k6 runs long enough for tokens to turn over mid-scenario, at several lifetimes',
   },
   'test/cli/cutover-faults.test.ts': {
-    seconds: 175,
+    seconds: 143,
     why: '`cutover` over every production fault and profile group, with opt-ins: 48 runs of two check passes each, mostly waiting (the expiry, the probes, the pauses of the checks)',
     fast: [/^wrong-token-type$/],
     last: true,
@@ -158,7 +158,7 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     last: true,
   },
   'test/cli/cutover.test.ts': {
-    seconds: 72,
+    seconds: 66,
     why: '`cutover` against an emulator pair, one full run per readiness finding',
   },
   'test/cli/k6-failures.test.ts': {
@@ -190,7 +190,7 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     why: "the scheduled workflow's steps run twice against the emulator, with the ledger carried over a token expiry",
   },
   'test/package/install.test.ts': {
-    seconds: 68,
+    seconds: 58,
     why: 'npm pack, an install into an empty folder, and `check` and `run` with the installed bin',
   },
 };

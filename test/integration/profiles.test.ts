@@ -19,6 +19,7 @@ import type { TransportFacts } from '../../src/report/model.js';
 import type { Profile } from '../../src/emulator/profiles/index.js';
 import { NOT_IN_A_GROUP, PROFILE_GROUPS } from '../../src/emulator/profiles/groups.js';
 import { runCli } from '../helpers/cli.js';
+import { turns } from '../helpers/turns.js';
 
 let cwd: string;
 beforeAll(async () => {
@@ -39,8 +40,11 @@ interface Report {
 const notPassed = (out: string) => out.split('\n').filter((l) => /^\s*(✗ fail|! warn|E error|FAIL|not tested)/.test(l));
 
 const COMMANDS = [
+  // `check` without waiting out its token: its expiry checks skip here, and run in `run` below,
+  // which waits out the built-in emulator's 8 s token with the same checks against the same group
+  // (a profile that broke them fails there). It saves some 9 s a group.
+  { command: 'check', extra: ['--expiry-wait', '0'], timeoutMs: 120_000 },
   // `run` with a short load: the profile must survive k6's connections as well as undici's.
-  { command: 'check', extra: [], timeoutMs: 120_000 },
   { command: 'run', extra: ['--duration', '2'], timeoutMs: 240_000 },
 ] as const;
 
@@ -92,22 +96,6 @@ describe('check and run against the conformant profiles', () => {
     },
   );
 });
-
-/** Runs what it is given at most `n` at a time, in the order given. */
-function turns(n: number): <T>(work: () => Promise<T>) => Promise<T> {
-  let running = 0;
-  const waiting: Array<() => void> = [];
-  return async (work) => {
-    if (running >= n) await new Promise<void>((go) => waiting.push(go));
-    running++;
-    try {
-      return await work();
-    } finally {
-      running--;
-      waiting.shift()?.();
-    }
-  };
-}
 
 async function expectPass(
   group: ProfileName[],
