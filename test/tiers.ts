@@ -170,8 +170,9 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     why: '`check`, `ratelimit` and `load` each run whole to prove what they keep in the token ledger',
   },
   'test/k6/scenarios.test.ts': {
-    seconds: 32,
-    why: 'each bundled scenario run by real k6, conformant and against each fault it exists to catch',
+    // 36 s one run after another, 10 s side by side (back to back at load 16, 2026-11-29).
+    seconds: 11,
+    why: 'each bundled scenario run by real k6, conformant and against each fault it exists to catch, five at a time',
   },
   'test/client/well-behaved.test.ts': {
     seconds: 41,
