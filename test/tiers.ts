@@ -133,7 +133,8 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     fast: [/^run: announced, not proven/, /^ratelimit, capped as run is/],
   },
   'test/ratelimit/fleet/k6-proof.test.ts': {
-    seconds: 44,
+    // 25.7-28.8 s in three runs at load 12-15 (2026-11-29), where 44 was listed.
+    seconds: 28,
     why: 'the fleet simulator against k6 fleet runs behind real limiters (nginx, HAProxy)',
   },
   'test/cli/load.test.ts': {
@@ -162,16 +163,19 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     why: '`cutover` against an emulator pair, one full run per readiness finding',
   },
   'test/cli/k6-failures.test.ts': {
-    seconds: 47,
+    // The crash cases (~6 s) beside the stage runs, which take turns: 70 s at load 12-14 (all passing).
+    seconds: 41,
     why: 'a whole `run` (checks, rate limit) per way k6 can fail, to see the report still written',
   },
   'test/cli/shared-token.test.ts': {
-    seconds: 37,
-    why: '`check`, `ratelimit` and `load` each run whole to prove what they keep in the token ledger',
+    // Its `ratelimit` run, with `check` and `load` beside it: 98 s one after another at load 16, 74 s side by side at load 13.
+    seconds: 28,
+    why: '`check`, `ratelimit` and `load` each run whole, side by side, to prove what they keep in the token ledger',
   },
   'test/k6/scenarios.test.ts': {
-    seconds: 32,
-    why: 'each bundled scenario run by real k6, conformant and against each fault it exists to catch',
+    // 36 s one run after another (load 6-16), 15 s with the rate-limit rows alone and the rest side by side (load 7, 2026-11-29).
+    seconds: 15,
+    why: 'each bundled scenario run by real k6, conformant and against each fault it exists to catch, five at a time but the rate-limit rows',
   },
   'test/client/well-behaved.test.ts': {
     seconds: 41,

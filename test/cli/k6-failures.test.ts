@@ -7,7 +7,7 @@ import { chmodSync, mkdtempSync, readFileSync } from 'node:fs';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import type { Report } from '../../src/report/model.js';
 import { runCli } from '../helpers/cli.js';
 
@@ -23,7 +23,12 @@ function brokenK6(body: string): string {
 
 const readReport = (dir: string) => JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as Report;
 
-describe.skipIf(process.platform === 'win32')('ces-harness load when k6 crashes', () => {
+// The two blocks side by side ({ concurrent: true }, as test/cli/load.test.ts), each test a CLI
+// process of its own with its own folder and built-in emulator; within each block one test after
+// another. The crash cases (a second each) take turns: five CLI start-ups at once beside the stage
+// runs took 23 s each at load 22. So do the two stage runs: each sizes its emulator's limit, and two
+// probes at once on two cores left one partial at load 13 (a probe's failure, not the harness's).
+describe.skipIf(process.platform === 'win32')('ces-harness load when k6 crashes', { concurrent: true }, () => {
   const cases = [
     {
       exit: 107,
@@ -40,9 +45,9 @@ describe.skipIf(process.platform === 'win32')('ces-harness load when k6 crashes'
     { exit: 'SIGKILL', body: 'kill -9 $$', error: 'k6 crashed (killed by a signal)' },
   ];
 
-  it.each(cases)(
+  it.sequential.for(cases)(
     'exit $exit: exit 1, the report says k6 crashed, not that a threshold failed',
-    async ({ body, error }) => {
+    async ({ body, error }, { expect }) => {
       const cwd = work();
       const res = await runCli(['load', '--scenario', 'throughput', '--report-dir', 'report'], {
         cwd,
@@ -64,41 +69,56 @@ describe.skipIf(process.platform === 'win32')('ces-harness load when k6 crashes'
   );
 });
 
-describe.skipIf(process.platform === 'win32')('a stage that cannot run still leaves the report', () => {
-  it('run (npm start) without k6: every check, then load and the rate-limit proof not tested, exit 1', async () => {
-    const cwd = work();
-    const res = await runCli(['run', '--report-dir', 'report'], {
-      cwd,
-      env: { K6_BINARY: join(cwd, 'no-k6-here') },
-      timeoutMs: 180_000,
-    });
-    expect(res.code, res.stdout + res.stderr).toBe(1);
-    const report = readReport(join(cwd, 'report'));
-    expect(report.summary.passed).toBeGreaterThan(30);
-    const why = /^K6_BINARY: .*no-k6-here does not exist or is not executable; unset K6_BINARY or run `npm ci`/;
-    expect(report.untested).toEqual([
-      { stage: 'load', reason: expect.stringMatching(why) },
-      { stage: 'rate_limit', reason: expect.stringMatching(/^proof not run: K6_BINARY: .*no-k6-here does not exist/) },
-    ]);
-    // One line each on the terminal, as the stage gave up.
-    expect(res.stderr).toMatch(/^load: not tested: K6_BINARY: [^\n]*$/m);
-    expect(res.stderr).toMatch(/^rate_limit: not tested: proof not run: K6_BINARY: [^\n]*$/m);
-  }, 240_000);
+describe.skipIf(process.platform === 'win32')(
+  'a stage that cannot run still leaves the report',
+  { concurrent: true },
+  () => {
+    it.sequential(
+      'run (npm start) without k6: every check, then load and the rate-limit proof not tested, exit 1',
+      async ({ expect }) => {
+        const cwd = work();
+        const res = await runCli(['run', '--report-dir', 'report'], {
+          cwd,
+          env: { K6_BINARY: join(cwd, 'no-k6-here') },
+          timeoutMs: 180_000,
+        });
+        expect(res.code, res.stdout + res.stderr).toBe(1);
+        const report = readReport(join(cwd, 'report'));
+        expect(report.summary.passed).toBeGreaterThan(30);
+        const why = /^K6_BINARY: .*no-k6-here does not exist or is not executable; unset K6_BINARY or run `npm ci`/;
+        expect(report.untested).toEqual([
+          { stage: 'load', reason: expect.stringMatching(why) },
+          {
+            stage: 'rate_limit',
+            reason: expect.stringMatching(/^proof not run: K6_BINARY: .*no-k6-here does not exist/),
+          },
+        ]);
+        // One line each on the terminal, as the stage gave up.
+        expect(res.stderr).toMatch(/^load: not tested: K6_BINARY: [^\n]*$/m);
+        expect(res.stderr).toMatch(/^rate_limit: not tested: proof not run: K6_BINARY: [^\n]*$/m);
+      },
+      240_000,
+    );
 
-  it('ratelimit with a crashing k6: the estimate stands, the proof is recorded as not tested', async () => {
-    const cwd = work();
-    const k6 = brokenK6('exit 107');
-    const res = await runCli(['ratelimit', '--report-dir', 'report'], {
-      cwd,
-      env: { K6_BINARY: k6 },
-      timeoutMs: 120_000,
-    });
-    expect(res.code, res.stdout + res.stderr).toBe(1);
-    const report = readReport(join(cwd, 'report'));
-    expect(report.rate_limit?.recommendation).not.toBeNull();
-    expect(report.rate_limit?.proof).toBeNull();
-    expect(report.untested).toEqual([
-      { stage: 'rate_limit', reason: 'proof run did not complete: k6 crashed (exit 107: the script threw)' },
-    ]);
-  }, 180_000);
-});
+    it.sequential(
+      'ratelimit with a crashing k6: the estimate stands, the proof is recorded as not tested',
+      async ({ expect }) => {
+        const cwd = work();
+        const k6 = brokenK6('exit 107');
+        const res = await runCli(['ratelimit', '--report-dir', 'report'], {
+          cwd,
+          env: { K6_BINARY: k6 },
+          timeoutMs: 120_000,
+        });
+        expect(res.code, res.stdout + res.stderr).toBe(1);
+        const report = readReport(join(cwd, 'report'));
+        expect(report.rate_limit?.recommendation).not.toBeNull();
+        expect(report.rate_limit?.proof).toBeNull();
+        expect(report.untested).toEqual([
+          { stage: 'rate_limit', reason: 'proof run did not complete: k6 crashed (exit 107: the script threw)' },
+        ]);
+      },
+      180_000,
+    );
+  },
+);

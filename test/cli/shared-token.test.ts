@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, it, type ExpectStatic } from 'vitest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
 import { fingerprint } from '../../src/http/redact.js';
 import { runCli } from '../helpers/cli.js';
@@ -15,23 +15,27 @@ import { realK6 } from '../k6/support.js';
 const k6 = await realK6();
 const work = () => mkdtempSync(join(tmpdir(), 'ces-shared-token-'));
 
-let emulator: Emulator;
-// The emulator's clock, moved back to play a client that fetched earlier.
-let offsetMs = 0;
-beforeAll(async () => {
-  emulator = await createEmulator({ port: 0, tokenTtlS: 86_400, now: () => Date.now() + offsetMs });
-});
-afterAll(async () => emulator.close());
-
-const env = () => ({
-  CES_CLIENT_ID: emulator.credentials.clientId,
-  CES_CLIENT_SECRET: emulator.credentials.clientSecret,
-  ...(k6 ? { K6_BINARY: k6.path } : {}),
-});
-const target = () => ['--base-url', emulator.url, '--ca', emulator.caFile];
+// An emulator per test: they run side by side, and the ratelimit probe spends the client's limit, which
+// the load beside it would meet (and the probe read as its own). `offsetMs` moves its clock back, to
+// play a client that fetched earlier.
+const emulators: Emulator[] = [];
+afterAll(async () => Promise.all(emulators.map((e) => e.close())));
+async function service(clock = { offsetMs: 0 }) {
+  const emulator = await createEmulator({ port: 0, tokenTtlS: 86_400, now: () => Date.now() + clock.offsetMs });
+  emulators.push(emulator);
+  return {
+    emulator,
+    env: {
+      CES_CLIENT_ID: emulator.credentials.clientId,
+      CES_CLIENT_SECRET: emulator.credentials.clientSecret,
+      ...(k6 ? { K6_BINARY: k6.path } : {}),
+    },
+    target: ['--base-url', emulator.url, '--ca', emulator.caFile],
+  };
+}
 
 /** POST /tokens as curl would send it: another client of the same credentials. */
-async function curlToken(): Promise<string> {
+async function curlToken(emulator: Emulator): Promise<string> {
   const { Agent, request } = await import('undici');
   const dispatcher = new Agent({ connect: { ca: emulator.caPem } });
   try {
@@ -50,37 +54,43 @@ async function curlToken(): Promise<string> {
 }
 
 /** The ledger file's fingerprints, after checking it holds no whole token. */
-function ledgerFingerprints(path: string, token: string): string[] {
+function ledgerFingerprints(path: string, token: string, expect: ExpectStatic): string[] {
   const text = readFileSync(path, 'utf8');
   expect(text).not.toContain(token);
   return (JSON.parse(text) as { entries: Array<{ fingerprint: string }> }).entries.map((e) => e.fingerprint);
 }
 
-describe('a token another client fetched first', () => {
-  it('curl, then `check` 66 s later: token.lifetime passes, saying the lifetime is measured at the next rollover', async () => {
-    offsetMs = -66_000;
-    const token = await curlToken();
-    offsetMs = 0;
+// Side by side: each test is a CLI process against an emulator of its own, and the ratelimit one
+// (a probe, then k6) is most of the file's time.
+describe('a token another client fetched first', { concurrent: true }, () => {
+  it('curl, then `check` 66 s later: token.lifetime passes, saying the lifetime is measured at the next rollover', async ({
+    expect,
+  }) => {
+    const clock = { offsetMs: -66_000 };
+    const { emulator, env, target } = await service(clock);
+    const token = await curlToken(emulator);
+    clock.offsetMs = 0;
     const cwd = work();
     const ledger = join(cwd, 'ledger.json');
     const res = await runCli(
-      ['check', ...target(), '--only', 'token.lifetime', '--report-dir', join(cwd, 'report'), '--ledger', ledger],
-      { cwd, env: env() },
+      ['check', ...target, '--only', 'token.lifetime', '--report-dir', join(cwd, 'report'), '--ledger', ledger],
+      { cwd, env },
     );
     expect(res.code, res.stdout + res.stderr).toBe(0);
     expect(res.stdout).toMatch(/✓ pass\s+token\.lifetime .*issued up to \d+ s ago .*next rollover/);
-    expect(ledgerFingerprints(ledger, token)).toEqual([fingerprint(token)]);
+    expect(ledgerFingerprints(ledger, token, expect)).toEqual([fingerprint(token)]);
   }, 60_000);
 
-  it('`ratelimit` records the token its probe fetched in the ledger', async () => {
-    const token = await curlToken();
+  it('`ratelimit` records the token its probe fetched in the ledger', async ({ expect }) => {
+    const { emulator, env, target } = await service();
+    const token = await curlToken(emulator);
     const cwd = work();
     const ledger = join(cwd, 'ledger.json');
     const res = await runCli(
-      // A short horizon: this test is about the ledger, not how long the policy holds.
+      // `run`'s short horizon (5 s rounds): this test is about the ledger, not how long the policy holds.
       [
         'ratelimit',
-        ...target(),
+        ...target,
         '--report-dir',
         join(cwd, 'report'),
         '--ledger',
@@ -88,24 +98,25 @@ describe('a token another client fetched first', () => {
         '--max-rps',
         '100',
         '--horizon',
-        '10',
+        '5',
       ],
-      { cwd, env: env(), timeoutMs: 150_000 },
+      { cwd, env, timeoutMs: 150_000 },
     );
     expect(res.code, res.stdout + res.stderr).toBe(0);
-    expect(ledgerFingerprints(ledger, token)).toContain(fingerprint(token));
+    expect(ledgerFingerprints(ledger, token, expect)).toContain(fingerprint(token));
   }, 160_000);
 
   it.skipIf(!k6)(
     '`load` records the token it fetched before k6 in the ledger',
-    async () => {
-      const token = await curlToken();
+    async ({ expect }) => {
+      const { emulator, env, target } = await service();
+      const token = await curlToken(emulator);
       const cwd = work();
       const ledger = join(cwd, 'ledger.json');
       const res = await runCli(
         [
           'load',
-          ...target(),
+          ...target,
           '--scenario',
           'token-lifecycle',
           '--duration',
@@ -115,10 +126,10 @@ describe('a token another client fetched first', () => {
           '--ledger',
           ledger,
         ],
-        { cwd, env: env(), timeoutMs: 90_000 },
+        { cwd, env, timeoutMs: 90_000 },
       );
       expect(res.code, res.stdout + res.stderr).toBe(0);
-      expect(ledgerFingerprints(ledger, token)).toEqual([fingerprint(token)]);
+      expect(ledgerFingerprints(ledger, token, expect)).toEqual([fingerprint(token)]);
     },
     100_000,
   );
