@@ -104,10 +104,12 @@ export function identifyStack(input: StackInput): StackVerdict {
       }
     }
   }
+  // The probe's reading alone was refuted: the reasons name it as such, never by its figures.
   const windows = windowsTried(input).join(', ');
+  const tried = windows === '' ? 'bucket' : `bucket or window (of ${windows} s)`;
   if (fits.length === 0)
     return {
-      why: `no bucket or window (of ${windows} s) beside ${describeLimiter(input.first)} explains every round: ${roundsSaw(input.rounds)}`,
+      why: `no ${tried} beside the probe's reading explains every round: ${roundsSaw(input.rounds)}`,
     };
   // A window whose edges fall on the wall clock's, as published windows' do, is preferred to the
   // same window at another phase when both explain every round: the phase is then known, not fitted.
@@ -121,7 +123,7 @@ export function identifyStack(input: StackInput): StackVerdict {
   // Sets further apart than the figure's promise all explain the rounds: none is claimed.
   if (high > low * (1 + SAME_RATE))
     return {
-      why: `sets sustaining ${rate2(low)} to ${rate2(high)} req/s all explain every round (${describeLimiter(best.set)} among them), and no round told them apart: ${roundsSaw(input.rounds)}`,
+      why: `sets sustaining ${rate2(low)} to ${rate2(high)} req/s all explain every round (the probe's reading with ${describeLimiter(best.set.slice(1))} among them), and no round told them apart: ${roundsSaw(input.rounds)}`,
       spanRps: { low: rate2(low), high: rate2(high) },
     };
   return {

@@ -209,7 +209,7 @@ describe('a set of limits a proof refuted', () => {
 
   it('says "not identified" with what each round saw when no set explains the evidence', () => {
     const why =
-      'no bucket or window (of 10, 60 s) beside token bucket 30 req/s, burst 30 explains every round: round 1 at 12 req/s for 120 s was first refused at 40 s';
+      "no bucket or window (of 10, 60 s) beside the probe's reading explains every round: round 1 at 12 req/s for 120 s was first refused at 40 s";
     const r = toRateLimitResult(READ_SET, null, null, [], { verdict: 'not proven', rounds: rounds(), stack: { why } });
     expect(r.limiters).toBeUndefined();
     expect(r.limiter).toBeNull();

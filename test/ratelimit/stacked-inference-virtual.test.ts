@@ -163,9 +163,9 @@ describe('identifyStack claims nothing the evidence contradicts', () => {
     expect(found.spanRps.low).toBeLessThanOrEqual(10);
     expect(found.spanRps.high).toBeGreaterThanOrEqual(10);
     expect(found.spanRps.high).toBeGreaterThan(found.spanRps.low * 1.02);
-    // The best fit is named, with what the round saw.
+    // The best fit is named beside the probe's reading (refuted alone, so never by its figures), with what the round saw.
     expect(found.why).toMatch(
-      /^sets sustaining [\d.]+ to [\d.]+ req\/s all explain every round \(token bucket 30 req\/s, burst 30 and token bucket 10 req\/s, burst \d+ among them\), and no round told them apart: round 1 at 23 req\/s for 120 s was first refused at 46 s, then let 10 req\/s through$/,
+      /^sets sustaining [\d.]+ to [\d.]+ req\/s all explain every round \(the probe's reading with token bucket 10 req\/s, burst \d+ among them\), and no round told them apart: round 1 at 23 req\/s for 120 s was first refused at 46 s, then let 10 req\/s through$/,
     );
   });
 
@@ -200,7 +200,7 @@ describe('identifyStack claims nothing the evidence contradicts', () => {
     const found = identifyStack({ ...onClock, rounds: [clockRound] });
     // One round leaves other sets too; of the 60 s windows, the one on the clock's edges is kept.
     if (!found || 'set' in found) throw new Error(JSON.stringify(found));
-    expect(found.why).toContain('(fixed window 30 per 1 s and fixed window 600 per 60 s among them)');
+    expect(found.why).toContain("(the probe's reading with fixed window 600 per 60 s among them)");
   });
 
   it("a round k6 did not say the start of: a window's count is what it would be from as late as k6 may have begun, the span widened to it", () => {
@@ -309,8 +309,22 @@ describe('identifyStack claims nothing the evidence contradicts', () => {
     const found = identifyStack({ first, timeline: [], rounds: [quotaRound, held], maxWindowS: 60 });
     expect(found).toEqual({
       why: expect.stringMatching(
-        /^no bucket or window \(of 10, 60 s\) beside token bucket 30 req\/s, burst 30 explains every round: round 1 at 23 req\/s for 120 s was first refused at 46 s, then let 10 req\/s through; round 2 at 20 req\/s for 120 s held$/,
+        /^no bucket or window \(of 10, 60 s\) beside the probe's reading explains every round: round 1 at 23 req\/s for 120 s was first refused at 46 s, then let 10 req\/s through; round 2 at 20 req\/s for 120 s held$/,
       ),
+    });
+  });
+
+  it('the same rounds behind a horizon too short for any window: "no bucket" alone, no empty list of windows', () => {
+    const held = {
+      rps: 20,
+      startS: 121,
+      durationS: 120,
+      tailS: 0,
+      round: { ...ROUND, target_rps: 20, verdict: 'holds' },
+    } as const;
+    const found = identifyStack({ first, timeline: [], rounds: [quotaRound, held], maxWindowS: 1 });
+    expect(found).toEqual({
+      why: expect.stringMatching(/^no bucket beside the probe's reading explains every round: round 1 /),
     });
   });
 });
