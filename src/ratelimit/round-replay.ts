@@ -22,6 +22,12 @@ export interface RoundRun {
    * spawned: it begins some tenths of a second later (0.4 s on a loaded 2-core machine), more under load.
    */
   startMeasured?: boolean;
+  /**
+   * How long a VU holds a refused call at most, seconds: the policy's retry budget (each retry's
+   * wait must fit in it, scenarios/lib/retry.ts). k6 drops an arrival only while every VU holds one,
+   * so only near a refusal (ReplayedRound.admittedNearRefusal). Absent: not known.
+   */
+  retryBudgetS?: number;
 }
 
 /** What a candidate answered a replayed round's paced arrivals. */
@@ -34,6 +40,12 @@ export interface ReplayedRound {
   acceptedAfterFirst: number;
   /** Seconds into the round of the first arrival accepted after the first refusal; null when none was. */
   admittedAgainS: number | null;
+  /**
+   * Arrivals admitted within a held call's reach of a refusal (`retryBudgetS` and HELD_SLACK_S after
+   * it): the only ones an arrival k6 dropped may have been, had this candidate been the limit. Every
+   * one admitted from the round's first refusal on when the budget is not known.
+   */
+  admittedNearRefusal: number;
 }
 
 /**
@@ -66,6 +78,13 @@ export interface Replay {
   /** When each request the candidate admitted was sent, seconds since the probe began, in order. */
   admittedS: number[];
 }
+
+/**
+ * How much longer than its retry budget a VU may stay held after a refusal, seconds: k6 wakes late
+ * from a retry's sleep on a busy machine (the bench saw a bucket's readmission 2.17 s after its first
+ * refusal, after a Retry-After of 1 s), and a retry refused again chains another wait.
+ */
+export const HELD_SLACK_S = 3;
 
 /**
  * The calls a k6 round holds in flight at most: its VUs, about three seconds of arrivals, at most
@@ -122,8 +141,11 @@ function replayRound(
   let acceptedAfterFirst = 0;
   let firstRefusalS: number | null = null;
   let admittedAgainS: number | null = null;
+  let lastRefusalS: number | null = null;
+  let admittedNearRefusal = 0;
+  const heldS = r.retryBudgetS === undefined ? Infinity : r.retryBudgetS + HELD_SLACK_S;
   const { firstRefusal, tooMany, firstRefusalOnly } = needs;
-  const figures = () => ({ firstRefusalS, sent, accepted, acceptedAfterFirst, admittedAgainS });
+  const figures = () => ({ firstRefusalS, sent, accepted, acceptedAfterFirst, admittedAgainS, admittedNearRefusal });
   // The tail's retries only follow refusals: a round refused nothing has no call left waiting.
   // They are the calls in flight when the arrivals stop, one per VU: never more than k6 holds. Each
   // keeps retrying until it gets through or the retry budget ends, so they are tried over the whole
@@ -137,6 +159,8 @@ function replayRound(
     const ok = take(r.startS + atS);
     if (ok) accepted++;
     if (ok && k >= sent) tailAccepted++;
+    if (!ok && k < sent) lastRefusalS = atS;
+    if (ok && k < sent && lastRefusalS !== null && atS - lastRefusalS <= heldS) admittedNearRefusal++;
     if (!ok && firstRefusalS === null && k < sent) {
       firstRefusalS = atS;
       if (firstRefusalOnly) return { round: figures(), refuted: false };

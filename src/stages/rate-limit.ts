@@ -272,6 +272,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
                 startS: beganS ?? startS,
                 durationS: cutAtS ?? durationS,
                 tailS: cutAtS !== undefined ? 0 : rec.retry_budget_s,
+                retryBudgetS: rec.retry_budget_s,
                 ...(beganS !== undefined ? { startMeasured: true } : {}),
               });
               countK6Requests(run.scenario.requests);

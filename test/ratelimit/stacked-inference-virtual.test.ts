@@ -10,7 +10,7 @@ import { bindingRps, recommend } from '../../src/ratelimit/recommend.js';
 import { identifyStack, stackTracker, withIdentifiedWindow } from '../../src/ratelimit/stacked-inference.js';
 import { describeLimiter, sustainedRate, type LimiterSet } from '../../src/ratelimit/limiters/index.js';
 import type { ProofRound } from '../../src/report/model.js';
-import { replay } from '../../src/ratelimit/round-replay.js';
+import { HELD_SLACK_S, replay } from '../../src/ratelimit/round-replay.js';
 import { afterQuota } from '../../src/ratelimit/prove.js';
 import { discoverVirtual, fromModel } from './virtual-limit.js';
 import { virtualProofRound } from './virtual-proof.js';
@@ -355,6 +355,21 @@ describe('a round replayed with its tail', () => {
     // 11 s of the first minute (264), then 600 in each minute from 11 s and from 71 s, and the 72
     // calls in flight at 120 s once the minute from 131 s opens (tried for 3 s only: none of them).
     expect(round).toMatchObject({ sent: 2880, accepted: 264 + 600 + 600 + 72, firstRefusalS: 36 });
+  });
+
+  it("counts the arrivals admitted within a held call's reach of a refusal: the only ones an arrival k6 dropped may have been", () => {
+    // 24 req/s against 600 per 60 s from the minute's edge: refused from 25 s to the edge at 60 s,
+    // then 600 admitted. A VU holds a refused call for its retry budget (2 s) and HELD_SLACK_S more
+    // at most, so only the 120 admitted in the 5 s after the last refusal may have met no VU free;
+    // without the budget, every one admitted after the first refusal may have.
+    const set: LimiterSet = [
+      { kind: 'fixed-window', limit: 30, window_s: 1, phase_s: 0, counts_refused: false },
+      { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: 0, counts_refused: false },
+    ];
+    const run = { rps: 24, startS: 0, durationS: 85, tailS: 0 };
+    expect(HELD_SLACK_S).toBe(3);
+    expect(replay(set, [], [{ ...run, retryBudgetS: 2 }]).rounds[0]).toMatchObject({ admittedNearRefusal: 120 });
+    expect(replay(set, [], [run]).rounds[0]).toMatchObject({ accepted: 1200, admittedNearRefusal: 600 });
   });
 
   // The inference replays hundreds of candidates a round refutes early: it stops there, and only there.

@@ -30,37 +30,63 @@ interface TimedRound {
   refusalsBeganS?: number;
   /** Arrivals k6 dropped, no VU free. */
   dropped?: number;
+  admittedAgainS?: number;
+  /** Calls whose retries ran out. */
+  lost: number;
 }
 
-/** The most VUs the proof scenario may hold for a policy (scenarios/rate-limit.ts `maxVUs`: 3 s of arrivals). */
-const poolOf = (rec: Recommendation): number =>
-  Math.max(rec.max_concurrency, Math.min(300, Math.ceil(rec.target_rps * 3)));
+/**
+ * The most VUs the proof scenario may hold for a policy (scenarios/rate-limit.ts `maxVUs`: 3 s of
+ * arrivals; `poolS` of them where k6 got no more started).
+ */
+const poolOf = (rec: Recommendation, poolS = 3): number =>
+  Math.max(rec.max_concurrency, Math.min(300, Math.ceil(rec.target_rps * poolS)));
+
+/**
+ * k6 as it ran the bench's rows on a busy machine (29 Nov, load ~20): only its VUs allocated up
+ * front (scenarios/rate-limit.ts `preAllocatedVUs`, 2 s of arrivals) hold calls, and each retry
+ * goes out `oversleepS` later than asked (it wakes late from its sleep). Against the bucket row its
+ * first round then drops arrivals and sees the limit let a call through again 2 s and more after
+ * its first refusal, as the bench's did (465 dropped, 434 lost, 2.17 s).
+ */
+interface BusyK6 {
+  poolS: number;
+  oversleepS: number;
+}
 
 /**
  * `asK6`: each round run as k6 runs it (virtualK6Round: VUs held by retries, arrivals dropped when
  * none is free, a cut at k6's threshold tick), the VU pool the proof scenario gets (arrival-vus.ts);
  * otherwise a paced client asking each request once.
  */
-async function sizeTimed(truth: LimiterSet, asK6 = false) {
+async function sizeTimed(truth: LimiterSet, asK6: boolean | BusyK6 = false, seed = 35) {
   const limiter = fromModel(truth);
   const estimate = await discoverVirtual({ limiter: () => limiter, status: 429 }, { maxDurationS: 150 });
   const maxWindowS = HORIZON_S / 2;
   const stack = stackTracker(estimate.limiter, estimate.timeline, maxWindowS, 0);
   let nowS = estimate.duration_s;
   const rounds: TimedRound[] = [];
-  const random = seeded(35);
+  const random = seeded(seed);
+  const busy = typeof asK6 === 'object' ? asK6 : undefined;
   const outcome = await proveUntilHeld(
     recommend(estimate)!,
     bindingRps(estimate)!,
     async (rec, { durationS = HORIZON_S, cut }) => {
       const startS = nowS + Math.max(SETTLE_S, stack.restS(nowS));
       const proof = asK6
-        ? virtualK6Round(limiter, rec, poolOf(rec), startS, durationS, random, cut)
+        ? virtualK6Round(limiter, rec, poolOf(rec, busy?.poolS), startS, durationS, random, cut, busy?.oversleepS)
         : virtualProofRound(limiter, rec.target_rps, startS, durationS, cut);
       const ranS = proof.cut_at_s ?? durationS;
       // As the stage notes it: a round not cut short lets its calls in flight retry for their budget.
       const tailS = asK6 && proof.cut_at_s === undefined ? rec.retry_budget_s : 0;
-      stack.ran({ rps: rec.target_rps, startS, durationS: ranS, tailS, startMeasured: true });
+      stack.ran({
+        rps: rec.target_rps,
+        startS,
+        durationS: ranS,
+        tailS,
+        retryBudgetS: rec.retry_budget_s,
+        startMeasured: true,
+      });
       rounds.push({
         rps: rec.target_rps,
         startS,
@@ -68,6 +94,8 @@ async function sizeTimed(truth: LimiterSet, asK6 = false) {
         verdict: proofHolds(proof).holds ? 'holds' : 'fails',
         ...(proof.dropped_arrivals !== undefined ? { dropped: proof.dropped_arrivals } : {}),
         ...(proof.refusals_began_s !== undefined ? { refusalsBeganS: proof.refusals_began_s } : {}),
+        ...(proof.admitted_again_s !== undefined ? { admittedAgainS: proof.admitted_again_s } : {}),
+        lost: proof.lost_requests,
       });
       nowS = startS + ranS;
       return proof;
@@ -157,9 +185,8 @@ describe('two silent limits stacked, sized on the virtual clock', () => {
 // through again after its refusals (admitted_again_s): without that figure (a k6 bundle built before
 // it existed, as the bench ran on 29 Nov) sets from 9.47 to 12.87 req/s explained the round, and a
 // third round of 120 s told them apart (391 s on the bench against its 285). 2 rounds, 237 s here.
-// Not yet so on the bench with a fresh build: there k6 saw the bucket admit again 2.34 s after its
-// first refusal (here sooner) and dropped 470 arrivals, and the round identified a window instead
-// (docs/development/rate-limit-research.md, the stacked rows' time budget).
+// On the bench with a fresh build k6 saw the bucket admit again 2.17 to 2.34 s after its first
+// refusal (here sooner) and dropped 465 to 470 arrivals: the busy machine's k6 below.
 // The windows row is not here: as k6 runs it, its first round runs past the minute's second edge
 // (every VU waiting out the minute's Retry-After, no 429 counted toward the cut until that edge) and
 // its second round waits a minute for the edge after: 2 rounds, 300.5 virtual s against 270.
@@ -167,24 +194,56 @@ describe('the bench rows as k6 runs them, on the virtual clock', () => {
   it.each(STACKS.slice(0, 1))(
     '%s: two rounds, the failed one identifying the set, within the time budget',
     async (_name, truth) => {
-      const { estimate, outcome, rounds, endS, identified } = await sizeTimed(truth, true);
-      const trueRps = sustainedRate(truth);
-      const context = JSON.stringify({ rounds, endS, probeS: estimate.duration_s });
-      expect(identified, context).toHaveProperty('set');
-      const shown = withoutRefuted(estimate, outcome.rounds, identified).sustained_rps!;
-      expect(Math.abs(shown - trueRps) / trueRps, context).toBeLessThanOrEqual(0.02);
-      const given = outcome.proven!.target_rps;
-      expect(given, context).toBeGreaterThanOrEqual(0.75 * trueRps);
-      expect(given, context).toBeLessThanOrEqual(trueRps);
-      expect(
-        rounds.find((r) => r.rps === given),
-        context,
-      ).toMatchObject({ verdict: 'holds', ranS: HORIZON_S });
-      expect(
-        rounds.map((r) => r.verdict),
-        context,
-      ).toEqual(['fails', 'holds']);
-      expect(endS, context).toBeLessThanOrEqual(BUDGET_S);
+      await identifiedInTwoRounds(truth, await sizeTimed(truth, true));
+    },
+    120_000,
+  );
+});
+
+/** The set identified within 2 %, shown and recommended as issue 35 asks, from one failed round and one held, within the time budget. */
+async function identifiedInTwoRounds(truth: LimiterSet, sized: Awaited<ReturnType<typeof sizeTimed>>) {
+  const { estimate, outcome, rounds, endS, identified } = sized;
+  const trueRps = sustainedRate(truth);
+  const context = JSON.stringify({ rounds, endS, probeS: estimate.duration_s, identified });
+  if (!identified || !('set' in identified)) throw new Error(`not identified: ${context}`);
+  expect(identified.set.map((m) => m.kind)).toEqual(truth.map((m) => m.kind));
+  expect(Math.abs(identified.sustained_rps - trueRps) / trueRps, context).toBeLessThanOrEqual(0.02);
+  // What the report shows is the set identified or what held, never a refuted figure.
+  const shown = withoutRefuted(estimate, outcome.rounds, identified).sustained_rps!;
+  expect(Math.abs(shown - trueRps) / trueRps, context).toBeLessThanOrEqual(0.02);
+  const given = outcome.proven!.target_rps;
+  expect(given, context).toBeGreaterThanOrEqual(0.75 * trueRps);
+  expect(given, context).toBeLessThanOrEqual(trueRps);
+  expect(
+    rounds.find((r) => r.rps === given),
+    context,
+  ).toMatchObject({ verdict: 'holds', ranS: HORIZON_S });
+  expect(
+    rounds.map((r) => r.verdict),
+    context,
+  ).toEqual(['fails', 'holds']);
+  expect(endS, context).toBeLessThanOrEqual(BUDGET_S);
+}
+
+// The bench's bucket row as a busy machine's k6 ran it (29 Nov, fresh build): its first round at 23
+// req/s lost 434 calls whose retries ran out, dropped 465 arrivals and saw the limit let a call
+// through again 2.17 s after its first refusal. A bucket was then refuted (k6 saw its readmission
+// past the 2 s allowed) and a window of 1091 per 60 s claimed (the count bound from one side only
+// where arrivals were dropped): 18.18 req/s, refuted by round 2 at 16 req/s, then nothing explained
+// the rounds; not identified, 8.4 req/s recommended, 4 rounds, 543 s.
+describe("the bucket row as a busy machine's k6 runs it", () => {
+  it.each([35, 7, 1])(
+    'seed %i: the first round loses calls, drops arrivals and sees the readmission 2 s late; both buckets identified within 2 %, recommended within 75–100 %, in two rounds',
+    async (seed) => {
+      const truth = STACKS[0]![1];
+      const sized = await sizeTimed(truth, { poolS: 2, oversleepS: 1 }, seed);
+      // The first round as the bench's: calls lost, arrivals dropped, the readmission seen late.
+      const [first] = sized.rounds;
+      const context = JSON.stringify(first);
+      expect(first!.lost, context).toBeGreaterThan(200);
+      expect(first!.dropped, context).toBeGreaterThan(200);
+      expect(first!.admittedAgainS! - first!.refusalsBeganS!, context).toBeGreaterThanOrEqual(2);
+      await identifiedInTwoRounds(truth, sized);
     },
     120_000,
   );
