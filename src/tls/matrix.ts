@@ -1,6 +1,6 @@
 // Runs cases of the TLS matrix against the target, each beside its calibration, all at once.
 
-import { calibrate, type Calibration } from './calibration.js';
+import { calibrate, calibrationBound, type Calibration } from './calibration.js';
 import { offerOf, type HandshakeCase } from './cases.js';
 import type { TlsEndpoint } from './endpoint.js';
 import { handshake, type HandshakeResult } from './handshake.js';
@@ -42,7 +42,10 @@ export function runCases(
       });
       // A conformant target accepts three of the eight cases: three calibrations (a loopback
       // server and a handshake with both ends in this process, each) a run need not pay for.
-      return result.ok ? { case: c, result } : { case: c, result, calibration: await calibrate(c) };
+      if (result.ok) return { case: c, result };
+      // Bounded by how long this machine just took for the same offer, not by a fixed time.
+      const bound = calibrationBound(result.durationMs, endpoint.requestTimeoutMs);
+      return { case: c, result, calibration: await calibrate(c, { bound }) };
     }),
   );
 }
