@@ -86,28 +86,28 @@ describe('a refusal without calibration', () => {
 // The calibration's bound once was a fixed 3 s. On a 2-core machine at load 2–9 the loopback
 // handshake took longer, and a conformant target's TLS checks ended "cannot offer TLS 1.2" (an
 // error) or not tested: the machine's load, not the service, decided the verdict. The bound now
-// scales with the target's own handshake for the same offer, measured on the same machine.
+// scales with the check's own handshakes with the target, measured just before on the same machine.
 describe('the calibration bound', () => {
   it.each([
     {
       target: 12,
       timeout: 10_000,
       ms: 3_000,
-      why: "3 s (the floor; 4 × the target's 0.012 s handshake for the same offer is less)",
+      why: '3 s (the floor; 4 × the slowest handshake with the target, 0.012 s is less)',
     },
-    { target: 1_600, timeout: 10_000, ms: 6_400, why: "6.4 s (4 × the target's 1.6 s handshake for the same offer)" },
+    { target: 1_600, timeout: 10_000, ms: 6_400, why: '6.4 s (4 × the slowest handshake with the target, 1.6 s)' },
     {
       target: 4_000,
       timeout: 10_000,
       ms: 10_000,
-      why: "10 s (the ceiling, the per-request timeout; 4 × the target's 4 s handshake for the same offer is more)",
+      why: '10 s (the ceiling, the per-request timeout; 4 × the slowest handshake with the target, 4 s is more)',
       capped: true,
     },
     {
       target: 4_000,
       timeout: 500,
       ms: 3_000,
-      why: "3 s (the floor, which a per-request timeout of 0.5 s does not lower; 4 × the target's 4 s handshake for the same offer is more)",
+      why: '3 s (the floor, which a per-request timeout of 0.5 s does not lower; 4 × the slowest handshake with the target, 4 s is more)',
     },
   ])('a target handshake of $target ms, a request timeout of $timeout ms: $ms ms', ({ target, timeout, ...bound }) => {
     expect(calibrationBound(target, timeout)).toEqual(bound);
@@ -143,7 +143,7 @@ describe('the calibration bound', () => {
     const endpoint = tlsEndpoint({ baseUrl: conformant.url });
     const c = busy(3);
     const [target] = await runCases(endpoint, [{ ...c, id: 'test:busy-3-target' }]);
-    const bound = { ms: 300, why: "0.3 s (4 × the target's 0.075 s handshake for the same offer)" };
+    const bound = { ms: 300, why: '0.3 s (4 × the slowest handshake with the target, 0.075 s)' };
     const cal = await calibrate(c, { bound, holdMs: 2_000 });
     expect(cal).toMatchObject({ ok: false, timedOut: true, bound });
     const outcome = mustRefuse(endpoint, [{ ...target!, case: c, calibration: cal }], '§5.8 wants TLS 1.3 only');
