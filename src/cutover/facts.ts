@@ -51,6 +51,8 @@ export interface EnvironmentFacts {
   latency_ms?: number;
   /** Requests the burst got through before the first 429 (ratelimit.limit-enforced). */
   accepted_before_limit?: number;
+  /** The rate that burst reached, which the machine sets and the count depends on (not-compared.ts). */
+  offered_rps?: number;
   /** The tightest limit the answers announced, in words: "10 requests per 2 s (RateLimit-Policy)". */
   rate_limit_announced?: string;
   /** That announcement as a rate, requests per second (limit / window); absent when it names no window. */
@@ -195,6 +197,12 @@ export const FACT_SOURCES: ReadonlyArray<{
     check: 'ratelimit.limit-enforced',
     fact: 'accepted_before_limit',
     label: 'requests before the first 429',
+  },
+  {
+    name: 'offered_rps',
+    check: 'ratelimit.limit-enforced',
+    fact: 'offered_rps',
+    label: 'that burst offered at (req/s)',
   },
 ];
 

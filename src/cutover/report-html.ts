@@ -25,6 +25,7 @@ ${list('Will break a client integrated against sandbox', 'breaking', c.breaking)
 ${list('Sandbox itself deviates from the spec', 'sandbox-deviates', c.sandbox_deviations)}
 ${list('Not tested', 'not-tested', c.not_tested)}
 ${list('Differs', 'differences', c.differences)}
+${list('Not compared', 'not-compared', c.not_compared)}
 <section id="side-by-side"><h2>Side by side</h2><table><thead><tr><th>fact</th><th>production</th><th>sandbox</th></tr></thead>
 <tbody>${sideBySideRows(p, s).map(([fact, prod, sand]) => html`<tr><td>${fact}</td><td>${prod}</td><td>${sand}</td></tr>`)}</tbody></table></section>
 ${Object.entries(r.environments).map(

@@ -1,6 +1,7 @@
 // report.md of `cutover`: for the change ticket. The verdict and what will break come first.
 
 import { FACT_SOURCES, type EnvironmentFacts } from './facts.js';
+import { notComparedFacts } from './not-compared.js';
 import type { CutoverReport } from './report-model.js';
 import { mdEscape, mdTable } from '../report/common/md-text.js';
 import { productionSectionMd } from '../report/sections/production/md.js';
@@ -15,11 +16,18 @@ export function sideBySideRows(p: EnvironmentFacts, s: EnvironmentFacts): Array<
   const verifies = (e: EnvironmentFacts) =>
     e.certificate_untrusted === undefined ? 'yes' : `no: ${e.certificate_untrusted}`;
   const untrusted = p.certificate_untrusted ?? s.certificate_untrusted;
+  // A row side by side reads as a comparison: one read under conditions too far apart says so.
+  const apart = new Map(notComparedFacts(p, s).map((n) => [n.fact, n.why]));
+  const labelOf = (name: string, label: string) => (apart.has(name) ? `${label} (${apart.get(name)!})` : label);
   return [
     ...(untrusted !== undefined
       ? [['certificate verifies', verifies(p), verifies(s)] as [string, string, string]]
       : []),
-    ...FACT_SOURCES.map(({ name, label }): [string, string, string] => [label, show(p, name), show(s, name)]),
+    ...FACT_SOURCES.map(({ name, label }): [string, string, string] => [
+      labelOf(name, label),
+      show(p, name),
+      show(s, name),
+    ]),
     ['rate limit announced', show(p, 'rate_limit_announced'), show(s, 'rate_limit_announced')],
     ['rate limit measured (req/s)', show(p, 'rate_limit_measured_rps'), show(s, 'rate_limit_measured_rps')],
     ['client rate recommended (req/s)', show(p, 'rate_limit_recommended_rps'), show(s, 'rate_limit_recommended_rps')],
@@ -42,6 +50,7 @@ export function renderCutoverMarkdown(r: CutoverReport): string {
       bullets('Sandbox itself deviates from the spec', c.sandbox_deviations),
       bullets('Not tested', c.not_tested),
       bullets('Differs', c.differences),
+      bullets('Not compared', c.not_compared),
       `### Side by side\n\n${mdTable(
         ['fact', 'production', 'sandbox'],
         ['l', 'l', 'l'],

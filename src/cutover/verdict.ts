@@ -7,6 +7,7 @@
 // built against a service that deviates, and the comparison runs all the same.
 
 import type { EnvironmentFacts } from './facts.js';
+import { notComparedFacts } from './not-compared.js';
 import type { Level, Status } from '../report/model.js';
 
 export type Readiness = 'READY' | 'NOT READY' | 'NOT TESTED';
@@ -36,6 +37,11 @@ export interface CutoverVerdict {
   not_tested: string[];
   /** Must checks sandbox itself failed: the client was built against a sandbox that deviates. */
   sandbox_deviations: string[];
+  /**
+   * Figures shown side by side but read under conditions too far apart to compare (a burst count
+   * at two offered rates, not-compared.ts). No rule reads them, so they leave the verdict as it is.
+   */
+  not_compared: string[];
   findings: Finding[];
 }
 
@@ -424,6 +430,7 @@ export function cutoverVerdict(
     differences: lines('different'),
     not_tested: notTested,
     sandbox_deviations: deviations,
+    not_compared: notComparedFacts(production, sandbox).map((n) => n.line),
     findings,
   };
 }

@@ -20,6 +20,36 @@ const numberOf = (obs: readonly Observation[], subject: string, name: string): n
   return typeof v === 'number' ? v : undefined;
 };
 
+/**
+ * Whether two measurements' conditions are alike enough to compare the figure: both recorded, both
+ * positive, within ×`within` of each other. A side that did not record its condition (a record of
+ * an older harness) is compared with none.
+ */
+export const conditionsNear = (within: number, a: number | undefined, b: number | undefined): boolean =>
+  a !== undefined && b !== undefined && a > 0 && b > 0 && Math.max(a, b) / Math.min(a, b) <= within;
+
+/**
+ * The same rule between two sides measured once each (cutover's production and sandbox): why the
+ * figure `name` is not compared, "not compared: offered 196 vs 69 req/s", or undefined when it is
+ * (it has no condition, or both conditions are alike). `a` and `b` read each side's figures.
+ */
+export function notComparedBetween(
+  name: string,
+  a: (figure: string) => number | undefined,
+  b: (figure: string) => number | undefined,
+): string | undefined {
+  const condition = ruleFor(name).condition;
+  if (!condition) return undefined;
+  const [x, y] = [a(condition.name), b(condition.name)];
+  if (conditionsNear(condition.within, x, y)) return undefined;
+  const unit = ruleFor(condition.name).unit === '/s' ? ' req/s' : ` ${ruleFor(condition.name).unit}`;
+  const pair =
+    x !== undefined && y !== undefined
+      ? `${formatFigure(x, '')} vs ${formatFigure(y, '')}${unit}`
+      : `${x === undefined ? 'a rate not recorded' : formatFigure(x, '') + unit} vs ${y === undefined ? 'a rate not recorded' : formatFigure(y, '') + unit}`;
+  return `not compared: ${condition.short} ${pair} (compared only within ×${condition.within})`;
+}
+
 /** `now`: this run's observations (o among them); `stored`: each stored run's, oldest first. */
 export function comparableValues(
   o: Observation,
@@ -34,14 +64,7 @@ export function comparableValues(
   if (!condition) return { values: measured.map((m) => m.value) };
   const here = numberOf(now, o.subject, condition.name);
   const conditions = measured.map((m) => numberOf(m.obs, o.subject, condition.name));
-  // A run that did not record its condition (a record of an older harness) is compared with none.
-  const near = (c: number | undefined) =>
-    here !== undefined &&
-    c !== undefined &&
-    here > 0 &&
-    c > 0 &&
-    Math.max(c, here) / Math.min(c, here) <= condition.within;
-  const values = measured.filter((_, i) => near(conditions[i])).map((m) => m.value);
+  const values = measured.filter((_, i) => conditionsNear(condition.within, here, conditions[i])).map((m) => m.value);
   if (values.length >= MIN_RUNS || measured.length < MIN_RUNS) return { values };
   const unit = ruleFor(condition.name).unit;
   const known = conditions.filter((c): c is number => c !== undefined);

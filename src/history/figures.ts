@@ -19,7 +19,14 @@ export interface FigureRule {
    * judged only against stored runs whose condition (a figure of the same subject) was within
    * `within` times this run's, and said "not compared" when too few were.
    */
-  condition?: { name: string; within: number; what: string };
+  condition?: {
+    name: string;
+    within: number;
+    /** In a sentence about this run: "its burst was offered at 69/s". */
+    what: string;
+    /** Between two sides (cutover): "offered 196 vs 69 req/s". */
+    short: string;
+  };
   /** A run's condition, not the service's figure: charted, never judged (why, in words). */
   context?: string;
 }
@@ -57,7 +64,7 @@ export const FIGURE_RULES: Record<string, FigureRule> = {
     worse: 'both',
     absFloor: 5,
     relFloor: 0.25,
-    condition: { name: 'offered_rps', within: 1.2, what: 'its burst was offered at' },
+    condition: { name: 'offered_rps', within: 1.2, what: 'its burst was offered at', short: 'offered' },
   },
   offered_rps: {
     kind: 'rate_limit',

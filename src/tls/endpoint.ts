@@ -2,6 +2,7 @@
 
 import { isIP } from 'node:net';
 import type { Target } from '../config/target.js';
+import { requestTimeoutMs } from '../http/dispatcher.js';
 
 export interface TlsEndpoint {
   host: string;
@@ -13,9 +14,11 @@ export interface TlsEndpoint {
   where: string;
   /** False when the base URL is http://: there is nothing to probe, and that alone breaks §5.8. */
   https: boolean;
+  /** The run's per-request timeout (request_timeout_s, --request-timeout): a calibration's ceiling. */
+  requestTimeoutMs: number;
 }
 
-export function tlsEndpoint(target: Pick<Target, 'baseUrl' | 'caPem'>): TlsEndpoint {
+export function tlsEndpoint(target: Pick<Target, 'baseUrl' | 'caPem' | 'requestTimeoutS'>): TlsEndpoint {
   const url = new URL(target.baseUrl);
   const https = url.protocol === 'https:';
   // URL keeps IPv6 literals bracketed; sockets want them bare.
@@ -28,5 +31,6 @@ export function tlsEndpoint(target: Pick<Target, 'baseUrl' | 'caPem'>): TlsEndpo
     ...(target.caPem ? { caPem: target.caPem } : {}),
     where: `${url.hostname}:${port}`,
     https,
+    requestTimeoutMs: requestTimeoutMs(target),
   };
 }

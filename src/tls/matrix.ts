@@ -1,6 +1,6 @@
 // Runs cases of the TLS matrix against the target, each beside its calibration, all at once.
 
-import { calibrate, type Calibration } from './calibration.js';
+import { calibrate, calibrationBound, type Calibration } from './calibration.js';
 import { offerOf, type HandshakeCase } from './cases.js';
 import type { TlsEndpoint } from './endpoint.js';
 import { handshake, type HandshakeResult } from './handshake.js';
@@ -24,14 +24,14 @@ export interface RunCasesOptions {
   signal?: AbortSignal;
 }
 
-export function runCases(
+export async function runCases(
   endpoint: TlsEndpoint,
   cases: readonly HandshakeCase[],
   opts: RunCasesOptions = {},
 ): Promise<CaseResult[]> {
-  return Promise.all(
-    cases.map(async (c) => {
-      const result = await handshake({
+  const results = await Promise.all(
+    cases.map((c) =>
+      handshake({
         host: endpoint.host,
         port: endpoint.port,
         ...(endpoint.servername !== undefined ? { servername: endpoint.servername } : {}),
@@ -39,10 +39,20 @@ export function runCases(
         readCertificate: false,
         timeoutMs: opts.timeoutMs ?? PROBE_TIMEOUT_MS,
         ...(opts.signal ? { signal: opts.signal } : {}),
-      });
+      }),
+    ),
+  );
+  // Bounded by how long this machine just took, not by a fixed time: the slowest of these
+  // handshakes, a steadier measure of its pace than any one of them (under load 15 on 2 cores, a
+  // case's own refusal was up to 10 times quicker than its calibration, the slowest never 4 times).
+  const bound = calibrationBound(Math.max(...results.map((r) => r.durationMs)), endpoint.requestTimeoutMs);
+  return Promise.all(
+    cases.map(async (c, i) => {
+      const result = results[i]!;
       // A conformant target accepts three of the eight cases: three calibrations (a loopback
       // server and a handshake with both ends in this process, each) a run need not pay for.
-      return result.ok ? { case: c, result } : { case: c, result, calibration: await calibrate(c) };
+      if (result.ok) return { case: c, result };
+      return { case: c, result, calibration: await calibrate(c, { bound }) };
     }),
   );
 }

@@ -3,7 +3,7 @@
 // - a refusal counts only when this machine's calibration for that case succeeded;
 // - a handshake that never reached the server, or got no answer, judges nothing.
 
-import { fail, pass, type Outcome } from '../runner/check.js';
+import { fail, notTested, pass, type Outcome } from '../runner/check.js';
 import type { Evidence } from '../report/model.js';
 import { negotiatedAsOffered, type HandshakeCase } from './cases.js';
 import type { TlsEndpoint } from './endpoint.js';
@@ -49,9 +49,20 @@ function inconclusive(
     );
   }
   const uncalibrated = results.filter(cannotOffer);
-  if (uncalibrated.length > 0) {
+  // A calibration that ran out of time says nothing of OpenSSL: the machine was busy, not unable.
+  const unable = uncalibrated.filter((r) => r.calibration?.timedOut !== true);
+  if (unable.length === 0 && uncalibrated.length > 0) {
     const names = list(uncalibrated.map((r) => offerName(r.case)));
-    const first = uncalibrated[0]!;
+    const bound = uncalibrated[0]!.calibration?.bound;
+    const raise = bound?.capped ? ", or raise --request-timeout (the bound's ceiling)" : '';
+    return notTested(
+      `${endpoint.where} refused ${names}, but the loopback calibration that proves this machine can offer ${names} did not finish within its bound, ${bound?.why ?? 'not recorded'}: this machine was too busy, so the refusal proves nothing yet; run again when the machine is less busy${raise}`,
+      evidence,
+    );
+  }
+  if (unable.length > 0) {
+    const names = list(unable.map((r) => offerName(r.case)));
+    const first = unable[0]!;
     if (first.result.error?.stage === 'client')
       return error(
         `this machine's OpenSSL cannot offer ${names} (${describeHandshake(first.result)}), so ${endpoint.where} was not asked`,

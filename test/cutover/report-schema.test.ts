@@ -54,6 +54,10 @@ describe('schema/cutover.schema.json', () => {
       expectValidCutover(report);
       expect(res.code).toBe(report.cutover.verdict === 'READY' ? 0 : 1);
       if (name === 'validate-method') expect(report.cutover.verdict).toBe('NOT READY');
+      // Sandbox's burst and the rate it was offered at, which decides whether it is compared (not-compared.ts).
+      expect(report.cutover.facts.sandbox.accepted_before_limit).toBeGreaterThan(0);
+      expect(report.cutover.facts.sandbox.offered_rps).toBeGreaterThan(0);
+      expect(report.cutover.not_compared).toEqual(expect.any(Array));
     },
     150_000,
   );
@@ -83,6 +87,7 @@ describe('schema/cutover.schema.json', () => {
       'an environment check status outside the enum',
       (r) => ((Object.values(r.environments)[0]!.checks[0] as { status: string }).status = 'ok'),
     ],
+    ['an empty not-compared line', (r) => (r.cutover.not_compared = [''])],
     ['the facts of one side missing', (r) => delete (r.cutover.facts as { sandbox?: unknown }).sandbox],
   ])(
     'refuses %s',

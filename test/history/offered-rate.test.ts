@@ -5,31 +5,10 @@
 // unchanged service is "not compared", never a regression, and a burst that truly shrank still is.
 
 import { describe, expect, it } from 'vitest';
-import { check as limitEnforced } from '../../checks/ratelimit.limit-enforced.js';
 import { comparison } from '../../src/history/compare.js';
 import type { FactValue } from '../../src/history/record.js';
-import { gcra } from '../ratelimit/virtual-limit.js';
-import { world } from '../runner/burst-world.js';
+import { burstFacts } from '../runner/burst-facts.js';
 import { steadyRecord } from './records.js';
-
-/** What ratelimit.limit-enforced records against a bucket of `rps`/`burst`, the client sending each request after `busyMs` of work. */
-async function burstFacts(limit: { rps: number; burst: number }, busyMs = 0): Promise<Record<string, FactValue>> {
-  const bucket = gcra(limit.rps, limit.burst);
-  const { ctx, stop } = world({
-    maxRps: 200,
-    maxRequests: 3_000,
-    latencyMs: 5,
-    busyMsPerRequest: busyMs,
-    status: (_, ms) => (bucket(ms) === undefined ? 200 : 429),
-  });
-  try {
-    const outcome = await limitEnforced.run(ctx);
-    expect(outcome.status, outcome.message).toBe('pass');
-    return outcome.facts!;
-  } finally {
-    stop();
-  }
-}
 
 /** A stored run (or this one) whose check recorded `facts`. */
 function recordWith(i: number, facts: Record<string, FactValue>) {

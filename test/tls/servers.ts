@@ -116,3 +116,23 @@ export async function closedPort(): Promise<number> {
   await s.close();
   return s.port;
 }
+
+/**
+ * A TCP relay to `port` that holds each connection `delayMs` before passing anything on: a target
+ * whose every handshake takes that much longer, as on a machine (or a path) that slow.
+ */
+export async function startDelayedRelay(port: number, delayMs: number): Promise<Started> {
+  const server = net.createServer((client) => {
+    client.pause();
+    client.on('error', () => undefined);
+    const timer = setTimeout(() => {
+      const upstream = net.connect(port, '127.0.0.1');
+      upstream.on('error', () => client.destroy());
+      client.pipe(upstream).pipe(client);
+      client.resume();
+    }, delayMs);
+    client.once('close', () => clearTimeout(timer));
+  });
+  const started = await listen(server, 'https');
+  return started;
+}

@@ -151,6 +151,7 @@ export async function cutoverCommand(options: Options, cli: CliIo): Promise<numb
       ...verdict.sandbox_deviations.map((l) => `  sandbox deviates: ${l}`),
       ...verdict.not_tested.map((l) => `  not tested: ${l}`),
       ...verdict.differences.map((l) => `  differs: ${l}`),
+      ...verdict.not_compared.map((l) => `  ${l}`),
       `report: ${dir}`,
     ]) {
       terminal.out(line);
