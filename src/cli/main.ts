@@ -3,8 +3,7 @@
 
 import { HarnessError } from '../errors.js';
 import { printable } from '../report/common/printable.js';
-import { Redactor } from '../http/redact.js';
-import { harnessWords } from './harness-words.js';
+import type { Redactor } from '../http/redact.js';
 import { VERSION } from '../version.js';
 import { helpText, parseCommandLine, type Command, type Options } from './flags.js';
 import { processIo, type CliIo } from './io.js';
@@ -22,7 +21,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
       return await (await import('./commands/client.js')).clientCommand(options, clientArgv ?? [], io);
     return await dispatch(command, options, io);
   } catch (err) {
-    const redactor = environmentSecrets(io.env);
+    const redactor = await environmentSecrets(io.env);
     if (err instanceof HarnessError) {
       // A message may quote a value the user or the service gave: redacted, then shown, never
       // obeyed by the terminal.
@@ -41,7 +40,13 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
  * An error that ends the run has no run's redactor to pass through: this one knows the secrets
  * the environment holds (CES_CLIENT_SECRET, the config's ${VAR}s) and finds the rest by structure.
  */
-function environmentSecrets(env: NodeJS.ProcessEnv): Redactor {
+async function environmentSecrets(env: NodeJS.ProcessEnv): Promise<Redactor> {
+  // Loaded here, not with the bin: the harness's words are every check's text (the whole check
+  // catalogue, ~250 KB of bundle), which would otherwise load before the emulator's thread starts.
+  const [{ Redactor }, { harnessWords }] = await Promise.all([
+    import('../http/redact.js'),
+    import('./harness-words.js'),
+  ]);
   const redactor = new Redactor({ keep: harnessWords() });
   for (const [name, value] of Object.entries(env)) if (/SECRET|PASSWORD/i.test(name)) redactor.addSecret(value);
   return redactor;

@@ -75,7 +75,9 @@ export function resultLine(r: CheckResult): Span[] {
     { text: `${SYMBOL[r.status]} ${r.status.padEnd(5)}`, sgr: COLOUR[r.status] },
     ` ${r.id.padEnd(36)} `,
     { text: specLabel(r.spec).padEnd(12), sgr: DIM },
-    ` ${r.message}`,
+    // The message as its own span: the very string runCheck redacted, which the redactor remembers.
+    ' ',
+    r.message,
   ];
 }
 

@@ -5,7 +5,7 @@
 
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from 'node:http2';
+import type { Http2ServerRequest, Http2ServerResponse, Http2Session } from 'node:http2';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import type { Reply, RequestInfo, TlsSettings } from './types.js';
 import { internalError, payloadTooLarge } from './replies.js';
@@ -152,8 +152,12 @@ function tune(server: Http1Timeouts, transport: Transport): void {
   server.requestTimeout = REQUEST_TIMEOUT_MS;
 }
 
-/** The TLS server: HTTP/1.1 only, or HTTP/2 offered by ALPN beside it, with the same TLS settings. */
-function tlsServer(options: ListenerOptions, policy: ConnectionPolicy) {
+/**
+ * The TLS server: HTTP/1.1 only, or HTTP/2 offered by ALPN beside it, with the same TLS settings.
+ * node:http2 loads only for the latter: it is ~25 ms of the emulator thread's start, which the
+ * CLI's first request waits on, and most emulators never offer HTTP/2.
+ */
+async function tlsServer(options: ListenerOptions, policy: ConnectionPolicy) {
   const onRequest = requestListener(options.handler, options.transport, policy);
   const tls = { cert: options.certPem, key: options.keyPem, ...options.tls, honorCipherOrder: true };
   if (!options.transport.http2) {
@@ -161,6 +165,7 @@ function tlsServer(options: ListenerOptions, policy: ConnectionPolicy) {
     tune(https, options.transport);
     return { server: https, closeAll: () => https.closeAllConnections() };
   }
+  const { createSecureServer } = await import('node:http2');
   const h2 = createSecureServer({ ...tls, allowHTTP1: true }, onRequest);
   // close() ends every session, idle or with streams open, as it ends idle keep-alive connections.
   const sessions = new Set<Http2Session>();
@@ -178,7 +183,7 @@ function tlsServer(options: ListenerOptions, policy: ConnectionPolicy) {
 
 export async function listen(options: ListenerOptions): Promise<Listener> {
   const policy = connectionPolicy(options.transport);
-  const { server: https, closeAll } = tlsServer(options, policy);
+  const { server: https, closeAll } = await tlsServer(options, policy);
   const plain = options.plainHttp
     ? createHttpServer(requestListener(options.handler, options.transport, policy))
     : undefined;

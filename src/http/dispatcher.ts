@@ -5,7 +5,7 @@
 
 import type { Dispatcher } from 'undici';
 import type * as UndiciTypes from 'undici';
-import { Agent, buildConnector, Client, Pool, ProxyAgent } from './undici.js';
+import { Agent, buildConnector, Client, Pool, proxyAgentClass } from './undici.js';
 import type { Target } from '../config/target.js';
 import { proxyFor } from './proxy.js';
 import { clientContext } from './secure-contexts.js';
@@ -53,6 +53,7 @@ export function dispatcherFor(
   // trusts exactly what a direct connection trusts (requestTls: ProxyAgent does not use `connect`
   // for the tunnelled side). The proxy's own URL may carry user:password, sent as
   // Proxy-Authorization to the proxy only.
+  const ProxyAgent = proxyAgentClass();
   return new ProxyAgent({ ...options, uri: proxy, requestTls: tls });
 }
 

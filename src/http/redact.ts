@@ -31,8 +31,15 @@ export { fingerprint } from './redact/fingerprint.js';
  */
 export const MIN_SEEN_TOKEN_LENGTH = 16;
 
-/** Strings deep() remembers what it made of (a report holds a few thousand distinct ones). */
-const DEEP_MEMO = 20_000;
+/** Strings text() remembers what it made of (a report holds a few thousand distinct ones). */
+const MEMO_STRINGS = 20_000;
+/** And their characters, both sides counted: past this the memo starts over too (~8 MB at most). */
+const MEMO_CHARS = 4_000_000;
+/**
+ * text() remembers strings up to this long: a k6 log or a whole report file is read once (the
+ * reader keeps its last input's readings). deep() remembers every string of the report it walks.
+ */
+const MEMO_MAX_LENGTH = 4_096;
 
 export interface RedactorOptions {
   /**
@@ -49,12 +56,14 @@ export class Redactor {
   private readonly reader: ReaderMatcher;
   private readonly keep: string;
   /**
-   * What text() made of each string a deep() walk read, kept across walks until the redactor
-   * learns something that could change it (a new value, a token become a secret). A run redacts
-   * each check's result as it comes, then the whole report twice (for the history, for the folder):
-   * the same strings, read once. Bounded: a long run's walks start over past DEEP_MEMO strings.
+   * What text() made of each string it read, kept until the redactor learns something that could
+   * change it (a new value, a token become a secret). A run redacts each check's message and
+   * evidence as it comes, the terminal its line again, then the whole report twice (for the
+   * history, for the folder): the same strings, read once. Bounded: past MEMO_STRINGS strings or
+   * MEMO_CHARS characters it starts over.
    */
-  private readonly deepMemo = new Map<string, string>();
+  private readonly memo = new Map<string, string>();
+  private memoChars = 0;
 
   constructor(options: RedactorOptions = {}) {
     this.keep = (options.keep ?? []).join('\n');
@@ -67,7 +76,7 @@ export class Redactor {
     this.add(secret, 'secret', true);
     // Every POST /tokens gives the secret again: its Basic forms are computed once.
     if (clientId !== undefined && !this.values.has(`${clientId}:${secret}`)) {
-      this.deepMemo.clear();
+      this.forget();
       this.values.add(
         `${clientId}:${secret}`,
         { kind: 'secret', judged: true, mark: REDACTED },
@@ -116,6 +125,28 @@ export class Redactor {
    * around the quotes, line breaks and tags inside it, so the text keeps its structure.
    */
   text(input: string): string {
+    return input.length > MEMO_MAX_LENGTH ? this.read(input) : this.remembered(input);
+  }
+
+  /** text() through the memo, whatever the length. */
+  private remembered(input: string): string {
+    let safe = this.memo.get(input);
+    if (safe === undefined) {
+      safe = this.read(input);
+      if (this.memo.size >= MEMO_STRINGS || this.memoChars + input.length + safe.length > MEMO_CHARS) this.forget();
+      this.memo.set(input, safe);
+      this.memoChars += input.length + safe.length;
+    }
+    return safe;
+  }
+
+  private forget(): void {
+    this.memo.clear();
+    this.memoChars = 0;
+  }
+
+  /** text() without the memo. */
+  private read(input: string): string {
     const exact = this.values.find(input).filter((f) => f.whole || !this.keep.includes(input.slice(f.start, f.end)));
     const read = this.reader
       .find(input)
@@ -143,16 +174,8 @@ export class Redactor {
   deep<T>(value: T): T {
     // A walk rather than text(JSON.stringify(…)): the walk sees each string whole and unescaped.
     // A report repeats its keys and many values (ids, statuses, notes) hundreds of times: each
-    // distinct string is read once (deepMemo).
-    const seen = this.deepMemo;
-    const text = (s: string): string => {
-      let safe = seen.get(s);
-      if (safe === undefined) {
-        if (seen.size >= DEEP_MEMO) seen.clear();
-        seen.set(s, (safe = this.text(s)));
-      }
-      return safe;
-    };
+    // distinct string is read once (text()'s memo).
+    const text = (s: string): string => this.remembered(s);
     const walk = (v: unknown): unknown => {
       if (typeof v === 'string') return text(v);
       if (Array.isArray(v)) return v.map(walk);
@@ -183,12 +206,12 @@ export class Redactor {
       known.judged ||= judged;
       if (kind === 'secret' && known.kind !== 'secret') {
         // Its mark changes: what was hidden as a token's fingerprint is now [redacted].
-        this.deepMemo.clear();
+        this.forget();
         Object.assign(known, { kind, mark: REDACTED });
       }
       return;
     }
-    this.deepMemo.clear();
+    this.forget();
     this.values.add(value, { kind, judged, mark: kind === 'secret' ? REDACTED : fingerprint(value) } satisfies Known);
     // The same Known for both matchers: what upgrades it for one upgrades it for the other.
     this.reader.add(value, this.values.has(value)!);

@@ -13,7 +13,8 @@ const load = createRequire(import.meta.url);
 export const Agent: typeof Undici.Agent = load('undici/lib/dispatcher/agent.js');
 export const Client: typeof Undici.Client = load('undici/lib/dispatcher/client.js');
 export const Pool: typeof Undici.Pool = load('undici/lib/dispatcher/pool.js');
-export const ProxyAgent: typeof Undici.ProxyAgent = load('undici/lib/dispatcher/proxy-agent.js');
+/** Loaded when a proxy is in use: with its SOCKS parts it is ~10 ms of every start that never needs it. */
+export const proxyAgentClass = (): typeof Undici.ProxyAgent => load('undici/lib/dispatcher/proxy-agent.js');
 export const buildConnector: typeof Undici.buildConnector = load('undici/lib/core/connect.js');
 
 // What undici's index does to give every dispatcher its request(), stream()… methods.

@@ -22,7 +22,11 @@ async function afterRunOf(
   runMs: number,
   faults: FaultName[] = [],
   expiredFirst?: 'unseen' | 'seen-again',
-  { intoSecondMs = 100, profiles = [] }: { intoSecondMs?: number; profiles?: ProfileName[] } = {},
+  {
+    intoSecondMs = 100,
+    profiles = [],
+    callMs = 0,
+  }: { intoSecondMs?: number; profiles?: ProfileName[]; callMs?: number } = {},
 ) {
   // 100 ms into a second of the service's clock: a 0.3 s run stays within that second (expires_at
   // counts whole seconds), a 2 s one crosses two edges, the same every time.
@@ -38,6 +42,13 @@ async function afterRunOf(
       await ctx.session.current();
     }
     clock.advance(runMs);
+    // Each of the check's own calls takes callMs of the run's time (on the virtual clock, none).
+    const issueToken = ctx.http.issueToken.bind(ctx.http);
+    ctx.http.issueToken = async (...args) => {
+      const ex = await issueToken(...args);
+      clock.advance(callMs);
+      return ex;
+    };
     return await check.run(ctx);
   } finally {
     await close();
@@ -96,6 +107,14 @@ describe('token.same-before-expiry', () => {
     const sliding = await afterRunOf(300, ['sliding-expiry']);
     expect(sliding.status).toBe('fail');
     expect(sliding.message).toMatch(/its expiry slides with every call/);
+  });
+
+  // The calls it makes after the other checks take time of their own, which counts towards the span.
+  it('asks once more as soon as the span from the first answer is over, the time of its own calls included', async () => {
+    const steady = await afterRunOf(300, [], undefined, { callMs: 100 });
+    expect(`${steady.status}: ${steady.message}`).toBe(
+      'pass: 4 calls over 0.3 s, one token and one expires_at; one more 1.1 s after the first kept them',
+    );
   });
 
   // Why the span is taken on our clock and not from a change of the service's second (its Date

@@ -34,6 +34,16 @@ function lazyChunk(name: string): string {
   return found[1]!;
 }
 
+/** The source modules the bundle files hold (esbuild names each in a `// path` line). */
+const modulesIn = (files: Iterable<string>): string[] =>
+  [...files]
+    .filter((f) => !f.startsWith('node:') && (f.startsWith('./') || f.endsWith('.js')))
+    .flatMap((f) =>
+      [...readFileSync(join(dist, f.replace(/^\.\//, '')), 'utf8').matchAll(/^\/\/ ((?:src|checks)\/\S+\.ts)$/gm)].map(
+        (m) => m[1]!,
+      ),
+    );
+
 describe('CLI start-up', () => {
   it('loads no HTTP client, config parser, check or k6 module before a command asks for it', () => {
     const loaded = [...loadedAtStart('cli.js')];
@@ -43,6 +53,31 @@ describe('CLI start-up', () => {
     expect(
       loaded.filter((s) => /\/(check|target-job|load|load-stage|ratelimit|stage|serve|k8s)-[A-Z0-9]+\.js$/.test(s)),
     ).toEqual([]);
+  });
+
+  // By the modules the chunks hold, not their names: esbuild puts modules shared by several
+  // commands into chunk-HASH.js files.
+  it('loads no check and no emulator module before a command asks for it', () => {
+    const modules = modulesIn(['cli.js', ...loadedAtStart('cli.js')]);
+    expect(modules.filter((m) => /^(checks|src\/runner|src\/tls|src\/emulator|src\/http\/redact)\//.test(m))).toEqual(
+      [],
+    );
+  });
+
+  // The spare emulator thread (emulator-spare.ts) starts once the worker host has loaded: the
+  // emulator's catalogue of faults and profiles, which the thread loads for itself, must not
+  // hold it up by loading here first.
+  it('starts the spare emulator thread before loading the emulator catalogue in the CLI thread', () => {
+    const host = /import\(\s*['"]\.\/(host-[A-Z0-9]+\.js)['"]/.exec(readFileSync(join(dist, 'cli.js'), 'utf8'));
+    expect(host).not.toBeNull();
+    const modules = modulesIn([host![1]!, ...loadedAtStart(host![1]!)]);
+    expect(modules).toContain('src/emulator/worker/host.ts');
+    expect(modules.filter((m) => /^src\/emulator\/(faults|profiles|options|token-store)/.test(m))).toEqual([]);
+  });
+
+  // Most emulators offer HTTP/1.1 only; the thread's start is on the way to the CLI's first request.
+  it('starts the emulator thread without node:http2, which only an HTTP/2 listener loads', () => {
+    expect(loadedAtStart('emulator-worker.js').has('node:http2')).toBe(false);
   });
 
   it('check loads undici, and the config parser only when a config file is read', () => {

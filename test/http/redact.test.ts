@@ -74,6 +74,33 @@ describe('Redactor', () => {
   });
 });
 
+describe('Redactor.text remembers what it read', () => {
+  // The terminal redacts a check's message again, and the report walks it twice: text() keeps
+  // what it made of each string, until the redactor learns anything that could change it.
+  it('reads a string again once the redactor has learned a secret, a token or a value seen', () => {
+    const r = new Redactor();
+    const [secret, token, seen] = ['Lq7wZ2xN9vK4pR8tB3mH6cJ1', 'Zq8xW2vR7kP4mN1tY6bH3cJ9', 'Hv3kQ9zL2wN8pT5xR1mB7cY4'];
+    const line = `quoted ${secret}, ${token} and ${seen}`;
+    expect(r.text(line)).toBe(line);
+    r.addSecret(secret);
+    expect(r.text(line)).toBe(`quoted [redacted], ${token} and ${seen}`);
+    r.addToken(token);
+    expect(r.text(line)).toBe(`quoted [redacted], ${fingerprint(token)} and ${seen}`);
+    r.addSeen(seen);
+    expect(r.text(line)).toBe(`quoted [redacted], ${fingerprint(token)} and ${fingerprint(seen)}`);
+    r.addSecret(token);
+    expect(r.text(line)).toBe(`quoted [redacted], [redacted] and ${fingerprint(seen)}`);
+  });
+
+  it('reads again a Basic form learned after', () => {
+    const r = new Redactor();
+    const basic = `Basic ${Buffer.from('client-7:pw').toString('base64')}`;
+    expect(r.text(basic)).toBe(basic);
+    r.addSecret('pw', 'client-7');
+    expect(r.text(basic)).not.toBe(basic);
+  });
+});
+
 describe('Redactor.deep', () => {
   // deep() remembers what it made of each string across walks (a report is walked three times);
   // what the redactor learns after a walk must reach the next one.

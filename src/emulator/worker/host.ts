@@ -10,8 +10,6 @@ import { Worker } from 'node:worker_threads';
 import { atExit } from '../../exit-cleanup.js';
 import { ERROR_CODES, HarnessError } from '../../errors.js';
 import type { Emulator } from '../index.js';
-import { resolveOptions } from '../options.js';
-import { MAX_TOKENS } from '../token-store.js';
 import { workerCode } from './code.js';
 import type {
   CrossedError,
@@ -72,7 +70,13 @@ export function spareEmulatorWorker(): SpareWorker {
 }
 
 export async function startEmulatorWorker(options: WorkerEmulatorOptions, spare?: SpareWorker): Promise<Emulator> {
-  // Bad options fail here, in the caller's thread, as the usage errors they are.
+  // Bad options fail here, in the caller's thread, as the usage errors they are. Loaded now, not
+  // with this module: the catalogue of faults and profiles would otherwise load before a spare
+  // thread is started, which loads it again in its own.
+  const [{ resolveOptions }, { MAX_TOKENS }] = await Promise.all([
+    import('../options.js'),
+    import('../token-store.js'),
+  ]);
   resolveOptions(options);
   const taken = await spare?.take();
   const code = taken ? undefined : await workerCode();

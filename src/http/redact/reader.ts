@@ -37,6 +37,13 @@ const LAYERS = 2;
 /** Letters and digits are read as 0–35; a window of 8 is one exact number below 36^8 (< 2^53). */
 const RADIX = 36;
 const TOP = RADIX ** (WINDOW - 1);
+/**
+ * Slots of the filter find() asks before the window map: a window key is a number up to 36^8, past
+ * a small integer, and a Map lookup by it boxes it first, on every character of every view (a
+ * report file is ~10 views of 40k characters). Almost no window of a text is a known one, so a
+ * byte per slot says "certainly not" without the lookup.
+ */
+const FILTER_SLOTS = 1 << 16;
 
 /** Characters (UTF-16 codes) with, per character, the span [from, to) of the original input it was read from. */
 interface View {
@@ -312,6 +319,8 @@ let keepWindows: { keep: string; keys: ReadonlySet<number> } | undefined;
 
 export class ReaderMatcher {
   private readonly windows = new Map<number, WindowHit[]>();
+  /** 1 where some window of the map falls (key mod FILTER_SLOTS); 0: no window there. */
+  private readonly filter = new Uint8Array(FILTER_SLOTS);
   private readonly wholeOnly: Entry[] = [];
   private readonly values = new Map<string, Entry>();
   private readonly keep: ReadonlySet<number>;
@@ -365,7 +374,7 @@ export class ReaderMatcher {
         for (let i = 0; i < r.length; i++) {
           if (i >= WINDOW) key -= r.digits[i - WINDOW]! * TOP;
           key = key * RADIX + r.digits[i]!;
-          if (i < WINDOW - 1) continue;
+          if (i < WINDOW - 1 || this.filter[key % FILTER_SLOTS] === 0) continue;
           const hits = this.windows.get(key);
           if (hits)
             for (const hit of hits) if (which(hit.entry.known)) found(hit.entry, r, i - WINDOW + 1, WINDOW, hit.at);
@@ -384,6 +393,7 @@ export class ReaderMatcher {
 
   private index(key: number, hit: WindowHit): void {
     if (this.keep.has(key)) return;
+    this.filter[key % FILTER_SLOTS] = 1;
     const list = this.windows.get(key);
     if (list) list.push(hit);
     else this.windows.set(key, [hit]);
