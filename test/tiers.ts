@@ -193,6 +193,11 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     seconds: 35,
     why: "the scheduled workflow's steps run twice against the emulator, with the ledger carried over a token expiry",
   },
+  'test/runner/slow-burst.test.ts': {
+    seconds: 21,
+    // Its fast twin: slow-burst-virtual.test.ts, the same two cases on virtual time (burst-world.ts).
+    why: "check's burst against the emulator's 2 s business answers over real sockets: the answers' real timers, some 20 s",
+  },
   'test/package/install.test.ts': {
     seconds: 58,
     why: 'npm pack, an install into an empty folder, and `check` and `run` with the installed bin',

@@ -11,8 +11,12 @@ import type { SpareWorker } from '../emulator/worker/host.js';
 import type { Options } from './flags.js';
 import type { CliIo } from './io.js';
 
-export async function emulatorSpare(options: Options, io: Pick<CliIo, 'cwd'>): Promise<SpareWorker | undefined> {
-  if (options['base-url'] !== undefined || options.config !== undefined) return undefined;
+export async function emulatorSpare(
+  options: Options,
+  io: Pick<CliIo, 'cwd' | 'clock'>,
+): Promise<SpareWorker | undefined> {
+  // On a clock of its own (a test's), the emulator runs in this thread (prepare-target.ts).
+  if (options['base-url'] !== undefined || options.config !== undefined || io.clock) return undefined;
   const [{ DEFAULT_CONFIG_FILE }, { spareEmulatorWorker }] = await Promise.all([
     import('../config/resolve.js'),
     import('../emulator/worker/host.js'),

@@ -3,6 +3,8 @@
 // passes its own, so that `main` runs inside the test's process with nothing shared between two
 // runs at once (no process.chdir, no env written, no handler left on the process).
 
+import type { Clock } from '../time/clock.js';
+
 /** An output stream: what it is written to, and whether it is a terminal (colour, progress line). */
 export interface CliStream {
   write(text: string): unknown;
@@ -24,6 +26,12 @@ export interface CliIo {
   signals: StopSignalSource;
   /** Ends the program at once (a second stop signal): process.exit for the bin. */
   exit(code: number): void;
+  /**
+   * The clock the run reads and waits on, and the built-in emulator with it (which then runs in
+   * this thread: a test's virtual clock cannot cross into a worker). The system clock when absent,
+   * as for the bin.
+   */
+  clock?: Clock;
 }
 
 /** The real process, as the bin runs. */

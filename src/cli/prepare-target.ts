@@ -12,6 +12,8 @@ import {
 } from '../config/resolve.js';
 import type { Emulator } from '../emulator/index.js';
 import type { SpareWorker } from '../emulator/worker/host.js';
+import type { WorkerEmulatorOptions } from '../emulator/worker/protocol.js';
+import type { Clock } from '../time/clock.js';
 import { FAULTS, isFaultName, type FaultName } from '../emulator/faults/index.js';
 import { PROFILES, isProfileName, type ProfileName } from '../emulator/profiles/index.js';
 import type { Redactor } from '../http/redact.js';
@@ -43,7 +45,7 @@ export async function prepareTarget(
   flags: TargetFlags,
   redactor: Redactor,
   terminal: Terminal,
-  io: Pick<CliIo, 'env' | 'cwd'>,
+  io: Pick<CliIo, 'env' | 'cwd' | 'clock'>,
   /** Told the settings before the preflight's request: a place to write found unusable there costs no request. */
   beforeRequests?: (settings: TargetSettings) => void,
   /** A worker thread already loading the emulator's code (emulator-spare.ts): the built-in emulator starts in it. */
@@ -75,10 +77,7 @@ export async function prepareTarget(
     history = HistoryStore.open(settings.historyPath);
     for (const warning of history.warnings) terminal.err(`ces-harness: warning: ${warning}`);
   } else {
-    // Loaded only when needed: a run against a real target never uses the emulator's code. In a
-    // worker thread: this one carries the client side of every handshake, the emulator the other.
-    const { startEmulatorWorker } = await import('../emulator/worker/host.js');
-    const started = await startEmulatorWorker(
+    const started = await startBuiltIn(
       {
         port: 0,
         environments: [...EMBEDDED_ENVIRONMENTS],
@@ -86,6 +85,7 @@ export async function prepareTarget(
         faults,
         profiles,
       },
+      io.clock,
       emulatorSpare,
     );
     emulator = started;
@@ -130,10 +130,9 @@ export async function prepareTarget(
   const instances: Array<Promise<{ emulator: Emulator; sizing: SizingTarget }>> = [];
   const startInstance = () => {
     const started = (async () => {
-      const { startEmulatorWorker } = await import('../emulator/worker/host.js');
       // Two clients, so the probe's scope phase has a second one to tell per-client from shared.
       // A worker each: `npm start`'s load and checks side by side then use both cores.
-      const e = await startEmulatorWorker({ port: 0, environments: ['sandbox'], faults, profiles, clients: 2 });
+      const e = await startBuiltIn({ port: 0, environments: ['sandbox'], faults, profiles, clients: 2 }, io.clock);
       const secondClient = e.environments[0]?.clients[1];
       for (const c of [e.credentials, ...(secondClient ? [secondClient] : [])])
         redactor.addSecret(c.clientSecret, c.clientId);
@@ -176,6 +175,27 @@ export async function prepareTarget(
       );
     },
   };
+}
+
+/**
+ * The built-in emulator, loaded only when needed (a run against a real target never uses its
+ * code). In a worker thread: this one carries the client side of every handshake, the emulator
+ * the other. On a clock the run was given (a test's virtual one), in this thread on that clock
+ * instead: the emulator's tokens and limiter must read the time the run waits on, and a virtual
+ * clock cannot cross into a worker.
+ */
+async function startBuiltIn(
+  options: WorkerEmulatorOptions,
+  clock: Clock | undefined,
+  spare?: SpareWorker,
+): Promise<Emulator> {
+  if (clock) {
+    await spare?.discard();
+    const { createEmulator } = await import('../emulator/index.js');
+    return createEmulator({ ...options, now: clock.now });
+  }
+  const { startEmulatorWorker } = await import('../emulator/worker/host.js');
+  return startEmulatorWorker(options, spare);
 }
 
 /** The --fault names, each known to the emulator (shared with `serve`). */

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { Observed } from '../../src/emulator/options.js';
 import type { Report } from '../../src/report/model.js';
+import { virtualClock } from '../../src/time/clock.js';
 import { runCliInProcess } from '../helpers/cli.js';
 
 /** What the emulator saw: every request, and the business calls it accepted with a token it issued. */
@@ -278,9 +279,11 @@ describe('--env production against the built-in emulator', () => {
   it('is read-only too: the audit lists no valid-token business call', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'ces-prod-builtin-'));
     const reportDir = join(cwd, 'r');
+    // On a virtual clock (the built-in emulator then runs in-process on it): the expiry passes in an instant.
     const res = await runCliInProcess(['check', '--env', 'production', '--report-dir', reportDir], {
       cwd,
       timeoutMs: 120_000,
+      clock: virtualClock(),
     });
     expect([0, 1], res.stdout + res.stderr).toContain(res.code);
     const r = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as Report;

@@ -1,6 +1,6 @@
 // A target that cannot be talked to at all is exit 3 with one line, before any check, not
 // thirty errored checks and exit 1; one that accepts TCP and then says nothing is exit 3 once
-// the preflight's 10 s are up, not a hang.
+// the preflight's request timeout is up (10 s unless --request-timeout; 1 s here), not a hang.
 
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -12,7 +12,7 @@ import { runCliInProcess } from '../helpers/cli.js';
 import { createTestPki } from '../tls/pki.js';
 import { CONFORMANT, startSilent, startTcp, type Started } from '../tls/servers.js';
 
-const cases: Array<{ name: string; start: () => Promise<Started>; line: RegExp }> = [
+const cases: Array<{ name: string; start: () => Promise<Started>; line: RegExp; args?: string[] }> = [
   {
     name: 'resets every connection',
     start: () => startTcp((s) => s.resetAndDestroy()),
@@ -26,19 +26,20 @@ const cases: Array<{ name: string; start: () => Promise<Started>; line: RegExp }
   {
     name: 'accepts and never answers',
     start: () => startSilent(),
-    line: /accepted the connection but completed no TLS handshake within 10 s/,
+    args: ['--request-timeout', '1'],
+    line: /accepted the connection but completed no TLS handshake within 1 s/,
   },
 ];
 
 describe('a target that cannot be talked to', () => {
   it.each(cases)(
     '$name → exit 3, one line, no check run',
-    async ({ start, line }) => {
+    async ({ start, line, args = [] }) => {
       const server = await start();
       try {
         const cwd = mkdtempSync(join(tmpdir(), 'ces-unreachable-'));
         const started = Date.now();
-        const res = await runCliInProcess(['check', '--base-url', server.url, '--report-dir', 'report'], {
+        const res = await runCliInProcess(['check', '--base-url', server.url, '--report-dir', 'report', ...args], {
           cwd,
           env: { CES_CLIENT_ID: 'id', CES_CLIENT_SECRET: 'secret' },
           timeoutMs: 40_000,

@@ -6,6 +6,7 @@ import { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
 import { expect } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
+import type { Clock } from '../../src/time/clock.js';
 import { main } from '../../src/cli/main.js';
 
 export interface CliResult {
@@ -20,6 +21,11 @@ export interface CliOptions {
   timeoutMs?: number;
   /** Another ces-harness.js to run (an installed package's), instead of this checkout's. */
   bin?: string;
+  /**
+   * In-process only: the clock the run reads and waits on, the built-in emulator's too (which then
+   * runs in the test's thread). A virtual one makes a token's expiry pass in milliseconds.
+   */
+  clock?: Clock;
 }
 
 export interface RunningCli {
@@ -34,7 +40,7 @@ export interface RunningCli {
 const BIN = resolve('bin/ces-harness.js');
 
 /** The CLI as a running process, for tests that act on it mid-run (send it a signal, say). */
-export function startCli(args: string[], options: CliOptions = {}): RunningCli {
+export function startCli(args: string[], options: Omit<CliOptions, 'clock'> = {}): RunningCli {
   const child = spawn(process.execPath, [options.bin ?? BIN, ...args], {
     cwd: options.cwd ?? process.cwd(),
     env: cleanEnv(options.env),
@@ -72,7 +78,7 @@ export function startCli(args: string[], options: CliOptions = {}): RunningCli {
   return { child, waitFor, stdout: () => stdout, done };
 }
 
-export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+export function runCli(args: string[], options: Omit<CliOptions, 'clock'> = {}): Promise<CliResult> {
   return startCli(args, options).done;
 }
 
@@ -101,6 +107,7 @@ export function testIo(options: Omit<CliOptions, 'bin' | 'timeoutMs'> = {}): Cli
       throw new Error(`the CLI asked to exit at once with ${code}, which only a spawned CLI may do`);
     },
     output: () => ({ code: null, stdout, stderr }),
+    ...(options.clock ? { clock: options.clock } : {}),
   };
 }
 

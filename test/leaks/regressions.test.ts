@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FaultName } from '../../src/emulator/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import { filesUnder, leaksIn, plant } from './support.js';
 
 const CASES: Array<{ name: string; secret: string; faults: FaultName[]; only: string[] }> = [
@@ -96,7 +96,8 @@ describe('a password in the base URL', () => {
   ])('$how: refused before any request, exit 2, one line that does not echo it', async ({ args, config }) => {
     const cwd = mkdtempSync(join(tmpdir(), 'ces-userinfo-'));
     if (config) writeFileSync(join(cwd, 'ces-harness.yaml'), config);
-    const r = await runCli(['check', ...args], { cwd, env });
+    // In-process: refused in main before anything starts, so no temp file a spawned run's TMPDIR could show.
+    const r = await runCliInProcess(['check', ...args], { cwd, env });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')).toHaveLength(1);

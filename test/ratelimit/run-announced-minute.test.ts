@@ -18,6 +18,7 @@ import { Redactor } from '../../src/http/redact.js';
 import { RUN_PROBE_CAP_S } from '../../src/ratelimit/horizon.js';
 import { stageTargetOn } from '../helpers/stage-target.js';
 import type { Limits } from '../../src/ratelimit/limiters/index.js';
+import { virtualClock, type Clock } from '../../src/time/clock.js';
 
 const quiet = (lines: string[] = []): Terminal => ({
   color: false,
@@ -44,13 +45,17 @@ describe("a per-minute quota announced in Kong's fields, against run's 30 s prob
     await rm(reportDir, { recursive: true, force: true });
   });
 
-  /** The stage against an emulator of its own (each drains its minute), with what it left untested. */
-  async function stageOn(stage: typeof runRateLimitStage, limiter: Limits = MINUTE) {
+  /**
+   * The stage against an emulator of its own (each drains its minute), with what it left untested;
+   * on `clock` when given, the emulator's too (a probe without k6 rounds: its 30 s pass in an instant).
+   */
+  async function stageOn(stage: typeof runRateLimitStage, limiter: Limits = MINUTE, clock?: Clock) {
     const emulator = await createEmulator({
       port: 0,
       environments: ['sandbox'],
       limiter,
       profiles: ['ratelimit-headers-kong'],
+      ...(clock ? { now: clock.now } : {}),
     });
     emulators.push(emulator);
     redactor.addSecret(emulator.credentials.clientSecret, emulator.credentials.clientId);
@@ -59,13 +64,19 @@ describe("a per-minute quota announced in Kong's fields, against run's 30 s prob
     const lines: string[] = [];
     const result = await stage(
       on,
-      runIo(quiet(lines), redactor, new AbortController().signal, (s, reason) => untested.push(`${s}: ${reason}`)),
+      runIo(
+        quiet(lines),
+        redactor,
+        new AbortController().signal,
+        (s, reason) => untested.push(`${s}: ${reason}`),
+        clock,
+      ),
     );
     return { result, untested, context: lines.join('\n') };
   }
 
   it('run: announced, not proven, and how to size it; nothing untested', async () => {
-    const { result, untested, context } = await stageOn(runRateLimitStage);
+    const { result, untested, context } = await stageOn(runRateLimitStage, MINUTE, virtualClock());
     expect(untested, context).toEqual([]);
     expect(result.recommendation ?? null).toBeNull();
     expect(result.advertised, context).toMatchObject({
@@ -94,7 +105,11 @@ describe("a per-minute quota announced in Kong's fields, against run's 30 s prob
   }, 60_000);
 
   it('ratelimit, capped as run is: not tested, since sizing it was asked', async () => {
-    const { untested, context } = await stageOn(makeRateLimitStage({ proofS: 0, maxDurationS: RUN_PROBE_CAP_S }));
+    const { untested, context } = await stageOn(
+      makeRateLimitStage({ proofS: 0, maxDurationS: RUN_PROBE_CAP_S }),
+      MINUTE,
+      virtualClock(),
+    );
     expect(untested, context).toEqual([
       expect.stringMatching(
         /^rate_limit: tokens\.validate: not identified: the window is longer than the probe's budget/,

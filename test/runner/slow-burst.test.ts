@@ -2,6 +2,7 @@
 // real time (the emulator's latency is a real timer: this is the in-flight sizing over real sockets). The in-flight count is sized from the measured latency (Little's law, bounded), so a
 // 50/s limit is met at max_rps 120; when the bound cannot reach max_rps and no limit is met, the
 // result says so (not tested), never "no limit" as if the rate had been offered.
+// Real tier (test/tiers.ts): the same two cases on virtual time are slow-burst-virtual.test.ts.
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { check as limitEnforced } from '../../checks/ratelimit.limit-enforced.js';

@@ -32,6 +32,7 @@ import { checksBesideLoad } from './side-by-side.js';
 import { stageTimer } from '../stage-times.js';
 import type { Advertisement } from '../../spec/ratelimit-fields.js';
 import type { SpareWorker } from '../../emulator/worker/host.js';
+import type { Clock } from '../../time/clock.js';
 
 export interface Stages {
   checks?: Stage<CheckResult[]>;
@@ -77,7 +78,14 @@ export async function targetJob(
       emulatorSpare,
     );
     try {
-      return await runStages(job, stages, redactor, terminal, controller.signal, startedMs);
+      return await runStages(
+        job,
+        stages,
+        redactor,
+        terminal,
+        { signal: controller.signal, clock: io.clock },
+        startedMs,
+      );
     } finally {
       await job.prepared.close();
       // Only what is still empty: a folder holding the report or the ledger stays.
@@ -108,7 +116,7 @@ async function runStages(
   stages: Stages,
   redactor: Redactor,
   terminal: Terminal,
-  signal: AbortSignal,
+  { signal, clock }: { signal: AbortSignal; clock: Clock | undefined },
   startedMs: number,
 ): Promise<number> {
   const { settings } = prepared;
@@ -121,10 +129,16 @@ async function runStages(
   // whichever stage finished first.
   const said = { checks: [] as Untested[], load: [] as Untested[], rateLimit: [] as Untested[], run: [] as Untested[] };
   const ioOf = (list: Untested[], stageLines: StageLines = lines, stageSignal: AbortSignal = signal): RunIo => ({
-    ...runIo(stageLines, redactor, stageSignal, (stage, reason) => {
-      list.push({ stage, reason });
-      terminal.err(`${stage}: not tested: ${reason}`);
-    }),
+    ...runIo(
+      stageLines,
+      redactor,
+      stageSignal,
+      (stage, reason) => {
+        list.push({ stage, reason });
+        terminal.err(`${stage}: not tested: ${reason}`);
+      },
+      clock,
+    ),
     sawTransport: (facts) => void (transport = facts),
   });
   const io = ioOf(said.run);
@@ -233,7 +247,7 @@ async function prepareJob(
   flags: TargetFlags,
   redactor: Redactor,
   terminal: Terminal,
-  io: Pick<CliIo, 'env' | 'cwd'>,
+  io: Pick<CliIo, 'env' | 'cwd' | 'clock'>,
   refusesBeforeRequests: (settings: PreparedTarget['settings']) => void,
   emulatorSpare?: SpareWorker,
 ): Promise<Job> {
