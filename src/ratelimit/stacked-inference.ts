@@ -123,7 +123,7 @@ export function identifyStack(input: StackInput): StackVerdict {
   // Sets further apart than the figure's promise all explain the rounds: none is claimed.
   if (high > low * (1 + SAME_RATE))
     return {
-      why: `sets sustaining ${rate2(low)} to ${rate2(high)} req/s all explain every round (the probe's reading with ${describeLimiter(best.set.slice(1))} among them), and no round told them apart: ${roundsSaw(input.rounds)}`,
+      why: `sets sustaining ${rate2(low)} to ${rate2(high)} req/s all explain every round (the probe's reading with ${describeLimiter(best.set[1]!)} among them), and no round told them apart: ${roundsSaw(input.rounds)}`,
       spanRps: { low: rate2(low), high: rate2(high) },
     };
   return {
