@@ -43,16 +43,17 @@ export const check: Check = {
         evidence,
       );
     }
-    // For the run history: how many requests got through before the limit (a halved limit halves
-    // it), and the rate they were offered at, which the machine sets and the count depends on (a
-    // limit that refills admits more of a slower burst): runs are compared only at like rates.
-    const accepted = Object.entries(burst.statuses)
-      .filter(([s]) => Number(s) >= 200 && Number(s) < 300)
-      .reduce((n, [, c]) => n + c, 0);
-    const offered = Number(burst.achievedRps.toFixed(1));
+    // For the run history: how many of the requests sent before the first refused one got through
+    // (a halved limit halves it), and the rate they were sent at, which the machine sets and the
+    // count depends on (a limit that refills admits more of a slower burst): runs are compared only
+    // at like rates. Neither counts what came after the first refusal: answers still in flight, a
+    // burst whose end a loaded machine stalled.
+    const before = burst.beforeLimit;
     return {
       ...pass(`429 after ${summary}`, evidence),
-      facts: { accepted_before_limit: accepted, offered_rps: offered },
+      ...(before
+        ? { facts: { accepted_before_limit: before.accepted, offered_rps: Number(before.offeredRps.toFixed(1)) } }
+        : {}),
     };
   },
 };

@@ -13,6 +13,7 @@ import { probeCalls } from '../ratelimit/calls.js';
 import { MAX_IN_FLIGHT, MIN_IN_FLIGHT } from '../ratelimit/in-flight.js';
 import { Probe } from '../ratelimit/probe/probe.js';
 import type { CheckContext } from './check.js';
+import type { Sample } from '../ratelimit/types.js';
 
 export interface LimitBurst {
   /** Why nothing was sent (production without the flag). */
@@ -32,6 +33,12 @@ export interface LimitBurst {
     waitedFor: 'retry-after' | 'backoff';
     notTested?: string;
   };
+  /**
+   * The requests sent before the first refused one was: how many of them got through, and the rate
+   * they were sent at. The count a limit that refills admits depends on that rate (B·R/(R − r) for a
+   * bucket), not on what the burst did after its first refusal (answers in flight, a stalled end).
+   */
+  beforeLimit?: { accepted: number; offeredRps: number };
   durationS: number;
   /** The mean time of the last answers, ms, and whether the in-flight bound (Little's law) held the rate below max_rps. */
   latencyMs: number;
@@ -96,11 +103,13 @@ async function runBurst(ctx: CheckContext): Promise<LimitBurst> {
   const limited = probe.refusals.judged;
   // The rate actually offered: from the first request sent to the last (not the drain after it).
   const achievedRps = sent / Math.max(burst.sendingMs / 1000, 0.001);
+  const beforeLimit = limited ? sentBeforeRefusal(burst.samples) : undefined;
   const result: LimitBurst = {
     sent,
     rps: maxRps,
     achievedRps,
     statuses,
+    ...(beforeLimit ? { beforeLimit } : {}),
     durationS: probe.elapsed() / 1000,
     latencyMs: probe.latencyMs(),
     inFlightBound: probe.inFlightBound,
@@ -108,6 +117,20 @@ async function runBurst(ctx: CheckContext): Promise<LimitBurst> {
   };
   if (limited) result.recovery = await recover(ctx, calls.primary, limited);
   return result;
+}
+
+/** What the requests sent before the first refused one met: see LimitBurst.beforeLimit. */
+export function sentBeforeRefusal(samples: readonly Sample[]): LimitBurst['beforeLimit'] {
+  const refusedMs = Math.min(...samples.filter((s) => s.answer === 'limited').map((s) => s.sentMs));
+  if (!Number.isFinite(refusedMs)) return undefined;
+  const before = samples.filter((s) => s.sentMs < refusedMs);
+  if (before.length === 0) return { accepted: 0, offeredRps: 0 };
+  const firstMs = Math.min(...before.map((s) => s.sentMs));
+  // The first refused request closes the span: n requests sent over the n intervals up to it.
+  return {
+    accepted: before.filter((s) => s.status >= 200 && s.status < 300).length,
+    offeredRps: before.length / Math.max((refusedMs - firstMs) / 1000, 0.001),
+  };
 }
 
 /**
