@@ -15,8 +15,10 @@ import {
   HEADROOM,
   RETRY_BOUNDS,
   atMostMeasured,
+  policyAt,
   roundedRate,
   targetRate,
+  type RecommendInput,
 } from './recommend.js';
 import { inconclusiveRound, planRound, unprovenBy, type ProofReach } from './proof-reach.js';
 import type { ProofUnproven } from '../report/model.js';
@@ -212,6 +214,7 @@ function retried(rec: Recommendation, proof: Proof, target: number, reason: stri
   const base = lost ? Math.min(BASE_BOUNDS_MS.max, rec.backoff.base_ms * 2) : rec.backoff.base_ms;
   const cap = Math.min(CAP_MAX_MS, Math.max(rec.backoff.cap_ms, 4 * base));
   const retries = lost ? Math.min(RETRY_BOUNDS.max, rec.backoff.max_retries + 1) : rec.backoff.max_retries;
+  const widened = lost ? { base_ms: base, max_retries: retries } : rec.widened;
   const why = [
     reason,
     ...(lost
@@ -226,6 +229,23 @@ function retried(rec: Recommendation, proof: Proof, target: number, reason: stri
     backoff: { ...rec.backoff, base_ms: base, cap_ms: cap, max_retries: retries },
     retry_budget_s: lost ? Math.max(rec.retry_budget_s, Math.ceil(rec.retry_budget_s * 2)) : rec.retry_budget_s,
     why: [...rec.why, ...why],
+    steps: [...(rec.steps ?? []), reason],
+    ...(widened ? { widened } : {}),
+  };
+}
+
+/**
+ * `rec` sized again at its rate from `standing`, the estimate the rounds so far left standing
+ * (refuted.ts withoutRefuted): its concurrency, backoff and retries, and a reason for each, from
+ * figures no round refuted, the loop's reasons for the rate and any backoff it widened kept. A
+ * policy carried from the first (scaled, its reasons appended to) would keep the refuted
+ * reading's refill in its cap, and reasons of a rate it no longer runs at.
+ */
+export function sizedAgain(rec: Recommendation, standing: RecommendInput): Recommendation {
+  return {
+    ...policyAt(standing, rec.target_rps, rec.steps ?? [], rec.widened),
+    ...(rec.steps ? { steps: rec.steps } : {}),
+    ...(rec.widened ? { widened: rec.widened } : {}),
   };
 }
 
@@ -295,6 +315,12 @@ export interface ProofLoopOptions {
   identifiedRps?: (rounds: readonly ProofRound[]) => Identified;
   /** RoundCutPlan.afterRefusalsS for every round; absent: no round is cut short. */
   cutAfterRefusalsS?: number;
+  /**
+   * The estimate the rounds so far leave standing (refuted.ts withoutRefuted): each round after the
+   * first is sized again from it (sizedAgain). Absent: a later round is the first's policy scaled
+   * to its rate.
+   */
+  standing?: (rounds: readonly ProofRound[]) => RecommendInput;
 }
 
 /**
@@ -310,7 +336,7 @@ export async function proveUntilHeld(
   runProof: (rec: Recommendation, plan: RoundToRun) => Promise<Proof | null>,
   options: ProofLoopOptions = {},
 ): Promise<ProofLoopOutcome> {
-  const { maxRounds = MAX_PROOF_ROUNDS, reach, identifiedRps = () => null, cutAfterRefusalsS } = options;
+  const { maxRounds = MAX_PROOF_ROUNDS, reach, identifiedRps = () => null, cutAfterRefusalsS, standing } = options;
   const rounds: ProofRound[] = [];
   let rec: Recommendation | null = first;
   let failedRps: number | null = null;
@@ -392,6 +418,7 @@ export async function proveUntilHeld(
         ? ((identified !== null || span !== null ? belowIdentified(rec, proof, identified ?? span!) : null) ??
           nextRecommendation(rec, proof, measuredRps))
         : bisectedRecommendation(best, above, rec, proof));
+    if (rec !== null && standing) rec = sizedAgain(rec, standing(rounds));
   }
   return outcome(false);
 }

@@ -281,7 +281,14 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
                 io.untested('rate_limit', `proof run did not complete: ${run.scenario.error}`);
               return run.proof;
             },
-            { reach, identifiedRps: stack.identifiedRps, cutAfterRefusalsS: cutAfterRefusalsS(maxWindowS) },
+            {
+              reach,
+              identifiedRps: stack.identifiedRps,
+              cutAfterRefusalsS: cutAfterRefusalsS(maxWindowS),
+              // Each later round is sized from what the rounds so far left standing: a policy given
+              // after a refuted reading carries none of its figures (refuted.ts).
+              standing: (rounds) => withoutRefuted(estimate, rounds, stack.verdict()),
+            },
           );
           // The proof of the policy given: the round that held it, not a later one tried above it.
           proof = outcome.provenProof ?? outcome.lastProof;
