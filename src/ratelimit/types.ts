@@ -81,6 +81,12 @@ export interface EstimateWorkings {
   sustained_precision: number | null;
   /** True when the burst was measured after waiting for a full refill and the same size came back. */
   burst_from_idle: boolean;
+  /**
+   * What passed back-to-back before the first refusal, the refill meanwhile not taken away (the
+   * burst takes away what the sustained rate read refilled): it stands when a proof refutes that
+   * rate, as a bound from above on the burst. Absent when the burst was not read that way.
+   */
+  burst_passed?: number;
   /** The largest Retry-After seen, seconds. */
   retry_after_max_s: number | null;
   /** The headers in full; the report keeps their names. */

@@ -23,6 +23,7 @@ const READING: Estimate = bucketReading(49.59, 50, {
   retry_after_header: 'truthful',
   retry_after_max_s: 1,
   latency_p95_ms: 5,
+  burst_passed: 66,
   notes: [
     'burst: 66 requests passed back-to-back at 200 req/s from idle; 50 after taking away what the limit refilled meanwhile',
     'sustained 49.59 req/s over the stream (±1 %), read as a token bucket 49.59 req/s, burst 50',
@@ -175,5 +176,40 @@ describe('a recommendation no round refuted', () => {
     expect(why.find((w) => w.startsWith('cap'))).toContain('refill time (1010 ms)');
     expect(why.find((w) => w.startsWith('concurrency'))).toMatch(new RegExp(`: ${rec.target_rps} req/s × p95 5 ms`));
     expect(rate_limit.burst).toBe(50);
+  });
+});
+
+// `run`'s 5 s rounds: round 1 at 39 req/s refutes the reading; round 2 at 11 req/s offers 55
+// requests and holds. Whether it held within the burst is judged from what stands: the 66 that
+// passed back-to-back, taken whole (no refill rate stands), never the refuted reading's 50 less
+// what its 49.59 req/s refilled.
+describe('a round after a refuted reading, held within the burst', () => {
+  const reach = { burst: 50, burstFromIdle: true, roundS: 5, maxRoundS: 5, settleS: 1, refillRps: 49.59 };
+
+  it('is judged against what passed back-to-back, and says that figure', async () => {
+    const first = recommend(READING)!;
+    const outcome = await proveUntilHeld(first, READING.sustained_rps!, async (rec) => k6At(rec.target_rps), {
+      standing,
+      reach,
+    });
+    expect(outcome.rounds.map((r) => [r.target_rps, r.verdict])).toEqual([
+      [39, 'fails'],
+      [11, 'inconclusive'],
+    ]);
+    expect(outcome.unproven?.why).toMatchObject({ target_rps: 11, burst: 66, needed_horizon_s: 8 });
+    const rate_limit = toRateLimitResult(READING, outcome.unproven!.rec, null, [], {
+      verdict: 'not proven within horizon',
+      unproven: outcome.unproven!.why,
+      rounds: outcome.rounds,
+    });
+    const full = { ...loadFixture('pass'), rate_limit };
+    const outputs: Record<string, string> = {
+      ...Object.fromEntries((Object.keys(renderers) as ReportFile[]).map((file) => [file, renderers[file](full)])),
+      terminal: summaryLines(rate_limit).join('\n'),
+    };
+    for (const [name, text] of Object.entries(outputs)) {
+      expect(text, name).not.toMatch(/burst of 50\b|\b50 requests|49\.59/);
+      expect(text, name).toMatch(/burst of 66|66 requests/);
+    }
   });
 });

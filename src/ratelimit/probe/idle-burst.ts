@@ -30,6 +30,8 @@ export const IDLE_ROUNDS = 5;
 export interface IdleBurstFindings {
   /** What a client may send at once; null when no request ever passed back-to-back. */
   burst: number | null;
+  /** What passed back-to-back before the first refusal, before the refill meanwhile is taken away; null with no burst. */
+  passed: number | null;
   fromIdle: boolean;
   notes: string[];
 }
@@ -52,7 +54,7 @@ export async function idleBurstPhase(
         `${burst} ${REFILL_TAKEN}`,
     );
   }
-  return { burst, fromIdle, notes };
+  return { burst, passed: burst !== null ? fit.raw : null, fromIdle, notes };
 }
 
 /** Waits and bursts until two rounds agree (or rounds, time or budget run out): the last round's fit. */
