@@ -407,6 +407,7 @@ async function bucketPath(
     sustained_precision: fit === null ? null : round(fit.precision, 4),
     burst: idle.burst,
     burst_from_idle: idle.fromIdle,
+    ...(idle.passed !== null ? { burst_passed: idle.passed } : {}),
     recovery_s: recovery === null ? null : round(recovery, 3),
     refill_s: idle.burst !== null && sustained !== null && sustained > 0 ? round(idle.burst / sustained, 2) : null,
     scope: scope.scope,
@@ -674,6 +675,7 @@ type Figures = Pick<
   | 'sustained_precision'
   | 'burst'
   | 'burst_from_idle'
+  | 'burst_passed'
   | 'recovery_s'
   | 'refill_s'
   | 'scope'
@@ -790,6 +792,7 @@ function estimateOf(
     sustained_precision: figures.sustained_precision,
     burst: figures.burst,
     burst_from_idle: figures.burst_from_idle,
+    ...(figures.burst_passed !== undefined ? { burst_passed: figures.burst_passed } : {}),
     recovery_s: figures.recovery_s,
     refill_s: figures.refill_s,
     retry_after_header: retryAfter.verdict,

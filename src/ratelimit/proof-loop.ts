@@ -15,12 +15,14 @@ import {
   HEADROOM,
   RETRY_BOUNDS,
   atMostMeasured,
+  policyAt,
   roundedRate,
   targetRate,
+  type RecommendInput,
 } from './recommend.js';
 import { inconclusiveRound, planRound, unprovenBy, type ProofReach } from './proof-reach.js';
 import type { ProofUnproven } from '../report/model.js';
-import type { Proof, Recommendation } from './types.js';
+import type { Estimate, Proof, Recommendation } from './types.js';
 
 /**
  * What a proven policy promises a client that follows it alone: at most 1 % of its requests see a
@@ -212,6 +214,7 @@ function retried(rec: Recommendation, proof: Proof, target: number, reason: stri
   const base = lost ? Math.min(BASE_BOUNDS_MS.max, rec.backoff.base_ms * 2) : rec.backoff.base_ms;
   const cap = Math.min(CAP_MAX_MS, Math.max(rec.backoff.cap_ms, 4 * base));
   const retries = lost ? Math.min(RETRY_BOUNDS.max, rec.backoff.max_retries + 1) : rec.backoff.max_retries;
+  const widened = lost ? { base_ms: base, max_retries: retries } : rec.widened;
   const why = [
     reason,
     ...(lost
@@ -226,6 +229,23 @@ function retried(rec: Recommendation, proof: Proof, target: number, reason: stri
     backoff: { ...rec.backoff, base_ms: base, cap_ms: cap, max_retries: retries },
     retry_budget_s: lost ? Math.max(rec.retry_budget_s, Math.ceil(rec.retry_budget_s * 2)) : rec.retry_budget_s,
     why: [...rec.why, ...why],
+    steps: [...(rec.steps ?? []), reason],
+    ...(widened ? { widened } : {}),
+  };
+}
+
+/**
+ * `rec` sized again at its rate from `standing`, the estimate the rounds so far left standing
+ * (refuted.ts withoutRefuted): its concurrency, backoff and retries, and a reason for each, from
+ * figures no round refuted, the loop's reasons for the rate and any backoff it widened kept. A
+ * policy carried from the first (scaled, its reasons appended to) would keep the refuted
+ * reading's refill in its cap, and reasons of a rate it no longer runs at.
+ */
+export function sizedAgain(rec: Recommendation, standing: RecommendInput): Recommendation {
+  return {
+    ...policyAt(standing, rec.target_rps, rec.steps ?? [], rec.widened),
+    ...(rec.steps ? { steps: rec.steps } : {}),
+    ...(rec.widened ? { widened: rec.widened } : {}),
   };
 }
 
@@ -295,6 +315,28 @@ export interface ProofLoopOptions {
   identifiedRps?: (rounds: readonly ProofRound[]) => Identified;
   /** RoundCutPlan.afterRefusalsS for every round; absent: no round is cut short. */
   cutAfterRefusalsS?: number;
+  /**
+   * The estimate the rounds so far leave standing (refuted.ts withoutRefuted): each round after the
+   * first is sized again from it (sizedAgain). Absent: a later round is the first's policy scaled
+   * to its rate.
+   */
+  standing?: (rounds: readonly ProofRound[]) => Standing;
+}
+
+/** What the rounds so far leave standing of the estimate: what sizes a policy, and what passed back-to-back. */
+export type Standing = RecommendInput & Partial<Pick<Estimate, 'burst_passed'>>;
+
+/**
+ * The reach a round is planned with once `standing` no longer carries the burst (a proof refuted
+ * the rate its refill was reckoned at, refuted.ts): what passed back-to-back, a bound from above,
+ * taken whole at the start of every round (no refill rate stands to say how much came back), so a
+ * round never holds within it unseen and the words quote no figure of the refuted reading.
+ * Unchanged while the burst stands, or when nothing passed back-to-back was recorded.
+ */
+export function reachStanding(reach: ProofReach, standing: Standing): ProofReach {
+  return standing.burst === null && standing.burst_passed !== undefined
+    ? { ...reach, burst: standing.burst_passed, refillRps: null }
+    : reach;
 }
 
 /**
@@ -310,7 +352,7 @@ export async function proveUntilHeld(
   runProof: (rec: Recommendation, plan: RoundToRun) => Promise<Proof | null>,
   options: ProofLoopOptions = {},
 ): Promise<ProofLoopOutcome> {
-  const { maxRounds = MAX_PROOF_ROUNDS, reach, identifiedRps = () => null, cutAfterRefusalsS } = options;
+  const { maxRounds = MAX_PROOF_ROUNDS, reach, identifiedRps = () => null, cutAfterRefusalsS, standing } = options;
   const rounds: ProofRound[] = [];
   let rec: Recommendation | null = first;
   let failedRps: number | null = null;
@@ -319,6 +361,7 @@ export async function proveUntilHeld(
   let span: { low: number; high: number } | null = null;
   let lastProof: Proof | null = null;
   let unproven: ProofLoopOutcome['unproven'] = null;
+  let reachNow = reach;
   // The probe left the limit drained; so does a round refused (proof-reach.ts).
   let drained = true;
   // Sets that all explain every round sustain at least the lowest of their rates: a quota read low
@@ -347,7 +390,7 @@ export async function proveUntilHeld(
   });
   // A rate k6 cannot pace is never handed to it (belowK6Pace): no round, the policy not run.
   for (let round = 1; rec !== null && round <= maxRounds && belowK6Pace(rec.target_rps) === null; round++) {
-    const plan = reach ? planRound(rec.target_rps, reach, drained) : null;
+    const plan = reachNow ? planRound(rec.target_rps, reachNow, drained) : null;
     const proof = await runProof(rec, {
       round,
       ...(plan ? { durationS: plan.durationS } : {}),
@@ -357,9 +400,9 @@ export async function proveUntilHeld(
     lastProof = proof;
     drained = !proofHolds(proof).holds;
     // A hold within the burst proves nothing, and a lower rate reaches less far: the loop ends here.
-    if (reach && plan && !plan.reaches && !drained) {
+    if (reachNow && plan && !plan.reaches && !drained) {
       rounds.push(inconclusiveRound(proofRound(rec, proof), plan, rec.target_rps));
-      unproven = { rec, why: unprovenBy(rec, plan, reach) };
+      unproven = { rec, why: unprovenBy(rec, plan, reachNow) };
       break;
     }
     rounds.push(proofRound(rec, proof));
@@ -392,6 +435,11 @@ export async function proveUntilHeld(
         ? ((identified !== null || span !== null ? belowIdentified(rec, proof, identified ?? span!) : null) ??
           nextRecommendation(rec, proof, measuredRps))
         : bisectedRecommendation(best, above, rec, proof));
+    if (rec !== null && standing) {
+      const stands = standing(rounds);
+      rec = sizedAgain(rec, stands);
+      if (reachNow) reachNow = reachStanding(reachNow, stands);
+    }
   }
   return outcome(false);
 }

@@ -131,7 +131,6 @@ export function horizonMs(b: Pick<BackoffPolicy, 'base_ms' | 'cap_ms'>, retries:
 export function recommend(e: RecommendInput): Recommendation | null {
   const sustained = e.sustained_rps;
   if (sustained === null || !(sustained > 0)) return null;
-  const why: string[] = [];
 
   // Rate: 20 % below the measured steady rate, so clock drift, a second process of the same client
   // and the measurement's own error (about ±1 %) never push the client into the limit. An announced
@@ -140,11 +139,29 @@ export function recommend(e: RecommendInput): Recommendation | null {
   const binding = bindingRps(e) ?? sustained;
   const target = targetRate(binding);
   const ceiling = announcedCeiling(e);
-  why.push(
+  return policyAt(e, target, [
     binding < sustained && ceiling !== null
       ? `target ${target} req/s: ${Math.round(HEADROOM * 100)} % below the ${round(ceiling.rps, 2)} req/s announced as ${ceiling.limit.limit} per ${ceiling.limit.window_s} s (${ceiling.limit.source_header}, ${ceiling.limit.agrees === false ? 'disagreeing with the measurement' : 'announced, not proven'}), below the measured ${sustained} req/s`
       : `target ${target} req/s: ${Math.round(HEADROOM * 100)} % below the measured ${sustained} req/s`,
-  );
+  ]);
+}
+
+/**
+ * The policy at `target` req/s: its concurrency, backoff and retries sized from the estimate's
+ * figures, each reason written for the figure given. `rateWhy`: why the rate is `target` (the
+ * first recommendation's headroom, or the proof rounds that set it, proof-loop.ts). `atLeast`: a
+ * backoff a proof round widened because calls were lost with a narrower one, kept. The proof loop
+ * sizes every later round here from the estimate its rounds left standing (refuted.ts), so a
+ * policy given after a reading was refuted carries no figure of that reading, and no reason of a
+ * rate it no longer runs at.
+ */
+export function policyAt(
+  e: RecommendInput,
+  target: number,
+  rateWhy: readonly string[],
+  atLeast?: Pick<BackoffPolicy, 'base_ms' | 'max_retries'>,
+): Recommendation {
+  const why: string[] = [...rateWhy];
 
   // Concurrency: Little's law, requests in flight = rate × time each one takes; at the p95 latency
   // the target rate needs this many in flight, rounded up. Never more than the burst: requests in
@@ -171,19 +188,24 @@ export function recommend(e: RecommendInput): Recommendation | null {
   // full jitter the first retry waits uniform[0, base]; base = 2 × recovery makes that wait the
   // recovery on average, so a lone client's first retry passes at least half the time, and each
   // further retry halves the odds of failing again. Without a measured recovery, one interval of
-  // the sustained rate is what a bucket needs to free one request.
-  const recoveryMs = (e.recovery_s ?? 1 / sustained) * 1000;
+  // the sustained rate (or, with none standing, of the target) is what a bucket needs to free one request.
+  const intervalRps = e.sustained_rps !== null && e.sustained_rps > 0 ? e.sustained_rps : target;
+  const recoveryMs = (e.recovery_s ?? 1 / intervalRps) * 1000;
   // A limit counting refusals: the calls at once, each waiting half a base on average before its
   // first retry, retry at most 2 × calls / base per second while refused; at half the target rate
   // the count drains (virtual: at the whole target rate it did not, 1 % 429s at 16 calls, 0.5 s).
   const drainMs = holds ? (RETRY_SHARE_DIVISOR * concurrency * 1000) / target : 0;
-  const base = Math.min(
+  const sized = Math.min(
     BASE_BOUNDS_MS.max,
     Math.max(BASE_BOUNDS_MS.min, ceilTo(Math.max(2 * recoveryMs, drainMs), 10)),
   );
+  const base = Math.max(sized, atLeast?.base_ms ?? 0);
   why.push(
-    `base ${base} ms: twice the measured recovery (${Math.round(recoveryMs)} ms) after a refusal` +
-      (drainMs > 2 * recoveryMs ? `, or more: the calls at once retry no faster than ${target} req/s` : ''),
+    `base ${base} ms: ` +
+      (base > sized
+        ? `as widened after a proof round lost calls with a narrower one (twice the recovery would give ${sized} ms)`
+        : `twice the ${e.recovery_s !== null ? 'measured recovery' : `interval at ${round(intervalRps, 2)} req/s (no recovery measured)`} (${Math.round(recoveryMs)} ms) after a refusal` +
+          (drainMs > 2 * recoveryMs ? `, or more: the calls at once retry no faster than ${target} req/s` : '')),
   );
   if (holds) {
     // As many calls at once as that base allows (never fewer, never more than the burst): a client
@@ -203,8 +225,11 @@ export function recommend(e: RecommendInput): Recommendation | null {
     e.retry_after_header === 'truthful' && e.retry_after_max_s !== null ? e.retry_after_max_s * 1000 : 0;
   const refillMs = (e.refill_s ?? 0) * 1000;
   const cap = Math.min(CAP_MAX_MS, Math.max(4 * base, ceilTo(Math.max(refillMs, retryAfterMs, 4 * recoveryMs), 100)));
+  // A refill not identified (none read, or its reading refuted) is said so, never printed as 0 ms.
+  const refillSaid = e.refill_s !== null ? `the refill time (${Math.round(refillMs)} ms)` : null;
   why.push(
-    `cap ${cap} ms: the longest of the refill time (${Math.round(refillMs)} ms), Retry-After (${Math.round(retryAfterMs)} ms) and four recoveries, at least four bases`,
+    `cap ${cap} ms: the longest of ${refillSaid !== null ? `${refillSaid}, ` : ''}Retry-After (${Math.round(retryAfterMs)} ms) and four recoveries, at least four bases` +
+      (refillSaid === null ? '; the refill time is not identified' : ''),
   );
 
   // Retries: the fewest (within 3..10) such that (a) a lone follower is still refused after its last
@@ -213,14 +238,16 @@ export function recommend(e: RecommendInput): Recommendation | null {
   // clients are draining the same limit, the expected total wait outlasts a whole refill.
   const policy = { base_ms: base, cap_ms: cap };
   const mustOutlastMs = 2 * Math.max(refillMs, retryAfterMs, recoveryMs);
-  let retries: number = RETRY_BOUNDS.min;
+  let fewest: number = RETRY_BOUNDS.min;
   while (
-    retries < RETRY_BOUNDS.max &&
-    (lossBound(policy, retries, recoveryMs) > LOSS_TARGET || horizonMs(policy, retries) < mustOutlastMs)
+    fewest < RETRY_BOUNDS.max &&
+    (lossBound(policy, fewest, recoveryMs) > LOSS_TARGET || horizonMs(policy, fewest) < mustOutlastMs)
   )
-    retries++;
+    fewest++;
+  const retries = Math.max(fewest, Math.min(RETRY_BOUNDS.max, atLeast?.max_retries ?? 0));
   why.push(
-    `${retries} retries: chance of losing a request alone ≤ ${lossBound(policy, retries, recoveryMs).toExponential(1)}, ` +
+    `${retries} retries${retries > fewest ? ` (as widened after a proof round lost calls; ${fewest} would do alone)` : ''}: ` +
+      `chance of losing a request alone ≤ ${lossBound(policy, retries, recoveryMs).toExponential(1)}, ` +
       `up to ${(horizonMs(policy, retries) / 1000).toFixed(1)} s of waiting (≥ ${(mustOutlastMs / 1000).toFixed(1)} s wanted)`,
   );
 

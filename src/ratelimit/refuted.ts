@@ -9,6 +9,7 @@ import { QUOTA_AFTER_S } from './proof-loop.js';
 import type { AdvertisedLimit, ProofRound } from '../report/model.js';
 import { describeLimiter, sustainedRate, type LimiterModel, type LimiterSet } from './limiters/index.js';
 import { NOT_IDENTIFIED } from './evidence.js';
+import { burstNoteWithoutRefill } from './probe/idle-burst.js';
 import { PROOF_PROMISE } from './proof-loop.js';
 import { announcedSlack, type StackVerdict } from './stacked-inference.js';
 import type { Estimate, Recommendation } from './types.js';
@@ -63,7 +64,7 @@ export const headlineHeldRps = (rounds: readonly ProofRound[], held: number | nu
 
 /**
  * The estimate with a refuted reading removed: no limiter, no sustained rate but the one that held,
- * no refill of the refuted model, an announcement that agreed with it no longer "agrees", and no
+ * no refill of the refuted model, no burst reckoned at its rate, an announcement that agreed with it no longer "agrees", and no
  * note that repeats the refuted figures. Unchanged when no round refuted it. `stack`: what the
  * stacked-limit inference made of all the evidence (stacked-inference.ts): a set it identified
  * takes the refuted reading's place (every limit, the sustained rate the lowest's), since it
@@ -112,6 +113,8 @@ export function withoutRefuted(
     sustained_rps: identified ? identified.sustained_rps : headline,
     sustained_precision: null,
     refill_s: null,
+    // The burst took away what the refuted rate refilled while it passed (burstOf): not identified.
+    burst: null,
     limiter: identified ? bindingLimit(identified.set) : null,
     ...(identified ? { limiters: [...identified.set] } : {}),
     limiter_evidence: [...said, ...quotas],
@@ -127,7 +130,7 @@ export function withoutRefuted(
           },
         }
       : {}),
-    notes: [...estimate.notes.filter((n) => !quotes(n)), ...said, ...quotas],
+    notes: [...estimate.notes.filter((n) => !quotes(n)).map((n) => burstNoteWithoutRefill(n) ?? n), ...said, ...quotas],
   };
 }
 

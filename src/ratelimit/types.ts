@@ -1,7 +1,7 @@
 // The data the rate-limit probe produces and the recommendation consumes. Plain objects only: the
 // stage turns an Estimate (plus a Recommendation and a Proof) into the report's RateLimitResult.
 
-import type { RateLimitMeasurement, RateLimitResult } from '../report/model.js';
+import type { BackoffPolicy, RateLimitMeasurement, RateLimitResult } from '../report/model.js';
 import type { RateLimitEndpoint } from '../spec/endpoints.js';
 
 /** How one answer counts for the limiter: let through, refused by the limit, or no answer at all. */
@@ -81,6 +81,12 @@ export interface EstimateWorkings {
   sustained_precision: number | null;
   /** True when the burst was measured after waiting for a full refill and the same size came back. */
   burst_from_idle: boolean;
+  /**
+   * What passed back-to-back before the first refusal, the refill meanwhile not taken away (the
+   * burst takes away what the sustained rate read refilled): it stands when a proof refutes that
+   * rate, as a bound from above on the burst. Absent when the burst was not read that way.
+   */
+  burst_passed?: number;
   /** The largest Retry-After seen, seconds. */
   retry_after_max_s: number | null;
   /** The headers in full; the report keeps their names. */
@@ -95,6 +101,13 @@ export interface Recommendation extends NonNullable<RateLimitResult['recommendat
   retry_budget_s: number;
   /** The reasoning, one line per figure, for the report's notes. */
   why: string[];
+  /**
+   * The proof loop's reasons for the rate, round by round (proof-loop.ts), when it set it: a policy
+   * sized again at that rate (recommend.ts policyAt) keeps them in place of the first rate's reason.
+   */
+  steps?: string[];
+  /** The backoff a proof round that lost calls widened it to: a policy sized again keeps at least it. */
+  widened?: Pick<BackoffPolicy, 'base_ms' | 'max_retries'>;
 }
 
 export type Proof = NonNullable<RateLimitResult['proof']>;

@@ -222,6 +222,10 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           );
           const stack = stackTracker(estimate.limiter, estimate.timeline, maxWindowS, probeStartMs / 1000, unproven);
           const sinceProbeS = () => (io.clock.now() - probeStartMs) / 1000;
+          // What the rounds so far left standing (refuted.ts): each later round is sized from it, and
+          // run as sized (its calls waiting out a 429 held among its concurrency only when the limiter
+          // that stands counts them).
+          let standing: Estimate = estimate;
           const outcome = await proveUntilHeld(
             recommendation,
             bindingRps(estimate) ?? recommendation.target_rps,
@@ -249,7 +253,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
                 recommendation: rec,
                 durationS,
                 ...(cut !== undefined ? { cut } : {}),
-                ...(waitsHoldConcurrency(estimate.limiter) ? { waitsHoldConcurrency: true } : {}),
+                ...(waitsHoldConcurrency(standing.limiter) ? { waitsHoldConcurrency: true } : {}),
                 tokenLifetimeS: expect.tokenLifetimeS,
                 clockToleranceS: expect.clockToleranceS,
                 runId: randomUUID(),
@@ -281,7 +285,14 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
                 io.untested('rate_limit', `proof run did not complete: ${run.scenario.error}`);
               return run.proof;
             },
-            { reach, identifiedRps: stack.identifiedRps, cutAfterRefusalsS: cutAfterRefusalsS(maxWindowS) },
+            {
+              reach,
+              identifiedRps: stack.identifiedRps,
+              cutAfterRefusalsS: cutAfterRefusalsS(maxWindowS),
+              // Each later round is sized from what the rounds so far left standing: a policy given
+              // after a refuted reading carries none of its figures (refuted.ts).
+              standing: (rounds) => (standing = withoutRefuted(estimate, rounds, stack.verdict())),
+            },
           );
           // The proof of the policy given: the round that held it, not a later one tried above it.
           proof = outcome.provenProof ?? outcome.lastProof;
@@ -299,7 +310,11 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
               ? {
                   horizon: proofHorizon(
                     proofS,
-                    withIdentifiedWindow(longest, stack.verdict()),
+                    // The windows that stand: a refuted reading's is no limit left untested.
+                    withIdentifiedWindow(
+                      longestKnownWindow(withoutRefuted(estimate, outcome.rounds, stack.verdict())),
+                      stack.verdict(),
+                    ),
                     askedHorizonS === undefined ? stageOptions.shortHorizon : undefined,
                     estimate.announced ?? (estimate.advertised ? [estimate.advertised] : []),
                   ),

@@ -10,28 +10,16 @@ import { proofRound, proveUntilHeld } from '../../src/ratelimit/proof-loop.js';
 import { recommend } from '../../src/ratelimit/recommend.js';
 import { longestKnownWindow, proofHorizon } from '../../src/ratelimit/horizon.js';
 import { summaryLines, toRateLimitResult } from '../../src/ratelimit/result.js';
-import type { Estimate, Proof } from '../../src/ratelimit/types.js';
+import type { Estimate } from '../../src/ratelimit/types.js';
+import { bucketReading, k6At } from './bucket-reading.js';
 import { loadFixture } from '../report/helpers.js';
 
-const REFUTED: Estimate = {
-  endpoint: 'tokens.validate',
-  limiting_status: 429,
-  sustained_rps: 49.19,
-  sustained_precision: 0.01,
-  burst: 40,
-  burst_from_idle: true,
+const REFUTED: Estimate = bucketReading(49.19, 40, {
   recovery_s: 0.05,
   refill_s: 0.81,
   retry_after_header: 'absent',
   retry_after_max_s: null,
-  scope: 'unknown',
   latency_p95_ms: 3,
-  requests_sent: 900,
-  requests_limited: 120,
-  duration_s: 14,
-  timeline: [{ t: 0, offered: 100, accepted: 60, limited: 40, phase: 'drain' }],
-  limiter: { kind: 'bucket', rate_rps: 49.19, burst: 40 },
-  limiter_evidence: ['after the first refusal a request passed every 20.3 ms: a bucket refilling at 49.19 req/s'],
   notes: [
     'burst: 40 requests passed back-to-back from idle',
     'sustained 49.19 req/s over the stream (±1 %), read as a token bucket 49.19 req/s, burst 40',
@@ -43,14 +31,7 @@ const REFUTED: Estimate = {
     agrees: true,
     note: 'the probe read 49.19 per 1 s',
   },
-  partial: false,
-};
-
-// The limit k6 truly meets: 20/s; its retries make the 429 share 1.31 times the excess (64 % at 39).
-const k6At = (rps: number): Proof =>
-  rps > 20
-    ? { rate_429: (1.31 * (rps - 20)) / rps, goodput_rps: 20, lost_requests: 0 }
-    : { rate_429: 0, goodput_rps: rps, lost_requests: 0 };
+});
 
 async function refutedReport() {
   const first = recommend(REFUTED)!;

@@ -57,7 +57,9 @@ export function describeSimulated(estimate: LimiterSource, simulated: Limits): s
   // from what held and what passed from idle, never a kind the probe claims.
   const said =
     identified.length === 0
-      ? `an assumed bucket of ${estimate.sustained_rps} req/s, burst ${Math.max(1, Math.round(estimate.burst ?? 1))} (no limiter was identified: the rate that held and what passed from idle)`
+      ? estimate.burst === null
+        ? `an assumed bucket of ${estimate.sustained_rps} req/s, burst 1 (no limiter was identified: the rate that held, and the burst not identified, so the worse case of one)`
+        : `an assumed bucket of ${estimate.sustained_rps} req/s, burst ${Math.max(1, Math.round(estimate.burst))} (no limiter was identified: the rate that held and what passed from idle)`
       : describeLimiter(simulated);
   return (
     said +

@@ -6,12 +6,32 @@
 import { burstOf, round, type BurstFit } from '../estimators.js';
 import type { Probe } from './probe.js';
 
+/** The burst note's clause that takes away a refill at the sustained rate read (burstOf). */
+const REFILL_TAKEN = 'after taking away what the limit refilled meanwhile';
+
+/**
+ * The burst note without its figure taken at the sustained rate read, once a proof refuted that
+ * reading (refuted.ts): what passed back-to-back stands, what the limit refilled meanwhile is no
+ * longer known. Null for any other note.
+ */
+export function burstNoteWithoutRefill(note: string): string | null {
+  const clause = new RegExp(`; \\d+ ${REFILL_TAKEN}$`);
+  return note.startsWith('burst: ') && clause.test(note)
+    ? note.replace(
+        clause,
+        '; the burst itself is not identified: what the limit refilled meanwhile was reckoned at the refuted reading\u2019s rate',
+      )
+    : null;
+}
+
 /** Rounds of "wait, burst again" before the burst is reported as not verified from idle. */
 export const IDLE_ROUNDS = 5;
 
 export interface IdleBurstFindings {
   /** What a client may send at once; null when no request ever passed back-to-back. */
   burst: number | null;
+  /** What passed back-to-back before the first refusal, before the refill meanwhile is taken away; null with no burst. */
+  passed: number | null;
   fromIdle: boolean;
   notes: string[];
 }
@@ -31,10 +51,10 @@ export async function idleBurstPhase(
   if (burst !== null) {
     notes.push(
       `burst: ${fit.raw} requests passed back-to-back at ${probe.maxRps} req/s${fromIdle ? ' from idle' : ''}; ` +
-        `${burst} after taking away what the limit refilled meanwhile`,
+        `${burst} ${REFILL_TAKEN}`,
     );
   }
-  return { burst, fromIdle, notes };
+  return { burst, passed: burst !== null ? fit.raw : null, fromIdle, notes };
 }
 
 /** Waits and bursts until two rounds agree (or rounds, time or budget run out): the last round's fit. */
