@@ -1,6 +1,7 @@
 // `check` against a service that attacks its client, as a held-out bench would: answers that never
 // end or never stop coming, headers without end, a token request redirected elsewhere, tokens made
-// to break the next request. Each run ends within its request timeout's reach, with the documented
+// to break the next request, a handshake reset or refused with an alert, 429s whose Retry-After
+// asks for 10^9 s or is garbage. Each run ends within its request timeout's reach, with the documented
 // exit code and a report, and no output holds the client secret or a token the service handed out.
 // Real TLS on 127.0.0.1 port 0; beside this file, unreachable.test.ts covers what fails before the
 // first answer (silence, resets, closes) and test/http the client's own bounds.
@@ -14,10 +15,11 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Report } from '../../src/report/model.js';
-import { runCliInProcess } from '../helpers/cli.js';
+import { virtualClock, type Clock } from '../../src/time/clock.js';
+import { oneErrorLine, runCliInProcess } from '../helpers/cli.js';
 import { closeLoopback, listenLoopback } from '../helpers/loopback-https.js';
 import { createTestPki } from '../tls/pki.js';
-import { CONFORMANT } from '../tls/servers.js';
+import { CONFORMANT, startTcp } from '../tls/servers.js';
 
 const pki = createTestPki();
 const SECRET = 'hostile-secret-9d41c7e2';
@@ -78,12 +80,12 @@ const endless = () =>
   });
 
 /** Runs `check` against `url`; asserts the exit code, that a report was written and that no output leaks. */
-async function checkAgainst(url: string, codes: number[], secrets: string[]) {
+async function checkAgainst(url: string, codes: number[], secrets: string[], clock?: Clock) {
   const cwd = mkdtempSync(join(tmpdir(), 'ces-hostile-'));
   writeFileSync(join(cwd, 'ca.pem'), pki.caPem);
   const res = await runCliInProcess(
     ['check', '--base-url', url, '--ca', 'ca.pem', '--report-dir', 'report', '--request-timeout', '2'],
-    { cwd, env: { CES_CLIENT_ID: ID, CES_CLIENT_SECRET: SECRET }, timeoutMs: 90_000 },
+    { cwd, env: { CES_CLIENT_ID: ID, CES_CLIENT_SECRET: SECRET }, timeoutMs: 90_000, ...(clock ? { clock } : {}) },
   );
   expect(codes, res.stdout + res.stderr).toContain(res.code);
   const files = readdirSync(join(cwd, 'report'));
@@ -205,4 +207,55 @@ describe('a token made to break the request that carries it', () => {
       new RegExp(`^GET /tokens/validate not sent: token tk_[0-9a-f]{8} holds ${named}, .*\\(ERR_UNSENDABLE_TOKEN\\)$`),
     );
   });
+});
+
+describe('a handshake broken off by the service', () => {
+  it('reads the ClientHello, then resets: exit 3, one line, before any check', async () => {
+    const server = await startTcp((s) => s.once('data', () => s.resetAndDestroy()));
+    try {
+      const cwd = mkdtempSync(join(tmpdir(), 'ces-hostile-'));
+      const res = await runCliInProcess(['check', '--base-url', server.url, '--report-dir', 'report'], {
+        cwd,
+        env: { CES_CLIENT_ID: ID, CES_CLIENT_SECRET: SECRET },
+        timeoutMs: 40_000,
+      });
+      expect(res.code, res.stdout + res.stderr).toBe(3);
+      expect(oneErrorLine(res)).toMatch(
+        /ECONNRESET: the connection was closed or reset before the TLS handshake finished/,
+      );
+      expect(res.stderr).not.toContain(SECRET);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers every handshake with an alert (no suite in common): the TLS checks say so, exit 1, a report', async () => {
+    const server = createServer(
+      { key: pki.keyPem, cert: pki.certPem, ...CONFORMANT, ciphers: 'TLS_AES_128_CCM_SHA256' },
+      (_req, res) => void res.end(),
+    );
+    server.on('tlsClientError', () => {});
+    servers.push(server);
+    const { check } = await checkAgainst(await listenLoopback(server), [1], []);
+    expect(check('tls.allowed-suites-accepted').status).toBe('fail');
+    expect(check('token.issue').status).toBe('error');
+  });
+});
+
+describe('a service that answers 429 to everything but the health check', () => {
+  it.each(['1000000000', '-1', 'soon'])(
+    'with Retry-After %s: never waited for, the run ends with exit 1 and a report',
+    async (retryAfter) => {
+      const url = await start((req, res) =>
+        req.url === '/tokens/health_check'
+          ? void res.writeHead(200).end(`alive ${new Date().toISOString()}`)
+          : void res
+              .writeHead(429, { 'retry-after': retryAfter, 'content-type': 'application/json' })
+              .end('{"error":"rate limited"}'),
+      );
+      // The client's backoff (up to 60 s per request) on a virtual clock: the waits take no real time.
+      const { check } = await checkAgainst(url, [1], [], virtualClock());
+      expect(check('token.issue').message).toMatch(/^POST \/tokens was still rate-limited \(429\) after 11 tries/);
+    },
+  );
 });
