@@ -3,6 +3,7 @@ import { fail, pass, type Check } from '../src/runner/check.js';
 import { cameBack, isSuccess } from '../src/runner/expect.js';
 import { isJsonObject } from '../src/spec/json-object.js';
 import { jwtFormat } from '../src/http/jwt.js';
+import { unsendableInHeader } from '../src/spec/bearer-value.js';
 
 export const check: Check = {
   id: 'token.issue',
@@ -11,7 +12,7 @@ export const check: Check = {
   level: 'must',
   needsAcceptedCredentials: true,
   description:
-    'POST /tokens with the nested `{"token":{"client_id","client_secret"}}` body and valid credentials answers 2xx with a JSON object: `token` a non-empty string, `expires_at` an integer, `token_type` a string.',
+    'POST /tokens with the nested `{"token":{"client_id","client_secret"}}` body and valid credentials answers 2xx with a JSON object: `token` a non-empty string an Authorization header can carry (no control characters), `expires_at` an integer, `token_type` a string.',
   async run({ http, session }) {
     const ex = await session.firstIssue();
     if (!isSuccess(ex))
@@ -24,6 +25,11 @@ export const check: Check = {
     const problems: string[] = [];
     if (typeof body['token'] !== 'string' || body['token'] === '')
       problems.push(`token is ${describe(http, 'token', body['token'])}, not a non-empty string`);
+    const unsendable = typeof body['token'] === 'string' ? unsendableInHeader(body['token']) : [];
+    if (unsendable.length)
+      problems.push(
+        `token holds ${unsendable.join(', ')}, which no Authorization header can carry (§5.3; RFC 9110 §5.5 allows no control characters in a header)`,
+      );
     if (typeof body['expires_at'] !== 'number' || !Number.isInteger(body['expires_at']))
       problems.push(`expires_at is ${describe(http, 'expires_at', body['expires_at'])}, not an integer`);
     if (typeof body['token_type'] !== 'string')

@@ -26,15 +26,18 @@ const readOr = (path: string): string | undefined => {
   }
 };
 
-/** The pids of the run marked `marker` (and their descendants), the caller's own process never among them. */
-export function markedProcesses(marker: string, procDir = '/proc'): number[] {
+/**
+ * The pids of the run marked `marker` in `variable` (and their descendants), the caller's own
+ * process never among them. The tests' spawned CLIs carry a marker of their own (test/helpers/bounded-child.ts).
+ */
+export function markedProcesses(marker: string, procDir = '/proc', variable = RUN_MARKER_VARIABLE): number[] {
   let entries: string[];
   try {
     entries = readdirSync(procDir).filter((name) => /^\d+$/.test(name));
   } catch {
     return [];
   }
-  const needle = `\0${RUN_MARKER_VARIABLE}=${marker}\0`;
+  const needle = `\0${variable}=${marker}\0`;
   const parents = new Map<number, number>();
   const marked = new Set<number>();
   for (const name of entries) {

@@ -11,6 +11,7 @@
 // What a request yields is plain data (exchange.ts); the connection pool is dispatcher.ts.
 
 import { randomUUID } from 'node:crypto';
+import { maxHeaderSize } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { request } from './undici.js';
 import { isProduction, type Target } from '../config/target.js';
@@ -31,6 +32,7 @@ import { IDEMPOTENCY_KEY, closedWhileReused, replaySafe } from './replay.js';
 import { readAdvertisement, tighterAdvertisement } from '../spec/ratelimit-fields.js';
 import { httpDateMs, measureSkew, type ClockReading, type SkewBounds } from '../time/clock-skew.js';
 import { systemClock, type Clock } from '../time/clock.js';
+import { unsendableInHeader } from '../spec/bearer-value.js';
 
 export const DEFAULT_BODY_CAP_BYTES = 64 * 1024;
 // The service's clock readings kept (the newest): plenty to pin the skew down, bounded for a probe of thousands.
@@ -109,6 +111,8 @@ export class ServiceClient {
   }
 
   private async sendOnce(method: string, path: string, options: SendOptions): Promise<Exchange> {
+    const label = `${method} ${path}`;
+    if (options.bearer !== undefined) refuseUnsendable(label, options.bearer);
     const headers: Record<string, string> = {
       accept: 'application/json, text/plain;q=0.9, */*;q=0.5',
       'accept-encoding': ACCEPT_ENCODING,
@@ -120,7 +124,6 @@ export class ServiceClient {
       headers['content-type'] ??= 'application/json';
     }
     if (options.bearer !== undefined) headers['authorization'] = `Bearer ${options.bearer}`;
-    const label = `${method} ${path}`;
     const timeout = options.timeoutMs ?? this.opts.timeoutMs;
     const send = () =>
       request(this.target.baseUrl + path, {
@@ -159,7 +162,7 @@ export class ServiceClient {
       count(this.seen.codings, codingsOf(coding).join(', ') || 'identity');
     } catch (err) {
       if (err instanceof UnreadableBody) throw new UnreadableBody(`${label}: ${err.message}`);
-      throw answerTimeout(err, label, timeout) ?? err;
+      throw unreadAnswer(err, label, timeout) ?? err;
     } finally {
       this.audit(method, path, sentAt, started, answered, bearer);
     }
@@ -362,16 +365,34 @@ export class ServiceClient {
 
 const count = (tally: Record<string, number>, key: string) => void (tally[key] = (tally[key] ?? 0) + 1);
 
+/**
+ * A bearer no header can carry (a token a hostile or broken service issued with CR, LF…) is never
+ * sent: said here with the token's fingerprint, not as undici's bare "invalid authorization header".
+ */
+function refuseUnsendable(label: string, bearer: string): void {
+  const unsendable = unsendableInHeader(bearer);
+  if (!unsendable.length) return;
+  const err: NodeJS.ErrnoException = new Error(
+    `${label} not sent: token ${fingerprint(bearer)} holds ${unsendable.join(', ')}, which no Authorization header can carry (§5.3)`,
+  );
+  err.code = 'ERR_UNSENDABLE_TOKEN';
+  throw err;
+}
+
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 /**
- * A request the service never finished answering, said as such: undici's and AbortSignal's own
- * wording ("The operation was aborted due to timeout") names neither the request nor the limit.
+ * An answer the client gave up on, said as such: undici's and AbortSignal's own wording ("The
+ * operation was aborted due to timeout", "Headers Overflow Error") names neither the request nor
+ * the limit.
  */
-function answerTimeout(err: unknown, label: string, timeoutMs: number): NodeJS.ErrnoException | undefined {
+function unreadAnswer(err: unknown, label: string, timeoutMs: number): NodeJS.ErrnoException | undefined {
   const e = err as { name?: string; code?: string };
-  if (e?.name !== 'TimeoutError' && !TIMEOUT_CODES.has(e?.code ?? '')) return undefined;
-  const timedOut: NodeJS.ErrnoException = new Error(`${label} got no complete answer within ${timeoutMs / 1000} s`);
-  timedOut.code = 'ETIMEDOUT';
-  return timedOut;
+  const said = (message: string, code: string): NodeJS.ErrnoException => Object.assign(new Error(message), { code });
+  if (e?.name === 'TimeoutError' || TIMEOUT_CODES.has(e?.code ?? ''))
+    return said(`${label} got no complete answer within ${timeoutMs / 1000} s`, 'ETIMEDOUT');
+  // undici's cap on an HTTP/1.1 answer's head is Node's (--max-http-header-size).
+  if (e?.code === 'UND_ERR_HEADERS_OVERFLOW')
+    return said(`${label} answered with headers over the ${maxHeaderSize} bytes the client reads`, e.code);
+  return undefined;
 }

@@ -14,7 +14,9 @@ import type { Exchange } from '../../src/http/exchange.js';
 import { withLiveToken } from '../../src/runner/live-token.js';
 import type { EdgeAllowance } from '../../src/time/expiry-edges.js';
 import { virtualClock } from '../../src/time/clock.js';
-import { emulatorContext, ONE_CHECK_RATE_LIMIT as RATE_LIMIT } from '../helpers/conformance.js';
+import { createContext } from '../../src/runner/context.js';
+import { Ledger } from '../../src/runner/ledger.js';
+import { emulatorContext, targetsOf, ONE_CHECK_RATE_LIMIT as RATE_LIMIT } from '../helpers/conformance.js';
 
 let emulator: Emulator | undefined;
 afterEach(async () => {
@@ -78,6 +80,47 @@ describe.each([
       faults: ['expires-early'],
     });
     expect(outcome.status).toBe('fail');
+  });
+});
+
+// On production, with business.evaluation opted in, each accepted call may be a real evaluation:
+// a 401 at the token's edge is said, never answered by sending the call again with the successor.
+describe('business.valid-token-accepted on production, with a token that expires in flight', () => {
+  it('sends POST /v1/evaluation once, and says the token may have expired in flight', async () => {
+    const clock = virtualClock(Math.floor(Date.now() / 1000) * 1000 + 100);
+    const arrived: string[] = [];
+    emulator = await createEmulator({
+      port: 0,
+      environments: ['production'],
+      tokenTtlS: 2,
+      now: clock.now,
+      observe: ({ req }) => arrived.push(`${req.method} ${req.path}`),
+    });
+    const evaluation = { method: 'POST' as const, body: { note: 'production payload' } };
+    const { ctx, close } = createContext({
+      target: targetsOf(emulator)[0]!,
+      others: [],
+      expect: { tokenLifetimeS: 2, expiryWaitS: 0, clockToleranceS: 1 },
+      business: { evaluation: { method: 'POST', body: {} }, ach_transactions: { method: 'POST', body: {} } },
+      production: { maxRequests: 20, business: { evaluation } },
+      rateLimit: RATE_LIMIT,
+      ledger: Ledger.disabled(),
+      clock,
+    });
+    try {
+      const first = await ctx.session.current();
+      // 300 ms before the end of a 2 s token, 350 ms in flight: the 401 comes after its expires_at.
+      clock.advance(epochSeconds(first.expiresAt)! * 1000 - 300 - clock.now());
+      const send = ctx.http.business.bind(ctx.http);
+      ctx.http.business = async (...args: Parameters<typeof send>) => (clock.advance(350), send(...args));
+      const outcome = await businessValid.run(ctx);
+      expect(arrived.filter((r) => r === 'POST /v1/evaluation')).toHaveLength(1);
+      expect(`${outcome.status}: ${outcome.message}`).toMatch(
+        /^skip: POST \/v1\/evaluation refused token \S+ with 401 within the uncertainty of its expires_at \d+: it may have expired in flight/,
+      );
+    } finally {
+      await close();
+    }
   });
 });
 

@@ -4,11 +4,11 @@
 // `uses:` steps (setup-node, caches, upload) are GitHub's, and `install` is `npm ci` of this
 // checkout, which is already built: those are skipped.
 
-import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { projectRoot } from '../k6/support.js';
+import { spawnBounded } from '../helpers/bounded-child.js';
 
 export const ACTION_FILE = join(projectRoot, 'action.yml');
 
@@ -30,28 +30,21 @@ export interface Action {
 
 export const action = parse(await readFile(ACTION_FILE, 'utf8')) as Action;
 
-/** One step's script in bash, with the runner's variables it reads. */
-export function runScript(
+/** One step's script in bash, with the runner's variables it reads; killed with all it started past `timeoutMs`. */
+export async function runScript(
   script: string,
   env: Record<string, string>,
   cwd: string,
+  timeoutMs = 280_000,
 ): Promise<{ code: number | null; out: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn('bash', ['-e', '-c', script], {
-      cwd,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d));
-    child.stderr.on('data', (d: Buffer) => (out += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 280_000);
-    child.on('error', fail);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      done({ code, out });
-    });
-  });
+  let out = '';
+  const { code } = await spawnBounded('bash', ['-e', '-c', script], {
+    cwd,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env },
+    timeoutMs,
+    onOutput: (chunk) => (out += chunk),
+  }).done;
+  return { code, out };
 }
 
 export interface ActionRun {

@@ -1,13 +1,14 @@
 // The CLI two ways: spawned from the built bin the way a user runs it (`npm test` builds dist/
 // first), for what only a process shows (signals, exit timing, start-up, the bin itself); and
 // `main` called inside the test's process, for everything else, at a fraction of the cost.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
 import { expect } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
 import type { Clock } from '../../src/time/clock.js';
 import { main } from '../../src/cli/main.js';
+import { spawnBounded } from './bounded-child.js';
 
 export interface CliResult {
   code: number | null;
@@ -39,43 +40,39 @@ export interface RunningCli {
 
 const BIN = resolve('bin/ces-harness.js');
 
-/** The CLI as a running process, for tests that act on it mid-run (send it a signal, say). */
+/**
+ * The CLI as a running process, for tests that act on it mid-run (send it a signal, say). Past
+ * `timeoutMs` it is killed with all it started (bounded-child.ts) and `done` rejects.
+ */
 export function startCli(args: string[], options: Omit<CliOptions, 'clock'> = {}): RunningCli {
-  const child = spawn(process.execPath, [options.bin ?? BIN, ...args], {
-    cwd: options.cwd ?? process.cwd(),
-    env: cleanEnv(options.env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
   const waiters: Array<{ pattern: RegExp; resolve: () => void }> = [];
   const check = () => {
     for (const w of [...waiters]) {
-      if (w.pattern.test(stdout) || w.pattern.test(stderr)) {
+      if (w.pattern.test(run.stdout()) || w.pattern.test(run.stderr())) {
         waiters.splice(waiters.indexOf(w), 1);
         w.resolve();
       }
     }
   };
-  child.stdout!.on('data', (d: Buffer) => ((stdout += d.toString()), check()));
-  child.stderr!.on('data', (d: Buffer) => ((stderr += d.toString()), check()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
-  const done = new Promise<CliResult>((resolveDone, fail) => {
-    child.on('error', fail);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolveDone({ code, stdout, stderr });
-    });
+  const run = spawnBounded(process.execPath, [options.bin ?? BIN, ...args], {
+    cwd: options.cwd ?? process.cwd(),
+    env: cleanEnv(options.env),
+    timeoutMs: options.timeoutMs ?? 60_000,
+    onOutput: () => check(),
   });
+  const { done } = run;
+  // Handled here too: a test that never awaits `done` (it failed first) gets no stray rejection later.
+  done.catch(() => {});
   const waitFor = (pattern: RegExp) =>
     new Promise<void>((resolveWait, reject) => {
       waiters.push({ pattern, resolve: resolveWait });
       check();
-      void done.then((r) =>
-        reject(new Error(`the CLI ended (exit ${r.code}) before printing ${pattern}:\n${r.stdout}${r.stderr}`)),
+      done.then(
+        (r) => reject(new Error(`the CLI ended (exit ${r.code}) before printing ${pattern}:\n${r.stdout}${r.stderr}`)),
+        reject,
       );
     });
-  return { child, waitFor, stdout: () => stdout, done };
+  return { child: run.child, waitFor, stdout: run.stdout, done };
 }
 
 export function runCli(args: string[], options: Omit<CliOptions, 'clock'> = {}): Promise<CliResult> {

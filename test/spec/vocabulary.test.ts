@@ -35,6 +35,9 @@ describe('Retry-After (RFC 9110 §10.2.3), and how much of it the client honours
     [' 0 ', 0, 0],
     // The parser has no ceiling: the rate-limit probe reports what the service asked for, however long.
     ['600', 600_000, undefined],
+    // A hostile service's 10^9 s (and more digits than a number holds) is never waited for.
+    ['1000000000', 1e12, undefined],
+    ['9'.repeat(400), Infinity, undefined],
     ['Sun, 22 Nov 2026 10:00:07 GMT', 7000, 7000],
     ['Sun, 22 Nov 2026 09:59:00 GMT', 0, 0],
     // The obsolete forms a recipient must still accept (RFC 9110 §5.6.7).

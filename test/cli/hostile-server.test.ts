@@ -1,0 +1,271 @@
+// `check` against a service that attacks its client, as a held-out bench would: answers that never
+// end or never stop coming, headers without end, a token request redirected elsewhere, tokens made
+// to break the next request, a handshake reset or refused with an alert, 429s whose Retry-After
+// asks for 10^9 s or is garbage. Each run ends within its request timeout's reach, with the documented
+// exit code and a report, and no output holds the client secret or a token the service handed out.
+// Real TLS on 127.0.0.1 port 0; beside this file, unreachable.test.ts covers what fails before the
+// first answer (silence, resets, closes) and test/http the client's own bounds.
+
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import net, { type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Report } from '../../src/report/model.js';
+import { virtualClock, type Clock } from '../../src/time/clock.js';
+import { oneErrorLine, runCliInProcess } from '../helpers/cli.js';
+import { closeLoopback, listenLoopback } from '../helpers/loopback-https.js';
+import { createTestPki } from '../tls/pki.js';
+import { CONFORMANT, startTcp } from '../tls/servers.js';
+
+const pki = createTestPki();
+const SECRET = 'hostile-secret-9d41c7e2';
+const ID = 'hostile-client';
+const servers: Server[] = [];
+afterEach(() => {
+  for (const s of servers.splice(0)) closeLoopback(s);
+});
+
+const parseOr = (body: string): unknown => {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+};
+
+type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
+
+/** Answers as §4 wants, with `token` as the token; `hostile` takes over POST /tokens when given. */
+function service(token: string, hostile?: Handler): Handler {
+  return (req, res, body) => {
+    const json = (status: number, value: unknown) =>
+      res
+        .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+        .end(JSON.stringify(value));
+    if (req.url === '/tokens/health_check') return void res.writeHead(200).end(`alive ${new Date().toISOString()}`);
+    if (req.url === '/tokens' && hostile) return hostile(req, res, body);
+    if (req.url === '/tokens') {
+      const c = (parseOr(body) as { token?: { client_id?: string; client_secret?: string } } | undefined)?.token;
+      if (c?.client_id !== ID || c.client_secret !== SECRET) return json(401, { error: 'unauthorized' });
+      return json(200, { token, expires_at: Math.floor(Date.now() / 1000) + 86_400, token_type: 'Bearer' });
+    }
+    if (req.headers.authorization !== `Bearer ${token}`) return json(401, { error: 'unauthorized' });
+    return json(200, req.url === '/tokens/validate' ? { valid: true, message: 'token is valid' } : {});
+  };
+}
+
+/** An HTTPS server (§5.8's TLS) on 127.0.0.1, port 0, reading each request whole before `handle`. */
+async function start(handle: Handler, seen: IncomingMessage[] = []): Promise<string> {
+  const server = createServer({ key: pki.keyPem, cert: pki.certPem, ...CONFORMANT }, (req, res) => {
+    seen.push(req);
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => handle(req, res, body));
+  });
+  server.on('tlsClientError', () => {});
+  servers.push(server);
+  return listenLoopback(server);
+}
+
+/** A body that never ends, as fast as the client reads it. */
+const endless = () =>
+  new Readable({
+    read() {
+      this.push(Buffer.alloc(64 * 1024, 'x'));
+    },
+  });
+
+/** Runs `check` against `url`; asserts the exit code, that a report was written and that no output leaks. */
+async function checkAgainst(url: string, codes: number[], secrets: string[], clock?: Clock) {
+  const cwd = mkdtempSync(join(tmpdir(), 'ces-hostile-'));
+  writeFileSync(join(cwd, 'ca.pem'), pki.caPem);
+  const res = await runCliInProcess(
+    ['check', '--base-url', url, '--ca', 'ca.pem', '--report-dir', 'report', '--request-timeout', '2'],
+    { cwd, env: { CES_CLIENT_ID: ID, CES_CLIENT_SECRET: SECRET }, timeoutMs: 45_000, ...(clock ? { clock } : {}) },
+  );
+  expect(codes, res.stdout + res.stderr).toContain(res.code);
+  const files = readdirSync(join(cwd, 'report'));
+  expect(files).toEqual(expect.arrayContaining(['report.json', 'report.md', 'junit.xml', 'report.html']));
+  // Every file the run left (the report, a ledger or history beside it), and the terminal.
+  const left = readdirSync(cwd, { recursive: true, encoding: 'utf8' }).filter((f) => statSync(join(cwd, f)).isFile());
+  const outputs = [res.stdout, res.stderr, ...left.map((f) => readFileSync(join(cwd, f), 'utf8'))];
+  for (const secret of [SECRET, ...secrets]) for (const text of outputs) expect(text.includes(secret)).toBe(false);
+  // NO_COLOR: an escape sequence on the terminal could only have come from the service.
+  expect(res.stdout + res.stderr).not.toMatch(/\u001b/);
+  const report = JSON.parse(readFileSync(join(cwd, 'report', 'report.json'), 'utf8')) as Report;
+  return { res, report, check: (id: string) => report.checks.find((c) => c.id === id)! };
+}
+
+const TOKEN = 'tk_hostile_0123456789abcdef0123456789abcdef';
+
+describe('check against a hostile POST /tokens', () => {
+  const cases: Array<{ name: string; hostile: Handler; said: RegExp }> = [
+    {
+      name: 'headers that never end (one more line every 50 ms)',
+      said: /^error: POST \/tokens got no complete answer within 2 s \(ETIMEDOUT\)$/,
+      hostile: (req, res) => {
+        const socket = req.socket;
+        socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n');
+        const more = setInterval(() => (socket.destroyed ? clearInterval(more) : socket.write('x-more: 1\r\n')), 50);
+        socket.once('close', () => clearInterval(more));
+      },
+    },
+    {
+      name: 'a 1 MB header',
+      said: /^error: POST \/tokens answered with headers over the \d+ bytes the client reads \(UND_ERR_HEADERS_OVERFLOW\)$/,
+      hostile: (req) => void req.socket.write(`HTTP/1.1 200 OK\r\nx-huge: ${'a'.repeat(1 << 20)}\r\n\r\n{}`),
+    },
+    {
+      name: 'a body that never ends, as fast as it is read',
+      said: /^fail: POST \/tokens returned 200 <application\/json, 65536 chars, sha256:\w+>: not a JSON object/,
+      hostile: (_req, res) => void endless().pipe(res.writeHead(200, { 'content-type': 'application/json' })),
+    },
+    {
+      // Under the body cap for an hour, and never idle long enough for a between-chunks timeout.
+      name: 'a body that trickles a byte every 100 ms, forever',
+      said: /^error: POST \/tokens got no complete answer within 2 s \(ETIMEDOUT\)$/,
+      hostile: (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const more = setInterval(() => res.write(' '), 100);
+        res.once('close', () => clearInterval(more));
+      },
+    },
+    {
+      name: 'a 100 MB body with its Content-Length',
+      said: /^fail: POST \/tokens returned 200 <application\/json, 65536 chars, sha256:\w+>: not a JSON object/,
+      hostile: (_req, res) => {
+        let left = 100 * 1024 * 1024;
+        const body = new Readable({
+          read() {
+            const n = Math.min(left, 64 * 1024);
+            left -= n;
+            this.push(n ? Buffer.alloc(n, 'x') : null);
+          },
+        });
+        body.pipe(
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(100 * 1024 * 1024) }),
+        );
+      },
+    },
+    {
+      name: 'a 200 whose body stops after its first byte',
+      said: /^error: POST \/tokens got no complete answer within 2 s \(ETIMEDOUT\)$/,
+      hostile: (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).write('{'),
+    },
+    {
+      name: 'a 1 MB token',
+      said: /^fail: POST \/tokens returned 200 <application\/json, 65536 chars, sha256:\w+>: not a JSON object/,
+      hostile: (_req, res) =>
+        void res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            token: 'T'.repeat(1 << 20),
+            expires_at: Math.floor(Date.now() / 1000) + 86_400,
+            token_type: 'Bearer',
+          }),
+        ),
+    },
+  ];
+
+  it.each(cases)('$name: ends, exit 1, a report, no leak', async ({ hostile, said }) => {
+    const url = await start(service(TOKEN, hostile));
+    const { report, check } = await checkAgainst(url, [1], [TOKEN]);
+    expect(report.verdict).toBe('fail');
+    const issue = check('token.issue');
+    expect(`${issue.status}: ${issue.message}`).toMatch(said);
+  });
+});
+
+describe('a token request redirected elsewhere', () => {
+  // Elsewhere counts connections, whatever they speak: following the redirect at all connects to it.
+  it.each([
+    { name: 'another origin', to: (port: number) => `https://127.0.0.1:${port}/tokens` },
+    { name: 'plain http', to: (port: number) => `http://127.0.0.1:${port}/tokens` },
+  ])('to $name: nothing follows, the credentials least of all', async ({ to }) => {
+    let followed = 0;
+    const elsewhere = net.createServer((s) => (followed++, s.destroy()));
+    await new Promise<void>((done) => elsewhere.listen(0, '127.0.0.1', done));
+    try {
+      const port = (elsewhere.address() as AddressInfo).port;
+      const url = await start(service(TOKEN, (_req, res) => void res.writeHead(307, { location: to(port) }).end()));
+      const { check } = await checkAgainst(url, [1], [TOKEN]);
+      expect(followed).toBe(0);
+      expect(check('token.issue').message).toMatch(/^POST \/tokens returned 307 /);
+    } finally {
+      elsewhere.close();
+    }
+  });
+});
+
+describe('a token made to break the request that carries it', () => {
+  it.each([
+    { name: 'CRLF and a header', token: `${TOKEN}\r\nx-injected: 1`, named: 'CR, LF' },
+    { name: 'a NUL', token: `${TOKEN}\u0000x`, named: 'NUL' },
+    { name: 'a terminal escape', token: `${TOKEN}\u001b[2J\u001b[31m`, named: '0x1b' },
+  ])('$name: token.issue fails, nothing sends it, a report, no leak', async ({ token, named }) => {
+    const seen: IncomingMessage[] = [];
+    const url = await start(service(token), seen);
+    const { check } = await checkAgainst(url, [1], [token, TOKEN]);
+    for (const req of seen) expect(req.headers['x-injected']).toBeUndefined();
+    // The service issued a token no client can send: a finding, and the checks that need it say why they could not.
+    expect(check('token.issue')).toMatchObject({ status: 'fail' });
+    expect(check('token.issue').message).toContain(`token holds ${named}, which no Authorization header can carry`);
+    expect(check('validate.valid-token').message).toMatch(
+      new RegExp(`^GET /tokens/validate not sent: token tk_[0-9a-f]{8} holds ${named}, .*\\(ERR_UNSENDABLE_TOKEN\\)$`),
+    );
+  });
+});
+
+describe('a handshake broken off by the service', () => {
+  it('reads the ClientHello, then resets: exit 3, one line, before any check', async () => {
+    const server = await startTcp((s) => s.once('data', () => s.resetAndDestroy()));
+    try {
+      const cwd = mkdtempSync(join(tmpdir(), 'ces-hostile-'));
+      const res = await runCliInProcess(['check', '--base-url', server.url, '--report-dir', 'report'], {
+        cwd,
+        env: { CES_CLIENT_ID: ID, CES_CLIENT_SECRET: SECRET },
+        timeoutMs: 40_000,
+      });
+      expect(res.code, res.stdout + res.stderr).toBe(3);
+      expect(oneErrorLine(res)).toMatch(
+        /ECONNRESET: the connection was closed or reset before the TLS handshake finished/,
+      );
+      expect(res.stderr).not.toContain(SECRET);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers every handshake with an alert (no suite in common): the TLS checks say so, exit 1, a report', async () => {
+    const server = createServer(
+      { key: pki.keyPem, cert: pki.certPem, ...CONFORMANT, ciphers: 'TLS_AES_128_CCM_SHA256' },
+      (_req, res) => void res.end(),
+    );
+    server.on('tlsClientError', () => {});
+    servers.push(server);
+    const { check } = await checkAgainst(await listenLoopback(server), [1], []);
+    expect(check('tls.allowed-suites-accepted').status).toBe('fail');
+    expect(check('token.issue').status).toBe('error');
+  });
+});
+
+describe('a service that answers 429 to everything but the health check', () => {
+  it.each(['1000000000', '-1', 'soon'])(
+    'with Retry-After %s: never waited for, the run ends with exit 1 and a report',
+    async (retryAfter) => {
+      const url = await start((req, res) =>
+        req.url === '/tokens/health_check'
+          ? void res.writeHead(200).end(`alive ${new Date().toISOString()}`)
+          : void res
+              .writeHead(429, { 'retry-after': retryAfter, 'content-type': 'application/json' })
+              .end('{"error":"rate limited"}'),
+      );
+      // The client's backoff (up to 60 s per request) on a virtual clock: the waits take no real time.
+      const { check } = await checkAgainst(url, [1], [], virtualClock());
+      expect(check('token.issue').message).toMatch(/^POST \/tokens was still rate-limited \(429\) after 11 tries/);
+    },
+  );
+});
