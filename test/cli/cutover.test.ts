@@ -35,7 +35,10 @@ const LOAD = ['--allow-production-load'];
 /** Production's gateway announces its quota on every answer: its limit is known without loading it. */
 const ANNOUNCED = { profiles: ['ratelimit-headers' as const] };
 
-describe('ces-harness cutover', () => {
+// Every test past its CLI run's own bound (runCli's timeoutMs, 120-180 s, which kills the run and
+// says what it printed): the READY pair takes about 45 s alone, and went past vitest's default 60 s
+// beside the tier's other files (CI, 2026-11-29).
+describe('ces-harness cutover', { timeout: 200_000 }, () => {
   const started: Emulator[] = [];
   afterAll(async () => Promise.all(started.map((e) => e.close())));
 
