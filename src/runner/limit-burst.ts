@@ -12,6 +12,7 @@ import { isLimitLike, passedTokenAndLimit } from '../spec/limit-statuses.js';
 import { probeCalls } from '../ratelimit/calls.js';
 import { MAX_IN_FLIGHT, MIN_IN_FLIGHT } from '../ratelimit/in-flight.js';
 import { Probe } from '../ratelimit/probe/probe.js';
+import { sendingEndMs, sentBeforeShut } from '../ratelimit/probe/arrival.js';
 import type { CheckContext } from './check.js';
 import type { Sample } from '../ratelimit/types.js';
 
@@ -119,17 +120,16 @@ async function runBurst(ctx: CheckContext): Promise<LimitBurst> {
   return result;
 }
 
-/** What the requests sent before the first refused one met: see LimitBurst.beforeLimit. */
+/** What the requests sent before the limit shut met: see LimitBurst.beforeLimit. */
 export function sentBeforeRefusal(samples: readonly Sample[]): LimitBurst['beforeLimit'] {
-  const refusedMs = Math.min(...samples.filter((s) => s.answer === 'limited').map((s) => s.sentMs));
-  if (!Number.isFinite(refusedMs)) return undefined;
-  const before = samples.filter((s) => s.sentMs < refusedMs);
+  const before = sentBeforeShut(samples);
+  if (before === undefined) return undefined;
   if (before.length === 0) return { accepted: 0, offeredRps: 0 };
-  const firstMs = Math.min(...before.map((s) => s.sentMs));
-  // The first refused request closes the span: n requests sent over the n intervals up to it.
+  // The shut closes the span: n requests sent over the n intervals up to the first refused one.
+  const spanMs = sendingEndMs(samples)! - before[0]!.sentMs;
   return {
-    accepted: before.filter((s) => s.status >= 200 && s.status < 300).length,
-    offeredRps: before.length / Math.max((refusedMs - firstMs) / 1000, 0.001),
+    accepted: before.filter((s) => s.answer === 'accepted').length,
+    offeredRps: before.length / Math.max(spanMs / 1000, 0.001),
   };
 }
 

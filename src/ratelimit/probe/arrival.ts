@@ -125,6 +125,12 @@ export function acceptedBeforeShut(run: readonly Sample[]): Sample[] {
   return sorted.filter((s) => s.answer === 'accepted' && (refusal === undefined || s.sentMs < refusal.sentMs));
 }
 
+/** The requests of a run sent before the limit shut (firstRefusal); undefined when it never shut. */
+export function sentBeforeShut(run: readonly Sample[]): Sample[] | undefined {
+  const { sorted, refusal } = firstRefusal(run);
+  return refusal === undefined ? undefined : sorted.filter((s) => s.sentMs < refusal.sentMs);
+}
+
 /**
  * When a run stopped sending what it meant to: its first refusal's send time (what followed were
  * already on their way before its answer came back), else its last request's.
