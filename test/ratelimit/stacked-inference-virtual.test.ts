@@ -298,14 +298,16 @@ describe('identifyStack claims nothing the evidence contradicts', () => {
     expect(fitted.size).toBeGreaterThan(0);
   });
 
+  /** A round held at 20 req/s for 120 s right after quotaRound. */
+  const held = {
+    rps: 20,
+    startS: 121,
+    durationS: 120,
+    tailS: 0,
+    round: { ...ROUND, target_rps: 20, verdict: 'holds' },
+  } as const;
+
   it('a round held at 20 req/s for 120 s right after: no bucket or window at 10 req/s admits it, "not identified" with what each round saw', () => {
-    const held = {
-      rps: 20,
-      startS: 121,
-      durationS: 120,
-      tailS: 0,
-      round: { ...ROUND, target_rps: 20, verdict: 'holds' },
-    } as const;
     const found = identifyStack({ first, timeline: [], rounds: [quotaRound, held], maxWindowS: 60 });
     expect(found).toEqual({
       why: expect.stringMatching(
@@ -315,13 +317,6 @@ describe('identifyStack claims nothing the evidence contradicts', () => {
   });
 
   it('the same rounds behind a horizon too short for any window: "no bucket" alone, no empty list of windows', () => {
-    const held = {
-      rps: 20,
-      startS: 121,
-      durationS: 120,
-      tailS: 0,
-      round: { ...ROUND, target_rps: 20, verdict: 'holds' },
-    } as const;
     const found = identifyStack({ first, timeline: [], rounds: [quotaRound, held], maxWindowS: 1 });
     expect(found).toEqual({
       why: expect.stringMatching(/^no bucket beside the probe's reading explains every round: round 1 /),
