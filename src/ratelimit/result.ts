@@ -62,8 +62,15 @@ export function toRateLimitResult(
     notes.push('no recommendation: the probe did not measure a sustained rate to size a client by');
   notes.push(...proofNotes);
   // The measurement passes through as the probe made it; only the Estimate's workings stay behind.
-  const { sustained_precision, burst_from_idle, retry_after_max_s, latency_p95_ms, ratelimit_headers, ...measured } =
-    estimate;
+  const {
+    sustained_precision,
+    burst_from_idle,
+    retry_after_max_s,
+    latency_p95_ms,
+    ratelimit_headers,
+    replay_timeline,
+    ...measured
+  } = estimate;
   const announced = announcedBound(estimate);
   return {
     ...measured,
