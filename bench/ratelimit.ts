@@ -17,6 +17,8 @@
 //              timer in whole batches (Envoy's token_bucket)
 //   emulator   the emulator's fixed window on the clock, refusals counted
 //   minute     per-minute limits of the real libraries (issue 21 item 3), probe cap 2.5 periods
+//   real-stack two limits at once in real limiters (issue 35): two nginx zones (a second and 600r/m,
+//              both nodelay, or the per-second one queueing), HAProxy's two stick tables (1 s and 60 s)
 //   advertised the emulator announcing its 600 per 60 s (RateLimit-Policy, X-RateLimit-*): the
 //              probe verifies the announcement instead of waiting out windows
 //   network, silent   bench/ratelimit-network.ts: across toxiproxy, and silent per-minute windows
@@ -33,7 +35,7 @@
 
 import { join } from 'node:path';
 import { findProjectRoot } from '../src/fs/project-root.js';
-import { describeLimiter, type LimiterModel } from '../src/ratelimit/limiters/index.js';
+import { describeLimiter, sustainedRate, type LimiterModel, type LimiterSet } from '../src/ratelimit/limiters/index.js';
 import { round } from '../src/toolkit/stats.js';
 import { startFlexibleLimiter } from '../test/helpers/flexible-limiter.js';
 import { haproxyMissing, startHaproxy } from '../test/helpers/haproxy.js';
@@ -41,7 +43,7 @@ import { httprateMissing, provisionHttprate, startHttprate, type GoLimiter } fro
 import { nginxMissing, startNginx } from '../test/helpers/nginx.js';
 import { goalCell, goalSummary, rowSlug, selectRows, stageBudgetS, type Row } from './ratelimit-goal.js';
 import { acrossNetwork, NETWORK_ROWS } from './ratelimit-network.js';
-import { emulatorRow, refillOf, startStack, type RowSpec, type StartFront } from './ratelimit-stack.js';
+import { emulatorRow, refillOf, spanOfModel, startStack, type RowSpec, type StartFront } from './ratelimit-stack.js';
 import { stageRun, type StageRun } from './ratelimit-stage.js';
 
 /** The probe's cap for limits of a few seconds, and for a minute (2.5 periods). */
@@ -129,6 +131,73 @@ const go = (limiter: GoLimiter, group = 'go'): RowSpec => ({
   stack: { front: goFront(limiter) },
 });
 const bucket = (rate_rps: number, burst: number): LimiterModel => ({ kind: 'bucket', rate_rps, burst });
+const queueOf = (rate_rps: number, burst: number): LimiterModel => ({ kind: 'queue', rate_rps, burst, delay: 0 });
+const interpolated = (limit: number, period_s: number, counts_refused: boolean): LimiterModel => ({
+  kind: 'sliding-window',
+  limit,
+  period_s,
+  counts_refused,
+  counter: 'interpolated',
+});
+
+/**
+ * A real limiter running two limits at once (issue 35: a second and a minute), its truth as a
+ * LimiterSet: the true rate is the set's sustained one, its span the set's longest window or refill.
+ */
+const realStack = (
+  limiter: string,
+  setting: string,
+  truth: LimiterSet,
+  front: StartFront,
+  missing: () => string | undefined,
+): RowSpec => ({
+  group: 'real-stack',
+  limiter: `${limiter}: ${describeLimiter(truth)}`,
+  setting,
+  true_rps: round(sustainedRate(truth), 2),
+  ...spanOfModel(truth),
+  cap_s: MINUTE_CAP_S,
+  missing,
+  stack: { front },
+});
+/**
+ * Two nginx zones on one location, the second in r/m, a leaky bucket too (600r/m drains one
+ * request each 100 ms). nginx admits a request when every zone's excess with it stays within its
+ * burst, so from idle burst + 1 pass at once: a bucket of burst + 1; without nodelay, a queue.
+ */
+const nginxZones = (perSecondQueues: boolean): RowSpec =>
+  realStack(
+    perSecondQueues ? 'nginx limit_req, two zones, the 30r/s one queueing' : 'nginx limit_req, two zones',
+    `rate=30r/s burst=30${perSecondQueues ? '' : ' nodelay'} and rate=600r/m burst=600 nodelay`,
+    [perSecondQueues ? queueOf(30, 30) : bucket(30, 31), bucket(10, 601)],
+    (upstream, tlsDir) =>
+      startNginx({
+        upstream,
+        tlsDir,
+        limit: [
+          { rate: 30, burst: 30, ...(perSecondQueues ? { queue: {} } : {}) },
+          { rate: 600, per: 'm', burst: 600 },
+        ],
+      }),
+    nginxMissing,
+  );
+/** HAProxy's two stick tables, http_req_rate over 1 s and over 60 s, in one recipe. */
+const haproxyTables = (recipe: 'admitted' | 'every'): RowSpec =>
+  realStack(
+    `HAProxy, two stick tables, ${recipe === 'every' ? 'every request counted' : 'admitted counted'}`,
+    'http_req_rate(1s) 30 and http_req_rate(60s) 600',
+    [interpolated(30, 1, recipe === 'every'), interpolated(600, 60, recipe === 'every')],
+    (upstream, tlsDir) =>
+      startHaproxy({
+        upstream,
+        tlsDir,
+        limit: [
+          { limit: 30, periodMs: 1000, recipe },
+          { limit: 600, periodMs: 60_000, recipe },
+        ],
+      }),
+    haproxyMissing,
+  );
 const fixed = (limit: number, window_s: number, counts_refused: boolean): LimiterModel => ({
   kind: 'fixed-window',
   limit,
@@ -201,6 +270,11 @@ export const ROWS: RowSpec[] = [
       },
     ),
   ),
+  // Issue 35: the same two limits in real limiters (a second and a minute), no emulator limit behind.
+  nginxZones(false),
+  nginxZones(true),
+  haproxyTables('admitted'),
+  haproxyTables('every'),
 ];
 
 /** Where each row's evidence is kept (git-ignored, as every report folder is). */

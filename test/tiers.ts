@@ -72,6 +72,11 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     why: 'the probe against nginx limit_req without nodelay (a queue) at two settings, each within 2 %',
     precise: true,
   },
+  'test/ratelimit/nginx-zones.test.ts': {
+    seconds: 30,
+    why: 'the probe against two nginx limit_req zones at once (30r/s and 600r/m), the lower read within 2 % and never recommended above',
+    precise: true,
+  },
   'test/ratelimit/haproxy.test.ts': {
     seconds: 33,
     why: "HAProxy's sliding window read within 2 % in each recipe (nginx's test in the fast tier stands for the real limiters there)",

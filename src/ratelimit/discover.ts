@@ -44,7 +44,7 @@
 import type { ProbeCalls } from './calls.js';
 import { contradiction } from './judge-claim.js';
 import { round } from './estimators.js';
-import { probeTimeline } from './timeline.js';
+import { FINE_SLOT_MS, probeTimeline } from './timeline.js';
 import { refusalsOf, tooFewRefusals } from './evidence.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { describeLimiter, queueDelayMs, sustainedRate, type LimiterModel, type LimiterSet } from './limiters/index.js';
@@ -809,12 +809,18 @@ function estimateOf(
 }
 
 /** What the probe as a whole sent and saw, up to now: set again after a phase that follows the estimate. */
-function probeTotals(probe: Probe): Pick<Estimate, 'requests_sent' | 'requests_limited' | 'duration_s' | 'timeline'> {
+function probeTotals(
+  probe: Probe,
+): Pick<Estimate, 'requests_sent' | 'requests_limited' | 'duration_s' | 'timeline' | 'replay_timeline'> {
+  const timeline = probeTimeline(probe.samples);
+  // A chart coarser than the fine slot is no replay's ground (EstimateWorkings.replay_timeline).
+  const coarse = timeline.length > 1 && timeline[1]!.t - timeline[0]!.t > FINE_SLOT_MS / 1000;
   return {
     requests_sent: probe.sentSoFar(),
     requests_limited: probe.calls.overhead.limited + probe.samples.filter((s) => s.answer === 'limited').length,
     duration_s: round(probe.elapsed() / 1000, 2),
-    timeline: probeTimeline(probe.samples),
+    timeline,
+    ...(coarse ? { replay_timeline: probeTimeline(probe.samples, FINE_SLOT_MS) } : {}),
   };
 }
 

@@ -58,7 +58,8 @@ export function toRateLimitResult(
     notes.push(
       `no recommendation: not proven, none of the ${proving.rounds.length} policies tried kept the promise in its k6 proof`,
     );
-  else if (estimate.sustained_rps === null)
+  // Only without one: a policy the proof rounds held is given even when the probe's rate was not measured.
+  else if (!recommendation && estimate.sustained_rps === null)
     notes.push('no recommendation: the probe did not measure a sustained rate to size a client by');
   notes.push(...proofNotes);
   // The measurement passes through as the probe made it; only the Estimate's workings stay behind.
@@ -69,6 +70,7 @@ export function toRateLimitResult(
     retry_after_max_s,
     latency_p95_ms,
     ratelimit_headers,
+    replay_timeline,
     ...measured
   } = estimate;
   const announced = announcedBound(estimate);

@@ -14,7 +14,7 @@ import { countsRefused, describeLimiter, sustainedRate, type LimiterModel, type 
 import { PROOF_PROMISE, QUOTA_AFTER_S, type Identified } from './proof-loop.js';
 import { replay, type Replay, type ReplayedRound, type RoundNeeds, type RoundRun } from './round-replay.js';
 import { windowOf, type longestKnownWindow } from './horizon.js';
-import type { TimelinePoint } from './types.js';
+import type { Estimate, TimelinePoint } from './types.js';
 
 /** A proof round: what k6 measured (ProofRound) and when and how long it ran. */
 export type RoundEvidence = RoundRun & { round: ProofRound };
@@ -474,6 +474,10 @@ export function untilEdgeS(phaseS: number, windowS: number, nowS: number): numbe
 
 /** What the inference concluded after the last round: a set, why none was claimed, or null (no round met a quota). */
 export type StackVerdict = StackedIdentity | { why: string; spanRps?: { low: number; high: number } } | null;
+
+/** The probe's timeline a replay reads: at 100 ms, never the long probe's 1 s chart (EstimateWorkings.replay_timeline). */
+export const replayTimeline = (e: Pick<Estimate, 'timeline' | 'replay_timeline'>): TimelinePoint[] =>
+  e.replay_timeline ?? e.timeline;
 
 /**
  * The inference as the proof loop runs: each round is noted once it ran (when, how fast, how

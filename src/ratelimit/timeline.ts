@@ -34,20 +34,26 @@ const PHASE_LABEL: Record<PhaseName, string> = {
 };
 
 const FINE_UP_TO_MS = 30_000;
+/** The fine slot, ms: the chart's for a short probe, and every replay's (chartSlotMs). */
+export const FINE_SLOT_MS = 100;
 
-export function probeTimeline(samples: readonly Sample[]): ProbePoint[] {
+/** The chart's slot for a probe whose last request went out at `lastMs`: fine up to 30 s, else whole seconds. */
+export const chartSlotMs = (lastMs: number): number => (lastMs <= FINE_UP_TO_MS ? FINE_SLOT_MS : 1000);
+
+/** The probe's requests per slot: the chart's slot (chartSlotMs) unless `slotMs` is given. */
+export function probeTimeline(samples: readonly Sample[], slotMs?: number): ProbePoint[] {
   if (samples.length === 0) return [];
   const lastMs = Math.max(...samples.map((s) => s.sentMs));
-  const slotMs = lastMs <= FINE_UP_TO_MS ? 100 : 1000;
+  slotMs ??= chartSlotMs(lastMs);
   const slots = Array.from({ length: Math.floor(lastMs / slotMs) + 1 }, (_, i) => ({
-    t: Math.round((i * slotMs) / 100) / 10,
+    t: Math.round((i * slotMs!) / 100) / 10,
     offered: 0,
     accepted: 0,
     limited: 0,
     byPhase: new Map<PhaseName, number>(),
   }));
   for (const s of samples) {
-    const slot = slots[Math.floor(s.sentMs / slotMs)]!;
+    const slot = slots[Math.floor(s.sentMs / slotMs!)]!;
     slot.offered++;
     if (s.answer === 'accepted') slot.accepted++;
     else if (s.answer === 'limited') slot.limited++;

@@ -93,6 +93,13 @@ export interface EstimateWorkings {
   ratelimit_headers?: RateLimitHeaders;
   /** p95 latency of accepted requests, ms: with the target rate it sizes concurrency (Little's law). */
   latency_p95_ms: number | null;
+  /**
+   * The probe's timeline at 100 ms, present when the chart's (`timeline`) is coarser (a probe past
+   * 30 s): what the stacked inference replays. Each slot's requests are replayed spread evenly, and
+   * over 1 s slots a queue admitted 2 % more than nginx had (bench real-stack, 29 Nov: 1008 of the
+   * probe's 1063 against 986), which the fitted second bucket's burst absorbed (620 for nginx's 601).
+   */
+  replay_timeline?: TimelinePoint[];
 }
 
 /** The report's recommendation, with its reasoning. */

@@ -31,7 +31,7 @@ import { bindingRps, recommend, waitsHoldConcurrency } from '../ratelimit/recomm
 import { belowK6Pace, proofHolds, proveUntilHeld } from '../ratelimit/proof-loop.js';
 import { proofTiming } from '../ratelimit/proof-timing.js';
 import { provingVerdict } from '../ratelimit/proof-reach.js';
-import { stackTracker, withIdentifiedWindow } from '../ratelimit/stacked-inference.js';
+import { replayTimeline, stackTracker, withIdentifiedWindow } from '../ratelimit/stacked-inference.js';
 import { sizeFleet, type FleetSizingInput } from '../ratelimit/fleet/size.js';
 import { fleetProofOf, fleetProofRun, type FleetProof } from '../ratelimit/fleet/prove-fleet.js';
 import { runFleetK6 } from '../ratelimit/fleet/k6-proof.js';
@@ -220,7 +220,13 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           const unproven = (estimate.announced ?? (estimate.advertised ? [estimate.advertised] : [])).flatMap((a) =>
             a.agrees === null && a.window_s !== null ? [{ limit: a.limit, window_s: a.window_s }] : [],
           );
-          const stack = stackTracker(estimate.limiter, estimate.timeline, maxWindowS, probeStartMs / 1000, unproven);
+          const stack = stackTracker(
+            estimate.limiter,
+            replayTimeline(estimate),
+            maxWindowS,
+            probeStartMs / 1000,
+            unproven,
+          );
           const sinceProbeS = () => (io.clock.now() - probeStartMs) / 1000;
           // What the rounds so far left standing (refuted.ts): each later round is sized from it, and
           // run as sized (its calls waiting out a 429 held among its concurrency only when the limiter

@@ -124,6 +124,7 @@ describe('the row filter', () => {
     ['go', 14, /httprate|x\/time\/rate|Envoy/],
     ['minute', 3, /600/],
     ['stacked', 4, /^emulator: .* and /],
+    ['real-stack', 4, /^(nginx limit_req|HAProxy), two .* and /],
     ['network', 9, /toxiproxy/],
     // Any word of a limiter or setting, case-insensitive, in any group.
     ['BATCH', 5, /^batch bucket/],
@@ -147,6 +148,9 @@ describe('the row filter', () => {
     expect(span(['stacked', 'clock-aligned'])).toEqual(Array(3).fill([60, null]));
     expect(span(['stacked', 'a bucket of 30'])).toEqual([[null, 60]]);
     expect(span(['advertised'])).toEqual([[60, null]]);
+    // Two nginx zones: the 600r/m zone's burst + 1 at 10 r/s; HAProxy's longer table, 60 s.
+    expect(span(['real-stack', 'nginx'])).toEqual(Array(2).fill([null, 60.1]));
+    expect(span(['real-stack', 'HAProxy'])).toEqual(Array(2).fill([60, null]));
     // Stated for the real limiters: HAProxy's period, a bucket's burst / rate, a batch bucket's whole fills.
     expect(span(['haproxy', '10000ms', 'every'])).toEqual([[10, null]]);
     expect(span(['NewLimiter(20, 40)'])).toEqual([[null, 2]]);

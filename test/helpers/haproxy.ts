@@ -37,7 +37,13 @@ export interface HaproxyOptions {
   upstream: string;
   /** Folder holding the emulator's ca.pem, server.pem and server-key.pem (its tlsDir option). */
   tlsDir: string;
-  limit: SlidingLimit;
+  /**
+   * One limit, or several stacked (a second and a minute): each its own stick table and tracker
+   * (track-sc0, track-sc1…, at most three: HAProxy 2.6's default tune.stick-counters), all in one
+   * recipe, the first's. A request is refused when any table's rate says so; with `admitted` it is
+   * then counted in none, with `every` in all of them.
+   */
+  limit: SlidingLimit | readonly SlidingLimit[];
 }
 
 export interface RunningHaproxy {
@@ -47,13 +53,41 @@ export interface RunningHaproxy {
 
 const REFUSAL = `status 429 content-type application/json string '{"error":"rate_limit_exceeded"}'`;
 
+/**
+ * The stick table of limit `i`: the first is the frontend's own (`ces`, as it always was), each
+ * other a backend of its own (`ces2`, `ces3`), since a proxy holds one table.
+ */
+const tableName = (i: number): string => (i === 0 ? 'ces' : `ces${i + 1}`);
+
+/** The rules: refuse when a rate is over its limit; count first (`every`) or only what passed (`admitted`). */
+function limitRules(limits: readonly SlidingLimit[]): string {
+  const recipe = limits[0]!.recipe;
+  const track = limits.map((_, i) => `  http-request track-sc${i} src${i === 0 ? '' : ` table ${tableName(i)}`}`);
+  const over = limits
+    .map((l, i) =>
+      recipe === 'every'
+        ? `{ sc_http_req_rate(${i}) gt ${l.limit} }`
+        : `{ src_http_req_rate(${tableName(i)}) ge ${l.limit} }`,
+    )
+    .join(' || ');
+  const refuse = `  http-request return ${REFUSAL} if ${over}`;
+  return (recipe === 'every' ? [...track, refuse] : [refuse, ...track]).join('\n');
+}
+
+/** The tables of the limits after the first, each in its backend: kept two periods idle, when its rate reads zero. */
+const otherTables = (limits: readonly SlidingLimit[]): string =>
+  limits
+    .slice(1)
+    .map(
+      (l, i) =>
+        `\nbackend ${tableName(i + 1)}\n  stick-table type ip size 1k expire ${Math.max(60_000, 2 * l.periodMs)}ms store http_req_rate(${l.periodMs}ms)\n`,
+    )
+    .join('');
+
 export function haproxyConfig(dir: string, port: number, opts: HaproxyOptions): string {
-  const { limit, periodMs, recipe } = opts.limit;
+  const limits: readonly SlidingLimit[] = Array.isArray(opts.limit) ? opts.limit : [opts.limit as SlidingLimit];
+  if (limits.length > 3) throw new Error(`haproxyConfig: ${limits.length} limits; HAProxy tracks at most 3 at once`);
   const upstream = new URL(opts.upstream);
-  const rules =
-    recipe === 'every'
-      ? `  http-request track-sc0 src\n  http-request return ${REFUSAL} if { sc_http_req_rate(0) gt ${limit} }`
-      : `  http-request return ${REFUSAL} if { src_http_req_rate(ces) ge ${limit} }\n  http-request track-sc0 src`;
   return `# Written by test/helpers/haproxy.ts for one test run; everything lives in ${dir}.
 global
   maxconn 256
@@ -66,10 +100,10 @@ defaults
 
 frontend ces
   bind 127.0.0.1:${port} ssl crt ${join(dir, 'server-combined.pem')} ssl-min-ver TLSv1.3 alpn http/1.1
-  stick-table type ip size 1k expire 60s store http_req_rate(${periodMs}ms)
-${rules}
+  stick-table type ip size 1k expire 60s store http_req_rate(${limits[0]!.periodMs}ms)
+${limitRules(limits)}
   default_backend emulator
-
+${otherTables(limits)}
 backend emulator
   # The emulator speaks TLS 1.3 only; its certificate names localhost.
   server emulator ${upstream.hostname}:${upstream.port} ssl ssl-min-ver TLSv1.3 verify required ca-file ${join(opts.tlsDir, 'ca.pem')} sni str(localhost) verifyhost localhost

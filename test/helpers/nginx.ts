@@ -25,8 +25,13 @@ export function nginxMissing(): string | undefined {
 }
 
 export interface NginxLimit {
-  /** limit_req_zone rate, requests per second. */
+  /** limit_req_zone rate, requests per second (per minute with `per: 'm'`). */
   rate: number;
+  /**
+   * The rate's unit: nginx's `r/s`, or `r/m` (still a leaky bucket, draining one request every
+   * 60 / rate seconds: `rate=600r/m` is 10 r/s with its burst, not a window of a minute).
+   */
+  per?: 's' | 'm';
   /** limit_req burst (with nodelay unless `queue` says otherwise). */
   burst: number;
   /**
@@ -34,7 +39,7 @@ export interface NginxLimit {
    * queue of `burst` (`delay`: the first that many of them pass at once, nginx's `delay=`).
    */
   queue?: { delay?: number };
-  /** limit_req_status; nginx's own default is 503, which §7 does not allow. */
+  /** limit_req_status (of the first zone, for the location); nginx's own default is 503, which §7 does not allow. */
   status?: 429 | 503;
   /** Key of the limit: per client address (shared by every credential) by default. */
   key?: '$binary_remote_addr' | '$http_authorization';
@@ -47,7 +52,12 @@ export interface NginxOptions {
   upstream: string;
   /** Folder holding the emulator's ca.pem, server.pem and server-key.pem (its tlsDir option). */
   tlsDir: string;
-  limit: NginxLimit;
+  /**
+   * One zone, or several on the one location (a `limit_req` each, in this order): nginx passes a
+   * request only when every zone admits it, counts it in every zone only then (a refused one in
+   * none), and delays it by the longest wait any zone asks (ngx_http_limit_req_module.c, 1.22).
+   */
+  limit: NginxLimit | readonly NginxLimit[];
 }
 
 export interface RunningNginx {
@@ -58,14 +68,31 @@ export interface RunningNginx {
   stop(): Promise<void>;
 }
 
-export function nginxConfig(dir: string, port: number, opts: NginxOptions): string {
-  const { rate, burst, status = 429, key = '$binary_remote_addr', refusalHeaders = {}, queue } = opts.limit;
+/** The zone's name in the config: `ces` for the first (as it always was), `ces2`, `ces3`… after it. */
+const zoneName = (i: number): string => (i === 0 ? 'ces' : `ces${i + 1}`);
+
+/** One `limit_req` line: its zone, burst, and whether excess requests wait (no `nodelay`). */
+function limitReq(limit: NginxLimit, i: number): string {
+  const { burst, queue } = limit;
   const waits = queue === undefined ? ' nodelay' : queue.delay ? ` delay=${queue.delay}` : '';
+  // nginx refuses burst=0; leaving it out means the same (no request beyond the rate).
+  return `limit_req zone=${zoneName(i)}${burst > 0 ? ` burst=${burst}` : ''}${waits};`;
+}
+
+export function nginxConfig(dir: string, port: number, opts: NginxOptions): string {
+  const zones: readonly NginxLimit[] = Array.isArray(opts.limit) ? opts.limit : [opts.limit as NginxLimit];
+  const { status = 429, refusalHeaders = {} } = zones[0]!;
   const extraHeaders = Object.entries(refusalHeaders)
     .map(([name, value]) => `\n      add_header ${name} "${value}" always;`)
     .join('');
   const upstream = new URL(opts.upstream);
   const errorName = status === 429 ? 'rate_limit_exceeded' : 'service_unavailable';
+  const zoneLines = zones
+    .map(
+      (z, i) =>
+        `limit_req_zone ${z.key ?? '$binary_remote_addr'} zone=${zoneName(i)}:1m rate=${z.rate}r/${z.per ?? 's'};`,
+    )
+    .join('\n  ');
   return `# Written by test/helpers/nginx.ts for one test run; everything lives in ${dir}.
 daemon off;
 master_process off;
@@ -81,7 +108,7 @@ http {
   uwsgi_temp_path ${join(dir, 'uwsgi')};
   scgi_temp_path ${join(dir, 'scgi')};
 
-  limit_req_zone ${key} zone=ces:1m rate=${rate}r/s;
+  ${zoneLines}
 
   upstream emulator {
     server ${upstream.hostname}:${upstream.port};
@@ -98,8 +125,7 @@ http {
     ssl_certificate ${join(opts.tlsDir, 'server.pem')};
     ssl_certificate_key ${join(opts.tlsDir, 'server-key.pem')};
 
-    # nginx refuses burst=0; leaving it out means the same (no request beyond the rate).
-    limit_req zone=ces${burst > 0 ? ` burst=${burst}` : ''}${waits};
+    ${zones.map(limitReq).join('\n    ')}
     limit_req_status ${status};
     # §7: an error body is a JSON object with a string \`error\`; nginx's own page is HTML.
     error_page ${status} = @limited;

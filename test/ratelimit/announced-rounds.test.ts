@@ -14,7 +14,7 @@ import { RUN_PROBE_CAP_S } from '../../src/ratelimit/horizon.js';
 import { proveUntilHeld } from '../../src/ratelimit/proof-loop.js';
 import { bindingRps, recommend } from '../../src/ratelimit/recommend.js';
 import { withoutRefuted } from '../../src/ratelimit/refuted.js';
-import { stackTracker } from '../../src/ratelimit/stacked-inference.js';
+import { replayTimeline, stackTracker } from '../../src/ratelimit/stacked-inference.js';
 import { advertising, discoverVirtual } from './virtual-limit.js';
 import { virtualProofRound } from './virtual-proof.js';
 
@@ -34,7 +34,7 @@ it('300 per 30 s announced, 200 enforced, beyond the probe: its 30 s length is f
   const minute = () => estimate.announced?.find((a) => a.window_s === 30);
   expect(minute(), context()).toMatchObject({ limit: 300, agrees: null });
   const unproven = [{ limit: 300, window_s: 30 }];
-  const stack = stackTracker(estimate.limiter, estimate.timeline, HORIZON_S / 2, 0, unproven);
+  const stack = stackTracker(estimate.limiter, replayTimeline(estimate), HORIZON_S / 2, 0, unproven);
   // Each round meets the limit rested, as a client adopting the policy does: a whole 30 s window after.
   let atS = estimate.duration_s + 32;
   const outcome = await proveUntilHeld(

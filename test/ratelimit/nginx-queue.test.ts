@@ -12,7 +12,7 @@ import type { QueueModel } from '../../src/ratelimit/limiters/index.js';
 import { recommend } from '../../src/ratelimit/recommend.js';
 import { nginxMissing, startNginx, type NginxLimit } from '../helpers/nginx.js';
 import { limitedUpstream } from '../helpers/limited-upstream.js';
-import { describeEstimate, probe, relativeError } from './support.js';
+import { describeEstimate, probeBehind, relativeError } from './support.js';
 
 const missing = nginxMissing();
 const skipWhy = missing !== undefined && !process.env.CI ? missing : undefined;
@@ -30,12 +30,10 @@ describe.skipIf(skipWhy !== undefined)(
     ])(
       'identifies rate=$rate r/s burst=$burst delay=$delay as a queue and sizes it',
       async (limit) => {
-        const nginx = await startNginx({ upstream: upstream.emulator.url, tlsDir: upstream.tlsDir, limit });
-        const { estimate } = await probe({
-          url: nginx.url,
-          caPem: upstream.emulator.caPem,
-          credentials: upstream.emulator.credentials,
-        }).finally(() => nginx.stop());
+        const { estimate } = await probeBehind(
+          () => startNginx({ upstream: upstream.emulator.url, tlsDir: upstream.tlsDir, limit }),
+          upstream.emulator,
+        );
         const context = describeEstimate(estimate);
         expect(estimate.limiter?.kind, context).toBe('queue');
         const queue = estimate.limiter as QueueModel;

@@ -297,6 +297,7 @@ async function triedAgainst(
   limitRps: number,
   identified: Identified | ((rounds: readonly ProofRound[]) => Identified),
   maxRounds?: number,
+  afterQuotaRps = 10,
 ) {
   const tried: number[] = [];
   const outcome = await proveUntilHeld(
@@ -305,7 +306,7 @@ async function triedAgainst(
     async (r) => {
       tried.push(r.target_rps);
       return r.target_rps > limitRps
-        ? { ...proof(0.7, 13.5), refusals_began_s: 29, after_quota_rps: 10 }
+        ? { ...proof(0.7, 13.5), refusals_began_s: 29, after_quota_rps: afterQuotaRps }
         : proof(0, r.target_rps);
     },
     {
@@ -322,6 +323,18 @@ describe('once a set of limits is identified, the next round is the one bisectio
     // 20 % below 9.86 is 7.8; halfway up from there, 8.8: the rate the old loop reached in two rounds.
     expect(tried).toEqual([23, 8.8]);
     expect(outcome.proven?.target_rps).toBe(8.8);
+  });
+
+  it('several sets, a hold above the lowest of them: not tried again, and the rate below it is lowered from a hold, not a failure', async () => {
+    // The bench's HAProxy 1 s + 60 s tables: round 1 met a quota that let 9.01 req/s through after
+    // it; the sets span 9.8 to 10.4; the tell-apart round at 10 held, above 9.8, so it is no policy.
+    const { tried, outcome } = await triedAgainst(10.5, { low: 9.8, high: 10.4 }, undefined, 9.01);
+    // 7.8 (20 % below 9.8) holds, and the last round bisects up to 8.8, below every set's rate.
+    expect(tried).toEqual([23, 10, 7.8, 8.8]);
+    expect(outcome.proven?.target_rps).toBe(8.8);
+    const lowered = outcome.proven!.why.find((w) => w.startsWith('lowered to 7.8'));
+    expect(lowered).toMatch(/after a proof at 10 req\/s held/);
+    expect(lowered).not.toMatch(/broke the promise/);
   });
 
   it('several sets: never a rate a hold already covers to tell them apart', async () => {

@@ -149,6 +149,16 @@ describe('toRateLimitResult', () => {
     expect(summaryLines(noBurst).join('\n')).not.toContain('?');
   });
 
+  it('a policy the proof rounds held, where the probe sized nothing, is given without "no recommendation" beside it', () => {
+    // The bench's HAProxy 1 s + 60 s tables: the probe's reading refuted, the sustained rate not
+    // identified, 7.8 req/s held over the horizon and recommended.
+    const unsized: Estimate = { ...ESTIMATE, sustained_rps: null, limiter: null };
+    const held = { ...recommend(ESTIMATE)!, target_rps: 7.8 };
+    const r = toRateLimitResult(unsized, held, null);
+    expect(r.recommendation?.target_rps).toBe(7.8);
+    expect(r.notes?.filter((n) => n.startsWith('no recommendation'))).toEqual([]);
+  });
+
   it('ends with estimate, recommendation and proof on the terminal', () => {
     const held = { rate_429: 0.0012, goodput_rps: 39.9, lost_requests: 0 };
     const r = toRateLimitResult(ESTIMATE, recommend(ESTIMATE), held, [], {

@@ -7,7 +7,12 @@
 import { describe, expect, it } from 'vitest';
 import { proveUntilHeld } from '../../src/ratelimit/proof-loop.js';
 import { bindingRps, recommend } from '../../src/ratelimit/recommend.js';
-import { identifyStack, stackTracker, withIdentifiedWindow } from '../../src/ratelimit/stacked-inference.js';
+import {
+  identifyStack,
+  replayTimeline,
+  stackTracker,
+  withIdentifiedWindow,
+} from '../../src/ratelimit/stacked-inference.js';
 import { describeLimiter, sustainedRate, type LimiterSet } from '../../src/ratelimit/limiters/index.js';
 import type { ProofRound } from '../../src/report/model.js';
 import { HELD_SLACK_S, replay } from '../../src/ratelimit/round-replay.js';
@@ -34,7 +39,7 @@ async function sizeStack(truth: LimiterSet, lateS = 0, measured = true) {
   const limiter = fromModel(truth);
   const estimate = await discoverVirtual({ limiter: () => limiter, status: 429 }, { maxDurationS: 150 });
   // Virtual time starts at 0, the wall clock's edge the truth's windows are placed on.
-  const stack = stackTracker(estimate.limiter, estimate.timeline, HORIZON_S / 2, 0);
+  const stack = stackTracker(estimate.limiter, replayTimeline(estimate), HORIZON_S / 2, 0);
   let atS = estimate.duration_s + SETTLE_S;
   const outcome = await proveUntilHeld(
     recommend(estimate)!,
@@ -77,6 +82,15 @@ describe('a silent stack identified from the probe and the proof rounds', () => 
         { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: 0, counts_refused: false },
       ] as LimiterSet,
     ],
+    [
+      // nginx's rate=30r/s burst=30 (queueing) and rate=600r/m burst=600 nodelay: a probe past 30 s,
+      // whose chart has 1 s slots; replayed over them the second bucket came out 620 (bench, 29 Nov).
+      'a queue of 30 per 1 s and a bucket of 601 at 10 r/s',
+      [
+        { kind: 'queue', rate_rps: 30, burst: 30, delay: 0 },
+        { kind: 'bucket', rate_rps: 10, burst: 601 },
+      ] as LimiterSet,
+    ],
   ])(
     '%s',
     async (_name, truth) => {
@@ -90,6 +104,14 @@ describe('a silent stack identified from the probe and the proof rounds', () => 
       // Both limits, each of its true kind, and the sustained rate the lowest's within 2 %.
       expect(identified.set.map((m) => m.kind)).toEqual(truth.map((m) => m.kind));
       expect(Math.abs(identified.sustained_rps - trueRps) / trueRps).toBeLessThanOrEqual(0.02);
+      // A bucket's or a queue's figures too: its rate and burst within 2 % of the truth's.
+      for (const [i, m] of identified.set.entries()) {
+        const t = truth[i]!;
+        if ((m.kind === 'bucket' || m.kind === 'queue') && m.kind === t.kind && 'burst' in t) {
+          expect(Math.abs(m.rate_rps - t.rate_rps) / t.rate_rps, describeLimiter(m)).toBeLessThanOrEqual(0.02);
+          expect(Math.abs(m.burst - t.burst) / t.burst, describeLimiter(m)).toBeLessThanOrEqual(0.02);
+        }
+      }
       expect(outcome.identifiedRps).toBe(identified.sustained_rps);
       expect(identified.evidence).toContain(describeLimiter(identified.set));
       // The recommendation held, and lands within 75–100 % of the true sustained rate.

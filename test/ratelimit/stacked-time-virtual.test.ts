@@ -9,7 +9,7 @@ import { proofHolds, proveUntilHeld } from '../../src/ratelimit/proof-loop.js';
 import type { Recommendation } from '../../src/ratelimit/types.js';
 import { cutAfterRefusalsS } from '../../src/ratelimit/prove.js';
 import { bindingRps, recommend } from '../../src/ratelimit/recommend.js';
-import { stackTracker } from '../../src/ratelimit/stacked-inference.js';
+import { replayTimeline, stackTracker } from '../../src/ratelimit/stacked-inference.js';
 import { withoutRefuted } from '../../src/ratelimit/refuted.js';
 import { sustainedRate, type LimiterSet } from '../../src/ratelimit/limiters/index.js';
 import { discoverVirtual, fromModel } from './virtual-limit.js';
@@ -63,7 +63,7 @@ async function sizeTimed(truth: LimiterSet, asK6: boolean | BusyK6 = false, seed
   const limiter = fromModel(truth);
   const estimate = await discoverVirtual({ limiter: () => limiter, status: 429 }, { maxDurationS: 150 });
   const maxWindowS = HORIZON_S / 2;
-  const stack = stackTracker(estimate.limiter, estimate.timeline, maxWindowS, 0);
+  const stack = stackTracker(estimate.limiter, replayTimeline(estimate), maxWindowS, 0);
   let nowS = estimate.duration_s;
   const rounds: TimedRound[] = [];
   const random = seeded(seed);

@@ -62,6 +62,17 @@ export async function probe(
   }
 }
 
+/** The probe against a limiter started for it (nginx, HAProxy in front of `upstream`), stopped after it whatever happens. */
+export async function probeBehind(
+  start: () => Promise<{ url: string; stop(): Promise<void> }>,
+  upstream: Pick<ProbeTarget, 'caPem' | 'credentials'>,
+): Promise<ProbeRun> {
+  const front = await start();
+  return probe({ url: front.url, caPem: upstream.caPem, credentials: upstream.credentials }).finally(() =>
+    front.stop(),
+  );
+}
+
 export const relativeError = (estimated: number | null, configured: number): number =>
   estimated === null ? Number.POSITIVE_INFINITY : Math.abs(estimated - configured) / configured;
 
