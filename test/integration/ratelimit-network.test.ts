@@ -76,7 +76,14 @@ describe.skipIf(skipWhy !== undefined)(
           rate_limit: RateLimitResult;
         };
         const rl = report.rate_limit;
-        const context = JSON.stringify({ code: r.code, notes: rl.notes, limiter: rl.limiter, rounds: rl.proof_rounds });
+        // The probe's own evidence too: what a misread kind needs to be told apart afterwards.
+        const context = JSON.stringify({
+          code: r.code,
+          notes: rl.notes,
+          limiter: rl.limiter,
+          evidence: rl.limiter_evidence,
+          rounds: rl.proof_rounds,
+        });
         const truth = sustainedRate(model);
         const ruledOut = (rl.limiter_evidence ?? []).find((line) => line.includes(NOT_RUN));
         // The period's trials (how many, the bracket) or why it was not pinned: what a misreading needs.
