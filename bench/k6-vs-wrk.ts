@@ -12,7 +12,8 @@ import { Redactor } from '../src/http/redact.js';
 import { runScenario, type LocatedK6 } from '../src/k6/index.js';
 import { scenarioEnv } from '../src/k6/contract.js';
 import { requestsOf } from '../src/k6/summary.js';
-import { readTimeline, timelineOutput } from '../src/k6/timeline.js';
+import { dashboardEnv } from '../src/k6/scenarios.js';
+import { readTimeline } from '../src/k6/timeline.js';
 import { cpuSeconds, delta, reapedChildrenCpuSeconds, runCommand, which } from './proc.js';
 import type { ServedEmulator } from './serve.js';
 import { cores, rate, ratio, type Section } from './stats.js';
@@ -59,18 +60,18 @@ export interface LoadBenchResult {
 
 export const HEALTH = 'POST /tokens/health_check';
 /**
- * The same bare script with what the harness adds to every request and k6 process: each request
- * noted for the per-second timeline (scenarios/lib/timeline.ts) into the console output file it is
- * read from (src/k6/timeline.ts). The difference to the bare row is the harness's own cost per
- * request, apart from k6's.
+ * The same bare script with what the harness adds to every k6 process: k6's web dashboard, exported
+ * (src/k6/scenarios.ts's dashboardEnv), from which the per-second timeline is read
+ * (src/k6/timeline.ts). The difference to the bare row is the harness's own cost per request,
+ * apart from k6's.
  */
-export const HEALTH_WITH_TIMELINE = `${HEALTH}, + the timeline recorder`;
+export const HEALTH_AS_HARNESS = `${HEALTH}, + the web dashboard (the timeline's source)`;
 /**
  * The same endpoint through the scenarios' own wrapper (scenarios/lib/endpoints.ts's healthCheck,
- * as the tls scenario calls it) with the timeline recorder: what a harness scenario adds to each
- * request besides the recorder (its headers and Idempotency-Key, tags, timeout, the body kept).
+ * as the tls scenario calls it) with the web dashboard: what a harness scenario adds to each
+ * request besides the dashboard (its headers and Idempotency-Key, tags, timeout, the body kept).
  */
-export const HEALTH_THROUGH_WRAPPER = `${HEALTH}, the scenarios' wrapper + the timeline recorder`;
+export const HEALTH_THROUGH_WRAPPER = `${HEALTH}, the scenarios' wrapper + the web dashboard`;
 const EVALUATION = 'POST /v1/evaluation (valid token)';
 /** k6 starts, runs durationS plus a graceful stop, and writes its summary; this bounds a hang. */
 const EXTRA_TIMEOUT_S = 30;
@@ -104,16 +105,14 @@ async function k6Run(
   bundle: string,
   dir: string,
   vus: number,
-  mode: 'bare' | 'timeline' | 'wrapper' = 'bare',
+  mode: 'bare' | 'harness' | 'wrapper' = 'bare',
 ): Promise<LoadRow> {
-  const withTimeline = mode !== 'bare';
-  const summaryFile = join(dir, `summary-${vus}.json`);
-  // As src/k6/scenarios.ts's withTimeline gives it to every k6 process of a harness run.
-  const timeline = withTimeline ? await timelineOutput() : undefined;
+  const summaryFile = join(dir, `summary-${mode}-${vus}.json`);
+  // As src/k6/scenarios.ts gives it to every k6 process of a harness run.
+  const dashboard = mode !== 'bare' ? join(dir, `dashboard-${mode}-${vus}.html`) : undefined;
   const serverBefore = cpuSeconds(opts.emulator.pid);
   const childrenBefore = reapedChildrenCpuSeconds();
   const r = await runScenario({
-    ...(timeline ? { extraArgs: timeline.args } : {}),
     k6Path: k6.path,
     bundle,
     env: {
@@ -121,23 +120,18 @@ async function k6Run(
       CES_BENCH_VUS: String(vus),
       CES_BENCH_DURATION_S: String(opts.durationS),
       ...(mode === 'wrapper' ? wrapperEnv(opts) : {}),
-      ...timeline?.env,
+      ...(dashboard !== undefined ? dashboardEnv(dashboard) : {}),
     },
     summaryFile,
     // As the harness does it: the emulator's CA joins the system roots (SSL_CERT_FILE), verification on.
     caFile: opts.emulator.caFile,
     timeoutMs: (opts.durationS + EXTRA_TIMEOUT_S) * 1000,
-  }).catch(async (e: unknown) => {
-    await timeline?.dispose();
-    throw e;
   });
   const serverCpu = delta(cpuSeconds(opts.emulator.pid), serverBefore);
   const generatorCpu = delta(reapedChildrenCpuSeconds(), childrenBefore);
   // Read as the harness reads it (after the CPU is counted, as the harness's reading is Node's work):
-  // a recorder that lost the last requests of a VU would leave the report without a chart.
-  const charted = timeline
-    ? await readTimeline(timeline.file, requestsOf(r.summary)).finally(() => timeline.dispose())
-    : undefined;
+  // an export that does not add up to k6's count of requests would leave the report without a chart.
+  const charted = dashboard !== undefined ? await readTimeline(dashboard, requestsOf(r.summary)) : undefined;
   const summary = r.summary as
     | { metrics?: Record<string, { values?: Record<string, number> }>; state?: { testRunDurationMs?: number } }
     | undefined;
@@ -149,7 +143,7 @@ async function k6Run(
   const dur = metrics?.http_req_duration?.values;
   const row: LoadRow = {
     tool: 'k6',
-    endpoint: { bare: HEALTH, timeline: HEALTH_WITH_TIMELINE, wrapper: HEALTH_THROUGH_WRAPPER }[mode],
+    endpoint: { bare: HEALTH, harness: HEALTH_AS_HARNESS, wrapper: HEALTH_THROUGH_WRAPPER }[mode],
     concurrency: vus,
     requests: reqs?.count,
     // k6's own rate: requests over the test run's duration (VU start to stop), not k6's start-up.
@@ -162,8 +156,8 @@ async function k6Run(
     serverUsPerReq: perRequest(serverCpu, reqs?.count),
     generatorUsPerReq: perRequest(generatorCpu, reqs?.count),
   };
-  if (timeline && charted === undefined && reqs !== undefined)
-    row.problem = `the timeline's requests did not add up to k6's ${reqs.count}: no chart`;
+  if (dashboard !== undefined && charted === undefined && reqs !== undefined)
+    row.problem = `no timeline adding up to k6's ${reqs.count} requests in the dashboard export: no chart`;
   if (r.exitCode !== 0 || reqs === undefined) {
     const tail = (r.stderrTail || r.stdoutTail).trim().split('\n').slice(-2).join(' | ');
     row.problem = `k6 exit ${String(r.exitCode)}${r.timedOut ? ' (timed out)' : ''}${tail ? `: ${tail}` : ''}`;
@@ -282,8 +276,8 @@ export async function benchLoad(opts: LoadBenchOptions): Promise<LoadBenchResult
       if (opts.k6 && bundle) {
         opts.progress(`load: k6, ${c} VUs, ${opts.durationS} s on health_check`);
         rows.push(await k6Run(opts, opts.k6, bundle, dir, c));
-        opts.progress(`load: k6 with the harness's timeline recorder, ${c} VUs, ${opts.durationS} s on health_check`);
-        rows.push(await k6Run(opts, opts.k6, bundle, dir, c, 'timeline'));
+        opts.progress(`load: k6 with the harness's web dashboard, ${c} VUs, ${opts.durationS} s on health_check`);
+        rows.push(await k6Run(opts, opts.k6, bundle, dir, c, 'harness'));
         opts.progress(`load: k6 through the scenarios' wrapper, ${c} VUs, ${opts.durationS} s on health_check`);
         rows.push(await k6Run(opts, opts.k6, bundle, dir, c, 'wrapper'));
       }
@@ -332,15 +326,15 @@ export function loadSection(r: LoadBenchResult): Section {
   for (const k of k6Rows) {
     const w = r.rows.find((x) => x.tool === 'wrk' && x.endpoint === HEALTH && x.concurrency === k.concurrency);
     notes.push(`k6 / wrk at ${k.concurrency} VUs / connections on health_check: ${ratio(k.rps, w?.rps)}`);
-    const t = r.rows.find((x) => x.endpoint === HEALTH_WITH_TIMELINE && x.concurrency === k.concurrency);
+    const t = r.rows.find((x) => x.endpoint === HEALTH_AS_HARNESS && x.concurrency === k.concurrency);
     if (t)
       notes.push(
-        `The harness's own cost at ${k.concurrency} VUs: with the timeline recorder k6 spent ${us(t.generatorUsPerReq)} µs of CPU per request, bare ${us(k.generatorUsPerReq)} (${ratio(t.generatorUsPerReq, k.generatorUsPerReq)}); rate ${ratio(t.rps, k.rps)} of the bare one.`,
+        `The harness's own cost at ${k.concurrency} VUs: with the web dashboard k6 spent ${us(t.generatorUsPerReq)} µs of CPU per request, bare ${us(k.generatorUsPerReq)} (${ratio(t.generatorUsPerReq, k.generatorUsPerReq)}); rate ${ratio(t.rps, k.rps)} of the bare one.`,
       );
     const wr = r.rows.find((x) => x.endpoint === HEALTH_THROUGH_WRAPPER && x.concurrency === k.concurrency);
     if (wr)
       notes.push(
-        `Through the scenarios' wrapper at ${k.concurrency} VUs (with the recorder): ${us(wr.generatorUsPerReq)} µs of CPU per request (${ratio(wr.generatorUsPerReq, k.generatorUsPerReq)} the bare script's); rate ${ratio(wr.rps, w?.rps)} of wrk's.`,
+        `Through the scenarios' wrapper at ${k.concurrency} VUs (with the dashboard): ${us(wr.generatorUsPerReq)} µs of CPU per request (${ratio(wr.generatorUsPerReq, k.generatorUsPerReq)} the bare script's); rate ${ratio(wr.rps, w?.rps)} of wrk's.`,
       );
   }
   const k6Best = best(r.rows, 'k6', HEALTH);

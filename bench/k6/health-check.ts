@@ -5,8 +5,6 @@
 import http from 'k6/http';
 import { readConfig } from '../../scenarios/lib/config.js';
 import { healthCheck } from '../../scenarios/lib/endpoints.js';
-import { recordRequest } from '../../scenarios/lib/timeline.js';
-import { SCENARIO_ENV } from '../../src/k6/contract.js';
 
 function positive(name: string, fallback: number): number {
   const raw = __ENV[name];
@@ -20,11 +18,9 @@ if (base === '') throw new Error('CES_BASE_URL is not set');
 const url = `${base}/tokens/health_check`;
 const vus = Math.round(positive('CES_BENCH_VUS', 16));
 const durationS = positive('CES_BENCH_DURATION_S', 5);
-// As every request of the harness's scenarios goes into the timeline (scenarios/lib/endpoints.ts).
-const timeline = __ENV[SCENARIO_ENV.timeline] === '1';
 // CES_BENCH_WRAPPER=1: each request through the harness's own wrapper, as the scenarios send it
 // (scenarios/lib/endpoints.ts: its headers and Idempotency-Key, tags, timeout, the body kept as
-// text, the timeline), configured by the scenarios' own reader from the CES_* inputs.
+// text), configured by the scenarios' own reader from the CES_* inputs.
 const cfg = __ENV['CES_BENCH_WRAPPER'] === '1' ? readConfig() : undefined;
 
 export const options = {
@@ -46,8 +42,7 @@ export default function (): void {
     healthCheck(cfg);
     return;
   }
-  const res = http.post(url, null);
-  if (timeline) recordRequest(res);
+  http.post(url, null);
 }
 
 /** src/k6/run.ts reads the summary back from CES_SUMMARY_FILE. */

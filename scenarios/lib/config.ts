@@ -47,8 +47,6 @@ export interface ScenarioConfig extends ScenarioBasics {
   requestTimeoutS: number;
   /** The fleet scenario's run as parsed JSON, unchecked here (scenarios/fleet.ts checks it); undefined when not given. */
   fleet: unknown;
-  /** Whether each request is written for the harness's per-second timeline (lib/timeline.ts). */
-  timeline: boolean;
   /** rate-limit's proof round: when one that has certainly failed ends; undefined: it runs its duration. */
   cut: RoundCut | undefined;
   /** rate-limit: the most calls at once, waits for a 429 included; undefined: as many as the rate needs. */
@@ -169,7 +167,6 @@ export function readConfig(): ScenarioConfig {
     rateProfile: choice(ENV.rateProfile, RATE_PROFILES, d.rateProfile),
     requestTimeoutS: num(ENV.requestTimeoutS, d.requestTimeoutS, 0.5),
     fleet: json(ENV.fleet),
-    timeline: raw(ENV.timeline) === '1',
     cut: roundCut(),
     maxCalls: raw(ENV.maxCalls) === undefined ? undefined : Math.round(num(ENV.maxCalls, 1, 1)),
   };

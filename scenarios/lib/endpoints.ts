@@ -10,7 +10,6 @@ import type { Credentials } from '../../src/spec/credentials.js';
 import { errorTextOf } from '../../src/spec/error-body.js';
 import type { BusinessEndpoint, HttpMethod } from '../../src/spec/endpoints.js';
 import type { ScenarioConfig } from './config.js';
-import { recordRequest } from './timeline.js';
 
 export type Res = RefinedResponse<'text'>;
 
@@ -95,12 +94,6 @@ function paramsOf(p: Prepared, opts: CallOptions | undefined): K6Params {
   return own;
 }
 
-/** Every request goes through here into the per-second timeline (timeline.ts), when the harness reads one. */
-function recorded(cfg: ScenarioConfig, res: Res): Res {
-  if (cfg.timeline) recordRequest(res);
-  return res;
-}
-
 const hex = (bytes: ArrayBuffer): string =>
   Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, '0')).join('');
 
@@ -124,7 +117,7 @@ export function postTokens(cfg: ScenarioConfig, creds: Credentials, opts?: CallO
   const call = prepare(cfg, 'POST /tokens', 'tokens.issue', '/tokens', JSON_HEADERS);
   const params = paramsOf(call, opts);
   params.headers['Idempotency-Key'] = nextKey();
-  return recorded(cfg, http.post(call.url, body, params));
+  return http.post(call.url, body, params);
 }
 
 /** §4.2: no body and no credentials. */
@@ -132,7 +125,7 @@ export function healthCheck(cfg: ScenarioConfig, opts?: CallOptions): Res {
   const call = prepare(cfg, 'POST /tokens/health_check', 'tokens.health_check', '/tokens/health_check');
   const params = paramsOf(call, opts);
   params.headers['Idempotency-Key'] = nextKey();
-  return recorded(cfg, http.post(call.url, null, params));
+  return http.post(call.url, null, params);
 }
 
 /** §4.3: the method is not given by the spec (CES_VALIDATE_METHOD, default GET); no body. */
@@ -142,7 +135,7 @@ export function validateToken(cfg: ScenarioConfig, token: string, opts?: CallOpt
   const params = paramsOf(call, opts);
   params.headers.Authorization = `Bearer ${token}`;
   if (method !== 'GET') params.headers['Idempotency-Key'] = nextKey();
-  return recorded(cfg, http.request(method, call.url, null, params));
+  return http.request(method, call.url, null, params);
 }
 
 /** §4.4: /v1/<endpoint> with the user's method and payload. */
@@ -154,7 +147,7 @@ export function callBusiness(cfg: ScenarioConfig, which: BusinessEndpoint, token
   const params = paramsOf(call, opts);
   params.headers.Authorization = `Bearer ${token}`;
   if (method !== 'GET') params.headers['Idempotency-Key'] = nextKey();
-  return recorded(cfg, http.request(method as HttpMethod, call.url, hasBody ? JSON.stringify(body) : null, params));
+  return http.request(method as HttpMethod, call.url, hasBody ? JSON.stringify(body) : null, params);
 }
 
 /** The parsed JSON body, or undefined when the body is not JSON. */

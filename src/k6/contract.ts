@@ -35,11 +35,6 @@ export const SCENARIO_ENV = {
   fleet: 'CES_FLEET_JSON',
   /** Set by the runner (src/k6/run.ts), not by scenarioEnv: where handleSummary writes. */
   summaryFile: 'CES_SUMMARY_FILE',
-  /**
-   * Set by the runner (src/k6/timeline.ts) when it reads the timeline's request lines: "1". Without
-   * it the scenarios write none, so a bundle run by hand or by k6-operator keeps its log quiet.
-   */
-  timeline: 'CES_TIMELINE',
 } as const;
 
 export interface Backoff {
@@ -185,52 +180,3 @@ export const K6_BUILTIN_METRICS: readonly string[] = [
   'vus',
   'vus_max',
 ];
-
-/**
- * The per-second timeline's source (src/k6/timeline.ts reads it, scenarios/lib/timeline.ts writes
- * it): every request's end (epoch ms) and duration (k6's http_req_duration, ms), batched by each VU
- * into console lines that k6 writes to the file of --console-output. One line:
- * `ces-timeline <end> <duration> <end − previous end> <duration> …`. k6's own sample output (--out
- * json) cost each request about as much CPU as the request itself; these lines a tenth of it.
- */
-export const TIMELINE_LINE_PREFIX = 'ces-timeline ';
-
-/** One console line of requests; `ends` and `durations` are parallel and non-empty. */
-export function timelineLine(ends: readonly number[], durations: readonly number[]): string {
-  const points: number[] = [];
-  for (let i = 0; i < ends.length; i++) points.push(ends[i]! - (i === 0 ? 0 : ends[i - 1]!), durations[i]!);
-  return timelineLineOfPoints(points);
-}
-
-/**
- * The same line from its numbers as they are written: the first request's end and duration, then
- * for each next one the time since the previous end and its duration. The VUs build these as they
- * go (src/k6/timeline-batch.ts): the numbers become text in one join, done by k6's engine in Go,
- * not an interpreted template string a request.
- */
-export function timelineLineOfPoints(points: readonly number[]): string {
-  return TIMELINE_LINE_PREFIX + points.join(' ');
-}
-
-/**
- * The requests of one line of k6's console output (whatever its log format: the numbers follow
- * the prefix up to the closing quote), or null when the line carries none or is malformed.
- */
-export function requestsOfTimelineLine(line: string): { ends: number[]; durations: number[] } | null {
-  const at = line.indexOf(TIMELINE_LINE_PREFIX);
-  if (at < 0) return null;
-  // The numbers end where the message is quoted off (logfmt, JSON) or at the end of the line.
-  const body = /^([-0-9. e+]*)(?:"|$)/.exec(line.slice(at + TIMELINE_LINE_PREFIX.length))?.[1]?.trim();
-  if (body === undefined) return null;
-  const numbers = body === '' ? [] : body.split(' ').map(Number);
-  if (numbers.length === 0 || numbers.length % 2 !== 0 || !numbers.every(Number.isFinite)) return null;
-  const ends: number[] = [];
-  const durations: number[] = [];
-  let end = 0;
-  for (let i = 0; i < numbers.length; i += 2) {
-    end += numbers[i]!;
-    ends.push(end);
-    durations.push(numbers[i + 1]!);
-  }
-  return { ends, durations };
-}

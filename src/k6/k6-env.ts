@@ -32,8 +32,8 @@ export function scrubbedEnv(base: NodeJS.ProcessEnv): Record<string, string> {
 
 /**
  * The outputs of an inherited K6_OUT (comma-separated, as k6 reads it) as `--out` arguments. k6
- * ignores K6_OUT whenever one `--out` is given, and the harness always gives its own (the
- * timeline's points): left in the environment, the user's outputs would silently get nothing.
+ * ignores K6_OUT whenever one `--out` is given, and the harness gives the config's outputs so:
+ * left in the environment, the user's outputs would silently get nothing.
  * An inherited `cloud` output is dropped: it would stream the run to Grafana Cloud (or fail it
  * without a token).
  */

@@ -11,7 +11,7 @@ import { inheritedOutputArgs } from './k6-env.js';
 import { K6_EXIT, runScenario, type RunScenarioResult } from './run.js';
 import { mergeK6Summaries, segmentArgs } from './segments.js';
 import { mergeLoadScenarioResults, requestsOf, toLoadScenarioResult } from './summary.js';
-import { mergeTimelines, readTimeline, timelineOutput, type Timeline } from './timeline.js';
+import { mergeTimelines, privateDashboardExport, readTimeline, TIMELINE_PERIOD_MS, type Timeline } from './timeline.js';
 
 // `light`: the scenario judges behaviour, not speed, and sends little with the client's
 // credentials (TLS handshakes to the health check, a few token fetches a second), so the light ones
@@ -94,16 +94,18 @@ export interface LoadRunOptions {
 
 /**
  * k6's built-in web dashboard, with its HTTP server off (port -1: a harness run must exit on its
- * own, and must not open a port) and its report exported as one offline HTML file.
+ * own, and must not open a port) and its report exported as one offline HTML file: the report
+ * folder's k6-dashboard-<bundle>.html, or a private one. Every k6 process the harness starts has
+ * it: the per-second timeline is read from the export (timeline.ts).
  */
-export function dashboardEnv(dir: string, bundle: string): Record<string, string> {
-  // The default 10 s aggregation period leaves a short run with no data point, and then k6 writes
-  // no export at all.
+export function dashboardEnv(exportFile: string): Record<string, string> {
+  // One snapshot a second: the timeline's resolution. (The default 10 s period also left a short
+  // run with no data point, and then k6 writes no export at all.)
   return {
     K6_WEB_DASHBOARD: 'true',
     K6_WEB_DASHBOARD_PORT: '-1',
-    K6_WEB_DASHBOARD_PERIOD: '1s',
-    K6_WEB_DASHBOARD_EXPORT: join(dir, dashboardFileName(bundle)),
+    K6_WEB_DASHBOARD_PERIOD: `${TIMELINE_PERIOD_MS / 1000}s`,
+    K6_WEB_DASHBOARD_EXPORT: exportFile,
   };
 }
 
@@ -198,25 +200,23 @@ async function runBundle(
   const count = opts.segments ?? 1;
   // The user's K6_OUT beside the config's outputs, before segmentOutputs gives each process its own file.
   const userArgs = [...(opts.extraArgs ?? []), ...inheritedOutputArgs(opts.baseEnv ?? process.env)];
-  // Each k6 process also writes its requests' times for the timeline (withTimeline adds that output).
+  // Each k6 process exports its dashboard, kept in the report folder or not, for the timeline.
   const once = (summaryFile: string, extraArgs: string[], dashboardName: string) =>
-    withTimeline(extraArgs, (args, timelineEnv) =>
-      runScenario({
-        k6Path: opts.k6Path,
-        bundle: join(opts.bundleDir, `${bundle}.js`),
-        env: {
-          ...scenarioEnv(opts.inputs),
-          ...(opts.dashboardDir !== undefined ? dashboardEnv(opts.dashboardDir, dashboardName) : {}),
-          ...timelineEnv,
-        },
-        summaryFile,
-        timeoutMs,
-        extraArgs: args,
-        ...(opts.caFile !== undefined && { caFile: opts.caFile }),
-        ...(opts.signal !== undefined && { signal: opts.signal }),
-        ...(opts.baseEnv !== undefined && { baseEnv: opts.baseEnv }),
-        ...(opts.redactor !== undefined && { redactor: opts.redactor }),
-      }),
+    withTimeline(
+      opts.dashboardDir !== undefined ? join(opts.dashboardDir, dashboardFileName(dashboardName)) : undefined,
+      (dashboard) =>
+        runScenario({
+          k6Path: opts.k6Path,
+          bundle: join(opts.bundleDir, `${bundle}.js`),
+          env: { ...scenarioEnv(opts.inputs), ...dashboard },
+          summaryFile,
+          timeoutMs,
+          extraArgs,
+          ...(opts.caFile !== undefined && { caFile: opts.caFile }),
+          ...(opts.signal !== undefined && { signal: opts.signal }),
+          ...(opts.baseEnv !== undefined && { baseEnv: opts.baseEnv }),
+          ...(opts.redactor !== undefined && { redactor: opts.redactor }),
+        }),
     );
   if (count <= 1) {
     const { run, timeline } = await once(join(opts.workDir, `${bundle}.summary.json`), userArgs, bundle);
@@ -244,21 +244,22 @@ async function runBundle(
 }
 
 /**
- * One k6 process with its console output (the scenarios' request lines) in a file of its own,
- * read into the per-second timeline (timeline.ts) and deleted. No timeline is no error: the chart
- * is left out.
+ * One k6 process with its web dashboard exported to `exportFile` (the report folder's), or to a
+ * private temp folder deleted afterwards, and the per-second timeline read from that export
+ * (timeline.ts). No timeline is no error: the chart is left out.
  */
 async function withTimeline(
-  extraArgs: string[],
-  start: (extraArgs: string[], env: Record<string, string>) => Promise<RunScenarioResult>,
+  exportFile: string | undefined,
+  start: (dashboardEnv: Record<string, string>) => Promise<RunScenarioResult>,
 ): Promise<{ run: RunScenarioResult; timeline?: Timeline }> {
-  const output = await timelineOutput();
+  const own = exportFile === undefined ? await privateDashboardExport() : undefined;
+  const file = exportFile ?? own!.file;
   try {
-    const run = await start([...extraArgs, ...output.args], output.env);
-    const timeline = await readTimeline(output.file, requestsOf(run.summary));
+    const run = await start(dashboardEnv(file));
+    const timeline = await readTimeline(file, requestsOf(run.summary));
     return { run, ...(timeline !== undefined && { timeline }) };
   } finally {
-    await output.dispose();
+    await own?.dispose();
   }
 }
 

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { goalsSection } from '../../bench/goals.js';
-import { HEALTH, HEALTH_WITH_TIMELINE, type LoadBenchResult } from '../../bench/k6-vs-wrk.js';
+import { HEALTH, HEALTH_AS_HARNESS, type LoadBenchResult } from '../../bench/k6-vs-wrk.js';
 
 const row = (tool: 'k6' | 'wrk', concurrency: number, rps: number, endpoint = HEALTH) =>
   ({ tool, endpoint, concurrency, rps }) as LoadBenchResult['rows'][number];
@@ -43,16 +43,16 @@ describe('goalsSection', () => {
     expect(s.rows[0]![3]).toBe('missed');
   });
 
-  it("reads k6 with the harness's timeline recorder / wrk at each concurrency, met only when every one reaches 0.8×", () => {
+  it("reads k6 with the harness's web dashboard / wrk at each concurrency, met only when every one reaches 0.8×", () => {
     // The bare k6 rows are faster: the goal is k6 as the harness runs it.
     const load = (k6At64: number) =>
       ({
         rows: [
           row('k6', 16, 990),
-          row('k6', 16, 850, HEALTH_WITH_TIMELINE),
+          row('k6', 16, 850, HEALTH_AS_HARNESS),
           row('wrk', 16, 1000),
           row('k6', 64, 990),
-          row('k6', 64, k6At64, HEALTH_WITH_TIMELINE),
+          row('k6', 64, k6At64, HEALTH_AS_HARNESS),
           row('wrk', 64, 1000),
         ],
       }) as LoadBenchResult;
