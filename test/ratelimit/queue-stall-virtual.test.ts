@@ -97,4 +97,14 @@ describe('a small queue is still read', () => {
     expect(relativeError(queue.rate_rps, truth.rate_rps), context).toBeLessThanOrEqual(0.02);
     expect({ burst: queue.burst, delay: queue.delay }, context).toEqual({ burst: truth.burst, delay: truth.delay });
   });
+
+  // One waiting place shows one late answer, which a stall makes too: the claim is the bucket it
+  // behaves as from idle, two at once (docs/rate-limit-identification.md, Queues).
+  it('nginx rate=20 r/s burst=1 is reported as a bucket of two', async () => {
+    const truth: QueueModel = { kind: 'queue', rate_rps: 20, burst: 1, delay: 0 };
+    const e = await discoverVirtual({ limiter: () => fromModel(truth), status: 429 });
+    const context = JSON.stringify({ ...e, timeline: undefined });
+    expect(e.limiter?.kind, context).toBe('bucket');
+    expect(e.burst, context).toBe(2);
+  });
 });
