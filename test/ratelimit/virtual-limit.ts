@@ -19,7 +19,10 @@ import { seeded } from './seeded.js';
  */
 export type Limiter = ((nowMs: number) => number | undefined) & {
   announce?: (nowMs: number) => Record<string, string>;
-  /** A queue's (fromModel of a queue model): how long the request it last let through waits its turn, ms. */
+  /**
+   * How long the answer to the request it last let through is held, ms: a queue's wait for its
+   * turn (fromModel of a queue model), or a stalled front's on a busy machine.
+   */
   queuedMs?: number;
 };
 

@@ -5,8 +5,15 @@
 // were sent, take longer and longer, and leave the limiter at the rate the stream measured; a
 // bucket answers them all as quickly as the first. Read off the bursts the probe already sent
 // (the drain, the idle bursts), after the rate is known: no request of its own.
+// A busy machine makes answers late too (the front or the client descheduled while they were on
+// their way): a bucket 20/s burst 40 on 2 cores shared by three probes had 3 of its 44 answered
+// 25–33 ms late, and read as a queue. A stall holds a few answers here and there, or a group that
+// then leaves together; only a queue holds every acceptance past its first few, each one interval
+// longer than the one before. So a queue is read only off that: two or more waiting, none passing
+// at once after them, leaving one interval apart within what the round trips' noise blurs.
 
 import { round } from '../estimators.js';
+import { seenGapNoiseMs } from './arrival.js';
 import type { QueueModel } from '../limiters/index.js';
 import type { Sample } from '../types.js';
 
@@ -31,7 +38,10 @@ export function queueOfBursts(
   if (!(sustainedRps > 0) || burst < 2) return undefined;
   const bursts = burstsFromIdle(samples);
   const intervalMs = 1000 / sustainedRps;
-  const readings = bursts.map((run) => waitsOf(run, intervalMs)).filter((r) => r !== undefined);
+  // The round trips' usual spread, read off the probe's refusals: a queue answers them at once as a
+  // bucket does, so whatever they stray is the network's and the machine's, never the limiter's.
+  const spreadMs = seenGapNoiseMs(samples.filter((s) => s.answer === 'limited'));
+  const readings = bursts.map((run) => waitsOf(run, intervalMs, spreadMs)).filter((r) => r !== undefined);
   // The last burst is the one the idle rounds agreed on; every burst read must show the queue.
   const last = readings.at(-1);
   if (last === undefined || readings.length < bursts.filter((b) => acceptedBeforeRefusal(b).length >= 2).length)
@@ -64,10 +74,11 @@ interface Waits {
 /**
  * How the acceptances of one burst from idle waited, or undefined when they did not as a queue's
  * do. Across a network requests sent a few ms apart reach the limiter in another order than they
- * left, so nothing here relies on the send order within the burst: a wait is an answer's round trip
- * beyond the quickest of the burst's, and the queue is read off when the answers came back.
+ * left, so the send order within the burst is trusted only beyond a round trip's usual stray: a
+ * wait is an answer's round trip beyond the quickest of the burst's, and the queue is read off when
+ * the answers came back.
  */
-function waitsOf(run: readonly Sample[], intervalMs: number): Waits | undefined {
+function waitsOf(run: readonly Sample[], intervalMs: number, spreadMs: number): Waits | undefined {
   const accepted = acceptedBeforeRefusal(run);
   if (accepted.length < 2) return undefined;
   const latency = (s: Sample) => s.doneMs - s.sentMs;
@@ -75,7 +86,10 @@ function waitsOf(run: readonly Sample[], intervalMs: number): Waits | undefined 
   const baseMs = Math.min(...answered.map(latency));
   const waitOf = (s: Sample) => latency(s) - baseMs;
   const waiting = accepted.filter((s) => waitOf(s) >= intervalMs / 2);
-  if (waiting.length === 0) return undefined;
+  // One late answer is what a stall makes as well: a queue's show as two or more.
+  if (waiting.length < 2) return undefined;
+  if (passedAtOnceAfter(waiting[1]!, accepted, intervalMs, waitOf, spreadMs)) return undefined;
+  if (!leftOneIntervalApart(waiting, intervalMs, spreadMs)) return undefined;
   // They leave the queue one interval apart: from the last that did not wait to the last that did.
   const prompt = accepted.filter((s) => waitOf(s) < intervalMs / 2).map((s) => s.doneMs);
   const leaving = [...(prompt.length > 0 ? [Math.max(...prompt)] : []), ...waiting.map((s) => s.doneMs)].sort(
@@ -90,6 +104,44 @@ function waitsOf(run: readonly Sample[], intervalMs: number): Waits | undefined 
   const refusals = run.filter((s) => s.answer === 'limited');
   if (refusals.some((s) => waitOf(s) >= longestWaitMs / 2)) return undefined;
   return { accepted: accepted.length, waited: waiting.length, spacingMs, longestWaitMs };
+}
+
+/**
+ * Whether an acceptance sent after `held` (one that waited) passed at once while the sender kept
+ * sending: a queue holds every acceptance past its first few, so that is a stall's late answer, not
+ * a queue's. Unless the sender paused long enough for the queue to drain (a busy client stalls
+ * too: fewer requests sent since `held` than intervals elapsed), or it went so soon after `held`
+ * that a round trip's usual stray may have swapped them.
+ */
+function passedAtOnceAfter(
+  held: Sample,
+  accepted: readonly Sample[],
+  intervalMs: number,
+  waitOf: (s: Sample) => number,
+  spreadMs: number,
+): boolean {
+  const strayMs = 3 * spreadMs + 1;
+  const sentSince = (s: Sample) => accepted.filter((a) => a.sentMs > held.sentMs && a.sentMs <= s.sentMs).length;
+  return accepted.some(
+    (s) =>
+      s.sentMs > held.sentMs + strayMs &&
+      waitOf(s) < intervalMs / 2 &&
+      s.sentMs - held.sentMs + strayMs < sentSince(s) * intervalMs,
+  );
+}
+
+/**
+ * Whether the waiting ones left the queue one interval apart, on average over them all: a stall
+ * holds a group that then leaves together, a few ms apart. Each departure is blurred by its round
+ * trip's stray, the span between the first and the last by √2 of it (twice that covers ~95 %),
+ * spread over the waiting ones' gaps.
+ */
+function leftOneIntervalApart(waiting: readonly Sample[], intervalMs: number, spreadMs: number): boolean {
+  const departures = waiting.map((s) => s.doneMs).sort((a, b) => a - b);
+  const gaps = departures.length - 1;
+  const meanMs = (departures.at(-1)! - departures[0]!) / gaps;
+  const toleranceMs = SPACING_SLACK * intervalMs + (2 * Math.SQRT2 * spreadMs) / gaps;
+  return Math.abs(meanMs - intervalMs) <= toleranceMs;
 }
 
 /** The acceptances of a burst before its first refusal, in the order they were sent. */
