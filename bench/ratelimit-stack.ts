@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEmulator, type EmulatorOptions } from '../src/emulator/index.js';
 import { provisionToxiproxy, startToxiproxy, type Latency } from '../test/helpers/toxiproxy.js';
-import { windowOf } from '../src/ratelimit/horizon.js';
+import { refillOf as refillOfModel, windowOf } from '../src/ratelimit/horizon.js';
 import {
   describeLimiter,
   limitsOf,
@@ -93,7 +93,15 @@ export interface RowSpec extends Named {
 
 /** A bucket's or a queue's time to refill its burst: burst / rate, in whole fills for a bucket refilled by a timer. */
 export const refillOf = (rateRps: number, burst: number, fillIntervalS?: number): number =>
-  round(fillIntervalS ? Math.ceil(burst / (rateRps * fillIntervalS)) * fillIntervalS : burst / rateRps, 2);
+  round(
+    refillOfModel({
+      kind: 'bucket',
+      rate_rps: rateRps,
+      burst,
+      ...(fillIntervalS ? { fill_interval_s: fillIntervalS } : {}),
+    })!,
+    2,
+  );
 
 /** The longest window of a limiter or a set, and the longest refill of its limits without one (RowSpec). */
 export function spanOfModel(model: Limits): Pick<RowSpec, 'window_s' | 'refill_s'> {
@@ -103,11 +111,10 @@ export function spanOfModel(model: Limits): Pick<RowSpec, 'window_s' | 'refill_s
   return {
     window_s: longest(limits.map(windowOf)),
     refill_s: longest(
-      limits.map((l) =>
-        l.kind === 'bucket' || l.kind === 'queue'
-          ? refillOf(l.rate_rps, l.burst, 'fill_interval_s' in l ? l.fill_interval_s : undefined)
-          : null,
-      ),
+      limits.map((l) => {
+        const refill = refillOfModel(l);
+        return refill === null ? null : round(refill, 2);
+      }),
     ),
   };
 }

@@ -1,7 +1,7 @@
 // The proof's horizon: how long a client's life the k6 proof covers. A limit on a window longer
 // than half the proof may never have filled while the proof ran (a proof that starts just after a
-// window's edge meets a whole window only if it spans two), so such a limit is "not tested", said
-// in every format, never silently fine. The default horizon covers a one-minute window, the most
+// window's edge meets a whole window only if it spans two), and so may a bucket whose refill time
+// is (spanOf), so such a limit is "not tested", said in every format, never silently fine. The default horizon covers a one-minute window, the most
 // common published one; `run` keeps its proof short and says so.
 
 import type { AdvertisedLimit, ProofHorizon } from '../report/model.js';
@@ -40,16 +40,55 @@ export function windowOf(limiter: LimiterModel): number | null {
   }
 }
 
-/** The longest window known, measured (the identified limiter) or announced (RateLimit-Policy `w=`…), seconds. */
+/**
+ * The time a bucket or a queue takes to refill its burst (burst / rate; in whole fills for a bucket
+ * refilled by a timer), seconds; null for a limit on a window.
+ */
+export function refillOf(limiter: LimiterModel): number | null {
+  if (limiter.kind !== 'bucket' && limiter.kind !== 'queue') return null;
+  const fillS = limiter.kind === 'bucket' ? limiter.fill_interval_s : undefined;
+  return fillS ? Math.ceil(limiter.burst / (limiter.rate_rps * fillS)) * fillS : limiter.burst / limiter.rate_rps;
+}
+
+/**
+ * The span a proof must cover twice for a limit: its window, or a bucket's or a queue's refill time.
+ * A bucket forgets a burst in its refill time as a window forgets its count at its edge, so a round
+ * shorter than two of it may hold on the burst alone (a client above a per-minute bucket's rate of
+ * 10 r/s is refused only once its 600 are spent): nginx's `600r/m burst=600` is a bucket of 601,
+ * 60.1 s, which a 120 s proof does not cover.
+ */
+export const spanOf = (limiter: LimiterModel): number | null => windowOf(limiter) ?? refillOf(limiter);
+
+/** What a proof horizon is measured against: the longest span known, and whether it was measured or announced. */
+export interface LongestKnown {
+  /** The longest window, or a bucket's or a queue's refill time when that is longer (spanOf), seconds. */
+  window_s: number;
+  source: 'measured' | 'announced';
+  /** The span is a bucket's or a queue's refill time, not a window. */
+  refill?: true;
+}
+
+/** The longest of `limits`' spans (spanOf), or null when none has one. */
+export function longestSpan(limits: readonly LimiterModel[]): LongestKnown | null {
+  return limits.reduce<LongestKnown | null>((longest, m) => {
+    const span = spanOf(m);
+    if (span === null || span <= (longest?.window_s ?? 0)) return longest;
+    return { window_s: span, source: 'measured', ...(windowOf(m) === null ? { refill: true as const } : {}) };
+  }, null);
+}
+
+/**
+ * The longest window known, measured (every limit the probe identified, a bucket's refill time
+ * included: spanOf) or announced (RateLimit-Policy `w=`…), seconds.
+ */
 export function longestKnownWindow(
-  estimate: Pick<Estimate, 'limiter' | 'advertised'>,
-): { window_s: number; source: 'measured' | 'announced' } | null {
-  const measured = estimate.limiter ? windowOf(estimate.limiter) : null;
+  estimate: Pick<Estimate, 'limiter' | 'advertised'> & Partial<Pick<Estimate, 'limiters'>>,
+): LongestKnown | null {
+  const limits = estimate.limiters?.length ? estimate.limiters : estimate.limiter ? [estimate.limiter] : [];
+  const measured = longestSpan(limits);
   const announced = estimate.advertised?.window_s ?? null;
-  if (measured === null && announced === null) return null;
-  return (announced ?? 0) > (measured ?? 0)
-    ? { window_s: announced!, source: 'announced' }
-    : { window_s: measured!, source: 'measured' };
+  if (announced !== null && announced > (measured?.window_s ?? 0)) return { window_s: announced, source: 'announced' };
+  return measured;
 }
 
 /**
@@ -58,14 +97,14 @@ export function longestKnownWindow(
  */
 export function proofHorizon(
   proofS: number,
-  longest: ReturnType<typeof longestKnownWindow>,
+  longest: LongestKnown | null,
   shortened?: string,
   announced: readonly AdvertisedLimit[] = [],
 ): ProofHorizon {
   const coversS = proofS / 2;
   const beyond =
     longest !== null && longest.window_s > coversS
-      ? `the ${longest.source} limit on a ${fmt(longest.window_s)} s window is longer than the proof covers; --horizon ${Math.ceil(2 * longest.window_s)} (rate_limit.horizon_s) tests it`
+      ? `the ${longest.source} limit on a ${fmt(longest.window_s)} s ${longest.refill ? 'refill' : 'window'} is longer than the proof covers; --horizon ${Math.ceil(2 * longest.window_s)} (rate_limit.horizon_s) tests it`
       : null;
   // Every announced limit not proven on a window past the horizon, not only the longest known
   // (an IETF list's hour beside the minute the probe verified): each is "not tested", and says how.

@@ -13,7 +13,7 @@ import type { ProofRound } from '../report/model.js';
 import { countsRefused, describeLimiter, sustainedRate, type LimiterModel, type LimiterSet } from './limiters/index.js';
 import { PROOF_PROMISE, QUOTA_AFTER_S, type Identified } from './proof-loop.js';
 import { replay, type Replay, type ReplayedRound, type RoundNeeds, type RoundRun } from './round-replay.js';
-import { windowOf, type longestKnownWindow } from './horizon.js';
+import { longestSpan, windowOf, type LongestKnown } from './horizon.js';
 import type { Estimate, TimelinePoint } from './types.js';
 
 /** A proof round: what k6 measured (ProofRound) and when and how long it ran. */
@@ -521,9 +521,8 @@ export function stackTracker(
   };
 }
 
-/** The longest window known, the identified set's included (a window of the set is measured). */
-export function withIdentifiedWindow(longest: ReturnType<typeof longestKnownWindow>, verdict: StackVerdict) {
-  const windows = verdict && 'set' in verdict ? verdict.set.flatMap((m) => windowOf(m) ?? []) : [];
-  const identified = windows.length > 0 ? Math.max(...windows) : 0;
-  return identified > (longest?.window_s ?? 0) ? { window_s: identified, source: 'measured' as const } : longest;
+/** The longest window known, the identified set's included (a window of the set, or a bucket's refill, is measured). */
+export function withIdentifiedWindow(longest: LongestKnown | null, verdict: StackVerdict): LongestKnown | null {
+  const identified = verdict && 'set' in verdict ? longestSpan(verdict.set) : null;
+  return identified !== null && identified.window_s > (longest?.window_s ?? 0) ? identified : longest;
 }

@@ -249,7 +249,10 @@ export interface SustainedAnnounced {
 export interface ProofHorizon {
   proven_s: number;
   covers_window_s: number;
-  /** The longest window the probe measured or the service announced, seconds; null when none is known. */
+  /**
+   * The longest window the probe measured or the service announced, or a bucket's or a queue's refill
+   * time (burst / rate) when longer, seconds; null when none is known.
+   */
   longest_window_s: number | null;
   /** Why a known limit is outside the horizon, or why the horizon was kept short (`run`). */
   not_tested?: string;

@@ -96,13 +96,47 @@ describe('proofHorizon: what the proof covered, in every format the same words',
         advertised: { limit: 600, window_s: 60, source_header: 'x-ratelimit-limit-minute', agrees: null, note: '' },
       }),
     ).toEqual({ window_s: 60, source: 'announced' });
-    expect(longestKnownWindow({ limiter: { kind: 'bucket', rate_rps: 30, burst: 30 } })).toBeNull();
+    // A bucket's span is its refill time (burst / rate).
+    expect(longestKnownWindow({ limiter: { kind: 'bucket', rate_rps: 30, burst: 30 } })).toEqual({
+      window_s: 1,
+      source: 'measured',
+      refill: true,
+    });
+    expect(longestKnownWindow({ limiter: null })).toBeNull();
   });
 
   it("run's short horizon says so", () => {
     const h = proofHorizon(5, null, 'run keeps its proof short');
     expect(horizonText(h)).toBe(
       'proven for 5 s; a limit on a window longer than 2.5 s is not tested (run keeps its proof short)',
+    );
+  });
+});
+
+// nginx's two zones (bench/ratelimit.ts real-stack): 30r/s burst=30 and 600r/m burst=600, both
+// nodelay, are buckets of 31 and 601; the second refills in 60.1 s, so a 120 s proof covered 60 s of
+// it and its horizon fell 0.1 s short of two of the longest span (29 Nov).
+describe("a bucket's refill time counts as its window: nginx's 600r/m burst=600", () => {
+  const zones = {
+    limiter: { kind: 'bucket', rate_rps: 10, burst: 601 },
+    limiters: [
+      { kind: 'bucket', rate_rps: 30, burst: 31 },
+      { kind: 'bucket', rate_rps: 10, burst: 601 },
+    ],
+  } as const;
+  it('the proof spans two of its 60.1 s refill, and its horizon covers it', () => {
+    const longest = longestKnownWindow({ ...zones, limiters: [...zones.limiters] });
+    expect(longest).toEqual({ window_s: 60.1, source: 'measured', refill: true });
+    const { proofS } = proofTiming(60.1, DEFAULT_HORIZON_S, probeBudgetS(DEFAULT_HORIZON_S), longest!.window_s);
+    expect(proofS).toBe(121);
+    const h = proofHorizon(proofS, longest);
+    expect(h).toEqual({ proven_s: 121, covers_window_s: 60.5, longest_window_s: 60.1 });
+  });
+
+  it('a proof of 120 s says the refill is not tested', () => {
+    const h = proofHorizon(120, longestKnownWindow({ ...zones, limiters: [...zones.limiters] }));
+    expect(h.not_tested).toBe(
+      'the measured limit on a 60.1 s refill is longer than the proof covers; --horizon 121 (rate_limit.horizon_s) tests it',
     );
   });
 });

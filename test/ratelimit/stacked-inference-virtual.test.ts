@@ -438,4 +438,13 @@ describe('the horizon states the longest window known, an identified one include
     expect(withIdentifiedWindow(known, { set, sustained_rps: 10, evidence: '' })).toEqual(longest);
     expect(withIdentifiedWindow(known, { why: 'none' })).toEqual(known);
   });
+  it("a bucket identified counts its refill time (nginx's 600r/m burst=600: 601 per 60.1 s)", () => {
+    const buckets = [
+      { kind: 'bucket', rate_rps: 30, burst: 31 },
+      { kind: 'bucket', rate_rps: 10, burst: 601 },
+    ] as const;
+    expect(
+      withIdentifiedWindow({ window_s: 1, source: 'measured' }, { set: buckets, sustained_rps: 10, evidence: '' }),
+    ).toEqual({ window_s: 60.1, source: 'measured', refill: true });
+  });
 });
