@@ -35,6 +35,11 @@ export interface PreparedTarget extends Omit<StageTarget, 'reportDir' | 'product
   history: HistoryStore;
   /** The preflight's request: production's audit trail lists it (auditPreflight). */
   preflight: PreflightRequest;
+  /**
+   * Stops the built-in emulator and its instances, once: called when the stages are done, so their
+   * threads end while the report is written rather than after it. close() awaits the same stop.
+   */
+  stopEmulators(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -153,16 +158,9 @@ export async function prepareTarget(
   const sentBefore = reached.reached === 'answer' ? [reached.sentAt] : [];
   const probeTarget = async (): Promise<SizingTarget> =>
     ownInstances ? (second ??= startInstance()) : { target, sentBefore };
-  return {
-    settings,
-    probeTarget,
-    ...(ownInstances ? { isolatedTarget: startInstance } : {}),
-    ledger,
-    history,
-    preflight: reached,
-    close: async () => {
-      // Only what is still empty: a folder holding the ledger or the history stays.
-      removeEmptyDirs(created);
+  let stopping: Promise<void> | undefined;
+  const stopEmulators = () =>
+    (stopping ??= (async () => {
       await emulator?.close();
       // An instance that failed to start has nothing to close.
       await Promise.all(
@@ -173,6 +171,19 @@ export async function prepareTarget(
           ),
         ),
       );
+    })());
+  return {
+    settings,
+    probeTarget,
+    ...(ownInstances ? { isolatedTarget: startInstance } : {}),
+    ledger,
+    history,
+    preflight: reached,
+    stopEmulators,
+    close: async () => {
+      // Only what is still empty: a folder holding the ledger or the history stays.
+      removeEmptyDirs(created);
+      await stopEmulators();
     },
   };
 }

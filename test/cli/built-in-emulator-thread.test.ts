@@ -19,6 +19,8 @@ import { runCliInProcess } from '../helpers/cli.js';
 const started = vi.hoisted(() => [] as Emulator[]);
 // And every spare thread it began beside its own loading (src/cli/emulator-spare.ts).
 const spares = vi.hoisted(() => [] as SpareWorker[]);
+// What a report folder held each time an emulator was told to close (the folder a test names).
+const atClose = vi.hoisted(() => ({ folder: '', held: [] as string[][] }));
 vi.mock('../../src/emulator/worker/host.js', async (original) => {
   const real = await original<typeof import('../../src/emulator/worker/host.js')>();
   return {
@@ -26,7 +28,14 @@ vi.mock('../../src/emulator/worker/host.js', async (original) => {
     startEmulatorWorker: async (...args: Parameters<typeof real.startEmulatorWorker>) => {
       const emulator = await real.startEmulatorWorker(...args);
       started.push(emulator);
-      return emulator;
+      const { readdirSync: list, existsSync: exists } = await import('node:fs');
+      return {
+        ...emulator,
+        close: () => {
+          atClose.held.push(atClose.folder && exists(atClose.folder) ? list(atClose.folder) : []);
+          return emulator.close();
+        },
+      };
     },
     spareEmulatorWorker: () => {
       const spare = real.spareEmulatorWorker();
@@ -149,6 +158,20 @@ describe('the built-in emulator the CLI starts', () => {
     // Taken: the command's discard at its end leaves it to close(), which ended it.
     await spare.discard();
     expect(threads()).toBe(before);
+  });
+
+  // The report needs nothing of the emulator once the stages are done: its thread ends while the
+  // report is written (target-job.ts), not after the summary.
+  it('is told to close once the checks are done, before the report is written', async () => {
+    const cwd = emptyFolder();
+    atClose.folder = join(cwd, 'report');
+    const from = atClose.held.length;
+    const res = await runCliInProcess(['check', '--only', 'health.no-credentials', '--report-dir', 'report'], { cwd });
+    expect(res.code, res.stderr).toBe(0);
+    // One close for the run, and the folder (made before the first request) still empty then.
+    expect(atClose.held.slice(from)).toEqual([[]]);
+    expect(readdirSync(atClose.folder)).toContain('report.json');
+    atClose.folder = '';
   });
 
   it('stops the spare when a target is configured after all', async () => {

@@ -200,6 +200,9 @@ async function runStages(
           optional(stages.rateLimit, 'rate_limit', 'rate-limit sizing', ioOf(said.rateLimit)),
         )
       : undefined) ?? null;
+  // Every stage is done with the built-in emulator: its threads end while the report is written
+  // (their close took 30-60 ms after the summary). A failure to stop is close()'s to report, after.
+  prepared.stopEmulators().catch(() => undefined);
   const [{ buildReport }, { historyStep }, { writeReportFolder }] = await loadReporting();
   const untested = () => [...said.checks, ...said.load, ...said.rateLimit, ...said.run];
   // Read once: a stop that comes while the report is written finds every stage already done.

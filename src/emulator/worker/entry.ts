@@ -6,13 +6,18 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { HarnessError } from '../../errors.js';
 import { createEmulator } from '../index.js';
+import { certificatesAhead } from './certificates-ahead.js';
 import type { CrossedError, FromWorker, ToWorker, WorkerStart } from './protocol.js';
 
 const port = parentPort!;
 const say = (message: FromWorker) => port.postMessage(message);
 // Started with its options, or as a spare (host.ts) that has loaded this code and waits for them.
+const given = workerData as WorkerStart | undefined;
+// A spare's wait is idle time beside the CLI's own loading: it makes the certificates a default
+// start serves meanwhile, which then leave the path between the options and the first request.
+const ahead = given ? undefined : certificatesAhead();
 const { options } =
-  (workerData as WorkerStart | undefined) ??
+  given ??
   (await new Promise<WorkerStart>((resolve) =>
     port.once('message', (message: ToWorker) => {
       // A spare is only ever told to start, or stopped from outside (terminate).
@@ -21,7 +26,12 @@ const { options } =
   ));
 
 try {
-  const emulator = await createEmulator({ ...options, onTokenIssued: (token) => say({ kind: 'token', token }) });
+  const certificates = ahead?.for(options);
+  const emulator = await createEmulator({
+    ...options,
+    ...(certificates ? { certificates } : {}),
+    onTokenIssued: (token) => say({ kind: 'token', token }),
+  });
   const { issuedTokens: _tokens, close: _close, ...facts } = emulator;
   // The one message a host sends once the emulator runs (ToWorker): close.
   port.once('message', (_close: ToWorker) => {
