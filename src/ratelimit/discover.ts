@@ -67,7 +67,7 @@ import { batchBucketPhase } from './probe/batch-bucket.js';
 import { cameBackInBatch, staircasePhase, type BatchBucketModel } from './probe/batch-staircase.js';
 import { EDGE_PRECISION } from './probe/window-edges.js';
 import { scopePhase } from './probe/scope.js';
-import { tailRulesOutBucket } from './probe/drain-tail.js';
+import { refusalGapRulesOutBucket, tailRulesOutBucket } from './probe/drain-tail.js';
 import { announcedCounter, resetTicksPhase, type TicksFindings } from './probe/reset-ticks.js';
 import { countedInWindowEndingAt } from './probe/announced-ends.js';
 import { ledgerRulesOutBucket, refillUnwatched } from './probe/bucket-ledger.js';
@@ -369,13 +369,16 @@ async function bucketPath(
   const retryAfter = await retryAfterPhase(probe, recovery);
   const scope = await scopePhase(probe, idle.burst);
   // The recovery's pings go a round trip apart across a network: a counter shut until its next
-  // edge can look like a bucket to them, never to the drain's tail.
+  // edge can look like a bucket to them, never to the drain's tail, nor to any two refusals with
+  // nothing let through between them (each placed by its own round trip: a stalled process's late
+  // answers blind the drain's tail, read by the spread of them all).
   // Nor to what passed between refusals over the whole probe (probe/bucket-ledger.ts): a counter
   // whose drain straddled an edge trickles back like a bucket, then faster after its next edge.
   // Unless the answers' latency is what the stream timed: that verdict says why, not this one.
   const notBucket =
     sustained !== null
       ? (tailRulesOutBucket(probe.samples, sustained) ??
+        refusalGapRulesOutBucket(probe.samples, sustained) ??
         (latencyBound(stream.latencyP95Ms, sustained)
           ? undefined
           : (ledgerRulesOutBucket(probe.samples, sustained, fit?.precision) ??

@@ -37,25 +37,26 @@ describe('a silent sliding-window counter at many phases of its window', () => {
       PHASES: 100,
       // 27 Nov 2026, before the fix: 54 counter, 2 log and 2 other (at or below the rate), 10 bucket, 18 not identified, 14 above.
       // Since probe/bucket-ledger.ts, buckets no rate squares with the refusals, or over 2 % slower than what passed
-      // from a refusal on, are not identified: 10 -> 6 bucket.
+      // from a refusal on, are not identified: 10 -> 6 bucket. 29 Nov 2026: two refusals with nothing let through
+      // between them, more than two refills apart, rule a bucket out (drain-tail.ts refusalGapRulesOutBucket): 6 -> 5.
       expected: {
         'counter within 2 %': 64,
         log: 2,
-        bucket: 6,
+        bucket: 5,
         other: 2,
-        'not identified': 26,
+        'not identified': 27,
         'above the true rate': 0,
       },
     },
     {
       PHASES: 237,
-      // With the bucket ledger: 26 -> 16 bucket.
+      // With the bucket ledger: 26 -> 16 bucket; with the refusal gap: 16 -> 13.
       expected: {
         'counter within 2 %': 140,
         log: 5,
-        bucket: 16,
+        bucket: 13,
         other: 9,
-        'not identified': 67,
+        'not identified': 70,
         'above the true rate': 0,
       },
     },

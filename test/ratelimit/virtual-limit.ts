@@ -90,6 +90,15 @@ export interface VirtualEndpoint {
    */
   busy?: { lateMs: number; seed?: number };
   /**
+   * The probe's process stalled now and then, whole (a loaded machine's scheduler, a collection):
+   * stalls `minMs`–`maxMs` long start on average every `everyMs` (seeded, from `fromMs`). Nothing of
+   * the probe runs during one: a timer due within it fires at its end, and an answer back within it
+   * is handed to the probe there. `limiter`: the limiter's process stalls with it (the test's
+   * emulator beside the CLI on a machine that has no core for either), deciding what reached it
+   * within a stall at its end.
+   */
+  stalls?: { everyMs: number; minMs: number; maxMs: number; seed?: number; fromMs?: number; limiter?: boolean };
+  /**
    * The probe's clock (and the answers' stamps) reads this much more than the limiter's: a wall
    * clock, against which a front announcing epoch seconds (httprateFront's `epochMs`) is read. A
    * whole number of seconds, so the limiter's windows keep their place within the second.
@@ -131,9 +140,10 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
   const { busy } = endpoint;
   const stalled = seeded(busy?.seed ?? 1);
   const late = () => (busy ? stalled() * busy.lateMs : 0);
+  const resumed = stalledUntil(endpoint.stalls);
   const clock: Clock = {
     now: probeNow,
-    sleep: (ms) => new Promise<void>((resolve) => at(now() + Math.max(0, ms) + late(), resolve)),
+    sleep: (ms) => new Promise<void>((resolve) => at(resumed(now() + Math.max(0, ms) + late()), resolve)),
   };
 
   let sent = 0;
@@ -151,20 +161,30 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
   const { answerDelay } = endpoint;
   const delayed = seeded(answerDelay?.seed ?? 1);
   const answerMs = () => (answerDelay ? answerDelay.meanMs + (2 * delayed() - 1) * answerDelay.jitterMs : 0);
+  // A limiter stalled with the probe decides what reached it within a stall at the stall's end.
+  const decidedAt = endpoint.stalls?.limiter ? resumed : (t: number) => t;
   const reached = (limiter: Limiter): Promise<Exchange> => {
-    if (!network) return decide(limiter, 0);
+    if (!network)
+      return decidedAt(now()) === now()
+        ? decide(limiter, 0)
+        : new Promise((resolve) => at(decidedAt(now()), () => void decide(limiter, 0).then(resolve)));
     const leg = stretchedLeg();
     return new Promise((resolve) =>
-      at(now() + way() + extraOn(leg, 'there'), () => void decide(limiter, way() + extraOn(leg, 'back')).then(resolve)),
+      at(
+        decidedAt(now() + way() + extraOn(leg, 'there')),
+        () => void decide(limiter, way() + extraOn(leg, 'back')).then(resolve),
+      ),
     );
   };
-  // Late out of the machine and late back into the probe's hands, when it is busy.
+  // Late out of the machine and late back into the probe's hands, when it is busy or stalled.
   const handed = (exchange: Exchange): Promise<Exchange> =>
-    new Promise((resolve) => at(now() + late(), () => resolve({ ...exchange, receivedAt: probeNow() })));
+    new Promise((resolve) => at(resumed(now() + late()), () => resolve({ ...exchange, receivedAt: probeNow() })));
   const caller = (limiter: Limiter) => (): Promise<Exchange> =>
     busy
       ? new Promise<Exchange>((resolve) => at(now() + late(), () => void reached(limiter).then(resolve))).then(handed)
-      : reached(limiter);
+      : endpoint.stalls
+        ? reached(limiter).then(handed)
+        : reached(limiter);
   const decide = (limiter: Limiter, backMs: number): Promise<Exchange> =>
     new Promise((resolve) => {
       const waitMs = limiter(now());
@@ -218,6 +238,24 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
     calls,
     stop,
   };
+}
+
+/**
+ * When a process that stalls as `stalls` says is running again at `t`: `t`, or the end of the
+ * stall `t` falls in (the identity without stalls). The stalls are drawn once, over 10 minutes.
+ */
+function stalledUntil(stalls: VirtualEndpoint['stalls']): (t: number) => number {
+  if (!stalls) return (t) => t;
+  const random = seeded(stalls.seed ?? 1);
+  const spans: Array<{ from: number; to: number }> = [];
+  for (let t = stalls.fromMs ?? 0; t < 600_000;) {
+    // Exponential gaps: stalls come at random, on average `everyMs` apart.
+    const from = t - stalls.everyMs * Math.log(1 - random());
+    const to = from + stalls.minMs + random() * (stalls.maxMs - stalls.minMs);
+    spans.push({ from, to });
+    t = to;
+  }
+  return (t) => spans.find((s) => s.from <= t && t < s.to)?.to ?? t;
 }
 
 /** The whole probe (discover) against `endpoint` on virtual time: max_rps 200, 3,000 requests, 60 s unless told. */

@@ -8,7 +8,7 @@
 
 import { round } from '../estimators.js';
 import type { Sample } from '../types.js';
-import { reorderMs, sendingEndMs } from './arrival.js';
+import { reorderMs, seenGapNoiseMs, sendingEndMs } from './arrival.js';
 
 /**
  * Why what followed the drain's first refusal rules out a bucket refilling at `rateRps`, or
@@ -35,3 +35,51 @@ export function tailRulesOutBucket(samples: readonly Sample[], rateRps: number):
   if (shutForMs < refillMs) return undefined;
   return `after the drain shut, ${refused.length} requests in a row reaching the limiter over at least ${Math.round(shutForMs)} ms were refused, where a bucket at ${round(rateRps, 2)} req/s refills one every ${Math.round(refillMs)} ms: shut until an edge, not a bucket`;
 }
+
+/**
+ * The same for any two refusals of the probe, not only the drain's tail: nothing let through
+ * between two refused requests that reached the limiter more than two refills apart at `rateRps`
+ * rules out a bucket at that rate or faster (refused, a bucket holds less than a token; a refill
+ * later it holds one). Each request is placed by its own round trip, not by the spread of all of
+ * them: a stalled process hands some answers hundreds of ms late, and their spread made the drain's
+ * tail say nothing (a fixed window 50 per 1 s through toxiproxy on a loaded machine read as a bucket
+ * 49.92 req/s, burst 38; test/ratelimit/stalled-window-virtual.test.ts). A request reached the
+ * limiter at least its one-way minimum after it was sent, and at most that plus what its round
+ * trip took beyond the fastest one (`noiseMs` more, for the fastest trip's own legs). Only pairs
+ * that no request which may have passed could have come between: a bucket that filled to its
+ * burst in between may be emptied again by what passed, whatever the refill.
+ */
+export function refusalGapRulesOutBucket(samples: readonly Sample[], rateRps: number): string | undefined {
+  // Up to the scope trial: the second client's requests take from a shared bucket, not from one of its own.
+  const secondFromMs = Math.min(...samples.filter((s) => s.client === 'second').map((s) => s.sentMs));
+  const answered = samples
+    .filter((s) => s.client === 'primary' && s.sentMs < secondFromMs && s.answer !== 'error')
+    .sort((a, b) => a.sentMs - b.sentMs);
+  if (rateRps <= 0 || answered.length < 2) return undefined;
+  const fastestMs = Math.min(...answered.map((s) => s.doneMs - s.sentMs));
+  const noiseMs = seenGapNoiseMs(answered);
+  // How much later than its earliest a request may have reached the limiter.
+  const lateMs = (s: Sample) => s.doneMs - s.sentMs - fastestMs + noiseMs;
+  // Anything not refused may have taken a token, a transport error included.
+  const passed = samples.filter((s) => s.sentMs < secondFromMs && s.answer !== 'limited');
+  const refused = answered.filter((s) => s.answer === 'limited');
+  const refillMs = 1000 / rateRps;
+  let widest: { apartMs: number; from: Sample; to: Sample } | undefined;
+  for (const [i, a] of refused.entries()) {
+    // What may have reached the limiter after `a`, by when it was sent.
+    const after = passed.filter((c) => c.sentMs + lateMs(c) > a.sentMs).map((c) => c.sentMs);
+    const firstAfterMs = after.length === 0 ? Infinity : Math.min(...after);
+    for (const b of refused.slice(i + 1)) {
+      // Past the first one that may have passed after `a`, something may have come between.
+      if (firstAfterMs < b.sentMs + lateMs(b)) break;
+      const apartMs = b.sentMs - a.sentMs - lateMs(a);
+      if (apartMs > (widest?.apartMs ?? 0)) widest = { apartMs, from: a, to: b };
+    }
+  }
+  if (!widest || widest.apartMs <= SHUT_REFILLS * refillMs) return undefined;
+  const { apartMs, from, to } = widest;
+  return `two requests sent ${Math.round(to.sentMs - from.sentMs)} ms apart reached the limiter at least ${Math.round(apartMs)} ms apart, both refused, nothing let through between them, where a bucket at ${round(rateRps, 2)} req/s refills one every ${Math.round(refillMs)} ms: shut until an edge, not a bucket`;
+}
+
+/** Refills a shut must outlast to rule a bucket out: a rate read even half too fast still squares with one. */
+const SHUT_REFILLS = 2;

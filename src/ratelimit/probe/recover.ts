@@ -85,6 +85,8 @@ export async function shapePhase(
   const counted = countedToShut(first, clumpRun);
   const lastRefusedMs = recovery.lastRefused?.sentMs ?? drain.refusal.sentMs;
   const clumpCount = counted && { ...counted, before: admittedBefore(probe.samples, lastRefusedMs, first) };
+  // What a smooth window could have freed by the comeback counts from when the limit was last seen shut.
+  const shutMs = lastSeenShutMs(probe.samples, drain, lastRefusedMs, first);
   let trickleMs: number | null = null;
   const trickleRefused: number[] = [];
   const admitted: number[] = [];
@@ -93,8 +95,8 @@ export async function shapePhase(
     clump >
       smoothClumpMax({
         drained: drain.accepted,
-        lateMs: first.sentMs - lastRefusedMs,
-        beforeMs: lastRefusedMs - drain.firstMs,
+        lateMs: first.sentMs - shutMs,
+        beforeMs: shutMs - drain.firstMs,
       });
   if (!resetWhole && knownTrickleMs !== null && recoveryMs < SLIDING_RECOVERY_RATIO * knownTrickleMs)
     trickleMs = knownTrickleMs;
@@ -117,8 +119,8 @@ export async function shapePhase(
     recoveryMs,
     clump,
     trickleMs,
-    lateMs: first.sentMs - lastRefusedMs,
-    beforeMs: lastRefusedMs - drain.firstMs,
+    lateMs: first.sentMs - shutMs,
+    beforeMs: shutMs - drain.firstMs,
   };
   const { shape, evidence } = shapeOf(figures);
   const recovered = { ...recovery, accepted: first };
@@ -176,6 +178,33 @@ export function countedToShut(opener: Sample, run: readonly Sample[]): Omit<Wind
     count: 1 + passed.length,
     lastCountedMs: Math.max(opener.sentMs, sendingEndMs(run)!, ...passed.map((s) => s.sentMs)),
   };
+}
+
+/**
+ * When the limit was last seen shut before `comeback` (the request that found it back), ms: the
+ * last refusal answered before that request went out, from `refusedMs` on (the drain's first
+ * refusal, or the last refused ping). The drain's requests still in flight after its first refusal
+ * count: across a network ~100 ms away the first ping waits for their answers, and when the edge
+ * came in those two round trips no ping was refused. Taken from the first refusal, that wait made a
+ * fixed window 50 per 1 s, whole again right after its refused tail, look like what a smooth window
+ * frees over two round trips (1.5 × 48 × 213 ms / 245 ms: 62 ≥ its 50), so a bucket's shape
+ * (test/ratelimit/stalled-window-virtual.test.ts). Answered before the comeback went out, each
+ * surely reached the limiter before it. Only when none of them was let through past what the drain
+ * counted (`drain.lastMs`: those that may have overtaken its refusal): a tail let through in part
+ * came back before the comeback and took some of it, the clump after is short of a window's
+ * limit, and the shape stays read from `refusedMs` (a second drain decides then, confirm-shape.ts).
+ */
+function lastSeenShutMs(
+  samples: readonly Sample[],
+  drain: DrainFigures,
+  refusedMs: number,
+  comeback: Sample,
+): number {
+  const tail = samples.filter(
+    (s) => s.client === 'primary' && s.sentMs > refusedMs && s.sentMs < comeback.sentMs && s.doneMs <= comeback.sentMs,
+  );
+  if (tail.some((s) => s.answer === 'accepted' && s.sentMs > drain.lastMs)) return refusedMs;
+  return tail.reduce((last, s) => (s.answer === 'limited' ? Math.max(last, s.sentMs) : last), refusedMs);
 }
 
 /** Requests let through that were sent between `afterMs` (a refusal's send time) and `opener`, past what the round trips can swap. */

@@ -1,0 +1,128 @@
+// The fixed window 50 per 1 s across 50 ± 10 ms each way with the probe's process stalling 100–300 ms
+// about once a second, on the virtual clock (virtual-limit.ts `stalls`): the precise phase of the real
+// tier runs three probes on two cores, and there test/integration/ratelimit-network.test.ts read the
+// emulator's window through toxiproxy as 'token bucket 49.92 req/s, burst 38' once in three quiet runs
+// (29 Nov 2026, round trips 214 ms at p95 against ~120 alone). Its windows sit anywhere on the probe's
+// clock (phase_s from the seed), as the emulator's on the wall clock do.
+//
+// Two readings went wrong. When the window's edge came while the drain's refused tail was still in
+// flight, the first ping (sent once their answers were in, or after a stall) found the window back
+// with no ping refused: timed from the drain's first refusal, two round trips and a stall looked like
+// what a smooth window frees meanwhile, so its whole 50 back at once read as a bucket's shape, and a
+// second drain read the same (seed 91, as on CI: 'burst: 50 requests passed back-to-back ...; 38 after
+// taking away what the limit refilled meanwhile'). The last refusal answered before that ping now
+// counts (recover.ts lastSeenShutMs). And the bucket path's last guard, the drain's tail refused for
+// longer than a refill, placed every request by the spread of all the round trips: one answer a stall
+// handed 300 ms late made it say nothing. Any two refusals with nothing let through between them,
+// each placed by its own round trip, now rule a bucket out (drain-tail.ts refusalGapRulesOutBucket):
+// seed 61, still a bucket's shape from both drains, is not identified rather than a bucket.
+// Before: 93 fixed windows, 5 buckets (seeds 13, 61, 76, 91, 98), 2 not identified; with the limiter
+// stalled alike too, 79, 8 buckets and 13.
+
+import { describe, expect, it } from 'vitest';
+import type { LimiterModel } from '../../src/ratelimit/limiters/index.js';
+import { discoverVirtual, fromModel, type VirtualEndpoint } from './virtual-limit.js';
+
+const NETWORK = { oneWayMs: 50, jitterMs: 10 };
+/** Stalls of 100–300 ms about once a second, each seed its own. */
+const stalls = (seed: number, limiter: boolean): NonNullable<VirtualEndpoint['stalls']> => ({
+  everyMs: 1000,
+  minMs: 100,
+  maxMs: 300,
+  seed: seed + 7000,
+  limiter,
+});
+
+const fixedAt = (phaseS: number): LimiterModel => ({
+  kind: 'fixed-window',
+  limit: 50,
+  window_s: 1,
+  phase_s: phaseS,
+  counts_refused: false,
+});
+
+// The kind is what this file is about: with stalls this long, a window read right is not always
+// within 2 % (seed 2: opened by the first request, 0.921 s), as before; only its kind is counted.
+type Outcome = 'fixed window' | 'not identified' | 'bucket' | 'another kind';
+
+/** The fixed window read at seeds 1 to 100 with stalls: outcomes counted, every other reading named. */
+async function stalledSweep(limiterStalls: boolean) {
+  const counts: Record<Outcome, number> = { 'fixed window': 0, 'not identified': 0, bucket: 0, 'another kind': 0 };
+  const others: string[] = [];
+  for (let seed = 1; seed <= 100; seed++) {
+    const truth = fixedAt((seed * 0.137) % 1);
+    const e = await discoverVirtual({
+      limiter: () => fromModel(truth),
+      status: 429,
+      network: { ...NETWORK, seed },
+      stalls: stalls(seed, limiterStalls),
+    });
+    const outcome: Outcome =
+      e.limiter === null
+        ? 'not identified'
+        : e.limiter.kind === 'fixed-window'
+          ? 'fixed window'
+          : e.limiter.kind === 'bucket'
+            ? 'bucket'
+            : 'another kind';
+    counts[outcome]++;
+    if (outcome === 'bucket' || outcome === 'another kind')
+      others.push(`seed ${seed}: ${JSON.stringify(e.limiter)} ${e.limiter_evidence.join('; ')}`);
+  }
+  return { counts, others: others.join('\n') };
+}
+
+describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, the probe stalling 100-300 ms about every second, 100 seeds', () => {
+  it.each([
+    {
+      who: 'the probe',
+      limiterStalls: false,
+      expected: { 'fixed window': 95, 'not identified': 5, bucket: 0, 'another kind': 0 },
+    },
+    {
+      who: 'the probe and the limiter',
+      limiterStalls: true,
+      expected: { 'fixed window': 83, 'not identified': 17, bucket: 0, 'another kind': 0 },
+    },
+  ])(
+    '$who stalled: a fixed window or not identified, never a bucket',
+    async ({ limiterStalls, expected }) => {
+      const { counts, others } = await stalledSweep(limiterStalls);
+      expect(counts, others).toEqual(expected);
+    },
+    60_000,
+  );
+
+  // Seed 91 is the CI run's reading to the figure; seed 61 came back whole a stall after two drains.
+  it.each([91, 61])('seed %i: no bucket claimed', async (seed) => {
+    const e = await discoverVirtual({
+      limiter: () => fromModel(fixedAt((seed * 0.137) % 1)),
+      status: 429,
+      network: { ...NETWORK, seed },
+      stalls: stalls(seed, false),
+    });
+    expect(e.limiter?.kind ?? null, JSON.stringify({ limiter: e.limiter, evidence: e.limiter_evidence })).not.toBe(
+      'bucket',
+    );
+    if (seed === 91) expect(e.limiter?.kind, JSON.stringify(e.notes)).toBe('fixed-window');
+  });
+});
+
+// A bucket behind the same stalls keeps being read as one: the refusals of a bucket are never two
+// refills apart with nothing let through between them, however late a stall hands their answers.
+describe('a token bucket 50/s, burst 50, with the same stalls, 60 seeds', () => {
+  it('is read as a bucket as before (4 not identified, as before the refusal-gap check)', async () => {
+    const truth: LimiterModel = { kind: 'bucket', rate_rps: 50, burst: 50 };
+    const counts = { bucket: 0, 'not identified': 0, 'another kind': 0 };
+    for (let seed = 1; seed <= 60; seed++) {
+      const e = await discoverVirtual({
+        limiter: () => fromModel(truth),
+        status: 429,
+        network: { ...NETWORK, seed },
+        stalls: stalls(seed, false),
+      });
+      counts[e.limiter === null ? 'not identified' : e.limiter.kind === 'bucket' ? 'bucket' : 'another kind']++;
+    }
+    expect(counts).toEqual({ bucket: 56, 'not identified': 4, 'another kind': 0 });
+  }, 60_000);
+});
