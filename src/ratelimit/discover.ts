@@ -60,7 +60,7 @@ import { ERROR_STREAK, Probe, type Heard } from './probe/probe.js';
 import { MAX_IN_FLIGHT, reachableRps } from './in-flight.js';
 import { retryAfterPhase, type RetryAfterFindings } from './probe/retry-after.js';
 import { drainAgainFromIdle } from './probe/redrain.js';
-import { counterEdgePhase } from './probe/counter-edge.js';
+import { counterEdgePhase, type CounterEdgeFindings } from './probe/counter-edge.js';
 import { edgeCameLate, rampAfterShape, rampFromEdge } from './probe/counter-ramp.js';
 import { logPhaseCheck } from './probe/log-phase.js';
 import { batchBucketPhase } from './probe/batch-bucket.js';
@@ -509,6 +509,43 @@ async function identifiedWindow(
   ]);
 }
 
+/**
+ * Windows on the clock (a sliding-window counter), looked for by edge trials from idle, or where the
+ * announced resets turn: when the stream's period and the first comeback disagree, or a log's
+ * phases were doubted. Back sooner than a period: a counter's edge came first (or refusals counted).
+ * Back more than a period and a half after the drain: a counter's comeback after a drain whose
+ * window the one before weighed can be two windows late (httprate 200 per 10 s through toxiproxy in
+ * a busy precise phase: back 18.15 s after the drain began, the stream's period 10.03 s, and it was
+ * said to count refused requests, which httprate does not); only a counter found counts there. A service
+ * that announces its resets is checked even when the stream agrees: a counter's first comeback
+ * falls anywhere up to a window after the drain, so agreeing with it proves nothing.
+ */
+async function counterOnTheClock(
+  probe: Probe,
+  shape: ShapeFindings,
+  o: {
+    limit: number;
+    periodS: number;
+    firstComebackS: number;
+    agrees: boolean;
+    confirmed: boolean;
+    clockSuspected: boolean;
+  },
+): Promise<CounterEdgeFindings | undefined> {
+  const { limit, periodS, firstComebackS } = o;
+  const doubted =
+    (!o.agrees && !o.confirmed && periodS > 1.05 * firstComebackS) ||
+    (o.clockSuspected && periodS >= firstComebackS / 1.5);
+  const late = !o.agrees && !o.confirmed && periodS < firstComebackS / 1.5;
+  if (!doubted && !late) return undefined;
+  const found =
+    (await counterEdgePhase(probe, { limit, windowMs: periodS * 1000 })) ??
+    (announcesReset(probe) ? announcedCounter(probe, shape, periodS * 1000, limit) : undefined);
+  if (doubted) return found;
+  // Back that late, the window that ended at the comeback was not the drain's: what it held is not the limit.
+  return found?.counter ? { ...found, limit: undefined } : undefined;
+}
+
 /** A bucket refilled in batches, read off its ticks (a fixed window's edges) and its burst from idle. */
 function batchFigures(model: BatchBucketModel) {
   const perFill = model.rate_rps * model.fill_interval_s;
@@ -552,17 +589,12 @@ async function streamedSlidingWindow(
   // At most that (later if pings meanwhile counted), and at least two thirds of it (the ping that
   // found the comeback was at most a third late).
   const agrees = periodS !== null && periodS >= firstComebackS / 1.5 && periodS <= 1.05 * firstComebackS;
-  // Back sooner than a period: a counter's windows on the clock (its edge came first), or refusals
-  // counted. A period the trials sized and the stream confirms (within 5 %) needs no edge trial.
+  // A period the trials sized and the stream confirms (within 5 %) needs no edge trial.
   const confirmed =
     trials !== undefined && periodS !== null && Math.abs(periodS / windowLengthS(trials.model) - 1) <= 0.05;
-  // A service that announces its resets is checked even when the stream agrees: a counter's first
-  // comeback falls anywhere up to a window after the drain, so agreeing with it proves nothing.
   const counter =
-    periodS !== null &&
-    ((!agrees && !confirmed && periodS > 1.05 * firstComebackS) || (clockSuspected && periodS >= firstComebackS / 1.5))
-      ? ((await counterEdgePhase(probe, { limit, windowMs: periodS * 1000 })) ??
-        (announcesReset(probe) ? announcedCounter(probe, shape, periodS * 1000, limit) : undefined))
+    periodS !== null
+      ? await counterOnTheClock(probe, shape, { limit, periodS, firstComebackS, agrees, confirmed, clockSuspected })
       : undefined;
   // Not a counter: what the period trials sized stands, as before they were doubted.
   if (trials && (confirmed || (counter && !counter.counter)))
@@ -575,7 +607,11 @@ async function streamedSlidingWindow(
     );
   if (periodS !== null && !agrees && !counter?.counter)
     windowNotes.push(
-      `the stream read ${round(sustained!, 2)} req/s, a period of ${round(periodS, 2)} s, but the limit came back ${round(firstComebackS, 2)} s after the drain began: refused requests probably count against the client; not sized`,
+      `the stream read ${round(sustained!, 2)} req/s, a period of ${round(periodS, 2)} s, but the limit came back ${round(firstComebackS, 2)} s after the drain began: ${
+        periodS < firstComebackS / 1.5
+          ? `more than a period and a half, as a sliding-window counter's can (its drain's window weighed by the one before, up to two windows), or a limiter's that counts the refused pings; its windows on the clock not found, so neither is told`
+          : 'refused requests probably count against the client'
+      }; not sized`,
     );
   // One that announces its resets, its window not near whole seconds by the stream (httprate 20 per
   // 1 s across a network read 0.93–1.13 s): timed by where they turn over (probe/reset-ticks.ts).

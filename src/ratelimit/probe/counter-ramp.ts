@@ -46,6 +46,12 @@ const RAMP_PRECISION = 0.01;
  * the window in the bracket (the midpoint of ±1 % could be 1 % fast).
  */
 const FAST_AT_MOST = 0.003;
+/**
+ * A clump and the lattice point after it end this share of the shortest window before the next
+ * edge can come, at the rate the probe really sends: a stall between the drain and the clump slows
+ * it further.
+ */
+const EDGE_MARGIN = 0.05;
 
 export interface RampStart {
   /** What the drained window held: the drain's admissions and the set-up requests (its limit). */
@@ -64,6 +70,8 @@ export interface RampStart {
   shortestMs: number;
   /** When the service saw the drain's first admitted request. */
   drainStartMs: number;
+  /** How fast the drain was really sent, req/s: a busy machine sends slower than max_rps, and so the ramp's clumps. */
+  sendRps: number;
 }
 
 export interface RampFindings {
@@ -90,7 +98,12 @@ export async function counterRampPhase(probe: Probe, start: RampStart): Promise<
   // straddled an edge, after this edge too (the window before let some back as the one before it
   // weighed less). Not otherwise: what passed before an edge the pings found late (a lattice point
   // taken for it) then fails the line from that edge (httprate 100 per 10 s read 101 per 13.1 s).
-  const counted = (s: Sample) => s.sentMs > refusal.sentMs && (prev === limit || seenMs(s) > edge.lo);
+  // Never the drain's own before the edge: one in flight past its refusal (jitter, a stall) that got
+  // through was in the drained window, which `prev` counts (HAProxy's 300 per 10 s on a busy
+  // machine: counted twice, it put the line a step early, "not on a line from the edge").
+  const counted = (s: Sample) =>
+    s.sentMs > refusal.sentMs &&
+    (prev === limit ? !(s.phase === 'drain' && seenMs(s) <= edge.lo) : seenMs(s) > edge.lo);
   const notIdentified = (why: string): RampFindings => {
     const note = `not identified: ${why}`;
     return { model: null, evidence: [note], notes: [note] };
@@ -117,26 +130,39 @@ export async function counterRampPhase(probe: Probe, start: RampStart): Promise<
   // lattice point found after it says more of the window, so the next clump goes later. The first
   // limit − prev pass at the edge itself.
   let shortestMs = Math.max(start.shortestMs, (prev * (a.at.lo - edge.hi)) / Math.max(1, a.before + 1 + prev - limit));
+  // The next edge comes no sooner than that after the earliest this one can be: a lattice point
+  // seen past it may be on the next window's lattice (HAProxy's 300 per 10 s through toxiproxy on a
+  // busy machine: a clump sent at half max_rps ran past its next edge, and the ramp read 10.59 s,
+  // or "not on a line from the edge"); later, no sooner than the window the lattice points so far allow.
+  let nextEdgeMs = edge.lo + shortestMs;
   let lastPoint = a;
   let window: Bracket | undefined;
   let steps = 0;
+  let late: string | undefined;
+  let sendRps = start.sendRps;
   for (let clumps = 0; clumps < MAX_CLUMPS; clumps++) {
-    const clumpAtMs = edge.lo + CLUMP_INTO_WINDOW * shortestMs;
-    if (clumpAtMs < lastPoint.at.hi + 4 * roughStepMs) break;
-    if (clumpAtMs + prev * (1000 / probe.maxRps) + STEPS_SOUGHT * roughStepMs > probe.maxDurationMs) break;
+    const fill = fillOf(prev, sendRps, nextEdgeMs - edge.lo, admittedSince(probe, counted) - (limit - prev));
+    const clumpAtMs = nextClumpAt(probe, fill, { edge, shortestMs, lastPointMs: lastPoint.at.hi, roughStepMs });
+    if (clumpAtMs === undefined) break;
     const clump = await drainAt(probe, 'edges', clumpAtMs, prev + 5);
     if (!clump?.some((s) => s.answer === 'limited')) break;
+    sendRps = Math.min(sendRps, sentRps(clump) ?? sendRps);
     const b = await latticePoint(probe, counted, gapMs, roughStepMs);
     if (!b) break;
+    if (b.at.hi > nextEdgeMs) {
+      late = `its last clump, sent at ${round(sentRps(clump) ?? sendRps, 1)} req/s, was let back past ${fmt(nextEdgeMs)}, where the next edge may be`;
+      break;
+    }
     steps = b.before - a.before;
     window = { lo: (prev * (b.at.lo - a.at.hi)) / steps, hi: (prev * (b.at.hi - a.at.lo)) / steps };
     lastPoint = b;
     if (midpoint(window).precision <= RAMP_PRECISION) break;
     shortestMs = Math.max(shortestMs, window.lo);
+    nextEdgeMs = edge.lo + shortestMs;
   }
   if (!window || steps < 2)
     return notIdentified(
-      `a sliding-window counter, but too little of its window was left after its first edge, or of the budget, to time its ramp; not sized`,
+      `a sliding-window counter, but too little of its window was left after its first edge, or of the budget, to time its ramp${late ? ` (${late})` : ''}; not sized`,
     );
   const bracketed = midpoint(window);
   const sized = { ...bracketed, value: Math.max(bracketed.value, window.hi - FAST_AT_MOST * bracketed.value) };
@@ -181,6 +207,73 @@ export async function counterRampPhase(probe: Probe, start: RampStart): Promise<
     ],
     notes: [],
   };
+}
+
+/** Requests the window after the edge let through so far. */
+const admittedSince = (probe: Probe, counted: (s: Sample) => boolean) =>
+  probe.samples.filter((s) => s.answer === 'accepted' && counted(s)).length;
+
+/**
+ * What a clump meets, per ms: what the probe really sends, the most the window frees (one
+ * `shortestMs` long frees the fastest), and what passed since the edge beyond the first limit − prev.
+ */
+interface Fill {
+  sendPerMs: number;
+  freePerMs: number;
+  before: number;
+  shortestMs: number;
+}
+
+const fillOf = (prev: number, sendRps: number, shortestMs: number, before: number): Fill => ({
+  sendPerMs: sendRps / 1000,
+  freePerMs: prev / shortestMs,
+  before,
+  shortestMs,
+});
+
+/**
+ * How long a clump `intoMs` after the edge sends before the counter refuses it, at most: what the
+ * window has freed by then, and what it frees while the clump sends. Infinite when the probe sends
+ * no faster than the counter frees.
+ */
+const clumpMs = (f: Fill, intoMs: number): number =>
+  f.sendPerMs <= f.freePerMs ? Infinity : Math.max(0, f.freePerMs * intoMs - f.before) / (f.sendPerMs - f.freePerMs);
+
+/**
+ * When the next clump goes: CLUMP_INTO_WINDOW of the shortest window after the edge, or sooner, so
+ * that it ends, with the lattice point after it (an answer's round trip and the pings' steps),
+ * EDGE_MARGIN of the shortest window before the next edge can come (solved from clumpMs, which
+ * grows with the time since the edge). Undefined when that is too soon after the last lattice
+ * point, or past the budget.
+ */
+function nextClumpAt(
+  probe: Probe,
+  f: Fill,
+  at: { edge: Bracket; shortestMs: number; lastPointMs: number; roughStepMs: number },
+): number | undefined {
+  const { edge, roughStepMs } = at;
+  const endByMs = (1 - EDGE_MARGIN) * f.shortestMs - probe.latencyMs() - STEPS_SOUGHT * roughStepMs;
+  const latestMs =
+    f.sendPerMs <= f.freePerMs
+      ? Number.NEGATIVE_INFINITY
+      : edge.lo + (endByMs * (f.sendPerMs - f.freePerMs) + f.before) / f.sendPerMs;
+  const atMs = Math.min(edge.lo + CLUMP_INTO_WINDOW * at.shortestMs, latestMs);
+  if (atMs < at.lastPointMs + 4 * roughStepMs) return undefined;
+  return atMs + clumpMs(f, atMs - edge.lo) + STEPS_SOUGHT * roughStepMs > probe.maxDurationMs ? undefined : atMs;
+}
+
+/** How fast the drain was really sent, req/s, at most max_rps: its acceptances over the time they took to send. */
+export const drainSentRps = (probe: Probe, drain: DrainFigures): number =>
+  drain.accepted > 1 && drain.lastMs > drain.firstMs
+    ? Math.min(probe.maxRps, ((drain.accepted - 1) * 1000) / (drain.lastMs - drain.firstMs))
+    : probe.maxRps;
+
+/** How fast a run of requests was really sent, req/s; undefined for a run too short to say. */
+export function sentRps(run: readonly Sample[]): number | undefined {
+  if (run.length < 10) return undefined;
+  const sent = run.map((s) => s.sentMs).sort((x, y) => x - y);
+  const spanMs = sent.at(-1)! - sent[0]!;
+  return spanMs > 0 ? ((sent.length - 1) * 1000) / spanMs : undefined;
 }
 
 /** The interval between admissions so far after the edge: the time since it over what passed, less the `atOnce` free at the edge. */
@@ -289,5 +382,6 @@ export function rampFromEdge(
     refusal: drain.refusal,
     shortestMs: edge.lo - windowStartMs,
     drainStartMs: windowStartMs,
+    sendRps: drainSentRps(probe, drain),
   });
 }

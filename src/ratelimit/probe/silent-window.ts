@@ -21,7 +21,7 @@ import { midpoint, type Bracket } from '../identify.js';
 import { round } from '../estimators.js';
 import type { FixedWindowModel, SlidingWindowModel } from '../limiters/index.js';
 import type { WindowModel } from './window-path.js';
-import { counterRampPhase } from './counter-ramp.js';
+import { counterRampPhase, drainSentRps } from './counter-ramp.js';
 import { quietRampPhase } from './quiet-ramp.js';
 import type { Sample } from '../types.js';
 import { LONG_WINDOW_S, phaseS } from './advertised.js';
@@ -188,6 +188,7 @@ async function sizeLongWindow(
       refusal: drain.refusal,
       shortestMs,
       drainStartMs: startMs,
+      sendRps: drainSentRps(probe, drain),
     };
     const ramp = await counterRampPhase(probe, rampStart);
     // Kept shut by pings a fraction of a step apart: each was counted (HAProxy's usual recipe at a
