@@ -109,11 +109,15 @@ export function identifyStack(input: StackInput): StackVerdict {
       // a quota met within the round (a refusal from the start has no count to fit it to), behind a
       // first limit read as one (its tables share one recipe).
       if (!quotaMet(seed.round) || input.first.kind !== 'sliding-window') continue;
+      // Every quota whose first refusal falls within the timing tolerance explains the seed as
+      // well as the exact fit: each is replayed, so the span claimed is what all the rounds leave.
+      const tolS = refusalToleranceS(seed.round.refusals_began_s!);
       for (const counts_refused of [false, true]) {
         const sliding = (limit: number): LimiterModel => ({ ...interpolated(windowS, counts_refused), limit });
-        const fitted = [input, ...(late ? [{ ...input, rounds: late }] : [])].map((i) => fittedQuota(i, seed, sliding));
-        const rates = fitted.map((w) => Math.min(firstRps, sustainedRate(w)));
-        consider(fitted[0]!, [Math.min(...rates), Math.max(...rates)]);
+        const ends = [-tolS, tolS, ...(late ? [tolS + UNMEASURED_LATE_S] : [])].map(
+          (d) => (fittedQuota(input, seed, sliding, d) as { limit: number }).limit,
+        );
+        for (const limit of quotasBetween(Math.min(...ends), Math.max(...ends))) consider(sliding(limit));
       }
     }
   }
@@ -452,20 +456,31 @@ const fittedBucket = (input: StackInput, seed: RoundEvidence, rate: number): Lim
  * The limit `withQuota(n)` whose quota n makes the seed round's first refusal fall when k6 saw it
  * (bisection: a larger quota refuses later), kept in `input.fitted` for the rounds after.
  */
-function fittedQuota(input: StackInput, seed: RoundEvidence, withQuota: (n: number) => LimiterModel): LimiterModel {
+function fittedQuota(
+  input: StackInput,
+  seed: RoundEvidence,
+  withQuota: (n: number) => LimiterModel,
+  shiftS = 0,
+): LimiterModel {
   // The seed by its measurement: `input` may hold it moved (lateRounds).
   const upTo = input.rounds.slice(0, input.rounds.findIndex((r) => r.round === seed.round) + 1);
-  const key = JSON.stringify([withQuota(0), upTo]);
+  const key = JSON.stringify([withQuota(0), upTo, shiftS]);
   const known = input.fitted?.get(key);
   if (known) return known;
-  const fitted = withQuota(fitQuota(input, upTo, withQuota));
+  const fitted = withQuota(fitQuota(input, upTo, withQuota, shiftS));
   input.fitted?.set(key, fitted);
   return fitted;
 }
 
-function fitQuota(input: StackInput, upTo: RoundEvidence[], withQuota: (n: number) => LimiterModel): number {
+function fitQuota(
+  input: StackInput,
+  upTo: RoundEvidence[],
+  withQuota: (n: number) => LimiterModel,
+  shiftS: number,
+): number {
   const seed = upTo.at(-1)!;
-  const began = seed.round.refusals_began_s!;
+  // `shiftS`: the first refusal placed that much later (an end of its timing tolerance).
+  const began = Math.max(0, seed.round.refusals_began_s! + shiftS);
   // The rounds before the seed as a limit that tracks the client met them (trackedRuns); the seed's
   // first refusal is all that is read: its replay ends there.
   const refusalAt = (n: number) => {
@@ -536,6 +551,14 @@ type FixedWindow = Extract<LimiterModel, { kind: 'fixed-window' }>;
  * probe's refusals too, and no round of a client at a paced rate tells it from the true one.
  */
 const countsLikeFirst = (first: LimiterModel): boolean => 'counts_refused' in first && first.counts_refused !== false;
+
+/** Quotas from `low` to `high`, half a percent apart (a quarter of the 2 % a claim is held to), both ends in. */
+function quotasBetween(low: number, high: number): number[] {
+  const step = Math.max(1, Math.floor(low * 0.005));
+  const quotas: number[] = [];
+  for (let n = low; n < high; n += step) quotas.push(n);
+  return [...quotas, high];
+}
 
 /** A limit that refuses nothing: what it admits is every request sent. */
 const OPEN: FixedWindow = { kind: 'fixed-window', limit: Infinity, window_s: 1, phase_s: 0, counts_refused: false };
