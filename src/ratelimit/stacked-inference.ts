@@ -2,8 +2,10 @@
 // acceptances at a paced rate r during a proof round *are* that limit. A bucket of capacity B
 // refilling at ρ is spent after B / (r − ρ) seconds; a window of M per W after M requests in it;
 // once spent, either lets ρ (or M / W) through. Each round that met such a quota seeds candidates
-// (a bucket, or a window of each length the horizon covers, at rates around what it let through
-// after), each beside the probe's own reading; every candidate set is replayed on one clock over
+// (a bucket at rates around what it let through after, or a window of each length the horizon
+// covers: fixed on the clock or sliding as HAProxy's, counting the requests another limit refused
+// or not, its quota what it had counted by the first refusal), each beside the probe's own
+// reading; every candidate set is replayed on one clock over
 // the probe's stream and every round (round-replay.ts). A set is claimed only when it explains
 // every round within the timing uncertainty (a round that held is one it admits; a round refused
 // from late on is refused by it within a second or so of when k6 saw it), and of those the one
@@ -68,23 +70,23 @@ export const refusalToleranceS = (beganS: number): number => 1 + 0.05 * beganS;
  * (nothing beside the probe's reading to identify).
  */
 export function identifyStack(input: StackInput): StackVerdict {
-  const seeds = input.rounds.filter(
-    (r) =>
-      (quotaMet(r.round) && r.round.after_quota_rps !== undefined && r.round.after_quota_rps > 0) ||
-      spentBefore(r.round),
-  );
+  // A quota met that let nothing through after (a sliding window counting refused requests, which
+  // a paced client above its rate keeps full) seeds windows, not buckets.
+  const seeds = input.rounds.filter((r) => quotaMet(r.round) || spentBefore(r.round));
   if (seeds.length === 0) return null;
   const firstRps = sustainedRate(input.first);
   const fits: Array<{ set: LimiterSet; score: number; replayed: Replay; onClock: boolean; span: [number, number] }> =
     [];
-  // What explains() reads of each round: a candidate refuted early is not replayed to the end.
-  const needs = input.rounds.map((r) => roundNeeds(r, droppedOf(r, input.first)));
+  // What explains() reads of each round: a candidate refuted early is not replayed to the end. A
+  // set spent by k6's retries too (spentByRetries) has no bound from below.
+  const needsOf = (counting: boolean) => input.rounds.map((r) => roundNeeds(r, droppedOf(r, counting)));
+  const needs = { counting: needsOf(true), admitted: needsOf(countsRefused(input.first)) };
   const consider = (second: LimiterModel, span?: [number, number]) => {
     const set: LimiterSet = [input.first, second];
-    const replayed = replay(set, input.timeline, input.rounds, needs);
+    const replayed = replayCandidate(set, input, needs[spentByRetries(set) ? 'counting' : 'admitted']);
     const onClock = second.kind === 'fixed-window' && second.phase_s === clockPhaseS(input, second.window_s);
     const rps = sustainedRate(set);
-    if (explains(replayed, input, second.kind === 'bucket'))
+    if (explains(replayed, input, second))
       fits.push({ set, score: misfit(replayed, input), replayed, onClock, span: span ?? [rps, rps] });
   };
   // Rounds whose start k6 did not report, placed as late as it may have begun: what a window's
@@ -93,30 +95,50 @@ export function identifyStack(input: StackInput): StackVerdict {
   for (const seed of seeds) {
     // A bucket lets a call through within a tenth of a second of refusing: no seed spent before its round is one.
     const after = seed.round.after_quota_rps;
-    if (after !== undefined)
+    if (after !== undefined && after > 0)
       for (const rate of ratesAround(after).filter((r) => r < firstRps)) consider(fittedBucket(input, seed, rate));
     for (const windowS of windowsTried(input)) {
       const lateFits = late ? fittedWindows({ ...input, rounds: late }, seed, windowS) : [];
       for (const window of fittedWindows(input, seed, windowS)) {
-        const other = lateFits.find((w) => w.phase_s === window.phase_s) ?? window;
+        const other =
+          lateFits.find((w) => w.phase_s === window.phase_s && w.counts_refused === window.counts_refused) ?? window;
         const rates = [window, other].map((w) => Math.min(firstRps, w.limit / w.window_s));
         consider(window, [Math.min(...rates), Math.max(...rates)]);
+      }
+      // HAProxy's http_req_rate: no edge to place, its periods open at the first request. Fitted to
+      // a quota met within the round (a refusal from the start has no count to fit it to), behind a
+      // first limit read as one (its tables share one recipe).
+      if (!quotaMet(seed.round) || input.first.kind !== 'sliding-window') continue;
+      // Every quota whose first refusal falls within the timing tolerance explains the seed as
+      // well as the exact fit: each is replayed, so the span claimed is what all the rounds leave.
+      const tolS = refusalToleranceS(seed.round.refusals_began_s!);
+      for (const counts_refused of [false, true]) {
+        const sliding = (limit: number): LimiterModel => ({ ...interpolated(windowS, counts_refused), limit });
+        const ends = [-tolS, tolS, ...(late ? [tolS + UNMEASURED_LATE_S] : [])].map(
+          (d) => (fittedQuota(input, seed, sliding, d) as { limit: number }).limit,
+        );
+        for (const limit of quotasBetween(Math.min(...ends), Math.max(...ends))) consider(sliding(limit));
       }
     }
   }
   // The probe's reading alone was refuted: the reasons name it as such, never by its figures.
   const windows = windowsTried(input).join(', ');
-  const tried = windows === '' ? 'bucket' : `bucket or window (of ${windows} s)`;
+  const tried =
+    windows === ''
+      ? 'bucket'
+      : `bucket or window (of ${windows} s; fixed or sliding, counting refused requests or not)`;
   if (fits.length === 0)
     return {
       why: `no ${tried} beside the probe's reading explains every round: ${roundsSaw(input.rounds)}`,
     };
   // A window whose edges fall on the wall clock's, as published windows' do, is preferred to the
   // same window at another phase when both explain every round: the phase is then known, not fitted.
+  // Only a fixed window has a phase: a sliding one of the same length is another reading, kept.
   const kept = fits.filter(
     (f) =>
       f.onClock ||
-      !fits.some((g) => g.onClock && windowOf(g.set[1]!) !== null && windowOf(g.set[1]!) === windowOf(f.set[1]!)),
+      f.set[1]!.kind !== 'fixed-window' ||
+      !fits.some((g) => g.onClock && windowOf(g.set[1]!) === windowOf(f.set[1]!)),
   );
   const best = kept.reduce((a, b) => (b.score < a.score ? b : a));
   const [low, high] = [Math.min(...kept.map((f) => f.span[0])), Math.max(...kept.map((f) => f.span[1]))];
@@ -205,36 +227,110 @@ function countOff(replayed: number, ok: number, mayHaveCost: number): boolean {
  * only what they admit, so k6's retries (asks the replay does not make) never let fewer through.
  * And k6 drops an arrival only while every VU holds a refused call, each for its retry budget at
  * most, so only one the candidate would have admitted near a refusal (admittedNearRefusal). A
- * limit of the probe's reading that counts refused requests is spent by k6's retries too: against
- * it k6 may get fewer still, no bound from below.
+ * limit of the set that counts refused requests is spent by k6's retries too: against it k6 may
+ * get fewer still, no bound from below (spentByRetries).
  */
-function droppedCost(r: RoundEvidence, sim: ReplayedRound, first: LimiterModel): number {
-  if (countsRefused(first)) return Infinity;
+function droppedCost(r: RoundEvidence, sim: ReplayedRound, set: LimiterSet): number {
+  if (spentByRetries(set)) return Infinity;
   return Math.min(r.round.dropped_arrivals ?? 0, sim.admittedNearRefusal);
 }
 
+/**
+ * Whether k6's retries, counted, let fewer calls through than the replay's paced arrivals: the
+ * probe's reading counting refusals (the first limit, a second at most), or a sliding window that
+ * does (tracksClient). Not a fixed window that counts them: it refuses every call until its edge
+ * whoever sends it, and admits its quota after it, so it lets as many through either way.
+ */
+const spentByRetries = (set: LimiterSet): boolean => countsRefused(set[0]!) || tracksClient(set[1]!);
+
 /** The arrivals k6 dropped, as explains()'s count may fall short of the replay by while it runs (no bound from below against a limit counting refusals). */
-const droppedOf = (r: RoundEvidence, first: LimiterModel): number =>
-  countsRefused(first) ? Infinity : (r.round.dropped_arrivals ?? 0);
+const droppedOf = (r: RoundEvidence, counting: boolean): number =>
+  counting ? Infinity : (r.round.dropped_arrivals ?? 0);
 
 /**
  * Whether the replay answers every round as k6 saw it, within the timing uncertainty: the calls it
  * let through, whether it held, when its refusals began and when it let calls through again after
- * them (`refills`: the candidate's second limit refills continuously, a bucket).
+ * them (a bucket refills continuously: tricklesAsSeen).
  */
-function explains(replayed: Replay, input: StackInput, refills: boolean): boolean {
+function explains(replayed: Replay, input: StackInput, second: LimiterModel): boolean {
   if (replayed.refuted !== undefined) return false;
+  const set: LimiterSet = [input.first, second];
   return input.rounds.every((r, i) => {
     const sim = replayed.rounds[i]!;
     const ok = r.round.goodput_rps * r.durationS;
-    if (ok > 0 && countOff(sim.accepted, ok, droppedCost(r, sim, input.first))) return false;
+    const timing = refusalTiming(r.round);
+    if (timing && tracksClient(second) && fellBehind(r))
+      return sim.firstRefusalS !== null && timing.fits(sim.firstRefusalS) && !beforeRefusalOff(sim, ok);
+    if (ok > 0 && countOff(sim.accepted, ok, droppedCost(r, sim, set))) return false;
     const refused = sim.sent > 0 ? (sim.sent - sim.accepted) / sim.sent : 0;
     if (r.round.verdict === 'holds') return refused <= PROOF_PROMISE.max_rate_429;
-    const timing = refusalTiming(r.round);
     if (!timing) return true;
-    return sim.firstRefusalS !== null && timing.fits(sim.firstRefusalS) && admitsAgainAsSeen(r, sim, refills);
+    return sim.firstRefusalS !== null && timing.fits(sim.firstRefusalS) && admitsAgainAsSeen(r, sim, second);
   });
 }
+
+/**
+ * A sliding window counting refused requests (HAProxy's usual recipe): once it refuses, what it
+ * lets through follows what the client sends. A round whose arrivals k6 all sent (its retries on
+ * top) kept it at least as full as the replay's paced arrivals: k6 got no more through, and no
+ * sooner. One in which k6 fell behind (fellBehind) sent less than them: of a round it refused, only
+ * the first refusal and the calls let through before it are replayed as k6 ran them.
+ */
+const tracksClient = (m: LimiterModel): boolean => m.kind === 'sliding-window' && m.counts_refused === true;
+
+/** k6 dropped arrivals (every VU held by a call waiting out a 429): it sent fewer than paced. */
+const fellBehind = (r: RoundEvidence): boolean => (r.round.dropped_arrivals ?? 0) > 0;
+
+/**
+ * The candidate set replayed over the probe and every round; a second limit that tracks the client
+ * (tracksClient) over its trackedRuns, each round's parts summed back into one.
+ */
+function replayCandidate(set: LimiterSet, input: StackInput, needs: ReadonlyArray<RoundNeeds | undefined>): Replay {
+  const second = set[1]!;
+  if (!tracksClient(second)) return replay(set, input.timeline, input.rounds, needs);
+  const { runs, parts } = trackedRuns(input.rounds, sustainedRate(second));
+  const raw = replay(
+    set,
+    input.timeline,
+    runs,
+    parts.flatMap((p, i) => p.map((_, k) => (k === 0 ? needs[i] : undefined))),
+  );
+  const rounds = parts.flatMap(([a, b]): ReplayedRound[] => {
+    const [head, rest] = [raw.rounds[a!], b === undefined ? undefined : raw.rounds[b]];
+    if (!head) return [];
+    if (!rest) return [head];
+    const accepted = head.accepted + rest.accepted;
+    return [
+      { ...head, sent: head.sent + rest.sent, accepted, acceptedAfterFirst: head.acceptedAfterFirst + rest.accepted },
+    ];
+  });
+  const refuted = raw.refuted === undefined ? -1 : parts.findIndex((p) => p.includes(raw.refuted!));
+  return { ...raw, rounds, ...(refuted >= 0 ? { refuted } : {}) };
+}
+
+/**
+ * The rounds as a limit that tracks the client met them: each failed round in which k6 fell
+ * behind, its paced arrivals up to the latest its first refusal may fall, then, for the rest of
+ * it, arrivals at the limit's own rate. k6's calls, held to its concurrency and retrying, kept the
+ * count at the limit, refused or not, so the next round meets the count k6 left, not the one its
+ * paced rate would have left (24 req/s over a minute's 600: an hour of refusals). `parts[i]`: the
+ * runs round i became.
+ */
+function trackedRuns(rounds: readonly RoundEvidence[], rateRps: number): { runs: RoundRun[]; parts: number[][] } {
+  const runs: RoundRun[] = [];
+  const parts = rounds.map((r): number[] => {
+    const untilS = refusalTiming(r.round)?.untilS;
+    if (!fellBehind(r) || untilS === undefined || untilS >= r.durationS) return [runs.push(r) - 1];
+    runs.push({ ...r, durationS: untilS, tailS: 0 });
+    runs.push({ rps: rateRps, startS: r.startS + untilS, durationS: r.durationS - untilS, tailS: 0 });
+    return [runs.length - 2, runs.length - 1];
+  });
+  return { runs, parts };
+}
+
+/** More let through before the first refusal in the replay than k6 got in the whole round. */
+const beforeRefusalOff = (sim: ReplayedRound, ok: number): boolean =>
+  ok > 0 && sim.accepted - sim.acceptedAfterFirst - ok > COUNT_TOLERANCE * ok;
 
 /**
  * How much later than the limit k6 may see it let a call through again (admitted_again_s): its
@@ -265,12 +361,21 @@ const AFTER_TOLERANCE = 0.008;
  * k6's retries, waiting at its edge, pass faster than the paced arrivals the replay sends. True
  * when k6 did not say.
  */
-function admitsAgainAsSeen(r: RoundEvidence, sim: Replay['rounds'][number], refills: boolean): boolean {
+function admitsAgainAsSeen(r: RoundEvidence, sim: Replay['rounds'][number], second: LimiterModel): boolean {
   const again = r.round.admitted_again_s;
   const began = r.round.refusals_began_s;
   if (again === undefined || began === undefined) return true;
   if (sim.admittedAgainS === null) return again > r.durationS - AGAIN_LEAD_S;
-  if (refills) return tricklesAsSeen(r, sim, again, began);
+  if (second.kind === 'bucket') return tricklesAsSeen(r, sim, again, began);
+  // A sliding window lets a call through as soon as its oldest counts weigh less, as a bucket does,
+  // so k6 may see it as late; later still when it counts k6's retries (tracksClient), or when k6
+  // fell behind: every VU was then waiting out a backoff (8 s and more against a long window), and
+  // none asked when it first let one through (bench, HAProxy 60 s admitted: seen 19.4 s after the
+  // first refusal). What it lets through after comes in clumps, not at a rate to check.
+  if (second.kind === 'sliding-window') {
+    const late = tracksClient(second) || fellBehind(r);
+    return (late || sim.admittedAgainS >= again - RETRIED_LAG_S) && sim.admittedAgainS <= again + AGAIN_LEAD_S;
+  }
   // Long after the refusals began, every VU has been refused: the first call past an edge is seen
   // at once, unless k6 had no VU free then (it dropped arrivals: every VU was waiting out a backoff).
   const atEdge = again - began > AGAIN_LAG_S;
@@ -304,15 +409,15 @@ function tricklesAsSeen(r: RoundEvidence, sim: Replay['rounds'][number], again: 
  * When a failed round's first refusal must fall to explain it, within the timing uncertainty; null
  * when the round does not constrain it: a round failed on lost calls alone blames the backoff, not the limit.
  */
-function refusalTiming(round: ProofRound): { seenS: number; fits: (atS: number) => boolean } | null {
+function refusalTiming(round: ProofRound): { seenS: number; fits: (atS: number) => boolean; untilS: number } | null {
   const began = round.refusals_began_s;
   if (round.verdict === 'holds' || began === undefined || round.rate_429 <= PROOF_PROMISE.max_rate_429) return null;
+  // The latest a first refusal that explains the round may fall.
+  const untilS = began < QUOTA_AFTER_S ? QUOTA_AFTER_S + refusalToleranceS(0) : began + refusalToleranceS(began);
   return {
     seenS: began,
-    fits:
-      began < QUOTA_AFTER_S
-        ? (atS) => atS < QUOTA_AFTER_S + refusalToleranceS(0)
-        : (atS) => Math.abs(atS - began) <= refusalToleranceS(began),
+    fits: began < QUOTA_AFTER_S ? (atS) => atS < untilS : (atS) => Math.abs(atS - began) <= refusalToleranceS(began),
+    untilS,
   };
 }
 
@@ -343,48 +448,76 @@ function misfit(replayed: Replay, input: StackInput): number {
   return rounds + (accepted > 0 ? apart / accepted : 0);
 }
 
-/** A bucket at `rate` whose capacity makes the seed round's first refusal fall when k6 saw it (bisection: a larger bucket refuses later). */
-function fittedBucket(input: StackInput, seed: RoundEvidence, rate: number): LimiterModel {
-  const upTo = input.rounds.slice(0, input.rounds.indexOf(seed) + 1);
-  const key = JSON.stringify([rate, upTo]);
+/** A bucket at `rate` whose capacity makes the seed round's first refusal fall when k6 saw it. */
+const fittedBucket = (input: StackInput, seed: RoundEvidence, rate: number): LimiterModel =>
+  fittedQuota(input, seed, (burst) => ({ kind: 'bucket', rate_rps: Math.round(rate * 1000) / 1000, burst }));
+
+/**
+ * The limit `withQuota(n)` whose quota n makes the seed round's first refusal fall when k6 saw it
+ * (bisection: a larger quota refuses later), kept in `input.fitted` for the rounds after.
+ */
+function fittedQuota(
+  input: StackInput,
+  seed: RoundEvidence,
+  withQuota: (n: number) => LimiterModel,
+  shiftS = 0,
+): LimiterModel {
+  // The seed by its measurement: `input` may hold it moved (lateRounds).
+  const upTo = input.rounds.slice(0, input.rounds.findIndex((r) => r.round === seed.round) + 1);
+  const key = JSON.stringify([withQuota(0), upTo, shiftS]);
   const known = input.fitted?.get(key);
   if (known) return known;
-  const fitted = fitBucket(input, upTo, seed, rate);
+  const fitted = withQuota(fitQuota(input, upTo, withQuota, shiftS));
   input.fitted?.set(key, fitted);
   return fitted;
 }
 
-function fitBucket(input: StackInput, upTo: RoundEvidence[], seed: RoundEvidence, rate: number): LimiterModel {
-  const began = seed.round.refusals_began_s!;
-  // The seed's first refusal is all that is read: its replay ends there.
-  const needs = upTo.map((_, i): RoundNeeds | undefined =>
-    i === upTo.length - 1 ? { firstRefusalOnly: true } : undefined,
-  );
-  const refusalAt = (burst: number) =>
-    replay([input.first, { kind: 'bucket', rate_rps: rate, burst }], input.timeline, upTo, needs).rounds.at(-1)!
-      .firstRefusalS ?? Infinity;
+function fitQuota(
+  input: StackInput,
+  upTo: RoundEvidence[],
+  withQuota: (n: number) => LimiterModel,
+  shiftS: number,
+): number {
+  const seed = upTo.at(-1)!;
+  // `shiftS`: the first refusal placed that much later (an end of its timing tolerance).
+  const began = Math.max(0, seed.round.refusals_began_s! + shiftS);
+  // The rounds before the seed as a limit that tracks the client met them (trackedRuns); the seed's
+  // first refusal is all that is read: its replay ends there.
+  const refusalAt = (n: number) => {
+    const limit = withQuota(n);
+    const runs = tracksClient(limit) ? [...trackedRuns(upTo.slice(0, -1), sustainedRate(limit)).runs, seed] : upTo;
+    const needs = runs.map((_, i): RoundNeeds | undefined =>
+      i === runs.length - 1 ? { firstRefusalOnly: true } : undefined,
+    );
+    return replay([input.first, limit], input.timeline, runs, needs).rounds.at(-1)!.firstRefusalS ?? Infinity;
+  };
+  // No quota holds more than every request sent up to the seed's end.
+  const sent = input.timeline.reduce((n, p) => n + p.offered, 0) + upTo.reduce((n, r) => n + r.rps * r.durationS, 0);
   let low = 1;
-  let high = Math.max(2, Math.ceil(seed.rps * (seed.startS + seed.durationS)));
+  let high = Math.max(2, Math.ceil(sent));
   while (high - low > 1) {
     const mid = Math.floor((low + high) / 2);
     if (refusalAt(mid) >= began) high = mid;
     else low = mid;
   }
-  const burst = Math.abs(refusalAt(low) - began) <= Math.abs(refusalAt(high) - began) ? low : high;
-  return { kind: 'bucket', rate_rps: Math.round(rate * 1000) / 1000, burst };
+  return Math.abs(refusalAt(low) - began) <= Math.abs(refusalAt(high) - began) ? low : high;
 }
 
 /**
  * Windows of `windowS` on the clock, one per phase tried, each holding as many requests as the
- * seed round's window had let through when k6 saw its first refusal: the requests the first limit
+ * seed round's window had counted when k6 saw its first refusal: the requests the first limit
  * admitted from that window's edge up to the refusal (the probe's, an earlier round's and this
- * round's), counted in a replay where the window refuses nothing.
+ * round's), counted in a replay where the window refuses nothing; and, where the first limit
+ * refused some of them, a window counting every request sent (HAProxy's usual recipe tracks every
+ * one): its quota is then all those requests, and one counting the admitted alone reads it low.
  */
 function fittedWindows(input: StackInput, seed: RoundEvidence, windowS: number): FixedWindow[] {
   // The seed by its measurement: `input` may hold it moved (lateRounds).
   const upTo = input.rounds.slice(0, input.rounds.findIndex((r) => r.round === seed.round) + 1);
   const refusedAtS = upTo.at(-1)!.startS + seed.round.refusals_began_s!;
   const admittedS = replay(input.first, input.timeline, upTo).admittedS;
+  // Every request sent, as a limit refusing none admits them (no round's retry tail: none is refused).
+  const sentS = countsLikeFirst(input.first) ? replay(OPEN, input.timeline, upTo).admittedS : [];
   const onClock = clockPhaseS(input, windowS);
   // Where k6 saw the limit let a call through again, long after it began refusing: an edge.
   const again = seed.round.admitted_again_s;
@@ -396,12 +529,48 @@ function fittedWindows(input: StackInput, seed: RoundEvidence, windowS: number):
   const known = [onClock, edge].filter((p): p is number => p !== null);
   return [...known, ...phases].flatMap((phase_s): FixedWindow[] => {
     const edgeS = phase_s + windowS * Math.floor((refusedAtS - phase_s) / windowS);
-    const limit = admittedS.filter((s) => s >= edgeS && s < refusedAtS).length;
-    return limit >= 1 ? [{ kind: 'fixed-window', limit, window_s: windowS, phase_s, counts_refused: false }] : [];
+    const within = (s: number) => s >= edgeS && s < refusedAtS;
+    const limit = admittedS.filter(within).length;
+    const all = sentS.filter(within).length;
+    const window = { kind: 'fixed-window', window_s: windowS, phase_s } as const;
+    return [
+      ...(limit >= 1 ? [{ ...window, limit, counts_refused: false }] : []),
+      ...(all > limit ? [{ ...window, limit: all, counts_refused: true }] : []),
+    ];
   });
 }
 
 type FixedWindow = Extract<LimiterModel, { kind: 'fixed-window' }>;
+
+/**
+ * Whether a second limit may count the requests the first refused: the first, read by the probe,
+ * counts its own refusals, or that was not tested. Limits stacked in one limiter share one recipe
+ * (HAProxy's tables track every request or only admitted ones; nginx's zones and Kong's units count
+ * none refused), and a limit counting them beside one that does not is left unread: where the
+ * probe saw the first count none, a window counting them would read the minute's quota from the
+ * probe's refusals too, and no round of a client at a paced rate tells it from the true one.
+ */
+const countsLikeFirst = (first: LimiterModel): boolean => 'counts_refused' in first && first.counts_refused !== false;
+
+/** Quotas from `low` to `high`, half a percent apart (a quarter of the 2 % a claim is held to), both ends in. */
+function quotasBetween(low: number, high: number): number[] {
+  const step = Math.max(1, Math.floor(low * 0.005));
+  const quotas: number[] = [];
+  for (let n = low; n < high; n += step) quotas.push(n);
+  return [...quotas, high];
+}
+
+/** A limit that refuses nothing: what it admits is every request sent. */
+const OPEN: FixedWindow = { kind: 'fixed-window', limit: Infinity, window_s: 1, phase_s: 0, counts_refused: false };
+
+/** HAProxy's `http_req_rate(<windowS>)` (interpolated-window.ts), its limit fitted by fittedQuota. */
+const interpolated = (windowS: number, counts_refused: boolean): Extract<LimiterModel, { kind: 'sliding-window' }> => ({
+  kind: 'sliding-window',
+  limit: 0,
+  period_s: windowS,
+  counts_refused,
+  counter: 'interpolated',
+});
 
 /**
  * How much later than `startS` a round whose start k6 did not report may have begun, seconds: the

@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { proveUntilHeld } from '../../src/ratelimit/proof-loop.js';
-import { bindingRps, recommend } from '../../src/ratelimit/recommend.js';
+import { bindingRps, proofConcurrency, recommend, waitsHoldConcurrency } from '../../src/ratelimit/recommend.js';
 import {
   identifyStack,
   replayTimeline,
@@ -16,9 +16,10 @@ import {
 import { describeLimiter, sustainedRate, type LimiterSet } from '../../src/ratelimit/limiters/index.js';
 import type { ProofRound } from '../../src/report/model.js';
 import { HELD_SLACK_S, replay } from '../../src/ratelimit/round-replay.js';
-import { afterQuota } from '../../src/ratelimit/prove.js';
+import { afterQuota, cutAfterRefusalsS } from '../../src/ratelimit/prove.js';
 import { discoverVirtual, fromModel } from './virtual-limit.js';
-import { virtualProofRound } from './virtual-proof.js';
+import { virtualK6Round, virtualProofRound } from './virtual-proof.js';
+import { seeded } from './seeded.js';
 
 const HORIZON_S = 120;
 const ROUND: ProofRound = {
@@ -34,34 +35,48 @@ const ROUND: ProofRound = {
 };
 const SETTLE_S = 2;
 
-/** `lateS`: how long after the stage notes a round's start k6's arrivals really begin (its start-up). */
-async function sizeStack(truth: LimiterSet, lateS = 0, measured = true) {
+/**
+ * `lateS`: how long after the stage notes a round's start k6's arrivals really begin (its start-up).
+ * `asK6`: each round run as k6 runs it (virtualK6Round: its VUs, 3 s of arrivals or the calls at
+ * once the stage allows, held by calls waiting out a 429 and retrying, arrivals dropped when none
+ * is free, a failed round cut short),
+ * the stage's tail noted; otherwise a paced client asking each request once.
+ */
+async function sizeStack(truth: LimiterSet, lateS = 0, measured = true, asK6 = false) {
   const limiter = fromModel(truth);
   const estimate = await discoverVirtual({ limiter: () => limiter, status: 429 }, { maxDurationS: 150 });
   // Virtual time starts at 0, the wall clock's edge the truth's windows are placed on.
   const stack = stackTracker(estimate.limiter, replayTimeline(estimate), HORIZON_S / 2, 0);
+  const random = seeded(35);
   let atS = estimate.duration_s + SETTLE_S;
   const outcome = await proveUntilHeld(
     recommend(estimate)!,
     bindingRps(estimate)!,
-    async (rec) => {
+    async (rec, { cut }) => {
       // Once identified, a round waits for the set to rest, as the stage does.
       const spawnedS = atS + stack.restS(atS);
       const startS = spawnedS + lateS;
-      // The virtual round asks each request once: no retries, no tail.
-      const proof = virtualProofRound(limiter, rec.target_rps, startS, HORIZON_S);
+      // As the stage runs k6: its calls at once, waits included, against a limit counting refusals.
+      const vus = waitsHoldConcurrency(estimate.limiter)
+        ? proofConcurrency(rec)
+        : Math.max(rec.max_concurrency, Math.ceil(rec.target_rps * 3));
+      const proof = asK6
+        ? virtualK6Round(limiter, rec, vus, startS, HORIZON_S, random, cut)
+        : virtualProofRound(limiter, rec.target_rps, startS, HORIZON_S);
+      const ranS = proof.cut_at_s ?? HORIZON_S;
       // As the stage does: from k6's own start when it said (prove.ts arrivalsBeganMs), else from the spawn.
       stack.ran({
         rps: rec.target_rps,
         startS: measured ? startS : spawnedS,
-        durationS: HORIZON_S,
-        tailS: 0,
+        durationS: ranS,
+        tailS: asK6 && proof.cut_at_s === undefined ? rec.retry_budget_s : 0,
+        retryBudgetS: rec.retry_budget_s,
         startMeasured: measured,
       });
-      atS = startS + HORIZON_S + SETTLE_S;
+      atS = startS + ranS + SETTLE_S;
       return proof;
     },
-    { identifiedRps: stack.identifiedRps },
+    { identifiedRps: stack.identifiedRps, ...(asK6 ? { cutAfterRefusalsS: cutAfterRefusalsS(HORIZON_S / 2) } : {}) },
   );
   return { estimate, outcome, identified: stack.verdict() };
 }
@@ -121,6 +136,35 @@ describe('a silent stack identified from the probe and the proof rounds', () => 
       // Every round spans two of the longest window identified.
       const longest = Math.max(...identified.set.map((m) => ('window_s' in m ? m.window_s : 0)));
       expect(HORIZON_S).toBeGreaterThanOrEqual(2 * longest);
+    },
+    120_000,
+  );
+});
+
+describe("two limits that both count every request (HAProxy's usual recipe): no false figure", () => {
+  // HAProxy's http_req_rate(1s) 30 and http_req_rate(60s) 600, every request tracked (bench,
+  // 29 Nov: a window of 495 per 60 s counting admitted requests alone was claimed, 8.25 req/s
+  // against 10). The probe's refusals count in the minute too, so a second limit fitted on the
+  // admitted requests alone reads it low; one counting every request sent is fitted beside it.
+  const interpolated = (limit: number, period_s: number) =>
+    ({ kind: 'sliding-window', limit, period_s, counts_refused: true, counter: 'interpolated' }) as const;
+  // Not yet: clock-aligned fixed windows both counting every request, whose 1 s window the probe
+  // reads as counting none (a window resetting each second looks the same either way), so no
+  // second limit counting refusals is proposed (countsLikeFirst) and 573 per 60 s is claimed.
+  it.each([['interpolated', [interpolated(30, 1), interpolated(600, 60)] as LimiterSet]])(
+    '%s windows of 30 per 1 s and 600 per 60 s, rounds run as k6 runs them: identified within 2 % of 10 req/s or not at all, the policy at most 10 req/s',
+    async (_name, truth) => {
+      const { outcome, identified } = await sizeStack(truth, 0, true, true);
+      const trueRps = sustainedRate(truth);
+      expect(outcome.rounds[0]).toMatchObject({ verdict: 'fails' });
+      if (identified && 'set' in identified)
+        expect(Math.abs(identified.sustained_rps - trueRps) / trueRps, identified.evidence).toBeLessThanOrEqual(0.02);
+      if (identified && 'why' in identified && identified.spanRps) {
+        expect(identified.spanRps.low).toBeLessThanOrEqual(trueRps * 1.02);
+        expect(identified.spanRps.high).toBeGreaterThanOrEqual(trueRps * 0.98);
+      }
+      const given = outcome.proven?.target_rps;
+      if (given !== undefined) expect(given).toBeLessThanOrEqual(trueRps);
     },
     120_000,
   );
@@ -333,8 +377,68 @@ describe('identifyStack claims nothing the evidence contradicts', () => {
     const found = identifyStack({ first, timeline: [], rounds: [quotaRound, held], maxWindowS: 60 });
     expect(found).toEqual({
       why: expect.stringMatching(
-        /^no bucket or window \(of 10, 60 s\) beside the probe's reading explains every round: round 1 at 23 req\/s for 120 s was first refused at 46 s, then let 10 req\/s through; round 2 at 20 req\/s for 120 s held$/,
+        /^no bucket or window \(of 10, 60 s; fixed or sliding, counting refused requests or not\) beside the probe's reading explains every round: round 1 at 23 req\/s for 120 s was first refused at 46 s, then let 10 req\/s through; round 2 at 20 req\/s for 120 s held$/,
       ),
+    });
+  });
+
+  describe("the probe's refusals count in the minute too (a window counting every request)", () => {
+    // 30 per 1 s and 600 per 60 s, both counting every request, on the clock's edges. The probe
+    // sends 40 a second for 3 s: 30 pass each second and 10 are refused, all 120 counted in the
+    // minute. A round at 24 req/s from 10 s is refused once the minute has counted 600: 20 s in,
+    // 570 of them let through. Counted on the admitted alone, the window reads 570 per 60 s (9.5
+    // req/s, 5 % low), and the round's count, 30 short of the truth's 1,320, is within what k6 errs.
+    const truth: LimiterSet = [
+      { kind: 'fixed-window', limit: 30, window_s: 1, phase_s: 0, counts_refused: true },
+      { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: 0, counts_refused: true },
+    ];
+    const probe = [0, 1, 2].map((t) => ({ t, offered: 40, accepted: 30, limited: 10, phase: 'burst' }));
+    /** The rounds as k6 would measure them against the truth, paced and each request asked once. */
+    const measured = (runs: Array<{ rps: number; startS: number }>) => {
+      const sims = replay(
+        truth,
+        probe,
+        runs.map((r) => ({ ...r, durationS: 120, tailS: 0 })),
+      ).rounds;
+      return runs.map((r, i) => {
+        const sim = sims[i]!;
+        const began = sim.firstRefusalS ?? undefined;
+        const rate_429 = (sim.sent - sim.accepted) / sim.sent;
+        const round: ProofRound = {
+          ...ROUND,
+          target_rps: r.rps,
+          rate_429,
+          goodput_rps: Math.round((sim.accepted / 120) * 100) / 100,
+          verdict: rate_429 > 0.01 ? 'fails' : 'holds',
+          ...(began !== undefined ? { refusals_began_s: began } : {}),
+          ...(sim.admittedAgainS !== null ? { admitted_again_s: sim.admittedAgainS } : {}),
+          ...afterQuota(sim.accepted, began, r.rps, 120),
+        };
+        return { ...r, durationS: 120, tailS: 0, startMeasured: true, round };
+      });
+    };
+    const identify = (rounds: ReturnType<typeof measured>) =>
+      identifyStack({ first: truth[0]!, timeline: probe, rounds, maxWindowS: 60, clockStartS: 0 });
+
+    it('one round: the window counting the admitted alone (9.5 req/s) is no claim, the one counting every request (10) explains the round as well', () => {
+      const rounds = measured([{ rps: 24, startS: 10 }]);
+      expect(rounds[0]!.round).toMatchObject({ verdict: 'fails', refusals_began_s: 20, admitted_again_s: 50 });
+      const found = identify(rounds);
+      if (!found) throw new Error('nothing inferred');
+      if ('set' in found) expect(found.sustained_rps, found.evidence).toBeGreaterThanOrEqual(9.8);
+      else expect(found.spanRps).toEqual({ low: 9.5, high: 10 });
+    });
+
+    it('a round at 9.75 req/s held in the minutes after: no window of 570 admits it, 10 req/s identified', () => {
+      const rounds = measured([
+        { rps: 24, startS: 10 },
+        { rps: 9.75, startS: 180 },
+      ]);
+      expect(rounds[1]!.round.verdict).toBe('holds');
+      const found = identify(rounds);
+      if (!found || !('set' in found)) throw new Error(JSON.stringify(found));
+      expect(found.sustained_rps).toBe(10);
+      expect(found.set[1]).toMatchObject({ counts_refused: true });
     });
   });
 
