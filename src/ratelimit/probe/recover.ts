@@ -194,12 +194,7 @@ export function countedToShut(opener: Sample, run: readonly Sample[]): Omit<Wind
  * came back before the comeback and took some of it, the clump after is short of a window's
  * limit, and the shape stays read from `refusedMs` (a second drain decides then, confirm-shape.ts).
  */
-function lastSeenShutMs(
-  samples: readonly Sample[],
-  drain: DrainFigures,
-  refusedMs: number,
-  comeback: Sample,
-): number {
+function lastSeenShutMs(samples: readonly Sample[], drain: DrainFigures, refusedMs: number, comeback: Sample): number {
   const tail = samples.filter(
     (s) => s.client === 'primary' && s.sentMs > refusedMs && s.sentMs < comeback.sentMs && s.doneMs <= comeback.sentMs,
   );
