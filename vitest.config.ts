@@ -1,5 +1,5 @@
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
-import { HEAVY_FILES, LAST_FILES, PRECISE_FILES, WHOLLY_REAL_FILES } from './test/tiers.js';
+import { ALONE_FILES, HEAVY_FILES, LAST_FILES, PRECISE_FILES, WHOLLY_REAL_FILES } from './test/tiers.js';
 import { LongestFirst } from './test/setup/longest-first.js';
 
 export default defineConfig({
@@ -46,10 +46,12 @@ export default defineConfig({
       // the rest, two at once: four (the cutover table's halves among them) failed seven tests at
       // load 2 to 9, where the machine, not the service, set the pace (a 3 s TLS handshake, a probe).
       realTier('real-precise', PRECISE_FILES, { workers: 3, order: 1 }),
-      realTier('real', HEAVY_FILES, { workers: 2, order: 2 }),
+      // Then the one precision run across a network, by itself (test/tiers.ts `alone`).
+      realTier('real-alone', ALONE_FILES, { workers: 1, order: 2 }),
+      realTier('real', HEAVY_FILES, { workers: 2, order: 3 }),
       // Then the cutover table's two halves side by side (test/tiers.ts `last`): its rows mostly
       // wait (101 s of CPU for all 96), five at a time per file, so two files halve the waiting.
-      realTier('real-last', LAST_FILES, { workers: 2, order: 3 }),
+      realTier('real-last', LAST_FILES, { workers: 2, order: 4 }),
     ],
   },
 });

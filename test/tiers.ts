@@ -31,6 +31,15 @@ export interface RealTierFile {
    */
   precise?: true;
   /**
+   * A precision run that runs by itself, after the precise phase: its probe reads a limiter across
+   * toxiproxy's 50 ± 10 ms, where one stall of the client under two other probes moved an answer
+   * past a window's edge. Three at a time, a fixed window of 50 per 1 s was read as a bucket, then
+   * twice as "not identified", in 3 of 9 quiet precise phases (2026-11-29); alone it was read right
+   * in every run. The probe's own defence against stalls is tested on the virtual clock
+   * (test/ratelimit/stalled-window-virtual.test.ts), where a stall is made, not left to chance.
+   */
+  alone?: true;
+  /**
    * Runs at the very end, two at a time: halves of one table whose rows mostly wait (1.9 s of CPU a
    * row), five at a time per file, so two files keep twice as many in flight. Beside the rest of the
    * tier, four files at once, its conformant rows' TLS control handshake (3 s) and profiles' `run`
@@ -104,7 +113,7 @@ export const REAL_TIER: Record<string, RealTierFile> = {
   'test/integration/ratelimit-network.test.ts': {
     seconds: 114,
     why: '`ratelimit` through toxiproxy (50 ± 10 ms each way) against three limiter kinds, each proven by k6: about two minutes',
-    precise: true,
+    alone: true,
   },
   'test/integration/ratelimit-network-kinds.test.ts': {
     seconds: 115,
@@ -220,7 +229,10 @@ export function tierOf(file: string, testName: string): Tier {
 /** The files each tier's project includes (a file with tests in both is in both). */
 export const REAL_TIER_FILES = Object.keys(REAL_TIER);
 export const WHOLLY_REAL_FILES = REAL_TIER_FILES.filter((file) => !REAL_TIER[file]!.fast);
-/** The real tier in its three projects: the precision runs, the rest, then the `last` files. */
+/** The real tier in its four projects: the precision runs, the one that runs alone, the rest, then the `last` files. */
 export const PRECISE_FILES = REAL_TIER_FILES.filter((file) => REAL_TIER[file]!.precise);
+export const ALONE_FILES = REAL_TIER_FILES.filter((file) => REAL_TIER[file]!.alone);
 export const LAST_FILES = REAL_TIER_FILES.filter((file) => REAL_TIER[file]!.last);
-export const HEAVY_FILES = REAL_TIER_FILES.filter((file) => !REAL_TIER[file]!.precise && !REAL_TIER[file]!.last);
+export const HEAVY_FILES = REAL_TIER_FILES.filter(
+  (file) => !REAL_TIER[file]!.precise && !REAL_TIER[file]!.alone && !REAL_TIER[file]!.last,
+);
