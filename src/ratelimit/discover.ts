@@ -65,6 +65,7 @@ import { edgeCameLate, rampAfterShape, rampFromEdge } from './probe/counter-ramp
 import { logPhaseCheck } from './probe/log-phase.js';
 import { batchBucketPhase } from './probe/batch-bucket.js';
 import { cameBackInBatch, staircasePhase, type BatchBucketModel } from './probe/batch-staircase.js';
+import { refillOf } from './horizon.js';
 import { EDGE_PRECISION } from './probe/window-edges.js';
 import { scopePhase } from './probe/scope.js';
 import { refusalGapRulesOutBucket, tailRulesOutBucket } from './probe/drain-tail.js';
@@ -548,16 +549,15 @@ async function counterOnTheClock(
 
 /** A bucket refilled in batches, read off its ticks (a fixed window's edges) and its burst from idle. */
 function batchFigures(model: BatchBucketModel) {
-  const perFill = model.rate_rps * model.fill_interval_s;
   return {
     sustained_rps: model.rate_rps,
     // The ticks are a fixed window's edges, pinned to ±1 %; the batch is counted exactly.
     sustained_precision: EDGE_PRECISION,
     burst: model.burst,
     burst_from_idle: true,
-    // Nothing comes back before the next tick; refilling it all takes a tick per batch.
+    // Nothing comes back before the next tick; refilling it all takes a tick per batch (refillOf).
     recovery_s: model.fill_interval_s,
-    refill_s: round(Math.ceil(model.burst / perFill) * model.fill_interval_s, 2),
+    refill_s: round(refillOf(model)!, 2),
   };
 }
 
