@@ -26,8 +26,8 @@ export interface RealTierFile {
   /**
    * A probe read within a few percent of a real limiter's truth, or of the emulator's bucket before
    * proof rounds: its timers must not share the CPU with the rest of the tier's k6 and whole CLI
-   * runs, so these run first, three at a time (their probes wait on windows; two closed loops with
-   * k6 among them, ratelimit-network's and proof-loop-stage's), and the rest of the tier after.
+   * runs, so these run first, three at a time (their probes wait on windows; one closed loop with
+   * k6 among them, proof-loop-stage's), then the `alone` file, then the rest of the tier.
    */
   precise?: true;
   /**
