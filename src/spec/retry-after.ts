@@ -18,7 +18,10 @@ const HTTP_DATE = [
 export function retryAfterDelayMs(value: string | undefined, nowMs: number): number | undefined {
   if (value === undefined) return undefined;
   const v = value.trim();
-  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  // RFC 9110 sets no ceiling on delay-seconds; more digits than a number holds exactly read as the
+  // largest one that does (285,000 years), so every output can print and serialise it (Infinity
+  // would be `null` in report.json, which reads as "no Retry-After seen").
+  if (/^\d+$/.test(v)) return Math.min(Number(v) * 1000, Number.MAX_SAFE_INTEGER);
   if (!HTTP_DATE.some((form) => form.test(v))) return undefined;
   // asctime carries no zone; RFC 9110 says it is UTC.
   const at = Date.parse(/GMT$/.test(v) ? v : `${v} GMT`);

@@ -35,9 +35,10 @@ describe('Retry-After (RFC 9110 §10.2.3), and how much of it the client honours
     [' 0 ', 0, 0],
     // The parser has no ceiling: the rate-limit probe reports what the service asked for, however long.
     ['600', 600_000, undefined],
-    // A hostile service's 10^9 s (and more digits than a number holds) is never waited for.
+    // A hostile service's 10^9 s (and more digits than a number holds) is never waited for; the
+    // latter reads as the largest exact number, not Infinity (which JSON writes as null).
     ['1000000000', 1e12, undefined],
-    ['9'.repeat(400), Infinity, undefined],
+    ['9'.repeat(400), Number.MAX_SAFE_INTEGER, undefined],
     ['Sun, 22 Nov 2026 10:00:07 GMT', 7000, 7000],
     ['Sun, 22 Nov 2026 09:59:00 GMT', 0, 0],
     // The obsolete forms a recipient must still accept (RFC 9110 §5.6.7).
