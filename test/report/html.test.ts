@@ -181,6 +181,9 @@ describe('renderHtml without optional data', () => {
     expect(polylinePoints(chart(html, 'chart-rate') ?? '')).toEqual(new Map([[load.scenarios[0]!.scenario, 1]]));
     expect(chart(html, 'chart-rate') ?? '').toContain('<circle');
     expect(chart(html, 'chart-rate-limit')).toBeUndefined();
+    // The scenario left out of the chart is named with why, not dropped in silence.
+    expect(html).toContain(`No request-rate chart for ${load.scenarios[1]!.scenario}: k6`);
+    expect(html).not.toContain(`No request-rate chart for ${load.scenarios[0]!.scenario}`);
   });
 
   it('tells a scenario that could not run apart from one that did', () => {

@@ -23,3 +23,17 @@ export function dashboardLinks(load: LoadResult): DashboardLink[] {
     }));
   });
 }
+
+/**
+ * Why a scenario that ran has no request-rate chart: its timeline comes from k6's web-dashboard
+ * export (src/k6/timeline.ts), which is left out rather than drawn wrong. Undefined when every
+ * scenario that ran has one.
+ */
+export function missingTimelineNote(load: LoadResult): string | undefined {
+  const untimed = load.scenarios.filter((s) => !s.error && (s.timeline?.length ?? 0) === 0).map((s) => s.scenario);
+  if (untimed.length === 0) return undefined;
+  return (
+    `No request-rate chart for ${untimed.join(', ')}: k6's web-dashboard export gave no one-second samples ` +
+    "adding up to its summary's request count (a run under 2 s, over 48 min where k6 samples coarser, or no export)."
+  );
+}
