@@ -208,7 +208,7 @@ export const FLAGS = {
     kind: 'number',
     arg: 'S',
     description: "the rate-limit probe's time cap, seconds (about 2.5 windows for a window limiter: 150 for a minute)",
-    default: '120',
+    default: '150, 1.25 × the horizon, at least 120',
     range: RANGES.probeDurationS,
     commands: ['ratelimit'],
   },
