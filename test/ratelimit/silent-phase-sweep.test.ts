@@ -29,7 +29,7 @@ const settings: Array<{
   model: (phaseS: number) => LimiterModel;
   windowS: number;
   /**
-   * Measured 26 Nov 2026 (docs/rate-limit-identification.md); before log-phase.ts the 50 per 1 s counter was read as a log 15–44 % fast at 11 phases.
+   * Measured 26 Nov 2026 (docs/development/rate-limit-research.md, the sweeps the user page quotes); before log-phase.ts the 50 per 1 s counter was read as a log 15–44 % fast at 11 phases.
    * 27 Nov 2026: a counter read as a bucket, refused after its drain for longer than that bucket refills (probe/drain-tail.ts), is not identified: 50 per 1 s 4 -> 3 other, 100 per 10 s 2 -> 1, 60 per 60 s 1 -> 0.
    * Then one whose refusals no bucket's ledger squares (probe/bucket-ledger.ts) is not identified either, nor one whose rate is over 2 % below what passed from a refusal on: 50 per 1 s 3 -> 2 other, 100 per 10 s 1 -> 0.
    */
