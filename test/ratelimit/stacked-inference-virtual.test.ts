@@ -549,6 +549,6 @@ describe('the horizon states the longest window known, an identified one include
     ] as const;
     expect(
       withIdentifiedWindow({ window_s: 1, source: 'measured' }, { set: buckets, sustained_rps: 10, evidence: '' }),
-    ).toEqual({ window_s: 60.1, source: 'measured', refill: true });
+    ).toEqual({ window_s: 60.1, source: 'measured', refill: true, request_s: 0.1 });
   });
 });
