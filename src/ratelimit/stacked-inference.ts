@@ -80,13 +80,17 @@ export function identifyStack(input: StackInput): StackVerdict {
   // set spent by k6's retries too (spentByRetries) has no bound from below.
   const needsOf = (counting: boolean) => input.rounds.map((r) => roundNeeds(r, droppedOf(r, counting)));
   const needs = { counting: needsOf(true), admitted: needsOf(countsRefused(input.first)) };
+  const needsFor = (set: LimiterSet) => needs[spentByRetries(set) ? 'counting' : 'admitted'];
+  // Fixed windows no round explains: a twin's (spanWithTwin).
+  const refuted: LimiterModel[] = [];
   const consider = (second: LimiterModel, span?: [number, number]) => {
     const set: LimiterSet = [input.first, second];
-    const replayed = replayCandidate(set, input, needs[spentByRetries(set) ? 'counting' : 'admitted']);
+    const replayed = replayCandidate(set, input, needsFor(set));
     const onClock = second.kind === 'fixed-window' && second.phase_s === clockPhaseS(input, second.window_s);
     const rps = sustainedRate(set);
     if (explains(replayed, input, second))
       fits.push({ set, score: misfit(replayed, input), replayed, onClock, span: span ?? [rps, rps] });
+    else if (second.kind === 'fixed-window') refuted.push(second);
   };
   // Rounds whose start k6 did not report, placed as late as it may have begun: what a window's
   // count would be then is the other end of what the evidence allows.
@@ -143,7 +147,23 @@ export function identifyStack(input: StackInput): StackVerdict {
       !standing.some((g) => g.onClock && windowOf(g.set[1]!) === windowOf(f.set[1]!)),
   );
   const best = kept.reduce((a, b) => (b.score < a.score ? b : a));
-  const [low, high] = [Math.min(...kept.map((f) => f.span[0])), Math.max(...kept.map((f) => f.span[1]))];
+  // A twin refuted by rounds that held alone, not out-counted: the quotas between the two were never replayed.
+  const heldAlone = (twin: LimiterModel, f: Fit) => {
+    const set: LimiterSet = [input.first, twin];
+    const judged = input.rounds.map((r) => r.round.verdict !== 'holds');
+    const replayed = replayCandidate(
+      set,
+      input,
+      needsFor(set).map((n, i) => (judged[i] ? n : undefined)),
+    );
+    return (
+      judged.includes(false) &&
+      explains(replayed, input, twin, judged) &&
+      !outcountedByTwin({ set, replayed }, [f], input.rounds)
+    );
+  };
+  const spans = kept.map((f) => spanWithTwin(f, refuted, heldAlone));
+  const [low, high] = [Math.min(...spans.map((s) => s[0])), Math.max(...spans.map((s) => s[1]))];
   // Sets further apart than the figure's promise all explain the rounds: none is claimed.
   if (high > low * (1 + SAME_RATE))
     return {
@@ -172,6 +192,23 @@ interface Fit {
 }
 
 /**
+ * How far above both readings' rates a round must run for its count to be their windows' quotas:
+ * each window is then spent within two thirds of it, and k6's retries of the calls it refused only
+ * compete for the windows' quotas, never add to them.
+ */
+const SPENDS_WINDOWS = 1.5;
+
+/**
+ * Whether a round's count of calls let through is the sum of the quotas of the windows it spent,
+ * as the replay's paced arrivals count them: it ran at `fastRps` or above, and k6 sent every
+ * arrival. Near the rate, k6's retries carry a refused call into a window with room (a round at
+ * 10 req/s against 600 per 60 s got all 1,200 through, where a reading of 598 replays 1,166 and
+ * one of 625, 1,190: the reading that refuses less always looks nearer); one in which k6 dropped
+ * arrivals (every VU waiting out a minute's Retry-After) left windows unspent.
+ */
+const spendsWindows = (r: RoundEvidence, fastRps: number): boolean => r.rps >= fastRps && !fellBehind(r);
+
+/**
  * Fewer calls than this between what two readings of one window let through over the rounds, and
  * the rounds do not tell them apart by their counts: k6 paces within a request or two a round.
  */
@@ -189,26 +226,44 @@ const TWINS_APART = 10;
  * 573 per 60 s on the admitted alone, 9.55 req/s for 10; the admitted-only stack the same way round).
  */
 function outcountedByTwin(f: Fit, fits: readonly Fit[], rounds: readonly RoundEvidence[]): boolean {
-  const second = f.set[1]!;
-  if (second.kind !== 'fixed-window') return false;
-  const twin = fits.find((g) => {
-    const other = g.set[1]!;
-    return (
-      other.kind === 'fixed-window' &&
-      other.window_s === second.window_s &&
-      other.phase_s === second.phase_s &&
-      other.counts_refused !== second.counts_refused
-    );
-  });
+  const twin = fits.find((g) => isTwin(f.set[1]!, g.set[1]!));
   if (!twin) return false;
   const accepted = (x: Fit, i: number) => x.replayed.rounds[i]!.accepted;
-  // A round in which k6 dropped arrivals offered fewer than the replay's paced ones: its count is no measure here.
+  // Only a round that spends every window it meets counts a window's quota (spendsWindows).
+  const fast = Math.max(sustainedRate(f.set), sustainedRate(twin.set)) * SPENDS_WINDOWS;
   const sum = (of: (r: RoundEvidence, i: number) => number) =>
-    rounds.reduce((n, r, i) => n + (fellBehind(r) ? 0 : of(r, i)), 0);
+    rounds.reduce((n, r, i) => n + (spendsWindows(r, fast) ? of(r, i) : 0), 0);
   const ok = (r: RoundEvidence) => r.round.goodput_rps * r.durationS;
   const apart = sum((_, i) => Math.abs(accepted(f, i) - accepted(twin, i)));
   const off = (x: Fit) => sum((r, i) => Math.abs(accepted(x, i) - ok(r)));
   return apart >= TWINS_APART && off(f) - off(twin) >= apart / 2;
+}
+
+/** Whether `a` and `b` are one fixed window's two readings: the same length and edges, the other counting rule. */
+const isTwin = (a: LimiterModel, b: LimiterModel): boolean =>
+  a.kind === 'fixed-window' &&
+  b.kind === 'fixed-window' &&
+  a.window_s === b.window_s &&
+  a.phase_s === b.phase_s &&
+  a.counts_refused !== b.counts_refused;
+
+/**
+ * The span a fit stands for, widened to its twin's rate where only rounds that held refuted the
+ * twin (`byHoldsAlone`; not its count: outcountedByTwin): both are fitted to one first refusal, so
+ * the quotas between them were never replayed, and a round held between their rates refutes the
+ * lower twin (it refuses more than the promise allows) without telling its neighbours above from
+ * the higher one (1 s + 60 s windows counting the admitted alone, k6-like rounds: 598 refuted by a
+ * hold at 10 req/s, and 625 per 60 s counting every request, 10.42 req/s, claimed for 10).
+ */
+function spanWithTwin(
+  f: Fit & { span: [number, number] },
+  refuted: readonly LimiterModel[],
+  byHoldsAlone: (twin: LimiterModel, f: Fit) => boolean,
+): [number, number] {
+  const twin = refuted.find((m) => isTwin(f.set[1]!, m));
+  if (!twin || !byHoldsAlone(twin, f)) return f.span;
+  const rate = sustainedRate([f.set[0]!, twin]);
+  return [Math.min(f.span[0], rate), Math.max(f.span[1], rate)];
 }
 
 /**
@@ -301,10 +356,11 @@ const droppedOf = (r: RoundEvidence, counting: boolean): number =>
  * let through, whether it held, when its refusals began and when it let calls through again after
  * them (a bucket refills continuously: tricklesAsSeen).
  */
-function explains(replayed: Replay, input: StackInput, second: LimiterModel): boolean {
+function explains(replayed: Replay, input: StackInput, second: LimiterModel, judged?: readonly boolean[]): boolean {
   if (replayed.refuted !== undefined) return false;
   const set: LimiterSet = [input.first, second];
   return input.rounds.every((r, i) => {
+    if (judged && !judged[i]) return true;
     const sim = replayed.rounds[i]!;
     const ok = r.round.goodput_rps * r.durationS;
     const timing = refusalTiming(r.round);

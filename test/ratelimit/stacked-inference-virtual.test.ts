@@ -171,9 +171,11 @@ describe("two limits that both count every request (HAProxy's usual recipe): no 
       const given = outcome.proven?.target_rps;
       if (given !== undefined) expect(given).toBeLessThanOrEqual(trueRps);
       // The fixed windows' two readings (the minute counting the probe's refused requests or not)
-      // part in a window the rounds spend at a paced rate: identified, and recommended within 75–100 %.
+      // part only in a window a round spends with every arrival sent; here k6 dropped arrivals in
+      // round 1 (its VUs waiting out the minute's Retry-After), so nothing is claimed (before: 573
+      // per 60 s, 9.55 req/s), the span holds the truth, and the policy is within 75–100 %.
       if (_name === 'clock-aligned fixed') {
-        expect(identified, JSON.stringify(identified)).toHaveProperty('set');
+        expect(identified, JSON.stringify(identified)).not.toBeNull();
         expect(given).toBeGreaterThanOrEqual(0.75 * trueRps);
       }
     },
