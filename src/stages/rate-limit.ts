@@ -243,12 +243,15 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
             recommendation,
             bindingRps(estimate) ?? recommendation.target_rps,
             async (rec, { round, durationS: plannedS = proofS, cut }) => {
-              // A span the rounds so far identified (a second limit's window or refill) lengthens this one.
-              const durationS = roundLengthS(
-                plannedS,
-                withIdentifiedWindow(longestKnownWindow(standing), stack.verdict()),
-                maxRoundS,
-              );
+              // A span the rounds so far identified (a second limit's window or refill) lengthens this
+              // one; `run` keeps the short rounds it announced.
+              const durationS = shortRounds
+                ? plannedS
+                : roundLengthS(
+                    plannedS,
+                    withIdentifiedWindow(longestKnownWindow(standing), stack.verdict()),
+                    maxRoundS,
+                  );
               roundLengths[round - 1] = durationS;
               // Once a set is identified, a round waits for all of it to rest, as a new client meets it.
               const restS = Math.min(Math.max(settleS, stack.restS(sinceProbeS())), probeCapS);
