@@ -239,14 +239,15 @@ function outcountedByTwin(f: Fit, fits: readonly Fit[], rounds: readonly RoundEv
   return (apart >= TWINS_APART && off(f) - off(twin) >= apart / 2) || refusesInQuiet(f, twin, rounds);
 }
 
-/**
- * Refusals one reading makes where its twin makes none, in a round k6 saw no 429 in, that refute
- * it: a round held between the twins' rates, begun at an edge (restOfVerdictS), is refused by the
- * lower one only (1 s + 60 s windows both counting every request: 9.7 req/s held, 582 a minute,
- * where 573 per 60 s refuses 9 a minute, within the promise's 1 % the replay allows a hold).
- */
+/** Paced arrivals a reading must refuse in a round k6 saw no 429 in to be refuted by it: k6's pace errs by a request or two. */
 const QUIET_REFUSALS = 5;
 
+/**
+ * Whether `f` refuses QUIET_REFUSALS or more paced arrivals, and its twin none, in a round k6 saw
+ * no 429 in: a round held between the twins' rates, begun at an edge (restOfVerdictS), is refused
+ * by the lower one only (1 s + 60 s windows both counting every request: 9.7 req/s held, 582 a
+ * minute, where 573 per 60 s refuses 9 a minute, within the promise's 1 % the replay allows a hold).
+ */
 function refusesInQuiet(f: Fit, twin: Fit, rounds: readonly RoundEvidence[]): boolean {
   const refused = (x: Fit, i: number) => x.replayed.rounds[i]!.refusedArrivals;
   return rounds.some((r, i) => r.round.rate_429 === 0 && refused(f, i) >= QUIET_REFUSALS && refused(twin, i) === 0);
