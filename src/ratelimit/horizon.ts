@@ -66,6 +66,11 @@ export interface LongestKnown {
   source: 'measured' | 'announced';
   /** The span is a bucket's or a queue's refill time, not a window. */
   refill?: true;
+  /**
+   * A refill's one request at its rate, seconds: a burst read one request short reads the refill
+   * that much short (nginx's 601 per 60.1 s read as 600: 60.0 s), so a round covers it as margin.
+   */
+  request_s?: number;
 }
 
 /** The longest of `limits`' spans (spanOf), or null when none has one. */
@@ -73,8 +78,20 @@ export function longestSpan(limits: readonly LimiterModel[]): LongestKnown | nul
   return limits.reduce<LongestKnown | null>((longest, m) => {
     const span = spanOf(m);
     if (span === null || span <= (longest?.window_s ?? 0)) return longest;
-    return { window_s: span, source: 'measured', ...(windowOf(m) === null ? { refill: true as const } : {}) };
+    if (m.kind !== 'bucket' && m.kind !== 'queue') return { window_s: span, source: 'measured' };
+    return { window_s: span, source: 'measured', refill: true, request_s: Math.round(1e6 / m.rate_rps) / 1e6 };
   }, null);
+}
+
+/**
+ * How long a round runs to cover two of `longest`, its refill's margin (request_s) included, whole
+ * seconds: 0 when none is known. A minute's window gives 120 s; nginx's 600r/m burst=600 (60.1 s),
+ * read as 600 or 601, 121 s: a tenth of a second at the cost of one second.
+ */
+export function coveringS(longest: LongestKnown | null): number {
+  if (longest === null) return 0;
+  // Rounded to a millisecond first: 2 × 60.1 is 120.19999… in floating point, 2 × 0.3 above 0.6.
+  return Math.ceil(Math.round(2000 * (longest.window_s + (longest.request_s ?? 0))) / 1000);
 }
 
 /**

@@ -5,6 +5,8 @@
 // a little longer than the limit takes to refill, and waits that long before it starts, so it meets
 // a rested limit as a client adopting the policy would.
 
+import { coveringS, type LongestKnown } from './horizon.js';
+
 /** The longest wait for short refills: half as long again as the estimate, the bucket's burst read to a request or so. */
 const SHORT_SETTLE_S = 30;
 /** A round spans the refill and a fifth more: a window's length is read within 2 %, the proof's start falls anywhere in it. */
@@ -40,4 +42,15 @@ export function proofTiming(
       ? 0
       : Math.max(askedProofS, Math.ceil(refill * SPAN_OVER_REFILL), Math.ceil(2 * (longestWindowS ?? 0)));
   return { settleS: Math.min(settleS, capS), proofS: Math.min(proofS, Math.max(askedProofS, capS)) };
+}
+
+/**
+ * How long a round runs once the rounds before it are known: the length planned from the probe's
+ * reading, or two of the longest span known now (coveringS: a window or refill the inference
+ * identified after a round, its margin included), whichever is longer, within `maxS` (the proof's
+ * cap, as proofTiming's). A second limit found in round 1 then lengthens round 2: nginx's 30r/s
+ * zone read by the probe (1 s) planned 120 s, its 600r/m zone's 60.1 s refill needs 121.
+ */
+export function roundLengthS(plannedS: number, longest: LongestKnown | null, maxS: number): number {
+  return Math.max(plannedS, Math.min(maxS, coveringS(longest)));
 }

@@ -36,6 +36,8 @@ export interface ReplayedRound {
   firstRefusalS: number | null;
   sent: number;
   accepted: number;
+  /** Paced arrivals refused (the tail's retries aside): what k6 would count as 429s, once each. */
+  refusedArrivals: number;
   /** Accepted from the first refusal on: what the limit let through once its quota was spent. */
   acceptedAfterFirst: number;
   /** Seconds into the round of the first arrival accepted after the first refusal; null when none was. */
@@ -143,9 +145,18 @@ function replayRound(
   let admittedAgainS: number | null = null;
   let lastRefusalS: number | null = null;
   let admittedNearRefusal = 0;
+  let refusedArrivals = 0;
   const heldS = r.retryBudgetS === undefined ? Infinity : r.retryBudgetS + HELD_SLACK_S;
   const { firstRefusal, tooMany, firstRefusalOnly } = needs;
-  const figures = () => ({ firstRefusalS, sent, accepted, acceptedAfterFirst, admittedAgainS, admittedNearRefusal });
+  const figures = () => ({
+    firstRefusalS,
+    sent,
+    accepted,
+    refusedArrivals,
+    acceptedAfterFirst,
+    admittedAgainS,
+    admittedNearRefusal,
+  });
   // The tail's retries only follow refusals: a round refused nothing has no call left waiting.
   // They are the calls in flight when the arrivals stop, one per VU: never more than k6 holds. Each
   // keeps retrying until it gets through or the retry budget ends, so they are tried over the whole
@@ -159,7 +170,10 @@ function replayRound(
     const ok = take(r.startS + atS);
     if (ok) accepted++;
     if (ok && k >= sent) tailAccepted++;
-    if (!ok && k < sent) lastRefusalS = atS;
+    if (!ok && k < sent) {
+      lastRefusalS = atS;
+      refusedArrivals++;
+    }
     if (ok && k < sent && lastRefusalS !== null && atS - lastRefusalS <= heldS) admittedNearRefusal++;
     if (!ok && firstRefusalS === null && k < sent) {
       firstRefusalS = atS;

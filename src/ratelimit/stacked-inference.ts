@@ -75,19 +75,22 @@ export function identifyStack(input: StackInput): StackVerdict {
   const seeds = input.rounds.filter((r) => quotaMet(r.round) || spentBefore(r.round));
   if (seeds.length === 0) return null;
   const firstRps = sustainedRate(input.first);
-  const fits: Array<{ set: LimiterSet; score: number; replayed: Replay; onClock: boolean; span: [number, number] }> =
-    [];
+  const fits: Array<Fit & { score: number; onClock: boolean; span: [number, number] }> = [];
   // What explains() reads of each round: a candidate refuted early is not replayed to the end. A
   // set spent by k6's retries too (spentByRetries) has no bound from below.
   const needsOf = (counting: boolean) => input.rounds.map((r) => roundNeeds(r, droppedOf(r, counting)));
   const needs = { counting: needsOf(true), admitted: needsOf(countsRefused(input.first)) };
+  const needsFor = (set: LimiterSet) => needs[spentByRetries(set) ? 'counting' : 'admitted'];
+  // Fixed windows no round explains: a twin's (spanWithTwin).
+  const refuted: LimiterModel[] = [];
   const consider = (second: LimiterModel, span?: [number, number]) => {
     const set: LimiterSet = [input.first, second];
-    const replayed = replayCandidate(set, input, needs[spentByRetries(set) ? 'counting' : 'admitted']);
+    const replayed = replayCandidate(set, input, needsFor(set));
     const onClock = second.kind === 'fixed-window' && second.phase_s === clockPhaseS(input, second.window_s);
     const rps = sustainedRate(set);
     if (explains(replayed, input, second))
       fits.push({ set, score: misfit(replayed, input), replayed, onClock, span: span ?? [rps, rps] });
+    else if (second.kind === 'fixed-window') refuted.push(second);
   };
   // Rounds whose start k6 did not report, placed as late as it may have begun: what a window's
   // count would be then is the other end of what the evidence allows.
@@ -131,22 +134,42 @@ export function identifyStack(input: StackInput): StackVerdict {
     return {
       why: `no ${tried} beside the probe's reading explains every round: ${roundsSaw(input.rounds)}`,
     };
+  // Of two readings of one window, counting refused requests or not, the one whose counts the
+  // rounds sit far from is dropped (outcountedByTwin).
+  const standing = fits.filter((f) => !outcountedByTwin(f, fits, input.rounds));
   // A window whose edges fall on the wall clock's, as published windows' do, is preferred to the
   // same window at another phase when both explain every round: the phase is then known, not fitted.
   // Only a fixed window has a phase: a sliding one of the same length is another reading, kept.
-  const kept = fits.filter(
+  const kept = standing.filter(
     (f) =>
       f.onClock ||
       f.set[1]!.kind !== 'fixed-window' ||
-      !fits.some((g) => g.onClock && windowOf(g.set[1]!) === windowOf(f.set[1]!)),
+      !standing.some((g) => g.onClock && windowOf(g.set[1]!) === windowOf(f.set[1]!)),
   );
   const best = kept.reduce((a, b) => (b.score < a.score ? b : a));
-  const [low, high] = [Math.min(...kept.map((f) => f.span[0])), Math.max(...kept.map((f) => f.span[1]))];
+  // A twin refuted by rounds that held alone, not out-counted: the quotas between the two were never replayed.
+  const heldAlone = (twin: LimiterModel, f: Fit) => {
+    const set: LimiterSet = [input.first, twin];
+    const judged = input.rounds.map((r) => r.round.verdict !== 'holds');
+    const replayed = replayCandidate(
+      set,
+      input,
+      needsFor(set).map((n, i) => (judged[i] ? n : undefined)),
+    );
+    return (
+      judged.includes(false) &&
+      explains(replayed, input, twin, judged) &&
+      !outcountedByTwin({ set, replayed }, [f], input.rounds)
+    );
+  };
+  const spans = kept.map((f) => spanWithTwin(f, refuted, heldAlone));
+  const [low, high] = [Math.min(...spans.map((s) => s[0])), Math.max(...spans.map((s) => s[1]))];
   // Sets further apart than the figure's promise all explain the rounds: none is claimed.
   if (high > low * (1 + SAME_RATE))
     return {
       why: `sets sustaining ${rate2(low)} to ${rate2(high)} req/s all explain every round (the probe's reading with ${describeLimiter(best.set[1]!)} among them), and no round told them apart: ${roundsSaw(input.rounds)}`,
       spanRps: { low: rate2(low), high: rate2(high) },
+      standing: kept.map((f) => f.set),
     };
   return {
     set: best.set,
@@ -160,6 +183,101 @@ export function identifyStack(input: StackInput): StackVerdict {
         )
         .join('; ')}`,
   };
+}
+
+/** A candidate set that explains every round, as identifyStack weighs it. */
+interface Fit {
+  set: LimiterSet;
+  replayed: Replay;
+}
+
+/**
+ * How far above both readings' rates a round must run for its count to be their windows' quotas:
+ * each window is then spent within two thirds of it, and k6's retries of the calls it refused only
+ * compete for the windows' quotas, never add to them.
+ */
+const SPENDS_WINDOWS = 1.5;
+
+/**
+ * Whether a round's count of calls let through is the sum of the quotas of the windows it spent,
+ * as the replay's paced arrivals count them: it ran at `fastRps` or above, and k6 sent every
+ * arrival. Near the rate, k6's retries carry a refused call into a window with room (a round at
+ * 10 req/s against 600 per 60 s got all 1,200 through, where a reading of 598 replays 1,166 and
+ * one of 625, 1,190: the reading that refuses less always looks nearer); one in which k6 dropped
+ * arrivals (every VU waiting out a minute's Retry-After) left windows unspent.
+ */
+const spendsWindows = (r: RoundEvidence, fastRps: number): boolean => r.rps >= fastRps && !fellBehind(r);
+
+/**
+ * Fewer calls than this between what two readings of one window let through over the rounds, and
+ * the rounds do not tell them apart by their counts: k6 paces within a request or two a round.
+ */
+const TWINS_APART = 10;
+
+/**
+ * Whether `f`'s second limit, a fixed window, is refuted by its twin: the same window and edges,
+ * the other counting rule. Behind a first limit whose counting no probe can see (a fixed window
+ * resets at its edge whatever it counted), both readings are fitted to the seed round's first
+ * refusal, so they part only in a window the first limit refused nothing in: there the one
+ * counting every request holds the probe's refused requests as quota, the other not, and a window
+ * spent at a paced rate lets through its quota, neither more nor fewer, whoever asked. The rounds'
+ * counts then sit nearer one reading: `f` is dropped when they sit past the midpoint between the
+ * two, the readings TWINS_APART or more apart (1 s + 60 s windows both counting every request read
+ * 573 per 60 s on the admitted alone, 9.55 req/s for 10; the admitted-only stack the same way round).
+ */
+function outcountedByTwin(f: Fit, fits: readonly Fit[], rounds: readonly RoundEvidence[]): boolean {
+  const twin = fits.find((g) => isTwin(f.set[1]!, g.set[1]!));
+  if (!twin) return false;
+  const accepted = (x: Fit, i: number) => x.replayed.rounds[i]!.accepted;
+  // Only a round that spends every window it meets counts a window's quota (spendsWindows).
+  const fast = Math.max(sustainedRate(f.set), sustainedRate(twin.set)) * SPENDS_WINDOWS;
+  const sum = (of: (r: RoundEvidence, i: number) => number) =>
+    rounds.reduce((n, r, i) => n + (spendsWindows(r, fast) ? of(r, i) : 0), 0);
+  const ok = (r: RoundEvidence) => r.round.goodput_rps * r.durationS;
+  const apart = sum((_, i) => Math.abs(accepted(f, i) - accepted(twin, i)));
+  const off = (x: Fit) => sum((r, i) => Math.abs(accepted(x, i) - ok(r)));
+  return (apart >= TWINS_APART && off(f) - off(twin) >= apart / 2) || refusesInQuiet(f, twin, rounds);
+}
+
+/** Paced arrivals a reading must refuse in a round k6 saw no 429 in to be refuted by it: k6's pace errs by a request or two. */
+const QUIET_REFUSALS = 5;
+
+/**
+ * Whether `f` refuses QUIET_REFUSALS or more paced arrivals, and its twin none, in a round k6 saw
+ * no 429 in: a round held between the twins' rates, begun at an edge (restOfVerdictS), is refused
+ * by the lower one only (1 s + 60 s windows both counting every request: 9.7 req/s held, 582 a
+ * minute, where 573 per 60 s refuses 9 a minute, within the promise's 1 % the replay allows a hold).
+ */
+function refusesInQuiet(f: Fit, twin: Fit, rounds: readonly RoundEvidence[]): boolean {
+  const refused = (x: Fit, i: number) => x.replayed.rounds[i]!.refusedArrivals;
+  return rounds.some((r, i) => r.round.rate_429 === 0 && refused(f, i) >= QUIET_REFUSALS && refused(twin, i) === 0);
+}
+
+/** Whether `a` and `b` are one fixed window's two readings: the same length and edges, the other counting rule. */
+const isTwin = (a: LimiterModel, b: LimiterModel): boolean =>
+  a.kind === 'fixed-window' &&
+  b.kind === 'fixed-window' &&
+  a.window_s === b.window_s &&
+  a.phase_s === b.phase_s &&
+  a.counts_refused !== b.counts_refused;
+
+/**
+ * The span a fit stands for, widened to its twin's rate where only rounds that held refuted the
+ * twin (`byHoldsAlone`; not its count: outcountedByTwin): both are fitted to one first refusal, so
+ * the quotas between them were never replayed, and a round held between their rates refutes the
+ * lower twin (it refuses more than the promise allows) without telling its neighbours above from
+ * the higher one (1 s + 60 s windows counting the admitted alone, k6-like rounds: 598 refuted by a
+ * hold at 10 req/s, and 625 per 60 s counting every request, 10.42 req/s, claimed for 10).
+ */
+function spanWithTwin(
+  f: Fit & { span: [number, number] },
+  refuted: readonly LimiterModel[],
+  byHoldsAlone: (twin: LimiterModel, f: Fit) => boolean,
+): [number, number] {
+  const twin = refuted.find((m) => isTwin(f.set[1]!, m));
+  if (!twin || !byHoldsAlone(twin, f)) return f.span;
+  const rate = sustainedRate([f.set[0]!, twin]);
+  return [Math.min(f.span[0], rate), Math.max(f.span[1], rate)];
 }
 
 /**
@@ -252,10 +370,11 @@ const droppedOf = (r: RoundEvidence, counting: boolean): number =>
  * let through, whether it held, when its refusals began and when it let calls through again after
  * them (a bucket refills continuously: tricklesAsSeen).
  */
-function explains(replayed: Replay, input: StackInput, second: LimiterModel): boolean {
+function explains(replayed: Replay, input: StackInput, second: LimiterModel, judged?: readonly boolean[]): boolean {
   if (replayed.refuted !== undefined) return false;
   const set: LimiterSet = [input.first, second];
   return input.rounds.every((r, i) => {
+    if (judged && !judged[i]) return true;
     const sim = replayed.rounds[i]!;
     const ok = r.round.goodput_rps * r.durationS;
     const timing = refusalTiming(r.round);
@@ -301,7 +420,13 @@ function replayCandidate(set: LimiterSet, input: StackInput, needs: ReadonlyArra
     if (!rest) return [head];
     const accepted = head.accepted + rest.accepted;
     return [
-      { ...head, sent: head.sent + rest.sent, accepted, acceptedAfterFirst: head.acceptedAfterFirst + rest.accepted },
+      {
+        ...head,
+        sent: head.sent + rest.sent,
+        accepted,
+        refusedArrivals: head.refusedArrivals + rest.refusedArrivals,
+        acceptedAfterFirst: head.acceptedAfterFirst + rest.accepted,
+      },
     ];
   });
   const refuted = raw.refuted === undefined ? -1 : parts.findIndex((p) => p.includes(raw.refuted!));
@@ -544,13 +669,16 @@ type FixedWindow = Extract<LimiterModel, { kind: 'fixed-window' }>;
 
 /**
  * Whether a second limit may count the requests the first refused: the first, read by the probe,
- * counts its own refusals, or that was not tested. Limits stacked in one limiter share one recipe
- * (HAProxy's tables track every request or only admitted ones; nginx's zones and Kong's units count
- * none refused), and a limit counting them beside one that does not is left unread: where the
- * probe saw the first count none, a window counting them would read the minute's quota from the
- * probe's refusals too, and no round of a client at a paced rate tells it from the true one.
+ * counts its own refusals, or that was not tested, or cannot be: a fixed window resets at its edge
+ * whatever it counted, so the probe reads one as counting none either way (HAProxy's usual recipe
+ * on clock-aligned tables, 1 s and 60 s both counting every request, read 573 per 60 s on the
+ * admitted alone). Limits stacked in one limiter share one recipe (HAProxy's tables track every
+ * request or only admitted ones; nginx's zones and Kong's units count none refused), and a limit
+ * counting them beside one seen to count none is left unread. Both readings of a window behind a
+ * fixed one are fitted; the rounds' counts tell them apart (outcountedByTwin).
  */
-const countsLikeFirst = (first: LimiterModel): boolean => 'counts_refused' in first && first.counts_refused !== false;
+const countsLikeFirst = (first: LimiterModel): boolean =>
+  first.kind === 'fixed-window' || ('counts_refused' in first && first.counts_refused !== false);
 
 /** Quotas from `low` to `high`, half a percent apart (a quarter of the 2 % a claim is held to), both ends in. */
 function quotasBetween(low: number, high: number): number[] {
@@ -642,7 +770,29 @@ export function untilEdgeS(phaseS: number, windowS: number, nowS: number): numbe
 }
 
 /** What the inference concluded after the last round: a set, why none was claimed, or null (no round met a quota). */
-export type StackVerdict = StackedIdentity | { why: string; spanRps?: { low: number; high: number } } | null;
+export type StackVerdict =
+  | StackedIdentity
+  | {
+      why: string;
+      spanRps?: { low: number; high: number };
+      /** The sets that explain every round when none is claimed: the next round rests as all of them would have it (restOfVerdictS). */
+      standing?: readonly LimiterSet[];
+    }
+  | null;
+
+/**
+ * How long a round starting at `nowS` waits for what the verdict leaves standing to rest (restS):
+ * the set identified, or every set that explains the rounds when none was claimed. A round begun
+ * inside a window the round before spent is refused from its start whatever its rate, and tells no
+ * two of them apart (1 s + 60 s fixed windows both counting every request: round 2 at 9.7 req/s,
+ * between the readings of 9.55 and 10, began 2 s after round 1 and was refused after 27 s). 0
+ * while nothing stands.
+ */
+export function restOfVerdictS(verdict: StackVerdict, nowS: number): number {
+  if (verdict === null) return 0;
+  if ('set' in verdict) return restS(verdict.set, nowS);
+  return (verdict.standing ?? []).reduce((longest, set) => Math.max(longest, restS(set, nowS)), 0);
+}
 
 /** The probe's timeline a replay reads: at 100 ms, never the long probe's 1 s chart (EstimateWorkings.replay_timeline). */
 export const replayTimeline = (e: Pick<Estimate, 'timeline' | 'replay_timeline'>): TimelinePoint[] =>
@@ -670,8 +820,8 @@ export function stackTracker(
      * a start late by 1 s at 24 req/s is 24 requests, 4 % of 600 per minute), for as long as they ran.
      */
     ran: (run: RoundRun) => void runs.push(run),
-    /** How long a round starting at `nowS` (the probe's clock) waits for the identified set to rest; 0 while none is. */
-    restS: (nowS: number) => (verdict && 'set' in verdict ? restS(verdict.set, nowS) : 0),
+    /** How long a round starting at `nowS` (the probe's clock) waits for what stands to rest (restOfVerdictS). */
+    restS: (nowS: number) => restOfVerdictS(verdict, nowS),
     identifiedRps: (rounds: readonly ProofRound[]): Identified => {
       verdict = first
         ? identifyStack({

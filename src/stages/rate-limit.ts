@@ -29,7 +29,7 @@ import {
 import { withoutRefuted } from '../ratelimit/refuted.js';
 import { bindingRps, recommend, waitsHoldConcurrency } from '../ratelimit/recommend.js';
 import { belowK6Pace, proofHolds, proveUntilHeld } from '../ratelimit/proof-loop.js';
-import { proofTiming } from '../ratelimit/proof-timing.js';
+import { proofTiming, roundLengthS } from '../ratelimit/proof-timing.js';
 import { provingVerdict } from '../ratelimit/proof-reach.js';
 import { replayTimeline, stackTracker, withIdentifiedWindow } from '../ratelimit/stacked-inference.js';
 import { sizeFleet, type FleetSizingInput } from '../ratelimit/fleet/size.js';
@@ -175,7 +175,12 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
       // The probe (or the round before) left the limit drained; a client adopting the policy starts on
       // a rested one, and a round spans the limit's refill, or it could not have failed (proof-timing.ts).
       const longest = longestKnownWindow(estimate);
-      const { settleS, proofS } = proofTiming(estimate.refill_s, horizonS, probeCapS, longest?.window_s ?? null);
+      const timing = proofTiming(estimate.refill_s, horizonS, probeCapS, longest?.window_s ?? null);
+      const { settleS } = timing;
+      // The proof's cap (proofTiming's): a round lengthened for a span found later stays within it.
+      const maxRoundS = Math.max(horizonS, probeCapS);
+      // Two of the longest span, a refill read one request short included (horizon.ts coveringS).
+      const proofS = timing.proofS > 0 ? roundLengthS(timing.proofS, longest, maxRoundS) : 0;
       let located: Awaited<ReturnType<typeof k6AndBundles>> | undefined;
       // Every k6 request against production counts in the production gate, each proof round's and the fleet's.
       const countK6Requests = (n: number) => {
@@ -232,10 +237,22 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           // run as sized (its calls waiting out a 429 held among its concurrency only when the limiter
           // that stands counts them).
           let standing: Estimate = estimate;
+          // How long each round ran as planned, by round: the horizon proven is the held round's.
+          const roundLengths: number[] = [];
           const outcome = await proveUntilHeld(
             recommendation,
             bindingRps(estimate) ?? recommendation.target_rps,
-            async (rec, { round, durationS = proofS, cut }) => {
+            async (rec, { round, durationS: plannedS = proofS, cut }) => {
+              // A span the rounds so far identified (a second limit's window or refill) lengthens this
+              // one; `run` keeps the short rounds it announced.
+              const durationS = shortRounds
+                ? plannedS
+                : roundLengthS(
+                    plannedS,
+                    withIdentifiedWindow(longestKnownWindow(standing), stack.verdict()),
+                    maxRoundS,
+                  );
+              roundLengths[round - 1] = durationS;
               // Once a set is identified, a round waits for all of it to rest, as a new client meets it.
               const restS = Math.min(Math.max(settleS, stack.restS(sinceProbeS())), probeCapS);
               io.progress(
@@ -315,7 +332,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
             ...(outcome.rounds.length > 0
               ? {
                   horizon: proofHorizon(
-                    proofS,
+                    heldRoundS(outcome.rounds, given, roundLengths) ?? proofS,
                     // The windows that stand: a refuted reading's is no limit left untested.
                     withIdentifiedWindow(
                       longestKnownWindow(withoutRefuted(estimate, outcome.rounds, stack.verdict())),
@@ -468,4 +485,15 @@ async function k6AndBundles(): Promise<{ k6Path: string; bundleDir: string } | s
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
   }
+}
+
+/** How long the round that proved `given` ran as planned (a later round may have run longer than the first); null when none did. */
+function heldRoundS(
+  rounds: readonly { target_rps: number; verdict: string }[],
+  given: { target_rps: number } | null,
+  lengths: readonly number[],
+): number | null {
+  if (given === null) return null;
+  const i = rounds.findIndex((r) => r.verdict === 'holds' && r.target_rps === given.target_rps);
+  return i >= 0 ? (lengths[i] ?? null) : null;
 }

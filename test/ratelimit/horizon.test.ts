@@ -14,8 +14,9 @@ import {
   longestKnownWindow,
   probeBudgetS,
   proofHorizon,
+  coveringS,
 } from '../../src/ratelimit/horizon.js';
-import { proofTiming } from '../../src/ratelimit/proof-timing.js';
+import { proofTiming, roundLengthS } from '../../src/ratelimit/proof-timing.js';
 import type { LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import { horizonText } from '../../src/report/sections/rate-limit/words.js';
 import { advertising, discoverVirtual } from './virtual-limit.js';
@@ -101,6 +102,7 @@ describe('proofHorizon: what the proof covered, in every format the same words',
       window_s: 1,
       source: 'measured',
       refill: true,
+      request_s: 0.033333,
     });
     expect(longestKnownWindow({ limiter: null })).toBeNull();
   });
@@ -126,7 +128,7 @@ describe("a bucket's refill time counts as its window: nginx's 600r/m burst=600"
   } as const;
   it('the proof spans two of its 60.1 s refill, and its horizon covers it', () => {
     const longest = longestKnownWindow({ ...zones, limiters: [...zones.limiters] });
-    expect(longest).toEqual({ window_s: 60.1, source: 'measured', refill: true });
+    expect(longest).toEqual({ window_s: 60.1, source: 'measured', refill: true, request_s: 0.1 });
     const { proofS } = proofTiming(60.1, DEFAULT_HORIZON_S, probeBudgetS(DEFAULT_HORIZON_S), longest!.window_s);
     expect(proofS).toBe(121);
     const h = proofHorizon(proofS, longest);
@@ -138,6 +140,33 @@ describe("a bucket's refill time counts as its window: nginx's 600r/m burst=600"
     expect(h.not_tested).toBe(
       'the measured limit on a 60.1 s refill is longer than the proof covers; --horizon 121 (rate_limit.horizon_s) tests it',
     );
+  });
+});
+
+// The bench's nginx row read the minute's bucket as 600 (60.0 s) where nginx's is 601 (60.1 s):
+// a round of two read spans fell 0.1 s short of two true ones. A refill's span carries one request's
+// interval as margin, so a burst read one short is still covered, for one second more a round.
+describe('a round covers two refills read one request short', () => {
+  const bucket = (burst: number) => longestKnownWindow({ limiter: { kind: 'bucket', rate_rps: 10, burst } });
+  it.each([
+    [600, 121],
+    [601, 121],
+    [590, 119],
+  ])('a bucket of %i at 10 r/s: %i s', (burst, roundS) => {
+    expect(coveringS(bucket(burst))).toBe(roundS);
+    // Read one short, the round still covers two of the true refill.
+    expect(coveringS(bucket(burst))).toBeGreaterThanOrEqual((2 * (burst + 1)) / 10);
+  });
+  it('a window is covered by two of it, whole seconds, no margin: a minute 120 s', () => {
+    expect(coveringS({ window_s: 60, source: 'measured' })).toBe(120);
+    expect(coveringS({ window_s: 0.3, source: 'announced' })).toBe(1);
+    expect(coveringS(null)).toBe(0);
+  });
+  it('a later round takes the longest span known then, within the cap, never shorter than planned', () => {
+    expect(roundLengthS(120, bucket(600), 150)).toBe(121);
+    expect(roundLengthS(120, { window_s: 3600, source: 'measured' }, 150)).toBe(150);
+    expect(roundLengthS(120, { window_s: 10, source: 'measured' }, 150)).toBe(120);
+    expect(roundLengthS(120, null, 150)).toBe(120);
   });
 });
 

@@ -148,10 +148,15 @@ describe("two limits that both count every request (HAProxy's usual recipe): no 
   // admitted requests alone reads it low; one counting every request sent is fitted beside it.
   const interpolated = (limit: number, period_s: number) =>
     ({ kind: 'sliding-window', limit, period_s, counts_refused: true, counter: 'interpolated' }) as const;
-  // Not yet: clock-aligned fixed windows both counting every request, whose 1 s window the probe
-  // reads as counting none (a window resetting each second looks the same either way), so no
-  // second limit counting refusals is proposed (countsLikeFirst) and 573 per 60 s is claimed.
-  it.each([['interpolated', [interpolated(30, 1), interpolated(600, 60)] as LimiterSet]])(
+  const fixed = (limit: number, window_s: number) =>
+    ({ kind: 'fixed-window', limit, window_s, phase_s: 0, counts_refused: true }) as const;
+  // Clock-aligned fixed windows both counting every request: the probe reads the 1 s window as
+  // counting none (a window resetting each second looks the same either way), so before, no second
+  // limit counting refusals was proposed (countsLikeFirst) and 573 per 60 s (9.55 req/s) was claimed.
+  it.each([
+    ['interpolated', [interpolated(30, 1), interpolated(600, 60)] as LimiterSet],
+    ['clock-aligned fixed', [fixed(30, 1), fixed(600, 60)] as LimiterSet],
+  ])(
     '%s windows of 30 per 1 s and 600 per 60 s, rounds run as k6 runs them: identified within 2 % of 10 req/s or not at all, the policy at most 10 req/s',
     async (_name, truth) => {
       const { outcome, identified } = await sizeStack(truth, 0, true, true);
@@ -165,6 +170,16 @@ describe("two limits that both count every request (HAProxy's usual recipe): no 
       }
       const given = outcome.proven?.target_rps;
       if (given !== undefined) expect(given).toBeLessThanOrEqual(trueRps);
+      // The fixed windows' two readings (the minute counting the probe's refused requests or not,
+      // 573 or 600 per 60 s) part in a window a round spends with every arrival sent, which k6 did
+      // not (it dropped arrivals in round 1, its VUs waiting out the minute's Retry-After), and in
+      // round 2, held at 9.7 req/s from the minute's edge without a 429, where 573 refuses 9 a
+      // minute: identified (before: 573 per 60 s, 9.55 req/s), the policy within 75–100 %.
+      if (_name === 'clock-aligned fixed') {
+        if (!identified || !('set' in identified)) throw new Error(JSON.stringify(identified));
+        expect(identified.set[1]).toMatchObject({ limit: 600, counts_refused: true });
+        expect(given).toBeGreaterThanOrEqual(0.75 * trueRps);
+      }
     },
     120_000,
   );
@@ -549,6 +564,6 @@ describe('the horizon states the longest window known, an identified one include
     ] as const;
     expect(
       withIdentifiedWindow({ window_s: 1, source: 'measured' }, { set: buckets, sustained_rps: 10, evidence: '' }),
-    ).toEqual({ window_s: 60.1, source: 'measured', refill: true });
+    ).toEqual({ window_s: 60.1, source: 'measured', refill: true, request_s: 0.1 });
   });
 });
