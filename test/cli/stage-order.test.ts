@@ -151,28 +151,33 @@ describe('the stages of a target job', () => {
     await emulator?.close();
   });
 
-  it('built-in emulator: the checks and the load run side by side on limits of their own, the sizing alone after', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ces-stage-order-'));
-    const { stages, ran, aloneAt, loadAt } = standIns();
-    const { exit, report, stdout } = await runJob(stages, testIo({ cwd: dir }), {}, dir);
-    expect(report.untested, JSON.stringify(report.untested)).toEqual([]);
-    expect(exit).toBe(0);
-    expect(overlap(ran.checks, ran.load)).toBe(true);
-    // The checks' `last` phase (the rate-limit family paces past the limit there) waits for the load's end.
-    expect(LAST_PHASE.map((c) => c.phase)).toEqual(['last']);
-    expect(aloneAt()).toBeGreaterThanOrEqual(loadAt.quiet!);
-    // The load's seconds of blocking work wait for the checks' end.
-    expect(loadAt.blocking).toBeGreaterThanOrEqual(ran.checks.end);
-    expect(overlap(ran.rateLimit, ran.checks) || overlap(ran.rateLimit, ran.load)).toBe(false);
-    // The load said its line first, yet it follows the checks': held while the checks ran.
-    expect(loadAt.said).toBeLessThan(ran.checks.end);
-    expect(stdout.indexOf('checks: said')).toBeLessThan(stdout.indexOf('load: said'));
-    expect(stdout).toMatch(
-      /^time: checks [\d.]+ s, load \(beside the checks\) [\d.]+ s, rate-limit sizing [\d.]+ s; [\d.]+ s in all$/m,
-    );
-  });
+  // The two jobs side by side: each paces its stand-ins for seconds against a limiter of its own (the
+  // built-in emulator's, and the configured one's), so neither's 429s can come from the other.
+  it.concurrent(
+    'built-in emulator: the checks and the load run side by side on limits of their own, the sizing alone after',
+    async ({ expect }) => {
+      const dir = mkdtempSync(join(tmpdir(), 'ces-stage-order-'));
+      const { stages, ran, aloneAt, loadAt } = standIns();
+      const { exit, report, stdout } = await runJob(stages, testIo({ cwd: dir }), {}, dir);
+      expect(report.untested, JSON.stringify(report.untested)).toEqual([]);
+      expect(exit).toBe(0);
+      expect(overlap(ran.checks, ran.load)).toBe(true);
+      // The checks' `last` phase (the rate-limit family paces past the limit there) waits for the load's end.
+      expect(LAST_PHASE.map((c) => c.phase)).toEqual(['last']);
+      expect(aloneAt()).toBeGreaterThanOrEqual(loadAt.quiet!);
+      // The load's seconds of blocking work wait for the checks' end.
+      expect(loadAt.blocking).toBeGreaterThanOrEqual(ran.checks.end);
+      expect(overlap(ran.rateLimit, ran.checks) || overlap(ran.rateLimit, ran.load)).toBe(false);
+      // The load said its line first, yet it follows the checks': held while the checks ran.
+      expect(loadAt.said).toBeLessThan(ran.checks.end);
+      expect(stdout.indexOf('checks: said')).toBeLessThan(stdout.indexOf('load: said'));
+      expect(stdout).toMatch(
+        /^time: checks [\d.]+ s, load \(beside the checks\) [\d.]+ s, rate-limit sizing [\d.]+ s; [\d.]+ s in all$/m,
+      );
+    },
+  );
 
-  it('a configured service, one limit for every stage: they take turns', async () => {
+  it.concurrent('a configured service, one limit for every stage: they take turns', async ({ expect }) => {
     const { dir, config } = emulatorProject(emulator, 'ces-stage-order-');
     const { clientId, clientSecret } = emulator.credentials;
     const io = testIo({ cwd: dir, env: { CES_CLIENT_ID: clientId, CES_CLIENT_SECRET: clientSecret } });
