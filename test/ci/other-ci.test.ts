@@ -52,6 +52,7 @@ describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))('docs/other-ci
   // Side by side, each on an emulator and in a folder of its own: the runs mostly wait on their bins.
   it.concurrent.for(Object.keys(scripts))(
     '%s: exit 0 twice, the second run compared with the first',
+    { timeout: 180_000 },
     async (name, { expect, onTestFinished }) => {
       const { script, report } = scripts[name]!;
       // An emulator of its own: the checks' rate-limit burst must not meet the other script's.
@@ -92,6 +93,5 @@ describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))('docs/other-ci
       }
       expectValidHistory(join(dir, '.ces-harness', 'history.jsonl'));
     },
-    180_000,
   );
 });
