@@ -104,18 +104,9 @@ async function checkAgainst(
 ) {
   const cwd = mkdtempSync(join(tmpdir(), 'ces-hostile-'));
   writeFileSync(join(cwd, 'ca.pem'), pki.caPem);
+  const timeout = ['--request-timeout', String(requestTimeoutS)];
   const res = await runCliInProcess(
-    [
-      'check',
-      '--base-url',
-      url,
-      '--ca',
-      'ca.pem',
-      '--report-dir',
-      'report',
-      '--request-timeout',
-      String(requestTimeoutS),
-    ],
+    ['check', '--base-url', url, '--ca', 'ca.pem', '--report-dir', 'report', ...timeout],
     { cwd, env: { CES_CLIENT_ID: ID, CES_CLIENT_SECRET: SECRET }, timeoutMs: 45_000, ...(clock ? { clock } : {}) },
   );
   expect(codes, res.stdout + res.stderr).toContain(res.code);
