@@ -10,7 +10,7 @@ import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator } from '../../src/emulator/index.js';
 import { projectRoot } from '../k6/support.js';
 import { expectValidHistory, expectValidReport } from '../report/schema.js';
@@ -49,9 +49,11 @@ describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))('docs/other-ci
   });
   afterAll(async () => rm(binDir, { recursive: true, force: true }));
 
-  it.each(Object.keys(scripts))(
+  // Side by side, each on an emulator and in a folder of its own: the runs mostly wait on their bins.
+  it.concurrent.for(Object.keys(scripts))(
     '%s: exit 0 twice, the second run compared with the first',
-    async (name) => {
+    { timeout: 180_000 },
+    async (name, { expect, onTestFinished }) => {
       const { script, report } = scripts[name]!;
       // An emulator of its own: the checks' rate-limit burst must not meet the other script's.
       const emulator = await createEmulator({ port: 0 });
@@ -91,6 +93,5 @@ describe.skipIf(!existsSync(join(projectRoot, 'dist', 'cli.js')))('docs/other-ci
       }
       expectValidHistory(join(dir, '.ces-harness', 'history.jsonl'));
     },
-    180_000,
   );
 });

@@ -12,7 +12,9 @@ import { expectValidReport } from '../report/schema.js';
 
 const work = () => mkdtempSync(join(tmpdir(), 'ces-cli-'));
 
-describe('ces-harness check against the built-in emulator', () => {
+// Side by side: the spawned run waits on its process (and token.same-before-expiry's 1.1 s), the two
+// in-process ones compute on virtual clocks of their own.
+describe.concurrent('ces-harness check against the built-in emulator', () => {
   // Spawned: the built bin as a user starts it (its emulator in a worker thread, the report folder),
   // without the checks that wait on real time. The whole catalogue through the bin, a real expiry
   // waited out, is check-saturated.test.ts's run; in-process on a virtual clock it is the next test.

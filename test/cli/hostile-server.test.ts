@@ -13,7 +13,7 @@ import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, type ExpectStatic, type TestContext } from 'vitest';
 import type { Report } from '../../src/report/model.js';
 import { virtualClock, type Clock } from '../../src/time/clock.js';
 import { oneErrorLine, runCliInProcess } from '../helpers/cli.js';
@@ -58,8 +58,16 @@ function service(token: string, hostile?: Handler): Handler {
   };
 }
 
-/** An HTTPS server (§5.8's TLS) on 127.0.0.1, port 0, reading each request whole before `handle`. */
-async function start(handle: Handler, seen: IncomingMessage[] = []): Promise<string> {
+/**
+ * An HTTPS server (§5.8's TLS) on 127.0.0.1, port 0, reading each request whole before `handle`.
+ * Closed after the test; a concurrent test passes its own onTestFinished, since afterEach would close
+ * the servers of the tests still running beside it.
+ */
+async function start(
+  handle: Handler,
+  seen: IncomingMessage[] = [],
+  onTestFinished?: TestContext['onTestFinished'],
+): Promise<string> {
   const server = createServer({ key: pki.keyPem, cert: pki.certPem, ...CONFORMANT }, (req, res) => {
     seen.push(req);
     let body = '';
@@ -67,7 +75,8 @@ async function start(handle: Handler, seen: IncomingMessage[] = []): Promise<str
     req.on('end', () => handle(req, res, body));
   });
   server.on('tlsClientError', () => {});
-  servers.push(server);
+  if (onTestFinished) onTestFinished(() => closeLoopback(server));
+  else servers.push(server);
   return listenLoopback(server);
 }
 
@@ -79,12 +88,25 @@ const endless = () =>
     },
   });
 
-/** Runs `check` against `url`; asserts the exit code, that a report was written and that no output leaks. */
-async function checkAgainst(url: string, codes: number[], secrets: string[], clock?: Clock) {
+/**
+ * Runs `check` against `url` (`--request-timeout` 2 s unless given); asserts the exit code, that a
+ * report was written and that no output leaks (with a concurrent test's own `expect`, when given).
+ */
+async function checkAgainst(
+  url: string,
+  codes: number[],
+  secrets: string[],
+  {
+    clock,
+    expect = globalExpect,
+    requestTimeoutS = 2,
+  }: { clock?: Clock; expect?: ExpectStatic; requestTimeoutS?: number } = {},
+) {
   const cwd = mkdtempSync(join(tmpdir(), 'ces-hostile-'));
   writeFileSync(join(cwd, 'ca.pem'), pki.caPem);
+  const timeout = ['--request-timeout', String(requestTimeoutS)];
   const res = await runCliInProcess(
-    ['check', '--base-url', url, '--ca', 'ca.pem', '--report-dir', 'report', '--request-timeout', '2'],
+    ['check', '--base-url', url, '--ca', 'ca.pem', '--report-dir', 'report', ...timeout],
     { cwd, env: { CES_CLIENT_ID: ID, CES_CLIENT_SECRET: SECRET }, timeoutMs: 45_000, ...(clock ? { clock } : {}) },
   );
   expect(codes, res.stdout + res.stderr).toContain(res.code);
@@ -101,12 +123,16 @@ async function checkAgainst(url: string, codes: number[], secrets: string[], clo
 }
 
 const TOKEN = 'tk_hostile_0123456789abcdef0123456789abcdef';
+const globalExpect = expect;
 
 describe('check against a hostile POST /tokens', () => {
-  const cases: Array<{ name: string; hostile: Handler; said: RegExp }> = [
+  // The answers that never complete wait out the request timeout twice (the first phase's POST
+  // /tokens, then token.issue's): 1 s, the least it can be, rather than 2.
+  const cases: Array<{ name: string; hostile: Handler; said: RegExp; timeoutS?: number }> = [
     {
       name: 'headers that never end (one more line every 50 ms)',
-      said: /^error: POST \/tokens got no complete answer within 2 s \(ETIMEDOUT\)$/,
+      said: /^error: POST \/tokens got no complete answer within 1 s \(ETIMEDOUT\)$/,
+      timeoutS: 1,
       hostile: (req, res) => {
         const socket = req.socket;
         socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n');
@@ -127,7 +153,8 @@ describe('check against a hostile POST /tokens', () => {
     {
       // Under the body cap for an hour, and never idle long enough for a between-chunks timeout.
       name: 'a body that trickles a byte every 100 ms, forever',
-      said: /^error: POST \/tokens got no complete answer within 2 s \(ETIMEDOUT\)$/,
+      said: /^error: POST \/tokens got no complete answer within 1 s \(ETIMEDOUT\)$/,
+      timeoutS: 1,
       hostile: (_req, res) => {
         res.writeHead(200, { 'content-type': 'application/json' });
         const more = setInterval(() => res.write(' '), 100);
@@ -153,7 +180,8 @@ describe('check against a hostile POST /tokens', () => {
     },
     {
       name: 'a 200 whose body stops after its first byte',
-      said: /^error: POST \/tokens got no complete answer within 2 s \(ETIMEDOUT\)$/,
+      said: /^error: POST \/tokens got no complete answer within 1 s \(ETIMEDOUT\)$/,
+      timeoutS: 1,
       hostile: (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).write('{'),
     },
     {
@@ -170,13 +198,17 @@ describe('check against a hostile POST /tokens', () => {
     },
   ];
 
-  it.each(cases)('$name: ends, exit 1, a report, no leak', async ({ hostile, said }) => {
-    const url = await start(service(TOKEN, hostile));
-    const { report, check } = await checkAgainst(url, [1], [TOKEN]);
-    expect(report.verdict).toBe('fail');
-    const issue = check('token.issue');
-    expect(`${issue.status}: ${issue.message}`).toMatch(said);
-  });
+  // Side by side: three of them wait out the 2 s request timeout twice (the preflight's, then token.issue's).
+  it.concurrent.for(cases)(
+    '$name: ends, exit 1, a report, no leak',
+    async ({ hostile, said, timeoutS }, { expect, onTestFinished }) => {
+      const url = await start(service(TOKEN, hostile), [], onTestFinished);
+      const { report, check } = await checkAgainst(url, [1], [TOKEN], { expect, requestTimeoutS: timeoutS });
+      expect(report.verdict).toBe('fail');
+      const issue = check('token.issue');
+      expect(`${issue.status}: ${issue.message}`).toMatch(said);
+    },
+  );
 });
 
 describe('a token request redirected elsewhere', () => {
@@ -201,22 +233,27 @@ describe('a token request redirected elsewhere', () => {
 });
 
 describe('a token made to break the request that carries it', () => {
-  it.each([
+  it.concurrent.for([
     { name: 'CRLF and a header', token: `${TOKEN}\r\nx-injected: 1`, named: 'CR, LF' },
     { name: 'a NUL', token: `${TOKEN}\u0000x`, named: 'NUL' },
     { name: 'a terminal escape', token: `${TOKEN}\u001b[2J\u001b[31m`, named: '0x1b' },
-  ])('$name: token.issue fails, nothing sends it, a report, no leak', async ({ token, named }) => {
-    const seen: IncomingMessage[] = [];
-    const url = await start(service(token), seen);
-    const { check } = await checkAgainst(url, [1], [token, TOKEN]);
-    for (const req of seen) expect(req.headers['x-injected']).toBeUndefined();
-    // The service issued a token no client can send: a finding, and the checks that need it say why they could not.
-    expect(check('token.issue')).toMatchObject({ status: 'fail' });
-    expect(check('token.issue').message).toContain(`token holds ${named}, which no Authorization header can carry`);
-    expect(check('validate.valid-token').message).toMatch(
-      new RegExp(`^GET /tokens/validate not sent: token tk_[0-9a-f]{8} holds ${named}, .*\\(ERR_UNSENDABLE_TOKEN\\)$`),
-    );
-  });
+  ])(
+    '$name: token.issue fails, nothing sends it, a report, no leak',
+    async ({ token, named }, { expect, onTestFinished }) => {
+      const seen: IncomingMessage[] = [];
+      const url = await start(service(token), seen, onTestFinished);
+      const { check } = await checkAgainst(url, [1], [token, TOKEN], { expect });
+      for (const req of seen) expect(req.headers['x-injected']).toBeUndefined();
+      // The service issued a token no client can send: a finding, and the checks that need it say why they could not.
+      expect(check('token.issue')).toMatchObject({ status: 'fail' });
+      expect(check('token.issue').message).toContain(`token holds ${named}, which no Authorization header can carry`);
+      expect(check('validate.valid-token').message).toMatch(
+        new RegExp(
+          `^GET /tokens/validate not sent: token tk_[0-9a-f]{8} holds ${named}, .*\\(ERR_UNSENDABLE_TOKEN\\)$`,
+        ),
+      );
+    },
+  );
 });
 
 describe('a handshake broken off by the service', () => {
@@ -264,7 +301,7 @@ describe('a service that answers 429 to everything but the health check', () => 
               .end('{"error":"rate limited"}'),
       );
       // The client's backoff (up to 60 s per request) on a virtual clock: the waits take no real time.
-      const { check } = await checkAgainst(url, [1], [], virtualClock());
+      const { check } = await checkAgainst(url, [1], [], { clock: virtualClock() });
       expect(check('token.issue').message).toMatch(/^POST \/tokens was still rate-limited \(429\) after 11 tries/);
     },
   );

@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { Observed } from '../../src/emulator/options.js';
 import type { Report } from '../../src/report/model.js';
@@ -21,7 +21,7 @@ interface Seen {
   accepted: Array<{ path: string; body: unknown }>;
 }
 
-function counter(): { seen: Seen; observe: (o: Observed) => void; reset(): void } {
+function counter(): { seen: Seen; observe: (o: Observed) => void } {
   const issued = new Set<string>();
   const seen: Seen = { requests: [], accepted: [] };
   const observe = ({ req, reply }: Observed) => {
@@ -42,7 +42,7 @@ function counter(): { seen: Seen; observe: (o: Observed) => void; reset(): void 
       seen.accepted.push({ path: req.path, body: req.body.length ? JSON.parse(req.body.toString()) : undefined });
     }
   };
-  return { seen, observe, reset: () => ((seen.requests = []), (seen.accepted = [])) };
+  return { seen, observe };
 }
 
 /** The audit says what each business call carried, and none carried a valid token. */
@@ -56,38 +56,39 @@ function expectReadOnlyAudit(r: Report): void {
 const SANDBOX_BODY = { amount: 125_000, note: 'sandbox payload' };
 const PRODUCTION_BODY = { amount: 1, note: 'production payload' };
 
-describe('production is read-only by default', () => {
-  let emulator: Emulator;
-  let dir: string;
-  const { seen, observe, reset } = counter();
-  const env = () => ({ PR_ID: emulator.credentials.clientId, PR_SECRET: emulator.credentials.clientSecret });
-  /** A config naming the emulator as production, with `extra` YAML appended. */
-  const config = (name: string, extra = '') => {
-    const file = join(dir, `${name}.yaml`);
-    writeFileSync(
-      file,
-      `target: production\nenvironments:\n  production:\n    base_url: ${emulator.url}\n    client_id: \${PR_ID}\n    client_secret: \${PR_SECRET}\n    ca_file: ${emulator.caFile}\n` +
-        `ledger: off\nhistory: off\nbusiness:\n  evaluation:\n    body: ${JSON.stringify(SANDBOX_BODY)}\n${extra}`,
-    );
-    return file;
-  };
+// Side by side (describe.concurrent): each test has an emulator of its own, which counts what it
+// alone sent; the in-process runs mostly wait (token.same-before-expiry's span, k6).
+describe.concurrent('production is read-only by default', () => {
+  /** An emulator named production, what arrived at it, and a folder for the test's configs and reports. */
+  async function production(onTestFinished: TestContext['onTestFinished']) {
+    const { seen, observe } = counter();
+    const emulator = await createEmulator({ port: 0, environments: ['production'], tokenTtlS: 86_400, observe });
+    onTestFinished(() => emulator.close());
+    const dir = mkdtempSync(join(tmpdir(), 'ces-prod-ro-'));
+    const env = () => ({ PR_ID: emulator.credentials.clientId, PR_SECRET: emulator.credentials.clientSecret });
+    /** A config naming the emulator as production, with `extra` YAML appended. */
+    const config = (name: string, extra = '') => {
+      const file = join(dir, `${name}.yaml`);
+      writeFileSync(
+        file,
+        `target: production\nenvironments:\n  production:\n    base_url: ${emulator.url}\n    client_id: \${PR_ID}\n    client_secret: \${PR_SECRET}\n    ca_file: ${emulator.caFile}\n` +
+          `ledger: off\nhistory: off\nbusiness:\n  evaluation:\n    body: ${JSON.stringify(SANDBOX_BODY)}\n${extra}`,
+      );
+      return file;
+    };
+    return { emulator, dir, seen, env, config };
+  }
   const report = (reportDir: string) => JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as Report;
 
-  beforeAll(async () => {
-    emulator = await createEmulator({ port: 0, environments: ['production'], tokenTtlS: 86_400, observe });
-    dir = mkdtempSync(join(tmpdir(), 'ces-prod-ro-'));
-  });
-  afterAll(async () => emulator.close());
-  beforeEach(() => reset());
-
-  it.each([
+  it.for([
     { command: 'check', args: [], code: [0, 1] },
     { command: 'run', args: ['--duration', '1'], code: [0, 1] },
     { command: 'load', args: ['--duration', '1'], code: [2] },
     { command: 'ratelimit', args: [], code: [2] },
   ])(
     '$command sends no authenticated business call, and lists every request it sent',
-    async ({ command, args, code }) => {
+    async ({ command, args, code }, { expect, onTestFinished }) => {
+      const { emulator, dir, seen, env, config } = await production(onTestFinished);
       const reportDir = join(dir, `r-${command}`);
       const res = await runCliInProcess([command, '--config', config('plain'), '--report-dir', reportDir, ...args], {
         cwd: dir,
@@ -126,7 +127,11 @@ describe('production is read-only by default', () => {
     },
   );
 
-  it('with business.evaluation.production allowed, only /v1/evaluation gets valid-token calls, with the production payload', async () => {
+  it('with business.evaluation.production allowed, only /v1/evaluation gets valid-token calls, with the production payload', async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const { dir, seen, env, config } = await production(onTestFinished);
     const reportDir = join(dir, 'r-optin');
     const allow = `    production: { allow: true, method: POST, body: ${JSON.stringify(PRODUCTION_BODY)} }\n`;
     const res = await runCliInProcess(['check', '--config', config('optin', allow), '--report-dir', reportDir], {
@@ -144,7 +149,8 @@ describe('production is read-only by default', () => {
     expect(accepted?.message).toContain('business.ach_transactions.production is not allowed');
   });
 
-  it('never exceeds production.max_requests: what remains is not tested', async () => {
+  it('never exceeds production.max_requests: what remains is not tested', async ({ expect, onTestFinished }) => {
+    const { dir, seen, env, config } = await production(onTestFinished);
     const reportDir = join(dir, 'r-budget');
     const res = await runCliInProcess(
       ['check', '--config', config('budget', 'production:\n  max_requests: 5\n'), '--report-dir', reportDir],
@@ -158,7 +164,11 @@ describe('production is read-only by default', () => {
     expect(r.checks.filter((c) => c.message.includes('production request budget 5 reached')).length).toBeGreaterThan(0);
   });
 
-  it('--allow-production-load does not open a business endpoint production does not allow (load, ratelimit, k8s)', async () => {
+  it('--allow-production-load does not open a business endpoint production does not allow (load, ratelimit, k8s)', async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const { dir, seen, env, config } = await production(onTestFinished);
     const file = config('flag', 'rate_limit:\n  endpoint: business.evaluation\n');
     for (const command of ['load', 'ratelimit', 'k8s']) {
       const res = await runCliInProcess(
@@ -179,7 +189,11 @@ describe('production is read-only by default', () => {
     expect(seen.requests).toEqual([]);
   });
 
-  it('load with --allow-production-load and both endpoints allowed: k6 sends the production payload, and its count is in the audit', async () => {
+  it('load with --allow-production-load and both endpoints allowed: k6 sends the production payload, and its count is in the audit', async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const { dir, seen, env, config } = await production(onTestFinished);
     const reportDir = join(dir, 'r-load');
     const allow = `    production: { allow: true, body: ${JSON.stringify(PRODUCTION_BODY)} }\n  ach_transactions:\n    production: { allow: true, body: ${JSON.stringify(PRODUCTION_BODY)} }\n`;
     const res = await runCliInProcess(
@@ -210,9 +224,10 @@ describe('production is read-only by default', () => {
     expect(audit.requests.map((q) => `${q.method} ${q.path} ${q.auth}`)).toEqual(['POST /tokens/health_check none']);
   });
 
-  it.each([1, 2, 3, 5, 30])(
+  it.for([1, 2, 3, 5, 30])(
     'ratelimit with --allow-production-load that reaches production.max_requests %i: not tested, the report written, exit 1',
-    async (budget) => {
+    async (budget, { expect, onTestFinished }) => {
+      const { dir, seen, env, config } = await production(onTestFinished);
       const reportDir = join(dir, `r-ratelimit-budget-${budget}`);
       const allow = `    production: { allow: true, body: ${JSON.stringify(PRODUCTION_BODY)} }\nrate_limit:\n  endpoint: business.evaluation\nproduction:\n  max_requests: ${budget}\n`;
       const res = await runCliInProcess(
@@ -239,7 +254,8 @@ describe('production is read-only by default', () => {
     },
   );
 
-  it('an environment of another name marked production: true is read-only too', async () => {
+  it('an environment of another name marked production: true is read-only too', async ({ expect, onTestFinished }) => {
+    const { dir, seen, env, config } = await production(onTestFinished);
     const reportDir = join(dir, 'r-marked');
     const file = join(dir, 'marked.yaml');
     writeFileSync(
@@ -261,7 +277,8 @@ describe('production is read-only by default', () => {
     expect(r.checks.find((c) => c.id === 'ratelimit.limit-enforced')?.message).toContain('--allow-production-load');
   });
 
-  it('a bad production key is exit 2 naming its path, before any request', async () => {
+  it('a bad production key is exit 2 naming its path, before any request', async ({ expect, onTestFinished }) => {
+    const { dir, seen, env, config } = await production(onTestFinished);
     const res = await runCliInProcess(
       ['check', '--config', config('bad', '    production: { allow: yes, body: {} }\n')],
       {

@@ -6,14 +6,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { Report } from '../../src/report/model.js';
+import { virtualClock } from '../../src/time/clock.js';
 import { runCliInProcess } from '../helpers/cli.js';
 
 describe('an environment named production', () => {
   let emulator: Emulator;
   let cwd: string;
+  // The run and the emulator on one virtual clock: token.same-before-expiry's 1.1 s span passes in an instant.
+  const clock = virtualClock();
   const env = () => ({ PR_ID: emulator.credentials.clientId, PR_SECRET: emulator.credentials.clientSecret });
   beforeAll(async () => {
-    emulator = await createEmulator({ port: 0, environments: ['production'], tokenTtlS: 86_400 });
+    emulator = await createEmulator({ port: 0, environments: ['production'], tokenTtlS: 86_400, now: clock.now });
     cwd = mkdtempSync(join(tmpdir(), 'ces-prod-'));
     writeFileSync(
       join(cwd, 'ces-harness.yaml'),
@@ -24,7 +27,7 @@ describe('an environment named production', () => {
 
   it('check runs, but skips the rate-limit probe and says why', async () => {
     const dir = join(cwd, 'r1');
-    const res = await runCliInProcess(['check', '--report-dir', dir], { cwd, env: env() });
+    const res = await runCliInProcess(['check', '--report-dir', dir], { cwd, env: env(), clock });
     expect(res.code, res.stdout + res.stderr).toBe(0);
     const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as Report;
     const probe = report.checks.find((c) => c.id === 'ratelimit.limit-enforced');

@@ -36,10 +36,11 @@ function partialReport(dir: string): Report {
   return report;
 }
 
-describe('a stop signal mid-run', () => {
-  it.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)(
+// Side by side: each run is a process with its own folder and TMPDIR, and waits on it.
+describe.concurrent('a stop signal mid-run', () => {
+  it.for(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)(
     '%s: writes the partial report, removes its temp files, exits 1',
-    async (signal) => {
+    async (signal, { expect }) => {
       const cwd = work();
       const temp = work();
       const cli = startCli(['check', '--report-dir', 'report'], { cwd, env: { TMPDIR: temp }, timeoutMs: 60_000 });
@@ -56,7 +57,7 @@ describe('a stop signal mid-run', () => {
 
   it.skipIf(!k6)(
     'SIGTERM while k6 runs: the partial report holds the aborted scenario, and the k6 CA bundle is gone',
-    async () => {
+    async ({ expect }) => {
       const cwd = work();
       const temp = work();
       const cli = startCli(['load', '--scenario', 'throughput', '--report-dir', 'report'], {

@@ -10,12 +10,13 @@ import { mkdtempSync } from 'node:fs';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../../checks/index.js';
 import { conformanceStage } from '../../src/cli/commands/check.js';
 import { targetJob, type Stages } from '../../src/cli/commands/target-job.js';
 import type { Target } from '../../src/config/target.js';
-import { createEmulator, type Emulator } from '../../src/emulator/index.js';
+import { createEmulator } from '../../src/emulator/index.js';
+import { virtualClock } from '../../src/time/clock.js';
 import { ServiceClient } from '../../src/http/service-client.js';
 import { notProbed } from '../../src/ratelimit/result.js';
 import type { CheckResult, Report } from '../../src/report/model.js';
@@ -143,45 +144,50 @@ async function runJob(stages: Stages, io: ReturnType<typeof testIo>, options: { 
 }
 
 describe('the stages of a target job', () => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await createEmulator({ port: 0 });
-  });
-  afterAll(async () => {
-    await emulator?.close();
-  });
+  // The two jobs side by side, each on a virtual clock of its own shared with its emulators: the
+  // stand-ins' paces and the limiters' buckets keep their seconds, which pass in an instant. Each
+  // paces against a limiter of its own (the built-in emulator's, and the configured one's), so
+  // neither's 429s can come from the other.
+  it.concurrent(
+    'built-in emulator: the checks and the load run side by side on limits of their own, the sizing alone after',
+    async ({ expect }) => {
+      const dir = mkdtempSync(join(tmpdir(), 'ces-stage-order-'));
+      const { stages, ran, aloneAt, loadAt } = standIns();
+      const { exit, report, stdout } = await runJob(stages, testIo({ cwd: dir, clock: virtualClock() }), {}, dir);
+      expect(report.untested, JSON.stringify(report.untested)).toEqual([]);
+      expect(exit).toBe(0);
+      expect(overlap(ran.checks, ran.load)).toBe(true);
+      // The checks' `last` phase (the rate-limit family paces past the limit there) waits for the load's end.
+      expect(LAST_PHASE.map((c) => c.phase)).toEqual(['last']);
+      expect(aloneAt()).toBeGreaterThanOrEqual(loadAt.quiet!);
+      // The load's seconds of blocking work wait for the checks' end.
+      expect(loadAt.blocking).toBeGreaterThanOrEqual(ran.checks.end);
+      expect(overlap(ran.rateLimit, ran.checks) || overlap(ran.rateLimit, ran.load)).toBe(false);
+      // The load said its line first, yet it follows the checks': held while the checks ran.
+      expect(loadAt.said).toBeLessThan(ran.checks.end);
+      expect(stdout.indexOf('checks: said')).toBeLessThan(stdout.indexOf('load: said'));
+      expect(stdout).toMatch(
+        /^time: checks [\d.]+ s, load \(beside the checks\) [\d.]+ s, rate-limit sizing [\d.]+ s; [\d.]+ s in all$/m,
+      );
+    },
+  );
 
-  it('built-in emulator: the checks and the load run side by side on limits of their own, the sizing alone after', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ces-stage-order-'));
-    const { stages, ran, aloneAt, loadAt } = standIns();
-    const { exit, report, stdout } = await runJob(stages, testIo({ cwd: dir }), {}, dir);
-    expect(report.untested, JSON.stringify(report.untested)).toEqual([]);
-    expect(exit).toBe(0);
-    expect(overlap(ran.checks, ran.load)).toBe(true);
-    // The checks' `last` phase (the rate-limit family paces past the limit there) waits for the load's end.
-    expect(LAST_PHASE.map((c) => c.phase)).toEqual(['last']);
-    expect(aloneAt()).toBeGreaterThanOrEqual(loadAt.quiet!);
-    // The load's seconds of blocking work wait for the checks' end.
-    expect(loadAt.blocking).toBeGreaterThanOrEqual(ran.checks.end);
-    expect(overlap(ran.rateLimit, ran.checks) || overlap(ran.rateLimit, ran.load)).toBe(false);
-    // The load said its line first, yet it follows the checks': held while the checks ran.
-    expect(loadAt.said).toBeLessThan(ran.checks.end);
-    expect(stdout.indexOf('checks: said')).toBeLessThan(stdout.indexOf('load: said'));
-    expect(stdout).toMatch(
-      /^time: checks [\d.]+ s, load \(beside the checks\) [\d.]+ s, rate-limit sizing [\d.]+ s; [\d.]+ s in all$/m,
-    );
-  });
-
-  it('a configured service, one limit for every stage: they take turns', async () => {
-    const { dir, config } = emulatorProject(emulator, 'ces-stage-order-');
-    const { clientId, clientSecret } = emulator.credentials;
-    const io = testIo({ cwd: dir, env: { CES_CLIENT_ID: clientId, CES_CLIENT_SECRET: clientSecret } });
-    const { stages, ran } = standIns();
-    const { exit, report, stdout } = await runJob(stages, io, { config }, dir);
-    expect(report.untested, JSON.stringify(report.untested)).toEqual([]);
-    expect(exit).toBe(0);
-    expect(ran.checks.end).toBeLessThanOrEqual(ran.load.start);
-    expect(ran.load.end).toBeLessThanOrEqual(ran.rateLimit.start);
-    expect(stdout).toMatch(/^time: checks [\d.]+ s, load [\d.]+ s, rate-limit sizing [\d.]+ s; [\d.]+ s in all$/m);
-  });
+  it.concurrent(
+    'a configured service, one limit for every stage: they take turns',
+    async ({ expect, onTestFinished }) => {
+      const clock = virtualClock();
+      const emulator = await createEmulator({ port: 0, now: clock.now });
+      onTestFinished(() => emulator.close());
+      const { dir, config } = emulatorProject(emulator, 'ces-stage-order-');
+      const { clientId, clientSecret } = emulator.credentials;
+      const io = testIo({ cwd: dir, env: { CES_CLIENT_ID: clientId, CES_CLIENT_SECRET: clientSecret }, clock });
+      const { stages, ran } = standIns();
+      const { exit, report, stdout } = await runJob(stages, io, { config }, dir);
+      expect(report.untested, JSON.stringify(report.untested)).toEqual([]);
+      expect(exit).toBe(0);
+      expect(ran.checks.end).toBeLessThanOrEqual(ran.load.start);
+      expect(ran.load.end).toBeLessThanOrEqual(ran.rateLimit.start);
+      expect(stdout).toMatch(/^time: checks [\d.]+ s, load [\d.]+ s, rate-limit sizing [\d.]+ s; [\d.]+ s in all$/m);
+    },
+  );
 });

@@ -17,11 +17,12 @@ const RUN_BOUND_MS = (LIMIT_S + 3) * 1000;
 /** The whole command on a busy machine: that, plus starting, the emulator and the report. */
 const WALL_BOUND_MS = RUN_BOUND_MS + 10_000;
 
-describe('ces-harness client with a client that never exits', () => {
+// Both describes side by side (describe.concurrent): each run waits out its client's 4 s limit.
+describe.concurrent('ces-harness client with a client that never exits', () => {
   it(
     'stops it at the limit while still working, judges what it did (exit 0), and says so in every format',
     { timeout: 40_000 },
-    async () => {
+    async ({ expect }) => {
       const run = await runClientCli(
         ['--scenario', 'steady', '--time-limit', String(LIMIT_S)],
         [process.execPath, fixture('never-exits.mjs')],
@@ -68,7 +69,7 @@ afterAll(() => {
   for (const pid of escaped) if (alive(pid)) process.kill(pid, 'SIGKILL');
 });
 
-describe('ces-harness client with a client that leaves a daemon of its own session', () => {
+describe.concurrent('ces-harness client with a client that leaves a daemon of its own session', () => {
   // Side by side: each run waits out its client's 4 s limit, with its own emulator and pid file.
   it.concurrent.for(DAEMONS)(
     '$name: the run ends in time (and the daemon with it: $found)',

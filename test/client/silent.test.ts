@@ -53,10 +53,11 @@ const CASES = [
 ] as const;
 
 describe('ces-harness client with a client that makes no request', () => {
-  it.each(CASES)(
+  // Side by side: each waits on its own client (one for its 2 s time limit, one through three scenarios).
+  it.concurrent.for(CASES)(
     '$name: exit 1, one line, and the report says which scenario and what happened',
     { timeout: 60_000 },
-    async ({ name, flags, command, silentIn, says, ran, failed }) => {
+    async ({ name, flags, command, silentIn, says, ran, failed }, { expect }) => {
       const files = { RAN_FILE: join(scratch, `${name}.ran`), SECRET_FILE: join(scratch, `${name}.secret`) };
       const run = await runClientCli([...flags], [...command], { env: files, timeoutMs: 50_000 });
       expect(run.code).toBe(1);

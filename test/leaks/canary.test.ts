@@ -34,24 +34,43 @@ describe('the canary', () => {
   const clientSecrets: string[] = [];
 
   beforeAll(async () => {
-    for (const [i, service] of SERVICES.entries()) {
-      const p = await plant({ clientId: CLIENT_ID, clientSecret: SECRET }, service.faults);
-      planted.push(p);
-      const runs = [
-        ['check', '--report-dir', 'reports/check'],
-        ...(service.load ? [['load', '--scenario', 'token-lifecycle', '--report-dir', 'reports/load']] : []),
-      ];
-      for (const args of runs) {
-        const r = await p.run(args, 180_000);
-        codes.push(`${i} ${args[0]}: ${r.code}`);
-        outputs.push(
-          { name: `${i} ${args[0]} stdout`, text: r.stdout },
-          { name: `${i} ${args[0]} stderr`, text: r.stderr },
-        );
-      }
+    // The services side by side (each run mostly waits on its emulator and on k6), and the client
+    // runs after the first service's: they share its folder, its ledger and history among them.
+    const ran = await Promise.all(
+      SERVICES.map(async (service, i) => {
+        const p = await plant({ clientId: CLIENT_ID, clientSecret: SECRET }, service.faults);
+        // At its index at once, so that afterAll closes it whatever happens next.
+        planted[i] = p;
+        const runs = [
+          ['check', '--report-dir', 'reports/check'],
+          ...(service.load ? [['load', '--scenario', 'token-lifecycle', '--report-dir', 'reports/load']] : []),
+        ];
+        const said: Array<{ code: string; outputs: Array<{ name: string; text: string }> }> = [];
+        for (const args of runs) {
+          const r = await p.run(args, 180_000);
+          said.push({
+            code: `${i} ${args[0]}: ${r.code}`,
+            outputs: [
+              { name: `${i} ${args[0]} stdout`, text: r.stdout },
+              { name: `${i} ${args[0]} stderr`, text: r.stderr },
+            ],
+          });
+        }
+        if (i === 0) said.push(...(await clientRuns(p)));
+        return said;
+      }),
+    );
+    for (const said of ran.flat()) {
+      codes.push(said.code);
+      outputs.push(...said.outputs);
     }
+  }, 500_000);
+
+  /** A client printing its secret in each of CLIENT_LEAKS' forms, run from the first service's folder. */
+  async function clientRuns(first: Planted) {
+    const said: Array<{ code: string; outputs: Array<{ name: string; text: string }> }> = [];
     for (const form of CLIENT_LEAKS) {
-      const secretFile = join(planted[0]!.dir, `client-secret-${form}`);
+      const secretFile = join(first.dir, `client-secret-${form}`);
       const r = await runCli(
         [
           'client',
@@ -66,22 +85,25 @@ describe('the canary', () => {
           fixture('prints-secret-encoded.mjs'),
         ],
         {
-          cwd: planted[0]!.dir,
+          cwd: first.dir,
           env: { SECRET_FILE: secretFile, SECRET_FORM: form },
         },
       );
-      codes.push(`client ${form}: ${r.code}`);
-      outputs.push(
-        { name: `client ${form} stdout`, text: r.stdout },
-        { name: `client ${form} stderr`, text: r.stderr },
-      );
+      said.push({
+        code: `client ${form}: ${r.code}`,
+        outputs: [
+          { name: `client ${form} stdout`, text: r.stdout },
+          { name: `client ${form} stderr`, text: r.stderr },
+        ],
+      });
       clientSecrets.push(readFileSync(secretFile, 'utf8'));
       rmSync(secretFile);
     }
-  }, 500_000);
+    return said;
+  }
 
   afterAll(async () => {
-    for (const p of planted) {
+    for (const p of planted.filter(Boolean)) {
       await p.emulator.close();
       rmSync(p.dir, { recursive: true, force: true });
     }

@@ -170,9 +170,12 @@ describe('credentials planted in every answer, in random encodings and layouts',
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
-  it.each(SEEDS)(
+  // Side by side, each on its own emulator and folder: a run waits out token.same-before-expiry's
+  // span (its first token plus 1.1 s) more than it computes. The test after them reads all three.
+  it.concurrent.for(SEEDS)(
     'seed %i: no output shows any, and the refusals fail their must check',
-    async (seed) => {
+    { timeout: 180_000 },
+    async (seed, { expect }) => {
       const random = seeded(seed * 7919);
       const secret = randomValue(random, 20 + Math.floor(random() * 20));
       const planted = await plantingEmulator(seed, secret);
@@ -229,7 +232,6 @@ describe('credentials planted in every answer, in random encodings and layouts',
       expect(status('token.bad-secret-401'), seen).toBe('fail');
       expect(status('token.no-secret-echo'), seen).toBe('warn');
     },
-    180_000,
   );
 
   it('planted every encoding, alone and stacked, in every kind of answer, across the runs above', () => {

@@ -49,32 +49,36 @@ const CASES: Array<{ name: string; secret: string; faults: FaultName[]; only: st
 ];
 
 describe('leaks found before', () => {
-  it.each(CASES)('$name: caught by a failing check, and in no output', async ({ secret, faults, only }) => {
-    const planted = await plant({ clientId: 'regression-client', clientSecret: secret }, faults);
-    try {
-      const r = await planted.run(['check', '--report-dir', 'reports/r', ...only.flatMap((id) => ['--only', id])]);
-      expect(r.code).toBe(1);
-      expect(readdirSync(join(planted.dir, 'reports', 'r')).sort()).toEqual([
-        'junit.xml',
-        'report.html',
-        'report.json',
-        'report.md',
-      ]);
-      const places = [
-        { name: 'stdout', text: r.stdout },
-        { name: 'stderr', text: r.stderr },
-        ...filesUnder(planted.dir).filter((f) => f.name !== 'ces-harness.yaml'),
-      ];
-      const values = [
-        { what: 'secret', value: secret },
-        ...planted.emulator.issuedTokens().map((value, i) => ({ what: `token #${i + 1}`, value })),
-      ];
-      expect(leaksIn(places, values)).toEqual([]);
-    } finally {
-      await planted.emulator.close();
-      rmSync(planted.dir, { recursive: true, force: true });
-    }
-  });
+  // Side by side: each is a CLI process against an emulator and in a folder of its own.
+  it.concurrent.for(CASES)(
+    '$name: caught by a failing check, and in no output',
+    async ({ secret, faults, only }, { expect }) => {
+      const planted = await plant({ clientId: 'regression-client', clientSecret: secret }, faults);
+      try {
+        const r = await planted.run(['check', '--report-dir', 'reports/r', ...only.flatMap((id) => ['--only', id])]);
+        expect(r.code).toBe(1);
+        expect(readdirSync(join(planted.dir, 'reports', 'r')).sort()).toEqual([
+          'junit.xml',
+          'report.html',
+          'report.json',
+          'report.md',
+        ]);
+        const places = [
+          { name: 'stdout', text: r.stdout },
+          { name: 'stderr', text: r.stderr },
+          ...filesUnder(planted.dir).filter((f) => f.name !== 'ces-harness.yaml'),
+        ];
+        const values = [
+          { what: 'secret', value: secret },
+          ...planted.emulator.issuedTokens().map((value, i) => ({ what: `token #${i + 1}`, value })),
+        ];
+        expect(leaksIn(places, values)).toEqual([]);
+      } finally {
+        await planted.emulator.close();
+        rmSync(planted.dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe('a password in the base URL', () => {

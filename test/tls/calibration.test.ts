@@ -121,19 +121,30 @@ describe('the calibration bound', () => {
     const slow = await startDelayedRelay(conformant.port, 1_500);
     try {
       const endpoint = tlsEndpoint({ baseUrl: slow.url });
-      const [r] = await runCases(endpoint, [busy(1)]);
-      expect(r!.result.ok).toBe(false);
-      expect(r!.result.durationMs).toBeGreaterThanOrEqual(1_500);
-      expect(r!.calibration).toMatchObject({ ok: true, bound: calibrationBound(r!.result.durationMs, 10_000) });
-      expect(r!.calibration!.bound!.ms).toBeGreaterThanOrEqual(6_000);
-      expect(mustRefuse(endpoint, [r!], '§5.8 wants TLS 1.3 only').status).toBe('pass');
-
-      // The calibration's own handshake held 3.5 s, past the old fixed bound, within this one.
-      const target = await handshake({ host: '127.0.0.1', port: slow.port, ...offerOf(busy(2)), timeoutMs: 10_000 });
-      const bound = calibrationBound(target.durationMs, endpoint.requestTimeoutMs);
-      const cal = await calibrate(busy(2), { bound, holdMs: 3_500 });
-      expect(cal.detail).toContain('accepted with');
-      expect(cal.ok).toBe(true);
+      // The two halves side by side: each waits on its own handshakes (1.5 s, then 1.5 + 3.5 s).
+      await Promise.all([
+        (async () => {
+          const [r] = await runCases(endpoint, [busy(1)]);
+          expect(r!.result.ok).toBe(false);
+          expect(r!.result.durationMs).toBeGreaterThanOrEqual(1_500);
+          expect(r!.calibration).toMatchObject({ ok: true, bound: calibrationBound(r!.result.durationMs, 10_000) });
+          expect(r!.calibration!.bound!.ms).toBeGreaterThanOrEqual(6_000);
+          expect(mustRefuse(endpoint, [r!], '§5.8 wants TLS 1.3 only').status).toBe('pass');
+        })(),
+        (async () => {
+          // The calibration's own handshake held 3.5 s, past the old fixed bound, within this one.
+          const target = await handshake({
+            host: '127.0.0.1',
+            port: slow.port,
+            ...offerOf(busy(2)),
+            timeoutMs: 10_000,
+          });
+          const bound = calibrationBound(target.durationMs, endpoint.requestTimeoutMs);
+          const cal = await calibrate(busy(2), { bound, holdMs: 3_500 });
+          expect(cal.detail).toContain('accepted with');
+          expect(cal.ok).toBe(true);
+        })(),
+      ]);
     } finally {
       await slow.close();
     }
