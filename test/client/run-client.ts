@@ -41,6 +41,17 @@ export const alive = (pid: number): boolean => {
   }
 };
 
+/**
+ * Whether `pid` still runs after up to `withinMs`: a SIGKILL is delivered at once, but the process
+ * ends when the kernel next runs it, which on a machine at load 8 on 2 cores may come after the
+ * harness has already exited. A daemon that escaped the kill (a sleep of two minutes) is still there.
+ */
+export async function stillAliveAfter(pid: number, withinMs: number): Promise<boolean> {
+  for (const end = Date.now() + withinMs; alive(pid); await new Promise((r) => setTimeout(r, 50)))
+    if (Date.now() > end) return true;
+  return false;
+}
+
 export async function runClientCli(
   flags: string[],
   command: string[],
