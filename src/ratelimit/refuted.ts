@@ -31,7 +31,8 @@ export const quotaCeilingRps = (rounds: readonly ProofRound[]): number | null =>
 
 /**
  * The highest rate a round held at that no quota seen refutes, or null when none did. `identifiedRps`:
- * the sustained rate of a set identified from all the evidence, which explains the quota (a window's
+ * what the inference bounds the limit by from all the evidence (inferredCeiling: a set identified,
+ * or the highest of the sets that all explain every round), which explains the quota (a window's
  * edges read what passed after it low) and so takes its place as the ceiling, as in the proof loop.
  */
 export const heldRps = (rounds: readonly ProofRound[], identifiedRps?: number): number | null => {
@@ -39,6 +40,15 @@ export const heldRps = (rounds: readonly ProofRound[], identifiedRps?: number): 
   const held = rounds.filter((r) => r.verdict === 'holds' && r.target_rps <= ceiling).map((r) => r.target_rps);
   return held.length > 0 ? Math.max(...held) : null;
 };
+
+/**
+ * The ceiling the inference puts on a hold in place of a quota's after-rate: the sustained rate of
+ * the set it identified, or the highest of the sets that all explain every round (the quota's round
+ * among them: what a window let through after it reads low), as the proof loop judges its holds
+ * (proof-loop.ts givenFromHold). Undefined when it explained nothing.
+ */
+const inferredCeiling = (stack: StackVerdict): number | undefined =>
+  stack === null ? undefined : 'set' in stack ? stack.sustained_rps : stack.spanRps?.high;
 
 /**
  * A rate that held is the headline only when the lowest rate that failed is within this factor of
@@ -56,9 +66,17 @@ const lowestRefutingRps = (rounds: readonly ProofRound[]): number | null => {
   return failed.length > 0 ? Math.min(...failed) : null;
 };
 
-/** The rate that held when it may head the report (the rounds bracketed the limit), else null. */
-export const headlineHeldRps = (rounds: readonly ProofRound[], held: number | null): number | null => {
-  const failed = lowestRefutingRps(rounds);
+/**
+ * The rate that held when it may head the report (the rounds bracketed the limit, or the rounds and
+ * `ceiling`, the inference's bound on it: inferredCeiling), else null.
+ */
+export const headlineHeldRps = (
+  rounds: readonly ProofRound[],
+  held: number | null,
+  ceiling: number = Infinity,
+): number | null => {
+  const refused = lowestRefutingRps(rounds);
+  const failed = refused === null ? null : Math.min(refused, ceiling);
   return held !== null && failed !== null && held * HELD_BRACKET_RATIO < failed ? null : held;
 };
 
@@ -79,14 +97,15 @@ export function withoutRefuted(
   if (refuting.length === 0) return estimate;
   const repeats = refutedTexts(estimate);
   const quotes = (n: string) => repeats.some((t) => t.test(n));
-  const held = heldRps(rounds, stack && 'set' in stack ? stack.sustained_rps : undefined);
+  const ceiling = inferredCeiling(stack);
+  const held = heldRps(rounds, ceiling);
   const refutedBy = refuting
     .map((r) => `${r.target_rps} req/s (${(r.rate_429 * 100).toFixed(1)} % got 429)`)
     .join(', ');
   const saw = rounds
     .map((r, i) => `round ${i + 1} at ${r.target_rps} req/s: ${(r.rate_429 * 100).toFixed(1)} % 429, ${r.verdict}`)
     .join('; ');
-  const headline = headlineHeldRps(rounds, held);
+  const headline = headlineHeldRps(rounds, held, ceiling);
   const verdict =
     held === null
       ? `${NOT_IDENTIFIED}the probe's reading of the limiter was refuted by k6 proofs at ${refutedBy}, and no rate held (${saw}); it is not reported`
