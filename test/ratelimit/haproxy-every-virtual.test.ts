@@ -121,6 +121,9 @@ describe("HAProxy's 1 s and 60 s tables, every request counted, on the virtual c
       sized_.outcome.rounds.map((r) => r.verdict),
       context,
     ).toEqual(['fails', 'holds']);
+    // The probe, round 1 cut short and round 2 over the horizon, within 2.5 of the minute and the
+    // horizon (before: two rounds more, 507.7 virtual s).
+    expect(sized_.endS, context).toBeLessThanOrEqual(2.5 * 60 + HORIZON_S);
   }, 120_000);
 
   it.each([1, 5, 35])(
