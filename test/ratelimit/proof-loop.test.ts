@@ -12,6 +12,7 @@ import {
   proofHolds,
   proofRound,
   proveUntilHeld,
+  GIVEN_BAND_LOW,
   type Identified,
   type RoundToRun,
 } from '../../src/ratelimit/proof-loop.js';
@@ -335,6 +336,24 @@ describe('once a set of limits is identified, the next round is the one bisectio
     expect(outcome.proven?.target_rps).toBe(9.3);
     expect(outcome.provenProof).toEqual(proof(0, 10));
     expect(outcome.proven!.why.at(-1)).toMatch(/^given at 9\.3 req\/s: 10 req\/s held over the proof's horizon/);
+  });
+
+  it('a hold at 75 % of the most the limit may sustain is within the band whatever it is: no round more to bisect above it', async () => {
+    // As the HAProxy tables counting every request ran on the virtual clock: the sets round 1 leaves
+    // (7.1 to 8.4 req/s) are told apart at 7.7, which holds and leaves none; the bisection at 10 is
+    // refused, and the sets then span 9.78 to 10.22. 7.7 is 77 % of the 10 the limit sustains at
+    // most. Before, a fourth round bisected to 8.8 below the lowest set: a horizon more, for a
+    // policy already within 75–100 %.
+    const verdicts: Identified[] = [{ low: 7.1, high: 8.4 }, null, { low: 9.78, high: 10.22 }];
+    const { tried, outcome } = await triedAgainst(
+      9.95,
+      (rounds) => verdicts[rounds.length - 1] ?? null,
+      undefined,
+      13.5,
+    );
+    expect(tried).toEqual([23, 7.7, 10]);
+    expect(outcome.proven?.target_rps).toBe(7.7);
+    expect(7.7).toBeGreaterThanOrEqual(GIVEN_BAND_LOW * 10);
   });
 
   it('several sets: never a rate a hold already covers to tell them apart', async () => {
