@@ -115,7 +115,7 @@ export function withoutRefuted(
           `so the sustained rate lies between them, not measured (${saw})`
         : `the probe's reading of the limiter was refuted by k6 proofs at ${refutedBy} and is not reported; ` +
           `the sustained rate is the highest that held over the proof's horizon, ${held} req/s, a floor (${saw})`;
-  const quotas = quotaEvidence(rounds);
+  const quotas = quotaEvidence(rounds, ceiling !== undefined);
   const identified = stack && 'set' in stack ? stack : null;
   const unclaimed = stack && 'why' in stack ? [`${NOT_IDENTIFIED}as a set of limits: ${stack.why}`] : [];
   const said = identified
@@ -180,15 +180,22 @@ const bindingLimit = (set: LimiterSet): LimiterModel =>
  * What a round whose refusals began late says: the paced client had about rate × t requests let
  * through before the first refusal, a quota met after that many (a limit on a window longer than t,
  * beside whatever the probe read), where refusals from the start mean the rate itself was too high.
+ * `inferred`: the sets of limits the inference left explain that round too, so what passed after
+ * the quota bounds no hold (inferredCeiling does): said so, not "no rate held above it counts"
+ * beside a headline that held above it (bench, HAProxy tables counting every request: 4 req/s
+ * after the quota, 9.5 held and headed the report).
  */
-function quotaEvidence(rounds: readonly ProofRound[]): string[] {
+function quotaEvidence(rounds: readonly ProofRound[], inferred: boolean): string[] {
   return rounds.flatMap((r, i) =>
     r.verdict === 'fails' && r.refusals_began_s !== undefined && r.refusals_began_s >= QUOTA_AFTER_S
       ? [
           `evidence of a quota: proof round ${i + 1} at ${r.target_rps} req/s had about ${Math.round(r.target_rps * r.refusals_began_s)} requests let through ` +
             `in ${r.refusals_began_s} s before its first refusal, a limit met after that many (on a window longer than ${r.refusals_began_s} s), not a rate refused from the start` +
             (r.after_quota_rps !== undefined
-              ? `; after it the limit let ${r.after_quota_rps} req/s through, the rate a client running longer meets, so no rate held above it counts`
+              ? `; after it the limit let ${r.after_quota_rps} req/s through` +
+                (inferred
+                  ? ', which the sets of limits that explain every round explain too (a window lets little through until its edge): it bounds no rate held'
+                  : ', the rate a client running longer meets, so no rate held above it counts')
               : ''),
         ]
       : [],

@@ -93,6 +93,11 @@ function expectSound(estimate: Estimate, { outcome, verdict }: Awaited<ReturnTyp
   const shownRps = withoutRefuted(estimate, outcome.rounds, verdict).sustained_rps;
   if (verdict && 'set' in verdict) expect(verdict.sustained_rps, context).toBeGreaterThanOrEqual(highestHold);
   else expect(shownRps, context).toBe(highestHold);
+  // No note bounds every hold below the headline (a quota's after-rate, which the sets explain).
+  for (const n of withoutRefuted(estimate, outcome.rounds, verdict).notes) {
+    const bound = /let ([\d.]+) req\/s through, the rate a client running longer meets/.exec(n)?.[1];
+    if (bound !== undefined && shownRps !== null) expect(Number(bound), n).toBeGreaterThanOrEqual(shownRps);
+  }
   // The report carries no refuted figure: no headline, limiter or note at or above a rate refused.
   const refused = Math.min(...refutingRounds(outcome.rounds).map((r) => r.target_rps));
   const shown = withoutRefuted(estimate, outcome.rounds, verdict);
