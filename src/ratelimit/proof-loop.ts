@@ -122,19 +122,34 @@ export function nextRecommendation(rec: Recommendation, proof: Proof, measuredRp
 }
 
 /**
+ * The lowest share of the sustained rate a policy given may be (issue 35: every recommendation
+ * 75–100 % of the true sustained rate). A hold at this share of the most the limit may sustain
+ * (`upperRps`: the lowest rate that failed, or below it what the inference leaves) is within that
+ * band whatever the rate turns out to be, so no round is spent bisecting above it: each costs a
+ * whole horizon (bench, HAProxy 1 s + 60 s tables counting every request: 486 s of 285).
+ */
+export const GIVEN_BAND_LOW = 0.75;
+
+/**
  * Once a rate held and a higher one failed, the next round bisects between them, so the rate
  * given is the highest that held, not the first guess that did: a fixed step down from a failed
  * round throws capacity away (39 req/s refused, 11 held, behind a 20/s limit). Null when the
- * bracket is already narrow (the rate held is within the headroom of the one refused) or the
- * midpoint rounds onto one of its ends.
+ * bracket is already narrow (the rate held is within the headroom of the one refused; once the
+ * inference bounds the limit, `upperRps`, within GIVEN_BAND_LOW of that bound, since `failedRps` is
+ * then the policy's cap, half the headroom below it) or the midpoint rounds onto one of its ends.
  */
 export function bisectedRecommendation(
   held: Recommendation,
   failedRps: number,
   lastTried: Recommendation,
   lastProof: Proof,
+  upperRps?: number,
 ): Recommendation | null {
-  if (held.target_rps >= failedRps * (1 - HEADROOM)) return null;
+  const narrow =
+    upperRps !== undefined
+      ? held.target_rps >= GIVEN_BAND_LOW * upperRps
+      : held.target_rps >= failedRps * (1 - HEADROOM);
+  if (narrow) return null;
   const target = roundedRate((held.target_rps + failedRps) / 2);
   if (target <= held.target_rps || target >= failedRps) return null;
   const basis = proofHolds(lastProof).holds ? held : lastTried;
@@ -173,6 +188,29 @@ export function belowIdentified(
     ? `the limits identified from all the evidence sustain ${rps} req/s; halfway between that and ${low} req/s, ${Math.round(HEADROOM * 100)} % below it`
     : `every set of limits that explains the rounds sustains at least ${rps} req/s (${identified.low} to ${identified.high}), ${Math.round(HEADROOM * 100)} % below it`;
   return retried(rec, proof, target, `lowered to ${target} req/s after ${after}: ${sustain}`);
+}
+
+/**
+ * The policy given from `held`, the highest rate that held over the whole round, once the
+ * inference bounds the sustained rate from above at `upperRps` (the set identified, or the highest
+ * of the sets that all explain every round, and below the lowest rate that failed): `held` itself
+ * when it keeps half the headroom below that bound (givenCap), else its policy lowered to that cap.
+ * A rate held over the horizon is what a client can rely on (issue 35 item 4), and one paced lower
+ * sends less in every window, so that hold proves the lowered policy too: no round is spent proving
+ * it again, and no bound of the inference's (the lowest of its sets, a guess the hold went past)
+ * throws it away (bench, HAProxy tables counting every request: 9.6 req/s held, sets from 9.27 to
+ * 10.13 req/s, a round at 7.4 run and given, 74 % of 10).
+ */
+export function givenFromHold(held: Recommendation, proof: Proof, upperRps: number): Recommendation {
+  const cap = givenCap(upperRps);
+  if (held.target_rps <= cap) return held;
+  const target = roundedRate(cap);
+  return retried(
+    held,
+    proof,
+    target,
+    `given at ${target} req/s: ${held.target_rps} req/s held over the proof's horizon, and the limit sustains at most ${round(upperRps, 2)} req/s; ${Math.round((HEADROOM / 2) * 100)} % below that, so a client paced for hours keeps room for its jitter (the hold at ${held.target_rps} req/s proves the lower rate too)`,
+  );
 }
 
 /**
@@ -363,24 +401,32 @@ export async function proveUntilHeld(
   let reachNow = reach;
   // The probe left the limit drained; so does a round refused (proof-reach.ts).
   let drained = true;
-  // Sets that all explain every round sustain at least the lowest of their rates: a quota read low
-  // (a window's edge inside the stretch after it) does not refute a rate none of them refuses.
-  const ceiling = () =>
-    identified ?? (span !== null && quotaCeilingRps !== null ? Math.max(span.low, quotaCeilingRps) : quotaCeilingRps);
-  // Every policy that held; the one given is the highest that no quota seen since refutes and that
-  // keeps headroom below a rate identified (givenCap).
+  // The most the limit may sustain once the inference spoke: the set identified, or the highest of
+  // the sets that all explain every round (a quota read low, a window's edge inside the stretch
+  // after it, refutes no rate they admit), and below the lowest rate that failed.
+  const inferred = () => identified !== null || span !== null;
+  const upper = () => Math.min(failedRps ?? Infinity, identified ?? span?.high ?? Infinity);
+  // Every policy that held. Without the inference, the one given is the highest that no quota seen
+  // since refutes; with it, the highest hold, kept half the headroom below `upper` (givenFromHold).
   const holds: Recommendation[] = [];
   const heldBy = new Map<Recommendation, Proof>();
-  const cap = () => (identified !== null ? givenCap(identified) : ceiling());
-  const held = (): Recommendation | null =>
+  const cap = () => (inferred() ? givenCap(upper()) : quotaCeilingRps);
+  const highest = (): Recommendation | null =>
     holds
-      .filter((h) => cap() === null || h.target_rps <= cap()!)
+      .filter((h) => inferred() || quotaCeilingRps === null || h.target_rps <= quotaCeilingRps)
       .reduce<Recommendation | null>((best, h) => (best === null || h.target_rps > best.target_rps ? h : best), null);
+  const held = (): Recommendation | null => {
+    const h = highest();
+    return h !== null && inferred() ? givenFromHold(h, heldBy.get(h)!, upper()) : h;
+  };
+  // A policy lowered from a hold is sized again at its rate from what the rounds left standing.
+  const given = (r: Recommendation | null) =>
+    r !== null && r !== highest() && standing ? sizedAgain(r, standing(rounds)) : r;
   const outcome = (cutShort: boolean): ProofLoopOutcome => ({
-    proven: held(),
+    proven: given(held()),
     rounds,
     lastProof,
-    provenProof: heldBy.get(held()!) ?? null,
+    provenProof: heldBy.get(highest()!) ?? null,
     cutShort,
     failedRps,
     quotaCeilingRps,
@@ -428,15 +474,17 @@ export async function proveUntilHeld(
     // A rate that held tells no set apart again, even one above the cap that keeps it from being the
     // policy (bench, HAProxy 1 s + 60 s tables: 10 req/s held, over a span from 9.8, and was tried again).
     const heldRps = holds.length > 0 ? Math.max(...holds.map((h) => h.target_rps)) : null;
-    // Several sets explain the rounds: a round between them tells them apart, one round kept for a hold.
+    // Several sets explain the rounds: a round between them tells them apart, one round kept for a
+    // hold; none once a hold gives a policy within the band whatever set it is (a horizon saved).
+    const banded = best !== null && best.target_rps >= GIVEN_BAND_LOW * upper();
     const apart: Recommendation | null =
-      span !== null && round < maxRounds - 1 ? tellApart(rec, proof, span, failedRps, heldRps) : null;
+      span !== null && round < maxRounds - 1 && !banded ? tellApart(rec, proof, span, failedRps, heldRps) : null;
     rec =
       apart ??
       (best === null
-        ? ((identified !== null || span !== null ? belowIdentified(rec, proof, identified ?? span!) : null) ??
+        ? ((inferred() ? belowIdentified(rec, proof, identified ?? span!) : null) ??
           nextRecommendation(rec, proof, measuredRps))
-        : bisectedRecommendation(best, above, rec, proof));
+        : bisectedRecommendation(best, above, rec, proof, inferred() ? upper() : undefined));
     if (rec !== null && standing) {
       const stands = standing(rounds);
       rec = sizedAgain(rec, stands);

@@ -31,7 +31,8 @@ export const quotaCeilingRps = (rounds: readonly ProofRound[]): number | null =>
 
 /**
  * The highest rate a round held at that no quota seen refutes, or null when none did. `identifiedRps`:
- * the sustained rate of a set identified from all the evidence, which explains the quota (a window's
+ * what the inference bounds the limit by from all the evidence (inferredCeiling: a set identified,
+ * or the highest of the sets that all explain every round), which explains the quota (a window's
  * edges read what passed after it low) and so takes its place as the ceiling, as in the proof loop.
  */
 export const heldRps = (rounds: readonly ProofRound[], identifiedRps?: number): number | null => {
@@ -39,6 +40,15 @@ export const heldRps = (rounds: readonly ProofRound[], identifiedRps?: number): 
   const held = rounds.filter((r) => r.verdict === 'holds' && r.target_rps <= ceiling).map((r) => r.target_rps);
   return held.length > 0 ? Math.max(...held) : null;
 };
+
+/**
+ * The ceiling the inference puts on a hold in place of a quota's after-rate: the sustained rate of
+ * the set it identified, or the highest of the sets that all explain every round (the quota's round
+ * among them: what a window let through after it reads low), as the proof loop judges its holds
+ * (proof-loop.ts givenFromHold). Undefined when it explained nothing.
+ */
+const inferredCeiling = (stack: StackVerdict): number | undefined =>
+  stack === null ? undefined : 'set' in stack ? stack.sustained_rps : stack.spanRps?.high;
 
 /**
  * A rate that held is the headline only when the lowest rate that failed is within this factor of
@@ -56,9 +66,17 @@ const lowestRefutingRps = (rounds: readonly ProofRound[]): number | null => {
   return failed.length > 0 ? Math.min(...failed) : null;
 };
 
-/** The rate that held when it may head the report (the rounds bracketed the limit), else null. */
-export const headlineHeldRps = (rounds: readonly ProofRound[], held: number | null): number | null => {
-  const failed = lowestRefutingRps(rounds);
+/**
+ * The rate that held when it may head the report (the rounds bracketed the limit, or the rounds and
+ * `ceiling`, the inference's bound on it: inferredCeiling), else null.
+ */
+export const headlineHeldRps = (
+  rounds: readonly ProofRound[],
+  held: number | null,
+  ceiling: number = Infinity,
+): number | null => {
+  const refused = lowestRefutingRps(rounds);
+  const failed = refused === null ? null : Math.min(refused, ceiling);
   return held !== null && failed !== null && held * HELD_BRACKET_RATIO < failed ? null : held;
 };
 
@@ -79,14 +97,15 @@ export function withoutRefuted(
   if (refuting.length === 0) return estimate;
   const repeats = refutedTexts(estimate);
   const quotes = (n: string) => repeats.some((t) => t.test(n));
-  const held = heldRps(rounds, stack && 'set' in stack ? stack.sustained_rps : undefined);
+  const ceiling = inferredCeiling(stack);
+  const held = heldRps(rounds, ceiling);
   const refutedBy = refuting
     .map((r) => `${r.target_rps} req/s (${(r.rate_429 * 100).toFixed(1)} % got 429)`)
     .join(', ');
   const saw = rounds
     .map((r, i) => `round ${i + 1} at ${r.target_rps} req/s: ${(r.rate_429 * 100).toFixed(1)} % 429, ${r.verdict}`)
     .join('; ');
-  const headline = headlineHeldRps(rounds, held);
+  const headline = headlineHeldRps(rounds, held, ceiling);
   const verdict =
     held === null
       ? `${NOT_IDENTIFIED}the probe's reading of the limiter was refuted by k6 proofs at ${refutedBy}, and no rate held (${saw}); it is not reported`
@@ -96,7 +115,7 @@ export function withoutRefuted(
           `so the sustained rate lies between them, not measured (${saw})`
         : `the probe's reading of the limiter was refuted by k6 proofs at ${refutedBy} and is not reported; ` +
           `the sustained rate is the highest that held over the proof's horizon, ${held} req/s, a floor (${saw})`;
-  const quotas = quotaEvidence(rounds);
+  const quotas = quotaEvidence(rounds, ceiling !== undefined);
   const identified = stack && 'set' in stack ? stack : null;
   const unclaimed = stack && 'why' in stack ? [`${NOT_IDENTIFIED}as a set of limits: ${stack.why}`] : [];
   const said = identified
@@ -161,15 +180,22 @@ const bindingLimit = (set: LimiterSet): LimiterModel =>
  * What a round whose refusals began late says: the paced client had about rate × t requests let
  * through before the first refusal, a quota met after that many (a limit on a window longer than t,
  * beside whatever the probe read), where refusals from the start mean the rate itself was too high.
+ * `inferred`: the sets of limits the inference left explain that round too, so what passed after
+ * the quota bounds no hold (inferredCeiling does): said so, not "no rate held above it counts"
+ * beside a headline that held above it (bench, HAProxy tables counting every request: 4 req/s
+ * after the quota, 9.5 held and headed the report).
  */
-function quotaEvidence(rounds: readonly ProofRound[]): string[] {
+function quotaEvidence(rounds: readonly ProofRound[], inferred: boolean): string[] {
   return rounds.flatMap((r, i) =>
     r.verdict === 'fails' && r.refusals_began_s !== undefined && r.refusals_began_s >= QUOTA_AFTER_S
       ? [
           `evidence of a quota: proof round ${i + 1} at ${r.target_rps} req/s had about ${Math.round(r.target_rps * r.refusals_began_s)} requests let through ` +
             `in ${r.refusals_began_s} s before its first refusal, a limit met after that many (on a window longer than ${r.refusals_began_s} s), not a rate refused from the start` +
             (r.after_quota_rps !== undefined
-              ? `; after it the limit let ${r.after_quota_rps} req/s through, the rate a client running longer meets, so no rate held above it counts`
+              ? `; after it the limit let ${r.after_quota_rps} req/s through` +
+                (inferred
+                  ? ', which the sets of limits that explain every round explain too (a window lets little through until its edge): it bounds no rate held'
+                  : ', the rate a client running longer meets, so no rate held above it counts')
               : ''),
         ]
       : [],

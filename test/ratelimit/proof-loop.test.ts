@@ -12,6 +12,7 @@ import {
   proofHolds,
   proofRound,
   proveUntilHeld,
+  GIVEN_BAND_LOW,
   type Identified,
   type RoundToRun,
 } from '../../src/ratelimit/proof-loop.js';
@@ -325,16 +326,34 @@ describe('once a set of limits is identified, the next round is the one bisectio
     expect(outcome.proven?.target_rps).toBe(8.8);
   });
 
-  it('several sets, a hold above the lowest of them: not tried again, and the rate below it is lowered from a hold, not a failure', async () => {
+  it('several sets, a hold above the lowest of them: that hold is what a client relies on, given half the headroom below the highest set, no round more', async () => {
     // The bench's HAProxy 1 s + 60 s tables: round 1 met a quota that let 9.01 req/s through after
-    // it; the sets span 9.8 to 10.4; the tell-apart round at 10 held, above 9.8, so it is no policy.
+    // it; the sets span 9.8 to 10.4; the tell-apart round at 10 held over the horizon. Before, it was
+    // no policy (above 9.8): 7.8 and 8.8 were run and 8.8 given, two horizons more.
     const { tried, outcome } = await triedAgainst(10.5, { low: 9.8, high: 10.4 }, undefined, 9.01);
-    // 7.8 (20 % below 9.8) holds, and the last round bisects up to 8.8, below every set's rate.
-    expect(tried).toEqual([23, 10, 7.8, 8.8]);
-    expect(outcome.proven?.target_rps).toBe(8.8);
-    const lowered = outcome.proven!.why.find((w) => w.startsWith('lowered to 7.8'));
-    expect(lowered).toMatch(/after a proof at 10 req\/s held/);
-    expect(lowered).not.toMatch(/broke the promise/);
+    expect(tried).toEqual([23, 10]);
+    // 10.4 less half the headroom is 9.36: the hold at 10 proves 9.3, and is its proof.
+    expect(outcome.proven?.target_rps).toBe(9.3);
+    expect(outcome.provenProof).toEqual(proof(0, 10));
+    expect(outcome.proven!.why.at(-1)).toMatch(/^given at 9\.3 req\/s: 10 req\/s held over the proof's horizon/);
+  });
+
+  it('a hold at 75 % of the most the limit may sustain is within the band whatever it is: no round more to bisect above it', async () => {
+    // As the HAProxy tables counting every request ran on the virtual clock: the sets round 1 leaves
+    // (7.1 to 8.4 req/s) are told apart at 7.7, which holds and leaves none; the bisection at 10 is
+    // refused, and the sets then span 9.78 to 10.22. 7.7 is 77 % of the 10 the limit sustains at
+    // most. Before, a fourth round bisected to 8.8 below the lowest set: a horizon more, for a
+    // policy already within 75–100 %.
+    const verdicts: Identified[] = [{ low: 7.1, high: 8.4 }, null, { low: 9.78, high: 10.22 }];
+    const { tried, outcome } = await triedAgainst(
+      9.95,
+      (rounds) => verdicts[rounds.length - 1] ?? null,
+      undefined,
+      13.5,
+    );
+    expect(tried).toEqual([23, 7.7, 10]);
+    expect(outcome.proven?.target_rps).toBe(7.7);
+    expect(7.7).toBeGreaterThanOrEqual(GIVEN_BAND_LOW * 10);
   });
 
   it('several sets: never a rate a hold already covers to tell them apart', async () => {
@@ -345,16 +364,17 @@ describe('once a set of limits is identified, the next round is the one bisectio
 });
 
 describe('a hold at the rate just identified is evidence, never the policy: it keeps headroom', () => {
-  it('a tell-apart round holds at 10 req/s against a limit of 10 and the set is then identified: 9 req/s is proven and given', async () => {
+  it('a tell-apart round holds at 10 req/s against a limit of 10 and the set is then identified: 9 req/s is given, proven by that hold', async () => {
     // After round 1 the sets span 9.5 to 10.5 req/s; round 2 tells them apart at 10 and holds, by a
     // hair; that identifies 10. A client paced at 10 for hours is refused now and then: the policy
-    // given keeps half the headroom (givenCap), and the round that proves it runs.
+    // given keeps half the headroom (givenCap). A client paced at 9 sends less in every window than
+    // the one that held at 10, so that hold proves it: no third round.
     const { tried, outcome } = await triedAgainst(10, (rounds) =>
       rounds.some((r) => r.verdict === 'holds') ? 10 : { low: 9.5, high: 10.5 },
     );
-    expect(tried).toEqual([23, 10, 9]);
+    expect(tried).toEqual([23, 10]);
     expect(outcome.proven?.target_rps).toBe(9);
-    expect(outcome.provenProof).toEqual(proof(0, 9));
+    expect(outcome.provenProof).toEqual(proof(0, 10));
     expect(outcome.identifiedRps).toBe(10);
   });
 });

@@ -188,6 +188,30 @@ describe('a set of limits a proof refuted', () => {
     expect(r.notes?.join('\n')).toContain("the highest rate that held over the proof's horizon is 8.7 req/s");
   });
 
+  it("sets that explain every round, a quota's after-rate read low: the hold heads the report, and no note says it does not count", () => {
+    // The bench's HAProxy tables counting every request (30 Nov): 24 req/s refused from 11.8 s and
+    // 4 req/s through after; 15 refused from 5.9 s, 1.59 after (k6's calls waiting out long
+    // backoffs, arrivals dropped); 9.5 held over the horizon; sets from 8.97 to 10.2 explain all
+    // three. 9.5 headed the report beside notes that said no rate held above 4 or 1.59 counts.
+    const first = { ...recommend(READ_SET)!, target_rps: 24 };
+    const failed = (target_rps: number, began: number, after: number, goodput: number) =>
+      proofRound(
+        { ...first, target_rps },
+        { rate_429: 0.5, goodput_rps: goodput, lost_requests: 17, refusals_began_s: began, after_quota_rps: after },
+      );
+    const held = proofRound({ ...first, target_rps: 9.5 }, { rate_429: 0, goodput_rps: 9.5, lost_requests: 0 });
+    const why = 'sets sustaining 8.97 to 10.2 req/s all explain every round';
+    const r = toRateLimitResult(READ_SET, { ...first, target_rps: 9.1 }, null, [], {
+      verdict: 'proven',
+      rounds: [failed(24, 11.8, 4, 6.4), failed(15, 5.9, 1.59, 2.3), held],
+      stack: { why, spanRps: { low: 8.97, high: 10.2 } },
+    });
+    expect(r.sustained_rps).toBe(9.5);
+    const text = [...(r.notes ?? []), ...(r.limiter_evidence ?? [])].join('\n');
+    expect(text).not.toContain('no rate held above it counts');
+    expect(text).toContain('let 4 req/s through, which the sets of limits that explain every round explain too');
+  });
+
   it('says "not identified" with what each round saw when no set explains the evidence', () => {
     const why =
       "no bucket or window (of 10, 60 s) beside the probe's reading explains every round: round 1 at 12 req/s for 120 s was first refused at 40 s";

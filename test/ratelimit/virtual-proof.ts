@@ -4,6 +4,7 @@
 // share, the goodput over the round, when refusals began and what passed after.
 
 import { afterQuota, roundCut } from '../../src/ratelimit/prove.js';
+import { fullJitterMs } from '../../src/toolkit/backoff.js';
 import type { RoundCutPlan } from '../../src/ratelimit/proof-loop.js';
 import type { Proof, Recommendation } from '../../src/ratelimit/types.js';
 import type { Limiter } from './virtual-limit.js';
@@ -65,7 +66,8 @@ const THRESHOLD_TICK_S = 2;
  * lets its calls in flight finish. `random`: the jitter's generator (seeded in tests).
  * `oversleepS`: how much later than asked each retry goes out, as a k6 starved of CPU on a busy
  * machine wakes from its sleep (the bench saw a bucket's readmission 2.17 s after its first refusal
- * where this model, waking on time, sees it after 1 s).
+ * where this model, waking on time, sees it after 1 s). `silent`: refusals carry no Retry-After
+ * (HAProxy's deny), so a call waits its backoff's full jitter (scenarios/lib/retry.ts).
  */
 export function virtualK6Round(
   limiter: Limiter,
@@ -76,6 +78,7 @@ export function virtualK6Round(
   random: () => number,
   cutPlan?: RoundCutPlan,
   oversleepS = 0,
+  silent = false,
 ): Proof {
   const rps = rec.target_rps;
   const planned = Math.floor(rps * durationS);
@@ -102,7 +105,9 @@ export function virtualK6Round(
     firstS ??= calledS;
     // Retry-After is whole seconds on the wire.
     const retryAfterMs = Math.max(1, Math.ceil(refusedFor / 1000)) * 1000;
-    const waitMs = retryAfterMs + random() * Math.max(b.base_ms, retryAfterMs / 2);
+    const waitMs = silent
+      ? fullJitterMs(b.base_ms, b.cap_ms, n, random)
+      : retryAfterMs + random() * Math.max(b.base_ms, retryAfterMs / 2);
     if (n >= b.max_retries || atS - calledS + waitMs / 1000 > rec.retry_budget_s) {
       lost++;
       busy--;
