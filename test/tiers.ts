@@ -51,8 +51,9 @@ export interface RealTierFile {
 export const REAL_TIER: Record<string, RealTierFile> = {
   'test/integration/profiles.test.ts': {
     // 194 s quiet with a `check` before each `run`; without it 346 → 242 s back to back at load 9-17 (0.70×).
-    seconds: 136,
-    why: '`run` (its checks, k6 load and rate-limit sizing) against each of the four profile groups, one after another, as a user runs it: over two minutes',
+    // Each group starting once the one before has probed: 173 → 133 s (file alone, load 2-5 → 4-7, 2026-11-30).
+    seconds: 133,
+    why: '`run` (its checks, k6 load and rate-limit sizing) against each of the four profile groups, one probe after another, as a user runs it: over two minutes',
   },
   'test/integration/check-emulator.test.ts': {
     seconds: 14,
@@ -193,7 +194,8 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     why: 'each bundled scenario run by real k6, conformant and against each fault it exists to catch, five at a time but the rate-limit rows',
   },
   'test/client/well-behaved.test.ts': {
-    seconds: 41,
+    // Its two blocks side by side: 39.8 → 26.9 s (file alone, load 5 → 3, 2026-11-30).
+    seconds: 27,
     why: 'every scenario of `ces-harness client` per reference client (Node, Python, curl), and jitter three times',
   },
   'test/client/misbehaving.test.ts': {
@@ -214,7 +216,8 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     why: "check's burst against the emulator's 2 s business answers over real sockets: the answers' real timers, some 20 s",
   },
   'test/package/install.test.ts': {
-    seconds: 58,
+    // `check` beside `run`: 42.8 → 41.0 s (file alone, load 3 → 7, 2026-11-30; the two runs 40.2 → 35.3 s).
+    seconds: 41,
     why: 'npm pack, an install into an empty folder, and `check` and `run` with the installed bin',
   },
 };
