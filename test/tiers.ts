@@ -40,10 +40,11 @@ export interface RealTierFile {
    */
   alone?: true;
   /**
-   * Runs at the very end, two at a time: halves of one table whose rows mostly wait (1.9 s of CPU a
-   * row), five at a time per file, so two files keep twice as many in flight. Beside the rest of the
-   * tier, four files at once, its conformant rows' TLS control handshake (3 s) and profiles' `run`
-   * failed at load 2 to 9 (2026-11-29).
+   * Runs at the very end, two at a time: halves of one table whose rows mostly wait (all 96: 33-40 s
+   * of CPU in 95-121 s by /usr/bin/time at load 3, 2026-11-30), eight at a time per file
+   * (vitest.config.ts), so two files keep sixteen in flight. Beside the rest of the tier, four files
+   * at once, its conformant rows' TLS control handshake (3 s) and profiles' `run` failed at load 2
+   * to 9 (2026-11-29).
    */
   last?: true;
 }
@@ -163,13 +164,16 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     why: 'k6 runs long enough for tokens to turn over mid-scenario, at several lifetimes',
   },
   'test/cli/cutover-faults.test.ts': {
-    seconds: 143,
+    // 119 → 93 s (the phase alone, load 2.5-3.8, 2026-11-30): eight rows at a time, and its conformant
+    // rows in the fault rows' list, so they start once every fault row has, not after the slowest ended.
+    seconds: 93,
     why: '`cutover` over every production fault and profile group, with opt-ins: 48 runs of two check passes each, mostly waiting (the expiry, the probes, the pauses of the checks)',
     fast: [/^wrong-token-type$/],
     last: true,
   },
   'test/cli/cutover-faults-read-only.test.ts': {
-    seconds: 94,
+    // 81 → 63 s eight rows at a time (as above).
+    seconds: 63,
     why: '`cutover` over every production fault and profile group, without opt-ins: 48 runs of two check passes each, mostly waiting (the expiry, the probes, the pauses of the checks)',
     fast: [/^wrong-token-type$/],
     last: true,
