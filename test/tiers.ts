@@ -40,10 +40,11 @@ export interface RealTierFile {
    */
   alone?: true;
   /**
-   * Runs at the very end, two at a time: halves of one table whose rows mostly wait (1.9 s of CPU a
-   * row), five at a time per file, so two files keep twice as many in flight. Beside the rest of the
-   * tier, four files at once, its conformant rows' TLS control handshake (3 s) and profiles' `run`
-   * failed at load 2 to 9 (2026-11-29).
+   * Runs at the very end, two at a time: halves of one table whose rows mostly wait (all 96: 33-40 s
+   * of CPU in 95-121 s by /usr/bin/time at load 3, 2026-11-30), eight at a time per file
+   * (vitest.config.ts), so two files keep sixteen in flight. Beside the rest of the tier, four files
+   * at once, its conformant rows' TLS control handshake (3 s) and profiles' `run` failed at load 2
+   * to 9 (2026-11-29).
    */
   last?: true;
 }
@@ -51,11 +52,12 @@ export interface RealTierFile {
 export const REAL_TIER: Record<string, RealTierFile> = {
   'test/integration/profiles.test.ts': {
     // 194 s quiet with a `check` before each `run`; without it 346 → 242 s back to back at load 9-17 (0.70×).
-    seconds: 136,
-    why: '`run` (its checks, k6 load and rate-limit sizing) against each of the four profile groups, one after another, as a user runs it: over two minutes',
+    // Each group starting once the one before has probed: 173 → 133 s (file alone, load 2-5 → 4-7, 2026-11-30).
+    seconds: 133,
+    why: '`run` (its checks, k6 load and rate-limit sizing) against each of the four profile groups, one probe after another, as a user runs it: over two minutes',
   },
   'test/integration/check-emulator.test.ts': {
-    seconds: 14,
+    seconds: 25,
     // The fast tier holds the fault matrix itself: each fault against the check that must catch it,
     // and one full conformant run.
     why: 'a fault that never lifts judged by the whole rate-limit family, its recovery waits included',
@@ -162,13 +164,16 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     why: 'k6 runs long enough for tokens to turn over mid-scenario, at several lifetimes',
   },
   'test/cli/cutover-faults.test.ts': {
-    seconds: 143,
+    // 119 → 93 s (the phase alone, load 2.5-3.8, 2026-11-30): eight rows at a time, and its conformant
+    // rows in the fault rows' list, so they start once every fault row has, not after the slowest ended.
+    seconds: 93,
     why: '`cutover` over every production fault and profile group, with opt-ins: 48 runs of two check passes each, mostly waiting (the expiry, the probes, the pauses of the checks)',
     fast: [/^wrong-token-type$/],
     last: true,
   },
   'test/cli/cutover-faults-read-only.test.ts': {
-    seconds: 94,
+    // 81 → 63 s eight rows at a time (as above).
+    seconds: 63,
     why: '`cutover` over every production fault and profile group, without opt-ins: 48 runs of two check passes each, mostly waiting (the expiry, the probes, the pauses of the checks)',
     fast: [/^wrong-token-type$/],
     last: true,
@@ -193,7 +198,8 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     why: 'each bundled scenario run by real k6, conformant and against each fault it exists to catch, five at a time but the rate-limit rows',
   },
   'test/client/well-behaved.test.ts': {
-    seconds: 41,
+    // Its two blocks side by side: 39.8 → 26.9 s (file alone, load 5 → 3, 2026-11-30).
+    seconds: 27,
     why: 'every scenario of `ces-harness client` per reference client (Node, Python, curl), and jitter three times',
   },
   'test/client/misbehaving.test.ts': {
@@ -214,7 +220,8 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     why: "check's burst against the emulator's 2 s business answers over real sockets: the answers' real timers, some 20 s",
   },
   'test/package/install.test.ts': {
-    seconds: 58,
+    // `check` beside `run`: 42.8 → 41.0 s (file alone, load 3 → 7, 2026-11-30; the two runs 40.2 → 35.3 s).
+    seconds: 41,
     why: 'npm pack, an install into an empty folder, and `check` and `run` with the installed bin',
   },
 };

@@ -10,7 +10,9 @@ const CLIENTS = [
   { name: 'python_client.py', command: ['python3', resolve('examples/clients/python_client.py')] },
 ];
 
-describe('ces-harness client with the reference clients', () => {
+// The two blocks side by side too ({ concurrent: true }, as test/cli/load.test.ts): one after the
+// other they took 27.7 + 12.1 s (2026-11-30, load 5), five runs of about 0.15 of a core each.
+describe('ces-harness client with the reference clients', { concurrent: true }, () => {
   // The clients run side by side, each with its own emulator (the CLI's built-in one on port 0):
   // every scenario is a fixed few seconds of calls, so the runs wait on the clock, not the CPU.
   it.concurrent.for(CLIENTS)(
@@ -48,7 +50,7 @@ describe('ces-harness client with the reference clients', () => {
   );
 });
 
-describe('ces-harness client with randomised backoff', () => {
+describe('ces-harness client with randomised backoff', { concurrent: true }, () => {
   // Full jitter draws some short waits by design; three runs, so a rule that fails a short single wait
   // (or a flat stretch) would show up here rather than on a user's CI.
   // Side by side, as above: independent runs, each its own emulator.

@@ -17,3 +17,23 @@ export function turns(n: number): <T>(work: () => Promise<T>) => Promise<T> {
     }
   };
 }
+
+/**
+ * Runs what it is given one after another in the order given, where each may let the next one start
+ * before it ends: `work(passOn)` calls passOn() once the part the next must not overlap is over (and
+ * it is called for it when `work` ends, whatever the outcome).
+ */
+export function relay(): <T>(work: (passOn: () => void) => Promise<T>) => Promise<T> {
+  let previous: Promise<void> = Promise.resolve();
+  return async (work) => {
+    const before = previous;
+    let passOn!: () => void;
+    previous = new Promise<void>((go) => (passOn = go));
+    await before;
+    try {
+      return await work(passOn);
+    } finally {
+      passOn();
+    }
+  };
+}
