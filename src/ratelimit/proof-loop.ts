@@ -234,7 +234,7 @@ function tellApart(
   failedRps: number,
   heldRps: number | null,
 ): Recommendation | null {
-  const target = roundedRate((span.low + Math.min(span.high, failedRps)) / 2);
+  const target = insideSpan(span.low, Math.min(span.high, failedRps));
   // A rate at or below one that held would only hold again: it tells no set apart.
   if (!(target >= MIN_PROOF_RPS) || target >= failedRps || (heldRps !== null && target <= heldRps)) return null;
   return retried(
@@ -243,6 +243,23 @@ function tellApart(
     target,
     `tried ${target} req/s to tell apart the sets of limits that explain every round so far, sustaining ${span.low} to ${span.high} req/s`,
   );
+}
+
+/**
+ * Halfway across (low, high), rounded as a policy is where that stays above `low`, more finely where
+ * it does not: a policy's whole req/s from 10 up floors 10 to 10.45's midpoint to 10, a rate every
+ * set sustains, so a round there holds and tells none apart (an admitted-only minute of 600 beside
+ * its twin counting refusals, k6-like rounds). A tell-apart round is evidence, not a policy given.
+ */
+function insideSpan(low: number, high: number): number {
+  const mid = (low + high) / 2;
+  const policy = roundedRate(mid);
+  if (policy > low) return policy;
+  for (const digits of [1, 2]) {
+    const finer = Number((Math.floor(mid * 10 ** digits) / 10 ** digits).toFixed(digits));
+    if (finer > low) return finer;
+  }
+  return mid;
 }
 
 /** `rec` at `target` req/s, its backoff widened when `proof` lost calls, with the reason appended. */

@@ -356,6 +356,14 @@ describe('once a set of limits is identified, the next round is the one bisectio
     expect(7.7).toBeGreaterThanOrEqual(GIVEN_BAND_LOW * 10);
   });
 
+  it('sets whose span starts at a whole rate are told apart above it (10.2, not 10, which every set sustains)', async () => {
+    // An admitted-only minute of 600 (10 req/s) and its twin counting refusals read as 10.45: the
+    // policy's rounding (whole req/s from 10) floored their midpoint, 10.225, to 10, and that round held
+    // under both readings, telling neither apart.
+    const { tried } = await triedAgainst(10.45, { low: 10, high: 10.45 });
+    expect(tried.slice(0, 2)).toEqual([23, 10.2]);
+  });
+
   it('several sets: never a rate a hold already covers to tell them apart', async () => {
     const { tried } = await triedAgainst(10.5, { low: 9.75, high: 10.6 });
     // Round 2 tells them apart halfway across (10 req/s) and holds; the same midpoint is not tried again.
