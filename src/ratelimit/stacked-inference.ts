@@ -163,13 +163,15 @@ export function identifyStack(input: StackInput): StackVerdict {
     );
   };
   const spans = kept.map((f) => spanWithTwin(f, refuted, heldAlone));
-  const [low, high] = [Math.min(...spans.map((s) => s[0])), Math.max(...spans.map((s) => s[1]))];
-  // Sets further apart than the figure's promise all explain the rounds: none is claimed.
-  if (high > low * (1 + SAME_RATE))
+  const unread = unreadSliding(input, seeds);
+  const [low, high] = [Math.min(...spans.map((s) => s[0])), Math.max(...spans.map((s) => s[1]), unread ? firstRps : 0)];
+  // Sets further apart than the figure's promise all explain the rounds, or a window no seed could
+  // be fitted to may too: none is claimed.
+  if (high > low * (1 + SAME_RATE) || unread)
     return {
-      why: `sets sustaining ${rate2(low)} to ${rate2(high)} req/s all explain every round (the probe's reading with ${describeLimiter(best.set[1]!)} among them), and no round told them apart: ${roundsSaw(input.rounds)}`,
+      why: `sets sustaining ${rate2(low)} to ${rate2(high)} req/s all explain every round (the probe's reading with ${describeLimiter(best.set[1]!)} among them)${unread ? `, or a sliding window of ${windowOf(unread)} s as HAProxy's, whose quota no round read (each was refused from its start)` : ''}, and no round told them apart: ${roundsSaw(input.rounds)}`,
       spanRps: { low: rate2(low), high: rate2(high) },
-      standing: kept.map((f) => f.set),
+      standing: [...kept.map((f) => f.set), ...(unread ? [[input.first, unread] as LimiterSet] : [])],
     };
   return {
     set: best.set,
@@ -183,6 +185,29 @@ export function identifyStack(input: StackInput): StackVerdict {
         )
         .join('; ')}`,
   };
+}
+
+/**
+ * HAProxy's sliding window (`http_req_rate`) behind a first limit read as a sliding window, when no
+ * seed round met a quota: it is fitted only to a first refusal that fell after a count, and a round
+ * refused from its start (on a window the probe's requests filled: the stage rests for the first
+ * limit alone before round 1) has none. Such a window explains that round at any quota up to what
+ * the probe left it counting, so the sets that were fitted (fixed windows, edges placed where k6
+ * saw a call let through again) bound nothing from above: it stands beside them, its rate bounded
+ * by the first limit's alone, until a round meets its quota. Only its length is known, the longest
+ * tried, and a round rests as it would have it (restOfVerdictS; its limit there is a placeholder).
+ * HAProxy's tables, 1 s 30 and 60 s 600 both counting every request, round 1 at 24 req/s refused
+ * from its start: fixed windows of 426 to 490 per 60 s (7.1 to 8.17 req/s) were taken for the
+ * bound, a hold at 7.6 req/s ended the loop, and 7.3 was given (73 % of 10). Null when none.
+ */
+function unreadSliding(
+  input: StackInput,
+  seeds: readonly RoundEvidence[],
+): Extract<LimiterModel, { kind: 'sliding-window' }> | null {
+  const windowS = windowsTried(input).at(-1);
+  if (input.first.kind !== 'sliding-window' || windowS === undefined || seeds.some((s) => quotaMet(s.round)))
+    return null;
+  return { ...interpolated(windowS, true), limit: Math.ceil(sustainedRate(input.first) * windowS) };
 }
 
 /** A candidate set that explains every round, as identifyStack weighs it. */
