@@ -9,7 +9,7 @@ export const check: Check = {
   level: 'must',
   needsAcceptedCredentials: true,
   description:
-    'Sends a paced burst to `rate_limit.endpoint` (never above `max_rps` nor past `max_requests`) until the service limits it, and wants that answer to be 429 (§7), not 503 or another status. No limit met within those bounds is not tested (exit 1), not a failure: a limit above the ceiling looks like none. Runs last and alone; against production only with --allow-production-load.',
+    'Sends a paced burst to `rate_limit.endpoint` (never above `max_rps` nor past `max_requests`) until the service limits it, and wants that answer to be 429 (§7), not 503 or another status. No limit met within those bounds is not tested (exit 1), not a failure: a limit above the ceiling looks like none. Runs last and alone, after a second without requests from the run (its earlier requests count against the same limit); against production only with --allow-production-load.',
   phase: 'last',
   async run(ctx) {
     const burst = await limitBurst(ctx);

@@ -67,6 +67,8 @@ export class ServiceClient {
   /** Tokens this target issued to this client: a bearer among them is a valid one. */
   private readonly issued = new Set<string>();
   private answers = 0;
+  /** When the latest request this client sent ended, answered or not (its clock); undefined before any. */
+  private lastEnded: number | undefined;
   private readonly readings: ClockReading[] = [];
   // measureSkew over the readings, kept until the next reading: checks ask for it far more often
   // than answers arrive (every edge judged), and each answer adds a reading.
@@ -165,6 +167,7 @@ export class ServiceClient {
       throw unreadAnswer(err, label, timeout) ?? err;
     } finally {
       this.audit(method, path, sentAt, started, answered, bearer);
+      this.lastEnded = this.opts.clock.now();
     }
     const durationMs = performance.now() - started;
     const answerHeaders = flattenHeaders(res.headers);
@@ -217,6 +220,7 @@ export class ServiceClient {
       return result;
     } finally {
       this.audit(method, path, sentAt, started, status, 'none', { plain_text: true });
+      this.lastEnded = this.opts.clock.now();
     }
   }
 
@@ -356,6 +360,11 @@ export class ServiceClient {
 
   answersSeen(): number {
     return this.answers;
+  }
+
+  /** When the latest request ended (answer, error or timeout), on this client's clock: the rate-limit burst waits for quiet after it. */
+  lastRequestEndedAt(): number | undefined {
+    return this.lastEnded;
   }
 
   async close(): Promise<void> {

@@ -55,3 +55,33 @@ describe('the check burst count in the history, at the rate the machine reached'
     ]);
   });
 });
+
+describe("the check burst count in the history, whatever the pace of the run's earlier checks", () => {
+  // The checks before the burst send with the same credentials, so the service's limiter counts them
+  // too. Measured against the emulator (50/s, 50 at once) on an idle machine: 21 such requests in the
+  // 0.2 s before the burst, the last answered 16–21 ms before it, and a count of 50; a busy machine
+  // spreads them out and ends them longer before the burst (the scheduled-workflow test's run 6: 66).
+  const quick = { atMs: Array.from({ length: 21 }, (_, i) => i * 8), gapMs: 18 };
+  const slow = { atMs: Array.from({ length: 21 }, (_, i) => i * 40), gapMs: 600 };
+
+  it('an unchanged service gives the same count after quick and after slow earlier checks, and a halved bucket is still flagged', async () => {
+    const afterQuick = await burstFacts({ rps: 50, burst: 50 }, 0, quick);
+    const afterSlow = await burstFacts({ rps: 50, burst: 50 }, 0, slow);
+    // The full bucket's B·R/(R − r) ≈ 67 both times: the earlier requests have aged out of it.
+    expect(afterQuick['accepted_before_limit']).toBeGreaterThanOrEqual(66);
+    expect(afterQuick).toEqual(afterSlow);
+    expect(afterQuick).toEqual(await burstFacts({ rps: 50, burst: 50 }));
+
+    // Runs 1–5 stored after quick earlier checks, run 6 after slow ones: nothing changed.
+    const stored = [0, 1, 2, 3, 4].map((i) => recordWith(i, afterQuick));
+    expect(comparison(recordWith(5, afterSlow), stored, 10)).toEqual({ findings: [], notCompared: [] });
+
+    // The bucket halved, the earlier checks quick or slow: a regression either way.
+    for (const earlier of [quick, slow]) {
+      const halved = await burstFacts({ rps: 25, burst: 25 }, 0, earlier);
+      expect(names(comparison(recordWith(5, halved), stored, 10))).toEqual([
+        'rate_limit ratelimit.limit-enforced accepted_before_limit',
+      ]);
+    }
+  });
+});

@@ -7,10 +7,15 @@ import type { FactValue } from '../../src/history/record.js';
 import { gcra } from '../ratelimit/virtual-limit.js';
 import { world } from './burst-world.js';
 
-/** Against a bucket of `rps`/`burst`, the client sending each request after `busyMs` of work (14.5 ms: about 69/s). */
+/**
+ * Against a bucket of `rps`/`burst`, the client sending each request after `busyMs` of work (14.5 ms:
+ * about 69/s); `earlier`: the run's checks before the burst, their requests through the same bucket
+ * (burst-world.ts).
+ */
 export async function burstFacts(
   limit: { rps: number; burst: number },
   busyMs = 0,
+  earlier: { atMs: readonly number[]; gapMs: number } = { atMs: [], gapMs: 0 },
 ): Promise<Record<string, FactValue>> {
   const bucket = gcra(limit.rps, limit.burst);
   const { ctx, stop } = world({
@@ -19,6 +24,8 @@ export async function burstFacts(
     latencyMs: 5,
     busyMsPerRequest: busyMs,
     status: (_, ms) => (bucket(ms) === undefined ? 200 : 429),
+    earlierAtMs: earlier.atMs,
+    gapMs: earlier.gapMs,
   });
   try {
     const outcome = await limitEnforced.run(ctx);

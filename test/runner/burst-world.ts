@@ -23,6 +23,9 @@ export interface World {
  * clock moving on meanwhile (a CPU-starved client: its event loop and TLS share a core with other
  * work), so it cannot send faster than one per that many ms whatever it aims at.
  * `status(i, ms)`: what the i-th validate answers at virtual time ms; answers take `latencyMs`.
+ * `earlierAtMs`: the run's earlier requests (the checks before the burst, same credentials), as the
+ * virtual instants they were answered at, each passed through `status` (index -1); the check then
+ * starts `gapMs` after the last of them.
  */
 export function world(opts: {
   maxRps: number;
@@ -32,9 +35,18 @@ export function world(opts: {
   stallMs?: number;
   busyMsPerRequest?: number;
   status: (i: number, ms: number) => number;
+  earlierAtMs?: readonly number[];
+  gapMs?: number;
 }): World {
   const clock = virtualClock(0);
   const now = clock.now;
+  let lastEnded: number | undefined;
+  for (const ms of opts.earlierAtMs ?? []) {
+    clock.advance(ms - now());
+    opts.status(-1, now());
+    lastEnded = EPOCH_MS + now();
+  }
+  if (opts.earlierAtMs?.length) clock.advance(opts.gapMs ?? 0);
   let stopped = false;
   const at = (when: number, fire: () => void) => void clock.sleep(when - now()).then(() => stopped || fire());
   let stalled = false;
@@ -53,6 +65,7 @@ export function world(opts: {
       const sentAt = EPOCH_MS + now();
       at(now() + opts.latencyMs, () => {
         const status = opts.status(i, now());
+        lastEnded = EPOCH_MS + now();
         resolve({
           request: 'GET /tokens/validate',
           status,
@@ -79,6 +92,7 @@ export function world(opts: {
     },
     http: {
       healthCheck: async () => undefined,
+      lastRequestEndedAt: () => lastEnded,
       validate,
       evidence: (ex: Exchange, note?: string) => evidenceOf(new Redactor(), ex, note),
     },
