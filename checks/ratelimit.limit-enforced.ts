@@ -1,5 +1,5 @@
 import { fail, notTested, pass, skip, type Check } from '../src/runner/check.js';
-import { limitBurst } from '../src/runner/limit-burst.js';
+import { QUIET_BEFORE_BURST_MS, limitBurst } from '../src/runner/limit-burst.js';
 import { MAX_IN_FLIGHT, MIN_REACH_SHARE, reachableRps } from '../src/ratelimit/in-flight.js';
 
 export const check: Check = {
@@ -52,7 +52,15 @@ export const check: Check = {
     return {
       ...pass(`429 after ${summary}`, evidence),
       ...(before
-        ? { facts: { accepted_before_limit: before.accepted, offered_rps: Number(before.offeredRps.toFixed(1)) } }
+        ? {
+            facts: {
+              accepted_before_limit: before.accepted,
+              offered_rps: Number(before.offeredRps.toFixed(1)),
+              // How it was measured: the burst began after this much quiet (the history compares
+              // the count only with runs measured so, limit-burst.ts says why).
+              quiet_before_s: QUIET_BEFORE_BURST_MS / 1000,
+            },
+          }
         : {}),
     };
   },

@@ -40,6 +40,7 @@ export function notComparedBetween(
 ): string | undefined {
   const condition = ruleFor(name).condition;
   if (!condition) return undefined;
+  // Both sides are of one run, measured alike (`requires` sets apart runs of older harnesses).
   const [x, y] = [a(condition.name), b(condition.name)];
   if (conditionsNear(condition.within, x, y)) return undefined;
   const unit = ruleFor(condition.name).unit === '/s' ? ' req/s' : ` ${ruleFor(condition.name).unit}`;
@@ -62,21 +63,29 @@ export function comparableValues(
     .filter((m): m is { value: number; obs: readonly Observation[] } => m.value !== undefined);
   const condition = rule.condition;
   if (!condition) return { values: measured.map((m) => m.value) };
-  const here = numberOf(now, o.subject, condition.name);
-  const conditions = measured.map((m) => numberOf(m.obs, o.subject, condition.name));
+  // A run that did not record how it measured (`requires`) has no condition alike to any.
+  const conditionOf = (obs: readonly Observation[]) =>
+    condition.requires && numberOf(obs, o.subject, condition.requires.name) === undefined
+      ? undefined
+      : numberOf(obs, o.subject, condition.name);
+  const here = conditionOf(now);
+  const conditions = measured.map((m) => conditionOf(m.obs));
   const values = measured.filter((_, i) => conditionsNear(condition.within, here, conditions[i])).map((m) => m.value);
   if (values.length >= MIN_RUNS || measured.length < MIN_RUNS) return { values };
   const unit = ruleFor(condition.name).unit;
   const known = conditions.filter((c): c is number => c !== undefined);
   const [low, high] = [Math.min(...known), Math.max(...known)];
   const theirs = !known.length
-    ? 'the stored runs did not record theirs'
+    ? condition.requires
+      ? `every one ${condition.requires.missing}`
+      : 'the stored runs did not record theirs'
     : `the stored runs' ${low === high ? formatFigure(low, unit) : `${formatFigure(low, '')}–${formatFigure(high, unit)}`}`;
   const unrecorded = measured.length - known.length;
+  const notRecorded = condition.requires?.missing ?? 'not recorded';
   const text =
     `${o.subject}: ${o.name} ${formatFigure(o.value as number, rule.unit)} not compared: ` +
     `${condition.what} ${here === undefined ? 'a rate not recorded' : formatFigure(here, unit)}, ` +
     `and ${values.length} of the last ${measured.length} runs within ×${condition.within} of that (${MIN_RUNS} needed; ` +
-    `${theirs}${known.length && unrecorded ? `, ${unrecorded} not recorded` : ''})`;
+    `${theirs}${known.length && unrecorded ? `, ${unrecorded} ${notRecorded}` : ''})`;
   return { values, notCompared: { subject: o.subject, name: o.name, text } };
 }

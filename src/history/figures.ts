@@ -26,6 +26,11 @@ export interface FigureRule {
     what: string;
     /** Between two sides (cutover): "offered 196 vs 69 req/s". */
     short: string;
+    /**
+     * A figure both runs must have recorded to be alike at all: how the measurement was made, which a
+     * harness upgrade changed (a run stored before it measured something else under the same name).
+     */
+    requires?: { name: string; missing: string };
   };
   /** A run's condition, not the service's figure: charted, never judged (why, in words). */
   context?: string;
@@ -64,7 +69,24 @@ export const FIGURE_RULES: Record<string, FigureRule> = {
     worse: 'both',
     absFloor: 5,
     relFloor: 0.25,
-    condition: { name: 'offered_rps', within: 1.2, what: 'its burst was offered at', short: 'offered' },
+    condition: {
+      name: 'offered_rps',
+      within: 1.2,
+      what: 'its burst was offered at',
+      short: 'offered',
+      // Since 2026-11-30 the burst starts after a second without requests (src/runner/limit-burst.ts):
+      // before, the run's own earlier checks left a bucket part-drained on a quick machine (50 where a
+      // full 50/50 bucket gives 66 at 200/s), so older counts are not like the new ones.
+      requires: { name: 'quiet_before_s', missing: 'stored before the burst waited out a quiet second' },
+    },
+  },
+  quiet_before_s: {
+    kind: 'rate_limit',
+    unit: 's',
+    worse: 'both',
+    absFloor: 0,
+    relFloor: 0,
+    context: 'the quiet the burst waited for before it started; it decides which stored counts are like this one',
   },
   offered_rps: {
     kind: 'rate_limit',

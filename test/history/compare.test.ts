@@ -1,7 +1,7 @@
 // The comparison, the noise band and the policy as pure functions: records in, changes out.
 
 import { describe, expect, it } from 'vitest';
-import { compareRuns } from '../../src/history/compare.js';
+import { comparison, compareRuns } from '../../src/history/compare.js';
 import { noiseBand, outside } from '../../src/history/noise.js';
 import { applyPolicy, outcomeOf } from '../../src/history/policy.js';
 import { remember } from '../../src/history/remember.js';
@@ -76,6 +76,26 @@ describe('compareRuns', () => {
       'rate_limit ratelimit.limit-enforced accepted_before_limit',
     ]);
     expect(names(compareRuns(steadyRecord(8, { accepted: 120 }), steadyRuns(8), 10))).toEqual([
+      'rate_limit ratelimit.limit-enforced accepted_before_limit',
+    ]);
+  });
+
+  it('after the upgrade that made the burst wait out a quiet second, the counts stored before it are not compared with the new ones', () => {
+    // Before, a quick machine's earlier checks left the bucket part-drained: 50 stored; now 66 from a
+    // full one. Those older runs measured something else under the same name, so no warning follows.
+    const older = Array.from({ length: 5 }, (_, i) => steadyRecord(i, { accepted: 50, quiet: null }));
+    const now = steadyRecord(5, { accepted: 66 });
+    const { findings, notCompared } = comparison(now, older, 10);
+    expect(names(findings)).toEqual([]);
+    expect(notCompared.map((n) => n.text)).toEqual([
+      expect.stringMatching(
+        /^ratelimit\.limit-enforced: accepted_before_limit 66 not compared: .*0 of the last 5 runs .*every one stored before the burst waited out a quiet second\)$/,
+      ),
+    ]);
+    // Three runs measured the new way are enough to judge again, and a halved limit is flagged.
+    const mixed = [...older, ...Array.from({ length: 3 }, (_, i) => steadyRecord(5 + i, { accepted: 66 }))];
+    expect(names(compareRuns(steadyRecord(9, { accepted: 66 }), mixed, 10))).toEqual([]);
+    expect(names(compareRuns(steadyRecord(9, { accepted: 33 }), mixed, 10))).toEqual([
       'rate_limit ratelimit.limit-enforced accepted_before_limit',
     ]);
   });

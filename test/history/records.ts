@@ -9,6 +9,8 @@ export function steadyRecord(
     accepted?: number;
     /** The rate the check's burst reached (the count is compared only between like rates). */
     offered?: number;
+    /** The quiet the burst waited for first; null: a run of a harness from before it waited. */
+    quiet?: number | null;
     issuer?: string;
     typeStatus?: 'pass' | 'fail';
     base_url?: string;
@@ -28,6 +30,7 @@ export function steadyRecord(
         facts: {
           accepted_before_limit: overrides.accepted ?? 60 + (i % 2),
           offered_rps: overrides.offered ?? 198 + (i % 3),
+          ...(overrides.quiet === null ? {} : { quiet_before_s: overrides.quiet ?? 1 }),
         },
       },
       'tls.certificate-valid': { status: 'pass', facts: { issuer: overrides.issuer ?? 'CN=Sandbox CA (sha256 aa)' } },
