@@ -487,13 +487,22 @@ async function k6AndBundles(): Promise<{ k6Path: string; bundleDir: string } | s
   }
 }
 
-/** How long the round that proved `given` ran as planned (a later round may have run longer than the first); null when none did. */
-function heldRoundS(
+/**
+ * How long the round that proved `given` ran as planned (a later round may have run longer than the
+ * first); null when none did. That round held at `given`'s rate or, once the loop gives a policy
+ * below a hold (givenFromHold), at the nearest rate above it: a client paced lower sends less in
+ * every window, so that hold is its proof.
+ */
+export function heldRoundS(
   rounds: readonly { target_rps: number; verdict: string }[],
   given: { target_rps: number } | null,
   lengths: readonly number[],
 ): number | null {
   if (given === null) return null;
-  const i = rounds.findIndex((r) => r.verdict === 'holds' && r.target_rps === given.target_rps);
-  return i >= 0 ? (lengths[i] ?? null) : null;
+  let best: number | null = null;
+  rounds.forEach((r, i) => {
+    if (r.verdict !== 'holds' || r.target_rps < given.target_rps) return;
+    if (best === null || r.target_rps < rounds[best]!.target_rps) best = i;
+  });
+  return best === null ? null : (lengths[best] ?? null);
 }
