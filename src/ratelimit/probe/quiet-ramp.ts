@@ -16,11 +16,9 @@
 
 import { midpoint, type Bracket } from '../identify.js';
 import { round } from '../estimators.js';
-import type { SlidingCounterModel } from '../limiters/index.js';
-import type { Sample } from '../types.js';
-import { phaseS } from './advertised.js';
-import { seenMs } from './arrival.js';
+import { Counts, countingEvery, lastCrossing, type Crossing } from './crossings.js';
 import { drainAt } from './ping.js';
+import { nextWindowRamp } from './next-window-ramp.js';
 import type { Probe } from './probe.js';
 import type { RampFindings, RampStart } from './counter-ramp.js';
 
@@ -32,34 +30,6 @@ const EDGE_MARGIN = 0.05;
 const SHORTEST_QUIET = 0.3;
 
 const fmt = (ms: number) => `${round(ms / 1000, 2)} s`;
-
-/** The probe's requests (and the set-up ones, counted before everything) seen before each moment. */
-class Counts {
-  private readonly seen: number[];
-  constructor(
-    samples: readonly Sample[],
-    private readonly setup: number,
-  ) {
-    this.seen = samples.map(seenMs).sort((a, b) => a - b);
-  }
-  /** Requests seen before `ms` (not at it), the set-up ones included. */
-  before(ms: number): number {
-    let lo = 0;
-    let hi = this.seen.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.seen[mid]! < ms) lo = mid + 1;
-      else hi = mid;
-    }
-    return this.setup + lo;
-  }
-}
-
-/** A clump's last admission and first refusal after it: where the line was, from both sides. */
-interface Crossing {
-  admitted: number;
-  refused: number;
-}
 
 /**
  * The slopes s = C / W (requests freed per ms) that put both crossings on one line: from `from`'s
@@ -85,14 +55,6 @@ function edgeOf(counts: Counts, limit: number, at: Crossing, s: Bracket): Bracke
 }
 
 const intersect = (a: Bracket, b: Bracket): Bracket => ({ lo: Math.max(a.lo, b.lo), hi: Math.min(a.hi, b.hi) });
-
-/** The last admission of the probe's requests so far and the first refusal sent after it. */
-function lastCrossing(samples: readonly Sample[]): Crossing | undefined {
-  const sorted = [...samples].sort((a, b) => a.sentMs - b.sentMs);
-  const admitted = sorted.filter((s) => s.answer === 'accepted').at(-1);
-  const refused = admitted && sorted.find((s) => s.sentMs > admitted.sentMs && s.answer === 'limited');
-  return admitted && refused ? { admitted: seenMs(admitted), refused: seenMs(refused) } : undefined;
-}
 
 /** `start` as counter-ramp.ts began it: the drained window's limit, the first pass, the drain's start. */
 export async function quietRampPhase(
@@ -125,10 +87,18 @@ export async function quietRampPhase(
   // request of the limit at max_rps, ends well before it.
   const clumpMs = ((limit + 5) * 1000) / probe.maxRps;
   const atMs = roughEdge.lo + shortestMs * (1 - EDGE_MARGIN) - clumpMs;
-  if (atMs - clumped.refused < SHORTEST_QUIET * shortestMs || atMs + clumpMs > probe.maxDurationMs)
-    return notIdentified(
-      'a window weighing the last one that counts refused requests, but too little of its window, or of the budget, was left to time it quietly; not sized',
-    );
+  // Too little of it left (a small limit: the window before held far more, and it opened late in
+  // its window): timed across its next edge instead (100 per 10 s: "not identified" before).
+  if (atMs - clumped.refused < SHORTEST_QUIET * shortestMs || atMs + clumpMs > probe.maxDurationMs) {
+    const longestMs = counts().before(roughEdge.hi) / roughSlope.lo;
+    return nextWindowRamp(probe, {
+      limit,
+      crossing: clumped,
+      edge: roughEdge,
+      window: { lo: shortestMs, hi: Math.max(shortestMs, longestMs) },
+      why: 'too little of the window after that edge was left to time it quietly',
+    });
+  }
   probe.progress(
     `a window weighing the last one that counts refused requests (pinged, it stayed shut): quiet until ${fmt(atMs)}, then one clump`,
   );
@@ -146,24 +116,28 @@ export async function quietRampPhase(
     edge && edge.lo <= edge.hi ? { lo: now.before(edge.lo), hi: now.before(edge.hi + 1) } : null;
   const window: Bracket = held ? { lo: held.lo / slope.hi, hi: held.hi / slope.lo } : { lo: 1, hi: 0 };
   const sized = midpoint(window);
-  if (!held || !edge || window.lo > window.hi || sized.precision > QUIET_PRECISION)
+  const fits = held && edge && window.lo <= window.hi;
+  // On one line, but timed only to a percent or so (200 per 10 s, the quiet 4 s): the next window
+  // after one more quiet spell times it from the last clump's crossing, a whole window apart.
+  if (fits && sized.precision > QUIET_PRECISION) {
+    const across = await nextWindowRamp(probe, {
+      limit,
+      crossing: last,
+      edge,
+      window,
+      why: `a quiet spell in the window after that edge timed it only to ${fmt(window.lo)}–${fmt(window.hi)}`,
+    });
+    if (across.model) return across;
+  }
+  if (!fits || sized.precision > QUIET_PRECISION)
     return notIdentified(
-      `a window weighing the last one that counts refused requests, but its two clumps fit no one line from an edge${window.lo <= window.hi ? ` (the window between ${fmt(window.lo)} and ${fmt(window.hi)})` : ''}; not sized`,
+      `a window weighing the last one that counts refused requests, but its two clumps fit no one line from an edge within 1 %${window.lo <= window.hi ? ` (the window between ${fmt(window.lo)} and ${fmt(window.hi)})` : ''}; not sized`,
     );
-  const windowS = round(sized.value / 1000, 3);
-  const edgeMs = (edge.lo + edge.hi) / 2;
-  const model: SlidingCounterModel = {
-    kind: 'sliding-counter',
+  return countingEvery(
+    probe,
     limit,
-    window_s: windowS,
-    phase_s: phaseS(probe, { lo: edgeMs, hi: edgeMs }, windowS),
-    counts_refused: true,
-  };
-  return {
-    model,
-    evidence: [
-      `pinged after its first edge it stayed shut, so refused requests count; after a clump that filled it (${fmt(clumped.admitted)}) and a quiet ${fmt(atMs - clumped.refused)}, one more clump: its admissions and the clumps' first refusals fit one line from an edge at ${fmt(edge.lo)}–${fmt(edge.hi)}, a window weighing the ${held.lo}–${held.hi} requests of the last one by its share still to come, every request counted: a sliding-window counter of ${limit} per ${windowS} s (±${(sized.precision * 100).toFixed(1)} %); its edge came about one window after the drain began: a period opened by the client's first request, as HAProxy's stick table weighs it, reads the same`,
-    ],
-    notes: [],
-  };
+    sized.value,
+    (edge.lo + edge.hi) / 2,
+    `pinged after its first edge it stayed shut, so refused requests count; after a clump that filled it (${fmt(clumped.admitted)}) and a quiet ${fmt(atMs - clumped.refused)}, one more clump: its admissions and the clumps' first refusals fit one line from an edge at ${fmt(edge.lo)}–${fmt(edge.hi)}, a window weighing the ${held.lo}–${held.hi} requests of the last one by its share still to come, every request counted (±${(sized.precision * 100).toFixed(1)} %)`,
+  );
 }
