@@ -13,11 +13,12 @@
 // the window after the first edge e is one crossing (E = e, C all the probe sent before e); after
 // a quiet spell past the next edge u = e + W, one more clump late in the window from u is another
 // (E = u, C what the probe sent between e and u, every request of it counted). The two put u at
-// two places that agree only for the right W: the window to one request over the limit's worth of
-// each side, under 1 % from 100 up. Which pings came before e is not known beforehand (they came
-// every 2 % of a window while the first edge was looked for); each count is tried, and only one
-// that puts e where that count holds is kept. The probe keeps quiet from the first clump's window to
-// the second clump, so what the window before u held is the probe's own count.
+// two places that agree only for the right W: the window to one request in each window's count,
+// over a whole window. A ballast of refused requests right after the first clump makes the window
+// before u hold more (each is counted), so the second crossing is read finer. Which pings came
+// before e is not known beforehand (they came every 2 % of a window while the first edge was looked
+// for): each count is tried, and kept only for the W that put e where that count holds. The probe
+// keeps quiet from the ballast to the second clump, so the window before u held the probe's own count.
 //
 // Every time is when the service saw the request (arrival.ts), every count the probe's own requests.
 
