@@ -23,6 +23,7 @@ import {
 import { inconclusiveRound, planRound, unprovenBy, type ProofReach } from './proof-reach.js';
 import type { ProofUnproven } from '../report/model.js';
 import type { Estimate, Proof, Recommendation } from './types.js';
+import type { LimiterModel } from './limiters/index.js';
 
 /**
  * What a proven policy promises a client that follows it alone: at most 1 % of its requests see a
@@ -370,6 +371,11 @@ export interface ProofLoopOptions {
   /** RoundCutPlan.afterRefusalsS for every round; absent: no round is cut short. */
   cutAfterRefusalsS?: number;
   /**
+   * The limit behind the probe's reading has no edge a round refused from its start could wait
+   * for (edgeless): such a round is cut at once even before a quota was met.
+   */
+  edgeless?: boolean;
+  /**
    * The estimate the rounds so far leave standing (refuted.ts withoutRefuted): each round after the
    * first is sized again from it (sizedAgain). Absent: a later round is the first's policy scaled
    * to its rate.
@@ -407,6 +413,7 @@ export async function proveUntilHeld(
   options: ProofLoopOptions = {},
 ): Promise<ProofLoopOutcome> {
   const { maxRounds = MAX_PROOF_ROUNDS, reach, identifiedRps = () => null, cutAfterRefusalsS, standing } = options;
+  const edgeless = options.edgeless ?? false;
   const rounds: ProofRound[] = [];
   let rec: Recommendation | null = first;
   let failedRps: number | null = null;
@@ -456,7 +463,9 @@ export async function proveUntilHeld(
     const proof = await runProof(rec, {
       round,
       ...(plan ? { durationS: plan.durationS } : {}),
-      ...(cutAfterRefusalsS !== undefined ? { cut: roundCutPlan(cutAfterRefusalsS, quotaCeilingRps !== null) } : {}),
+      ...(cutAfterRefusalsS !== undefined
+        ? { cut: roundCutPlan(cutAfterRefusalsS, quotaCeilingRps !== null || edgeless) }
+        : {}),
     });
     if (proof === null) return outcome(true);
     lastProof = proof;
@@ -530,9 +539,22 @@ export const givenCap = (identifiedRps: number): number => identifiedRps * (1 - 
  * spent (a window before its edge, a drained bucket): that it is refused is all it shows, and it
  * ends as soon as its refusals break the promise.
  */
-const roundCutPlan = (afterRefusalsS: number, quotaMet: boolean): RoundCutPlan => ({
+const roundCutPlan = (afterRefusalsS: number, atOnce: boolean): RoundCutPlan => ({
   afterRefusalsS,
-  atOnceAfterS: quotaMet ? 0 : afterRefusalsS,
+  atOnceAfterS: atOnce ? 0 : afterRefusalsS,
 });
+
+/**
+ * Whether a round refused from its start has no edge to wait for: the probe read the first limit
+ * as a sliding window counting refused requests (HAProxy's usual recipe), and limits stacked in one
+ * limiter share one recipe, so a second is a sliding window too, whose count decays without an
+ * edge. What such a round shows (refused from its start on a window the probe filled, and the call
+ * let through again as that count decays, seconds in) is seen within its first seconds; the
+ * stacked inference bounds the window's quota by the probe's own count from it (stacked-inference.ts
+ * spentSliding). HAProxy's 1 s and 60 s tables counting every request: round 1 ran 84 to 88 s of
+ * refusals waiting for an edge a minute away that such a window never has.
+ */
+export const edgelessBehind = (first: LimiterModel | null | undefined): boolean =>
+  first?.kind === 'sliding-window' && first.counts_refused === true;
 
 const pct = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 2 : 1)} %`;

@@ -28,7 +28,7 @@ import {
 } from '../ratelimit/horizon.js';
 import { withoutRefuted } from '../ratelimit/refuted.js';
 import { bindingRps, recommend, waitsHoldConcurrency } from '../ratelimit/recommend.js';
-import { belowK6Pace, proofHolds, proveUntilHeld } from '../ratelimit/proof-loop.js';
+import { belowK6Pace, edgelessBehind, proofHolds, proveUntilHeld } from '../ratelimit/proof-loop.js';
 import { proofTiming, roundLengthS } from '../ratelimit/proof-timing.js';
 import { provingVerdict } from '../ratelimit/proof-reach.js';
 import { replayTimeline, stackTracker, withIdentifiedWindow } from '../ratelimit/stacked-inference.js';
@@ -312,6 +312,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
               reach,
               identifiedRps: stack.identifiedRps,
               cutAfterRefusalsS: cutAfterRefusalsS(maxWindowS),
+              edgeless: edgelessBehind(estimate.limiter),
               // Each later round is sized from what the rounds so far left standing: a policy given
               // after a refuted reading carries none of its figures (refuted.ts).
               standing: (rounds) => (standing = withoutRefuted(estimate, rounds, stack.verdict())),

@@ -5,7 +5,7 @@
 // before each; a failed round cut short as k6 cuts it (scenarios/rate-limit.ts).
 
 import { describe, expect, it } from 'vitest';
-import { proofHolds, proveUntilHeld } from '../../src/ratelimit/proof-loop.js';
+import { edgelessBehind, proofHolds, proveUntilHeld } from '../../src/ratelimit/proof-loop.js';
 import type { Recommendation } from '../../src/ratelimit/types.js';
 import { cutAfterRefusalsS } from '../../src/ratelimit/prove.js';
 import { bindingRps, recommend } from '../../src/ratelimit/recommend.js';
@@ -109,7 +109,11 @@ async function sizeTimed(truth: LimiterSet, asK6: boolean | BusyK6 = false, seed
       nowS = startS + ranS;
       return proof;
     },
-    { identifiedRps: stack.identifiedRps, cutAfterRefusalsS: cutAfterRefusalsS(maxWindowS) },
+    {
+      identifiedRps: stack.identifiedRps,
+      cutAfterRefusalsS: cutAfterRefusalsS(maxWindowS),
+      edgeless: edgelessBehind(estimate.limiter),
+    },
   );
   return { estimate, outcome, rounds, endS: nowS, identified: stack.verdict() };
 }
