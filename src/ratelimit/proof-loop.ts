@@ -549,10 +549,9 @@ const roundCutPlan = (afterRefusalsS: number, atOnce: boolean): RoundCutPlan => 
  * as a sliding window counting refused requests (HAProxy's usual recipe), and limits stacked in one
  * limiter share one recipe, so a second is a sliding window too, whose count decays without an
  * edge. What such a round shows (refused from its start on a window the probe filled, and the call
- * let through again as that count decays, seconds in) is seen within its first seconds; the
- * stacked inference bounds the window's quota by the probe's own count from it (stacked-inference.ts
- * spentSliding). HAProxy's 1 s and 60 s tables counting every request: round 1 ran 84 to 88 s of
- * refusals waiting for an edge a minute away that such a window never has.
+ * let through again as that count decays, seconds in) is seen within its first seconds. HAProxy's
+ * 1 s and 60 s tables counting every request: round 1 ran 84 to 88 s of refusals waiting for an
+ * edge a minute away that such a window never has; cut, the stage takes 449-451 virtual s, not 515-519.
  */
 export const edgelessBehind = (first: LimiterModel | null | undefined): boolean =>
   first?.kind === 'sliding-window' && first.counts_refused === true;

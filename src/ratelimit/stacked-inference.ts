@@ -109,9 +109,8 @@ export function identifyStack(input: StackInput): StackVerdict {
         consider(window, [Math.min(...rates), Math.max(...rates)]);
       }
       // HAProxy's http_req_rate: no edge to place, its periods open at the first request. Fitted to
-      // a quota met within the round (a refusal from the start has none: spentSliding bounds it by
-      // the count before), behind a first limit read as one (its tables share one recipe).
-      for (const second of spentSliding(input, seed, windowS)) consider(second);
+      // a quota met within the round (a refusal from the start has no count to fit it to), behind a
+      // first limit read as one (its tables share one recipe).
       if (!quotaMet(seed.round) || input.first.kind !== 'sliding-window') continue;
       // Every quota whose first refusal falls within the timing tolerance explains the seed as
       // well as the exact fit: each is replayed, so the span claimed is what all the rounds leave.
@@ -164,7 +163,7 @@ export function identifyStack(input: StackInput): StackVerdict {
     );
   };
   const spans = kept.map((f) => spanWithTwin(f, refuted, heldAlone));
-  const unread = unreadSliding(input, seeds, fits);
+  const unread = unreadSliding(input, seeds);
   const [low, high] = [Math.min(...spans.map((s) => s[0])), Math.max(...spans.map((s) => s[1]), unread ? firstRps : 0)];
   // Sets further apart than the figure's promise all explain the rounds, or a window no seed could
   // be fitted to may too: none is claimed.
@@ -204,55 +203,11 @@ export function identifyStack(input: StackInput): StackVerdict {
 function unreadSliding(
   input: StackInput,
   seeds: readonly RoundEvidence[],
-  fits: readonly Fit[],
 ): Extract<LimiterModel, { kind: 'sliding-window' }> | null {
   const windowS = windowsTried(input).at(-1);
   if (input.first.kind !== 'sliding-window' || windowS === undefined || seeds.some((s) => quotaMet(s.round)))
     return null;
-  // Fitted to the probe's count where a round was refused from its start (spentSliding): read.
-  if (fits.some((f) => f.set[1]!.kind === 'sliding-window' && windowOf(f.set[1]!) === windowS)) return null;
   return { ...interpolated(windowS, true), limit: Math.ceil(sustainedRate(input.first) * windowS) };
-}
-
-/**
- * HAProxy's sliding window behind a first limit read as one, for a seed round refused from its
- * start on a window an earlier stretch filled (spentBefore): every quota up to the most that
- * stretch left it counting (a larger one would have let the round's first call through) and down
- * to the least that lets the probe through as it went (probeAdmits), for the replay of the probe
- * and the rounds to judge. The quota's upper end is then
- * read from the probe's own count, not left at the first limit's rate (unreadSliding): HAProxy's
- * 1 s and 60 s tables counting every request, the probe's 603 requests over 56 s fill the minute,
- * and round 1 refused from its start bounds it at about 600 (10 req/s) without a round to meet it.
- */
-function spentSliding(input: StackInput, seed: RoundEvidence, windowS: number): LimiterModel[] {
-  if (input.first.kind !== 'sliding-window' || !spentBefore(seed.round)) return [];
-  return [false, true].flatMap((counts_refused) => {
-    const sliding = (limit: number): LimiterModel => ({ ...interpolated(windowS, counts_refused), limit });
-    const high = (fittedQuota(input, seed, sliding, QUOTA_AFTER_S) as { limit: number }).limit;
-    const low = probeAdmits(input, sliding, high);
-    return low > high ? [] : quotasBetween(low, high).map(sliding);
-  });
-}
-
-/**
- * The smallest quota up to `high` whose replay of the probe alone admits what the first limit alone
- * admits of it, within the count's tolerance: a smaller one would have refused the probe more than
- * it was refused. `high + 1` when none does.
- */
-function probeAdmits(input: StackInput, withQuota: (n: number) => LimiterModel, high: number): number {
-  // Against the first limit's replay alone, not the probe's count: the replay spaces each slot's
-  // requests evenly, so it admits fewer than the probe did (499 of the 539 the probe saw).
-  const alone = replay(input.first, input.timeline, []).admittedS.length;
-  const enough = alone - Math.max(2, Math.ceil(COUNT_TOLERANCE * alone));
-  const admits = (n: number) => replay([input.first, withQuota(n)], input.timeline, []).admittedS.length >= enough;
-  if (!admits(high)) return high + 1;
-  let [low, up] = [0, high];
-  while (up - low > 1) {
-    const mid = Math.floor((low + up) / 2);
-    if (admits(mid)) up = mid;
-    else low = mid;
-  }
-  return up;
 }
 
 /** A candidate set that explains every round, as identifyStack weighs it. */
