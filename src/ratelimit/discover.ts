@@ -75,6 +75,7 @@ import { ledgerRulesOutBucket, refillUnwatched } from './probe/bucket-ledger.js'
 import { silentWindowPhase } from './probe/silent-window.js';
 import { noLimitReach, streamPhase, type StreamFindings } from './probe/stream.js';
 import { queueOfBursts } from './probe/queue-wait.js';
+import { rateBracket } from './rate-bracket.js';
 import { trickleWatchPhase } from './probe/trickle-watch.js';
 import type { Estimate, Sample } from './types.js';
 import type { RecoveryShape } from './identify.js';
@@ -820,6 +821,8 @@ function estimateOf(
   const heard = probe.advertisements.last;
   const advertised = probe.advertised ?? (heard ? compareAdvertisement(heard.ad, figures.limiter) : undefined);
   const announced = announcedFindings(probe, advertised, figures.limiter);
+  // Refused, yet no rate read: where paced proof rounds search for one (rate-bracket.ts).
+  const bracket = status !== null && figures.sustained_rps === null && !slow ? rateBracket(samples) : null;
   return {
     ...probeTotals(probe),
     endpoint: probe.calls.endpoint,
@@ -842,6 +845,7 @@ function estimateOf(
     ...(announced ? { announced } : {}),
     limiter: figures.limiter,
     limiter_evidence: figures.limiter_evidence,
+    ...(bracket ? { rate_bracket: bracket } : {}),
     notes,
     partial: stoppedBy !== undefined || slow !== undefined,
   };

@@ -381,6 +381,12 @@ export interface ProofLoopOptions {
    * to its rate.
    */
   standing?: (rounds: readonly ProofRound[]) => Standing;
+  /**
+   * A search for the rate of a limiter no detector identified (rate-bracket.ts): a round that holds
+   * before any failed is followed by one higher (climbed), below this rate, which is known refused;
+   * absent: the first hold ends the loop.
+   */
+  climbBelowRps?: number;
 }
 
 /** What the rounds so far leave standing of the estimate: what sizes a policy, and what passed back-to-back. */
@@ -434,10 +440,13 @@ export async function proveUntilHeld(
   // since refutes; with it, the highest hold, kept half the headroom below `upper` (givenFromHold).
   const holds: Recommendation[] = [];
   const heldBy = new Map<Recommendation, Proof>();
-  const cap = () => (inferred() ? givenCap(upper()) : quotaCeilingRps);
+  // A search's holds ran the whole horizon against a limiter of no known kind: what a refused round
+  // let through after its first refusal (its own retries counted, perhaps) refutes none of them.
+  const ceiling = () => (options.climbBelowRps === undefined ? quotaCeilingRps : null);
+  const cap = () => (inferred() ? givenCap(upper()) : ceiling());
   const highest = (): Recommendation | null =>
     holds
-      .filter((h) => inferred() || quotaCeilingRps === null || h.target_rps <= quotaCeilingRps)
+      .filter((h) => inferred() || ceiling() === null || h.target_rps <= ceiling()!)
       .reduce<Recommendation | null>((best, h) => (best === null || h.target_rps > best.target_rps ? h : best), null);
   const held = (): Recommendation | null => {
     const h = highest();
@@ -493,8 +502,12 @@ export async function proveUntilHeld(
       identified = typeof verdict === 'number' ? verdict : null;
       span = verdict !== null && typeof verdict === 'object' ? verdict : null;
     }
-    // A first round that held is the policy: nothing above it was refused, so there is nothing to bisect.
-    if (failedRps === null) break;
+    // A first round that held is the policy: nothing above it was refused, so there is nothing to
+    // bisect; a search climbs from it instead, and the highest hold stays the policy.
+    if (failedRps === null) {
+      rec = options.climbBelowRps === undefined ? null : climbed(rec, proof, options.climbBelowRps);
+      continue;
+    }
     const best = held();
     const above = Math.min(failedRps, cap() ?? Infinity);
     // A rate that held tells no set apart again, even one above the cap that keeps it from being the
@@ -518,6 +531,23 @@ export async function proveUntilHeld(
     }
   }
   return outcome(false);
+}
+
+/**
+ * The round after a hold in a search with nothing refused yet: the headroom's step up (the rate a
+ * first recommendation would be had the probe measured the one that held), below `belowRps`, a
+ * rate known refused; null when that step does not fit. A hold there proves the rate below too, so
+ * the climb costs nothing of what held; a failure is cut short and bisected from (bisectedRecommendation).
+ */
+function climbed(rec: Recommendation, proof: Proof, belowRps: number): Recommendation | null {
+  const target = roundedRate(rec.target_rps / (1 - HEADROOM));
+  if (target <= rec.target_rps || target >= belowRps) return null;
+  return retried(
+    rec,
+    proof,
+    target,
+    `climbed to ${target} req/s: ${rec.target_rps} req/s held over the proof's horizon, and no round has been refused yet`,
+  );
 }
 
 /**

@@ -97,7 +97,10 @@ export function withoutRefuted(
   if (refuting.length === 0) return estimate;
   const repeats = refutedTexts(estimate);
   const quotes = (n: string) => repeats.some((t) => t.test(n));
-  const ceiling = inferredCeiling(stack);
+  // A search for a limiter not identified (rate-bracket.ts) is judged as the loop judged it: every
+  // hold ran the whole horizon, and a refused round's after-rate bounds none (proof-loop.ts).
+  const searched = estimate.rate_bracket !== undefined && estimate.limiter === null;
+  const ceiling = searched ? Infinity : inferredCeiling(stack);
   const held = heldRps(rounds, ceiling);
   const refutedBy = refuting
     .map((r) => `${r.target_rps} req/s (${(r.rate_429 * 100).toFixed(1)} % got 429)`)
@@ -106,8 +109,9 @@ export function withoutRefuted(
     .map((r, i) => `round ${i + 1} at ${r.target_rps} req/s: ${(r.rate_429 * 100).toFixed(1)} % 429, ${r.verdict}`)
     .join('; ');
   const headline = headlineHeldRps(rounds, held, ceiling);
-  const verdict =
-    held === null
+  const verdict = searched
+    ? `${NOT_IDENTIFIED}the limiter's kind; paced k6 rounds were refused at ${refutedBy}, and ${held === null ? 'no rate held' : headline === null ? `${held} req/s held over the proof's horizon, a floor more than ${HELD_BRACKET_RATIO} times below the lowest rate refused, so the sustained rate lies between them, not measured` : `the sustained rate is the highest that held over the proof's horizon, ${held} req/s, a floor`} (${saw})`
+    : held === null
       ? `${NOT_IDENTIFIED}the probe's reading of the limiter was refuted by k6 proofs at ${refutedBy}, and no rate held (${saw}); it is not reported`
       : headline === null
         ? `${NOT_IDENTIFIED}the probe's reading of the limiter was refuted by k6 proofs at ${refutedBy} and is not reported; ` +
@@ -115,7 +119,7 @@ export function withoutRefuted(
           `so the sustained rate lies between them, not measured (${saw})`
         : `the probe's reading of the limiter was refuted by k6 proofs at ${refutedBy} and is not reported; ` +
           `the sustained rate is the highest that held over the proof's horizon, ${held} req/s, a floor (${saw})`;
-  const quotas = quotaEvidence(rounds, ceiling !== undefined);
+  const quotas = quotaEvidence(rounds, ceiling !== undefined, searched);
   const identified = stack && 'set' in stack ? stack : null;
   const unclaimed = stack && 'why' in stack ? [`${NOT_IDENTIFIED}as a set of limits: ${stack.why}`] : [];
   const said = identified
@@ -185,7 +189,7 @@ const bindingLimit = (set: LimiterSet): LimiterModel =>
  * beside a headline that held above it (bench, HAProxy tables counting every request: 4 req/s
  * after the quota, 9.5 held and headed the report).
  */
-function quotaEvidence(rounds: readonly ProofRound[], inferred: boolean): string[] {
+function quotaEvidence(rounds: readonly ProofRound[], inferred: boolean, searched = false): string[] {
   return rounds.flatMap((r, i) =>
     r.verdict === 'fails' && r.refusals_began_s !== undefined && r.refusals_began_s >= QUOTA_AFTER_S
       ? [
@@ -193,9 +197,11 @@ function quotaEvidence(rounds: readonly ProofRound[], inferred: boolean): string
             `in ${r.refusals_began_s} s before its first refusal, a limit met after that many (on a window longer than ${r.refusals_began_s} s), not a rate refused from the start` +
             (r.after_quota_rps !== undefined
               ? `; after it the limit let ${r.after_quota_rps} req/s through` +
-                (inferred
-                  ? ', which the sets of limits that explain every round explain too (a window lets little through until its edge): it bounds no rate held'
-                  : ', the rate a client running longer meets, so no rate held above it counts')
+                (searched
+                  ? ', by a client whose own refused requests may have counted against it: it bounds no rate that held over the whole horizon'
+                  : inferred
+                    ? ', which the sets of limits that explain every round explain too (a window lets little through until its edge): it bounds no rate held'
+                    : ', the rate a client running longer meets, so no rate held above it counts')
               : ''),
         ]
       : [],

@@ -71,6 +71,7 @@ export function toRateLimitResult(
     latency_p95_ms,
     ratelimit_headers,
     replay_timeline,
+    rate_bracket,
     ...measured
   } = estimate;
   const announced = announcedBound(estimate);

@@ -3,6 +3,7 @@
 
 import type { BackoffPolicy, RateLimitMeasurement, RateLimitResult } from '../report/model.js';
 import type { RateLimitEndpoint } from '../spec/endpoints.js';
+import type { RateBracket } from './rate-bracket.js';
 
 /** How one answer counts for the limiter: let through, refused by the limit, or no answer at all. */
 export type Answer = 'accepted' | 'limited' | 'error';
@@ -100,6 +101,12 @@ export interface EstimateWorkings {
    * probe's 1063 against 986), which the fitted second bucket's burst absorbed (620 for nginx's 601).
    */
   replay_timeline?: TimelinePoint[];
+  /**
+   * Where paced proof rounds search for the rate of a limiter the probe refused but did not
+   * identify (rate-bracket.ts); absent when one was identified or nothing was refused. The report
+   * says it in words (the search's first policy and its notes), not as a figure of its own.
+   */
+  rate_bracket?: RateBracket;
 }
 
 /** The report's recommendation, with its reasoning. */

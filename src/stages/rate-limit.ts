@@ -27,6 +27,7 @@ import {
   proofHorizon,
 } from '../ratelimit/horizon.js';
 import { withoutRefuted } from '../ratelimit/refuted.js';
+import { searchSaid, searchStart } from '../ratelimit/rate-bracket.js';
 import { bindingRps, recommend, waitsHoldConcurrency } from '../ratelimit/recommend.js';
 import { belowK6Pace, edgelessBehind, proofHolds, proveUntilHeld } from '../ratelimit/proof-loop.js';
 import { proofTiming, roundLengthS } from '../ratelimit/proof-timing.js';
@@ -131,7 +132,12 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
       });
       const unusable = signal.aborted ? undefined : unusableProbe(tally);
       if (unusable) io.untested('rate_limit', `${calls.endpoint}: ${unusable}`);
-      const recommendation = unusable ? null : recommend(estimate);
+      // A limiter refused but not identified: paced k6 rounds search its bracket (rate-bracket.ts)
+      // for the highest rate that holds over the horizon; the kind stays unidentified (said below).
+      const notIdentified = estimate.notes.find((n) => n.startsWith(NOT_IDENTIFIED));
+      const search = !unusable && notIdentified !== undefined ? searchStart(estimate) : null;
+      const bracket = search ? estimate.rate_bracket : undefined;
+      const recommendation = unusable ? null : (recommend(estimate) ?? search);
       // A probe that spends its whole budget failed to pin the limiter down: never a pass. Said
       // first: a budget spent before the rate was measured is not a limit that never lifts.
       if (!signal.aborted && estimate.partial && estimate.requests_sent >= maxRequests) {
@@ -161,7 +167,10 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
         );
       } else if (!unusable && !signal.aborted && estimate.notes.some((n) => n.startsWith(NOT_IDENTIFIED))) {
         // Refused, but too seldom to read a limiter from (evidence.ts): nothing sized, nothing passes as sized.
-        io.untested('rate_limit', `${calls.endpoint}: ${estimate.notes.find((n) => n.startsWith(NOT_IDENTIFIED))}`);
+        io.untested(
+          'rate_limit',
+          `${calls.endpoint}: ${notIdentified}${bracket ? '; paced k6 rounds searched for a rate that holds (see the proof rounds), the kind stays unidentified' : ''}`,
+        );
       } else if (!unusable && !signal.aborted && estimate.limiting_status !== null && estimate.sustained_rps === null) {
         // Limited, yet no steady rate got through: nothing was sized, so nothing may pass as sized.
         io.untested('rate_limit', limitMetUnsized(calls.endpoint, estimate));
@@ -212,7 +221,8 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           // the short rounds it announced, and a burst they cannot outlast leaves the policy unproven.
           const shortRounds = stageOptions.shortHorizon !== undefined && askedHorizonS === undefined;
           const reach = {
-            burst: estimate.burst,
+            // A search's rounds outlast what the drain let through at once (no burst was read).
+            burst: estimate.burst ?? bracket?.drained ?? null,
             burstFromIdle: estimate.burst_from_idle,
             roundS: proofS,
             maxRoundS: shortRounds ? proofS : Math.max(proofS, probeCapS),
@@ -241,7 +251,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           const roundLengths: number[] = [];
           const outcome = await proveUntilHeld(
             recommendation,
-            bindingRps(estimate) ?? recommendation.target_rps,
+            bindingRps(estimate) ?? bracket?.high ?? recommendation.target_rps,
             async (rec, { round, durationS: plannedS = proofS, cut }) => {
               // A span the rounds so far identified (a second limit's window or refill) lengthens this
               // one; `run` keeps the short rounds it announced.
@@ -254,7 +264,8 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
                   );
               roundLengths[round - 1] = durationS;
               // Once a set is identified, a round waits for all of it to rest, as a new client meets it.
-              const restS = Math.min(Math.max(settleS, stack.restS(sinceProbeS())), probeCapS);
+              // A search waits as long as the probe saw the limit stay shut: no refill was read.
+              const restS = Math.min(Math.max(settleS, stack.restS(sinceProbeS()), bracket?.restS ?? 0), probeCapS);
               io.progress(
                 `proof round ${round}: waiting ${restS.toFixed(1)} s for the limit to refill, then proving the policy with k6 at ${rec.target_rps} req/s for ${durationS} s`,
               );
@@ -276,7 +287,8 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
                 recommendation: rec,
                 durationS,
                 ...(cut !== undefined ? { cut } : {}),
-                ...(waitsHoldConcurrency(standing.limiter) ? { waitsHoldConcurrency: true } : {}),
+                // A limiter of no known kind may count refused requests: its calls hold their waits.
+                ...(waitsHoldConcurrency(standing.limiter) || bracket ? { waitsHoldConcurrency: true } : {}),
                 tokenLifetimeS: expect.tokenLifetimeS,
                 clockToleranceS: expect.clockToleranceS,
                 runId: randomUUID(),
@@ -316,6 +328,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
               // Each later round is sized from what the rounds so far left standing: a policy given
               // after a refuted reading carries none of its figures (refuted.ts).
               standing: (rounds) => (standing = withoutRefuted(estimate, rounds, stack.verdict())),
+              ...(bracket ? { climbBelowRps: bracket.high } : {}),
             },
           );
           // The proof of the policy given: the round that held it, not a later one tried above it.
@@ -324,6 +337,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           // run already cannot pass: the failed run is untested). Rounds that all failed leave nothing
           // to give. A round within the burst leaves its policy unproven, which fails nothing.
           const { verdict, given: policy, refuted } = provingVerdict(outcome, recommendation);
+          if (bracket) proofNotes.push(searchSaid(outcome.rounds));
           given = policy;
           proving = {
             verdict,

@@ -1,0 +1,108 @@
+// A limiter no detector identifies still has a rate a client can rely on (issue 35 item 4: the
+// headline is the highest paced rate that holds over the horizon). When the probe names no kind,
+// what it saw still brackets that rate: the drain, paced from rest, was refused, so no rate as high
+// is sustained; what the probe got through over its whole run is where paced proof rounds start
+// their search (proof-loop.ts climbs from a hold and bisects below a failure). Pure: the samples
+// in, the bracket out.
+
+import { round } from './estimators.js';
+import { MIN_PROOF_RPS } from './proof-loop.js';
+import { policyAt, roundedRate } from './recommend.js';
+import type { Estimate, Recommendation, Sample } from './types.js';
+
+/** Where a paced search for the rate of a limiter not identified starts, and what bounds it. */
+export interface RateBracket {
+  /** The search's first rate: what the probe got through per second over its whole run. */
+  low: number;
+  /** No rate at or above this is sustained: the drain's pace, refused from rest. */
+  high: number;
+  /** Requests the drain had let through before its first refusal (a burst the rounds must outlast). */
+  drained: number;
+  /**
+   * The longest the probe saw the limit stay shut, seconds: from a refusal to the next acceptance.
+   * No refill was read, so a round waits this long for the limit to rest, as a new client meets it.
+   */
+  restS: number;
+  /** Why each end is where it is, one sentence each. */
+  why: string[];
+}
+
+/**
+ * The bracket from the probe's samples, or null when the drain was never refused (nothing to
+ * bracket) or too short to time. The low end is no floor: a limit that counts only what it admits
+ * gives a saturating probe its burst on top of its rate, so a round there may fail, and the loop
+ * then lowers it from what that round let through; one that counts refusals too is held shut by
+ * the probe's own pings, so what got through is below its rate, and the loop climbs from a hold.
+ */
+export function rateBracket(samples: readonly Sample[]): RateBracket | null {
+  const own = samples.filter((s) => s.client === 'primary' && s.answer !== 'error').sort((a, b) => a.sentMs - b.sentMs);
+  const drain = own.filter((s) => s.phase === 'drain');
+  const refusedAt = drain.findIndex((s) => s.answer === 'limited');
+  if (refusedAt < 1) return null;
+  const paceS = (drain[refusedAt]!.sentMs - drain[0]!.sentMs) / 1000;
+  if (!(paceS > 0)) return null;
+  const high = round(refusedAt / paceS, 2);
+  const drained = drain.slice(0, refusedAt).filter((s) => s.answer === 'accepted').length;
+  const accepted = own.filter((s) => s.answer === 'accepted').length;
+  const spanS = (own.at(-1)!.doneMs - own[0]!.sentMs) / 1000;
+  const through = spanS > 0 ? accepted / spanS : 0;
+  const low = round(Math.min(Math.max(through, MIN_PROOF_RPS), high / 2), 2);
+  return {
+    low,
+    high,
+    drained,
+    restS: round(longestShutS(own), 1),
+    why: [
+      `the drain, paced at ${high} req/s from rest, was refused after ${drained} let through: no rate as high is sustained`,
+      through >= MIN_PROOF_RPS && low === round(through, 2)
+        ? `the probe got ${accepted} requests through in ${round(spanS, 1)} s (${low} req/s): the search starts there, a guess, not a floor`
+        : `the search starts at ${low} req/s, the least a round may try below ${high} req/s`,
+    ],
+  };
+}
+
+/** From each refusal that follows an acceptance to the next acceptance, the longest, seconds (to the last answer when none came). */
+function longestShutS(own: readonly Sample[]): number {
+  let longest = 0;
+  let shutMs: number | null = null;
+  for (const s of own) {
+    if (s.answer === 'limited') shutMs ??= s.sentMs;
+    else if (shutMs !== null) {
+      longest = Math.max(longest, s.sentMs - shutMs);
+      shutMs = null;
+    }
+  }
+  if (shutMs !== null) longest = Math.max(longest, own.at(-1)!.doneMs - shutMs);
+  return longest / 1000;
+}
+
+/**
+ * The first policy of the search at the bracket's low end, sized from what the probe measured (no
+ * figure of a limiter it did not identify), or null when there is no bracket.
+ */
+export function searchStart(estimate: Estimate): Recommendation | null {
+  const bracket = estimate.rate_bracket;
+  if (!bracket) return null;
+  const target = roundedRate(bracket.low);
+  return policyAt(estimate, target, [
+    `target ${target} req/s: the limiter was not identified, so paced k6 rounds search for the highest rate that holds; ${bracket.why.join('; ')}`,
+  ]);
+}
+
+/**
+ * What a search's rounds say of the rate, for the report's notes: the highest that held, and below
+ * which rate the limit lies (the lowest that was refused), or that nothing above the hold was tried.
+ */
+export function searchSaid(rounds: readonly { target_rps: number; verdict: string }[]): string {
+  const held = rounds.filter((r) => r.verdict === 'holds').map((r) => r.target_rps);
+  const failed = rounds.filter((r) => r.verdict === 'fails').map((r) => r.target_rps);
+  const best = held.length > 0 ? Math.max(...held) : null;
+  const below = failed.length > 0 ? Math.min(...failed) : null;
+  const where =
+    below === null
+      ? 'no round above it was refused within the rounds allowed, so the limit may lie well above it'
+      : `the limit lies below ${below} req/s, where a round was refused`;
+  return best === null
+    ? `paced search (the limiter was not identified): no rate held in ${rounds.length} round${rounds.length === 1 ? '' : 's'}${below !== null ? `; refused down to ${below} req/s` : ''}`
+    : `paced search (the limiter was not identified): at least ${best} req/s holds over the proof's horizon; ${where}; the limiter's kind is not reported`;
+}

@@ -1,0 +1,150 @@
+// A limiter no detector identifies is still sized by what holds (issue 35 item 4): HAProxy's
+// http_req_rate(10s) 50 with every request tracked (refused ones counted; true 5 req/s) ends the
+// probe "not identified", alone and across a jittered network. Before, the stage stopped there and
+// the user got nothing to size a client by. Now the probe records a bracket (rate-bracket.ts) and
+// paced proof rounds search it as the stage runs them (src/stages/rate-limit.ts): the probe, then
+// the proof loop with each round as k6 runs it against HAProxy (no Retry-After, the calls holding
+// their waits), each after the rest the bracket says, all on the virtual clock.
+
+import { describe, expect, it } from 'vitest';
+import { proofHolds, proveUntilHeld } from '../../src/ratelimit/proof-loop.js';
+import { cutAfterRefusalsS } from '../../src/ratelimit/prove.js';
+import { proofConcurrency, recommend } from '../../src/ratelimit/recommend.js';
+import { searchSaid, searchStart } from '../../src/ratelimit/rate-bracket.js';
+import { refutingRounds, withoutRefuted } from '../../src/ratelimit/refuted.js';
+import { toRateLimitResult } from '../../src/ratelimit/result.js';
+import { NOT_IDENTIFIED } from '../../src/ratelimit/evidence.js';
+import { sustainedRate } from '../../src/ratelimit/limiters/index.js';
+import { discoverVirtual, fromModel, gcra, type VirtualEndpoint } from './virtual-limit.js';
+import { virtualK6Round } from './virtual-proof.js';
+import { seeded } from './seeded.js';
+
+const HORIZON_S = 120;
+/** The stage's settle when no refill was read (proof-timing.ts). */
+const SETTLE_S = 0.5;
+const EVERY = {
+  kind: 'sliding-window',
+  limit: 50,
+  period_s: 10,
+  counts_refused: true,
+  counter: 'interpolated',
+} as const;
+const TRUE_RPS = sustainedRate(EVERY);
+
+/** The probe, then the search as the stage runs it; the report's section from both. */
+async function searched(seed: number, network?: VirtualEndpoint['network']) {
+  const limiter = fromModel(EVERY);
+  const estimate = await discoverVirtual(
+    { limiter: () => limiter, status: 429, ...(network ? { network } : {}) },
+    { maxDurationS: 150 },
+  );
+  const bracket = estimate.rate_bracket;
+  const first = searchStart(estimate);
+  if (!bracket || !first) return { estimate, bracket, outcome: null, result: null };
+  const random = seeded(seed);
+  let nowS = estimate.duration_s;
+  const outcome = await proveUntilHeld(
+    first,
+    bracket.high,
+    async (rec, { durationS = HORIZON_S, cut }) => {
+      const startS = nowS + Math.max(SETTLE_S, bracket.restS);
+      const proof = virtualK6Round(limiter, rec, proofConcurrency(rec), startS, durationS, random, cut, 0, true);
+      nowS = startS + (proof.cut_at_s ?? durationS);
+      return proof;
+    },
+    {
+      reach: {
+        burst: bracket.drained,
+        roundS: HORIZON_S,
+        maxRoundS: 150,
+        settleS: bracket.restS,
+        refillRps: null,
+      },
+      cutAfterRefusalsS: cutAfterRefusalsS(HORIZON_S / 2),
+      standing: (rounds) => withoutRefuted(estimate, rounds),
+      climbBelowRps: bracket.high,
+    },
+  );
+  const given = outcome.proven;
+  const result = toRateLimitResult(
+    estimate,
+    given,
+    outcome.provenProof ?? outcome.lastProof,
+    [searchSaid(outcome.rounds)],
+    {
+      verdict: given ? 'proven' : 'not proven',
+      rounds: outcome.rounds,
+    },
+  );
+  return { estimate, bracket, outcome, result, endS: nowS };
+}
+
+describe('a limiter no detector identifies is sized by paced proof rounds (HAProxy 50 per 10 s, every request counted)', () => {
+  it.each([
+    { seed: 1 },
+    { seed: 5 },
+    { seed: 35 },
+    { seed: 2, network: { oneWayMs: 20, jitterMs: 15, seed: 2 } },
+    { seed: 3, network: { oneWayMs: 20, jitterMs: 15, seed: 3 } },
+  ])(
+    'seed $seed, network $network: not identified, then a held policy within 75–100 % of 5 req/s, no refuted figure, no kind claimed',
+    async ({ seed, network }) => {
+      const { estimate, bracket, outcome, result, endS } = await searched(seed, network);
+      const context = JSON.stringify({
+        given: outcome?.proven?.target_rps,
+        headline: result?.sustained_rps,
+        bracket,
+        rounds: outcome?.rounds.map((r) => [r.target_rps, r.verdict, r.rate_429, r.cut_at_s]),
+        endS,
+      });
+      // The probe names no kind and no rate: the case the search is for.
+      expect(estimate.limiter, context).toBeNull();
+      expect(estimate.sustained_rps, context).toBeNull();
+      expect(
+        estimate.notes.some((n) => n.startsWith(NOT_IDENTIFIED)),
+        context,
+      ).toBe(true);
+      expect(recommend(estimate), context).toBeNull();
+      // The bracket's top is refused for certain: the truth lies below it.
+      expect(bracket!.high, context).toBeGreaterThan(TRUE_RPS);
+      const given = outcome!.proven?.target_rps;
+      expect(given, context).toBeDefined();
+      expect(given!, context).toBeGreaterThanOrEqual(0.75 * TRUE_RPS);
+      expect(given!, context).toBeLessThanOrEqual(TRUE_RPS);
+      // Held by a round over the whole horizon at its rate, and below every rate refused.
+      expect(proofHolds(outcome!.provenProof!).holds, context).toBe(true);
+      expect(outcome!.provenProof!.cut_at_s, context).toBeUndefined();
+      expect(
+        outcome!.rounds.some((r) => r.verdict === 'holds' && r.target_rps === given),
+        context,
+      ).toBe(true);
+      const refused = Math.min(...refutingRounds(outcome!.rounds).map((r) => r.target_rps));
+      expect(given!, context).toBeLessThan(refused);
+      // The report: the policy given, no kind, and a headline (when one) that held, below every refusal.
+      expect(result!.recommendation?.target_rps, context).toBe(given);
+      expect(result!.limiter ?? null, context).toBeNull();
+      if (typeof result!.sustained_rps === 'number') {
+        expect(result!.sustained_rps, context).toBeLessThan(refused);
+        expect(result!.sustained_rps, context).toBeLessThanOrEqual(TRUE_RPS);
+      }
+      for (const line of result!.reference_lines ?? [])
+        expect(line.rps, `${context} ${line.label}`).toBeLessThan(refused);
+      const notes = (result!.notes ?? []).join('\n');
+      expect(notes, context).toContain(`at least ${given} req/s holds over the proof's horizon`);
+      expect(notes, context).toContain(`the limit lies below ${refused} req/s`);
+      // No note bounds the holds by a refused round's after-rate (the client's own retries counted).
+      expect(notes, context).not.toContain('so no rate held above it counts');
+    },
+    120_000,
+  );
+
+  it('a limiter the detectors identify records no bracket and is recommended as before', async () => {
+    const estimate = await discoverVirtual({ limiter: () => gcra(10, 20), status: 429 });
+    expect(estimate.limiter?.kind).toBe('bucket');
+    expect(estimate.rate_bracket).toBeUndefined();
+    expect(searchStart(estimate)).toBeNull();
+    // 20 % below the 10 req/s read, as before: the search is not its path.
+    expect(recommend(estimate)?.target_rps).toBeGreaterThanOrEqual(7.8);
+    expect(recommend(estimate)?.target_rps).toBeLessThanOrEqual(8);
+  }, 120_000);
+});
