@@ -84,9 +84,11 @@ export function searchStart(estimate: Estimate): Recommendation | null {
   const bracket = estimate.rate_bracket;
   if (!bracket) return null;
   const target = roundedRate(bracket.low);
-  return policyAt(estimate, target, [
+  // Kept as the loop's first step, so a round sized again at a rate it climbed to still says why it began here.
+  const steps = [
     `target ${target} req/s: the limiter was not identified, so paced k6 rounds search for the highest rate that holds; ${bracket.why.join('; ')}`,
-  ]);
+  ];
+  return { ...policyAt(estimate, target, steps), steps };
 }
 
 /**

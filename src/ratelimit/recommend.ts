@@ -13,7 +13,7 @@ export type RecommendInput = Pick<
   Estimate,
   'sustained_rps' | 'burst' | 'recovery_s' | 'refill_s' | 'retry_after_header' | 'retry_after_max_s' | 'latency_p95_ms'
 > &
-  Partial<Pick<Estimate, 'limiter' | 'advertised' | 'announced'>>;
+  Partial<Pick<Estimate, 'limiter' | 'advertised' | 'announced' | 'rate_bracket'>>;
 
 /** The share of the measured rate a client should leave unused. */
 export const HEADROOM = 0.2;
@@ -173,7 +173,9 @@ export function policyAt(
   if (e.burst !== null && e.burst >= 1 && concurrency > e.burst) concurrency = e.burst;
   // Calls waiting out a 429 count among them when the limit counts refusals (waitsHoldConcurrency):
   // one slot alone would leave a client stalled behind every wait.
-  const holds = waitsHoldConcurrency(e.limiter);
+  // A limiter of no known kind, searched by paced rounds (rate-bracket.ts), may count them too.
+  const searched = !e.limiter && e.rate_bracket !== undefined;
+  const holds = waitsHoldConcurrency(e.limiter) || searched;
   if (holds && (e.burst === null || e.burst >= MIN_PROOF_CONCURRENCY))
     concurrency = Math.max(concurrency, MIN_PROOF_CONCURRENCY);
   why.push(
@@ -213,7 +215,7 @@ export function policyAt(
     const allowed = Math.floor((target * base) / (RETRY_SHARE_DIVISOR * 1000));
     if (allowed > concurrency) concurrency = e.burst !== null && e.burst >= 1 ? Math.min(allowed, e.burst) : allowed;
     why.push(
-      `concurrency ${concurrency}: at most ${concurrency} calls at once, waits for a 429 included: the limit counts refused requests, so retries sent beside ever new calls would keep it shut; ${concurrency} calls waiting half a base on average retry at most ${round((2 * concurrency * 1000) / base, 1)} req/s while refused, and the count drains`,
+      `concurrency ${concurrency}: at most ${concurrency} calls at once, waits for a 429 included: the limit ${searched ? 'may count' : 'counts'} refused requests, so retries sent beside ever new calls would keep it shut; ${concurrency} calls waiting half a base on average retry at most ${round((2 * concurrency * 1000) / base, 1)} req/s while refused, and the count drains`,
     );
   }
 

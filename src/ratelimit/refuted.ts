@@ -97,9 +97,9 @@ export function withoutRefuted(
   if (refuting.length === 0) return estimate;
   const repeats = refutedTexts(estimate);
   const quotes = (n: string) => repeats.some((t) => t.test(n));
-  // A search for a limiter not identified (rate-bracket.ts) is judged as the loop judged it: every
-  // hold ran the whole horizon, and a refused round's after-rate bounds none (proof-loop.ts).
+  // A search for the rate of a limiter not identified (rate-bracket.ts): no reading was refuted.
   const searched = estimate.rate_bracket !== undefined && estimate.limiter === null;
+  // Judged as the loop judged its holds: a refused round's after-rate bounds none (proof-loop.ts).
   const ceiling = searched ? Infinity : inferredCeiling(stack);
   const held = heldRps(rounds, ceiling);
   const refutedBy = refuting
@@ -110,7 +110,7 @@ export function withoutRefuted(
     .join('; ');
   const headline = headlineHeldRps(rounds, held, ceiling);
   const verdict = searched
-    ? `${NOT_IDENTIFIED}the limiter's kind; paced k6 rounds were refused at ${refutedBy}, and ${held === null ? 'no rate held' : headline === null ? `${held} req/s held over the proof's horizon, a floor more than ${HELD_BRACKET_RATIO} times below the lowest rate refused, so the sustained rate lies between them, not measured` : `the sustained rate is the highest that held over the proof's horizon, ${held} req/s, a floor`} (${saw})`
+    ? searchVerdict(refutedBy, held, headline, saw)
     : held === null
       ? `${NOT_IDENTIFIED}the probe's reading of the limiter was refuted by k6 proofs at ${refutedBy}, and no rate held (${saw}); it is not reported`
       : headline === null
@@ -158,6 +158,20 @@ export function withoutRefuted(
 }
 
 /**
+ * What paced rounds that searched for the rate of a limiter not identified showed (rate-bracket.ts):
+ * no reading to refute, only the rates refused and the highest that held.
+ */
+function searchVerdict(refutedBy: string, held: number | null, headline: number | null, saw: string): string {
+  const found =
+    held === null
+      ? 'no rate held'
+      : headline === null
+        ? `${held} req/s held over the proof's horizon, a floor more than ${HELD_BRACKET_RATIO} times below the lowest rate refused, so the sustained rate lies between them, not measured`
+        : `the sustained rate is the highest that held over the proof's horizon, ${held} req/s, a floor`;
+  return `${NOT_IDENTIFIED}no kind explains what the probe saw; paced k6 rounds were refused at ${refutedBy}, and ${found} (${saw})`;
+}
+
+/**
  * An announced limit the probe left unproven, set beside the set identified from every round: a
  * window of its length in the set verifies it at its quota (within a count's slack), or disagrees
  * with it, with the count; unchanged when the set has no window of its length.
@@ -198,7 +212,7 @@ function quotaEvidence(rounds: readonly ProofRound[], inferred: boolean, searche
             (r.after_quota_rps !== undefined
               ? `; after it the limit let ${r.after_quota_rps} req/s through` +
                 (searched
-                  ? ', by a client whose own refused requests may have counted against it: it bounds no rate that held over the whole horizon'
+                  ? ', by a client its own backoff held back: it bounds no rate that held over a whole round'
                   : inferred
                     ? ', which the sets of limits that explain every round explain too (a window lets little through until its edge): it bounds no rate held'
                     : ', the rate a client running longer meets, so no rate held above it counts')
