@@ -180,7 +180,8 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
       const proofNotes: string[] = [];
       // A recommendation is given only once a proof held it (proof-loop.ts); until then it is not run.
       let proving: Proving = { verdict: 'not run', rounds: [] };
-      let given = recommendation;
+      // A search's first rate is a guess, not a reading: given only once a round held it (or one above).
+      let given = bracket ? null : recommendation;
       // The probe (or the round before) left the limit drained; a client adopting the policy starts on
       // a rested one, and a round spans the limit's refill, or it could not have failed (proof-timing.ts).
       const longest = longestKnownWindow(estimate);
@@ -338,7 +339,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           // to give. A round within the burst leaves its policy unproven, which fails nothing.
           const { verdict, given: policy, refuted } = provingVerdict(outcome, recommendation);
           if (bracket) proofNotes.push(searchSaid(outcome.rounds));
-          given = policy;
+          given = bracket && verdict !== 'proven' ? null : policy;
           proving = {
             verdict,
             ...(verdict === 'not proven within horizon' && outcome.unproven ? { unproven: outcome.unproven.why } : {}),
