@@ -7,25 +7,8 @@
 
 import { round } from './estimators.js';
 import { MIN_PROOF_RPS } from './proof-loop.js';
-import { policyAt, roundedRate } from './recommend.js';
-import type { Estimate, Recommendation, Sample } from './types.js';
-
-/** Where a paced search for the rate of a limiter not identified starts, and what bounds it. */
-export interface RateBracket {
-  /** The search's first rate: what the probe got through per second over its whole run. */
-  low: number;
-  /** No rate at or above this is sustained: the drain's pace, refused from rest. */
-  high: number;
-  /** Requests the drain had let through before its first refusal (a burst the rounds must outlast). */
-  drained: number;
-  /**
-   * The longest the probe saw the limit stay shut, seconds: from a refusal to the next acceptance.
-   * No refill was read, so a round waits this long for the limit to rest, as a new client meets it.
-   */
-  restS: number;
-  /** Why each end is where it is, one sentence each. */
-  why: string[];
-}
+import { HEADROOM, announcedCeiling, policyAt, roundedRate } from './recommend.js';
+import type { Estimate, RateBracket, Recommendation, Sample } from './types.js';
 
 /**
  * The bracket from the probe's samples, or null when the drain was never refused (nothing to
@@ -83,10 +66,15 @@ function longestShutS(own: readonly Sample[]): number {
 export function searchStart(estimate: Estimate): Recommendation | null {
   const bracket = estimate.rate_bracket;
   if (!bracket) return null;
-  const target = roundedRate(bracket.low);
+  const ceiling = announcedCeiling(estimate);
+  const below = ceiling !== null && ceiling.rps * (1 - HEADROOM) < bracket.low;
+  const target = roundedRate(below ? ceiling.rps * (1 - HEADROOM) : bracket.low);
+  const announced = below
+    ? `; ${Math.round(HEADROOM * 100)} % below the ${round(ceiling.rps, 2)} req/s announced as ${ceiling.limit.limit} per ${ceiling.limit.window_s} s (${ceiling.limit.source_header}, not verified), which no round passes`
+    : '';
   // Kept as the loop's first step, so a round sized again at a rate it climbed to still says why it began here.
   const steps = [
-    `target ${target} req/s: the limiter was not identified, so paced k6 rounds search for the highest rate that holds; ${bracket.why.join('; ')}`,
+    `target ${target} req/s: the limiter was not identified, so paced k6 rounds search for the highest rate that holds; ${bracket.why.join('; ')}${announced}`,
   ];
   return { ...policyAt(estimate, target, steps), steps };
 }
@@ -107,4 +95,12 @@ export function searchSaid(rounds: readonly { target_rps: number; verdict: strin
   return best === null
     ? `paced search (the limiter was not identified): no rate held in ${rounds.length} round${rounds.length === 1 ? '' : 's'}${below !== null ? `; refused down to ${below} req/s` : ''}`
     : `paced search (the limiter was not identified): at least ${best} req/s holds over the proof's horizon; ${where}; the limiter's kind is not reported`;
+}
+
+/**
+ * The rate no round of a search reaches: the drain's pace, or lower, a limit announced and not
+ * verified (recommend.ts announcedCeiling): a client paced above it is refused an hour into its run.
+ */
+export function searchTop(estimate: Pick<Estimate, 'advertised' | 'announced'>, bracket: RateBracket): number {
+  return Math.min(bracket.high, announcedCeiling(estimate)?.rps ?? Infinity);
 }

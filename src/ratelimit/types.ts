@@ -3,7 +3,6 @@
 
 import type { BackoffPolicy, RateLimitMeasurement, RateLimitResult } from '../report/model.js';
 import type { RateLimitEndpoint } from '../spec/endpoints.js';
-import type { RateBracket } from './rate-bracket.js';
 
 /** How one answer counts for the limiter: let through, refused by the limit, or no answer at all. */
 export type Answer = 'accepted' | 'limited' | 'error';
@@ -125,3 +124,20 @@ export interface Recommendation extends NonNullable<RateLimitResult['recommendat
 }
 
 export type Proof = NonNullable<RateLimitResult['proof']>;
+
+/** Where a paced search for the rate of a limiter not identified starts, and what bounds it. */
+export interface RateBracket {
+  /** The search's first rate: what the probe got through per second over its whole run. */
+  low: number;
+  /** No rate at or above this is sustained: the drain's pace, refused from rest. */
+  high: number;
+  /** Requests the drain had let through before its first refusal (a burst the rounds must outlast). */
+  drained: number;
+  /**
+   * The longest the probe saw the limit stay shut, seconds: from a refusal to the next acceptance.
+   * No refill was read, so a round waits this long for the limit to rest, as a new client meets it.
+   */
+  restS: number;
+  /** Why each end is where it is, one sentence each. */
+  why: string[];
+}

@@ -27,7 +27,7 @@ import {
   proofHorizon,
 } from '../ratelimit/horizon.js';
 import { withoutRefuted } from '../ratelimit/refuted.js';
-import { searchSaid, searchStart } from '../ratelimit/rate-bracket.js';
+import { searchSaid, searchStart, searchTop } from '../ratelimit/rate-bracket.js';
 import { bindingRps, recommend, waitsHoldConcurrency } from '../ratelimit/recommend.js';
 import { belowK6Pace, edgelessBehind, proofHolds, proveUntilHeld } from '../ratelimit/proof-loop.js';
 import { proofTiming, roundLengthS } from '../ratelimit/proof-timing.js';
@@ -37,7 +37,7 @@ import { sizeFleet, type FleetSizingInput } from '../ratelimit/fleet/size.js';
 import { fleetProofOf, fleetProofRun, type FleetProof } from '../ratelimit/fleet/prove-fleet.js';
 import { runFleetK6 } from '../ratelimit/fleet/k6-proof.js';
 import { noLimitUntested, notProbed, summaryLines, toRateLimitResult, type Proving } from '../ratelimit/result.js';
-import type { Estimate, Proof } from '../ratelimit/types.js';
+import type { Estimate, Proof, Recommendation } from '../ratelimit/types.js';
 import { businessForLoad, businessOfRateLimit, refuseProductionLoad } from '../runner/production-load.js';
 import { isProduction } from '../config/target.js';
 import { productionGateFor } from '../runner/context.js';
@@ -133,11 +133,9 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
       const unusable = signal.aborted ? undefined : unusableProbe(tally);
       if (unusable) io.untested('rate_limit', `${calls.endpoint}: ${unusable}`);
       // A limiter refused but not identified: paced k6 rounds search its bracket (rate-bracket.ts)
-      // for the highest rate that holds over the horizon; the kind stays unidentified (said below).
-      const notIdentified = estimate.notes.find((n) => n.startsWith(NOT_IDENTIFIED));
-      const search = !unusable && notIdentified !== undefined ? searchStart(estimate) : null;
-      const bracket = search ? estimate.rate_bracket : undefined;
-      const recommendation = unusable ? null : (recommend(estimate) ?? search);
+      // for the highest rate that holds over the horizon, the kind unidentified; only where the
+      // stage says so below (`run`'s announced window past its budget, say, is no search's case).
+      let search: Recommendation | null = null;
       // A probe that spends its whole budget failed to pin the limiter down: never a pass. Said
       // first: a budget spent before the rate was measured is not a limit that never lifts.
       if (!signal.aborted && estimate.partial && estimate.requests_sent >= maxRequests) {
@@ -167,14 +165,15 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
         );
       } else if (!unusable && !signal.aborted && estimate.notes.some((n) => n.startsWith(NOT_IDENTIFIED))) {
         // Refused, but too seldom to read a limiter from (evidence.ts): nothing sized, nothing passes as sized.
-        io.untested(
-          'rate_limit',
-          `${calls.endpoint}: ${notIdentified}${bracket ? '; paced k6 rounds searched for a rate that holds (see the proof rounds), the kind stays unidentified' : ''}`,
-        );
+        // The kind stays unidentified whatever a search below holds: the run is not tested all the same.
+        search = searchStart(estimate);
+        io.untested('rate_limit', `${calls.endpoint}: ${estimate.notes.find((n) => n.startsWith(NOT_IDENTIFIED))}`);
       } else if (!unusable && !signal.aborted && estimate.limiting_status !== null && estimate.sustained_rps === null) {
         // Limited, yet no steady rate got through: nothing was sized, so nothing may pass as sized.
         io.untested('rate_limit', limitMetUnsized(calls.endpoint, estimate));
       }
+      const bracket = search ? estimate.rate_bracket : undefined;
+      const recommendation = unusable ? null : (recommend(estimate) ?? search);
 
       let proof: Proof | null = null;
       const proofNotes: string[] = [];
@@ -252,7 +251,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           const roundLengths: number[] = [];
           const outcome = await proveUntilHeld(
             recommendation,
-            bindingRps(estimate) ?? bracket?.high ?? recommendation.target_rps,
+            bindingRps(estimate) ?? (bracket ? searchTop(estimate, bracket) : recommendation.target_rps),
             async (rec, { round, durationS: plannedS = proofS, cut }) => {
               // A span the rounds so far identified (a second limit's window or refill) lengthens this
               // one; `run` keeps the short rounds it announced.
@@ -329,7 +328,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
               // Each later round is sized from what the rounds so far left standing: a policy given
               // after a refuted reading carries none of its figures (refuted.ts).
               standing: (rounds) => (standing = withoutRefuted(estimate, rounds, stack.verdict())),
-              ...(bracket ? { climbBelowRps: bracket.high } : {}),
+              ...(bracket ? { climbBelowRps: searchTop(estimate, bracket) } : {}),
             },
           );
           // The proof of the policy given: the round that held it, not a later one tried above it.

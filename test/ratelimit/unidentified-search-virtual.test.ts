@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { proofHolds, proveUntilHeld } from '../../src/ratelimit/proof-loop.js';
 import { cutAfterRefusalsS } from '../../src/ratelimit/prove.js';
 import { proofConcurrency, recommend } from '../../src/ratelimit/recommend.js';
-import { searchSaid, searchStart } from '../../src/ratelimit/rate-bracket.js';
+import { searchSaid, searchStart, searchTop } from '../../src/ratelimit/rate-bracket.js';
 import { refutingRounds, withoutRefuted } from '../../src/ratelimit/refuted.js';
 import { toRateLimitResult } from '../../src/ratelimit/result.js';
 import { NOT_IDENTIFIED } from '../../src/ratelimit/evidence.js';
@@ -68,7 +68,7 @@ async function searched({ seed, network, limiter: make = () => fromModel(EVERY),
   let nowS = estimate.duration_s;
   const outcome = await proveUntilHeld(
     first,
-    bracket.high,
+    searchTop(estimate, bracket),
     async (rec, { durationS = HORIZON_S, cut }) => {
       const startS = nowS + Math.max(SETTLE_S, bracket.restS);
       const proof = virtualK6Round(limiter, rec, proofConcurrency(rec), startS, durationS, random, cut, 0, !retryAfter);
@@ -85,7 +85,7 @@ async function searched({ seed, network, limiter: make = () => fromModel(EVERY),
       },
       cutAfterRefusalsS: cutAfterRefusalsS(HORIZON_S / 2),
       standing: (rounds) => withoutRefuted(estimate, rounds),
-      climbBelowRps: bracket.high,
+      climbBelowRps: searchTop(estimate, bracket),
     },
   );
   const given = outcome.proven;
@@ -178,6 +178,24 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     },
     120_000,
   );
+
+  it('a limit announced and not verified bounds the search: it starts 20 % below it and never climbs to it', async () => {
+    const { estimate } = await searched({ seed: 1 });
+    const announced = {
+      limit: 30,
+      window_s: 10,
+      source_header: 'RateLimit-Policy',
+      agrees: null,
+      note: 'not verified',
+    };
+    const heard = { ...estimate, announced: [announced] };
+    // 3 req/s announced, below the 3.37 the probe got through: the start is 2.4, the top 3.
+    expect(searchTop(heard, heard.rate_bracket!)).toBe(3);
+    expect(searchStart(heard)?.target_rps).toBe(2.4);
+    expect(searchStart(heard)?.why[0]).toContain('announced as 30 per 10 s (RateLimit-Policy, not verified)');
+    // Without it, the start is what the probe got through.
+    expect(searchStart(estimate)?.target_rps).toBe(3.3);
+  }, 120_000);
 
   it('a limiter the detectors identify records no bracket and is recommended as before', async () => {
     const estimate = await discoverVirtual({ limiter: () => gcra(10, 20), status: 429 });
