@@ -81,9 +81,13 @@ export function searchStart(estimate: Estimate): Recommendation | null {
 
 /**
  * What a search's rounds say of the rate, for the report's notes: the highest that held, and below
- * which rate the limit lies (the lowest that was refused), or that nothing above the hold was tried.
+ * which rate the limit lies (the lowest that was refused), or that nothing above the hold was tried;
+ * with no hold (no policy to carry its reasons), where the bracket began it and why.
  */
-export function searchSaid(rounds: readonly { target_rps: number; verdict: string }[]): string {
+export function searchSaid(
+  rounds: readonly { target_rps: number; verdict: string }[],
+  bracket: Pick<RateBracket, 'why'>,
+): string {
   const held = rounds.filter((r) => r.verdict === 'holds').map((r) => r.target_rps);
   const failed = rounds.filter((r) => r.verdict === 'fails').map((r) => r.target_rps);
   const best = held.length > 0 ? Math.max(...held) : null;
@@ -93,7 +97,7 @@ export function searchSaid(rounds: readonly { target_rps: number; verdict: strin
       ? 'no round above it was refused within the rounds allowed, so the limit may lie well above it'
       : `the limit lies below ${below} req/s, where a round was refused`;
   return best === null
-    ? `paced search (the limiter was not identified): no rate held in ${rounds.length} round${rounds.length === 1 ? '' : 's'}${below !== null ? `; refused down to ${below} req/s` : ''}`
+    ? `paced search (the limiter was not identified): no rate held in ${rounds.length} round${rounds.length === 1 ? '' : 's'}${below !== null ? `; refused down to ${below} req/s` : ''}; it began where the probe pointed: ${bracket.why.join('; ')}`
     : `paced search (the limiter was not identified): at least ${best} req/s holds over the proof's horizon; ${where}; the limiter's kind is not reported`;
 }
 

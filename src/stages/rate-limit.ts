@@ -337,7 +337,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           // run already cannot pass: the failed run is untested). Rounds that all failed leave nothing
           // to give. A round within the burst leaves its policy unproven, which fails nothing.
           const { verdict, given: policy, refuted } = provingVerdict(outcome, recommendation);
-          if (bracket) proofNotes.push(searchSaid(outcome.rounds));
+          if (bracket) proofNotes.push(searchSaid(outcome.rounds, bracket));
           given = bracket && verdict !== 'proven' ? null : policy;
           proving = {
             verdict,

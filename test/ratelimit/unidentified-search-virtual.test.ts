@@ -93,7 +93,7 @@ async function searched({ seed, network, limiter: make = () => fromModel(EVERY),
     estimate,
     given,
     outcome.provenProof ?? outcome.lastProof,
-    [searchSaid(outcome.rounds)],
+    [searchSaid(outcome.rounds, bracket)],
     {
       verdict: given ? 'proven' : 'not proven',
       rounds: outcome.rounds,
@@ -196,6 +196,20 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     // Without it, the start is what the probe got through.
     expect(searchStart(estimate)?.target_rps).toBe(3.3);
   }, 120_000);
+
+  it('a search with no hold says where it was refused and where the probe pointed it, and gives nothing', () => {
+    const why = ['the drain, paced at 200 req/s from rest, was refused after 48 let through'];
+    const said = searchSaid(
+      [
+        { target_rps: 3.3, verdict: 'fails' },
+        { target_rps: 2, verdict: 'fails' },
+      ],
+      { why },
+    );
+    expect(said).toContain('no rate held in 2 rounds; refused down to 2 req/s');
+    expect(said).toContain(why[0]);
+    expect(said).not.toContain('at least');
+  });
 
   it('a limiter the detectors identify records no bracket and is recommended as before', async () => {
     const estimate = await discoverVirtual({ limiter: () => gcra(10, 20), status: 429 });
