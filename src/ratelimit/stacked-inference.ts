@@ -300,11 +300,12 @@ function refusesInQuiet(f: Fit, twin: Fit, rounds: readonly RoundEvidence[]): bo
  * Whether round `i` began before the window of `m` in which the round before's tail could end was
  * over: k6's calls still held when that round's arrivals stopped retry into it, as many as its VUs
  * at most and maybe none (each gives up at its retry budget), so how full it was when round `i`
- * began is not known. The replay sends them all; a round refused from its start there (1 s + 60 s
- * windows counting the admitted alone, k6-like rounds: round 2 at 10 req/s from the minute's edge,
- * refused after 1.4 to 2.9 s, where k6 had got only some of round 1's retries through) refutes
- * the reading that lets the fewer through, 598 per 60 s counting the admitted alone, and leaves
- * its twin counting every request, 625 (10.42 req/s, claimed for 10).
+ * began is not known. The replay sends them all; a round begun there (1 s + 60 s windows counting
+ * the admitted alone, k6-like rounds: round 2 at 10 or 14 req/s from the minute's edge, refused
+ * after 1.4 to 2.9 s, or after 58 s at another phase, k6 having got only some of round 1's
+ * retries through) refuted, by its count or its first refusal, the reading that lets the fewer
+ * through, 598 per 60 s counting the admitted alone, and left its twin counting every request,
+ * 625 (10.42 req/s, claimed for 10).
  */
 function afterTail(rounds: readonly RoundEvidence[], i: number, m: LimiterModel): boolean {
   const before = rounds[i - 1];
@@ -348,8 +349,9 @@ function standingSpans(
 }
 
 /**
- * The span a fit stands for, widened to its twin's rate where only rounds that held refuted the
- * twin (`byHoldsAlone`; not its count: outcountedByTwin): both are fitted to one first refusal, so
+ * The span a fit stands for, widened to its twin's rate where only rounds that held (or, for a
+ * lower twin, rounds in reach of a tail: afterTail) refuted the twin (`byHoldsAlone`; not its
+ * count: outcountedByTwin): both are fitted to one first refusal, so
  * the quotas between them were never replayed, and a round held between their rates refutes the
  * lower twin (it refuses more than the promise allows) without telling its neighbours above from
  * the higher one (1 s + 60 s windows counting the admitted alone, k6-like rounds: 598 refuted by a
