@@ -287,12 +287,13 @@ const QUIET_REFUSALS = 5;
  * no 429 in: a round held between the twins' rates, begun at an edge (restOfVerdictS), is refused
  * by the lower one only (1 s + 60 s windows both counting every request: 9.7 req/s held, 582 a
  * minute, where 573 per 60 s refuses 9 a minute, within the promise's 1 % the replay allows a hold).
+ * Its refusals are counted with the rounds' tails and without (untailedRefusals): both must refute.
  */
 function refusesInQuiet(f: Fit, twin: Fit, rounds: readonly RoundEvidence[]): boolean {
   const refused = (x: Fit, i: number) => x.replayed.rounds[i]!.refusedArrivals;
   const quiet = (i: number) => rounds[i]!.round.rate_429 === 0 && refused(twin, i) === 0;
   const by = (counts: (i: number) => number) => rounds.some((_, i) => quiet(i) && counts(i) >= QUIET_REFUSALS);
-  // Only the refusals the set makes without the tails' retries (untailedRefusals): replayed only when those with them would refute.
+  // The replay without the tails only where the one with them refutes: it costs a replay.
   return by((i) => refused(f, i)) && by((i) => f.untailed?.()[i] ?? refused(f, i));
 }
 
