@@ -75,7 +75,7 @@ export function identifyStack(input: StackInput): StackVerdict {
   const seeds = input.rounds.filter((r) => quotaMet(r.round) || spentBefore(r.round));
   if (seeds.length === 0) return null;
   const firstRps = sustainedRate(input.first);
-  const fits: Array<Fit & { score: number; onClock: boolean; span: [number, number] }> = [];
+  const fits: Weighed[] = [];
   // What explains() reads of each round: a candidate refuted early is not replayed to the end. A
   // set spent by k6's retries too (spentByRetries) has no bound from below.
   const needsOf = (counting: boolean) => input.rounds.map((r) => roundNeeds(r, droppedOf(r, counting)));
@@ -83,13 +83,17 @@ export function identifyStack(input: StackInput): StackVerdict {
   const needsFor = (set: LimiterSet) => needs[spentByRetries(set) ? 'counting' : 'admitted'];
   // Fixed windows no round explains: a twin's (spanWithTwin).
   const refuted: LimiterModel[] = [];
+  const withUntailed = <F extends Fit>(f: F): F => {
+    let refused: number[] | undefined;
+    return { ...f, untailed: () => (refused ??= untailedRefusals(f.set, input)) };
+  };
   const consider = (second: LimiterModel, span?: [number, number]) => {
     const set: LimiterSet = [input.first, second];
     const replayed = replayCandidate(set, input, needsFor(set));
     const onClock = second.kind === 'fixed-window' && second.phase_s === clockPhaseS(input, second.window_s);
     const rps = sustainedRate(set);
     if (explains(replayed, input, second))
-      fits.push({ set, score: misfit(replayed, input), replayed, onClock, span: span ?? [rps, rps] });
+      fits.push(withUntailed({ set, score: misfit(replayed, input), replayed, onClock, span: span ?? [rps, rps] }));
     else if (second.kind === 'fixed-window') refuted.push(second);
   };
   // Rounds whose start k6 did not report, placed as late as it may have begun: what a window's
@@ -134,23 +138,16 @@ export function identifyStack(input: StackInput): StackVerdict {
     return {
       why: `no ${tried} beside the probe's reading explains every round: ${roundsSaw(input.rounds)}`,
     };
-  // Of two readings of one window, counting refused requests or not, the one whose counts the
-  // rounds sit far from is dropped (outcountedByTwin).
-  const standing = fits.filter((f) => !outcountedByTwin(f, fits, input.rounds));
-  // A window whose edges fall on the wall clock's, as published windows' do, is preferred to the
-  // same window at another phase when both explain every round: the phase is then known, not fitted.
-  // Only a fixed window has a phase: a sliding one of the same length is another reading, kept.
-  const kept = standing.filter(
-    (f) =>
-      f.onClock ||
-      f.set[1]!.kind !== 'fixed-window' ||
-      !standing.some((g) => g.onClock && windowOf(g.set[1]!) === windowOf(f.set[1]!)),
-  );
-  const best = kept.reduce((a, b) => (b.score < a.score ? b : a));
-  // A twin refuted by rounds that held alone, not out-counted: the quotas between the two were never replayed.
+  // A twin refuted by rounds that held alone, not out-counted: the quotas between the two were
+  // never replayed. So is one with the lower rate refuted by a round in reach of an earlier round's
+  // tail (afterTail): the tail's retries only add to what a window counts, so the replay, sending
+  // them all, refuses sooner and more than the limit may have, never later or less.
   const heldAlone = (twin: LimiterModel, f: Fit) => {
     const set: LimiterSet = [input.first, twin];
-    const judged = input.rounds.map((r) => r.round.verdict !== 'holds');
+    const lower = sustainedRate(set) < sustainedRate(f.set);
+    const judged = input.rounds.map(
+      (r, i) => r.round.verdict !== 'holds' && !(lower && afterTail(input.rounds, i, twin)),
+    );
     const replayed = replayCandidate(
       set,
       input,
@@ -159,10 +156,11 @@ export function identifyStack(input: StackInput): StackVerdict {
     return (
       judged.includes(false) &&
       explains(replayed, input, twin, judged) &&
-      !outcountedByTwin({ set, replayed }, [f], input.rounds)
+      !outcountedByTwin(withUntailed({ set, replayed }), [f], input.rounds)
     );
   };
-  const spans = kept.map((f) => spanWithTwin(f, refuted, heldAlone));
+  const { kept, spans } = standingSpans(fits, refuted, input.rounds, heldAlone);
+  const best = kept.reduce((a, b) => (b.score < a.score ? b : a));
   const unread = unreadSliding(input, seeds);
   const [low, high] = [Math.min(...spans.map((s) => s[0])), Math.max(...spans.map((s) => s[1]), unread ? firstRps : 0)];
   // Sets further apart than the figure's promise all explain the rounds, or a window no seed could
@@ -214,6 +212,23 @@ function unreadSliding(
 interface Fit {
   set: LimiterSet;
   replayed: Replay;
+  /** Each round's paced arrivals the set refuses replayed without the rounds' tails (untailedRefusals), replayed when first asked. */
+  untailed?: () => number[];
+}
+
+/**
+ * Each round's paced arrivals `set` refuses, replayed without any round's tail: the calls k6 still
+ * held when a round's arrivals stopped, retrying into the next window, are as many as its VUs at
+ * most and may be none (each gives up at its retry budget), and k6 does not say how many got
+ * through after the round. A window such a tail filled refuses the next round's first minute in
+ * the replay where the limit did not (1 s + 60 s windows counting the admitted alone, k6-like
+ * rounds: round 1's 48 retries replayed into the minute round 2 began at its edge, at 10 req/s,
+ * held without a 429; 598 and 600 per 60 s refused 33 to 39 of its arrivals there, 625 counting
+ * every request none, and 625, 10.42 req/s, was claimed for 10).
+ */
+function untailedRefusals(set: LimiterSet, input: StackInput): number[] {
+  const rounds = input.rounds.map((r) => ({ ...r, tailS: 0 }));
+  return replayCandidate(set, { ...input, rounds }, []).rounds.map((r) => r.refusedArrivals);
 }
 
 /**
@@ -272,10 +287,31 @@ const QUIET_REFUSALS = 5;
  * no 429 in: a round held between the twins' rates, begun at an edge (restOfVerdictS), is refused
  * by the lower one only (1 s + 60 s windows both counting every request: 9.7 req/s held, 582 a
  * minute, where 573 per 60 s refuses 9 a minute, within the promise's 1 % the replay allows a hold).
+ * Its refusals are counted with the rounds' tails and without (untailedRefusals): both must refute.
  */
 function refusesInQuiet(f: Fit, twin: Fit, rounds: readonly RoundEvidence[]): boolean {
   const refused = (x: Fit, i: number) => x.replayed.rounds[i]!.refusedArrivals;
-  return rounds.some((r, i) => r.round.rate_429 === 0 && refused(f, i) >= QUIET_REFUSALS && refused(twin, i) === 0);
+  const quiet = (i: number) => rounds[i]!.round.rate_429 === 0 && refused(twin, i) === 0;
+  const by = (counts: (i: number) => number) => rounds.some((_, i) => quiet(i) && counts(i) >= QUIET_REFUSALS);
+  // The replay without the tails only where the one with them refutes: it costs a replay.
+  return by((i) => refused(f, i)) && by((i) => f.untailed?.()[i] ?? refused(f, i));
+}
+
+/**
+ * Whether round `i` began before the window of `m` in which the round before's tail could end was
+ * over: k6's calls still held when that round's arrivals stopped retry into it, as many as its VUs
+ * at most and maybe none (each gives up at its retry budget), so how full it was when round `i`
+ * began is not known. The replay sends them all; a round begun there (1 s + 60 s windows counting
+ * the admitted alone, k6-like rounds: round 2 at 10 or 14 req/s from the minute's edge, refused
+ * after 1.4 to 2.9 s, or after 58 s at another phase, k6 having got only some of round 1's
+ * retries through) refuted, by its count or its first refusal, the reading that lets the fewer
+ * through, 598 per 60 s counting the admitted alone, and left its twin counting every request,
+ * 625 (10.42 req/s, claimed for 10).
+ */
+function afterTail(rounds: readonly RoundEvidence[], i: number, m: LimiterModel): boolean {
+  const before = rounds[i - 1];
+  if (!before || before.tailS <= 0) return false;
+  return rounds[i]!.startS < before.startS + before.durationS + before.tailS + (windowOf(m) ?? 0);
 }
 
 /** Whether `a` and `b` are one fixed window's two readings: the same length and edges, the other counting rule. */
@@ -286,9 +322,37 @@ const isTwin = (a: LimiterModel, b: LimiterModel): boolean =>
   a.phase_s === b.phase_s &&
   a.counts_refused !== b.counts_refused;
 
+/** A fit as identifyStack weighs it: how far its counts are, whether its edges are the clock's, the rates it stands for. */
+type Weighed = Fit & { score: number; onClock: boolean; span: [number, number] };
+
 /**
- * The span a fit stands for, widened to its twin's rate where only rounds that held refuted the
- * twin (`byHoldsAlone`; not its count: outcountedByTwin): both are fitted to one first refusal, so
+ * The fits a claim must agree with, and the span of rates each stands for. Of two readings of one
+ * window, counting refused requests or not, the one whose counts the rounds sit far from, or that
+ * refuses in a round k6 saw no 429 in, is dropped (outcountedByTwin). A window whose edges fall on
+ * the wall clock's, as published windows' do, is preferred to the same window at another phase
+ * when both explain every round: the phase is then known, not fitted. Only a fixed window has a
+ * phase: a sliding one of the same length is another reading, kept.
+ */
+function standingSpans(
+  fits: readonly Weighed[],
+  refuted: readonly LimiterModel[],
+  rounds: readonly RoundEvidence[],
+  heldAlone: (twin: LimiterModel, f: Fit) => boolean,
+): { kept: Weighed[]; spans: Array<[number, number]> } {
+  const standing = fits.filter((f) => !outcountedByTwin(f, fits, rounds));
+  const kept = standing.filter(
+    (f) =>
+      f.onClock ||
+      f.set[1]!.kind !== 'fixed-window' ||
+      !standing.some((g) => g.onClock && windowOf(g.set[1]!) === windowOf(f.set[1]!)),
+  );
+  return { kept, spans: kept.map((f) => spanWithTwin(f, refuted, heldAlone)) };
+}
+
+/**
+ * The span a fit stands for, widened to its twin's rate where only rounds that held (or, for a
+ * lower twin, rounds in reach of a tail: afterTail) refuted the twin (`byHoldsAlone`; not its
+ * count: outcountedByTwin): both are fitted to one first refusal, so
  * the quotas between them were never replayed, and a round held between their rates refutes the
  * lower twin (it refuses more than the promise allows) without telling its neighbours above from
  * the higher one (1 s + 60 s windows counting the admitted alone, k6-like rounds: 598 refuted by a
