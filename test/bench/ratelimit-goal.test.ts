@@ -152,7 +152,7 @@ describe('the row filter', () => {
     expect(span(['real-stack', 'nginx'])).toEqual(Array(2).fill([null, 60.1]));
     expect(span(['real-stack', 'HAProxy'])).toEqual(Array(2).fill([60, null]));
     // Stated for the real limiters: HAProxy's period, a bucket's burst / rate, a batch bucket's whole fills.
-    expect(span(['haproxy', '10000ms', 'every'])).toEqual(Array(2).fill([10, null]));
+    expect(span(['haproxy', '10000ms', 'every'])).toEqual(Array(3).fill([10, null]));
     expect(span(['NewLimiter(20, 40)'])).toEqual([[null, 2]]);
     expect(span(['batch', 'every 0.5 s, max 80'])).toEqual([[null, 2]]);
     expect(span(['queue', 'rate=10r/s'])).toEqual([[null, 0.5]]);
