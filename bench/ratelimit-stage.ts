@@ -122,28 +122,48 @@ export async function stageRun(target: ProbeTarget, opts: StageOptions): Promise
       return {
         error: `no report (exit ${r.timedOut ? 'timeout' : r.code}): ${r.stderr.trim().split('\n').pop() ?? ''}`,
       };
-    const rl = (JSON.parse(report) as { rate_limit?: ReportedRateLimit }).rate_limit;
-    if (!rl) return { error: 'the report has no rate_limit section' };
-    const rounds = rl.proof_rounds ?? [];
-    // The round that proved the rate given (a tell-apart round tried above it may come after it),
-    // else the last round's verdict.
-    const given = rl.recommendation?.target_rps;
-    const provedAt = rounds.findLastIndex((p) => p.verdict === 'holds' && p.target_rps === given);
-    const shown = provedAt >= 0 ? provedAt : rounds.length - 1;
-    const last = rounds[shown];
-    return {
-      estimate: { ...rl, notes: rl.notes ?? [] } as Estimate,
-      samples: [],
-      seconds: rl.duration_s,
-      stageSeconds: r.wallMs / 1000,
-      recommendedRps: rl.recommendation?.target_rps ?? null,
-      proof429: rl.proof?.rate_429 ?? null,
-      proofVerdict: last ? `${last.verdict} (round ${shown + 1})` : 'not run',
-      ...(rl.proof_horizon ? { horizon: rl.proof_horizon } : {}),
-    };
+    return stageRunOf(report, r.wallMs);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** The row's figures from the stage's report.json and its wall time, as the bench reads them. */
+export function stageRunOf(report: string, wallMs: number): StageRun | { error: string } {
+  const rl = (JSON.parse(report) as { rate_limit?: ReportedRateLimit }).rate_limit;
+  if (!rl) return { error: 'the report has no rate_limit section' };
+  const rounds = rl.proof_rounds ?? [];
+  // The round that proved the rate given (a tell-apart round tried above it may come after it),
+  // else the last round's verdict.
+  const given = rl.recommendation?.target_rps;
+  const provedAt = rounds.findLastIndex((p) => p.verdict === 'holds' && p.target_rps === given);
+  const shown = provedAt >= 0 ? provedAt : rounds.length - 1;
+  const last = rounds[shown];
+  return {
+    estimate: { ...rl, notes: rl.notes ?? [] } as Estimate,
+    samples: [],
+    seconds: rl.duration_s,
+    stageSeconds: wallMs / 1000,
+    recommendedRps: rl.recommendation?.target_rps ?? null,
+    proof429: rl.proof?.rate_429 ?? null,
+    proofVerdict: last ? `${last.verdict} (round ${shown + 1})` : 'not run',
+    ...(rl.proof_horizon ? { horizon: rl.proof_horizon } : {}),
+  };
+}
+
+/**
+ * A row's figures again from what it kept (report.json, and stage.log's first line "exit N, S s"),
+ * so a bench stopped part-way still gives the rows it finished; null when the row kept no report.
+ */
+export async function evidenceRun(evidenceDir: string): Promise<StageRun | { error: string } | null> {
+  const [report, log] = await Promise.all(
+    ['report.json', 'stage.log'].map((f) => readFile(join(evidenceDir, f), 'utf8').catch(() => undefined)),
+  );
+  if (report === undefined || log === undefined) return null;
+  const wallS = /^exit [^,]+, ([\d.]+) s/.exec(log)?.[1];
+  return wallS === undefined
+    ? { error: 'stage.log does not say how long the stage took' }
+    : stageRunOf(report, Number(wallS) * 1000);
 }
 
 /** The kept file holding one of `secrets` whole, if any. */

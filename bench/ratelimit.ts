@@ -32,6 +32,8 @@
 //   benchRateLimit()                                    rows for bench/main.ts (`npm run bench -- ratelimit`)
 //   node scripts/run-ts.mjs bench/ratelimit.ts [WORD…]  the rows whose group, limiter or setting
 //       contains every WORD (case-insensitive), as a table: e.g. `go batch`, `haproxy 60000ms`, `minute`
+//   node scripts/run-ts.mjs bench/ratelimit.ts --from-evidence [WORD…]  the same table from the
+//       evidence the rows kept, no row run: the rows a bench stopped part-way had finished
 
 import { join } from 'node:path';
 import { findProjectRoot } from '../src/fs/project-root.js';
@@ -44,7 +46,7 @@ import { nginxMissing, startNginx } from '../test/helpers/nginx.js';
 import { goalCell, goalSummary, rowSlug, selectRows, stageBudgetS, type Row } from './ratelimit-goal.js';
 import { acrossNetwork, NETWORK_ROWS } from './ratelimit-network.js';
 import { emulatorRow, refillOf, spanOfModel, startStack, type RowSpec, type StartFront } from './ratelimit-stack.js';
-import { stageRun, type StageRun } from './ratelimit-stage.js';
+import { evidenceRun, stageRun, type StageRun } from './ratelimit-stage.js';
 
 /** The probe's cap for limits of a few seconds, and for a minute (2.5 periods). */
 const CAP_S = 60;
@@ -377,6 +379,23 @@ export async function benchRateLimit(
   };
 }
 
+/**
+ * The rows naming every word in `words` again from the evidence they kept (`--from-evidence`), the
+ * rows with none left out: a bench stopped part-way (an hour and a half in all) still gives the
+ * rows it finished, judged against the goal as a whole run judges them.
+ */
+export async function rateLimitFromEvidence(words: readonly string[] = []): Promise<RateLimitBench> {
+  const rows: Row[] = [];
+  for (const spec of selectRows(ROWS, words)) {
+    const run = await evidenceRun(evidenceDir(spec));
+    if (run !== null) rows.push('error' in run ? noFigures(spec, run.error) : rowOf(spec, run));
+  }
+  return {
+    rows: rows.map((r) => ({ ...r, time_budget_s: stageBudgetS(r), goal: goalCell(r) })),
+    notes: [goalSummary(rows), 'From the evidence kept per row: reports/bench/ratelimit/<limiter-setting>/'],
+  };
+}
+
 /** The rows as a fixed-width table, for running this file on its own. */
 export function formatRows(rows: RateLimitBench['rows']): string {
   const headers = [
@@ -429,13 +448,14 @@ export function formatRows(rows: RateLimitBench['rows']): string {
 
 // Run on its own (scripts/run-ts.mjs sets argv[1] to the entry file), not when bench/main.ts imports it.
 if (process.argv[1]?.replace(/\\/g, '/').endsWith('bench/ratelimit.ts')) {
-  const words = process.argv.slice(2);
+  const fromEvidence = process.argv.includes('--from-evidence');
+  const words = process.argv.slice(2).filter((w) => w !== '--from-evidence');
   if (words.length > 0 && selectRows(ROWS, words).length === 0) {
     process.stderr.write(
       `bench/ratelimit.ts: no row names ${words.join(' ')}; groups: ${[...new Set(ROWS.map((r) => r.group))].join(', ')}\n`,
     );
     process.exit(2);
   }
-  const bench = await benchRateLimit(undefined, words);
+  const bench = fromEvidence ? await rateLimitFromEvidence(words) : await benchRateLimit(undefined, words);
   process.stdout.write(formatRows(bench.rows) + '\n' + bench.notes.join('\n') + '\n');
 }
