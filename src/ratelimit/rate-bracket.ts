@@ -108,3 +108,16 @@ export function searchSaid(
 export function searchTop(estimate: Pick<Estimate, 'advertised' | 'announced'>, bracket: RateBracket): number {
   return Math.min(bracket.high, announcedCeiling(estimate)?.rps ?? Infinity);
 }
+
+/**
+ * The burst a search's round starts with: what the drain let through before its first refusal,
+ * measured from idle. The drain is the probe's first phase, so it met the limit at rest as far as
+ * this client knows, and each round waits as long as the probe saw the limit stay shut. Left at
+ * the estimate's "not from idle" (no burst read), every round would be held to an unknown burst and
+ * judged inconclusive whatever it offered: HAProxy's 50 per 10 s on the real bench, a round of 384
+ * requests at 3.2 req/s after a drain that let 47 through.
+ */
+export const searchBurst = (bracket: Pick<RateBracket, 'drained'>): { burst: number; burstFromIdle: true } => ({
+  burst: bracket.drained,
+  burstFromIdle: true,
+});

@@ -27,7 +27,7 @@ import {
   proofHorizon,
 } from '../ratelimit/horizon.js';
 import { withoutRefuted } from '../ratelimit/refuted.js';
-import { searchSaid, searchStart, searchTop } from '../ratelimit/rate-bracket.js';
+import { searchBurst, searchSaid, searchStart, searchTop } from '../ratelimit/rate-bracket.js';
 import { bindingRps, recommend, waitsHoldConcurrency } from '../ratelimit/recommend.js';
 import { belowK6Pace, edgelessBehind, proofHolds, proveUntilHeld } from '../ratelimit/proof-loop.js';
 import { proofTiming, roundLengthS } from '../ratelimit/proof-timing.js';
@@ -222,8 +222,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           const shortRounds = stageOptions.shortHorizon !== undefined && askedHorizonS === undefined;
           const reach = {
             // A search's rounds outlast what the drain let through at once (no burst was read).
-            burst: estimate.burst ?? bracket?.drained ?? null,
-            burstFromIdle: estimate.burst_from_idle,
+            ...(bracket ? searchBurst(bracket) : { burst: estimate.burst, burstFromIdle: estimate.burst_from_idle }),
             roundS: proofS,
             maxRoundS: shortRounds ? proofS : Math.max(proofS, probeCapS),
             settleS,
