@@ -96,6 +96,14 @@ const RETRY_SHARE_DIVISOR = 4;
 export const waitsHoldConcurrency = (limiter: LimiterModel | null | undefined): boolean =>
   limiter !== null && limiter !== undefined && countsRefused(limiter);
 
+/** A limiter of no known kind, searched by paced rounds (rate-bracket.ts): it may count refused requests. */
+export const searchedLimiter = (e: Pick<RecommendInput, 'limiter' | 'rate_bracket'>): boolean =>
+  !e.limiter && e.rate_bracket !== undefined;
+
+/** Whether a policy's calls waiting out a 429 count among its concurrency: the limiter counts refusals, or may. */
+export const waitsHold = (e: Pick<RecommendInput, 'limiter' | 'rate_bracket'>): boolean =>
+  waitsHoldConcurrency(e.limiter) || searchedLimiter(e);
+
 /** The calls at once a proof of `rec` runs with when they include its waits: its concurrency, at least MIN_PROOF_CONCURRENCY. */
 export const proofConcurrency = (rec: Pick<Recommendation, 'max_concurrency'>): number =>
   Math.max(MIN_PROOF_CONCURRENCY, rec.max_concurrency);
@@ -173,9 +181,8 @@ export function policyAt(
   if (e.burst !== null && e.burst >= 1 && concurrency > e.burst) concurrency = e.burst;
   // Calls waiting out a 429 count among them when the limit counts refusals (waitsHoldConcurrency):
   // one slot alone would leave a client stalled behind every wait.
-  // A limiter of no known kind, searched by paced rounds (rate-bracket.ts), may count them too.
-  const searched = !e.limiter && e.rate_bracket !== undefined;
-  const holds = waitsHoldConcurrency(e.limiter) || searched;
+  const searched = searchedLimiter(e);
+  const holds = waitsHold(e);
   if (holds && (e.burst === null || e.burst >= MIN_PROOF_CONCURRENCY))
     concurrency = Math.max(concurrency, MIN_PROOF_CONCURRENCY);
   why.push(

@@ -28,7 +28,7 @@ import {
 } from '../ratelimit/horizon.js';
 import { withoutRefuted } from '../ratelimit/refuted.js';
 import { searchBurst, searchSaid, searchStart, searchTop } from '../ratelimit/rate-bracket.js';
-import { bindingRps, recommend, waitsHoldConcurrency } from '../ratelimit/recommend.js';
+import { bindingRps, recommend, waitsHold } from '../ratelimit/recommend.js';
 import { belowK6Pace, edgelessBehind, proofHolds, proveUntilHeld } from '../ratelimit/proof-loop.js';
 import { proofTiming, roundLengthS } from '../ratelimit/proof-timing.js';
 import { provingVerdict } from '../ratelimit/proof-reach.js';
@@ -286,8 +286,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
                 recommendation: rec,
                 durationS,
                 ...(cut !== undefined ? { cut } : {}),
-                // A limiter of no known kind may count refused requests: its calls hold their waits.
-                ...(waitsHoldConcurrency(standing.limiter) || bracket ? { waitsHoldConcurrency: true } : {}),
+                ...(waitsHold(standing) ? { waitsHoldConcurrency: true } : {}),
                 tokenLifetimeS: expect.tokenLifetimeS,
                 clockToleranceS: expect.clockToleranceS,
                 runId: randomUUID(),
