@@ -41,6 +41,11 @@ interface FlagSpec {
    * or the docs tables (docs/configuration.md lists it as deprecated).
    */
   aliasOf?: string;
+  /**
+   * List flags only: each value is kept whole, never split at commas, because commas are part of
+   * it (`--limiter bucket:rate=10,burst=10`); such a flag is repeated, or joins values its own way.
+   */
+  commasInside?: true;
   commands: readonly Command[];
 }
 
@@ -297,6 +302,7 @@ export const FLAGS = {
     description:
       'the limiter per client: bucket, fixed (window), sliding (window: a log) counter (sliding-window counter, as go-chi/httprate) or queue (nginx limit_req without nodelay: up to --burst excess requests wait their turn); all admit --rate-limit in the long run. Several limits at once (repeatable, or joined by +), each with its own rate=, burst=, window=, limit=, counts-refused, fill-interval=: e.g. bucket:rate=10,burst=10+fixed:limit=600,window=60; a request passes when every limit admits it',
     default: 'bucket',
+    commasInside: true,
     commands: ['serve'],
   },
   window: {
@@ -450,7 +456,7 @@ export function parseCommandLine(argv: readonly string[]): Invocation {
     if (spec.kind === 'number') options[name] = toNumber(name, value as string, (spec as FlagSpec).range);
     else if (spec.kind === 'list')
       options[name] = (value as string[])
-        .flatMap((v) => v.split(','))
+        .flatMap((v) => ((spec as FlagSpec).commasInside ? [v] : v.split(',')))
         .map((v) => v.trim())
         .filter(Boolean);
     else options[name] = value;

@@ -67,6 +67,17 @@ describe('parseCommandLine', () => {
     );
   });
 
+  it("keeps --limiter's own commas (KIND:KEY=V,…), as its --help example gives them, where other lists split at commas", () => {
+    const example = /e\.g\. (\S+);/.exec(helpText('serve'))?.[1];
+    expect(example).toBe('bucket:rate=10,burst=10+fixed:limit=600,window=60');
+    const { options } = parseCommandLine(['serve', '--limiter', example!, '--limiter', 'queue:rate=10,burst=5']);
+    expect(flagValue(options, 'limiter')).toEqual([example, 'queue:rate=10,burst=5']);
+    expect(flagValue(parseCommandLine(['check', '--only', 'token.lifetime,tls.version']).options, 'only')).toEqual([
+      'token.lifetime',
+      'tls.version',
+    ]);
+  });
+
   it('treats no command and --help as help, --version as version', () => {
     expect(parseCommandLine([]).command).toBe('help');
     expect(parseCommandLine(['--help']).command).toBe('help');
