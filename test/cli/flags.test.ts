@@ -71,7 +71,7 @@ describe('parseCommandLine', () => {
     const example = /e\.g\. (\S+);/.exec(helpText('serve'))?.[1];
     expect(example).toBe('bucket:rate=10,burst=10+fixed:limit=600,window=60');
     const { options } = parseCommandLine(['serve', '--limiter', example!, '--limiter', 'queue:rate=10,burst=5']);
-    expect(flagValue(options, 'limiter')).toEqual([example, 'queue:rate=10,burst=5']);
+    expect(options.limiter).toEqual([example, 'queue:rate=10,burst=5']);
     expect(parseCommandLine(['check', '--only', 'token.lifetime,tls.version']).options.only).toEqual([
       'token.lifetime',
       'tls.version',
