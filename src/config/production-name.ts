@@ -13,6 +13,9 @@
 // refused on purpose: a false refusal costs one line, a false pass production's safety.
 // The name `production` itself is production without any key (the contract), and `production:
 // false` on it is a contradiction, refused too.
+// The base URL is a name too: an environment called sandbox whose URL is https://api.prod.example
+// (a copied config, a --base-url pasted from the runbook) is refused the same way, each host label
+// and path segment read by the same rule.
 
 const STAGING_PREFIXES = ['pre', 'non'];
 
@@ -50,4 +53,17 @@ export function productionNameProblem(
       : undefined;
   if (production !== undefined || !readsLikeProduction(name)) return undefined;
   return `environment "${name}" reads like production but ${where}.production is not set; set ${where}.production: true (read-only: no load, probing or business call without an opt-in) or ${where}.production: false if it is a sandbox`;
+}
+
+/** The part of a base URL (a host label or path segment) that reads like production, if one does. */
+export function productionPartOfUrl(baseUrl: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return undefined;
+  }
+  return [...url.hostname.split('.'), ...url.pathname.split('/')].find(
+    (part) => part !== '' && readsLikeProduction(part),
+  );
 }

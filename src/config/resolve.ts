@@ -11,7 +11,7 @@ import type { Expectations, ProductionSettings, RateLimitSettings } from './chec
 import type { ConfigFile } from './schema.js';
 import type { Credentials } from '../spec/credentials.js';
 import { isProduction, type Target } from './target.js';
-import { productionNameProblem, readsLikeProduction } from './production-name.js';
+import { productionNameProblem, productionPartOfUrl, readsLikeProduction } from './production-name.js';
 import { readCa, refuseSharedUrl, trimSlash, validUrl, withoutUserinfo } from './target-input.js';
 
 export const DEFAULT_CONFIG_FILE = 'ces-harness.yaml';
@@ -201,6 +201,13 @@ export async function resolveSettings(
   const toTarget = (envName: string, e: NonNullable<typeof configured>): Target => {
     const ambiguous = productionNameProblem(envName, e.production, `environments.${envName}`);
     if (ambiguous) throw new HarnessError('CONFIG_INVALID', `config ${configPath}: ${ambiguous}`);
+    const url = envName === name && flags['base-url'] ? flags['base-url'] : e.base_url;
+    const part = productionPartOfUrl(url);
+    if (part !== undefined && e.production === undefined && envName.toLowerCase() !== 'production')
+      throw new HarnessError(
+        'CONFIG_INVALID',
+        `config ${configPath}: environment "${envName}" has a base URL that reads like production (its "${part}"), but environments.${envName}.production is not set; set environments.${envName}.production: true (read-only: no load, probing or business call without an opt-in) or environments.${envName}.production: false if it is a sandbox`,
+      );
     const ca =
       caFromFlag ??
       (e.ca_file ? readCa(resolvePath(configDir, e.ca_file), `environments.${envName}.ca_file`) : undefined);
@@ -227,6 +234,12 @@ export async function resolveSettings(
       throw new HarnessError(
         'CONFIG_INVALID',
         `--env ${name} reads like production, and a --base-url target cannot be marked either way; put it in a config under environments: with production: true (or production: false), or pass another --env name`,
+      );
+    const part = productionPartOfUrl(flags['base-url']);
+    if (name.toLowerCase() !== 'production' && part !== undefined)
+      throw new HarnessError(
+        'CONFIG_INVALID',
+        `--base-url ${withoutUserinfo(flags['base-url'])} reads like production (its "${part}"), and a --base-url target cannot be marked either way; put it in a config under environments: with production: true (or production: false), or pass --env production`,
       );
     const baseUrl = trimSlash(validUrl(flags['base-url']));
     const clientId = env['CES_CLIENT_ID'];

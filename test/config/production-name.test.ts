@@ -111,3 +111,51 @@ describe('an environment that reads like production', () => {
     expect(s.rateLimit.probingAllowed).toBe(false);
   });
 });
+
+describe('a base URL that reads like production', () => {
+  const env = { S: 'secret-value-1234', CES_CLIENT_ID: 'id', CES_CLIENT_SECRET: 'x-secret-1234' };
+  const sandboxAt = (url: string, mark = '') => `
+environments:
+  sandbox: { base_url: ${url}, client_id: id, client_secret: "\${S}"${mark} }
+`;
+
+  it.each([
+    ['https://api.prod.example.test', 'prod'],
+    ['https://ces-live.example.test:8443', 'ces-live'],
+    ['https://gateway.example.test/production/v1', 'production'],
+  ])('%s on an environment named sandbox, marked neither way, is refused naming the part', async (url, part) => {
+    expect(await refusal(resolve(sandboxAt(url)))).toBe(
+      `2 config ces-harness.yaml: environment "sandbox" has a base URL that reads like production (its "${part}"), but environments.sandbox.production is not set; set environments.sandbox.production: true (read-only: no load, probing or business call without an opt-in) or environments.sandbox.production: false if it is a sandbox`,
+    );
+  });
+
+  it.each([
+    [', production: true', true],
+    [', production: false', undefined],
+  ] as const)('marked%s, is taken as marked', async (mark, production) => {
+    const s = await resolve(sandboxAt('https://api.prod.example.test', mark));
+    expect(s.target?.production).toBe(production);
+  });
+
+  it('a staging or plain URL passes unmarked: preprod, sandbox, an IP address', async () => {
+    for (const url of ['https://preprod.example.test', 'https://sandbox.example.test/v1', 'https://127.0.0.1:8443'])
+      expect((await resolve(sandboxAt(url))).target?.baseUrl).toBe(url);
+  });
+
+  it('--base-url that reads like production, with no config to mark it, is refused before any request; --env production takes it read-only', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ces-prodname-'));
+    expect(await refusal(resolveSettings({ 'base-url': 'https://ces.prd.example.test' }, env, dir))).toBe(
+      '2 --base-url https://ces.prd.example.test reads like production (its "prd"), and a --base-url target cannot be marked either way; put it in a config under environments: with production: true (or production: false), or pass --env production',
+    );
+    const s = await resolveSettings({ env: 'production', 'base-url': 'https://ces.prd.example.test' }, env, dir);
+    expect(s.rateLimit.probingAllowed).toBe(false);
+  });
+
+  it('--base-url over a config environment is read, not the URL it replaces', async () => {
+    expect(
+      await refusal(
+        resolve(sandboxAt('https://sandbox.example.test'), { 'base-url': 'https://api.prod.example.test' }),
+      ),
+    ).toMatch(/environment "sandbox" has a base URL that reads like production \(its "prod"\)/);
+  });
+});
