@@ -136,24 +136,27 @@ export async function searchUntilHeld(
     return proof;
   };
 
-  let scoutHeld: Recommendation | null = null;
+  // A scout no shorter than the horizon (`run`'s short rounds) is a round over it: its hold is a proof.
+  const scoutS = options.scoutS < options.reach.roundS ? options.scoutS : null;
+  let scoutHeld: { rec: Recommendation; proof: Proof } | null = null;
   let full: Recommendation | null = null;
   let rec: Recommendation | null = first;
   for (let n = 0; rec !== null && n < maxScouts && rec.target_rps >= MIN_PROOF_RPS; n++) {
     // A scout whose hold would end the scouting runs over the whole horizon at once: that round
     // follows it anyway, and the scout would only cost its length.
-    if (scoutHeld !== null && rec.target_rps >= SCOUT_NARROW * (s.failedRps ?? topRps)) {
+    if (scoutS !== null && scoutHeld !== null && rec.target_rps >= SCOUT_NARROW * (s.failedRps ?? topRps)) {
       full = rec;
       break;
     }
-    const proof = await run(rec, options.scoutS);
+    const proof = await run(rec, scoutS);
     if (proof === null) return outcome(true);
     if (proof === 'inconclusive') break;
-    if (proofHolds(proof).holds) scoutHeld = rec;
-    rec = sized(nextScout(rec, proof, scoutHeld, s.failedRps ?? topRps, topRps));
+    if (proofHolds(proof).holds) scoutHeld = { rec, proof };
+    rec = sized(nextScout(rec, proof, scoutHeld?.rec ?? null, s.failedRps ?? topRps, topRps));
   }
+  if (scoutS === null) return outcome(false, scoutHeld);
   // Over the whole horizon: the scouts' highest hold, then one step down for each refusal.
-  full ??= scoutHeld;
+  full ??= scoutHeld?.rec ?? null;
   for (let n = 0; full !== null && n < maxProofs && full.target_rps >= MIN_PROOF_RPS; n++) {
     const proof = await run(full, null);
     if (proof === null) return outcome(true);

@@ -268,6 +268,32 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     expect(notes, context).not.toMatch(/sustained rate is the highest that held over the proof's horizon, 5\.1/);
   }, 120_000);
 
+  it("rounds no shorter than the horizon (`run`'s short rounds) are no scouts: the highest hold is proven, none run twice", async () => {
+    const { estimate } = await searched({ seed: 1 });
+    const bracket = estimate.rate_bracket!;
+    const ROUND_S = 5;
+    const outcome = await searchUntilHeld(
+      searchStart(estimate)!,
+      searchTop(estimate, bracket),
+      async (rec) => {
+        const holds = rec.target_rps <= 4.6;
+        return { rate_429: holds ? 0 : 0.05, goodput_rps: rec.target_rps * (holds ? 1 : 0.95), lost_requests: 0 };
+      },
+      {
+        reach: { burst: 0, roundS: ROUND_S, maxRoundS: ROUND_S, settleS: 0, refillRps: null },
+        scoutS: scoutLengthS(bracket.restS, ROUND_S),
+      },
+    );
+    const seen = outcome.rounds.map((r) => [r.target_rps, r.verdict, r.scout_s ?? 'horizon']);
+    expect(seen).toEqual([
+      [3.3, 'holds', 'horizon'],
+      [4.1, 'holds', 'horizon'],
+      [5.1, 'fails', 'horizon'],
+      [4.6, 'holds', 'horizon'],
+    ]);
+    expect(outcome.proven?.target_rps).toBe(roundedRate(4.6 * (1 - SEARCH_HEADROOM)));
+  });
+
   it('a search with no hold says where it was refused and where the probe pointed it, and gives nothing', () => {
     const why = ['the drain, paced at 200 req/s from rest, was refused after 48 let through'];
     const said = searchSaid(
