@@ -179,8 +179,11 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
       for (const r of outcome!.rounds.filter((r) => r.scout_s !== undefined))
         expect(r.scout_s!, context).toBeLessThan(HORIZON_S);
       // Within the time scouting buys: before, every hold ran the whole horizon (HAProxy 398–435
-      // virtual s, httprate 510–514); now 272–279 and 194–199.
+      // virtual s, httprate 510–514); now 272–279 and 199–257.
       expect(endS! - estimate.duration_s, context).toBeLessThan(270);
+      // Within a few per cent of the truth: the first round over the horizon aims just below the
+      // lowest refusal (before, 4.1 of 5 and 43–46 of 50 were the sustained rate reported).
+      expect(sustained, context).toBeGreaterThanOrEqual(0.95 * TRUE_RPS);
       // The report: the policy given, no kind, and no figure above the sustained rate.
       expect(result!.recommendation?.target_rps, context).toBe(given);
       expect(result!.limiter ?? null, context).toBeNull();
@@ -238,18 +241,20 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     );
     const seen = outcome.rounds.map((r) => [r.target_rps, r.verdict, r.scout_s ?? 'horizon']);
     const context = JSON.stringify(seen);
-    // Scouts: 3.3, 4.1 and 5.1 held, 6.3 and 5.6 refused; 5.1 (within 10 % of 5.6) over the
-    // horizon, refused; stepped down over the horizon to 4.5, held: the sustained rate.
+    // Scouts: 3.3, 4.1 and 5.1 held, 6.3 and 5.6 refused; over the horizon, 5.4 (3 % below the
+    // lowest refusal) and 5.1 (the scouts' rate, within 10 % of it) refused; stepped down over the
+    // horizon to 4.5, held: the sustained rate.
     expect(seen, context).toEqual([
       [3.3, 'holds', 36],
       [4.1, 'holds', 36],
       [5.1, 'holds', 36],
       [6.3, 'fails', 36],
       [5.6, 'fails', 36],
+      [5.4, 'fails', 'horizon'],
       [5.1, 'fails', 'horizon'],
       [4.5, 'holds', 'horizon'],
     ]);
-    expect(lengths.slice(5), context).toEqual([HORIZON_S, HORIZON_S]);
+    expect(lengths.slice(5), context).toEqual([HORIZON_S, HORIZON_S, HORIZON_S]);
     expect(outcome.proven?.target_rps, context).toBe(roundedRate(4.5 * (1 - SEARCH_HEADROOM)));
     const result = toRateLimitResult(
       estimate,
