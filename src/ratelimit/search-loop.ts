@@ -3,10 +3,10 @@
 // Scouting rounds, each a few times as long as the probe saw the limit stay shut, climb from the
 // bracket's low end and bisect below the first refusal: a limit that refuses a rate does so within
 // that scale, so a whole horizon per guess (540 s on the real bench's HAProxy 50 per 10 s, budget
-// 160 s) bought nothing a scout does not see. Only the rate the scouts leave is then run over the
-// whole horizon: it alone is the sustained rate reported, and the policy is given below it. A scout's
-// hold is never the policy nor the headline; a full round refused steps down, again over the whole
-// horizon. Pure: the proof run is injected, as in proof-loop.ts.
+// 160 s) bought nothing a scout does not see. Then rounds over the whole horizon: just below the
+// lowest refusal, then the scouts' rate, then lower, each cut once refused. Only a hold over the
+// whole horizon is the sustained rate reported, and the policy is given below it; a scout's hold is
+// never the policy nor the headline. Pure: the proof run is injected, as in proof-loop.ts.
 
 import {
   MIN_PROOF_RPS,
@@ -54,14 +54,14 @@ export const SCOUT_MIN_S = 10;
 /** At most this many scouts: a climb of three steps, a refusal and two bisections. */
 export const MAX_SCOUTS = 6;
 
-/** At most this many rounds over the whole horizon: the scouts' rate, and two steps down if it is refused. */
+/** At most this many rounds over the whole horizon: aimed below the lowest refusal, the scouts' rate, a step down. */
 export const MAX_SEARCH_PROOFS = 3;
 
 /**
  * Every round of a search ends once its refusals break the promise: what the limit lets through
  * after them bounds no hold of a limiter of no known kind (proof-loop.ts quotaCeilingRps), so the
- * rest of the round would only cost its time (a scout at 5.1 req/s against HAProxy's 50 per 10 s
- * ran on 26 s past its first refusal).
+ * rest of the round would only cost its time (the proof loop's cut, 65 s past the first refusal,
+ * outlasts a whole scout).
  */
 export const SEARCH_CUT: RoundCutPlan = { afterRefusalsS: 0, atOnceAfterS: 0 };
 
