@@ -273,6 +273,39 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     expect(notes, context).not.toMatch(/sustained rate is the highest that held over the proof's horizon, 5\.1/);
   }, 120_000);
 
+  it("the real bench's rounds: after the rates above it were refused over the horizon, the scouts' hold is tried before any step down", async () => {
+    // HAProxy 50 per 10 s counting every request, real (30 Nov): scouts 3.2, 4 and 5 held, 6.2 was
+    // refused; over the horizon 6 and 5.6 were refused, 5.6 letting 4.1 req/s through. Stepping down
+    // to that gave 4.1 sustained and 3.6 recommended (72 % of 5); the scouts' 5 held over 120 s in the
+    // run before.
+    const { estimate } = await searched({ seed: 1 });
+    const bracket = estimate.rate_bracket!;
+    const first = searchStart(estimate)!;
+    const outcome = await searchUntilHeld(
+      { ...first, target_rps: 3.2 },
+      searchTop(estimate, bracket),
+      async (rec) => {
+        const holds = rec.target_rps <= 5;
+        return { rate_429: holds ? 0 : 0.12, goodput_rps: holds ? rec.target_rps : 4.1, lost_requests: 0 };
+      },
+      {
+        reach: { ...searchBurst(bracket), roundS: HORIZON_S, maxRoundS: 150, settleS: bracket.restS, refillRps: null },
+        scoutS: scoutLengthS(bracket.restS, HORIZON_S),
+      },
+    );
+    const seen = outcome.rounds.map((r) => [r.target_rps, r.verdict, r.scout_s ?? 'horizon']);
+    expect(seen).toEqual([
+      [3.2, 'holds', 36],
+      [4, 'holds', 36],
+      [5, 'holds', 36],
+      [6.2, 'fails', 36],
+      [6, 'fails', 'horizon'],
+      [5.6, 'fails', 'horizon'],
+      [5, 'holds', 'horizon'],
+    ]);
+    expect(outcome.proven?.target_rps).toBe(4.5);
+  });
+
   it("rounds no shorter than the horizon (`run`'s short rounds) are no scouts: the highest hold is proven, none run twice", async () => {
     const { estimate } = await searched({ seed: 1 });
     const bracket = estimate.rate_bracket!;
