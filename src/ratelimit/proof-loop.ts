@@ -264,7 +264,7 @@ function insideSpan(low: number, high: number): number {
 }
 
 /** `rec` at `target` req/s, its backoff widened when `proof` lost calls, with the reason appended. */
-function retried(rec: Recommendation, proof: Proof, target: number, reason: string): Recommendation {
+export function retried(rec: Recommendation, proof: Proof, target: number, reason: string): Recommendation {
   const lost = proof.lost_requests > PROOF_PROMISE.max_lost;
   const base = lost ? Math.min(BASE_BOUNDS_MS.max, rec.backoff.base_ms * 2) : rec.backoff.base_ms;
   const cap = Math.min(CAP_MAX_MS, Math.max(rec.backoff.cap_ms, 4 * base));
@@ -345,6 +345,12 @@ export interface RoundToRun {
   durationS?: number;
   /** When it is cut short once it certainly failed (prove.ts); absent: never. */
   cut?: RoundCutPlan;
+  /**
+   * The round before it held, so the limit was not drained (a search's rounds, search-loop.ts):
+   * a client already paced below the limit meets no more of it than one from rest, so no rest is
+   * owed. Absent: the probe or a refused round came before.
+   */
+  afterHold?: true;
 }
 
 /**
@@ -381,17 +387,6 @@ export interface ProofLoopOptions {
    * to its rate.
    */
   standing?: (rounds: readonly ProofRound[]) => Standing;
-  /**
-   * A search for the rate of a limiter no detector identified (rate-bracket.ts): a round that holds
-   * before any failed is followed by one higher (climbed), below this rate, which is known refused;
-   * absent: the first hold ends the loop. A search's holds each ran a whole round against a limiter
-   * of no known kind: what a refused round let through after its first refusal, its calls starved
-   * by their own backoff, bounds none of them (quotaCeilingRps does not apply; httprate 75 per 1.5 s
-   * across 50 ± 10 ms: 30, 37 and 46 req/s held, 57 was refused and then let fewer than 30 through,
-   * and nothing was given). A window longer than half a round is not tested, and the horizon says so
-   * (horizon.ts).
-   */
-  climbBelowRps?: number;
 }
 
 /** What the rounds so far leave standing of the estimate: what sizes a policy, and what passed back-to-back. */
@@ -445,8 +440,7 @@ export async function proveUntilHeld(
   // since refutes; with it, the highest hold, kept half the headroom below `upper` (givenFromHold).
   const holds: Recommendation[] = [];
   const heldBy = new Map<Recommendation, Proof>();
-  // A search's holds are judged on their own (climbBelowRps): no after-rate bounds them.
-  const ceiling = () => (options.climbBelowRps === undefined ? quotaCeilingRps : null);
+  const ceiling = () => quotaCeilingRps;
   const cap = () => (inferred() ? givenCap(upper()) : ceiling());
   const highest = (): Recommendation | null =>
     holds
@@ -507,10 +501,9 @@ export async function proveUntilHeld(
       span = verdict !== null && typeof verdict === 'object' ? verdict : null;
     }
     // A first round that held is the policy: nothing above it was refused, so there is nothing to
-    // bisect; a search climbs from it instead, and the highest hold stays the policy.
+    // bisect (a search climbs instead: search-loop.ts).
     if (failedRps === null) {
-      rec = options.climbBelowRps === undefined ? null : climbed(rec, proof, options.climbBelowRps);
-      if (rec !== null && standing) rec = sizedAgain(rec, standing(rounds));
+      rec = null;
       continue;
     }
     const best = held();
@@ -536,23 +529,6 @@ export async function proveUntilHeld(
     }
   }
   return outcome(false);
-}
-
-/**
- * The round after a hold in a search with nothing refused yet: the headroom's step up (the rate a
- * first recommendation would be had the probe measured the one that held), below `belowRps`, a
- * rate known refused; null when that step does not fit. A hold there proves the rate below too, so
- * the climb costs nothing of what held; a failure is cut short and bisected from (bisectedRecommendation).
- */
-function climbed(rec: Recommendation, proof: Proof, belowRps: number): Recommendation | null {
-  const target = roundedRate(rec.target_rps / (1 - HEADROOM));
-  if (target <= rec.target_rps || target >= belowRps) return null;
-  return retried(
-    rec,
-    proof,
-    target,
-    `climbed to ${target} req/s: ${rec.target_rps} req/s held over the proof's horizon, and no round has been refused yet`,
-  );
 }
 
 /**

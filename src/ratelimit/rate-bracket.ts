@@ -9,6 +9,8 @@ import { round } from './estimators.js';
 import { MIN_PROOF_RPS } from './proof-loop.js';
 import { HEADROOM, announcedCeiling, policyAt, roundedRate } from './recommend.js';
 import type { Estimate, RateBracket, Recommendation, Sample } from './types.js';
+import type { ProofRound } from '../report/model.js';
+import { SEARCH_HEADROOM } from './search-loop.js';
 
 /**
  * The bracket from the probe's samples, or null when the drain was never refused (nothing to
@@ -80,25 +82,34 @@ export function searchStart(estimate: Estimate): Recommendation | null {
 }
 
 /**
- * What a search's rounds say of the rate, for the report's notes: the highest that held, and below
- * which rate the limit lies (the lowest that was refused), or that nothing above the hold was tried;
- * with no hold (no policy to carry its reasons), where the bracket began it and why.
+ * What a search's rounds say of the rate, for the report's notes: what the scouts (shorter than the
+ * horizon, search-loop.ts) tried, the rate that held over the whole horizon (the sustained rate
+ * reported, the policy given below it), and below which rate the limit lies (the lowest refused),
+ * or that nothing above the hold was refused; with no hold over the horizon (no policy to carry its
+ * reasons), where the bracket began it and why.
  */
 export function searchSaid(
-  rounds: readonly { target_rps: number; verdict: string }[],
+  rounds: readonly Pick<ProofRound, 'target_rps' | 'verdict' | 'scout_s'>[],
   bracket: Pick<RateBracket, 'why'>,
 ): string {
-  const held = rounds.filter((r) => r.verdict === 'holds').map((r) => r.target_rps);
+  const full = rounds.filter((r) => r.scout_s === undefined);
+  const held = full.filter((r) => r.verdict === 'holds').map((r) => r.target_rps);
   const failed = rounds.filter((r) => r.verdict === 'fails').map((r) => r.target_rps);
   const best = held.length > 0 ? Math.max(...held) : null;
   const below = failed.length > 0 ? Math.min(...failed) : null;
+  const scouts = rounds.filter((r) => r.scout_s !== undefined);
+  const scouted =
+    scouts.length === 0
+      ? ''
+      : `; scouting rounds shorter than the horizon looked for it (${scouts.map((r) => `${r.target_rps} req/s over ${r.scout_s} s: ${r.verdict}`).join(', ')}), a scout's hold proving no rate`;
   const where =
     below === null
       ? 'no round above it was refused within the rounds allowed, so the limit may lie well above it'
       : `the limit lies below ${below} req/s, where a round was refused`;
+  const head = 'paced search (the limiter was not identified)';
   return best === null
-    ? `paced search (the limiter was not identified): no rate held in ${rounds.length} round${rounds.length === 1 ? '' : 's'}${below !== null ? `; refused down to ${below} req/s` : ''}; it began where the probe pointed: ${bracket.why.join('; ')}`
-    : `paced search (the limiter was not identified): at least ${best} req/s holds over the proof's horizon; ${where}; the limiter's kind is not reported`;
+    ? `${head}: no rate held over the proof's whole horizon in ${rounds.length} round${rounds.length === 1 ? '' : 's'}${below !== null ? `; refused down to ${below} req/s` : ''}${scouted}; it began where the probe pointed: ${bracket.why.join('; ')}`
+    : `${head}: ${best} req/s held over the proof's whole horizon, the highest rate found that does: the sustained rate a client can rely on, the policy given ${Math.round(SEARCH_HEADROOM * 100)} % below it; ${where}${scouted}; the limiter's kind is not reported`;
 }
 
 /**

@@ -37,7 +37,10 @@ export const quotaCeilingRps = (rounds: readonly ProofRound[]): number | null =>
  */
 export const heldRps = (rounds: readonly ProofRound[], identifiedRps?: number): number | null => {
   const ceiling = identifiedRps ?? quotaCeilingRps(rounds) ?? Infinity;
-  const held = rounds.filter((r) => r.verdict === 'holds' && r.target_rps <= ceiling).map((r) => r.target_rps);
+  // A search's scout held for less than the horizon (search-loop.ts): no rate a client relies on.
+  const held = rounds
+    .filter((r) => r.verdict === 'holds' && r.scout_s === undefined && r.target_rps <= ceiling)
+    .map((r) => r.target_rps);
   return held.length > 0 ? Math.max(...held) : null;
 };
 
@@ -106,7 +109,10 @@ export function withoutRefuted(
     .map((r) => `${r.target_rps} req/s (${(r.rate_429 * 100).toFixed(1)} % got 429)`)
     .join(', ');
   const saw = rounds
-    .map((r, i) => `round ${i + 1} at ${r.target_rps} req/s: ${(r.rate_429 * 100).toFixed(1)} % 429, ${r.verdict}`)
+    .map(
+      (r, i) =>
+        `round ${i + 1} at ${r.target_rps} req/s: ${(r.rate_429 * 100).toFixed(1)} % 429, ${r.verdict}${r.scout_s !== undefined ? ` (a ${r.scout_s} s scout)` : ''}`,
+    )
     .join('; ');
   const headline = headlineHeldRps(rounds, held, ceiling);
   const verdict = searched

@@ -277,6 +277,12 @@ export interface ProofRound {
   dropped_arrivals?: number;
   /** Seconds of arrivals the round ran before it was cut short, failed (RateLimitResult.proof); absent when it ran whole. */
   cut_at_s?: number;
+  /**
+   * A search's scouting round (search-loop.ts): it ran this many seconds, shorter than the horizon,
+   * to find where the limit lies. Its hold proves no rate over the horizon: never the policy nor the
+   * sustained rate. Absent: the round ran the horizon (or was cut short once it failed).
+   */
+  scout_s?: number;
   /** `inconclusive`: it held, but offered no more than the burst it started with, so it proves nothing about the rate. */
   verdict: 'holds' | 'fails' | 'inconclusive';
   why: string;

@@ -28,8 +28,9 @@ import {
 } from '../ratelimit/horizon.js';
 import { withoutRefuted } from '../ratelimit/refuted.js';
 import { searchBurst, searchSaid, searchStart, searchTop } from '../ratelimit/rate-bracket.js';
+import { scoutLengthS, searchUntilHeld } from '../ratelimit/search-loop.js';
 import { bindingRps, recommend, waitsHold } from '../ratelimit/recommend.js';
-import { belowK6Pace, edgelessBehind, proofHolds, proveUntilHeld } from '../ratelimit/proof-loop.js';
+import { belowK6Pace, edgelessBehind, proofHolds, proveUntilHeld, type RoundToRun } from '../ratelimit/proof-loop.js';
 import { proofTiming, roundLengthS } from '../ratelimit/proof-timing.js';
 import { provingVerdict } from '../ratelimit/proof-reach.js';
 import { replayTimeline, stackTracker, withIdentifiedWindow } from '../ratelimit/stacked-inference.js';
@@ -248,87 +249,92 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           let standing: Estimate = estimate;
           // How long each round ran as planned, by round: the horizon proven is the held round's.
           const roundLengths: number[] = [];
-          const outcome = await proveUntilHeld(
-            recommendation,
-            bindingRps(estimate) ?? (bracket ? searchTop(estimate, bracket) : recommendation.target_rps),
-            async (rec, { round, durationS: plannedS = proofS, cut }) => {
-              // A span the rounds so far identified (a second limit's window or refill) lengthens this
-              // one; `run` keeps the short rounds it announced.
-              const durationS = shortRounds
-                ? plannedS
-                : roundLengthS(
-                    plannedS,
-                    withIdentifiedWindow(longestKnownWindow(standing), stack.verdict()),
-                    maxRoundS,
-                  );
-              roundLengths[round - 1] = durationS;
-              // Once a set is identified, a round waits for all of it to rest, as a new client meets it.
-              // A search waits as long as the probe saw the limit stay shut: no refill was read.
-              const restS = Math.min(Math.max(settleS, stack.restS(sinceProbeS()), bracket?.restS ?? 0), probeCapS);
+          const runRound = async (
+            rec: Recommendation,
+            { round, durationS: plannedS = proofS, cut, afterHold }: RoundToRun,
+          ): Promise<Proof | null> => {
+            // A span the rounds so far identified (a second limit's window or refill) lengthens this
+            // one; `run` keeps the short rounds it announced.
+            const durationS = shortRounds
+              ? plannedS
+              : roundLengthS(plannedS, withIdentifiedWindow(longestKnownWindow(standing), stack.verdict()), maxRoundS);
+            roundLengths[round - 1] = durationS;
+            // Once a set is identified, a round waits for all of it to rest, as a new client meets it.
+            // A search waits as long as the probe saw the limit stay shut: no refill was read.
+            // A search's round after a hold owes no rest: the limit was not drained (RoundToRun.afterHold).
+            const restS = Math.min(
+              bracket && afterHold ? settleS : Math.max(settleS, stack.restS(sinceProbeS()), bracket?.restS ?? 0),
+              probeCapS,
+            );
+            io.progress(
+              `proof round ${round}: waiting ${restS.toFixed(1)} s for the limit to refill, then proving the policy with k6 at ${rec.target_rps} req/s for ${durationS} s`,
+            );
+            await io.clock.sleep(restS * 1000, signal);
+            if (signal.aborted) return null;
+            const startS = sinceProbeS();
+            const run = await prove({
+              k6Path: k6.k6Path,
+              bundleDir: k6.bundleDir,
+              workDir: join(reportDir, 'k6', 'ratelimit-proof', `round-${round}`),
+              target: {
+                baseUrl: target.baseUrl,
+                credentials: target.credentials,
+                ...(target.caFile ? { caFile: target.caFile } : {}),
+              },
+              endpoint: calls.endpoint,
+              business,
+              ...(calls.validateMethod ? { validateMethod: calls.validateMethod } : {}),
+              recommendation: rec,
+              durationS,
+              ...(cut !== undefined ? { cut } : {}),
+              ...(waitsHold(standing) ? { waitsHoldConcurrency: true } : {}),
+              tokenLifetimeS: expect.tokenLifetimeS,
+              clockToleranceS: expect.clockToleranceS,
+              runId: randomUUID(),
+              signal,
+            });
+            // The round is replayed from when k6's arrivals began, not from its spawn just above,
+            // and for as long as they ran: a round cut short has no retry tail (k6 stopped them all).
+            const beganS = run.arrivalsBeganMs !== undefined ? (run.arrivalsBeganMs - probeStartMs) / 1000 : undefined;
+            if (beganS !== undefined)
               io.progress(
-                `proof round ${round}: waiting ${restS.toFixed(1)} s for the limit to refill, then proving the policy with k6 at ${rec.target_rps} req/s for ${durationS} s`,
+                `proof round ${round}: k6's arrivals began ${(beganS - startS).toFixed(2)} s after it was started`,
               );
-              await io.clock.sleep(restS * 1000, signal);
-              if (signal.aborted) return null;
-              const startS = sinceProbeS();
-              const run = await prove({
-                k6Path: k6.k6Path,
-                bundleDir: k6.bundleDir,
-                workDir: join(reportDir, 'k6', 'ratelimit-proof', `round-${round}`),
-                target: {
-                  baseUrl: target.baseUrl,
-                  credentials: target.credentials,
-                  ...(target.caFile ? { caFile: target.caFile } : {}),
-                },
-                endpoint: calls.endpoint,
-                business,
-                ...(calls.validateMethod ? { validateMethod: calls.validateMethod } : {}),
-                recommendation: rec,
-                durationS,
-                ...(cut !== undefined ? { cut } : {}),
-                ...(waitsHold(standing) ? { waitsHoldConcurrency: true } : {}),
-                tokenLifetimeS: expect.tokenLifetimeS,
-                clockToleranceS: expect.clockToleranceS,
-                runId: randomUUID(),
-                signal,
+            const cutAtS = run.proof?.cut_at_s;
+            io.progress(
+              `proof round ${round}: ${run.proof === null ? 'no figures' : proofHolds(run.proof).holds ? 'held' : 'failed'}${cutAtS !== undefined ? `, cut short after ${cutAtS} s` : ''}; ${(sinceProbeS() - startS).toFixed(1)} s from k6's start to its summary`,
+            );
+            stack.ran({
+              rps: rec.target_rps,
+              startS: beganS ?? startS,
+              durationS: cutAtS ?? durationS,
+              tailS: cutAtS !== undefined ? 0 : rec.retry_budget_s,
+              retryBudgetS: rec.retry_budget_s,
+              ...(beganS !== undefined ? { startMeasured: true } : {}),
+            });
+            countK6Requests(run.scenario.requests);
+            proofNotes.push(...run.notes.map((n) => `round ${round}: ${n}`));
+            if (run.scenario.error !== undefined && !signal.aborted)
+              io.untested('rate_limit', `proof run did not complete: ${run.scenario.error}`);
+            return run.proof;
+          };
+          const cutAfter = cutAfterRefusalsS(maxWindowS);
+          // A search scouts in short rounds and proves only the rate it gives over the horizon (search-loop.ts).
+          const outcome = bracket
+            ? await searchUntilHeld(recommendation, searchTop(estimate, bracket), runRound, {
+                reach,
+                scoutS: scoutLengthS(bracket.restS, proofS),
+                standing: (rounds) => (standing = withoutRefuted(estimate, rounds, stack.verdict())),
+              })
+            : await proveUntilHeld(recommendation, bindingRps(estimate) ?? recommendation.target_rps, runRound, {
+                reach,
+                identifiedRps: stack.identifiedRps,
+                cutAfterRefusalsS: cutAfter,
+                edgeless: edgelessBehind(estimate.limiter),
+                // Each later round is sized from what the rounds so far left standing: a policy given
+                // after a refuted reading carries none of its figures (refuted.ts).
+                standing: (rounds) => (standing = withoutRefuted(estimate, rounds, stack.verdict())),
               });
-              // The round is replayed from when k6's arrivals began, not from its spawn just above,
-              // and for as long as they ran: a round cut short has no retry tail (k6 stopped them all).
-              const beganS =
-                run.arrivalsBeganMs !== undefined ? (run.arrivalsBeganMs - probeStartMs) / 1000 : undefined;
-              if (beganS !== undefined)
-                io.progress(
-                  `proof round ${round}: k6's arrivals began ${(beganS - startS).toFixed(2)} s after it was started`,
-                );
-              const cutAtS = run.proof?.cut_at_s;
-              io.progress(
-                `proof round ${round}: ${run.proof === null ? 'no figures' : proofHolds(run.proof).holds ? 'held' : 'failed'}${cutAtS !== undefined ? `, cut short after ${cutAtS} s` : ''}; ${(sinceProbeS() - startS).toFixed(1)} s from k6's start to its summary`,
-              );
-              stack.ran({
-                rps: rec.target_rps,
-                startS: beganS ?? startS,
-                durationS: cutAtS ?? durationS,
-                tailS: cutAtS !== undefined ? 0 : rec.retry_budget_s,
-                retryBudgetS: rec.retry_budget_s,
-                ...(beganS !== undefined ? { startMeasured: true } : {}),
-              });
-              countK6Requests(run.scenario.requests);
-              proofNotes.push(...run.notes.map((n) => `round ${round}: ${n}`));
-              if (run.scenario.error !== undefined && !signal.aborted)
-                io.untested('rate_limit', `proof run did not complete: ${run.scenario.error}`);
-              return run.proof;
-            },
-            {
-              reach,
-              identifiedRps: stack.identifiedRps,
-              cutAfterRefusalsS: cutAfterRefusalsS(maxWindowS),
-              edgeless: edgelessBehind(estimate.limiter),
-              // Each later round is sized from what the rounds so far left standing: a policy given
-              // after a refuted reading carries none of its figures (refuted.ts).
-              standing: (rounds) => (standing = withoutRefuted(estimate, rounds, stack.verdict())),
-              ...(bracket ? { climbBelowRps: searchTop(estimate, bracket) } : {}),
-            },
-          );
           // The proof of the policy given: the round that held it, not a later one tried above it.
           proof = outcome.provenProof ?? outcome.lastProof;
           // A first proof that produced no figures refuted nothing: the policy stands, unproven (the
@@ -507,14 +513,15 @@ async function k6AndBundles(): Promise<{ k6Path: string; bundleDir: string } | s
  * every window, so that hold is its proof.
  */
 export function heldRoundS(
-  rounds: readonly { target_rps: number; verdict: string }[],
+  rounds: readonly { target_rps: number; verdict: string; scout_s?: number }[],
   given: { target_rps: number } | null,
   lengths: readonly number[],
 ): number | null {
   if (given === null) return null;
   let best: number | null = null;
   rounds.forEach((r, i) => {
-    if (r.verdict !== 'holds' || r.target_rps < given.target_rps) return;
+    // A search's scout is no proof of the policy (search-loop.ts): its short hold states no horizon.
+    if (r.verdict !== 'holds' || r.scout_s !== undefined || r.target_rps < given.target_rps) return;
     if (best === null || r.target_rps < rounds[best]!.target_rps) best = i;
   });
   return best === null ? null : (lengths[best] ?? null);

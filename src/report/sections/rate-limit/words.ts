@@ -181,5 +181,10 @@ export function proofRoundText(round: ProofRound): string {
   // A round cut short once it had failed: its figures are over what it ran.
   const cut = round.cut_at_s === undefined ? '' : `, cut short after ${formatNumber(round.cut_at_s, 1)} s`;
   const figures = `${formatPercent(round.rate_429)} 429, goodput ${formatRate(round.goodput_rps)}, ${formatNumber(round.lost_requests)} lost${began}${cut}`;
-  return `at ${formatRate(round.target_rps)}: ${figures}: ${round.verdict}${round.verdict === 'holds' ? '' : ` (${round.why})`}`;
+  // A search's scout (search-loop.ts) ran shorter than the horizon: its hold is said as no proof.
+  const scout =
+    round.scout_s === undefined
+      ? ''
+      : ` a ${formatNumber(round.scout_s)} s scout${round.verdict === 'holds' ? ', not the horizon' : ''}`;
+  return `at ${formatRate(round.target_rps)}:${scout ? `${scout}:` : ''} ${figures}: ${round.verdict}${round.verdict === 'holds' ? '' : ` (${round.why})`}`;
 }
