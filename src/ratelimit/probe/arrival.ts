@@ -74,9 +74,26 @@ export function usualTrip(run: readonly Sample[], s: Sample, toleratedMs = 0): b
 
 /** usualTrip for many requests of one run, its spread read once. */
 function usualTrips(run: readonly Sample[], toleratedMs: number): (s: Sample) => boolean {
+  const { medianMs, withinMs } = usualBand(run, toleratedMs);
+  return (s) => s.answer !== 'error' && Math.abs(s.doneMs - s.sentMs - medianMs) <= withinMs;
+}
+
+/**
+ * The request's round trip was not longer than usualTrip allows; a shorter one is fine too. What a
+ * gap read on send times needs of one end: a request reaches the limiter no earlier than it was
+ * sent, and a trip no longer than usual says it got there no later than usual either (a busy
+ * machine's stretch of a leg, there or back, is not known; only a whole trip within the usual
+ * rules it out).
+ */
+export function notLateTrip(run: readonly Sample[], s: Sample, toleratedMs = 0): boolean {
+  const { medianMs, withinMs } = usualBand(run, toleratedMs);
+  return s.answer !== 'error' && s.doneMs - s.sentMs - medianMs <= withinMs;
+}
+
+/** The usual round trip, ms, and how far off it one may be and still be usual: three usual spreads, or `toleratedMs`. */
+function usualBand(run: readonly Sample[], toleratedMs: number): { medianMs: number; withinMs: number } {
   const { medianMs, spreadMs } = usualSpreadMs(run);
-  const within = Math.max(3 * spreadMs + 1, toleratedMs);
-  return (s) => s.answer !== 'error' && Math.abs(s.doneMs - s.sentMs - medianMs) <= within;
+  return { medianMs, withinMs: Math.max(3 * spreadMs + 1, toleratedMs) };
 }
 
 /**
