@@ -27,6 +27,21 @@ export function probeBudgetS(horizonS: number): number {
   return Math.max(PROBE_MIN_BUDGET_S, Math.ceil((PROBE_WINDOWS * horizonS) / 2));
 }
 
+/** The longest horizon `--horizon` takes (config/ranges.ts horizonS): its probe sizes windows of up to half of it. */
+export const HORIZON_MAX_S = 3600;
+
+/**
+ * How to give the probe `needS` seconds to verify a window of `windowS` (two of its windows are a
+ * proof's horizon too): the `--horizon` whose default budget does, or, past the longest probe
+ * `ratelimit` runs, that no setting does, so a client is sized by the announcement.
+ */
+export function probingHowTo(windowS: number, needS: number): string {
+  const horizonS = Math.max(Math.ceil(2 * windowS), Math.ceil((2 * needS) / PROBE_WINDOWS));
+  if (horizonS <= HORIZON_MAX_S)
+    return `--horizon ${horizonS} (rate_limit.horizon_s) gives it ${probeBudgetS(horizonS)} s`;
+  return `no setting reaches it: --horizon ${HORIZON_MAX_S}, the most, gives the probe ${probeBudgetS(HORIZON_MAX_S)} s, which sizes windows up to about ${HORIZON_MAX_S / 2} s; a client is sized by the announcement`;
+}
+
 /** The window a limiter counts over, seconds; a bucket or a queue has none (its refill is not a window). */
 export function windowOf(limiter: LimiterModel): number | null {
   switch (limiter.kind) {

@@ -15,6 +15,7 @@
 // compared with what they identified (compareAdvertisement).
 
 import { midpoint, type Bracket } from '../identify.js';
+import { probingHowTo } from '../horizon.js';
 import { round } from '../estimators.js';
 import { burstSize, describeLimiter, type FixedWindowModel, type LimiterModel } from '../limiters/index.js';
 import type { AdvertisedLimit } from '../../report/model.js';
@@ -25,6 +26,7 @@ import type { Announced, Heard, Probe } from './probe.js';
 import { countUntilRefused } from './recover.js';
 import { seenMs } from './arrival.js';
 import { announcedEndOf, SAME_END_MS, type WindowHeld } from './announced-ends.js';
+import { PAST_BUDGET } from './shut-past-budget.js';
 
 /** From this window on (seconds) the announcement is tested by its own edges; shorter ones the usual phases size in seconds. */
 export const LONG_WINDOW_S = 5;
@@ -290,9 +292,6 @@ function nextEdgeSaid(
   };
 }
 
-/** How the finding of an announced window longer than the probe's budget begins (announcedPastBudget). */
-const PAST_BUDGET = 'announced, not proven: about ';
-
 /** A window that ends past the probe's time cap: said, never guessed. */
 function tooLong(probe: Probe, h: Hypothesis, claim: string, needMs: number): AdvertisedFindings {
   const budgetS = probe.maxDurationMs / 1000;
@@ -312,12 +311,15 @@ function tooLong(probe: Probe, h: Hypothesis, claim: string, needMs: number): Ad
  * reports it "announced, not proven" rather than failing a conformant service on it.
  */
 export function announcedPastBudget(
-  e: Pick<Estimate, 'advertised' | 'sustained_rps' | 'limiter'>,
+  e: Pick<Estimate, 'advertised' | 'sustained_rps' | 'limiter'> & Partial<Pick<Estimate, 'announced'>>,
 ): AdvertisedLimit | undefined {
-  const ad = e.advertised;
-  return ad && ad.agrees === null && ad.note.startsWith(PAST_BUDGET) && e.sustained_rps === null && e.limiter === null
-    ? ad
-    : undefined;
+  if (e.sustained_rps !== null || e.limiter !== null) return undefined;
+  // Of several announced (a quota spent past the budget beside a per-second one), the lowest rate's.
+  const past = [...(e.announced ?? []), ...(e.advertised ? [e.advertised] : [])].filter(
+    (a) => a.agrees === null && a.note.startsWith(PAST_BUDGET),
+  );
+  const rate = (a: AdvertisedLimit) => (a.window_s ? a.limit / a.window_s : Infinity);
+  return past.sort((a, b) => rate(a) - rate(b))[0];
 }
 
 /** The announcement left unverified (or contradicted), recorded for the report; the usual phases go on. */
@@ -458,7 +460,7 @@ export function compareAdvertisement(ad: Advertisement, limiter: LimiterModel | 
  * contradiction. Undefined with fewer than two (`advertised` says it all then).
  */
 export function announcedFindings(
-  probe: Pick<Probe, 'announced'>,
+  probe: Pick<Probe, 'announced' | 'maxDurationMs'>,
   tested: AdvertisedLimit | undefined,
   limiter: LimiterModel | null,
 ): AdvertisedLimit[] | undefined {
@@ -470,8 +472,24 @@ export function announcedFindings(
     const measured = limiter
       ? `the probe measured ${describeLimiter(limiter)}, not this limit`
       : 'the probe identified no limiter to compare it with';
-    return finding(ad, null, `announced, not proven: ${measured}; a recommendation stays within its rate`);
+    return finding(
+      ad,
+      null,
+      `announced, not proven: ${measured}${pastBudget(ad, probe.maxDurationMs / 1000)}; a recommendation stays within its rate`,
+    );
   });
+}
+
+/**
+ * Why a window is not verified in this budget, when it cannot be: a quota met, then two of its
+ * windows' edges (announced-stack.ts verificationNeedS, at most), and how to give the probe that.
+ */
+function pastBudget(ad: Advertisement, budgetS: number): string {
+  if (ad.windowS === null) return '';
+  const needS = Math.ceil(2 * ad.windowS + 3);
+  return needS <= budgetS
+    ? ''
+    : `; its ${ad.windowS} s window takes up to ${needS} s of probing to verify, the probe's budget is ${budgetS} s: ${probingHowTo(ad.windowS, needS)}`;
 }
 
 /** How far a bucket's measured burst may lie from the announced quota and still agree. */
