@@ -73,7 +73,7 @@ import { shutEstimate } from './probe/shut-past-budget.js';
 import { announcedCounter, resetTicksPhase, type TicksFindings } from './probe/reset-ticks.js';
 import { countedInWindowEndingAt } from './probe/announced-ends.js';
 import { ledgerRulesOutBucket, refillUnwatched } from './probe/bucket-ledger.js';
-import { silentWindowPhase } from './probe/silent-window.js';
+import { neverLifted, silentWindowPhase } from './probe/silent-window.js';
 import { noLimitReach, streamPhase, type StreamFindings } from './probe/stream.js';
 import { queueOfBursts } from './probe/queue-wait.js';
 import { rateBracket } from './rate-bracket.js';
@@ -393,7 +393,8 @@ async function bucketPath(
               : undefined))))
       : undefined;
   if (notBucket) {
-    const note = `not identified: ${notBucket}; not sized`;
+    // Shut to the cap: a window past the budget is the likeliest cause, said with how to size one.
+    const note = `not identified: ${notBucket}; not sized${neverLifted(probe)}`;
     const figures = { ...NOTHING_MEASURED, limiter_evidence: [...(shape ? [shape.evidence] : []), note] };
     return estimateOf(probe, stream, figures, { verdict: 'unknown', notes: [] }, [note]);
   }

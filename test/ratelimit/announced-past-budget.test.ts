@@ -16,7 +16,7 @@ import { renderHtml } from '../../src/report/html.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { kongHeaders } from '../../src/spec/ratelimit-fields.js';
 import { loadFixture } from '../report/helpers.js';
-import { advertising, discoverVirtual, gcra, type Limiter } from './virtual-limit.js';
+import { advertising, discoverVirtual, fromModel, gcra, type Limiter } from './virtual-limit.js';
 
 const flask: LimiterSet = [
   { kind: 'bucket', rate_rps: 10, burst: 10 },
@@ -100,4 +100,29 @@ it('an hour announced spent that the service does not keep (requests pass) never
   expect(e.duration_s, context).toBeGreaterThan(10);
   expect(e.sustained_rps, context).toBeGreaterThan(9.5);
   expect(e.sustained_rps, context).toBeLessThan(10.5);
+});
+
+describe('the same limits announcing nothing but what a refusal says', () => {
+  it.each([
+    ['with Retry-After', 'retry-after', /, and the last Retry-After said \d+ s more: .*; no setting reaches it/],
+    [
+      'with nothing at all',
+      undefined,
+      /: a window longer than the budget .* at least 14\d s long, .*; --horizon 2\d\d \(rate_limit\.horizon_s\) gives it/,
+    ],
+  ] as const)(
+    '%s: "not tested" says a window past the budget is the likeliest cause, and how to size one',
+    async (_, announces, how) => {
+      const e = await discoverVirtual(
+        { limiter: () => fromModel(flask), status: 429, ...(announces ? { announces } : {}) },
+        { maxDurationS: 150 },
+      );
+      const note = e.notes.find((n) => n.startsWith('not identified: '));
+      expect(note).toMatch(
+        /shut until an edge, not a bucket; not sized; the limit never lifted in the last 14\d\.\d s of the probe's 150 s/,
+      );
+      expect(note).toMatch(how);
+      expect(e.sustained_rps).toBeNull();
+    },
+  );
 });
