@@ -126,3 +126,33 @@ describe('the same limits announcing nothing but what a refusal says', () => {
     },
   );
 });
+
+// Flask-Limiter's own quick start, "200 per day" and "50 per hour": the drain meets the hour's 50
+// first (the smallest quota, the one tested), but a sustained client meets the day's rate, lower.
+// The emulator's windows stop at an hour (serve --limiter window), so this pair is virtual only.
+it.each([
+  ['an IETF RateLimit-Policy list', undefined, 'RateLimit-Policy'],
+  ["Kong's units", kongHeaders, 'X-RateLimit-Limit-Day'],
+] as const)(
+  'a day and an hour announced as %s: the day binds a sustained client, said beside the hour tested',
+  async (_, fields, source) => {
+    const dayHour: LimiterSet = [
+      { kind: 'fixed-window', limit: 200, window_s: 86400, phase_s: 0, counts_refused: false },
+      { kind: 'fixed-window', limit: 50, window_s: 3600, phase_s: 0, counts_refused: false },
+    ];
+    const e = await discoverVirtual(
+      { limiter: () => advertising(dayHour, undefined, fields), status: 429, announces: 'retry-after' },
+      { maxDurationS: 150 },
+    );
+    const note = e.notes.find((n) => n.startsWith('not identified: '));
+    expect(note).toMatch(/announces 50 per 3600 s, about \d+ s of probing to confirm; no setting reaches it/);
+    expect(note).toContain(
+      `the lowest rate announced, 200 per 86400 s (0.0023 req/s, ${source}), is the one a sustained client meets: announced, not proven, no setting reaches its 86400 s window either`,
+    );
+    expect(e.sustained_rps).toBeNull();
+    const lines = summaryLines(toRateLimitResult(e, null, null));
+    expect(lines).toContain(
+      `recommend: nothing (no sustained rate measured); announced, not proven: at most 200 per 86400 s (0.0023 req/s, ${source})`,
+    );
+  },
+);

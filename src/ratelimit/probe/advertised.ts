@@ -15,7 +15,7 @@
 // compared with what they identified (compareAdvertisement).
 
 import { midpoint, type Bracket } from '../identify.js';
-import { probingHowTo } from '../horizon.js';
+import { horizonFor, probingHowTo } from '../horizon.js';
 import { round } from '../estimators.js';
 import { burstSize, describeLimiter, type FixedWindowModel, type LimiterModel } from '../limiters/index.js';
 import type { AdvertisedLimit } from '../../report/model.js';
@@ -295,7 +295,9 @@ function nextEdgeSaid(
 /** A window that ends past the probe's time cap: said, never guessed. */
 function tooLong(probe: Probe, h: Hypothesis, claim: string, needMs: number): AdvertisedFindings {
   const budgetS = probe.maxDurationMs / 1000;
-  const note = `not identified: the window is longer than the probe's budget (${budgetS} s): ${claim}, about ${Math.ceil((probe.elapsed() + needMs) / 1000)} s of probing to confirm`;
+  const needS = Math.ceil((probe.elapsed() + needMs) / 1000);
+  const howTo = h.windowS !== null ? `; ${probingHowTo(h.windowS, needS)}` : '';
+  const note = `not identified: the window is longer than the probe's budget (${budgetS} s): ${claim}, about ${needS} s of probing to confirm${howTo}${lowerRateAnnounced(probe, h.ad)}`;
   if (h.ad)
     probe.advertised = finding(
       h.ad,
@@ -303,6 +305,23 @@ function tooLong(probe: Probe, h: Hypothesis, claim: string, needMs: number): Ad
       `${PAST_BUDGET}${Math.ceil((probe.elapsed() + needMs) / 1000)} s of probing needed, the probe's budget is ${budgetS} s`,
     );
   return { ...NOTHING, tooLong: true, notes: [note] };
+}
+
+/**
+ * A sustained client meets the lowest rate announced, not the smallest quota a burst meets first
+ * (Flask-Limiter's "200 per day" beside "50 per hour"): said beside the one tested when another is
+ * lower, announced, not proven, with how far out of reach its window is; '' otherwise.
+ */
+function lowerRateAnnounced(probe: Probe, tested: Advertisement | null): string {
+  const rate = (ad: Advertisement) => (ad.windowS ? ad.limit / ad.windowS : Infinity);
+  const lowest = [...probe.announced.values()].map(({ ad }) => ad).sort((a, b) => rate(a) - rate(b))[0];
+  if (!lowest || lowest.windowS === null || (tested && !(rate(lowest) < rate(tested)))) return '';
+  const needS = Math.ceil(2 * lowest.windowS + 3);
+  const reach =
+    horizonFor(lowest.windowS, needS) === null
+      ? `no setting reaches its ${lowest.windowS} s window either`
+      : `its window takes up to ${needS} s of probing; ${probingHowTo(lowest.windowS, needS)}`;
+  return `; the lowest rate announced, ${lowest.limit} per ${lowest.windowS} s (${round(rate(lowest), 4)} req/s, ${lowest.source}), is the one a sustained client meets: announced, not proven, ${reach}`;
 }
 
 /**
