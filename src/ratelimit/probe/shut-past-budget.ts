@@ -3,7 +3,7 @@
 // every answer is a refusal that says so: `RateLimit: "hour";r=0;t=3451` (or Kong's
 // X-RateLimit-Remaining-Hour: 0 with RateLimit-Reset: 3451). The probe then learns nothing more
 // from the rest of its budget: it sent 1,500 requests into the shut limit, all refused. Here the
-// answers are watched; when refusals alone have come back for LONG_WINDOW_S, each naming the same
+// answers are watched; when refusals alone have come back for 5 s (CONFIRM_MS), each naming the same
 // announced quota spent and the same moment it comes back, past the budget's end, the probe stops
 // and says what binds: the announcement plus the refusals are the evidence, never one of them alone
 // (a Retry-After alone, which a misconfigured service may get wrong, does not stop it).
