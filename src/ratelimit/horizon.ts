@@ -39,12 +39,12 @@ export function horizonFor(windowS: number, needS: number): number | null {
 /**
  * How to give the probe `needS` seconds to verify a window of `windowS` (two of its windows are a
  * proof's horizon too): the `--horizon` whose default budget does, or, past the longest probe
- * `ratelimit` runs, that no setting does, so a client is sized by the announcement.
+ * `ratelimit` runs, that no setting does, so a client is sized by the announcement (`announced`: there is one).
  */
-export function probingHowTo(windowS: number, needS: number): string {
+export function probingHowTo(windowS: number, needS: number, announced = true): string {
   const horizonS = horizonFor(windowS, needS);
   if (horizonS !== null) return `--horizon ${horizonS} (rate_limit.horizon_s) gives it ${probeBudgetS(horizonS)} s`;
-  return `no setting reaches it: --horizon ${HORIZON_MAX_S}, the most, gives the probe ${probeBudgetS(HORIZON_MAX_S)} s, which sizes windows up to about ${HORIZON_MAX_S / 2} s; a client is sized by the announcement`;
+  return `no setting reaches it: --horizon ${HORIZON_MAX_S}, the most, gives the probe ${probeBudgetS(HORIZON_MAX_S)} s, which sizes windows up to about ${HORIZON_MAX_S / 2} s${announced ? '; a client is sized by the announcement' : ''}`;
 }
 
 /** The `--horizon` that covers two of a window, or, past its range, that none does (never a value the CLI refuses). */

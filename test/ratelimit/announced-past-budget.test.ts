@@ -122,6 +122,8 @@ describe('the same limits announcing nothing but what a refusal says', () => {
         /shut until an edge, not a bucket; not sized; the limit never lifted in the last 14\d\.\d s of the probe's 150 s/,
       );
       expect(note).toMatch(how);
+      // Nothing was announced: no client is sized by an announcement.
+      expect(note).not.toMatch(/announcement/);
       expect(e.sustained_rps).toBeNull();
     },
   );

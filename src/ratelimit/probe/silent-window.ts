@@ -151,7 +151,7 @@ export function neverLifted(probe: Probe): string {
   const said = probe.refusals.lastRetryAfter?.seconds;
   const atLeastS = Math.ceil(shutMs / 1000 + (said ?? 0));
   const retryAfter = said !== undefined ? `, and the last Retry-After said ${said} s more` : '';
-  return `; the limit never lifted in the last ${fmt(shutMs)} of the probe's ${probe.maxDurationMs / 1000} s${retryAfter}: a window longer than the budget is the likeliest cause (or a limit that never lifts), at least ${atLeastS} s long, which takes at least ${Math.ceil(2.5 * atLeastS)} s of probing; ${probingHowTo(atLeastS, 2.5 * atLeastS)}`;
+  return `; the limit never lifted in the last ${fmt(shutMs)} of the probe's ${probe.maxDurationMs / 1000} s${retryAfter}: a window longer than the budget is the likeliest cause (or a limit that never lifts), at least ${atLeastS} s long, which takes at least ${Math.ceil(2.5 * atLeastS)} s of probing; ${probingHowTo(atLeastS, 2.5 * atLeastS, false)}`;
 }
 
 const NOT_RESETTING = Symbol('not a window that resets');
