@@ -69,10 +69,11 @@ import { refillOf } from './horizon.js';
 import { EDGE_PRECISION } from './probe/window-edges.js';
 import { scopePhase } from './probe/scope.js';
 import { refusalGapRulesOutBucket, tailRulesOutBucket } from './probe/drain-tail.js';
+import { shutEstimate } from './probe/shut-past-budget.js';
 import { announcedCounter, resetTicksPhase, type TicksFindings } from './probe/reset-ticks.js';
 import { countedInWindowEndingAt } from './probe/announced-ends.js';
 import { ledgerRulesOutBucket, refillUnwatched } from './probe/bucket-ledger.js';
-import { silentWindowPhase } from './probe/silent-window.js';
+import { neverLifted, silentWindowPhase } from './probe/silent-window.js';
 import { noLimitReach, streamPhase, type StreamFindings } from './probe/stream.js';
 import { queueOfBursts } from './probe/queue-wait.js';
 import { rateBracket } from './rate-bracket.js';
@@ -123,8 +124,11 @@ const BUCKET_PRECISION = 0.05;
 
 export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   const probe = probeFor(opts);
+  const measured = await measuredLimit(probe, opts);
+  // A quota announced spent until past the budget stopped the probe: what binds, not a partial reading.
+  if (probe.shut) return shutEstimate(measured, probe.shut, probe.maxDurationMs / 1000);
   // A lower limit announced beside the one measured is verified after it, within the budget left.
-  return withAnnouncedStack(probe, await measuredLimit(probe, opts));
+  return withAnnouncedStack(probe, measured);
 }
 
 /** The phases below: the limit a burst meets first, identified and sized. */
@@ -389,7 +393,8 @@ async function bucketPath(
               : undefined))))
       : undefined;
   if (notBucket) {
-    const note = `not identified: ${notBucket}; not sized`;
+    // Shut to the cap: a window past the budget is the likeliest cause, said with how to size one.
+    const note = `not identified: ${notBucket}; not sized${neverLifted(probe)}`;
     const figures = { ...NOTHING_MEASURED, limiter_evidence: [...(shape ? [shape.evidence] : []), note] };
     return estimateOf(probe, stream, figures, { verdict: 'unknown', notes: [] }, [note]);
   }

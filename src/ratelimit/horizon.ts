@@ -27,6 +27,32 @@ export function probeBudgetS(horizonS: number): number {
   return Math.max(PROBE_MIN_BUDGET_S, Math.ceil((PROBE_WINDOWS * horizonS) / 2));
 }
 
+/** The longest horizon `--horizon` takes (config/ranges.ts horizonS): its probe sizes windows of up to half of it. */
+export const HORIZON_MAX_S = 3600;
+
+/** The `--horizon` whose probe has `needS` seconds and covers two of the window; null past its range. */
+export function horizonFor(windowS: number, needS: number): number | null {
+  const horizonS = Math.max(Math.ceil(2 * windowS), Math.ceil((2 * needS) / PROBE_WINDOWS));
+  return horizonS <= HORIZON_MAX_S ? horizonS : null;
+}
+
+/**
+ * How to give the probe `needS` seconds to verify a window of `windowS` (two of its windows are a
+ * proof's horizon too): the `--horizon` whose default budget does, or, past the longest probe
+ * `ratelimit` runs, that no setting does, so a client is sized by the announcement (`announced`: there is one).
+ */
+export function probingHowTo(windowS: number, needS: number, announced = true): string {
+  const horizonS = horizonFor(windowS, needS);
+  if (horizonS !== null) return `--horizon ${horizonS} (rate_limit.horizon_s) gives it ${probeBudgetS(horizonS)} s`;
+  return `no setting reaches it: --horizon ${HORIZON_MAX_S}, the most, gives the probe ${probeBudgetS(HORIZON_MAX_S)} s, which sizes windows up to about ${HORIZON_MAX_S / 2} s${announced ? '; a client is sized by the announcement' : ''}`;
+}
+
+/** The `--horizon` that covers two of a window, or, past its range, that none does (never a value the CLI refuses). */
+const horizonTestsIt = (windowS: number): string =>
+  2 * windowS <= HORIZON_MAX_S
+    ? `--horizon ${Math.ceil(2 * windowS)} (rate_limit.horizon_s) tests it`
+    : `no --horizon tests it (at most ${HORIZON_MAX_S}, which covers windows up to ${HORIZON_MAX_S / 2} s)`;
+
 /** The window a limiter counts over, seconds; a bucket or a queue has none (its refill is not a window). */
 export function windowOf(limiter: LimiterModel): number | null {
   switch (limiter.kind) {
@@ -121,7 +147,7 @@ export function proofHorizon(
   const coversS = proofS / 2;
   const beyond =
     longest !== null && longest.window_s > coversS
-      ? `the ${longest.source} limit on a ${fmt(longest.window_s)} s ${longest.refill ? 'refill' : 'window'} is longer than the proof covers; --horizon ${Math.ceil(2 * longest.window_s)} (rate_limit.horizon_s) tests it`
+      ? `the ${longest.source} limit on a ${fmt(longest.window_s)} s ${longest.refill ? 'refill' : 'window'} is longer than the proof covers; ${horizonTestsIt(longest.window_s)}`
       : null;
   // Every announced limit not proven on a window past the horizon, not only the longest known
   // (an IETF list's hour beside the minute the probe verified): each is "not tested", and says how.
@@ -130,7 +156,7 @@ export function proofHorizon(
     .filter((a) => !(longest?.source === 'announced' && longest.window_s === a.window_s))
     .map(
       (a) =>
-        `the announced ${a.limit} per ${fmt(a.window_s!)} s (${a.source_header}, ${a.agrees === false ? 'disagreeing' : 'not proven'}) is on a window longer than the proof covers; --horizon ${Math.ceil(2 * a.window_s!)} (rate_limit.horizon_s) tests it`,
+        `the announced ${a.limit} per ${fmt(a.window_s!)} s (${a.source_header}, ${a.agrees === false ? 'disagreeing' : 'not proven'}) is on a window longer than the proof covers; ${horizonTestsIt(a.window_s!)}`,
     );
   const why = [beyond, ...announcedBeyond, shortened ?? null].filter((w): w is string => w !== null);
   return {

@@ -2,6 +2,7 @@
 // Pure, so the contract's shape is decided in one place and tested without a server.
 
 import type {
+  AdvertisedLimit,
   SustainedAnnounced,
   ProofHorizon,
   ProofRound,
@@ -13,6 +14,7 @@ import { fleetSummaryLines } from './fleet/summary-lines.js';
 import { describeLimiter } from './limiters/index.js';
 import { PROOF_PROMISE } from './proof-loop.js';
 import { announcedCeiling } from './recommend.js';
+import { round } from './estimators.js';
 import { reasonsWithoutRefuted, withoutRefuted } from './refuted.js';
 import {
   advertisedText,
@@ -60,7 +62,9 @@ export function toRateLimitResult(
     );
   // Only without one: a policy the proof rounds held is given even when the probe's rate was not measured.
   else if (!recommendation && estimate.sustained_rps === null)
-    notes.push('no recommendation: the probe did not measure a sustained rate to size a client by');
+    notes.push(
+      `no recommendation: the probe did not measure a sustained rate to size a client by${announcedMost(estimate)}`,
+    );
   notes.push(...proofNotes);
   // The measurement passes through as the probe made it; only the Estimate's workings stay behind.
   const {
@@ -72,11 +76,14 @@ export function toRateLimitResult(
     ratelimit_headers,
     replay_timeline,
     rate_bracket,
+    advertised,
     ...measured
   } = estimate;
   const announced = announcedBound(estimate);
+  const apart = advertisedApart(advertised, estimate.announced);
   return {
     ...measured,
+    ...(apart ? { advertised: apart } : {}),
     // The headline is what a client may rely on: an announced limit below the measured rate, not
     // verified, sets it, and says so beside it (every format: words.ts sustainedText).
     ...(announced ? { sustained_rps: announced.rps, sustained_announced: announced.bound } : {}),
@@ -118,6 +125,37 @@ export function announcedBound(
     rps: Math.round(ceiling.rps * 100) / 100,
     bound: { limit, window_s, source_header, agrees, measured_rps: measured },
   };
+}
+
+/**
+ * The advertised limit, unless the list of every limit announced holds it already (the same quota,
+ * on the same window or on one that field did not say: Kong's RateLimit-Limit beside its
+ * X-RateLimit-Limit-Hour) with nothing more to say of it: one policy is one line in every format.
+ */
+function advertisedApart(
+  advertised: AdvertisedLimit | undefined,
+  announced: readonly AdvertisedLimit[] | undefined,
+): AdvertisedLimit | undefined {
+  if (advertised === undefined) return undefined;
+  const twin = (announced ?? []).find(
+    (a) =>
+      a.limit === advertised.limit &&
+      (a.window_s === advertised.window_s || advertised.window_s === null) &&
+      (advertised.agrees === null || a.agrees === advertised.agrees),
+  );
+  return twin ? undefined : advertised;
+}
+
+/**
+ * Beside "no recommendation": the most an announced limit lets a client send (the lowest rate of
+ * those not found to agree, recommend.ts announcedCeiling), said as announced, never as measured.
+ */
+function announcedMost(e: Partial<Pick<Estimate, 'advertised' | 'announced'>>): string {
+  const ceiling = announcedCeiling(e);
+  if (ceiling === null) return '';
+  const { limit, window_s, source_header, agrees } = ceiling.limit;
+  const said = agrees === false ? 'announced, disagreeing with what the probe saw' : 'announced, not proven';
+  return `; ${said}: at most ${limit} per ${window_s} s (${round(ceiling.rps, 4)} req/s, ${source_header})`;
 }
 
 /** What the stage reports when the probe could not start: nothing measured, the reason in the notes. */
@@ -236,7 +274,7 @@ export function summaryLines(r: RateLimitResult): string[] {
     lines.push(
       `recommend: nothing — NOT PROVEN: no policy kept its promise (≤ ${(PROOF_PROMISE.max_rate_429 * 100).toFixed(0)} % 429, no call lost) in ${r.proof_rounds?.length ?? 0} k6 proof rounds`,
     );
-  else lines.push('recommend: nothing (no sustained rate measured)');
+  else lines.push(`recommend: nothing (no sustained rate measured)${announcedMost(r)}`);
   const rounds = r.proof_rounds ?? [];
   if (rounds.length > 1 || (rounds.length === 1 && r.proof_verdict !== 'proven')) {
     rounds.forEach((round, i) => lines.push(`  proof round ${i + 1}: ${proofRoundText(round)}`));

@@ -20,6 +20,7 @@ import { announcedPastBudget } from '../ratelimit/probe/advertised.js';
 import { cutAfterRefusalsS, prove } from '../ratelimit/prove.js';
 import {
   DEFAULT_HORIZON_S,
+  HORIZON_MAX_S,
   RUN_HORIZON_S,
   RUN_PROBE_CAP_S,
   longestKnownWindow,
@@ -162,7 +163,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
         const ad = announcedPastBudget(estimate)!;
         const quota = ad.window_s !== null ? `${ad.limit} per ${ad.window_s} s` : `${ad.limit} per window`;
         io.progress(
-          `${quota} announced (${ad.source_header}), not proven: longer than run's ${probeCapS} s probe verifies; \`ces-harness ratelimit\` sizes it`,
+          `${quota} announced (${ad.source_header}), not proven: longer than run's ${probeCapS} s probe verifies; ${ad.window_s !== null && ad.window_s > HORIZON_MAX_S / 2 ? `nor does \`ces-harness ratelimit\`'s longest probe (windows up to about ${HORIZON_MAX_S / 2} s): a client is sized by the announcement` : '`ces-harness ratelimit` sizes it'}`,
         );
       } else if (!unusable && !signal.aborted && estimate.notes.some((n) => n.startsWith(NOT_IDENTIFIED))) {
         // Refused, but too seldom to read a limiter from (evidence.ts): nothing sized, nothing passes as sized.

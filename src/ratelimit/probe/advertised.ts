@@ -15,6 +15,7 @@
 // compared with what they identified (compareAdvertisement).
 
 import { midpoint, type Bracket } from '../identify.js';
+import { horizonFor, probingHowTo } from '../horizon.js';
 import { round } from '../estimators.js';
 import { burstSize, describeLimiter, type FixedWindowModel, type LimiterModel } from '../limiters/index.js';
 import type { AdvertisedLimit } from '../../report/model.js';
@@ -25,6 +26,7 @@ import type { Announced, Heard, Probe } from './probe.js';
 import { countUntilRefused } from './recover.js';
 import { seenMs } from './arrival.js';
 import { announcedEndOf, SAME_END_MS, type WindowHeld } from './announced-ends.js';
+import { PAST_BUDGET } from './shut-past-budget.js';
 
 /** From this window on (seconds) the announcement is tested by its own edges; shorter ones the usual phases size in seconds. */
 export const LONG_WINDOW_S = 5;
@@ -290,13 +292,12 @@ function nextEdgeSaid(
   };
 }
 
-/** How the finding of an announced window longer than the probe's budget begins (announcedPastBudget). */
-const PAST_BUDGET = 'announced, not proven: about ';
-
 /** A window that ends past the probe's time cap: said, never guessed. */
 function tooLong(probe: Probe, h: Hypothesis, claim: string, needMs: number): AdvertisedFindings {
   const budgetS = probe.maxDurationMs / 1000;
-  const note = `not identified: the window is longer than the probe's budget (${budgetS} s): ${claim}, about ${Math.ceil((probe.elapsed() + needMs) / 1000)} s of probing to confirm`;
+  const needS = Math.ceil((probe.elapsed() + needMs) / 1000);
+  const howTo = h.windowS !== null ? `; ${probingHowTo(h.windowS, needS)}` : '';
+  const note = `not identified: the window is longer than the probe's budget (${budgetS} s): ${claim}, about ${needS} s of probing to confirm${howTo}${lowerRateAnnounced(probe, h.ad)}`;
   if (h.ad)
     probe.advertised = finding(
       h.ad,
@@ -307,17 +308,37 @@ function tooLong(probe: Probe, h: Hypothesis, claim: string, needMs: number): Ad
 }
 
 /**
+ * A sustained client meets the lowest rate announced, not the smallest quota a burst meets first
+ * (Flask-Limiter's "200 per day" beside "50 per hour"): said beside the one tested when another is
+ * lower, announced, not proven, with how far out of reach its window is; '' otherwise.
+ */
+function lowerRateAnnounced(probe: Probe, tested: Advertisement | null): string {
+  const rate = (ad: Advertisement) => (ad.windowS ? ad.limit / ad.windowS : Infinity);
+  const lowest = [...probe.announced.values()].map(({ ad }) => ad).sort((a, b) => rate(a) - rate(b))[0];
+  if (!lowest || lowest.windowS === null || (tested && !(rate(lowest) < rate(tested)))) return '';
+  const needS = Math.ceil(2 * lowest.windowS + 3);
+  const reach =
+    horizonFor(lowest.windowS, needS) === null
+      ? `no setting reaches its ${lowest.windowS} s window either`
+      : `its window takes up to ${needS} s of probing; ${probingHowTo(lowest.windowS, needS)}`;
+  return `; the lowest rate announced, ${lowest.limit} per ${lowest.windowS} s (${round(rate(lowest), 4)} req/s, ${lowest.source}), is the one a sustained client meets: announced, not proven, ${reach}`;
+}
+
+/**
  * The announced limit a probe left unsized only because its window is longer than the probe's
  * budget (nothing measured contradicts it); undefined otherwise. `run`, whose short probe says so,
  * reports it "announced, not proven" rather than failing a conformant service on it.
  */
 export function announcedPastBudget(
-  e: Pick<Estimate, 'advertised' | 'sustained_rps' | 'limiter'>,
+  e: Pick<Estimate, 'advertised' | 'sustained_rps' | 'limiter'> & Partial<Pick<Estimate, 'announced'>>,
 ): AdvertisedLimit | undefined {
-  const ad = e.advertised;
-  return ad && ad.agrees === null && ad.note.startsWith(PAST_BUDGET) && e.sustained_rps === null && e.limiter === null
-    ? ad
-    : undefined;
+  if (e.sustained_rps !== null || e.limiter !== null) return undefined;
+  // Of several announced (a quota spent past the budget beside a per-second one), the lowest rate's.
+  const past = [...(e.announced ?? []), ...(e.advertised ? [e.advertised] : [])].filter(
+    (a) => a.agrees === null && a.note.startsWith(PAST_BUDGET),
+  );
+  const rate = (a: AdvertisedLimit) => (a.window_s ? a.limit / a.window_s : Infinity);
+  return past.sort((a, b) => rate(a) - rate(b))[0];
 }
 
 /** The announcement left unverified (or contradicted), recorded for the report; the usual phases go on. */
@@ -458,7 +479,7 @@ export function compareAdvertisement(ad: Advertisement, limiter: LimiterModel | 
  * contradiction. Undefined with fewer than two (`advertised` says it all then).
  */
 export function announcedFindings(
-  probe: Pick<Probe, 'announced'>,
+  probe: Pick<Probe, 'announced' | 'maxDurationMs'>,
   tested: AdvertisedLimit | undefined,
   limiter: LimiterModel | null,
 ): AdvertisedLimit[] | undefined {
@@ -470,8 +491,24 @@ export function announcedFindings(
     const measured = limiter
       ? `the probe measured ${describeLimiter(limiter)}, not this limit`
       : 'the probe identified no limiter to compare it with';
-    return finding(ad, null, `announced, not proven: ${measured}; a recommendation stays within its rate`);
+    return finding(
+      ad,
+      null,
+      `announced, not proven: ${measured}${pastBudget(ad, probe.maxDurationMs / 1000)}; a recommendation stays within its rate`,
+    );
   });
+}
+
+/**
+ * Why a window is not verified in this budget, when it cannot be: a quota met, then two of its
+ * windows' edges (announced-stack.ts verificationNeedS, at most), and how to give the probe that.
+ */
+function pastBudget(ad: Advertisement, budgetS: number): string {
+  if (ad.windowS === null) return '';
+  const needS = Math.ceil(2 * ad.windowS + 3);
+  return needS <= budgetS
+    ? ''
+    : `; its ${ad.windowS} s window takes up to ${needS} s of probing to verify, the probe's budget is ${budgetS} s: ${probingHowTo(ad.windowS, needS)}`;
 }
 
 /** How far a bucket's measured burst may lie from the announced quota and still agree. */

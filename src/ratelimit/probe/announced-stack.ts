@@ -15,6 +15,7 @@ import type { AdvertisedLimit } from '../../report/model.js';
 import { round } from '../estimators.js';
 import { midpoint, type Bracket } from '../identify.js';
 import { describeLimiter, sustainedRate, type FixedWindowModel, type Limits } from '../limiters/index.js';
+import { horizonFor, probingHowTo } from '../horizon.js';
 import { pace } from '../pacing.js';
 import type { Sample } from '../types.js';
 import { phaseS } from './advertised.js';
@@ -109,7 +110,10 @@ export async function verifyAnnouncedStack(
   const needRequests = Math.ceil(probe.sentSoFar() + rate * (windowMs / 1000 + 1) + needMs / COARSE_STEP_MS + 50);
   // How to give it what it needs, said with either shortfall: a horizon of two of its windows
   // gives the probe 2.5 of them (horizon.ts), and the requests a stream meeting its quota takes.
-  const howTo = `--horizon ${Math.ceil(2 * ad.windowS!)} (rate_limit.horizon_s)${needRequests > probe.maxRequests ? ` and rate_limit.max_requests ${needRequests}` : ''} give it what it needs`;
+  // Past the longest probe `ratelimit` runs (an hour's window), said so: no flag is suggested that the CLI refuses.
+  const needS = (probe.elapsed() + needMs) / 1000;
+  const reachable = horizonFor(ad.windowS!, needS) !== null;
+  const howTo = `${probingHowTo(ad.windowS!, needS)}${reachable && needRequests > probe.maxRequests ? `; it needs rate_limit.max_requests ${needRequests} too` : ''}`;
   if (probe.elapsed() + needMs > probe.maxDurationMs)
     return `${claim}: verifying it takes up to ${Math.ceil((probe.elapsed() + needMs) / 1000)} s of probing, the probe's budget is ${probe.maxDurationMs / 1000} s; ${howTo}`;
   if (needRequests > probe.maxRequests)

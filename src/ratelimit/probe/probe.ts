@@ -15,6 +15,7 @@ import { inFlightFor, reachableRps } from '../in-flight.js';
 import { pace } from '../pacing.js';
 import type { Clock } from '../../time/clock.js';
 import type { PhaseName, RateLimitHeaders, Sample } from '../types.js';
+import { shutText, ShutWatch, type ShutPastBudget } from './shut-past-budget.js';
 
 /** Transport errors in a row that end the probe: the target is gone, measuring further is pointless. */
 export const ERROR_STREAK = 20;
@@ -51,7 +52,8 @@ export interface Heard {
 }
 
 /** `budget`: production's request budget (production.max_requests) held the next request back. */
-export type StopReason = 'signal' | 'requests' | 'time' | 'errors' | 'budget';
+/** `shut`: the service announced the limit spent until past the probe's budget (shut-past-budget.ts). */
+export type StopReason = 'signal' | 'requests' | 'time' | 'errors' | 'budget' | 'shut';
 
 /** A header's announcement on a refusal: the exchange it came with and the seconds it said. */
 export interface Announced {
@@ -99,6 +101,9 @@ export class Probe {
   readonly announced = new Map<string, Heard>();
   /** What probe/advertised.ts made of them, for the estimate. */
   advertised: AdvertisedLimit | undefined;
+  /** Set when the answers announced the limit spent until past the budget, and the probe stopped (shut-past-budget.ts). */
+  shut: ShutPastBudget | undefined;
+  private readonly shutWatch: ShutWatch;
   /**
    * Why a step that could have told the limiter did not (said as the probe went): kept for the
    * report's notes, so a reading the usual phases made after it is traced there, not only in a log.
@@ -140,6 +145,7 @@ export class Probe {
     this.progress = limits.progress;
     this.samples = limits.samples;
     this.startedEpochMs = this.clock.now();
+    this.shutWatch = new ShutWatch(this.maxDurationMs);
   }
 
   /** Milliseconds since the probe started. */
@@ -249,14 +255,29 @@ export class Probe {
 
   /** What the service announces of its limit (probe/advertised.ts tests it): the first answer that said it, and the latest. */
   private hear(exchange: Exchange, sample: Sample): void {
-    for (const one of readAdvertisements(exchange.headers, exchange.receivedAt))
-      this.announced.set(`${one.limit}/${one.windowS}`, { ad: one, sample });
+    const all = readAdvertisements(exchange.headers, exchange.receivedAt);
+    for (const one of all) this.announced.set(`${one.limit}/${one.windowS}`, { ad: one, sample });
+    this.watchShut(exchange, sample, all);
     // The drain meets the smallest quota first: that is the one the probe's phases can test.
     const ad = readAdvertisement(exchange.headers, exchange.receivedAt, 'burst');
     if (ad === undefined) return;
     this.advertisements.first ??= { ad, sample };
     this.advertisements.last = { ad, sample };
     this.heard.push({ ad, sample });
+  }
+
+  /** Stops the probe once refusals confirm an announced quota spent until past the budget (shut-past-budget.ts). */
+  private watchShut(exchange: Exchange, sample: Sample, all: readonly Advertisement[]): void {
+    const saidS =
+      sample.answer === 'limited'
+        ? (retryAfterSeconds(exchange.headers['retry-after'], exchange.receivedAt) ??
+          resetSeconds(exchange.headers, exchange.receivedAt))
+        : undefined;
+    const shut = this.shutWatch.observe(sample, all, saidS);
+    if (shut === undefined || this.stoppedBy !== undefined) return;
+    this.shut = shut;
+    this.stoppedBy = 'shut';
+    this.progress(shutText(shut, this.maxDurationMs / 1000));
   }
 
   private noteRefusal(exchange: Exchange): void {

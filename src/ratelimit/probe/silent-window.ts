@@ -18,6 +18,7 @@
 // network ~100 ms away is the measured uncertainty (half a round trip either way), not the send time.
 
 import { midpoint, type Bracket } from '../identify.js';
+import { probingHowTo } from '../horizon.js';
 import { round } from '../estimators.js';
 import type { FixedWindowModel, SlidingWindowModel } from '../limiters/index.js';
 import type { WindowModel } from './window-path.js';
@@ -133,6 +134,24 @@ function slidingLog(
 function longerThanBudget(probe: Probe, shortestMs: number) {
   const note = `not identified: the window is longer than the probe's budget (${probe.maxDurationMs / 1000} s): the limit has not lifted for ${fmt(shortestMs)} since it shut, so a window is at least that long and its second edge comes after the cap (or the limit never lifts)`;
   return { model: null, evidence: [note], notes: [note] };
+}
+
+/**
+ * Said beside a verdict reached on what the phases saw (drain-tail.ts: "shut until an edge, not a
+ * bucket") when the limit never let a request through again up to the probe's cap: a window longer
+ * than the budget is then the likeliest cause, at least as long as it stayed shut (and, when a
+ * Retry-After said so, that much longer), and how to give the probe such a window; '' otherwise.
+ */
+export function neverLifted(probe: Probe): string {
+  const primary = probe.samples.filter((s) => s.client === 'primary');
+  const lastAccepted = Math.max(0, ...primary.filter((s) => s.answer === 'accepted').map((s) => s.sentMs));
+  const lastRefused = Math.max(0, ...primary.filter((s) => s.answer === 'limited').map((s) => s.sentMs));
+  const shutMs = lastRefused - lastAccepted;
+  if (probe.stoppedBy !== 'time' || shutMs < LONG_WAIT_MS) return '';
+  const said = probe.refusals.lastRetryAfter?.seconds;
+  const atLeastS = Math.ceil(shutMs / 1000 + (said ?? 0));
+  const retryAfter = said !== undefined ? `, and the last Retry-After said ${said} s more` : '';
+  return `; the limit never lifted in the last ${fmt(shutMs)} of the probe's ${probe.maxDurationMs / 1000} s${retryAfter}: a window longer than the budget is the likeliest cause (or a limit that never lifts), at least ${atLeastS} s long, which takes at least ${Math.ceil(2.5 * atLeastS)} s of probing; ${probingHowTo(atLeastS, 2.5 * atLeastS, false)}`;
 }
 
 const NOT_RESETTING = Symbol('not a window that resets');
