@@ -103,7 +103,7 @@ function withoutTarget(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 /** The CLI's failure lines (already redacted by it), shortened to one. */
 function whyNotPass(output: string): string {
-  const lines = output.split('\n').filter((l) => /^(✗|FAIL|.*not tested)/.test(l.trim()));
+  const lines = output.split('\n').filter((l) => /^(✗|FAIL|NOT TESTED|.*not tested)/.test(l.trim()));
   return (lines.slice(0, 3).join(' | ') || output.trim().split('\n').at(-1) || '(no output)').slice(0, 400);
 }
 

@@ -4,7 +4,14 @@
 // here, never one a service put in a body that a message quotes.
 
 import type { Redactor } from '../http/redact.js';
-import { specLabel, type CheckResult, type Report, type Status, type SustainedAnnounced } from '../report/model.js';
+import {
+  specLabel,
+  verdictWord,
+  type CheckResult,
+  type Report,
+  type Status,
+  type SustainedAnnounced,
+} from '../report/model.js';
 import { printable } from '../report/common/printable.js';
 import { reportTransport } from '../report/sections/transport/words.js';
 import { closingCount } from './closing-count.js';
@@ -82,7 +89,9 @@ export function resultLine(r: CheckResult): Span[] {
 }
 
 export function summaryLines(report: Report, folder: string): Line[] {
-  const verdict = report.verdict === 'pass' ? { text: 'PASS', sgr: 32 } : { text: 'FAIL', sgr: 31 };
+  const word = verdictWord(report);
+  // Yellow for NOT TESTED: no failure of the service was found, yet the run is no pass (exit 1).
+  const verdict = { text: word, sgr: word === 'PASS' ? 32 : word === 'FAIL' ? 31 : 33 };
   const lines: Line[] = [
     '',
     [

@@ -13,7 +13,7 @@ import { rateLimitSection } from './sections/rate-limit/html.js';
 import { productionSectionHtml } from './sections/production/html.js';
 import { rich } from './common/html-rich.js';
 import { pageHead, REPORT_CSS } from './common/html-style.js';
-import { specLabel, type CheckResult, type Evidence, type Report, type Untested } from './model.js';
+import { specLabel, verdictWord, type CheckResult, type Evidence, type Report, type Untested } from './model.js';
 import { SafeHtml, html } from './common/safe-html.js';
 import { isBrokenMust } from './common/select.js';
 import { reportTransport } from './sections/transport/words.js';
@@ -31,7 +31,7 @@ function header(report: Report): SafeHtml {
     ['error', s.errored, 'errored'],
   ];
   return html`<header>
-<div class="head"><div class="verdict v-${report.verdict}" role="status">${statusIcon(report.verdict)} ${report.verdict === 'pass' ? 'PASS' : 'FAIL'}</div>
+<div class="head"><div class="verdict v-${report.verdict}" role="status">${statusIcon(report.verdict)} ${verdictWord(report)}</div>
 <div><h1>Credit Evaluation Service: conformance report</h1>
 <p class="target"><strong>${report.target.environment}</strong> <code>${report.target.base_url}</code>${report.target.emulated && html` <span class="badge">built-in emulator</span>`}</p></div></div>
 <p class="muted">Started <time datetime="${report.started_at}">${report.started_at}</time> · finished <time datetime="${report.finished_at}">${report.finished_at}</time>${seconds !== null && html` · ${formatSeconds(seconds)}`} · ${report.tool.name} ${report.tool.version}</p>

@@ -8,18 +8,19 @@ import { loadSectionMd } from './sections/load/md.js';
 import { mdCode, mdEscape, mdInline, mdTable } from './common/md-text.js';
 import { productionSectionMd } from './sections/production/md.js';
 import { rateLimitSectionMd } from './sections/rate-limit/md.js';
-import { specLabel, type CheckResult, type Evidence, type Report, type Untested } from './model.js';
+import { specLabel, verdictWord, type CheckResult, type Evidence, type Report, type Untested } from './model.js';
 import { sinceLastRunMd } from './sections/since/md.js';
 import { reportTransport } from './sections/transport/words.js';
 import { brokenMusts, skips, thresholdCount, warnings } from './common/select.js';
 
 function titleLine(report: Report): string {
-  const icon = report.verdict === 'pass' ? '✅' : '❌';
+  const word = verdictWord(report);
+  const icon = word === 'PASS' ? '✅' : word === 'FAIL' ? '❌' : '⚠️';
   const seconds = runSeconds(report);
   const duration = seconds === null ? '' : `, ${formatSeconds(seconds)}`;
   const emulated = report.target.emulated ? 'built-in emulator, ' : '';
   return (
-    `## ${icon} ces-harness: ${mdEscape(report.verdict)} · ${mdEscape(report.target.environment)} ` +
+    `## ${icon} ces-harness: ${mdEscape(word.toLowerCase())} · ${mdEscape(report.target.environment)} ` +
     `(${emulated}${mdCode(report.target.base_url)}) · ${mdEscape(report.started_at)}${duration}`
   );
 }

@@ -512,6 +512,19 @@ export function verdictReasonsOf(
   return reasons;
 }
 
+/**
+ * The verdict as the summaries word it: NOT TESTED when the run fails only because something it
+ * was asked to test could not be tested (no check failed or errored, no load threshold, no
+ * regression). The service was not found wanting; the harness reached no verdict on part of it, and
+ * a CI log or a cutover reviewer must not read that as the service failing. report.json's `verdict`
+ * and the exit code stay `fail` and 1: a PASS must still mean tested and conformant.
+ */
+export function verdictWord(report: Pick<Report, 'verdict' | 'verdict_reasons'>): 'PASS' | 'FAIL' | 'NOT TESTED' {
+  if (report.verdict === 'pass') return 'PASS';
+  const reasons = report.verdict_reasons;
+  return reasons.length > 0 && reasons.every((r) => r.kind === 'not_tested') ? 'NOT TESTED' : 'FAIL';
+}
+
 /** The changes since the last run that the `regressions:` policy fails. */
 export const regressionReasons = (since: SinceLastRun | undefined): VerdictReason[] =>
   (since?.changes ?? [])

@@ -1,5 +1,5 @@
 // Wrong credentials are the user's to fix, not the service's: one line saying so on the terminal
-// and at the top of every report format, the token-dependent checks not tested, exit 1, never PASS.
+// and at the top of every report format, the token-dependent checks not tested, exit 1, headed NOT TESTED, never PASS.
 // Through the CLI against the real emulator (port 0), which refuses any secret but its own.
 
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -31,9 +31,9 @@ describe('check with credentials the service refuses', () => {
   }, 150_000);
   afterAll(() => emulator.close());
 
-  it('exits 1 with FAIL and says it in one line on the terminal', () => {
+  it('exits 1 headed NOT TESTED (nothing failed, no PASS) and says why in one line on the terminal', () => {
     expect(res.code, res.stdout + res.stderr).toBe(1);
-    expect(res.stdout).toMatch(/^FAIL /m);
+    expect(res.stdout).toMatch(/^NOT TESTED /m);
     const lines = res.stdout.split('\n').filter((l) => l.startsWith('not tested (credentials): '));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(REFUSAL);

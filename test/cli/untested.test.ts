@@ -14,7 +14,8 @@ import { expectValidReport } from '../report/schema.js';
 
 /** What every report format and the terminal must say about a stage that did not test. */
 function expectUntested(dir: string, out: string, stage: string, reason: RegExp): void {
-  expect(out).toMatch(/^FAIL /m);
+  // Nothing failed, nothing was tested: headed NOT TESTED, never PASS (report.json: fail, exit 1).
+  expect(out).toMatch(/^NOT TESTED /m);
   expect(out).toMatch(new RegExp(`not tested \\(${stage}\\): `));
   const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as Report;
   expect(report.verdict).toBe('fail');
@@ -66,7 +67,7 @@ describe('ratelimit that could not measure a limit', () => {
       secret: 'some-secret-value',
       reason: /returned 302/,
     },
-  ])('$name → exit 1, FAIL, "not tested" everywhere', async ({ url, ca, secret, reason }) => {
+  ])('$name → exit 1, NOT TESTED, "not tested" everywhere', async ({ url, ca, secret, reason }) => {
     const dir = join(cwd, `r-${Math.random().toString(36).slice(2)}`);
     const res = await runCliInProcess(['ratelimit', '--base-url', url(), '--ca', ca(), '--report-dir', dir], {
       cwd,

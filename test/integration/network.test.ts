@@ -40,7 +40,8 @@ async function firstRequestMs(url: string, caPem: string): Promise<number> {
 }
 
 /** The CLI's lines that are not a pass (as in profiles.test.ts). */
-const notPassed = (out: string) => out.split('\n').filter((l) => /^\s*(✗ fail|! warn|E error|FAIL|not tested)/.test(l));
+const notPassed = (out: string) =>
+  out.split('\n').filter((l) => /^\s*(✗ fail|! warn|E error|FAIL|NOT TESTED|not tested)/.test(l));
 
 describe.skipIf(skipWhy !== undefined)(
   `check and run across a network with 50 ± 10 ms each way${skipWhy ? ` (skipped: ${skipWhy})` : ''}`,

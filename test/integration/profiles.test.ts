@@ -38,7 +38,8 @@ interface Report {
 }
 
 /** The CLI's lines that are not a pass, so a failure names the check that raised a false alarm. */
-const notPassed = (out: string) => out.split('\n').filter((l) => /^\s*(✗ fail|! warn|E error|FAIL|not tested)/.test(l));
+const notPassed = (out: string) =>
+  out.split('\n').filter((l) => /^\s*(✗ fail|! warn|E error|FAIL|NOT TESTED|not tested)/.test(l));
 
 const COMMANDS = [
   // `run` with a short load: the profile must survive k6's connections as well as undici's. No
