@@ -88,3 +88,48 @@ describe('Retry-After per limit', () => {
     );
   });
 });
+
+describe('Retry-After judged only for a client that waited', () => {
+  /**
+   * rate-limiter-flexible's window, 10 per 1.5 s, opened by the first request after the last one
+   * ended; its Retry-After is the time left, rounded up to whole seconds (2 s): truthful.
+   */
+  const opened: () => Limiter = () => {
+    let endsMs = -Infinity;
+    let used = 0;
+    return (now) => {
+      if (now >= endsMs) [endsMs, used] = [now + 1500, 0];
+      return ++used <= 10 ? undefined : endsMs - now;
+    };
+  };
+
+  it("a retry refused because the probe's own requests refilled the window after the refusal is not judged untruthful", async () => {
+    const world = virtualWorld({ limiter: opened, status: 429, announces: 'retry-after' });
+    const probe = new Probe({
+      calls: world.calls,
+      clock: world.clock,
+      maxRps: 200,
+      maxRequests: 100,
+      maxDurationMs: 150_000,
+      maxInFlight: 8,
+      maxRetryAfterS: 120,
+      signal: undefined,
+      progress: () => {},
+      samples: [],
+    });
+    try {
+      for (let i = 0; i < 11; i++) await probe.send('drain');
+      expect(probe.refusals.lastRetryAfter?.seconds).toBe(2);
+      // As an edge walk does: past the window's end, a ping opens the next window and more fill it.
+      await world.clock.sleep(1_520);
+      for (let i = 0; i < 10; i++) await probe.send('edges');
+      const found = await retryAfterPhase(probe, null);
+      expect(found.verdict, found.notes.join('\n')).toBe('unknown');
+      expect(found.notes.join('\n')).toMatch(
+        /Retry-After said 2 s; the retry after exactly that was refused \(429\), but 10 of the probe's own requests had been let through after that refusal, .*not judged/,
+      );
+    } finally {
+      world.stop();
+    }
+  });
+});

@@ -82,6 +82,15 @@ async function judgePerLimit(
     if (retry?.answer === 'accepted') return { verdict: 'truthful', said };
     if (retry?.answer !== 'limited') return limits === 1 ? undefined : { verdict: 'unknown', said };
     const next = probe.refusals.lastRetryAfter;
+    const refilled = admittedSince(probe, said);
+    if ((next === undefined || !anotherLimit(said, next)) && refilled > 0) {
+      // The header promised room for a client that stopped; this one did not: its own requests
+      // after the refusal (an edge walk's pings, a later clump) took the room the retry was told of.
+      notes.push(
+        `Retry-After said ${said.seconds} s; the retry after exactly that was refused (${retry.status}), but ${refilled} of the probe's own requests had been let through after that refusal, so the limit it met was the probe's doing: not judged`,
+      );
+      return { verdict: 'unknown', said };
+    }
     if (next === undefined || !anotherLimit(said, next)) {
       notes.push(
         `Retry-After said ${said.seconds} s; after waiting exactly that, the retry was refused again (${retry.status})` +
@@ -100,6 +109,17 @@ async function judgePerLimit(
     said = next;
   }
   return { verdict: 'unknown', said };
+}
+
+/**
+ * How many of the probe's own requests, sent after `said`'s refusal had arrived and before the
+ * retry, were let through: a Retry-After is a promise to a client that waits, so a retry refused
+ * after those judges the probe, not the header.
+ */
+function admittedSince(probe: Probe, said: Announced): number {
+  const arrivedMs = said.exchange.receivedAt - (probe.clock.now() - probe.elapsed());
+  return probe.samples.filter((s) => s.sentMs >= arrivedMs && s.answer === 'accepted' && s.phase !== 'retry-after')
+    .length;
 }
 
 /** Whether `next`, announced on a refusal after waiting out `said`, is another limit's: a clearly longer wait. */
