@@ -103,7 +103,7 @@ describe('Retry-After judged only for a client that waited', () => {
     };
   };
 
-  it("a retry refused because the probe's own requests refilled the window after the refusal is not judged untruthful", async () => {
+  it("a retry refused because the probe's own requests refilled the window after the refusal is judged again on a fresh refusal: truthful", async () => {
     const world = virtualWorld({ limiter: opened, status: 429, announces: 'retry-after' });
     const probe = new Probe({
       calls: world.calls,
@@ -124,10 +124,12 @@ describe('Retry-After judged only for a client that waited', () => {
       await world.clock.sleep(1_520);
       for (let i = 0; i < 10; i++) await probe.send('edges');
       const found = await retryAfterPhase(probe, null);
-      expect(found.verdict, found.notes.join('\n')).toBe('unknown');
+      // Judged again on a refusal met then, nothing sent while waiting: the header holds.
+      expect(found.verdict, found.notes.join('\n')).toBe('truthful');
       expect(found.notes.join('\n')).toMatch(
-        /Retry-After said 2 s; the retry after exactly that was refused \(429\), but 10 of the probe's own requests had been let through after that refusal, .*not judged/,
+        /Retry-After said 2 s; the retry after exactly that was refused \(429\), but 10 of the probe's own requests had been let through after that refusal, so the limit it met was the probe's doing, not the header's\njudged again on a fresh refusal, nothing sent while waiting/,
       );
+      expect(found.notes.join('\n')).not.toMatch(/untruthful|refused again/);
     } finally {
       world.stop();
     }

@@ -77,6 +77,7 @@ async function judgePerLimit(
   notes: string[],
 ): Promise<{ verdict: RetryAfterVerdict; said: Announced } | undefined> {
   let said = first;
+  let refreshed = false;
   for (let limits = 1; limits <= MAX_LIMITS_FOLLOWED; limits++) {
     const retry = await waitAndRetry(probe, 'Retry-After', said, notes);
     if (retry?.answer === 'accepted') return { verdict: 'truthful', said };
@@ -87,9 +88,14 @@ async function judgePerLimit(
       // The header promised room for a client that stopped; this one did not: its own requests
       // after the refusal (an edge walk's pings, a later clump) took the room the retry was told of.
       notes.push(
-        `Retry-After said ${said.seconds} s; the retry after exactly that was refused (${retry.status}), but ${refilled} of the probe's own requests had been let through after that refusal, so the limit it met was the probe's doing: not judged`,
+        `Retry-After said ${said.seconds} s; the retry after exactly that was refused (${retry.status}), but ${refilled} of the probe's own requests had been let through after that refusal, so the limit it met was the probe's doing, not the header's`,
       );
-      return { verdict: 'unknown', said };
+      const fresh: Announced | undefined = refreshed ? undefined : await freshRefusal(probe);
+      if (fresh === undefined) return { verdict: 'unknown', said };
+      notes.push(`judged again on a fresh refusal, nothing sent while waiting`);
+      [said, refreshed] = [fresh, true];
+      limits--;
+      continue;
     }
     if (next === undefined || !anotherLimit(said, next)) {
       notes.push(
@@ -120,6 +126,17 @@ function admittedSince(probe: Probe, said: Announced): number {
   const arrivedMs = said.exchange.receivedAt - (probe.clock.now() - probe.elapsed());
   return probe.samples.filter((s) => s.sentMs >= arrivedMs && s.answer === 'accepted' && s.phase !== 'retry-after')
     .length;
+}
+
+/** At most this many requests to meet a fresh refusal: the limit was just refusing, so it is usually the first. */
+const FRESH_CAP = 200;
+
+/** A refusal with a Retry-After met now, by sending until one comes: undefined when none came. */
+async function freshRefusal(probe: Probe): Promise<Announced | undefined> {
+  const before = probe.refusals.lastRetryAfter;
+  const run = await probe.burstRun('retry-after', FRESH_CAP);
+  const after = probe.refusals.lastRetryAfter;
+  return run.samples.at(-1)?.answer === 'limited' && after !== undefined && after !== before ? after : undefined;
 }
 
 /** Whether `next`, announced on a refusal after waiting out `said`, is another limit's: a clearly longer wait. */
