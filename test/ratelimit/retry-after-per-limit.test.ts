@@ -33,9 +33,9 @@ function both(front: LimiterModel, behind: LimiterModel): Limiter {
   };
 }
 
-async function judged(limiter: () => Limiter, announces: 'retry-after' | 'reset' = 'retry-after') {
-  const world = virtualWorld({ limiter, status: 429, announces });
-  const probe = new Probe({
+/** The probe as discover() makes it, on the virtual world's calls and clock. */
+const probeOn = (world: ReturnType<typeof virtualWorld>): Probe =>
+  new Probe({
     calls: world.calls,
     clock: world.clock,
     maxRps: 200,
@@ -47,6 +47,10 @@ async function judged(limiter: () => Limiter, announces: 'retry-after' | 'reset'
     progress: () => {},
     samples: [],
   });
+
+async function judged(limiter: () => Limiter, announces: 'retry-after' | 'reset' = 'retry-after') {
+  const world = virtualWorld({ limiter, status: 429, announces });
+  const probe = probeOn(world);
   try {
     // Ten pass, the eleventh is refused by the per-second limit (Retry-After 1).
     for (let i = 0; i < 11; i++) await probe.send('drain');
@@ -105,18 +109,7 @@ describe('Retry-After judged only for a client that waited', () => {
 
   it("a retry refused because the probe's own requests refilled the window after the refusal is judged again on a fresh refusal: truthful", async () => {
     const world = virtualWorld({ limiter: opened, status: 429, announces: 'retry-after' });
-    const probe = new Probe({
-      calls: world.calls,
-      clock: world.clock,
-      maxRps: 200,
-      maxRequests: 100,
-      maxDurationMs: 150_000,
-      maxInFlight: 8,
-      maxRetryAfterS: 120,
-      signal: undefined,
-      progress: () => {},
-      samples: [],
-    });
+    const probe = probeOn(world);
     try {
       for (let i = 0; i < 11; i++) await probe.send('drain');
       expect(probe.refusals.lastRetryAfter?.seconds).toBe(2);
