@@ -12,6 +12,7 @@ import { findProjectRoot } from '../fs/project-root.js';
 import type { ScenarioInputs } from '../k6/contract.js';
 import { K6_SCENARIOS, loadWaves, runLoadScenario, type K6ScenarioName } from '../k6/scenarios.js';
 import { scenarioOk } from '../k6/summary.js';
+import { lostToTheLimit } from './load-limited.js';
 import type { LoadResult, LoadScenarioResult } from '../report/model.js';
 import { businessForLoad, businessNeededBy, refuseProductionLoad } from '../runner/production-load.js';
 import { isProduction, type Target } from '../config/target.js';
@@ -71,6 +72,8 @@ export function loadStage(
     const { segments } = load;
 
     const results = new Map<K6ScenarioName, LoadScenarioResult>();
+    // Scenarios whose calls only the service's rate limit took: not tested, not failed (load-limited.ts).
+    const limitedOut = new Set<K6ScenarioName>();
     const runOne = async (name: K6ScenarioName, target: Target) => {
       const inputs = name === 'rate-limit' ? { ...base(target), rate: load.overLimitRate } : base(target);
       io.progress(`k6 ${k6.version}: ${name} (${inputs.durationS} s${segments > 1 ? `, ${segments} segments` : ''})…`);
@@ -90,7 +93,10 @@ export function loadStage(
       results.set(name, result);
       // k6 sends outside the production gate: its own count goes into the audit trail.
       if (isProduction(target)) productionGate?.addK6Requests(result.requests);
-      io.out(scenarioLine(result, performance.now() - started));
+      const limited = lostToTheLimit(result);
+      if (limited !== undefined) limitedOut.add(name);
+      io.out(scenarioLine(result, performance.now() - started, limited !== undefined));
+      if (limited !== undefined) io.untested('load', limited);
     };
     const runGroup = (group: K6ScenarioName[], target: Target) => allEnded(group.map((name) => runOne(name, target)));
     const groups = loadWaves(scenarios);
@@ -133,7 +139,7 @@ export function loadStage(
         k6_version: k6.version,
         run_id: runId,
         scenarios: ran,
-        ok: ran.every(scenarioOk) && !signal.aborted,
+        ok: ran.every((r) => scenarioOk(r) || limitedOut.has(r.scenario as K6ScenarioName)) && !signal.aborted,
       },
     };
   };
@@ -167,7 +173,7 @@ async function recordLoadToken(
   }
 }
 
-function scenarioLine(r: LoadScenarioResult, tookMs: number): string {
+function scenarioLine(r: LoadScenarioResult, tookMs: number, limitedOut = false): string {
   const ok = scenarioOk(r);
   const failed = r.thresholds.filter((t) => !t.ok).map((t) => `${t.metric} ${t.expression}`);
   const figures = `${r.requests} requests, ${r.rate_per_s.toFixed(1)}/s, p95 ${r.latency_ms.p95.toFixed(1)} ms, errors ${(r.error_rate * 100).toFixed(2)}%`;
@@ -178,5 +184,6 @@ function scenarioLine(r: LoadScenarioResult, tookMs: number): string {
   const why = r.error ? `: ${r.error}` : failed.length ? `: thresholds failed: ${failed.join('; ')}` : '';
   // The k6 process's whole time (start-up, setup, the scenario, summary), beside the scenario's figures.
   const took = ` (${(tookMs / 1000).toFixed(1)} s)`;
-  return `${ok ? '✓ pass ' : '✗ fail '} k6 ${r.scenario.padEnd(30)} ${figures}${dropped}${took}${why}`;
+  const status = ok ? '✓ pass ' : limitedOut ? '- not tested' : '✗ fail ';
+  return `${status} k6 ${r.scenario.padEnd(30)} ${figures}${dropped}${took}${why}`;
 }

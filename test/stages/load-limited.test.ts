@@ -1,0 +1,69 @@
+// A conformant service limited below the load's rate (a 10 req/s sandbox against the default spike
+// and throughput) loses calls past their retries: the scenario is not tested, never failed. The
+// figures are those k6 reported against `serve --rate-limit 10 --burst 10` (30 Nov); anything else
+// in the scenario keeps it a failure.
+
+import { describe, expect, it } from 'vitest';
+import type { LoadScenarioResult } from '../../src/report/model.js';
+import { lostToTheLimit } from '../../src/stages/load-limited.js';
+
+const limitedSpike: LoadScenarioResult = {
+  scenario: 'rate-limit',
+  requests: 1098,
+  rate_per_s: 89.33,
+  error_rate: 0,
+  checks: { passed: 1290, failed: 65 },
+  dropped_iterations: 0,
+  latency_ms: { p50: 0.8, p95: 1.2, p99: 1.6, max: 4 },
+  thresholds: [
+    { metric: 'checks', expression: 'rate>0.99', ok: false },
+    { metric: 'logical_calls_lost', expression: 'count==0', ok: false },
+    { metric: 'server_errors', expression: 'count==0', ok: true },
+  ],
+  extra: {
+    logical_calls_lost: 65,
+    rate_limited_responses: 969,
+    server_errors: 0,
+    token_refused_before_expiry: 0,
+    notes: 'endpoint tokens.validate, 100/s for 1.5s, then 10/s; backoff 100–5000 ms full jitter, ≤ 8 retries',
+  },
+} as LoadScenarioResult;
+
+/** throughput's own figures in that run: no server_errors metric, its 5xx would be failed requests. */
+const limitedThroughput = {
+  ...limitedSpike,
+  scenario: 'throughput',
+  rate_per_s: 31,
+  checks: { passed: 594, failed: 2 },
+  thresholds: [{ metric: 'logical_calls_lost', expression: 'count==0', ok: false }],
+  extra: { logical_calls_lost: 2, rate_limited_responses: 355, token_refused_before_expiry: 0 },
+} as LoadScenarioResult;
+
+describe('a load scenario lost to the rate limit alone', () => {
+  it('throughput, which counts no server errors of its own, the same', () => {
+    expect(lostToTheLimit(limitedThroughput)).toMatch(/^throughput: the service's rate limit refused 2 of its calls/);
+    expect(lostToTheLimit({ ...limitedThroughput, error_rate: 0.004 })).toBeUndefined();
+  });
+
+  it('is not tested, saying how many calls the limit took, at what rate, and what to change', () => {
+    expect(lostToTheLimit(limitedSpike)).toMatch(
+      /^rate-limit: the service's rate limit refused 65 of its calls past their retries \(969 answers 429, no other error\) at 89\.3 requests\/s \(endpoint tokens\.validate, 100\/s for 1\.5s, then 10\/s;.*\): .*not a failure of the service; lower load\.rate \(--rate\) or load\.over_limit_rate/,
+    );
+  });
+
+  it.each([
+    ['a 5xx', { extra: { ...limitedSpike.extra, server_errors: 2 } }],
+    ['a token refused before its expiry', { extra: { ...limitedSpike.extra, token_refused_before_expiry: 1 } }],
+    ['no token figure at all', { extra: { ...limitedSpike.extra, token_refused_before_expiry: undefined } }],
+    ['failed checks beyond the lost calls (a 429 without its JSON body)', { checks: { passed: 1200, failed: 90 } }],
+    ['transport errors', { error_rate: 0.01 }],
+    [
+      'another threshold',
+      { thresholds: [...limitedSpike.thresholds, { metric: 'http_req_duration', expression: 'p(95)<500', ok: false }] },
+    ],
+    ['no 429 at all', { extra: { ...limitedSpike.extra, rate_limited_responses: 0 } }],
+    ['k6 crashed', { error: 'k6 exited with 107' }],
+  ])('stays failed with %s', (_, change) => {
+    expect(lostToTheLimit({ ...limitedSpike, ...change } as LoadScenarioResult)).toBeUndefined();
+  });
+});
