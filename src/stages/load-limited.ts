@@ -16,6 +16,12 @@ const count = (extra: LoadScenarioResult['extra'], key: string): number | undefi
   return typeof v === 'number' ? v : undefined;
 };
 
+/** The token figures a scenario keeps (refused, or changed, before expiry): at least one, each 0. */
+function tokensSound(extra: LoadScenarioResult['extra']): boolean {
+  const figures = ['token_refused_before_expiry', 'token_changed_before_expiry'].map((k) => count(extra, k));
+  return figures.some((f) => f !== undefined) && figures.every((f) => f === undefined || f === 0);
+}
+
 /** Why `r` is not tested rather than failed (its calls were lost to the rate limit alone), or undefined. */
 export function lostToTheLimit(r: LoadScenarioResult): string | undefined {
   const failed = r.thresholds.filter((t) => !t.ok);
@@ -27,7 +33,7 @@ export function lostToTheLimit(r: LoadScenarioResult): string | undefined {
   // where the scenario counts them, a server error; the token figure every scenario reports.
   const clean =
     (count(r.extra, 'server_errors') ?? 0) === 0 &&
-    (count(r.extra, 'token_refused_before_expiry') ?? -1) === 0 &&
+    tokensSound(r.extra) &&
     r.error_rate === 0 &&
     r.checks.failed <= lost;
   if (!clean || lost === 0 || refused === 0) return undefined;

@@ -40,6 +40,21 @@ const limitedThroughput = {
 } as LoadScenarioResult;
 
 describe('a load scenario lost to the rate limit alone', () => {
+  it('token-lifecycle, which counts tokens changed (not refused) before expiry, the same; a changed token fails it', () => {
+    // Flask-Limiter's 50 per hour spent: every POST /tokens answered 429 (30 Nov, `serve --limiter … fixed:limit=50,window=3600`).
+    const lifecycle = {
+      ...limitedSpike,
+      scenario: 'token-lifecycle',
+      rate_per_s: 18.5,
+      checks: { passed: 111, failed: 77 },
+      extra: { logical_calls_lost: 77, rate_limited_responses: 81, token_changed_before_expiry: 0 },
+    } as LoadScenarioResult;
+    expect(lostToTheLimit(lifecycle)).toMatch(/^token-lifecycle: the service's rate limit refused 77 of its calls/);
+    expect(
+      lostToTheLimit({ ...lifecycle, extra: { ...lifecycle.extra, token_changed_before_expiry: 1 } }),
+    ).toBeUndefined();
+  });
+
   it('throughput, which counts no server errors of its own, the same', () => {
     expect(lostToTheLimit(limitedThroughput)).toMatch(/^throughput: the service's rate limit refused 2 of its calls/);
     expect(lostToTheLimit({ ...limitedThroughput, error_rate: 0.004 })).toBeUndefined();
