@@ -55,6 +55,10 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     why: 'a fault that never lifts judged by the whole rate-limit family, its recovery waits included',
     fast: [/^passes every check/, /^has a catching check/, / fails the verdict$/, /^token\.lifetime with faults/],
   },
+  'test/integration/load-sized.test.ts': {
+    seconds: 25,
+    why: 'the real k6 throughput run twice against a bucket of 2 a second: lost calls wait out their retry budget, then the sized run',
+  },
   'test/integration/network.test.ts': {
     seconds: 54,
     why: '`run` across 100 ms of latency: the rate-limit probe and k6 pay it on every request',

@@ -91,7 +91,7 @@ async function dispatch(command: Command, options: Options, io: CliIo): Promise<
           options,
           {
             checks: conformanceStage(selectedChecks(options)),
-            load: loadStage(selectedScenarios(options), { short: true }),
+            load: loadStage(selectedScenarios(options), { short: true, sizesAgain: true }),
             // The main job keeps the sizing short: a bounded probe and a brief proof of the policy.
             rateLimit: runRateLimitStage,
             probingOptional: true,

@@ -8,6 +8,7 @@ import {
   specLabel,
   verdictWord,
   type CheckResult,
+  type LoadScenarioResult,
   type Report,
   type Status,
   type SustainedAnnounced,
@@ -111,8 +112,7 @@ export function summaryLines(report: Report, folder: string): Line[] {
     ]);
   if (report.load) {
     // A scenario only the service's rate limit refused is said under `not tested` above, not as failed.
-    const limitedOut = (sc: { scenario: string }) =>
-      (report.untested ?? []).some((u) => u.stage === 'load' && u.reason.startsWith(`${sc.scenario}: `));
+    const limitedOut = (sc: LoadScenarioResult) => sc.not_tested !== undefined;
     const broken = report.load.scenarios
       .filter((sc) => !limitedOut(sc))
       .flatMap((sc) => [

@@ -100,6 +100,11 @@ export interface LoadSettings {
   outputs: string[];
   /** Local k6 processes per scenario (execution segments). */
   segments: number;
+  /**
+   * Which rates the user set (flag or config): `run` sizes the others from the rate limit it
+   * measures when the defaults meet a lower limit (src/stages/load-sized.ts), never a rate asked for.
+   */
+  given: { rate: boolean; overLimitRate: boolean };
 }
 
 export interface Settings {
@@ -329,6 +334,10 @@ export async function resolveSettings(
       thresholds: file.load?.thresholds,
       outputs: file.load?.outputs ?? [],
       segments: flags.segments ?? DEFAULTS.segments,
+      given: {
+        rate: (flags.rate ?? file.load?.rate) !== undefined,
+        overLimitRate: file.load?.over_limit_rate !== undefined,
+      },
     },
     configPath: absoluteConfig,
     environmentName: name,

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import type { Redactor } from '../http/redact.js';
 import type { LoadScenarioResult } from '../report/model.js';
+import { BUSINESS_ENDPOINTS } from '../spec/endpoints.js';
 import { SCENARIO_DEFAULTS, scenarioEnv, type ScenarioInputs } from './contract.js';
 import { dashboardFileName, writtenDashboards } from './dashboards.js';
 import { inheritedOutputArgs } from './k6-env.js';
@@ -12,6 +13,18 @@ import { K6_EXIT, runScenario, type RunScenarioResult } from './run.js';
 import { mergeK6Summaries, segmentArgs } from './segments.js';
 import { mergeLoadScenarioResults, requestsOf, toLoadScenarioResult } from './summary.js';
 import { mergeTimelines, privateDashboardExport, readTimeline, TIMELINE_PERIOD_MS, type Timeline } from './timeline.js';
+
+/**
+ * `light`: see below. `requestsPerArrival`: a scenario driven by an arrival rate (CES_RATE) sends at
+ * most this many requests per arrival; absent for those driven by their VUs.
+ */
+interface ScenarioInfo {
+  title: string;
+  spec: string;
+  bundles: readonly string[];
+  light: boolean;
+  requestsPerArrival?: number;
+}
 
 // `light`: the scenario judges behaviour, not speed, and sends little with the client's
 // credentials (TLS handshakes to the health check, a few token fetches a second), so the light ones
@@ -35,14 +48,17 @@ export const K6_SCENARIOS = {
     spec: '7, 8',
     bundles: ['rate-limit'],
     light: false,
+    requestsPerArrival: 1,
   },
   throughput: {
     title: 'Business calls at a constant rate, with a cached token and with a token per call',
     spec: '4.4, 5.5',
     bundles: ['throughput'],
     light: false,
+    // Its token-per-call half: a token fetch and a call for each business endpoint.
+    requestsPerArrival: 2 * BUSINESS_ENDPOINTS.length,
   },
-} as const satisfies Record<string, { title: string; spec: string; bundles: readonly string[]; light: boolean }>;
+} as const satisfies Record<string, ScenarioInfo>;
 
 export type K6ScenarioName = keyof typeof K6_SCENARIOS;
 

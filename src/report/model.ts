@@ -67,6 +67,26 @@ export interface LoadScenarioResult {
   extra?: Record<string, number | string>;
   /** Present when the scenario could not run at all. */
   error?: string;
+  /**
+   * Why the scenario is not tested rather than failed: its only failure was calls lost to the
+   * service's rate limit (src/stages/load-limited.ts). Absent otherwise.
+   */
+  not_tested?: string;
+  /**
+   * Present when `run` ran the scenario again at a rate sized from the rate limit it proved, the
+   * default rate having met a lower limit (src/stages/load-sized.ts): its figures are that run's.
+   */
+  sized?: SizedLoad;
+}
+
+/** A load scenario's rate, sized again from the limit `run` proved (LoadScenarioResult.sized). */
+export interface SizedLoad {
+  /** The default arrival rate that met the limit, per second. */
+  default_rps: number;
+  /** The arrival rate it ran at instead, per second. */
+  rps: number;
+  /** The proven policy it was sized from, requests per second. */
+  proven_rps: number;
 }
 
 export interface LoadResult {

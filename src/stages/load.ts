@@ -13,7 +13,9 @@ import type { ScenarioInputs } from '../k6/contract.js';
 import { K6_SCENARIOS, loadWaves, runLoadScenario, type K6ScenarioName } from '../k6/scenarios.js';
 import { scenarioOk } from '../k6/summary.js';
 import { lostToTheLimit } from './load-limited.js';
-import type { LoadResult, LoadScenarioResult } from '../report/model.js';
+import type { SizedScenario } from './load-sized.js';
+import { sizedNote } from '../report/sections/load/words.js';
+import type { LoadResult, LoadScenarioResult, SizedLoad } from '../report/model.js';
 import { businessForLoad, businessNeededBy, refuseProductionLoad } from '../runner/production-load.js';
 import { isProduction, type Target } from '../config/target.js';
 import { ServiceClient } from '../http/service-client.js';
@@ -24,12 +26,17 @@ import type { TargetSettings } from '../config/resolve.js';
 export interface LoadStageOptions {
   /** `run` includes a short load run; `load` itself runs the configured duration. */
   short?: boolean;
+  /**
+   * `run`, which sizes the rate limit after the load: the scenarios only the limit kept from a
+   * verdict at the default rates run again at rates sized from it (loadSizedAgain).
+   */
+  sizesAgain?: boolean;
 }
 
-export function loadStage(
-  scenarios: K6ScenarioName[],
-  stageOptions: LoadStageOptions = {},
-): Stage<{ result: LoadResult }> {
+/** The load stage, and whether its job runs the limited scenarios again once the limit is sized. */
+export type LoadStage = Stage<{ result: LoadResult }> & { sizesAgain?: boolean };
+
+export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOptions = {}): LoadStage {
   const allowed = (settings: TargetSettings) => {
     refuseProductionLoad(settings, 'load');
     return businessForLoad(settings, 'load', businessNeededBy(scenarios, settings.rateLimit.endpoint));
@@ -52,53 +59,14 @@ export function loadStage(
 
     const load = settings.load;
     const runId = randomUUID();
-    const expect = settings.sizing.expect;
-    const base = (target: Target): ScenarioInputs => ({
-      baseUrl: target.baseUrl,
-      clientId: target.credentials.clientId,
-      clientSecret: target.credentials.clientSecret,
-      tokenLifetimeS: expect.tokenLifetimeS,
-      clockToleranceS: expect.clockToleranceS,
-      rate: load.rate,
-      durationS: load.durationS ?? (stageOptions.short ? 5 : 10),
-      vus: load.vus,
-      business,
-      runId,
-      rateLimitEndpoint: settings.rateLimit.endpoint,
-      thresholds: load.thresholds,
-      requestTimeoutS: settings.requestTimeoutS,
-    });
-    const extraArgs = load.outputs.flatMap((o) => ['--out', o]);
-    const { segments } = load;
-
     const results = new Map<K6ScenarioName, LoadScenarioResult>();
-    // Scenarios whose calls only the service's rate limit took: not tested, not failed (load-limited.ts).
-    const limitedOut = new Set<K6ScenarioName>();
-    const runOne = async (name: K6ScenarioName, target: Target) => {
-      const inputs = name === 'rate-limit' ? { ...base(target), rate: load.overLimitRate } : base(target);
-      io.progress(`k6 ${k6.version}: ${name} (${inputs.durationS} s${segments > 1 ? `, ${segments} segments` : ''})…`);
-      const started = performance.now();
-      const result = await runLoadScenario(name, {
-        k6Path: k6.path,
-        bundleDir,
-        workDir: join(reportDir, 'k6'),
-        dashboardDir: reportDir,
-        inputs,
-        signal,
-        redactor,
-        ...(target.caFile ? { caFile: target.caFile } : {}),
-        ...(extraArgs.length ? { extraArgs } : {}),
-        ...(segments > 1 ? { segments } : {}),
-      });
+    const runOne = scenarioRunner(on, io, { k6, bundleDir, business, runId, short: stageOptions.short === true });
+    const runOneInto = async (name: K6ScenarioName, target: Target) => {
+      const result = await runOne(name, target, name === 'rate-limit' ? load.overLimitRate : load.rate);
       results.set(name, result);
-      // k6 sends outside the production gate: its own count goes into the audit trail.
-      if (isProduction(target)) productionGate?.addK6Requests(result.requests);
-      const limited = lostToTheLimit(result);
-      if (limited !== undefined) limitedOut.add(name);
-      io.out(scenarioLine(result, performance.now() - started, limited !== undefined));
-      if (limited !== undefined) io.untested('load', limited);
     };
-    const runGroup = (group: K6ScenarioName[], target: Target) => allEnded(group.map((name) => runOne(name, target)));
+    const runGroup = (group: K6ScenarioName[], target: Target) =>
+      allEnded(group.map((name) => runOneInto(name, target)));
     const groups = loadWaves(scenarios);
     try {
       if (on.isolatedTarget) {
@@ -139,11 +107,133 @@ export function loadStage(
         k6_version: k6.version,
         run_id: runId,
         scenarios: ran,
-        ok: ran.every((r) => scenarioOk(r) || limitedOut.has(r.scenario as K6ScenarioName)) && !signal.aborted,
+        ok: loadOk(ran, signal),
       },
     };
   };
-  return Object.assign(stage, { refusesBeforeRequests: (settings: TargetSettings) => void allowed(settings) });
+  return Object.assign(stage, {
+    refusesBeforeRequests: (settings: TargetSettings) => void allowed(settings),
+    sizesAgain: stageOptions.sizesAgain === true,
+  });
+}
+
+interface RunnerParts {
+  k6: { path: string; version: string };
+  bundleDir: string;
+  business: ScenarioInputs['business'];
+  runId: string;
+  short: boolean;
+}
+
+/**
+ * One k6 scenario at a given arrival rate: its result, its line in the terminal, its requests in
+ * production's audit trail. A scenario only the rate limit kept from a verdict is marked not tested
+ * (load-limited.ts) rather than failed.
+ */
+function scenarioRunner(on: StageTarget, io: RunIo, parts: RunnerParts) {
+  const { settings, reportDir, productionGate } = on;
+  const { signal, redactor } = io;
+  const { load } = settings;
+  const expect = settings.sizing.expect;
+  const extraArgs = load.outputs.flatMap((o) => ['--out', o]);
+  const { segments } = load;
+  return async (name: K6ScenarioName, target: Target, rate: number, sized?: SizedLoad): Promise<LoadScenarioResult> => {
+    const inputs: ScenarioInputs = {
+      baseUrl: target.baseUrl,
+      clientId: target.credentials.clientId,
+      clientSecret: target.credentials.clientSecret,
+      tokenLifetimeS: expect.tokenLifetimeS,
+      clockToleranceS: expect.clockToleranceS,
+      rate,
+      durationS: load.durationS ?? (parts.short ? 5 : 10),
+      vus: load.vus,
+      business: parts.business,
+      runId: parts.runId,
+      rateLimitEndpoint: settings.rateLimit.endpoint,
+      thresholds: load.thresholds,
+      requestTimeoutS: settings.requestTimeoutS,
+    };
+    const again = sized ? ` at ${rate}/s, sized from the rate limit` : '';
+    io.progress(
+      `k6 ${parts.k6.version}: ${name} (${inputs.durationS} s${segments > 1 ? `, ${segments} segments` : ''}${again})…`,
+    );
+    const started = performance.now();
+    const result = await runLoadScenario(name, {
+      k6Path: parts.k6.path,
+      bundleDir: parts.bundleDir,
+      // A scenario run again keeps its own summaries beside the first run's.
+      workDir: join(reportDir, 'k6', ...(sized ? ['sized'] : [])),
+      dashboardDir: reportDir,
+      inputs,
+      signal,
+      redactor,
+      ...(target.caFile ? { caFile: target.caFile } : {}),
+      ...(extraArgs.length ? { extraArgs } : {}),
+      ...(segments > 1 ? { segments } : {}),
+    });
+    // k6 sends outside the production gate: its own count goes into the audit trail.
+    if (isProduction(target)) productionGate?.addK6Requests(result.requests);
+    const limited = lostToTheLimit(result);
+    const marked: LoadScenarioResult = {
+      ...result,
+      ...(limited !== undefined ? { not_tested: limited } : {}),
+      ...(sized ? { sized } : {}),
+    };
+    io.out(scenarioLine(marked, performance.now() - started));
+    return marked;
+  };
+}
+
+/** Every scenario met its thresholds, or only the rate limit kept it from a verdict; and none was stopped. */
+const loadOk = (ran: readonly LoadScenarioResult[], signal: AbortSignal): boolean =>
+  ran.every((r) => scenarioOk(r) || r.not_tested !== undefined) && !signal.aborted;
+
+/**
+ * `run`'s second look, after the sizing: the scenarios only the limit kept from a verdict, at the
+ * default rates, run again at rates sized from the policy the sizing proved (load-sized.ts), each
+ * group taking its turn as the first time. Their results replace the first ones; the rest stand.
+ */
+export async function loadSizedAgain(
+  on: StageTarget,
+  io: RunIo,
+  previous: LoadResult,
+  toSize: readonly SizedScenario[],
+): Promise<LoadResult> {
+  const { settings } = on;
+  if (toSize.length === 0 || io.signal.aborted) return previous;
+  const root = findProjectRoot();
+  const k6 = await locateK6(process.env, root);
+  const runOne = scenarioRunner(on, io, {
+    k6,
+    bundleDir: join(root, 'dist', 'scenarios'),
+    business: businessForLoad(
+      settings,
+      'load',
+      businessNeededBy(
+        toSize.map((s) => s.scenario),
+        settings.rateLimit.endpoint,
+      ),
+    ),
+    runId: previous.run_id,
+    short: true,
+  });
+  const { target } = await (on.isolatedTarget ?? on.probeTarget)();
+  const again = new Map<string, LoadScenarioResult>();
+  try {
+    for (const wave of loadWaves(toSize.map((s) => s.scenario))) {
+      if (io.signal.aborted) break;
+      await allEnded(
+        toSize
+          .filter((s) => wave.includes(s.scenario))
+          .map(async (s) => void again.set(s.scenario, await runOne(s.scenario, target, s.sized.rps, s.sized))),
+      );
+    }
+  } finally {
+    await io.beforeBlocking?.();
+    redactArtefacts(on.reportDir, io.redactor);
+  }
+  const scenarios = previous.scenarios.map((sc) => again.get(sc.scenario) ?? sc);
+  return { ...previous, scenarios, ok: loadOk(scenarios, io.signal) };
 }
 
 /** Every k6 started has ended before the caller goes on (or the artefacts are redacted); then the first failure. */
@@ -173,7 +263,7 @@ async function recordLoadToken(
   }
 }
 
-function scenarioLine(r: LoadScenarioResult, tookMs: number, limitedOut = false): string {
+function scenarioLine(r: LoadScenarioResult, tookMs: number): string {
   const ok = scenarioOk(r);
   const failed = r.thresholds.filter((t) => !t.ok).map((t) => `${t.metric} ${t.expression}`);
   const figures = `${r.requests} requests, ${r.rate_per_s.toFixed(1)}/s, p95 ${r.latency_ms.p95.toFixed(1)} ms, errors ${(r.error_rate * 100).toFixed(2)}%`;
@@ -182,8 +272,9 @@ function scenarioLine(r: LoadScenarioResult, tookMs: number, limitedOut = false)
       ? `, ${r.dropped_iterations} iterations dropped (the generator could not keep the schedule)`
       : '';
   const why = r.error ? `: ${r.error}` : failed.length ? `: thresholds failed: ${failed.join('; ')}` : '';
+  const sized = r.sized ? ` (${sizedNote(r.sized)})` : '';
   // The k6 process's whole time (start-up, setup, the scenario, summary), beside the scenario's figures.
   const took = ` (${(tookMs / 1000).toFixed(1)} s)`;
-  const status = ok ? '✓ pass ' : limitedOut ? '- not tested' : '✗ fail ';
-  return `${status} k6 ${r.scenario.padEnd(30)} ${figures}${dropped}${took}${why}`;
+  const status = ok ? '✓ pass ' : r.not_tested !== undefined ? '- not tested' : '✗ fail ';
+  return `${status} k6 ${r.scenario.padEnd(30)} ${figures}${dropped}${took}${sized}${why}`;
 }

@@ -50,6 +50,7 @@ describe('resolveSettings: defaults', () => {
       thresholds: undefined,
       outputs: [],
       segments: 1,
+      given: { rate: false, overLimitRate: false },
     });
   });
 
@@ -70,6 +71,12 @@ describe('resolveSettings: defaults', () => {
     expect(s.rateLimit.recoveryWaitS).toBe(60);
     expect(s.rateLimit.probingAllowed).toBe(true);
     expect(s.load.overLimitRate).toBe(30);
+    expect(s.load.given).toEqual({ rate: false, overLimitRate: false });
+  });
+
+  it('a rate given by flag is the user’s: run never sizes it again', async () => {
+    const s = await resolveSettings({ rate: 7 }, {}, folder());
+    expect(s.load.given).toEqual({ rate: true, overLimitRate: false });
   });
 
   it('production: probing only with --allow-production-load', async () => {

@@ -63,6 +63,22 @@ describe('scenarioFindings', () => {
     expect(f.rest).toEqual([]);
   });
 
+  it('says first what the figures are of: a rate sized from the limit, or a scenario the limit kept from a verdict', () => {
+    const sized = scenarioFindings(
+      loadScenario({
+        extra: { rate_limited_responses: 0 },
+        sized: { default_rps: 20, rps: 1.9, proven_rps: 7.9 },
+      }),
+    );
+    expect(sized.findings[0]?.text).toBe(
+      "Run again at 1.9/s, sized from the 7.9 req/s this run proved: the default 20/s was more than this service's rate limit lets through.",
+    );
+    const limited = scenarioFindings(
+      loadScenario({ not_tested: 'throughput: the service’s rate limit refused 2 of its calls' }),
+    );
+    expect(limited.findings[0]?.text).toBe('Not tested: throughput: the service’s rate limit refused 2 of its calls.');
+  });
+
   it('keeps the figures no finding says, by their k6 names', () => {
     expect(said({ token_fetches: 3, some_new_metric: 5, 'other p95_ms': 1.5 }).rest).toEqual([
       ['some_new_metric', 5],

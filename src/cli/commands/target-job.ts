@@ -36,7 +36,10 @@ import type { Clock } from '../../time/clock.js';
 
 export interface Stages {
   checks?: Stage<CheckResult[]>;
-  load?: Stage<{ result: LoadResult; files?: Record<string, string> }>;
+  load?: Stage<{ result: LoadResult; files?: Record<string, string> }> & {
+    /** `run`: the scenarios only the rate limit kept from a verdict run again once it is sized (stages/load-sized.ts). */
+    sizesAgain?: boolean;
+  };
   rateLimit?: Stage<RateLimitResult>;
   /**
    * For `run`: against production without --allow-production-load, leave out the load and
@@ -194,12 +197,35 @@ async function runStages(
         load: (extra) => runLoad('load (beside the checks)', extra),
       })
     : [await runChecks(), await runLoad('load')];
+  // `run` against a limit below its default load: the scenarios it kept from a verdict, again at
+  // rates sized from the policy the sizing proved; when nothing was proven, the first results stand.
+  const loadSizedAgain = async (first: NonNullable<typeof load>, limit: RateLimitResult | null) => {
+    const [{ scenariosToSize }, stage] = await Promise.all([
+      import('../../stages/load-sized.js'),
+      import('../../stages/load.js'),
+    ]);
+    const toSize = scenariosToSize(first.result, limit, settings.load, settings.rateLimit.maxRps);
+    if (toSize.length === 0 || signal.aborted) return first;
+    const again = await timed('load sized again', () =>
+      guarded(
+        (target, stageIo) => stage.loadSizedAgain(target, stageIo, first.result, toSize),
+        'load',
+        ioOf(said.load),
+      ),
+    );
+    return again ? { ...first, result: again } : first;
+  };
   const rateLimit =
     (stages.rateLimit
       ? await timed('rate-limit sizing', () =>
           optional(stages.rateLimit, 'rate_limit', 'rate-limit sizing', ioOf(said.rateLimit)),
         )
       : undefined) ?? null;
+  const loaded = load && stages.load?.sizesAgain ? await loadSizedAgain(load, rateLimit) : load;
+  // A scenario only the rate limit kept from a verdict (its result says why) is not tested, said once
+  // its last run is known.
+  for (const sc of loaded?.result.scenarios ?? [])
+    if (sc.not_tested !== undefined) ioOf(said.load).untested('load', sc.not_tested);
   // Every stage is done with the built-in emulator: its threads end while the report is written
   // (their close took 30-60 ms after the summary). A failure to stop is close()'s to report, after.
   prepared.stopEmulators().catch(() => undefined);
@@ -225,7 +251,7 @@ async function runStages(
     startedAt,
     finishedAt: new Date(),
     checks,
-    load: load?.result ?? null,
+    load: loaded?.result ?? null,
     rateLimit,
     untested: untested(),
     notes: settings.warnings,
@@ -234,7 +260,7 @@ async function runStages(
   // Redacted before the history keeps it, as the report folder is: a secret in the base URL's
   // query, say, must not reach history.jsonl either.
   const remembered = historyStep(redactor.deep(report), prepared.history, settings.regressions, terminal, interrupted);
-  writeReportFolder(reportDir, remembered.report, redactor, { ...(load?.files ?? {}), ...remembered.files });
+  writeReportFolder(reportDir, remembered.report, redactor, { ...(loaded?.files ?? {}), ...remembered.files });
   for (const line of summaryLines(remembered.report, reportDir)) terminal.out(line);
   const times = timeLine(performance.now() - startedMs);
   if (times) terminal.out(times);

@@ -6,6 +6,7 @@
 
 import { formatMs, formatNumber, formatPercent } from '../../common/format.js';
 import type { LoadResult, LoadScenarioResult } from '../../model.js';
+import { sizedNote } from '../load/words.js';
 
 export interface Finding {
   scenario: string;
@@ -197,6 +198,9 @@ export function scenarioFindings(s: LoadScenarioResult): ScenarioFindings {
   ].filter((t): t is string => t !== null);
   const notes = f.text('notes');
   if (notes !== undefined) sentences.push(`k6 noted: ${notes}.`);
+  // What the figures are of: a rate sized from the limit, or a scenario only the limit kept from a verdict.
+  if (s.sized) sentences.unshift(`${capitalise(sizedNote(s.sized))}.`);
+  if (s.not_tested !== undefined) sentences.unshift(`Not tested: ${s.not_tested}.`);
   return {
     scenario: s.scenario,
     findings: sentences.map((text) => ({ scenario: s.scenario, text })),

@@ -2,7 +2,7 @@
 // exports beside the report. Only a plain file name of the harness's own pattern becomes a link:
 // a report.json edited by hand or another tool must not turn the page into a link to anywhere.
 
-import type { LoadResult } from '../../model.js';
+import type { LoadResult, SizedLoad } from '../../model.js';
 
 const EXPORT_NAME = /^k6-dashboard-[A-Za-z0-9_.-]+\.html$/;
 
@@ -37,3 +37,7 @@ export function missingTimelineNote(load: LoadResult): string | undefined {
     "adding up to its summary's request count (a run under 2 s, over 48 min where k6 samples coarser, or no export)."
   );
 }
+
+/** What the terminal and both reports say of a scenario `run` ran again at a rate sized from the limit. */
+export const sizedNote = (s: SizedLoad): string =>
+  `run again at ${s.rps}/s, sized from the ${s.proven_rps} req/s this run proved: the default ${s.default_rps}/s was more than this service's rate limit lets through`;
