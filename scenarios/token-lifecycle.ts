@@ -126,7 +126,8 @@ export function badCredentials(): void {
       ? { clientId: cfg.clientId, clientSecret: `${cfg.clientSecret}-not-the-secret` }
       : { clientId: `ces-harness-unknown-${Date.now()}`, clientSecret: 'not-a-secret' };
   const what = __ITER % 2 === 0 ? 'a wrong client_secret' : 'an unknown client_id';
-  const outcome = withRetry(cfg, () => postTokens(cfg, creds, { expect: [401] }));
+  // A 429 is any call's answer under a limit (§7: wait and retry): expected, waited out, never a failed request.
+  const outcome = withRetry(cfg, () => postTokens(cfg, creds, { expect: [401, 429] }));
   settle(outcome, (s) => s === 401);
   check(outcome.res, {
     [`POST /tokens with ${what} returns 401 (§4.1 rule 2, §7)`]: (r) => r.status === 401,
@@ -166,7 +167,7 @@ export function expiry(): void {
   // Until the token has certainly expired (expires_at's rounding and the clock tolerance), and a little more.
   sleep(Math.max(0, waitS) + 0.25);
 
-  const stale = withRetry(cfg, () => validateToken(cfg, token.value, { expect: [401] }));
+  const stale = withRetry(cfg, () => validateToken(cfg, token.value, { expect: [401, 429] }));
   settle(stale, (s) => s === 401);
   check(stale.res, {
     '/tokens/validate with a token past expires_at returns 401 (§3, §4.3)': (r) => r.status === 401,

@@ -26,6 +26,8 @@ interface Case {
   crossed?: string[];
   /** Scenario metrics that must be > 0: proof the run exercised what it is about. */
   positive?: string[];
+  /** What sets a conformant case apart from the other of its bundle, in its name. */
+  label?: string;
 }
 
 // A 2 s token in a 3 s run: token-lifecycle also waits one token out (§3 expiry).
@@ -45,6 +47,17 @@ const CASES: Case[] = [
     ...shortTokens,
     exitCode: K6_EXIT.OK,
     positive: ['token_renewals_after_expiry'],
+  },
+  {
+    // A limit far below its pace: the 401s it asks for (bad credentials, an expired token) may come
+    // as 429s first (§7: wait and retry), which are waited out, never a failed request.
+    bundle: 'token-lifecycle',
+    faults: [],
+    emulator: { tokenTtlS: 2, rateLimit: { rps: 2, burst: 2 } },
+    inputs: { tokenLifetimeS: 2, retryBudgetS: 15 },
+    label: 'limited to 2 a second',
+    exitCode: K6_EXIT.OK,
+    positive: ['rate_limited_responses', 'token_renewals_after_expiry'],
   },
   {
     bundle: 'token-lifecycle',
@@ -165,7 +178,13 @@ describe.skipIf(k6 === undefined)('k6 scenarios against the emulator', { concurr
   }
 
   const labelled = (cases: Case[]) =>
-    cases.map((c) => [`${c.bundle}${c.faults.length ? ` with ${c.faults.join(', ')}` : ' (conformant)'}`, c] as const);
+    cases.map(
+      (c) =>
+        [
+          `${c.bundle}${c.faults.length ? ` with ${c.faults.join(', ')}` : ` (conformant${c.label ? `, ${c.label}` : ''})`}`,
+          c,
+        ] as const,
+    );
   // The rate-limit rows one after another, beside no other run of this file: each needs its 0.9 s
   // spike (30/s against 20/s, burst 5) to outrun the bucket, and beside four other k6 runs at load 24
   // k6 sent it at 11.7/s, met no refusal, and the unavailable-instead-of-429 row passed.
