@@ -73,20 +73,25 @@ export interface LoadScenarioResult {
    */
   not_tested?: string;
   /**
-   * Present when `run` ran the scenario again at a rate sized from the rate limit it proved, the
+   * Present when `run` ran the scenario again at a rate sized from the rate limit it measured, the
    * default rate having met a lower limit (src/stages/load-sized.ts): its figures are that run's.
    */
   sized?: SizedLoad;
 }
 
-/** A load scenario's rate, sized again from the limit `run` proved (LoadScenarioResult.sized). */
+/** A load scenario's rate, sized again from the limit `run` measured (LoadScenarioResult.sized). */
 export interface SizedLoad {
   /** The default arrival rate that met the limit, per second. */
   default_rps: number;
   /** The arrival rate it ran at instead, per second. */
   rps: number;
-  /** The proven policy it was sized from, requests per second. */
-  proven_rps: number;
+  /** The policy it was sized from, the sizing's recommendation, requests per second. */
+  policy_rps: number;
+  /**
+   * Whether the sizing's k6 proof held that policy. Either way the scenario's verdict is its own run's:
+   * a rate too high for the limit leaves it not tested again, never passed.
+   */
+  policy_proven: boolean;
 }
 
 export interface LoadResult {

@@ -17,19 +17,21 @@ import { notProbed } from '../../src/ratelimit/result.js';
 import { emulatorProject } from '../helpers/emulator-project.js';
 import { testIo } from '../helpers/cli.js';
 
-/** What a sizing of a bucket of 2 a second proves: 1.6 a second held. */
-const sizing = (verdict: RateLimitResult['proof_verdict']): RateLimitResult => ({
+/**
+ * What a sizing of a bucket of 2 a second gives: 1.6 a second, held by its proof; or nothing, its
+ * proof having refuted it (proof-loop.ts gives no policy then).
+ */
+const sizing = (verdict: 'proven' | 'not proven'): RateLimitResult => ({
   ...notProbed('tokens.validate', 'a stand-in for the sizing'),
   sustained_rps: 2,
   proof_verdict: verdict,
-  recommendation: {
-    target_rps: 1.6,
-    max_concurrency: 1,
-    backoff: { base_ms: 200, cap_ms: 1000, jitter: 'full', max_retries: 6 },
-  },
+  recommendation:
+    verdict === 'proven'
+      ? { target_rps: 1.6, max_concurrency: 1, backoff: { base_ms: 200, cap_ms: 1000, jitter: 'full', max_retries: 6 } }
+      : null,
 });
 
-async function runAgainst(verdict: RateLimitResult['proof_verdict']) {
+async function runAgainst(verdict: 'proven' | 'not proven') {
   const emulator = await createEmulator({ port: 0, rateLimit: { rps: 2, burst: 2 } });
   try {
     const { dir, config } = emulatorProject(emulator, 'ces-load-sized-');
@@ -54,10 +56,10 @@ async function runAgainst(verdict: RateLimitResult['proof_verdict']) {
 describe('run: a load the service limits below its default rate', () => {
   it.concurrent(
     'runs again at a rate sized from the proven policy, and passes saying so',
-    async () => {
+    async ({ expect }) => {
       const { exit, report, stdout } = await runAgainst('proven');
       const [throughput] = report.load!.scenarios;
-      expect(throughput!.sized).toEqual({ default_rps: 20, rps: 0.4, proven_rps: 1.6 });
+      expect(throughput!.sized).toEqual({ default_rps: 20, rps: 0.4, policy_rps: 1.6, policy_proven: true });
       expect(throughput!.not_tested).toBeUndefined();
       expect(report.untested, JSON.stringify(report.untested)).toEqual([]);
       expect(report.verdict).toBe('pass');
@@ -73,8 +75,8 @@ describe('run: a load the service limits below its default rate', () => {
   );
 
   it.concurrent(
-    'without a proven policy, not tested, as before',
-    async () => {
+    'without a policy (its proof refuted it), not tested, as before',
+    async ({ expect }) => {
       const { exit, report, stdout } = await runAgainst('not proven');
       const [throughput] = report.load!.scenarios;
       expect(throughput!.sized).toBeUndefined();

@@ -67,7 +67,7 @@ describe('scenarioFindings', () => {
     const sized = scenarioFindings(
       loadScenario({
         extra: { rate_limited_responses: 0 },
-        sized: { default_rps: 20, rps: 1.9, proven_rps: 7.9 },
+        sized: { default_rps: 20, rps: 1.9, policy_rps: 7.9, policy_proven: true },
       }),
     );
     expect(sized.findings[0]?.text).toBe(

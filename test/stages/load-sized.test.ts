@@ -1,6 +1,7 @@
 // `run` against a conformant service limited below its default load: which scenarios run again once
 // the limit is sized, and at what rate. Only those the limit alone kept from a verdict, only rates the
-// user did not set, only from a policy the proof held, and never faster than that policy (or max_rps).
+// user did not set, only from a policy the sizing gave (proven or not, and said which), and never
+// faster than that policy (or max_rps).
 
 import { describe, expect, it } from 'vitest';
 import type { LoadSettings } from '../../src/config/resolve.js';
@@ -59,9 +60,9 @@ describe('the load scenarios run again at rates sized from the limit', () => {
   it('the spike over the proven rate, throughput so that its four requests an arrival stay within it', () => {
     const sized = scenariosToSize(bothLimited, proven, settings, 200);
     expect(sized).toEqual([
-      { scenario: 'rate-limit', sized: { default_rps: 100, rps: 23.7, proven_rps: 7.9 } },
+      { scenario: 'rate-limit', sized: { default_rps: 100, rps: 23.7, policy_rps: 7.9, policy_proven: true } },
       // 7.9 / 4 = 1.975, rounded down: a token and a call for each of the two business endpoints.
-      { scenario: 'throughput', sized: { default_rps: 20, rps: 1.9, proven_rps: 7.9 } },
+      { scenario: 'throughput', sized: { default_rps: 20, rps: 1.9, policy_rps: 7.9, policy_proven: true } },
     ]);
     expect(sized[0]!.sized.rps).toBeCloseTo(SIZED_SPIKE * 7.9, 5);
   });
@@ -77,9 +78,20 @@ describe('the load scenarios run again at rates sized from the limit', () => {
     expect(scenariosToSize(bothLimited, proven, spikeGiven, 200).map((s) => s.scenario)).toEqual(['throughput']);
   });
 
-  it('nothing without a policy the proof held', () => {
-    for (const verdict of ['not proven', 'not proven within horizon', 'not run'] as const)
-      expect(scenariosToSize(bothLimited, { ...proven, proof_verdict: verdict }, settings, 200)).toEqual([]);
+  it('an unproven policy sizes them too, marked unproven: the second run is its own verdict', () => {
+    // run's 30 s probe cut short on a queueing limiter (nginx without nodelay): 7.9 req/s, no proof ran.
+    for (const verdict of ['not proven within horizon', 'not run'] as const)
+      expect(
+        scenariosToSize(bothLimited, { ...proven, proof_verdict: verdict }, settings, 200).map((s) => s.sized),
+      ).toEqual([
+        { default_rps: 100, rps: 23.7, policy_rps: 7.9, policy_proven: false },
+        { default_rps: 20, rps: 1.9, policy_rps: 7.9, policy_proven: false },
+      ]);
+  });
+
+  it('nothing without a policy: none given, or refuted by its proof', () => {
+    const refuted = { ...proven, proof_verdict: 'not proven', recommendation: null } as RateLimitResult;
+    expect(scenariosToSize(bothLimited, refuted, settings, 200)).toEqual([]);
     expect(scenariosToSize(bothLimited, { ...proven, recommendation: null }, settings, 200)).toEqual([]);
     expect(scenariosToSize(bothLimited, null, settings, 200)).toEqual([]);
   });

@@ -40,4 +40,4 @@ export function missingTimelineNote(load: LoadResult): string | undefined {
 
 /** What the terminal and both reports say of a scenario `run` ran again at a rate sized from the limit. */
 export const sizedNote = (s: SizedLoad): string =>
-  `run again at ${s.rps}/s, sized from the ${s.proven_rps} req/s this run proved: the default ${s.default_rps}/s was more than this service's rate limit lets through`;
+  `run again at ${s.rps}/s, sized from the ${s.policy_rps} req/s ${s.policy_proven ? 'this run proved' : 'this run recommends (not proven)'}: the default ${s.default_rps}/s was more than this service's rate limit lets through`;
