@@ -214,7 +214,7 @@ export async function searchUntilHeld(
  */
 function aimed(base: Recommendation, failedRps: number, failed: Proof): Recommendation | null {
   const target = roundedRate(SEARCH_AIM * failedRps);
-  if (target <= base.target_rps || target >= failedRps || failed.rate_429 > 1 - SCOUT_NARROW) return null;
+  if (target <= base.target_rps || target >= failedRps || 1 - failed.rate_429 < SCOUT_NARROW) return null;
   return retried(
     base,
     failed,

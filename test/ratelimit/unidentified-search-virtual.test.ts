@@ -117,6 +117,31 @@ const httprate = (seed: number): Case => ({
   capS: 60,
 });
 
+/**
+ * The real bench's HAProxy 50 per 10 s (true 5 req/s) replayed: the search from 3.2 req/s, where
+ * every rate up to 5 holds and every rate above is refused with `refusedShare` of its requests.
+ */
+async function realRounds(refusedShare: number) {
+  const { estimate } = await searched({ seed: 1 });
+  const bracket = estimate.rate_bracket!;
+  return searchUntilHeld(
+    { ...searchStart(estimate)!, target_rps: 3.2 },
+    searchTop(estimate, bracket),
+    async (rec) => {
+      const holds = rec.target_rps <= 5;
+      return {
+        rate_429: holds ? 0 : refusedShare,
+        goodput_rps: holds ? rec.target_rps : 4.1,
+        lost_requests: 0,
+      };
+    },
+    {
+      reach: { ...searchBurst(bracket), roundS: HORIZON_S, maxRoundS: 150, settleS: bracket.restS, refillRps: null },
+      scoutS: scoutLengthS(bracket.restS, HORIZON_S),
+    },
+  );
+}
+
 describe('a limiter no detector identifies is sized by paced proof rounds', () => {
   it.each<Case & { name: string }>([
     { name: 'HAProxy 50 per 10 s counting every request', seed: 1 },
@@ -285,21 +310,7 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     // through. Stepping down to that gave 4.1 sustained and 3.6 recommended (72 % of 5); the scouts'
     // 5 held over 120 s in the run before. The aim at 6 (3 % below 6.2) cost a rest and a cut round,
     // 40 s: a refusal of 12 % here is no narrow one, so the rounds over the horizon begin at 5.6.
-    const { estimate } = await searched({ seed: 1 });
-    const bracket = estimate.rate_bracket!;
-    const first = searchStart(estimate)!;
-    const outcome = await searchUntilHeld(
-      { ...first, target_rps: 3.2 },
-      searchTop(estimate, bracket),
-      async (rec) => {
-        const holds = rec.target_rps <= 5;
-        return { rate_429: holds ? 0 : 0.12, goodput_rps: holds ? rec.target_rps : 4.1, lost_requests: 0 };
-      },
-      {
-        reach: { ...searchBurst(bracket), roundS: HORIZON_S, maxRoundS: 150, settleS: bracket.restS, refillRps: null },
-        scoutS: scoutLengthS(bracket.restS, HORIZON_S),
-      },
-    );
+    const outcome = await realRounds(0.12);
     const seen = outcome.rounds.map((r) => [r.target_rps, r.verdict, r.scout_s ?? 'horizon']);
     expect(seen).toEqual([
       [3.2, 'holds', 18],
@@ -310,6 +321,18 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
       [5, 'holds', 'horizon'],
     ]);
     expect(outcome.proven?.target_rps).toBe(4.5);
+  });
+
+  it('a refusal of at most 10 % is narrow: the first round over the horizon aims 3 % below it', async () => {
+    // The real bench's rounds again, 6.2 refused with 10 % of its requests (not 12 %): the limit may
+    // lie just below it, so 6 runs over the horizon before the rate bisected to.
+    const outcome = await realRounds(0.1);
+    const full = outcome.rounds.filter((r) => r.scout_s === undefined).map((r) => [r.target_rps, r.verdict]);
+    expect(full).toEqual([
+      [6, 'fails'],
+      [5.6, 'fails'],
+      [5, 'holds'],
+    ]);
   });
 
   it("rounds no shorter than the horizon (`run`'s short rounds) are no scouts: the highest hold is proven, none run twice", async () => {
