@@ -119,16 +119,16 @@ const httprate = (seed: number): Case => ({
 
 /**
  * The real bench's HAProxy 50 per 10 s (true 5 req/s) replayed: the search from 3.2 req/s, where
- * every rate up to 5 holds and every rate above is refused with `refusedShare` of its requests.
+ * every rate up to `holdsUpTo` holds and every rate above is refused with `refusedShare` of its requests.
  */
-async function realRounds(refusedShare: number) {
+async function realRounds(refusedShare: number, holdsUpTo = 5) {
   const { estimate } = await searched({ seed: 1 });
   const bracket = estimate.rate_bracket!;
   return searchUntilHeld(
     { ...searchStart(estimate)!, target_rps: 3.2 },
     searchTop(estimate, bracket),
     async (rec) => {
-      const holds = rec.target_rps <= 5;
+      const holds = rec.target_rps <= holdsUpTo;
       return {
         rate_429: holds ? 0 : refusedShare,
         goodput_rps: holds ? rec.target_rps : 4.1,
@@ -304,12 +304,14 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     expect(notes, context).not.toMatch(/sustained rate is the highest that held over the proof's horizon, 5\.1/);
   }, 120_000);
 
-  it("the real bench's rounds: no aim above a refusal that was not narrow, and the scouts' hold before any step down", async () => {
+  it("the real bench's rounds: no aim above a refusal that was not narrow, the rate bisected to scouted, then the scouts' hold", async () => {
     // HAProxy 50 per 10 s counting every request, real (30 Nov): scouts 3.2, 4 and 5 held, 6.2 was
     // refused (31 % of its requests); over the horizon 6 and 5.6 were refused, 5.6 letting 4.1 req/s
     // through. Stepping down to that gave 4.1 sustained and 3.6 recommended (72 % of 5); the scouts'
     // 5 held over 120 s in the run before. The aim at 6 (3 % below 6.2) cost a rest and a cut round,
-    // 40 s: a refusal of 12 % here is no narrow one, so the rounds over the horizon begin at 5.6.
+    // 40 s: a refusal of 12 % here is no narrow one, so no round aims there, and 5.6, which would end
+    // the scouting, is scouted rather than run over the horizon (a refused round over the horizon
+    // is cut after 14 refusals, a scout after 3: real, 32 s against about 12), then 5 over it.
     const outcome = await realRounds(0.12);
     const seen = outcome.rounds.map((r) => [r.target_rps, r.verdict, r.scout_s ?? 'horizon']);
     expect(seen).toEqual([
@@ -317,10 +319,24 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
       [4, 'holds', 18],
       [5, 'holds', 18],
       [6.2, 'fails', 18],
-      [5.6, 'fails', 'horizon'],
+      [5.6, 'fails', 18],
       [5, 'holds', 'horizon'],
     ]);
     expect(outcome.proven?.target_rps).toBe(4.5);
+  });
+
+  it('the rate bisected to, scouted and held, then runs over the horizon, the sustained rate', async () => {
+    const outcome = await realRounds(0.12, 5.6);
+    const seen = outcome.rounds.map((r) => [r.target_rps, r.verdict, r.scout_s ?? 'horizon']);
+    expect(seen).toEqual([
+      [3.2, 'holds', 18],
+      [4, 'holds', 18],
+      [5, 'holds', 18],
+      [6.2, 'fails', 18],
+      [5.6, 'holds', 18],
+      [5.6, 'holds', 'horizon'],
+    ]);
+    expect(outcome.proven?.target_rps).toBe(5);
   });
 
   it('a refusal of at most 10 % is narrow: the first round over the horizon aims 3 % below it', async () => {
