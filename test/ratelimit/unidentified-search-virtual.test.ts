@@ -304,51 +304,51 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     expect(notes, context).not.toMatch(/sustained rate is the highest that held over the proof's horizon, 5\.1/);
   }, 120_000);
 
-  it("the real bench's rounds: no aim above a refusal that was not narrow, the rate bisected to scouted, then the scouts' hold", async () => {
-    // HAProxy 50 per 10 s counting every request, real (30 Nov): scouts 3.2, 4 and 5 held, 6.2 was
-    // refused (31 % of its requests); over the horizon 6 and 5.6 were refused, 5.6 letting 4.1 req/s
-    // through. Stepping down to that gave 4.1 sustained and 3.6 recommended (72 % of 5); the scouts'
-    // 5 held over 120 s in the run before. The aim at 6 (3 % below 6.2) cost a rest and a cut round,
-    // 40 s: a refusal of 12 % here is no narrow one, so no round aims there, and 5.6, which would end
-    // the scouting, is scouted rather than run over the horizon (a refused round over the horizon
-    // is cut after 14 refusals, a scout after 3: real, 32 s against about 12), then 5 over it.
-    const outcome = await realRounds(0.12);
+  // HAProxy 50 per 10 s counting every request, real (30 Nov): scouts 3.2, 4 and 5 held, 6.2 was
+  // refused (31 % of its requests); over the horizon 6 and 5.6 were refused, 5.6 letting 4.1 req/s
+  // through. Stepping down to that gave 4.1 sustained and 3.6 recommended (72 % of 5); the scouts'
+  // 5 held over 120 s in the run before. The aim at 6 (3 % below 6.2) cost a rest and a cut round,
+  // 40 s: a refusal of 12 % is no narrow one, so no round aims there, and 5.6, which would end the
+  // scouting, is scouted rather than run over the horizon (a refused round over the horizon is cut
+  // after 14 refusals, a scout after 3: real, 32 s against about 12). A refusal of 10 % is narrow:
+  // the limit may lie just below 6.2, so 6 runs over the horizon before the rate bisected to.
+  it.each([
+    {
+      name: "a refusal not narrow: no aim, the rate bisected to scouted and refused, then the scouts' hold",
+      share: 0.12,
+      holdsUpTo: 5,
+      after: [
+        [5.6, 'fails', 18],
+        [5, 'holds', 'horizon'],
+      ],
+      proven: 4.5,
+    },
+    {
+      name: 'a refusal not narrow: the rate bisected to scouted and held, then held over the horizon',
+      share: 0.12,
+      holdsUpTo: 5.6,
+      after: [
+        [5.6, 'holds', 18],
+        [5.6, 'holds', 'horizon'],
+      ],
+      proven: 5,
+    },
+    {
+      name: 'a refusal of at most 10 % is narrow: the first round over the horizon aims 3 % below it',
+      share: 0.1,
+      holdsUpTo: 5,
+      after: [
+        [6, 'fails', 'horizon'],
+        [5.6, 'fails', 'horizon'],
+        [5, 'holds', 'horizon'],
+      ],
+      proven: 4.5,
+    },
+  ])("the real bench's rounds replayed, $name", async ({ share, holdsUpTo, after, proven }) => {
+    const outcome = await realRounds(share, holdsUpTo);
     const seen = outcome.rounds.map((r) => [r.target_rps, r.verdict, r.scout_s ?? 'horizon']);
-    expect(seen).toEqual([
-      [3.2, 'holds', 18],
-      [4, 'holds', 18],
-      [5, 'holds', 18],
-      [6.2, 'fails', 18],
-      [5.6, 'fails', 18],
-      [5, 'holds', 'horizon'],
-    ]);
-    expect(outcome.proven?.target_rps).toBe(4.5);
-  });
-
-  it('the rate bisected to, scouted and held, then runs over the horizon, the sustained rate', async () => {
-    const outcome = await realRounds(0.12, 5.6);
-    const seen = outcome.rounds.map((r) => [r.target_rps, r.verdict, r.scout_s ?? 'horizon']);
-    expect(seen).toEqual([
-      [3.2, 'holds', 18],
-      [4, 'holds', 18],
-      [5, 'holds', 18],
-      [6.2, 'fails', 18],
-      [5.6, 'holds', 18],
-      [5.6, 'holds', 'horizon'],
-    ]);
-    expect(outcome.proven?.target_rps).toBe(5);
-  });
-
-  it('a refusal of at most 10 % is narrow: the first round over the horizon aims 3 % below it', async () => {
-    // The real bench's rounds again, 6.2 refused with 10 % of its requests (not 12 %): the limit may
-    // lie just below it, so 6 runs over the horizon before the rate bisected to.
-    const outcome = await realRounds(0.1);
-    const full = outcome.rounds.filter((r) => r.scout_s === undefined).map((r) => [r.target_rps, r.verdict]);
-    expect(full).toEqual([
-      [6, 'fails'],
-      [5.6, 'fails'],
-      [5, 'holds'],
-    ]);
+    expect(seen).toEqual([[3.2, 'holds', 18], [4, 'holds', 18], [5, 'holds', 18], [6.2, 'fails', 18], ...after]);
+    expect(outcome.proven?.target_rps).toBe(proven);
   });
 
   it("rounds no shorter than the horizon (`run`'s short rounds) are no scouts: the highest hold is proven, none run twice", async () => {
