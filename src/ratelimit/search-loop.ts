@@ -1,12 +1,13 @@
 // The paced search for the rate of a limiter no detector identified (rate-bracket.ts): the highest
 // rate that holds over the proof's horizon, found in two steps so it fits a row's time budget.
-// Scouting rounds, each a few times as long as the probe saw the limit stay shut, climb from the
-// bracket's low end and bisect below the first refusal: a limit that refuses a rate does so within
-// that scale, so a whole horizon per guess (540 s on the real bench's HAProxy 50 per 10 s, budget
-// 160 s) bought nothing a scout does not see. Then rounds over the whole horizon: just below the
-// lowest refusal, then the scouts' rate, then lower, each cut once refused. Only a hold over the
-// whole horizon is the sustained rate reported, and the policy is given below it; a scout's hold is
-// never the policy nor the headline. Pure: the proof run is injected, as in proof-loop.ts.
+// Scouting rounds, each as long as the probe saw the limit stay shut, climb from the bracket's low
+// end and bisect below the first refusal: a limit that refuses a rate does so within that scale, so
+// a whole horizon per guess (540 s on the real bench's HAProxy 50 per 10 s, budget 160 s) bought
+// nothing a scout does not see. Then rounds over the whole horizon: just below the lowest refusal
+// when that refusal was narrow, then the scouts' rate, then lower by bisection, each cut once
+// refused. Only a hold over the whole horizon is the sustained rate reported, and the policy is
+// given below it; a scout's hold is never the policy nor the headline. Pure: the proof run is
+// injected, as in proof-loop.ts.
 
 import {
   MIN_PROOF_RPS,
@@ -45,8 +46,14 @@ export const SCOUT_NARROW = 0.9;
 /** The first round over the whole horizon runs this share of the lowest rate refused (aimed). */
 export const SEARCH_AIM = 0.97;
 
-/** A scout runs this many times the longest the probe saw the limit stay shut (RateBracket.restS). */
-export const SCOUT_SCALE = 2;
+/**
+ * A scout runs this many times the longest the probe saw the limit stay shut (RateBracket.restS).
+ * Once is enough: a scout above the limit met its refusals within it (virtual HAProxy 50 per 10 s,
+ * shut 18 s: 5.1 req/s refused from 13.5 s; real, 6.2 req/s from 1.5 s), and a scout that missed
+ * them costs time, not accuracy: only a hold over the whole horizon is reported. Twice (36 s) cost
+ * the real bench's row 54 s over its three holds.
+ */
+export const SCOUT_SCALE = 1;
 
 /** A scout runs at least this long, seconds: a limit seen shut only briefly still gets a few of its periods. */
 export const SCOUT_MIN_S = 10;
@@ -54,7 +61,7 @@ export const SCOUT_MIN_S = 10;
 /** At most this many scouts: a climb of three steps, a refusal and two bisections. */
 export const MAX_SCOUTS = 6;
 
-/** At most this many rounds over the whole horizon: aimed below the lowest refusal, the scouts' rate, a step down. */
+/** At most this many rounds over the whole horizon: aimed below the lowest refusal, the scouts' rate, one bisected below. */
 export const MAX_SEARCH_PROOFS = 3;
 
 /**
@@ -80,10 +87,13 @@ export interface SearchOptions {
   maxProofs?: number;
 }
 
-/** What the rounds so far know: the highest scout hold, the lowest refusal, and the rounds. */
+/** What the rounds so far know: the scouts' holds, the lowest refusal and its proof, and the rounds. */
 interface Search {
   rounds: ProofRound[];
   failedRps: number | null;
+  failedProof: Proof | null;
+  /** The rates scouts held, in the order run (each above the last: a scout climbs from a hold). */
+  scoutHolds: Recommendation[];
   lastProof: Proof | null;
   afterHold: boolean;
   unproven: ProofLoopOutcome['unproven'];
@@ -101,7 +111,15 @@ export async function searchUntilHeld(
   options: SearchOptions,
 ): Promise<ProofLoopOutcome> {
   const { maxScouts = MAX_SCOUTS, maxProofs = MAX_SEARCH_PROOFS, standing } = options;
-  const s: Search = { rounds: [], failedRps: null, lastProof: null, afterHold: false, unproven: null };
+  const s: Search = {
+    rounds: [],
+    failedRps: null,
+    failedProof: null,
+    scoutHolds: [],
+    lastProof: null,
+    afterHold: false,
+    unproven: null,
+  };
   const sized = (r: Recommendation | null) => (r !== null && standing ? sizedAgain(r, standing(s.rounds)) : r);
   const outcome = (cutShort: boolean, held: { rec: Recommendation; proof: Proof } | null = null): ProofLoopOutcome => ({
     proven: held ? sized(givenBelow(held.rec, held.proof)) : null,
@@ -135,7 +153,11 @@ export async function searchUntilHeld(
       return 'inconclusive';
     }
     s.rounds.push(ran);
-    if (!holds) s.failedRps = Math.min(s.failedRps ?? Infinity, rec.target_rps);
+    if (!holds && rec.target_rps < (s.failedRps ?? Infinity)) {
+      s.failedRps = rec.target_rps;
+      s.failedProof = proof;
+    }
+    if (holds && scoutS !== null) s.scoutHolds.push(rec);
     return proof;
   };
 
@@ -144,25 +166,34 @@ export async function searchUntilHeld(
   let scoutHeld: { rec: Recommendation; proof: Proof } | null = null;
   let full: Recommendation | null = null;
   let rec: Recommendation | null = first;
+  // The scout whose hold would end the scouting ran: no round aims above the rate it tried.
+  let lastScouted = false;
   for (let n = 0; rec !== null && n < maxScouts && rec.target_rps >= MIN_PROOF_RPS; n++) {
-    // A scout whose hold would end the scouting runs over the whole horizon at once: that round
-    // follows it anyway, and the scout would only cost its length.
-    if (scoutS !== null && scoutHeld !== null && rec.target_rps >= SCOUT_NARROW * (s.failedRps ?? topRps)) {
+    lastScouted = scoutS !== null && scoutHeld !== null && rec.target_rps >= SCOUT_NARROW * (s.failedRps ?? topRps);
+    // A scout whose hold would end the scouting runs over the whole horizon at once when a round
+    // aimed below the refusal comes first (its rest is owed anyway); else it is scouted, the last:
+    // refused, it is cut after a few refusals where a round over the horizon needs many (real bench:
+    // 5.6 req/s, cut after 32 s of 120 s), and held, it cost its length less the rest it saves.
+    if (lastScouted && s.failedProof && aimed(rec, s.failedRps!, s.failedProof)) {
       full = rec;
+      lastScouted = false;
       break;
     }
     const proof = await run(rec, scoutS);
     if (proof === null) return outcome(true);
     if (proof === 'inconclusive') break;
     if (proofHolds(proof).holds) scoutHeld = { rec, proof };
+    if (lastScouted) break;
     rec = sized(nextScout(rec, proof, scoutHeld?.rec ?? null, s.failedRps ?? topRps, topRps));
   }
   if (scoutS === null) return outcome(false, scoutHeld);
-  // Over the whole horizon: first just below the lowest refusal, then the scouts' rate, then a step
-  // down for each refusal.
+  // Over the whole horizon: first just below the lowest refusal when it was narrow, then the scouts'
+  // rate, then lower by bisection for each refusal.
   const base = full ?? scoutHeld?.rec ?? null;
   const aim =
-    base !== null && s.failedRps !== null && s.lastProof ? sized(aimed(base, s.failedRps, s.lastProof)) : null;
+    base !== null && !lastScouted && s.failedRps !== null && s.failedProof
+      ? sized(aimed(base, s.failedRps, s.failedProof))
+      : null;
   // The scouts' own hold comes before any step down: a rate bisected to (`base`, never scouted) may
   // be refused where it held (real bench, HAProxy 50 per 10 s: 5 held a scout, 6.2 refused one,
   // 6 and 5.6 refused over the horizon, and a step down to what 5.6 let through gave 4.1 of 5).
@@ -174,7 +205,7 @@ export async function searchUntilHeld(
     if (proof === null) return outcome(true);
     if (proof === 'inconclusive') break;
     if (proofHolds(proof).holds) return outcome(false, { rec: full, proof });
-    full = queue.shift() ?? sized(steppedDown(full, proof));
+    full = queue.shift() ?? sized(lowered(full, proof, s.scoutHolds));
   }
   return outcome(false);
 }
@@ -182,16 +213,20 @@ export async function searchUntilHeld(
 /**
  * The first round over the whole horizon once a scout was refused at `failedRps`: SEARCH_AIM below
  * it, where a hold puts the sustained rate reported within a few per cent of the limit; null when
- * that is no higher than `base`, the rate the scouts leave. It costs little when it fails: a refused
- * round is cut at its refusals (SEARCH_CUT), and the scouts' rate follows. (HAProxy 50 per 10 s,
- * true 5 req/s: scouts 4.1 held, 5.1 refused, 4.6 held, so 4.6 was the sustained rate, 8 % low.)
+ * that is no higher than `base`, the rate the scouts leave, or when that refusal was not narrow.
+ * (HAProxy 50 per 10 s, true 5 req/s: scouts 4.1 held, 5.1 refused, 4.6 held, so 4.6 was the
+ * sustained rate, 8 % low.) Narrow: at most 1 − SCOUT_NARROW of its requests refused before it was
+ * cut. A round well above the limit meets its refusals early and is cut after a few requests, so
+ * they weigh more (real bench: 6.2 req/s after a hold at the true 5, 31 %; virtual, a 5.1 scout 3–6
+ * %, a 5.7 one 8–9 %); the aim below it would be refused over the horizon, a rest and a cut round
+ * for nothing (real: 6.0 req/s, 40 s).
  */
-function aimed(base: Recommendation, failedRps: number, proof: Proof): Recommendation | null {
+function aimed(base: Recommendation, failedRps: number, failed: Proof): Recommendation | null {
   const target = roundedRate(SEARCH_AIM * failedRps);
-  if (target <= base.target_rps || target >= failedRps) return null;
+  if (target <= base.target_rps || target >= failedRps || 1 - failed.rate_429 < SCOUT_NARROW) return null;
   return retried(
     base,
-    proof,
+    failed,
     target,
     `tried ${target} req/s over the whole horizon: ${Math.round((1 - SEARCH_AIM) * 100)} % below ${failedRps} req/s, the lowest rate a round refused; ${base.target_rps} req/s (the scouts' rate) follows if it is refused`,
   );
@@ -222,18 +257,30 @@ function nextScout(
 }
 
 /**
- * After every round the scouts left was refused over the whole horizon: SCOUT_NARROW below the last,
- * again over the whole horizon. Not at what it let through: against a limit that counts refused
- * requests that reads low (5.6 req/s let 4.1 through a true 5).
+ * After every round the scouts left was refused over the whole horizon: halfway down to the highest
+ * rate a scout held below it (issue 35: lower by bisection between the last rate refused and the
+ * last that held), that scout's rate itself once within SCOUT_NARROW of the refusal; SCOUT_NARROW
+ * below the refusal when no scout held below it. Not at what it let through: against a limit that
+ * counts refused requests that reads low (5.6 req/s let 4.1 through a true 5).
  */
-function steppedDown(rec: Recommendation, proof: Proof): Recommendation | null {
-  const target = roundedRate(rec.target_rps * SCOUT_NARROW);
-  if (target >= rec.target_rps || target < MIN_PROOF_RPS) return null;
+function lowered(rec: Recommendation, proof: Proof, scoutHolds: readonly Recommendation[]): Recommendation | null {
+  const refused = rec.target_rps;
+  const held = Math.max(0, ...scoutHolds.map((h) => h.target_rps).filter((r) => r < refused));
+  const half = roundedRate((held + refused) / 2);
+  const target =
+    held === 0 ? roundedRate(refused * SCOUT_NARROW) : held >= SCOUT_NARROW * refused || half <= held ? held : half;
+  if (target >= refused || target < MIN_PROOF_RPS) return null;
+  const between =
+    held === 0
+      ? `${Math.round((1 - SCOUT_NARROW) * 100)} % below it, no scout having held lower`
+      : target === held
+        ? `${held} req/s held a scouting round, within ${Math.round((1 - SCOUT_NARROW) * 100)} % of it`
+        : `halfway to ${held} req/s, the highest rate below it a scouting round held`;
   return retried(
     rec,
     proof,
     target,
-    `lowered to ${target} req/s: ${rec.target_rps} req/s was refused over the whole horizon (${proofHolds(proof).why})`,
+    `lowered to ${target} req/s: ${refused} req/s was refused over the whole horizon (${proofHolds(proof).why}); ${between}`,
   );
 }
 
