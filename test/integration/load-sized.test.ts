@@ -5,8 +5,7 @@
 // the emulator on 127.0.0.1; the sizing is a stand-in returning the policy (its own runs are tested
 // elsewhere), so the rate the load is sized from is fixed.
 
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { targetJob } from '../../src/cli/commands/target-job.js';
@@ -33,8 +32,8 @@ const sizing = (verdict: 'proven' | 'not proven'): RateLimitResult => ({
 
 async function runAgainst(verdict: 'proven' | 'not proven') {
   const emulator = await createEmulator({ port: 0, rateLimit: { rps: 2, burst: 2 } });
+  const { dir, config } = emulatorProject(emulator, 'ces-load-sized-');
   try {
-    const { dir, config } = emulatorProject(emulator, 'ces-load-sized-');
     const { clientId, clientSecret } = emulator.credentials;
     const io = testIo({ cwd: dir, env: { CES_CLIENT_ID: clientId, CES_CLIENT_SECRET: clientSecret } });
     const reportDir = join(dir, 'report');
@@ -50,6 +49,7 @@ async function runAgainst(verdict: 'proven' | 'not proven') {
     return { exit, report, stdout: io.output().stdout };
   } finally {
     await emulator.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
