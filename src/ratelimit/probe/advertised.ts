@@ -25,6 +25,8 @@ import { pingAt, pingUntilAccepted } from './ping.js';
 import type { Announced, Heard, Probe } from './probe.js';
 import { countUntilRefused } from './recover.js';
 import { seenMs } from './arrival.js';
+import { slidingLog } from './sliding-log.js';
+import type { WindowModel } from './window-path.js';
 import { announcedEndOf, SAME_END_MS, type WindowHeld } from './announced-ends.js';
 import { PAST_BUDGET } from './shut-past-budget.js';
 
@@ -40,8 +42,8 @@ const RESET_ROUNDING_MS = 1000;
 const EDGE_PINGS = 40;
 
 export interface AdvertisedFindings {
-  /** The fixed window, when the announcement's two edges were seen and measured. */
-  model: FixedWindowModel | null;
+  /** The window (fixed, or a sliding log), when the announcement's two edges were seen and measured. */
+  model: WindowModel | null;
   /** True when the probe cannot size the window in its budget: nothing else is worth trying. */
   tooLong: boolean;
   evidence: string[];
@@ -184,7 +186,41 @@ export async function advertisedPhase(
   }
   if (!clump.some((s) => s.answer === 'limited'))
     return unverified(probe, h, `more than twice the limit (${counted}) passed after the reset`, ad ? false : null);
+  return windowAtSecondEdge(probe, h, {
+    first: { ...first, accepted: first.accepted },
+    edge1,
+    clump,
+    counted,
+    claim,
+    sendMs,
+    windowMs,
+  });
+}
 
+/** What the first edge and the clump after it found, for the second edge to confirm. */
+interface FirstEdge {
+  first: EdgeSearch & { accepted: Sample };
+  edge1: Bracket;
+  clump: readonly Sample[];
+  /** The requests the window let through at the first edge. */
+  counted: number;
+  claim: string;
+  /** How long the limit takes to send at the probe's pace, ms. */
+  sendMs: number;
+  windowMs: number;
+}
+
+/**
+ * The second edge, where the announced window (or the clump's refusal) says it is, and what passes
+ * right after it: the whole limit again (a fixed window), or only the first edge's own request's
+ * slot (a sliding log); anything else is measured by the usual phases instead.
+ */
+async function windowAtSecondEdge(
+  probe: Probe,
+  h: Hypothesis,
+  { first, edge1, clump, counted, claim, sendMs, windowMs }: FirstEdge,
+): Promise<AdvertisedFindings> {
+  const { ad } = h;
   // Where the next edge must be if the announced window is true, or (none announced) where the
   // clump's refusal says the next reset is.
   const predicted = nextEdgeSaid(probe, h, edge1, windowMs);
@@ -210,6 +246,17 @@ export async function advertisedPhase(
   const { samples: again } = await probe.burstRun('advertised', 2 * counted + 5);
   const whole = 1 + countUntilRefused(again);
   if (whole < Math.max(3, counted / 2)) {
+    // Only the first edge's own request's slot came back: a sliding log, when that came a period
+    // after it and the first edge a period after the drain's first request (both readings agree).
+    const log = logBetweenEdges(probe, first, { ...second, accepted: second.accepted }, clump, counted, whole);
+    if (log)
+      return withAnnounced(
+        probe,
+        h,
+        log.model,
+        log.evidence,
+        `measured a sliding log of ${counted} per ${log.model.period_s} s`,
+      );
     return unverified(
       probe,
       h,
@@ -225,9 +272,55 @@ export async function advertisedPhase(
     phase_s: phaseS(probe, edge2, windowS),
     counts_refused: false,
   };
-  const measured = `measured ${counted} per ${windowS} s`;
+  return withAnnounced(
+    probe,
+    h,
+    model,
+    [
+      `${claim}: at that reset the limit came back whole (${counted} passed), again ${fmt(w.value)} later (±${(w.precision * 100).toFixed(1)} %, a request just before refused) and ${whole} at once then, though the window's requests had been sent ${fmt(SPLIT * windowMs)} apart: a fixed window`,
+      "whether its edges stay put on the clock or follow the client's first request was not tested",
+    ],
+    `measured ${counted} per ${windowS} s`,
+  );
+}
+
+/**
+ * The sliding log two edges show (sliding-log.ts), on the times the service saw: the first edge
+ * from the drain's first request, the second from the request that passed at the first edge.
+ */
+function logBetweenEdges(
+  probe: Probe,
+  first: EdgeSearch & { accepted: Sample },
+  second: EdgeSearch & { accepted: Sample },
+  clump: readonly Sample[],
+  counted: number,
+  whole: number,
+): ReturnType<typeof slidingLog> {
+  const drainStart = probe.samples
+    .filter((s) => s.phase === 'drain')
+    .reduce<Sample | undefined>((a, b) => (a === undefined || b.sentMs < a.sentMs ? b : a), undefined);
+  if (!drainStart || !first.lastRefused) return undefined;
+  const startMs = seenMs(drainStart);
+  const lastClump = clump.reduce((a, b) => (b.sentMs > a.sentMs ? b : a));
+  const fromDrain: Bracket = { lo: seenMs(first.lastRefused) - startMs, hi: seenMs(first.accepted) - startMs };
+  const edge2: Bracket = { lo: seenMs(second.lastRefused ?? lastClump), hi: seenMs(second.accepted) };
+  return slidingLog(counted, fromDrain, edge2, seenMs(first.accepted), whole);
+}
+
+/** A window measured at the announced edges, and the announcement (when there was one) judged against it. */
+function withAnnounced(
+  probe: Probe,
+  h: Hypothesis,
+  model: WindowModel,
+  evidence: string[],
+  measured: string,
+): AdvertisedFindings {
+  const { ad } = h;
+  const windowS =
+    model.kind === 'sliding-window' ? model.period_s : model.kind === 'fixed-window' ? model.window_s : null;
   const agrees = ad
-    ? counted === ad.limit && (ad.windowS === null || Math.abs(windowS - ad.windowS) <= AGREES_WITHIN * ad.windowS)
+    ? model.limit === ad.limit &&
+      (ad.windowS === null || (windowS !== null && Math.abs(windowS - ad.windowS) <= AGREES_WITHIN * ad.windowS))
     : null;
   if (ad)
     probe.advertised = finding(
@@ -235,15 +328,12 @@ export async function advertisedPhase(
       agrees,
       agrees
         ? `${measured}: agrees`
-        : `${measured}: the announcement ${counted < ad.limit ? 'overstates' : counted > ad.limit ? 'understates' : 'misstates'} the limit${remainingNote(probe)}`,
+        : `${measured}: the announcement ${model.limit < ad.limit ? 'overstates' : model.limit > ad.limit ? 'understates' : 'misstates'} the limit${remainingNote(probe)}`,
     );
   return {
     model,
     tooLong: false,
-    evidence: [
-      `${claim}: at that reset the limit came back whole (${counted} passed), again ${fmt(w.value)} later (±${(w.precision * 100).toFixed(1)} %, a request just before refused) and ${whole} at once then, though the window's requests had been sent ${fmt(SPLIT * windowMs)} apart: a fixed window`,
-      "whether its edges stay put on the clock or follow the client's first request was not tested",
-    ],
+    evidence,
     notes:
       ad && !agrees
         ? [

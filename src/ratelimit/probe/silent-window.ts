@@ -20,7 +20,8 @@
 import { midpoint, type Bracket } from '../identify.js';
 import { probingHowTo } from '../horizon.js';
 import { round } from '../estimators.js';
-import type { FixedWindowModel, SlidingWindowModel } from '../limiters/index.js';
+import type { FixedWindowModel } from '../limiters/index.js';
+import { ONE_AT_A_TIME, slidingLog } from './sliding-log.js';
 import type { WindowModel } from './window-path.js';
 import { counterRampPhase, drainSentRps } from './counter-ramp.js';
 import { quietRampPhase } from './quiet-ramp.js';
@@ -39,8 +40,6 @@ const LONG_WAIT_MS = LONG_WINDOW_S * 1000;
  * a shortest window after the first edge and so is short, half as far apart.
  */
 const EDGE_STEP = 0.02;
-/** Half-width of a sliding log's period, as a share of it, beyond which it is not claimed. */
-const LOG_PRECISION = 0.01;
 const SECOND_EDGE_STEP = 0.01;
 /** The rest of the limit follows the first edge's ping by this share of the shortest window it can be. */
 const CLUMP_DELAY = 0.1;
@@ -95,42 +94,6 @@ export async function silentWindowPhase(probe: Probe, drain: DrainFigures): Prom
   return { recovery, long };
 }
 
-/**
- * A sliding log: each slot frees one period after the request that took it. Its first edge came a
- * period after the drain's first request; the clump after it took every slot but the first edge's
- * own, which freed a period after that request (the "second edge"); then only what that ping had
- * held passed. The two periods, each read between a refused ping and the one that passed, must
- * agree; the period is where they overlap.
- */
-function slidingLog(
-  limit: number,
-  fromDrain: Bracket,
-  edge2: Bracket,
-  firstEdgeSeenMs: number,
-  whole: number,
-): NonNullable<SilentWindowFindings['long']> | undefined {
-  const fromEdge: Bracket = { lo: edge2.lo - firstEdgeSeenMs, hi: edge2.hi - firstEdgeSeenMs };
-  const period: Bracket = { lo: Math.max(fromDrain.lo, fromEdge.lo), hi: Math.min(fromDrain.hi, fromEdge.hi) };
-  // Only the first edge's own slot (and a ping or two it let in) freed by then: not a window that slides in steps.
-  if (period.hi < period.lo || whole > ONE_AT_A_TIME) return undefined;
-  const sized = midpoint(period);
-  if (sized.precision > LOG_PRECISION) return undefined;
-  const model: SlidingWindowModel = {
-    kind: 'sliding-window',
-    limit,
-    period_s: round(sized.value / 1000, 3),
-    // The pings refused before the second edge did not keep that slot from freeing.
-    counts_refused: false,
-  };
-  return {
-    model,
-    evidence: [
-      `the limit came back ${fmt(fromDrain.lo)}–${fmt(fromDrain.hi)} after the drain's first request and, full again, ${fmt(fromEdge.lo)}–${fmt(fromEdge.hi)} after the request that passed at that edge, letting only ${whole} through: each slot frees a period after the request that took it, a sliding log of ${limit} per ${model.period_s} s`,
-    ],
-    notes: [],
-  };
-}
-
 function longerThanBudget(probe: Probe, shortestMs: number) {
   const note = `not identified: the window is longer than the probe's budget (${probe.maxDurationMs / 1000} s): the limit has not lifted for ${fmt(shortestMs)} since it shut, so a window is at least that long and its second edge comes after the cap (or the limit never lifts)`;
   return { model: null, evidence: [note], notes: [note] };
@@ -155,11 +118,6 @@ export function neverLifted(probe: Probe): string {
 }
 
 const NOT_RESETTING = Symbol('not a window that resets');
-/**
- * What a limit that frees one request at a time lets through at the clump: the first ping's, and
- * one more freed since (the clump follows it by a tenth of the wait that freed the first).
- */
-const ONE_AT_A_TIME = 2;
 
 async function sizeLongWindow(
   probe: Probe,
@@ -240,7 +198,7 @@ async function sizeLongWindow(
   const whole = 1 + (again ? countUntilRefused(again) : 0);
   if (whole < limit) {
     const log = slidingLog(limit, { lo: edge1.lo - startMs, hi: edge1.hi - startMs }, edge2, seenMs(p1), whole);
-    if (log) return log;
+    if (log) return { ...log, notes: [] };
     return notIdentified(
       `after the second edge of a long window (about ${fmt(midpoint(length).value)}) only ${whole} of ${limit} passed: a window that slides, whose slots free a period after each request, but not a period after the first edge's request; not sized without an announcement`,
     );
