@@ -333,7 +333,7 @@ describe('the silent windows row as k6 runs it, the clock known: no figure above
 // probe's clock, from 0, they fell 0.4 s off, the replay let through 303 of the probe's requests
 // where the limit let 363, the window of 600 counting the admitted alone was fitted at 540 and
 // refuted, and its twin counting every request was claimed (the bench: 619 per 60 s, 10.32 req/s;
-// here 622 to 633, 10.37 to 10.55 req/s, at every start below but 45.9). And a round refused 0.8 s
+// here 622 to 633, 10.37 to 10.55 req/s, at every start below but 45.9). And a round refused 0.7 s
 // before the minute's edge, seen let through again 2.05 s after (seed 35), refuted the true window by
 // k6's figure read as an edge every VU waited at: 9 req/s shown.
 describe("the silent windows row begun a fraction of a second past the wall clock's, as k6 runs it", () => {
