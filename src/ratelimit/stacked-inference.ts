@@ -592,7 +592,11 @@ function admitsAgainAsSeen(r: RoundEvidence, sim: Replay['rounds'][number], seco
   }
   // Long after the refusals began, every VU has been refused: the first call past an edge is seen
   // at once, unless k6 had no VU free then (it dropped arrivals: every VU was waiting out a backoff).
-  const atEdge = again - began > AGAIN_LAG_S;
+  // Long after by the candidate's edge, not by k6's figure: an edge the refusals began a second
+  // before finds few VUs refused, each waiting out its Retry-After and jitter, and k6 sees it up to
+  // AGAIN_LAG_S late (1 s + 60 s windows, round 2 at 10.2 req/s refused 0.7 s before the minute's
+  // edge and seen let through again 2.05 s after: the true window refuted, 9 req/s shown for 10).
+  const atEdge = sim.admittedAgainS - began > AGAIN_LAG_S;
   const lag = atEdge && r.round.dropped_arrivals === undefined ? AGAIN_LEAD_S : AGAIN_LAG_S;
   return sim.admittedAgainS >= again - lag && sim.admittedAgainS <= again + AGAIN_LEAD_S;
 }
@@ -893,12 +897,13 @@ export const replayTimeline = (e: Pick<Estimate, 'timeline' | 'replay_timeline'>
  * reading; none, nothing is inferred.
  */
 export function stackTracker(
-  first: LimiterModel | null | undefined,
+  probed: LimiterModel | null | undefined,
   timeline: readonly TimelinePoint[],
   maxWindowS: number,
   clockStartS?: number,
   announced: StackInput['announced'] = [],
 ) {
+  const first = probed && onProbeClock(probed, clockStartS);
   const runs: RoundRun[] = [];
   const fitted = new Map<string, LimiterModel>();
   let verdict: StackVerdict = null;
@@ -927,6 +932,23 @@ export function stackTracker(
     },
     verdict: (): StackVerdict => verdict,
   };
+}
+
+/**
+ * `m` with its edges on the probe's clock, the one the replay runs on (the timeline from 0, the
+ * rounds after it): the detectors place a window's edges on Unix time (`phase_s` past every multiple
+ * of the window, probe/advertised.ts phaseS), so replayed as they are, a probe begun 0.4 s past a
+ * second put the 1 s window's edges 0.4 s off. The replay then let through fewer of the probe's
+ * requests than the limit had (303 of the 363 the emulator admitted, bench 30 Nov), the window of
+ * 600 counting the admitted alone was fitted at 540 and refuted by round 1's count, and its twin
+ * counting every request, 619 per 60 s, claimed: 10.32 req/s for 10. `clockStartS`: the probe's
+ * start on the wall clock; absent, the edges are left where they are.
+ */
+export function onProbeClock(m: LimiterModel, clockStartS: number | undefined): LimiterModel {
+  if (clockStartS === undefined || (m.kind !== 'fixed-window' && m.kind !== 'sliding-counter')) return m;
+  if (m.kind === 'fixed-window' && m.edges === 'first-request') return m;
+  const phase = (((m.phase_s - clockStartS) % m.window_s) + m.window_s) % m.window_s;
+  return { ...m, phase_s: Math.round(phase * 1000) / 1000 };
 }
 
 /** The longest window known, the identified set's included (a window of the set, or a bucket's refill, is measured). */

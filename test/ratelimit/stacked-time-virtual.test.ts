@@ -61,13 +61,15 @@ interface BusyK6 {
 }
 
 /**
+ * `epochMs`: the probe's start on the wall clock, which its detectors place a window's edges on
+ * (virtual-limit.ts `epochMs`); `clockStartS` is what the stage gives the inference of it.
  * `asK6`: each round run as k6 runs it (virtualK6Round: VUs held by retries, arrivals dropped when
  * none is free, a cut at k6's threshold tick), the VU pool the proof scenario gets (arrival-vus.ts);
  * otherwise a paced client asking each request once.
  */
-async function sizeTimed(truth: LimiterSet, asK6: boolean | BusyK6 = false, seed = 35, clockStartS = 0) {
+async function sizeTimed(truth: LimiterSet, asK6: boolean | BusyK6 = false, seed = 35, clockStartS = 0, epochMs = 0) {
   const limiter = fromModel(truth);
-  const estimate = await discoverVirtual({ limiter: () => limiter, status: 429 }, { maxDurationS: 150 });
+  const estimate = await discoverVirtual({ limiter: () => limiter, status: 429, epochMs }, { maxDurationS: 150 });
   const maxWindowS = HORIZON_S / 2;
   const stack = stackTracker(estimate.limiter, replayTimeline(estimate), maxWindowS, clockStartS);
   let nowS = estimate.duration_s;
@@ -320,6 +322,48 @@ describe('the silent windows row as k6 runs it, the clock known: no figure above
         expect(identified.spanRps.low, context).toBeLessThanOrEqual(trueRps * 1.02);
       const given = outcome.proven?.target_rps;
       if (given !== undefined) expect(given, context).toBeLessThanOrEqual(trueRps);
+    },
+    120_000,
+  );
+});
+
+// The bench's silent windows row as it really met the probe (30 Nov): the emulator's windows on the
+// wall clock's seconds and minutes, the probe begun a fraction of a second past one (7.4 s past the
+// minute). The detectors place the 1 s window's edges on Unix time; replayed as they were on the
+// probe's clock, from 0, they fell 0.4 s off, the replay let through 303 of the probe's requests
+// where the limit let 363, the window of 600 counting the admitted alone was fitted at 540 and
+// refuted, and its twin counting every request was claimed (the bench: 619 per 60 s, 10.32 req/s;
+// here 622 to 633, 10.37 to 10.55 req/s, at every start below but 45.9). And a round refused 0.7 s
+// before the minute's edge, seen let through again 2.05 s after (seed 35), refuted the true window by
+// k6's figure read as an edge every VU waited at: 9 req/s shown.
+describe("the silent windows row begun a fraction of a second past the wall clock's, as k6 runs it", () => {
+  it.each([
+    [7.4, 7],
+    [7.4, 35],
+    [7.1, 1],
+    [7.7, 1],
+    [20.25, 7],
+    [45.9, 1],
+  ])(
+    'the probe begun %f s past the minute, seed %i: the figure shown within 2 %, no claim above it, recommended within 75–100 %',
+    async (startS, seed) => {
+      const onWallClock = (windowS: number) => Math.round((((-startS % windowS) + windowS) % windowS) * 1000) / 1000;
+      const truth: LimiterSet = [
+        { kind: 'fixed-window', limit: 30, window_s: 1, phase_s: onWallClock(1), counts_refused: false },
+        { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: onWallClock(60), counts_refused: false },
+      ];
+      const { estimate, outcome, rounds, identified } = await sizeTimed(truth, true, seed, startS, startS * 1000);
+      const trueRps = sustainedRate(truth);
+      const context = JSON.stringify({ rounds, identified });
+      const shown = withoutRefuted(estimate, outcome.rounds, identified).sustained_rps!;
+      expect(Math.abs(shown - trueRps) / trueRps, context).toBeLessThanOrEqual(0.02);
+      if (identified && 'set' in identified)
+        expect(Math.abs(identified.sustained_rps - trueRps) / trueRps, context).toBeLessThanOrEqual(0.02);
+      if (identified && 'why' in identified && identified.spanRps)
+        expect(identified.spanRps.low, context).toBeLessThanOrEqual(trueRps * 1.02);
+      const given = outcome.proven!.target_rps;
+      expect(given, context).toBeGreaterThanOrEqual(0.75 * trueRps);
+      expect(given, context).toBeLessThanOrEqual(trueRps);
     },
     120_000,
   );
