@@ -49,7 +49,10 @@ export interface RunScenarioOptions {
   baseEnv?: NodeJS.ProcessEnv;
   /** The run's redactor, so k6's output tails show tokens as the reports do; default: one knowing the secret. */
   redactor?: Redactor;
-  /** k6 is stopped once its resident memory passes this (memory-watch.ts); default half the machine's memory. */
+  /**
+   * k6 is stopped once its resident memory passes this, shared among the k6 processes running at
+   * once (memory-watch.ts); default half the machine's memory.
+   */
   memoryCapBytes?: number;
 }
 
@@ -107,7 +110,11 @@ export async function runScenario(opts: RunScenarioOptions): Promise<RunScenario
       onOutput: (chunk, stream) => (stream === 'stdout' ? stdout : stderr).push(chunk),
     });
     const memoryCap = opts.memoryCapBytes ?? memoryOfThisMachine() / 2;
-    const unwatch = watchResident(k6.pid, memoryCap, () => k6.stop('memory'));
+    let cappedAt: number | undefined;
+    const unwatch = watchResident(k6.pid, memoryCap, (share) => {
+      cappedAt = share;
+      k6.stop('memory');
+    });
     const onAbort = () => k6.stop('interrupted');
     if (opts.signal?.aborted) onAbort();
     else opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -128,7 +135,7 @@ export async function runScenario(opts: RunScenarioOptions): Promise<RunScenario
       exitCode: outcome.exitCode,
       timedOut: outcome.stopped === 'time-limit',
       aborted: outcome.stopped === 'interrupted',
-      ...(outcome.stopped === 'memory' && { memoryCappedAt: memoryCap }),
+      ...(outcome.stopped === 'memory' && cappedAt !== undefined && { memoryCappedAt: cappedAt }),
       summary,
       stdoutTail: redactor.foreign(stdout.text()),
       stderrTail: redactor.foreign(stderr.text()),
