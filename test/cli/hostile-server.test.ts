@@ -88,6 +88,34 @@ const endless = () =>
     },
   });
 
+/** Headers that never end: one more line every 50 ms. */
+const headersWithoutEnd: Handler = (req) => {
+  const socket = req.socket;
+  socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n');
+  const more = setInterval(() => (socket.destroyed ? clearInterval(more) : socket.write('x-more: 1\r\n')), 50);
+  socket.once('close', () => clearInterval(more));
+};
+
+/** A body that trickles a byte every 100 ms, forever. */
+const trickleForever: Handler = (_req, res) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  const more = setInterval(() => res.write(' '), 100);
+  res.once('close', () => clearInterval(more));
+};
+
+const hugeHeader: Handler = (req) =>
+  void req.socket.write(`HTTP/1.1 200 OK\r\nx-huge: ${'a'.repeat(1 << 20)}\r\n\r\n{}`);
+
+/** A token of 1 MB, in an answer otherwise as §4.1 wants. */
+const hugeToken: Handler = (_req, res) =>
+  void res.writeHead(200, { 'content-type': 'application/json' }).end(
+    JSON.stringify({
+      token: 'T'.repeat(1 << 20),
+      expires_at: Math.floor(Date.now() / 1000) + 86_400,
+      token_type: 'Bearer',
+    }),
+  );
+
 /**
  * Runs `check` (or `command`) against `url` (`--request-timeout` 2 s unless given); asserts the exit
  * code, that a report was written and that no output leaks (with a concurrent test's own `expect`, when given).
@@ -134,17 +162,12 @@ describe('check against a hostile POST /tokens', () => {
       name: 'headers that never end (one more line every 50 ms)',
       said: /^error: POST \/tokens got no complete answer within 1 s \(ETIMEDOUT\)$/,
       timeoutS: 1,
-      hostile: (req, res) => {
-        const socket = req.socket;
-        socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n');
-        const more = setInterval(() => (socket.destroyed ? clearInterval(more) : socket.write('x-more: 1\r\n')), 50);
-        socket.once('close', () => clearInterval(more));
-      },
+      hostile: headersWithoutEnd,
     },
     {
       name: 'a 1 MB header',
       said: /^error: POST \/tokens answered with headers over the \d+ bytes the client reads \(UND_ERR_HEADERS_OVERFLOW\)$/,
-      hostile: (req) => void req.socket.write(`HTTP/1.1 200 OK\r\nx-huge: ${'a'.repeat(1 << 20)}\r\n\r\n{}`),
+      hostile: hugeHeader,
     },
     {
       name: 'a body that never ends, as fast as it is read',
@@ -156,11 +179,7 @@ describe('check against a hostile POST /tokens', () => {
       name: 'a body that trickles a byte every 100 ms, forever',
       said: /^error: POST \/tokens got no complete answer within 1 s \(ETIMEDOUT\)$/,
       timeoutS: 1,
-      hostile: (_req, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        const more = setInterval(() => res.write(' '), 100);
-        res.once('close', () => clearInterval(more));
-      },
+      hostile: trickleForever,
     },
     {
       name: 'a 100 MB body with its Content-Length',
@@ -188,14 +207,7 @@ describe('check against a hostile POST /tokens', () => {
     {
       name: 'a 1 MB token',
       said: /^fail: POST \/tokens returned 200 <application\/json, 65536 chars, sha256:\w+>: not a JSON object/,
-      hostile: (_req, res) =>
-        void res.writeHead(200, { 'content-type': 'application/json' }).end(
-          JSON.stringify({
-            token: 'T'.repeat(1 << 20),
-            expires_at: Math.floor(Date.now() / 1000) + 86_400,
-            token_type: 'Bearer',
-          }),
-        ),
+      hostile: hugeToken,
     },
   ];
 
@@ -319,41 +331,22 @@ describe('ratelimit against a hostile probe endpoint (tokens.validate) or token 
     {
       name: 'validate: headers that never end',
       said: /^GET \/tokens\/validate got no complete answer within 1 s/,
-      handle: onValidate((req) => {
-        const socket = req.socket;
-        socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n');
-        const more = setInterval(() => (socket.destroyed ? clearInterval(more) : socket.write('x-more: 1\r\n')), 50);
-        socket.once('close', () => clearInterval(more));
-      }),
+      handle: onValidate(headersWithoutEnd),
     },
     {
       name: 'validate: a body that trickles forever',
       said: /^GET \/tokens\/validate got no complete answer within 1 s/,
-      handle: onValidate((_req, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        const more = setInterval(() => res.write(' '), 100);
-        res.once('close', () => clearInterval(more));
-      }),
+      handle: onValidate(trickleForever),
     },
     {
       name: 'validate: a 1 MB header',
       said: /^GET \/tokens\/validate answered with headers over the \d+ bytes the client reads/,
-      handle: onValidate((req) => void req.socket.write(`HTTP/1.1 200 OK\r\nx-huge: ${'a'.repeat(1 << 20)}\r\n\r\n{}`)),
+      handle: onValidate(hugeHeader),
     },
     {
       name: 'POST /tokens: a 1 MB token',
       said: /^the probe could not start: POST \/tokens with the configured credentials returned 200 <application\/json, 65536 chars/,
-      handle: service(
-        TOKEN,
-        (_req, res) =>
-          void res.writeHead(200, { 'content-type': 'application/json' }).end(
-            JSON.stringify({
-              token: 'T'.repeat(1 << 20),
-              expires_at: Math.floor(Date.now() / 1000) + 86_400,
-              token_type: 'Bearer',
-            }),
-          ),
-      ),
+      handle: service(TOKEN, hugeToken),
     },
   ];
   it.concurrent.for(cases)(
