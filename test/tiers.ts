@@ -183,6 +183,11 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     seconds: 41,
     why: 'a whole `run` (checks, rate limit) per way k6 can fail, to see the report still written',
   },
+  'test/cli/hostile-k6.test.ts': {
+    // 29 s alone at load 0.9 (2026-11-30).
+    seconds: 29,
+    why: 'a whole `ratelimit` run (a 20 s probe, then a k6 proof round) against a service hostile to k6 alone',
+  },
   'test/cli/shared-token.test.ts': {
     // Its `ratelimit` run, with `check` and `load` beside it: 98 s one after another at load 16, 74 s side by side at load 13.
     seconds: 28,

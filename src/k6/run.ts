@@ -9,6 +9,7 @@ import { SCENARIO_ENV } from './contract.js';
 import { goRuntimeEnv, scrubbedEnv, usableMemory } from './k6-env.js';
 import { OutputTail, superviseChild } from '../toolkit/supervise-child.js';
 import { trustBundle } from './trust-bundle.js';
+import { watchResident } from './memory-watch.js';
 
 /** k6's exit codes the harness distinguishes (k6 errext/exitcodes). */
 export const K6_EXIT = {
@@ -48,6 +49,11 @@ export interface RunScenarioOptions {
   baseEnv?: NodeJS.ProcessEnv;
   /** The run's redactor, so k6's output tails show tokens as the reports do; default: one knowing the secret. */
   redactor?: Redactor;
+  /**
+   * k6 is stopped once its resident memory passes this, shared among the k6 processes running at
+   * once (memory-watch.ts); default half the machine's memory.
+   */
+  memoryCapBytes?: number;
 }
 
 export interface RunScenarioResult {
@@ -55,6 +61,8 @@ export interface RunScenarioResult {
   exitCode: number | null;
   timedOut: boolean;
   aborted: boolean;
+  /** Set when k6 was stopped for passing its memory cap: the cap, bytes. */
+  memoryCappedAt?: number;
   /** What handleSummary wrote to summaryFile (k6's summary data plus `ces`), if anything. */
   summary: unknown;
   stdoutTail: string;
@@ -94,17 +102,26 @@ export async function runScenario(opts: RunScenarioOptions): Promise<RunScenario
     // A process group of its own, killed whole at the harness' exit: a harness that quits at once
     // must not leave k6 loading the target on its own. SIGTERM lets k6 stop the VUs and still run
     // handleSummary; SIGKILL if it does not finish.
-    const k6 = superviseChild<'interrupted'>({
+    const k6 = superviseChild<'interrupted' | 'memory'>({
       argv: [opts.k6Path, ...args],
       env,
       timeLimitMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       termGraceMs: KILL_GRACE_MS,
       onOutput: (chunk, stream) => (stream === 'stdout' ? stdout : stderr).push(chunk),
     });
+    const memoryCap = opts.memoryCapBytes ?? memoryOfThisMachine() / 2;
+    let cappedAt: number | undefined;
+    const unwatch = watchResident(k6.pid, memoryCap, (share) => {
+      cappedAt = share;
+      k6.stop('memory');
+    });
     const onAbort = () => k6.stop('interrupted');
     if (opts.signal?.aborted) onAbort();
     else opts.signal?.addEventListener('abort', onAbort, { once: true });
-    const outcome = await k6.done.finally(() => opts.signal?.removeEventListener('abort', onAbort));
+    const outcome = await k6.done.finally(() => {
+      unwatch();
+      opts.signal?.removeEventListener('abort', onAbort);
+    });
 
     let summary: unknown;
     try {
@@ -118,6 +135,7 @@ export async function runScenario(opts: RunScenarioOptions): Promise<RunScenario
       exitCode: outcome.exitCode,
       timedOut: outcome.stopped === 'time-limit',
       aborted: outcome.stopped === 'interrupted',
+      ...(outcome.stopped === 'memory' && cappedAt !== undefined && { memoryCappedAt: cappedAt }),
       summary,
       stdoutTail: redactor.foreign(stdout.text()),
       stderrTail: redactor.foreign(stderr.text()),

@@ -160,6 +160,8 @@ function lastErrorLine(stderr: string): string | undefined {
 export function runProblem(run: RunScenarioResult, timeoutMs: number): string | undefined {
   if (run.aborted) return 'k6 run aborted';
   if (run.timedOut) return `k6 did not finish within ${Math.round(timeoutMs / 1000)} s`;
+  if (run.memoryCappedAt !== undefined)
+    return `k6 stopped: its memory passed its cap of ${Math.round(run.memoryCappedAt / 2 ** 20)} MiB (k6 reads each answer whole: a body without end?)`;
   if (run.exitCode === K6_EXIT.OK || run.exitCode === K6_EXIT.THRESHOLDS_FAILED) return undefined;
   const meaning = run.exitCode === null ? undefined : EXIT_MEANING[run.exitCode];
   const how = run.exitCode === null ? 'killed by a signal' : `exit ${run.exitCode}${meaning ? `: ${meaning}` : ''}`;
@@ -253,7 +255,11 @@ async function runBundle(
   // The run that says most about a failure stands for all: a broken process first, then a
   // threshold failure (99), else the first.
   const broken = runs.find(
-    (r) => r.timedOut || r.aborted || (r.exitCode !== K6_EXIT.OK && r.exitCode !== K6_EXIT.THRESHOLDS_FAILED),
+    (r) =>
+      r.timedOut ||
+      r.aborted ||
+      r.memoryCappedAt !== undefined ||
+      (r.exitCode !== K6_EXIT.OK && r.exitCode !== K6_EXIT.THRESHOLDS_FAILED),
   );
   const run = broken ?? runs.find((r) => r.exitCode === K6_EXIT.THRESHOLDS_FAILED) ?? runs[0]!;
   return { run, summary: mergeK6Summaries(runs.map((r) => r.summary)), ...(timeline !== undefined && { timeline }) };

@@ -24,6 +24,8 @@ export interface ChildOutcome<Reason extends string> {
 }
 
 export interface SupervisedChild<Reason extends string> {
+  /** The child's process id; undefined when it could not start. */
+  pid: number | undefined;
   /** Resolves once the child has exited and its group is gone; rejects when it could not start. */
   done: Promise<ChildOutcome<Reason>>;
   /** Ends the child (and its group) for this reason; the first reason given is the one reported. */
@@ -123,7 +125,7 @@ export function superviseChild<Reason extends string>(options: SuperviseChildOpt
       resolve({ exitCode: code, signal: signal ?? null, stopped, stoppedMs, durationMs: Date.now() - startMs });
     });
   });
-  return { done, stop };
+  return { pid: child.pid, done, stop };
 }
 
 /** Keeps the last `maxBytes` of a stream: the tail a report shows of a child's output. */

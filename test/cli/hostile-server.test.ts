@@ -88,9 +88,37 @@ const endless = () =>
     },
   });
 
+/** Headers that never end: one more line every 50 ms. */
+const headersWithoutEnd: Handler = (req) => {
+  const socket = req.socket;
+  socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n');
+  const more = setInterval(() => (socket.destroyed ? clearInterval(more) : socket.write('x-more: 1\r\n')), 50);
+  socket.once('close', () => clearInterval(more));
+};
+
+/** A body that trickles a byte every 100 ms, forever. */
+const trickleForever: Handler = (_req, res) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  const more = setInterval(() => res.write(' '), 100);
+  res.once('close', () => clearInterval(more));
+};
+
+const hugeHeader: Handler = (req) =>
+  void req.socket.write(`HTTP/1.1 200 OK\r\nx-huge: ${'a'.repeat(1 << 20)}\r\n\r\n{}`);
+
+/** A token of 1 MB, in an answer otherwise as §4.1 wants. */
+const hugeToken: Handler = (_req, res) =>
+  void res.writeHead(200, { 'content-type': 'application/json' }).end(
+    JSON.stringify({
+      token: 'T'.repeat(1 << 20),
+      expires_at: Math.floor(Date.now() / 1000) + 86_400,
+      token_type: 'Bearer',
+    }),
+  );
+
 /**
- * Runs `check` against `url` (`--request-timeout` 2 s unless given); asserts the exit code, that a
- * report was written and that no output leaks (with a concurrent test's own `expect`, when given).
+ * Runs `check` (or `command`) against `url` (`--request-timeout` 2 s unless given); asserts the exit
+ * code, that a report was written and that no output leaks (with a concurrent test's own `expect`, when given).
  */
 async function checkAgainst(
   url: string,
@@ -100,13 +128,14 @@ async function checkAgainst(
     clock,
     expect = globalExpect,
     requestTimeoutS = 2,
-  }: { clock?: Clock; expect?: ExpectStatic; requestTimeoutS?: number } = {},
+    command = ['check'],
+  }: { clock?: Clock; expect?: ExpectStatic; requestTimeoutS?: number; command?: string[] } = {},
 ) {
   const cwd = mkdtempSync(join(tmpdir(), 'ces-hostile-'));
   writeFileSync(join(cwd, 'ca.pem'), pki.caPem);
   const timeout = ['--request-timeout', String(requestTimeoutS)];
   const res = await runCliInProcess(
-    ['check', '--base-url', url, '--ca', 'ca.pem', '--report-dir', 'report', ...timeout],
+    [...command, '--base-url', url, '--ca', 'ca.pem', '--report-dir', 'report', ...timeout],
     { cwd, env: { CES_CLIENT_ID: ID, CES_CLIENT_SECRET: SECRET }, timeoutMs: 45_000, ...(clock ? { clock } : {}) },
   );
   expect(codes, res.stdout + res.stderr).toContain(res.code);
@@ -133,17 +162,12 @@ describe('check against a hostile POST /tokens', () => {
       name: 'headers that never end (one more line every 50 ms)',
       said: /^error: POST \/tokens got no complete answer within 1 s \(ETIMEDOUT\)$/,
       timeoutS: 1,
-      hostile: (req, res) => {
-        const socket = req.socket;
-        socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n');
-        const more = setInterval(() => (socket.destroyed ? clearInterval(more) : socket.write('x-more: 1\r\n')), 50);
-        socket.once('close', () => clearInterval(more));
-      },
+      hostile: headersWithoutEnd,
     },
     {
       name: 'a 1 MB header',
       said: /^error: POST \/tokens answered with headers over the \d+ bytes the client reads \(UND_ERR_HEADERS_OVERFLOW\)$/,
-      hostile: (req) => void req.socket.write(`HTTP/1.1 200 OK\r\nx-huge: ${'a'.repeat(1 << 20)}\r\n\r\n{}`),
+      hostile: hugeHeader,
     },
     {
       name: 'a body that never ends, as fast as it is read',
@@ -155,11 +179,7 @@ describe('check against a hostile POST /tokens', () => {
       name: 'a body that trickles a byte every 100 ms, forever',
       said: /^error: POST \/tokens got no complete answer within 1 s \(ETIMEDOUT\)$/,
       timeoutS: 1,
-      hostile: (_req, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        const more = setInterval(() => res.write(' '), 100);
-        res.once('close', () => clearInterval(more));
-      },
+      hostile: trickleForever,
     },
     {
       name: 'a 100 MB body with its Content-Length',
@@ -187,14 +207,7 @@ describe('check against a hostile POST /tokens', () => {
     {
       name: 'a 1 MB token',
       said: /^fail: POST \/tokens returned 200 <application\/json, 65536 chars, sha256:\w+>: not a JSON object/,
-      hostile: (_req, res) =>
-        void res.writeHead(200, { 'content-type': 'application/json' }).end(
-          JSON.stringify({
-            token: 'T'.repeat(1 << 20),
-            expires_at: Math.floor(Date.now() / 1000) + 86_400,
-            token_type: 'Bearer',
-          }),
-        ),
+      hostile: hugeToken,
     },
   ];
 
@@ -303,6 +316,52 @@ describe('a service that answers 429 to everything but the health check', () => 
       // The client's backoff (up to 60 s per request) on a virtual clock: the waits take no real time.
       const { check } = await checkAgainst(url, [1], [], { clock: virtualClock() });
       expect(check('token.issue').message).toMatch(/^POST \/tokens was still rate-limited \(429\) after 11 tries/);
+    },
+  );
+});
+
+describe('ratelimit against a hostile probe endpoint (tokens.validate) or token request', () => {
+  // What the probe meets before any k6 proof: each ends within a request timeout or two, as a line
+  // saying the rate limit was not tested (exit 1), with the report and without a leak.
+  const onValidate =
+    (hostile: Handler): Handler =>
+    (req, res, body) =>
+      req.url?.startsWith('/tokens/validate') ? hostile(req, res, body) : service(TOKEN)(req, res, body);
+  const cases: Array<{ name: string; handle: Handler; said: RegExp }> = [
+    {
+      name: 'validate: headers that never end',
+      said: /^GET \/tokens\/validate got no complete answer within 1 s/,
+      handle: onValidate(headersWithoutEnd),
+    },
+    {
+      name: 'validate: a body that trickles forever',
+      said: /^GET \/tokens\/validate got no complete answer within 1 s/,
+      handle: onValidate(trickleForever),
+    },
+    {
+      name: 'validate: a 1 MB header',
+      said: /^GET \/tokens\/validate answered with headers over the \d+ bytes the client reads/,
+      handle: onValidate(hugeHeader),
+    },
+    {
+      name: 'POST /tokens: a 1 MB token',
+      said: /^the probe could not start: POST \/tokens with the configured credentials returned 200 <application\/json, 65536 chars/,
+      handle: service(TOKEN, hugeToken),
+    },
+  ];
+  it.concurrent.for(cases)(
+    '$name: not tested, exit 1, a report, no leak',
+    async ({ handle, said }, { expect, onTestFinished }) => {
+      const url = await start(handle, [], onTestFinished);
+      const started = Date.now();
+      const { report } = await checkAgainst(url, [1], [TOKEN, 'T'.repeat(64)], {
+        expect,
+        requestTimeoutS: 1,
+        command: ['ratelimit', '--max-duration', '5', '--history', 'off'],
+      });
+      expect(Date.now() - started).toBeLessThan(15_000);
+      const untested = report.verdict_reasons.find((r) => r.kind === 'not_tested');
+      expect(untested?.text ?? '').toMatch(said);
     },
   );
 });

@@ -93,6 +93,56 @@ describe.skipIf(process.platform === 'win32')('runScenario', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
+  it('stops a k6 whose memory passes its cap (an answer body without end), and says so', async () => {
+    // A stand-in that grows by 20 MB every 20 ms, as k6 reading an endless body did (7 GB in 38 s).
+    const grow = `const held=[];setInterval(()=>held.push(Buffer.alloc(20e6,1)),20);setTimeout(()=>{},30000)`;
+    const started = Date.now();
+    const run = await runScenario({
+      k6Path: await fake('k6-grows', `exec "${process.execPath}" -e '${grow}'`),
+      bundle: 'b.js',
+      env: {},
+      summaryFile: join(dir, 'm.json'),
+      timeoutMs: 20_000,
+      memoryCapBytes: 200 * 2 ** 20,
+      baseEnv: {},
+    });
+    expect(run.memoryCappedAt).toBe(200 * 2 ** 20);
+    expect(run.timedOut).toBe(false);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(runProblem(run, 20_000)).toBe(
+      'k6 stopped: its memory passed its cap of 200 MiB (k6 reads each answer whole: a body without end?)',
+    );
+  });
+
+  it('shares the memory cap among the k6 processes running at once', async () => {
+    const grow = `const held=[];setInterval(()=>held.push(Buffer.alloc(20e6,1)),20);setTimeout(()=>{},30000)`;
+    const cap = 400 * 2 ** 20;
+    const [grower, beside] = await Promise.all([
+      runScenario({
+        k6Path: await fake('k6-grows-beside', `exec "${process.execPath}" -e '${grow}'`),
+        bundle: 'b.js',
+        env: {},
+        summaryFile: join(dir, 'm1.json'),
+        timeoutMs: 20_000,
+        memoryCapBytes: cap,
+        baseEnv: {},
+      }),
+      runScenario({
+        k6Path: await fake('k6-idle', 'exec sleep 2'),
+        bundle: 'b.js',
+        env: {},
+        summaryFile: join(dir, 'm2.json'),
+        timeoutMs: 20_000,
+        memoryCapBytes: cap,
+        baseEnv: {},
+      }),
+    ]);
+    // Two at once: each may hold half of the 400 MiB.
+    expect(grower.memoryCappedAt).toBe(cap / 2);
+    expect(beside.memoryCappedAt).toBeUndefined();
+    expect(beside.exitCode).toBe(0);
+  });
+
   it('trusts an extra CA through SSL_CERT_FILE, on top of the system roots', async () => {
     const ca = join(dir, 'ca.pem');
     await writeFile(ca, '-----BEGIN CERTIFICATE-----\nEXTRA\n-----END CERTIFICATE-----\n');

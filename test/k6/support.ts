@@ -51,6 +51,7 @@ export async function wrapperScriptTarget(
     k6Path: string,
     runId: string,
     requestTimeoutS: number,
+    memoryCapBytes?: number,
   ): Promise<{ run: RunScenarioResult; env: Record<string, string> }>;
   close(): void;
 }> {
@@ -72,7 +73,7 @@ export async function wrapperScriptTarget(
     logLevel: 'error',
   });
   return {
-    run: async (k6Path, runId, requestTimeoutS) => {
+    run: async (k6Path, runId, requestTimeoutS, memoryCapBytes) => {
       const env = scenarioEnv({
         baseUrl,
         clientId: 'id',
@@ -93,6 +94,7 @@ export async function wrapperScriptTarget(
         caFile: join(dir, 'ca.pem'),
         timeoutMs: 60_000,
         baseEnv: { PATH: process.env['PATH'], HOME: process.env['HOME'] },
+        ...(memoryCapBytes !== undefined && { memoryCapBytes }),
       });
       return { run, env };
     },
