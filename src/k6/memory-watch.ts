@@ -33,6 +33,8 @@ export function watchResident(
   pid: number | undefined,
   limitBytes: number,
   over: (shareBytes: number) => void,
+  /** The share never falls below this, however many are watched. */
+  floorBytes = 0,
 ): () => void {
   if (pid === undefined) return () => undefined;
   let done = false;
@@ -44,7 +46,7 @@ export function watchResident(
   };
   const timer = setInterval(() => {
     void residentBytes(pid).then((bytes) => {
-      const share = limitBytes / Math.max(1, watched.size);
+      const share = Math.max(floorBytes, limitBytes / Math.max(1, watched.size));
       if (done || bytes === undefined || bytes <= share) return;
       stop();
       over(share);
