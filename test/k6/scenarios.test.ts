@@ -149,7 +149,11 @@ describe.skipIf(k6 === undefined)('k6 scenarios against the emulator', { concurr
   /** One row of CASES: the exit it wants, the thresholds crossed, the metrics that show it ran, no secret written. */
   async function runCase(c: Case, expect: ExpectStatic): Promise<void> {
     const emu = await emulator(c.faults, c.emulator);
-    const summaryFile = join(workDir, `${c.bundle}-${c.faults.join('_') || 'ok'}.json`);
+    // A file of its own per case: two conformant cases of one bundle side by side must not read each other's.
+    const summaryFile = join(
+      workDir,
+      `${c.bundle}-${c.faults.join('_') || 'ok'}${c.label ? `-${c.label.replace(/\W+/g, '-')}` : ''}.json`,
+    );
     const run = await runScenario({
       k6Path: k6!.path,
       bundle: join(bundleDir, `${c.bundle}.js`),
@@ -162,7 +166,7 @@ describe.skipIf(k6 === undefined)('k6 scenarios against the emulator', { concurr
 
     const result = toLoadScenarioResult(c.bundle, run.summary);
     const crossed = result.thresholds.filter((t) => !t.ok).map((t) => t.metric);
-    const context = `exit ${run.exitCode}, crossed [${crossed.join(', ')}]\n${run.stdoutTail}\n${run.stderrTail.slice(-1500)}`;
+    const context = `exit ${run.exitCode}, crossed [${crossed.join(', ')}]\n${JSON.stringify(result.extra)}\n${run.stdoutTail}\n${run.stderrTail.slice(-1500)}`;
     expect(run.exitCode, context).toBe(c.exitCode);
     expect(result.error, context).toBeUndefined();
     expect(result.requests).toBeGreaterThan(0);
