@@ -770,11 +770,14 @@ export function latencyBound(
  * such, not as the cap reached (a sliding-window counter 20 per 10 s under run's 30 s was said
  * "stopped at the probe's time cap (30 s)" after 11.7 s, 30 Nov).
  */
+/** How the note of a probe stopped short of its cap begins (stoppedForTime). */
+export const STOPPED_SHORT = 'stopped after ';
+
 export function stoppedForTime(elapsedMs: number, maxDurationMs: number): string {
   const capS = maxDurationMs / 1000;
   // Within a second of the cap is the cap reached: a timer's lateness, an answer still on its way.
   return elapsedMs < maxDurationMs - 1000
-    ? `stopped after ${round(elapsedMs / 1000, 1)} s, short of the probe's time cap (${capS} s): its next step would have run past it; the estimate may be partial`
+    ? `${STOPPED_SHORT}${round(elapsedMs / 1000, 1)} s, short of the probe's time cap (${capS} s): its next step would have run past it; the estimate may be partial`
     : `stopped at the probe's time cap (${capS} s): the estimate may be partial`;
 }
 
