@@ -434,7 +434,7 @@ export function limitMetUnsized(
   const short = e.notes?.find((n) => n.startsWith(STOPPED_SHORT));
   const neverLifts = 'a limit that never lifts breaks §7, see ratelimit.recovers in `check`';
   const hint = short
-    ? `the probe ${short.split(': the estimate')[0]}; a longer probe may size it, \`ces-harness ratelimit\` (--max-duration); ${neverLifts}`
+    ? `the probe ${short.replace(/[:;] the estimate may be partial$/, '')}; a longer probe may size it, \`ces-harness ratelimit\` (--max-duration); ${neverLifts}`
     : neverLifts;
   return `${endpoint}: the limit was met${after} but no sustained rate could be measured in ${e.duration_s.toFixed(0)} s (${e.requests_limited} of ${e.requests_sent} answers limited; ${hint})`;
 }
