@@ -765,6 +765,22 @@ export function latencyBound(
   return `answers take ${round(latencyP95Ms / 1000, 2)} s (p95), longer than the ${round(intervalMs / 1000, 3)} s between the admissions measured, so the figures timed one answer after another are latency, not the limit; probe a quicker endpoint (rate_limit.endpoint: tokens.validate)`;
 }
 
+/**
+ * A phase whose next step would wait past the cap ends the probe early (Probe.outOfTime): said as
+ * such, not as the cap reached (a sliding-window counter 20 per 10 s under run's 30 s was said
+ * "stopped at the probe's time cap (30 s)" after 11.7 s, 30 Nov).
+ */
+/** How the note of a probe stopped short of its cap begins (stoppedForTime). */
+export const STOPPED_SHORT = 'stopped after ';
+
+export function stoppedForTime(elapsedMs: number, maxDurationMs: number): string {
+  const capS = maxDurationMs / 1000;
+  // Within a second of the cap is the cap reached: a timer's lateness, an answer still on its way.
+  return elapsedMs < maxDurationMs - 1000
+    ? `${STOPPED_SHORT}${round(elapsedMs / 1000, 1)} s, short of the probe's time cap (${capS} s): its next step would have run past it; the estimate may be partial`
+    : `stopped at the probe's time cap (${capS} s): the estimate may be partial`;
+}
+
 /** The Estimate: the phases' figures, plus what the probe as a whole saw, with its notes in the order the phases ran. */
 function estimateOf(
   probe: Probe,
@@ -805,8 +821,7 @@ function estimateOf(
     notes.push(
       `probe defect: it spent all of rate_limit.max_requests (${maxRequests} requests) without pinning the limiter down; the estimate is partial`,
     );
-  else if (stoppedBy === 'time')
-    notes.push(`stopped at the probe's time cap (${maxDurationMs / 1000} s): the estimate may be partial`);
+  else if (stoppedBy === 'time') notes.push(stoppedForTime(probe.elapsed(), maxDurationMs));
   else if (stoppedBy === 'budget') notes.push(`stopped at production's request budget: ${probe.lastError}`);
   else if (stoppedBy === 'errors')
     notes.push(`stopped after ${ERROR_STREAK} transport errors in a row (last: ${probe.lastError.slice(0, 160)})`);

@@ -7,6 +7,7 @@
 // body, a transport error, a threshold of another metric) keeps it a failure.
 
 import type { LoadScenarioResult } from '../report/model.js';
+import { K6_SCENARIOS, isK6ScenarioName } from '../k6/scenarios.js';
 
 /** The thresholds a limit below the offered load breaks, and nothing else breaks. */
 const LIMIT_BROKEN = new Set(['logical_calls_lost', 'checks']);
@@ -38,5 +39,16 @@ export function lostToTheLimit(r: LoadScenarioResult): string | undefined {
     r.checks.failed <= lost;
   if (!clean || lost === 0 || refused === 0) return undefined;
   const offered = typeof r.extra?.['notes'] === 'string' ? ` (${r.extra['notes']})` : '';
-  return `${r.scenario}: the service's rate limit refused ${lost} of its calls past their retries (${refused} answers 429, no other error) at ${r.rate_per_s.toFixed(1)} requests/s${offered}: the load offered more than this service's limit lets through, a setting of this run, not a failure of the service; lower load.rate (--rate) or load.over_limit_rate below the rate \`ces-harness ratelimit\` measures`;
+  return `${r.scenario}: the service's rate limit refused ${lost} of its calls past their retries (${refused} answers 429, no other error) at ${r.rate_per_s.toFixed(1)} requests/s${offered}: the load offered more than this service's limit lets through, a setting of this run, not a failure of the service; ${whatToLower(r.scenario)}`;
+}
+
+/**
+ * The setting that paces the scenario: token-lifecycle's VUs call in a loop, so load.rate, which it
+ * never reads, would leave it as limited as before (a sandbox limited to 20 per 10 s, 30 Nov).
+ */
+function whatToLower(scenario: string): string {
+  const byArrivals = isK6ScenarioName(scenario) && 'requestsPerArrival' in K6_SCENARIOS[scenario];
+  return byArrivals
+    ? 'lower load.rate (--rate) or load.over_limit_rate below the rate `ces-harness ratelimit` measures'
+    : 'lower load.vus (--vus): its virtual users call in a loop, load.rate does not pace it; against a limit below what one sends (a call, then 0.1–0.3 s asleep: up to about 5 requests/s) it stays not tested';
 }

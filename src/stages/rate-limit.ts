@@ -14,7 +14,7 @@ import type { Credentials } from '../spec/credentials.js';
 import type { RateLimitEndpoint } from '../spec/endpoints.js';
 import { unusableProbe } from '../ratelimit/answers.js';
 import { ProbeSetupError, probeCalls } from '../ratelimit/calls.js';
-import { DISCOVER_DEFAULTS, discover, latencyBound } from '../ratelimit/discover.js';
+import { DISCOVER_DEFAULTS, STOPPED_SHORT, discover, latencyBound } from '../ratelimit/discover.js';
 import { NOT_IDENTIFIED } from '../ratelimit/evidence.js';
 import { announcedPastBudget } from '../ratelimit/probe/advertised.js';
 import { cutAfterRefusalsS, prove } from '../ratelimit/prove.js';
@@ -426,10 +426,17 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
  */
 export function limitMetUnsized(
   endpoint: string,
-  e: Pick<Estimate, 'burst' | 'duration_s' | 'requests_limited' | 'requests_sent'>,
+  e: Pick<Estimate, 'burst' | 'duration_s' | 'requests_limited' | 'requests_sent'> & Partial<Pick<Estimate, 'notes'>>,
 ): string {
   const after = e.burst !== null ? ` after ${e.burst} requests` : '';
-  return `${endpoint}: the limit was met${after} but no sustained rate could be measured in ${e.duration_s.toFixed(0)} s (${e.requests_limited} of ${e.requests_sent} answers limited; a limit that never lifts breaks §7, see ratelimit.recovers in \`check\`)`;
+  // A probe whose next wait (a Retry-After of 57 s, a window's period) ran past its cap did not see
+  // the limit fail to lift: a longer probe is the how, said first (a silent 600 per 60 s under run, 30 Nov).
+  const short = e.notes?.find((n) => n.startsWith(STOPPED_SHORT));
+  const neverLifts = 'a limit that never lifts breaks §7, see ratelimit.recovers in `check`';
+  const hint = short
+    ? `the probe ${short.replace(/[:;] the estimate may be partial$/, '')}; a longer probe may size it, \`ces-harness ratelimit\` (--max-duration); ${neverLifts}`
+    : neverLifts;
+  return `${endpoint}: the limit was met${after} but no sustained rate could be measured in ${e.duration_s.toFixed(0)} s (${e.requests_limited} of ${e.requests_sent} answers limited; ${hint})`;
 }
 
 /** The stage as `ratelimit` uses it: discovery, recommendation, a proof over the horizon (120 s unless `--horizon`). */

@@ -13,6 +13,7 @@ import { bindingRps, recommend } from '../../src/ratelimit/recommend.js';
 import type { Sample } from '../../src/ratelimit/types.js';
 import { kongHeaders } from '../../src/spec/ratelimit-fields.js';
 import { limitMetUnsized } from '../../src/stages/rate-limit.js';
+import { stoppedForTime } from '../../src/ratelimit/discover.js';
 import { announcedPastBudget } from '../../src/ratelimit/probe/advertised.js';
 import { advertising, discoverVirtual, fromModel, gcra } from './virtual-limit.js';
 
@@ -62,6 +63,26 @@ describe('a limit met but not sized says so without a placeholder', () => {
     const unmeasured = limitMetUnsized('tokens.validate', { ...probe, burst: null });
     expect(unmeasured).toMatch(/^tokens\.validate: the limit was met but no sustained rate could be measured in 30 s/);
     expect(unmeasured).not.toContain('?');
+  });
+
+  it('a probe stopped short of its cap by a wait past it names a longer probe first', () => {
+    // `serve --limiter fixed --rate-limit 10 --window 60` under run (30 Nov): Retry-After 57 s, stopped after 3 s.
+    const notes = [stoppedForTime(3020, 30_000)];
+    const why = limitMetUnsized('tokens.validate', {
+      duration_s: 3.02,
+      requests_limited: 2,
+      requests_sent: 602,
+      burst: null,
+      notes,
+    });
+    expect(why).toMatch(
+      /the probe stopped after 3 s, short of the probe's time cap \(30 s\).*a longer probe may size it, `ces-harness ratelimit` \(--max-duration\); a limit that never lifts/,
+    );
+    // The note's own "the estimate may be partial" is not carried into the sentence.
+    expect(why).toMatch(/its next step would have run past it; a longer probe/);
+    expect(
+      limitMetUnsized('tokens.validate', { ...probe, burst: null, notes: [stoppedForTime(30_000, 30_000)] }),
+    ).not.toMatch(/longer probe/);
   });
 });
 

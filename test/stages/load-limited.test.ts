@@ -55,6 +55,21 @@ describe('a load scenario lost to the rate limit alone', () => {
     ).toBeUndefined();
   });
 
+  it('token-lifecycle, paced by its VUs, names load.vus: load.rate, which it never reads, would not help', () => {
+    // `serve --limiter sliding --rate-limit 2 --window 10` under `run` (30 Nov): 24 calls lost at 4.4/s.
+    const lifecycle = {
+      ...limitedSpike,
+      scenario: 'token-lifecycle',
+      rate_per_s: 4.4,
+      checks: { passed: 40, failed: 24 },
+      extra: { logical_calls_lost: 24, rate_limited_responses: 29, token_changed_before_expiry: 0 },
+    } as LoadScenarioResult;
+    const why = lostToTheLimit(lifecycle);
+    expect(why).toMatch(/not a failure of the service; lower load\.vus \(--vus\)/);
+    expect(why).not.toMatch(/load\.rate \(--rate\) or/);
+    expect(lostToTheLimit(limitedSpike)).not.toMatch(/load\.vus/);
+  });
+
   it('throughput, which counts no server errors of its own, the same', () => {
     expect(lostToTheLimit(limitedThroughput)).toMatch(/^throughput: the service's rate limit refused 2 of its calls/);
     expect(lostToTheLimit({ ...limitedThroughput, error_rate: 0.004 })).toBeUndefined();
