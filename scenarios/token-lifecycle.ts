@@ -124,7 +124,7 @@ export function sameToken(ref: Reference): void {
  * alone, still refused past the retry budget (a Retry-After longer than it): there is no answer to
  * judge, and a check on it would fail a conformant service (a sandbox limited to 20 per 10 s did).
  */
-function lostToTheLimit(outcome: Outcome, ok?: (status: number) => boolean): boolean {
+function keptOutByTheLimit(outcome: Outcome, ok?: (status: number) => boolean): boolean {
   return !settle(outcome, ok) && outcome.res.status === 429;
 }
 
@@ -139,7 +139,7 @@ export function badCredentials(): void {
   const outcome = withRetry(cfg, () => postTokens(cfg, creds, { expect: [401, 429] }));
   // Still refused past the retry budget (a Retry-After longer than it): a call lost to the limit,
   // counted so by settle, with no answer to judge (a conformant sandbox limited to 20 per 10 s FAILed on it).
-  if (lostToTheLimit(outcome, (s) => s === 401)) return;
+  if (keptOutByTheLimit(outcome, (s) => s === 401)) return;
   check(outcome.res, {
     [`POST /tokens with ${what} returns 401 (§4.1 rule 2, §7)`]: (r) => r.status === 401,
     [`The 401 for ${what} has the body {"error":"unauthorized"} (§7)`]: (r) => isErrorBody(r, UNAUTHORIZED),
@@ -149,7 +149,7 @@ export function badCredentials(): void {
 
 export function expiry(): void {
   const { outcome, token } = issueToken(cfg, { step: 'expiry' });
-  if (lostToTheLimit(outcome)) return;
+  if (keptOutByTheLimit(outcome)) return;
   if (
     !check(token, { 'POST /tokens returns a token to hold until it expires (§4.1)': (t) => t !== undefined }) ||
     token === undefined
@@ -163,7 +163,7 @@ export function expiry(): void {
     settle(fresh, (s) => s === 401);
     return;
   }
-  if (lostToTheLimit(fresh)) return;
+  if (keptOutByTheLimit(fresh)) return;
   check(fresh.res, {
     '/tokens/validate with a fresh token returns 200 {valid: true, message} (§4.3)': (r) => {
       const body = jsonBody(r);
@@ -185,14 +185,14 @@ export function expiry(): void {
   sleep(Math.max(0, waitS) + 0.25);
 
   const stale = withRetry(cfg, () => validateToken(cfg, token.value, { expect: [401, 429] }));
-  if (lostToTheLimit(stale, (s) => s === 401)) return;
+  if (keptOutByTheLimit(stale, (s) => s === 401)) return;
   check(stale.res, {
     '/tokens/validate with a token past expires_at returns 401 (§3, §4.3)': (r) => r.status === 401,
     'The 401 for an expired token has the body {"error":"unauthorized"} (§7)': (r) => isErrorBody(r, UNAUTHORIZED),
   });
 
   const next = issueToken(cfg, { step: 'expiry' });
-  if (lostToTheLimit(next.outcome)) return;
+  if (keptOutByTheLimit(next.outcome)) return;
   check(next.token, {
     'POST /tokens after expiry returns a new token (§3)': (t) => t !== undefined && t.fingerprint !== token.fingerprint,
   });

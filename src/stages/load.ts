@@ -45,9 +45,7 @@ export function loadStage(scenarios: K6ScenarioName[], stageOptions: LoadStageOp
     const { settings, reportDir, productionGate } = on;
     const { signal, redactor } = io;
     const business = allowed(settings);
-    const root = findProjectRoot();
-    const k6 = await locateK6(process.env, root);
-    const bundleDir = join(root, 'dist', 'scenarios');
+    const { k6, bundleDir } = await k6AndBundleDir();
     const missing = scenarios
       .flatMap((s) => K6_SCENARIOS[s].bundles)
       .filter((b) => !existsSync(join(bundleDir, `${b}.js`)));
@@ -201,11 +199,10 @@ export async function loadSizedAgain(
 ): Promise<LoadResult> {
   const { settings } = on;
   if (toSize.length === 0 || io.signal.aborted) return previous;
-  const root = findProjectRoot();
-  const k6 = await locateK6(process.env, root);
+  const { k6, bundleDir } = await k6AndBundleDir();
   const runOne = scenarioRunner(on, io, {
     k6,
-    bundleDir: join(root, 'dist', 'scenarios'),
+    bundleDir,
     business: businessForLoad(
       settings,
       'load',
@@ -234,6 +231,12 @@ export async function loadSizedAgain(
   }
   const scenarios = previous.scenarios.map((sc) => again.get(sc.scenario) ?? sc);
   return { ...previous, scenarios, ok: loadOk(scenarios, io.signal) };
+}
+
+/** The k6 binary and the folder of the bundled scenarios it runs, for the first run and the sized one alike. */
+async function k6AndBundleDir() {
+  const root = findProjectRoot();
+  return { k6: await locateK6(process.env, root), bundleDir: join(root, 'dist', 'scenarios') };
 }
 
 /** Every k6 started has ended before the caller goes on (or the artefacts are redacted); then the first failure. */
