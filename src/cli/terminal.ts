@@ -15,6 +15,7 @@ import {
 } from '../report/model.js';
 import { printable } from '../report/common/printable.js';
 import { reportTransport } from '../report/sections/transport/words.js';
+import { scopeClause } from '../report/sections/rate-limit/words.js';
 import { closingCount } from './closing-count.js';
 import { colorWanted } from './color.js';
 import type { CliIo } from './io.js';
@@ -133,7 +134,7 @@ export function summaryLines(report: Report, folder: string): Line[] {
     const unproven =
       report.rate_limit.proof_verdict === 'not proven within horizon' ? ' (not proven within the horizon)' : '';
     lines.push(
-      `rate limit: ${sustainedSaid(report.rate_limit.sustained_rps)}${announcedAside(report.rate_limit.sustained_announced)}; recommend ${r.target_rps} req/s${unproven}, backoff ${r.backoff.base_ms}–${r.backoff.cap_ms} ms ${r.backoff.jitter} jitter, ${r.backoff.max_retries} retries`,
+      `rate limit: ${sustainedSaid(report.rate_limit.sustained_rps)}${announcedAside(report.rate_limit.sustained_announced)}; recommend ${r.target_rps} req/s${unproven}, backoff ${r.backoff.base_ms}–${r.backoff.cap_ms} ms ${r.backoff.jitter} jitter, ${r.backoff.max_retries} retries${scopeClause(report.rate_limit)}`,
     );
   }
   lines.push(`report: ${folder}`);

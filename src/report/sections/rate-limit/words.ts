@@ -113,11 +113,44 @@ export function horizonText(h: ProofHorizon, unproven?: ProofUnproven): string {
   return (
     (unproven
       ? `rounds of ${proven} s, within the burst: nothing proven (see the recommendation); `
-      : `proven for ${proven} s; `) +
+      : `proven for ${proven} s; `) + outsideHorizon(h)
+  );
+}
+
+/** What the horizon leaves out: "a limit on a window longer than 60 s is not tested (why, how to test it)". */
+function outsideHorizon(h: ProofHorizon): string {
+  return (
     `a limit on a window longer than ${formatNumber(h.covers_window_s, Number.isInteger(h.covers_window_s) ? 0 : 1)} s is not tested` +
     (h.not_tested ? ` (${h.not_tested})` : '')
   );
 }
+
+/** "; <recommendationScope>", or nothing when there is none to add. */
+export function scopeClause(r: RateLimitResult): string {
+  const scope = recommendationScope(r);
+  return scope === null ? '' : `; ${scope}`;
+}
+
+/** A recommendation no k6 round ran for: it holds over no stated time. */
+export const NO_PROOF_SCOPE = 'not proven: no k6 proof ran, so it holds over no stated horizon';
+
+/**
+ * The scope of the recommendation, said beside it wherever it leads (the Recommendation of every
+ * format, the terminal's closing line): how long the proof held it and what a longer window leaves
+ * untested, or that no proof ran. When it is not proven within the horizon the recommendation says
+ * why itself (unprovenText); only what the horizon leaves out is added. Null with no recommendation.
+ */
+export function recommendationScope(r: RateLimitResult): string | null {
+  if (!r.recommendation) return null;
+  if (r.proof_horizon) return r.proof_unproven ? outsideHorizon(r.proof_horizon) : horizonText(r.proof_horizon);
+  if (r.proof_unproven) return null;
+  // A proof ran, yet the report records no horizon (one written before horizons were): never "no proof".
+  return r.proof && r.proof_verdict !== 'not run' ? HORIZON_UNRECORDED : NO_PROOF_SCOPE;
+}
+
+/** A proof whose length the report does not record: a limit on any window longer than that is not tested. */
+export const HORIZON_UNRECORDED =
+  'proven over a horizon this report does not record: a limit on a window longer than its proof is not tested';
 
 /** One line: what the service announced, and whether the probe's measurement agreed. */
 export function advertisedText(a: AdvertisedLimit): string {
@@ -159,7 +192,9 @@ export function recommendationText(r: RateLimitResult): string {
   return (
     (r.proof_unproven ? `${unprovenText(r.proof_unproven)}; unproven, ` : '') +
     `send at most ${formatRate(rec.target_rps)} with at most ${formatNumber(rec.max_concurrency)} request${rec.max_concurrency === 1 ? '' : 's'} in flight; ` +
-    `on 429 honour Retry-After, else retry with ${backoffText(rec.backoff)}`
+    `on 429 honour Retry-After, else retry with ${backoffText(rec.backoff)}` +
+    // Its scope beside it: over what horizon it held, what that leaves untested.
+    scopeClause(r)
   );
 }
 
