@@ -43,10 +43,20 @@ export async function idleBurstPhase(
   drainBurst: BurstFit,
 ): Promise<IdleBurstFindings> {
   const notes: string[] = [];
-  const { fit, fromIdle } =
+  const { fit, fromIdle, waited } =
     sustained !== null && sustained > 0
       ? await roundsFromIdle(probe, sustained, recovery, drainBurst, notes)
-      : { fit: drainBurst, fromIdle: false };
+      : { fit: drainBurst, fromIdle: false, waited: false };
+  // No round waited for a refill: the drain alone followed whatever used the limit before the probe
+  // (run's checks and load stages), so what it let through is no burst. `run` against a bucket of
+  // 2 req/s, burst 4 reported "burst 0" that way, its 30 s cap spent on the rate (30 Nov).
+  if (sustained !== null && !waited) {
+    notes.push(
+      `burst not measured: no round waited for the limit to refill, and the first drain (${fit.raw} passed back-to-back) followed whatever used the limit before the probe, ` +
+        'so no limiter is claimed (the sustained rate stands); `ces-harness ratelimit`, with a longer probe, measures it from idle',
+    );
+    return { burst: null, passed: null, fromIdle: false, notes };
+  }
   const burst = fit.raw > 0 || fit.limited ? fit.capacity : null;
   if (burst !== null) {
     notes.push(
@@ -64,7 +74,7 @@ async function roundsFromIdle(
   recovery: number | null,
   drainBurst: BurstFit,
   notes: string[],
-): Promise<{ fit: BurstFit; fromIdle: boolean }> {
+): Promise<{ fit: BurstFit; fromIdle: boolean; waited: boolean }> {
   let last = drainBurst;
   // The drain is the first reference: when it started from idle, one round confirms it.
   let previous = drainBurst.limited ? drainBurst.capacity : undefined;
@@ -94,11 +104,11 @@ async function roundsFromIdle(
     }
     measured.push(fit.capacity);
     if (previous !== undefined && Math.abs(fit.capacity - previous) <= 0.15 * Math.max(fit.capacity, previous) + 1)
-      return { fit, fromIdle: true };
+      return { fit, fromIdle: true, waited: true };
     previous = fit.capacity;
     guess = Math.max(guess, fit.capacity);
   }
   if (!probe.stoppedBy && measured.length > 0)
     notes.push(`the burst differed from round to round (${measured.join(', ')}); reported as measured last`);
-  return { fit: last, fromIdle: false };
+  return { fit: last, fromIdle: false, waited: last !== drainBurst };
 }

@@ -75,7 +75,7 @@ export function rateLimitFacts(r: RateLimitResult): Array<[string, string]> {
         r.no_limit_up_to ? noLimitText(r.no_limit_up_to) : r.observed_429 ? 'unknown' : 'not reached',
       ),
     ],
-    ['Burst', orUnknown(r.burst, (n) => `${formatNumber(n)} requests`, 'unknown')],
+    ['Burst', orUnknown(r.burst, (n) => `${formatNumber(n)} requests`, 'not measured')],
     ['Scope', r.scope],
     ['Retry-After header', r.retry_after_header],
     ['Recovery', orUnknown(r.recovery_s, formatDuration, 'unknown')],
