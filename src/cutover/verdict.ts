@@ -68,7 +68,18 @@ function conformanceFindings(ctx: VerdictContext, production: string, sandbox: s
   const p = ctx.checks?.production ?? [];
   const s = ctx.checks?.sandbox ?? [];
   const verb = (c: ConformanceEntry) => (c.status === 'error' ? 'could not complete' : 'fails');
+  // READY says production passed its must checks: with none run there, that is not known.
+  const noneRan = !p.some((c) => c.level === 'must' && c.status !== 'skip');
   return [
+    ...(noneRan
+      ? [
+          {
+            id: `${production}:conformance`,
+            status: 'not_tested',
+            line: `${production}'s own conformance: no must check ran there, so none of its failures could be seen`,
+          } satisfies Finding,
+        ]
+      : []),
     ...p.filter(failed).map((c): Finding => ({
       id: `${production}:${c.id}`,
       status: 'breaking',
@@ -397,6 +408,20 @@ function readyScope(production: string, checks: readonly ConformanceEntry[]): st
     : `${production} passed the ${passed} must checks it ran; not tested there, so outside this verdict: ${skipped.join(', ')}`;
 }
 
+/**
+ * What READY's rate-limit comparison rests on: production's limit measured, or only announced (its
+ * claim, not what it does), against the rate recommended on sandbox by the source named (a probe
+ * without a k6 proof, or a stored run's proven recommendation).
+ */
+function rateLimitScope(p: EnvironmentFacts, s: EnvironmentFacts): string {
+  const limit =
+    p.rate_limit_measured_rps !== undefined
+      ? `${p.environment}'s measured rate limit`
+      : `${p.environment}'s announced rate limit (announced, not measured: --allow-production-load measures it)`;
+  const recommended = s.rate_limit_source ? ` (${s.rate_limit_source})` : '';
+  return `the rate limit compared is ${limit}, against the rate recommended on ${s.environment}${recommended}`;
+}
+
 export function cutoverVerdict(
   production: EnvironmentFacts,
   sandbox: EnvironmentFacts,
@@ -418,7 +443,7 @@ export function cutoverVerdict(
       ? `NOT READY: ${breaking.length} thing(s) will break a client integrated against sandbox; first: ${breaking[0]!}`
       : verdict === 'NOT TESTED'
         ? `NOT TESTED: ${notTested.length} comparison(s) could not be made; first: ${notTested[0]!}`
-        : `READY: ${readyScope(production.environment, ctx.checks?.production ?? [])}, and nothing found that would break a client integrated against sandbox`;
+        : `READY: ${readyScope(production.environment, ctx.checks?.production ?? [])}, and nothing found that would break a client integrated against sandbox; ${rateLimitScope(production, sandbox)}`;
   const deviations = lines('sandbox_deviates');
   const plainly = deviations.length
     ? `; and ${sandbox.environment} itself fails ${deviations.length} must check(s): the client was built against a sandbox that deviates from the spec`

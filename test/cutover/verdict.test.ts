@@ -38,7 +38,17 @@ const facts = (environment: string, over: Partial<EnvironmentFacts> = {}): Envir
   missing: {},
   ...over,
 });
-const ctx: VerdictContext = { windowDays: 14, nowMs: NOW, productionLoadAllowed: true, passesUntested: [] };
+// Production's own checks ran (one must check passed): READY needs them (the conformance gate).
+const ctx: VerdictContext = {
+  windowDays: 14,
+  nowMs: NOW,
+  productionLoadAllowed: true,
+  passesUntested: [],
+  checks: {
+    production: [{ id: 'token.issue', status: 'pass', level: 'must', spec: '4.1', message: 'token issued' }],
+    sandbox: [],
+  },
+};
 
 describe('cutoverVerdict', () => {
   it('READY when the pair matches', () => {
@@ -258,7 +268,7 @@ describe('cutoverVerdict', () => {
     });
     expect(skipped.verdict).toBe('READY');
     expect(skipped.summary).toBe(
-      'READY: production passed the 1 must checks it ran; not tested there, so outside this verdict: token.expired-validate-401, and nothing found that would break a client integrated against sandbox',
+      "READY: production passed the 1 must checks it ran; not tested there, so outside this verdict: token.expired-validate-401, and nothing found that would break a client integrated against sandbox; the rate limit compared is production's measured rate limit, against the rate recommended on sandbox",
     );
     const all = cutoverVerdict(facts('production'), facts('sandbox'), {
       ...ctx,
@@ -267,9 +277,38 @@ describe('cutoverVerdict', () => {
     expect(all.summary).toMatch(/^READY: production passed every must check \(1\), and nothing found/);
   });
 
+  it("never READY without production's own checks: none ran there (or none passed a must), its failures were not looked at", () => {
+    for (const production of [
+      [],
+      [{ id: 'token.issue', status: 'skip' as const, level: 'must' as const, spec: '4.1', message: 'm' }],
+    ]) {
+      const v = cutoverVerdict(facts('production'), facts('sandbox'), { ...ctx, checks: { production, sandbox: [] } });
+      expect(v.verdict).toBe('NOT TESTED');
+      expect(v.not_tested).toEqual([
+        "production's own conformance: no must check ran there, so none of its failures could be seen",
+      ]);
+    }
+    const { checks: _, ...unchecked } = ctx;
+    expect(cutoverVerdict(facts('production'), facts('sandbox'), unchecked).verdict).toBe('NOT TESTED');
+  });
+
+  it("READY's line says what its rate-limit comparison rests on: an announced limit is said not measured, with the source of sandbox's rate", () => {
+    const announcedOnly = facts('production', {
+      rate_limit_measured_rps: undefined,
+      rate_limit_announced: '50 requests per 1 s (RateLimit-Policy)',
+      rate_limit_announced_rps: 50,
+    });
+    const sandbox = facts('sandbox', { rate_limit_source: 'a rate-limit probe of sandbox in this run (no k6 proof)' });
+    const v = cutoverVerdict(announcedOnly, sandbox, ctx);
+    expect(v.verdict).toBe('READY');
+    expect(v.summary).toMatch(
+      /; the rate limit compared is production's announced rate limit \(announced, not measured: --allow-production-load measures it\), against the rate recommended on sandbox \(a rate-limit probe of sandbox in this run \(no k6 proof\)\)$/,
+    );
+  });
+
   it('a sandbox failing a must check is said plainly; the comparison still runs and production alone is judged', () => {
     const checks = {
-      production: [],
+      production: ctx.checks!.production,
       sandbox: [
         {
           id: 'validate.valid-token',
