@@ -16,6 +16,7 @@ import {
 import { printable } from '../report/common/printable.js';
 import { reportTransport } from '../report/sections/transport/words.js';
 import { scopeClause } from '../report/sections/rate-limit/words.js';
+import { loadSpanText } from '../report/sections/load/words.js';
 import { closingCount } from './closing-count.js';
 import { colorWanted } from './color.js';
 import type { CliIo } from './io.js';
@@ -124,8 +125,9 @@ export function summaryLines(report: Report, folder: string): Line[] {
     const rest = untestedLoad.length
       ? `${untestedLoad.join(', ')} not tested (the rate limit), the rest met their thresholds`
       : 'all thresholds met';
+    const span = loadSpanText(report.load);
     lines.push(
-      `load: ${report.load.scenarios.length} scenario(s), ${broken.length ? `failed: ${broken.join('; ')}` : rest}`,
+      `load: ${report.load.scenarios.length} scenario(s)${span === null ? '' : ` of ${span}`}, ${broken.length ? `failed: ${broken.join('; ')}` : rest}`,
     );
   }
   if (report.rate_limit?.recommendation) {

@@ -47,6 +47,7 @@ const scenario = (s: LoadScenarioResult): LoadScenarioResult =>
       'checks',
       'thresholds',
       'dropped_iterations',
+      'duration_s',
       'timeline',
       'dashboards',
       'extra',

@@ -59,6 +59,11 @@ export interface LoadScenarioResult {
   checks: { passed: number; failed: number };
   thresholds: ThresholdResult[];
   dropped_iterations: number;
+  /**
+   * How long its arrivals were scheduled to run, seconds (--duration, load.duration_s): the span its
+   * verdict covers. Absent in a report written before it was recorded.
+   */
+  duration_s?: number;
   /** Per-second series for charts, from k6's samples: t is whole seconds since the first request. */
   timeline?: Array<{ t: number; requests: number; p95_ms?: number }>;
   /** k6's web-dashboard exports of this scenario, file names in the report folder (report.html links them). */

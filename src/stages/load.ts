@@ -174,6 +174,7 @@ function scenarioRunner(on: StageTarget, io: RunIo, parts: RunnerParts) {
     const limited = lostToTheLimit(result);
     const marked: LoadScenarioResult = {
       ...result,
+      duration_s: inputs.durationS,
       ...(limited !== undefined ? { not_tested: limited } : {}),
       ...(sized ? { sized } : {}),
     };

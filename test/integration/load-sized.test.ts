@@ -83,7 +83,7 @@ describe('run: a load the service limits below its default rate', () => {
       expect(throughput!.not_tested).toMatch(/^throughput: the service's rate limit refused \d+ of its calls/);
       expect(report.untested).toEqual([{ stage: 'load', reason: throughput!.not_tested }]);
       expect(stdout).toMatch(
-        /^load: 1 scenario\(s\), throughput not tested \(the rate limit\), the rest met their thresholds$/m,
+        /^load: 1 scenario\(s\) of \d+ s each, throughput not tested \(the rate limit\), the rest met their thresholds$/m,
       );
       expect(stdout).toMatch(/^NOT TESTED /m);
       expect(exit).toBe(1);

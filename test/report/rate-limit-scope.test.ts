@@ -67,3 +67,31 @@ describe("the rate-limit recommendation's scope", () => {
     );
   });
 });
+
+// A load verdict covers the seconds its scenarios ran: run's are 5 s, load's 10 s by default.
+describe("the load verdict's scope", () => {
+  const report = loadFixture('pass');
+
+  it.each(['terminal', 'md', 'html'])('%s: says how long each scenario ran', (format) => {
+    const out =
+      format === 'terminal'
+        ? summaryLines(report, 'r').map(plainText).join('\n')
+        : format === 'md'
+          ? renderMarkdown(report)
+          : renderHtml(report);
+    expect(out).toMatch(format === 'terminal' ? /^load: 2 scenario\(s\) of 10 s each, /m : / · 10 s each · k6 /m);
+  });
+
+  it('json: each scenario carries duration_s; scenarios of several lengths say the span', () => {
+    const json = JSON.parse(renderJson(report)) as Report;
+    expect(json.load!.scenarios.map((s) => s.duration_s)).toEqual([10, 10]);
+    const mixed = {
+      ...report,
+      load: {
+        ...report.load!,
+        scenarios: [{ ...report.load!.scenarios[0]!, duration_s: 5 }, report.load!.scenarios[1]!],
+      },
+    };
+    expect(summaryLines(mixed, 'r').map(plainText).join('\n')).toMatch(/^load: 2 scenario\(s\) of 5–10 s each, /m);
+  });
+});

@@ -3,7 +3,7 @@
 // screen reader, so the numbers are always there as a table too).
 
 import { formatMs, formatNumber, scenarioCells, thresholdText } from '../../common/format.js';
-import { dashboardLinks, missingTimelineNote } from './words.js';
+import { dashboardLinks, loadSpanText, missingTimelineNote } from './words.js';
 import { findingsBlock } from '../findings/html.js';
 import { okIcon } from '../../common/html-icons.js';
 import { rich } from '../../common/html-rich.js';
@@ -94,7 +94,7 @@ function dashboardLinksHtml(load: LoadResult): SafeHtml | null {
 export function loadSection(load: LoadResult): SafeHtml {
   const t = thresholdCount(load);
   return html`<section id="load" aria-labelledby="load-h"><h2 id="load-h">Load</h2>
-<p><strong class="${load.ok ? 'ok' : 'bad'}">${okIcon(load.ok)} ${loadHeadline(load)}</strong> (${t.met} of ${t.total}) · k6 ${load.k6_version} · run <code>${load.run_id}</code></p>
+<p><strong class="${load.ok ? 'ok' : 'bad'}">${okIcon(load.ok)} ${loadHeadline(load)}</strong> (${t.met} of ${t.total})${loadSpanText(load) === null ? '' : ` · ${loadSpanText(load)}`} · k6 ${load.k6_version} · run <code>${load.run_id}</code></p>
 ${dashboardLinksHtml(load)}<div class="wrap"><table class="load"><thead><tr><th scope="col">Scenario</th><th scope="col" class="num">Requests</th><th scope="col" class="num">Rate</th><th scope="col" class="num">p50</th><th scope="col" class="num">p95</th><th scope="col" class="num">p99</th><th scope="col" class="num">max</th><th scope="col" class="num">Errors</th><th scope="col" class="num">Checks</th><th scope="col" class="num">Dropped</th><th scope="col">Thresholds</th></tr></thead>
 <tbody>${load.scenarios.map(scenarioRow)}</tbody></table></div>
 ${findingsBlock(load)}${latencyFigure(load)}${rateFigure(load)}${missingTimelineHtml(load)}</section>`;

@@ -6,7 +6,7 @@ import { mdCode, mdEscape, mdInline, mdTable } from '../../common/md-text.js';
 import { loadHeadline } from '../../common/select.js';
 import type { LoadResult, LoadScenarioResult } from '../../model.js';
 import { findingsBlock } from '../findings/md.js';
-import { dashboardLinks } from './words.js';
+import { dashboardLinks, loadSpanText } from './words.js';
 
 function dashboardLinksMd(load: LoadResult): string | null {
   const links = dashboardLinks(load);
@@ -28,7 +28,8 @@ function scenarioRow(s: LoadScenarioResult): string[] {
 
 export function loadSectionMd(load: LoadResult): string {
   const verdict = `${load.ok ? '✅' : '❌'} ${loadHeadline(load)}`;
-  const head = `${verdict} · k6 ${mdEscape(load.k6_version)} · run ${mdCode(load.run_id)}`;
+  const span = loadSpanText(load);
+  const head = `${verdict}${span === null ? '' : ` · ${span}`} · k6 ${mdEscape(load.k6_version)} · run ${mdCode(load.run_id)}`;
   const table = mdTable(
     ['Scenario', 'Requests', 'Rate', 'p50', 'p95', 'p99', 'max', 'Errors', 'Checks', 'Dropped', 'Thresholds'],
     ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],

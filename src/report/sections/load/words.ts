@@ -41,3 +41,14 @@ export function missingTimelineNote(load: LoadResult): string | undefined {
 /** What the terminal and both reports say of a scenario `run` ran again at a rate sized from the limit. */
 export const sizedNote = (s: SizedLoad): string =>
   `run again at ${s.rps}/s, sized from the ${s.policy_rps} req/s ${s.policy_proven ? 'this run proved' : 'this run recommends (not proven)'}: the default ${s.default_rps}/s was more than this service's rate limit lets through`;
+
+/**
+ * How long the load ran, the span its verdict covers: "5 s each", "5–10 s each"; null when no
+ * scenario recorded it (a report written before durations were).
+ */
+export function loadSpanText(load: LoadResult): string | null {
+  const spans = load.scenarios.flatMap((s) => (s.duration_s === undefined ? [] : [s.duration_s]));
+  if (spans.length === 0) return null;
+  const [low, high] = [Math.min(...spans), Math.max(...spans)];
+  return `${low === high ? `${low} s` : `${low}–${high} s`} each`;
+}
