@@ -3,6 +3,7 @@
 // anything should a report string ever slip past escaping. Every report string goes through `html`.
 // This file is the page and its Checks section; every other section has a folder under sections/.
 
+import { rateLimitSummary } from './sections/rate-limit/words.js';
 import { formatMs, formatSeconds, runSeconds } from './common/format.js';
 import { statusIcon } from './common/html-icons.js';
 import { checkAnchor, leadSection } from './sections/lead/html.js';
@@ -36,6 +37,10 @@ function header(report: Report): SafeHtml {
 <p class="target"><strong>${report.target.environment}</strong> <code>${report.target.base_url}</code>${report.target.emulated && html` <span class="badge">built-in emulator</span>`}</p></div></div>
 <p class="muted">Started <time datetime="${report.started_at}">${report.started_at}</time> · finished <time datetime="${report.finished_at}">${report.finished_at}</time>${seconds !== null && html` · ${formatSeconds(seconds)}`} · ${report.tool.name} ${report.tool.version}</p>
 <ul class="counts" aria-label="Check counts">${counts.map(([status, n, label]) => html`<li class="st-${status}"><strong>${n}</strong> ${label}</li>`)}</ul>${
+    report.rate_limit &&
+    html`
+<p class="muted">Rate limit: ${rateLimitSummary(report.rate_limit)}</p>`
+  }${
     reportTransport(report) &&
     html`
 <p class="muted">Transport: ${reportTransport(report)}</p>`

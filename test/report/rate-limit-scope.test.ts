@@ -39,6 +39,19 @@ describe("the rate-limit recommendation's scope", () => {
     );
   });
 
+  it("md and html: the report's summary beside the check counts says the rate limit and its horizon", () => {
+    expect(
+      renderMarkdown(short)
+        .split('\n')
+        .find((l) => l.startsWith('**')),
+    ).toMatch(
+      / · \*\*rate limit:\*\* send at most 40\.0\/s; proven for 5 s; a limit on a window longer than 2\.5 s is not tested/,
+    );
+    expect(renderHtml(short)).toMatch(
+      /<\/ul>\n<p class="muted">Rate limit: send at most 40\.0\/s; proven for 5 s; a limit on a window longer than 2\.5 s is not tested/,
+    );
+  });
+
   it('json: the horizon is a number a machine reads, and the schema wants it once a proof held', () => {
     const json = JSON.parse(renderJson(short)) as { rate_limit: RateLimitResult };
     expect(json.rate_limit.proof_horizon?.proven_s).toBe(5);

@@ -184,6 +184,16 @@ export function unprovenText(u: ProofUnproven): string {
   );
 }
 
+/**
+ * The rate limit in the report's summary, beside the check counts: the rate a client may send and
+ * the scope it was proven over, or that nothing was recommended (the Rate limit section says why).
+ */
+export function rateLimitSummary(r: RateLimitResult): string {
+  const rec = r.recommendation;
+  if (rec === null) return r.proof_verdict === 'not proven' ? 'nothing recommended: not proven' : 'nothing recommended';
+  return `send at most ${formatRate(rec.target_rps)}${scopeClause(r)}`;
+}
+
 export function recommendationText(r: RateLimitResult): string {
   const rec = r.recommendation;
   if (rec === null && r.proof_verdict === 'not proven')
