@@ -62,11 +62,16 @@ async function dispatch(command: Command, options: Options, io: CliIo): Promise<
     case 'check': {
       const spare = await emulatorSpare(options, io);
       try {
-        const [{ targetJob }, { conformanceStage, selectedChecks }] = await Promise.all([
+        const [{ targetJob }, { conformanceStage, selectedChecks, checksLeftOut }] = await Promise.all([
           import('./commands/target-job.js'),
           import('./commands/check.js'),
         ]);
-        return await targetJob(options, { checks: conformanceStage(selectedChecks(options)) }, io, spare);
+        const leftOut = checksLeftOut(options);
+        const stages = {
+          checks: conformanceStage(selectedChecks(options)),
+          ...(leftOut ? { checksLeftOut: leftOut } : {}),
+        };
+        return await targetJob(options, stages, io, spare);
       } finally {
         await spare?.discard();
       }
@@ -76,7 +81,7 @@ async function dispatch(command: Command, options: Options, io: CliIo): Promise<
       try {
         const [
           { targetJob },
-          { conformanceStage, selectedChecks },
+          { conformanceStage, selectedChecks, checksLeftOut },
           { selectedScenarios },
           { loadStage },
           { runRateLimitStage },
@@ -91,6 +96,7 @@ async function dispatch(command: Command, options: Options, io: CliIo): Promise<
           options,
           {
             checks: conformanceStage(selectedChecks(options)),
+            ...(checksLeftOut(options) ? { checksLeftOut: checksLeftOut(options)! } : {}),
             load: loadStage(selectedScenarios(options), { short: true, sizesAgain: true }),
             // The main job keeps the sizing short: a bounded probe and a brief proof of the policy.
             rateLimit: runRateLimitStage,

@@ -17,6 +17,7 @@ import { printable } from '../report/common/printable.js';
 import { reportTransport } from '../report/sections/transport/words.js';
 import { scopeClause } from '../report/sections/rate-limit/words.js';
 import { loadSpanText } from '../report/sections/load/words.js';
+import { leftOutText } from '../report/sections/scope/words.js';
 import { closingCount } from './closing-count.js';
 import { colorWanted } from './color.js';
 import type { CliIo } from './io.js';
@@ -102,6 +103,7 @@ export function summaryLines(report: Report, folder: string): Line[] {
       `  ${report.target.environment} ${report.target.base_url}${report.target.emulated ? ' (built-in emulator)' : ''}`,
     ],
     closingCount(report),
+    ...(report.checks_left_out ? [leftOutText(report.checks_left_out)] : []),
     ...[reportTransport(report)].flatMap((t) => (t ? [`transport: ${t}`] : [])),
     ...(report.untested ?? []).map((u): Line => [{ text: 'not tested', sgr: 31 }, ` (${u.stage}): ${u.reason}`]),
   ];

@@ -23,6 +23,8 @@ export interface ReportParts {
   client?: Report['client'];
   /** Stages that could not test what they were asked to; see `untestedOf` for the ones derived here. */
   untested?: Untested[];
+  /** Checks --only/--skip left out, said in every format as outside the verdict. */
+  checksLeftOut?: Report['checks_left_out'];
   /** Said in every format, changing no verdict (e.g. a secret written in the config file). */
   notes?: string[];
   /** What the run sent to production (target-job.ts), when an environment of the run is production. */
@@ -71,6 +73,7 @@ export function buildReport(parts: ReportParts): Report {
       rate_limit: parts.rateLimit ?? null,
       ...(parts.client ? { client: parts.client } : {}),
       untested,
+      ...(parts.checksLeftOut?.ids.length ? { checks_left_out: parts.checksLeftOut } : {}),
       ...(parts.notes?.length ? { notes: parts.notes } : {}),
       ...(parts.production ? { production: parts.production } : {}),
     },

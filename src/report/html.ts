@@ -3,6 +3,7 @@
 // anything should a report string ever slip past escaping. Every report string goes through `html`.
 // This file is the page and its Checks section; every other section has a folder under sections/.
 
+import { leftOutText } from './sections/scope/words.js';
 import { rateLimitSummary } from './sections/rate-limit/words.js';
 import { formatMs, formatSeconds, runSeconds } from './common/format.js';
 import { statusIcon } from './common/html-icons.js';
@@ -40,6 +41,10 @@ function header(report: Report): SafeHtml {
     report.rate_limit &&
     html`
 <p class="muted">Rate limit: ${rateLimitSummary(report.rate_limit)}</p>`
+  }${
+    report.checks_left_out &&
+    html`
+<p class="muted">${leftOutText(report.checks_left_out)}</p>`
   }${
     reportTransport(report) &&
     html`

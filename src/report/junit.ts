@@ -4,6 +4,7 @@
 // Built as an element tree and written by common/xml.ts, never by concatenation: messages quote response
 // bodies.
 
+import { leftOutText } from './sections/scope/words.js';
 import { evidenceLine, runSeconds, scenarioLine, thresholdText } from './common/format.js';
 import {
   specLabel,
@@ -163,6 +164,7 @@ function properties(report: Report): XmlElement {
     ['target.base_url', report.target.base_url],
     ['tool.version', report.tool.version],
     ...(report.notes ?? []).map((n): [string, string] => ['note', n]),
+    ...(report.checks_left_out ? [['left_out', leftOutText(report.checks_left_out)] as [string, string]] : []),
     ...clientProperties(report.client),
   ];
   return {

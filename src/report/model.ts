@@ -261,6 +261,13 @@ export interface RateLimitResult extends RateLimitMeasurement {
   fleet?: FleetResult | null;
 }
 
+/** Checks a selection left out (Report.checks_left_out): the flags that did, and the ids. */
+export interface ChecksLeftOut {
+  /** The selection as given, e.g. `--skip tls.*`. */
+  by: string;
+  ids: string[];
+}
+
 /** The announced limit that sets `sustained_rps` (RateLimitResult.sustained_announced). */
 export interface SustainedAnnounced {
   limit: number;
@@ -431,6 +438,11 @@ export interface Report {
   client?: ClientSection | null;
   /** What the run was asked to test and could not; empty when everything asked for was tested. */
   untested: Untested[];
+  /**
+   * Checks that --only/--skip left out: never run, so outside the verdict (every format says so).
+   * Absent when the selection left none out.
+   */
+  checks_left_out?: ChecksLeftOut;
   /**
    * What the user should know about how the run was set up, which changes no verdict (a client
    * secret written in the config file). Absent when there is nothing to say.

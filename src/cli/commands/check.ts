@@ -5,7 +5,7 @@ import { usageError } from '../../errors.js';
 import type { Target } from '../../config/target.js';
 import type { TransportSeen } from '../../http/exchange.js';
 import type { HttpVersion } from '../../http/dispatcher.js';
-import type { CheckResult, TransportFacts } from '../../report/model.js';
+import type { CheckResult, ChecksLeftOut, TransportFacts } from '../../report/model.js';
 import { tlsEndpoint } from '../../tls/endpoint.js';
 import { offeredHttpVersions } from '../../tls/http-versions.js';
 import type { Check } from '../../runner/check.js';
@@ -20,6 +20,17 @@ export function selectedChecks(options: Options): Check[] {
   const { selected, unknown } = selectChecks(CHECKS, options.only ?? [], options.skip ?? []);
   if (unknown.length) throw usageError(`unknown check ${unknown.join(', ')}; ces-harness checks lists the ids`);
   return selected;
+}
+
+/** The checks --only/--skip left out, and the flags that did; undefined when none. */
+export function checksLeftOut(options: Options): ChecksLeftOut | undefined {
+  const only = options.only ?? [];
+  const skip = options.skip ?? [];
+  const kept = new Set(selectedChecks(options).map((c) => c.id));
+  const ids = CHECKS.map((c) => c.id).filter((id) => !kept.has(id));
+  if (ids.length === 0) return undefined;
+  const by = [...only.map((p) => `--only ${p}`), ...skip.map((p) => `--skip ${p}`)].join(' ');
+  return { by, ids };
 }
 
 export function conformanceStage(checks: readonly Check[]): Stage<CheckResult[]> {

@@ -14,6 +14,7 @@ import {
   exitCodeOf,
   type CheckResult,
   type LoadResult,
+  type ChecksLeftOut,
   type RateLimitResult,
   type Report,
   type TransportFacts,
@@ -41,6 +42,8 @@ export interface Stages {
     sizesAgain?: boolean;
   };
   rateLimit?: Stage<RateLimitResult>;
+  /** The checks --only/--skip left out (check.ts checksLeftOut): the report says them outside its verdict. */
+  checksLeftOut?: ChecksLeftOut;
   /**
    * For `run`: against production without --allow-production-load, leave out the load and
    * rate-limit stages with a note instead of refusing the whole job (the checks are still wanted).
@@ -254,6 +257,7 @@ async function runStages(
     load: loaded?.result ?? null,
     rateLimit,
     untested: untested(),
+    ...(stages.checksLeftOut ? { checksLeftOut: stages.checksLeftOut } : {}),
     notes: settings.warnings,
     ...(touchesProduction(settings) ? { production: productionAudit(productionGate) } : {}),
   });
