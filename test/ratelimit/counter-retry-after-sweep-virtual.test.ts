@@ -9,6 +9,7 @@
 // it does without one (silent-phase-sweep.test.ts), and is here to keep it so.
 
 import { describe, expect, it } from 'vitest';
+import { RUN_PROBE_CAP_S } from '../../src/ratelimit/horizon.js';
 import { sustainedRate, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import type { Estimate } from '../../src/ratelimit/types.js';
 import { relativeError } from './support.js';
@@ -35,37 +36,49 @@ describe('a sliding-window counter that sends Retry-After, at 8 phases of its wi
     {
       limit: 20,
       windowS: 10,
-      // Before the wait was watched: 1 counter within 2 %, 7 not identified.
+      capS: 120,
+      // Before the wait was watched: 1 counter within 2 %, 7 not identified (the same at 30 and 60 s).
+      expected: { 'counter within 2 %': 8, 'not identified': 0, other: 0 },
+    },
+    {
+      // `run`'s probe cap (horizon.ts RUN_PROBE_CAP_S).
+      limit: 20,
+      windowS: 10,
+      capS: RUN_PROBE_CAP_S,
       expected: { 'counter within 2 %': 8, 'not identified': 0, other: 0 },
     },
     {
       limit: 50,
       windowS: 1,
+      capS: 120,
       // The same with or without Retry-After, before and after: the other is a bucket 49.04 req/s, burst 38.
       expected: { 'counter within 2 %': 4, 'not identified': 3, other: 1 },
     },
-  ])('$limit per $windowS s, Retry-After the whole window', async ({ limit, windowS, expected }) => {
-    const counts: Record<Outcome, number> = { 'counter within 2 %': 0, 'not identified': 0, other: 0 };
-    const rows: string[] = [];
-    for (let i = 0; i < PHASES; i++) {
-      const phaseS = ((i + 0.5) * windowS) / PHASES;
-      const truth = {
-        kind: 'sliding-counter',
-        limit,
-        window_s: windowS,
-        phase_s: phaseS,
-        counts_refused: false,
-      } as const;
-      // The probe's default budget (discover.ts DISCOVER_DEFAULTS, the stage's without --horizon).
-      const e = await discoverVirtual(
-        { limiter: () => fromModel(truth), status: 429, announces: 'retry-after' },
-        { maxDurationS: 120 },
-      );
-      const o = outcome(e, truth);
-      counts[o]++;
-      sweptPhase(rows, { phaseS, digits: 3 }, o, e, truth);
-    }
-    if (process.env.SWEEP_TABLE) console.log(rows.join('\n'));
-    expect(counts, rows.join('\n')).toEqual(expected);
-  });
+  ])(
+    '$limit per $windowS s, Retry-After the whole window, probe cap $capS s',
+    async ({ limit, windowS, capS, expected }) => {
+      const counts: Record<Outcome, number> = { 'counter within 2 %': 0, 'not identified': 0, other: 0 };
+      const rows: string[] = [];
+      for (let i = 0; i < PHASES; i++) {
+        const phaseS = ((i + 0.5) * windowS) / PHASES;
+        const truth = {
+          kind: 'sliding-counter',
+          limit,
+          window_s: windowS,
+          phase_s: phaseS,
+          counts_refused: false,
+        } as const;
+        // 120 s: the probe's default budget (discover.ts DISCOVER_DEFAULTS, the stage's without --horizon).
+        const e = await discoverVirtual(
+          { limiter: () => fromModel(truth), status: 429, announces: 'retry-after' },
+          { maxDurationS: capS },
+        );
+        const o = outcome(e, truth);
+        counts[o]++;
+        sweptPhase(rows, { phaseS, digits: 3 }, o, e, truth);
+      }
+      if (process.env.SWEEP_TABLE) console.log(rows.join('\n'));
+      expect(counts, rows.join('\n')).toEqual(expected);
+    },
+  );
 });
