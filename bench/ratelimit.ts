@@ -15,7 +15,8 @@
 //   go         real Go limiters in a small front (test/helpers/httprate): go-chi/httprate's
 //              sliding-window counter, golang.org/x/time/rate's bucket, and a bucket refilled by a
 //              timer in whole batches (Envoy's token_bucket)
-//   emulator   the emulator's fixed window on the clock, refusals counted
+//   emulator   the emulator's fixed window on the clock, refusals counted; its sliding-window
+//              counter, Retry-After the whole window
 //   minute     per-minute limits of the real libraries (issue 21 item 3), probe cap 2.5 periods
 //   real-stack two limits at once in real limiters (issue 35): two nginx zones (a second and 600r/m,
 //              both nodelay, or the per-second one queueing), HAProxy's two stick tables (1 s and 60 s)
@@ -243,6 +244,14 @@ export const ROWS: RowSpec[] = [
   go({ kind: 'batch', rate: 40, burst: 80, fillIntervalS: 0.5 }),
   emulatorRow('emulator', fixed(50, 1, true), 'refusals counted', CAP_S),
   emulatorRow('emulator', fixed(100, 2, true), 'refusals counted', CAP_S),
+  // A sliding-window counter whose Retry-After says its whole window (httprate's, the emulator's):
+  // the probe watches that wait for the counter's first edge (probe/watched-wait.ts).
+  emulatorRow(
+    'emulator',
+    { kind: 'sliding-counter', limit: 20, window_s: 10, phase_s: 0, counts_refused: false },
+    'Retry-After the whole window',
+    CAP_S,
+  ),
   // Issue 21 item 3: per-minute limits are the most common public API limits.
   flexible(600, 60, 'minute'),
   haproxy('admitted', 600, 60_000, 'minute'),

@@ -29,6 +29,7 @@ import { slidingLog } from './sliding-log.js';
 import type { WindowModel } from './window-path.js';
 import { announcedEndOf, SAME_END_MS, type WindowHeld } from './announced-ends.js';
 import { PAST_BUDGET } from './shut-past-budget.js';
+import { backBeforeSaid } from './watched-wait.js';
 
 /** From this window on (seconds) the announcement is tested by its own edges; shorter ones the usual phases size in seconds. */
 export const LONG_WINDOW_S = 5;
@@ -131,6 +132,20 @@ export async function advertisedPhase(
     `${claim}: a window of ${h.windowS !== null ? '' : 'about '}${round(windowMs / 1000, 1)} s, about ${Math.ceil(needMs / 1000)} s to confirm (the probe's budget: ${probe.maxDurationMs / 1000} s)`,
   );
 
+  const searchFromMs = h.resetFromMs - RESET_ROUNDING_MS - arrivalSlackMs(windowMs);
+  // A bare Retry-After's wait is watched: a sliding-window counter saying a whole window is back
+  // at its first edge, which its ramp is timed from (probe/watched-wait.ts).
+  const back = ad ? undefined : await backBeforeSaid(probe, searchFromMs);
+  if (back)
+    return {
+      ...unverified(
+        probe,
+        h,
+        `a request passed ${round(back.afterMs / 1000, 2)} s after the limit shut, before the reset it said: not a window that resets there; measured instead`,
+        null,
+      ),
+      backInPart: { edge: back.edge },
+    };
   const firstStepMs = Math.max(20, Math.min(0.005 * windowMs, (2 * RESET_ROUNDING_MS) / EDGE_PINGS));
   // A ping let through that still names the window the drain was refused in is before its edge: a
   // counter whose drain straddled an edge lets requests back as the window before weighs less.
@@ -141,7 +156,7 @@ export async function advertisedPhase(
   };
   const first = await edgeNear(
     probe,
-    { lo: h.resetFromMs - RESET_ROUNDING_MS - arrivalSlackMs(windowMs), hi: h.resetAtMs + RESET_ROUNDING_MS },
+    { lo: searchFromMs, hi: h.resetAtMs + RESET_ROUNDING_MS },
     firstStepMs,
     beforeEdge,
   );

@@ -32,8 +32,25 @@ const STEPS_SOUGHT = 4;
 const CLUMP_INTO_WINDOW = 0.8;
 /** Clumps after the first lattice point at most: each later one pushed later by what the last one showed. */
 const MAX_CLUMPS = 3;
+/** Lattice points found by pings alone, when a clump would go too soon after the last one, at most. */
+const MAX_POINTS_ALONE = 12;
+/**
+ * Pings alone only on steps this long, ms, where the few requests a window frees are worth their
+ * refusals (20 per 10 s); on shorter ones (httprate 200 per 10 s, 50 per 1 s) a clump that would go
+ * too soon ends the ramp as before: pinged on, 1 of 100 phases of a silent 50 per 1 s was read as
+ * a log (below its rate), and a 100 per 10 s cost 16 % of its requests refused.
+ */
+const ALONE_FROM_STEP_MS = 200;
+/** nextClumpAt's word for "not yet": the window known so far leaves no room for a clump after the last lattice point. */
+const TOO_SOON = -1;
 /** The coarsest ping gap at a ramp after a drain that straddled an edge, ms: its lattice points to ±0.1 % of a 10 s window. */
 const STRADDLED_GAP_MS = 10;
+/**
+ * The coarsest ping gap at any ramp, ms: a few requests per window step long (20 per 10 s: 500 ms)
+ * read roughly off an edge found late (pings a third of the time since the drain apart, a Retry-After's
+ * wait watched) came out 730 ms, pinged 184 ms apart: timed to ±6 %, not sized. At 25 ms, ±0.5 %.
+ */
+const LONG_STEP_GAP_MS = 25;
 /**
  * Half-width of the window's bracket, as a share of it, beyond which it is not claimed: the limit and
  * window within 2 % (the silent 300 per 10 s counter, its edge 4–6 s after the drain across a
@@ -111,10 +128,11 @@ export async function counterRampPhase(probe: Probe, start: RampStart): Promise<
   // The first clump after the edge filled the counter: the step, roughly, from what it let through.
   const roughStepMs = roughStep(probe, edge, counted, limit - prev);
   // A window that held only part of the drain (it straddled an edge) ramps in few, long steps
-  // (httprate 200 per 10 s holding 36: 278 ms), each pinged no coarser than STRADDLED_GAP_MS.
+  // (httprate 200 per 10 s holding 36: 278 ms), each pinged no coarser than STRADDLED_GAP_MS; any
+  // other no coarser than LONG_STEP_GAP_MS.
   const gapMs = Math.max(
     firstGapMs(probe),
-    prev < limit ? Math.min(roughStepMs / PINGS_PER_STEP, STRADDLED_GAP_MS) : roughStepMs / PINGS_PER_STEP,
+    Math.min(roughStepMs / PINGS_PER_STEP, prev < limit ? STRADDLED_GAP_MS : LONG_STEP_GAP_MS),
   );
   const a = await latticePoint(probe, counted, gapMs, roughStepMs);
   if (!a)
@@ -124,42 +142,7 @@ export async function counterRampPhase(probe: Probe, start: RampStart): Promise<
       ),
       shut: true,
     };
-  // The window is at least the shortest the drain allows and at least what the ramp so far says
-  // (the counter lets `before` through at most `before + 1` steps after the edge); each clump
-  // goes most of that after the edge, so it is always inside the window the edge opened, and each
-  // lattice point found after it says more of the window, so the next clump goes later. The first
-  // limit − prev pass at the edge itself.
-  let shortestMs = Math.max(start.shortestMs, (prev * (a.at.lo - edge.hi)) / Math.max(1, a.before + 1 + prev - limit));
-  // The next edge comes no sooner than that after the earliest this one can be: a lattice point
-  // seen past it may be on the next window's lattice (HAProxy's 300 per 10 s through toxiproxy on a
-  // busy machine: a clump sent at half max_rps ran past its next edge, and the ramp read 10.59 s,
-  // or "not on a line from the edge"); later, no sooner than the window the lattice points so far allow.
-  let nextEdgeMs = edge.lo + shortestMs;
-  let lastPoint = a;
-  let window: Bracket | undefined;
-  let steps = 0;
-  let late: string | undefined;
-  let sendRps = start.sendRps;
-  for (let clumps = 0; clumps < MAX_CLUMPS; clumps++) {
-    const fill = fillOf(prev, sendRps, nextEdgeMs - edge.lo, admittedSince(probe, counted) - (limit - prev));
-    const clumpAtMs = nextClumpAt(probe, fill, { edge, shortestMs, lastPointMs: lastPoint.at.hi, roughStepMs });
-    if (clumpAtMs === undefined) break;
-    const clump = await drainAt(probe, 'edges', clumpAtMs, prev + 5);
-    if (!clump?.some((s) => s.answer === 'limited')) break;
-    sendRps = Math.min(sendRps, sentRps(clump) ?? sendRps);
-    const b = await latticePoint(probe, counted, gapMs, roughStepMs);
-    if (!b) break;
-    if (b.at.hi > nextEdgeMs) {
-      late = `its last clump, sent at ${round(sentRps(clump) ?? sendRps, 1)} req/s, was let back past ${fmt(nextEdgeMs)}, where the next edge may be`;
-      break;
-    }
-    steps = b.before - a.before;
-    window = { lo: (prev * (b.at.lo - a.at.hi)) / steps, hi: (prev * (b.at.hi - a.at.lo)) / steps };
-    lastPoint = b;
-    if (midpoint(window).precision <= RAMP_PRECISION) break;
-    shortestMs = Math.max(shortestMs, window.lo);
-    nextEdgeMs = edge.lo + shortestMs;
-  }
+  const { window, steps, lastPoint, late } = await rampAcross(probe, start, { counted, gapMs, roughStepMs, a });
   if (!window || steps < 2)
     return notIdentified(
       `a sliding-window counter, but too little of its window was left after its first edge, or of the budget, to time its ramp${late ? ` (${late})` : ''}; not sized`,
@@ -209,6 +192,80 @@ export async function counterRampPhase(probe: Probe, start: RampStart): Promise<
   };
 }
 
+/** What the ramp's lattice points after the first (`a`) say of the window, and the last of them. */
+interface RampTimed {
+  window: Bracket | undefined;
+  steps: number;
+  lastPoint: LatticePoint;
+  /** Why the last lattice point was not used: let back past where the next edge may be. */
+  late: string | undefined;
+}
+
+/**
+ * Clumps, or lattice points by pings alone while a clump would go too soon, after the first lattice
+ * point `a`, each later than the last, until the window is timed to RAMP_PRECISION or no more fit
+ * before the next edge can come.
+ */
+async function rampAcross(
+  probe: Probe,
+  start: RampStart,
+  o: { counted: (s: Sample) => boolean; gapMs: number; roughStepMs: number; a: LatticePoint },
+): Promise<RampTimed> {
+  const { prev, limit, edge } = start;
+  const { counted, gapMs, roughStepMs, a } = o;
+  // The window is at least the shortest the drain allows and at least what the ramp so far says
+  // (the counter lets `before` through at most `before + 1` steps after the edge); each clump
+  // goes most of that after the edge, so it is always inside the window the edge opened, and each
+  // lattice point found after it says more of the window, so the next clump goes later. The first
+  // limit − prev pass at the edge itself.
+  let shortestMs = Math.max(start.shortestMs, (prev * (a.at.lo - edge.hi)) / Math.max(1, a.before + 1 + prev - limit));
+  // The next edge comes no sooner than that after the earliest this one can be: a lattice point
+  // seen past it may be on the next window's lattice (HAProxy's 300 per 10 s through toxiproxy on a
+  // busy machine: a clump sent at half max_rps ran past its next edge, and the ramp read 10.59 s,
+  // or "not on a line from the edge"); later, no sooner than the window the lattice points so far allow.
+  let nextEdgeMs = edge.lo + shortestMs;
+  let lastPoint = a;
+  let window: Bracket | undefined;
+  let steps = 0;
+  let late: string | undefined;
+  let sendRps = start.sendRps;
+  for (let clumps = 0, points = 0; clumps < MAX_CLUMPS && points < MAX_POINTS_ALONE;) {
+    const fill = fillOf(prev, sendRps, nextEdgeMs - edge.lo, admittedSince(probe, counted) - (limit - prev));
+    const clumpAtMs = nextClumpAt(probe, fill, { edge, shortestMs, lastPointMs: lastPoint.at.hi, roughStepMs });
+    if (clumpAtMs === undefined) break;
+    // Too soon for a clump (the window known so far is short: an edge found late, by pings a third
+    // of the time since the drain apart): the next lattice point by pings alone, which the counter,
+    // full since the edge, lets through on its line as well, says more of the window.
+    if (clumpAtMs === TOO_SOON && roughStepMs < ALONE_FROM_STEP_MS) break;
+    const alone = clumpAtMs === TOO_SOON;
+    if (alone) points++;
+    else clumps++;
+    const clump = alone ? undefined : await drainAt(probe, 'edges', clumpAtMs, prev + 5);
+    if (!alone && !clump?.some((s) => s.answer === 'limited')) break;
+    if (clump) sendRps = Math.min(sendRps, sentRps(clump) ?? sendRps);
+    const b = await latticePoint(probe, counted, gapMs, roughStepMs);
+    if (!b) break;
+    if (b.at.hi > nextEdgeMs) {
+      late = clump
+        ? `its last clump, sent at ${round(sentRps(clump) ?? sendRps, 1)} req/s, was let back past ${fmt(nextEdgeMs)}, where the next edge may be`
+        : `its last step was let back past ${fmt(nextEdgeMs)}, where the next edge may be`;
+      break;
+    }
+    steps = b.before - a.before;
+    window = { lo: (prev * (b.at.lo - a.at.hi)) / steps, hi: (prev * (b.at.hi - a.at.lo)) / steps };
+    lastPoint = b;
+    if (midpoint(window).precision <= RAMP_PRECISION) break;
+    // The counter lets `before` through at most `before + 1` steps after the edge.
+    shortestMs = Math.max(
+      shortestMs,
+      window.lo,
+      (prev * (b.at.lo - edge.hi)) / Math.max(1, b.before + 1 + prev - limit),
+    );
+    nextEdgeMs = edge.lo + shortestMs;
+  }
+  return { window, steps, lastPoint, late };
+}
+
 /** Requests the window after the edge let through so far. */
 const admittedSince = (probe: Probe, counted: (s: Sample) => boolean) =>
   probe.samples.filter((s) => s.answer === 'accepted' && counted(s)).length;
@@ -243,8 +300,8 @@ const clumpMs = (f: Fill, intoMs: number): number =>
  * When the next clump goes: CLUMP_INTO_WINDOW of the shortest window after the edge, or sooner, so
  * that it ends, with the lattice point after it (an answer's round trip and the pings' steps),
  * EDGE_MARGIN of the shortest window before the next edge can come (solved from clumpMs, which
- * grows with the time since the edge). Undefined when that is too soon after the last lattice
- * point, or past the budget.
+ * grows with the time since the edge). TOO_SOON when that is too soon after the last lattice
+ * point; undefined past the budget.
  */
 function nextClumpAt(
   probe: Probe,
@@ -258,8 +315,9 @@ function nextClumpAt(
       ? Number.NEGATIVE_INFINITY
       : edge.lo + (endByMs * (f.sendPerMs - f.freePerMs) + f.before) / f.sendPerMs;
   const atMs = Math.min(edge.lo + CLUMP_INTO_WINDOW * at.shortestMs, latestMs);
-  if (atMs < at.lastPointMs + 4 * roughStepMs) return undefined;
-  return atMs + clumpMs(f, atMs - edge.lo) + STEPS_SOUGHT * roughStepMs > probe.maxDurationMs ? undefined : atMs;
+  const pastBudget = (ms: number) => ms + STEPS_SOUGHT * roughStepMs > probe.maxDurationMs;
+  if (atMs < at.lastPointMs + 4 * roughStepMs) return pastBudget(at.lastPointMs) ? undefined : TOO_SOON;
+  return pastBudget(atMs + clumpMs(f, atMs - edge.lo)) ? undefined : atMs;
 }
 
 /** How fast the drain was really sent, req/s, at most max_rps: its acceptances over the time they took to send. */
