@@ -35,8 +35,9 @@ export interface RealTierFile {
    * toxiproxy's 50 ± 10 ms, where one stall of the client under two other probes moved an answer
    * past a window's edge. Three at a time, a fixed window of 50 per 1 s was read as a bucket, then
    * twice as "not identified", in 3 of 9 quiet precise phases (2026-11-29); alone it was read right
-   * in every run until 2026-11-30, when it was "not identified" once in the CI log of 13:13 and once
-   * in three runs of the file alone (its period bracketed at 0.22-0.41 s). The probe's own defence against stalls is tested on the virtual clock
+   * in every run until 2026-11-30: then "not identified" in the CI log of 13:13, and with the file
+   * alone at load 5-8 read 8 % slow in one of two runs one limiter after another, "not identified"
+   * in one of three with each probe beside the last one's k6 proof round. The probe's own defence against stalls is tested on the virtual clock
    * (test/ratelimit/stalled-window-virtual.test.ts), where a stall is made, not left to chance.
    */
   alone?: true;
