@@ -11,14 +11,15 @@
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { createEmulator } from '../../src/emulator/index.js';
 import { sustainedRate, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import { NOT_RUN, STAIRCASE_TIMING } from '../../src/ratelimit/probe/batch-staircase.js';
 import type { RateLimitResult } from '../../src/report/model.js';
-import { runCli } from '../helpers/cli.js';
+import { startCli } from '../helpers/cli.js';
 import { startToxiproxy, toxiproxyMissing } from '../helpers/toxiproxy.js';
 import { toxiproxySuite } from '../helpers/toxiproxy-suite.js';
+import { relay } from '../helpers/turns.js';
 
 const missing = toxiproxyMissing();
 const skipWhy = missing !== undefined && !process.env.CI ? missing : undefined;
@@ -42,67 +43,92 @@ const limiters: Array<{ name: string; model: LimiterModel }> = [
   },
 ];
 
+/** The stage's line once its probe is over and the first proof round about to begin (src/stages/rate-limit.ts). */
+const PROBE_OVER = /proof round 1: waiting/;
+
 describe.skipIf(skipWhy !== undefined)(
   `ratelimit across a network with 50 ± 10 ms each way${skipWhy ? ` (skipped: ${skipWhy})` : ''}`,
   () => {
     const suite = toxiproxySuite(missing, 'rate-limit network test', 'ces-ratelimit-network-');
 
-    it.each(limiters)(
+    // One probe at a time, and nothing of this file beside it (side by side, 116 → 50 s, one run in
+    // four read the token bucket 2.02 % off and the fixed window as a bucket): but a limiter's run
+    // starts once the one before has finished probing, so its set-up and probe go beside the other's
+    // k6 proof rounds (a client at most the limit's rate, in k6's own process) and report, as
+    // profiles.test.ts's groups do.
+    const limiterTurn = relay();
+    it.concurrent.for(limiters)(
       '$name: identified within 2 %, the recommendation proven',
-      async ({ name, model }) => {
-        const emulator = (suite.emulator = await createEmulator({ port: 0, limiter: model }));
-        const proxy = (suite.proxy = await startToxiproxy(suite.binary, emulator.url, LATENCY));
-        const reportDir = join(suite.cwd, model.kind);
-        const r = await runCli(
-          ['ratelimit', '--base-url', proxy.url, '--ca', emulator.caFile, '--report-dir', reportDir].concat([
-            '--ledger',
-            'off',
-            '--history',
-            'off',
-            '--max-duration',
-            '60',
-            // `run`'s horizon: this test is about the network, not a client's hours. Each k6 round runs
-            // 5 s (it spans two 1 s windows with room), not 10: up to four rounds a limiter, 5 s each saved.
-            '--horizon',
-            '5',
-          ]),
-          {
-            cwd: suite.cwd,
-            env: { CES_CLIENT_ID: emulator.credentials.clientId, CES_CLIENT_SECRET: emulator.credentials.clientSecret },
-            timeoutMs: 170_000,
-          },
-        );
-        const report = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8')) as {
-          rate_limit: RateLimitResult;
-        };
-        const rl = report.rate_limit;
-        // The probe's own evidence too: what a misread kind needs to be told apart afterwards.
-        const context = JSON.stringify({
-          code: r.code,
-          notes: rl.notes,
-          limiter: rl.limiter,
-          evidence: rl.limiter_evidence,
-          rounds: rl.proof_rounds,
-        });
-        const truth = sustainedRate(model);
-        const ruledOut = (rl.limiter_evidence ?? []).find((line) => line.includes(NOT_RUN));
-        // The period's trials (how many, the bracket) or why it was not pinned: what a misreading needs.
-        const period = [...(rl.limiter_evidence ?? []), ...(rl.notes ?? [])].find((line) =>
-          /trials of|period was not pinned/.test(line),
-        );
-        console.info(
-          `${name} through toxiproxy: ${rl.sustained_rps} req/s, ${rl.limiter?.kind}, proof ${rl.proof_verdict}${ruledOut ? `; ${ruledOut.slice(ruledOut.indexOf(NOT_RUN))}` : ''}${period ? `; ${period}` : ''}`,
-        );
-        // The probe's progress reaches stderr (not a terminal: one line each); the staircase says
-        // there when it starts sending.
-        expect(r.stderr, context).toContain('probing the rate limit');
-        expect(r.stderr, context).not.toContain(STAIRCASE_TIMING);
-        expect(rl.limiter?.kind, context).toBe(model.kind);
-        expect(Math.abs((rl.sustained_rps ?? 0) - truth) / truth, context).toBeLessThanOrEqual(0.02);
-        expect(rl.proof_verdict, context).toBe('proven');
-        expect(r.code, context).toBe(0);
-      },
-      180_000,
+      // Its own run's 180 s, after the turns of the runs before it.
+      { timeout: limiters.length * 180_000 },
+      async ({ name, model }, { expect }) =>
+        limiterTurn(async (passOn) => {
+          const emulator = await createEmulator({ port: 0, limiter: model });
+          const proxy = await startToxiproxy(suite.binary, emulator.url, LATENCY).catch(async (err: unknown) => {
+            await emulator.close();
+            throw err;
+          });
+          try {
+            const reportDir = join(suite.cwd, model.kind);
+            const cli = startCli(
+              ['ratelimit', '--base-url', proxy.url, '--ca', emulator.caFile, '--report-dir', reportDir].concat([
+                '--ledger',
+                'off',
+                '--history',
+                'off',
+                '--max-duration',
+                '60',
+                // `run`'s horizon: this test is about the network, not a client's hours. Each k6 round runs
+                // 5 s (it spans two 1 s windows with room), not 10: up to four rounds a limiter, 5 s each saved.
+                '--horizon',
+                '5',
+              ]),
+              {
+                cwd: suite.cwd,
+                env: {
+                  CES_CLIENT_ID: emulator.credentials.clientId,
+                  CES_CLIENT_SECRET: emulator.credentials.clientSecret,
+                },
+                timeoutMs: 170_000,
+              },
+            );
+            // A run whose probe sized nothing has no proof round: the next limiter waits for its end instead.
+            cli.waitFor(PROBE_OVER).then(passOn, () => undefined);
+            const r = await cli.done;
+            const report = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8')) as {
+              rate_limit: RateLimitResult;
+            };
+            const rl = report.rate_limit;
+            // The probe's own evidence too: what a misread kind needs to be told apart afterwards.
+            const context = JSON.stringify({
+              code: r.code,
+              notes: rl.notes,
+              limiter: rl.limiter,
+              evidence: rl.limiter_evidence,
+              rounds: rl.proof_rounds,
+            });
+            const truth = sustainedRate(model);
+            const ruledOut = (rl.limiter_evidence ?? []).find((line) => line.includes(NOT_RUN));
+            // The period's trials (how many, the bracket) or why it was not pinned: what a misreading needs.
+            const period = [...(rl.limiter_evidence ?? []), ...(rl.notes ?? [])].find((line) =>
+              /trials of|period was not pinned/.test(line),
+            );
+            console.info(
+              `${name} through toxiproxy: ${rl.sustained_rps} req/s, ${rl.limiter?.kind}, proof ${rl.proof_verdict}${ruledOut ? `; ${ruledOut.slice(ruledOut.indexOf(NOT_RUN))}` : ''}${period ? `; ${period}` : ''}`,
+            );
+            // The probe's progress reaches stderr (not a terminal: one line each); the staircase says
+            // there when it starts sending.
+            expect(r.stderr, context).toContain('probing the rate limit');
+            expect(r.stderr, context).not.toContain(STAIRCASE_TIMING);
+            expect(rl.limiter?.kind, context).toBe(model.kind);
+            expect(Math.abs((rl.sustained_rps ?? 0) - truth) / truth, context).toBeLessThanOrEqual(0.02);
+            expect(rl.proof_verdict, context).toBe('proven');
+            expect(r.code, context).toBe(0);
+          } finally {
+            await proxy.stop();
+            await emulator.close();
+          }
+        }),
     );
   },
 );
