@@ -37,6 +37,8 @@ export interface RunOptions {
   only?: string[];
   skip?: string[];
   rateLimit?: { rps: number; burst: number };
+  /** Any limiter model (or set) the emulator enforces instead of the `rateLimit` bucket. */
+  limiter?: EmulatorOptions['limiter'];
   redactor?: Redactor;
   /** --clock-tolerance (the built-in emulator's 1 s unless given). */
   clockToleranceS?: number;
@@ -68,6 +70,7 @@ export async function checkEmulator(options: RunOptions = {}): Promise<CheckResu
     faults: options.faults ?? [],
     profiles: options.profiles ?? [],
     rateLimit: options.rateLimit ?? { rps: 50, burst: 50 },
+    ...(options.limiter ? { limiter: options.limiter } : {}),
     ...(options.overrides ? { overrides: options.overrides } : {}),
     ...(options.clock ? { now: options.clock.now } : {}),
   });
