@@ -193,6 +193,15 @@ export const FLAGS = {
     range: RANGES.maxRps,
     commands: ['run', 'check', 'ratelimit', 'cutover'],
   },
+  'limit-wait': {
+    kind: 'number',
+    arg: 'S',
+    description:
+      "how long one request of the checks may wait on the rate limit, seconds: its turn among the checks' requests once the limit refuses and each Retry-After; past it the check is not tested; config rate_limit.limit_wait_s",
+    default: '60',
+    range: RANGES.limitWaitS,
+    commands: ['run', 'check', 'cutover'],
+  },
   'time-limit': {
     kind: 'number',
     arg: 'S',

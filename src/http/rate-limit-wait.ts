@@ -86,5 +86,5 @@ function refusedPast(request: string, tries: number, waitedMs: number, budget: R
     tries > budget.maxRetries
       ? `${budget.maxRetries} retries`
       : `the wait budget of ${Math.round(budget.maxTotalWaitMs / 1000)} s`;
-  return `${request} was still rate-limited (429) after ${tries} tries and ${Math.round(waitedMs / 1000)} s of waiting, past ${bound}`;
+  return `${request} was still rate-limited (429) after ${tries} ${tries === 1 ? 'try' : 'tries'} and ${Math.round(waitedMs / 1000)} s of waiting, past ${bound}`;
 }

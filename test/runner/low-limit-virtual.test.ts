@@ -39,3 +39,30 @@ describe('the checks against a conformant low limit, on virtual time', () => {
     expect(verdictOf(results, null)).toBe('pass');
   });
 });
+
+describe('the checks against a conformant 5 per 60 s window, on virtual time', () => {
+  /** The catalogue against it, with --limit-wait when given: nothing may fail, error or warn. */
+  async function fiveAMinute(limitWaitS?: number): Promise<string[]> {
+    const untested: string[] = [];
+    const results = await checkEmulator({
+      clock: virtualClock(),
+      untested,
+      waitForExpiry: true,
+      limiter: fixed(5, 60),
+      ...(limitWaitS !== undefined ? { limitWaitS } : {}),
+    });
+    expect(results.filter((r) => r.status === 'fail' || r.status === 'error' || r.status === 'warn')).toEqual([]);
+    return untested;
+  }
+
+  it('waiting 60 s at most: what the limit kept out past it is not tested, saying why and naming --limit-wait', async () => {
+    const untested = await fiveAMinute();
+    expect(untested.length).toBeGreaterThan(0);
+    for (const line of untested)
+      expect(line).toMatch(/^[\w.-]+: not tested: .* past the wait budget of 60 s; .*--limit-wait S .*--only /);
+  });
+
+  it('given --limit-wait 900: every check judged, none not tested', async () => {
+    expect(await fiveAMinute(900)).toEqual([]);
+  });
+});
