@@ -58,7 +58,9 @@ type Issued = TokenExchange & { issued: IssuedToken };
 function eachAfterExpiry(answers: Issued[], toleranceMs: number): boolean {
   return answers.every((a) =>
     answers.every((b) => {
-      if (a.issued.fingerprint === b.issued.fingerprint || b.sentAt < a.receivedAt) return true;
+      if (a.issued.fingerprint === b.issued.fingerprint) return true;
+      // b before a: the pair is judged the other way round. Overlapping: the race itself.
+      if (b.sentAt < a.receivedAt) return a.sentAt >= b.receivedAt;
       const expiresAt = a.issued.expiresAt;
       return typeof expiresAt === 'number' && b.sentAt >= expiresAt * 1000 - toleranceMs;
     }),
