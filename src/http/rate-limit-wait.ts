@@ -3,7 +3,7 @@
 // else backs off exponentially with full jitter, within a bounded budget so a service that never
 // lets up ends the check with RateLimitedError instead of hanging it. Requests that share one limit
 // share a LimitPacer (limit-pacer.ts): once it refuses one, they wait their turn, and the budget
-// counts the time in the queue too.
+// counts the waits the limit asks of each while its turn lasts.
 
 import type { Clock } from '../time/clock.js';
 import type { Exchange } from './exchange.js';
@@ -52,14 +52,15 @@ export async function sendWaitingOut429(
   waitOut: boolean,
   { budget, clock, random, pacer }: WaitOutOptions,
 ): Promise<Exchange> {
-  const started = clock.now();
-  const deadline = started + budget.maxTotalWaitMs;
-  // 'late': its budget ran out waiting its turn; it goes once, out of turn, and a 429 ends it.
+  // 'late': the head of the line gave up on the limit; this one goes once, out of turn, and a 429 ends it.
   type Turn = 'none' | 'held' | 'late';
   let turn = 'none' as Turn;
-  const takeTurn = async (): Promise<Turn> => (pacer ? ((await pacer.turn(deadline)) ? 'held' : 'late') : 'none');
+  let gaveUp = false;
+  const takeTurn = async (): Promise<Turn> => (pacer ? ((await pacer.turn()) ? 'held' : 'late') : 'none');
   try {
     if (waitOut && pacer?.engaged) turn = await takeTurn();
+    // Only the waits the limit asks of this request count against its budget, not its time in line.
+    let waited = 0;
     for (let attempt = 0; ; attempt++) {
       const exchange = await sendOnce();
       exchange.rateLimitWaits = attempt;
@@ -70,21 +71,27 @@ export async function sendWaitingOut429(
       const advised = retryAfterMs(exchange.headers['retry-after'], refusedAt) ?? backoff;
       // Its turn may have come after part of the advised wait, or all of it.
       const wait = Math.max(0, refusedAt + advised - clock.now());
-      const waited = clock.now() - started;
       if (turn === 'late' || attempt >= budget.maxRetries || waited + wait > budget.maxTotalWaitMs) {
-        throw new RateLimitedError(refusedPast(exchange.request, attempt + 1, waited, budget), exchange);
+        gaveUp = true;
+        throw new RateLimitedError(
+          refusedPast(exchange.request, attempt + 1, waited, budget, turn === 'late'),
+          exchange,
+        );
       }
+      waited += wait;
       await clock.sleep(wait);
     }
   } finally {
-    if (turn === 'held') pacer?.release(clock.now());
+    if (turn === 'held') pacer?.release(gaveUp);
   }
 }
 
-function refusedPast(request: string, tries: number, waitedMs: number, budget: RateLimitBudget): string {
-  const bound =
-    tries > budget.maxRetries
-      ? `${budget.maxRetries} retries`
-      : `the wait budget of ${Math.round(budget.maxTotalWaitMs / 1000)} s`;
-  return `${request} was still rate-limited (429) after ${tries} ${tries === 1 ? 'try' : 'tries'} and ${Math.round(waitedMs / 1000)} s of waiting, past ${bound}`;
+function refusedPast(request: string, tries: number, waitedMs: number, budget: RateLimitBudget, late: boolean): string {
+  const budgetS = Math.round(budget.maxTotalWaitMs / 1000);
+  const bound = late
+    ? `the request ahead of it in line had given up on the limit past the wait budget of ${budgetS} s`
+    : tries > budget.maxRetries
+      ? `past ${budget.maxRetries} retries`
+      : `past the wait budget of ${budgetS} s`;
+  return `${request} was still rate-limited (429) after ${tries} ${tries === 1 ? 'try' : 'tries'} and ${Math.round(waitedMs / 1000)} s of waiting, ${bound}`;
 }
