@@ -193,3 +193,16 @@ export function retryAfterPastProbe(
         : `no probe of \`ces-harness ratelimit\` reaches it (its longest sizes windows up to about ${HORIZON_MAX_S / 2} s)`;
   return { why, how };
 }
+
+/** How a note of a window past the probe's budget begins (advertised.ts, silent-window.ts). */
+const PAST_PROBE = "the window is longer than the probe's budget";
+
+/**
+ * A window past `run`'s probe, as `run` says it: `run` keeps its probe at its cap whatever the
+ * horizon, so the how is `ratelimit`'s longer probe (a silent minute under run was "not identified:
+ * … about 91 s of probing to confirm", with no way named to get it, 30 Nov).
+ */
+export function underRunHowTo(note: string, capS: number): string {
+  if (!note.includes(PAST_PROBE)) return note;
+  return `${note}; run's probe stops at ${capS} s: \`ces-harness ratelimit\` probes for up to ${probeBudgetS(DEFAULT_HORIZON_S)} s (--horizon S for a longer window)`;
+}

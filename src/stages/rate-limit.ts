@@ -27,6 +27,7 @@ import {
   probeBudgetS,
   proofHorizon,
   retryAfterPastProbe,
+  underRunHowTo,
 } from '../ratelimit/horizon.js';
 import { withoutRefuted } from '../ratelimit/refuted.js';
 import { searchBurst, searchSaid, searchStart, searchTop } from '../ratelimit/rate-bracket.js';
@@ -170,7 +171,11 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
         // Refused, but too seldom to read a limiter from (evidence.ts): nothing sized, nothing passes as sized.
         // The kind stays unidentified whatever a search below holds: the run is not tested all the same.
         search = searchStart(estimate);
-        io.untested('rate_limit', `${calls.endpoint}: ${estimate.notes.find((n) => n.startsWith(NOT_IDENTIFIED))}`);
+        const why = estimate.notes.find((n) => n.startsWith(NOT_IDENTIFIED))!;
+        io.untested(
+          'rate_limit',
+          `${calls.endpoint}: ${stageOptions.shortHorizon ? underRunHowTo(why, probeCapS) : why}`,
+        );
       } else if (!unusable && !signal.aborted && estimate.limiting_status !== null && estimate.sustained_rps === null) {
         // Limited, yet no steady rate got through: nothing was sized, so nothing may pass as sized.
         io.untested(

@@ -127,6 +127,17 @@ describe("a per-minute quota announced in Kong's fields, against run's 30 s prob
     expect(result.recommendation ?? null, context).toBeNull();
   }, 60_000);
 
+  // Later in the minute the drain is told to wait less, and the probe reads the window's first edge
+  // but not its second before run's cap: not identified, and run names the probe that gets it.
+  it('run, silent, 45 s into the minute: not identified, with `ces-harness ratelimit` as how; no rate claimed', async () => {
+    const at45 = Math.ceil(Date.now() / 60_000) * 60_000 + 45_000;
+    const { result, untested, context } = await stageOn(runRateLimitStage, MINUTE, virtualClock(at45), []);
+    expect(untested[0], context).toMatch(
+      /^rate_limit: tokens\.validate: not identified: the window is longer than the probe's budget \(30 s\): .*; run's probe stops at 30 s: `ces-harness ratelimit` probes for up to 150 s \(--horizon S for a longer window\)$/,
+    );
+    expect(result.sustained_rps ?? null, context).toBeNull();
+  }, 60_000);
+
   it('ratelimit, capped as run is: not tested, since sizing it was asked', async () => {
     const { untested, context } = await stageOn(
       makeRateLimitStage({ proofS: 0, maxDurationS: RUN_PROBE_CAP_S }),
