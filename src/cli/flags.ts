@@ -197,7 +197,7 @@ export const FLAGS = {
     kind: 'number',
     arg: 'S',
     description:
-      "how long one request of the checks may wait on the rate limit, seconds: its turn among the checks' requests once the limit refuses and each Retry-After; past it the check is not tested; config rate_limit.limit_wait_s",
+      "how long one request of the checks may wait out the rate limit's Retry-Afters, seconds, once its turn comes (once the limit refuses, the checks' requests take turns in it); past it the check is not tested; config rate_limit.limit_wait_s",
     default: '60',
     range: RANGES.limitWaitS,
     commands: ['run', 'check', 'cutover'],

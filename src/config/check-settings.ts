@@ -23,8 +23,9 @@ export interface RateLimitSettings {
    */
   maxRetryAfterS: number;
   /**
-   * How long one request of the checks may wait on the rate limit, its turn behind the others
-   * included (rate_limit.limit_wait_s, `--limit-wait`); 60 s when absent. Past it: not tested.
+   * How long one request of the checks may wait on the rate limit (the Retry-Afters it is given once
+   * its turn among the checks' requests comes; its time in line does not count), from
+   * rate_limit.limit_wait_s or `--limit-wait`; 60 s when absent. Past it: not tested.
    */
   limitWaitS?: number;
   /** False for an environment named production without --allow-production-load. */
