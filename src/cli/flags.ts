@@ -193,6 +193,15 @@ export const FLAGS = {
     range: RANGES.maxRps,
     commands: ['run', 'check', 'ratelimit', 'cutover'],
   },
+  'limit-wait': {
+    kind: 'number',
+    arg: 'S',
+    description:
+      "how long one request of the checks may wait out the rate limit's Retry-Afters, seconds, once its turn comes (once the limit refuses, the checks' requests take turns in it); past it the check is not tested; config rate_limit.limit_wait_s",
+    default: '60',
+    range: RANGES.limitWaitS,
+    commands: ['run', 'check', 'cutover'],
+  },
   'time-limit': {
     kind: 'number',
     arg: 'S',

@@ -22,6 +22,12 @@ export interface RateLimitSettings {
    * value up to it is honoured, even past recoveryWaitS; beyond it the recovery is not tested.
    */
   maxRetryAfterS: number;
+  /**
+   * How long one request of the checks may wait on the rate limit (the Retry-Afters it is given once
+   * its turn among the checks' requests comes; its time in line does not count), from
+   * rate_limit.limit_wait_s or `--limit-wait`; 60 s when absent. Past it: not tested.
+   */
+  limitWaitS?: number;
   /** False for an environment named production without --allow-production-load. */
   probingAllowed: boolean;
   /** `--max-duration`: the probe's time cap, seconds, when given (a window limiter needs about 2.5 windows). */

@@ -46,6 +46,8 @@ export const RANGES = {
   productionMaxRequests: range(1, 100_000, 'requests'),
   /** The longest Retry-After a probe waits out to judge recovery: an hour is past any probe's patience. */
   maxRetryAfterS: range(1, 3_600, 'seconds'),
+  /** How long one request of the checks may wait on the rate limit's Retry-Afters once its turn comes: an hour covers any window a check run could sit out. */
+  limitWaitS: range(1, 3_600, 'seconds'),
   loadRate: range(0.1, 100_000, 'requests per second', false),
   durationS: range(1, 86_400, 'seconds', false),
   vus: range(1, 10_000, 'virtual users'),

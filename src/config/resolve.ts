@@ -33,6 +33,7 @@ export const DEFAULTS = {
   // Per-minute windows are common, and a Retry-After of 61 s is then truthful: two minutes honours
   // any of them (check, run and ratelimit alike) without letting a probe sleep for an hour.
   maxRetryAfterS: 120,
+  limitWaitS: 60,
   loadRate: 20,
   vus: 5,
   segments: 1,
@@ -83,6 +84,7 @@ export interface SettingFlags {
   duration?: number;
   vus?: number;
   'max-rps'?: number;
+  'limit-wait'?: number;
   fleet?: number;
   'max-duration'?: number;
   horizon?: number;
@@ -315,6 +317,7 @@ export async function resolveSettings(
       ...fleetOf(flags.fleet ?? file.rate_limit?.fleet),
       recoveryWaitS: defaults.recoveryWaitS,
       maxRetryAfterS: file.rate_limit?.max_retry_after_s ?? DEFAULTS.maxRetryAfterS,
+      limitWaitS: flags['limit-wait'] ?? file.rate_limit?.limit_wait_s ?? DEFAULTS.limitWaitS,
       // Load and rate-limit probing of production need the explicit flag (contract: safety).
       probingAllowed: !isProduction(target ?? { environment: name }) || flags['allow-production-load'] === true,
       ...secondClientOf(file),

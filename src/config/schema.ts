@@ -77,6 +77,8 @@ export const configSchema = z
         max_rps: ranged(RANGES.maxRps).optional(),
         max_requests: ranged(RANGES.maxRequests).optional(),
         max_retry_after_s: ranged(RANGES.maxRetryAfterS).optional(),
+        /** How long one request of the checks may wait on the rate limit's Retry-Afters once its turn comes (`--limit-wait S`). */
+        limit_wait_s: ranged(RANGES.limitWaitS).optional(),
         /** How long a client's life the rate-limit proof covers, seconds (`--horizon S`). */
         horizon_s: ranged(RANGES.horizonS).optional(),
         /** Size the policy for this many client instances sharing the limit (`--fleet N`). */

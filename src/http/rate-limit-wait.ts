@@ -1,12 +1,15 @@
 // Waiting out a 429 met on the way. Real services limit every client, and a check about token
 // expiry must not fail because a rate limit answered first; so the client honours Retry-After,
 // else backs off exponentially with full jitter, within a bounded budget so a service that never
-// lets up ends the check with RateLimitedError instead of hanging it.
+// lets up ends the check with RateLimitedError instead of hanging it. Requests that share one limit
+// share a LimitPacer (limit-pacer.ts): once it refuses one, they wait their turn, and the budget
+// counts the waits the limit asks of each while its turn lasts.
 
 import type { Clock } from '../time/clock.js';
 import type { Exchange } from './exchange.js';
 import { fullJitterMs } from '../toolkit/backoff.js';
 import { retryAfterMs } from './retry-after.js';
+import type { LimitPacer } from './limit-pacer.js';
 
 export interface RateLimitBudget {
   /** Longest total wait for one logical request, across its retries. */
@@ -39,28 +42,56 @@ export interface WaitOutOptions {
   /** Retry-After is read against its now(), the wait is its sleep. */
   clock: Clock;
   random: () => number;
+  /** Shared by the requests that meet one limit: once it refuses, they wait their turn in it. */
+  pacer?: LimitPacer;
 }
 
 /** Sends until the answer is not a 429 (or `waitOut` is false), recording the waits on the exchange. */
 export async function sendWaitingOut429(
   sendOnce: () => Promise<Exchange>,
   waitOut: boolean,
-  { budget, clock, random }: WaitOutOptions,
+  { budget, clock, random, pacer }: WaitOutOptions,
 ): Promise<Exchange> {
-  let waited = 0;
-  for (let attempt = 0; ; attempt++) {
-    const exchange = await sendOnce();
-    exchange.rateLimitWaits = attempt;
-    if (exchange.status !== 429 || !waitOut) return exchange;
-    const backoff = fullJitterMs(budget.baseMs, budget.capMs, attempt, random);
-    const wait = retryAfterMs(exchange.headers['retry-after'], clock.now()) ?? backoff;
-    if (attempt >= budget.maxRetries || waited + wait > budget.maxTotalWaitMs) {
-      throw new RateLimitedError(
-        `${exchange.request} was still rate-limited (429) after ${attempt + 1} tries and ${Math.round(waited / 1000)} s of waiting`,
-        exchange,
-      );
+  // 'late': the head of the line gave up on the limit; this one goes once, out of turn, and a 429 ends it.
+  type Turn = 'none' | 'held' | 'late';
+  let turn = 'none' as Turn;
+  let gaveUp = false;
+  const takeTurn = async (): Promise<Turn> => (pacer ? ((await pacer.turn()) ? 'held' : 'late') : 'none');
+  try {
+    if (waitOut && pacer?.engaged) turn = await takeTurn();
+    // Only the waits the limit asks of this request count against its budget, not its time in line.
+    let waited = 0;
+    for (let attempt = 0; ; attempt++) {
+      const exchange = await sendOnce();
+      exchange.rateLimitWaits = attempt;
+      if (exchange.status !== 429 || !waitOut) return exchange;
+      const refusedAt = clock.now();
+      if (turn === 'none') turn = await takeTurn();
+      const backoff = fullJitterMs(budget.baseMs, budget.capMs, attempt, random);
+      const advised = retryAfterMs(exchange.headers['retry-after'], refusedAt) ?? backoff;
+      // Its turn may have come after part of the advised wait, or all of it.
+      const wait = Math.max(0, refusedAt + advised - clock.now());
+      if (turn === 'late' || attempt >= budget.maxRetries || waited + wait > budget.maxTotalWaitMs) {
+        gaveUp = true;
+        throw new RateLimitedError(
+          refusedPast(exchange.request, attempt + 1, waited, budget, turn === 'late'),
+          exchange,
+        );
+      }
+      waited += wait;
+      await clock.sleep(wait);
     }
-    waited += wait;
-    await clock.sleep(wait);
+  } finally {
+    if (turn === 'held') pacer?.release(gaveUp);
   }
+}
+
+function refusedPast(request: string, tries: number, waitedMs: number, budget: RateLimitBudget, late: boolean): string {
+  const budgetS = Math.round(budget.maxTotalWaitMs / 1000);
+  const bound = late
+    ? `the request ahead of it in line had given up on the limit past the wait budget of ${budgetS} s`
+    : tries > budget.maxRetries
+      ? `past ${budget.maxRetries} retries`
+      : `past the wait budget of ${budgetS} s`;
+  return `${request} was still rate-limited (429) after ${tries} ${tries === 1 ? 'try' : 'tries'} and ${Math.round(waitedMs / 1000)} s of waiting, ${bound}`;
 }

@@ -23,6 +23,7 @@ import { dispatcherFor, requestTimeoutMs, type HttpVersion } from './dispatcher.
 import { evidenceOf } from './evidence.js';
 import { quoteBody, quoteField, quoteHeader, type QuotedAnswer } from './quote-body.js';
 import type { Exchange, IssuedToken, SendOptions, TokenExchange, TransportSeen } from './exchange.js';
+import type { LimitPacer } from './limit-pacer.js';
 import { DEFAULT_RATE_LIMIT_BUDGET, sendWaitingOut429, type RateLimitBudget } from './rate-limit-wait.js';
 import { flattenHeaders, readCapped } from './read-answer.js';
 import { fingerprint, type Redactor } from './redact.js';
@@ -55,12 +56,15 @@ export interface ServiceClientOptions {
   env?: NodeJS.ProcessEnv;
   /** The run's production gate (production-gate.ts): consulted for every request when the target is production. */
   production?: ProductionGate;
+  /** Shared with the other clients that meet the same limit (limit-pacer.ts); none: each request waits alone. */
+  pacer?: LimitPacer;
 }
 
 export class ServiceClient {
   readonly target: Target;
   private readonly dispatcher: Dispatcher;
-  private readonly opts: Required<Omit<ServiceClientOptions, 'connections' | 'env' | 'production'>>;
+  private readonly opts: Required<Omit<ServiceClientOptions, 'connections' | 'env' | 'production' | 'pacer'>> &
+    Pick<ServiceClientOptions, 'pacer'>;
   private readonly echoes: string[] = [];
   /** Only for a production target: every request passes it before it is sent. */
   private readonly gate: ProductionGate | undefined;
@@ -86,6 +90,7 @@ export class ServiceClient {
       rateLimitBudget: options.rateLimitBudget ?? DEFAULT_RATE_LIMIT_BUDGET,
       clock: options.clock ?? systemClock,
       random: options.random ?? Math.random,
+      ...(options.pacer ? { pacer: options.pacer } : {}),
     };
     this.gate = isProduction(target) ? options.production : undefined;
     this.dispatcher = dispatcherFor(target, options.connections, options.env, (version: HttpVersion) =>
@@ -104,11 +109,12 @@ export class ServiceClient {
   }
 
   send(method: string, path: string, options: SendOptions = {}): Promise<Exchange> {
-    const { rateLimitBudget: budget, clock, random } = this.opts;
+    const { rateLimitBudget: budget, clock, random, pacer } = this.opts;
     return sendWaitingOut429(() => this.sendOnce(method, path, options), options.waitOut429 !== false, {
       budget,
       clock,
       random,
+      ...(pacer ? { pacer } : {}),
     });
   }
 

@@ -168,3 +168,41 @@ export function proofHorizon(
 }
 
 const fmt = (s: number) => String(Math.round(s * 10) / 10);
+
+/**
+ * Why a probe stopped by a Retry-After past its cap sized nothing, and how to size it: the wait
+ * says the limit lifts, and a window that long takes about 2.5 of it to size (a silent 600 per
+ * 60 s under run's 30 s probe, Retry-After 57 s, stopped after 3 s: 30 Nov). `run` names
+ * `ratelimit`, whose default probe covers a one-minute window; `ratelimit` names its --horizon.
+ */
+export function retryAfterPastProbe(
+  retryAfterS: number,
+  capS: number,
+  command: 'run' | 'ratelimit',
+): { why: string; how: string } {
+  const needS = PROBE_WINDOWS * retryAfterS;
+  const waitS = Math.round(retryAfterS);
+  const why = `its Retry-After of ${waitS} s says it lifts within ${waitS} s, and sizing a window that long takes about ${Math.ceil(needS)} s of probing, past ${command === 'run' ? `run's ${capS} s probe` : `the probe's ${capS} s`}`;
+  if (command === 'ratelimit') return { why, how: probingHowTo(retryAfterS, needS, false) };
+  const horizonS = horizonFor(retryAfterS, needS);
+  const how =
+    probeBudgetS(DEFAULT_HORIZON_S) >= needS
+      ? '`ces-harness ratelimit` sizes it'
+      : horizonS !== null
+        ? `\`ces-harness ratelimit --horizon ${horizonS}\` sizes it`
+        : `no probe of \`ces-harness ratelimit\` reaches it (its longest sizes windows up to about ${HORIZON_MAX_S / 2} s)`;
+  return { why, how };
+}
+
+/** How a note of a window past the probe's budget begins (advertised.ts, silent-window.ts). */
+const PAST_PROBE = "the window is longer than the probe's budget";
+
+/**
+ * A window past `run`'s probe, as `run` says it: `run` keeps its probe at its cap whatever the
+ * horizon, so the how is `ratelimit`'s longer probe (a silent minute under run was "not identified:
+ * … about 91 s of probing to confirm", with no way named to get it, 30 Nov).
+ */
+export function underRunHowTo(note: string, capS: number): string {
+  if (!note.includes(PAST_PROBE)) return note;
+  return `${note}; run's probe stops at ${capS} s: \`ces-harness ratelimit\` probes for up to ${probeBudgetS(DEFAULT_HORIZON_S)} s (--horizon S for a longer window)`;
+}

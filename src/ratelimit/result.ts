@@ -244,7 +244,8 @@ export function summaryLines(r: RateLimitResult): string[] {
     const conformance = status === 429 ? '429' : `${status}, non-conformant: §7 wants 429`;
     lines.push(
       `rate limit on ${r.endpoint} (${conformance}): ${measuredFigures(r)}, ` +
-        `Retry-After ${r.retry_after_header}, scope ${r.scope}`,
+        // 'unknown' is the header's truth not judged (a probe stopped before waiting one out), not a header unseen.
+        `Retry-After ${r.retry_after_header === 'unknown' ? 'not judged' : r.retry_after_header}, scope ${r.scope}`,
     );
   }
   if (r.limiter)

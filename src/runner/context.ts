@@ -4,6 +4,8 @@ import { setMaxListeners } from 'node:events';
 import { Redactor } from '../http/redact.js';
 import { MAX_IN_FLIGHT } from '../ratelimit/in-flight.js';
 import { ServiceClient } from '../http/service-client.js';
+import { LimitPacer } from '../http/limit-pacer.js';
+import { DEFAULT_RATE_LIMIT_BUDGET } from '../http/rate-limit-wait.js';
 import type { TransportSeen } from '../http/exchange.js';
 import type { Target } from '../config/target.js';
 import type { Expectations, ProductionSettings, RateLimitSettings } from '../config/check-settings.js';
@@ -57,9 +59,24 @@ export function createContext(input: ContextInput): OpenContext {
   const production = input.production ?? { maxRequests: DEFAULTS.productionMaxRequests, business: {} };
   const gate = input.productionGate ?? productionGateFor(production);
   const clients: ServiceClient[] = [];
+  const rateLimitBudget = {
+    ...DEFAULT_RATE_LIMIT_BUDGET,
+    maxTotalWaitMs: (input.rateLimit.limitWaitS ?? DEFAULT_RATE_LIMIT_BUDGET.maxTotalWaitMs / 1000) * 1000,
+  };
+  // One per base URL: the checks share its limit, another environment's limit is its own.
+  const pacers = new Map<string, LimitPacer>();
   const clientFor = (target: Target) => {
+    const pacer = pacers.get(target.baseUrl) ?? new LimitPacer();
+    pacers.set(target.baseUrl, pacer);
     // Connections open on demand: the checks use a few, the rate-limit burst up to MAX_IN_FLIGHT against slow answers.
-    const client = new ServiceClient(target, { redactor, clock, production: gate, connections: MAX_IN_FLIGHT });
+    const client = new ServiceClient(target, {
+      redactor,
+      clock,
+      production: gate,
+      connections: MAX_IN_FLIGHT,
+      pacer,
+      rateLimitBudget,
+    });
     clients.push(client);
     return client;
   };

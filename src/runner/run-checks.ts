@@ -83,11 +83,12 @@ export async function runCheck(
  * A check whose request the rate limit still refused past the wait budget judged nothing: not
  * tested, never an error of the service (§7 lets a limit refuse; ratelimit.recovers judges whether
  * it lifts). A sandbox limited to 1 req/s, burst 2, shared by the concurrent checks, left
- * business.invalid-token-401 "errored" after 11 tries, and the conformant run FAILed (30 Nov).
+ * business.invalid-token-401 "errored" after 11 tries, and the conformant run FAILed (30 Nov). The
+ * checks now take turns in the limit (limit-pacer.ts); what still waits past --limit-wait lands here.
  */
 function limitAnsweredFirst(check: Check, err: RateLimitedError): Outcome {
   return notTested(
-    `${err.message}; not judged (the rate limit answered first, shared with the checks running beside it): \`ces-harness check --only ${check.id}\` gives it the limit to itself`,
+    `${err.message}; not judged (the rate limit answered first; the checks share it and take turns in it): --limit-wait S (rate_limit.limit_wait_s) waits longer, \`ces-harness check --only ${check.id}\` gives it the limit to itself`,
   );
 }
 

@@ -16,7 +16,7 @@ import { unusableProbe } from '../ratelimit/answers.js';
 import { ProbeSetupError, probeCalls } from '../ratelimit/calls.js';
 import { DISCOVER_DEFAULTS, STOPPED_SHORT, discover, latencyBound } from '../ratelimit/discover.js';
 import { NOT_IDENTIFIED } from '../ratelimit/evidence.js';
-import { announcedPastBudget } from '../ratelimit/probe/advertised.js';
+import { LONG_WINDOW_S, announcedPastBudget } from '../ratelimit/probe/advertised.js';
 import { cutAfterRefusalsS, prove } from '../ratelimit/prove.js';
 import {
   DEFAULT_HORIZON_S,
@@ -26,6 +26,8 @@ import {
   longestKnownWindow,
   probeBudgetS,
   proofHorizon,
+  retryAfterPastProbe,
+  underRunHowTo,
 } from '../ratelimit/horizon.js';
 import { withoutRefuted } from '../ratelimit/refuted.js';
 import { searchBurst, searchSaid, searchStart, searchTop } from '../ratelimit/rate-bracket.js';
@@ -169,10 +171,20 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
         // Refused, but too seldom to read a limiter from (evidence.ts): nothing sized, nothing passes as sized.
         // The kind stays unidentified whatever a search below holds: the run is not tested all the same.
         search = searchStart(estimate);
-        io.untested('rate_limit', `${calls.endpoint}: ${estimate.notes.find((n) => n.startsWith(NOT_IDENTIFIED))}`);
+        const why = estimate.notes.find((n) => n.startsWith(NOT_IDENTIFIED))!;
+        io.untested(
+          'rate_limit',
+          `${calls.endpoint}: ${stageOptions.shortHorizon ? underRunHowTo(why, probeCapS) : why}`,
+        );
       } else if (!unusable && !signal.aborted && estimate.limiting_status !== null && estimate.sustained_rps === null) {
         // Limited, yet no steady rate got through: nothing was sized, so nothing may pass as sized.
-        io.untested('rate_limit', limitMetUnsized(calls.endpoint, estimate));
+        io.untested(
+          'rate_limit',
+          limitMetUnsized(calls.endpoint, estimate, {
+            command: stageOptions.shortHorizon ? 'run' : 'ratelimit',
+            capS: probeCapS,
+          }),
+        );
       }
       const bracket = search ? estimate.rate_bracket : undefined;
       const recommendation = unusable ? null : (recommend(estimate) ?? search);
@@ -422,16 +434,25 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
 
 /**
  * Why a probe that met the limit sized nothing: a figure for what passed before the first refusal
- * only where one was measured (never a placeholder printed as is).
+ * only where one was measured (never a placeholder printed as is). `stopped`: the command and its
+ * probe's cap, to name the probe that covers a Retry-After past it.
  */
 export function limitMetUnsized(
   endpoint: string,
-  e: Pick<Estimate, 'burst' | 'duration_s' | 'requests_limited' | 'requests_sent'> & Partial<Pick<Estimate, 'notes'>>,
+  e: Pick<Estimate, 'burst' | 'duration_s' | 'requests_limited' | 'requests_sent'> &
+    Partial<Pick<Estimate, 'notes' | 'retry_after_max_s'>>,
+  stopped?: { command: 'run' | 'ratelimit'; capS: number },
 ): string {
   const after = e.burst !== null ? ` after ${e.burst} requests` : '';
   // A probe whose next wait (a Retry-After of 57 s, a window's period) ran past its cap did not see
   // the limit fail to lift: a longer probe is the how, said first (a silent 600 per 60 s under run, 30 Nov).
   const short = e.notes?.find((n) => n.startsWith(STOPPED_SHORT));
+  const retryAfterS = e.retry_after_max_s ?? null;
+  if (short && stopped && retryAfterS !== null && retryAfterS >= LONG_WINDOW_S) {
+    // The service said when it lifts; the probe did not wait to see. Whether it does is check's ratelimit.recovers.
+    const { why, how } = retryAfterPastProbe(retryAfterS, stopped.capS, stopped.command);
+    return `${endpoint}: not sized: the limit was met${after}; ${why} (it stopped after ${e.duration_s.toFixed(0)} s): ${how}`;
+  }
   const neverLifts = 'a limit that never lifts breaks §7, see ratelimit.recovers in `check`';
   const hint = short
     ? `the probe ${short.replace(/[:;] the estimate may be partial$/, '')}; a longer probe may size it, \`ces-harness ratelimit\` (--max-duration); ${neverLifts}`

@@ -117,6 +117,7 @@ describe('resolveSettings', () => {
       maxRequests: 100,
       recoveryWaitS: 60,
       maxRetryAfterS: 90,
+      limitWaitS: 60,
       probingAllowed: true,
     });
   });

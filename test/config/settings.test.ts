@@ -40,6 +40,7 @@ describe('resolveSettings: defaults', () => {
       maxRequests: DEFAULTS.maxRequests,
       recoveryWaitS: EMBEDDED.recoveryWaitS,
       maxRetryAfterS: DEFAULTS.maxRetryAfterS,
+      limitWaitS: DEFAULTS.limitWaitS,
       probingAllowed: true,
     });
     expect(s.load).toEqual({
@@ -77,6 +78,13 @@ describe('resolveSettings: defaults', () => {
   it('a rate given by flag is the user’s: run never sizes it again', async () => {
     const s = await resolveSettings({ rate: 7 }, {}, folder());
     expect(s.load.given).toEqual({ rate: true, overLimitRate: false });
+  });
+
+  it("the checks' wait on the rate limit: 60 s, the config's limit_wait_s, --limit-wait over both", async () => {
+    const withKey = CONFIG.replace('rate_limit: { max_rps: 30 }', 'rate_limit: { max_rps: 30, limit_wait_s: 300 }');
+    expect((await resolveSettings({}, ENV, folder(CONFIG))).rateLimit.limitWaitS).toBe(60);
+    expect((await resolveSettings({}, ENV, folder(withKey))).rateLimit.limitWaitS).toBe(300);
+    expect((await resolveSettings({ 'limit-wait': 900 }, ENV, folder(withKey))).rateLimit.limitWaitS).toBe(900);
   });
 
   it('production: probing only with --allow-production-load', async () => {

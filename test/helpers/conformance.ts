@@ -37,7 +37,11 @@ export interface RunOptions {
   only?: string[];
   skip?: string[];
   rateLimit?: { rps: number; burst: number };
+  /** Any limiter model (or set) the emulator enforces instead of the `rateLimit` bucket. */
+  limiter?: EmulatorOptions['limiter'];
   redactor?: Redactor;
+  /** --limit-wait: how long one request of the checks may wait on the rate limit (60 s unless given). */
+  limitWaitS?: number;
   /** --clock-tolerance (the built-in emulator's 1 s unless given). */
   clockToleranceS?: number;
   /** Behaviour changes of the emulator (a service that refuses tokens a little early, say). */
@@ -68,6 +72,7 @@ export async function checkEmulator(options: RunOptions = {}): Promise<CheckResu
     faults: options.faults ?? [],
     profiles: options.profiles ?? [],
     rateLimit: options.rateLimit ?? { rps: 50, burst: 50 },
+    ...(options.limiter ? { limiter: options.limiter } : {}),
     ...(options.overrides ? { overrides: options.overrides } : {}),
     ...(options.clock ? { now: options.clock.now } : {}),
   });
@@ -91,6 +96,7 @@ export async function checkEmulator(options: RunOptions = {}): Promise<CheckResu
         recoveryWaitS: 15,
         maxRetryAfterS: 120,
         probingAllowed: true,
+        ...(options.limitWaitS !== undefined ? { limitWaitS: options.limitWaitS } : {}),
       },
       ledger: Ledger.disabled(),
       checks: selected,

@@ -2,20 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../src/http/exchange.js';
 import { RateLimitedError, sendWaitingOut429, type RateLimitBudget } from '../../src/http/rate-limit-wait.js';
 import { virtualClock } from '../../src/time/clock.js';
+import { scriptedAnswer } from '../helpers/scripted-answer.js';
 
-const answer = (status: number, headers: Record<string, string> = {}): Exchange => ({
-  request: 'GET /tokens/validate',
-  status,
-  headers,
-  text: '',
-  json: undefined,
-  truncated: false,
-  durationMs: 1,
-  sentAt: 0,
-  receivedAt: 0,
-  rateLimitWaits: 0,
-  echoesSecret: false,
-});
+const answer = scriptedAnswer;
 
 const BUDGET: RateLimitBudget = { maxTotalWaitMs: 10_000, maxRetries: 3, baseMs: 100, capMs: 1_000 };
 

@@ -84,6 +84,27 @@ describe('a limit met but not sized says so without a placeholder', () => {
       limitMetUnsized('tokens.validate', { ...probe, burst: null, notes: [stoppedForTime(30_000, 30_000)] }),
     ).not.toMatch(/longer probe/);
   });
+
+  // The same silent 600 per 60 s: its Retry-After said when it lifts; the probe did not wait to see.
+  // The how is the probe that covers such a window, by the command's own setting; never the
+  // never-lifts hint, which the service's own word contradicts (recovery stays check's to judge).
+  it('a probe stopped short by a Retry-After past its cap says so, and names the probe that covers it', () => {
+    const stopped = {
+      duration_s: 3.02,
+      requests_limited: 2,
+      requests_sent: 602,
+      burst: 598,
+      retry_after_max_s: 57,
+      notes: [stoppedForTime(3020, 30_000)],
+    };
+    const underRun = limitMetUnsized('tokens.validate', stopped, { command: 'run', capS: 30 });
+    expect(underRun).toMatch(
+      /^tokens\.validate: not sized: the limit was met after 598 requests; its Retry-After of 57 s says it lifts within 57 s, and sizing a window that long takes about 143 s of probing, past run's 30 s probe \(it stopped after 3 s\): `ces-harness ratelimit` sizes it/,
+    );
+    expect(underRun).not.toMatch(/never lifts/);
+    const underRatelimit = limitMetUnsized('tokens.validate', stopped, { command: 'ratelimit', capS: 30 });
+    expect(underRatelimit).toMatch(/past the probe's 30 s .*: --horizon 114 \(rate_limit\.horizon_s\) gives it 143 s/);
+  });
 });
 
 // A limit announced on a window longer than run's probe can verify (Kong's X-RateLimit-Limit-Minute

@@ -144,6 +144,11 @@ describe('toRateLimitResult', () => {
     expect(summaryLines(r)[0]).toBe(
       'rate limit on tokens.validate (429): not sized, Retry-After truthful, scope unknown',
     );
+    // A Retry-After the probe stopped before waiting out (a silent minute under run: 57 s) is not judged, not unseen.
+    const notWaited = toRateLimitResult({ ...unsized, retry_after_header: 'unknown' }, null, null);
+    expect(summaryLines(notWaited)[0]).toBe(
+      'rate limit on tokens.validate (429): not sized, Retry-After not judged, scope unknown',
+    );
     const noBurst = toRateLimitResult({ ...ESTIMATE, burst: null }, null, null);
     expect(summaryLines(noBurst)[0]).toMatch(/: sustained 49\.98 req\/s, burst not measured, recovery 0\.041 s,/);
     expect(summaryLines(noBurst).join('\n')).not.toContain('?');

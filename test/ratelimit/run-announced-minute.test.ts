@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmulator, type Emulator } from '../../src/emulator/index.js';
+import { createEmulator, type Emulator, type ProfileName } from '../../src/emulator/index.js';
 import { makeRateLimitStage, runRateLimitStage } from '../../src/stages/rate-limit.js';
 import { runIo } from '../../src/stages/run-io.js';
 import { processIo } from '../../src/cli/io.js';
@@ -49,12 +49,17 @@ describe("a per-minute quota announced in Kong's fields, against run's 30 s prob
    * The stage against an emulator of its own (each drains its minute), with what it left untested;
    * on `clock` when given, the emulator's too (a probe without k6 rounds: its 30 s pass in an instant).
    */
-  async function stageOn(stage: typeof runRateLimitStage, limiter: Limits = MINUTE, clock?: Clock) {
+  async function stageOn(
+    stage: typeof runRateLimitStage,
+    limiter: Limits = MINUTE,
+    clock?: Clock,
+    profiles: ProfileName[] = ['ratelimit-headers-kong'],
+  ) {
     const emulator = await createEmulator({
       port: 0,
       environments: ['sandbox'],
       limiter,
-      profiles: ['ratelimit-headers-kong'],
+      profiles,
       ...(clock ? { now: clock.now } : {}),
     });
     emulators.push(emulator);
@@ -102,6 +107,35 @@ describe("a per-minute quota announced in Kong's fields, against run's 30 s prob
     expect(result.sustained_announced!.measured_rps, context).toBeGreaterThan(25);
     expect(result.recommendation?.target_rps, context).toBeLessThanOrEqual(10);
     expect(context).toMatch(/sustained 10 req\/s \(announced, not proven: 600 per 60 s/);
+  }, 60_000);
+
+  // The same minute, silent but for Retry-After (57 s or so): run's probe stopped after 3 s, and
+  // said "no sustained rate could be measured … a limit that never lifts breaks §7" (30 Nov). The
+  // service said when it lifts; what run could not size is not tested, with why and the probe that
+  // sizes it, and no rate is claimed.
+  it('run, silent: not tested, the Retry-After past its probe said, `ces-harness ratelimit` as how; no rate claimed', async () => {
+    // At a minute's start, as the 30 Nov run met it: the drain fills the window within 3 s and is
+    // told to wait most of a minute (later in the window the wait is shorter and the probe reads more).
+    const minuteStart = Math.ceil(Date.now() / 60_000) * 60_000;
+    const { result, untested, context } = await stageOn(runRateLimitStage, MINUTE, virtualClock(minuteStart), []);
+    expect(untested, context).toEqual([
+      expect.stringMatching(
+        /^rate_limit: tokens\.validate: not sized: the limit was met( after \d+ requests)?; its Retry-After of \d+ s says it lifts within \d+ s, and sizing a window that long takes about \d+ s of probing, past run's 30 s probe \(it stopped after \d+ s\): `ces-harness ratelimit` sizes it$/,
+      ),
+    ]);
+    expect(result.sustained_rps ?? null, context).toBeNull();
+    expect(result.recommendation ?? null, context).toBeNull();
+  }, 60_000);
+
+  // Later in the minute the drain is told to wait less, and the probe reads the window's first edge
+  // but not its second before run's cap: not identified, and run names the probe that gets it.
+  it('run, silent, 45 s into the minute: not identified, with `ces-harness ratelimit` as how; no rate claimed', async () => {
+    const at45 = Math.ceil(Date.now() / 60_000) * 60_000 + 45_000;
+    const { result, untested, context } = await stageOn(runRateLimitStage, MINUTE, virtualClock(at45), []);
+    expect(untested[0], context).toMatch(
+      /^rate_limit: tokens\.validate: not identified: the window is longer than the probe's budget \(30 s\): .*; run's probe stops at 30 s: `ces-harness ratelimit` probes for up to 150 s \(--horizon S for a longer window\)$/,
+    );
+    expect(result.sustained_rps ?? null, context).toBeNull();
   }, 60_000);
 
   it('ratelimit, capped as run is: not tested, since sizing it was asked', async () => {

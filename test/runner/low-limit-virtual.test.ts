@@ -1,0 +1,74 @@
+// A conformant sandbox whose limit is far below our emulator's never fails the run: the checks
+// share one limit, so they pace themselves to it (one request at a time once a 429 is met, each
+// Retry-After honoured by all) instead of each retrying on its own until its tries run out. Seen
+// 30 Nov against `serve --limiter fixed --rate-limit 1 --window 1`: three checks, sixteen running
+// at once, each gave up after 11 tries, and `check` said NOT TESTED, exit 1. On one virtual clock
+// with the emulator, the minutes a low limit costs pass in an instant.
+
+import { describe, expect, it } from 'vitest';
+import { verdictOf } from '../../src/report/model.js';
+import { checkEmulator } from '../helpers/conformance.js';
+import { virtualClock } from '../../src/time/clock.js';
+import type { FixedWindowModel } from '../../src/ratelimit/limiters/index.js';
+
+/** As `serve --limiter fixed` makes it: windows on whole multiples of their length. */
+const fixed = (limit: number, windowS: number): FixedWindowModel => ({
+  kind: 'fixed-window',
+  limit,
+  window_s: windowS,
+  phase_s: 0,
+  counts_refused: false,
+});
+
+describe('the checks against a conformant low limit, on virtual time', () => {
+  it.each([
+    ['a bucket of 1 req/s, burst 1', { rateLimit: { rps: 1, burst: 1 } }],
+    ['a fixed window of 1 per 1 s', { limiter: fixed(1, 1) }],
+    ['a fixed window of 1 per 2 s', { limiter: fixed(1, 2) }],
+  ])('%s: every check judged, none errored, none not tested', async (_name, limit) => {
+    const untested: string[] = [];
+    const results = await checkEmulator({ clock: virtualClock(), untested, waitForExpiry: true, ...limit });
+    const notPassed = results.filter((r) => r.status !== 'pass');
+    // The ledger cannot apply to a fresh emulator. The 8 s token the session fetched, paced behind
+    // the other checks' requests, can have too little life left to be probed just before its expiry.
+    const plainSkips = /^(token\.ledger: skip: |token\.valid-until-expiry: skip: the token had too little life left)/;
+    expect(notPassed.map((r) => `${r.id}: ${r.status}: ${r.message}`).filter((line) => !plainSkips.test(line))).toEqual(
+      [],
+    );
+    expect(untested).toEqual([]);
+    expect(verdictOf(results, null)).toBe('pass');
+  });
+});
+
+describe('the checks against a conformant window of 5 a minute or slower, on virtual time', () => {
+  /** The catalogue against 5 per `windowS`, with --limit-wait when given: nothing may fail, error or warn. */
+  async function fivePer(windowS: number, limitWaitS?: number): Promise<string[]> {
+    const untested: string[] = [];
+    const results = await checkEmulator({
+      clock: virtualClock(),
+      untested,
+      waitForExpiry: true,
+      limiter: fixed(5, windowS),
+      ...(limitWaitS !== undefined ? { limitWaitS } : {}),
+    });
+    expect(results.filter((r) => r.status === 'fail' || r.status === 'error' || r.status === 'warn')).toEqual([]);
+    return untested;
+  }
+
+  // Each request in line waits its turn, and the Retry-After it is given then (at most the minute)
+  // is within the 60 s budget: slow, and every check judged.
+  it('5 per 60 s: every check judged, none not tested', async () => {
+    expect(await fivePer(60)).toEqual([]);
+  });
+
+  it('5 per 120 s, waiting 60 s at most: what the limit kept out past it is not tested, naming --limit-wait', async () => {
+    const untested = await fivePer(120);
+    expect(untested.length).toBeGreaterThan(0);
+    for (const line of untested)
+      expect(line).toMatch(/^[\w.-]+: not tested: .*past the wait budget of 60 s; .*--limit-wait S .*--only /);
+  });
+
+  it('5 per 120 s given --limit-wait 130: every check judged, none not tested', async () => {
+    expect(await fivePer(120, 130)).toEqual([]);
+  });
+});
