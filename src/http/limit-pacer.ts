@@ -12,6 +12,9 @@
 // never lifts thus ends the line within one budget, not one budget per request.
 
 export class LimitPacer {
+  /** Says a long wait in the limit aloud: a run behind a minute's window is otherwise silent for minutes. */
+  constructor(private readonly progress: (line: string) => void = () => {}) {}
+
   private pacing = false;
   private held = false;
   private readonly waiters: Array<(turn: boolean) => void> = [];
@@ -41,4 +44,17 @@ export class LimitPacer {
     if (next) next(true);
     else this.held = false;
   }
+
+  /** The holder waits `waitMs` on the limit before its next try: said when a user would notice it. */
+  waiting(request: string, waitMs: number): void {
+    if (waitMs < NOTICEABLE_WAIT_MS) return;
+    const behind = this.waiters.length;
+    this.progress(
+      `rate limited (429) on ${request}: waiting ${(waitMs / 1000).toFixed(1)} s before its next try` +
+        (behind > 0 ? `, ${behind} more of the checks' requests in line behind it` : ''),
+    );
+  }
 }
+
+/** Shorter waits pass unremarked: the terminal's line per check already shows the run moving. */
+const NOTICEABLE_WAIT_MS = 2000;

@@ -79,6 +79,7 @@ export async function sendWaitingOut429(
         );
       }
       waited += wait;
+      pacer?.waiting(exchange.request, wait);
       await clock.sleep(wait);
     }
   } finally {

@@ -63,10 +63,11 @@ export function createContext(input: ContextInput): OpenContext {
     ...DEFAULT_RATE_LIMIT_BUDGET,
     maxTotalWaitMs: (input.rateLimit.limitWaitS ?? DEFAULT_RATE_LIMIT_BUDGET.maxTotalWaitMs / 1000) * 1000,
   };
+  const progress = input.progress ?? (() => {});
   // One per base URL: the checks share its limit, another environment's limit is its own.
   const pacers = new Map<string, LimitPacer>();
   const clientFor = (target: Target) => {
-    const pacer = pacers.get(target.baseUrl) ?? new LimitPacer();
+    const pacer = pacers.get(target.baseUrl) ?? new LimitPacer(progress);
     pacers.set(target.baseUrl, pacer);
     // Connections open on demand: the checks use a few, the rate-limit burst up to MAX_IN_FLIGHT against slow answers.
     const client = new ServiceClient(target, {
@@ -84,7 +85,6 @@ export function createContext(input: ContextInput): OpenContext {
   // the CA), which a run of only tls.* checks never needs.
   let targetClient: ServiceClient | undefined;
   const http = () => (targetClient ??= clientFor(input.target));
-  const progress = input.progress ?? (() => {});
   const session = new TokenSession({
     get http() {
       return http();

@@ -68,3 +68,35 @@ describe('requests sharing a limit of 1 req/s', () => {
     expect(seconds).toBeLessThanOrEqual(BUDGET.maxRetries + 1);
   });
 });
+
+describe('a long wait in the limit is said aloud', () => {
+  /** A window that lifts every 30 s: the checks behind it would be silent for minutes. */
+  it('each wait of the head of the line is a progress line naming the request, the wait and the line behind it', async () => {
+    const clock = virtualClock(Date.UTC(2031, 0, 1, 12, 0, 0, 300));
+    let windowIndex = -1;
+    const sendOnce = async () => {
+      const index = Math.floor(clock.now() / 30_000);
+      if (index !== windowIndex) {
+        windowIndex = index;
+        return answer(200);
+      }
+      return answer(429, { 'retry-after': '30' });
+    };
+    const lines: string[] = [];
+    const pacer = new LimitPacer((line) => lines.push(line));
+    const options = { budget: { ...BUDGET, maxTotalWaitMs: 120_000 }, clock, random: () => 0.5, pacer };
+    const outcomes = await Promise.all(Array.from({ length: 3 }, () => sendWaitingOut429(sendOnce, true, options)));
+    expect(outcomes.map((o) => o.status)).toEqual([200, 200, 200]);
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    expect(lines[0]).toMatch(
+      /^rate limited \(429\) on POST \/tokens: waiting 30\.0 s before its next try, 1 more of the checks' requests in line behind it$/,
+    );
+    expect(lines.at(-1)).toMatch(/waiting \d+\.\d s before its next try$/);
+  });
+
+  it('a wait under two seconds is not said', async () => {
+    const lines: string[] = [];
+    await sixteen(new LimitPacer((line) => lines.push(line)));
+    expect(lines).toEqual([]);
+  });
+});
