@@ -42,7 +42,9 @@ describe('a check the rate limit kept refusing', () => {
     expect(results[0]!.message).toMatch(
       /^not tested: POST \/v1\/evaluation was still rate-limited .*--only business\.invalid-token-401/,
     );
-    expect(untested).toEqual([expect.stringMatching(/^business\.invalid-token-401: not tested: /)]);
+    expect(untested).toEqual([
+      expect.stringMatching(/^business\.invalid-token-401: POST \/v1\/evaluation was still rate-limited/),
+    ]);
     const reasons = verdictReasonsOf(results, null, [{ stage: 'checks', reason: untested[0]! }]);
     expect(verdictWord({ verdict: 'fail', verdict_reasons: reasons })).toBe('NOT TESTED');
   });
