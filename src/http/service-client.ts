@@ -98,6 +98,11 @@ export class ServiceClient {
     return this.opts.redactor;
   }
 
+  /** The most of a body this client reads: an answer past it is cut (Exchange.truncated). */
+  get bodyCapBytes(): number {
+    return this.opts.bodyCapBytes;
+  }
+
   /** The clock this client stamps its exchanges with: whatever judges them reads the same one. */
   get clock(): Clock {
     return this.opts.clock;

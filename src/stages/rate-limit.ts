@@ -13,7 +13,7 @@ import type { FleetResult, RateLimitResult } from '../report/model.js';
 import type { Credentials } from '../spec/credentials.js';
 import type { RateLimitEndpoint } from '../spec/endpoints.js';
 import { unusableProbe } from '../ratelimit/answers.js';
-import { ProbeSetupError, probeCalls } from '../ratelimit/calls.js';
+import { AnswerOverCap, ProbeSetupError, probeCalls } from '../ratelimit/calls.js';
 import { DISCOVER_DEFAULTS, STOPPED_SHORT, discover, latencyBound } from '../ratelimit/discover.js';
 import { NOT_IDENTIFIED } from '../ratelimit/evidence.js';
 import { announcedPastBudget } from '../ratelimit/probe/advertised.js';
@@ -99,18 +99,18 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
       }
       // Every answer of the paced stream, by status: a probe whose answers were not the endpoint
       // working (all 401, a redirect, 5xx) measured nothing and must not pass.
-      const tally = new Map<number, number>();
+      const tally = new Map<number | string, number>();
       const primary = calls.primary;
       calls = {
         ...calls,
         primary: async () => {
-          const count = (status: number) => tally.set(status, (tally.get(status) ?? 0) + 1);
+          const count = (key: number | string) => tally.set(key, (tally.get(key) ?? 0) + 1);
           try {
             const ex = await primary();
             count(ex.status);
             return ex;
           } catch (err) {
-            count(0);
+            count(err instanceof AnswerOverCap ? err.tallied : 0);
             throw err;
           }
         },

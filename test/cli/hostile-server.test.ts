@@ -343,6 +343,14 @@ describe('ratelimit against a hostile probe endpoint (tokens.validate) or token 
       handle: onValidate(trickleForever),
     },
     {
+      // Each answer is cut at the body cap: not an answer, so never counted as one the limit admitted.
+      name: 'validate: a 200 whose body never ends',
+      said: /^tokens.validate: only 0 of \d+ probe answers came from the working endpoint \(\d+ × 200 over the body cap\); the service must end its answers/,
+      handle: onValidate(
+        (_req, res) => void endless().pipe(res.writeHead(200, { 'content-type': 'application/json' })),
+      ),
+    },
+    {
       name: 'validate: a 1 MB header',
       said: /^GET \/tokens\/validate answered with headers over the \d+ bytes the client reads/,
       handle: onValidate(hugeHeader),
