@@ -843,12 +843,14 @@ function estimateOf(
   const announced = announcedFindings(probe, advertised, figures.limiter);
   // Refused, yet no rate read: where paced proof rounds search for one (rate-bracket.ts).
   const bracket = status !== null && figures.sustained_rps === null && !slow ? rateBracket(samples) : null;
+  const reach = status === null ? noLimitReach(probe) : undefined;
   return {
     ...probeTotals(probe),
     endpoint: probe.calls.endpoint,
     limiting_status: status,
     // Nothing refused: how far that was tested, the rate reached and over how long (never a bare "none").
-    ...(status === null ? { no_limit_up_to: noLimitReach(probe) } : {}),
+    // Undefined when nothing was answered: "nothing measured", never a reach.
+    ...(status === null && reach ? { no_limit_up_to: reach } : {}),
     latency_p95_ms: stream.latencyP95Ms,
     sustained_rps: figures.sustained_rps,
     sustained_precision: figures.sustained_precision,
