@@ -224,6 +224,24 @@ describe('check against a hostile POST /tokens', () => {
   );
 });
 
+describe('check against a validate whose 200 never ends', () => {
+  it('the validate checks fail, the burst is not tested for want of a valid answer (never "raise max_rps"), exit 1', async () => {
+    const url = await start((req, res, body) =>
+      req.url?.startsWith('/tokens/validate')
+        ? void endless().pipe(res.writeHead(200, { 'content-type': 'application/json' }))
+        : service(TOKEN)(req, res, body),
+    );
+    const { report, check } = await checkAgainst(url, [1], [TOKEN]);
+    expect(report.verdict).toBe('fail');
+    expect(check('validate.valid-token').status).toBe('fail');
+    const burst = check('ratelimit.limit-enforced');
+    expect(`${burst.status}: ${burst.message}`).toMatch(
+      /^skip: not tested: \d+ of \d+ burst requests got no valid answer \(last: GET \/tokens\/validate answered 200 with a body over the 65536-byte cap/,
+    );
+    expect(burst.message).not.toContain('max_rps');
+  });
+});
+
 describe('a token request redirected elsewhere', () => {
   // Elsewhere counts connections, whatever they speak: following the redirect at all connects to it.
   it.each([
