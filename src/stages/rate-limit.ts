@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { RateLimitedError } from '../http/rate-limit-wait.js';
 import { ServiceClient } from '../http/service-client.js';
 import { locateK6 } from '../k6/locate.js';
 import { findProjectRoot } from '../fs/project-root.js';
@@ -58,6 +59,13 @@ export interface RateLimitStageOptions {
   shortHorizon?: string;
 }
 
+/**
+ * What a limit that refused the probe's set-up past the client's wait budget (429 from the first
+ * request, whatever its Retry-After) leaves to say: no limit of 0 measured, nothing passed, and what to do.
+ */
+const SPENT_BEFORE_PROBE =
+  '; every set-up request was refused: the limit is spent (by earlier traffic on these credentials?) or does not lift (`ces-harness check` judges that: ratelimit.recovers); run again once it has lifted';
+
 export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): Stage<RateLimitResult> {
   const allowed = (settings: TargetSettings) => {
     refuseProductionLoad(settings, 'rate-limit probing');
@@ -93,9 +101,10 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           ...(sentBefore ? { sentBefore } : {}),
         });
       } catch (err) {
-        if (!(err instanceof ProbeSetupError)) throw err;
-        io.untested('rate_limit', `the probe could not start: ${err.message}`);
-        return notProbed(endpoint, err.message);
+        if (!(err instanceof ProbeSetupError) && !(err instanceof RateLimitedError)) throw err;
+        const why = err instanceof RateLimitedError ? `${err.message}${SPENT_BEFORE_PROBE}` : err.message;
+        io.untested('rate_limit', `the probe could not start: ${why}`);
+        return notProbed(endpoint, why);
       }
       // Every answer of the paced stream, by status: a probe whose answers were not the endpoint
       // working (all 401, a redirect, 5xx) measured nothing and must not pass.

@@ -374,6 +374,15 @@ describe('ratelimit against a hostile probe endpoint (tokens.validate) or token 
       handle: onValidate(hugeHeader),
     },
     {
+      // Content-Length 1000, five bytes, then the connection closed: an answer cut short is none.
+      name: 'validate: a 200 cut short',
+      said: /^GET \/tokens\/validate: the connection was closed before the answer was complete \(other side closed\)$/,
+      handle: onValidate((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' }).write('{"val');
+        setTimeout(() => res.socket?.destroy(), 20);
+      }),
+    },
+    {
       name: 'POST /tokens: a 1 MB token',
       said: /^the probe could not start: POST \/tokens with the configured credentials returned 200 <application\/json, 65536 chars/,
       handle: service(TOKEN, hugeToken),
@@ -392,6 +401,31 @@ describe('ratelimit against a hostile probe endpoint (tokens.validate) or token 
       expect(Date.now() - started).toBeLessThan(15_000);
       const untested = report.verdict_reasons.find((r) => r.kind === 'not_tested');
       expect(untested?.text ?? '').toMatch(said);
+    },
+  );
+});
+
+describe('ratelimit against a validate that answers 429 from the first request', () => {
+  it.each(['1000000000', '-1', 'Thu, 01 Jan 1970 00:00:00 GMT', 'Fri, 01 Jan 2100 00:00:00 GMT', 'soon'])(
+    'Retry-After %s: not tested, with why and what to do; exit 1, never a limit of 0 passed',
+    async (retryAfter) => {
+      const url = await start((req, res, body) =>
+        req.url?.startsWith('/tokens/validate')
+          ? void res
+              .writeHead(429, { 'retry-after': retryAfter, 'content-type': 'application/json' })
+              .end('{"error":"rate limited"}')
+          : service(TOKEN)(req, res, body),
+      );
+      // The client's wait-out of the set-up 429s on a virtual clock: the waits take no real time.
+      const { report } = await checkAgainst(url, [1], [TOKEN], {
+        clock: virtualClock(),
+        command: ['ratelimit', '--max-duration', '5', '--history', 'off'],
+      });
+      expect(report.verdict).toBe('fail');
+      const untested = report.verdict_reasons.find((r) => r.kind === 'not_tested');
+      expect(untested?.text ?? '').toMatch(
+        /^the probe could not start: GET \/tokens\/validate was still rate-limited \(429\) after 11 tries .*; every set-up request was refused: the limit is spent .*ratelimit\.recovers.*run again once it has lifted$/,
+      );
     },
   );
 });
