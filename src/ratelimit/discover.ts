@@ -59,6 +59,7 @@ import { windowFigures, windowLengthS, windowPhase, type WindowModel } from './p
 import { ERROR_STREAK, Probe, type Heard } from './probe/probe.js';
 import { MAX_IN_FLIGHT, reachableRps } from './in-flight.js';
 import { retryAfterPhase, type RetryAfterFindings } from './probe/retry-after.js';
+import { beyondWaitBudget } from '../http/retry-after.js';
 import { drainAgainFromIdle } from './probe/redrain.js';
 import { counterEdgePhase, type CounterEdgeFindings } from './probe/counter-edge.js';
 import { edgeCameLate, rampAfterShape, rampFromEdge } from './probe/counter-ramp.js';
@@ -822,6 +823,10 @@ function estimateOf(
       `probe defect: it spent all of rate_limit.max_requests (${maxRequests} requests) without pinning the limiter down; the estimate is partial`,
     );
   else if (stoppedBy === 'time') notes.push(stoppedForTime(probe.elapsed(), maxDurationMs));
+  // A Retry-After past the wait budget (10^9 s) that ended the probe before its own phase said so: why nothing was waited out.
+  const beyond =
+    refusals.retryAfterMax === null ? undefined : beyondWaitBudget(refusals.retryAfterMax, probe.maxRetryAfterS);
+  if (beyond && !notes.includes(`not tested: ${beyond}`)) notes.push(`not tested: ${beyond}`);
   else if (stoppedBy === 'budget') notes.push(`stopped at production's request budget: ${probe.lastError}`);
   else if (stoppedBy === 'errors')
     notes.push(`stopped after ${ERROR_STREAK} transport errors in a row (last: ${probe.lastError.slice(0, 160)})`);

@@ -433,6 +433,9 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
  * Why a probe that met the limit sized nothing: a figure for what passed before the first refusal
  * only where one was measured (never a placeholder printed as is).
  */
+/** How discover's note on a Retry-After past the wait budget begins (http/retry-after.ts beyondWaitBudget). */
+const RETRY_AFTER_PAST_BUDGET = 'not tested: Retry-After ';
+
 export function limitMetUnsized(
   endpoint: string,
   e: Pick<Estimate, 'burst' | 'duration_s' | 'requests_limited' | 'requests_sent'> & Partial<Pick<Estimate, 'notes'>>,
@@ -442,9 +445,13 @@ export function limitMetUnsized(
   // the limit fail to lift: a longer probe is the how, said first (a silent 600 per 60 s under run, 30 Nov).
   const short = e.notes?.find((n) => n.startsWith(STOPPED_SHORT));
   const neverLifts = 'a limit that never lifts breaks §7, see ratelimit.recovers in `check`';
-  const hint = short
-    ? `the probe ${short.replace(/[:;] the estimate may be partial$/, '')}; a longer probe may size it, \`ces-harness ratelimit\` (--max-duration); ${neverLifts}`
-    : neverLifts;
+  // A Retry-After past the wait budget (10^9 s) is no wait a longer probe would see the end of.
+  const pastBudget = e.notes?.find((n) => n.startsWith(RETRY_AFTER_PAST_BUDGET));
+  const hint = pastBudget
+    ? `${pastBudget.slice('not tested: '.length)}; ${neverLifts}`
+    : short
+      ? `the probe ${short.replace(/[:;] the estimate may be partial$/, '')}; a longer probe may size it, \`ces-harness ratelimit\` (--max-duration); ${neverLifts}`
+      : neverLifts;
   return `${endpoint}: the limit was met${after} but no sustained rate could be measured in ${e.duration_s.toFixed(0)} s (${e.requests_limited} of ${e.requests_sent} answers limited; ${hint})`;
 }
 

@@ -1,0 +1,40 @@
+// A limit whose refusals ask for an absurd wait (Retry-After: 10^9 s, some 31 years) on the virtual
+// clock: the probe never waits it out, ends at once, and says why it sized nothing: the Retry-After
+// past the wait budget (rate_limit.max_retry_after_s), never "a longer probe may size it", which no
+// --max-duration could.
+
+import { describe, expect, it } from 'vitest';
+import { discover } from '../../src/ratelimit/discover.js';
+import { limitMetUnsized } from '../../src/stages/rate-limit.js';
+import { fixedWindow, virtualWorld } from './virtual-limit.js';
+
+describe('refusals with Retry-After 10^9 s', () => {
+  it('not waited, not sized, and the line says the Retry-After is past the wait budget', async () => {
+    const world = virtualWorld({ limiter: () => fixedWindow(5), status: 429 });
+    const answered = world.calls.primary;
+    const primary = async () => {
+      const ex = await answered();
+      return ex.status === 429 ? { ...ex, headers: { ...ex.headers, 'retry-after': '1000000000' } } : ex;
+    };
+    try {
+      const e = await discover({
+        calls: { ...world.calls, primary },
+        clock: world.clock,
+        maxRps: 100,
+        maxRequests: 500,
+        maxDurationS: 60,
+        maxRetryAfterS: 120,
+      });
+      expect(e.duration_s).toBeLessThan(60);
+      expect(e.sustained_rps).toBeNull();
+      expect(e.notes).toContain(
+        'not tested: Retry-After 1000000000 s exceeds the wait budget (120 s); raise rate_limit.max_retry_after_s to test recovery',
+      );
+      const why = limitMetUnsized('tokens.validate', e);
+      expect(why).toContain('Retry-After 1000000000 s exceeds the wait budget (120 s)');
+      expect(why).not.toContain('a longer probe');
+    } finally {
+      world.stop();
+    }
+  });
+});
