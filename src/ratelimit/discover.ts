@@ -838,6 +838,10 @@ function estimateOf(
   // Judged on what the probe read, before the evidence rule: latency-bound timings are the reason there is too little evidence.
   const slow = latencyBound(stream.latencyP95Ms, claimed.sustained_rps, claimed.limiter);
   if (slow) notes.unshift(`not tested: ${slow}`);
+  if (refusals.unreadableRetryAfter)
+    notes.push(
+      `${refusals.unreadableRetryAfter} refusals carried a Retry-After that is neither delay-seconds nor an HTTP-date: read as none (RFC 9110 §10.2.3; \`check\`'s ratelimit.retry-after judges it)`,
+    );
   if (refusals.withoutRetryAfter > 0 && refusals.retryAfterMax !== null)
     notes.push(`${refusals.withoutRetryAfter} refusals carried no Retry-After while others did`);
   const headers =

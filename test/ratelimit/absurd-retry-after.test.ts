@@ -38,3 +38,28 @@ describe('refusals with Retry-After 10^9 s', () => {
     }
   });
 });
+
+describe('refusals with a Retry-After that is no delay (-1, garbage)', () => {
+  it.each(['-1', 'soon'])('%s: read as none, and said so (not "absent")', async (retryAfter) => {
+    const world = virtualWorld({ limiter: () => fixedWindow(5), status: 429 });
+    const answered = world.calls.primary;
+    const primary = async () => {
+      const ex = await answered();
+      return ex.status === 429 ? { ...ex, headers: { ...ex.headers, 'retry-after': retryAfter } } : ex;
+    };
+    try {
+      const e = await discover({
+        calls: { ...world.calls, primary },
+        clock: world.clock,
+        maxRps: 100,
+        maxRequests: 500,
+        maxDurationS: 20,
+      });
+      expect(e.notes.join('\n')).toMatch(
+        /\d+ refusals carried a Retry-After that is neither delay-seconds nor an HTTP-date: read as none/,
+      );
+    } finally {
+      world.stop();
+    }
+  });
+});
