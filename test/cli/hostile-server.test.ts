@@ -129,10 +129,12 @@ async function checkAgainst(
     expect = globalExpect,
     requestTimeoutS = 2,
     command = ['check'],
-  }: { clock?: Clock; expect?: ExpectStatic; requestTimeoutS?: number; command?: string[] } = {},
+    config,
+  }: { clock?: Clock; expect?: ExpectStatic; requestTimeoutS?: number; command?: string[]; config?: string } = {},
 ) {
   const cwd = mkdtempSync(join(tmpdir(), 'ces-hostile-'));
   writeFileSync(join(cwd, 'ca.pem'), pki.caPem);
+  if (config !== undefined) writeFileSync(join(cwd, 'ces-harness.yaml'), config);
   const timeout = ['--request-timeout', String(requestTimeoutS)];
   const res = await runCliInProcess(
     [...command, '--base-url', url, '--ca', 'ca.pem', '--report-dir', 'report', ...timeout],
@@ -349,7 +351,17 @@ describe('ratelimit against a hostile probe endpoint (tokens.validate) or token 
     (hostile: Handler): Handler =>
     (req, res, body) =>
       req.url?.startsWith('/tokens/validate') ? hostile(req, res, body) : service(TOKEN)(req, res, body);
-  const cases: Array<{ name: string; handle: Handler; said: RegExp }> = [
+  const cases: Array<{ name: string; handle: Handler; said: RegExp; config?: string }> = [
+    {
+      // The probe's own endpoint the token request (rate_limit.endpoint): each answer cut at the cap.
+      name: 'POST /tokens probed (tokens.issue): a 200 whose body never ends',
+      said: /^tokens.issue: only 0 of \d+ probe answers came from the working endpoint \((.*, )?\d+ × 200 over the body cap(, .*)?\)/,
+      handle: service(
+        TOKEN,
+        (_req, res) => void endless().pipe(res.writeHead(200, { 'content-type': 'application/json' })),
+      ),
+      config: 'rate_limit:\n  endpoint: tokens.issue\n',
+    },
     {
       name: 'validate: headers that never end',
       said: /^GET \/tokens\/validate got no complete answer within 1 s/,
@@ -390,13 +402,14 @@ describe('ratelimit against a hostile probe endpoint (tokens.validate) or token 
   ];
   it.concurrent.for(cases)(
     '$name: not tested, exit 1, a report, no leak',
-    async ({ handle, said }, { expect, onTestFinished }) => {
+    async ({ handle, said, config }, { expect, onTestFinished }) => {
       const url = await start(handle, [], onTestFinished);
       const started = Date.now();
       const { report } = await checkAgainst(url, [1], [TOKEN, 'T'.repeat(64)], {
         expect,
         requestTimeoutS: 1,
         command: ['ratelimit', '--max-duration', '5', '--history', 'off'],
+        ...(config ? { config } : {}),
       });
       expect(Date.now() - started).toBeLessThan(15_000);
       const untested = report.verdict_reasons.find((r) => r.kind === 'not_tested');
