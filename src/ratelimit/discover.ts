@@ -773,6 +773,8 @@ export function latencyBound(
  */
 /** How the note of a probe stopped short of its cap begins (stoppedForTime). */
 export const STOPPED_SHORT = 'stopped after ';
+/** How the note of a probe that stopped on answers that never came (or never ended) begins. */
+export const STOPPED_ON_ERRORS = `stopped after ${ERROR_STREAK} requests in a row got no valid answer`;
 
 export function stoppedForTime(elapsedMs: number, maxDurationMs: number): string {
   const capS = maxDurationMs / 1000;
@@ -828,8 +830,7 @@ function estimateOf(
     refusals.retryAfterMax === null ? undefined : beyondWaitBudget(refusals.retryAfterMax, probe.maxRetryAfterS);
   if (beyond && !notes.includes(`not tested: ${beyond}`)) notes.push(`not tested: ${beyond}`);
   else if (stoppedBy === 'budget') notes.push(`stopped at production's request budget: ${probe.lastError}`);
-  else if (stoppedBy === 'errors')
-    notes.push(`stopped after ${ERROR_STREAK} transport errors in a row (last: ${probe.lastError.slice(0, 160)})`);
+  else if (stoppedBy === 'errors') notes.push(`${STOPPED_ON_ERRORS} (last: ${probe.lastError.slice(0, 160)})`);
   // Little's law bound the stream: what max_rps would have found above that rate was not tested.
   if (probe.inFlightBound && refusals.statuses.size === 0)
     notes.push(

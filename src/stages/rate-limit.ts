@@ -15,7 +15,7 @@ import type { Credentials } from '../spec/credentials.js';
 import type { RateLimitEndpoint } from '../spec/endpoints.js';
 import { unusableProbe } from '../ratelimit/answers.js';
 import { AnswerOverCap, ProbeSetupError, probeCalls } from '../ratelimit/calls.js';
-import { DISCOVER_DEFAULTS, STOPPED_SHORT, discover, latencyBound } from '../ratelimit/discover.js';
+import { DISCOVER_DEFAULTS, STOPPED_ON_ERRORS, STOPPED_SHORT, discover, latencyBound } from '../ratelimit/discover.js';
 import { NOT_IDENTIFIED } from '../ratelimit/evidence.js';
 import { announcedPastBudget } from '../ratelimit/probe/advertised.js';
 import { cutAfterRefusalsS, prove } from '../ratelimit/prove.js';
@@ -149,7 +149,14 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
       let search: Recommendation | null = null;
       // A probe that spends its whole budget failed to pin the limiter down: never a pass. Said
       // first: a budget spent before the rate was measured is not a limit that never lifts.
-      if (!signal.aborted && estimate.partial && estimate.requests_sent >= maxRequests) {
+      const stoppedOnErrors = estimate.notes.find((n) => n.startsWith(STOPPED_ON_ERRORS));
+      if (!unusable && !signal.aborted && stoppedOnErrors) {
+        // The service stopped answering mid-probe (a crash, a tarpit): what came before is no reading of its limit.
+        io.untested(
+          'rate_limit',
+          `${calls.endpoint}: the probe ${stoppedOnErrors}: what it saw before measures no limit; make the service answer every request, then probe again`,
+        );
+      } else if (!signal.aborted && estimate.partial && estimate.requests_sent >= maxRequests) {
         io.untested(
           'rate_limit',
           `${calls.endpoint}: the probe spent all of rate_limit.max_requests (${maxRequests}) without pinning the limiter down; the estimate is partial`,

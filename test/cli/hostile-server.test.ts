@@ -381,6 +381,13 @@ describe('ratelimit against a hostile probe endpoint (tokens.validate) or token 
       ),
     },
     {
+      // Answers, then goes silent mid-probe (a crash, a tarpit): what the probe saw before is no "no limit".
+      name: 'validate: 50 answers, then none',
+      said: /^tokens.validate: the probe stopped after 20 requests in a row got no valid answer \(last: GET \/tokens\/validate got no complete answer within 1 s\): what it saw before measures no limit/,
+      handle: ((answered = 0) =>
+        onValidate((req, res, body) => (++answered > 50 ? undefined : service(TOKEN)(req, res, body))))(),
+    },
+    {
       name: 'validate: a 1 MB header',
       said: /^GET \/tokens\/validate answered with headers over the \d+ bytes the client reads/,
       handle: onValidate(hugeHeader),

@@ -55,7 +55,7 @@ describe('no limit met: how far the probe looked', () => {
       const line = summaryLines(toRateLimitResult(e, null, null))[0]!;
       expect(line).toMatch(/^rate limit on tokens\.validate: nothing measured; \d+ requests sent$/);
       expect(e.notes.join('\n')).toContain(
-        'stopped after 20 transport errors in a row (last: GET /tokens/validate answered 200 with a body over',
+        'stopped after 20 requests in a row got no valid answer (last: GET /tokens/validate answered 200 with a body over',
       );
     } finally {
       world.stop();
