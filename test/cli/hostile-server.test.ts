@@ -363,6 +363,16 @@ describe('ratelimit against a hostile probe endpoint (tokens.validate) or token 
       config: 'rate_limit:\n  endpoint: tokens.issue\n',
     },
     {
+      // No declared length: a business body that never ends is no answer either.
+      name: 'POST /v1/evaluation probed (business.evaluation): a 200 whose body never ends',
+      said: /^business.evaluation: only 0 of \d+ probe answers came from the working endpoint \((.*, )?\d+ × 200 over the body cap(, .*)?\)/,
+      handle: (req, res, body) =>
+        req.url === '/v1/evaluation'
+          ? void endless().pipe(res.writeHead(200, { 'content-type': 'application/json' }))
+          : service(TOKEN)(req, res, body),
+      config: 'rate_limit:\n  endpoint: business.evaluation\n',
+    },
+    {
       name: 'validate: headers that never end',
       said: /^GET \/tokens\/validate got no complete answer within 1 s/,
       handle: onValidate(headersWithoutEnd),
@@ -423,6 +433,28 @@ describe('ratelimit against a hostile probe endpoint (tokens.validate) or token 
       expect(untested?.text ?? '').toMatch(said);
     },
   );
+});
+
+describe('ratelimit probing a business endpoint whose answers are larger than the body cap', () => {
+  // §4.4 leaves business payloads to the user: a 200 of 100 KB with its Content-Length is the
+  // endpoint working (check judges its status alone), cut at the cap only because the harness reads no more.
+  it('a declared 100 KB body is an answer the limit admitted, never "over the body cap"', async () => {
+    const big = JSON.stringify({ items: 'x'.repeat(100 * 1024) });
+    const url = await start((req, res, body) =>
+      req.url === '/v1/evaluation' && req.headers.authorization === `Bearer ${TOKEN}`
+        ? void res
+            .writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(big)) })
+            .end(big)
+        : service(TOKEN)(req, res, body),
+    );
+    const { report } = await checkAgainst(url, [0, 1], [TOKEN], {
+      command: ['ratelimit', '--max-duration', '5', '--history', 'off'],
+      config: 'rate_limit:\n  endpoint: business.evaluation\n',
+    });
+    expect(report.rate_limit?.endpoint).toBe('business.evaluation');
+    expect(report.rate_limit?.no_limit_up_to).toBeDefined();
+    for (const reason of report.verdict_reasons) expect(reason.text).not.toContain('over the body cap');
+  });
 });
 
 describe('ratelimit against a validate that answers 429 from the first request', () => {
