@@ -91,3 +91,21 @@ export function unusableProbe(tally: StatusTally): string | undefined {
   const shown = others.map(([key, n]) => `${n} × ${key === 0 ? 'no answer' : key}`).join(', ');
   return `only ${working} of ${total} probe answers came from the working endpoint (${shown})${hintFor(others[0]?.[0])}`;
 }
+
+/**
+ * Why a probe that met no limit cannot say "no limit", when more than a tenth of its requests got no
+ * valid answer (none within the timeout, a body past the cap): a service that leaves one request in
+ * three unanswered was read as "no limit up to 193 req/s". A real stream loses a few, never that many.
+ */
+export function gapsInStream(tally: StatusTally): string | undefined {
+  let total = 0;
+  const gaps: Array<[number | string, number]> = [];
+  for (const [key, n] of tally) {
+    total += n;
+    if (key === 0 || typeof key === 'string') gaps.push([key, n]);
+  }
+  const missing = gaps.reduce((sum, [, n]) => sum + n, 0);
+  if (missing * 10 <= total) return undefined;
+  const shown = gaps.map(([key, n]) => `${n} × ${key === 0 ? 'no answer' : key}`).join(', ');
+  return `${missing} of ${total} probe requests got no valid answer (${shown}): a stream with that many gaps shows no "no limit"; make the service answer every request, then probe again`;
+}

@@ -13,7 +13,7 @@ import { findProjectRoot } from '../fs/project-root.js';
 import type { FleetResult, RateLimitResult } from '../report/model.js';
 import type { Credentials } from '../spec/credentials.js';
 import type { RateLimitEndpoint } from '../spec/endpoints.js';
-import { unusableProbe } from '../ratelimit/answers.js';
+import { gapsInStream, unusableProbe } from '../ratelimit/answers.js';
 import { AnswerOverCap, ProbeSetupError, probeCalls } from '../ratelimit/calls.js';
 import { DISCOVER_DEFAULTS, STOPPED_ON_ERRORS, STOPPED_SHORT, discover, latencyBound } from '../ratelimit/discover.js';
 import { NOT_IDENTIFIED } from '../ratelimit/evidence.js';
@@ -161,6 +161,8 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           'rate_limit',
           `${calls.endpoint}: the probe spent all of rate_limit.max_requests (${maxRequests}) without pinning the limiter down; the estimate is partial`,
         );
+      } else if (!unusable && !signal.aborted && estimate.limiting_status === null && gapsInStream(tally)) {
+        io.untested('rate_limit', `${calls.endpoint}: ${gapsInStream(tally)}`);
       } else if (!unusable && !signal.aborted && noLimitUntested(calls.endpoint, estimate)) {
         // No limit met, but the probe never got near the rate it aimed at: "none" would claim more than it saw.
         io.untested('rate_limit', noLimitUntested(calls.endpoint, estimate)!);
