@@ -9,7 +9,7 @@ export const check: Check = {
   level: 'must',
   needsAcceptedCredentials: true,
   description:
-    'Sends a paced burst to `rate_limit.endpoint` (never above `max_rps` nor past `max_requests`) until the service limits it, and wants that answer to be 429 (§7), not 503 or another status. No limit met within those bounds is not tested (exit 1), not a failure: a limit above the ceiling looks like none. Runs last and alone, after a second without requests from the run (its earlier requests count against the same limit); against production only with --allow-production-load.',
+    'Sends a paced burst to `rate_limit.endpoint` (never above `max_rps` nor past `max_requests`) until the service limits it, and wants that answer to be 429 (§7), not 503 or another status. No limit met within those bounds is not tested (exit 1), not a failure: a limit above the ceiling looks like none; so is a burst whose requests mostly got no valid answer (timeouts, bodies past the body cap). Runs last and alone, after a second without requests from the run (its earlier requests count against the same limit); against production only with --allow-production-load.',
   phase: 'last',
   async run(ctx) {
     const burst = await limitBurst(ctx);
@@ -19,6 +19,12 @@ export const check: Check = {
       .join(', ');
     const summary = `${burst.sent} requests at ≤${burst.rps}/s in ${burst.durationS.toFixed(1)} s (${spread})`;
     const limited = burst.limited;
+    // Mostly no valid answer (timeouts, bodies cut at the cap): neither a limit nor its absence was seen.
+    const unanswered = burst.statuses[0] ?? 0;
+    if (!limited && unanswered * 2 > burst.sent)
+      return notTested(
+        `${unanswered} of ${burst.sent} burst requests got no valid answer (last: ${(burst.lastError ?? '').slice(0, 200)}); no verdict on §8`,
+      );
     if (!limited) {
       const achieved = burst.achievedRps;
       if (achieved < burst.rps * MIN_REACH_SHARE) {

@@ -82,21 +82,26 @@ interface Reference {
   expiresAt: number;
 }
 
-/** One token for all VUs to compare with. Only its fingerprint leaves setup (setup data is exported). */
-export function setup(): Reference {
-  const { token } = issueToken(cfg, { step: 'setup' });
-  if (token === undefined)
-    throw new Error(
-      'POST /tokens with the configured credentials did not return a token (§4.1); see the conformance checks',
-    );
-  return { fingerprint: token.fingerprint, expiresAt: token.expiresAt };
+/**
+ * One token for all VUs to compare with. Only its fingerprint leaves setup (setup data is exported).
+ * None when the limit still refused it past the retry budget (spent by what ran before, a
+ * Retry-After longer than the budget): a call lost to the limit like any VU's, never a crash that
+ * fails a conformant service; each VU then compares from the first token it gets.
+ */
+export function setup(): Reference | undefined {
+  const { outcome, token } = issueToken(cfg, { step: 'setup' });
+  if (token !== undefined) return { fingerprint: token.fingerprint, expiresAt: token.expiresAt };
+  if (keptOutByTheLimit(outcome)) return undefined;
+  throw new Error(
+    'POST /tokens with the configured credentials did not return a token (§4.1); see the conformance checks',
+  );
 }
 
 // Per VU: the token this VU believes is current.
 let held: Reference | undefined;
 
-export function sameToken(ref: Reference): void {
-  held ??= { ...ref };
+export function sameToken(ref: Reference | undefined): void {
+  if (ref !== undefined) held ??= { ...ref };
   const outcome = withRetry(cfg, () => postTokens(cfg, credentialsOf(cfg)));
   settle(outcome);
   const token = parseToken(outcome.res);
@@ -106,7 +111,7 @@ export function sameToken(ref: Reference): void {
   });
   if (token !== undefined) {
     let early = false;
-    if (token.fingerprint !== held.fingerprint) {
+    if (held !== undefined && token.fingerprint !== held.fingerprint) {
       // A change is fine once the held token may have expired, never while this call was certainly before that.
       early = positionOf(outcome, held.expiresAt, edgeAllowanceOf(cfg)) === 'certainly-before';
       (early ? tokenChangedBeforeExpiry : tokenRenewals).add(1);

@@ -103,6 +103,11 @@ export class ServiceClient {
     return this.opts.redactor;
   }
 
+  /** The most of a body this client reads: an answer past it is cut (Exchange.truncated). */
+  get bodyCapBytes(): number {
+    return this.opts.bodyCapBytes;
+  }
+
   /** The clock this client stamps its exchanges with: whatever judges them reads the same one. */
   get clock(): Clock {
     return this.opts.clock;
@@ -409,5 +414,8 @@ function unreadAnswer(err: unknown, label: string, timeoutMs: number): NodeJS.Er
   // undici's cap on an HTTP/1.1 answer's head is Node's (--max-http-header-size).
   if (e?.code === 'UND_ERR_HEADERS_OVERFLOW')
     return said(`${label} answered with headers over the ${maxHeaderSize} bytes the client reads`, e.code);
+  // undici's bare "other side closed": which request, and that its answer was cut, not refused.
+  if (e?.code === 'UND_ERR_SOCKET')
+    return said(`${label}: the connection was closed before the answer was complete (other side closed)`, e.code);
   return undefined;
 }

@@ -52,8 +52,22 @@ export function resetSeconds(headers: Record<string, string>, nowMs: number): nu
   return m?.[1] === undefined ? undefined : Number(m[1]);
 }
 
-/** How many answers of each status the probe's paced stream got (0 for a transport error). */
-export type StatusTally = ReadonlyMap<number, number>;
+/**
+ * How many answers of each status the probe's paced stream got (0 for a transport error); a string
+ * names an answer that is not a valid one (calls.ts AnswerOverCap's "200 over the body cap").
+ */
+export type StatusTally = ReadonlyMap<number | string, number>;
+
+const usable = (key: number | string): boolean =>
+  typeof key === 'number' && (passedTokenAndLimit(key) || answerOf(key) === 'limited');
+
+/** What to do about the answers that came most often, when they were not the endpoint working. */
+function hintFor(key: number | string | undefined): string {
+  if (typeof key === 'string') return '; the service must end its answers (`ces-harness check` judges the same answer)';
+  if (key === 401 || key === 403) return '; check the credentials';
+  if (key !== undefined && key >= 300 && key < 400) return '; the target redirects: give the base URL it redirects to';
+  return '';
+}
 
 /**
  * Why the probe's answers cannot size a rate limit, or undefined when they can. A limit is measured
@@ -64,24 +78,34 @@ export type StatusTally = ReadonlyMap<number, number>;
  */
 export function unusableProbe(tally: StatusTally): string | undefined {
   let total = 0;
-  let usable = 0;
-  for (const [status, n] of tally) {
+  let working = 0;
+  for (const [key, n] of tally) {
     total += n;
-    if (passedTokenAndLimit(status) || answerOf(status) === 'limited') usable += n;
+    if (usable(key)) working += n;
   }
   if (total === 0) return 'the probe got no answer at all';
   // Half the answers working is far below any real run (a handful of 401s at a token's expiry) and
   // far above a run against the wrong thing (every answer a 401, a 3xx or a 5xx).
-  if (usable * 2 >= total) return undefined;
-  const others = [...tally]
-    .filter(([s]) => !(passedTokenAndLimit(s) || answerOf(s) === 'limited'))
-    .sort((a, b) => b[1] - a[1]);
-  const shown = others.map(([s, n]) => `${n} × ${s === 0 ? 'no answer' : s}`).join(', ');
-  const hint =
-    others[0]?.[0] === 401 || others[0]?.[0] === 403
-      ? '; check the credentials'
-      : others[0]?.[0] !== undefined && others[0][0] >= 300 && others[0][0] < 400
-        ? '; the target redirects: give the base URL it redirects to'
-        : '';
-  return `only ${usable} of ${total} probe answers came from the working endpoint (${shown})${hint}`;
+  if (working * 2 >= total) return undefined;
+  const others = [...tally].filter(([key]) => !usable(key)).sort((a, b) => b[1] - a[1]);
+  const shown = others.map(([key, n]) => `${n} × ${key === 0 ? 'no answer' : key}`).join(', ');
+  return `only ${working} of ${total} probe answers came from the working endpoint (${shown})${hintFor(others[0]?.[0])}`;
+}
+
+/**
+ * Why a probe that met no limit cannot say "no limit", when more than a tenth of its requests got no
+ * valid answer (none within the timeout, a body past the cap): a service that leaves one request in
+ * three unanswered was read as "no limit up to 193 req/s". A real stream loses a few, never that many.
+ */
+export function gapsInStream(tally: StatusTally): string | undefined {
+  let total = 0;
+  const gaps: Array<[number | string, number]> = [];
+  for (const [key, n] of tally) {
+    total += n;
+    if (key === 0 || typeof key === 'string') gaps.push([key, n]);
+  }
+  const missing = gaps.reduce((sum, [, n]) => sum + n, 0);
+  if (missing * 10 <= total) return undefined;
+  const shown = gaps.map(([key, n]) => `${n} × ${key === 0 ? 'no answer' : key}`).join(', ');
+  return `${missing} of ${total} probe requests got no valid answer (${shown}): a stream with that many gaps shows no "no limit"; make the service answer every request, then probe again`;
 }

@@ -40,6 +40,40 @@ export class ProbeSetupError extends Error {
 const NO_WAIT = { waitOut429: false } as const;
 
 /**
+ * An answer cut at the client's body cap (a body without end, or far too long): no answer the
+ * service meant, so never one the limit admitted. `check` fails the same answer (its body is not the
+ * JSON the spec asks for); counted as admitted, a validate that streams forever read as "no limit".
+ */
+export class AnswerOverCap extends Error {
+  override readonly name = 'AnswerOverCap';
+  /** How the probe's tally names it: the status, and why it is not counted. */
+  readonly tallied: string;
+  constructor(ex: Exchange, capBytes: number) {
+    super(
+      `${ex.request} answered ${ex.status} with a body over the ${capBytes}-byte cap the client reads: not a valid answer, not counted as admitted`,
+    );
+    this.tallied = `${ex.status} over the body cap`;
+  }
+}
+
+/**
+ * A business answer past the cap that declared its length: §4.4 leaves payloads to the user (check
+ * judges a business answer by its status alone), so a large, finite body is the endpoint working,
+ * cut only because the harness reads no more. The token endpoints' bodies are the spec's few fields.
+ */
+const declaredBusinessBody = (ex: Exchange): boolean =>
+  ex.request.includes(' /v1/') && ex.headers['content-length'] !== undefined;
+
+/** The call's answer, or AnswerOverCap when its body was cut at the cap (declaredBusinessBody aside). */
+function whole<T extends Exchange>(http: ServiceClient, call: () => Promise<T>): () => Promise<T> {
+  return async () => {
+    const ex = await call();
+    if (ex.truncated && !declaredBusinessBody(ex)) throw new AnswerOverCap(ex, http.bodyCapBytes);
+    return ex;
+  };
+}
+
+/**
  * A token that is replaced in band once it has expired by our clock (the service client's): the `ratelimit` command's
  * token owner. Not the conformance run's TokenSession (src/runner/token-session.ts), which `check`
  * hands in as SharedTokens: that one stops handing out a token while it is still certainly valid
@@ -148,10 +182,14 @@ export async function probeCalls(input: CallsInput): Promise<ProbeCalls> {
   const issue = async (credentials: Credentials) => counted(await http.issueToken(credentials));
 
   if (endpoint === 'tokens.issue') {
-    const calls: ProbeCalls = { endpoint, primary: () => http.issueToken(http.target.credentials, NO_WAIT), overhead };
+    const calls: ProbeCalls = {
+      endpoint,
+      primary: whole(http, () => http.issueToken(http.target.credentials, NO_WAIT)),
+      overhead,
+    };
     if (input.secondClient) {
       const second = input.secondClient;
-      calls.second = () => http.issueToken(second, NO_WAIT);
+      calls.second = whole(http, () => http.issueToken(second, NO_WAIT));
     }
     return calls;
   }
@@ -161,7 +199,7 @@ export async function probeCalls(input: CallsInput): Promise<ProbeCalls> {
   const call = endpointCall(http, endpoint, business, validateMethod);
   const calls: ProbeCalls = {
     endpoint,
-    primary: () => bearer.send(call),
+    primary: whole(http, () => bearer.send(call)),
     overhead,
     ...(validateMethod ? { validateMethod } : {}),
   };
@@ -172,7 +210,7 @@ export async function probeCalls(input: CallsInput): Promise<ProbeCalls> {
       // Used for a few requests at the end of the probe. Should it have expired by then (short
       // tokens), its 401 still says what matters: the limiter let the request through.
       const secondToken = secondFirst.issued.token;
-      calls.second = () => call(secondToken);
+      calls.second = whole(http, () => call(secondToken));
     } else {
       calls.secondProblem = `POST /tokens with rate_limit.second_client returned ${secondFirst.status} ${http.quote(secondFirst)}`;
     }

@@ -59,6 +59,7 @@ import { windowFigures, windowLengthS, windowPhase, type WindowModel } from './p
 import { ERROR_STREAK, Probe, type Heard } from './probe/probe.js';
 import { MAX_IN_FLIGHT, reachableRps } from './in-flight.js';
 import { retryAfterPhase, type RetryAfterFindings } from './probe/retry-after.js';
+import { beyondWaitBudget } from '../http/retry-after.js';
 import { drainAgainFromIdle } from './probe/redrain.js';
 import { counterEdgePhase, type CounterEdgeFindings } from './probe/counter-edge.js';
 import { edgeCameLate, rampAfterShape, rampFromEdge } from './probe/counter-ramp.js';
@@ -772,6 +773,8 @@ export function latencyBound(
  */
 /** How the note of a probe stopped short of its cap begins (stoppedForTime). */
 export const STOPPED_SHORT = 'stopped after ';
+/** How the note of a probe that stopped on answers that never came (or never ended) begins. */
+export const STOPPED_ON_ERRORS = `stopped after ${ERROR_STREAK} requests in a row got no valid answer`;
 
 export function stoppedForTime(elapsedMs: number, maxDurationMs: number): string {
   const capS = maxDurationMs / 1000;
@@ -822,9 +825,12 @@ function estimateOf(
       `probe defect: it spent all of rate_limit.max_requests (${maxRequests} requests) without pinning the limiter down; the estimate is partial`,
     );
   else if (stoppedBy === 'time') notes.push(stoppedForTime(probe.elapsed(), maxDurationMs));
+  // A Retry-After past the wait budget (10^9 s) that ended the probe before its own phase said so: why nothing was waited out.
+  const beyond =
+    refusals.retryAfterMax === null ? undefined : beyondWaitBudget(refusals.retryAfterMax, probe.maxRetryAfterS);
+  if (beyond && !notes.includes(`not tested: ${beyond}`)) notes.push(`not tested: ${beyond}`);
   else if (stoppedBy === 'budget') notes.push(`stopped at production's request budget: ${probe.lastError}`);
-  else if (stoppedBy === 'errors')
-    notes.push(`stopped after ${ERROR_STREAK} transport errors in a row (last: ${probe.lastError.slice(0, 160)})`);
+  else if (stoppedBy === 'errors') notes.push(`${STOPPED_ON_ERRORS} (last: ${probe.lastError.slice(0, 160)})`);
   // Little's law bound the stream: what max_rps would have found above that rate was not tested.
   if (probe.inFlightBound && refusals.statuses.size === 0)
     notes.push(
@@ -833,6 +839,10 @@ function estimateOf(
   // Judged on what the probe read, before the evidence rule: latency-bound timings are the reason there is too little evidence.
   const slow = latencyBound(stream.latencyP95Ms, claimed.sustained_rps, claimed.limiter);
   if (slow) notes.unshift(`not tested: ${slow}`);
+  if (refusals.unreadableRetryAfter)
+    notes.push(
+      `${refusals.unreadableRetryAfter} refusals carried a Retry-After that is neither delay-seconds nor an HTTP-date: read as none (RFC 9110 §10.2.3; \`check\`'s ratelimit.retry-after judges it)`,
+    );
   if (refusals.withoutRetryAfter > 0 && refusals.retryAfterMax !== null)
     notes.push(`${refusals.withoutRetryAfter} refusals carried no Retry-After while others did`);
   const headers =
@@ -843,12 +853,14 @@ function estimateOf(
   const announced = announcedFindings(probe, advertised, figures.limiter);
   // Refused, yet no rate read: where paced proof rounds search for one (rate-bracket.ts).
   const bracket = status !== null && figures.sustained_rps === null && !slow ? rateBracket(samples) : null;
+  const reach = status === null ? noLimitReach(probe) : undefined;
   return {
     ...probeTotals(probe),
     endpoint: probe.calls.endpoint,
     limiting_status: status,
     // Nothing refused: how far that was tested, the rate reached and over how long (never a bare "none").
-    ...(status === null ? { no_limit_up_to: noLimitReach(probe) } : {}),
+    // Undefined when nothing was answered: "nothing measured", never a reach.
+    ...(status === null && reach ? { no_limit_up_to: reach } : {}),
     latency_p95_ms: stream.latencyP95Ms,
     sustained_rps: figures.sustained_rps,
     sustained_precision: figures.sustained_precision,

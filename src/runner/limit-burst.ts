@@ -40,6 +40,8 @@ export interface LimitBurst {
    * bucket), not on what the burst did after its first refusal (answers in flight, a stalled end).
    */
   beforeLimit?: { accepted: number; offeredRps: number };
+  /** Why the latest request without a valid answer had none (a timeout, a body cut at the cap). */
+  lastError?: string;
   durationS: number;
   /** The mean time of the last answers, ms, and whether the in-flight bound (Little's law) held the rate below max_rps. */
   latencyMs: number;
@@ -120,6 +122,7 @@ async function runBurst(ctx: CheckContext): Promise<LimitBurst> {
     achievedRps,
     statuses,
     ...(beforeLimit ? { beforeLimit } : {}),
+    ...(probe.lastError ? { lastError: probe.lastError } : {}),
     durationS: probe.elapsed() / 1000,
     latencyMs: probe.latencyMs(),
     inFlightBound: probe.inFlightBound,

@@ -6,15 +6,16 @@
 import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { RateLimitedError } from '../http/rate-limit-wait.js';
 import { ServiceClient } from '../http/service-client.js';
 import { locateK6 } from '../k6/locate.js';
 import { findProjectRoot } from '../fs/project-root.js';
 import type { FleetResult, RateLimitResult } from '../report/model.js';
 import type { Credentials } from '../spec/credentials.js';
 import type { RateLimitEndpoint } from '../spec/endpoints.js';
-import { unusableProbe } from '../ratelimit/answers.js';
-import { ProbeSetupError, probeCalls } from '../ratelimit/calls.js';
-import { DISCOVER_DEFAULTS, STOPPED_SHORT, discover, latencyBound } from '../ratelimit/discover.js';
+import { gapsInStream, unusableProbe } from '../ratelimit/answers.js';
+import { AnswerOverCap, ProbeSetupError, probeCalls } from '../ratelimit/calls.js';
+import { DISCOVER_DEFAULTS, STOPPED_ON_ERRORS, STOPPED_SHORT, discover, latencyBound } from '../ratelimit/discover.js';
 import { NOT_IDENTIFIED } from '../ratelimit/evidence.js';
 import { LONG_WINDOW_S, announcedPastBudget } from '../ratelimit/probe/advertised.js';
 import { cutAfterRefusalsS, prove } from '../ratelimit/prove.js';
@@ -60,6 +61,13 @@ export interface RateLimitStageOptions {
   shortHorizon?: string;
 }
 
+/**
+ * What a limit that refused the probe's set-up past the client's wait budget (429 from the first
+ * request, whatever its Retry-After) leaves to say: no limit of 0 measured, nothing passed, and what to do.
+ */
+const SPENT_BEFORE_PROBE =
+  '; every set-up request was refused: the limit is spent (by earlier traffic on these credentials?) or does not lift (`ces-harness check` judges that: ratelimit.recovers); run again once it has lifted';
+
 export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): Stage<RateLimitResult> {
   const allowed = (settings: TargetSettings) => {
     refuseProductionLoad(settings, 'rate-limit probing');
@@ -95,24 +103,25 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           ...(sentBefore ? { sentBefore } : {}),
         });
       } catch (err) {
-        if (!(err instanceof ProbeSetupError)) throw err;
-        io.untested('rate_limit', `the probe could not start: ${err.message}`);
-        return notProbed(endpoint, err.message);
+        if (!(err instanceof ProbeSetupError) && !(err instanceof RateLimitedError)) throw err;
+        const why = err instanceof RateLimitedError ? `${err.message}${SPENT_BEFORE_PROBE}` : err.message;
+        io.untested('rate_limit', `the probe could not start: ${why}`);
+        return notProbed(endpoint, why);
       }
       // Every answer of the paced stream, by status: a probe whose answers were not the endpoint
       // working (all 401, a redirect, 5xx) measured nothing and must not pass.
-      const tally = new Map<number, number>();
+      const tally = new Map<number | string, number>();
       const primary = calls.primary;
       calls = {
         ...calls,
         primary: async () => {
-          const count = (status: number) => tally.set(status, (tally.get(status) ?? 0) + 1);
+          const count = (key: number | string) => tally.set(key, (tally.get(key) ?? 0) + 1);
           try {
             const ex = await primary();
             count(ex.status);
             return ex;
           } catch (err) {
-            count(0);
+            count(err instanceof AnswerOverCap ? err.tallied : 0);
             throw err;
           }
         },
@@ -142,11 +151,20 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
       let search: Recommendation | null = null;
       // A probe that spends its whole budget failed to pin the limiter down: never a pass. Said
       // first: a budget spent before the rate was measured is not a limit that never lifts.
-      if (!signal.aborted && estimate.partial && estimate.requests_sent >= maxRequests) {
+      const stoppedOnErrors = estimate.notes.find((n) => n.startsWith(STOPPED_ON_ERRORS));
+      if (!unusable && !signal.aborted && stoppedOnErrors) {
+        // The service stopped answering mid-probe (a crash, a tarpit): what came before is no reading of its limit.
+        io.untested(
+          'rate_limit',
+          `${calls.endpoint}: the probe ${stoppedOnErrors}: what it saw before measures no limit; make the service answer every request, then probe again`,
+        );
+      } else if (!signal.aborted && estimate.partial && estimate.requests_sent >= maxRequests) {
         io.untested(
           'rate_limit',
           `${calls.endpoint}: the probe spent all of rate_limit.max_requests (${maxRequests}) without pinning the limiter down; the estimate is partial`,
         );
+      } else if (!unusable && !signal.aborted && estimate.limiting_status === null && gapsInStream(tally)) {
+        io.untested('rate_limit', `${calls.endpoint}: ${gapsInStream(tally)}`);
       } else if (!unusable && !signal.aborted && noLimitUntested(calls.endpoint, estimate)) {
         // No limit met, but the probe never got near the rate it aimed at: "none" would claim more than it saw.
         io.untested('rate_limit', noLimitUntested(calls.endpoint, estimate)!);
@@ -437,6 +455,9 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
  * only where one was measured (never a placeholder printed as is). `stopped`: the command and its
  * probe's cap, to name the probe that covers a Retry-After past it.
  */
+/** How discover's note on a Retry-After past the wait budget begins (http/retry-after.ts beyondWaitBudget). */
+const RETRY_AFTER_PAST_BUDGET = 'not tested: Retry-After ';
+
 export function limitMetUnsized(
   endpoint: string,
   e: Pick<Estimate, 'burst' | 'duration_s' | 'requests_limited' | 'requests_sent'> &
@@ -454,9 +475,13 @@ export function limitMetUnsized(
     return `${endpoint}: not sized: the limit was met${after}; ${why} (it stopped after ${e.duration_s.toFixed(0)} s): ${how}`;
   }
   const neverLifts = 'a limit that never lifts breaks §7, see ratelimit.recovers in `check`';
-  const hint = short
-    ? `the probe ${short.replace(/[:;] the estimate may be partial$/, '')}; a longer probe may size it, \`ces-harness ratelimit\` (--max-duration); ${neverLifts}`
-    : neverLifts;
+  // A Retry-After past the wait budget (10^9 s) is no wait a longer probe would see the end of.
+  const pastBudget = e.notes?.find((n) => n.startsWith(RETRY_AFTER_PAST_BUDGET));
+  const hint = pastBudget
+    ? `${pastBudget.slice('not tested: '.length)}; ${neverLifts}`
+    : short
+      ? `the probe ${short.replace(/[:;] the estimate may be partial$/, '')}; a longer probe may size it, \`ces-harness ratelimit\` (--max-duration); ${neverLifts}`
+      : neverLifts;
   return `${endpoint}: the limit was met${after} but no sustained rate could be measured in ${e.duration_s.toFixed(0)} s (${e.requests_limited} of ${e.requests_sent} answers limited; ${hint})`;
 }
 

@@ -129,10 +129,12 @@ async function checkAgainst(
     expect = globalExpect,
     requestTimeoutS = 2,
     command = ['check'],
-  }: { clock?: Clock; expect?: ExpectStatic; requestTimeoutS?: number; command?: string[] } = {},
+    config,
+  }: { clock?: Clock; expect?: ExpectStatic; requestTimeoutS?: number; command?: string[]; config?: string } = {},
 ) {
   const cwd = mkdtempSync(join(tmpdir(), 'ces-hostile-'));
   writeFileSync(join(cwd, 'ca.pem'), pki.caPem);
+  if (config !== undefined) writeFileSync(join(cwd, 'ces-harness.yaml'), config);
   const timeout = ['--request-timeout', String(requestTimeoutS)];
   const res = await runCliInProcess(
     [...command, '--base-url', url, '--ca', 'ca.pem', '--report-dir', 'report', ...timeout],
@@ -222,6 +224,24 @@ describe('check against a hostile POST /tokens', () => {
       expect(`${issue.status}: ${issue.message}`).toMatch(said);
     },
   );
+});
+
+describe('check against a validate whose 200 never ends', () => {
+  it('the validate checks fail, the burst is not tested for want of a valid answer (never "raise max_rps"), exit 1', async () => {
+    const url = await start((req, res, body) =>
+      req.url?.startsWith('/tokens/validate')
+        ? void endless().pipe(res.writeHead(200, { 'content-type': 'application/json' }))
+        : service(TOKEN)(req, res, body),
+    );
+    const { report, check } = await checkAgainst(url, [1], [TOKEN]);
+    expect(report.verdict).toBe('fail');
+    expect(check('validate.valid-token').status).toBe('fail');
+    const burst = check('ratelimit.limit-enforced');
+    expect(`${burst.status}: ${burst.message}`).toMatch(
+      /^skip: not tested: \d+ of \d+ burst requests got no valid answer \(last: GET \/tokens\/validate answered 200 with a body over the 65536-byte cap/,
+    );
+    expect(burst.message).not.toContain('max_rps');
+  });
 });
 
 describe('a token request redirected elsewhere', () => {
@@ -332,7 +352,27 @@ describe('ratelimit against a hostile probe endpoint (tokens.validate) or token 
     (hostile: Handler): Handler =>
     (req, res, body) =>
       req.url?.startsWith('/tokens/validate') ? hostile(req, res, body) : service(TOKEN)(req, res, body);
-  const cases: Array<{ name: string; handle: Handler; said: RegExp }> = [
+  const cases: Array<{ name: string; handle: Handler; said: RegExp; config?: string }> = [
+    {
+      // The probe's own endpoint the token request (rate_limit.endpoint): each answer cut at the cap.
+      name: 'POST /tokens probed (tokens.issue): a 200 whose body never ends',
+      said: /^tokens.issue: only 0 of \d+ probe answers came from the working endpoint \((.*, )?\d+ × 200 over the body cap(, .*)?\)/,
+      handle: service(
+        TOKEN,
+        (_req, res) => void endless().pipe(res.writeHead(200, { 'content-type': 'application/json' })),
+      ),
+      config: 'rate_limit:\n  endpoint: tokens.issue\n',
+    },
+    {
+      // No declared length: a business body that never ends is no answer either.
+      name: 'POST /v1/evaluation probed (business.evaluation): a 200 whose body never ends',
+      said: /^business.evaluation: only 0 of \d+ probe answers came from the working endpoint \((.*, )?\d+ × 200 over the body cap(, .*)?\)/,
+      handle: (req, res, body) =>
+        req.url === '/v1/evaluation'
+          ? void endless().pipe(res.writeHead(200, { 'content-type': 'application/json' }))
+          : service(TOKEN)(req, res, body),
+      config: 'rate_limit:\n  endpoint: business.evaluation\n',
+    },
     {
       name: 'validate: headers that never end',
       said: /^GET \/tokens\/validate got no complete answer within 1 s/,
@@ -344,9 +384,40 @@ describe('ratelimit against a hostile probe endpoint (tokens.validate) or token 
       handle: onValidate(trickleForever),
     },
     {
+      // Each answer is cut at the body cap: not an answer, so never counted as one the limit admitted.
+      name: 'validate: a 200 whose body never ends',
+      said: /^tokens.validate: only 0 of \d+ probe answers came from the working endpoint \(\d+ × 200 over the body cap\); the service must end its answers/,
+      handle: onValidate(
+        (_req, res) => void endless().pipe(res.writeHead(200, { 'content-type': 'application/json' })),
+      ),
+    },
+    {
+      // Answers, then goes silent mid-probe (a crash, a tarpit): what the probe saw before is no "no limit".
+      name: 'validate: 50 answers, then none',
+      said: /^tokens.validate: the probe stopped after 20 requests in a row got no valid answer \(last: GET \/tokens\/validate got no complete answer within 1 s\): what it saw before measures no limit/,
+      handle: ((answered = 0) =>
+        onValidate((req, res, body) => (++answered > 50 ? undefined : service(TOKEN)(req, res, body))))(),
+    },
+    {
+      // One request in three left without an answer: never 20 in a row, never half, yet no stream to read "no limit" from.
+      name: 'validate: one request in three left without an answer',
+      said: /^tokens.validate: \d+ of \d+ probe requests got no valid answer \(\d+ × no answer\)/,
+      handle: ((seen = 0) =>
+        onValidate((req, res, body) => (++seen % 3 === 0 ? undefined : service(TOKEN)(req, res, body))))(),
+    },
+    {
       name: 'validate: a 1 MB header',
       said: /^GET \/tokens\/validate answered with headers over the \d+ bytes the client reads/,
       handle: onValidate(hugeHeader),
+    },
+    {
+      // Content-Length 1000, five bytes, then the connection closed: an answer cut short is none.
+      name: 'validate: a 200 cut short',
+      said: /^GET \/tokens\/validate: the connection was closed before the answer was complete \(other side closed\)$/,
+      handle: onValidate((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' }).write('{"val');
+        setTimeout(() => res.socket?.destroy(), 20);
+      }),
     },
     {
       name: 'POST /tokens: a 1 MB token',
@@ -356,17 +427,65 @@ describe('ratelimit against a hostile probe endpoint (tokens.validate) or token 
   ];
   it.concurrent.for(cases)(
     '$name: not tested, exit 1, a report, no leak',
-    async ({ handle, said }, { expect, onTestFinished }) => {
+    async ({ handle, said, config }, { expect, onTestFinished }) => {
       const url = await start(handle, [], onTestFinished);
       const started = Date.now();
       const { report } = await checkAgainst(url, [1], [TOKEN, 'T'.repeat(64)], {
         expect,
         requestTimeoutS: 1,
         command: ['ratelimit', '--max-duration', '5', '--history', 'off'],
+        ...(config ? { config } : {}),
       });
       expect(Date.now() - started).toBeLessThan(15_000);
       const untested = report.verdict_reasons.find((r) => r.kind === 'not_tested');
       expect(untested?.text ?? '').toMatch(said);
+    },
+  );
+});
+
+describe('ratelimit probing a business endpoint whose answers are larger than the body cap', () => {
+  // §4.4 leaves business payloads to the user: a 200 of 100 KB with its Content-Length is the
+  // endpoint working (check judges its status alone), cut at the cap only because the harness reads no more.
+  it('a declared 100 KB body is an answer the limit admitted, never "over the body cap"', async () => {
+    const big = JSON.stringify({ items: 'x'.repeat(100 * 1024) });
+    const url = await start((req, res, body) =>
+      req.url === '/v1/evaluation' && req.headers.authorization === `Bearer ${TOKEN}`
+        ? void res
+            .writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(big)) })
+            .end(big)
+        : service(TOKEN)(req, res, body),
+    );
+    const { report } = await checkAgainst(url, [0, 1], [TOKEN], {
+      command: ['ratelimit', '--max-duration', '5', '--history', 'off'],
+      config: 'rate_limit:\n  endpoint: business.evaluation\n',
+    });
+    expect(report.rate_limit?.endpoint).toBe('business.evaluation');
+    expect(report.rate_limit?.no_limit_up_to).toBeDefined();
+    for (const reason of report.verdict_reasons) expect(reason.text).not.toContain('over the body cap');
+  });
+});
+
+describe('ratelimit against a validate that answers 429 from the first request', () => {
+  it.each(['1000000000', '-1', 'Thu, 01 Jan 1970 00:00:00 GMT', 'Fri, 01 Jan 2100 00:00:00 GMT', 'soon'])(
+    'Retry-After %s: not tested, with why and what to do; exit 1, never a limit of 0 passed',
+    async (retryAfter) => {
+      const url = await start((req, res, body) =>
+        req.url?.startsWith('/tokens/validate')
+          ? void res
+              .writeHead(429, { 'retry-after': retryAfter, 'content-type': 'application/json' })
+              .end('{"error":"rate limited"}')
+          : service(TOKEN)(req, res, body),
+      );
+      // The client's wait-out of the set-up 429s on a virtual clock: the waits take no real time.
+      const { report } = await checkAgainst(url, [1], [TOKEN], {
+        clock: virtualClock(),
+        command: ['ratelimit', '--max-duration', '5', '--history', 'off'],
+      });
+      expect(report.verdict).toBe('fail');
+      const untested = report.verdict_reasons.find((r) => r.kind === 'not_tested');
+      expect(untested?.text ?? '').toMatch(
+        /^the probe could not start: GET \/tokens\/validate was still rate-limited \(429\) after 11 tries .*; every set-up request was refused: the limit is spent .*ratelimit\.recovers.*run again once it has lifted$/,
+      );
     },
   );
 });

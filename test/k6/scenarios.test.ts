@@ -3,6 +3,7 @@
 // threshold (k6 exit 99), never through a crash. Runs are a few seconds each.
 
 import { mkdtemp, readFile } from 'node:fs/promises';
+import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it, type ExpectStatic } from 'vitest';
@@ -31,6 +32,8 @@ interface Case {
   label?: string;
   /** Its only failure is calls lost to the rate limit: not tested, not failed (src/stages/load-limited.ts). */
   lostToTheLimit?: boolean;
+  /** Token requests sent before k6 starts: the limit is spent when its setup() asks for the first token. */
+  spentBefore?: number;
 }
 
 // A 2 s token in a 3 s run: token-lifecycle also waits one token out (§3 expiry).
@@ -75,6 +78,20 @@ const CASES: Case[] = [
     lostToTheLimit: true,
   },
   {
+    // The limit spent before k6 starts (`run`'s checks before its load): setup()'s token request is
+    // refused past the budget too, a call lost to the limit like the others, never a crash (k6 exit
+    // 107, "did not return a token (§4.1)": a FAIL of a conformant service).
+    bundle: 'token-lifecycle',
+    faults: [],
+    emulator: { tokenTtlS: 2, rateLimit: { rps: 0.2, burst: 2 } },
+    inputs: { tokenLifetimeS: 2, retryBudgetS: 2 },
+    label: 'limit spent before setup',
+    spentBefore: 2,
+    exitCode: K6_EXIT.THRESHOLDS_FAILED,
+    crossed: ['logical_calls_lost'],
+    lostToTheLimit: true,
+  },
+  {
     bundle: 'token-lifecycle',
     faults: ['token-rotates'],
     ...rotatingTokens,
@@ -110,6 +127,22 @@ const CASES: Case[] = [
     crossed: ['tls12_connection_accepted'],
   },
 ];
+
+/** One POST /tokens with the emulator's credentials, its answer read and dropped. */
+function askToken(emu: Emulator): Promise<void> {
+  const body = JSON.stringify({
+    token: { client_id: emu.credentials.clientId, client_secret: emu.credentials.clientSecret },
+  });
+  return new Promise((done, failed) =>
+    request(
+      `${emu.url}/tokens`,
+      { method: 'POST', ca: emu.caPem, headers: { 'content-type': 'application/json' } },
+      (res) => res.resume().on('end', done),
+    )
+      .on('error', failed)
+      .end(body),
+  );
+}
 
 function inputsFor(emu: Emulator, over: Partial<ScenarioInputs> = {}): ScenarioInputs {
   return {
@@ -164,6 +197,7 @@ describe.skipIf(k6 === undefined)('k6 scenarios against the emulator', { concurr
   /** One row of CASES: the exit it wants, the thresholds crossed, the metrics that show it ran, no secret written. */
   async function runCase(c: Case, expect: ExpectStatic): Promise<void> {
     const emu = await emulator(c.faults, c.emulator);
+    for (let i = 0; i < (c.spentBefore ?? 0); i++) await askToken(emu);
     // A file of its own per case: two conformant cases of one bundle side by side must not read each other's.
     const summaryFile = join(
       workDir,

@@ -4,8 +4,9 @@
 // harness held the rate down, not the service (src/ratelimit/probe/stream.ts noLimitReach).
 
 import { describe, expect, it } from 'vitest';
+import { discover } from '../../src/ratelimit/discover.js';
 import { noLimitUntested, summaryLines, toRateLimitResult } from '../../src/ratelimit/result.js';
-import { discoverVirtual, noLimit } from './virtual-limit.js';
+import { discoverVirtual, noLimit, virtualWorld } from './virtual-limit.js';
 
 const budget = { maxRps: 100, maxRequests: 500, maxDurationS: 60 };
 
@@ -37,5 +38,27 @@ describe('no limit met: how far the probe looked', () => {
     const line = summaryLines(toRateLimitResult(e, null, null))[0]!;
     expect(line).toMatch(/^rate limit on tokens\.validate: not tested: /);
     expect(line).not.toMatch(/none observed|no limit up to/);
+  });
+
+  it('every answer unusable (a body cut at the cap, on the virtual clock): no reach, nothing measured, never a rate to re-run at', async () => {
+    const world = virtualWorld({ limiter: noLimit, status: 429 });
+    const answered = world.calls.primary;
+    const primary = async () => {
+      const ex = await answered();
+      throw new Error(`${ex.request} answered ${ex.status} with a body over the 65536-byte cap the client reads`);
+    };
+    try {
+      const e = await discover({ ...budget, calls: { ...world.calls, primary }, clock: world.clock });
+      expect(e.limiting_status).toBeNull();
+      expect(e.no_limit_up_to).toBeUndefined();
+      expect(noLimitUntested('tokens.validate', e)).toBeUndefined();
+      const line = summaryLines(toRateLimitResult(e, null, null))[0]!;
+      expect(line).toMatch(/^rate limit on tokens\.validate: nothing measured; \d+ requests sent$/);
+      expect(e.notes.join('\n')).toContain(
+        'stopped after 20 requests in a row got no valid answer (last: GET /tokens/validate answered 200 with a body over',
+      );
+    } finally {
+      world.stop();
+    }
   });
 });

@@ -75,6 +75,8 @@ export interface Refusals {
   lastReset?: Announced;
   retryAfterMax: number | null;
   withoutRetryAfter: number;
+  /** Of those, how many carried one that is no delay (-1, "soon"): read as none, but not absent. */
+  unreadableRetryAfter?: number;
   headers?: RateLimitHeaders;
 }
 
@@ -287,8 +289,10 @@ export class Probe {
     r.last = exchange;
     r.headers = mergeRateLimitHeaders(r.headers, exchange.headers);
     const ra = retryAfterSeconds(exchange.headers['retry-after'], exchange.receivedAt);
-    if (ra === undefined) r.withoutRetryAfter++;
-    else {
+    if (ra === undefined) {
+      r.withoutRetryAfter++;
+      if (exchange.headers['retry-after'] !== undefined) r.unreadableRetryAfter = (r.unreadableRetryAfter ?? 0) + 1;
+    } else {
       r.lastRetryAfter = { exchange, seconds: ra };
       r.retryAfterMax = Math.max(r.retryAfterMax ?? 0, ra);
     }

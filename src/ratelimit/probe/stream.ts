@@ -116,7 +116,7 @@ function noLimitObserved(probe: Probe): string {
   const drained = probe.samples.filter((s) => s.phase === 'drain');
   const okCount = drained.filter((s) => s.answer === 'accepted').length;
   const { maxRps, maxRequests } = probe;
-  const reach = noLimitReach(probe);
+  const reach = noLimitReach(probe) ?? { rps: 0, over_s: 0 };
   return (
     `no limit observed: ${okCount} of ${drained.length} requests passed, sent at ${reach.rps} req/s over ${reach.over_s} s, ` +
     `without a single refusal (rate_limit.max_rps ${maxRps}, max_requests ${maxRequests}); §8 says a limit exists`
@@ -127,9 +127,14 @@ function noLimitObserved(probe: Probe): string {
  * What a probe that met no limit covered: the rate its drain's requests actually went out at, first
  * to last, not the max_rps it asked for (a loaded machine's late timers, or answers too slow for
  * the requests in flight, send slower), and whether that was enough to say anything (MIN_REACH_SHARE).
+ * Only answered requests count: one that got no valid answer (a timeout, a body cut at the cap) met
+ * no limit, it met nothing. Undefined when none was answered.
  */
-export function noLimitReach(probe: Pick<Probe, 'samples' | 'maxRps'>): NoLimitReach {
-  const sent = probe.samples.filter((s) => s.phase === 'drain' && s.client === 'primary').map((s) => s.sentMs);
+export function noLimitReach(probe: Pick<Probe, 'samples' | 'maxRps'>): NoLimitReach | undefined {
+  const sent = probe.samples
+    .filter((s) => s.phase === 'drain' && s.client === 'primary' && s.answer !== 'error')
+    .map((s) => s.sentMs);
+  if (sent.length === 0) return undefined;
   const spanMs = sent.length < 2 ? 0 : Math.max(...sent) - Math.min(...sent);
   const rps = spanMs > 0 ? ((sent.length - 1) * 1000) / spanMs : 0;
   return {
