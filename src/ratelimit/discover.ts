@@ -45,7 +45,7 @@ import type { ProbeCalls } from './calls.js';
 import { contradiction } from './judge-claim.js';
 import { round } from './estimators.js';
 import { FINE_SLOT_MS, probeTimeline } from './timeline.js';
-import { refusalsOf, tooFewRefusals } from './evidence.js';
+import { NOT_IDENTIFIED, refusalsOf, tooFewRefusals } from './evidence.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { describeLimiter, queueDelayMs, sustainedRate, type LimiterModel, type LimiterSet } from './limiters/index.js';
 import { advertisedPhase, announcedFindings, compareAdvertisement } from './probe/advertised.js';
@@ -307,9 +307,12 @@ async function windowPath(
     );
   }
   if (model === null || model.kind === 'bucket' || model.kind === 'queue' || misread) {
+    // Not identified, said so: the stage then searches its rate with paced k6 rounds (rate-bracket.ts).
+    // Before, a fixed window whose edges the network blurred ended with no rate and no proof at all,
+    // though every window had let its 50 through (toxiproxy, CI land11).
     const figures = { ...NOTHING_MEASURED, limiter_evidence: [shape.evidence, ...window.evidence] };
     return estimateOf(probe, drained, figures, { verdict: 'unknown', notes: [] }, [
-      `the limiter looks like a ${SHAPE_WORDS[shape.shape]} but its parameters were not pinned down`,
+      `${NOT_IDENTIFIED}the limiter looks like a ${SHAPE_WORDS[shape.shape]} but its parameters were not pinned down`,
       ...window.notes,
     ]);
   }

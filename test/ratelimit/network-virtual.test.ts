@@ -137,7 +137,9 @@ describe('the sliding log 50 per 1 s across 50 ± 10 ms each way, 200 jitter see
 // so the bracket had to shrink to a few tenths of a per cent and 14 trials seldom did it (7 of these
 // 40 seeds pinned, 33 "not pinned down"; toxiproxy's sliding log not identified about one run in
 // eight). Read between the middles of the round trips, the noise is √2 smaller: 32 pinned, 7 not.
-// Seed 3 reads 0.977 s: its noise (± 16 ms) past the 1.4 σ the goal allows for.
+// Seed 3 reads 0.977 s: its noise (± 16 ms) past the 1.4 σ the goal allows for. Since the window
+// edges' lattice is read within the arrivals' noise too (window-edges.ts seenEdges, where a rounder
+// window's clock edge lands the trial's ping), 1 of the 7 not pinned is read within 2 %: 33, 6.
 describe('the sliding log 50 per 1 s across 50 ± 17 ms each way, 40 jitter seeds', () => {
   it('pins its period mid-round-trip within 2 %, or says not identified', async () => {
     const truth: LimiterModel = { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false };
@@ -151,7 +153,7 @@ describe('the sliding log 50 per 1 s across 50 ± 17 ms each way, 40 jitter seed
       counts[periodOutcome(e, truth)]++;
       if (e.limiter === null) expect(e.notes.join('\n')).toMatch(/not pinned down/);
     }
-    expect(counts).toEqual({ 'within 2 %': 32, 'beyond 2 %': 1, 'not identified': 7, 'another kind': 0 });
+    expect(counts).toEqual({ 'within 2 %': 33, 'beyond 2 %': 1, 'not identified': 6, 'another kind': 0 });
   }, 60_000);
 });
 
@@ -225,9 +227,11 @@ describe('the sliding log 50 per 1 s across 50 ± 10 ms each way, a heavy tail f
 // fifth of a window off; the batch-bucket check (probe/batch-bucket.ts) sent its clump a twentieth
 // after such an edge, straddled the real one and read the window's two limits as a bucket's saved
 // batches: 'bucket 50.4/s, burst 57, refilled every 0.992 s' (seed 44 at 10 ms; seed 39 at 5 ms).
+// 3 of the 4 not identified at 5 ms late were edges read on send times alone: within the
+// arrivals' noise (window-edges.ts seenEdges) they are the fixed window.
 describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, on a busy machine, 100 seeds', () => {
   it.each([
-    { lateMs: 5, expected: { 'fixed window within 2 %': 96, 'not identified': 4, other: 0 } },
+    { lateMs: 5, expected: { 'fixed window within 2 %': 99, 'not identified': 1, other: 0 } },
     { lateMs: 10, expected: { 'fixed window within 2 %': 100, 'not identified': 0, other: 0 } },
   ])(
     'up to $lateMs ms late: a fixed window or not identified, never a bucket',

@@ -22,6 +22,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import { discoverVirtual, fromModel, type VirtualEndpoint } from './virtual-limit.js';
+import { clockWindow } from './support.js';
 
 const NETWORK = { oneWayMs: 50, jitterMs: 10 };
 /** Stalls of 100–300 ms about once a second, each seed its own. */
@@ -33,13 +34,7 @@ const stalls = (seed: number, limiter: boolean): NonNullable<VirtualEndpoint['st
   limiter,
 });
 
-const fixedAt = (phaseS: number): LimiterModel => ({
-  kind: 'fixed-window',
-  limit: 50,
-  window_s: 1,
-  phase_s: phaseS,
-  counts_refused: false,
-});
+const fixedAt = (phaseS: number): LimiterModel => clockWindow(50, 1, phaseS);
 
 // The kind is what this file is about: with stalls this long, a window read right is not always
 // within 2 % (seed 2: opened by the first request, 0.921 s), as before; only its kind is counted.
@@ -77,12 +72,15 @@ describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, the probe sta
     {
       who: 'the probe',
       limiterStalls: false,
-      expected: { 'fixed window': 95, 'not identified': 5, bucket: 0, 'another kind': 0 },
+      // Edges read within the arrivals' noise (window-edges.ts seenEdges): 95 -> 96 fixed windows, and
+      // of them 2 -> 1 more than 2 % off (seed 2's 0.921 s opened by the first request is gone; 93's 1.052 s stays).
+      expected: { 'fixed window': 96, 'not identified': 4, bucket: 0, 'another kind': 0 },
     },
     {
       who: 'the probe and the limiter',
       limiterStalls: true,
-      expected: { 'fixed window': 83, 'not identified': 17, bucket: 0, 'another kind': 0 },
+      // Within the arrivals' noise: 83 -> 84, and of them 6 -> 4 more than 2 % off (seeds 48's 0.857 s and 49's 1.021 s gone).
+      expected: { 'fixed window': 84, 'not identified': 16, bucket: 0, 'another kind': 0 },
     },
   ])(
     '$who stalled: a fixed window or not identified, never a bucket',

@@ -88,3 +88,12 @@ export const slidingCounter = (limit: number, window_s: number, phase_s = 0): Li
   phase_s,
   counts_refused: false,
 });
+
+/** A fixed window on the clock, its edges `phase_s` past each multiple of the window: refused requests not counted. */
+export const clockWindow = (limit: number, window_s: number, phase_s = 0): LimiterModel => ({
+  kind: 'fixed-window',
+  limit,
+  window_s,
+  phase_s,
+  counts_refused: false,
+});

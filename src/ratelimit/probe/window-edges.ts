@@ -25,7 +25,7 @@ import type { Sample } from '../types.js';
 import { pingAt, pingUntilAccepted } from './ping.js';
 import type { Probe } from './probe.js';
 import { admittedBefore, countedToShut, countUntilRefused, firstGapMs, type WindowCount } from './recover.js';
-import { sendingEndMs } from './arrival.js';
+import { sendingEndMs, usualGapNoiseMs } from './arrival.js';
 
 /** Half-width of the window length's bracket, relative, at which the edges are pinned (±1 %). */
 export const EDGE_PRECISION = 0.01;
@@ -90,6 +90,11 @@ export async function windowEdgesPhase(
   }
   const length = windowLength(edges);
   const onClock = edges.length >= 3 && pinned(length, 2 * EDGE_PRECISION);
+  // The edges within the arrivals' noise (seenEdges; a lattice already fitted moves no edge back):
+  // a lattice that only they fit is a fixed window's only if the trial's ping past its edge says so.
+  const seen = seenEdges(edges, onClock ? new Map() : walked.rebounds, walked.noiseMs);
+  const seenLength = windowLength(seen);
+  const rescued = !onClock && edges.length >= 3 && pinned(seenLength, 2 * EDGE_PRECISION);
   // Each window after the first was opened by the request that found its edge, if windows open at
   // the client's first request; a sliding log frees its first slot a period after that request, so
   // this is the length a log and an opened window share (a lattice's edges read this way give a
@@ -97,13 +102,11 @@ export async function windowEdgesPhase(
   const reading = openedReading(openedWindows(edges));
   const opened = reading.agreeing ?? [];
   const openedLength = reading.agreeing ? reading.length : { lo: Infinity, hi: 0 };
-  const trialLength = openedLength.lo <= openedLength.hi ? openedLength : length;
-  if (!onClock && !pinned(trialLength, 2 * EDGE_PRECISION)) {
-    notes.push(
-      `the window's edges were not pinned down (${edges.length} edges${length.lo > length.hi ? ', not evenly spaced' : ''})`,
-    );
-    return { model: null, evidence: [], notes, ...(limit === undefined ? { limitUnseen: 'no edges' as const } : {}) };
-  }
+  const trialLength = openedLength.lo <= openedLength.hi ? openedLength : rescued ? seenLength : length;
+  // No reading but the lattice within the noise: only the trial's clock ping stands for it.
+  const rescuedOnly = rescued && trialLength === seenLength;
+  if ((!onClock && !pinned(trialLength, 2 * EDGE_PRECISION)) || (rescuedOnly && limit === undefined))
+    return notPinned(edges, length, notes, limit === undefined ? 'no edges' : undefined);
   // Edges of a fixed window whose limit no clump showed: nothing else to measure it as. (Edges
   // pinned down by neither reading are no fixed window's: measured from idle, above, with or without
   // a count; HAProxy's counter, whose clumps after the drain are not its limit, goes that way.)
@@ -111,23 +114,26 @@ export async function windowEdgesPhase(
     notes.push("the limit was not seen: the edges are a fixed window's, but no clump showed how many it lets through");
     return { model: null, limitUnseen: 'fixed', evidence: [], notes };
   }
-  // A round window when the bracket holds one: the clock's next edge, several windows on from the
-  // edges seen, is then placed within a few ms (the bracket's middle drifts a window's error per window).
-  const clockWindowMs = exactWindow(length);
-  const clock = onClock ? { edgeMs: clockEdge(edges, clockWindowMs), windowMs: clockWindowMs } : undefined;
+  // A round window when the bracket holds one (within the arrivals' noise: the send times can leave
+  // it out by a ms): the clock's next edge, several windows on from the edges seen, is then placed
+  // within a few ms (the bracket's middle drifts a window's error per window).
+  const clockWindowMs = exactWindow(onClock ? length : seenLength, seenLength);
+  const clock = onClock || rescued ? { edgeMs: clockEdge(seen, clockWindowMs), windowMs: clockWindowMs } : undefined;
   let trial = await edgeTrial(probe, limit, trialLength, afterMs, clock);
   for (let attempt = 1; trial === DISTURBED && attempt < TRIAL_ATTEMPTS && !probe.outOfBudget(); attempt++) {
     notes.push('an edge trial whose requests went out late (a stalled process) proves nothing: sent again');
     trial = await edgeTrial(probe, limit, trialLength, probe.elapsed(), clock);
   }
   if (trial === DISTURBED) trial = `its requests went out late ${TRIAL_ATTEMPTS} times`;
+  if (typeof trial === 'string' && rescuedOnly) return notPinned(edges, length, notes);
   if (typeof trial === 'string') {
     notes.push(
       `where the edges fall (on the clock, at the first request, or sliding) was not tested (${trial})${onClock ? ': reported as a fixed window on the clock' : ''}`,
     );
-    return onClock ? clockModel(probe, limit, edges, length, notes, false) : { model: null, evidence: [], notes };
+    return onClock ? clockModel(probe, limit, seen, length, notes, false) : { model: null, evidence: [], notes };
   }
-  if (trial.anchor === 'clock') return clockModel(probe, limit, edges, length, notes, true);
+  if (trial.anchor === 'clock') return clockModel(probe, limit, seen, onClock ? length : seenLength, notes, true);
+  if (rescuedOnly) return notPinned(edges, length, notes);
   if (trial.anchor === 'sliding') {
     // The lattice's spacing when the edges fitted one, else the opened windows': a log frees its
     // first slot a period after the request that found the last edge, but one that counts refusals
@@ -153,6 +159,19 @@ export async function windowEdgesPhase(
   return openedModel(limit, windows, trial.evidence, notes);
 }
 
+/** Edges that fit no lattice, nor windows opened by the probe's requests: measured from idle instead. */
+function notPinned(
+  edges: readonly Bracket[],
+  length: Bracket,
+  notes: string[],
+  limitUnseen?: 'no edges',
+): EdgeFindings {
+  notes.push(
+    `the window's edges were not pinned down (${edges.length} edges${length.lo > length.hi ? ', not evenly spaced' : ''})`,
+  );
+  return { model: null, evidence: [], notes, ...(limitUnseen ? { limitUnseen } : {}) };
+}
+
 /**
  * Window after window, the edge that ends it, until its length is pinned on the clock, or (off
  * any lattice) as windows opened at the first request, or neither reading fits; each window then
@@ -164,10 +183,12 @@ async function walkEdges(
   firstEdge: Bracket,
   clump: FilledWindow,
   notes: string[],
-): Promise<{ edges: Bracket[]; fillRefused: boolean } & FilledWindow> {
+): Promise<{ edges: Bracket[]; fillRefused: boolean } & FilledWindow & NoisyEdges> {
   const edges: Bracket[] = [firstEdge];
   let fillRefused = false;
   let { afterMs, beforeEdgeMs } = clump;
+  const rebounds = new Map<number, number>();
+  const noiseMs = usualGapNoiseMs(probe.samples);
   for (let w = 0; w < MAX_WINDOWS && !probe.outOfBudget(); w++) {
     const lattice = windowLength(edges);
     const reading = openedReading(openedWindows(edges));
@@ -196,8 +217,12 @@ async function walkEdges(
     const filled = await fillWindow(probe, limit, found.accepted, notes);
     ({ afterMs, beforeEdgeMs } = filled);
     fillRefused ||= filled.refused === true;
+    // The window refused part of its fill: it held requests before the ping that found its edge, so
+    // the edge came before that ping's lower bound (the last fill crossed it), after the last edge's ping.
+    if (filled.refused && edges.length >= 2)
+      rebounds.set(edges.length - 1, Math.max(found.lastRefused?.sentMs ?? -Infinity, edges[edges.length - 2]!.hi));
   }
-  return { edges, afterMs, beforeEdgeMs, fillRefused };
+  return { edges, afterMs, beforeEdgeMs, fillRefused, rebounds, noiseMs };
 }
 
 /**
@@ -253,6 +278,35 @@ async function recountLimit(
     }
   }
   return { limit: undefined, afterMs, clumps };
+}
+
+/** What seenEdges needs of a walk: the edges' lower ends a refused fill moved back, by index, and the arrivals' noise (ms). */
+interface NoisyEdges {
+  rebounds: ReadonlyMap<number, number>;
+  noiseMs: number;
+}
+
+/**
+ * The edges as the limiter may have seen them. A ping reaches the limiter a one-way delay after it
+ * was sent, and across a network that delay varies: at 50 ± 10 ms each way a ping sent a few ms
+ * short of an edge in send time arrives past it and is let through, its bracket ending short of the
+ * edge; each bracket is widened by the arrivals' noise (`noiseMs`: usualGapNoiseMs, √2 standard
+ * deviations of the round trips, about one leg's whole spread). And a fill sent a round trip after
+ * the ping that found its edge, with the edge anywhere in a bracket most of a window wide, can run
+ * past the next edge unseen: the next ping, let in by a window part full, is taken for that edge,
+ * and the window then refuses part of its fill; such an edge's lower end goes back to the last
+ * edge's ping (`rebounds`). Read on send times alone, a fixed window 50 per 1 s behind toxiproxy's
+ * 50 ± 10 ms fitted no lattice ('not evenly spaced', CI), or one that left 1 s out by a ms (0.981–
+ * 0.999 s: the clock's edge, placed ten windows on with 0.990 s, came 100 ms early and the trial's
+ * ping past it was refused); either way it was measured as a sliding window from idle, its period
+ * bracketed by where the clock's first edge fell after the drain (0.262–0.405 s), too short for the
+ * trials to pin under that noise: they stopped after one.
+ */
+function seenEdges(edges: readonly Bracket[], rebounds: ReadonlyMap<number, number>, noiseMs: number): Bracket[] {
+  // One crossing is a fixed window's mishap; a limit that refused several fills is not one (a
+  // sliding counter's weighted count, a log still holding the last clump): its edges stay as sent.
+  const moved = rebounds.size <= 1 ? rebounds : new Map<number, number>();
+  return edges.map((e, k) => ({ lo: Math.min(e.lo, moved.get(k) ?? e.lo) - noiseMs, hi: e.hi + noiseMs }));
 }
 
 /** A ping let through past an edge, and the last one refused before it (none when the first passed). */
@@ -414,7 +468,7 @@ function clockModel(
   tested: boolean,
 ): EdgeFindings {
   const w = midpoint(length);
-  const windowMs = exactWindow(length);
+  const windowMs = exactWindow(length, windowLength(edges));
   const exact = windowMs !== w.value;
   // The first edge as every bracket, moved back by its whole windows, allows it: the narrow ones decide.
   const firstMs = clockEdge(edges, windowMs);
@@ -487,9 +541,9 @@ const REFUSALS_FORGIVEN =
  * Windows are configured in round figures (1 s, 500 ms, 1 min): a tenth of a second within the
  * bracket is the window, exactly (only then can clock edges be placed on Unix time); else the middle.
  */
-function exactWindow(length: Bracket): number {
+function exactWindow(length: Bracket, roomy: Bracket = length): number {
   const round = Math.round(midpoint(length).value / 100) * 100;
-  return round > 0 && round >= length.lo && round <= length.hi ? round : midpoint(length).value;
+  return round > 0 && round >= roomy.lo && round <= roomy.hi ? round : midpoint(length).value;
 }
 
 /** One clock edge (ms, the probe's clock), from every edge bracket moved back by its whole windows: the narrow ones decide. */
