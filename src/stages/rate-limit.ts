@@ -489,10 +489,13 @@ export function limitMetUnsized(
 export const rateLimitStage = makeRateLimitStage();
 
 /** The stage as `run` uses it: the main job keeps the sizing short, a bounded probe and a brief proof, and says so. */
+/** Why `run`'s proof is short, said beside its horizon. */
+export const RUN_SHORT_HORIZON = `run keeps its proof short to stay quick; \`ratelimit\` proves ${DEFAULT_HORIZON_S} s, or give --horizon`;
+
 export const runRateLimitStage = makeRateLimitStage({
   proofS: RUN_HORIZON_S,
   maxDurationS: RUN_PROBE_CAP_S,
-  shortHorizon: `run keeps its proof short to stay quick; \`ratelimit\` proves ${DEFAULT_HORIZON_S} s, or give --horizon`,
+  shortHorizon: RUN_SHORT_HORIZON,
 });
 
 interface FleetProofContext {
