@@ -144,6 +144,12 @@ describe('a round within the burst proves nothing', () => {
     });
     // No burst measured: nothing to outlast, every round can prove.
     expect(planRound(50, { ...reach, burst: null }, true)).toMatchObject({ durationS: 5, reaches: true });
+    // A burst not measured and no round from idle (run's short probe on a limit its checks spent):
+    // unknown, not none. After a drain bounded by the refill, after a hold unbounded: a round
+    // climbing above a hold cannot prove a rate its full burst alone would let through.
+    const unknown = { ...reach, burst: null, burstFromIdle: false };
+    expect(planRound(50, unknown, true)).toMatchObject({ startBurst: 300, reaches: false });
+    expect(planRound(50, unknown, false)).toMatchObject({ durationS: 5, reaches: false });
   });
 });
 
