@@ -347,18 +347,36 @@ describe('discover on a virtual clock', () => {
 
 // A slow bucket's stream cut short by the time cap reads its rate off a few acceptances: the rate
 // is given with its precision, no bucket is claimed from it (discover.ts, BUCKET_PRECISION; at 8 s,
-// ±5 %, the case above, it is).
+// ±5 %, the case above, it is). Within ±10 % the rate stands for the recommendation and its proof
+// (RATE_PRECISION: a conformant bucket behind a slow network read ±5.8 % failed the run as "not
+// identified"); past it, as off 5 acceptances, nothing is sized.
 describe('a bucket whose rate is known to worse than ±5 %', () => {
-  it('gcra 2/s burst 3 in a 6 s cap: its rate given, no bucket claimed, and why', async () => {
+  it('gcra 2/s burst 3 in a 6 s cap (±8.3 %): its rate stands, no bucket claimed, and why', async () => {
     const e = await discoverVirtual(
       { limiter: () => gcra(2, 3), status: 429, announces: 'retry-after' },
       { maxRps: 100, maxRequests: 3_000, maxDurationS: 6 },
     );
     expect(e.sustained_precision).toBeGreaterThan(0.05);
+    expect(e.sustained_precision).toBeLessThanOrEqual(0.1);
     expect(e.sustained_rps).not.toBeNull();
     expect(e.limiter).toBeNull();
     expect(e.notes).toContainEqual(
-      expect.stringMatching(/^not identified: a bucket's trickle, but its rate is known to ±[\d.]+ % only/),
+      expect.stringMatching(
+        /^no limiter claimed: a bucket's trickle, but its rate is known to ±[\d.]+ % only \(a bucket is claimed within ±5 %\); the rate stands within ±10 %, and the proof checks it$/,
+      ),
+    );
+    expect(e.notes.some((n) => n.startsWith('not identified'))).toBe(false);
+  });
+
+  it('gcra 2/s burst 3 in a 5 s cap (±25 %): not identified, so nothing is sized from it', async () => {
+    const e = await discoverVirtual(
+      { limiter: () => gcra(2, 3), status: 429, announces: 'retry-after' },
+      { maxRps: 100, maxRequests: 3_000, maxDurationS: 5 },
+    );
+    expect(e.sustained_precision).toBeGreaterThan(0.1);
+    expect(e.limiter).toBeNull();
+    expect(e.notes).toContainEqual(
+      expect.stringMatching(/^not identified: a bucket's trickle, but its rate is known to ±[\d.]+ % only$/),
     );
   });
 });
