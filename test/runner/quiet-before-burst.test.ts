@@ -36,7 +36,9 @@ it("the burst meets a bucket the run's own requests just drained full again", as
 
   const outcome = await limitEnforced.run(open.ctx);
   expect(outcome.status, outcome.message).toBe('pass');
-  // From full, B·R/(R − r) = 67 at 200/s (more at a slower rate a busy machine may hold it to); from
-  // the 5-15 the drain leaves, under 20 at 200/s.
-  expect(outcome.facts?.['accepted_before_limit'], outcome.message).toBeGreaterThanOrEqual(60);
+  // From full, B·R/(R − r) = 67 at 200/s, and never less than the burst B = 50 whatever the pace: a
+  // busy machine sends in clumps that earn no refill between them (57 under a loaded fast tier, 30
+  // Nov, where this asked 60). From the 5-15 the drain leaves, under 20 at 200/s; 50 would take a
+  // pace four times slower than asked.
+  expect(outcome.facts?.['accepted_before_limit'], outcome.message).toBeGreaterThanOrEqual(50);
 }, 30_000);
