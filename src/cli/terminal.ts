@@ -14,7 +14,7 @@ import {
 } from '../report/model.js';
 import { printable } from '../report/common/printable.js';
 import { reportTransport } from '../report/sections/transport/words.js';
-import { scopeClause, sustainedText } from '../report/sections/rate-limit/words.js';
+import { closingSustainedText, scopeClause } from '../report/sections/rate-limit/words.js';
 import { loadSpanText } from '../report/sections/load/words.js';
 import { leftOutText } from '../report/sections/scope/words.js';
 import { closingCount } from './closing-count.js';
@@ -137,10 +137,9 @@ export function summaryLines(report: Report, folder: string): Line[] {
     const unproven =
       report.rate_limit.proof_verdict === 'not proven within horizon' ? ' (not proven within the horizon)' : '';
     lines.push(
-      `rate limit: ${sustainedText(report.rate_limit)}; recommend ${r.target_rps} req/s${unproven}, backoff ${r.backoff.base_ms}–${r.backoff.cap_ms} ms ${r.backoff.jitter} jitter, ${r.backoff.max_retries} retries${scopeClause(report.rate_limit)}`,
+      `rate limit: ${closingSustainedText(report.rate_limit)}; recommend ${r.target_rps} req/s${unproven}, backoff ${r.backoff.base_ms}–${r.backoff.cap_ms} ms ${r.backoff.jitter} jitter, ${r.backoff.max_retries} retries${scopeClause(report.rate_limit)}`,
     );
   }
   lines.push(`report: ${folder}`);
   return lines;
 }
-

@@ -101,7 +101,9 @@ describe('the fleet section', () => {
     const md = renderMarkdown(report(rateLimit));
     expect(md).toMatch(/\*\*Fleet recommendation:\*\* per instance [^\n]* \(simulated, no k6 fleet run\)\.\n/);
     const html = renderHtml(report(rateLimit));
-    expect(html).toMatch(/<strong>Fleet recommendation:<\/strong> per instance [^<]* \(simulated, no k6 fleet run\)\.<\/p>/);
+    expect(html).toMatch(
+      /<strong>Fleet recommendation:<\/strong> per instance [^<]* \(simulated, no k6 fleet run\)\.<\/p>/,
+    );
     const json = JSON.parse(renderJson(report(rateLimit)));
     expect(json.rate_limit.fleet.recommendation_basis).toBe('simulated, no k6 fleet run');
     expect(fleetSummaryLines(fleet)[0]).toMatch(/^fleet of 16: per instance .* \(simulated, no k6 fleet run\)$/);

@@ -25,24 +25,29 @@ describe('the checks against a conformant low limit, on virtual time', () => {
     ['a bucket of 1 req/s, burst 1', { rateLimit: { rps: 1, burst: 1 } }],
     ['a fixed window of 1 per 1 s', { limiter: fixed(1, 1) }],
     ['a fixed window of 1 per 2 s', { limiter: fixed(1, 2) }],
-  ])('%s: every check judged, none errored; only token.valid-until-expiry may be not tested, saying why and how', async (_name, limit) => {
-    const untested: string[] = [];
-    const results = await checkEmulator({ clock: virtualClock(), untested, waitForExpiry: true, ...limit });
-    const notPassed = results.filter((r) => r.status !== 'pass');
-    // The ledger cannot apply to a fresh emulator: outside the run by design, a plain skip.
-    const byDesign = /^token\.ledger: skip: /;
-    // The 8 s token the session fetched, paced behind the other checks' requests, can have too
-    // little life left to be probed just before its expiry: the run's circumstance, so not tested,
-    // with the life it had left, the queue that cost it, and how to get it tested.
-    const tooLate =
-      /^token\.valid-until-expiry: (skip: not tested: )?token \S+ had ([\d.]+ s of|no) certain life left when the wait for its expiry took it up and ([\d.]+ s|none) when the probe's turn came, too little to probe it before expires_at \d+: the service's rate limit had queued the checks' requests, one at a time, ahead of it; .*; to test it, run it alone \(--only token\.valid-until-expiry\), give the sandbox a longer token lifetime .*, or a higher rate limit$/;
-    expect(notPassed.map((r) => `${r.id}: ${r.status}: ${r.message}`).filter((line) => !byDesign.test(line) && !tooLate.test(line))).toEqual(
-      [],
-    );
-    expect(untested.filter((line) => !tooLate.test(line))).toEqual([]);
-    // Nothing failed or errored (not tested makes the run NOT TESTED through `untested`, not a fail).
-    expect(verdictOf(results, null)).toBe('pass');
-  });
+  ])(
+    '%s: every check judged, none errored; only token.valid-until-expiry may be not tested, saying why and how',
+    async (_name, limit) => {
+      const untested: string[] = [];
+      const results = await checkEmulator({ clock: virtualClock(), untested, waitForExpiry: true, ...limit });
+      const notPassed = results.filter((r) => r.status !== 'pass');
+      // The ledger cannot apply to a fresh emulator: outside the run by design, a plain skip.
+      const byDesign = /^token\.ledger: skip: /;
+      // The 8 s token the session fetched, paced behind the other checks' requests, can have too
+      // little life left to be probed just before its expiry: the run's circumstance, so not tested,
+      // with the life it had left, the queue that cost it, and how to get it tested.
+      const tooLate =
+        /^token\.valid-until-expiry: (skip: not tested: )?token \S+ had ([\d.]+ s of|no) certain life left when the wait for its expiry took it up and ([\d.]+ s|none) when the probe's turn came, too little to probe it before expires_at \d+: the service's rate limit had queued the checks' requests, one at a time, ahead of it; .*; to test it, run it alone \(--only token\.valid-until-expiry\), give the sandbox a longer token lifetime .*, or a higher rate limit$/;
+      expect(
+        notPassed
+          .map((r) => `${r.id}: ${r.status}: ${r.message}`)
+          .filter((line) => !byDesign.test(line) && !tooLate.test(line)),
+      ).toEqual([]);
+      expect(untested.filter((line) => !tooLate.test(line))).toEqual([]);
+      // Nothing failed or errored (not tested makes the run NOT TESTED through `untested`, not a fail).
+      expect(verdictOf(results, null)).toBe('pass');
+    },
+  );
 });
 
 describe('the checks against a conformant window of 5 a minute or slower, on virtual time', () => {

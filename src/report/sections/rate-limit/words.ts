@@ -131,7 +131,9 @@ function outsideHorizon(h: ProofHorizon): string {
  * an hour. None identified is said in words, never a placeholder. When an announced limit set it,
  * the probing span goes with the rate the probe measured, not with the announced one.
  */
-export function sustainedText(r: Pick<RateLimitResult, 'sustained_rps' | 'duration_s' | 'sustained_announced'>): string {
+export function closingSustainedText(
+  r: Pick<RateLimitResult, 'sustained_rps' | 'duration_s' | 'sustained_announced'>,
+): string {
   if (r.sustained_rps === null) return 'sustained rate not identified';
   const over = r.duration_s === undefined ? '' : ` over ${formatSeconds(r.duration_s)} of probing`;
   const a = r.sustained_announced;
