@@ -1,7 +1,7 @@
-import { fail, pass, skip, type Check } from '../src/runner/check.js';
+import { fail, notTested, pass, skip, type Check } from '../src/runner/check.js';
 import { acceptedCalls } from '../src/runner/production-calls.js';
 import { refusesToken } from '../src/spec/limit-statuses.js';
-import { withLiveToken } from '../src/runner/live-token.js';
+import { retryInFlight, withLiveToken } from '../src/runner/live-token.js';
 
 /** Sequential calls per endpoint after the verdict's, for the latency figure. */
 const LATENCY_ROUNDS = 2;
@@ -21,8 +21,8 @@ export const check: Check = {
     const { http, session } = ctx;
     // Production guard: there, only the endpoints opted in, with production's own payload, and no
     // latency rounds (each call may be a real evaluation or transaction).
-    const { calls, notTested, onProduction } = acceptedCalls(ctx);
-    if (calls.length === 0) return skip(notTested ?? 'no business endpoint to call');
+    const { calls, notTested: leftOut, onProduction } = acceptedCalls(ctx);
+    if (calls.length === 0) return skip(leftOut ?? 'no business endpoint to call');
     // A short token may expire between the session handing it out and the service reading it; on
     // production no call is sent twice (each may be a real evaluation): an answer at the edge is said.
     const { token, answers, expiredInFlight } = await withLiveToken(
@@ -31,9 +31,10 @@ export const check: Check = {
       { again: !onProduction },
     );
     const evidence = answers.map((ex) => http.evidence(ex, `token ${token.fingerprint}`));
-    if (expiredInFlight) return skip(expiredInFlight, evidence);
+    if (expiredInFlight)
+      return notTested(`${expiredInFlight}; ${retryInFlight('business.valid-token-accepted')}`, evidence);
     const problems: string[] = [];
-    const notes: string[] = notTested ? [notTested] : [];
+    const notes: string[] = leftOut ? [leftOut] : [];
     for (const ex of answers) {
       if (refusesToken(ex.status))
         problems.push(`${ex.request} refused a fresh token with ${ex.status} ${http.quote(ex, 60)}`);

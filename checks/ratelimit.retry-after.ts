@@ -1,4 +1,4 @@
-import { fail, pass, skip, type Check } from '../src/runner/check.js';
+import { fail, notTested, pass, skip, type Check } from '../src/runner/check.js';
 import { provoked429 } from '../src/runner/limit-burst.js';
 import { retryAfterDelayMs } from '../src/spec/retry-after.js';
 
@@ -25,7 +25,7 @@ export const check: Check = {
         evidence,
       );
     // Past the wait budget it was never waited out: ratelimit.recovers says so (not tested).
-    if (burst.recovery?.notTested) return skip(`not tested: ${burst.recovery.notTested}`, evidence);
+    if (burst.recovery?.notTested) return notTested(burst.recovery.notTested, evidence);
     if (burst.recovery && burst.recovery.attempts !== 1) {
       return fail(`a retry after Retry-After: ${header} was refused again; the header understates the wait`, evidence);
     }

@@ -1,4 +1,4 @@
-import { fail, pass, skip, type Check } from '../src/runner/check.js';
+import { fail, notTested, pass, skip, type Check } from '../src/runner/check.js';
 import { cameBack, unauthorizedProblem, WANTS_401 } from '../src/runner/expect.js';
 import { acceptanceIsLate } from '../src/time/expiry-edges.js';
 
@@ -18,7 +18,10 @@ export const check: Check = {
     // The session waited until the token had certainly expired; a request that still went out
     // before that (a stalled clock, a test's fake one) proves nothing either way.
     if (!acceptanceIsLate(ex, obs.expiresAtS, session.allowance()))
-      return skip(`the request was not certainly after expires_at ${obs.expiresAtS}; nothing to judge`, evidence);
+      return notTested(
+        `the request was not certainly after expires_at ${obs.expiresAtS} (the machine's clock stalled or jumped while the session waited), so nothing to judge; to test it, run it again (--only token.expired-validate-401)`,
+        evidence,
+      );
     if (unauthorizedProblem(ex))
       return fail(`${cameBack(http, ex)} for an expired token; ${WANTS_401} (§4.3)`, evidence);
     return pass('expired token refused with 401', evidence);

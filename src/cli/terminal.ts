@@ -11,11 +11,10 @@ import {
   type LoadScenarioResult,
   type Report,
   type Status,
-  type SustainedAnnounced,
 } from '../report/model.js';
 import { printable } from '../report/common/printable.js';
 import { reportTransport } from '../report/sections/transport/words.js';
-import { scopeClause } from '../report/sections/rate-limit/words.js';
+import { closingSustainedText, scopeClause } from '../report/sections/rate-limit/words.js';
 import { loadSpanText } from '../report/sections/load/words.js';
 import { leftOutText } from '../report/sections/scope/words.js';
 import { closingCount } from './closing-count.js';
@@ -138,20 +137,9 @@ export function summaryLines(report: Report, folder: string): Line[] {
     const unproven =
       report.rate_limit.proof_verdict === 'not proven within horizon' ? ' (not proven within the horizon)' : '';
     lines.push(
-      `rate limit: ${sustainedSaid(report.rate_limit.sustained_rps)}${announcedAside(report.rate_limit.sustained_announced)}; recommend ${r.target_rps} req/s${unproven}, backoff ${r.backoff.base_ms}–${r.backoff.cap_ms} ms ${r.backoff.jitter} jitter, ${r.backoff.max_retries} retries${scopeClause(report.rate_limit)}`,
+      `rate limit: ${closingSustainedText(report.rate_limit)}; recommend ${r.target_rps} req/s${unproven}, backoff ${r.backoff.base_ms}–${r.backoff.cap_ms} ms ${r.backoff.jitter} jitter, ${r.backoff.max_retries} retries${scopeClause(report.rate_limit)}`,
     );
   }
   lines.push(`report: ${folder}`);
   return lines;
-}
-
-/** The sustained rate, or that none was identified (a proof may still have held a rate): never a placeholder. */
-const sustainedSaid = (rps: number | null): string =>
-  rps === null ? 'sustained rate not identified' : `~${rps} req/s sustained`;
-
-/** Beside the sustained rate an announced limit set (not the probe's measurement): said so, the measured rate beside it. */
-function announcedAside(a: SustainedAnnounced | undefined): string {
-  if (!a) return '';
-  const said = a.agrees === false ? 'disagreeing with what the probe saw' : 'not proven';
-  return ` (announced ${a.limit} per ${a.window_s} s, ${said}; measured ${a.measured_rps} req/s for one limit of several)`;
 }

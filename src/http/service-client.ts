@@ -108,6 +108,11 @@ export class ServiceClient {
     return this.opts.bodyCapBytes;
   }
 
+  /** True once the limit shared with other clients has refused one of them, so requests wait their turn (limit-pacer.ts). */
+  get limitQueued(): boolean {
+    return this.opts.pacer?.engaged ?? false;
+  }
+
   /** The clock this client stamps its exchanges with: whatever judges them reads the same one. */
   get clock(): Clock {
     return this.opts.clock;

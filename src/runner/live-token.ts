@@ -45,6 +45,10 @@ export async function withLiveToken<T extends Exchange>(
   }
 }
 
+/** How to get a verdict the edge kept from a check: the token's life, not the service, was short. */
+export const retryInFlight = (checkId: string): string =>
+  `to test it, run it again (--only ${checkId}), or give the sandbox a token lifetime of more than a few seconds`;
+
 /** The first 401 that came too near the token's expires_at to be held against the service. */
 function refusedAtEdge<T extends Exchange>(token: IssuedToken, answers: T[], a: EdgeAllowance): T | undefined {
   const expiresAtS = epochSeconds(token.expiresAt);

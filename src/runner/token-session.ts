@@ -49,11 +49,23 @@ export type ExpiryObservation =
       expiresAtS: number;
       /** validate shortly before the token could expire; absent when there was no time left for it. */
       beforeExpiry?: Exchange;
+      /**
+       * When beforeExpiry is absent: the token's certain life left (ms, 0 or less when none) when
+       * the wait for its expiry took it up and when the probe's turn came, and whether the run's
+       * rate limit had the checks' requests queued meanwhile.
+       */
+      tooLate?: TooLate;
       /** validate and a business call once the token has certainly expired. */
       afterValidate: Exchange;
       afterBusiness: Exchange;
       reissue: TokenExchange;
     };
+
+export interface TooLate {
+  startLeftMs: number;
+  leftMs: number;
+  limitQueued: boolean;
+}
 
 /** The first and the last answer that carried one token. */
 export interface Sighting {
@@ -248,6 +260,7 @@ export class TokenSession {
           beyondWait ?? `the token expires in ${Math.round(remaining)} s, beyond --expiry-wait ${expect.expiryWaitS} s`,
       };
     }
+    const startLeftMs = certainlyValidUntilMs(expiresAtS, this.allowance()) - now();
     // Settled now, while the token is certainly usable: asked first at the probe, it would take a
     // token of its own, and so wait for this one to expire before the probe is sent.
     await this.validateMethod();
@@ -264,7 +277,8 @@ export class TokenSession {
       progress(`waiting ${(untilBefore / 1000).toFixed(1)} s to use ${token.fingerprint} just before it expires`);
       await sleep(untilBefore);
     }
-    if (validUntil - now() > PROBE_MARGIN_MS / 2) beforeExpiry = await this.validate(token.token);
+    const leftMs = validUntil - now();
+    if (leftMs > PROBE_MARGIN_MS / 2) beforeExpiry = await this.validate(token.token);
     const untilAfter = expiredFrom + 250 - now();
     if (untilAfter > 0) {
       progress(`waiting ${(untilAfter / 1000).toFixed(1)} s for ${token.fingerprint} to expire`);
@@ -282,7 +296,7 @@ export class TokenSession {
       kind: 'observed',
       token,
       expiresAtS,
-      ...(beforeExpiry ? { beforeExpiry } : {}),
+      ...(beforeExpiry ? { beforeExpiry } : { tooLate: { startLeftMs, leftMs, limitQueued: http.limitQueued } }),
       afterValidate,
       afterBusiness,
       reissue,

@@ -39,7 +39,17 @@ export function lostToTheLimit(r: LoadScenarioResult): string | undefined {
     r.checks.failed <= lost;
   if (!clean || lost === 0 || refused === 0) return undefined;
   const offered = typeof r.extra?.['notes'] === 'string' ? ` (${r.extra['notes']})` : '';
+  const refusedAll = r.requests > 0 && refused >= r.requests;
+  if (refusedAll) return `${r.scenario}: ${admittedNothing(r, offered)}`;
   return `${r.scenario}: the service's rate limit refused ${lost} of its calls past their retries (${refused} answers 429, no other error) at ${r.rate_per_s.toFixed(1)} requests/s${offered}: the load offered more than this service's limit lets through, a setting of this run, not a failure of the service; ${whatToLower(r.scenario)}`;
+}
+
+/**
+ * Every request answered 429: the limit admitted nothing, at any rate. Lowering the load cannot
+ * help against a limit of 0 or one already spent (a quota per hour or day), so none is advised.
+ */
+function admittedNothing(r: LoadScenarioResult, offered: string): string {
+  return `the service's rate limit admitted nothing: all ${r.requests} of its requests were answered 429 at ${r.rate_per_s.toFixed(1)} requests/s${offered}, so lowering the rate does not help; no verdict on the service under load. Check the credentials' quota (a limit of 0, or one spent for its window) and run again once it admits requests`;
 }
 
 /**

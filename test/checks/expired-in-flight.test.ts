@@ -116,8 +116,10 @@ describe('business.valid-token-accepted on production, with a token that expires
       const outcome = await businessValid.run(ctx);
       expect(arrived.filter((r) => r === 'POST /v1/evaluation')).toHaveLength(1);
       expect(`${outcome.status}: ${outcome.message}`).toMatch(
-        /^skip: POST \/v1\/evaluation refused token \S+ with 401 within the uncertainty of its expires_at \d+: it may have expired in flight/,
+        /^skip: not tested: POST \/v1\/evaluation refused token \S+ with 401 within the uncertainty of its expires_at \d+: it may have expired in flight, .*; to test it, run it again \(--only business\.valid-token-accepted\)/,
       );
+      // The token's short life, not the design of the run, kept it out: the run says NOT TESTED.
+      expect(outcome.untested).toBe(true);
     } finally {
       await close();
     }

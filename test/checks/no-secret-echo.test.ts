@@ -17,6 +17,14 @@ describe('token.no-secret-echo', () => {
   ])('$seen answers, echoes $echoes → $status', async ({ seen, echoes, status }) => {
     expect((await check.run(withAnswers(seen, echoes))).status).toBe(status);
   });
+
+  // Nothing seen is the run's circumstance (the service did not answer), not a check outside the
+  // run by design: not tested, which makes the run NOT TESTED, with how to get it tested.
+  it('with no answer seen, is not tested (not a plain skip), saying how to get it tested', async () => {
+    const outcome = await check.run(withAnswers(0));
+    expect(outcome.untested).toBe(true);
+    expect(outcome.message).toMatch(/^not tested: no answer from the service was seen .*; to test it, /);
+  });
 });
 
 describe('token.no-secret-echo against a service that echoes the secret in another form', () => {

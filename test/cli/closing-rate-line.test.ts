@@ -22,6 +22,20 @@ describe('the closing rate-limit line', () => {
     expect(closing({ ...sized!, sustained_rps: 49.5 })).toMatch(/rate limit: ~49\.5 req\/s sustained; recommend /);
   });
 
+  // A rate seen over seconds of probing is no promise for an hour: the line says over how long.
+  it('says how long the probe that measured the sustained rate ran', () => {
+    expect(closing({ ...sized!, sustained_rps: 49.5, duration_s: 15.2 })).toMatch(
+      /rate limit: ~49\.5 req\/s sustained, measured over 15 s of probing; recommend /,
+    );
+  });
+
+  it('beside an announced limit, the probing span goes with the rate the probe measured', () => {
+    const announced = { limit: 600, window_s: 60, source_header: 'RateLimit-Policy', agrees: null, measured_rps: 30 };
+    expect(closing({ ...sized!, sustained_rps: 10, duration_s: 6, sustained_announced: announced })).toMatch(
+      /rate limit: ~10 req\/s sustained \(announced 600 per 60 s, not proven; measured 30 req\/s over 6 s of probing for one limit of several\); recommend /,
+    );
+  });
+
   it('says the sustained rate was not identified, with no placeholder, when only a proof held a rate', () => {
     const line = closing({ ...sized!, sustained_rps: null });
     expect(line).toMatch(/rate limit: sustained rate not identified; recommend /);

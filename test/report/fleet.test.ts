@@ -80,6 +80,7 @@ describe('the fleet section', () => {
       'latency_ms',
       'seed',
       'recommendation',
+      'recommendation_basis',
       'rows',
     ]);
     expect(Object.keys(json.rate_limit.fleet.rows[0])).toEqual([
@@ -94,6 +95,30 @@ describe('the fleet section', () => {
     ]);
   });
 
+  // The recommendation comes from the simulator, not from k6 across instances: every format says so
+  // beside it, not only the method line further on.
+  it('every format says beside the recommendation that it is simulated, with no k6 fleet run', () => {
+    const md = renderMarkdown(report(rateLimit));
+    expect(md).toMatch(/\*\*Fleet recommendation:\*\* per instance [^\n]* \(simulated, no k6 fleet run\)\.\n/);
+    const html = renderHtml(report(rateLimit));
+    expect(html).toMatch(
+      /<strong>Fleet recommendation:<\/strong> per instance [^<]* \(simulated, no k6 fleet run\)\.<\/p>/,
+    );
+    const json = JSON.parse(renderJson(report(rateLimit)));
+    expect(json.rate_limit.fleet.recommendation_basis).toBe('simulated, no k6 fleet run');
+    expect(fleetSummaryLines(fleet)[0]).toMatch(/^fleet of 16: per instance .* \(simulated, no k6 fleet run\)$/);
+  });
+
+  it('with a k6 fleet run, the basis names it and its verdict instead', () => {
+    const proven = {
+      ...fleet,
+      proof: { instances: 16, policy: 'p', offered_rps: 75, duration_s: 30, verdict: 'proven' as const, why: 'kept' },
+    };
+    const md = renderMarkdown(report({ ...rateLimit, fleet: proven }));
+    expect(md).toContain('(simulated; k6 fleet run across 16 instances: proven).');
+    expect(md).not.toContain('no k6 fleet run');
+  });
+
   it('without --fleet, nothing of it appears anywhere', () => {
     const { fleet: _none, ...single } = rateLimit;
     expect(renderMarkdown(report(single))).not.toContain('Fleet');
@@ -105,7 +130,7 @@ describe('the fleet section', () => {
   it('the terminal lines name the per-instance rate, the policy, the assumption and the simulated figures', () => {
     const lines = fleetSummaryLines(fleet);
     expect(lines[0]).toMatch(
-      /^fleet of 16: per instance ≤ 2\.5 req\/s \(burst 1\), policy [a-z-]+, backoff 40–1000 ms, ≤ 6 retries, honour Retry-After$/,
+      /^fleet of 16: per instance ≤ 2\.5 req\/s \(burst 1\), policy [a-z-]+, backoff 40–1000 ms, ≤ 6 retries, honour Retry-After \(simulated, no k6 fleet run\)$/,
     );
     expect(lines[1]).toMatch(/^ {2}assumption: the limit is shared/);
     expect(lines[2]).toMatch(

@@ -81,6 +81,22 @@ describe('a load scenario lost to the rate limit alone', () => {
     );
   });
 
+  // A service that refuses everything (a limit of 0, a quota spent for the hour): a lower rate would
+  // be refused the same, so the line says the limit admitted nothing and advises no lower rate.
+  it('when every request was answered 429, says the limit admitted nothing and advises no lower rate', () => {
+    const refusedAll = {
+      ...limitedSpike,
+      requests: 300,
+      checks: { passed: 300, failed: 120 },
+      extra: { ...limitedSpike.extra, logical_calls_lost: 120, rate_limited_responses: 300 },
+    } as LoadScenarioResult;
+    const why = lostToTheLimit(refusedAll);
+    expect(why).toMatch(
+      /^rate-limit: the service's rate limit admitted nothing: all 300 of its requests were answered 429 at 89\.3 requests\/s .*lowering the rate does not help/,
+    );
+    expect(why).not.toMatch(/lower load\.(rate|vus)/);
+  });
+
   it.each([
     ['a 5xx', { extra: { ...limitedSpike.extra, server_errors: 2 } }],
     ['a token refused before its expiry', { extra: { ...limitedSpike.extra, token_refused_before_expiry: 1 } }],

@@ -1,7 +1,7 @@
 // The terminal's closing lines for `--fleet N`: what each instance should do, and what the chosen
 // policy did in the simulation at N, beside the sharing assumption it rests on.
 
-import { fleetProofText, fleetRecommendationText } from '../../report/sections/fleet/words.js';
+import { fleetBasisText, fleetProofText, fleetRecommendationText } from '../../report/sections/fleet/words.js';
 import type { FleetResult } from '../../report/model.js';
 
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
@@ -17,7 +17,7 @@ export function fleetSummaryLines(fleet: FleetResult | null | undefined): string
   const b = rec.backoff;
   return [
     `fleet of ${fleet.instances}: per instance ≤ ${rec.per_instance_rps} req/s (burst ${rec.per_instance_burst}), policy ${rec.policy}, ` +
-      `backoff ${b.base_ms}–${b.cap_ms} ms, ≤ ${b.max_retries} retries${rec.honour_retry_after ? ', honour Retry-After' : ''}`,
+      `backoff ${b.base_ms}–${b.cap_ms} ms, ≤ ${b.max_retries} retries${rec.honour_retry_after ? ', honour Retry-After' : ''} (${fleetBasisText(fleet)})`,
     `  assumption: ${fleet.assumption}`,
     ...(row
       ? [

@@ -5,6 +5,7 @@
 import {
   FLEET_HEADERS,
   fleetHeading,
+  fleetBasisText,
   fleetMethodText,
   fleetProofText,
   fleetRecommendationText,
@@ -47,7 +48,7 @@ export function fleetSection(f: FleetResult | null | undefined): SafeHtml | null
       html`<tr>${fleetRowCells(r).map((c, i) => (i === 1 ? html`<td>${c}</td>` : html`<td class="num">${c}</td>`))}</tr>`,
   );
   return html`<h3 id="fleet-h">${fleetHeading(f)}</h3>
-<div class="callout"><p><strong>Fleet recommendation:</strong> ${fleetRecommendationText(f)}.</p><p>${fleetMethodText(f)}</p>${fleetProofText(f) !== null && html`<p><strong>Fleet proof run:</strong> ${fleetProofText(f)}.</p>`}</div>
+<div class="callout"><p><strong>Fleet recommendation:</strong> ${fleetRecommendationText(f)} (${fleetBasisText(f)}).</p><p>${fleetMethodText(f)}</p>${fleetProofText(f) !== null && html`<p><strong>Fleet proof run:</strong> ${fleetProofText(f)}.</p>`}</div>
 ${why.length > 0 && html`<ul class="notes">${why.map((w) => html`<li>${rich(w)}</li>`)}</ul>`}
 ${fleetCharts(f)}
 <details><summary>Fleet simulation data</summary><table><thead><tr>${FLEET_HEADERS.map((h, i) => html`<th scope="col"${i === 1 ? '' : html` class="num"`}>${h}</th>`)}</tr></thead><tbody>${rows}</tbody></table></details>`;

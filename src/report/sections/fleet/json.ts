@@ -2,6 +2,7 @@
 // order the sizing built them in.
 
 import type { FleetResult } from '../../model.js';
+import { fleetBasisText } from './words.js';
 
 /** report/json.ts's orderKeys, passed in: importing it would make that file and this one a cycle. */
 type OrderKeys = <T extends object>(value: T, order: readonly (keyof T & string)[]) => T;
@@ -11,6 +12,8 @@ export function orderedFleet(f: FleetResult | null, orderKeys: OrderKeys): Fleet
   return orderKeys(
     {
       ...f,
+      // Derived, not stored: report.json says what the recommendation rests on as the other formats do.
+      recommendation_basis: fleetBasisText(f),
       recommendation:
         f.recommendation &&
         orderKeys(
@@ -32,6 +35,7 @@ export function orderedFleet(f: FleetResult | null, orderKeys: OrderKeys): Fleet
       'latency_ms',
       'seed',
       'recommendation',
+      'recommendation_basis',
       'proof',
       'rows',
     ],

@@ -5,6 +5,7 @@ import {
   FLEET_ALIGN,
   FLEET_HEADERS,
   fleetHeading,
+  fleetBasisText,
   fleetMethodText,
   fleetProofText,
   fleetRecommendationText,
@@ -19,7 +20,7 @@ export function fleetMarkdown(f: FleetResult | null | undefined): string | null 
   const why = f.recommendation?.why ?? [];
   return [
     `### ${fleetHeading(f)}`,
-    `**Fleet recommendation:** ${mdEscape(fleetRecommendationText(f))}.`,
+    `**Fleet recommendation:** ${mdEscape(fleetRecommendationText(f))} (${mdEscape(fleetBasisText(f))}).`,
     mdEscape(fleetMethodText(f)),
     fleetProofText(f) === null ? null : `**Fleet proof run:** ${mdEscape(fleetProofText(f)!)}.`,
     why.length > 0 ? why.map((w) => `- ${mdInline(w)}`).join('\n') : null,

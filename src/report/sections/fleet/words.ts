@@ -44,6 +44,16 @@ export function fleetRecommendationText(f: FleetResult): string {
   );
 }
 
+/**
+ * What the recommendation rests on, said beside it in every format: the simulator alone, unless a
+ * k6 fleet run (--fleet-proof) put the choice to the test across instances.
+ */
+export function fleetBasisText(f: FleetResult): string {
+  const p = f.proof;
+  if (p === undefined) return 'simulated, no k6 fleet run';
+  return `simulated; k6 fleet run across ${p.instances} instances: ${p.verdict}`;
+}
+
 /** How the candidates were put to the test, one sentence. */
 export function fleetMethodText(f: FleetResult): string {
   return (

@@ -125,6 +125,23 @@ function outsideHorizon(h: ProofHorizon): string {
   );
 }
 
+/**
+ * The sustained rate for the terminal's closing line, with how long the probe that measured it ran
+ * ("~50 req/s sustained, measured over 15 s of probing"): a rate seen for seconds is no promise for
+ * an hour. None identified is said in words, never a placeholder. When an announced limit set it,
+ * the probing span goes with the rate the probe measured, not with the announced one.
+ */
+export function closingSustainedText(
+  r: Pick<RateLimitResult, 'sustained_rps' | 'duration_s' | 'sustained_announced'>,
+): string {
+  if (r.sustained_rps === null) return 'sustained rate not identified';
+  const over = r.duration_s === undefined ? '' : ` over ${formatSeconds(r.duration_s)} of probing`;
+  const a = r.sustained_announced;
+  if (!a) return `~${r.sustained_rps} req/s sustained${over === '' ? '' : `, measured${over}`}`;
+  const said = a.agrees === false ? 'disagreeing with what the probe saw' : 'not proven';
+  return `~${r.sustained_rps} req/s sustained (announced ${a.limit} per ${a.window_s} s, ${said}; measured ${a.measured_rps} req/s${over} for one limit of several)`;
+}
+
 /** "; <recommendationScope>", or nothing when there is none to add. */
 export function scopeClause(r: RateLimitResult): string {
   const scope = recommendationScope(r);
