@@ -58,7 +58,11 @@ describe('cutover with production behind 1 req/s and 5 per 60 s, on virtual time
     const refused = audit.requests.filter((q) => q.status === 429);
     // What the report quotes: method, path, status and when, for the refused ones too.
     for (const q of refused) {
-      expect(q).toMatchObject({ environment: 'production', method: expect.stringMatching(/^[A-Z]+$/), path: expect.stringMatching(/^\//) });
+      expect(q).toMatchObject({
+        environment: 'production',
+        method: expect.stringMatching(/^[A-Z]+$/),
+        path: expect.stringMatching(/^\//),
+      });
       expect(Date.parse(q.at)).toBeGreaterThan(0);
     }
     console.log(
@@ -91,7 +95,9 @@ describe('cutover with production behind 1 req/s and 5 per 60 s, on virtual time
     expect(report.cutover.breaking).toEqual([]);
     expect(report.cutover.verdict).toBe('NOT TESTED');
     const heldBack = Object.entries(report.environments).flatMap(([environment, e]) =>
-      e.checks.filter((c) => /production request budget 30 reached/.test(c.message)).map((c) => `${environment}: ${c.id}`),
+      e.checks
+        .filter((c) => /production request budget 30 reached/.test(c.message))
+        .map((c) => `${environment}: ${c.id}`),
     );
     expect(heldBack.length).toBeGreaterThan(0);
     const line = report.cutover.not_tested.find((l) => l.startsWith('the production request budget'));

@@ -303,7 +303,12 @@ function untrustedPass(
 }
 
 /** `cli.clock`: what both passes read and wait on (a test's virtual one, shared with its emulator pair); the system clock when absent. */
-type PassIo = { redactor: Redactor; terminal: Terminal; signal: AbortSignal; cli: Pick<CliIo, 'env' | 'cwd' | 'clock'> };
+type PassIo = {
+  redactor: Redactor;
+  terminal: Terminal;
+  signal: AbortSignal;
+  cli: Pick<CliIo, 'env' | 'cwd' | 'clock'>;
+};
 
 /** `check` on one environment, through `check`'s own stage; every request to production goes through `gate`. */
 async function checkPass(options: Options, environment: string, gate: ProductionGate, io: PassIo): Promise<Pass> {
