@@ -135,9 +135,11 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
       otherClients: Array.from({ length: opts.clients - 1 }, () => generateCredentials(name)),
       store: new TokenStore(opts.onTokenIssued),
       limiter:
-        opts.limiter !== undefined && differs.rateLimit === undefined
-          ? new RateLimiter(opts.limiter)
-          : RateLimiter.bucket(rateLimit.rps, rateLimit.burst),
+        differs.limiter !== undefined
+          ? new RateLimiter(differs.limiter)
+          : opts.limiter !== undefined && differs.rateLimit === undefined
+            ? new RateLimiter(opts.limiter)
+            : RateLimiter.bucket(rateLimit.rps, rateLimit.burst),
       ttlS: differs.tokenTtlS ?? opts.tokenTtlS,
       seq: 0,
       businessLatencyMs: Math.max(differs.businessLatencyMs ?? opts.businessLatencyMs, transport.businessLatencyMs),

@@ -71,6 +71,11 @@ export interface EmulatorOptions {
 export interface EnvironmentDifferences {
   tokenTtlS?: number;
   rateLimit?: { rps: number; burst: number };
+  /**
+   * Any limiter model, or a set of them, instead of the emulator's (null: no limit): a production
+   * behind 1 req/s and 5 per minute beside a sandbox that lets the checks through at once.
+   */
+  limiter?: Limits | null;
   businessLatencyMs?: number;
   /** `other`: this environment's listener serves a certificate from a CA of its own (its own ca file). */
   ca?: 'other';

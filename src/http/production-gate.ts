@@ -69,6 +69,21 @@ export class ProductionGate {
   }
 }
 
+/** Whether a check's message says the budget held one of its requests back (ProductionBudgetReached's words). */
+export const heldBackByBudget = (message: string): boolean => /\bproduction request budget \d+ reached\b/.test(message);
+
+/**
+ * The run's line once the budget is spent: what went out, how much of it the rate limit refused
+ * (behind a low limit the checks' requests are refused about once each before they get in, and
+ * every try counts), which checks the budget left untested, and how to give it more.
+ */
+export function budgetReachedLine(gate: ProductionGate, heldBack: readonly string[]): string {
+  const refused = gate.requests.filter((q) => q.status === 429).length;
+  const spent = `${gate.requests.length} requests sent to production${refused ? `, ${refused} of them refused by its rate limit (429) and sent again in turn, each try counted` : ''}`;
+  const which = heldBack.length ? `not tested because of it: ${heldBack.join(', ')}` : 'what remained was not tested';
+  return `the production request budget (production.max_requests ${gate.maxRequests}) was reached (${spent}); ${which}; raise production.max_requests in the config to test it`;
+}
+
 /** `/v1/evaluation` → evaluation: any path under /v1/ is business (§4.4), named or not. */
 export function businessEndpointOf(path: string): string | undefined {
   return /^\/v1\/([^/?#]*)/.exec(path)?.[1];

@@ -22,7 +22,12 @@ import { cutoverVerdict, type ConformanceEntry } from '../../cutover/verdict.js'
 import { sandboxTrust } from '../../cutover/sandbox-trust.js';
 import { HarnessError, usageError } from '../../errors.js';
 import { removeEmptyDirs } from '../../fs/writable.js';
-import { ProductionBudgetReached, type ProductionGate } from '../../http/production-gate.js';
+import {
+  budgetReachedLine,
+  heldBackByBudget,
+  ProductionBudgetReached,
+  type ProductionGate,
+} from '../../http/production-gate.js';
 import { Redactor } from '../../http/redact.js';
 import { RateLimitedError } from '../../http/rate-limit-wait.js';
 import { CUTOVER_SCHEMA, type CutoverReport } from '../../cutover/report-model.js';
@@ -101,11 +106,7 @@ export async function cutoverCommand(options: Options, cli: CliIo): Promise<numb
     const passesUntested = [
       ...prod.untested.map((u) => `${production}: ${u}`),
       ...sand.untested.map((u) => `${sandbox}: ${u}`),
-      ...(gate.budgetReached
-        ? [
-            `the production request budget (production.max_requests ${gate.maxRequests}) was reached; what remained was not tested`,
-          ]
-        : []),
+      ...(gate.budgetReached ? [budgetReachedLine(gate, heldBack({ [production]: prod, [sandbox]: sand }))] : []),
       ...(interrupted ? ['interrupted before it finished: this report is partial'] : []),
     ];
     const windowDays = flagValue(options, 'cutover-window');
@@ -162,6 +163,13 @@ export async function cutoverCommand(options: Options, cli: CliIo): Promise<numb
     removeStopHandlers();
     removeEmptyDirs(place.created);
   }
+}
+
+/** The checks production's budget held back, `environment: id` (sandbox's isolation probe sends to production too). */
+function heldBack(passes: Record<string, Pass>): string[] {
+  return Object.entries(passes).flatMap(([environment, pass]) =>
+    pass.checks.filter((c) => c.status === 'skip' && heldBackByBudget(c.message)).map((c) => `${environment}: ${c.id}`),
+  );
 }
 
 /**
@@ -294,7 +302,13 @@ function untrustedPass(
   };
 }
 
-type PassIo = { redactor: Redactor; terminal: Terminal; signal: AbortSignal; cli: Pick<CliIo, 'env' | 'cwd'> };
+/** `cli.clock`: what both passes read and wait on (a test's virtual one, shared with its emulator pair); the system clock when absent. */
+type PassIo = {
+  redactor: Redactor;
+  terminal: Terminal;
+  signal: AbortSignal;
+  cli: Pick<CliIo, 'env' | 'cwd' | 'clock'>;
+};
 
 /** `check` on one environment, through `check`'s own stage; every request to production goes through `gate`. */
 async function checkPass(options: Options, environment: string, gate: ProductionGate, io: PassIo): Promise<Pass> {
@@ -328,10 +342,16 @@ async function onTarget<T>(
     const result = await stage(
       { ...prepared, reportDir: '', productionGate: gate },
       {
-        ...runIo(io.terminal, io.redactor, io.signal, (name, reason) => {
-          untested.push(`${name}: ${reason}`);
-          io.terminal.err(`${environment}: ${name}: not tested: ${reason}`);
-        }),
+        ...runIo(
+          io.terminal,
+          io.redactor,
+          io.signal,
+          (name, reason) => {
+            untested.push(`${name}: ${reason}`);
+            io.terminal.err(`${environment}: ${name}: not tested: ${reason}`);
+          },
+          io.cli.clock,
+        ),
         ...extra,
       },
     );
@@ -359,15 +379,22 @@ async function rateLimits(a: {
 }): Promise<{ production: EnvironmentFacts; sandbox: EnvironmentFacts }> {
   const { options, gate, io, production: prod, sandbox: sand } = a;
   const ranChecks = prod.checks.length > 0;
+  // A probe's preflight goes out before its gate is asked (prepare-target.ts): with the budget
+  // already spent by the checks, it would be one request past production.max_requests.
+  const spent = gate.budgetReached
+    ? `not measured: production's checks spent the production request budget (production.max_requests ${gate.maxRequests}); raise it to leave the probe room`
+    : undefined;
   const measured: RateLimitFacts =
-    a.productionLoadAllowed && ranChecks && !io.signal.aborted
+    a.productionLoadAllowed && ranChecks && !io.signal.aborted && spent === undefined
       ? await probe(options, prod.facts.environment, gate, io)
       : {
           facts: {},
           missing: {
-            rate_limit_measured_rps: ranChecks
-              ? 'not measured: production is probed only with --allow-production-load'
-              : 'not measured: no check ran on production',
+            rate_limit_measured_rps: !ranChecks
+              ? 'not measured: no check ran on production'
+              : !a.productionLoadAllowed
+                ? 'not measured: production is probed only with --allow-production-load'
+                : (spent ?? 'not measured: interrupted'),
           },
         };
   const production = withRateLimit(prod.facts, announcedLimit(prod.advertised), measured);

@@ -5,7 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import { Redactor } from '../../http/redact.js';
 import { harnessWords } from '../harness-words.js';
-import type { ProductionGate } from '../../http/production-gate.js';
+import { budgetReachedLine, heldBackByBudget, type ProductionGate } from '../../http/production-gate.js';
 import { runIo, type Line, type RunIo, type Stage, type StageLines, type StageTarget } from '../../stages/run-io.js';
 import { productionGateFor } from '../../runner/context.js';
 import { auditPreflight } from '../../runner/preflight.js';
@@ -241,7 +241,10 @@ async function runStages(
   if (productionGate.budgetReached)
     io.untested(
       'production',
-      `the production request budget (production.max_requests ${productionGate.maxRequests}) was reached; what remained was not tested`,
+      budgetReachedLine(
+        productionGate,
+        checks.filter((c) => c.status === 'skip' && heldBackByBudget(c.message)).map((c) => c.id),
+      ),
     );
   const report = buildReport({
     version: VERSION,
