@@ -156,16 +156,19 @@ export function withShutSpan(longest: LongestKnown | null, bracket: Pick<RateBra
   return shut !== null && shut.window_s > (longest?.window_s ?? 0) ? shut : longest;
 }
 
+/** How shutPastProof's words begin: the terminal's "recommend: nothing" line quotes them from the notes. */
+export const SHUT_PAST_PROOF = 'not proven over the window the probe saw';
+
 /**
  * Why a proof of `proofS` seconds a round proves nothing over what the probe saw of an unidentified
  * limit (it stayed shut longer than the proof covers), said as `run` says it; null when it covers
- * it. A 5 s round at 40 req/s after a silent minute's edge held, against a true 10 req/s: the limit
- * had kept the probe out for 15 s, three times the round (30 Nov, shutspan).
+ * it. A silent 600 per 60 s met late in its minute kept the probe out 10-25 s, then a 5 s round
+ * after the minute's edge held about 40 req/s against a true 10, reported as proven (30 Nov).
  */
 export function shutPastProof(bracket: Pick<RateBracket, 'restS'> | undefined, proofS: number): string | null {
   const shut = shutSpan(bracket);
   if (shut === null || shut.window_s <= proofS / 2) return null;
-  return `not proven over the window the probe saw (shut ${fmt(shut.window_s)} s): \`ces-harness ratelimit\` sizes it`;
+  return `${SHUT_PAST_PROOF} (shut ${fmt(shut.window_s)} s): \`ces-harness ratelimit\` sizes it`;
 }
 
 /**

@@ -250,10 +250,10 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
         io.untested('rate_limit', `proof not run: ${unpaced}`);
       }
       // `run`'s rounds, shorter than twice what the probe saw an unidentified limit stay shut, prove
-      // nothing a client running for hours may rely on (a silent minute met 45 s in: 40 req/s held
-      // 5 s, true 10). So none runs, and nothing is recommended: as `run` treats a limit announced
-      // past its probe ("announced, not proven": recommendation null, and how to size it), since a
-      // policy flagged but still given would be the figure a client reads and adopts.
+      // nothing a client running for hours may rely on (a silent minute met late in its minute:
+      // about 40 req/s held 5 s, true 10, 30 Nov). So none runs, and nothing is recommended, as
+      // `run` treats a limit announced past its probe ("announced, not proven": recommendation
+      // null, and how to size it): a policy flagged but still given is the figure a client adopts.
       const shutPast = bracket && shortRounds ? shutPastProof(bracket, proofS) : null;
       if (recommendation && proofS > 0 && !signal.aborted && !estimate.partial && unpaced === null && shutPast) {
         proofNotes.push(`proof not run: ${shutPast}`);

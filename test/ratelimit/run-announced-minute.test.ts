@@ -146,6 +146,7 @@ describe("a per-minute quota announced in Kong's fields, against run's 30 s prob
         /^proof not run: not proven over the window the probe saw \(shut 1\d(\.\d)? s\): `ces-harness ratelimit` sizes it$/,
       ),
     );
+    expect(context).toMatch(/^recommend: nothing \(not proven over the window the probe saw \(shut 1\d(\.\d)? s\): /m);
   }, 60_000);
 
   it('ratelimit, capped as run is: not tested, since sizing it was asked', async () => {
