@@ -186,8 +186,8 @@ export function proofHorizon(
     longest !== null && longest.window_s > coversS && longest.lower_bound
       ? `the limit stayed shut ${fmt(longest.window_s)} s in the probe: its window is at least that long, longer than the proof covers; ${horizonTestsIt(longest.window_s).replace(/tests it$/, 'covers that much of it')}`
       : longest !== null && longest.window_s > coversS
-      ? `the ${longest.source} limit on a ${fmt(longest.window_s)} s ${longest.refill ? 'refill' : 'window'} is longer than the proof covers; ${horizonTestsIt(longest.window_s)}`
-      : null;
+        ? `the ${longest.source} limit on a ${fmt(longest.window_s)} s ${longest.refill ? 'refill' : 'window'} is longer than the proof covers; ${horizonTestsIt(longest.window_s)}`
+        : null;
   // Every announced limit not proven on a window past the horizon, not only the longest known
   // (an IETF list's hour beside the minute the probe verified): each is "not tested", and says how.
   const announcedBeyond = announced
