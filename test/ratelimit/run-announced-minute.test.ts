@@ -147,6 +147,7 @@ describe("a per-minute quota announced in Kong's fields, against run's 30 s prob
       ),
     );
     expect(context).toMatch(/^recommend: nothing \(not proven over the window the probe saw \(shut 1\d(\.\d)? s\): /m);
+    console.info(`run, silent minute 45 s in: ${context.split('\n').find((l) => l.startsWith('recommend'))}`);
   }, 60_000);
 
   it('ratelimit, capped as run is: not tested, since sizing it was asked', async () => {
