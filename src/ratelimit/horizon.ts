@@ -6,7 +6,7 @@
 
 import type { AdvertisedLimit, ProofHorizon } from '../report/model.js';
 import type { LimiterModel } from './limiters/index.js';
-import type { Estimate } from './types.js';
+import type { Estimate, RateBracket } from './types.js';
 
 /** `ratelimit`'s horizon: two one-minute windows. */
 export const DEFAULT_HORIZON_S = 120;
@@ -97,6 +97,11 @@ export interface LongestKnown {
    * that much short (nginx's 601 per 60.1 s read as 600: 60.0 s), so a round covers it as margin.
    */
   request_s?: number;
+  /**
+   * The span is how long a limit the probe did not identify stayed shut (RateBracket.restS): its
+   * window, whatever its kind, is at least that long, and may be much longer.
+   */
+  lower_bound?: true;
 }
 
 /** The longest of `limits`' spans (spanOf), or null when none has one. */
@@ -135,6 +140,38 @@ export function longestKnownWindow(
 }
 
 /**
+ * What the probe saw of a limit it refused but did not identify: it stayed shut `restS` seconds
+ * after refusing, so whatever its window, it is at least that long (a silent 600 per 60 s met 45 s
+ * into its minute stays shut about 15 s). A lower bound, said as one; null without a bracket.
+ */
+export function shutSpan(bracket: Pick<RateBracket, 'restS'> | undefined): LongestKnown | null {
+  return bracket !== undefined && bracket.restS > 0
+    ? { window_s: bracket.restS, source: 'measured', lower_bound: true }
+    : null;
+}
+
+/** The longer of `longest` and what the probe saw an unidentified limit stay shut (shutSpan). */
+export function withShutSpan(longest: LongestKnown | null, bracket: Pick<RateBracket, 'restS'> | undefined) {
+  const shut = shutSpan(bracket);
+  return shut !== null && shut.window_s > (longest?.window_s ?? 0) ? shut : longest;
+}
+
+/** How shutPastProof's words begin: the terminal's "recommend: nothing" line quotes them from the notes. */
+export const SHUT_PAST_PROOF = 'not proven over the window the probe saw';
+
+/**
+ * Why a proof of `proofS` seconds a round proves nothing over what the probe saw of an unidentified
+ * limit (it stayed shut longer than the proof covers), said as `run` says it; null when it covers
+ * it. A silent 600 per 60 s met late in its minute kept the probe out 10-25 s, then a 5 s round
+ * after the minute's edge held about 40 req/s against a true 10, reported as proven (30 Nov).
+ */
+export function shutPastProof(bracket: Pick<RateBracket, 'restS'> | undefined, proofS: number): string | null {
+  const shut = shutSpan(bracket);
+  if (shut === null || shut.window_s <= proofS / 2) return null;
+  return `${SHUT_PAST_PROOF} (shut ${fmt(shut.window_s)} s): \`ces-harness ratelimit\` sizes it`;
+}
+
+/**
  * What the proof covered: it ran `proofS` seconds a round, so windows up to half that are tested.
  * `shortened` says why the horizon is short when the command chose it so (`run`).
  */
@@ -146,9 +183,11 @@ export function proofHorizon(
 ): ProofHorizon {
   const coversS = proofS / 2;
   const beyond =
-    longest !== null && longest.window_s > coversS
-      ? `the ${longest.source} limit on a ${fmt(longest.window_s)} s ${longest.refill ? 'refill' : 'window'} is longer than the proof covers; ${horizonTestsIt(longest.window_s)}`
-      : null;
+    longest !== null && longest.window_s > coversS && longest.lower_bound
+      ? `the limit stayed shut ${fmt(longest.window_s)} s in the probe: its window is at least that long, longer than the proof covers; ${horizonTestsIt(longest.window_s).replace(/tests it$/, 'covers that much of it')}`
+      : longest !== null && longest.window_s > coversS
+        ? `the ${longest.source} limit on a ${fmt(longest.window_s)} s ${longest.refill ? 'refill' : 'window'} is longer than the proof covers; ${horizonTestsIt(longest.window_s)}`
+        : null;
   // Every announced limit not proven on a window past the horizon, not only the longest known
   // (an IETF list's hour beside the minute the probe verified): each is "not tested", and says how.
   const announcedBeyond = announced

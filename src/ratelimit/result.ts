@@ -12,6 +12,7 @@ import type {
 } from '../report/model.js';
 import { fleetSummaryLines } from './fleet/summary-lines.js';
 import { describeLimiter } from './limiters/index.js';
+import { SHUT_PAST_PROOF } from './horizon.js';
 import { PROOF_PROMISE } from './proof-loop.js';
 import { announcedCeiling } from './recommend.js';
 import { round } from './estimators.js';
@@ -275,7 +276,12 @@ export function summaryLines(r: RateLimitResult): string[] {
     lines.push(
       `recommend: nothing — NOT PROVEN: no policy kept its promise (≤ ${(PROOF_PROMISE.max_rate_429 * 100).toFixed(0)} % 429, no call lost) in ${r.proof_rounds?.length ?? 0} k6 proof rounds`,
     );
-  else lines.push(`recommend: nothing (no sustained rate measured)${announcedMost(r)}`);
+  else {
+    // `run`'s rounds too short for what the probe saw (horizon.ts shutPastProof): why, and how to size it.
+    const shut = r.notes?.find((n) => n.startsWith(`proof not run: ${SHUT_PAST_PROOF}`));
+    const why = shut !== undefined ? shut.slice('proof not run: '.length) : 'no sustained rate measured';
+    lines.push(`recommend: nothing (${why})${announcedMost(r)}`);
+  }
   const rounds = r.proof_rounds ?? [];
   if (rounds.length > 1 || (rounds.length === 1 && r.proof_verdict !== 'proven')) {
     rounds.forEach((round, i) => lines.push(`  proof round ${i + 1}: ${proofRoundText(round)}`));

@@ -288,7 +288,8 @@ export interface ProofHorizon {
   covers_window_s: number;
   /**
    * The longest window the probe measured or the service announced, or a bucket's or a queue's refill
-   * time (burst / rate) when longer, seconds; null when none is known.
+   * time (burst / rate) when longer, or how long a limit not identified stayed shut in the probe (a
+   * lower bound of its window, `not_tested` says so) when longer still, seconds; null when none is known.
    */
   longest_window_s: number | null;
   /** Why a known limit is outside the horizon, or why the horizon was kept short (`run`). */

@@ -28,7 +28,9 @@ import {
   probeBudgetS,
   proofHorizon,
   retryAfterPastProbe,
+  shutPastProof,
   underRunHowTo,
+  withShutSpan,
 } from '../ratelimit/horizon.js';
 import { withoutRefuted } from '../ratelimit/refuted.js';
 import { searchBurst, searchSaid, searchStart, searchTop } from '../ratelimit/rate-bracket.js';
@@ -215,7 +217,14 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
       let given = bracket ? null : recommendation;
       // The probe (or the round before) left the limit drained; a client adopting the policy starts on
       // a rested one, and a round spans the limit's refill, or it could not have failed (proof-timing.ts).
-      const longest = longestKnownWindow(estimate);
+      // `run` keeps the short rounds it announced (unless --horizon): a search's rounds are not
+      // lengthened to what the probe saw its limit stay shut, a lower bound only (shutPastProof).
+      const shortRounds = stageOptions.shortHorizon !== undefined && askedHorizonS === undefined;
+      // A limit not identified kept the probe out for the bracket's restS: its window is at least
+      // that long (horizon.ts shutSpan), so `ratelimit`'s rounds span two of it, within the cap.
+      // Not in longestKnownWindow itself: a later round sized from it (runRound) would stretch the
+      // search's scouts, short by design (search-loop.ts SCOUT_SCALE), to the full rounds' length.
+      const longest = withShutSpan(longestKnownWindow(estimate), shortRounds ? undefined : bracket);
       const timing = proofTiming(estimate.refill_s, horizonS, probeCapS, longest?.window_s ?? null);
       const { settleS } = timing;
       // The proof's cap (proofTiming's): a round lengthened for a span found later stays within it.
@@ -240,7 +249,17 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
         proofNotes.push(`proof not run: ${unpaced}`);
         io.untested('rate_limit', `proof not run: ${unpaced}`);
       }
-      if (recommendation && proofS > 0 && !signal.aborted && !estimate.partial && unpaced === null) {
+      // `run`'s rounds, shorter than twice what the probe saw an unidentified limit stay shut, prove
+      // nothing a client running for hours may rely on (a silent minute met late in its minute:
+      // about 40 req/s held 5 s, true 10, 30 Nov). So none runs, and nothing is recommended, as
+      // `run` treats a limit announced past its probe ("announced, not proven": recommendation
+      // null, and how to size it): a policy flagged but still given is the figure a client adopts.
+      const shutPast = bracket && shortRounds ? shutPastProof(bracket, proofS) : null;
+      if (recommendation && proofS > 0 && !signal.aborted && !estimate.partial && unpaced === null && shutPast) {
+        proofNotes.push(`proof not run: ${shutPast}`);
+        io.progress(`rate limit: ${shutPast}`);
+      }
+      if (recommendation && proofS > 0 && !signal.aborted && !estimate.partial && unpaced === null && !shutPast) {
         located = await k6AndBundles();
         if (typeof located === 'string') {
           // The proof was asked for: a policy nobody could prove must not pass as a proven one.
@@ -251,7 +270,6 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           // A round must outlast the burst to prove the rate (proof-reach.ts): `ratelimit` may
           // lengthen one up to the probe's budget, as proofTiming does for a refill; `run` keeps
           // the short rounds it announced, and a burst they cannot outlast leaves the policy unproven.
-          const shortRounds = stageOptions.shortHorizon !== undefined && askedHorizonS === undefined;
           const reach = {
             // A search's rounds outlast what the drain let through at once (no burst was read).
             ...(bracket ? searchBurst(bracket) : { burst: estimate.burst, burstFromIdle: estimate.burst_from_idle }),
@@ -384,9 +402,12 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
                   horizon: proofHorizon(
                     heldRoundS(outcome.rounds, given, roundLengths) ?? proofS,
                     // The windows that stand: a refuted reading's is no limit left untested.
-                    withIdentifiedWindow(
-                      longestKnownWindow(withoutRefuted(estimate, outcome.rounds, stack.verdict())),
-                      stack.verdict(),
+                    withShutSpan(
+                      withIdentifiedWindow(
+                        longestKnownWindow(withoutRefuted(estimate, outcome.rounds, stack.verdict())),
+                        stack.verdict(),
+                      ),
+                      bracket,
                     ),
                     askedHorizonS === undefined ? stageOptions.shortHorizon : undefined,
                     estimate.announced ?? (estimate.advertised ? [estimate.advertised] : []),

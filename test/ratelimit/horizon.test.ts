@@ -15,6 +15,8 @@ import {
   probeBudgetS,
   proofHorizon,
   coveringS,
+  shutPastProof,
+  withShutSpan,
 } from '../../src/ratelimit/horizon.js';
 import { proofTiming, roundLengthS } from '../../src/ratelimit/proof-timing.js';
 import type { LimiterModel } from '../../src/ratelimit/limiters/index.js';
@@ -112,6 +114,49 @@ describe('proofHorizon: what the proof covered, in every format the same words',
     expect(horizonText(h)).toBe(
       'proven for 5 s; a limit on a window longer than 2.5 s is not tested (run keeps its proof short)',
     );
+  });
+});
+
+// A limit the probe refused but did not identify still showed how long it kept the probe out (a
+// silent 600 per 60 s met 45 s into its minute: shut about 15 s). Its window is at least that long,
+// so the longest window known includes it, labelled a lower bound; `run`'s 5 s rounds cannot cover
+// it, and a 5 s hold at 40 req/s after the minute's edge (true: 10) is no proof (30 Nov).
+describe('what the probe saw an unidentified limit stay shut bounds the window from below', () => {
+  const shut = { restS: 15 };
+
+  it('is the longest window known when longer than any identified or announced, and says it is a lower bound', () => {
+    expect(withShutSpan(longestKnownWindow({ limiter: null }), shut)).toEqual({
+      window_s: 15,
+      source: 'measured',
+      lower_bound: true,
+    });
+    // A longer window known (an announced minute) stays the longest.
+    const minuteAd = { limit: 600, window_s: 60, source_header: 'ratelimit-policy', agrees: null, note: '' };
+    expect(withShutSpan(longestKnownWindow({ limiter: null, advertised: minuteAd }), shut)).toEqual({
+      window_s: 60,
+      source: 'announced',
+    });
+    expect(withShutSpan(null, undefined)).toBeNull();
+  });
+
+  it("`ratelimit`'s rounds span two of it within the cap; past the cap its horizon says not tested", () => {
+    // Two of 70 s is 140 s: past the default 120 s horizon, within the 150 s probe budget.
+    expect(proofTiming(null, DEFAULT_HORIZON_S, 150, withShutSpan(null, { restS: 70 })!.window_s).proofS).toBe(140);
+    const h = proofHorizon(120, withShutSpan(null, { restS: 80 }));
+    expect(h.longest_window_s).toBe(80);
+    expect(horizonText(h)).toBe(
+      'proven for 120 s; a limit on a window longer than 60 s is not tested (the limit stayed shut 80 s in the probe: its window is at least that long, longer than the proof covers; --horizon 160 (rate_limit.horizon_s) covers that much of it)',
+    );
+  });
+
+  it("`run`'s 5 s rounds do not cover 15 s shut: not proven over it, and `ces-harness ratelimit` sizes it", () => {
+    expect(shutPastProof(shut, RUN_HORIZON_S)).toBe(
+      'not proven over the window the probe saw (shut 15 s): `ces-harness ratelimit` sizes it',
+    );
+    // Covered: shut no longer than half the round; and nothing to say without a bracket.
+    expect(shutPastProof({ restS: 2.5 }, RUN_HORIZON_S)).toBeNull();
+    expect(shutPastProof(shut, DEFAULT_HORIZON_S)).toBeNull();
+    expect(shutPastProof(undefined, RUN_HORIZON_S)).toBeNull();
   });
 });
 

@@ -136,6 +136,18 @@ describe("a per-minute quota announced in Kong's fields, against run's 30 s prob
       /^rate_limit: tokens\.validate: not identified: the window is longer than the probe's budget \(30 s\): .*; run's probe stops at 30 s: `ces-harness ratelimit` probes for up to 150 s \(--horizon S for a longer window\)$/,
     );
     expect(result.sustained_rps ?? null, context).toBeNull();
+    // The limit kept the probe out for the rest of its minute (about 15 s): run's 5 s rounds after
+    // its edge held 40 req/s against a true 10 and ended "recommend 40 req/s; proven for 5 s". Over
+    // a window at least that long a 5 s round proves nothing: no recommendation, and why.
+    expect(result.proof_verdict === 'proven' ? result.recommendation?.target_rps : null, context).toBeNull();
+    expect(result.recommendation ?? null, context).toBeNull();
+    expect(result.notes, context).toContainEqual(
+      expect.stringMatching(
+        /^proof not run: not proven over the window the probe saw \(shut 1\d(\.\d)? s\): `ces-harness ratelimit` sizes it$/,
+      ),
+    );
+    expect(context).toMatch(/^recommend: nothing \(not proven over the window the probe saw \(shut 1\d(\.\d)? s\): /m);
+    console.info(`run, silent minute 45 s in: ${context.split('\n').find((l) => l.startsWith('recommend'))}`);
   }, 60_000);
 
   it('ratelimit, capped as run is: not tested, since sizing it was asked', async () => {
