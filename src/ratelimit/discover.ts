@@ -287,7 +287,9 @@ async function windowPath(
   const model = window.limiter;
   // Sized, but back before a period and some trials from idle refused in part: a counter's edges
   // and lingering weight (or HAProxy's period opened before the drain): the stream sizes it.
-  const doubted = model !== null && (window.partClumps ?? 0) > 0 && backBeforePeriod(model, shape);
+  const refuted = refusedAfterQuiet(model, window.refusedAfterQuietMs ?? 0);
+  const doubted =
+    model !== null && (((window.partClumps ?? 0) > 0 && backBeforePeriod(model, shape)) || refuted !== undefined);
   // A silent log the trials sized may be a counter whose edges they timed: checked at other phases.
   const phased =
     model?.kind === 'sliding-window' && !announcesReset(probe) && !probe.outOfBudget()
@@ -295,8 +297,11 @@ async function windowPath(
       : undefined;
   const misread = phased?.holds === false;
   if (phased) (misread ? window.notes : window.evidence).push(phased.evidence);
-  // The limit not seen from a limiter that shut too few times to read one: evidence.ts says what it saw.
-  const fewShuts = window.limitUnseen ? tooFewRefusals('fixed-window', refusalsOf(probe.samples)) : null;
+  // Its trials' own reading is what the clump refuted: said beside the refutation, not as evidence.
+  if (refuted) window.notes.push(refuted, ...window.evidence.splice(0));
+  // The limit not seen (or nothing sized) from a limiter that shut too few times to read one: evidence.ts says what it saw.
+  const fewShuts =
+    window.limitUnseen || model === null ? tooFewRefusals('fixed-window', refusalsOf(probe.samples)) : null;
   if (fewShuts)
     return estimateOf(
       probe,
@@ -318,11 +323,11 @@ async function windowPath(
       streamSettings,
       shape,
       window.notes,
-      model?.kind === 'sliding-window' && !misread ? { model, evidence: window.evidence } : undefined,
+      model?.kind === 'sliding-window' && !misread && !refuted ? { model, evidence: window.evidence } : undefined,
       misread,
     );
   }
-  if (model === null || model.kind === 'bucket' || model.kind === 'queue' || misread) {
+  if (model === null || model.kind === 'bucket' || model.kind === 'queue' || misread || refuted) {
     // Not identified, said so: the stage then searches its rate with paced k6 rounds (rate-bracket.ts).
     // Before, a fixed window whose edges the network blurred ended with no rate and no proof at all,
     // though every window had let its 50 through (toxiproxy, CI land11).
@@ -700,12 +705,31 @@ async function streamedSlidingWindow(
         ],
       }
     : { ...NOTHING_MEASURED, scope: scope.scope, limiter_evidence: [shape.evidence] };
+  // Nothing sized is said "not identified", so that the stage searches the rate with k6 rounds.
+  const unidentified =
+    model || windowNotes.some((n) => n.startsWith(NOT_IDENTIFIED))
+      ? []
+      : [`${NOT_IDENTIFIED}a window sliding by its shape, but neither the trials from idle nor the stream sized it`];
   return estimateOf(probe, stream, figures, retryAfter, [
+    ...unidentified,
     ...(model ? [`identified: ${describeLimiter(model)}`] : []),
     ...windowNotes,
     ...retryAfter.notes,
     ...scope.notes,
   ]);
+}
+
+/**
+ * Why the sliding window the period trials sized is refuted by one of their own clumps, or
+ * undefined: a clump of its limit refused in part after two of its periods of quiet, which no
+ * sliding window of that limit and period does. A fixed window whose edge trial could not run (a
+ * machine too busy to send the limit before the clock's edge), measured from idle: clumps that
+ * straddle its edges pass whole, others are refused in part whatever the quiet, and the
+ * bisection pins a period of nothing (virtually, 52 per 0.924 s for 50 per 1 s, up to 20 ms late).
+ */
+function refusedAfterQuiet(model: LimiterModel | null, quietMs: number): string | undefined {
+  if (model?.kind !== 'sliding-window' || quietMs < 2 * model.period_s * 1000) return undefined;
+  return `a clump of ${model.limit} from idle was refused in part after ${round(quietMs / 1000, 3)} s of quiet, two periods of the ${model.period_s} s the trials pinned or more: no sliding window of ${model.limit} per ${model.period_s} s refuses it; not sized`;
 }
 
 /**

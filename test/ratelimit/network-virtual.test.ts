@@ -12,7 +12,7 @@ import { acceptedBeforeRefusal, sendingEndMs } from '../../src/ratelimit/probe/a
 import { sustainedRate, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import { NOT_RUN, STAIRCASE_TIMING } from '../../src/ratelimit/probe/batch-staircase.js';
 import type { Sample } from '../../src/ratelimit/types.js';
-import { relativeError } from './support.js';
+import { periodOutcome, relativeError } from './support.js';
 import { discoverVirtual, fromModel, gcra, haproxyRate, type Limiter, type VirtualEndpoint } from './virtual-limit.js';
 
 const NETWORK = { oneWayMs: 50, jitterMs: 10 };
@@ -90,16 +90,6 @@ describe('across 50 ± 10 ms each way, no timer staircase is sent (virtual time)
     },
   );
 });
-
-/** How a sliding log's reading came out against the truth: its kind, and its rate within 2 %. */
-function periodOutcome(
-  e: Awaited<ReturnType<typeof discoverVirtual>>,
-  truth: LimiterModel,
-): 'within 2 %' | 'beyond 2 %' | 'not identified' | 'another kind' {
-  if (e.limiter === null) return 'not identified';
-  if (e.limiter.kind !== truth.kind) return 'another kind';
-  return (relativeError(e.sustained_rps, sustainedRate(truth)) ?? Infinity) <= 0.02 ? 'within 2 %' : 'beyond 2 %';
-}
 
 /** The sliding log 50 per 1 s read at seeds 1 to `seeds`, each on its own network: outcomes counted, the misread named. */
 async function slidingLogSweep(seeds: number, network: (seed: number) => VirtualEndpoint['network']) {
@@ -200,9 +190,10 @@ describe('the sliding log 50 per 1 s across 50 ± 10 ms each way with a heavy ta
 // took 1.04 × that, 0.968 s, for an upper end seen; every trial's request came too early, none
 // asked at that end, and the log read 50 per 0.964 s, 3.6 % fast (and "refused requests count",
 // that check placed short of the period). Now an end no trial confirmed is asked at once the
-// bracket is pinned: refused there, the trials look past it (seed 22: 0.998 s, 11 trials). Left
-// as they are, for the window edges' owner: seeds 51 and 54 read as windows opened by the first
-// request, 50 per 0.984 s and 0.979 s (1.6 and 2.1 % fast). Seed 17 was not identified until
+// bracket is pinned: refused there, the trials look past it (seed 22: 0.998 s, 11 trials). Seeds
+// 51 and 54 read as windows opened by the first request, 50 per 0.984 s and 0.979 s (1.6 and 2.1 %
+// fast), until the edge trial took a clump let in a period or more after its burst (the drain's
+// comeback bounds a log's period) for nothing: they are now the log. Seed 17 was not identified until
 // the recovery clump's and log-phase's checks of the abovetrue merge; it now reads within 2 %.
 describe('the sliding log 50 per 1 s across 50 ± 10 ms each way, a heavy tail from the start, 100 seeds', () => {
   it('never reads its period beyond 2 % on an upper end no trial confirmed', async () => {
@@ -213,10 +204,10 @@ describe('the sliding log 50 per 1 s across 50 ± 10 ms each way, a heavy tail f
       stretched: stretched(seed),
     }));
     expect(counts, misread).toEqual({
-      'within 2 %': 98,
+      'within 2 %': 100,
       'beyond 2 %': 0,
       'not identified': 0,
-      'another kind': 2,
+      'another kind': 0,
     });
   }, 60_000);
 });
@@ -232,7 +223,9 @@ describe('the sliding log 50 per 1 s across 50 ± 10 ms each way, a heavy tail f
 describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, on a busy machine, 100 seeds', () => {
   it.each([
     { lateMs: 5, expected: { 'fixed window within 2 %': 99, 'not identified': 1, other: 0 } },
-    { lateMs: 10, expected: { 'fixed window within 2 %': 100, 'not identified': 0, other: 0 } },
+    // 100 -> 98: two edge trials that could not run (their plan, at the pace the bursts were sent,
+    // no longer fits the window) no longer stand for "on the clock" (see the 20 ms case below).
+    { lateMs: 10, expected: { 'fixed window within 2 %': 98, 'not identified': 2, other: 0 } },
   ])(
     'up to $lateMs ms late: a fixed window or not identified, never a bucket',
     async ({ lateMs, expected }) => {
@@ -275,6 +268,11 @@ describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, on a busy mac
 // window before it, and a clump never refused only if no window after it refused its fill; else
 // it is counted again by up to two clumps from later edges (window-edges.ts recountLimit), and not
 // identified if neither shows it (83 within 2 %, 17 not identified before the recount; 84 and 16 after).
+// 84 -> 9 within since an edge trial that could not run no longer stands for "on the clock": this
+// late the limit takes longer to send than the trial has (about 0.7 s of a 1 s window), and a
+// sliding log's edges fit a lattice as well (read as fixed windows up to 9 % off: 46 of 60 seeds,
+// network-busy-log-virtual.test.ts). A burst across the clock's edge still tells 9 of them
+// (probe/straddle-trial.ts); the other 91 are not identified, and the stage searches their rate.
 describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, up to 20 ms late, 100 seeds', () => {
   it("reads the window's length within 2 % or says not identified, never its limit or rate above the true one", async () => {
     const truth = fixed(50, 1);
@@ -298,7 +296,7 @@ describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, up to 20 ms l
         limitMisread: count('limit misread'),
       },
       beyond.join('\n'),
-    ).toEqual({ within: 84, notIdentified: 16, beyond: 0, limitMisread: 0 });
+    ).toEqual({ within: 9, notIdentified: 91, beyond: 0, limitMisread: 0 });
   }, 60_000);
 });
 

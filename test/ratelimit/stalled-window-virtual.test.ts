@@ -74,13 +74,18 @@ describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, the probe sta
       limiterStalls: false,
       // Edges read within the arrivals' noise (window-edges.ts seenEdges): 95 -> 96 fixed windows, and
       // of them 2 -> 1 more than 2 % off (seed 2's 0.921 s opened by the first request is gone; 93's 1.052 s stays).
-      expected: { 'fixed window': 96, 'not identified': 4, bucket: 0, 'another kind': 0 },
+      // 96 -> 89 since an edge trial the stalls kept from running no longer stands for "on the clock"
+      // (a sliding log's edges fit lattices as well, and were read as fixed windows: network-busy-log-virtual.test.ts);
+      // 7 of them are now not identified, and the stage searches their rate with k6 rounds.
+      expected: { 'fixed window': 89, 'not identified': 11, bucket: 0, 'another kind': 0 },
     },
     {
       who: 'the probe and the limiter',
       limiterStalls: true,
       // Within the arrivals' noise: 83 -> 84, and of them 6 -> 4 more than 2 % off (seeds 48's 0.857 s and 49's 1.021 s gone).
-      expected: { 'fixed window': 84, 'not identified': 16, bucket: 0, 'another kind': 0 },
+      // 84 -> 85 with the edge trial's bursts planned at the pace they were sent and a burst across
+      // the clock's edge telling a window on it, less those whose trial never ran (as above).
+      expected: { 'fixed window': 85, 'not identified': 15, bucket: 0, 'another kind': 0 },
     },
   ])(
     '$who stalled: a fixed window or not identified, never a bucket',

@@ -1,7 +1,7 @@
 // Shared by the rate-limit tests and the benchmark: run the real probe against a real server on
 // loopback, exactly as the `ratelimit` stage does, minus the terminal and the k6 proof.
 
-import type { LimiterModel } from '../../src/ratelimit/limiters/index.js';
+import { sustainedRate, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import type { Credentials } from '../../src/spec/credentials.js';
 import { Redactor } from '../../src/http/redact.js';
 import { ServiceClient } from '../../src/http/service-client.js';
@@ -75,6 +75,16 @@ export async function probeBehind(
 
 export const relativeError = (estimated: number | null, configured: number): number =>
   estimated === null ? Number.POSITIVE_INFINITY : Math.abs(estimated - configured) / configured;
+
+/** How a sliding log's reading came out against the truth: its kind, and its rate within 2 %. */
+export function periodOutcome(
+  e: Pick<Estimate, 'limiter' | 'sustained_rps'>,
+  truth: LimiterModel,
+): 'within 2 %' | 'beyond 2 %' | 'not identified' | 'another kind' {
+  if (e.limiter === null) return 'not identified';
+  if (e.limiter.kind !== truth.kind) return 'another kind';
+  return (relativeError(e.sustained_rps, sustainedRate(truth)) ?? Infinity) <= 0.02 ? 'within 2 %' : 'beyond 2 %';
+}
 
 /** What a failed accuracy assertion should show: the whole estimate but its long series. */
 export const describeEstimate = (e: Estimate): string =>

@@ -61,6 +61,11 @@ export interface PeriodFindings {
   notes: string[];
   /** Clumps sent after waiting for the window to empty that were refused in part (it had not). */
   partClumps: number;
+  /**
+   * The longest quiet one of them had waited before it, ms: two of the period sized or more, and
+   * no sliding window of that period and limit refuses any of it (discover.ts says so).
+   */
+  refusedAfterQuietMs: number;
 }
 
 interface Trial {
@@ -109,6 +114,8 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
   let quietPeriods = initial.forgetsInOnePeriod ? 1 : 2;
   let trials = 0;
   let partClumps = 0;
+  // The longest quiet a clump refused in part had waited before it, ms (refusedAfterQuietMs).
+  let longestQuietMs = 0;
   // The trials' requests, for the network's noise on their arrivals (seenGapNoiseMs).
   const answered: Sample[] = [];
   let noiseMs = 0;
@@ -140,6 +147,7 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
     trials++;
     idleFromMs = trial.lastMs;
     if (!trial.whole) {
+      longestQuietMs = Math.max(longestQuietMs, quietPeriods * Math.max(longest, x));
       quietPeriods = 2;
       partClumps++;
       notes.push(
@@ -187,7 +195,7 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
   const errorBar = period.precision + noiseMs / period.value;
   if (!bracket.loSeen || !bracket.hiSeen || hiUnconfirmed || errorBar > PERIOD_GOAL) {
     notes.push(notPinnedNote(bracket, { trials, offTrips, noiseMs, hiUnconfirmed }));
-    return { model: null, evidence, notes, partClumps };
+    return { model: null, evidence, notes, partClumps, refusedAfterQuietMs: longestQuietMs };
   }
   const offNote = offTrips > 0 ? `; ${offTrips} trials on stretched round trips not counted` : '';
   const arrivals = midRoundTrip
@@ -207,6 +215,7 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
     evidence,
     notes: [...notes, ...counted.notes],
     partClumps,
+    refusedAfterQuietMs: longestQuietMs,
   };
 }
 

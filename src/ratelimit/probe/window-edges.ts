@@ -26,6 +26,8 @@ import { pingAt, pingUntilAccepted } from './ping.js';
 import type { Probe } from './probe.js';
 import { admittedBefore, countedToShut, countUntilRefused, firstGapMs, type WindowCount } from './recover.js';
 import { sendingEndMs, usualGapNoiseMs } from './arrival.js';
+import { median } from '../../toolkit/stats.js';
+import { startedAfresh, straddleTrial, WITHIN_PERIOD } from './straddle-trial.js';
 
 /** Half-width of the window length's bracket, relative, at which the edges are pinned (±1 %). */
 export const EDGE_PRECISION = 0.01;
@@ -33,10 +35,32 @@ export const EDGE_PRECISION = 0.01;
 const MAX_WINDOWS = 14;
 /** Clumps at most that count the limit again when the recovery's did not show it (each costs about a window). */
 const RECOUNTS = 2;
+/** Why an edge trial did not run when its first request was refused: another limit shut. */
+const REFUSED_FROM_IDLE = 'a request from idle was not let through';
+/** Of the limit, what an edge trial's first request and burst from idle must get through: a few fewer when a jittery network reorders the burst. */
+const IDLE_SHARE = 0.9;
+/** How far below its edges' spacing a sliding log's period may lie, at most (logPeriodAtLeast). */
+const LOG_EDGES_SHORT = 0.75;
 /** Edge trials at most: one whose requests went out late (a busy machine) proves nothing and is sent again. */
-const TRIAL_ATTEMPTS = 3;
-/** What edgeTrial says when its requests went out too late to prove anything. */
-const DISTURBED = 'disturbed';
+const TRIAL_ATTEMPTS = 5;
+/**
+ * What edgeTrial says when its requests went out too late to prove anything, with how long the
+ * burst took to send on this machine, scaled to the limit (ms): the next attempt plans for it.
+ */
+interface Disturbed {
+  disturbed: true;
+  bounds: TrialBounds;
+}
+
+/** What an edge trial plans with and judges by, beside the window's length. */
+interface TrialBounds {
+  /** How long the limit less one takes to send on this machine, ms. */
+  burstSendMs: number;
+  /** From the drain's first request to its comeback, ms: a sliding log's period at least. */
+  comebackMs: number;
+  /** The most the probe saw pass from idle: the limit, or the drain's count if more. */
+  fromIdle: number;
+}
 
 export interface EdgeFindings {
   /** The fixed window, when the edges are fixed in time. */
@@ -66,13 +90,18 @@ export interface FilledWindow {
   refused?: boolean;
 }
 
-/** `drained`: what the drain let through, which a recount's clump may need to reach (recountLimit). */
+/**
+ * `drained`: what the drain let through, which a recount's clump may need to reach (recountLimit).
+ * `comebackMs`: from the drain's first request to the first let through after it, a sliding
+ * period's lower bound that does not rest on the edges (straddleTrial).
+ */
 export async function windowEdgesPhase(
   probe: Probe,
   clumpLimit: number,
   firstEdge: Bracket,
   clump: FilledWindow,
   drained: number,
+  comebackMs: number,
 ): Promise<EdgeFindings> {
   const notes: string[] = [];
   const walked = await walkEdges(probe, clumpLimit, firstEdge, clump, notes);
@@ -119,20 +148,37 @@ export async function windowEdgesPhase(
   // within a few ms (the bracket's middle drifts a window's error per window).
   const clockWindowMs = exactWindow(onClock ? length : seenLength, seenLength);
   const clock = onClock || rescued ? { edgeMs: clockEdge(seen, clockWindowMs), windowMs: clockWindowMs } : undefined;
-  let trial = await edgeTrial(probe, limit, trialLength, afterMs, clock);
-  for (let attempt = 1; trial === DISTURBED && attempt < TRIAL_ATTEMPTS && !probe.outOfBudget(); attempt++) {
-    notes.push('an edge trial whose requests went out late (a stalled process) proves nothing: sent again');
-    trial = await edgeTrial(probe, limit, trialLength, probe.elapsed(), clock);
+  const { trial, straddled } = await edgeTrials(
+    probe,
+    limit,
+    { length: trialLength, afterMs, clock, notes },
+    {
+      burstSendMs: nominalBurstMs(probe, limit),
+      comebackMs,
+      fromIdle: Math.max(limit, drained),
+    },
+  );
+  if (straddled) {
+    notes.push(`the edge trial did not run (${String(trial)}): a burst across the clock's edge told instead`);
+    return clockModel(probe, limit, seen, onClock ? length : seenLength, notes, straddled);
   }
-  if (trial === DISTURBED) trial = `its requests went out late ${TRIAL_ATTEMPTS} times`;
   if (typeof trial === 'string' && rescuedOnly) return notPinned(edges, length, notes);
   if (typeof trial === 'string') {
+    // Refused from idle (another limit shut: a minute's quota behind the second's), the edges'
+    // lattice stands for a fixed window on the clock, as no machine disturbed it. Untested for the
+    // machine's sake (late sends, a burst too slow to fit), it stands for nothing: a sliding log's
+    // edges, following the probe's fills, fitted lattices 0.92–1.10 s apart for a 1 s log, 60 of 60
+    // virtual runs up to 10 ms late read as fixed windows, rates up to 9 % high.
+    const onClockAnyway = onClock && trial === REFUSED_FROM_IDLE;
     notes.push(
-      `where the edges fall (on the clock, at the first request, or sliding) was not tested (${trial})${onClock ? ': reported as a fixed window on the clock' : ''}`,
+      `where the edges fall (on the clock, at the first request, or sliding) was not tested (${trial})${onClockAnyway ? ': reported as a fixed window on the clock' : ''}`,
     );
-    return onClock ? clockModel(probe, limit, seen, length, notes, false) : { model: null, evidence: [], notes };
+    return onClockAnyway
+      ? clockModel(probe, limit, seen, length, notes, undefined)
+      : { model: null, evidence: [], notes };
   }
-  if (trial.anchor === 'clock') return clockModel(probe, limit, seen, onClock ? length : seenLength, notes, true);
+  if (trial.anchor === 'clock')
+    return clockModel(probe, limit, seen, onClock ? length : seenLength, notes, trial.evidence);
   if (rescuedOnly) return notPinned(edges, length, notes);
   if (trial.anchor === 'sliding') {
     // The lattice's spacing when the edges fitted one, else the opened windows': a log frees its
@@ -157,6 +203,44 @@ export async function windowEdgesPhase(
   }
   if (trial.next) await walkOpenedWindows(probe, limit, windows, trial.next.startMs, trial.next.afterMs, notes);
   return openedModel(limit, windows, trial.evidence, notes);
+}
+
+/**
+ * The edge trial, sent again while a stalled process disturbs it (up to TRIAL_ATTEMPTS), and when
+ * it cannot tell for the machine's sake, a burst across the clock's edge (straddleTrial): what the
+ * trial saw (or why it did not run), and the burst's evidence of a window on the clock, if any.
+ */
+async function edgeTrials(
+  probe: Probe,
+  limit: number,
+  at: { length: Bracket; afterMs: number; clock: { edgeMs: number; windowMs: number } | undefined; notes: string[] },
+  initial: TrialBounds,
+): Promise<{ trial: TrialOutcome | string; straddled?: string }> {
+  const { length, clock, notes } = at;
+  // A busy machine's timers fire late and the burst's pace falls behind (pacing.ts never catches
+  // up): a burst planned at max_rps then runs past the clock's edge every time (virtually, up to
+  // 10 ms late per timer: 60 of 60 trials disturbed). Each attempt after a disturbed one plans for
+  // the pace its burst was actually sent at.
+  let bounds = initial;
+  let trial = await edgeTrial(probe, limit, length, at.afterMs, clock, bounds);
+  for (let attempt = 1; isDisturbed(trial) && attempt < TRIAL_ATTEMPTS && !probe.outOfBudget(); attempt++) {
+    notes.push('an edge trial whose requests went out late (a stalled process) proves nothing: sent again');
+    bounds = trial.bounds;
+    trial = await edgeTrial(probe, limit, length, probe.elapsed(), clock, bounds);
+  }
+  const told = isDisturbed(trial) ? `its requests went out late ${TRIAL_ATTEMPTS} times` : trial;
+  // Too slow a machine for that trial: one burst across the clock's edge still tells a fixed window on it.
+  const straddled =
+    typeof told === 'string' && told !== REFUSED_FROM_IDLE && clock && !probe.outOfBudget()
+      ? await straddleTrial(probe, limit, {
+          ...bounds,
+          length,
+          clock,
+          sendMs: bounds.burstSendMs,
+          lastSentMs: probe.elapsed(),
+        })
+      : undefined;
+  return { trial: told, ...(straddled ? { straddled } : {}) };
 }
 
 /** Edges that fit no lattice, nor windows opened by the probe's requests: measured from idle instead. */
@@ -465,7 +549,8 @@ function clockModel(
   edges: readonly Bracket[],
   length: Bracket,
   notes: string[],
-  tested: boolean,
+  /** What the edge trial saw that put the edges on the clock; undefined when it did not run. */
+  trialEvidence: string | undefined,
 ): EdgeFindings {
   const w = midpoint(length);
   const windowMs = exactWindow(length, windowLength(edges));
@@ -487,11 +572,7 @@ function clockModel(
     evidence: [
       `${edges.length} window edges ${fmt(w.value)} apart (±${(w.precision * 100).toFixed(1)} %${exact ? `: ${fmt(windowMs)}` : ''}), ${limit} requests let through after each: a fixed window, ` +
         `edges at ${(Math.round(phaseMs) / 1000).toFixed(3)} s past every multiple of ${fmt(windowMs)} ${exact ? 'of Unix time' : "of the probe's clock"}`,
-      ...(tested
-        ? [
-            `a window filled from idle was let in again just past the clock's next edge, well before a window after its first request: the edges stay put whatever the client does`,
-          ]
-        : []),
+      ...(trialEvidence ? [trialEvidence] : []),
       REFUSALS_FORGIVEN,
     ],
     notes,
@@ -555,6 +636,26 @@ function clockEdge(edges: readonly Bracket[], windowMs: number): number {
   return first.lo <= first.hi ? midpoint(first).value : midpoint(edges[0]!).value;
 }
 
+const isDisturbed = (t: TrialOutcome | Disturbed | string): t is Disturbed => typeof t === 'object' && 'disturbed' in t;
+
+/** The limit less one sent at max_rps, ms: the edge trial's burst on an idle machine. */
+const nominalBurstMs = (probe: Probe, limit: number) => ((limit - 1) * 1000) / probe.maxRps;
+
+/**
+ * How long a burst of `limit` less one takes at the pace `burst` was sent at until its first
+ * refusal, ms: its median gap, so that one stall (100–300 ms) does not make every later plan too long to fit.
+ */
+function sentPace(burst: readonly Sample[], limit: number): number {
+  const endMs = sendingEndMs(burst);
+  const sent = burst
+    .filter((s) => endMs !== undefined && s.sentMs <= endMs)
+    .map((s) => s.sentMs)
+    .sort((a, b) => a - b);
+  const gaps = sent.slice(1).map((ms, i) => ms - sent[i]!);
+  if (gaps.length === 0) return 0;
+  return median(gaps) * (limit - 1);
+}
+
 interface TrialOutcome {
   anchor: WindowAnchor;
   evidence: string;
@@ -568,7 +669,7 @@ interface TrialOutcome {
  * From idle (a window length after the last request: every kind of window is empty by then), the
  * requests of edgeTrialPlan: one, the rest of the limit a little later, one just past the clock's
  * next edge (when the edges may be on the clock), and a clump a window after the first. Why it
- * could not run, as a string, when it did not; DISTURBED when its requests went out late.
+ * could not run, as a string, when it did not; Disturbed when its requests went out late.
  */
 async function edgeTrial(
   probe: Probe,
@@ -576,18 +677,20 @@ async function edgeTrial(
   length: Bracket,
   lastSentMs: number,
   clock: { edgeMs: number; windowMs: number } | undefined,
-): Promise<TrialOutcome | string> {
+  bounds: TrialBounds,
+): Promise<TrialOutcome | Disturbed | string> {
+  const { burstSendMs } = bounds;
   const idleMs = 1.03 * Math.max(length.hi, clock?.windowMs ?? 0);
   const plan = edgeTrialPlan({
     length,
-    burstSendMs: ((limit - 1) * 1000) / probe.maxRps,
+    burstSendMs,
     notBeforeMs: lastSentMs + idleMs,
     ...(clock ? { clock } : {}),
   });
   if (plan === null) return `the limit takes too long to send at ${probe.maxRps} req/s`;
   if (plan.clumpMs + 0.1 * length.hi > probe.maxDurationMs) return 'no time left';
   const first = await pingAt(probe, 'edges', plan.firstMs);
-  if (first?.answer !== 'accepted') return 'a request from idle was not let through';
+  if (first?.answer !== 'accepted') return REFUSED_FROM_IDLE;
   const wait = plan.burstMs - probe.elapsed();
   if (wait > 0) await probe.clock.sleep(Math.ceil(wait), probe.signal);
   // Until the first refusal, not just the limit as counted so far: a window that is full for sure
@@ -595,25 +698,67 @@ async function edgeTrial(
   // The ping goes at its time whether or not the burst's last answers are back: a round trip of
   // 100 ms would otherwise send it late every time. The burst filled the window before it if the
   // burst reached its first refusal on time (checked below).
-  const [{ samples: burst }, ping] = await Promise.all([
+  // Two pings past the clock's edge when a sliding log may have let the first request's slot go by
+  // then (the ping a period or more after it, a log's period at least its comeback): a log whose
+  // edges read longer than its period (its fills a round trip after each edge: 1.044 s for a 1 s
+  // log up to 20 ms late) let one ping alone through, "on the clock"; a fixed window lets both in.
+  const pair = plan.pingMs !== null && plan.pingMs - plan.firstMs >= WITHIN_PERIOD * logPeriodAtLeast(length, bounds);
+  const [{ samples: burst }, pings] = await Promise.all([
     probe.burstRun('edges', 2 * limit + 5),
-    plan.pingMs === null ? undefined : pingAt(probe, 'edges', plan.pingMs),
+    plan.pingMs === null ? undefined : pingsAt(probe, plan.pingMs, pair ? 2 : 1),
   ]);
+  const ping = pings && (pings.find((s) => s.answer !== 'accepted') ?? pings[0]);
   const late = (sentMs: number, plannedMs: number) => sentMs > plannedMs + plan.lateMs;
+  const disturbed: Disturbed = {
+    disturbed: true,
+    bounds: { ...bounds, burstSendMs: Math.max(burstSendMs, sentPace(burst, limit)) },
+  };
+  // The rest of the limit, what the trial needs of the burst, went out on time (or the machine disturbed it).
+  const sent = burst.map((s) => s.sentMs).sort((a, b) => a - b);
+  if (late(first.sentMs, plan.firstMs) || late(sent[Math.min(limit, sent.length) - 2] ?? 0, plan.burstEndMs))
+    return disturbed;
+  const burstPassed = countUntilRefused(burst);
+  // Well over what passed from idle, sent within less than a log's period: the count started afresh
+  // mid-burst at an edge no request of the probe's set, the clock's. (The clock's edge, extrapolated
+  // from a lattice read 0.85 % long, fell inside the burst 8 windows on: 67 of it passed, which the
+  // check below took for a stalled process, five times over.)
+  const afresh = startedAfresh([first, ...burst], bounds.fromIdle, Math.min(length.lo, bounds.comebackMs));
+  if (afresh)
+    return {
+      anchor: 'clock',
+      evidence: `one request from idle, the rest of the limit ${fmt(plan.burstMs - plan.firstMs)} later: ${afresh.passed} passed before the first refusal within ${fmt(afresh.spanMs)}, more than the ${bounds.fromIdle} seen from idle: its count started afresh mid-burst, at an edge on the clock (a sliding log, or a window opened by the first request, lets no more than its limit through within a window of it)`,
+    };
   // What followed the burst's first refusal was already on its way (a round trip's worth): not late.
-  if (late(first.sentMs, plan.firstMs) || late(Math.max(first.sentMs, sendingEndMs(burst) ?? 0), plan.burstEndMs))
-    return DISTURBED;
+  if (late(Math.max(first.sentMs, sendingEndMs(burst) ?? 0), plan.burstEndMs)) return disturbed;
   if (plan.pingMs !== null && ping === undefined) return 'no time left';
-  if (ping && late(ping.sentMs, plan.pingMs!)) return DISTURBED;
-  if (ping?.answer === 'accepted') return { anchor: 'clock', evidence: '' };
+  if (pings?.some((s) => late(s.sentMs, plan.pingMs! + pingGapMs(probe)))) return disturbed;
+  // Every kind of window of that length is empty by the trial's first request, so the rest of the
+  // limit passes. Refused well short of it, the limiter still held requests from before: its window
+  // is longer than the length read. A sliding log 50 per 1 s, its edges read 0.474 s apart across a
+  // jittery network, let one of the burst through, and half a second later the clump 48 at once as
+  // its earlier requests aged out: read as windows opened at the first request, 105 req/s.
+  if (1 + burstPassed < IDLE_SHARE * limit)
+    return `after ${fmt(idleMs)} of quiet the rest of the limit was refused after ${burstPassed}: the limiter still held earlier requests, its window longer than the ${fmt(midpoint(length).value)} read`;
+  if (ping?.answer === 'accepted')
+    return {
+      anchor: 'clock',
+      evidence: `a window filled from idle was let in again just past the clock's next edge${pair ? ' (two requests, more than a sliding log frees by then)' : ''}, well before a window after its first request: the edges stay put whatever the client does`,
+    };
   const clumpWait = plan.clumpMs - probe.elapsed();
   if (clumpWait > 0) await probe.clock.sleep(Math.ceil(clumpWait), probe.signal);
   const { samples: clump } = await probe.burstRun('edges', limit + 5);
   if (clump.length === 0) return 'no time left';
-  if (late(Math.min(...clump.map((s) => s.sentMs)), plan.clumpMs)) return DISTURBED;
+  if (late(Math.min(...clump.map((s) => s.sentMs)), plan.clumpMs)) return disturbed;
   const passed = countUntilRefused(clump);
   const anchor = edgeTrialVerdict(limit, ping ? false : null, passed);
   const after = fmt(Math.min(...clump.map((s) => s.sentMs)) - first.sentMs);
+  // A window opened by the first request lets the clump in a window after it; a sliding log does
+  // too if the burst's slots aged out by then, when the clump came a period or more after the burst.
+  // Its period is at least the drain's comeback: a log's edges read 10 % long on a busy machine (the
+  // fills a round trip after each edge) put the clump that late, and the log passed for an opened window.
+  const clumpAfterBurstMs = Math.min(...clump.map((s) => s.sentMs)) - (sent[0] ?? first.sentMs);
+  if (anchor === 'first-request' && clumpAfterBurstMs >= WITHIN_PERIOD * bounds.comebackMs)
+    return `the clump came ${fmt(clumpAfterBurstMs)} after the burst, no sooner than a sliding log that came back ${fmt(bounds.comebackMs)} after the drain began frees the burst's slots`;
   if (anchor === 'sliding') {
     return {
       anchor,
@@ -626,11 +771,32 @@ async function edgeTrial(
   return {
     anchor,
     evidence:
-      `one request from idle, the rest of the limit ${fmt(plan.burstMs - plan.firstMs)} later${ping ? ', one past where a clock edge would be (refused)' : ''}: ` +
+      `one request from idle, the rest of the limit ${fmt(plan.burstMs - plan.firstMs)} later${ping ? `, ${pair ? 'two' : 'one'} past where a clock edge would be (refused)` : ''}: ` +
       `${after} after the first, ${passed} passed at once: the window reset a window after the request that opened it, not at the clock's edge, and not slot by slot as a sliding log frees them`,
     window: { startMs: first.sentMs, openMs: stillOpen, closedMs: opener.sentMs },
     next: { startMs: opener.sentMs, afterMs: Math.max(...clump.map((s) => s.sentMs)) },
   };
+}
+
+/**
+ * The shortest period a sliding log may have, ms, given its edges' reading and the drain's
+ * comeback: at least the comeback (a log lets the drain's first slot go a period after it), and no
+ * shorter than the edges' lower end by more than a quarter (its edges come a period after each fill,
+ * which follows an edge by a round trip or so: 10 % long seen on a busy machine). A fixed window's
+ * comeback can be any share of it; the edges then bound it.
+ */
+const logPeriodAtLeast = (length: Bracket, bounds: TrialBounds) =>
+  Math.max(bounds.comebackMs, LOG_EDGES_SHORT * length.lo);
+
+/** The gap between the two pings past the clock's edge: one request at max_rps. */
+const pingGapMs = (probe: Probe) => 1000 / probe.maxRps;
+
+/** `count` requests from `atMs`, a request's gap apart at max_rps; undefined when the budget ran out first. */
+async function pingsAt(probe: Probe, atMs: number, count: number): Promise<Sample[] | undefined> {
+  const pings = await Promise.all(
+    Array.from({ length: count }, (_, i) => pingAt(probe, 'edges', atMs + i * pingGapMs(probe))),
+  );
+  return pings.every((s) => s !== undefined) ? (pings as Sample[]) : undefined;
 }
 
 /** Pings where the next edge can be: the middle, then the middle of what is left, then the far end. */

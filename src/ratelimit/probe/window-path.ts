@@ -18,6 +18,8 @@ export interface WindowFindings {
   notes: string[];
   /** A smooth window's trials from idle refused in part (sliding-period.ts); 0 on the other paths. */
   partClumps?: number;
+  /** The longest quiet before one of those (sliding-period.ts refusedAfterQuietMs), on every path that ran the trials. */
+  refusedAfterQuietMs?: number;
   /** The edges were walked but no clump showed the limit (window-edges.ts): discover checks the limit shut often enough to read any. */
   limitUnseen?: true;
 }
@@ -42,6 +44,8 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
         ...(found.clumpCount ? { counted: found.clumpCount } : {}),
       },
       drain.limit,
+      // A sliding log (or a window that counts refusals) came back no sooner than a period after the drain's first request.
+      recovery.accepted.sentMs - drain.firstMs,
     );
     // After the drain filled a window, it came back within one window (the ping that found it up
     // to half as late again): a much longer first recovery says the edges were not a window's own
@@ -72,6 +76,7 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
         limiter: period.model,
         evidence: [...edges.evidence, ...period.evidence],
         notes: [...edges.notes, ...period.notes],
+        refusedAfterQuietMs: period.refusedAfterQuietMs,
       };
     }
     // No window of its own (or one the first recovery contradicts): measure it as a sliding window from idle.
@@ -83,13 +88,15 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
       limiter: period.model,
       evidence: period.evidence,
       notes: [...edges.notes, why, ...period.notes],
+      refusedAfterQuietMs: period.refusedAfterQuietMs,
       ...(edges.limitUnseen ? { limitUnseen: true as const } : {}),
     };
   }
   // A smooth sliding window: the drain from idle passed the whole limit; it came back about a
   // period after the drain's first request (later, if the pings meanwhile counted).
   const period = await slidingPeriodPhase(probe, drain.limit, drainPeriodBracket(found, probe.samples));
-  return { limiter: period.model, evidence: period.evidence, notes: period.notes, partClumps: period.partClumps };
+  const { partClumps, refusedAfterQuietMs } = period;
+  return { limiter: period.model, evidence: period.evidence, notes: period.notes, partClumps, refusedAfterQuietMs };
 }
 
 /**
