@@ -21,7 +21,7 @@ import type { ProofLoopOutcome } from '../../src/ratelimit/proof-loop.js';
 import type { Estimate, Recommendation } from '../../src/ratelimit/types.js';
 import { buildReport } from '../../src/report/build.js';
 import { renderHtml, renderJson, renderJunit, renderMarkdown } from '../../src/report/index.js';
-import { verdictWord, type RateLimitResult, type Report } from '../../src/report/model.js';
+import { verdictWord, type ProofRound, type RateLimitResult, type Report } from '../../src/report/model.js';
 import { formatRate } from '../../src/report/common/format.js';
 import { plainText, summaryLines as terminalLines } from '../../src/cli/terminal.js';
 import { loadFixture } from '../report/helpers.js';
@@ -492,6 +492,20 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
   }, 120_000);
 });
 
+/** A round as the loop records it: refused rounds saw 30 % 429; `scout_s` for a scout. */
+const round = (target_rps: number, verdict: 'holds' | 'fails', scout_s?: number): ProofRound => ({
+  target_rps,
+  max_concurrency: 2,
+  backoff_base_ms: 500,
+  max_retries: 3,
+  rate_429: verdict === 'holds' ? 0 : 0.3,
+  goodput_rps: target_rps * (verdict === 'holds' ? 1 : 0.7),
+  lost_requests: 0,
+  ...(scout_s !== undefined ? { scout_s } : {}),
+  verdict,
+  why: verdict,
+});
+
 describe('the headline is what holds: a search that held over the horizon sizes the limit, one that did not leaves it not tested', () => {
   it('HAProxy 50 per 10 s, not identified, a full round held: every format heads with the held rate, the run passes', async () => {
     const { outcome, result, untested } = await searched({ seed: 1 });
@@ -583,18 +597,6 @@ describe('the headline is what holds: a search that held over the horizon sizes 
   it("a round held, but no round over the horizon: a scout's hold proves nothing, not tested", async () => {
     const { estimate } = await searched({ seed: 1 });
     const first = searchStart(estimate)!;
-    const round = (target_rps: number, verdict: 'holds' | 'fails', scout_s?: number) => ({
-      target_rps,
-      max_concurrency: 2,
-      backoff_base_ms: 500,
-      max_retries: 3,
-      rate_429: verdict === 'holds' ? 0 : 0.3,
-      goodput_rps: target_rps * (verdict === 'holds' ? 1 : 0.7),
-      lost_requests: 0,
-      ...(scout_s !== undefined ? { scout_s } : {}),
-      verdict,
-      why: verdict,
-    });
     // The loop never gives a scout's hold; were it given (the loop broken), the stage still sizes nothing.
     const outcome = {
       proven: { ...first, target_rps: 4.5 },
@@ -613,18 +615,7 @@ describe('the headline is what holds: a search that held over the horizon sizes 
   it('a full round held, far below the lowest refusal: a floor, not the rate, so not tested; nothing above refused: sized', async () => {
     const { estimate } = await searched({ seed: 1 });
     const first = searchStart(estimate)!;
-    const round = (target_rps: number, verdict: 'holds' | 'fails') => ({
-      target_rps,
-      max_concurrency: 2,
-      backoff_base_ms: 500,
-      max_retries: 3,
-      rate_429: verdict === 'holds' ? 0 : 0.3,
-      goodput_rps: target_rps,
-      lost_requests: 0,
-      verdict,
-      why: verdict,
-    });
-    const held = (rounds: ReturnType<typeof round>[]) =>
+    const held = (rounds: ProofRound[]) =>
       asTheStageReports(
         estimate,
         first,
