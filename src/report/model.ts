@@ -204,7 +204,8 @@ export interface RateLimitResult extends RateLimitMeasurement {
   /**
    * Set when no kind explained what the probe saw (`limiter` null) and paced k6 rounds searched
    * for the rate instead: `sustained_rps` is then the highest rate a round held over its whole
-   * length, never refused, and this says over how long and where a round was refused. Absent otherwise.
+   * length within the proof's promise (at most 1 % 429, no call lost), and this says over how long
+   * and where a round was refused beyond it. Absent otherwise.
    */
   sustained_held?: SustainedHeld;
   recommendation: {
@@ -287,8 +288,9 @@ export interface SustainedAnnounced {
 
 /**
  * The rate a search held (RateLimitResult.sustained_held): a k6 round paced at `sustained_rps` ran
- * `held_s` seconds unrefused; `refused_rps` is the lowest rate a round was refused at (the limit
- * lies below it), null when no round was. The limiter's kind stays unidentified.
+ * `held_s` seconds within the proof's promise (at most 1 % 429, no call lost); `refused_rps` is the
+ * lowest rate a round was refused at beyond it (the limit lies below it), null when no round was.
+ * The limiter's kind stays unidentified.
  */
 export interface SustainedHeld {
   held_s: number;
