@@ -116,6 +116,20 @@ export function toRateLimitResult(
 }
 
 /**
+ * The estimate what follows the proof (a fleet's sizing) rests on: what the rounds left standing
+ * (refuted.ts), with a search's held rate as its sustained rate when that heads the report
+ * (`result.sustained_held`), so a fleet is sized on the rate every format gives.
+ */
+export function standingAfterProof(
+  estimate: Estimate,
+  proving: Pick<Proving, 'rounds' | 'stack'>,
+  result: Pick<RateLimitResult, 'sustained_rps' | 'sustained_held'>,
+): Estimate {
+  const standing = withoutRefuted(estimate, proving.rounds, proving.stack);
+  return result.sustained_held ? { ...standing, sustained_rps: result.sustained_rps } : standing;
+}
+
+/**
  * The announced limit that binds below the measured sustained rate, unverified or disagreeing
  * (recommend.ts's announcedCeiling, which the recommendation already stays within), with its rate;
  * null when the measured rate is what holds.

@@ -43,7 +43,14 @@ import { replayTimeline, stackTracker, withIdentifiedWindow } from '../ratelimit
 import { sizeFleet, type FleetSizingInput } from '../ratelimit/fleet/size.js';
 import { fleetProofOf, fleetProofRun, type FleetProof } from '../ratelimit/fleet/prove-fleet.js';
 import { runFleetK6 } from '../ratelimit/fleet/k6-proof.js';
-import { noLimitUntested, notProbed, summaryLines, toRateLimitResult, type Proving } from '../ratelimit/result.js';
+import {
+  noLimitUntested,
+  notProbed,
+  standingAfterProof,
+  summaryLines,
+  toRateLimitResult,
+  type Proving,
+} from '../ratelimit/result.js';
 import type { Estimate, Proof, Recommendation } from '../ratelimit/types.js';
 import { businessForLoad, businessOfRateLimit, refuseProductionLoad } from '../runner/production-load.js';
 import { isProduction } from '../config/target.js';
@@ -431,7 +438,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
       // choice is then proven by a k6 fleet run, like the single client's, before it is given.
       if (settings.rateLimit.fleet !== undefined) {
         // Sized on what the proofs left standing: a refuted reading sizes no fleet (refuted.ts).
-        const shown = withoutRefuted(estimate, proving.rounds, proving.stack);
+        const shown = standingAfterProof(estimate, proving, result);
         const sizing = given && { estimate: shown, recommendation: given, instances: settings.rateLimit.fleet };
         let fleet = sizing && sizeFleet(sizing);
         if (

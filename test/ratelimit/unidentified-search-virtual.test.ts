@@ -13,7 +13,8 @@ import { planRound } from '../../src/ratelimit/proof-reach.js';
 import { proofConcurrency, recommend, roundedRate } from '../../src/ratelimit/recommend.js';
 import { searchBurst, searchSaid, searchStart, searchTop } from '../../src/ratelimit/rate-bracket.js';
 import { refutingRounds, withoutRefuted } from '../../src/ratelimit/refuted.js';
-import { summaryLines, toRateLimitResult, type Proving } from '../../src/ratelimit/result.js';
+import { standingAfterProof, summaryLines, toRateLimitResult, type Proving } from '../../src/ratelimit/result.js';
+import { sizeFleet } from '../../src/ratelimit/fleet/size.js';
 import { heldRoundS, searchUntested } from '../../src/stages/rate-limit.js';
 import { provingVerdict } from '../../src/ratelimit/proof-reach.js';
 import { longestKnownWindow, proofHorizon, withShutSpan } from '../../src/ratelimit/horizon.js';
@@ -642,6 +643,15 @@ describe('the headline is what holds: a search that held over the horizon sizes 
     expect(summaryLines(none.result).join('\n')).toContain(
       `sustained 3.3 req/s (held for ${HORIZON_S} s by paced k6 rounds, the limiter not identified; no round above it was refused)`,
     );
+    // --fleet N is sized on the rate every format gives (what the rounds left standing had none).
+    const fleet = (r: ReturnType<typeof held>) =>
+      sizeFleet({
+        estimate: standingAfterProof(estimate, r.proving, r.result),
+        recommendation: r.result.recommendation!,
+        instances: 2,
+      });
+    expect(fleet(none)?.limiter).toMatch(/3\.3 req\/s/);
+    expect(fleet(wide)).toBeNull();
   }, 120_000);
 });
 
