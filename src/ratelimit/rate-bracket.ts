@@ -9,8 +9,9 @@ import { round } from './estimators.js';
 import { MIN_PROOF_RPS } from './proof-loop.js';
 import { HEADROOM, announcedCeiling, policyAt, roundedRate } from './recommend.js';
 import type { Estimate, RateBracket, Recommendation, Sample } from './types.js';
-import type { ProofRound } from '../report/model.js';
+import type { ProofHorizon, ProofRound, SustainedHeld } from '../report/model.js';
 import { SEARCH_HEADROOM } from './search-loop.js';
+import { headlineHeldRps, heldRps, lowestRefutingRps } from './refuted.js';
 
 /**
  * The bracket from the probe's samples, or null when the drain was never refused (nothing to
@@ -132,3 +133,23 @@ export const searchBurst = (bracket: Pick<RateBracket, 'drained'>): { burst: num
   burst: bracket.drained,
   burstFromIdle: true,
 });
+
+/**
+ * The rate a search held, when it heads the report as the sustained rate (issue 35 item 4: the
+ * headline is what holds; the kind only explains it): the limiter stays unidentified (`estimate`
+ * as the rounds left it, refuted.ts), the search gave a policy a full round proved (a scout's hold
+ * proves nothing), and the rounds bracketed the limit, the lowest rate refused within
+ * HELD_BRACKET_RATIO of the hold (a floor further below it is no rate a client learns the limit
+ * from). Null otherwise: then nothing was sized, and the stage says the rate limit is not tested.
+ */
+export function searchHeld(
+  estimate: Pick<Estimate, 'rate_bracket' | 'limiter'>,
+  proving: { verdict: string; rounds: readonly ProofRound[]; horizon?: ProofHorizon },
+): { rps: number; held: SustainedHeld } | null {
+  if (estimate.rate_bracket === undefined || (estimate.limiter ?? null) !== null) return null;
+  if (proving.verdict !== 'proven' || proving.horizon === undefined) return null;
+  // A search's holds are judged on their own: a refused round's after-rate bounds none (refuted.ts).
+  const rps = heldRps(proving.rounds, Infinity);
+  if (rps === null || headlineHeldRps(proving.rounds, rps) === null) return null;
+  return { rps, held: { held_s: proving.horizon.proven_s, refused_rps: lowestRefutingRps(proving.rounds) } };
+}

@@ -64,7 +64,7 @@ const inferredCeiling = (stack: StackVerdict): number | undefined =>
 export const HELD_BRACKET_RATIO = 2;
 
 /** The lowest rate a refuting round failed at, or null when none refuted. */
-const lowestRefutingRps = (rounds: readonly ProofRound[]): number | null => {
+export const lowestRefutingRps = (rounds: readonly ProofRound[]): number | null => {
   const failed = refutingRounds(rounds).map((r) => r.target_rps);
   return failed.length > 0 ? Math.min(...failed) : null;
 };

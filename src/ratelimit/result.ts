@@ -17,6 +17,7 @@ import { PROOF_PROMISE } from './proof-loop.js';
 import { announcedCeiling } from './recommend.js';
 import { round } from './estimators.js';
 import { reasonsWithoutRefuted, withoutRefuted } from './refuted.js';
+import { searchHeld } from './rate-bracket.js';
 import {
   advertisedText,
   horizonText,
@@ -52,7 +53,11 @@ export function toRateLimitResult(
   proving: Proving = { verdict: 'not run', rounds: [] },
 ): RateLimitResult {
   // A reading a proof round refuted is reported nowhere (refuted.ts): what held takes its place.
-  const estimate = withoutRefuted(probed, proving.rounds, proving.stack);
+  const standing = withoutRefuted(probed, proving.rounds, proving.stack);
+  // A limiter not identified, yet a search held a rate over the whole horizon: that rate heads the
+  // report, said as held by k6 rounds (sustained_held), whether or not a round above was refused.
+  const held = searchHeld(standing, proving);
+  const estimate = held ? { ...standing, sustained_rps: held.rps } : standing;
   const recommendation = proposed && reasonsWithoutRefuted(proposed, probed, proving.rounds);
   const notes = [...estimate.notes];
   if (recommendation) notes.push(...recommendation.why.map((w) => `recommendation: ${w}`));
@@ -88,6 +93,7 @@ export function toRateLimitResult(
     // The headline is what a client may rely on: an announced limit below the measured rate, not
     // verified, sets it, and says so beside it (every format: words.ts sustainedText).
     ...(announced ? { sustained_rps: announced.rps, sustained_announced: announced.bound } : {}),
+    ...(held ? { sustained_held: held.held } : {}),
     // §7: only a 429 is the limit's answer; a limit that refuses with 503 is reported (with its
     // figures) but not as an observed 429.
     observed_429: estimate.limiting_status === 429,
@@ -105,8 +111,22 @@ export function toRateLimitResult(
     ...(proving.unproven ? { proof_unproven: proving.unproven } : {}),
     ...(proving.horizon ? { proof_horizon: proving.horizon } : {}),
     ...(ratelimit_headers ? { ratelimit_headers: ratelimit_headers.names } : {}),
-    reference_lines: referenceLines(estimate, recommendation, estimate !== probed),
+    reference_lines: referenceLines(estimate, recommendation, standing !== probed, held !== null),
   } satisfies OnlyMeasured<typeof measured> & RateLimitResult;
+}
+
+/**
+ * The estimate what follows the proof (a fleet's sizing) rests on: what the rounds left standing
+ * (refuted.ts), with a search's held rate as its sustained rate when that heads the report
+ * (`result.sustained_held`), so a fleet is sized on the rate every format gives.
+ */
+export function standingAfterProof(
+  estimate: Estimate,
+  proving: Pick<Proving, 'rounds' | 'stack'>,
+  result: Pick<RateLimitResult, 'sustained_rps' | 'sustained_held'>,
+): Estimate {
+  const standing = withoutRefuted(estimate, proving.rounds, proving.stack);
+  return result.sustained_held ? { ...standing, sustained_rps: result.sustained_rps } : standing;
 }
 
 /**
@@ -184,12 +204,14 @@ function referenceLines(
   estimate: Estimate,
   recommendation: Recommendation | null,
   refuted: boolean,
+  held: boolean,
 ): Array<{ label: string; rps: number }> {
   const lines: Array<{ label: string; rps: number }> = [];
   if (estimate.sustained_rps !== null)
     lines.push({
-      label:
-        refuted && !estimate.limiter
+      label: held
+        ? 'highest rate k6 rounds held, the limiter not identified'
+        : refuted && !estimate.limiter
           ? 'highest rate a proof held'
           : estimate.limiter
             ? `limit (${describeLimiter(estimate.limiter)})`
@@ -212,7 +234,7 @@ function measuredFigures(r: RateLimitResult): string {
   const said = (label: string, value: number | null, unit: string) =>
     value === null ? `${label} not measured` : `${label} ${value}${unit}`;
   return [
-    r.sustained_announced
+    r.sustained_announced || r.sustained_held
       ? `sustained ${sustainedText(r, (n) => `${n} req/s`)}`
       : said('sustained', r.sustained_rps, ' req/s'),
     said('burst', r.burst, ''),
@@ -252,6 +274,11 @@ export function summaryLines(r: RateLimitResult): string[] {
   if (r.limiter)
     lines.push(
       `  limiter: ${describeLimiter(r.limiters?.length ? [r.limiters[0]!, ...r.limiters.slice(1)] : r.limiter)}`,
+    );
+  // No kind named, and why the sustained rate stands all the same.
+  else if (r.sustained_held)
+    lines.push(
+      '  limiter: not identified; the sustained rate is the highest that paced k6 rounds held (see the notes)',
     );
   if (r.advertised) lines.push(`  advertised: ${advertisedText(r.advertised)}`);
   if (r.proof_horizon) lines.push(`  horizon: ${horizonText(r.proof_horizon, r.proof_unproven)}`);

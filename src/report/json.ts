@@ -74,6 +74,7 @@ function rateLimit(r: RateLimitResult): RateLimitResult {
       ...(r.proof
         ? { proof: orderKeys(r.proof, ['rate_429', 'goodput_rps', 'lost_requests', 'refusals_began_s']) }
         : {}),
+      ...(r.sustained_held ? { sustained_held: orderKeys(r.sustained_held, ['held_s', 'refused_rps']) } : {}),
       ...(r.no_limit_up_to
         ? { no_limit_up_to: orderKeys(r.no_limit_up_to, ['rps', 'over_s', 'max_rps', 'tested']) }
         : {}),
@@ -115,6 +116,7 @@ function rateLimit(r: RateLimitResult): RateLimitResult {
       'observed_429',
       'sustained_rps',
       'sustained_announced',
+      'sustained_held',
       'no_limit_up_to',
       'burst',
       'scope',

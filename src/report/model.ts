@@ -201,6 +201,13 @@ export interface RateLimitResult extends RateLimitMeasurement {
    * so, with the rate the probe measured (one limit of several) beside it. Absent otherwise.
    */
   sustained_announced?: SustainedAnnounced;
+  /**
+   * Set when no kind explained what the probe saw (`limiter` null) and paced k6 rounds searched
+   * for the rate instead: `sustained_rps` is then the highest rate a round held over its whole
+   * length within the proof's promise (at most 1 % 429, no call lost), and this says over how long
+   * and where a round was refused beyond it. Absent otherwise.
+   */
+  sustained_held?: SustainedHeld;
   recommendation: {
     target_rps: number;
     max_concurrency: number;
@@ -277,6 +284,17 @@ export interface SustainedAnnounced {
   agrees: boolean | null;
   /** The sustained rate the probe measured, of the limit it reached: not what a client may rely on. */
   measured_rps: number;
+}
+
+/**
+ * The rate a search held (RateLimitResult.sustained_held): a k6 round paced at `sustained_rps` ran
+ * `held_s` seconds within the proof's promise (at most 1 % 429, no call lost); `refused_rps` is the
+ * lowest rate a round was refused at beyond it (the limit lies below it), null when no round was.
+ * The limiter's kind stays unidentified.
+ */
+export interface SustainedHeld {
+  held_s: number;
+  refused_rps: number | null;
 }
 
 /**

@@ -32,7 +32,7 @@ import {
   underRunHowTo,
   withShutSpan,
 } from '../ratelimit/horizon.js';
-import { withoutRefuted } from '../ratelimit/refuted.js';
+import { HELD_BRACKET_RATIO, withoutRefuted } from '../ratelimit/refuted.js';
 import { searchBurst, searchSaid, searchStart, searchTop } from '../ratelimit/rate-bracket.js';
 import { scoutLengthS, searchUntilHeld } from '../ratelimit/search-loop.js';
 import { bindingRps, recommend, waitsHold } from '../ratelimit/recommend.js';
@@ -43,7 +43,14 @@ import { replayTimeline, stackTracker, withIdentifiedWindow } from '../ratelimit
 import { sizeFleet, type FleetSizingInput } from '../ratelimit/fleet/size.js';
 import { fleetProofOf, fleetProofRun, type FleetProof } from '../ratelimit/fleet/prove-fleet.js';
 import { runFleetK6 } from '../ratelimit/fleet/k6-proof.js';
-import { noLimitUntested, notProbed, summaryLines, toRateLimitResult, type Proving } from '../ratelimit/result.js';
+import {
+  noLimitUntested,
+  notProbed,
+  standingAfterProof,
+  summaryLines,
+  toRateLimitResult,
+  type Proving,
+} from '../ratelimit/result.js';
 import type { Estimate, Proof, Recommendation } from '../ratelimit/types.js';
 import { businessForLoad, businessOfRateLimit, refuseProductionLoad } from '../runner/production-load.js';
 import { isProduction } from '../config/target.js';
@@ -151,6 +158,8 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
       // for the highest rate that holds over the horizon, the kind unidentified; only where the
       // stage says so below (`run`'s announced window past its budget, say, is no search's case).
       let search: Recommendation | null = null;
+      // Why the limiter was not identified, said as not tested unless the search sizes it (below).
+      let unidentified: string | null = null;
       // A probe that spends its whole budget failed to pin the limiter down: never a pass. Said
       // first: a budget spent before the rate was measured is not a limit that never lifts.
       const stoppedOnErrors = estimate.notes.find((n) => n.startsWith(STOPPED_ON_ERRORS));
@@ -188,14 +197,13 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           `${quota} announced (${ad.source_header}), not proven: longer than run's ${probeCapS} s probe verifies; ${ad.window_s !== null && ad.window_s > HORIZON_MAX_S / 2 ? `nor does \`ces-harness ratelimit\`'s longest probe (windows up to about ${HORIZON_MAX_S / 2} s): a client is sized by the announcement` : '`ces-harness ratelimit` sizes it'}`,
         );
       } else if (!unusable && !signal.aborted && estimate.notes.some((n) => n.startsWith(NOT_IDENTIFIED))) {
-        // Refused, but too seldom to read a limiter from (evidence.ts): nothing sized, nothing passes as sized.
-        // The kind stays unidentified whatever a search below holds: the run is not tested all the same.
+        // Refused, but too seldom to read a limiter from (evidence.ts). The kind stays unidentified,
+        // but the rate a client relies on is what holds (issue 35 item 4): a search below that held
+        // a rate over the whole horizon sizes the limit; without one, nothing passes as sized.
         search = searchStart(estimate);
         const why = estimate.notes.find((n) => n.startsWith(NOT_IDENTIFIED))!;
-        io.untested(
-          'rate_limit',
-          `${calls.endpoint}: ${stageOptions.shortHorizon ? underRunHowTo(why, probeCapS) : why}`,
-        );
+        unidentified = `${calls.endpoint}: ${stageOptions.shortHorizon ? underRunHowTo(why, probeCapS) : why}`;
+        if (!search) io.untested('rate_limit', unidentified);
       } else if (!unusable && !signal.aborted && estimate.limiting_status !== null && estimate.sustained_rps === null) {
         // Limited, yet no steady rate got through: nothing was sized, so nothing may pass as sized.
         io.untested(
@@ -424,11 +432,13 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
         }
       }
       result = toRateLimitResult(estimate, given, proof, proofNotes, proving);
+      const unsized = search && unidentified !== null ? searchUntested(unidentified, result, proving) : null;
+      if (unsized !== null) io.untested('rate_limit', unsized);
       // --fleet N: simulated in well under a second, so it adds nothing a user would wait for; the
       // choice is then proven by a k6 fleet run, like the single client's, before it is given.
       if (settings.rateLimit.fleet !== undefined) {
         // Sized on what the proofs left standing: a refuted reading sizes no fleet (refuted.ts).
-        const shown = withoutRefuted(estimate, proving.rounds, proving.stack);
+        const shown = standingAfterProof(estimate, proving, result);
         const sizing = given && { estimate: shown, recommendation: given, instances: settings.rateLimit.fleet };
         let fleet = sizing && sizeFleet(sizing);
         if (
@@ -504,6 +514,28 @@ export function limitMetUnsized(
       ? `the probe ${short.replace(/[:;] the estimate may be partial$/, '')}; a longer probe may size it, \`ces-harness ratelimit\` (--max-duration); ${neverLifts}`
       : neverLifts;
   return `${endpoint}: the limit was met${after} but no sustained rate could be measured in ${e.duration_s.toFixed(0)} s (${e.requests_limited} of ${e.requests_sent} answers limited; ${hint})`;
+}
+
+/**
+ * Why a limit not identified is not tested after its search (`unidentified`: why the probe named no
+ * kind), or null when the search sized it (result.sustained_held): then the rate it held heads the
+ * report and the run may pass. Beside the why, what the search showed: a hold too far below the
+ * lowest rate refused to be the limit's (rate-bracket.ts searchHeld), or no rate held over a whole
+ * round; nothing more when no round ran (the proof's note says why), every round failed (the
+ * stage's "not proven" says so) or the rounds identified a set of limits.
+ */
+export function searchUntested(
+  unidentified: string,
+  result: Pick<RateLimitResult, 'sustained_held' | 'limiter'>,
+  proving: Pick<Proving, 'verdict' | 'rounds'>,
+): string | null {
+  if (result.sustained_held) return null;
+  const full = proving.rounds.filter((r) => r.scout_s === undefined && r.verdict === 'holds');
+  const rounds = `${proving.rounds.length} round${proving.rounds.length === 1 ? '' : 's'}`;
+  if (result.limiter || proving.rounds.length === 0 || proving.verdict === 'not proven') return unidentified;
+  if (full.length > 0 && proving.verdict === 'proven')
+    return `${unidentified}; ${Math.max(...full.map((r) => r.target_rps))} req/s held over a whole round, more than ${HELD_BRACKET_RATIO} times below the lowest rate refused: a floor, not the limit's rate, so nothing was sized`;
+  return `${unidentified}; paced k6 rounds held no rate over a whole round of the horizon (${rounds}), so nothing was sized`;
 }
 
 /** The stage as `ratelimit` uses it: discovery, recommendation, a proof over the horizon (120 s unless `--horizon`). */

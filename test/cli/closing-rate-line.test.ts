@@ -36,6 +36,18 @@ describe('the closing rate-limit line', () => {
     );
   });
 
+  // Issue 35 item 4: no kind identified, the rate a paced search held heads the line, said as held
+  // by k6 rounds over their span, not as "~X measured over the probe", with where a round was refused.
+  it('a rate a search held: over how long k6 rounds held it, the kind not identified, and where the limit lies', () => {
+    const held = { ...sized!, sustained_rps: 4.9, duration_s: 20.5, limiter: null };
+    expect(closing({ ...held, sustained_held: { held_s: 120, refused_rps: 5.1 } })).toMatch(
+      /rate limit: 4\.9 req\/s sustained, held for 120 s by paced k6 rounds, the limiter not identified; the limit lies below 5\.1 req\/s, where a round was refused; recommend /,
+    );
+    expect(closing({ ...held, sustained_held: { held_s: 120, refused_rps: null } })).toMatch(
+      /rate limit: 4\.9 req\/s sustained, held for 120 s by paced k6 rounds, the limiter not identified; no round above it was refused; recommend /,
+    );
+  });
+
   it('says the sustained rate was not identified, with no placeholder, when only a proof held a rate', () => {
     const line = closing({ ...sized!, sustained_rps: null });
     expect(line).toMatch(/rate limit: sustained rate not identified; recommend /);

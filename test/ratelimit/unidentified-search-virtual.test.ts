@@ -13,8 +13,20 @@ import { planRound } from '../../src/ratelimit/proof-reach.js';
 import { proofConcurrency, recommend, roundedRate } from '../../src/ratelimit/recommend.js';
 import { searchBurst, searchSaid, searchStart, searchTop } from '../../src/ratelimit/rate-bracket.js';
 import { refutingRounds, withoutRefuted } from '../../src/ratelimit/refuted.js';
-import { summaryLines, toRateLimitResult } from '../../src/ratelimit/result.js';
-import { heldRoundS } from '../../src/stages/rate-limit.js';
+import { standingAfterProof, summaryLines, toRateLimitResult, type Proving } from '../../src/ratelimit/result.js';
+import { sizeFleet } from '../../src/ratelimit/fleet/size.js';
+import { heldRoundS, searchUntested } from '../../src/stages/rate-limit.js';
+import { provingVerdict } from '../../src/ratelimit/proof-reach.js';
+import { longestKnownWindow, proofHorizon, withShutSpan } from '../../src/ratelimit/horizon.js';
+import type { ProofLoopOutcome } from '../../src/ratelimit/proof-loop.js';
+import type { Estimate, Recommendation } from '../../src/ratelimit/types.js';
+import { buildReport } from '../../src/report/build.js';
+import { renderHtml, renderJson, renderJunit, renderMarkdown } from '../../src/report/index.js';
+import { verdictWord, type ProofRound, type RateLimitResult, type Report } from '../../src/report/model.js';
+import { formatRate } from '../../src/report/common/format.js';
+import { plainText, summaryLines as terminalLines } from '../../src/cli/terminal.js';
+import { loadFixture } from '../report/helpers.js';
+import { expectValidReport } from '../report/schema.js';
 import { NOT_IDENTIFIED } from '../../src/ratelimit/evidence.js';
 import { sustainedRate } from '../../src/ratelimit/limiters/index.js';
 import {
@@ -96,19 +108,70 @@ async function searched({ seed, network, limiter: make = () => fromModel(EVERY),
       standing: (rounds) => withoutRefuted(estimate, rounds),
     },
   );
-  const given = outcome.proven;
+  const { result, proving, untested } = asTheStageReports(estimate, first, outcome, lengths);
+  return { estimate, bracket, outcome, result, endS: nowS, lengths, proving, untested };
+}
+
+/**
+ * What the stage makes of a search's outcome (src/stages/rate-limit.ts): the policy given only once
+ * a full round proved it, the horizon of the round that held it, the report's section, and whether
+ * the rate limit is not tested (searchUntested: null when the search sized it).
+ */
+function asTheStageReports(
+  estimate: Estimate,
+  first: Recommendation,
+  outcome: Pick<ProofLoopOutcome, 'proven' | 'unproven' | 'rounds' | 'provenProof' | 'lastProof'>,
+  lengths: readonly number[],
+) {
+  const bracket = estimate.rate_bracket!;
+  const { verdict, given: policy } = provingVerdict(outcome, first);
+  const given = verdict === 'proven' ? policy : null;
+  const proving: Proving = {
+    verdict,
+    rounds: [...outcome.rounds],
+    ...(outcome.rounds.length > 0
+      ? {
+          horizon: proofHorizon(
+            heldRoundS(outcome.rounds, given, lengths) ?? HORIZON_S,
+            withShutSpan(longestKnownWindow(withoutRefuted(estimate, outcome.rounds)), bracket),
+          ),
+        }
+      : {}),
+  };
   const result = toRateLimitResult(
     estimate,
     given,
     outcome.provenProof ?? outcome.lastProof,
     [searchSaid(outcome.rounds, bracket)],
-    {
-      verdict: given ? 'proven' : 'not proven',
-      rounds: outcome.rounds,
-    },
+    proving,
   );
-  return { estimate, bracket, outcome, result, endS: nowS, lengths };
+  const why = estimate.notes.find((n) => n.startsWith(NOT_IDENTIFIED))!;
+  return { result, proving, untested: searchUntested(`/introspect: ${why}`, result, proving) };
 }
+
+/** A run's report around the stage's section: the fixture's checks, the search's result, and what it left untested. */
+function reportOf(result: RateLimitResult, untested: string | null): Report {
+  const fixture = loadFixture('pass');
+  return buildReport({
+    version: fixture.tool.version,
+    target: fixture.target,
+    startedAt: new Date(fixture.started_at),
+    finishedAt: new Date(fixture.finished_at),
+    checks: fixture.checks,
+    load: fixture.load,
+    rateLimit: result,
+    untested: untested === null ? [] : [{ stage: 'rate_limit', reason: untested }],
+  });
+}
+
+/** Every format as a reader sees it: the run's closing lines, `ratelimit`'s, report.md unescaped, report.html, junit.xml. */
+const everyFormat = (report: Report): Record<string, string> => ({
+  terminal: terminalLines(report, 'r').map(plainText).join('\n'),
+  ratelimit: summaryLines(report.rate_limit!).join('\n'),
+  md: renderMarkdown(report).replace(/\\(.)/g, '$1'),
+  html: renderHtml(report),
+  junit: renderJunit(report),
+});
 
 /** go-chi/httprate 75 per 1.5 s (50 req/s) across 50 ± 10 ms, its windows at a phase per seed, as network-kinds-virtual runs it. */
 const httprate = (seed: number): Case => ({
@@ -180,7 +243,7 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     '$name, seed $seed: not identified, then a held policy within 75–100 % of the truth, no refuted figure, no kind claimed',
     async (c) => {
       const TRUE_RPS = c.truthRps ?? sustainedRate(EVERY);
-      const { estimate, bracket, outcome, result, endS, lengths } = await searched(c);
+      const { estimate, bracket, outcome, result, endS, lengths, untested } = await searched(c);
       const context = JSON.stringify({
         given: outcome?.proven?.target_rps,
         headline: result?.sustained_rps,
@@ -247,6 +310,11 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
       expect(summaryLines(result!).join('\n'), context).toContain(`a ${scout.scout_s} s scout, not the horizon`);
       // No kind claimed in words either: the search says it is not identified.
       expect(notes, context).toContain(`${NOT_IDENTIFIED}no kind explains what the probe saw`);
+      // Sized, not untested (issue 35 item 4: the headline is what holds): the held rate heads the
+      // report, said as held over the horizon by k6 rounds, below the lowest rate refused.
+      expect(result!.proof_verdict, context).toBe('proven');
+      expect(result!.sustained_held, context).toEqual({ held_s: HORIZON_S, refused_rps: refused });
+      expect(untested, context).toBeNull();
     },
     120_000,
   );
@@ -422,6 +490,168 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     // 20 % below the 10 req/s read, as before: the search is not its path.
     expect(recommend(estimate)?.target_rps).toBeGreaterThanOrEqual(7.8);
     expect(recommend(estimate)?.target_rps).toBeLessThanOrEqual(8);
+  }, 120_000);
+});
+
+/** A round as the loop records it: refused rounds saw 30 % 429; `scout_s` for a scout. */
+const round = (target_rps: number, verdict: 'holds' | 'fails', scout_s?: number): ProofRound => ({
+  target_rps,
+  max_concurrency: 2,
+  backoff_base_ms: 500,
+  max_retries: 3,
+  rate_429: verdict === 'holds' ? 0 : 0.3,
+  goodput_rps: target_rps * (verdict === 'holds' ? 1 : 0.7),
+  lost_requests: 0,
+  ...(scout_s !== undefined ? { scout_s } : {}),
+  verdict,
+  why: verdict,
+});
+
+describe('the headline is what holds: a search that held over the horizon sizes the limit, one that did not leaves it not tested', () => {
+  it('HAProxy 50 per 10 s, not identified, a full round held: every format heads with the held rate, the run passes', async () => {
+    const { outcome, result, untested } = await searched({ seed: 1 });
+    const full = outcome!.rounds.filter((r) => r.verdict === 'holds' && r.scout_s === undefined);
+    const held = Math.max(...full.map((r) => r.target_rps));
+    const refused = Math.min(...refutingRounds(outcome!.rounds).map((r) => r.target_rps));
+    const given = result!.recommendation!.target_rps;
+    const context = JSON.stringify({
+      held,
+      refused,
+      given,
+      rounds: outcome!.rounds.map((r) => [r.target_rps, r.verdict, r.scout_s]),
+    });
+    expect(untested, context).toBeNull();
+    const report = reportOf(result!, untested === undefined ? 'no search ran' : untested);
+    expect(verdictWord(report), context).toBe('PASS');
+    const out = everyFormat(report);
+    // The run's closing line: the held rate, not "~X measured over the probe", its span and bracket, then the scope.
+    expect(out.terminal, context).toContain(
+      `rate limit: ${held} req/s sustained, held for ${HORIZON_S} s by paced k6 rounds, the limiter not identified; the limit lies below ${refused} req/s, where a round was refused; recommend ${given} req/s`,
+    );
+    expect(out.terminal, context).toMatch(
+      new RegExp(`; proven for ${HORIZON_S} s; a limit on a window longer than \\d+(\\.\\d)? s is not tested`),
+    );
+    expect(out.terminal, context).not.toMatch(/not tested \(rate_limit\)/);
+    expect(out.ratelimit, context).toContain(
+      `sustained ${held} req/s (held for ${HORIZON_S} s by paced k6 rounds, the limiter not identified; the limit lies below ${refused} req/s, where a round was refused)`,
+    );
+    expect(out.ratelimit, context).toContain(
+      'limiter: not identified; the sustained rate is the highest that paced k6 rounds held',
+    );
+    const words = `${formatRate(held)} (held for ${HORIZON_S} s by paced k6 rounds, the limiter not identified; the limit lies below ${formatRate(refused)}, where a round was refused)`;
+    for (const format of ['md', 'html', 'junit'] as const) {
+      expect(out[format], `${format} ${context}`).toContain(words);
+      expect(out[format], `${format} ${context}`).toContain(`send at most ${formatRate(given)}`);
+      expect(out[format], `${format} ${context}`).toContain(`proven for ${HORIZON_S} s`);
+    }
+    expect(out.md, context).not.toContain('Not tested');
+    expect(out.html, context).not.toContain('id="untested"');
+    expect(out.junit, context).not.toContain('could not test');
+    const json = JSON.parse(renderJson(report)) as Report;
+    expectValidReport(json);
+    expect(json.verdict, context).toBe('pass');
+    expect(json.rate_limit!.sustained_rps, context).toBe(held);
+    expect(json.rate_limit!.sustained_held, context).toEqual({ held_s: HORIZON_S, refused_rps: refused });
+    expect(json.rate_limit!.limiter ?? null, context).toBeNull();
+    expect(json.rate_limit!.proof_horizon?.proven_s, context).toBe(HORIZON_S);
+  }, 120_000);
+
+  it('only scouts held, every round over the horizon refused: nothing sized, not tested, nothing recommended', async () => {
+    // A limit a scout is too short to see: rounds shorter than the horizon hold up to 5.5 req/s,
+    // every round over it is refused (a second window longer than a scout, lower than MIN_PROOF_RPS).
+    const { estimate } = await searched({ seed: 1 });
+    const bracket = estimate.rate_bracket!;
+    const first = searchStart(estimate)!;
+    const lengths: number[] = [];
+    const outcome = await searchUntilHeld(
+      first,
+      searchTop(estimate, bracket),
+      async (rec, { round, durationS = HORIZON_S }) => {
+        lengths[round - 1] = durationS;
+        const holds = durationS < HORIZON_S && rec.target_rps <= 5.5;
+        return { rate_429: holds ? 0 : 0.3, goodput_rps: rec.target_rps * (holds ? 1 : 0.7), lost_requests: 0 };
+      },
+      {
+        reach: { ...searchBurst(bracket), roundS: HORIZON_S, maxRoundS: 150, settleS: bracket.restS, refillRps: null },
+        scoutS: scoutLengthS(bracket.restS, HORIZON_S),
+      },
+    );
+    const context = JSON.stringify(outcome.rounds.map((r) => [r.target_rps, r.verdict, r.scout_s]));
+    expect(
+      outcome.rounds.some((r) => r.scout_s !== undefined && r.verdict === 'holds'),
+      context,
+    ).toBe(true);
+    const { result, untested } = asTheStageReports(estimate, first, outcome, lengths);
+    expect(result.sustained_held, context).toBeUndefined();
+    expect(result.sustained_rps, context).toBeNull();
+    expect(result.recommendation, context).toBeNull();
+    expect(untested, context).toMatch(/^\/introspect: not identified: /);
+    const report = reportOf(result, untested);
+    expect(verdictWord(report), context).toBe('NOT TESTED');
+    const out = everyFormat(report);
+    expect(out.terminal, context).toContain('not tested (rate_limit): /introspect: not identified');
+    expect(out.terminal, context).not.toMatch(/held for \d+ s by paced k6 rounds/);
+    for (const format of ['md', 'html', 'junit'] as const)
+      expect(out[format], context).not.toMatch(/held for \d+ s by paced k6 rounds/);
+  }, 120_000);
+
+  it("a round held, but no round over the horizon: a scout's hold proves nothing, not tested", async () => {
+    const { estimate } = await searched({ seed: 1 });
+    const first = searchStart(estimate)!;
+    // The loop never gives a scout's hold; were it given (the loop broken), the stage still sizes nothing.
+    const outcome = {
+      proven: { ...first, target_rps: 4.5 },
+      unproven: null,
+      rounds: [round(3.3, 'holds', 18), round(5, 'holds', 18), round(6.2, 'fails', 18)],
+      provenProof: { rate_429: 0, goodput_rps: 5, lost_requests: 0 },
+      lastProof: null,
+    };
+    const { result, untested } = asTheStageReports(estimate, first, outcome, [18, 18, 18]);
+    expect(result.sustained_held).toBeUndefined();
+    expect(untested).toMatch(
+      /^\/introspect: not identified: .*; paced k6 rounds held no rate over a whole round of the horizon \(3 rounds\), so nothing was sized$/,
+    );
+  }, 120_000);
+
+  it('a full round held, far below the lowest refusal: a floor, not the rate, so not tested; nothing above refused: sized', async () => {
+    const { estimate } = await searched({ seed: 1 });
+    const first = searchStart(estimate)!;
+    const held = (rounds: ProofRound[]) =>
+      asTheStageReports(
+        estimate,
+        first,
+        {
+          proven: { ...first, target_rps: 2.9 },
+          unproven: null,
+          rounds,
+          provenProof: { rate_429: 0, goodput_rps: 3.3, lost_requests: 0 },
+          lastProof: null,
+        },
+        rounds.map(() => HORIZON_S),
+      );
+    // 3.3 held, 8 refused: more than twice apart, the rounds never brought the hold up to the limit.
+    const wide = held([round(3.3, 'holds'), round(8, 'fails')]);
+    expect(wide.result.sustained_held).toBeUndefined();
+    expect(wide.untested).toContain(
+      "; 3.3 req/s held over a whole round, more than 2 times below the lowest rate refused: a floor, not the limit's rate, so nothing was sized",
+    );
+    // Nothing above the hold refused (the search stopped below its top): sized, and said so.
+    const none = held([round(3.3, 'holds')]);
+    expect(none.result.sustained_held).toEqual({ held_s: HORIZON_S, refused_rps: null });
+    expect(none.result.sustained_rps).toBe(3.3);
+    expect(none.untested).toBeNull();
+    expect(summaryLines(none.result).join('\n')).toContain(
+      `sustained 3.3 req/s (held for ${HORIZON_S} s by paced k6 rounds, the limiter not identified; no round above it was refused)`,
+    );
+    // --fleet N is sized on the rate every format gives (what the rounds left standing had none).
+    const fleet = (r: ReturnType<typeof held>) =>
+      sizeFleet({
+        estimate: standingAfterProof(estimate, r.proving, r.result),
+        recommendation: r.result.recommendation!,
+        instances: 2,
+      });
+    expect(fleet(none)?.limiter).toMatch(/3\.3 req\/s/);
+    expect(fleet(wide)).toBeNull();
   }, 120_000);
 });
 

@@ -62,7 +62,7 @@ export function rateReferences(r: RateLimitResult): ReferenceLine[] {
   const out: ReferenceLine[] = [];
   if (r.sustained_rps !== null && r.sustained_rps > 0)
     out.push({
-      label: `${!r.sustained_announced ? 'measured limit' : r.sustained_announced.agrees === false ? 'announced limit (disagreeing)' : 'announced limit (not proven)'} ${formatRate(r.sustained_rps)}`,
+      label: `${r.sustained_held ? 'highest rate k6 rounds held' : !r.sustained_announced ? 'measured limit' : r.sustained_announced.agrees === false ? 'announced limit (disagreeing)' : 'announced limit (not proven)'} ${formatRate(r.sustained_rps)}`,
       value: r.sustained_rps,
       tone: 3,
     });

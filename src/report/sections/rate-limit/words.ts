@@ -18,6 +18,7 @@ import type {
   ProofRound,
   ProofUnproven,
   RateLimitResult,
+  SustainedHeld,
 } from '../../model.js';
 
 export function backoffText(b: BackoffPolicy): string {
@@ -33,14 +34,28 @@ const orUnknown = (n: number | null, show: (n: number) => string, absent: string
  * did not verify binds below what it measured, that limit's rate said as such, the measured one beside.
  */
 export function sustainedText(
-  r: Pick<RateLimitResult, 'sustained_rps' | 'sustained_announced'>,
+  r: Pick<RateLimitResult, 'sustained_rps' | 'sustained_announced' | 'sustained_held'>,
   rate: (rps: number) => string = formatRate,
 ): string {
   const a = r.sustained_announced;
   if (r.sustained_rps === null) return 'unknown';
+  if (r.sustained_held) return `${rate(r.sustained_rps)} (${heldText(r.sustained_held, rate)})`;
   if (!a) return rate(r.sustained_rps);
   const said = a.agrees === false ? 'announced, disagreeing with what the probe saw' : 'announced, not proven';
   return `${rate(r.sustained_rps)} (${said}: ${formatNumber(a.limit)} per ${formatNumber(a.window_s)} s, ${a.source_header}; the probe measured ${rate(a.measured_rps)} for the limit it reached, one of several)`;
+}
+
+/**
+ * Where a search's rate comes from (RateLimitResult.sustained_held), within what it showed: "held
+ * for 120 s by paced k6 rounds, the limiter not identified; the limit lies below 5.1 req/s, where a
+ * round was refused". Never the kind or a figure of it: none was identified.
+ */
+export function heldText(h: SustainedHeld, rate: (rps: number) => string = formatRate): string {
+  const above =
+    h.refused_rps === null
+      ? 'no round above it was refused'
+      : `the limit lies below ${rate(h.refused_rps)}, where a round was refused`;
+  return `held for ${formatNumber(h.held_s, Number.isInteger(h.held_s) ? 0 : 1)} s by paced k6 rounds, the limiter not identified; ${above}`;
 }
 
 /**
@@ -132,9 +147,11 @@ function outsideHorizon(h: ProofHorizon): string {
  * the probing span goes with the rate the probe measured, not with the announced one.
  */
 export function closingSustainedText(
-  r: Pick<RateLimitResult, 'sustained_rps' | 'duration_s' | 'sustained_announced'>,
+  r: Pick<RateLimitResult, 'sustained_rps' | 'duration_s' | 'sustained_announced' | 'sustained_held'>,
 ): string {
   if (r.sustained_rps === null) return 'sustained rate not identified';
+  // Held by k6 rounds, not measured by the probe: no "~", and the rounds' span, not the probe's.
+  if (r.sustained_held) return `${r.sustained_rps} req/s sustained, ${heldText(r.sustained_held, (n) => `${n} req/s`)}`;
   const over = r.duration_s === undefined ? '' : ` over ${formatSeconds(r.duration_s)} of probing`;
   const a = r.sustained_announced;
   if (!a) return `~${r.sustained_rps} req/s sustained${over === '' ? '' : `, measured${over}`}`;
