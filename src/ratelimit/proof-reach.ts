@@ -58,14 +58,7 @@ export function planRound(targetRps: number, reach: ProofReach, drained: boolean
   // A burst not measured, with no round from idle (run's short probe after the checks and the load
   // spent the limit), is unknown, not none: like one read only from below, a round after a drain
   // is bounded by what the wait refilled, and one after a hold by nothing (it may hold on the burst).
-  const burst =
-    reach.burst === null
-      ? reach.burstFromIdle === false
-        ? Infinity
-        : 0
-      : reach.burstFromIdle === false
-        ? Infinity
-        : reach.burst;
+  const burst = reach.burstFromIdle === false ? Infinity : (reach.burst ?? 0);
   // A higher refill than the real one leaves more of the burst unspent here: the refill measured is
   // the probe's reading, and a proof that refutes it finds a slower one, so the start is never understated.
   const refilled = drained && reach.refillRps !== null ? reach.settleS * reach.refillRps : burst;
