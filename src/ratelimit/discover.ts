@@ -865,7 +865,7 @@ function estimateOf(
   // Spending the whole budget is the probe's failure to pin the limiter down, never a result.
   else if (stoppedBy === 'requests')
     notes.push(
-      `probe defect: it spent all of rate_limit.max_requests (${maxRequests} requests) without pinning the limiter down; the estimate is partial`,
+      `probe defect: it spent all of rate_limit.max_requests (${maxRequests} requests) without pinning the limiter down (${spentByPhase(probe.samples)}); the estimate is partial`,
     );
   else if (stoppedBy === 'time') notes.push(stoppedForTime(probe.elapsed(), maxDurationMs));
   // A Retry-After past the wait budget (10^9 s) that ended the probe before its own phase said so: why nothing was waited out.
@@ -924,6 +924,16 @@ function estimateOf(
     notes,
     partial: stoppedBy !== undefined || slow !== undefined,
   };
+}
+
+/** Where a probe's requests went, most first ("window 2410, drain 310, …"): what a probe that spent its budget was doing. */
+function spentByPhase(samples: readonly Sample[]): string {
+  const by = new Map<string, number>();
+  for (const s of samples) by.set(s.phase, (by.get(s.phase) ?? 0) + 1);
+  return [...by.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .map(([phase, n]) => `${phase} ${n}`)
+    .join(', ');
 }
 
 /** What the probe as a whole sent and saw, up to now: set again after a phase that follows the estimate. */
