@@ -12,7 +12,7 @@ const CALLS = 3;
 // shows; an expiry counted on another host than the one stamping Date turns wherever that clock
 // does). Only calls more than a second apart are across it whatever its phase; a tenth more,
 // because a service's "now" may be a cached value its timer renews a moment late (Node's Date is).
-const SLIDE_VISIBLE_AFTER_MS = 1_100;
+export const SLIDE_VISIBLE_AFTER_MS = 1_100;
 
 export const check: Check = {
   id: 'token.same-before-expiry',

@@ -117,6 +117,27 @@ describe('token.same-before-expiry', () => {
     );
   });
 
+  // The floor under a short `check` (issue 37's 0.8 s goal is below it): whatever the phase of the
+  // second at which the service's rounding turns, a run that ends long before a second waits until
+  // the span from its first answer is over a second, so a sliding expiry never passes. A span cut
+  // under a second misses it at some phase (seen: with 700 ms, a slide rounded down passed at .0 to
+  // .2 into the second and one rounded to the nearest at .5 to .7; with 999 ms, at .0 and at .5,
+  // which no other case here caught).
+  it.each([
+    ['rounded down', []],
+    ['rounded to the nearest second', ['expires-at-rounded']],
+  ] as const)(
+    'a sliding expiry %s is caught by a run of 0.1 s whatever the phase of the first token in the second',
+    async (_, profiles) => {
+      const missed: number[] = [];
+      for (let intoSecondMs = 0; intoSecondMs < 1_000; intoSecondMs += 100) {
+        const sliding = await afterRunOf(100, ['sliding-expiry'], undefined, { intoSecondMs, profiles: [...profiles] });
+        if (sliding.status !== 'fail') missed.push(intoSecondMs);
+      }
+      expect(missed, 'phases (ms into the second) at which a sliding expiry passed').toEqual([]);
+    },
+  );
+
   // Why the span is taken on our clock and not from a change of the service's second (its Date
   // header): expires_at's whole-second edge need not be the Date header's. Here the expiry is
   // rounded to the nearest second, so it turns at the half second: the first token at .6 (Date
