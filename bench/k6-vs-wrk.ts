@@ -72,6 +72,12 @@ export const HEALTH_AS_HARNESS = `${HEALTH}, + the web dashboard (the timeline's
  * request besides the dashboard (its headers and Idempotency-Key, tags, timeout, the body kept).
  */
 export const HEALTH_THROUGH_WRAPPER = `${HEALTH}, the scenarios' wrapper + the web dashboard`;
+/**
+ * The same endpoint sent and judged as a load scenario does each call (bench/k6/health-check.ts's
+ * CES_BENCH_SCENARIO: the wrapper, the retry loop, a check, a duration trend, the thresholds and
+ * summary handler of a scenario) with the web dashboard: k6 as the harness runs it.
+ */
+export const HEALTH_AS_SCENARIO = `${HEALTH}, as a scenario (checks, metrics, thresholds) + the web dashboard`;
 const EVALUATION = 'POST /v1/evaluation (valid token)';
 /** k6 starts, runs durationS plus a graceful stop, and writes its summary; this bounds a hang. */
 const EXTRA_TIMEOUT_S = 30;
@@ -99,13 +105,22 @@ async function bundleK6Script(projectRoot: string, outdir: string): Promise<stri
   return outfile;
 }
 
+type K6Mode = 'bare' | 'harness' | 'wrapper' | 'scenario';
+
+const ENDPOINT_OF: Record<K6Mode, string> = {
+  bare: HEALTH,
+  harness: HEALTH_AS_HARNESS,
+  wrapper: HEALTH_THROUGH_WRAPPER,
+  scenario: HEALTH_AS_SCENARIO,
+};
+
 async function k6Run(
   opts: LoadBenchOptions,
   k6: LocatedK6,
   bundle: string,
   dir: string,
   vus: number,
-  mode: 'bare' | 'harness' | 'wrapper' = 'bare',
+  mode: K6Mode = 'bare',
 ): Promise<LoadRow> {
   const summaryFile = join(dir, `summary-${mode}-${vus}.json`);
   // As src/k6/scenarios.ts gives it to every k6 process of a harness run.
@@ -119,7 +134,7 @@ async function k6Run(
       CES_BASE_URL: opts.emulator.target.baseUrl,
       CES_BENCH_VUS: String(vus),
       CES_BENCH_DURATION_S: String(opts.durationS),
-      ...(mode === 'wrapper' ? wrapperEnv(opts) : {}),
+      ...(mode === 'wrapper' || mode === 'scenario' ? wrapperEnv(opts, mode) : {}),
       ...(dashboard !== undefined ? dashboardEnv(dashboard) : {}),
     },
     summaryFile,
@@ -143,7 +158,7 @@ async function k6Run(
   const dur = metrics?.http_req_duration?.values;
   const row: LoadRow = {
     tool: 'k6',
-    endpoint: { bare: HEALTH, harness: HEALTH_AS_HARNESS, wrapper: HEALTH_THROUGH_WRAPPER }[mode],
+    endpoint: ENDPOINT_OF[mode],
     concurrency: vus,
     requests: reqs?.count,
     // k6's own rate: requests over the test run's duration (VU start to stop), not k6's start-up.
@@ -165,8 +180,8 @@ async function k6Run(
   return row;
 }
 
-/** The scenario inputs the wrapper's config reader (scenarios/lib/config.ts) needs; CES_BENCH_WRAPPER picks it. */
-const wrapperEnv = (opts: LoadBenchOptions): Record<string, string> => ({
+/** The scenario inputs the wrapper's config reader (scenarios/lib/config.ts) needs; CES_BENCH_WRAPPER or _SCENARIO picks the shape. */
+const wrapperEnv = (opts: LoadBenchOptions, mode: 'wrapper' | 'scenario'): Record<string, string> => ({
   ...scenarioEnv({
     baseUrl: opts.emulator.target.baseUrl,
     clientId: opts.emulator.target.credentials.clientId,
@@ -178,7 +193,7 @@ const wrapperEnv = (opts: LoadBenchOptions): Record<string, string> => ({
     vus: 1,
     runId: 'bench',
   }),
-  CES_BENCH_WRAPPER: '1',
+  [mode === 'wrapper' ? 'CES_BENCH_WRAPPER' : 'CES_BENCH_SCENARIO']: '1',
 });
 
 interface WrkSummary {
@@ -280,6 +295,8 @@ export async function benchLoad(opts: LoadBenchOptions): Promise<LoadBenchResult
         rows.push(await k6Run(opts, opts.k6, bundle, dir, c, 'harness'));
         opts.progress(`load: k6 through the scenarios' wrapper, ${c} VUs, ${opts.durationS} s on health_check`);
         rows.push(await k6Run(opts, opts.k6, bundle, dir, c, 'wrapper'));
+        opts.progress(`load: k6 as a scenario sends and judges a call, ${c} VUs, ${opts.durationS} s on health_check`);
+        rows.push(await k6Run(opts, opts.k6, bundle, dir, c, 'scenario'));
       }
       if (wrk !== undefined) {
         opts.progress(`load: wrk, ${c} connections, ${opts.durationS} s on health_check`);
@@ -335,6 +352,11 @@ export function loadSection(r: LoadBenchResult): Section {
     if (wr)
       notes.push(
         `Through the scenarios' wrapper at ${k.concurrency} VUs (with the dashboard): ${us(wr.generatorUsPerReq)} µs of CPU per request (${ratio(wr.generatorUsPerReq, k.generatorUsPerReq)} the bare script's); rate ${ratio(wr.rps, w?.rps)} of wrk's.`,
+      );
+    const sc = r.rows.find((x) => x.endpoint === HEALTH_AS_SCENARIO && x.concurrency === k.concurrency);
+    if (sc)
+      notes.push(
+        `As a scenario at ${k.concurrency} VUs (wrapper, retry loop, check, trend, thresholds, summary, dashboard): ${us(sc.generatorUsPerReq)} µs of CPU per request (${ratio(sc.generatorUsPerReq, k.generatorUsPerReq)} the bare script's); rate ${ratio(sc.rps, k.rps)} of bare k6's, ${ratio(sc.rps, w?.rps)} of wrk's.`,
       );
   }
   const k6Best = best(r.rows, 'k6', HEALTH);
