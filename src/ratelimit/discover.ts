@@ -381,9 +381,11 @@ async function bucketPath(
     return identifiedWindow(probe, drained, watched.reading.model, [shape!.evidence, watched.reading.evidence], []);
   const trickleMs = shape?.figures.trickleMs ?? null;
   // With the rate known, the window is lean (stream-reducer.ts): far fewer refusals, more acceptances.
+  // A watch that passed everything the machine could send knows the rate is at least that.
+  const knownRate = Math.max(trickleMs !== null && trickleMs > 0 ? 1000 / trickleMs : 0, watched?.passedRps ?? 0);
   const stream = await streamPhase(probe, {
     ...streamSettings,
-    ...(trickleMs !== null && trickleMs > 0 ? { knownRate: 1000 / trickleMs, lean: true } : {}),
+    ...(knownRate > 0 ? { knownRate, lean: true } : {}),
   });
   const measured = stream.measured;
   if (!measured) return estimateOf(probe, stream, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, []);

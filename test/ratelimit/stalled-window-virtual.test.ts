@@ -114,7 +114,9 @@ describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, the probe sta
 // A bucket behind the same stalls keeps being read as one: the refusals of a bucket are never two
 // refills apart with nothing let through between them, however late a stall hands their answers.
 describe('a token bucket 50/s, burst 50, with the same stalls, 60 seeds', () => {
-  it('is read as a bucket as before (4 not identified, as before the refusal-gap check)', async () => {
+  // 56 -> 57 buckets since the trickle watch ends once the machine's own pace holds its pings back
+  // unsaturated (probe/trickle-watch.ts): seed 18's stream began at the rate that passed.
+  it('is read as a bucket as before (3 not identified; 4 before the refusal-gap check)', async () => {
     const truth: LimiterModel = { kind: 'bucket', rate_rps: 50, burst: 50 };
     const counts = { bucket: 0, 'not identified': 0, 'another kind': 0 };
     for (let seed = 1; seed <= 60; seed++) {
@@ -126,6 +128,6 @@ describe('a token bucket 50/s, burst 50, with the same stalls, 60 seeds', () => 
       });
       counts[e.limiter === null ? 'not identified' : e.limiter.kind === 'bucket' ? 'bucket' : 'another kind']++;
     }
-    expect(counts).toEqual({ bucket: 56, 'not identified': 4, 'another kind': 0 });
+    expect(counts).toEqual({ bucket: 57, 'not identified': 3, 'another kind': 0 });
   }, 60_000);
 });

@@ -31,11 +31,18 @@ const ROUND_MS = 1_000;
  * line may have nearly all of it (a rise of a few % is told from none only after seconds).
  */
 const CAP_SHARE = 0.7;
+/** A round that sent under this share of the pace it asked for was held back by the machine (late timers). */
+const MACHINE_PACE = 0.8;
 const RISEN_CAP_SHARE = 0.9;
 
 export interface WatchFindings {
   /** The counter, or why the points are not one. */
   reading: TrickleReading;
+  /**
+   * The watch ended unsaturated at the fastest pace this machine sent its pings at: the rate that
+   * passed then (req/s), which the trickle is at least. Unset when a round saturated the trickle.
+   */
+  passedRps?: number;
 }
 
 /** `rateRps`: the trickle's rate, a first guess (the recovery's pings, which all passed, were slower). */
@@ -60,6 +67,7 @@ export async function trickleWatchPhase(probe: Probe, drain: DrainFigures, rateR
   // The slowest rate saturated pings saw: the trickle's, which a bucket keeps and a counter leaves
   // at its edge (when the rate rises, the time it gives to refill shrinks; the watch does not).
   let slowest = Infinity;
+  let passedRps: number | undefined;
   // Bounded: each round moves the clock on, and the loop ends by the cap share.
   while (!reading.model && !probe.outOfBudget()) {
     const fromMs = probe.elapsed();
@@ -72,6 +80,16 @@ export async function trickleWatchPhase(probe: Probe, drain: DrainFigures, rateR
     const left = untilMs - probe.elapsed();
     if (left > 0) await probe.clock.sleep(Math.ceil(left), probe.signal);
     const saturated = pings.some((s) => s.answer === 'limited');
+    // Every ping passed, sent as fast as this machine sends them (the gap's floor, or well short of
+    // the pace asked: late timers push each ping on): no faster round can saturate the trickle, and
+    // what passed is its rate at least. A bucket 50/s with every timer up to 15 ms late was watched
+    // at its own rate for 33 s, unsaturated, then streamed from the 3.3 req/s the pings had read,
+    // and not sized at the time cap (virtually, 60 seeds of 60).
+    const offeredRps = (pings.length * 1000) / Math.max(1, untilMs - fromMs);
+    if (!saturated && !Number.isFinite(slowest) && machineBound(gapMs, offeredRps, probe)) {
+      passedRps = (pings.filter((s) => s.answer === 'accepted').length * 1000) / Math.max(1, untilMs - fromMs);
+      break;
+    }
     if (!saturated && Number.isFinite(slowest)) risen = true;
     rate = nextRate(pings, rate, untilMs - fromMs);
     if (saturated) slowest = Math.min(slowest, rate);
@@ -81,8 +99,12 @@ export async function trickleWatchPhase(probe: Probe, drain: DrainFigures, rateR
   // A rate that rose is no bucket's: why no counter was sized from it goes in the notes.
   if (!reading.model && reading.rose)
     probe.aside(`the trickle after the drain rose, but no counter was sized: ${reading.why}`);
-  return { reading: onTheClock(probe, reading) };
+  return { reading: onTheClock(probe, reading), ...(passedRps !== undefined ? { passedRps } : {}) };
 }
+
+/** A round sent at the gap's floor, or at under MACHINE_PACE of the pace its gap asked: the machine's pace, not the watch's. */
+const machineBound = (gapMs: number, offeredRps: number, probe: Probe): boolean =>
+  gapMs <= firstGapMs(probe) || offeredRps < (MACHINE_PACE * 1000) / gapMs;
 
 /** The counter's phase on the wall clock, from the edge the drain straddled. */
 function onTheClock(probe: Probe, reading: TrickleReading): TrickleReading {

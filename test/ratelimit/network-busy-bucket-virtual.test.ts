@@ -1,0 +1,52 @@
+// The token bucket 50/s, burst 50 across 50 ± 10 ms each way (ratelimit-network.test.ts's first
+// limiter, virtually) with the probe's machine busy: every timer, departure and hand-over up to
+// 15 or 20 ms late. Pings a round trip apart read its refill as a slow silent trickle (3–7 req/s),
+// which the probe watches, saturated, before it streams (probe/trickle-watch.ts). This late, the
+// watch's pings went out no faster than about 50 a second, the bucket's own rate: never refused,
+// the watch ran to 70 % of the time cap, the stream began at the trickle's 3.3 req/s and was still
+// being raised when the cap came: not sized, the run NOT TESTED, at 60 seeds of 60 (15 and 20 ms).
+// Now a watch whose pings all passed at the machine's own pace ends there, and the stream starts
+// at the rate that passed.
+
+import { describe, expect, it } from 'vitest';
+import { discoverVirtual, gcra } from './virtual-limit.js';
+import { relativeError } from './support.js';
+
+const NETWORK = { oneWayMs: 50, jitterMs: 10 };
+const TRUE_RPS = 50;
+
+async function sweep(lateMs: number) {
+  const counts = { 'within 2 %': 0, 'below by more': 0, 'above by more': 0, 'not sized': 0 };
+  for (let seed = 1; seed <= 60; seed++) {
+    const e = await discoverVirtual(
+      {
+        limiter: () => gcra(TRUE_RPS, 50),
+        status: 429,
+        network: { ...NETWORK, seed },
+        busy: { lateMs, seed: seed + 2000 },
+      },
+      { maxDurationS: 60 },
+    );
+    const rps = e.limiter?.kind === 'bucket' ? e.sustained_rps : null;
+    const outcome: keyof typeof counts =
+      rps === null
+        ? 'not sized'
+        : relativeError(rps, TRUE_RPS) <= 0.02
+          ? 'within 2 %'
+          : rps < TRUE_RPS
+            ? 'below by more'
+            : 'above by more';
+    counts[outcome]++;
+  }
+  return counts;
+}
+
+describe('the token bucket 50/s, burst 50 across 50 ± 10 ms each way, on a very busy machine, 60 seeds', () => {
+  it('up to 15 ms late: read as the bucket within 2 % (before: not sized at 60 of 60)', async () => {
+    expect(await sweep(15)).toEqual({ 'within 2 %': 60, 'below by more': 0, 'above by more': 0, 'not sized': 0 });
+  }, 60_000);
+
+  it('up to 20 ms late: mostly within 2 %, never read above its rate (before: not sized at 60 of 60)', async () => {
+    expect(await sweep(20)).toEqual({ 'within 2 %': 47, 'below by more': 3, 'above by more': 0, 'not sized': 10 });
+  }, 60_000);
+});
