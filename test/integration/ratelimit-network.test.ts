@@ -5,7 +5,8 @@
 // requests still in flight after the first refusal for late sending, the first refusal for the end
 // of a clump that had passed whole in the limiter's order, and its one-after-another pings for a
 // disturbed trial: a fixed window read as a sliding one 8 % off, or as nothing. Wants each limit
-// within 2 %, its kind, and the recommendation proven by k6 (the closed loop), exit 0; and no
+// within 2 %, its kind (or, said so, none, the rate then held by k6 rounds), and the recommendation
+// proven by k6 (the closed loop), exit 0; and no
 // timer's staircase sent (probe/batch-staircase.ts: round trips this long cannot time a timer, and
 // the requests it once sent here before it stopped cost the sliding log its period one run in four).
 
@@ -14,6 +15,7 @@ import { join } from 'node:path';
 import { describe, it } from 'vitest';
 import { createEmulator } from '../../src/emulator/index.js';
 import { sustainedRate, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
+import { NOT_IDENTIFIED } from '../../src/ratelimit/evidence.js';
 import { NOT_RUN, STAIRCASE_TIMING } from '../../src/ratelimit/probe/batch-staircase.js';
 import type { RateLimitResult } from '../../src/report/model.js';
 import { startCli } from '../helpers/cli.js';
@@ -117,13 +119,24 @@ describe.skipIf(skipWhy !== undefined)(
               /trials of|period was not pinned/.test(line),
             );
             console.info(
-              `${name} through toxiproxy: ${rl.sustained_rps} req/s, ${rl.limiter?.kind}, proof ${rl.proof_verdict}${ruledOut ? `; ${ruledOut.slice(ruledOut.indexOf(NOT_RUN))}` : ''}${period ? `; ${period}` : ''}`,
+              `${name} through toxiproxy: ${rl.sustained_rps} req/s, ${rl.limiter?.kind ?? (rl.sustained_held ? 'not identified, held by k6 rounds' : 'not identified')}, proof ${rl.proof_verdict}${ruledOut ? `; ${ruledOut.slice(ruledOut.indexOf(NOT_RUN))}` : ''}${period ? `; ${period}` : ''}`,
             );
             // The probe's progress reaches stderr (not a terminal: one line each); the staircase says
             // there when it starts sending.
             expect(r.stderr, context).toContain('probing the rate limit');
             expect(r.stderr, context).not.toContain(STAIRCASE_TIMING);
-            expect(rl.limiter?.kind, context).toBe(model.kind);
+            // Its kind, or honestly none: on a busy machine the probe may leave the kind open (CI, land17:
+            // the fixed window's drain refused after 45 at 155 req/s, its edges then "not evenly spaced";
+            // before, such a run reported no rate at all). Then paced k6 rounds must have held a rate
+            // within 2 % of the truth, said as held (sustained_held), and the run still exit 0. How often
+            // the kind is read under noise is counted by the virtual twins (network-*-virtual.test.ts).
+            if (rl.limiter === null) {
+              expect(
+                rl.notes?.some((n) => n.startsWith(NOT_IDENTIFIED)),
+                context,
+              ).toBe(true);
+              expect(rl.sustained_held, context).toBeDefined();
+            } else expect(rl.limiter?.kind, context).toBe(model.kind);
             expect(Math.abs((rl.sustained_rps ?? 0) - truth) / truth, context).toBeLessThanOrEqual(0.02);
             expect(rl.proof_verdict, context).toBe('proven');
             expect(r.code, context).toBe(0);
