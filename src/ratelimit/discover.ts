@@ -729,7 +729,7 @@ async function streamedSlidingWindow(
  * straddle its edges pass whole, others are refused in part whatever the quiet, and the
  * bisection pins a period of nothing (virtually, 52 per 0.924 s for 50 per 1 s, up to 20 ms late).
  */
-function refusedAfterQuiet(model: LimiterModel | null, quietMs: number): string | undefined {
+export function refusedAfterQuiet(model: LimiterModel | null, quietMs: number): string | undefined {
   if (model?.kind !== 'sliding-window' || quietMs < 2 * model.period_s * 1000) return undefined;
   return `a clump of ${model.limit} from idle was refused in part after ${round(quietMs / 1000, 3)} s of quiet, two periods of the ${model.period_s} s the trials pinned or more: no sliding window of ${model.limit} per ${model.period_s} s refuses it; not sized`;
 }
