@@ -11,7 +11,9 @@
 // of its window, 4 of 10 virtual seeds); httprate 50 per 1 s, read as a bucket up to 3 % slow until
 // its announced resets told it (probe/reset-ticks.ts), reads at every phase of its window. The
 // silent counter's first edge is put where it reads at most seeds; not identified, with the reason,
-// passes too.
+// passes too. httprate 200 per 10 s read 20.11 req/s once (CI land19: a step of its ramp miscounted,
+// an acceptance the counter's slack let through taken for a lattice point): twinned, and no longer
+// read so, in test/ratelimit/counter-ramp-slack-virtual.test.ts.
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -15,7 +15,10 @@
 // never used, and the drain's own are not counted after the edge: 12 sized, 12 not identified,
 // none misread. Not identified still: a lattice point looked for over four steps from the first
 // ping, which goes a round trip after the clump, while what the counter freed meanwhile passes
-// first (pinged slower, that takes the steps): read as a counter kept shut by refused pings.
+// first (pinged slower, that takes the steps): read as a counter kept shut by refused pings. Since
+// an acceptance that may have been that slack is no lattice point, or allows a step more or fewer
+// (counter-ramp-slack-virtual.test.ts), 13 sized, 11 not identified: 15 ms late, seed 4 sized, and seed 1
+// read 29.98 req/s where it read 30.12, above the limiter's.
 
 import { describe, expect, it } from 'vitest';
 import { sustainedRate } from '../../src/ratelimit/limiters/index.js';
@@ -47,6 +50,6 @@ describe('a sliding-window counter ramp timed on a busy machine, across 50 ± 10
         // Never above the limiter's rate beyond the ramp's precision.
         if (e.sustained_rps !== null) expect(e.sustained_rps, rows.at(-1)).toBeLessThanOrEqual(1.005 * 30);
       }
-    expect(counts, rows.join('\n')).toEqual({ sized: 12, 'not identified': 12, other: 0 });
+    expect(counts, rows.join('\n')).toEqual({ sized: 13, 'not identified': 11, other: 0 });
   });
 });

@@ -300,7 +300,9 @@ describe('across 50 ± 10 ms each way, on the virtual clock: the silent counter 
 // window before the next edge held part of it. Its ramp is timed now, the stream's period checked
 // against where its resets turn, and the part told by the ends its answers announced (announced-ends.ts).
 // Not identified still: its edge 1.25-1.5 s into the probe, the drain's refusal just before it (one
-// fewer since a ramp timed to ±1 % is claimed, probe/counter-ramp.ts).
+// fewer since a ramp timed to ±1 % is claimed, probe/counter-ramp.ts), and, since a ramp's lattice
+// point must be an acceptance surely after its pings' first refusal, or allows a step more or fewer
+// (counter-ramp-slack-virtual.test.ts: a step miscounted read 20.1 req/s), 9003 ms at seed 2.
 describe('across 50 ± 10 ms each way, on the virtual clock: httprate 200 per 10 s at every phase', () => {
   it('40 phases × 3 jitter seeds, epoch resets, 25 s each: never misread', async () => {
     const counts: Record<Outcome, number> = { sized: 0, 'not identified': 0, other: 0 };
@@ -318,7 +320,7 @@ describe('across 50 ± 10 ms each way, on the virtual clock: httprate 200 per 10
         if (e.sustained_rps !== null)
           expect(e.sustained_rps, rows.at(-1)).toBeLessThanOrEqual(1.02 * sustainedRate(truth));
       }
-    expect(counts, rows.join('\n')).toEqual({ sized: 114, 'not identified': 6, other: 0 });
+    expect(counts, rows.join('\n')).toEqual({ sized: 113, 'not identified': 7, other: 0 });
   });
 });
 

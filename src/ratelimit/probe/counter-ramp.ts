@@ -105,6 +105,11 @@ interface LatticePoint {
   at: Bracket;
   /** Requests the window after the edge had let through before this one. */
   before: number;
+  /**
+   * 1 when the acceptance may have been the counter's slack (latticeAdmission): the point `at` is
+   * then the next one's, a step on, and one more passed before it.
+   */
+  slack: 0 | 1;
 }
 
 const fmt = (ms: number) => `${round(ms / 1000, 2)} s`;
@@ -218,7 +223,10 @@ async function rampAcross(
   // goes most of that after the edge, so it is always inside the window the edge opened, and each
   // lattice point found after it says more of the window, so the next clump goes later. The first
   // limit − prev pass at the edge itself.
-  let shortestMs = Math.max(start.shortestMs, (prev * (a.at.lo - edge.hi)) / Math.max(1, a.before + 1 + prev - limit));
+  let shortestMs = Math.max(
+    start.shortestMs,
+    (prev * (a.at.lo - edge.hi)) / Math.max(1, a.before + a.slack + 1 + prev - limit),
+  );
   // The next edge comes no sooner than that after the earliest this one can be: a lattice point
   // seen past it may be on the next window's lattice (HAProxy's 300 per 10 s through toxiproxy on a
   // busy machine: a clump sent at half max_rps ran past its next edge, and the ramp read 10.59 s,
@@ -252,14 +260,18 @@ async function rampAcross(
       break;
     }
     steps = b.before - a.before;
-    window = { lo: (prev * (b.at.lo - a.at.hi)) / steps, hi: (prev * (b.at.hi - a.at.lo)) / steps };
+    // Either point's acceptance may have been slack: one step more or fewer between them.
+    window = {
+      lo: (prev * (b.at.lo - a.at.hi)) / (steps + b.slack),
+      hi: (prev * (b.at.hi - a.at.lo)) / Math.max(1, steps - a.slack),
+    };
     lastPoint = b;
     if (midpoint(window).precision <= RAMP_PRECISION) break;
     // The counter lets `before` through at most `before + 1` steps after the edge.
     shortestMs = Math.max(
       shortestMs,
       window.lo,
-      (prev * (b.at.lo - edge.hi)) / Math.max(1, b.before + 1 + prev - limit),
+      (prev * (b.at.lo - edge.hi)) / Math.max(1, b.before + b.slack + 1 + prev - limit),
     );
     nextEdgeMs = edge.lo + shortestMs;
   }
@@ -363,25 +375,63 @@ async function latticePoint(
   const fromMs = lastSentMs(probe.samples);
   // Looked for over that many steps from the first ping, which goes once the last answer is back.
   const untilMs = Math.max(fromMs, probe.elapsed()) + STEPS_SOUGHT * roughStepMs + gapMs;
-  const pings = await pingsOnSchedule(
-    probe,
-    'edges',
-    fromMs,
-    gapMs,
-    untilMs,
-    (answered) => backAfterRefused(answered) !== undefined,
-  );
-  const point = backAfterRefused(pings);
+  let lastFound: LatticeAdmission | undefined;
+  const pings = await pingsOnSchedule(probe, 'edges', fromMs, gapMs, untilMs, (answered) => {
+    lastFound = latticeAdmission(answered) ?? lastFound;
+    return lastFound !== undefined;
+  });
+  // Pings answered after one was found may widen the round trips' spread, and with it what is
+  // surely after the first refusal (one a leg 40 ms late): the one found then may have been slack.
+  // None surely after it within the steps sought: the first acceptance after a refusal, a step either way.
+  const anyPair = backAfterRefused(pings);
+  const point =
+    latticeAdmission(pings) ??
+    (lastFound && { ...lastFound, slack: 1 as const }) ??
+    (anyPair && { ...anyPair, unsureMs: reorderMs(pings) / 4, slack: 1 as const });
   if (!point) return undefined;
-  const { refused, accepted } = point;
-  // When the limiter saw a ping is its round trip's middle, off by at most half what one leg
-  // varies: a quarter of the spread of the round trips.
-  const unsureMs = reorderMs(pings) / 4;
+  const { refused, accepted, unsureMs, slack } = point;
   return {
     at: { lo: seenMs(refused) - unsureMs, hi: seenMs(accepted) + unsureMs },
     before: probe.samples.filter((s) => s.answer === 'accepted' && counted(s) && seenMs(s) < seenMs(accepted)).length,
+    slack,
   };
 }
+
+interface LatticeAdmission {
+  refused: Sample;
+  accepted: Sample;
+  /** How far either may be off when the limiter saw it, ms. */
+  unsureMs: number;
+  slack: 0 | 1;
+}
+
+/**
+ * The first acceptance the limiter saw right after a refusal, and surely after the pings' first
+ * refusal, with that refusal. The pings begin a round trip after the last answer: the counter
+ * frees a step or two meanwhile, its slack, which the first pings spend before one is refused. An
+ * acceptance the limiter may have seen before that first refusal may have been slack, let through
+ * a step or more before the point the pair would put it at (httprate 200 per 10 s across 50 ± 10
+ * ms, the probe 10 ms late: one step miscounted, the window read 0.6 % short, its rate above the
+ * limiter's). Past it the counter is full and frees one a step, for the pings a few ms apart to
+ * take. When the limiter saw a ping is its round trip's middle, off by at most half what one leg
+ * varies: a quarter of the spread of the round trips; two seen less than twice that apart may have
+ * reached it the other way round.
+ */
+function latticeAdmission(pings: readonly Sample[]): LatticeAdmission | undefined {
+  const unsureMs = reorderMs(pings) / 4;
+  const full = firstRefusal(pings);
+  if (!full) return undefined;
+  const seen = pings.filter((s) => s.answer !== 'error').sort((x, y) => seenMs(x) - seenMs(y));
+  const i = seen.findIndex(
+    (s, k) =>
+      k > 0 && s.answer === 'accepted' && seen[k - 1]!.answer === 'limited' && seenMs(s) - seenMs(full) >= 2 * unsureMs,
+  );
+  return i < 0 ? undefined : { refused: seen[i - 1]!, accepted: seen[i]!, unsureMs, slack: 0 };
+}
+
+/** The refusal the limiter saw first among `pings`. */
+const firstRefusal = (pings: readonly Sample[]): Sample | undefined =>
+  pings.filter((s) => s.answer === 'limited').sort((x, y) => seenMs(x) - seenMs(y))[0];
 
 /** The first acceptance the limiter saw right after a refusal, in the order it saw them. */
 export function backAfterRefused(pings: readonly Sample[]): { refused: Sample; accepted: Sample } | undefined {
