@@ -12,9 +12,7 @@
 import { describe, expect, it } from 'vitest';
 import { sustainedRate } from '../../src/ratelimit/limiters/index.js';
 import { relativeError, slidingCounter } from './support.js';
-import { discoverVirtual, httprateFront } from './virtual-limit.js';
-
-const EPOCH_MS = 1_795_000_000_000;
+import { discoverVirtual, httprateAcross } from './virtual-limit.js';
 
 describe('a sliding-window counter back two windows after a drain, on a busy machine', () => {
   it.each([
@@ -26,14 +24,7 @@ describe('a sliding-window counter back two windows after a drain, on a busy mac
     async ({ startedBeforeMs, seed }) => {
       const truth = slidingCounter(200, 10);
       const e = await discoverVirtual(
-        {
-          limiter: () => httprateFront(200, 10, startedBeforeMs, EPOCH_MS),
-          status: 429,
-          announces: 'retry-after',
-          epochMs: EPOCH_MS,
-          network: { oneWayMs: 50, jitterMs: 10, seed },
-          busy: { lateMs: 20, seed: seed + 1000 },
-        },
+        httprateAcross(200, 10, startedBeforeMs, { seed, lateMs: 20, busySeed: seed + 1000 }),
         { maxDurationS: 25 },
       );
       const row = `${JSON.stringify(e.limiter)} ${e.sustained_rps} req/s\n${e.notes.join('\n')}`;

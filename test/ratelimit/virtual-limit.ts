@@ -339,6 +339,30 @@ export function openedEarlier(inner: Limiter, leadMs: number): Limiter {
   return (now) => inner(now < 0 ? now - leadMs : now);
 }
 
+/** A wall clock's epoch for fronts that announce epoch seconds: a whole second, 27 Nov 2026. */
+export const WALL_EPOCH_MS = 1_795_000_000_000;
+
+/**
+ * go-chi/httprate as the real one runs behind toxiproxy (test/integration/ratelimit-network-kinds.test.ts):
+ * epoch resets and Retry-After, its windows begun `startedBeforeMs` before the probe, across 50 ± 10 ms
+ * each way (jitter `seed`), the probe's machine `lateMs` late (busy seed `busySeed`, the jitter's by default).
+ */
+export function httprateAcross(
+  limit: number,
+  windowS: number,
+  startedBeforeMs: number,
+  o: { seed: number; lateMs?: number; busySeed?: number },
+): VirtualEndpoint {
+  return {
+    limiter: () => httprateFront(limit, windowS, startedBeforeMs, WALL_EPOCH_MS),
+    status: 429,
+    announces: 'retry-after',
+    epochMs: WALL_EPOCH_MS,
+    network: { oneWayMs: 50, jitterMs: 10, seed: o.seed },
+    ...(o.lateMs ? { busy: { lateMs: o.lateMs, seed: o.busySeed ?? o.seed } } : {}),
+  };
+}
+
 /**
  * go-chi/httprate v0.16.1's `Limit(limit, window)` as a chi service answers: its sliding-window
  * counter (limiters/sliding-counter.ts) with its windows `startedBeforeMs` before the probe's clock

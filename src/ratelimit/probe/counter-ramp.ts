@@ -388,6 +388,13 @@ async function latticePoint(
     latticeAdmission(pings) ??
     (lastFound && { ...lastFound, slack: 1 as const }) ??
     (anyPair && { ...anyPair, unsureMs: reorderMs(pings) / 4, slack: 1 as const });
+  console.log(
+    'LP',
+    point
+      ? `ok ${seenMs(point.refused).toFixed(1)} ${seenMs(point.accepted).toFixed(1)} u=${point.unsureMs.toFixed(1)} slack=${point.slack}`
+      : 'none',
+    pings.map((s) => `${s.answer[0]}${seenMs(s).toFixed(0)}/${(s.doneMs - s.sentMs).toFixed(0)}`).join(' '),
+  );
   if (!point) return undefined;
   const { refused, accepted, unsureMs, slack } = point;
   return {
@@ -426,7 +433,13 @@ function latticeAdmission(pings: readonly Sample[]): LatticeAdmission | undefine
     (s, k) =>
       k > 0 && s.answer === 'accepted' && seen[k - 1]!.answer === 'limited' && seenMs(s) - seenMs(full) >= 2 * unsureMs,
   );
-  return i < 0 ? undefined : { refused: seen[i - 1]!, accepted: seen[i]!, unsureMs, slack: 0 };
+  if (i < 0) return undefined;
+  // The point lies after a refusal the limiter surely saw before the acceptance: the one right
+  // before it may have reached it after (a leg 20 ms late: the point put 24 ms late, one of 49
+  // steps, httprate's window read 0.7 % short).
+  const accepted = seen[i]!;
+  const refused = seen.findLast((s) => s.answer === 'limited' && seenMs(s) <= seenMs(accepted) - 2 * unsureMs)!;
+  return { refused, accepted, unsureMs, slack: 0 };
 }
 
 /** The refusal the limiter saw first among `pings`. */
