@@ -377,8 +377,11 @@ async function idleBurst(
   const lastMs = lastSentMs(probe.samples);
   const tick = lattice.at(lattice.firstAfter(lastMs) + idleTicks - 1);
   const { periodMs } = lattice;
-  // Past the tick by more than ticksWithin allows for its send to arrival, or it reads ambiguous.
-  const atMs = tick.hi + Math.max(offset * periodMs, 3 * sendToArrivalMs(probe));
+  // Past the tick by just more than ticksWithin allows for its send to arrival, or it reads
+  // ambiguous; no further, or a slow probe's margin (200 ms at 20 req/s) fills the period: three
+  // of them put every burst 600 ms past a 1 s tick, against the next one whatever its offset, and
+  // a fixed window 5 per 1 s read as a timer's staircase never settled ("not identified", 27 s).
+  const atMs = tick.hi + Math.max(offset * periodMs, sendToArrivalMs(probe) + 1);
   // Room for what the idle gave and the batches of the ticks the burst itself may run into.
   const sendMs = ((idleTicks + 1) * batch * 1000) / probe.maxRps;
   const cap = (idleTicks + 2 + Math.ceil(sendMs / periodMs)) * batch + 5;
