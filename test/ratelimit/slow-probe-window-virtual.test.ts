@@ -9,7 +9,10 @@
 // - phases 0.05–0.15: read as a timer's staircase whose bursts from idle never settled, each put
 //   600 ms past a tick (three margins of 200 ms at 20 req/s), against the next one, ambiguous
 //   every time (batch-staircase.ts idleBurst).
-// Each must be that window on the clock, whole, and the probe done before its cap.
+// Each must be that window on the clock, whole, and the probe done 3 s before its cap (the proof
+// needs an estimate that is not partial): where the drain straddled an edge, the staircase's 10
+// ticks cost 11 s, and the edge walk after them, its second edge found by pings whose gaps double,
+// took 9 windows more (28.4 s); aimed a tick's period on, 5 (24.4–26.5 s).
 
 import { describe, expect, it } from 'vitest';
 import { clockWindow } from './support.js';
@@ -40,7 +43,7 @@ describe('the fixed window 5 per 1 s probed at 20 req/s within 30 s, 20 phases',
         const got = e.limiter;
         const onClock =
           got?.kind === 'fixed-window' && (got.edges ?? 'clock') === 'clock' && got.limit === 5 && got.window_s === 1;
-        if (!onClock || e.partial)
+        if (!onClock || e.partial || e.duration_s > 27)
           misread.push(
             `phase ${p / PHASES}: ${JSON.stringify(got)} in ${e.duration_s} s${e.partial ? ', partial' : ''}; ${e.notes.slice(0, 3).join(' / ')}`,
           );

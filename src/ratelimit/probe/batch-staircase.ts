@@ -31,6 +31,8 @@ export interface StaircaseFindings {
   evidence: string;
   /** The last tick timed, found as the shape phase finds its first recovery: where a window's edge walk takes over. */
   latest?: ShapeFindings['recovery'];
+  /** The ticks' spacing, ms, once they told a fixed window on the clock: where its edge walk looks for the next edge. */
+  periodMs?: Bracket;
 }
 
 /** Ticks the staircase times before the period is believed (the shape phase's comeback is not one: its batch may have been shared): two spans at least. */
@@ -105,12 +107,13 @@ export async function staircasePhase(
 ): Promise<StaircaseFindings> {
   let batch = shape.figures.clump;
   let latest: ShapeFindings['recovery'] | undefined;
-  const noStairs = (why: string): StaircaseFindings => ({
+  const noStairs = (why: string, fixedEvery?: Bracket): StaircaseFindings => ({
     model: null,
     sawStairs: false,
     ran: true,
     evidence: why,
     ...(latest ? { latest } : {}),
+    ...(fixedEvery ? { periodMs: fixedEvery } : {}),
   });
   // Before a request: whether round trips this long can time the ticks at all (timerOutOfReach).
   const outOfReach = timerOutOfReach(probe, earlier ? [shape, earlier] : [shape]);
@@ -167,7 +170,7 @@ export async function staircasePhase(
     ? lattice.ticksWithin(shape.drain.firstMs, shape.drain.refusal.sentMs, probe)
     : undefined;
   if (drainTicks !== undefined && shape.drain.limit - drainTicks * batch <= batch + 1)
-    return noStairs(`${stairs}, the drain no more than a batch a tick: a fixed window`);
+    return noStairs(`${stairs}, the drain no more than a batch a tick: a fixed window`, windowLength(ticks));
 
   let idleTicks = Math.ceil(shape.drain.limit / batch) + 1;
   let previous: number | undefined;
@@ -183,7 +186,10 @@ export async function staircasePhase(
     // A fixed window: its edge walk goes on from an edge timed after these bursts (AFTER_BURSTS).
     if (sizes <= batch + 1) latest = (await nextStep(probe, ticks, batch))?.recovery ?? latest;
     if (sizes <= batch + 1)
-      return noStairs(`${stairs}; from ${idleTicks} idle ticks, only ${sizes} passed: a fixed window`);
+      return noStairs(
+        `${stairs}; from ${idleTicks} idle ticks, only ${sizes} passed: a fixed window`,
+        windowLength(ticks),
+      );
     const took = sizes >= idleTicks * batch - 1;
     if (!took && previous !== undefined && Math.abs(sizes - previous) <= 1) {
       const capacity = Math.max(sizes, previous);

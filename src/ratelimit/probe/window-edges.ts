@@ -104,9 +104,10 @@ export async function windowEdgesPhase(
   clump: FilledWindow,
   drained: number,
   comebackMs: number,
+  tickPeriodMs?: Bracket,
 ): Promise<EdgeFindings> {
   const notes: string[] = [];
-  const walked = await walkEdges(probe, clumpLimit, firstEdge, clump, notes);
+  const walked = await walkEdges(probe, clumpLimit, firstEdge, clump, notes, tickPeriodMs);
   const { edges } = walked;
   let { afterMs } = walked;
   let limit = limitSeen(clumpLimit, edges, clump.counted, walked.fillRefused);
@@ -269,6 +270,7 @@ async function walkEdges(
   firstEdge: Bracket,
   clump: FilledWindow,
   notes: string[],
+  tickPeriodMs?: Bracket,
 ): Promise<{ edges: Bracket[]; fillRefused: boolean } & FilledWindow & NoisyEdges> {
   const edges: Bracket[] = [firstEdge];
   let fillRefused = false;
@@ -289,15 +291,19 @@ async function walkEdges(
     )
       break;
     if (edges.length >= 2 && offLattice && opened.lo > opened.hi) break;
+    // After a timer's staircase the next edge is a tick's period on: bisected there, not found by
+    // pings whose gaps double (0.8 s wide for a 1 s window at 20 req/s, then 9 windows to pin it).
     const found =
-      edges.length === 1
-        ? await pingUntilAccepted(
-            probe,
-            'edges',
-            afterMs,
-            Math.max(firstGapMs(probe), (firstEdge.hi - firstEdge.lo) / 2),
-          )
-        : await bisectEdge(probe, nextEdgeEitherWay(edges, lattice, opened, w, afterMs), afterMs);
+      edges.length === 1 && tickPeriodMs
+        ? await bisectEdge(probe, { lo: firstEdge.lo + tickPeriodMs.lo, hi: firstEdge.hi + tickPeriodMs.hi }, afterMs)
+        : edges.length === 1
+          ? await pingUntilAccepted(
+              probe,
+              'edges',
+              afterMs,
+              Math.max(firstGapMs(probe), (firstEdge.hi - firstEdge.lo) / 2),
+            )
+          : await bisectEdge(probe, nextEdgeEitherWay(edges, lattice, opened, w, afterMs), afterMs);
     if (!found.accepted) break;
     edges.push(edgeBracket(found.lastRefused, found.accepted, beforeEdgeMs));
     const filled = await fillWindow(probe, limit, found.accepted, notes);
