@@ -107,13 +107,13 @@ export async function staircasePhase(
 ): Promise<StaircaseFindings> {
   let batch = shape.figures.clump;
   let latest: ShapeFindings['recovery'] | undefined;
-  const noStairs = (why: string, fixedEvery?: Bracket): StaircaseFindings => ({
+  const noStairs = (why: string, fixed = false): StaircaseFindings => ({
     model: null,
     sawStairs: false,
     ran: true,
     evidence: why,
     ...(latest ? { latest } : {}),
-    ...(fixedEvery ? { periodMs: fixedEvery } : {}),
+    ...(fixed ? { periodMs: windowLength(ticks) } : {}),
   });
   // Before a request: whether round trips this long can time the ticks at all (timerOutOfReach).
   const outOfReach = timerOutOfReach(probe, earlier ? [shape, earlier] : [shape]);
@@ -162,7 +162,6 @@ export async function staircasePhase(
     );
   const stairs = `after a drain, ${batch} requests came back at once every ${round(intervalMs / 1000, 3)} s (${ticks.length} ticks, ±${round(100 * periodMs.precision, 1)} %) and none between (a ping refused ${round(quietestMs, 0)} ms after a clump)`;
   const lattice = new TickLattice(ticks);
-
   // The first drain, less a batch for each tick inside it: one batch at most is a fixed window's
   // limit (a drain that straddled its edge). Told only once the ticks are pinned: from a tick timed
   // loosely, the window's edge walk that takes over misreads the edges (100 per 2 s: nothing).
@@ -170,7 +169,7 @@ export async function staircasePhase(
     ? lattice.ticksWithin(shape.drain.firstMs, shape.drain.refusal.sentMs, probe)
     : undefined;
   if (drainTicks !== undefined && shape.drain.limit - drainTicks * batch <= batch + 1)
-    return noStairs(`${stairs}, the drain no more than a batch a tick: a fixed window`, windowLength(ticks));
+    return noStairs(`${stairs}, the drain no more than a batch a tick: a fixed window`, true);
 
   let idleTicks = Math.ceil(shape.drain.limit / batch) + 1;
   let previous: number | undefined;
@@ -186,10 +185,7 @@ export async function staircasePhase(
     // A fixed window: its edge walk goes on from an edge timed after these bursts (AFTER_BURSTS).
     if (sizes <= batch + 1) latest = (await nextStep(probe, ticks, batch))?.recovery ?? latest;
     if (sizes <= batch + 1)
-      return noStairs(
-        `${stairs}; from ${idleTicks} idle ticks, only ${sizes} passed: a fixed window`,
-        windowLength(ticks),
-      );
+      return noStairs(`${stairs}; from ${idleTicks} idle ticks, only ${sizes} passed: a fixed window`, true);
     const took = sizes >= idleTicks * batch - 1;
     if (!took && previous !== undefined && Math.abs(sizes - previous) <= 1) {
       const capacity = Math.max(sizes, previous);
