@@ -94,8 +94,8 @@ describe.skipIf(process.platform !== 'linux')('ratelimit when the service turns 
         const started = Date.now();
         const res = await runCli(
           // A probe of 30 s at most and proof rounds of 3 s keep the run within a minute. The window of
-          // 5 is read on the clock in 9–15 s (real, 11 runs, half beside stress-ng), up to 27.5 s
-          // where the drain straddles its edge (virtual: test/ratelimit/slow-probe-window-virtual.test.ts).
+          // 5 is read on the clock in 7.6–14.7 s (real, 30 runs, half beside stress-ng), 25.5 s where
+          // the drain straddles its edge (3 of the 30; virtual: slow-probe-window-virtual.test.ts).
           // Before, 7 of 20 starting phases left it not identified, and a probe that ran to its cap
           // was partial, so no k6 round ran (proof 'not run': CI, and here once beside stress-ng).
           [
