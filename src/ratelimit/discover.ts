@@ -497,7 +497,10 @@ async function staircaseAfter(
   // A window's edge walk goes on from the last edge the staircase timed, not the first.
   // What the staircase saw joins the evidence the window path goes on with.
   const told = { ...shape, evidence: `${shape.evidence}; no timer's staircase: ${stairs.evidence}` };
-  const resumed = shape.shape === 'resetting-window' && stairs.latest ? { ...told, recovery: stairs.latest } : told;
+  const resumed =
+    shape.shape === 'resetting-window' && stairs.latest
+      ? { ...told, recovery: stairs.latest, ...(stairs.periodMs ? { tickPeriodMs: stairs.periodMs } : {}) }
+      : told;
   return { shape: resumed, ran: true };
 }
 

@@ -207,13 +207,14 @@ const cases: Array<{
       retry_after_header: 'absent',
       scope: 'unknown',
       retry_after_max_s: null,
-      requests_sent: 433,
-      requests_limited: 29,
+      requests_sent: 430,
+      requests_limited: 26,
       duration_s: 12.65,
-      limiter: { kind: 'fixed-window', limit: 40, window_s: 1, phase_s: 0.009, counts_refused: false },
+      // Edges 2 ms early (9 ms late before the edge walk kept short of the edge after next), on Unix time.
+      limiter: { kind: 'fixed-window', limit: 40, window_s: 1, phase_s: 0.998, counts_refused: false },
       limiter_evidence: [
         "after the first refusal, nothing passed for 1.00 s, then 40 requests passed back to back: the limit came back whole, as a window's does",
-        "7 window edges 1.000 s apart (±1.0 %), 40 requests let through after each: a fixed window, edges at 0.009 s past every multiple of 1.000 s of the probe's clock",
+        '7 window edges 0.993 s apart (±0.9 %: 1.000 s), 40 requests let through after each: a fixed window, edges at 0.998 s past every multiple of 1.000 s of Unix time',
         "a window filled from idle was let in again just past the clock's next edge, well before a window after its first request: the edges stay put whatever the client does",
         'refused requests cannot matter to a fixed window (its count starts afresh at each edge): reported as not counting',
       ],

@@ -65,7 +65,8 @@ describe('the sliding log 50 per 1 s across 50 ± 10 ms each way, on a busy mach
       stalls: { everyMs: 2000, minMs: 50, maxMs: 200, seed, limiter: true },
     }));
     expect(wrong).toBe('');
-    expect(counts).toEqual({ 'within 2 %': 88, 'beyond 2 %': 0, 'not identified': 12, 'another kind': 0 });
+    // 88 -> 89 within since the edge walk's second edge keeps short of the edge after next (window-edges.ts withinNextWindow).
+    expect(counts).toEqual({ 'within 2 %': 89, 'beyond 2 %': 0, 'not identified': 11, 'another kind': 0 });
   }, 60_000);
 });
 

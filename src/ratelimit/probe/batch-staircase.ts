@@ -31,6 +31,8 @@ export interface StaircaseFindings {
   evidence: string;
   /** The last tick timed, found as the shape phase finds its first recovery: where a window's edge walk takes over. */
   latest?: ShapeFindings['recovery'];
+  /** The ticks' spacing, ms, once they told a fixed window on the clock: where its edge walk looks for the next edge. */
+  periodMs?: Bracket;
 }
 
 /** Ticks the staircase times before the period is believed (the shape phase's comeback is not one: its batch may have been shared): two spans at least. */
@@ -105,12 +107,13 @@ export async function staircasePhase(
 ): Promise<StaircaseFindings> {
   let batch = shape.figures.clump;
   let latest: ShapeFindings['recovery'] | undefined;
-  const noStairs = (why: string): StaircaseFindings => ({
+  const noStairs = (why: string, fixed = false): StaircaseFindings => ({
     model: null,
     sawStairs: false,
     ran: true,
     evidence: why,
     ...(latest ? { latest } : {}),
+    ...(fixed ? { periodMs: windowLength(ticks) } : {}),
   });
   // Before a request: whether round trips this long can time the ticks at all (timerOutOfReach).
   const outOfReach = timerOutOfReach(probe, earlier ? [shape, earlier] : [shape]);
@@ -159,7 +162,6 @@ export async function staircasePhase(
     );
   const stairs = `after a drain, ${batch} requests came back at once every ${round(intervalMs / 1000, 3)} s (${ticks.length} ticks, ±${round(100 * periodMs.precision, 1)} %) and none between (a ping refused ${round(quietestMs, 0)} ms after a clump)`;
   const lattice = new TickLattice(ticks);
-
   // The first drain, less a batch for each tick inside it: one batch at most is a fixed window's
   // limit (a drain that straddled its edge). Told only once the ticks are pinned: from a tick timed
   // loosely, the window's edge walk that takes over misreads the edges (100 per 2 s: nothing).
@@ -167,7 +169,7 @@ export async function staircasePhase(
     ? lattice.ticksWithin(shape.drain.firstMs, shape.drain.refusal.sentMs, probe)
     : undefined;
   if (drainTicks !== undefined && shape.drain.limit - drainTicks * batch <= batch + 1)
-    return noStairs(`${stairs}, the drain no more than a batch a tick: a fixed window`);
+    return noStairs(`${stairs}, the drain no more than a batch a tick: a fixed window`, true);
 
   let idleTicks = Math.ceil(shape.drain.limit / batch) + 1;
   let previous: number | undefined;
@@ -183,7 +185,7 @@ export async function staircasePhase(
     // A fixed window: its edge walk goes on from an edge timed after these bursts (AFTER_BURSTS).
     if (sizes <= batch + 1) latest = (await nextStep(probe, ticks, batch))?.recovery ?? latest;
     if (sizes <= batch + 1)
-      return noStairs(`${stairs}; from ${idleTicks} idle ticks, only ${sizes} passed: a fixed window`);
+      return noStairs(`${stairs}; from ${idleTicks} idle ticks, only ${sizes} passed: a fixed window`, true);
     const took = sizes >= idleTicks * batch - 1;
     if (!took && previous !== undefined && Math.abs(sizes - previous) <= 1) {
       const capacity = Math.max(sizes, previous);
@@ -377,8 +379,11 @@ async function idleBurst(
   const lastMs = lastSentMs(probe.samples);
   const tick = lattice.at(lattice.firstAfter(lastMs) + idleTicks - 1);
   const { periodMs } = lattice;
-  // Past the tick by more than ticksWithin allows for its send to arrival, or it reads ambiguous.
-  const atMs = tick.hi + Math.max(offset * periodMs, 3 * sendToArrivalMs(probe));
+  // Past the tick by just more than ticksWithin allows for its send to arrival, or it reads
+  // ambiguous; no further, or a slow probe's margin (200 ms at 20 req/s) fills the period: three
+  // of them put every burst 600 ms past a 1 s tick, against the next one whatever its offset, and
+  // a fixed window 5 per 1 s read as a timer's staircase never settled ("not identified", 27 s).
+  const atMs = tick.hi + Math.max(offset * periodMs, sendToArrivalMs(probe) + 1);
   // Room for what the idle gave and the batches of the ticks the burst itself may run into.
   const sendMs = ((idleTicks + 1) * batch * 1000) / probe.maxRps;
   const cap = (idleTicks + 2 + Math.ceil(sendMs / periodMs)) * batch + 5;

@@ -4,7 +4,14 @@
 // that reset) or one request at a time; if one at a time, three more single-request recoveries
 // give the interval between admissions.
 
-import { SLIDING_RECOVERY_RATIO, shapeOf, smoothClumpMax, type RecoveryShape, type ShapeFigures } from '../identify.js';
+import {
+  SLIDING_RECOVERY_RATIO,
+  shapeOf,
+  smoothClumpMax,
+  type Bracket,
+  type RecoveryShape,
+  type ShapeFigures,
+} from '../identify.js';
 import type { Sample } from '../types.js';
 import { acceptedBeforeRefusal, reorderMs, sendingEndMs } from './arrival.js';
 import { pingUntilAccepted, type Recovery } from './ping.js';
@@ -40,6 +47,11 @@ export interface ShapeFindings {
    * when the clump was never refused (it ran past the next edge, or the limit is larger).
    */
   clumpCount?: WindowCount;
+  /**
+   * The spacing of the ticks a timer's staircase timed before it told a fixed window on the clock
+   * (batch-staircase.ts), ms: where the edge walk looks for the edge after `recovery`.
+   */
+  tickPeriodMs?: Bracket;
   /** Requests refused before each single-request recovery timed after the clump, in order (none timed: empty). */
   trickleRefused: number[];
   /** Send times of those recoveries, ms, in order. */
