@@ -62,7 +62,7 @@ import { retryAfterPhase, type RetryAfterFindings } from './probe/retry-after.js
 import { beyondWaitBudget } from '../http/retry-after.js';
 import { drainAgainFromIdle } from './probe/redrain.js';
 import { counterEdgePhase, type CounterEdgeFindings } from './probe/counter-edge.js';
-import { counterLimit } from './probe/counter-limit.js';
+import { counterLimit, straddledEvidence } from './probe/counter-limit.js';
 import { edgeCameLate, rampAfterShape, rampFromEdge } from './probe/counter-ramp.js';
 import { logPhaseCheck } from './probe/log-phase.js';
 import { batchBucketPhase } from './probe/batch-bucket.js';
@@ -708,9 +708,7 @@ async function streamedSlidingWindow(
           shape.evidence,
           `a stream just over the limit was admitted at ${round(sustained!, 2)} req/s: ${limit} per ${round(limit / sustained!, 3)} s (refused requests did not keep it shut, so they do not count)`,
           ...(counter ? [counter.evidence] : []),
-          ...(counter?.limit === undefined && model.limit < limit
-            ? [`the drain passed ${limit}, more than the ${model.limit} the service announces: it straddled an edge`]
-            : []),
+          ...(counter?.limit === undefined ? straddledEvidence(limit, model.limit) : []),
         ],
       }
     : { ...NOTHING_MEASURED, scope: scope.scope, limiter_evidence: [shape.evidence] };

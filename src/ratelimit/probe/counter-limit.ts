@@ -19,3 +19,9 @@ export function counterLimit(probe: Pick<Probe, 'advertisements'>, drained: numb
     ? announced
     : drained;
 }
+
+/** What the limit announced said of the drain, when it took the drain's place: nothing otherwise. */
+export const straddledEvidence = (drained: number, limit: number): string[] =>
+  limit < drained
+    ? [`the drain passed ${drained}, more than the ${limit} the service announces: it straddled an edge`]
+    : [];
