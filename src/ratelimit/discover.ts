@@ -64,7 +64,7 @@ import { drainAgainFromIdle } from './probe/redrain.js';
 import { counterEdgePhase, type CounterEdgeFindings } from './probe/counter-edge.js';
 import { counterLimit, straddledEvidence } from './probe/counter-limit.js';
 import { edgeCameLate, rampAfterShape, rampFromEdge } from './probe/counter-ramp.js';
-import { logPhaseCheck } from './probe/log-phase.js';
+import { logPhaseCheck, unchecked as uncheckedLog } from './probe/log-phase.js';
 import { batchBucketPhase } from './probe/batch-bucket.js';
 import { cameBackInBatch, staircasePhase, type BatchBucketModel } from './probe/batch-staircase.js';
 import { refillOf } from './horizon.js';
@@ -293,11 +293,15 @@ async function windowPath(
     model !== null && (((window.partClumps ?? 0) > 0 && backBeforePeriod(model, shape)) || refuted !== undefined);
   // A silent log the trials sized may be a counter whose edges they timed: checked at other phases.
   const phased =
-    model?.kind === 'sliding-window' && !announcesReset(probe) && !probe.outOfBudget()
-      ? await logPhaseCheck(probe, model)
+    model?.kind === 'sliding-window' && !announcesReset(probe)
+      ? probe.outOfBudget()
+        ? uncheckedLog(model)
+        : await logPhaseCheck(probe, model)
       : undefined;
   const misread = phased?.holds === false;
-  if (phased) (misread ? window.notes : window.evidence).push(phased.evidence);
+  // Not checked at another phase, a log is not told from a silent counter's edges: not claimed.
+  const unchecked = phased?.holds === null;
+  if (phased) (misread || unchecked ? window.notes : window.evidence).push(phased.evidence);
   // Its trials' own reading is what the clump refuted: said beside the refutation, not as evidence.
   if (refuted) window.notes.push(refuted, ...window.evidence.splice(0));
   // The limit not seen (or nothing sized) from a limiter that shut too few times to read one: evidence.ts says what it saw.
@@ -312,7 +316,7 @@ async function windowPath(
       [fewShuts, ...window.notes],
     );
   if (
-    (model === null || model.kind === 'bucket' || doubted || misread) &&
+    (model === null || model.kind === 'bucket' || doubted || misread || unchecked) &&
     shape.shape === 'smooth-window' &&
     !probe.outOfBudget()
   ) {
@@ -324,11 +328,13 @@ async function windowPath(
       streamSettings,
       shape,
       window.notes,
-      model?.kind === 'sliding-window' && !misread && !refuted ? { model, evidence: window.evidence } : undefined,
+      model?.kind === 'sliding-window' && !misread && !refuted && !unchecked
+        ? { model, evidence: window.evidence }
+        : undefined,
       misread,
     );
   }
-  if (model === null || model.kind === 'bucket' || model.kind === 'queue' || misread || refuted) {
+  if (model === null || model.kind === 'bucket' || model.kind === 'queue' || misread || unchecked || refuted) {
     // Not identified, said so: the stage then searches its rate with paced k6 rounds (rate-bracket.ts).
     // Before, a fixed window whose edges the network blurred ended with no rate and no proof at all,
     // though every window had let its 50 through (toxiproxy, CI land11).

@@ -47,8 +47,10 @@ describe('the sliding log 50 per 1 s across 50 ± 10 ms each way, on a busy mach
     { lateMs: 5, expected: { 'within 2 %': 99, 'beyond 2 %': 1, 'not identified': 0, 'another kind': 0 } },
     // Before: 12 within, 1 beyond, 87 fixed windows on the clock (0.94–1.10 s).
     { lateMs: 10, expected: { 'within 2 %': 98, 'beyond 2 %': 1, 'not identified': 1, 'another kind': 0 } },
-    // Before: 7 within, 93 fixed windows on the clock.
-    { lateMs: 20, expected: { 'within 2 %': 81, 'beyond 2 %': 1, 'not identified': 18, 'another kind': 0 } },
+    // Before: 7 within, 93 fixed windows on the clock. Since a log no clump at another phase checked
+    // is not claimed (a silent counter's edges read the same: log-unchecked-virtual.test.ts), 81 -> 70
+    // within: at 11 seeds the busy probe had no time left for one, and says so.
+    { lateMs: 20, expected: { 'within 2 %': 70, 'beyond 2 %': 1, 'not identified': 29, 'another kind': 0 } },
   ])(
     'up to $lateMs ms late: the log, or not identified, never another kind',
     async ({ lateMs, expected }) => {

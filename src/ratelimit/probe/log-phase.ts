@@ -43,17 +43,25 @@ const THIRD_SHIFT_PERIODS = 3.25;
 const CLUMP_ATTEMPTS = 2;
 
 export interface LogPhaseFindings {
-  /** The clump was let back a period after it began: the trials' period stands. */
-  holds: boolean;
+  /**
+   * The clump was let back a period after it began: the trials' period stands. False: it was not,
+   * the trials timed a counter's edges. Null: no clump fitted in the budget (or proved anything).
+   */
+  holds: boolean | null;
   evidence: string;
 }
 
 /**
- * Undefined when the check did not fit in the budget or proved nothing: the trials' model stands.
+ * Whether the trials' log holds at another phase. Not one clump checked (the budget), a log is not
+ * told from a silent counter whose edges the trials timed, and is not claimed: a silent httprate
+ * 50 per 1 s in a 25 s probe, no clump checked, read as a log of 50 per 0.586 s (85 req/s) and
+ * 0.838 s (59.67 req/s), the second proven at 47 req/s and reported so (30 Nov 2026). A second or
+ * third clump cut short leaves the first's finding: a true log of 50 per 1 s in 25 s gets one.
  */
-export async function logPhaseCheck(probe: Probe, model: SlidingWindowModel): Promise<LogPhaseFindings | undefined> {
+export async function logPhaseCheck(probe: Probe, model: SlidingWindowModel): Promise<LogPhaseFindings> {
   const first = await clumpCheck(probe, model, IDLE_PERIODS, 0);
-  if (!first?.findings.holds) return first?.findings;
+  if (!first) return unchecked(model);
+  if (!first.findings.holds) return first.findings;
   // A counter whose next edge happened to fall a period after the first clump is let back there
   // too (36 of 237 phases of httprate 50 per 1 s read as a log 20–47 % fast): half a period later
   // on the clock its edge is elsewhere, a log's is a period after the clump wherever it falls.
@@ -71,6 +79,12 @@ export async function logPhaseCheck(probe: Probe, model: SlidingWindowModel): Pr
     evidence: `${first.findings.evidence}; and again ${SHIFT_PERIODS} and ${SHIFT_PERIODS + THIRD_SHIFT_PERIODS} periods later`,
   };
 }
+
+/** A log the trials sized that no clump at another phase checked. */
+export const unchecked = (model: SlidingWindowModel): LogPhaseFindings => ({
+  holds: null,
+  evidence: `a sliding window ${model.limit} per ${round(model.period_s, 3)} s by its trials from idle, but no clump at another phase fitted in the budget to tell it from a silent sliding-window counter whose edges the trials timed; not sized: a longer --max-duration checks it`,
+});
 
 /** One clump from idle, sent no earlier than `notBeforeMs`, and the two pings that tell where it was let back. */
 async function clumpCheck(
