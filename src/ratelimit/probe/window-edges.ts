@@ -41,8 +41,6 @@ const RECOUNTS = 2;
 const REFUSED_FROM_IDLE = 'a request from idle was not let through';
 /** Of the limit, what an edge trial's first request and burst from idle must get through: a few fewer when a jittery network reorders the burst. */
 const IDLE_SHARE = 0.9;
-/** How far below its edges' spacing a sliding log's period may lie, at most (logPeriodAtLeast). */
-const LOG_EDGES_SHORT = 0.75;
 /** Edge trials at most: one whose requests went out late (a busy machine) proves nothing and is sent again. */
 const TRIAL_ATTEMPTS = 5;
 /**
@@ -731,17 +729,14 @@ async function edgeTrial(
   // (a sliding log that counted earlier refusals let fewer through per window than it holds).
   // The ping goes at its time whether or not the burst's last answers are back: a round trip of
   // 100 ms would otherwise send it late every time. The burst filled the window before it if the
-  // burst reached its first refusal on time (checked below).
-  // Two pings past the clock's edge when a sliding log may have let the first request's slot go by
-  // then (the ping a period or more after it, a log's period at least its comeback): a log whose
-  // edges read longer than its period (its fills a round trip after each edge: 1.044 s for a 1 s
-  // log up to 20 ms late) let one ping alone through, "on the clock"; a fixed window lets both in.
-  const pair = plan.pingMs !== null && plan.pingMs - plan.firstMs >= WITHIN_PERIOD * logPeriodAtLeast(length, bounds);
-  const [{ samples: burst }, pings] = await Promise.all([
+  // burst reached its first refusal on time (checked below). One ping: a second one past the clock's
+  // edge, sent where a sliding log may have freed the first request's slot, changed no outcome in
+  // 1,100 virtual runs of logs 10–30 ms late, and cost one (30 per 0.5 s, 10 ms late: not
+  // identified; log-edge-ping-virtual.test.ts); the case it was for is caught by the rules below.
+  const [{ samples: burst }, ping] = await Promise.all([
     probe.burstRun('edges', 2 * limit + 5),
-    plan.pingMs === null ? undefined : pingsAt(probe, plan.pingMs, pair ? 2 : 1),
+    plan.pingMs === null ? undefined : pingAt(probe, 'edges', plan.pingMs),
   ]);
-  const ping = pings && (pings.find((s) => s.answer !== 'accepted') ?? pings[0]);
   const late = (sentMs: number, plannedMs: number) => sentMs > plannedMs + plan.lateMs;
   const disturbed: Disturbed = {
     disturbed: true,
@@ -765,7 +760,8 @@ async function edgeTrial(
   // What followed the burst's first refusal was already on its way (a round trip's worth): not late.
   if (late(Math.max(first.sentMs, sendingEndMs(burst) ?? 0), plan.burstEndMs)) return disturbed;
   if (plan.pingMs !== null && ping === undefined) return 'no time left';
-  if (pings?.some((s) => late(s.sentMs, plan.pingMs! + pingGapMs(probe)))) return disturbed;
+  // A request's gap at max_rps of slack, as the burst's own requests get.
+  if (ping && late(ping.sentMs, plan.pingMs! + 1000 / probe.maxRps)) return disturbed;
   // Every kind of window of that length is empty by the trial's first request, so the rest of the
   // limit passes. Refused well short of it, the limiter still held requests from before: its window
   // is longer than the length read. A sliding log 50 per 1 s, its edges read 0.474 s apart across a
@@ -776,7 +772,7 @@ async function edgeTrial(
   if (ping?.answer === 'accepted')
     return {
       anchor: 'clock',
-      evidence: `a window filled from idle was let in again just past the clock's next edge${pair ? ' (two requests, more than a sliding log frees by then)' : ''}, well before a window after its first request: the edges stay put whatever the client does`,
+      evidence: `a window filled from idle was let in again just past the clock's next edge, well before a window after its first request: the edges stay put whatever the client does`,
     };
   const clumpWait = plan.clumpMs - probe.elapsed();
   if (clumpWait > 0) await probe.clock.sleep(Math.ceil(clumpWait), probe.signal);
@@ -805,32 +801,11 @@ async function edgeTrial(
   return {
     anchor,
     evidence:
-      `one request from idle, the rest of the limit ${fmt(plan.burstMs - plan.firstMs)} later${ping ? `, ${pair ? 'two' : 'one'} past where a clock edge would be (refused)` : ''}: ` +
+      `one request from idle, the rest of the limit ${fmt(plan.burstMs - plan.firstMs)} later${ping ? ', one past where a clock edge would be (refused)' : ''}: ` +
       `${after} after the first, ${passed} passed at once: the window reset a window after the request that opened it, not at the clock's edge, and not slot by slot as a sliding log frees them`,
     window: { startMs: first.sentMs, openMs: stillOpen, closedMs: opener.sentMs },
     next: { startMs: opener.sentMs, afterMs: Math.max(...clump.map((s) => s.sentMs)) },
   };
-}
-
-/**
- * The shortest period a sliding log may have, ms, given its edges' reading and the drain's
- * comeback: at least the comeback (a log lets the drain's first slot go a period after it), and no
- * shorter than the edges' lower end by more than a quarter (its edges come a period after each fill,
- * which follows an edge by a round trip or so: 10 % long seen on a busy machine). A fixed window's
- * comeback can be any share of it; the edges then bound it.
- */
-const logPeriodAtLeast = (length: Bracket, bounds: TrialBounds) =>
-  Math.max(bounds.comebackMs, LOG_EDGES_SHORT * length.lo);
-
-/** The gap between the two pings past the clock's edge: one request at max_rps. */
-const pingGapMs = (probe: Probe) => 1000 / probe.maxRps;
-
-/** `count` requests from `atMs`, a request's gap apart at max_rps; undefined when the budget ran out first. */
-async function pingsAt(probe: Probe, atMs: number, count: number): Promise<Sample[] | undefined> {
-  const pings = await Promise.all(
-    Array.from({ length: count }, (_, i) => pingAt(probe, 'edges', atMs + i * pingGapMs(probe))),
-  );
-  return pings.every((s) => s !== undefined) ? (pings as Sample[]) : undefined;
 }
 
 /** Pings where the next edge can be: the middle, then the middle of what is left, then the far end. */
