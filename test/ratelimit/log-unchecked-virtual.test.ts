@@ -7,6 +7,7 @@
 // not identified, said why (the stage searches the rate with k6). On the virtual clock, loopback.
 
 import { describe, expect, it } from 'vitest';
+import { NOT_IDENTIFIED } from '../../src/ratelimit/evidence.js';
 import { slidingCounter } from './support.js';
 import { discoverVirtual, fromModel } from './virtual-limit.js';
 
@@ -24,7 +25,15 @@ describe('a sliding log no clump at another phase checked', () => {
       const row = `${JSON.stringify(e.limiter)} ${e.sustained_rps} req/s; ${e.notes.join(' | ')}`;
       expect(e.limiter?.kind, row).not.toBe('sliding-window');
       if (e.sustained_rps !== null) expect(e.sustained_rps, row).toBeLessThanOrEqual(50 * 1.02);
-      if (e.limiter === null) expect(e.notes.join('\n'), row).toMatch(/no clump at another phase/);
+      if (e.limiter === null) {
+        expect(e.notes.join('\n'), row).toMatch(/no clump at another phase/);
+        // The note the stage reads to search the rate with k6 (src/stages/rate-limit.ts): without
+        // it, nothing sized and nothing searched.
+        expect(
+          e.notes.some((n) => n.startsWith(NOT_IDENTIFIED)),
+          row,
+        ).toBe(true);
+      }
     },
   );
 
