@@ -16,7 +16,7 @@ import type { SlidingCounterModel } from '../limiters/index.js';
 import type { Sample } from '../types.js';
 import { phaseS } from './advertised.js';
 import type { WindowHeld } from './announced-ends.js';
-import { reorderMs, seenMs } from './arrival.js';
+import { inSeenOrder, reorderMs, seenMs } from './arrival.js';
 import { lastSentMs } from './counter-edge.js';
 import { drainAt, pingsOnSchedule } from './ping.js';
 import type { Probe } from './probe.js';
@@ -387,14 +387,7 @@ async function latticePoint(
   const point =
     latticeAdmission(pings) ??
     (lastFound && { ...lastFound, slack: 1 as const }) ??
-    (anyPair && { ...anyPair, unsureMs: reorderMs(pings) / 4, slack: 1 as const });
-  console.log(
-    'LP',
-    point
-      ? `ok ${seenMs(point.refused).toFixed(1)} ${seenMs(point.accepted).toFixed(1)} u=${point.unsureMs.toFixed(1)} slack=${point.slack}`
-      : 'none',
-    pings.map((s) => `${s.answer[0]}${seenMs(s).toFixed(0)}/${(s.doneMs - s.sentMs).toFixed(0)}`).join(' '),
-  );
+    (anyPair && { ...anyPair, unsureMs: unsureOf(pings), slack: 1 as const });
   if (!point) return undefined;
   const { refused, accepted, unsureMs, slack } = point;
   return {
@@ -425,10 +418,10 @@ interface LatticeAdmission {
  * reached it the other way round.
  */
 function latticeAdmission(pings: readonly Sample[]): LatticeAdmission | undefined {
-  const unsureMs = reorderMs(pings) / 4;
-  const full = firstRefusal(pings);
+  const unsureMs = unsureOf(pings);
+  const seen = inSeenOrder(pings);
+  const full = seen.find((s) => s.answer === 'limited');
   if (!full) return undefined;
-  const seen = pings.filter((s) => s.answer !== 'error').sort((x, y) => seenMs(x) - seenMs(y));
   const i = seen.findIndex(
     (s, k) =>
       k > 0 && s.answer === 'accepted' && seen[k - 1]!.answer === 'limited' && seenMs(s) - seenMs(full) >= 2 * unsureMs,
@@ -442,13 +435,12 @@ function latticeAdmission(pings: readonly Sample[]): LatticeAdmission | undefine
   return { refused, accepted, unsureMs, slack: 0 };
 }
 
-/** The refusal the limiter saw first among `pings`. */
-const firstRefusal = (pings: readonly Sample[]): Sample | undefined =>
-  pings.filter((s) => s.answer === 'limited').sort((x, y) => seenMs(x) - seenMs(y))[0];
+/** How far a ping's seenMs may be off when the limiter saw it: a quarter of the spread of the round trips. */
+const unsureOf = (pings: readonly Sample[]): number => reorderMs(pings) / 4;
 
 /** The first acceptance the limiter saw right after a refusal, in the order it saw them. */
 export function backAfterRefused(pings: readonly Sample[]): { refused: Sample; accepted: Sample } | undefined {
-  const seen = pings.filter((s) => s.answer !== 'error').sort((x, y) => seenMs(x) - seenMs(y));
+  const seen = inSeenOrder(pings);
   const i = seen.findIndex((s, k) => k > 0 && s.answer === 'accepted' && seen[k - 1]!.answer === 'limited');
   return i < 0 ? undefined : { refused: seen[i - 1]!, accepted: seen[i]! };
 }
