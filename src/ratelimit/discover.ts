@@ -64,7 +64,7 @@ import { drainAgainFromIdle } from './probe/redrain.js';
 import { counterEdgePhase, type CounterEdgeFindings } from './probe/counter-edge.js';
 import { counterLimit, straddledEvidence } from './probe/counter-limit.js';
 import { edgeCameLate, rampAfterShape, rampFromEdge } from './probe/counter-ramp.js';
-import { logPhaseCheck, unchecked as uncheckedLog } from './probe/log-phase.js';
+import { logPhaseCheck } from './probe/log-phase.js';
 import { batchBucketPhase } from './probe/batch-bucket.js';
 import { cameBackInBatch, staircasePhase, type BatchBucketModel } from './probe/batch-staircase.js';
 import { refillOf } from './horizon.js';
@@ -293,11 +293,7 @@ async function windowPath(
     model !== null && (((window.partClumps ?? 0) > 0 && backBeforePeriod(model, shape)) || refuted !== undefined);
   // A silent log the trials sized may be a counter whose edges they timed: checked at other phases.
   const phased =
-    model?.kind === 'sliding-window' && !announcesReset(probe)
-      ? probe.outOfBudget()
-        ? uncheckedLog(model)
-        : await logPhaseCheck(probe, model)
-      : undefined;
+    model?.kind === 'sliding-window' && !announcesReset(probe) ? await logPhaseCheck(probe, model) : undefined;
   const misread = phased?.holds === false;
   // Not checked at another phase, a log is not told from a silent counter's edges: not claimed.
   const unchecked = phased?.holds === null;

@@ -9,6 +9,10 @@ import type { Sample } from '../types.js';
 /** When the service saw a request, best estimate: the middle of its round trip. */
 export const seenMs = (s: Sample): number => (s.sentMs + s.doneMs) / 2;
 
+/** A run's answered requests in the order the limiter saw them, best estimate (seenMs). */
+export const inSeenOrder = (run: readonly Sample[]): Sample[] =>
+  run.filter((s) => s.answer !== 'error').sort((x, y) => seenMs(x) - seenMs(y));
+
 /** The round trips of a run's answered requests, ms (a transport error has none). */
 const roundTrips = (run: readonly Sample[]): number[] =>
   run.filter((s) => s.answer !== 'error').map((s) => s.doneMs - s.sentMs);

@@ -59,6 +59,7 @@ export interface LogPhaseFindings {
  * third clump cut short leaves the first's finding: a true log of 50 per 1 s in 25 s gets one.
  */
 export async function logPhaseCheck(probe: Probe, model: SlidingWindowModel): Promise<LogPhaseFindings> {
+  if (probe.outOfBudget()) return unchecked(model);
   const first = await clumpCheck(probe, model, IDLE_PERIODS, 0);
   if (!first) return unchecked(model);
   if (!first.findings.holds) return first.findings;
@@ -81,7 +82,7 @@ export async function logPhaseCheck(probe: Probe, model: SlidingWindowModel): Pr
 }
 
 /** A log the trials sized that no clump at another phase checked. */
-export const unchecked = (model: SlidingWindowModel): LogPhaseFindings => ({
+const unchecked = (model: SlidingWindowModel): LogPhaseFindings => ({
   holds: null,
   evidence: `a sliding window ${model.limit} per ${round(model.period_s, 3)} s by its trials from idle, but no clump at another phase fitted in the budget to tell it from a silent sliding-window counter whose edges the trials timed; not sized: a longer --max-duration checks it`,
 });
