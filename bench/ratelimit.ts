@@ -289,6 +289,14 @@ export const ROWS: RowSpec[] = [
       },
     ),
   ),
+  // A sliding-window counter per minute (go-chi/httprate's, windows on the clock) behind a second's
+  // window: no bucket or fixed window explains its rounds (test/ratelimit/stacked-counter-virtual.test.ts).
+  emulatorRow(
+    'stacked',
+    [fixed(30, 1, false), { kind: 'sliding-counter', limit: 600, window_s: 60, phase_s: 0, counts_refused: false }],
+    "a 1 s window and httprate's counter of 600 per 60 s, silent",
+    MINUTE_CAP_S,
+  ),
   // Issue 35: the same two limits in real limiters (a second and a minute), no emulator limit behind.
   nginxZones(false),
   nginxZones(true),
