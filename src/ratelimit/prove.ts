@@ -113,6 +113,7 @@ export async function prove(opts: ProveOptions): Promise<ProofRun> {
     ...afterQuota(ok, began, inputs.rate, durationS),
     ...(began !== undefined && typeof again === 'number' && again >= began ? { admitted_again_s: again } : {}),
     ...(scenario.dropped_iterations > 0 ? { dropped_arrivals: scenario.dropped_iterations } : {}),
+    arrivals: Math.round(inputs.rate * durationS),
     ...(cutAtS !== undefined ? { cut_at_s: Math.round(cutAtS * 10) / 10 } : {}),
   };
   const notes: string[] = [];
@@ -122,7 +123,9 @@ export async function prove(opts: ProveOptions): Promise<ProofRun> {
     );
   if (scenario.dropped_iterations > 0)
     notes.push(
-      `proof run: k6 dropped ${scenario.dropped_iterations} arrivals it had no VU for (the load generator, not the service)`,
+      began === undefined
+        ? `proof run: k6 dropped ${scenario.dropped_iterations} arrivals it had no VU for (the load generator, not the service)`
+        : `proof run: k6 dropped ${scenario.dropped_iterations} of ${proof.arrivals} arrivals it had no VU for, its VUs held by calls waiting out refusals: what it offered fell short of the rate`,
     );
   if (!scenarioOk(scenario) && scenario.thresholds.some((t) => !t.ok && t.metric !== CUT_METRIC)) {
     // The cut's own threshold is how the run was ended, said above, not a finding.

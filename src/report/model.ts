@@ -238,6 +238,8 @@ export interface RateLimitResult extends RateLimitMeasurement {
      * round sent fewer than its rate, and a call let through again may have waited for a VU. Absent when none.
      */
     dropped_arrivals?: number;
+    /** Arrivals the proof was to send: its rate over the seconds it ran (dropped ones among them). */
+    arrivals?: number;
     /**
      * Seconds of arrivals the proof ran before it was cut short: it had certainly broken its promise,
      * and its refusals had run long enough to tell what the limit lets through after (proof-loop.ts).

@@ -43,6 +43,12 @@ describe('proofHolds: the promise is ≤ 1 % of requests refused and no call los
     [proof(0.0101, 40), false],
     [proof(0, 40, 1), false],
     [proof(0.39, 30), false],
+    // Arrivals dropped once the limit refused (every VU held by a call waiting out a 429): the rate
+    // was not offered. Up to 1 % of them, or with no refusal at all (the load generator's own), holds.
+    [{ ...proof(0.0098, 20.13), refusals_began_s: 5.96, dropped_arrivals: 825, arrivals: 3240 }, false],
+    [{ ...proof(0.005, 20), refusals_began_s: 5.96, dropped_arrivals: 24, arrivals: 2400 }, true],
+    [{ ...proof(0.005, 20), refusals_began_s: 5.96, dropped_arrivals: 25, arrivals: 2400 }, false],
+    [{ ...proof(0, 20), dropped_arrivals: 825, arrivals: 3240 }, true],
   ])('%j → holds %s', (p, holds) => {
     expect(proofHolds(p).holds).toBe(holds);
   });

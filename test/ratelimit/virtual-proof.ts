@@ -152,6 +152,7 @@ export function virtualK6Round(
     ...afterQuota(ok, began, rps, ranS),
     ...(began !== undefined && againS !== undefined ? { admitted_again_s: Math.round(againS * 1000) / 1000 } : {}),
     ...(dropped > 0 ? { dropped_arrivals: dropped } : {}),
+    arrivals: sent,
     ...(cutShort ? { cut_at_s: Math.round(ranS * 10) / 10 } : {}),
   };
 }
