@@ -28,7 +28,7 @@ import { plainText, summaryLines as terminalLines } from '../../src/cli/terminal
 import { loadFixture } from '../report/helpers.js';
 import { expectValidReport } from '../report/schema.js';
 import { NOT_IDENTIFIED } from '../../src/ratelimit/evidence.js';
-import { sustainedRate } from '../../src/ratelimit/limiters/index.js';
+import { sustainedRate, type LimiterSet } from '../../src/ratelimit/limiters/index.js';
 import {
   discoverVirtual,
   fromModel,
@@ -318,6 +318,32 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     },
     120_000,
   );
+
+  // httprate's counters of 30 per 1 s and 600 per 60 s (true 10 req/s): the probe leaves the minute
+  // mostly spent, so the first scout at 11 req/s meets its quota after 4 s and gets 0.33 req/s
+  // through after it. Taken as a bound, that sent the scouts crawling up from 0.26 req/s: 0.55 given
+  // after 626 virtual s. What got through over the whole scout (4.5 req/s) bounds the next one.
+  it('counters of 30 per 1 s and 600 per 60 s, the minute left spent by the probe: a policy within 75–100 % of 10 req/s, not a crawl from what passed after a quota', async () => {
+    const stack: LimiterSet = [
+      { kind: 'sliding-counter', limit: 30, window_s: 1, phase_s: 0, counts_refused: false },
+      { kind: 'sliding-counter', limit: 600, window_s: 60, phase_s: 0, counts_refused: false },
+    ];
+    const { estimate, outcome, result, endS } = await searched({
+      seed: 3,
+      limiter: () => fromModel(stack),
+      retryAfter: true,
+    });
+    const context = JSON.stringify({
+      rounds: outcome?.rounds.map((r) => [r.target_rps, r.verdict, r.rate_429, r.after_quota_rps]),
+      endS,
+    });
+    expect(estimate.limiter, context).toBeNull();
+    const given = outcome!.proven?.target_rps;
+    expect(given, context).toBeGreaterThanOrEqual(7.5);
+    expect(given, context).toBeLessThanOrEqual(10);
+    expect(result!.sustained_rps, context).toBeLessThanOrEqual(10);
+    expect(endS! - estimate.duration_s, context).toBeLessThan(300);
+  });
 
   it('a limit announced and not verified bounds the search: it starts 20 % below it and never climbs to it', async () => {
     const { estimate } = await searched({ seed: 1 });
