@@ -367,6 +367,12 @@ export interface RoundToRun {
    * owed. Absent: the probe or a refused round came before.
    */
   afterHold?: true;
+  /**
+   * Rest at least this long before it, seconds: the round before was refused from its start after a
+   * refused round or the probe, as by a longer window they left spent (search-loop.ts restedRetry).
+   * Absent: the rest the runner works out.
+   */
+  restAtLeastS?: number;
 }
 
 /**

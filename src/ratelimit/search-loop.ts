@@ -11,6 +11,7 @@
 
 import {
   MIN_PROOF_RPS,
+  QUOTA_AFTER_S,
   nextRecommendation,
   proofHolds,
   proofRound,
@@ -96,6 +97,8 @@ interface Search {
   scoutHolds: Recommendation[];
   lastProof: Proof | null;
   afterHold: boolean;
+  /** The next round rests this long first (restedRetry), null: the runner's own rest; undefined once used. */
+  restS: number | null | undefined;
   unproven: ProofLoopOutcome['unproven'];
 }
 
@@ -118,6 +121,7 @@ export async function searchUntilHeld(
     scoutHolds: [],
     lastProof: null,
     afterHold: false,
+    restS: null,
     unproven: null,
   };
   const sized = (r: Recommendation | null) => (r !== null && standing ? sizedAgain(r, standing(s.rounds)) : r);
@@ -140,7 +144,9 @@ export async function searchUntilHeld(
       durationS: plan.durationS,
       cut: SEARCH_CUT,
       ...(s.afterHold ? { afterHold: true as const } : {}),
+      ...(s.restS ? { restAtLeastS: s.restS } : {}),
     });
+    if (s.restS) s.restS = undefined;
     if (proof === null) return null;
     s.lastProof = proof;
     const holds = proofHolds(proof).holds;
@@ -179,12 +185,17 @@ export async function searchUntilHeld(
       lastScouted = false;
       break;
     }
+    const failedBefore = [s.failedRps, s.failedProof] as const;
     const proof = await run(rec, scoutS);
     if (proof === null) return outcome(true);
     if (proof === 'inconclusive') break;
     if (proofHolds(proof).holds) scoutHeld = { rec, proof };
     if (lastScouted) break;
-    rec = sized(nextScout(rec, proof, scoutHeld?.rec ?? null, s.failedRps ?? topRps, topRps));
+    const again: RestedRetry | null =
+      s.restS === null && scoutHeld === null ? restedRetry(rec, proof, options.reach.roundS) : null;
+    // A round refused by a shut window is no refusal of its rate.
+    if (again) [s.restS, s.failedRps, s.failedProof] = [again.restS, ...failedBefore];
+    rec = again?.rec ?? sized(nextScout(rec, proof, scoutHeld?.rec ?? null, s.failedRps ?? topRps, topRps));
   }
   if (scoutS === null) return outcome(false, scoutHeld);
   // Over the whole horizon: first just below the lowest refusal when it was narrow, then the scouts'
@@ -208,6 +219,32 @@ export async function searchUntilHeld(
     full = queue.shift() ?? sized(lowered(full, proof, s.scoutHolds));
   }
   return outcome(false);
+}
+
+interface RestedRetry {
+  rec: Recommendation;
+  restS: number;
+}
+
+/** A round refused from its start with at least this share of its requests: shut, not paced above a rate. */
+const SHUT_SHARE = 0.5;
+
+/**
+ * A scout refused from its start (most of its requests) after a refused round or the probe, with
+ * none held yet: a longer window they spent (a minute's, behind the second the probe read) may still
+ * be shut, and no rate gets through until it turns. The same rate again after half the horizon's rest
+ * (the longest window a proof tests), once a search. Lowering instead lowered to what got through a
+ * shut window (httprate's counter of 20 per 1 s and a fixed 300 per 60 s, true 5 req/s: 9.3 met the
+ * minute's quota, 2 was refused from its start, 0.09 got through, and nothing was sized). Null
+ * otherwise.
+ */
+function restedRetry(rec: Recommendation, proof: Proof, horizonS: number): RestedRetry | null {
+  const began = proof.refusals_began_s;
+  if (proofHolds(proof).holds || began === undefined || began >= QUOTA_AFTER_S || proof.rate_429 < SHUT_SHARE)
+    return null;
+  const restS = horizonS / 2;
+  const reason = `${rec.target_rps} req/s again after ${restS} s at rest: it was refused from its start (${Math.round(proof.rate_429 * 100)} % of its requests), as by a longer window the rounds before left spent, which refuses any rate until it turns`;
+  return { rec: retried(rec, proof, rec.target_rps, reason), restS };
 }
 
 /**

@@ -308,7 +308,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           const roundLengths: number[] = [];
           const runRound = async (
             rec: Recommendation,
-            { round, durationS: plannedS = proofS, cut, afterHold }: RoundToRun,
+            { round, durationS: plannedS = proofS, cut, afterHold, restAtLeastS = 0 }: RoundToRun,
           ): Promise<Proof | null> => {
             // A span the rounds so far identified (a second limit's window or refill) lengthens this
             // one; `run` keeps the short rounds it announced.
@@ -320,7 +320,10 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
             // A search waits as long as the probe saw the limit stay shut: no refill was read.
             // A search's round after a hold owes no rest: the limit was not drained (RoundToRun.afterHold).
             const restS = Math.min(
-              bracket && afterHold ? settleS : Math.max(settleS, stack.restS(sinceProbeS()), bracket?.restS ?? 0),
+              Math.max(
+                restAtLeastS,
+                bracket && afterHold ? settleS : Math.max(settleS, stack.restS(sinceProbeS()), bracket?.restS ?? 0),
+              ),
               probeCapS,
             );
             io.progress(

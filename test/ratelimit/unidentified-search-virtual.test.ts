@@ -88,9 +88,9 @@ async function searched({ seed, network, limiter: make = () => fromModel(EVERY),
   const outcome = await searchUntilHeld(
     first,
     searchTop(estimate, bracket),
-    async (rec, { round, durationS = HORIZON_S, cut, afterHold }) => {
+    async (rec, { round, durationS = HORIZON_S, cut, afterHold, restAtLeastS = 0 }) => {
       // As the stage rests: none after a hold (the limit was not drained), else the longest shut spell.
-      const startS = nowS + (afterHold ? SETTLE_S : Math.max(SETTLE_S, bracket.restS));
+      const startS = nowS + Math.max(restAtLeastS, afterHold ? SETTLE_S : Math.max(SETTLE_S, bracket.restS));
       lengths[round - 1] = durationS;
       const proof = virtualK6Round(limiter, rec, proofConcurrency(rec), startS, durationS, random, cut, 0, !retryAfter);
       nowS = startS + (proof.cut_at_s ?? durationS);
@@ -342,6 +342,36 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     expect(given, context).toBeGreaterThanOrEqual(7.5);
     expect(given, context).toBeLessThanOrEqual(10);
     expect(result!.sustained_rps, context).toBeLessThanOrEqual(10);
+    expect(endS! - estimate.duration_s, context).toBeLessThan(300);
+  });
+
+  // A counter of 20 per 1 s and a fixed window of 300 per 60 s (true 5 req/s): the first scout, at
+  // 9.3 req/s, spends the minute; the next, at 2, is refused from its start by the minute still
+  // shut, and 0.09 req/s got through. Lowered to that, nothing was sized ("not tested"). A scout
+  // refused from its start is tried again after half the horizon at rest, and its refusal is not
+  // taken for its rate's.
+  it('a 1 s counter and a 60 s window, the minute left shut by the scout before: tried again after a rest, sized, no figure above 5 req/s', async () => {
+    const stack: LimiterSet = [
+      { kind: 'sliding-counter', limit: 20, window_s: 1, phase_s: 0, counts_refused: false },
+      { kind: 'fixed-window', limit: 300, window_s: 60, phase_s: 23, counts_refused: false },
+    ];
+    const { outcome, result, endS, estimate } = await searched({
+      seed: 3,
+      limiter: () => fromModel(stack),
+      retryAfter: true,
+    });
+    const rounds = outcome!.rounds;
+    const context = JSON.stringify({
+      rounds: rounds.map((r) => [r.target_rps, r.verdict, r.rate_429, r.refusals_began_s]),
+      endS,
+    });
+    expect(rounds[1], context).toMatchObject({ target_rps: 2, verdict: 'fails', refusals_began_s: 0 });
+    expect(rounds[2], context).toMatchObject({ target_rps: 2, verdict: 'holds' });
+    expect(rounds[2]!.why, context).toBeDefined();
+    const given = outcome!.proven?.target_rps;
+    expect(given, context).toBeGreaterThan(2);
+    expect(given, context).toBeLessThanOrEqual(5);
+    expect(result!.sustained_rps, context).toBeLessThanOrEqual(5);
     expect(endS! - estimate.duration_s, context).toBeLessThan(300);
   });
 
