@@ -97,8 +97,10 @@ interface Search {
   scoutHolds: Recommendation[];
   lastProof: Proof | null;
   afterHold: boolean;
-  /** The next round rests this long first (restedRetry), null: the runner's own rest; undefined once used. */
-  restS: number | null | undefined;
+  /** The next round rests this long first (restedRetry); null: the runner's own rest. */
+  restS: number | null;
+  /** A round was tried again after a rest (restedRetry): once a search. */
+  rested: boolean;
   unproven: ProofLoopOutcome['unproven'];
 }
 
@@ -122,6 +124,7 @@ export async function searchUntilHeld(
     lastProof: null,
     afterHold: false,
     restS: null,
+    rested: false,
     unproven: null,
   };
   const sized = (r: Recommendation | null) => (r !== null && standing ? sizedAgain(r, standing(s.rounds)) : r);
@@ -144,9 +147,9 @@ export async function searchUntilHeld(
       durationS: plan.durationS,
       cut: SEARCH_CUT,
       ...(s.afterHold ? { afterHold: true as const } : {}),
-      ...(s.restS ? { restAtLeastS: s.restS } : {}),
+      ...(s.restS !== null ? { restAtLeastS: s.restS } : {}),
     });
-    if (s.restS) s.restS = undefined;
+    s.restS = null;
     if (proof === null) return null;
     s.lastProof = proof;
     const holds = proofHolds(proof).holds;
@@ -192,9 +195,9 @@ export async function searchUntilHeld(
     if (proofHolds(proof).holds) scoutHeld = { rec, proof };
     if (lastScouted) break;
     const again: RestedRetry | null =
-      s.restS === null && scoutHeld === null ? restedRetry(rec, proof, options.reach.roundS) : null;
+      !s.rested && scoutHeld === null ? restedRetry(rec, proof, options.reach.roundS) : null;
     // A round refused by a shut window is no refusal of its rate.
-    if (again) [s.restS, s.failedRps, s.failedProof] = [again.restS, ...failedBefore];
+    if (again) [s.rested, s.restS, s.failedRps, s.failedProof] = [true, again.restS, ...failedBefore];
     rec = again?.rec ?? sized(nextScout(rec, proof, scoutHeld?.rec ?? null, s.failedRps ?? topRps, topRps));
   }
   if (scoutS === null) return outcome(false, scoutHeld);

@@ -747,7 +747,7 @@ function fittedWindows(input: StackInput, seed: RoundEvidence, windowS: number):
   const again = seed.round.admitted_again_s;
   const edge =
     again !== undefined && again - seed.round.refusals_began_s! > AGAIN_LAG_S
-      ? Math.round(((((upTo.at(-1)!.startS + again) % windowS) + windowS) % windowS) * 1000) / 1000
+      ? phaseOn(upTo.at(-1)!.startS + again, windowS)
       : null;
   const phases = Array.from({ length: PHASES }, (_, i) => (i * windowS) / PHASES);
   const known = [onClock, edge].filter((p): p is number => p !== null);
@@ -765,15 +765,6 @@ function fittedWindows(input: StackInput, seed: RoundEvidence, windowS: number):
 }
 
 /**
- * A sliding-window counter of `windowS` (go-chi/httprate's, Cloudflare's recipe: the previous
- * window's count weighted by what is left of the current one, on windows aligned to the clock),
- * fitted to a quota met within the seed round at the phases its edges may have: the clock's, and
- * where k6 saw a call let through again; counting the requests another limit refused or not. Every
- * quota within the first refusal's timing tolerance is replayed, as HAProxy's window's are. Without
- * them httprate's Limit(600, 60 s) behind 30 per 1 s was explained by nothing, and after rounds at
- * 24, 4 and 4.5 req/s 4.5 was given for 10 (test/ratelimit/stacked-counter-virtual.test.ts).
- */
-/**
  * Sliding-window counters (fittedCounters) on every window length tried, fitted to each seed round
  * that met a quota: tried only where no bucket or other window explains the rounds. Behind a fixed
  * window or a bucket, a counter's quota fitted within the timing tolerance explains what they do,
@@ -784,11 +775,19 @@ const fallbackCounters = (input: StackInput, seeds: readonly RoundEvidence[]): L
     .filter((s) => quotaMet(s.round))
     .flatMap((seed) => windowsTried(input).flatMap((windowS) => fittedCounters(input, seed, windowS)));
 
+/**
+ * A sliding-window counter of `windowS` (go-chi/httprate's, Cloudflare's recipe: the previous
+ * window's count weighted by what is left of the current one, on windows aligned to the clock),
+ * fitted to a quota met within the seed round at the phases its edges may have: the clock's, and
+ * where k6 saw a call let through again; counting the requests another limit refused or not. Every
+ * quota within the first refusal's timing tolerance is replayed, as HAProxy's window's are. Without
+ * them httprate's Limit(600, 60 s) behind 30 per 1 s was explained by nothing, and after rounds at
+ * 24, 4 and 4.5 req/s 4.5 was given for 10 (test/ratelimit/stacked-counter-virtual.test.ts).
+ */
 function fittedCounters(input: StackInput, seed: RoundEvidence, windowS: number): LimiterModel[] {
   const startS = input.rounds.find((r) => r.round === seed.round)!.startS;
   const again = seed.round.admitted_again_s;
-  const edge =
-    again !== undefined ? Math.round(((((startS + again) % windowS) + windowS) % windowS) * 1000) / 1000 : null;
+  const edge = again !== undefined ? phaseOn(startS + again, windowS) : null;
   const phases = [...new Set([clockPhaseS(input, windowS), edge].filter((p): p is number => p !== null))];
   const tolS = refusalToleranceS(seed.round.refusals_began_s!);
   return phases.flatMap((phase_s) =>
@@ -805,6 +804,10 @@ function fittedCounters(input: StackInput, seed: RoundEvidence, windowS: number)
     }),
   );
 }
+
+/** Where in a window of `windowS` an instant of the probe's clock falls: an edge's phase, to the millisecond. */
+const phaseOn = (atS: number, windowS: number): number =>
+  Math.round((((atS % windowS) + windowS) % windowS) * 1000) / 1000;
 
 type FixedWindow = Extract<LimiterModel, { kind: 'fixed-window' }>;
 
