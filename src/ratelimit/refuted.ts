@@ -126,8 +126,16 @@ export function withoutRefuted(
         : `the probe's reading of the limiter was refuted by k6 proofs at ${refutedBy} and is not reported; ` +
           `the sustained rate is the highest that held over the proof's horizon, ${held} req/s, a floor (${saw})`;
   const quotas = quotaEvidence(rounds, ceiling !== undefined, searched);
-  const identified = stack && 'set' in stack ? stack : null;
-  const unclaimed = stack && 'why' in stack ? [`${NOT_IDENTIFIED}as a set of limits: ${stack.why}`] : [];
+  const overHeld = stack && 'set' in stack ? refusedAtOrBelow(stack.sustained_rps, refuting) : null;
+  const identified = stack && 'set' in stack && overHeld === null ? stack : null;
+  const unclaimed =
+    stack && 'why' in stack
+      ? [`${NOT_IDENTIFIED}as a set of limits: ${stack.why}`]
+      : stack && overHeld
+        ? [
+            `${NOT_IDENTIFIED}as a set of limits: ${describeLimiter(stack.set)} explains every round, but its ${stack.sustained_rps} req/s is not what holds: a client paced at ${overHeld.target_rps} req/s was refused (${(overHeld.rate_429 * 100).toFixed(1)} % got 429)`,
+          ]
+        : [];
   const said = identified
     ? [
         `the probe's reading of the limiter alone was refuted by k6 proofs at ${refutedBy}; it is one of a set of limits, ` +
@@ -162,6 +170,16 @@ export function withoutRefuted(
     notes: [...estimate.notes.filter((n) => !quotes(n)).map((n) => burstNoteWithoutRefill(n) ?? n), ...said, ...quotas],
   };
 }
+
+/**
+ * The round that refutes a set's sustained rate: it was paced at or below that rate and refused
+ * beyond the promise. The sustained rate is the highest paced rate never refused over the horizon
+ * (issue 35), which a set's lowest limit overstates where its windows weigh what came before (HAProxy's
+ * interpolated 306 per 60 s, 5.1 req/s, explained a round at 5.1 refused 1.96 %; 4.5 held): the
+ * set is then the explanation, not the headline. Null when none did.
+ */
+const refusedAtOrBelow = (rps: number, refuting: readonly ProofRound[]): ProofRound | null =>
+  refuting.filter((r) => r.target_rps <= rps).sort((a, b) => a.target_rps - b.target_rps)[0] ?? null;
 
 /**
  * What paced rounds that searched for the rate of a limiter not identified showed (rate-bracket.ts):

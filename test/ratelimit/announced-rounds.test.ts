@@ -63,8 +63,9 @@ describe('an announcement beside the set identified from every round', () => {
     base = await discoverVirtual({ limiter: () => advertising(SECOND), status: 429 }, { maxDurationS: 10 });
   });
   const estimate = (announced: AdvertisedLimit[]): Estimate => ({ ...base, announced });
+  // Paced above either set's rate: a round at or below it that failed would refute its figure (refuted.ts).
   const failed = {
-    target_rps: 8,
+    target_rps: 12,
     max_concurrency: 1,
     backoff_base_ms: 2000,
     max_retries: 6,
