@@ -201,27 +201,67 @@ export async function searchUntilHeld(
     rec = again?.rec ?? sized(nextScout(rec, proof, scoutHeld?.rec ?? null, s.failedRps ?? topRps, topRps));
   }
   if (scoutS === null) return outcome(false, scoutHeld);
-  // Over the whole horizon: first just below the lowest refusal when it was narrow, then the scouts'
-  // rate, then lower by bisection for each refusal.
-  const base = full ?? scoutHeld?.rec ?? null;
-  const aim =
-    base !== null && !lastScouted && s.failedRps !== null && s.failedProof
-      ? sized(aimed(base, s.failedRps, s.failedProof))
-      : null;
-  // The scouts' own hold comes before any step down: a rate bisected to (`base`, never scouted) may
-  // be refused where it held (real bench, HAProxy 50 per 10 s: 5 held a scout, 6.2 refused one,
-  // 6 and 5.6 refused over the horizon, and a step down to what 5.6 let through gave 4.1 of 5).
-  const held = scoutHeld !== null && base !== null && scoutHeld.rec.target_rps < base.target_rps ? scoutHeld.rec : null;
-  const queue = [aim, base, held].filter((r): r is Recommendation => r !== null);
+  const queue = horizonQueue(full ?? scoutHeld?.rec ?? null, scoutHeld?.rec ?? null, lastScouted ? null : s, sized);
   full = queue.shift() ?? null;
+  let last: { rec: Recommendation; proof: Proof } | null = null;
   for (let n = 0; full !== null && n < maxProofs && full.target_rps >= MIN_PROOF_RPS; n++) {
     const proof = await run(full, null);
     if (proof === null) return outcome(true);
-    if (proof === 'inconclusive') break;
+    if (proof === 'inconclusive') return outcome(false);
     if (proofHolds(proof).holds) return outcome(false, { rec: full, proof });
+    last = { rec: full, proof };
     full = queue.shift() ?? sized(lowered(full, proof, s.scoutHolds));
   }
-  return outcome(false);
+  // Every round over the horizon refused: once more, at what they let through after their quota.
+  const floor = last ? sized(afterQuotaFloor(last.rec, last.proof, s.rounds)) : null;
+  if (floor === null) return outcome(false);
+  const proof = await run(floor, null);
+  if (proof === null) return outcome(true);
+  return outcome(false, proof !== 'inconclusive' && proofHolds(proof).holds ? { rec: floor, proof } : null);
+}
+
+/**
+ * The rounds over the whole horizon, in order: first just below the lowest refusal when it was
+ * narrow (`s`: null when the scout that ended the scouting ran at it), then `base`, the scouts'
+ * rate, then the scouts' own hold before any step down: a rate bisected to (`base`, never scouted)
+ * may be refused where it held (real bench, HAProxy 50 per 10 s: 5 held a scout, 6.2 refused one,
+ * 6 and 5.6 refused over the horizon, and a step down to what 5.6 let through gave 4.1 of 5).
+ */
+function horizonQueue(
+  base: Recommendation | null,
+  scoutHeld: Recommendation | null,
+  s: Pick<Search, 'failedRps' | 'failedProof'> | null,
+  sized: (r: Recommendation | null) => Recommendation | null,
+): Recommendation[] {
+  const aim =
+    base !== null && s !== null && s.failedRps !== null && s.failedProof
+      ? sized(aimed(base, s.failedRps, s.failedProof))
+      : null;
+  const held = scoutHeld !== null && base !== null && scoutHeld.target_rps < base.target_rps ? scoutHeld : null;
+  return [aim, base, held].filter((r): r is Recommendation => r !== null);
+}
+
+/**
+ * The last round over the whole horizon, once every one was refused: at the least that any of them
+ * let through per second after its quota ran out, measured over the rest of a horizon, where the
+ * scouts' holds (too short to spend a big burst) led each one above the limit: two buckets, 50 per
+ * second and 5 with a burst of 100 (true 5 req/s), scouts held 5.7 and 7.1, rounds at 7.6, 7.5 and
+ * 7.1 were refused after 3.4–3.9 s, then 4.85–4.99 req/s passed, and nothing was sized. Null when no
+ * round over the horizon met a quota, or that rate is no lower than the last one tried.
+ */
+function afterQuotaFloor(rec: Recommendation, proof: Proof, rounds: readonly ProofRound[]): Recommendation | null {
+  const after = rounds.flatMap((r) =>
+    r.scout_s === undefined && r.verdict === 'fails' && r.after_quota_rps !== undefined ? [r.after_quota_rps] : [],
+  );
+  if (after.length === 0) return null;
+  const target = roundedRate(Math.min(...after));
+  if (target >= rec.target_rps || target < MIN_PROOF_RPS) return null;
+  return retried(
+    rec,
+    proof,
+    target,
+    `tried ${target} req/s over the whole horizon: every round over it was refused, and none let more through per second once its quota ran out`,
+  );
 }
 
 interface RestedRetry {

@@ -375,6 +375,33 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     expect(endS! - estimate.duration_s, context).toBeLessThan(300);
   });
 
+  // Two buckets, 50 per second and 5 with a burst of 100 (true 5 req/s): 10 s scouts hold at 5.7 and
+  // 7.1 inside the big burst; every round over the horizon (7.6, 7.5, 7.1) is refused after a few
+  // seconds and then lets 4.85-4.99 req/s through. Nothing was sized ("not tested"); one more round
+  // at the least they let through after their quota holds.
+  it('two buckets, the scouts held inside the big burst: one more round at what the refused rounds let through after their quota, sized within 75–100 %', async () => {
+    const stack: LimiterSet = [
+      { kind: 'bucket', rate_rps: 50, burst: 50 },
+      { kind: 'bucket', rate_rps: 5, burst: 100 },
+    ];
+    const { outcome, result, endS } = await searched({ seed: 3, limiter: () => fromModel(stack), retryAfter: true });
+    const rounds = outcome!.rounds;
+    const context = JSON.stringify({
+      rounds: rounds.map((r) => [r.target_rps, r.verdict, r.scout_s, r.after_quota_rps]),
+      endS,
+    });
+    const full = rounds.filter((r) => r.scout_s === undefined);
+    expect(full.at(-1), context).toMatchObject({ verdict: 'holds' });
+    expect(
+      full.slice(0, -1).every((r) => r.verdict === 'fails'),
+      context,
+    ).toBe(true);
+    const given = outcome!.proven?.target_rps;
+    expect(given, context).toBeGreaterThanOrEqual(3.75);
+    expect(given, context).toBeLessThanOrEqual(5);
+    expect(result!.sustained_rps, context).toBeLessThanOrEqual(5);
+  });
+
   it('a limit announced and not verified bounds the search: it starts 20 % below it and never climbs to it', async () => {
     const { estimate } = await searched({ seed: 1 });
     const announced = {
