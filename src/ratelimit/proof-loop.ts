@@ -90,6 +90,36 @@ const notOffered = (proof: Proof): boolean =>
   proof.arrivals !== undefined &&
   (proof.dropped_arrivals ?? 0) > PROOF_PROMISE.max_dropped * proof.arrivals;
 
+/**
+ * A round refused from its start that let nothing through at all: the limit was shut throughout,
+ * as a longer window the probe spent refuses every rate until it turns (HAProxy's tables of 1 s and
+ * 60 s counting every request, the minute filled by a probe of 56 s and kept full by k6's retries).
+ * With nothing to lower from, the loop ended "not proven".
+ */
+const shutThroughout = (proof: Proof): boolean =>
+  proof.refusals_began_s !== undefined && proof.refusals_began_s < QUOTA_AFTER_S && proof.goodput_rps === 0;
+
+/**
+ * `runProof`, with a first round shut throughout tried again at its rate after `restS` at rest,
+ * once: the shut round goes into `rounds` as run, and says nothing of its rate (no failure to lower
+ * from, no quota); the loop sees the second. Later rounds are numbered after both.
+ */
+function withShutRetry(
+  runProof: (rec: Recommendation, plan: RoundToRun) => Promise<Proof | null>,
+  restS: number | undefined,
+  rounds: ProofRound[],
+): (rec: Recommendation, plan: RoundToRun) => Promise<Proof | null> {
+  let after = 0;
+  return async (rec, plan) => {
+    const proof = await runProof(rec, { ...plan, round: plan.round + after });
+    if (!restS || plan.round !== 1 || proof === null || !shutThroughout(proof)) return proof;
+    rounds.push(proofRound(rec, proof));
+    after = 1;
+    const why = `${rec.target_rps} req/s again after ${restS} s at rest: the first round let nothing through from its start, as a longer window the probe spent refuses every rate until it turns`;
+    return runProof(retried(rec, proof, rec.target_rps, why), { ...plan, round: 2, restAtLeastS: restS });
+  };
+}
+
 /** One round of the report's table from the policy tried and what its proof measured. */
 export function proofRound(rec: Recommendation, proof: Proof): ProofRound {
   const verdict = proofHolds(proof);
@@ -404,6 +434,11 @@ export interface ProofLoopOptions {
    */
   edgeless?: boolean;
   /**
+   * The rest before the first round is tried again when nothing at all got through it (withShutRetry),
+   * seconds: half the horizon, the longest window a proof tests. Absent: it is not tried again.
+   */
+  shutRestS?: number;
+  /**
    * The estimate the rounds so far leave standing (refuted.ts withoutRefuted): each round after the
    * first is sized again from it (sizedAgain). Absent: a later round is the first's policy scaled
    * to its rate.
@@ -443,6 +478,7 @@ export async function proveUntilHeld(
   const { maxRounds = MAX_PROOF_ROUNDS, reach, identifiedRps = () => null, cutAfterRefusalsS, standing } = options;
   const edgeless = options.edgeless ?? false;
   const rounds: ProofRound[] = [];
+  const runRound = withShutRetry(runProof, options.shutRestS, rounds);
   let rec: Recommendation | null = first;
   let failedRps: number | null = null;
   let quotaCeilingRps: number | null = null;
@@ -489,7 +525,7 @@ export async function proveUntilHeld(
   // A rate k6 cannot pace is never handed to it (belowK6Pace): no round, the policy not run.
   for (let round = 1; rec !== null && round <= maxRounds && belowK6Pace(rec.target_rps) === null; round++) {
     const plan = reachNow ? planRound(rec.target_rps, reachNow, drained) : null;
-    const proof = await runProof(rec, {
+    const proof = await runRound(rec, {
       round,
       ...(plan ? { durationS: plan.durationS } : {}),
       ...(cutAfterRefusalsS !== undefined

@@ -391,6 +391,9 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
                 identifiedRps: stack.identifiedRps,
                 cutAfterRefusalsS: cutAfter,
                 edgeless: edgelessBehind(estimate.limiter),
+                // A first round that let nothing through is tried again after half the horizon at
+                // rest: the longest window the proof tests, which the probe may have left spent.
+                shutRestS: horizonS / 2,
                 // Each later round is sized from what the rounds so far left standing: a policy given
                 // after a refuted reading carries none of its figures (refuted.ts).
                 standing: (rounds) => (standing = withoutRefuted(estimate, rounds, stack.verdict())),

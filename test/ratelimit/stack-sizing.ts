@@ -83,11 +83,11 @@ export async function sizeTimed(
   const outcome = await proveUntilHeld(
     recommend(estimate)!,
     bindingRps(estimate)!,
-    async (rec, { durationS: plannedS = HORIZON_S, cut }) => {
+    async (rec, { durationS: plannedS = HORIZON_S, cut, restAtLeastS = 0 }) => {
       // As the stage does: a span the rounds so far identified lengthens this round (roundLengthS).
       const longest = withIdentifiedWindow(longestKnownWindow(estimate), stack.verdict());
       const durationS = roundLengthS(plannedS, longest, MAX_ROUND_S);
-      const startS = nowS + Math.max(SETTLE_S, stack.restS(nowS));
+      const startS = nowS + Math.max(SETTLE_S, stack.restS(nowS), restAtLeastS);
       const proof = asK6
         ? virtualK6Round(limiter, rec, poolOf(rec, busy?.poolS), startS, durationS, random, cut, busy?.oversleepS)
         : virtualProofRound(limiter, rec.target_rps, startS, durationS, cut);
@@ -119,6 +119,7 @@ export async function sizeTimed(
       identifiedRps: stack.identifiedRps,
       cutAfterRefusalsS: cutAfterRefusalsS(maxWindowS),
       edgeless: edgelessBehind(estimate.limiter),
+      shutRestS: HORIZON_S / 2,
     },
   );
   return { estimate, outcome, rounds, endS: nowS, identified: stack.verdict() };
