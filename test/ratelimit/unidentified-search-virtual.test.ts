@@ -149,6 +149,31 @@ function asTheStageReports(
   return { result, proving, untested: searchUntested(`/introspect: ${why}`, result, proving) };
 }
 
+/** A stack of limits searched, as a silent service that sends Retry-After: the search and its rounds, said for an assertion. */
+async function searchedStack(stack: LimiterSet) {
+  const run = await searched({ seed: 3, limiter: () => fromModel(stack), retryAfter: true });
+  const rounds = run.outcome!.rounds;
+  const context = JSON.stringify({
+    rounds: rounds.map((r) => [r.target_rps, r.verdict, r.rate_429, r.refusals_began_s, r.after_quota_rps, r.scout_s]),
+    endS: run.endS,
+  });
+  return { ...run, rounds, context };
+}
+
+/** The policy given between `lowRps` and the truth, no sustained rate above it, within `withinS` of the probe when given. */
+function expectGivenWithin(
+  run: Awaited<ReturnType<typeof searchedStack>>,
+  lowRps: number,
+  trueRps: number,
+  withinS?: number,
+) {
+  const given = run.outcome!.proven?.target_rps;
+  expect(given, run.context).toBeGreaterThanOrEqual(lowRps);
+  expect(given, run.context).toBeLessThanOrEqual(trueRps);
+  expect(run.result!.sustained_rps, run.context).toBeLessThanOrEqual(trueRps);
+  if (withinS !== undefined) expect(run.endS! - run.estimate.duration_s, run.context).toBeLessThan(withinS);
+}
+
 /** A run's report around the stage's section: the fixture's checks, the search's result, and what it left untested. */
 function reportOf(result: RateLimitResult, untested: string | null): Report {
   const fixture = loadFixture('pass');
@@ -328,21 +353,9 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
       { kind: 'sliding-counter', limit: 30, window_s: 1, phase_s: 0, counts_refused: false },
       { kind: 'sliding-counter', limit: 600, window_s: 60, phase_s: 0, counts_refused: false },
     ];
-    const { estimate, outcome, result, endS } = await searched({
-      seed: 3,
-      limiter: () => fromModel(stack),
-      retryAfter: true,
-    });
-    const context = JSON.stringify({
-      rounds: outcome?.rounds.map((r) => [r.target_rps, r.verdict, r.rate_429, r.after_quota_rps]),
-      endS,
-    });
-    expect(estimate.limiter, context).toBeNull();
-    const given = outcome!.proven?.target_rps;
-    expect(given, context).toBeGreaterThanOrEqual(7.5);
-    expect(given, context).toBeLessThanOrEqual(10);
-    expect(result!.sustained_rps, context).toBeLessThanOrEqual(10);
-    expect(endS! - estimate.duration_s, context).toBeLessThan(300);
+    const searchedIt = await searchedStack(stack);
+    expect(searchedIt.estimate.limiter, searchedIt.context).toBeNull();
+    expectGivenWithin(searchedIt, 7.5, 10, 300);
   });
 
   // A counter of 20 per 1 s and a fixed window of 300 per 60 s (true 5 req/s): the first scout, at
@@ -355,24 +368,12 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
       { kind: 'sliding-counter', limit: 20, window_s: 1, phase_s: 0, counts_refused: false },
       { kind: 'fixed-window', limit: 300, window_s: 60, phase_s: 23, counts_refused: false },
     ];
-    const { outcome, result, endS, estimate } = await searched({
-      seed: 3,
-      limiter: () => fromModel(stack),
-      retryAfter: true,
-    });
-    const rounds = outcome!.rounds;
-    const context = JSON.stringify({
-      rounds: rounds.map((r) => [r.target_rps, r.verdict, r.rate_429, r.refusals_began_s]),
-      endS,
-    });
+    const searchedIt = await searchedStack(stack);
+    const { rounds, context } = searchedIt;
     expect(rounds[1], context).toMatchObject({ target_rps: 2, verdict: 'fails', refusals_began_s: 0 });
     expect(rounds[2], context).toMatchObject({ target_rps: 2, verdict: 'holds' });
-    expect(rounds[2]!.why, context).toBeDefined();
-    const given = outcome!.proven?.target_rps;
-    expect(given, context).toBeGreaterThan(2);
-    expect(given, context).toBeLessThanOrEqual(5);
-    expect(result!.sustained_rps, context).toBeLessThanOrEqual(5);
-    expect(endS! - estimate.duration_s, context).toBeLessThan(300);
+    // Sized above the shut round's rate, never above the truth (3.4 of 5 on this seed, 68 %).
+    expectGivenWithin(searchedIt, 2.01, 5, 300);
   });
 
   // Two buckets, 50 per second and 5 with a burst of 100 (true 5 req/s): 10 s scouts hold at 5.7 and
@@ -384,22 +385,15 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
       { kind: 'bucket', rate_rps: 50, burst: 50 },
       { kind: 'bucket', rate_rps: 5, burst: 100 },
     ];
-    const { outcome, result, endS } = await searched({ seed: 3, limiter: () => fromModel(stack), retryAfter: true });
-    const rounds = outcome!.rounds;
-    const context = JSON.stringify({
-      rounds: rounds.map((r) => [r.target_rps, r.verdict, r.scout_s, r.after_quota_rps]),
-      endS,
-    });
+    const searchedIt = await searchedStack(stack);
+    const { rounds, context } = searchedIt;
     const full = rounds.filter((r) => r.scout_s === undefined);
     expect(full.at(-1), context).toMatchObject({ verdict: 'holds' });
     expect(
       full.slice(0, -1).every((r) => r.verdict === 'fails'),
       context,
     ).toBe(true);
-    const given = outcome!.proven?.target_rps;
-    expect(given, context).toBeGreaterThanOrEqual(3.75);
-    expect(given, context).toBeLessThanOrEqual(5);
-    expect(result!.sustained_rps, context).toBeLessThanOrEqual(5);
+    expectGivenWithin(searchedIt, 3.75, 5);
   });
 
   it('a limit announced and not verified bounds the search: it starts 20 % below it and never climbs to it', async () => {
