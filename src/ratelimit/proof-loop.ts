@@ -20,7 +20,7 @@ import {
   targetRate,
   type RecommendInput,
 } from './recommend.js';
-import { inconclusiveRound, planRound, unprovenBy, type ProofReach } from './proof-reach.js';
+import { inconclusiveRound, planRound, shutRound, unprovenBy, type ProofReach } from './proof-reach.js';
 import type { ProofUnproven } from '../report/model.js';
 import type { Estimate, Proof, Recommendation } from './types.js';
 import type { LimiterModel } from './limiters/index.js';
@@ -113,7 +113,7 @@ function withShutRetry(
   return async (rec, plan) => {
     const proof = await runProof(rec, { ...plan, round: plan.round + after });
     if (!restS || plan.round !== 1 || proof === null || !shutThroughout(proof)) return proof;
-    rounds.push(proofRound(rec, proof));
+    rounds.push(shutRound(proofRound(rec, proof), restS));
     after = 1;
     const why = `${rec.target_rps} req/s again after ${restS} s at rest: the first round let nothing through from its start, as a longer window the probe spent refuses every rate until it turns`;
     return runProof(retried(rec, proof, rec.target_rps, why), { ...plan, round: 2, restAtLeastS: restS });

@@ -70,6 +70,19 @@ export function planRound(targetRps: number, reach: ProofReach, drained: boolean
   return { durationS, startBurst, reaches: targetRps * durationS >= REACH_OVER_BURST * startBurst, neededS };
 }
 
+/**
+ * A round refused from its start by a window the rounds before (or the probe) left spent, run again
+ * after `restS` at rest: in the table as it ran, marked so nothing takes it for a refusal of its
+ * rate (a search held 3.8 req/s after one at 2 and said "the limit lies below 2 req/s").
+ */
+export function shutRound(round: ProofRound, restS: number): ProofRound {
+  return {
+    ...round,
+    verdict: 'inconclusive',
+    why: `${round.why}, but from its start, as by a window the rounds before left spent: it proves nothing about the rate, and ran again after ${restS} s at rest`,
+  };
+}
+
 /** A round that held within the burst: in the table as it ran, marked so nothing takes it for a hold. */
 export function inconclusiveRound(round: ProofRound, plan: RoundPlan, targetRps: number): ProofRound {
   const sent = Math.round(targetRps * plan.durationS);

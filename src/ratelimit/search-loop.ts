@@ -22,7 +22,7 @@ import {
   type RoundToRun,
   type Standing,
 } from './proof-loop.js';
-import { inconclusiveRound, planRound, unprovenBy, type ProofReach } from './proof-reach.js';
+import { inconclusiveRound, planRound, shutRound, unprovenBy, type ProofReach } from './proof-reach.js';
 import { HEADROOM, roundedRate } from './recommend.js';
 import type { ProofRound } from '../report/model.js';
 import type { Proof, Recommendation } from './types.js';
@@ -197,7 +197,12 @@ export async function searchUntilHeld(
     const again: RestedRetry | null =
       !s.rested && scoutHeld === null ? restedRetry(rec, proof, options.reach.roundS) : null;
     // A round refused by a shut window is no refusal of its rate.
-    if (again) [s.rested, s.restS, s.failedRps, s.failedProof] = [true, again.restS, ...failedBefore];
+    if (again) {
+      [s.rested, s.restS, s.failedRps, s.failedProof] = [true, again.restS, ...failedBefore];
+      s.rounds[s.rounds.length - 1] = shutRound(s.rounds.at(-1)!, again.restS);
+      // Nor is it one of the scouts: they climb from the retry as they would have from it.
+      n--;
+    }
     rec = again?.rec ?? sized(nextScout(rec, proof, scoutHeld?.rec ?? null, s.failedRps ?? topRps, topRps));
   }
   if (scoutS === null) return outcome(false, scoutHeld);

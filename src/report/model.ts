@@ -341,7 +341,11 @@ export interface ProofRound {
    * sustained rate. Absent: the round ran the horizon (or was cut short once it failed).
    */
   scout_s?: number;
-  /** `inconclusive`: it held, but offered no more than the burst it started with, so it proves nothing about the rate. */
+  /**
+   * `inconclusive`: it held, but offered no more than the burst it started with; or it was refused
+   * from its start by a window left spent, and ran again after a rest. Either way it proves nothing
+   * about the rate.
+   */
   verdict: 'holds' | 'fails' | 'inconclusive';
   why: string;
 }

@@ -18,7 +18,8 @@ describe("HAProxy's 1 s and 60 s tables counting every request, the minute fille
   it('the first round, shut throughout, runs again after half the horizon at rest; a policy within 75–100 % of 10 req/s is proven', async () => {
     const { outcome, rounds } = await sizeTimed(TABLES);
     const context = JSON.stringify({ rounds, proofs: outcome.rounds });
-    expect(outcome.rounds[0], context).toMatchObject({ verdict: 'fails', goodput_rps: 0, refusals_began_s: 0 });
+    // In the table as it ran, marked as proving nothing of its rate.
+    expect(outcome.rounds[0], context).toMatchObject({ verdict: 'inconclusive', goodput_rps: 0, refusals_began_s: 0 });
     expect(rounds[1]!.rps, context).toBe(rounds[0]!.rps);
     expect(rounds[1]!.startS - (rounds[0]!.startS + rounds[0]!.ranS), context).toBeGreaterThanOrEqual(HORIZON_S / 2);
     const given = outcome.proven?.target_rps;
