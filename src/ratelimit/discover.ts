@@ -132,18 +132,10 @@ const BUCKET_PRECISION = 0.05;
  */
 const RATE_PRECISION = 0.1;
 
-/**
- * The shortest span of saturated acceptances a rate may stand on without a kind: the stream's
- * shortest window. A precision read off a fraction of a second across a jittered network claims
- * more than it holds: a bucket of 50/s behind 50 ± 10 ms read 44.37 req/s "to ±6 %" off 305
- * acceptances over 0.3 s (CI land29), 11 % low, and headed the report with no search.
- */
-const STAND_SPAN_S = DISCOVER_DEFAULTS.minWindowS;
-
 /** What a bucket's trickle read too loosely for a bucket says: its rate stands, or nothing does. */
-export function unsizedBucketNote(precision: number, spanS: number): string {
-  const known = `a bucket's trickle, but its rate is known to ±${round(precision * 100, 1)} % only, over ${round(spanS, 1)} s`;
-  return precision <= RATE_PRECISION && spanS >= STAND_SPAN_S
+function unsizedBucketNote(precision: number): string {
+  const known = `a bucket's trickle, but its rate is known to ±${round(precision * 100, 1)} % only`;
+  return precision <= RATE_PRECISION
     ? `no limiter claimed: ${known} (a bucket is claimed within ±${BUCKET_PRECISION * 100} %); the rate stands within ±${RATE_PRECISION * 100} %, and the proof checks it`
     : `${NOT_IDENTIFIED}${known}`;
 }
@@ -465,7 +457,7 @@ async function bucketPath(
   const identified = limiter
     ? [`identified: ${describeLimiter(limiter)}`]
     : unsized
-      ? [unsizedBucketNote(fit.precision, fit.spanS)]
+      ? [unsizedBucketNote(fit.precision)]
       : [];
   return estimateOf(probe, stream, figures, retryAfter, [
     ...identified,
