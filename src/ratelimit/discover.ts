@@ -132,12 +132,28 @@ const BUCKET_PRECISION = 0.05;
  */
 const RATE_PRECISION = 0.1;
 
-/** What a bucket's trickle read too loosely for a bucket says: its rate stands, or nothing does. */
-function unsizedBucketNote(precision: number): string {
-  const known = `a bucket's trickle, but its rate is known to ±${round(precision * 100, 1)} % only`;
-  return precision <= RATE_PRECISION
+/**
+ * The shortest span of saturated acceptances a rate may stand on without a kind: the stream's
+ * shortest window. A precision read off a fraction of a second across a jittered network claims
+ * more than it holds: a bucket of 50/s behind 50 ± 10 ms read 44.37 req/s "to ±6 %" off 305
+ * acceptances over 0.3 s (CI land29), 11 % low, and headed the report with no search.
+ */
+const STAND_SPAN_S = DISCOVER_DEFAULTS.minWindowS;
+
+/** Whether a bucket's trickle read too loosely for a bucket still gives a rate: precise enough, over long enough. */
+export const unsizedRateStands = (fit: { precision: number; spanS: number }): boolean =>
+  fit.precision <= RATE_PRECISION && fit.spanS >= STAND_SPAN_S;
+
+/**
+ * What a bucket's trickle read too loosely for a bucket says: its rate stands, or it is not
+ * reported (the estimate carries no rate, so the stage's paced k6 rounds search for the one that
+ * holds, rate-bracket.ts).
+ */
+export function unsizedBucketNote(fit: { precision: number; spanS: number; rps: number }): string {
+  const known = `a bucket's trickle, but its rate is known to ±${round(fit.precision * 100, 1)} % only, over ${round(fit.spanS, 1)} s`;
+  return unsizedRateStands(fit)
     ? `no limiter claimed: ${known} (a bucket is claimed within ±${BUCKET_PRECISION * 100} %); the rate stands within ±${RATE_PRECISION * 100} %, and the proof checks it`
-    : `${NOT_IDENTIFIED}${known}`;
+    : `${NOT_IDENTIFIED}${known} (a rate stands within ±${RATE_PRECISION * 100} % over ${STAND_SPAN_S} s or more): its ${round(fit.rps, 2)} req/s is not reported`;
 }
 
 export async function discover(opts: DiscoverOptions): Promise<Estimate> {
@@ -442,23 +458,21 @@ async function bucketPath(
     (sustained !== null && idle.burst !== null && !unsized
       ? { kind: 'bucket', rate_rps: round(sustained, 2), burst: idle.burst }
       : null);
+  // A loose reading that does not stand is no figure: the stage searches for the rate instead.
+  const rate = unsized && !unsizedRateStands(fit) ? null : sustained;
   const figures: Figures = {
-    sustained_rps: sustained === null ? null : round(sustained, 2),
-    sustained_precision: fit === null ? null : round(fit.precision, 4),
+    sustained_rps: rate === null ? null : round(rate, 2),
+    sustained_precision: rate === null || fit === null ? null : round(fit.precision, 4),
     burst: idle.burst,
     burst_from_idle: idle.fromIdle,
     ...(idle.passed !== null ? { burst_passed: idle.passed } : {}),
     recovery_s: recovery === null ? null : round(recovery, 3),
-    refill_s: idle.burst !== null && sustained !== null && sustained > 0 ? round(idle.burst / sustained, 2) : null,
+    refill_s: idle.burst !== null && rate !== null && rate > 0 ? round(idle.burst / rate, 2) : null,
     scope: scope.scope,
     limiter,
     limiter_evidence: [...(shape ? [shape.evidence] : []), ...(queue ? [queue.evidence] : [])],
   };
-  const identified = limiter
-    ? [`identified: ${describeLimiter(limiter)}`]
-    : unsized
-      ? [unsizedBucketNote(fit.precision)]
-      : [];
+  const identified = limiter ? [`identified: ${describeLimiter(limiter)}`] : unsized ? [unsizedBucketNote(fit)] : [];
   return estimateOf(probe, stream, figures, retryAfter, [
     ...identified,
     ...idle.notes,
@@ -889,7 +903,9 @@ function estimateOf(
       `answers took about ${round(probe.latencyMs() / 1000, 2)} s: at most ${probe.maxInFlight} requests in flight offer about ${round(reachableRps(probe.maxInFlight, probe.latencyMs()), 1)} req/s, below max_rps (${probe.maxRps}); a limit above that rate was not tested`,
     );
   // Judged on what the probe read, before the evidence rule: latency-bound timings are the reason there is too little evidence.
-  const slow = latencyBound(stream.latencyP95Ms, claimed.sustained_rps, claimed.limiter);
+  // A reading too loose to report (unsizedRateStands) still times the admissions against the answers.
+  const read = claimed.sustained_rps ?? stream.measured?.sustained ?? null;
+  const slow = latencyBound(stream.latencyP95Ms, read, claimed.limiter);
   if (slow) notes.unshift(`not tested: ${slow}`);
   if (refusals.unreadableRetryAfter)
     notes.push(
