@@ -35,6 +35,10 @@ import type { LimiterModel } from './limiters/index.js';
  */
 export const PROOF_PROMISE = { max_rate_429: 0.01, max_lost: 0, max_dropped: 0.01 } as const;
 
+/** The rounds that refuted a claim: refused beyond the promise (lost calls alone blame the backoff, not the limit). */
+export const refutingRounds = <R extends Pick<ProofRound, 'verdict' | 'rate_429'>>(rounds: readonly R[]): R[] =>
+  rounds.filter((r) => r.verdict === 'fails' && r.rate_429 > PROOF_PROMISE.max_rate_429);
+
 /**
  * At most this many proof runs: each costs the proof's horizon plus a refill, and a limit that keeps
  * moving is not one to size. Four let a first guess that failed, a low end that held and two

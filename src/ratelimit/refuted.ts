@@ -5,18 +5,16 @@
 // floor a client can rely on) and what each round saw. Pure: the estimate in, the estimate the
 // report may carry out.
 
-import { QUOTA_AFTER_S } from './proof-loop.js';
 import type { AdvertisedLimit, ProofRound } from '../report/model.js';
 import { describeLimiter, sustainedRate, type LimiterModel, type LimiterSet } from './limiters/index.js';
 import { NOT_IDENTIFIED } from './evidence.js';
 import { burstNoteWithoutRefill } from './probe/idle-burst.js';
-import { PROOF_PROMISE } from './proof-loop.js';
+import { QUOTA_AFTER_S, refutingRounds } from './proof-loop.js';
+import { lastsS, lineText, quotaLine, type QuotaLine } from './quota-line.js';
 import { announcedSlack, type StackVerdict } from './stacked-inference.js';
 import type { Estimate, Recommendation } from './types.js';
 
-/** The rounds that refuted the reading: refused beyond the promise (lost calls alone blame the backoff, not the limit). */
-export const refutingRounds = (rounds: readonly ProofRound[]): ProofRound[] =>
-  rounds.filter((r) => r.verdict === 'fails' && r.rate_429 > PROOF_PROMISE.max_rate_429);
+export { refutingRounds } from './proof-loop.js';
 
 /**
  * The lowest rate a failed round's limit let through once a quota was spent: a hold above it held
@@ -114,9 +112,13 @@ export function withoutRefuted(
         `round ${i + 1} at ${r.target_rps} req/s: ${(r.rate_429 * 100).toFixed(1)} % 429, ${r.verdict}${r.scout_s !== undefined ? ` (a ${r.scout_s} s scout)` : ''}`,
     )
     .join('; ');
-  const headline = headlineHeldRps(rounds, held, ceiling);
+  const bracketed = headlineHeldRps(rounds, held, ceiling);
+  // A search's hold on what the limit stored gives way to the refill its refused rounds lie on (quota-line.ts).
+  const line = searched && bracketed !== null ? quotaLine(rounds) : null;
+  const onLine = line !== null && line.refill_rps < bracketed! ? line : null;
+  const headline = onLine ? onLine.refill_rps : bracketed;
   const verdict = searched
-    ? searchVerdict(refutedBy, held, headline, saw)
+    ? searchVerdict(refutedBy, held, headline, saw, onLine)
     : held === null
       ? `${NOT_IDENTIFIED}the probe's reading of the limiter was refuted by k6 proofs at ${refutedBy}, and no rate held (${saw}); it is not reported`
       : headline === null
@@ -185,13 +187,21 @@ const refusedAtOrBelow = (rps: number, refuting: readonly ProofRound[]): ProofRo
  * What paced rounds that searched for the rate of a limiter not identified showed (rate-bracket.ts):
  * no reading to refute, only the rates refused and the highest that held.
  */
-function searchVerdict(refutedBy: string, held: number | null, headline: number | null, saw: string): string {
+function searchVerdict(
+  refutedBy: string,
+  held: number | null,
+  headline: number | null,
+  saw: string,
+  line: QuotaLine | null,
+): string {
   const found =
     held === null
       ? 'no rate held'
       : headline === null
         ? `${held} req/s held over the proof's horizon, a floor more than ${HELD_BRACKET_RATIO} times below the lowest rate refused, so the sustained rate lies between them, not measured`
-        : `the sustained rate is the highest that held over the proof's horizon, ${held} req/s, a floor`;
+        : line
+          ? `${held} req/s held over the proof's horizon, on what the limit stored: ${lineText(line)}, so a client paced at ${held} req/s is refused after about ${Math.round(lastsS(line, held))} s; the sustained rate is that refill, ${line.refill_rps} req/s`
+          : `the sustained rate is the highest that held over the proof's horizon, ${held} req/s, a floor`;
   return `${NOT_IDENTIFIED}no kind explains what the probe saw; paced k6 rounds were refused at ${refutedBy}, and ${found} (${saw})`;
 }
 

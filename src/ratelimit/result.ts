@@ -278,7 +278,7 @@ export function summaryLines(r: RateLimitResult): string[] {
   // No kind named, and why the sustained rate stands all the same.
   else if (r.sustained_held)
     lines.push(
-      '  limiter: not identified; the sustained rate is the highest that paced k6 rounds held (see the notes)',
+      `  limiter: not identified; the sustained rate is ${r.sustained_held.quota_line ? 'the refill the rounds refused after a quota lie on, below the highest that paced k6 rounds held' : 'the highest that paced k6 rounds held'} (see the notes)`,
     );
   if (r.advertised) lines.push(`  advertised: ${advertisedText(r.advertised)}`);
   if (r.proof_horizon) lines.push(`  horizon: ${horizonText(r.proof_horizon, r.proof_unproven)}`);

@@ -297,6 +297,12 @@ export interface SustainedAnnounced {
 export interface SustainedHeld {
   held_s: number;
   refused_rps: number | null;
+  /**
+   * The refused rounds' quotas lie on a line below the rate that held (ratelimit/quota-line.ts):
+   * a round at `held_rps` held `held_s` on what the limit stored (`stored` requests), and refills
+   * at `refill_rps`, the rate a client running longer meets; `sustained_rps` is then the refill.
+   */
+  quota_line?: { held_rps: number; stored: number; refill_rps: number };
 }
 
 /**

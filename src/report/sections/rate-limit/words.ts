@@ -55,7 +55,12 @@ export function heldText(h: SustainedHeld, rate: (rps: number) => string = forma
     h.refused_rps === null
       ? 'no round above it was refused'
       : `the limit lies below ${rate(h.refused_rps)}, where a round was refused`;
-  return `held for ${formatNumber(h.held_s, Number.isInteger(h.held_s) ? 0 : 1)} s by paced k6 rounds, the limiter not identified; ${above}`;
+  const heldFor = `${formatNumber(h.held_s, Number.isInteger(h.held_s) ? 0 : 1)} s`;
+  const line = h.quota_line;
+  // Rounds above were refused after a quota (the line's points), whatever share of 429s they saw.
+  if (line)
+    return `the refill the refused rounds' quotas lie on (${formatNumber(line.stored, 0)} stored + ${rate(line.refill_rps)}): ${rate(line.held_rps)} held for ${heldFor} by paced k6 rounds on what the limit stored, refused after about ${formatNumber(line.stored / (line.held_rps - line.refill_rps), 0)} s by a client running longer; the limiter not identified`;
+  return `held for ${heldFor} by paced k6 rounds, the limiter not identified; ${above}`;
 }
 
 /**
