@@ -82,6 +82,7 @@ export function toRateLimitResult(
     ratelimit_headers,
     replay_timeline,
     rate_bracket,
+    out_of_time,
     advertised,
     ...measured
   } = estimate;

@@ -106,6 +106,12 @@ export interface EstimateWorkings {
    * says it in words (the search's first policy and its notes), not as a figure of its own.
    */
   rate_bracket?: RateBracket;
+  /**
+   * The probe stopped only because its time ran out (the cap, or a next step that would pass it):
+   * a search's rounds rest on their own evidence, not on the figures a longer probe would have read,
+   * so it still runs (src/stages/rate-limit.ts). Absent otherwise.
+   */
+  out_of_time?: true;
 }
 
 /** The report's recommendation, with its reasoning. */

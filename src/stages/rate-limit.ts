@@ -51,7 +51,7 @@ import {
   toRateLimitResult,
   type Proving,
 } from '../ratelimit/result.js';
-import type { Estimate, Proof, Recommendation } from '../ratelimit/types.js';
+import type { Estimate, Proof, RateBracket, Recommendation } from '../ratelimit/types.js';
 import { businessForLoad, businessOfRateLimit, refuseProductionLoad } from '../runner/production-load.js';
 import { isProduction } from '../config/target.js';
 import { productionGateFor } from '../runner/context.js';
@@ -244,7 +244,8 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
       const countK6Requests = (n: number) => {
         if (isProduction(target)) on.productionGate?.addK6Requests(n);
       };
-      if (recommendation && proofS > 0 && !signal.aborted && estimate.partial) {
+      const guessed = partialGuess(estimate, bracket);
+      if (recommendation && proofS > 0 && !signal.aborted && guessed) {
         // Said, so a reader of the policy knows why it carries "not proven": a partial estimate is
         // no ground to load the service with a proof of it.
         proofNotes.push(
@@ -252,7 +253,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
         );
       }
       const unpaced = recommendation ? belowK6Pace(recommendation.target_rps) : null;
-      if (recommendation && proofS > 0 && !signal.aborted && !estimate.partial && unpaced !== null) {
+      if (recommendation && proofS > 0 && !signal.aborted && !guessed && unpaced !== null) {
         // Not a failure of the service, and not a proof: said, so the policy carries "not proven".
         proofNotes.push(`proof not run: ${unpaced}`);
         io.untested('rate_limit', `proof not run: ${unpaced}`);
@@ -263,11 +264,11 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
       // `run` treats a limit announced past its probe ("announced, not proven": recommendation
       // null, and how to size it): a policy flagged but still given is the figure a client adopts.
       const shutPast = bracket && shortRounds ? shutPastProof(bracket, proofS) : null;
-      if (recommendation && proofS > 0 && !signal.aborted && !estimate.partial && unpaced === null && shutPast) {
+      if (recommendation && proofS > 0 && !signal.aborted && !guessed && unpaced === null && shutPast) {
         proofNotes.push(`proof not run: ${shutPast}`);
         io.progress(`rate limit: ${shutPast}`);
       }
-      if (recommendation && proofS > 0 && !signal.aborted && !estimate.partial && unpaced === null && !shutPast) {
+      if (recommendation && proofS > 0 && !signal.aborted && !guessed && unpaced === null && !shutPast) {
         located = await k6AndBundles();
         if (typeof located === 'string') {
           // The proof was asked for: a policy nobody could prove must not pass as a proven one.
@@ -642,3 +643,14 @@ export function heldRoundS(
   });
   return best === null ? null : (lengths[best] ?? null);
 }
+
+/**
+ * Whether the policy rests on a partial estimate's figures, no ground to load the service with a
+ * proof of them. A search's rounds rest on their own evidence, so a probe that only ran out of time
+ * still brackets one (a bucket of 100 and a window of 200 per 10 s: the probe's 60 s ran out before
+ * it told them apart, and no search ran: not tested, bench 1 Dec).
+ */
+export const partialGuess = (
+  estimate: Pick<Estimate, 'partial' | 'out_of_time'>,
+  bracket: RateBracket | undefined,
+): boolean => estimate.partial && !(bracket !== undefined && estimate.out_of_time === true);

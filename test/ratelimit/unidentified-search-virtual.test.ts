@@ -15,7 +15,7 @@ import { searchBurst, searchSaid, searchStart, searchTop } from '../../src/ratel
 import { refutingRounds, withoutRefuted } from '../../src/ratelimit/refuted.js';
 import { standingAfterProof, summaryLines, toRateLimitResult, type Proving } from '../../src/ratelimit/result.js';
 import { sizeFleet } from '../../src/ratelimit/fleet/size.js';
-import { heldRoundS, searchUntested } from '../../src/stages/rate-limit.js';
+import { heldRoundS, partialGuess, searchUntested } from '../../src/stages/rate-limit.js';
 import { provingVerdict } from '../../src/ratelimit/proof-reach.js';
 import { longestKnownWindow, proofHorizon, withShutSpan } from '../../src/ratelimit/horizon.js';
 import type { ProofLoopOutcome } from '../../src/ratelimit/proof-loop.js';
@@ -412,6 +412,38 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     ).toBe(true);
     expectGivenWithin(searchedIt, 3.75, 5);
   });
+
+  // The bench's stacked row (1 Dec): the probe's 60 s ran out before it told the 10 s window from
+  // the bucket ("not identified … shut until an edge"), and the stage, taking the estimate for a
+  // partial guess, ran no search: not tested. The search rests on its own rounds, so it runs.
+  it.each([1, 2])(
+    'a bucket of 100 and a fixed window of 200 per 10 s, silent, the probe out of time, seed %i: searched within 75–100 % of 20 req/s',
+    async (seed) => {
+      const stack: LimiterSet = [
+        { kind: 'bucket', rate_rps: 100, burst: 100 },
+        { kind: 'fixed-window', limit: 200, window_s: 10, phase_s: 0, counts_refused: false },
+      ];
+      const run = await searched({ seed, limiter: () => fromModel(stack), capS: 60 });
+      const context = JSON.stringify({
+        notes: run.estimate.notes,
+        rounds: run.outcome?.rounds.map((r) => [r.target_rps, r.verdict, r.rate_429, r.refusals_began_s, r.scout_s]),
+        endS: run.endS,
+      });
+      expect(run.estimate.partial, context).toBe(true);
+      expect(run.estimate.out_of_time, context).toBe(true);
+      expect(run.bracket, context).toBeDefined();
+      // The stage runs the search (src/stages/rate-limit.ts), not "proof not run: the estimate is partial".
+      expect(partialGuess(run.estimate, run.bracket), context).toBe(false);
+      // A probe stopped for want of requests, or interrupted, stays a partial guess: nothing runs on it.
+      expect(partialGuess({ partial: true }, run.bracket), context).toBe(true);
+      expect(partialGuess(run.estimate, undefined), context).toBe(true);
+      const given = run.outcome!.proven?.target_rps;
+      expect(given, context).toBeGreaterThanOrEqual(0.75 * 20);
+      expect(given, context).toBeLessThanOrEqual(20);
+      expect(run.result!.sustained_rps, context).toBeLessThanOrEqual(20);
+      expect(run.untested, context).toBeNull();
+    },
+  );
 
   it('a limit announced and not verified bounds the search: it starts 20 % below it and never climbs to it', async () => {
     const { estimate } = await searched({ seed: 1 });
