@@ -210,6 +210,29 @@ describe('the stream reducer', () => {
     expect(atCeiling.rate).toBe(100);
   });
 
+  // A window counter met above its rate lets its quota through at each edge, then refuses all: the
+  // quota's spell is no offer below the limit (a bucket of 100 and a window of 200 per 10 s: raised
+  // 1.5× at each edge to 149 req/s, 100 % refused for 7 s of every 10, 3000 requests spent, 1 Dec).
+  it('does not raise the rate when the quiet spell follows a shut window: it is the next quota, not a low offer', () => {
+    const base: StreamState = { ...initialStream(SETTINGS), stage: 'window', rate: 44, roughRate: 35 };
+    const every = (fromMs: number, toMs: number, answer: Answer) =>
+      Array.from({ length: Math.floor(((toMs - fromMs) * 44) / 1000) }, (_, i) =>
+        sample(fromMs + (i * 1000) / 44, answer, 'window'),
+      );
+    // Shut until the edge at 7 s, then the quota passes for 4.5 s.
+    const shut = reduceAll(base, every(0, 7_000, 'limited'));
+    const quota = reduceAll(shut, every(7_000, 11_500, 'accepted'));
+    expect(quota.rate).toBe(44);
+    expect(quota.raised).toBe(false);
+    expect(quota.window.refused).toBeGreaterThan(quota.window.accepted);
+    // The same quiet spell after refusals interleaved (a bucket a little above its rate, the offer
+    // then fallen below it): raised, as before.
+    const sparse = reduceAll(base, [sample(0, 'limited', 'window'), ...every(10, 2_000, 'accepted')]);
+    const quiet = reduceAll(sparse, every(2_000, 4_500, 'accepted'));
+    expect(quiet.rate).toBeGreaterThan(44);
+    expect(quiet.raised).toBe(true);
+  });
+
   it('reads only the complete part of the series for the rough rate: answers arrive out of order', () => {
     const { samples } = run(gcra(20, 5));
     // The answers up to the one that settled the rough rate (the last answer sent in the pilot).
