@@ -71,9 +71,24 @@ export function quotaLine(
   };
 }
 
+/**
+ * The rounds' line when it binds below `heldRps`, the highest rate a round held: that hold lasted on
+ * what the limit stored, and the refill is the rate a client running longer meets. Null when there
+ * is no line, or its refill is at or above the hold (nothing held above it to correct).
+ */
+export function lineBelow(rounds: Parameters<typeof quotaLine>[0], heldRps: number | null): QuotaLine | null {
+  if (heldRps === null) return null;
+  const line = quotaLine(rounds);
+  return line !== null && line.refill_rps < heldRps ? line : null;
+}
+
 /** How long a client paced at `rps` lasts on the line's store before its first refusal, seconds (Infinity at or below its refill). */
-export const lastsS = (line: QuotaLine, rps: number): number =>
+const lastsS = (line: QuotaLine, rps: number): number =>
   rps <= line.refill_rps ? Infinity : line.stored / (rps - line.refill_rps);
+
+/** A hold on the store in words: "on what the limit stored: rounds 3 and 4, …, so a client paced at 55 req/s is refused after about 9 s". */
+export const heldOnStoreText = (line: QuotaLine, heldRps: number): string =>
+  `on what the limit stored: ${lineText(line)}, so a client paced at ${heldRps} req/s is refused after about ${Math.round(lastsS(line, heldRps))} s`;
 
 /** The line in words: "rounds 3 and 4, refused after about 190 and 272 requests, lie on 52 stored + 49.2 req/s". */
 export function lineText(line: QuotaLine): string {

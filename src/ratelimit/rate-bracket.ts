@@ -12,7 +12,7 @@ import type { Estimate, RateBracket, Recommendation, Sample } from './types.js';
 import type { ProofHorizon, ProofRound, SustainedHeld } from '../report/model.js';
 import { SEARCH_HEADROOM } from './search-loop.js';
 import { headlineHeldRps, heldRps, lowestRefutingRps } from './refuted.js';
-import { lineText, quotaLine } from './quota-line.js';
+import { lineBelow, lineText } from './quota-line.js';
 
 /**
  * The bracket from the probe's samples, or null when the drain was never refused (nothing to
@@ -109,8 +109,8 @@ export function searchSaid(
       ? 'no round above it was refused within the rounds allowed, so the limit may lie well above it'
       : `the limit lies below ${below} req/s, where a round was refused`;
   const head = 'paced search (the limiter was not identified)';
-  const line = best === null ? null : quotaLine(rounds);
-  if (line && best !== null && line.refill_rps < best)
+  const line = lineBelow(rounds, best);
+  if (line)
     return `${head}: ${best} req/s held over the proof's whole horizon on what the limit stored: ${lineText(line)}, the sustained rate a client running longer meets, the policy given ${Math.round(SEARCH_HEADROOM * 100)} % below it; ${where}${scouted}; the limiter's kind is not reported`;
   return best === null
     ? `${head}: no rate held over the proof's whole horizon in ${rounds.length} round${rounds.length === 1 ? '' : 's'}${below !== null ? `; refused down to ${below} req/s` : ''}${scouted}; it began where the probe pointed: ${bracket.why.join('; ')}`
@@ -157,8 +157,8 @@ export function searchHeld(
   if (rps === null || headlineHeldRps(proving.rounds, rps) === null) return null;
   const held = { held_s: proving.horizon.proven_s, refused_rps: lowestRefutingRps(proving.rounds) };
   // A hold on what the limit stored is no rate a client running longer keeps: the refill is (quota-line.ts).
-  const line = quotaLine(proving.rounds);
-  if (line === null || line.refill_rps >= rps) return { rps, held };
+  const line = lineBelow(proving.rounds, rps);
+  if (line === null) return { rps, held };
   const quota_line = { held_rps: rps, stored: line.stored, refill_rps: line.refill_rps };
   return { rps: line.refill_rps, held: { ...held, quota_line } };
 }

@@ -10,7 +10,7 @@ import { describeLimiter, sustainedRate, type LimiterModel, type LimiterSet } fr
 import { NOT_IDENTIFIED } from './evidence.js';
 import { burstNoteWithoutRefill } from './probe/idle-burst.js';
 import { QUOTA_AFTER_S, refutingRounds } from './proof-loop.js';
-import { lastsS, lineText, quotaLine, type QuotaLine } from './quota-line.js';
+import { heldOnStoreText, lineBelow, type QuotaLine } from './quota-line.js';
 import { announcedSlack, type StackVerdict } from './stacked-inference.js';
 import type { Estimate, Recommendation } from './types.js';
 
@@ -114,8 +114,7 @@ export function withoutRefuted(
     .join('; ');
   const bracketed = headlineHeldRps(rounds, held, ceiling);
   // A search's hold on what the limit stored gives way to the refill its refused rounds lie on (quota-line.ts).
-  const line = searched && bracketed !== null ? quotaLine(rounds) : null;
-  const onLine = line !== null && line.refill_rps < bracketed! ? line : null;
+  const onLine = searched ? lineBelow(rounds, bracketed) : null;
   const headline = onLine ? onLine.refill_rps : bracketed;
   const verdict = searched
     ? searchVerdict(refutedBy, held, headline, saw, onLine)
@@ -200,7 +199,7 @@ function searchVerdict(
       : headline === null
         ? `${held} req/s held over the proof's horizon, a floor more than ${HELD_BRACKET_RATIO} times below the lowest rate refused, so the sustained rate lies between them, not measured`
         : line
-          ? `${held} req/s held over the proof's horizon, on what the limit stored: ${lineText(line)}, so a client paced at ${held} req/s is refused after about ${Math.round(lastsS(line, held))} s; the sustained rate is that refill, ${line.refill_rps} req/s`
+          ? `${held} req/s held over the proof's horizon, ${heldOnStoreText(line, held)}; the sustained rate is that refill, ${line.refill_rps} req/s`
           : `the sustained rate is the highest that held over the proof's horizon, ${held} req/s, a floor`;
   return `${NOT_IDENTIFIED}no kind explains what the probe saw; paced k6 rounds were refused at ${refutedBy}, and ${found} (${saw})`;
 }

@@ -24,7 +24,7 @@ import {
 } from './proof-loop.js';
 import { inconclusiveRound, planRound, shutRound, unprovenBy, type ProofReach } from './proof-reach.js';
 import { HEADROOM, roundedRate } from './recommend.js';
-import { lastsS, lineText, quotaLine, type QuotaLine } from './quota-line.js';
+import { heldOnStoreText, lineBelow, type QuotaLine } from './quota-line.js';
 import type { ProofRound } from '../report/model.js';
 import type { Proof, Recommendation } from './types.js';
 
@@ -130,7 +130,9 @@ export async function searchUntilHeld(
   };
   const sized = (r: Recommendation | null) => (r !== null && standing ? sizedAgain(r, standing(s.rounds)) : r);
   const outcome = (cutShort: boolean, held: { rec: Recommendation; proof: Proof } | null = null): ProofLoopOutcome => ({
-    proven: held ? sized(givenOnLine(held, quotaLine(s.rounds)) ?? givenBelow(held.rec, held.proof)) : null,
+    proven: held
+      ? sized(givenOnLine(held, lineBelow(s.rounds, held.rec.target_rps)) ?? givenBelow(held.rec, held.proof))
+      : null,
     rounds: s.rounds,
     lastProof: s.lastProof,
     provenProof: held?.proof ?? null,
@@ -393,18 +395,18 @@ function givenBelow(held: Recommendation, proof: Proof): Recommendation {
 
 /**
  * The policy given when the refused rounds' quotas lie on a line whose refill is below the rate
- * that held (quota-line.ts): that hold lasted on what the limit stored, so the policy sits
+ * that held (quota-line.ts lineBelow): that hold lasted on what the limit stored, so the policy sits
  * SEARCH_HEADROOM below the refill instead. The hold proves it over the horizon (a lower rate), the
- * line past it. Null when there is no line, it does not bind below the hold, or it gives no less.
+ * line past it. Null when there is no such line, or it gives no less.
  */
 function givenOnLine(held: { rec: Recommendation; proof: Proof }, line: QuotaLine | null): Recommendation | null {
-  if (line === null || lastsS(line, held.rec.target_rps) === Infinity) return null;
+  if (line === null) return null;
   const target = roundedRate(line.refill_rps * (1 - SEARCH_HEADROOM));
   if (target >= roundedRate(held.rec.target_rps * (1 - SEARCH_HEADROOM)) || target < MIN_PROOF_RPS) return null;
   return retried(
     held.rec,
     held.proof,
     target,
-    `given at ${target} req/s: ${held.rec.target_rps} req/s held over the proof's whole horizon, but on what the limit stored: ${lineText(line)}, so a client paced at ${held.rec.target_rps} req/s is refused after about ${Math.round(lastsS(line, held.rec.target_rps))} s; ${Math.round(SEARCH_HEADROOM * 100)} % below the refill, so a client paced for hours keeps room for its jitter (the hold proves the lower rate over the horizon)`,
+    `given at ${target} req/s: ${held.rec.target_rps} req/s held over the proof's whole horizon, but ${heldOnStoreText(line, held.rec.target_rps)}; ${Math.round(SEARCH_HEADROOM * 100)} % below the refill, so a client paced for hours keeps room for its jitter (the hold proves the lower rate over the horizon)`,
   );
 }

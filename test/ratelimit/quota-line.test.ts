@@ -3,7 +3,7 @@
 // are too close to slope, or where the points stray from one line.
 
 import { describe, expect, it } from 'vitest';
-import { lastsS, lineText, quotaLine } from '../../src/ratelimit/quota-line.js';
+import { heldOnStoreText, lineBelow, lineText, quotaLine } from '../../src/ratelimit/quota-line.js';
 import type { ProofRound } from '../../src/report/model.js';
 
 type Seen = Pick<ProofRound, 'target_rps' | 'verdict' | 'refusals_began_s'>;
@@ -21,10 +21,13 @@ describe('the line refused rounds lie on', () => {
     expect(line!.refill_rps).toBeCloseTo(49.2, 1);
     expect(line!.stored).toBe(52);
     expect(line!.points.map((p) => p.round)).toEqual([3, 4]);
-    // A client at the 55 that held 5 s lasts about 9 s; at the refill, for ever.
-    expect(lastsS(line!, 55)).toBeGreaterThan(5);
-    expect(lastsS(line!, 55)).toBeLessThan(10);
-    expect(lastsS(line!, 49)).toBe(Infinity);
+    // A client at the 55 that held 5 s lasts about 9 s on the store; a hold at or below the refill
+    // (49) has nothing to correct, nor does a search that held nothing.
+    const rounds = [held(44), held(55), refused(68, 2.795), refused(61, 4.46)];
+    expect(lineBelow(rounds, 55)).toEqual(line);
+    expect(heldOnStoreText(line!, 55)).toMatch(/so a client paced at 55 req\/s is refused after about 9 s$/);
+    expect(lineBelow(rounds, 49)).toBeNull();
+    expect(lineBelow(rounds, null)).toBeNull();
     expect(lineText(line!)).toBe(
       'rounds 3 and 4, refused after about 190 and 272 requests, lie on 52 stored + 49.25 req/s refilled',
     );
