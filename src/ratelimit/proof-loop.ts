@@ -396,9 +396,9 @@ export interface RoundToRun {
   /** When it is cut short once it certainly failed (prove.ts); absent: never. */
   cut?: RoundCutPlan;
   /**
-   * The round before it held, so the limit was not drained (a search's rounds, search-loop.ts):
-   * a client already paced below the limit meets no more of it than one from rest, so no rest is
-   * owed. Absent: the probe or a refused round came before.
+   * The round before it held and left the limit as a new client meets it (a search's rounds,
+   * search-loop.ts: a scout, or a round that outlasted the store), so no rest is owed. Absent: the
+   * probe or a refused round came before, or a hold that may have lived on the store (it drew it down).
    */
   afterHold?: true;
   /**

@@ -29,31 +29,86 @@ export interface QuotaLine {
 const LINE_TOLERANCE = 0.1;
 
 /**
- * The line through the rounds refused after a quota, or null when fewer than two such rounds at
- * different rates were refused at least QUOTA_AFTER_S apart, when they do not lie on one line, or
- * when it does not slope upward below every rate refused (a refill as fast as a refused rate would
- * not have refused it) from a positive store.
+ * A first refusal's count of requests let through is read to within this many either way: the
+ * refused call's own place among the arrivals, and one the network's jitter reordered (toxiproxy's
+ * ± 10 ms at 66 req/s moves about one). It is also the least a point may stray from the line.
  */
-export function quotaLine(
-  rounds: readonly Pick<ProofRound, 'target_rps' | 'verdict' | 'refusals_began_s'>[],
-): QuotaLine | null {
-  // A failed round's first refusal is the evidence, whatever share of 429s followed (a round failed
-  // on the arrivals k6 dropped while its calls waited them out was refused all the same).
-  const points = rounds.flatMap((r, i) =>
-    r.verdict === 'fails' && r.refusals_began_s !== undefined && r.refusals_began_s >= QUOTA_AFTER_S
+const POINT_SLACK = 2;
+
+type Seen = Pick<ProofRound, 'target_rps' | 'verdict' | 'refusals_began_s'>;
+
+/** A line the refused rounds lie on, and how far its refill may be off from their slack alone, req/s. */
+interface Fit {
+  line: QuotaLine;
+  refillErrorRps: number;
+}
+
+/**
+ * The line through the rounds refused after a quota, or null when fewer than two such rounds at
+ * different rates were refused, when they do not lie on one line, when it does not slope upward
+ * below every rate refused (a refill as fast as a refused rate would not have refused it) from a
+ * positive store, or when their first refusals lie too close in time to read its refill within
+ * LINE_TOLERANCE (preciseEnough).
+ */
+export function quotaLine(rounds: readonly Seen[]): QuotaLine | null {
+  const fit = fitLine(rounds);
+  return fit !== null && preciseEnough(fit) ? fit.line : null;
+}
+
+/**
+ * The refill read within LINE_TOLERANCE of itself: two points each POINT_SLACK off, at the ends of
+ * the span of first refusals, tilt the slope by 2·POINT_SLACK / span. A bucket of 50 per second
+ * across toxiproxy, rounds at 66 and 62 req/s refused 0.91 s apart, reads 49.5 ± 4.4: enough (CI
+ * land34, where a fixed 1 s minimum threw the line away and the 5 s hold on the burst, 59 req/s,
+ * stood as the sustained rate); at 5 req/s of refill it takes 8 s.
+ */
+const preciseEnough = (fit: Fit): boolean => fit.refillErrorRps <= LINE_TOLERANCE * fit.line.refill_rps;
+
+/** A round's first refusal after a quota, and what it let through by then. */
+interface Point {
+  round: number;
+  rps: number;
+  began_s: number;
+  let_through: number;
+  held: boolean;
+}
+
+/**
+ * The line through the rounds' first refusals after a quota. A failed round's is the evidence,
+ * whatever share of 429s followed (a round failed on the arrivals k6 dropped while its calls waited
+ * them out was refused all the same). A round that held but met its first refusal late lies on the
+ * line too (a bucket of 50 per second: 60 req/s first refused after 4.9 s, 295 = 50 + 50 × 4.9,
+ * where without it 65 req/s refused after 3.3 s left a single point and the 60 stood as sustained),
+ * unless paced at or below the refill, where a refusal is the network's jitter, not a store spent:
+ * then the line is read without the holds.
+ */
+function fitLine(rounds: readonly Seen[]): Fit | null {
+  const candidates = quotaPoints(rounds);
+  const withHolds = fitPoints(candidates);
+  if (withHolds !== null && candidates.every((p) => !p.held || p.rps > withHolds.line.refill_rps)) return withHolds;
+  return fitPoints(candidates.filter((p) => !p.held));
+}
+
+const quotaPoints = (rounds: readonly Seen[]): Point[] =>
+  rounds.flatMap((r, i): Point[] =>
+    r.verdict !== 'inconclusive' && r.refusals_began_s !== undefined && r.refusals_began_s >= QUOTA_AFTER_S
       ? [
           {
             round: i + 1,
             rps: r.target_rps,
             began_s: r.refusals_began_s,
             let_through: r.target_rps * r.refusals_began_s,
+            held: r.verdict === 'holds',
           },
         ]
       : [],
   );
+
+function fitPoints(points: readonly Point[]): Fit | null {
   if (new Set(points.map((p) => p.rps)).size < 2) return null;
   const times = points.map((p) => p.began_s);
-  if (Math.max(...times) - Math.min(...times) < QUOTA_AFTER_S) return null;
+  const spanS = Math.max(...times) - Math.min(...times);
+  if (!(spanS > 0)) return null;
   const n = points.length;
   const meanT = times.reduce((a, b) => a + b, 0) / n;
   const meanN = points.reduce((a, p) => a + p.let_through, 0) / n;
@@ -62,13 +117,19 @@ export function quotaLine(
   const slope = sxy / sxx;
   const stored = meanN - slope * meanT;
   if (!(slope > 0) || !(stored > 0) || slope >= Math.min(...points.map((p) => p.rps))) return null;
-  const off = (p: (typeof points)[number]) => Math.abs(p.let_through - (stored + slope * p.began_s));
-  if (points.some((p) => off(p) > Math.max(2, LINE_TOLERANCE * p.let_through))) return null;
-  return {
+  const off = (p: Point) => Math.abs(p.let_through - (stored + slope * p.began_s));
+  if (points.some((p) => off(p) > Math.max(POINT_SLACK, LINE_TOLERANCE * p.let_through))) return null;
+  const line = {
     refill_rps: round(slope, 2),
     stored: Math.round(stored),
-    points: points.map((p) => ({ ...p, let_through: Math.round(p.let_through) })),
+    points: points.map((p) => ({
+      round: p.round,
+      rps: p.rps,
+      began_s: p.began_s,
+      let_through: Math.round(p.let_through),
+    })),
   };
+  return { line, refillErrorRps: (2 * POINT_SLACK) / spanS };
 }
 
 /**
@@ -76,10 +137,41 @@ export function quotaLine(
  * what the limit stored, and the refill is the rate a client running longer meets. Null when there
  * is no line, or its refill is at or above the hold (nothing held above it to correct).
  */
-export function lineBelow(rounds: Parameters<typeof quotaLine>[0], heldRps: number | null): QuotaLine | null {
+export function lineBelow(rounds: readonly Seen[], heldRps: number | null): QuotaLine | null {
   if (heldRps === null) return null;
   const line = quotaLine(rounds);
   return line !== null && line.refill_rps < heldRps ? line : null;
+}
+
+/**
+ * A rate to run once more, rested, when the search's hold at `heldRps` may have lasted on what the
+ * limit stored and the rounds cannot tell, so that its first refusal lands early enough to read the
+ * refill (its point also tests the line: off it, there is none, and the hold stands as held over the
+ * horizon only). Null when no such round is needed or none would land early enough.
+ * - The refused rounds lie on a line below the hold, too close in time to read it (preciseEnough):
+ *   paced fast enough that the line has it refused twice the span needed before their last (a
+ *   quarter more at least), and no sooner than half as long again as QUOTA_AFTER_S (a quota met,
+ *   not a rate refused from the start).
+ * - One round above the hold was refused after a quota, and nothing else was: a bucket of 50 per
+ *   second, 56 req/s held 5 s on its store beside 62 refused after 4.1 s, and 56 stood as
+ *   sustained. Then a quarter faster than that round, or twice as far above it as the hold is
+ *   below, whichever is more: refused sooner, the two lie far enough apart for most refills.
+ */
+export function spreadingRps(rounds: readonly Seen[], heldRps: number | null): number | null {
+  if (heldRps === null) return null;
+  const fit = fitLine(rounds);
+  if (fit === null) {
+    const points = quotaPoints(rounds);
+    const only = points.length === 1 && !points[0]!.held && points[0]!.rps > heldRps ? points[0]! : null;
+    return only === null ? null : round(Math.max(1.25 * only.rps, only.rps + 2 * (only.rps - heldRps)), 1);
+  }
+  const { line } = fit;
+  if (preciseEnough(fit) || line.refill_rps >= heldRps) return null;
+  const neededS = (2 * POINT_SLACK) / (LINE_TOLERANCE * line.refill_rps);
+  const lastS = Math.max(...line.points.map((p) => p.began_s));
+  const atS = Math.max(1.5 * QUOTA_AFTER_S, lastS - 2 * neededS);
+  if (lastS - atS < 1.25 * neededS) return null;
+  return round(line.refill_rps + line.stored / atS, 1);
 }
 
 /** How long a client paced at `rps` lasts on the line's store before its first refusal, seconds (Infinity at or below its refill). */

@@ -139,6 +139,21 @@ export const searchBurst = (bracket: Pick<RateBracket, 'drained'>): { burst: num
 });
 
 /**
+ * How long a search's round rests first, seconds: as long as the probe saw the limit stay shut, and
+ * when a round of `roundS` at the search's first rate offers less than 1 / SEARCH_HEADROOM times
+ * what the drain found stored (the store moves its outcome by more than that share), long enough for
+ * that store to come back at that rate too, so every round meets the limit as a new client does and
+ * their refusals lie on one line (quota-line.ts). A bucket of 50 per second, searched over 5 s
+ * rounds with half a second's rest began rounds on a store the round before had drawn down,
+ * refused them early, and read the refill 10 % high or not at all (56 to 58 req/s held on the
+ * store stood as sustained).
+ */
+export function searchRestS(bracket: Pick<RateBracket, 'restS' | 'drained' | 'low'>, roundS: number): number {
+  const storeMatters = bracket.low * roundS * SEARCH_HEADROOM < bracket.drained;
+  return round(storeMatters ? Math.max(bracket.restS, bracket.drained / bracket.low) : bracket.restS, 1);
+}
+
+/**
  * The rate a search held, when it heads the report as the sustained rate (issue 35 item 4: the
  * headline is what holds; the kind only explains it): the limiter stays unidentified (`estimate`
  * as the rounds left it, refuted.ts), the search gave a policy a full round proved (a scout's hold

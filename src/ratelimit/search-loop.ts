@@ -24,7 +24,7 @@ import {
 } from './proof-loop.js';
 import { inconclusiveRound, planRound, shutRound, unprovenBy, type ProofReach } from './proof-reach.js';
 import { HEADROOM, roundedRate } from './recommend.js';
-import { heldOnStoreText, lineBelow, type QuotaLine } from './quota-line.js';
+import { heldOnStoreText, lineBelow, spreadingRps, type QuotaLine } from './quota-line.js';
 import type { ProofRound } from '../report/model.js';
 import type { Proof, Recommendation } from './types.js';
 
@@ -56,6 +56,33 @@ export const SEARCH_AIM = 0.97;
  * the real bench's row 54 s over its three holds.
  */
 export const SCOUT_SCALE = 1;
+
+/**
+ * A hold that offered at least 1 / SEARCH_HEADROOM times what the drain found stored (`store`, no
+ * more than the limit held at rest): it proves its rate for a client running longer within that
+ * share, whatever the limit (a store of S lets through S + R·D in D seconds, so H·D offered and
+ * held gives R ≥ H − S/D). A hold offered less may have lived on the store (a bucket of 50 per
+ * second, burst 50: 59 req/s held 5 s): the round after it is rested, and its refill read off the
+ * rounds refused (settled in searchUntilHeld).
+ */
+const outlastedStore = (proof: Proof, store: number | null): boolean =>
+  (proof.arrivals ?? 0) * SEARCH_HEADROOM >= (store ?? Infinity);
+
+/**
+ * One more round after `held`, when it offered too little to outlast the store and the rounds
+ * refused cannot say whether it lived on it: paced to be refused early (quota-line.ts
+ * spreadingRps), so a line read from it puts the refill a client running longer meets. Null otherwise.
+ */
+function spreadingRound(
+  held: { rec: Recommendation; proof: Proof },
+  rounds: readonly ProofRound[],
+  store: number | null,
+): Recommendation | null {
+  const rps = outlastedStore(held.proof, store) ? null : spreadingRps(rounds, held.rec.target_rps);
+  if (rps === null) return null;
+  const why = `${rps} req/s once, rested, to be refused early: ${held.rec.target_rps} req/s held, but offered less than ${Math.round(1 / SEARCH_HEADROOM)} times the ${store} requests the drain found stored, and the rounds refused above it are too few or too close in time to read the refill it may have lived on`;
+  return retried(held.rec, held.proof, rps, why);
+}
 
 /** A scout runs at least this long, seconds: a limit seen shut only briefly still gets a few of its periods. */
 export const SCOUT_MIN_S = 10;
@@ -105,6 +132,18 @@ interface Search {
   unproven: ProofLoopOutcome['unproven'];
 }
 
+const newSearch = (): Search => ({
+  rounds: [],
+  failedRps: null,
+  failedProof: null,
+  scoutHolds: [],
+  lastProof: null,
+  afterHold: false,
+  restS: null,
+  rested: false,
+  unproven: null,
+});
+
 /**
  * Scouts, then the rounds over the whole horizon (see the file's head). `topRps`: a rate known
  * refused or never to be passed (searchTop). The outcome is the proof loop's: `proven` is the
@@ -117,17 +156,7 @@ export async function searchUntilHeld(
   options: SearchOptions,
 ): Promise<ProofLoopOutcome> {
   const { maxScouts = MAX_SCOUTS, maxProofs = MAX_SEARCH_PROOFS, standing } = options;
-  const s: Search = {
-    rounds: [],
-    failedRps: null,
-    failedProof: null,
-    scoutHolds: [],
-    lastProof: null,
-    afterHold: false,
-    restS: null,
-    rested: false,
-    unproven: null,
-  };
+  const s = newSearch();
   const sized = (r: Recommendation | null) => (r !== null && standing ? sizedAgain(r, standing(s.rounds)) : r);
   const outcome = (cutShort: boolean, held: { rec: Recommendation; proof: Proof } | null = null): ProofLoopOutcome => ({
     proven: held
@@ -156,7 +185,9 @@ export async function searchUntilHeld(
     if (proof === null) return null;
     s.lastProof = proof;
     const holds = proofHolds(proof).holds;
-    s.afterHold = holds;
+    // A scout's hold owes the next round no rest (it proves nothing, and a round it leaves drawn
+    // down fails sooner, never holds wrongly); a round's over the horizon only when it outlasted the store.
+    s.afterHold = holds && (scoutS !== null || outlastedStore(proof, options.reach.burst));
     const ran = { ...proofRound(rec, proof), ...(scoutS !== null ? { scout_s: plan.durationS } : {}) };
     // A hold within the burst it started with proves nothing, scout or not (proof-reach.ts).
     if (holds && !plan.reaches) {
@@ -171,6 +202,14 @@ export async function searchUntilHeld(
     }
     if (holds && scoutS !== null) s.scoutHolds.push(rec);
     return proof;
+  };
+
+  // A hold that may have lived on the store gets one more round, rested (spreadingRound); then the
+  // outcome reads the line from all of them, or none when that round's refusal strays from it.
+  const settled = async (held: { rec: Recommendation; proof: Proof } | null): Promise<ProofLoopOutcome> => {
+    const spread = held ? spreadingRound(held, s.rounds, options.reach.burst) : null;
+    if (spread) [s.afterHold] = [false, await run(spread, null)];
+    return outcome(false, held);
   };
 
   // A scout no shorter than the horizon (`run`'s short rounds) is a round over it: its hold is a proof.
@@ -208,7 +247,7 @@ export async function searchUntilHeld(
     }
     rec = again?.rec ?? sized(nextScout(rec, proof, scoutHeld?.rec ?? null, s.failedRps ?? topRps, topRps));
   }
-  if (scoutS === null) return outcome(false, scoutHeld);
+  if (scoutS === null) return settled(scoutHeld);
   const queue = horizonQueue(full ?? scoutHeld?.rec ?? null, scoutHeld?.rec ?? null, lastScouted ? null : s, sized);
   full = queue.shift() ?? null;
   let last: { rec: Recommendation; proof: Proof } | null = null;
@@ -216,7 +255,7 @@ export async function searchUntilHeld(
     const proof = await run(full, null);
     if (proof === null) return outcome(true);
     if (proof === 'inconclusive') return outcome(false);
-    if (proofHolds(proof).holds) return outcome(false, { rec: full, proof });
+    if (proofHolds(proof).holds) return settled({ rec: full, proof });
     last = { rec: full, proof };
     full = queue.shift() ?? sized(lowered(full, proof, s.scoutHolds));
   }
@@ -225,7 +264,7 @@ export async function searchUntilHeld(
   if (floor === null) return outcome(false);
   const proof = await run(floor, null);
   if (proof === null) return outcome(true);
-  return outcome(false, proof !== 'inconclusive' && proofHolds(proof).holds ? { rec: floor, proof } : null);
+  return settled(proof !== 'inconclusive' && proofHolds(proof).holds ? { rec: floor, proof } : null);
 }
 
 /**

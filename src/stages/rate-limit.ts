@@ -33,7 +33,7 @@ import {
   withShutSpan,
 } from '../ratelimit/horizon.js';
 import { HELD_BRACKET_RATIO, withoutRefuted } from '../ratelimit/refuted.js';
-import { searchBurst, searchSaid, searchStart, searchTop } from '../ratelimit/rate-bracket.js';
+import { searchBurst, searchRestS, searchSaid, searchStart, searchTop } from '../ratelimit/rate-bracket.js';
 import { scoutLengthS, searchUntilHeld } from '../ratelimit/search-loop.js';
 import { bindingRps, recommend, waitsHold } from '../ratelimit/recommend.js';
 import { belowK6Pace, edgelessBehind, proofHolds, proveUntilHeld, type RoundToRun } from '../ratelimit/proof-loop.js';
@@ -318,12 +318,14 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
               : roundLengthS(plannedS, withIdentifiedWindow(longestKnownWindow(standing), stack.verdict()), maxRoundS);
             roundLengths[round - 1] = durationS;
             // Once a set is identified, a round waits for all of it to rest, as a new client meets it.
-            // A search waits as long as the probe saw the limit stay shut: no refill was read.
-            // A search's round after a hold owes no rest: the limit was not drained (RoundToRun.afterHold).
+            // A search's round rests until the limit is as a new client meets it (searchRestS),
+            // unless the round before held and left it so (RoundToRun.afterHold).
             const restS = Math.min(
               Math.max(
                 restAtLeastS,
-                bracket && afterHold ? settleS : Math.max(settleS, stack.restS(sinceProbeS()), bracket?.restS ?? 0),
+                bracket && afterHold
+                  ? settleS
+                  : Math.max(settleS, stack.restS(sinceProbeS()), bracket ? searchRestS(bracket, proofS) : 0),
               ),
               probeCapS,
             );

@@ -1,13 +1,18 @@
 // The line refused rounds' quotas lie on (quota-line.ts): read off a bucket's rounds as CI land31
-// saw them, and no line where the quota does not grow with the round (a window), where two rounds
-// are too close to slope, or where the points stray from one line.
+// and land34 saw them, with a hold's own late refusal among them, and no line where the quota does
+// not grow with the round (a window), where two rounds are too close to read its refill, or where
+// the points stray from one line; and the round a search runs once more to read a line it cannot.
 
 import { describe, expect, it } from 'vitest';
-import { heldOnStoreText, lineBelow, lineText, quotaLine } from '../../src/ratelimit/quota-line.js';
+import { heldOnStoreText, lineBelow, lineText, quotaLine, spreadingRps } from '../../src/ratelimit/quota-line.js';
 import type { ProofRound } from '../../src/report/model.js';
 
 type Seen = Pick<ProofRound, 'target_rps' | 'verdict' | 'refusals_began_s'>;
-const held = (rps: number): Seen => ({ target_rps: rps, verdict: 'holds' });
+const held = (rps: number, beganS?: number): Seen => ({
+  target_rps: rps,
+  verdict: 'holds',
+  ...(beganS !== undefined ? { refusals_began_s: beganS } : {}),
+});
 const refused = (rps: number, beganS: number): Seen => ({
   target_rps: rps,
   verdict: 'fails',
@@ -31,6 +36,47 @@ describe('the line refused rounds lie on', () => {
     expect(lineText(line!)).toBe(
       'rounds 3 and 4, refused after about 190 and 272 requests, lie on 52 stored + 49.25 req/s refilled',
     );
+  });
+
+  // CI land34: the same bucket, rounds at 66 and 62 req/s refused after about 189 and 234 requests,
+  // 0.91 s apart; a fixed 1 s minimum left no line, and 59 req/s, held 5 s on the store, stood.
+  it('two rounds 0.91 s apart read a refill of 50 within 10 %: a line (CI land34)', () => {
+    const rounds = [refused(66, 2.864), refused(62, 3.774), held(59)];
+    const line = lineBelow(rounds, 59);
+    expect(line?.refill_rps).toBeCloseTo(49.5, 0);
+    expect(spreadingRps(rounds, 59)).toBeNull();
+    // Points on that line (47 + 49.5·t) 0.38 s apart read the slope to ± 10.6 req/s only: no line,
+    // and one more round, refused early on it: its last point, 3.24 s, less twice the 0.81 s needed
+    // is 1.62 s, at 49.5 + 47 / 1.62 = 78.5 req/s.
+    const at = (rps: number) => refused(rps, 47 / (rps - 49.5));
+    const close = [at(66), at(64), held(59)];
+    expect(quotaLine(close)).toBeNull();
+    const spread = spreadingRps(close, 59)!;
+    expect(spread).toBeCloseTo(78.5, 0);
+    // Where that round meets the same line, the three read it.
+    expect(lineBelow([...close, at(spread)], 59)?.refill_rps).toBeCloseTo(49.5, 1);
+    // No round is run for a hold the line does not bind below, nor for no hold.
+    expect(spreadingRps(close, 45)).toBeNull();
+    expect(spreadingRps(close, null)).toBeNull();
+  });
+
+  it("a hold's own late first refusal is a point: 60 req/s first refused after 4.9 s, beside 65 refused after 3.3", () => {
+    const rounds = [held(48), held(60, 4.917), refused(70, 0.586), refused(65, 3.277)];
+    const line = lineBelow(rounds, 60);
+    expect(line?.refill_rps).toBeCloseTo(50, 0);
+    expect(line!.points.map((p) => p.round)).toEqual([2, 4]);
+    // A hold at or below the refill met its refusal by the network's jitter: the line is read without it.
+    const jittered = [held(48, 2), refused(66, 2.864), refused(62, 3.774), held(59)];
+    expect(lineBelow(jittered, 59)?.points.map((p) => p.round)).toEqual([2, 3]);
+  });
+
+  it('one round refused after a quota above a hold: one more, faster, to read the refill (bucket 50/s, 56 held 5 s)', () => {
+    const rounds = [held(50), refused(62, 4.097), held(56)];
+    expect(quotaLine(rounds)).toBeNull();
+    // A quarter faster (77.5) is more than twice the hold's distance above it (74).
+    expect(spreadingRps(rounds, 56)).toBe(77.5);
+    expect(spreadingRps([held(50), refused(62, 0.4), held(56)], 56)).toBeNull();
+    expect(spreadingRps([held(50), refused(55, 4.097), held(56)], 56)).toBeNull();
   });
 
   it.each<[string, Seen[]]>([
