@@ -139,6 +139,7 @@ export function proofRound(rec: Recommendation, proof: Proof): ProofRound {
     ...(proof.after_quota_rps !== undefined ? { after_quota_rps: proof.after_quota_rps } : {}),
     ...(proof.admitted_again_s !== undefined ? { admitted_again_s: proof.admitted_again_s } : {}),
     ...(proof.dropped_arrivals !== undefined ? { dropped_arrivals: proof.dropped_arrivals } : {}),
+    ...(proof.arrivals !== undefined ? { arrivals: proof.arrivals } : {}),
     ...(proof.cut_at_s !== undefined ? { cut_at_s: proof.cut_at_s } : {}),
     verdict: verdict.holds ? 'holds' : 'fails',
     why: verdict.why,

@@ -10,9 +10,9 @@ import { MIN_PROOF_RPS } from './proof-loop.js';
 import { HEADROOM, announcedCeiling, policyAt, roundedRate } from './recommend.js';
 import type { Estimate, RateBracket, Recommendation, Sample } from './types.js';
 import type { ProofHorizon, ProofRound, SustainedHeld } from '../report/model.js';
-import { SEARCH_HEADROOM } from './search-loop.js';
+import { SEARCH_HEADROOM, sureRpsPastStore } from './search-loop.js';
 import { headlineHeldRps, heldRps, lowestRefutingRps } from './refuted.js';
-import { lineBelow, lineText } from './quota-line.js';
+import { lineBelow, lineText, quotaLine } from './quota-line.js';
 
 /**
  * The bracket from the probe's samples, or null when the drain was never refused (nothing to
@@ -173,7 +173,21 @@ export function searchHeld(
   const held = { held_s: proving.horizon.proven_s, refused_rps: lowestRefutingRps(proving.rounds) };
   // A hold on what the limit stored is no rate a client running longer keeps: the refill is (quota-line.ts).
   const line = lineBelow(proving.rounds, rps);
-  if (line === null) return { rps, held };
+  if (line === null) {
+    // With no line at all, a hold that offered too little may have lived on the store (search-loop.ts).
+    // Over the hold's own round, as the policy was given (search-loop.ts givenPastStore).
+    const offered = proving.rounds.find(
+      (r) => r.verdict === 'holds' && r.scout_s === undefined && r.target_rps === rps,
+    )?.arrivals;
+    const sure =
+      quotaLine(proving.rounds) === null && offered !== undefined
+        ? sureRpsPastStore(offered, offered / rps, estimate.rate_bracket.drained)
+        : null;
+    return {
+      rps,
+      held: sure === null ? held : { ...held, past_store: { stored: estimate.rate_bracket.drained, sure_rps: sure } },
+    };
+  }
   const quota_line = { held_rps: rps, stored: line.stored, refill_rps: line.refill_rps };
   return { rps: line.refill_rps, held: { ...held, quota_line } };
 }

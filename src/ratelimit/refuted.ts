@@ -200,7 +200,7 @@ function searchVerdict(
         ? `${held} req/s held over the proof's horizon, a floor more than ${HELD_BRACKET_RATIO} times below the lowest rate refused, so the sustained rate lies between them, not measured`
         : line
           ? `${held} req/s held over the proof's horizon, ${heldOnStoreText(line, held)}; the sustained rate is that refill, ${line.refill_rps} req/s`
-          : `the sustained rate is the highest that held over the proof's horizon, ${held} req/s, a floor`;
+          : `the sustained rate is the highest that held over the proof's horizon, ${held} req/s, a floor over that horizon`;
   return `${NOT_IDENTIFIED}no kind explains what the probe saw; paced k6 rounds were refused at ${refutedBy}, and ${found} (${saw})`;
 }
 

@@ -24,7 +24,8 @@ import {
 } from './proof-loop.js';
 import { inconclusiveRound, planRound, shutRound, unprovenBy, type ProofReach } from './proof-reach.js';
 import { HEADROOM, roundedRate } from './recommend.js';
-import { heldOnStoreText, lineBelow, spreadingRps, type QuotaLine } from './quota-line.js';
+import { round } from './estimators.js';
+import { heldOnStoreText, lineBelow, quotaLine, spreadingRps, type QuotaLine } from './quota-line.js';
 import type { ProofRound } from '../report/model.js';
 import type { Proof, Recommendation } from './types.js';
 
@@ -67,6 +68,18 @@ export const SCOUT_SCALE = 1;
  */
 const outlastedStore = (proof: Proof, store: number | null): boolean =>
   (proof.arrivals ?? 0) * SEARCH_HEADROOM >= (store ?? Infinity);
+
+/**
+ * What a hold at `offered` requests over `heldS` seconds proves for a client running longer, when
+ * it offered less than 1 / SEARCH_HEADROOM times `store` (what the drain found stored, as much as
+ * the limit holds at rest): a store of S lets through S + R·D in D seconds, so the limit sustains
+ * at least (offered − S) / D. Null when it offered that much (the hold proves its own rate within
+ * SEARCH_HEADROOM) or the store is unknown (nothing to take off).
+ */
+export function sureRpsPastStore(offered: number, heldS: number, store: number | null): number | null {
+  if (store === null || offered * SEARCH_HEADROOM >= store || !(heldS > 0)) return null;
+  return round(Math.max(0, (offered - store) / heldS), 2);
+}
 
 /**
  * One more round after `held`, when it offered too little to outlast the store and the rounds
@@ -159,9 +172,7 @@ export async function searchUntilHeld(
   const s = newSearch();
   const sized = (r: Recommendation | null) => (r !== null && standing ? sizedAgain(r, standing(s.rounds)) : r);
   const outcome = (cutShort: boolean, held: { rec: Recommendation; proof: Proof } | null = null): ProofLoopOutcome => ({
-    proven: held
-      ? sized(givenOnLine(held, lineBelow(s.rounds, held.rec.target_rps)) ?? givenBelow(held.rec, held.proof))
-      : null,
+    proven: held ? sized(givenFrom(held, s.rounds, options.reach.burst)) : null,
     rounds: s.rounds,
     lastProof: s.lastProof,
     provenProof: held?.proof ?? null,
@@ -414,6 +425,42 @@ function lowered(rec: Recommendation, proof: Proof, scoutHolds: readonly Recomme
     proof,
     target,
     `lowered to ${target} req/s: ${refused} req/s was refused over the whole horizon (${proofHolds(proof).why}); ${between}`,
+  );
+}
+
+/**
+ * The policy given from the hold over the whole horizon: below the refill of a line the rounds
+ * refused lie on, when it binds below the hold; below the hold when the line does not (its refill
+ * proves the hold past the store); with no line, no more than the hold proves past the store.
+ */
+function givenFrom(
+  held: { rec: Recommendation; proof: Proof },
+  rounds: readonly ProofRound[],
+  store: number | null,
+): Recommendation {
+  const line = quotaLine(rounds);
+  const below = givenOnLine(held, lineBelow(rounds, held.rec.target_rps));
+  return below ?? (line === null ? givenPastStore(held, store) : null) ?? givenBelow(held.rec, held.proof);
+}
+
+/**
+ * The policy given when the hold offered too little to outlast what the drain found stored, and no
+ * line read the refill (sureRpsPastStore): at most what it proves for a client running longer. A
+ * bucket of 5 per second with a burst of 50 holds 14 req/s for 5 s, and proves 3.8 past it. Null
+ * when it outlasted the store, or that gives no less than SEARCH_HEADROOM below the hold.
+ */
+function givenPastStore(held: { rec: Recommendation; proof: Proof }, store: number | null): Recommendation | null {
+  const rps = held.rec.target_rps;
+  const offered = held.proof.arrivals ?? 0;
+  const sure = sureRpsPastStore(offered, offered / rps, store);
+  if (sure === null) return null;
+  const target = Math.max(MIN_PROOF_RPS, roundedRate(Math.min(sure, rps * (1 - SEARCH_HEADROOM))));
+  if (target >= roundedRate(rps * (1 - SEARCH_HEADROOM))) return null;
+  return retried(
+    held.rec,
+    held.proof,
+    target,
+    `given at ${target} req/s: ${rps} req/s held over the proof's whole horizon, but offered ${offered} requests, less than ${Math.round(1 / SEARCH_HEADROOM)} times the ${store} the drain found stored, so it may have lived on them: a client running longer is sure of ${sure} req/s only (the hold less the store over its ${round(offered / rps, 1)} s); a longer horizon (--horizon) reads more`,
   );
 }
 

@@ -303,6 +303,13 @@ export interface SustainedHeld {
    * at `refill_rps`, the rate a client running longer meets; `sustained_rps` is then the refill.
    */
   quota_line?: { held_rps: number; stored: number; refill_rps: number };
+  /**
+   * No line read the refill, and the hold offered less than ten times what the probe's drain found
+   * stored (`stored` requests, as much as the limit holds at rest): it may have lived on them, so a
+   * client running longer is sure of `sure_rps` only (the hold less the store over its own round),
+   * and the policy is given no higher (ratelimit/search-loop.ts sureRpsPastStore).
+   */
+  past_store?: { stored: number; sure_rps: number };
 }
 
 /**
@@ -339,6 +346,8 @@ export interface ProofRound {
   admitted_again_s?: number;
   /** Arrivals k6 dropped for want of a free VU (RateLimitResult.proof); absent when none. */
   dropped_arrivals?: number;
+  /** Requests the round was to offer: its rate over the seconds it ran (RateLimitResult.proof). */
+  arrivals?: number;
   /** Seconds of arrivals the round ran before it was cut short, failed (RateLimitResult.proof); absent when it ran whole. */
   cut_at_s?: number;
   /**
