@@ -312,7 +312,9 @@ function afterQuotaFloor(rec: Recommendation, proof: Proof, rounds: readonly Pro
     r.scout_s === undefined && r.verdict === 'fails' && r.after_quota_rps !== undefined ? [r.after_quota_rps] : [],
   );
   if (after.length === 0) return null;
-  const target = roundedRate(Math.min(...after));
+  // A figure finer than a policy's: what passed is a measurement, and a whole request per second is
+  // 5 % of 20 (a bucket of 100 per second and a window of 200 per 10 s: 19.64 passed, 19 held, 5 % under).
+  const target = roundedRate(10 * Math.min(...after)) / 10;
   if (target >= rec.target_rps || target < MIN_PROOF_RPS) return null;
   return retried(
     rec,

@@ -465,6 +465,32 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     },
   );
 
+  // The bench's bucket of 100 and window of 200 per 10 s (1 Dec): every round over the horizon was
+  // refused, then let 19.64 req/s through; the last round, at the whole 19, held: 5 % under the 20.
+  // It runs at a tenth's figure now (19.6), a measurement, not a policy a person types.
+  it('the round at what refused rounds let through after their quota runs at a tenth of a request per second', async () => {
+    const { estimate } = await searched({ seed: 1 });
+    const bracket = estimate.rate_bracket!;
+    const outcome = await searchUntilHeld(
+      { ...searchStart(estimate)!, target_rps: 11 },
+      40,
+      async (rec, { durationS = HORIZON_S }) => {
+        // Scouts hold inside a burst; a round over the horizon holds only at what passes after it.
+        const holds = durationS < HORIZON_S ? rec.target_rps <= 25 : rec.target_rps <= 19.64;
+        return holds
+          ? { rate_429: 0, goodput_rps: rec.target_rps, lost_requests: 0 }
+          : { rate_429: 0.05, goodput_rps: 19.64, lost_requests: 0, refusals_began_s: 4, after_quota_rps: 19.64 };
+      },
+      {
+        reach: { ...searchBurst(bracket), roundS: HORIZON_S, maxRoundS: 150, settleS: bracket.restS, refillRps: null },
+        scoutS: scoutLengthS(bracket.restS, HORIZON_S),
+      },
+    );
+    const rounds = outcome.rounds.map((r) => [r.target_rps, r.verdict, r.scout_s === undefined ? 'horizon' : 'scout']);
+    expect(rounds.at(-1), JSON.stringify(rounds)).toEqual([19.6, 'holds', 'horizon']);
+    expect(outcome.provenProof, JSON.stringify(rounds)).not.toBeNull();
+  });
+
   it('a limit announced and not verified bounds the search: it starts 20 % below it and never climbs to it', async () => {
     const { estimate } = await searched({ seed: 1 });
     const announced = {
