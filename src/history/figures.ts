@@ -47,8 +47,9 @@ const LATENCY = (absFloor: number, relFloor: number): FigureRule => ({
 /** By the figure's name, as a record stores it (a check's numeric fact, a k6 or rate-limit figure). */
 export const FIGURE_RULES: Record<string, FigureRule> = {
   // business.valid-token-accepted: one answer per endpoint on each run, the quicker one kept.
-  // One sample is at the mercy of a busy machine, so only a doubling (and 20 ms) counts.
-  latency_ms: LATENCY(20, 1),
+  // One sample is at the mercy of a busy machine, so only a doubling (and 50 ms) counts: on CI's
+  // loaded 2-core runner one unchanged answer took 31.9 ms against a median of 11.7 (land37).
+  latency_ms: LATENCY(50, 1),
   // k6: thousands of samples per run, so the median is steady; a 5 s run's p99 rests on a few
   // dozen answers and moved 4 → 35 ms between two steady runs on loopback, hence its wide floor.
   p50_ms: LATENCY(10, 0.5),

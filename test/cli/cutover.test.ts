@@ -389,9 +389,12 @@ describe('ces-harness cutover', { timeout: 200_000 }, () => {
         ),
       });
       expect(report.cutover.verdict).toBe('READY');
-      // Three runs in a row: a check, a ratelimit with its 5 s k6 proof, the cutover.
+      // Three runs in a row: a check, a ratelimit with its 5 s k6 proof, the cutover; each bounded
+      // by its own timeout, and this by their sum: on a loaded runner the probe may leave the bucket
+      // unread and the ratelimit search it with rested 5 s rounds (CI land37: still running at the
+      // 120 s this test once allowed, where it took 26 s when the probe read the bucket).
     },
-    120_000,
+    120_000 + 180_000 + 120_000,
   );
 
   it.concurrent(

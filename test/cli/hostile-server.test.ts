@@ -394,8 +394,11 @@ describe('ratelimit against a hostile probe endpoint (tokens.validate) or token 
     },
     {
       // Answers, then goes silent mid-probe (a crash, a tarpit): what the probe saw before is no "no limit".
+      // On a loaded machine some of the 50 answers come back after the 1 s timeout too, among the
+      // silent requests, so no 20 in a row may fail before the time runs out (CI land35, and here
+      // under stress-ng: 66 of 115 unanswered): then the count of requests left unanswered says it.
       name: 'validate: 50 answers, then none',
-      said: /^tokens.validate: the probe stopped after 20 requests in a row got no valid answer \(last: GET \/tokens\/validate got no complete answer within 1 s\): what it saw before measures no limit/,
+      said: /^tokens.validate: (the probe stopped after 20 requests in a row got no valid answer \(last: GET \/tokens\/validate got no complete answer within 1 s\): what it saw before measures no limit|(only )?\d+ of \d+ probe (requests got no valid answer|answers came from the working endpoint) \(\d+ × no answer\))/,
       handle: ((answered = 0) =>
         onValidate((req, res, body) => (++answered > 50 ? undefined : service(TOKEN)(req, res, body))))(),
     },

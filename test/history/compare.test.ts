@@ -67,8 +67,14 @@ describe('compareRuns', () => {
       'latency business.valid-token-accepted latency_ms',
     ]);
     expect(compareRuns(steadyRecord(8, { latency: 5 }), steadyRuns(8), 10)).toEqual([]);
-    // Within the floor (a doubling and 20 ms for this one-sample figure): noise.
+    // Within the floor (a doubling and 50 ms for this one-sample figure): noise.
     expect(compareRuns(steadyRecord(8, { latency: 70 }), steadyRuns(8), 10)).toEqual([]);
+    // A busy runner (CI land37): one answer of 31.9 ms against a dozen; a real slowdown still shows.
+    const quick = Array.from({ length: 6 }, (_, i) => steadyRecord(i, { latency: 11 + (i % 3) }));
+    expect(compareRuns(steadyRecord(6, { latency: 31.9 }), quick, 10)).toEqual([]);
+    expect(names(compareRuns(steadyRecord(6, { latency: 80 }), quick, 10))).toEqual([
+      'latency business.valid-token-accepted latency_ms',
+    ]);
   });
 
   it('flags a halved rate limit, and a doubled one', () => {
