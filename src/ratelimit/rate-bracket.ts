@@ -10,7 +10,7 @@ import { MIN_PROOF_RPS } from './proof-loop.js';
 import { HEADROOM, announcedCeiling, policyAt, roundedRate } from './recommend.js';
 import type { Estimate, RateBracket, Recommendation, Sample } from './types.js';
 import type { ProofHorizon, ProofRound, SustainedHeld } from '../report/model.js';
-import { SEARCH_HEADROOM, sureRpsPastStore } from './search-loop.js';
+import { SEARCH_HEADROOM, storeMatters, sureRpsPastStore } from './search-loop.js';
 import { headlineHeldRps, heldRps, lowestRefutingRps } from './refuted.js';
 import { lineBelow, lineText, quotaLine } from './quota-line.js';
 
@@ -149,8 +149,8 @@ export const searchBurst = (bracket: Pick<RateBracket, 'drained'>): { burst: num
  * store stood as sustained).
  */
 export function searchRestS(bracket: Pick<RateBracket, 'restS' | 'drained' | 'low'>, roundS: number): number {
-  const storeMatters = bracket.low * roundS * SEARCH_HEADROOM < bracket.drained;
-  return round(storeMatters ? Math.max(bracket.restS, bracket.drained / bracket.low) : bracket.restS, 1);
+  const refill = storeMatters(bracket.low * roundS, bracket.drained) ? bracket.drained / bracket.low : 0;
+  return round(Math.max(bracket.restS, refill), 1);
 }
 
 /**

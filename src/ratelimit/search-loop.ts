@@ -66,8 +66,15 @@ export const SCOUT_SCALE = 1;
  * second, burst 50: 59 req/s held 5 s): the round after it is rested, and its refill read off the
  * rounds refused (settled in searchUntilHeld).
  */
-const outlastedStore = (proof: Proof, store: number | null): boolean =>
-  (proof.arrivals ?? 0) * SEARCH_HEADROOM >= (store ?? Infinity);
+const outlastedStore = (proof: Proof, store: number | null): boolean => !storeMatters(proof.arrivals ?? 0, store);
+
+/**
+ * Whether `offered` requests fall short of 1 / SEARCH_HEADROOM times `store` (what the drain found
+ * stored), so what was stored moves their outcome by more than that share: the one rule behind a
+ * hold that outlasted the store, what it proves past it, and how long a search's rounds rest.
+ */
+export const storeMatters = (offered: number, store: number | null): boolean =>
+  store !== null && offered * SEARCH_HEADROOM < store;
 
 /**
  * What a hold at `offered` requests over `heldS` seconds proves for a client running longer, when
@@ -77,7 +84,7 @@ const outlastedStore = (proof: Proof, store: number | null): boolean =>
  * SEARCH_HEADROOM) or the store is unknown (nothing to take off).
  */
 export function sureRpsPastStore(offered: number, heldS: number, store: number | null): number | null {
-  if (store === null || offered * SEARCH_HEADROOM >= store || !(heldS > 0)) return null;
+  if (store === null || !storeMatters(offered, store) || !(heldS > 0)) return null;
   return round(Math.max(0, (offered - store) / heldS), 2);
 }
 
@@ -219,7 +226,10 @@ export async function searchUntilHeld(
   // outcome reads the line from all of them, or none when that round's refusal strays from it.
   const settled = async (held: { rec: Recommendation; proof: Proof } | null): Promise<ProofLoopOutcome> => {
     const spread = held ? spreadingRound(held, s.rounds, options.reach.burst) : null;
-    if (spread) [s.afterHold] = [false, await run(spread, null)];
+    if (spread) {
+      s.afterHold = false;
+      await run(spread, null);
+    }
     return outcome(false, held);
   };
 
