@@ -39,14 +39,28 @@ export function announcedLimit(ad: Advertisement | undefined): RateLimitFacts {
 }
 
 /**
+ * Where a probe's figures come from: the probe alone, or, for a limit it did not identify, the
+ * paced k6 rounds that searched for the rate (a held rate is said as held, and for how long).
+ */
+export function probeSource(environment: string, result: RateLimitResult | null): string {
+  const held = result?.sustained_held;
+  if (held)
+    return `a rate-limit probe of ${environment} in this run, its rate held for ${held.held_s} s by paced k6 rounds (the limiter not identified)`;
+  return (result?.proof_rounds?.length ?? 0) > 0
+    ? `a rate-limit probe of ${environment} in this run and its search by paced k6 rounds`
+    : `a rate-limit probe of ${environment} in this run (no k6 proof)`;
+}
+
+/**
  * A probe's figures, only when it ran to an estimate it stands by: a probe that said it could not
  * test something (a partial estimate, no sustained rate) gives no figure, and its reason is why.
  */
 export function probedLimit(
   result: RateLimitResult | null,
   untested: readonly string[],
-  source: string,
+  environment: string,
 ): RateLimitFacts {
+  const source = probeSource(environment, result);
   const why = untested[0];
   if (why !== undefined || result === null || result.sustained_rps === null)
     return {

@@ -68,6 +68,12 @@ export interface RateLimitStageOptions {
   maxDurationS?: number;
   /** Why the command keeps its horizon short unless asked (`run`), said beside the horizon. */
   shortHorizon?: string;
+  /**
+   * k6 rounds run only to search for a limit the probe did not identify; an identified one is
+   * given unproven. For a caller that needs a rate but no proof (cutover's sandbox side): a loose
+   * reading of a conformant bucket under a loaded runner left it with no rate at all (CI land40).
+   */
+  searchOnly?: boolean;
 }
 
 /**
@@ -238,7 +244,10 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
       // The proof's cap (proofTiming's): a round lengthened for a span found later stays within it.
       const maxRoundS = Math.max(horizonS, probeCapS);
       // Two of the longest span, a refill read one request short included (horizon.ts coveringS).
-      const proofS = timing.proofS > 0 ? roundLengthS(timing.proofS, longest, maxRoundS) : 0;
+      const proofS =
+        timing.proofS > 0 && (bracket !== undefined || !stageOptions.searchOnly)
+          ? roundLengthS(timing.proofS, longest, maxRoundS)
+          : 0;
       let located: Awaited<ReturnType<typeof k6AndBundles>> | undefined;
       // Every k6 request against production counts in the production gate, each proof round's and the fleet's.
       const countK6Requests = (n: number) => {

@@ -25,7 +25,9 @@ async function cutover(name: string, p: Pair, args: string[] = [], history = 'of
   const res = await runCli(['cutover', '--config', file, '--report-dir', reportDir, ...args], {
     cwd: dir,
     env,
-    timeoutMs: 120_000,
+    // A loaded runner may leave sandbox's bucket read too loosely to stand: cutover then searches
+    // it with paced k6 rounds (rested 5 s rounds, a minute or two) before its verdict.
+    timeoutMs: 240_000,
   });
   const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as CutoverReport;
   return { res, report, reportDir };
@@ -35,10 +37,10 @@ const LOAD = ['--allow-production-load'];
 /** Production's gateway announces its quota on every answer: its limit is known without loading it. */
 const ANNOUNCED = { profiles: ['ratelimit-headers' as const] };
 
-// Every test past its CLI run's own bound (runCli's timeoutMs, 120-180 s, which kills the run and
+// Every test past its CLI run's own bound (runCli's timeoutMs, 180-240 s, which kills the run and
 // says what it printed): the READY pair takes about 45 s alone, and went past vitest's default 60 s
 // beside the tier's other files (CI, 2026-11-29).
-describe('ces-harness cutover', { timeout: 200_000 }, () => {
+describe('ces-harness cutover', { timeout: 300_000 }, () => {
   const started: Emulator[] = [];
   afterAll(async () => Promise.all(started.map((e) => e.close())));
 
@@ -318,8 +320,10 @@ describe('ces-harness cutover', { timeout: 200_000 }, () => {
       expect(report.cutover.sandbox_source).toBe(
         `a full check pass on sandbox in this run (no run of sandbox stored in ${empty} within 24 h)`,
       );
-      expect(report.cutover.facts.sandbox.rate_limit_source).toBe(
-        'a rate-limit probe of sandbox in this run (no k6 proof)',
+      // The probe's reading, or, when a loaded runner leaves it too loose to stand (CI land40), the
+      // rate its paced k6 rounds held: never no rate for a conformant sandbox.
+      expect(report.cutover.facts.sandbox.rate_limit_source).toMatch(
+        /^a rate-limit probe of sandbox in this run( \(no k6 proof\)|, its rate held for [\d.]+ s by paced k6 rounds \(the limiter not identified\))$/,
       );
       expect(p.sandboxRequests.length).toBeGreaterThan(300);
       // The health timestamp's format differs, conformantly: listed, side by side, not breaking.
@@ -394,7 +398,7 @@ describe('ces-harness cutover', { timeout: 200_000 }, () => {
       // unread and the ratelimit search it with rested 5 s rounds (CI land37: still running at the
       // 120 s this test once allowed, where it took 26 s when the probe read the bucket).
     },
-    120_000 + 180_000 + 120_000,
+    120_000 + 180_000 + 240_000,
   );
 
   it.concurrent(

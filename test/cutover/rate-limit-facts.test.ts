@@ -2,7 +2,7 @@
 // could not test something gives no figure, only its reason.
 
 import { describe, expect, it } from 'vitest';
-import { announcedLimit, probedLimit } from '../../src/cutover/rate-limit-facts.js';
+import { announcedLimit, probedLimit, probeSource } from '../../src/cutover/rate-limit-facts.js';
 import type { RateLimitResult } from '../../src/report/model.js';
 
 const SOURCE = 'a rate-limit probe of sandbox in this run (no k6 proof)';
@@ -60,7 +60,7 @@ describe('announcedLimit', () => {
 
 describe('probedLimit', () => {
   it('a probe that stands by its estimate: the measured and recommended rates, and where they come from', () => {
-    expect(probedLimit(probe(), [], SOURCE)).toEqual({
+    expect(probedLimit(probe(), [], 'sandbox')).toEqual({
       facts: { rate_limit_measured_rps: 49.9, rate_limit_recommended_rps: 39, rate_limit_source: SOURCE },
       missing: {},
     });
@@ -77,7 +77,7 @@ describe('probedLimit', () => {
         measured_rps: 30,
       },
     });
-    const out = probedLimit(result, [], SOURCE);
+    const out = probedLimit(result, [], 'sandbox');
     expect(out.facts).toEqual({ rate_limit_recommended_rps: 39, rate_limit_source: SOURCE });
     expect(out.missing['rate_limit_measured_rps']).toMatch(
       /measured 30 req\/s for the limit it reached; 600 per 60 s \(RateLimit-Policy\) binds lower and is announced, not proven$/,
@@ -89,9 +89,39 @@ describe('probedLimit', () => {
     { what: 'measured no sustained rate', result: probe({ sustained_rps: null, recommendation: null }), untested: [] },
     { what: 'was refused before it ran', result: null, untested: ['production request budget 150 reached'] },
   ])('a probe that $what gives no figure, only why', ({ result, untested }) => {
-    const out = probedLimit(result, untested, SOURCE);
+    const out = probedLimit(result, untested, 'sandbox');
     expect(out.facts).toEqual({});
     expect(out.missing['rate_limit_measured_rps']).toMatch(new RegExp(`^${SOURCE.replace(/[()]/g, '\\$&')}: `));
     expect(out.missing['rate_limit_recommended_rps']).toBeDefined();
+  });
+
+  // CI land40: a conformant bucket read loosely under load gave sandbox no rate, and cutover said
+  // NOT TESTED; now paced k6 rounds search for it, and what they held is said as held, not measured.
+  it('a rate a search held: its figures, said as held by paced k6 rounds and for how long', () => {
+    const round = { max_concurrency: 1, backoff_base_ms: 50, max_retries: 6, lost_requests: 0 };
+    const result = probe({
+      sustained_rps: 2,
+      limiter: null,
+      recommendation: { target_rps: 2, max_concurrency: 1, backoff: probe().recommendation!.backoff },
+      sustained_held: { held_s: 10, refused_rps: 2.4 },
+      proof_rounds: [
+        { ...round, target_rps: 2.4, rate_429: 0.2, goodput_rps: 2, verdict: 'fails' as const, why: '20 % 429' },
+        { ...round, target_rps: 2, rate_429: 0, goodput_rps: 2, verdict: 'holds' as const, why: 'held' },
+      ],
+    });
+    const held =
+      'a rate-limit probe of sandbox in this run, its rate held for 10 s by paced k6 rounds (the limiter not identified)';
+    expect(probedLimit(result, [], 'sandbox')).toEqual({
+      facts: { rate_limit_measured_rps: 2, rate_limit_recommended_rps: 2, rate_limit_source: held },
+      missing: {},
+    });
+    // Rounds that held nothing: the reason names the search, never "no k6 proof".
+    const none = probe({ sustained_rps: null, recommendation: null, proof_rounds: result.proof_rounds! });
+    expect(probeSource('sandbox', none)).toBe(
+      'a rate-limit probe of sandbox in this run and its search by paced k6 rounds',
+    );
+    expect(probedLimit(none, ['rate_limit: nothing was sized'], 'sandbox').missing['rate_limit_recommended_rps']).toBe(
+      'a rate-limit probe of sandbox in this run and its search by paced k6 rounds: rate_limit: nothing was sized',
+    );
   });
 });

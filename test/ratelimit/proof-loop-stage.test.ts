@@ -273,6 +273,38 @@ describe.skipIf(k6 === undefined)(misread, { concurrent: true }, () => {
     console.info(`run against 20/s, burst 200: ${text.split('\n').find((l) => l.startsWith('recommend'))}`);
   }, 150_000);
 
+  // Cutover's sandbox side (searchOnly): k6 rounds only where the probe identified nothing. A bucket
+  // of 2/s, burst 3, read in a 5 s probe is too loose to report (discover.test.ts has it on the
+  // virtual clock): the search sizes it, and what held is said as held. A bucket the probe
+  // identified runs no round: no proof is asked for (CI land40: a loose reading under load had
+  // left cutover's sandbox with no rate at all, NOT TESTED for a conformant pair).
+  it('searchOnly: a limit the probe left unidentified is searched by k6 rounds and said as held', async () => {
+    const slow = { rate_rps: 2, burst: 3 };
+    const { result, untested, context } = await runStage(() => slow, undefined, {
+      stage: makeRateLimitStage({ proofS: RUN_HORIZON_S, maxDurationS: 5, searchOnly: true }),
+      probed: slow,
+    });
+    expect(untested, context).toEqual([]);
+    expect(result.limiter, context).toBeNull();
+    expect(result.proof_rounds?.length, context).toBeGreaterThan(0);
+    expect(result.sustained_held, context).toBeDefined();
+    // A 5 s round holds up to (3 + 2 × 5) / 5 = 2.6 req/s: what held may be above the refill, never past that.
+    expect(result.sustained_rps, context).toBeGreaterThanOrEqual(1.5);
+    expect(result.sustained_rps, context).toBeLessThanOrEqual(2.6);
+    expect(result.recommendation?.target_rps, context).toBeLessThanOrEqual(result.sustained_rps!);
+  }, 150_000);
+
+  it('searchOnly: a limit the probe identified runs no k6 round; its recommendation is given unproven', async () => {
+    const { result, untested, context } = await runStage(() => PROBED, undefined, {
+      stage: makeRateLimitStage({ proofS: RUN_HORIZON_S, maxDurationS: 30, searchOnly: true }),
+    });
+    expect(untested, context).toEqual([]);
+    expect(result.limiter?.kind, context).toBe('bucket');
+    expect(result.proof_rounds ?? [], context).toEqual([]);
+    expect(result.proof_verdict, context).toBe('not run');
+    expect(result.recommendation?.target_rps, context).toBeLessThanOrEqual(50);
+  }, 150_000);
+
   it('--fleet: a simulated choice its k6 fleet run refutes is not given, and is not tested (exit 1)', async () => {
     // The single client is proven (steady 20/s); the fleet then meets 2/s, far below its share.
     const { result, untested, text, context } = await steady20ThenFleet();

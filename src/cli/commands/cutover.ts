@@ -17,6 +17,8 @@ import {
 } from '../../cutover/rate-limit-facts.js';
 import type { Advertisement } from '../../spec/ratelimit-fields.js';
 import { makeRateLimitStage } from '../../stages/rate-limit.js';
+import { RUN_HORIZON_S } from '../../ratelimit/horizon.js';
+import type { RateLimitResult } from '../../report/model.js';
 import { HistoryStore } from '../../history/store.js';
 import { cutoverVerdict, type ConformanceEntry } from '../../cutover/verdict.js';
 import { sandboxTrust } from '../../cutover/sandbox-trust.js';
@@ -79,7 +81,9 @@ export async function cutoverCommand(options: Options, cli: CliIo): Promise<numb
     // One gate for both passes: sandbox's isolation probe sends to production too, and every
     // request production receives is in one audit, under one production.max_requests.
     const gate = productionGateFor(productionSettings);
-    const io = { redactor, terminal, signal: controller.signal, cli };
+    // Claimed now: a search of sandbox's limit keeps its k6 rounds' files here (removed if left empty).
+    const dir = place.claim('cutover', startedAt);
+    const io = { redactor, terminal, signal: controller.signal, cli, reportDir: dir };
     const prod = await checkPass(options, production, gate, io).catch((err: unknown) => {
       if (!(err instanceof UntrustedCertificate)) throw err;
       return untrustedPass(production, productionUrl, err, terminal);
@@ -134,7 +138,6 @@ export async function cutoverCommand(options: Options, cli: CliIo): Promise<numb
       },
       production: productionAudit(gate),
     });
-    const dir = place.claim('cutover', startedAt);
     const safe = redactor.deep(report);
     writeFiles(
       dir,
@@ -308,6 +311,8 @@ type PassIo = {
   terminal: Terminal;
   signal: AbortSignal;
   cli: Pick<CliIo, 'env' | 'cwd' | 'clock'>;
+  /** The cutover's report folder: where a stage's k6 runs keep their files. */
+  reportDir: string;
 };
 
 /** `check` on one environment, through `check`'s own stage; every request to production goes through `gate`. */
@@ -340,7 +345,7 @@ async function onTarget<T>(
   try {
     const untested: string[] = [];
     const result = await stage(
-      { ...prepared, reportDir: '', productionGate: gate },
+      { ...prepared, reportDir: io.reportDir, productionGate: gate },
       {
         ...runIo(
           io.terminal,
@@ -386,7 +391,7 @@ async function rateLimits(a: {
     : undefined;
   const measured: RateLimitFacts =
     a.productionLoadAllowed && ranChecks && !io.signal.aborted && spent === undefined
-      ? await probe(options, prod.facts.environment, gate, io)
+      ? await probe(options, prod.facts.environment, gate, io, PRODUCTION_PROBE)
       : {
           facts: {},
           missing: {
@@ -402,7 +407,7 @@ async function rateLimits(a: {
   const recommended: RateLimitFacts =
     a.storedRate ??
     (limitKnown && !io.signal.aborted
-      ? await probe(options, a.sandboxName, gate, io)
+      ? await probe(options, a.sandboxName, gate, io, SANDBOX_PROBE)
       : {
           facts: {},
           missing: {
@@ -415,16 +420,30 @@ async function rateLimits(a: {
 }
 
 /**
- * The `ratelimit` command's own probe, without its k6 proof: the sustained rate and the recommended
- * client rate. What production refuses it (the request budget spent mid-probe, a business endpoint
+ * Production's probe (with --allow-production-load): the probe alone, its requests within the
+ * production budget. Sandbox's may also search, as `ratelimit` does, for a limit the probe did not
+ * identify (paced k6 rounds of `run`'s horizon, unless --horizon): the readiness rule needs its
+ * rate, and a conformant bucket read loosely on a loaded machine left none (CI land40).
+ */
+const PRODUCTION_PROBE = makeRateLimitStage({ proofS: 0 });
+const SANDBOX_PROBE = makeRateLimitStage({ proofS: RUN_HORIZON_S, searchOnly: true });
+
+/**
+ * The `ratelimit` command's own probe, without its k6 proof (a search for a limit it did not
+ * identify aside, `stage`): the sustained rate and the recommended client rate. What production refuses it (the request budget spent mid-probe, a business endpoint
  * production does not allow) leaves the figure unknown, with that reason, never the report lost.
  */
-async function probe(options: Options, environment: string, gate: ProductionGate, io: PassIo): Promise<RateLimitFacts> {
+async function probe(
+  options: Options,
+  environment: string,
+  gate: ProductionGate,
+  io: PassIo,
+  stage: Stage<RateLimitResult>,
+): Promise<RateLimitFacts> {
   io.terminal.out(`— ${environment}: rate limit —`);
-  const source = `a rate-limit probe of ${environment} in this run (no k6 proof)`;
   try {
-    const { result, untested } = await onTarget(options, environment, gate, io, makeRateLimitStage({ proofS: 0 }));
-    return probedLimit(result, untested, source);
+    const { result, untested } = await onTarget(options, environment, gate, io, stage);
+    return probedLimit(result, untested, environment);
   } catch (err) {
     // A limit that never lifts keeps the probe's own token request at 429: the limit is then not
     // measured, with that reason, and the report is kept.
@@ -434,6 +453,6 @@ async function probe(options: Options, environment: string, gate: ProductionGate
       (err instanceof HarnessError && err.code === 'PRODUCTION_REFUSED');
     if (!refused) throw err;
     io.terminal.err(`${environment}: rate limit: not tested: ${err.message}`);
-    return probedLimit(null, [err.message], source);
+    return probedLimit(null, [err.message], environment);
   }
 }
