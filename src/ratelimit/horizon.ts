@@ -234,7 +234,7 @@ export function retryAfterPastProbe(
 }
 
 /** How a note of a window past the probe's budget begins (advertised.ts, silent-window.ts). */
-const PAST_PROBE = "the window is longer than the probe's budget";
+export const PAST_PROBE = "the window is longer than the probe's budget";
 
 /**
  * A window past `run`'s probe, as `run` says it: `run` keeps its probe at its cap whatever the

@@ -103,30 +103,56 @@ it('an hour announced spent that the service does not keep (requests pass) never
 });
 
 describe('the same limits announcing nothing but what a refusal says', () => {
-  it.each([
-    ['with Retry-After', 'retry-after', /, and the last Retry-After said \d+ s more: .*; no setting reaches it/],
-    [
-      'with nothing at all',
-      undefined,
+  // Before, the probe sent into the shut hour for its whole budget (or until max_requests: a
+  // bucket of 50/s beside 200 per hour took 2,852 requests in 55 s, all refused, and ended "spent
+  // all of rate_limit.max_requests"). A countdown to one moment past the budget, nothing let
+  // through for 5 s, stops it as an announced quota does, claiming no quota.
+  it('with Retry-After counting down past the budget: stops within seconds, says so, claims no quota, sizes nothing', async () => {
+    const e = await discoverVirtual(
+      { limiter: () => fromModel(flask), status: 429, announces: 'retry-after' },
+      { maxDurationS: 150 },
+    );
+    const context = JSON.stringify({ ...e, timeline: undefined, replay_timeline: undefined }, null, 1);
+    expect(e.requests_sent, context).toBeLessThan(300);
+    expect(e.duration_s, context).toBeLessThan(30);
+    expect(e.notes[0], context).toMatch(
+      /^not identified: shut past the probe's budget: \d+ refusals over [\d.]+ s from [\d.]+ s on, nothing let through, each Retry-After counting down to the same moment, 3\d{3}(\.\d)? s away, past the probe's budget \(150 s\), so the probe stopped there; the likeliest cause: the window is longer than the probe's budget \(nothing announced a quota\), or else the limit lifts sooner than its refusals say; not sized; the window is at least 3\d{3}(\.\d)? s long, so sizing it takes at least \d+ s of probing; no setting reaches it: --horizon 3600/,
+    );
+    // Nothing was announced: no client is sized by an announcement, and no quota is made up.
+    expect(e.notes[0]).not.toMatch(/announcement/);
+    expect(e.advertised).toBeUndefined();
+    expect(e.announced ?? []).toEqual([]);
+    expect(e.sustained_rps).toBeNull();
+    expect(e.limiter).toBeNull();
+    expect(recommend(e)).toBeNull();
+  });
+
+  it('with nothing at all: "not tested" says a window past the budget is the likeliest cause, and how to size one', async () => {
+    const e = await discoverVirtual({ limiter: () => fromModel(flask), status: 429 }, { maxDurationS: 150 });
+    const note = e.notes.find((n) => n.startsWith('not identified: '));
+    expect(note).toMatch(
+      /shut until an edge, not a bucket; not sized; the limit never lifted in the last 14\d\.\d s of the probe's 150 s/,
+    );
+    expect(note).toMatch(
       /: a window longer than the budget .* at least 14\d s long, .*; --horizon 2\d\d \(rate_limit\.horizon_s\) gives it/,
-    ],
-  ] as const)(
-    '%s: "not tested" says a window past the budget is the likeliest cause, and how to size one',
-    async (_, announces, how) => {
-      const e = await discoverVirtual(
-        { limiter: () => fromModel(flask), status: 429, ...(announces ? { announces } : {}) },
-        { maxDurationS: 150 },
-      );
-      const note = e.notes.find((n) => n.startsWith('not identified: '));
-      expect(note).toMatch(
-        /shut until an edge, not a bucket; not sized; the limit never lifted in the last 14\d\.\d s of the probe's 150 s/,
-      );
-      expect(note).toMatch(how);
-      // Nothing was announced: no client is sized by an announcement.
-      expect(note).not.toMatch(/announcement/);
-      expect(e.sustained_rps).toBeNull();
-    },
-  );
+    );
+    expect(note).not.toMatch(/announcement/);
+    expect(e.sustained_rps).toBeNull();
+  });
+
+  // A wait alone is no countdown: a service that says "3600" on every refusal names a later moment
+  // each time. In front of a window of 10 per 20 s that does lift, the probe never stops on it.
+  it('a constant Retry-After of an hour on a window that lifts every 20 s: never stops the probe', async () => {
+    const window = fromModel({ kind: 'fixed-window', limit: 10, window_s: 20, phase_s: 0, counts_refused: false });
+    const constant = (): Limiter => (now) => (window(now) === undefined ? undefined : 3_600_000);
+    const e = await discoverVirtual(
+      { limiter: constant, status: 429, announces: 'retry-after' },
+      { maxDurationS: 150 },
+    );
+    const context = JSON.stringify({ ...e, timeline: undefined, replay_timeline: undefined }, null, 1);
+    expect(e.notes.join('\n'), context).not.toMatch(/shut past the probe's budget/);
+    expect(e.duration_s, context).toBeGreaterThan(40);
+  });
 });
 
 // Flask-Limiter's own quick start, "200 per day" and "50 per hour": the drain meets the hour's 50

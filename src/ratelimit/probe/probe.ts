@@ -275,12 +275,17 @@ export class Probe {
 
   /** Stops the probe once refusals confirm an announced quota spent until past the budget (shut-past-budget.ts). */
   private watchShut(exchange: Exchange, sample: Sample, all: readonly Advertisement[]): void {
-    const saidS =
-      sample.answer === 'limited'
-        ? (retryAfterSeconds(exchange.headers['retry-after'], exchange.receivedAt) ??
-          resetSeconds(exchange.headers, exchange.receivedAt))
-        : undefined;
-    const shut = this.shutWatch.observe(sample, all, saidS);
+    const retryAfterS = retryAfterSeconds(exchange.headers['retry-after'], exchange.receivedAt);
+    const resetS = resetSeconds(exchange.headers, exchange.receivedAt);
+    const said =
+      sample.answer !== 'limited'
+        ? undefined
+        : retryAfterS !== undefined
+          ? { s: retryAfterS, by: 'Retry-After' }
+          : resetS !== undefined
+            ? { s: resetS, by: 'reset field' }
+            : undefined;
+    const shut = this.shutWatch.observe(sample, all, said);
     if (shut === undefined || this.stoppedBy !== undefined) return;
     this.shut = shut;
     this.stoppedBy = 'shut';
