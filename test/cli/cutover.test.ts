@@ -10,6 +10,7 @@ import type { Emulator } from '../../src/emulator/index.js';
 import { cutoverPair, pairConfig, type Pair } from '../helpers/cutover-pair.js';
 import type { CutoverReport } from '../../src/cutover/report-model.js';
 import { runCli } from '../helpers/cli.js';
+import { turns } from '../helpers/turns.js';
 
 let dir: string;
 beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), 'ces-cutover-'))));
@@ -42,21 +43,8 @@ const LOAD = ['--allow-production-load'];
  * were this file's, not a service's. One at a time took the file from 71 to 172 s; the other runs
  * still go side by side.
  */
-const PROBING_AT_ONCE = 2;
-let probing = 0;
-const waiting: (() => void)[] = [];
-async function inTurn<T>(run: () => Promise<T>): Promise<T> {
-  if (probing >= PROBING_AT_ONCE) await new Promise<void>((turn) => waiting.push(turn));
-  else probing++;
-  try {
-    return await run();
-  } finally {
-    // The turn passes straight to the next in line, or the count drops.
-    const next = waiting.shift();
-    if (next) next();
-    else probing--;
-  }
-}
+const inTurn = turns(2);
+
 /** Production's gateway announces its quota on every answer: its limit is known without loading it. */
 const ANNOUNCED = { profiles: ['ratelimit-headers' as const] };
 
