@@ -17,6 +17,11 @@ export interface QuotaLine {
   refill_rps: number;
   /** Requests stored at a round's start (the line at t = 0). */
   stored: number;
+  /**
+   * How far the refill may be off, req/s, from the points' own slack alone (POINT_SLACK each, at
+   * the ends of their span): the figure is claimed to within it, never closer.
+   */
+  refill_error_rps: number;
   /** The rounds (1-based) the line was read off, and what each let through before its first refusal. */
   points: Array<{ round: number; rps: number; began_s: number; let_through: number }>;
 }
@@ -119,9 +124,11 @@ function fitPoints(points: readonly Point[]): Fit | null {
   if (!(slope > 0) || !(stored > 0) || slope >= Math.min(...points.map((p) => p.rps))) return null;
   const off = (p: Point) => Math.abs(p.let_through - (stored + slope * p.began_s));
   if (points.some((p) => off(p) > Math.max(POINT_SLACK, LINE_TOLERANCE * p.let_through))) return null;
+  const refillErrorRps = (2 * POINT_SLACK) / spanS;
   const line = {
     refill_rps: round(slope, 2),
     stored: Math.round(stored),
+    refill_error_rps: round(refillErrorRps, 2),
     points: points.map((p) => ({
       round: p.round,
       rps: p.rps,
@@ -129,7 +136,7 @@ function fitPoints(points: readonly Point[]): Fit | null {
       let_through: Math.round(p.let_through),
     })),
   };
-  return { line, refillErrorRps: (2 * POINT_SLACK) / spanS };
+  return { line, refillErrorRps };
 }
 
 /**
@@ -182,10 +189,10 @@ const lastsS = (line: QuotaLine, rps: number): number =>
 export const heldOnStoreText = (line: QuotaLine, heldRps: number): string =>
   `on what the limit stored: ${lineText(line)}, so a client paced at ${heldRps} req/s is refused after about ${Math.round(lastsS(line, heldRps))} s`;
 
-/** The line in words: "rounds 3 and 4, refused after about 190 and 272 requests, lie on 52 stored + 49.2 req/s". */
+/** The line in words: "rounds 3 and 4, refused after about 190 and 272 requests, lie on 52 stored + 49.25 ± 2.71 req/s refilled". */
 export function lineText(line: QuotaLine): string {
   const rounds = line.points.map((p) => p.round);
   const counts = line.points.map((p) => p.let_through);
   const and = (xs: readonly number[]) => `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`;
-  return `rounds ${and(rounds)}, refused after about ${and(counts)} requests, lie on ${line.stored} stored + ${line.refill_rps} req/s refilled`;
+  return `rounds ${and(rounds)}, refused after about ${and(counts)} requests, lie on ${line.stored} stored + ${line.refill_rps} ± ${line.refill_error_rps} req/s refilled`;
 }

@@ -188,6 +188,11 @@ export function searchHeld(
       held: sure === null ? held : { ...held, past_store: { stored: estimate.rate_bracket.drained, sure_rps: sure } },
     };
   }
-  const quota_line = { held_rps: rps, stored: line.stored, refill_rps: line.refill_rps };
+  const quota_line = {
+    held_rps: rps,
+    stored: line.stored,
+    refill_rps: line.refill_rps,
+    refill_error_rps: line.refill_error_rps,
+  };
   return { rps: line.refill_rps, held: { ...held, quota_line } };
 }

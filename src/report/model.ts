@@ -300,9 +300,10 @@ export interface SustainedHeld {
   /**
    * The refused rounds' quotas lie on a line below the rate that held (ratelimit/quota-line.ts):
    * a round at `held_rps` held `held_s` on what the limit stored (`stored` requests), and refills
-   * at `refill_rps`, the rate a client running longer meets; `sustained_rps` is then the refill.
+   * at `refill_rps`, the rate a client running longer meets; `sustained_rps` is then the refill,
+   * read to ± `refill_error_rps` (the points' timing slack over their span).
    */
-  quota_line?: { held_rps: number; stored: number; refill_rps: number };
+  quota_line?: { held_rps: number; stored: number; refill_rps: number; refill_error_rps: number };
   /**
    * No line read the refill, and the hold offered less than ten times what the probe's drain found
    * stored (`stored` requests, as much as the limit holds at rest): it may have lived on them, so a

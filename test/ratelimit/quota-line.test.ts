@@ -25,6 +25,8 @@ describe('the line refused rounds lie on', () => {
     expect(line).not.toBeNull();
     expect(line!.refill_rps).toBeCloseTo(49.2, 1);
     expect(line!.stored).toBe(52);
+    // Each first refusal read to ± 2 requests, 1.665 s apart: the refill is claimed to ± 2.4 req/s, no closer.
+    expect(line!.refill_error_rps).toBe(2.4);
     expect(line!.points.map((p) => p.round)).toEqual([3, 4]);
     // A client at the 55 that held 5 s lasts about 9 s on the store; a hold at or below the refill
     // (49) has nothing to correct, nor does a search that held nothing.
@@ -34,7 +36,7 @@ describe('the line refused rounds lie on', () => {
     expect(lineBelow(rounds, 49)).toBeNull();
     expect(lineBelow(rounds, null)).toBeNull();
     expect(lineText(line!)).toBe(
-      'rounds 3 and 4, refused after about 190 and 272 requests, lie on 52 stored + 49.25 req/s refilled',
+      'rounds 3 and 4, refused after about 190 and 272 requests, lie on 52 stored + 49.25 ± 2.4 req/s refilled',
     );
   });
 
