@@ -42,12 +42,6 @@ const POINT_SLACK = 2;
 
 type Seen = Pick<ProofRound, 'target_rps' | 'verdict' | 'refusals_began_s'>;
 
-/** A line the refused rounds lie on, and how far its refill may be off from their slack alone, req/s. */
-interface Fit {
-  line: QuotaLine;
-  refillErrorRps: number;
-}
-
 /**
  * The line through the rounds refused after a quota, or null when fewer than two such rounds at
  * different rates were refused, when they do not lie on one line, when it does not slope upward
@@ -56,8 +50,8 @@ interface Fit {
  * LINE_TOLERANCE (preciseEnough).
  */
 export function quotaLine(rounds: readonly Seen[]): QuotaLine | null {
-  const fit = fitLine(rounds);
-  return fit !== null && preciseEnough(fit) ? fit.line : null;
+  const line = fitLine(rounds);
+  return line !== null && preciseEnough(line) ? line : null;
 }
 
 /**
@@ -67,7 +61,7 @@ export function quotaLine(rounds: readonly Seen[]): QuotaLine | null {
  * land34, where a fixed 1 s minimum threw the line away and the 5 s hold on the burst, 59 req/s,
  * stood as the sustained rate); at 5 req/s of refill it takes 8 s.
  */
-const preciseEnough = (fit: Fit): boolean => fit.refillErrorRps <= LINE_TOLERANCE * fit.line.refill_rps;
+const preciseEnough = (line: QuotaLine): boolean => line.refill_error_rps <= LINE_TOLERANCE * line.refill_rps;
 
 /** A round's first refusal after a quota, and what it let through by then. */
 interface Point {
@@ -87,10 +81,10 @@ interface Point {
  * unless paced at or below the refill, where a refusal is the network's jitter, not a store spent:
  * then the line is read without the holds.
  */
-function fitLine(rounds: readonly Seen[]): Fit | null {
+function fitLine(rounds: readonly Seen[]): QuotaLine | null {
   const candidates = quotaPoints(rounds);
   const withHolds = fitPoints(candidates);
-  if (withHolds !== null && candidates.every((p) => !p.held || p.rps > withHolds.line.refill_rps)) return withHolds;
+  if (withHolds !== null && candidates.every((p) => !p.held || p.rps > withHolds.refill_rps)) return withHolds;
   return fitPoints(candidates.filter((p) => !p.held));
 }
 
@@ -109,7 +103,7 @@ const quotaPoints = (rounds: readonly Seen[]): Point[] =>
       : [],
   );
 
-function fitPoints(points: readonly Point[]): Fit | null {
+function fitPoints(points: readonly Point[]): QuotaLine | null {
   if (new Set(points.map((p) => p.rps)).size < 2) return null;
   const times = points.map((p) => p.began_s);
   const spanS = Math.max(...times) - Math.min(...times);
@@ -124,11 +118,10 @@ function fitPoints(points: readonly Point[]): Fit | null {
   if (!(slope > 0) || !(stored > 0) || slope >= Math.min(...points.map((p) => p.rps))) return null;
   const off = (p: Point) => Math.abs(p.let_through - (stored + slope * p.began_s));
   if (points.some((p) => off(p) > Math.max(POINT_SLACK, LINE_TOLERANCE * p.let_through))) return null;
-  const refillErrorRps = (2 * POINT_SLACK) / spanS;
-  const line = {
+  return {
     refill_rps: round(slope, 2),
     stored: Math.round(stored),
-    refill_error_rps: round(refillErrorRps, 2),
+    refill_error_rps: round((2 * POINT_SLACK) / spanS, 2),
     points: points.map((p) => ({
       round: p.round,
       rps: p.rps,
@@ -136,7 +129,6 @@ function fitPoints(points: readonly Point[]): Fit | null {
       let_through: Math.round(p.let_through),
     })),
   };
-  return { line, refillErrorRps };
 }
 
 /**
@@ -166,14 +158,13 @@ export function lineBelow(rounds: readonly Seen[], heldRps: number | null): Quot
  */
 export function spreadingRps(rounds: readonly Seen[], heldRps: number | null): number | null {
   if (heldRps === null) return null;
-  const fit = fitLine(rounds);
-  if (fit === null) {
+  const line = fitLine(rounds);
+  if (line === null) {
     const points = quotaPoints(rounds);
     const only = points.length === 1 && !points[0]!.held && points[0]!.rps > heldRps ? points[0]! : null;
     return only === null ? null : round(Math.max(1.25 * only.rps, only.rps + 2 * (only.rps - heldRps)), 1);
   }
-  const { line } = fit;
-  if (preciseEnough(fit) || line.refill_rps >= heldRps) return null;
+  if (preciseEnough(line) || line.refill_rps >= heldRps) return null;
   const neededS = (2 * POINT_SLACK) / (LINE_TOLERANCE * line.refill_rps);
   const lastS = Math.max(...line.points.map((p) => p.began_s));
   const atS = Math.max(1.5 * QUOTA_AFTER_S, lastS - 2 * neededS);

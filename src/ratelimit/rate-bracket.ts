@@ -188,11 +188,8 @@ export function searchHeld(
       held: sure === null ? held : { ...held, past_store: { stored: estimate.rate_bracket.drained, sure_rps: sure } },
     };
   }
-  const quota_line = {
-    held_rps: rps,
-    stored: line.stored,
-    refill_rps: line.refill_rps,
-    refill_error_rps: line.refill_error_rps,
-  };
+  // The line's figures, not the points they were read off (the notes say those).
+  const { points: _read, ...figures } = line;
+  const quota_line = { held_rps: rps, ...figures };
   return { rps: line.refill_rps, held: { ...held, quota_line } };
 }

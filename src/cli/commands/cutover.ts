@@ -422,16 +422,17 @@ async function rateLimits(a: {
 /**
  * Production's probe (with --allow-production-load): the probe alone, its requests within the
  * production budget. Sandbox's may also search, as `ratelimit` does, for a limit the probe did not
- * identify (paced k6 rounds of `run`'s horizon, unless --horizon): the readiness rule needs its
+ * identify (paced k6 rounds of `run`'s horizon, unless rate_limit.horizon_s): the readiness rule needs its
  * rate, and a conformant bucket read loosely on a loaded machine left none (CI land40).
  */
 const PRODUCTION_PROBE = makeRateLimitStage({ proofS: 0 });
 const SANDBOX_PROBE = makeRateLimitStage({ proofS: RUN_HORIZON_S, searchOnly: true });
 
 /**
- * The `ratelimit` command's own probe, without its k6 proof (a search for a limit it did not
- * identify aside, `stage`): the sustained rate and the recommended client rate. What production refuses it (the request budget spent mid-probe, a business endpoint
- * production does not allow) leaves the figure unknown, with that reason, never the report lost.
+ * The `ratelimit` command's own probe, `stage` saying whether it may search (never a proof): the
+ * sustained rate and the recommended client rate. What production refuses it (the request budget
+ * spent mid-probe, a business endpoint production does not allow) leaves the figure unknown, with
+ * that reason, never the report lost.
  */
 async function probe(
   options: Options,

@@ -275,17 +275,7 @@ export class Probe {
 
   /** Stops the probe once refusals confirm an announced quota spent until past the budget (shut-past-budget.ts). */
   private watchShut(exchange: Exchange, sample: Sample, all: readonly Advertisement[]): void {
-    const retryAfterS = retryAfterSeconds(exchange.headers['retry-after'], exchange.receivedAt);
-    const resetS = resetSeconds(exchange.headers, exchange.receivedAt);
-    const said =
-      sample.answer !== 'limited'
-        ? undefined
-        : retryAfterS !== undefined
-          ? { s: retryAfterS, by: 'Retry-After' }
-          : resetS !== undefined
-            ? { s: resetS, by: 'reset field' }
-            : undefined;
-    const shut = this.shutWatch.observe(sample, all, said);
+    const shut = this.shutWatch.observe(sample, all, sample.answer === 'limited' ? saidWait(exchange) : undefined);
     if (shut === undefined || this.stoppedBy !== undefined) return;
     this.shut = shut;
     this.stoppedBy = 'shut';
@@ -309,4 +299,12 @@ export class Probe {
     const reset = resetSeconds(exchange.headers, exchange.receivedAt);
     if (reset !== undefined) r.lastReset = { exchange, seconds: reset };
   }
+}
+
+/** The wait a refusal says, and what said it: Retry-After, else a reset field (shut-past-budget.ts). */
+function saidWait(exchange: Exchange): { s: number; by: string } | undefined {
+  const retryAfterS = retryAfterSeconds(exchange.headers['retry-after'], exchange.receivedAt);
+  if (retryAfterS !== undefined) return { s: retryAfterS, by: 'Retry-After' };
+  const resetS = resetSeconds(exchange.headers, exchange.receivedAt);
+  return resetS !== undefined ? { s: resetS, by: 'reset field' } : undefined;
 }

@@ -156,8 +156,10 @@ export function shutFinding(shut: ShutPastBudget & { ad: Advertisement }, budget
 export function shutText(shut: ShutPastBudget, budgetS: number): string {
   const { ad, first, last, backAtMs, refusals, lowest } = shut;
   const seen = `${refusals} refusals over ${fmt(last.sentMs - first.sentMs)} from ${fmt(first.sentMs)} on, nothing let through`;
-  if (ad === undefined)
-    return `shut past the probe's budget: ${seen}, each ${shut.saidBy} counting down to the same moment, ${fmt(backAtMs - first.doneMs)} away, past the probe's budget (${budgetS} s), so the probe stopped there; the likeliest cause: ${PAST_PROBE} (nothing announced a quota), or else the limit lifts sooner than its refusals say; not sized; the window is at least ${fmt(backAtMs - first.doneMs)} long, so sizing it takes at least ${needS(shut)} s of probing; ${probingHowTo(windowOf(shut), needS(shut), false)}`;
+  if (ad === undefined) {
+    const away = fmt(windowOf(shut) * 1000);
+    return `shut past the probe's budget: ${seen}, each ${shut.saidBy} counting down to the same moment, ${away} away, past the probe's budget (${budgetS} s), so the probe stopped there; the likeliest cause: ${PAST_PROBE} (nothing announced a quota), or else the limit lifts sooner than its refusals say; not sized; the window is at least ${away} long, so sizing it takes at least ${needS(shut)} s of probing; ${probingHowTo(windowOf(shut), needS(shut), false)}`;
+  }
   const rate = `${round(rateOf(ad), 4)} req/s${lowest ? ', the lowest rate announced: the one a sustained client meets' : ''}`;
   return `${ad.source} announces ${ad.limit} per ${ad.windowS} s (${rate}), spent: ${seen}, each said it is back in ${fmt(backAtMs - first.doneMs)}, past the probe's budget (${budgetS} s), so the probe stopped there; announced, not proven: verifying it takes about ${needS(shut)} s of probing; ${probingHowTo(ad.windowS!, needS(shut))}`;
 }
