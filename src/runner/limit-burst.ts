@@ -12,7 +12,7 @@ import { isLimitLike, passedTokenAndLimit } from '../spec/limit-statuses.js';
 import { probeCalls } from '../ratelimit/calls.js';
 import { MAX_IN_FLIGHT, MIN_IN_FLIGHT } from '../ratelimit/in-flight.js';
 import { Probe } from '../ratelimit/probe/probe.js';
-import { answeringEndMs, sendingEndMs, sentBeforeShut } from '../ratelimit/probe/arrival.js';
+import { sendingEndMs, sentBeforeShut } from '../ratelimit/probe/arrival.js';
 import type { CheckContext } from './check.js';
 import type { Sample } from '../ratelimit/types.js';
 
@@ -36,7 +36,7 @@ export interface LimitBurst {
   };
   /**
    * The requests sent before the first refused one was: how many of them got through, and the rate
-   * the service took them in at (the slower of their sends and their answers). The count a limit that refills admits depends on that rate (B·R/(R − r) for a
+   * they were sent at. The count a limit that refills admits depends on that rate (B·R/(R − r) for a
    * bucket), not on what the burst did after its first refusal (answers in flight, a stalled end).
    */
   beforeLimit?: { accepted: number; offeredRps: number };
@@ -149,16 +149,9 @@ export function sentBeforeRefusal(samples: readonly Sample[]): LimitBurst['befor
   if (before.length === 0) return { accepted: 0, offeredRps: 0 };
   // The shut closes the span: n requests sent over the n intervals up to the first refused one.
   const spanMs = sendingEndMs(samples)! - before[0]!.sentMs;
-  const sentRps = before.length / Math.max(spanMs / 1000, 0.001);
-  // A service (or a host) slower than the sends takes them in at its own pace, and a bucket refills
-  // meanwhile: its answers come back at that pace. Sent at 200/s, answered at 114/s, a 50/s bucket
-  // of 50 admitted 89, not 66, and the history flagged an unchanged service (CI land43). So the
-  // rate is the slower of the two: a clump of answers after a stall says nothing, and is not it.
-  const answerSpanMs = answeringEndMs(samples)! - Math.min(...before.map((s) => s.doneMs));
-  const answeredRps = answerSpanMs > 0 ? before.length / (answerSpanMs / 1000) : Infinity;
   return {
     accepted: before.filter((s) => s.answer === 'accepted').length,
-    offeredRps: Math.min(sentRps, answeredRps),
+    offeredRps: before.length / Math.max(spanMs / 1000, 0.001),
   };
 }
 

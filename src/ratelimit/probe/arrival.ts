@@ -152,11 +152,6 @@ export function sentBeforeShut(run: readonly Sample[]): Sample[] | undefined {
   return refusal === undefined ? undefined : sorted.filter((s) => s.sentMs < refusal.sentMs);
 }
 
-/** When the answer to a run's first refusal came back: the end of the span its service took the requests in over. */
-export function answeringEndMs(run: readonly Sample[]): number | undefined {
-  return firstRefusal(run).refusal?.doneMs;
-}
-
 /**
  * When a run stopped sending what it meant to: its first refusal's send time (what followed were
  * already on their way before its answer came back), else its last request's.
