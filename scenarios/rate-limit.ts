@@ -69,6 +69,10 @@ const spikeS = Math.min(SPIKE_S, cfg.durationS * 0.3);
 const AFTER_SPIKE_SHARE = 0.1;
 // k6 ramps between stages; this short a ramp is, for the limiter, a step down.
 const STEP_S = 0.2;
+// A spike starts on a token that outlives it and its drain (about as long again): a turnover in the
+// spike would add one POST /tokens per busy VU to the very backlog being measured (lib/tokens.ts).
+const FRESH_FOR_S = cfg.rateProfile === 'steady' ? 0 : 2 * spikeS + STEP_S;
+
 // A VU is held for as long as its call keeps waiting out 429s; beyond maxVUs, k6 drops iterations
 // (dropped_iterations in the report) rather than exceed the rate.
 // A policy whose concurrency holds its waits (CES_MAX_CALLS) gets exactly that many: against a limit
@@ -120,7 +124,12 @@ export const options = scenarioOptions(
   },
   // setup()'s token waits out 429s like any call, its whole retry budget and each attempt's
   // timeout: a proof round may begin on a limit the round before spent (a window before its edge).
-  { setupTimeout: secs(Math.max(30, cfg.retryBudgetS + (cfg.backoff.maxRetries + 1) * cfg.requestTimeoutS)) },
+  // Plus the wait for a fresh token before a spike, and the second fetch's own budget.
+  {
+    setupTimeout: secs(
+      Math.max(30, FRESH_FOR_S + 1 + 2 * (cfg.retryBudgetS + (cfg.backoff.maxRetries + 1) * cfg.requestTimeoutS)),
+    ),
+  },
 );
 
 const cache = new TokenCache(cfg);
@@ -128,7 +137,7 @@ const cache = new TokenCache(cfg);
 const send = (token: string, opts: CallOptions = {}): Res => callRateLimitEndpoint(cfg, token, opts);
 
 export function setup(): SharedToken {
-  return shareToken(cfg);
+  return shareToken(cfg, FRESH_FOR_S);
 }
 
 export default function (shared: SharedToken): void {

@@ -2,6 +2,7 @@
 // and a short fingerprint, which is all that may appear anywhere else (the contract: no whole token
 // in any report, log or terminal line).
 
+import { sleep } from 'k6';
 import crypto from 'k6/crypto';
 import { certainlyExpiredFromMs, refusalIsEarly, type EdgeAllowance } from '../../src/time/expiry-edges';
 import type { ScenarioConfig } from './config';
@@ -156,9 +157,27 @@ export interface SharedToken {
   token: IssuedToken | undefined;
 }
 
-/** setup(): one token for every VU to start from (undefined if none could be had; VUs then fetch their own). */
-export function shareToken(cfg: ScenarioConfig): SharedToken {
-  return { token: issueToken(cfg, { step: 'setup' }).token };
+/** A token's expires_at is whole seconds: the service may hold it valid until up to a second past it. */
+const EXPIRES_AT_ROUNDING_MS = 1000;
+
+/**
+ * setup(): one token for every VU to start from (undefined if none could be had; VUs then fetch their own).
+ * With `freshForS`, a token that would turn over within that many seconds is waited out once and
+ * the next one fetched: each VU caches its own copy (k6 shares no state between VUs), so a turnover
+ * costs one POST /tokens per busy VU where a real client pays one, and in a spike of hundreds of VUs
+ * that burst meets the rate limit together with the backlog it is meant to measure (CI land48: a
+ * token from the scenario before, 2 s from its end, turned over mid-spike, 300 extra requests, 2 calls
+ * lost). The service hands out the same token until expires_at (§3), so only waiting gets a fresh one.
+ */
+export function shareToken(cfg: ScenarioConfig, freshForS = 0): SharedToken {
+  const first = issueToken(cfg, { step: 'setup' }).token;
+  if (first === undefined) return { token: first };
+  const leftMs = first.expiresAt * 1000 - Date.now();
+  if (leftMs >= freshForS * 1000) return { token: first };
+  // One wait, bounded by freshForS and the rounding: a service whose clock runs behind ours may
+  // hand out the same token again, which is then kept (the VUs judge its turn as before).
+  sleep(Math.max(0, leftMs + EXPIRES_AT_ROUNDING_MS) / 1000);
+  return { token: issueToken(cfg, { step: 'setup' }).token ?? first };
 }
 
 /** For the report's `extra`: how often a token turned over under the calls, and how often one was refused early. */

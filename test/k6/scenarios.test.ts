@@ -5,6 +5,7 @@
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it, type ExpectStatic } from 'vitest';
 import { createEmulator, type Emulator, type FaultName, type Observed } from '../../src/emulator/index.js';
@@ -34,6 +35,11 @@ interface Case {
   lostToTheLimit?: boolean;
   /** Token requests sent before k6 starts: the limit is spent when its setup() asks for the first token. */
   spentBefore?: number;
+  /**
+   * A token is issued this many seconds before its end when k6 starts (the service hands out the
+   * same one until expires_at, §3): the spike must begin after it has turned over, not under it.
+   */
+  tokenLeftS?: number;
 }
 
 // A 2 s token in a 3 s run: token-lifecycle also waits one token out (§3 expiry).
@@ -106,6 +112,18 @@ const CASES: Case[] = [
     positive: ['rate_limited_responses', 'retry_after_waits'],
   },
   {
+    // A token 1.5 s from its end when k6 starts: every busy VU would fetch its own next one in the
+    // spike (k6 shares no cache between VUs), a burst a real client never sends (CI land48).
+    bundle: 'rate-limit',
+    faults: [],
+    label: 'its token turning over as it starts',
+    emulator: { ...overLimit.emulator, tokenTtlS: 5 },
+    inputs: { ...overLimit.inputs, tokenLifetimeS: 5 },
+    tokenLeftS: 1.5,
+    exitCode: K6_EXIT.OK,
+    positive: ['rate_limited_responses'],
+  },
+  {
     bundle: 'rate-limit',
     faults: ['unavailable-instead-of-429'],
     ...overLimit,
@@ -128,18 +146,27 @@ const CASES: Case[] = [
   },
 ];
 
-/** One POST /tokens with the emulator's credentials, its answer read and dropped. */
-function askToken(emu: Emulator): Promise<void> {
+/** One POST /tokens with the emulator's credentials: the expires_at it answered (undefined on a refusal). */
+function askToken(emu: Emulator): Promise<number | undefined> {
   const body = JSON.stringify({
     token: { client_id: emu.credentials.clientId, client_secret: emu.credentials.clientSecret },
   });
   return new Promise((done, failed) =>
     request(
       `${emu.url}/tokens`,
-      { method: 'POST', ca: emu.caPem, headers: { 'content-type': 'application/json' } },
-      (res) => res.resume().on('end', done),
+      { method: 'POST', ca: emu.caPem, headers: { 'content-type': 'application/json' }, timeout: 5000 },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c: string) => (text += c.slice(0, 4096)));
+        res.on('end', () =>
+          done(res.statusCode === 200 ? (JSON.parse(text) as { expires_at: number }).expires_at : undefined),
+        );
+      },
     )
       .on('error', failed)
+      .on('timeout', function (this: ReturnType<typeof request>) {
+        this.destroy(new Error('POST /tokens timed out'));
+      })
       .end(body),
   );
 }
@@ -198,6 +225,8 @@ describe.skipIf(k6 === undefined)('k6 scenarios against the emulator', { concurr
   async function runCase(c: Case, expect: ExpectStatic): Promise<void> {
     const emu = await emulator(c.faults, c.emulator);
     for (let i = 0; i < (c.spentBefore ?? 0); i++) await askToken(emu);
+    const heldUntilS = c.tokenLeftS === undefined ? undefined : await askToken(emu);
+    if (heldUntilS !== undefined) await sleep(Math.max(0, heldUntilS * 1000 - c.tokenLeftS! * 1000 - Date.now()));
     // A file of its own per case: two conformant cases of one bundle side by side must not read each other's.
     const summaryFile = join(
       workDir,
@@ -223,6 +252,10 @@ describe.skipIf(k6 === undefined)('k6 scenarios against the emulator', { concurr
     for (const metric of c.crossed ?? []) expect(crossed, context).toContain(metric);
     for (const metric of c.positive ?? []) expect(result.extra?.[metric], `${metric}\n${context}`).toBeGreaterThan(0);
     if (c.lostToTheLimit) expect(lostToTheLimit(result), context).toBeDefined();
+    if (c.tokenLeftS !== undefined) {
+      expect(heldUntilS, 'the token asked before k6 started').toBeDefined();
+      expect(result.extra?.['arrivals_began_ms'], context).toBeGreaterThanOrEqual(heldUntilS! * 1000);
+    }
 
     // Nothing k6 printed or wrote holds the client secret.
     const written = await readFile(summaryFile, 'utf8');
