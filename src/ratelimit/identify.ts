@@ -235,6 +235,31 @@ export function edgeTrialPlan(o: {
 }
 
 /**
+ * Of the shortest period a sliding log may have, the most the requests that passed may span: none
+ * of them aged out of it. The edges' lattice alone is no bound: a log's edges follow the probe's
+ * fills and fitted lattices up to 10 % longer than its period on a busy machine.
+ */
+export const WITHIN_PERIOD = 0.95;
+
+/**
+ * Whether a clump let through whole, `afterBurstMs` after the burst began, tells a window opened at
+ * the first request from a sliding log: only if it came before the burst's slots could age out of
+ * a log, whose period is at least the drain's comeback. `undecided` when even its plan put it that
+ * late; `late` when the plan did not and the clump went out late within the margin that calls a
+ * request late on its own (CI land38: planned 0.925 s after the burst, sent 0.987 s after it, against
+ * a comeback of 1.011 s), the machine's doing: the trial is sent again rather than end untested.
+ */
+export function clumpTiming(
+  afterBurstMs: number,
+  plannedAfterBurstMs: number,
+  comebackMs: number,
+): 'told' | 'late' | 'undecided' {
+  const logMayHaveFreed = WITHIN_PERIOD * comebackMs;
+  if (afterBurstMs < logMayHaveFreed) return 'told';
+  return plannedAfterBurstMs < logMayHaveFreed ? 'late' : 'undecided';
+}
+
+/**
  * What the edge trial saw: the ping past the clock's edge let through → edges on the clock; else a
  * clump a window after the first request let through whole (at least half the limit, and more than
  * a sliding log could free: the first request's slot and a counted refusal's) → a window opened

@@ -55,6 +55,12 @@ export interface SlidingWindowModel {
    * of it, which lets retries through at other moments than a log would.
    */
   counter?: 'log' | 'interpolated';
+  /**
+   * The probe could not tell this log from a fixed window opened at the client's first request
+   * (rate-limiter-flexible's): both let a clump from idle back a period after it. Limit, period and
+   * sustained rate are the same either way; what replays it replays the log, the stricter of the two.
+   */
+  or_opened_window?: true;
 }
 
 /**

@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import {
+  clumpTiming,
   edgeTrialPlan,
   edgeTrialVerdict,
   midpoint,
@@ -187,5 +188,13 @@ describe('the edge trial', () => {
     // A sliding log frees the first request's slot, and a counted refusal's: one or two pass.
     expect(edgeTrialVerdict(50, false, 2)).toBe('sliding');
     expect(edgeTrialVerdict(50, null, 24)).toBe('sliding');
+  });
+
+  it('a clump let through whole tells an opened window only before a log could free the burst; its lateness alone sends the trial again', () => {
+    // CI land38's rate-limiter-flexible 50 per 1 s: planned 0.925 s after the burst, sent 0.987 s after it, a comeback of 1.011 s.
+    expect(clumpTiming(987, 925, 1_011)).toBe('late');
+    expect(clumpTiming(925, 925, 1_011)).toBe('told');
+    // Planned past what a log may have freed: no retry makes that trial tell, it stays untested.
+    expect(clumpTiming(987, 970, 1_011)).toBe('undecided');
   });
 });

@@ -131,4 +131,18 @@ describe('figures of a model', () => {
     expect(sustainedRate({ kind: 'sliding-window', limit: 50, period_s: 2, counts_refused: false })).toBe(25);
     expect(describeLimiter({ kind: 'bucket', rate_rps: 50, burst: 20 })).toBe('token bucket 50 req/s, burst 20');
   });
+
+  it('a log the probe could not tell from a window opened at the first request says both, never the log alone', () => {
+    const untold = {
+      kind: 'sliding-window',
+      limit: 50,
+      period_s: 0.991,
+      counts_refused: false,
+      or_opened_window: true,
+    } as const;
+    expect(describeLimiter(untold)).toBe(
+      'sliding window 50 per 0.991 s, or a fixed window opened at the first request (the two not told apart)',
+    );
+    expect(sustainedRate(untold)).toBeCloseTo(50 / 0.991, 6);
+  });
 });

@@ -123,7 +123,7 @@ function describeOne(model: LimiterModel): string {
     case 'fixed-window':
       return `fixed window ${model.limit} per ${model.window_s} s${model.edges === 'first-request' ? ', each starting at the first request after a window ends' : ''}${refused(model)}`;
     case 'sliding-window':
-      return `sliding window ${model.limit} per ${model.period_s} s${refused(model)}`;
+      return `sliding window ${model.limit} per ${model.period_s} s${model.or_opened_window ? ', or a fixed window opened at the first request (the two not told apart)' : ''}${refused(model)}`;
     case 'sliding-counter':
       return `sliding-window counter ${model.limit} per ${model.window_s} s${refused(model)}`;
     case 'queue':

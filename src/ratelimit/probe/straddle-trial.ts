@@ -8,7 +8,7 @@
 // too slowly for that trial's clump and ping to fit a window, which on the virtual clock up to
 // 20 ms late per timer was every time.
 
-import type { Bracket } from '../identify.js';
+import { WITHIN_PERIOD, type Bracket } from '../identify.js';
 import type { Sample } from '../types.js';
 import type { Probe } from './probe.js';
 import { countUntilRefused } from './recover.js';
@@ -16,12 +16,6 @@ import { pingAt } from './ping.js';
 
 /** More than this share of what passed from idle before the first refusal: a count that started afresh (a limit read a few short allowed for). */
 const OVER_LIMIT = 1.1;
-/**
- * Of the shortest period a sliding log may have, the most the requests that passed may span: none
- * of them aged out of it. The edges' lattice alone is no bound: a log's edges follow the probe's
- * fills and fitted lattices up to 10 % longer than its period on a busy machine.
- */
-export const WITHIN_PERIOD = 0.95;
 /** Of the burst, about what share goes before the clock's edge. */
 const BEFORE_EDGE = 1 / 3;
 

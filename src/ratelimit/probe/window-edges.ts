@@ -10,6 +10,7 @@
 // (identify.ts: edgeTrialPlan, edgeTrialVerdict).
 
 import {
+  clumpTiming,
   edgeTrialPlan,
   edgeTrialVerdict,
   midpoint,
@@ -27,7 +28,7 @@ import type { Probe } from './probe.js';
 import { admittedBefore, countedToShut, countUntilRefused, firstGapMs, type WindowCount } from './recover.js';
 import { sendingEndMs, usualGapNoiseMs } from './arrival.js';
 import { median } from '../../toolkit/stats.js';
-import { startedAfresh, straddleTrial, WITHIN_PERIOD } from './straddle-trial.js';
+import { startedAfresh, straddleTrial } from './straddle-trial.js';
 
 /** Half-width of the window length's bracket, relative, at which the edges are pinned (±1 %). */
 export const EDGE_PRECISION = 0.01;
@@ -73,6 +74,12 @@ export interface EdgeFindings {
    * where the count is not needed).
    */
   limitUnseen?: 'fixed' | 'no edges';
+  /**
+   * Why the trial that tells a window opened at the first request from a sliding log (and both from
+   * edges on the clock) did not decide, when it did not: a window measured from idle afterwards is
+   * either of the first two, not a sliding log for sure.
+   */
+  anchorUntested?: string;
   evidence: string[];
   notes: string[];
 }
@@ -176,7 +183,7 @@ export async function windowEdgesPhase(
     );
     return onClockAnyway
       ? clockModel(probe, limit, seen, length, notes, undefined)
-      : { model: null, evidence: [], notes };
+      : { model: null, evidence: [], notes, anchorUntested: trial };
   }
   if (trial.anchor === 'clock')
     return clockModel(probe, limit, seen, onClock ? length : seenLength, notes, trial.evidence);
@@ -787,7 +794,9 @@ async function edgeTrial(
   // Its period is at least the drain's comeback: a log's edges read 10 % long on a busy machine (the
   // fills a round trip after each edge) put the clump that late, and the log passed for an opened window.
   const clumpAfterBurstMs = Math.min(...clump.map((s) => s.sentMs)) - (sent[0] ?? first.sentMs);
-  if (anchor === 'first-request' && clumpAfterBurstMs >= WITHIN_PERIOD * bounds.comebackMs)
+  const timing = clumpTiming(clumpAfterBurstMs, plan.clumpMs - plan.burstMs, bounds.comebackMs);
+  if (anchor === 'first-request' && timing === 'late') return disturbed;
+  if (anchor === 'first-request' && timing === 'undecided')
     return `the clump came ${fmt(clumpAfterBurstMs)} after the burst, no sooner than a sliding log that came back ${fmt(bounds.comebackMs)} after the drain began frees the burst's slots`;
   if (anchor === 'sliding') {
     return {

@@ -81,12 +81,18 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
       };
     }
     // No window of its own (or one the first recovery contradicts): measure it as a sliding window from idle.
+    // Unless the trial that tells them apart did not decide: a clump from idle comes back a period
+    // after it from a window opened at the first request as from a log, so what is measured is
+    // either, and said so (CI land38 named rate-limiter-flexible's opened windows a sliding window).
     const why = contradicted
       ? `edges came every ${(edgeMs! / 1000).toFixed(3)} s, but the first recovery took ${(found.figures.recoveryMs / 1000).toFixed(2)} s: not a window of that length; measured from idle as a sliding window`
-      : 'no fixed edges: measured from idle as a sliding window';
+      : edges.anchorUntested !== undefined
+        ? 'measured from idle as a window of the client’s own requests: opened at its first request, or sliding (not told apart)'
+        : 'no fixed edges: measured from idle as a sliding window';
     const period = await slidingPeriodPhase(probe, drain.limit, drainPeriodBracket(found, probe.samples));
+    const untold = !contradicted && edges.anchorUntested !== undefined && period.model?.kind === 'sliding-window';
     return {
-      limiter: period.model,
+      limiter: untold ? { ...period.model!, or_opened_window: true } : period.model,
       evidence: period.evidence,
       notes: [...edges.notes, why, ...period.notes],
       refusedAfterQuietMs: period.refusedAfterQuietMs,
