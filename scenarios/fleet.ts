@@ -93,9 +93,10 @@ export const options = scenarioOptions(cfg, scenarios, { fleet_unexpected_answer
  * own scenario's start acts that far out of step with the others, which the simulation (every
  * instance from 0) never does, and the 429 rate at N = 16 (about 27 refusals: 10 % is three) can
  * move with it. So every instance counts from one instant, far enough ahead that each has started
- * by then; one that has not acts late, as after a late wake.
+ * by then; one that has not acts late, as after a late wake. A run compared with its simulation
+ * asks for more (FleetRun.start_margin_ms): long enough that the limiter has forgotten setup()'s request.
  */
-const START_MARGIN_MS = 1000;
+const START_MARGIN_MS = run.start_margin_ms ?? 1000;
 
 /** setup()'s token, and the fleet's time 0 (epoch ms) every instance counts from. */
 interface FleetStart extends SharedToken {

@@ -51,8 +51,30 @@ export interface FleetProofRow {
   error?: string;
 }
 
+/** HAProxy's counters start afresh after two idle periods; a tenth more for timers. */
+const FORGETS_AFTER_WINDOWS = 2.1;
+
+/** setup()'s token request this long before the fleet's time 0, ms: forgotten by the limiter by then. */
+export const proofStartMarginMs = (l: ProofLimiter): number =>
+  Math.max(DEFAULT_START_MARGIN_MS, FORGETS_AFTER_WINDOWS * proofWindowMs(l));
+
+/** scenarios/fleet.ts's own margin, which gives every instance time to start. */
+const DEFAULT_START_MARGIN_MS = 1000;
+
+/** The longest time the proof limiter remembers a request for, ms (a bucket's whole refill). */
+function proofWindowMs(l: ProofLimiter): number {
+  switch (l.kind) {
+    case 'nginx':
+      return ((l.burst + 1) / l.rate) * 1000;
+    case 'haproxy':
+      return l.periodMs;
+    case 'emulator-fixed':
+      return l.windowS * 1000;
+  }
+}
+
 /** The policies as `ratelimit` would derive them from an exact reading of this limiter. */
-function policiesFor(limiter: ProofLimiter, instances: number) {
+export function policiesFor(limiter: ProofLimiter, instances: number) {
   const reading = proofReading(limiter);
   const recommendation = recommend(reading.input);
   if (recommendation === null) throw new Error(`no recommendation for ${describeProofLimiter(limiter)}`);
@@ -81,6 +103,8 @@ export async function fleetProof(opts: FleetProofOptions): Promise<FleetProofRow
           backlog: 0,
           duration_s: opts.durationS,
           seed: opts.seed ?? 1,
+          // The limiter forgets setup()'s token request before the fleet starts (FleetRun.start_margin_ms).
+          start_margin_ms: proofStartMarginMs(opts.limiter),
         };
         progress(
           `fleet proof: ${instances} instance(s), ${policy.name}, ${run.offered_rps} req/s offered for ${run.duration_s} s behind ${describeProofLimiter(opts.limiter)}`,

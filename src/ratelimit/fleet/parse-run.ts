@@ -49,5 +49,6 @@ export function parseFleetRun(v: unknown, where: string): FleetRun {
     backlog: number(v, 'backlog', where, 0, true),
     duration_s: number(v, 'duration_s', where, 0.1),
     seed: number(v, 'seed', where, 0, true),
+    ...optionalNumber(v, 'start_margin_ms', where, 0),
   };
 }

@@ -17,6 +17,14 @@ export interface FleetRun {
   /** Arrivals stop after this many seconds (and a steady run ends). */
   duration_s: number;
   seed: number;
+  /**
+   * How long after setup()'s token request the fleet's time 0 is, ms (scenarios/fleet.ts; default
+   * 1000). A comparison with the simulation gives more than two of the limiter's windows, so the
+   * limiter has forgotten that request by then: otherwise the simulation must place it, and it
+   * knows the instant only within the request's round trip, which on a busy machine (140 ms) moved
+   * an HAProxy period's edge enough to change the whole run (129 requests sent or 152).
+   */
+  start_margin_ms?: number;
 }
 
 /** Instance `index`'s own random stream. */

@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import type { FleetPolicy } from '../../../src/ratelimit/fleet/policy.js';
 import { instanceRandom, instanceSetup } from '../../../src/ratelimit/fleet/run-setup.js';
 import { simulate, type SimulationSetup } from '../../../src/ratelimit/fleet/simulate.js';
+import { proofModel } from '../../helpers/fleet-limiters.js';
+import { policiesFor, proofStartMarginMs } from '../../helpers/fleet-proof.js';
 
 const noRetry: FleetPolicy = {
   name: 'no-jitter',
@@ -52,5 +54,32 @@ describe('simulating a real run', () => {
     const stillInRun = [0, 1, 2, 3, 4].filter((i) => phase + 200 * i + 190 < 1_000).length;
     expect(stillInRun).toBe(4); // this seed's phase (11 ms) puts the last call at 811 ms: 1,001 once late
     expect(late.sent).toBe(stillInRun);
+  });
+
+  it("a proof's run does not hang on where within its round trip setup()'s token request met HAProxy", () => {
+    // CI land49: that request took 140 ms on a busy machine; placed at its midpoint, 1 s before the
+    // fleet began, it put the period's edge where the simulated run changed whole (152 requests sent
+    // against k6's 129). The proof starts the fleet once the limiter has forgotten it.
+    const limiter = { kind: 'haproxy', limit: 40, periodMs: 1000, recipe: 'admitted' } as const;
+    const policy = policiesFor(limiter, 16).find((p) => p.name === 'decorrelated-jitter')!;
+    const margin = proofStartMarginMs(limiter);
+    const sent = [0, 50, 100, 150, 200, 300].map(
+      (slowMs) =>
+        simulate({
+          instances: 16,
+          policy,
+          offered_rps: 60,
+          backlog: 0,
+          duration_s: 5,
+          seed: 1,
+          latency_ms: 2.7,
+          wake_late_ms: 0.8,
+          until: 'end',
+          sharing: 'shared',
+          limiter: proofModel(limiter, 0),
+          earlier_requests_ms: [-margin - slowMs / 2],
+        }).sent,
+    );
+    expect(new Set(sent).size, JSON.stringify(sent)).toBe(1);
   });
 });
