@@ -96,7 +96,7 @@ export const FIGURE_RULES: Record<string, FigureRule> = {
     absFloor: 0,
     relFloor: 0,
     context:
-      'the rate the machine reached, which a loaded machine holds down; it decides which runs the burst is compared with',
+      'the rate the machine reached (or the service took the burst in at, when a queue built up), which a loaded machine holds down; it decides which runs the burst is compared with',
   },
   sustained_rps: { kind: 'rate_limit', unit: '/s', worse: 'both', absFloor: 1, relFloor: 0.2 },
   target_rps: { kind: 'rate_limit', unit: '/s', worse: 'both', absFloor: 1, relFloor: 0.2 },

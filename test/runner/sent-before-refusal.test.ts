@@ -49,6 +49,53 @@ describe('the requests sent before the first refused one', () => {
     expect(before.accepted).toBeGreaterThan(170);
   });
 
+  it('a starved service takes the burst in slower than it was sent: the slower pace, the one its bucket met', () => {
+    // Sent every 5 ms (200/s); the service takes one in every 1000/114 ms, its queue growing (CI land43).
+    const bucket = gcra(50, 50);
+    const samples: Sample[] = [];
+    let freeMs = 0;
+    for (let i = 0; i < 200; i++) {
+      const sentMs = i * 5;
+      const takenMs = Math.max(sentMs, freeMs);
+      freeMs = takenMs + 1000 / 114;
+      const admitted = bucket(takenMs) === undefined;
+      samples.push({
+        sentMs,
+        doneMs: takenMs + 2,
+        status: admitted ? 200 : 429,
+        answer: admitted ? 'accepted' : 'limited',
+        phase: 'drain',
+        client: 'primary',
+      });
+    }
+    const before = sentBeforeRefusal(samples)!;
+    expect(before.accepted).toBeGreaterThan(80);
+    expect(before.offeredRps).toBeGreaterThan(114 / 1.1);
+    expect(before.offeredRps).toBeLessThan(114 * 1.1);
+  });
+
+  it("answers that merely jitter leave the sends' pace: a burst of 24 at 200/s reads within 5 % of it", () => {
+    // CI land47's halved limit: 24 through, the first answer back at once and the last 14 ms late,
+    // which an answers' span, first to last, read as 164/s; the others wait 1–9 ms at random.
+    let seed = 7;
+    const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
+    const samples: Sample[] = Array.from({ length: 30 }, (_, i) => {
+      const admitted = i < 24;
+      const waitMs = i === 0 ? 0.5 : i === 23 ? 14 : 1 + 8 * random();
+      return {
+        sentMs: i * 5,
+        doneMs: i * 5 + waitMs,
+        status: admitted ? 200 : 429,
+        answer: admitted ? 'accepted' : 'limited',
+        phase: 'drain',
+        client: 'primary',
+      };
+    });
+    const before = sentBeforeRefusal(samples)!;
+    expect(before.accepted).toBe(24);
+    expect(before.offeredRps).toBeGreaterThan(200 / 1.05);
+  });
+
   it('nothing refused: nothing to say', () => {
     expect(sentBeforeRefusal(burst(() => 40, 30))).toBeUndefined();
   });
