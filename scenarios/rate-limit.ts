@@ -71,7 +71,8 @@ const AFTER_SPIKE_SHARE = 0.1;
 const STEP_S = 0.2;
 // A spike starts on a token that outlives it and its drain (about as long again): a turnover in the
 // spike would add one POST /tokens per busy VU to the very backlog being measured (lib/tokens.ts).
-const FRESH_FOR_S = cfg.rateProfile === 'steady' ? 0 : 2 * spikeS + STEP_S;
+// Calls to POST /tokens itself carry no token, so nothing turns over under them.
+const FRESH_FOR_S = cfg.rateProfile === 'steady' || cfg.rateLimitEndpoint === 'tokens.issue' ? 0 : 2 * spikeS + STEP_S;
 
 // A VU is held for as long as its call keeps waiting out 429s; beyond maxVUs, k6 drops iterations
 // (dropped_iterations in the report) rather than exceed the rate.
