@@ -171,7 +171,7 @@ const EXPIRES_AT_ROUNDING_MS = 1000;
  */
 export function shareToken(cfg: ScenarioConfig, freshForS = 0): SharedToken {
   const first = issueToken(cfg, { step: 'setup' }).token;
-  if (first === undefined) return { token: first };
+  if (first === undefined || freshForS <= 0) return { token: first };
   const leftMs = first.expiresAt * 1000 - Date.now();
   if (leftMs >= freshForS * 1000) return { token: first };
   // One wait, bounded by freshForS and the rounding: a service whose clock runs behind ours may
