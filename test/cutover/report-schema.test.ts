@@ -51,13 +51,15 @@ describe('schema/cutover.schema.json', () => {
     'the %s pair: its report.json validates, and its verdict is the exit code',
     async (name) => {
       const { res, report } = await runs[name];
+      // Once failed in a loaded fast tier with its message lost: each expectation now says what the run said.
+      const said = `exit ${res.code}\n${res.stdout}\n${res.stderr}\n${JSON.stringify(report.cutover, null, 1)}`;
       expectValidCutover(report);
-      expect(res.code).toBe(report.cutover.verdict === 'READY' ? 0 : 1);
-      if (name === 'validate-method') expect(report.cutover.verdict).toBe('NOT READY');
+      expect(res.code, said).toBe(report.cutover.verdict === 'READY' ? 0 : 1);
+      if (name === 'validate-method') expect(report.cutover.verdict, said).toBe('NOT READY');
       // Sandbox's burst and the rate it was offered at, which decides whether it is compared (not-compared.ts).
-      expect(report.cutover.facts.sandbox.accepted_before_limit).toBeGreaterThan(0);
-      expect(report.cutover.facts.sandbox.offered_rps).toBeGreaterThan(0);
-      expect(report.cutover.not_compared).toEqual(expect.any(Array));
+      expect(report.cutover.facts.sandbox.accepted_before_limit, said).toBeGreaterThan(0);
+      expect(report.cutover.facts.sandbox.offered_rps, said).toBeGreaterThan(0);
+      expect(report.cutover.not_compared, said).toEqual(expect.any(Array));
     },
     150_000,
   );
