@@ -8,6 +8,7 @@ import { createLimiter, type LimiterModel } from '../../src/ratelimit/limiters/i
 import { ledgerRulesOutBucket, refillUnwatched } from '../../src/ratelimit/probe/bucket-ledger.js';
 import type { Sample } from '../../src/ratelimit/types.js';
 import { slidingCounter } from './support.js';
+import { answered } from '../helpers/answered.js';
 
 /** 50 ms each way, the same for every request: the limiter decides at send + 50. */
 const ONE_WAY_MS = 50;
@@ -21,15 +22,7 @@ function trace(
   const samples: Sample[] = [];
   for (const { phase, fromMs, toMs, rps } of runs)
     for (let t = fromMs; t < toMs; t += 1000 / rps) {
-      const ok = limiter.take(t + ONE_WAY_MS).ok;
-      samples.push({
-        sentMs: t,
-        doneMs: t + 2 * ONE_WAY_MS,
-        status: ok ? 200 : 429,
-        answer: ok ? 'accepted' : 'limited',
-        phase,
-        client: 'primary',
-      });
+      samples.push(answered(t, t + 2 * ONE_WAY_MS, limiter.take(t + ONE_WAY_MS).ok, phase));
     }
   return samples;
 }

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { burstOf, recoveryOf, saturatedPoints, fitSustainedRate } from '../../src/ratelimit/estimators.js';
 import type { Sample } from '../../src/ratelimit/types.js';
 import { seeded } from './seeded.js';
+import { answered } from '../helpers/answered.js';
 
 type Limiter = (tMs: number) => boolean;
 
@@ -216,15 +217,7 @@ describe('burstOf', () => {
     const limiter = tokenBucket(25, 8, true);
     const run: Sample[] = [];
     const at = (sentMs: number, arrival: number) => {
-      const ok = limiter(arrival);
-      run.push({
-        sentMs,
-        doneMs: arrival + 1,
-        status: ok ? 200 : 429,
-        answer: ok ? 'accepted' : 'limited',
-        phase: 'idle-burst',
-        client: 'primary',
-      });
+      run.push(answered(sentMs, arrival + 1, limiter(arrival), 'idle-burst'));
     };
     for (let t = 0; t <= 25; t += 5) at(t, t);
     at(30, 130);

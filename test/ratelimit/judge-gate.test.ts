@@ -7,6 +7,7 @@ import { contradiction } from '../../src/ratelimit/judge-claim.js';
 import { createLimiter, type FixedWindowModel, type Limits } from '../../src/ratelimit/limiters/index.js';
 import type { Sample } from '../../src/ratelimit/types.js';
 import { discoverVirtual, fromModel } from './virtual-limit.js';
+import { answered } from '../helpers/answered.js';
 
 /** Clumps of `clump` requests 5 ms apart every `everyMs` for `seconds`, decided by `truth` 3 ms after sending, answered 3 ms later. */
 function samplesOf(truth: Limits, clump: number, everyMs: number, seconds: number): Sample[] {
@@ -15,17 +16,7 @@ function samplesOf(truth: Limits, clump: number, everyMs: number, seconds: numbe
     Array.from({ length: clump }, (_, i) => k * everyMs + i * 5),
   )
     .flat()
-    .map((sentMs) => {
-      const ok = limiter.take(sentMs + 3).ok;
-      return {
-        sentMs,
-        doneMs: sentMs + 6,
-        status: ok ? 200 : 429,
-        answer: ok ? 'accepted' : 'limited',
-        phase: 'drain',
-        client: 'primary',
-      };
-    });
+    .map((sentMs) => answered(sentMs, sentMs + 6, limiter.take(sentMs + 3).ok));
 }
 
 describe('the judge as the last gate of the probe', () => {

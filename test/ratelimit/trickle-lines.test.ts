@@ -10,6 +10,7 @@ import { createLimiter, type Limiter, type LimiterModel } from '../../src/rateli
 import { counterFromTrickle } from '../../src/ratelimit/probe/trickle-lines.js';
 import type { PhaseName, Sample } from '../../src/ratelimit/types.js';
 import { slidingCounter } from './support.js';
+import { answered } from '../helpers/answered.js';
 
 const DRAIN_GAP_MS = 5;
 
@@ -17,15 +18,7 @@ const DRAIN_GAP_MS = 5;
 function answers(limiter: Limiter, startMs: number, gapMs: (t: number) => number, untilMs: number): Sample[] {
   const samples: Sample[] = [];
   const send = (t: number, phase: PhaseName): Sample => {
-    const ok = limiter.take(t).ok;
-    const s: Sample = {
-      sentMs: t,
-      doneMs: t,
-      status: ok ? 200 : 429,
-      answer: ok ? 'accepted' : 'limited',
-      phase,
-      client: 'primary',
-    };
+    const s = answered(t, t, limiter.take(t).ok, phase);
     samples.push(s);
     return s;
   };

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { sentBeforeRefusal } from '../../src/runner/limit-burst.js';
 import type { Sample } from '../../src/ratelimit/types.js';
 import { gcra } from '../ratelimit/virtual-limit.js';
+import { answered } from '../helpers/answered.js';
 
 /** A burst against a bucket of 50/s, 50 at once: `gapsMs[i]` before request i, answers 5 ms later. */
 function burst(gapsMs: (i: number) => number, n: number): Sample[] {
@@ -15,15 +16,7 @@ function burst(gapsMs: (i: number) => number, n: number): Sample[] {
   let t = 0;
   for (let i = 0; i < n; i++) {
     t += i === 0 ? 0 : gapsMs(i);
-    const admitted = bucket(t) === undefined;
-    samples.push({
-      sentMs: t,
-      doneMs: t + 5,
-      status: admitted ? 200 : 429,
-      answer: admitted ? 'accepted' : 'limited',
-      phase: 'drain',
-      client: 'primary',
-    });
+    samples.push(answered(t, t + 5, bucket(t) === undefined));
   }
   return samples;
 }
@@ -58,15 +51,7 @@ describe('the requests sent before the first refused one', () => {
       const sentMs = i * 5;
       const takenMs = Math.max(sentMs, freeMs);
       freeMs = takenMs + 1000 / 114;
-      const admitted = bucket(takenMs) === undefined;
-      samples.push({
-        sentMs,
-        doneMs: takenMs + 2,
-        status: admitted ? 200 : 429,
-        answer: admitted ? 'accepted' : 'limited',
-        phase: 'drain',
-        client: 'primary',
-      });
+      samples.push(answered(sentMs, takenMs + 2, bucket(takenMs) === undefined));
     }
     const before = sentBeforeRefusal(samples)!;
     expect(before.accepted).toBeGreaterThan(80);
@@ -79,18 +64,9 @@ describe('the requests sent before the first refused one', () => {
     // which an answers' span, first to last, read as 164/s; the others wait 1–9 ms at random.
     let seed = 7;
     const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
-    const samples: Sample[] = Array.from({ length: 30 }, (_, i) => {
-      const admitted = i < 24;
-      const waitMs = i === 0 ? 0.5 : i === 23 ? 14 : 1 + 8 * random();
-      return {
-        sentMs: i * 5,
-        doneMs: i * 5 + waitMs,
-        status: admitted ? 200 : 429,
-        answer: admitted ? 'accepted' : 'limited',
-        phase: 'drain',
-        client: 'primary',
-      };
-    });
+    const samples = Array.from({ length: 30 }, (_, i) =>
+      answered(i * 5, i * 5 + (i === 0 ? 0.5 : i === 23 ? 14 : 1 + 8 * random()), i < 24),
+    );
     const before = sentBeforeRefusal(samples)!;
     expect(before.accepted).toBe(24);
     expect(before.offeredRps).toBeGreaterThan(200 / 1.05);
