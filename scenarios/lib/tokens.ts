@@ -4,7 +4,7 @@
 
 import { sleep } from 'k6';
 import crypto from 'k6/crypto';
-import { certainlyExpiredFromMs, refusalIsEarly, type EdgeAllowance } from '../../src/time/expiry-edges';
+import { certainlyExpiredFromMs, refusalIsEarly, ROUNDING_S, type EdgeAllowance } from '../../src/time/expiry-edges';
 import type { ScenarioConfig } from './config';
 import type { Credentials } from '../../src/spec/credentials.js';
 import { jsonBody, postTokens, type CallOptions, type Res } from './endpoints';
@@ -157,9 +157,6 @@ export interface SharedToken {
   token: IssuedToken | undefined;
 }
 
-/** A token's expires_at is whole seconds: the service may hold it valid until up to a second past it. */
-const EXPIRES_AT_ROUNDING_MS = 1000;
-
 /**
  * setup(): one token for every VU to start from (undefined if none could be had; VUs then fetch their own).
  * With `freshForS`, a token that would turn over within that many seconds is waited out once and
@@ -174,9 +171,10 @@ export function shareToken(cfg: ScenarioConfig, freshForS = 0): SharedToken {
   if (first === undefined || freshForS <= 0) return { token: first };
   const leftMs = first.expiresAt * 1000 - Date.now();
   if (leftMs >= freshForS * 1000) return { token: first };
-  // One wait, bounded by freshForS and the rounding: a service whose clock runs behind ours may
-  // hand out the same token again, which is then kept (the VUs judge its turn as before).
-  sleep(Math.max(0, leftMs + EXPIRES_AT_ROUNDING_MS) / 1000);
+  // One wait, bounded by freshForS and expires_at's rounding to whole seconds: a service whose
+  // clock runs behind ours may hand out the same token again, which is then kept (the VUs judge
+  // its turn as before).
+  sleep(Math.max(0, leftMs / 1000 + ROUNDING_S));
   return { token: issueToken(cfg, { step: 'setup' }).token ?? first };
 }
 
