@@ -14,6 +14,7 @@ import { runFleetK6 } from '../../src/ratelimit/fleet/k6-proof.js';
 import type { FleetPolicyName } from '../../src/ratelimit/fleet/policy.js';
 import type { FleetRun } from '../../src/ratelimit/fleet/run-setup.js';
 import { simulate } from '../../src/ratelimit/fleet/simulate.js';
+import { spanOf } from '../../src/ratelimit/horizon.js';
 import { recommend } from '../../src/ratelimit/recommend.js';
 import {
   describeProofLimiter,
@@ -56,22 +57,11 @@ const FORGETS_AFTER_WINDOWS = 2.1;
 
 /** setup()'s token request this long before the fleet's time 0, ms: forgotten by the limiter by then. */
 export const proofStartMarginMs = (l: ProofLimiter): number =>
-  Math.max(DEFAULT_START_MARGIN_MS, FORGETS_AFTER_WINDOWS * proofWindowMs(l));
+  // spanOf: the window, or the bucket's whole refill; the limiter's phase does not change it.
+  Math.max(DEFAULT_START_MARGIN_MS, FORGETS_AFTER_WINDOWS * (spanOf(proofModel(l, 0)) ?? 0) * 1000);
 
 /** scenarios/fleet.ts's own margin, which gives every instance time to start. */
 const DEFAULT_START_MARGIN_MS = 1000;
-
-/** The longest time the proof limiter remembers a request for, ms (a bucket's whole refill). */
-function proofWindowMs(l: ProofLimiter): number {
-  switch (l.kind) {
-    case 'nginx':
-      return ((l.burst + 1) / l.rate) * 1000;
-    case 'haproxy':
-      return l.periodMs;
-    case 'emulator-fixed':
-      return l.windowS * 1000;
-  }
-}
 
 /** The policies as `ratelimit` would derive them from an exact reading of this limiter. */
 export function policiesFor(limiter: ProofLimiter, instances: number) {
