@@ -59,6 +59,14 @@ let admittedAgainNoted = false;
 // (never before the run's first), and the threshold below stops the run (exit 99, summary written)
 // once they alone break the promise. The last arrival gives the length the figures are over.
 const refusalsPastCut = counter('proof_refusals_past_cut');
+// And the arrivals k6 dropped, as a VU reckons them when it starts one past the same moment: those
+// due since its own first call less those begun since (iterationInTest numbers the begun ones, not
+// the dropped), so drops before that call are left out and the reckoning never exceeds k6's count
+// but by a request or two. One passing cut.maxDropped ends the round too (drops only grow): k6 had no VU
+// free, each held by a call waiting out refusals, for more of the round's arrivals than the promise
+// allows (src/ratelimit/prove.ts droppedBreaking).
+const droppedPastCut = gauge('proof_dropped_past_cut');
+let firstCall: { atMs: number; iteration: number } | undefined;
 const arrivalsLast = gauge('arrivals_last_ms');
 let firstRefusedMs: number | undefined;
 
@@ -121,7 +129,12 @@ export const options = scenarioOptions(
     server_errors: ['count==0'],
     http_req_failed: ['rate<0.01'],
     checks: ['rate>0.99'],
-    ...(cfg.cut ? { proof_refusals_past_cut: [{ threshold: `count<${cfg.cut.minRefusals}`, abortOnFail: true }] } : {}),
+    ...(cfg.cut
+      ? {
+          proof_refusals_past_cut: [{ threshold: `count<${cfg.cut.minRefusals}`, abortOnFail: true }],
+          proof_dropped_past_cut: [{ threshold: `value<=${cfg.cut.maxDropped}`, abortOnFail: true }],
+        }
+      : {}),
   },
   // setup()'s token waits out 429s like any call, its whole retry budget and each attempt's
   // timeout: a proof round may begin on a limit the round before spent (a window before its edge).
@@ -149,6 +162,11 @@ export default function (shared: SharedToken): void {
     arrivalsBegan.add(calledAt);
   }
   arrivalsLast.add(calledAt);
+  firstCall ??= { atMs: calledAt, iteration: exec.scenario.iterationInTest };
+  if (cfg.cut !== undefined && firstRefusedMs !== undefined && pastCut(cfg.cut, firstRefusedMs, calledAt)) {
+    const due = Math.floor(((calledAt - firstCall.atMs) / 1000) * cfg.rate);
+    droppedPastCut.add(Math.max(0, due - (exec.scenario.iterationInTest - firstCall.iteration)));
+  }
   // The token comes from the cache (fetched, with 429 retries, only once it has expired); a 401 at
   // the turn of a token is retried once with the next one.
   const made =
@@ -166,12 +184,8 @@ export default function (shared: SharedToken): void {
     refusedCallStart.add(calledAt - exec.scenario.startTime);
     refusedFrom.add(calledAt);
     firstRefusedMs ??= calledAt;
-    const cut = cfg.cut;
-    if (cut !== undefined) {
-      const atOnce = firstRefusedMs - exec.scenario.startTime < cut.atOnceWithinS * 1000;
-      if (calledAt - firstRefusedMs >= (atOnce ? cut.atOnceAfterS : cut.afterRefusalsS) * 1000)
-        refusalsPastCut.add(outcome.exhausted ? outcome.attempts : outcome.attempts - 1);
-    }
+    if (cfg.cut !== undefined && pastCut(cfg.cut, firstRefusedMs, calledAt))
+      refusalsPastCut.add(outcome.exhausted ? outcome.attempts : outcome.attempts - 1);
   }
   const status = outcome.res.status;
   serverErrors.add(status >= 500 ? 1 : 0);
@@ -186,6 +200,15 @@ export default function (shared: SharedToken): void {
     'Overload is answered with 429, never 5xx (§7, §8)': (r) => r.status < 500,
     'The logical call succeeds within the retry budget (§7: wait and retry)': () => ok,
   });
+}
+
+/**
+ * Whether a call at `calledAt` comes late enough after this VU's first refused call to count toward
+ * the cut: `atOnceAfterS` after it when refusals came from the start, else `afterRefusalsS`.
+ */
+function pastCut(cut: NonNullable<typeof cfg.cut>, firstRefusedAt: number, calledAt: number): boolean {
+  const atOnce = firstRefusedAt - exec.scenario.startTime < cut.atOnceWithinS * 1000;
+  return calledAt - firstRefusedAt >= (atOnce ? cut.atOnceAfterS : cut.afterRefusalsS) * 1000;
 }
 
 export const handleSummary = summaryHandler('rate-limit', cfg, {

@@ -134,7 +134,7 @@ function roundCut(): RoundCut | undefined {
   const v = json(ENV.cut);
   if (v === undefined) return undefined;
   const o = (isJsonObject(v) ? v : {}) as Record<string, unknown>;
-  const fields = ['afterRefusalsS', 'minRefusals', 'atOnceWithinS', 'atOnceAfterS'] as const;
+  const fields = ['afterRefusalsS', 'minRefusals', 'atOnceWithinS', 'atOnceAfterS', 'maxDropped'] as const;
   if (!fields.every((f) => typeof o[f] === 'number' && o[f] >= (f === 'minRefusals' ? 1 : 0)))
     throw new Error(`${ENV.cut} must be an object of numbers ${fields.join(', ')} (minRefusals >= 1)`);
   return o as unknown as RoundCut;

@@ -118,13 +118,17 @@ export interface ScenarioInputs extends ScenarioBasics {
  * clients met `afterRefusalsS` or more after their own first refused call number `minRefusals`
  * (enough to break the proof's promise whatever the rest answers); from `atOnceAfterS` instead for
  * a client whose first refused call started within `atOnceWithinS` of the run's start (refused from
- * the start: no quota ran out, so there is no after-rate to wait for).
+ * the start: no quota ran out, so there is no after-rate to wait for). Or, from the same moment,
+ * once the arrivals k6 dropped for want of a free VU (each held by a call waiting out refusals)
+ * are more than `maxDropped` by a VU's reckoning: the round has then sent too little of its rate to
+ * hold, whatever follows.
  */
 export interface RoundCut {
   afterRefusalsS: number;
   minRefusals: number;
   atOnceWithinS: number;
   atOnceAfterS: number;
+  maxDropped: number;
 }
 
 export function scenarioEnv(i: ScenarioInputs): Record<string, string> {

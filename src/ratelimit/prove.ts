@@ -75,7 +75,7 @@ export function proofInputs(opts: ProveOptions): ScenarioInputs {
     rateProfile: 'steady',
     ...(opts.waitsHoldConcurrency ? { maxCalls: proofConcurrency(rec) } : {}),
     ...(opts.cut !== undefined
-      ? { cut: roundCut(opts.cut, rec.target_rps * (opts.durationS ?? DEFAULT_PROOF_S)) }
+      ? { cut: roundCut(opts.cut, rec.target_rps * (opts.durationS ?? DEFAULT_PROOF_S), rec.target_rps) }
       : {}),
     ...(opts.business ? { business: opts.business } : {}),
     ...(opts.validateMethod ? { validateMethod: opts.validateMethod } : {}),
@@ -94,6 +94,8 @@ export async function prove(opts: ProveOptions): Promise<ProofRun> {
   });
   if (scenario.error) return { proof: null, scenario, notes: [`proof run did not complete: ${scenario.error}`] };
 
+  const unborne = dropCutUnborne(scenario, inputs);
+  if (unborne !== null) return { proof: null, scenario, notes: [`proof run did not complete: ${unborne}`] };
   const requests = scenario.requests;
   const cutAtS = cutAt(scenario, inputs);
   const durationS = cutAtS ?? inputs.durationS;
@@ -119,7 +121,9 @@ export async function prove(opts: ProveOptions): Promise<ProofRun> {
   const notes: string[] = [];
   if (cutAtS !== undefined)
     notes.push(
-      `proof run: cut short after ${proof.cut_at_s} s of its ${inputs.durationS} s: its refusals (from ${began ?? 0} s) had already broken its promise, the rest would only have repeated them`,
+      cutBy(scenario, inputs) === 'drops'
+        ? `proof run: cut short after ${proof.cut_at_s} s of its ${inputs.durationS} s: k6 had already dropped more of its arrivals than the promise allows (no VU free, each held by a call waiting out refusals from ${began ?? 0} s), so it could not have held`
+        : `proof run: cut short after ${proof.cut_at_s} s of its ${inputs.durationS} s: its refusals (from ${began ?? 0} s) had already broken its promise, the rest would only have repeated them`,
     );
   if (scenario.dropped_iterations > 0)
     notes.push(
@@ -127,11 +131,11 @@ export async function prove(opts: ProveOptions): Promise<ProofRun> {
         ? `proof run: k6 dropped ${scenario.dropped_iterations} arrivals it had no VU for (the load generator, not the service)`
         : `proof run: k6 dropped ${scenario.dropped_iterations} of ${proof.arrivals} arrivals it had no VU for, its VUs held by calls waiting out refusals: what it offered fell short of the rate`,
     );
-  if (!scenarioOk(scenario) && scenario.thresholds.some((t) => !t.ok && t.metric !== CUT_METRIC)) {
-    // The cut's own threshold is how the run was ended, said above, not a finding.
-    const failed = scenario.thresholds
-      .filter((t) => !t.ok && t.metric !== CUT_METRIC)
-      .map((t) => `${t.metric} ${t.expression}`);
+  const finding = (t: { metric: string; ok: boolean }) =>
+    !t.ok && t.metric !== CUT_METRIC && t.metric !== DROP_CUT_METRIC;
+  if (!scenarioOk(scenario) && scenario.thresholds.some(finding)) {
+    // The cut's own thresholds are how the run was ended, said above, not a finding.
+    const failed = scenario.thresholds.filter(finding).map((t) => `${t.metric} ${t.expression}`);
     notes.push(`proof run: thresholds not met (${failed.join('; ')})`);
   }
   const beganMs = scenario.extra?.['arrivals_began_ms'];
@@ -139,6 +143,15 @@ export async function prove(opts: ProveOptions): Promise<ProofRun> {
 }
 /** The counter whose threshold ends a round cut short (scenarios/rate-limit.ts). */
 const CUT_METRIC = 'proof_refusals_past_cut';
+/** The trend of a VU's reckoning of the arrivals dropped, whose threshold ends a round too. */
+const DROP_CUT_METRIC = 'proof_dropped_past_cut';
+
+/** What ended a round early, if its cut did: its refusals, or the arrivals k6 dropped. */
+function cutBy(scenario: LoadScenarioResult, inputs: ScenarioInputs): 'refusals' | 'drops' | undefined {
+  if (inputs.cut === undefined) return undefined;
+  if (count(scenario, CUT_METRIC) >= inputs.cut.minRefusals) return 'refusals';
+  return scenario.thresholds.some((t) => t.metric === DROP_CUT_METRIC && !t.ok) ? 'drops' : undefined;
+}
 
 /**
  * The 429s past the cut that end a round (scenarios/rate-limit.ts): enough that the round's share
@@ -151,9 +164,40 @@ export function refusalsBreaking(arrivals: number): number {
   return Math.floor(2 * Math.ceil(arrivals) * (share / (1 - share))) + 1;
 }
 
-/** How k6 cuts a round short (scenarios/rate-limit.ts), from the loop's plan and the round's arrivals. */
-export function roundCut(plan: RoundCutPlan, arrivals: number): RoundCut {
-  return { ...plan, minRefusals: refusalsBreaking(arrivals), atOnceWithinS: QUOTA_AFTER_S };
+/**
+ * Why a round cut on its drops has no figures, or null: k6's own count of dropped arrivals does not
+ * break the promise over the round's planned arrivals (the cut's reckoning would then have run
+ * ahead of it, say an iteration begun late taken for dropped). A round cut short is never a hold:
+ * its figures, over part of the horizon, would prove the rate for that part only.
+ */
+export function dropCutUnborne(scenario: LoadScenarioResult, inputs: ScenarioInputs): string | null {
+  if (cutBy(scenario, inputs) !== 'drops') return null;
+  const planned = inputs.rate * inputs.durationS;
+  if (scenario.dropped_iterations > PROOF_PROMISE.max_dropped * planned) return null;
+  return `k6 cut it on its reckoning of dropped arrivals, which its own count (${scenario.dropped_iterations} of ${Math.round(planned)} planned) does not bear out, so the round is neither a hold nor a failure`;
+}
+
+/**
+ * The arrivals dropped, by a VU's reckoning (scenarios/rate-limit.ts), past which a round sent too
+ * little of its rate to hold (proof-loop.ts notOffered): more than the promise allows of the whole
+ * round's `arrivals`, and a second of arrivals more, for k6 starting an iteration late on a busy
+ * machine (begun late is not dropped) and the reckoning's own request or two.
+ */
+export function droppedBreaking(arrivals: number, rateRps: number): number {
+  return Math.floor(PROOF_PROMISE.max_dropped * arrivals) + Math.ceil(rateRps * DROP_RECKONING_S) + 1;
+}
+
+/** What the reckoning of drops may be off by, in seconds of arrivals. */
+const DROP_RECKONING_S = 1;
+
+/** How k6 cuts a round short (scenarios/rate-limit.ts), from the loop's plan and the round's arrivals at its rate. */
+export function roundCut(plan: RoundCutPlan, arrivals: number, rateRps: number): RoundCut {
+  return {
+    ...plan,
+    minRefusals: refusalsBreaking(arrivals),
+    atOnceWithinS: QUOTA_AFTER_S,
+    maxDropped: droppedBreaking(arrivals, rateRps),
+  };
 }
 
 /**
@@ -162,7 +206,7 @@ export function roundCut(plan: RoundCutPlan, arrivals: number): RoundCut {
  */
 function cutAt(scenario: LoadScenarioResult, inputs: ScenarioInputs): number | undefined {
   const arrivalsS = scenario.extra?.['arrivals_s'];
-  if (inputs.cut === undefined || count(scenario, CUT_METRIC) < inputs.cut.minRefusals) return undefined;
+  if (cutBy(scenario, inputs) === undefined) return undefined;
   if (typeof arrivalsS !== 'number') return undefined;
   const ranS = arrivalsS + 1 / inputs.rate;
   return ranS < inputs.durationS ? ranS : undefined;

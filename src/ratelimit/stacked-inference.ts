@@ -267,8 +267,16 @@ const TWINS_APART = 10;
  * 573 per 60 s on the admitted alone, 9.55 req/s for 10; the admitted-only stack the same way round).
  */
 function outcountedByTwin(f: Fit, fits: readonly Fit[], rounds: readonly RoundEvidence[]): boolean {
+  return outcountedHow(f, fits, rounds) !== null;
+}
+
+/**
+ * How `f` is dropped for its twin (outcountedByTwin): by the rounds' counts, or only by a quiet
+ * hold it refuses in (refusesInQuiet); null when it is not.
+ */
+function outcountedHow(f: Fit, fits: readonly Fit[], rounds: readonly RoundEvidence[]): 'count' | 'quiet' | null {
   const twin = fits.find((g) => isTwin(f.set[1]!, g.set[1]!));
-  if (!twin) return false;
+  if (!twin) return null;
   const accepted = (x: Fit, i: number) => x.replayed.rounds[i]!.accepted;
   // Only a round that spends every window it meets counts a window's quota (spendsWindows).
   const fast = Math.max(sustainedRate(f.set), sustainedRate(twin.set)) * SPENDS_WINDOWS;
@@ -277,7 +285,8 @@ function outcountedByTwin(f: Fit, fits: readonly Fit[], rounds: readonly RoundEv
   const ok = (r: RoundEvidence) => r.round.goodput_rps * r.durationS;
   const apart = sum((_, i) => Math.abs(accepted(f, i) - accepted(twin, i)));
   const off = (x: Fit) => sum((r, i) => Math.abs(accepted(x, i) - ok(r)));
-  return (apart >= TWINS_APART && off(f) - off(twin) >= apart / 2) || refusesInQuiet(f, twin, rounds);
+  if (apart >= TWINS_APART && off(f) - off(twin) >= apart / 2) return 'count';
+  return refusesInQuiet(f, twin, rounds) ? 'quiet' : null;
 }
 
 /** Paced arrivals a reading must refuse in a round k6 saw no 429 in to be refuted by it: k6's pace errs by a request or two. */
@@ -340,14 +349,32 @@ function standingSpans(
   rounds: readonly RoundEvidence[],
   heldAlone: (twin: LimiterModel, f: Fit) => boolean,
 ): { kept: Weighed[]; spans: Array<[number, number]> } {
-  const standing = fits.filter((f) => !outcountedByTwin(f, fits, rounds));
-  const kept = standing.filter(
-    (f) =>
-      f.onClock ||
-      f.set[1]!.kind !== 'fixed-window' ||
-      !standing.some((g) => g.onClock && windowOf(g.set[1]!) === windowOf(f.set[1]!)),
-  );
+  const how = fits.map((f) => outcountedHow(f, fits, rounds));
+  const standing = fits.filter((_, i) => how[i] === null);
+  // A twin a quiet hold alone dropped (refusesInQuiet) bounds its own reading's quota from below
+  // at what the hold sent it, not at the survivor's: the quotas between the two were never
+  // replayed, so the survivor stands for the dropped twin's rate too (as spanWithTwin). A failed
+  // round cut 65 s past its first refusal (1 s + 60 s windows counting the admitted alone, begun
+  // 20.25 s past the minute): 595 per 60 s refused 5 of a hold at 10 req/s, and 628 counting every
+  // request, 10.47 req/s, was claimed for 10.
+  const quietTwins = fits.filter((_, i) => how[i] === 'quiet').map((f) => f.set);
+  const kept = standing
+    .filter(
+      (f) =>
+        f.onClock ||
+        f.set[1]!.kind !== 'fixed-window' ||
+        !standing.some((g) => g.onClock && windowOf(g.set[1]!) === windowOf(f.set[1]!)),
+    )
+    .map((f) => withQuietTwin(f, quietTwins));
   return { kept, spans: kept.map((f) => spanWithTwin(f, refuted, heldAlone)) };
+}
+
+/** `f` with its span widened to the rate of its twin among `twins` (sets a quiet hold alone dropped). */
+function withQuietTwin(f: Weighed, twins: readonly LimiterSet[]): Weighed {
+  const twin = twins.find((t) => isTwin(f.set[1]!, t[1]!));
+  if (!twin) return f;
+  const rate = sustainedRate(twin);
+  return { ...f, span: [Math.min(f.span[0], rate), Math.max(f.span[1], rate)] };
 }
 
 /**

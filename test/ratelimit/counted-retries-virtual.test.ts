@@ -18,6 +18,7 @@ import { EventHeap } from '../../src/ratelimit/fleet/heap.js';
 import { createLimiter, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import { proofHolds } from '../../src/ratelimit/proof-loop.js';
 import { proofInputs } from '../../src/ratelimit/prove.js';
+import { roundInputs } from '../helpers/proof-inputs.js';
 import { recommend, waitsHoldConcurrency } from '../../src/ratelimit/recommend.js';
 import type { Proof, Recommendation } from '../../src/ratelimit/types.js';
 import { fullJitterMs } from '../../src/toolkit/backoff.js';
@@ -87,20 +88,8 @@ function k6Round(model: LimiterModel, rec: Recommendation, maxVUs: number, durat
 const scenarioMaxVUs = (inputs: ReturnType<typeof proofInputs>): number =>
   inputs.maxCalls ?? Math.max(inputs.vus, Math.min(300, Math.ceil(inputs.rate * 3)));
 
-const roundInputs = (rec: Recommendation, limiter: LimiterModel) =>
-  proofInputs({
-    k6Path: 'k6',
-    bundleDir: '.',
-    workDir: '.',
-    target: { baseUrl: 'https://127.0.0.1:1', credentials: { clientId: 'c', clientSecret: 's' } },
-    endpoint: 'tokens.validate',
-    recommendation: rec,
-    durationS: 120,
-    waitsHoldConcurrency: waitsHoldConcurrency(limiter),
-    tokenLifetimeS: 86_400,
-    clockToleranceS: 2,
-    runId: 'virtual',
-  });
+const limitedRoundInputs = (rec: Recommendation, limiter: LimiterModel) =>
+  roundInputs(rec, { waitsHoldConcurrency: waitsHoldConcurrency(limiter) });
 
 const HAPROXY_EVERY: LimiterModel = {
   kind: 'sliding-window',
@@ -135,7 +124,7 @@ describe("a paced client against HAProxy's every-request counter, 40 per 0.5 s, 
   ])('keeps its promise after $upset when its concurrency holds its waits', ({ at }) => {
     const rec = policyFor(HAPROXY_EVERY);
     expect(rec.target_rps).toBe(64);
-    const maxVUs = scenarioMaxVUs(roundInputs(rec, HAPROXY_EVERY));
+    const maxVUs = scenarioMaxVUs(limitedRoundInputs(rec, HAPROXY_EVERY));
     const proof = k6Round(HAPROXY_EVERY, rec, maxVUs, 120, at);
     expect(proofHolds(proof), JSON.stringify({ maxVUs, proof })).toMatchObject({ holds: true });
     expect(rec.why.join('\n')).toMatch(/calls at once, waits for a 429 included/);
@@ -143,7 +132,7 @@ describe("a paced client against HAProxy's every-request counter, 40 per 0.5 s, 
 
   it('is let through again within the promise after refusals it met (the count drained)', () => {
     const rec = policyFor(HAPROXY_EVERY);
-    const proof = k6Round(HAPROXY_EVERY, rec, scenarioMaxVUs(roundInputs(rec, HAPROXY_EVERY)), 120, OTHERS);
+    const proof = k6Round(HAPROXY_EVERY, rec, scenarioMaxVUs(limitedRoundInputs(rec, HAPROXY_EVERY)), 120, OTHERS);
     expect(proof.rate_429, JSON.stringify(proof)).toBeGreaterThan(0);
     expect(proof.lost_requests).toBe(0);
   });
@@ -161,8 +150,8 @@ describe("a paced client against HAProxy's every-request counter, 40 per 0.5 s, 
   it('leaves the calls unbounded for a limit counting only what it admits: its retries spend nothing', () => {
     const admitted: LimiterModel = { ...HAPROXY_EVERY, counts_refused: false };
     const rec = policyFor(admitted);
-    expect(roundInputs(rec, admitted).maxCalls).toBeUndefined();
-    const proof = k6Round(admitted, rec, scenarioMaxVUs(roundInputs(rec, admitted)), 120, OTHERS);
+    expect(limitedRoundInputs(rec, admitted).maxCalls).toBeUndefined();
+    const proof = k6Round(admitted, rec, scenarioMaxVUs(limitedRoundInputs(rec, admitted)), 120, OTHERS);
     expect(proofHolds(proof), JSON.stringify(proof)).toMatchObject({ holds: true });
   });
 });

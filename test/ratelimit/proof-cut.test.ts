@@ -2,7 +2,10 @@
 // roundCut): real k6 against the emulator's bucket of 1 req/s, burst 30. At 10 req/s its refusals
 // begin after some 3 s; 3 s after them, once the 429s met since break the promise on their own,
 // k6's threshold stops the run, and the figures are over what it ran. A round that holds with the
-// same cut configured runs its whole length.
+// same cut configured runs its whole length. And behind a window of 20 per 10 s on the clock, a
+// policy whose calls in flight each wait out a Retry-After (up to 10 s, and half as long again)
+// meets a 429 or two a window while k6 drops some 80 arrivals: the drops, not the 429s, end it,
+// once a call begun after the window's edge reckons them.
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -25,25 +28,32 @@ const policy = (target_rps: number): Recommendation => ({
 
 describe.skipIf(k6 === undefined)('a failed proof round cut short by k6', () => {
   let emulator: Emulator;
+  let windowed: Emulator;
   let bundleDir: string;
   let workDir: string;
   beforeAll(async () => {
     emulator = await createEmulator({ port: 0, limiter: { kind: 'bucket', rate_rps: 1, burst: 30 } });
+    windowed = await createEmulator({
+      port: 0,
+      limiter: { kind: 'fixed-window', limit: 20, window_s: 10, phase_s: 0, counts_refused: false },
+    });
     bundleDir = await bundleScenarios();
     workDir = await mkdtemp(join(tmpdir(), 'ces-proof-cut-'));
   }, 60_000);
   afterAll(async () => {
     await emulator?.close();
+    await windowed?.close();
     await rm(workDir, { recursive: true, force: true });
     await rm(bundleDir, { recursive: true, force: true });
   });
 
-  const run = (rec: Recommendation, durationS: number) =>
+  const run = (rec: Recommendation, durationS: number, on = emulator, waitsHoldConcurrency = false) =>
     prove({
       k6Path: k6!.path,
       bundleDir,
       workDir,
-      target: { baseUrl: emulator.url, credentials: emulator.credentials, caFile: emulator.caFile },
+      target: { baseUrl: on.url, credentials: on.credentials, caFile: on.caFile },
+      waitsHoldConcurrency,
       endpoint: 'tokens.validate',
       recommendation: rec,
       durationS,
@@ -72,5 +82,21 @@ describe.skipIf(k6 === undefined)('a failed proof round cut short by k6', () => 
     expect(proof!.goodput_rps, context).toBeGreaterThan((30 + proof!.cut_at_s! - 4) / proof!.cut_at_s!);
     expect(notes.join(' '), context).toContain('cut short after');
     expect(notes.join(' '), context).not.toContain('thresholds not met (proof_refusals_past_cut');
+  }, 90_000);
+
+  it('ends soon past its refusals once k6 dropped more arrivals than the promise allows, though few 429s came', async () => {
+    const oneAtATime = { ...policy(10), max_concurrency: 1, retry_budget_s: 20 };
+    const { proof, notes } = await run(oneAtATime, 60, windowed, true);
+    const context = JSON.stringify({ proof, notes });
+    expect(proof, context).not.toBeNull();
+    // Not the refusals' cut: 13 429s past it would end the round, and by the first edge the calls
+    // waiting out the window have met a few.
+    expect(notes.join(' '), context).not.toContain('its refusals (from');
+    expect(proof!.dropped_arrivals, context).toBeGreaterThan(0.01 * proof!.arrivals!);
+    expect(proof!.cut_at_s, context).toBeDefined();
+    expect(proof!.cut_at_s!, context).toBeGreaterThanOrEqual(proof!.refusals_began_s! + 3);
+    expect(proof!.cut_at_s!, context).toBeLessThan(35);
+    expect(notes.join(' '), context).toContain('dropped more of its arrivals than the promise allows');
+    expect(notes.join(' '), context).not.toContain('thresholds not met (proof_dropped_past_cut');
   }, 90_000);
 });

@@ -22,7 +22,7 @@ export function virtualProofRound(
   cutPlan?: RoundCutPlan,
 ): Proof {
   const planned = Math.floor(rps * durationS);
-  const cut = cutPlan === undefined ? undefined : roundCut(cutPlan, rps * durationS);
+  const cut = cutPlan === undefined ? undefined : roundCut(cutPlan, rps * durationS, rps);
   const cutS = (firstS: number) => (firstS < cut!.atOnceWithinS ? cut!.atOnceAfterS : cut!.afterRefusalsS);
   let ok = 0;
   let firstS: number | undefined;
@@ -62,7 +62,7 @@ const THRESHOLD_TICK_S = 2;
  * none is; a refused call keeps its VU while it waits out the Retry-After the limiter gives (plus up
  * to half as long again, as scenarios/lib/retry.ts) and retries within the policy's count and
  * budget, then is lost; a run cut short ends at k6's next threshold tick once
- * the refusals counted past the cut break the promise, calls in flight abandoned; one not cut
+ * the refusals counted past the cut break the promise, or the arrivals dropped do, calls in flight abandoned; one not cut
  * lets its calls in flight finish. `random`: the jitter's generator (seeded in tests).
  * `oversleepS`: how much later than asked each retry goes out, as a k6 starved of CPU on a busy
  * machine wakes from its sleep (the bench saw a bucket's readmission 2.17 s after its first refusal
@@ -82,7 +82,7 @@ export function virtualK6Round(
 ): Proof {
   const rps = rec.target_rps;
   const planned = Math.floor(rps * durationS);
-  const cut = cutPlan === undefined ? undefined : roundCut(cutPlan, rps * durationS);
+  const cut = cutPlan === undefined ? undefined : roundCut(cutPlan, rps * durationS, rps);
   const b = rec.backoff;
   // Retries waiting, each its call's arrival, attempt and when it is due (seconds into the round).
   const waiting: Array<{ calledS: number; attempt: number; atS: number }> = [];
@@ -123,6 +123,13 @@ export function virtualK6Round(
     if (calledS - firstS >= (atOnce ? cut.atOnceAfterS : cut.afterRefusalsS)) pastCut += exhausted ? n + 1 : n;
     if (pastCut >= cut.minRefusals) abortS = Math.ceil(atS / THRESHOLD_TICK_S + 1e-9) * THRESHOLD_TICK_S;
   };
+  // As the scenario reckons its drops when a VU starts an arrival past the same moment (exactly, here).
+  const dropCut = (atS: number) => {
+    if (cut === undefined || firstS === undefined || abortS !== undefined) return;
+    const atOnce = firstS < cut.atOnceWithinS;
+    if (atS - firstS >= (atOnce ? cut.atOnceAfterS : cut.afterRefusalsS) && dropped > cut.maxDropped)
+      abortS = Math.ceil(atS / THRESHOLD_TICK_S + 1e-9) * THRESHOLD_TICK_S;
+  };
   for (;;) {
     const nextRetry = waiting.reduce((i, w, j) => (i < 0 || w.atS < waiting[i]!.atS ? j : i), -1);
     const arrivalS = sent < planned ? sent / rps : Infinity;
@@ -137,6 +144,7 @@ export function virtualK6Round(
       if (busy >= vus) dropped++;
       else {
         busy++;
+        dropCut(arrivalS);
         attempt(arrivalS, 0, arrivalS);
       }
     }

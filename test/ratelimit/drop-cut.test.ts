@@ -1,0 +1,60 @@
+// A proof round cut on the arrivals k6 dropped (scenarios/rate-limit.ts, prove.ts): the threshold
+// it is cut at breaks the promise of the whole round, and a cut k6's own count does not bear out
+// leaves no figures, so no round cut short can stand as a hold.
+
+import { describe, expect, it } from 'vitest';
+import { PROOF_PROMISE, proofHolds } from '../../src/ratelimit/proof-loop.js';
+import { dropCutUnborne, droppedBreaking } from '../../src/ratelimit/prove.js';
+import type { Recommendation } from '../../src/ratelimit/types.js';
+import type { LoadScenarioResult } from '../../src/report/model.js';
+import { loadScenario } from '../helpers/load-scenario.js';
+import { roundInputs } from '../helpers/proof-inputs.js';
+
+const rec: Recommendation = {
+  target_rps: 24,
+  max_concurrency: 2,
+  backoff: { base_ms: 250, cap_ms: 1000, jitter: 'full', max_retries: 4 },
+  retry_budget_s: 4,
+  why: [],
+};
+
+const inputs = roundInputs(rec, { cut: { afterRefusalsS: 65, atOnceAfterS: 5 } });
+
+const cutRun = (dropped: number, dropThresholdCrossed = true): LoadScenarioResult =>
+  loadScenario({
+    scenario: 'rate-limit',
+    thresholds: [
+      { metric: 'proof_refusals_past_cut', expression: 'count<59', ok: true },
+      { metric: 'proof_dropped_past_cut', expression: `value<=${inputs.cut!.maxDropped}`, ok: !dropThresholdCrossed },
+    ],
+    dropped_iterations: dropped,
+    extra: { proof_refusals_past_cut: 3, refusals_began_s: 11, arrivals_s: 80 },
+  });
+
+describe('a proof round cut on its dropped arrivals', () => {
+  it('is cut only past more drops than the promise allows of the whole round, and a second of arrivals', () => {
+    // 24 req/s for 120 s: 2880 arrivals, 28 of them may drop; 24 more for an iteration begun late.
+    expect(inputs.cut!.maxDropped).toBe(droppedBreaking(2880, 24));
+    expect(droppedBreaking(2880, 24)).toBe(28 + 24 + 1);
+    // Any count past it breaks the round's promise, whatever the rest of the round does.
+    const dropped = droppedBreaking(2880, 24) + 1;
+    const verdict = proofHolds({
+      rate_429: 0,
+      goodput_rps: 20,
+      lost_requests: 0,
+      refusals_began_s: 11,
+      dropped_arrivals: dropped,
+      arrivals: 2880,
+    });
+    expect(verdict.holds).toBe(false);
+    expect(dropped).toBeGreaterThan(PROOF_PROMISE.max_dropped * 2880);
+  });
+
+  it("keeps its figures when k6's own count bears the cut out, and has none when it does not", () => {
+    expect(dropCutUnborne(cutRun(400), inputs)).toBeNull();
+    // The reckoning ran ahead of k6's count (28.8 allowed of 2880): no figures, so no hold.
+    expect(dropCutUnborne(cutRun(20), inputs)).toMatch(/does not bear out/);
+    // Not cut on drops: nothing to bear out.
+    expect(dropCutUnborne(cutRun(20, false), inputs)).toBeNull();
+  });
+});
