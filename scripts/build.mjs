@@ -6,8 +6,8 @@
 //   node scripts/build.mjs scenarios       only the k6 bundles (tests use this with --outdir DIR)
 //   node scripts/build.mjs cli
 //   node scripts/build.mjs --clean         both, into an emptied dist/ (`npm pack`: no chunk of an older build in the tarball)
-import { readdirSync, rmSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 
@@ -19,8 +19,29 @@ const targets = positionals.length > 0 ? positionals : ['cli', 'scenarios'];
 // esbuild names split chunks by content hash and never removes the old ones.
 if (flags.clean) rmSync('dist', { recursive: true, force: true });
 
+// Only the files whose bytes changed are written, each whole by a rename: a build of an unchanged
+// tree (`npm test`'s, while .ci/run's real-tier runs beside it spawn the CLI and k6 on dist/)
+// rewrites nothing, and a reader never sees a half-written bundle.
+async function buildChanged(options) {
+  const result = await build({ ...options, write: false });
+  for (const file of result.outputFiles) {
+    let same = false;
+    try {
+      same = readFileSync(file.path).equals(Buffer.from(file.contents));
+    } catch {
+      // Not there yet: written below.
+    }
+    if (same) continue;
+    mkdirSync(dirname(file.path), { recursive: true });
+    const part = `${file.path}.${process.pid}.part`;
+    writeFileSync(part, file.contents);
+    renameSync(part, file.path);
+  }
+  return result;
+}
+
 function buildCli() {
-  return build({
+  return buildChanged({
     // The built-in emulator runs in a worker thread, which loads a file of its own: the emulator's
     // modules land in a chunk both entries share.
     entryPoints: { cli: 'src/cli/main.ts', 'emulator-worker': 'src/emulator/worker/entry.ts' },
@@ -51,7 +72,7 @@ function buildScenarios(outdir = join('dist', 'scenarios')) {
       .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts'))
       .map((e) => [basename(e.name, '.ts'), join(dir, e.name)]),
   );
-  return build({
+  return buildChanged({
     // The object form maps each output name to its source, so the bundle's name is the scenario's
     // name (what `--scenario NAME` and the report use), one to one.
     entryPoints,

@@ -7,7 +7,7 @@
 // ended, so neither interleaves the other. The exit code is 1 if either failed.
 // Arguments go to vitest: `npm test -- test/cli` runs the fast tier's test/cli files beside the checks.
 import { spawn } from 'node:child_process';
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 import { delimiter, resolve } from 'node:path';
 
 // What `npm run` puts first on PATH, so the script also runs as `node scripts/test.mjs`.
@@ -23,7 +23,8 @@ const checks = spawn(process.execPath, ['scripts/static-checks.mjs'], { env, std
 // Set before Node has started in the child, so the tsc and Prettier it spawns inherit it.
 if (checks.pid !== undefined) {
   try {
-    setPriority(checks.pid, 10);
+    // Ten below the tests', wherever they run.
+    setPriority(checks.pid, Math.min(19, getPriority() + 10));
   } catch {
     // Not permitted here: the checks run at the tests' priority, as they did before.
   }

@@ -26,8 +26,10 @@ export interface RealTierFile {
   /**
    * A probe read within a few percent of a real limiter's truth, or of the emulator's bucket before
    * proof rounds: its timers must not share the CPU with the rest of the tier's k6 and whole CLI
-   * runs, so these run first, three at a time (their probes wait on windows; one closed loop with
-   * k6 among them, proof-loop-stage's), then the `alone` file, then the rest of the tier.
+   * runs at their own priority, so these run first, four at a time (their probes wait on windows;
+   * one closed loop with k6 among them, proof-loop-stage's), then the `alone` file, then the rest of
+   * the tier. .ci/run runs these two phases beside the fast tier, which it runs under SCHED_IDLE:
+   * a probe's timer preempts that work the moment it wakes.
    */
   precise?: true;
   /**
