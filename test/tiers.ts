@@ -33,7 +33,8 @@ export interface RealTierFile {
    */
   precise?: true;
   /**
-   * A precision run that runs by itself, after the precise phase: its probe reads a limiter across
+   * A precision run that runs by itself, after the precise phase (beside only the SCHED_IDLE fast
+   * tier in .ci/run): its probe reads a limiter across
    * toxiproxy's 50 ± 10 ms, where one stall of the client under two other probes moved an answer
    * past a window's edge. Three at a time, a fixed window of 50 per 1 s was read as a bucket, then
    * twice as "not identified", in 3 of 9 quiet precise phases (2026-11-29); alone it was read right
