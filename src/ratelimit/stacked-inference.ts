@@ -338,7 +338,8 @@ type Weighed = Fit & { score: number; onClock: boolean; span: [number, number] }
 /**
  * The fits a claim must agree with, and the span of rates each stands for. Of two readings of one
  * window, counting refused requests or not, the one whose counts the rounds sit far from, or that
- * refuses in a round k6 saw no 429 in, is dropped (outcountedByTwin). A window whose edges fall on
+ * refuses in a round k6 saw no 429 in, is dropped (outcountedByTwin); dropped by that quiet round
+ * alone, its rate stays in the survivor's span (withQuietTwin). A window whose edges fall on
  * the wall clock's, as published windows' do, is preferred to the same window at another phase
  * when both explain every round: the phase is then known, not fitted. Only a fixed window has a
  * phase: a sliding one of the same length is another reading, kept.
