@@ -41,7 +41,7 @@ export default defineConfig({
       // starting its files longest first. First the precision runs against real limiters, four at
       // a time, beside no other real-tier file (four at once beside k6 and CLI runs once read
       // toxiproxy's fixed window as a bucket): their probes wait on their limiters' windows
-      // (docs/development.md, test tiers). .ci/run runs the fast tier beside them, under SCHED_IDLE.
+      // (docs/development.md, test tiers).
       realTier('real-precise', PRECISE_FILES, { workers: 4, order: 1 }),
       // Then the one precision run across a network, by itself (test/tiers.ts `alone`).
       realTier('real-alone', ALONE_FILES, { workers: 1, order: 2 }),

@@ -28,13 +28,11 @@ export interface RealTierFile {
    * proof rounds: its timers must not share the CPU with the rest of the tier's k6 and whole CLI
    * runs at their own priority, so these run first, four at a time (their probes wait on windows;
    * one closed loop with k6 among them, proof-loop-stage's), then the `alone` file, then the rest of
-   * the tier. .ci/run runs these two phases beside the fast tier, which it runs under SCHED_IDLE:
-   * a probe's timer preempts that work the moment it wakes.
+   * the tier. Not beside the fast tier either, even under SCHED_IDLE (docs/development.md, test tiers).
    */
   precise?: true;
   /**
-   * A precision run that runs by itself, after the precise phase (beside only the SCHED_IDLE fast
-   * tier in .ci/run): its probe reads a limiter across
+   * A precision run that runs by itself, after the precise phase: its probe reads a limiter across
    * toxiproxy's 50 ± 10 ms, where one stall of the client under two other probes moved an answer
    * past a window's edge. Three at a time, a fixed window of 50 per 1 s was read as a bucket, then
    * twice as "not identified", in 3 of 9 quiet precise phases (2026-11-29); alone it was read right
