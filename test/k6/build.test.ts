@@ -2,7 +2,8 @@
 // that k6 v2 accepts; `k6 inspect` evaluates each bundle's init code and prints its options.
 
 import { execFile } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -42,6 +43,34 @@ describe('building the scenarios', () => {
       expect(js, name).toMatch(
         /export\s*\{[^}]*\bhandleSummary\b[^}]*\boptions\b|export\s*\{[^}]*\boptions\b[^}]*\bhandleSummary\b/s,
       );
+    }
+  });
+});
+
+describe('building again', () => {
+  // A rebuild writes only what changed, each file whole by a rename, so a CLI or k6 run reading
+  // dist/ never meets a half-written bundle; what it leaves still carries the build's time.
+  it('rewrites no unchanged bundle, gives it the build time, and replaces a changed one whole', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'ces-build-'));
+    try {
+      const build = () =>
+        run(process.execPath, ['scripts/build.mjs', 'scenarios', '--outdir', out], { cwd: projectRoot });
+      await build();
+      const [tls, throughput] = ['tls.js', 'throughput.js'].map((f) => join(out, f));
+      const first = await stat(tls!);
+      const expected = await readFile(throughput!, 'utf8');
+      await writeFile(throughput!, 'half a bundle');
+      const stale = await stat(throughput!);
+      await new Promise((r) => setTimeout(r, 20));
+      await build();
+      const again = await stat(tls!);
+      expect(again.ino).toBe(first.ino);
+      expect(again.mtimeMs).toBeGreaterThan(first.mtimeMs);
+      expect(await readFile(throughput!, 'utf8')).toBe(expected);
+      expect((await stat(throughput!)).ino).not.toBe(stale.ino);
+      expect((await readdir(out)).filter((f) => f.endsWith('.part'))).toEqual([]);
+    } finally {
+      await rm(out, { recursive: true, force: true });
     }
   });
 });
