@@ -92,7 +92,11 @@ export function proofHolds(proof: Proof): { holds: boolean; why: string } {
 const notOffered = (proof: Proof): boolean =>
   proof.refusals_began_s !== undefined &&
   proof.arrivals !== undefined &&
-  (proof.dropped_arrivals ?? 0) > PROOF_PROMISE.max_dropped * proof.arrivals;
+  droppedPastPromise(proof.dropped_arrivals ?? 0, proof.arrivals);
+
+/** Whether `dropped` of a round's `arrivals` are more than the promise lets a round drop. */
+export const droppedPastPromise = (dropped: number, arrivals: number): boolean =>
+  dropped > PROOF_PROMISE.max_dropped * arrivals;
 
 /**
  * A round refused from its start that let nothing through at all: the limit was shut throughout,

@@ -2,7 +2,7 @@
 // recommended backoff (CES_BACKOFF_*), against the same endpoint. A policy that is right loses no
 // request and sees (almost) no 429; the figures go into the report as `proof`.
 
-import { PROOF_PROMISE, QUOTA_AFTER_S, type RoundCutPlan } from './proof-loop.js';
+import { PROOF_PROMISE, QUOTA_AFTER_S, droppedPastPromise, type RoundCutPlan } from './proof-loop.js';
 import type { RoundCut, ScenarioInputs } from '../k6/contract.js';
 import { runLoadScenario } from '../k6/scenarios.js';
 import { scenarioOk } from '../k6/summary.js';
@@ -173,7 +173,7 @@ export function refusalsBreaking(arrivals: number): number {
 export function dropCutUnborne(scenario: LoadScenarioResult, inputs: ScenarioInputs): string | null {
   if (cutBy(scenario, inputs) !== 'drops') return null;
   const planned = inputs.rate * inputs.durationS;
-  if (scenario.dropped_iterations > PROOF_PROMISE.max_dropped * planned) return null;
+  if (droppedPastPromise(scenario.dropped_iterations, planned)) return null;
   return `k6 cut it on its reckoning of dropped arrivals, which its own count (${scenario.dropped_iterations} of ${Math.round(planned)} planned) does not bear out, so the round is neither a hold nor a failure`;
 }
 
