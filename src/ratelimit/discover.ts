@@ -160,9 +160,13 @@ export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   const probe = probeFor(opts);
   const measured = await measuredLimit(probe, opts);
   // A quota announced spent until past the budget stopped the probe: what binds, not a partial reading.
-  if (probe.shut) return shutEstimate(measured, probe.shut, probe.maxDurationMs / 1000);
   // A lower limit announced beside the one measured is verified after it, within the budget left.
-  return withAnnouncedStack(probe, measured);
+  const estimate = probe.shut
+    ? shutEstimate(measured, probe.shut, probe.maxDurationMs / 1000)
+    : await withAnnouncedStack(probe, measured);
+  // What the probe left of each announced quota, once it sent its last request.
+  const left = probe.quotaWatch.left();
+  return left.length > 0 ? { ...estimate, quotas_left: left } : estimate;
 }
 
 /** The phases below: the limit a burst meets first, identified and sized. */

@@ -83,6 +83,7 @@ export function toRateLimitResult(
     replay_timeline,
     rate_bracket,
     out_of_time,
+    quotas_left,
     advertised,
     ...measured
   } = estimate;

@@ -112,6 +112,27 @@ export interface EstimateWorkings {
    * so it still runs (src/stages/rate-limit.ts). Absent otherwise.
    */
   out_of_time?: true;
+  /**
+   * Each quota the answers announced with a window and a count left (Kong's X-RateLimit-Remaining-
+   * Minute, an IETF RateLimit's r=), as the probe's last answer left it: a proof round that needs
+   * more than is left waits until the window is whole again (proof-quota.ts), or it is refused by
+   * the probe's own requests, which no client adopting the policy meets. Absent when none was said.
+   */
+  quotas_left?: QuotaLeft[];
+}
+
+/** An announced quota as the probe left it (EstimateWorkings.quotas_left). */
+export interface QuotaLeft {
+  limit: number;
+  window_s: number;
+  /** Requests the last answer said were left in the window. */
+  remaining: number;
+  /**
+   * When the window counting them is over at the latest, ms on the probe's clock: the window began
+   * by the first answer counted in it (the first heard, or the first after the count left rose), so
+   * it ends a window after that answer arrived; sooner when a reset the last answer announced says so.
+   */
+  whole_by_ms: number;
 }
 
 /** The report's recommendation, with its reasoning. */

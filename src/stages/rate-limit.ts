@@ -38,6 +38,7 @@ import { scoutLengthS, searchUntilHeld } from '../ratelimit/search-loop.js';
 import { bindingRps, recommend, waitsHold } from '../ratelimit/recommend.js';
 import { belowK6Pace, edgelessBehind, proofHolds, proveUntilHeld, type RoundToRun } from '../ratelimit/proof-loop.js';
 import { proofTiming, roundLengthS } from '../ratelimit/proof-timing.js';
+import { quotaRestS, quotaRestText } from '../ratelimit/proof-quota.js';
 import { provingVerdict } from '../ratelimit/proof-reach.js';
 import { replayTimeline, stackTracker, withIdentifiedWindow } from '../ratelimit/stacked-inference.js';
 import { sizeFleet, type FleetSizingInput } from '../ratelimit/fleet/size.js';
@@ -316,6 +317,8 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           let standing: Estimate = estimate;
           // How long each round ran as planned, by round: the horizon proven is the held round's.
           const roundLengths: number[] = [];
+          // What the rounds sent: it counts in an announced quota's window as the probe's requests do.
+          let sentByRounds = 0;
           const runRound = async (
             rec: Recommendation,
             { round, durationS: plannedS = proofS, cut, afterHold, restAtLeastS = 0 }: RoundToRun,
@@ -329,7 +332,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
             // Once a set is identified, a round waits for all of it to rest, as a new client meets it.
             // A search's round rests until the limit is as a new client meets it (searchRestS),
             // unless the round before held and left it so (RoundToRun.afterHold).
-            const restS = Math.min(
+            const rested = Math.min(
               Math.max(
                 restAtLeastS,
                 bracket && afterHold
@@ -338,6 +341,14 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
               ),
               probeCapS,
             );
+            // An announced quota the probe (and the rounds since) left short of what this round
+            // sends is waited for whole: up to a window, twice the probe's cap at most (proof-quota.ts).
+            const quotaRound = { rps: rec.target_rps, durationS, sentSince: sentByRounds };
+            const quota = quotaRestS(estimate.quotas_left, quotaRound, sinceProbeS() * 1000, 2 * probeCapS);
+            const quotaSaid = quotaRestText(quota, quotaRound);
+            if (quotaSaid) io.progress(`proof round ${round}: ${quotaSaid}`);
+            if (quota.tooLong) proofNotes.push(`round ${round}: ${quotaSaid}`);
+            const restS = Math.max(rested, quota.restS);
             io.progress(
               `proof round ${round}: waiting ${restS.toFixed(1)} s for the limit to refill, then proving the policy with k6 at ${rec.target_rps} req/s for ${durationS} s`,
             );
@@ -385,6 +396,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
               ...(beganS !== undefined ? { startMeasured: true } : {}),
             });
             countK6Requests(run.scenario.requests);
+            sentByRounds += run.scenario.requests;
             proofNotes.push(...run.notes.map((n) => `round ${round}: ${n}`));
             if (run.scenario.error !== undefined && !signal.aborted)
               io.untested('rate_limit', `proof run did not complete: ${run.scenario.error}`);

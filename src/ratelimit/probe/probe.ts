@@ -16,6 +16,7 @@ import { pace } from '../pacing.js';
 import type { Clock } from '../../time/clock.js';
 import type { PhaseName, RateLimitHeaders, Sample } from '../types.js';
 import { shutText, ShutWatch, type ShutPastBudget } from './shut-past-budget.js';
+import { QuotaWatch } from './quota-left.js';
 
 /** Transport errors in a row that end the probe: the target is gone, measuring further is pointless. */
 export const ERROR_STREAK = 20;
@@ -106,6 +107,8 @@ export class Probe {
   /** Set when the answers announced the limit spent until past the budget, and the probe stopped (shut-past-budget.ts). */
   shut: ShutPastBudget | undefined;
   private readonly shutWatch: ShutWatch;
+  /** What the answers said each announced quota had left: the estimate's quotas_left. */
+  readonly quotaWatch = new QuotaWatch();
   /**
    * Why a step that could have told the limiter did not (said as the probe went): kept for the
    * report's notes, so a reading the usual phases made after it is traced there, not only in a log.
@@ -264,6 +267,7 @@ export class Probe {
   private hear(exchange: Exchange, sample: Sample): void {
     const all = readAdvertisements(exchange.headers, exchange.receivedAt);
     for (const one of all) this.announced.set(`${one.limit}/${one.windowS}`, { ad: one, sample });
+    this.quotaWatch.observe(sample, all);
     this.watchShut(exchange, sample, all);
     // The drain meets the smallest quota first: that is the one the probe's phases can test.
     const ad = readAdvertisement(exchange.headers, exchange.receivedAt, 'burst');
