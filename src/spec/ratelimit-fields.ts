@@ -246,9 +246,15 @@ export function readAdvertisement(headers: Headers, nowMs: number, by: Binding =
   const first = found[0];
   if (first === undefined) return undefined;
   const sameLimit = found.filter((a) => a.limit === first.limit);
+  // A window another field says of that limit alone (Kong's RateLimit-Limit, the quota nearest its
+  // end, beside its per-unit fields: the minute's once it has fewer left than the second holds).
+  const windowedTwin = windowed.filter((a) => a.limit === first.limit);
   return {
     ...first,
-    windowS: first.windowS ?? sameLimit.find((a) => a.windowS !== null)?.windowS ?? null,
+    windowS:
+      first.windowS ??
+      sameLimit.find((a) => a.windowS !== null)?.windowS ??
+      (windowedTwin.length === 1 ? windowedTwin[0]!.windowS : null),
     remaining: first.remaining ?? sameLimit.find((a) => a.remaining !== null)?.remaining ?? null,
     // Both readings of the reset from the one field that said it.
     ...resetsOf(first.resetS !== null ? first : (sameLimit.find((a) => a.resetS !== null) ?? first)),

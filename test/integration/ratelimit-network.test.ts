@@ -17,6 +17,7 @@ import { createEmulator } from '../../src/emulator/index.js';
 import { sustainedRate, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import { NOT_IDENTIFIED } from '../../src/ratelimit/evidence.js';
 import { NOT_RUN, STAIRCASE_TIMING } from '../../src/ratelimit/probe/batch-staircase.js';
+import { SCOUT_NARROW } from '../../src/ratelimit/search-loop.js';
 import type { RateLimitResult } from '../../src/report/model.js';
 import { startCli } from '../helpers/cli.js';
 import { startToxiproxy, toxiproxyMissing } from '../helpers/toxiproxy.js';
@@ -143,9 +144,20 @@ describe.skipIf(skipWhy !== undefined)(
             // truth must lie within what is claimed, and the claim within 10 % (quota-line.ts).
             const lineError = rl.sustained_held?.quota_line?.refill_error_rps ?? 0;
             expect(lineError / truth, context).toBeLessThanOrEqual(0.1);
-            expect(Math.abs((rl.sustained_rps ?? 0) - truth), context).toBeLessThanOrEqual(
-              Math.max(0.02 * truth, lineError),
-            );
+            // A search without such a line claims a floor and a ceiling: the rate that held, and the
+            // lowest refused above it, scouting stopped once they were within SCOUT_NARROW of each
+            // other (search-loop.ts). The truth lies between, as the report says, and no nearer to
+            // either than that (CI land64: 47 held, 52 refused, the window's 50 between; before,
+            // this asked 2 % of a search that promises 10 %).
+            const held = rl.sustained_held;
+            if (held && !held.quota_line && held.refused_rps !== null) {
+              expect(rl.sustained_rps!, context).toBeLessThanOrEqual(truth);
+              expect(held.refused_rps, context).toBeGreaterThan(truth);
+              expect(rl.sustained_rps! / held.refused_rps, context).toBeGreaterThanOrEqual(SCOUT_NARROW);
+            } else
+              expect(Math.abs((rl.sustained_rps ?? 0) - truth), context).toBeLessThanOrEqual(
+                Math.max(0.02 * truth, lineError),
+              );
             expect(rl.proof_verdict, context).toBe('proven');
             expect(r.code, context).toBe(0);
           } finally {

@@ -192,6 +192,21 @@ describe('every announced limit is a hypothesis (issue 35: stacked limits as pub
     expect(readAdvertisement(headers, NOW_MS)).toMatchObject({ limit: 600, windowS: 60, remaining: 599 });
     expect(readAdvertisement(headers, NOW_MS, 'burst')).toMatchObject({ limit: 30, windowS: 1, remaining: 29 });
   });
+
+  // Kong's RateLimit-Limit names the quota nearest its end: once the minute has fewer left than the
+  // second holds, the minute's. Read without its window it was "430 per window … DISAGREES" with the
+  // second's bucket the probe measured, beside the minute announced per unit (a real run, 1 Dec).
+  it("Kong's trio once the minute is nearest its end: the minute's window, from its unit's field", () => {
+    const late = {
+      ...kong,
+      'x-ratelimit-limit-minute': '430',
+      'x-ratelimit-remaining-minute': '17',
+      'ratelimit-limit': '430',
+      'ratelimit-remaining': '17',
+      'ratelimit-reset': '12',
+    };
+    expect(readAdvertisement(late, NOW_MS, 'burst')).toMatchObject({ limit: 430, windowS: 60, remaining: 17 });
+  });
 });
 
 describe('resetFromNow tells delta seconds from epoch seconds and ms by magnitude', () => {
