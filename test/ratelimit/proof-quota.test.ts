@@ -133,4 +133,24 @@ describe("the probe's estimate, against Kong's second and minute (a virtual cloc
     expect(left!.whole_by_ms, context).toBeGreaterThanOrEqual(60_000);
     expect(left!.whole_by_ms, context).toBeLessThanOrEqual(60_100);
   });
+
+  it('an IETF list says each reset: the minute begun 45 s before the probe is whole at its announced end', async () => {
+    const truth: LimiterSet = [
+      { kind: 'bucket', rate_rps: 30, burst: 30 },
+      { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: 15, counts_refused: false },
+    ];
+    const record: Sample[] = [];
+    const estimate = await discoverVirtual(
+      { limiter: () => advertising(truth), status: 429 },
+      { maxDurationS: RUN_PROBE_CAP_S, record },
+    );
+    const context = JSON.stringify({ ...estimate, timeline: undefined, replay_timeline: undefined });
+    const left = estimate.quotas_left?.find((q) => q.window_s === 60);
+    // Its edge at 15 s came within the probe: what is left counts from there, whole at 75 s (the
+    // reset said in whole seconds, rounded up: never sooner than the truth).
+    const admittedSince = record.filter((s) => s.answer === 'accepted' && s.sentMs >= 15_000).length;
+    expect(left, context).toMatchObject({ limit: 600, remaining: 600 - admittedSince });
+    expect(left!.whole_by_ms, context).toBeGreaterThanOrEqual(75_000);
+    expect(left!.whole_by_ms, context).toBeLessThanOrEqual(76_000);
+  });
 });
