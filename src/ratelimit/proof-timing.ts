@@ -6,6 +6,8 @@
 // a rested limit as a client adopting the policy would.
 
 import { coveringS, type LongestKnown } from './horizon.js';
+import type { LimiterModel } from './limiters/index.js';
+import { onProbeClock, restS } from './stacked-inference.js';
 
 /** The longest wait for short refills: half as long again as the estimate, the bucket's burst read to a request or so. */
 const SHORT_SETTLE_S = 30;
@@ -53,4 +55,22 @@ export function proofTiming(
  */
 export function roundLengthS(plannedS: number, longest: LongestKnown | null, maxS: number): number {
   return Math.max(plannedS, Math.min(maxS, coveringS(longest)));
+}
+
+/**
+ * The wait before a round at `nowS` (the probe's clock) for the limiter the probe read: a fixed
+ * window on the clock is fresh from its next edge and half a second (stacked-inference.ts restS, as
+ * the rounds after an identified set rest), never 1.1 windows after the probe: the announced minute's
+ * bench row waited 66.5 s where its edge came 57 s on (1 Dec: 288.8 s against its 285). Any other
+ * limiter, or none, waits `settleS` (proofTiming's). `clockStartS`: the probe's start on the wall
+ * clock, where the window's edges are placed.
+ */
+export function settleBeforeRoundS(
+  limiter: LimiterModel | null | undefined,
+  settleS: number,
+  nowS: number,
+  clockStartS: number,
+): number {
+  if (!limiter || limiter.kind !== 'fixed-window' || limiter.edges === 'first-request') return settleS;
+  return Math.min(settleS, restS([onProbeClock(limiter, clockStartS)], nowS));
 }

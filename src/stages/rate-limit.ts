@@ -37,7 +37,7 @@ import { searchBurst, searchRestS, searchSaid, searchStart, searchTop } from '..
 import { scoutLengthS, searchUntilHeld } from '../ratelimit/search-loop.js';
 import { bindingRps, recommend, waitsHold } from '../ratelimit/recommend.js';
 import { belowK6Pace, edgelessBehind, proofHolds, proveUntilHeld, type RoundToRun } from '../ratelimit/proof-loop.js';
-import { proofTiming, roundLengthS } from '../ratelimit/proof-timing.js';
+import { proofTiming, roundLengthS, settleBeforeRoundS } from '../ratelimit/proof-timing.js';
 import { quotaRestS, quotaRestText } from '../ratelimit/proof-quota.js';
 import { provingVerdict } from '../ratelimit/proof-reach.js';
 import { replayTimeline, stackTracker, withIdentifiedWindow } from '../ratelimit/stacked-inference.js';
@@ -332,12 +332,14 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
             // Once a set is identified, a round waits for all of it to rest, as a new client meets it.
             // A search's round rests until the limit is as a new client meets it (searchRestS),
             // unless the round before held and left it so (RoundToRun.afterHold).
+            // A fixed window on the clock settles at its next edge (proof-timing.ts settleBeforeRoundS).
+            const settled = settleBeforeRoundS(estimate.limiter, settleS, sinceProbeS(), probeStartMs / 1000);
             const rested = Math.min(
               Math.max(
                 restAtLeastS,
                 bracket && afterHold
-                  ? settleS
-                  : Math.max(settleS, stack.restS(sinceProbeS()), bracket ? searchRestS(bracket, proofS) : 0),
+                  ? settled
+                  : Math.max(settled, stack.restS(sinceProbeS()), bracket ? searchRestS(bracket, proofS) : 0),
               ),
               probeCapS,
             );
