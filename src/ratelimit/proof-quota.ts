@@ -49,7 +49,8 @@ export function quotaRestS(
 export function quotaRestText(r: ReturnType<typeof quotaRestS>, round: QuotaRound): string | undefined {
   const q = r.quota;
   if (!q) return undefined;
-  const what = `the probe left ${Math.max(0, q.remaining - round.sentSince)} of the announced ${q.limit} per ${q.window_s} s, fewer than a round at ${round.rps} req/s for ${round.durationS} s sends (${roundNeeds(round.rps, round.durationS, q.window_s)})`;
+  const by = round.sentSince > 0 ? 'the probe and the rounds since it' : 'the probe';
+  const what = `${by} left ${Math.max(0, q.remaining - round.sentSince)} of the announced ${q.limit} per ${q.window_s} s, fewer than a round at ${round.rps} req/s for ${round.durationS} s sends (${roundNeeds(round.rps, round.durationS, q.window_s)})`;
   return r.tooLong
     ? `${what}; its window is not whole again within the wait a round may take, so the round may meet the probe's own requests`
     : `${what}: waiting ${r.restS.toFixed(1)} s for its window to be whole again`;

@@ -58,19 +58,22 @@ export function roundLengthS(plannedS: number, longest: LongestKnown | null, max
 }
 
 /**
- * The wait before a round at `nowS` (the probe's clock) for the limiter the probe read: a fixed
- * window on the clock is fresh from its next edge and half a second (stacked-inference.ts restS, as
- * the rounds after an identified set rest), never 1.1 windows after the probe: the announced minute's
- * bench row waited 66.5 s where its edge came 57 s on (1 Dec: 288.8 s against its 285). Any other
- * limiter, or none, waits `settleS` (proofTiming's). `clockStartS`: the probe's start on the wall
- * clock, where the window's edges are placed.
+ * The wait before a round at `nowS` (the probe's clock) for the limits the probe read: fixed windows
+ * on the clock are fresh from their next edges and half a second (stacked-inference.ts restS, as the
+ * rounds after an identified set rest), never 1.1 windows after the probe: the announced minute's
+ * bench row waited 66.5 s where its edge came 57 s on (1 Dec: 288.8 s against its 285). A set with
+ * any other limit in it (a bucket refills, a sliding window weighs the one before), or none, waits
+ * `settleS` (proofTiming's). `clockStartS`: the probe's start on the wall clock, where the windows'
+ * edges are placed.
  */
 export function settleBeforeRoundS(
-  limiter: LimiterModel | null | undefined,
+  limits: readonly LimiterModel[],
   settleS: number,
   nowS: number,
   clockStartS: number,
 ): number {
-  if (!limiter || limiter.kind !== 'fixed-window' || limiter.edges === 'first-request') return settleS;
-  return Math.min(settleS, restS([onProbeClock(limiter, clockStartS)], nowS));
+  const onClock = (m: LimiterModel) => m.kind === 'fixed-window' && m.edges !== 'first-request';
+  const [first, ...rest] = limits.map((m) => onProbeClock(m, clockStartS));
+  if (first === undefined || !limits.every(onClock)) return settleS;
+  return Math.min(settleS, restS([first, ...rest], nowS));
 }

@@ -28,6 +28,9 @@ export interface Advertisement {
   source: string;
 }
 
+/** What a limit announced is kept under, the same limit and window from whichever field said them. */
+export const announcedKey = (ad: Pick<Advertisement, 'limit' | 'windowS'>): string => `${ad.limit}/${ad.windowS}`;
+
 /** Header names are compared lower-case (undici and Node hand them so). */
 type Headers = Readonly<Record<string, string | undefined>>;
 

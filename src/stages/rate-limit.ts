@@ -317,6 +317,8 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
           let standing: Estimate = estimate;
           // How long each round ran as planned, by round: the horizon proven is the held round's.
           const roundLengths: number[] = [];
+          // Every limit the probe read, a set's or the one (what a round settles for, proof-timing.ts).
+          const probedLimits = estimate.limiters ?? (estimate.limiter ? [estimate.limiter] : []);
           // What the rounds sent: it counts in an announced quota's window as the probe's requests do.
           let sentByRounds = 0;
           const runRound = async (
@@ -333,7 +335,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
             // A search's round rests until the limit is as a new client meets it (searchRestS),
             // unless the round before held and left it so (RoundToRun.afterHold).
             // A fixed window on the clock settles at its next edge (proof-timing.ts settleBeforeRoundS).
-            const settled = settleBeforeRoundS(estimate.limiter, settleS, sinceProbeS(), probeStartMs / 1000);
+            const settled = settleBeforeRoundS(probedLimits, settleS, sinceProbeS(), probeStartMs / 1000);
             const rested = Math.min(
               Math.max(
                 restAtLeastS,

@@ -40,7 +40,11 @@ describe('the wait before a round for an announced quota the probe left short', 
 
   it('what the rounds since the probe sent counts in the same window', () => {
     const round = { rps: 8, durationS: 5, sentSince: 150 };
-    expect(quotaRestS([minute(191, 60_100)], round, 30_000, 60).restS).toBeCloseTo(30.6, 5);
+    const wait = quotaRestS([minute(191, 60_100)], round, 30_000, 60);
+    expect(wait.restS).toBeCloseTo(30.6, 5);
+    expect(quotaRestText(wait, round)).toMatch(
+      /^the probe and the rounds since it left 41 of the announced 600 per 60 s/,
+    );
   });
 
   it('a round longer than the window sends a window of its rate into it', () => {
@@ -113,21 +117,32 @@ describe('what the answers said was left (QuotaWatch)', () => {
   });
 });
 
-describe("the probe's estimate, against Kong's second and minute (a virtual clock)", () => {
-  it("says what run's probe left of the minute, and when it is whole again", async () => {
-    const truth: LimiterSet = [
-      { kind: 'bucket', rate_rps: 30, burst: 30 },
-      { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: 0, counts_refused: false },
-    ];
-    const record: Sample[] = [];
-    const estimate = await discoverVirtual(
-      { limiter: () => advertising(truth, undefined, kongHeaders), status: 429 },
-      { maxDurationS: RUN_PROBE_CAP_S, record },
-    );
-    const context = JSON.stringify({ ...estimate, timeline: undefined, replay_timeline: undefined });
-    const left = estimate.quotas_left?.find((q) => q.window_s === 60);
+/**
+ * run's probe (its 30 s cap) against a bucket of 30/s and a minute of 600 whose edges fall `phaseS`
+ * past each minute, announced in `fields`: the minute as the probe left it, the requests it got
+ * through from `fromMs` on (those in the minute's current window), and the estimate to say it.
+ */
+async function probedMinute(phaseS: number, fields?: Parameters<typeof advertising>[2], fromMs = 0) {
+  const truth: LimiterSet = [
+    { kind: 'bucket', rate_rps: 30, burst: 30 },
+    { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: phaseS, counts_refused: false },
+  ];
+  const record: Sample[] = [];
+  const estimate = await discoverVirtual(
+    { limiter: () => advertising(truth, undefined, fields), status: 429 },
+    { maxDurationS: RUN_PROBE_CAP_S, record },
+  );
+  return {
+    left: estimate.quotas_left?.find((q) => q.window_s === 60),
+    admitted: record.filter((s) => s.answer === 'accepted' && s.sentMs >= fromMs).length,
+    context: JSON.stringify({ ...estimate, timeline: undefined, replay_timeline: undefined }),
+  };
+}
+
+describe("the probe's estimate, against a second and a minute announced (a virtual clock)", () => {
+  it("in Kong's fields: what run's probe left of the minute, and when it is whole again", async () => {
     // The virtual probe starts as the minute does: every request it got through is in it.
-    const admitted = record.filter((s) => s.answer === 'accepted').length;
+    const { left, admitted, context } = await probedMinute(0, kongHeaders);
     expect(admitted, context).toBeGreaterThan(300);
     expect(left, context).toMatchObject({ limit: 600, remaining: 600 - admitted });
     expect(left!.whole_by_ms, context).toBeGreaterThanOrEqual(60_000);
@@ -135,21 +150,10 @@ describe("the probe's estimate, against Kong's second and minute (a virtual cloc
   });
 
   it('an IETF list says each reset: the minute begun 45 s before the probe is whole at its announced end', async () => {
-    const truth: LimiterSet = [
-      { kind: 'bucket', rate_rps: 30, burst: 30 },
-      { kind: 'fixed-window', limit: 600, window_s: 60, phase_s: 15, counts_refused: false },
-    ];
-    const record: Sample[] = [];
-    const estimate = await discoverVirtual(
-      { limiter: () => advertising(truth), status: 429 },
-      { maxDurationS: RUN_PROBE_CAP_S, record },
-    );
-    const context = JSON.stringify({ ...estimate, timeline: undefined, replay_timeline: undefined });
-    const left = estimate.quotas_left?.find((q) => q.window_s === 60);
     // Its edge at 15 s came within the probe: what is left counts from there, whole at 75 s (the
     // reset said in whole seconds, rounded up: never sooner than the truth).
-    const admittedSince = record.filter((s) => s.answer === 'accepted' && s.sentMs >= 15_000).length;
-    expect(left, context).toMatchObject({ limit: 600, remaining: 600 - admittedSince });
+    const { left, admitted, context } = await probedMinute(15, undefined, 15_000);
+    expect(left, context).toMatchObject({ limit: 600, remaining: 600 - admitted });
     expect(left!.whole_by_ms, context).toBeGreaterThanOrEqual(75_000);
     expect(left!.whole_by_ms, context).toBeLessThanOrEqual(76_000);
   });

@@ -20,6 +20,7 @@ import { pace } from '../pacing.js';
 import type { Sample } from '../types.js';
 import { phaseS } from './advertised.js';
 import { pingUntilAccepted } from './ping.js';
+import { announcedKey } from '../../spec/ratelimit-fields.js';
 import type { Heard, Probe } from './probe.js';
 
 /** What verifying an announced lower limit found: the set it completes, or only the finding for the report. */
@@ -67,9 +68,6 @@ export function lowerAnnounced(
   }
   return next;
 }
-
-/** The key `probe.announced` keeps a limit under. */
-export const announcedKey = (ad: Pick<Heard['ad'], 'limit' | 'windowS'>): string => `${ad.limit}/${ad.windowS}`;
 
 /**
  * What the verification costs at most, seconds, for a stream at `rate`: the quota's refusal, then

@@ -7,7 +7,12 @@
 import type { Exchange } from '../../http/exchange.js';
 import { ProductionBudgetReached } from '../../http/production-gate.js';
 import { retryAfterSeconds } from '../../spec/retry-after.js';
-import { readAdvertisement, readAdvertisements, type Advertisement } from '../../spec/ratelimit-fields.js';
+import {
+  announcedKey,
+  readAdvertisement,
+  readAdvertisements,
+  type Advertisement,
+} from '../../spec/ratelimit-fields.js';
 import type { AdvertisedLimit } from '../../report/model.js';
 import { answerOf, mergeRateLimitHeaders, resetSeconds } from '../answers.js';
 import type { ProbeCalls } from '../calls.js';
@@ -266,7 +271,7 @@ export class Probe {
   /** What the service announces of its limit (probe/advertised.ts tests it): the first answer that said it, and the latest. */
   private hear(exchange: Exchange, sample: Sample): void {
     const all = readAdvertisements(exchange.headers, exchange.receivedAt);
-    for (const one of all) this.announced.set(`${one.limit}/${one.windowS}`, { ad: one, sample });
+    for (const one of all) this.announced.set(announcedKey(one), { ad: one, sample });
     this.quotaWatch.observe(sample, all);
     this.watchShut(exchange, sample, all);
     // The drain meets the smallest quota first: that is the one the probe's phases can test.

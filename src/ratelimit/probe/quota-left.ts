@@ -5,7 +5,7 @@
 // answers had said so (X-RateLimit-Remaining-Minute); the stage now waits for such a window to be
 // whole before a round that needs more than is left (proof-quota.ts).
 
-import type { Advertisement } from '../../spec/ratelimit-fields.js';
+import { announcedKey, type Advertisement } from '../../spec/ratelimit-fields.js';
 import type { QuotaLeft, Sample } from '../types.js';
 
 interface Counted {
@@ -26,12 +26,11 @@ export class QuotaWatch {
     if (sample.client !== 'primary') return;
     for (const ad of all) {
       if (ad.windowS === null || ad.remaining === null) continue;
-      const key = `${ad.limit}/${ad.windowS}`;
-      const before = this.quotas.get(key);
+      const before = this.quotas.get(announcedKey(ad));
       // A count that rose is a window begun since (or slots a sliding one freed, or two answers
       // swapped in flight): a window counted from here ends later, never sooner than the truth.
       const opened = before === undefined || ad.remaining > before.remaining;
-      this.quotas.set(key, {
+      this.quotas.set(announcedKey(ad), {
         ad: ad as Counted['ad'],
         remaining: opened ? ad.remaining : Math.min(before.remaining, ad.remaining),
         fromMs: opened ? sample.doneMs : before.fromMs,
