@@ -7,6 +7,7 @@ import type { Exchange } from '../../src/http/exchange.js';
 import { Redactor } from '../../src/http/redact.js';
 import type { CheckContext } from '../../src/runner/check.js';
 import { virtualClock } from '../../src/time/clock.js';
+import { VIRTUAL_WAKE_UPS_PER_PASS } from '../ratelimit/virtual-limit.js';
 
 const EPOCH_MS = 1_800_000_000_000;
 
@@ -38,7 +39,8 @@ export function world(opts: {
   earlierAtMs?: readonly number[];
   gapMs?: number;
 }): World {
-  const clock = virtualClock(0);
+  // Nothing real runs beside it: many wake-ups a pass of the event loop (virtual-limit.ts).
+  const clock = virtualClock(0, VIRTUAL_WAKE_UPS_PER_PASS);
   const now = clock.now;
   let lastEnded: number | undefined;
   for (const ms of opts.earlierAtMs ?? []) {

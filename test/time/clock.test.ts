@@ -52,6 +52,31 @@ describe('virtualClock', () => {
     ]);
   });
 
+  // Many wake-ups a pass of the event loop (virtual probes' clocks): Node runs every microtask
+  // between two immediates, so each continuation, however many awaits deep, settles before the
+  // next sleeper wakes, and the trace is the one a pass each gives.
+  it('wakes many sleepers a pass in the same order as one a pass, continuations many awaits deep', async () => {
+    const trace = async (wakeUpsPerPass: number) => {
+      const clock = virtualClock(T0, wakeUpsPerPass);
+      const seen: string[] = [];
+      let seed = 7;
+      const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+      const task = async (name: string) => {
+        for (let step = 0; step < 40; step++) {
+          await clock.sleep(Math.floor(random() * 50));
+          // A continuation that takes a few microtasks before it sleeps again or says where it is.
+          for (let hop = Math.floor(random() * 4); hop > 0; hop--) await Promise.resolve();
+          seen.push(`${name}@${clock.now() - T0}`);
+        }
+      };
+      await Promise.all(['a', 'b', 'c', 'd', 'e'].map(task));
+      return seen;
+    };
+    const onePerPass = await trace(1);
+    expect(onePerPass).toHaveLength(200);
+    expect(await trace(32)).toEqual(onePerPass);
+  });
+
   it('ends a sleep at once on an abort, without moving time', async () => {
     const clock = virtualClock(T0);
     const stop = new AbortController();
