@@ -1,5 +1,6 @@
 // The six TLS checks against real loopback servers: pass on the §5.8 server, fail on each deviant.
 
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { check as allowedSuites } from '../../checks/tls.allowed-suites-accepted.js';
 import { check as certExpiry } from '../../checks/tls.certificate-expiry.js';
@@ -126,6 +127,68 @@ describe('on a server that serves TLS and plain HTTP on one port', () => {
       'tls.certificate-expiry': 'pass',
       'tls.no-plain-http': 'fail',
     });
+  });
+});
+
+// A plain-text request answered late is still served (CI land80: on a loaded machine the
+// plain-http-accepted fault's answer came after the 2 s the check used to wait, and it passed).
+// Silence counts as not served only once the request timeout every request gets has run out.
+describe('a plain-text request answered only after a while', () => {
+  async function lateServer(delayMs: number | null): Promise<{ port: number; close: () => Promise<void> }> {
+    const sockets = new Set<Socket>();
+    const server = createNetServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.once('data', () => {
+        if (delayMs !== null)
+          setTimeout(() => socket.end('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok'), delayMs);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      port,
+      close: () =>
+        new Promise<void>((resolve) => {
+          for (const socket of sockets) socket.destroy();
+          server.close(() => resolve());
+        }),
+    };
+  }
+  const ctxWithTimeout = (port: number, requestTimeoutS: number) =>
+    ({
+      target: {
+        environment: 'test',
+        baseUrl: `https://127.0.0.1:${port}`,
+        credentials: { clientId: 'id', clientSecret: 'secret' },
+        requestTimeoutS,
+      },
+    }) as unknown as CheckContext;
+
+  it.each([
+    {
+      name: '2.5 s late, within the request timeout: served, a failure',
+      delayMs: 2_500,
+      timeoutS: 4,
+      status: 'fail',
+      says: 'was served: HTTP/1.1 200 OK',
+    },
+    {
+      name: 'silent for the whole request timeout: not served, said with the wait',
+      delayMs: null,
+      timeoutS: 0.5,
+      status: 'pass',
+      says: 'no answer within 0.5 s (the request timeout)',
+    },
+  ])('$name', async ({ delayMs, timeoutS, status, says }) => {
+    const server = await lateServer(delayMs);
+    try {
+      const outcome = await noPlainHttp.run(ctxWithTimeout(server.port, timeoutS));
+      expect(outcome.status, outcome.message).toBe(status);
+      expect(outcome.message).toContain(says);
+    } finally {
+      await server.close();
+    }
   });
 });
 
