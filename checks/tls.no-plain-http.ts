@@ -11,7 +11,7 @@ export const check: Check = {
   spec: '5.8',
   level: 'must',
   description:
-    'Sends a plain-text POST /tokens/health_check to the host and port of the base URL; it must not be answered with a 2xx (a 400 such as "plain HTTP request was sent to HTTPS port" is fine).',
+    'Sends a plain-text POST /tokens/health_check to the host and port of the base URL; it must not be answered with a 2xx (a 400 such as "plain HTTP request was sent to HTTPS port" is fine). A service that stays silent for the whole request timeout counts as not serving it.',
   async run(ctx): Promise<Outcome> {
     const endpoint = tlsEndpoint(ctx.target);
     // How long a silence counts as not serving it: the request timeout every other request gets
