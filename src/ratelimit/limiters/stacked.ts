@@ -21,10 +21,7 @@ export class StackedLimiter implements Limiter {
    */
   readonly quota?: (nowMs: number) => QuotaState;
 
-  constructor(
-    private readonly models: LimiterSet,
-    create: (model: LimiterModel) => Limiter,
-  ) {
+  constructor(models: LimiterSet, create: (model: LimiterModel) => Limiter) {
     this.limiters = models.map(create);
     this.countingRefused = models.map(countsRefused);
     if (this.limiters.some((l) => l.quota))
