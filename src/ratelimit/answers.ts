@@ -61,7 +61,7 @@ export type StatusTally = ReadonlyMap<number | string, number>;
 const usable = (key: number | string): boolean =>
   typeof key === 'number' && (passedTokenAndLimit(key) || answerOf(key) === 'limited');
 
-/** What to do about the answers that came most often, when they were not the endpoint working. */
+/** What to do about answers of one kind that were not the endpoint working; empty when nothing is to say. */
 function hintFor(key: number | string | undefined): string {
   if (typeof key === 'string') return '; the service must end its answers (`ces-harness check` judges the same answer)';
   if (key === 401 || key === 403) return '; check the credentials';
@@ -89,7 +89,10 @@ export function unusableProbe(tally: StatusTally): string | undefined {
   if (working * 2 >= total) return undefined;
   const others = [...tally].filter(([key]) => !usable(key)).sort((a, b) => b[1] - a[1]);
   const shown = others.map(([key, n]) => `${n} × ${key === 0 ? 'no answer' : key}`).join(', ');
-  return `only ${working} of ${total} probe answers came from the working endpoint (${shown})${hintFor(others[0]?.[0])}`;
+  // The hint of the most common kind that has one: no answers outnumbering endless bodies (they
+  // time out behind them on a loaded machine) still leave "the service must end its answers".
+  const hint = others.map(([key]) => hintFor(key)).find((h) => h !== '') ?? '';
+  return `only ${working} of ${total} probe answers came from the working endpoint (${shown})${hint}`;
 }
 
 /**

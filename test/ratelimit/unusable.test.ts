@@ -76,6 +76,15 @@ describe('unusableProbe', () => {
       ],
       said: /^only 2 of 22 .*\(20 × 200 over the body cap\); the service must end its answers/,
     },
+    // Requests timed out behind the endless bodies outnumber them (CI land83): the hint is still said.
+    {
+      name: 'more no answers than answers over the body cap',
+      t: [
+        [0, 19],
+        ['200 over the body cap', 16],
+      ],
+      said: /^only 0 of 35 .*\(19 × no answer, 16 × 200 over the body cap\); the service must end its answers/,
+    },
     { name: 'nothing sent', t: [], said: /no answer at all/ },
   ] as Row[])('$name', ({ t, said }) => expectSaid(unusableProbe(tally(t)), said));
 });
