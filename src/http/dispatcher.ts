@@ -19,9 +19,12 @@ export const requestTimeoutMs = (target: Pick<Target, 'requestTimeoutS'>): numbe
 /** The HTTP version ALPN settled on for a connection: `h2`, or `http/1.1` (also when the server does no ALPN). */
 export type HttpVersion = 'h2' | 'http/1.1';
 
+/** Connections a target's pool keeps at most, unless told otherwise. */
+export const DEFAULT_CONNECTIONS = 16;
+
 export function dispatcherFor(
   target: Pick<Target, 'baseUrl' | 'caPem' | 'requestTimeoutS' | 'emulated'>,
-  connections = 16,
+  connections = DEFAULT_CONNECTIONS,
   env: NodeJS.ProcessEnv = process.env,
   onConnected: (version: HttpVersion) => void = () => {},
 ): Dispatcher {

@@ -3,13 +3,15 @@
 // it without a word (no Keep-Alive: timeout=N), so a pooled connection can be closed by the server
 // just as we send on it: the request fails with "other side closed" and no answer byte.
 //
-// The rule is Go's net/http (which k6 uses), so the checker and the load run agree: send again
-// once, only when the connection had already carried an answer (it was reused: the server closed
+// The rule is Go's net/http (which k6 uses), so the checker and the load run agree: send again,
+// only when the connection had already carried an answer (it was reused: the server closed
 // it while idle, before our request reached it) and nothing of this request's answer arrived, and
 // only a request that is safe to replay (RFC 9110 §9.2.2): a safe method, a token endpoint
 // (§4.1 answers the same token to a repeated POST /tokens; health_check and validate only read),
 // or one that carries an Idempotency-Key (the business calls, so a service that honours the key
 // deduplicates even the case where it did process the request before the connection died).
+// Again while the next pooled connection was closed the same way, at most once for each connection
+// of the pool: a new connection's failure is never replayed, so the replays end.
 
 import { TOKEN_PATHS } from '../spec/endpoints.js';
 

@@ -19,7 +19,7 @@ import type { Credentials } from '../spec/credentials.js';
 import type { Evidence } from '../report/model.js';
 import { scanAnswer } from './answer-scan.js';
 import { ACCEPT_ENCODING, codingsOf, UnreadableBody } from './content-coding.js';
-import { dispatcherFor, requestTimeoutMs, type HttpVersion } from './dispatcher.js';
+import { DEFAULT_CONNECTIONS, dispatcherFor, requestTimeoutMs, type HttpVersion } from './dispatcher.js';
 import { evidenceOf } from './evidence.js';
 import { quoteBody, quoteField, quoteHeader, type QuotedAnswer } from './quote-body.js';
 import type { Exchange, IssuedToken, SendOptions, TokenExchange, TransportSeen } from './exchange.js';
@@ -80,6 +80,8 @@ export class ServiceClient {
   /** Tokens handed to the target's own credentials, by value: what the token ledger records. */
   private readonly forLedger = new Map<string, IssuedToken>();
   private readonly seen: TransportSeen = { connections: {}, codings: {} };
+  /** Replays of one request at most: one for each pooled connection the server may have closed. */
+  private readonly replaysAtMost: number;
 
   constructor(target: Target, options: ServiceClientOptions) {
     this.target = target;
@@ -93,6 +95,7 @@ export class ServiceClient {
       ...(options.pacer ? { pacer: options.pacer } : {}),
     };
     this.gate = isProduction(target) ? options.production : undefined;
+    this.replaysAtMost = options.connections ?? DEFAULT_CONNECTIONS;
     this.dispatcher = dispatcherFor(target, options.connections, options.env, (version: HttpVersion) =>
       count(this.seen.connections, version),
     );
@@ -162,17 +165,23 @@ export class ServiceClient {
     let text: string;
     let truncated: boolean;
     try {
-      try {
-        res = await send();
-      } catch (err) {
-        // A pooled connection the server closed while idle, just as we sent on it (replay.ts).
-        if (!closedWhileReused(err) || !replaySafe(method, path, headers)) throw err;
-        // The first attempt went out too: production's audit lists it, and the budget counts both.
-        this.audit(method, path, sentAt, started, null, bearer);
-        this.gate?.admit(path, bearer);
-        sentAt = this.opts.clock.now();
-        started = performance.now();
-        res = await send();
+      // A pooled connection the server closed while idle, just as we sent on it (replay.ts). The
+      // replay takes the first free pooled connection, and a server that stalled past its idle
+      // timeout closed every connection idle as long, so that one can be dead too (profile
+      // idle-close under `run`'s load, CI land71 and land84): sent again until a connection answers
+      // or fails otherwise, as Go's net/http does, at most once for each connection of the pool.
+      for (let replays = 0; ; replays++) {
+        try {
+          res = await send();
+          break;
+        } catch (err) {
+          if (!closedWhileReused(err) || !replaySafe(method, path, headers) || replays >= this.replaysAtMost) throw err;
+          // The attempt went out too: production's audit lists it, and the budget counts each.
+          this.audit(method, path, sentAt, started, null, bearer);
+          this.gate?.admit(path, bearer);
+          sentAt = this.opts.clock.now();
+          started = performance.now();
+        }
       }
       answered = res.statusCode;
       const coding = flattenHeaders(res.headers)['content-encoding'];

@@ -113,3 +113,88 @@ describe('a pooled connection closed by the server just as a request goes out', 
     }
   });
 });
+
+// A server stalled past its idle timeout closes every connection idle that long in one go (profile
+// idle-close under `run`'s load: `run` failed validate.garbage-token-401 and missing-token-401 with
+// "other side closed", CI land71 and land84). The replay then goes on the first free pooled
+// connection, and that one can be among those closed: here the connection that answered the health
+// check just before. The arrivals are the test's to answer or close, so the race is certain.
+describe('a replay that meets another pooled connection the server closed', () => {
+  interface Arrival {
+    line: string;
+    socket: Socket;
+    answer: () => void;
+  }
+  let stalled: Server;
+  let stalledUrl: string;
+  const waiting: ((a: Arrival) => void)[] = [];
+  const queued: Arrival[] = [];
+  const nextArrival = () =>
+    new Promise<Arrival>((take) => {
+      const a = queued.shift();
+      if (a) take(a);
+      else waiting.push(take);
+    });
+
+  beforeAll(async () => {
+    stalled = createServer({ key: pki.keyPem, cert: pki.certPem, minVersion: 'TLSv1.3' }, (req, res) => {
+      req.resume();
+      const answer = () =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(req.url === '/tokens/health_check' ? '{}' : '{"valid":true}');
+      const a: Arrival = { line: `${req.method} ${req.url}`, socket: req.socket, answer };
+      const take = waiting.shift();
+      if (take) take(a);
+      else queued.push(a);
+    });
+    stalled.keepAliveTimeout = 60_000;
+    stalledUrl = await listenLoopback(stalled);
+  });
+  afterAll(() => closeLoopback(stalled));
+
+  it('GET /tokens/validate is sent again, on a new connection, until one answers', async () => {
+    const client = new ServiceClient(
+      {
+        environment: 'sandbox',
+        baseUrl: stalledUrl,
+        credentials: { clientId: 'id', clientSecret: 'secret-value' },
+        caPem: pki.caPem,
+      },
+      { redactor: new Redactor(), timeoutMs: 2_000, connections: 2 },
+    );
+    try {
+      // Two pooled connections, A and B: two health checks answered together.
+      const warm = [client.healthCheck(), client.healthCheck()];
+      const first = [await nextArrival(), await nextArrival()];
+      first.forEach((a) => a.answer());
+      await Promise.all(warm);
+      // A carries a health check; the validate goes on B.
+      const health = client.healthCheck();
+      const onA = await nextArrival();
+      const validate = client.validate('t', 'GET');
+      const onB = await nextArrival();
+      expect(onB.socket).not.toBe(onA.socket);
+      // A answers, then the stall ends: B is closed under the validate, and so is A, idle as long.
+      onA.answer();
+      await health;
+      onB.socket.end();
+      const replay = await nextArrival();
+      expect(replay.socket).toBe(onA.socket);
+      replay.socket.end();
+      const settled = validate.then(
+        (r) => r.status,
+        (err: { code?: string }) => err.code,
+      );
+      const third = await Promise.race([nextArrival(), settled]);
+      expect(typeof third).toBe('object');
+      const onNew = third as Arrival;
+      expect([onA.socket, onB.socket]).not.toContain(onNew.socket);
+      onNew.answer();
+      expect(await settled).toBe(200);
+      expect([onB, replay, onNew].map((a) => a.line)).toEqual(Array(3).fill('GET /tokens/validate'));
+    } finally {
+      await client.close();
+    }
+  });
+});
