@@ -74,7 +74,9 @@ function rateLimit(r: RateLimitResult): RateLimitResult {
       ...(r.proof
         ? { proof: orderKeys(r.proof, ['rate_429', 'goodput_rps', 'lost_requests', 'refusals_began_s']) }
         : {}),
-      ...(r.sustained_held ? { sustained_held: orderKeys(r.sustained_held, ['held_s', 'refused_rps']) } : {}),
+      ...(r.sustained_held
+        ? { sustained_held: orderKeys(r.sustained_held, ['held_s', 'refused_rps', 'met_429_rps']) }
+        : {}),
       ...(r.no_limit_up_to
         ? { no_limit_up_to: orderKeys(r.no_limit_up_to, ['rps', 'over_s', 'max_rps', 'tested']) }
         : {}),

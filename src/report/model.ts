@@ -298,6 +298,12 @@ export interface SustainedHeld {
   held_s: number;
   refused_rps: number | null;
   /**
+   * The lowest rate beyond the hold, below any refusing one, at which a round met 429s and failed
+   * though fewer than the promise allows (it fell behind its rate or lost calls waiting them out):
+   * the limit lies below it too (ratelimit/refuted.ts lowestMet429Rps). Absent when none did.
+   */
+  met_429_rps?: number;
+  /**
    * The refused rounds' quotas lie on a line below the rate that held (ratelimit/quota-line.ts):
    * a round at `held_rps` held `held_s` on what the limit stored (`stored` requests), and refills
    * at `refill_rps`, the rate a client running longer meets; `sustained_rps` is then the refill,

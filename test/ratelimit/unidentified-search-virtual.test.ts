@@ -747,6 +747,21 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     expect(said).not.toContain('at least');
   });
 
+  it('a search says a round above its hold "was refused" only when it was: one that met few 429s met them, one with none bounds nothing', () => {
+    const why = ['the probe got 394 requests through in 20.8 s (18.97 req/s)'];
+    const held = { target_rps: 20, verdict: 'holds', rate_429: 0 } as const;
+    const said = (rate_429: number) =>
+      searchSaid(
+        [held, { target_rps: 25, verdict: 'fails', rate_429: 0.2 }, { target_rps: 21, verdict: 'fails', rate_429 }],
+        {
+          why,
+        },
+      );
+    expect(said(0.0056)).toContain('the limit lies below 21 req/s, where a round met 429s and failed');
+    // Lost calls on slow answers, not a single 429: the limit lies below the round that was refused.
+    expect(said(0)).toContain('the limit lies below 25 req/s, where a round was refused');
+  });
+
   it('a limiter the detectors identify records no bracket and is recommended as before', async () => {
     const estimate = await discoverVirtual({ limiter: () => gcra(10, 20), status: 429 });
     expect(estimate.limiter?.kind).toBe('bucket');
@@ -917,6 +932,21 @@ describe('the headline is what holds: a search that held over the horizon sizes 
       });
     expect(fleet(none)?.limiter).toMatch(/3\.3 req\/s/);
     expect(fleet(wide)).toBeNull();
+    // Rounds above the hold that met 429s, fewer than a refusal takes, and failed all the same (they
+    // fell behind their rate waiting them out): nothing refuted, but "no round above it was refused"
+    // would deny them. The lowest bounds the limit, in every format.
+    const fellBehind = (rps: number, rate_429: number): ProofRound => ({
+      ...round(rps, 'fails'),
+      rate_429,
+      why: 'arrivals dropped while calls waited out refusals, so the rate was not offered',
+    });
+    const met = held([round(3.3, 'holds'), fellBehind(3.9, 0.0069), fellBehind(3.6, 0.0056)]);
+    expect(met.result.sustained_held).toEqual({ held_s: HORIZON_S, refused_rps: null, met_429_rps: 3.6 });
+    const said = summaryLines(met.result).join('\n');
+    expect(said).toContain(
+      `sustained 3.3 req/s (held for ${HORIZON_S} s by paced k6 rounds, the limiter not identified; the limit lies below 3.6 req/s, where a round met 429s and failed)`,
+    );
+    expect(said).not.toContain('no round above it was refused');
   }, 120_000);
 });
 

@@ -52,9 +52,11 @@ export function sustainedText(
  */
 export function heldText(h: SustainedHeld, rate: (rps: number) => string = formatRate): string {
   const above =
-    h.refused_rps === null
-      ? 'no round above it was refused'
-      : `the limit lies below ${rate(h.refused_rps)}, where a round was refused`;
+    h.met_429_rps !== undefined
+      ? `the limit lies below ${rate(h.met_429_rps)}, where a round met 429s and failed`
+      : h.refused_rps === null
+        ? 'no round above it was refused'
+        : `the limit lies below ${rate(h.refused_rps)}, where a round was refused`;
   const heldFor = `${formatNumber(h.held_s, Number.isInteger(h.held_s) ? 0 : 1)} s`;
   const line = h.quota_line;
   // Rounds above were refused after a quota (the line's points), whatever share of 429s they saw.
