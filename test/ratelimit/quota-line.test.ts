@@ -81,6 +81,25 @@ describe('the line refused rounds lie on', () => {
     expect(spreadingRps([held(50), refused(55, 4.097), held(56)], 56)).toBeNull();
   });
 
+  // The bench's bucket of 100/s before a window of 200 per 10 s (2 Dec): the refused rounds lie on
+  // 23 stored + 19.49 req/s, which has 20 req/s refused after about 45 s, and 20 req/s ran 120 s
+  // without a single 429. The line is refuted: the hold stands, and no sentence says it lived on a store.
+  it('no line that a round run longer without a refusal refutes: 20 req/s held 120 s where the line had it refused after 45 s', () => {
+    const rounds: Array<Seen & { arrivals?: number }> = [
+      { ...held(15), arrivals: 240 },
+      { ...held(18), arrivals: 252 },
+      { ...refused(22, 9.4), arrivals: 242 },
+      { ...refused(21, 15.6), arrivals: 1218 },
+      { ...held(20), arrivals: 2400 },
+    ];
+    expect(quotaLine(rounds.slice(0, 4))?.refill_rps).toBeCloseTo(19.49, 1);
+    expect(quotaLine(rounds)).toBeNull();
+    expect(lineBelow(rounds, 20)).toBeNull();
+    // Held 30 s only, the same round is what the line says it is: a hold on the store.
+    const short = rounds.map((r) => (r.target_rps === 20 ? { ...r, arrivals: 600 } : r));
+    expect(lineBelow(short, 20)?.refill_rps).toBeCloseTo(19.49, 1);
+  });
+
   it.each<[string, Seen[]]>([
     // A window of 200 met from rest: as many let through however fast, no slope.
     ['a quota that does not grow with the round', [refused(40, 5), refused(50, 4)]],
