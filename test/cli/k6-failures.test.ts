@@ -112,11 +112,26 @@ describe.skipIf(process.platform === 'win32')(
         });
         expect(res.code, res.stdout + res.stderr).toBe(1);
         const report = readReport(join(cwd, 'report'));
-        expect(report.rate_limit?.recommendation).not.toBeNull();
-        expect(report.rate_limit?.proof).toBeNull();
-        expect(report.untested).toEqual([
-          { stage: 'rate_limit', reason: 'proof run did not complete: k6 crashed (exit 107: the script threw)' },
-        ]);
+        const crashed = {
+          stage: 'rate_limit',
+          reason: 'proof run did not complete: k6 crashed (exit 107: the script threw)',
+        };
+        // What the run printed, so that a failure shows what the probe read.
+        const out = res.stdout + res.stderr;
+        expect(report.rate_limit?.proof, out).toBeNull();
+        if (report.rate_limit?.limiter) {
+          // The probe identified the emulator's bucket: its recommendation stands, only the proof is not tested.
+          expect(report.rate_limit.recommendation, out).not.toBeNull();
+          expect(report.untested, out).toEqual([crashed]);
+        } else {
+          // On a loaded runner the probe may leave it unidentified (CI land89, four heavy files beside
+          // it): then the search's rounds are what k6 could not run, so nothing is recommended (a
+          // search's first rate is a guess), and the report says why beside the crash.
+          expect(report.rate_limit?.recommendation ?? null, out).toBeNull();
+          expect(report.untested, out).toEqual(
+            expect.arrayContaining([crashed, { stage: 'rate_limit', reason: expect.stringMatching(/identif/) }]),
+          );
+        }
       },
       180_000,
     );
