@@ -37,7 +37,11 @@ export const PROOF_PROMISE = { max_rate_429: 0.01, max_lost: 0, max_dropped: 0.0
 
 /** The rounds that refuted a claim: refused beyond the promise (lost calls alone blame the backoff, not the limit). */
 export const refutingRounds = <R extends Pick<ProofRound, 'verdict' | 'rate_429'>>(rounds: readonly R[]): R[] =>
-  rounds.filter((r) => r.verdict === 'fails' && r.rate_429 > PROOF_PROMISE.max_rate_429);
+  rounds.filter(refutes);
+
+/** Whether a round failed on more 429s than the promise allows: it refutes the reading it tested. */
+export const refutes = (r: Pick<ProofRound, 'verdict' | 'rate_429'>): boolean =>
+  r.verdict === 'fails' && r.rate_429 > PROOF_PROMISE.max_rate_429;
 
 /**
  * At most this many proof runs: each costs the proof's horizon plus a refill, and a limit that keeps

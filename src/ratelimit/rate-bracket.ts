@@ -6,12 +6,12 @@
 // in, the bracket out.
 
 import { round } from './estimators.js';
-import { MIN_PROOF_RPS, refutingRounds } from './proof-loop.js';
+import { MIN_PROOF_RPS, refutes } from './proof-loop.js';
 import { HEADROOM, announcedCeiling, policyAt, roundedRate } from './recommend.js';
 import type { Estimate, RateBracket, Recommendation, Sample } from './types.js';
 import type { ProofHorizon, ProofRound, SustainedHeld } from '../report/model.js';
 import { SEARCH_HEADROOM, storeMatters, sureRpsPastStore } from './search-loop.js';
-import { headlineHeldRps, heldRps, lowestMet429Rps, lowestRefutingRps } from './refuted.js';
+import { headlineHeldRps, heldRps, lowestFailedOn429, lowestRefutingRps } from './refuted.js';
 import { lineBelow, lineText, quotaLine } from './quota-line.js';
 
 /**
@@ -97,9 +97,7 @@ export function searchSaid(
   const full = rounds.filter((r) => r.scout_s === undefined);
   const held = full.filter((r) => r.verdict === 'holds').map((r) => r.target_rps);
   const best = held.length > 0 ? Math.max(...held) : null;
-  // A round that failed without a 429 (it lost calls or fell behind on slow answers) bounds no limit.
-  const met = rounds.filter((r) => r.verdict === 'fails' && r.rate_429 > 0);
-  const lowest = met.length > 0 ? met.reduce((a, b) => (b.target_rps < a.target_rps ? b : a)) : null;
+  const lowest = lowestFailedOn429(rounds);
   const below = lowest?.target_rps ?? null;
   const scouts = rounds.filter((r) => r.scout_s !== undefined);
   const scouted =
@@ -109,7 +107,7 @@ export function searchSaid(
   const where =
     below === null
       ? 'no round above it was refused within the rounds allowed, so the limit may lie well above it'
-      : `the limit lies below ${below} req/s, where a round ${refutingRounds([lowest!]).length > 0 ? 'was refused' : 'met 429s and failed'}`;
+      : `the limit lies below ${below} req/s, where a round ${refutes(lowest!) ? 'was refused' : 'met 429s and failed'}`;
   const head = 'paced search (the limiter was not identified)';
   const line = lineBelow(rounds, best);
   if (line)
@@ -172,7 +170,8 @@ export function searchHeld(
   // A search's holds are judged on their own: a refused round's after-rate bounds none (refuted.ts).
   const rps = heldRps(proving.rounds, Infinity);
   if (rps === null || headlineHeldRps(proving.rounds, rps) === null) return null;
-  const met = lowestMet429Rps(proving.rounds, rps);
+  const above = lowestFailedOn429(proving.rounds, rps);
+  const met = above !== null && !refutes(above) ? above.target_rps : undefined;
   const held = {
     held_s: proving.horizon.proven_s,
     refused_rps: lowestRefutingRps(proving.rounds),

@@ -62,19 +62,19 @@ const inferredCeiling = (stack: StackVerdict): number | undefined =>
 export const HELD_BRACKET_RATIO = 2;
 
 /**
- * The lowest rate above `heldRps` at which a round met 429s and failed, though fewer than the
- * promise allows (no refuting round as low): it fell behind its rate or lost calls waiting them
- * out. Such a round does not refute a reading, but the limit lies below it, and "no round above it
- * was refused" would deny what it saw (the bench's bucket of 100/s before a window of 200 per 10 s:
- * 20 req/s held, 25, 22 and 21 met 0.56-0.85 % 429 and dropped arrivals). Undefined when none did.
+ * The slowest round above `aboveRps` that met 429s and failed, whether it refuted (more 429s than
+ * the promise allows) or fell behind its rate or lost calls waiting fewer out: the limit lies below
+ * it either way, and "no round above it was refused" would deny what it saw (the bench's bucket of
+ * 100/s before a window of 200 per 10 s: 20 req/s held, 25, 22 and 21 met 0.56-0.85 % 429 and
+ * dropped arrivals). A round that failed with no 429 bounds no limit. Null when none did.
  */
-export const lowestMet429Rps = (rounds: readonly ProofRound[], heldRps: number): number | undefined => {
-  const refused = lowestRefutingRps(rounds) ?? Infinity;
-  const met = rounds
-    .filter((r) => r.verdict === 'fails' && r.rate_429 > 0 && r.target_rps > heldRps && r.target_rps < refused)
-    .map((r) => r.target_rps);
-  return met.length > 0 ? Math.min(...met) : undefined;
-};
+export function lowestFailedOn429<R extends Pick<ProofRound, 'target_rps' | 'verdict' | 'rate_429'>>(
+  rounds: readonly R[],
+  aboveRps = 0,
+): R | null {
+  const met = rounds.filter((r) => r.verdict === 'fails' && r.rate_429 > 0 && r.target_rps > aboveRps);
+  return met.length > 0 ? met.reduce((a, b) => (b.target_rps < a.target_rps ? b : a)) : null;
+}
 
 /** The lowest rate a refuting round failed at, or null when none refuted. */
 export const lowestRefutingRps = (rounds: readonly ProofRound[]): number | null => {

@@ -300,7 +300,7 @@ export interface SustainedHeld {
   /**
    * The lowest rate beyond the hold, below any refusing one, at which a round met 429s and failed
    * though fewer than the promise allows (it fell behind its rate or lost calls waiting them out):
-   * the limit lies below it too (ratelimit/refuted.ts lowestMet429Rps). Absent when none did.
+   * the limit lies below it too (ratelimit/refuted.ts lowestFailedOn429). Absent when none did.
    */
   met_429_rps?: number;
   /**
