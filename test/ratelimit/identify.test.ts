@@ -43,6 +43,16 @@ describe('shapeOf', () => {
     expect(shapeOf({ ...base, recoveryMs: 3.6 * 40, clump: 1, trickleMs: 40 }).shape).toBe('smooth-window');
   });
 
+  it('a long recovery the probe itself was late for is a bucket: the ping a stall held back finds it refilled', () => {
+    // The emulator's bucket 50/s on a busy machine: the first ping, due 10 ms after the refusal, went
+    // out 284 ms after it and passed (CI land94; test/ratelimit/stalled-bucket-virtual.test.ts).
+    const stalled = { ...base, recoveryMs: 284, clump: 1, trickleMs: 51 };
+    expect(shapeOf(stalled).shape).toBe('smooth-window');
+    expect(shapeOf({ ...stalled, overdueMs: 274 }).shape).toBe('bucket');
+    // Kept out 3.5 intervals past what the ping was late: a smooth window's wait still.
+    expect(shapeOf({ ...stalled, overdueMs: 284 - 3.5 * 51 }).shape).toBe('smooth-window');
+  });
+
   it('a tiny limit (under four) is read as a bucket: the two cannot be told apart, and size alike', () => {
     expect(shapeOf({ ...base, drained: 3, recoveryMs: 900, clump: 1, trickleMs: 100 }).shape).toBe('bucket');
   });

@@ -47,6 +47,8 @@ describe('the token bucket 50/s, burst 50 across 50 ± 10 ms each way, on a very
   }, 60_000);
 
   it('up to 20 ms late: mostly within 2 %, never read above its rate (before: not sized at 60 of 60)', async () => {
-    expect(await sweep(20)).toEqual({ 'within 2 %': 47, 'below by more': 3, 'above by more': 0, 'not sized': 10 });
+    // 47 / 3 / 0 / 10 until a quiet lean window made up for the pace its late sender failed to keep
+    // (stream-reducer.ts keptPace, test/ratelimit/stalled-bucket-virtual.test.ts).
+    expect(await sweep(20)).toEqual({ 'within 2 %': 57, 'below by more': 0, 'above by more': 0, 'not sized': 3 });
   }, 60_000);
 });

@@ -118,7 +118,9 @@ describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, the probe sta
 describe('a token bucket 50/s, burst 50, with the same stalls, 60 seeds', () => {
   // 56 -> 57 buckets since the trickle watch ends once the machine's own pace holds its pings back
   // unsaturated (probe/trickle-watch.ts): seed 18's stream began at the rate that passed.
-  it('is read as a bucket as before (3 not identified; 4 before the refusal-gap check)', async () => {
+  // 57 -> 60 since a quiet lean window makes up for the pace its stalled sender failed to keep
+  // (stream-reducer.ts keptPace): the three were rates read to ±5 % off a few points.
+  it('is read as a bucket as before (none not identified; 4 before the refusal-gap check, 3 before keptPace)', async () => {
     const truth: LimiterModel = { kind: 'bucket', rate_rps: 50, burst: 50 };
     const counts = { bucket: 0, 'not identified': 0, 'another kind': 0 };
     for (let seed = 1; seed <= 60; seed++) {
@@ -130,6 +132,6 @@ describe('a token bucket 50/s, burst 50, with the same stalls, 60 seeds', () => 
       });
       counts[e.limiter === null ? 'not identified' : e.limiter.kind === 'bucket' ? 'bucket' : 'another kind']++;
     }
-    expect(counts).toEqual({ bucket: 57, 'not identified': 3, 'another kind': 0 });
+    expect(counts).toEqual({ bucket: 60, 'not identified': 0, 'another kind': 0 });
   }, 60_000);
 });

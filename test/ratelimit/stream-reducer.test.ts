@@ -18,6 +18,7 @@ import {
   windowComplete,
   type StreamSettings,
   type StreamState,
+  type Trail,
 } from '../../src/ratelimit/probe/stream-reducer.js';
 import type { Answer, PhaseName, Sample } from '../../src/ratelimit/types.js';
 
@@ -339,9 +340,12 @@ describe('a lean window (the bucket path: the rate known from timed refills)', (
     expect(windowComplete({ ...base, ...change }, LEAN)).toBe(complete);
   });
 
-  it('raises its offer when it goes quiet, without starting the window again', () => {
-    // Opened, offering 20 req/s to a limit of about 20: no refusal since 1 s.
-    const opened: StreamState = {
+  /** A lean window opened at 1 s offering 20 req/s, its answers since sent every `everyMs` until `untilMs`, none refused. */
+  const quietLean = (everyMs: number, untilMs: number): StreamState => {
+    let answers: Trail = undefined;
+    for (let t = 1_000 + everyMs; t < untilMs; t += everyMs)
+      answers = { sample: sample(t, 'accepted', 'window'), earlier: answers };
+    return {
       ...initialStream(LEAN),
       stage: 'window',
       rate: 20,
@@ -354,16 +358,32 @@ describe('a lean window (the bucket path: the rate known from timed refills)', (
         refused: 5,
         firstAcceptedMs: 1_050,
         lastAcceptedMs: 2_000,
-        answers: undefined,
+        answers,
         nudgedMs: 0,
         leanRated: true,
       },
     };
-    const quietMs = leanQuietMs(opened);
+  };
+
+  it('raises its offer when it goes quiet, without starting the window again', () => {
+    // Opened, offering 20 req/s to a limit of about 20: no refusal since 1 s, sent at the pace asked.
+    const quietMs = leanQuietMs(quietLean(50, 0));
+    const opened = quietLean(50, 1_000 + quietMs);
     expect(reduceStream(opened, sample(1_000 + quietMs - 1, 'accepted', 'window')).rate).toBe(20);
     const nudged = reduceStream(opened, sample(1_000 + quietMs + 1, 'accepted', 'window'));
     expect(nudged.rate).toBeCloseTo(20 * (1 + LEAN_EXCESS), 6);
     expect(nudged.window.restartMs).toBe(900);
     expect(nudged.window.accepted).toBe(41);
+  });
+
+  it('raises it as much again as its stalls kept it from sending: the limit is saturated between them', () => {
+    // The machine stalled the sender a fifth of the time: 16 req/s went out of the 20 asked.
+    const quietMs = leanQuietMs(quietLean(50, 0));
+    const nudged = reduceStream(quietLean(62.5, 1_000 + quietMs), sample(1_000 + quietMs + 1, 'accepted', 'window'));
+    expect(nudged.rate / (20 * (1 + LEAN_EXCESS))).toBeGreaterThan(1.2);
+    expect(nudged.rate / (20 * (1 + LEAN_EXCESS))).toBeLessThan(1.3);
+    // A sender that kept less than half its pace is made up for only to double: no steady stream to read there.
+    const starved = reduceStream(quietLean(500, 1_000 + quietMs), sample(1_000 + quietMs + 1, 'accepted', 'window'));
+    expect(starved.rate).toBeCloseTo(2 * 20 * (1 + LEAN_EXCESS), 6);
   });
 });

@@ -24,6 +24,12 @@ export interface Recovery {
   /** The last one refused before it: the limit was still shut then. */
   lastRefused?: Sample;
   refused: number;
+  /**
+   * How much later than planned the request that passed went out, ms (a stalled machine, or the
+   * answer before it late): the limit may have been back that much before its time showed, by no
+   * more than the gap planned before it.
+   */
+  overdueMs?: number;
 }
 
 /**
@@ -47,7 +53,8 @@ export async function pingUntilAccepted(
   for (;;) {
     const s = await pingAt(probe, phase, at);
     if (s === undefined) return { ...(lastRefused ? { lastRefused } : {}), refused };
-    if (s.answer === 'accepted') return { accepted: s, ...(lastRefused ? { lastRefused } : {}), refused };
+    if (s.answer === 'accepted')
+      return { accepted: s, ...(lastRefused ? { lastRefused } : {}), refused, overdueMs: Math.max(0, s.sentMs - at) };
     if (s.answer === 'limited') {
       lastRefused = s;
       refused++;

@@ -133,6 +133,8 @@ export async function shapePhase(
     trickleMs,
     lateMs: first.sentMs - shutMs,
     beforeMs: shutMs - drain.firstMs,
+    // Only of pings sent here, from the refusal on: a recovery found elsewhere waited on purpose.
+    ...(!found && recovery.overdueMs ? { overdueMs: recovery.overdueMs } : {}),
   };
   const { shape, evidence } = shapeOf(figures);
   const recovered = { ...recovery, accepted: first };

@@ -1,0 +1,81 @@
+// The emulator's token bucket (50/s, burst 50) on loopback, the probe's process stalling 50–300 ms
+// at random, on the virtual clock: how `run`'s probe meets the emulator in the heavy phase of the
+// real tier, k6 and whole CLI runs sharing two cores with it. There the run of a conformant profile
+// ended NOT TESTED twice: "the limiter looks like a sliding window but its parameters were not
+// pinned down" (CI land90 and land94, 1-2 Dec 2026).
+//
+// Two readings went wrong, both of the probe's own lateness. A stall right after a drain held the
+// first ping back 270 ms; it passed, and the recovery it timed, 5.6 refills long, read as a
+// smooth window's wait (seed 57): the recovery now counts without what the ping went out late
+// (identify.ts shapeOf, ping.ts overdueMs). And a lean window offering 3 % above the rate kept
+// only 85 % of its pace between stalls (a stalled sender starts its schedule again rather than
+// catching up): the bucket saved what each stall left and was never full, so the window read the
+// rate off a few points, to ±5 %: "not identified" (seeds 3, 13, 20, ...). A quiet lean window now
+// raises its offer by what its sender failed to keep (stream-reducer.ts keptPace).
+
+import { describe, expect, it } from 'vitest';
+import type { LimiterModel } from '../../src/ratelimit/limiters/index.js';
+import { discoverVirtual, fromModel } from './virtual-limit.js';
+import { relativeError } from './support.js';
+
+const EMULATOR: LimiterModel = { kind: 'bucket', rate_rps: 50, burst: 50 };
+
+type Outcome = 'within 2 %' | 'below by more' | 'above by more' | 'not identified' | 'another kind';
+
+async function sweep(everyMs: number) {
+  const counts: Record<Outcome, number> = {
+    'within 2 %': 0,
+    'below by more': 0,
+    'above by more': 0,
+    'not identified': 0,
+    'another kind': 0,
+  };
+  const others: string[] = [];
+  for (let seed = 1; seed <= 60; seed++) {
+    const e = await discoverVirtual({
+      limiter: () => fromModel(EMULATOR),
+      status: 429,
+      stalls: { everyMs, minMs: 50, maxMs: 300, seed: seed + 7000 },
+    });
+    const rps = e.sustained_rps;
+    const outcome: Outcome =
+      e.limiter === null
+        ? 'not identified'
+        : e.limiter.kind !== 'bucket' || rps === null
+          ? 'another kind'
+          : relativeError(rps, 50) <= 0.02
+            ? 'within 2 %'
+            : rps < 50
+              ? 'below by more'
+              : 'above by more';
+    counts[outcome]++;
+    if (outcome === 'another kind' || outcome === 'not identified')
+      others.push(`seed ${seed}: ${JSON.stringify(e.limiter)} ${e.notes.join('; ').slice(0, 300)}`);
+  }
+  return { counts, others: others.join('\n') };
+}
+
+describe("the emulator's bucket 50/s on loopback, the probe stalling 50-300 ms at random, 60 seeds", () => {
+  it.each([
+    {
+      every: 'about every second',
+      everyMs: 1000,
+      // Before: 47 within 2 %, 7 below, 6 not identified (one of them a sliding window's shape).
+      // The seven below read 48.5-49 req/s, each within its stated precision (±1.4-2 %).
+      expected: { 'within 2 %': 54, 'below by more': 6, 'above by more': 0, 'not identified': 0, 'another kind': 0 },
+    },
+    {
+      every: 'about every 300 ms (stalled a third of the time)',
+      everyMs: 300,
+      // Before: 23 within 2 %, 12 below (48-49 req/s), 25 not identified.
+      expected: { 'within 2 %': 46, 'below by more': 13, 'above by more': 0, 'not identified': 1, 'another kind': 0 },
+    },
+  ])(
+    'stalls $every: a bucket, never above its rate, never a window',
+    async ({ everyMs, expected }) => {
+      const { counts, others } = await sweep(everyMs);
+      expect(counts, others).toEqual(expected);
+    },
+    60_000,
+  );
+});
