@@ -14,11 +14,10 @@ import type { FleetResult, RateLimitResult } from '../report/model.js';
 import type { Credentials } from '../spec/credentials.js';
 import type { RateLimitEndpoint } from '../spec/endpoints.js';
 import { gapsInStream, unusableProbe } from '../ratelimit/answers.js';
-import { AnswerOverCap, ProbeSetupError, probeCalls } from '../ratelimit/calls.js';
+import { AnswerOverCap, ProbeSetupError, probeCalls, type ProbeCalls } from '../ratelimit/calls.js';
 import { DISCOVER_DEFAULTS, STOPPED_ON_ERRORS, STOPPED_SHORT, discover, latencyBound } from '../ratelimit/discover.js';
 import { NOT_IDENTIFIED } from '../ratelimit/evidence.js';
 import { LONG_WINDOW_S, announcedPastBudget } from '../ratelimit/probe/advertised.js';
-import { cutAfterRefusalsS, prove } from '../ratelimit/prove.js';
 import {
   DEFAULT_HORIZON_S,
   HORIZON_MAX_S,
@@ -26,21 +25,16 @@ import {
   RUN_PROBE_CAP_S,
   longestKnownWindow,
   probeBudgetS,
-  proofHorizon,
   retryAfterPastProbe,
   shutPastProof,
   underRunHowTo,
   withShutSpan,
 } from '../ratelimit/horizon.js';
-import { HELD_BRACKET_RATIO, withoutRefuted } from '../ratelimit/refuted.js';
-import { searchBurst, searchRestS, searchSaid, searchStart, searchTop } from '../ratelimit/rate-bracket.js';
-import { scoutLengthS, searchUntilHeld } from '../ratelimit/search-loop.js';
-import { bindingRps, recommend, waitsHold } from '../ratelimit/recommend.js';
-import { belowK6Pace, edgelessBehind, proofHolds, proveUntilHeld, type RoundToRun } from '../ratelimit/proof-loop.js';
-import { proofTiming, roundLengthS, settleBeforeRoundS } from '../ratelimit/proof-timing.js';
-import { quotaRestS, quotaRestText } from '../ratelimit/proof-quota.js';
-import { provingVerdict } from '../ratelimit/proof-reach.js';
-import { replayTimeline, stackTracker, withIdentifiedWindow } from '../ratelimit/stacked-inference.js';
+import { HELD_BRACKET_RATIO } from '../ratelimit/refuted.js';
+import { searchStart } from '../ratelimit/rate-bracket.js';
+import { recommend } from '../ratelimit/recommend.js';
+import { belowK6Pace } from '../ratelimit/proof-loop.js';
+import { proofTiming, roundLengthS } from '../ratelimit/proof-timing.js';
 import { sizeFleet, type FleetSizingInput } from '../ratelimit/fleet/size.js';
 import { fleetProofOf, fleetProofRun, type FleetProof } from '../ratelimit/fleet/prove-fleet.js';
 import { runFleetK6 } from '../ratelimit/fleet/k6-proof.js';
@@ -56,7 +50,8 @@ import type { Estimate, Proof, RateBracket, Recommendation } from '../ratelimit/
 import { businessForLoad, businessOfRateLimit, refuseProductionLoad } from '../runner/production-load.js';
 import { isProduction } from '../config/target.js';
 import { productionGateFor } from '../runner/context.js';
-import type { RunIo, Stage, StageTarget } from './run-io.js';
+import type { RunIo, SizingTarget, Stage, StageTarget } from './run-io.js';
+import { proveRecommendation } from './rate-limit-proof.js';
 import type { TargetSettings } from '../config/resolve.js';
 
 export interface RateLimitStageOptions {
@@ -91,11 +86,10 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
   };
   const stage = async (on: StageTarget, io: RunIo): Promise<RateLimitResult> => {
     const { signal, redactor } = io;
-    const { settings, reportDir } = on;
+    const { settings } = on;
     const business = allowed(settings);
     // For the built-in emulator: an instance with 24 h tokens, so no token turns over mid-probe.
     const { target, secondClient: builtInSecond, sentBefore } = await on.probeTarget();
-    const expect = settings.sizing.expect;
     const { endpoint, maxRps, maxRequests } = settings.rateLimit;
     // rate_limit.second_client; the built-in emulator brings one of its own.
     const secondClient = settings.rateLimit.secondClient ?? builtInSecond;
@@ -109,7 +103,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
     });
     let result: RateLimitResult;
     try {
-      let calls;
+      let calls: ProbeCalls;
       try {
         calls = await probeCalls({
           http,
@@ -127,21 +121,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
       // Every answer of the paced stream, by status: a probe whose answers were not the endpoint
       // working (all 401, a redirect, 5xx) measured nothing and must not pass.
       const tally = new Map<number | string, number>();
-      const primary = calls.primary;
-      calls = {
-        ...calls,
-        primary: async () => {
-          const count = (key: number | string) => tally.set(key, (tally.get(key) ?? 0) + 1);
-          try {
-            const ex = await primary();
-            count(ex.status);
-            return ex;
-          } catch (err) {
-            count(err instanceof AnswerOverCap ? err.tallied : 0);
-            throw err;
-          }
-        },
-      };
+      calls = tallied(calls, tally);
       // The horizon a client's life is proven for (horizon.ts): `--horizon`, else the command's own.
       const askedHorizonS = settings.rateLimit.horizonS;
       const horizonS = stageOptions.proofS === 0 ? 0 : (askedHorizonS ?? stageOptions.proofS ?? DEFAULT_HORIZON_S);
@@ -159,350 +139,20 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
         // The clock the answers are stamped with: a Retry-After counts from their arrival.
         clock: http.clock,
       });
-      const unusable = signal.aborted ? undefined : unusableProbe(tally);
-      if (unusable) io.untested('rate_limit', `${calls.endpoint}: ${unusable}`);
-      // A limiter refused but not identified: paced k6 rounds search its bracket (rate-bracket.ts)
-      // for the highest rate that holds over the horizon, the kind unidentified; only where the
-      // stage says so below (`run`'s announced window past its budget, say, is no search's case).
-      let search: Recommendation | null = null;
-      // Why the limiter was not identified, said as not tested unless the search sizes it (below).
-      let unidentified: string | null = null;
-      // A probe that spends its whole budget failed to pin the limiter down: never a pass. Said
-      // first: a budget spent before the rate was measured is not a limit that never lifts.
-      const stoppedOnErrors = estimate.notes.find((n) => n.startsWith(STOPPED_ON_ERRORS));
-      if (!unusable && !signal.aborted && stoppedOnErrors) {
-        // The service stopped answering mid-probe (a crash, a tarpit): what came before is no reading of its limit.
-        io.untested(
-          'rate_limit',
-          `${calls.endpoint}: the probe ${stoppedOnErrors}: what it saw before measures no limit; make the service answer every request, then probe again`,
-        );
-      } else if (!signal.aborted && estimate.partial && estimate.requests_sent >= maxRequests) {
-        io.untested(
-          'rate_limit',
-          `${calls.endpoint}: the probe spent all of rate_limit.max_requests (${maxRequests}) without pinning the limiter down; the estimate is partial`,
-        );
-      } else if (!unusable && !signal.aborted && estimate.limiting_status === null && gapsInStream(tally)) {
-        io.untested('rate_limit', `${calls.endpoint}: ${gapsInStream(tally)}`);
-      } else if (!unusable && !signal.aborted && noLimitUntested(calls.endpoint, estimate)) {
-        // No limit met, but the probe never got near the rate it aimed at: "none" would claim more than it saw.
-        io.untested('rate_limit', noLimitUntested(calls.endpoint, estimate)!);
-      } else if (
-        !unusable &&
-        !signal.aborted &&
-        latencyBound(estimate.latency_p95_ms, estimate.sustained_rps, estimate.limiter)
-      ) {
-        io.untested(
-          'rate_limit',
-          `${calls.endpoint}: ${latencyBound(estimate.latency_p95_ms, estimate.sustained_rps, estimate.limiter)}`,
-        );
-      } else if (!unusable && !signal.aborted && stageOptions.shortHorizon && announcedPastBudget(estimate)) {
-        // `run`: a window longer than its short probe verifies is said beside the announcement
-        // ("announced, not proven", and how to size it), never a failure of a conformant service.
-        const ad = announcedPastBudget(estimate)!;
-        const quota = ad.window_s !== null ? `${ad.limit} per ${ad.window_s} s` : `${ad.limit} per window`;
-        io.progress(
-          `${quota} announced (${ad.source_header}), not proven: longer than run's ${probeCapS} s probe verifies; ${ad.window_s !== null && ad.window_s > HORIZON_MAX_S / 2 ? `nor does \`ces-harness ratelimit\`'s longest probe (windows up to about ${HORIZON_MAX_S / 2} s): a client is sized by the announcement` : '`ces-harness ratelimit` sizes it'}`,
-        );
-      } else if (!unusable && !signal.aborted && estimate.notes.some((n) => n.startsWith(NOT_IDENTIFIED))) {
-        // Refused, but too seldom to read a limiter from (evidence.ts). The kind stays unidentified,
-        // but the rate a client relies on is what holds (issue 35 item 4): a search below that held
-        // a rate over the whole horizon sizes the limit; without one, nothing passes as sized.
-        search = searchStart(estimate);
-        const why = estimate.notes.find((n) => n.startsWith(NOT_IDENTIFIED))!;
-        unidentified = `${calls.endpoint}: ${stageOptions.shortHorizon ? underRunHowTo(why, probeCapS) : why}`;
-        if (!search) io.untested('rate_limit', unidentified);
-      } else if (!unusable && !signal.aborted && estimate.limiting_status !== null && estimate.sustained_rps === null) {
-        // Limited, yet no steady rate got through: nothing was sized, so nothing may pass as sized.
-        io.untested(
-          'rate_limit',
-          limitMetUnsized(calls.endpoint, estimate, {
-            command: stageOptions.shortHorizon ? 'run' : 'ratelimit',
-            capS: probeCapS,
-          }),
-        );
-      }
-      const bracket = search ? estimate.rate_bracket : undefined;
-      const recommendation = unusable ? null : (recommend(estimate) ?? search);
-
-      let proof: Proof | null = null;
-      const proofNotes: string[] = [];
-      // A recommendation is given only once a proof held it (proof-loop.ts); until then it is not run.
-      let proving: Proving = { verdict: 'not run', rounds: [] };
-      // A search's first rate is a guess, not a reading: given only once a round held it (or one above).
-      let given = bracket ? null : recommendation;
-      // The probe (or the round before) left the limit drained; a client adopting the policy starts on
-      // a rested one, and a round spans the limit's refill, or it could not have failed (proof-timing.ts).
-      // `run` keeps the short rounds it announced (unless --horizon): a search's rounds are not
-      // lengthened to what the probe saw its limit stay shut, a lower bound only (shutPastProof).
-      const shortRounds = stageOptions.shortHorizon !== undefined && askedHorizonS === undefined;
-      // A limit not identified kept the probe out for the bracket's restS: its window is at least
-      // that long (horizon.ts shutSpan), so `ratelimit`'s rounds span two of it, within the cap.
-      // Not in longestKnownWindow itself: a later round sized from it (runRound) would stretch the
-      // search's scouts, short by design (search-loop.ts SCOUT_SCALE), to the full rounds' length.
-      const longest = withShutSpan(longestKnownWindow(estimate), shortRounds ? undefined : bracket);
-      const timing = proofTiming(estimate.refill_s, horizonS, probeCapS, longest?.window_s ?? null);
-      const { settleS } = timing;
-      // The proof's cap (proofTiming's): a round lengthened for a span found later stays within it.
-      const maxRoundS = Math.max(horizonS, probeCapS);
-      // Two of the longest span, a refill read one request short included (horizon.ts coveringS).
-      const proofS =
-        timing.proofS > 0 && (bracket !== undefined || !stageOptions.searchOnly)
-          ? roundLengthS(timing.proofS, longest, maxRoundS)
-          : 0;
-      let located: Awaited<ReturnType<typeof k6AndBundles>> | undefined;
-      // Every k6 request against production counts in the production gate, each proof round's and the fleet's.
-      const countK6Requests = (n: number) => {
-        if (isProduction(target)) on.productionGate?.addK6Requests(n);
-      };
-      const guessed = partialGuess(estimate, bracket);
-      if (recommendation && proofS > 0 && !signal.aborted && guessed) {
-        // Said, so a reader of the policy knows why it carries "not proven": a partial estimate is
-        // no ground to load the service with a proof of it.
-        proofNotes.push(
-          'proof not run: the estimate is partial (see the notes above), so the recommendation is not proven',
-        );
-      }
-      const unpaced = recommendation ? belowK6Pace(recommendation.target_rps) : null;
-      if (recommendation && proofS > 0 && !signal.aborted && !guessed && unpaced !== null) {
-        // Not a failure of the service, and not a proof: said, so the policy carries "not proven".
-        proofNotes.push(`proof not run: ${unpaced}`);
-        io.untested('rate_limit', `proof not run: ${unpaced}`);
-      }
-      // `run`'s rounds, shorter than twice what the probe saw an unidentified limit stay shut, prove
-      // nothing a client running for hours may rely on (a silent minute met late in its minute:
-      // about 40 req/s held 5 s, true 10, 30 Nov). So none runs, and nothing is recommended, as
-      // `run` treats a limit announced past its probe ("announced, not proven": recommendation
-      // null, and how to size it): a policy flagged but still given is the figure a client adopts.
-      const shutPast = bracket && shortRounds ? shutPastProof(bracket, proofS) : null;
-      if (recommendation && proofS > 0 && !signal.aborted && !guessed && unpaced === null && shutPast) {
-        proofNotes.push(`proof not run: ${shutPast}`);
-        io.progress(`rate limit: ${shutPast}`);
-      }
-      if (recommendation && proofS > 0 && !signal.aborted && !guessed && unpaced === null && !shutPast) {
-        located = await k6AndBundles();
-        if (typeof located === 'string') {
-          // The proof was asked for: a policy nobody could prove must not pass as a proven one.
-          proofNotes.push(`proof not run: ${located}`);
-          io.untested('rate_limit', `proof not run: ${located}`);
-        } else {
-          const k6 = located;
-          // A round must outlast the burst to prove the rate (proof-reach.ts): `ratelimit` may
-          // lengthen one up to the probe's budget, as proofTiming does for a refill; `run` keeps
-          // the short rounds it announced, and a burst they cannot outlast leaves the policy unproven.
-          const reach = {
-            // A search's rounds outlast what the drain let through at once (no burst was read).
-            ...(bracket ? searchBurst(bracket) : { burst: estimate.burst, burstFromIdle: estimate.burst_from_idle }),
-            roundS: proofS,
-            maxRoundS: shortRounds ? proofS : Math.max(proofS, probeCapS),
-            settleS,
-            refillRps: estimate.sustained_rps,
-          };
-          // A second limit behind the probe's reading, identified from the probe and every round.
-          const maxWindowS = proofS / 2;
-          // Every announced limit the probe left unproven is a candidate beside the detectors' windows.
-          const unproven = (estimate.announced ?? (estimate.advertised ? [estimate.advertised] : [])).flatMap((a) =>
-            a.agrees === null && a.window_s !== null ? [{ limit: a.limit, window_s: a.window_s }] : [],
-          );
-          const stack = stackTracker(
-            estimate.limiter,
-            replayTimeline(estimate),
-            maxWindowS,
-            probeStartMs / 1000,
-            unproven,
-          );
-          const sinceProbeS = () => (io.clock.now() - probeStartMs) / 1000;
-          // What the rounds so far left standing (refuted.ts): each later round is sized from it, and
-          // run as sized (its calls waiting out a 429 held among its concurrency only when the limiter
-          // that stands counts them).
-          let standing: Estimate = estimate;
-          // How long each round ran as planned, by round: the horizon proven is the held round's.
-          const roundLengths: number[] = [];
-          // Every limit the probe read, a set's or the one (what a round settles for, proof-timing.ts).
-          const probedLimits = estimate.limiters ?? (estimate.limiter ? [estimate.limiter] : []);
-          // What the rounds sent: it counts in an announced quota's window as the probe's requests do.
-          let sentByRounds = 0;
-          const runRound = async (
-            rec: Recommendation,
-            { round, durationS: plannedS = proofS, cut, afterHold, restAtLeastS = 0 }: RoundToRun,
-          ): Promise<Proof | null> => {
-            // A span the rounds so far identified (a second limit's window or refill) lengthens this
-            // one; `run` keeps the short rounds it announced.
-            const durationS = shortRounds
-              ? plannedS
-              : roundLengthS(plannedS, withIdentifiedWindow(longestKnownWindow(standing), stack.verdict()), maxRoundS);
-            roundLengths[round - 1] = durationS;
-            // Once a set is identified, a round waits for all of it to rest, as a new client meets it.
-            // A search's round rests until the limit is as a new client meets it (searchRestS),
-            // unless the round before held and left it so (RoundToRun.afterHold).
-            // A fixed window on the clock settles at its next edge (proof-timing.ts settleBeforeRoundS).
-            const settled = settleBeforeRoundS(probedLimits, settleS, sinceProbeS(), probeStartMs / 1000);
-            const rested = Math.min(
-              Math.max(
-                restAtLeastS,
-                bracket && afterHold
-                  ? settled
-                  : Math.max(settled, stack.restS(sinceProbeS()), bracket ? searchRestS(bracket, proofS) : 0),
-              ),
-              probeCapS,
-            );
-            // An announced quota the probe (and the rounds since) left short of what this round
-            // sends is waited for whole: up to a window, twice the probe's cap at most (proof-quota.ts).
-            const quotaRound = { rps: rec.target_rps, durationS, sentSince: sentByRounds };
-            const quota = quotaRestS(estimate.quotas_left, quotaRound, sinceProbeS() * 1000, 2 * probeCapS);
-            const quotaSaid = quotaRestText(quota, quotaRound);
-            if (quotaSaid) io.progress(`proof round ${round}: ${quotaSaid}`);
-            if (quota.tooLong) proofNotes.push(`round ${round}: ${quotaSaid}`);
-            const restS = Math.max(rested, quota.restS);
-            io.progress(
-              `proof round ${round}: waiting ${restS.toFixed(1)} s for the limit to refill, then proving the policy with k6 at ${rec.target_rps} req/s for ${durationS} s`,
-            );
-            await io.clock.sleep(restS * 1000, signal);
-            if (signal.aborted) return null;
-            const startS = sinceProbeS();
-            const run = await prove({
-              k6Path: k6.k6Path,
-              bundleDir: k6.bundleDir,
-              workDir: join(reportDir, 'k6', 'ratelimit-proof', `round-${round}`),
-              target: {
-                baseUrl: target.baseUrl,
-                credentials: target.credentials,
-                ...(target.caFile ? { caFile: target.caFile } : {}),
-              },
-              endpoint: calls.endpoint,
-              business,
-              ...(calls.validateMethod ? { validateMethod: calls.validateMethod } : {}),
-              recommendation: rec,
-              durationS,
-              ...(cut !== undefined ? { cut } : {}),
-              ...(waitsHold(standing) ? { waitsHoldConcurrency: true } : {}),
-              tokenLifetimeS: expect.tokenLifetimeS,
-              clockToleranceS: expect.clockToleranceS,
-              runId: randomUUID(),
-              signal,
-            });
-            // The round is replayed from when k6's arrivals began, not from its spawn just above,
-            // and for as long as they ran: a round cut short has no retry tail (k6 stopped them all).
-            const beganS = run.arrivalsBeganMs !== undefined ? (run.arrivalsBeganMs - probeStartMs) / 1000 : undefined;
-            if (beganS !== undefined)
-              io.progress(
-                `proof round ${round}: k6's arrivals began ${(beganS - startS).toFixed(2)} s after it was started`,
-              );
-            const cutAtS = run.proof?.cut_at_s;
-            io.progress(
-              `proof round ${round}: ${run.proof === null ? 'no figures' : proofHolds(run.proof).holds ? 'held' : 'failed'}${cutAtS !== undefined ? `, cut short after ${cutAtS} s` : ''}; ${(sinceProbeS() - startS).toFixed(1)} s from k6's start to its summary`,
-            );
-            stack.ran({
-              rps: rec.target_rps,
-              startS: beganS ?? startS,
-              durationS: cutAtS ?? durationS,
-              tailS: cutAtS !== undefined ? 0 : rec.retry_budget_s,
-              retryBudgetS: rec.retry_budget_s,
-              ...(beganS !== undefined ? { startMeasured: true } : {}),
-            });
-            countK6Requests(run.scenario.requests);
-            sentByRounds += run.scenario.requests;
-            proofNotes.push(...run.notes.map((n) => `round ${round}: ${n}`));
-            if (run.scenario.error !== undefined && !signal.aborted)
-              io.untested('rate_limit', `proof run did not complete: ${run.scenario.error}`);
-            return run.proof;
-          };
-          const cutAfter = cutAfterRefusalsS(maxWindowS);
-          // A search scouts in short rounds and proves only the rate it gives over the horizon (search-loop.ts).
-          const outcome = bracket
-            ? await searchUntilHeld(recommendation, searchTop(estimate, bracket), runRound, {
-                reach,
-                scoutS: scoutLengthS(bracket.restS, proofS),
-                standing: (rounds) => (standing = withoutRefuted(estimate, rounds, stack.verdict())),
-              })
-            : await proveUntilHeld(recommendation, bindingRps(estimate) ?? recommendation.target_rps, runRound, {
-                reach,
-                identifiedRps: stack.identifiedRps,
-                cutAfterRefusalsS: cutAfter,
-                edgeless: edgelessBehind(estimate.limiter),
-                // A first round that let nothing through is tried again after half the horizon at
-                // rest: the longest window the proof tests, which the probe may have left spent.
-                shutRestS: horizonS / 2,
-                // Each later round is sized from what the rounds so far left standing: a policy given
-                // after a refuted reading carries none of its figures (refuted.ts).
-                standing: (rounds) => (standing = withoutRefuted(estimate, rounds, stack.verdict())),
-              });
-          // The proof of the policy given: the round that held it, not a later one tried above it.
-          proof = outcome.provenProof ?? outcome.lastProof;
-          // A first proof that produced no figures refuted nothing: the policy stands, unproven (the
-          // run already cannot pass: the failed run is untested). Rounds that all failed leave nothing
-          // to give. A round within the burst leaves its policy unproven, which fails nothing.
-          const { verdict, given: policy, refuted } = provingVerdict(outcome, recommendation);
-          if (bracket) proofNotes.push(searchSaid(outcome.rounds, bracket));
-          given = bracket && verdict !== 'proven' ? null : policy;
-          proving = {
-            verdict,
-            ...(verdict === 'not proven within horizon' && outcome.unproven ? { unproven: outcome.unproven.why } : {}),
-            rounds: outcome.rounds,
-            stack: stack.verdict(),
-            ...(outcome.rounds.length > 0
-              ? {
-                  horizon: proofHorizon(
-                    heldRoundS(outcome.rounds, given, roundLengths) ?? proofS,
-                    // The windows that stand: a refuted reading's is no limit left untested.
-                    withShutSpan(
-                      withIdentifiedWindow(
-                        longestKnownWindow(withoutRefuted(estimate, outcome.rounds, stack.verdict())),
-                        stack.verdict(),
-                      ),
-                      bracket,
-                    ),
-                    askedHorizonS === undefined ? stageOptions.shortHorizon : undefined,
-                    estimate.announced ?? (estimate.advertised ? [estimate.advertised] : []),
-                  ),
-                }
-              : {}),
-          };
-          // No round held: nothing is recommended, and the run cannot pass (exit 1).
-          if (refuted && !signal.aborted)
-            io.untested(
-              'rate_limit',
-              `${calls.endpoint}: not proven: no recommended policy kept its promise in ${outcome.rounds.length} k6 proof round${outcome.rounds.length === 1 ? '' : 's'} (${outcome.rounds.map((r) => `${r.target_rps} req/s: ${r.why}`).join('; ')})`,
-            );
-        }
-      }
-      result = toRateLimitResult(estimate, given, proof, proofNotes, proving);
-      const unsized = search && unidentified !== null ? searchUntested(unidentified, result, proving) : null;
-      if (unsized !== null) io.untested('rate_limit', unsized);
-      // --fleet N: simulated in well under a second, so it adds nothing a user would wait for; the
-      // choice is then proven by a k6 fleet run, like the single client's, before it is given.
-      if (settings.rateLimit.fleet !== undefined) {
-        // Sized on what the proofs left standing: a refuted reading sizes no fleet (refuted.ts).
-        const shown = standingAfterProof(estimate, proving, result);
-        const sizing = given && { estimate: shown, recommendation: given, instances: settings.rateLimit.fleet };
-        let fleet = sizing && sizeFleet(sizing);
-        if (
-          sizing &&
-          fleet?.recommendation &&
-          proving.verdict === 'proven' &&
-          located !== undefined &&
-          typeof located !== 'string' &&
-          !signal.aborted
-        ) {
-          const fleetProof = await proveFleetChoice(sizing, fleet, located, {
-            proofS,
-            settleS,
-            io,
-            reportDir,
-            target,
-            endpoint: calls.endpoint,
-            tokenLifetimeS: expect.tokenLifetimeS,
-            countK6Requests,
-          });
-          // Unproven: nothing is recommended to the fleet, and the run cannot pass (exit 1).
-          if (fleetProof.verdict !== 'proven' && !signal.aborted)
-            io.untested(
-              'rate_limit',
-              `fleet of ${fleet.instances}: ${fleetProof.policy} not proven by a k6 fleet run: ${fleetProof.why}`,
-            );
-          fleet = { ...fleet, proof: fleetProof, ...(fleetProof.verdict === 'proven' ? {} : { recommendation: null }) };
-        }
-        result = { ...result, fleet };
-      }
+      result = await sizeFromProbe({
+        on,
+        io,
+        stageOptions,
+        target,
+        calls,
+        business,
+        estimate,
+        tally,
+        horizonS,
+        askedHorizonS,
+        probeCapS,
+        probeStartMs,
+      });
     } finally {
       // The probe's tokens are the configured credentials' too: the ledger proves their expiry later.
       on.ledger.recordIssued(target, http.issuedTokens(), io.clock.now());
@@ -586,7 +236,7 @@ export const runRateLimitStage = makeRateLimitStage({
 });
 
 interface FleetProofContext {
-  io: Pick<RunIo, 'progress' | 'clock' | 'signal'>;
+  io: Pick<RunIo, 'progress' | 'clock' | 'signal' | 'untested'>;
   reportDir: string;
   proofS: number;
   settleS: number;
@@ -651,27 +301,6 @@ async function k6AndBundles(): Promise<{ k6Path: string; bundleDir: string } | s
 }
 
 /**
- * How long the round that proved `given` ran as planned (a later round may have run longer than the
- * first); null when none did. That round held at `given`'s rate or, once the loop gives a policy
- * below a hold (givenFromHold), at the nearest rate above it: a client paced lower sends less in
- * every window, so that hold is its proof.
- */
-export function heldRoundS(
-  rounds: readonly { target_rps: number; verdict: string; scout_s?: number }[],
-  given: { target_rps: number } | null,
-  lengths: readonly number[],
-): number | null {
-  if (given === null) return null;
-  let best: number | null = null;
-  rounds.forEach((r, i) => {
-    // A search's scout is no proof of the policy (search-loop.ts): its short hold states no horizon.
-    if (r.verdict !== 'holds' || r.scout_s !== undefined || r.target_rps < given.target_rps) return;
-    if (best === null || r.target_rps < rounds[best]!.target_rps) best = i;
-  });
-  return best === null ? null : (lengths[best] ?? null);
-}
-
-/**
  * Whether the policy rests on a partial estimate's figures, no ground to load the service with a
  * proof of them. A search's rounds rest on their own evidence, so a probe that only ran out of time
  * still brackets one (a bucket of 100 and a window of 200 per 10 s: the probe's 60 s ran out before
@@ -681,3 +310,310 @@ export const partialGuess = (
   estimate: Pick<Estimate, 'partial' | 'out_of_time'>,
   bracket: RateBracket | undefined,
 ): boolean => estimate.partial && !(bracket !== undefined && estimate.out_of_time === true);
+
+/** `calls` with each answer of the primary client counted by status in `tally` (0: none came; an answer over the cap by its status). */
+function tallied(calls: ProbeCalls, tally: Map<number | string, number>): ProbeCalls {
+  const primary = calls.primary;
+  const count = (key: number | string) => tally.set(key, (tally.get(key) ?? 0) + 1);
+  return {
+    ...calls,
+    primary: async () => {
+      try {
+        const ex = await primary();
+        count(ex.status);
+        return ex;
+      } catch (err) {
+        count(err instanceof AnswerOverCap ? err.tallied : 0);
+        throw err;
+      }
+    },
+  };
+}
+
+/**
+ * `--fleet N`'s sizing of what the proofs left standing (a refuted reading sizes no fleet,
+ * refuted.ts), its choice proven by a k6 fleet run, like the single client's, before it is given;
+ * null when no policy was given. `k6`: undefined when the single client's proof found none.
+ */
+async function fleetFor(
+  instances: number,
+  estimate: Estimate,
+  single: { given: Recommendation | null; proving: Proving; result: RateLimitResult },
+  k6: { k6Path: string; bundleDir: string } | undefined,
+  ctx: FleetProofContext,
+): Promise<FleetResult | null> {
+  const { given, proving } = single;
+  const shown = standingAfterProof(estimate, proving, single.result);
+  const sizing = given && { estimate: shown, recommendation: given, instances };
+  const fleet = sizing && sizeFleet(sizing);
+  if (!sizing || !fleet?.recommendation || proving.verdict !== 'proven' || !k6 || ctx.io.signal.aborted) return fleet;
+  const fleetProof = await proveFleetChoice(sizing, fleet, k6, ctx);
+  // Unproven: nothing is recommended to the fleet, and the run cannot pass (exit 1).
+  if (fleetProof.verdict !== 'proven' && !ctx.io.signal.aborted)
+    ctx.io.untested(
+      'rate_limit',
+      `fleet of ${fleet.instances}: ${fleetProof.policy} not proven by a k6 fleet run: ${fleetProof.why}`,
+    );
+  return { ...fleet, proof: fleetProof, ...(fleetProof.verdict === 'proven' ? {} : { recommendation: null }) };
+}
+
+/**
+ * What the probe's estimate leaves not tested before any proof, said through `io` (the first
+ * reason that applies, in this order); for a limiter refused but not identified, the search that
+ * sizes it instead, and why it was not identified (said as not tested unless the search sizes it).
+ */
+function judgeProbe(
+  estimate: Estimate,
+  probe: {
+    io: Pick<RunIo, 'untested' | 'progress' | 'signal'>;
+    endpoint: RateLimitEndpoint;
+    tally: Map<number | string, number>;
+    /** Why the probe's answers measured nothing (answers.ts), already said. */
+    unusable: string | undefined | null;
+    maxRequests: number;
+    probeCapS: number;
+    shortHorizon: string | undefined;
+  },
+): { search: Recommendation | null; unidentified: string | null } {
+  const { io, endpoint, unusable, maxRequests, probeCapS } = probe;
+  const none = { search: null, unidentified: null };
+  if (io.signal.aborted) return none;
+  // A probe that spends its whole budget failed to pin the limiter down: never a pass. Said
+  // first: a budget spent before the rate was measured is not a limit that never lifts.
+  const stoppedOnErrors = estimate.notes.find((n) => n.startsWith(STOPPED_ON_ERRORS));
+  if (!unusable && stoppedOnErrors) {
+    // The service stopped answering mid-probe (a crash, a tarpit): what came before is no reading of its limit.
+    io.untested(
+      'rate_limit',
+      `${endpoint}: the probe ${stoppedOnErrors}: what it saw before measures no limit; make the service answer every request, then probe again`,
+    );
+    return none;
+  }
+  if (estimate.partial && estimate.requests_sent >= maxRequests) {
+    io.untested(
+      'rate_limit',
+      `${endpoint}: the probe spent all of rate_limit.max_requests (${maxRequests}) without pinning the limiter down; the estimate is partial`,
+    );
+    return none;
+  }
+  if (unusable) return none;
+  const gaps = estimate.limiting_status === null ? gapsInStream(probe.tally) : null;
+  // No limit met, but the probe never got near the rate it aimed at: "none" would claim more than it saw.
+  const untestedWhy =
+    (gaps && `${endpoint}: ${gaps}`) ||
+    noLimitUntested(endpoint, estimate) ||
+    (latencyBound(estimate.latency_p95_ms, estimate.sustained_rps, estimate.limiter) &&
+      `${endpoint}: ${latencyBound(estimate.latency_p95_ms, estimate.sustained_rps, estimate.limiter)}`);
+  if (untestedWhy) {
+    io.untested('rate_limit', untestedWhy);
+    return none;
+  }
+  const ad = probe.shortHorizon ? announcedPastBudget(estimate) : undefined;
+  if (ad) {
+    // `run`: a window longer than its short probe verifies is said beside the announcement
+    // ("announced, not proven", and how to size it), never a failure of a conformant service.
+    const quota = ad.window_s !== null ? `${ad.limit} per ${ad.window_s} s` : `${ad.limit} per window`;
+    io.progress(
+      `${quota} announced (${ad.source_header}), not proven: longer than run's ${probeCapS} s probe verifies; ${ad.window_s !== null && ad.window_s > HORIZON_MAX_S / 2 ? `nor does \`ces-harness ratelimit\`'s longest probe (windows up to about ${HORIZON_MAX_S / 2} s): a client is sized by the announcement` : '`ces-harness ratelimit` sizes it'}`,
+    );
+    return none;
+  }
+  const why = estimate.notes.find((n) => n.startsWith(NOT_IDENTIFIED));
+  if (why) {
+    // Refused, but too seldom to read a limiter from (evidence.ts). The kind stays unidentified,
+    // but the rate a client relies on is what holds (issue 35 item 4): a search below that held
+    // a rate over the whole horizon sizes the limit; without one, nothing passes as sized.
+    const search = searchStart(estimate);
+    const unidentified = `${endpoint}: ${probe.shortHorizon ? underRunHowTo(why, probeCapS) : why}`;
+    if (!search) io.untested('rate_limit', unidentified);
+    return { search, unidentified };
+  }
+  if (estimate.limiting_status !== null && estimate.sustained_rps === null)
+    // Limited, yet no steady rate got through: nothing was sized, so nothing may pass as sized.
+    io.untested(
+      'rate_limit',
+      limitMetUnsized(endpoint, estimate, { command: probe.shortHorizon ? 'run' : 'ratelimit', capS: probeCapS }),
+    );
+  return none;
+}
+
+/** How the proof's rounds are timed: `run`'s short rounds or not, the settle before the first, a round's length and its cap, s. */
+function proofPlan(
+  estimate: Estimate,
+  bracket: RateBracket | undefined,
+  o: {
+    horizonS: number;
+    probeCapS: number;
+    shortHorizon: string | undefined;
+    askedHorizonS: number | undefined;
+    searchOnly: boolean | undefined;
+  },
+): { shortRounds: boolean; settleS: number; maxRoundS: number; proofS: number } {
+  // The probe (or the round before) left the limit drained; a client adopting the policy starts on
+  // a rested one, and a round spans the limit's refill, or it could not have failed (proof-timing.ts).
+  // `run` keeps the short rounds it announced (unless --horizon): a search's rounds are not
+  // lengthened to what the probe saw its limit stay shut, a lower bound only (shutPastProof).
+  const shortRounds = o.shortHorizon !== undefined && o.askedHorizonS === undefined;
+  // A limit not identified kept the probe out for the bracket's restS: its window is at least
+  // that long (horizon.ts shutSpan), so `ratelimit`'s rounds span two of it, within the cap.
+  // Not in longestKnownWindow itself: a later round sized from it (runRound) would stretch the
+  // search's scouts, short by design (search-loop.ts SCOUT_SCALE), to the full rounds' length.
+  const longest = withShutSpan(longestKnownWindow(estimate), shortRounds ? undefined : bracket);
+  const timing = proofTiming(estimate.refill_s, o.horizonS, o.probeCapS, longest?.window_s ?? null);
+  // The proof's cap (proofTiming's): a round lengthened for a span found later stays within it.
+  const maxRoundS = Math.max(o.horizonS, o.probeCapS);
+  // Two of the longest span, a refill read one request short included (horizon.ts coveringS).
+  const proofS =
+    timing.proofS > 0 && (bracket !== undefined || !o.searchOnly) ? roundLengthS(timing.proofS, longest, maxRoundS) : 0;
+  return { shortRounds, settleS: timing.settleS, maxRoundS, proofS };
+}
+
+/**
+ * Why a proof asked for is not run, and where that is said beside the proof's notes (`untested`
+ * fails the run, `progress` only tells), or null when it runs.
+ */
+function proofWithheld(
+  recommendation: Recommendation,
+  estimate: Estimate,
+  bracket: RateBracket | undefined,
+  o: { proofS: number; shortRounds: boolean },
+): { why: string; say: 'untested' | 'progress' | 'note' } | null {
+  // Said, so a reader of the policy knows why it carries "not proven": a partial estimate is
+  // no ground to load the service with a proof of it.
+  if (partialGuess(estimate, bracket))
+    return { why: 'the estimate is partial (see the notes above), so the recommendation is not proven', say: 'note' };
+  // Not a failure of the service, and not a proof: said, so the policy carries "not proven".
+  const unpaced = belowK6Pace(recommendation.target_rps);
+  if (unpaced !== null) return { why: unpaced, say: 'untested' };
+  // `run`'s rounds, shorter than twice what the probe saw an unidentified limit stay shut, prove
+  // nothing a client running for hours may rely on (a silent minute met late in its minute:
+  // about 40 req/s held 5 s, true 10, 30 Nov). So none runs, and nothing is recommended, as
+  // `run` treats a limit announced past its probe ("announced, not proven": recommendation
+  // null, and how to size it): a policy flagged but still given is the figure a client adopts.
+  const shutPast = bracket && o.shortRounds ? shutPastProof(bracket, o.proofS) : null;
+  if (shutPast) return { why: shutPast, say: 'progress' };
+  return null;
+}
+
+/** What the stage works from once the probe has run. */
+interface ProbeDone {
+  on: StageTarget;
+  io: RunIo;
+  stageOptions: RateLimitStageOptions;
+  target: SizingTarget['target'];
+  calls: ProbeCalls;
+  business: ReturnType<typeof businessForLoad>;
+  estimate: Estimate;
+  /** Every answer of the probe's primary client, by status (tallied). */
+  tally: Map<number | string, number>;
+  horizonS: number;
+  askedHorizonS: number | undefined;
+  probeCapS: number;
+  probeStartMs: number;
+}
+
+/** From the probe's estimate: what is not tested, the recommendation, its proof and the fleet's; the section of the report. */
+async function sizeFromProbe(done: ProbeDone): Promise<RateLimitResult> {
+  const { on, io, stageOptions, target, calls, estimate, probeCapS } = done;
+  const { signal } = io;
+  const { settings, reportDir } = on;
+  const expect = settings.sizing.expect;
+  const { maxRequests } = settings.rateLimit;
+  const unusable = signal.aborted ? undefined : unusableProbe(done.tally);
+  if (unusable) io.untested('rate_limit', `${calls.endpoint}: ${unusable}`);
+  // A limiter refused but not identified: paced k6 rounds search its bracket (rate-bracket.ts)
+  // for the highest rate that holds over the horizon, the kind unidentified; only where
+  // judgeProbe says so (`run`'s announced window past its budget, say, is no search's case).
+  // `unidentified`: why the limiter was not identified, said as not tested unless the search sizes it (below).
+  const { search, unidentified } = judgeProbe(estimate, {
+    io,
+    endpoint: calls.endpoint,
+    tally: done.tally,
+    unusable,
+    maxRequests,
+    probeCapS,
+    shortHorizon: stageOptions.shortHorizon,
+  });
+  const bracket = search ? estimate.rate_bracket : undefined;
+  const recommendation = unusable ? null : (recommend(estimate) ?? search);
+
+  let proof: Proof | null = null;
+  const proofNotes: string[] = [];
+  // A recommendation is given only once a proof held it (proof-loop.ts); until then it is not run.
+  let proving: Proving = { verdict: 'not run', rounds: [] };
+  // A search's first rate is a guess, not a reading: given only once a round held it (or one above).
+  let given = bracket ? null : recommendation;
+  const { shortRounds, settleS, maxRoundS, proofS } = proofPlan(estimate, bracket, {
+    horizonS: done.horizonS,
+    probeCapS,
+    shortHorizon: stageOptions.shortHorizon,
+    askedHorizonS: done.askedHorizonS,
+    searchOnly: stageOptions.searchOnly,
+  });
+  let located: Awaited<ReturnType<typeof k6AndBundles>> | undefined;
+  // Every k6 request against production counts in the production gate, each proof round's and the fleet's.
+  const countK6Requests = (n: number) => {
+    if (isProduction(target)) on.productionGate?.addK6Requests(n);
+  };
+  const withheld =
+    recommendation && proofS > 0 && !signal.aborted
+      ? proofWithheld(recommendation, estimate, bracket, { proofS, shortRounds })
+      : null;
+  if (withheld) {
+    proofNotes.push(`proof not run: ${withheld.why}`);
+    if (withheld.say === 'untested') io.untested('rate_limit', `proof not run: ${withheld.why}`);
+    if (withheld.say === 'progress') io.progress(`rate limit: ${withheld.why}`);
+  }
+  if (recommendation && proofS > 0 && !signal.aborted && !withheld) {
+    located = await k6AndBundles();
+    if (typeof located === 'string') {
+      // The proof was asked for: a policy nobody could prove must not pass as a proven one.
+      proofNotes.push(`proof not run: ${located}`);
+      io.untested('rate_limit', `proof not run: ${located}`);
+    } else {
+      ({ proof, given, proving } = await proveRecommendation(
+        {
+          io,
+          reportDir,
+          target,
+          calls,
+          business: done.business,
+          expect,
+          k6: located,
+          estimate,
+          bracket,
+          proofS,
+          maxRoundS,
+          settleS,
+          probeCapS,
+          horizonS: done.horizonS,
+          askedHorizonS: done.askedHorizonS,
+          shortRounds,
+          shortHorizon: stageOptions.shortHorizon,
+          probeStartMs: done.probeStartMs,
+          proofNotes,
+          countK6Requests,
+        },
+        recommendation,
+      ));
+    }
+  }
+  const result = toRateLimitResult(estimate, given, proof, proofNotes, proving);
+  const unsized = search && unidentified !== null ? searchUntested(unidentified, result, proving) : null;
+  if (unsized !== null) io.untested('rate_limit', unsized);
+  // --fleet N: simulated in well under a second, so it adds nothing a user would wait for; the
+  // choice is then proven by a k6 fleet run, like the single client's, before it is given.
+  if (settings.rateLimit.fleet === undefined) return result;
+  const k6 = located !== undefined && typeof located !== 'string' ? located : undefined;
+  const fleet = await fleetFor(settings.rateLimit.fleet, estimate, { given, proving, result }, k6, {
+    proofS,
+    settleS,
+    io,
+    reportDir,
+    target,
+    endpoint: calls.endpoint,
+    tokenLifetimeS: expect.tokenLifetimeS,
+    countK6Requests,
+  });
+  return { ...result, fleet };
+}

@@ -15,7 +15,8 @@ import { searchBurst, searchRestS, searchSaid, searchStart, searchTop } from '..
 import { refutingRounds, withoutRefuted } from '../../src/ratelimit/refuted.js';
 import { standingAfterProof, summaryLines, toRateLimitResult, type Proving } from '../../src/ratelimit/result.js';
 import { sizeFleet } from '../../src/ratelimit/fleet/size.js';
-import { heldRoundS, partialGuess, searchUntested } from '../../src/stages/rate-limit.js';
+import { partialGuess, searchUntested } from '../../src/stages/rate-limit.js';
+import { heldRoundS } from '../../src/stages/rate-limit-proof.js';
 import { provingVerdict } from '../../src/ratelimit/proof-reach.js';
 import { longestKnownWindow, proofHorizon, withShutSpan } from '../../src/ratelimit/horizon.js';
 import type { ProofLoopOutcome } from '../../src/ratelimit/proof-loop.js';

@@ -3,7 +3,7 @@
 // (givenFromHold: 9.1 req/s from a hold at 9.7), the hold's, not the first round's planned length.
 
 import { describe, expect, it } from 'vitest';
-import { heldRoundS } from '../../src/stages/rate-limit.js';
+import { heldRoundS } from '../../src/stages/rate-limit-proof.js';
 
 describe('heldRoundS', () => {
   const rounds = [
