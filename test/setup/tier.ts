@@ -1,9 +1,10 @@
 // vitest setupFile of both tiers: in a file with tests in both (test/tiers.ts), each test runs in
 // its own tier and skips in the other, saying where it runs.
 
-import { beforeEach, inject } from 'vitest';
+import { beforeAll, beforeEach, inject } from 'vitest';
 import type { RunnerTask, RunnerTestFile } from 'vitest';
 import { REAL_TIER, tierOf, type Tier } from '../tiers.js';
+import { untilQuiet } from './quiet-machine.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -13,6 +14,19 @@ declare module 'vitest' {
 
 const tier = inject('tier');
 const checked = new Set<string>();
+
+// A precision run starts once the imports of the files started beside it are done (quiet-machine.ts):
+// half the cores idle over half a second, 20 s at most.
+beforeAll(async ({}, suite) => {
+  const file = suite.file.name;
+  const real = REAL_TIER[file];
+  if (tier !== 'real' || !(real?.precise || real?.alone)) return;
+  const { waitedMs, quiet } = await untilQuiet({ idleShare: 0.5, sampleMs: 500, maxMs: 20_000 });
+  if (waitedMs > 600 || !quiet)
+    console.info(
+      `${file}: started after ${(waitedMs / 1000).toFixed(1)} s waiting for a quiet machine${quiet ? '' : ' (never quiet)'}`,
+    );
+}, 30_000);
 
 beforeEach((context) => {
   // The file's path relative to the project root, with '/', as test/tiers.ts spells it.
