@@ -12,6 +12,7 @@
 //    the client out for most of a period, then lets one through every period / limit.
 
 import type { FixedWindowModel } from '../spec/limiter-model.js';
+import { TAIL_SINGLES } from './probe/drain-tail.js';
 
 /**
  * Which of the three recoveries above the drain saw: a class of limiter kinds, not a LimiterKind (a
@@ -37,6 +38,11 @@ export interface ShapeFigures {
   /** Mean ms between the next few requests that passed, pinged one at a time; null when none did. */
   trickleMs: number | null;
   /**
+   * Requests let through one at a time between refusals while the drain's tail still ran, before
+   * the comeback (probe/drain-tail.ts tailSingles): a bucket refilling, not a window shut until it resets.
+   */
+  tailSingles?: number;
+  /**
    * How much of `recoveryMs` the request that found the recovery went out later than the pings
    * planned it (ping.ts overdueMs): the probe's own lateness, not the limit's. 0 when on time.
    */
@@ -54,8 +60,19 @@ export const SLIDING_RECOVERY_RATIO = 3.5;
 export const smoothClumpMax = (f: Pick<ShapeFigures, 'drained' | 'lateMs' | 'beforeMs'>): number =>
   (1.5 * f.drained * f.lateMs) / Math.max(1, f.beforeMs);
 
+/**
+ * The limit came back whole at once, more than a smooth window frees meanwhile, and nothing came
+ * back one at a time before it (a bucket's refills among the drain's tail: TAIL_SINGLES of them).
+ */
+export const resetWhole = (
+  f: Pick<ShapeFigures, 'clump' | 'drained' | 'lateMs' | 'beforeMs' | 'tailSingles'>,
+): boolean =>
+  f.clump >= Math.max(3, Math.ceil(f.drained / 2)) &&
+  f.clump > smoothClumpMax(f) &&
+  (f.tailSingles ?? 0) < TAIL_SINGLES;
+
 export function shapeOf(f: ShapeFigures): { shape: RecoveryShape; evidence: string } {
-  if (f.clump >= Math.max(3, Math.ceil(f.drained / 2)) && f.clump > smoothClumpMax(f)) {
+  if (resetWhole(f)) {
     return {
       shape: 'resetting-window',
       evidence: `after the first refusal, nothing passed for ${ms(f.recoveryMs)}, then ${f.clump} requests passed back to back: the limit came back whole, as a window's does`,

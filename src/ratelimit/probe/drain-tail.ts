@@ -83,3 +83,24 @@ export function refusalGapRulesOutBucket(samples: readonly Sample[], rateRps: nu
 
 /** Refills a shut must outlast to rule a bucket out: a rate read even half too fast still squares with one. */
 const SHUT_REFILLS = 2;
+
+/** Singles a tail must show before they rule out a window that resets (TAIL_SINGLES of them). */
+export const TAIL_SINGLES = 3;
+
+/**
+ * Requests the limit let through one at a time, each between two refusals, after the drain's first
+ * refusal (`refusalMs`) and before the comeback (`comebackMs`), in sending order: a bucket refilling
+ * does that while the drain's tail still runs; a window that resets lets none through until its
+ * edge and then a run of them (its reset), a sliding log a run as its slots free. Across a network
+ * a round trip of the tail is in flight after the refusal: golang.org/x/time/rate 50/s, burst 10,
+ * let one in every three or four through (CI land96, land97), and the comeback a round trip late
+ * found it refilled whole, a window's mark.
+ */
+export function tailSingles(samples: readonly Sample[], refusalMs: number, comebackMs: number): number {
+  const tail = samples
+    .filter((s) => s.client === 'primary' && s.sentMs > refusalMs && s.sentMs < comebackMs && s.answer !== 'error')
+    .sort((a, b) => a.sentMs - b.sentMs);
+  return tail.filter(
+    (s, i) => s.answer === 'accepted' && tail[i - 1]?.answer === 'limited' && tail[i + 1]?.answer === 'limited',
+  ).length;
+}

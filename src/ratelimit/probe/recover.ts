@@ -6,8 +6,8 @@
 
 import {
   SLIDING_RECOVERY_RATIO,
+  resetWhole,
   shapeOf,
-  smoothClumpMax,
   type Bracket,
   type RecoveryShape,
   type ShapeFigures,
@@ -15,6 +15,7 @@ import {
 import type { Sample } from '../types.js';
 import { acceptedBeforeRefusal, reorderMs, sendingEndMs } from './arrival.js';
 import { pingUntilAccepted, type Recovery } from './ping.js';
+import { tailSingles } from './drain-tail.js';
 import type { Probe } from './probe.js';
 
 /** Single-request recoveries timed after the first one, for the interval between admissions. */
@@ -102,17 +103,17 @@ export async function shapePhase(
   let trickleMs: number | null = null;
   const trickleRefused: number[] = [];
   const admitted: number[] = [];
-  const resetWhole =
-    clump >= Math.max(3, Math.ceil(drain.accepted / 2)) &&
-    clump >
-      smoothClumpMax({
-        drained: drain.accepted,
-        lateMs: first.sentMs - shutMs,
-        beforeMs: shutMs - drain.firstMs,
-      });
-  if (!resetWhole && knownTrickleMs !== null && recoveryMs < SLIDING_RECOVERY_RATIO * knownTrickleMs)
+  const singles = tailSingles(probe.samples, drain.refusal.sentMs, first.sentMs);
+  const whole = resetWhole({
+    clump,
+    drained: drain.accepted,
+    lateMs: first.sentMs - shutMs,
+    beforeMs: shutMs - drain.firstMs,
+    tailSingles: singles,
+  });
+  if (!whole && knownTrickleMs !== null && recoveryMs < SLIDING_RECOVERY_RATIO * knownTrickleMs)
     trickleMs = knownTrickleMs;
-  else if (!resetWhole) {
+  else if (!whole) {
     // Gaps from a fraction of what one admission of the drained limit takes, so pings never run
     // ahead of a smooth window's pace (a limit that counts refusals would be held shut by them).
     const gap = Math.max(firstGapMs(probe), recoveryMs / (2 * drain.accepted));
@@ -135,6 +136,7 @@ export async function shapePhase(
     beforeMs: shutMs - drain.firstMs,
     // Only of pings sent here, from the refusal on: a recovery found elsewhere waited on purpose.
     ...(!found && recovery.overdueMs ? { overdueMs: recovery.overdueMs } : {}),
+    ...(singles > 0 ? { tailSingles: singles } : {}),
   };
   const { shape, evidence } = shapeOf(figures);
   const recovered = { ...recovery, accepted: first };
