@@ -11,10 +11,17 @@ import type { Expectations, ProductionSettings, RateLimitSettings } from './chec
 import type { ConfigFile } from './schema.js';
 import type { Credentials } from '../spec/credentials.js';
 import { isProduction, type Target } from './target.js';
-import { productionNameProblem, productionPartOfUrl, readsLikeProduction } from './production-name.js';
-import { readCa, refuseSharedUrl, trimSlash, validUrl, withoutUserinfo } from './target-input.js';
+import { readCa, refuseSharedUrl } from './target-input.js';
+import {
+  DEFAULT_CONFIG_FILE,
+  baseUrlTarget,
+  configuredTarget,
+  refuseUnknownEnvironment,
+  type TargetInputs,
+} from './resolve-target.js';
 
-export const DEFAULT_CONFIG_FILE = 'ces-harness.yaml';
+export { DEFAULT_CONFIG_FILE, EMBEDDED_ENVIRONMENTS } from './resolve-target.js';
+
 export const DEFAULT_LEDGER_FILE = '.ces-harness/token-ledger.json';
 /** Beside the ledger, so the one cached folder carries both from run to run. */
 export const DEFAULT_HISTORY_FILE = '.ces-harness/history.jsonl';
@@ -46,8 +53,6 @@ export const DEFAULTS = {
 // (src/time/expiry-edges.ts), and a lifetime half the promised one (the wrong-lifetime fault)
 // must still lie clearly outside that, even when a saturated CPU stretches the window. The expiry
 // wait covers the lifetime plus the rounding and tolerance after it.
-/** The built-in emulator's environments; the first is the target unless --env names the other. */
-export const EMBEDDED_ENVIRONMENTS: readonly string[] = ['sandbox', 'production'];
 
 export const EMBEDDED = {
   tokenLifetimeS: 8,
@@ -188,87 +193,21 @@ export async function resolveSettings(
   const environments = file.environments ?? {};
   const name = flags.env ?? file.target ?? 'sandbox';
   const configured = environments[name];
-  if (!configured && Object.keys(environments).length > 0 && !flags['base-url']) {
-    throw new HarnessError(
-      'UNKNOWN_ENVIRONMENT',
-      `environment "${name}" is not in ${configPath}; known: ${Object.keys(environments).join(', ')} (pass --env NAME)`,
-    );
-  }
-  // Without any config, --env picks one of the built-in emulator's environments (production is read-only there too).
-  if (flags.env && !configured && !flags['base-url'] && (absoluteConfig || !EMBEDDED_ENVIRONMENTS.includes(name))) {
-    throw new HarnessError(
-      'UNKNOWN_ENVIRONMENT',
-      `environment "${name}" is not configured; add it under environments: in ${DEFAULT_CONFIG_FILE} or pass --base-url`,
-    );
-  }
-
-  const caFromFlag = flags.ca ? readCa(resolvePath(cwd, flags.ca), '--ca') : undefined;
+  refuseUnknownEnvironment(name, flags, { environments, configPath, fromFile: absoluteConfig !== null });
   const requestTimeoutS = flags['request-timeout'] ?? file.request_timeout_s ?? DEFAULTS.requestTimeoutS;
-  const verbose = flags['verbose-bodies'] ? { verboseBodies: true } : {};
-  const toTarget = (envName: string, e: NonNullable<typeof configured>): Target => {
-    const ambiguous = productionNameProblem(envName, e.production, `environments.${envName}`);
-    if (ambiguous) throw new HarnessError('CONFIG_INVALID', `config ${configPath}: ${ambiguous}`);
-    const url = envName === name && flags['base-url'] ? flags['base-url'] : e.base_url;
-    const part = productionPartOfUrl(url);
-    if (part !== undefined && e.production === undefined && envName.toLowerCase() !== 'production')
-      throw new HarnessError(
-        'CONFIG_INVALID',
-        `config ${configPath}: environment "${envName}" has a base URL that reads like production (its "${part}"), but environments.${envName}.production is not set; set environments.${envName}.production: true (read-only: no load, probing or business call without an opt-in) or environments.${envName}.production: false if it is a sandbox`,
-      );
-    const ca =
-      caFromFlag ??
-      (e.ca_file ? readCa(resolvePath(configDir, e.ca_file), `environments.${envName}.ca_file`) : undefined);
-    return {
-      environment: envName,
-      baseUrl: trimSlash(
-        envName === name && flags['base-url']
-          ? validUrl(flags['base-url'])
-          : validUrl(e.base_url, `environments.${envName}.base_url`),
-      ),
-      credentials: { clientId: e.client_id, clientSecret: e.client_secret },
-      requestTimeoutS,
-      ...verbose,
-      ...(ca ?? {}),
-      ...(e.production ? { production: true } : {}),
-    };
+  const targets: TargetInputs = {
+    name,
+    flags,
+    configPath,
+    configDir,
+    caFromFlag: flags.ca ? readCa(resolvePath(cwd, flags.ca), '--ca') : undefined,
+    requestTimeoutS,
   };
-
-  let target: Target | null = null;
-  if (configured) target = toTarget(name, configured);
-  else if (flags['base-url']) {
-    // No config entry to carry `production:`; a production-like --env needs one.
-    if (name.toLowerCase() !== 'production' && readsLikeProduction(name))
-      throw new HarnessError(
-        'CONFIG_INVALID',
-        `--env ${name} reads like production, and a --base-url target cannot be marked either way; put it in a config under environments: with production: true (or production: false), or pass another --env name`,
-      );
-    const part = productionPartOfUrl(flags['base-url']);
-    if (name.toLowerCase() !== 'production' && part !== undefined)
-      throw new HarnessError(
-        'CONFIG_INVALID',
-        `--base-url ${withoutUserinfo(flags['base-url'])} reads like production (its "${part}"), and a --base-url target cannot be marked either way; put it in a config under environments: with production: true (or production: false), or pass --env production`,
-      );
-    const baseUrl = trimSlash(validUrl(flags['base-url']));
-    const clientId = env['CES_CLIENT_ID'];
-    const clientSecret = env['CES_CLIENT_SECRET'];
-    if (!clientId || !clientSecret) {
-      const missing = [!clientId && 'CES_CLIENT_ID', !clientSecret && 'CES_CLIENT_SECRET']
-        .filter(Boolean)
-        .join(' and ');
-      throw new HarnessError(
-        'MISSING_CREDENTIAL',
-        `no client credentials for ${withoutUserinfo(flags['base-url'])}: export ${missing} (credentials are never taken from flags)`,
-      );
-    }
-    target = {
-      environment: name,
-      baseUrl,
-      credentials: { clientId, clientSecret },
-      requestTimeoutS,
-      ...verbose,
-      ...(caFromFlag ?? {}),
-    };
-  }
+  const target: Target | null = configured
+    ? configuredTarget(name, configured, targets)
+    : flags['base-url']
+      ? baseUrlTarget(flags['base-url'], env, targets)
+      : null;
   // A config file that names no environment to test is a mistake, never a reason to fall back to
   // the built-in emulator: that would PASS without testing what the user meant to test.
   if (!target && absoluteConfig) {
@@ -279,7 +218,7 @@ export async function resolveSettings(
   }
   const others = Object.entries(environments)
     .filter(([n]) => n !== name)
-    .map(([n, e]) => toTarget(n, e));
+    .map(([n, e]) => configuredTarget(n, e, targets));
   if (target) refuseSharedUrl([target, ...others]);
 
   const business = {
