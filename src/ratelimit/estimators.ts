@@ -14,6 +14,13 @@ export { percentile, round };
 
 const bySent = (a: Sample, b: Sample) => a.sentMs - b.sentMs;
 
+/**
+ * How many requests two counts of one limit may differ by and still be the same count: 0.5 % of
+ * it, at least 2 (a set-up request the samples do not hold, a request in flight as a clump met
+ * its refusal). One rule for every comparison of an announced quota with what passed.
+ */
+export const countSlack = (limit: number): number => Math.max(2, Math.ceil(0.005 * limit));
+
 export interface SustainedFit {
   rps: number;
   /** Accepted requests in the window. */

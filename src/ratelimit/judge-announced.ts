@@ -13,7 +13,7 @@
 // Pure: the trace carries its own times; `epochMs` places the probe's clock on the wall clock's.
 
 import type { AdvertisedLimit } from '../report/model.js';
-import { round } from './estimators.js';
+import { countSlack, round } from './estimators.js';
 import { allowedDrift, judge, traceOf, type Judgement, type TraceRequest } from './judge.js';
 import { describeLimiter, limitsOf, sustainedRate, type FixedWindowModel, type LimiterSet } from './limiters/index.js';
 import type { Estimate, Sample } from './types.js';
@@ -22,8 +22,6 @@ import type { Estimate, Sample } from './types.js';
 const PHASES = 60;
 /** Of them, how many are replayed: those whose busiest window comes nearest the quota. */
 const REPLAYED = 6;
-/** How far a count may pass the quota and still agree, relative (set-up requests the samples do not hold). */
-const COUNT_SLACK = 0.005;
 
 /** What the judge made of one announced limit over the trace. */
 export interface AnnouncedJudgement {
@@ -41,9 +39,6 @@ export interface AnnouncedJudgement {
 }
 
 const announcedLimit = (m: LimiterSet[number]): number => (m.kind === 'fixed-window' ? m.limit : 1);
-
-/** `slack` requests either way of a quota: max(2, 0.5 %). */
-const slackOf = (limit: number): number => Math.max(2, Math.ceil(COUNT_SLACK * limit));
 
 /**
  * Judges `announced` (a limit with a window) beside `set` over `trace` (probe ms, `epochMs` its start
@@ -87,7 +82,7 @@ export function judgeAnnounced(
   const least = Math.min(...busiest.values());
   const most = Math.max(...busiest.values());
   const replayed = `replayed over the probe's ${asIs.judged} answers beside ${describeLimiter(set)}`;
-  const slack = slackOf(announced.limit);
+  const slack = countSlack(announced.limit);
   // The header says a quota and a window, not how they are counted: a bucket of the quota refilled
   // over the window lets up to twice the quota through in one window. Contradicted only when that
   // reading too refuses what the service let through, so a conformant service counting so is

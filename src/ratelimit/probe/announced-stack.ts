@@ -12,7 +12,7 @@
 // The pings end right past an edge of the announced window, so a proof that follows meets it rested.
 
 import type { AdvertisedLimit } from '../../report/model.js';
-import { round } from '../estimators.js';
+import { countSlack, round } from '../estimators.js';
 import { midpoint, type Bracket } from '../identify.js';
 import { describeLimiter, sustainedRate, type FixedWindowModel, type Limits } from '../limiters/index.js';
 import { horizonFor, probingHowTo } from '../horizon.js';
@@ -42,8 +42,6 @@ const FINE_STEP_MS = 50;
 const COARSE_STEP_MS = 1000;
 /** How far before the edge said (rounded up to whole seconds) the fine pings begin, ms. */
 const SAID_SLACK_MS = 1250;
-/** How far the count may miss the announced quota and still agree, relative (set-up requests the samples do not hold). */
-const COUNT_SLACK = 0.005;
 /** A stream refused this many times by the measured limit alone (timer jitter) gives up. */
 const HICCUPS = 3;
 
@@ -247,7 +245,7 @@ function judged(probe: Probe, seen: Seen): AnnouncedStack {
     counts_refused: false,
   });
   // A request or two of the probe's set-up may have met the same limit, uncounted here.
-  const slack = Math.max(2, Math.ceil(COUNT_SLACK * ad.limit));
+  const slack = countSlack(ad.limit);
   if (least - slack <= ad.limit && ad.limit <= most + slack)
     return {
       finding: finding(heard, true, `verified: ${saw}: agrees`),
