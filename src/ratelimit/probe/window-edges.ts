@@ -34,6 +34,23 @@ import { startedAfresh, straddleTrial } from './straddle-trial.js';
 export const EDGE_PRECISION = 0.01;
 /** Of the shortest window the edges allow, how much sooner an edge ping keeps from the edge after next (its late arrival). */
 const WINDOW_SLACK = 0.1;
+/**
+ * The first search for the next edge, once SCAN_WINDOWS_FROM_MS have passed since the first edge:
+ * each ping at most this share of that time after the last, the gaps doubling below it. Doubling alone left a 10 s window's next edge
+ * 6 s wide when its first edge came a second after the drain (pings 3, 6 s apart by then), and the
+ * walk spent the probe's budget bisecting it: fixed windows of 100 and 200 per 10 s were "not
+ * identified" at half their phases. The next edge's bracket is then a tenth of the window at most.
+ */
+const NEXT_EDGE_STEP = 0.1;
+/**
+ * Windows this long or longer (ms, as far as the edges tell) are walked with the finer pings of
+ * NEXT_EDGE_STEP and EDGE_SCAN_PINGS; shorter ones as before, their edges a few pacing intervals
+ * wide already, where more pings near an edge only add the network's noise (a 1 s log across
+ * 50 ± 10 ms was read as another kind).
+ */
+const SCAN_WINDOWS_FROM_MS = 3000;
+/** Pings across a predicted edge's bracket at most, per window (bisectEdge). */
+const EDGE_SCAN_PINGS = 7;
 /** Windows at most. */
 const MAX_WINDOWS = 14;
 /** Clumps at most that count the limit again when the recovery's did not show it (each costs about a window). */
@@ -300,15 +317,29 @@ async function walkEdges(
     // pings whose gaps double (0.8 s wide for a 1 s window at 20 req/s, then 9 windows to pin it).
     const found =
       edges.length === 1 && tickPeriodMs
-        ? await bisectEdge(probe, { lo: firstEdge.lo + tickPeriodMs.lo, hi: firstEdge.hi + tickPeriodMs.hi }, afterMs)
+        ? await bisectEdge(
+            probe,
+            { lo: firstEdge.lo + tickPeriodMs.lo, hi: firstEdge.hi + tickPeriodMs.hi },
+            afterMs,
+            tickPeriodMs.lo >= SCAN_WINDOWS_FROM_MS,
+          )
         : edges.length === 1
           ? await pingUntilAccepted(
               probe,
               'edges',
               afterMs,
               Math.max(firstGapMs(probe), (firstEdge.hi - firstEdge.lo) / 2),
+              (gap, last) =>
+                last.sentMs - firstEdge.lo < SCAN_WINDOWS_FROM_MS
+                  ? 2 * gap
+                  : Math.min(2 * gap, NEXT_EDGE_STEP * (last.sentMs - firstEdge.lo)),
             )
-          : await bisectEdge(probe, nextEdgeEitherWay(edges, lattice, opened, w, afterMs), afterMs);
+          : await bisectEdge(
+              probe,
+              nextEdgeEitherWay(edges, lattice, opened, w, afterMs),
+              afterMs,
+              [lattice, opened].every((b) => b.lo > b.hi || b.lo >= SCAN_WINDOWS_FROM_MS),
+            );
     if (!found.accepted) break;
     edges.push(edgeBracket(found.lastRefused, found.accepted, beforeEdgeMs));
     const filled = await fillWindow(probe, limit, found.accepted, notes);
@@ -540,7 +571,13 @@ async function walkOpenedWindows(
           );
         opened.splice(0, opened.length, ...kept);
       } else confirmed = found.accepted !== undefined;
-    } else found = await bisectEdge(probe, { lo: startMs + length.lo, hi: startMs + length.hi }, afterMs);
+    } else
+      found = await bisectEdge(
+        probe,
+        { lo: startMs + length.lo, hi: startMs + length.hi },
+        afterMs,
+        length.lo >= SCAN_WINDOWS_FROM_MS,
+      );
     if (!found.accepted) break;
     opened.push({
       startMs,
@@ -662,8 +699,13 @@ const REFUSALS_FORGIVEN =
  * bracket is the window, exactly (only then can clock edges be placed on Unix time); else the middle.
  */
 function exactWindow(length: Bracket, roomy: Bracket = length): number {
-  const round = Math.round(midpoint(length).value / 100) * 100;
-  return round > 0 && round >= roomy.lo && round <= roomy.hi ? round : midpoint(length).value;
+  const middle = midpoint(length).value;
+  // Whole seconds before tenths: a bracket of 9.9-10.05 s is a 10 s window, not a 9.9 s one (1 % fast).
+  for (const gridMs of [1000, 100]) {
+    const round = Math.round(middle / gridMs) * gridMs;
+    if (round > 0 && round >= roomy.lo && round <= roomy.hi) return round;
+  }
+  return middle;
 }
 
 /** One clock edge (ms, the probe's clock), from every edge bracket moved back by its whole windows: the narrow ones decide. */
@@ -817,12 +859,26 @@ async function edgeTrial(
   };
 }
 
-/** Pings where the next edge can be: the middle, then the middle of what is left, then the far end. */
-async function bisectEdge(probe: Probe, where: Bracket, afterMs: number): Promise<EdgeFound> {
-  let lo = Math.max(where.lo, afterMs);
+/**
+ * Pings where the next edge can be, then past its far end. A refused ping costs one request and
+ * the first let through costs the window. For a long window (`scan`), up to EDGE_SCAN_PINGS
+ * evenly across the bracket from its near end (a pacing interval apart at least), so each window
+ * narrows the edge by as many parts as pings went out: two bisecting pings narrowed it by 2-4,
+ * and a 10 s window whose first edge was found 0.4 s wide was not pinned to 1 % in a 60 s probe.
+ * Otherwise the middle, then the middle of what is left: a short window's bracket is a few pacing
+ * intervals wide already, and more pings near its edge only add the network's noise.
+ */
+async function bisectEdge(probe: Probe, where: Bracket, afterMs: number, scan: boolean): Promise<EdgeFound> {
+  const from = Math.max(where.lo, afterMs);
+  const pings = scan
+    ? Math.max(2, Math.min(EDGE_SCAN_PINGS, Math.floor((where.hi - from) / firstGapMs(probe)) - 1))
+    : 2;
+  const stepMs = (where.hi - from) / (pings + 1);
+  const at = (lo: number, i: number) => (scan ? Math.max(lo + 1, from + i * stepMs) : (lo + where.hi) / 2);
+  let lo = from;
   let lastRefused: Sample | undefined;
-  for (let i = 0; i < 2; i++) {
-    const s = await pingAt(probe, 'edges', (lo + where.hi) / 2);
+  for (let i = 1; i <= pings; i++) {
+    const s = await pingAt(probe, 'edges', at(lo, i));
     if (!s) return lastRefused ? { lastRefused } : {};
     if (s.answer === 'accepted') return { accepted: s, ...(lastRefused ? { lastRefused } : {}) };
     lastRefused = s;
