@@ -36,12 +36,13 @@ export const EDGE_PRECISION = 0.01;
 const WINDOW_SLACK = 0.1;
 /**
  * The first search for the next edge, once SCAN_WINDOWS_FROM_MS have passed since the first edge:
- * each ping at most this share of that time after the last, the gaps doubling below it. Doubling alone left a 10 s window's next edge
- * 6 s wide when its first edge came a second after the drain (pings 3, 6 s apart by then), and the
- * walk spent the probe's budget bisecting it: fixed windows of 100 and 200 per 10 s were "not
- * identified" at half their phases. The next edge's bracket is then a tenth of the window at most.
+ * each ping at most this share of that time after the last, the gaps doubling below it (about 40
+ * refused pings over a 10 s window). Doubling alone left a 10 s window's next edge 6 s wide when
+ * its first edge came a second after the drain (pings 3, 6 s apart by then), and the walk spent
+ * the probe's budget bisecting it: fixed windows of 100 and 200 per 10 s were "not identified" at
+ * half their phases (a tenth: 3 to 7 of 20 still were, the lattice pinned too late for the trial).
  */
-const NEXT_EDGE_STEP = 0.1;
+const NEXT_EDGE_STEP = 0.03;
 /**
  * Windows this long or longer (ms, as far as the edges tell) are walked with the finer pings of
  * NEXT_EDGE_STEP and EDGE_SCAN_PINGS; shorter ones as before, their edges a few pacing intervals
@@ -50,7 +51,7 @@ const NEXT_EDGE_STEP = 0.1;
  */
 const SCAN_WINDOWS_FROM_MS = 3000;
 /** Pings across a predicted edge's bracket at most, per window (bisectEdge). */
-const EDGE_SCAN_PINGS = 7;
+const EDGE_SCAN_PINGS = 10;
 /** Windows at most. */
 const MAX_WINDOWS = 14;
 /** Clumps at most that count the limit again when the recovery's did not show it (each costs about a window). */
