@@ -19,7 +19,7 @@
 
 import { midpoint, type Bracket } from '../identify.js';
 import { probingHowTo } from '../horizon.js';
-import { round } from '../estimators.js';
+import { countSlack, round } from '../estimators.js';
 import type { FixedWindowModel } from '../limiters/index.js';
 import { ONE_AT_A_TIME, slidingLog } from './sliding-log.js';
 import type { WindowModel } from './window-path.js';
@@ -172,30 +172,18 @@ async function sizeLongWindow(
     // 10 s period), so it is timed without them, by one clump after a quiet spell (quiet-ramp.ts).
     if (!ramp.shut) return ramp;
     const quiet = await quietRampPhase(probe, rampStart);
-    return quiet.model ? quiet : { ...quiet, evidence: [...ramp.evidence, ...quiet.evidence] };
+    if (quiet.model) return quiet;
+    const straddled = await straddledFixedWindow(probe, drain, { edge1, p1, limit });
+    return straddled ?? { ...quiet, evidence: [...ramp.evidence, ...quiet.evidence] };
   }
   const fromMs = edge1.lo + shortestMs;
   if (fromMs > probe.maxDurationMs) return longerThanBudget(probe, shortestMs);
-  // Apart by at most half the clump's delay: a sliding log is caught before the clump's slots free.
-  const stepCapMs = clumpDelayMs / 2;
-  const gapAt = (s: Sample) =>
-    Math.max(firstGapMs(probe), Math.min(stepCapMs, SECOND_EDGE_STEP * (seenMs(s) - edge1.hi)));
-  const lastRest = rest.reduce((a, b) => (b.sentMs > a.sentMs ? b : a));
-  const second = await pingUntilAccepted(
-    probe,
-    'edges',
-    Math.max(fromMs, lastRest.sentMs),
-    firstGapMs(probe),
-    (_, s) => (s.sentMs + gapAt(s) > probe.maxDurationMs ? undefined : gapAt(s)),
-  );
-  if (!second.accepted)
+  const again = await wholeAgain(probe, { edge1, limit, fromMs, clumpDelayMs });
+  if (!again)
     return notIdentified(
       `the window is longer than the probe's budget (${probe.maxDurationMs / 1000} s): its first edge came ${fmt(p1.sentMs - drain.refusal.sentMs)} after the limit shut, and no second one before the cap`,
     );
-  const edge2: Bracket = { lo: seenMs(second.lastRefused ?? lastRest), hi: seenMs(second.accepted) };
-  const length: Bracket = { lo: edge2.lo - edge1.hi, hi: edge2.hi - edge1.lo };
-  const again = await drainAt(probe, 'edges', probe.elapsed(), limit + 5);
-  const whole = 1 + (again ? countUntilRefused(again) : 0);
+  const { edge2, length, whole } = again;
   if (whole < limit) {
     const log = slidingLog(limit, { lo: edge1.lo - startMs, hi: edge1.hi - startMs }, edge2, seenMs(p1), whole);
     if (log) return { ...log, notes: [] };
@@ -203,19 +191,92 @@ async function sizeLongWindow(
       `after the second edge of a long window (about ${fmt(midpoint(length).value)}) only ${whole} of ${limit} passed: a window that slides, whose slots free a period after each request, but not a period after the first edge's request; not sized without an announcement`,
     );
   }
+  const model = fixedBetween(probe, limit, length, edge2);
+  return {
+    model,
+    evidence: [
+      `no request passed for ${fmt(p1.sentMs - drain.refusal.sentMs)} after the limit shut, then ${limit} (the first edge, between ${fmt(edge1.lo)} and ${fmt(edge1.hi)}); the next edge between ${fmt(edge2.lo)} and ${fmt(edge2.hi)}, after which the whole limit passed again: a fixed window of ${limit} per ${model.window_s} s`,
+    ],
+    notes: [],
+  };
+}
+
+/** A fixed window of `limit`, as long as the middle of `length` (ms), its edges where `edge2` puts them. */
+function fixedBetween(probe: Probe, limit: number, length: Bracket, edge2: Bracket): FixedWindowModel {
   // Its middle: the edges' brackets are a percent or two of the window wide, too wide to snap to whole seconds.
   const windowS = round(midpoint(length).value / 1000, 2);
-  const model: FixedWindowModel = {
+  return {
     kind: 'fixed-window',
     limit,
     window_s: windowS,
     phase_s: phaseS(probe, edge2, windowS),
     counts_refused: false,
   };
+}
+
+/**
+ * The second edge of a long window, looked for from `fromMs` (a shortest window after the first),
+ * and what passed at once right after it: undefined when no edge came before the probe's cap.
+ */
+async function wholeAgain(
+  probe: Probe,
+  at: { edge1: Bracket; limit: number; fromMs: number; clumpDelayMs: number },
+): Promise<{ edge2: Bracket; length: Bracket; whole: number } | undefined> {
+  const { edge1 } = at;
+  // Apart by at most half the clump's delay: a sliding log is caught before the clump's slots free.
+  const stepCapMs = at.clumpDelayMs / 2;
+  const gapAt = (s: Sample) =>
+    Math.max(firstGapMs(probe), Math.min(stepCapMs, SECOND_EDGE_STEP * (seenMs(s) - edge1.hi)));
+  // The last request sent, the first edge's clump's or a ramp's: the next edge is after it.
+  const lastSent = probe.samples.filter((s) => s.client === 'primary').reduce((a, b) => (b.sentMs > a.sentMs ? b : a));
+  const second = await pingUntilAccepted(
+    probe,
+    'edges',
+    Math.max(at.fromMs, lastSent.sentMs),
+    firstGapMs(probe),
+    (_, s) => (s.sentMs + gapAt(s) > probe.maxDurationMs ? undefined : gapAt(s)),
+  );
+  if (!second.accepted) return undefined;
+  const edge2: Bracket = { lo: seenMs(second.lastRefused ?? lastSent), hi: seenMs(second.accepted) };
+  const length: Bracket = { lo: edge2.lo - edge1.hi, hi: edge2.hi - edge1.lo };
+  const again = await drainAt(probe, 'edges', probe.elapsed(), at.limit + 5);
+  return { edge2, length, whole: 1 + (again ? countUntilRefused(again) : 0) };
+}
+
+/**
+ * A drain that straddled a fixed window's edge let through what the window before still held and
+ * then the whole next one, more than the clump at the first edge the pings found: taken for a
+ * window weighing the last one (a sliding-window counter), whose ramp then let nothing through
+ * (200 per 10 s, its edge 0.25 s into the drain: 250 passed, then 200; "not identified" 17 s into
+ * a 60 s probe). A fixed window passes the same limit again right after its next edge, a window
+ * after the first, where a counter weighing the full window before passes next to nothing, and the
+ * drain held at most twice it: the window sized by those two edges, or undefined (the counter's
+ * verdict stands).
+ */
+async function straddledFixedWindow(
+  probe: Probe,
+  drain: DrainFigures,
+  { edge1, p1, limit }: { edge1: Bracket; p1: Sample; limit: number },
+): Promise<SilentWindowFindings['long'] | undefined> {
+  // What the window before the drain's edge still held and then one whole window: at most twice
+  // the limit (HAProxy's 50 per 10 s counting every request let 48 through, then 21).
+  if (drain.accepted > 2 * limit + countSlack(limit)) return undefined;
+  // The window that ended at the first edge opened within the drain: no shorter than from its last request.
+  const shortestMs = edge1.lo - drain.lastMs;
+  const fromMs = edge1.lo + shortestMs;
+  if (probe.outOfBudget() || fromMs > probe.maxDurationMs) return undefined;
+  probe.progress(
+    `${limit} passed at the first edge where the drain let ${drain.accepted} through, and no ramp followed: a fixed window the drain straddled? its next edge comes ${fmt(shortestMs)} after the first at the earliest`,
+  );
+  const again = await wholeAgain(probe, { edge1, limit, fromMs, clumpDelayMs: CLUMP_DELAY * shortestMs });
+  // The same count at both edges, else no fixed window (a counter's partial comeback, then more:
+  // HAProxy's 50 per 10 s counting every request let 21, then 27 through; a log 58, then 18).
+  if (!again || Math.abs(again.whole - limit) > countSlack(limit)) return undefined;
+  const model = fixedBetween(probe, limit, again.length, again.edge2);
   return {
     model,
     evidence: [
-      `no request passed for ${fmt(p1.sentMs - drain.refusal.sentMs)} after the limit shut, then ${limit} (the first edge, between ${fmt(edge1.lo)} and ${fmt(edge1.hi)}); the next edge between ${fmt(edge2.lo)} and ${fmt(edge2.hi)}, after which the whole limit passed again: a fixed window of ${limit} per ${model.window_s} s`,
+      `the drain let ${drain.accepted} through, then ${limit} passed at the first edge (between ${fmt(edge1.lo)} and ${fmt(edge1.hi)}, ${fmt(p1.sentMs - drain.refusal.sentMs)} after the limit shut) and nothing more until the next edge (between ${fmt(again.edge2.lo)} and ${fmt(again.edge2.hi)}), after which the whole limit passed again: a fixed window of ${limit} per ${model.window_s} s, the drain across one of its edges`,
     ],
     notes: [],
   };
