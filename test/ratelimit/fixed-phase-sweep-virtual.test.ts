@@ -57,3 +57,23 @@ describe('a fixed window of 10 s on the clock at 20 phases: right and within 2 %
     expect(counts, rows.join('\n')).toEqual(expected);
   });
 });
+
+describe('a fixed window larger than the request cap allows to size', () => {
+  // 1000 per 60 s takes about three limits' worth of requests and pings; the default cap is 3000.
+  // The clump after the second edge ran out of requests at 799, none refused: it was said to be
+  // "a window that slides, whose slots free a period after each request" (a count it never made).
+  it('1000 per 60 s within 3000 requests: not identified, for the cap, with the setting to raise', async () => {
+    const truth: LimiterModel = {
+      kind: 'fixed-window',
+      limit: 1000,
+      window_s: 60,
+      phase_s: 10.5,
+      counts_refused: false,
+    };
+    const e = await discoverVirtual({ limiter: () => fromModel(truth), status: 429 }, { maxDurationS: 150 });
+    const notes = e.notes.join('\n');
+    expect(e.limiter, notes).toBeNull();
+    expect(notes).toMatch(/request cap \(rate_limit\.max_requests 3000\) ran out .* raise rate_limit\.max_requests/);
+    expect(notes).not.toMatch(/a window that slides/);
+  });
+});

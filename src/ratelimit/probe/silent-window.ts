@@ -184,6 +184,10 @@ async function sizeLongWindow(
       `the window is longer than the probe's budget (${probe.maxDurationMs / 1000} s): its first edge came ${fmt(p1.sentMs - drain.refusal.sentMs)} after the limit shut, and no second one before the cap`,
     );
   const { edge2, length, whole } = again;
+  if (again.cutByCap)
+    return notIdentified(
+      `the probe's request cap (rate_limit.max_requests ${probe.maxRequests}) ran out in the clump after the second edge of a long window (about ${fmt(midpoint(length).value)}), ${whole} of ${limit} let through and none refused yet: a window of ${limit} takes about ${Math.ceil((3.5 * limit) / 100) * 100} requests to size; raise rate_limit.max_requests`,
+    );
   if (whole < limit) {
     const log = slidingLog(limit, { lo: edge1.lo - startMs, hi: edge1.hi - startMs }, edge2, seenMs(p1), whole);
     if (log) return { ...log, notes: [] };
@@ -221,7 +225,7 @@ function fixedBetween(probe: Probe, limit: number, length: Bracket, edge2: Brack
 async function wholeAgain(
   probe: Probe,
   at: { edge1: Bracket; limit: number; fromMs: number; clumpDelayMs: number },
-): Promise<{ edge2: Bracket; length: Bracket; whole: number } | undefined> {
+): Promise<{ edge2: Bracket; length: Bracket; whole: number; cutByCap?: true } | undefined> {
   const { edge1 } = at;
   // Apart by at most half the clump's delay: a sliding log is caught before the clump's slots free.
   const stepCapMs = at.clumpDelayMs / 2;
@@ -240,7 +244,13 @@ async function wholeAgain(
   const edge2: Bracket = { lo: seenMs(second.lastRefused ?? lastSent), hi: seenMs(second.accepted) };
   const length: Bracket = { lo: edge2.lo - edge1.hi, hi: edge2.hi - edge1.lo };
   const again = await drainAt(probe, 'edges', probe.elapsed(), at.limit + 5);
-  return { edge2, length, whole: 1 + (again ? countUntilRefused(again) : 0) };
+  return {
+    edge2,
+    length,
+    whole: 1 + (again ? countUntilRefused(again) : 0),
+    // Cut by the probe's request cap before any refusal: what passed is no count of the limit.
+    ...(!again?.some((s) => s.answer === 'limited') && probe.stoppedBy === 'requests' ? { cutByCap: true } : {}),
+  };
 }
 
 /**
