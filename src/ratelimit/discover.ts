@@ -503,16 +503,26 @@ async function staircaseAfter(
   const stairs = await staircasePhase(probe, shape, drainFromIdle, earlier);
   const evidence = [shape.evidence, stairs.evidence];
   if (stairs.model) return { estimate: await identifiedWindow(probe, drained, stairs.model, evidence, []) };
-  if (stairs.sawStairs)
+  if (stairs.sawStairs) {
+    // Its rate stands without its kind: a batch a tick, pinned by the ticks (batch-staircase.ts `rate`).
+    const rate = stairs.rate
+      ? { sustained_rps: round(stairs.rate.rps, 2), sustained_precision: round(stairs.rate.precision, 4) }
+      : {};
+    const said = stairs.rate
+      ? [
+          `sustained ${round(stairs.rate.rps, 2)} req/s (±${round(100 * stairs.rate.precision, 1)} %), a batch each timer tick: the limiter's kind and burst not identified`,
+        ]
+      : [];
     return {
       estimate: estimateOf(
         probe,
         drained,
-        { ...NOTHING_MEASURED, limiter_evidence: evidence },
+        { ...NOTHING_MEASURED, ...rate, limiter_evidence: evidence },
         { verdict: 'unknown', notes: [] },
-        [`not identified: ${stairs.evidence}`],
+        [`not identified: ${stairs.evidence}`, ...said],
       ),
     };
+  }
   // Ruled out before it sent anything: the shape goes on as it was, with the reason.
   if (!stairs.ran) return { shape: { ...shape, evidence: `${shape.evidence}; ${stairs.evidence}` }, ran: false };
   // A window's edge walk goes on from the last edge the staircase timed, not the first.

@@ -77,3 +77,25 @@ describe('a fixed window larger than the request cap allows to size', () => {
     expect(notes).not.toMatch(/a window that slides/);
   });
 });
+
+describe('a staircase whose capacity was not measured keeps its rate (issue 35: an unknown burst does not hide a known rate)', () => {
+  // 100 per 5 s, its edge 0.125 s into the drain: after it, 100 came back at once every 5.008 s
+  // (9 ticks, ±0.3 %), a timer's bucket or a fixed window, but bursts from idle never settled.
+  // Before, no rate at all: the stage searched with k6 rounds for what the ticks had pinned.
+  it('100 per 5 s: not identified, sustained 20 req/s within 1 %, said as the ticks', async () => {
+    const truth: LimiterModel = {
+      kind: 'fixed-window',
+      limit: 100,
+      window_s: 5,
+      phase_s: 0.125,
+      counts_refused: false,
+    };
+    const e = await discoverVirtual({ limiter: () => fromModel(truth), status: 429 }, { maxDurationS: 60 });
+    const notes = e.notes.join('\n');
+    expect(e.limiter, notes).toBeNull();
+    expect(relativeError(e.sustained_rps, sustainedRate(truth)), notes).toBeLessThanOrEqual(0.01);
+    expect(e.sustained_precision, notes).toBeLessThanOrEqual(0.01);
+    expect(notes).toMatch(/capacity was not measured/);
+    expect(notes).toMatch(/a batch each timer tick: the limiter's kind and burst not identified/);
+  });
+});

@@ -33,6 +33,12 @@ export interface StaircaseFindings {
   latest?: ShapeFindings['recovery'];
   /** The ticks' spacing, ms, once they told a fixed window on the clock: where its edge walk looks for the next edge. */
   periodMs?: Bracket;
+  /**
+   * With `sawStairs` and no model: the rate the ticks pinned to ACCEPTED_PRECISION, a batch a tick,
+   * whose capacity was not measured. A timer's bucket and a fixed window (one batch a window) both
+   * sustain it: an unknown burst does not hide a known rate (issue 35).
+   */
+  rate?: { rps: number; precision: number };
 }
 
 /** Ticks the staircase times before the period is believed (the shape phase's comeback is not one: its batch may have been shared): two spans at least. */
@@ -212,12 +218,20 @@ export async function staircasePhase(
     previous = took ? undefined : sizes;
     idleTicks = took ? Math.ceil(sizes / batch) + 2 : idleTicks + 1;
   }
+  return capacityUnmeasured(stairs, batch, periodMs);
+}
+
+/** A staircase whose bursts from idle never settled: not identified, its rate kept when the ticks pinned it. */
+function capacityUnmeasured(stairs: string, batch: number, periodMs: { value: number; precision: number }) {
   return {
     model: null,
     sawStairs: true,
     ran: true,
     evidence: `${stairs}: a bucket refilled by a timer, but its capacity was not measured (bursts from idle did not settle within the budget)`,
-  };
+    ...(periodMs.precision <= ACCEPTED_PRECISION
+      ? { rate: { rps: (batch * 1000) / periodMs.value, precision: periodMs.precision } }
+      : {}),
+  } satisfies StaircaseFindings;
 }
 
 /**
