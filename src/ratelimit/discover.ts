@@ -505,12 +505,13 @@ async function staircaseAfter(
   if (stairs.model) return { estimate: await identifiedWindow(probe, drained, stairs.model, evidence, []) };
   if (stairs.sawStairs) {
     // Its rate stands without its kind: a batch a tick, pinned by the ticks (batch-staircase.ts `rate`).
-    const rate = stairs.rate
-      ? { sustained_rps: round(stairs.rate.rps, 2), sustained_precision: round(stairs.rate.precision, 4) }
-      : {};
-    const said = stairs.rate
+    const rate = stairs.rate && {
+      sustained_rps: round(stairs.rate.rps, 2),
+      sustained_precision: round(stairs.rate.precision, 4),
+    };
+    const said = rate
       ? [
-          `sustained ${round(stairs.rate.rps, 2)} req/s (±${round(100 * stairs.rate.precision, 1)} %), a batch each timer tick: the limiter's kind and burst not identified`,
+          `sustained ${rate.sustained_rps} req/s (±${round(100 * rate.sustained_precision, 1)} %), a batch each timer tick: the limiter's kind and burst not identified`,
         ]
       : [];
     return {

@@ -15,6 +15,28 @@ import { discoverVirtual, fromModel } from './virtual-limit.js';
 const PHASES = 20;
 const WINDOW_S = 10;
 
+/** A fixed window on the clock of `limit` per `windowS`, its edge `phaseS` in, probed on the virtual clock. */
+function probeFixed(
+  limit: number,
+  windowS: number,
+  phaseS: number,
+  { announces, maxDurationS = 60 }: { announces?: 'retry-after'; maxDurationS?: number } = {},
+) {
+  const truth: LimiterModel = {
+    kind: 'fixed-window',
+    limit,
+    window_s: windowS,
+    phase_s: phaseS,
+    counts_refused: false,
+  };
+  const limiter = fromModel(truth);
+  const estimate = discoverVirtual(
+    { limiter: () => limiter, status: 429, ...(announces ? { announces } : {}) },
+    { maxDurationS },
+  );
+  return { truth, estimate };
+}
+
 describe('a fixed window of 10 s on the clock at 20 phases: right and within 2 %, or not identified', () => {
   it.each([
     // Before the next edge's pings were capped at 3 % of the time since the first edge and a
@@ -29,18 +51,8 @@ describe('a fixed window of 10 s on the clock at 20 phases: right and within 2 %
     const counts = { sized: 0, 'not identified': 0, other: 0 };
     const rows: string[] = [];
     for (let i = 0; i < PHASES; i++) {
-      const truth: LimiterModel = {
-        kind: 'fixed-window',
-        limit,
-        window_s: WINDOW_S,
-        phase_s: ((i + 0.5) * WINDOW_S) / PHASES,
-        counts_refused: false,
-      };
-      const limiter = fromModel(truth);
-      const e = await discoverVirtual(
-        { limiter: () => limiter, status: 429, ...(announces ? { announces } : {}) },
-        { maxDurationS: 60 },
-      );
+      const { truth, estimate } = probeFixed(limit, WINDOW_S, ((i + 0.5) * WINDOW_S) / PHASES, { announces });
+      const e = await estimate;
       const got = e.limiter;
       const sized =
         got?.kind === 'fixed-window' &&
@@ -63,14 +75,7 @@ describe('a fixed window larger than the request cap allows to size', () => {
   // The clump after the second edge ran out of requests at 799, none refused: it was said to be
   // "a window that slides, whose slots free a period after each request" (a count it never made).
   it('1000 per 60 s within 3000 requests: not identified, for the cap, with the setting to raise', async () => {
-    const truth: LimiterModel = {
-      kind: 'fixed-window',
-      limit: 1000,
-      window_s: 60,
-      phase_s: 10.5,
-      counts_refused: false,
-    };
-    const e = await discoverVirtual({ limiter: () => fromModel(truth), status: 429 }, { maxDurationS: 150 });
+    const e = await probeFixed(1000, 60, 10.5, { maxDurationS: 150 }).estimate;
     const notes = e.notes.join('\n');
     expect(e.limiter, notes).toBeNull();
     expect(notes).toMatch(/request cap \(rate_limit\.max_requests 3000\) ran out .* raise rate_limit\.max_requests/);
@@ -83,14 +88,8 @@ describe('a staircase whose capacity was not measured keeps its rate (issue 35: 
   // (9 ticks, ±0.3 %), a timer's bucket or a fixed window, but bursts from idle never settled.
   // Before, no rate at all: the stage searched with k6 rounds for what the ticks had pinned.
   it('100 per 5 s: not identified, sustained 20 req/s within 1 %, said as the ticks', async () => {
-    const truth: LimiterModel = {
-      kind: 'fixed-window',
-      limit: 100,
-      window_s: 5,
-      phase_s: 0.125,
-      counts_refused: false,
-    };
-    const e = await discoverVirtual({ limiter: () => fromModel(truth), status: 429 }, { maxDurationS: 60 });
+    const { truth, estimate } = probeFixed(100, 5, 0.125);
+    const e = await estimate;
     const notes = e.notes.join('\n');
     expect(e.limiter, notes).toBeNull();
     expect(relativeError(e.sustained_rps, sustainedRate(truth)), notes).toBeLessThanOrEqual(0.01);

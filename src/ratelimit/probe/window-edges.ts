@@ -50,6 +50,9 @@ const NEXT_EDGE_STEP = 0.03;
  * 50 ± 10 ms was read as another kind).
  */
 const SCAN_WINDOWS_FROM_MS = 3000;
+/** Whether every length reading known (a bracket whose `lo` passed its `hi` is none) says SCAN_WINDOWS_FROM_MS or more. */
+const longWindow = (...lengths: Bracket[]): boolean =>
+  lengths.every((b) => b.lo > b.hi || b.lo >= SCAN_WINDOWS_FROM_MS);
 /** Pings across a predicted edge's bracket at most, per window (bisectEdge). */
 const EDGE_SCAN_PINGS = 10;
 /** Windows at most. */
@@ -322,7 +325,7 @@ async function walkEdges(
             probe,
             { lo: firstEdge.lo + tickPeriodMs.lo, hi: firstEdge.hi + tickPeriodMs.hi },
             afterMs,
-            tickPeriodMs.lo >= SCAN_WINDOWS_FROM_MS,
+            longWindow(tickPeriodMs),
           )
         : edges.length === 1
           ? await pingUntilAccepted(
@@ -339,7 +342,7 @@ async function walkEdges(
               probe,
               nextEdgeEitherWay(edges, lattice, opened, w, afterMs),
               afterMs,
-              [lattice, opened].every((b) => b.lo > b.hi || b.lo >= SCAN_WINDOWS_FROM_MS),
+              longWindow(lattice, opened),
             );
     if (!found.accepted) break;
     edges.push(edgeBracket(found.lastRefused, found.accepted, beforeEdgeMs));
@@ -577,7 +580,7 @@ async function walkOpenedWindows(
         probe,
         { lo: startMs + length.lo, hi: startMs + length.hi },
         afterMs,
-        length.lo >= SCAN_WINDOWS_FROM_MS,
+        longWindow(length),
       );
     if (!found.accepted) break;
     opened.push({
@@ -700,13 +703,8 @@ const REFUSALS_FORGIVEN =
  * bracket is the window, exactly (only then can clock edges be placed on Unix time); else the middle.
  */
 function exactWindow(length: Bracket, roomy: Bracket = length): number {
-  const middle = midpoint(length).value;
-  // Whole seconds before tenths: a bracket of 9.9-10.05 s is a 10 s window, not a 9.9 s one (1 % fast).
-  for (const gridMs of [1000, 100]) {
-    const round = Math.round(middle / gridMs) * gridMs;
-    if (round > 0 && round >= roomy.lo && round <= roomy.hi) return round;
-  }
-  return middle;
+  const round = Math.round(midpoint(length).value / 100) * 100;
+  return round > 0 && round >= roomy.lo && round <= roomy.hi ? round : midpoint(length).value;
 }
 
 /** One clock edge (ms, the probe's clock), from every edge bracket moved back by its whole windows: the narrow ones decide. */
