@@ -374,7 +374,16 @@ async function windowPath(
     ]);
   }
   const evidence = [shape.evidence, ...window.evidence, ...(batch?.evidence ? [batch.evidence] : [])];
-  return identifiedWindow(probe, drained, batch?.model ?? model, evidence, window.notes);
+  // Behind a faster limit (recover.ts frontLimit) a burst from idle meets that one first: the burst
+  // said is what the drain passed, not the window's count.
+  const front = shape.frontLimit && !batch?.model ? shape.drain : undefined;
+  const notes = front
+    ? [
+        ...window.notes,
+        `a burst meets a faster limit in front of the window first: ${front.accepted} passed from idle at ${probe.maxRps} req/s before its first refusal; that limit was not sized`,
+      ]
+    : window.notes;
+  return identifiedWindow(probe, drained, batch?.model ?? model, evidence, notes, front?.accepted);
 }
 
 /** A bucket (or a queue) by its shape, or no shape at all: the stream sizes its rate, the idle burst its capacity. */
@@ -561,12 +570,14 @@ async function identifiedWindow(
   model: WindowModel | BatchBucketModel,
   evidence: string[],
   windowNotes: string[],
+  burst?: number,
 ): Promise<Estimate> {
   const batch = model.kind === 'bucket';
   const retryAfter = await retryAfterPhase(probe, batch ? model.fill_interval_s : windowLengthS(model));
   const scope = await scopePhase(probe, batch ? model.burst : model.limit);
   const figures: Figures = {
     ...(batch ? batchFigures(model) : windowFigures(model)),
+    ...(burst !== undefined ? { burst } : {}),
     scope: scope.scope,
     limiter: model,
     limiter_evidence: evidence,

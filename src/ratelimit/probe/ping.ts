@@ -131,3 +131,27 @@ export async function drainAt(
   if (probe.outOfBudget()) return undefined;
   return (await probe.burstRun(phase, cap, opts)).samples;
 }
+
+/**
+ * Up to `shortBy` more let through after a run that another limit refused: a bucket in front of a
+ * window (a bucket of 100 per second before a window of 200 per 10 s) shuts a run at max_rps a few
+ * short of the window's count and lets them through one at a time a refill later. Pings with
+ * doubling gaps from the first timer's, none sent at or past `beforeMs` (well inside the window,
+ * so no admission is the next window's): the window is shut only when they stay refused that long.
+ * Every request sent, in sending order.
+ */
+export async function topUp(probe: Probe, phase: PhaseName, shortBy: number, beforeMs: number): Promise<Sample[]> {
+  const sent: Sample[] = [];
+  const firstGapMs = Math.max(2000 / probe.maxRps, 5);
+  let fromMs = probe.elapsed();
+  for (let i = 0; i < shortBy && fromMs + firstGapMs < beforeMs && !probe.outOfBudget(); i++) {
+    const found = await pingUntilAccepted(probe, phase, fromMs, firstGapMs, (gap, last) => {
+      sent.push(last);
+      return last.sentMs + 2 * gap < beforeMs ? 2 * gap : undefined;
+    });
+    if (!found.accepted) break;
+    sent.push(found.accepted);
+    fromMs = found.accepted.sentMs;
+  }
+  return sent;
+}

@@ -14,7 +14,7 @@ import {
 } from '../identify.js';
 import type { Sample } from '../types.js';
 import { acceptedBeforeRefusal, reorderMs, sendingEndMs } from './arrival.js';
-import { pingUntilAccepted, type Recovery } from './ping.js';
+import { pingUntilAccepted, topUp, type Recovery } from './ping.js';
 import { tailSingles } from './drain-tail.js';
 import type { Probe } from './probe.js';
 
@@ -57,6 +57,12 @@ export interface ShapeFindings {
   trickleRefused: number[];
   /** Send times of those recoveries, ms, in order. */
   trickleAdmittedMs: number[];
+  /**
+   * A faster limit in front was seen (resetAfterSingle): it refuses a run at max_rps a few short of
+   * the window's count and lets them through a refill later, so the window's count is what passed
+   * until the window shut, refills included (window-edges.ts tops its fills up the same way).
+   */
+  frontLimit?: true;
 }
 
 /** The drain's figures from its samples (and the set-up requests before it); undefined when nothing was refused or nothing passed. */
@@ -87,6 +93,7 @@ export async function shapePhase(
   drain: DrainFigures,
   knownTrickleMs: number | null = null,
   found?: Recovery,
+  afterSingle = false,
 ): Promise<ShapeFindings | undefined> {
   // `found`: the first recovery, already searched for this way (probe/silent-window.ts).
   const recovery = found ?? (await firstRecovery(probe, drain));
@@ -103,7 +110,8 @@ export async function shapePhase(
   let trickleMs: number | null = null;
   const trickleRefused: number[] = [];
   const admitted: number[] = [];
-  const singles = tailSingles(probe.samples, drain.refusal.sentMs, first.sentMs);
+  // After a single and a long shut (resetAfterSingle), the singles were the other limit's refills.
+  const singles = afterSingle ? 0 : tailSingles(probe.samples, drain.refusal.sentMs, first.sentMs);
   const whole = resetWhole({
     clump,
     drained: drain.accepted,
@@ -118,9 +126,16 @@ export async function shapePhase(
     // ahead of a smooth window's pace (a limit that counts refusals would be held shut by them).
     const gap = Math.max(firstGapMs(probe), recoveryMs / (2 * drain.accepted));
     let from = lastSent(clumpRun) ?? first.sentMs;
+    // Shut this long after the comeback, the limit is no bucket that refills as fast (shutLong).
+    const longMs = SLIDING_RECOVERY_RATIO * Math.max(recoveryMs, gap);
     for (let i = 0; i < TRICKLE_RECOVERIES && !probe.outOfBudget(); i++) {
-      const next = await pingUntilAccepted(probe, 'recover', from, gap);
+      const next = await pingUntilAccepted(probe, 'recover', from, gap, afterSingle ? 2 : finerWhenLong(from, longMs));
       if (!next.accepted) break;
+      const reset =
+        admitted.length === 0 && !afterSingle && shutLong(next, from, longMs)
+          ? await resetAfterSingle(probe, drain, next as Recovery & { accepted: Sample }, { recoveryMs, clump })
+          : undefined;
+      if (reset) return reset;
       admitted.push(next.accepted.sentMs);
       trickleRefused.push(next.refused);
       from = next.accepted.sentMs;
@@ -149,6 +164,71 @@ export async function shapePhase(
     ...(clumpCount ? { clumpCount } : {}),
     trickleRefused,
     trickleAdmittedMs: admitted,
+  };
+}
+
+/**
+ * Refused for far longer than the first comeback took: the refused pings before `next` span
+ * SLIDING_RECOVERY_RATIO of `comebackMs` or more. A bucket that let one through `comebackMs` after
+ * the drain refills as fast again; a limit shut that long after it is another one, or a window.
+ */
+const shutLong = (next: Recovery, fromMs: number, comebackMs: number): boolean =>
+  next.refused >= 2 &&
+  next.lastRefused !== undefined &&
+  next.lastRefused.sentMs - fromMs > SLIDING_RECOVERY_RATIO * comebackMs;
+
+/**
+ * A trickle's ping gaps: doubling, as a bucket's refill is found within a few; once shut past
+ * `longMs` after `fromMs`, growing by half, as the first recovery's (firstRecovery): a window whose
+ * edge comes then is found within a third of the wait, so what comes back at once tells a window
+ * that reset from one that slides (resetWhole).
+ */
+const finerWhenLong =
+  (fromMs: number, longMs: number) =>
+  (gap: number, last: Sample): number =>
+    last.sentMs - fromMs > longMs ? gap * 1.5 : gap * 2;
+
+/**
+ * One request let through right after the drain, then the limit shut long, then back (`next`): two
+ * limits, a fast bucket in front of a window (a bucket of 100 per second before a fixed window of 200
+ * per 10 s: the drain at 200 req/s met the bucket at 197, one request passed 10 ms later, then the
+ * window was full until its edge). Read as a bucket, the trickle's three comebacks averaged 1.72 s,
+ * and the probe spent its budget on a slow bucket that was none: not identified. The shape is read
+ * again from that comeback, a clump sent at once; only a window that came back whole stands (the
+ * single before it said only that the bucket refilled one).
+ */
+async function resetAfterSingle(
+  probe: Probe,
+  drain: DrainFigures,
+  next: Recovery & { accepted: Sample },
+  first: { recoveryMs: number; clump: number },
+): Promise<ShapeFindings | undefined> {
+  const again = await shapePhase(probe, drain, null, next, true);
+  if (again?.shape !== 'resetting-window') return undefined;
+  const shutS = (next.accepted.sentMs - drain.refusal.sentMs) / 1000;
+  // The clump ran from the comeback to its first refusal: as long again after it is inside the
+  // window that came back (it lasted longer than the clump), and a bucket's refills come sooner.
+  const clumpMs = probe.elapsed() - next.accepted.sentMs;
+  const topped = again.clumpCount ? await topUp(probe, 'recover', Infinity, probe.elapsed() + clumpMs) : [];
+  // Still letting requests through when the bound came (the window came back while the bucket in
+  // front was short: a clump of 114 of 200 an edge 0.6 s after the drain), the count is not the
+  // window's: read as before.
+  if (topped.at(-1)?.answer === 'accepted') return undefined;
+  const more = topped.filter((s) => s.answer === 'accepted').length;
+  return {
+    ...again,
+    figures: { ...again.figures, clump: again.figures.clump + more },
+    ...(again.clumpCount
+      ? {
+          clumpCount: {
+            ...again.clumpCount,
+            count: again.clumpCount.count + more,
+            lastCountedMs: Math.max(again.clumpCount.lastCountedMs, ...topped.map((s) => s.sentMs)),
+          },
+        }
+      : {}),
+    frontLimit: true,
+    evidence: `${first.clump === 1 ? 'one request' : `${first.clump} requests`} passed ${Math.round(first.recoveryMs)} ms after the drain's first refusal, then ${next.refused} in a row were refused until ${shutS.toFixed(2)} s after it: another limit, shut until it reset, not a bucket's refill; ${again.evidence}`,
   };
 }
 

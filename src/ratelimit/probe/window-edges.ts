@@ -23,7 +23,7 @@ import {
 } from '../identify.js';
 import type { FixedWindowModel } from '../limiters/index.js';
 import type { Sample } from '../types.js';
-import { pingAt, pingUntilAccepted } from './ping.js';
+import { pingAt, pingUntilAccepted, topUp } from './ping.js';
 import type { Probe } from './probe.js';
 import { admittedBefore, countedToShut, countUntilRefused, firstGapMs, type WindowCount } from './recover.js';
 import { sendingEndMs, usualGapNoiseMs } from './arrival.js';
@@ -131,9 +131,10 @@ export async function windowEdgesPhase(
   drained: number,
   comebackMs: number,
   tickPeriodMs?: Bracket,
+  frontLimit = false,
 ): Promise<EdgeFindings> {
   const notes: string[] = [];
-  const walked = await walkEdges(probe, clumpLimit, firstEdge, clump, notes, tickPeriodMs);
+  const walked = await walkEdges(probe, clumpLimit, firstEdge, clump, notes, { tickPeriodMs, frontLimit });
   const { edges } = walked;
   let { afterMs } = walked;
   let limit = limitSeen(clumpLimit, edges, clump.counted, walked.fillRefused);
@@ -296,7 +297,7 @@ async function walkEdges(
   firstEdge: Bracket,
   clump: FilledWindow,
   notes: string[],
-  tickPeriodMs?: Bracket,
+  { tickPeriodMs, frontLimit }: { tickPeriodMs?: Bracket | undefined; frontLimit: boolean },
 ): Promise<{ edges: Bracket[]; fillRefused: boolean } & FilledWindow & NoisyEdges> {
   const edges: Bracket[] = [firstEdge];
   let fillRefused = false;
@@ -346,7 +347,16 @@ async function walkEdges(
             );
     if (!found.accepted) break;
     edges.push(edgeBracket(found.lastRefused, found.accepted, beforeEdgeMs));
-    const filled = await fillWindow(probe, limit, found.accepted, notes);
+    // Behind a faster limit (recover.ts frontLimit), a fill that limit cut short is topped up, only
+    // while the edges fit a lattice, within half its shortest window of this edge.
+    const spaced = windowLength(edges);
+    const filled = await fillWindow(
+      probe,
+      limit,
+      found.accepted,
+      notes,
+      frontLimit && edges.length >= 2 && spaced.lo <= spaced.hi ? edges.at(-1)!.lo + spaced.lo / 2 : undefined,
+    );
     ({ afterMs, beforeEdgeMs } = filled);
     fillRefused ||= filled.refused === true;
     // The window refused part of its fill: it held requests before the ping that found its edge, so
@@ -515,9 +525,20 @@ const pinned = (b: Bracket, precision: number) => b.lo <= b.hi && midpoint(b).pr
  * too), and its end taken for a bound put the next edge after where it was ('not evenly spaced',
  * or a window read long). That the window holds the fill sent on time, filling it assumes anyway.
  */
-async function fillWindow(probe: Probe, limit: number, edgeFound: Sample, notes: string[]): Promise<FilledWindow> {
+async function fillWindow(
+  probe: Probe,
+  limit: number,
+  edgeFound: Sample,
+  notes: string[],
+  topUpBeforeMs?: number,
+): Promise<FilledWindow> {
   const { samples } = await probe.burstRun('edges', limit - 1, { exact: true });
-  const filled = filledBy(probe, edgeFound, samples);
+  // The run stops at its first refusal: short by what it did not get through.
+  const refused = samples.some((s) => s.answer === 'limited');
+  const shortBy = refused ? limit - 1 - samples.filter((s) => s.answer === 'accepted').length : 0;
+  const topped = shortBy > 0 && topUpBeforeMs !== undefined ? await topUp(probe, 'edges', shortBy, topUpBeforeMs) : [];
+  const filled = filledBy(probe, edgeFound, [...samples, ...topped]);
+  if (topped.filter((s) => s.answer === 'accepted').length >= shortBy) return { ...filled, refused: false };
   if (filled.refused && !notes.some((n) => n.startsWith('a window let fewer')))
     notes.push(`a window let fewer than ${limit} requests through after its edge`);
   return filled;
