@@ -79,6 +79,7 @@ import { ledgerRulesOutBucket, refillUnwatched } from './probe/bucket-ledger.js'
 import { neverLifted, silentWindowPhase } from './probe/silent-window.js';
 import { noLimitReach, streamPhase, type StreamFindings } from './probe/stream.js';
 import { queueOfBursts } from './probe/queue-wait.js';
+import { windowBehindFront } from './probe/behind-front.js';
 import { rateBracket } from './rate-bracket.js';
 import { trickleWatchPhase } from './probe/trickle-watch.js';
 import type { Estimate, Sample } from './types.js';
@@ -452,6 +453,10 @@ async function bucketPath(
               ? refillUnwatched(probe.samples, sustained, idle.burst)
               : undefined))))
       : undefined;
+  // A window behind the limit the stream read (a gateway's bucket before an application's window):
+  // filled until it shuts, it is read from its next comeback on the window path.
+  const behind = notBucket && drain ? await windowBehindFront(probe, drain, notBucket) : undefined;
+  if (behind) return windowPath(probe, drained, streamSettings, behind);
   if (notBucket) {
     // Shut to the cap: a window past the budget is the likeliest cause, said with how to size one.
     const note = `not identified: ${notBucket}; not sized${neverLifted(probe)}`;

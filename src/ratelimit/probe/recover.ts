@@ -193,9 +193,7 @@ const finerWhenLong =
  * limits, a fast bucket in front of a window (a bucket of 100 per second before a fixed window of 200
  * per 10 s: the drain at 200 req/s met the bucket at 197, one request passed 10 ms later, then the
  * window was full until its edge). Read as a bucket, the trickle's three comebacks averaged 1.72 s,
- * and the probe spent its budget on a slow bucket that was none: not identified. The shape is read
- * again from that comeback, a clump sent at once; only a window that came back whole stands (the
- * single before it said only that the bucket refilled one).
+ * and the probe spent its budget on a slow bucket that was none: not identified.
  */
 async function resetAfterSingle(
   probe: Probe,
@@ -203,13 +201,33 @@ async function resetAfterSingle(
   next: Recovery & { accepted: Sample },
   first: { recoveryMs: number; clump: number },
 ): Promise<ShapeFindings | undefined> {
+  const shutMs = next.accepted.sentMs - drain.refusal.sentMs;
+  return windowFromComeback(probe, drain, next, {
+    shutFromMs: drain.refusal.sentMs,
+    because: `${first.clump === 1 ? 'one request' : `${first.clump} requests`} passed ${Math.round(first.recoveryMs)} ms after the drain's first refusal, then ${next.refused} in a row were refused until ${(shutMs / 1000).toFixed(2)} s after it: another limit, shut until it reset, not a bucket's refill`,
+    shutMs,
+  });
+}
+
+/**
+ * The shape read again from a comeback after a long shut (`next`), a clump sent at once, behind a
+ * faster limit in front: only a window that came back whole stands. The clump that limit cut short
+ * is topped up (ping.ts topUp) for as long again as it ran, or 0.9 of `shutMs` (a window shut that
+ * long is at least that long, so no admission by then is the next window's), whichever is longer;
+ * a clump still let through then is no window's count, and nothing is read. `shutFromMs`: when
+ * the window was seen full, what its comeback is timed from.
+ */
+export async function windowFromComeback(
+  probe: Probe,
+  drain: DrainFigures,
+  next: Recovery & { accepted: Sample },
+  { because, shutMs, shutFromMs }: { because: string; shutMs: number; shutFromMs: number },
+): Promise<ShapeFindings | undefined> {
   const again = await shapePhase(probe, drain, null, next, true);
   if (again?.shape !== 'resetting-window') return undefined;
-  const shutS = (next.accepted.sentMs - drain.refusal.sentMs) / 1000;
-  // The clump ran from the comeback to its first refusal: as long again after it is inside the
-  // window that came back (it lasted longer than the clump), and a bucket's refills come sooner.
   const clumpMs = probe.elapsed() - next.accepted.sentMs;
-  const topped = again.clumpCount ? await topUp(probe, 'recover', Infinity, probe.elapsed() + clumpMs) : [];
+  const untilMs = next.accepted.sentMs + Math.max(2 * clumpMs, 0.9 * shutMs);
+  const topped = again.clumpCount ? await topUp(probe, 'recover', Infinity, untilMs) : [];
   // Still letting requests through when the bound came (the window came back while the bucket in
   // front was short: a clump of 114 of 200 an edge 0.6 s after the drain), the count is not the
   // window's: read as before.
@@ -217,7 +235,7 @@ async function resetAfterSingle(
   const more = topped.filter((s) => s.answer === 'accepted').length;
   return {
     ...again,
-    figures: { ...again.figures, clump: again.figures.clump + more },
+    figures: { ...again.figures, clump: again.figures.clump + more, recoveryMs: next.accepted.sentMs - shutFromMs },
     ...(again.clumpCount
       ? {
           clumpCount: {
@@ -228,7 +246,7 @@ async function resetAfterSingle(
         }
       : {}),
     frontLimit: true,
-    evidence: `${first.clump === 1 ? 'one request' : `${first.clump} requests`} passed ${Math.round(first.recoveryMs)} ms after the drain's first refusal, then ${next.refused} in a row were refused until ${shutS.toFixed(2)} s after it: another limit, shut until it reset, not a bucket's refill; ${again.evidence}`,
+    evidence: `${because}; ${again.evidence}`,
   };
 }
 

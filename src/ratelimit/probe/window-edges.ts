@@ -82,6 +82,11 @@ interface TrialBounds {
   comebackMs: number;
   /** The most the probe saw pass from idle: the limit, or the drain's count if more. */
   fromIdle: number;
+  /**
+   * Behind a faster limit (recover.ts frontLimit): the trial's runs are topped up to the window's
+   * count (ping.ts topUp), and burstSendMs is what the edge walk's fills took that way.
+   */
+  front: boolean;
 }
 
 export interface EdgeFindings {
@@ -116,6 +121,8 @@ export interface FilledWindow {
   counted?: WindowCount;
   /** A fill: whether the window refused any of it (fewer than the limit passed after the edge). */
   refused?: boolean;
+  /** A fill topped up behind a faster limit: from its first request to the last let through, ms. */
+  toppedMs?: number;
 }
 
 /**
@@ -183,9 +190,10 @@ export async function windowEdgesPhase(
     limit,
     { length: trialLength, afterMs, clock, notes },
     {
-      burstSendMs: nominalBurstMs(probe, limit),
+      burstSendMs: Math.max(nominalBurstMs(probe, limit), walked.toppedMs),
       comebackMs,
       fromIdle: Math.max(limit, drained),
+      front: frontLimit,
     },
   );
   if (straddled) {
@@ -298,9 +306,10 @@ async function walkEdges(
   clump: FilledWindow,
   notes: string[],
   { tickPeriodMs, frontLimit }: { tickPeriodMs?: Bracket | undefined; frontLimit: boolean },
-): Promise<{ edges: Bracket[]; fillRefused: boolean } & FilledWindow & NoisyEdges> {
+): Promise<{ edges: Bracket[]; fillRefused: boolean; toppedMs: number } & FilledWindow & NoisyEdges> {
   const edges: Bracket[] = [firstEdge];
   let fillRefused = false;
+  let toppedMs = 0;
   let { afterMs, beforeEdgeMs } = clump;
   const rebounds = new Map<number, number>();
   const noiseMs = usualGapNoiseMs(probe.samples);
@@ -346,6 +355,8 @@ async function walkEdges(
               longWindow(lattice, opened),
             );
     if (!found.accepted) break;
+    // Where the lattice so far put this edge: a first ping let through leaves its bracket wide.
+    const predicted = lattice.lo <= lattice.hi ? nextEdge(edges, lattice).lo : -Infinity;
     edges.push(edgeBracket(found.lastRefused, found.accepted, beforeEdgeMs));
     // Behind a faster limit (recover.ts frontLimit), a fill that limit cut short is topped up, only
     // while the edges fit a lattice, within half its shortest window of this edge.
@@ -355,16 +366,19 @@ async function walkEdges(
       limit,
       found.accepted,
       notes,
-      frontLimit && edges.length >= 2 && spaced.lo <= spaced.hi ? edges.at(-1)!.lo + spaced.lo / 2 : undefined,
+      frontLimit && edges.length >= 2 && spaced.lo <= spaced.hi
+        ? Math.max(edges.at(-1)!.lo, predicted) + spaced.lo / 2
+        : undefined,
     );
     ({ afterMs, beforeEdgeMs } = filled);
     fillRefused ||= filled.refused === true;
+    toppedMs = Math.max(toppedMs, filled.toppedMs ?? 0);
     // The window refused part of its fill: it held requests before the ping that found its edge, so
     // the edge came before that ping's lower bound (the last fill crossed it), after the last edge's ping.
     if (filled.refused && edges.length >= 2)
       rebounds.set(edges.length - 1, Math.max(found.lastRefused?.sentMs ?? -Infinity, edges[edges.length - 2]!.hi));
   }
-  return { edges, afterMs, beforeEdgeMs, fillRefused, rebounds, noiseMs };
+  return { edges, afterMs, beforeEdgeMs, fillRefused, toppedMs, rebounds, noiseMs };
 }
 
 /**
@@ -538,7 +552,9 @@ async function fillWindow(
   const shortBy = refused ? limit - 1 - samples.filter((s) => s.answer === 'accepted').length : 0;
   const topped = shortBy > 0 && topUpBeforeMs !== undefined ? await topUp(probe, 'edges', shortBy, topUpBeforeMs) : [];
   const filled = filledBy(probe, edgeFound, [...samples, ...topped]);
-  if (topped.filter((s) => s.answer === 'accepted').length >= shortBy) return { ...filled, refused: false };
+  const toppedIn = topped.filter((s) => s.answer === 'accepted');
+  if (shortBy > 0 && toppedIn.length >= shortBy)
+    return { ...filled, refused: false, toppedMs: toppedIn.at(-1)!.sentMs - Math.min(...samples.map((s) => s.sentMs)) };
   if (filled.refused && !notes.some((n) => n.startsWith('a window let fewer')))
     notes.push(`a window let fewer than ${limit} requests through after its edge`);
   return filled;
@@ -743,6 +759,25 @@ const isDisturbed = (t: TrialOutcome | Disturbed | string): t is Disturbed => ty
 const nominalBurstMs = (probe: Probe, limit: number) => ((limit - 1) * 1000) / probe.maxRps;
 
 /**
+ * A run at max_rps until its first refusal; behind a faster limit (`front`), topped up one request
+ * at a time until `front.count` passed or `front.beforeMs` (ping.ts topUp). Every request, run first.
+ */
+async function runToCount(
+  probe: Probe,
+  cap: number,
+  front: { count: number; beforeMs: number } | undefined,
+): Promise<Sample[]> {
+  const { samples } = await probe.burstRun('edges', cap);
+  const shortBy = front ? front.count - samples.filter((s) => s.answer === 'accepted').length : 0;
+  if (!front || shortBy <= 0 || !samples.some((s) => s.answer === 'limited')) return samples;
+  return [...samples, ...(await topUp(probe, 'edges', shortBy, front.beforeMs))];
+}
+
+/** What a run let through: until its first refusal, or every admission of a run topped up behind a faster limit. */
+const passedOf = (run: readonly Sample[], front: boolean): number =>
+  front ? run.filter((s) => s.answer === 'accepted').length : countUntilRefused(run);
+
+/**
  * How long a burst of `limit` less one takes at the pace `burst` was sent at until its first
  * refusal, ms: its median gap, so that one stall (100–300 ms) does not make every later plan too long to fit.
  */
@@ -802,20 +837,24 @@ async function edgeTrial(
   // edge, sent where a sliding log may have freed the first request's slot, changed no outcome in
   // 1,100 virtual runs of logs 10–30 ms late, and cost one (30 per 0.5 s, 10 ms late: not
   // identified; log-edge-ping-virtual.test.ts); the case it was for is caught by the rules below.
-  const [{ samples: burst }, ping] = await Promise.all([
-    probe.burstRun('edges', 2 * limit + 5),
+  // Behind a faster limit, topped up to the window's count, within the burst's planned end.
+  const [burst, ping] = await Promise.all([
+    runToCount(probe, 2 * limit + 5, bounds.front ? { count: limit - 1, beforeMs: plan.burstEndMs } : undefined),
     plan.pingMs === null ? undefined : pingAt(probe, 'edges', plan.pingMs),
   ]);
   const late = (sentMs: number, plannedMs: number) => sentMs > plannedMs + plan.lateMs;
   const disturbed: Disturbed = {
     disturbed: true,
-    bounds: { ...bounds, burstSendMs: Math.max(burstSendMs, sentPace(burst, limit)) },
+    bounds: {
+      ...bounds,
+      burstSendMs: Math.max(burstSendMs, sentPace(burst, limit)),
+    },
   };
   // The rest of the limit, what the trial needs of the burst, went out on time (or the machine disturbed it).
   const sent = burst.map((s) => s.sentMs).sort((a, b) => a - b);
   if (late(first.sentMs, plan.firstMs) || late(sent[Math.min(limit, sent.length) - 2] ?? 0, plan.burstEndMs))
     return disturbed;
-  const burstPassed = countUntilRefused(burst);
+  const burstPassed = passedOf(burst, bounds.front);
   // Well over what passed from idle, sent within less than a log's period: the count started afresh
   // mid-burst at an edge no request of the probe's set, the clock's. (The clock's edge, extrapolated
   // from a lattice read 0.85 % long, fell inside the burst 8 windows on: 67 of it passed, which the
@@ -845,10 +884,14 @@ async function edgeTrial(
     };
   const clumpWait = plan.clumpMs - probe.elapsed();
   if (clumpWait > 0) await probe.clock.sleep(Math.ceil(clumpWait), probe.signal);
-  const { samples: clump } = await probe.burstRun('edges', limit + 5);
+  const clump = await runToCount(
+    probe,
+    limit + 5,
+    bounds.front ? { count: limit, beforeMs: plan.clumpMs + length.lo / 2 } : undefined,
+  );
   if (clump.length === 0) return 'no time left';
   if (late(Math.min(...clump.map((s) => s.sentMs)), plan.clumpMs)) return disturbed;
-  const passed = countUntilRefused(clump);
+  const passed = passedOf(clump, bounds.front);
   const anchor = edgeTrialVerdict(limit, ping ? false : null, passed);
   const after = fmt(Math.min(...clump.map((s) => s.sentMs)) - first.sentMs);
   // A window opened by the first request lets the clump in a window after it; a sliding log does

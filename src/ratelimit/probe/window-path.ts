@@ -44,8 +44,9 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
         ...(found.clumpCount ? { counted: found.clumpCount } : {}),
       },
       drain.limit,
-      // A sliding log (or a window that counts refusals) came back no sooner than a period after the drain's first request.
-      recovery.accepted.sentMs - drain.firstMs,
+      // A sliding log (or a window that counts refusals) came back no sooner than a period after the
+      // drain's first request; behind a faster limit, after the last request the window let through.
+      found.frontLimit ? found.figures.recoveryMs : recovery.accepted.sentMs - drain.firstMs,
       found.tickPeriodMs,
       found.frontLimit,
     );

@@ -1,0 +1,75 @@
+// A window behind a faster limit, found after the stream: a gateway's bucket in front of an
+// application's window (a bucket of 50 per second, burst 50, before a fixed window of 200 per 10 s).
+// The drain meets the bucket first, its refills trickle back at the bucket's rate, and the probe
+// reads a bucket; the stream at that rate then fills the window, which shuts until its edge:
+// "shut until an edge, not a bucket; not sized", and paced k6 rounds searched for the rate. Here
+// the window is filled to its shut, its next edge found, and the shape read from that comeback
+// (recover.ts windowFromComeback), for the window path to walk its edges as any window's.
+
+import type { Sample } from '../types.js';
+import { pingUntilAccepted, topUp } from './ping.js';
+import type { Probe } from './probe.js';
+import { firstGapMs, windowFromComeback, type DrainFigures, type ShapeFindings } from './recover.js';
+
+/** Windows the edge walk and its trial take to size a window (window-edges.ts): three to six. */
+const WINDOWS_TO_SIZE = 6;
+/** The shortest shut taken for a window behind a faster limit, ms. */
+const LONG_SHUT_MS = 3000;
+
+/**
+ * The longest the limit was seen shut, ms: from the first to the last of a run of refused requests
+ * with nothing let through between them (the primary client's, by sending time). 0 when none.
+ */
+export function longestShutMs(samples: readonly Sample[]): number {
+  const answered = samples
+    .filter((s) => s.client === 'primary' && s.answer !== 'error')
+    .sort((a, b) => a.sentMs - b.sentMs);
+  let longest = 0;
+  let runFromMs: number | undefined;
+  for (const s of answered) {
+    if (s.answer !== 'limited') runFromMs = undefined;
+    else {
+      runFromMs ??= s.sentMs;
+      longest = Math.max(longest, s.sentMs - runFromMs);
+    }
+  }
+  return longest;
+}
+
+/**
+ * The shape of the window behind the limit the stream read (`notBucket`: why it is no bucket), or
+ * undefined when none showed. What the window has left is spent first, a run at max_rps topped up
+ * one request at a time for 0.9 of the longest shut seen (the window is at least that long, so it
+ * shuts within that, or this is no window); then pings growing by half find its next edge.
+ */
+export async function windowBehindFront(
+  probe: Probe,
+  drain: DrainFigures,
+  notBucket: string,
+): Promise<ShapeFindings | undefined> {
+  const shutMs = longestShutMs(probe.samples);
+  // Only with time to walk its edges (a window is at least as long as it was seen shut): started
+  // short of that, the fills only spend what a longer window behind it (a minute's quota) holds
+  // for the k6 rounds that size it then.
+  // And only a window of seconds: a stream shut for less (a 1 s counter, a minute's quota behind it)
+  // is sized by the k6 rounds as before, with the minute's quota left to them.
+  if (shutMs < LONG_SHUT_MS || probe.maxDurationMs - probe.elapsed() < WINDOWS_TO_SIZE * shutMs) return undefined;
+  const fromMs = probe.elapsed();
+  const { samples: run } = await probe.burstRun('recover', drain.accepted + 5);
+  const topped = run.some((s) => s.answer === 'limited')
+    ? await topUp(probe, 'recover', Infinity, fromMs + 0.9 * shutMs)
+    : [];
+  if ((topped.at(-1) ?? run.at(-1))?.answer !== 'limited') return undefined;
+  // Full from the last request it let through.
+  const shutFromMs = Math.max(
+    ...[...run, ...topped].filter((s) => s.answer === 'accepted').map((s) => s.sentMs),
+    fromMs,
+  );
+  const next = await pingUntilAccepted(probe, 'recover', probe.elapsed(), firstGapMs(probe), 1.5);
+  if (!next.accepted || next.refused < 2) return undefined;
+  return windowFromComeback(probe, drain, next as typeof next & { accepted: Sample }, {
+    because: `${notBucket}: a window behind a faster limit? Filled until it shut, it came back ${((next.accepted.sentMs - shutFromMs) / 1000).toFixed(2)} s later`,
+    shutMs,
+    shutFromMs,
+  });
+}
