@@ -308,6 +308,14 @@ export const ROWS: RowSpec[] = [
     'a bucket of 100 and a 10 s window, silent',
     MINUTE_CAP_S,
   ),
+  // A gateway's slower bucket before the same window: read as a bucket until its stream showed the
+  // window shut, then "not a bucket; not sized" (probe/behind-front.ts walks that window now).
+  emulatorRow(
+    'stacked',
+    [bucket(50, 50), fixed(200, 10, false)],
+    "a gateway's bucket of 50 and a 10 s window, silent",
+    MINUTE_CAP_S,
+  ),
   // Issue 35: the same two limits in real limiters (a second and a minute), no emulator limit behind.
   nginxZones(false),
   nginxZones(true),
