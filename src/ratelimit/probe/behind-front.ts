@@ -48,11 +48,9 @@ export async function windowBehindFront(
   notBucket: string,
 ): Promise<ShapeFindings | undefined> {
   const shutMs = longestShutMs(probe.samples);
-  // Only with time to walk its edges (a window is at least as long as it was seen shut): started
-  // short of that, the fills only spend what a longer window behind it (a minute's quota) holds
-  // for the k6 rounds that size it then.
-  // And only a window of seconds: a stream shut for less (a 1 s counter, a minute's quota behind it)
-  // is sized by the k6 rounds as before, with the minute's quota left to them.
+  // Only a window of seconds, with time left to walk its edges (it is at least as long as it was
+  // seen shut). Short of either, the fills would only spend what a longer window behind it (a
+  // minute's quota behind a 1 s counter) holds for the k6 rounds that size it then.
   if (shutMs < LONG_SHUT_MS || probe.maxDurationMs - probe.elapsed() < WINDOWS_TO_SIZE * shutMs) return undefined;
   const fromMs = probe.elapsed();
   const { samples: run } = await probe.burstRun('recover', drain.accepted + 5);
