@@ -86,14 +86,15 @@ export const firstGapMs = (probe: Probe) => Math.max(2000 / probe.maxRps, 5);
 /**
  * `knownTrickleMs`: the interval a first shape phase timed, when this one only confirms it. A
  * recovery shorter than a smooth window's (SLIDING_RECOVERY_RATIO of them) then needs no timing
- * again: only a long one could change the verdict.
+ * again: only a long one could change the verdict. `behindFront`: read again from a comeback behind
+ * a faster limit (windowFromComeback), which is not looked for again.
  */
 export async function shapePhase(
   probe: Probe,
   drain: DrainFigures,
   knownTrickleMs: number | null = null,
   found?: Recovery,
-  afterSingle = false,
+  behindFront = false,
 ): Promise<ShapeFindings | undefined> {
   // `found`: the first recovery, already searched for this way (probe/silent-window.ts).
   const recovery = found ?? (await firstRecovery(probe, drain));
@@ -110,8 +111,8 @@ export async function shapePhase(
   let trickleMs: number | null = null;
   const trickleRefused: number[] = [];
   const admitted: number[] = [];
-  // After a single and a long shut (resetAfterSingle), the singles were the other limit's refills.
-  const singles = afterSingle ? 0 : tailSingles(probe.samples, drain.refusal.sentMs, first.sentMs);
+  // Read again behind a faster limit (windowFromComeback): the singles were that limit's refills.
+  const singles = behindFront ? 0 : tailSingles(probe.samples, drain.refusal.sentMs, first.sentMs);
   const whole = resetWhole({
     clump,
     drained: drain.accepted,
@@ -129,10 +130,10 @@ export async function shapePhase(
     // Shut this long after the comeback, the limit is no bucket that refills as fast (shutLong).
     const longMs = SLIDING_RECOVERY_RATIO * Math.max(recoveryMs, gap);
     for (let i = 0; i < TRICKLE_RECOVERIES && !probe.outOfBudget(); i++) {
-      const next = await pingUntilAccepted(probe, 'recover', from, gap, afterSingle ? 2 : finerWhenLong(from, longMs));
+      const next = await pingUntilAccepted(probe, 'recover', from, gap, behindFront ? 2 : finerWhenLong(from, longMs));
       if (!next.accepted) break;
       const reset =
-        admitted.length === 0 && !afterSingle && shutLong(next, from, longMs)
+        admitted.length === 0 && !behindFront && shutLong(next, from, longMs)
           ? await resetAfterSingle(probe, drain, next as Recovery & { accepted: Sample }, { recoveryMs, clump })
           : undefined;
       if (reset) return reset;
