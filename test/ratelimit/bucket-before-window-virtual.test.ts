@@ -10,9 +10,9 @@
 // window shut: that window is filled to its shut and read from its next comeback (behind-front.ts).
 
 import { describe, expect, it } from 'vitest';
-import { sustainedRate, type LimiterSet } from '../../src/ratelimit/limiters/index.js';
-import { relativeError } from './support.js';
+import type { LimiterSet } from '../../src/ratelimit/limiters/index.js';
 import { discoverVirtual, fromModel } from './virtual-limit.js';
+import { tallyWindows } from './window-tally.js';
 
 const stack = (rateRps: number, burst: number, phaseS: number): LimiterSet => [
   { kind: 'bucket', rate_rps: rateRps, burst },
@@ -20,37 +20,29 @@ const stack = (rateRps: number, burst: number, phaseS: number): LimiterSet => [
 ];
 
 /**
- * Each phase probed for `ratelimit`'s 150 s: sized (a fixed window of 200 within 2 % of 20 req/s,
- * said to be behind a faster limit, the burst the drain's), or not identified; the tallies and rows.
+ * Each phase probed for `ratelimit`'s 150 s, tallied (window-tally.ts); a reading that names a
+ * limiter is the window, said to be behind a faster limit, its burst the drain's.
  */
-async function sweep(rateRps: number, burst: number, phases: readonly number[]) {
-  const counts = { sized: 0, 'not identified': 0, other: 0 };
-  const rows: string[] = [];
-  for (const phaseS of phases) {
-    const truth = stack(rateRps, burst, phaseS);
-    const limiter = fromModel(truth);
-    const e = await discoverVirtual({ limiter: () => limiter, status: 429 }, { maxDurationS: 150 });
-    const got = e.limiter;
-    const sized =
-      got?.kind === 'fixed-window' &&
-      got.limit === 200 &&
-      (relativeError(e.sustained_rps, sustainedRate(truth)) ?? 1) <= 0.02;
-    counts[sized ? 'sized' : got === null ? 'not identified' : 'other']++;
-    rows.push(
-      `phase ${phaseS} s: ${JSON.stringify(got)} ${e.sustained_rps} req/s, burst ${e.burst}, ${e.duration_s} s`,
-    );
-    if (e.sustained_rps !== null) expect(e.sustained_rps, rows.at(-1)).toBeLessThanOrEqual(1.02 * sustainedRate(truth));
-    if (got === null) expect(e.notes.join('\n'), rows.at(-1)).toMatch(/not identified|not pinned down|not sized/);
-    else {
-      expect(e.limiter_evidence.join('\n'), rows.at(-1)).toMatch(/faster limit|another limit/);
+const sweep = (rateRps: number, burst: number, phases: readonly number[]) =>
+  tallyWindows(
+    200,
+    phases.map((phaseS) => {
+      const truth = stack(rateRps, burst, phaseS);
+      const limiter = fromModel(truth);
+      return {
+        phaseS,
+        truth,
+        probe: () => discoverVirtual({ limiter: () => limiter, status: 429 }, { maxDurationS: 150 }),
+      };
+    }),
+    (e, row) => {
+      expect(e.limiter_evidence.join('\n'), row).toMatch(/faster limit|another limit/);
       // A burst from idle meets the bucket first, not the window's 200: the burst said is the
       // drain's, with why.
-      expect(e.burst, rows.at(-1)).toBeLessThan(200);
-      expect(e.notes.join('\n'), rows.at(-1)).toMatch(/faster limit in front of the window first/);
-    }
-  }
-  return { counts, rows };
-}
+      expect(e.burst, row).toBeLessThan(200);
+      expect(e.notes.join('\n'), row).toMatch(/faster limit in front of the window first/);
+    },
+  );
 
 describe('a bucket before a fixed window of 200 per 10 s, at phases of the window', () => {
   it("100 per second, burst 100: ratelimit's 150 s probe sizes the window at most phases, never anything else", async () => {

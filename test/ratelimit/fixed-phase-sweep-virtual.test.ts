@@ -11,11 +11,12 @@ import { describe, expect, it } from 'vitest';
 import { sustainedRate, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import { relativeError } from './support.js';
 import { discoverVirtual, fromModel } from './virtual-limit.js';
+import { tallyWindows } from './window-tally.js';
 
 const PHASES = 20;
 const WINDOW_S = 10;
 
-/** A fixed window on the clock of `limit` per `windowS`, its edge `phaseS` in, probed on the virtual clock. */
+/** A fixed window on the clock of `limit` per `windowS`, its edge `phaseS` in, and its probe on the virtual clock. */
 function probeFixed(
   limit: number,
   windowS: number,
@@ -30,11 +31,9 @@ function probeFixed(
     counts_refused: false,
   };
   const limiter = fromModel(truth);
-  const estimate = discoverVirtual(
-    { limiter: () => limiter, status: 429, ...(announces ? { announces } : {}) },
-    { maxDurationS },
-  );
-  return { truth, estimate };
+  const probe = () =>
+    discoverVirtual({ limiter: () => limiter, status: 429, ...(announces ? { announces } : {}) }, { maxDurationS });
+  return { truth, probe };
 }
 
 describe('a fixed window of 10 s on the clock at 20 phases: right and within 2 %, or not identified', () => {
@@ -48,24 +47,11 @@ describe('a fixed window of 10 s on the clock at 20 phases: right and within 2 %
     { limit: 100, announces: 'retry-after' as const, expected: { sized: 20, 'not identified': 0, other: 0 } },
     { limit: 100, announces: undefined, expected: { sized: 20, 'not identified': 0, other: 0 } },
   ])('$limit per 10 s, $announces', async ({ limit, announces, expected }) => {
-    const counts = { sized: 0, 'not identified': 0, other: 0 };
-    const rows: string[] = [];
-    for (let i = 0; i < PHASES; i++) {
-      const { truth, estimate } = probeFixed(limit, WINDOW_S, ((i + 0.5) * WINDOW_S) / PHASES, { announces });
-      const e = await estimate;
-      const got = e.limiter;
-      const sized =
-        got?.kind === 'fixed-window' &&
-        got.limit === limit &&
-        (relativeError(e.sustained_rps, sustainedRate(truth)) ?? 1) <= 0.02;
-      counts[sized ? 'sized' : got === null ? 'not identified' : 'other']++;
-      rows.push(`phase ${truth.phase_s} s: ${JSON.stringify(got)} ${e.sustained_rps} req/s, ${e.duration_s} s`);
-      // Within the precision stated: a long window sized by its first two edges (silent-window.ts)
-      // reads its middle, up to 0.6 % fast here, as before this sweep.
-      if (e.sustained_rps !== null)
-        expect(e.sustained_rps, rows.at(-1)).toBeLessThanOrEqual(1.02 * sustainedRate(truth));
-      if (got === null) expect(e.notes.join('\n'), rows.at(-1)).toMatch(/not identified|not pinned down|not sized/);
-    }
+    const phases = Array.from({ length: PHASES }, (_, i) => {
+      const phaseS = ((i + 0.5) * WINDOW_S) / PHASES;
+      return { phaseS, ...probeFixed(limit, WINDOW_S, phaseS, { announces }) };
+    });
+    const { counts, rows } = await tallyWindows(limit, phases);
     expect(counts, rows.join('\n')).toEqual(expected);
   });
 });
@@ -75,7 +61,7 @@ describe('a fixed window larger than the request cap allows to size', () => {
   // The clump after the second edge ran out of requests at 799, none refused: it was said to be
   // "a window that slides, whose slots free a period after each request" (a count it never made).
   it('1000 per 60 s within 3000 requests: not identified, for the cap, with the setting to raise', async () => {
-    const e = await probeFixed(1000, 60, 10.5, { maxDurationS: 150 }).estimate;
+    const e = await probeFixed(1000, 60, 10.5, { maxDurationS: 150 }).probe();
     const notes = e.notes.join('\n');
     expect(e.limiter, notes).toBeNull();
     expect(notes).toMatch(/request cap \(rate_limit\.max_requests 3000\) ran out .* raise rate_limit\.max_requests/);
@@ -88,8 +74,8 @@ describe('a staircase whose capacity was not measured keeps its rate (issue 35: 
   // (9 ticks, ±0.3 %), a timer's bucket or a fixed window, but bursts from idle never settled.
   // Before, no rate at all: the stage searched with k6 rounds for what the ticks had pinned.
   it('100 per 5 s: not identified, sustained 20 req/s within 1 %, said as the ticks', async () => {
-    const { truth, estimate } = probeFixed(100, 5, 0.125);
-    const e = await estimate;
+    const { truth, probe } = probeFixed(100, 5, 0.125);
+    const e = await probe();
     const notes = e.notes.join('\n');
     expect(e.limiter, notes).toBeNull();
     expect(relativeError(e.sustained_rps, sustainedRate(truth)), notes).toBeLessThanOrEqual(0.01);

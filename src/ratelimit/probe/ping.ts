@@ -32,6 +32,9 @@ export interface Recovery {
   overdueMs?: number;
 }
 
+/** The first gap of a recovery search: two pacing intervals, never under 5 ms (timer resolution). */
+export const firstGapMs = (probe: Probe) => Math.max(2000 / probe.maxRps, 5);
+
 /**
  * From `fromMs`, one request after `firstGapMs`, then gaps growing by `growth` (the gap before each
  * ping is `growth` times the one before), until one passes: when the limit came back, to within
@@ -142,10 +145,10 @@ export async function drainAt(
  */
 export async function topUp(probe: Probe, phase: PhaseName, shortBy: number, beforeMs: number): Promise<Sample[]> {
   const sent: Sample[] = [];
-  const firstGapMs = Math.max(2000 / probe.maxRps, 5);
+  const startGapMs = firstGapMs(probe);
   let fromMs = probe.elapsed();
-  for (let i = 0; i < shortBy && fromMs + firstGapMs < beforeMs && !probe.outOfBudget(); i++) {
-    const found = await pingUntilAccepted(probe, phase, fromMs, firstGapMs, (gap, last) => {
+  for (let i = 0; i < shortBy && fromMs + startGapMs < beforeMs && !probe.outOfBudget(); i++) {
+    const found = await pingUntilAccepted(probe, phase, fromMs, startGapMs, (gap, last) => {
       sent.push(last);
       return last.sentMs + 2 * gap < beforeMs ? 2 * gap : undefined;
     });

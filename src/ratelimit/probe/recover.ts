@@ -14,7 +14,7 @@ import {
 } from '../identify.js';
 import type { Sample } from '../types.js';
 import { acceptedBeforeRefusal, reorderMs, sendingEndMs } from './arrival.js';
-import { pingUntilAccepted, topUp, type Recovery } from './ping.js';
+import { firstGapMs, pingUntilAccepted, topUp, type Recovery } from './ping.js';
 import { tailSingles } from './drain-tail.js';
 import type { Probe } from './probe.js';
 
@@ -80,8 +80,8 @@ export function drainFigures(samples: readonly Sample[], setupRequests = 0): Dra
   };
 }
 
-/** The first gap of a recovery search: two pacing intervals, never under 5 ms (timer resolution). */
-export const firstGapMs = (probe: Probe) => Math.max(2000 / probe.maxRps, 5);
+// The recovery searches' first gap, where the phases that time a comeback look for it.
+export { firstGapMs } from './ping.js';
 
 /**
  * `knownTrickleMs`: the interval a first shape phase timed, when this one only confirms it. A
