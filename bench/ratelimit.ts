@@ -316,6 +316,18 @@ export const ROWS: RowSpec[] = [
     "a gateway's bucket of 50 and a 10 s window, silent",
     MINUTE_CAP_S,
   ),
+  // Flask-Limiter's moving windows ("10 per second; 100 per minute", a log each): no detector reads
+  // the pair, and 35 s scouts hold inside the minute; every round over the horizon is refused after
+  // 100 requests and cut before the minute turns (search-loop.ts windowFloorRps, 2 Dec).
+  emulatorRow(
+    'stacked',
+    [
+      { kind: 'sliding-window', limit: 10, period_s: 1, counts_refused: false },
+      { kind: 'sliding-window', limit: 100, period_s: 60, counts_refused: false },
+    ],
+    "Flask-Limiter's moving windows, 10 per 1 s and 100 per 60 s, silent",
+    MINUTE_CAP_S,
+  ),
   // Issue 35: the same two limits in real limiters (a second and a minute), no emulator limit behind.
   nginxZones(false),
   nginxZones(true),

@@ -25,6 +25,7 @@ import {
 import { inconclusiveRound, planRound, shutRound, unprovenBy, type ProofReach } from './proof-reach.js';
 import { HEADROOM, roundedRate } from './recommend.js';
 import { round } from './estimators.js';
+import { RETRIED_LAG_S } from './stacked-inference.js';
 import { heldOnStoreText, lineBelow, quotaLine, spreadingRps, type QuotaLine } from './quota-line.js';
 import type { ProofRound } from '../report/model.js';
 import type { Proof, Recommendation } from './types.js';
@@ -281,7 +282,7 @@ export async function searchUntilHeld(
     full = queue.shift() ?? sized(lowered(full, proof, s.scoutHolds));
   }
   // Every round over the horizon refused: once more, at what they let through after their quota.
-  const floor = last ? sized(afterQuotaFloor(last.rec, last.proof, s.rounds)) : null;
+  const floor = last ? sized(afterQuotaFloor(last.rec, last.proof, s.rounds, options.reach.roundS / 2)) : null;
   if (floor === null) return outcome(false);
   const proof = await run(floor, null);
   if (proof === null) return outcome(true);
@@ -310,28 +311,65 @@ function horizonQueue(
 }
 
 /**
- * The last round over the whole horizon, once every one was refused: at the least that any of them
- * let through per second after its quota ran out, measured over the rest of a horizon, where the
- * scouts' holds (too short to spend a big burst) led each one above the limit: two buckets, 50 per
- * second and 5 with a burst of 100 (true 5 req/s), scouts held 5.7 and 7.1, rounds at 7.6, 7.5 and
- * 7.1 were refused after 3.4–3.9 s, then 4.85–4.99 req/s passed, and nothing was sized. Null when no
- * round over the horizon met a quota, or that rate is no lower than the last one tried.
+ * The last round over the whole horizon, once every one was refused: at what the refused rounds say
+ * the limit sustains past their quota, the higher of two readings (rounded to a tenth of a request
+ * per second: a measurement, not a policy a person types; a bucket of 100 per second and a window
+ * of 200 per 10 s let 19.64 through, and 19 held, 5 % under):
+ * - what any of them let through per second after its quota ran out, the least of them: a limit
+ *   that refills as it refuses (two buckets, 50 per second and 5 with a burst of 100, true 5 req/s:
+ *   scouts held 5.7 and 7.1 inside the burst, rounds at 7.6, 7.5 and 7.1 were refused after
+ *   3.4-3.9 s, then 4.85-4.99 req/s passed);
+ * - the most any of them let through before its first refusal, over the longest window the horizon
+ *   tests (windowFloorRps): a window that stays shut past the cut lets next to nothing through
+ *   after its quota (Flask-Limiter's moving windows, 10 per second and 100 per minute, true 1.67
+ *   req/s: rounds at 2.4 and 2.3 were refused after 100 requests, then 0.1-0.2 req/s passed
+ *   before the cut, and a hold at 0.1 sized nothing).
+ * Null when no round over the horizon met a quota, or that rate is no lower than the last one tried.
  */
-function afterQuotaFloor(rec: Recommendation, proof: Proof, rounds: readonly ProofRound[]): Recommendation | null {
-  const after = rounds.flatMap((r) =>
-    r.scout_s === undefined && r.verdict === 'fails' && r.after_quota_rps !== undefined ? [r.after_quota_rps] : [],
+function afterQuotaFloor(
+  rec: Recommendation,
+  proof: Proof,
+  rounds: readonly ProofRound[],
+  maxWindowS: number,
+): Recommendation | null {
+  const refused = rounds.filter((r) => r.scout_s === undefined && r.verdict === 'fails');
+  const after = refused.flatMap((r) => (r.after_quota_rps !== undefined ? [r.after_quota_rps] : []));
+  const floors = [after.length > 0 ? Math.min(...after) : null, windowFloorRps(refused, maxWindowS)].filter(
+    (x): x is number => x !== null && x < rec.target_rps,
   );
-  if (after.length === 0) return null;
-  // A figure finer than a policy's: what passed is a measurement, and a whole request per second is
-  // 5 % of 20 (a bucket of 100 per second and a window of 200 per 10 s: 19.64 passed, 19 held, 5 % under).
-  const target = roundedRate(10 * Math.min(...after)) / 10;
+  if (floors.length === 0) return null;
+  const floor = Math.max(...floors);
+  const target = round(roundedRate(10 * floor) / 10, 2);
   if (target >= rec.target_rps || target < MIN_PROOF_RPS) return null;
+  const why =
+    floor === Math.min(...after)
+      ? 'none let more through per second once its quota ran out'
+      : `the most one let through before its first refusal, over ${maxWindowS} s (the longest window the horizon tests), as a window that stays shut past a round's cut would let it through`;
   return retried(
     rec,
     proof,
     target,
-    `tried ${target} req/s over the whole horizon: every round over it was refused, and none let more through per second once its quota ran out`,
+    `tried ${target} req/s over the whole horizon: every round over it was refused, and ${why}`,
   );
+}
+
+/**
+ * The most that refused rounds let through before their first refusal, per second of the longest
+ * window the horizon tests (`maxWindowS`): a window of that length or shorter admits at least its
+ * quota in every window, so a client paced at this rate sends no more than a window let through.
+ * Only rounds refused late that were not let through again soon after (RETRIED_LAG_S): a limit
+ * that lets calls through again at once refills as it refuses (a bucket), and its quota was a
+ * burst, not a window's count. Null when no round was refused so.
+ */
+function windowFloorRps(refused: readonly ProofRound[], maxWindowS: number): number | null {
+  const quotas = refused.flatMap((r) => {
+    const began = r.refusals_began_s;
+    if (began === undefined || began < QUOTA_AFTER_S) return [];
+    const again = r.admitted_again_s;
+    if (again !== undefined && again - began <= RETRIED_LAG_S) return [];
+    return [r.target_rps * began];
+  });
+  return quotas.length > 0 && maxWindowS > 0 ? Math.max(...quotas) / maxWindowS : null;
 }
 
 interface RestedRetry {

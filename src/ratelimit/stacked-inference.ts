@@ -642,7 +642,7 @@ function admitsAgainAsSeen(r: RoundEvidence, sim: Replay['rounds'][number], seco
  * often refused too: three such waits. The bench's bucket row saw it 1.37 to 2.34 s after the first
  * refusal (29 Nov, fresh builds), past AGAIN_LAG_S twice, which refuted the true bucket.
  */
-const RETRIED_LAG_S = 4.5;
+export const RETRIED_LAG_S = 4.5;
 
 /**
  * Whether a bucket (it refills continuously: it lets a call through within a tenth of a second of

@@ -123,7 +123,7 @@ describe('the row filter', () => {
     // A group: its rows, whatever their limiter is called.
     ['go', 14, /httprate|x\/time\/rate|Envoy/],
     ['minute', 3, /600/],
-    ['stacked', 7, /^emulator: .* and /],
+    ['stacked', 8, /^emulator: .* and /],
     ['real-stack', 4, /^(nginx limit_req|HAProxy), two .* and /],
     ['network', 9, /toxiproxy/],
     // Any word of a limiter or setting, case-insensitive, in any group.

@@ -414,6 +414,29 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     expect(searchedIt.result!.sustained_held!.refused_rps, context).toBeGreaterThan(searchedIt.result!.sustained_rps!);
   });
 
+  // Flask-Limiter's moving windows (its "10 per second; 100 per minute", a log each; true 1.67
+  // req/s), run 2 Dec against the emulator: 35 s scouts held 2.1 and 2.3 inside the minute, every
+  // round over the horizon (2.5, 2.4, 2.3) was refused after up to 100 requests, then let 0.1-0.2
+  // req/s through before its cut, the minute still shut. The last round ran at that and held: "a
+  // floor, not the limit's rate", nothing sized after 577 s. The most a round let through before
+  // its refusal, over the longest window the horizon tests, is a rate such a window sustains.
+  it('moving windows of 10 per 1 s and 100 per 60 s, every round over the horizon refused after 100: the last round at 100 per minute holds, given within 75–100 %', async () => {
+    const stack: LimiterSet = [
+      { kind: 'sliding-window', limit: 10, period_s: 1, counts_refused: false },
+      { kind: 'sliding-window', limit: 100, period_s: 60, counts_refused: false },
+    ];
+    const searchedIt = await searchedStack(stack);
+    const { rounds, context } = searchedIt;
+    const full = rounds.filter((r) => r.scout_s === undefined);
+    expect(
+      full.slice(0, -1).every((r) => r.verdict === 'fails'),
+      context,
+    ).toBe(true);
+    expect(full.at(-1), context).toMatchObject({ target_rps: 1.6, verdict: 'holds' });
+    expectGivenWithin(searchedIt, 1.25, 100 / 60);
+    expect(searchedIt.untested, context).toBeNull();
+  });
+
   // Two buckets, 50 per second and 5 with a burst of 100 (true 5 req/s): 10 s scouts hold at 5.7 and
   // 7.1 inside the big burst; every round over the horizon (7.6, 7.5, 7.1) is refused after a few
   // seconds and then lets 4.85-4.99 req/s through. Nothing was sized ("not tested"); one more round
