@@ -4,7 +4,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { PROOF_PROMISE, proofHolds } from '../../src/ratelimit/proof-loop.js';
-import { dropCutUnborne, droppedBreaking } from '../../src/ratelimit/prove.js';
+import { dropCutUnborne, droppedBreaking, proofOfRun } from '../../src/ratelimit/prove.js';
+import { SEARCH_CUT } from '../../src/ratelimit/search-loop.js';
 import type { Recommendation } from '../../src/ratelimit/types.js';
 import type { LoadScenarioResult } from '../../src/report/model.js';
 import { loadScenario } from '../helpers/load-scenario.js';
@@ -56,5 +57,45 @@ describe('a proof round cut on its dropped arrivals', () => {
     expect(dropCutUnborne(cutRun(20), inputs)).toMatch(/does not bear out/);
     // Not cut on drops: nothing to bear out.
     expect(dropCutUnborne(cutRun(20, false), inputs)).toBeNull();
+  });
+
+  // The real run of 2 Dec (Flask-Limiter's moving windows): a 2.8 req/s scout cut after 10 s,
+  // refused from 9.3 s, its calls waiting out the minute's Retry-After 23 s more, while k6 went on
+  // scheduling arrivals and dropping them: "59 of its 28 arrivals dropped".
+  it('counts no more arrivals dropped than the seconds it is cut to hold, and says no more', () => {
+    const scout = { ...rec, target_rps: 2.8, max_concurrency: 1 };
+    const scoutInputs = roundInputs(scout, { cut: SEARCH_CUT, durationS: 31 });
+    const run = (dropped: number, ok: number) =>
+      proofOfRun(
+        loadScenario({
+          scenario: 'rate-limit',
+          requests: 32,
+          thresholds: [{ metric: 'proof_refusals_past_cut', expression: 'count<1', ok: false }],
+          dropped_iterations: dropped,
+          extra: {
+            proof_refusals_past_cut: 2,
+            refusals_began_s: 9.3,
+            arrivals_s: 9.64,
+            logical_calls_ok: ok,
+            logical_calls_lost: 0,
+          },
+        }),
+        scoutInputs,
+      );
+    const cut = run(59, 28);
+    expect(cut.proof).toMatchObject({ cut_at_s: 10, arrivals: 28 });
+    expect(cut.proof!.dropped_arrivals).toBeUndefined();
+    expect(proofHolds(cut.proof!).why).not.toMatch(/dropped/);
+    expect(cut.notes.join(' ')).not.toMatch(/dropped/);
+    // Calls that ended fewer than the arrivals: the rest may have been dropped, never more.
+    const fewer = run(59, 20);
+    expect(fewer.proof!.dropped_arrivals).toBe(8);
+    expect(fewer.notes.join(' ')).toMatch(/dropped 8 of 28 arrivals/);
+    // A round that ran its whole length keeps k6's own count.
+    const whole = proofOfRun(
+      loadScenario({ scenario: 'rate-limit', requests: 80, dropped_iterations: 7, extra: { logical_calls_ok: 80 } }),
+      scoutInputs,
+    );
+    expect(whole.proof!.dropped_arrivals).toBe(7);
   });
 });
