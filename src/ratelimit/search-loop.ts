@@ -312,9 +312,9 @@ function horizonQueue(
 
 /**
  * The last round over the whole horizon, once every one was refused: at what the refused rounds say
- * the limit sustains past their quota, the higher of two readings (rounded to a tenth of a request
- * per second: a measurement, not a policy a person types; a bucket of 100 per second and a window
- * of 200 per 10 s let 19.64 through, and 19 held, 5 % under):
+ * the limit sustains past their quota, the higher of two readings (measuredRate: a measurement, not
+ * a policy a person types; a bucket of 100 per second and a window of 200 per 10 s let 19.64 through,
+ * and 19 held, 5 % under):
  * - what any of them let through per second after its quota ran out, the least of them: a limit
  *   that refills as it refuses (two buckets, 50 per second and 5 with a burst of 100, true 5 req/s:
  *   scouts held 5.7 and 7.1 inside the burst, rounds at 7.6, 7.5 and 7.1 were refused after
@@ -339,7 +339,7 @@ function afterQuotaFloor(
   );
   if (floors.length === 0) return null;
   const floor = Math.max(...floors);
-  const target = round(roundedRate(10 * floor) / 10, 2);
+  const target = measuredRate(floor);
   if (target >= rec.target_rps || target < MIN_PROOF_RPS) return null;
   const why =
     floor === Math.min(...after)
@@ -351,6 +351,17 @@ function afterQuotaFloor(
     target,
     `tried ${target} req/s over the whole horizon: every round over it was refused, and ${why}`,
   );
+}
+
+/**
+ * A measured rate as a round runs it: rounded down to three significant figures, finer than a
+ * policy's (recommend.ts roundedRate), as what passed was measured: 19.64 req/s runs at 19.6, and
+ * Flask-Limiter's 100 per 60 s, read as 1.651, at 1.65 (one decimal, 1.6, is 4 % under the 1.67).
+ */
+function measuredRate(rps: number): number {
+  const decimals = Math.max(0, 2 - Math.floor(Math.log10(rps)));
+  // The epsilon keeps a figure such as 4.85 (484.999… hundredths in binary) from flooring a step low.
+  return round(Math.floor(rps * 10 ** decimals + 1e-9) / 10 ** decimals, decimals);
 }
 
 /**
