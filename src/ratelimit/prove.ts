@@ -148,6 +148,7 @@ export function proofOfRun(scenario: LoadScenarioResult, inputs: ScenarioInputs)
   const beganMs = scenario.extra?.['arrivals_began_ms'];
   return { proof, scenario, notes, ...(typeof beganMs === 'number' ? { arrivalsBeganMs: beganMs } : {}) };
 }
+
 /**
  * The arrivals k6 dropped within the seconds a round's figures are over. k6 counts on after a cut:
  * its executor still schedules arrivals while the calls in flight finish their waits, and drops

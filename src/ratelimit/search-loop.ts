@@ -334,7 +334,8 @@ function afterQuotaFloor(
 ): Recommendation | null {
   const refused = rounds.filter((r) => r.scout_s === undefined && r.verdict === 'fails');
   const after = refused.flatMap((r) => (r.after_quota_rps !== undefined ? [r.after_quota_rps] : []));
-  const floors = [after.length > 0 ? Math.min(...after) : null, windowFloorRps(refused, maxWindowS)].filter(
+  const leastAfter = after.length > 0 ? Math.min(...after) : null;
+  const floors = [leastAfter, windowFloorRps(refused, maxWindowS)].filter(
     (x): x is number => x !== null && x < rec.target_rps,
   );
   if (floors.length === 0) return null;
@@ -342,7 +343,7 @@ function afterQuotaFloor(
   const target = measuredRate(floor);
   if (target >= rec.target_rps || target < MIN_PROOF_RPS) return null;
   const why =
-    floor === Math.min(...after)
+    floor === leastAfter
       ? 'none let more through per second once its quota ran out'
       : `the most one let through before its first refusal, over ${maxWindowS} s (the longest window the horizon tests), as a window that stays shut past a round's cut would let it through`;
   return retried(
