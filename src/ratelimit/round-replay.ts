@@ -40,6 +40,12 @@ export interface ReplayedRound {
   refusedArrivals: number;
   /** Accepted from the first refusal on: what the limit let through once its quota was spent. */
   acceptedAfterFirst: number;
+  /**
+   * Of `accepted`, the tail's retries let through after the arrivals stopped: k6 may have got none
+   * of them (each call gives up once the wait its 429 asks runs past its retry budget), so a count
+   * of k6's is too low for the candidate only below `accepted`, and too high only above this less.
+   */
+  tailAccepted: number;
   /** Seconds into the round of the first arrival accepted after the first refusal; null when none was. */
   admittedAgainS: number | null;
   /**
@@ -154,6 +160,7 @@ function replayRound(
     accepted,
     refusedArrivals,
     acceptedAfterFirst,
+    tailAccepted,
     admittedAgainS,
     admittedNearRefusal,
   });
@@ -187,7 +194,8 @@ function replayRound(
     // Admitted where a first refusal would already come too late: any later one does too.
     if (ok && firstRefusalS === null && firstRefusal && atS > firstRefusal.seenS && !firstRefusal.fits(atS))
       return { round: figures(), refuted: true };
-    if (ok && tooMany?.(accepted)) return { round: figures(), refuted: true };
+    // Too many only without the tail's retries, which k6 may have given up (tailAccepted).
+    if (ok && tooMany?.(accepted - tailAccepted)) return { round: figures(), refuted: true };
   }
   // None at all never explains a round whose refusals k6 saw.
   return { round: figures(), refuted: firstRefusal !== undefined && firstRefusalS === null };
