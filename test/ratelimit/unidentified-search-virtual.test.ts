@@ -440,6 +440,31 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     expect(searchedIt.untested, context).toBeNull();
   });
 
+  // Kong's sliding windows (counters of 10 per 1 s and 300 per 60 s, true 5 req/s), the minute turning
+  // 20 or 40 s after the probe began: every round over the horizon was refused, the last of them
+  // (6.4 req/s) with k6 behind its arrivals, 383-414 dropped while every VU waited out a 429, and
+  // only 0.47 req/s got through after its quota. The last round ran at that, the least any let
+  // through, and held: a tenth of the rate (against the emulator, 20 per 1 s and a counter of 300
+  // per 60 s, 2 Dec: 0.27 req/s held, "a floor, not the limit's rate", not tested, exit 1). What got
+  // through a round that did not offer its rate is what k6 asked, not what the limit let through:
+  // the other rounds' 4.78-4.98 req/s set it (search-loop.ts afterQuotaFloor).
+  it.each([20, 40])(
+    "Kong's counters of 10 per 1 s and 300 per 60 s, the minute turning %i s into the probe: a round k6 fell behind in sets no floor, given within 75–100 %",
+    async (phaseS) => {
+      const stack: LimiterSet = [
+        { kind: 'sliding-counter', limit: 10, window_s: 1, phase_s: 0, counts_refused: false },
+        { kind: 'sliding-counter', limit: 300, window_s: 60, phase_s: phaseS, counts_refused: false },
+      ];
+      const searchedIt = await searchedStack(stack);
+      const full = searchedIt.rounds.filter((r) => r.scout_s === undefined);
+      expect(
+        full.some((r) => r.verdict === 'fails' && r.dropped_arrivals! > 0),
+        searchedIt.context,
+      ).toBe(true);
+      expectGivenWithin(searchedIt, 3.75, 5);
+    },
+  );
+
   // Two buckets, 50 per second and 5 with a burst of 100 (true 5 req/s): 10 s scouts hold at 5.7 and
   // 7.1 inside the big burst; every round over the horizon (7.6, 7.5, 7.1) is refused after a few
   // seconds and then lets 4.85-4.99 req/s through. Nothing was sized ("not tested"); one more round
