@@ -128,16 +128,7 @@ export function identifyStack(input: StackInput): StackVerdict {
       }
     }
   }
-  // Sliding-window counters beside the other fits too (counterCandidates), unless a fixed window on
-  // the clock's edges explains every round: a published window's edges fall there, and a counter,
-  // one degree freer, then explains as well by bending. Beside other fits a counter stands only when
-  // it explains the counts more closely than the closest of them: one round's total alone fits a
-  // window and a counter a few per cent apart equally (600 per 60 s, or a counter of 650), and the
-  // simpler reading is kept.
-  if (!fits.some((f) => f.onClock)) {
-    const bar = fits.length === 0 ? Infinity : Math.min(...fits.map((f) => f.score));
-    for (const counter of counterCandidates(input, seeds)) consider(counter, undefined, bar);
-  }
+  considerCounters(input, seeds, fits, consider);
   // The probe's reading alone was refuted: the reasons name it as such, never by its figures.
   const windows = windowsTried(input).join(', ');
   const tried =
@@ -801,6 +792,25 @@ function fittedWindows(input: StackInput, seed: RoundEvidence, windowS: number):
       ...(all > limit ? [{ ...window, limit: all, counts_refused: true }] : []),
     ];
   });
+}
+
+/**
+ * Sliding-window counters beside the other fits too (counterCandidates), unless a fixed window on
+ * the clock's edges explains every round: a published window's edges fall there, and a counter, one
+ * degree freer, then explains as well by bending. Beside other fits a counter stands only when it
+ * explains the counts more closely than the closest of them (`consider`'s bar): one round's total
+ * alone fits a window and a counter a few per cent apart equally (600 per 60 s, or a counter of
+ * 650), and the simpler reading is kept.
+ */
+function considerCounters(
+  input: StackInput,
+  seeds: readonly RoundEvidence[],
+  fits: readonly Weighed[],
+  consider: (second: LimiterModel, span: undefined, maxScore: number) => void,
+): void {
+  if (fits.some((f) => f.onClock)) return;
+  const bar = fits.length === 0 ? Infinity : Math.min(...fits.map((f) => f.score));
+  for (const counter of counterCandidates(input, seeds)) consider(counter, undefined, bar);
 }
 
 /**
