@@ -225,7 +225,7 @@ export async function searchUntilHeld(
 
   // A hold that may have lived on the store gets one more round, rested (spreadingRound); then the
   // outcome reads the line from all of them, or none when that round's refusal strays from it.
-  const settled = async (held: { rec: Recommendation; proof: Proof } | null): Promise<ProofLoopOutcome> => {
+  const settled = async (held: Held | null): Promise<ProofLoopOutcome> => {
     const spread = held ? spreadingRound(held, s.rounds, options.reach.burst) : null;
     if (spread) {
       s.afterHold = false;
@@ -262,8 +262,8 @@ export async function searchUntilHeld(
       !s.rested && scoutHeld === null ? restedRetry(rec, proof, options.reach.roundS) : null;
     // A round refused by a shut window is no refusal of its rate.
     if (again) {
-      [s.rested, s.restS, s.failedRps, s.failedProof] = [true, again.restS, ...failedBefore];
-      s.rounds[s.rounds.length - 1] = shutRound(s.rounds.at(-1)!, again.restS);
+      s.rested = true;
+      markShut(s, again, failedBefore);
       // Nor is it one of the scouts: they climb from the retry as they would have from it.
       n--;
     }
@@ -271,22 +271,107 @@ export async function searchUntilHeld(
   }
   if (scoutS === null) return settled(scoutHeld);
   const queue = horizonQueue(full ?? scoutHeld?.rec ?? null, scoutHeld?.rec ?? null, lastScouted ? null : s, sized);
-  full = queue.shift() ?? null;
-  let last: { rec: Recommendation; proof: Proof } | null = null;
-  for (let n = 0; full !== null && n < maxProofs && full.target_rps >= MIN_PROOF_RPS; n++) {
+  const ended = await overTheHorizon(queue, { s, run, sized, maxProofs, horizonS: options.reach.roundS });
+  return ended === 'cut' ? outcome(true) : settled(ended);
+}
+
+type Held = { rec: Recommendation; proof: Proof };
+
+/** What the rounds over the whole horizon are run with: the search so far, its runner, its resizing. */
+interface HorizonRun {
+  s: Search;
+  run: (rec: Recommendation, scoutS: number | null) => Promise<Proof | null | 'inconclusive'>;
+  sized: (r: Recommendation | null) => Recommendation | null;
+  maxProofs: number;
+  horizonS: number;
+}
+
+/**
+ * The rounds over the whole horizon, from `queue` (horizonQueue) and lower (lowered), then the
+ * floors once every one was refused: the hold that ends them, 'cut' when a proof run produced no
+ * figures, null when none held.
+ */
+async function overTheHorizon(queue: Recommendation[], h: HorizonRun): Promise<Held | 'cut' | null> {
+  const { s, run, sized } = h;
+  let full = queue.shift() ?? null;
+  let last: Held | null = null;
+  // Each rate a round over the horizon ran shut (restedRetry) runs once more, rested: no more.
+  const rerun = new Set<number>();
+  for (let n = 0; full !== null && n < h.maxProofs && full.target_rps >= MIN_PROOF_RPS; n++) {
+    const failedBefore = [s.failedRps, s.failedProof] as const;
     const proof = await run(full, null);
-    if (proof === null) return outcome(true);
-    if (proof === 'inconclusive') return outcome(false);
-    if (proofHolds(proof).holds) return settled({ rec: full, proof });
+    if (proof === null) return 'cut';
+    if (proof === 'inconclusive') return null;
+    if (proofHolds(proof).holds) return { rec: full, proof };
+    const again = rerun.has(full.target_rps) ? null : restedRetry(full, proof, h.horizonS);
+    if (again) {
+      rerun.add(full.target_rps);
+      markShut(s, again, failedBefore);
+      full = again.rec;
+      n--;
+      continue;
+    }
     last = { rec: full, proof };
     full = queue.shift() ?? sized(lowered(full, proof, s.scoutHolds));
   }
-  // Every round over the horizon refused: once more, at what they let through after their quota.
-  const floor = last ? sized(afterQuotaFloor(last.rec, last.proof, s.rounds, options.reach.roundS / 2)) : null;
-  if (floor === null) return outcome(false);
-  const proof = await run(floor, null);
-  if (proof === null) return outcome(true);
-  return settled(proof !== 'inconclusive' && proofHolds(proof).holds ? { rec: floor, proof } : null);
+  // Every round over the horizon refused: once more, at what they let through after their quota;
+  // refused too, once more at the least a window's quota they met sustains (quotaBoundFloor).
+  const maxWindowS = h.horizonS / 2;
+  for (const floorOf of [afterQuotaFloor, quotaBoundFloor]) {
+    const floor = last ? sized(floorOf(last.rec, last.proof, s.rounds, maxWindowS)) : null;
+    if (floor === null) return null;
+    // The bound holds for a client starting from rest: the rounds refused before left the window spent.
+    if (floorOf === quotaBoundFloor) s.restS = maxWindowS;
+    const proof = await run(floor, null);
+    if (proof === null) return 'cut';
+    if (proof === 'inconclusive') return null;
+    if (proofHolds(proof).holds) return { rec: floor, proof };
+    last = { rec: floor, proof };
+  }
+  return null;
+}
+
+/**
+ * A round refused from its start (restedRetry) is shut, not refused at its rate: marked so, the
+ * lowest refusal it set undone, and the next round rested.
+ */
+function markShut(s: Search, again: RestedRetry, failedBefore: readonly [number | null, Proof | null]): void {
+  [s.restS, s.failedRps, s.failedProof] = [again.restS, ...failedBefore];
+  s.rounds[s.rounds.length - 1] = shutRound(s.rounds.at(-1)!, again.restS);
+}
+
+/**
+ * The last round once even the after-quota floor was refused: at the most N / (b + W) of the rounds
+ * over the horizon refused after b seconds and N requests (b ≥ QUOTA_AFTER_S), W the longest window
+ * the horizon tests. Whatever the window of W or less (fixed, its edges anywhere; a sliding log; a
+ * sliding counter weighing the window before), a client paced from rest at more than its quota Q per
+ * W gets no more than Q × (b / W + 1) through by b, so Q / W ≥ N / (b + W): a rate every such
+ * limit sustains, a rounds' start on a window left part spent only lowering N. (A minute's counter
+ * behind 20 per 1 s, true 5 req/s: 5.66 req/s, the most a round let through before its refusal
+ * over 60 s, was refused after 74 s, a counter letting more than its quota through as the window
+ * before it weighs less; 325 let through in 32.5 s bound it at 3.51.) Null when none was refused so,
+ * or that rate is no lower than the last one tried.
+ */
+function quotaBoundFloor(
+  rec: Recommendation,
+  proof: Proof,
+  rounds: readonly ProofRound[],
+  maxWindowS: number,
+): Recommendation | null {
+  const bounds = rounds.flatMap((r) => {
+    const began = r.refusals_began_s;
+    if (r.scout_s !== undefined || r.verdict !== 'fails' || began === undefined || began < QUOTA_AFTER_S) return [];
+    return [(r.target_rps * began) / (began + maxWindowS)];
+  });
+  if (bounds.length === 0) return null;
+  const target = measuredRate(Math.max(...bounds));
+  if (target >= rec.target_rps || target < MIN_PROOF_RPS) return null;
+  return retried(
+    rec,
+    proof,
+    target,
+    `tried ${target} req/s over the whole horizon: every round over it was refused, the last at what they let through after their quota too, and a window of ${maxWindowS} s or less that let a round's requests through until its refusal sustains at least this`,
+  );
 }
 
 /**
@@ -318,9 +403,8 @@ function horizonQueue(
  * - what any of them let through per second after its quota ran out, the least of them: a limit
  *   that refills as it refuses (two buckets, 50 per second and 5 with a burst of 100, true 5 req/s:
  *   scouts held 5.7 and 7.1 inside the burst, rounds at 7.6, 7.5 and 7.1 were refused after
- *   3.4-3.9 s, then 4.85-4.99 req/s passed); of the rounds k6 kept up with where there are any
- *   (Kong's counters of 10 per 1 s and 300 per 60 s: 0.47 req/s passed a round that dropped 414
- *   arrivals, 4.78 the others);
+ *   3.4-3.9 s, then 4.85-4.99 req/s passed); not of a round k6 dropped most arrivals of (Kong's
+ *   counters of 10 per 1 s and 300 per 60 s: 0.47 req/s passed a round that dropped 414, 4.78 the others);
  * - the most any of them let through before its first refusal, over the longest window the horizon
  *   tests (windowFloorRps): a window that stays shut past the cut lets next to nothing through
  *   after its quota (Flask-Limiter's moving windows, 10 per second and 100 per minute, true 1.67
@@ -335,12 +419,12 @@ function afterQuotaFloor(
   maxWindowS: number,
 ): Recommendation | null {
   const refused = rounds.filter((r) => r.scout_s === undefined && r.verdict === 'fails');
-  // A round in which k6 dropped arrivals (every VU waiting out a refusal) offered less than its
-  // rate: what got through after its quota is what k6 asked, not what the limit let through. Where
-  // some round offered its whole rate, only such rounds are read.
-  const measured = refused.filter((r) => r.after_quota_rps !== undefined);
-  const keptUp = measured.filter((r) => !(r.dropped_arrivals! > 0));
-  const after = (keptUp.length > 0 ? keptUp : measured).map((r) => r.after_quota_rps!);
+  // A round in which k6 dropped most of its arrivals (every VU waiting out a refusal) offered less
+  // than half its rate: what got through after its quota is what k6 asked, not what the limit let
+  // through (a round that dropped a quarter, against two buckets, still read their refill).
+  const after = refused.flatMap((r) =>
+    r.after_quota_rps !== undefined && !offeredLittle(r) ? [r.after_quota_rps] : [],
+  );
   const leastAfter = after.length > 0 ? Math.min(...after) : null;
   const floors = [leastAfter, windowFloorRps(refused, maxWindowS)].filter(
     (x): x is number => x !== null && x < rec.target_rps,
@@ -360,6 +444,10 @@ function afterQuotaFloor(
     `tried ${target} req/s over the whole horizon: every round over it was refused, and ${why}`,
   );
 }
+
+/** Whether k6 dropped at least SHUT_SHARE of a round's arrivals: most of its rate was never offered. */
+const offeredLittle = (r: Pick<ProofRound, 'dropped_arrivals' | 'arrivals'>): boolean =>
+  r.arrivals !== undefined && r.arrivals > 0 && (r.dropped_arrivals ?? 0) >= SHUT_SHARE * r.arrivals;
 
 /**
  * A measured rate as a round runs it: rounded down to three significant figures, finer than a
@@ -410,10 +498,16 @@ const SHUT_SHARE = 0.5;
  */
 function restedRetry(rec: Recommendation, proof: Proof, horizonS: number): RestedRetry | null {
   const began = proof.refusals_began_s;
-  if (proofHolds(proof).holds || began === undefined || began >= QUOTA_AFTER_S || proof.rate_429 < SHUT_SHARE)
-    return null;
+  if (proofHolds(proof).holds || began === undefined || began >= QUOTA_AFTER_S) return null;
+  // Most of its requests refused, or most of its arrivals never sent: k6's VUs all held by calls
+  // waiting out a long Retry-After (a minute's counter: 611 of 640 dropped, 37 % of the few sent refused).
+  if (proof.rate_429 < SHUT_SHARE && !offeredLittle(proof)) return null;
   const restS = horizonS / 2;
-  const reason = `${rec.target_rps} req/s again after ${restS} s at rest: it was refused from its start (${Math.round(proof.rate_429 * 100)} % of its requests), as by a longer window the rounds before left spent, which refuses any rate until it turns`;
+  const how =
+    proof.rate_429 >= SHUT_SHARE
+      ? `${Math.round(proof.rate_429 * 100)} % of its requests`
+      : `${proof.dropped_arrivals} of its ${proof.arrivals} arrivals dropped while calls waited out refusals`;
+  const reason = `${rec.target_rps} req/s again after ${restS} s at rest: it was refused from its start (${how}), as by a longer window the rounds before left spent, which refuses any rate until it turns`;
   return { rec: retried(rec, proof, rec.target_rps, reason), restS };
 }
 
