@@ -343,14 +343,16 @@ function markShut(s: Search, again: RestedRetry, failedBefore: readonly [number 
 /**
  * The last round once even the after-quota floor was refused: at the most N / (b + W) of the rounds
  * over the horizon refused after b seconds and N requests (b ≥ QUOTA_AFTER_S), W the longest window
- * the horizon tests. Whatever the window of W or less (fixed, its edges anywhere; a sliding log; a
- * sliding counter weighing the window before), a client paced from rest at more than its quota Q per
- * W gets no more than Q × (b / W + 1) through by b, so Q / W ≥ N / (b + W): a rate every such
- * limit sustains, a rounds' start on a window left part spent only lowering N. (A minute's counter
- * behind 20 per 1 s, true 5 req/s: 5.66 req/s, the most a round let through before its refusal
- * over 60 s, was refused after 74 s, a counter letting more than its quota through as the window
- * before it weighs less; 325 let through in 32.5 s bound it at 3.51.) Null when none was refused so,
- * or that rate is no lower than the last one tried.
+ * the horizon tests. A client paced from rest at more than a window's quota Q per W (W or less: a
+ * sliding log, a sliding counter weighing the window before, a fixed window met at under twice its
+ * rate) gets no more than Q × (b / W + 1) through by b, so Q / W ≥ N / (b + W), a round's start
+ * on a window left part spent only lowering N. A fixed window met faster may let 2 Q through across
+ * one edge, and the bound overshoot: the round over the horizon is what proves a rate, and one the
+ * limit does not sustain is refused there, never given. (A minute's counter behind 20 per 1 s,
+ * true 5 req/s: 5.66 req/s, the most a round let through before its refusal over 60 s, was refused
+ * after 74 s, a counter letting more than its quota through as the window before it weighs less;
+ * 325 let through in 32.5 s bound it at 3.51.) Null when none was refused so, or that rate is no
+ * lower than the last one tried.
  */
 function quotaBoundFloor(
   rec: Recommendation,
