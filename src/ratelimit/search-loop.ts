@@ -236,7 +236,7 @@ export async function searchUntilHeld(
 
   // A scout no shorter than the horizon (`run`'s short rounds) is a round over it: its hold is a proof.
   const scoutS = options.scoutS < options.reach.roundS ? options.scoutS : null;
-  let scoutHeld: { rec: Recommendation; proof: Proof } | null = null;
+  let scoutHeld: Held | null = null;
   let full: Recommendation | null = null;
   let rec: Recommendation | null = first;
   // The scout whose hold would end the scouting ran: no round aims above the rate it tried.
@@ -360,20 +360,30 @@ function quotaBoundFloor(
   rounds: readonly ProofRound[],
   maxWindowS: number,
 ): Recommendation | null {
-  const bounds = rounds.flatMap((r) => {
-    const began = r.refusals_began_s;
-    if (r.scout_s !== undefined || r.verdict !== 'fails' || began === undefined || began < QUOTA_AFTER_S) return [];
-    return [(r.target_rps * began) / (began + maxWindowS)];
-  });
+  const bounds = lateRefusals(refusedOverHorizon(rounds)).map(
+    ({ rps, beganS }) => (rps * beganS) / (beganS + maxWindowS),
+  );
   if (bounds.length === 0) return null;
-  const target = measuredRate(Math.max(...bounds));
-  if (target >= rec.target_rps || target < MIN_PROOF_RPS) return null;
-  return retried(
+  return floorRound(
     rec,
     proof,
-    target,
-    `tried ${target} req/s over the whole horizon: every round over it was refused, the last at what they let through after their quota too, and a window of ${maxWindowS} s or less that let a round's requests through until its refusal sustains at least this`,
+    Math.max(...bounds),
+    `every round over it was refused, the last at what they let through after their quota too, and a window of ${maxWindowS} s or less that let a round's requests through until its refusal sustains at least this`,
   );
+}
+
+/** The rounds over the whole horizon that were refused (a scout's refusal is no round over it). */
+const refusedOverHorizon = (rounds: readonly ProofRound[]): ProofRound[] =>
+  rounds.filter((r) => r.scout_s === undefined && r.verdict === 'fails');
+
+/**
+ * The last round at `floorRps` (measuredRate) once every round over the horizon was refused, `why`
+ * said; null when that rate is no lower than the last one tried, or below what a round may pace.
+ */
+function floorRound(rec: Recommendation, proof: Proof, floorRps: number, why: string): Recommendation | null {
+  const target = measuredRate(floorRps);
+  if (target >= rec.target_rps || target < MIN_PROOF_RPS) return null;
+  return retried(rec, proof, target, `tried ${target} req/s over the whole horizon: ${why}`);
 }
 
 /**
@@ -420,7 +430,7 @@ function afterQuotaFloor(
   rounds: readonly ProofRound[],
   maxWindowS: number,
 ): Recommendation | null {
-  const refused = rounds.filter((r) => r.scout_s === undefined && r.verdict === 'fails');
+  const refused = refusedOverHorizon(rounds);
   // A round in which k6 dropped most of its arrivals (every VU waiting out a refusal) offered less
   // than half its rate: what got through after its quota is what k6 asked, not what the limit let
   // through (a round that dropped a quarter, against two buckets, still read their refill).
@@ -433,17 +443,13 @@ function afterQuotaFloor(
   );
   if (floors.length === 0) return null;
   const floor = Math.max(...floors);
-  const target = measuredRate(floor);
-  if (target >= rec.target_rps || target < MIN_PROOF_RPS) return null;
-  const why =
-    floor === leastAfter
-      ? 'none let more through per second once its quota ran out'
-      : `the most one let through before its first refusal, over ${maxWindowS} s (the longest window the horizon tests), as a window that stays shut past a round's cut would let it through`;
-  return retried(
+  return floorRound(
     rec,
     proof,
-    target,
-    `tried ${target} req/s over the whole horizon: every round over it was refused, and ${why}`,
+    floor,
+    floor === leastAfter
+      ? 'every round over it was refused, and none let more through per second once its quota ran out'
+      : `every round over it was refused, and the most one let through before its first refusal, over ${maxWindowS} s (the longest window the horizon tests), as a window that stays shut past a round's cut would let it through`,
   );
 }
 
@@ -471,15 +477,24 @@ function measuredRate(rps: number): number {
  * burst, not a window's count. Null when no round was refused so.
  */
 function windowFloorRps(refused: readonly ProofRound[], maxWindowS: number): number | null {
-  const quotas = refused.flatMap((r) => {
-    const began = r.refusals_began_s;
-    if (began === undefined || began < QUOTA_AFTER_S) return [];
-    const again = r.admitted_again_s;
-    if (again !== undefined && again - began <= RETRIED_LAG_S) return [];
-    return [r.target_rps * began];
-  });
+  const quotas = lateRefusals(refused)
+    .filter(({ beganS, againS }) => againS === undefined || againS - beganS > RETRIED_LAG_S)
+    .map(({ rps, beganS }) => rps * beganS);
   return quotas.length > 0 && maxWindowS > 0 ? Math.max(...quotas) / maxWindowS : null;
 }
+
+/**
+ * The rounds refused late (a quota met, not a rate refused from the start): each one's rate, when
+ * its refusals began, and when a call was let through again after them, if one was.
+ */
+const lateRefusals = (refused: readonly ProofRound[]): Array<{ rps: number; beganS: number; againS?: number }> =>
+  refused.flatMap((r) => {
+    const began = r.refusals_began_s;
+    if (began === undefined || began < QUOTA_AFTER_S) return [];
+    return [
+      { rps: r.target_rps, beganS: began, ...(r.admitted_again_s !== undefined ? { againS: r.admitted_again_s } : {}) },
+    ];
+  });
 
 interface RestedRetry {
   rec: Recommendation;
