@@ -246,3 +246,25 @@ describe("the silent windows row begun a fraction of a second past the wall cloc
     120_000,
   );
 });
+
+// A minute's window met a fraction of a second before its edge: few VUs are refused by then, each
+// waits out its Retry-After (1 s) and a jitter up to the backoff's base (4 s), and k6 sees the edge
+// let a call through again up to ~5 s after the first refusal. 50 per 1 s and 1000 per 60 s, begun
+// on the minute: round 2 at 16.9 req/s refused 0.33 s before the edge and seen let through again
+// 3.07 s after its first refusal; the true window was refuted (stacked-inference.ts edgeSeenByS),
+// nothing else explained, and 13 req/s held and was shown for 16.67.
+describe("a minute's window met just before its edge, as k6 runs it", () => {
+  it.each([0, 13])(
+    '50 per 1 s and 1000 per 60 s, the probe begun %i s past the minute: the figure shown within 2 %, recommended within 75–100 %',
+    async (startS) => {
+      const truth: LimiterSet = [
+        { kind: 'fixed-window', limit: 50, window_s: 1, phase_s: 0, counts_refused: false },
+        { kind: 'fixed-window', limit: 1000, window_s: 60, phase_s: (60 - startS) % 60, counts_refused: false },
+      ];
+      const sized = await sizeTimed(truth, true, 35, startS, startS * 1000);
+      const { rounds, identified } = sized;
+      expectSized(truth, sized, JSON.stringify({ rounds, identified }));
+    },
+    120_000,
+  );
+});
