@@ -557,6 +557,25 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     expectGivenWithin(searchedIt, 3.75, 5);
   });
 
+  // A gateway's bucket before a slower one with a store of 150 (true 2 req/s): every round over the
+  // horizon was refused late (2.7, 2.6 and 2.5 req/s, after 17-52 s) and then let through again at
+  // once, a bucket refilling as it refuses. Read as a window's quota, 130 let through in 52 s would
+  // put the last round at 130 per 60 s, 2.16 req/s, which the store carried through 120 s: shown
+  // as sustained, 8 % above the limit (search-loop.ts windowFloorRps reads only rounds that stayed shut).
+  it('two buckets, the slower with a store of 150: the last round at what passed after the quotas, never at a quota over a minute, nothing shown above 2 req/s', async () => {
+    const stack: LimiterSet = [
+      { kind: 'bucket', rate_rps: 50, burst: 50 },
+      { kind: 'bucket', rate_rps: 2, burst: 150 },
+    ];
+    const searchedIt = await searchedStack(stack);
+    const { rounds, context } = searchedIt;
+    const full = rounds.filter((r) => r.scout_s === undefined);
+    expect(full.length, context).toBeGreaterThan(1);
+    expect(full.at(-1)!.target_rps, context).toBeLessThanOrEqual(2);
+    expect(searchedIt.result!.sustained_rps, context).toBeLessThanOrEqual(2);
+    expect(searchedIt.outcome!.proven?.target_rps, context).toBeLessThanOrEqual(2);
+  });
+
   // The bench's stacked row (1 Dec): the probe's 60 s ran out before it told the 10 s window from
   // the bucket ("not identified … shut until an edge"), and the stage, taking the estimate for a
   // partial guess, ran no search: not tested. The search rests on its own rounds, so it runs.
