@@ -4,10 +4,11 @@
 // end and bisect below the first refusal: a limit that refuses a rate does so within that scale, so
 // a whole horizon per guess (540 s on the real bench's HAProxy 50 per 10 s, budget 160 s) bought
 // nothing a scout does not see. Then rounds over the whole horizon: just below the lowest refusal
-// when that refusal was narrow, then the scouts' rate, then lower by bisection, each cut once
-// refused. Only a hold over the whole horizon is the sustained rate reported, and the policy is
-// given below it; a scout's hold is never the policy nor the headline. Pure: the proof run is
-// injected, as in proof-loop.ts.
+// when that refusal was narrow, then the scouts' rate, then lower by bisection (or, refused after
+// more requests than any scout sent, at that quota over its window), each cut once refused. Only a
+// hold over the whole horizon is the sustained rate reported, and the policy is given below it; a
+// scout's hold is never the policy nor the headline. Pure: the proof run is injected, as in
+// proof-loop.ts.
 
 import {
   MIN_PROOF_RPS,
@@ -25,7 +26,7 @@ import {
 import { inconclusiveRound, planRound, shutRound, unprovenBy, type ProofReach } from './proof-reach.js';
 import { HEADROOM, roundedRate } from './recommend.js';
 import { round } from './estimators.js';
-import { RETRIED_LAG_S } from './stacked-inference.js';
+import { AGAIN_LAG_S, RETRIED_LAG_S } from './stacked-inference.js';
 import { heldOnStoreText, lineBelow, quotaLine, spreadingRps, type QuotaLine } from './quota-line.js';
 import type { ProofRound } from '../report/model.js';
 import type { Proof, Recommendation } from './types.js';
@@ -312,7 +313,10 @@ async function overTheHorizon(queue: Recommendation[], h: HorizonRun): Promise<H
       continue;
     }
     last = { rec: full, proof };
-    full = queue.shift() ?? sized(lowered(full, proof, s.scoutHolds));
+    // A quota no scout could have met: the rates queued from the scouts' holds prove nothing of it.
+    const past = sized(pastTheScouts(full, proof, s.rounds, h.horizonS / 2));
+    if (past !== null) queue.length = 0;
+    full = past ?? queue.shift() ?? sized(lowered(full, proof, s.scoutHolds));
   }
   // Every round over the horizon refused: once more, at what they let through after their quota;
   // refused too, once more at the least a window's quota they met sustains (quotaBoundFloor).
@@ -369,6 +373,41 @@ function quotaBoundFloor(
     proof,
     Math.max(...bounds),
     `every round over it was refused, the last at what they let through after their quota too, and a window of ${maxWindowS} s or less that let a round's requests through until its refusal sustains at least this`,
+  );
+}
+
+/**
+ * The round after `rec`, refused over the whole horizon once N requests had passed (a quota met, not
+ * let through again soon: a window's, not a bucket's refill), when every scout that held sent fewer
+ * than N: their holds say nothing of that quota, and bisecting down to them spends a round over the
+ * horizon on each (Flask-Limiter's moving windows, 10 per 1 s and 100 per 60 s, true 1.67 req/s:
+ * 35 s scouts held 2.1 and 2.3 on 73 and 80 requests, then 2.4 and 2.3 were each refused after
+ * 100, and only then was the floor at 100 per minute tried). At N over the window that refused it,
+ * as long as its shut lasted: from the round's start to the first call let through again, less what
+ * k6 may see late (AGAIN_LAG_S), within the refusal's start and the longest window the horizon
+ * tests; a window from rest lets at least its quota through, so a longer one sustains less. Null
+ * otherwise, or when that rate is no lower than `rec`'s.
+ */
+function pastTheScouts(
+  rec: Recommendation,
+  proof: Proof,
+  rounds: readonly ProofRound[],
+  maxWindowS: number,
+): Recommendation | null {
+  // Not from a round k6 fell behind in: a counter met by most of its arrivals dropped let more than
+  // its quota through as the minute before weighed less (20 per 1 s and a counter of 300 per 60 s:
+  // 325 passed 10 req/s, 5.41 was refused after 80 s, and the round after it on a spent minute).
+  const [late] = lateRefusals(refusedOverHorizon(rounds.slice(-1)).filter((r) => !offeredLittle(r)));
+  if (late === undefined || (late.againS !== undefined && late.againS - late.beganS <= RETRIED_LAG_S)) return null;
+  const quota = late.rps * late.beganS;
+  const scoutHolds = rounds.filter((r) => r.scout_s !== undefined && r.verdict === 'holds');
+  if (scoutHolds.some((r) => (r.arrivals ?? r.target_rps * r.scout_s!) >= quota)) return null;
+  const windowS = Math.min(maxWindowS, Math.max(late.beganS, (late.againS ?? Infinity) - AGAIN_LAG_S));
+  return floorRound(
+    rec,
+    proof,
+    quota / windowS,
+    `${rec.target_rps} req/s was refused over the whole horizon after about ${Math.round(quota)} requests, more than any scout that held sent, so their holds bound nothing; a window that let that many through and stayed shut ${round(windowS, 1)} s from the round's start sustains this`,
   );
 }
 

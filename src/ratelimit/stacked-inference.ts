@@ -583,7 +583,7 @@ const beforeRefusalOff = (sim: ReplayedRound, ok: number): boolean =>
  * backoff before it retries, so a bucket's next token may go to a VU never refused yet. A window's
  * (a bucket's is RETRIED_LAG_S), and how long after the first refusal k6's figure is an edge.
  */
-const AGAIN_LAG_S = 2;
+export const AGAIN_LAG_S = 2;
 /**
  * How much earlier or, at an edge, later: the arrivals' spacing (a twentieth of a second at 24 req/s)
  * and the answer's own time. Of the phases tried (PHASES, half a second apart) beside the one k6's
