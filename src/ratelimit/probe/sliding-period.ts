@@ -162,9 +162,6 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
       longestQuietMs = Math.max(longestQuietMs, quietPeriods * Math.max(longest, x));
       quietPeriods = 2;
       partClumps++;
-      notes.push(
-        `a clump of ${limit} from idle was refused in part: the window had not emptied, or the limit is smaller; the trial was not counted`,
-      );
       continue;
     }
     const s = await pingAt(probe, 'period', trial.startMs + x);
@@ -200,13 +197,16 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
       if (confirmsHi || !bracket.hiSeen) hiUnconfirmed = false;
     }
   }
+  // Once, with their count: a limit smaller than the clump refuses every one (Flask-Limiter's 10 per
+  // second and 100 per minute: the same line 14 times in a report).
+  if (partClumps > 0) notes.push(partClumpsNote(limit, partClumps));
   const { lo, hi } = bracket;
   const period = midpoint(bracket);
   // The bracket's half-width and the arrivals' noise together: beyond the goal the period is not
   // known well enough to size a rate on it.
   const errorBar = period.precision + noiseMs / period.value;
   if (!bracket.loSeen || !bracket.hiSeen || hiUnconfirmed || errorBar > PERIOD_GOAL) {
-    notes.push(notPinnedNote(bracket, { trials, offTrips, noiseMs, hiUnconfirmed }));
+    notes.push(notPinnedNote(bracket, { trials: trials - partClumps, offTrips, noiseMs, hiUnconfirmed }));
     return { model: null, evidence, notes, partClumps, refusedAfterQuietMs: longestQuietMs };
   }
   const offNote = offTrips > 0 ? `; ${offTrips} trials on stretched round trips not counted` : '';
@@ -216,7 +216,7 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
       ? ` (arrivals read on send times, ± ${Math.round(noiseMs)} ms${offNote})`
       : '';
   evidence.push(
-    `${trials - offTrips} trials of ${limit} requests from idle: one more request passed ${fmt(hi)} after the first and was refused ${fmt(lo)} after it${arrivals}: the window slides over ${fmt(period.value)}`,
+    `${trials - offTrips - partClumps} trials of ${limit} requests from idle: one more request passed ${fmt(hi)} after the first and was refused ${fmt(lo)} after it${arrivals}: the window slides over ${fmt(period.value)}`,
   );
   const counted = await countsRefusedTrials(probe, limit, { lo, hi }, quietPeriods);
   if (counted.evidence) evidence.push(counted.evidence);
@@ -254,6 +254,12 @@ export function gapBounds(
   if (single.answer === 'accepted') return notLateTrip(answered, single, toleratedMs);
   return usualTrip(answered, single, toleratedMs) && usualTrip(answered, first, toleratedMs);
 }
+
+/** The clumps from idle refused in part, said once. */
+const partClumpsNote = (limit: number, clumps: number): string =>
+  clumps === 1
+    ? `a clump of ${limit} from idle was refused in part: the window had not emptied, or the limit is smaller; the trial was not counted`
+    : `${clumps} clumps of ${limit} from idle were refused in part: the window had not emptied, or the limit is smaller; those trials were not counted`;
 
 /** Why the period was not sized: the bracket it stayed in, after how many trials, and what kept it wide. */
 function notPinnedNote(
