@@ -398,7 +398,7 @@ function pastTheScouts(
   // its quota through as the minute before weighed less (20 per 1 s and a counter of 300 per 60 s:
   // 325 passed 10 req/s, 5.41 was refused after 80 s, and the round after it on a spent minute).
   const [late] = lateRefusals(refusedOverHorizon(rounds.slice(-1)).filter((r) => !offeredLittle(r)));
-  if (late === undefined || (late.againS !== undefined && late.againS - late.beganS <= RETRIED_LAG_S)) return null;
+  if (late === undefined || !stayedShut(late)) return null;
   const quota = late.rps * late.beganS;
   const scoutHolds = rounds.filter((r) => r.scout_s !== undefined && r.verdict === 'holds');
   if (scoutHolds.some((r) => (r.arrivals ?? r.target_rps * r.scout_s!) >= quota)) return null;
@@ -517,10 +517,17 @@ function measuredRate(rps: number): number {
  */
 function windowFloorRps(refused: readonly ProofRound[], maxWindowS: number): number | null {
   const quotas = lateRefusals(refused)
-    .filter(({ beganS, againS }) => againS === undefined || againS - beganS > RETRIED_LAG_S)
+    .filter(stayedShut)
     .map(({ rps, beganS }) => rps * beganS);
   return quotas.length > 0 && maxWindowS > 0 ? Math.max(...quotas) / maxWindowS : null;
 }
+
+/**
+ * A late refusal not let through again soon after (RETRIED_LAG_S): a window's quota met, not a
+ * bucket refilling as it refuses.
+ */
+const stayedShut = ({ beganS, againS }: { beganS: number; againS?: number }): boolean =>
+  againS === undefined || againS - beganS > RETRIED_LAG_S;
 
 /**
  * The rounds refused late (a quota met, not a rate refused from the start): each one's rate, when
