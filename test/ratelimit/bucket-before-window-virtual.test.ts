@@ -23,19 +23,22 @@ const stack = (rateRps: number, burst: number, phaseS: number): LimiterSet => [
  * Each phase probed for `ratelimit`'s 150 s, tallied (window-tally.ts); a reading that names a
  * limiter is the window, said to be behind a faster limit, its burst the drain's.
  */
-const sweep = (rateRps: number, burst: number, phases: readonly number[]) =>
+const sweep = (rateRps: number, burst: number, phases: readonly number[], oneWayMs = 0) =>
   tallyWindows(
     200,
     phases.map((phaseS) => {
       const truth = stack(rateRps, burst, phaseS);
       const limiter = fromModel(truth);
+      const network = oneWayMs > 0 ? { network: { oneWayMs, jitterMs: oneWayMs / 3, seed: 3 } } : {};
       return {
         phaseS,
         truth,
-        probe: () => discoverVirtual({ limiter: () => limiter, status: 429 }, { maxDurationS: 150 }),
+        probe: () => discoverVirtual({ limiter: () => limiter, status: 429, ...network }, { maxDurationS: 150 }),
       };
     }),
     (e, row) => {
+      // Across a network the drain's clump can come back whole: no faster limit is seen then.
+      if (oneWayMs > 0) return;
       expect(e.limiter_evidence.join('\n'), row).toMatch(/faster limit|another limit/);
       // A burst from idle meets the bucket first, not the window's 200: the burst said is the
       // drain's, with why.
@@ -51,6 +54,27 @@ describe('a bucket before a fixed window of 200 per 10 s, at phases of the windo
     // identified. The two left: an edge 0.5 s into the drain (the drain straddles it) and one 0.5 s
     // after it (the window came back while the bucket was short, so no count was the window's).
     expect(counts, rows.join('\n')).toEqual({ sized: 8, 'not identified': 2, other: 0 });
+  });
+
+  // The clump after the first edge, cut two short of 200 by the bucket, topped up one at a time
+  // until the window shut; the refused top-ups, sent by doubling gaps up to 0.9 of the shut, were
+  // taken for the count's end, on the next edge's lower bound, so the count of 200 was read as one
+  // that ran past that edge (ping.ts toppedEndMs); and counted again behind the bucket without a
+  // top-up, 1, where the next ping took what the bucket had left (window-edges.ts recountLimit).
+  // Either alone read it "not identified" at an edge 8.25 s past the second (before: 0 of 1 sized).
+  it('100 per second, an edge 8.25 s past the second: the clump topped up to 200 is the count', async () => {
+    const { counts, rows } = await sweep(100, 100, [8.25]);
+    expect(counts, rows.join('\n')).toEqual({ sized: 1, 'not identified': 0, other: 0 });
+  });
+
+  // 5 ms away, the drain's clump came back whole (no faster limit seen) and the bucket cut each
+  // clump after it two short of 200: the next ping found what the window had left, was taken for
+  // its edge, and the fill after it was refused at once; those rooms in the lattice left the edges
+  // "not evenly spaced" (and on the real emulator, read 198 per 15.2 s: 13 req/s for 20).
+  it('100 per second across a network 5 ms away: room left in a window is no edge', async () => {
+    const { counts, rows } = await sweep(100, 100, [2.25, 2.75, 3.25, 3.75, 4.25, 4.75, 5.25, 5.75], 5);
+    // Before (3 Dec 2026): 4 sized, 4 not identified.
+    expect(counts, rows.join('\n')).toEqual({ sized: 8, 'not identified': 0, other: 0 });
   });
 
   // A gateway's bucket slower than the drain: its refills trickle back at 50 req/s, read as a bucket,

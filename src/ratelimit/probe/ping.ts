@@ -136,6 +136,20 @@ export async function drainAt(
 }
 
 /**
+ * Where a count topped up (topUp) ends, ms: its last request let through, or the first refusal
+ * after it if later; -Infinity when none was sent. The pings refused after that refusal found the
+ * window still shut, so they were before its edge whatever their time: counted as the count's end,
+ * the top-up's own doubling gaps (to 0.9 of the shut, recover.ts) put that end on the next edge's
+ * lower bound, and the count of 200 a bucket in front had cut to 198 was taken for one that ran
+ * past the edge ("counted again, 1": a window of 200 per 10 s not identified at a tenth of phases).
+ */
+export function toppedEndMs(topped: readonly Sample[]): number {
+  const lastIn = topped.findLastIndex((s) => s.answer === 'accepted');
+  const ending = topped.slice(lastIn + 1).find((s) => s.answer === 'limited');
+  return Math.max(-Infinity, ...[lastIn >= 0 ? topped[lastIn]! : undefined, ending].map((s) => s?.sentMs ?? -Infinity));
+}
+
+/**
  * Up to `shortBy` more let through after a run that another limit refused: a bucket in front of a
  * window (a bucket of 100 per second before a window of 200 per 10 s) shuts a run at max_rps a few
  * short of the window's count and lets them through one at a time a refill later. Pings with

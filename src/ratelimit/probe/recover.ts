@@ -14,7 +14,7 @@ import {
 } from '../identify.js';
 import type { Sample } from '../types.js';
 import { acceptedBeforeRefusal, reorderMs, sendingEndMs } from './arrival.js';
-import { firstGapMs, pingUntilAccepted, topUp, type Recovery } from './ping.js';
+import { firstGapMs, pingUntilAccepted, topUp, toppedEndMs, type Recovery } from './ping.js';
 import { tailSingles } from './drain-tail.js';
 import type { Probe } from './probe.js';
 
@@ -242,7 +242,7 @@ export async function windowFromComeback(
           clumpCount: {
             ...again.clumpCount,
             count: again.clumpCount.count + more,
-            lastCountedMs: Math.max(again.clumpCount.lastCountedMs, ...topped.map((s) => s.sentMs)),
+            lastCountedMs: Math.max(again.clumpCount.lastCountedMs, toppedEndMs(topped)),
           },
         }
       : {}),
