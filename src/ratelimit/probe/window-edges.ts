@@ -64,7 +64,10 @@ const ROOM_LEFT =
   'a ping let in right after the window shut, whose fill was then refused at once, found room the window had left, not its edge: not taken for one';
 /** The request sent last before `s`, if any. */
 const lastSentBefore = (samples: readonly Sample[], s: Sample): Sample | undefined =>
-  samples.reduce<Sample | undefined>((last, x) => (x.sentMs < s.sentMs && (!last || x.sentMs > last.sentMs) ? x : last), undefined);
+  samples.reduce<Sample | undefined>(
+    (last, x) => (x.sentMs < s.sentMs && (!last || x.sentMs > last.sentMs) ? x : last),
+    undefined,
+  );
 /** Why an edge trial did not run when its first request was refused: another limit shut. */
 const REFUSED_FROM_IDLE = 'a request from idle was not let through';
 /** Of the limit, what an edge trial's first request and burst from idle must get through: a few fewer when a jittery network reorders the burst. */
@@ -470,7 +473,7 @@ async function recountLimit(
     if (!found.accepted) break;
     afterMs = Math.max(afterMs, found.accepted.sentMs);
     const next = [...edges, edgeBracket(found.lastRefused, found.accepted, beforeEdgeMs)];
-      if (counted && before === 0 && counted.lastCountedMs < earliestEdge(next, windowLength(next), next.length - 1)) {
+    if (counted && before === 0 && counted.lastCountedMs < earliestEdge(next, windowLength(next), next.length - 1)) {
       edges.push(next[next.length - 1]!);
       return { limit: counted.count, afterMs, clumps: clumps + 1 };
     }
