@@ -28,7 +28,7 @@ import { quietRampPhase } from './quiet-ramp.js';
 import type { Sample } from '../types.js';
 import { LONG_WINDOW_S, phaseS } from './advertised.js';
 import { seenMs } from './arrival.js';
-import { drainAt, pingUntilAccepted, type Recovery } from './ping.js';
+import { drainAt, pingUntilAccepted, topUp, type Recovery } from './ping.js';
 import type { Probe } from './probe.js';
 import { countUntilRefused, firstGapMs, firstRecovery, type DrainFigures } from './recover.js';
 
@@ -60,14 +60,13 @@ const fmt = (ms: number) => `${round(ms / 1000, 1)} s`;
 
 /** The first recovery after the drain, and when it is long, the window sized by its two edges. */
 export async function silentWindowPhase(probe: Probe, drain: DrainFigures): Promise<SilentWindowFindings> {
-  const drainSample = probe.samples.find((s) => s.phase === 'drain' && s.sentMs === drain.firstMs);
-  const startMs = drainSample ? seenMs(drainSample) : drain.firstMs;
   const budget = `the probe's budget is ${probe.maxDurationMs / 1000} s`;
   let tooLongFromMs: number | undefined;
   let told = false;
   const recovery = await firstRecovery(probe, drain, (gap, last) => {
     const next = 1.5 * gap;
-    if (last.sentMs + next - drain.refusal.sentMs < LONG_WAIT_MS) return next;
+    const { shut, startMs } = sinceLastClump(probe, drain, last.sentMs);
+    if (last.sentMs + next - shut.refusal.sentMs < LONG_WAIT_MS) return next;
     // The window is longer than the drain's start to now, and its second edge a window after its first.
     const shortestMs = seenMs(last) - startMs;
     if (last.sentMs + shortestMs > probe.maxDurationMs) {
@@ -88,11 +87,53 @@ export async function silentWindowPhase(probe: Probe, drain: DrainFigures): Prom
   // lifted somewhere in a wait nothing watched (the announced edge advertised.ts waited for, then
   // found false): not a long window. httprate 100 per 10 s (Retry-After: 10) is back at its edge
   // 2.6 s after the limit shut, but was first asked at 9.3 s: read as shut 8.8 s, it was not identified.
-  if (!first || first.sentMs - drain.refusal.sentMs < LONG_WAIT_MS || !recovery.lastRefused) return { recovery };
-  const long = await sizeLongWindow(probe, drain, recovery as Recovery & { accepted: Sample }, startMs);
+  if (!first || !recovery.lastRefused) return { recovery };
+  const { shut, startMs } = sinceLastClump(probe, drain, recovery.lastRefused.sentMs);
+  if (first.sentMs - shut.refusal.sentMs < LONG_WAIT_MS) return { recovery };
+  const long = await sizeLongWindow(probe, shut, recovery as Recovery & { accepted: Sample }, startMs);
   if (long === NOT_RESETTING) return { recovery, notResetting: true };
   return { recovery, long };
 }
+
+/**
+ * The drain, or when a whole window's worth passed again after its refusal (an announced reset
+ * tested before this phase, advertised.ts) and the limit shut again before `untilMs`, that clump in
+ * its place: the shut is timed from the refusal after it, and the window that ends at the first
+ * edge began no later than its first request (`startMs`, when the limiter saw it). Timed from the
+ * drain, the real emulator's 10 s window, open at 6 s while its Retry-After was tested, was "shut
+ * 15 s", a window of at least 15.7 s, and its second edge looked for 5 s late. A counter's partial
+ * comeback (fewer than the drain) leaves the drain in place: its ramp is timed from the drain.
+ */
+function sinceLastClump(probe: Probe, drain: DrainFigures, untilMs: number): { shut: DrainFigures; startMs: number } {
+  const own = probe.samples
+    .filter((s) => s.client === 'primary' && s.answer !== 'error')
+    .filter((s) => s.sentMs > drain.refusal.sentMs && s.sentMs <= untilMs)
+    .sort((a, b) => a.sentMs - b.sentMs);
+  const passed = own.filter((s) => s.answer === 'accepted');
+  // The last clump a whole window's worth (admissions no more than CLUMP_GAP_MS apart), and after
+  // it only what a window that came back whole leaves (countSlack): the shut is timed after those.
+  const whole = drain.accepted - countSlack(drain.accepted);
+  let end = passed.length;
+  let start = end - 1;
+  for (; start >= 0; start--) {
+    if (start > 0 && passed[start]!.sentMs - passed[start - 1]!.sentMs <= CLUMP_GAP_MS) continue;
+    if (end - start >= whole || passed.length - end > countSlack(drain.accepted)) break;
+    end = start;
+  }
+  const last = passed.at(-1);
+  const refusal = last && own.find((s) => s.answer === 'limited' && s.sentMs > last.sentMs);
+  if (start < 0 || end - start < whole || !refusal) {
+    const drainSample = probe.samples.find((s) => s.phase === 'drain' && s.sentMs === drain.firstMs);
+    return { shut: drain, startMs: drainSample ? seenMs(drainSample) : drain.firstMs };
+  }
+  return {
+    shut: { ...drain, refusal, firstMs: passed[start]!.sentMs, lastMs: last.sentMs },
+    startMs: seenMs(passed[start]!),
+  };
+}
+
+/** Admissions this close in time (ms) belong to one clump (sinceLastClump): its run and the top-ups after. */
+const CLUMP_GAP_MS = 1000;
 
 function longerThanBudget(probe: Probe, shortestMs: number) {
   const note = `not identified: the window is longer than the probe's budget (${probe.maxDurationMs / 1000} s): the limit has not lifted for ${fmt(shortestMs)} since it shut, so a window is at least that long and its second edge comes after the cap (or the limit never lifts)`;
@@ -141,7 +182,10 @@ async function sizeLongWindow(
   const rest = await drainAt(probe, 'edges', p1.sentMs + clumpDelayMs, drain.limit + 5);
   if (!rest)
     return notIdentified(`the budget ran out after the first edge of a long window (${fmt(shortestMs)} or more)`);
-  const limit = 1 + countUntilRefused(rest);
+  const limit =
+    1 +
+    countUntilRefused(rest) +
+    (await leftInWindow(probe, rest, 1 + countUntilRefused(rest) >= drain.accepted, edge1.lo + shortestMs / 2));
   if (!rest.some((s) => s.answer === 'limited'))
     return notIdentified(
       `the limit shut for ${fmt(p1.sentMs - drain.refusal.sentMs)}, then ${limit} passed without a refusal: not a window that resets; not sized`,
@@ -262,13 +306,33 @@ async function wholeAgain(
   const edge2: Bracket = { lo: seenMs(second.lastRefused ?? lastSent), hi: seenMs(second.accepted) };
   const length: Bracket = { lo: edge2.lo - edge1.hi, hi: edge2.hi - edge1.lo };
   const again = await drainAt(probe, 'edges', probe.elapsed(), at.limit + 5);
+  const counted = 1 + (again ? countUntilRefused(again) : 0);
   return {
     edge2,
     length,
-    whole: 1 + (again ? countUntilRefused(again) : 0),
+    whole:
+      counted +
+      (again
+        ? await leftInWindow(probe, again, counted >= at.limit - countSlack(at.limit), edge2.lo + length.lo / 2)
+        : 0),
     // Cut by the probe's request cap before any refusal: what passed is no count of the limit.
     ...(!again?.some((s) => s.answer === 'limited') && probe.stoppedBy === 'requests' ? { cutByCap: true } : {}),
   };
+}
+
+/**
+ * What a window that came back about whole still lets through after its clump's first refusal, a
+ * few at most (countSlack), by pings with doubling gaps before `beforeMs` (inside the window): a
+ * bucket in front cuts a clump at max_rps a request or two short of the window, and the room left
+ * was taken for the next edge, its clump refused at once ("between 1.5 s and 5.2 s", or before the
+ * bracket was checked, a window read short). `whole`: the clump came back about whole (a counter's
+ * partial comeback, a bucket's one at a time, are left as they came). 0 when not refused.
+ */
+async function leftInWindow(probe: Probe, run: readonly Sample[], whole: boolean, beforeMs: number): Promise<number> {
+  if (!whole || !run.some((s) => s.answer === 'limited')) return 0;
+  const count = countUntilRefused(run);
+  const topped = await topUp(probe, 'edges', countSlack(count + 1), beforeMs);
+  return topped.filter((s) => s.answer === 'accepted').length;
 }
 
 /**
