@@ -324,9 +324,15 @@ async function walkEdges(
   let { afterMs, beforeEdgeMs } = clump;
   const rebounds = new Map<number, number>();
   const noiseMs = usualGapNoiseMs(probe.samples);
-  // The window was shut from the first refusal to the first edge's last refused ping: at least that long.
-  const firstRefusedMs = Math.min(...probe.samples.filter((s) => s.answer === 'limited').map((s) => s.sentMs));
-  const firstShutMs = firstEdge.lo - firstRefusedMs;
+  // The window was shut from the first refusal after the last admission before the first edge to
+  // that edge's last refused ping: at least that long.
+  const lastInMs = Math.max(
+    ...probe.samples.filter((s) => s.answer === 'accepted' && s.sentMs < firstEdge.lo).map((s) => s.sentMs),
+  );
+  const shutFromMs = Math.min(
+    ...probe.samples.filter((s) => s.answer === 'limited' && s.sentMs > lastInMs).map((s) => s.sentMs),
+  );
+  const firstShutMs = firstEdge.lo - shutFromMs;
   for (let w = 0; w < MAX_WINDOWS && !probe.outOfBudget(); w++) {
     const lattice = windowLength(edges);
     const reading = openedReading(openedWindows(edges));
@@ -395,7 +401,8 @@ async function walkEdges(
     // Shut at the last request, let in at the next ping, then refused at once: room the window had
     // left (a bucket in front cut the clump two short of a window of 200), not its edge. Taken for
     // one, the lattice fitted such rooms too: a window of 200 per 10 s read as 198 per 15.2 s on
-    // the real emulator, a rate 35 % low. A new window lets its fill through.
+    // the real emulator, a rate 35 % low. A new window lets its fill through (one found after
+    // refused pings is not judged so: a front that a stream drained refuses its fill, behind-front.ts).
     if (shutBefore && (filled.passed ?? limit) < limit / 2) {
       edges.pop();
       if (!notes.includes(ROOM_LEFT)) notes.push(ROOM_LEFT);
