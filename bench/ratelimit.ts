@@ -14,7 +14,8 @@
 //              at the client's first request after the last one ended)
 //   go         real Go limiters in a small front (test/helpers/httprate): go-chi/httprate's
 //              sliding-window counter, golang.org/x/time/rate's bucket, and a bucket refilled by a
-//              timer in whole batches (Envoy's token_bucket)
+//              timer in whole batches (Envoy's token_bucket), and Traefik's rateLimit (a bucket that
+//              holds a request up to half a token's interval)
 //   emulator   the emulator's fixed window on the clock, refusals counted; its sliding-window
 //              counter, Retry-After the whole window
 //   minute     per-minute limits of the real libraries (issue 21 item 3), probe cap 2.5 periods
@@ -58,7 +59,9 @@ const goSetting = (l: GoLimiter): string =>
     ? `Limit(${l.limit}, ${l.windowS} s)`
     : l.kind === 'xrate'
       ? `NewLimiter(${l.rate}, ${l.burst})`
-      : `${l.rate * l.fillIntervalS} every ${l.fillIntervalS} s, max ${l.burst}`;
+      : l.kind === 'traefik'
+        ? `average=${l.rate} burst=${l.burst}`
+        : `${l.rate * l.fillIntervalS} every ${l.fillIntervalS} s, max ${l.burst}`;
 const goTrueRps = (l: GoLimiter): number => (l.kind === 'httprate' ? l.limit / l.windowS : l.rate);
 /** httprate counts over its window; x/time/rate and the batch bucket have none, only a refill. */
 const goSpan = (l: GoLimiter): Pick<RowSpec, 'window_s' | 'refill_s'> =>
@@ -69,6 +72,7 @@ const GO_NAMES = {
   httprate: 'sliding counter: go-chi/httprate',
   xrate: 'bucket: golang.org/x/time/rate',
   batch: 'batch bucket (Envoy token_bucket)',
+  traefik: "bucket that holds a request up to maxDelay: Traefik's rateLimit",
 } as const;
 
 const nginx = (rate: number, burst: number): RowSpec => ({
@@ -242,6 +246,10 @@ export const ROWS: RowSpec[] = [
   go({ kind: 'batch', rate: 50, burst: 200, fillIntervalS: 1 }),
   go({ kind: 'batch', rate: 40, burst: 40, fillIntervalS: 0.5 }),
   go({ kind: 'batch', rate: 40, burst: 80, fillIntervalS: 0.5 }),
+  // Traefik's rateLimit middleware: a bucket that holds a request until its token is due, up to half
+  // a token's interval (maxDelay), and refuses it past that with Retry-After.
+  go({ kind: 'traefik', rate: 50, burst: 100 }),
+  go({ kind: 'traefik', rate: 5, burst: 10 }),
   emulatorRow('emulator', fixed(50, 1, true), 'refusals counted', CAP_S),
   emulatorRow('emulator', fixed(100, 2, true), 'refusals counted', CAP_S),
   // A sliding-window counter whose Retry-After says its whole window (httprate's, the emulator's):

@@ -3,10 +3,12 @@
 // from the Go module proxy into the git-ignored .tools/httprate/bin the way toxiproxy.ts builds
 // toxiproxy, and started on 127.0.0.1 and a free port in front of the emulator (its limiter off):
 // go-chi/httprate's sliding-window counter, x/time/rate's bucket, or a bucket refilled by a timer
-// in whole batches (Envoy's token_bucket). Missing Go or a failed build skips the test with the
+// in whole batches (Envoy's token_bucket), or Traefik's rateLimit middleware. Missing Go or a failed build skips the test with the
 // reason. stop() ends exactly the process started here.
 
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,8 +18,13 @@ import { freePort, stopper, untilServing } from './spawned-server.js';
 
 const ROOT = findProjectRoot();
 const MODULE_DIR = join(ROOT, 'test', 'helpers', 'httprate');
+// Named by its sources, so that a change to main.go builds anew rather than running the old binary
+// (one missing the limiter a new test asks for) from a developer's earlier build.
+const sourceHash = createHash('sha256');
+for (const file of ['main.go', 'go.mod', 'go.sum']) sourceHash.update(readFileSync(join(MODULE_DIR, file)));
 export const HTTPRATE_BINARY =
-  process.env['HTTPRATE_BINARY'] ?? join(ROOT, '.tools', 'httprate', 'bin', 'limiter-front');
+  process.env['HTTPRATE_BINARY'] ??
+  join(ROOT, '.tools', 'httprate', 'bin', `limiter-front-${sourceHash.digest('hex').slice(0, 12)}`);
 /** Cold: a few small modules to download, seconds to compile. */
 const BUILD_TIMEOUT_MS = 5 * 60_000;
 
@@ -39,7 +46,9 @@ export type GoLimiter =
   /** golang.org/x/time/rate's NewLimiter(rate, burst).Allow. */
   | { kind: 'xrate'; rate: number; burst: number }
   /** rate × fill interval tokens every fill interval, up to burst. */
-  | { kind: 'batch'; rate: number; burst: number; fillIntervalS: number };
+  | { kind: 'batch'; rate: number; burst: number; fillIntervalS: number }
+  /** Traefik's rateLimit middleware: x/time/rate's bucket, a request held up to maxDelay for its token, else 429 with Retry-After. */
+  | { kind: 'traefik'; rate: number; burst: number };
 
 const limiterArgs = (l: GoLimiter): string[] =>
   l.kind === 'httprate'

@@ -8,6 +8,11 @@
 //	batch     a bucket refilled by a timer in whole batches: `-rate` × `-fill-interval` tokens every
 //	          fill interval, up to `-burst`, as Envoy's local rate limit token_bucket does (max_tokens,
 //	          tokens_per_fill, fill_interval); written here, as Envoy's is C++
+//	traefik   Traefik's rateLimit middleware (pkg/middlewares/ratelimiter, v2.10-v3): an x/time/rate
+//	          bucket of `-rate` and `-burst` whose request is held until its token is due when that is
+//	          at most maxDelay away (1 s / (2 × int(rate)), 500 ms below 1 req/s), else refused with
+//	          Retry-After (whole seconds, rounded up) and X-Retry-In; its logic restated here, as the
+//	          traefik module is the whole proxy
 package main
 
 import (
@@ -16,6 +21,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -33,11 +39,11 @@ func main() {
 	upstream := flag.String("upstream", "", "the emulator's https URL on 127.0.0.1")
 	tlsDir := flag.String("tls-dir", "", "folder with ca.pem, server.pem, server-key.pem")
 	port := flag.Int("port", 0, "port to listen on, on 127.0.0.1")
-	kind := flag.String("limiter", "httprate", "httprate, xrate or batch")
+	kind := flag.String("limiter", "httprate", "httprate, xrate, batch or traefik")
 	limit := flag.Int("limit", 50, "httprate: requests per window")
 	window := flag.Duration("window", time.Second, "httprate: window length")
-	rps := flag.Float64("rate", 50, "xrate, batch: tokens per second")
-	burst := flag.Int("burst", 50, "xrate, batch: the bucket's capacity")
+	rps := flag.Float64("rate", 50, "xrate, batch, traefik: tokens per second")
+	burst := flag.Int("burst", 50, "xrate, batch, traefik: the bucket's capacity")
 	fill := flag.Duration("fill-interval", time.Second, "batch: how often a batch of tokens is added")
 	flag.Parse()
 
@@ -71,8 +77,10 @@ func main() {
 	case "batch":
 		perFill := int(*rps*fill.Seconds() + 0.5)
 		handler = perClient(proxy, func() func() bool { return newBatchBucket(*burst, perFill, *fill) })
+	case "traefik":
+		handler = traefikLimit(proxy, *rps, *burst)
 	default:
-		log.Fatalf("--limiter must be httprate, xrate or batch, not %q", *kind)
+		log.Fatalf("--limiter must be httprate, xrate, batch or traefik, not %q", *kind)
 	}
 
 	ln, err := tls.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", *port), &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS13})
@@ -129,4 +137,44 @@ func newBatchBucket(capacity, perFill int, interval time.Duration) func() bool {
 		tokens--
 		return true
 	}
+}
+
+// traefikLimit: Traefik's rateLimit middleware as its ServeHTTP runs it, keyed by client address:
+// Reserve a token; a request whose token is due within maxDelay waits for it and passes, one due
+// later gives its reservation back and is refused with how long it would have waited.
+func traefikLimit(next http.Handler, rps float64, burst int) http.Handler {
+	maxDelay := 500 * time.Millisecond
+	if rps >= 1 {
+		maxDelay = time.Second / (time.Duration(rps) * 2)
+	}
+	var mu sync.Mutex
+	buckets := map[string]*rate.Limiter{}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			host = r.RemoteAddr
+		}
+		mu.Lock()
+		bucket, ok := buckets[host]
+		if !ok {
+			bucket = rate.NewLimiter(rate.Limit(rps), burst)
+			buckets[host] = bucket
+		}
+		mu.Unlock()
+		res := bucket.Reserve()
+		if !res.OK() {
+			http.Error(w, "No bursty traffic allowed", http.StatusTooManyRequests)
+			return
+		}
+		delay := res.Delay()
+		if delay > maxDelay {
+			res.Cancel()
+			w.Header().Set("Retry-After", fmt.Sprintf("%.0f", math.Ceil(delay.Seconds())))
+			w.Header().Set("X-Retry-In", delay.String())
+			http.Error(w, http.StatusText(http.StatusTooManyRequests), http.StatusTooManyRequests)
+			return
+		}
+		time.Sleep(delay)
+		next.ServeHTTP(w, r)
+	})
 }
