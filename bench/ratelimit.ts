@@ -237,6 +237,8 @@ export const ROWS: RowSpec[] = [
   flexible(100, 2),
   flexible(300, 10),
   go({ kind: 'httprate', limit: 50, windowS: 1 }),
+  // 100 per second per client, at half the probe's max_rps (the 50 per 1 s above at a quarter).
+  go({ kind: 'httprate', limit: 100, windowS: 1 }),
   go({ kind: 'httprate', limit: 100, windowS: 2 }),
   go({ kind: 'httprate', limit: 200, windowS: 10 }),
   go({ kind: 'xrate', rate: 50, burst: 10 }),

@@ -456,10 +456,13 @@ async function bucketPath(
   // A window behind the limit the stream read (a gateway's bucket before an application's window):
   // filled until it shuts, it is read from its next comeback on the window path.
   const behind = notBucket && drain ? await windowBehindFront(probe, drain, notBucket) : undefined;
-  if (behind) return windowPath(probe, drained, streamSettings, behind);
+  if (behind && !('pastBudget' in behind)) return windowPath(probe, drained, streamSettings, behind);
   if (notBucket) {
     // Shut to the cap: a window past the budget is the likeliest cause, said with how to size one.
-    const note = `not identified: ${notBucket}; not sized${neverLifted(probe)}`;
+    // Shut past what the budget could size: said so, the probe ended there (behind-front.ts).
+    const note = behind
+      ? `not identified: ${behind.pastBudget}`
+      : `not identified: ${notBucket}; not sized${neverLifted(probe)}`;
     const figures = { ...NOTHING_MEASURED, limiter_evidence: [...(shape ? [shape.evidence] : []), note] };
     return estimateOf(probe, stream, figures, { verdict: 'unknown', notes: [] }, [note]);
   }

@@ -429,6 +429,33 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
   // after the 100 requests no scout sent (they held on 73 and 80) is enough: the next runs at the
   // minute's rate, not bisected down to the scouts' 2.3 first (search-loop.ts pastTheScouts; 593
   // virtual s before, 494 after).
+  // A gateway's bucket (20 per second, burst 40) before an application's log of 300 per 60 s, silent
+  // (true 5 req/s): the stream read the bucket, then the log's quota shut it. The probe filled the
+  // log and waited for its comeback 35 s later, then walked its edges until its budget ran out at
+  // 139 s, "not identified", and the search ran after that: 831 virtual s. A shut longer than the
+  // rest of the budget can size (behind-front.ts pastBudget) now ends the probe when it is seen.
+  it('a bucket before a log of 300 per 60 s, silent: the probe ends once the log is shut past what its budget could size, and the search sizes it', async () => {
+    const stack: LimiterSet = [
+      { kind: 'bucket', rate_rps: 20, burst: 40 },
+      { kind: 'sliding-window', limit: 300, period_s: 60, counts_refused: false },
+    ];
+    const run = await searched({ seed: 3, limiter: () => fromModel(stack), retryAfter: false });
+    const context = JSON.stringify({
+      probeS: run.estimate.duration_s,
+      notes: run.estimate.notes,
+      rounds: run.outcome?.rounds.map((r) => [r.target_rps, r.verdict, r.refusals_began_s, r.scout_s]),
+      endS: run.endS,
+    });
+    expect(run.estimate.limiter, context).toBeNull();
+    expect(run.estimate.notes[0], context).toMatch(
+      /^not identified: .*another limit behind it.*longer than the rest of the probe's budget could size/,
+    );
+    expect(run.estimate.duration_s, context).toBeLessThan(60);
+    expect(run.result!.sustained_rps, context).toBeGreaterThanOrEqual(0.98 * 5);
+    expectGivenWithin(run, 0.75 * 5, 5);
+    expect(run.endS, context).toBeLessThan(650);
+  });
+
   it('moving windows of 10 per 1 s and 100 per 60 s, every round over the horizon refused after 100: the last round at 100 per minute holds, given within 75–100 %', async () => {
     const stack: LimiterSet = [
       { kind: 'sliding-window', limit: 10, period_s: 1, counts_refused: false },

@@ -41,12 +41,21 @@ export function longestShutMs(samples: readonly Sample[]): number {
  * undefined when none showed. What the window has left is spent first, a run at max_rps topped up
  * one request at a time for 0.9 of the longest shut seen (the window is at least that long, so it
  * shuts within that, or this is no window); then pings growing by half find its next edge.
+ *
+ * Or `pastBudget`: the window stayed shut longer than the rest of the budget can size a window of
+ * (WINDOWS_TO_SIZE of it), so the pings stop there and the probe ends, not identified, for paced
+ * rounds to search the rate (rate-bracket.ts). A gateway's bucket of 20 per second before an
+ * application's log of 300 per 60 s, silent: the comeback came 35 s after the fill, the edge walk
+ * then ran out of budget at 139 s with the same "not identified" (on the virtual clock: 831 s in
+ * all, now 569 s, the same 5 req/s found). Claiming the front's bucket instead, for the proof
+ * rounds to meet the window behind, gave 3.1 req/s: rounds refused from their start by a log the
+ * round before had filled, which no set the stacked inference tries explained.
  */
 export async function windowBehindFront(
   probe: Probe,
   drain: DrainFigures,
   notBucket: string,
-): Promise<ShapeFindings | undefined> {
+): Promise<ShapeFindings | { pastBudget: string } | undefined> {
   const shutMs = longestShutMs(probe.samples);
   // Only a window of seconds, with time left to walk its edges (it is at least as long as it was
   // seen shut). Short of either, the fills would only spend what a longer window behind it (a
@@ -63,11 +72,33 @@ export async function windowBehindFront(
     ...[...run, ...topped].filter((s) => s.answer === 'accepted').map((s) => s.sentMs),
     fromMs,
   );
-  const next = await pingUntilAccepted(probe, 'recover', probe.elapsed(), firstGapMs(probe), 1.5);
+  // A window shut this long is at least this long: sized only if WINDOWS_TO_SIZE of it fit the budget left.
+  const unsizable = (atMs: number) => WINDOWS_TO_SIZE * (atMs - shutFromMs) > probe.maxDurationMs - atMs;
+  let stoppedAtMs: number | undefined;
+  const next = await pingUntilAccepted(probe, 'recover', probe.elapsed(), firstGapMs(probe), (gap, last) => {
+    if (!unsizable(last.sentMs)) return gap * 1.5;
+    stoppedAtMs = last.sentMs;
+    return undefined;
+  });
+  if (stoppedAtMs !== undefined && next.refused >= 2)
+    return { pastBudget: pastBudgetNote(notBucket, run, topped, shutFromMs, stoppedAtMs) };
   if (!next.accepted || next.refused < 2) return undefined;
   return windowFromComeback(probe, drain, next as typeof next & { accepted: Sample }, {
     because: `${notBucket}: a window behind a faster limit? Filled until it shut, it came back ${((next.accepted.sentMs - shutFromMs) / 1000).toFixed(2)} s later`,
     shutMs,
     shutFromMs,
   });
+}
+
+/** What the window behind showed before the pings stopped: how many it let through, and how long it stayed shut. */
+function pastBudgetNote(
+  notBucket: string,
+  run: readonly Sample[],
+  topped: readonly Sample[],
+  shutFromMs: number,
+  stoppedAtMs: number,
+): string {
+  const passed = [...run, ...topped].filter((s) => s.answer === 'accepted').length;
+  const shutS = ((stoppedAtMs - shutFromMs) / 1000).toFixed(1);
+  return `${notBucket}: another limit behind it, ${passed > 0 ? `filled until it shut (${passed} more let through)` : 'shut already'}, then still shut ${shutS} s later, longer than the rest of the probe's budget could size a window of: not sized by the probe`;
 }
