@@ -121,7 +121,7 @@ describe('the row filter', () => {
 
   it.each([
     // A group: its rows, whatever their limiter is called.
-    ['go', 14, /httprate|x\/time\/rate|Envoy/],
+    ['go', 17, /httprate|x\/time\/rate|Envoy|Traefik/],
     ['minute', 3, /600/],
     ['stacked', 8, /^emulator: .* and /],
     ['real-stack', 4, /^(nginx limit_req|HAProxy), two .* and /],
