@@ -100,5 +100,5 @@ function pastBudgetNote(
 ): string {
   const passed = [...run, ...topped].filter((s) => s.answer === 'accepted').length;
   const shutS = ((stoppedAtMs - shutFromMs) / 1000).toFixed(1);
-  return `${notBucket}: another limit behind it, ${passed > 0 ? `filled until it shut (${passed} more let through)` : 'shut already'}, then still shut ${shutS} s later, longer than the rest of the probe's budget could size a window of: not sized by the probe`;
+  return `${notBucket}: another limit behind it, ${passed > 0 ? `filled until it shut (${passed} more let through)` : 'shut already'}, then still shut ${shutS} s later: a window that long takes ${WINDOWS_TO_SIZE} of itself to size, more than the probe had left, so the probe ended there`;
 }
