@@ -2,9 +2,9 @@
 // pins go-chi/httprate v0.16.1 and golang.org/x/time v0.15.0, go.sum every dependency), built once
 // from the Go module proxy into the git-ignored .tools/httprate/bin the way toxiproxy.ts builds
 // toxiproxy, and started on 127.0.0.1 and a free port in front of the emulator (its limiter off):
-// go-chi/httprate's sliding-window counter, x/time/rate's bucket, or a bucket refilled by a timer
-// in whole batches (Envoy's token_bucket), or Traefik's rateLimit middleware. Missing Go or a failed build skips the test with the
-// reason. stop() ends exactly the process started here.
+// go-chi/httprate's sliding-window counter, x/time/rate's bucket, a bucket refilled by a timer in
+// whole batches (Envoy's token_bucket), or Traefik's rateLimit middleware. Missing Go or a failed
+// build skips the test with the reason. stop() ends exactly the process started here.
 
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -7,6 +7,7 @@
 // only where Go is missing to build the front. The front's third limiter, a bucket refilled by a
 // timer in whole batches (Envoy's token_bucket), with room for two batches and for four: the
 // timer-refilled bucket, its interval within 2 % too (probe/batch-staircase.ts; 16–25 s each).
+// And Traefik's rateLimit middleware, a bucket that holds a request briefly before it refuses.
 //
 // httprate's windows start when the process started (its windowOffset), so the probe's drain falls
 // just after an edge: a window that slides from the drain would let the client back a window
@@ -57,6 +58,14 @@ const CASES: Case[] = [
     name: 'rate.NewLimiter(20, 40)',
     limiter: { kind: 'xrate', rate: 20, burst: 40 },
     truth: { kind: 'bucket', rate_rps: 20, burst: 40 },
+    maxRefused: 0.1,
+  },
+  // Traefik's rateLimit: x/time/rate's bucket that holds a request up to half a token's interval
+  // (10 ms here) before it refuses, with Retry-After: still a bucket to a client.
+  {
+    name: "Traefik's rateLimit average=50 burst=100",
+    limiter: { kind: 'traefik', rate: 50, burst: 100 },
+    truth: { kind: 'bucket', rate_rps: 50, burst: 100 },
     maxRefused: 0.1,
   },
   ...[100, 200].map((burst): Case => ({

@@ -191,8 +191,8 @@ const unidentified =
     rate_bracket: bracket,
   });
 
-async function searchedStack(stack: LimiterSet) {
-  const run = await searched({ seed: 3, limiter: () => fromModel(stack), retryAfter: true });
+async function searchedStack(stack: LimiterSet, retryAfter = true) {
+  const run = await searched({ seed: 3, limiter: () => fromModel(stack), retryAfter });
   const rounds = run.outcome!.rounds;
   const context = JSON.stringify({
     rounds: rounds.map((r) => [r.target_rps, r.verdict, r.rate_429, r.refusals_began_s, r.after_quota_rps, r.scout_s]),
@@ -419,16 +419,6 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     expect(searchedIt.result!.sustained_held!.refused_rps, context).toBeGreaterThan(searchedIt.result!.sustained_rps!);
   });
 
-  // Flask-Limiter's moving windows (its "10 per second; 100 per minute", a log each; true 1.67
-  // req/s), run 2 Dec against the emulator: 35 s scouts held 2.1 and 2.3 inside the minute, every
-  // round over the horizon (2.5, 2.4, 2.3) was refused after up to 100 requests, then let 0.1-0.2
-  // req/s through before its cut, the minute still shut. The last round ran at that and held: "a
-  // floor, not the limit's rate", nothing sized after 577 s. The most a round let through before
-  // its refusal, over the longest window the horizon tests, is a rate such a window sustains: run
-  // to three figures, 1.66 (at one decimal, 1.6, the figure held was 4 % under). One round refused
-  // after the 100 requests no scout sent (they held on 73 and 80) is enough: the next runs at the
-  // minute's rate, not bisected down to the scouts' 2.3 first (search-loop.ts pastTheScouts; 593
-  // virtual s before, 494 after).
   // A gateway's bucket (20 per second, burst 40) before an application's log of 300 per 60 s, silent
   // (true 5 req/s): the stream read the bucket, then the log's quota shut it. The probe filled the
   // log and waited for its comeback 35 s later, then walked its edges until its budget ran out at
@@ -439,17 +429,11 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
       { kind: 'bucket', rate_rps: 20, burst: 40 },
       { kind: 'sliding-window', limit: 300, period_s: 60, counts_refused: false },
     ];
-    const searchedIt = await searched({ seed: 3, limiter: () => fromModel(stack), retryAfter: false });
-    const context = JSON.stringify({
-      probeS: searchedIt.estimate.duration_s,
-      notes: searchedIt.estimate.notes,
-      rounds: searchedIt.outcome?.rounds.map((r) => [r.target_rps, r.verdict, r.refusals_began_s, r.scout_s]),
-      endS: searchedIt.endS,
-    });
-    const run = { ...searchedIt, rounds: searchedIt.outcome?.rounds ?? [], context };
+    const run = await searchedStack(stack, false);
+    const context = JSON.stringify({ probeS: run.estimate.duration_s, notes: run.estimate.notes, rest: run.context });
     expect(run.estimate.limiter, context).toBeNull();
     expect(run.estimate.notes[0], context).toMatch(
-      /^not identified: .*another limit behind it.*still shut [\d.]+ s later: a window that long takes 6 of itself to size, more than the probe had left/,
+      /^not identified: .*another limit behind it.*still shut [\d.]+ s later: a window that long takes 6 of itself to size, more than the probe had left, so the probe ended there; --horizon \d+ \(rate_limit\.horizon_s\) gives it \d+ s$/,
     );
     expect(run.estimate.duration_s, context).toBeLessThan(60);
     expect(run.result!.sustained_rps, context).toBeGreaterThanOrEqual(0.98 * 5);
@@ -457,6 +441,16 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     expect(run.endS, context).toBeLessThan(650);
   });
 
+  // Flask-Limiter's moving windows (its "10 per second; 100 per minute", a log each; true 1.67
+  // req/s), run 2 Dec against the emulator: 35 s scouts held 2.1 and 2.3 inside the minute, every
+  // round over the horizon (2.5, 2.4, 2.3) was refused after up to 100 requests, then let 0.1-0.2
+  // req/s through before its cut, the minute still shut. The last round ran at that and held: "a
+  // floor, not the limit's rate", nothing sized after 577 s. The most a round let through before
+  // its refusal, over the longest window the horizon tests, is a rate such a window sustains: run
+  // to three figures, 1.66 (at one decimal, 1.6, the figure held was 4 % under). One round refused
+  // after the 100 requests no scout sent (they held on 73 and 80) is enough: the next runs at the
+  // minute's rate, not bisected down to the scouts' 2.3 first (search-loop.ts pastTheScouts; 593
+  // virtual s before, 494 after).
   it('moving windows of 10 per 1 s and 100 per 60 s, every round over the horizon refused after 100: the last round at 100 per minute holds, given within 75–100 %', async () => {
     const stack: LimiterSet = [
       { kind: 'sliding-window', limit: 10, period_s: 1, counts_refused: false },

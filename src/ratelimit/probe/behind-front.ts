@@ -6,6 +6,7 @@
 // the window is filled to its shut, its next edge found, and the shape read from that comeback
 // (recover.ts windowFromComeback), for the window path to walk its edges as any window's.
 
+import { probingHowTo } from '../horizon.js';
 import type { Sample } from '../types.js';
 import { pingUntilAccepted, topUp } from './ping.js';
 import type { Probe } from './probe.js';
@@ -60,7 +61,7 @@ export async function windowBehindFront(
   // Only a window of seconds, with time left to walk its edges (it is at least as long as it was
   // seen shut). Short of either, the fills would only spend what a longer window behind it (a
   // minute's quota behind a 1 s counter) holds for the k6 rounds that size it then.
-  if (shutMs < LONG_SHUT_MS || probe.maxDurationMs - probe.elapsed() < WINDOWS_TO_SIZE * shutMs) return undefined;
+  if (shutMs < LONG_SHUT_MS || !sizable(probe, shutMs, probe.elapsed())) return undefined;
   const fromMs = probe.elapsed();
   const { samples: run } = await probe.burstRun('recover', drain.accepted + 5);
   const topped = run.some((s) => s.answer === 'limited')
@@ -72,11 +73,9 @@ export async function windowBehindFront(
     ...[...run, ...topped].filter((s) => s.answer === 'accepted').map((s) => s.sentMs),
     fromMs,
   );
-  // A window shut this long is at least this long: sized only if WINDOWS_TO_SIZE of it fit the budget left.
-  const unsizable = (atMs: number) => WINDOWS_TO_SIZE * (atMs - shutFromMs) > probe.maxDurationMs - atMs;
   let stoppedAtMs: number | undefined;
   const next = await pingUntilAccepted(probe, 'recover', probe.elapsed(), firstGapMs(probe), (gap, last) => {
-    if (!unsizable(last.sentMs)) return gap * 1.5;
+    if (sizable(probe, last.sentMs - shutFromMs, last.sentMs)) return gap * 1.5;
     stoppedAtMs = last.sentMs;
     return undefined;
   });
@@ -90,6 +89,10 @@ export async function windowBehindFront(
   });
 }
 
+/** A window at least `shutMs` long (it was seen shut that long) can be sized: WINDOWS_TO_SIZE of it fit the budget left at `atMs`. */
+const sizable = (probe: Probe, shutMs: number, atMs: number): boolean =>
+  WINDOWS_TO_SIZE * shutMs <= probe.maxDurationMs - atMs;
+
 /** What the window behind showed before the pings stopped: how many it let through, and how long it stayed shut. */
 function pastBudgetNote(
   notBucket: string,
@@ -99,6 +102,10 @@ function pastBudgetNote(
   stoppedAtMs: number,
 ): string {
   const passed = [...run, ...topped].filter((s) => s.answer === 'accepted').length;
-  const shutS = ((stoppedAtMs - shutFromMs) / 1000).toFixed(1);
-  return `${notBucket}: another limit behind it, ${passed > 0 ? `filled until it shut (${passed} more let through)` : 'shut already'}, then still shut ${shutS} s later: a window that long takes ${WINDOWS_TO_SIZE} of itself to size, more than the probe had left, so the probe ended there`;
+  const shutS = (stoppedAtMs - shutFromMs) / 1000;
+  // How to size it: a budget reaching WINDOWS_TO_SIZE of the shortest window the shut allows past
+  // where the pings stopped (more than this probe's, as that is why they stopped).
+  const atLeastS = Math.ceil(shutS);
+  const howTo = probingHowTo(atLeastS, Math.ceil(stoppedAtMs / 1000) + WINDOWS_TO_SIZE * atLeastS, false);
+  return `${notBucket}: another limit behind it, ${passed > 0 ? `filled until it shut (${passed} more let through)` : 'shut already'}, then still shut ${shutS.toFixed(1)} s later: a window that long takes ${WINDOWS_TO_SIZE} of itself to size, more than the probe had left, so the probe ended there; ${howTo}`;
 }

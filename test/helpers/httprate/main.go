@@ -94,26 +94,34 @@ func main() {
 
 // perClient keys a limiter by client address (as httprate.KeyByIP does) and answers 429 when it refuses.
 func perClient(next http.Handler, newLimiter func() func() bool) http.Handler {
-	var mu sync.Mutex
-	limiters := map[string]func() bool{}
+	allowFor := byClient(newLimiter)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		host, _, err := net.SplitHostPort(r.RemoteAddr)
-		if err != nil {
-			host = r.RemoteAddr
-		}
-		mu.Lock()
-		allow, ok := limiters[host]
-		if !ok {
-			allow = newLimiter()
-			limiters[host] = allow
-		}
-		mu.Unlock()
-		if !allow() {
+		if !allowFor(r)() {
 			http.Error(w, http.StatusText(http.StatusTooManyRequests), http.StatusTooManyRequests)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// byClient: one limiter per client address, made on its first request.
+func byClient[T any](newLimiter func() T) func(*http.Request) T {
+	var mu sync.Mutex
+	limiters := map[string]T{}
+	return func(r *http.Request) T {
+		host, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			host = r.RemoteAddr
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		limiter, ok := limiters[host]
+		if !ok {
+			limiter = newLimiter()
+			limiters[host] = limiter
+		}
+		return limiter
+	}
 }
 
 // newBatchBucket: full at the start; a timer adds perFill tokens every interval, up to capacity.
@@ -147,20 +155,9 @@ func traefikLimit(next http.Handler, rps float64, burst int) http.Handler {
 	if rps >= 1 {
 		maxDelay = time.Second / (time.Duration(rps) * 2)
 	}
-	var mu sync.Mutex
-	buckets := map[string]*rate.Limiter{}
+	bucketFor := byClient(func() *rate.Limiter { return rate.NewLimiter(rate.Limit(rps), burst) })
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		host, _, err := net.SplitHostPort(r.RemoteAddr)
-		if err != nil {
-			host = r.RemoteAddr
-		}
-		mu.Lock()
-		bucket, ok := buckets[host]
-		if !ok {
-			bucket = rate.NewLimiter(rate.Limit(rps), burst)
-			buckets[host] = bucket
-		}
-		mu.Unlock()
+		bucket := bucketFor(r)
 		res := bucket.Reserve()
 		if !res.OK() {
 			http.Error(w, "No bursty traffic allowed", http.StatusTooManyRequests)
