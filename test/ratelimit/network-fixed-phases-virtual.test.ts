@@ -26,26 +26,45 @@ const SEEDS = 20;
 
 const fixedAt = (phaseS: number): LimiterModel => clockWindow(50, 1, phaseS);
 
+/** Every reading of the window at 20 phases × 20 seeds: those not the window within 2 %, and those with no claim. */
+async function readings(handshakes: boolean): Promise<{ misread: string[]; unidentified: string[] }> {
+  const misread: string[] = [];
+  const unidentified: string[] = [];
+  for (let p = 0; p < PHASES; p++) {
+    const truth = fixedAt(p / PHASES);
+    for (let seed = 1; seed <= SEEDS; seed++) {
+      const e = await discoverVirtual({
+        limiter: () => fromModel(truth),
+        status: 429,
+        network: { ...NETWORK, seed, ...(handshakes ? { handshakes } : {}) },
+      });
+      const got = e.limiter;
+      const clockWindow = got?.kind === 'fixed-window' && (got.edges ?? 'clock') === 'clock' && got.limit === 50;
+      const within = (relativeError(e.sustained_rps, sustainedRate(truth)) ?? Infinity) <= 0.02;
+      const line = `phase ${p / PHASES} seed ${seed}: ${JSON.stringify(got)}, ${e.sustained_rps} req/s; ${e.notes.slice(0, 4).join(' / ')}`;
+      if (got === null && e.sustained_rps === null) unidentified.push(line);
+      else if (!clockWindow || !within) misread.push(line);
+    }
+  }
+  return { misread, unidentified };
+}
+
 describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, 20 phases × 20 jitter seeds', () => {
   it('is read as that window on the clock within 2 % wherever the probe starts, whatever the jitter', async () => {
-    const misread: string[] = [];
-    for (let p = 0; p < PHASES; p++) {
-      const truth = fixedAt(p / PHASES);
-      for (let seed = 1; seed <= SEEDS; seed++) {
-        const e = await discoverVirtual({
-          limiter: () => fromModel(truth),
-          status: 429,
-          network: { ...NETWORK, seed },
-        });
-        const got = e.limiter;
-        const clockWindow = got?.kind === 'fixed-window' && (got.edges ?? 'clock') === 'clock' && got.limit === 50;
-        const within = (relativeError(e.sustained_rps, sustainedRate(truth)) ?? Infinity) <= 0.02;
-        if (!clockWindow || !within)
-          misread.push(
-            `phase ${p / PHASES} seed ${seed}: ${JSON.stringify(got)}, ${e.sustained_rps} req/s; ${e.notes.slice(0, 4).join(' / ')}`,
-          );
-      }
-    }
+    const { misread, unidentified } = await readings(false);
+    const all = [...misread, ...unidentified];
+    expect(all, all.join('\n')).toEqual([]);
+  }, 60_000);
+
+  // Connections opened as the drain needs them (virtual-limit.ts `handshakes`), as the CLI's probe
+  // behind toxiproxy opens them: its requests reach the limiter up to a round trip later than sent,
+  // out of their send order. Once (CI land33) a drain sent between two edges reached the window
+  // across one and was read as a timer's bucket of 64 (batch-bucket-arrival.test.ts). Here it is
+  // never read as anything but the window; at 16 of the 400 (phase 0.45 most) the probe leaves it
+  // "not identified", which paced k6 rounds then size (the integration test allows that too).
+  it('with connections opened as the drain needs them: never misread, and at most 1 in 20 not identified', async () => {
+    const { misread, unidentified } = await readings(true);
     expect(misread, misread.join('\n')).toEqual([]);
+    expect(unidentified.length, unidentified.join('\n')).toBeLessThanOrEqual((PHASES * SEEDS) / 20);
   }, 60_000);
 });

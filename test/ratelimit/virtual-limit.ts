@@ -79,6 +79,14 @@ export interface VirtualEndpoint {
     jitterMs: number;
     seed?: number;
     stretched?: { every: number; extraMs: number; fromMs?: number; seed?: number };
+    /**
+     * Connections opened as the client needs them (a pool: a request that finds none idle opens
+     * one), each paying its TLS handshake, one round trip more, before its first request reaches
+     * the limiter: a drain's requests then arrive up to a round trip later than their send times
+     * say (behind toxiproxy the drain's cold requests took ~210 ms, the warm ones ~100). The set-up
+     * requests opened one.
+     */
+    handshakes?: true;
   };
   /**
    * Every answer leaves `meanMs` ± `jitterMs` (uniform, seeded) after its request was decided, the
@@ -165,6 +173,14 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
     return drawTail() < 0.5 ? 'there' : 'back';
   };
   const extraOn = (leg: 'there' | 'back' | undefined, on: 'there' | 'back') => (leg === on ? tail!.extraMs : 0);
+  let openConnections = 1;
+  let busyConnections = 0;
+  // A request that finds every open connection busy opens one: its handshake's round trip first.
+  const handshakeMs = () => {
+    if (busyConnections++ < openConnections || !network?.handshakes) return 0;
+    openConnections++;
+    return way() + way();
+  };
   const { answerDelay } = endpoint;
   const delayed = seeded(answerDelay?.seed ?? 1);
   const answerMs = () => (answerDelay ? answerDelay.meanMs + (2 * delayed() - 1) * answerDelay.jitterMs : 0);
@@ -176,12 +192,10 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
         ? decide(limiter, 0)
         : new Promise((resolve) => at(decidedAt(now()), () => void decide(limiter, 0).then(resolve)));
     const leg = stretchedLeg();
-    return new Promise((resolve) =>
-      at(
-        decidedAt(now() + way() + extraOn(leg, 'there')),
-        () => void decide(limiter, way() + extraOn(leg, 'back')).then(resolve),
-      ),
-    );
+    const thereMs = handshakeMs() + way() + extraOn(leg, 'there');
+    return new Promise<Exchange>((resolve) =>
+      at(decidedAt(now() + thereMs), () => void decide(limiter, way() + extraOn(leg, 'back')).then(resolve)),
+    ).finally(() => void busyConnections--);
   };
   // Late out of the machine and late back into the probe's hands, when it is busy or stalled.
   const handed = (exchange: Exchange): Promise<Exchange> =>

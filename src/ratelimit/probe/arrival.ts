@@ -17,6 +17,24 @@ export const inSeenOrder = (run: readonly Sample[]): Sample[] =>
 const roundTrips = (run: readonly Sample[]): number[] =>
   run.filter((s) => s.answer !== 'error').map((s) => s.doneMs - s.sentMs);
 
+/** The shortest round trip among `samples`, ms (undefined when none was answered). */
+export function fastestTripMs(samples: readonly Sample[]): number | undefined {
+  const trips = roundTrips(samples);
+  return trips.length === 0 ? undefined : Math.min(...trips);
+}
+
+/**
+ * The latest `run`'s requests can have reached the limiter, on the send clock of a request that was
+ * delayed by nothing of its own (`fastestMs`: the shortest round trip seen): a request is there no
+ * later than its answer less the shortest way back, and the shortest way back is within the
+ * shortest round trip. A send time says less: a request on a connection opened for it waits for the
+ * handshake first (behind toxiproxy's 50 ms each way, a drain's requests on fresh connections took
+ * ~210 ms, those on open ones ~100), and one the machine held back leaves late.
+ */
+export function latestReachedMs(run: readonly Sample[], fastestMs: number): number {
+  return Math.max(...run.filter((s) => s.answer !== 'error').map((s) => Math.max(s.sentMs, s.doneMs - fastestMs)));
+}
+
 /**
  * How far apart two requests of a run may have been sent and still reached the limiter the other
  * way round: as much as one leg of the trip can vary, at most the spread of the run's round trips.
