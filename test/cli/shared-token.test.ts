@@ -87,7 +87,10 @@ describe('a token another client fetched first', { concurrent: true }, () => {
     const cwd = work();
     const ledger = join(cwd, 'ledger.json');
     const res = await runCli(
-      // `run`'s short horizon (5 s rounds): this test is about the ledger, not how long the policy holds.
+      // `run`'s short horizon (5 s rounds) and a 30 s probe: this test is about the ledger, not how
+      // long the policy holds. Uncapped, the probe may take its 120 s (CI land33b, the tier's heavy
+      // phase beside it: the bucket not identified, then four search rounds), and the run then
+      // outlasted this test's bound while still within its own.
       [
         'ratelimit',
         ...target,
@@ -99,6 +102,8 @@ describe('a token another client fetched first', { concurrent: true }, () => {
         '100',
         '--horizon',
         '5',
+        '--max-duration',
+        '30',
       ],
       { cwd, env, timeoutMs: 150_000 },
     );
