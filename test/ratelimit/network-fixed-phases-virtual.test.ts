@@ -59,8 +59,9 @@ describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, 20 phases × 
   // Connections opened as the drain needs them (virtual-limit.ts `handshakes`), as the CLI's probe
   // behind toxiproxy opens them: its requests reach the limiter up to a round trip later than sent,
   // out of their send order. Once (CI land33) a drain sent between two edges reached the window
-  // across one and was read as a timer's bucket of 64 (batch-bucket-arrival.test.ts). Here it is
-  // never read as anything but the window; at 16 of the 400 (phase 0.45 most) the probe leaves it
+  // across one and was read as a timer's bucket of 64; these 400 never met that drain, before the
+  // fix or after (batch-bucket-arrival.test.ts lays it out and fails without the fix). Here the
+  // window is never read as anything else; at 16 of the 400 (phase 0.45 most) the probe leaves it
   // "not identified", which paced k6 rounds then size (the integration test allows that too).
   it('with connections opened as the drain needs them: never misread, and at most 1 in 20 not identified', async () => {
     const { misread, unidentified } = await readings(true);

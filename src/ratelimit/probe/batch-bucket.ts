@@ -49,8 +49,9 @@ export async function batchBucketPhase(
   // reached the limiter, not until it was sent: behind toxiproxy (CI land33) a drain's requests on
   // connections opened for them reached it ~100 ms after their send times, the window's edge
   // among them, and 64 across an edge were read as a bucket's capacity.
-  const drainRun = probe.samples.filter((s) => s.sentMs >= drain.firstMs && s.sentMs <= drain.refusal.sentMs);
-  if (!straddles(drain.firstMs, reachedByMs(probe, drainRun)))
+  // Its acceptances may have overtaken the refusal (recover.ts counts them): up to the later of the two.
+  const drainRun = probe.samples.filter((s) => s.sentMs >= drain.firstMs);
+  if (!straddles(drain.firstMs, reachedByMs(probe, drainRun, Math.max(drain.lastMs, drain.refusal.sentMs))))
     return verdict(window, drain.accepted, 'the drain from idle', drain.limit);
 
   // Two ticks after the last request give a bucket two batches, more than a window's limit (a
@@ -123,17 +124,7 @@ async function clumpAfterEdge(
   if (!drainFits(probe, probe.elapsed(), atMs - probe.elapsed(), cap, 1)) return undefined;
   const clump = await drainAt(probe, 'idle-burst', atMs, cap);
   const refusal = clump?.find((s) => s.answer === 'limited');
-  if (!clump || !refusal) return undefined;
-  if (
-    straddles(
-      clump[0]!.sentMs,
-      reachedByMs(
-        probe,
-        clump.filter((s) => s.sentMs <= refusal.sentMs),
-      ),
-    )
-  )
-    return undefined;
+  if (!clump || !refusal || straddles(clump[0]!.sentMs, reachedByMs(probe, clump, refusal.sentMs))) return undefined;
   return countUntilRefused(clump);
 }
 
@@ -153,9 +144,12 @@ function verdict(window: FixedWindowModel, passed: number, what: string, capacit
   };
 }
 
-/** The latest the requests of `run` can have reached the limiter, on the probe's send clock (arrival.ts). */
-const reachedByMs = (probe: Probe, run: readonly Sample[]): number =>
-  latestReachedMs(run, fastestTripMs(probe.samples) ?? 0);
+/** The latest the requests of `run` sent until `untilSentMs` can have reached the limiter, on the probe's send clock (arrival.ts). */
+const reachedByMs = (probe: Probe, run: readonly Sample[], untilSentMs: number): number =>
+  latestReachedMs(
+    run.filter((s) => s.sentMs <= untilSentMs),
+    fastestTripMs(probe.samples) ?? 0,
+  );
 
 /** Where the clock's edges fall on the probe's own clock, ms modulo the window (phase_s is on Unix time). */
 function edgeOffsetMs(probe: Probe, window: FixedWindowModel): number {
