@@ -420,6 +420,7 @@ async function bucketPath(
   const stream = await streamPhase(probe, {
     ...streamSettings,
     ...(knownRate > 0 ? { knownRate, lean: true } : {}),
+    steadyRefill: shape?.shape === 'bucket',
   });
   const measured = stream.measured;
   if (!measured) return estimateOf(probe, stream, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, []);

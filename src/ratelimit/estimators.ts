@@ -49,8 +49,17 @@ export function saturatedPoints(samples: readonly Sample[]): Array<{ k: number; 
  * limiter that holds little (nginx with burst=1 holds two requests) loses what it frees during a
  * stall longer than that, so the count k after the stall is behind the line before it. Each
  * segment is numbered on its own and compared only with itself.
+ *
+ * `timedBy: 'refusal'`: each point timed by the refused request before it instead. The unit came
+ * after that refusal and before the acceptance, and a sender offering a little above the rate is
+ * refused only when its request just beat the unit: the acceptance after it is late by nearly a
+ * whole sending interval, the refusal early by almost nothing. Timed by acceptances, points sent
+ * fast after a stall (late by little) and lean ones (late by a whole interval) bend the line low.
  */
-export function segmentsOf(samples: readonly Sample[]): Array<Array<{ k: number; t: number }>> {
+export function segmentsOf(
+  samples: readonly Sample[],
+  timedBy: 'acceptance' | 'refusal' = 'acceptance',
+): Array<Array<{ k: number; t: number }>> {
   const sorted = [...samples].sort(bySent);
   if (sorted.length < 2) return [];
   const interval = sendingInterval(sorted);
@@ -65,7 +74,7 @@ export function segmentsOf(samples: readonly Sample[]): Array<Array<{ k: number;
     if (s.answer !== 'accepted') continue;
     k++;
     if (previous?.answer === 'limited' && s.sentMs - previous.sentMs <= maxLagMs)
-      segments[segments.length - 1]!.push({ k, t: s.sentMs });
+      segments[segments.length - 1]!.push({ k, t: timedBy === 'refusal' ? previous.sentMs : s.sentMs });
   }
   return segments.filter((segment) => segment.length > 0);
 }
@@ -84,11 +93,16 @@ const sendingInterval = (sorted: readonly Sample[]): number =>
  * saturated point per window (its first acceptance after the reset), so the slope is still
  * limit / window.
  *
+ * `timedBy: 'refusal'` for a limit that frees its capacity steadily (a bucket): see segmentsOf.
+ *
  * With too few saturated points (a short or interrupted probe) the estimate falls back to the
  * first-to-last span of acceptances, flagged `clumpy` when accepted / window length disagrees with
  * it by more than a quarter (then the latter is used).
  */
-export function fitSustainedRate(window: readonly Sample[]): SustainedFit | null {
+export function fitSustainedRate(
+  window: readonly Sample[],
+  timedBy: 'acceptance' | 'refusal' = 'acceptance',
+): SustainedFit | null {
   const sorted = [...window].sort(bySent);
   const accepted = sorted.filter((s) => s.answer === 'accepted');
   if (accepted.length < 3 || sorted.length < 2) return null;
@@ -98,7 +112,7 @@ export function fitSustainedRate(window: readonly Sample[]): SustainedFit | null
 
   const rates: number[] = [];
   let pointsSpanMs = 0;
-  for (const points of segmentsOf(sorted)) {
+  for (const points of segmentsOf(sorted, timedBy)) {
     const kSpan = points[points.length - 1]!.k - points[0]!.k;
     if (points.length < 2 || kSpan < 3) continue;
     pointsSpanMs += points[points.length - 1]!.t - points[0]!.t;

@@ -35,3 +35,21 @@ describe('a bucket verdict with no time to confirm it from idle', () => {
     expect(Math.abs(estimate.sustained_rps! - 2.6) / 2.6).toBeLessThan(0.02);
   });
 });
+
+// Across a network the trickle's pings go a round trip apart and all pass: they time the network,
+// not a refill, so a short wait's count bounds no bucket. Before, the emulator's 50/s bucket behind
+// toxiproxy (CI land33r) was said to refill "one every 188 ms", so "lets through at most 17" where
+// 71 passed: a bound the evidence never had.
+describe('a bucket across a network, its refills untimed', () => {
+  it.each([1, 2, 3])('claims no bound from a round-trip trickle (jitter seed %i)', async (seed) => {
+    const estimate = await discoverVirtual(
+      { limiter: () => gcra(50, 50), status: 429, network: { oneWayMs: 95, jitterMs: 10, seed } },
+      { maxDurationS: 60 },
+    );
+    const evidence = estimate.limiter_evidence.join(' | ');
+    expect(evidence).not.toMatch(/lets through at most|no more than a bucket refills/);
+    expect(evidence).toMatch(/no bound on a bucket's refills: the trickle's pings, none refused, timed round trips/);
+    expect(estimate.limiter?.kind, evidence).toBe('bucket');
+    expect(Math.abs(estimate.sustained_rps! - 50) / 50, evidence).toBeLessThan(0.02);
+  });
+});

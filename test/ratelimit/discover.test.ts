@@ -41,7 +41,7 @@ const cases: Array<{
     budget: { maxRps: 100, ...ROOMY },
     figures: {
       limiting_status: 429,
-      sustained_rps: 19.95,
+      sustained_rps: 19.98,
       sustained_precision: 0.0052,
       burst: 5,
       burst_from_idle: true,
@@ -54,14 +54,14 @@ const cases: Array<{
       requests_sent: 257,
       requests_limited: 27,
       duration_s: 12.85,
-      limiter: { kind: 'bucket', rate_rps: 19.95, burst: 5 },
+      limiter: { kind: 'bucket', rate_rps: 19.98, burst: 5 },
       limiter_evidence: [
         'after the first refusal a request passed again within 20 ms, then one every 51 ms: a bucket refilling at a steady rate; the same again from idle (6 passed, one back within 50 ms)',
       ],
       partial: false,
     },
     notes: [
-      /^identified: token bucket 19\.95 req\/s, burst 5/,
+      /^identified: token bucket 19\.98 req\/s, burst 5/,
       /^burst: 6 requests passed back-to-back at 100 req/,
       /^scope not measured: configure rate_limit\.second_/,
     ],
@@ -72,7 +72,7 @@ const cases: Array<{
     budget: { maxRps: 200, ...ROOMY },
     figures: {
       limiting_status: 503,
-      sustained_rps: 49.97,
+      sustained_rps: 50,
       sustained_precision: 0.0035,
       burst: 20,
       burst_from_idle: true,
@@ -85,7 +85,7 @@ const cases: Array<{
       requests_sent: 411,
       requests_limited: 26,
       duration_s: 10.14,
-      limiter: { kind: 'bucket', rate_rps: 49.97, burst: 20 },
+      limiter: { kind: 'bucket', rate_rps: 50, burst: 20 },
       limiter_evidence: [
         'after the first refusal a request passed again within 25 ms, then one every 26 ms: a bucket refilling at a steady rate; the same again from idle (26 passed, one back within 10 ms)',
       ],
@@ -94,7 +94,7 @@ const cases: Array<{
     headers: RESET_HEADERS,
     notes: [
       /^non-conformant: §7 wants 429 for a rate limit; t/,
-      /^identified: token bucket 49\.97 req\/s, burst 20/,
+      /^identified: token bucket 50 req\/s, burst 20/,
       /^burst: 26 requests passed back-to-back at 200 re/,
       /^no Retry-After, but RateLimit headers \(ratelimit/,
       /^scope not measured: configure rate_limit\.second_/,
@@ -108,8 +108,8 @@ const cases: Array<{
     budget: { maxRps: 50, ...ROOMY },
     figures: {
       limiting_status: 429,
-      sustained_rps: 9.97,
-      sustained_precision: 0.0114,
+      sustained_rps: 9.99,
+      sustained_precision: 0.0115,
       burst: 5,
       burst_from_idle: true,
       burst_passed: 6,
@@ -120,15 +120,15 @@ const cases: Array<{
       retry_after_max_s: 1,
       requests_sent: 158,
       requests_limited: 22,
-      duration_s: 15.1,
-      limiter: { kind: 'bucket', rate_rps: 9.97, burst: 5 },
+      duration_s: 15.09,
+      limiter: { kind: 'bucket', rate_rps: 9.99, burst: 5 },
       limiter_evidence: [
         'after the first refusal a request passed again within 40 ms, then one every 123 ms: a bucket refilling at a steady rate; the same again from idle (6 passed, one back within 100 ms)',
       ],
       partial: false,
     },
     notes: [
-      /^identified: token bucket 9\.97 req\/s, burst 5/,
+      /^identified: token bucket 9\.99 req\/s, burst 5/,
       /^burst: 6 requests passed back-to-back at 50 req\//,
       /^scope shared: right after the configured client /,
     ],
@@ -139,7 +139,7 @@ const cases: Array<{
     budget: { maxRps: 200, ...ROOMY },
     figures: {
       limiting_status: 429,
-      sustained_rps: 24.97,
+      sustained_rps: 24.99,
       sustained_precision: 0.0039,
       burst: 25,
       burst_from_idle: true,
@@ -152,14 +152,14 @@ const cases: Array<{
       requests_sent: 404,
       requests_limited: 33,
       duration_s: 17.51,
-      limiter: { kind: 'bucket', rate_rps: 24.97, burst: 25 },
+      limiter: { kind: 'bucket', rate_rps: 24.99, burst: 25 },
       limiter_evidence: [
         'after the first refusal a request passed again within 48 ms, then one every 47 ms: a bucket refilling at a steady rate; the same again from idle (28 passed, one back within 25 ms)',
       ],
       partial: false,
     },
     notes: [
-      /^identified: token bucket 24\.97 req\/s, burst 25/,
+      /^identified: token bucket 24\.99 req\/s, burst 25/,
       /^burst: 28 requests passed back-to-back at 200 re/,
       /^scope per-client: right after the configured cli/,
     ],
@@ -260,8 +260,8 @@ const cases: Array<{
     budget: { maxRps: 100, maxRequests: 80, maxDurationS: 60 },
     figures: {
       limiting_status: 429,
-      sustained_rps: 19.71,
-      sustained_precision: 0.0217,
+      sustained_rps: 19.89,
+      sustained_precision: 0.0219,
       // The drain's 3 (of 5: the set-up requests took two) is no burst: no round waited for a refill.
       burst: null,
       burst_from_idle: false,

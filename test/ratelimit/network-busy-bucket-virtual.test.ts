@@ -10,13 +10,19 @@
 
 import { describe, expect, it } from 'vitest';
 import { discoverVirtual, gcra } from './virtual-limit.js';
-import { relativeError } from './support.js';
+import { rateOutcome, type RateOutcome } from './support.js';
 
 const NETWORK = { oneWayMs: 50, jitterMs: 10 };
 const TRUE_RPS = 50;
 
 async function sweep(lateMs: number) {
-  const counts = { 'within 2 %': 0, 'below by more': 0, 'above by more': 0, 'not sized': 0 };
+  const counts: Record<RateOutcome | 'not sized', number> = {
+    'within 2 %': 0,
+    'within its precision': 0,
+    'below, past its precision': 0,
+    'above, past its precision': 0,
+    'not sized': 0,
+  };
   for (let seed = 1; seed <= 60; seed++) {
     const e = await discoverVirtual(
       {
@@ -28,14 +34,7 @@ async function sweep(lateMs: number) {
       { maxDurationS: 60 },
     );
     const rps = e.limiter?.kind === 'bucket' ? e.sustained_rps : null;
-    const outcome: keyof typeof counts =
-      rps === null
-        ? 'not sized'
-        : relativeError(rps, TRUE_RPS) <= 0.02
-          ? 'within 2 %'
-          : rps < TRUE_RPS
-            ? 'below by more'
-            : 'above by more';
+    const outcome = rps === null ? 'not sized' : rateOutcome(rps, TRUE_RPS, e.sustained_precision);
     counts[outcome]++;
   }
   return counts;
@@ -43,12 +42,28 @@ async function sweep(lateMs: number) {
 
 describe('the token bucket 50/s, burst 50 across 50 ± 10 ms each way, on a very busy machine, 60 seeds', () => {
   it('up to 15 ms late: read as the bucket within 2 % (before: not sized at 60 of 60)', async () => {
-    expect(await sweep(15)).toEqual({ 'within 2 %': 60, 'below by more': 0, 'above by more': 0, 'not sized': 0 });
+    expect(await sweep(15)).toEqual({
+      'within 2 %': 60,
+      'within its precision': 0,
+      'below, past its precision': 0,
+      'above, past its precision': 0,
+      'not sized': 0,
+    });
   }, 60_000);
 
   it('up to 20 ms late: mostly within 2 %, never read above its rate (before: not sized at 60 of 60)', async () => {
     // 47 / 3 / 0 / 10 until a quiet lean window made up for the pace its late sender failed to keep
-    // (stream-reducer.ts keptPace, test/ratelimit/stalled-bucket-virtual.test.ts).
-    expect(await sweep(20)).toEqual({ 'within 2 %': 57, 'below by more': 0, 'above by more': 0, 'not sized': 3 });
+    // (stream-reducer.ts keptPace, test/ratelimit/stalled-bucket-virtual.test.ts). Since the bucket's
+    // points are timed by their refusals (estimators.ts segmentsOf), seed 35 reads 48.06 "±3.5 %",
+    // 3.9 % under, where it read within 2 %: each request here leaves up to 20 ms after its stamp, the
+    // refusal's as much as the acceptance's, and its saturated points span 0.6 s only. The loopback
+    // sweeps gained 19 readings of 120 that way (stalled-bucket-virtual.test.ts).
+    expect(await sweep(20)).toEqual({
+      'within 2 %': 56,
+      'within its precision': 0,
+      'below, past its precision': 1,
+      'above, past its precision': 0,
+      'not sized': 3,
+    });
   }, 60_000);
 });

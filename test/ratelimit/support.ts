@@ -76,6 +76,21 @@ export async function probeBehind(
 export const relativeError = (estimated: number | null, configured: number): number =>
   estimated === null ? Number.POSITIVE_INFINITY : Math.abs(estimated - configured) / configured;
 
+/**
+ * How a rate read came out against the truth: within 2 %, or further off but the truth within the
+ * precision the probe stated for it (the report says "±x %"), or off past that, below or above.
+ * Only the last two are wrong readings; the second is an honest loose one.
+ */
+export type RateOutcome =
+  'within 2 %' | 'within its precision' | 'below, past its precision' | 'above, past its precision';
+
+export function rateOutcome(rps: number, truth: number, precision: number | null): RateOutcome {
+  const error = relativeError(rps, truth);
+  if (error <= 0.02) return 'within 2 %';
+  if (precision !== null && Math.abs(rps - truth) <= precision * rps) return 'within its precision';
+  return rps < truth ? 'below, past its precision' : 'above, past its precision';
+}
+
 /** How a sliding log's reading came out against the truth: its kind, and its rate within 2 %. */
 export function periodOutcome(
   e: Pick<Estimate, 'limiter' | 'sustained_rps'>,

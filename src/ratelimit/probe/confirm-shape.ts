@@ -41,9 +41,14 @@ export async function confirmedShape(probe: Probe, first: ShapeFindings): Promis
 /**
  * The drain that would confirm a bucket from idle takes too long (a large, slow limit, or a window
  * misread as one: a drain that straddled a fixed window's edge looks like a bucket refilling
- * slowly). Instead: a short wait, then a drain. A bucket refills at most one request per trickle
- * (pings can only be late, so the trickle is never shorter than a refill): twice that and two
- * more is all it can let through; a window that reset meanwhile lets its whole limit through.
+ * slowly). Instead: a short wait, then a drain. Where the trickle timed the refills (a ping refused
+ * before each comeback: a refill is at least the comeback's gap less the pings' own), a bucket
+ * refills at most about one request per trickle: twice that and two more is all it can let
+ * through; a window that reset meanwhile lets its whole limit through. Where every ping passed, a
+ * round trip apart (a network), they timed the network: a bucket may refill many per trickle, so
+ * the count bounds nothing (the emulator's 50/s bucket behind toxiproxy was said to refill "one
+ * every 188 ms, at most 17" when 71 passed). The second drain's own shape then stands (a window
+ * shows there as one: shut until its edge, then back whole), said to be no confirmation from idle.
  */
 async function shortConfirmation(probe: Probe, first: ShapeFindings, lastMs: number): Promise<ShapeFindings> {
   const unconfirmed = {
@@ -57,20 +62,36 @@ async function shortConfirmation(probe: Probe, first: ShapeFindings, lastMs: num
   const samples = await drainAt(probe, 'recover', lastMs + waitMs, confirmingDrain(drain));
   if (!samples) return unconfirmed;
   const passed = samples.filter((x) => x.answer === 'accepted').length;
+  const timed = refillsTimed(first);
   const bucketAtMost = (2 * (probe.elapsed() - lastMs)) / refillMs + 2;
-  if (passed <= bucketAtMost) {
+  if (timed && passed <= bucketAtMost) {
     return {
       ...first,
       evidence: `${first.evidence}; ${Math.round(waitMs)} ms after, ${passed} passed, no more than a bucket refills (not confirmed from idle: no time for it)`,
     };
   }
-  // More came back than any bucket of that pace refills: the limit reset. Its shape, read from this drain.
+  // More came back than any bucket of that pace refills (the limit reset), or the pace is unknown:
+  // the shape read from this drain.
   const again = drainFigures(samples);
   const second = again ? await shapePhase(probe, again) : undefined;
-  const why = `${passed} requests passed ${Math.round(waitMs)} ms after a drain, where a bucket refilling one every ${Math.round(refillMs)} ms lets through at most ${Math.floor(bucketAtMost)}`;
   if (!second) return unconfirmed;
+  if (!timed) {
+    const read = `${passed} passed a second drain ${Math.round(waitMs)} ms after the first, not from idle (no time for a full refill's wait); no bound on a bucket's refills: the trickle's pings, none refused, timed round trips`;
+    return second.shape === 'bucket'
+      ? { ...second, evidence: `${second.evidence} (${read}; the first drain read the same)` }
+      : { ...second, evidence: `${second.evidence} (${read}; a first drain, not from idle, had looked like a bucket)` };
+  }
+  const why = `${passed} requests passed ${Math.round(waitMs)} ms after a drain, where a bucket refilling one every ${Math.round(refillMs)} ms lets through at most ${Math.floor(bucketAtMost)}`;
   return { ...second, evidence: `${second.evidence} (${why}; a first drain, not from idle, had looked like a bucket)` };
 }
+
+/**
+ * Whether the trickle timed the bucket's refills: a ping refused before each comeback, so the
+ * token it found came after that refusal. Comebacks that needed no retry are as far apart as the
+ * pings were (a round trip, across a network): a refill may be much shorter.
+ */
+const refillsTimed = (shape: ShapeFindings): boolean =>
+  shape.trickleRefused.length > 0 && shape.trickleRefused.every((refused) => refused > 0);
 
 /** The confirming drain's cap: room for three times what the first drain let through (a window misread as a bucket may hold more). */
 const confirmingDrain = (drain: DrainFigures): number => 3 * drain.accepted + 20;
