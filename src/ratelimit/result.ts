@@ -95,6 +95,10 @@ export function toRateLimitResult(
     // The headline is what a client may rely on: an announced limit below the measured rate, not
     // verified, sets it, and says so beside it (every format: words.ts sustainedText).
     ...(announced ? { sustained_rps: announced.rps, sustained_announced: announced.bound } : {}),
+    // The reading's precision goes with the reading only: a held or announced rate is not it.
+    ...(!held && !announced && measured.sustained_rps !== null && sustained_precision !== null
+      ? { sustained_precision }
+      : {}),
     ...(held ? { sustained_held: held.held } : {}),
     // §7: only a 429 is the limit's answer; a limit that refuses with 503 is reported (with its
     // figures) but not as an observed 429.

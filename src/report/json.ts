@@ -117,6 +117,7 @@ function rateLimit(r: RateLimitResult): RateLimitResult {
       'endpoint',
       'observed_429',
       'sustained_rps',
+      'sustained_precision',
       'sustained_announced',
       'sustained_held',
       'no_limit_up_to',

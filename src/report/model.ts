@@ -208,6 +208,12 @@ export interface RateLimitResult extends RateLimitMeasurement {
    * and where a round was refused beyond it. Absent otherwise.
    */
   sustained_held?: SustainedHeld;
+  /**
+   * How far the probe's own reading of `sustained_rps` may be off, a fraction (0.02: ± 2 %): from its
+   * saturated points' spread and pacing, or the resolution of the edges or counts it rests on.
+   * Absent when the rate is not the probe's reading (a search held it, an announced limit set it).
+   */
+  sustained_precision?: number;
   recommendation: {
     target_rps: number;
     max_concurrency: number;

@@ -5,7 +5,7 @@
 // requests still in flight after the first refusal for late sending, the first refusal for the end
 // of a clump that had passed whole in the limiter's order, and its one-after-another pings for a
 // disturbed trial: a fixed window read as a sliding one 8 % off, or as nothing. Wants each limit
-// within 2 %, its kind (or, said so, none, the rate then held by k6 rounds), and the recommendation
+// within 2 % (or the precision it states), its kind (or, said so, none, the rate then held by k6 rounds), and the recommendation
 // proven by k6 (the closed loop), exit 0; and no
 // timer's staircase sent (probe/batch-staircase.ts: round trips this long cannot time a timer, and
 // the requests it once sent here before it stopped cost the sliding log its period one run in four).
@@ -108,6 +108,7 @@ describe.skipIf(skipWhy !== undefined)(
             // The probe's own evidence too: what a misread kind needs to be told apart afterwards.
             const context = JSON.stringify({
               code: r.code,
+              precision: rl.sustained_precision,
               notes: rl.notes,
               limiter: rl.limiter,
               evidence: rl.limiter_evidence,
@@ -154,10 +155,16 @@ describe.skipIf(skipWhy !== undefined)(
               expect(rl.sustained_rps!, context).toBeLessThanOrEqual(truth);
               expect(held.refused_rps, context).toBeGreaterThan(truth);
               expect(rl.sustained_rps! / held.refused_rps, context).toBeGreaterThanOrEqual(SCOUT_NARROW);
-            } else
+            } else {
+              // The probe's own reading is claimed to ± its stated precision (report.json
+              // sustained_precision): the truth lies within it, or within 2 %, and a bucket is claimed
+              // only read to 5 % (discover.ts BUCKET_PRECISION).
+              const stated = (rl.sustained_precision ?? 0) * (rl.sustained_rps ?? 0);
+              expect(rl.sustained_precision ?? 0, context).toBeLessThanOrEqual(0.05);
               expect(Math.abs((rl.sustained_rps ?? 0) - truth), context).toBeLessThanOrEqual(
-                Math.max(0.02 * truth, lineError),
+                Math.max(0.02 * truth, lineError, stated),
               );
+            }
             expect(rl.proof_verdict, context).toBe('proven');
             expect(r.code, context).toBe(0);
           } finally {

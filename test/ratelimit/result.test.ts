@@ -65,8 +65,11 @@ describe('toRateLimitResult', () => {
     expect(r.proof).toEqual({ rate_429: 0, goodput_rps: 39.9, lost_requests: 0 });
     expect(r.timeline).toHaveLength(2);
     expect(r.notes?.some((n) => n.startsWith('recommendation: target 39 req/s'))).toBe(true);
+    // The probe's own reading carries how far it may be off, rounded up: ±0.4 %.
+    expect(r.sustained_precision).toBe(0.004);
     expect(rateLimitFacts(r)).toEqual(
       expect.arrayContaining([
+        ['Sustained rate', '50.0/s (±0.4 %)'],
         ['Recovery', '41 ms'],
         ['Refill of the burst', '1 s'],
         ['Probe duration', '7.9 s'],
@@ -162,6 +165,8 @@ describe('toRateLimitResult', () => {
     const r = toRateLimitResult(unsized, held, null);
     expect(r.recommendation?.target_rps).toBe(7.8);
     expect(r.notes?.filter((n) => n.startsWith('no recommendation'))).toEqual([]);
+    // No reading, no precision: the probe's 0.004 belongs to no figure here.
+    expect(r.sustained_precision).toBeUndefined();
   });
 
   it('ends with estimate, recommendation and proof on the terminal', () => {

@@ -34,13 +34,17 @@ const orUnknown = (n: number | null, show: (n: number) => string, absent: string
  * did not verify binds below what it measured, that limit's rate said as such, the measured one beside.
  */
 export function sustainedText(
-  r: Pick<RateLimitResult, 'sustained_rps' | 'sustained_announced' | 'sustained_held'>,
+  r: Pick<RateLimitResult, 'sustained_rps' | 'sustained_announced' | 'sustained_held' | 'sustained_precision'>,
   rate: (rps: number) => string = formatRate,
 ): string {
   const a = r.sustained_announced;
   if (r.sustained_rps === null) return 'unknown';
   if (r.sustained_held) return `${rate(r.sustained_rps)} (${heldText(r.sustained_held, rate)})`;
-  if (!a) return rate(r.sustained_rps);
+  // The probe's own reading, with how far it may be off (a bound: rounded up, never to nothing).
+  if (!a)
+    return r.sustained_precision === undefined
+      ? rate(r.sustained_rps)
+      : `${rate(r.sustained_rps)} (±${formatNumber(Math.ceil(1000 * r.sustained_precision) / 10, 1)} %)`;
   const said = a.agrees === false ? 'announced, disagreeing with what the probe saw' : 'announced, not proven';
   return `${rate(r.sustained_rps)} (${said}: ${formatNumber(a.limit)} per ${formatNumber(a.window_s)} s, ${a.source_header}; the probe measured ${rate(a.measured_rps)} for the limit it reached, one of several)`;
 }
