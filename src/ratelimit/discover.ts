@@ -420,7 +420,8 @@ async function bucketPath(
   const stream = await streamPhase(probe, {
     ...streamSettings,
     ...(knownRate > 0 ? { knownRate, lean: true } : {}),
-    steadyRefill: shape?.shape === 'bucket',
+    // A bucket frees its capacity steadily: its rate's points timed by their refusals (estimators.ts segmentsOf).
+    timedBy: shape?.shape === 'bucket' ? 'refusal' : 'acceptance',
   });
   const measured = stream.measured;
   if (!measured) return estimateOf(probe, stream, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, []);

@@ -44,6 +44,9 @@ export function saturatedPoints(samples: readonly Sample[]): Array<{ k: number; 
   return segmentsOf(samples).flatMap((segment) => segment);
 }
 
+/** What times a saturated point: its acceptance, or the refused request just before it (see segmentsOf). */
+export type PointTiming = 'acceptance' | 'refusal';
+
 /**
  * The saturated points (see saturatedPoints) cut into segments wherever the sender stalled: a
  * limiter that holds little (nginx with burst=1 holds two requests) loses what it frees during a
@@ -58,7 +61,7 @@ export function saturatedPoints(samples: readonly Sample[]): Array<{ k: number; 
  */
 export function segmentsOf(
   samples: readonly Sample[],
-  timedBy: 'acceptance' | 'refusal' = 'acceptance',
+  timedBy: PointTiming = 'acceptance',
 ): Array<Array<{ k: number; t: number }>> {
   const sorted = [...samples].sort(bySent);
   if (sorted.length < 2) return [];
@@ -99,10 +102,7 @@ const sendingInterval = (sorted: readonly Sample[]): number =>
  * first-to-last span of acceptances, flagged `clumpy` when accepted / window length disagrees with
  * it by more than a quarter (then the latter is used).
  */
-export function fitSustainedRate(
-  window: readonly Sample[],
-  timedBy: 'acceptance' | 'refusal' = 'acceptance',
-): SustainedFit | null {
+export function fitSustainedRate(window: readonly Sample[], timedBy: PointTiming = 'acceptance'): SustainedFit | null {
   const sorted = [...window].sort(bySent);
   const accepted = sorted.filter((s) => s.answer === 'accepted');
   if (accepted.length < 3 || sorted.length < 2) return null;

@@ -240,9 +240,8 @@ function measuredFigures(r: RateLimitResult): string {
   const said = (label: string, value: number | null, unit: string) =>
     value === null ? `${label} not measured` : `${label} ${value}${unit}`;
   return [
-    r.sustained_announced || r.sustained_held
-      ? `sustained ${sustainedText(r, (n) => `${n} req/s`)}`
-      : said('sustained', r.sustained_rps, ' req/s'),
+    // As every format says it (words.ts): held or announced said so, the probe's own with its precision.
+    r.sustained_rps === null ? 'sustained not measured' : `sustained ${sustainedText(r, (n) => `${n} req/s`)}`,
     said('burst', r.burst, ''),
     said('recovery', r.recovery_s, ' s'),
   ].join(', ');

@@ -153,7 +153,9 @@ describe('toRateLimitResult', () => {
       'rate limit on tokens.validate (429): not sized, Retry-After not judged, scope unknown',
     );
     const noBurst = toRateLimitResult({ ...ESTIMATE, burst: null }, null, null);
-    expect(summaryLines(noBurst)[0]).toMatch(/: sustained 49\.98 req\/s, burst not measured, recovery 0\.041 s,/);
+    expect(summaryLines(noBurst)[0]).toMatch(
+      /: sustained 49\.98 req\/s \(±0\.4 %\), burst not measured, recovery 0\.041 s,/,
+    );
     expect(summaryLines(noBurst).join('\n')).not.toContain('?');
   });
 
@@ -176,7 +178,7 @@ describe('toRateLimitResult', () => {
       rounds: [proofRound(recommend(ESTIMATE)!, held)],
     });
     expect(summaryLines(r)).toEqual([
-      'rate limit on tokens.validate (429): sustained 49.98 req/s, burst 50, recovery 0.041 s, Retry-After truthful, scope unknown',
+      'rate limit on tokens.validate (429): sustained 49.98 req/s (±0.4 %), burst 50, recovery 0.041 s, Retry-After truthful, scope unknown',
       '  limiter: token bucket 50 req/s, burst 50',
       '  probe: 412 requests, 61 limited (14.8 %), 7.9 s',
       'recommend: ≤ 39 req/s, ≤ 1 in flight; on 429 honour Retry-After, else backoff 90–1000 ms full jitter, ≤ 5 retries',

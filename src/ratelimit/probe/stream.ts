@@ -10,6 +10,7 @@ import {
   round,
   fitSustainedRate,
   type BurstFit,
+  type PointTiming,
   type SustainedFit,
 } from '../estimators.js';
 import { MIN_REACH_SHARE } from '../in-flight.js';
@@ -36,18 +37,18 @@ export interface StreamFindings {
 /**
  * `drainOnly`: stop at the drain's first refusal, before the pilot streams into it.
  * `maxRefused`: stop after that many refusals (a limiter that counts them would stay shut).
- * `steadyRefill`: the shape read a bucket, which frees its capacity steadily: the rate's points are
- * timed by their refusals (estimators.ts segmentsOf). Timed by their acceptances, the emulator's
+ * `timedBy`: what times the rate's saturated points (estimators.ts segmentsOf); 'refusal' where the
+ * shape read a bucket, which frees its capacity steadily. Timed by their acceptances, the emulator's
  * 50/s bucket read 48-49 req/s, "±1-2 %", at 19 of 120 seeds of a stalled probe (the points sent
  * fast after each stall late by little, the lean ones by a whole interval), and 48.8 behind
  * toxiproxy (CI land33r); now 0 of 120 (test/ratelimit/stalled-bucket-virtual.test.ts).
  */
 export async function streamPhase(
   probe: Probe,
-  options: Omit<StreamSettings, 'maxRps'> & { drainOnly?: boolean; maxRefused?: number; steadyRefill?: boolean },
+  options: Omit<StreamSettings, 'maxRps'> & { drainOnly?: boolean; maxRefused?: number; timedBy?: PointTiming },
 ): Promise<StreamFindings> {
   const { maxRps, maxRequests } = probe;
-  const { drainOnly = false, maxRefused = Infinity, steadyRefill = false, ...settings } = options;
+  const { drainOnly = false, maxRefused = Infinity, timedBy = 'acceptance', ...settings } = options;
   let refused = 0;
   let state = initialStream({ ...settings, maxRps });
   // With no refusal after this many requests at max_rps, the probe concludes there is no limit it may find.
@@ -74,11 +75,11 @@ export async function streamPhase(
       if (news) probe.progress(news);
     },
   });
-  return findingsOf(probe, state, steadyRefill ? 'refusal' : 'acceptance');
+  return findingsOf(probe, state, timedBy);
 }
 
 /** What the stream measured, read off the probe's samples once it ended. */
-function findingsOf(probe: Probe, state: StreamState, timedBy: 'acceptance' | 'refusal'): StreamFindings {
+function findingsOf(probe: Probe, state: StreamState, timedBy: PointTiming): StreamFindings {
   const { samples } = probe;
   const statuses = probe.refusals.statuses;
   const limitingStatus =
