@@ -121,6 +121,7 @@ describe('the stream reducer', () => {
     openedMs: 0,
     accepted: 60,
     refused: 10,
+    lastRefusedMs: 2_000,
     firstAcceptedMs: 100,
     lastAcceptedMs: 2_100,
     answers: undefined,
@@ -200,6 +201,7 @@ describe('the stream reducer', () => {
       openedMs: null,
       accepted: 0,
       refused: 0,
+      lastRefusedMs: 0,
       firstAcceptedMs: 0,
       lastAcceptedMs: 0,
       answers: undefined,
@@ -328,15 +330,36 @@ describe('a lean window (the bucket path: the rate known from timed refills)', (
   it.each([
     ['five times the acceptances', { accepted: 300, lastAcceptedMs: 4_000 }, true],
     ['one short of them, before LEAN_WINDOW_MS', { accepted: 299, lastAcceptedMs: 4_000 }, false],
-    ['fewer, but over LEAN_WINDOW_MS', { accepted: 100, lastAcceptedMs: 100 + LEAN_WINDOW_MS }, true],
+    [
+      'fewer, but over LEAN_WINDOW_MS',
+      { accepted: 100, lastAcceptedMs: 100 + LEAN_WINDOW_MS, lastRefusedMs: 9_000 },
+      true,
+    ],
     [
       'over LEAN_WINDOW_MS, one refusal short',
       { accepted: 100, lastAcceptedMs: 100 + LEAN_WINDOW_MS, refused: LEAN_WINDOW_REFUSALS - 1 },
       false,
     ],
     ['over LEAN_WINDOW_MS, short of windowAccepts', { accepted: 59, lastAcceptedMs: 100 + LEAN_WINDOW_MS }, false],
+    // Saturated only at its start (its offer sat at the rate after a reading a little low): it goes
+    // on, its offer nudged up, until a refusal comes in its second half or twice LEAN_WINDOW_MS.
+    [
+      'five times the acceptances, refused only in its first half',
+      { accepted: 300, lastAcceptedMs: 4_000, lastRefusedMs: 2_000 },
+      false,
+    ],
+    [
+      'five times the acceptances, refused past its middle',
+      { accepted: 300, lastAcceptedMs: 4_000, lastRefusedMs: 2_100 },
+      true,
+    ],
+    [
+      'refused only at its start, over twice LEAN_WINDOW_MS',
+      { accepted: 300, lastAcceptedMs: 100 + 2 * LEAN_WINDOW_MS, lastRefusedMs: 500 },
+      true,
+    ],
   ])('is complete with %s: %s', (_, change, complete) => {
-    const base = { refused: LEAN_WINDOW_REFUSALS, firstAcceptedMs: 100 };
+    const base = { refused: LEAN_WINDOW_REFUSALS, firstAcceptedMs: 100, lastRefusedMs: 3_900 };
     expect(windowComplete({ ...base, ...change }, LEAN)).toBe(complete);
   });
 
@@ -356,6 +379,7 @@ describe('a lean window (the bucket path: the rate known from timed refills)', (
         openedMs: 1_000,
         accepted: 40,
         refused: 5,
+        lastRefusedMs: 1_000,
         firstAcceptedMs: 1_050,
         lastAcceptedMs: 2_000,
         answers,
