@@ -66,7 +66,7 @@ import { counterEdgePhase, type CounterEdgeFindings } from './probe/counter-edge
 import { counterLimit, straddledEvidence } from './probe/counter-limit.js';
 import { edgeCameLate, rampAfterShape, rampFromEdge } from './probe/counter-ramp.js';
 import { logPhaseCheck } from './probe/log-phase.js';
-import { batchBucketPhase } from './probe/batch-bucket.js';
+import { batchBucketPhase, batchUntold } from './probe/batch-bucket.js';
 import { cameBackInBatch, staircasePhase, type BatchBucketModel } from './probe/batch-staircase.js';
 import { refillOf } from './horizon.js';
 import { EDGE_PRECISION } from './probe/window-edges.js';
@@ -378,12 +378,17 @@ async function windowPath(
   // Behind a faster limit (recover.ts frontLimit) a burst from idle meets that one first: the burst
   // said is what the drain passed, not the window's count.
   const front = shape.frontLimit && !batch?.model ? shape.drain : undefined;
-  const notes = front
-    ? [
-        ...window.notes,
-        `a burst meets a faster limit in front of the window first: ${front.accepted} passed from idle at ${probe.maxRps} req/s before its first refusal; that limit was not sized`,
-      ]
-    : window.notes;
+  const untold =
+    model.kind === 'fixed-window' && model.edges !== 'first-request' && batch === undefined && !shape.batchTold;
+  const notes = [
+    ...window.notes,
+    ...(front
+      ? [
+          `a burst meets a faster limit in front of the window first: ${front.accepted} passed from idle at ${probe.maxRps} req/s before its first refusal; that limit was not sized`,
+        ]
+      : []),
+    ...(untold ? [batchUntold(model)] : []),
+  ];
   return identifiedWindow(probe, drained, batch?.model ?? model, evidence, notes, front?.accepted);
 }
 
@@ -547,7 +552,11 @@ async function staircaseAfter(
   if (!stairs.ran) return { shape: { ...shape, evidence: `${shape.evidence}; ${stairs.evidence}` }, ran: false };
   // A window's edge walk goes on from the last edge the staircase timed, not the first.
   // What the staircase saw joins the evidence the window path goes on with.
-  const told = { ...shape, evidence: `${shape.evidence}; no timer's staircase: ${stairs.evidence}` };
+  const told = {
+    ...shape,
+    evidence: `${shape.evidence}; no timer's staircase: ${stairs.evidence}`,
+    ...(stairs.periodMs ? { batchTold: true as const } : {}),
+  };
   const resumed =
     shape.shape === 'resetting-window' && stairs.latest
       ? { ...told, recovery: stairs.latest, ...(stairs.periodMs ? { tickPeriodMs: stairs.periodMs } : {}) }

@@ -61,3 +61,35 @@ describe('a bucket of 1.5 batches whose drain straddled a tick', () => {
     expect(e.limiter, context).toEqual({ kind: 'bucket', rate_rps: 50, burst: 75, fill_interval_s: 1 });
   });
 });
+
+// A fixed window on the clock is claimed only with what told it from a bucket refilled by a timer
+// that drains the same way (50 back at each tick): requests from idle between two edges (the drain,
+// or a clump), or the staircase's drain of no more than a batch a tick. Without either (a budget
+// that ran out first), the claim says that reading was not tested, and that a burst from idle may
+// be larger; before, the window was claimed as if it had been.
+describe('a fixed window on the clock, told from a bucket refilled by a timer or said not to be', () => {
+  const window = (phase_s: number): LimiterModel => ({
+    kind: 'fixed-window',
+    limit: 50,
+    window_s: 1,
+    phase_s,
+    counts_refused: false,
+  });
+  it.each([
+    { phase: 0, budgetS: 60, told: /a clump from idle let 50 requests through between two edges, no more than the 50/ },
+    { phase: 0.2, budgetS: 20, told: /the drain no more than a batch a tick: a fixed window/ },
+    { phase: 0, budgetS: 10, told: null },
+  ])('edges at $phase s, a $budgetS s budget', async ({ phase, budgetS, told }) => {
+    const e = await discoverVirtual(
+      { limiter: () => fromModel(window(phase)), status: 429 },
+      { maxDurationS: budgetS },
+    );
+    const context = JSON.stringify({ limiter: e.limiter, evidence: e.limiter_evidence, notes: e.notes });
+    expect(e.limiter?.kind, context).toBe('fixed-window');
+    const untold = e.notes.find((n) => n.startsWith('not tested: whether it is a bucket refilled by a timer'));
+    if (told) {
+      expect(e.limiter_evidence.join('\n'), context).toMatch(told);
+      expect(untold, context).toBeUndefined();
+    } else expect(untold, context).toMatch(/a burst from idle may be larger than the 50 said$/);
+  });
+});

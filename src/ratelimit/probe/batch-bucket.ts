@@ -128,10 +128,22 @@ async function clumpAfterEdge(
   return countUntilRefused(clump);
 }
 
+/**
+ * What a fixed window on the clock is claimed with when no clump from idle fell between two of its
+ * edges (batchBucketPhase undefined: no budget left, or every clump straddled one): its rate stands
+ * either way, but a bucket refilled by a timer would let more than its limit through from idle.
+ */
+export const batchUntold = (window: FixedWindowModel): string =>
+  `not tested: whether it is a bucket refilled by a timer (${window.limit} tokens every ${window.window_s} s, as Envoy's token_bucket) rather than a window; drained, both give back ${window.limit} at each edge, and only requests sent from idle between two edges tell them apart (a window lets ${window.limit} through, such a bucket all it saved), none of which the probe could send clear of an edge within its budget; the sustained rate is the same either way, but a burst from idle may be larger than the ${window.limit} said`;
+
 /** `passed`: the requests let through between two edges; `capacity`: with the set-up requests that preceded them. */
 function verdict(window: FixedWindowModel, passed: number, what: string, capacity = passed): BatchFindings {
   // One over the limit is a set-up request's slot, not a saved batch.
-  if (passed <= window.limit + 1) return { model: null, evidence: null };
+  if (passed <= window.limit + 1)
+    return {
+      model: null,
+      evidence: `${what} let ${passed} requests through between two edges, no more than the ${window.limit} that come back at each: a window, not a bucket refilled by a timer that saves its batches`,
+    };
   const rate = window.limit / window.window_s;
   return {
     model: {

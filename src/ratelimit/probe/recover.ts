@@ -53,6 +53,11 @@ export interface ShapeFindings {
    * (batch-staircase.ts), ms: where the edge walk looks for the edge after `recovery`.
    */
   tickPeriodMs?: Bracket;
+  /**
+   * The staircase told a fixed window from a bucket refilled by a timer (its drain from idle no more
+   * than a batch a tick, batch-staircase.ts): the window path need not tell them apart again.
+   */
+  batchTold?: true;
   /** Requests refused before each single-request recovery timed after the clump, in order (none timed: empty). */
   trickleRefused: number[];
   /** Send times of those recoveries, ms, in order. */
