@@ -112,6 +112,16 @@ export const SCOUT_MIN_S = 10;
 /** At most this many scouts: a climb of three steps, a refusal and two bisections. */
 export const MAX_SCOUTS = 6;
 
+/**
+ * How many climbing rounds a search whose every round covers the whole horizon (`run`'s 5 s) may
+ * run: as many as its scouts' time would buy, MAX_SCOUTS of SCOUT_MIN_S. Six 5 s rounds climbing at
+ * 25 % a hold reach only 3 times the guess they start from: a sliding log of 50 per 1 s across a
+ * network, the search begun at 4.9 req/s (what a probe that waited most of its run got through),
+ * would have ended "held 14.9, the limit may lie well above it" (CI land34b).
+ */
+export const shortRounds = (maxScouts: number, roundS: number): number =>
+  Math.max(maxScouts, Math.floor((maxScouts * SCOUT_MIN_S) / roundS));
+
 /** At most this many rounds over the whole horizon: aimed below the lowest refusal, the scouts' rate, one bisected below. */
 export const MAX_SEARCH_PROOFS = 3;
 
@@ -242,7 +252,8 @@ export async function searchUntilHeld(
   let rec: Recommendation | null = first;
   // The scout whose hold would end the scouting ran: no round aims above the rate it tried.
   let lastScouted = false;
-  for (let n = 0; rec !== null && n < maxScouts && rec.target_rps >= MIN_PROOF_RPS; n++) {
+  const rounds = scoutS === null ? shortRounds(maxScouts, options.reach.roundS) : maxScouts;
+  for (let n = 0; rec !== null && n < rounds && rec.target_rps >= MIN_PROOF_RPS; n++) {
     lastScouted = scoutS !== null && scoutHeld !== null && rec.target_rps >= SCOUT_NARROW * (s.failedRps ?? topRps);
     // A scout whose hold would end the scouting runs over the whole horizon at once when a round
     // aimed below the refusal comes first (its rest is owed anyway); else it is scouted, the last:
@@ -268,7 +279,12 @@ export async function searchUntilHeld(
       // Nor is it one of the scouts: they climb from the retry as they would have from it.
       n--;
     }
-    rec = again?.rec ?? sized(nextScout(rec, proof, scoutHeld?.rec ?? null, s.failedRps ?? topRps, topRps));
+    const climb = {
+      upperRps: s.failedRps ?? topRps,
+      topRps,
+      holds: scoutS === null ? s.rounds.filter(heldRound).length : 0,
+    };
+    rec = again?.rec ?? sized(nextScout(rec, proof, scoutHeld?.rec ?? null, climb));
   }
   if (scoutS === null) return settled(scoutHeld);
   const queue = horizonQueue(full ?? scoutHeld?.rec ?? null, scoutHeld?.rec ?? null, lastScouted ? null : s, sized);
@@ -596,18 +612,26 @@ function aimed(base: Recommendation, failedRps: number, failed: Proof): Recommen
   );
 }
 
+/** A round that held, counted by the climb (nextScout). */
+const heldRound = (r: ProofRound): boolean => r.verdict === 'holds';
+
 /**
  * The scout after `rec`: before any hold, lower from what it let through (nextRecommendation);
  * after one, the headroom's climb from the highest hold or halfway to `upperRps` (the lowest rate
  * refused, else the bracket's top), whichever is lower; null once the hold is within SCOUT_NARROW
- * of a refusal, or the next rate rounds onto an end.
+ * of a refusal, or the next rate rounds onto an end. `holds`: the holds so far of rounds that each
+ * covered the whole horizon (`run`'s short rounds), 0 for scouts. Such holds are proofs, so before
+ * any refusal their climb gathers pace from the third on, its factor squared at each (× 1.25, 1.25,
+ * 1.56, 2.44 …), up to halfway to the top on a log scale: at 25 % a hold, a log of 50 per 1 s searched
+ * from 4.9 req/s was left at 14.9 after six (CI land34b). A scout's hold proves nothing past its
+ * length (a minute's quota may wait behind it: 1 s and 60 s limits, true 5 req/s, held 6.3 and 7.8
+ * in 10 s scouts when they climbed so), so scouts climb at the headroom's pace.
  */
 function nextScout(
   rec: Recommendation,
   proof: Proof,
   held: Recommendation | null,
-  upperRps: number,
-  topRps: number,
+  { upperRps, topRps, holds }: { upperRps: number; topRps: number; holds: number },
 ): Recommendation | null {
   // What a scout let through once refused bounds no rate: it ran a few seconds of a window no
   // detector measured, and may have met one the probe left spent (httprate's 30 per 1 s and 600 per
@@ -615,10 +639,16 @@ function nextScout(
   // to 0.62 req/s over 626 s). What got through over the whole scout, its goodput, does not overstate.
   if (held === null) return nextRecommendation(rec, withoutAfterQuota(proof), topRps);
   if (held.target_rps >= SCOUT_NARROW * upperRps) return null;
-  const target = roundedRate(Math.min(held.target_rps / (1 - HEADROOM), (held.target_rps + upperRps) / 2));
+  const climbing = upperRps === topRps;
+  const mid = (held.target_rps + upperRps) / 2;
+  // Divided, not multiplied by its inverse: roundedRate floors, and 7.76 × 1.25 is a hair under 9.7.
+  const stepped = held.target_rps / (1 - HEADROOM);
+  const paced = climbing && holds > 2 ? held.target_rps / (1 - HEADROOM) ** (2 ** (holds - 2)) : stepped;
+  const climbed = paced > stepped ? Math.max(stepped, Math.min(paced, Math.sqrt(held.target_rps * topRps))) : stepped;
+  const target = roundedRate(Math.min(climbed, mid));
   if (target <= held.target_rps || target >= upperRps) return null;
   const why =
-    upperRps === topRps && held.target_rps / (1 - HEADROOM) <= (held.target_rps + upperRps) / 2
+    climbing && climbed <= mid
       ? `climbed to ${target} req/s: ${held.target_rps} req/s held a scouting round, and none has been refused yet`
       : `scouted ${target} req/s, between ${held.target_rps} req/s (held) and ${upperRps} req/s (refused)`;
   return retried(held, proof, target, why);

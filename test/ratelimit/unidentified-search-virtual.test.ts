@@ -8,7 +8,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { proofHolds } from '../../src/ratelimit/proof-loop.js';
-import { SEARCH_HEADROOM, scoutLengthS, searchUntilHeld } from '../../src/ratelimit/search-loop.js';
+import { SCOUT_NARROW, SEARCH_HEADROOM, scoutLengthS, searchUntilHeld } from '../../src/ratelimit/search-loop.js';
 import { planRound } from '../../src/ratelimit/proof-reach.js';
 import { proofConcurrency, recommend, roundedRate } from '../../src/ratelimit/recommend.js';
 import { searchBurst, searchRestS, searchSaid, searchStart, searchTop } from '../../src/ratelimit/rate-bracket.js';
@@ -29,7 +29,7 @@ import { plainText, summaryLines as terminalLines } from '../../src/cli/terminal
 import { loadFixture } from '../report/helpers.js';
 import { expectValidReport } from '../report/schema.js';
 import { NOT_IDENTIFIED } from '../../src/ratelimit/evidence.js';
-import { sustainedRate, type LimiterSet } from '../../src/ratelimit/limiters/index.js';
+import { sustainedRate, type LimiterModel, type LimiterSet } from '../../src/ratelimit/limiters/index.js';
 import {
   discoverVirtual,
   fromModel,
@@ -874,6 +874,36 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     },
   );
 
+  // CI land34b: a sliding log of 50 per 1 s across a network, not identified, its search begun at
+  // 4.9 req/s (what a probe that waited most of its run got through) over `run`'s 5 s rounds. Six
+  // rounds climbing 25 % a hold end at 14.9, "the limit may lie well above it": 30 % of the rate.
+  // Such rounds now get what six scouts' time buys (search-loop.ts shortRounds), and the search
+  // brackets the rate as any other: held within 10 % of a refusal, the truth between.
+  it('a log of 50 per 1 s searched over 5 s rounds from 5.9 req/s: climbed to its rate, not left at 3 times the guess', async () => {
+    const log: LimiterModel = { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false };
+    const run = await searched({
+      seed: 1,
+      limiter: () => fromModel(log),
+      retryAfter: true,
+      horizonS: 5,
+      read: unidentified('a smooth window timed by round trips', {
+        low: 5.9,
+        high: 200,
+        drained: 42,
+        restS: 0.5,
+        why: ['as in CI land34b'],
+      }),
+    });
+    const rounds = run.outcome!.rounds.map((r) => [r.target_rps, r.verdict]);
+    const context = JSON.stringify({ rounds, result: run.result!.sustained_rps, held: run.result!.sustained_held });
+    expect(rounds[0], context).toEqual([5.9, 'holds']);
+    const held = run.result!.sustained_held!;
+    expect(run.result!.sustained_rps!, context).toBeLessThanOrEqual(50);
+    expect(held.refused_rps!, context).toBeGreaterThan(50);
+    expect(run.result!.sustained_rps! / held.refused_rps!, context).toBeGreaterThanOrEqual(SCOUT_NARROW);
+    expect(run.outcome!.proven!.target_rps, context).toBeGreaterThanOrEqual(0.75 * 50);
+  });
+
   // A store a 5 s round cannot spend: a bucket of 20 per second with a burst of 100 holds 38 req/s
   // for 5 s from rest (190 ≤ 100 + 20 × 5), and no line reads its refill. Before, 38 headed the
   // report and 34 req/s was given, 1.7 times the rate; now the policy is what the hold proves past
@@ -881,7 +911,10 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
   it('a bucket whose store outlasts 5 s rounds: the policy no higher than the hold proves past it, said', async () => {
     const run = await bucketSearchedOver5s(
       1,
-      { low: 16, high: 60, drained: 105, restS: 0.5, why: ['a drain at 60 req/s refused after 105'] },
+      // A drain refused at 42 req/s: the climb stops at 38, within 10 % of it, none refused. From a drain
+      // at 60 the rounds would climb on to refusals at 47 and 42 (`run`'s short rounds, search-loop.ts
+      // shortRounds), and the line they lie on read its refill (20.14 ± 1.32 req/s, 18 given).
+      { low: 16, high: 42, drained: 105, restS: 0.5, why: ['a drain at 42 req/s refused after 105'] },
       () => gcra(20, 100),
     );
     const { outcome, result } = run;
