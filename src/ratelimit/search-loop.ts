@@ -649,7 +649,7 @@ function nextScout(
   if (target <= held.target_rps || target >= upperRps) return null;
   const why =
     climbing && climbed <= mid
-      ? `climbed to ${target} req/s: ${held.target_rps} req/s held a scouting round, and none has been refused yet`
+      ? `climbed to ${target} req/s: ${held.target_rps} req/s held ${holds > 0 ? 'a round over the whole horizon' : 'a scouting round'}, and none has been refused yet`
       : `scouted ${target} req/s, between ${held.target_rps} req/s (held) and ${upperRps} req/s (refused)`;
   return retried(held, proof, target, why);
 }

@@ -902,6 +902,10 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     expect(held.refused_rps!, context).toBeGreaterThan(50);
     expect(run.result!.sustained_rps! / held.refused_rps!, context).toBeGreaterThanOrEqual(SCOUT_NARROW);
     expect(run.outcome!.proven!.target_rps, context).toBeGreaterThanOrEqual(0.75 * 50);
+    // Each such round is a proof, and its reasons say so, not "a scouting round".
+    const steps = (run.outcome!.proven!.steps ?? []).join(' ');
+    expect(steps, context).toMatch(/held a round over the whole horizon, and none has been refused yet/);
+    expect(steps, context).not.toMatch(/scouting round/);
   });
 
   // A store a 5 s round cannot spend: a bucket of 20 per second with a burst of 100 holds 38 req/s
