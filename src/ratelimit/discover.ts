@@ -55,7 +55,7 @@ import { withAnnouncementsJudged } from './judge-announced.js';
 import type { AdvertisedLimit } from '../report/model.js';
 import { idleBurstPhase } from './probe/idle-burst.js';
 import { confirmedShape } from './probe/confirm-shape.js';
-import { drainFigures, shapePhase, type ShapeFindings } from './probe/recover.js';
+import { drainFigures, shapePhase, trickleTimedBy, type ShapeFindings } from './probe/recover.js';
 import { windowFigures, windowLengthS, windowPhase, type WindowModel } from './probe/window-path.js';
 import { ERROR_STREAK, Probe, type Heard } from './probe/probe.js';
 import { MAX_IN_FLIGHT, reachableRps } from './in-flight.js';
@@ -412,8 +412,7 @@ async function bucketPath(
     drain !== undefined &&
     shape?.shape === 'bucket' &&
     shape.figures.trickleMs !== null &&
-    shape.trickleRefused.length > 0 &&
-    shape.trickleRefused.every((refused) => refused === 0) &&
+    trickleTimedBy(shape) === 'round trips' &&
     !announcesReset(probe);
   const watched = untimed ? await trickleWatchPhase(probe, drain, 2000 / shape.figures.trickleMs!) : undefined;
   if (watched?.reading.model)

@@ -644,7 +644,8 @@ function nextScout(
   // Divided, not multiplied by its inverse: roundedRate floors, and 7.76 × 1.25 is a hair under 9.7.
   const stepped = held.target_rps / (1 - HEADROOM);
   const paced = climbing && holds > 2 ? held.target_rps / (1 - HEADROOM) ** (2 ** (holds - 2)) : stepped;
-  const climbed = paced > stepped ? Math.max(stepped, Math.min(paced, Math.sqrt(held.target_rps * topRps))) : stepped;
+  // Never past halfway to the top on a log scale, never below the headroom's step.
+  const climbed = Math.max(stepped, Math.min(paced, Math.sqrt(held.target_rps * topRps)));
   const target = roundedRate(Math.min(climbed, mid));
   if (target <= held.target_rps || target >= upperRps) return null;
   const why =

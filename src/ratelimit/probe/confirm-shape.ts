@@ -8,7 +8,7 @@
 // second drain's verdict stands (nothing but the wait preceded it).
 
 import { drainAt, drainFits } from './ping.js';
-import { drainFigures, shapePhase, type DrainFigures, type ShapeFindings } from './recover.js';
+import { drainFigures, shapePhase, trickleTimedBy, type DrainFigures, type ShapeFindings } from './recover.js';
 import type { Probe } from './probe.js';
 
 export async function confirmedShape(probe: Probe, first: ShapeFindings): Promise<ShapeFindings> {
@@ -62,7 +62,8 @@ async function shortConfirmation(probe: Probe, first: ShapeFindings, lastMs: num
   const samples = await drainAt(probe, 'recover', lastMs + waitMs, confirmingDrain(drain));
   if (!samples) return unconfirmed;
   const passed = samples.filter((x) => x.answer === 'accepted').length;
-  const timed = refillsTimed(first);
+  // Timed by refusals, the trickle bounds a bucket's refills; by round trips, nothing.
+  const timed = trickleTimedBy(first) === 'refusals';
   const bucketAtMost = (2 * (probe.elapsed() - lastMs)) / refillMs + 2;
   if (timed && passed <= bucketAtMost) {
     return {
@@ -84,14 +85,6 @@ async function shortConfirmation(probe: Probe, first: ShapeFindings, lastMs: num
   const why = `${passed} requests passed ${Math.round(waitMs)} ms after a drain, where a bucket refilling one every ${Math.round(refillMs)} ms lets through at most ${Math.floor(bucketAtMost)}`;
   return { ...second, evidence: `${second.evidence} (${why}; a first drain, not from idle, had looked like a bucket)` };
 }
-
-/**
- * Whether the trickle timed the bucket's refills: a ping refused before each comeback, so the
- * token it found came after that refusal. Comebacks that needed no retry are as far apart as the
- * pings were (a round trip, across a network): a refill may be much shorter.
- */
-const refillsTimed = (shape: ShapeFindings): boolean =>
-  shape.trickleRefused.length > 0 && shape.trickleRefused.every((refused) => refused > 0);
 
 /** The confirming drain's cap: room for three times what the first drain let through (a window misread as a bucket may hold more). */
 const confirmingDrain = (drain: DrainFigures): number => 3 * drain.accepted + 20;

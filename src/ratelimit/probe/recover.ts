@@ -70,6 +70,21 @@ export interface ShapeFindings {
   frontLimit?: true;
 }
 
+/**
+ * What timed the trickle's comebacks after the clump: 'refusals' when a ping was refused before
+ * each (a token found after a refusal: the limit's own pace), 'round trips' when none was (each
+ * came back to its first ping, as far apart as the pings were: across a network, round trips, and
+ * a bucket may refill many meanwhile), 'mixed' otherwise; null when none was timed.
+ */
+export function trickleTimedBy(
+  shape: Pick<ShapeFindings, 'trickleRefused'>,
+): 'refusals' | 'round trips' | 'mixed' | null {
+  const refused = shape.trickleRefused;
+  if (refused.length === 0) return null;
+  if (refused.every((n) => n > 0)) return 'refusals';
+  return refused.every((n) => n === 0) ? 'round trips' : 'mixed';
+}
+
 /** The drain's figures from its samples (and the set-up requests before it); undefined when nothing was refused or nothing passed. */
 export function drainFigures(samples: readonly Sample[], setupRequests = 0): DrainFigures | undefined {
   const refusal = [...samples].sort((a, b) => a.sentMs - b.sentMs).find((s) => s.answer === 'limited');
