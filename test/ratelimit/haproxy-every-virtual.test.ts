@@ -7,7 +7,7 @@
 
 import { describe, expect, it } from 'vitest';
 import {
-  SHORT_AFTER_REFUSALS_S,
+  EDGELESS_AFTER_REFUSALS_S,
   edgelessBehind,
   proofHolds,
   proveUntilHeld,
@@ -165,9 +165,9 @@ describe("HAProxy's 1 s and 60 s tables, every request counted, on the virtual c
       // What is held: round 1, refused from its start, is cut at once (edgelessBehind), not run
       // 84-88 s waiting for an edge such a window never has (before: 515-519 virtual s, then
       // 449-451); the round that meets the quota ends 10 s past its first refusal, not a minute
-      // and 5 s (SHORT_AFTER_REFUSALS_S; before: 431-439 virtual s, now 377-389).
+      // and 5 s (EDGELESS_AFTER_REFUSALS_S; before: 431-439 virtual s, now 377-389).
       for (const r of sized_.outcome.rounds.filter((r) => r.cut_at_s !== undefined && r.refusals_began_s! >= 1))
-        expect(r.cut_at_s!, context).toBeLessThanOrEqual(r.refusals_began_s! + SHORT_AFTER_REFUSALS_S + 2);
+        expect(r.cut_at_s!, context).toBeLessThanOrEqual(r.refusals_began_s! + EDGELESS_AFTER_REFUSALS_S + 2);
       expect(sized_.endS, context).toBeLessThanOrEqual(BUDGET_S + QUOTA_ROUND_S);
     },
     120_000,

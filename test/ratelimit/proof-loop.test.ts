@@ -272,11 +272,10 @@ describe('each round planned as one: its length and when it is cut short (issue 
       { reach, cutAfterRefusalsS: 65 },
     );
     expect(plans.length).toBeGreaterThan(1);
-    // Round 1 met a quota and ran a window past it: a later round refused from its start is cut as
-    // soon as it certainly failed, one refused late 10 s past its first refusal (SHORT_AFTER_REFUSALS_S).
+    // Round 1 met a quota: a later round refused from its start is cut as soon as it certainly failed.
     expect(plans).toEqual([
       { round: 1, durationS: 120, cut: { afterRefusalsS: 65, atOnceAfterS: 65 } },
-      ...plans.slice(1).map((_, i) => ({ round: i + 2, durationS: 120, cut: { afterRefusalsS: 10, atOnceAfterS: 0 } })),
+      ...plans.slice(1).map((_, i) => ({ round: i + 2, durationS: 120, cut: { afterRefusalsS: 65, atOnceAfterS: 0 } })),
     ]);
   });
 
