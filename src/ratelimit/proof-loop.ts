@@ -542,7 +542,7 @@ export async function proveUntilHeld(
       round,
       ...(plan ? { durationS: plan.durationS } : {}),
       ...(cutAfterRefusalsS !== undefined
-        ? { cut: roundCutPlan(cutAfterRefusalsS, quotaCeilingRps !== null || edgeless, edgeless) }
+        ? { cut: roundCutPlan(cutAfterRefusalsS, quotaCeilingRps !== null || edgeless) }
         : {}),
     });
     if (proof === null) return outcome(true);
@@ -619,27 +619,12 @@ export const givenCap = (identifiedRps: number): number => identifiedRps * (1 - 
  * through sizes the next round: it runs as long as one refused late, so the burst it started with
  * does not inflate that. Once one was, a round refused from its start meets what an earlier round
  * spent (a window before its edge, a drained bucket): that it is refused is all it shows, and it
- * ends as soon as its refusals break the promise. A round refused late runs a window past its
- * first refusal whatever came before, unless the limit has no edge (EDGELESS_AFTER_REFUSALS_S):
- * what it lets through after its quota bounds every rate that holds (quotaCeilingRps), and a
- * stretch shorter than a window reads a fixed window shut until its edge, which would bound them
- * all near 0 (tried 4 Dec for later rounds: 53 s saved on HAProxy's two tables, but no test could
- * show a window's reading survived it).
+ * ends as soon as its refusals break the promise.
  */
-const roundCutPlan = (afterRefusalsS: number, atOnce: boolean, edgeless: boolean): RoundCutPlan => ({
-  afterRefusalsS: edgeless ? Math.min(afterRefusalsS, EDGELESS_AFTER_REFUSALS_S) : afterRefusalsS,
+const roundCutPlan = (afterRefusalsS: number, atOnce: boolean): RoundCutPlan => ({
+  afterRefusalsS,
   atOnceAfterS: atOnce ? 0 : afterRefusalsS,
 });
-
-/**
- * How long a round refused once its quota ran out runs on past its first refusal when the limit
- * behind it has no edge to wait for (edgelessBehind): its count decays without one, so a call that
- * backed off is let through again within seconds, and what the stretch after shows is seen by then;
- * a window more only repeats the refusals. Twice the stretch an after-quota rate needs (prove.ts).
- * HAProxy's 1 s and 60 s tables counting every request: the round that met the minute's quota ran
- * 65 s past it, cut here the stage takes 377-389 virtual s, not 431-439, and gives the same policy.
- */
-export const EDGELESS_AFTER_REFUSALS_S = 10;
 
 /**
  * Whether a round refused from its start has no edge to wait for: the probe read the first limit
