@@ -389,7 +389,10 @@ async function windowPath(
       : []),
     ...(untold ? [batchUntold(model)] : []),
   ];
-  return identifiedWindow(probe, drained, batch?.model ?? model, evidence, notes, front?.accepted);
+  return identifiedWindow(probe, drained, batch?.model ?? model, evidence, notes, {
+    ...(front ? { burst: front.accepted } : {}),
+    ...(window.precision !== undefined ? { periodPrecision: window.precision } : {}),
+  });
 }
 
 /** A bucket (or a queue) by its shape, or no shape at all: the stream sizes its rate, the idle burst its capacity. */
@@ -588,13 +591,13 @@ async function identifiedWindow(
   model: WindowModel | BatchBucketModel,
   evidence: string[],
   windowNotes: string[],
-  burst?: number,
+  { burst, periodPrecision }: { burst?: number; periodPrecision?: number } = {},
 ): Promise<Estimate> {
   const batch = model.kind === 'bucket';
   const retryAfter = await retryAfterPhase(probe, batch ? model.fill_interval_s : windowLengthS(model));
   const scope = await scopePhase(probe, batch ? model.burst : model.limit);
   const figures: Figures = {
-    ...(batch ? batchFigures(model) : windowFigures(model)),
+    ...(batch ? batchFigures(model) : windowFigures(model, periodPrecision)),
     ...(burst !== undefined ? { burst } : {}),
     scope: scope.scope,
     limiter: model,

@@ -15,7 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { NOT_IDENTIFIED } from '../../src/ratelimit/evidence.js';
 import type { LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import { discoverVirtual, fromModel, type VirtualEndpoint } from './virtual-limit.js';
-import { periodOutcome } from './support.js';
+import { pastStatedPrecision, periodOutcome } from './support.js';
 
 const NETWORK = { oneWayMs: 50, jitterMs: 10 };
 const LOG: LimiterModel = { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false };
@@ -34,6 +34,9 @@ async function sweep(machine: (seed: number) => Partial<VirtualEndpoint>) {
     const outcome = periodOutcome(e, LOG);
     counts[outcome]++;
     if (outcome === 'another kind') wrong.push(`seed ${seed}: ${JSON.stringify(e.limiter)}`);
+    // Beyond 2 % or not, a reading stays within the precision it states (sliding-period.ts statedPrecision).
+    const past = pastStatedPrecision(e, LOG);
+    if (past) wrong.push(`seed ${seed}: ${past}`);
     // Nothing sized must say "not identified", or the stage runs no search and reports no rate.
     if (outcome === 'not identified' && !e.notes.some((n) => n.startsWith(NOT_IDENTIFIED)))
       wrong.push(`seed ${seed}: nothing sized, and not said "not identified": ${e.notes.join(' / ')}`);

@@ -12,7 +12,7 @@ import { acceptedBeforeRefusal, sendingEndMs } from '../../src/ratelimit/probe/a
 import { sustainedRate, type LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import { NOT_RUN, STAIRCASE_TIMING } from '../../src/ratelimit/probe/batch-staircase.js';
 import type { Sample } from '../../src/ratelimit/types.js';
-import { periodOutcome, relativeError } from './support.js';
+import { pastStatedPrecision, periodOutcome, relativeError } from './support.js';
 import { discoverVirtual, fromModel, gcra, haproxyRate, type Limiter, type VirtualEndpoint } from './virtual-limit.js';
 
 const NETWORK = { oneWayMs: 50, jitterMs: 10 };
@@ -96,23 +96,30 @@ async function slidingLogSweep(seeds: number, network: (seed: number) => Virtual
   const truth: LimiterModel = { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false };
   const counts = { 'within 2 %': 0, 'beyond 2 %': 0, 'not identified': 0, 'another kind': 0 };
   const misread: string[] = [];
+  const pastStated: string[] = [];
   for (let seed = 1; seed <= seeds; seed++) {
     const e = await discoverVirtual({ limiter: () => fromModel(truth), status: 429, network: network(seed) });
     const outcome = periodOutcome(e, truth);
     counts[outcome]++;
     if (outcome !== 'within 2 %') misread.push(`seed ${seed}: ${outcome} ${JSON.stringify(e.limiter)}`);
+    const past = pastStatedPrecision(e, truth);
+    if (past) pastStated.push(`seed ${seed}: ${past}`);
   }
-  return { counts, misread: misread.join('\n') };
+  return { counts, misread: misread.join('\n'), pastStated };
 }
 
 // The sliding log's period is bisected on send times; across the network the limiter sees each
 // request its own one-way delay later, so a request sent x after the clump's first one arrives
 // x ± 20 ms after it: ±2 % of the period, as wide as the goal. Bisected to ±1.5 % regardless, 7 of
 // these 200 seeds read the period 2.04–2.56 % off (seed 168: 50 per 0.977 s, 2.36 % fast, as on CI);
-// the trials now go on until the bracket and the measured noise together are within 2 %.
+// the trials now go on until the bracket and the measured noise together are within 2 %. What the
+// report states is wider than that: the bracket's half-width with 2.5 deviations of one gap's noise
+// (sliding-period.ts statedPrecision), about ±2.7 % here. Stated as ±1.5 % before, 12 of these 200
+// readings lay outside it (toxiproxy's, on CI 36c: 0.975 s, 2.56 % fast against ±1.5 %).
 describe('the sliding log 50 per 1 s across 50 ± 10 ms each way, 200 jitter seeds', () => {
-  it('reads its period within 2 % or says not identified (1 seed in 200 still beyond: a noise past 1.4 σ)', async () => {
-    const { counts, misread } = await slidingLogSweep(200, (seed) => ({ ...NETWORK, seed }));
+  it('reads its period within 2 % or says not identified (1 seed in 200 still beyond: a noise past 1.4 σ), and every reading within the precision it states', async () => {
+    const { counts, misread, pastStated } = await slidingLogSweep(200, (seed) => ({ ...NETWORK, seed }));
+    expect(pastStated).toEqual([]);
     expect(counts, misread).toEqual({
       'within 2 %': 199,
       'beyond 2 %': 1,
@@ -134,6 +141,7 @@ describe('the sliding log 50 per 1 s across 50 ± 17 ms each way, 40 jitter seed
   it('pins its period mid-round-trip within 2 %, or says not identified', async () => {
     const truth: LimiterModel = { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false };
     const counts = { 'within 2 %': 0, 'beyond 2 %': 0, 'not identified': 0, 'another kind': 0 };
+    const pastStated: string[] = [];
     for (let seed = 1; seed <= 40; seed++) {
       const e = await discoverVirtual({
         limiter: () => fromModel(truth),
@@ -142,7 +150,11 @@ describe('the sliding log 50 per 1 s across 50 ± 17 ms each way, 40 jitter seed
       });
       counts[periodOutcome(e, truth)]++;
       if (e.limiter === null) expect(e.notes.join('\n')).toMatch(/not pinned down/);
+      const past = pastStatedPrecision(e, truth);
+      if (past) pastStated.push(`seed ${seed}: ${past}`);
     }
+    // Seed 3's 0.977 s is within the ±3.1 % it states (2 of these 34 were outside ±1.5 % before).
+    expect(pastStated).toEqual([]);
     expect(counts).toEqual({ 'within 2 %': 33, 'beyond 2 %': 1, 'not identified': 6, 'another kind': 0 });
   }, 60_000);
 });
@@ -172,6 +184,11 @@ describe('the sliding log 50 per 1 s across 50 ± 10 ms each way with a heavy ta
     const outcomes = readings.map((e) => periodOutcome(e, truth));
     const count = (o: ReturnType<typeof periodOutcome>) => outcomes.filter((x) => x === o).length;
     expect(unpinned).toEqual([]);
+    const pastStated = readings.flatMap((e, i) => {
+      const past = pastStatedPrecision(e, truth);
+      return past ? [`seed ${i + 1}: ${past}`] : [];
+    });
+    expect(pastStated).toEqual([]);
     expect({
       within: count('within 2 %'),
       beyond: count('beyond 2 %'),
@@ -198,11 +215,12 @@ describe('the sliding log 50 per 1 s across 50 ± 10 ms each way with a heavy ta
 describe('the sliding log 50 per 1 s across 50 ± 10 ms each way, a heavy tail from the start, 100 seeds', () => {
   it('never reads its period beyond 2 % on an upper end no trial confirmed', async () => {
     const stretched = (seed: number) => ({ every: 150, extraMs: 200, fromMs: 0, seed: seed + 500 });
-    const { counts, misread } = await slidingLogSweep(100, (seed) => ({
+    const { counts, misread, pastStated } = await slidingLogSweep(100, (seed) => ({
       ...NETWORK,
       seed,
       stretched: stretched(seed),
     }));
+    expect(pastStated).toEqual([]);
     expect(counts, misread).toEqual({
       'within 2 %': 100,
       'beyond 2 %': 0,

@@ -101,6 +101,21 @@ export function periodOutcome(
   return (relativeError(e.sustained_rps, sustainedRate(truth)) ?? Infinity) <= 0.02 ? 'within 2 %' : 'beyond 2 %';
 }
 
+/**
+ * An identified reading further off the truth than the precision it states (a claim past its
+ * evidence: the report says "±x %" of the rate read, as rateOutcome reads it), said with both;
+ * undefined when within it, or when nothing was identified.
+ */
+export function pastStatedPrecision(
+  e: Pick<Estimate, 'limiter' | 'sustained_rps' | 'sustained_precision'>,
+  truth: LimiterModel,
+): string | undefined {
+  const rps = e.sustained_rps;
+  const stated = e.sustained_precision ?? 0;
+  if (e.limiter === null || rps === null || Math.abs(rps - sustainedRate(truth)) <= stated * rps) return undefined;
+  return `${rps} req/s against ${sustainedRate(truth)}, stated ±${(100 * stated).toFixed(2)} %`;
+}
+
 /** What a failed accuracy assertion should show: the whole estimate but its long series. */
 export const describeEstimate = (e: Estimate): string =>
   JSON.stringify({ ...e, timeline: `${e.timeline.length} s` }, null, 1);

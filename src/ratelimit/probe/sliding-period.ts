@@ -78,6 +78,8 @@ export interface PeriodFindings {
    * no sliding window of that period and limit refuses any of it (discover.ts says so).
    */
   refusedAfterQuietMs: number;
+  /** How far the period sized may be off, relative (statedPrecision); with the model only. */
+  precision?: number;
 }
 
 interface Trial {
@@ -228,7 +230,27 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
     notes: [...notes, ...counted.notes],
     partClumps,
     refusedAfterQuietMs: longestQuietMs,
+    precision: statedPrecision(period, noiseMs),
   };
+}
+
+/**
+ * How far a gap's error may reach, in units of noiseMs (√2 standard deviations of it, both ways of
+ * reading arrivals): 2.5 standard deviations, past which a normal spread leaves 1 % and toxiproxy's
+ * uniform jitter nothing (the difference of two legs of ±j reaches 2j, 2.45 of its deviations).
+ */
+const GAP_REACH = 2.5 / Math.SQRT2;
+
+/**
+ * What the period sized may be off by, relative, as the report states it: never less than the
+ * bisection's precision, and across a network the bracket's half-width with as far as one answer's
+ * gap may be off (GAP_REACH), not the 85 % noiseMs covers. The bisection keeps its own ends, the two
+ * trials whose answers were nearest the period, and a noise past noiseMs on either moves the period
+ * read by as much: toxiproxy's 1 s log was read 0.975 s (2.56 % fast) with ± 1.5 % stated, and
+ * 13 CI runs read it 1.2 % fast to 1.2 % slow besides, a third of them outside that (CI 36c).
+ */
+export function statedPrecision(period: { value: number; precision: number }, noiseMs: number): number {
+  return Math.max(PERIOD_PRECISION, period.precision + (GAP_REACH * noiseMs) / period.value);
 }
 
 /**

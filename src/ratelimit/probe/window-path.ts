@@ -20,6 +20,8 @@ export interface WindowFindings {
   partClumps?: number;
   /** The longest quiet before one of those (sliding-period.ts refusedAfterQuietMs), on every path that ran the trials. */
   refusedAfterQuietMs?: number;
+  /** How far a sliding window's period (and so its rate) may be off, relative (sliding-period.ts statedPrecision). */
+  precision?: number;
   /** The edges were walked but no clump showed the limit (window-edges.ts): discover checks the limit shut often enough to read any. */
   limitUnseen?: true;
 }
@@ -80,6 +82,7 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
         evidence: [...edges.evidence, ...period.evidence],
         notes: [...edges.notes, ...period.notes],
         refusedAfterQuietMs: period.refusedAfterQuietMs,
+        ...precisionOf(period),
       };
     }
     // No window of its own (or one the first recovery contradicts): measure it as a sliding window from idle.
@@ -98,6 +101,7 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
       evidence: period.evidence,
       notes: [...edges.notes, why, ...period.notes],
       refusedAfterQuietMs: period.refusedAfterQuietMs,
+      ...precisionOf(period),
       ...(edges.limitUnseen ? { limitUnseen: true as const } : {}),
     };
   }
@@ -105,8 +109,18 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
   // period after the drain's first request (later, if the pings meanwhile counted).
   const period = await slidingPeriodPhase(probe, drain.limit, drainPeriodBracket(found, probe.samples));
   const { partClumps, refusedAfterQuietMs } = period;
-  return { limiter: period.model, evidence: period.evidence, notes: period.notes, partClumps, refusedAfterQuietMs };
+  return {
+    limiter: period.model,
+    evidence: period.evidence,
+    notes: period.notes,
+    partClumps,
+    refusedAfterQuietMs,
+    ...precisionOf(period),
+  };
 }
+
+/** The period's stated precision, when the trials sized one. */
+const precisionOf = ({ precision }: { precision?: number }) => (precision === undefined ? {} : { precision });
 
 /**
  * Where a sliding window's period lies, from the drain's start: the limit came back by the first
@@ -137,12 +151,14 @@ export type WindowModel = Exclude<LimiterModel, { kind: 'bucket' } | { kind: 'qu
 export const windowLengthS = (model: WindowModel): number =>
   model.kind === 'sliding-window' ? model.period_s : model.window_s;
 
-export function windowFigures(model: WindowModel) {
+/** `periodPrecision`: what the trials that sized a sliding window's period say it may be off by (sliding-period.ts). */
+export function windowFigures(model: WindowModel, periodPrecision?: number) {
   const windowS = windowLengthS(model);
   return {
     sustained_rps: round(sustainedRate(model), 2),
-    // The window's length is pinned to ±1 % (the limit is counted exactly).
-    sustained_precision: model.kind === 'fixed-window' ? EDGE_PRECISION : PERIOD_PRECISION,
+    // The window's length is pinned to ±1 % (the limit is counted exactly); a sliding window's period
+    // to what its trials say, across a network more than the bisection's own precision.
+    sustained_precision: model.kind === 'fixed-window' ? EDGE_PRECISION : round(periodPrecision ?? PERIOD_PRECISION, 4),
     burst: model.limit,
     burst_from_idle: true,
     // A client refused just after the window filled waits up to the whole window.
