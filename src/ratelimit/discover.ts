@@ -996,7 +996,7 @@ function estimateOf(
     ...(bracket ? { rate_bracket: bracket } : {}),
     notes,
     partial: stoppedBy !== undefined || slow !== undefined,
-    ...(stoppedBy === 'time' && slow === undefined ? { out_of_time: true as const } : {}),
+    ...((stoppedBy === 'time' || stoppedBy === 'requests') && slow === undefined ? { out_of_budget: stoppedBy } : {}),
   };
 }
 

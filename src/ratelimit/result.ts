@@ -82,7 +82,7 @@ export function toRateLimitResult(
     ratelimit_headers,
     replay_timeline,
     rate_bracket,
-    out_of_time,
+    out_of_budget,
     quotas_left,
     advertised,
     ...measured

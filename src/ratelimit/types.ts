@@ -107,11 +107,12 @@ export interface EstimateWorkings {
    */
   rate_bracket?: RateBracket;
   /**
-   * The probe stopped only because its time ran out (the cap, or a next step that would pass it):
-   * a search's rounds rest on their own evidence, not on the figures a longer probe would have read,
-   * so it still runs (src/stages/rate-limit.ts). Absent otherwise.
+   * The probe stopped only because its time ran out (the cap, or a next step that would pass it) or
+   * it had sent rate_limit.max_requests: a search's rounds rest on their own evidence, not on the
+   * figures a longer probe would have read, so it still runs (src/stages/rate-limit.ts). Absent
+   * otherwise (interrupted, the service stopped answering, production's budget).
    */
-  out_of_time?: true;
+  out_of_budget?: 'time' | 'requests';
   /**
    * Each quota the answers announced with a window and a count left (Kong's X-RateLimit-Remaining-
    * Minute, an IETF RateLimit's r=), as the probe's last answer left it: a proof round that needs

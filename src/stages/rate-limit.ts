@@ -303,13 +303,14 @@ async function k6AndBundles(): Promise<{ k6Path: string; bundleDir: string } | s
 /**
  * Whether the policy rests on a partial estimate's figures, no ground to load the service with a
  * proof of them. A search's rounds rest on their own evidence, so a probe that only ran out of time
- * still brackets one (a bucket of 100 and a window of 200 per 10 s: the probe's 60 s ran out before
- * it told them apart, and no search ran: not tested, bench 1 Dec).
+ * or requests still brackets one (a bucket of 100 and a window of 200 per 10 s: the probe's 60 s ran
+ * out before it told them apart, and no search ran: not tested, bench 1 Dec; its 3,000 requests
+ * ran out walking the window's edges, the same, bench 4 Dec).
  */
 export const partialGuess = (
-  estimate: Pick<Estimate, 'partial' | 'out_of_time'>,
+  estimate: Pick<Estimate, 'partial' | 'out_of_budget'>,
   bracket: RateBracket | undefined,
-): boolean => estimate.partial && !(bracket !== undefined && estimate.out_of_time === true);
+): boolean => estimate.partial && !(bracket !== undefined && estimate.out_of_budget !== undefined);
 
 /** `calls` with each answer of the primary client counted by status in `tally` (0: none came; an answer over the cap by its status). */
 function tallied(calls: ProbeCalls, tally: Map<number | string, number>): ProbeCalls {
@@ -362,7 +363,7 @@ async function fleetFor(
  * reason that applies, in this order); for a limiter refused but not identified, the search that
  * sizes it instead, and why it was not identified (said as not tested unless the search sizes it).
  */
-function judgeProbe(
+export function judgeProbe(
   estimate: Estimate,
   probe: {
     io: Pick<RunIo, 'untested' | 'progress' | 'signal'>;
@@ -390,11 +391,12 @@ function judgeProbe(
     return none;
   }
   if (estimate.partial && estimate.requests_sent >= maxRequests) {
-    io.untested(
-      'rate_limit',
-      `${endpoint}: the probe spent all of rate_limit.max_requests (${maxRequests}) without pinning the limiter down; the estimate is partial`,
-    );
-    return none;
+    const spent = `${endpoint}: the probe spent all of rate_limit.max_requests (${maxRequests}) without pinning the limiter down; the estimate is partial`;
+    // Refused, but its rate not read: paced k6 rounds search it all the same, on their own evidence
+    // (partialGuess), and only a hold over the horizon sizes it; else this is said as not tested.
+    const search = unusable ? null : searchStart(estimate);
+    if (!search) io.untested('rate_limit', spent);
+    return search ? { search, unidentified: spent } : none;
   }
   if (unusable) return none;
   const gaps = estimate.limiting_status === null ? gapsInStream(probe.tally) : null;

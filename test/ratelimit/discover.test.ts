@@ -280,6 +280,8 @@ const cases: Array<{
         'after the first refusal a request passed again within 20 ms, then one every 51 ms: a bucket refilling at a steady rate; the same again from idle (6 passed, one back within 50 ms)',
       ],
       partial: true,
+      // Stopped by its request budget alone: a search may still run on a bracket (src/stages/rate-limit.ts partialGuess).
+      out_of_budget: 'requests',
     },
     notes: [
       /^the sustained rate rests on 44 accepted requests o/,
@@ -314,7 +316,7 @@ const cases: Array<{
       ],
       partial: true,
       // Stopped by its time cap alone: a search may still run on it (src/stages/rate-limit.ts partialGuess).
-      out_of_time: true,
+      out_of_budget: 'time',
     },
     notes: [
       /^the sustained rate rests on 11 accepted requests/,

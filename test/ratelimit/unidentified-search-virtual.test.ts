@@ -15,7 +15,7 @@ import { searchBurst, searchRestS, searchSaid, searchStart, searchTop } from '..
 import { refutingRounds, withoutRefuted } from '../../src/ratelimit/refuted.js';
 import { standingAfterProof, summaryLines, toRateLimitResult, type Proving } from '../../src/ratelimit/result.js';
 import { sizeFleet } from '../../src/ratelimit/fleet/size.js';
-import { partialGuess, searchUntested } from '../../src/stages/rate-limit.js';
+import { judgeProbe, partialGuess, searchUntested } from '../../src/stages/rate-limit.js';
 import { heldRoundS } from '../../src/stages/rate-limit-proof.js';
 import { provingVerdict } from '../../src/ratelimit/proof-reach.js';
 import { longestKnownWindow, proofHorizon, withShutSpan } from '../../src/ratelimit/horizon.js';
@@ -620,13 +620,60 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
         endS: run.endS,
       });
       expect(run.estimate.partial, context).toBe(true);
-      expect(run.estimate.out_of_time, context).toBe(true);
+      expect(run.estimate.out_of_budget, context).toBe('time');
       expect(run.bracket, context).toBeDefined();
       // The stage runs the search (src/stages/rate-limit.ts), not "proof not run: the estimate is partial".
       expect(partialGuess(run.estimate, run.bracket), context).toBe(false);
-      // A probe stopped for want of requests, or interrupted, stays a partial guess: nothing runs on it.
+      // A probe interrupted (or stopped by errors, or production's budget) stays a partial guess: nothing runs on it.
       expect(partialGuess({ partial: true }, run.bracket), context).toBe(true);
       expect(partialGuess(run.estimate, undefined), context).toBe(true);
+      const given = run.outcome!.proven?.target_rps;
+      expect(given, context).toBeGreaterThanOrEqual(0.75 * 20);
+      expect(given, context).toBeLessThanOrEqual(20);
+      expect(run.result!.sustained_rps, context).toBeLessThanOrEqual(20);
+      expect(run.untested, context).toBeNull();
+    },
+  );
+
+  // The same row on 4 Dec: the window's edge 1.2 s past the probe's start (the emulator's clock),
+  // and the edge walk spent all of the probe's 3,000 requests (edges 2,648) without pinning it.
+  // The stage said "not tested" and ran no search, exit 1 on a conformant service. A probe out of
+  // requests brackets a search as one out of time does (partialGuess).
+  it.each([1.2, 1.3])(
+    'a bucket of 100 and a fixed window of 200 per 10 s at phase %s s, the probe out of requests: searched within 75–100 % of 20 req/s',
+    async (phaseS) => {
+      const stack: LimiterSet = [
+        { kind: 'bucket', rate_rps: 100, burst: 100 },
+        { kind: 'fixed-window', limit: 200, window_s: 10, phase_s: phaseS, counts_refused: false },
+      ];
+      const run = await searched({ seed: 1, limiter: () => fromModel(stack) });
+      const context = JSON.stringify({
+        notes: run.estimate.notes,
+        rounds: run.outcome?.rounds.map((r) => [r.target_rps, r.verdict, r.rate_429, r.refusals_began_s, r.scout_s]),
+        endS: run.endS,
+      });
+      expect(run.estimate.requests_sent, context).toBe(3000);
+      expect(run.estimate.out_of_budget, context).toBe('requests');
+      expect(run.bracket, context).toBeDefined();
+      expect(partialGuess(run.estimate, run.bracket), context).toBe(false);
+      // The stage searches, and says nothing untested before the search has spoken.
+      const untested: string[] = [];
+      const judged = judgeProbe(run.estimate, {
+        io: {
+          untested: (_, why) => untested.push(why),
+          progress: () => undefined,
+          signal: new AbortController().signal,
+        },
+        endpoint: 'tokens.validate',
+        tally: new Map([[429, run.estimate.requests_limited]]),
+        unusable: undefined,
+        maxRequests: 3000,
+        probeCapS: 150,
+        shortHorizon: undefined,
+      });
+      expect(untested, context).toEqual([]);
+      expect(judged.search, context).not.toBeNull();
+      expect(judged.unidentified, context).toMatch(/spent all of rate_limit\.max_requests \(3000\)/);
       const given = run.outcome!.proven?.target_rps;
       expect(given, context).toBeGreaterThanOrEqual(0.75 * 20);
       expect(given, context).toBeLessThanOrEqual(20);
