@@ -66,7 +66,9 @@ describe('a sliding-window counter that sends Retry-After (and one silent), at 8
       capS: 120,
       silent: false,
       // The same with or without Retry-After, before and after: the other is a bucket 49.04 req/s, burst 38.
-      expected: { 'counter within 2 %': 4, 'not identified': 3, other: 1 },
+      // 4 -> 5 within, 3 -> 2 not identified since the period trials' waits allow a gap's noise
+      // (sliding-period.ts GAP_REACH, 4 Dec), which moves where later clumps fall.
+      expected: { 'counter within 2 %': 5, 'not identified': 2, other: 1 },
     },
   ])(
     '$limit per $windowS s, probe cap $capS s, silent: $silent',

@@ -110,9 +110,12 @@ function expectSound(estimate: Estimate, { outcome, verdict }: Awaited<ReturnTyp
   if (shown.sustained_rps !== null) expect(shown.sustained_rps, context).toBeLessThan(refused);
   if (shown.limiter) expect(sustainedRate(shown.limiter), context).toBeLessThan(refused);
   if (estimate.limiter && sustainedRate(estimate.limiter) >= refused) {
+    // Refuted is the reading as the limiter alone: the same limit named beside another, in a set
+    // identified from all the evidence, is that set's member, not the refuted claim.
     const read = describeLimiter(estimate.limiter);
-    expect([...shown.notes, ...(shown.limiter_evidence ?? [])].join('\n'), context).not.toContain(read);
-    expect(outcome.proven!.why.join('\n'), context).not.toContain(read);
+    const alone = (text: string) => text.replaceAll(`${read} and `, '').replaceAll(` and ${read}`, '');
+    expect(alone([...shown.notes, ...(shown.limiter_evidence ?? [])].join('\n')), context).not.toContain(read);
+    expect(alone(outcome.proven!.why.join('\n')), context).not.toContain(read);
   }
 }
 

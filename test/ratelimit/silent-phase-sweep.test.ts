@@ -41,7 +41,8 @@ const settings: Array<{
     model: (phaseS) => ({ kind: 'sliding-counter', limit: 50, window_s: 1, phase_s: phaseS, counts_refused: false }),
     windowS: 1,
     // 10 sized, 6 not identified before the period trials could run to 14 (jitterlog): 3 more pinned.
-    expected: { sized: 13, 'not identified': 5, other: 2 },
+    // 13 -> 12 sized, 5 -> 6 not identified since the trials' waits allow a gap's noise (sliding-period.ts GAP_REACH, 4 Dec).
+    expected: { sized: 12, 'not identified': 6, other: 2 },
   },
   {
     name: 'counter 100 per 10 s',

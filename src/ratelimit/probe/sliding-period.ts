@@ -155,7 +155,13 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
     // A trial that is not from idle lets its last request in early and confirms too short an end,
     // which then shortens every later wait: until an upper end is seen, wait for the longest period
     // (a quarter past the guessed end, or the longest the first recovery allows: window-path.ts).
-    const longest = bracket.hiSeen ? bracket.hi : Math.max(bracket.hi / UNSEEN_SHORT, initial.longest ?? 0);
+    // A seen end is sure only to within a gap's noise (GAP_REACH): a single let through across a
+    // network 30 ms early made the end short, two of it was then short of HAProxy's two idle periods,
+    // its counters carried the last trial's period into the next clump, which let the next single
+    // in early again (virtual, 50 ± 10 ms: 50 per 0.965 s, 3.6 % fast against ±2.7 % stated).
+    const longest = bracket.hiSeen
+      ? bracket.hi + GAP_REACH * noiseMs
+      : Math.max(bracket.hi / UNSEEN_SHORT, initial.longest ?? 0);
     const trial = await clumpFromIdle(probe, limit, idleFromMs, Math.max(longest, x), quietPeriods);
     if (!trial) break;
     trials++;
@@ -220,7 +226,7 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
   evidence.push(
     `${trials - offTrips - partClumps} trials of ${limit} requests from idle: one more request passed ${fmt(hi)} after the first and was refused ${fmt(lo)} after it${arrivals}: the window slides over ${fmt(period.value)}`,
   );
-  const counted = await countsRefusedTrials(probe, limit, { lo, hi }, quietPeriods);
+  const counted = await countsRefusedTrials(probe, limit, { lo, hi }, quietPeriods, GAP_REACH * noiseMs);
   if (counted.evidence) evidence.push(counted.evidence);
   const periodS = Math.round(period.value) / 1000;
   // Untested is unknown (null), never "does not count": the fleet simulator then assumes the worse.
@@ -300,12 +306,13 @@ async function countsRefusedTrials(
   limit: number,
   bracket: { lo: number; hi: number },
   quietPeriods: number,
+  reachMs: number,
 ) {
   // This trial waits from the last request, whatever it was: a clump that opened its period early
   // would let the request past the period in, and read "refused requests do not count".
-  let counted = await countsRefusedTrial(probe, limit, bracket, probe.elapsed(), quietPeriods);
+  let counted = await countsRefusedTrial(probe, limit, bracket, probe.elapsed(), { quietPeriods, reachMs });
   for (let attempt = 1; counted.disturbed && attempt < COUNTS_ATTEMPTS && !probe.outOfBudget(); attempt++) {
-    counted = await countsRefusedTrial(probe, limit, bracket, probe.elapsed(), quietPeriods);
+    counted = await countsRefusedTrial(probe, limit, bracket, probe.elapsed(), { quietPeriods, reachMs });
   }
   if (counted.disturbed)
     counted.notes.push(
@@ -377,14 +384,15 @@ async function countsRefusedTrial(
   limit: number,
   period: Bracket,
   sinceMs: number,
-  quietPeriods: number,
+  // `reachMs`: how far short of the period its upper end may be across a network (GAP_REACH).
+  { quietPeriods, reachMs }: { quietPeriods: number; reachMs: number },
 ): Promise<{ counts?: boolean; evidence?: string; notes: string[]; disturbed?: string }> {
   const interval = 1000 / probe.maxRps;
   // Enough refusals to outweigh what ages out of the window between the period and the final
   // request (a sliding log forgets the oldest first), and a twentieth of the limit for HAProxy's
   // interpolated count.
-  const k = Math.max(3, Math.ceil(0.05 * limit), Math.ceil((2 * (period.hi - period.lo)) / interval) + 2);
-  const trial = await clumpFromIdle(probe, limit, sinceMs, period.hi, quietPeriods);
+  const k = Math.max(3, Math.ceil(0.05 * limit), Math.ceil((2 * (period.hi - period.lo + reachMs)) / interval) + 2);
+  const trial = await clumpFromIdle(probe, limit, sinceMs, period.hi + reachMs, quietPeriods);
   if (!trial || !trial.whole)
     return { notes: ['whether refused requests count was not tested (no time left, or the clump was refused)'] };
   // Each at its own time, none waiting for the last one's answer: a network ~100 ms away (or a
@@ -399,7 +407,7 @@ async function countsRefusedTrial(
   // the period, and refused nothing the final request could feel.
   if (refused < k)
     return { notes: [], disturbed: `only ${refused} of ${k} requests meant for mid-period were refused (sent late)` };
-  const finalAtMs = trial.startMs + period.hi + (period.hi - period.lo) + interval;
+  const finalAtMs = trial.startMs + period.hi + reachMs + (period.hi - period.lo) + interval;
   const final = await pingAt(probe, 'counts-refused', finalAtMs);
   if (!final || (final.answer !== 'accepted' && final.answer !== 'limited'))
     return { notes: ['whether refused requests count was not tested (no clear answer)'] };
