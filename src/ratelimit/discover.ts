@@ -299,6 +299,18 @@ async function recoveryShape(
   return { shape: afterSecond?.shape ?? confirmed };
 }
 
+/**
+ * Whether a counter on the clock goes unsized, its window read by the stream: a silent one's is
+ * the stream's only when whole seconds are near (a saturated counter admits in bursts at its edges,
+ * and the stream read httprate 50 per 1 s as 1.03–1.24 s), and only off a stream good to 2 % (`loose`
+ * otherwise: at 14 of 237 phases of httprate 50 per 1 s, 0.6–0.7 s of stream read 24.75 req/s,
+ * ±3.4 %, "50 per 2 s", half the rate). One that announces its resets goes unsized when neither:
+ * httprate 20 per 1 s across a network, its resets shown by answers in only every third window
+ * (too few for the ticks), read 20 per 0.94 s off 6 acceptances in 0.24 s (±20 %), 6 % above its rate.
+ */
+const counterUnsized = (whole: boolean, loose: boolean, announcesResets: boolean): boolean =>
+  announcesResets ? !whole && loose : !whole || loose;
+
 /** A window (not a bucket) by its shape: its period or edges, sized by trials from idle or by the stream. */
 async function windowPath(
   probe: Probe,
@@ -732,17 +744,12 @@ async function streamedSlidingWindow(
       windowNotes,
     ));
   if (toldByTicks) return toldByTicks;
-  // A silent counter's window is the stream's only when whole seconds are near: a saturated
-  // counter admits in bursts at its edges, and the stream read httprate 50 per 1 s as 1.03–1.24 s.
-  // Nor one that announces its resets when the stream's rate is not good to 2 %: httprate 20 per
-  // 1 s across a network, its resets shown by answers in only every third window (too few for the
-  // ticks), read 20 per 0.94 s off 6 acceptances in 0.24 s (±20 %), 6 % above its rate.
   const fit = stream.measured?.fit;
   const loose = fit !== null && fit !== undefined && fit.precision > 0.02;
-  const unsized = counter?.counter === true && !counter.whole && (!announcesReset(probe) || loose);
+  const unsized = counter?.counter === true && counterUnsized(counter.whole, loose, announcesReset(probe));
   if (unsized)
     windowNotes.push(
-      `not identified: windows on the clock (a sliding-window counter), but the stream read its window as ${round(counter.windowS, 3)} s, not within 1 % of whole seconds${loose ? `, off ${fit.accepted} accepted requests (good to ±${round(fit.precision * 100, 1)} % only)` : ''}, and nothing else timed it; not sized`,
+      `not identified: windows on the clock (a sliding-window counter), but the stream read its window as ${round(counter.windowS, 3)} s${counter.whole ? '' : ', not within 1 % of whole seconds'}${loose ? `, off ${fit.accepted} accepted requests (good to ±${round(fit.precision * 100, 1)} % only)` : ''}, and nothing else timed it; not sized`,
     );
   const model: WindowModel | null = unsized
     ? null

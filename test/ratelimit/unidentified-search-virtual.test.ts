@@ -682,6 +682,30 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     },
   );
 
+  // A silent httprate 50 per 1 s where its stream ran 0.7 s (phase 0.39 s of 237 swept): 24.75 req/s
+  // (±3.4 %) read as "sliding-window counter 50 per 2 s", and 20 req/s given, 40 % of the rate. Whole
+  // seconds now stand only off a stream good to 2 %: not identified, the k6 search sizes it.
+  it('a silent counter of 50 per 1 s its stream read as 50 per 2 s off 0.7 s: not identified, searched within 75–100 %', async () => {
+    const truth: LimiterModel = {
+      kind: 'sliding-counter',
+      limit: 50,
+      window_s: 1,
+      phase_s: (92 + 0.5) / 237,
+      counts_refused: false,
+    };
+    const run = await searched({ seed: 1, limiter: () => fromModel(truth), capS: 60 });
+    const context = JSON.stringify({
+      notes: run.estimate.notes,
+      rounds: run.outcome?.rounds.map((r) => [r.target_rps, r.verdict, r.rate_429, r.refusals_began_s, r.scout_s]),
+    });
+    expect(run.estimate.limiter, context).toBeNull();
+    expect(run.estimate.notes.join('\n'), context).toMatch(/sliding-window counter.*good to ±3\.\d % only.*not sized/);
+    const given = run.outcome!.proven?.target_rps;
+    expect(given, context).toBeGreaterThanOrEqual(0.75 * 50);
+    expect(given, context).toBeLessThanOrEqual(50);
+    expect(run.untested, context).toBeNull();
+  });
+
   // The bench's bucket of 100 and window of 200 per 10 s (1 Dec): every round over the horizon was
   // refused, then let 19.64 req/s through; the last round, at the whole 19, held: 5 % under the 20.
   // It runs at a tenth's figure now (19.6), a measurement, not a policy a person types.

@@ -152,16 +152,7 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
     noiseMs / bracket.hi < PERIOD_GOAL
   ) {
     const x = hiUnconfirmed && pinned(bracket, noiseMs) ? bracket.hi : nextPingAfter(bracket);
-    // A trial that is not from idle lets its last request in early and confirms too short an end,
-    // which then shortens every later wait: until an upper end is seen, wait for the longest period
-    // (a quarter past the guessed end, or the longest the first recovery allows: window-path.ts).
-    // A seen end is sure only to within a gap's noise (GAP_REACH): a single let through across a
-    // network 30 ms early made the end short, two of it was then short of HAProxy's two idle periods,
-    // its counters carried the last trial's period into the next clump, which let the next single
-    // in early again (virtual, 50 ± 10 ms: 50 per 0.965 s, 3.6 % fast against ±2.7 % stated).
-    const longest = bracket.hiSeen
-      ? bracket.hi + GAP_REACH * noiseMs
-      : Math.max(bracket.hi / UNSEEN_SHORT, initial.longest ?? 0);
+    const longest = longestPeriod(bracket, noiseMs, initial);
     const trial = await clumpFromIdle(probe, limit, idleFromMs, Math.max(longest, x), quietPeriods);
     if (!trial) break;
     trials++;
@@ -239,6 +230,19 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
     precision: statedPrecision(period, noiseMs),
   };
 }
+
+/**
+ * The longest the period may be, ms, as a trial's wait from idle must allow for it. A trial that is
+ * not from idle lets its last request in early and confirms too short an end, which then shortens
+ * every later wait: until an upper end is seen, the longest period is a quarter past the guessed
+ * end, or the longest the first recovery allows (window-path.ts). A seen end is sure only to within
+ * a gap's noise (GAP_REACH): a single let through across a network 30 ms early made the end short,
+ * two of it fell short of HAProxy's two idle periods, its counters carried the last trial's period
+ * into the next clump, which let the next single in early again (virtual, 50 ± 10 ms: 50 per
+ * 0.965 s, 3.6 % fast against ±2.7 % stated).
+ */
+const longestPeriod = (bracket: PeriodBracket, noiseMs: number, initial: InitialPeriod): number =>
+  bracket.hiSeen ? bracket.hi + GAP_REACH * noiseMs : Math.max(bracket.hi / UNSEEN_SHORT, initial.longest ?? 0);
 
 /**
  * How far a gap's error may reach, in units of noiseMs (√2 standard deviations of it, both ways of
