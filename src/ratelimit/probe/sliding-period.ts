@@ -256,8 +256,8 @@ const GAP_REACH = 2.5 / Math.SQRT2;
  * bisection's precision, and across a network the bracket's half-width with as far as one answer's
  * gap may be off (GAP_REACH), not the 85 % noiseMs covers. The bisection keeps its own ends, the two
  * trials whose answers were nearest the period, and a noise past noiseMs on either moves the period
- * read by as much: toxiproxy's 1 s log was read 0.975 s (2.56 % fast) with ± 1.5 % stated, and
- * 13 CI runs read it 1.2 % fast to 1.2 % slow besides, a third of them outside that (CI 36c).
+ * read by as much: toxiproxy's 1 s log was read 0.975 s (2.56 % fast) with ± 1.5 % stated (CI
+ * 36c); 13 other CI runs read it between 1.2 % fast and 1.2 % slow.
  */
 export function statedPrecision(period: { value: number; precision: number }, noiseMs: number): number {
   return Math.max(PERIOD_PRECISION, period.precision + (GAP_REACH * noiseMs) / period.value);
