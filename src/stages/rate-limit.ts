@@ -390,13 +390,20 @@ export function judgeProbe(
     );
     return none;
   }
+  // A search of the rate from the probe's bracket (rate-bracket.ts), on its own evidence: only a hold
+  // over the horizon sizes it, and `why` is said as not tested unless it does; said at once when
+  // there is no bracket to search.
+  const searchElseUntested = (why: string) => {
+    const search = searchStart(estimate);
+    if (!search) io.untested('rate_limit', why);
+    return { search, unidentified: why };
+  };
   if (estimate.partial && estimate.requests_sent >= maxRequests) {
     const spent = `${endpoint}: the probe spent all of rate_limit.max_requests (${maxRequests}) without pinning the limiter down; the estimate is partial`;
-    // Refused, but its rate not read: paced k6 rounds search it all the same, on their own evidence
-    // (partialGuess), and only a hold over the horizon sizes it; else this is said as not tested.
-    const search = unusable ? null : searchStart(estimate);
-    if (!search) io.untested('rate_limit', spent);
-    return search ? { search, unidentified: spent } : none;
+    // Refused, but its rate not read: searched all the same (partialGuess).
+    if (!unusable) return searchElseUntested(spent);
+    io.untested('rate_limit', spent);
+    return none;
   }
   if (unusable) return none;
   const gaps = estimate.limiting_status === null ? gapsInStream(probe.tally) : null;
@@ -425,10 +432,7 @@ export function judgeProbe(
     // Refused, but too seldom to read a limiter from (evidence.ts). The kind stays unidentified,
     // but the rate a client relies on is what holds (issue 35 item 4): a search below that held
     // a rate over the whole horizon sizes the limit; without one, nothing passes as sized.
-    const search = searchStart(estimate);
-    const unidentified = `${endpoint}: ${probe.shortHorizon ? underRunHowTo(why, probeCapS) : why}`;
-    if (!search) io.untested('rate_limit', unidentified);
-    return { search, unidentified };
+    return searchElseUntested(`${endpoint}: ${probe.shortHorizon ? underRunHowTo(why, probeCapS) : why}`);
   }
   if (estimate.limiting_status !== null && estimate.sustained_rps === null)
     // Limited, yet no steady rate got through: nothing was sized, so nothing may pass as sized.
