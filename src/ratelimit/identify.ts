@@ -229,23 +229,39 @@ export function edgeTrialPlan(o: {
   burstSendMs: number;
   notBeforeMs: number;
   clock?: { edgeMs: number; windowMs: number };
+  /** The drain's comeback: a sliding log's period is no shorter than WITHIN_PERIOD of it. */
+  comebackMs?: number;
 }): EdgeTrialPlan | null {
+  const { comebackMs, ...rest } = o;
+  // A window opened before the drain came back sooner than its length (rate-limiter-flexible, CI
+  // s37: a comeback of 0.941 s, edges 1 s apart): a log that fast would free the burst's slots
+  // before a clump planned off the edges alone, and the trial could tell nothing. Planned off the
+  // shorter of the two when that still fits; else off the edges, and clumpTiming says what it told.
+  const logLo = comebackMs === undefined ? rest.length.lo : Math.min(rest.length.lo, WITHIN_PERIOD * comebackMs);
+  return planEdgeTrial(rest, logLo) ?? (logLo < rest.length.lo ? planEdgeTrial(rest, rest.length.lo) : null);
+}
+
+function planEdgeTrial(
+  o: { length: Bracket; burstSendMs: number; notBeforeMs: number; clock?: { edgeMs: number; windowMs: number } },
+  logLoMs: number,
+): EdgeTrialPlan | null {
   const { lo, hi } = o.length;
   const mid = (lo + hi) / 2;
   // Margins of a few hundredths of a window: more than the length's bracket is wide once pinned,
   // and than a busy machine delays a request.
   const margin = 0.05 * mid;
-  // The burst goes after the first request by more than the length is uncertain, so a clump a
-  // window after the first request comes before a sliding log lets the burst's slots go; with
-  // 7.5 % of a window to spare on either side: for the first request reaching the limit late (its
-  // window ends later), and for the burst's slots freeing early.
-  const firstToBurst = hi - lo + 0.15 * mid;
+  // The burst goes after the first request by more than the length is uncertain (down to the
+  // shortest period a log may have), so a clump a window after the first request comes before a
+  // sliding log lets the burst's slots go; with 7.5 % of a window to spare on either side: for the
+  // first request reaching the limit late (its window ends later), and for the burst's slots freeing early.
+  const firstToBurst = hi - logLoMs + 0.15 * mid;
   // Sending runs late on a busy machine: a quarter more than max_rps allows.
   const burstEnd = firstToBurst + 1.25 * o.burstSendMs;
   // The clock's edge comes a margin after the burst, the ping a margin after the edge; both well
-  // inside a window opened by the first request.
+  // inside a window opened by the first request, and before a log could free the first request's
+  // slot (else the ping let in tells a log for edges on the clock).
   const pingAfterFirst = burstEnd + 2 * margin;
-  if (!(hi < Infinity) || pingAfterFirst > lo - margin) return null;
+  if (!(hi < Infinity) || pingAfterFirst > logLoMs - margin) return null;
   let firstMs = o.notBeforeMs;
   if (o.clock) {
     const { edgeMs, windowMs } = o.clock;

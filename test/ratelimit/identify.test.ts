@@ -186,6 +186,20 @@ describe('the edge trial', () => {
     expect(plan.pingMs!).toBeLessThan(plan.firstMs + length.lo);
   });
 
+  it('plans the clump before a log as fast as the drain came back could free the burst', () => {
+    // CI s37's rate-limiter-flexible 50 per 1 s: edges 1 s apart, a comeback of 0.941 s (a window
+    // opened before the drain); the clump planned off the edges alone came 0.924 s after the burst.
+    const edges = { lo: 990, hi: 1_010 };
+    const plan = edgeTrialPlan({ length: edges, burstSendMs: 250, notBeforeMs: 0, comebackMs: 941 })!;
+    expect(plan.clumpMs - plan.firstMs).toBeGreaterThan(edges.hi);
+    expect(clumpTiming(plan.clumpMs - plan.burstMs + 0.05 * 1_000, plan.clumpMs - plan.burstMs, 941)).toBe('told');
+    // Off the edges alone, as before: undecided however punctual.
+    const before = edgeTrialPlan({ length: edges, burstSendMs: 250, notBeforeMs: 0 })!;
+    expect(clumpTiming(before.clumpMs - before.burstMs, before.clumpMs - before.burstMs, 941)).toBe('undecided');
+    // A comeback too quick to plan around (a window on the clock): the plan off the edges stands.
+    expect(edgeTrialPlan({ length: edges, burstSendMs: 250, notBeforeMs: 0, comebackMs: 300 })).toEqual(before);
+  });
+
   it('does not fit when the limit takes most of a window to send', () => {
     expect(edgeTrialPlan({ length, burstSendMs: 700, notBeforeMs: 0 })).toBeNull();
     expect(edgeTrialPlan({ length: { lo: 0, hi: Infinity }, burstSendMs: 10, notBeforeMs: 0 })).toBeNull();

@@ -54,7 +54,8 @@ describe('the sliding log 50 per 1 s across 50 ± 10 ms each way, on a busy mach
     // is not claimed (a silent counter's edges read the same: log-unchecked-virtual.test.ts), 81 -> 70
     // within: at 11 seeds the busy probe had no time left for one, and says so.
     // 70 -> 68 within since the trials' waits allow a gap's noise (sliding-period.ts GAP_REACH, 4 Dec).
-    { lateMs: 20, expected: { 'within 2 %': 68, 'beyond 2 %': 1, 'not identified': 31, 'another kind': 0 } },
+    // 68 -> 70 since the edge trial plans its clump before a log as fast as the drain's comeback (identify.ts edgeTrialPlan).
+    { lateMs: 20, expected: { 'within 2 %': 70, 'beyond 2 %': 1, 'not identified': 29, 'another kind': 0 } },
   ])(
     'up to $lateMs ms late: the log, or not identified, never another kind',
     async ({ lateMs, expected }) => {
@@ -74,7 +75,9 @@ describe('the sliding log 50 per 1 s across 50 ± 10 ms each way, on a busy mach
     // 88 -> 89 within since the edge walk's second edge keeps short of the edge after next (window-edges.ts withinNextWindow).
     // 89 -> 90: log-phase.ts sets aside a late ping refused after a clump whose first request a stall
     // held past the ping's margin (before it, with the trials' GAP_REACH waits, 84).
-    expect(counts).toEqual({ 'within 2 %': 90, 'beyond 2 %': 0, 'not identified': 10, 'another kind': 0 });
+    // 90 -> 88 since the edge trial plans its clump off the drain's comeback too: its burst goes later,
+    // and at seeds 42 and 59 a stall then cost a trial the period's pinning needed (not identified, said so).
+    expect(counts).toEqual({ 'within 2 %': 88, 'beyond 2 %': 0, 'not identified': 12, 'another kind': 0 });
   }, 60_000);
 });
 

@@ -874,6 +874,7 @@ async function edgeTrial(
     length,
     burstSendMs,
     notBeforeMs: lastSentMs + idleMs,
+    comebackMs: bounds.comebackMs,
     ...(clock ? { clock } : {}),
   });
   if (plan === null) return `the limit takes too long to send at ${probe.maxRps} req/s`;
