@@ -77,7 +77,9 @@ describe('the sliding log 50 per 1 s across 50 ± 10 ms each way, on a busy mach
     // held past the ping's margin (before it, with the trials' GAP_REACH waits, 84).
     // 90 -> 88 since the edge trial plans its clump off the drain's comeback too: its burst goes later,
     // and at seeds 42 and 59 a stall then cost a trial the period's pinning needed (not identified, said so).
-    expect(counts).toEqual({ 'within 2 %': 88, 'beyond 2 %': 0, 'not identified': 12, 'another kind': 0 });
+    // 88 -> 87 since an edge whose window refused part of its fill keeps its lower end moved back
+    // while the walk pins the lattice (window-edges.ts reboundEdges): a window more, and a trial less.
+    expect(counts).toEqual({ 'within 2 %': 87, 'beyond 2 %': 0, 'not identified': 13, 'another kind': 0 });
   }, 60_000);
 });
 

@@ -240,7 +240,9 @@ describe('the sliding log 50 per 1 s across 50 ± 10 ms each way, a heavy tail f
 // arrivals' noise (window-edges.ts seenEdges) they are the fixed window.
 describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, on a busy machine, 100 seeds', () => {
   it.each([
-    { lateMs: 5, expected: { 'fixed window within 2 %': 99, 'not identified': 1, other: 0 } },
+    // 99 -> 98 since an edge whose window refused part of its fill keeps its lower end moved back
+    // while the walk pins the lattice (window-edges.ts reboundEdges).
+    { lateMs: 5, expected: { 'fixed window within 2 %': 98, 'not identified': 2, other: 0 } },
     // 100 -> 98: two edge trials that could not run (their plan, at the pace the bursts were sent,
     // no longer fits the window) no longer stand for "on the clock" (see the 20 ms case below).
     { lateMs: 10, expected: { 'fixed window within 2 %': 98, 'not identified': 2, other: 0 } },
@@ -314,7 +316,8 @@ describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, up to 20 ms l
         limitMisread: count('limit misread'),
       },
       beyond.join('\n'),
-    ).toEqual({ within: 9, notIdentified: 91, beyond: 0, limitMisread: 0 });
+      // 9 -> 10 within since a fill's crossing keeps its edge's lower end moved back (window-edges.ts reboundEdges).
+    ).toEqual({ within: 10, notIdentified: 90, beyond: 0, limitMisread: 0 });
   }, 60_000);
 });
 

@@ -22,7 +22,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import { discoverVirtual, fromModel, type VirtualEndpoint } from './virtual-limit.js';
-import { clockWindow } from './support.js';
+import { clockWindow, pastStatedPrecision } from './support.js';
 
 const NETWORK = { oneWayMs: 50, jitterMs: 10 };
 /** Stalls of 100–300 ms about once a second, each seed its own. */
@@ -44,6 +44,7 @@ type Outcome = 'fixed window' | 'not identified' | 'bucket' | 'another kind';
 async function stalledSweep(limiterStalls: boolean) {
   const counts: Record<Outcome, number> = { 'fixed window': 0, 'not identified': 0, bucket: 0, 'another kind': 0 };
   const others: string[] = [];
+  const past: string[] = [];
   for (let seed = 1; seed <= 100; seed++) {
     const truth = fixedAt((seed * 0.137) % 1);
     const e = await discoverVirtual({
@@ -63,8 +64,10 @@ async function stalledSweep(limiterStalls: boolean) {
     counts[outcome]++;
     if (outcome === 'bucket' || outcome === 'another kind')
       others.push(`seed ${seed}: ${JSON.stringify(e.limiter)} ${e.limiter_evidence.join('; ')}`);
+    const off = pastStatedPrecision(e, truth);
+    if (off) past.push(`seed ${seed}: ${off}`);
   }
-  return { counts, others: others.join('\n') };
+  return { counts, others: others.join('\n'), past };
 }
 
 describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, the probe stalling 100-300 ms about every second, 100 seeds', () => {
@@ -78,7 +81,9 @@ describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, the probe sta
       // (a sliding log's edges fit lattices as well, and were read as fixed windows: network-busy-log-virtual.test.ts);
       // 7 of them are now not identified, and the stage searches their rate with k6 rounds.
       // 89 -> 91 since the edge walk's second edge keeps short of the edge after next (window-edges.ts withinNextWindow).
-      expected: { 'fixed window': 91, 'not identified': 9, bucket: 0, 'another kind': 0 },
+      // 91 -> 90 since an edge whose window refused part of its fill keeps its lower end moved back
+      // while the walk pins the lattice (window-edges.ts reboundEdges): a window more walked.
+      expected: { 'fixed window': 90, 'not identified': 10, bucket: 0, 'another kind': 0 },
     },
     {
       who: 'the probe and the limiter',
@@ -87,13 +92,18 @@ describe('the fixed window 50 per 1 s across 50 ± 10 ms each way, the probe sta
       // 84 -> 85 with the edge trial's bursts planned at the pace they were sent and a burst across
       // the clock's edge telling a window on it, less those whose trial never ran (as above).
       // 85 -> 86 with the edge walk's second edge kept short of the edge after next (as above).
-      expected: { 'fixed window': 86, 'not identified': 14, bucket: 0, 'another kind': 0 },
+      // 86 -> 91 with a crossed fill's edge moved back while the walk pins the lattice (as above).
+      expected: { 'fixed window': 91, 'not identified': 9, bucket: 0, 'another kind': 0 },
     },
   ])(
-    '$who stalled: a fixed window or not identified, never a bucket',
+    '$who stalled: a fixed window or not identified, never a bucket, every reading within the precision it states',
     async ({ limiterStalls, expected }) => {
-      const { counts, others } = await stalledSweep(limiterStalls);
+      const { counts, others, past } = await stalledSweep(limiterStalls);
       expect(counts, others).toEqual(expected);
+      // Before window-edges.ts reboundEdges, with the limiter stalling too: 5 fixed windows 3–15 % off
+      // with ±1 % stated (48.4–57.41 req/s: seeds 28, 35, 51, 86, 91), their lattices pinned on a
+      // lower end a crossed fill's tail had set.
+      expect(past).toEqual([]);
     },
     60_000,
   );

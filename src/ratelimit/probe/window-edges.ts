@@ -26,7 +26,7 @@ import type { Sample } from '../types.js';
 import { pingAt, pingUntilAccepted, topUp, toppedEndMs } from './ping.js';
 import type { Probe } from './probe.js';
 import { admittedBefore, countedToShut, countUntilRefused, firstGapMs, type WindowCount } from './recover.js';
-import { sendingEndMs, usualGapNoiseMs } from './arrival.js';
+import { acceptedBoundMs, sendingEndMs, usualGapNoiseMs } from './arrival.js';
 import { median } from '../../toolkit/stats.js';
 import { startedAfresh, straddleTrial } from './straddle-trial.js';
 
@@ -165,11 +165,11 @@ export async function windowEdgesPhase(
         : `the recovery's clump of ${clumpLimit} did not show the limit (it ran past the next edge, late sends on a busy machine, or was never refused): counted again, ${limit}, by a clump from a later edge to its first refusal, all of it sent before the edge after it`,
     );
   }
-  const length = windowLength(edges);
+  const length = windowLength(reboundEdges(edges, walked.rebounds));
   const onClock = edges.length >= 3 && pinned(length, 2 * EDGE_PRECISION);
-  // The edges within the arrivals' noise (seenEdges; a lattice already fitted moves no edge back):
-  // a lattice that only they fit is a fixed window's only if the trial's ping past its edge says so.
-  const seen = seenEdges(edges, onClock ? new Map() : walked.rebounds, walked.noiseMs);
+  // The edges within the arrivals' noise (seenEdges): a lattice that only they fit is a fixed
+  // window's only if the trial's ping past its edge says so.
+  const seen = seenEdges(edges, walked.rebounds, walked.noiseMs);
   const seenLength = windowLength(seen);
   const rescued = !onClock && edges.length >= 3 && pinned(seenLength, 2 * EDGE_PRECISION);
   // Each window after the first was opened by the request that found its edge, if windows open at
@@ -334,7 +334,7 @@ async function walkEdges(
   );
   const firstShutMs = firstEdge.lo - shutFromMs;
   for (let w = 0; w < MAX_WINDOWS && !probe.outOfBudget(); w++) {
-    const lattice = windowLength(edges);
+    const lattice = windowLength(reboundEdges(edges, rebounds));
     const reading = openedReading(openedWindows(edges));
     const opened = reading.length;
     const offLattice = lattice.lo > lattice.hi;
@@ -384,7 +384,7 @@ async function walkEdges(
     const roomy = edges.length === 1 ? firstShutMs >= SCAN_WINDOWS_FROM_MS : longWindow(lattice, opened);
     const shutBefore =
       roomy && !found.lastRefused && lastSentBefore(probe.samples, found.accepted)?.answer === 'limited';
-    edges.push(edgeBracket(found.lastRefused, found.accepted, beforeEdgeMs));
+    edges.push(edgeBracket(probe.samples, found.lastRefused, found.accepted, beforeEdgeMs));
     // Behind a faster limit (recover.ts frontLimit), a fill that limit cut short is topped up, only
     // while the edges fit a lattice, within half its shortest window of this edge.
     const spaced = windowLength(edges);
@@ -457,7 +457,7 @@ async function recountLimit(
   let clumps = 0;
   for (; found.accepted && clumps < RECOUNTS && !probe.outOfBudget(); clumps++) {
     const opener = found.accepted;
-    edges.push(edgeBracket(found.lastRefused, opener, beforeEdgeMs));
+    edges.push(edgeBracket(probe.samples, found.lastRefused, opener, beforeEdgeMs));
     const before = admittedBefore(probe.samples, edges[edges.length - 1]!.lo, opener);
     const { samples: clump } = await probe.burstRun('edges', 2 * most + 5);
     // Behind a faster limit the clump is cut a few short of the window's count (a bucket of 100
@@ -479,7 +479,7 @@ async function recountLimit(
     found = await pingUntilAccepted(probe, 'edges', afterMs, firstGapMs(probe));
     if (!found.accepted) break;
     afterMs = Math.max(afterMs, found.accepted.sentMs);
-    const next = [...edges, edgeBracket(found.lastRefused, found.accepted, beforeEdgeMs)];
+    const next = [...edges, edgeBracket(probe.samples, found.lastRefused, found.accepted, beforeEdgeMs)];
     if (counted && before === 0 && counted.lastCountedMs < earliestEdge(next, windowLength(next), next.length - 1)) {
       edges.push(next[next.length - 1]!);
       return { limit: counted.count, afterMs, clumps: clumps + 1 };
@@ -511,19 +511,34 @@ interface NoisyEdges {
  * trials to pin under that noise: they stopped after one.
  */
 function seenEdges(edges: readonly Bracket[], rebounds: ReadonlyMap<number, number>, noiseMs: number): Bracket[] {
-  // One crossing is a fixed window's mishap; a limit that refused several fills is not one (a
-  // sliding counter's weighted count, a log still holding the last clump): its edges stay as sent.
-  const moved = rebounds.size <= 1 ? rebounds : new Map<number, number>();
-  return edges.map((e, k) => ({ lo: Math.min(e.lo, moved.get(k) ?? e.lo) - noiseMs, hi: e.hi + noiseMs }));
+  return reboundEdges(edges, rebounds).map((e) => ({ lo: e.lo - noiseMs, hi: e.hi + noiseMs }));
+}
+
+/**
+ * The edges on send times, an edge whose window refused part of its fill moved back to where it may
+ * be (`rebounds`): the lattice must allow it, or it is pinned on a lower end the last fill's tail
+ * made (virtual, handshakes, phase 0.05 s, seed 10: an edge found 0.67 s late, the fill after it
+ * let through past the next edge, that edge's lower end 46 ms past the true one, the window read
+ * 1.014 s with ±0.2 %). One crossing is a fixed window's mishap; a limit that refused several fills
+ * is not one (a sliding counter's weighted count, a log still holding the last clump): its edges stay as sent.
+ */
+function reboundEdges(edges: readonly Bracket[], rebounds: ReadonlyMap<number, number>): Bracket[] {
+  if (rebounds.size !== 1) return [...edges];
+  return edges.map((e, k) => ({ lo: Math.min(e.lo, rebounds.get(k) ?? e.lo), hi: e.hi }));
 }
 
 /** A ping let through past an edge, and the last one refused before it (none when the first passed). */
 type EdgeFound = { accepted?: Sample; lastRefused?: Sample };
 
 /** The edge a ping found: after the last request known to reach the window before it, and the last ping refused. */
-const edgeBracket = (lastRefused: Sample | undefined, accepted: Sample, beforeEdgeMs: number): Bracket => ({
+const edgeBracket = (
+  run: readonly Sample[],
+  lastRefused: Sample | undefined,
+  accepted: Sample,
+  beforeEdgeMs: number,
+): Bracket => ({
   lo: Math.max(beforeEdgeMs, lastRefused?.sentMs ?? beforeEdgeMs),
-  hi: accepted.sentMs,
+  hi: acceptedBoundMs(run, accepted),
 });
 
 /**

@@ -11,6 +11,7 @@ import type { Probe } from './probe.js';
 import type { ShapeFindings } from './recover.js';
 import { slidingPeriodPhase, PERIOD_PRECISION, type InitialPeriod } from './sliding-period.js';
 import { windowEdgesPhase, EDGE_PRECISION } from './window-edges.js';
+import { acceptedBoundMs } from './arrival.js';
 
 export interface WindowFindings {
   limiter: LimiterModel | null;
@@ -30,12 +31,18 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
   const { drain, recovery } = found;
   if (found.shape === 'resetting-window') {
     const limit = found.figures.clump;
-    const firstEdge = { lo: recovery.lastRefused?.sentMs ?? drain.refusal.sentMs, hi: recovery.accepted.sentMs };
+    const firstEdge = {
+      lo: recovery.lastRefused?.sentMs ?? drain.refusal.sentMs,
+      hi: acceptedBoundMs(probe.samples, recovery.accepted),
+    };
     const recover = probe.samples.filter((s) => s.phase === 'recover');
     const clumpEnd = Math.max(...recover.map((s) => s.sentMs));
     // The next edge is after the clump's last refusal, not after its end: a clump that went out
     // late (a busy machine) can cross the next edge unseen, its tail let through by the next window.
-    const clumpFull = Math.max(firstEdge.hi, ...recover.filter((s) => s.answer === 'limited').map((s) => s.sentMs));
+    const clumpFull = Math.max(
+      recovery.accepted.sentMs,
+      ...recover.filter((s) => s.answer === 'limited').map((s) => s.sentMs),
+    );
     const edges = await windowEdgesPhase(
       probe,
       limit,
