@@ -312,6 +312,10 @@ const counterUnsized = (whole: boolean, loose: boolean, announcesResets: boolean
   announcesResets ? !whole && loose : !whole || loose;
 
 /** A window (not a bucket) by its shape: its period or edges, sized by trials from idle or by the stream. */
+/** Said when a limit that came back whole was sized by the stream after all: why it was not taken for a window. */
+const NO_WINDOW_FOUND =
+  'it came back whole as a window does, but no window was found, and every clump from idle was refused in part: sized by the stream instead';
+
 async function windowPath(
   probe: Probe,
   drained: StreamFindings,
@@ -364,6 +368,18 @@ async function windowPath(
       misread,
     );
   }
+  // Came back whole, as a window does, yet no window was found, and every clump from idle was refused
+  // in part: what a bucket does across a network whose round trips bunch its refills (x/time/rate
+  // NewLimiter(50, 10) behind toxiproxy, CI s38: 21 back after 460 ms, 14 clumps from idle refused
+  // in part, not identified; virtual, 2 in 100 with the machine 10 ms late). The stream sizes it as
+  // it sizes any limit of no known shape.
+  // (A fixed window on a machine 20 ms late has some refused in part too, but not all, virtual seed
+  // 76 of network-virtual.test.ts: the stream read it 0.7 % fast, where the search finds it below.)
+  const noneWhole = (window.partClumps ?? 0) > 0 && window.wholeClumps === 0;
+  if (model === null && shape.shape === 'resetting-window' && noneWhole && !probe.outOfBudget()) {
+    const streamed = await bucketPath(probe, drained, streamSettings, undefined, undefined);
+    return { ...streamed, notes: [...streamed.notes, NO_WINDOW_FOUND, ...window.notes] };
+  }
   if (model === null || model.kind === 'bucket' || model.kind === 'queue' || misread || unchecked || refuted) {
     // Not identified, said so: the stage then searches its rate with paced k6 rounds (rate-bracket.ts).
     // Before, a fixed window whose edges the network blurred ended with no rate and no proof at all,
@@ -403,7 +419,7 @@ async function windowPath(
   ];
   return identifiedWindow(probe, drained, batch?.model ?? model, evidence, notes, {
     ...(front ? { burst: front.accepted } : {}),
-    ...(window.precision !== undefined ? { periodPrecision: window.precision } : {}),
+    ...(window.precision !== undefined ? { precision: window.precision } : {}),
   });
 }
 
@@ -603,13 +619,13 @@ async function identifiedWindow(
   model: WindowModel | BatchBucketModel,
   evidence: string[],
   windowNotes: string[],
-  { burst, periodPrecision }: { burst?: number; periodPrecision?: number } = {},
+  { burst, precision }: { burst?: number; precision?: number } = {},
 ): Promise<Estimate> {
   const batch = model.kind === 'bucket';
   const retryAfter = await retryAfterPhase(probe, batch ? model.fill_interval_s : windowLengthS(model));
   const scope = await scopePhase(probe, batch ? model.burst : model.limit);
   const figures: Figures = {
-    ...(batch ? batchFigures(model) : windowFigures(model, periodPrecision)),
+    ...(batch ? batchFigures(model) : windowFigures(model, precision)),
     ...(burst !== undefined ? { burst } : {}),
     scope: scope.scope,
     limiter: model,

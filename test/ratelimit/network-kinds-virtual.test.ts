@@ -236,6 +236,35 @@ describe('across 50 ± 10 ms each way, on the virtual clock: the kinds beyond th
   });
 });
 
+// x/time/rate NewLimiter(50, 10) with the machine up to 10 ms late, 100 jitter seeds. Across the
+// network its refills bunch, it came back whole after the drain, as a window does, and twice no
+// window was found: every clump from idle refused in part (a burst of 10 against clumps of 20), the
+// period "not pinned down", not identified (CI s38, through toxiproxy: the same, where 23 CI runs
+// before had read the bucket). Such a limit is now sized by the stream, as one of no known shape is.
+describe('across 50 ± 10 ms each way, the machine 10 ms late: x/time/rate NewLimiter(50, 10) at 100 seeds', () => {
+  it('is sized as the bucket it is, or not identified where the limit was never seen (1 seed)', async () => {
+    const truth: LimiterModel = { kind: 'bucket', rate_rps: 50, burst: 10 };
+    const counts: Record<Outcome, number> = { sized: 0, 'not identified': 0, other: 0 };
+    const rows: string[] = [];
+    for (let seed = 1; seed <= 100; seed++) {
+      const e = await discoverVirtual(
+        {
+          limiter: () => gcra(50, 10),
+          status: 429,
+          network: { oneWayMs: 50, jitterMs: 10, seed },
+          busy: { lateMs: 10, seed: seed + 2000 },
+        },
+        { maxDurationS: 60 },
+      );
+      const o = outcome(e, truth);
+      counts[o]++;
+      if (o !== 'sized') rows.push(`seed ${seed}: ${o}: ${JSON.stringify(e.limiter)} ${e.notes.join(' / ')}`);
+    }
+    // Before: 98 sized, 2 not identified (seeds 57 and 89).
+    expect(counts, rows.join('\n')).toEqual({ sized: 99, 'not identified': 1, other: 0 });
+  }, 60_000);
+});
+
 // The silent counter at every quarter second of its window, three jitter seeds each. Before (27 Nov
 // 2026, main at 88ae792): where its edge fell inside the drain (0.25–1.75 s into the probe) the
 // counter freed the drained part of its window steadily, a bucket's trickle to the drain's tail

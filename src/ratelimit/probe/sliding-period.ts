@@ -73,6 +73,8 @@ export interface PeriodFindings {
   notes: string[];
   /** Clumps sent after waiting for the window to empty that were refused in part (it had not). */
   partClumps: number;
+  /** Clumps sent after waiting for the window to empty that it did not refuse in part (trials' and those set aside). */
+  wholeClumps: number;
   /**
    * The longest quiet one of them had waited before it, ms: two of the period sized or more, and
    * no sliding window of that period and limit refuses any of it (discover.ts says so).
@@ -204,9 +206,10 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
   // The bracket's half-width and the arrivals' noise together: beyond the goal the period is not
   // known well enough to size a rate on it.
   const errorBar = period.precision + noiseMs / period.value;
+  const clumps = { partClumps, wholeClumps: trials - partClumps, refusedAfterQuietMs: longestQuietMs };
   if (!bracket.loSeen || !bracket.hiSeen || hiUnconfirmed || errorBar > PERIOD_GOAL) {
     notes.push(notPinnedNote(bracket, { trials: trials - partClumps, offTrips, noiseMs, hiUnconfirmed }));
-    return { model: null, evidence, notes, partClumps, refusedAfterQuietMs: longestQuietMs };
+    return { model: null, evidence, notes, ...clumps };
   }
   const offNote = offTrips > 0 ? `; ${offTrips} trials on stretched round trips not counted` : '';
   const arrivals = midRoundTrip
@@ -225,8 +228,7 @@ export async function slidingPeriodPhase(probe: Probe, limit: number, initial: I
     model: { kind: 'sliding-window', limit, period_s: periodS, counts_refused: counted.counts ?? null },
     evidence,
     notes: [...notes, ...counted.notes],
-    partClumps,
-    refusedAfterQuietMs: longestQuietMs,
+    ...clumps,
     precision: statedPrecision(period, noiseMs),
   };
 }

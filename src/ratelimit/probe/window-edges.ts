@@ -115,6 +115,8 @@ export interface EdgeFindings {
    * either of the first two, not a sliding log for sure.
    */
   anchorUntested?: string;
+  /** How far the window sized may be off, relative (statedWindowPrecision); with the model only. */
+  precision?: number;
   evidence: string[];
   notes: string[];
 }
@@ -754,6 +756,7 @@ function clockModel(
       phase_s: Math.round(phaseMs) / 1000,
       counts_refused: false,
     },
+    precision: statedWindowPrecision(windowMs, windowLength(edges)),
     evidence: [
       `${edges.length} window edges ${fmt(w.value)} apart (±${(w.precision * 100).toFixed(1)} %${exact ? `: ${fmt(windowMs)}` : ''}), ${limit} requests let through after each: a fixed window, ` +
         `edges at ${(Math.round(phaseMs) / 1000).toFixed(3)} s past every multiple of ${fmt(windowMs)} ${exact ? 'of Unix time' : "of the probe's clock"}`,
@@ -790,6 +793,7 @@ function openedModel(
       counts_refused: false,
       edges: 'first-request',
     },
+    precision: statedWindowPrecision(windowMs, length),
     evidence: [
       `${opened.length} windows opened by the probe's own request, each over ${fmt(w.value)} after it (±${(w.precision * 100).toFixed(1)} %${windowMs !== w.value ? `: ${fmt(windowMs)}` : ''}), ${limit} requests let through in each: ` +
         'a fixed window starting at the first request after a window ends (its edges move with the client, so they have no phase)',
@@ -798,6 +802,16 @@ function openedModel(
     ],
     notes,
   };
+}
+
+/**
+ * What a window sized at `windowMs` may be off by, relative, as the report states it: never less
+ * than the ±1 % the walk pins its edges to, and as far as the edges' lattice reaches from it either
+ * way (within the arrivals' noise, for edges on the clock): a walk that ended before the lattice was
+ * pinned (out of windows, out of budget), or whose round window sits off its middle, says so.
+ */
+function statedWindowPrecision(windowMs: number, lattice: Bracket): number {
+  return Math.max(EDGE_PRECISION, (lattice.hi - windowMs) / windowMs, (windowMs - lattice.lo) / windowMs);
 }
 
 const REFUSALS_FORGIVEN =

@@ -17,11 +17,13 @@ export interface WindowFindings {
   limiter: LimiterModel | null;
   evidence: string[];
   notes: string[];
-  /** A smooth window's trials from idle refused in part (sliding-period.ts); 0 on the other paths. */
+  /** The trials from idle refused in part (sliding-period.ts), on the paths that measured from idle; else 0 or unset. */
   partClumps?: number;
+  /** The trials from idle let through whole, on the path that measured a window without edges from idle. */
+  wholeClumps?: number;
   /** The longest quiet before one of those (sliding-period.ts refusedAfterQuietMs), on every path that ran the trials. */
   refusedAfterQuietMs?: number;
-  /** How far a sliding window's period (and so its rate) may be off, relative (sliding-period.ts statedPrecision). */
+  /** How far the window's length or a sliding window's period (and so its rate) may be off, relative (window-edges.ts statedWindowPrecision, sliding-period.ts statedPrecision). */
   precision?: number;
   /** The edges were walked but no clump showed the limit (window-edges.ts): discover checks the limit shut often enough to read any. */
   limitUnseen?: true;
@@ -70,7 +72,8 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
     // A clump stretched past a fixed window's edge: the window is not measured again as anything else.
     if (edges.limitUnseen === 'fixed') return { limiter: null, evidence: [], notes: edges.notes, limitUnseen: true };
     const contradicted = edgeMs !== null && found.figures.recoveryMs > 1.6 * edgeMs;
-    if (edges.model && !contradicted) return { limiter: edges.model, evidence: edges.evidence, notes: edges.notes };
+    if (edges.model && !contradicted)
+      return { limiter: edges.model, evidence: edges.evidence, notes: edges.notes, ...precisionOf(edges) };
     if (edges.slidingPeriod && !contradicted) {
       // A sliding log counted from idle in the drain; windows later may have held earlier refusals.
       // Its edges moved with the clump: a log that forgets each request a period after it. The
@@ -107,6 +110,8 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
       limiter: untold ? { ...period.model!, or_opened_window: true } : period.model,
       evidence: period.evidence,
       notes: [...edges.notes, why, ...period.notes],
+      partClumps: period.partClumps,
+      wholeClumps: period.wholeClumps,
       refusedAfterQuietMs: period.refusedAfterQuietMs,
       ...precisionOf(period),
       ...(edges.limitUnseen ? { limitUnseen: true as const } : {}),
@@ -126,7 +131,7 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
   };
 }
 
-/** The period's stated precision, when the trials sized one. */
+/** The stated precision of the window or period sized, when one was. */
 const precisionOf = ({ precision }: { precision?: number }) => (precision === undefined ? {} : { precision });
 
 /**
@@ -158,14 +163,17 @@ export type WindowModel = Exclude<LimiterModel, { kind: 'bucket' } | { kind: 'qu
 export const windowLengthS = (model: WindowModel): number =>
   model.kind === 'sliding-window' ? model.period_s : model.window_s;
 
-/** `periodPrecision`: what the trials that sized a sliding window's period say it may be off by (sliding-period.ts). */
-export function windowFigures(model: WindowModel, periodPrecision?: number) {
+/**
+ * `precision`: what the window's edges (window-edges.ts statedWindowPrecision) or the trials that
+ * sized a sliding window's period (sliding-period.ts statedPrecision) say it may be off by.
+ */
+export function windowFigures(model: WindowModel, precision?: number) {
   const windowS = windowLengthS(model);
   return {
     sustained_rps: round(sustainedRate(model), 2),
-    // The window's length is pinned to ±1 % (the limit is counted exactly); a sliding window's period
-    // to what its trials say, across a network more than the bisection's own precision.
-    sustained_precision: model.kind === 'fixed-window' ? EDGE_PRECISION : round(periodPrecision ?? PERIOD_PRECISION, 4),
+    // The window's length is pinned to ±1 % at least (the limit is counted exactly), a sliding
+    // window's period to what its trials say: across a network, more than either's own precision.
+    sustained_precision: round(precision ?? (model.kind === 'fixed-window' ? EDGE_PRECISION : PERIOD_PRECISION), 4),
     burst: model.limit,
     burst_from_idle: true,
     // A client refused just after the window filled waits up to the whole window.
