@@ -89,6 +89,16 @@ describe('the stream reducer', () => {
     expect(streamNews(drained, after, refusal)).toBe('limit reached after 3 requests (answer 429); timing the refill');
   });
 
+  it('says a stream that met the limit still shut so, not that it was reached after 0 requests', () => {
+    const fresh = initialStream(SETTINGS);
+    const refusal = sample(0, 'limited', 'drain');
+    const after = reduceStream(fresh, refusal);
+    expect(after.stage).toBe('pilot');
+    expect(streamNews(fresh, after, refusal)).toBe(
+      'limit still shut when the stream began (answer 429); timing the refill',
+    );
+  });
+
   it('finds a rough rate in the pilot and offers a quarter above it for the window', () => {
     // 20 req/s, burst 5, probed at 100 req/s: the pilot sees one acceptance every fifth request.
     const { state, news } = run(gcra(20, 5));

@@ -449,8 +449,11 @@ const LEAN_UNSATURATED_MS = 2 * LEAN_WINDOW_MS;
 
 /** The progress line a step is worth, when it moved the stream to its next stage. */
 export function streamNews(before: StreamState, after: StreamState, s: Sample): string | undefined {
+  // A stream begun after other phases can meet the limit still shut: not "after 0 requests".
   if (before.stage === 'drain' && after.stage === 'pilot')
-    return `limit reached after ${after.drainAccepted} requests (answer ${s.status}); timing the refill`;
+    return after.drainAccepted === 0
+      ? `limit still shut when the stream began (answer ${s.status}); timing the refill`
+      : `limit reached after ${after.drainAccepted} requests (answer ${s.status}); timing the refill`;
   if (before.stage !== 'window' && after.stage === 'window')
     return `about ${round(after.roughRate, 1)} req/s; measuring the sustained rate at ${round(after.rate, 1)} req/s`;
   if (before.stage === 'window' && after.stage === 'window' && !after.settings.lean && after.rate < before.rate)
