@@ -82,6 +82,8 @@ import { queueOfBursts } from './probe/queue-wait.js';
 import { windowBehindFront } from './probe/behind-front.js';
 import { rateBracket } from './rate-bracket.js';
 import { trickleWatchPhase } from './probe/trickle-watch.js';
+import { streamPrecision } from './probe/sliding-period.js';
+import { usualGapNoiseMs } from './probe/arrival.js';
 import type { Estimate, Sample } from './types.js';
 import type { RecoveryShape } from './identify.js';
 
@@ -788,7 +790,9 @@ async function streamedSlidingWindow(
         // A counter's window taken as whole seconds is its figure; the stream's rate reads up to
         // 1 / (limit − 1) low beside it (wholeSecondsNear), and more after the phase check's clumps.
         sustained_rps: round(model.kind === 'sliding-counter' ? sustainedRate(model) : sustained!, 2),
-        sustained_precision: stream.measured?.fit ? round(stream.measured.fit.precision, 4) : null,
+        sustained_precision: stream.measured?.fit
+          ? round(streamPrecision(stream.measured.fit, usualGapNoiseMs(probe.samples)), 4)
+          : null,
         scope: scope.scope,
         limiter: model,
         limiter_evidence: [

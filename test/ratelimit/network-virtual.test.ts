@@ -393,6 +393,27 @@ describe('a run read in the order the limiter saw it, as far as the round trips 
 // The waits now allow a gap's noise past that end (sliding-period.ts GAP_REACH). Before, at these
 // 100 seeds: every request counted, 6 beyond 2 % and 3 past what they stated; admitted only, 7
 // beyond 2 %, 3 past, and 6 read as counting refusals.
+// Across ± 17 ms each way, the admitted-only recipe is often sized by a stream just over its limit
+// (discover.ts streamedSlidingWindow): the median of its pairwise slopes stated ±0.78 % where it
+// read 49.5 req/s, 1 % slow, at 2 of the 84 seeds it sized (seeds 78 and 90). Its precision now
+// takes in a gap's noise over the stream's span (sliding-period.ts streamPrecision).
+describe('HAProxy 50 per 1 s, admitted only, across 50 ± 17 ms each way, 100 jitter seeds', () => {
+  it('every reading within the precision it states', async () => {
+    const truth: LimiterModel = { kind: 'sliding-window', limit: 50, period_s: 1, counts_refused: false };
+    const past: string[] = [];
+    for (let seed = 1; seed <= 100; seed++) {
+      const e = await discoverVirtual({
+        limiter: () => haproxyRate(50, 1000, false),
+        status: 429,
+        network: { oneWayMs: 50, jitterMs: 17, seed },
+      });
+      const off = pastStatedPrecision(e, truth);
+      if (off) past.push(`seed ${seed}: ${off}`);
+    }
+    expect(past).toEqual([]);
+  }, 60_000);
+});
+
 describe('HAProxy 50 per 1 s across 50 ± 10 ms each way, 100 jitter seeds', () => {
   it.each([true, false])(
     'refused requests counted: %s; every reading within the precision it states, and whether refusals count read right',
