@@ -248,8 +248,11 @@ async function announcedOrLongWindow(probe: Probe, drained: StreamFindings) {
   // A long window that announces nothing is sized by its first two edges (probe/silent-window.ts).
   const silent = drain ? await silentWindowPhase(probe, drain) : undefined;
   if (silent?.long) {
-    const { model, evidence, notes } = silent.long;
-    if (model) return { estimate: await identifiedWindow(probe, drained, model, evidence, notes) };
+    const { model, evidence, notes, precision } = silent.long;
+    if (model)
+      return {
+        estimate: await identifiedWindow(probe, drained, model, evidence, notes, precision ? { precision } : {}),
+      };
     const figures = { ...NOTHING_MEASURED, limiter_evidence: evidence };
     return { estimate: estimateOf(probe, drained, figures, { verdict: 'unknown', notes: [] }, notes) };
   }

@@ -29,6 +29,7 @@ import type { Sample } from '../types.js';
 import { LONG_WINDOW_S, phaseS } from './advertised.js';
 import { seenMs } from './arrival.js';
 import { drainAt, pingUntilAccepted, topUp, type Recovery } from './ping.js';
+import { statedWindowPrecision } from './window-edges.js';
 import type { Probe } from './probe.js';
 import { countUntilRefused, firstGapMs, firstRecovery, type DrainFigures } from './recover.js';
 
@@ -48,7 +49,13 @@ export interface SilentWindowFindings {
   /** The first recovery: the usual phases go on from it when it came before a window counts as long. */
   recovery: Recovery;
   /** Set when the recovery took LONG_WINDOW_S or more: what the long window's edges showed. */
-  long?: { model: WindowModel | null; evidence: string[]; notes: string[] };
+  long?: {
+    model: WindowModel | null;
+    evidence: string[];
+    notes: string[];
+    /** How far a fixed window's length may be off, relative: as far as its two edges leave it (statedWindowPrecision). */
+    precision?: number;
+  };
   /**
    * Set when the limit shut for long, then let requests back one at a time: not a window that
    * resets (a slow bucket), so the usual phases go on from here instead of ending unidentified.
@@ -246,6 +253,7 @@ async function sizeLongWindow(
   const model = fixedBetween(probe, limit, length, edge2);
   return {
     model,
+    precision: statedWindowPrecision(model.window_s * 1000, length),
     evidence: [
       `no request passed for ${fmt(p1.sentMs - drain.refusal.sentMs)} after the limit shut, then ${limit} (the first edge, between ${fmt(edge1.lo)} and ${fmt(edge1.hi)}); the next edge between ${fmt(edge2.lo)} and ${fmt(edge2.hi)}, after which the whole limit passed again: a fixed window of ${limit} per ${model.window_s} s`,
     ],
@@ -367,6 +375,7 @@ async function straddledFixedWindow(
   const model = fixedBetween(probe, limit, again.length, again.edge2);
   return {
     model,
+    precision: statedWindowPrecision(model.window_s * 1000, again.length),
     evidence: [
       `the drain let ${drain.accepted} through, then ${limit} passed at the first edge (between ${fmt(edge1.lo)} and ${fmt(edge1.hi)}, ${fmt(p1.sentMs - drain.refusal.sentMs)} after the limit shut) and nothing more until the next edge (between ${fmt(again.edge2.lo)} and ${fmt(again.edge2.hi)}), after which the whole limit passed again: a fixed window of ${limit} per ${model.window_s} s, the drain across one of its edges`,
     ],

@@ -810,7 +810,7 @@ function openedModel(
  * way (within the arrivals' noise, for edges on the clock): a walk that ended before the lattice was
  * pinned (out of windows, out of budget), or whose round window sits off its middle, says so.
  */
-function statedWindowPrecision(windowMs: number, lattice: Bracket): number {
+export function statedWindowPrecision(windowMs: number, lattice: Bracket): number {
   return Math.max(EDGE_PRECISION, (lattice.hi - windowMs) / windowMs, (windowMs - lattice.lo) / windowMs);
 }
 
