@@ -251,7 +251,9 @@ async function announcedOrLongWindow(probe: Probe, drained: StreamFindings) {
     const { model, evidence, notes, precision } = silent.long;
     if (model)
       return {
-        estimate: await identifiedWindow(probe, drained, model, evidence, notes, precision ? { precision } : {}),
+        estimate: await identifiedWindow(probe, drained, model, evidence, notes, {
+          ...(precision !== undefined ? { precision } : {}),
+        }),
       };
     const figures = { ...NOTHING_MEASURED, limiter_evidence: evidence };
     return { estimate: estimateOf(probe, drained, figures, { verdict: 'unknown', notes: [] }, notes) };
@@ -316,11 +318,11 @@ async function recoveryShape(
 const counterUnsized = (whole: boolean, loose: boolean, announcesResets: boolean): boolean =>
   announcesResets ? !whole && loose : !whole || loose;
 
-/** A window (not a bucket) by its shape: its period or edges, sized by trials from idle or by the stream. */
 /** Said when a limit that came back whole was sized by the stream after all: why it was not taken for a window. */
 const NO_WINDOW_FOUND =
   'it came back whole as a window does, but no window was found, and every clump from idle was refused in part: sized by the stream instead';
 
+/** A window (not a bucket) by its shape: its period or edges, sized by trials from idle or by the stream. */
 async function windowPath(
   probe: Probe,
   drained: StreamFindings,

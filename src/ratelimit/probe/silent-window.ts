@@ -250,10 +250,10 @@ async function sizeLongWindow(
       `after the second edge of a long window (about ${fmt(midpoint(length).value)}) only ${whole} of ${limit} passed: a window that slides, whose slots free a period after each request, but not a period after the first edge's request; not sized without an announcement`,
     );
   }
-  const model = fixedBetween(probe, limit, length, edge2);
+  const { model, precision } = fixedBetween(probe, limit, length, edge2);
   return {
     model,
-    precision: statedWindowPrecision(model.window_s * 1000, length),
+    precision,
     evidence: [
       `no request passed for ${fmt(p1.sentMs - drain.refusal.sentMs)} after the limit shut, then ${limit} (the first edge, between ${fmt(edge1.lo)} and ${fmt(edge1.hi)}); the next edge between ${fmt(edge2.lo)} and ${fmt(edge2.hi)}, after which the whole limit passed again: a fixed window of ${limit} per ${model.window_s} s`,
     ],
@@ -275,16 +275,27 @@ const loose = (length: Bracket): boolean => midpoint(length).precision > LENGTH_
 const looseWhy = (length: Bracket) =>
   `the window's two edges leave its length between ${fmt(length.lo)} and ${fmt(length.hi)}, too wide to size it (an edge came before the pings looked for it: the limit was not shut all along)`;
 
-/** A fixed window of `limit`, as long as the middle of `length` (ms), its edges where `edge2` puts them. */
-function fixedBetween(probe: Probe, limit: number, length: Bracket, edge2: Bracket): FixedWindowModel {
+/**
+ * A fixed window of `limit`, as long as the middle of `length` (ms), its edges where `edge2` puts
+ * them, and how far the two edges leave its length (statedWindowPrecision).
+ */
+function fixedBetween(
+  probe: Probe,
+  limit: number,
+  length: Bracket,
+  edge2: Bracket,
+): { model: FixedWindowModel; precision: number } {
   // Its middle: the edges' brackets are a percent or two of the window wide, too wide to snap to whole seconds.
   const windowS = round(midpoint(length).value / 1000, 2);
   return {
-    kind: 'fixed-window',
-    limit,
-    window_s: windowS,
-    phase_s: phaseS(probe, edge2, windowS),
-    counts_refused: false,
+    model: {
+      kind: 'fixed-window',
+      limit,
+      window_s: windowS,
+      phase_s: phaseS(probe, edge2, windowS),
+      counts_refused: false,
+    },
+    precision: statedWindowPrecision(windowS * 1000, length),
   };
 }
 
@@ -372,10 +383,10 @@ async function straddledFixedWindow(
   // The same count at both edges, else no fixed window (a counter's partial comeback, then more:
   // HAProxy's 50 per 10 s counting every request let 21, then 27 through; a log 58, then 18).
   if (!again || loose(again.length) || Math.abs(again.whole - limit) > countSlack(limit)) return undefined;
-  const model = fixedBetween(probe, limit, again.length, again.edge2);
+  const { model, precision } = fixedBetween(probe, limit, again.length, again.edge2);
   return {
     model,
-    precision: statedWindowPrecision(model.window_s * 1000, again.length),
+    precision,
     evidence: [
       `the drain let ${drain.accepted} through, then ${limit} passed at the first edge (between ${fmt(edge1.lo)} and ${fmt(edge1.hi)}, ${fmt(p1.sentMs - drain.refusal.sentMs)} after the limit shut) and nothing more until the next edge (between ${fmt(again.edge2.lo)} and ${fmt(again.edge2.hi)}), after which the whole limit passed again: a fixed window of ${limit} per ${model.window_s} s, the drain across one of its edges`,
     ],

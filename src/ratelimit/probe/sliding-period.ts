@@ -262,8 +262,11 @@ const GAP_REACH = 2.5 / Math.SQRT2;
  * 36c); 13 other CI runs read it between 1.2 % fast and 1.2 % slow.
  */
 export function statedPrecision(period: { value: number; precision: number }, noiseMs: number): number {
-  return Math.max(PERIOD_PRECISION, period.precision + (GAP_REACH * noiseMs) / period.value);
+  return Math.max(PERIOD_PRECISION, period.precision + gapReach(noiseMs, period.value));
 }
+
+/** How far one answer's gap may move a span of `spanMs`, relative (GAP_REACH of the noise over it). */
+const gapReach = (noiseMs: number, spanMs: number): number => (GAP_REACH * noiseMs) / spanMs;
 
 /**
  * What a rate read off a stream's slope may be off by, relative: the fit's own spread, and as far
@@ -273,7 +276,7 @@ export function statedPrecision(period: { value: number; precision: number }, no
  * 84 virtual runs). `spanS` 0 (no points apart): the fit's precision alone.
  */
 export function streamPrecision(fit: { precision: number; spanS: number }, noiseMs: number): number {
-  return fit.spanS > 0 ? fit.precision + (GAP_REACH * noiseMs) / (fit.spanS * 1000) : fit.precision;
+  return fit.spanS > 0 ? fit.precision + gapReach(noiseMs, fit.spanS * 1000) : fit.precision;
 }
 
 /**
