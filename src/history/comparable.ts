@@ -11,6 +11,13 @@ import type { Observation } from './record.js';
 export interface Comparable {
   /** The stored values the band rests on, oldest first. */
   values: number[];
+  /**
+   * Set when the values bound this run's figure on one side only (runs under a condition further
+   * up or down, FigureRule.condition.falls): the only way a change is judged. Unset: rule.worse.
+   */
+  side?: 'up' | 'down';
+  /** Which runs the band rests on, when not simply the last ones: "offered faster (200/s)". */
+  basis?: string;
   /** Set when enough runs measured the figure, but too few under a condition like this run's. */
   notCompared?: NotCompared;
 }
@@ -82,10 +89,44 @@ export function comparableValues(
     : `the stored runs' ${low === high ? formatFigure(low, unit) : `${formatFigure(low, '')}–${formatFigure(high, unit)}`}`;
   const unrecorded = measured.length - known.length;
   const notRecorded = condition.requires?.missing ?? 'not recorded';
-  const text =
-    `${o.subject}: ${o.name} ${formatFigure(o.value as number, rule.unit)} not compared: ` +
+  const why =
     `${condition.what} ${here === undefined ? 'a rate not recorded' : formatFigure(here, unit)}, ` +
     `and ${values.length} of the last ${measured.length} runs within ×${condition.within} of that (${MIN_RUNS} needed; ` +
     `${theirs}${known.length && unrecorded ? `, ${unrecorded} ${notRecorded}` : ''})`;
-  return { values, notCompared: { subject: o.subject, name: o.name, text } };
+  const figure = `${o.subject}: ${o.name} ${formatFigure(o.value as number, rule.unit)}`;
+  const bound =
+    condition.falls && here !== undefined ? oneSided(measured, conditions, here, unit, condition.short) : undefined;
+  if (!bound)
+    return { values, notCompared: { subject: o.subject, name: o.name, text: `${figure} not compared: ${why}` } };
+  const [judged, unjudged, from] = bound.side === 'down' ? ['fall', 'rise', 'below'] : ['rise', 'fall', 'above'];
+  const text = `${figure} judged for a ${judged} only: ${why}; the ${bound.values.length} runs ${bound.basis} bound it from ${from}, so a ${unjudged} is not compared`;
+  return { ...bound, notCompared: { subject: o.subject, name: o.name, text } };
+}
+
+/**
+ * For a figure that never rises as its condition does: the stored runs under a condition at least
+ * this run's bound its figure from below (a fall past them is a change whatever the rates), those
+ * under one at most this run's from above. The side with enough runs, the lower bound first (a
+ * shrunk limit is the change a slowed machine would otherwise hide), or none.
+ */
+function oneSided(
+  measured: ReadonlyArray<{ value: number }>,
+  conditions: ReadonlyArray<number | undefined>,
+  here: number,
+  unit: string,
+  short: string,
+): Required<Pick<Comparable, 'values' | 'side' | 'basis'>> | undefined {
+  const sides = [
+    { side: 'down' as const, at: (c: number) => c >= here, how: 'faster' },
+    { side: 'up' as const, at: (c: number) => c <= here, how: 'slower' },
+  ];
+  for (const { side, at, how } of sides) {
+    const picked = measured.filter((_, i) => conditions[i] !== undefined && at(conditions[i]!));
+    if (picked.length < MIN_RUNS) continue;
+    const theirs = conditions.filter((c): c is number => c !== undefined && at(c));
+    const [low, high] = [Math.min(...theirs), Math.max(...theirs)];
+    const range = low === high ? formatFigure(low, unit) : `${formatFigure(low, '')}–${formatFigure(high, unit)}`;
+    return { values: picked.map((m) => m.value), side, basis: `${short} ${how} (${range})` };
+  }
+  return undefined;
 }

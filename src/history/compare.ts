@@ -2,10 +2,10 @@
 // changed, figures outside the noise of the last N runs. Pure: records in, changes out (the policy
 // decides what each change does to the run, policy.ts).
 
-import type { Change, NoiseBand, NotCompared, RegressionKind } from '../report/sections/since/model.js';
+import type { Change, NoiseBand, NotCompared } from '../report/sections/since/model.js';
 import type { Status } from '../report/model.js';
 import { comparableValues } from './comparable.js';
-import { formatFigure, ruleFor } from './figures.js';
+import { formatFigure, ruleFor, type FigureRule } from './figures.js';
 import { noiseBand, outside } from './noise.js';
 import { observations, type FactValue, type HistoryRecord, type Observation } from './record.js';
 
@@ -83,11 +83,11 @@ function observationChanges(current: HistoryRecord, window: readonly HistoryReco
     }
     const rule = ruleFor(o.name);
     if (rule.context) continue;
-    const { values, notCompared: unjudged } = comparableValues(o, now, stored);
+    const { values, side: bounded, basis, notCompared: unjudged } = comparableValues(o, now, stored);
     if (unjudged) notCompared.push(unjudged);
     const band = noiseBand(values, rule);
-    const side = band && outside(o.value, band, rule.worse);
-    if (band && side) out.push(figureChange(o, band, side, rule.kind, rule.unit));
+    const side = band && outside(o.value, band, bounded ?? rule.worse);
+    if (band && side) out.push(figureChange(o, band, side, rule, basis));
   }
   return { findings: out, notCompared };
 }
@@ -108,13 +108,13 @@ function figureChange(
   o: Observation,
   band: NoiseBand,
   side: 'up' | 'down',
-  kind: RegressionKind,
-  unit: string,
+  { kind, unit }: FigureRule,
+  basis: string | undefined,
 ): Finding {
   const v = o.value as number;
   const fmt = (n: number) => formatFigure(n, unit);
   const ratio = band.median !== 0 ? ` (×${Number((v / band.median).toPrecision(2))})` : '';
-  const text = `${o.subject}: ${o.name} ${fmt(v)}${ratio}, ${side === 'up' ? 'above' : 'below'} the band ${fmt(Math.max(0, band.low))}–${fmt(band.high)} of the last ${band.runs} runs`;
+  const text = `${o.subject}: ${o.name} ${fmt(v)}${ratio}, ${side === 'up' ? 'above' : 'below'} the band ${fmt(Math.max(0, band.low))}–${fmt(band.high)} of the last ${band.runs} runs${basis ? ` ${basis}` : ''}`;
   return { kind, subject: o.subject, name: o.name, before: band.median, after: v, band, regression: true, text };
 }
 

@@ -31,6 +31,12 @@ export interface FigureRule {
      * harness upgrade changed (a run stored before it measured something else under the same name).
      */
     requires?: { name: string; missing: string };
+    /**
+     * The figure never rises as the condition rises, so a run under a higher condition bounds this
+     * one's from below and one under a lower condition from above: when too few runs were alike,
+     * those bound it on one side (comparable.ts), and only a change past that side is judged.
+     */
+    falls?: true;
   };
   /** A run's condition, not the service's figure: charted, never judged (why, in words). */
   context?: string;
@@ -79,6 +85,12 @@ export const FIGURE_RULES: Record<string, FigureRule> = {
       // before, the run's own earlier checks left a bucket part-drained on a quick machine (50 where a
       // full 50/50 bucket gives 66 at 200/s), so older counts are not like the new ones.
       requires: { name: 'quiet_before_s', missing: 'stored before the burst waited out a quiet second' },
+      // A slower burst gets at least as many through: a bucket's B·R/(R − r) falls as R grows, a
+      // window admits its limit or more to a burst that outlasts it, a sliding one lets older
+      // requests age out meanwhile. So runs offered faster are a floor for this run's count (a
+      // shrunk limit is still caught on a run the machine slowed: CI ci-38f offered 148/s against
+      // stored runs at 47.6–200/s, none within ×1.2, and the halved limit went unjudged).
+      falls: true,
     },
   },
   quiet_before_s: {

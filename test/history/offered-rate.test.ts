@@ -32,12 +32,21 @@ describe('the check burst count in the history, at the rate the machine reached'
     expect(loaded['accepted_before_limit']).toBeGreaterThan(150);
 
     const stored = [0, 1, 2, 3, 4, 5].map((i) => recordWith(i, idle));
-    // The unchanged service on a loaded machine: no change claimed, and the report says why.
+    // The unchanged service on a loaded machine: no change claimed. The runs offered faster are a
+    // floor for its count (a slower burst gets no fewer through), so only a fall is judged, and the
+    // report says a rise was not.
     const slow = comparison(recordWith(6, loaded), stored, 10);
     expect(names(slow)).toEqual([]);
     expect(slow.notCompared).toHaveLength(1);
     expect(slow.notCompared[0]!.text).toBe(
-      `ratelimit.limit-enforced: accepted_before_limit ${loaded['accepted_before_limit']} not compared: its burst was offered at ${loaded['offered_rps']}/s, and 0 of the last 6 runs within ×1.2 of that (3 needed; the stored runs' ${idle['offered_rps']}/s)`,
+      `ratelimit.limit-enforced: accepted_before_limit ${loaded['accepted_before_limit']} judged for a fall only: its burst was offered at ${loaded['offered_rps']}/s, and 0 of the last 6 runs within ×1.2 of that (3 needed; the stored runs' ${idle['offered_rps']}/s); the 6 runs offered faster (${idle['offered_rps']}/s) bound it from below, so a rise is not compared`,
+    );
+    // The other way round, a quick run after loaded ones: bounded from above, and nothing rose.
+    const loadedPast = [0, 1, 2, 3, 4, 5].map((i) => recordWith(i, loaded));
+    const quick = comparison(recordWith(6, idle), loadedPast, 10);
+    expect(names(quick)).toEqual([]);
+    expect(quick.notCompared[0]!.text).toMatch(
+      /judged for a rise only: .* bound it from above, so a fall is not compared$/,
     );
 
     // Slow runs compare with slow runs: a second loaded run among three stored ones is judged, and nothing changed.
@@ -53,6 +62,11 @@ describe('the check burst count in the history, at the rate the machine reached'
     expect(names(comparison(recordWith(10, halvedLoaded), slowPast, 10))).toEqual([
       'rate_limit ratelimit.limit-enforced accepted_before_limit',
     ]);
+    // Halved on a loaded machine, every stored run quick (CI ci-38f: offered 148/s, the stored runs
+    // 47.6–200/s, none within ×1.2): the faster runs' counts are a floor, and it fell through it.
+    const halvedSlow = comparison(recordWith(6, halvedLoaded), stored, 10);
+    expect(names(halvedSlow)).toEqual(['rate_limit ratelimit.limit-enforced accepted_before_limit']);
+    expect(halvedSlow.findings[0]!.text).toMatch(/below the band .* of the last 6 runs offered faster \(200\/s\)$/);
   });
 });
 
