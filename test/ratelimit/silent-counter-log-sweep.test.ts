@@ -43,13 +43,15 @@ describe('a silent sliding-window counter at many phases of its window', () => {
       // GAP_REACH), which moves where later clumps fall: 2 -> 1 log, 2 -> 4 other (counters of 50
       // per 2 s, 25 r/s, half the rate), 27 -> 26 not identified; never above the rate. Then a
       // silent counter's whole seconds only off a stream good to 2 % (discover.ts): 4 -> 0 other,
-      // 64 -> 63 within, 26 -> 31 not identified (the stage's k6 search sizes those).
+      // 64 -> 63 within, 26 -> 31 not identified (the stage's k6 search sizes those). Then a
+      // bucket's burst read as the middle of what whole tokens allow (estimators.ts burstOf), which
+      // moves the trials after it: 63 -> 62 within, 31 -> 32 not identified.
       expected: {
-        'counter within 2 %': 63,
+        'counter within 2 %': 62,
         log: 1,
         bucket: 5,
         other: 0,
-        'not identified': 31,
+        'not identified': 32,
         'above the true rate': 0,
       },
     },
@@ -58,13 +60,14 @@ describe('a silent sliding-window counter at many phases of its window', () => {
       // With the bucket ledger: 26 -> 16 bucket; with the refusal gap: 16 -> 13.
       // 4 Dec (GAP_REACH, as above): 140 -> 145 within, 5 -> 6 log, 9 -> 13 other, 70 -> 60 not
       // identified; then a stream good to 2 % for whole seconds: 13 -> 0 other (all 50 per 2 s off
-      // 0.6-0.7 s of stream), 145 -> 144 within, 60 -> 74 not identified.
+      // 0.6-0.7 s of stream), 145 -> 144 within, 60 -> 74 not identified. Then burstOf's middle
+      // (as above): 144 -> 147 within, 6 -> 5 log, 74 -> 72 not identified.
       expected: {
-        'counter within 2 %': 144,
-        log: 6,
+        'counter within 2 %': 147,
+        log: 5,
         bucket: 13,
         other: 0,
-        'not identified': 74,
+        'not identified': 72,
         'above the true rate': 0,
       },
     },
