@@ -187,21 +187,25 @@ export function identifyStack(input: StackInput): StackVerdict {
 }
 
 /**
- * The set to claim among those standing, rates `low` to `high`: any of those may be the truth, so
- * only a set within CLAIM_REACH of every one is claimable, the best fit of them. `claimable` false:
- * none is, and `best` is the best fit of all, named only as among what explains the rounds.
+ * The set to claim among those standing, rates `low` to `high`, any of which may be the truth.
+ * Sets within SAME_RATE of one another are one reading, as they always were: any of them is within
+ * the report's promise of the rest. Beyond that, up to twice CLAIM_REACH apart, a set within
+ * CLAIM_REACH of every one is claimable. Either way the best fit of those in the middle (within
+ * CLAIM_REACH of every one) when there are some: the one nearest whichever standing rate is the
+ * truth. `claimable` false: none is, and `best` is the best fit of all, named only as among what
+ * explains the rounds.
  */
 function claimedOf<F extends { set: LimiterSet; score: number }>(
   kept: readonly F[],
   low: number,
   high: number,
 ): { best: F; claimable: boolean } {
-  const within = kept.filter((f) => {
+  const middle = kept.filter((f) => {
     const rps = sustainedRate(f.set);
     return rps * (1 + CLAIM_REACH) >= high && rps <= low * (1 + CLAIM_REACH);
   });
-  const best = (within.length ? within : kept).reduce((a, b) => (b.score < a.score ? b : a));
-  return { best, claimable: within.length > 0 };
+  const best = (middle.length ? middle : kept).reduce((a, b) => (b.score < a.score ? b : a));
+  return { best, claimable: middle.length > 0 || high <= low * (1 + SAME_RATE) };
 }
 
 /**
@@ -430,14 +434,15 @@ const windowsTried = (input: Pick<StackInput, 'announced' | 'maxWindowS'>): numb
 /** How far a window's count may miss an announced quota and still be it: set-up requests the evidence does not hold. */
 export const announcedSlack = (limit: number): number => Math.max(2, Math.ceil(0.005 * limit));
 
+/** Sets whose sustained rates differ by less than this are one reading (the report's 2 %). */
+const SAME_RATE = 0.02;
 /**
- * How far a claimed set's rate may be from any other standing set's: the report's 2 % promise
- * halved, plus a margin for a truth just outside what the rounds left standing (the candidates are
- * a grid, and a limiter the families lack, a sliding log, is explained by windows around it). So
- * sets up to 2.5 % apart are one reading, claimed by one in their middle: buckets of 9.88 to 10.08
- * req/s behind 30/s (2.02 % apart, a busy k6's rounds on the truth of 10) were not claimed when only
- * sets 2 % apart were, whose best fit could sit at either end; windows of 5.03 to 5.23 req/s around
- * a log of 5 are still not.
+ * How far a claimed set's rate may be from any other standing set's, when they lie further apart
+ * than SAME_RATE: the report's 2 % promise halved, plus a margin for a truth just outside what the
+ * rounds left standing (the candidates are a grid, and a limiter the families lack, a sliding log,
+ * is explained by windows around it). So sets up to 2.5 % apart are one reading, claimed by one in
+ * their middle: buckets of 9.88 to 10.08 req/s behind 30/s (2.02 % apart, a busy k6's rounds on the
+ * truth of 10) were not claimed; windows of 5.03 to 5.23 req/s around a log of 5 still are not.
  */
 const CLAIM_REACH = 0.0125;
 const rate2 = (rps: number) => Math.round(rps * 100) / 100;
