@@ -164,6 +164,11 @@ export const REAL_TIER: Record<string, RealTierFile> = {
       /^run, silent: not tested/,
       /^run, silent, 45 s into the minute/,
     ],
+    // Its Kong case probes the emulator's bucket of 30 in real time: beside the heavy files' k6 and
+    // CLI runs (CI ci-39a) the drain passed 51, the bucket came back whole as a window does, the
+    // stream read 30.2 req/s but no window, and run's one 5 s round at the announced minute's 8
+    // req/s fitted in that burst: "not identified … nothing was sized", not tested. 1 of 29 CI runs.
+    precise: true,
   },
   'test/ratelimit/fleet/k6-proof.test.ts': {
     // 25.7-28.8 s in three runs at load 12-15 (2026-11-29), where 44 was listed.
