@@ -21,8 +21,15 @@ import { closeLoopback, listenLoopback } from '../helpers/loopback-https.js';
 import { createTestPki } from '../tls/pki.js';
 import { CONFORMANT, startTcp } from '../tls/servers.js';
 
-/** The first validate call of the run, when a stalled machine held it past the 1 s timeout. */
-const PREFLIGHT_TIMED_OUT = 'GET /tokens/validate got no complete answer within 1 s';
+/**
+ * The run's own set-up calls, when a stalled machine held one past the 1 s timeout: its first
+ * validate call, or a token request (the concurrent cases' endless bodies beside it, CI ci-39b:
+ * "POST /tokens got no complete answer within 1 s" in the case that goes silent after 50 answers).
+ */
+const SETUP_TIMED_OUT = [
+  'GET /tokens/validate got no complete answer within 1 s',
+  'POST /tokens got no complete answer within 1 s',
+];
 
 const pki = createTestPki();
 const SECRET = 'hostile-secret-9d41c7e2';
@@ -453,7 +460,9 @@ describe('ratelimit against a hostile probe endpoint (tokens.validate) or token 
       // tier beside these concurrent cases once stalled the machine past the 1 s timeout for three
       // of them at once (CI land98); not tested, exit 1, a report, no leak, for the reason it met.
       const text = untested?.text ?? '';
-      if (text !== PREFLIGHT_TIMED_OUT) expect(text).toMatch(said);
+      // Not where the token request is the case's subject: its timeout there would be the defect.
+      const setUp = SETUP_TIMED_OUT.filter((t) => !(t.startsWith('POST') && said.source.includes('POST')));
+      if (!setUp.includes(text)) expect(text).toMatch(said);
     },
   );
 });
