@@ -81,12 +81,11 @@ export function comparableValues(
   if (values.length >= MIN_RUNS || measured.length < MIN_RUNS) return { values };
   const unit = ruleFor(condition.name).unit;
   const known = conditions.filter((c): c is number => c !== undefined);
-  const [low, high] = [Math.min(...known), Math.max(...known)];
   const theirs = !known.length
     ? condition.requires
       ? `every one ${condition.requires.missing}`
       : 'the stored runs did not record theirs'
-    : `the stored runs' ${low === high ? formatFigure(low, unit) : `${formatFigure(low, '')}–${formatFigure(high, unit)}`}`;
+    : `the stored runs' ${rangeOf(known, unit)}`;
   const unrecorded = measured.length - known.length;
   const notRecorded = condition.requires?.missing ?? 'not recorded';
   const why =
@@ -124,9 +123,13 @@ function oneSided(
     const picked = measured.filter((_, i) => conditions[i] !== undefined && at(conditions[i]!));
     if (picked.length < MIN_RUNS) continue;
     const theirs = conditions.filter((c): c is number => c !== undefined && at(c));
-    const [low, high] = [Math.min(...theirs), Math.max(...theirs)];
-    const range = low === high ? formatFigure(low, unit) : `${formatFigure(low, '')}–${formatFigure(high, unit)}`;
-    return { values: picked.map((m) => m.value), side, basis: `${short} ${how} (${range})` };
+    return { values: picked.map((m) => m.value), side, basis: `${short} ${how} (${rangeOf(theirs, unit)})` };
   }
   return undefined;
+}
+
+/** The stored runs' conditions as a range, "47.6–200/s", or the one value they share. */
+function rangeOf(values: readonly number[], unit: string): string {
+  const [low, high] = [Math.min(...values), Math.max(...values)];
+  return low === high ? formatFigure(low, unit) : `${formatFigure(low, '')}–${formatFigure(high, unit)}`;
 }
