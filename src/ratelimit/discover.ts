@@ -43,7 +43,7 @@
 
 import type { ProbeCalls } from './calls.js';
 import { contradiction } from './judge-claim.js';
-import { round } from './estimators.js';
+import { burstOf, round } from './estimators.js';
 import { FINE_SLOT_MS, probeTimeline } from './timeline.js';
 import { NOT_IDENTIFIED, refusalsOf, tooFewRefusals } from './evidence.js';
 import { systemClock, type Clock } from '../time/clock.js';
@@ -77,7 +77,7 @@ import { announcedCounter, resetTicksPhase, type TicksFindings } from './probe/r
 import { countedInWindowEndingAt } from './probe/announced-ends.js';
 import { ledgerRulesOutBucket, refillUnwatched } from './probe/bucket-ledger.js';
 import { neverLifted, silentWindowPhase } from './probe/silent-window.js';
-import { noLimitReach, streamPhase, type StreamFindings } from './probe/stream.js';
+import { acceptedLatencyP95, noLimitReach, streamPhase, type StreamFindings } from './probe/stream.js';
 import { queueOfBursts } from './probe/queue-wait.js';
 import { windowBehindFront } from './probe/behind-front.js';
 import { rateBracket } from './rate-bracket.js';
@@ -86,6 +86,7 @@ import { streamPrecision } from './probe/sliding-period.js';
 import { usualGapNoiseMs } from './probe/arrival.js';
 import type { Estimate, Sample } from './types.js';
 import type { RecoveryShape } from './identify.js';
+import { outrunNote, outrunOf, retimedByAnswers, type Outrun } from './probe/outrun.js';
 
 export interface DiscoverOptions {
   calls: ProbeCalls;
@@ -180,7 +181,47 @@ async function measuredLimit(probe: Probe, opts: DiscoverOptions): Promise<Estim
     minWindowMs: (opts.minWindowS ?? DISCOVER_DEFAULTS.minWindowS) * 1000,
   };
   // The drain alone first: after its first refusal nothing more is streamed until the shape is known.
-  const drained = await streamPhase(probe, { ...streamSettings, drainOnly: true });
+  const first = await streamPhase(probe, { ...streamSettings, drainOnly: true });
+  const outrun = first.measured ? outrunOf(probe.samples.filter((s) => s.phase === 'drain')) : undefined;
+  const slower = outrun ? await drainAgainSlower(probe, outrun, first, streamSettings) : undefined;
+  const estimate = await fromTheDrain(probe, slower?.drained ?? first, streamSettings);
+  return slower ? { ...estimate, notes: [slower.note, ...estimate.notes] } : estimate;
+}
+
+/**
+ * A drain the service did not keep up with, its samples set aside (their send stamps time nothing):
+ * the probe lowers its rate under what the service took, waits twice as long as that drain lasted,
+ * and drains again. Twice: a sliding window no longer than the drain has forgotten it by then
+ * (HAProxy's 50 per 1 s, waited once, let 55 through the next drain, its previous period still
+ * weighing). Still shut then, the window is longer than the drain (HAProxy's 100 per 10 s): the
+ * first drain is what it met, each request timed when its answer left the service's line.
+ */
+async function drainAgainSlower(
+  probe: Probe,
+  outrun: Outrun,
+  first: StreamFindings,
+  streamSettings: StreamSettings,
+): Promise<{ drained: StreamFindings; note: string }> {
+  const outran = probe.samples.filter((s) => s.phase === 'drain');
+  for (const s of outran) s.phase = 'outrun';
+  probe.maxRps = outrun.nextRps;
+  probe.progress(
+    `answers came back at ${outrun.servedRps} req/s of the ${outrun.sentRps} sent: draining again at ${outrun.nextRps} req/s`,
+  );
+  await probe.clock.sleep(2 * outrun.spanMs, probe.signal);
+  const again = await streamPhase(probe, { ...streamSettings, drainOnly: true });
+  const drain = probe.samples.filter((s) => s.phase === 'drain');
+  if (!again.measured || drain.some((s) => s.answer === 'accepted'))
+    return { drained: again, note: outrunNote(outrun, 'again') };
+  for (const s of drain) s.phase = 'outrun';
+  for (const s of retimedByAnswers(outran)) Object.assign(s, { phase: 'drain' });
+  const measured = { ...first.measured!, drainBurst: burstOf(outran, first.measured!.sustained) };
+  const latencyP95Ms = acceptedLatencyP95(probe.samples);
+  return { drained: { ...first, latencyP95Ms, measured }, note: outrunNote(outrun, 'answers') };
+}
+
+/** What the drain leads to: the limit it met, identified and sized. */
+async function fromTheDrain(probe: Probe, drained: StreamFindings, streamSettings: StreamSettings): Promise<Estimate> {
   if (!drained.measured) return estimateOf(probe, drained, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, []);
   const announced = await announcedOrLongWindow(probe, drained);
   if (announced.estimate) return announced.estimate;
@@ -704,10 +745,11 @@ async function drainedFromIdle(probe: Probe, drainSamples: readonly Sample[]) {
 }
 
 /**
- * Why a limit back sooner than the stream's period is not sized. A bucket does that too: on a
- * machine that sends slowly its clumps pass as many as the drain did (refilled meanwhile), so it
- * came back whole, as a window does (CI ci-39a: the emulator's 30/s, burst 30, read 51 per 1.69 s:
- * 51 passed by the drain, 30.2 req/s by its stream).
+ * Why a limit back sooner than the stream's period is not sized. A bucket does that too: when the
+ * service takes requests slower than they are sent its clumps pass as many as the drain did
+ * (refilled meanwhile), so it came back whole, as a window does (CI ci-39a: the emulator's 30/s,
+ * burst 30, read 51 per 1.69 s: 51 passed by the drain, 30.2 req/s by its stream). A drain the
+ * service visibly did not keep up with is drained again slower first (probe/outrun.ts).
  */
 const BACK_BEFORE_PERIOD =
   'sooner than a window of that period lets anything back: refused requests may count against the client (the stream kept it shut), or it refills as a bucket does, whose clumps, sent slowly, passed as many as the drain; not told apart';
@@ -989,7 +1031,7 @@ function estimateOf(
   // Little's law bound the stream: what max_rps would have found above that rate was not tested.
   if (probe.inFlightBound && refusals.statuses.size === 0)
     notes.push(
-      `answers took about ${round(probe.latencyMs() / 1000, 2)} s: at most ${probe.maxInFlight} requests in flight offer about ${round(reachableRps(probe.maxInFlight, probe.latencyMs()), 1)} req/s, below max_rps (${probe.maxRps}); a limit above that rate was not tested`,
+      `answers took about ${round(probe.latencyMs() / 1000, 2)} s: at most ${probe.maxInFlight} requests in flight offer about ${round(reachableRps(probe.maxInFlight, probe.latencyMs()), 1)} req/s, below max_rps (${probe.askedRps}); a limit above that rate was not tested`,
     );
   // Judged on what the probe read, before the evidence rule: latency-bound timings are the reason there is too little evidence.
   // A reading too loose to report (unsizedRateStands) still times the admissions against the answers.

@@ -20,6 +20,7 @@ export interface ProbePoint {
 /** The probe's own phases in the words the report uses. */
 const PHASE_LABEL: Record<PhaseName, string> = {
   drain: 'drain',
+  outrun: 'drain, outran',
   pilot: 'refill',
   window: 'sustained',
   'retry-after': 'retry-after',

@@ -10,6 +10,8 @@ export type Answer = 'accepted' | 'limited' | 'error';
 /** Which part of the probe sent a request (the timeline and the estimators select by it). */
 export type PhaseName =
   | 'drain'
+  /** A first drain the service did not keep up with (probe/outrun.ts): not read as the limit's. */
+  | 'outrun'
   | 'pilot'
   | 'window'
   | 'retry-after'

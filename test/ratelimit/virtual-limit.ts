@@ -110,6 +110,12 @@ export interface VirtualEndpoint {
    */
   stalls?: { everyMs: number; minMs: number; maxMs: number; seed?: number; fromMs?: number; limiter?: boolean };
   /**
+   * The service takes one request every `everyMs` at most (a single worker, or its process starved
+   * of CPU beside k6 and whole CLI runs): requests wait in line, refused ones too, and the limiter
+   * decides each when its turn comes. A drain paced at 200 req/s reaches the limiter at 1000 / everyMs.
+   */
+  served?: { everyMs: number };
+  /**
    * The probe's clock (and the answers' stamps) reads this much more than the limiter's: a wall
    * clock, against which a front announcing epoch seconds (httprateFront's `epochMs`) is read. A
    * whole number of seconds, so the limiter's windows keep their place within the second.
@@ -200,12 +206,16 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
   // Late out of the machine and late back into the probe's hands, when it is busy or stalled.
   const handed = (exchange: Exchange): Promise<Exchange> =>
     new Promise((resolve) => at(resumed(now() + late()), () => resolve({ ...exchange, receivedAt: probeNow() })));
+  let servedUpTo = -Infinity;
+  const turnAt = (t: number) => (servedUpTo = Math.max(t, servedUpTo + endpoint.served!.everyMs));
   const caller = (limiter: Limiter) => (): Promise<Exchange> =>
-    busy
-      ? new Promise<Exchange>((resolve) => at(now() + late(), () => void reached(limiter).then(resolve))).then(handed)
-      : endpoint.stalls
-        ? reached(limiter).then(handed)
-        : reached(limiter);
+    endpoint.served
+      ? new Promise<Exchange>((resolve) => at(turnAt(now()), () => void reached(limiter).then(resolve)))
+      : busy
+        ? new Promise<Exchange>((resolve) => at(now() + late(), () => void reached(limiter).then(resolve))).then(handed)
+        : endpoint.stalls
+          ? reached(limiter).then(handed)
+          : reached(limiter);
   const decide = (limiter: Limiter, backMs: number): Promise<Exchange> =>
     new Promise((resolve) => {
       const waitMs = limiter(now());

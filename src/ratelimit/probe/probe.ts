@@ -89,7 +89,10 @@ export interface Refusals {
 export class Probe {
   readonly calls: ProbeCalls;
   readonly clock: Clock;
-  readonly maxRps: number;
+  /** The rate it offers at most: max_rps, until a service that did not keep up lowers it (outrun.ts). */
+  maxRps: number;
+  /** max_rps as asked: what a probe that met no limit measures its reach against. */
+  readonly askedRps: number;
   readonly maxRequests: number;
   readonly maxDurationMs: number;
   readonly maxInFlight: number;
@@ -147,6 +150,7 @@ export class Probe {
     this.calls = limits.calls;
     this.clock = limits.clock;
     this.maxRps = limits.maxRps;
+    this.askedRps = limits.maxRps;
     this.maxRequests = limits.maxRequests;
     this.maxDurationMs = limits.maxDurationMs;
     this.maxInFlight = limits.maxInFlight;

@@ -1,0 +1,76 @@
+// A service that takes requests slower than the probe sends them (a single worker, or its process
+// starved of CPU beside k6: CI ci-39a) queues them, refused ones too, and its limiter meets them at
+// its own pace. The probe's send stamps then time nothing: before probe/outrun.ts, the emulator's
+// token bucket of 30/s was read as a window "back sooner than its period" and not identified
+// behind a service taking 125, 100 or 71 req/s of the probe's 200 (this file's first case fails
+// at all three without it), and a 30/s bucket, burst 100, likewise at 125 and 100.
+
+import { describe, expect, it } from 'vitest';
+import { outrunOf } from '../../src/ratelimit/probe/outrun.js';
+import type { Sample } from '../../src/ratelimit/types.js';
+import { discoverVirtual, gcra, haproxyRate, type Limiter } from './virtual-limit.js';
+
+const identified = (limiter: () => Limiter, everyMs: number) =>
+  discoverVirtual({ limiter, status: 429, served: { everyMs } }, { maxDurationS: 60 });
+
+describe('a drain the service did not keep up with', () => {
+  it.each([8, 10, 14])(
+    'a token bucket of 30/s, burst 30, behind a service taking one request every %i ms: sized, and said how',
+    async (everyMs) => {
+      const e = await identified(() => gcra(30, 30), everyMs);
+      const context = e.notes.join('\n');
+      expect(e.limiter, context).toMatchObject({ kind: 'bucket', burst: 30 });
+      expect(Math.abs(e.sustained_rps! / 30 - 1), context).toBeLessThanOrEqual(0.01);
+      expect(e.notes[0]).toMatch(/^the drain was sent at [\d.]+ req\/s but answered at [\d.]+ req\/s/);
+      expect(e.notes[0]).toMatch(
+        /the probe drained again at [\d.]+ req\/s .*a limit above [\d.]+ req\/s was not tested$/,
+      );
+    },
+  );
+
+  it.each([8, 14])(
+    "HAProxy's 100 per 10 s behind a service taking one request every %i ms: still shut when drained again, timed by the first drain's answers",
+    async (everyMs) => {
+      const e = await identified(() => haproxyRate(100, 10_000, false), everyMs);
+      const context = e.notes.join('\n');
+      expect(e.limiter, context).toMatchObject({ kind: 'sliding-counter', limit: 100 });
+      expect(Math.abs(e.sustained_rps! / 10 - 1), context).toBeLessThanOrEqual(0.01);
+      expect(e.notes[0]).toMatch(/still shut .* so the first drain was timed by its answers/);
+    },
+  );
+
+  it('a service that keeps up is not said to have been outrun', async () => {
+    const e = await identified(() => gcra(30, 30), 3);
+    expect(e.limiter).toMatchObject({ kind: 'bucket', burst: 30 });
+    expect(e.notes.join('\n')).not.toMatch(/answered at/);
+  });
+});
+
+describe('outrunOf: answers later than sent, but no line', () => {
+  // 60 requests sent 5 ms apart, the first 40 accepted; `latency(i)` says when each answer came back.
+  const drain = (latency: (i: number, accepted: boolean) => number): Sample[] =>
+    Array.from({ length: 60 }, (_, i) => ({
+      sentMs: 5 * i,
+      doneMs: 5 * i + latency(i, i < 40),
+      status: i < 40 ? 200 : 429,
+      answer: i < 40 ? 'accepted' : 'limited',
+      phase: 'drain',
+      client: 'primary',
+    }));
+
+  it('a line: each answer 3 ms later than the one before, refusals too', () => {
+    expect(outrunOf(drain((i) => 2 + 3 * i))).toMatchObject({ sentRps: 200, servedRps: 125, nextRps: 100 });
+  });
+
+  it('refusals a gateway answers 200 ms late', () => {
+    expect(outrunOf(drain((_i, accepted) => (accepted ? 2 : 200)))).toBeUndefined();
+  });
+
+  it('a stall of 300 ms in the middle of the drain', () => {
+    expect(outrunOf(drain((i) => (i >= 30 ? 300 - 5 * (i - 30) + 2 : 2)))).toBeUndefined();
+  });
+
+  it('a limiter that queues what it admits and refuses at once (nginx without nodelay)', () => {
+    expect(outrunOf(drain((i, accepted) => (accepted ? 2 + 3 * i : 2)))).toBeUndefined();
+  });
+});
