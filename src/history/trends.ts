@@ -25,7 +25,8 @@ export function trendsOf(current: HistoryRecord, past: readonly HistoryRecord[],
     });
     const rule = ruleFor(o.name);
     // A run's condition (the rate a burst reached) is charted without a band: it is not judged.
-    const band = rule.context ? undefined : noiseBand(comparableValues(o, now, judged).values, rule);
+    const comparable = rule.context ? undefined : comparableValues(o, now, judged);
+    const band = comparable && noiseBand(comparable.values, rule);
     series.push({
       kind: rule.kind,
       subject: o.subject,
@@ -33,6 +34,7 @@ export function trendsOf(current: HistoryRecord, past: readonly HistoryRecord[],
       unit: rule.unit,
       values,
       ...(band ? { band } : {}),
+      ...(band && comparable?.side ? { side: comparable.side } : {}),
     });
   }
   return { verdicts: shown.map((r) => ({ started_at: r.started_at, verdict: r.verdict })), series };

@@ -6,6 +6,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { comparison } from '../../src/history/compare.js';
+import { trendsOf } from '../../src/history/trends.js';
 import type { FactValue } from '../../src/history/record.js';
 import { burstFacts } from '../runner/burst-facts.js';
 import { steadyRecord } from './records.js';
@@ -41,6 +42,10 @@ describe('the check burst count in the history, at the rate the machine reached'
     expect(slow.notCompared[0]!.text).toBe(
       `ratelimit.limit-enforced: accepted_before_limit ${loaded['accepted_before_limit']} judged for a fall only: its burst was offered at ${loaded['offered_rps']}/s, and 0 of the last 6 runs within ×1.2 of that (3 needed; the stored runs' ${idle['offered_rps']}/s); the 6 runs offered faster (${idle['offered_rps']}/s) bound it from below, so a rise is not compared`,
     );
+    // report.html's chart draws that band on its judged side only (report/since.test.ts).
+    const chartOf = (t: ReturnType<typeof trendsOf>) => t.series.find((x) => x.name === 'accepted_before_limit')!;
+    expect(chartOf(trendsOf(recordWith(6, loaded), stored, 10)).side).toBe('down');
+    expect(chartOf(trendsOf(recordWith(6, idle), stored, 10)).side).toBeUndefined();
     // The other way round, a quick run after loaded ones: bounded from above, and nothing rose.
     const loadedPast = [0, 1, 2, 3, 4, 5].map((i) => recordWith(i, loaded));
     const quick = comparison(recordWith(6, idle), loadedPast, 10);

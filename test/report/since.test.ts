@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { remember } from '../../src/history/remember.js';
 import { toRecord } from '../../src/history/record.js';
 import { DEFAULT_REGRESSION_POLICY } from '../../src/report/sections/since/model.js';
-import { axisOf, tickLabel } from '../../src/report/sections/since/html.js';
+import { axisOf, tickLabel, trendChart } from '../../src/report/sections/since/html.js';
 import { renderHtml, renderJson, renderJunit, renderMarkdown } from '../../src/report/index.js';
 import type { Report } from '../../src/report/model.js';
 
@@ -81,6 +81,34 @@ describe('Since the last run', () => {
     expect(rows).toMatch(
       /<span class="status st-pass"><svg class="icon"[^]*?<\/svg> better<\/span><\/td><td>check status<\/td><td>[^<]*fail → pass/,
     );
+  });
+
+  it('a band that bounds one side only is shaded from its judged edge to the far end, with no median', () => {
+    // The check's burst count judged for a fall only, against runs offered faster (history/comparable.ts).
+    const series = {
+      kind: 'rate_limit' as const,
+      subject: 'ratelimit.limit-enforced',
+      name: 'accepted_before_limit',
+      unit: '',
+      values: [67, 67, 68, 67, 183],
+      band: { median: 67, low: 63, high: 71, runs: 4 },
+    };
+    const both = String(trendChart(series, 0, false));
+    const fall = String(trendChart({ ...series, side: 'down' }, 0, false));
+    const rise = String(trendChart({ ...series, side: 'up' }, 0, false));
+    expect(both).toContain('<line class="median"');
+    expect(both).toContain('<title>noise band 63–71 (4 runs)</title>');
+    expect(fall).not.toContain('<line class="median"');
+    expect(fall).toContain('<title>bound from below: under 63 is a change (4 runs); a rise is not compared</title>');
+    expect(rise).toContain('<title>bound from above: over 71 is a change (4 runs); a fall is not compared</title>');
+    // Shaded up to the top of the plot (y 6) from below, down to its foot (y 66) from above.
+    expect(fall).toMatch(/<rect class="band" x="30" width="204" y="6" /);
+    expect(rise).toMatch(/<rect class="band" x="30" width="204" y="[\d.]+" height="[\d.]+"/);
+    const [y, height] = rise
+      .match(/<rect class="band" x="30" width="204" y="([\d.]+)" height="([\d.]+)"/)!
+      .slice(1)
+      .map(Number);
+    expect(y! + height!).toBeCloseTo(66, 5);
   });
 
   it('trend chart ticks fit beside the plot: a lifetime of 86,400 s reads 100k, not a clipped "0000"', () => {

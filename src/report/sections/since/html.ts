@@ -27,15 +27,13 @@ const W = 240;
 const H = 80;
 const PLOT = { left: 30, right: W - 6, top: 6, bottom: H - 14 };
 
-function trendChart(s: TrendSeries, index: number, flagged: boolean): SafeHtml {
+export function trendChart(s: TrendSeries, index: number, flagged: boolean): SafeHtml {
   const points = s.values.map((v, i) => ({ i, v })).filter((p): p is { i: number; v: number } => p.v !== null);
   const top = Math.max(...points.map((p) => p.v), s.band?.high ?? 0);
   const scale = axisOf(Math.min(0, ...points.map((p) => p.v)), top);
   const x = linear(0, Math.max(1, s.values.length - 1), PLOT.left, PLOT.right);
   const y = linear(scale.min, scale.max, PLOT.bottom, PLOT.top);
-  const band = s.band
-    ? html`<rect class="band" x="${PLOT.left}" width="${coord(PLOT.right - PLOT.left)}" y="${coord(y(Math.min(scale.max, s.band.high)))}" height="${coord(Math.max(0, y(Math.max(scale.min, s.band.low)) - y(Math.min(scale.max, s.band.high))))}"><title>noise band ${formatTick(Math.max(scale.min, s.band.low))}–${formatTick(s.band.high)}${s.unit ? ` ${s.unit}` : ''} (${s.band.runs} runs)</title></rect><line class="median" x1="${PLOT.left}" x2="${PLOT.right}" y1="${coord(y(s.band.median))}" y2="${coord(y(s.band.median))}"/>`
-    : null;
+  const band = s.band ? bandOf(s, s.band, scale, y) : null;
   const line = points.map((p) => `${coord(x(p.i))},${coord(y(p.v))}`).join(' ');
   const last = points[points.length - 1];
   const now =
@@ -47,6 +45,33 @@ function trendChart(s: TrendSeries, index: number, flagged: boolean): SafeHtml {
   const id = `trend-${index}`;
   const name = `${s.subject}: ${s.name}`;
   return html`<figure><svg class="trend" id="${id}" viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="${id}-t"><title id="${id}-t">${name} over the last ${s.values.length} runs${s.unit ? ` (${s.unit})` : ''}</title>${band}${ticks}<polyline class="line" points="${line}"/>${now}<text x="${PLOT.left}" y="${H - 2}">${s.values.length} runs, oldest left</text></svg><figcaption>${name}${s.unit ? ` (${s.unit})` : ''}${flagged ? html` <strong class="bad">outside its band</strong>` : ''}</figcaption></figure>`;
+}
+
+/**
+ * The band shaded behind the line, with its median. Bounding one side only (`s.side`), it is shaded
+ * from its judged edge to the plot's far end, with no median: its runs measured the figure under
+ * another condition, so only that edge says anything about this run.
+ */
+function bandOf(
+  s: TrendSeries,
+  band: NonNullable<TrendSeries['band']>,
+  scale: { min: number; max: number },
+  y: (v: number) => number,
+): SafeHtml {
+  const unit = s.unit ? ` ${s.unit}` : '';
+  const [low, high] = [
+    s.side === 'up' ? scale.min : Math.max(scale.min, band.low),
+    s.side === 'down' ? scale.max : Math.min(scale.max, band.high),
+  ];
+  const title =
+    s.side === 'down'
+      ? `bound from below: under ${formatTick(Math.max(0, band.low))}${unit} is a change (${band.runs} runs); a rise is not compared`
+      : s.side === 'up'
+        ? `bound from above: over ${formatTick(band.high)}${unit} is a change (${band.runs} runs); a fall is not compared`
+        : `noise band ${formatTick(low)}–${formatTick(band.high)}${unit} (${band.runs} runs)`;
+  const rect = html`<rect class="band" x="${PLOT.left}" width="${coord(PLOT.right - PLOT.left)}" y="${coord(y(high))}" height="${coord(Math.max(0, y(low) - y(high)))}"><title>${title}</title></rect>`;
+  if (s.side) return rect;
+  return html`${rect}<line class="median" x1="${PLOT.left}" x2="${PLOT.right}" y1="${coord(y(band.median))}" y2="${coord(y(band.median))}"/>`;
 }
 
 /** The y axis from `low` (0, or below it for a figure that goes negative, such as a clock skew of

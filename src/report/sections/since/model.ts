@@ -68,6 +68,12 @@ export interface TrendSeries {
   /** Oldest first; the last value is this run's. Null where a run did not measure it. */
   values: Array<number | null>;
   band?: NoiseBand;
+  /**
+   * Set when the band's runs bound this run's figure on one side only (they measured it under
+   * another condition, history/comparable.ts): 'down', a fall past its low edge is judged; 'up', a
+   * rise past its high edge. Only that edge means anything, and only it is drawn.
+   */
+  side?: 'up' | 'down';
 }
 
 export interface Trends {
