@@ -70,6 +70,10 @@ describe('outrunOf: answers later than sent, but no line', () => {
     expect(outrunOf(drain((i) => (i >= 30 ? 300 - 5 * (i - 30) + 2 : 2)))).toBeUndefined();
   });
 
+  it('a gateway that answers refusals later and later (a tarpit), what it admits at once', () => {
+    expect(outrunOf(drain((i, accepted) => (accepted ? 2 : 2 + 10 * (i - 39))))).toBeUndefined();
+  });
+
   it('a limiter that queues what it admits and refuses at once (nginx without nodelay)', () => {
     expect(outrunOf(drain((i, accepted) => (accepted ? 2 + 3 * i : 2)))).toBeUndefined();
   });

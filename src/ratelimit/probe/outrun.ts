@@ -64,6 +64,13 @@ export function outrunOf(drain: readonly Sample[]): Outrun | undefined {
   // A limiter that queues answers its refusals at once; a service that queues everything, late.
   const refused = answered.filter((s) => s.answer === 'limited');
   if (refused.length === 0 || median(refused.map(latency)) < 0.5 * lastMs) return undefined;
+  // And what it admitted waited in the same line, later and later, at about the pace of the whole:
+  // a gateway that answers only refusals later and later (a tarpit) decided every request when it
+  // came, and what it admitted was timed right. Too few admitted to tell: not claimed.
+  const accepted = answered.filter((s) => s.answer === 'accepted');
+  if (accepted.length < 2 * ENDS) return undefined;
+  const acceptedRiseMs = median(accepted.slice(-ENDS).map(latency)) - median(accepted.slice(0, ENDS).map(latency));
+  if (acceptedRiseMs / (accepted.length - ENDS) < 0.5 * (riseMs / (answered.length - ENDS))) return undefined;
   const nextRps = round(BELOW_SERVED * servedRps, 1);
   return {
     sentRps: round(sentRps, 1),
