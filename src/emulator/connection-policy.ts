@@ -13,6 +13,8 @@ export interface ConnectionPolicy {
   headers: Record<string, string>;
   /** Waits the answer delay, if any. */
   delay(): Promise<void>;
+  /** Waits for the one worker and holds it for the transport's workMs (at once when it has none). */
+  turn(): Promise<void>;
   /** Called as each request arrives: stops the idle clock and arms what follows the answer. */
   onRequest(req: IncomingMessage, res: ServerResponse): void;
 }
@@ -27,7 +29,15 @@ export function connectionPolicy(transport: Transport, random: () => number = Ma
   const { meanMs, jitterMs } = transport.answerDelay;
   const closeSilently = transport.afterAnswer === 'close-silently';
   const idleClose = !closeSilently && !transport.advertiseKeepAlive;
+  // When the worker is free again, on the machine's clock: each request takes the next slot.
+  let workerFreeAt = 0;
   return {
+    turn: () => {
+      if (transport.workMs <= 0) return Promise.resolve();
+      const now = systemClock.now();
+      workerFreeAt = Math.max(now, workerFreeAt) + transport.workMs;
+      return systemClock.sleep(workerFreeAt - now);
+    },
     headers: transport.afterAnswer === 'close-announced' ? { connection: 'close' } : {},
     delay: () => {
       const ms = meanMs + (2 * random() - 1) * jitterMs;

@@ -117,6 +117,7 @@ function requestListener(handler: Handler, transport: Transport, policy: Connect
     if (body.kind === 'too-large') return send(req, res, payloadTooLarge(), transport, policy);
     const url = req.url ?? '/';
     const query = url.indexOf('?');
+    await policy.turn();
     await send(
       req,
       res,

@@ -20,6 +20,12 @@ export interface Transport {
   afterAnswer: 'keep' | 'close-announced' | 'close-silently';
   /** Added before each answer, ms: uniform in meanMs ± jitterMs (a service far away, in one direction). */
   answerDelay: { meanMs: number; jitterMs: number };
+  /**
+   * Each request holds the service's one worker this long before it is decided, ms (0: none, as
+   * many at once as come): requests wait in line for it, refused ones too, and the service takes
+   * at most 1000 / workMs a second (a single-threaded app server, or a process sharing its core).
+   */
+  workMs: number;
   /** Who signs the server certificate: the root the client trusts, or an intermediate sent beside the leaf. */
   chain: 'root' | 'intermediate';
 
@@ -42,6 +48,7 @@ export const DEFAULT_TRANSPORT: Transport = {
   advertiseKeepAlive: true,
   afterAnswer: 'keep',
   answerDelay: { meanMs: 0, jitterMs: 0 },
+  workMs: 0,
   chain: 'root',
 
   http2: false,

@@ -121,6 +121,48 @@ describe('transport profiles on the wire', () => {
     for (const ms of times) expect(ms).toBeGreaterThanOrEqual(30 - 1);
   });
 
+  it('single-worker: requests sent together are answered one 8 ms turn after another', async () => {
+    // Ten connections opened first (their handshakes out of the way), then a request on each at once:
+    // the service takes them one at a time, so the last answer leaves at least 10 turns after the
+    // requests (an upper bound without it would time the machine, not the profile).
+    const lastAnswerMs = async (on: Emulator) => {
+      const url = new URL(on.url);
+      const sockets = await Promise.all(
+        Array.from(
+          { length: 10 },
+          () =>
+            new Promise<ReturnType<typeof connect>>((resolve, reject) => {
+              const socket = connect({
+                host: url.hostname,
+                port: Number(url.port),
+                ca: on.caPem,
+                servername: 'localhost',
+              });
+              socket.once('secureConnect', () => resolve(socket));
+              socket.once('error', reject);
+            }),
+        ),
+      );
+      try {
+        const sentAt = performance.now();
+        const answered = sockets.map(
+          (socket) =>
+            new Promise<number>((resolve, reject) => {
+              const timer = setTimeout(() => reject(new Error('no answer within 5 s')), 5_000);
+              socket.once('data', () => resolve(performance.now() - sentAt));
+              socket.once('data', () => clearTimeout(timer));
+            }),
+        );
+        for (const socket of sockets)
+          socket.write('POST /tokens/health_check HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n');
+        return Math.max(...(await Promise.all(answered)));
+      } finally {
+        for (const socket of sockets) socket.destroy();
+      }
+    };
+    expect(await lastAnswerMs(await start(['single-worker']))).toBeGreaterThanOrEqual(10 * 8 - 1);
+  });
+
   it('intermediate-ca: the leaf comes with its intermediate and verifies against the root the emulator publishes', async () => {
     const seen = await oneRequest(await start(['intermediate-ca']), 0);
     expect(seen.issuer).toBe('ces-harness emulator intermediate CA');

@@ -24,5 +24,5 @@ export const PROFILE_GROUPS: ReadonlyArray<readonly ProfileName[]> = [
     'ratelimit-headers-kong',
   ],
   ['latency', 'health-clf', 'silent-close', 'business-rejects-payload'],
-  ['connection-close', 'slow-business', 'expires-at-rounded'],
+  ['connection-close', 'slow-business', 'expires-at-rounded', 'single-worker'],
 ];

@@ -21,6 +21,7 @@ import { profile as clockSkewBehind } from './clock-skew-behind.js';
 
 import { kongProfile as ratelimitHeadersKong, profile as ratelimitHeaders } from './ratelimit-headers.js';
 import { profile as silentClose } from './silent-close.js';
+import { profile as singleWorker } from './single-worker.js';
 import { profile as slowBusiness } from './slow-business.js';
 
 export type { Profile } from './types.js';
@@ -39,6 +40,7 @@ export const PROFILES = [
   connectionClose,
   intermediateCa,
   latency,
+  singleWorker,
   businessRejectsPayload,
   slowBusiness,
   clockSkew,
