@@ -15,7 +15,7 @@ import { Probe } from '../ratelimit/probe/probe.js';
 import { sendingEndMs, sentBeforeShut } from '../ratelimit/probe/arrival.js';
 import type { CheckContext } from './check.js';
 import type { Sample } from '../ratelimit/types.js';
-import { median } from '../toolkit/stats.js';
+import { intakeRps, takenRps } from '../ratelimit/intake.js';
 
 export interface LimitBurst {
   /** Why nothing was sent (production without the flag). */
@@ -114,8 +114,13 @@ async function runBurst(ctx: CheckContext): Promise<LimitBurst> {
   for (const s of burst.samples) statuses[s.status] = (statuses[s.status] ?? 0) + 1;
   const sent = burst.samples.length;
   const limited = probe.refusals.judged;
-  // The rate actually offered: from the first request sent to the last (not the drain after it).
-  const achievedRps = sent / Math.max(burst.sendingMs / 1000, 0.001);
+  // The rate actually offered: from the first request sent to the last (not the drain after it),
+  // or the slower pace the service took them in at behind a queue (a single worker): its limiter
+  // met no more, so a burst it never refused says nothing above that.
+  const achievedRps = takenRps(
+    sent / Math.max(burst.sendingMs / 1000, 0.001),
+    burst.samples.filter((s) => s.answer !== 'error'),
+  );
   const beforeLimit = limited ? sentBeforeRefusal(burst.samples) : undefined;
   const result: LimitBurst = {
     sent,
@@ -155,29 +160,6 @@ export function sentBeforeRefusal(samples: readonly Sample[]): LimitBurst['befor
     accepted: before.filter((s) => s.answer === 'accepted').length,
     offeredRps: Math.min(sentRps, intakeRps(before) ?? Infinity),
   };
-}
-
-/**
- * The pace the service took `before` in at, when a queue built up in front of it: a starved host
- * answers later and later through the burst, and a bucket refills meanwhile (sent at 200/s, taken
- * in at about 114/s, a 50/s bucket of 50 admitted 89, not 66, and the history flagged an unchanged
- * service: CI land43). Between the middles of the first and last thirds of the requests, the
- * service took them in over the sends' time plus how much longer the last third waited than the
- * first, each third's wait its median: the answers' own span, first to last, read 164/s for 200
- * sent from two answers' jitter alone, and the history missed an injected change (CI land47).
- * Undefined under six requests (thirds of one say nothing) or when no time passed between the middles.
- */
-function intakeRps(before: readonly Sample[]): number | undefined {
-  const third = Math.floor(before.length / 3);
-  if (third < 2) return undefined;
-  const sorted = [...before].sort((a, b) => a.sentMs - b.sentMs);
-  const [first, last] = [sorted.slice(0, third), sorted.slice(-third)];
-  const middle = (xs: readonly Sample[]) => median(xs.map((s) => s.sentMs));
-  const waited = (xs: readonly Sample[]) => median(xs.map((s) => s.doneMs - s.sentMs));
-  const sendsMs = middle(last) - middle(first);
-  if (!(sendsMs > 0)) return undefined;
-  const grewMs = Math.max(0, waited(last) - waited(first));
-  return (sorted.length - third) / ((sendsMs + grewMs) / 1000);
 }
 
 /**

@@ -255,7 +255,9 @@ const cases: Array<{
       // How far it looked: the rate its requests went out at, and over how long.
       no_limit_up_to: { rps: 100, over_s: 3, max_rps: 100, tested: true },
     },
-    notes: [/^no limit observed: 300 of 300 requests passed, sent at 100 req\/s over 3 s, without a single refusal/],
+    notes: [
+      /^no limit observed: 300 of 300 requests passed, reaching the service at 100 req\/s over 3 s, without a single refusal/,
+    ],
   },
   {
     name: 'a request budget that runs out in the idle burst',

@@ -3,12 +3,14 @@
 // its own pace. The probe's send stamps then time nothing: before probe/outrun.ts, the emulator's
 // token bucket of 30/s was read as a window "back sooner than its period" and not identified
 // behind a service taking 125, 100 or 71 req/s of the probe's 200 (this file's first case fails
-// at all three without it), and a 30/s bucket, burst 100, likewise at 125 and 100.
+// at all three without it), and a 30/s bucket, burst 100, likewise at 125 and 100. And a probe
+// that met no limit there said how far it had tested by its sends: "no limit up to 134.5 req/s" for
+// a service that took 125 a second (54.2 for 50), now the pace the service took them in at.
 
 import { describe, expect, it } from 'vitest';
 import { outrunOf } from '../../src/ratelimit/probe/outrun.js';
 import type { Sample } from '../../src/ratelimit/types.js';
-import { discoverVirtual, gcra, haproxyRate, type Limiter } from './virtual-limit.js';
+import { discoverVirtual, gcra, haproxyRate, noLimit, type Limiter } from './virtual-limit.js';
 
 const identified = (limiter: () => Limiter, everyMs: number) =>
   discoverVirtual({ limiter, status: 429, served: { everyMs } }, { maxDurationS: 60 });
@@ -36,6 +38,19 @@ describe('a drain the service did not keep up with', () => {
       expect(e.limiter, context).toMatchObject({ kind: 'sliding-counter', limit: 100 });
       expect(Math.abs(e.sustained_rps! / 10 - 1), context).toBeLessThanOrEqual(0.01);
       expect(e.notes[0]).toMatch(/still shut .* so the first drain was timed by its answers/);
+    },
+  );
+
+  it.each([
+    { everyMs: 8, takes: 125, tested: true },
+    { everyMs: 20, takes: 50, tested: false },
+  ])(
+    'a service that takes $takes a second and never refuses: no limit up to the pace it took them in at',
+    async ({ everyMs, takes, tested }) => {
+      const e = await discoverVirtual({ limiter: noLimit, status: 429, served: { everyMs } }, { maxDurationS: 30 });
+      expect(e.no_limit_up_to).toMatchObject({ max_rps: 200, tested });
+      expect(e.no_limit_up_to!.rps).toBeGreaterThan(0.9 * takes);
+      expect(e.no_limit_up_to!.rps).toBeLessThanOrEqual(1.02 * takes);
     },
   );
 

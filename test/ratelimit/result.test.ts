@@ -133,11 +133,11 @@ describe('toRateLimitResult', () => {
     const r = toRateLimitResult(slow, recommend(slow), null);
     const line = summaryLines(r)[0]!;
     expect(line).toBe(
-      "rate limit on tokens.validate: not tested: no limit met, but the probe's requests went out at only 41.6 req/s over 7.2 s, under half the 200 req/s max_rps asked (a loaded machine or slow answers held it back), so a limit above that rate would look like none; run it again on a quieter machine; 412 requests sent",
+      "rate limit on tokens.validate: not tested: no limit met, but the probe's requests went out, or were taken in, at only 41.6 req/s over 7.2 s, under half the 200 req/s max_rps asked (a loaded machine, slow answers or a service that takes no more held it back), so a limit above that rate would look like none; run it again on a quieter machine, or against a service that takes more; 412 requests sent",
     );
     expect(line).not.toMatch(/none observed|no limit up to/);
     expect(rateLimitFacts(r).find(([label]) => label === 'Sustained rate')?.[1]).toMatch(
-      /^not tested: no limit met, but the probe's requests went out at only 41\.6\/s over 7\.2 s,/,
+      /^not tested: no limit met, but the probe's requests went out, or were taken in, at only 41\.6\/s over 7\.2 s,/,
     );
   });
 

@@ -14,6 +14,7 @@ import {
   type SustainedFit,
 } from '../estimators.js';
 import { MIN_REACH_SHARE } from '../in-flight.js';
+import { takenRps } from '../intake.js';
 import { pace } from '../pacing.js';
 import type { NoLimitReach } from '../../report/model.js';
 import type { PhaseName, Sample } from '../types.js';
@@ -133,7 +134,7 @@ function noLimitObserved(probe: Probe): string {
   const { askedRps: maxRps, maxRequests } = probe;
   const reach = noLimitReach(probe) ?? { rps: 0, over_s: 0 };
   return (
-    `no limit observed: ${okCount} of ${drained.length} requests passed, sent at ${reach.rps} req/s over ${reach.over_s} s, ` +
+    `no limit observed: ${okCount} of ${drained.length} requests passed, reaching the service at ${reach.rps} req/s over ${reach.over_s} s, ` +
     `without a single refusal (rate_limit.max_rps ${maxRps}, max_requests ${maxRequests}); §8 says a limit exists`
   );
 }
@@ -141,17 +142,19 @@ function noLimitObserved(probe: Probe): string {
 /**
  * What a probe that met no limit covered: the rate its drain's requests actually went out at, first
  * to last, not the max_rps it asked for (a loaded machine's late timers, or answers too slow for
- * the requests in flight, send slower), and whether that was enough to say anything (MIN_REACH_SHARE).
+ * the requests in flight, send slower), or the slower one the service took them in at, and whether
+ * that was enough to say anything (MIN_REACH_SHARE).
  * Only answered requests count: one that got no valid answer (a timeout, a body cut at the cap) met
  * no limit, it met nothing. Undefined when none was answered.
  */
 export function noLimitReach(probe: Pick<Probe, 'samples' | 'askedRps'>): NoLimitReach | undefined {
-  const sent = probe.samples
-    .filter((s) => s.phase === 'drain' && s.client === 'primary' && s.answer !== 'error')
-    .map((s) => s.sentMs);
+  const answered = probe.samples.filter((s) => s.phase === 'drain' && s.client === 'primary' && s.answer !== 'error');
+  const sent = answered.map((s) => s.sentMs);
   if (sent.length === 0) return undefined;
   const spanMs = sent.length < 2 ? 0 : Math.max(...sent) - Math.min(...sent);
-  const rps = spanMs > 0 ? ((sent.length - 1) * 1000) / spanMs : 0;
+  // Behind a queue (a single worker, a starved host) the limiter met them at the slower pace the
+  // service took them in at: nothing above that was tested, however fast they went out.
+  const rps = spanMs > 0 ? takenRps(((sent.length - 1) * 1000) / spanMs, answered) : 0;
   return {
     rps: round(rps, 1),
     over_s: round(spanMs / 1000, 1),

@@ -81,8 +81,8 @@ export function noLimitText(n: NoLimitReach, rate: (rps: number) => string = for
   const reach = `${rate(n.rps)} over ${formatSeconds(n.over_s)}`;
   if (!n.tested)
     return (
-      `not tested: no limit met, but the probe's requests went out at only ${reach}, under half the ${formatNumber(n.max_rps)} req/s max_rps asked ` +
-      '(a loaded machine or slow answers held it back), so a limit above that rate would look like none; run it again on a quieter machine'
+      `not tested: no limit met, but the probe's requests went out, or were taken in, at only ${reach}, under half the ${formatNumber(n.max_rps)} req/s max_rps asked ` +
+      '(a loaded machine, slow answers or a service that takes no more held it back), so a limit above that rate would look like none; run it again on a quieter machine, or against a service that takes more'
     );
   // Within a twentieth of max_rps, the pacing's own shortfall: what was asked was reached.
   const short =
