@@ -208,7 +208,11 @@ async function drainAgainSlower(
   probe.progress(
     `answers came back at ${outrun.servedRps} req/s of the ${outrun.sentRps} sent: draining again at ${outrun.nextRps} req/s`,
   );
-  await probe.clock.sleep(2 * outrun.spanMs, probe.signal);
+  // Never past the probe's time cap: a line of 128 at 5 a second drained over 25 s.
+  await probe.clock.sleep(
+    Math.min(2 * outrun.spanMs, Math.max(0, probe.maxDurationMs - probe.elapsed())),
+    probe.signal,
+  );
   const again = await streamPhase(probe, { ...streamSettings, drainOnly: true });
   const drain = probe.samples.filter((s) => s.phase === 'drain');
   if (!again.measured || drain.some((s) => s.answer === 'accepted'))
