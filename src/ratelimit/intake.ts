@@ -6,8 +6,8 @@ import type { Sample } from './types.js';
 
 /**
  * The pace the service took `before` in at (a burst's requests, or a drain's), when a queue built
- * up in front of it: a starved host
- * answers later and later through the burst, and a bucket refills meanwhile (sent at 200/s, taken
+ * up in front of it: a starved host answers later and later through the burst, and a bucket
+ * refills meanwhile (sent at 200/s, taken
  * in at about 114/s, a 50/s bucket of 50 admitted 89, not 66, and the history flagged an unchanged
  * service: CI land43). Between the middles of the first and last thirds of the requests, the
  * service took them in over the sends' time plus how much longer the last third waited than the
@@ -38,9 +38,14 @@ const SLOWER = 0.98;
  * one answer's jitter is nothing beside the span; over a short run it is not (intakeRps, above).
  */
 export function takenRps(sentRps: number, samples: readonly Sample[]): number {
-  if (samples.length < 2) return sentRps;
+  const answered = answeredRps(samples) ?? Infinity;
+  return answered < SLOWER * sentRps ? answered : sentRps;
+}
+
+/** The pace `samples` were answered at, first answer to last, req/s; undefined under two or with no time between. */
+export function answeredRps(samples: readonly Sample[]): number | undefined {
+  if (samples.length < 2) return undefined;
   const done = samples.map((s) => s.doneMs);
   const spanMs = Math.max(...done) - Math.min(...done);
-  const answered = spanMs > 0 ? ((samples.length - 1) * 1000) / spanMs : Infinity;
-  return answered < SLOWER * sentRps ? answered : sentRps;
+  return spanMs > 0 ? ((samples.length - 1) * 1000) / spanMs : undefined;
 }
