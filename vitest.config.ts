@@ -42,7 +42,7 @@ export default defineConfig({
       // a time, beside no other real-tier file (four at once beside k6 and CLI runs once read
       // toxiproxy's fixed window as a bucket): their probes wait on their limiters' windows
       // (docs/development.md, test tiers).
-      realTier('real-precise', PRECISE_FILES, { workers: 4, order: 1 }),
+      realTier('real-precise', PRECISE_FILES, { workers: 5, order: 1 }),
       // Then the one precision run across a network, by itself (test/tiers.ts `alone`).
       realTier('real-alone', ALONE_FILES, { workers: 1, order: 2 }),
       // Then the rest, four at a time, the cutover table's halves among them: the whole tier used
