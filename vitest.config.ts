@@ -38,10 +38,11 @@ export default defineConfig({
         },
       },
       // The real tier, in three projects run one after the other (sequence.groupOrder), each
-      // starting its files longest first. First the precision runs against real limiters, four at
-      // a time, beside no other real-tier file (four at once beside k6 and CLI runs once read
-      // toxiproxy's fixed window as a bucket): their probes wait on their limiters' windows
-      // (docs/development.md, test tiers).
+      // starting its files longest first. First the precision runs against real limiters, five at
+      // a time (four until 4 Dec; five green in 3 of 3 clean `.ci/run`s, ~35 s shorter; six once
+      // read a bucket across toxiproxy "not identified"), beside no other real-tier file (four at
+      // once beside k6 and CLI runs once read toxiproxy's fixed window as a bucket): their probes
+      // wait on their limiters' windows (docs/development.md, test tiers).
       realTier('real-precise', PRECISE_FILES, { workers: 5, order: 1 }),
       // Then the one precision run across a network, by itself (test/tiers.ts `alone`).
       realTier('real-alone', ALONE_FILES, { workers: 1, order: 2 }),
@@ -53,8 +54,8 @@ export default defineConfig({
       // one file of them whose probe read wrong three at a time (stage.test.ts) is a precision run now.
       // Five at a time since 4 Dec: on a quiet 2-core machine four used 40-50 % of the cores and
       // five 60 %, each file as long as before (profiles 144 → 143 s, cutover-faults 143 → 145 s),
-      // the whole real tier 574 → 450 s with the precise phase six at a time (which stays four:
-      // six once read x/time/rate across toxiproxy "not identified", docs/development.md).
+      // the whole real tier 574 → 450 s with the precise phase six at a time (which stayed four:
+      // six once read x/time/rate across toxiproxy "not identified", docs/development.md; five since).
       realTier('real', HEAVY_FILES, { workers: 5, order: 3 }),
     ],
   },
