@@ -189,12 +189,22 @@ async function measuredLimit(probe: Probe, opts: DiscoverOptions): Promise<Estim
 }
 
 /**
+ * The longest sliding period the wait before a second drain lets a limiter forget the first in:
+ * HAProxy's counter weighs its previous period until two have passed. Twice a drain of 0.6-0.8 s
+ * was too short for its 50 per 1 s (a second drain 57 passed: "not identified", the stream's rate
+ * raised until the counter, counting refusals, shut for the rest of the probe) and for 100 per 2 s
+ * (read as a bucket of 41.24 req/s). Four seconds, spent only after an outrun; a longer window is
+ * still shut then, and the first drain is what it met (below).
+ */
+const FORGOTTEN_PERIOD_MS = 2_000;
+
+/**
  * A drain the service did not keep up with, its samples set aside (their send stamps time nothing):
- * the probe lowers its rate under what the service took, waits twice as long as that drain lasted,
- * and drains again. Twice: a sliding window no longer than the drain has forgotten it by then
- * (HAProxy's 50 per 1 s, waited once, let 55 through the next drain, its previous period still
- * weighing). Still shut then, the window is longer than the drain (HAProxy's 100 per 10 s): the
- * first drain is what it met, each request timed when its answer left the service's line.
+ * the probe lowers its rate under what the service took, waits twice as long as that drain lasted
+ * (and at least two periods of FORGOTTEN_PERIOD_MS), and drains again. A sliding window that short
+ * has forgotten it by then (HAProxy's 50 per 1 s, waited once, let 55 through the next drain, its
+ * previous period still weighing). Still shut then, the window is longer (HAProxy's 100 per 10 s):
+ * the first drain is what it met, each request timed when its answer left the service's line.
  */
 async function drainAgainSlower(
   probe: Probe,
@@ -210,13 +220,17 @@ async function drainAgainSlower(
   );
   // Never past the probe's time cap: a line of 128 at 5 a second drained over 25 s.
   await probe.clock.sleep(
-    Math.min(2 * outrun.spanMs, Math.max(0, probe.maxDurationMs - probe.elapsed())),
+    Math.min(2 * Math.max(outrun.spanMs, FORGOTTEN_PERIOD_MS), Math.max(0, probe.maxDurationMs - probe.elapsed())),
     probe.signal,
   );
   const again = await streamPhase(probe, { ...streamSettings, drainOnly: true });
   const drain = probe.samples.filter((s) => s.phase === 'drain');
-  if (!again.measured || drain.some((s) => s.answer === 'accepted'))
+  if (!again.measured || drain.some((s) => s.answer === 'accepted')) {
+    // Its window held none of the set-up requests: 50 + 2 passed for HAProxy's 50 per 1 s, and
+    // every clump of 52 from idle after it was refused in part (not identified).
+    probe.setupInDrain = 0;
     return { drained: again, note: outrunNote(outrun, 'again') };
+  }
   for (const s of drain) s.phase = 'outrun';
   for (const s of retimedByAnswers(outran)) Object.assign(s, { phase: 'drain' });
   const measured = { ...first.measured!, drainBurst: burstOf(outran, first.measured!.sustained) };
@@ -281,7 +295,7 @@ async function announcedOrLongWindow(probe: Probe, drained: StreamFindings) {
       estimate: estimateOf(probe, drained, NOTHING_MEASURED, { verdict: 'unknown', notes: [] }, advertised.notes),
     };
   const drainSamples = probe.samples.filter((s) => s.phase === 'drain');
-  const drain = drainFigures(drainSamples, probe.calls.overhead.sent) ?? (await drainedFromIdle(probe, drainSamples));
+  const drain = drainFigures(drainSamples, probe.setupInDrain) ?? (await drainedFromIdle(probe, drainSamples));
   // Back at the announced reset, but in part: a counter weighing the drained window (go-chi/httprate
   // announces X-RateLimit-Reset), its ramp timed from the edge those pings found, in the window it opened.
   const ramped =

@@ -93,6 +93,12 @@ export class Probe {
   maxRps: number;
   /** max_rps as asked: what a probe that met no limit measures its reach against. */
   readonly askedRps: number;
+  /**
+   * The set-up requests (a token, the validate method) the limit counted in the drain's window: the
+   * calls' overhead, sent just before the first drain. A drain sent again after a wait (outrun.ts)
+   * met a limit that had forgotten them: none.
+   */
+  setupInDrain: number;
   readonly maxRequests: number;
   readonly maxDurationMs: number;
   readonly maxInFlight: number;
@@ -151,6 +157,7 @@ export class Probe {
     this.clock = limits.clock;
     this.maxRps = limits.maxRps;
     this.askedRps = limits.maxRps;
+    this.setupInDrain = this.calls.overhead.sent;
     this.maxRequests = limits.maxRequests;
     this.maxDurationMs = limits.maxDurationMs;
     this.maxInFlight = limits.maxInFlight;
