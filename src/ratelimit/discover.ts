@@ -225,6 +225,25 @@ async function drainAgainSlower(
   );
   const again = await streamPhase(probe, { ...streamSettings, drainOnly: true });
   const drain = probe.samples.filter((s) => s.phase === 'drain');
+  // Met no limit at the slower pace: its rate lies between that pace and the service's own, where
+  // the first drain met it. Nothing was sized, and no refusal at the slower pace is "no limit"
+  // (§8 would fail a service whose one worker is its own bottleneck); the first drain, timed by its
+  // answers, brackets the rate for the paced search (rate-bracket.ts).
+  const accepted = drain.filter((s) => s.answer === 'accepted');
+  if (!again.measured && accepted.length > 0 && !drain.some((s) => s.answer === 'limited')) {
+    const spanMs = Math.max(...drain.map((s) => s.doneMs)) - Math.min(...drain.map((s) => s.sentMs));
+    // Both drains, in order: the first (refused) leads the bracket, the second's answers time the latency.
+    for (const s of retimedByAnswers(outran)) Object.assign(s, { phase: 'drain' });
+    const unmet = `${NOT_IDENTIFIED}the limit lies between the ${outrun.nextRps} req/s that met none and the ${outrun.servedRps} req/s the service took the first drain in at, where it refused; nothing was sized, and paced rounds search between them`;
+    return {
+      drained: {
+        limitingStatus: first.limitingStatus,
+        latencyP95Ms: acceptedLatencyP95(probe.samples),
+        notes: [unmet],
+      },
+      note: outrunNote(outrun, { requests: accepted.length, spanMs }),
+    };
+  }
   if (!again.measured || drain.some((s) => s.answer === 'accepted')) {
     // Its window held none of the set-up requests: 50 + 2 passed for HAProxy's 50 per 1 s, and
     // every clump of 52 from idle after it was refused in part (not identified).

@@ -11,6 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { outrunOf } from '../../src/ratelimit/probe/outrun.js';
 import type { Sample } from '../../src/ratelimit/types.js';
 import { discover } from '../../src/ratelimit/discover.js';
+import { NOT_IDENTIFIED } from '../../src/ratelimit/evidence.js';
+import { searchStart } from '../../src/ratelimit/rate-bracket.js';
 import { discoverVirtual, gcra, haproxyRate, noLimit, virtualWorld, type Limiter } from './virtual-limit.js';
 
 const identified = (limiter: () => Limiter, everyMs: number) =>
@@ -57,6 +59,32 @@ describe('a drain the service did not keep up with', () => {
       const context = e.notes.join('\n');
       expect(e.limiter, context).toMatchObject({ kind: 'sliding-window', limit, counts_refused: countsRefused });
       expect(Math.abs(e.sustained_rps! / ((limit * 1000) / periodMs) - 1), context).toBeLessThanOrEqual(0.02);
+    },
+  );
+
+  // Its rate between 80 % of the service's pace and the pace itself: the second drain meets no
+  // limit. Before, the probe said "no limit observed … §8 says a limit exists" after the first drain
+  // had met one, and the stage said "a limit that never lifts breaks §7" (not tested, exit 1) where
+  // paced rounds held 110 req/s (`ratelimit` against `serve --profile single-worker --rate-limit 110
+  // --burst 30`, 4 Dec: PASS, sustained 110, recommended 97).
+  it.each([
+    { rate: 110, everyMs: 8 },
+    { rate: 90, everyMs: 10 },
+  ])(
+    'a bucket of $rate/s behind a service taking one request every $everyMs ms, unmet when drained again: its rate bracketed for the paced search',
+    async ({ rate, everyMs }) => {
+      const e = await identified(() => gcra(rate, 30), everyMs);
+      const context = e.notes.join('\n');
+      expect(e.limiter, context).toBeNull();
+      expect(context).not.toMatch(/no limit observed/);
+      expect(
+        e.notes.find((n) => n.startsWith(NOT_IDENTIFIED)),
+        context,
+      ).toMatch(/the limit lies between the [\d.]+ req\/s that met none and the [\d.]+ req\/s the service took/);
+      // The first drain, timed by its answers, was refused at the service's pace: above the rate.
+      expect(e.rate_bracket!.high).toBeGreaterThan(rate);
+      expect(e.rate_bracket!.high).toBeLessThanOrEqual(1.02 * (1000 / everyMs));
+      expect(searchStart(e)).not.toBeNull();
     },
   );
 

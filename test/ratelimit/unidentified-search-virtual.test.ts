@@ -68,7 +68,15 @@ interface Case {
   horizonS?: number;
   /** The probe's estimate as the stage gets it; absent: as the virtual probe read it. */
   read?: (e: Estimate) => Estimate;
+  /** The service takes one request every `everyMs` (virtual-limit.ts `served`): the probe's and k6's alike wait in line. */
+  served?: VirtualEndpoint['served'];
 }
+
+/** `limiter` behind a line taking one request every `everyMs`: each is decided when its turn comes, as k6's calls meet it. */
+const inLine = (limiter: Limiter, everyMs: number): Limiter => {
+  let upToMs = -Infinity;
+  return (nowMs) => limiter((upToMs = Math.max(nowMs, upToMs + everyMs)));
+};
 
 /** The probe, then the search as the stage runs it; the report's section from both. */
 async function searched({
@@ -80,6 +88,7 @@ async function searched({
   busy,
   horizonS = HORIZON_S,
   read = (e) => e,
+  served,
 }: Case) {
   const limiter = make();
   const probed = await discoverVirtual(
@@ -87,6 +96,7 @@ async function searched({
       limiter: () => limiter,
       status: 429,
       ...(network ? { network } : {}),
+      ...(served ? { served } : {}),
       ...(busy ? { busy } : {}),
       ...(retryAfter ? { announces: 'retry-after' as const } : {}),
     },
@@ -108,7 +118,8 @@ async function searched({
       const startS =
         nowS + Math.max(restAtLeastS, afterHold ? SETTLE_S : Math.max(SETTLE_S, searchRestS(bracket, horizonS)));
       lengths[round - 1] = durationS;
-      const proof = virtualK6Round(limiter, rec, proofConcurrency(rec), startS, durationS, random, cut, 0, !retryAfter);
+      const met = served ? inLine(limiter, served.everyMs) : limiter;
+      const proof = virtualK6Round(met, rec, proofConcurrency(rec), startS, durationS, random, cut, 0, !retryAfter);
       nowS = startS + (proof.cut_at_s ?? durationS);
       return proof;
     },
@@ -983,6 +994,32 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
   // for 5 s from rest (190 ≤ 100 + 20 × 5), and no line reads its refill. Before, 38 headed the
   // report and 34 req/s was given, 1.7 times the rate; now the policy is what the hold proves past
   // the store, (190 − 105) / 5 = 17, and every format says why.
+  // Its rate above 80 % of what one worker takes, so the probe's second drain met none (outrun.ts),
+  // searched over `run`'s 5 s rounds. Before the search kept under the service's pace, a round at
+  // 146.3 req/s met the limit at 125 and its refusal put the line at 91.58 req/s (`run`, 4 Dec).
+  it('a bucket of 110/s behind one worker taking 125 a second: searched under that pace, sized at most its rate, no client at it said refused', async () => {
+    const run = await searched({
+      seed: 1,
+      limiter: () => gcra(110, 30),
+      retryAfter: true,
+      horizonS: 5,
+      served: { everyMs: 8 },
+    });
+    const rounds = run.outcome!.rounds.map((r) => [r.target_rps, r.verdict, r.refusals_began_s]);
+    const context = JSON.stringify({ rounds, notes: run.estimate.notes });
+    expect(run.bracket!.high, context).toBeLessThanOrEqual(125);
+    expect(
+      run.outcome!.rounds.every((r) => r.target_rps <= run.bracket!.high),
+      context,
+    ).toBe(true);
+    expect(run.result!.sustained_rps!, context).toBeGreaterThanOrEqual(0.75 * 110);
+    expect(run.result!.sustained_rps!, context).toBeLessThanOrEqual(110);
+    // Never that a client at the true rate is refused: what the skewed line said of 110 req/s.
+    const said = JSON.stringify(run.result);
+    expect(said, context).not.toMatch(/refused after about \d+ s by a client running longer/);
+    expect(run.result!.recommendation!.target_rps, context).toBeLessThanOrEqual(110);
+  });
+
   it('a bucket whose store outlasts 5 s rounds: the policy no higher than the hold proves past it, said', async () => {
     const run = await bucketSearchedOver5s(
       1,

@@ -90,14 +90,19 @@ export function retimedByAnswers(drain: Sample[]): Sample[] {
   return drain;
 }
 
-/** What the report says of it: drained again slower, or the first drain timed by its answers. */
-export function outrunNote(o: Outrun, how: 'again' | 'answers'): string {
+/**
+ * What the report says of it: drained again slower, the first drain timed by its answers (still
+ * shut when drained again), or the second drain met no limit (`unmet`: what it sent, over how long).
+ */
+export function outrunNote(o: Outrun, how: 'again' | 'answers' | { requests: number; spanMs: number }): string {
   const what =
     how === 'again'
-      ? `the probe drained again at ${o.nextRps} req/s and went on at that rate`
-      : `drained again at ${o.nextRps} req/s it was still shut (a window longer than the drain), so the first drain was timed by its answers, and the probe went on at ${o.nextRps} req/s`;
+      ? `the probe drained again at ${o.nextRps} req/s and went on at that rate; a limit above ${o.nextRps} req/s was not tested`
+      : how === 'answers'
+        ? `drained again at ${o.nextRps} req/s it was still shut (a window longer than the drain), so the first drain was timed by its answers, and the probe went on at ${o.nextRps} req/s; a limit above ${o.nextRps} req/s was not tested`
+        : `drained again at ${o.nextRps} req/s it met no limit (${how.requests} requests over ${round(how.spanMs / 1000, 1)} s, none refused), so the first drain was timed by its answers`;
   return (
     `the drain was sent at ${o.sentRps} req/s but answered at ${o.servedRps} req/s, each answer later than the one before and the refusals as late: ` +
-    `the service (or this machine) took no more, and its limiter met the requests at that pace, not as they were sent; ${what}; a limit above ${o.nextRps} req/s was not tested`
+    `the service (or this machine) took no more, and its limiter met the requests at that pace, not as they were sent; ${what}`
   );
 }
