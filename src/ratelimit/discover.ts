@@ -226,9 +226,10 @@ async function drainAgainSlower(
   const again = await streamPhase(probe, { ...streamSettings, drainOnly: true });
   const drain = probe.samples.filter((s) => s.phase === 'drain');
   // Met no limit at the slower pace: its rate lies between that pace and the service's own, where
-  // the first drain met it. Nothing was sized, and no refusal at the slower pace is "no limit"
-  // (§8 would fail a service whose one worker is its own bottleneck); the first drain, timed by its
-  // answers, brackets the rate for the paced search (rate-bracket.ts).
+  // the first drain met it. Nothing was sized, and it is no "no limit observed" either (said so
+  // before 4 Dec, then "a limit that never lifts breaks §7": not tested, exit 1, for a bucket of
+  // 110/s behind one worker taking 125 a second); the first drain, timed by its answers, brackets
+  // the rate for the paced search (rate-bracket.ts).
   const accepted = drain.filter((s) => s.answer === 'accepted');
   if (!again.measured && accepted.length > 0 && !drain.some((s) => s.answer === 'limited')) {
     const spanMs = Math.max(...drain.map((s) => s.doneMs)) - Math.min(...drain.map((s) => s.sentMs));

@@ -94,10 +94,11 @@ export function sureRpsPastStore(offered: number, heldS: number, store: number |
  * One more round after `held`, when it offered too little to outlast the store and the rounds
  * refused cannot say whether it lived on it: paced to be refused early (quota-line.ts
  * spreadingRps), so a line read from it puts the refill a client running longer meets. Null
- * otherwise, and when that pace is above `topRps`: the line counts a round's requests at its pace,
- * and past what the service took the drain in at (rate-bracket.ts) they reach the limit slower. A
- * bucket of 110/s behind one worker taking 125 a second: 146.3 req/s offered, refused after 1.9 s,
- * put the line at 91.58 req/s, 17 % under what held (`run`, 4 Dec).
+ * otherwise, and when that pace is above `topRps` (searchTop: the pace the drain was refused at,
+ * or an announced limit): the line counts a round's requests at its pace, and past the pace a
+ * service took the drain in at they reach the limit slower. A bucket of 110/s behind one worker
+ * taking 125 a second: 146.3 req/s offered, refused after 1.9 s, put the line at 91.58 req/s, 17 %
+ * under what held, and said a client at 110 was refused after about 6 s (`run`, 4 Dec).
  */
 function spreadingRound(
   held: { rec: Recommendation; proof: Proof },
