@@ -16,7 +16,7 @@ import { UNAUTHORIZED } from '../src/spec/error-body.js';
 import { readConfig } from './lib/config';
 import { isErrorBody, jsonBody, postTokens, validateToken } from './lib/endpoints';
 import { counter } from './lib/metrics';
-import { scenarioOptions, secs } from './lib/options';
+import { scenarioOptions, secs, withinRequestTimeout } from './lib/options';
 import { settle, withRetry, type Outcome } from './lib/retry';
 import { summaryHandler } from './lib/summary';
 import { certainlyExpiredFromMs, positionOf, refusalIsEarly } from '../src/time/expiry-edges';
@@ -74,7 +74,8 @@ export const options = scenarioOptions(cfg, scenarios, {
   'checks{scenario:bad_credentials}': ['rate==1'],
   ...(exerciseExpiry ? { 'checks{scenario:expiry}': ['rate==1'] } : {}),
   http_req_failed: ['rate<0.01'],
-  http_req_duration: ['p(95)<1000'],
+  // The spec sets no latency: the run's request timeout bounds it (withinRequestTimeout).
+  http_req_duration: [withinRequestTimeout(cfg)],
 });
 
 interface Reference {

@@ -143,6 +143,7 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
       ttlS: differs.tokenTtlS ?? opts.tokenTtlS,
       seq: 0,
       businessLatencyMs: Math.max(differs.businessLatencyMs ?? opts.businessLatencyMs, transport.businessLatencyMs),
+      tokenIssueLatencyMs: transport.tokenIssueLatencyMs,
       validateMethods: differs.validateMethods ?? VALIDATE_METHODS,
     };
   });

@@ -40,6 +40,12 @@ export interface Transport {
    * larger of this and EmulatorOptions.businessLatencyMs applies).
    */
   businessLatencyMs: number;
+  /**
+   * Added before each answer to POST /tokens, ms: a service that checks the client secret with a
+   * slow key-derivation function, or a serverless sandbox, issues slowly while validating stays a
+   * lookup (profile slow-token-issue).
+   */
+  tokenIssueLatencyMs: number;
 }
 
 /** Long enough for k6 and undici to reuse connections, short enough not to hoard sockets. */
@@ -54,4 +60,5 @@ export const DEFAULT_TRANSPORT: Transport = {
   http2: false,
   compression: [],
   businessLatencyMs: 0,
+  tokenIssueLatencyMs: 0,
 };

@@ -50,6 +50,8 @@ export interface EnvState {
   seq: number;
   /** Added before each business answer (EmulatorOptions.businessLatencyMs). */
   businessLatencyMs: number;
+  /** Added before each answer to POST /tokens (Transport.tokenIssueLatencyMs). */
+  tokenIssueLatencyMs: number;
   /** The methods /tokens/validate accepts here (§4.3 leaves it open; GET and POST unless perEnvironment narrows it). */
   validateMethods: readonly string[];
 }

@@ -4,6 +4,7 @@
 // passes against each; this proves each profile is the gateway it claims to be.)
 
 import { connect, type DetailedPeerCertificate } from 'node:tls';
+import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator, type ProfileName } from '../../src/emulator/index.js';
 
@@ -119,6 +120,37 @@ describe('transport profiles on the wire', () => {
     const times = [];
     for (let i = 0; i < 3; i++) times.push((await oneRequest(e, 0)).answerMs);
     for (const ms of times) expect(ms).toBeGreaterThanOrEqual(30 - 1);
+  });
+
+  it('slow-token-issue: POST /tokens answers 1.2 s or more after the request, the health check at once', async () => {
+    const e = await start(['slow-token-issue']);
+    const dispatcher = new Agent({ connect: { ca: e.caPem } });
+    try {
+      const timed = async (path: string, body: string) => {
+        const sentAt = performance.now();
+        const res = await request(`${e.url}${path}`, {
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/json' },
+          dispatcher,
+          headersTimeout: 5_000,
+          bodyTimeout: 5_000,
+        });
+        await res.body.dump();
+        return { status: res.statusCode, ms: performance.now() - sentAt };
+      };
+      const { clientId, clientSecret } = e.credentials;
+      const issued = await timed(
+        '/tokens',
+        JSON.stringify({ token: { client_id: clientId, client_secret: clientSecret } }),
+      );
+      expect(issued.status).toBe(200);
+      expect(issued.ms).toBeGreaterThanOrEqual(1_200 - 1);
+      // Only issuing is slow: the health check does not wait the 1.2 s.
+      expect((await timed('/tokens/health_check', '')).ms).toBeLessThan(1_200);
+    } finally {
+      await dispatcher.close();
+    }
   });
 
   it('single-worker: requests sent together are answered one 8 ms turn after another', async () => {

@@ -118,6 +118,23 @@ describe('k6 accepts the bundles', () => {
     },
   );
 
+  // The spec sets no latency: a fixed p95 under 1 s in token-lifecycle and tls failed `load`
+  // against a service taking 1.2 s to issue a token (the slow-token-issue profile, 5 Dec).
+  it.skipIf(k6 === undefined)(
+    "every scenario's default latency bound is p95 under the request timeout, no fixed objective",
+    async () => {
+      const bounds = await Promise.all(
+        scenarioSources.map(async (bundle) => {
+          const opts = await inspect(bundle, ['CES_REQUEST_TIMEOUT_S=7']);
+          return Object.entries(opts.thresholds).filter(([metric]) => metric.startsWith('http_req_duration'));
+        }),
+      );
+      const named = bounds.flat();
+      expect(named.length).toBeGreaterThanOrEqual(3);
+      for (const [metric, expressions] of named) expect(expressions, metric).toEqual(['p(95)<7000']);
+    },
+  );
+
   it.skipIf(k6 === undefined)('the TLS 1.2 probe caps k6 at TLS 1.2 for its whole run', async () => {
     expect((await inspect('tls12-refused')).tlsVersion).toEqual({ min: 'tls1.2', max: 'tls1.2' });
   });

@@ -23,6 +23,6 @@ export const PROFILE_GROUPS: ReadonlyArray<readonly ProfileName[]> = [
     'clock-skew-behind',
     'ratelimit-headers-kong',
   ],
-  ['latency', 'health-clf', 'silent-close', 'business-rejects-payload'],
+  ['latency', 'health-clf', 'silent-close', 'business-rejects-payload', 'slow-token-issue'],
   ['connection-close', 'slow-business', 'expires-at-rounded', 'single-worker'],
 ];

@@ -23,6 +23,7 @@ import { kongProfile as ratelimitHeadersKong, profile as ratelimitHeaders } from
 import { profile as silentClose } from './silent-close.js';
 import { profile as singleWorker } from './single-worker.js';
 import { profile as slowBusiness } from './slow-business.js';
+import { profile as slowTokenIssue } from './slow-token-issue.js';
 
 export type { Profile } from './types.js';
 
@@ -43,6 +44,7 @@ export const PROFILES = [
   singleWorker,
   businessRejectsPayload,
   slowBusiness,
+  slowTokenIssue,
   clockSkew,
   clockSkewBehind,
   expiresAtRounded,

@@ -68,6 +68,8 @@ async function answer(ctx: Ctx): Promise<Reply> {
   if (guarded !== undefined) return guarded;
   switch (found.name) {
     case 'tokens':
+      // Issuing takes its time (a slow key-derivation function): real time, as the business latency below.
+      if (ctx.env.tokenIssueLatencyMs > 0) await systemClock.sleep(ctx.env.tokenIssueLatencyMs);
       return tokens(ctx, body);
     case 'health':
       return health(ctx);
