@@ -162,7 +162,26 @@ export function neverLifted(probe: Probe): string {
   const said = probe.refusals.lastRetryAfter?.seconds;
   const atLeastS = Math.ceil(shutMs / 1000 + (said ?? 0));
   const retryAfter = said !== undefined ? `, and the last Retry-After said ${said} s more` : '';
-  return `; the limit never lifted in the last ${fmt(shutMs)} of the probe's ${probe.maxDurationMs / 1000} s${retryAfter}: a window longer than the budget is the likeliest cause (or a limit that never lifts), at least ${atLeastS} s long, which takes at least ${Math.ceil(2.5 * atLeastS)} s of probing; ${probingHowTo(atLeastS, 2.5 * atLeastS, false)}`;
+  const kept = keptShutByStream(primary, lastAccepted, shutMs);
+  const held =
+    kept === null
+      ? ''
+      : `; or a limit that counts refused requests, held shut by the probe's own stream, which went on sending ${kept} req/s meanwhile (it stays shut under any pace above its rate): paced rounds at lower rates tell the two apart`;
+  return `; the limit never lifted in the last ${fmt(shutMs)} of the probe's ${probe.maxDurationMs / 1000} s${retryAfter}: a window longer than the budget is the likeliest cause (or a limit that never lifts), at least ${atLeastS} s long, which takes at least ${Math.ceil(2.5 * atLeastS)} s of probing; ${probingHowTo(atLeastS, 2.5 * atLeastS, false)}${held}`;
+}
+
+/**
+ * The pace the probe's sustained-rate stream kept up while the limit stayed shut (req/s), when most
+ * of what it sent then was that stream's; else null. A stream offers above the rate it read, and a
+ * limit that counts refusals (HAProxy's usual recipe) is held shut by it: behind a slow service, a
+ * stream raised to 52 req/s against HAProxy's 50 per 1 s was refused for the last 44 s, and the note
+ * named only a window longer than the budget, and --horizon 90. A stream against an hourly quota
+ * (Flask-Limiter's "50 per hour" behind 10 per second) looks the same from here: both are said.
+ */
+function keptShutByStream(primary: readonly Sample[], lastAcceptedMs: number, shutMs: number): number | null {
+  const shut = primary.filter((s) => s.sentMs > lastAcceptedMs);
+  const streamed = shut.filter((s) => s.phase === 'pilot' || s.phase === 'window').length;
+  return shutMs > 0 && streamed > shut.length / 2 ? round(shut.length / (shutMs / 1000), 1) : null;
 }
 
 const NOT_RESETTING = Symbol('not a window that resets');
