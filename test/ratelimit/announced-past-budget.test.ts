@@ -127,15 +127,18 @@ describe('the same limits announcing nothing but what a refusal says', () => {
     expect(recommend(e)).toBeNull();
   });
 
-  it('with nothing at all: "not tested" says a window past the budget is the likeliest cause, and how to size one', async () => {
+  // The probe's stream went on at 10.5 req/s through the shut: from the client's side a limit that
+  // counts refusals, held shut by it, looks the same (test/ratelimit/never-lifted.test.ts), so both are said.
+  it('with nothing at all: "not tested" says a window past the budget is one cause, how to size one, and the stream the other', async () => {
     const e = await discoverVirtual({ limiter: () => fromModel(flask), status: 429 }, { maxDurationS: 150 });
     const note = e.notes.find((n) => n.startsWith('not identified: '));
     expect(note).toMatch(
       /shut until an edge, not a bucket; not sized; the limit never lifted in the last 14\d\.\d s of the probe's 150 s/,
     );
     expect(note).toMatch(
-      /: a window longer than the budget .* at least 14\d s long, .*; --horizon 2\d\d \(rate_limit\.horizon_s\) gives it/,
+      /: a window longer than the budget is one cause .* at least 14\d s long, .*; --horizon 2\d\d \(rate_limit\.horizon_s\) gives it/,
     );
+    expect(note).toMatch(/; or a limit that counts refused requests, held shut by the probe's own stream/);
     expect(note).not.toMatch(/announcement/);
     expect(e.sustained_rps).toBeNull();
   });

@@ -167,7 +167,9 @@ export function neverLifted(probe: Probe): string {
     kept === null
       ? ''
       : `; or a limit that counts refused requests, held shut by the probe's own stream, which went on sending ${kept} req/s meanwhile (it stays shut under any pace above its rate): paced rounds at lower rates tell the two apart`;
-  return `; the limit never lifted in the last ${fmt(shutMs)} of the probe's ${probe.maxDurationMs / 1000} s${retryAfter}: a window longer than the budget is the likeliest cause (or a limit that never lifts), at least ${atLeastS} s long, which takes at least ${Math.ceil(2.5 * atLeastS)} s of probing; ${probingHowTo(atLeastS, 2.5 * atLeastS, false)}${held}`;
+  // Beside a stream that may have held it shut, the long window is one cause of two, not the likeliest.
+  const likely = kept === null ? 'the likeliest cause' : 'one cause';
+  return `; the limit never lifted in the last ${fmt(shutMs)} of the probe's ${probe.maxDurationMs / 1000} s${retryAfter}: a window longer than the budget is ${likely} (or a limit that never lifts), at least ${atLeastS} s long, which takes at least ${Math.ceil(2.5 * atLeastS)} s of probing; ${probingHowTo(atLeastS, 2.5 * atLeastS, false)}${held}`;
 }
 
 /**
