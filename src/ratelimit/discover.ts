@@ -225,6 +225,10 @@ async function drainAgainSlower(
   );
   const again = await streamPhase(probe, { ...streamSettings, drainOnly: true });
   const drain = probe.samples.filter((s) => s.phase === 'drain');
+  // The first drain back as the drain, each request timed when its answer left the service's line.
+  const firstDrainRetimed = () => {
+    for (const s of retimedByAnswers(outran)) s.phase = 'drain';
+  };
   // Met no limit at the slower pace: its rate lies between that pace and the service's own, where
   // the first drain met it. Nothing was sized, and it is no "no limit observed" either (said so
   // before 4 Dec, then "a limit that never lifts breaks §7": not tested, exit 1, for a bucket of
@@ -234,7 +238,7 @@ async function drainAgainSlower(
   if (!again.measured && accepted.length > 0 && !drain.some((s) => s.answer === 'limited')) {
     const spanMs = Math.max(...drain.map((s) => s.doneMs)) - Math.min(...drain.map((s) => s.sentMs));
     // Both drains, in order: the first (refused) leads the bracket, the second's answers time the latency.
-    for (const s of retimedByAnswers(outran)) Object.assign(s, { phase: 'drain' });
+    firstDrainRetimed();
     const unmet = `${NOT_IDENTIFIED}the limit lies between the ${outrun.nextRps} req/s that met none and the ${outrun.servedRps} req/s the service took the first drain in at, where it refused; nothing was sized, and paced rounds search between them`;
     return {
       drained: {
@@ -252,7 +256,7 @@ async function drainAgainSlower(
     return { drained: again, note: outrunNote(outrun, 'again') };
   }
   for (const s of drain) s.phase = 'outrun';
-  for (const s of retimedByAnswers(outran)) Object.assign(s, { phase: 'drain' });
+  firstDrainRetimed();
   const measured = { ...first.measured!, drainBurst: burstOf(outran, first.measured!.sustained) };
   const latencyP95Ms = acceptedLatencyP95(probe.samples);
   return { drained: { ...first, latencyP95Ms, measured }, note: outrunNote(outrun, 'answers') };
