@@ -8,9 +8,9 @@
 import { round } from './estimators.js';
 import { MIN_PROOF_RPS, refutes } from './proof-loop.js';
 import { HEADROOM, announcedCeiling, policyAt, roundedRate } from './recommend.js';
-import type { Estimate, RateBracket, Recommendation, Sample } from './types.js';
+import type { Estimate, ProbeHold, RateBracket, Recommendation, Sample } from './types.js';
 import type { ProofHorizon, ProofRound, SustainedHeld } from '../report/model.js';
-import { SEARCH_HEADROOM, storeMatters, sureRpsPastStore } from './search-loop.js';
+import { SEARCH_HEADROOM, storeMatters, surePastStore } from './search-loop.js';
 import { headlineHeldRps, heldRps, lowestFailedOn429, lowestRefutingRps } from './refuted.js';
 import { lineBelow, lineText, quotaLine } from './quota-line.js';
 
@@ -34,11 +34,13 @@ export function rateBracket(samples: readonly Sample[]): RateBracket | null {
   const spanS = (own.at(-1)!.doneMs - own[0]!.sentMs) / 1000;
   const through = spanS > 0 ? accepted / spanS : 0;
   const low = round(Math.min(Math.max(through, MIN_PROOF_RPS), high / 2), 2);
+  const probeHold = longestHoldAfter(drain.slice(refusedAt + 1), drained);
   return {
     low,
     high,
     drained,
     restS: round(longestShutS(own), 1),
+    ...(probeHold ? { probeHold } : {}),
     why: [
       `the drain, paced at ${high} req/s from rest, was refused after ${drained} let through: no rate as high is sustained`,
       through >= MIN_PROOF_RPS && low === round(through, 2)
@@ -46,6 +48,31 @@ export function rateBracket(samples: readonly Sample[]): RateBracket | null {
         : `the search starts at ${low} req/s, the least a round may try below ${high} req/s`,
     ],
   };
+}
+
+/**
+ * Of the runs of `after` (the drain's answers after its first refusal, in order) that the limit let
+ * through whole, the one that proves the most past `store` (search-loop.ts surePastStore: a store of
+ * S lets through S + R·D in D seconds), when it let through more than that store; null otherwise.
+ * After a refusal the limit is spent, so a run proves its rate less the store whatever the kind: a
+ * bucket of 110/s behind a service taking 125 a second, met by the first drain, let the second,
+ * paced at 100, through whole (discover.ts drainAgainSlower).
+ */
+function longestHoldAfter(after: readonly Sample[], store: number): ProbeHold | null {
+  let best: { hold: ProbeHold; proves: number } | null = null;
+  let from = 0;
+  for (let i = 0; i <= after.length; i++) {
+    // A pause in the sending (the wait before a second drain) ends a run too: over it, the run's
+    // requests would prove less.
+    const paused = i > from && after[i] !== undefined && after[i]!.sentMs - after[i - 1]!.sentMs > PAUSE_FLOOR_MS;
+    if (after[i]?.answer === 'accepted' && !paused) continue;
+    const requests = i - from;
+    const s = requests > 0 ? (after[i - 1]!.doneMs - after[from]!.sentMs) / 1000 : 0;
+    const proves = s > 0 ? (requests - store) / s : 0;
+    if (requests > store && proves > (best?.proves ?? 0)) best = { hold: { requests, s: round(s, 2) }, proves };
+    from = paused && after[i]!.answer === 'accepted' ? i : i + 1;
+  }
+  return best?.hold ?? null;
 }
 
 /**
@@ -206,14 +233,12 @@ export function searchHeld(
     const offered = proving.rounds.find(
       (r) => r.verdict === 'holds' && r.scout_s === undefined && r.target_rps === rps,
     )?.arrivals;
+    const { drained, probeHold } = estimate.rate_bracket;
     const sure =
       quotaLine(proving.rounds) === null && offered !== undefined
-        ? sureRpsPastStore(offered, offered / rps, estimate.rate_bracket.drained)
+        ? surePastStore(offered, offered / rps, drained, probeHold)
         : null;
-    return {
-      rps,
-      held: sure === null ? held : { ...held, past_store: { stored: estimate.rate_bracket.drained, sure_rps: sure } },
-    };
+    return { rps, held: sure === null ? held : { ...held, past_store: { stored: drained, ...sure } } };
   }
   // The line's figures, not the points they were read off (the notes say those).
   const { points: _read, ...figures } = line;

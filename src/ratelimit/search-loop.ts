@@ -29,7 +29,7 @@ import { round } from './estimators.js';
 import { AGAIN_LAG_S, RETRIED_LAG_S } from './stacked-inference.js';
 import { heldOnStoreText, lineBelow, quotaLine, spreadingRps, type QuotaLine } from './quota-line.js';
 import type { ProofRound } from '../report/model.js';
-import type { Proof, Recommendation } from './types.js';
+import type { ProbeHold, Proof, Recommendation } from './types.js';
 
 /**
  * The policy given sits this share below the rate that held over the horizon: half an identified
@@ -87,7 +87,30 @@ export const storeMatters = (offered: number, store: number | null): boolean =>
  */
 export function sureRpsPastStore(offered: number, heldS: number, store: number | null): number | null {
   if (store === null || !storeMatters(offered, store) || !(heldS > 0)) return null;
-  return round(Math.max(0, (offered - store) / heldS), 2);
+  return pastStoreRps(offered, heldS, store);
+}
+
+const pastStoreRps = (requests: number, s: number, store: number): number =>
+  round(Math.max(0, (requests - store) / s), 2);
+
+/**
+ * What a client running longer is sure of when the hold (`offered` over `heldS`) may have lived on
+ * the store (sureRpsPastStore): the more that hold or the probe's own (`probeHold`, a run it let
+ * through whole after the drain's refusal) proves by the same rule, with that run when it is the
+ * one. Null when the hold outlasted the store or the store is unknown. A bucket of 110/s behind one
+ * worker taking 125 a second, searched over `run`'s 5 s rounds: 110 req/s held on a store of 226
+ * proved 64.8; the probe's second drain, 1,800 let through at 99.8 req/s, proves 86.8.
+ */
+export function surePastStore(
+  offered: number,
+  heldS: number,
+  store: number | null,
+  probeHold: ProbeHold | undefined,
+): { sure_rps: number; probe_hold?: ProbeHold } | null {
+  const own = sureRpsPastStore(offered, heldS, store);
+  if (own === null || store === null) return null;
+  const probe = probeHold && probeHold.s > 0 ? pastStoreRps(probeHold.requests, probeHold.s, store) : null;
+  return probe !== null && probe > own ? { sure_rps: probe, probe_hold: probeHold! } : { sure_rps: own };
 }
 
 /**
@@ -146,6 +169,8 @@ export const scoutLengthS = (restS: number, horizonS: number): number =>
 export interface SearchOptions {
   /** The rounds' reach over the burst; `roundS` is the horizon, the full rounds' length. */
   reach: ProofReach;
+  /** The probe's own run let through whole after the drain's refusal (RateBracket.probeHold). */
+  probeHold?: ProbeHold;
   /** A scout's length, seconds (scoutLengthS). */
   scoutS: number;
   /** The estimate the rounds so far leave standing: each round after the first is sized again from it. */
@@ -197,7 +222,7 @@ export async function searchUntilHeld(
   const s = newSearch();
   const sized = (r: Recommendation | null) => (r !== null && standing ? sizedAgain(r, standing(s.rounds)) : r);
   const outcome = (cutShort: boolean, held: { rec: Recommendation; proof: Proof } | null = null): ProofLoopOutcome => ({
-    proven: held ? sized(givenFrom(held, s.rounds, options.reach.burst)) : null,
+    proven: held ? sized(givenFrom(held, s.rounds, options.reach.burst, options.probeHold)) : null,
     rounds: s.rounds,
     lastProof: s.lastProof,
     provenProof: held?.proof ?? null,
@@ -700,10 +725,11 @@ function givenFrom(
   held: { rec: Recommendation; proof: Proof },
   rounds: readonly ProofRound[],
   store: number | null,
+  probeHold: ProbeHold | undefined,
 ): Recommendation {
   const line = quotaLine(rounds);
   const below = givenOnLine(held, lineBelow(rounds, held.rec.target_rps));
-  return below ?? (line === null ? givenPastStore(held, store) : null) ?? givenBelow(held.rec, held.proof);
+  return below ?? (line === null ? givenPastStore(held, store, probeHold) : null) ?? givenBelow(held.rec, held.proof);
 }
 
 /**
@@ -712,18 +738,25 @@ function givenFrom(
  * bucket of 5 per second with a burst of 50 holds 14 req/s for 5 s, and proves 3.8 past it. Null
  * when it outlasted the store, or that gives no less than SEARCH_HEADROOM below the hold.
  */
-function givenPastStore(held: { rec: Recommendation; proof: Proof }, store: number | null): Recommendation | null {
+function givenPastStore(
+  held: { rec: Recommendation; proof: Proof },
+  store: number | null,
+  probeHold: ProbeHold | undefined,
+): Recommendation | null {
   const rps = held.rec.target_rps;
   const offered = held.proof.arrivals ?? 0;
-  const sure = sureRpsPastStore(offered, offered / rps, store);
-  if (sure === null) return null;
-  const target = Math.max(MIN_PROOF_RPS, roundedRate(Math.min(sure, rps * (1 - SEARCH_HEADROOM))));
+  const past = surePastStore(offered, offered / rps, store, probeHold);
+  if (past === null) return null;
+  const target = Math.max(MIN_PROOF_RPS, roundedRate(Math.min(past.sure_rps, rps * (1 - SEARCH_HEADROOM))));
   if (target >= roundedRate(rps * (1 - SEARCH_HEADROOM))) return null;
+  const over = past.probe_hold
+    ? `the probe's own ${past.probe_hold.requests} requests let through over ${past.probe_hold.s} s, none refused, less the store`
+    : `the hold less the store over its ${round(offered / rps, 1)} s`;
   return retried(
     held.rec,
     held.proof,
     target,
-    `given at ${target} req/s: ${rps} req/s held over the proof's whole horizon, but offered ${offered} requests, less than ${Math.round(1 / SEARCH_HEADROOM)} times the ${store} the drain found stored, so it may have lived on them: a client running longer is sure of ${sure} req/s only (the hold less the store over its ${round(offered / rps, 1)} s); a longer horizon (--horizon) reads more`,
+    `given at ${target} req/s: ${rps} req/s held over the proof's whole horizon, but offered ${offered} requests, less than ${Math.round(1 / SEARCH_HEADROOM)} times the ${store} the drain found stored, so it may have lived on them: a client running longer is sure of ${past.sure_rps} req/s only (${over}); a longer horizon (--horizon) reads more`,
   );
 }
 

@@ -168,6 +168,19 @@ export interface RateBracket {
    * No refill was read, so a round waits this long for the limit to rest, as a new client meets it.
    */
   restS: number;
+  /**
+   * The drain's longest run after its first refusal that the limit let through whole, when it let
+   * through more than `drained` (a second drain at a pace the service kept up with, discover.ts
+   * drainAgainSlower): a hold of the probe's own, which proves what a client running longer is sure
+   * of past the store (search-loop.ts surePastStore). Absent otherwise.
+   */
+  probeHold?: ProbeHold;
   /** Why each end is where it is, one sentence each. */
   why: string[];
+}
+
+/** Requests a run let through, none refused, from its first sent to its last answered, seconds. */
+export interface ProbeHold {
+  requests: number;
+  s: number;
 }

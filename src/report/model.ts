@@ -319,10 +319,11 @@ export interface SustainedHeld {
   /**
    * No line read the refill, and the hold offered less than ten times what the probe's drain found
    * stored (`stored` requests, as much as the limit holds at rest): it may have lived on them, so a
-   * client running longer is sure of `sure_rps` only (the hold less the store over its own round),
-   * and the policy is given no higher (ratelimit/search-loop.ts sureRpsPastStore).
+   * client running longer is sure of `sure_rps` only (the hold less the store over its own round,
+   * or over `probe_hold`, the probe's own run let through whole when it proves more), and the policy
+   * is given no higher (ratelimit/search-loop.ts surePastStore).
    */
-  past_store?: { stored: number; sure_rps: number };
+  past_store?: { stored: number; sure_rps: number; probe_hold?: { requests: number; s: number } };
 }
 
 /**

@@ -94,6 +94,7 @@ export async function proveRecommendation(
         reach,
         scoutS: scoutLengthS(bracket.restS, proofS),
         standing,
+        ...(bracket.probeHold ? { probeHold: bracket.probeHold } : {}),
       })
     : await proveUntilHeld(recommendation, bindingRps(estimate) ?? recommendation.target_rps, runRound, {
         reach,

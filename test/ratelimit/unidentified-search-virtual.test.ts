@@ -133,6 +133,7 @@ async function searched({
       },
       scoutS: scoutLengthS(bracket.restS, horizonS),
       standing: (rounds) => withoutRefuted(estimate, rounds),
+      ...(bracket.probeHold ? { probeHold: bracket.probeHold } : {}),
     },
   );
   const { result, proving, untested } = asTheStageReports(estimate, first, outcome, lengths, horizonS);
@@ -1018,6 +1019,18 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     const said = JSON.stringify(run.result);
     expect(said, context).not.toMatch(/refused after about \d+ s by a client running longer/);
     expect(run.result!.recommendation!.target_rps, context).toBeLessThanOrEqual(110);
+    // The 5 s hold on a store of 226 proves 64.8 req/s past it; the probe's second drain, let
+    // through whole at 100 req/s, proves more, and the policy is given from it, within 75–100 %.
+    const past = run.result!.sustained_held?.past_store;
+    expect(past?.probe_hold?.requests, context).toBeGreaterThan(run.bracket!.drained);
+    expect(run.result!.recommendation!.target_rps, context).toBeGreaterThanOrEqual(0.75 * 110);
+    expect(run.result!.recommendation!.target_rps, context).toBeLessThanOrEqual(past!.sure_rps);
+    const out = everyFormat(reportOf(run.result!, run.untested ?? null));
+    for (const [format, text] of Object.entries(out))
+      expect(text.replace(/\s+/g, ' '), `${format} ${context}`).toMatch(
+        new RegExp(`sure of ${past!.sure_rps}( req)?/s only \\(the probe\\S{1,6}s own [\\d,]+ requests let through`),
+      );
+    expectValidReport(JSON.parse(renderJson(reportOf(run.result!, run.untested ?? null))));
   });
 
   it('a bucket whose store outlasts 5 s rounds: the policy no higher than the hold proves past it, said', async () => {

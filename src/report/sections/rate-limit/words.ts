@@ -66,8 +66,12 @@ export function heldText(h: SustainedHeld, rate: (rps: number) => string = forma
   // Rounds above were refused after a quota (the line's points), whatever share of 429s they saw.
   if (line)
     return `the refill the refused rounds' quotas lie on (${formatNumber(line.stored, 0)} stored + ${rate(line.refill_rps)}, read to ± ${rate(line.refill_error_rps)}): ${rate(line.held_rps)} held for ${heldFor} by paced k6 rounds on what the limit stored, refused after about ${formatNumber(line.stored / (line.held_rps - line.refill_rps), 0)} s by a client running longer; the limiter not identified`;
-  const past = h.past_store
-    ? `; it offered less than ten times the ${formatNumber(h.past_store.stored, 0)} requests the probe's drain found stored, so it may have lived on them: a client running longer is sure of ${rate(h.past_store.sure_rps)} only, and the policy is given no higher`
+  const p = h.past_store;
+  const probeHeld = p?.probe_hold
+    ? ` (the probe's own ${formatNumber(p.probe_hold.requests, 0)} requests let through over ${formatNumber(p.probe_hold.s, 1)} s, none refused, less that store)`
+    : '';
+  const past = p
+    ? `; it offered less than ten times the ${formatNumber(p.stored, 0)} requests the probe's drain found stored, so it may have lived on them: a client running longer is sure of ${rate(p.sure_rps)} only${probeHeld}, and the policy is given no higher`
     : '';
   return `held for ${heldFor} by paced k6 rounds, the limiter not identified; ${above}${past}`;
 }
