@@ -18,7 +18,7 @@
 // network ~100 ms away is the measured uncertainty (half a round trip either way), not the send time.
 
 import { midpoint, type Bracket } from '../identify.js';
-import { probingHowTo } from '../horizon.js';
+import { PAST_PROBE, probingHowTo } from '../horizon.js';
 import { countSlack, round } from '../estimators.js';
 import type { FixedWindowModel } from '../limiters/index.js';
 import { ONE_AT_A_TIME, slidingLog } from './sliding-log.js';
@@ -143,8 +143,47 @@ function sinceLastClump(probe: Probe, drain: DrainFigures, untilMs: number): { s
 const CLUMP_GAP_MS = 1000;
 
 function longerThanBudget(probe: Probe, shortestMs: number) {
-  const note = `not identified: the window is longer than the probe's budget (${probe.maxDurationMs / 1000} s): the limit has not lifted for ${fmt(shortestMs)} since it shut, so a window is at least that long and its second edge comes after the cap (or the limit never lifts)`;
+  const budgetS = probe.maxDurationMs / 1000;
+  const own = probe.samples
+    .filter((s) => s.client === 'primary' && s.answer !== 'error')
+    .sort((a, b) => a.sentMs - b.sentMs);
+  const firstRefusedMs = own.find((s) => s.answer === 'limited')?.sentMs ?? 0;
+  const accepted = own.filter((s) => s.answer === 'accepted');
+  const cameBack = accepted.filter((s) => s.sentMs > firstRefusedMs).length;
+  const lastAcceptedMs = accepted.at(-1)?.sentMs ?? 0;
+  const shutMs = (own.at(-1)?.sentMs ?? 0) - lastAcceptedMs;
+  // A partial comeback (a sliding counter's, or a window that reset with the probe's requests still
+  // in it) is no window unbroken since the drain: "not lifted for 15.2 s since it shut" was said of
+  // a counter of 50 per 10 s that let 9 through 8 s after the drain.
+  const kept = keptShutByOwn(own, lastAcceptedMs, shutMs);
+  const lifted =
+    cameBack === 0
+      ? `the limit has not lifted for ${fmt(shortestMs)} since it shut`
+      : `the limit let ${cameBack} through again after it shut, then nothing in the last ${fmt(shutMs)}`;
+  const head =
+    cameBack === 0 && kept === null
+      ? `${PAST_PROBE} (${budgetS} s): ${lifted}, so a window is at least that long and its second edge comes after the cap (or the limit never lifts)`
+      : `shut past the probe's budget: ${lifted}; ${kept === null ? 'the likeliest cause' : 'one cause'}: ${PAST_PROBE} (${budgetS} s)${cameBack === 0 ? `, a window of at least ${fmt(shortestMs)} whose second edge comes after the cap` : ''} (or a limit that never lifts)`;
+  const held =
+    kept === null
+      ? ''
+      : `; or a limit that counts refused requests, held shut by the probe's own, which it went on sending at ${kept} req/s meanwhile (it stays shut under any pace above its rate)`;
+  const note = `not identified: ${head}${held}`;
   return { model: null, evidence: [note], notes: [note] };
+}
+
+/**
+ * The pace of the probe's requests (any phase) while the limit stayed shut at its end, req/s, when
+ * at least half of what the probe got through a second over its whole run: a limit counting refused
+ * requests at a rate up to that pace is held shut by them (a counter of 50 per 10 s counting refusals
+ * met the long window's pings at 4 req/s and stayed shut). Null when the pings were sparser.
+ */
+function keptShutByOwn(own: readonly Sample[], lastAcceptedMs: number, shutMs: number): number | null {
+  const spanS = ((own.at(-1)?.doneMs ?? 0) - (own[0]?.sentMs ?? 0)) / 1000;
+  if (!(shutMs > 0) || !(spanS > 0)) return null;
+  const pace = own.filter((s) => s.sentMs > lastAcceptedMs).length / (shutMs / 1000);
+  const through = own.filter((s) => s.answer === 'accepted').length / spanS;
+  return pace >= through / 2 ? round(pace, 1) : null;
 }
 
 /**
