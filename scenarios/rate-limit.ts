@@ -196,11 +196,20 @@ export default function (shared: SharedToken): void {
     admittedAgainNoted = true;
     admittedAgain.add(Date.now());
   }
-  check(outcome.res, {
-    'Overload is answered with 429, never 5xx (§7, §8)': (r) => r.status < 500,
-    'The logical call succeeds within the retry budget (§7: wait and retry)': () => ok,
-  });
+  judged.status = status;
+  judged.ok = ok;
+  check(judged, CALL_CHECKS);
 }
+
+/**
+ * Each call's checks, made once, and what they judge, set on one object per VU before each: k6's
+ * interpreter pays for every object and closure a call builds (throughput.ts CALL_CHECKS).
+ */
+const judged = { status: 0, ok: false };
+const CALL_CHECKS = {
+  'Overload is answered with 429, never 5xx (§7, §8)': (j: typeof judged) => j.status < 500,
+  'The logical call succeeds within the retry budget (§7: wait and retry)': (j: typeof judged) => j.ok,
+};
 
 /**
  * Whether a call at `calledAt` comes late enough after this VU's first refused call to count toward
