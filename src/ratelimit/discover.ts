@@ -77,7 +77,7 @@ import { announcedCounter, resetTicksPhase, type TicksFindings } from './probe/r
 import { countedInWindowEndingAt } from './probe/announced-ends.js';
 import { ledgerRulesOutBucket, refillUnwatched } from './probe/bucket-ledger.js';
 import { neverLifted, silentWindowPhase } from './probe/silent-window.js';
-import { acceptedLatencyP95, noLimitReach, streamPhase, type StreamFindings } from './probe/stream.js';
+import { acceptedLatencyP95, aloneLatencyP95, noLimitReach, streamPhase, type StreamFindings } from './probe/stream.js';
 import { queueOfBursts } from './probe/queue-wait.js';
 import { windowBehindFront } from './probe/behind-front.js';
 import { rateBracket } from './rate-bracket.js';
@@ -573,7 +573,7 @@ async function bucketPath(
     sustained !== null
       ? (tailRulesOutBucket(probe.samples, sustained) ??
         refusalGapRulesOutBucket(probe.samples, sustained) ??
-        (latencyBound(stream.latencyP95Ms, sustained)
+        (latencyBound(stream.latencyP95Ms, sustained, null, aloneLatencyP95(probe.samples) ?? undefined)
           ? undefined
           : (ledgerRulesOutBucket(probe.samples, sustained, fit?.precision) ??
             (idle.burst !== null && !idle.fromIdle
@@ -993,10 +993,14 @@ const SLOW_ANSWER_MS = 500;
  * (50/s: 20 ms) is scheduling noise the phases were built to absorb, never a reason to give up.
  */
 export function latencyBound(
-  latencyP95Ms: number | null,
+  allP95Ms: number | null,
   sustainedRps: number | null,
   limiter?: LimiterModel | null,
+  aloneP95Ms?: number,
 ): string | undefined {
+  // The answers timed one after another were sent alone: their own latency is what bounds them, not
+  // that of answers the probe's own concurrency queued (aloneLatencyP95).
+  const latencyP95Ms = allP95Ms !== null && aloneP95Ms !== undefined ? Math.min(allP95Ms, aloneP95Ms) : allP95Ms;
   if (latencyP95Ms === null || sustainedRps === null || sustainedRps <= 0) return undefined;
   const intervalMs = 1000 / sustainedRps;
   // What a queue makes its acceptances wait is the limiter's own doing, not the answers' latency.
@@ -1078,7 +1082,8 @@ function estimateOf(
   // Judged on what the probe read, before the evidence rule: latency-bound timings are the reason there is too little evidence.
   // A reading too loose to report (unsizedRateStands) still times the admissions against the answers.
   const read = claimed.sustained_rps ?? stream.measured?.sustained ?? null;
-  const slow = latencyBound(stream.latencyP95Ms, read, claimed.limiter);
+  const alone = aloneLatencyP95(samples) ?? undefined;
+  const slow = latencyBound(stream.latencyP95Ms, read, claimed.limiter, alone);
   if (slow) notes.unshift(`not tested: ${slow}`);
   if (refusals.unreadableRetryAfter)
     notes.push(
@@ -1103,6 +1108,7 @@ function estimateOf(
     // Undefined when nothing was answered: "nothing measured", never a reach.
     ...(status === null && reach ? { no_limit_up_to: reach } : {}),
     latency_p95_ms: stream.latencyP95Ms,
+    ...(alone !== undefined ? { latency_alone_p95_ms: alone } : {}),
     sustained_rps: figures.sustained_rps,
     sustained_precision: figures.sustained_precision,
     burst: figures.burst,

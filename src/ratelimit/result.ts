@@ -79,6 +79,7 @@ export function toRateLimitResult(
     burst_passed,
     retry_after_max_s,
     latency_p95_ms,
+    latency_alone_p95_ms,
     ratelimit_headers,
     replay_timeline,
     rate_bracket,

@@ -96,6 +96,12 @@ export interface EstimateWorkings {
   /** p95 latency of accepted requests, ms: with the target rate it sizes concurrency (Little's law). */
   latency_p95_ms: number | null;
   /**
+   * p95 latency of the accepted requests the probe sent with none of its own in flight, ms
+   * (probe/stream.ts aloneLatencyP95): what the timings of one answer after another wait on, a queue
+   * its own concurrency built left out. Absent with too few of them.
+   */
+  latency_alone_p95_ms?: number;
+  /**
    * The probe's timeline at 100 ms, present when the chart's (`timeline`) is coarser (a probe past
    * 30 s): what the stacked inference replays. Each slot's requests are replayed spread evenly, and
    * over 1 s slots a queue admitted 2 % more than nginx had (bench real-stack, 29 Nov: 1008 of the

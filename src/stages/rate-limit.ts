@@ -411,8 +411,8 @@ export function judgeProbe(
   const untestedWhy =
     (gaps && `${endpoint}: ${gaps}`) ||
     noLimitUntested(endpoint, estimate) ||
-    (latencyBound(estimate.latency_p95_ms, estimate.sustained_rps, estimate.limiter) &&
-      `${endpoint}: ${latencyBound(estimate.latency_p95_ms, estimate.sustained_rps, estimate.limiter)}`);
+    (latencyBound(estimate.latency_p95_ms, estimate.sustained_rps, estimate.limiter, estimate.latency_alone_p95_ms) &&
+      `${endpoint}: ${latencyBound(estimate.latency_p95_ms, estimate.sustained_rps, estimate.limiter, estimate.latency_alone_p95_ms)}`);
   if (untestedWhy) {
     io.untested('rate_limit', untestedWhy);
     return none;

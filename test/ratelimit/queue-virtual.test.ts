@@ -7,10 +7,13 @@
 import { describe, expect, it } from 'vitest';
 import type { LimiterModel, QueueModel } from '../../src/ratelimit/limiters/index.js';
 import { recommend } from '../../src/ratelimit/recommend.js';
+import { latencyBound } from '../../src/ratelimit/discover.js';
 import { relativeError } from './support.js';
 import { discoverVirtual, fromModel, type VirtualEndpoint } from './virtual-limit.js';
 
 const nginx = (rate: number, burst: number, delay = 0): QueueModel => ({ kind: 'queue', rate_rps: rate, burst, delay });
+/** The emulator's `latency` profile: every answer 50 ± 20 ms after its request was decided. */
+const LATE: Partial<VirtualEndpoint> = { answerDelay: { meanMs: 50, jitterMs: 20, seed: 3 } };
 
 interface Case {
   name: string;
@@ -62,6 +65,44 @@ describe('a queueing limiter (nginx limit_req without nodelay)', () => {
       rec.why.find((w) => w.startsWith('queue: ')),
       context,
     ).toMatch(/^queue: at [\d.]+ req\/s and at most \d+ in flight, the queue adds at most \d+ ms to a request/);
+  });
+
+  // Not every queue is identified (a wait of 0.7 s at 30 req/s and a burst of 20; the emulator's
+  // `latency` profile's 50 ± 20 ms on every answer), but its wait is still its own: the pings the
+  // probe sends one at a time wait an interval at most, and those are what its timings rest on. Before,
+  // `run` ended "not tested: answers take 0.72 s (p95) … latency, not the limit", exit 1.
+  it.each<{ name: string; truth: QueueModel; world: Partial<VirtualEndpoint> }>([
+    { name: 'rate=30r/s burst=20', truth: nginx(30, 20), world: {} },
+    { name: 'rate=30r/s burst=20, answers 50 ± 20 ms late', truth: nginx(30, 20), world: LATE },
+    { name: 'rate=10r/s burst=5, answers 50 ± 20 ms late', truth: nginx(10, 5), world: LATE },
+  ])('$name, identified or not: never "latency, not the limit", the rate within 2 %', async ({ truth, world }) => {
+    const e = await discoverVirtual({ limiter: () => fromModel(truth), status: 429, ...world }, { maxDurationS: 30 });
+    const context = JSON.stringify({ ...e, timeline: undefined, replay_timeline: undefined });
+    // The drain's answers waited in the queue: their p95 alone would have said latency.
+    expect(e.latency_p95_ms!, context).toBeGreaterThan(500);
+    expect(e.latency_alone_p95_ms!, context).toBeLessThan(500);
+    expect(
+      e.notes.some((n) => n.includes('latency, not the limit')),
+      context,
+    ).toBe(false);
+    expect(latencyBound(e.latency_p95_ms, e.sustained_rps, e.limiter, e.latency_alone_p95_ms), context).toBeUndefined();
+    expect(relativeError(e.sustained_rps, truth.rate_rps), context).toBeLessThanOrEqual(0.02);
+  });
+
+  it('a service whose every answer is slow, one at a time too, is still latency, not the limit', async () => {
+    const e = await discoverVirtual(
+      {
+        limiter: () => fromModel({ kind: 'bucket', rate_rps: 10, burst: 6 }),
+        status: 429,
+        answerDelay: { meanMs: 900, jitterMs: 50 },
+      },
+      { maxDurationS: 30 },
+    );
+    // Too few answers came back alone to stand, or those that did were as slow.
+    expect(e.latency_alone_p95_ms ?? Infinity, JSON.stringify(e.notes)).toBeGreaterThan(800);
+    expect(e.notes[0], JSON.stringify(e.notes)).toMatch(
+      /^not tested: answers take 0\.9\d? s \(p95\), .* latency, not the limit/,
+    );
   });
 
   it.each<{ name: string; truth: LimiterModel; world: Partial<VirtualEndpoint> }>([

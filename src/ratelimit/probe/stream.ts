@@ -116,6 +116,34 @@ function findingsOf(probe: Probe, state: StreamState, timedBy: PointTiming): Str
   return { ...findings, measured: { fit, sustained, recovery: recoveryOf(saturated), drainBurst } };
 }
 
+/** At least this many answers sent alone before their latency stands for the service's (aloneLatencyP95). */
+const ALONE_MIN_SAMPLES = 5;
+
+/**
+ * The 95th percentile of the latency of the probe's accepted answers sent while no other request of
+ * its own was in flight, from its send to its answer, ms: what the answers timed one after another
+ * (the pings after a refusal) wait on, without a queue the probe's own concurrency built ahead of
+ * them. A queueing limiter (nginx limit_req without nodelay) makes the drain's answers wait up to its
+ * burst's intervals, 0.7 s at 30 req/s and a burst of 20, while a ping sent alone waits one at most:
+ * taken for the service's latency, that queue was "latency, not the limit". Null with fewer than
+ * ALONE_MIN_SAMPLES such answers.
+ */
+export function aloneLatencyP95(samples: readonly Sample[]): number | null {
+  const own = samples
+    .filter((s) => s.client === 'primary' && s.answer !== 'error' && s.phase !== 'outrun')
+    .sort((a, b) => a.sentMs - b.sentMs);
+  const alone: number[] = [];
+  let doneBefore = -Infinity;
+  own.forEach((s, i) => {
+    const next = own[i + 1];
+    if (s.answer === 'accepted' && doneBefore <= s.sentMs && (next === undefined || next.sentMs >= s.doneMs))
+      alone.push(s.doneMs - s.sentMs);
+    doneBefore = Math.max(doneBefore, s.doneMs);
+  });
+  const p95 = alone.length >= ALONE_MIN_SAMPLES ? percentile(alone, 95) : null;
+  return p95 === null ? null : round(p95, 1);
+}
+
 /** The 95th percentile of the accepted answers' latency, ms. */
 export function acceptedLatencyP95(samples: readonly Sample[]): number | null {
   const p95 = percentile(
