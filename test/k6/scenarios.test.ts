@@ -27,6 +27,8 @@ interface Case {
   exitCode: number;
   /** Thresholds that must be among the crossed ones. */
   crossed?: string[];
+  /** Some of its per-call checks must fail (made once per VU, they still judge each call). */
+  checksFail?: true;
   /** Scenario metrics that must be > 0: proof the run exercised what it is about. */
   positive?: string[];
   /** What sets a conformant case apart from the other of its bundle, in its name. */
@@ -129,6 +131,7 @@ const CASES: Case[] = [
     ...overLimit,
     exitCode: K6_EXIT.THRESHOLDS_FAILED,
     crossed: ['logical_calls_lost', 'server_errors', 'http_req_failed'],
+    checksFail: true,
   },
   {
     bundle: 'throughput',
@@ -250,6 +253,7 @@ describe.skipIf(k6 === undefined)('k6 scenarios against the emulator', { concurr
     expect(result.requests).toBeGreaterThan(0);
     if (c.exitCode === K6_EXIT.OK) expect(crossed, context).toEqual([]);
     for (const metric of c.crossed ?? []) expect(crossed, context).toContain(metric);
+    if (c.checksFail) expect(result.checks.failed, context).toBeGreaterThan(0);
     for (const metric of c.positive ?? []) expect(result.extra?.[metric], `${metric}\n${context}`).toBeGreaterThan(0);
     if (c.lostToTheLimit) expect(lostToTheLimit(result), context).toBeDefined();
     if (c.tokenLeftS !== undefined) {

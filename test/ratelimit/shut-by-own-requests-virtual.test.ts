@@ -26,7 +26,7 @@ describe("a limit shut past the probe's budget is said as what it did", () => {
       const note = shutNote(e.notes);
       expect(e.limiter, e.notes.join('\n')).toBeNull();
       expect(note, e.notes.join('\n')).toMatch(
-        /^not identified: shut past the probe's budget: the limit let \d+ through again after it shut, then nothing in the last [\d.]+ s; one cause: the window is longer than the probe's budget \(30 s\) \(or a limit that never lifts\); or a limit that counts refused requests, held shut by the probe's own, which it went on sending at [\d.]+ req\/s meanwhile/,
+        /^not identified: shut past the probe's budget: the limit let \d+ through again after it shut, then nothing in the last [\d.]+ s; one cause: the window is longer than the probe's budget \(30 s\) \(or a limit that never lifts\); or a limit that counts refused requests, held shut by the probe's own requests, which went on sending [\d.]+ req\/s meanwhile/,
       );
       expect(note).not.toMatch(/has not lifted/);
       // Under `run`, how to size it still follows.
@@ -39,7 +39,7 @@ describe("a limit shut past the probe's budget is said as what it did", () => {
   it('the same counter, silent, never lifting under the pings: a long window is one cause of two', async () => {
     const e = await discoverVirtual({ limiter: () => fromModel(counter(0)), status: 429 }, { maxDurationS: RUN_CAP_S });
     expect(shutNote(e.notes), e.notes.join('\n')).toMatch(
-      /^not identified: shut past the probe's budget: the limit has not lifted for [\d.]+ s since it shut; one cause: the window is longer than the probe's budget \(30 s\), a window of at least [\d.]+ s whose second edge comes after the cap \(or a limit that never lifts\); or a limit that counts refused requests, held shut by the probe's own/,
+      /^not identified: shut past the probe's budget: the limit has not lifted for [\d.]+ s since it shut; one cause: the window is longer than the probe's budget \(30 s\), a window of at least [\d.]+ s whose second edge comes after the cap \(or a limit that never lifts\); or a limit that counts refused requests, held shut by the probe's own requests, which went on sending/,
     );
   });
 

@@ -164,13 +164,17 @@ function longerThanBudget(probe: Probe, shortestMs: number) {
     cameBack === 0 && kept === null
       ? `${PAST_PROBE} (${budgetS} s): ${lifted}, so a window is at least that long and its second edge comes after the cap (or the limit never lifts)`
       : `shut past the probe's budget: ${lifted}; ${kept === null ? 'the likeliest cause' : 'one cause'}: ${PAST_PROBE} (${budgetS} s)${cameBack === 0 ? `, a window of at least ${fmt(shortestMs)} whose second edge comes after the cap` : ''} (or a limit that never lifts)`;
-  const held =
-    kept === null
-      ? ''
-      : `; or a limit that counts refused requests, held shut by the probe's own, which it went on sending at ${kept} req/s meanwhile (it stays shut under any pace above its rate)`;
-  const note = `not identified: ${head}${held}`;
+  const note = `not identified: ${head}${kept === null ? '' : heldShutBy('requests', kept)}`;
   return { model: null, evidence: [note], notes: [note] };
 }
+
+/**
+ * The other cause of a limit that stayed shut to the probe's end, beside a long window: one that
+ * counts refused requests, held shut by what the probe (`by`: its stream, or any of its requests)
+ * went on sending, at `rps`.
+ */
+const heldShutBy = (by: 'stream' | 'requests', rps: number): string =>
+  `; or a limit that counts refused requests, held shut by the probe's own ${by}, which went on sending ${rps} req/s meanwhile (it stays shut under any pace above its rate)`;
 
 /**
  * The pace of the probe's requests (any phase) while the limit stayed shut at its end, req/s, when
@@ -202,10 +206,7 @@ export function neverLifted(probe: Probe): string {
   const atLeastS = Math.ceil(shutMs / 1000 + (said ?? 0));
   const retryAfter = said !== undefined ? `, and the last Retry-After said ${said} s more` : '';
   const kept = keptShutByStream(primary, lastAccepted, shutMs);
-  const held =
-    kept === null
-      ? ''
-      : `; or a limit that counts refused requests, held shut by the probe's own stream, which went on sending ${kept} req/s meanwhile (it stays shut under any pace above its rate): paced rounds at lower rates tell the two apart`;
+  const held = kept === null ? '' : `${heldShutBy('stream', kept)}: paced rounds at lower rates tell the two apart`;
   // Beside a stream that may have held it shut, the long window is one cause of two, not the likeliest.
   const likely = kept === null ? 'the likeliest cause' : 'one cause';
   return `; the limit never lifted in the last ${fmt(shutMs)} of the probe's ${probe.maxDurationMs / 1000} s${retryAfter}: a window longer than the budget is ${likely} (or a limit that never lifts), at least ${atLeastS} s long, which takes at least ${Math.ceil(2.5 * atLeastS)} s of probing; ${probingHowTo(atLeastS, 2.5 * atLeastS, false)}${held}`;
