@@ -471,17 +471,84 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     const searchedIt = await searchedStack(stack);
     const { rounds, context } = searchedIt;
     const full = rounds.filter((r) => r.scout_s === undefined);
+    const heldAt = full.findIndex((r) => r.verdict === 'holds');
     expect(
-      full.slice(0, -1).every((r) => r.verdict === 'fails'),
+      full.slice(0, heldAt).every((r) => r.verdict === 'fails'),
       context,
     ).toBe(true);
     const pastScouts = full.filter((r) => r.verdict === 'fails' && r.target_rps * r.refusals_began_s! >= 90);
     expect(pastScouts.length, context).toBe(1);
     // Read to three figures, as measured: the rate held is within 2 % of the truth.
-    expect(full.at(-1), context).toMatchObject({ target_rps: 1.66, verdict: 'holds' });
+    expect(full[heldAt], context).toMatchObject({ target_rps: 1.66, verdict: 'holds' });
+    // Raised once above that floor (search-loop.ts raisedFromFloor), refused on the minute the hold
+    // filled, so the floor stands: one short round, not a bisection down to it.
+    const raises = full.slice(heldAt + 1);
+    expect(
+      raises.map((r) => [r.verdict, r.target_rps > 1.66, r.refusals_began_s! < 10]),
+      context,
+    ).toEqual([['fails', true, true]]);
     expect(searchedIt.result!.sustained_rps, context).toBeGreaterThanOrEqual(0.98 * (100 / 60));
     expectGivenWithin(searchedIt, 1.25, 100 / 60);
     expect(searchedIt.untested, context).toBeNull();
+  });
+
+  // A counter of 50 per 10 s that counts refused requests (the emulator's `--limiter counter
+  // --counts-refused`, true 5 req/s), its windows on the clock: rounds over the horizon just above
+  // the rate were refused after 50-90 requests, k6's VUs waiting out the 10 s Retry-After, and the
+  // floors read them as a window's quota over as long as the round stayed shut (26.6 s: 3.38 req/s)
+  // or over a minute (1.15): both held, and were given at 2.9 (58 %) and nothing ("a floor, not the
+  // limit's rate", not tested; `ces-harness ratelimit` on 4 Dec gave 2.5). A floor is a bound for a
+  // window the rounds did not time, so one round just below the lowest refusal runs after it
+  // (search-loop.ts raisedFromFloor).
+  it.each([2.5, 5])(
+    'a counter of 50 per 10 s counting refused requests, its windows %s s off the probe: a floor that held is raised, given within 75–100 %%',
+    async (phaseS) => {
+      const run = await searched({
+        seed: 3,
+        limiter: () =>
+          fromModel({ kind: 'sliding-counter', limit: 50, window_s: 10, phase_s: phaseS, counts_refused: true }),
+        retryAfter: true,
+      });
+      const rounds = run.outcome!.rounds;
+      const context = JSON.stringify(rounds.map((r) => [r.target_rps, r.verdict, r.refusals_began_s, r.scout_s]));
+      const held = rounds.filter((r) => r.scout_s === undefined && r.verdict === 'holds');
+      // The floor held, then the raise above it.
+      expect(held.length, context).toBe(2);
+      expect(
+        run.outcome!.proven!.steps!.filter((step) =>
+          /^raised to [\d.]+ req\/s: [\d.]+ req\/s held over the whole horizon, a floor/.test(step),
+        ),
+        context,
+      ).toHaveLength(1);
+      expect(run.untested, context).toBeNull();
+      expect(run.outcome!.proven!.target_rps, context).toBeGreaterThanOrEqual(3.75);
+      expect(run.outcome!.proven!.target_rps, context).toBeLessThanOrEqual(5);
+      expect(run.result!.sustained_rps, context).toBeLessThanOrEqual(5);
+    },
+  );
+
+  // The same counter before a bucket of 3.5 per second with a store of 60 (true 3.5 req/s): the floor
+  // over a minute (1.51) held, and the raise to 4 req/s held within the promise, its first 429 after
+  // 118 s of 120 as the store ran out: taken as a hold, 3.6 req/s was given. A raise stands only with
+  // no 429 at all; the next one, halfway, held clean.
+  it('the counter before a bucket of 3.5 per second with a store of 60: a raise refused once late is no hold, nothing given above 3.5', async () => {
+    const run = await searched({
+      seed: 3,
+      limiter: () =>
+        fromModel([
+          { kind: 'sliding-counter', limit: 50, window_s: 10, phase_s: 0, counts_refused: true },
+          { kind: 'bucket', rate_rps: 3.5, burst: 60 },
+        ]),
+      retryAfter: true,
+    });
+    const rounds = run.outcome!.rounds;
+    const context = JSON.stringify(rounds.map((r) => [r.target_rps, r.verdict, r.refusals_began_s, r.scout_s]));
+    expect(
+      rounds.filter((r) => r.why.includes('a rate raised above a floor stands only with none')).map((r) => r.verdict),
+      context,
+    ).toEqual(['inconclusive']);
+    expect(run.outcome!.proven!.target_rps, context).toBeLessThanOrEqual(3.5);
+    expect(run.result!.sustained_rps, context).toBeLessThanOrEqual(3.5);
   });
 
   // Kong's sliding windows (counters of 10 per 1 s and 300 per 60 s, true 5 req/s), the minute turning
