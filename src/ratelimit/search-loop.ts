@@ -30,6 +30,7 @@ import { HEADROOM, roundedRate } from './recommend.js';
 import { round } from './estimators.js';
 import { AGAIN_LAG_S, RETRIED_LAG_S } from './stacked-inference.js';
 import { heldOnStoreText, lineBelow, quotaLine, spreadingRps, type QuotaLine } from './quota-line.js';
+import { HELD_BRACKET_RATIO } from './refuted.js';
 import type { ProofRound } from '../report/model.js';
 import type { ProbeHold, Proof, Recommendation } from './types.js';
 
@@ -278,8 +279,11 @@ export async function searchUntilHeld(
     return outcome(false, held);
   };
 
-  // A scout no shorter than the horizon (`run`'s short rounds) is a round over it: its hold is a proof.
-  const scoutS = options.scoutS < options.reach.roundS ? options.scoutS : null;
+  // A scout no shorter than the horizon (`run`'s short rounds) is a round over it: its hold is a
+  // proof. So is one within SCOUT_NARROW of it, for that much more time: the probe's own stream held
+  // a counter counting refused requests shut for 118 s, and six 119 s scouts climbed a quarter each
+  // from 0.71 req/s to 1.7 of 4, where rounds over the horizon climb at pace (nextScout).
+  const scoutS = options.scoutS < SCOUT_NARROW * options.reach.roundS ? options.scoutS : null;
   let scoutHeld: Held | null = null;
   let full: Recommendation | null = null;
   let rec: Recommendation | null = first;
@@ -741,8 +745,13 @@ const heldRound = (r: ProofRound): boolean => r.verdict === 'holds';
  * of a refusal, or the next rate rounds onto an end. `holds`: the holds so far of rounds that each
  * covered the whole horizon (`run`'s short rounds), 0 for scouts. Such holds are proofs, so before
  * any refusal their climb gathers pace from the third on, its factor squared at each (× 1.25, 1.25,
- * 1.56, 2.44 …), up to halfway to the top on a log scale: at 25 % a hold, a log of 50 per 1 s searched
- * from 4.9 req/s was left at 14.9 after six (CI land34b). A scout's hold proves nothing past its
+ * 1.56, 2 …), up to halfway to the top on a log scale and at most HELD_BRACKET_RATIO times the hold:
+ * at 25 % a hold, a log of 50 per 1 s searched from 4.9 req/s was left at 14.9 after six (CI
+ * land34b); unbounded, the sixth of six 120 s rounds from 0.6 req/s jumped from 3.4 held to 20,
+ * refused, and the hold was a floor, not a rate, not tested after 1,530 s (a counter of 50 per 10 s
+ * counting refused requests before a bucket of 4.2 per second, the probe's own stream holding the
+ * counter shut for its whole budget). A step no longer leaves a refusal above it within that
+ * ratio of the hold, bracketing the limit whatever round it comes at. A scout's hold proves nothing past its
  * length (a minute's quota may wait behind it: 1 s and 60 s limits, true 5 req/s, held 6.3 and 7.8
  * in 10 s scouts when they climbed so), so scouts climb at the headroom's pace.
  */
@@ -763,8 +772,11 @@ function nextScout(
   // Divided, not multiplied by its inverse: roundedRate floors, and 7.76 × 1.25 is a hair under 9.7.
   const stepped = held.target_rps / (1 - HEADROOM);
   const paced = climbing && holds > 2 ? held.target_rps / (1 - HEADROOM) ** (2 ** (holds - 2)) : stepped;
-  // Never past halfway to the top on a log scale, never below the headroom's step.
-  const climbed = Math.max(stepped, Math.min(paced, Math.sqrt(held.target_rps * topRps)));
+  // Never past halfway to the top on a log scale nor HELD_BRACKET_RATIO times the hold, never below the headroom's step.
+  const climbed = Math.max(
+    stepped,
+    Math.min(paced, HELD_BRACKET_RATIO * held.target_rps, Math.sqrt(held.target_rps * topRps)),
+  );
   const target = roundedRate(Math.min(climbed, mid));
   if (target <= held.target_rps || target >= upperRps) return null;
   const why =

@@ -551,6 +551,52 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     expect(run.result!.sustained_rps, context).toBeLessThanOrEqual(3.5);
   });
 
+  // The same counter before a slower bucket: the probe's own stream held the counter shut for its
+  // whole 150 s budget (118-132 s without a call let through), so the search began at 0.6-0.71 req/s
+  // with a shut spell as long as the horizon. Scouts of 119 s climbed a quarter a round, six of them,
+  // to 1.7 req/s (given 1.3 of 4); rounds over the horizon climbed at pace and jumped from 3.4 held to
+  // 20, refused with no round left, "a floor, not the limit's rate": not tested after 1,530 s. Now a
+  // scout within SCOUT_NARROW of the horizon is a round over it, and no climb steps more than twice the
+  // hold (search-loop.ts nextScout), so the last refusal brackets the limit with the hold.
+  it.each([
+    { phaseS: 0, rate: 4, burst: 40 },
+    { phaseS: 2.5, rate: 4.2, burst: 30 },
+  ])(
+    'the counter before a bucket of $rate per second (store $burst), shut by the probe for its whole budget: rounds over the horizon, each climb at most twice the hold, sized',
+    async ({ phaseS, rate, burst }) => {
+      const run = await searched({
+        seed: 3,
+        limiter: () =>
+          fromModel([
+            { kind: 'sliding-counter', limit: 50, window_s: 10, phase_s: phaseS, counts_refused: true },
+            { kind: 'bucket', rate_rps: rate, burst },
+          ]),
+        retryAfter: true,
+      });
+      const rounds = run.outcome!.rounds;
+      const context = JSON.stringify(rounds.map((r) => [r.target_rps, r.verdict, r.refusals_began_s, r.scout_s]));
+      expect(run.bracket!.restS, context).toBeGreaterThan(0.9 * HORIZON_S);
+      expect(
+        rounds.filter((r) => r.scout_s !== undefined),
+        context,
+      ).toEqual([]);
+      const climbs = rounds.slice(1).map((r, i) => r.target_rps / rounds[i]!.target_rps);
+      expect(
+        Math.max(
+          ...climbs.slice(
+            0,
+            rounds.findIndex((r) => r.verdict === 'fails'),
+          ),
+        ),
+        context,
+      ).toBeLessThanOrEqual(2);
+      expect(run.untested, context).toBeNull();
+      expect(run.outcome!.proven!.target_rps, context).toBeGreaterThanOrEqual(0.55 * rate);
+      expect(run.outcome!.proven!.target_rps, context).toBeLessThanOrEqual(rate);
+      expect(run.result!.sustained_rps, context).toBeLessThanOrEqual(rate);
+    },
+  );
+
   // Kong's sliding windows (counters of 10 per 1 s and 300 per 60 s, true 5 req/s), the minute turning
   // 20 or 40 s after the probe began: every round over the horizon was refused, the last of them
   // (6.4 req/s) with k6 behind its arrivals, 383-414 dropped while every VU waited out a 429, and
