@@ -133,10 +133,14 @@ export function replay(limits: Limits, trace: readonly TraceRequest[]): Replay {
     } else {
       clockMs = earliest;
       explained = refusalExplained(limiter, trace, i, earliest, takenAhead);
-      if (!explained) [result.refusedAdmitted, ahead] = [result.refusedAdmitted + 1, ahead + 1];
-      else if (!inStep) [inStep, ahead] = [true, 0];
+      // Before the model is in step, the service refusing what the model admits is the limiter's
+      // unknown start (forgiven); admitting what a fresh model refuses is not: no state the
+      // service began in lets more through than its limit at rest.
+      if (!explained && inStep) [result.refusedAdmitted, ahead] = [result.refusedAdmitted + 1, ahead + 1];
+      else if (!explained) result.refusedAdmitted += 1;
+      else if (!inStep) inStep = true;
     }
-    if (inStep) [lowest, highest] = [Math.min(lowest, ahead), Math.max(highest, ahead)];
+    [lowest, highest] = [Math.min(lowest, ahead), Math.max(highest, ahead)];
     result.drift = highest - lowest;
     result.inStep = inStep;
     if (!explained && result.first.length < QUOTED)

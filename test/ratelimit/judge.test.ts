@@ -96,6 +96,23 @@ describe('the judge of models', () => {
     expect(ranked[1]!.refusedAdmitted).toBeGreaterThan(1000);
   });
 
+  // The limiter's state when the trace began is unknown, so a service stricter than a fresh model at
+  // first is forgiven; a service more generous than a fresh model is not: no state lets more through
+  // than the limit at rest. A counter counting refused requests before a bucket of 4 per second was
+  // claimed as a fixed window of 3 per 4 s, its drain from idle having let 38 through, and stood.
+  it('admitting more from the start than a fresh model allows contradicts it; refusing more (a limit part spent) does not', () => {
+    const truth: Limits = { kind: 'bucket', rate_rps: 4, burst: 40 };
+    const trace = traceOfTruth(truth, { rps: 20, seconds: 30 });
+    expect(judge({ source: 'truth', limits: truth }, trace).explains).toBe(true);
+    // The rate right, the burst a tenth: the drain's 40 are 36 more than it lets through at rest.
+    const small = judge({ source: 'detectors', limits: { kind: 'bucket', rate_rps: 4, burst: 4 } }, trace);
+    expect(small.drift).toBeGreaterThanOrEqual(30);
+    expect(small.explains).toBe(false);
+    // The same truth with 20 of its burst spent before the trace: a fresh model of it admits more at first.
+    const partSpent = traceOfTruth(truth, { rps: 20, seconds: 31 }).slice(20);
+    expect(judge({ source: 'truth', limits: truth }, partSpent).explains).toBe(true);
+  });
+
   it('requests in flight that reached the limiter out of order are no contradiction', () => {
     // 50 ± 20 ms each way at 100 req/s against 50: answers come back out of order all the time.
     const truth: Limits = { kind: 'bucket', rate_rps: 50, burst: 20 };
