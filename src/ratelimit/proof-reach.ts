@@ -9,6 +9,7 @@
 
 import type { ProofRound, ProofUnproven, RateLimitResult } from '../report/model.js';
 import type { Recommendation } from './types.js';
+import { round } from './estimators.js';
 
 /**
  * A round must offer a fifth more than the burst it starts with: the burst is read within a request
@@ -76,12 +77,29 @@ export function planRound(targetRps: number, reach: ProofReach, drained: boolean
  * rate (a search held 3.8 req/s after one at 2 and said "the limit lies below 2 req/s").
  */
 export function shutRound(round: ProofRound, restS: number): ProofRound {
-  return {
-    ...round,
-    verdict: 'inconclusive',
-    why: `${round.why}, but from its start, as by a window the rounds before left spent: it proves nothing about the rate, and ran again after ${restS} s at rest`,
-  };
+  return butInconclusive(
+    round,
+    `from its start, as by a window the rounds before left spent: it proves nothing about the rate, and ran again after ${restS} s at rest`,
+  );
 }
+
+/**
+ * A round raised above a floor (search-loop.ts raisedFromFloor) that held within the promise yet met
+ * a 429 after `beganS`: in the table as it ran, marked so nothing takes it for a hold.
+ */
+export function refusedOnceRound(ran: ProofRound, beganS: number): ProofRound {
+  return butInconclusive(
+    ran,
+    `its first 429 came after ${round(beganS, 1)} s: a rate raised above a floor stands only with none, as a limit that refused it once refuses a client running longer`,
+  );
+}
+
+/** `round` as it ran, its verdict inconclusive and why said after its own. */
+const butInconclusive = (round: ProofRound, why: string): ProofRound => ({
+  ...round,
+  verdict: 'inconclusive',
+  why: `${round.why}, but ${why}`,
+});
 
 /** A round that held within the burst: in the table as it ran, marked so nothing takes it for a hold. */
 export function inconclusiveRound(round: ProofRound, plan: RoundPlan, targetRps: number): ProofRound {
@@ -91,7 +109,7 @@ export function inconclusiveRound(round: ProofRound, plan: RoundPlan, targetRps:
   const fits = Number.isFinite(burst)
     ? `its ${sent} requests fit in the burst of ${burst} it started with${within}`
     : `its ${sent} requests may have fitted in the burst it started with (not measured from idle, and full after a hold)`;
-  return { ...round, verdict: 'inconclusive', why: `${round.why}, but ${fits}: it proves nothing about the rate` };
+  return butInconclusive(round, `${fits}: it proves nothing about the rate`);
 }
 
 /**

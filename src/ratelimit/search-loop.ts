@@ -25,7 +25,14 @@ import {
   type RoundToRun,
   type Standing,
 } from './proof-loop.js';
-import { inconclusiveRound, planRound, shutRound, unprovenBy, type ProofReach } from './proof-reach.js';
+import {
+  inconclusiveRound,
+  planRound,
+  refusedOnceRound,
+  shutRound,
+  unprovenBy,
+  type ProofReach,
+} from './proof-reach.js';
 import { HEADROOM, roundedRate } from './recommend.js';
 import { round } from './estimators.js';
 import { AGAIN_LAG_S, RETRIED_LAG_S } from './stacked-inference.js';
@@ -397,10 +404,10 @@ async function overTheHorizon(queue: Recommendation[], h: HorizonRun): Promise<H
 }
 
 /**
- * A window's floor that held over the whole horizon (pastTheScouts, quotaBoundFloor, afterQuotaFloor
- * from a window's quota; not a refill measured, Floor) is a bound the refused rounds' quotas imply
- * for a window they did not time, not a rate bisected to: the
- * limit may sustain up to the lowest rate refused. While the hold is below GIVEN_BAND_LOW of that
+ * A window's floor that held over the whole horizon (Floor `window`: pastTheScouts, quotaBoundFloor,
+ * afterQuotaFloor from a window's quota; never a measured refill) is a bound the refused rounds'
+ * quotas imply for a window they did not time, not a rate bisected to: the limit may sustain up to
+ * the lowest rate refused. While the hold is below GIVEN_BAND_LOW of that
  * refusal (as the proof loop bisects: above it, a policy is within issue 35's band whatever the
  * truth), a round SCOUT_NARROW below the refusal (held, the search is as narrow as a scouting one),
  * and, refused, one halfway between the floor and it (issue 35: bisect between the last rate refused
@@ -427,12 +434,7 @@ async function raisedFromFloor(floor: Held, h: HorizonRun): Promise<Held | 'cut'
     // Within the promise, yet refused once: above a floor, a raise stands only with no 429 at all.
     // A bucket of 3.5 per second with a store of 60 behind a counter: 4 req/s, raised from a floor of
     // 1.51, met its first 429 after 118 s of 120, its store spent, and was given as 3.6.
-    const ran = h.s.rounds.at(-1)!;
-    h.s.rounds[h.s.rounds.length - 1] = {
-      ...ran,
-      verdict: 'inconclusive',
-      why: `${ran.why}, but its first 429 came after ${round(began, 1)} s: a rate raised above a floor stands only with none, as a limit that refused it once refuses a client running longer`,
-    };
+    h.s.rounds[h.s.rounds.length - 1] = refusedOnceRound(h.s.rounds.at(-1)!, began);
   }
   return floor;
 }
@@ -750,8 +752,8 @@ const heldRound = (r: ProofRound): boolean => r.verdict === 'holds';
  * land34b); unbounded, the sixth of six 120 s rounds from 0.6 req/s jumped from 3.4 held to 20,
  * refused, and the hold was a floor, not a rate, not tested after 1,530 s (a counter of 50 per 10 s
  * counting refused requests before a bucket of 4.2 per second, the probe's own stream holding the
- * counter shut for its whole budget). A step no longer leaves a refusal above it within that
- * ratio of the hold, bracketing the limit whatever round it comes at. A scout's hold proves nothing past its
+ * counter shut for its whole budget). Bounded so, a refusal right after a step lies within that
+ * ratio of the hold, so the two bracket the limit whatever round it comes at. A scout's hold proves nothing past its
  * length (a minute's quota may wait behind it: 1 s and 60 s limits, true 5 req/s, held 6.3 and 7.8
  * in 10 s scouts when they climbed so), so scouts climb at the headroom's pace.
  */
