@@ -385,12 +385,16 @@ async function overTheHorizon(queue: Recommendation[], h: HorizonRun): Promise<H
     full = past ?? queue.shift() ?? sized(lowered(full, proof, s.scoutHolds));
   }
   // Every round over the horizon refused: once more, at what they let through after their quota;
-  // refused too, once more at the least a window's quota they met sustains (quotaBoundFloor).
+  // refused too, or none measured, once more at the least a window's quota they met sustains
+  // (quotaBoundFloor).
   const maxWindowS = h.horizonS / 2;
   for (const floorOf of [afterQuotaFloor, quotaBoundFloor]) {
     const found = last ? floorOf(last.rec, last.proof, s.rounds, maxWindowS) : null;
     const floor = sized(found?.rec ?? null);
-    if (found === null || floor === null) return null;
+    if (found === null || floor === null) {
+      if (floorOf === afterQuotaFloor) continue;
+      return null;
+    }
     // The bound holds for a client starting from rest: the rounds refused before left the window spent.
     if (floorOf === quotaBoundFloor) s.restS = maxWindowS;
     const proof = await run(floor, null);
@@ -591,7 +595,8 @@ function horizonQueue(
  * the limit sustains past their quota, the higher of two readings (measuredRate: a measurement, not
  * a policy a person types; a bucket of 100 per second and a window of 200 per 10 s let 19.64 through,
  * and 19 held, 5 % under):
- * - what any of them let through per second after its quota ran out, the least of them: a limit
+ * - what any of them let through per second after its quota ran out, the least of them, unless
+ *   the round stayed shut and was cut as the limit opened again (partWindowAfter): a limit
  *   that refills as it refuses (two buckets, 50 per second and 5 with a burst of 100, true 5 req/s:
  *   scouts held 5.7 and 7.1 inside the burst, rounds at 7.6, 7.5 and 7.1 were refused after
  *   3.4-3.9 s, then 4.85-4.99 req/s passed); not of a round k6 dropped most arrivals of (Kong's
@@ -614,7 +619,7 @@ function afterQuotaFloor(
   // than half its rate: what got through after its quota is what k6 asked, not what the limit let
   // through (a round that dropped a quarter, against two buckets, still read their refill).
   const after = refused.flatMap((r) =>
-    r.after_quota_rps !== undefined && !offeredLittle(r) ? [r.after_quota_rps] : [],
+    r.after_quota_rps !== undefined && !offeredLittle(r) && !partWindowAfter(r) ? [r.after_quota_rps] : [],
   );
   const leastAfter = after.length > 0 ? Math.min(...after) : null;
   const floors = [leastAfter, windowFloorRps(refused, maxWindowS)].filter(
@@ -631,6 +636,21 @@ function afterQuotaFloor(
       ? 'every round over it was refused, and none let more through per second once its quota ran out'
       : `every round over it was refused, and the most one let through before its first refusal, over ${maxWindowS} s (the longest window the horizon tests), as a window that stays shut past a round's cut would let it through`,
   );
+}
+
+/**
+ * Whether a round's after-quota stretch read part of a window, not a refill: its limit stayed shut
+ * past RETRIED_LAG_S after the first refusal, and the round was cut before it had run as long again
+ * once let through. Such a stretch is a spent window and the start of the next (an nginx queue of
+ * 5 r/s in front of a fixed 100 per 60 s, true 1.67 req/s: rounds at 2.3, 2.1 and 1.9 stayed shut
+ * 16-17 s, were cut 1-2 s after the next window opened, and read 0.27 req/s; that held, and nothing
+ * was sized). A bucket lets a call through again within its refill interval.
+ */
+function partWindowAfter(r: ProofRound): boolean {
+  const { refusals_began_s: began, admitted_again_s: again, cut_at_s: cut } = r;
+  if (began === undefined || cut === undefined) return false;
+  const shutS = (again ?? cut) - began;
+  return shutS > RETRIED_LAG_S && cut - (again ?? cut) < shutS;
 }
 
 /** Whether k6 dropped at least SHUT_SHARE of a round's arrivals: most of its rate was never offered. */

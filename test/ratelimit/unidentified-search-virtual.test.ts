@@ -492,6 +492,35 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     expect(searchedIt.untested, context).toBeNull();
   });
 
+  // nginx's queue of 5 r/s (limit_req burst=10, no nodelay) in front of an application's fixed window
+  // of 100 per 60 s on the clock (true 1.67 req/s): the probe reads neither, the minute shut for 35 s
+  // of it. Rounds over the horizon at 2.3, 2.1 and 1.9 were each refused once the minute's quota was
+  // spent, stayed shut 16-17 s, and were cut 1-2 s after the next minute opened: 0.27 req/s passed
+  // after their quota, read as a refill (search-loop.ts afterQuotaFloor), held, and "a floor, not the
+  // limit's rate": nothing sized, 0.1-0.24 given at four phases of the minute. Such a stretch is a
+  // spent window and the start of the next (partWindowAfter): the floor is the least the quotas
+  // bound (quotaBoundFloor, 1.1), raised halfway to 1.4.
+  it.each([0, 15])(
+    "nginx's queue of 5 r/s before a fixed window of 100 per 60 s, %d s into its minute: no refill read off a round cut as the window opened, sized",
+    async (phaseS) => {
+      const run = await searchedStack(
+        [
+          { kind: 'queue', rate_rps: 5, burst: 10, delay: 0 },
+          { kind: 'fixed-window', limit: 100, window_s: 60, phase_s: phaseS, counts_refused: false },
+        ],
+        false,
+      );
+      const { rounds, context } = run;
+      // No round over the horizon ran at what passed after a quota (0.27 req/s then).
+      expect(
+        rounds.filter((r) => r.scout_s === undefined && r.target_rps < 0.5),
+        context,
+      ).toEqual([]);
+      expect(run.untested, context).toBeNull();
+      expectGivenWithin(run, 1.15, 100 / 60);
+    },
+  );
+
   // A counter of 50 per 10 s that counts refused requests (the emulator's `--limiter counter
   // --counts-refused`, true 5 req/s), its windows on the clock: rounds over the horizon just above
   // the rate were refused after 50-90 requests, k6's VUs waiting out the 10 s Retry-After, and the
@@ -527,17 +556,17 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     },
   );
 
-  // The same counter before a bucket of 3.5 per second with a store of 60 (true 3.5 req/s): the floor
-  // over a minute (1.51) held, and the raise to 4 req/s held within the promise, its first 429 after
-  // 118 s of 120 as the store ran out: taken as a hold, 3.6 req/s was given. A raise stands only with
-  // no 429 at all; the next one, halfway, held clean.
-  it('the counter before a bucket of 3.5 per second with a store of 60: a raise refused once late is no hold, nothing given above 3.5', async () => {
+  // The same counter, 2.5 s off the probe, before a bucket of 4 per second with a store of 60 (true
+  // 4 req/s): the floor of 3.38 req/s held, and the raise to 4.5 held within the promise, its first
+  // 429 after 118 s of 120 as the store ran out: taken as a hold, it would be reported sustained. A raise
+  // stands only with no 429 at all; the floor, within GIVEN_BAND_LOW of 4.5, stands.
+  it('the counter before a bucket of 4 per second with a store of 60: a raise refused once late is no hold, nothing given above 4', async () => {
     const run = await searched({
       seed: 3,
       limiter: () =>
         fromModel([
-          { kind: 'sliding-counter', limit: 50, window_s: 10, phase_s: 0, counts_refused: true },
-          { kind: 'bucket', rate_rps: 3.5, burst: 60 },
+          { kind: 'sliding-counter', limit: 50, window_s: 10, phase_s: 2.5, counts_refused: true },
+          { kind: 'bucket', rate_rps: 4, burst: 60 },
         ]),
       retryAfter: true,
     });
@@ -547,8 +576,8 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
       rounds.filter((r) => r.why.includes('a rate raised above a floor stands only with none')).map((r) => r.verdict),
       context,
     ).toEqual(['inconclusive']);
-    expect(run.outcome!.proven!.target_rps, context).toBeLessThanOrEqual(3.5);
-    expect(run.result!.sustained_rps, context).toBeLessThanOrEqual(3.5);
+    expect(run.outcome!.proven!.target_rps, context).toBeLessThanOrEqual(4);
+    expect(run.result!.sustained_rps, context).toBeLessThanOrEqual(4);
   });
 
   // The same counter before a slower bucket: the probe's own stream held the counter shut for its
