@@ -10,6 +10,7 @@
 
 import { round } from './estimators.js';
 import { QUOTA_AFTER_S } from './proof-loop.js';
+import { RETRIED_LAG_S } from './stacked-inference.js';
 import type { ProofRound } from '../report/model.js';
 
 export interface QuotaLine {
@@ -40,7 +41,8 @@ const LINE_TOLERANCE = 0.1;
  */
 const POINT_SLACK = 2;
 
-type Seen = Pick<ProofRound, 'target_rps' | 'verdict' | 'refusals_began_s'> & Partial<Pick<ProofRound, 'arrivals'>>;
+type Seen = Pick<ProofRound, 'target_rps' | 'verdict' | 'refusals_began_s'> &
+  Partial<Pick<ProofRound, 'arrivals' | 'admitted_again_s'>>;
 
 /**
  * The line through the rounds refused after a quota, or null when fewer than two such rounds at
@@ -88,6 +90,8 @@ interface Point {
   began_s: number;
   let_through: number;
   held: boolean;
+  /** When a call was let through again after the first refusal, if one was. */
+  again_s?: number;
 }
 
 /**
@@ -100,10 +104,53 @@ interface Point {
  * then the line is read without the holds.
  */
 function fitLine(rounds: readonly Seen[]): QuotaLine | null {
-  const candidates = quotaPoints(rounds);
-  const withHolds = fitPoints(candidates);
-  if (withHolds !== null && candidates.every((p) => !p.held || p.rps > withHolds.refill_rps)) return withHolds;
-  return fitPoints(candidates.filter((p) => !p.held));
+  const candidates = quotaPoints(rounds).sort((a, b) => a.began_s - b.began_s);
+  const withHolds = fitWithHolds(candidates);
+  if (withHolds !== null) return withHolds;
+  const line = fitPoints(candidates.filter((p) => !p.held));
+  // A hold paced at or below that refill, refused far below the line: the network's jitter, or a
+  // slower limit whose store ran out, which the later points alone may show (envelopeLine).
+  const strayHold = line === null || candidates.some((p) => p.held && offLine(line, p) < 0);
+  return (strayHold ? envelopeLine(candidates) : null) ?? line;
+}
+
+/**
+ * The line through the later points, when the earlier ones were all refused sooner than it allows:
+ * another, stricter limit's refusals, not points off it. A counter of 50 per 10 s (counting refused
+ * requests) before a bucket of 4 per second with a store of 60: rounds the counter refused after 5.6
+ * and 7.7 s lay with 5 req/s refused after 59 s on 4 + 4.94·t, and 4.5 req/s, held but refused
+ * after 118 s, 56 under it, stood as sustained; the two later ones lie on 59 + 4·t. Only points of
+ * rounds let through again soon after their refusal (refilled): a window stays shut to its edge and
+ * puts its refusals anywhere. Null when no such line is found. `points` by first refusal.
+ */
+function envelopeLine(points: readonly Point[]): QuotaLine | null {
+  for (let first = 1; points.length - first >= 2; first++) {
+    const later = points.slice(first);
+    if (!later.every(refilled)) continue;
+    const line = fitWithHolds(later) ?? fitPoints(later.filter((p) => !p.held));
+    if (line !== null && points.slice(0, first).every((p) => offLine(line, p) < 0)) return line;
+  }
+  return null;
+}
+
+/** The line through `points`, holds included, when every hold among them ran above its refill; else null. */
+function fitWithHolds(points: readonly Point[]): QuotaLine | null {
+  const line = fitPoints(points);
+  return line !== null && points.every((p) => !p.held || p.rps > line.refill_rps) ? line : null;
+}
+
+/** Whether a point's round was let through again within RETRIED_LAG_S of its first refusal: a limit refilling as it refuses. */
+const refilled = (p: Point): boolean => p.again_s !== undefined && p.again_s - p.began_s <= RETRIED_LAG_S;
+
+/** What the line says a round had let through by its first refusal. */
+const onLine = (line: Pick<QuotaLine, 'stored' | 'refill_rps'>, p: Pick<Point, 'began_s'>): number =>
+  line.stored + line.refill_rps * p.began_s;
+
+/** How far a point lies above the line, beyond what its count may be off (negative: below it by more). */
+function offLine(line: Pick<QuotaLine, 'stored' | 'refill_rps'>, p: Pick<Point, 'began_s' | 'let_through'>): number {
+  const slack = Math.max(POINT_SLACK, LINE_TOLERANCE * p.let_through);
+  const off = p.let_through - onLine(line, p);
+  return Math.abs(off) <= slack ? 0 : off;
 }
 
 const quotaPoints = (rounds: readonly Seen[]): Point[] =>
@@ -116,6 +163,7 @@ const quotaPoints = (rounds: readonly Seen[]): Point[] =>
             began_s: r.refusals_began_s,
             let_through: r.target_rps * r.refusals_began_s,
             held: r.verdict === 'holds',
+            ...(r.admitted_again_s !== undefined ? { again_s: r.admitted_again_s } : {}),
           },
         ]
       : [],
@@ -140,12 +188,14 @@ function fitPoints(points: readonly Point[]): QuotaLine | null {
     refill_rps: round(slope, 2),
     stored: Math.round(stored),
     refill_error_rps: round((2 * POINT_SLACK) / spanS, 2),
-    points: points.map((p) => ({
-      round: p.round,
-      rps: p.rps,
-      began_s: p.began_s,
-      let_through: Math.round(p.let_through),
-    })),
+    points: [...points]
+      .sort((a, b) => a.round - b.round)
+      .map((p) => ({
+        round: p.round,
+        rps: p.rps,
+        began_s: p.began_s,
+        let_through: Math.round(p.let_through),
+      })),
   };
 }
 

@@ -72,6 +72,33 @@ describe('the line refused rounds lie on', () => {
     expect(lineBelow(jittered, 59)?.points.map((p) => p.round)).toEqual([2, 3]);
   });
 
+  // A counter of 50 per 10 s counting refused requests before a bucket of 4 per second with a store
+  // of 60 (unidentified-search-virtual, phase 0, seed 1): the counter refused 5.6 and 5.4 req/s after
+  // 43 and 30 requests and let nothing through for 10-13 s; the bucket refused 5 req/s after 59 s and
+  // 4.5 after 118 s, a hold within the promise, each let through again 2-4 s later. All the points but
+  // the held one lay on 4 + 4.94·t, above the hold, and 4.5 req/s stood as sustained (true 4).
+  it('points another limit refused sooner lie below the line the later ones read: the counter before a bucket of 4 per second', () => {
+    const again = (r: Seen, againS: number) => ({ ...r, admitted_again_s: againS });
+    const rounds = [
+      { ...held(4.5), arrivals: 103 },
+      again(refused(5.6, 7.679), 17.871),
+      again(refused(5.4, 5.556), 18.193),
+      again(refused(5, 59), 61.45),
+      again(held(4.5, 118), 121.68),
+    ];
+    const line = lineBelow(rounds, 4.5);
+    expect(line).toMatchObject({ refill_rps: 4, stored: 59 });
+    expect(line!.points.map((p) => p.round)).toEqual([4, 5]);
+    // Rounds not known to have been let through again soon (a window stays shut to its edge): no
+    // line of the later points alone, and the one through them all is above the hold.
+    const shut = rounds.map((r) => ({ ...r, admitted_again_s: undefined }));
+    expect(quotaLine(shut)?.refill_rps).toBeCloseTo(4.94, 2);
+    expect(lineBelow(shut, 4.5)).toBeNull();
+    // An earlier point above the later line (the limit let more through than it allows): no line of them.
+    const above = [...rounds.slice(0, 3), again(refused(7, 40), 55), ...rounds.slice(3)];
+    expect(quotaLine(above)?.refill_rps ?? null).not.toBe(4);
+  });
+
   it('one round refused after a quota above a hold: one more, faster, to read the refill (bucket 50/s, 56 held 5 s)', () => {
     const rounds = [held(50), refused(62, 4.097), held(56)];
     expect(quotaLine(rounds)).toBeNull();

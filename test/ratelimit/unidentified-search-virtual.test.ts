@@ -580,6 +580,35 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     expect(run.result!.sustained_rps, context).toBeLessThanOrEqual(4);
   });
 
+  // The same counter before a bucket of 4 per second with a store of 60, its windows on the probe's
+  // (phase 0), and another of 3.5 with the same store: 4.5 and 4 req/s held over the horizon, each
+  // refused once at 118 s as the store ran out (within the promise), and stood as the sustained
+  // rate, above the truth, 3.6 given for 3.5. The counter's refusals lay below the bucket's line
+  // (quota-line.ts envelopeLine), which the two late refusals read: 59 stored + 4 (3.5) req/s.
+  it.each([
+    { seed: 1, rate: 4 },
+    { seed: 5, rate: 3.5 },
+  ])(
+    'the counter before a bucket of $rate per second (store 60), a hold refused once as the store ran out: the refill its late refusals lie on is the sustained rate',
+    async ({ seed, rate }) => {
+      const run = await searched({
+        seed,
+        limiter: () =>
+          fromModel([
+            { kind: 'sliding-counter', limit: 50, window_s: 10, phase_s: 0, counts_refused: true },
+            { kind: 'bucket', rate_rps: rate, burst: 60 },
+          ]),
+        retryAfter: true,
+      });
+      const rounds = run.outcome!.rounds;
+      const context = JSON.stringify(rounds.map((r) => [r.target_rps, r.verdict, r.refusals_began_s, r.scout_s]));
+      expect(run.result!.sustained_rps, context).toBeCloseTo(rate, 1);
+      expect(run.result!.sustained_rps, context).toBeLessThanOrEqual(rate);
+      expect(run.outcome!.proven!.target_rps, context).toBeGreaterThanOrEqual(0.75 * rate);
+      expect(run.outcome!.proven!.target_rps, context).toBeLessThanOrEqual(rate);
+    },
+  );
+
   // The same counter before a slower bucket: the probe's own stream held the counter shut for its
   // whole 150 s budget (118-132 s without a call let through), so the search began at 0.6-0.71 req/s
   // with a shut spell as long as the horizon. Scouts of 119 s climbed a quarter a round, six of them,
