@@ -10,7 +10,7 @@
 
 import { round } from './estimators.js';
 import { QUOTA_AFTER_S } from './proof-loop.js';
-import { RETRIED_LAG_S } from './stacked-inference.js';
+import { letThroughSoon } from './stacked-inference.js';
 import type { ProofRound } from '../report/model.js';
 
 export interface QuotaLine {
@@ -139,8 +139,8 @@ function fitWithHolds(points: readonly Point[]): QuotaLine | null {
   return line !== null && points.every((p) => !p.held || p.rps > line.refill_rps) ? line : null;
 }
 
-/** Whether a point's round was let through again within RETRIED_LAG_S of its first refusal: a limit refilling as it refuses. */
-const refilled = (p: Point): boolean => p.again_s !== undefined && p.again_s - p.began_s <= RETRIED_LAG_S;
+/** Whether a point's round was let through again soon after its first refusal: a limit refilling as it refuses. */
+const refilled = (p: Point): boolean => letThroughSoon(p.began_s, p.again_s);
 
 /** What the line says a round had let through by its first refusal. */
 const onLine = (line: Pick<QuotaLine, 'stored' | 'refill_rps'>, p: Pick<Point, 'began_s'>): number =>

@@ -35,7 +35,7 @@ import {
 } from './proof-reach.js';
 import { HEADROOM, roundedRate } from './recommend.js';
 import { round } from './estimators.js';
-import { AGAIN_LAG_S, RETRIED_LAG_S } from './stacked-inference.js';
+import { AGAIN_LAG_S, letThroughSoon } from './stacked-inference.js';
 import { heldOnStoreText, lineBelow, quotaLine, spreadingRps, type QuotaLine } from './quota-line.js';
 import { HELD_BRACKET_RATIO } from './refuted.js';
 import type { ProofRound } from '../report/model.js';
@@ -650,7 +650,7 @@ function partWindowAfter(r: ProofRound): boolean {
   const { refusals_began_s: began, admitted_again_s: again, cut_at_s: cut } = r;
   if (began === undefined || cut === undefined) return false;
   const shutS = (again ?? cut) - began;
-  return shutS > RETRIED_LAG_S && cut - (again ?? cut) < shutS;
+  return !letThroughSoon(began, again) && cut - (again ?? cut) < shutS;
 }
 
 /** Whether k6 dropped at least SHUT_SHARE of a round's arrivals: most of its rate was never offered. */
@@ -688,7 +688,7 @@ function windowFloorRps(refused: readonly ProofRound[], maxWindowS: number): num
  * bucket refilling as it refuses.
  */
 const stayedShut = ({ beganS, againS }: { beganS: number; againS?: number }): boolean =>
-  againS === undefined || againS - beganS > RETRIED_LAG_S;
+  !letThroughSoon(beganS, againS);
 
 /**
  * The rounds refused late (a quota met, not a rate refused from the start): each one's rate, when

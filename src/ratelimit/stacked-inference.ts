@@ -699,6 +699,13 @@ function edgeSeenByS(round: ProofRound, beganS: number, edgeS: number): number {
 export const RETRIED_LAG_S = 4.5;
 
 /**
+ * Whether a round's limit let a call through again within RETRIED_LAG_S of its first refusal: it
+ * refills as it refuses (a bucket), not shut to a window's edge. Not when none was let through again.
+ */
+export const letThroughSoon = (beganS: number, againS: number | undefined): boolean =>
+  againS !== undefined && againS - beganS <= RETRIED_LAG_S;
+
+/**
  * Whether a bucket (it refills continuously: it lets a call through within a tenth of a second of
  * refusing) explains when k6 saw the limit let a call through again after its first refusal, and as
  * many from then on as k6 got: its rate within AFTER_TOLERANCE.
