@@ -15,7 +15,7 @@ import type { ProofRound } from '../../src/report/model.js';
 import { describeLimiter, sustainedRate, type LimiterSet } from '../../src/ratelimit/limiters/index.js';
 import type { Estimate } from '../../src/ratelimit/types.js';
 import { discoverVirtual, fromModel } from './virtual-limit.js';
-import { virtualK6Round } from './virtual-proof.js';
+import { k6EndedS, virtualK6Round } from './virtual-proof.js';
 import { seeded } from './seeded.js';
 
 const HORIZON_S = 120;
@@ -57,7 +57,7 @@ async function sized(seed: number, fixed?: (rounds: readonly ProofRound[]) => St
         retryBudgetS: rec.retry_budget_s,
         startMeasured: true,
       });
-      nowS = startS + ranS;
+      nowS = startS + k6EndedS(proof, ranS);
       return proof;
     },
     {

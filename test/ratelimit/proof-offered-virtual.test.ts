@@ -11,7 +11,7 @@ import { proofHolds } from '../../src/ratelimit/proof-loop.js';
 import { proofConcurrency } from '../../src/ratelimit/recommend.js';
 import type { Recommendation } from '../../src/ratelimit/types.js';
 import { fromModel } from './virtual-limit.js';
-import { virtualK6Round } from './virtual-proof.js';
+import { pacedPolicy, virtualK6Round } from './virtual-proof.js';
 import { seeded } from './seeded.js';
 
 const stack = () =>
@@ -21,13 +21,7 @@ const stack = () =>
   ]);
 
 /** The search's policy at 27 req/s in that run. */
-const policy = (target_rps: number): Recommendation => ({
-  target_rps,
-  max_concurrency: 2,
-  backoff: { base_ms: 300, cap_ms: 1200, jitter: 'full', max_retries: 4 },
-  retry_budget_s: 5,
-  why: ['test'],
-});
+const policy = (target_rps: number): Recommendation => pacedPolicy(target_rps);
 
 describe('a round holds only when it offered its rate', () => {
   it('27 req/s against 200 per 10 s: under 1 % of 429s, but a quarter of its arrivals dropped while calls waited: fails', () => {

@@ -11,7 +11,7 @@ import { searchBurst, searchRestS, searchStart, searchTop } from '../../src/rate
 import { scoutLengthS, searchUntilHeld } from '../../src/ratelimit/search-loop.js';
 import { withoutRefuted } from '../../src/ratelimit/refuted.js';
 import { discoverVirtual, fromModel } from './virtual-limit.js';
-import { virtualK6Round } from './virtual-proof.js';
+import { k6EndedS, virtualK6Round } from './virtual-proof.js';
 import { seeded } from './seeded.js';
 
 describe("a silent minute met late in its minute, under run's 30 s probe and 5 s rounds", () => {
@@ -51,7 +51,7 @@ describe("a silent minute met late in its minute, under run's 30 s probe and 5 s
             0,
             true,
           );
-          nowS = startS + durationS;
+          nowS = startS + k6EndedS(proof, proof.cut_at_s ?? durationS);
           return proof;
         },
         {

@@ -13,7 +13,7 @@ import { expect } from 'vitest';
 import { withoutRefuted } from '../../src/ratelimit/refuted.js';
 import { sustainedRate, type LimiterSet } from '../../src/ratelimit/limiters/index.js';
 import { discoverVirtual, fromModel } from './virtual-limit.js';
-import { virtualK6Round, virtualProofRound } from './virtual-proof.js';
+import { k6EndedS, virtualK6Round, virtualProofRound } from './virtual-proof.js';
 import { seeded } from './seeded.js';
 
 export const HORIZON_S = 120;
@@ -112,7 +112,8 @@ export async function sizeTimed(
         ...(proof.admitted_again_s !== undefined ? { admittedAgainS: proof.admitted_again_s } : {}),
         lost: proof.lost_requests,
       });
-      nowS = startS + ranS;
+      // k6 exits, and the next round's rest begins, once the calls in flight end (k6EndedS).
+      nowS = startS + (asK6 ? k6EndedS(proof, ranS) : ranS);
       return proof;
     },
     {

@@ -18,7 +18,7 @@ import type { ProofRound } from '../../src/report/model.js';
 import { HELD_SLACK_S, replay } from '../../src/ratelimit/round-replay.js';
 import { afterQuota, cutAfterRefusalsS } from '../../src/ratelimit/prove.js';
 import { discoverVirtual, fromModel } from './virtual-limit.js';
-import { virtualK6Round, virtualProofRound } from './virtual-proof.js';
+import { k6EndedS, virtualK6Round, virtualProofRound } from './virtual-proof.js';
 import { seeded } from './seeded.js';
 
 const HORIZON_S = 120;
@@ -73,7 +73,7 @@ async function sizeStack(truth: LimiterSet, lateS = 0, measured = true, asK6 = f
         retryBudgetS: rec.retry_budget_s,
         startMeasured: measured,
       });
-      atS = startS + ranS + SETTLE_S;
+      atS = startS + k6EndedS(proof, ranS) + SETTLE_S;
       return proof;
     },
     { identifiedRps: stack.identifiedRps, ...(asK6 ? { cutAfterRefusalsS: cutAfterRefusalsS(HORIZON_S / 2) } : {}) },

@@ -91,8 +91,10 @@ export function virtualK6Round(
   let firstS: number | undefined;
   let againS: number | undefined;
   let abortS: number | undefined;
+  let lastS = 0;
   const attempt = (calledS: number, n: number, atS: number) => {
     requests++;
+    lastS = Math.max(lastS, atS);
     const refusedFor = limiter(Math.round((startS + atS) * 1000));
     if (refusedFor === undefined) {
       ok++;
@@ -152,7 +154,7 @@ export function virtualK6Round(
   const ranS = abortS !== undefined ? Math.min(durationS, (sent - 1) / rps + 1 / rps) : durationS;
   const cutShort = abortS !== undefined && ranS < durationS;
   const began = firstS === undefined ? undefined : Math.round(firstS * 1000) / 1000;
-  return {
+  const proof: Proof = {
     rate_429: requests > 0 ? Math.round((refusals / requests) * 1e4) / 1e4 : 0,
     goodput_rps: Math.round((ok / ranS) * 100) / 100,
     lost_requests: lost,
@@ -163,4 +165,25 @@ export function virtualK6Round(
     arrivals: sent,
     ...(cutShort ? { cut_at_s: Math.round(ranS * 10) / 10 } : {}),
   };
+  // k6 exits once the calls in flight end (scenarios/rate-limit.ts gracefulStop), a cut round at once.
+  ENDED_S.set(proof, abortS !== undefined ? ranS : Math.max(ranS, lastS));
+  return proof;
 }
+
+const ENDED_S = new WeakMap<Proof, number>();
+
+/**
+ * When k6 would exit after the round, seconds into it: a round not cut lets its calls in flight
+ * retry to their end (the retry tail), and the stage rests for the next round only from then.
+ * `ranS` for a proof not made by virtualK6Round.
+ */
+export const k6EndedS = (proof: Proof, ranS: number): number => ENDED_S.get(proof) ?? ranS;
+
+/** A policy paced at `target_rps`: two in flight, a backoff of 300-1200 ms, 4 retries within `retry_budget_s`. */
+export const pacedPolicy = (target_rps: number, retry_budget_s = 5): Recommendation => ({
+  target_rps,
+  max_concurrency: 2,
+  backoff: { base_ms: 300, cap_ms: 1200, jitter: 'full', max_retries: 4 },
+  retry_budget_s,
+  why: ['test'],
+});
