@@ -62,7 +62,7 @@ type ReportedRateLimit = Pick<
 > & {
   recommendation?: { target_rps: number } | null;
   proof?: { rate_429: number } | null;
-  proof_rounds?: { verdict: string; target_rps: number }[];
+  proof_rounds?: { verdict: string; target_rps: number; scout_s?: number }[];
   proof_horizon?: ProofHorizon;
 };
 
@@ -133,10 +133,15 @@ export function stageRunOf(report: string, wallMs: number): StageRun | { error: 
   const rl = (JSON.parse(report) as { rate_limit?: ReportedRateLimit }).rate_limit;
   if (!rl) return { error: 'the report has no rate_limit section' };
   const rounds = rl.proof_rounds ?? [];
-  // The round that proved the rate given (a tell-apart round tried above it may come after it),
-  // else the last round's verdict.
+  // The round that proved the rate given (a tell-apart round tried above it may come after it), or
+  // the nearest above it that held over the horizon (a search gives its headroom below the hold, and
+  // a client paced lower sends less: rate-limit-proof.ts heldRoundS), else the last round's verdict.
   const given = rl.recommendation?.target_rps;
-  const provedAt = rounds.findLastIndex((p) => p.verdict === 'holds' && p.target_rps === given);
+  const holds = rounds.flatMap((p, i) =>
+    p.verdict === 'holds' && p.scout_s === undefined && given !== undefined && p.target_rps >= given ? [i] : [],
+  );
+  const nearest = Math.min(...holds.map((i) => rounds[i]!.target_rps));
+  const provedAt = holds.findLast((i) => rounds[i]!.target_rps === nearest) ?? -1;
   const shown = provedAt >= 0 ? provedAt : rounds.length - 1;
   const last = rounds[shown];
   return {

@@ -48,6 +48,25 @@ describe('a bench row read from its evidence', () => {
     });
   });
 
+  // Flask-Limiter's moving windows on the bench (5 Dec): 1.65 req/s held over the horizon (round 6),
+  // 1.4 given below it, and two raises above it refused (rounds 7 and 8): the row read "fails
+  // (round 8)", the last round, as no round ran at 1.4 itself.
+  it('a search that gives its policy below the hold: the hold nearest above it proved it, not a scout, not a raise refused after it', async () => {
+    const searched = JSON.parse(report) as { rate_limit: Record<string, unknown> };
+    searched.rate_limit.recommendation = { target_rps: 1.4 };
+    searched.rate_limit.proof_rounds = [
+      { verdict: 'holds', target_rps: 2.3, scout_s: 31 },
+      { verdict: 'fails', target_rps: 2.6 },
+      { verdict: 'holds', target_rps: 1.65 },
+      { verdict: 'fails', target_rps: 2.3 },
+      { verdict: 'fails', target_rps: 1.9 },
+    ];
+    const run = await evidenceRun(
+      await kept({ 'report.json': JSON.stringify(searched), 'stage.log': 'exit 0, 584.6 s\n' }),
+    );
+    expect(run).toMatchObject({ recommendedRps: 1.4, proofVerdict: 'holds (round 3)' });
+  });
+
   it('is no row when the stage kept no report or no log, and an error when the log does not say how long it took', async () => {
     expect(await evidenceRun(await kept({ 'stage.log': 'exit 0, 1.0 s\n' }))).toBeNull();
     expect(await evidenceRun(await kept({ 'report.json': report }))).toBeNull();
