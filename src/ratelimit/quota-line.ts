@@ -182,8 +182,7 @@ function fitPoints(points: readonly Point[]): QuotaLine | null {
   const slope = sxy / sxx;
   const stored = meanN - slope * meanT;
   if (!(slope > 0) || !(stored > 0) || slope >= Math.min(...points.map((p) => p.rps))) return null;
-  const off = (p: Point) => Math.abs(p.let_through - (stored + slope * p.began_s));
-  if (points.some((p) => off(p) > Math.max(POINT_SLACK, LINE_TOLERANCE * p.let_through))) return null;
+  if (points.some((p) => offLine({ stored, refill_rps: slope }, p) !== 0)) return null;
   return {
     refill_rps: round(slope, 2),
     stored: Math.round(stored),
