@@ -20,7 +20,7 @@ const checked = new Set<string>();
 beforeAll(async ({}, suite) => {
   const file = suite.file.name;
   const real = REAL_TIER[file];
-  if (tier !== 'real' || !(real?.precise || real?.alone)) return;
+  if (tier !== 'real' || !real?.precise) return;
   const { waitedMs, quiet } = await untilQuiet({ idleShare: 0.5, sampleMs: 500, maxMs: 20_000 });
   if (waitedMs > 600 || !quiet)
     console.info(
