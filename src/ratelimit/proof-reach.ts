@@ -84,6 +84,18 @@ export function shutRound(round: ProofRound, restS: number): ProofRound {
 }
 
 /**
+ * A round refused after no more requests than the refused round just before it let through at a
+ * faster pace (search-loop.ts quotaRetry): what a window the rounds before left spent still had, not
+ * a rate. In the table as it ran, marked so nothing takes it for a refusal of its rate.
+ */
+export function spentQuotaRound(round: ProofRound, count: number, restS: number): ProofRound {
+  return butInconclusive(
+    round,
+    `refused after ${count} requests, no more than the faster round before it: what a window the rounds before left spent still had, which says nothing about the rate, and ran again after ${restS} s at rest`,
+  );
+}
+
+/**
  * A round raised above a floor (search-loop.ts raisedFromFloor) that held within the promise yet met
  * a 429 after `beganS`: in the table as it ran, marked so nothing takes it for a hold.
  */

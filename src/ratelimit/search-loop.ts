@@ -30,6 +30,7 @@ import {
   planRound,
   refusedOnceRound,
   shutRound,
+  spentQuotaRound,
   unprovenBy,
   type ProofReach,
 } from './proof-reach.js';
@@ -297,6 +298,8 @@ export async function searchUntilHeld(
   // The scout whose hold would end the scouting ran: no round aims above the rate it tried.
   let lastScouted = false;
   const rounds = scoutS === null ? shortRounds(maxScouts, options.reach.roundS) : maxScouts;
+  // The scout refused just before, for the next to be read against (quotaRetry); null after a hold.
+  let refusedBefore: RefusedScout | null = null;
   for (let n = 0; rec !== null && n < rounds && rec.target_rps >= MIN_PROOF_RPS; n++) {
     lastScouted = scoutS !== null && scoutHeld !== null && rec.target_rps >= SCOUT_NARROW * (s.failedRps ?? topRps);
     // A scout whose hold would end the scouting runs over the whole horizon at once when a round
@@ -315,14 +318,10 @@ export async function searchUntilHeld(
     if (proofHolds(proof).holds) scoutHeld = { rec, proof };
     if (lastScouted) break;
     const again: RestedRetry | null =
-      !s.rested && scoutHeld === null ? restedRetry(rec, proof, options.reach.roundS) : null;
-    // A round refused by a shut window is no refusal of its rate.
-    if (again) {
-      s.rested = true;
-      markShut(s, again, failedBefore);
-      // Nor is it one of the scouts: they climb from the retry as they would have from it.
-      n--;
-    }
+      scoutHeld === null ? retryShutScout(s, { rec, proof }, refusedBefore, failedBefore, options.reach.roundS) : null;
+    // Nor is a scout refused by a shut window one of the scouts: they climb from the retry as they would have from it.
+    if (again) n--;
+    refusedBefore = again || proofHolds(proof).holds ? null : { rec, proof };
     const climb = {
       upperRps: s.failedRps ?? topRps,
       topRps,
@@ -463,6 +462,65 @@ function markShut(s: Search, again: RestedRetry, failedBefore: readonly [number 
   [s.restS, s.failedRps, s.failedProof] = [again.restS, ...failedBefore];
   s.rounds[s.rounds.length - 1] = shutRound(s.rounds.at(-1)!, again.restS);
 }
+
+/**
+ * A scout refused by a window the rounds before left spent, not at its rate: from its start
+ * (restedRetry), or after no more requests than the faster one before it (quotaRetry). Marked so,
+ * the lowest refusal it set undone, and its rate again after a rest, once a search; null otherwise.
+ */
+function retryShutScout(
+  s: Search,
+  ran: Held,
+  before: RefusedScout | null,
+  failedBefore: readonly [number | null, Proof | null],
+  horizonS: number,
+): RestedRetry | null {
+  if (s.rested) return null;
+  const fromStart = restedRetry(ran.rec, ran.proof, horizonS);
+  const again = fromStart ?? quotaRetry(before, ran, horizonS);
+  if (again === null) return null;
+  s.rested = true;
+  if (fromStart) {
+    markShut(s, again, failedBefore);
+    return again;
+  }
+  [s.restS, s.failedRps, s.failedProof] = [again.restS, ...failedBefore];
+  const last = s.rounds.at(-1)!;
+  const count = Math.round(last.target_rps * (last.refusals_began_s ?? 0));
+  s.rounds[s.rounds.length - 1] = spentQuotaRound(last, count, again.restS);
+  return again;
+}
+
+/** A scout refused: its policy and proof. */
+type RefusedScout = Held;
+
+/**
+ * A scout refused after no more requests than the refused scout just before it let through (at most
+ * SAME_QUOTA_COUNT times as many), at a slower pace (at most SAME_QUOTA_RATE of its rate), neither
+ * from its start and none held yet: what a longer window the rounds before left spent (a minute's,
+ * behind the second the probe read) still had, not a rate, and the rest between them (the probe's
+ * shut spell) did not bring it back. A rate refused is refused later at a slower pace, after more
+ * requests: a bucket of S refilling at R refuses a pace of r after S·r / (r − R) of them. The same
+ * rate again after half the horizon's rest, once a search, as restedRetry. Lowering on crawled down
+ * from what each got through: 20 per 1 s and a counter of 300 per 60 s (true 5 req/s), the minute 15
+ * or 20 s into the probe, 13 req/s refused after 56-84 requests, then 6.6-7.9 after 8-22 and
+ * slower ones after 19 each, and 0.46 req/s given, or nothing ("not tested"). Null otherwise.
+ */
+function quotaRetry(before: RefusedScout | null, after: Held, horizonS: number): RestedRetry | null {
+  const [b1, b2] = [before?.proof.refusals_began_s, after.proof.refusals_began_s];
+  if (before === null || b1 === undefined || b2 === undefined || b1 < QUOTA_AFTER_S || b2 < QUOTA_AFTER_S) return null;
+  const [r1, r2] = [before.rec.target_rps, after.rec.target_rps];
+  const [n1, n2] = [Math.round(r1 * b1), Math.round(r2 * b2)];
+  if (r2 > SAME_QUOTA_RATE * r1 || n2 > SAME_QUOTA_COUNT * n1) return null;
+  const restS = horizonS / 2;
+  const reason = `${r2} req/s again after ${restS} s at rest: it was refused after ${n2} requests, where ${r1} req/s just before was refused after ${n1}, no more at a slower pace, as by what a longer window the rounds before left spent still had, which refuses any rate until it turns`;
+  return { rec: retried(after.rec, after.proof, r2, reason), restS };
+}
+
+/** At most this share of the scout before's rate: slower by more than a rate's noise. */
+const SAME_QUOTA_RATE = 0.8;
+/** At most this many times the scout before's requests before the first refusal: no more, within their noise. */
+const SAME_QUOTA_COUNT = 1.2;
 
 /**
  * The last round once even the after-quota floor was refused: at the most N / (b + W) of the rounds

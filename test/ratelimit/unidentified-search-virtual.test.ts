@@ -693,6 +693,7 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
   // through must sustain (search-loop.ts quotaBoundFloor). Safe and slow: 74-86 % of the rate given
   // at these phases, after 15-20 minutes, with k6's retry tail before each rest (virtual-proof.ts
   // k6EndedS; 54-62 % while the rounds here began within the tail, the minute spent by its retries).
+  // At 15 and 20 s, 84 % and 68 % since a scout refused on a spent minute runs again (below).
   const searchedFrom13 = (phaseS: number) => {
     const stack: LimiterSet = [
       { kind: 'fixed-window', limit: 20, window_s: 1, phase_s: 0, counts_refused: false },
@@ -712,7 +713,7 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
       }),
     });
   };
-  it.each([0, 10, 30, 40, 50])(
+  it.each([0, 10, 15, 20, 30, 40, 50])(
     '20 per 1 s and a counter of 300 per 60 s searched from 13 req/s, the minute turning %i s into the probe: sized below 5 req/s, not "not tested"',
     async (phaseS) => {
       const run = await searchedFrom13(phaseS);
@@ -730,6 +731,27 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
       expect(run.outcome!.proven!.target_rps, context).toBeGreaterThanOrEqual(2.5);
       expect(run.outcome!.proven!.target_rps, context).toBeLessThanOrEqual(5);
       expect(run.result!.sustained_rps!, context).toBeLessThanOrEqual(5);
+    },
+  );
+
+  // Of the same search, the minute turning 15 or 20 s into the probe: 13 req/s was refused after 84
+  // or 56 requests, then 7.9 or 6.6 req/s after 8 or 22, and each slower scout after 19. No more
+  // requests at a slower pace is no rate refusing them but what the minute the rounds spent still
+  // had: the scouts crawled down from what each got through, to 0.46 req/s given, or "not tested"
+  // after 0.8 (search-loop.ts quotaRetry). The slower one runs again after half the horizon at rest.
+  it.each([15, 20])(
+    'the minute turning %i s into the probe: a scout refused after no more requests than the faster one before it runs again rested, not taken for a refusal of its rate',
+    async (phaseS) => {
+      const rounds = (await searchedFrom13(phaseS)).outcome!.rounds;
+      const context = JSON.stringify(rounds.map((r) => [r.target_rps, r.verdict, r.refusals_began_s, r.scout_s]));
+      expect(rounds[0], context).toMatchObject({ target_rps: 13, verdict: 'fails' });
+      const spent = rounds[1]!;
+      expect(spent.verdict, context).toBe('inconclusive');
+      expect(spent.target_rps * spent.refusals_began_s!, context).toBeLessThan(13 * rounds[0]!.refusals_began_s!);
+      expect(spent.why, context).toMatch(
+        /refused after \d+ requests, no more than the faster round before it: .* ran again after 60 s at rest/,
+      );
+      expect(rounds[2], context).toMatchObject({ target_rps: spent.target_rps });
     },
   );
 
