@@ -24,7 +24,7 @@ import type { Scenario } from 'k6/options';
 import { EXPECTED_STATUSES, businessAnswered } from './lib/business-answer';
 import { readConfig } from './lib/config';
 import { callRateLimitEndpoint, type Res } from './lib/endpoints';
-import { counter, gauge, timeTrend } from './lib/metrics';
+import { counter, gauge, tally, timeTrend } from './lib/metrics';
 import { scenarioOptions, secs } from './lib/options';
 import { logicalCallsLost, settle, withRetry } from './lib/retry';
 import { summaryHandler } from './lib/summary';
@@ -35,8 +35,8 @@ const cfg = readConfig();
 
 http.setResponseCallback(http.expectedStatuses(...EXPECTED_STATUSES));
 
-const serverErrors = counter('server_errors');
-const callsOk = counter('logical_calls_ok');
+const serverErrors = tally('server_errors');
+const callsOk = tally('logical_calls_ok');
 // When each call that met a 429 started, ms into the run: its minimum is when refusals began, so a
 // proof that fails tells a rate refused from the start from a quota met after N requests (a second
 // limit on a longer window), src/ratelimit/refuted.ts.

@@ -14,7 +14,7 @@ import { BUSINESS_ENDPOINTS, type BusinessEndpoint } from '../src/spec/endpoints
 import { EXPECTED_STATUSES, businessAnswered } from './lib/business-answer';
 import { readConfig } from './lib/config';
 import { callBusiness } from './lib/endpoints';
-import { counter, timeTrend } from './lib/metrics';
+import { tally, timeTrend } from './lib/metrics';
 import { scenarioOptions, secs, withinRequestTimeout } from './lib/options';
 import { logicalCallsLost, settle, withRetry, type Outcome } from './lib/retry';
 import { summaryHandler, type SummaryData } from './lib/summary';
@@ -41,7 +41,7 @@ const callDuration: Record<Mode, ReturnType<typeof timeTrend>> = {
   cached: timeTrend('logical_call_duration_cached'),
   token_per_call: timeTrend('logical_call_duration_token_per_call'),
 };
-const tokenFetches = counter('token_fetches');
+const tokenFetches = tally('token_fetches');
 
 const half = cfg.durationS / 2;
 // Little's law: iterations in flight ≈ rate × how long one takes. One makes a call per business

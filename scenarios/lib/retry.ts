@@ -8,7 +8,7 @@ import { check, sleep } from 'k6';
 import type { Backoff } from '../../src/k6/contract.js';
 import type { ScenarioConfig } from './config';
 import { isErrorBody, type Res } from './endpoints';
-import { counter } from './metrics';
+import { counter, tally } from './metrics';
 import { retryAfterDelayMs } from '../../src/spec/retry-after.js';
 import { fullJitterMs } from '../../src/toolkit/backoff.js';
 
@@ -17,7 +17,7 @@ export const retriesMetric = counter('retries');
 /** Waits taken from a Retry-After header (the rest used backoff). */
 export const retryAfterWaits = counter('retry_after_waits');
 /** One logical call that never got a 2xx-or-expected answer: given up on 429s, or a 5xx/other error. */
-export const logicalCallsLost = counter('logical_calls_lost');
+export const logicalCallsLost = tally('logical_calls_lost');
 
 export interface Outcome {
   /** The last answer. */

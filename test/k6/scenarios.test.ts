@@ -31,6 +31,11 @@ interface Case {
   checksFail?: true;
   /** Scenario metrics that must be > 0: proof the run exercised what it is about. */
   positive?: string[];
+  /**
+   * Counts that must be in the summary as 0, not missing: the scenarios record a zero once per VU
+   * and then only what they count (scenarios/lib/metrics.ts tally).
+   */
+  zero?: string[];
   /** What sets a conformant case apart from the other of its bundle, in its name. */
   label?: string;
   /** Its only failure is calls lost to the rate limit: not tested, not failed (src/stages/load-limited.ts). */
@@ -61,6 +66,7 @@ const CASES: Case[] = [
     ...shortTokens,
     exitCode: K6_EXIT.OK,
     positive: ['token_renewals_after_expiry'],
+    zero: ['logical_calls_lost'],
   },
   {
     // A limit far below its pace: the 401s it asks for (bad credentials, an expired token) may come
@@ -111,7 +117,8 @@ const CASES: Case[] = [
     faults: [],
     ...overLimit,
     exitCode: K6_EXIT.OK,
-    positive: ['rate_limited_responses', 'retry_after_waits'],
+    positive: ['rate_limited_responses', 'retry_after_waits', 'logical_calls_ok'],
+    zero: ['logical_calls_lost', 'server_errors'],
   },
   {
     // A token 1.5 s from its end when k6 starts: every busy VU would fetch its own next one in the
@@ -137,7 +144,8 @@ const CASES: Case[] = [
     bundle: 'throughput',
     faults: [],
     exitCode: K6_EXIT.OK,
-    positive: ['logical_call_duration_cached p50_ms', 'logical_call_duration_token_per_call p50_ms'],
+    positive: ['logical_call_duration_cached p50_ms', 'logical_call_duration_token_per_call p50_ms', 'token_fetches'],
+    zero: ['logical_calls_lost'],
   },
   { bundle: 'tls', faults: [], exitCode: K6_EXIT.OK, positive: ['tls_seen_version_tls1_3'] },
   { bundle: 'tls12-refused', faults: [], exitCode: K6_EXIT.OK },
@@ -255,6 +263,7 @@ describe.skipIf(k6 === undefined)('k6 scenarios against the emulator', { concurr
     for (const metric of c.crossed ?? []) expect(crossed, context).toContain(metric);
     if (c.checksFail) expect(result.checks.failed, context).toBeGreaterThan(0);
     for (const metric of c.positive ?? []) expect(result.extra?.[metric], `${metric}\n${context}`).toBeGreaterThan(0);
+    for (const metric of c.zero ?? []) expect(result.extra?.[metric], `${metric}\n${context}`).toBe(0);
     if (c.lostToTheLimit) expect(lostToTheLimit(result), context).toBeDefined();
     if (c.tokenLeftS !== undefined) {
       expect(heldUntilS, 'the token asked before k6 started').toBeDefined();
