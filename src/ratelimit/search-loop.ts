@@ -455,12 +455,18 @@ function raised(floor: Held, upperRps: number | null, step: 'narrow' | 'halfway'
 }
 
 /**
- * A round refused from its start (restedRetry) is shut, not refused at its rate: marked so, the
- * lowest refusal it set undone, and the next round rested.
+ * A round refused from its start (restedRetry) is shut, not refused at its rate: marked so (or as
+ * `marked` says, for one refused on a spent quota), the lowest refusal it set undone, and the next
+ * round rested.
  */
-function markShut(s: Search, again: RestedRetry, failedBefore: readonly [number | null, Proof | null]): void {
+function markShut(
+  s: Search,
+  again: RestedRetry,
+  failedBefore: readonly [number | null, Proof | null],
+  marked: (round: ProofRound) => ProofRound = (round) => shutRound(round, again.restS),
+): void {
   [s.restS, s.failedRps, s.failedProof] = [again.restS, ...failedBefore];
-  s.rounds[s.rounds.length - 1] = shutRound(s.rounds.at(-1)!, again.restS);
+  s.rounds[s.rounds.length - 1] = marked(s.rounds.at(-1)!);
 }
 
 /**
@@ -480,14 +486,9 @@ function retryShutScout(
   const again = fromStart ?? quotaRetry(before, ran, horizonS);
   if (again === null) return null;
   s.rested = true;
-  if (fromStart) {
-    markShut(s, again, failedBefore);
-    return again;
-  }
-  [s.restS, s.failedRps, s.failedProof] = [again.restS, ...failedBefore];
-  const last = s.rounds.at(-1)!;
-  const count = Math.round(last.target_rps * (last.refusals_began_s ?? 0));
-  s.rounds[s.rounds.length - 1] = spentQuotaRound(last, count, again.restS);
+  const spent = (round: ProofRound) =>
+    spentQuotaRound(round, Math.round(round.target_rps * (round.refusals_began_s ?? 0)), again.restS);
+  markShut(s, again, failedBefore, fromStart ? undefined : spent);
   return again;
 }
 
