@@ -455,18 +455,13 @@ function raised(floor: Held, upperRps: number | null, step: 'narrow' | 'halfway'
 }
 
 /**
- * A round refused from its start (restedRetry) is shut, not refused at its rate: marked so (or as
- * `marked` says, for one refused on a spent quota), the lowest refusal it set undone, and the next
- * round rested.
+ * A round refused by a window the rounds before left spent (restedRetry, quotaRetry) is not refused
+ * at its rate: marked so, the lowest refusal it set undone, and the next round rested.
  */
-function markShut(
-  s: Search,
-  again: RestedRetry,
-  failedBefore: readonly [number | null, Proof | null],
-  marked: (round: ProofRound) => ProofRound = (round) => shutRound(round, again.restS),
-): void {
+function markShut(s: Search, again: RestedRetry, failedBefore: readonly [number | null, Proof | null]): void {
   [s.restS, s.failedRps, s.failedProof] = [again.restS, ...failedBefore];
-  s.rounds[s.rounds.length - 1] = marked(s.rounds.at(-1)!);
+  const last = s.rounds.at(-1)!;
+  s.rounds[s.rounds.length - 1] = again.marked?.(last) ?? shutRound(last, again.restS);
 }
 
 /**
@@ -482,13 +477,10 @@ function retryShutScout(
   horizonS: number,
 ): RestedRetry | null {
   if (s.rested) return null;
-  const fromStart = restedRetry(ran.rec, ran.proof, horizonS);
-  const again = fromStart ?? quotaRetry(before, ran, horizonS);
+  const again = restedRetry(ran.rec, ran.proof, horizonS) ?? quotaRetry(before, ran, horizonS);
   if (again === null) return null;
   s.rested = true;
-  const spent = (round: ProofRound) =>
-    spentQuotaRound(round, Math.round(round.target_rps * (round.refusals_began_s ?? 0)), again.restS);
-  markShut(s, again, failedBefore, fromStart ? undefined : spent);
+  markShut(s, again, failedBefore);
   return again;
 }
 
@@ -515,7 +507,11 @@ function quotaRetry(before: RefusedScout | null, after: Held, horizonS: number):
   if (r2 > SAME_QUOTA_RATE * r1 || n2 > SAME_QUOTA_COUNT * n1) return null;
   const restS = horizonS / 2;
   const reason = `${r2} req/s again after ${restS} s at rest: it was refused after ${n2} requests, where ${r1} req/s just before was refused after ${n1}, no more at a slower pace, as by what a longer window the rounds before left spent still had, which refuses any rate until it turns`;
-  return { rec: retried(after.rec, after.proof, r2, reason), restS };
+  return {
+    rec: retried(after.rec, after.proof, r2, reason),
+    restS,
+    marked: (round) => spentQuotaRound(round, n2, restS),
+  };
 }
 
 /** At most this share of the scout before's rate: slower by more than a rate's noise. */
@@ -762,6 +758,8 @@ const lateRefusals = (refused: readonly ProofRound[]): Array<{ rps: number; bega
 interface RestedRetry {
   rec: Recommendation;
   restS: number;
+  /** The round it runs again, as the table shows it (markShut); absent: refused from its start (shutRound). */
+  marked?: (round: ProofRound) => ProofRound;
 }
 
 /** A round refused from its start with at least this share of its requests: shut, not paced above a rate. */

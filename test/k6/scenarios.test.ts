@@ -32,8 +32,8 @@ interface Case {
   /** Scenario metrics that must be > 0: proof the run exercised what it is about. */
   positive?: string[];
   /**
-   * Counts that must be in the summary as 0, not missing: the scenarios record a zero once per VU
-   * and then only what they count (scenarios/lib/metrics.ts tally).
+   * Counts that must be 0 in the summary of a conformant run (a call lost, a server error). Their
+   * thresholds keep them in it; that a tally with none is there too is test/k6/tally.test.ts's.
    */
   zero?: string[];
   /** What sets a conformant case apart from the other of its bundle, in its name. */
