@@ -78,7 +78,7 @@ import { countedInWindowEndingAt } from './probe/announced-ends.js';
 import { ledgerRulesOutBucket, refillUnwatched } from './probe/bucket-ledger.js';
 import { neverLifted, silentWindowPhase } from './probe/silent-window.js';
 import { acceptedLatencyP95, aloneLatencyP95, noLimitReach, streamPhase, type StreamFindings } from './probe/stream.js';
-import { queueOfBursts } from './probe/queue-wait.js';
+import { queueIntervalOfDrain, queueOfBursts } from './probe/queue-wait.js';
 import { windowBehindFront } from './probe/behind-front.js';
 import { rateBracket } from './rate-bracket.js';
 import { trickleWatchPhase } from './probe/trickle-watch.js';
@@ -513,6 +513,17 @@ async function windowPath(
   });
 }
 
+/**
+ * The rate the recovery timed, 0 when none: its trickle's refills. A watch that passed everything
+ * the machine could send knows the rate is at least that. Behind a queue the trickle timed its
+ * waits, and its first drain's answers left at its rate (probe/queue-wait.ts).
+ */
+function rateBeforeStream(probe: Probe, shape: ShapeFindings | undefined, passedRps = 0): number {
+  const trickleMs = shape?.figures.trickleMs ?? null;
+  const queueMs = shape?.shape === 'bucket' ? queueIntervalOfDrain(probe.samples) : undefined;
+  return Math.max(trickleMs !== null && trickleMs > 0 ? 1000 / trickleMs : 0, passedRps, queueMs ? 1000 / queueMs : 0);
+}
+
 /** A bucket (or a queue) by its shape, or no shape at all: the stream sizes its rate, the idle burst its capacity. */
 async function bucketPath(
   probe: Probe,
@@ -538,10 +549,8 @@ async function bucketPath(
   const watched = untimed ? await trickleWatchPhase(probe, drain, 2000 / shape.figures.trickleMs!) : undefined;
   if (watched?.reading.model)
     return identifiedWindow(probe, drained, watched.reading.model, [shape!.evidence, watched.reading.evidence], []);
-  const trickleMs = shape?.figures.trickleMs ?? null;
   // With the rate known, the window is lean (stream-reducer.ts): far fewer refusals, more acceptances.
-  // A watch that passed everything the machine could send knows the rate is at least that.
-  const knownRate = Math.max(trickleMs !== null && trickleMs > 0 ? 1000 / trickleMs : 0, watched?.passedRps ?? 0);
+  const knownRate = rateBeforeStream(probe, shape, watched?.passedRps);
   const stream = await streamPhase(probe, {
     ...streamSettings,
     ...(knownRate > 0 ? { knownRate, lean: true } : {}),

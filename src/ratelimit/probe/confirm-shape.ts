@@ -8,6 +8,7 @@
 // second drain's verdict stands (nothing but the wait preceded it).
 
 import { drainAt, drainFits } from './ping.js';
+import { queueIntervalOfDrain } from './queue-wait.js';
 import { drainFigures, shapePhase, trickleTimedBy, type DrainFigures, type ShapeFindings } from './recover.js';
 import type { Probe } from './probe.js';
 
@@ -17,7 +18,9 @@ export async function confirmedShape(probe: Probe, first: ShapeFindings): Promis
   // Three times what the whole drain takes to come back at the trickle's pace: a bucket of that
   // size is full again, and a window whose period / limit is that pace has been idle two periods
   // (HAProxy forgets a count only then). A trickle timed late on a busy machine only lengthens it.
-  const paceMs = Math.max(figures.trickleMs ?? 0, figures.recoveryMs);
+  // Behind a queue the trickle timed its waits: its answers' interval is the pace (queue-wait.ts).
+  const queueMs = queueIntervalOfDrain(probe.samples);
+  const paceMs = queueMs ?? Math.max(figures.trickleMs ?? 0, figures.recoveryMs);
   const waitMs = Math.max(3 * drain.accepted * paceMs, 300);
   const lastMs = Math.max(...probe.samples.map((s) => s.sentMs));
   // Past a quarter of the time cap the stream after it would be starved (a slow limit, a short

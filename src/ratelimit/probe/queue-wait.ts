@@ -62,6 +62,50 @@ export function queueOfBursts(
   };
 }
 
+/**
+ * The interval at which the first drain's acceptances left a queue, ms, before any rate is known;
+ * undefined when they did not wait as a queue's do. What the recovery times after such a drain is
+ * the queue's wait, not its refills: each ping that passes waits its turn behind the drain's (nginx
+ * 10r/s burst 5: one back every 265 ms, read as 3.8 req/s, where its answers left one every 100 ms).
+ * The interval is read off the waiting answers' spacing, then held to the same tests as a known
+ * rate's (waitsOf), so a stall's late group is still no queue.
+ */
+export function queueIntervalOfDrain(samples: readonly Sample[]): number | undefined {
+  const drain = samples.filter((s) => s.phase === 'drain' && s.client === 'primary');
+  const first = runsOf(drain)[0];
+  if (!first) return undefined;
+  // Every acceptance of the drain, not only those before its first refusal: nginx refused the 4th
+  // of a drain behind delay=4 (the set-up requests had taken its prompt places) and queued the 6
+  // after it, one interval apart.
+  const accepted = first.filter((s) => s.answer === 'accepted').sort((a, b) => a.sentMs - b.sentMs);
+  if (accepted.length < 3) return undefined;
+  const departures = accepted.map((s) => s.doneMs).sort((a, b) => a - b);
+  // Answers that left no further apart than the drain sent them did not wait for a rate of their
+  // own: a bucket across a network answers that way, each a jittered round trip after its request.
+  // A first guess: the usual gap between answers that left well apart (the prompt ones do not).
+  const sentGapMs = sendingGapMs(first);
+  const apart = departures
+    .slice(1)
+    .map((t, i) => t - departures[i]!)
+    .filter((gap) => gap >= QUEUE_OVER_SENDING * sentGapMs)
+    .sort((a, b) => a - b);
+  const guessMs = apart[Math.floor(apart.length / 2)];
+  const spreadMs = seenGapNoiseMs(samples.filter((s) => s.answer === 'limited'));
+  const rough = guessMs !== undefined && guessMs > 0 ? waitsOf(first, guessMs, spreadMs, accepted) : undefined;
+  if (!rough || rough.spacingMs < QUEUE_OVER_SENDING * sentGapMs) return undefined;
+  // Held again at its own spacing: the waiting ones are those late by half of it.
+  return waitsOf(first, rough.spacingMs, spreadMs, accepted) ? rough.spacingMs : undefined;
+}
+
+/** How much further apart than the drain sent them a queue's answers must leave to be read before a rate is known. */
+const QUEUE_OVER_SENDING = 3;
+
+const sendingGapMs = (run: readonly Sample[]): number => {
+  const sent = run.map((s) => s.sentMs).sort((a, b) => a - b);
+  const gaps = sent.slice(1).map((t, i) => t - sent[i]!);
+  return [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)] ?? 0;
+};
+
 interface Waits {
   accepted: number;
   /** Acceptances answered later than the burst's quickest answer by half an interval or more: they waited in the queue. */
@@ -78,8 +122,12 @@ interface Waits {
  * wait is an answer's round trip beyond the quickest of the burst's, and the queue is read off when
  * the answers came back.
  */
-function waitsOf(run: readonly Sample[], intervalMs: number, spreadMs: number): Waits | undefined {
-  const accepted = acceptedBeforeRefusal(run);
+function waitsOf(
+  run: readonly Sample[],
+  intervalMs: number,
+  spreadMs: number,
+  accepted: readonly Sample[] = acceptedBeforeRefusal(run),
+): Waits | undefined {
   if (accepted.length < 2) return undefined;
   const latency = (s: Sample) => s.doneMs - s.sentMs;
   const answered = run.filter((s) => s.answer !== 'error');
@@ -157,7 +205,11 @@ function acceptedBeforeRefusal(run: readonly Sample[]): Sample[] {
  */
 function burstsFromIdle(samples: readonly Sample[]): Sample[][] {
   const idle = samples.filter((s) => s.phase === 'idle-burst' && s.client === 'primary');
-  const chosen = idle.length > 0 ? idle : samples.filter((s) => s.phase === 'drain');
+  return runsOf(idle.length > 0 ? idle : samples.filter((s) => s.phase === 'drain'));
+}
+
+/** Samples sent at a steady pace split into runs where a gap far longer than the usual one parts them. */
+function runsOf(chosen: readonly Sample[]): Sample[][] {
   const sorted = [...chosen].sort((a, b) => a.sentMs - b.sentMs);
   const gaps = sorted.slice(1).map((s, i) => s.sentMs - sorted[i]!.sentMs);
   const typicalMs = [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)] ?? 0;

@@ -1,0 +1,93 @@
+// The interval a queue's answers leave at, read off the probe's first drain before any rate is known
+// (probe/queue-wait.ts queueIntervalOfDrain): it paces the confirming drain's wait and the stream's
+// first offer, which the recovery's trickle (timing the queue's waits) had set 2.6 times too slow.
+// Drains as nginx answered them (limit_req without nodelay, 2026-12-05), and shapes that are no queue.
+
+import { describe, expect, it } from 'vitest';
+import { queueIntervalOfDrain } from '../../src/ratelimit/probe/queue-wait.js';
+import type { Sample } from '../../src/ratelimit/types.js';
+
+type Row = [sentMs: number, doneMs: number, answer: 'accepted' | 'limited'];
+const drain = (rows: Row[]): Sample[] =>
+  rows.map(([sentMs, doneMs, answer]) => ({
+    sentMs,
+    doneMs,
+    status: answer === 'accepted' ? 200 : 429,
+    answer,
+    phase: 'drain',
+    client: 'primary',
+  }));
+
+describe('a queue read off the first drain', () => {
+  it('nginx rate=10r/s burst=5: its answers one every 100 ms', () => {
+    const rows: Row[] = [
+      [0, 99, 'accepted'],
+      [5, 198, 'accepted'],
+      [10, 299, 'accepted'],
+      [16, 399, 'accepted'],
+      [21, 501, 'accepted'],
+      [25, 29, 'limited'],
+    ];
+    expect(queueIntervalOfDrain(drain(rows))).toBeCloseTo(100, -1);
+  });
+
+  it('nginx rate=20r/s burst=10 delay=4: three at once, then one every 50 ms', () => {
+    const rows: Row[] = [
+      [0, 1, 'accepted'],
+      [5, 6, 'accepted'],
+      [10, 11, 'accepted'],
+      [15, 45, 'accepted'],
+      [20, 95, 'accepted'],
+      [26, 145, 'accepted'],
+      [30, 195, 'accepted'],
+      [35, 247, 'accepted'],
+      [41, 294, 'accepted'],
+      [45, 345, 'accepted'],
+      [51, 53, 'limited'],
+    ];
+    expect(queueIntervalOfDrain(drain(rows))).toBeCloseTo(50, -1);
+  });
+
+  // On the bench the same nginx refused the drain's 4th request, then queued the 6 after it.
+  it('a refusal amid the drain: the acceptances after it still left one interval apart', () => {
+    const rows: Row[] = [
+      [0, 1, 'accepted'],
+      [5, 6, 'accepted'],
+      [10, 11, 'accepted'],
+      [15, 17, 'limited'],
+      [20, 45, 'accepted'],
+      [26, 95, 'accepted'],
+      [30, 145, 'accepted'],
+      [35, 195, 'accepted'],
+      [41, 247, 'accepted'],
+      [45, 294, 'accepted'],
+    ];
+    expect(queueIntervalOfDrain(drain(rows))).toBeCloseTo(50, -1);
+  });
+});
+
+describe('no queue', () => {
+  it('a bucket: every acceptance answered at once', () => {
+    const rows: Row[] = [0, 5, 10, 15, 20, 25].map((t) => [t, t + 1, 'accepted']);
+    expect(queueIntervalOfDrain(drain([...rows, [30, 31, 'limited']]))).toBeUndefined();
+  });
+
+  it('a bucket across a network: answers a jittered round trip after their requests, no further apart than sent', () => {
+    const jitter = [12, -8, 17, -15, 3, 9, -11, 14];
+    const rows: Row[] = jitter.map((j, i) => [i * 5, i * 5 + 190 + j, 'accepted']);
+    expect(queueIntervalOfDrain(drain([...rows, [40, 228, 'limited']]))).toBeUndefined();
+  });
+
+  it('a stall: a group held, then answered together', () => {
+    const rows: Row[] = [
+      [0, 1, 'accepted'],
+      [5, 6, 'accepted'],
+      [10, 300, 'accepted'],
+      [15, 301, 'accepted'],
+      [20, 302, 'accepted'],
+      [25, 303, 'accepted'],
+      [30, 31, 'limited'],
+    ];
+    expect(queueIntervalOfDrain(drain(rows))).toBeUndefined();
+  });
+});
