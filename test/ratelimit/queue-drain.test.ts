@@ -8,15 +8,16 @@ import { queueIntervalOfDrain } from '../../src/ratelimit/probe/queue-wait.js';
 import type { Sample } from '../../src/ratelimit/types.js';
 
 type Row = [sentMs: number, doneMs: number, answer: 'accepted' | 'limited'];
-const drain = (rows: Row[]): Sample[] =>
+const samplesOf = (rows: Row[], phase: Sample['phase']): Sample[] =>
   rows.map(([sentMs, doneMs, answer]) => ({
     sentMs,
     doneMs,
     status: answer === 'accepted' ? 200 : 429,
     answer,
-    phase: 'drain',
+    phase,
     client: 'primary',
   }));
+const drain = (rows: Row[]): Sample[] => samplesOf(rows, 'drain');
 
 describe('a queue read off the first drain', () => {
   it('nginx rate=10r/s burst=5: its answers one every 100 ms', () => {
@@ -89,5 +90,52 @@ describe('no queue', () => {
       [30, 31, 'limited'],
     ];
     expect(queueIntervalOfDrain(drain(rows))).toBeUndefined();
+  });
+});
+
+// A bucket of 10 per second in front of a worker that answers one request every 20 ms (a gateway
+// before a single process): the drain's acceptances leave 20 ms apart as a queue's would, but the
+// recovery's pings, one at a time, are refused for 100 ms after each one let through. Read as a
+// queue's pace, the stream began at 75 req/s and the probe's refusals tripled (virtual, 19 → 39 %).
+describe('a drain paced by what stands behind the limiter', () => {
+  const paced: Row[] = [
+    [0, 21, 'accepted'],
+    [5, 41, 'accepted'],
+    [10, 61, 'accepted'],
+    [15, 81, 'accepted'],
+    [20, 23, 'limited'],
+    [25, 28, 'limited'],
+  ];
+  it('is a queue by its drain alone', () => {
+    expect(queueIntervalOfDrain(drain(paced))).toBeCloseTo(20, -1);
+  });
+
+  it('is no queue once a recovery ping is refused an interval after one let through', () => {
+    const recovery: Row[] = [
+      [92, 103, 'limited'],
+      [107, 134, 'accepted'],
+      [134, 137, 'limited'],
+      [145, 155, 'limited'],
+      [167, 173, 'limited'],
+      [211, 233, 'accepted'],
+    ];
+    expect(queueIntervalOfDrain([...drain(paced), ...samplesOf(recovery, 'recover')])).toBeUndefined();
+  });
+
+  it("a queue's recovery: every ping let through, one interval each", () => {
+    const recovery: Row[] = [
+      [510, 609, 'accepted'],
+      [1100, 1210, 'accepted'],
+      [1210, 1306, 'accepted'],
+    ];
+    const rows: Row[] = [
+      [0, 99, 'accepted'],
+      [5, 198, 'accepted'],
+      [10, 299, 'accepted'],
+      [16, 399, 'accepted'],
+      [21, 501, 'accepted'],
+      [25, 29, 'limited'],
+    ];
+    expect(queueIntervalOfDrain([...drain(rows), ...samplesOf(recovery, 'recover')])).toBeCloseTo(100, -1);
   });
 });

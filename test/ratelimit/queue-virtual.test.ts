@@ -5,7 +5,7 @@
 // 2 %, its burst and delay= exactly, and a recommendation below the rate that states the wait.
 
 import { describe, expect, it } from 'vitest';
-import type { LimiterModel, QueueModel } from '../../src/ratelimit/limiters/index.js';
+import { sustainedRate, type LimiterModel, type QueueModel } from '../../src/ratelimit/limiters/index.js';
 import { recommend } from '../../src/ratelimit/recommend.js';
 import { latencyBound } from '../../src/ratelimit/discover.js';
 import { relativeError } from './support.js';
@@ -107,7 +107,7 @@ describe('a queueing limiter (nginx limit_req without nodelay)', () => {
     );
   });
 
-  it.each<{ name: string; truth: LimiterModel; world: Partial<VirtualEndpoint> }>([
+  it.each<{ name: string; truth: LimiterModel; world: Partial<VirtualEndpoint>; refusedAtMost?: number }>([
     // Slow answers (300 ± 100 ms) from a bucket: they take long, but not one interval more each.
     {
       name: 'a bucket behind slow answers',
@@ -119,9 +119,29 @@ describe('a queueing limiter (nginx limit_req without nodelay)', () => {
       truth: { kind: 'bucket', rate_rps: 20, burst: 10 },
       world: { network: { oneWayMs: 50, jitterMs: 10 } },
     },
-  ])('$name is no queue', async ({ truth, world }) => {
+    // A bucket before a worker that answers one request every 20 or 50 ms: its acceptances leave
+    // that far apart, as a queue's do (queue-wait.ts refusedSlower).
+    {
+      name: 'a bucket before a worker of 20 ms a request',
+      truth: { kind: 'bucket', rate_rps: 10, burst: 20 },
+      world: { servedBehind: { everyMs: 20 } },
+      refusedAtMost: 0.25,
+    },
+    {
+      name: 'a bucket before a worker of 50 ms a request',
+      truth: { kind: 'bucket', rate_rps: 5, burst: 10 },
+      world: { servedBehind: { everyMs: 50 } },
+      refusedAtMost: 0.25,
+    },
+  ])('$name is no queue', async ({ truth, world, refusedAtMost }) => {
     const e = await discoverVirtual({ limiter: () => fromModel(truth), status: 429, ...world });
-    expect(e.limiter?.kind, JSON.stringify({ ...e, timeline: undefined })).toBe('bucket');
+    const context = JSON.stringify({ ...e, timeline: undefined });
+    expect(e.limiter?.kind, context).toBe('bucket');
+    expect(relativeError(e.sustained_rps, sustainedRate([truth])), context).toBeLessThanOrEqual(0.02);
+    // Behind a worker its stream was not offered the worker's pace: a quarter of the probe's
+    // requests refused at most (offered 1.5 times 50 req/s against 10, 43 % were).
+    if (refusedAtMost !== undefined)
+      expect(e.requests_limited / e.requests_sent, context).toBeLessThanOrEqual(refusedAtMost);
   });
 });
 

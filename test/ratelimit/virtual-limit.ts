@@ -116,6 +116,12 @@ export interface VirtualEndpoint {
    */
   served?: { everyMs: number };
   /**
+   * A limiter in front of a service that takes one request every `everyMs` at most (a gateway
+   * before a single worker): what the limiter lets through waits in line at the service, what it
+   * refuses is answered at once. Its acceptances leave one `everyMs` apart, as a queue's do.
+   */
+  servedBehind?: { everyMs: number };
+  /**
    * The probe's clock (and the answers' stamps) reads this much more than the limiter's: a wall
    * clock, against which a front announcing epoch seconds (httprateFront's `epochMs`) is read. A
    * whole number of seconds, so the limiter's windows keep their place within the second.
@@ -207,6 +213,13 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
   const handed = (exchange: Exchange): Promise<Exchange> =>
     new Promise((resolve) => at(resumed(now() + late()), () => resolve({ ...exchange, receivedAt: probeNow() })));
   let servedUpTo = -Infinity;
+  // The worker behind the limiter (servedBehind): when each request it let through is answered.
+  let workerFreeAt = -Infinity;
+  const workerWaitMs = (waitMs: number | undefined): number => {
+    if (!endpoint.servedBehind || waitMs !== undefined) return 0;
+    workerFreeAt = Math.max(now(), workerFreeAt) + endpoint.servedBehind.everyMs;
+    return workerFreeAt - now();
+  };
   const turnAt = (t: number) => (servedUpTo = Math.max(t, servedUpTo + endpoint.served!.everyMs));
   const caller = (limiter: Limiter) => (): Promise<Exchange> =>
     endpoint.served
@@ -226,7 +239,7 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
           : 2 + ((sent++ * 7) % 11);
       // A queue answers a request it let through once its turn came (nginx without nodelay).
       const queuedMs = waitMs === undefined ? (limiter.queuedMs ?? 0) : 0;
-      const delayMs = (answerDelay?.acceptedOnly && waitMs !== undefined ? 0 : answerMs()) + queuedMs;
+      const delayMs = (answerDelay?.acceptedOnly && waitMs !== undefined ? 0 : answerMs()) + queuedMs + workerWaitMs(waitMs);
       at(now() + latencyMs + backMs + delayMs, () => {
         const headers: Record<string, string> = { ...announced };
         const seconds = String(Math.max(1, Math.ceil((waitMs ?? 0) / 1000)));

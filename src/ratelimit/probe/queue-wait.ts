@@ -94,7 +94,26 @@ export function queueIntervalOfDrain(samples: readonly Sample[]): number | undef
   const rough = guessMs !== undefined && guessMs > 0 ? waitsOf(first, guessMs, spreadMs, accepted) : undefined;
   if (!rough || rough.spacingMs < QUEUE_OVER_SENDING * sentGapMs) return undefined;
   // Held again at its own spacing: the waiting ones are those late by half of it.
-  return waitsOf(first, rough.spacingMs, spreadMs, accepted) ? rough.spacingMs : undefined;
+  if (!waitsOf(first, rough.spacingMs, spreadMs, accepted)) return undefined;
+  return refusedSlower(samples, rough.spacingMs) ? undefined : rough.spacingMs;
+}
+
+/**
+ * Whether a recovery ping was refused an interval or more after the last one let through was sent:
+ * the limit then refills more slowly than the drain's answers left, which were paced by what stands
+ * behind the limiter (a bucket of 10 per second before a worker that answers one every 20 ms), not
+ * by a queue. A queue lets such a ping in: pinged one at a time, it never holds more than one.
+ */
+function refusedSlower(samples: readonly Sample[], intervalMs: number): boolean {
+  const pings = samples
+    .filter((s) => s.phase === 'recover' && s.client === 'primary')
+    .sort((a, b) => a.sentMs - b.sentMs);
+  let passedMs: number | undefined;
+  for (const s of pings) {
+    if (s.answer === 'accepted') passedMs = s.sentMs;
+    else if (s.answer === 'limited' && passedMs !== undefined && s.sentMs - passedMs >= intervalMs) return true;
+  }
+  return false;
 }
 
 /** How much further apart than the drain sent them a queue's answers must leave to be read before a rate is known. */
