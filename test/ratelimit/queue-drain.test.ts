@@ -19,17 +19,19 @@ const samplesOf = (rows: Row[], phase: Sample['phase']): Sample[] =>
   }));
 const drain = (rows: Row[]): Sample[] => samplesOf(rows, 'drain');
 
+/** nginx rate=10r/s burst=5's first drain, as it answered (2026-12-05). */
+const NGINX_10_5: Row[] = [
+  [0, 99, 'accepted'],
+  [5, 198, 'accepted'],
+  [10, 299, 'accepted'],
+  [16, 399, 'accepted'],
+  [21, 501, 'accepted'],
+  [25, 29, 'limited'],
+];
+
 describe('a queue read off the first drain', () => {
   it('nginx rate=10r/s burst=5: its answers one every 100 ms', () => {
-    const rows: Row[] = [
-      [0, 99, 'accepted'],
-      [5, 198, 'accepted'],
-      [10, 299, 'accepted'],
-      [16, 399, 'accepted'],
-      [21, 501, 'accepted'],
-      [25, 29, 'limited'],
-    ];
-    expect(queueIntervalOfDrain(drain(rows))).toBeCloseTo(100, -1);
+    expect(queueIntervalOfDrain(drain(NGINX_10_5))).toBeCloseTo(100, -1);
   });
 
   it('nginx rate=20r/s burst=10 delay=4: three at once, then one every 50 ms', () => {
@@ -128,14 +130,6 @@ describe('a drain paced by what stands behind the limiter', () => {
       [1100, 1210, 'accepted'],
       [1210, 1306, 'accepted'],
     ];
-    const rows: Row[] = [
-      [0, 99, 'accepted'],
-      [5, 198, 'accepted'],
-      [10, 299, 'accepted'],
-      [16, 399, 'accepted'],
-      [21, 501, 'accepted'],
-      [25, 29, 'limited'],
-    ];
-    expect(queueIntervalOfDrain([...drain(rows), ...samplesOf(recovery, 'recover')])).toBeCloseTo(100, -1);
+    expect(queueIntervalOfDrain([...drain(NGINX_10_5), ...samplesOf(recovery, 'recover')])).toBeCloseTo(100, -1);
   });
 });

@@ -239,7 +239,8 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
           : 2 + ((sent++ * 7) % 11);
       // A queue answers a request it let through once its turn came (nginx without nodelay).
       const queuedMs = waitMs === undefined ? (limiter.queuedMs ?? 0) : 0;
-      const delayMs = (answerDelay?.acceptedOnly && waitMs !== undefined ? 0 : answerMs()) + queuedMs + workerWaitMs(waitMs);
+      const delayMs =
+        (answerDelay?.acceptedOnly && waitMs !== undefined ? 0 : answerMs()) + queuedMs + workerWaitMs(waitMs);
       at(now() + latencyMs + backMs + delayMs, () => {
         const headers: Record<string, string> = { ...announced };
         const seconds = String(Math.max(1, Math.ceil((waitMs ?? 0) / 1000)));
