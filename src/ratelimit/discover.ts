@@ -516,7 +516,9 @@ async function windowPath(
 /**
  * The rate the recovery timed, 0 when none: its trickle's refills. A watch that passed everything
  * the machine could send knows the rate is at least that. Behind a queue the trickle timed its
- * waits, and its first drain's answers left at its rate (probe/queue-wait.ts).
+ * waits, and its first drain's answers left at its rate (probe/queue-wait.ts): read again here,
+ * not carried from the confirming drain's wait, as the pings sent since may show the limit
+ * refilling slower than that pace (a worker behind it, not a queue, paced the drain).
  */
 function rateBeforeStream(probe: Probe, shape: ShapeFindings | undefined, passedRps = 0): number {
   const trickleMs = shape?.figures.trickleMs ?? null;

@@ -47,10 +47,9 @@ describe('a queueing limiter (nginx limit_req without nodelay)', () => {
     const queue = e.limiter as QueueModel;
     expect(relativeError(queue.rate_rps, truth.rate_rps), context).toBeLessThanOrEqual(0.02);
     expect(relativeError(e.sustained_rps, truth.rate_rps), context).toBeLessThanOrEqual(0.02);
-    // Across a network the burst is good to one request, as a bucket's is (identify-kinds-virtual.test.ts),
-    // and so is delay=: the queue's places are counted off the longest wait, a jittered round trip in it.
+    // Across a network the burst is good to one request, as a bucket's is (identify-kinds-virtual.test.ts).
     expect(Math.abs(queue.burst - truth.burst), context).toBeLessThanOrEqual(world?.network ? 1 : 0);
-    expect(Math.abs(queue.delay - truth.delay), context).toBeLessThanOrEqual(world?.network ? 1 : 0);
+    expect(queue.delay, context).toBe(truth.delay);
     // The answers took up to the queue's wait: the limiter's own, not a slow endpoint's.
     expect(
       e.notes.some((n) => n.includes('latency, not the limit')),

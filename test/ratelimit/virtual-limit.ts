@@ -212,15 +212,17 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
   // Late out of the machine and late back into the probe's hands, when it is busy or stalled.
   const handed = (exchange: Exchange): Promise<Exchange> =>
     new Promise((resolve) => at(resumed(now() + late()), () => resolve({ ...exchange, receivedAt: probeNow() })));
-  let servedUpTo = -Infinity;
-  // The worker behind the limiter (servedBehind): when each request it let through is answered.
-  let workerFreeAt = -Infinity;
-  const workerWaitMs = (waitMs: number | undefined): number => {
-    if (!endpoint.servedBehind || waitMs !== undefined) return 0;
-    workerFreeAt = Math.max(now(), workerFreeAt) + endpoint.servedBehind.everyMs;
-    return workerFreeAt - now();
+  // A single worker: each request's turn starts when it arrives or when the one before it is done.
+  const workerLine = (everyMs: number) => {
+    let lastTurn = -Infinity;
+    return (t: number) => (lastTurn = Math.max(t, lastTurn + everyMs));
   };
-  const turnAt = (t: number) => (servedUpTo = Math.max(t, servedUpTo + endpoint.served!.everyMs));
+  // In front of the limiter (served): the limiter decides each request at its turn.
+  const turnAt = endpoint.served ? workerLine(endpoint.served.everyMs) : (t: number) => t;
+  // Behind it (servedBehind): a request let through is answered once its turn is done.
+  const behind = endpoint.servedBehind ? workerLine(endpoint.servedBehind.everyMs) : undefined;
+  const workerWaitMs = (waitMs: number | undefined): number =>
+    behind && waitMs === undefined ? behind(now()) + endpoint.servedBehind!.everyMs - now() : 0;
   const caller = (limiter: Limiter) => (): Promise<Exchange> =>
     endpoint.served
       ? new Promise<Exchange>((resolve) => at(turnAt(now()), () => void reached(limiter).then(resolve)))

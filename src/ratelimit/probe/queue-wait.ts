@@ -79,19 +79,14 @@ export function queueIntervalOfDrain(samples: readonly Sample[]): number | undef
   // after it, one interval apart.
   const accepted = first.filter((s) => s.answer === 'accepted').sort((a, b) => a.sentMs - b.sentMs);
   if (accepted.length < 3) return undefined;
-  const departures = accepted.map((s) => s.doneMs).sort((a, b) => a - b);
   // Answers that left no further apart than the drain sent them did not wait for a rate of their
   // own: a bucket across a network answers that way, each a jittered round trip after its request.
   // A first guess: the usual gap between answers that left well apart (the prompt ones do not).
-  const sentGapMs = sendingGapMs(first);
-  const apart = departures
-    .slice(1)
-    .map((t, i) => t - departures[i]!)
-    .filter((gap) => gap >= QUEUE_OVER_SENDING * sentGapMs)
-    .sort((a, b) => a - b);
-  const guessMs = apart[Math.floor(apart.length / 2)];
+  const sentGapMs = typicalOf(gapsOf(first.map((s) => s.sentMs))) ?? 0;
+  const apart = gapsOf(accepted.map((s) => s.doneMs)).filter((gap) => gap >= QUEUE_OVER_SENDING * sentGapMs);
+  const guessMs = typicalOf(apart) ?? 0;
   const spreadMs = seenGapNoiseMs(samples.filter((s) => s.answer === 'limited'));
-  const rough = guessMs !== undefined && guessMs > 0 ? waitsOf(first, guessMs, spreadMs, accepted) : undefined;
+  const rough = guessMs > 0 ? waitsOf(first, guessMs, spreadMs, accepted) : undefined;
   if (!rough || rough.spacingMs < QUEUE_OVER_SENDING * sentGapMs) return undefined;
   // Held again at its own spacing: the waiting ones are those late by half of it.
   if (!waitsOf(first, rough.spacingMs, spreadMs, accepted)) return undefined;
@@ -119,10 +114,17 @@ function refusedSlower(samples: readonly Sample[], intervalMs: number): boolean 
 /** How much further apart than the drain sent them a queue's answers must leave to be read before a rate is known. */
 const QUEUE_OVER_SENDING = 3;
 
-const sendingGapMs = (run: readonly Sample[]): number => {
-  const sent = run.map((s) => s.sentMs).sort((a, b) => a - b);
-  const gaps = sent.slice(1).map((t, i) => t - sent[i]!);
-  return [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)] ?? 0;
+/**
+ * The middle value, the upper one of an even count: always a gap that was seen (toolkit/stats.ts
+ * median averages the middle two); undefined for none.
+ */
+const typicalOf = (values: readonly number[]): number | undefined =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** The gaps between consecutive moments, in time order. */
+const gapsOf = (times: readonly number[]): number[] => {
+  const sorted = [...times].sort((a, b) => a - b);
+  return sorted.slice(1).map((t, i) => t - sorted[i]!);
 };
 
 interface Waits {
@@ -159,12 +161,9 @@ function waitsOf(
   if (!leftOneIntervalApart(waiting, intervalMs, spreadMs)) return undefined;
   // They leave the queue one interval apart: from the last that did not wait to the last that did.
   const prompt = accepted.filter((s) => waitOf(s) < intervalMs / 2).map((s) => s.doneMs);
-  const leaving = [...(prompt.length > 0 ? [Math.max(...prompt)] : []), ...waiting.map((s) => s.doneMs)].sort(
-    (a, b) => a - b,
-  );
-  const gaps = leaving.slice(1).map((t, i) => t - leaving[i]!);
+  const gaps = gapsOf([...(prompt.length > 0 ? [Math.max(...prompt)] : []), ...waiting.map((s) => s.doneMs)]);
   if (gaps.length === 0) return undefined;
-  const spacingMs = [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)]!;
+  const spacingMs = typicalOf(gaps)!;
   if (Math.abs(spacingMs - intervalMs) > SPACING_SLACK * intervalMs) return undefined;
   // A refusal of the same burst is answered at once: it never waited (a slow service would slow it too).
   const longestWaitMs = Math.max(...waiting.map(waitOf));
@@ -230,8 +229,8 @@ function burstsFromIdle(samples: readonly Sample[]): Sample[][] {
 /** Samples sent at a steady pace split into runs where a gap far longer than the usual one parts them. */
 function runsOf(chosen: readonly Sample[]): Sample[][] {
   const sorted = [...chosen].sort((a, b) => a.sentMs - b.sentMs);
-  const gaps = sorted.slice(1).map((s, i) => s.sentMs - sorted[i]!.sentMs);
-  const typicalMs = [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)] ?? 0;
+  const gaps = gapsOf(sorted.map((s) => s.sentMs));
+  const typicalMs = typicalOf(gaps) ?? 0;
   const runs: Sample[][] = [];
   sorted.forEach((s, i) => {
     if (i === 0 || gaps[i - 1]! > Math.max(4 * typicalMs, 50)) runs.push([]);
