@@ -61,5 +61,17 @@ describe.skipIf(skipWhy !== undefined)(
       },
       90_000,
     );
+
+    // HAProxy's usual recipe as its documentation writes it, at a small limit: the long window's
+    // edge pings hold it shut past its edge, so it is sized from the whole trace (probe/counter-fit.ts).
+    it('reads http_req_rate(10s) 50, every request tracked: a counter counting refused requests, within 1.5 % and not fast', async () => {
+      const { estimate, seconds } = await behindHaproxy({ limit: 50, periodMs: 10_000, recipe: 'every' });
+      const context = describeEstimate(estimate);
+      expect(estimate.limiter, context).toMatchObject({ kind: 'sliding-counter', limit: 50, counts_refused: true });
+      expect(estimate.sustained_rps, context).toBeGreaterThanOrEqual(5 * 0.985);
+      expect(estimate.sustained_rps, context).toBeLessThanOrEqual(5 * 1.005);
+      expect(estimate.partial, context).toBe(false);
+      expect(seconds, context).toBeLessThan(45);
+    }, 90_000);
   },
 );

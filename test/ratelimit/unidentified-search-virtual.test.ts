@@ -68,6 +68,13 @@ interface Case {
   horizonS?: number;
   /** The probe's estimate as the stage gets it; absent: as the virtual probe read it. */
   read?: (e: Estimate) => Estimate;
+  /**
+   * The service's work after its check, ms: each answer that much later. Absent: 16 ms for the
+   * default HAProxy recipe and none for the others. HAProxy's recipe answered on loopback's few
+   * milliseconds is sized from the whole trace (probe/counter-fit.ts, its own test
+   * counter-fit-virtual.test.ts); 16 ms later its trace is too loose to fit, and it is searched here.
+   */
+  answeredAfterMs?: number;
   /** The service takes one request every `everyMs` (virtual-limit.ts `served`): the probe's and k6's alike wait in line. */
   served?: VirtualEndpoint['served'];
 }
@@ -82,7 +89,8 @@ const inLine = (limiter: Limiter, everyMs: number): Limiter => {
 async function searched({
   seed,
   network,
-  limiter: make = () => fromModel(EVERY),
+  limiter: make,
+  answeredAfterMs = make ? undefined : 16,
   retryAfter,
   capS = 150,
   busy,
@@ -90,12 +98,13 @@ async function searched({
   read = (e) => e,
   served,
 }: Case) {
-  const limiter = make();
+  const limiter = (make ?? (() => fromModel(EVERY)))();
   const probed = await discoverVirtual(
     {
       limiter: () => limiter,
       status: 429,
       ...(network ? { network } : {}),
+      ...(answeredAfterMs === undefined || network ? {} : { answerDelay: { meanMs: answeredAfterMs, jitterMs: 0 } }),
       ...(served ? { served } : {}),
       ...(busy ? { busy } : {}),
       ...(retryAfter ? { announces: 'retry-after' as const } : {}),

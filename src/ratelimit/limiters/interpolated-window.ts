@@ -10,7 +10,11 @@
 import type { LimitDecision, Limiter, SlidingWindowModel } from './model.js';
 
 export class InterpolatedWindowLimiter implements Limiter {
-  private state: Period = { periodStartMs: Number.NEGATIVE_INFINITY, current: 0, previous: 0 };
+  // The counters, kept as plain fields and rotated in place: the fit replays thousands of candidate
+  // periods over a probe's trace (probe/counter-fit.ts), and a copy per look made that seconds long.
+  private periodStartMs = Number.NEGATIVE_INFINITY;
+  private current = 0;
+  private previous = 0;
   private readonly periodMs: number;
 
   constructor(private readonly model: Omit<SlidingWindowModel, 'kind'>) {
@@ -18,51 +22,45 @@ export class InterpolatedWindowLimiter implements Limiter {
   }
 
   take(nowMs: number): LimitDecision {
-    const state = (this.state = this.rotated(nowMs));
+    this.rotate(nowMs);
     if (this.model.counts_refused) {
-      state.current += 1;
-      if (this.rate(state, nowMs) <= this.model.limit) return { ok: true };
-    } else {
-      if (this.rate(state, nowMs) < this.model.limit) {
-        state.current += 1;
-        return { ok: true };
-      }
+      this.current += 1;
+      if (this.rate(this.periodStartMs, this.current, this.previous, nowMs) <= this.model.limit) return { ok: true };
+    } else if (this.rate(this.periodStartMs, this.current, this.previous, nowMs) < this.model.limit) {
+      this.current += 1;
+      return { ok: true };
     }
-    return { ok: false, retryAfterS: this.retryAfterS(state, nowMs) };
+    return { ok: false, retryAfterS: this.retryAfterS(this.periodStartMs, nowMs) };
   }
 
   /** Counting nothing, and opening no period either: a period starts at a request, not at a look. */
   test(nowMs: number): LimitDecision {
-    const state = this.rotated(nowMs);
+    let [startMs, current, previous] = [this.periodStartMs, this.current, this.previous];
+    // As rotate() would move them, on copies.
+    if (nowMs - startMs >= 2 * this.periodMs) [startMs, current, previous] = [nowMs, 0, 0];
+    else if (nowMs - startMs >= this.periodMs) [startMs, current, previous] = [startMs + this.periodMs, 0, current];
     const counted = this.model.counts_refused ? 1 : 0;
-    return this.rate({ ...state, current: state.current + counted }, nowMs) < this.model.limit + counted
+    return this.rate(startMs, current + counted, previous, nowMs) < this.model.limit + counted
       ? { ok: true }
-      : { ok: false, retryAfterS: this.retryAfterS(state, nowMs) };
+      : { ok: false, retryAfterS: this.retryAfterS(startMs, nowMs) };
   }
 
   // HAProxy's recipes send no Retry-After; this one says when the current period ends, when the
   // previous count stops weighing.
-  private retryAfterS(state: Period, nowMs: number): number {
-    return Math.max(1, Math.ceil((state.periodStartMs + this.periodMs - nowMs) / 1000));
+  private retryAfterS(periodStartMs: number, nowMs: number): number {
+    return Math.max(1, Math.ceil((periodStartMs + this.periodMs - nowMs) / 1000));
   }
 
-  /** The counters as they stand at `nowMs`, rotated as time has moved them. */
-  private rotated(nowMs: number): Period {
-    const { periodStartMs, current, previous } = this.state;
-    // A clock moved backwards stays in the period it was in.
-    if (nowMs - periodStartMs < this.periodMs) return { periodStartMs, current, previous };
-    if (nowMs - periodStartMs >= 2 * this.periodMs) return { periodStartMs: nowMs, current: 0, previous: 0 };
-    return { periodStartMs: periodStartMs + this.periodMs, current: 0, previous: current };
+  /** The counters moved as time has moved them by `nowMs`. A clock moved backwards stays in the period it was in. */
+  private rotate(nowMs: number): void {
+    if (nowMs - this.periodStartMs < this.periodMs) return;
+    if (nowMs - this.periodStartMs >= 2 * this.periodMs)
+      [this.periodStartMs, this.current, this.previous] = [nowMs, 0, 0];
+    else [this.periodStartMs, this.current, this.previous] = [this.periodStartMs + this.periodMs, 0, this.current];
   }
 
-  private rate(state: Period, nowMs: number): number {
-    const left = this.periodMs - (nowMs - state.periodStartMs);
-    return state.current + Math.floor((state.previous * left) / this.periodMs);
+  private rate(periodStartMs: number, current: number, previous: number, nowMs: number): number {
+    const left = this.periodMs - (nowMs - periodStartMs);
+    return current + Math.floor((previous * left) / this.periodMs);
   }
-}
-
-interface Period {
-  periodStartMs: number;
-  current: number;
-  previous: number;
 }

@@ -24,6 +24,7 @@ import type { FixedWindowModel } from '../limiters/index.js';
 import { ONE_AT_A_TIME, slidingLog } from './sliding-log.js';
 import type { WindowModel } from './window-path.js';
 import { counterRampPhase, drainSentRps } from './counter-ramp.js';
+import { counterFitPhase } from './counter-fit.js';
 import { quietRampPhase } from './quiet-ramp.js';
 import type { Sample } from '../types.js';
 import { LONG_WINDOW_S, phaseS } from './advertised.js';
@@ -286,7 +287,11 @@ async function sizeLongWindow(
     const quiet = await quietRampPhase(probe, rampStart);
     if (quiet.model) return quiet;
     const straddled = await straddledFixedWindow(probe, drain, { edge1, p1, limit });
-    return straddled ?? { ...quiet, evidence: [...ramp.evidence, ...quiet.evidence] };
+    if (straddled) return straddled;
+    // Every request counted and the crossings too close to time apart: fit over the whole trace.
+    const fit = await counterFitPhase(probe, drain);
+    if (fit?.model) return fit;
+    return { ...quiet, evidence: [...ramp.evidence, ...quiet.evidence, ...(fit?.evidence ?? [])] };
   }
   const fromMs = edge1.lo + shortestMs;
   if (fromMs > probe.maxDurationMs) return longerThanBudget(probe, shortestMs);
