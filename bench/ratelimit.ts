@@ -229,9 +229,9 @@ export const ROWS: RowSpec[] = [
   // 35: the refused requests and the probe's pings fill its window, which leaves too little of the
   // window after the first edge to time it: timed across the next one, probe/next-window-ramp.ts).
   haproxy('every', 100, 10_000),
-  // Half that, 50 per 10 s: no detector names it (the edge search's own pings keep the window
-  // full), so paced k6 rounds search for the rate that holds (rate-bracket.ts): the row's policy,
-  // the kind "not identified" (issue 35 item 4).
+  // Half that, 50 per 10 s: the edge search's own pings keep the window full past its edge, and no
+  // phase timed its crossings ("not identified", a 407 s search for 4.5 req/s); sized from the whole
+  // trace since 5 Dec (probe/counter-fit.ts): exact, 162.6 s.
   haproxy('every', 50, 10_000),
   flexible(50, 1),
   flexible(100, 2),
