@@ -5,9 +5,11 @@
 // a little longer than the limit takes to refill, and waits that long before it starts, so it meets
 // a rested limit as a client adopting the policy would.
 
-import { coveringS, type LongestKnown } from './horizon.js';
-import type { LimiterModel } from './limiters/index.js';
+import { coveringS, longestSpan, type LongestKnown } from './horizon.js';
+import type { LimiterModel, LimiterSet } from './limiters/index.js';
+import { replay } from './round-replay.js';
 import { onProbeClock, restS } from './stacked-inference.js';
+import type { TimelinePoint } from './types.js';
 
 /** The longest wait for short refills: half as long again as the estimate, the bucket's burst read to a request or so. */
 const SHORT_SETTLE_S = 30;
@@ -58,6 +60,29 @@ export function roundLengthS(plannedS: number, longest: LongestKnown | null, max
 }
 
 /**
+ * A client at the policy's rate, as the first round will send: its rate, req/s; the probe's
+ * requests before it (its timeline on the probe's clock).
+ */
+export interface PacedClient {
+  rps: number;
+  timeline: readonly TimelinePoint[];
+}
+
+/** How long the replayed client is followed: what the probe left weighs for two of the longest span at most, and 10 s at least. */
+const followS = (limits: LimiterSet): number => Math.max(10, 2 * (longestSpan(limits)?.window_s ?? 0));
+
+/**
+ * The replayed client goes this much faster than the policy: a model read to a percent or so, and
+ * k6's arrivals bunching; still below the rate the policy is 10 % under.
+ */
+const REPLAY_FASTER = 1.05;
+/** How fast the first second's arrivals are replayed, all at once, req/s. */
+const BUNCH_RPS = 1000;
+/** Waits tried, s apart; and the margin past the one found, for the answers in flight and the model's phase. */
+const REPLAY_STEP_S = 0.25;
+const REPLAY_MARGIN_S = 0.5;
+
+/**
  * The wait before a round at `nowS` (the probe's clock) for the limits the probe read: fixed windows
  * on the clock are fresh from their next edges and half a second (stacked-inference.ts restS, as the
  * rounds after an identified set rest), never 1.1 windows after the probe: the announced minute's
@@ -65,15 +90,51 @@ export function roundLengthS(plannedS: number, longest: LongestKnown | null, max
  * any other limit in it (a bucket refills, a sliding window weighs the one before), or none, waits
  * `settleS` (proofTiming's). `clockStartS`: the probe's start on the wall clock, where the windows'
  * edges are placed.
+ *
+ * With `paced` (the first round: no round's requests to replay yet), no longer than the probe's own
+ * requests replayed through those limits say (restedByReplayS): a counter of 50 per 10 s counting
+ * every request waited 1.5 of its windows, 15.5 s, where the client it proves met none of what the
+ * probe left 6 s on (HAProxy, bench: 162.6 s against its 160).
  */
 export function settleBeforeRoundS(
   limits: readonly LimiterModel[],
   settleS: number,
   nowS: number,
   clockStartS: number,
+  paced?: PacedClient,
 ): number {
   const onClock = (m: LimiterModel) => m.kind === 'fixed-window' && m.edges !== 'first-request';
   const [first, ...rest] = limits.map((m) => onProbeClock(m, clockStartS));
-  if (first === undefined || !limits.every(onClock)) return settleS;
-  return Math.min(settleS, restS([first, ...rest], nowS));
+  if (first === undefined) return settleS;
+  const settled = limits.every(onClock) ? Math.min(settleS, restS([first, ...rest], nowS)) : settleS;
+  const replayed = paced ? restedByReplayS([first, ...rest], paced, nowS, settled) : null;
+  return replayed === null ? settled : Math.min(settled, replayed);
+}
+
+/**
+ * The shortest wait from `nowS`, REPLAY_STEP_S apart and below `upToS`, after which the probe's
+ * requests replayed through `limits` (round-replay.ts, on the probe's clock) leave a client paced
+ * REPLAY_FASTER than the policy (its first second's arrivals at once) refused no sooner over
+ * followS than a rested limit would, and REPLAY_MARGIN_S; null when none is. Starting before the
+ * limit has rested proves more, not less: a round that holds on what the probe left holds from rest.
+ */
+export function restedByReplayS(limits: LimiterSet, paced: PacedClient, nowS: number, upToS: number): number | null {
+  for (let waitS = 0; waitS + REPLAY_MARGIN_S < upToS; waitS += REPLAY_STEP_S) {
+    const startS = nowS + waitS;
+    // The first second's arrivals at once (k6's start-up bunches them), then the pace: a limit left
+    // empty by the probe refuses that bunch where a rested one takes it.
+    const bunch = { rps: BUNCH_RPS, startS, durationS: Math.ceil(paced.rps) / BUNCH_RPS, tailS: 0 };
+    const round = { rps: paced.rps * REPLAY_FASTER, startS: startS + 1, durationS: followS(limits), tailS: 0 };
+    const once = { firstRefusalOnly: true } as const;
+    const left = replay(limits, paced.timeline, [bunch, round], [once, once]).rounds;
+    // Against the same client on a rested limit: a bunch past a queue's or a bucket's room is
+    // refused from rest too (nginx's burst of 5 before 8 at once), and waiting changes nothing.
+    const rested = replay(limits, [], [bunch, round], [once, once]).rounds;
+    const noSooner = left.every((r, i) => {
+      const fromRest = rested[i]?.firstRefusalS ?? null;
+      return r.firstRefusalS === null || (fromRest !== null && r.firstRefusalS >= fromRest);
+    });
+    if (noSooner) return waitS + REPLAY_MARGIN_S;
+  }
+  return null;
 }

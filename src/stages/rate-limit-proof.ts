@@ -231,7 +231,10 @@ function restBeforeRoundS(
   // A fixed window on the clock settles at its next edge (proof-timing.ts settleBeforeRoundS).
   // Every limit the probe read, a set's or the one (what a round settles for, proof-timing.ts).
   const probedLimits = ctx.estimate.limiters ?? (ctx.estimate.limiter ? [ctx.estimate.limiter] : []);
-  const settled = settleBeforeRoundS(probedLimits, ctx.settleS, sinceProbeS, ctx.probeStartMs / 1000);
+  // The first round (no round's requests to replay yet) waits no longer than the probe's own
+  // requests, replayed through the limits it read, say a client at the policy's rate needs.
+  const paced = next.round === 1 ? { rps: next.rec.target_rps, timeline: replayTimeline(ctx.estimate) } : undefined;
+  const settled = settleBeforeRoundS(probedLimits, ctx.settleS, sinceProbeS, ctx.probeStartMs / 1000, paced);
   const rested = Math.min(
     Math.max(
       next.restAtLeastS,
