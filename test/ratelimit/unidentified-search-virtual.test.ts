@@ -72,7 +72,8 @@ interface Case {
    * The service's work after its check, ms: each answer that much later. Absent: 16 ms for the
    * default HAProxy recipe and none for the others. HAProxy's recipe answered on loopback's few
    * milliseconds is sized from the whole trace (probe/counter-fit.ts, its own test
-   * counter-fit-virtual.test.ts); 16 ms later its trace is too loose to fit, and it is searched here.
+   * counter-fit-virtual.test.ts); 16 ms later its round trips (18–28 ms) pass the fit's FIT_TRIP_MS
+   * (25 ms), as across a network, and it is searched here as before.
    */
   answeredAfterMs?: number;
   /** The service takes one request every `everyMs` (virtual-limit.ts `served`): the probe's and k6's alike wait in line. */
