@@ -7,7 +7,7 @@
 // jitter leaves no counter explaining every answer, the probe stays "not identified", never wrong.
 
 import { describe, expect, it } from 'vitest';
-import { candidatesOf, traceFrom } from '../../src/ratelimit/probe/counter-candidates.js';
+import { FIT_WORK, candidatesOf, traceFrom, workSpent } from '../../src/ratelimit/probe/counter-candidates.js';
 import type { LimiterModel } from '../../src/ratelimit/limiters/index.js';
 import type { Estimate, Sample } from '../../src/ratelimit/types.js';
 import { discoverVirtual, fromModel, haproxyRate, openedEarlier, type VirtualEndpoint } from './virtual-limit.js';
@@ -70,7 +70,7 @@ describe("HAProxy's usual recipe at small limits, fit over the whole trace", () 
 function drainOf(samples: readonly Sample[]) {
   const drain = samples.filter((s) => s.phase === 'drain');
   const admitted = drain.filter((s) => s.answer === 'accepted').length;
-  return { setUp: 2, drainFirstMs: drain[0]!.sentMs, limit: admitted + 2 };
+  return { setUp: 2, drainFirstMs: drain[0]!.sentMs, limit: admitted + 2, work: { replayed: 0 } };
 }
 
 describe('no counter counting every request explains the trace of another kind', () => {
@@ -105,5 +105,19 @@ describe('no counter counting every request explains the trace of another kind',
     const found = candidatesOf(traceFrom(samples, drainOf(samples).drainFirstMs), drainOf(samples), 60_000);
     expect(found.length).toBeGreaterThan(0);
     for (const c of found) expect(Math.abs(c.windowMs / 10_000 - 1)).toBeLessThanOrEqual(0.03);
+  });
+});
+
+describe('the fit is bounded in work', () => {
+  // A second of CPU at most (FIT_WORK replayed requests): a scan cut short would bracket part of the
+  // band only, so a fit past it sizes nothing rather than read a bracket off it.
+  it('stops once FIT_WORK requests are replayed, and says so', async () => {
+    const samples: Sample[] = [];
+    await discoverVirtual({ limiter: () => haproxyRate(50, 10_000, true), status: 429 }, { record: samples });
+    const start = { ...drainOf(samples), work: { replayed: FIT_WORK - 10_000 } };
+    const found = candidatesOf(traceFrom(samples, start.drainFirstMs), start, 60_000);
+    expect(workSpent(start)).toBe(true);
+    expect(found).toEqual([]);
+    expect(start.work.replayed).toBeLessThan(FIT_WORK + 1000);
   });
 });

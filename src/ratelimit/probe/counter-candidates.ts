@@ -55,7 +55,19 @@ export interface FitStart {
   setUp: number;
   drainFirstMs: number;
   limit: number;
+  /** Requests replayed so far, all candidates together: the fit's CPU time (FIT_WORK bounds it). */
+  work: { replayed: number };
 }
+
+/**
+ * Requests replayed at most by one fit, all candidates together: about a second of this machine's
+ * CPU (the virtual suites' fits replay up to 13.4 million). A trace past it (a long probe, a limit
+ * no counter explains closely, a service that answers to confuse) ends the fit, sizing nothing.
+ */
+export const FIT_WORK = 40_000_000;
+
+/** Whether the fit has replayed as much as FIT_WORK allows. */
+export const workSpent = (start: FitStart): boolean => start.work.replayed >= FIT_WORK;
 
 /**
  * Where candidates are looked for: periods, ms, and one edge of theirs, the `k`-th after their
@@ -87,7 +99,8 @@ export const explains = (model: Limiter, r: Seen): boolean =>
   r.admitted ? model.test(r.doneMs).ok : !model.test(r.sentMs).ok;
 
 /** `t`'s model after `trace` (the set-up requests opened its first period), or null once it mispredicts more than `most`. */
-function replayed(trace: readonly Seen[], setUp: number, t: Trial, most: number): Candidate | null {
+function replayed(trace: readonly Seen[], start: FitStart, t: Trial, most: number): Candidate | null {
+  const { setUp, work } = start;
   const model = createLimiter({
     kind: 'sliding-window',
     limit: t.limit,
@@ -98,6 +111,7 @@ function replayed(trace: readonly Seen[], setUp: number, t: Trial, most: number)
   for (let i = 0; i < setUp; i++) model.take(t.startMs);
   let wrong = 0;
   for (const r of trace) {
+    work.replayed++;
     if (!explains(model, r) && ++wrong > most) return null;
     model.take(r.atMs);
   }
@@ -148,7 +162,8 @@ function scan(trace: readonly Seen[], start: FitStart, box: Box): Candidate[] {
     for (let edgeMs = box.edge.lo; edgeMs <= box.edge.hi; edgeMs += steps.edge) {
       const startMs = edgeMs - box.k * windowMs;
       if (startMs > start.drainFirstMs || startMs <= start.drainFirstMs - windowMs) continue;
-      const found = replayed(trace, start.setUp, { limit: start.limit, windowMs, startMs }, 0);
+      if (workSpent(start)) return kept;
+      const found = replayed(trace, start, { limit: start.limit, windowMs, startMs }, 0);
       if (found) kept.push(found);
     }
   return kept;
@@ -181,7 +196,8 @@ export function candidatesOf(trace: readonly Seen[], start: FitStart, longestMs:
   for (let windowMs = SHORTEST_MS; windowMs <= longestMs; windowMs *= 1 + COARSE)
     for (let k = 0; k < 1 / COARSE; k++) {
       const t = { limit: start.limit, windowMs, startMs: start.drainFirstMs - k * COARSE * windowMs };
-      const found = replayed(trace, start.setUp, t, COARSE_SLIP);
+      if (workSpent(start)) return [];
+      const found = replayed(trace, start, t, COARSE_SLIP);
       if (found) coarse.push(found);
     }
   if (coarse.length === 0) return [];

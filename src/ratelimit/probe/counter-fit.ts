@@ -17,7 +17,16 @@
 
 import { midpoint } from '../identify.js';
 import { percentile } from '../../toolkit/stats.js';
-import { candidatesOf, explains, periodsOf, rescanned, startsOf, toSeen, traceFrom } from './counter-candidates.js';
+import {
+  candidatesOf,
+  explains,
+  periodsOf,
+  rescanned,
+  startsOf,
+  toSeen,
+  traceFrom,
+  workSpent,
+} from './counter-candidates.js';
 import type { Candidate, FitStart, Seen } from './counter-candidates.js';
 import { countingEvery } from './crossings.js';
 import { drainAt, pingAt } from './ping.js';
@@ -101,6 +110,8 @@ async function splitByPings(
     for (const c of left) c.model.take(r.atMs);
     if (left.length < RESCAN_BELOW)
       left = rescanned(traceFrom(probe.samples, start.drainFirstMs), start, left.length > 0 ? left : before);
+    // A scan cut short by the work bound kept part of the band: no bracket is read off it.
+    if (workSpent(start)) return { left: [], pings };
   }
   return { left, pings };
 }
@@ -145,13 +156,20 @@ export async function counterFitPhase(
   probe: Probe,
   drain: { firstMs: number; limit: number },
 ): Promise<RampFindings | undefined> {
-  const start: FitStart = { setUp: probe.calls.overhead.sent, drainFirstMs: drain.firstMs, limit: drain.limit };
+  const start: FitStart = {
+    setUp: probe.calls.overhead.sent,
+    drainFirstMs: drain.firstMs,
+    limit: drain.limit,
+    work: { replayed: 0 },
+  };
   const trace = traceFrom(probe.samples, drain.firstMs);
   // HAProxy's recipe says nothing of when to come back; a limiter that does is another's, its
   // announcements read by the phases that time windows by them (advertised.ts).
   if (probe.refusals.lastRetryAfter || probe.refusals.lastReset) return undefined;
   if (tripsTooLong(trace)) return undefined;
   const found = candidatesOf(trace, start, 2 * probe.elapsed());
+  if (workSpent(start))
+    return unfit(`more counters came near explaining its ${trace.length} requests than the fit replays in its time`);
   if (found.length === 0) return undefined;
   // From here the fit sends requests: what it found is said either way.
   const fromTrace = periodsOf(found);
@@ -161,6 +179,8 @@ export async function counterFitPhase(
   );
   const split = await splitByPings(probe, start, found);
   const { pings } = split;
+  if (workSpent(start))
+    return unfit(`its candidates split by ${pings} pings took more replays than the fit has time for`);
   const left = split.left.length > 0 ? await confirmed(probe, drain.limit, split.left) : [];
   const tried = `replayed over every request the probe sent, each one counted, counters of ${drain.limit} per ${s(fromTrace.lo)}–${s(fromTrace.hi)} s answered each as the service did`;
   if (left.length === 0)
