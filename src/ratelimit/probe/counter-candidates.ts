@@ -118,6 +118,13 @@ function replayed(trace: readonly Seen[], start: FitStart, t: Trial, most: numbe
   return { ...t, model };
 }
 
+/** The candidates of `left` that answer `r` as the service did, each having counted it. */
+export function keptBy(left: readonly Candidate[], r: Seen): Candidate[] {
+  const kept = left.filter((c) => explains(c.model, r));
+  for (const c of kept) c.model.take(r.atMs);
+  return kept;
+}
+
 export const periodsOf = (left: readonly Candidate[]): Bracket => ({
   lo: Math.min(...left.map((s) => s.windowMs)),
   hi: Math.max(...left.map((s) => s.windowMs)),

@@ -19,7 +19,7 @@ import { midpoint } from '../identify.js';
 import { percentile } from '../../toolkit/stats.js';
 import {
   candidatesOf,
-  explains,
+  keptBy,
   periodsOf,
   rescanned,
   startsOf,
@@ -106,8 +106,7 @@ async function splitByPings(
     pings++;
     const r = toSeen(ping);
     const before = left;
-    left = left.filter((c) => explains(c.model, r));
-    for (const c of left) c.model.take(r.atMs);
+    left = keptBy(left, r);
     if (left.length < RESCAN_BELOW)
       left = rescanned(traceFrom(probe.samples, start.drainFirstMs), start, left.length > 0 ? left : before);
     // A scan cut short by the work bound kept part of the band: no bracket is read off it.
@@ -128,15 +127,7 @@ const clumpMs = (probe: Probe, limit: number): number => ((limit + 5) * 1000) / 
 async function confirmed(probe: Probe, limit: number, left: readonly Candidate[]): Promise<Candidate[]> {
   const clump = await drainAt(probe, 'edges', probe.elapsed(), limit + 5);
   if (!clump?.some((s) => s.answer === 'limited')) return [];
-  let kept = [...left];
-  for (const r of clump
-    .filter((s) => s.answer !== 'error')
-    .map(toSeen)
-    .sort((a, b) => a.atMs - b.atMs)) {
-    kept = kept.filter((c) => explains(c.model, r));
-    for (const c of kept) c.model.take(r.atMs);
-  }
-  return kept;
+  return traceFrom(clump, -Infinity).reduce<Candidate[]>(keptBy, [...left]);
 }
 
 /** What a fit that ran and sized nothing says, beside the phases' own "not identified". */
