@@ -53,7 +53,7 @@ import { lowerAnnounced, verifyAnnouncedStack } from './probe/announced-stack.js
 import { announcedKey } from '../spec/ratelimit-fields.js';
 import { withAnnouncementsJudged } from './judge-announced.js';
 import type { AdvertisedLimit } from '../report/model.js';
-import { idleBurstPhase } from './probe/idle-burst.js';
+import { idleBurstPhase, type IdleBurstFindings } from './probe/idle-burst.js';
 import { confirmedShape } from './probe/confirm-shape.js';
 import { drainFigures, shapePhase, trickleTimedBy, type ShapeFindings } from './probe/recover.js';
 import { windowFigures, windowLengthS, windowPhase, type WindowModel } from './probe/window-path.js';
@@ -79,7 +79,7 @@ import { ledgerRulesOutBucket, refillUnwatched } from './probe/bucket-ledger.js'
 import { neverLifted, silentWindowPhase } from './probe/silent-window.js';
 import { acceptedLatencyP95, aloneLatencyP95, noLimitReach, streamPhase, type StreamFindings } from './probe/stream.js';
 import { queueIntervalOfDrain, queueOfBursts } from './probe/queue-wait.js';
-import { windowBehindFront } from './probe/behind-front.js';
+import { cameBackAfterLongShut, windowBehindFront } from './probe/behind-front.js';
 import { rateBracket } from './rate-bracket.js';
 import { trickleWatchPhase } from './probe/trickle-watch.js';
 import { streamPrecision } from './probe/sliding-period.js';
@@ -481,8 +481,15 @@ async function windowPath(
     ]);
   }
   // A fixed window on the clock may be a bucket refilled by a timer: more than its limit from idle.
+  // Not testable behind a faster limit that cuts a burst short of the limit: a clump from idle then
+  // passes what that limit lets through, whatever the one behind saved (a gateway's bucket of 50
+  // before 200 per 10 s: 65, read as "no more than the 200: a window", after 24 s of waiting).
+  const frontCut =
+    shape.frontLimit && model.kind === 'fixed-window' && shape.drain.accepted < model.limit
+      ? shape.drain.accepted
+      : undefined;
   const batch =
-    model.kind === 'fixed-window' && model.edges !== 'first-request'
+    model.kind === 'fixed-window' && model.edges !== 'first-request' && frontCut === undefined
       ? await batchBucketPhase(probe, model, shape.drain)
       : undefined;
   if (batch?.neither) {
@@ -505,7 +512,7 @@ async function windowPath(
           `a burst meets a faster limit in front of the window first: ${front.accepted} passed from idle at ${probe.maxRps} req/s before its first refusal; that limit was not sized`,
         ]
       : []),
-    ...(untold ? [batchUntold(model)] : []),
+    ...(untold ? [batchUntold(model, frontCut)] : []),
   ];
   return identifiedWindow(probe, drained, batch?.model ?? model, evidence, notes, {
     ...(front ? { burst: front.accepted } : {}),
@@ -570,9 +577,6 @@ async function bucketPath(
     drain && announcesReset(probe) ? await resetTicksPhase(probe, drain.limit, sustained ?? undefined) : undefined;
   const toldByTicks = ticked && (await estimateFromTicks(probe, stream, ticked, shape ? [shape.evidence] : [], []));
   if (toldByTicks) return toldByTicks;
-  const idle = await idleBurstPhase(probe, sustained, recovery, measured.drainBurst);
-  const retryAfter = await retryAfterPhase(probe, recovery);
-  const scope = await scopePhase(probe, idle.burst);
   // The recovery's pings go a round trip apart across a network: a counter shut until its next
   // edge can look like a bucket to them, never to the drain's tail, nor to any two refusals with
   // nothing let through between them (each placed by its own round trip: a stalled process's late
@@ -580,29 +584,37 @@ async function bucketPath(
   // Nor to what passed between refusals over the whole probe (probe/bucket-ledger.ts): a counter
   // whose drain straddled an edge trickles back like a bucket, then faster after its next edge.
   // Unless the answers' latency is what the stream timed: that verdict says why, not this one.
-  const notBucket =
+  const notBucketYet = (idle?: IdleBurstFindings): string | undefined =>
     sustained !== null
       ? (tailRulesOutBucket(probe.samples, sustained) ??
         refusalGapRulesOutBucket(probe.samples, sustained) ??
         (latencyBound(stream.latencyP95Ms, sustained, null, aloneLatencyP95(probe.samples) ?? undefined)
           ? undefined
           : (ledgerRulesOutBucket(probe.samples, sustained, fit?.precision) ??
-            (idle.burst !== null && !idle.fromIdle
+            (idle && idle.burst !== null && !idle.fromIdle
               ? refillUnwatched(probe.samples, sustained, idle.burst)
               : undefined))))
       : undefined;
+  const streamNotBucket = notBucketYet();
   // A window behind the limit the stream read (a gateway's bucket before an application's window):
-  // filled until it shuts, it is read from its next comeback on the window path.
-  const behind = notBucket && drain ? await windowBehindFront(probe, drain, notBucket) : undefined;
-  if (behind && !('pastBudget' in behind)) return windowPath(probe, drained, streamSettings, behind);
+  // filled until it shuts, it is read from its next comeback on the window path. Looked for at once
+  // when the stream saw it shut and come back (a window of seconds): the window path times its own
+  // burst, Retry-After and scope, and that comeback is an edge of its lattice (behind-front.ts).
+  // Still shut when the stream ended (a minute's quota, say), it is looked for after them, as the
+  // searches after such probes were tuned to the minute those phases leave.
+  const early = streamNotBucket !== undefined && drain !== undefined && cameBackAfterLongShut(probe.samples);
+  const behindNow = early ? await windowBehindFront(probe, drain, streamNotBucket) : undefined;
+  if (behindNow && !('pastBudget' in behindNow)) return windowPath(probe, drained, streamSettings, behindNow);
+  if (early) return notSized(probe, stream, shape, streamNotBucket, behindNow);
+  const idle = await idleBurstPhase(probe, sustained, recovery, measured.drainBurst);
+  const retryAfter = await retryAfterPhase(probe, recovery);
+  const scope = await scopePhase(probe, idle.burst);
+  // Read again with what the burst from idle added (a refusal seconds after the stream's, say).
+  const notBucket = notBucketYet(idle);
   if (notBucket) {
-    // Shut to the cap: a window past the budget is the likeliest cause, said with how to size one.
-    // Shut past what the budget could size: said so, the probe ended there (behind-front.ts).
-    const note = behind
-      ? `not identified: ${behind.pastBudget}`
-      : `not identified: ${notBucket}; not sized${neverLifted(probe)}`;
-    const figures = { ...NOTHING_MEASURED, limiter_evidence: [...(shape ? [shape.evidence] : []), note] };
-    return estimateOf(probe, stream, figures, { verdict: 'unknown', notes: [] }, [note]);
+    const behind = drain ? await windowBehindFront(probe, drain, notBucket) : undefined;
+    if (behind && !('pastBudget' in behind)) return windowPath(probe, drained, streamSettings, behind);
+    return notSized(probe, stream, shape, notBucket, behind);
   }
   // A rate read off a stream that ran out of time after a few acceptances is given, with its
   // precision, but no bucket is claimed from it (across a busy network, a silent counter whose
@@ -639,6 +651,25 @@ async function bucketPath(
     ...retryAfter.notes,
     ...scope.notes,
   ]);
+}
+
+/**
+ * No bucket after all (`notBucket`: why), and no window sized behind it: not identified, said with
+ * why. Shut to the cap, a window past the budget is the likeliest cause, said with how to size one;
+ * shut past what the budget could size (`behind`), the probe ended there (behind-front.ts).
+ */
+function notSized(
+  probe: Probe,
+  stream: StreamFindings,
+  shape: ShapeFindings | undefined,
+  notBucket: string,
+  behind: { pastBudget: string } | undefined,
+): Estimate {
+  const note = behind
+    ? `not identified: ${behind.pastBudget}`
+    : `not identified: ${notBucket}; not sized${neverLifted(probe)}`;
+  const figures = { ...NOTHING_MEASURED, limiter_evidence: [...(shape ? [shape.evidence] : []), note] };
+  return estimateOf(probe, stream, figures, { verdict: 'unknown', notes: [] }, [note]);
 }
 
 /**

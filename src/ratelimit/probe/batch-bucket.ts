@@ -130,11 +130,13 @@ async function clumpAfterEdge(
 
 /**
  * What a fixed window on the clock is claimed with when no clump from idle fell between two of its
- * edges (batchBucketPhase undefined: no budget left, or every clump straddled one): its rate stands
- * either way, but a bucket refilled by a timer would let more than its limit through from idle.
+ * edges (batchBucketPhase undefined: no budget left, or every clump straddled one), or when a faster
+ * limit in front lets `frontCut` requests at most through at once, fewer than the window's limit
+ * (so a clump from idle cannot show more than the limit, whatever the limit behind saved): its rate
+ * stands either way, but a bucket refilled by a timer would let more than its limit through from idle.
  */
-export const batchUntold = (window: FixedWindowModel): string =>
-  `not tested: whether it is a bucket refilled by a timer (${window.limit} tokens every ${window.window_s} s, as Envoy's token_bucket) rather than a window; drained, both give back ${window.limit} at each edge, and only requests sent from idle between two edges tell them apart (a window lets ${window.limit} through, such a bucket all it saved), none of which the probe could send clear of an edge within its budget; the sustained rate is the same either way, but a burst from idle may be larger than the ${window.limit} said`;
+export const batchUntold = (window: FixedWindowModel, frontCut?: number): string =>
+  `not tested: whether it is a bucket refilled by a timer (${window.limit} tokens every ${window.window_s} s, as Envoy's token_bucket) rather than a window; drained, both give back ${window.limit} at each edge, and only requests sent from idle between two edges tell them apart (a window lets ${window.limit} through, such a bucket all it saved), ${frontCut !== undefined ? `and the faster limit in front lets ${frontCut} through at once, fewer than the ${window.limit} it would take to tell` : 'none of which the probe could send clear of an edge within its budget'}; the sustained rate is the same either way, but a burst from idle may be larger than the ${window.limit} said`;
 
 /** `passed`: the requests let through between two edges; `capacity`: with the set-up requests that preceded them. */
 function verdict(window: FixedWindowModel, passed: number, what: string, capacity = passed): BatchFindings {

@@ -7,7 +7,10 @@
 // (recover.ts windowFromComeback), for the window path to walk its edges as any window's.
 
 import { probingHowTo } from '../horizon.js';
+import type { Bracket } from '../identify.js';
 import type { Sample } from '../types.js';
+import { acceptedBoundMs } from './arrival.js';
+import { NEXT_EDGE_STEP } from './window-edges.js';
 import { pingUntilAccepted, topUp } from './ping.js';
 import type { Probe } from './probe.js';
 import { firstGapMs, windowFromComeback, type DrainFigures, type ShapeFindings } from './recover.js';
@@ -17,24 +20,45 @@ const WINDOWS_TO_SIZE = 6;
 /** The shortest shut taken for a window behind a faster limit, ms. */
 const LONG_SHUT_MS = 3000;
 
-/**
- * The longest the limit was seen shut, ms: from the first to the last of a run of refused requests
- * with nothing let through between them (the primary client's, by sending time). 0 when none.
- */
-export function longestShutMs(samples: readonly Sample[]): number {
+/** Runs of refused requests with nothing let through between them (the primary client's, by sending time), and the request let through after each, if any. */
+function shutRuns(samples: readonly Sample[]): { fromMs: number; lastMs: number; after?: Sample }[] {
   const answered = samples
     .filter((s) => s.client === 'primary' && s.answer !== 'error')
     .sort((a, b) => a.sentMs - b.sentMs);
-  let longest = 0;
-  let runFromMs: number | undefined;
+  const runs: { fromMs: number; lastMs: number; after?: Sample }[] = [];
+  let open = false;
   for (const s of answered) {
-    if (s.answer !== 'limited') runFromMs = undefined;
+    const run = runs.at(-1);
+    if (s.answer !== 'limited') {
+      if (open && run) run.after = s;
+      open = false;
+    } else if (open && run) run.lastMs = s.sentMs;
     else {
-      runFromMs ??= s.sentMs;
-      longest = Math.max(longest, s.sentMs - runFromMs);
+      runs.push({ fromMs: s.sentMs, lastMs: s.sentMs });
+      open = true;
     }
   }
-  return longest;
+  return runs;
+}
+
+/** The longest the limit was seen shut, ms: from the first to the last of a run of refused requests (shutRuns). 0 when none. */
+export function longestShutMs(samples: readonly Sample[]): number {
+  return Math.max(0, ...shutRuns(samples).map((r) => r.lastMs - r.fromMs));
+}
+
+/** Whether the limit came back after a shut of LONG_SHUT_MS or more (lastLongShutEdge): a window of seconds, not one still shut. */
+export const cameBackAfterLongShut = (samples: readonly Sample[]): boolean => lastLongShutEdge(samples) !== undefined;
+
+/**
+ * The edge that ended the last shut of LONG_SHUT_MS or more that something was let through after:
+ * after its last refusal, at or before that request reached the limiter. Behind a faster limit that
+ * refills far sooner, such a shut is the window's, and its end one of its edges.
+ */
+function lastLongShutEdge(samples: readonly Sample[]): Bracket | undefined {
+  const run = shutRuns(samples)
+    .filter((r) => r.after && r.lastMs - r.fromMs >= LONG_SHUT_MS)
+    .at(-1);
+  return run?.after && { lo: run.lastMs, hi: acceptedBoundMs(samples, run.after) };
 }
 
 /**
@@ -58,6 +82,7 @@ export async function windowBehindFront(
   notBucket: string,
 ): Promise<ShapeFindings | { pastBudget: string } | undefined> {
   const shutMs = longestShutMs(probe.samples);
+  const shutEdge = lastLongShutEdge(probe.samples);
   // Only a window of seconds, with time left to walk its edges (it is at least as long as it was
   // seen shut). Short of either, the fills would only spend what a longer window behind it (a
   // minute's quota behind a 1 s counter) holds for the k6 rounds that size it then.
@@ -74,19 +99,29 @@ export async function windowBehindFront(
     fromMs,
   );
   let stoppedAtMs: number | undefined;
+  // With an earlier edge to place it against, the comeback is timed as the walk times its edges
+  // (gaps at most NEXT_EDGE_STEP of the shut so far): the two then pin the window's length to well
+  // within 1 % with one edge more. Gaps growing by half left it a second or two wide, and on the
+  // real emulator the walk took a fourth edge (10 s more) in two runs of three.
+  const fine = shutEdge !== undefined;
   const next = await pingUntilAccepted(probe, 'recover', probe.elapsed(), firstGapMs(probe), (gap, last) => {
-    if (sizable(probe, last.sentMs - shutFromMs, last.sentMs)) return gap * 1.5;
+    const shutSoFarMs = last.sentMs - shutFromMs;
+    if (sizable(probe, shutSoFarMs, last.sentMs))
+      return fine ? Math.max(firstGapMs(probe), Math.min(gap * 1.5, NEXT_EDGE_STEP * shutSoFarMs)) : gap * 1.5;
     stoppedAtMs = last.sentMs;
     return undefined;
   });
   if (stoppedAtMs !== undefined && next.refused >= 2)
     return { pastBudget: pastBudgetNote(notBucket, run, topped, shutFromMs, stoppedAtMs) };
   if (!next.accepted || next.refused < 2) return undefined;
-  return windowFromComeback(probe, drain, next as typeof next & { accepted: Sample }, {
+  const found = await windowFromComeback(probe, drain, next as typeof next & { accepted: Sample }, {
     because: `${notBucket}: a window behind a faster limit? Filled until it shut, it came back ${((next.accepted.sentMs - shutFromMs) / 1000).toFixed(2)} s later`,
     shutMs,
     shutFromMs,
   });
+  // The comeback that ended the longest shut was the window's edge too, some whole windows before
+  // this one: the edge walk's lattice reaches back to it once its own edges say how many.
+  return found && shutEdge ? { ...found, earlierEdge: shutEdge } : found;
 }
 
 /** A window at least `shutMs` long (it was seen shut that long) can be sized: WINDOWS_TO_SIZE of it fit the budget left at `atMs`. */

@@ -68,6 +68,12 @@ export interface ShapeFindings {
    * until the window shut, refills included (window-edges.ts tops its fills up the same way).
    */
   frontLimit?: true;
+  /**
+   * An edge of the window seen before `recovery`, some whole windows before it: behind a faster
+   * limit, the stream's comeback after its longest shut (behind-front.ts). The edge walk takes it
+   * into its lattice once its own edges say how many windows lie between (window-edges.ts).
+   */
+  earlierEdge?: Bracket;
 }
 
 /**

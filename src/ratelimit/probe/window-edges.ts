@@ -42,7 +42,7 @@ const WINDOW_SLACK = 0.1;
  * the probe's budget bisecting it: fixed windows of 100 and 200 per 10 s were "not identified" at
  * half their phases (a tenth: 3 to 7 of 20 still were, the lattice pinned too late for the trial).
  */
-const NEXT_EDGE_STEP = 0.03;
+export const NEXT_EDGE_STEP = 0.03;
 /**
  * Windows this long or longer (ms, as far as the edges tell) are walked with the finer pings of
  * NEXT_EDGE_STEP and EDGE_SCAN_PINGS; shorter ones as before, their edges a few pacing intervals
@@ -150,11 +150,10 @@ export async function windowEdgesPhase(
   clump: FilledWindow,
   drained: number,
   comebackMs: number,
-  tickPeriodMs?: Bracket,
-  frontLimit = false,
+  { tickPeriodMs, frontLimit = false, earlierEdge }: WalkFrom = {},
 ): Promise<EdgeFindings> {
   const notes: string[] = [];
-  const walked = await walkEdges(probe, clumpLimit, firstEdge, clump, notes, { tickPeriodMs, frontLimit });
+  const walked = await walkEdges(probe, clumpLimit, firstEdge, clump, notes, { tickPeriodMs, frontLimit, earlierEdge });
   const { edges } = walked;
   let { afterMs } = walked;
   let limit = limitSeen(clumpLimit, edges, clump.counted, walked.fillRefused);
@@ -167,13 +166,16 @@ export async function windowEdgesPhase(
         : `the recovery's clump of ${clumpLimit} did not show the limit (it ran past the next edge, late sends on a busy machine, or was never refused): counted again, ${limit}, by a clump from a later edge to its first refusal, all of it sent before the edge after it`,
     );
   }
-  const length = windowLength(reboundEdges(edges, walked.rebounds));
-  const onClock = edges.length >= 3 && pinned(length, 2 * EDGE_PRECISION);
+  // The lattice's edges: the walk's (a recount's too), after the earlier edge it placed and the windows unseen between.
+  const latticed = [...walked.lead, ...edges];
+  const rebounds = ledBy(walked.lead, walked.rebounds);
+  const length = windowLength(reboundEdges(latticed, rebounds));
+  const onClock = seenCount(latticed) >= 3 && pinned(length, 2 * EDGE_PRECISION);
   // The edges within the arrivals' noise (seenEdges): a lattice that only they fit is a fixed
   // window's only if the trial's ping past its edge says so.
-  const seen = seenEdges(edges, walked.rebounds, walked.noiseMs);
+  const seen = seenEdges(latticed, rebounds, walked.noiseMs);
   const seenLength = windowLength(seen);
-  const rescued = !onClock && edges.length >= 3 && pinned(seenLength, 2 * EDGE_PRECISION);
+  const rescued = !onClock && seenCount(latticed) >= 3 && pinned(seenLength, 2 * EDGE_PRECISION);
   // Each window after the first was opened by the request that found its edge, if windows open at
   // the client's first request; a sliding log frees its first slot a period after that request, so
   // this is the length a log and an opened window share (a lattice's edges read this way give a
@@ -318,9 +320,11 @@ async function walkEdges(
   firstEdge: Bracket,
   clump: FilledWindow,
   notes: string[],
-  { tickPeriodMs, frontLimit }: { tickPeriodMs?: Bracket | undefined; frontLimit: boolean },
-): Promise<{ edges: Bracket[]; fillRefused: boolean; toppedMs: number } & FilledWindow & NoisyEdges> {
+  { tickPeriodMs, frontLimit, earlierEdge }: WalkFrom,
+): Promise<{ edges: Bracket[]; fillRefused: boolean; toppedMs: number; lead: Bracket[] } & FilledWindow & NoisyEdges> {
   const edges: Bracket[] = [firstEdge];
+  // The earlier edge and the windows unseen after it, once the walk's own edges place it (leadOf).
+  let lead: Bracket[] | undefined = earlierEdge ? undefined : [];
   let fillRefused = false;
   let toppedMs = 0;
   let { afterMs, beforeEdgeMs } = clump;
@@ -336,7 +340,9 @@ async function walkEdges(
   );
   const firstShutMs = firstEdge.lo - shutFromMs;
   for (let w = 0; w < MAX_WINDOWS && !probe.outOfBudget(); w++) {
-    const lattice = windowLength(reboundEdges(edges, rebounds));
+    lead = earlierEdge ? placedLead(lead, earlierEdge, reboundEdges(edges, rebounds), firstShutMs) : [];
+    const latticed = [...(lead ?? []), ...edges];
+    const lattice = windowLength(reboundEdges(latticed, ledBy(lead ?? [], rebounds)));
     const reading = openedReading(openedWindows(edges));
     const opened = reading.length;
     const offLattice = lattice.lo > lattice.hi;
@@ -344,8 +350,8 @@ async function walkEdges(
     // window short by how late its opening request was): while the edges still fit a lattice, the
     // lattice is pinned too, and the trial decides between the two.
     if (
-      edges.length >= 3 &&
-      (pinned(lattice, EDGE_PRECISION) || (offLattice && reading.agreeing !== null && pinned(opened, EDGE_PRECISION)))
+      (seenCount(latticed) >= 3 && pinned(lattice, EDGE_PRECISION)) ||
+      (edges.length >= 3 && offLattice && reading.agreeing !== null && pinned(opened, EDGE_PRECISION))
     )
       break;
     if (edges.length >= 2 && offLattice && opened.lo > opened.hi) break;
@@ -359,7 +365,7 @@ async function walkEdges(
             afterMs,
             longWindow(tickPeriodMs),
           )
-        : edges.length === 1
+        : edges.length === 1 && !lead?.length
           ? await pingUntilAccepted(
               probe,
               'edges',
@@ -370,15 +376,19 @@ async function walkEdges(
                   ? 2 * gap
                   : Math.min(2 * gap, NEXT_EDGE_STEP * (last.sentMs - firstEdge.lo)),
             )
-          : await bisectEdge(
-              probe,
-              nextEdgeEitherWay(edges, lattice, opened, w, afterMs),
-              afterMs,
-              longWindow(lattice, opened),
-            );
+          : edges.length === 1
+            ? // The lead's lattice says where (no opened windows to read yet), its first ping at the
+              // near end: let through there, the edge came sooner than the lead allows.
+              await bisectEdge(probe, fromNearEnd(nextEdge(latticed, lattice)), afterMs, longWindow(lattice))
+            : await bisectEdge(
+                probe,
+                nextEdgeEitherWay(latticed, lattice, opened, w, afterMs),
+                afterMs,
+                longWindow(lattice, opened),
+              );
     if (!found.accepted) break;
     // Where the lattice so far put this edge: a first ping let through leaves its bracket wide.
-    const predicted = lattice.lo <= lattice.hi ? nextEdge(edges, lattice).lo : -Infinity;
+    const predicted = lattice.lo <= lattice.hi ? nextEdge(latticed, lattice).lo : -Infinity;
     // Only where windows are long (SCAN_WINDOWS_FROM_MS, read off the shut before the first edge
     // until edges tell): a sliding log's frontier, within a second, lets a ping in and refuses the
     // fill after it as it frees the slots of a slower clump; HAProxy's 50 per 1 s, every request
@@ -389,7 +399,7 @@ async function walkEdges(
     edges.push(edgeBracket(probe.samples, found.lastRefused, found.accepted, beforeEdgeMs));
     // Behind a faster limit (recover.ts frontLimit), a fill that limit cut short is topped up, only
     // while the edges fit a lattice, within half its shortest window of this edge.
-    const spaced = windowLength(edges);
+    const spaced = windowLength([...(lead ?? []), ...edges]);
     const filled = await fillWindow(
       probe,
       limit,
@@ -417,8 +427,75 @@ async function walkEdges(
     if (filled.refused && edges.length >= 2)
       rebounds.set(edges.length - 1, Math.max(found.lastRefused?.sentMs ?? -Infinity, edges[edges.length - 2]!.hi));
   }
-  return { edges, afterMs, beforeEdgeMs, fillRefused, toppedMs, rebounds, noiseMs };
+  return { edges, afterMs, beforeEdgeMs, fillRefused, toppedMs, rebounds, noiseMs, lead: lead ?? [] };
 }
+
+/** Where the edge walk starts from beside the recovery: a timer's tick period, a faster limit in front, an edge seen before. */
+interface WalkFrom {
+  tickPeriodMs?: Bracket | undefined;
+  frontLimit?: boolean;
+  /** An edge of the window some whole windows before the first (recover.ts ShapeFindings.earlierEdge). */
+  earlierEdge?: Bracket | undefined;
+}
+
+/** An edge not seen, between the earlier edge and the walk's first: anywhere, as far as the lattice's arithmetic goes. */
+const UNSEEN: Bracket = { lo: -Infinity, hi: Infinity };
+
+/** Edges seen, the unseen ones between the earlier edge and the walk's left out. */
+const seenCount = (edges: readonly Bracket[]): number =>
+  edges.filter((e) => Number.isFinite(e.lo) && Number.isFinite(e.hi)).length;
+
+/**
+ * The earlier edge and the windows unseen after it, to go before the walk's `own` edges: placed
+ * when exactly one count of windows between it and the first of them fits a lattice with them all
+ * and a window of `shortestMs` or more (the window was seen shut that long); left out when none
+ * fits or, from two edges on, several do (an earlier edge that is no edge of this window, or one
+ * too far back to tell); undefined while one edge leaves several. Windows between are UNSEEN.
+ */
+function leadOf(earlier: Bracket, own: readonly Bracket[], shortestMs: number): Bracket[] | undefined {
+  const length = windowLength(own);
+  if (length.lo > length.hi || earlier.hi >= own[0]!.lo) return [];
+  const fitting: Bracket[][] = [];
+  const shortest = Math.max(length.lo, shortestMs, 1);
+  for (let k = 1; k * shortest <= own[0]!.hi - earlier.lo && k <= MAX_WINDOWS; k++) {
+    const lead = [earlier, ...Array.from({ length: k - 1 }, () => UNSEEN)];
+    const fit = windowLength([...lead, ...own]);
+    if (fit.lo <= fit.hi && fit.hi >= shortestMs) fitting.push(lead);
+  }
+  if (fitting.length === 1) return fitting[0]!;
+  return fitting.length === 0 || own.length >= 2 ? [] : undefined;
+}
+
+/**
+ * The lead before the walk's `own` edges so far: placed once (leadOf), and dropped should a later
+ * edge fit a lattice with the walk's edges but not with it (no edge of this window after all).
+ */
+function placedLead(
+  lead: Bracket[] | undefined,
+  earlier: Bracket,
+  own: readonly Bracket[],
+  shortestMs: number,
+): Bracket[] | undefined {
+  if (lead === undefined) return leadOf(earlier, own, shortestMs);
+  const fits = (edges: readonly Bracket[]) => {
+    const length = windowLength(edges);
+    return length.lo <= length.hi;
+  };
+  return lead.length > 0 && !fits([...lead, ...own]) && fits(own) ? [] : lead;
+}
+
+/**
+ * `where` moved back by one of bisectEdge's scan steps, so that its first ping goes at where's near
+ * end: else a ping past the edge it was looking for at first leaves the edge's lower end at the
+ * last fill, whatever the lattice said (a 10 s window's edge bracketed 6.7 s wide, not 40 ms).
+ */
+function fromNearEnd(where: Bracket): Bracket {
+  return { lo: where.lo - (where.hi - where.lo) / EDGE_SCAN_PINGS, hi: where.hi };
+}
+
+/** The walk's rebounds (by its own edges' index) moved past the lead before them. */
+const ledBy = (lead: readonly Bracket[], rebounds: ReadonlyMap<number, number>): ReadonlyMap<number, number> =>
+  lead.length === 0 ? rebounds : new Map([...rebounds].map(([k, v]) => [k + lead.length, v]));
 
 /**
  * The recovery clump's count, when it is the limit: all it rests on was sent before the next edge
@@ -758,7 +835,7 @@ function clockModel(
     },
     precision: statedWindowPrecision(windowMs, windowLength(edges)),
     evidence: [
-      `${edges.length} window edges ${fmt(w.value)} apart (±${(w.precision * 100).toFixed(1)} %${exact ? `: ${fmt(windowMs)}` : ''}), ${limit} requests let through after each: a fixed window, ` +
+      `${seenCount(edges)} window edges ${fmt(w.value)} apart (±${(w.precision * 100).toFixed(1)} %${exact ? `: ${fmt(windowMs)}` : ''}), ${limit} requests let through after each: a fixed window, ` +
         `edges at ${(Math.round(phaseMs) / 1000).toFixed(3)} s past every multiple of ${fmt(windowMs)} ${exact ? 'of Unix time' : "of the probe's clock"}`,
       ...(trialEvidence ? [trialEvidence] : []),
       REFUSALS_FORGIVEN,
@@ -817,13 +894,23 @@ export function statedWindowPrecision(windowMs: number, lattice: Bracket): numbe
 const REFUSALS_FORGIVEN =
   'refused requests cannot matter to a fixed window (its count starts afresh at each edge): reported as not counting';
 
+/** Round figures a window is configured in, roundest first, ms. */
+const ROUND_WINDOWS_MS = [1000, 500, 100];
+
 /**
- * Windows are configured in round figures (1 s, 500 ms, 1 min): a tenth of a second within the
- * bracket is the window, exactly (only then can clock edges be placed on Unix time); else the middle.
+ * Windows are configured in round figures (1 s, 500 ms, 1 min): the roundest figure within the
+ * bracket is the window, exactly (only then can clock edges be placed on Unix time), the nearest
+ * the middle of those as round; else the middle. A whole second before a tenth: a 10 s window
+ * bracketed 9.987-10.147 s was read 10.1 s by the tenth nearest the middle (1 % slow).
  */
-function exactWindow(length: Bracket, roomy: Bracket = length): number {
-  const round = Math.round(midpoint(length).value / 100) * 100;
-  return round > 0 && round >= roomy.lo && round <= roomy.hi ? round : midpoint(length).value;
+export function exactWindow(length: Bracket, roomy: Bracket = length): number {
+  const middle = midpoint(length).value;
+  for (const stepMs of ROUND_WINDOWS_MS) {
+    const near = Math.round(middle / stepMs) * stepMs;
+    const within = [near, near - stepMs, near + stepMs].filter((ms) => ms > 0 && ms >= roomy.lo && ms <= roomy.hi);
+    if (within.length > 0) return within.reduce((a, b) => (Math.abs(a - middle) <= Math.abs(b - middle) ? a : b));
+  }
+  return middle;
 }
 
 /** One clock edge (ms, the probe's clock), from every edge bracket moved back by its whole windows: the narrow ones decide. */

@@ -58,8 +58,7 @@ export async function windowPhase(probe: Probe, found: ShapeFindings): Promise<W
       // A sliding log (or a window that counts refusals) came back no sooner than a period after the
       // drain's first request; behind a faster limit, after the last request the window let through.
       found.frontLimit ? found.figures.recoveryMs : recovery.accepted.sentMs - drain.firstMs,
-      found.tickPeriodMs,
-      found.frontLimit,
+      { tickPeriodMs: found.tickPeriodMs, frontLimit: found.frontLimit === true, earlierEdge: found.earlierEdge },
     );
     // After the drain filled a window, it came back within one window (the ping that found it up
     // to half as late again): a much longer first recovery says the edges were not a window's own
