@@ -100,9 +100,9 @@ export async function windowBehindFront(
   );
   let stoppedAtMs: number | undefined;
   // With an earlier edge to place it against, the comeback is timed as the walk times its edges
-  // (gaps at most NEXT_EDGE_STEP of the shut so far): the two then pin the window's length to well
-  // within 1 % with one edge more. Gaps growing by half left it a second or two wide, and on the
-  // real emulator the walk took a fourth edge (10 s more) in two runs of three.
+  // (gaps at most NEXT_EDGE_STEP of the shut so far, 0.2 s after a 7 s shut, not the 1-2 s of gaps
+  // growing by half): the walk's next edge, bisected where the two put it, is then as narrow, and
+  // three edges pin a 10 s window to ±0.2 % (window-edges.ts leadOf).
   const fine = shutEdge !== undefined;
   const next = await pingUntilAccepted(probe, 'recover', probe.elapsed(), firstGapMs(probe), (gap, last) => {
     const shutSoFarMs = last.sentMs - shutFromMs;
@@ -119,7 +119,7 @@ export async function windowBehindFront(
     shutMs,
     shutFromMs,
   });
-  // The comeback that ended the longest shut was the window's edge too, some whole windows before
+  // The comeback that ended the last long shut was the window's edge too, some whole windows before
   // this one: the edge walk's lattice reaches back to it once its own edges say how many.
   return found && shutEdge ? { ...found, earlierEdge: shutEdge } : found;
 }

@@ -70,7 +70,7 @@ export interface ShapeFindings {
   frontLimit?: true;
   /**
    * An edge of the window seen before `recovery`, some whole windows before it: behind a faster
-   * limit, the stream's comeback after its longest shut (behind-front.ts). The edge walk takes it
+   * limit, the comeback after the last long shut the stream saw (behind-front.ts). The edge walk takes it
    * into its lattice once its own edges say how many windows lie between (window-edges.ts).
    */
   earlierEdge?: Bracket;
