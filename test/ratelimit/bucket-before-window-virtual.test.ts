@@ -56,6 +56,22 @@ describe('a bucket before a fixed window of 200 per 10 s, at phases of the windo
     expect(counts, rows.join('\n')).toEqual({ sized: 8, 'not identified': 2, other: 0 });
   });
 
+  // The walk's first ping after the first edge's fill went half that edge's bracket on (the recovery's
+  // pings left it 3.5 s wide): 1.7 s after the fill, 0.7 s past the next edge. And past a guess of
+  // the windows opened by the first request (the readings take turns), gaps doubling to 2 s left the
+  // lattice's edge as wide. Both now held to 3 % of the time since the edge before (window-edges.ts
+  // firstPingGapMs, bisectEdge): four edges pin it at every phase sized. Before (6 Dec 2026): five
+  // or six at 4.5, 6.25, 8.25, 8.5 and 9.5 s, 65-79 s.
+  it('100 per second, burst 100: sized in four edges, within 61 s, at every phase it sizes', async () => {
+    for (const phaseS of [2.25, 2.5, 3.5, 4.25, 4.5, 5.5, 6.25, 6.5, 7.5, 8.25, 8.5, 9.5]) {
+      const limiter = fromModel(stack(100, 100, phaseS));
+      const e = await discoverVirtual({ limiter: () => limiter, status: 429 }, { maxDurationS: 150 });
+      expect(e.limiter, `phase ${phaseS}`).toMatchObject({ kind: 'fixed-window', limit: 200, window_s: 10 });
+      expect(e.limiter_evidence.join('\n'), `phase ${phaseS}`).toMatch(/\b4 window edges/);
+      expect(e.duration_s, `phase ${phaseS}`).toBeLessThan(61);
+    }
+  });
+
   // The clump after the first edge, cut two short of 200 by the bucket, topped up one at a time
   // until the window shut; the refused top-ups, sent by doubling gaps up to 0.9 of the shut, were
   // taken for the count's end, on the next edge's lower bound, so the count of 200 was read as one

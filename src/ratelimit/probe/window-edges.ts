@@ -366,15 +366,10 @@ async function walkEdges(
             longWindow(tickPeriodMs),
           )
         : edges.length === 1 && !lead?.length
-          ? await pingUntilAccepted(
-              probe,
-              'edges',
-              afterMs,
-              Math.max(firstGapMs(probe), (firstEdge.hi - firstEdge.lo) / 2),
-              (gap, last) =>
-                last.sentMs - firstEdge.lo < SCAN_WINDOWS_FROM_MS
-                  ? 2 * gap
-                  : Math.min(2 * gap, NEXT_EDGE_STEP * (last.sentMs - firstEdge.lo)),
+          ? await pingUntilAccepted(probe, 'edges', afterMs, firstPingGapMs(probe, firstEdge, afterMs), (gap, last) =>
+              last.sentMs - firstEdge.lo < SCAN_WINDOWS_FROM_MS
+                ? 2 * gap
+                : Math.min(2 * gap, NEXT_EDGE_STEP * (last.sentMs - firstEdge.lo)),
             )
           : edges.length === 1
             ? // The lead's lattice says where (no opened windows to read yet), its first ping at the
@@ -385,6 +380,7 @@ async function walkEdges(
                 nextEdgeEitherWay(latticed, lattice, opened, w, afterMs),
                 afterMs,
                 longWindow(lattice, opened),
+                NEXT_EDGE_STEP * shortestReading(lattice, opened),
               );
     if (!found.accepted) break;
     // Where the lattice so far put this edge: a first ping let through leaves its bracket wide.
@@ -428,6 +424,23 @@ async function walkEdges(
       rebounds.set(edges.length - 1, Math.max(found.lastRefused?.sentMs ?? -Infinity, edges[edges.length - 2]!.hi));
   }
   return { edges, afterMs, beforeEdgeMs, fillRefused, toppedMs, rebounds, noiseMs, lead: lead ?? [] };
+}
+
+/** The shorter of the lengths the lattice and the opened windows allow (a reading with none left out), ms. */
+const shortestReading = (...lengths: Bracket[]): number =>
+  Math.min(...lengths.map((b) => (b.lo <= b.hi && b.lo > 0 ? b.lo : Infinity)));
+
+/**
+ * The gap before the first ping after the first edge's fill: half that edge's bracket, and once the
+ * edge is SCAN_WINDOWS_FROM_MS behind, no more than the NEXT_EDGE_STEP share of it the gaps after
+ * are held to. A bucket before a 10 s window came back to the recovery's pings 3.5 s wide, and the
+ * first ping, 1.7 s after the fill, passed 0.7 s past the next edge: the walk took six edges to pin
+ * it, not four (virtual, phase 8.5 s: 79 s).
+ */
+function firstPingGapMs(probe: Probe, firstEdge: Bracket, afterMs: number): number {
+  const half = Math.max(firstGapMs(probe), (firstEdge.hi - firstEdge.lo) / 2);
+  const sinceMs = afterMs - firstEdge.lo;
+  return sinceMs < SCAN_WINDOWS_FROM_MS ? half : Math.max(firstGapMs(probe), Math.min(half, NEXT_EDGE_STEP * sinceMs));
 }
 
 /** Where the edge walk starts from beside the recovery: a timer's tick period, a faster limit in front, an edge seen before. */
@@ -1101,7 +1114,13 @@ async function edgeTrial(
  * Otherwise the middle, then the middle of what is left: a short window's bracket is a few pacing
  * intervals wide already, and more pings near its edge only add the network's noise.
  */
-async function bisectEdge(probe: Probe, where: Bracket, afterMs: number, scan: boolean): Promise<EdgeFound> {
+async function bisectEdge(
+  probe: Probe,
+  where: Bracket,
+  afterMs: number,
+  scan: boolean,
+  pastCapMs = Infinity,
+): Promise<EdgeFound> {
   const from = Math.max(where.lo, afterMs);
   const pings = scan
     ? Math.max(2, Math.min(EDGE_SCAN_PINGS, Math.floor((where.hi - from) / firstGapMs(probe)) - 1))
@@ -1117,8 +1136,13 @@ async function bisectEdge(probe: Probe, where: Bracket, afterMs: number, scan: b
     lastRefused = s;
     lo = s.sentMs;
   }
-  // Past where the lattice says the edge must be; should it not be, keep looking with growing gaps.
-  const rest = await pingUntilAccepted(probe, 'edges', Math.max(lo, where.hi) - 1, 2);
+  // Past where the lattice says the edge must be; should it not be, keep looking with growing gaps,
+  // for a long window no longer than `pastCapMs`: the readings take turns (nextEdgeEitherWay), and
+  // past an opened window's guess 7 s after the edge, gaps doubling to 2 s left the 10 s lattice's
+  // edge 2 s wide (virtual, a bucket before a window of 200 per 10 s: six edges to pin it, not five).
+  const rest = await pingUntilAccepted(probe, 'edges', Math.max(lo, where.hi) - 1, 2, (gap) =>
+    Math.min(2 * gap, scan ? Math.max(pastCapMs, firstGapMs(probe)) : Infinity),
+  );
   return {
     ...(rest.accepted ? { accepted: rest.accepted } : {}),
     ...((rest.lastRefused ?? lastRefused) ? { lastRefused: rest.lastRefused ?? lastRefused } : {}),
