@@ -10,7 +10,7 @@ import { probingHowTo } from '../horizon.js';
 import type { Bracket } from '../identify.js';
 import type { Sample } from '../types.js';
 import { acceptedBoundMs } from './arrival.js';
-import { NEXT_EDGE_STEP } from './window-edges.js';
+import { edgeGapMs } from './window-edges.js';
 import { pingUntilAccepted, topUp } from './ping.js';
 import type { Probe } from './probe.js';
 import { firstGapMs, windowFromComeback, type DrainFigures, type ShapeFindings } from './recover.js';
@@ -100,14 +100,13 @@ export async function windowBehindFront(
   );
   let stoppedAtMs: number | undefined;
   // With an earlier edge to place it against, the comeback is timed as the walk times its edges
-  // (gaps at most NEXT_EDGE_STEP of the shut so far, 0.2 s after a 7 s shut, not the 1-2 s of gaps
+  // (window-edges.ts edgeGapMs: 3 % of the shut so far, 0.2 s after a 7 s shut, not the 1-2 s of gaps
   // growing by half): the walk's next edge, bisected where the two put it, is then as narrow, and
   // three edges pin a 10 s window to ±0.2 % (window-edges.ts leadOf).
   const fine = shutEdge !== undefined;
   const next = await pingUntilAccepted(probe, 'recover', probe.elapsed(), firstGapMs(probe), (gap, last) => {
     const shutSoFarMs = last.sentMs - shutFromMs;
-    if (sizable(probe, shutSoFarMs, last.sentMs))
-      return fine ? Math.max(firstGapMs(probe), Math.min(gap * 1.5, NEXT_EDGE_STEP * shutSoFarMs)) : gap * 1.5;
+    if (sizable(probe, shutSoFarMs, last.sentMs)) return fine ? edgeGapMs(probe, gap * 1.5, shutSoFarMs) : gap * 1.5;
     stoppedAtMs = last.sentMs;
     return undefined;
   });

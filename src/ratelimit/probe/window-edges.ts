@@ -42,7 +42,15 @@ const WINDOW_SLACK = 0.1;
  * the probe's budget bisecting it: fixed windows of 100 and 200 per 10 s were "not identified" at
  * half their phases (a tenth: 3 to 7 of 20 still were, the lattice pinned too late for the trial).
  */
-export const NEXT_EDGE_STEP = 0.03;
+const NEXT_EDGE_STEP = 0.03;
+/**
+ * A gap of `wantedMs` between pings looking for a long window's edge, held to NEXT_EDGE_STEP of
+ * `sinceMs` (the time since the edge before, or since the window shut), and never under the first
+ * gap of a recovery search (ping.ts firstGapMs): the walk's gaps, its first one, and the comeback
+ * after a fill behind a faster limit (behind-front.ts) all go by it.
+ */
+export const edgeGapMs = (probe: Probe, wantedMs: number, sinceMs: number): number =>
+  Math.max(firstGapMs(probe), Math.min(wantedMs, NEXT_EDGE_STEP * sinceMs));
 /**
  * Windows this long or longer (ms, as far as the edges tell) are walked with the finer pings of
  * NEXT_EDGE_STEP and EDGE_SCAN_PINGS; shorter ones as before, their edges a few pacing intervals
@@ -341,8 +349,9 @@ async function walkEdges(
   const firstShutMs = firstEdge.lo - shutFromMs;
   for (let w = 0; w < MAX_WINDOWS && !probe.outOfBudget(); w++) {
     lead = earlierEdge ? placedLead(lead, earlierEdge, reboundEdges(edges, rebounds), firstShutMs) : [];
-    const latticed = [...(lead ?? []), ...edges];
-    const lattice = windowLength(reboundEdges(latticed, ledBy(lead ?? [], rebounds)));
+    const placed = lead ?? [];
+    const latticed = [...placed, ...edges];
+    const lattice = windowLength(reboundEdges(latticed, ledBy(placed, rebounds)));
     const reading = openedReading(openedWindows(edges));
     const opened = reading.length;
     const offLattice = lattice.lo > lattice.hi;
@@ -365,11 +374,11 @@ async function walkEdges(
             afterMs,
             longWindow(tickPeriodMs),
           )
-        : edges.length === 1 && !lead?.length
+        : edges.length === 1 && placed.length === 0
           ? await pingUntilAccepted(probe, 'edges', afterMs, firstPingGapMs(probe, firstEdge, afterMs), (gap, last) =>
               last.sentMs - firstEdge.lo < SCAN_WINDOWS_FROM_MS
                 ? 2 * gap
-                : Math.min(2 * gap, NEXT_EDGE_STEP * (last.sentMs - firstEdge.lo)),
+                : edgeGapMs(probe, 2 * gap, last.sentMs - firstEdge.lo),
             )
           : edges.length === 1
             ? // The lead's lattice says where (no opened windows to read yet), its first ping at the
@@ -395,7 +404,7 @@ async function walkEdges(
     edges.push(edgeBracket(probe.samples, found.lastRefused, found.accepted, beforeEdgeMs));
     // Behind a faster limit (recover.ts frontLimit), a fill that limit cut short is topped up, only
     // while the edges fit a lattice, within half its shortest window of this edge.
-    const spaced = windowLength([...(lead ?? []), ...edges]);
+    const spaced = windowLength([...placed, ...edges]);
     const filled = await fillWindow(
       probe,
       limit,
@@ -440,7 +449,7 @@ const shortestReading = (...lengths: Bracket[]): number =>
 function firstPingGapMs(probe: Probe, firstEdge: Bracket, afterMs: number): number {
   const half = Math.max(firstGapMs(probe), (firstEdge.hi - firstEdge.lo) / 2);
   const sinceMs = afterMs - firstEdge.lo;
-  return sinceMs < SCAN_WINDOWS_FROM_MS ? half : Math.max(firstGapMs(probe), Math.min(half, NEXT_EDGE_STEP * sinceMs));
+  return sinceMs < SCAN_WINDOWS_FROM_MS ? half : edgeGapMs(probe, half, sinceMs);
 }
 
 /** Where the edge walk starts from beside the recovery: a timer's tick period, a faster limit in front, an edge seen before. */
