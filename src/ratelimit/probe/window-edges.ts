@@ -478,11 +478,12 @@ function leadOf(earlier: Bracket, own: readonly Bracket[], shortestMs: number): 
   const length = windowLength(own);
   if (length.lo > length.hi || earlier.hi >= own[0]!.lo) return [];
   const fitting: Bracket[][] = [];
+  // No more windows between than ones of the shortest length allowed fit there.
   const shortest = Math.max(length.lo, shortestMs, 1);
   for (let k = 1; k * shortest <= own[0]!.hi - earlier.lo && k <= MAX_WINDOWS; k++) {
     const lead = [earlier, ...Array.from({ length: k - 1 }, () => UNSEEN)];
     const fit = windowLength([...lead, ...own]);
-    if (fit.lo <= fit.hi && fit.hi >= shortestMs) fitting.push(lead);
+    if (fit.lo <= fit.hi) fitting.push(lead);
   }
   if (fitting.length === 1) return fitting[0]!;
   return fitting.length === 0 || own.length >= 2 ? [] : undefined;
@@ -492,7 +493,7 @@ function leadOf(earlier: Bracket, own: readonly Bracket[], shortestMs: number): 
  * The lead before the walk's `own` edges so far: placed once (leadOf), and dropped should a later
  * edge fit a lattice with the walk's edges but not with it (no edge of this window after all).
  */
-function placedLead(
+export function placedLead(
   lead: Bracket[] | undefined,
   earlier: Bracket,
   own: readonly Bracket[],
