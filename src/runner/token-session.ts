@@ -37,7 +37,8 @@ const SHORT_TOKEN_MARGIN_MS = 250;
 // Timed health checks that narrow the measured clock skew before an edge is probed: each halves
 // what is left of a second (clock-skew.ts), so eight bring it from a whole second to ~4 ms plus
 // the requests' own windows. Each waits under a second for its moment, and is sent only while
-// it can be answered (this much room) before the probe.
+// it can be answered before the probe: this much room, or twice the last check's round trip when
+// that was slower (a loaded machine or a slow health route would otherwise eat the probe's margin).
 const MAX_SKEW_CHECKS = 8;
 const SKEW_CHECK_ROOM_MS = 300;
 
@@ -221,7 +222,7 @@ export class TokenSession {
       const bounds = http.measuredSkew();
       if (bounds && resolutionOf(bounds) <= FINE_SKEW_S) return;
       const at = bounds ? skewCheckAt(bounds, now(), latencyMs) : now();
-      if (at + SKEW_CHECK_ROOM_MS > probeAt()) return;
+      if (at + Math.max(SKEW_CHECK_ROOM_MS, 2 * latencyMs) > probeAt()) return;
       await sleep(Math.max(0, at - now()));
       const ex = await readHealthClock(http);
       latencyMs = ex.receivedAt - ex.sentAt;
