@@ -155,7 +155,7 @@ export function searchSaid(
   const where =
     below === null
       ? 'no round above it was refused within the rounds allowed, so the limit may lie well above it'
-      : `the limit lies below ${below} req/s, where a round ${refutes(lowest!) ? 'was refused' : 'met 429s and failed'}`;
+      : `a round paced at ${below} req/s ${refutes(lowest!) ? 'was refused' : 'met 429s and failed'}`;
   const head = 'paced search (the limiter was not identified)';
   const line = lineBelow(rounds, best);
   if (line)

@@ -63,8 +63,8 @@ export const HELD_BRACKET_RATIO = 2;
 
 /**
  * The slowest round above `aboveRps` that met 429s and failed, whether it refuted (more 429s than
- * the promise allows) or fell behind its rate or lost calls waiting fewer out: the limit lies below
- * it either way, and "no round above it was refused" would deny what it saw (the bench's bucket of
+ * the promise allows) or fell behind its rate or lost calls waiting fewer out: a client paced there
+ * is not served either way, and "no round above it was refused" would deny what it saw (the bench's bucket of
  * 100/s before a window of 200 per 10 s: 20 req/s held, 25, 22 and 21 met 0.56-0.85 % 429 and
  * dropped arrivals). A round that failed with no 429 bounds no limit. Null when none did.
  */

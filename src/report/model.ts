@@ -297,7 +297,7 @@ export interface SustainedAnnounced {
 /**
  * The rate a search held (RateLimitResult.sustained_held): a k6 round paced at `sustained_rps` ran
  * `held_s` seconds within the proof's promise (at most 1 % 429, no call lost); `refused_rps` is the
- * lowest rate a round was refused at beyond it (the limit lies below it), null when no round was.
+ * lowest rate a round was refused at beyond it (a client paced there is refused), null when no round was.
  * The limiter's kind stays unidentified.
  */
 export interface SustainedHeld {
@@ -306,7 +306,7 @@ export interface SustainedHeld {
   /**
    * The lowest rate beyond the hold, below any refusing one, at which a round met 429s and failed
    * though fewer than the promise allows (it fell behind its rate or lost calls waiting them out):
-   * the limit lies below it too (ratelimit/refuted.ts lowestFailedOn429). Absent when none did.
+   * a client paced there is not served either (ratelimit/refuted.ts lowestFailedOn429). Absent when none did.
    */
   met_429_rps?: number;
   /**

@@ -41,7 +41,7 @@ describe('the closing rate-limit line', () => {
   it('a rate a search held: over how long k6 rounds held it, the kind not identified, and where the limit lies', () => {
     const held = { ...sized!, sustained_rps: 4.9, duration_s: 20.5, limiter: null };
     expect(closing({ ...held, sustained_held: { held_s: 120, refused_rps: 5.1 } })).toMatch(
-      /rate limit: 4\.9 req\/s sustained, held for 120 s by paced k6 rounds, the limiter not identified; the limit lies below 5\.1 req\/s, where a round was refused; recommend /,
+      /rate limit: 4\.9 req\/s sustained, held for 120 s by paced k6 rounds, the limiter not identified; a round paced at 5\.1 req\/s was refused; recommend /,
     );
     expect(closing({ ...held, sustained_held: { held_s: 120, refused_rps: null } })).toMatch(
       /rate limit: 4\.9 req\/s sustained, held for 120 s by paced k6 rounds, the limiter not identified; no round above it was refused; recommend /,

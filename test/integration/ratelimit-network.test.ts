@@ -145,15 +145,17 @@ describe.skipIf(skipWhy !== undefined)(
             // truth must lie within what is claimed, and the claim within 10 % (quota-line.ts).
             const lineError = rl.sustained_held?.quota_line?.refill_error_rps ?? 0;
             expect(lineError / truth, context).toBeLessThanOrEqual(0.1);
-            // A search without such a line claims a floor and a ceiling: the rate that held, and the
-            // lowest refused above it, scouting stopped once they were within SCOUT_NARROW of each
-            // other (search-loop.ts). The truth lies between, as the report says, and no nearer to
-            // either than that (CI land64: 47 held, 52 refused, the window's 50 between; before,
-            // this asked 2 % of a search that promises 10 %).
+            // A search without such a line claims a floor and the lowest rate refused above it,
+            // scouting stopped once they were within SCOUT_NARROW of each other (search-loop.ts; CI
+            // land64: 47 held, 52 refused, the window's 50 between; before, this asked 2 % of a search
+            // that promises 10 %). The hold is never above the truth. The refusal may be just below
+            // it: a clock window meets a paced client's jitter (50 ± 10 ms each way, k6 on a loaded
+            // machine) before its own rate, and a client paced there is refused as the report says
+            // (CI 48e: 49 req/s refused, 58 let through in 1.18 s). Not further below than 5 %.
             const held = rl.sustained_held;
             if (held && !held.quota_line && held.refused_rps !== null) {
               expect(rl.sustained_rps!, context).toBeLessThanOrEqual(truth);
-              expect(held.refused_rps, context).toBeGreaterThan(truth);
+              expect(held.refused_rps, context).toBeGreaterThan(0.95 * truth);
               expect(rl.sustained_rps! / held.refused_rps, context).toBeGreaterThanOrEqual(SCOUT_NARROW);
             } else {
               // The probe's own reading is claimed to ± its stated precision (report.json

@@ -391,7 +391,7 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
         expect(line.rps, `${context} ${line.label}`).toBeLessThan(refused);
       const notes = (result!.notes ?? []).join('\n');
       expect(notes, context).toContain(`${sustained} req/s held over the proof's whole horizon`);
-      expect(notes, context).toContain(`the limit lies below ${refused} req/s`);
+      expect(notes, context).toContain(`a round paced at ${refused} req/s`);
       expect(notes, context).toContain('scouting rounds shorter than the horizon looked for it');
       // Every format's rounds say which ran short: a scout's hold is not read as the horizon's.
       const scout = outcome!.rounds.find((r) => r.scout_s !== undefined && r.verdict === 'holds')!;
@@ -433,7 +433,7 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     ];
     const searchedIt = await searchedStack(stack);
     const { rounds, context } = searchedIt;
-    // Refused from its start by the minute still shut: no refusal of 2 req/s, so no "the limit lies below 2".
+    // Refused from its start by the minute still shut: no refusal of 2 req/s, so no "a round paced at 2 req/s was refused".
     expect(rounds[1], context).toMatchObject({ target_rps: 2, verdict: 'inconclusive', refusals_began_s: 0 });
     expect(rounds[2], context).toMatchObject({ target_rps: 2, verdict: 'holds' });
     // The scouts climb on from the retry (it is not one of them): 4.7 held, 4.2 given of 5.
@@ -1024,7 +1024,7 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     expect(heldRoundS(outcome.rounds, outcome.proven, lengths), context).toBe(HORIZON_S);
     const notes = (result.notes ?? []).join('\n');
     expect(notes, context).toContain("4.6 req/s held over the proof's whole horizon");
-    expect(notes, context).toContain('the limit lies below 5.1 req/s');
+    expect(notes, context).toContain('a round paced at 5.1 req/s');
     expect(notes, context).not.toMatch(/sustained rate is the highest that held over the proof's horizon, 5\.1/);
   }, 120_000);
 
@@ -1293,9 +1293,9 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
           why,
         },
       );
-    expect(said(0.0056)).toContain('the limit lies below 21 req/s, where a round met 429s and failed');
-    // Lost calls on slow answers, not a single 429: the limit lies below the round that was refused.
-    expect(said(0)).toContain('the limit lies below 25 req/s, where a round was refused');
+    expect(said(0.0056)).toContain('a round paced at 21 req/s met 429s and failed');
+    // Lost calls on slow answers, not a single 429: the round was refused, no limit placed.
+    expect(said(0)).toContain('a round paced at 25 req/s was refused');
   });
 
   it('a limiter the detectors identify records no bracket and is recommended as before', async () => {
@@ -1342,19 +1342,19 @@ describe('the headline is what holds: a search that held over the horizon sizes 
     const out = everyFormat(report);
     // The run's closing line: the held rate, not "~X measured over the probe", its span and bracket, then the scope.
     expect(out.terminal, context).toContain(
-      `rate limit: ${held} req/s sustained, held for ${HORIZON_S} s by paced k6 rounds, the limiter not identified; the limit lies below ${refused} req/s, where a round was refused; recommend ${given} req/s`,
+      `rate limit: ${held} req/s sustained, held for ${HORIZON_S} s by paced k6 rounds, the limiter not identified; a round paced at ${refused} req/s was refused; recommend ${given} req/s`,
     );
     expect(out.terminal, context).toMatch(
       new RegExp(`; proven for ${HORIZON_S} s; a limit on a window longer than \\d+(\\.\\d)? s is not tested`),
     );
     expect(out.terminal, context).not.toMatch(/not tested \(rate_limit\)/);
     expect(out.ratelimit, context).toContain(
-      `sustained ${held} req/s (held for ${HORIZON_S} s by paced k6 rounds, the limiter not identified; the limit lies below ${refused} req/s, where a round was refused)`,
+      `sustained ${held} req/s (held for ${HORIZON_S} s by paced k6 rounds, the limiter not identified; a round paced at ${refused} req/s was refused)`,
     );
     expect(out.ratelimit, context).toContain(
       'limiter: not identified; the sustained rate is the highest that paced k6 rounds held',
     );
-    const words = `${formatRate(held)} (held for ${HORIZON_S} s by paced k6 rounds, the limiter not identified; the limit lies below ${formatRate(refused)}, where a round was refused)`;
+    const words = `${formatRate(held)} (held for ${HORIZON_S} s by paced k6 rounds, the limiter not identified; a round paced at ${formatRate(refused)} was refused)`;
     for (const format of ['md', 'html', 'junit'] as const) {
       expect(out[format], `${format} ${context}`).toContain(words);
       expect(out[format], `${format} ${context}`).toContain(`send at most ${formatRate(given)}`);
@@ -1480,7 +1480,7 @@ describe('the headline is what holds: a search that held over the horizon sizes 
     expect(met.result.sustained_held).toEqual({ held_s: HORIZON_S, refused_rps: null, met_429_rps: 3.6 });
     const said = summaryLines(met.result).join('\n');
     expect(said).toContain(
-      `sustained 3.3 req/s (held for ${HORIZON_S} s by paced k6 rounds, the limiter not identified; the limit lies below 3.6 req/s, where a round met 429s and failed)`,
+      `sustained 3.3 req/s (held for ${HORIZON_S} s by paced k6 rounds, the limiter not identified; a round paced at 3.6 req/s met 429s and failed)`,
     );
     expect(said).not.toContain('no round above it was refused');
   }, 120_000);

@@ -51,16 +51,17 @@ export function sustainedText(
 
 /**
  * Where a search's rate comes from (RateLimitResult.sustained_held), within what it showed: "held
- * for 120 s by paced k6 rounds, the limiter not identified; the limit lies below 5.1 req/s, where a
- * round was refused". Never the kind or a figure of it: none was identified.
+ * for 120 s by paced k6 rounds, the limiter not identified; a round paced at 5.1 req/s was refused".
+ * Never the kind or a figure of it, nor where "the limit" lies: none was identified, and a clock
+ * window meets a paced client's jitter below its own rate (CI 48e: 50 per 1 s refused a round at 49).
  */
 export function heldText(h: SustainedHeld, rate: (rps: number) => string = formatRate): string {
   const above =
     h.met_429_rps !== undefined
-      ? `the limit lies below ${rate(h.met_429_rps)}, where a round met 429s and failed`
+      ? `a round paced at ${rate(h.met_429_rps)} met 429s and failed`
       : h.refused_rps === null
         ? 'no round above it was refused'
-        : `the limit lies below ${rate(h.refused_rps)}, where a round was refused`;
+        : `a round paced at ${rate(h.refused_rps)} was refused`;
   const heldFor = `${formatNumber(h.held_s, Number.isInteger(h.held_s) ? 0 : 1)} s`;
   const line = h.quota_line;
   // Rounds above were refused after a quota (the line's points), whatever share of 429s they saw.
