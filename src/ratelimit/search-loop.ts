@@ -26,6 +26,7 @@ import {
   type Standing,
 } from './proof-loop.js';
 import {
+  REACH_OVER_BURST,
   inconclusiveRound,
   planRound,
   refusedOnceRound,
@@ -203,6 +204,8 @@ interface Search {
   restS: number | null;
   /** A round was tried again after a rest (restedRetry): once a search. */
   rested: boolean;
+  /** The last round held within the burst it started with: the least rate whose round would outlast it. */
+  reachRps: number | null;
   unproven: ProofLoopOutcome['unproven'];
 }
 
@@ -216,6 +219,7 @@ const newSearch = (): Search => ({
   restS: null,
   rested: false,
   unproven: null,
+  reachRps: null,
 });
 
 /**
@@ -263,6 +267,7 @@ export async function searchUntilHeld(
     const ran = { ...proofRound(rec, proof), ...(scoutS !== null ? { scout_s: plan.durationS } : {}) };
     // A hold within the burst it started with proves nothing, scout or not (proof-reach.ts).
     if (holds && !plan.reaches) {
+      s.reachRps = (REACH_OVER_BURST * plan.startBurst) / plan.durationS;
       s.rounds.push(inconclusiveRound(ran, plan, rec.target_rps));
       if (scoutS === null) s.unproven = { rec, why: unprovenBy(rec, plan, reach) };
       return 'inconclusive';
@@ -314,7 +319,10 @@ export async function searchUntilHeld(
     const failedBefore = [s.failedRps, s.failedProof] as const;
     const proof = await run(rec, scoutS);
     if (proof === null) return outcome(true);
-    if (proof === 'inconclusive') break;
+    if (proof === 'inconclusive') {
+      rec = pastTheBurst(rec, s, Math.min(s.failedRps ?? topRps, topRps));
+      continue;
+    }
     if (proofHolds(proof).holds) scoutHeld = { rec, proof };
     if (lastScouted) break;
     const again: RestedRetry | null =
@@ -336,6 +344,30 @@ export async function searchUntilHeld(
 }
 
 type Held = { rec: Recommendation; proof: Proof };
+
+/**
+ * After a round that held within the burst it started with (inconclusive: it proves no rate), the
+ * round at the least rate that outlasts that burst over the same length, when that stays below
+ * `upperRps` (a refusal, or the pace the drain was refused at); null otherwise. Its hold showed
+ * nothing refused at its own rate, so the climb goes on from it. Before, the search ended there:
+ * `run`'s 5 s rounds under CI's load began at 13 req/s (the probe's throughput), 65 requests
+ * within a burst of 83, and nothing was sized; the emulator's bucket of 50 per second was "not
+ * tested", exit 1 (CI 48a, 49a: profiles connection-close, …).
+ */
+function pastTheBurst(rec: Recommendation, s: Search, upperRps: number): Recommendation | null {
+  const reach = s.reachRps;
+  if (reach === null || s.lastProof === null) return null;
+  // Up to the next figure roundedRate would give (a rate floored may fall short of reaching).
+  const step = reach >= 10 ? 1 : reach >= 1 ? 0.1 : 0.01;
+  const target = round(Math.ceil(reach / step - 1e-9) * step, 2);
+  if (target <= rec.target_rps || target >= SCOUT_NARROW * upperRps) return null;
+  return retried(
+    rec,
+    s.lastProof,
+    target,
+    `${target} req/s: ${rec.target_rps} req/s held within the burst it started with, which proves no rate; the least rate whose round outlasts that burst`,
+  );
+}
 
 /** What the rounds over the whole horizon are run with: the search so far, its runner, its resizing. */
 interface HorizonRun {

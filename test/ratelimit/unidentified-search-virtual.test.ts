@@ -78,6 +78,8 @@ interface Case {
   answeredAfterMs?: number;
   /** The service takes one request every `everyMs` (virtual-limit.ts `served`): the probe's and k6's alike wait in line. */
   served?: VirtualEndpoint['served'];
+  /** `run`'s short rounds: none lengthened past the horizon to outlast a burst (stages/rate-limit-proof.ts maxRoundS). */
+  shortRounds?: boolean;
 }
 
 /** `limiter` behind a line taking one request every `everyMs`: each is decided when its turn comes, as k6's calls meet it. */
@@ -98,6 +100,7 @@ async function searched({
   horizonS = HORIZON_S,
   read = (e) => e,
   served,
+  shortRounds = false,
 }: Case) {
   const limiter = (make ?? (() => fromModel(EVERY)))();
   const probed = await discoverVirtual(
@@ -137,7 +140,7 @@ async function searched({
       reach: {
         ...searchBurst(bracket),
         roundS: horizonS,
-        maxRoundS: Math.max(150, horizonS),
+        maxRoundS: shortRounds ? horizonS : Math.max(150, horizonS),
         settleS: bracket.restS,
         refillRps: null,
       },
@@ -190,12 +193,13 @@ function asTheStageReports(
 
 /** A stack of limits searched, as a silent service that sends Retry-After: the search and its rounds, said for an assertion. */
 /** A bucket (50 per second, burst 50: as CI land31 and land34 met it) searched over 5 s rounds from `bracket`. */
-const bucketSearchedOver5s = (seed: number, bracket: RateBracket, limiter = () => gcra(50, 50)) =>
+const bucketSearchedOver5s = (seed: number, bracket: RateBracket, limiter = () => gcra(50, 50), shortRounds = false) =>
   searched({
     seed,
     limiter,
     retryAfter: true,
     horizonS: 5,
+    shortRounds,
     // As the stage gets it when the probe's reading did not stand (discover.ts unsizedRateStands).
     read: unidentified("a bucket's trickle, but its rate is known to ±8.3 % only, over 0.4 s", bracket),
   });
@@ -1164,6 +1168,38 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
       expect(run.endS! - run.estimate.duration_s, context).toBeLessThan(60);
     },
   );
+
+  // CI 48a and 49a: the emulator's bucket of 50 per second, burst 50, behind connection-close (a TLS
+  // handshake a request) on a loaded machine: not identified, the drain refused at 147.69 req/s after
+  // 83, the search begun at the probe's 13.99 req/s. Its first 5 s round, 65 requests, held within
+  // that burst: inconclusive, and the search ended there, "not tested", exit 1. Now it climbs from
+  // the least rate that outlasts the burst.
+  it('a bucket of 50 per second searched over 5 s rounds from 13.99 req/s, the first round within the burst: climbed on and sized', async () => {
+    const run = await bucketSearchedOver5s(
+      1,
+      {
+        low: 13.99,
+        high: 147.69,
+        drained: 83,
+        restS: 0.5,
+        why: ['as in CI 49a'],
+      },
+      undefined,
+      true,
+    );
+    const rounds = run.outcome!.rounds;
+    const context = JSON.stringify({
+      rounds: rounds.map((r) => [r.target_rps, r.verdict, r.refusals_began_s, r.arrivals]),
+      sustained: run.result!.sustained_rps,
+      held: run.result!.sustained_held,
+    });
+    expect(rounds[0], context).toMatchObject({ target_rps: 13, verdict: 'inconclusive' });
+    expect(rounds[1]?.target_rps, context).toBe(20);
+    expect(run.untested, context).toBeNull();
+    expect(run.result!.sustained_rps!, context).toBeLessThanOrEqual(50 * 1.02);
+    expect(run.outcome!.proven!.target_rps, context).toBeLessThanOrEqual(50);
+    expect(run.outcome!.proven!.target_rps, context).toBeGreaterThanOrEqual(0.75 * 50);
+  });
 
   // CI land34b: a sliding log of 50 per 1 s across a network, not identified, its search begun at
   // 4.9 req/s (what a probe that waited most of its run got through) over `run`'s 5 s rounds. Six
