@@ -202,6 +202,28 @@ export function searchRestS(bracket: Pick<RateBracket, 'restS' | 'drained' | 'lo
 }
 
 /**
+ * A search's round after one that held over its whole length, every request let through, the store
+ * outlasted (search-loop.ts afterHold), rests at most this long, seconds: for k6's first arrivals,
+ * which come bunched, and the answers still in flight. Such a hold left the limit no emptier than a
+ * client paced at the next, higher rate leaves it: a bucket refilled faster than it was drawn, and
+ * no window of a log or a counter held more than that rate's share. Before, such rounds rested the
+ * probe's whole settle time (8.4 s a round after holds at 24 to 52 req/s: CI 48a's cutover, still
+ * searching at its 240 s), as the virtual twin of the search never did.
+ */
+export const AFTER_HOLD_REST_S = 1;
+
+/**
+ * How long a search's round rests first, seconds: `settledS` (the stage's settle time) after a hold
+ * (AFTER_HOLD_REST_S at most), else until the limit is as a new client meets it (searchRestS).
+ */
+export function searchRoundRestS(
+  bracket: Pick<RateBracket, 'restS' | 'drained' | 'low'>,
+  { settledS, afterHold, roundS }: { settledS: number; afterHold: boolean; roundS: number },
+): number {
+  return afterHold ? Math.min(settledS, AFTER_HOLD_REST_S) : Math.max(settledS, searchRestS(bracket, roundS));
+}
+
+/**
  * The rate a search held, when it heads the report as the sustained rate (issue 35 item 4: the
  * headline is what holds; the kind only explains it): the limiter stays unidentified (`estimate`
  * as the rounds left it, refuted.ts), the search gave a policy a full round proved (a scout's hold

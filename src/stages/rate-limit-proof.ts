@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { cutAfterRefusalsS, prove } from '../ratelimit/prove.js';
 import { longestKnownWindow, proofHorizon, withShutSpan } from '../ratelimit/horizon.js';
 import { withoutRefuted } from '../ratelimit/refuted.js';
-import { searchBurst, searchRestS, searchSaid, searchTop } from '../ratelimit/rate-bracket.js';
+import { searchBurst, searchRoundRestS, searchSaid, searchTop } from '../ratelimit/rate-bracket.js';
 import { scoutLengthS, searchUntilHeld } from '../ratelimit/search-loop.js';
 import { bindingRps, waitsHold } from '../ratelimit/recommend.js';
 import { edgelessBehind, proofHolds, proveUntilHeld, type RoundToRun } from '../ratelimit/proof-loop.js';
@@ -235,12 +235,16 @@ function restBeforeRoundS(
   // requests, replayed through the limits it read, say a client at the policy's rate needs.
   const paced = next.round === 1 ? { rps: next.rec.target_rps, timeline: replayTimeline(ctx.estimate) } : undefined;
   const settled = settleBeforeRoundS(probedLimits, ctx.settleS, sinceProbeS, ctx.probeStartMs / 1000, paced);
+  const afterHold = next.afterHold === true;
   const rested = Math.min(
     Math.max(
       next.restAtLeastS,
-      bracket && next.afterHold
-        ? settled
-        : Math.max(settled, stack.restS(sinceProbeS), bracket ? searchRestS(bracket, ctx.proofS) : 0),
+      bracket
+        ? Math.max(
+            searchRoundRestS(bracket, { settledS: settled, afterHold, roundS: ctx.proofS }),
+            afterHold ? 0 : stack.restS(sinceProbeS),
+          )
+        : Math.max(settled, stack.restS(sinceProbeS)),
     ),
     probeCapS,
   );

@@ -5,7 +5,7 @@
 // a 35 s horizon, and the run ran past its test's 170 s.
 
 import { describe, expect, it } from 'vitest';
-import { rateBracket } from '../../src/ratelimit/rate-bracket.js';
+import { AFTER_HOLD_REST_S, rateBracket, searchRoundRestS } from '../../src/ratelimit/rate-bracket.js';
 import type { Sample } from '../../src/ratelimit/types.js';
 
 const at = (sentMs: number, answer: Sample['answer'], phase: Sample['phase'] = 'recover'): Sample => ({
@@ -47,5 +47,20 @@ describe('the longest the probe saw the limit shut (RateBracket.restS)', () => {
   it('refused to the end: to the last answer', () => {
     const bracket = rateBracket(probed(refusedPings(300, 3_000, 300)))!;
     expect(bracket.restS).toBe(2.9);
+  });
+});
+
+// A search's round after a hold rests for k6's bunched start only, whatever the settle time the
+// probe's refill reading gave (CI 48a: 8.4 s before each of eight rounds, the cutover still searching
+// at 240 s); after a refusal, until the store the drain found is back at the search's first rate.
+describe("a search round's rest (searchRoundRestS)", () => {
+  const bracket = { restS: 2.1, drained: 139, low: 11 };
+  it('after a hold: at most AFTER_HOLD_REST_S, never more than the settle time', () => {
+    expect(searchRoundRestS(bracket, { settledS: 8.4, afterHold: true, roundS: 5 })).toBe(AFTER_HOLD_REST_S);
+    expect(searchRoundRestS(bracket, { settledS: 0.5, afterHold: true, roundS: 5 })).toBe(0.5);
+  });
+  it('after a refusal: the settle time, or the store back at the first rate when longer', () => {
+    expect(searchRoundRestS(bracket, { settledS: 8.4, afterHold: false, roundS: 5 })).toBe(12.6);
+    expect(searchRoundRestS(bracket, { settledS: 30, afterHold: false, roundS: 5 })).toBe(30);
   });
 });

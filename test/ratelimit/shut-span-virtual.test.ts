@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { RUN_HORIZON_S, RUN_PROBE_CAP_S, shutPastProof } from '../../src/ratelimit/horizon.js';
 import { proofConcurrency } from '../../src/ratelimit/recommend.js';
-import { searchBurst, searchRestS, searchStart, searchTop } from '../../src/ratelimit/rate-bracket.js';
+import { searchBurst, searchRoundRestS, searchStart, searchTop } from '../../src/ratelimit/rate-bracket.js';
 import { scoutLengthS, searchUntilHeld } from '../../src/ratelimit/search-loop.js';
 import { withoutRefuted } from '../../src/ratelimit/refuted.js';
 import { discoverVirtual, fromModel } from './virtual-limit.js';
@@ -39,7 +39,8 @@ describe("a silent minute met late in its minute, under run's 30 s probe and 5 s
         searchStart(estimate)!,
         searchTop(estimate, bracket),
         async (rec, { durationS = RUN_HORIZON_S, afterHold }) => {
-          const startS = nowS + (afterHold ? 0.5 : Math.max(0.5, searchRestS(bracket, RUN_HORIZON_S)));
+          const startS =
+            nowS + searchRoundRestS(bracket, { settledS: 0.5, afterHold: afterHold === true, roundS: RUN_HORIZON_S });
           const proof = virtualK6Round(
             limiter,
             rec,

@@ -11,7 +11,7 @@ import { proofHolds } from '../../src/ratelimit/proof-loop.js';
 import { SCOUT_NARROW, SEARCH_HEADROOM, scoutLengthS, searchUntilHeld } from '../../src/ratelimit/search-loop.js';
 import { planRound } from '../../src/ratelimit/proof-reach.js';
 import { proofConcurrency, recommend, roundedRate } from '../../src/ratelimit/recommend.js';
-import { searchBurst, searchRestS, searchSaid, searchStart, searchTop } from '../../src/ratelimit/rate-bracket.js';
+import { searchBurst, searchRoundRestS, searchSaid, searchStart, searchTop } from '../../src/ratelimit/rate-bracket.js';
 import { refutingRounds, withoutRefuted } from '../../src/ratelimit/refuted.js';
 import { standingAfterProof, summaryLines, toRateLimitResult, type Proving } from '../../src/ratelimit/result.js';
 import { sizeFleet } from '../../src/ratelimit/fleet/size.js';
@@ -129,7 +129,11 @@ async function searched({
     async (rec, { round, durationS = horizonS, cut, afterHold, restAtLeastS = 0 }) => {
       // As the stage rests: none after a hold (the limit was not drained), else the longest shut spell.
       const startS =
-        nowS + Math.max(restAtLeastS, afterHold ? SETTLE_S : Math.max(SETTLE_S, searchRestS(bracket, horizonS)));
+        nowS +
+        Math.max(
+          restAtLeastS,
+          searchRoundRestS(bracket, { settledS: SETTLE_S, afterHold: afterHold === true, roundS: horizonS }),
+        );
       lengths[round - 1] = durationS;
       const met = served ? inLine(limiter, served.everyMs) : limiter;
       const proof = virtualK6Round(met, rec, proofConcurrency(rec), startS, durationS, random, cut, 0, !retryAfter);
