@@ -320,7 +320,7 @@ export async function searchUntilHeld(
     const proof = await run(rec, scoutS);
     if (proof === null) return outcome(true);
     if (proof === 'inconclusive') {
-      rec = pastTheBurst(rec, s, Math.min(s.failedRps ?? topRps, topRps));
+      rec = sized(pastTheBurst(rec, s, Math.min(s.failedRps ?? topRps, topRps)));
       continue;
     }
     if (proofHolds(proof).holds) scoutHeld = { rec, proof };
