@@ -41,3 +41,37 @@ describe('token.valid-until-expiry with too little life left for its probe', () 
     );
   });
 });
+
+// Since 6 Dec: the token issued after that one expired is probed in its stead, when it expires
+// within --expiry-wait too (token-session.ts probeNext). The verdict is that token's, named, and the
+// first token's shortfall is said beside it.
+describe('token.valid-until-expiry probed on the next token', () => {
+  const probedNext = (status: number, body: unknown): CheckContext =>
+    ({
+      http: { evidence: (_ex: unknown, said: string) => said },
+      session: {
+        allowance: () => ({ skewMinS: 0, skewMaxS: 0, roundingS: 1 }),
+        expiry: async (): Promise<ExpiryObservation> =>
+          ({
+            kind: 'observed',
+            token: { token: 'never-shown', fingerprint: 'tk_ab12', expiresAt: 1_000, tokenType: 'Bearer' },
+            expiresAtS: 1_000,
+            tooLate: { startLeftMs: 2_800, leftMs: -10, limitQueued: false },
+            probedNext: {
+              token: { token: 'never-shown-2', fingerprint: 'tk_cd34', expiresAt: 1_010, tokenType: 'Bearer' },
+              expiresAtS: 1_010,
+            },
+            beforeExpiry: { status, json: body, receivedAt: 1_009_400, sentAt: 1_009_390 },
+          }) as unknown as ExpiryObservation,
+      },
+    }) as unknown as CheckContext;
+
+  it("passes on the next token's 200, naming it and why the first was not probed", async () => {
+    const outcome = await check.run(probedNext(200, { valid: true }));
+    expect(outcome.status).toBe('pass');
+    expect(outcome.message).toBe(
+      "valid just before expires_at (token tk_cd34, issued after tk_ab12 expired: token tk_ab12 had 2.8 s of certain life left when the wait for its expiry took it up and none when the probe's turn came, too little to probe it before expires_at 1000)",
+    );
+    expect(outcome.evidence?.[0]).toContain('tk_cd34, answered 0.6 s before expires_at');
+  });
+});
