@@ -148,13 +148,25 @@ async function quietBeforeBurst(ctx: CheckContext): Promise<void> {
   await ctx.sleep(waitMs);
 }
 
+/** The send time of the earliest request refused (429 or another limit status), or undefined. */
+function earliestRefusedMs(samples: readonly Sample[]): number | undefined {
+  const refused = samples.filter((s) => s.answer === 'limited').map((s) => s.sentMs);
+  return refused.length > 0 ? Math.min(...refused) : undefined;
+}
+
 /** What the requests sent before the limit shut met: see LimitBurst.beforeLimit. */
 export function sentBeforeRefusal(samples: readonly Sample[]): LimitBurst['beforeLimit'] {
-  const before = sentBeforeShut(samples);
+  const shut = sentBeforeShut(samples);
+  // No refusal that the rest of the burst confirms as the shut (the burst ended on its first
+  // refusals, or acceptances in flight followed them on a loaded machine): the first refused
+  // request sent is the boundary, literally "before the first 429" (CI 49f: a conformant cutover
+  // lost the fact, and its test, though the check passed on a 429).
+  const firstRefused = shut === undefined ? earliestRefusedMs(samples) : undefined;
+  const before = shut ?? (firstRefused === undefined ? undefined : samples.filter((s) => s.sentMs < firstRefused));
   if (before === undefined) return undefined;
   if (before.length === 0) return { accepted: 0, offeredRps: 0 };
   // The shut closes the span: n requests sent over the n intervals up to the first refused one.
-  const spanMs = sendingEndMs(samples)! - before[0]!.sentMs;
+  const spanMs = (firstRefused ?? sendingEndMs(samples)!) - before[0]!.sentMs;
   const sentRps = before.length / Math.max(spanMs / 1000, 0.001);
   return {
     accepted: before.filter((s) => s.answer === 'accepted').length,
