@@ -25,6 +25,12 @@ export const CAP_MAX_MS = 60_000;
 
 const ceilTo = (n: number, step: number) => Math.ceil(n / step) * step;
 
+/** The figure a rate is rounded to (roundedRate, roundedRateUp): whole requests per second from 10 up, tenths from 1, hundredths below. */
+const rateStep = (raw: number): number => (raw >= 10 ? 1 : raw >= 1 ? 0.1 : 0.01);
+
+/** Rounded up to the next figure roundedRate gives: a rate that must reach a count, never short of it. */
+export const roundedRateUp = (raw: number): number => round(ceilTo(raw - 1e-9, rateStep(raw)), 2);
+
 /** Rounded down to figures a person would type: whole requests per second from 10 up, tenths from 1, hundredths below. */
 export function roundedRate(raw: number): number {
   if (raw >= 10) return Math.floor(raw);

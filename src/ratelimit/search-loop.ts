@@ -35,7 +35,7 @@ import {
   unprovenBy,
   type ProofReach,
 } from './proof-reach.js';
-import { HEADROOM, roundedRate } from './recommend.js';
+import { HEADROOM, roundedRate, roundedRateUp } from './recommend.js';
 import { round } from './estimators.js';
 import { AGAIN_LAG_S, letThroughSoon } from './stacked-inference.js';
 import { heldOnStoreText, lineBelow, quotaLine, spreadingRps, type QuotaLine } from './quota-line.js';
@@ -357,9 +357,8 @@ type Held = { rec: Recommendation; proof: Proof };
 function pastTheBurst(rec: Recommendation, s: Search, upperRps: number): Recommendation | null {
   const reach = s.reachRps;
   if (reach === null || s.lastProof === null) return null;
-  // Up to the next figure roundedRate would give (a rate floored may fall short of reaching).
-  const step = reach >= 10 ? 1 : reach >= 1 ? 0.1 : 0.01;
-  const target = round(Math.ceil(reach / step - 1e-9) * step, 2);
+  // Rounded up: a rate floored may fall short of reaching.
+  const target = roundedRateUp(reach);
   if (target <= rec.target_rps || target >= SCOUT_NARROW * upperRps) return null;
   return retried(
     rec,
