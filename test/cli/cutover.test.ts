@@ -31,9 +31,12 @@ async function cutover(name: string, p: Pair, args: string[] = [], history = 'of
   const res = await runCli(['cutover', '--config', file, '--report-dir', reportDir, ...args], {
     cwd: dir,
     env,
-    // A loaded runner may leave sandbox's bucket read too loosely to stand: cutover then searches
-    // it with paced k6 rounds (rested 5 s rounds, a minute or two) before its verdict.
-    timeoutMs: 240_000,
+    // A loaded runner may leave sandbox's bucket unidentified: cutover then searches it with paced
+    // k6 rounds before its verdict. From a probe that got 173 through at ~10 req/s over its run, a
+    // search of the emulator's 50 per second climbs 10, 12, 15 req/s…, each round long enough to
+    // outlast the 173 stored and rested 16.7 s first (rate-bracket.ts searchRestS): past 240 s in
+    // CI 49f and 49i, as profiles' `run` was (360 s there too).
+    timeoutMs: 360_000,
   });
   const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as CutoverReport;
   return { res, report, reportDir };
@@ -53,7 +56,7 @@ const inTurn = turns(2);
 /** Production's gateway announces its quota on every answer: its limit is known without loading it. */
 const ANNOUNCED = { profiles: ['ratelimit-headers' as const] };
 
-// Every test past its CLI run's own bound (runCli's timeoutMs, 180-240 s, which kills the run and
+// Every test past its CLI run's own bound (runCli's timeoutMs, 180-360 s, which kills the run and
 // says what it printed): the READY pair takes about 45 s alone, and went past vitest's default 60 s
 // beside the tier's other files (CI, 2026-11-29).
 // A probing run may also wait its turn behind the others (inTurn): up to four of them.
