@@ -11,7 +11,7 @@ import { HEADROOM, announcedCeiling, policyAt, roundedRate } from './recommend.j
 import type { Estimate, ProbeHold, RateBracket, Recommendation, Sample } from './types.js';
 import type { ProofHorizon, ProofRound, SustainedHeld } from '../report/model.js';
 import { SEARCH_HEADROOM, storeMatters, surePastStore } from './search-loop.js';
-import { headlineHeldRps, heldRps, lowestFailedOn429, lowestRefutingRps } from './refuted.js';
+import { headlineHeldRps, heldFigures, heldRps, lowestFailedOn429 } from './refuted.js';
 import { lineBelow, lineText, quotaLine } from './quota-line.js';
 
 /**
@@ -240,13 +240,7 @@ export function searchHeld(
   // A search's holds are judged on their own: a refused round's after-rate bounds none (refuted.ts).
   const rps = heldRps(proving.rounds, Infinity);
   if (rps === null || headlineHeldRps(proving.rounds, rps) === null) return null;
-  const above = lowestFailedOn429(proving.rounds, rps);
-  const met = above !== null && !refutes(above) ? above.target_rps : undefined;
-  const held = {
-    held_s: proving.horizon.proven_s,
-    refused_rps: lowestRefutingRps(proving.rounds),
-    ...(met !== undefined && { met_429_rps: met }),
-  };
+  const held = heldFigures(proving.rounds, rps, proving.horizon.proven_s);
   // A hold on what the limit stored is no rate a client running longer keeps: the refill is (quota-line.ts).
   const line = lineBelow(proving.rounds, rps);
   if (line === null) {

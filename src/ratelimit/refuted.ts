@@ -5,11 +5,12 @@
 // floor a client can rely on) and what each round saw. Pure: the estimate in, the estimate the
 // report may carry out.
 
-import type { AdvertisedLimit, ProofRound } from '../report/model.js';
+import type { AdvertisedLimit, ProofHorizon, ProofRound, SustainedHeld } from '../report/model.js';
 import { describeLimiter, sustainedRate, type LimiterModel, type LimiterSet } from './limiters/index.js';
 import { NOT_IDENTIFIED } from './evidence.js';
 import { burstNoteWithoutRefill } from './probe/idle-burst.js';
-import { QUOTA_AFTER_S, refutingRounds } from './proof-loop.js';
+import { QUOTA_AFTER_S, refutes, refutingRounds } from './proof-loop.js';
+import { announcedCeiling } from './recommend.js';
 import { heldOnStoreText, lineBelow, type QuotaLine } from './quota-line.js';
 import { announcedSlack, type StackVerdict } from './stacked-inference.js';
 import type { Estimate, Recommendation } from './types.js';
@@ -81,6 +82,41 @@ export const lowestRefutingRps = (rounds: readonly ProofRound[]): number | null 
   const failed = refutingRounds(rounds).map((r) => r.target_rps);
   return failed.length > 0 ? Math.min(...failed) : null;
 };
+
+/**
+ * What k6 rounds showed of a rate `rps` that held over `heldS` seconds, for the report to say it as
+ * held (RateLimitResult.sustained_held): the lowest rate refused, and a slower one that met 429s and
+ * failed without refuting, if any.
+ */
+export function heldFigures(rounds: readonly ProofRound[], rps: number, heldS: number): SustainedHeld {
+  const above = lowestFailedOn429(rounds, rps);
+  const met = above !== null && !refutes(above) ? above.target_rps : undefined;
+  return { held_s: heldS, refused_rps: lowestRefutingRps(rounds), ...(met !== undefined && { met_429_rps: met }) };
+}
+
+/**
+ * The rate that heads the report once proof rounds refuted the probe's reading and no set of limits
+ * took its place (withoutRefuted): the highest that held over the horizon, said as held by k6
+ * rounds in every format, as a search's is (rate-bracket.ts searchHeld). Before, the terminal said
+ * "~4.9 req/s sustained, measured over 17 s of probing" for a rate no probe measured: a queue of
+ * 10/s before a log of 300 per 60 s, the queue refuted at 7.9 req/s, 4.9 held for 120 s. Null when
+ * nothing was refuted, the probe named no kind (a search: searchHeld), a set was identified,
+ * nothing held, or an announced limit binds below the hold (then that limit heads the report).
+ */
+export function refutedHeld(
+  probed: Pick<Estimate, 'limiter'>,
+  standing: Pick<Estimate, 'limiter' | 'sustained_rps' | 'advertised' | 'announced'>,
+  proving: { verdict: string; rounds: readonly ProofRound[]; horizon?: ProofHorizon },
+): { rps: number; held: SustainedHeld } | null {
+  const rps = standing.sustained_rps;
+  if (probed.limiter === null || standing.limiter !== null || rps === null) return null;
+  if (proving.verdict !== 'proven' || proving.horizon === undefined || refutingRounds(proving.rounds).length === 0)
+    return null;
+  if (rps !== heldRps(proving.rounds, Infinity)) return null;
+  const ceiling = announcedCeiling(standing);
+  if (ceiling !== null && ceiling.rps < rps) return null;
+  return { rps, held: heldFigures(proving.rounds, rps, proving.horizon.proven_s) };
+}
 
 /**
  * The rate that held when it may head the report (the rounds bracketed the limit, or the rounds and

@@ -16,7 +16,7 @@ import { SHUT_PAST_PROOF } from './horizon.js';
 import { PROOF_PROMISE } from './proof-loop.js';
 import { announcedCeiling } from './recommend.js';
 import { round } from './estimators.js';
-import { reasonsWithoutRefuted, withoutRefuted } from './refuted.js';
+import { reasonsWithoutRefuted, refutedHeld, withoutRefuted } from './refuted.js';
 import { searchHeld } from './rate-bracket.js';
 import {
   advertisedText,
@@ -54,9 +54,10 @@ export function toRateLimitResult(
 ): RateLimitResult {
   // A reading a proof round refuted is reported nowhere (refuted.ts): what held takes its place.
   const standing = withoutRefuted(probed, proving.rounds, proving.stack);
-  // A limiter not identified, yet a search held a rate over the whole horizon: that rate heads the
-  // report, said as held by k6 rounds (sustained_held), whether or not a round above was refused.
-  const held = searchHeld(standing, proving);
+  // A limiter not identified (none named, or the one read refuted), yet rounds held a rate over the
+  // whole horizon: that rate heads the report, said as held by k6 rounds (sustained_held), whether
+  // or not a round above was refused.
+  const held = searchHeld(standing, proving) ?? refutedHeld(probed, standing, proving);
   const estimate = held ? { ...standing, sustained_rps: held.rps } : standing;
   const recommendation = proposed && reasonsWithoutRefuted(proposed, probed, proving.rounds);
   const notes = [...estimate.notes];

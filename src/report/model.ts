@@ -295,10 +295,11 @@ export interface SustainedAnnounced {
 }
 
 /**
- * The rate a search held (RateLimitResult.sustained_held): a k6 round paced at `sustained_rps` ran
- * `held_s` seconds within the proof's promise (at most 1 % 429, no call lost); `refused_rps` is the
- * lowest rate a round was refused at beyond it (a client paced there is refused), null when no round was.
- * The limiter's kind stays unidentified.
+ * The rate k6 rounds held when no kind explains the evidence (RateLimitResult.sustained_held): the
+ * probe named none and a search ran, or the proof rounds refuted the kind it read (refuted.ts
+ * refutedHeld). A k6 round paced at `sustained_rps` ran `held_s` seconds within the proof's promise
+ * (at most 1 % 429, no call lost); `refused_rps` is the lowest rate a round was refused at beyond it
+ * (a client paced there is refused), null when no round was. The limiter's kind stays unidentified.
  */
 export interface SustainedHeld {
   held_s: number;

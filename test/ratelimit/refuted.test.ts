@@ -13,6 +13,7 @@ import { summaryLines, toRateLimitResult } from '../../src/ratelimit/result.js';
 import type { Estimate } from '../../src/ratelimit/types.js';
 import { bucketReading, k6At } from './bucket-reading.js';
 import { loadFixture } from '../report/helpers.js';
+import { closingSustainedText } from '../../src/report/sections/rate-limit/words.js';
 
 const REFUTED: Estimate = bucketReading(49.19, 40, {
   recovery_s: 0.05,
@@ -66,6 +67,30 @@ describe('a limiter a proof refuted', () => {
     expect(report.rate_limit).toMatchObject({ sustained_rps: 18, limiter: null, proof_verdict: 'proven' });
     expect(report.rate_limit.recommendation?.target_rps).toBe(18);
     expect(report.rate_limit.advertised?.agrees).toBeNull();
+  });
+
+  // The queue of 10/s before a log of 300 per 60 s (serve --limiter 'queue:…+sliding:…'): the queue
+  // read, refuted at 7.9 req/s, 4.9 held for 120 s. The terminal said "~4.9 req/s sustained,
+  // measured over 17 s of probing", a rate no probe measured.
+  it('heads every format as the rate k6 rounds held over the horizon, never as what the probe measured', async () => {
+    const { report } = await refutedReport();
+    expect(report.rate_limit.sustained_held).toEqual({ held_s: 120, refused_rps: 25 });
+    const said = 'held for 120 s by paced k6 rounds, the limiter not identified; a round paced at 25 req/s was refused';
+    expect(closingSustainedText(report.rate_limit)).toBe(`18 req/s sustained, ${said}`);
+    const outputs = [
+      summaryLines(report.rate_limit).join('\n'),
+      ...(['report.md', 'junit.xml', 'report.html'] as const).map((file) => renderers[file](report)),
+    ];
+    // Each format its own way with a rate (18 req/s, 18.0/s): the words are the same.
+    for (const text of outputs) {
+      expect(text).toMatch(
+        /held for 120 s by paced k6 rounds, the limiter not identified; a round paced at 25(\.0\/s| req\/s) was refused/,
+      );
+      expect(text).not.toMatch(/of probing|~18/);
+    }
+    expect(outputs[0]).toContain(
+      'limiter: not identified; the sustained rate is the highest that paced k6 rounds held',
+    );
   });
 
   it('says "not identified" with what each round saw when no rate held', async () => {
