@@ -102,6 +102,8 @@ export function toRateLimitResult(
       ? { sustained_precision }
       : {}),
     ...(held ? { sustained_held: held.held } : {}),
+    // A refuted reading replaced by a set of limits: identified from the probe and the rounds together.
+    ...(standing !== probed && standing.limiter !== null ? { identified_with_rounds: proving.rounds.length } : {}),
     // §7: only a 429 is the limit's answer; a limit that refuses with 503 is reported (with its
     // figures) but not as an observed 429.
     observed_429: estimate.limiting_status === 429,

@@ -120,6 +120,7 @@ function rateLimit(r: RateLimitResult): RateLimitResult {
       'sustained_precision',
       'sustained_announced',
       'sustained_held',
+      'identified_with_rounds',
       'no_limit_up_to',
       'burst',
       'scope',

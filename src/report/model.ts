@@ -209,6 +209,12 @@ export interface RateLimitResult extends RateLimitMeasurement {
    */
   sustained_held?: SustainedHeld;
   /**
+   * How many k6 proof rounds were replayed beside the probe to identify `limiter` (and `limiters`):
+   * the probe's reading alone was refuted, and a set of limits explains every round and the probe
+   * (ratelimit/refuted.ts withoutRefuted). Absent when the probe alone identified it, or none was.
+   */
+  identified_with_rounds?: number;
+  /**
    * How far the probe's own reading of `sustained_rps` may be off, a fraction (0.02: ± 2 %): from its
    * saturated points' spread and pacing, or the resolution of the edges or counts it rests on.
    * Absent when the rate is not the probe's reading (a search held it, an announced limit set it).

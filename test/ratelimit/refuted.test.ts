@@ -14,6 +14,7 @@ import type { Estimate } from '../../src/ratelimit/types.js';
 import { bucketReading, k6At } from './bucket-reading.js';
 import { loadFixture } from '../report/helpers.js';
 import { closingSustainedText } from '../../src/report/sections/rate-limit/words.js';
+import { expectValidReport } from '../report/schema.js';
 
 const REFUTED: Estimate = bucketReading(49.19, 40, {
   recovery_s: 0.05,
@@ -180,6 +181,7 @@ describe('a set of limits a proof refuted', () => {
       verdict: 'proven',
       rounds: rounds(),
       stack: identified,
+      horizon: proofHorizon(120, longestKnownWindow(READ_SET)),
     });
     expect(r).toMatchObject({ sustained_rps: 10, limiter: { kind: 'bucket', rate_rps: 10, burst: 600 } });
     expect(r.limiters).toEqual(identified.set);
@@ -187,6 +189,13 @@ describe('a set of limits a proof refuted', () => {
       expect(text, name).not.toMatch(/900 per 60|(^|[^\d.])15 req/);
       if (name !== 'history') expect(text, name).toContain('token bucket 10 req/s, burst 600');
     }
+    // Where the figure comes from: the probe's seconds and the rounds, never the probe alone (a
+    // per-minute window met by a round of two minutes was said "measured over 16 s of probing").
+    expect(r.identified_with_rounds).toBe(2);
+    expect(closingSustainedText({ ...r, duration_s: 15.8 })).toBe(
+      '~10 req/s sustained, identified from 16 s of probing and 2 k6 proof rounds',
+    );
+    expectValidReport({ ...loadFixture('pass'), rate_limit: r });
   });
 
   it('a window read low after a quota does not hide a rate that held below the set identified', () => {

@@ -166,13 +166,23 @@ function outsideHorizon(h: ProofHorizon): string {
  * the probing span goes with the rate the probe measured, not with the announced one.
  */
 export function closingSustainedText(
-  r: Pick<RateLimitResult, 'sustained_rps' | 'duration_s' | 'sustained_announced' | 'sustained_held'>,
+  r: Pick<
+    RateLimitResult,
+    'sustained_rps' | 'duration_s' | 'sustained_announced' | 'sustained_held' | 'identified_with_rounds'
+  >,
 ): string {
   if (r.sustained_rps === null) return 'sustained rate not identified';
   // Held by k6 rounds, not measured by the probe: no "~", and the rounds' span, not the probe's.
   if (r.sustained_held) return `${r.sustained_rps} req/s sustained, ${heldText(r.sustained_held, (n) => `${n} req/s`)}`;
   const over = r.duration_s === undefined ? '' : ` over ${formatSeconds(r.duration_s)} of probing`;
   const a = r.sustained_announced;
+  // A limit of a set the proof rounds met (a per-minute window behind a per-second bucket): the
+  // probe's seconds alone did not measure it.
+  const rounds = r.identified_with_rounds;
+  if (!a && rounds !== undefined) {
+    const probing = r.duration_s === undefined ? 'the probe' : `${formatSeconds(r.duration_s)} of probing`;
+    return `~${r.sustained_rps} req/s sustained, identified from ${probing} and ${rounds} k6 proof round${rounds === 1 ? '' : 's'}`;
+  }
   if (!a) return `~${r.sustained_rps} req/s sustained${over === '' ? '' : `, measured${over}`}`;
   const said = a.agrees === false ? 'disagreeing with what the probe saw' : 'not proven';
   return `~${r.sustained_rps} req/s sustained (announced ${a.limit} per ${a.window_s} s, ${said}; measured ${a.measured_rps} req/s${over} for one limit of several)`;
