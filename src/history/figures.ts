@@ -111,6 +111,7 @@ export const FIGURE_RULES: Record<string, FigureRule> = {
       'the rate the machine reached (or the service took the burst in at, when a queue built up), which a loaded machine holds down; it decides which runs the burst is compared with',
   },
   sustained_rps: { kind: 'rate_limit', unit: '/s', worse: 'both', absFloor: 1, relFloor: 0.2 },
+  sustained_held_rps: { kind: 'rate_limit', unit: '/s', worse: 'both', absFloor: 1, relFloor: 0.2 },
   target_rps: { kind: 'rate_limit', unit: '/s', worse: 'both', absFloor: 1, relFloor: 0.2 },
   burst: { kind: 'rate_limit', unit: '', worse: 'both', absFloor: 2, relFloor: 0.25 },
   recovery_s: { kind: 'rate_limit', unit: 's', worse: 'up', absFloor: 1, relFloor: 0.5 },

@@ -64,8 +64,13 @@ export function toRecord(report: Report): HistoryRecord {
             // Measured only: when an announced limit the probe did not prove sets the headline
             // (sustained_announced), its rate is the service's word, not a figure of this run, and
             // is kept as that fact instead. A run that proves it next is then no change of rate.
-            sustained_rps: rl.sustained_announced ? null : rl.sustained_rps,
+            sustained_rps: rl.sustained_announced || rl.sustained_held ? null : rl.sustained_rps,
             sustained_announced: rl.sustained_announced ? announcedFact(rl.sustained_announced) : null,
+            // The highest rate paced k6 rounds held (no kind explained the evidence): a floor found
+            // by bisection, up to half the limit (refuted.ts HELD_BRACKET_RATIO), so compared only
+            // with runs whose rate was held too. Beside measured runs, a held 26 req/s against a
+            // measured 50 would read as a limit halved on a service that changed nothing.
+            sustained_held_rps: rl.sustained_held && !rl.sustained_announced ? rl.sustained_rps : null,
             // The client rate recommended (the one a proof held, when a proof ran): cutover sets
             // production's limit against it.
             target_rps: rl.recommendation?.target_rps ?? null,

@@ -93,4 +93,31 @@ describe('toRecord', () => {
     const past = [1, 2, 3].map((i) => ({ ...record, started_at: `2026-11-0${i}T00:00:00Z` }));
     expect(compareRuns(toRecord(proven), past, 10).filter((c) => c.name.startsWith('sustained'))).toEqual([]);
   });
+
+  it('compares a rate k6 rounds held only with rates held: never with a measured one, a halved hold still flagged', () => {
+    const held = (rps: number) => {
+      const r = structuredClone(fixture);
+      r.rate_limit!.sustained_rps = rps;
+      r.rate_limit!.sustained_held = { held_s: 120, refused_rps: rps * 1.5 };
+      return toRecord(r);
+    };
+    const measured = (rps: number) => {
+      const r = structuredClone(fixture);
+      r.rate_limit!.sustained_rps = rps;
+      return toRecord(r);
+    };
+    const dated = (records: ReturnType<typeof toRecord>[]) =>
+      records.map((x, i) => ({ ...x, started_at: `2026-11-0${i + 1}T00:00:00Z` }));
+    const sustained = (now: ReturnType<typeof toRecord>, past: ReturnType<typeof toRecord>[]) =>
+      compareRuns(now, dated(past), 10).filter((c) => c.name.startsWith('sustained'));
+    expect(held(26).rate_limit).toMatchObject({ sustained_held_rps: 26 });
+    expect(held(26).rate_limit).not.toHaveProperty('sustained_rps');
+    // A floor of 26 found by bisection beside runs that measured 50 (and the reverse): no change of limit.
+    expect(sustained(held(26), [measured(50), measured(50), measured(50)])).toEqual([]);
+    expect(sustained(measured(50), [held(26), held(26), held(26)])).toEqual([]);
+    // Held runs among themselves: a hold halved is a change.
+    expect(sustained(held(20), [held(40), held(40), held(40)])).toEqual([
+      expect.objectContaining({ name: 'sustained_held_rps' }),
+    ]);
+  });
 });
