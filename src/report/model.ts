@@ -202,8 +202,9 @@ export interface RateLimitResult extends RateLimitMeasurement {
    */
   sustained_announced?: SustainedAnnounced;
   /**
-   * Set when no kind explained what the probe saw (`limiter` null) and paced k6 rounds searched
-   * for the rate instead: `sustained_rps` is then the highest rate a round held over its whole
+   * Set when no kind explains the evidence (`limiter` null: the probe named none and paced k6 rounds
+   * searched for the rate, or the proof rounds refuted the kind it read and no set of limits took
+   * its place): `sustained_rps` is then the highest rate a round held over its whole
    * length within the proof's promise (at most 1 % 429, no call lost), and this says over how long
    * and where a round was refused beyond it. Absent otherwise.
    */
