@@ -42,15 +42,15 @@ export function recentSandboxRecommendation(
   maxAgeH: number,
   nowMs: number,
 ): { started_at: string; target_rps: number } | undefined {
-  const newest = newestRecent(
-    records,
-    baseUrl,
-    maxAgeH,
-    nowMs,
-    (r) => typeof r.rate_limit?.['target_rps'] === 'number',
-  );
+  const newest = newestRecent(records, baseUrl, maxAgeH, nowMs, (r) => recommendedOf(r) !== undefined);
   if (!newest) return undefined;
-  return { started_at: newest.started_at, target_rps: newest.rate_limit!['target_rps'] as number };
+  return { started_at: newest.started_at, target_rps: recommendedOf(newest)! };
+}
+
+/** The rate a record's run recommended, measured or below a rate k6 rounds held (history/record.ts). */
+function recommendedOf(r: HistoryRecord): number | undefined {
+  const rate = r.rate_limit?.['target_rps'] ?? r.rate_limit?.['target_held_rps'];
+  return typeof rate === 'number' ? rate : undefined;
 }
 
 function newestRecent(

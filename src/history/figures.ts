@@ -113,6 +113,7 @@ export const FIGURE_RULES: Record<string, FigureRule> = {
   sustained_rps: { kind: 'rate_limit', unit: '/s', worse: 'both', absFloor: 1, relFloor: 0.2 },
   sustained_held_rps: { kind: 'rate_limit', unit: '/s', worse: 'both', absFloor: 1, relFloor: 0.2 },
   target_rps: { kind: 'rate_limit', unit: '/s', worse: 'both', absFloor: 1, relFloor: 0.2 },
+  target_held_rps: { kind: 'rate_limit', unit: '/s', worse: 'both', absFloor: 1, relFloor: 0.2 },
   burst: { kind: 'rate_limit', unit: '', worse: 'both', absFloor: 2, relFloor: 0.25 },
   recovery_s: { kind: 'rate_limit', unit: 's', worse: 'up', absFloor: 1, relFloor: 0.5 },
   // Numeric facts: the clock drifting past the tolerance, a lifetime changed past rounding.

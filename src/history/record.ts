@@ -68,12 +68,14 @@ export function toRecord(report: Report): HistoryRecord {
             sustained_announced: rl.sustained_announced ? announcedFact(rl.sustained_announced) : null,
             // The highest rate paced k6 rounds held (no kind explained the evidence): a floor found
             // by bisection, up to half the limit (refuted.ts HELD_BRACKET_RATIO), so compared only
-            // with runs whose rate was held too. Beside measured runs, a held 26 req/s against a
-            // measured 50 would read as a limit halved on a service that changed nothing.
+            // with runs whose rate was held too, and so is the rate recommended below it. Beside
+            // measured runs, a held 26 req/s against a measured 50 would read as a limit halved on
+            // a service that changed nothing.
             sustained_held_rps: rl.sustained_held && !rl.sustained_announced ? rl.sustained_rps : null,
             // The client rate recommended (the one a proof held, when a proof ran): cutover sets
-            // production's limit against it.
-            target_rps: rl.recommendation?.target_rps ?? null,
+            // production's limit against it (sandbox-history.ts reads either).
+            target_rps: rl.sustained_held ? null : (rl.recommendation?.target_rps ?? null),
+            target_held_rps: rl.sustained_held ? (rl.recommendation?.target_rps ?? null) : null,
             burst: rl.burst,
             recovery_s: rl.recovery_s,
             scope: rl.scope,

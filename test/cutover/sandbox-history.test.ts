@@ -51,6 +51,14 @@ describe('recentSandboxRecommendation', () => {
       records: [{ ...record(1, undefined, {}), rate_limit: { sustained_rps: 50 } }],
       want: undefined,
     },
+    {
+      what: 'the newest run recommended below a rate k6 rounds held (target_held_rps), not an older measured one',
+      records: [
+        rated(3, 39),
+        { ...record(1, undefined, {}), rate_limit: { sustained_held_rps: 30, target_held_rps: 27 } },
+      ],
+      want: 27,
+    },
     { what: 'none younger than the age', records: [rated(24.1, 39)], want: undefined },
     { what: 'another base URL', records: [rated(1, 39, 'https://api.example.test')], want: undefined },
   ])('$what', ({ records, want }) => {

@@ -110,8 +110,9 @@ describe('toRecord', () => {
       records.map((x, i) => ({ ...x, started_at: `2026-11-0${i + 1}T00:00:00Z` }));
     const sustained = (now: ReturnType<typeof toRecord>, past: ReturnType<typeof toRecord>[]) =>
       compareRuns(now, dated(past), 10).filter((c) => c.name.startsWith('sustained'));
-    expect(held(26).rate_limit).toMatchObject({ sustained_held_rps: 26 });
+    expect(held(26).rate_limit).toMatchObject({ sustained_held_rps: 26, target_held_rps: expect.any(Number) });
     expect(held(26).rate_limit).not.toHaveProperty('sustained_rps');
+    expect(held(26).rate_limit).not.toHaveProperty('target_rps');
     // A floor of 26 found by bisection beside runs that measured 50 (and the reverse): no change of limit.
     expect(sustained(held(26), [measured(50), measured(50), measured(50)])).toEqual([]);
     expect(sustained(measured(50), [held(26), held(26), held(26)])).toEqual([]);
@@ -119,5 +120,26 @@ describe('toRecord', () => {
     expect(sustained(held(20), [held(40), held(40), held(40)])).toEqual([
       expect.objectContaining({ name: 'sustained_held_rps' }),
     ]);
+    // The rate recommended below a hold goes with it: compared with the rates recommended below holds.
+    const targets = (now: ReturnType<typeof toRecord>, past: ReturnType<typeof toRecord>[]) =>
+      compareRuns(now, dated(past), 10).filter((c) => c.name.startsWith('target'));
+    const recommending = (record: ReturnType<typeof toRecord>, rps: number) => ({
+      ...record,
+      rate_limit: Object.fromEntries(
+        Object.entries(record.rate_limit!).map(([k, v]) => [k, k.startsWith('target') ? rps : v]),
+      ),
+    });
+    expect(
+      targets(
+        recommending(held(26), 23),
+        [measured(50), measured(50), measured(50)].map((m) => recommending(m, 40)),
+      ),
+    ).toEqual([]);
+    expect(
+      targets(
+        recommending(held(20), 18),
+        [1, 2, 3].map(() => recommending(held(40), 36)),
+      ),
+    ).toEqual([expect.objectContaining({ name: 'target_held_rps' })]);
   });
 });
