@@ -71,11 +71,12 @@ export function toRecord(report: Report): HistoryRecord {
             // with runs whose rate was held too, and so is the rate recommended below it. Beside
             // measured runs, a held 26 req/s against a measured 50 would read as a limit halved on
             // a service that changed nothing.
+            // An announced limit binding below the hold heads the report instead (the fact above);
+            // the recommendation is still sized below the hold, so it is recorded as held.
             sustained_held_rps: rl.sustained_held && !rl.sustained_announced ? rl.sustained_rps : null,
             // The client rate recommended (the one a proof held, when a proof ran): cutover sets
             // production's limit against it (sandbox-history.ts reads either).
-            target_rps: rl.sustained_held ? null : (rl.recommendation?.target_rps ?? null),
-            target_held_rps: rl.sustained_held ? (rl.recommendation?.target_rps ?? null) : null,
+            [rl.sustained_held ? 'target_held_rps' : 'target_rps']: rl.recommendation?.target_rps ?? null,
             burst: rl.burst,
             recovery_s: rl.recovery_s,
             scope: rl.scope,
