@@ -4,8 +4,9 @@ import { LongestFirst } from './test/setup/longest-first.js';
 
 export default defineConfig({
   test: {
-    // Says at the end which real parts (Chromium, nginx, openssl, stress-ng, k6) were missing and what skipped.
-    globalSetup: ['test/setup/real-parts.ts'],
+    // One temp folder per run, every worker's TMPDIR, removed at its end (temp-root.ts); then, at the
+    // end, which real parts (Chromium, nginx, openssl, stress-ng, k6) were missing and what skipped.
+    globalSetup: ['test/setup/temp-root.ts', 'test/setup/real-parts.ts'],
     // Every test talks to servers on loopback only: a developer's HTTPS_PROXY must not route them
     // to the proxy (the proxy tests pass their own environment to what they test).
     env: { NO_PROXY: 'localhost,127.0.0.1,::1', no_proxy: 'localhost,127.0.0.1,::1' },

@@ -8,10 +8,11 @@ import { createEmulator, type Emulator, type FaultName, type ProfileName } from 
 import { virtualClock } from '../../src/time/clock.js';
 import { emulatorContext, ONE_CHECK_RATE_LIMIT as RATE_LIMIT } from '../helpers/conformance.js';
 
-let emulator: Emulator | undefined;
+// Every emulator a test started, closed after it: a test runs the check at ten phases, each against
+// an emulator of its own, and one left open keeps its server and its certificate folder to the end.
+const started: Emulator[] = [];
 afterEach(async () => {
-  await emulator?.close();
-  emulator = undefined;
+  await Promise.all(started.splice(0).map((e) => e.close()));
 });
 
 /**
@@ -31,7 +32,14 @@ async function afterRunOf(
   // 100 ms into a second of the service's clock: a 0.3 s run stays within that second (expires_at
   // counts whole seconds), a 2 s one crosses two edges, the same every time.
   const clock = virtualClock(Math.floor(Date.now() / 1000) * 1000 + intoSecondMs);
-  emulator = await createEmulator({ port: 0, tokenTtlS: expiredFirst ? 4 : 3_600, faults, profiles, now: clock.now });
+  const emulator = await createEmulator({
+    port: 0,
+    tokenTtlS: expiredFirst ? 4 : 3_600,
+    faults,
+    profiles,
+    now: clock.now,
+  });
+  started.push(emulator);
   const { ctx, close } = emulatorContext(emulator, RATE_LIMIT, clock);
   try {
     await ctx.session.firstIssue();
