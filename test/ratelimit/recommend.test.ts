@@ -117,6 +117,75 @@ describe('recommend', () => {
   });
 });
 
+describe('lossBound', () => {
+  /** The recommendation for a fixed window of `limit` per `windowS` without Retry-After: refused, a client may wait it whole. */
+  const silentWindow = (limit: number, windowS: number) =>
+    recommend({
+      sustained_rps: Math.round((limit / windowS) * 100) / 100,
+      burst: limit,
+      recovery_s: windowS,
+      refill_s: windowS,
+      retry_after_header: 'absent',
+      retry_after_max_s: null,
+      latency_p95_ms: 4,
+    })!;
+  // Every retry of a lone client lands before the recovery exactly when the sum of its waits does.
+  const allEarly = (
+    b: { base_ms: number; cap_ms: number },
+    retries: number,
+    recoveryMs: number,
+    random: () => number,
+  ) => {
+    let sent = 0;
+    for (let i = 0; i < retries; i++) sent += random() * jitterWindowMs(b, i);
+    return sent < recoveryMs;
+  };
+
+  it.each([
+    [{ base_ms: 80, cap_ms: 1_000 }, 40],
+    [{ base_ms: 260, cap_ms: 1_100 }, 130],
+    [{ base_ms: 1_000, cap_ms: 4_000 }, 2_000],
+    [{ base_ms: 10_000, cap_ms: 60_000 }, 60_000],
+    [{ base_ms: 10_000, cap_ms: 60_000 }, 30_000],
+  ])(
+    'bounds from above the share of lone clients whose every retry lands early (%o, recovery %s ms)',
+    (b, recoveryMs) => {
+      const random = seeded(7);
+      const trials = 200_000;
+      for (const retries of [1, 2, 3, 4, 6]) {
+        let early = 0;
+        for (let t = 0; t < trials; t++) if (allEarly(b, retries, recoveryMs, random)) early++;
+        const share = early / trials;
+        // Three standard errors of the share seen, and one in a trial count, above the bound at most.
+        const noise = 3 * Math.sqrt((share * (1 - share)) / trials) + 1 / trials;
+        expect(share, `${retries} retries`).toBeLessThanOrEqual(lossBound(b, retries, recoveryMs) + noise);
+      }
+    },
+  );
+
+  it('gives a minute-long recovery a bound the retries can meet, where each wait alone could be early', () => {
+    // A fixed window of 100 per 60 s: refused, a client may wait the whole minute; the cap is a minute too.
+    const r = silentWindow(100, 60);
+    expect(r.backoff.cap_ms).toBe(CAP_MAX_MS);
+    const loss = lossBound(r.backoff, r.backoff.max_retries, 60_000);
+    expect(loss).toBeLessThanOrEqual(LOSS_TARGET);
+    expect(r.why.find((w) => w.includes('chance of losing'))).toMatch(
+      new RegExp(
+        `^${r.backoff.max_retries} retries: chance of losing a request alone ≤ ${loss.toExponential(1).replace('+', '\\+')}, up to`,
+      ),
+    );
+  });
+
+  it('says so when even the most retries leave the chance above the target', () => {
+    // A recovery of ten minutes outlasts every wait the one-minute cap allows.
+    const r = silentWindow(300, 600);
+    expect(r.backoff.max_retries).toBe(RETRY_BOUNDS.max);
+    expect(r.why.find((w) => w.includes('chance of losing'))).toMatch(
+      /chance of losing a request alone ≤ 1\.0e\+0, above the 1e-4 aimed for: no more than 10 retries are given/,
+    );
+  });
+});
+
 /**
  * Followers of a policy against a token bucket, in simulated time: `clients` clients together
  * offer the target rate (each at its own phase), every refused request is retried after a full-
