@@ -8,7 +8,7 @@
 import { coveringS, longestSpan, type LongestKnown } from './horizon.js';
 import type { LimiterModel, LimiterSet } from './limiters/index.js';
 import { replay } from './round-replay.js';
-import { onProbeClock, restS } from './stacked-inference.js';
+import { PROBED_EDGE_MARGIN_S, onProbeClock, restS } from './stacked-inference.js';
 import type { TimelinePoint } from './types.js';
 
 /** The longest wait for short refills: half as long again as the estimate, the bucket's burst read to a request or so. */
@@ -78,14 +78,15 @@ const followS = (limits: LimiterSet): number => Math.max(10, 2 * (longestSpan(li
 const REPLAY_FASTER = 1.05;
 /** How fast the first second's arrivals are replayed, all at once, req/s. */
 const BUNCH_RPS = 1000;
-/** Waits tried, s apart; and the margin past the one found, for the answers in flight and the model's phase. */
+/** Waits tried, s apart; and the margin past the one found, for the answers in flight, and past a window's edge for the model's phase too. */
 const REPLAY_STEP_S = 0.25;
 const REPLAY_MARGIN_S = 0.5;
 
 /**
  * The wait before a round at `nowS` (the probe's clock) for the limits the probe read: fixed windows
- * on the clock are fresh from their next edges and half a second (stacked-inference.ts restS, as the
- * rounds after an identified set rest), never 1.1 windows after the probe: the announced minute's
+ * on the clock are fresh from their next edges and half a second, a second before the first round
+ * (stacked-inference.ts restS, as the rounds after an identified set rest), never 1.1 windows after
+ * the probe: the announced minute's
  * bench row waited 66.5 s where its edge came 57 s on (1 Dec: 288.8 s against its 285). A set with
  * any other limit in it (a bucket refills, a sliding window weighs the one before), or none, waits
  * `settleS` (proofTiming's). `clockStartS`: the probe's start on the wall clock, where the windows'
@@ -106,8 +107,11 @@ export function settleBeforeRoundS(
   const onClock = (m: LimiterModel) => m.kind === 'fixed-window' && m.edges !== 'first-request';
   const [first, ...rest] = limits.map((m) => onProbeClock(m, clockStartS));
   if (first === undefined) return settleS;
-  const settled = limits.every(onClock) ? Math.min(settleS, restS([first, ...rest], nowS)) : settleS;
-  const replayed = paced ? restedByReplayS([first, ...rest], paced, nowS, settled) : null;
+  // The first round (`paced`) is placed on the probe's own reading of the edges (PROBED_EDGE_MARGIN_S).
+  const margin = paced ? PROBED_EDGE_MARGIN_S : undefined;
+  const settled = limits.every(onClock) ? Math.min(settleS, restS([first, ...rest], nowS, margin)) : settleS;
+  const marginS = limits.some(onClock) ? PROBED_EDGE_MARGIN_S : REPLAY_MARGIN_S;
+  const replayed = paced ? restedByReplayS([first, ...rest], paced, nowS, settled, marginS) : null;
   return replayed === null ? settled : Math.min(settled, replayed);
 }
 
@@ -115,11 +119,17 @@ export function settleBeforeRoundS(
  * The shortest wait from `nowS`, REPLAY_STEP_S apart and below `upToS`, after which the probe's
  * requests replayed through `limits` (round-replay.ts, on the probe's clock) leave a client paced
  * REPLAY_FASTER than the policy (its first second's arrivals at once) refused no sooner over
- * followS than a rested limit would, and REPLAY_MARGIN_S; null when none is. Starting before the
+ * followS than a rested limit would, and `marginS`; null when none is. Starting before the
  * limit has rested proves more, not less: a round that holds on what the probe left holds from rest.
  */
-export function restedByReplayS(limits: LimiterSet, paced: PacedClient, nowS: number, upToS: number): number | null {
-  for (let waitS = 0; waitS + REPLAY_MARGIN_S < upToS; waitS += REPLAY_STEP_S) {
+export function restedByReplayS(
+  limits: LimiterSet,
+  paced: PacedClient,
+  nowS: number,
+  upToS: number,
+  marginS = REPLAY_MARGIN_S,
+): number | null {
+  for (let waitS = 0; waitS + marginS < upToS; waitS += REPLAY_STEP_S) {
     const startS = nowS + waitS;
     // The first second's arrivals at once (k6's start-up bunches them), then the pace: a limit left
     // empty by the probe refuses that bunch where a rested one takes it.
@@ -134,7 +144,7 @@ export function restedByReplayS(limits: LimiterSet, paced: PacedClient, nowS: nu
       const fromRest = rested[i]?.firstRefusalS ?? null;
       return r.firstRefusalS === null || (fromRest !== null && r.firstRefusalS >= fromRest);
     });
-    if (noSooner) return waitS + REPLAY_MARGIN_S;
+    if (noSooner) return waitS + marginS;
   }
   return null;
 }

@@ -999,25 +999,37 @@ export const roundsSaw = (rounds: readonly RoundEvidence[]): string =>
  * clock: a window the round before spent refuses the next one from its start whatever its rate,
  * which is no client adopting the policy. A window on known edges (`phase_s` + k × `window_s`, the
  * clock's or fitted to the evidence) is fresh from its next edge, so the round waits for that and
- * half a second more (the phase is placed within half a second, PHASES); a window whose edges move
- * with the client (a first-request window, a sliding one) is waited out whole, a tenth more and
- * half a second for the answers in flight. A bucket is not waited for: drained, it is the state a
- * client running for hours meets. 0 without a window.
+ * `edgeMarginS` more (the phase is placed within half a second, PHASES, and the answers are in
+ * flight); a window whose edges move with the client (a first-request window, a sliding one) is
+ * waited out whole, a tenth more and half a second for the answers in flight. A bucket is not
+ * waited for: drained, it is the state a client running for hours meets. 0 without a window.
  */
-export function restS(set: LimiterSet, nowS: number): number {
+export function restS(set: LimiterSet, nowS: number, edgeMarginS = IN_FLIGHT_MARGIN_S): number {
   const waits = set.flatMap((m): number[] => {
     const windowS = windowOf(m);
     if (windowS === null) return [];
     // A sliding counter weighs the window before its edge too: it is waited out whole, like a sliding log.
     if (m.kind === 'fixed-window' && m.edges !== 'first-request')
-      return [untilEdgeS(m.phase_s, windowS, nowS) + EDGE_MARGIN_S];
-    return [windowS * 1.1 + EDGE_MARGIN_S];
+      return [untilEdgeS(m.phase_s, windowS, nowS) + edgeMarginS];
+    return [windowS * 1.1 + IN_FLIGHT_MARGIN_S];
   });
   return waits.length > 0 ? Math.max(...waits) : 0;
 }
 
-/** The phase's uncertainty (PHASES over a minute) and the answers still in flight. */
-const EDGE_MARGIN_S = 0.5;
+/** The answers still in flight; past an edge, the phase's uncertainty too when it was placed on PHASES. */
+const IN_FLIGHT_MARGIN_S = 0.5;
+/**
+ * Past the edge of a window the probe read, before the first round: a second. The probe places an
+ * edge at the middle of the bracket between its last refused and first admitted request
+ * (advertised.ts phaseS), which may be a second wide, and k6's first request (its setup's token)
+ * goes out a few tenths after k6 starts. With half a second, two of four runs against an Envoy-style
+ * bucket filled every 60 s (6 Dec: `serve --limiter 'bucket:rate=0.16666667,burst=10,fill-interval=60'`,
+ * and 100 per 60 s) had k6's setup token refused at the round's start: for 10 per 60 s, 1 call of
+ * 18, the round failed the promise and refuted a right reading ("not tested"). With a second, two
+ * runs of the 10 per 60 s began 1.0 and 1.6 s past the edge and held; the first cause is not
+ * pinned down (those runs did not print the model's phase).
+ */
+export const PROBED_EDGE_MARGIN_S = 1;
 
 /** Seconds from `nowS` to the next edge of a window of `windowS` with edges at `phaseS` + k × `windowS`. */
 export function untilEdgeS(phaseS: number, windowS: number, nowS: number): number {
