@@ -86,11 +86,10 @@ const REPLAY_MARGIN_S = 0.5;
  * The wait before a round at `nowS` (the probe's clock) for the limits the probe read: fixed windows
  * on the clock are fresh from their next edges and half a second, a second before the first round
  * (stacked-inference.ts restS, as the rounds after an identified set rest), never 1.1 windows after
- * the probe: the announced minute's
- * bench row waited 66.5 s where its edge came 57 s on (1 Dec: 288.8 s against its 285). A set with
- * any other limit in it (a bucket refills, a sliding window weighs the one before), or none, waits
- * `settleS` (proofTiming's). `clockStartS`: the probe's start on the wall clock, where the windows'
- * edges are placed.
+ * the probe: the announced minute's bench row waited 66.5 s where its edge came 57 s on (1 Dec:
+ * 288.8 s against its 285). A set with any other limit in it (a bucket refills, a sliding window
+ * weighs the one before), or none, waits `settleS` (proofTiming's). `clockStartS`: the probe's start
+ * on the wall clock, where the windows' edges are placed.
  *
  * With `paced` (the first round: no round's requests to replay yet), no longer than the probe's own
  * requests replayed through those limits say (restedByReplayS): a counter of 50 per 10 s counting
@@ -108,10 +107,10 @@ export function settleBeforeRoundS(
   const [first, ...rest] = limits.map((m) => onProbeClock(m, clockStartS));
   if (first === undefined) return settleS;
   // The first round (`paced`) is placed on the probe's own reading of the edges (PROBED_EDGE_MARGIN_S).
-  const margin = paced ? PROBED_EDGE_MARGIN_S : undefined;
-  const settled = limits.every(onClock) ? Math.min(settleS, restS([first, ...rest], nowS, margin)) : settleS;
-  const marginS = limits.some(onClock) ? PROBED_EDGE_MARGIN_S : REPLAY_MARGIN_S;
-  const replayed = paced ? restedByReplayS([first, ...rest], paced, nowS, settled, marginS) : null;
+  const edgeMarginS = paced ? PROBED_EDGE_MARGIN_S : undefined;
+  const settled = limits.every(onClock) ? Math.min(settleS, restS([first, ...rest], nowS, edgeMarginS)) : settleS;
+  const replayMarginS = limits.some(onClock) ? PROBED_EDGE_MARGIN_S : REPLAY_MARGIN_S;
+  const replayed = paced ? restedByReplayS([first, ...rest], paced, nowS, settled, replayMarginS) : null;
   return replayed === null ? settled : Math.min(settled, replayed);
 }
 
