@@ -8,7 +8,7 @@
 import { coveringS, longestSpan, type LongestKnown } from './horizon.js';
 import type { LimiterModel, LimiterSet } from './limiters/index.js';
 import { replay } from './round-replay.js';
-import { PROBED_EDGE_MARGIN_S, onProbeClock, restS } from './stacked-inference.js';
+import { IN_FLIGHT_MARGIN_S, PROBED_EDGE_MARGIN_S, onProbeClock, restS } from './stacked-inference.js';
 import type { TimelinePoint } from './types.js';
 
 /** The longest wait for short refills: half as long again as the estimate, the bucket's burst read to a request or so. */
@@ -78,9 +78,8 @@ const followS = (limits: LimiterSet): number => Math.max(10, 2 * (longestSpan(li
 const REPLAY_FASTER = 1.05;
 /** How fast the first second's arrivals are replayed, all at once, req/s. */
 const BUNCH_RPS = 1000;
-/** Waits tried, s apart; and the margin past the one found, for the answers in flight, and past a window's edge for the model's phase too. */
+/** Waits tried, s apart. */
 const REPLAY_STEP_S = 0.25;
-const REPLAY_MARGIN_S = 0.5;
 
 /**
  * The wait before a round at `nowS` (the probe's clock) for the limits the probe read: fixed windows
@@ -106,11 +105,11 @@ export function settleBeforeRoundS(
   const onClock = (m: LimiterModel) => m.kind === 'fixed-window' && m.edges !== 'first-request';
   const [first, ...rest] = limits.map((m) => onProbeClock(m, clockStartS));
   if (first === undefined) return settleS;
-  // The first round (`paced`) is placed on the probe's own reading of the edges (PROBED_EDGE_MARGIN_S).
-  const edgeMarginS = paced ? PROBED_EDGE_MARGIN_S : undefined;
-  const settled = limits.every(onClock) ? Math.min(settleS, restS([first, ...rest], nowS, edgeMarginS)) : settleS;
-  const replayMarginS = limits.some(onClock) ? PROBED_EDGE_MARGIN_S : REPLAY_MARGIN_S;
-  const replayed = paced ? restedByReplayS([first, ...rest], paced, nowS, settled, replayMarginS) : null;
+  // Past the wait found, the answers in flight; before the first round (`paced`), placed on the
+  // probe's own reading of a window's edges, that reading's uncertainty too.
+  const marginS = paced && limits.some(onClock) ? PROBED_EDGE_MARGIN_S : IN_FLIGHT_MARGIN_S;
+  const settled = limits.every(onClock) ? Math.min(settleS, restS([first, ...rest], nowS, marginS)) : settleS;
+  const replayed = paced ? restedByReplayS([first, ...rest], paced, nowS, settled, marginS) : null;
   return replayed === null ? settled : Math.min(settled, replayed);
 }
 
@@ -126,7 +125,7 @@ export function restedByReplayS(
   paced: PacedClient,
   nowS: number,
   upToS: number,
-  marginS = REPLAY_MARGIN_S,
+  marginS = IN_FLIGHT_MARGIN_S,
 ): number | null {
   for (let waitS = 0; waitS + marginS < upToS; waitS += REPLAY_STEP_S) {
     const startS = nowS + waitS;

@@ -1017,7 +1017,7 @@ export function restS(set: LimiterSet, nowS: number, edgeMarginS = IN_FLIGHT_MAR
 }
 
 /** The answers still in flight; past an edge, the phase's uncertainty too when it was placed on PHASES. */
-const IN_FLIGHT_MARGIN_S = 0.5;
+export const IN_FLIGHT_MARGIN_S = 0.5;
 /**
  * Past the edge of a window the probe read, before the first round: a second. The probe places an
  * edge at the middle of the bracket between its last refused and first admitted request
