@@ -8,6 +8,7 @@
 import type { Clock } from '../time/clock.js';
 import type { Exchange } from './exchange.js';
 import { fullJitterMs } from '../toolkit/backoff.js';
+import { retryAfterDelayMs } from '../spec/retry-after.js';
 import { retryAfterMs } from './retry-after.js';
 import type { LimitPacer } from './limit-pacer.js';
 
@@ -74,7 +75,17 @@ export async function sendWaitingOut429(
       if (turn === 'late' || attempt >= budget.maxRetries || waited + wait > budget.maxTotalWaitMs) {
         gaveUp = true;
         throw new RateLimitedError(
-          refusedPast(exchange.request, attempt + 1, waited, budget, turn === 'late'),
+          refusedPast(
+            exchange.request,
+            // Asked, even where past what the client honours (retry-after.ts): it says how long the limit stays spent.
+            {
+              tries: attempt + 1,
+              waitedMs: waited,
+              askedMs: retryAfterDelayMs(exchange.headers['retry-after'], refusedAt),
+            },
+            budget,
+            turn === 'late',
+          ),
           exchange,
         );
       }
@@ -87,12 +98,22 @@ export async function sendWaitingOut429(
   }
 }
 
-function refusedPast(request: string, tries: number, waitedMs: number, budget: RateLimitBudget, late: boolean): string {
+/**
+ * Why a request gave up on the limit. `askedMs`: the last 429's Retry-After, so a limit spent for
+ * an hour reads as that, not as a limit that never lifts.
+ */
+function refusedPast(
+  request: string,
+  { tries, waitedMs, askedMs }: { tries: number; waitedMs: number; askedMs: number | undefined },
+  budget: RateLimitBudget,
+  late: boolean,
+): string {
   const budgetS = Math.round(budget.maxTotalWaitMs / 1000);
+  const asked = askedMs === undefined ? '' : `; the last 429's Retry-After asked ${Math.round(askedMs / 1000)} s more`;
   const bound = late
     ? `the request ahead of it in line had given up on the limit past the wait budget of ${budgetS} s`
     : tries > budget.maxRetries
       ? `past ${budget.maxRetries} retries`
       : `past the wait budget of ${budgetS} s`;
-  return `${request} was still rate-limited (429) after ${tries} ${tries === 1 ? 'try' : 'tries'} and ${Math.round(waitedMs / 1000)} s of waiting, ${bound}`;
+  return `${request} was still rate-limited (429) after ${tries} ${tries === 1 ? 'try' : 'tries'} and ${Math.round(waitedMs / 1000)} s of waiting, ${bound}${asked}`;
 }

@@ -63,4 +63,23 @@ describe('sendWaitingOut429', () => {
     expect((err as RateLimitedError).last.status).toBe(429);
     expect(s.sent()).toBe(BUDGET.maxRetries + 1);
   });
+
+  // A limit spent for an hour (Flask-Limiter's "50 per hour") reads as that, not as one that never lifts.
+  it("gives up naming the last Retry-After, even one past what it honours; a backoff's wait is not one", async () => {
+    const s = scripted([answer(429, { 'retry-after': '3570' })]);
+    const err = (await sendWaitingOut429(s.sendOnce, true, s.options).catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(
+      /^GET \/tokens\/validate was still rate-limited \(429\) after 4 tries and 0 s of waiting, past 3 retries; the last 429's Retry-After asked 3570 s more$/,
+    );
+    const within = scripted([answer(429, { 'retry-after': '8' })]);
+    const past = (await sendWaitingOut429(within.sendOnce, true, within.options).catch((e: unknown) => e)) as Error;
+    expect(past.message).toMatch(
+      /after 2 tries and 8 s of waiting, past the wait budget of 10 s; the last 429's Retry-After asked 8 s more$/,
+    );
+    const untold = scripted([answer(429)]);
+    const backedOff = (await sendWaitingOut429(untold.sendOnce, true, untold.options).catch(
+      (e: unknown) => e,
+    )) as Error;
+    expect(backedOff.message).toMatch(/past 3 retries$/);
+  });
 });
