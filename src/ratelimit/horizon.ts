@@ -219,16 +219,25 @@ export function retryAfterPastProbe(
   capS: number,
   command: 'run' | 'ratelimit',
 ): { why: string; how: string } {
-  const needS = PROBE_WINDOWS * retryAfterS;
+  const usualS = PROBE_WINDOWS * retryAfterS;
   const waitS = Math.round(retryAfterS);
-  const why = `its Retry-After of ${waitS} s says it lifts within ${waitS} s, and sizing a window that long takes about ${Math.ceil(needS)} s of probing, past ${command === 'run' ? `run's ${capS} s probe` : `the probe's ${capS} s`}`;
-  if (command === 'ratelimit') return { why, how: probingHowTo(retryAfterS, needS, false) };
+  const probe = command === 'run' ? `run's ${capS} s probe` : `the probe's ${capS} s`;
+  // A probe that had the usual time and still sized nothing (a log of 100 per 60 s counting its
+  // refused pings, kept shut by them: 6 Dec) is no probe the same setting gives again: one window more.
+  const hadIt = usualS <= capS;
+  const needS = hadIt ? capS + retryAfterS : usualS;
+  const why = hadIt
+    ? `its Retry-After of ${waitS} s says it lifts within ${waitS} s; sizing a window that long takes about ${Math.ceil(usualS)} s of probing, and ${probe} did not size this one`
+    : `its Retry-After of ${waitS} s says it lifts within ${waitS} s, and sizing a window that long takes about ${Math.ceil(usualS)} s of probing, past ${probe}`;
+  const may = hadIt ? 'may size it' : 'sizes it';
+  if (command === 'ratelimit')
+    return { why, how: `${hadIt ? 'a longer probe may size it: ' : ''}${probingHowTo(retryAfterS, needS, false)}` };
   const horizonS = horizonFor(retryAfterS, needS);
   const how =
     probeBudgetS(DEFAULT_HORIZON_S) >= needS
-      ? '`ces-harness ratelimit` sizes it'
+      ? `\`ces-harness ratelimit\` ${may}`
       : horizonS !== null
-        ? `\`ces-harness ratelimit --horizon ${horizonS}\` sizes it`
+        ? `\`ces-harness ratelimit --horizon ${horizonS}\` ${may}`
         : `no probe of \`ces-harness ratelimit\` reaches it (its longest sizes windows up to about ${HORIZON_MAX_S / 2} s)`;
   return { why, how };
 }

@@ -165,13 +165,14 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
   return Object.assign(stage, { refusesBeforeRequests: (settings: TargetSettings) => void allowed(settings) });
 }
 
+/** How discover's note on a Retry-After past the wait budget begins (http/retry-after.ts beyondWaitBudget). */
+const RETRY_AFTER_PAST_BUDGET = 'not tested: Retry-After ';
+
 /**
  * Why a probe that met the limit sized nothing: a figure for what passed before the first refusal
  * only where one was measured (never a placeholder printed as is). `stopped`: the command and its
  * probe's cap, to name the probe that covers a Retry-After past it.
  */
-/** How discover's note on a Retry-After past the wait budget begins (http/retry-after.ts beyondWaitBudget). */
-const RETRY_AFTER_PAST_BUDGET = 'not tested: Retry-After ';
 
 export function limitMetUnsized(
   endpoint: string,
@@ -434,14 +435,26 @@ export function judgeProbe(
     // a rate over the whole horizon sizes the limit; without one, nothing passes as sized.
     return searchElseUntested(`${endpoint}: ${probe.shortHorizon ? underRunHowTo(why, probeCapS) : why}`);
   }
-  if (estimate.limiting_status !== null && estimate.sustained_rps === null)
+  if (estimate.limiting_status !== null && estimate.sustained_rps === null) {
     // Limited, yet no steady rate got through: nothing was sized, so nothing may pass as sized.
-    io.untested(
-      'rate_limit',
-      limitMetUnsized(endpoint, estimate, { command: probe.shortHorizon ? 'run' : 'ratelimit', capS: probeCapS }),
-    );
+    const unsized = limitMetUnsized(endpoint, estimate, {
+      command: probe.shortHorizon ? 'run' : 'ratelimit',
+      capS: probeCapS,
+    });
+    // Unless a search holds a rate (issue 35 item 4), where the limit was seen to lift: a log of 100
+    // per 60 s that counts refusals, kept shut by the probe's own pings, left `ratelimit` nothing to
+    // give (6 Dec). Not under `run`, whose how is `ratelimit`'s longer probe.
+    if (!probe.shortHorizon && liftedInProbe(estimate)) return searchElseUntested(unsized);
+    io.untested('rate_limit', unsized);
+  }
   return none;
 }
+
+/** More let through than the drain's share before its first refusal: the limit lifted while the probe watched. */
+const liftedInProbe = (e: Pick<Estimate, 'rate_bracket' | 'timeline'>): boolean =>
+  e.rate_bracket !== undefined &&
+  e.rate_bracket !== null &&
+  e.timeline.reduce((n, p) => n + p.accepted, 0) > e.rate_bracket.drained;
 
 /** How the proof's rounds are timed: `run`'s short rounds or not, the settle before the first, a round's length and its cap, s. */
 function proofPlan(

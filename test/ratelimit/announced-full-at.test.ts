@@ -105,6 +105,27 @@ describe('a limit met but not sized says so without a placeholder', () => {
     const underRatelimit = limitMetUnsized('tokens.validate', stopped, { command: 'ratelimit', capS: 30 });
     expect(underRatelimit).toMatch(/past the probe's 30 s .*: --horizon 114 \(rate_limit\.horizon_s\) gives it 143 s/);
   });
+
+  // A sliding log of 100 per 60 s that counts refusals, kept shut by the probe's own pings (6 Dec):
+  // the probe had the 150 s a minute's window usually takes. "Past the probe's 150 s … --horizon 120
+  // gives it 150 s" named the setting it had run with; the how is a probe a window longer.
+  it('a probe that had the usual time for that window says so, and names a longer one, never the setting it ran with', () => {
+    const stopped = {
+      duration_s: 145.17,
+      requests_limited: 173,
+      requests_sent: 435,
+      burst: 98,
+      retry_after_max_s: 60,
+      notes: [stoppedForTime(145_170, 150_000)],
+    };
+    const underRatelimit = limitMetUnsized('tokens.validate', stopped, { command: 'ratelimit', capS: 150 });
+    expect(underRatelimit).toMatch(
+      /takes about 150 s of probing, and the probe's 150 s did not size this one \(it stopped after 145 s\): a longer probe may size it: --horizon 168 \(rate_limit\.horizon_s\) gives it 210 s$/,
+    );
+    expect(underRatelimit).not.toMatch(/past the probe's/);
+    const underRun = limitMetUnsized('tokens.validate', stopped, { command: 'run', capS: 150 });
+    expect(underRun).toMatch(/: `ces-harness ratelimit --horizon 168` may size it$/);
+  });
 });
 
 // A limit announced on a window longer than run's probe can verify (Kong's X-RateLimit-Limit-Minute

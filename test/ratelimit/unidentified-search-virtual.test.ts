@@ -195,6 +195,24 @@ function asTheStageReports(
   return { result, proving, untested: searchUntested(`/introspect: ${why}`, result, proving) };
 }
 
+/**
+ * What the stage makes of a probe's estimate before any round (judgeProbe), as `ratelimit` with a
+ * 150 s probe, or `run` when `shortHorizon` is given: the search it starts, and what it said untested.
+ */
+function judgedBeforeRounds(estimate: Estimate, shortHorizon?: string) {
+  const untested: string[] = [];
+  const judged = judgeProbe(estimate, {
+    io: { untested: (_, why) => untested.push(why), progress: () => undefined, signal: new AbortController().signal },
+    endpoint: 'tokens.validate',
+    tally: new Map([[429, estimate.requests_limited]]),
+    unusable: undefined,
+    maxRequests: 3000,
+    probeCapS: 150,
+    shortHorizon,
+  });
+  return { ...judged, untested };
+}
+
 /** A stack of limits searched, as a silent service that sends Retry-After: the search and its rounds, said for an assertion. */
 /** A bucket (50 per second, burst 50: as CI land31 and land34 met it) searched over 5 s rounds from `bracket`. */
 const bucketSearchedOver5s = (seed: number, bracket: RateBracket, limiter = () => gcra(50, 50), shortRounds = false) =>
@@ -434,6 +452,33 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
   // shut, and 0.09 req/s got through. Lowered to that, nothing was sized ("not tested"). A scout
   // refused from its start is tried again after half the horizon at rest, and its refusal is not
   // taken for its rate's.
+  // A log of 100 per 60 s that counts refused requests too (the sorted-set log of many a gateway's
+  // plugin: each attempt is added, then counted), its Retry-After the oldest entry's age (true 1.67
+  // req/s). The probe's pings at the Retry-After kept it shut, each counted; it let clumps through
+  // twice but no rate was read in 150 s. The stage said "not tested" and gave nothing, where the
+  // limit had lifted before the probe's eyes (6 Dec, against `serve --limiter sliding:…,counts-refused`).
+  // Now it searches, as for a limiter not identified; `run` keeps saying how `ratelimit` sizes it.
+  it('a log of 100 per 60 s counting refusals, left unsized by the probe after it lifted: searched, a hold sizes it, nothing above the truth', async () => {
+    const run = await searchedStack([{ kind: 'sliding-window', limit: 100, period_s: 60, counts_refused: true }]);
+    const context = JSON.stringify({ notes: run.estimate.notes, rest: run.context });
+    expect(run.estimate.sustained_rps, context).toBeNull();
+    const ratelimit = judgedBeforeRounds(run.estimate);
+    expect(ratelimit.untested, context).toEqual([]);
+    expect(ratelimit.search, context).not.toBeNull();
+    expect(ratelimit.unidentified, context).toMatch(
+      /^tokens\.validate: not sized: the limit was met; its Retry-After of 60 s .* the probe's 150 s did not size this one/,
+    );
+    const underRun = judgedBeforeRounds(run.estimate, 'short');
+    expect(underRun.search, context).toBeNull();
+    expect(underRun.untested.join('\n'), context).toMatch(/`ces-harness ratelimit --horizon 168` may size it$/);
+    // Held over a whole round, below the lowest refusal, never above the truth; given below the drain's store.
+    expect(run.untested, context).toBeNull();
+    expect(run.result!.sustained_held, context).toBeDefined();
+    expect(run.result!.sustained_rps, context).toBeGreaterThanOrEqual(0.9 * 1.667);
+    expect(run.result!.sustained_rps, context).toBeLessThanOrEqual(1.667);
+    expectGivenWithin(run, 0.3, 1.667);
+  });
+
   it('a 1 s counter and a 60 s window, the minute left shut by the scout before: tried again after a rest, sized, no figure above 5 req/s', async () => {
     const stack: LimiterSet = [
       { kind: 'sliding-counter', limit: 20, window_s: 1, phase_s: 0, counts_refused: false },
@@ -885,21 +930,8 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
       expect(run.bracket, context).toBeDefined();
       expect(partialGuess(run.estimate, run.bracket), context).toBe(false);
       // The stage searches, and says nothing untested before the search has spoken.
-      const untested: string[] = [];
-      const judged = judgeProbe(run.estimate, {
-        io: {
-          untested: (_, why) => untested.push(why),
-          progress: () => undefined,
-          signal: new AbortController().signal,
-        },
-        endpoint: 'tokens.validate',
-        tally: new Map([[429, run.estimate.requests_limited]]),
-        unusable: undefined,
-        maxRequests: 3000,
-        probeCapS: 150,
-        shortHorizon: undefined,
-      });
-      expect(untested, context).toEqual([]);
+      const judged = judgedBeforeRounds(run.estimate);
+      expect(judged.untested, context).toEqual([]);
       expect(judged.search, context).not.toBeNull();
       expect(judged.unidentified, context).toMatch(/spent all of rate_limit\.max_requests \(3000\)/);
       const given = run.outcome!.proven?.target_rps;
