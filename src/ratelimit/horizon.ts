@@ -245,12 +245,22 @@ export function retryAfterPastProbe(
 /** How a note of a window past the probe's budget begins (advertised.ts, silent-window.ts). */
 export const PAST_PROBE = "the window is longer than the probe's budget";
 
+/** How probingHowTo names a horizon and the probe it gives, as a note carries it. */
+const HORIZON_GIVES = /--horizon (\d+) \(rate_limit\.horizon_s\) gives it (\d+) s/g;
+
 /**
  * A window past `run`'s probe, as `run` says it: `run` keeps its probe at its cap whatever the
  * horizon, so the how is `ratelimit`'s longer probe (a silent minute under run was "not identified:
  * … about 91 s of probing to confirm", with no way named to get it, 30 Nov).
  */
 export function underRunHowTo(note: string, capS: number): string {
-  if (!note.includes(PAST_PROBE)) return note;
-  return `${note}; run's probe stops at ${capS} s: \`ces-harness ratelimit\` probes for up to ${probeBudgetS(DEFAULT_HORIZON_S)} s (--horizon S for a longer window)`;
+  // `run --horizon` lengthens run's rounds, never its probe: the setting a note names is ratelimit's
+  // (a minute's quota shut under run: "--horizon 100 (rate_limit.horizon_s) gives it 125 s", 6 Dec).
+  const how = note.replace(
+    HORIZON_GIVES,
+    (_, horizonS: string, probeS: string) =>
+      `\`ces-harness ratelimit --horizon ${horizonS}\` gives its probe ${probeS} s (run's stays at ${capS} s whatever its --horizon)`,
+  );
+  if (!how.includes(PAST_PROBE)) return how;
+  return `${how}; run's probe stops at ${capS} s: \`ces-harness ratelimit\` probes for up to ${probeBudgetS(DEFAULT_HORIZON_S)} s (--horizon S for a longer window)`;
 }

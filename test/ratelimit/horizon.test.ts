@@ -13,7 +13,9 @@ import {
   RUN_HORIZON_S,
   longestKnownWindow,
   probeBudgetS,
+  probingHowTo,
   proofHorizon,
+  underRunHowTo,
   coveringS,
   shutPastProof,
   withShutSpan,
@@ -229,5 +231,21 @@ describe('the setting: --horizon S and rate_limit.horizon_s', () => {
     expect((await resolveSettings({ config: file, horizon: 90 }, env, dir)).rateLimit.horizonS).toBe(90);
     writeFileSync(file, target);
     expect((await resolveSettings({ config: file }, env, dir)).rateLimit.horizonS).toBeUndefined();
+  });
+});
+
+// `run` against a bucket of 10 per second and 100 per minute (6 Dec): the checks and the load spent
+// the minute, the probe's 30 s saw it shut, and the line said "--horizon 100 (rate_limit.horizon_s)
+// gives it 125 s". Under `run` that setting lengthens the rounds, never run's 30 s probe.
+describe("under run, a note's --horizon names ratelimit's probe, which it lengthens", () => {
+  it('the setting becomes a `ces-harness ratelimit --horizon N` line, and a note without one is left as it was', () => {
+    const note = `not identified: … the limit never lifted in the last 19.5 s of the probe's 30 s: a window longer than the budget is one cause, at least 50 s long, which takes at least 125 s of probing; ${probingHowTo(50, 125, false)}; or a limit that counts refused requests`;
+    expect(note).toContain('--horizon 100 (rate_limit.horizon_s) gives it 125 s');
+    const underRun = underRunHowTo(note, 30);
+    expect(underRun).toContain(
+      "at least 125 s of probing; `ces-harness ratelimit --horizon 100` gives its probe 125 s (run's stays at 30 s whatever its --horizon); or a limit",
+    );
+    expect(underRun).not.toContain('(rate_limit.horizon_s) gives it');
+    expect(underRunHowTo('not identified: the limit shut 1 time', 30)).toBe('not identified: the limit shut 1 time');
   });
 });
