@@ -8,12 +8,13 @@ import { round } from './estimators.js';
 import type { Estimate, Recommendation } from './types.js';
 import { queueDelayLine, queueFreeLatencyMs } from './queue-bound.js';
 import { countsRefused, type LimiterModel } from './limiters/index.js';
+import { windowOf } from './horizon.js';
 
 export type RecommendInput = Pick<
   Estimate,
   'sustained_rps' | 'burst' | 'recovery_s' | 'refill_s' | 'retry_after_header' | 'retry_after_max_s' | 'latency_p95_ms'
 > &
-  Partial<Pick<Estimate, 'limiter' | 'advertised' | 'announced' | 'rate_bracket'>>;
+  Partial<Pick<Estimate, 'limiter' | 'limiters' | 'advertised' | 'announced' | 'rate_bracket'>>;
 
 /** The share of the measured rate a client should leave unused. */
 export const HEADROOM = 0.2;
@@ -117,6 +118,17 @@ export const proofConcurrency = (rec: Pick<Recommendation, 'max_concurrency'>): 
 /** A rate below the measured one, rounded down (roundedRate). */
 export function targetRate(sustainedRps: number): number {
   return atMostMeasured(roundedRate(sustainedRps * (1 - HEADROOM)), sustainedRps);
+}
+
+/**
+ * Of a set of limits (a per-second bucket and a per-minute window), the longest window, ms; 0 for a
+ * single limit. The recovery the probe measured is the first limit's: a silent minute's quota met
+ * after it refuses until its edge, and a backoff of 400–1600 ms, 7 retries, gave up on it in 7 s
+ * (`serve --limiter 'bucket:rate=10,burst=10+fixed:limit=100,window=60'`, 6 Dec).
+ */
+function setWindowMs(e: Pick<RecommendInput, 'limiters'>): number {
+  if (!e.limiters || e.limiters.length < 2) return 0;
+  return Math.max(0, ...e.limiters.map((l) => (windowOf(l) ?? 0) * 1000));
 }
 
 /** The wait before retry `attempt` (0-based) is uniform in [0, window(attempt)] under full jitter. */
@@ -259,11 +271,15 @@ export function policyAt(
   const retryAfterMs =
     e.retry_after_header === 'truthful' && e.retry_after_max_s !== null ? e.retry_after_max_s * 1000 : 0;
   const refillMs = (e.refill_s ?? 0) * 1000;
-  const cap = Math.min(CAP_MAX_MS, Math.max(4 * base, ceilTo(Math.max(refillMs, retryAfterMs, 4 * recoveryMs), 100)));
+  const windowMs = setWindowMs(e);
+  const cap = Math.min(
+    CAP_MAX_MS,
+    Math.max(4 * base, ceilTo(Math.max(refillMs, retryAfterMs, 4 * recoveryMs, windowMs), 100)),
+  );
   // A refill not identified (none read, or its reading refuted) is said so, never printed as 0 ms.
   const refillSaid = e.refill_s !== null ? `the refill time (${Math.round(refillMs)} ms)` : null;
   why.push(
-    `cap ${cap} ms: the longest of ${refillSaid !== null ? `${refillSaid}, ` : ''}Retry-After (${Math.round(retryAfterMs)} ms) and four recoveries, at least four bases` +
+    `cap ${cap} ms: the longest of ${refillSaid !== null ? `${refillSaid}, ` : ''}${windowMs > 0 ? `the set's longest window (${Math.round(windowMs)} ms), ` : ''}Retry-After (${Math.round(retryAfterMs)} ms) and four recoveries, at least four bases` +
       (refillSaid === null ? '; the refill time is not identified' : ''),
   );
 
@@ -273,7 +289,7 @@ export function policyAt(
   // (refill, Retry-After), so that even when other clients are draining the same limit, the
   // expected total wait outlasts a whole refill.
   const policy = { base_ms: base, cap_ms: cap };
-  const mustOutlastMs = 2 * Math.max(refillMs, retryAfterMs, recoveryMs);
+  const mustOutlastMs = 2 * Math.max(refillMs, retryAfterMs, recoveryMs, windowMs);
   let fewest: number = RETRY_BOUNDS.min;
   while (
     fewest < RETRY_BOUNDS.max &&

@@ -117,6 +117,35 @@ describe('recommend', () => {
   });
 });
 
+// A bucket of 10 per second before a silent window of 100 per 60 s, the set identified from the
+// proof rounds (6 Dec): the recovery measured is the bucket's (0.1 s), and the policy's backoff
+// (400–1600 ms, 7 retries) gave up within 7 s on a refusal the minute's quota holds until its edge.
+describe('a set of limits: the backoff outlasts its longest window, not only the recovery of the first limit met', () => {
+  const bucket = { kind: 'bucket', rate_rps: 9.96, burst: 10 } as const;
+  const minute = { kind: 'fixed-window', limit: 100, window_s: 60, phase_s: 6.9, counts_refused: false } as const;
+  const standing: RecommendInput = {
+    sustained_rps: 1.67,
+    burst: null,
+    recovery_s: 0.096,
+    refill_s: null,
+    retry_after_header: 'absent',
+    retry_after_max_s: null,
+    latency_p95_ms: 3,
+    limiter: minute,
+    limiters: [bucket, minute],
+  };
+
+  it("caps the waits at the window, and retries until they add up to two of it; a single limit's recovery still decides alone", () => {
+    const r = recommend(standing)!;
+    expect(r.backoff.cap_ms).toBe(60_000);
+    expect(horizonMs(r.backoff, r.backoff.max_retries)).toBeGreaterThanOrEqual(120_000);
+    expect(r.why.join('\n')).toMatch(/the set's longest window \(60000 ms\)/);
+    const alone = recommend({ ...standing, limiter: bucket, limiters: undefined, sustained_rps: 9.96 })!;
+    expect(alone.backoff.cap_ms).toBeLessThan(2_000);
+    expect(alone.why.join('\n')).not.toMatch(/longest window/);
+  });
+});
+
 describe('lossBound', () => {
   /** The recommendation for a fixed window of `limit` per `windowS` without Retry-After: refused, a client may wait it whole. */
   const silentWindow = (limit: number, windowS: number) =>
