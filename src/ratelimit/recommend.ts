@@ -121,6 +121,37 @@ export function targetRate(sustainedRps: number): number {
 }
 
 /**
+ * The backoff's cap, why, and what its waits must add up to. By the time a drained limit has
+ * refilled its whole burst, waiting longer only wastes goodput; when the service sends Retry-After,
+ * the cap must reach what it asks, so that a client that meets a 429 without the header still
+ * waits as long; a set's longest window refuses until its edge. Never below four bases (the
+ * doubling must have room) nor above a minute (a client should surface an error by then). The
+ * waits must add up to twice the longest recovery the service may need, so that even when other
+ * clients drain the same limit, the expected total wait outlasts it.
+ */
+function backoffCap(e: RecommendInput, base: number, recoveryMs: number) {
+  const retryAfterMs =
+    e.retry_after_header === 'truthful' && e.retry_after_max_s !== null ? e.retry_after_max_s * 1000 : 0;
+  const refillMs = (e.refill_s ?? 0) * 1000;
+  const windowMs = setWindowMs(e);
+  const cap = Math.min(
+    CAP_MAX_MS,
+    Math.max(4 * base, ceilTo(Math.max(refillMs, retryAfterMs, 4 * recoveryMs, windowMs), 100)),
+  );
+  // A refill not identified (none read, or its reading refuted) is said so, never printed as 0 ms.
+  const refillSaid = e.refill_s !== null ? `the refill time (${Math.round(refillMs)} ms)` : null;
+  const windowSaid = windowMs > 0 ? `the set's longest window (${Math.round(windowMs)} ms), ` : '';
+  return {
+    cap,
+    capWhy:
+      `cap ${cap} ms: the longest of ${refillSaid !== null ? `${refillSaid}, ` : ''}${windowSaid}Retry-After (${Math.round(retryAfterMs)} ms) and four recoveries, at least four bases` +
+      (refillSaid === null ? '; the refill time is not identified' : ''),
+    mustOutlastMs: 2 * Math.max(refillMs, retryAfterMs, recoveryMs, windowMs),
+    retryAfterMs,
+  };
+}
+
+/**
  * Of a set of limits (a per-second bucket and a per-minute window), the longest window, ms; 0 for a
  * single limit. The recovery the probe measured is the first limit's: a silent minute's quota met
  * after it refuses until its edge, and a backoff of 400–1600 ms, 7 retries, gave up on it in 7 s
@@ -264,32 +295,15 @@ export function policyAt(
     );
   }
 
-  // Cap: by the time a drained limit has refilled its whole burst, waiting longer only wastes
-  // goodput; and when the service sends Retry-After, the cap must reach what it asks, so that a
-  // client that meets a 429 without the header still waits as long. Never below four bases (the
-  // doubling must have room) nor above a minute (a client should surface an error by then).
-  const retryAfterMs =
-    e.retry_after_header === 'truthful' && e.retry_after_max_s !== null ? e.retry_after_max_s * 1000 : 0;
-  const refillMs = (e.refill_s ?? 0) * 1000;
-  const windowMs = setWindowMs(e);
-  const cap = Math.min(
-    CAP_MAX_MS,
-    Math.max(4 * base, ceilTo(Math.max(refillMs, retryAfterMs, 4 * recoveryMs, windowMs), 100)),
-  );
-  // A refill not identified (none read, or its reading refuted) is said so, never printed as 0 ms.
-  const refillSaid = e.refill_s !== null ? `the refill time (${Math.round(refillMs)} ms)` : null;
-  why.push(
-    `cap ${cap} ms: the longest of ${refillSaid !== null ? `${refillSaid}, ` : ''}${windowMs > 0 ? `the set's longest window (${Math.round(windowMs)} ms), ` : ''}Retry-After (${Math.round(retryAfterMs)} ms) and four recoveries, at least four bases` +
-      (refillSaid === null ? '; the refill time is not identified' : ''),
-  );
+  const { cap, capWhy, mustOutlastMs, retryAfterMs } = backoffCap(e, base, recoveryMs);
+  why.push(capWhy);
 
   // Retries: the fewest (within 3..10) such that (a) a lone follower is still refused after its last
   // retry with probability at most 1e-4 (perWaitLossBound; the report says the tighter lossBound),
   // and (b) the jitter windows add up to at least twice the longest recovery the service may need
-  // (refill, Retry-After), so that even when other clients are draining the same limit, the
-  // expected total wait outlasts a whole refill.
+  // (backoffCap: refill, Retry-After, a set's window), so that even when other clients are draining
+  // the same limit, the expected total wait outlasts a whole refill.
   const policy = { base_ms: base, cap_ms: cap };
-  const mustOutlastMs = 2 * Math.max(refillMs, retryAfterMs, recoveryMs, windowMs);
   let fewest: number = RETRY_BOUNDS.min;
   while (
     fewest < RETRY_BOUNDS.max &&
