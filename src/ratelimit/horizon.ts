@@ -47,6 +47,9 @@ export function probingHowTo(windowS: number, needS: number, announced = true): 
   return `no setting reaches it: --horizon ${HORIZON_MAX_S}, the most, gives the probe ${probeBudgetS(HORIZON_MAX_S)} s, which sizes windows up to about ${HORIZON_MAX_S / 2} s${announced ? '; a client is sized by the announcement' : ''}`;
 }
 
+/** The words probingHowTo gives a horizon and its probe in, as a note carries them (underRunHowTo reads them). */
+const HORIZON_GIVES = /--horizon (\d+) \(rate_limit\.horizon_s\) gives it (\d+) s/g;
+
 /** The `--horizon` that covers two of a window, or, past its range, that none does (never a value the CLI refuses). */
 const horizonTestsIt = (windowS: number): string =>
   2 * windowS <= HORIZON_MAX_S
@@ -226,9 +229,11 @@ export function retryAfterPastProbe(
   // refused pings, kept shut by them: 6 Dec) is no probe the same setting gives again: one window more.
   const hadIt = usualS <= capS;
   const needS = hadIt ? capS + retryAfterS : usualS;
+  const lifts = `its Retry-After of ${waitS} s says it lifts within ${waitS} s`;
+  const usual = `sizing a window that long takes about ${Math.ceil(usualS)} s of probing`;
   const why = hadIt
-    ? `its Retry-After of ${waitS} s says it lifts within ${waitS} s; sizing a window that long takes about ${Math.ceil(usualS)} s of probing, and ${probe} did not size this one`
-    : `its Retry-After of ${waitS} s says it lifts within ${waitS} s, and sizing a window that long takes about ${Math.ceil(usualS)} s of probing, past ${probe}`;
+    ? `${lifts}; ${usual}, and ${probe} did not size this one`
+    : `${lifts}, and ${usual}, past ${probe}`;
   const may = hadIt ? 'may size it' : 'sizes it';
   if (command === 'ratelimit')
     return { why, how: `${hadIt ? 'a longer probe may size it: ' : ''}${probingHowTo(retryAfterS, needS, false)}` };
@@ -244,9 +249,6 @@ export function retryAfterPastProbe(
 
 /** How a note of a window past the probe's budget begins (advertised.ts, silent-window.ts). */
 export const PAST_PROBE = "the window is longer than the probe's budget";
-
-/** How probingHowTo names a horizon and the probe it gives, as a note carries it. */
-const HORIZON_GIVES = /--horizon (\d+) \(rate_limit\.horizon_s\) gives it (\d+) s/g;
 
 /**
  * A window past `run`'s probe, as `run` says it: `run` keeps its probe at its cap whatever the

@@ -17,6 +17,7 @@ import { PROOF_PROMISE, QUOTA_AFTER_S, type Identified } from './proof-loop.js';
 import { replay, type Replay, type ReplayedRound, type RoundNeeds, type RoundRun } from './round-replay.js';
 import { longestSpan, windowOf, type LongestKnown } from './horizon.js';
 import type { Estimate, TimelinePoint } from './types.js';
+import { acceptedIn } from './timeline.js';
 
 /** A proof round: what k6 measured (ProofRound) and when and how long it ran. */
 export type RoundEvidence = RoundRun & { round: ProofRound };
@@ -756,7 +757,7 @@ function misfit(replayed: Replay, input: StackInput): number {
     const ok = r.round.goodput_rps * r.durationS;
     return sum + (ok > 0 ? Math.abs(replayed.rounds[i]!.accepted - ok) / ok : 0);
   }, 0);
-  const accepted = input.timeline.reduce((n, p) => n + p.accepted, 0);
+  const accepted = acceptedIn(input.timeline);
   const apart = input.timeline.reduce((n, p, i) => n + Math.abs(p.accepted - replayed.probeAccepted[i]!), 0);
   return rounds + (accepted > 0 ? apart / accepted : 0);
 }

@@ -65,3 +65,7 @@ export function probeTimeline(samples: readonly Sample[], slotMs?: number): Prob
     return { ...counts, phase: top ? PHASE_LABEL[top[0]] : 'wait' };
   });
 }
+
+/** Every request a timeline's slots let through. */
+export const acceptedIn = (timeline: ReadonlyArray<{ accepted: number }>): number =>
+  timeline.reduce((n, p) => n + p.accepted, 0);

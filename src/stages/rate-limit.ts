@@ -47,6 +47,7 @@ import {
   type Proving,
 } from '../ratelimit/result.js';
 import type { Estimate, Proof, RateBracket, Recommendation } from '../ratelimit/types.js';
+import { acceptedIn } from '../ratelimit/timeline.js';
 import { businessForLoad, businessOfRateLimit, refuseProductionLoad } from '../runner/production-load.js';
 import { isProduction } from '../config/target.js';
 import { productionGateFor } from '../runner/context.js';
@@ -128,7 +129,7 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
       const probeCapS = stageOptions.maxDurationS ?? settings.rateLimit.maxDurationS ?? probeBudgetS(horizonS);
       // The clock the rounds are placed on beside the probe's samples (stacked-inference.ts replays both).
       const probeStartMs = io.clock.now();
-      const estimate = await discover({
+      const probed = await discover({
         calls,
         maxRps,
         maxRequests,
@@ -139,6 +140,11 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
         // The clock the answers are stamped with: a Retry-After counts from their arrival.
         clock: http.clock,
       });
+      // Under `run`, a note's how names `ratelimit`'s longer probe (underRunHowTo), rewritten once
+      // here so that the not-tested line and the report's notes say the same.
+      const estimate = stageOptions.shortHorizon
+        ? { ...probed, notes: probed.notes.map((n) => underRunHowTo(n, probeCapS)) }
+        : probed;
       result = await sizeFromProbe({
         on,
         io,
@@ -173,7 +179,6 @@ const RETRY_AFTER_PAST_BUDGET = 'not tested: Retry-After ';
  * only where one was measured (never a placeholder printed as is). `stopped`: the command and its
  * probe's cap, to name the probe that covers a Retry-After past it.
  */
-
 export function limitMetUnsized(
   endpoint: string,
   e: Pick<Estimate, 'burst' | 'duration_s' | 'requests_limited' | 'requests_sent'> &
@@ -433,7 +438,7 @@ export function judgeProbe(
     // Refused, but too seldom to read a limiter from (evidence.ts). The kind stays unidentified,
     // but the rate a client relies on is what holds (issue 35 item 4): a search below that held
     // a rate over the whole horizon sizes the limit; without one, nothing passes as sized.
-    return searchElseUntested(`${endpoint}: ${probe.shortHorizon ? underRunHowTo(why, probeCapS) : why}`);
+    return searchElseUntested(`${endpoint}: ${why}`);
   }
   if (estimate.limiting_status !== null && estimate.sustained_rps === null) {
     // Limited, yet no steady rate got through: nothing was sized, so nothing may pass as sized.
@@ -452,9 +457,7 @@ export function judgeProbe(
 
 /** More let through than the drain's share before its first refusal: the limit lifted while the probe watched. */
 const liftedInProbe = (e: Pick<Estimate, 'rate_bracket' | 'timeline'>): boolean =>
-  e.rate_bracket !== undefined &&
-  e.rate_bracket !== null &&
-  e.timeline.reduce((n, p) => n + p.accepted, 0) > e.rate_bracket.drained;
+  !!e.rate_bracket && acceptedIn(e.timeline) > e.rate_bracket.drained;
 
 /** How the proof's rounds are timed: `run`'s short rounds or not, the settle before the first, a round's length and its cap, s. */
 function proofPlan(

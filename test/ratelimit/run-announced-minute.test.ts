@@ -137,6 +137,8 @@ describe("a per-minute quota announced in Kong's fields, against run's 30 s prob
     expect(untested[0], context).toMatch(
       /^rate_limit: tokens\.validate: not identified: the window is longer than the probe's budget \(30 s\): .*; run's probe stops at 30 s: `ces-harness ratelimit` probes for up to 150 s \(--horizon S for a longer window\)$/,
     );
+    // The report's notes say the same how as the not-tested line, in every format.
+    expect(result.notes ?? [], context).toContain(untested[0]!.replace(/^rate_limit: tokens\.validate: /, ''));
     expect(result.sustained_rps ?? null, context).toBeNull();
     // The limit kept the probe out for the rest of its minute (about 15 s): run's 5 s rounds after
     // its edge held 40 req/s against a true 10 and ended "recommend 40 req/s; proven for 5 s". Over
