@@ -16,7 +16,7 @@ import { printable } from '../report/common/printable.js';
 import { reportTransport } from '../report/sections/transport/words.js';
 import { closingSustainedText, scopeClause } from '../report/sections/rate-limit/words.js';
 import { loadSpanText } from '../report/sections/load/words.js';
-import { leftOutText } from '../report/sections/scope/words.js';
+import { leftOutText, skippedText } from '../report/sections/scope/words.js';
 import { closingCount } from './closing-count.js';
 import { colorWanted } from './color.js';
 import type { CliIo } from './io.js';
@@ -103,6 +103,7 @@ export function summaryLines(report: Report, folder: string): Line[] {
     ],
     closingCount(report),
     ...(report.checks_left_out ? [leftOutText(report.checks_left_out)] : []),
+    ...[skippedText(report.checks)].flatMap((t) => (t ? [t] : [])),
     ...[reportTransport(report)].flatMap((t) => (t ? [`transport: ${t}`] : [])),
     ...(report.untested ?? []).map((u): Line => [{ text: 'not tested', sgr: 31 }, ` (${u.stage}): ${u.reason}`]),
   ];

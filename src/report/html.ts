@@ -3,7 +3,7 @@
 // anything should a report string ever slip past escaping. Every report string goes through `html`.
 // This file is the page and its Checks section; every other section has a folder under sections/.
 
-import { leftOutText } from './sections/scope/words.js';
+import { leftOutText, skippedText } from './sections/scope/words.js';
 import { rateLimitSummary } from './sections/rate-limit/words.js';
 import { formatMs, formatSeconds, runSeconds } from './common/format.js';
 import { statusIcon } from './common/html-icons.js';
@@ -25,6 +25,7 @@ const OPEN = html` open`;
 function header(report: Report): SafeHtml {
   const seconds = runSeconds(report);
   const s = report.summary;
+  const skipped = skippedText(report.checks);
   const counts: Array<[string, number, string]> = [
     ['pass', s.passed, 'passed'],
     ['fail', s.failed, 'failed'],
@@ -45,6 +46,10 @@ function header(report: Report): SafeHtml {
     report.checks_left_out &&
     html`
 <p class="muted">${leftOutText(report.checks_left_out)}</p>`
+  }${
+    skipped &&
+    html`
+<p class="muted">${skipped}</p>`
   }${
     reportTransport(report) &&
     html`

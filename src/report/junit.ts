@@ -4,7 +4,7 @@
 // Built as an element tree and written by common/xml.ts, never by concatenation: messages quote response
 // bodies.
 
-import { leftOutText } from './sections/scope/words.js';
+import { leftOutText, skippedText } from './sections/scope/words.js';
 import { evidenceLine, runSeconds, scenarioLine, thresholdText } from './common/format.js';
 import {
   specLabel,
@@ -165,6 +165,7 @@ function properties(report: Report): XmlElement {
     ['tool.version', report.tool.version],
     ...(report.notes ?? []).map((n): [string, string] => ['note', n]),
     ...(report.checks_left_out ? [['left_out', leftOutText(report.checks_left_out)] as [string, string]] : []),
+    ...[skippedText(report.checks)].flatMap((t): Array<[string, string]> => (t ? [['skipped', t]] : [])),
     ...clientProperties(report.client),
   ];
   return {

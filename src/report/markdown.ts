@@ -1,7 +1,7 @@
 // report.md: sized for a GitHub Actions step summary ($GITHUB_STEP_SUMMARY). The verdict and what
 // broke come first; everything a reviewer needs to act on a failure is on the page, no artefact download.
 
-import { leftOutText } from './sections/scope/words.js';
+import { leftOutText, skippedText } from './sections/scope/words.js';
 import { rateLimitSummary } from './sections/rate-limit/words.js';
 import { STATUS_ICON, formatSeconds, runSeconds } from './common/format.js';
 import { clientSectionMd } from './sections/client/md.js';
@@ -31,8 +31,11 @@ function summaryLine(report: Report): string {
   const s = report.summary;
   const counts = `**${s.passed + s.failed + s.warned + s.skipped + s.errored} checks:** ${s.passed} passed · ${s.failed} failed · ${s.warned} warned · ${s.skipped} skipped · ${s.errored} errored`;
   const said = reportTransport(report);
-  const leftOut = report.checks_left_out ? `\n\n${mdEscape(leftOutText(report.checks_left_out))}` : '';
-  const transport = (said ? `\n\n**Transport:** ${mdEscape(said)}` : '') + leftOut;
+  const outside = [report.checks_left_out && leftOutText(report.checks_left_out), skippedText(report.checks)]
+    .filter((t) => t)
+    .map((t) => `\n\n${mdEscape(t!)}`)
+    .join('');
+  const transport = (said ? `\n\n**Transport:** ${mdEscape(said)}` : '') + outside;
   // What the verdict covers beside the checks: the load's thresholds, the rate limit's scope.
   const rateLimit = report.rate_limit ? ` · **rate limit:** ${mdEscape(rateLimitSummary(report.rate_limit))}` : '';
   if (!report.load) return counts + rateLimit + transport;

@@ -51,7 +51,12 @@ describe('the lead in report.md and report.html', () => {
     expect(sections[0]).toBe('What failed');
     const lines = md.split('\n');
     const at = lines.indexOf('### What failed');
-    expect(lines[at - 2]).toMatch(/^\*\*12 checks:\*\*/);
+    // The summary line, then only what bounds it (the checks outside the verdict, the transport).
+    const counts = lines.findIndex((l) => /^\*\*12 checks:\*\*/.test(l));
+    expect(counts).toBeGreaterThan(-1);
+    expect(lines.slice(counts + 1, at).filter((l) => l !== '')).toEqual([
+      '1 check skipped, so outside this verdict (each says why): token.expired-401',
+    ]);
     const items = lines.slice(at + 2).filter((l, i, all) => all.slice(0, i + 1).every((x) => x.startsWith('- ')));
     expect(items).toHaveLength(leadItems(report).length);
     for (const line of items) expect(line).toMatch(/^- ❌ \*\*.+\*\*: .+\. \*\*Do:\*\* .+\.$/);

@@ -1,5 +1,7 @@
 // Checks --only/--skip left out are outside the verdict, and every format says which: before, a
 // `run --skip tls.*` listed 33 checks and no word of the 7 TLS ones, so its PASS read as all of them.
+// So are the checks that ran and were skipped (a token not yet expired, a lifetime not measured):
+// before, a PASS said only "6 skipped", and which were outside it was left to the rows above.
 
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../../checks/index.js';
@@ -10,6 +12,14 @@ import { buildReport } from '../../src/report/build.js';
 import { renderHtml, renderJson, renderJunit, renderMarkdown } from '../../src/report/index.js';
 import type { Report } from '../../src/report/model.js';
 import { loadFixture } from './helpers.js';
+
+/** Each format a report is read in, as plain text (report.md's escapes undone). */
+const FORMATS: Array<[string, (r: Report) => string]> = [
+  ['terminal', (r) => summaryLines(r, 'r').map(plainText).join('\n')],
+  ['md', (r) => renderMarkdown(r).replace(/\\(.)/g, '$1')],
+  ['html', (r) => renderHtml(r)],
+  ['junit', (r) => renderJunit(r)],
+];
 
 const tlsIds = CHECKS.map((c) => c.id).filter((id) => id.startsWith('tls.'));
 
@@ -32,13 +42,8 @@ describe('checks left out by the selection', () => {
   const said =
     '2 checks left out by --skip tls.*, not run, so outside this verdict: tls.no-plain-http, tls.certificate-valid';
 
-  it.each([
-    ['terminal', () => summaryLines(report, 'r').map(plainText).join('\n')],
-    ['md', () => renderMarkdown(report).replace(/\\(.)/g, '$1')],
-    ['html', () => renderHtml(report)],
-    ['junit', () => renderJunit(report)],
-  ])('%s says which checks are outside the verdict', (_, render) => {
-    expect(render()).toContain(said);
+  it.each(FORMATS)('%s says which checks are outside the verdict', (_, render) => {
+    expect(render(report)).toContain(said);
   });
 
   it('json carries them as data', () => {
@@ -53,5 +58,24 @@ describe('checks left out by the selection', () => {
       finishedAt: new Date(1000),
     });
     expect(all.checks_left_out).toBeUndefined();
+  });
+});
+
+describe('checks skipped', () => {
+  const report: Report = buildReport({
+    ...(({ checks, target }) => ({ checks, target }))(loadFixture('pass')),
+    version: '0',
+    startedAt: new Date(0),
+    finishedAt: new Date(1000),
+  });
+  const said = '2 checks skipped, so outside this verdict (each says why): token.expired-401, env.credential-isolation';
+
+  it.each(FORMATS)('%s names them beside the verdict', (_, render) => {
+    expect(render(report)).toContain(said);
+  });
+
+  it('none skipped, nothing said', () => {
+    const ran = { ...report, checks: report.checks.filter((c) => c.status !== 'skip') };
+    for (const [, render] of FORMATS) expect(render(ran)).not.toContain('skipped, so outside');
   });
 });
