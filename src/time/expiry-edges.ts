@@ -121,3 +121,22 @@ export function rolloverSpan(
 /** Against a promised lifetime, a span from lifetimeSpan or rolloverSpan. */
 export const verdictOf = (span: LifetimeSpan, promisedS: number): LifetimeVerdict =>
   span.maxS < promisedS ? 'shorter' : span.minS > promisedS ? 'longer' : 'consistent';
+
+/**
+ * How near the promise a measured lifetime must be pinned for a pass, seconds: 1 % of the promise
+ * (14 min of 24 h), and never less than what an observation at its best carries (expires_at's whole
+ * seconds at either end, the clock skew's range, and 2 s for the answer that brought the token and
+ * a rollover's wait past the edge). A span wider than that holds the promise and a materially
+ * different lifetime alike: "consistent" there is no evidence (CI 53f: 3.6–12.0 s held a 12 s
+ * promise and the wrong-lifetime fault's 6 s).
+ */
+export function lifetimeTolerance(promisedS: number, a: EdgeAllowance): number {
+  const skew = skewRange(a);
+  return Math.max(promisedS * 0.01, 2 * ROUNDING_S + (skew.maxS - skew.minS) + 2);
+}
+
+/** The span lies within the promise ± lifetimeTolerance: it tells the promise from a different lifetime. */
+export const pinsLifetime = (span: LifetimeSpan, promisedS: number, a: EdgeAllowance): boolean => {
+  const tolerance = lifetimeTolerance(promisedS, a);
+  return span.minS >= promisedS - tolerance && span.maxS <= promisedS + tolerance;
+};

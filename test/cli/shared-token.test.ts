@@ -63,7 +63,7 @@ function ledgerFingerprints(path: string, token: string, expect: ExpectStatic): 
 // Side by side: each test is a CLI process against an emulator of its own, and the ratelimit one
 // (a probe, then k6) is most of the file's time.
 describe('a token another client fetched first', { concurrent: true }, () => {
-  it('curl, then `check` 66 s later: token.lifetime passes, saying the lifetime is measured at the next rollover', async ({
+  it('curl, then `check` 66 s later: token.lifetime passes on the life left, at least the promise less 1 %', async ({
     expect,
   }) => {
     const clock = { offsetMs: -66_000 };
@@ -77,7 +77,11 @@ describe('a token another client fetched first', { concurrent: true }, () => {
       { cwd, env },
     );
     expect(res.code, res.stdout + res.stderr).toBe(0);
-    expect(res.stdout).toMatch(/✓ pass\s+token\.lifetime .*issued up to \d+ s ago .*next rollover/);
+    // 66 s of 86400 is within 1 %: the remaining life pins the lifetime's short side, and an earlier
+    // fetch only makes it longer (a remaining life further off is a skip: shared-credentials.test.ts).
+    expect(res.stdout).toMatch(
+      /✓ pass\s+token\.lifetime\s+§5\.4, 8\s+lifetime at least 86[23]\d\d\.\d s, within ± 864\.0 s of the promised 86400 s: token \S+ \(first seen by this run\) had /,
+    );
     expect(ledgerFingerprints(ledger, token, expect)).toEqual([fingerprint(token)]);
   }, 60_000);
 
