@@ -285,6 +285,10 @@ export class TokenSession {
       // Expired for certain: a call the service must refuse, so production's gate lets it through.
       http.business('evaluation', this.deps.business, token.token, { bearerExpired: true }),
     ]);
+    // Only once both are answered. Asked beside them (tried 6 Dec, to see the rollover a round trip
+    // sooner), a service that hands the expired token out again and so revives it (the
+    // expired-token-reissued fault) took the business call as authenticated: on production, the
+    // call the gate let through only because it had to be refused (CI 54c).
     const reissue = await this.issue();
     // From here on other checks get the new token rather than the expired one.
     if (reissue.issued) this.live = Promise.resolve(reissue.issued);
