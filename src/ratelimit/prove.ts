@@ -132,12 +132,7 @@ export function proofOfRun(scenario: LoadScenarioResult, inputs: ScenarioInputs)
         ? `proof run: cut short after ${proof.cut_at_s} s of its ${inputs.durationS} s: k6 had already dropped more of its arrivals than the promise allows (no VU free, each held by a call waiting out refusals from ${began ?? 0} s), so it could not have held`
         : `proof run: cut short after ${proof.cut_at_s} s of its ${inputs.durationS} s: its refusals (from ${began ?? 0} s) had already broken its promise, the rest would only have repeated them`,
     );
-  if (dropped > 0)
-    notes.push(
-      began === undefined
-        ? `proof run: k6 dropped ${dropped} arrivals it had no VU for (the load generator, not the service)`
-        : `proof run: k6 dropped ${dropped} of ${proof.arrivals} arrivals it had no VU for, its VUs held by calls waiting out refusals: what it offered fell short of the rate`,
-    );
+  if (dropped > 0) notes.push(droppedNote(dropped, proof, began === undefined ? inputs.maxCalls : null));
   const finding = (t: { metric: string; ok: boolean }) =>
     !t.ok && t.metric !== CUT_METRIC && t.metric !== DROP_CUT_METRIC;
   if (!scenarioOk(scenario) && scenario.thresholds.some(finding)) {
@@ -147,6 +142,21 @@ export function proofOfRun(scenario: LoadScenarioResult, inputs: ScenarioInputs)
   }
   const beganMs = scenario.extra?.['arrivals_began_ms'];
   return { proof, scenario, notes, ...(typeof beganMs === 'number' ? { arrivalsBeganMs: beganMs } : {}) };
+}
+
+/**
+ * What the arrivals k6 dropped say. With no refusal, its calls were all busy at the latency met:
+ * the policy's own concurrency when it held its calls to it (`capped`, CES_MAX_CALLS), else k6's
+ * VUs; either way not the service, and the round sent less than its rate, which is what its hold
+ * proves (refuted.ts heldAtRps). With refusals, calls waiting them out held the calls.
+ */
+function droppedNote(dropped: number, proof: Proof, capped: number | null | undefined): string {
+  const of = `${dropped} of ${proof.arrivals} arrivals`;
+  if (capped === null)
+    return `proof run: k6 dropped ${of} it had no VU for, its VUs held by calls waiting out refusals: what it offered fell short of the rate`;
+  return capped === undefined
+    ? `proof run: k6 dropped ${of} it had no VU for (the load generator, not the service)`
+    : `proof run: k6 dropped ${of} with all ${capped} calls the policy allows at once busy (its concurrency at the latency met, not the service): it sent less than its rate`;
 }
 
 /**

@@ -11,7 +11,7 @@ import { HEADROOM, announcedCeiling, policyAt, roundedRate } from './recommend.j
 import type { Estimate, ProbeHold, RateBracket, Recommendation, Sample } from './types.js';
 import type { ProofHorizon, ProofRound, SustainedHeld } from '../report/model.js';
 import { SEARCH_HEADROOM, storeMatters, surePastStore } from './search-loop.js';
-import { headlineHeldRps, heldFigures, heldRps, lowestFailedOn429 } from './refuted.js';
+import { headlineHeldRps, heldAtRps, heldFigures, heldRps, lowestFailedOn429, sentArrivals } from './refuted.js';
 import { lineBelow, lineText, quotaLine } from './quota-line.js';
 
 /**
@@ -139,12 +139,20 @@ export function searchStart(estimate: Estimate): Recommendation | null {
  * reasons), where the bracket began it and why.
  */
 export function searchSaid(
-  rounds: readonly Pick<ProofRound, 'target_rps' | 'verdict' | 'scout_s' | 'rate_429' | 'refusals_began_s'>[],
+  rounds: readonly Pick<
+    ProofRound,
+    'target_rps' | 'verdict' | 'scout_s' | 'rate_429' | 'refusals_began_s' | 'dropped_arrivals' | 'arrivals'
+  >[],
   bracket: Pick<RateBracket, 'why'>,
 ): string {
   const full = rounds.filter((r) => r.scout_s === undefined);
-  const held = full.filter((r) => r.verdict === 'holds').map((r) => r.target_rps);
-  const best = held.length > 0 ? Math.max(...held) : null;
+  const holds = full.filter((r) => r.verdict === 'holds');
+  const best = holds.length > 0 ? Math.max(...holds.map(heldAtRps)) : null;
+  // The hold as sent: a round k6 could not pace at its target proves what it sent (heldAtRps).
+  const short = holds.find((r) => heldAtRps(r) === best && r.target_rps !== best);
+  const bestSaid = short
+    ? `${best} req/s (paced at ${short.target_rps}, k6 sent ${best}: it dropped ${short.dropped_arrivals} of ${short.arrivals} arrivals with every call the policy allows at once busy)`
+    : `${best} req/s`;
   const lowest = lowestFailedOn429(rounds);
   const below = lowest?.target_rps ?? null;
   const scouts = rounds.filter((r) => r.scout_s !== undefined);
@@ -159,10 +167,10 @@ export function searchSaid(
   const head = 'paced search (the limiter was not identified)';
   const line = lineBelow(rounds, best);
   if (line)
-    return `${head}: ${best} req/s held over the proof's whole horizon on what the limit stored: ${lineText(line)}, the sustained rate a client running longer meets, the policy given ${Math.round(SEARCH_HEADROOM * 100)} % below it; ${where}${scouted}; the limiter's kind is not reported`;
+    return `${head}: ${bestSaid} held over the proof's whole horizon on what the limit stored: ${lineText(line)}, the sustained rate a client running longer meets, the policy given ${Math.round(SEARCH_HEADROOM * 100)} % below it; ${where}${scouted}; the limiter's kind is not reported`;
   return best === null
     ? `${head}: no rate held over the proof's whole horizon in ${rounds.length} round${rounds.length === 1 ? '' : 's'}${below !== null ? `; refused down to ${below} req/s` : ''}${scouted}; it began where the probe pointed: ${bracket.why.join('; ')}`
-    : `${head}: ${best} req/s held over the proof's whole horizon, the highest rate found that does: the sustained rate a client can rely on, the policy given ${Math.round(SEARCH_HEADROOM * 100)} % below it; ${where}${scouted}; the limiter's kind is not reported`;
+    : `${head}: ${bestSaid} held over the proof's whole horizon, the highest rate found that does: the sustained rate a client can rely on, the policy given ${Math.round(SEARCH_HEADROOM * 100)} % below it; ${where}${scouted}; the limiter's kind is not reported`;
 }
 
 /**
@@ -246,13 +254,13 @@ export function searchHeld(
   if (line === null) {
     // With no line at all, a hold that offered too little may have lived on the store (search-loop.ts).
     // Over the hold's own round, as the policy was given (search-loop.ts givenPastStore).
-    const offered = proving.rounds.find(
-      (r) => r.verdict === 'holds' && r.scout_s === undefined && r.target_rps === rps,
-    )?.arrivals;
+    const round = proving.rounds.find((r) => r.verdict === 'holds' && r.scout_s === undefined && heldAtRps(r) === rps);
     const { drained, probeHold } = estimate.rate_bracket;
+    // What it sent, at the rate it sent it (search-loop.ts givenPastStore reads it alike).
+    const sent = round?.arrivals === undefined ? undefined : sentArrivals(round);
     const sure =
-      quotaLine(proving.rounds) === null && offered !== undefined
-        ? surePastStore(offered, offered / rps, drained, probeHold)
+      quotaLine(proving.rounds) === null && sent !== undefined
+        ? surePastStore(sent, sent / rps, drained, probeHold)
         : null;
     return { rps, held: sure === null ? held : { ...held, past_store: { stored: drained, ...sure } } };
   }

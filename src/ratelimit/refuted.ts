@@ -38,10 +38,27 @@ export const heldRps = (rounds: readonly ProofRound[], identifiedRps?: number): 
   const ceiling = identifiedRps ?? quotaCeilingRps(rounds) ?? Infinity;
   // A search's scout held for less than the horizon (search-loop.ts): no rate a client relies on.
   const held = rounds
-    .filter((r) => r.verdict === 'holds' && r.scout_s === undefined && r.target_rps <= ceiling)
-    .map((r) => r.target_rps);
+    .filter((r) => r.verdict === 'holds' && r.scout_s === undefined && heldAtRps(r) <= ceiling)
+    .map(heldAtRps);
   return held.length > 0 ? Math.max(...held) : null;
 };
+
+/**
+ * The rate a round that held proves: its target, or as much of it as k6 sent when it dropped
+ * arrivals for want of a free VU (the policy's calls at once all busy at the latency met; a hold
+ * drops at most the promise's share only once refusals began), floored to 0.01 req/s. A hold
+ * proves only what reached the limit: across 50 ± 10 ms a round paced at 51 req/s with 6 calls at
+ * once dropped 16 of its 255 arrivals and held, 47.8 req/s sent, and "51 req/s held" headed the
+ * report of a window of 50 per second (CI 53b).
+ */
+export const heldAtRps = (r: Pick<ProofRound, 'target_rps' | 'dropped_arrivals' | 'arrivals'>): number =>
+  r.dropped_arrivals && r.arrivals
+    ? Math.floor(((r.target_rps * sentArrivals(r)) / r.arrivals) * 100) / 100
+    : r.target_rps;
+
+/** The arrivals a round sent: those it was to send less those k6 dropped (0 when it did not say). */
+export const sentArrivals = (r: Pick<ProofRound, 'dropped_arrivals' | 'arrivals'>): number =>
+  (r.arrivals ?? 0) - (r.dropped_arrivals ?? 0);
 
 /**
  * The ceiling the inference puts on a hold in place of a quota's after-rate: the sustained rate of

@@ -39,7 +39,7 @@ import { HEADROOM, roundedRate, roundedRateUp } from './recommend.js';
 import { round } from './estimators.js';
 import { AGAIN_LAG_S, letThroughSoon } from './stacked-inference.js';
 import { heldOnStoreText, lineBelow, quotaLine, spreadingRps, type QuotaLine } from './quota-line.js';
-import { HELD_BRACKET_RATIO } from './refuted.js';
+import { HELD_BRACKET_RATIO, heldAtRps, sentArrivals } from './refuted.js';
 import type { ProofRound } from '../report/model.js';
 import type { ProbeHold, Proof, Recommendation } from './types.js';
 
@@ -929,11 +929,14 @@ function lowered(rec: Recommendation, proof: Proof, scoutHolds: readonly Recomme
  * proves the hold past the store); with no line, no more than the hold proves past the store.
  */
 function givenFrom(
-  held: { rec: Recommendation; proof: Proof },
+  paced: { rec: Recommendation; proof: Proof },
   rounds: readonly ProofRound[],
   store: number | null,
   probeHold: ProbeHold | undefined,
 ): Recommendation {
+  // The hold as sent: one k6 could not pace at its target proves what it sent (heldAtRps).
+  const sent = heldAtRps({ target_rps: paced.rec.target_rps, ...paced.proof });
+  const held = sent < paced.rec.target_rps ? { ...paced, rec: { ...paced.rec, target_rps: sent } } : paced;
   const line = quotaLine(rounds);
   const below = givenOnLine(held, lineBelow(rounds, held.rec.target_rps));
   return below ?? (line === null ? givenPastStore(held, store, probeHold) : null) ?? givenBelow(held.rec, held.proof);
@@ -950,8 +953,9 @@ function givenPastStore(
   store: number | null,
   probeHold: ProbeHold | undefined,
 ): Recommendation | null {
+  // The hold as sent (givenFrom): its rate and the arrivals k6 did not drop.
   const rps = held.rec.target_rps;
-  const offered = held.proof.arrivals ?? 0;
+  const offered = sentArrivals(held.proof);
   const past = surePastStore(offered, offered / rps, store, probeHold);
   if (past === null) return null;
   const target = Math.max(MIN_PROOF_RPS, roundedRate(Math.min(past.sure_rps, rps * (1 - SEARCH_HEADROOM))));

@@ -30,7 +30,7 @@ import {
   underRunHowTo,
   withShutSpan,
 } from '../ratelimit/horizon.js';
-import { HELD_BRACKET_RATIO } from '../ratelimit/refuted.js';
+import { HELD_BRACKET_RATIO, heldAtRps } from '../ratelimit/refuted.js';
 import { searchStart } from '../ratelimit/rate-bracket.js';
 import { recommend } from '../ratelimit/recommend.js';
 import { belowK6Pace } from '../ratelimit/proof-loop.js';
@@ -224,7 +224,7 @@ export function searchUntested(
   const rounds = `${proving.rounds.length} round${proving.rounds.length === 1 ? '' : 's'}`;
   if (result.limiter || proving.rounds.length === 0 || proving.verdict === 'not proven') return unidentified;
   if (full.length > 0 && proving.verdict === 'proven')
-    return `${unidentified}; ${Math.max(...full.map((r) => r.target_rps))} req/s held over a whole round, more than ${HELD_BRACKET_RATIO} times below the lowest rate refused: a floor, not the limit's rate, so nothing was sized`;
+    return `${unidentified}; ${Math.max(...full.map(heldAtRps))} req/s held over a whole round, more than ${HELD_BRACKET_RATIO} times below the lowest rate refused: a floor, not the limit's rate, so nothing was sized`;
   return `${unidentified}; paced k6 rounds held no rate over a whole round of the horizon (${rounds}), so nothing was sized`;
 }
 

@@ -152,11 +152,19 @@ describe.skipIf(skipWhy !== undefined)(
             // it: a clock window meets a paced client's jitter (50 ± 10 ms each way, k6 on a loaded
             // machine) before its own rate, and a client paced there is refused as the report says
             // (CI 48e: 49 req/s refused, 58 let through in 1.18 s). Not further below than 5 %.
+            // The search's narrowness is between the rates it paced; the hold heads the report as k6
+            // sent it, below its pace when k6 dropped arrivals for want of a free call (refuted.ts
+            // heldAtRps; CI 53b: paced at 51, 16 of 255 dropped, 47.8 sent, "51 held" was above the 50).
             const held = rl.sustained_held;
             if (held && !held.quota_line && held.refused_rps !== null) {
-              expect(rl.sustained_rps!, context).toBeLessThanOrEqual(truth);
+              const paced = Math.max(
+                ...(rl.proof_rounds ?? [])
+                  .filter((r) => r.verdict === 'holds' && r.scout_s === undefined)
+                  .map((r) => r.target_rps),
+              );
+              expect(rl.sustained_rps!, context).toBeLessThanOrEqual(Math.min(truth, paced));
               expect(held.refused_rps, context).toBeGreaterThan(0.95 * truth);
-              expect(rl.sustained_rps! / held.refused_rps, context).toBeGreaterThanOrEqual(SCOUT_NARROW);
+              expect(paced / held.refused_rps, context).toBeGreaterThanOrEqual(SCOUT_NARROW);
             } else {
               // The probe's own reading is claimed to ± its stated precision (report.json
               // sustained_precision): the truth lies within it, or within 2 %, and a bucket is claimed

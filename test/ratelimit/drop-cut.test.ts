@@ -98,4 +98,27 @@ describe('a proof round cut on its dropped arrivals', () => {
     );
     expect(whole.proof!.dropped_arrivals).toBe(7);
   });
+
+  // CI 53b: a round paced at 51 req/s with 6 calls at once, across 50 ± 10 ms, dropped 16 of its
+  // 255 arrivals with no refusal; its hold proves what it sent (refuted.ts heldAtRps).
+  it('says whose calls were all busy when it dropped arrivals with no refusal: the policy held to its concurrency, or k6', () => {
+    const whole = (maxCalls?: number) =>
+      proofOfRun(
+        loadScenario({
+          scenario: 'rate-limit',
+          requests: 239,
+          dropped_iterations: 16,
+          extra: { logical_calls_ok: 239 },
+        }),
+        { ...roundInputs({ ...rec, target_rps: 51 }, { durationS: 5 }), ...(maxCalls ? { maxCalls } : {}) },
+      );
+    const capped = whole(6);
+    expect(capped.proof).toMatchObject({ dropped_arrivals: 16, arrivals: 255 });
+    expect(capped.notes).toContain(
+      'proof run: k6 dropped 16 of 255 arrivals with all 6 calls the policy allows at once busy (its concurrency at the latency met, not the service): it sent less than its rate',
+    );
+    expect(whole().notes).toContain(
+      'proof run: k6 dropped 16 of 255 arrivals it had no VU for (the load generator, not the service)',
+    );
+  });
 });
