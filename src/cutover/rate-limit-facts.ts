@@ -52,6 +52,13 @@ export function probeSource(environment: string, result: RateLimitResult | null)
 }
 
 /**
+ * What a probe saw of a limiter it could not name, its first reading: "not identified" alone left
+ * a user (and a red CI run: 53i, 54b, 54d) no way to tell a shape misread from a limit not there.
+ */
+const sawOf = (result: RateLimitResult | null): string =>
+  result && !result.limiter && result.limiter_evidence?.[0] ? `; the probe saw: ${result.limiter_evidence[0]}` : '';
+
+/**
  * A probe's figures, only when it ran to an estimate it stands by: a probe that said it could not
  * test something (a partial estimate, no sustained rate) gives no figure, and its reason is why.
  */
@@ -66,7 +73,7 @@ export function probedLimit(
     return {
       facts: {},
       missing: {
-        rate_limit_measured_rps: `${source}: ${why ?? 'no sustained rate measured'}`,
+        rate_limit_measured_rps: `${source}: ${why ?? 'no sustained rate measured'}${sawOf(result)}`,
         rate_limit_recommended_rps: `${source}: ${why ?? 'no sustained rate measured, so nothing recommended'}`,
       },
     };

@@ -95,6 +95,25 @@ describe('probedLimit', () => {
     expect(out.missing['rate_limit_recommended_rps']).toBeDefined();
   });
 
+  // CI 53i, 54b, 54d: production's bucket read as "a window sliding by its shape … not identified",
+  // and the cutover report said no more. What the probe saw goes with the reason.
+  it('a limiter the probe could not name: the reason carries what it saw', () => {
+    const seen = 'requests came back in clumps after the drain, as a window sliding lets them';
+    const result = probe({ sustained_rps: null, recommendation: null, limiter: null, limiter_evidence: [seen] });
+    const untested = ['rate_limit: tokens.validate: not identified: a window sliding by its shape'];
+    expect(probedLimit(result, untested, 'production').missing['rate_limit_measured_rps']).toBe(
+      `a rate-limit probe of production in this run (no k6 proof): ${untested[0]}; the probe saw: ${seen}`,
+    );
+    // A limiter it named says nothing more.
+    const named = probe({
+      sustained_rps: null,
+      recommendation: null,
+      limiter: { kind: 'bucket', rate_rps: 20, burst: 20 },
+      limiter_evidence: [seen],
+    });
+    expect(probedLimit(named, [], 'production').missing['rate_limit_measured_rps']).not.toContain('the probe saw');
+  });
+
   // CI land40: a conformant bucket read loosely under load gave sandbox no rate, and cutover said
   // NOT TESTED; now paced k6 rounds search for it, and what they held is said as held, not measured.
   it('a rate a search held: its figures, said as held by paced k6 rounds and for how long', () => {
