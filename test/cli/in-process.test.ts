@@ -62,4 +62,28 @@ describe('runs of main in one process', () => {
     expect(report.untested).toContainEqual(expect.objectContaining({ stage: 'run' }));
     expect(STOP_SIGNALS.map((s) => signals.listenerCount(s))).toEqual([0, 0, 0]);
   });
+
+  it('a run past its limit is stopped with SIGTERM, writes its partial report and ends, and the call still fails', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'ces-inproc-'));
+    // `serve` runs until it is stopped: only the helper's SIGTERM ends it.
+    const failed = await runCliInProcess(['serve', '--port', '0', '--tls-dir', 'tls'], { cwd, timeoutMs: 1_500 }).then(
+      () => undefined,
+      (err: Error) => err.message,
+    );
+    expect(failed).toMatch(
+      /^the CLI did not return within 1500 ms \(stopped with SIGTERM: it then ended with exit 0\):/,
+    );
+    expect(failed).toContain('"environment":"sandbox"');
+    // A run that writes a report: the check's job stopped before its first request is reported as interrupted.
+    const stopped = await runCliInProcess(['check', '--report-dir', 'r', '--expiry-wait', '0'], {
+      cwd,
+      timeoutMs: 1,
+    }).then(
+      () => undefined,
+      (err: Error) => err.message,
+    );
+    expect(stopped).toMatch(/stopped with SIGTERM: it then ended with exit 1/);
+    const report = JSON.parse(readFileSync(join(cwd, 'r', 'report.json'), 'utf8')) as Report;
+    expect(report.untested).toContainEqual(expect.objectContaining({ stage: 'run' }));
+  });
 });

@@ -91,7 +91,9 @@ const cleanEnv = (env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
  * An io of the test's own: streams that collect, the clean environment, a folder passed (never a
  * process.chdir: tests run at once in one worker), and stop signals that only the test sends.
  */
-export function testIo(options: Omit<CliOptions, 'bin' | 'timeoutMs'> = {}): CliIo & { output(): CliResult } {
+export function testIo(
+  options: Omit<CliOptions, 'bin' | 'timeoutMs'> = {},
+): CliIo & { output(): CliResult; signals: EventEmitter } {
   let stdout = '';
   let stderr = '';
   return {
@@ -108,26 +110,48 @@ export function testIo(options: Omit<CliOptions, 'bin' | 'timeoutMs'> = {}): Cli
   };
 }
 
+/** How long a CLI stopped at its test's limit may take to write its partial report and end. */
+const STOPPED_GRACE_MS = 30_000;
+
 /**
  * `main(args)` in this process, with the same result as runCli. Only for what needs no process of
  * its own: no signal, no stdin, no exit timing, no installed bin, no environment read before main.
+ * Past `timeoutMs` the run is sent SIGTERM, as CI stops a job, so that it stops its k6 and its
+ * requests and removes its temp files rather than running on beside the tests after it; the call
+ * rejects all the same, with what the run printed.
  */
 export async function runCliInProcess(args: string[], options: Omit<CliOptions, 'bin'> = {}): Promise<CliResult> {
   const io = testIo(options);
   const limitMs = options.timeoutMs ?? 60_000;
+  const run = main(args, io);
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const { stdout, stderr } = io.output();
-      reject(new Error(`the CLI did not return within ${limitMs} ms:\n${stdout}${stderr}`));
-    }, limitMs);
-  });
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), limitMs)));
   try {
-    const code = await Promise.race([main(args, io), late]);
-    return { ...io.output(), code };
+    const first = await Promise.race([run, late]);
+    if (first !== 'late') return { ...io.output(), code: first };
   } finally {
     clearTimeout(timer);
   }
+  // A run still loading has no handler yet: the signal then goes as the run installs one.
+  if (io.signals.listenerCount('SIGTERM') > 0) io.signals.emit('SIGTERM');
+  else
+    io.signals.on('newListener', function sendOnce(name: string) {
+      if (name !== 'SIGTERM') return;
+      io.signals.off('newListener', sendOnce);
+      setImmediate(() => io.signals.emit('SIGTERM'));
+    });
+  let grace: NodeJS.Timeout | undefined;
+  const ended = await Promise.race([
+    run.then(
+      (code) => `it then ended with exit ${code}`,
+      (err: unknown) => `it then failed: ${String(err)}`,
+    ),
+    new Promise<string>((resolve) => {
+      grace = setTimeout(() => resolve(`it did not end within ${STOPPED_GRACE_MS} ms of SIGTERM`), STOPPED_GRACE_MS);
+    }),
+  ]).finally(() => clearTimeout(grace));
+  const { stdout, stderr } = io.output();
+  throw new Error(`the CLI did not return within ${limitMs} ms (stopped with SIGTERM: ${ended}):\n${stdout}${stderr}`);
 }
 
 /** The one line a refused input gets on stderr (`ces-harness: …`, no stack trace), asserted and returned. */

@@ -5,8 +5,13 @@ import { isLive, mintRecord } from '../behaviour.js';
 import { defineFault } from './types.js';
 import { systemClock } from '../../time/clock.js';
 
-/** Long enough that requests sent together all land inside the window. */
-const RACE_WINDOW_MS = 20;
+/**
+ * Long enough that requests sent together all land inside the window on a busy machine too. The
+ * check warms its eight connections first, yet at 20 ms, the emulator on its own thread beside CI's
+ * load and five `cutover` runs sharing the client's, the eighth came after the first had minted and
+ * stored: one token, the fault unseen (ci-53e, cutover table, concurrent-mint).
+ */
+const RACE_WINDOW_MS = 250;
 
 export const fault = defineFault({
   name: 'concurrent-mint',

@@ -7,6 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { HarnessError } from '../../errors.js';
 import { createEmulator } from '../index.js';
 import { certificatesAhead } from './certificates-ahead.js';
+import type { Observed } from '../options.js';
 import type { CrossedError, FromWorker, ToWorker, WorkerStart } from './protocol.js';
 
 const port = parentPort!;
@@ -16,7 +17,7 @@ const given = workerData as WorkerStart | undefined;
 // A spare's wait is idle time beside the CLI's own loading: it makes the certificates a default
 // start serves meanwhile, which then leave the path between the options and the first request.
 const ahead = given ? undefined : certificatesAhead();
-const { options } =
+const { options, observe } =
   given ??
   (await new Promise<WorkerStart>((resolve) =>
     port.once('message', (message: ToWorker) => {
@@ -31,6 +32,7 @@ try {
     ...options,
     ...(certificates ? { certificates } : {}),
     onTokenIssued: (token) => say({ kind: 'token', token }),
+    ...(observe ? { observe: (observed: Observed) => say({ kind: 'observed', observed: plain(observed) }) } : {}),
   });
   const { issuedTokens: _tokens, close: _close, ...facts } = emulator;
   // The one message a host sends once the emulator runs (ToWorker): close.
@@ -54,4 +56,9 @@ function end(message: FromWorker): void {
 function crossed(err: unknown): CrossedError {
   const message = err instanceof Error ? err.message : String(err);
   return err instanceof HarnessError ? { message, code: err.code } : { message };
+}
+
+/** An observation as plain data: Node's request headers are copied out of their own object. */
+function plain({ req, reply, arrivedMs, answeredMs }: Observed): Observed {
+  return { req: { ...req, headers: { ...req.headers } }, reply, arrivedMs, answeredMs };
 }

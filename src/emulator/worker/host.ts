@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { atExit } from '../../exit-cleanup.js';
 import { ERROR_CODES, HarnessError } from '../../errors.js';
-import type { Emulator } from '../index.js';
+import type { Emulator, Observed } from '../index.js';
 import { workerCode } from './code.js';
 import type {
   CrossedError,
@@ -69,7 +69,17 @@ export function spareEmulatorWorker(): SpareWorker {
   };
 }
 
-export async function startEmulatorWorker(options: WorkerEmulatorOptions, spare?: SpareWorker): Promise<Emulator> {
+/** What the starting thread is told as the worker's emulator answers. */
+export interface WorkerHooks {
+  /** Each request answered, with its answer: as EmulatorOptions.observe, told across the threads. */
+  observe?: (observed: Observed) => void;
+}
+
+export async function startEmulatorWorker(
+  options: WorkerEmulatorOptions,
+  spare?: SpareWorker,
+  { observe }: WorkerHooks = {},
+): Promise<Emulator> {
   // Bad options fail here, in the caller's thread, as the usage errors they are. Loaded now, not
   // with this module: the catalogue of faults and profiles would otherwise load before a spare
   // thread is started, which loads it again in its own.
@@ -87,7 +97,7 @@ export async function startEmulatorWorker(options: WorkerEmulatorOptions, spare?
   const removeTlsDir = () => rmSync(tlsDir, { recursive: true, force: true });
   const forget = atExit(removeTlsDir);
   const removed = () => (removeTlsDir(), forget());
-  const start: WorkerStart = { options: { ...options, tlsDir } };
+  const start: WorkerStart = { options: { ...options, tlsDir }, ...(observe ? { observe: true } : {}) };
   const worker = taken ?? new Worker(code!, { workerData: start });
   if (taken) taken.postMessage({ kind: 'start', start } satisfies ToWorker);
   // Every token the worker issues, told before the answer carrying it leaves the worker: so
@@ -100,7 +110,8 @@ export async function startEmulatorWorker(options: WorkerEmulatorOptions, spare?
     if (message.kind === 'token') {
       if (tokens.size >= cap) tokens.delete(tokens.values().next().value!);
       tokens.add(message.token);
-    } else if (message.kind === 'closed') closeError = message.error;
+    } else if (message.kind === 'observed') observe?.(revived(message.observed));
+    else if (message.kind === 'closed') closeError = message.error;
   });
   // Node delivers every message the worker posted before it emits 'exit'.
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
@@ -140,6 +151,12 @@ function started(worker: Worker): Promise<EmulatorFacts> {
     };
     worker.on('message', onMessage).on('error', onError).on('exit', onExit);
   });
+}
+
+/** An observation as the emulator's own thread saw it: the body a Buffer again (a clone makes it a Uint8Array). */
+function revived(observed: Observed): Observed {
+  const body = observed.req.body as Uint8Array;
+  return { ...observed, req: { ...observed.req, body: Buffer.from(body.buffer, body.byteOffset, body.byteLength) } };
 }
 
 function rebuilt(error: CrossedError): Error {
