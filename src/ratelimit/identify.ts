@@ -47,7 +47,22 @@ export interface ShapeFigures {
    * planned it (ping.ts overdueMs): the probe's own lateness, not the limit's. 0 when on time.
    */
   overdueMs?: number;
+  /**
+   * How much later than it was sent the drain's first refusal may have reached the limiter: its
+   * round trip past the usual of those answered before it left (probe/arrival.ts lateForItsMomentMs). A
+   * service stalled while the probe went on sending decides what reached it at the stall's end,
+   * the drain's tail with it, and that tail takes the refills the stall saved: the limit shut that
+   * much later than `recoveryMs` counts from. 0 or unset when answered on time.
+   */
+  refusalLateMs?: number;
 }
+
+/**
+ * The least the limit was shut for, ms: the recovery less what the probe's last ping went out late
+ * and what the refusal it counts from may have reached the limiter late.
+ */
+export const shutAtLeastMs = (f: Pick<ShapeFigures, 'recoveryMs' | 'overdueMs' | 'refusalLateMs'>): number =>
+  f.recoveryMs - (f.overdueMs ?? 0) - (f.refusalLateMs ?? 0);
 
 /**
  * A bucket's first recovery is at most about two trickle intervals (the ping that found it may
@@ -80,23 +95,27 @@ export function shapeOf(f: ShapeFigures): { shape: RecoveryShape; evidence: stri
   }
   // Less what the probe itself was late: a bucket's comeback found by a ping a stall held back
   // 270 ms right after the drain is no window's wait (the emulator's bucket 50/s on a busy machine,
-  // "a sliding window ... not pinned down", CI land90 and land94; seed 57 of a stall sweep).
-  if (
-    f.trickleMs !== null &&
-    f.drained >= 4 &&
-    f.recoveryMs - (f.overdueMs ?? 0) >= SLIDING_RECOVERY_RATIO * f.trickleMs
-  ) {
+  // "a sliding window ... not pinned down", CI land90 and land94; seed 57 of a stall sweep). And
+  // less what the refusal was answered late: the emulator stalled 1.2 s in a busy test process read
+  // "nothing passed for 1.41 s, then one request every 48 ms" off its bucket 20/s (CI 54f).
+  if (f.trickleMs !== null && f.drained >= 4 && shutAtLeastMs(f) >= SLIDING_RECOVERY_RATIO * f.trickleMs) {
     return {
       shape: 'smooth-window',
       evidence: `after the first refusal, nothing passed for ${ms(f.recoveryMs)}, then one request every ${ms(f.trickleMs)}: kept out for most of a period, then admitted as the window slides (a bucket would admit one every ${ms(f.trickleMs)} from the start)`,
     };
   }
+  const lateMs = f.recoveryMs - shutAtLeastMs(f);
+  // Said when it decided the reading: a long wait read as a bucket needs its why.
+  const late =
+    f.trickleMs !== null && lateMs > 0 && f.recoveryMs >= SLIDING_RECOVERY_RATIO * f.trickleMs
+      ? ` (${ms(lateMs)} of it the refusal's answer or the next request late)`
+      : '';
   return {
     shape: 'bucket',
     evidence:
       f.trickleMs === null
-        ? `after the first refusal a request passed again within ${ms(f.recoveryMs)}, one at a time: a bucket refilling`
-        : `after the first refusal a request passed again within ${ms(f.recoveryMs)}, then one every ${ms(f.trickleMs)}: a bucket refilling at a steady rate`,
+        ? `after the first refusal a request passed again within ${ms(f.recoveryMs)}${late}, one at a time: a bucket refilling`
+        : `after the first refusal a request passed again within ${ms(f.recoveryMs)}${late}, then one every ${ms(f.trickleMs)}: a bucket refilling at a steady rate`,
   };
 }
 

@@ -53,6 +53,22 @@ describe('shapeOf', () => {
     expect(shapeOf({ ...stalled, overdueMs: 284 - 3.5 * 51 }).shape).toBe('smooth-window');
   });
 
+  it("counts the recovery from as late as the drain's refusal was answered, and says so", () => {
+    // The emulator's bucket of 50/s stalled alone 1.1 s in a busy test process: the refusal, sent
+    // early in the stall, was decided (and answered) at its end (CI 55a; stalled-bucket-virtual).
+    const stalled = { ...base, recoveryMs: 1160, clump: 1, trickleMs: 23 };
+    expect(shapeOf(stalled).shape).toBe('smooth-window');
+    const late = shapeOf({ ...stalled, refusalLateMs: 1120 });
+    expect(late).toEqual({
+      shape: 'bucket',
+      evidence:
+        "after the first refusal a request passed again within 1.16 s (1.12 s of it the refusal's answer or the next request late), then one every 23 ms: a bucket refilling at a steady rate",
+    });
+    // Both ends late add up; kept out 3.5 intervals past both, a smooth window's wait still.
+    expect(shapeOf({ ...stalled, refusalLateMs: 600, overdueMs: 500 }).shape).toBe('bucket');
+    expect(shapeOf({ ...stalled, refusalLateMs: 600, overdueMs: 1160 - 600 - 3.5 * 23 }).shape).toBe('smooth-window');
+  });
+
   it('a tiny limit (under four) is read as a bucket: the two cannot be told apart, and size alike', () => {
     expect(shapeOf({ ...base, drained: 3, recoveryMs: 900, clump: 1, trickleMs: 100 }).shape).toBe('bucket');
   });

@@ -106,9 +106,18 @@ export interface VirtualEndpoint {
    * the probe runs during one: a timer due within it fires at its end, and an answer back within it
    * is handed to the probe there. `limiter`: the limiter's process stalls with it (the test's
    * emulator beside the CLI on a machine that has no core for either), deciding what reached it
-   * within a stall at its end.
+   * within a stall at its end. `probe: false`: the limiter's process alone stalls (the emulator in a
+   * test's busy process, the CLI probing it from its own): the probe keeps its pace meanwhile.
    */
-  stalls?: { everyMs: number; minMs: number; maxMs: number; seed?: number; fromMs?: number; limiter?: boolean };
+  stalls?: {
+    everyMs: number;
+    minMs: number;
+    maxMs: number;
+    seed?: number;
+    fromMs?: number;
+    limiter?: boolean;
+    probe?: false;
+  };
   /**
    * The service takes one request every `everyMs` at most (a single worker, or its process starved
    * of CPU beside k6 and whole CLI runs): requests wait in line, refused ones too, and the limiter
@@ -167,7 +176,9 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
   const { busy } = endpoint;
   const stalled = seeded(busy?.seed ?? 1);
   const late = () => (busy ? stalled() * busy.lateMs : 0);
-  const resumed = stalledUntil(endpoint.stalls);
+  const stalledTo = stalledUntil(endpoint.stalls);
+  // The probe's own process: stalled with the limiter's, unless only the limiter's stalls.
+  const resumed = endpoint.stalls?.probe === false ? (t: number) => t : stalledTo;
   const clock: Clock = {
     now: probeNow,
     sleep: (ms) => new Promise<void>((resolve) => at(resumed(now() + Math.max(0, ms) + late()), resolve)),
@@ -197,7 +208,7 @@ export function virtualWorld(endpoint: VirtualEndpoint): { clock: Clock; calls: 
   const delayed = seeded(answerDelay?.seed ?? 1);
   const answerMs = () => (answerDelay ? answerDelay.meanMs + (2 * delayed() - 1) * answerDelay.jitterMs : 0);
   // A limiter stalled with the probe decides what reached it within a stall at the stall's end.
-  const decidedAt = endpoint.stalls?.limiter ? resumed : (t: number) => t;
+  const decidedAt = endpoint.stalls?.limiter ? stalledTo : (t: number) => t;
   const reached = (limiter: Limiter): Promise<Exchange> => {
     if (!network)
       return decidedAt(now()) === now()

@@ -121,8 +121,26 @@ export function notLateTrip(run: readonly Sample[], s: Sample, toleratedMs = 0):
  * that reached it late (virtual, 50 ± 10 ms each way, stalled-window-virtual.test.ts).
  */
 export function acceptedBoundMs(run: readonly Sample[], s: Sample): number {
-  if (notLateTrip(run, s)) return s.sentMs;
-  return s.sentMs + (s.doneMs - s.sentMs - usualBand(run, 0).medianMs);
+  return s.sentMs + tripLateMs(run, s);
+}
+
+/**
+ * How much longer than `run`'s usual round trip the request's took, ms: 0 when not late
+ * (notLateTrip), else past the run's median.
+ */
+function tripLateMs(run: readonly Sample[], s: Sample): number {
+  return notLateTrip(run, s) ? 0 : s.doneMs - s.sentMs - usualBand(run, 0).medianMs;
+}
+
+/**
+ * tripLateMs against the trips of its moment, those of `run` answered before `s` left: a limiter
+ * stalled through most of a drain answers most of it late, and the whole run's median then calls
+ * the stall usual. With none answered before (a drain across a network refused within its first
+ * round trip), against the whole run.
+ */
+export function lateForItsMomentMs(run: readonly Sample[], s: Sample): number {
+  const before = run.filter((x) => x.doneMs <= s.sentMs && x.answer !== 'error');
+  return tripLateMs(before.length > 0 ? before : run, s);
 }
 
 /** The usual round trip, ms, and how far off it one may be and still be usual: three usual spreads, or `toleratedMs`. */

@@ -8,12 +8,13 @@ import {
   SLIDING_RECOVERY_RATIO,
   resetWhole,
   shapeOf,
+  shutAtLeastMs,
   type Bracket,
   type RecoveryShape,
   type ShapeFigures,
 } from '../identify.js';
 import type { Sample } from '../types.js';
-import { acceptedBeforeRefusal, reorderMs, sendingEndMs } from './arrival.js';
+import { acceptedBeforeRefusal, reorderMs, sendingEndMs, lateForItsMomentMs } from './arrival.js';
 import { firstGapMs, pingUntilAccepted, topUp, toppedEndMs, type Recovery } from './ping.js';
 import { tailSingles } from './drain-tail.js';
 import type { Probe } from './probe.js';
@@ -127,6 +128,7 @@ export async function shapePhase(
   if (!recovery.accepted) return undefined;
   const first = recovery.accepted;
   const recoveryMs = first.sentMs - drain.refusal.sentMs;
+  const refusalLateMs = lateForItsMomentMs(probe.samples, drain.refusal);
   const { samples: clumpRun } = await probe.burstRun('recover', drain.accepted + 5);
   const clump = 1 + countUntilRefused(clumpRun);
   const counted = countedToShut(first, clumpRun);
@@ -146,7 +148,11 @@ export async function shapePhase(
     beforeMs: shutMs - drain.firstMs,
     tailSingles: singles,
   });
-  if (!whole && knownTrickleMs !== null && recoveryMs < SLIDING_RECOVERY_RATIO * knownTrickleMs)
+  if (
+    !whole &&
+    knownTrickleMs !== null &&
+    shutAtLeastMs({ recoveryMs, refusalLateMs }) < SLIDING_RECOVERY_RATIO * knownTrickleMs
+  )
     trickleMs = knownTrickleMs;
   else if (!whole) {
     // Gaps from a fraction of what one admission of the drained limit takes, so pings never run
@@ -179,6 +185,7 @@ export async function shapePhase(
     // Only of pings sent here, from the refusal on: a recovery found elsewhere waited on purpose.
     ...(!found && recovery.overdueMs ? { overdueMs: recovery.overdueMs } : {}),
     ...(singles > 0 ? { tailSingles: singles } : {}),
+    ...(refusalLateMs > 0 ? { refusalLateMs } : {}),
   };
   const { shape, evidence } = shapeOf(figures);
   const recovered = { ...recovery, accepted: first };
