@@ -64,11 +64,19 @@ describe.skipIf(skipWhy !== undefined)(
 
     // HAProxy's usual recipe as its documentation writes it, at a small limit: the long window's
     // edge pings hold it shut past its edge, so it is sized from the whole trace (probe/counter-fit.ts).
-    it('reads http_req_rate(10s) 50, every request tracked: a counter counting refused requests, within 1.5 % and not fast', async () => {
+    // Claimed near the long end of what its pings left, never fast; the precision it states reaches
+    // the short end (crossings.ts claimPrecision): on a loaded machine 10.00–10.19 s was left, and
+    // 4.92 req/s "±1.5 %" missed the true 5 (stress-ng at 75 % of both cores, 7 Dec). The truth
+    // within what it states, at most 2 %.
+    it('reads http_req_rate(10s) 50, every request tracked: a counter counting refused requests, the truth within its stated precision, at most 2 %, and not fast', async () => {
       const { estimate, seconds } = await behindHaproxy({ limit: 50, periodMs: 10_000, recipe: 'every' });
       const context = describeEstimate(estimate);
       expect(estimate.limiter, context).toMatchObject({ kind: 'sliding-counter', limit: 50, counts_refused: true });
-      expect(estimate.sustained_rps, context).toBeGreaterThanOrEqual(5 * 0.985);
+      expect(estimate.sustained_precision, context).toBeLessThanOrEqual(0.02);
+      // A rate rounded to 0.01 req/s aside.
+      expect(Math.abs(5 / estimate.sustained_rps! - 1), context).toBeLessThanOrEqual(
+        estimate.sustained_precision! + 0.002,
+      );
       expect(estimate.sustained_rps, context).toBeLessThanOrEqual(5 * 1.005);
       expect(estimate.partial, context).toBe(false);
       expect(seconds, context).toBeLessThan(45);

@@ -190,5 +190,6 @@ export async function counterFitPhase(
     windowMs,
     midpoint(startsOf(left)).value + windowMs,
     `a window weighing the last one that counts refused requests, whose crossings the probe could not time apart; ${tried}, ${pings} pings sent where they disagreed and a last clump, which each predicted, left ${s(window.lo)}–${s(window.hi)} s (±${(sized.precision * 100).toFixed(1)} %)`,
+    window,
   );
 }

@@ -97,6 +97,8 @@ export interface RampFindings {
   openedByClient?: boolean;
   evidence: string[];
   notes: string[];
+  /** How far the rate of the window claimed may be off, relative (crossings.ts claimPrecision). */
+  precision?: number;
   /** Pinged an eighth of a step apart, it let nothing through for several steps: refused requests may count. */
   shut?: boolean;
 }

@@ -6,6 +6,8 @@
 // Every time is when the service saw the request (arrival.ts), every count the probe's own requests.
 
 import { round } from '../estimators.js';
+import type { Bracket } from '../identify.js';
+import { PERIOD_PRECISION } from './period-bracket.js';
 import type { Sample } from '../types.js';
 import { phaseS } from './advertised.js';
 import { seenMs } from './arrival.js';
@@ -57,8 +59,21 @@ export function lastCrossing(samples: readonly Sample[]): Crossing | undefined {
 }
 
 /**
+ * How far the rate of a window claimed at `windowS` may be off, relative, when the window lies in
+ * `bracket` (ms): to the bracket's far end from the claim, never less than a period's own
+ * (PERIOD_PRECISION). A claim near the bracket's long end (never faster than the limiter) is that
+ * far from its short end: stated ±1.5 %, 50 per 10.156 s left 10.00–10.19 s, and the truth, 5 req/s,
+ * lay 1.6 % above the 4.92 read (a loaded machine's fit, its pings spent at ±0.9 %).
+ */
+export function claimPrecision(windowS: number, bracket: Bracket): number {
+  const claimedMs = windowS * 1000;
+  return Math.max(PERIOD_PRECISION, claimedMs / bracket.lo - 1, 1 - claimedMs / bracket.hi);
+}
+
+/**
  * A sliding-window counter of `limit` per `windowMs` counting every request, its edge at `edgeMs`,
- * claimed with `evidence`: what follows a timing that held.
+ * claimed with `evidence`: what follows a timing that held. `bracket`: where the window lies (ms),
+ * which the stated precision covers (claimPrecision).
  */
 export function countingEvery(
   probe: Probe,
@@ -66,9 +81,11 @@ export function countingEvery(
   windowMs: number,
   edgeMs: number,
   evidence: string,
+  bracket: Bracket,
 ): RampFindings {
   const windowS = round(windowMs / 1000, 3);
   return {
+    precision: round(claimPrecision(windowS, bracket), 4),
     model: {
       kind: 'sliding-counter',
       limit,

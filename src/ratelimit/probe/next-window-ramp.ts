@@ -112,6 +112,7 @@ export async function nextWindowRamp(probe: Probe, start: NextWindowStart): Prom
     sized.value,
     midpoint(across.edge).value,
     `pinged after its first edge it stayed shut, so refused requests count; ${start.why}, so the probe kept quiet past the next edge and sent one more clump late in the window after it: the crossings of the clumps at ${fmt(crossing.admitted)} and ${fmt(later.admitted)} fit one counter with its edges at ${fmt(across.edge.lo)}–${fmt(across.edge.hi)} and a window later, each window weighing what the probe sent in the one before by its share still to come, every request counted (±${(sized.precision * 100).toFixed(1)} %)`,
+    across.window,
   );
 }
 

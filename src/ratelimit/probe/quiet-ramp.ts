@@ -139,5 +139,6 @@ export async function quietRampPhase(
     sized.value,
     (edge.lo + edge.hi) / 2,
     `pinged after its first edge it stayed shut, so refused requests count; after a clump that filled it (${fmt(clumped.admitted)}) and a quiet ${fmt(atMs - clumped.refused)}, one more clump: its admissions and the clumps' first refusals fit one line from an edge at ${fmt(edge.lo)}–${fmt(edge.hi)}, a window weighing the ${held.lo}–${held.hi} requests of the last one by its share still to come, every request counted (±${(sized.precision * 100).toFixed(1)} %)`,
+    window,
   );
 }
