@@ -26,7 +26,7 @@ export interface RealTierFile {
   /**
    * A probe read within a few percent of a real limiter's truth, or of the emulator's bucket before
    * proof rounds: its timers must not share the CPU with the rest of the tier's k6 and whole CLI
-   * runs at their own priority, so these run first, five at a time (their probes wait on windows;
+   * runs at their own priority, so these run first, three at a time (their probes wait on windows;
    * one closed loop with k6 among them, proof-loop-stage's), then the rest of the tier. Not beside the fast tier either, even under SCHED_IDLE (docs/development.md, test tiers).
    */
   precise?: true;
