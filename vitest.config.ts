@@ -1,5 +1,5 @@
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
-import { HEAVY_FILES, PRECISE_FILES, WHOLLY_REAL_FILES } from './test/tiers.js';
+import { ALONE_FILES, HEAVY_FILES, PRECISE_FILES, WHOLLY_REAL_FILES } from './test/tiers.js';
 import { LongestFirst } from './test/setup/longest-first.js';
 
 export default defineConfig({
@@ -49,10 +49,10 @@ export default defineConfig({
       // 17 `.ci/run`s failed a precision run on round trips the phase's load stretched (a sliding log
       // and a fixed window across toxiproxy, HAProxy's politeness, Traefik's burst 97 of 100, a k6
       // fleet run starved), each passing alone; the phase ~35 s longer.
-      // Three from 7 Dec: at four, 2 of 3 `.ci/run`s failed a precision run on a probe the phase's
-      // load stretched, each a product reading "not identified" (real HAProxy's 50 per 10 s; a fixed
-      // window across toxiproxy), and CI landing nothing for a flake costs more than its ~75 s.
-      realTier('real-precise', PRECISE_FILES, { workers: 3, order: 1 }),
+      // Then ratelimit-network across toxiproxy by itself (test/tiers.ts `alone`): on 7 Dec, beside
+      // three or four others, it failed 2 of 3 `.ci/run`s, each time another misreading of jitter.
+      realTier('real-precise', PRECISE_FILES, { workers: 4, order: 1 }),
+      realTier('real-alone', ALONE_FILES, { workers: 1, order: 2 }),
       // Then the rest, six at a time, the cutover table's halves among them: its files wait on k6's
       // durations, expiries and probes, not the CPU. Four at once took 233 s where two at a time and
       // the table after took ~450 s (2026-11-30, quiet); the one failure there was the product's (a
@@ -66,7 +66,7 @@ export default defineConfig({
       // Five again from 6 Dec, afternoon: on a slower machine (fast tier 241-281 s, where 225 s was
       // usual) two `.ci/run`s of three failed in cutover-faults' rows at six, both starved (a loopback
       // health round trip of 0.74 s, a TLS handshake past 5 s; a sandbox probe's search past 290 s).
-      realTier('real', HEAVY_FILES, { workers: 5, order: 2 }),
+      realTier('real', HEAVY_FILES, { workers: 5, order: 3 }),
     ],
   },
 });
