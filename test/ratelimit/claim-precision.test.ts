@@ -10,17 +10,19 @@ import { PERIOD_PRECISION } from '../../src/ratelimit/probe/period-bracket.js';
 
 describe('claimPrecision', () => {
   it("reaches the bracket's far end from the claim", () => {
-    const p = claimPrecision(10.156, { lo: 10_000, hi: 10_190 });
-    expect(p).toBeCloseTo(0.0156, 4);
-    // Every window the bracket holds is within the stated share of the rate read.
-    for (const w of [10_000, 10_100, 10_190]) expect(Math.abs(10_156 / w - 1)).toBeLessThanOrEqual(p);
+    const p = claimPrecision(50, 10.156, { lo: 10_000, hi: 10_190 });
+    // From 4.92 req/s as reported (4.923 unrounded) to the 5 of a 10 s window.
+    expect(p).toBe(0.0163);
+    // Every window the bracket holds is within the stated share of the rate reported.
+    for (const w of [10_000, 10_100, 10_190]) expect(Math.abs(50_000 / w / 4.92 - 1)).toBeLessThanOrEqual(p);
   });
 
   it('is never less than a period’s own precision', () => {
-    expect(claimPrecision(10.0, { lo: 9_990, hi: 10_010 })).toBe(PERIOD_PRECISION);
+    expect(claimPrecision(50, 10.0, { lo: 9_990, hi: 10_010 })).toBe(PERIOD_PRECISION);
   });
 
   it('covers a claim at the short end as well', () => {
-    expect(claimPrecision(9.8, { lo: 9_800, hi: 10_000 })).toBeCloseTo(0.02, 4);
+    // 5.1 req/s reported (5.102 unrounded), 5 at the long end.
+    expect(claimPrecision(50, 9.8, { lo: 9_800, hi: 10_000 })).toBe(0.0197);
   });
 });

@@ -59,15 +59,19 @@ export function lastCrossing(samples: readonly Sample[]): Crossing | undefined {
 }
 
 /**
- * How far the rate of a window claimed at `windowS` may be off, relative, when the window lies in
- * `bracket` (ms): to the bracket's far end from the claim, never less than a period's own
+ * How far the rate reported for `limit` per a window claimed at `windowS` may be off, relative,
+ * when the window lies in `bracket` (ms): from the rate as reported (to 0.01 req/s, window-path.ts
+ * windowFigures) to the rate at the bracket's far end, rounded up, never less than a period's own
  * (PERIOD_PRECISION). A claim near the bracket's long end (never faster than the limiter) is that
  * far from its short end: stated ±1.5 %, 50 per 10.156 s left 10.00–10.19 s, and the truth, 5 req/s,
  * lay 1.6 % above the 4.92 read (a loaded machine's fit, its pings spent at ±0.9 %).
  */
-export function claimPrecision(windowS: number, bracket: Bracket): number {
-  const claimedMs = windowS * 1000;
-  return Math.max(PERIOD_PRECISION, claimedMs / bracket.lo - 1, 1 - claimedMs / bracket.hi);
+export function claimPrecision(limit: number, windowS: number, bracket: Bracket): number {
+  const reported = round(limit / windowS, 2);
+  const fastest = (limit * 1000) / bracket.lo;
+  const slowest = (limit * 1000) / bracket.hi;
+  const off = Math.max(PERIOD_PRECISION, fastest / reported - 1, 1 - slowest / reported);
+  return Math.ceil(off * 10_000) / 10_000;
 }
 
 /**
@@ -85,7 +89,7 @@ export function countingEvery(
 ): RampFindings {
   const windowS = round(windowMs / 1000, 3);
   return {
-    precision: round(claimPrecision(windowS, bracket), 4),
+    precision: claimPrecision(limit, windowS, bracket),
     model: {
       kind: 'sliding-counter',
       limit,
