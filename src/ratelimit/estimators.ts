@@ -183,34 +183,55 @@ export function burstOf(run: readonly Sample[], sustainedRps: number | null): Bu
   // the two ends of the burst that would count a stall as refill time, or not count refill: so
   // each end is taken at its latest possible departure, bounded twice: one pacing interval before
   // the request that followed it left, and the fastest round trip of the run before its answer
-  // came (a request answered quickly cannot have left late). Stalls in the middle do not matter:
-  // the refill goes on meanwhile.
+  // came (a request answered quickly cannot have left late).
   const gaps = sorted.slice(1).map((s, i) => s.sentMs - sorted[i]!.sentMs);
   const interval = gaps.length > 0 ? median(gaps) : 0;
   const fastestMs = Math.min(...sorted.map((s) => s.doneMs - s.sentMs));
+  const order = new Map(sorted.map((s, i) => [s, i]));
   const latestDeparture = (s: Sample): number => {
-    const next = sorted[sorted.indexOf(s) + 1];
+    const next = sorted[order.get(s)! + 1];
     const bound = Math.min(next === undefined ? s.sentMs : next.sentMs - interval, s.doneMs - fastestMs);
     return Math.max(s.sentMs, bound);
   };
-  const startMs = raw > 0 ? Math.min(latestDeparture(before[0]!), before[raw - 1]!.sentMs) : 0;
+  const passed = [...before].sort(bySent);
   const endMs = raw > 0 ? latestDeparture(before[raw - 1]!) : 0;
-  const spanS = raw > 1 ? Math.max(0, endMs - startMs) / 1000 : 0;
-  const refilled = sustainedRps === null ? 0 : sustainedRps * spanS;
+  const firstStartMs = raw > 0 ? Math.min(latestDeparture(before[0]!), before[raw - 1]!.sentMs) : 0;
+  const spanS = raw > 1 ? Math.max(0, endMs - firstStartMs) / 1000 : 0;
+  const refillMs = (fromMs: number, toMs: number) =>
+    sustainedRps === null ? 0 : (sustainedRps * Math.max(0, toMs - fromMs)) / 1000;
   // The capacity is at least what passed less the refill until the last admission, and less than
   // one more than that less the refill until the first refusal: a request needs a whole token, so a
   // fraction refilled meanwhile let none more through. The middle of the two: taking the first end
   // alone, rounded, read x/time/rate's burst of 40 as 38 or 39 on a busy machine (5 then 4.46 left
   // 4: a bucket of 5 at 10 req/s whose 5 passed over 54 ms, 57 of 60 virtual runs 20 ms late).
   const refusedMs = firstRefusal && raw > 0 ? Math.max(endMs, firstRefusal.sentMs) : undefined;
-  const refilledByRefusal =
+  const least = raw - refillMs(firstStartMs, endMs);
+  const fromFirst =
     sustainedRps === null || refusedMs === undefined
-      ? undefined
-      : (sustainedRps * Math.max(0, refusedMs - startMs)) / 1000;
-  const least = raw - refilled;
-  const capacityS = refilledByRefusal === undefined ? least : (least + raw + 1 - refilledByRefusal) / 2;
-  const capacity = raw === 0 ? 0 : Math.max(1, Math.round(capacityS));
+      ? least
+      : (least + raw + 1 - refillMs(firstStartMs, refusedMs)) / 2;
+  const capacity = raw === 0 ? 0 : Math.max(1, Math.round(Math.max(fromFirst, leastSinceFull(passed, refillMs))));
   return { raw, spanS, capacity, limited: firstRefusal !== undefined };
+}
+
+/**
+ * What the bucket held where it was last full. A sender that slowed below the rate (a stall, a
+ * starved machine's late timers) let it fill, and what refilled past full was lost: counted from
+ * the first request, that lost refill is taken away too (a bucket of 50 read as 43 by a probe
+ * sending 50-70 req/s, virtually 20 ms late). What passed from any request on, less the refill from
+ * its hand-over until the last admission was answered, is at most what the bucket held when it
+ * came, so at most the capacity: the largest such count is where the bucket was full. The end is
+ * taken at the last answer less the fastest round trip, the start at the hand-over, so that a
+ * jittered trip makes each count low rather than high (a maximum of many picks the highest).
+ */
+function leastSinceFull(passed: readonly Sample[], refillMs: (fromMs: number, toMs: number) => number): number {
+  if (passed.length < 2) return 0;
+  const lastDoneMs = Math.max(...passed.map((s) => s.doneMs));
+  const fastestMs = Math.min(...passed.map((s) => s.doneMs - s.sentMs));
+  let most = 0;
+  for (let i = 1; i < passed.length; i++)
+    most = Math.max(most, passed.length - i - refillMs(passed[i]!.sentMs, lastDoneMs - fastestMs));
+  return most;
 }
 
 /**

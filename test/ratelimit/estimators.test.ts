@@ -226,6 +226,20 @@ describe('burstOf', () => {
     expect(Math.abs(burstOf(run, 25).capacity - 8)).toBeLessThanOrEqual(1);
   });
 
+  it('counts from where the bucket was last full when the sender fell below its rate meanwhile', () => {
+    // 10 of a bucket of 20 sent at 200 req/s, then a pause of two seconds that fills it again (the
+    // refill past full is lost), then on at 200 req/s until refused. Counted from the first request,
+    // the lost refill was taken away too: it read 10.
+    const limiter = tokenBucket(10, 20, true);
+    const run: Sample[] = [];
+    for (let t = 0; t < 50; t += 5) run.push(answered(t, t + 1, limiter(t), 'drain'));
+    for (let t = 2_000; t <= 2_200; t += 5) run.push(answered(t, t + 1, limiter(t), 'drain'));
+    expect(run.some((x) => x.answer === 'limited')).toBe(true);
+    const fit = burstOf(run, 10);
+    expect(fit.raw).toBeGreaterThan(30);
+    expect(Math.abs(fit.capacity - 20)).toBeLessThanOrEqual(1);
+  });
+
   it('says when nothing was refused', () => {
     const fit = burstOf(sample(tokenBucket(50, 500, true), { rate: 100, seconds: 0.5 }), 50);
     expect(fit.limited).toBe(false);

@@ -7,6 +7,10 @@
 // being raised when the cap came: not sized, the run NOT TESTED, at 60 seeds of 60 (15 and 20 ms).
 // Now a watch whose pings all passed at the machine's own pace ends there, and the stream starts
 // at the rate that passed.
+// The burst claimed beside it was read off rounds that crawled little faster than the refill: 43 and
+// 44 when the bucket filled up again mid-round (its lost refill taken away too), and taken from a
+// round that nothing refused, a lower bound given as the figure. Now within one of 50, or none
+// claimed (estimators.ts leastSinceFull, probe/idle-burst.ts).
 
 import { describe, expect, it } from 'vitest';
 import { discoverVirtual, gcra } from './virtual-limit.js';
@@ -23,6 +27,7 @@ async function sweep(lateMs: number) {
     'above, past its precision': 0,
     'not sized': 0,
   };
+  const burstsOff: number[] = [];
   for (let seed = 1; seed <= 60; seed++) {
     const e = await discoverVirtual(
       {
@@ -36,8 +41,9 @@ async function sweep(lateMs: number) {
     const rps = e.limiter?.kind === 'bucket' ? e.sustained_rps : null;
     const outcome = rps === null ? 'not sized' : rateOutcome(rps, TRUE_RPS, e.sustained_precision);
     counts[outcome]++;
+    if (e.limiter?.kind === 'bucket' && Math.abs(e.limiter.burst - 50) > 1) burstsOff.push(e.limiter.burst);
   }
-  return counts;
+  return { ...counts, burstsOff };
 }
 
 describe('the token bucket 50/s, burst 50 across 50 ± 10 ms each way, on a very busy machine, 60 seeds', () => {
@@ -48,6 +54,7 @@ describe('the token bucket 50/s, burst 50 across 50 ± 10 ms each way, on a very
       'below, past its precision': 0,
       'above, past its precision': 0,
       'not sized': 0,
+      burstsOff: [],
     });
   }, 60_000);
 
@@ -57,11 +64,13 @@ describe('the token bucket 50/s, burst 50 across 50 ± 10 ms each way, on a very
     // were timed by their refusals, seed 35 read 48.06 "±3.5 %" off 0.6 s of points, until a lean
     // window went on to a refusal in its second half (stream-reducer.ts refusedLate).
     expect(await sweep(20)).toEqual({
-      'within 2 %': 57,
+      // 57 and 3 until a round cut short by the time cap, nothing refused, no longer gave the burst.
+      'within 2 %': 56,
       'within its precision': 0,
       'below, past its precision': 0,
       'above, past its precision': 0,
-      'not sized': 3,
+      'not sized': 4,
+      burstsOff: [],
     });
   }, 60_000);
 });

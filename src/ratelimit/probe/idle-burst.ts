@@ -57,7 +57,16 @@ export async function idleBurstPhase(
     );
     return { burst: null, passed: null, fromIdle: false, notes };
   }
-  const burst = fit.raw > 0 || fit.limited ? fit.capacity : null;
+  // A round nothing refused never emptied the limit: what passed less the refill is no capacity.
+  // A starved machine's probe, sending little faster than the rate, saw 253 pass from a bucket of
+  // 50 that way and reported "burst 24" (virtually, 25 ms late).
+  if (!fit.limited && fit.raw > 0) {
+    notes.push(
+      `burst not measured: no round was refused (the last let ${fit.raw} through back-to-back), so the limit was never emptied; no limiter is claimed (the sustained rate stands)`,
+    );
+    return { burst: null, passed: null, fromIdle: false, notes };
+  }
+  const burst = fit.limited ? fit.capacity : null;
   if (burst !== null) {
     notes.push(
       `burst: ${fit.raw} requests passed back-to-back at ${probe.maxRps} req/s${fromIdle ? ' from idle' : ''}; ` +
@@ -80,11 +89,16 @@ async function roundsFromIdle(
   let previous = drainBurst.limited ? drainBurst.capacity : undefined;
   let guess = Math.max(1, drainBurst.capacity);
   const measured: number[] = [];
+  // The last round the limit refused: a later one cut short by the budget never emptied it.
+  let lastLimited: BurstFit | undefined;
+  // The least a round sends: raised when one ended with nothing refused.
+  let cap = 0;
   for (let roundNo = 0; roundNo < IDLE_ROUNDS && !probe.outOfBudget(); roundNo++) {
     // Twice what a limit of `guess` needs to refill at the sustained rate, and never less than
     // two recoveries: long enough to be idle, short enough to keep the probe brief.
     const waitMs = Math.max((2 * guess * 1000) / sustained, 2 * (recovery ?? 0) * 1000, 200);
-    const burstMs = ((3 * guess + 20) * 1000) / probe.maxRps;
+    const size = Math.max(50, 3 * guess + 20, cap);
+    const burstMs = (size * 1000) / probe.maxRps;
     if (probe.elapsed() + waitMs + burstMs > probe.maxDurationMs) {
       notes.push(
         `no time left to wait ${round(waitMs / 1000, 1)} s for a full refill; the burst was not measured from idle`,
@@ -94,14 +108,19 @@ async function roundsFromIdle(
     probe.progress(`waiting ${round(waitMs / 1000, 1)} s for the limit to refill, then measuring the burst from idle`);
     await probe.clock.sleep(waitMs, probe.signal);
     if (probe.signal?.aborted) break;
-    const fit = burstOf((await probe.burstRun('idle-burst', Math.max(50, 3 * guess + 20))).samples, sustained);
+    const fit = burstOf((await probe.burstRun('idle-burst', size)).samples, sustained);
     last = fit;
     if (!fit.limited) {
-      // Nothing refused within the cap: the limit holds more than guessed; wait longer.
-      guess = Math.max(guess + 1, fit.raw);
+      // Nothing refused within the cap: the limit holds more than guessed (what passed less the
+      // refill meanwhile, at least), or the sender went little faster than the refill. Wait for that
+      // much, and send twice as many: waiting for all that passed, 176 of a bucket of 50 sent at
+      // 60 req/s by a starved machine, left no time for another round (virtually, 20 ms late).
+      guess = Math.max(guess + 1, fit.capacity);
+      cap = 2 * Math.max(size, fit.raw);
       previous = undefined;
       continue;
     }
+    lastLimited = fit;
     measured.push(fit.capacity);
     if (previous !== undefined && Math.abs(fit.capacity - previous) <= 0.15 * Math.max(fit.capacity, previous) + 1)
       return { fit, fromIdle: true, waited: true };
@@ -110,5 +129,5 @@ async function roundsFromIdle(
   }
   if (!probe.stoppedBy && measured.length > 0)
     notes.push(`the burst differed from round to round (${measured.join(', ')}); reported as measured last`);
-  return { fit: last, fromIdle: false, waited: last !== drainBurst };
+  return { fit: lastLimited ?? last, fromIdle: false, waited: last !== drainBurst };
 }
