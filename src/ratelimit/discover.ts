@@ -87,6 +87,7 @@ import { usualGapNoiseMs } from './probe/arrival.js';
 import type { Estimate, Sample } from './types.js';
 import type { RecoveryShape } from './identify.js';
 import { outrunNote, outrunOf, retimedByAnswers, type Outrun } from './probe/outrun.js';
+import { servedBehindNote, servedBehindOf } from './probe/served-behind.js';
 
 export interface DiscoverOptions {
   calls: ProbeCalls;
@@ -1139,6 +1140,9 @@ function estimateOf(
   const heard = probe.advertisements.last;
   const advertised = probe.advertised ?? (heard ? compareAdvertisement(heard.ad, figures.limiter) : undefined);
   const announced = announcedFindings(probe, advertised, figures.limiter);
+  // A limit faster than the service behind it: what it admitted waited in line (probe/served-behind.ts).
+  const behind = figures.sustained_rps !== null ? servedBehindOf(samples, figures.sustained_rps) : undefined;
+  if (behind && figures.sustained_rps !== null) notes.push(servedBehindNote(behind, figures.sustained_rps));
   // Refused, yet no rate read: where paced proof rounds search for one (rate-bracket.ts).
   const bracket = status !== null && figures.sustained_rps === null && !slow ? rateBracket(samples) : null;
   const reach = status === null ? noLimitReach(probe) : undefined;
@@ -1153,6 +1157,7 @@ function estimateOf(
     ...(alone !== undefined ? { latency_alone_p95_ms: alone } : {}),
     sustained_rps: figures.sustained_rps,
     sustained_precision: figures.sustained_precision,
+    ...(behind ? { served_rps: behind.servedRps } : {}),
     burst: figures.burst,
     burst_from_idle: figures.burst_from_idle,
     ...(figures.burst_passed !== undefined ? { burst_passed: figures.burst_passed } : {}),

@@ -14,7 +14,7 @@ export type RecommendInput = Pick<
   Estimate,
   'sustained_rps' | 'burst' | 'recovery_s' | 'refill_s' | 'retry_after_header' | 'retry_after_max_s' | 'latency_p95_ms'
 > &
-  Partial<Pick<Estimate, 'limiter' | 'limiters' | 'advertised' | 'announced' | 'rate_bracket'>>;
+  Partial<Pick<Estimate, 'limiter' | 'limiters' | 'advertised' | 'announced' | 'rate_bracket' | 'served_rps'>>;
 
 /** The share of the measured rate a client should leave unused. */
 export const HEADROOM = 0.2;
@@ -68,16 +68,18 @@ export function announcedCeiling(
 }
 
 /**
- * The rate a client may be sized by: the measured sustained rate, or lower, an announced limit's.
- * The first recommendation and every lowered one (proof-loop.ts) stay at or below it.
+ * The rate a client may be sized by: the measured sustained rate, or lower, an announced limit's,
+ * or the rate the service behind the limit answered at (served_rps: a client above it builds a
+ * line that never empties). The first recommendation and every lowered one (proof-loop.ts) stay at
+ * or below it.
  */
 export function bindingRps(
-  e: Pick<Estimate, 'sustained_rps'> & Partial<Pick<Estimate, 'advertised' | 'announced'>>,
+  e: Pick<Estimate, 'sustained_rps'> & Partial<Pick<Estimate, 'advertised' | 'announced' | 'served_rps'>>,
 ): number | null {
   const sustained = e.sustained_rps;
   if (sustained === null || !(sustained > 0)) return null;
   const ceiling = announcedCeiling(e);
-  return ceiling !== null && ceiling.rps < sustained ? ceiling.rps : sustained;
+  return Math.min(sustained, ceiling?.rps ?? Infinity, e.served_rps ?? Infinity);
 }
 
 /**
@@ -212,14 +214,18 @@ export function recommend(e: RecommendInput): Recommendation | null {
   // Rate: 20 % below the measured steady rate, so clock drift, a second process of the same client
   // and the measurement's own error (about ±1 %) never push the client into the limit. An announced
   // limit of a lower rate, proven or not, binds instead: a client runs for hours, and a per-minute
-  // quota the probe's seconds never reached refuses it all the same.
+  // quota the probe's seconds never reached refuses it all the same. So does the pace of a service
+  // slower than its limit (served_rps): a client above it waits in a line that only grows.
   const binding = bindingRps(e) ?? sustained;
   const target = targetRate(binding);
   const ceiling = announcedCeiling(e);
+  const headroom = `target ${target} req/s: ${Math.round(HEADROOM * 100)} % below`;
   return policyAt(e, target, [
-    binding < sustained && ceiling !== null
-      ? `target ${target} req/s: ${Math.round(HEADROOM * 100)} % below the ${round(ceiling.rps, 2)} req/s announced as ${ceiling.limit.limit} per ${ceiling.limit.window_s} s (${ceiling.limit.source_header}, ${ceiling.limit.agrees === false ? 'disagreeing with the measurement' : 'announced, not proven'}), below the measured ${sustained} req/s`
-      : `target ${target} req/s: ${Math.round(HEADROOM * 100)} % below the measured ${sustained} req/s`,
+    binding < sustained && ceiling !== null && binding === ceiling.rps
+      ? `${headroom} the ${round(ceiling.rps, 2)} req/s announced as ${ceiling.limit.limit} per ${ceiling.limit.window_s} s (${ceiling.limit.source_header}, ${ceiling.limit.agrees === false ? 'disagreeing with the measurement' : 'announced, not proven'}), below the measured ${sustained} req/s`
+      : binding < sustained && binding === e.served_rps
+        ? `${headroom} the ${binding} req/s the service answered at, below the ${sustained} req/s its limit admits: above it, admitted requests wait in a line that grows`
+        : `${headroom} the measured ${sustained} req/s`,
   ]);
 }
 

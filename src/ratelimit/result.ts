@@ -289,6 +289,11 @@ export function summaryLines(r: RateLimitResult): string[] {
     lines.push(
       `  limiter: not identified; the sustained rate is ${r.sustained_held.quota_line ? 'the refill the rounds refused after a quota lie on, below the highest that paced k6 rounds held' : 'the highest that paced k6 rounds held'} (see the notes)`,
     );
+  // A limit faster than the service behind it: what binds a client is the service's pace.
+  if (r.served_rps !== undefined)
+    lines.push(
+      `  served: the service answered what the limit admitted at ${r.served_rps} req/s, below its rate; above that a client's requests wait in a line that grows`,
+    );
   if (r.advertised) lines.push(`  advertised: ${advertisedText(r.advertised)}`);
   if (r.proof_horizon) lines.push(`  horizon: ${horizonText(r.proof_horizon, r.proof_unproven)}`);
   for (const a of r.announced ?? []) lines.push(`  announced: ${advertisedText(a)}`);

@@ -68,9 +68,12 @@ export interface RateLimitHeaders {
 export interface Estimate
   extends
     Required<
-      Omit<RateLimitMeasurement, 'endpoint' | 'timeline' | 'advertised' | 'announced' | 'limiters' | 'no_limit_up_to'>
+      Omit<
+        RateLimitMeasurement,
+        'endpoint' | 'timeline' | 'advertised' | 'announced' | 'limiters' | 'no_limit_up_to' | 'served_rps'
+      >
     >,
-    Pick<RateLimitMeasurement, 'advertised' | 'announced' | 'limiters' | 'no_limit_up_to'>,
+    Pick<RateLimitMeasurement, 'advertised' | 'announced' | 'limiters' | 'no_limit_up_to' | 'served_rps'>,
     EstimateWorkings {
   endpoint: RateLimitEndpoint;
   /** At 100 ms resolution, each point with the phase that sent it. */

@@ -122,6 +122,7 @@ function rateLimit(r: RateLimitResult): RateLimitResult {
       'sustained_held',
       'identified_with_rounds',
       'no_limit_up_to',
+      'served_rps',
       'burst',
       'scope',
       'retry_after_header',

@@ -149,6 +149,13 @@ export interface NoLimitReach {
 export interface RateLimitMeasurement {
   endpoint: string;
   sustained_rps: number | null;
+  /**
+   * The rate the service answered what its limit admitted at, req/s, when that was below
+   * `sustained_rps` and the admitted requests waited in line for it (a gateway's limit in front of a
+   * slower service): a client paced above it builds that line, so the recommendation is sized by it.
+   * Absent when the service kept up with its limit.
+   */
+  served_rps?: number;
   burst: number | null;
   scope: 'per-client' | 'per-token' | 'shared' | 'unknown';
   retry_after_header: 'truthful' | 'untruthful' | 'absent' | 'unknown';
