@@ -77,6 +77,12 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     why: 'the probe against nginx limit_req without nodelay (a queue) at two settings, each within 2 %',
     precise: true,
   },
+  'test/ratelimit/nginx-slow-upstream.test.ts': {
+    // 29-30 s alone (7 Dec): the probe's 28 s, its stream waiting on the service's line.
+    seconds: 30,
+    why: "the probe against nginx limit_req in front of a service slower than it: nginx's rate and the service's pace each within 5 %",
+    precise: true,
+  },
   'test/ratelimit/nginx-zones.test.ts': {
     // 19.9-20.5 s in the five CI logs of 2026-11-30 (30 was listed): it started before
     // long-window-emulator and the precise phase ended on the longer one alone, 252 s where ~244 packs.

@@ -88,7 +88,8 @@ export async function createEmulator(options?: EmulatorOptions): Promise<Emulato
       ? behaviourFor([...opts.faults, ...(own.faults ?? [])], [...opts.profiles, ...(own.profiles ?? [])])
       : behaviour;
   });
-  const transport = transportOf(opts.profiles);
+  const profiled = transportOf(opts.profiles);
+  const transport = opts.workMs === undefined ? profiled : { ...profiled, workMs: opts.workMs };
   // The service's clock: every instant it judges, states or stamps (profiles may set it off).
   const offsetMs = clockOffsetOf(opts.profiles);
   const clock = () => opts.now() + offsetMs;

@@ -34,6 +34,12 @@ export interface EmulatorOptions {
   faults?: FaultName[];
   /** Conformant variations real deployments show (profiles/): applied before the faults. */
   profiles?: ProfileName[];
+  /**
+   * One worker that holds each request this long, ms, instead of the profiles' (single-worker: 8):
+   * a service slower than a limit put in front of it (a gateway's, in a test), as an undersized
+   * sandbox is.
+   */
+  workMs?: number;
   tlsDir?: string;
   /**
    * Milliseconds each business endpoint (/v1/…) waits before answering: a slower service, to
@@ -105,6 +111,7 @@ export interface ResolvedOptions {
   clients: number;
   faults: FaultName[];
   profiles: ProfileName[];
+  workMs: number | undefined;
   tlsDir: string | undefined;
   businessLatencyMs: number;
   certificates: CertificateSet | undefined;
@@ -130,6 +137,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     clients: options.clients ?? 1,
     faults: options.faults ?? [],
     profiles: options.profiles ?? [],
+    workMs: options.workMs,
     tlsDir: options.tlsDir,
     businessLatencyMs: options.businessLatencyMs ?? 0,
     certificates: options.certificates,
@@ -198,6 +206,11 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
       `emulator perEnvironment.${leafOnly[0]}.intermediate: omitted needs a chain with an intermediate to omit (the intermediate-ca profile)`,
     );
   }
+  if (
+    resolved.workMs !== undefined &&
+    !(Number.isFinite(resolved.workMs) && resolved.workMs >= 0 && resolved.workMs <= 10_000)
+  )
+    throw usageError(`emulator work per request ${String(resolved.workMs)} ms must be a number of ms from 0 to 10000`);
   if (!isCount(resolved.clients) || resolved.clients < 1 || resolved.clients > 100)
     throw usageError(
       `emulator clients per environment ${String(resolved.clients)} must be a whole number from 1 to 100`,

@@ -45,6 +45,8 @@ describe.skipIf(skipWhy !== undefined)(
           context,
         ).toBe(false);
         expect(estimate.partial, context).toBe(false);
+        // Its wait is the limiter's own, answered at its rate: no service slower than the limit.
+        expect(estimate.served_rps, context).toBeUndefined();
         const rec = recommend(estimate)!;
         expect(rec.target_rps, context).toBeLessThan(limit.rate);
         expect(rec.target_rps, context).toBeGreaterThanOrEqual(0.75 * limit.rate);
