@@ -126,6 +126,12 @@ function optionalFacts(r: RateLimitResult): Array<[string, string]> {
     facts.push(['Limiting answer', `${r.limiting_status} (non-conformant: §7 wants 429)`]);
   }
   if (r.refill_s !== undefined && r.refill_s !== null) facts.push(['Refill of the burst', formatDuration(r.refill_s)]);
+  // A limit faster than the service behind it: the pace a client can keep without a growing line.
+  if (r.served_rps !== undefined)
+    facts.push([
+      'Served rate',
+      `${formatRate(r.served_rps)}: the service answered what the limit admitted no faster, so the recommendation is sized by it`,
+    ]);
   if (r.advertised) facts.push(['Advertised limit', advertisedText(r.advertised)]);
   if (r.proof_horizon) facts.push(['Proof horizon', horizonText(r.proof_horizon, r.proof_unproven)]);
   // Every limit of several announced, each a hypothesis: the ones not verified say so.
