@@ -22,6 +22,8 @@ describe('a bucket of 50/s in front of a slower service', () => {
     const serves = 1000 / everyMs;
     expect(Math.abs(e.sustained_rps! / 50 - 1), context).toBeLessThanOrEqual(0.02);
     expect(Math.abs(e.served_rps! / serves - 1), context).toBeLessThanOrEqual(0.02);
+    // The wait was the service's line, not a queue's (24.3 ms read "queue 49.98 req/s, at most 980 ms").
+    expect(e.limiter, context).toMatchObject({ kind: 'bucket', burst: 50 });
     expect(context).toMatch(/the service answered what its limit admitted at [\d.]+ req\/s, below the limit's/);
     const policy = recommend(e)!;
     expect(policy.target_rps).toBeLessThanOrEqual(0.8 * serves);
