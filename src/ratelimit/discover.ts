@@ -621,10 +621,8 @@ async function bucketPath(
   // precision, but no bucket is claimed from it (across a busy network, a silent counter whose
   // trickle was watched to the cap share read as a bucket 12 % fast off 3 acceptances that way).
   const unsized = fit !== null && fit.precision > BUCKET_PRECISION;
-  // A bucket whose acceptances from idle waited their turn is a queue (probe/queue-wait.ts). Not
-  // when what it admitted came back slower than its rate (probe/served-behind.ts): a queue answers
-  // its line at its own rate, so that wait was a slower service's line behind the limit (a bucket of
-  // 50/s before 41 answers a second was read "queue 49.98 req/s, at most 980 ms", waits to 3.1 s).
+  // A bucket whose acceptances from idle waited their turn is a queue (probe/queue-wait.ts), unless
+  // they came back slower than its rate: a slower service's line (probe/served-behind.ts).
   const queue =
     sustained !== null && idle.burst !== null && !unsized && servedBehindOf(probe.samples, sustained) === undefined
       ? queueOfBursts(probe.samples, sustained, idle.burst)
