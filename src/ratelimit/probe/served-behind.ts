@@ -38,7 +38,7 @@ export interface ServedBehind {
 }
 
 /**
- * Whether the admitted answers of the probe's stream came back slower than `sustainedRps` while a
+ * Whether the admitted answers of the probe's stream (its window) came back slower than `sustainedRps` while a
  * line of them grew: the longest stretch of answers (in the order they came back) that each waited
  * well past the quickest answer of the whole probe (`samples`: a stream that met the line at once
  * waited in it throughout), answered at under SERVED_SHARE of the rate, their latency rising.
@@ -47,7 +47,9 @@ export interface ServedBehind {
 export function servedBehindOf(samples: readonly Sample[], sustainedRps: number): ServedBehind | undefined {
   const latency = (s: Sample) => s.doneMs - s.sentMs;
   const own = samples.filter((s) => s.client === 'primary' && s.answer === 'accepted');
-  const admitted = own.filter((s) => s.phase === 'pilot' || s.phase === 'window').sort((a, b) => a.doneMs - b.doneMs);
+  // The window alone: it keeps the limit saturated, so what it admitted went in at the limit's rate
+  // (the pilot's offer is halved and raised while it looks for the rate).
+  const admitted = own.filter((s) => s.phase === 'window').sort((a, b) => a.doneMs - b.doneMs);
   if (admitted.length < MIN_ANSWERS) return undefined;
   const quickestMs = Math.min(...own.map(latency));
   const inLine = (s: Sample) => latency(s) > Math.max(LINE_FACTOR * quickestMs, quickestMs + LINE_MIN_MS);
