@@ -151,6 +151,23 @@ describe('fitSustainedRate', () => {
     expect(fit?.clumpy).toBe(false);
     expect(fitSustainedRate([])).toBeNull();
   });
+
+  it('gives no precision to the pace of a series the limit stopped refusing early', () => {
+    // Refused once at its start, then 41 req/s for 10 s that a bucket of 50/s never refused: the
+    // figure is the sender's pace, a floor of the rate, not the rate to one request in 400.
+    const series = [
+      answered(0, 1, false, 'window'),
+      ...Array.from({ length: 410 }, (_, i) => answered(10 + i * (1000 / 41), 11 + i * (1000 / 41), true, 'window')),
+    ];
+    const fit = fitSustainedRate(series)!;
+    expect(fit.rps).toBeCloseTo(41, 0);
+    expect(fit.precision).toBe(1);
+    // Refused all along, the same span read at its pace says what it can.
+    const refusedAllAlong = series.map((s, i) =>
+      i % 40 === 0 ? { ...s, status: 429, answer: 'limited' as const } : s,
+    );
+    expect(fitSustainedRate(refusedAllAlong)!.precision).toBeLessThan(0.01);
+  });
 });
 
 describe('saturatedPoints', () => {
