@@ -9,9 +9,10 @@
 //
 // Told apart from a limiter that queues (nginx without nodelay): its line holds at most its burst,
 // answered at its rate, so what it admitted comes back at the rate measured. Here they come back
-// slower than that for as long as the line lasts; so discover.ts reads no queue from such a line (a
-// bucket of 50/s before 41 answers a second was "queue 49.98 req/s, at most 980 ms", waits to 3.1 s). And from a service that queues every request
-// (probe/outrun.ts): there the limiter meets the requests at the service's pace and reads it.
+// slower than that for as long as the line lasts, so discover.ts reads no queue from such a line
+// (a bucket of 50/s before 41 answers a second was "queue 49.98 req/s, at most 980 ms", waits
+// reaching 3.1 s). And from a service that queues every request (probe/outrun.ts): there the
+// limiter meets the requests at the service's pace and reads it.
 
 import { median, round } from '../../toolkit/stats.js';
 import type { Sample } from '../types.js';
@@ -38,11 +39,11 @@ export interface ServedBehind {
 }
 
 /**
- * Whether the admitted answers of the probe's stream (its window) came back slower than `sustainedRps` while a
- * line of them grew: the longest stretch of answers (in the order they came back) that each waited
- * well past the quickest answer of the whole probe (`samples`: a stream that met the line at once
- * waited in it throughout), answered at under SERVED_SHARE of the rate, their latency rising.
- * Undefined when the service kept up (or it cannot be told).
+ * Whether the admitted answers of the probe's stream (its window) came back slower than
+ * `sustainedRps` while a line of them grew: the longest stretch of answers (in the order they came
+ * back) that each waited well past the quickest answer of the whole probe (`samples`: a stream that
+ * met the line at once waited in it throughout), answered at under SERVED_SHARE of the rate, their
+ * latency rising. Undefined when the service kept up (or it cannot be told).
  */
 export function servedBehindOf(samples: readonly Sample[], sustainedRps: number): ServedBehind | undefined {
   const latency = (s: Sample) => s.doneMs - s.sentMs;
