@@ -5,14 +5,16 @@
 // null`), the fleet meets the worse case: they count, so a fleet that keeps knocking stays shut out
 // longer; the words say it was assumed. A limit the service announced and the probe did not prove
 // joins the set as a fixed window of its quota (the worse case again: refused requests count), so
-// a fleet sized here never leans on a per-minute quota the probe's seconds did not reach.
+// a fleet sized here never leans on a per-minute quota the probe's seconds did not reach. A service
+// slower than its limit (served_rps) joins it as a bucket of that pace, a second's line its burst:
+// it refuses nothing, but a fleet above its pace waits in a line that only grows.
 
 import { describeLimiter, type LimiterModel, type Limits } from '../limiters/index.js';
 import type { AdvertisedLimit } from '../../report/model.js';
 import type { Estimate } from '../types.js';
 
 export type LimiterSource = Pick<Estimate, 'sustained_rps' | 'burst'> &
-  Partial<Pick<Estimate, 'limiters' | 'advertised' | 'announced'>> & { limiter?: LimiterModel | null };
+  Partial<Pick<Estimate, 'limiters' | 'advertised' | 'announced' | 'served_rps'>> & { limiter?: LimiterModel | null };
 
 const worseCase = (m: LimiterModel): LimiterModel =>
   'counts_refused' in m && m.counts_refused === null ? { ...m, counts_refused: true } : m;
@@ -26,7 +28,7 @@ export function limiterOf(estimate: LimiterSource): Limits | null {
       : rate !== null && rate > 0
         ? [{ kind: 'bucket', rate_rps: rate, burst: Math.max(1, Math.round(estimate.burst ?? 1)) }]
         : [];
-  const [first, ...more] = [...measured, ...unproven(estimate).map(asWindow)];
+  const [first, ...more] = [...measured, ...unproven(estimate).map(asWindow), ...servedPace(estimate)];
   if (first === undefined || measured.length === 0) return null;
   return more.length === 0 ? first : [first, ...more];
 }
@@ -39,6 +41,12 @@ function unproven(estimate: LimiterSource): AdvertisedLimit[] {
   const all = estimate.announced ?? (estimate.advertised ? [estimate.advertised] : []);
   return all.filter((a) => a.agrees === null && a.window_s !== null && a.window_s > 0);
 }
+
+/** The pace of a service slower than its limit, as a bucket: none when it kept up. */
+const servedPace = (estimate: LimiterSource): LimiterModel[] =>
+  estimate.served_rps === undefined
+    ? []
+    : [{ kind: 'bucket', rate_rps: estimate.served_rps, burst: Math.max(1, Math.round(estimate.served_rps)) }];
 
 const asWindow = (a: AdvertisedLimit): LimiterModel => ({
   kind: 'fixed-window',
@@ -66,6 +74,9 @@ export function describeSimulated(estimate: LimiterSource, simulated: Limits): s
     (untested ? ' (assumed, the worse case: the probe could not test it)' : '') +
     (announced.length > 0
       ? ` (${announced.map((a) => `${a.limit} per ${a.window_s} s`).join(', ')} announced, not proven: simulated as a fixed window counting refused requests)`
+      : '') +
+    (estimate.served_rps !== undefined
+      ? ` (the service answered what its limit admitted at ${estimate.served_rps} req/s: simulated as a bucket of that pace, a second's line its burst)`
       : '')
   );
 }

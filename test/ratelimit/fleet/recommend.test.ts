@@ -120,6 +120,15 @@ describe('the pieces', () => {
     expect(limiterOf({ sustained_rps: null, burst: 10, limiter: null })).toBeNull();
   });
 
+  it("adds the pace of a service slower than its limit, as a bucket a second's line deep", () => {
+    const bucket = { kind: 'bucket', rate_rps: 50, burst: 50 } as const;
+    expect(limiterOf({ sustained_rps: 50, burst: 50, limiter: bucket, served_rps: 33.35 })).toEqual([
+      bucket,
+      { kind: 'bucket', rate_rps: 33.35, burst: 33 },
+    ]);
+    expect(limiterOf({ sustained_rps: 50, burst: 50, limiter: bucket })).toBe(bucket);
+  });
+
   it('assumes a shared limiter unless the limit is per token', () => {
     expect((['shared', 'per-client', 'per-token', 'unknown'] as const).map((s) => sharingOf(s).sharing)).toEqual([
       'shared',
