@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { recommend } from '../../src/ratelimit/recommend.js';
 import { summaryLines, toRateLimitResult } from '../../src/ratelimit/result.js';
-import { rateLimitFacts } from '../../src/report/sections/rate-limit/words.js';
+import { closingSustainedText, rateLimitFacts } from '../../src/report/sections/rate-limit/words.js';
 import { discoverVirtual, fromModel } from './virtual-limit.js';
 
 const BUCKET = { kind: 'bucket', rate_rps: 50, burst: 50 } as const;
@@ -33,6 +33,10 @@ describe('a bucket of 50/s in front of a slower service', () => {
     expect(result.served_rps).toBe(e.served_rps);
     expect(summaryLines(result).join('\n')).toMatch(
       new RegExp(`^  served: the service answered what the limit admitted at ${e.served_rps} req/s`, 'm'),
+    );
+    // The run's closing line says it beside the limit's rate.
+    expect(closingSustainedText(result)).toMatch(
+      new RegExp(`req/s sustained.*; the service answered at only ${e.served_rps} req/s$`),
     );
     // And report.md and report.html, in their table of facts.
     expect(rateLimitFacts(result).find(([name]) => name === 'Served rate')?.[1]).toMatch(

@@ -174,10 +174,22 @@ function outsideHorizon(h: ProofHorizon): string {
 export function closingSustainedText(
   r: Pick<
     RateLimitResult,
-    'sustained_rps' | 'duration_s' | 'sustained_announced' | 'sustained_held' | 'identified_with_rounds'
+    'sustained_rps' | 'duration_s' | 'sustained_announced' | 'sustained_held' | 'identified_with_rounds' | 'served_rps'
   >,
 ): string {
   if (r.sustained_rps === null) return 'sustained rate not identified';
+  // A limit faster than the service behind it: the pace that sized the recommendation goes beside it.
+  const served = r.served_rps === undefined ? '' : `; the service answered at only ${r.served_rps} req/s`;
+  return limitSustainedText({ ...r, sustained_rps: r.sustained_rps }) + served;
+}
+
+/** The closing line's rate of the limit itself: held, identified with the rounds, measured or announced. */
+function limitSustainedText(
+  r: Pick<
+    RateLimitResult,
+    'sustained_rps' | 'duration_s' | 'sustained_announced' | 'sustained_held' | 'identified_with_rounds'
+  > & { sustained_rps: number },
+): string {
   // Held by k6 rounds, not measured by the probe: no "~", and the rounds' span, not the probe's.
   if (r.sustained_held) return `${r.sustained_rps} req/s sustained, ${heldText(r.sustained_held, (n) => `${n} req/s`)}`;
   const over = r.duration_s === undefined ? '' : ` over ${formatSeconds(r.duration_s)} of probing`;
