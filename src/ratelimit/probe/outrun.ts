@@ -25,6 +25,15 @@ const STEP_SHARE = 0.25;
 /** Latencies compared at the drain's two ends: medians of this many, so one late answer is not a line. */
 const ENDS = 5;
 
+/**
+ * The latency of a line's first and last answers (`line` in order), ms: each the median of ENDS,
+ * so one late answer is not a line. What a growing line is told by (here, and served-behind.ts).
+ */
+export function lineEndsMs(line: readonly Sample[]): { firstMs: number; lastMs: number } {
+  const latency = (s: Sample) => s.doneMs - s.sentMs;
+  return { firstMs: median(line.slice(0, ENDS).map(latency)), lastMs: median(line.slice(-ENDS).map(latency)) };
+}
+
 export interface Outrun {
   /** The rate the drain was sent at, and the rate its answers came back at, req/s. */
   sentRps: number;
@@ -52,8 +61,7 @@ export function outrunOf(drain: readonly Sample[]): Outrun | undefined {
   const servedSpanMs = ((answered.length - 1) * 1000) / servedRps;
   // A line grows by what the service falls behind: at least half of that between the two ends.
   const latency = (s: Sample) => s.doneMs - s.sentMs;
-  const firstMs = median(answered.slice(0, ENDS).map(latency));
-  const lastMs = median(answered.slice(-ENDS).map(latency));
+  const { firstMs, lastMs } = lineEndsMs(answered);
   const riseMs = lastMs - firstMs;
   if (riseMs < 0.5 * (servedSpanMs - sentSpanMs)) return undefined;
   // A line grows a little with every request. A stalled probe, or refusals a gateway answers late,
@@ -69,7 +77,8 @@ export function outrunOf(drain: readonly Sample[]): Outrun | undefined {
   // came, and what it admitted was timed right. Too few admitted to tell: not claimed.
   const accepted = answered.filter((s) => s.answer === 'accepted');
   if (accepted.length < 2 * ENDS) return undefined;
-  const acceptedRiseMs = median(accepted.slice(-ENDS).map(latency)) - median(accepted.slice(0, ENDS).map(latency));
+  const acceptedEnds = lineEndsMs(accepted);
+  const acceptedRiseMs = acceptedEnds.lastMs - acceptedEnds.firstMs;
   if (acceptedRiseMs / (accepted.length - ENDS) < 0.5 * (riseMs / (answered.length - ENDS))) return undefined;
   const nextRps = round(BELOW_SERVED * servedRps, 1);
   return {

@@ -14,8 +14,9 @@
 // reaching 3.1 s). And from a service that queues every request (probe/outrun.ts): there the
 // limiter meets the requests at the service's pace and reads it.
 
-import { median, round } from '../../toolkit/stats.js';
+import { round } from '../../toolkit/stats.js';
 import type { Sample } from '../types.js';
+import { lineEndsMs } from './outrun.js';
 
 /** Admitted answers coming back at under this share of the limit's rate: the service fell behind it. */
 const SERVED_SHARE = 0.9;
@@ -25,8 +26,6 @@ const MIN_SPAN_MS = 2_000;
 /** Answers this much slower than the quickest, and by this much at least, waited in a line. */
 const LINE_FACTOR = 3;
 const LINE_MIN_MS = 50;
-/** Latencies compared at the line's two ends: medians of this many. */
-const ENDS = 5;
 
 export interface ServedBehind {
   /** The rate the service answered admitted requests at while they waited in line, req/s. */
@@ -61,8 +60,7 @@ export function servedBehindOf(samples: readonly Sample[], sustainedRps: number)
   const servedRps = ((line.length - 1) * 1000) / spanMs;
   if (servedRps >= SERVED_SHARE * sustainedRps) return undefined;
   // A line the service falls behind grows: its last answers waited longer than its first.
-  const fromMs = median(line.slice(0, ENDS).map(latency));
-  const toMs = median(line.slice(-ENDS).map(latency));
+  const { firstMs: fromMs, lastMs: toMs } = lineEndsMs(line);
   if (toMs <= fromMs) return undefined;
   return {
     servedRps: round(servedRps, 2),
