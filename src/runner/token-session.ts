@@ -17,7 +17,13 @@
 import type { Exchange, IssuedToken, TokenExchange } from '../http/exchange.js';
 import type { ServiceClient } from '../http/service-client.js';
 import { epochSeconds } from '../spec/expires-at.js';
-import { certainlyExpiredFromMs, certainlyValidUntilMs, ROUNDING_S, type EdgeAllowance } from '../time/expiry-edges.js';
+import {
+  certainlyExpiredFromMs,
+  certainlyValidUntilMs,
+  refusalUnjudged,
+  ROUNDING_S,
+  type EdgeAllowance,
+} from '../time/expiry-edges.js';
 import { FINE_SKEW_S, resolutionOf, skewCheckAt } from '../time/clock-skew.js';
 import type { Expectations } from '../config/check-settings.js';
 import type { BusinessCall } from '../spec/endpoints.js';
@@ -30,6 +36,10 @@ import { readHealthClock } from './timestamp.js';
 const USE_MARGIN_MS = 1_000;
 // Probes of an edge are made this far on the certain side of it, for the same reason.
 const PROBE_MARGIN_MS = 500;
+// When a probe's 401 came back too late to judge, the next token's probe is made twice that
+// lateness before its edge, but never further than this (nor than half its certain life): the
+// check is about the edge.
+const MAX_PROBE_MARGIN_MS = 4_000;
 // A token whose certain life would be shorter than this is too short to judge with: see usable().
 const MIN_CERTAIN_LIFE_MS = 2_000;
 // How close to expires_at such a token may still be handed out.
@@ -52,9 +62,10 @@ export type ExpiryObservation =
       beforeExpiry?: Exchange;
       /**
        * The token beforeExpiry probed when it is not `token`: the one issued after `token` expired,
-       * probed in its stead when `token` had too little life left (`tooLate` says how little).
+       * probed in its stead when `token` had too little life left (`tooLate` says how little), or
+       * when `token`'s own probe came back 401 too late to judge (`unjudged`, that probe).
        */
-      probedNext?: { token: IssuedToken; expiresAtS: number };
+      probedNext?: { token: IssuedToken; expiresAtS: number; unjudged?: Exchange };
       /**
        * When beforeExpiry is absent: the token's certain life left (ms, 0 or less when none) when
        * the wait for its expiry took it up and when the probe's turn came, and whether the run's
@@ -293,15 +304,18 @@ export class TokenSession {
     // From here on other checks get the new token rather than the expired one.
     if (reissue.issued) this.live = Promise.resolve(reissue.issued);
     const tooLate = { startLeftMs, leftMs: first.leftMs, limitQueued: http.limitQueued };
-    const next = first.ex ? undefined : await this.probeNext(token, reissue);
+    const unjudged = first.ex && refusalUnjudged(first.ex, expiresAtS, this.allowance()) ? first.ex : undefined;
+    const next =
+      !first.ex || unjudged ? await this.probeNext(token, reissue, unjudged && lateBy(unjudged, first)) : undefined;
+    const probedNext = next && { ...next.probed, ...(unjudged ? { unjudged } : {}) };
     return {
       kind: 'observed',
       token,
       expiresAtS,
-      ...(first.ex
-        ? { beforeExpiry: first.ex }
-        : next?.ex
-          ? { beforeExpiry: next.ex, probedNext: next.probed, tooLate }
+      ...(next?.ex
+        ? { beforeExpiry: next.ex, probedNext, ...(unjudged ? {} : { tooLate }) }
+        : first.ex
+          ? { beforeExpiry: first.ex }
           : { tooLate }),
       afterValidate,
       afterBusiness,
@@ -310,19 +324,27 @@ export class TokenSession {
   }
 
   /**
-   * Validates `token` as late as it is certainly valid, with room for the request itself (at once
-   * if that moment has passed while there is still such room); `leftMs`: its certain life left then.
+   * Validates `token` as late as it is certainly valid, with room for the request itself (`marginMs`;
+   * at once if that moment has passed while there is still some room); `leftMs`: its certain life
+   * left then, and `plannedAt`: the moment it was meant to be sent.
    */
-  private async probeJustBefore(token: IssuedToken, expiresAtS: number): Promise<{ ex?: Exchange; leftMs: number }> {
+  private async probeJustBefore(
+    token: IssuedToken,
+    expiresAtS: number,
+    marginMs = PROBE_MARGIN_MS,
+  ): Promise<{ ex?: Exchange; leftMs: number; plannedAt: number }> {
     const { now, sleep, progress } = this.deps;
     const validUntil = certainlyValidUntilMs(expiresAtS, this.allowance());
-    const untilBefore = validUntil - PROBE_MARGIN_MS - now();
+    const plannedAt = validUntil - marginMs;
+    const untilBefore = plannedAt - now();
     if (untilBefore > 0) {
       progress(`waiting ${(untilBefore / 1000).toFixed(1)} s to use ${token.fingerprint} just before it expires`);
       await sleep(untilBefore);
     }
     const leftMs = validUntil - now();
-    return leftMs > PROBE_MARGIN_MS / 2 ? { ex: await this.validate(token.token), leftMs } : { leftMs };
+    return leftMs > PROBE_MARGIN_MS / 2
+      ? { ex: await this.validate(token.token), leftMs, plannedAt }
+      : { leftMs, plannedAt };
   }
 
   /**
@@ -332,11 +354,14 @@ export class TokenSession {
    * within --expiry-wait: the same rule, one token later, with the skew already refined. Not when
    * the service's rate limit queued the checks' requests: the next probe would wait in that line
    * too (a window of 5 a minute: it came back 401 past the edge), and the first token's shortfall,
-   * with the queue named, says more.
+   * with the queue named, says more. Also when the first probe came back 401 too late to judge (a
+   * starved machine answered it 0.5 s late: CI 57G): then `lateMs`, how long after its planned
+   * moment that answer came, moves the next probe earlier by twice as much.
    */
   private async probeNext(
     expired: IssuedToken,
     reissue: TokenExchange,
+    lateMs = 0,
   ): Promise<{ ex?: Exchange; probed: { token: IssuedToken; expiresAtS: number } } | undefined> {
     const { expect, now } = this.deps;
     const next = reissue.issued;
@@ -345,7 +370,11 @@ export class TokenSession {
     if (!next || nextS === undefined) return undefined;
     const leftMs = certainlyValidUntilMs(nextS, this.allowance()) - now();
     if (leftMs < 2 * PROBE_MARGIN_MS || leftMs > (expect.expiryWaitS + expect.clockToleranceS) * 1000) return undefined;
-    const probe = await this.probeJustBefore(next, nextS);
+    const marginMs = Math.min(MAX_PROBE_MARGIN_MS, leftMs / 2, Math.max(PROBE_MARGIN_MS, 2 * lateMs));
+    const probe = await this.probeJustBefore(next, nextS, marginMs);
     return { ...(probe.ex ? { ex: probe.ex } : {}), probed: { token: next, expiresAtS: nextS } };
   }
 }
+
+/** How long after its planned moment a probe's answer came back. */
+const lateBy = (ex: Exchange, probe: { plannedAt: number }): number => ex.receivedAt - probe.plannedAt;

@@ -58,6 +58,16 @@ export function positionOf(w: ExchangeWindow, expiresAtS: number, a: EdgeAllowan
 export const refusalIsEarly = (w: ExchangeWindow, expiresAtS: number, a: EdgeAllowance): boolean =>
   positionOf(w, expiresAtS, a) === 'certainly-before';
 
+/**
+ * A 401 to a token that cannot be judged: only a 401 can be an honest expiry, and this one may be,
+ * for the service may have judged it after expires_at. (Any other refusal is judged as it is.)
+ */
+export const refusalUnjudged = (
+  w: ExchangeWindow & { status: number },
+  expiresAtS: number,
+  a: EdgeAllowance,
+): boolean => w.status === 401 && !refusalIsEarly(w, expiresAtS, a);
+
 /** An acceptance of a token is a finding only when the service certainly judged after expires_at. */
 export const acceptanceIsLate = (w: ExchangeWindow, expiresAtS: number, a: EdgeAllowance): boolean =>
   positionOf(w, expiresAtS, a) === 'certainly-after';

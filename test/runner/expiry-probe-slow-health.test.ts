@@ -9,15 +9,27 @@ import { describe, expect, it } from 'vitest';
 import type { Exchange, TokenExchange } from '../../src/http/exchange.js';
 import type { ServiceClient } from '../../src/http/service-client.js';
 import { TokenSession } from '../../src/runner/token-session.js';
+import type { CheckContext } from '../../src/runner/check.js';
+import { check } from '../../checks/token.valid-until-expiry.js';
 import { measureSkew, type ClockReading } from '../../src/time/clock-skew.js';
 
 const LIFETIME_S = 8;
 
-/** The service's clock is ours; every answer takes `latencyMs`, the health check `healthMs`. */
-function fakeService(clock: { t: number }, healthMs: number, latencyMs = 5) {
+/**
+ * The service's clock is ours; every answer takes `latencyMs`, the health check `healthMs`, the
+ * n-th validate (from 1) `validateMs(n)` when given, judged as it ends (it waited in a line). It
+ * honours each token for `honoured` of its promised life (expires-early: half).
+ */
+function fakeService(
+  clock: { t: number },
+  healthMs: number,
+  latencyMs = 5,
+  { validateMs, honoured = 1 }: { validateMs?: (n: number) => number; honoured?: number } = {},
+) {
   const readings: ClockReading[] = [];
   // Each token its own expiry: the service hands out a new one once the last has expired.
   const expiries = new Map<string, number>();
+  let validates = 0;
   let issued = 0;
   const answer = (request: string, status: number, text: string, sentAt: number): Exchange => ({
     request,
@@ -43,7 +55,7 @@ function fakeService(clock: { t: number }, healthMs: number, latencyMs = 5) {
       clock.t += latencyMs;
       const token = `tk_test${++issued}`;
       const expiresAtS = Math.floor((sentAt + latencyMs / 2) / 1000) + LIFETIME_S;
-      expiries.set(token, expiresAtS);
+      expiries.set(token, (expiresAtS - LIFETIME_S * (1 - honoured)) * 1000);
       return {
         ...answer('POST /tokens', 200, '', sentAt),
         issued: { token, fingerprint: `${token}…`, expiresAt: expiresAtS, tokenType: 'Bearer' },
@@ -51,9 +63,11 @@ function fakeService(clock: { t: number }, healthMs: number, latencyMs = 5) {
     },
     async validate(token: string): Promise<Exchange> {
       const sentAt = clock.t;
-      const judgedS = (sentAt + latencyMs / 2) / 1000;
-      clock.t += latencyMs;
-      return answer('GET /tokens/validate', judgedS < (expiries.get(token) ?? 0) ? 200 : 401, '', sentAt);
+      const tookMs = validateMs?.(++validates) ?? latencyMs;
+      const judged = tookMs === latencyMs ? sentAt + latencyMs / 2 : sentAt + tookMs;
+      clock.t += tookMs;
+      const valid = judged < (expiries.get(token) ?? 0);
+      return { ...answer('GET /tokens/validate', valid ? 200 : 401, '', sentAt), json: { valid } };
     },
     async healthCheck(): Promise<Exchange> {
       const sentAt = clock.t;
@@ -75,9 +89,9 @@ function fakeService(clock: { t: number }, healthMs: number, latencyMs = 5) {
   return http as unknown as ServiceClient;
 }
 
-const sessionOn = (clock: { t: number }, healthMs: number) =>
+const sessionOn = (clock: { t: number }, healthMs: number, http = fakeService(clock, healthMs)) =>
   new TokenSession({
-    http: fakeService(clock, healthMs),
+    http,
     expect: { tokenLifetimeS: LIFETIME_S, expiryWaitS: LIFETIME_S + 4, clockToleranceS: 1 },
     business: { method: 'POST', body: {} },
     now: () => clock.t,
@@ -171,5 +185,57 @@ describe('after expiry', () => {
     const seen = await session.expiry();
     expect(seen.kind).toBe('observed');
     expect(order).toEqual(['token asked', 'business sent', 'business answered', 'token asked']);
+  });
+});
+
+// A starved machine answered the probe 0.5 s late, so a token that was already refused (the
+// expires-early fault: honoured for half its life) came back 401 inside the uncertainty of its
+// expires_at, and the check was "not tested" where it should fail (CI 57G). The next token is now
+// probed instead, earlier by twice that lateness: the fault is caught, and a conformant service
+// whose late answer was judged past its expiry passes on the next token.
+describe('a probe answered too late to judge', () => {
+  // Validate 1 settles GET; 2 is the first probe; 3 the call after expiry; 4 the next token's probe.
+  const stalledProbe = (stallMs: number) => (n: number) => (n === 2 ? stallMs : 5);
+  const observe = async (stallMs: number, honoured: number) => {
+    const clock = { t: 1_796_500_000_000 + 300 };
+    const http = fakeService(clock, 5, 5, { validateMs: stalledProbe(stallMs), honoured });
+    const session = sessionOn(clock, 5, http);
+    await session.current();
+    const seen = await session.expiry();
+    if (seen.kind !== 'observed') throw new Error(seen.reason);
+    const outcome = await check.run({
+      http: { evidence: (_ex: unknown, said: string) => said, quote: () => '`{}`' },
+      session,
+    } as unknown as CheckContext);
+    return { seen, outcome };
+  };
+
+  it.each([600, 900])(
+    'a token honoured for half its life, its first probe answered %s ms late: fails',
+    async (stallMs) => {
+      const { seen, outcome } = await observe(stallMs, 0.5);
+      expect(seen.probedNext?.unjudged?.status).toBe(401);
+      expect(seen.probedNext?.token.token).toBe(seen.reissue.issued?.token);
+      expect(outcome.status, outcome.message).toBe('fail');
+      expect(outcome.message).toMatch(
+        /came back 401 within the uncertainty of expires_at \d+ \(answered [\d.]+ s after it was sent\), too late to judge\)/,
+      );
+    },
+  );
+
+  it('a conformant token whose first probe was judged 2.5 s late, past its expiry: passes on the next token', async () => {
+    const { seen, outcome } = await observe(2500, 1);
+    expect(seen.probedNext?.unjudged?.status).toBe(401);
+    expect(outcome.status, outcome.message).toBe('pass');
+    // Probed further from the edge than usual: how far is said, so the pass claims no more.
+    expect(outcome.message).toMatch(
+      /^valid [\d.]+ s before expires_at \(token tk_test2…, issued after tk_test1… expired: its own probe came back 401/,
+    );
+  });
+
+  it('a probe answered on time is not repeated', async () => {
+    const { seen, outcome } = await observe(5, 0.5);
+    expect(seen.probedNext).toBeUndefined();
+    expect(outcome.status).toBe('fail');
   });
 });
