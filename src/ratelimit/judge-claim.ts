@@ -45,7 +45,9 @@ export function contradiction(model: LimiterModel, samples: readonly Sample[]): 
   const [claimed, ...variants] = claimCandidates(model);
   const asClaimed: Judgement = judge(claimed!, trace);
   // The claim as made, or failing that its best variant (a miss costs 20 replays, a hit one).
-  const others = asClaimed.explains ? [] : [...judgeCandidates(variants, trace), ...ticksShifted(model, trace)];
+  const others = asClaimed.explains
+    ? []
+    : [...judgeCandidates(variants, trace), ...ticksShifted(model, trace), ...spentAtStart(claimed!, trace)];
   const best = [asClaimed, ...others].sort((a, b) => strayed(a) - strayed(b))[0]!;
   if (strayed(best) <= GROSS) return undefined;
   return `not identified: ${asClaimed.evidence}${variants.length > 0 ? ', nor at any other phase of its window' : ''}`;
@@ -67,4 +69,17 @@ function ticksShifted(model: LimiterModel, trace: readonly TraceRequest[]): Judg
     const moved = trace.map((r) => ({ ...r, sentMs: r.sentMs + byMs, doneMs: r.doneMs + byMs }));
     return judge({ source: `the detectors, its ticks ${Math.round(byMs)} ms later`, limits: model }, moved);
   });
+}
+
+/**
+ * The claim replayed from a limit spent when the probe began, where the replay from rest never came
+ * in step. The checks before the probe may have drained it (in `check`, ratelimit.limit-enforced
+ * does, seconds before), and a probe that then kept near the rate never let the limit fill: a model
+ * from rest stays a whole burst ahead, admitting every request the service refused (ci-57D:
+ * production's 50/s bucket, 19 refusals in 19.5 s, withheld). A replay from rest forgives refusals
+ * until the model first refuses one; spent is the other end of what the limiter can have started
+ * in. It has to explain the whole trace from there, as any candidate does.
+ */
+function spentAtStart(claimed: Candidate, trace: readonly TraceRequest[]): Judgement[] {
+  return [judge({ ...claimed, source: `${claimed.source}, spent when the probe began` }, trace, 'spent')];
 }

@@ -98,9 +98,22 @@ export function traceOf(samples: readonly Sample[]): TraceRequest[] {
     .map((s) => ({ sentMs: s.sentMs, doneMs: Math.max(s.sentMs, s.doneMs), admitted: s.answer === 'accepted' }));
 }
 
-/** Replays `trace` through a fresh limiter of `limits`, each request at the moment that best explains it. */
-export function replay(limits: Limits, trace: readonly TraceRequest[]): Replay {
+/**
+ * Where the replay's limiter starts: at rest (a fresh limiter, as after a long idle), or spent (as
+ * right after a drain: the checks before the probe emptied it).
+ */
+export type Start = 'rest' | 'spent';
+
+/** Enough takes to spend any limit the models hold at one instant. */
+const SPEND_AT_MOST = 100_000;
+
+/** Replays `trace` through a limiter of `limits` from `start`, each request at the moment that best explains it. */
+export function replay(limits: Limits, trace: readonly TraceRequest[], start: Start = 'rest'): Replay {
   const limiter = createLimiter(limits);
+  if (start === 'spent' && trace[0]) {
+    const atMs = trace[0].sentMs;
+    for (let n = 0; n < SPEND_AT_MOST && limiter.take(atMs).ok; n += 1);
+  }
   const result: Replay = {
     judged: 0,
     admitted: 0,
@@ -117,6 +130,9 @@ export function replay(limits: Limits, trace: readonly TraceRequest[]): Replay {
   // spent): until the model first refuses a request the service refused, the model and the service
   // are coming into step, and how far apart they started is no contradiction. Counted from then.
   let inStep = false;
+  // From a spent start the model refuses at first because it was made to: no evidence of step.
+  // It is in step only at a refusal it explains once it has admitted a request again.
+  let leftStart = start === 'rest';
   // Admissions taken ahead of their turn: they reached the limiter before a request sent earlier.
   const takenAhead = new Set<number>();
   let clockMs = -Infinity;
@@ -128,6 +144,7 @@ export function replay(limits: Limits, trace: readonly TraceRequest[]): Replay {
     if (request.admitted) {
       clockMs = earliestAdmission(limiter, earliest, Math.max(request.doneMs, earliest));
       explained = limiter.take(clockMs).ok;
+      leftStart ||= explained;
       result.admitted += 1;
       if (!explained) [result.admittedRefused, ahead] = [result.admittedRefused + 1, ahead - 1];
     } else {
@@ -138,7 +155,7 @@ export function replay(limits: Limits, trace: readonly TraceRequest[]): Replay {
       // service began in lets more through than its limit at rest.
       if (!explained && inStep) [result.refusedAdmitted, ahead] = [result.refusedAdmitted + 1, ahead + 1];
       else if (!explained) result.refusedAdmitted += 1;
-      else if (!inStep) inStep = true;
+      else if (!inStep && leftStart) inStep = true;
     }
     [lowest, highest] = [Math.min(lowest, ahead), Math.max(highest, ahead)];
     result.drift = highest - lowest;
@@ -200,9 +217,9 @@ function refusalExplained(
 export const allowedDrift = (admitted: number): number =>
   Math.max(TOLERANCE.atLeast, Math.ceil(TOLERANCE.share * admitted));
 
-/** One candidate judged against the trace: does it explain what the service answered? */
-export function judge(candidate: Candidate, trace: readonly TraceRequest[]): Judgement {
-  const replayed = replay(candidate.limits, trace);
+/** One candidate judged against the trace (its limiter from `start`): does it explain what the service answered? */
+export function judge(candidate: Candidate, trace: readonly TraceRequest[], start: Start = 'rest'): Judgement {
+  const replayed = replay(candidate.limits, trace, start);
   const allowed = allowedDrift(replayed.admitted);
   const refusals = replayed.judged - replayed.admitted;
   const explains = replayed.drift <= allowed && (replayed.inStep || refusals === 0);

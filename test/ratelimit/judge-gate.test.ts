@@ -43,6 +43,26 @@ describe('the judge as the last gate of the probe', () => {
     expect(contradiction(window(100, 1, 0.8), samples)).toBeUndefined();
   });
 
+  // ci-57D: the checks drained production's 50/s bucket seconds before its probe, which then kept
+  // near the rate; its 19 refusals came where a bucket started full still had tokens, so the true
+  // claim was withheld ("it refused none of the requests the service refused"). From a spent start
+  // it explains every answer; a rate 20 % fast from there still never comes in step after it.
+  it('a limit spent before the probe began, the probe near its rate after: the true claim stands, a wrong one does not', () => {
+    const truth: Limits = { kind: 'bucket', rate_rps: 50, burst: 50 };
+    const limiter = createLimiter(truth);
+    for (let i = 0; i < 60; i++) limiter.take(-10);
+    const sends: number[] = [];
+    let t = 0;
+    const pace = (rps: number, seconds: number) => {
+      for (const end = t + seconds * 1000; t < end; t += 1000 / rps) sends.push(t);
+    };
+    [pace(48, 8), pace(120, 0.4), pace(48, 8), pace(120, 0.3), pace(45, 3)];
+    const samples = sends.map((sentMs) => answered(sentMs, sentMs + 6, limiter.take(sentMs + 3).ok));
+    expect(samples.filter((x) => x.answer === 'limited').length).toBeGreaterThan(10);
+    expect(contradiction(truth, samples)).toBeUndefined();
+    expect(contradiction({ kind: 'bucket', rate_rps: 60, burst: 50 }, samples)).toMatch(/^not identified: /);
+  });
+
   it('wired into the probe: an identification the trace explains is still made', async () => {
     const estimate = await discoverVirtual({
       limiter: () => fromModel({ kind: 'bucket', rate_rps: 30, burst: 30 }),
