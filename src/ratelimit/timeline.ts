@@ -21,6 +21,7 @@ export interface ProbePoint {
 const PHASE_LABEL: Record<PhaseName, string> = {
   drain: 'drain',
   outrun: 'drain, outran',
+  shut: 'still shut',
   pilot: 'refill',
   window: 'sustained',
   'retry-after': 'retry-after',

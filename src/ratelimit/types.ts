@@ -12,6 +12,11 @@ export type PhaseName =
   | 'drain'
   /** A first drain the service did not keep up with (probe/outrun.ts): not read as the limit's. */
   | 'outrun'
+  /**
+   * The limit still shut when the probe began (spent by what came before it: the set-up requests,
+   * or the checks): the first drain's refusals and the pings until one passed. Not the drain's.
+   */
+  | 'shut'
   | 'pilot'
   | 'window'
   | 'retry-after'

@@ -35,6 +35,9 @@ export interface StreamFindings {
   notes: string[];
 }
 
+/** With no refusal after this many requests at max_rps, a drain concludes there is no limit it may find. */
+export const drainCapOf = (maxRequests: number): number => Math.max(10, Math.floor(maxRequests * 0.6));
+
 /**
  * `drainOnly`: stop at the drain's first refusal, before the pilot streams into it.
  * `maxRefused`: stop after that many refusals (a limiter that counts them would stay shut).
@@ -52,8 +55,7 @@ export async function streamPhase(
   const { drainOnly = false, maxRefused = Infinity, timedBy = 'acceptance', ...settings } = options;
   let refused = 0;
   let state = initialStream({ ...settings, maxRps });
-  // With no refusal after this many requests at max_rps, the probe concludes there is no limit it may find.
-  const drainCap = Math.max(10, Math.floor(maxRequests * 0.6));
+  const drainCap = drainCapOf(maxRequests);
   const drainFrom = probe.sentSoFar();
   await pace({
     clock: probe.clock,
