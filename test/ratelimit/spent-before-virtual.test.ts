@@ -31,16 +31,24 @@ describe('a limit spent before the probe began (virtual clock, loopback jitter, 
       rps: 50,
     },
     { name: 'bucket 50/s, burst 50', model: { kind: 'bucket', rate_rps: 50, burst: 50 }, rps: 50 },
-  ] as Array<{ name: string; model: Limits; rps: number }>)(
+    // Back at its edge 10 s in: a drain after the 80 s a small limit's refill wants did not fit the
+    // budget, so none was made ("not identified"); any drain within the window drains it whole.
+    {
+      name: 'silent fixed window 120 per 60 s',
+      model: { kind: 'fixed-window', limit: 120, window_s: 60, phase_s: 10, counts_refused: false },
+      rps: 2,
+      maxDurationS: 150,
+    },
+    { name: 'slow bucket 1/s, burst 10', model: { kind: 'bucket', rate_rps: 1, burst: 10 }, rps: 1, maxDurationS: 150 },
+  ] as Array<{ name: string; model: Limits; rps: number; maxDurationS?: number }>)(
     '$name: identified as its kind, within 2 %',
-    async ({ model, rps }) => {
+    async ({ model, rps, maxDurationS }) => {
       const readings: string[] = [];
       for (const seed of [1, 2, 3]) {
-        const e = await discoverVirtual({
-          limiter: spent(model),
-          status: 429,
-          network: { oneWayMs: 1, jitterMs: 0.8, seed },
-        });
+        const e = await discoverVirtual(
+          { limiter: spent(model), status: 429, network: { oneWayMs: 1, jitterMs: 0.8, seed } },
+          maxDurationS ? { maxDurationS } : {},
+        );
         const off = e.sustained_rps === null ? null : Math.abs(e.sustained_rps / rps - 1);
         readings.push(
           `seed ${seed}: ${e.limiter?.kind ?? 'not identified'} ${e.sustained_rps} ${off !== null && off <= 0.02 ? 'ok' : e.notes.join('; ').slice(0, 200)}`,
