@@ -72,8 +72,8 @@ function ticksShifted(model: LimiterModel, trace: readonly TraceRequest[]): Judg
 }
 
 /**
- * The claim replayed from a limit spent when the probe began, where the replay from rest never came
- * in step. The checks before the probe may have drained it (in `check`, ratelimit.limit-enforced
+ * The claim replayed from a limit spent when the probe began, where the replay from rest did not
+ * explain the trace (it may never have come in step). The checks before the probe may have drained it (in `check`, ratelimit.limit-enforced
  * does, seconds before), and a probe that then kept near the rate never let the limit fill: a model
  * from rest stays a whole burst ahead, admitting every request the service refused (ci-57D:
  * production's 50/s bucket, 19 refusals in 19.5 s, withheld). A replay from rest forgives refusals

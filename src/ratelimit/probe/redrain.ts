@@ -1,8 +1,10 @@
 // A drain that admitted nothing: the probe's set-up requests (a token, the validate method) used up
-// a small limit (nginx `burst=1` holds two) before it began. Without a drain there is no shape to
-// read and no refill timed, and the stream would pilot at max_rps, where most requests are refused.
-// So: one ping at a time until the limit lets one through (a first refill, timed), a wait that
-// refills a limit of a few requests at that pace, then a drain again, from idle.
+// a small limit (nginx `burst=1` holds two) before it began, or what came before the probe spent a
+// limit of any size (`run`'s and `cutover`'s checks drain it seconds before; another client of the
+// same credentials). Without a drain there is no shape to read and no refill timed, and the stream
+// would pilot at max_rps, where most requests are refused. So: one ping at a time until the limit
+// lets one through (a first refill, timed), a wait that refills a limit of a few requests at that
+// pace (as much of it as the budget allows), then a drain again, from idle, until its first refusal.
 
 import { drainFigures, firstGapMs, type DrainFigures } from './recover.js';
 import { drainAt, drainFits, pingUntilAccepted } from './ping.js';
