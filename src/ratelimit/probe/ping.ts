@@ -116,9 +116,13 @@ export async function pingsOnSchedule(
  * Whether a drain of `cap` requests at max_rps, after waiting `waitMs` from `fromMs`, fits: wait and
  * drain within `share` of the probe's time cap, and done before the cap itself.
  */
-export function drainFits(probe: Probe, fromMs: number, waitMs: number, cap: number, share: number): boolean {
+export const drainFits = (probe: Probe, fromMs: number, waitMs: number, cap: number, share: number): boolean =>
+  waitMs <= longestWaitMs(probe, fromMs, cap, share);
+
+/** The longest wait from `fromMs` before a drain of `cap` requests that still fits (drainFits); below 0: none does. */
+export function longestWaitMs(probe: Probe, fromMs: number, cap: number, share: number): number {
   const drainMs = (cap * 1000) / probe.maxRps;
-  return waitMs + drainMs <= probe.maxDurationMs * share && fromMs + waitMs + drainMs <= probe.maxDurationMs;
+  return Math.min(probe.maxDurationMs * share, probe.maxDurationMs - fromMs) - drainMs;
 }
 
 /** A drain at max_rps of up to `cap` requests (`exact`: no more sent), until the first refusal, from `atMs` on (at once when that has passed); undefined when the budget ran out first. */

@@ -7,7 +7,7 @@
 // pace (as much of it as the budget allows), then a drain again, from idle, until its first refusal.
 
 import { drainFigures, firstGapMs, type DrainFigures } from './recover.js';
-import { drainAt, drainFits, pingUntilAccepted } from './ping.js';
+import { drainAt, longestWaitMs, pingUntilAccepted } from './ping.js';
 import type { Probe } from './probe.js';
 import { drainCapOf } from './stream.js';
 import type { Sample } from '../types.js';
@@ -16,12 +16,8 @@ import type { Sample } from '../types.js';
 const REFILLS = 8;
 /** The drain a small limit needs, for the time it takes: its room and the set-up requests, with some to spare. */
 const SMALL_DRAIN = 3 * REFILLS + 20;
-/** The budget drainFits gives a wait and a small drain after it. */
+/** The share of the probe's time cap a wait and a small drain after it may take. */
 const WAIT_SHARE = 1 / 4;
-
-/** The longest wait before a small drain that fits the probe's budget from `fromMs` (drainFits). */
-const longestWaitMs = (probe: Probe, fromMs: number): number =>
-  Math.min(probe.maxDurationMs * WAIT_SHARE, probe.maxDurationMs - fromMs) - (SMALL_DRAIN * 1000) / probe.maxRps;
 
 export async function drainAgainFromIdle(probe: Probe, refusal: Sample): Promise<DrainFigures | undefined> {
   // The first drain and these pings met a limit spent before the probe: labelled so, every reader
@@ -36,8 +32,9 @@ export async function drainAgainFromIdle(probe: Probe, refusal: Sample): Promise
   // drain anywhere in it drains it (a minute's window of 120 spent before the probe, back after
   // 10 s, wanted an 80 s wait and got none: "not identified"). A bucket's burst read from a shorter
   // wait is low; the burst from idle is measured again later (idle-burst.ts).
-  const waitMs = Math.min(Math.max(REFILLS * paceMs, 300), longestWaitMs(probe, fromMs));
-  if (!drainFits(probe, fromMs, waitMs, SMALL_DRAIN, WAIT_SHARE)) return undefined;
+  const roomMs = longestWaitMs(probe, fromMs, SMALL_DRAIN, WAIT_SHARE);
+  if (roomMs < 0) return undefined;
+  const waitMs = Math.min(Math.max(REFILLS * paceMs, 300), roomMs);
   // Until the first refusal, as the stream's drain: the limit may be any size. Capped at a small
   // limit's room, the drain of a sliding log of 50 per 1 s spent by the checks ended unrefused
   // after 45, and the probe went on with no drain at all: "not identified".
