@@ -24,12 +24,10 @@ export const check: Check = {
     const instead = obs.probedNext
       ? ` (token ${token.fingerprint}, issued after ${obs.token.fingerprint} expired: ${whyNext(obs.token.fingerprint, obs.expiresAtS, obs.probedNext.unjudged, obs.tooLate)})`
       : '';
-    const evidence = [
-      http.evidence(
-        ex,
-        `token ${token.fingerprint}, answered ${(expiresAtS - ex.receivedAt / 1000).toFixed(1)} s before expires_at`,
-      ),
-    ];
+    // How long before expires_at the answer came, on our clock: said in the evidence, and in a pass
+    // from a probe moved earlier (the first came back too late to judge).
+    const answeredBefore = `${(expiresAtS - ex.receivedAt / 1000).toFixed(1)} s`;
+    const evidence = [http.evidence(ex, `token ${token.fingerprint}, answered ${answeredBefore} before expires_at`)];
     const body = ex.json;
     const refused = ex.status !== 200 || !isJsonObject(body) || body['valid'] !== true;
     // Only a 401 can be an honest expiry; it counts against the service when it certainly came early.
@@ -46,9 +44,7 @@ export const check: Check = {
         evidence,
       );
     }
-    // A probe moved earlier (the first came back too late to judge) says how far from the edge it was.
-    const before = obs.probedNext?.unjudged ? `${(expiresAtS - ex.receivedAt / 1000).toFixed(1)} s` : 'just';
-    return pass(`valid ${before} before expires_at${instead}`, evidence);
+    return pass(`valid ${obs.probedNext?.unjudged ? answeredBefore : 'just'} before expires_at${instead}`, evidence);
   },
 };
 

@@ -47,7 +47,7 @@ export function contradiction(model: LimiterModel, samples: readonly Sample[]): 
   // The claim as made, or failing that its best variant (a miss costs 20 replays, a hit one).
   const others = asClaimed.explains
     ? []
-    : [...judgeCandidates(variants, trace), ...ticksShifted(model, trace), ...spentAtStart(claimed!, trace)];
+    : [...judgeCandidates(variants, trace), ...ticksShifted(model, trace), spentAtStart(claimed!, trace)];
   const best = [asClaimed, ...others].sort((a, b) => strayed(a) - strayed(b))[0]!;
   if (strayed(best) <= GROSS) return undefined;
   return `not identified: ${asClaimed.evidence}${variants.length > 0 ? ', nor at any other phase of its window' : ''}`;
@@ -80,6 +80,5 @@ function ticksShifted(model: LimiterModel, trace: readonly TraceRequest[]): Judg
  * until the model first refuses one; spent is the other end of what the limiter can have started
  * in. It has to explain the whole trace from there, as any candidate does.
  */
-function spentAtStart(claimed: Candidate, trace: readonly TraceRequest[]): Judgement[] {
-  return [judge({ ...claimed, source: `${claimed.source}, spent when the probe began` }, trace, 'spent')];
-}
+const spentAtStart = (claimed: Candidate, trace: readonly TraceRequest[]): Judgement =>
+  judge({ ...claimed, source: `${claimed.source}, spent when the probe began` }, trace, 'spent');
