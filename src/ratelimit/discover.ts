@@ -77,10 +77,11 @@ import { announcedCounter, resetTicksPhase, type TicksFindings } from './probe/r
 import { countedInWindowEndingAt } from './probe/announced-ends.js';
 import { ledgerRulesOutBucket, refillUnwatched } from './probe/bucket-ledger.js';
 import { neverLifted, silentWindowPhase } from './probe/silent-window.js';
+import { queuedPaceNote, queuedPaceOf } from './probe/queued-pace.js';
 import { acceptedLatencyP95, aloneLatencyP95, noLimitReach, streamPhase, type StreamFindings } from './probe/stream.js';
 import { queueIntervalOfDrain, queueOfBursts } from './probe/queue-wait.js';
 import { cameBackAfterLongShut, windowBehindFront } from './probe/behind-front.js';
-import { rateBracket } from './rate-bracket.js';
+import { queuedBracket, rateBracket } from './rate-bracket.js';
 import { trickleWatchPhase } from './probe/trickle-watch.js';
 import { streamPrecision } from './probe/sliding-period.js';
 import { usualGapNoiseMs } from './probe/arrival.js';
@@ -1144,8 +1145,8 @@ function estimateOf(
   // A limit faster than the service behind it: what it admitted waited in line (probe/served-behind.ts).
   const behind = figures.sustained_rps !== null ? servedBehindOf(samples, figures.sustained_rps) : undefined;
   if (behind && figures.sustained_rps !== null) notes.push(servedBehindNote(behind, figures.sustained_rps));
-  // Refused, yet no rate read: where paced proof rounds search for one (rate-bracket.ts).
-  const bracket = status !== null && figures.sustained_rps === null && !slow ? rateBracket(samples) : null;
+  const { bracket, queued } = bracketOf(probe, status, figures.sustained_rps === null && !slow);
+  if (queued) notes.push(queuedPaceNote(queued));
   const reach = status === null ? noLimitReach(probe) : undefined;
   return {
     ...probeTotals(probe),
@@ -1158,7 +1159,7 @@ function estimateOf(
     ...(alone !== undefined ? { latency_alone_p95_ms: alone } : {}),
     sustained_rps: figures.sustained_rps,
     sustained_precision: figures.sustained_precision,
-    ...(behind ? { served_rps: behind.servedRps } : {}),
+    ...(behind ? { served_rps: behind.servedRps } : queued ? { served_rps: queued.servedRps } : {}),
     burst: figures.burst,
     burst_from_idle: figures.burst_from_idle,
     ...(figures.burst_passed !== undefined ? { burst_passed: figures.burst_passed } : {}),
@@ -1177,6 +1178,18 @@ function estimateOf(
     partial: stoppedBy !== undefined || slow !== undefined,
     ...((stoppedBy === 'time' || stoppedBy === 'requests') && slow === undefined ? { out_of_budget: stoppedBy } : {}),
   };
+}
+
+/**
+ * Where paced proof rounds search for a rate (rate-bracket.ts): refused, yet no rate read (`unread`);
+ * or nothing refused, yet answered at a steady pace in a line that grew (a limit that delays,
+ * probe/queued-pace.ts), whose pace is then the estimate's `served_rps`.
+ */
+function bracketOf(probe: Probe, status: number | null, unread: boolean) {
+  if (status !== null) return { bracket: unread ? rateBracket(probe.samples) : null, queued: undefined };
+  const drain = probe.samples.filter((s) => s.phase === 'drain');
+  const queued = queuedPaceOf(drain, probe.askedRps);
+  return { bracket: queued ? queuedBracket(queued) : null, queued };
 }
 
 /** Where a probe's requests went, most first ("window 2410, drain 310, …"): what a probe that spent its budget was doing. */

@@ -21,6 +21,14 @@ export function queueFreeLatencyMs(latencyP95Ms: number | null, queue: QueueMode
   return latencyP95Ms === null ? null : Math.max(0, Math.round(latencyP95Ms - queueDelayMs(queue)));
 }
 
+/**
+ * The same bound for a limit that delays without refusing (probe/queued-pace.ts), its depth unknown:
+ * each request out before it waits one turn of the service's pace at most.
+ */
+export function lineDelayLine(servedRps: number, targetRps: number, inFlight: number): string {
+  return `line: at ${targetRps} req/s and at most ${inFlight} in flight, the service's line adds at most ${Math.ceil((inFlight / servedRps) * 1000)} ms to a request (a client that offers more than ${servedRps} req/s waits longer and longer)`;
+}
+
 /** The recommendation's line about the queue: "at 8 req/s and at most 2 in flight, the queue adds at most 200 ms". */
 export function queueDelayLine(queue: QueueModel, targetRps: number, inFlight: number): string {
   const boundMs = Math.ceil(queueWaitBoundMs(queue, inFlight));

@@ -13,6 +13,7 @@ import type { ProofHorizon, ProofRound, SustainedHeld } from '../report/model.js
 import { SEARCH_HEADROOM, storeMatters, surePastStore } from './search-loop.js';
 import { headlineHeldRps, heldAtRps, heldFigures, heldRps, lowestFailedOn429, sentArrivals } from './refuted.js';
 import { lineBelow, lineText, quotaLine } from './quota-line.js';
+import { queuedPaceNote, type QueuedPace } from './probe/queued-pace.js';
 
 /**
  * The bracket from the probe's samples, or null when the drain was never refused (nothing to
@@ -47,6 +48,23 @@ export function rateBracket(samples: readonly Sample[]): RateBracket | null {
         ? `the probe got ${accepted} requests through in ${round(spanS, 1)} s (${low} req/s): the search starts there, a guess, not a floor`
         : `the search starts at ${low} req/s, the least a round may try below ${high} req/s`,
     ],
+  };
+}
+
+/**
+ * The bracket of a limit that delays instead of refusing (probe/queued-pace.ts): no rate as high as
+ * the pace the service answered at is sustained without a line that only grows, and the search
+ * starts its headroom below it. Nothing was let through ahead of a refusal, so there is no burst to
+ * outlast; a round waits for the line the probe left to empty, as long as its last answer waited.
+ */
+export function queuedBracket(q: QueuedPace): RateBracket {
+  return {
+    low: round(Math.max(MIN_PROOF_RPS, q.servedRps * (1 - HEADROOM)), 2),
+    high: q.servedRps,
+    drained: 0,
+    restS: round(Math.ceil(q.lastMs / 100) / 10, 1),
+    why: [queuedPaceNote(q)],
+    lineFirstMs: q.firstMs,
   };
 }
 

@@ -6,7 +6,7 @@ import type { AdvertisedLimit, BackoffPolicy } from '../report/model.js';
 import { backoffWindowMs } from '../toolkit/backoff.js';
 import { round } from './estimators.js';
 import type { Estimate, Recommendation } from './types.js';
-import { queueDelayLine, queueFreeLatencyMs } from './queue-bound.js';
+import { lineDelayLine, queueDelayLine, queueFreeLatencyMs } from './queue-bound.js';
 import { countsRefused, type LimiterModel } from './limiters/index.js';
 import { windowOf } from './horizon.js';
 
@@ -251,7 +251,9 @@ export function policyAt(
   // flight together can reach the limit together, and beyond the burst some of them are refused.
   // A queue's own wait is no part of the time a paced client's request takes (queue-bound.ts).
   const queue = e.limiter?.kind === 'queue' ? e.limiter : undefined;
-  const latencyMs = queue ? queueFreeLatencyMs(e.latency_p95_ms, queue) : e.latency_p95_ms;
+  // Nor is the line of a limit that delays without refusing (rate-bracket.ts queuedBracket): its first answers' time.
+  const line = e.rate_bracket?.lineFirstMs;
+  const latencyMs = queue ? queueFreeLatencyMs(e.latency_p95_ms, queue) : (line ?? e.latency_p95_ms);
   let concurrency = Math.max(1, Math.ceil((target * (latencyMs ?? 0)) / 1000));
   if (e.burst !== null && e.burst >= 1 && concurrency > e.burst) concurrency = e.burst;
   // Calls waiting out a 429 count among them when the limit counts refusals (waitsHoldConcurrency):
@@ -263,10 +265,12 @@ export function policyAt(
   why.push(
     `concurrency ${concurrency}${holds ? ' in flight' : ''}: ${target} req/s × p95 ${latencyMs ?? 'unknown'} ms in flight, rounded up` +
       (queue ? ` (the answers' p95 less the queue's longest wait)` : '') +
+      (line !== undefined && !queue ? ` (the line's first answers: its own wait is no part of it)` : '') +
       (e.burst !== null ? `, at most the burst (${e.burst})` : '') +
       (holds ? `, at least ${MIN_PROOF_CONCURRENCY}; the calls at once, waits included, below` : ''),
   );
   if (queue) why.push(queueDelayLine(queue, target, concurrency));
+  else if (line !== undefined && e.served_rps !== undefined) why.push(lineDelayLine(e.served_rps, target, concurrency));
 
   // Backoff base: the measured recovery is how long after a refusal a request passes again. With
   // full jitter the first retry waits uniform[0, base]; base = 2 × recovery makes that wait the

@@ -255,15 +255,22 @@ function measuredFigures(r: RateLimitResult): string {
  * Why a probe that met no limit tested nothing: it reached under half of max_rps (NoLimitReach), so
  * its "none" is the harness's limit, not the service's; undefined when a limit was met or it did reach.
  */
-export function noLimitUntested(endpoint: string, e: Pick<Estimate, 'no_limit_up_to'>): string | undefined {
+export function noLimitUntested(
+  endpoint: string,
+  e: Pick<Estimate, 'no_limit_up_to' | 'served_rps'>,
+): string | undefined {
   const n = e.no_limit_up_to;
+  // A pace the service set (probe/queued-pace.ts) is not "no limit", however far the probe reached:
+  // `ratelimit`'s paced rounds search below it (src/stages/rate-limit.ts), `run`'s are too short.
+  if (n && e.served_rps !== undefined)
+    return `${endpoint}: ${noLimitText(n, undefined, e.served_rps)}; \`ces-harness ratelimit\` searches for the rate that holds below it`;
   return n && !n.tested ? `${endpoint}: ${noLimitText(n)}` : undefined;
 }
 
 /** Nothing refused: how far that was tested (words.ts noLimitText); with no reach recorded, nothing was measured. */
 function noLimitLine(r: RateLimitResult): string {
   const n = r.no_limit_up_to;
-  const said = n === undefined ? 'nothing measured' : noLimitText(n, (rps) => `${rps} req/s`);
+  const said = n === undefined ? 'nothing measured' : noLimitText(n, (rps) => `${rps} req/s`, r.served_rps);
   return `${said}; ${r.requests_sent} requests sent`;
 }
 
@@ -290,7 +297,7 @@ export function summaryLines(r: RateLimitResult): string[] {
       `  limiter: not identified; the sustained rate is ${r.sustained_held.quota_line ? 'the refill the rounds refused after a quota lie on, below the highest that paced k6 rounds held' : 'the highest that paced k6 rounds held'} (see the notes)`,
     );
   // A limit faster than the service behind it: what binds a client is the service's pace.
-  if (r.served_rps !== undefined)
+  if (r.served_rps !== undefined && status !== null)
     lines.push(
       `  served: the service answered what the limit admitted at ${r.served_rps} req/s, below its rate; above that a client's requests wait in a line that grows`,
     );

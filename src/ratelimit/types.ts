@@ -191,6 +191,11 @@ export interface RateBracket {
   probeHold?: ProbeHold;
   /** Why each end is where it is, one sentence each. */
   why: string[];
+  /**
+   * A limit that delays instead of refusing (probe/queued-pace.ts): how long the line's first answers
+   * took, ms, what a request paced below the service's pace takes. Absent for a limit that refused.
+   */
+  lineFirstMs?: number;
 }
 
 /** Requests a run let through, none refused, from its first sent to its last answered, seconds. */

@@ -153,7 +153,9 @@ export interface RateLimitMeasurement {
    * The rate the service answered what its limit admitted at, req/s, when that was below
    * `sustained_rps` and the admitted requests waited in line for it (a gateway's limit in front of a
    * slower service): a client paced above it builds that line, so the recommendation is sized by it.
-   * Absent when the service kept up with its limit.
+   * With nothing refused (`limiting_status` null), the steady pace the service answered at while its
+   * answers waited longer and longer: a limit that delays instead of refusing, deeper than the
+   * probe's requests in flight, or the service's own pace. Absent when the service kept up.
    */
   served_rps?: number;
   burst: number | null;

@@ -412,6 +412,10 @@ export function judgeProbe(
     return none;
   }
   if (unusable) return none;
+  // Nothing refused, but answered at a steady pace in a line that grew (probe/queued-pace.ts): a
+  // limit that delays, which `ratelimit`'s rounds search below. `run`'s short rounds leave it to them.
+  const queued = estimate.limiting_status === null ? estimate.rate_bracket?.why[0] : undefined;
+  if (queued && !probe.shortHorizon) return searchElseUntested(`${endpoint}: ${queued}`);
   const gaps = estimate.limiting_status === null ? gapsInStream(probe.tally) : null;
   // No limit met, but the probe never got near the rate it aimed at: "none" would claim more than it saw.
   const untestedWhy =

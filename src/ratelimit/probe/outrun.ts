@@ -34,6 +34,13 @@ export function lineEndsMs(line: readonly Sample[]): { firstMs: number; lastMs: 
   return { firstMs: median(line.slice(0, ENDS).map(latency)), lastMs: median(line.slice(-ENDS).map(latency)) };
 }
 
+/** No single step in latency from one request to the next (`line` in order) is much of the whole rise: a line, not a stall. */
+export function grewSmoothly(line: readonly Sample[], riseMs: number): boolean {
+  const latencies = line.map((s) => s.doneMs - s.sentMs);
+  const stepMs = Math.max(...latencies.slice(1).map((l, i) => l - latencies[i]!));
+  return stepMs <= STEP_SHARE * riseMs;
+}
+
 export interface Outrun {
   /** The rate the drain was sent at, and the rate its answers came back at, req/s. */
   sentRps: number;
@@ -65,10 +72,8 @@ export function outrunOf(drain: readonly Sample[]): Outrun | undefined {
   const riseMs = lastMs - firstMs;
   if (riseMs < 0.5 * (servedSpanMs - sentSpanMs)) return undefined;
   // A line grows a little with every request. A stalled probe, or refusals a gateway answers late,
-  // make it in one step: no single step from one request to the next may be much of the rise.
-  const latencies = answered.map(latency);
-  const stepMs = Math.max(...latencies.slice(1).map((l, i) => l - latencies[i]!));
-  if (stepMs > STEP_SHARE * riseMs) return undefined;
+  // make it in one step.
+  if (!grewSmoothly(answered, riseMs)) return undefined;
   // A limiter that queues answers its refusals at once; a service that queues everything, late.
   const refused = answered.filter((s) => s.answer === 'limited');
   if (refused.length === 0 || median(refused.map(latency)) < 0.5 * lastMs) return undefined;

@@ -82,8 +82,14 @@ export function heldText(h: SustainedHeld, rate: (rps: number) => string = forma
  * with what max_rps asked beyond it; when it reached under half of that (NoLimitReach.tested), not
  * tested, never a clean "none".
  */
-export function noLimitText(n: NoLimitReach, rate: (rps: number) => string = formatRate): string {
+export function noLimitText(n: NoLimitReach, rate: (rps: number) => string = formatRate, servedRps?: number): string {
   const reach = `${rate(n.rps)} over ${formatSeconds(n.over_s)}`;
+  // Answered at a steady pace in a line that grew (probe/queued-pace.ts): the service set the pace, not this machine.
+  if (servedRps !== undefined)
+    return (
+      `no 429 met, but the service answered no faster than ${rate(servedRps)}, each answer later than the one before (a limit that delays instead of refusing, or the service's own pace): ` +
+      `a client above that pace waits in a line that only grows, and a 429 limit above it is not tested`
+    );
   if (!n.tested)
     return (
       `not tested: no limit met, but the probe's requests went out, or were taken in, at only ${reach}, under half the ${formatNumber(n.max_rps)} req/s max_rps asked ` +
@@ -106,7 +112,11 @@ export function rateLimitFacts(r: RateLimitResult): Array<[string, string]> {
       orUnknown(
         r.sustained_rps,
         () => sustainedText(r),
-        r.no_limit_up_to ? noLimitText(r.no_limit_up_to) : r.observed_429 ? 'unknown' : 'not reached',
+        r.no_limit_up_to
+          ? noLimitText(r.no_limit_up_to, undefined, r.served_rps)
+          : r.observed_429
+            ? 'unknown'
+            : 'not reached',
       ),
     ],
     ['Burst', orUnknown(r.burst, (n) => `${formatNumber(n)} requests`, 'not measured')],
@@ -130,7 +140,9 @@ function optionalFacts(r: RateLimitResult): Array<[string, string]> {
   if (r.served_rps !== undefined)
     facts.push([
       'Served rate',
-      `${formatRate(r.served_rps)}: the service answered what the limit admitted no faster, so the recommendation is sized by it`,
+      r.limiting_status === null
+        ? `${formatRate(r.served_rps)}: nothing was refused, but the service answered no faster, each answer later than the one before, so the search stayed below it`
+        : `${formatRate(r.served_rps)}: the service answered what the limit admitted no faster, so the recommendation is sized by it`,
     ]);
   if (r.advertised) facts.push(['Advertised limit', advertisedText(r.advertised)]);
   if (r.proof_horizon) facts.push(['Proof horizon', horizonText(r.proof_horizon, r.proof_unproven)]);

@@ -1,0 +1,114 @@
+// A limit that delays instead of refusing, deeper than the probe's 128 requests in flight (a pacer,
+// nginx limit_req without nodelay and a burst of thousands, a shaping gateway), or a service that
+// takes one request at a time: no request is refused, yet the service answers a steady pace and no
+// faster, each answer later than the one before. Before, the probe said "no limit met … run it
+// again on a quieter machine" (`serve --limiter queue --rate-limit 20 --burst 5000`), and
+// `ratelimit` gave a client nothing. Now the pace is read (probe/queued-pace.ts) and is the top of
+// a bracket that `ratelimit`'s paced rounds search below (rate-bracket.ts queuedBracket), with a
+// policy that keeps few requests in its line; `run`, whose rounds are too short, says it untested.
+// Whole probe (discover) on the virtual clock.
+
+import { describe, expect, it } from 'vitest';
+import { searchStart } from '../../src/ratelimit/rate-bracket.js';
+import { summaryLines, toRateLimitResult } from '../../src/ratelimit/result.js';
+import type { Estimate } from '../../src/ratelimit/types.js';
+import { judgeProbe } from '../../src/stages/rate-limit.js';
+import { relativeError } from './support.js';
+import { discoverVirtual, fromModel, noLimit, type VirtualEndpoint } from './virtual-limit.js';
+
+/** A queue `rate` a second, far deeper than the probe's requests in flight. */
+const deepQueue = (rate: number) => () => fromModel({ kind: 'queue', rate_rps: rate, burst: 100_000, delay: 0 });
+
+/** What the stage makes of the estimate before any round: `ratelimit`'s 150 s probe, or `run`'s. */
+function judged(estimate: Estimate, shortHorizon?: string) {
+  const untested: string[] = [];
+  const { search } = judgeProbe(estimate, {
+    io: { untested: (_, why) => untested.push(why), progress: () => undefined, signal: new AbortController().signal },
+    endpoint: 'tokens.validate',
+    tally: new Map([[200, estimate.requests_sent]]),
+    unusable: undefined,
+    maxRequests: 3000,
+    probeCapS: 150,
+    shortHorizon,
+  });
+  return { search, untested };
+}
+
+describe('a limit that delays instead of refusing, deeper than the probe reaches', () => {
+  it.each([
+    { name: 'a queue of 20 req/s', rate: 20, world: { limiter: deepQueue(20) } },
+    { name: 'a queue of 50 req/s', rate: 50, world: { limiter: deepQueue(50) } },
+    {
+      name: 'a queue of 20 req/s across a network',
+      rate: 20,
+      world: { limiter: deepQueue(20), network: { oneWayMs: 50, jitterMs: 10 } },
+    },
+    {
+      name: 'a service taking one request every 40 ms',
+      rate: 25,
+      world: { limiter: noLimit, served: { everyMs: 40 } },
+    },
+  ] as Array<{ name: string; rate: number; world: Pick<VirtualEndpoint, 'limiter' | 'network' | 'served'> }>)(
+    '$name: its pace read, searched below by `ratelimit`, untested by `run`',
+    async ({ rate, world }) => {
+      const e = await discoverVirtual({ status: 429, ...world }, { maxDurationS: 60 });
+      const context = JSON.stringify({ ...e, timeline: undefined, replay_timeline: undefined }).slice(0, 3000);
+      expect(e.limiting_status, context).toBeNull();
+      expect(relativeError(e.served_rps ?? null, rate), context).toBeLessThanOrEqual(0.02);
+      const bracket = e.rate_bracket!;
+      expect(bracket.high, context).toBe(e.served_rps);
+      expect(bracket.low, context).toBeLessThan(bracket.high);
+      expect(bracket.drained).toBe(0);
+      // The line the probe left empties before a round begins: as long as its last answer waited.
+      expect(bracket.restS).toBeGreaterThanOrEqual(1);
+      expect(e.notes.join('\n')).toContain('a limit that delays instead of refusing');
+
+      // `ratelimit` searches; `run` says why not, and how to get it.
+      const ratelimit = judged(e);
+      expect(ratelimit.untested).toEqual([]);
+      // The search begins below the pace, within 75 % of it: a round there holds without a line.
+      expect(ratelimit.search!.target_rps).toBeLessThanOrEqual(bracket.low);
+      expect(ratelimit.search!.target_rps).toBeGreaterThanOrEqual(0.75 * bracket.high);
+      const run = judged(e, 'run');
+      expect(run.search).toBeNull();
+      expect(run.untested.join('\n')).toMatch(
+        /no 429 met, but the service answered no faster than [\d.]+\/s.*`ces-harness ratelimit` searches/,
+      );
+
+      // The search's first policy keeps few requests in the line: its first answers' time, not the line's.
+      const first = searchStart(e)!;
+      const lineMs = Math.ceil((first.max_concurrency / e.served_rps!) * 1000);
+      expect(first.max_concurrency, first.why.join('\n')).toBeLessThanOrEqual(world.network ? 5 : 4);
+      expect(first.why.join('\n')).toContain(
+        `line: at ${first.target_rps} req/s and at most ${first.max_concurrency} in flight, the service's line adds at most ${lineMs} ms`,
+      );
+      // Every format says the pace, never "no limit" nor "a quieter machine".
+      const said = summaryLines(toRateLimitResult(e, null, null)).join('\n');
+      expect(said).toContain(`no 429 met, but the service answered no faster than ${e.served_rps} req/s`);
+      expect(said).not.toMatch(/quieter machine|no limit up to|served: the service answered what the limit admitted/);
+    },
+  );
+
+  // Answers that are slow for each request are no line: the first, sent alone, is as late as the last.
+  it('a service slow for every request (1 s each), no limit: not a pace, nor searched', async () => {
+    const e = await discoverVirtual(
+      { limiter: noLimit, status: 429, answerDelay: { meanMs: 1000, jitterMs: 50 } },
+      { maxDurationS: 30 },
+    );
+    expect(e.served_rps).toBeUndefined();
+    expect(e.rate_bracket).toBeUndefined();
+    const ratelimit = judged(e);
+    expect(ratelimit.search).toBeNull();
+    expect(summaryLines(toRateLimitResult(e, null, null)).join('\n')).not.toContain('no 429 met, but');
+  });
+
+  // The nginx queues the probe's requests reach are identified as before: refused past their depth.
+  it('a queue the probe fills (20 req/s, 10 deep): a queue identified, no pace read', async () => {
+    const e = await discoverVirtual({
+      limiter: () => fromModel({ kind: 'queue', rate_rps: 20, burst: 10, delay: 0 }),
+      status: 429,
+    });
+    expect(e.limiter?.kind).toBe('queue');
+    expect(e.served_rps).toBeUndefined();
+  });
+});
