@@ -77,7 +77,8 @@ import { announcedCounter, resetTicksPhase, type TicksFindings } from './probe/r
 import { countedInWindowEndingAt } from './probe/announced-ends.js';
 import { ledgerRulesOutBucket, refillUnwatched } from './probe/bucket-ledger.js';
 import { neverLifted, silentWindowPhase } from './probe/silent-window.js';
-import { queuedPaceNote, queuedPaceOf } from './probe/queued-pace.js';
+import { queuedPaceNote, queuedPaceOf, queuedPaceUnread } from './probe/queued-pace.js';
+import { ownBusy, processLoad, type OwnLoad } from './probe/own-load.js';
 import { acceptedLatencyP95, aloneLatencyP95, noLimitReach, streamPhase, type StreamFindings } from './probe/stream.js';
 import { queueIntervalOfDrain, queueOfBursts } from './probe/queue-wait.js';
 import { cameBackAfterLongShut, windowBehindFront } from './probe/behind-front.js';
@@ -110,6 +111,8 @@ export interface DiscoverOptions {
   maxRetryAfterS?: number;
   /** When given, every sample is also pushed here (for tests and benchmarks that inspect the run). */
   record?: Sample[];
+  /** How busy this process is while it probes (probe/own-load.ts); absent: the real process's meter on `clock`. */
+  ownLoad?: (clock: Clock) => OwnLoad;
 }
 
 export const DISCOVER_DEFAULTS = {
@@ -165,6 +168,14 @@ export function unsizedBucketNote(fit: { precision: number; spanS: number; rps: 
 
 export async function discover(opts: DiscoverOptions): Promise<Estimate> {
   const probe = probeFor(opts);
+  try {
+    return await probed(probe, opts);
+  } finally {
+    probe.ownLoad.stop();
+  }
+}
+
+async function probed(probe: Probe, opts: DiscoverOptions): Promise<Estimate> {
   const measured = await measuredLimit(probe, opts);
   // A quota announced spent until past the budget stopped the probe: what binds, not a partial reading.
   // A lower limit announced beside the one measured is verified after it, within the budget left.
@@ -286,9 +297,11 @@ type StreamSettings = { windowAccepts: number; minWindowMs: number };
 
 /** The Probe for these options, its budget and bounds resolved, after saying what it will do. */
 function probeFor(opts: DiscoverOptions): Probe {
+  const clock = opts.clock ?? systemClock;
   const probe = new Probe({
     calls: opts.calls,
-    clock: opts.clock ?? systemClock,
+    clock,
+    ownLoad: (opts.ownLoad ?? processLoad)(clock),
     maxRps: opts.maxRps,
     maxRequests: opts.maxRequests,
     maxDurationMs: (opts.maxDurationS ?? DISCOVER_DEFAULTS.maxDurationS) * 1000,
@@ -1145,8 +1158,9 @@ function estimateOf(
   // A limit faster than the service behind it: what it admitted waited in line (probe/served-behind.ts).
   const behind = figures.sustained_rps !== null ? servedBehindOf(samples, figures.sustained_rps) : undefined;
   if (behind && figures.sustained_rps !== null) notes.push(servedBehindNote(behind, figures.sustained_rps));
-  const { bracket, queued } = bracketOf(probe, status, figures.sustained_rps === null && !slow);
+  const { bracket, queued, busy } = bracketOf(probe, status, figures.sustained_rps === null && !slow);
   if (queued) notes.push(queuedPaceNote(queued));
+  if (busy) notes.push(busy);
   const reach = status === null ? noLimitReach(probe) : undefined;
   return {
     ...probeTotals(probe),
@@ -1186,10 +1200,14 @@ function estimateOf(
  * probe/queued-pace.ts), whose pace is then the estimate's `served_rps`.
  */
 function bracketOf(probe: Probe, status: number | null, unread: boolean) {
-  if (status !== null) return { bracket: unread ? rateBracket(probe.samples) : null, queued: undefined };
+  if (status !== null) return { bracket: unread ? rateBracket(probe.samples) : null };
   const drain = probe.samples.filter((s) => s.phase === 'drain');
   const queued = queuedPaceOf(drain, probe.askedRps);
-  return { bracket: queued ? queuedBracket(queued) : null, queued };
+  if (!queued) return { bracket: null };
+  // The line may be this machine's own: then it is no evidence of the service's pace.
+  const busy = ownBusy(probe.ownLoad);
+  if (busy) return { bracket: null, busy: queuedPaceUnread(queued, busy) };
+  return { bracket: queuedBracket(queued), queued };
 }
 
 /** Where a probe's requests went, most first ("window 2410, drain 310, …"): what a probe that spent its budget was doing. */

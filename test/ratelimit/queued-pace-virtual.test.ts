@@ -14,7 +14,7 @@ import { summaryLines, toRateLimitResult } from '../../src/ratelimit/result.js';
 import type { Estimate } from '../../src/ratelimit/types.js';
 import { judgeProbe } from '../../src/stages/rate-limit.js';
 import { relativeError } from './support.js';
-import { discoverVirtual, fromModel, noLimit, type VirtualEndpoint } from './virtual-limit.js';
+import { discoverVirtual, fromModel, noLimit, type Limiter, type VirtualEndpoint } from './virtual-limit.js';
 
 /** A queue `rate` a second, far deeper than the probe's requests in flight. */
 const deepQueue = (rate: number) => () => fromModel({ kind: 'queue', rate_rps: rate, burst: 100_000, delay: 0 });
@@ -100,6 +100,35 @@ describe('a limit that delays instead of refusing, deeper than the probe reaches
     const ratelimit = judged(e);
     expect(ratelimit.search).toBeNull();
     expect(summaryLines(toRateLimitResult(e, null, null)).join('\n')).not.toContain('no 429 met, but');
+  });
+
+  // The line may be the probe's own machine's (CI ci-59A: an in-process server's 100 KB bodies beside
+  // other tests held the event loop to 71 a second): then no pace is read, and the note says why.
+  it("a line while this process was busy: not read as the service's pace", async () => {
+    const busy = () => ({ cpuShare: () => 0.9, lagP99Ms: () => 20, stop: () => undefined });
+    const e = await discoverVirtual({ limiter: deepQueue(20), status: 429 }, { maxDurationS: 60, ownLoad: busy });
+    expect(e.served_rps).toBeUndefined();
+    expect(e.rate_bracket).toBeUndefined();
+    expect(e.notes.join('\n')).toContain(
+      'each later than the one before, but this process used 90 % of a core and its timers ran up to 20 ms late (p99): the line may be this machine',
+    );
+    expect(judged(e).search).toBeNull();
+  });
+
+  // A line of its own making: every request it serves takes 4 ms longer than the last, whatever is in flight.
+  it('a service slower with every request it serves, no limit: its falling pace is not read', async () => {
+    let served = 0;
+    const slowing = () => {
+      const decide: Limiter = () => {
+        decide.queuedMs = 4 * served++;
+        return undefined;
+      };
+      return decide;
+    };
+    const e = await discoverVirtual({ limiter: slowing, status: 429 }, { maxDurationS: 60 });
+    expect(e.limiting_status).toBeNull();
+    expect(e.served_rps, e.notes.join('\n')).toBeUndefined();
+    expect(e.rate_bracket).toBeUndefined();
   });
 
   // The nginx queues the probe's requests reach are identified as before: refused past their depth.

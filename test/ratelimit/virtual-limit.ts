@@ -12,6 +12,7 @@ import type { Claim } from '../../src/emulator/profiles/ratelimit-headers.js';
 import { discover, type DiscoverOptions } from '../../src/ratelimit/discover.js';
 import type { Estimate } from '../../src/ratelimit/types.js';
 import { seeded } from './seeded.js';
+import { IDLE_LOAD } from '../../src/ratelimit/probe/own-load.js';
 
 /** Wake-ups a pass for a clock nothing real runs beside (src/time/clock.ts virtualClock). */
 export const VIRTUAL_WAKE_UPS_PER_PASS = 32;
@@ -329,6 +330,8 @@ export async function discoverVirtual(
       maxRps: 200,
       maxRequests: 3000,
       maxDurationS: 60,
+      // The virtual machine is the model's: this process's own load (the simulation's) says nothing of it.
+      ownLoad: () => IDLE_LOAD,
       ...options,
     });
   } finally {

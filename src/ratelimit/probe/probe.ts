@@ -22,6 +22,7 @@ import type { Clock } from '../../time/clock.js';
 import type { PhaseName, RateLimitHeaders, Sample } from '../types.js';
 import { shutText, ShutWatch, type ShutPastBudget } from './shut-past-budget.js';
 import { QuotaWatch } from './quota-left.js';
+import { IDLE_LOAD, type OwnLoad } from './own-load.js';
 
 /** Transport errors in a row that end the probe: the target is gone, measuring further is pointless. */
 export const ERROR_STREAK = 20;
@@ -43,6 +44,8 @@ export interface ProbeLimits {
   progress: (line: string) => void;
   /** Where the samples go (a caller's array when it wants to inspect the run). */
   samples: Sample[];
+  /** How busy this process is while it probes (own-load.ts); absent: read as idle (no phase but discover's asks). */
+  ownLoad?: OwnLoad;
 }
 
 /** One burstRun: its samples in answer order, and the milliseconds it spent sending. */
@@ -106,6 +109,7 @@ export class Probe {
   readonly signal: AbortSignal | undefined;
   readonly progress: (line: string) => void;
   readonly samples: Sample[];
+  readonly ownLoad: OwnLoad;
   readonly refusals: Refusals = { statuses: new Map(), retryAfterMax: null, withoutRetryAfter: 0 };
   readonly advertisements: { first?: Heard; last?: Heard } = {};
   /** Every answer that announced something, in arrival order (probe/reset-ticks.ts reads where each put its reset). */
@@ -165,6 +169,7 @@ export class Probe {
     this.signal = limits.signal;
     this.progress = limits.progress;
     this.samples = limits.samples;
+    this.ownLoad = limits.ownLoad ?? IDLE_LOAD;
     this.startedEpochMs = this.clock.now();
     this.shutWatch = new ShutWatch(this.maxDurationMs);
   }

@@ -10,7 +10,8 @@
 // Told apart from a service that is slow for each request (every answer takes a second): there, the
 // first answer of the drain, sent alone, is as late as the last; here the first is quick and the
 // line makes the rest wait. A service taking one request at a time is a line too, and the same pace
-// binds a client there, so the note names both.
+// binds a client there, so the note names both. A service slower with every request it serves
+// makes a line too, but its pace keeps falling: only a steady one is read.
 
 import { round } from '../estimators.js';
 import { answeredRps } from '../intake.js';
@@ -25,6 +26,8 @@ const LINE_GROWTH = 4;
 const MIN_LINE_MS = 250;
 /** Answered below this share of the pace asked: the service, not the probe, set the pace. */
 const BELOW_ASKED = 0.9;
+/** The pace over the last two quarters agrees within this share: steady, not a service slowing down. */
+const STEADY = 0.1;
 
 export interface QueuedPace {
   /** The pace the service answered at once its line had filled, req/s. */
@@ -53,6 +56,9 @@ export function queuedPaceOf(drain: readonly Sample[], askedRps: number): Queued
   const half = answered.slice(Math.floor(answered.length / 2));
   const servedRps = answeredRps(half);
   if (servedRps === undefined || servedRps >= BELOW_ASKED * askedRps) return undefined;
+  // Steady: a service slower with every request it serves answers at a pace that keeps falling.
+  const quarters = [half.slice(0, half.length / 2), half.slice(half.length / 2)].map((q) => answeredRps(q) ?? 0);
+  if (Math.abs(quarters[0]! - quarters[1]!) > STEADY * servedRps) return undefined;
   const spanMs = Math.max(...half.map((s) => s.doneMs)) - Math.min(...half.map((s) => s.sentMs));
   const waitedMs = half.reduce((sum, s) => sum + s.doneMs - s.sentMs, 0);
   return {
@@ -61,6 +67,11 @@ export function queuedPaceOf(drain: readonly Sample[], askedRps: number): Queued
     lastMs: round(lastMs, 1),
     inFlight: Math.round(waitedMs / spanMs),
   };
+}
+
+/** What the report says of a line that may be this machine's own (`busy`: how busy it was, probe/own-load.ts). */
+export function queuedPaceUnread(q: QueuedPace, busy: string): string {
+  return `the answers came back at a steady ${q.servedRps} req/s, each later than the one before, but ${busy}: the line may be this machine's own, so that pace is not read as the service's`;
 }
 
 /** What the report says of it, and why no rate as high as its pace is sustained. */
