@@ -273,7 +273,8 @@ function scenarioLine(r: LoadScenarioResult, tookMs: number): string {
   const figures = `${r.requests} requests, ${r.rate_per_s.toFixed(1)}/s, p95 ${r.latency_ms.p95.toFixed(1)} ms, errors ${(r.error_rate * 100).toFixed(2)}%`;
   const dropped =
     r.dropped_iterations > 0
-      ? `, ${r.dropped_iterations} iterations dropped (the generator could not keep the schedule)`
+      ? // k6 drops an arrival when no VU is free for it: slow answers hold them all, so does a k6 short of CPU.
+        `, ${r.dropped_iterations} iterations dropped (no VU free when they were due: answers as slow as p95 ${r.latency_ms.p95.toFixed(0)} ms hold every VU, as does a generator short of CPU)`
       : '';
   const why = r.error ? `: ${r.error}` : failed.length ? `: thresholds failed: ${failed.join('; ')}` : '';
   const sized = r.sized ? ` (${sizedNote(r.sized)})` : '';
