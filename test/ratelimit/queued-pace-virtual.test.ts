@@ -13,6 +13,7 @@ import { searchStart } from '../../src/ratelimit/rate-bracket.js';
 import { summaryLines, toRateLimitResult } from '../../src/ratelimit/result.js';
 import type { Estimate } from '../../src/ratelimit/types.js';
 import { judgeProbe } from '../../src/stages/rate-limit.js';
+import { closingSustainedText } from '../../src/report/sections/rate-limit/words.js';
 import { relativeError } from './support.js';
 import { discoverVirtual, fromModel, noLimit, type Limiter, type VirtualEndpoint } from './virtual-limit.js';
 
@@ -100,6 +101,15 @@ describe('a limit that delays instead of refusing, deeper than the probe reaches
     const ratelimit = judged(e);
     expect(ratelimit.search).toBeNull();
     expect(summaryLines(toRateLimitResult(e, null, null)).join('\n')).not.toContain('no 429 met, but');
+  });
+
+  // The verdict's closing line scopes a held rate to what was met: a pace, no 429.
+  it('the closing line of a rate held below a pace says no 429 was met, and that a 429 above is not tested', () => {
+    const r = { sustained_rps: 18, duration_s: 90, served_rps: 20 };
+    expect(closingSustainedText({ ...r, limiting_status: null })).toContain(
+      '; no 429 was met: the service answered no faster than 20 req/s, and a 429 limit above that is not tested',
+    );
+    expect(closingSustainedText({ ...r, limiting_status: 429 })).toContain('; the service answered at only 20 req/s');
   });
 
   // The line may be the probe's own machine's (CI ci-59A: an in-process server's 100 KB bodies beside

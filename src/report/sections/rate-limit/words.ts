@@ -186,12 +186,24 @@ function outsideHorizon(h: ProofHorizon): string {
 export function closingSustainedText(
   r: Pick<
     RateLimitResult,
-    'sustained_rps' | 'duration_s' | 'sustained_announced' | 'sustained_held' | 'identified_with_rounds' | 'served_rps'
+    | 'sustained_rps'
+    | 'duration_s'
+    | 'sustained_announced'
+    | 'sustained_held'
+    | 'identified_with_rounds'
+    | 'served_rps'
+    | 'limiting_status'
   >,
 ): string {
   if (r.sustained_rps === null) return 'sustained rate not identified';
   // A limit faster than the service behind it: the pace that sized the recommendation goes beside it.
-  const served = r.served_rps === undefined ? '' : `; the service answered at only ${r.served_rps} req/s`;
+  // With nothing refused (a limit that delays), that pace is all that was met: a 429 above it was not.
+  const served =
+    r.served_rps === undefined
+      ? ''
+      : r.limiting_status === null
+        ? `; no 429 was met: the service answered no faster than ${r.served_rps} req/s, and a 429 limit above that is not tested`
+        : `; the service answered at only ${r.served_rps} req/s`;
   return limitSustainedText({ ...r, sustained_rps: r.sustained_rps }) + served;
 }
 
