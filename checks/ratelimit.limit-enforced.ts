@@ -25,6 +25,13 @@ export const check: Check = {
       return notTested(
         `${unanswered} of ${burst.sent} burst requests got no valid answer (last: ${(burst.lastError ?? '').slice(0, 200)}); no verdict on §8`,
       );
+    // A line, not a limit's absence: the pace it kept is what a client meets (ratelimit sizes it).
+    if (!limited && burst.queuedPace) {
+      const q = burst.queuedPace;
+      return notTested(
+        `no 429 met, but the service answered no faster than ${q.servedRps.toFixed(0)} requests/s, each answer later than the one before (the first ${(q.firstMs / 1000).toFixed(2)} s, the last ${(q.lastMs / 1000).toFixed(1)} s): a limit that delays instead of refusing, the service's own pace, or this machine's; \`ces-harness ratelimit\` sizes a client below it (${summary}); no verdict on §8`,
+      );
+    }
     if (!limited) {
       const achieved = burst.achievedRps;
       if (achieved < burst.rps * MIN_REACH_SHARE) {

@@ -10,6 +10,7 @@ import { beyondWaitBudget } from '../http/retry-after.js';
 import { retryAfterDelayMs } from '../spec/retry-after.js';
 import { isLimitLike, passedTokenAndLimit } from '../spec/limit-statuses.js';
 import { probeCalls } from '../ratelimit/calls.js';
+import { queuedPaceOf, type QueuedPace } from '../ratelimit/probe/queued-pace.js';
 import { MAX_IN_FLIGHT, MIN_IN_FLIGHT } from '../ratelimit/in-flight.js';
 import { Probe } from '../ratelimit/probe/probe.js';
 import { sendingEndMs, sentBeforeShut } from '../ratelimit/probe/arrival.js';
@@ -47,6 +48,11 @@ export interface LimitBurst {
   /** The mean time of the last answers, ms, and whether the in-flight bound (Little's law) held the rate below max_rps. */
   latencyMs: number;
   inFlightBound: boolean;
+  /**
+   * Nothing refused, yet answered at a steady pace, each answer later than the one before
+   * (ratelimit/probe/queued-pace.ts): a limit that delays, the service's own pace, or this machine's.
+   */
+  queuedPace?: QueuedPace;
 }
 
 // The burst's whole schedule (max_requests at max_rps) twice over, and never under this: slow
@@ -122,6 +128,7 @@ async function runBurst(ctx: CheckContext): Promise<LimitBurst> {
     burst.samples.filter((s) => s.answer !== 'error'),
   );
   const beforeLimit = limited ? sentBeforeRefusal(burst.samples) : undefined;
+  const queuedPace = limited ? undefined : queuedPaceOf(burst.samples, maxRps);
   const result: LimitBurst = {
     sent,
     rps: maxRps,
@@ -133,6 +140,7 @@ async function runBurst(ctx: CheckContext): Promise<LimitBurst> {
     latencyMs: probe.latencyMs(),
     inFlightBound: probe.inFlightBound,
     ...(limited ? { limited } : {}),
+    ...(queuedPace ? { queuedPace } : {}),
   };
   if (limited) result.recovery = await recover(ctx, calls.primary, limited);
   return result;

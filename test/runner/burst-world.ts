@@ -24,6 +24,8 @@ export interface World {
  * clock moving on meanwhile (a CPU-starved client: its event loop and TLS share a core with other
  * work), so it cannot send faster than one per that many ms whatever it aims at.
  * `status(i, ms)`: what the i-th validate answers at virtual time ms; answers take `latencyMs`.
+ * `everyMs`: the service answers one request every that many ms at most, each waiting its turn
+ * (a pacer, one worker): a line that grows while more are sent.
  * `earlierAtMs`: the run's earlier requests (the checks before the burst, same credentials), as the
  * virtual instants they were answered at, each passed through `status` (index -1); the check then
  * starts `gapMs` after the last of them.
@@ -36,6 +38,7 @@ export function world(opts: {
   stallMs?: number;
   busyMsPerRequest?: number;
   status: (i: number, ms: number) => number;
+  everyMs?: number;
   earlierAtMs?: readonly number[];
   gapMs?: number;
 }): World {
@@ -60,12 +63,15 @@ export function world(opts: {
       at(now() + ms + late, resolve);
     });
   let calls = 0;
+  let lineFreeMs = -Infinity;
   const validate = (): Promise<Exchange> =>
     new Promise((resolve) => {
       const i = calls++;
       if (opts.busyMsPerRequest) clock.advance(opts.busyMsPerRequest);
       const sentAt = EPOCH_MS + now();
-      at(now() + opts.latencyMs, () => {
+      const doneMs = Math.max(now() + opts.latencyMs, lineFreeMs + (opts.everyMs ?? -Infinity));
+      if (opts.everyMs !== undefined) lineFreeMs = doneMs;
+      at(doneMs, () => {
         const status = opts.status(i, now());
         lastEnded = EPOCH_MS + now();
         resolve({
@@ -75,7 +81,7 @@ export function world(opts: {
           text: '',
           json: undefined,
           truncated: false,
-          durationMs: opts.latencyMs,
+          durationMs: EPOCH_MS + now() - sentAt,
           sentAt,
           receivedAt: EPOCH_MS + now(),
           rateLimitWaits: 0,

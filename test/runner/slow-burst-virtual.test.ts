@@ -35,6 +35,21 @@ describe("check's burst on 2 s answers, on virtual time", () => {
     }
   });
 
+  // A pacer (or one worker) of 50 a second behind quick answers: the line, not a limit's absence nor
+  // "a limit above max_rps", is what the check says, with the pace a client meets.
+  it('no 429 from a service answering one request every 20 ms: its pace said, not tested', async () => {
+    const { ctx, stop } = world({ maxRps: 200, maxRequests: 600, latencyMs: 2, everyMs: 20, status: () => 200 });
+    try {
+      const outcome = await limitEnforced.run(ctx);
+      expect(`${outcome.status}: ${outcome.message}`).toMatch(
+        /^skip: not tested: no 429 met, but the service answered no faster than 50 requests\/s, each answer later than the one before \(the first 0\.\d+ s, the last 2\.\d s\): a limit that delays instead of refusing, the service's own pace, or this machine's; `ces-harness ratelimit` sizes a client below it/,
+      );
+      expect(outcome.untested).toBe(true);
+    } finally {
+      stop();
+    }
+  });
+
   it('no limit at max_rps 200: 128 in flight over 2 s reach 64/s, under half of it, so nothing is concluded', async () => {
     const { ctx, stop } = world({ maxRps: 200, maxRequests: 300, latencyMs: 2_000, status: () => 200 });
     try {
