@@ -16,6 +16,7 @@ import { SHUT_PAST_PROOF } from './horizon.js';
 import { PROOF_PROMISE } from './proof-loop.js';
 import { announcedCeiling } from './recommend.js';
 import { round } from './estimators.js';
+import { MAX_IN_FLIGHT } from './in-flight.js';
 import { reasonsWithoutRefuted, refutedHeld, withoutRefuted } from './refuted.js';
 import { searchHeld } from './rate-bracket.js';
 import {
@@ -265,6 +266,23 @@ export function noLimitUntested(
   if (n && e.served_rps !== undefined)
     return `${endpoint}: ${noLimitText(n, undefined, e.served_rps)}; \`ces-harness ratelimit\` searches for the rate that holds below it`;
   return n && !n.tested ? `${endpoint}: ${noLimitText(n)}` : undefined;
+}
+
+/**
+ * Why a probe whose answers mostly never came may still have met a line (probe/queued-pace.ts): the
+ * ones that came, came later and later at a steady pace, so the others waited in it past the request
+ * timeout (128 in flight at 10 req/s wait 12.8 s, past the default 10 s). Said with the timeout that
+ * lets them be answered (twice that wait, within the setting's 600 s); undefined without a line.
+ */
+export function lineTimedOut(
+  e: Pick<Estimate, 'served_rps' | 'limiting_status'>,
+  requestTimeoutS: number,
+): string | undefined {
+  if (e.served_rps === undefined || e.limiting_status !== null) return undefined;
+  const waitS = MAX_IN_FLIGHT / e.served_rps;
+  if (waitS < requestTimeoutS / 2) return undefined;
+  const enoughS = Math.min(600, Math.ceil(2 * waitS));
+  return `; the answers that came back came later and later at a steady ${e.served_rps} req/s, so the others may have waited in the service's line past the ${requestTimeoutS} s request timeout (${MAX_IN_FLIGHT} in flight at ${e.served_rps} req/s wait ${round(waitS, 1)} s): --request-timeout ${enoughS} (request_timeout_s) lets them be answered`;
 }
 
 /** Nothing refused: how far that was tested (words.ts noLimitText); with no reach recorded, nothing was measured. */

@@ -39,6 +39,7 @@ import { sizeFleet, type FleetSizingInput } from '../ratelimit/fleet/size.js';
 import { fleetProofOf, fleetProofRun, type FleetProof } from '../ratelimit/fleet/prove-fleet.js';
 import { runFleetK6 } from '../ratelimit/fleet/k6-proof.js';
 import {
+  lineTimedOut,
   noLimitUntested,
   notProbed,
   standingAfterProof,
@@ -51,6 +52,7 @@ import { acceptedIn } from '../ratelimit/timeline.js';
 import { businessForLoad, businessOfRateLimit, refuseProductionLoad } from '../runner/production-load.js';
 import { isProduction } from '../config/target.js';
 import { productionGateFor } from '../runner/context.js';
+import { requestTimeoutMs } from '../http/dispatcher.js';
 import type { RunIo, SizingTarget, Stage, StageTarget } from './run-io.js';
 import { proveRecommendation } from './rate-limit-proof.js';
 import type { TargetSettings } from '../config/resolve.js';
@@ -546,7 +548,11 @@ async function sizeFromProbe(done: ProbeDone): Promise<RateLimitResult> {
   const expect = settings.sizing.expect;
   const { maxRequests } = settings.rateLimit;
   const unusable = signal.aborted ? undefined : unusableProbe(done.tally);
-  if (unusable) io.untested('rate_limit', `${calls.endpoint}: ${unusable}`);
+  if (unusable)
+    io.untested(
+      'rate_limit',
+      `${calls.endpoint}: ${unusable}${lineTimedOut(estimate, requestTimeoutMs(target) / 1000) ?? ''}`,
+    );
   // A limiter refused but not identified: paced k6 rounds search its bracket (rate-bracket.ts)
   // for the highest rate that holds over the horizon, the kind unidentified; only where
   // judgeProbe says so (`run`'s announced window past its budget, say, is no search's case).

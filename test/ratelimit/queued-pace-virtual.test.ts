@@ -10,7 +10,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { searchStart } from '../../src/ratelimit/rate-bracket.js';
-import { summaryLines, toRateLimitResult } from '../../src/ratelimit/result.js';
+import { lineTimedOut, summaryLines, toRateLimitResult } from '../../src/ratelimit/result.js';
 import type { Estimate } from '../../src/ratelimit/types.js';
 import { judgeProbe } from '../../src/stages/rate-limit.js';
 import { closingSustainedText } from '../../src/report/sections/rate-limit/words.js';
@@ -110,6 +110,20 @@ describe('a limit that delays instead of refusing, deeper than the probe reaches
       '; no 429 was met: the service answered no faster than 20 req/s, and a 429 limit above that is not tested',
     );
     expect(closingSustainedText({ ...r, limiting_status: 429 })).toContain('; the service answered at only 20 req/s');
+  });
+
+  // A pace slow enough that 128 in flight wait past the request timeout: most answers never came,
+  // and the probe is unusable (not tested) whatever the line; the why says how to read the pace.
+  it('a line longer than the request timeout: the timeout that lets it be answered is said', () => {
+    const line = { served_rps: 10, limiting_status: null };
+    expect(lineTimedOut(line, 10)).toBe(
+      "; the answers that came back came later and later at a steady 10 req/s, so the others may have waited in the service's line past the 10 s request timeout (128 in flight at 10 req/s wait 12.8 s): --request-timeout 26 (request_timeout_s) lets them be answered",
+    );
+    // A line well within the timeout, a limit that refused, or no line: nothing to add.
+    expect(lineTimedOut({ served_rps: 50, limiting_status: null }, 10)).toBeUndefined();
+    expect(lineTimedOut({ served_rps: 10, limiting_status: 429 }, 10)).toBeUndefined();
+    expect(lineTimedOut({ limiting_status: null }, 10)).toBeUndefined();
+    expect(lineTimedOut({ served_rps: 0.1, limiting_status: null }, 10)).toContain('--request-timeout 600 ');
   });
 
   // The line may be the probe's own machine's (CI ci-59A: an in-process server's 100 KB bodies beside

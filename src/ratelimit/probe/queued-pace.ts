@@ -57,7 +57,8 @@ export function queuedPaceOf(drain: readonly Sample[], askedRps: number): Queued
   const servedRps = answeredRps(half);
   if (servedRps === undefined || servedRps >= BELOW_ASKED * askedRps) return undefined;
   // Steady: a service slower with every request it serves answers at a pace that keeps falling.
-  const quarters = [half.slice(0, half.length / 2), half.slice(half.length / 2)].map((q) => answeredRps(q) ?? 0);
+  const mid = Math.floor(half.length / 2);
+  const quarters = [half.slice(0, mid), half.slice(mid)].map((q) => answeredRps(q) ?? 0);
   if (Math.abs(quarters[0]! - quarters[1]!) > STEADY * servedRps) return undefined;
   const spanMs = Math.max(...half.map((s) => s.doneMs)) - Math.min(...half.map((s) => s.sentMs));
   const waitedMs = half.reduce((sum, s) => sum + s.doneMs - s.sentMs, 0);
