@@ -11,29 +11,13 @@
 import { describe, expect, it } from 'vitest';
 import { searchStart } from '../../src/ratelimit/rate-bracket.js';
 import { lineTimedOut, summaryLines, toRateLimitResult } from '../../src/ratelimit/result.js';
-import type { Estimate } from '../../src/ratelimit/types.js';
-import { judgeProbe } from '../../src/stages/rate-limit.js';
+import { judgedBeforeRounds as judged } from './judged-before-rounds.js';
 import { closingSustainedText } from '../../src/report/sections/rate-limit/words.js';
 import { relativeError } from './support.js';
 import { discoverVirtual, fromModel, noLimit, type Limiter, type VirtualEndpoint } from './virtual-limit.js';
 
 /** A queue `rate` a second, far deeper than the probe's requests in flight. */
 const deepQueue = (rate: number) => () => fromModel({ kind: 'queue', rate_rps: rate, burst: 100_000, delay: 0 });
-
-/** What the stage makes of the estimate before any round: `ratelimit`'s 150 s probe, or `run`'s. */
-function judged(estimate: Estimate, shortHorizon?: string) {
-  const untested: string[] = [];
-  const { search } = judgeProbe(estimate, {
-    io: { untested: (_, why) => untested.push(why), progress: () => undefined, signal: new AbortController().signal },
-    endpoint: 'tokens.validate',
-    tally: new Map([[200, estimate.requests_sent]]),
-    unusable: undefined,
-    maxRequests: 3000,
-    probeCapS: 150,
-    shortHorizon,
-  });
-  return { search, untested };
-}
 
 describe('a limit that delays instead of refusing, deeper than the probe reaches', () => {
   it.each([

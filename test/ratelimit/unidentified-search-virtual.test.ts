@@ -15,7 +15,8 @@ import { searchBurst, searchRoundRestS, searchSaid, searchStart, searchTop } fro
 import { refutingRounds, withoutRefuted } from '../../src/ratelimit/refuted.js';
 import { standingAfterProof, summaryLines, toRateLimitResult, type Proving } from '../../src/ratelimit/result.js';
 import { sizeFleet } from '../../src/ratelimit/fleet/size.js';
-import { judgeProbe, partialGuess, searchUntested } from '../../src/stages/rate-limit.js';
+import { partialGuess, searchUntested } from '../../src/stages/rate-limit.js';
+import { judgedBeforeRounds } from './judged-before-rounds.js';
 import { heldRoundS } from '../../src/stages/rate-limit-proof.js';
 import { provingVerdict } from '../../src/ratelimit/proof-reach.js';
 import { longestKnownWindow, proofHorizon, withShutSpan } from '../../src/ratelimit/horizon.js';
@@ -193,24 +194,6 @@ function asTheStageReports(
   );
   const why = estimate.notes.find((n) => n.startsWith(NOT_IDENTIFIED))!;
   return { result, proving, untested: searchUntested(`/introspect: ${why}`, result, proving) };
-}
-
-/**
- * What the stage makes of a probe's estimate before any round (judgeProbe), as `ratelimit` with a
- * 150 s probe, or `run` when `shortHorizon` is given: the search it starts, and what it said untested.
- */
-function judgedBeforeRounds(estimate: Estimate, shortHorizon?: string) {
-  const untested: string[] = [];
-  const judged = judgeProbe(estimate, {
-    io: { untested: (_, why) => untested.push(why), progress: () => undefined, signal: new AbortController().signal },
-    endpoint: 'tokens.validate',
-    tally: new Map([[429, estimate.requests_limited]]),
-    unusable: undefined,
-    maxRequests: 3000,
-    probeCapS: 150,
-    shortHorizon,
-  });
-  return { ...judged, untested };
 }
 
 /** A stack of limits searched, as a silent service that sends Retry-After: the search and its rounds, said for an assertion. */
