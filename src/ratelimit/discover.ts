@@ -46,6 +46,7 @@ import { contradiction } from './judge-claim.js';
 import { burstOf, round } from './estimators.js';
 import { FINE_SLOT_MS, probeTimeline } from './timeline.js';
 import { NOT_IDENTIFIED, refusalsOf, tooFewRefusals } from './evidence.js';
+import { slowSendsNote } from './probe/slow-sends.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { describeLimiter, queueDelayMs, sustainedRate, type LimiterModel, type LimiterSet } from './limiters/index.js';
 import { advertisedPhase, announcedFindings, compareAdvertisement } from './probe/advertised.js';
@@ -490,8 +491,12 @@ async function windowPath(
     // Before, a fixed window whose edges the network blurred ended with no rate and no proof at all,
     // though every window had let its 50 through (toxiproxy, CI land11).
     const figures = { ...NOTHING_MEASURED, limiter_evidence: [shape.evidence, ...window.evidence] };
+    // Came back whole after a drain this machine sent slowly: maybe a bucket near that pace (slow-sends.ts).
+    const slow =
+      shape.shape === 'resetting-window' ? slowSendsNote(rateBracket(probe.samples)?.high, probe.maxRps) : undefined;
     return estimateOf(probe, drained, figures, { verdict: 'unknown', notes: [] }, [
       `${NOT_IDENTIFIED}the limiter looks like a ${SHAPE_WORDS[shape.shape]} but its parameters were not pinned down`,
+      ...(slow ? [slow] : []),
       ...window.notes,
     ]);
   }

@@ -13,7 +13,8 @@
 // silent counter's first edge is put where it reads at most seeds; not identified, with the reason,
 // passes too. httprate 200 per 10 s read 20.11 req/s once (CI land19: a step of its ramp miscounted,
 // an acceptance the counter's slack let through taken for a lattice point): twinned, and no longer
-// read so, in test/ratelimit/counter-ramp-slack-virtual.test.ts.
+// read so, in test/ratelimit/counter-ramp-slack-virtual.test.ts. A limit not identified because this
+// machine sent the drain at under half its pace passes, said so (below).
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -149,6 +150,17 @@ describe.skipIf(skipWhy !== undefined)(
         );
         if (orNotIdentified && estimate.limiter === null) {
           expect(estimate.notes.join('\n'), context).toMatch(/not identified|not pinned down|not sized/);
+          return;
+        }
+        // This machine too busy to send at the probe's pace, as beside three other precision runs on
+        // two cores (CI ci-59F: x/time/rate's drain went out at 54.6 req/s of the 200 planned, and
+        // its slow clump came back whole, as a window's does): "not identified" is the honest answer
+        // then, said with the drain's pace (probe/slow-sends.ts; 25 of 30 virtual seeds 20 ms late,
+        // network-kinds-virtual.test.ts). Only with that pace under half the planned, as measured.
+        const slow = estimate.notes.find((n) => n.startsWith('the drain went out at'));
+        if (slow && estimate.limiter === null) {
+          expect(estimate.rate_bracket?.high, context).toBeLessThan(100);
+          console.info(`${name}: not identified, this machine too busy: ${slow}`);
           return;
         }
         expect(estimate.limiter?.kind, context).toBe(truth.kind);
