@@ -495,8 +495,7 @@ async function windowPath(
     const slow =
       shape.shape === 'resetting-window' ? slowSendsNote(rateBracket(probe.samples)?.high, probe.maxRps) : undefined;
     return estimateOf(probe, drained, figures, { verdict: 'unknown', notes: [] }, [
-      `${NOT_IDENTIFIED}the limiter looks like a ${SHAPE_WORDS[shape.shape]} but its parameters were not pinned down`,
-      ...(slow ? [slow] : []),
+      `${NOT_IDENTIFIED}the limiter looks like a ${SHAPE_WORDS[shape.shape]} but its parameters were not pinned down${slow ? `: ${slow}` : ''}`,
       ...window.notes,
     ]);
   }
