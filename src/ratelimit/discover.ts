@@ -114,6 +114,11 @@ export interface DiscoverOptions {
   record?: Sample[];
   /** How busy this process is while it probes (probe/own-load.ts); absent: the real process's meter on `clock`. */
   ownLoad?: (clock: Clock) => OwnLoad;
+  /**
+   * The client's request timeout: no request is sent to wait in a service's line longer than half of
+   * it (in-flight.ts lineCapFor). Absent: the in-flight count is sized by the latency alone.
+   */
+  requestTimeoutMs?: number;
 }
 
 export const DISCOVER_DEFAULTS = {
@@ -311,6 +316,7 @@ function probeFor(opts: DiscoverOptions): Probe {
     signal: opts.signal,
     progress: opts.progress ?? (() => {}),
     samples: opts.record ?? [],
+    ...(opts.requestTimeoutMs !== undefined ? { lineWaitMs: opts.requestTimeoutMs / 2 } : {}),
   });
   probe.progress(
     `probing the rate limit on ${probe.calls.endpoint} at up to ${probe.maxRps} req/s (at most ${probe.maxRequests} requests, ${probe.maxDurationMs / 1000} s)`,

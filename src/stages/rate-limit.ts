@@ -141,6 +141,8 @@ export function makeRateLimitStage(stageOptions: RateLimitStageOptions = {}): St
         progress: io.progress,
         // The clock the answers are stamped with: a Retry-After counts from their arrival.
         clock: http.clock,
+        // No request sent to wait in a line past half of it (a pacer of 10 req/s, in-flight.ts lineCapFor).
+        requestTimeoutMs: requestTimeoutMs(target),
       });
       // Under `run`, a note's how names `ratelimit`'s longer probe (underRunHowTo), rewritten once
       // here so that the not-tested line and the report's notes say the same.

@@ -13,6 +13,7 @@ import { searchStart } from '../../src/ratelimit/rate-bracket.js';
 import { lineTimedOut, summaryLines, toRateLimitResult } from '../../src/ratelimit/result.js';
 import { judgedBeforeRounds as judged } from './judged-before-rounds.js';
 import { closingSustainedText } from '../../src/report/sections/rate-limit/words.js';
+import type { Sample } from '../../src/ratelimit/types.js';
 import { relativeError } from './support.js';
 import { discoverVirtual, fromModel, noLimit, type Limiter, type VirtualEndpoint } from './virtual-limit.js';
 
@@ -109,6 +110,37 @@ describe('a limit that delays instead of refusing, deeper than the probe reaches
     expect(lineTimedOut({ limiting_status: null }, 10)).toBeUndefined();
     expect(lineTimedOut({ served_rps: 0.1, limiting_status: null }, 10)).toContain('--request-timeout 600 ');
   });
+
+  // Little's law sized the in-flight count by the latency, which a line grows with every request more
+  // in flight: against 10 req/s the count ran to 128, which wait 12.8 s, past the default 10 s
+  // timeout, and the probe read nothing (session 59: 147 of 255 answers never came). Held to what the
+  // answers' pace clears in half the timeout, the line stays within it and its pace is read.
+  // Slower lines fill before four answers tell their pace (5 req/s: 128 in flight by then, 25 s):
+  // there the request timeout the not-tested line names is the way (above).
+  it.each([
+    { rate: 10, timeoutS: 10 },
+    { rate: 20, timeoutS: 4 },
+  ])(
+    'a line of $rate req/s, the request timeout $timeoutS s: no answer waits past half of it',
+    async ({ rate, timeoutS }) => {
+      const record: Sample[] = [];
+      const e = await discoverVirtual(
+        { status: 429, limiter: deepQueue(rate) },
+        { maxDurationS: 60, requestTimeoutMs: timeoutS * 1000, record },
+      );
+      const longestS = Math.max(...record.map((s) => s.doneMs - s.sentMs)) / 1000;
+      // Half the timeout, and what Little's law let in before the pace was known (four answers).
+      expect(longestS).toBeLessThanOrEqual(timeoutS * 0.75);
+      expect(relativeError(e.served_rps ?? null, rate), JSON.stringify(e.notes)).toBeLessThanOrEqual(0.02);
+      // Without the hold, the same line grew past the timeout.
+      const unheld: Sample[] = [];
+      await discoverVirtual(
+        { status: 429, limiter: deepQueue(rate) },
+        { maxDurationS: 60, record: unheld, requestTimeoutMs: undefined },
+      );
+      expect(Math.max(...unheld.map((s) => s.doneMs - s.sentMs)) / 1000).toBeGreaterThan(timeoutS);
+    },
+  );
 
   // The line may be the probe's own machine's (CI ci-59A: an in-process server's 100 KB bodies beside
   // other tests held the event loop to 71 a second): then no pace is read, and the note says why.

@@ -332,6 +332,8 @@ export async function discoverVirtual(
       maxDurationS: 60,
       // The virtual machine is the model's: this process's own load (the simulation's) says nothing of it.
       ownLoad: () => IDLE_LOAD,
+      // The CLI's default request timeout, as the stage passes it: in flight no more than a line clears in half of it.
+      requestTimeoutMs: 10_000,
       ...options,
     });
   } finally {

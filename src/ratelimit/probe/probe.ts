@@ -16,7 +16,7 @@ import {
 import type { AdvertisedLimit } from '../../report/model.js';
 import { answerOf, mergeRateLimitHeaders, resetSeconds } from '../answers.js';
 import type { ProbeCalls } from '../calls.js';
-import { inFlightFor, reachableRps } from '../in-flight.js';
+import { inFlightFor, LINE_DEPARTURES, lineCapFor, reachableRps } from '../in-flight.js';
 import { pace } from '../pacing.js';
 import type { Clock } from '../../time/clock.js';
 import type { PhaseName, RateLimitHeaders, Sample } from '../types.js';
@@ -46,6 +46,11 @@ export interface ProbeLimits {
   samples: Sample[];
   /** How busy this process is while it probes (own-load.ts); absent: read as idle (no phase but discover's asks). */
   ownLoad?: OwnLoad;
+  /**
+   * The longest a request should wait in a service's line (half the request timeout): the in-flight
+   * count is held to what the answers' pace clears in it (in-flight.ts lineCapFor). Absent: no such hold.
+   */
+  lineWaitMs?: number;
 }
 
 /** One burstRun: its samples in answer order, and the milliseconds it spent sending. */
@@ -155,6 +160,9 @@ export class Probe {
   // Send times of the requests still unanswered. Answers arrive out of order; a series is only
   // complete up to the oldest of these.
   private readonly inFlight = new Map<number, number>();
+  // When the last answers that came back while others were in flight came: their spacing is the service's pace.
+  private readonly departures: number[] = [];
+  private readonly lineWaitMs: number | undefined;
 
   constructor(limits: ProbeLimits) {
     this.calls = limits.calls;
@@ -170,6 +178,7 @@ export class Probe {
     this.progress = limits.progress;
     this.samples = limits.samples;
     this.ownLoad = limits.ownLoad ?? IDLE_LOAD;
+    this.lineWaitMs = limits.lineWaitMs;
     this.startedEpochMs = this.clock.now();
     this.shutWatch = new ShutWatch(this.maxDurationMs);
   }
@@ -200,7 +209,8 @@ export class Probe {
    */
   inFlightAllowed(): number {
     const latency = this.latencyMs();
-    const allowed = inFlightFor(this.maxRps, latency, this.maxInFlight);
+    const line = this.lineWaitMs === undefined ? undefined : lineCapFor(this.departures, this.lineWaitMs);
+    const allowed = Math.min(inFlightFor(this.maxRps, latency, this.maxInFlight), line ?? Infinity);
     if (reachableRps(allowed, latency) < this.maxRps) this.inFlightBound = true;
     return allowed;
   }
@@ -241,6 +251,10 @@ export class Probe {
       }
     } finally {
       this.inFlight.delete(id);
+    }
+    if (exchange && this.inFlight.size > 0) {
+      this.departures.push(this.elapsed());
+      if (this.departures.length > LINE_DEPARTURES) this.departures.shift();
     }
     const status = exchange?.status ?? 0;
     const sample: Sample = { sentMs, doneMs: this.elapsed(), status, answer: answerOf(status), phase, client };
