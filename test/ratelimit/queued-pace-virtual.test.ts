@@ -9,6 +9,7 @@
 // Whole probe (discover) on the virtual clock.
 
 import { describe, expect, it } from 'vitest';
+import { LINE_READ_ANSWERS } from '../../src/ratelimit/probe/line-read.js';
 import { searchStart } from '../../src/ratelimit/rate-bracket.js';
 import { lineTimedOut, summaryLines, toRateLimitResult } from '../../src/ratelimit/result.js';
 import { judgedBeforeRounds as judged } from './judged-before-rounds.js';
@@ -48,6 +49,9 @@ describe('a limit that delays instead of refusing, deeper than the probe reaches
       // The line the probe left empties before a round begins: as long as its last answer waited.
       expect(bracket.restS).toBeGreaterThanOrEqual(1);
       expect(e.notes.join('\n')).toContain('a limit that delays instead of refusing');
+      // The drain ended once it had read the line (probe/line-read.ts), not at its cap of 1,800
+      // requests: the rest only waited in the line. Four hundred answers, and those in flight then.
+      expect(e.requests_sent, context).toBeLessThan(LINE_READ_ANSWERS + 200);
 
       // `ratelimit` searches; `run` says why not, and how to get it.
       const ratelimit = judged(e);

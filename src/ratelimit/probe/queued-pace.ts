@@ -19,7 +19,7 @@ import type { Sample } from '../types.js';
 import { grewSmoothly, lineEndsMs } from './outrun.js';
 
 /** Fewer answers than this say nothing of a pace: the line fills over the first hundred. */
-const MIN_ANSWERS = 100;
+export const MIN_ANSWERS = 100;
 /** The last answers waited at least this many times as long as the first: a line, not a slow endpoint. */
 const LINE_GROWTH = 4;
 /** ...and at least this long, ms: tens of ms are a busy machine's scheduling, not a line. */

@@ -18,6 +18,7 @@ import { takenRps } from '../intake.js';
 import { pace } from '../pacing.js';
 import type { NoLimitReach } from '../../report/model.js';
 import type { PhaseName, Sample } from '../types.js';
+import { lineReadTest } from './line-read.js';
 import type { Probe } from './probe.js';
 import { initialStream, reduceStream, streamNews, type StreamSettings, type StreamState } from './stream-reducer.js';
 
@@ -57,6 +58,8 @@ export async function streamPhase(
   let state = initialStream({ ...settings, maxRps });
   const drainCap = drainCapOf(maxRequests);
   const drainFrom = probe.sentSoFar();
+  // A drain that met no refusal ends once it has read a line's pace (line-read.ts).
+  const lineRead = lineReadTest(probe, probe.samples.length);
   await pace({
     clock: probe.clock,
     rate: () => state.rate,
@@ -64,7 +67,7 @@ export async function streamPhase(
     signal: probe.signal,
     done: () =>
       probe.outOfBudget() ||
-      (state.stage === 'drain' && probe.sentSoFar() - drainFrom >= drainCap) ||
+      (state.stage === 'drain' && (probe.sentSoFar() - drainFrom >= drainCap || (refused === 0 && lineRead()))) ||
       state.stage === 'done' ||
       (drainOnly && state.stage !== 'drain') ||
       refused >= maxRefused,
