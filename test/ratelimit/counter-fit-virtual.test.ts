@@ -70,6 +70,37 @@ describe("HAProxy's usual recipe at small limits, fit over the whole trace", () 
   });
 });
 
+// The real test's own lead (haproxy.test.ts: HAProxy's period opened by the probe's set-up requests,
+// within a second of its drain), at every 50 ms, on time and with every timer up to 5 ms late. CI
+// ci-60C read it "not identified" after 20.4 s: "too little of its window was left to time it
+// quietly, and its next window, or the budget, was too short" (next-window-ramp.ts). Its edge and
+// window known only to about 2 s, the probe was already past where the next edge may come, and it
+// times only across that one. Those phases stay "not identified" (the stage's paced rounds size
+// them); every claim within what it states, and counted so that a change that loses claims shows.
+describe('50 per 10 s, every request tracked, its period opened 0–1 s before the drain', () => {
+  it.each([
+    { timers: 'on time', lateMs: 0, claimed: 20 },
+    { timers: 'up to 5 ms late', lateMs: 5, claimed: 19 },
+  ])(
+    'timers $timers: claimed at $claimed of 21 leads, the rest not identified with why',
+    async ({ lateMs, claimed }) => {
+      const truth = { kind: 'sliding-counter', limit: 50, window_s: 10, phase_s: 0, counts_refused: true } as const;
+      let claims = 0;
+      for (let leadMs = 0; leadMs <= 1000; leadMs += 50) {
+        const { estimate, row } = await probed(50, leadMs, lateMs > 0 ? { busy: { lateMs, seed: leadMs } } : {});
+        if (estimate.limiter === null) {
+          expect(estimate.notes.join('\n'), row).toMatch(/^not identified: /m);
+          continue;
+        }
+        claims++;
+        expect(estimate.limiter, row).toMatchObject({ kind: 'sliding-counter', limit: 50, counts_refused: true });
+        expect(pastStatedPrecision(estimate, truth), row).toBeUndefined();
+      }
+      expect(claims).toBe(claimed);
+    },
+  );
+});
+
 /** The drain as the probe reads it: the virtual world's two set-up requests counted with it. */
 function drainOf(samples: readonly Sample[]) {
   const drain = samples.filter((s) => s.phase === 'drain');
