@@ -397,7 +397,7 @@ describe('ces-harness cutover', { timeout: 600_000 }, () => {
       );
       expect(ratelimit.code, ratelimit.stdout + ratelimit.stderr).toBe(0);
       const stored = JSON.parse(readFileSync(join(dir, 'r-history-ratelimit', 'report.json'), 'utf8')) as {
-        rate_limit: { recommendation: { target_rps: number } };
+        rate_limit: { recommendation: { target_rps: number }; partial?: boolean };
       };
       p.sandboxRequests.length = 0;
       const { res, report } = await cutover('history', p, ['--sandbox-from-history', '24'], history);
@@ -407,6 +407,17 @@ describe('ces-harness cutover', { timeout: 600_000 }, () => {
           `^sandbox's last check stored in ${history}, started \\S+ \\(within 24 h\\); no check pass on sandbox$`,
         ),
       );
+      // A ratelimit whose probe stopped at its time cap (a loaded runner) is stored without its
+      // figures (history/record.ts), so no rate of sandbox's is stored: cutover probes sandbox for
+      // it, as docs/cutover.md says. CI ci-60D: 657 requests to sandbox after a ratelimit that exited
+      // 0, which only a partial probe's record leaves without a rate. The stored check still stands
+      // in for the pass then, and the rate is this run's own.
+      if (stored.rate_limit.partial) {
+        expect(p.sandboxRequests.filter((r) => !r.startsWith('GET /tokens/validate')).length).toBeLessThan(10);
+        expect(report.cutover.facts.sandbox.rate_limit_source).not.toMatch(/stored in/);
+        console.info('the ratelimit run stored no rate (its probe was partial): cutover probed sandbox for it');
+        return;
+      }
       // Only production's isolation probe: production's credentials offered to sandbox, once.
       expect(p.sandboxRequests).toEqual(['POST /tokens']);
       expect(report.cutover.facts.sandbox).toMatchObject({
