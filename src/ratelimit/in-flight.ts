@@ -5,6 +5,8 @@
 // limit. The count is bounded: a client that opens hundreds of connections to one service is
 // impolite, and what it could not reach at that bound is said, never read as the service's limit.
 
+import { median } from '../toolkit/stats.js';
+
 /** Never fewer: the connections a quick service's probe already used (pacing keeps most idle). */
 export const MIN_IN_FLIGHT = 16;
 
@@ -53,8 +55,7 @@ export const LINE_DEPARTURES = 4;
  */
 export function lineCapFor(departuresMs: readonly number[], waitMs: number): number | undefined {
   if (departuresMs.length < LINE_DEPARTURES) return undefined;
-  const gaps = departuresMs.slice(1).map((t, i) => t - departuresMs[i]!);
-  const gapMs = [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)]!;
+  const gapMs = median(departuresMs.slice(1).map((t, i) => t - departuresMs[i]!));
   if (!(gapMs > 0)) return undefined;
   return Math.max(MIN_IN_FLIGHT, Math.floor(waitMs / gapMs));
 }
