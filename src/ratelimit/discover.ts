@@ -745,9 +745,19 @@ async function staircaseAfter(
     evidence: `${shape.evidence}; no timer's staircase: ${stairs.evidence}`,
     ...(stairs.periodMs ? { batchTold: true as const } : {}),
   };
+  // The ticks told a fixed window on the clock (one batch back every period, none between, the
+  // drain no more than a batch a tick): a resetting window whatever the shape phase made of its
+  // pings. A drain that straddled an edge late shut for most of a period after it, then admitted
+  // the pings one by one, which the shape read as a window sliding (fixed 30 per 1 s, its edge
+  // 0.12-0.14 s into the drain: "not identified" after 140 s of trials timing a slide).
   const resumed =
-    shape.shape === 'resetting-window' && stairs.latest
-      ? { ...told, recovery: stairs.latest, ...(stairs.periodMs ? { tickPeriodMs: stairs.periodMs } : {}) }
+    (shape.shape === 'resetting-window' || stairs.periodMs) && stairs.latest
+      ? {
+          ...told,
+          shape: 'resetting-window' as const,
+          recovery: stairs.latest,
+          ...(stairs.periodMs ? { tickPeriodMs: stairs.periodMs } : {}),
+        }
       : told;
   return { shape: resumed, ran: true };
 }
