@@ -190,8 +190,28 @@ async function probed(probe: Probe, opts: DiscoverOptions): Promise<Estimate> {
     : await withAnnouncedStack(probe, measured);
   // What the probe left of each announced quota, once it sent its last request.
   const left = probe.quotaWatch.left();
-  return left.length > 0 ? { ...estimate, quotas_left: left } : estimate;
+  const said = withBusyMachine(estimate, ownBusy(probe.ownLoad));
+  return left.length > 0 ? { ...said, quotas_left: left } : said;
 }
+
+/**
+ * A limiter not identified while this process was busy (probe/own-load.ts: most of a core, or its
+ * timers late) says so in its first not-identified line, the one the stage's reason quotes: what the
+ * probe saw may be this machine's stalls as much as the limiter's. CI ci-61C: the emulator's bucket
+ * of 50 per second, probed beside the heavy tier's other runs, drained 291 at about 60 req/s of 100
+ * planned, then let nothing through for 3.61 s, and was "not identified: … a sliding window" with
+ * no word of the machine.
+ */
+export function withBusyMachine(estimate: Estimate, busy: string | undefined): Estimate {
+  const at = estimate.notes.findIndex((n) => n.startsWith(NOT_IDENTIFIED));
+  if (busy === undefined || at < 0 || estimate.limiter !== null) return estimate;
+  const notes = [...estimate.notes];
+  notes[at] = `${notes[at]} (${BUSY_MACHINE}: ${busy}; run it again on a quieter machine)`;
+  return { ...estimate, notes };
+}
+
+/** How a not-identified line says this process was busy while it probed (withBusyMachine). */
+export const BUSY_MACHINE = 'the probe ran on a busy machine';
 
 /** The phases below: the limit a burst meets first, identified and sized. */
 async function measuredLimit(probe: Probe, opts: DiscoverOptions): Promise<Estimate> {

@@ -11,6 +11,7 @@ import { cutoverPair, pairConfig, type Pair } from '../helpers/cutover-pair.js';
 import type { CutoverReport } from '../../src/cutover/report-model.js';
 import { runCli } from '../helpers/cli.js';
 import { turns } from '../helpers/turns.js';
+import { BUSY_MACHINE } from '../../src/ratelimit/discover.js';
 
 let dir: string;
 beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), 'ces-cutover-'))));
@@ -262,6 +263,15 @@ describe('ces-harness cutover', { timeout: 600_000 }, () => {
       const p = await pair();
       started.push(p.emulator);
       const { res, report, reportDir } = await inTurn(() => cutover('ready', p, LOAD));
+      // Starved beside the heavy tier's other runs, a probe may read neither bucket (ci-61C: 291
+      // drained at about 60 req/s, then 3.61 s of silence): its not-identified line then says the
+      // machine was busy, and the verdict is NOT TESTED, never READY on a guess. Nothing else is.
+      if (report.cutover.not_tested.length > 0 && report.cutover.not_tested.every((l) => l.includes(BUSY_MACHINE))) {
+        expect(report.cutover.verdict).toBe('NOT TESTED');
+        expect(res.code).toBe(1);
+        expect(p.productionAccepted).toEqual([]);
+        return;
+      }
       expect(res.code, res.stdout + res.stderr).toBe(0);
       expect(report.cutover).toMatchObject({ verdict: 'READY', breaking: [], not_tested: [] });
       const { production, sandbox } = report.cutover.facts;
