@@ -174,7 +174,7 @@ export async function windowEdgesPhase(
         : `the recovery's clump of ${clumpLimit} did not show the limit (it ran past the next edge, late sends on a busy machine, or was never refused): counted again, ${limit}, by a clump from a later edge to its first refusal, all of it sent before the edge after it`,
     );
   }
-  const { length, onClock, seen, seenLength, rescued, clockSure } = clockLattice(walked, edges);
+  const { length, onClock, seen, seenLength, rescued, clockLength, clockSure } = clockLattice(walked, edges);
   // Each window after the first was opened by the request that found its edge, if windows open at
   // the client's first request; a sliding log frees its first slot a period after that request, so
   // this is the length a log and an opened window share (a lattice's edges read this way give a
@@ -197,7 +197,7 @@ export async function windowEdgesPhase(
   // A round window when the bracket holds one (within the arrivals' noise: the send times can leave
   // it out by a ms): the clock's next edge, several windows on from the edges seen, is then placed
   // within a few ms (the bracket's middle drifts a window's error per window).
-  const clockWindowMs = exactWindow(onClock ? length : seenLength, seenLength);
+  const clockWindowMs = exactWindow(clockLength, seenLength);
   const clock = onClock || rescued ? { edgeMs: clockEdge(seen, clockWindowMs), windowMs: clockWindowMs } : undefined;
   const { trial, straddled } = await edgeTrials(
     probe,
@@ -210,7 +210,6 @@ export async function windowEdgesPhase(
       front: frontLimit,
     },
   );
-  const clockLength = onClock ? length : seenLength;
   if (straddled) {
     notes.push(`the edge trial did not run (${String(trial)}): a burst across the clock's edge told instead`);
     return clockSure ? clockModel(probe, limit, seen, clockLength, notes, straddled) : notPinned(edges, length, notes);
@@ -458,8 +457,10 @@ interface WalkFrom {
 const UNSEEN: Bracket = { lo: -Infinity, hi: Infinity };
 
 /** Edges seen, the unseen ones between the earlier edge and the walk's left out. */
-const seenCount = (edges: readonly Bracket[]): number =>
-  edges.filter((e) => Number.isFinite(e.lo) && Number.isFinite(e.hi)).length;
+const seenCount = (edges: readonly Bracket[]): number => edges.filter(wasSeen).length;
+
+/** An edge the walk bracketed, not one of the UNSEEN windows between the earlier edge and its first. */
+const wasSeen = (e: Bracket): boolean => Number.isFinite(e.lo) && Number.isFinite(e.hi);
 
 /**
  * The earlier edge and the windows unseen after it, to go before the walk's `own` edges: placed
@@ -694,9 +695,10 @@ function withinNextWindow(where: Bracket, edges: readonly Bracket[], lattice: Br
  * The lattices the walk's edges fit (the walk's, a recount's too, after the earlier edge it placed
  * and the windows unseen between): all of them (`length`, `onClock` when pinned), and those within
  * the arrivals' noise (seenEdges: a lattice only they fit is a fixed window's only if the trial's
- * ping past its edge says so, `rescued`). `clockSure`: one of them sizes a window on the clock,
- * pinned and the only lattice the edges fit (twoEdgesFit); else no window's length is claimed,
- * whatever the trial tells of where the edges fall (only the opened windows' reading was pinned).
+ * ping past its edge says so, `rescued`). `clockLength`: the one a window on the clock is sized by;
+ * `clockSure`: it may size one, pinned and the only lattice the edges fit (twoEdgesFit); else no
+ * window's length is claimed, whatever the trial tells of where the edges fall (only the opened
+ * windows' reading was pinned).
  */
 function clockLattice(
   walked: { lead: Bracket[]; rebounds: ReadonlyMap<number, number>; noiseMs: number },
@@ -711,7 +713,16 @@ function clockLattice(
   const seen = seenEdges(latticed, rebounds, walked.noiseMs);
   const seenLength = windowLength(seen);
   const seenSure = pinned(seenLength, 2 * EDGE_PRECISION) && !twoEdgesFit(seen, seenLength);
-  return { length, onClock, seen, seenLength, rescued: !onClock && enough && seenSure, clockSure: onClock || seenSure };
+  const clockLength = onClock ? length : seenLength;
+  return {
+    length,
+    onClock,
+    seen,
+    seenLength,
+    rescued: !onClock && enough && seenSure,
+    clockLength,
+    clockSure: onClock || seenSure,
+  };
 }
 
 /**
@@ -724,7 +735,7 @@ function clockLattice(
  */
 function twoEdgesFit(edges: readonly Bracket[], length: Bracket): boolean {
   return edges.some((e, k) => {
-    if (!Number.isFinite(e.lo) || !Number.isFinite(e.hi) || e.hi - e.lo < length.lo) return false;
+    if (!wasSeen(e) || e.hi - e.lo < length.lo) return false;
     const twice = windowLength([...edges.slice(0, k + 1), e, ...edges.slice(k + 1)]);
     return twice.lo <= twice.hi;
   });
