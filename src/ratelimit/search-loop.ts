@@ -27,6 +27,7 @@ import {
 } from './proof-loop.js';
 import {
   REACH_OVER_BURST,
+  drawnStoreRound,
   inconclusiveRound,
   planRound,
   refusedOnceRound,
@@ -202,6 +203,13 @@ interface Search {
   afterHold: boolean;
   /** The next round rests this long first (restedRetry); null: the runner's own rest. */
   restS: number | null;
+  /**
+   * The climb is on (searchUntilHeld's first loop over rounds as long as the horizon): a round after
+   * one that held on the store rests as after any hold, and is run again rested if refused (drewStore).
+   */
+  climbing: boolean;
+  /** The last round held, in the climb, on what the limit stored: it may have left it drawn down. */
+  drewStore: boolean;
   /** A round was tried again after a rest (restedRetry): once a search. */
   rested: boolean;
   /** The last round held within the burst it started with: the least rate whose round would outlast it. */
@@ -217,6 +225,8 @@ const newSearch = (): Search => ({
   lastProof: null,
   afterHold: false,
   restS: null,
+  climbing: false,
+  drewStore: false,
   rested: false,
   unproven: null,
   reachRps: null,
@@ -247,39 +257,7 @@ export async function searchUntilHeld(
     unproven: s.unproven,
     identifiedRps: null,
   });
-  const run = async (rec: Recommendation, scoutS: number | null): Promise<Proof | null | 'inconclusive'> => {
-    const reach = scoutS === null ? options.reach : { ...options.reach, roundS: scoutS };
-    const plan = planRound(rec.target_rps, reach, !s.afterHold);
-    const proof = await runProof(rec, {
-      round: s.rounds.length + 1,
-      durationS: plan.durationS,
-      cut: SEARCH_CUT,
-      ...(s.afterHold ? { afterHold: true as const } : {}),
-      ...(s.restS !== null ? { restAtLeastS: s.restS } : {}),
-    });
-    s.restS = null;
-    if (proof === null) return null;
-    s.lastProof = proof;
-    const holds = proofHolds(proof).holds;
-    // A scout's hold owes the next round no rest (it proves nothing, and a round it leaves drawn
-    // down fails sooner, never holds wrongly); a round's over the horizon only when it outlasted the store.
-    s.afterHold = holds && (scoutS !== null || outlastedStore(proof, options.reach.burst));
-    const ran = { ...proofRound(rec, proof), ...(scoutS !== null ? { scout_s: plan.durationS } : {}) };
-    // A hold within the burst it started with proves nothing, scout or not (proof-reach.ts).
-    if (holds && !plan.reaches) {
-      s.reachRps = (REACH_OVER_BURST * plan.startBurst) / plan.durationS;
-      s.rounds.push(inconclusiveRound(ran, plan, rec.target_rps));
-      if (scoutS === null) s.unproven = { rec, why: unprovenBy(rec, plan, reach) };
-      return 'inconclusive';
-    }
-    s.rounds.push(ran);
-    if (!holds && rec.target_rps < (s.failedRps ?? Infinity)) {
-      s.failedRps = rec.target_rps;
-      s.failedProof = proof;
-    }
-    if (holds && scoutS !== null) s.scoutHolds.push(rec);
-    return proof;
-  };
+  const run = (rec: Recommendation, scoutS: number | null) => runRound(s, rec, scoutS, runProof, options.reach);
 
   // A hold that may have lived on the store gets one more round, rested (spreadingRound); then the
   // outcome reads the line from all of them, or none when that round's refusal strays from it.
@@ -305,6 +283,9 @@ export async function searchUntilHeld(
   const rounds = scoutS === null ? shortRounds(maxScouts, options.reach.roundS) : maxScouts;
   // The scout refused just before, for the next to be read against (quotaRetry); null after a hold.
   let refusedBefore: RefusedScout | null = null;
+  // Each rate refused after a hold on the store runs once more, rested (drewStore): no more.
+  const rerunDrawn = new Set<number>();
+  s.climbing = scoutS === null;
   for (let n = 0; rec !== null && n < rounds && rec.target_rps >= MIN_PROOF_RPS; n++) {
     lastScouted = scoutS !== null && scoutHeld !== null && rec.target_rps >= SCOUT_NARROW * (s.failedRps ?? topRps);
     // A scout whose hold would end the scouting runs over the whole horizon at once when a round
@@ -317,10 +298,17 @@ export async function searchUntilHeld(
       break;
     }
     const failedBefore = [s.failedRps, s.failedProof] as const;
+    const drewBefore = s.drewStore;
     const proof = await run(rec, scoutS);
     if (proof === null) return outcome(true);
     if (proof === 'inconclusive') {
       rec = sized(pastTheBurst(rec, s, Math.min(s.failedRps ?? topRps, topRps)));
+      continue;
+    }
+    if (drewBefore && !proofHolds(proof).holds && !rerunDrawn.has(rec.target_rps)) {
+      rerunDrawn.add(rec.target_rps);
+      againRested(s, failedBefore);
+      n--;
       continue;
     }
     if (proofHolds(proof).holds) scoutHeld = { rec, proof };
@@ -337,6 +325,7 @@ export async function searchUntilHeld(
     };
     rec = again?.rec ?? sized(nextScout(rec, proof, scoutHeld?.rec ?? null, climb));
   }
+  s.climbing = false;
   if (scoutS === null) return settled(scoutHeld);
   const queue = horizonQueue(full ?? scoutHeld?.rec ?? null, scoutHeld?.rec ?? null, lastScouted ? null : s, sized);
   const ended = await overTheHorizon(queue, { s, run, sized, maxProofs, horizonS: options.reach.roundS });
@@ -344,6 +333,54 @@ export async function searchUntilHeld(
 }
 
 type Held = { rec: Recommendation; proof: Proof };
+
+/**
+ * One round of a search (a scout when `scoutS` is its length, else over the whole horizon): run,
+ * entered in the rounds, and what it leaves for the next (its rest, the lowest refusal, the scouts'
+ * holds); 'inconclusive' when it held within the burst it started with, null when it produced no figures.
+ */
+async function runRound(
+  s: Search,
+  rec: Recommendation,
+  scoutS: number | null,
+  runProof: (rec: Recommendation, plan: RoundToRun) => Promise<Proof | null>,
+  horizonReach: ProofReach,
+): Promise<Proof | null | 'inconclusive'> {
+  const reach = scoutS === null ? horizonReach : { ...horizonReach, roundS: scoutS };
+  const plan = planRound(rec.target_rps, reach, !s.afterHold);
+  const proof = await runProof(rec, {
+    round: s.rounds.length + 1,
+    durationS: plan.durationS,
+    cut: SEARCH_CUT,
+    ...(s.afterHold ? { afterHold: true as const } : {}),
+    ...(s.restS !== null ? { restAtLeastS: s.restS } : {}),
+  });
+  s.restS = null;
+  if (proof === null) return null;
+  s.lastProof = proof;
+  const holds = proofHolds(proof).holds;
+  // A scout's hold owes the next round no rest (it proves nothing, and a round it leaves drawn
+  // down fails sooner, never holds wrongly); a round's over the horizon only when it outlasted the
+  // store, or in the climb, where a refusal after one that drew on the store runs again rested.
+  const outlasted = outlastedStore(proof, horizonReach.burst);
+  s.drewStore = holds && s.climbing && scoutS === null && !outlasted;
+  s.afterHold = holds && (scoutS !== null || outlasted || s.drewStore);
+  const ran = { ...proofRound(rec, proof), ...(scoutS !== null ? { scout_s: plan.durationS } : {}) };
+  // A hold within the burst it started with proves nothing, scout or not (proof-reach.ts).
+  if (holds && !plan.reaches) {
+    s.reachRps = (REACH_OVER_BURST * plan.startBurst) / plan.durationS;
+    s.rounds.push(inconclusiveRound(ran, plan, rec.target_rps));
+    if (scoutS === null) s.unproven = { rec, why: unprovenBy(rec, plan, reach) };
+    return 'inconclusive';
+  }
+  s.rounds.push(ran);
+  if (!holds && rec.target_rps < (s.failedRps ?? Infinity)) {
+    s.failedRps = rec.target_rps;
+    s.failedProof = proof;
+  }
+  if (holds && scoutS !== null) s.scoutHolds.push(rec);
+  return proof;
+}
 
 /**
  * After a round that held within the burst it started with (inconclusive: it proves no rate), the
@@ -493,6 +530,21 @@ function markShut(s: Search, again: RestedRetry, failedBefore: readonly [number 
   [s.restS, s.failedRps, s.failedProof] = [again.restS, ...failedBefore];
   const last = s.rounds.at(-1)!;
   s.rounds[s.rounds.length - 1] = again.marked?.(last) ?? shutRound(last, again.restS);
+}
+
+/**
+ * The round just refused began a second after one that held on the store (Search.drewStore): marked
+ * so (drawnStoreRound), the lowest refusal it set undone, and its rate runs again after the rest a
+ * refused round gets, until the store is back. Before, every round after such a hold waited for the
+ * whole store to come back at the search's first rate: the cutover's sandbox starved in CI (ci-61D),
+ * its drain letting 159 through, was searched from 5 req/s with 32 s of rest before each round that
+ * held, and was still climbing when killed at 360 s. A round that holds on what a hold left proves
+ * as much as one from rest; only a refusal needs the rest, and gets it here.
+ */
+function againRested(s: Search, failedBefore: readonly [number | null, Proof | null]): void {
+  [s.failedRps, s.failedProof] = failedBefore;
+  s.afterHold = false;
+  s.rounds[s.rounds.length - 1] = drawnStoreRound(s.rounds.at(-1)!);
 }
 
 /**

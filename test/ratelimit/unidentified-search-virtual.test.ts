@@ -1220,6 +1220,31 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     expect(run.outcome!.proven!.target_rps, context).toBeGreaterThanOrEqual(0.75 * 50);
   });
 
+  // ci-61D (and ci-60A): the cutover's sandbox, the emulator's bucket of 50 per second, starved beside
+  // the heavy tier: its drain let 159 through, and the search began at 5 req/s over `run`'s 5 s rounds.
+  // Every round held on that store and rested until the whole of it was back at 5 req/s, 32 s, and
+  // the row was killed at 360 s (virtually, 370 s to the end). A round after a hold now rests a second,
+  // and only a refusal after one that held on the store runs again rested (search-loop.ts againRested).
+  it("a bucket of 50 per second searched from 5.9 req/s after a slow drain let 177 through: climbs a second after each hold, not the whole store's refill", async () => {
+    const run = await bucketSearchedOver5s(1, { low: 5.9, high: 60, drained: 177, restS: 1.2, why: ['as in ci-61D'] });
+    const rounds = run.outcome!.rounds;
+    const context = JSON.stringify({
+      rounds: rounds.map((r) => [r.target_rps, r.verdict, r.refusals_began_s, r.arrivals]),
+      sustained: run.result!.sustained_rps,
+      endS: run.endS! - run.estimate.duration_s,
+    });
+    expect(run.untested, context).toBeNull();
+    // The store read three times too large, a hold above the rate over 5 s may live on it: it heads
+    // only with what a client running longer is sure of, and the policy no higher than that.
+    expect(run.outcome!.proven!.target_rps, context).toBeLessThanOrEqual(50);
+    const past = run.result!.sustained_held?.past_store;
+    if (run.result!.sustained_rps! > 50) expect(past?.stored, context).toBe(177);
+    if (past) expect(run.outcome!.proven!.target_rps, context).toBeLessThanOrEqual(past.sure_rps);
+    // Rests of 177 / 5.9 = 30 s before each round after a hold took 370 s; a second each now.
+    expect(run.endS! - run.estimate.duration_s, context).toBeLessThan(200);
+    expect(run.outcome!.rounds.filter((r) => r.verdict === 'holds').length, context).toBeGreaterThan(4);
+  });
+
   // CI land34b: a sliding log of 50 per 1 s across a network, not identified, its search begun at
   // 4.9 req/s (what a probe that waited most of its run got through) over `run`'s 5 s rounds. Six
   // rounds climbing 25 % a hold end at 14.9, "the limit may lie well above it": 30 % of the rate.
