@@ -98,6 +98,13 @@ const notOffered = (proof: Proof): boolean =>
   proof.arrivals !== undefined &&
   droppedPastPromise(proof.dropped_arrivals ?? 0, proof.arrivals);
 
+/** k6 dropped at least this share of a round's arrivals: most of its rate was never offered. */
+export const DROPPED_MOST = 0.5;
+
+/** Whether k6 dropped at least DROPPED_MOST of a round's arrivals: most of its rate was never offered. */
+export const offeredLittle = (r: { dropped_arrivals?: number; arrivals?: number }): boolean =>
+  r.arrivals !== undefined && r.arrivals > 0 && (r.dropped_arrivals ?? 0) >= DROPPED_MOST * r.arrivals;
+
 /** Whether `dropped` of a round's `arrivals` are more than the promise lets a round drop. */
 export const droppedPastPromise = (dropped: number, arrivals: number): boolean =>
   dropped > PROOF_PROMISE.max_dropped * arrivals;

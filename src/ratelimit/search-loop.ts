@@ -16,6 +16,7 @@ import {
   MIN_PROOF_RPS,
   QUOTA_AFTER_S,
   nextRecommendation,
+  offeredLittle,
   proofHolds,
   proofRound,
   retried,
@@ -787,10 +788,6 @@ function partWindowAfter(r: ProofRound): boolean {
   const shutS = (again ?? cut) - began;
   return !letThroughSoon(began, again) && cut - (again ?? cut) < shutS;
 }
-
-/** Whether k6 dropped at least SHUT_SHARE of a round's arrivals: most of its rate was never offered. */
-const offeredLittle = (r: Pick<ProofRound, 'dropped_arrivals' | 'arrivals'>): boolean =>
-  r.arrivals !== undefined && r.arrivals > 0 && (r.dropped_arrivals ?? 0) >= SHUT_SHARE * r.arrivals;
 
 /**
  * A measured rate as a round runs it: rounded down to three significant figures, finer than a

@@ -228,3 +228,17 @@ describe('the words of an unproven recommendation', () => {
     );
   });
 });
+
+// The bench's 1 s window before httprate's counter of 600 per 60 s, its Retry-After the minute:
+// round 1 at 24 req/s had every VU asleep for that minute and dropped 1,350 of its 2,061 arrivals;
+// what got through after the quota, 2.83 req/s, was k6's pace, and it capped every rate after it
+// (2.5 given for a true 10).
+describe('what a round let through after its quota (afterQuota)', () => {
+  it('is read from the calls that passed after the first refusal', () => {
+    expect(afterQuota(600, 20, 24, 80, { dropped_arrivals: 100, arrivals: 1920 })).toEqual({ after_quota_rps: 2 });
+  });
+  it('is not read when k6 dropped most of the arrivals: what passed is what k6 asked', () => {
+    expect(afterQuota(647, 19, 24, 85.9, { dropped_arrivals: 1350, arrivals: 2061 })).toEqual({});
+    expect(afterQuota(647, 19, 24, 85.9, { dropped_arrivals: 1030, arrivals: 2061 })).toHaveProperty('after_quota_rps');
+  });
+});

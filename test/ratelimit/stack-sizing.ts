@@ -3,7 +3,7 @@
 // stacked-time-virtual.test.ts and stacked-counter-virtual.test.ts.
 
 import { edgelessBehind, proofHolds, proveUntilHeld } from '../../src/ratelimit/proof-loop.js';
-import type { Recommendation } from '../../src/ratelimit/types.js';
+import type { Estimate, Recommendation } from '../../src/ratelimit/types.js';
 import { cutAfterRefusalsS } from '../../src/ratelimit/prove.js';
 import { bindingRps, recommend } from '../../src/ratelimit/recommend.js';
 import { replayTimeline, stackTracker, withIdentifiedWindow } from '../../src/ratelimit/stacked-inference.js';
@@ -63,7 +63,8 @@ export interface BusyK6 {
  * (virtual-limit.ts `epochMs`); `clockStartS` is what the stage gives the inference of it.
  * `asK6`: each round run as k6 runs it (virtualK6Round: VUs held by retries, arrivals dropped when
  * none is free, a cut at k6's threshold tick), the VU pool the proof scenario gets (arrival-vus.ts);
- * otherwise a paced client asking each request once.
+ * otherwise a paced client asking each request once. `announces`: the probe's refusals carry
+ * Retry-After, as the emulator's do (k6's rounds always wait what the limiter says).
  */
 export async function sizeTimed(
   truth: LimiterSet,
@@ -71,9 +72,14 @@ export async function sizeTimed(
   seed = 35,
   clockStartS = 0,
   epochMs = 0,
+  announces?: 'retry-after',
+  read: (e: Estimate) => Estimate = (e) => e,
 ) {
   const limiter = fromModel(truth);
-  const estimate = await discoverVirtual({ limiter: () => limiter, status: 429, epochMs }, { maxDurationS: 150 });
+  const estimate = await discoverVirtual(
+    { limiter: () => limiter, status: 429, epochMs, ...(announces ? { announces } : {}) },
+    { maxDurationS: 150 },
+  ).then(read);
   const maxWindowS = HORIZON_S / 2;
   const stack = stackTracker(estimate.limiter, replayTimeline(estimate), maxWindowS, clockStartS);
   let nowS = estimate.duration_s;

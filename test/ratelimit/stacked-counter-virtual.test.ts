@@ -80,3 +80,51 @@ describe("a minute's counter behind a per-second limit, k6-like rounds, the prob
     120_000,
   );
 });
+
+// The bench's row (7 Dec): the emulator's counter answers with Retry-After its whole minute, which
+// the probe met (its cap then 60 s), so k6's VUs slept out that minute after the quota and dropped
+// most arrivals. What passed then was k6's pace, read as "let 2.83 req/s through", and it capped
+// every rate after: 2.5 given, 25 % (virtually 1.9-2.6 at every phase). And the counter, which lets
+// calls through within a second, was refuted because k6 saw that only once its VUs woke, 60 s on.
+describe("a minute's counter behind a per-second limit, Retry-After its whole window, k6's VUs asleep for it", () => {
+  const [, truth] = STACKS[0]!;
+  it.each([0, 17, 40, 52])(
+    'the probe begun %i s past the minute: no after-quota rate from a round that dropped most arrivals, recommended within 75–100 %',
+    async (clockS) => {
+      const sized = await sizeTimed(
+        onWallClock(truth, clockS),
+        true,
+        35,
+        clockS,
+        clockS * 1000,
+        'retry-after',
+        (e) => ({
+          ...e,
+          retry_after_max_s: 60,
+        }),
+      );
+      const { estimate, outcome, rounds, identified } = sized;
+      const context = JSON.stringify({ rounds, identified });
+      // The case: a round whose VUs slept out the minute.
+      expect(
+        outcome.rounds.some((r) => (r.dropped_arrivals ?? 0) > 0.5 * (r.arrivals ?? 0)),
+        context,
+      ).toBe(true);
+      for (const r of outcome.rounds)
+        if ((r.dropped_arrivals ?? 0) >= 0.5 * (r.arrivals ?? Infinity))
+          expect(r.after_quota_rps, context).toBeUndefined();
+      const given = outcome.proven!.target_rps;
+      expect(given, context).toBeGreaterThanOrEqual(0.75 * 10);
+      expect(given, context).toBeLessThanOrEqual(10);
+      const shown = withoutRefuted(estimate, outcome.rounds, identified).sustained_rps!;
+      expect(shown, context).toBeLessThanOrEqual(1.02 * 10);
+      // The counter explains the rounds: k6 seeing it let calls through only as its VUs woke refutes nothing.
+      const sets = identified === null ? [] : 'set' in identified ? [identified.set] : (identified.standing ?? []);
+      expect(
+        sets.some((set) => set.some((m) => m.kind === 'sliding-counter')),
+        context,
+      ).toBe(true);
+    },
+    120_000,
+  );
+});

@@ -159,7 +159,7 @@ export function virtualK6Round(
     goodput_rps: Math.round((ok / ranS) * 100) / 100,
     lost_requests: lost,
     ...(began !== undefined ? { refusals_began_s: began } : {}),
-    ...afterQuota(ok, began, rps, ranS),
+    ...afterQuota(ok, began, rps, ranS, { dropped_arrivals: dropped, arrivals: sent }),
     ...(began !== undefined && againS !== undefined ? { admitted_again_s: Math.round(againS * 1000) / 1000 } : {}),
     ...(dropped > 0 ? { dropped_arrivals: dropped } : {}),
     arrivals: sent,
