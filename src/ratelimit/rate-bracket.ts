@@ -161,7 +161,8 @@ export function searchSaid(
     ProofRound,
     'target_rps' | 'verdict' | 'scout_s' | 'rate_429' | 'refusals_began_s' | 'dropped_arrivals' | 'arrivals'
   >[],
-  bracket: Pick<RateBracket, 'why'>,
+  bracket: Pick<RateBracket, 'why'> & Partial<Pick<RateBracket, 'high'>>,
+  ceiling: ReturnType<typeof announcedCeiling> = null,
 ): string {
   const full = rounds.filter((r) => r.scout_s === undefined);
   const holds = full.filter((r) => r.verdict === 'holds');
@@ -179,9 +180,10 @@ export function searchSaid(
       ? ''
       : `; scouting rounds shorter than the horizon looked for it (${scouts.map((r) => `${r.target_rps} req/s over ${r.scout_s} s: ${r.verdict}`).join(', ')}), a scout's hold proving no rate`;
   const where =
-    below === null
-      ? 'no round above it was refused within the rounds allowed, so the limit may lie well above it'
-      : `a round paced at ${below} req/s ${refutes(lowest!) ? 'was refused' : 'met 429s and failed'}`;
+    below !== null
+      ? `a round paced at ${below} req/s ${refutes(lowest!) ? 'was refused' : 'met 429s and failed'}`
+      : (cappedBy(ceiling, bracket) ??
+        'no round above it was refused within the rounds allowed, so the limit may lie well above it');
   const head = 'paced search (the limiter was not identified)';
   const line = lineBelow(rounds, best);
   if (line)
@@ -189,6 +191,20 @@ export function searchSaid(
   return best === null
     ? `${head}: no rate held over the proof's whole horizon in ${rounds.length} round${rounds.length === 1 ? '' : 's'}${below !== null ? `; refused down to ${below} req/s` : ''}${scouted}; it began where the probe pointed: ${bracket.why.join('; ')}`
     : `${head}: ${bestSaid} held over the proof's whole horizon, the highest rate found that does: the sustained rate a client can rely on, the policy given ${Math.round(SEARCH_HEADROOM * 100)} % below it; ${where}${scouted}; the limiter's kind is not reported`;
+}
+
+/**
+ * Why no round above the hold was refused when the search's top was a limit announced and not
+ * verified (searchTop): no round went past it, as no client paced by the policy should, so the
+ * search did not look above it. Null when the announcement was not the top (the drain's pace was).
+ */
+function cappedBy(
+  ceiling: ReturnType<typeof announcedCeiling>,
+  bracket: Partial<Pick<RateBracket, 'high'>>,
+): string | null {
+  if (ceiling === null || !(ceiling.rps < (bracket.high ?? Infinity))) return null;
+  const { limit, window_s, source_header } = ceiling.limit;
+  return `no round was refused, and none went above ${round(ceiling.rps, 2)} req/s, announced as ${limit} per ${window_s} s (${source_header}, not verified), which a client must not pass either: the limit was not looked for above it`;
 }
 
 /**

@@ -11,7 +11,7 @@ import { longestKnownWindow, proofHorizon, withShutSpan } from '../ratelimit/hor
 import { withoutRefuted } from '../ratelimit/refuted.js';
 import { searchBurst, searchRoundRestS, searchSaid, searchTop } from '../ratelimit/rate-bracket.js';
 import { scoutLengthS, searchUntilHeld } from '../ratelimit/search-loop.js';
-import { bindingRps, waitsHold } from '../ratelimit/recommend.js';
+import { announcedCeiling, bindingRps, waitsHold } from '../ratelimit/recommend.js';
 import { edgelessBehind, proofHolds, proveUntilHeld, type RoundToRun } from '../ratelimit/proof-loop.js';
 import { roundLengthS, settleBeforeRoundS } from '../ratelimit/proof-timing.js';
 import { quotaRestS, quotaRestText } from '../ratelimit/proof-quota.js';
@@ -114,7 +114,7 @@ export async function proveRecommendation(
   // run already cannot pass: the failed run is untested). Rounds that all failed leave nothing
   // to give. A round within the burst leaves its policy unproven, which fails nothing.
   const { verdict, given: policy, refuted } = provingVerdict(outcome, recommendation);
-  if (bracket) ctx.proofNotes.push(searchSaid(outcome.rounds, bracket));
+  if (bracket) ctx.proofNotes.push(searchSaid(outcome.rounds, bracket, announcedCeiling(ctx.estimate)));
   const given = bracket && verdict !== 'proven' ? null : policy;
   const proving: Proving = {
     verdict,

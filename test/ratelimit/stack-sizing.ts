@@ -64,7 +64,8 @@ export interface BusyK6 {
  * `asK6`: each round run as k6 runs it (virtualK6Round: VUs held by retries, arrivals dropped when
  * none is free, a cut at k6's threshold tick), the VU pool the proof scenario gets (arrival-vus.ts);
  * otherwise a paced client asking each request once. `announces`: the probe's refusals carry
- * Retry-After, as the emulator's do (k6's rounds always wait what the limiter says).
+ * Retry-After, as the emulator's do (k6's rounds always wait what the limiter says). `read`: the
+ * probe's estimate as the stage is to get it (a Retry-After the virtual probe did not meet).
  */
 export async function sizeTimed(
   truth: LimiterSet,

@@ -89,6 +89,15 @@ const inLine = (limiter: Limiter, everyMs: number): Limiter => {
   return (nowMs) => limiter((upToMs = Math.max(nowMs, upToMs + everyMs)));
 };
 
+/** A limit announced as 30 per 10 s and not verified (3 req/s): a ceiling no search round passes. */
+const ANNOUNCED = {
+  limit: 30,
+  window_s: 10,
+  source_header: 'RateLimit-Policy',
+  agrees: null,
+  note: 'not verified',
+};
+
 /** The probe, then the search as the stage runs it; the report's section from both. */
 async function searched({
   seed,
@@ -977,14 +986,7 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
 
   it('a limit announced and not verified bounds the search: it starts 20 % below it and never climbs to it', async () => {
     const { estimate } = await searched({ seed: 1 });
-    const announced = {
-      limit: 30,
-      window_s: 10,
-      source_header: 'RateLimit-Policy',
-      agrees: null,
-      note: 'not verified',
-    };
-    const heard = { ...estimate, announced: [announced] };
+    const heard = { ...estimate, announced: [ANNOUNCED] };
     // 3 req/s announced, below the 3.37 the probe got through: the start is 2.4, the top 3.
     expect(searchTop(heard, heard.rate_bracket!)).toBe(3);
     expect(searchStart(heard)?.target_rps).toBe(2.4);
@@ -1376,6 +1378,25 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
     expect(said(0.0056)).toContain('a round paced at 21 req/s met 429s and failed');
     // Lost calls on slow answers, not a single 429: the round was refused, no limit placed.
     expect(said(0)).toContain('a round paced at 25 req/s was refused');
+  });
+
+  // A search bounded by a limit announced and not verified (searchTop) never looks above it: its
+  // hold there is not "the limit may lie well above it", as if the rounds had run out, but capped.
+  it('a search held up to an announced limit says it looked no higher, and why; without one, that the limit may lie above', () => {
+    const why = ['the probe got 60 requests through in 20 s (3 req/s)'];
+    const rounds = [
+      { target_rps: 2.4, verdict: 'holds', rate_429: 0 },
+      { target_rps: 2.7, verdict: 'holds', rate_429: 0 },
+    ] as const;
+    const ceiling = { rps: 3, limit: ANNOUNCED };
+    const capped = searchSaid(rounds, { why, high: 8 }, ceiling);
+    expect(capped).toContain(
+      'none went above 3 req/s, announced as 30 per 10 s (RateLimit-Policy, not verified), which a client must not pass either',
+    );
+    expect(capped).not.toContain('may lie well above it');
+    expect(searchSaid(rounds, { why, high: 8 })).toContain('so the limit may lie well above it');
+    // The drain's pace below the announcement was the top: the announcement bounded nothing.
+    expect(searchSaid(rounds, { why, high: 2.9 }, ceiling)).toContain('so the limit may lie well above it');
   });
 
   it('a limiter the detectors identify records no bracket and is recommended as before', async () => {
