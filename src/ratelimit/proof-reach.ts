@@ -107,14 +107,14 @@ export function refusedOnceRound(ran: ProofRound, beganS: number): ProofRound {
 }
 
 /**
- * A round refused a second after a round that held on the store (search-loop.ts, the climb), which
- * may have left it drawn down: in the table as it ran, marked so nothing takes it for a refusal of
+ * A round refused a second or less after a round that held on the store (search-loop.ts, the climb),
+ * which may have left it drawn down: in the table as it ran, marked so nothing takes it for a refusal of
  * its rate, and run again once the store is back.
  */
 export function drawnStoreRound(round: ProofRound): ProofRound {
   return butInconclusive(
     round,
-    `it began a second after a round that held on what the limit stored and may have left it drawn down: it proves nothing about the rate, and ran again once the store was back`,
+    `it began a second or less after a round that held on what the limit stored and may have left it drawn down: it proves nothing about the rate, and ran again once the store was back`,
   );
 }
 

@@ -205,8 +205,9 @@ interface Search {
   /** The next round rests this long first (restedRetry); null: the runner's own rest. */
   restS: number | null;
   /**
-   * The climb is on (searchUntilHeld's first loop over rounds as long as the horizon): a round after
-   * one that held on the store rests as after any hold, and is run again rested if refused (drewStore).
+   * The climb is on (searchUntilHeld's first loop, when its rounds are as long as the horizon, no
+   * scouts): a round after one that held on the store rests as after any hold, and is run again
+   * rested if refused (drewStore).
    */
   climbing: boolean;
   /** The last round held, in the climb, on what the limit stored: it may have left it drawn down. */
@@ -364,7 +365,7 @@ async function runRound(
   // down fails sooner, never holds wrongly); a round's over the horizon only when it outlasted the
   // store, or in the climb, where a refusal after one that drew on the store runs again rested.
   const outlasted = outlastedStore(proof, horizonReach.burst);
-  s.drewStore = holds && s.climbing && scoutS === null && !outlasted;
+  s.drewStore = holds && s.climbing && !outlasted;
   s.afterHold = holds && (scoutS !== null || outlasted || s.drewStore);
   const ran = { ...proofRound(rec, proof), ...(scoutS !== null ? { scout_s: plan.durationS } : {}) };
   // A hold within the burst it started with proves nothing, scout or not (proof-reach.ts).
@@ -534,8 +535,8 @@ function markShut(s: Search, again: RestedRetry, failedBefore: readonly [number 
 }
 
 /**
- * The round just refused began a second after one that held on the store (Search.drewStore): marked
- * so (drawnStoreRound), the lowest refusal it set undone, and its rate runs again after the rest a
+ * The round just refused began a second or less after one that held on the store (Search.drewStore):
+ * marked so (drawnStoreRound), the lowest refusal it set undone, and its rate runs again after the rest a
  * refused round gets, until the store is back. Before, every round after such a hold waited for the
  * whole store to come back at the search's first rate: the cutover's sandbox starved in CI (ci-61D),
  * its drain letting 159 through, was searched from 5 req/s with 32 s of rest before each round that
