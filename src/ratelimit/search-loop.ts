@@ -187,6 +187,11 @@ export interface SearchOptions {
   probeHold?: ProbeHold;
   /** A scout's length, seconds (scoutLengthS). */
   scoutS: number;
+  /**
+   * The longest a round over the horizon may run to outlast the burst it starts with once no rate
+   * a horizon's round may try outlasts it (outlastingAgain): the probe's budget, seconds. Absent: never past `reach.maxRoundS`.
+   */
+  outlastS?: number;
   /** The estimate the rounds so far leave standing: each round after the first is sized again from it. */
   standing?: (rounds: readonly ProofRound[]) => Standing;
   maxScouts?: number;
@@ -216,6 +221,8 @@ interface Search {
   rested: boolean;
   /** The last round held within the burst it started with: the least rate whose round would outlast it. */
   reachRps: number | null;
+  /** Rounds over the horizon run as long as outlasting the burst takes, up to `outlastS` (outlastingAgain). */
+  pastHorizon: boolean;
   unproven: ProofLoopOutcome['unproven'];
 }
 
@@ -232,6 +239,7 @@ const newSearch = (): Search => ({
   rested: false,
   unproven: null,
   reachRps: null,
+  pastHorizon: false,
 });
 
 /**
@@ -259,7 +267,7 @@ export async function searchUntilHeld(
     unproven: s.unproven,
     identifiedRps: null,
   });
-  const run = (rec: Recommendation, scoutS: number | null) => runRound(s, rec, scoutS, runProof, options.reach);
+  const run = (rec: Recommendation, scoutS: number | null) => runRound(s, rec, scoutS, runProof, reachOf(s, options));
 
   // A hold that may have lived on the store gets one more round, rested (spreadingRound); then the
   // outcome reads the line from all of them, or none when that round's refusal strays from it.
@@ -304,7 +312,7 @@ export async function searchUntilHeld(
     const proof = await run(rec, scoutS);
     if (proof === null) return outcome(true);
     if (proof === 'inconclusive') {
-      rec = sized(pastTheBurst(rec, s, Math.min(s.failedRps ?? topRps, topRps)));
+      rec = sized(pastTheBurst(rec, s, Math.min(s.failedRps ?? topRps, topRps)) ?? outlastingAgain(rec, s, options));
       continue;
     }
     if (drewBefore && !proofHolds(proof).holds && !rerunDrawn.has(rec.target_rps)) {
@@ -406,6 +414,36 @@ function pastTheBurst(rec: Recommendation, s: Search, upperRps: number): Recomme
     `${target} req/s: ${rec.target_rps} req/s held within the burst it started with, which proves no rate; the least rate whose round outlasts that burst`,
   );
 }
+
+/**
+ * After a round that held within the burst it started with, when no round over the horizon at a
+ * rate it may try outlasts that burst (pastTheBurst: the rate it would take lies past the refusal):
+ * the same rate again, its rounds from now on as long as outlasting the burst takes, up to
+ * `outlastS`; null when even that is too short, or the rounds already may. A longer round proves
+ * the rate over more than the horizon, never less. Before, the search ended there: a drain starved
+ * to 62.68 req/s let 259 through a bucket of 50 per second (four seconds of its refill), `run`'s 5 s
+ * round at 31 req/s fitted in it, the least rate whose 5 s round would not (62) lay past the drain's
+ * pace, and a conformant service was "not tested", exit 1 (ci-62F: profiles, connection-close).
+ */
+function outlastingAgain(rec: Recommendation, s: Search, options: SearchOptions): Recommendation | null {
+  const { reach, outlastS } = options;
+  if (s.pastHorizon || s.lastProof === null || outlastS === undefined || outlastS <= reach.maxRoundS) return null;
+  const plan = planRound(rec.target_rps, { ...reach, maxRoundS: outlastS }, false);
+  if (!plan.reaches) return null;
+  s.pastHorizon = true;
+  return retried(
+    rec,
+    s.lastProof,
+    rec.target_rps,
+    `${rec.target_rps} req/s again, over ${plan.durationS} s: its ${reach.roundS} s round held within the burst it started with, and no rate a round of the horizon may try outlasts that burst; the rounds run as long as outlasting it takes, up to the probe's ${outlastS} s`,
+  );
+}
+
+/** The rounds' reach over the horizon: its cap raised to `outlastS` once they must outlast the burst past it (outlastingAgain). */
+const reachOf = (s: Search, options: SearchOptions): ProofReach =>
+  s.pastHorizon && options.outlastS !== undefined
+    ? { ...options.reach, maxRoundS: Math.max(options.reach.maxRoundS, options.outlastS) }
+    : options.reach;
 
 /** What the rounds over the whole horizon are run with: the search so far, its runner, its resizing. */
 interface HorizonRun {
@@ -752,11 +790,9 @@ function afterQuotaFloor(
   maxWindowS: number,
 ): Floor | null {
   const refused = refusedOverHorizon(rounds);
-  // A round in which k6 dropped most of its arrivals (every VU waiting out a refusal) offered less
-  // than half its rate: what got through after its quota is what k6 asked, not what the limit let
-  // through (a round that dropped a quarter, against two buckets, still read their refill).
+  // A round in which k6 dropped most of its arrivals has no after-quota rate (prove.ts afterQuota).
   const after = refused.flatMap((r) =>
-    r.after_quota_rps !== undefined && !offeredLittle(r) && !partWindowAfter(r) ? [r.after_quota_rps] : [],
+    r.after_quota_rps !== undefined && !partWindowAfter(r) ? [r.after_quota_rps] : [],
   );
   const leastAfter = after.length > 0 ? Math.min(...after) : null;
   const floors = [leastAfter, windowFloorRps(refused, maxWindowS)].filter(

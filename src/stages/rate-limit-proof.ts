@@ -93,6 +93,8 @@ export async function proveRecommendation(
     ? await searchUntilHeld(recommendation, searchTop(estimate, bracket), runRound, {
         reach,
         scoutS: scoutLengthS(bracket.restS, proofS),
+        // `run`'s rounds keep to its horizon, unless none there could outlast the burst (outlastingAgain).
+        outlastS: probeCapS,
         standing,
         ...(bracket.probeHold ? { probeHold: bracket.probeHold } : {}),
       })

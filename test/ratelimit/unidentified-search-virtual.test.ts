@@ -159,6 +159,7 @@ async function searched({
         refillRps: null,
       },
       scoutS: scoutLengthS(bracket.restS, horizonS),
+      outlastS: capS,
       standing: (rounds) => withoutRefuted(estimate, rounds),
       ...(bracket.probeHold ? { probeHold: bracket.probeHold } : {}),
     },
@@ -216,6 +217,32 @@ const bucketSearchedOver5s = (seed: number, bracket: RateBracket, limiter = () =
     shortRounds,
     // As the stage gets it when the probe's reading did not stand (discover.ts unsizedRateStands).
     read: unidentified("a bucket's trickle, but its rate is known to ±8.3 % only, over 0.4 s", bracket),
+  });
+
+/** The same bucket searched as `run` searches it: its rounds keep to the 5 s horizon unless none there outlasts the burst. */
+const bucketSearchedOverRunsRounds = (bracket: RateBracket) => bucketSearchedOver5s(1, bracket, undefined, true);
+
+/**
+ * The bucket searched as `run` searches it from `bracket`: its first round, at `firstRps`, held within
+ * the burst (inconclusive), and the search still sized a policy no higher than the bucket's 50 req/s.
+ */
+async function sizedPastAFirstRoundInTheBurst(bracket: RateBracket, firstRps: number) {
+  const run = await bucketSearchedOverRunsRounds(bracket);
+  const rounds = run.outcome!.rounds;
+  const context = searchContext(run);
+  expect(rounds[0], context).toMatchObject({ target_rps: firstRps, verdict: 'inconclusive' });
+  expect(run.untested, context).toBeNull();
+  expect(run.outcome!.proven!.target_rps, context).toBeLessThanOrEqual(50);
+  return { run, rounds, context };
+}
+
+/** A search's rounds, rate and time past the probe, for an assertion's message. */
+const searchContext = (run: Awaited<ReturnType<typeof searched>>): string =>
+  JSON.stringify({
+    rounds: run.outcome!.rounds.map((r) => [r.target_rps, r.verdict, r.refusals_began_s, r.arrivals]),
+    sustained: run.result!.sustained_rps,
+    held: run.result!.sustained_held,
+    endS: run.endS! - run.estimate.duration_s,
   });
 
 /** The probe's estimate as the stage gets it when the probe named no limiter: `why`, and the search's bracket. */
@@ -1196,30 +1223,36 @@ describe('a limiter no detector identifies is sized by paced proof rounds', () =
   // that burst: inconclusive, and the search ended there, "not tested", exit 1. Now it climbs from
   // the least rate that outlasts the burst.
   it('a bucket of 50 per second searched over 5 s rounds from 13.99 req/s, the first round within the burst: climbed on and sized', async () => {
-    const run = await bucketSearchedOver5s(
-      1,
-      {
-        low: 13.99,
-        high: 147.69,
-        drained: 83,
-        restS: 0.5,
-        why: ['as in CI 49a'],
-      },
-      undefined,
-      true,
+    const { run, rounds, context } = await sizedPastAFirstRoundInTheBurst(
+      { low: 13.99, high: 147.69, drained: 83, restS: 0.5, why: ['as in CI 49a'] },
+      13,
     );
-    const rounds = run.outcome!.rounds;
-    const context = JSON.stringify({
-      rounds: rounds.map((r) => [r.target_rps, r.verdict, r.refusals_began_s, r.arrivals]),
-      sustained: run.result!.sustained_rps,
-      held: run.result!.sustained_held,
-    });
-    expect(rounds[0], context).toMatchObject({ target_rps: 13, verdict: 'inconclusive' });
     expect(rounds[1]?.target_rps, context).toBe(20);
-    expect(run.untested, context).toBeNull();
     expect(run.result!.sustained_rps!, context).toBeLessThanOrEqual(50 * 1.02);
-    expect(run.outcome!.proven!.target_rps, context).toBeLessThanOrEqual(50);
     expect(run.outcome!.proven!.target_rps, context).toBeGreaterThanOrEqual(0.75 * 50);
+  });
+
+  // ci-62F: the same bucket behind connection-close and a single worker, starved on the heavy tier:
+  // the drain went out at 62.68 req/s and let 259 through (50 stored and four seconds of refill),
+  // and the search began at 31 req/s. Its 5 s round, 155 requests, held within that burst; the
+  // least rate a 5 s round outlasts it at (62 req/s) lay past what the drain was refused at, and
+  // the search ended with nothing sized: "not tested", exit 1. Its rounds now run past the horizon
+  // as long as outlasting the burst takes, within the probe's budget.
+  it('a bucket of 50 per second searched over 5 s rounds from 31 req/s after a slow drain let 259 through: rounds outlast it past the horizon, and a policy is sized', async () => {
+    const { run, rounds, context } = await sizedPastAFirstRoundInTheBurst(
+      { low: 31.34, high: 62.68, drained: 259, restS: 0.5, why: ['as in ci-62F'] },
+      31,
+    );
+    // The store read five times too large (its drain counted four seconds of refill): a hold above
+    // the rate may live on it, and the policy is no higher than what the rounds prove past it.
+    const past = run.result!.sustained_held?.past_store;
+    if (run.result!.sustained_rps! > 50) expect(past?.stored, context).toBe(259);
+    if (past) expect(run.outcome!.proven!.target_rps, context).toBeLessThanOrEqual(past.sure_rps);
+    // Every hold outlasted the burst its round started with: none past the horizon was needed otherwise.
+    for (const r of rounds.filter((r) => r.verdict === 'holds'))
+      expect(r.arrivals!, context).toBeGreaterThanOrEqual(1.2 * 259 * 0.95);
+    // No round longer than the probe's budget.
+    expect(run.endS! - run.estimate.duration_s, context).toBeLessThan(150);
   });
 
   // ci-61D (and ci-60A): the cutover's sandbox, the emulator's bucket of 50 per second, starved beside
