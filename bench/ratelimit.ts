@@ -80,9 +80,9 @@ const nginx = (rate: number, burst: number): RowSpec => ({
   limiter: 'bucket: nginx limit_req',
   setting: `rate=${rate}r/s burst=${burst}`,
   true_rps: rate,
-  // A leaky bucket: no window, its burst drains in burst / rate.
+  // A leaky bucket: no window; it holds burst + 1 (one more than its excess), drained in (burst + 1) / rate.
   window_s: null,
-  refill_s: refillOf(rate, burst),
+  refill_s: refillOf(rate, burst + 1),
   cap_s: CAP_S,
   missing: nginxMissing,
   stack: { front: (upstream, tlsDir) => startNginx({ upstream, tlsDir, limit: { rate, burst } }) },
@@ -216,6 +216,9 @@ const fixed = (limit: number, window_s: number, counts_refused: boolean): Limite
 /** Every row, in the order the bench runs them. */
 export const ROWS: RowSpec[] = [
   nginx(25, 10),
+  // limit_req with no burst, as the shortest recipes write it: one request per interval, a bucket of
+  // one. A round's own POST /tokens spent that slot and its first call was refused (scenarios/rate-limit.ts setup).
+  nginx(5, 0),
   nginx(50, 20),
   nginxQueue(10, 5),
   nginxQueue(20, 10, 4),

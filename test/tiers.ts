@@ -68,9 +68,9 @@ export const REAL_TIER: Record<string, RealTierFile> = {
     precise: true,
   },
   'test/ratelimit/nginx-proof.test.ts': {
-    seconds: 26,
+    seconds: 31,
     // Not `precise`: its k6 runs would share the CPU with the precision probes beside it.
-    why: 'the k6 proof of a recommendation behind nginx limit_req, and of a hasty policy that loses calls: two 4 s rounds after a probe',
+    why: 'the k6 proof of a recommendation behind nginx limit_req, and of a hasty policy that loses calls: two 4 s rounds after a probe; and a round behind limit_req with no burst',
   },
   'test/ratelimit/nginx-queue.test.ts': {
     seconds: 59,

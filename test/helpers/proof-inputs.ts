@@ -18,3 +18,12 @@ export const roundInputs = (recommendation: Recommendation, over: Partial<ProveO
     runId: 'virtual',
     ...over,
   });
+
+/** A paced policy: `target_rps`, two calls at once, full-jitter backoff from `base_ms` capped at four bases, four retries. */
+export const policy = (target_rps: number, base_ms: number, retry_budget_s: number): Recommendation => ({
+  target_rps,
+  max_concurrency: 2,
+  backoff: { base_ms, cap_ms: 4 * base_ms, jitter: 'full', max_retries: 4 },
+  retry_budget_s,
+  why: [],
+});

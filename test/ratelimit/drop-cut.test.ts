@@ -6,18 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { PROOF_PROMISE, proofHolds } from '../../src/ratelimit/proof-loop.js';
 import { dropCutUnborne, droppedBreaking, proofOfRun } from '../../src/ratelimit/prove.js';
 import { SEARCH_CUT } from '../../src/ratelimit/search-loop.js';
-import type { Recommendation } from '../../src/ratelimit/types.js';
 import type { LoadScenarioResult } from '../../src/report/model.js';
 import { loadScenario } from '../helpers/load-scenario.js';
-import { roundInputs } from '../helpers/proof-inputs.js';
+import { policy, roundInputs } from '../helpers/proof-inputs.js';
 
-const rec: Recommendation = {
-  target_rps: 24,
-  max_concurrency: 2,
-  backoff: { base_ms: 250, cap_ms: 1000, jitter: 'full', max_retries: 4 },
-  retry_budget_s: 4,
-  why: [],
-};
+const rec = policy(24, 250, 4);
 
 const inputs = roundInputs(rec, { cut: { afterRefusalsS: 65, atOnceAfterS: 5 } });
 
