@@ -87,6 +87,18 @@ const nginx = (rate: number, burst: number): RowSpec => ({
   missing: nginxMissing,
   stack: { front: (upstream, tlsDir) => startNginx({ upstream, tlsDir, limit: { rate, burst } }) },
 });
+/** nginx limit_req in requests per minute: a leaky bucket too, one request each 60 / rate s. */
+const nginxPerMinute = (rate: number, burst: number): RowSpec => ({
+  group: 'nginx',
+  limiter: 'bucket: nginx limit_req',
+  setting: `rate=${rate}r/m burst=${burst}`,
+  true_rps: round(rate / 60, 3),
+  window_s: null,
+  refill_s: refillOf(rate / 60, burst + 1),
+  cap_s: MINUTE_CAP_S,
+  missing: nginxMissing,
+  stack: { front: (upstream, tlsDir) => startNginx({ upstream, tlsDir, limit: { rate, burst, per: 'm' } }) },
+});
 const nginxQueue = (rate: number, burst: number, delay = 0): RowSpec => ({
   group: 'queue',
   limiter: 'queue: nginx limit_req without nodelay',
@@ -219,6 +231,8 @@ export const ROWS: RowSpec[] = [
   // limit_req with no burst, as the shortest recipes write it: one request per interval, a bucket of
   // one. A round's own POST /tokens spent that slot and its first call was refused (scenarios/rate-limit.ts setup).
   nginx(5, 0),
+  nginx(1, 0),
+  nginxPerMinute(30, 0),
   nginx(50, 20),
   nginxQueue(10, 5),
   nginxQueue(20, 10, 4),

@@ -506,12 +506,14 @@ function proofWithheld(
   recommendation: Recommendation,
   estimate: Estimate,
   bracket: RateBracket | undefined,
-  o: { proofS: number; shortRounds: boolean },
+  o: { proofS: number; shortRounds: boolean; probeCapS: number; underRun: boolean },
 ): { why: string; say: 'untested' | 'progress' | 'note' } | null {
   // Said, so a reader of the policy knows why it carries "not proven": a partial estimate is
-  // no ground to load the service with a proof of it.
+  // no ground to load the service with a proof of it. And how to get one: a longer probe (nginx's
+  // 1r/s with no burst, probed for 60 s, 7 Dec, had been told "`ces-harness ratelimit` runs one"
+  // by `ratelimit` itself).
   if (partialGuess(estimate, bracket))
-    return { why: 'the estimate is partial (see the notes above), so the recommendation is not proven', say: 'note' };
+    return { why: `${PARTIAL_GUESS}; ${longerProbe(o.probeCapS, o.underRun)}`, say: 'note' };
   // Not a failure of the service, and not a proof: said, so the policy carries "not proven".
   const unpaced = belowK6Pace(recommendation.target_rps);
   if (unpaced !== null) return { why: unpaced, say: 'untested' };
@@ -524,6 +526,15 @@ function proofWithheld(
   if (shutPast) return { why: shutPast, say: 'progress' };
   return null;
 }
+
+/** Why no proof runs on a partial estimate (proofWithheld), before how a longer probe may complete it. */
+export const PARTIAL_GUESS = 'the estimate is partial (see the notes above), so the recommendation is not proven';
+
+/** How to give the probe the time a partial estimate lacked: `ratelimit`'s longer cap, or from `run`, `ratelimit` itself. */
+const longerProbe = (capS: number, underRun: boolean): string =>
+  underRun
+    ? `\`ces-harness ratelimit\` probes for up to ${probeBudgetS(DEFAULT_HORIZON_S)} s (--max-duration S for longer), and proves what it finds`
+    : `a longer probe may complete it: --max-duration above ${capS} s`;
 
 /** What the stage works from once the probe has run. */
 interface ProbeDone {
@@ -591,7 +602,12 @@ async function sizeFromProbe(done: ProbeDone): Promise<RateLimitResult> {
   };
   const withheld =
     recommendation && proofS > 0 && !signal.aborted
-      ? proofWithheld(recommendation, estimate, bracket, { proofS, shortRounds })
+      ? proofWithheld(recommendation, estimate, bracket, {
+          proofS,
+          shortRounds,
+          probeCapS,
+          underRun: stageOptions.shortHorizon !== undefined,
+        })
       : null;
   if (withheld) {
     proofNotes.push(`proof not run: ${withheld.why}`);

@@ -25,6 +25,15 @@ describe('closingCount', () => {
       line: new RegExp(`^${full.load!.scenarios.length} k6 scenarios run$`),
     },
     { name: 'ratelimit, sized', report: () => only({ rate_limit: full.rate_limit }), line: /^rate limit sized$/ },
+    // A policy no k6 round ran for (a partial estimate: nginx's 1r/s with no burst, probed 60 s) is sized, not proven.
+    {
+      name: 'ratelimit, sized with no proof run',
+      report: () =>
+        only({
+          rate_limit: { ...full.rate_limit!, proof: null, proof_verdict: 'not run', proof_horizon: undefined },
+        }),
+      line: /^rate limit sized, not proven$/,
+    },
     {
       name: 'ratelimit, not proven',
       report: () => only({ rate_limit: { ...full.rate_limit!, recommendation: null, proof_verdict: 'not proven' } }),

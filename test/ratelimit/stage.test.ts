@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRateLimitStage } from '../../src/stages/rate-limit.js';
+import { makeRateLimitStage, PARTIAL_GUESS } from '../../src/stages/rate-limit.js';
 import { runIo, type RunIo, type StageTarget } from '../../src/stages/run-io.js';
 import { processIo } from '../../src/cli/io.js';
 import { prepareTarget, type PreparedTarget } from '../../src/cli/prepare-target.js';
@@ -154,7 +154,15 @@ describe('the ratelimit stage against the built-in emulator', () => {
     expect(result.recommendation, context).not.toBeNull();
     expect(result.proof_verdict, context).toBe('not run');
     expect(result.notes, context).toContain(
-      'proof not run: the estimate is partial (see the notes above), so the recommendation is not proven',
+      `proof not run: ${PARTIAL_GUESS}; a longer probe may complete it: --max-duration above 2 s`,
+    );
+    // Under `run`, whose probe has no --max-duration, the longer probe is `ratelimit`'s.
+    const underRun = await makeRateLimitStage({ proofS: 3, maxDurationS: 2, shortHorizon: 'as run' })(
+      on(),
+      io(capture()),
+    );
+    expect(underRun.notes?.find((n) => n.startsWith(`proof not run: ${PARTIAL_GUESS}`))).toMatch(
+      /; `ces-harness ratelimit` probes for up to \d+ s \(--max-duration S for longer\), and proves what it finds$/,
     );
   }, 30_000);
 });

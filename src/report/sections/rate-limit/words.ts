@@ -238,7 +238,7 @@ export function scopeClause(r: RateLimitResult): string {
 
 /** A recommendation no k6 round ran for: it holds over no stated time. */
 export const NO_PROOF_SCOPE =
-  "not proven: no k6 proof ran, so it holds over no stated horizon (the report's notes say why; `ces-harness ratelimit` runs one)";
+  "not proven: no k6 proof ran, so it holds over no stated horizon (the report's notes say why, and how to get one)";
 
 /**
  * The scope of the recommendation, said beside it wherever it leads (the Recommendation of every
