@@ -36,6 +36,8 @@ export interface ProofReach {
   settleS: number;
   /** The rate the limit refills at as the probe measured it; null when not measured (the burst is then taken as whole). */
   refillRps: number | null;
+  /** How many times the burst a round must offer to reach past it; absent: REACH_OVER_BURST. */
+  overBurst?: number;
 }
 
 export interface RoundPlan {
@@ -64,11 +66,12 @@ export function planRound(targetRps: number, reach: ProofReach, drained: boolean
   // the probe's reading, and a proof that refutes it finds a slower one, so the start is never understated.
   const refilled = drained && reach.refillRps !== null ? reach.settleS * reach.refillRps : burst;
   const startBurst = Math.max(0, Math.min(burst, refilled));
-  const neededS = targetRps > 0 ? Math.ceil((REACH_OVER_BURST * startBurst) / targetRps) : Infinity;
+  const over = reach.overBurst ?? REACH_OVER_BURST;
+  const neededS = targetRps > 0 ? Math.ceil((over * startBurst) / targetRps) : Infinity;
   // Lengthened only where that reaches past the burst: a longer round that still cannot would prove
   // nothing more, and only cost the wait.
   const durationS = neededS <= reach.maxRoundS ? Math.max(reach.roundS, neededS) : reach.roundS;
-  return { durationS, startBurst, reaches: targetRps * durationS >= REACH_OVER_BURST * startBurst, neededS };
+  return { durationS, startBurst, reaches: targetRps * durationS >= over * startBurst, neededS };
 }
 
 /**

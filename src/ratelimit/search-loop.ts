@@ -378,7 +378,7 @@ async function runRound(
   const ran = { ...proofRound(rec, proof), ...(scoutS !== null ? { scout_s: plan.durationS } : {}) };
   // A hold within the burst it started with proves nothing, scout or not (proof-reach.ts).
   if (holds && !plan.reaches) {
-    s.reachRps = (REACH_OVER_BURST * plan.startBurst) / plan.durationS;
+    s.reachRps = ((reach.overBurst ?? REACH_OVER_BURST) * plan.startBurst) / plan.durationS;
     s.rounds.push(inconclusiveRound(ran, plan, rec.target_rps));
     if (scoutS === null) s.unproven = { rec, why: unprovenBy(rec, plan, reach) };
     return 'inconclusive';
@@ -428,7 +428,7 @@ function pastTheBurst(rec: Recommendation, s: Search, upperRps: number): Recomme
 function outlastingAgain(rec: Recommendation, s: Search, options: SearchOptions): Recommendation | null {
   const { reach, outlastS } = options;
   if (s.pastHorizon || s.lastProof === null || outlastS === undefined || outlastS <= reach.maxRoundS) return null;
-  const plan = planRound(rec.target_rps, { ...reach, maxRoundS: outlastS }, false);
+  const plan = planRound(rec.target_rps, { ...reach, maxRoundS: outlastS, overBurst: PAST_HORIZON_OVER_BURST }, false);
   if (!plan.reaches) return null;
   s.pastHorizon = true;
   return retried(
@@ -439,11 +439,24 @@ function outlastingAgain(rec: Recommendation, s: Search, options: SearchOptions)
   );
 }
 
-/** The rounds' reach over the horizon: its cap raised to `outlastS` once they must outlast the burst past it (outlastingAgain). */
+/**
+ * The rounds' reach over the horizon: once they must outlast the burst past it (outlastingAgain), its
+ * cap raised to `outlastS`, and each round offering PAST_HORIZON_OVER_BURST times the burst. That
+ * burst is what a drain too slow to empty the limit let through, its refill with it (259 of a
+ * bucket's 50): a round offering 1.2 times it held at 58 req/s over 6 s on that store, and proved
+ * 14 req/s past it; offering twice, any hold proves at least half its rate past the store.
+ */
 const reachOf = (s: Search, options: SearchOptions): ProofReach =>
   s.pastHorizon && options.outlastS !== undefined
-    ? { ...options.reach, maxRoundS: Math.max(options.reach.maxRoundS, options.outlastS) }
+    ? {
+        ...options.reach,
+        maxRoundS: Math.max(options.reach.maxRoundS, options.outlastS),
+        overBurst: PAST_HORIZON_OVER_BURST,
+      }
     : options.reach;
+
+/** How many times the burst a round past the horizon offers (reachOf). */
+export const PAST_HORIZON_OVER_BURST = 2;
 
 /** What the rounds over the whole horizon are run with: the search so far, its runner, its resizing. */
 interface HorizonRun {
