@@ -75,30 +75,22 @@ const GO_NAMES = {
   traefik: "bucket that holds a request up to maxDelay: Traefik's rateLimit",
 } as const;
 
-const nginx = (rate: number, burst: number): RowSpec => ({
-  group: 'nginx',
-  limiter: 'bucket: nginx limit_req',
-  setting: `rate=${rate}r/s burst=${burst}`,
-  true_rps: rate,
-  // A leaky bucket: no window; it holds burst + 1 (one more than its excess), drained in (burst + 1) / rate.
-  window_s: null,
-  refill_s: refillOf(rate, burst + 1),
-  cap_s: CAP_S,
-  missing: nginxMissing,
-  stack: { front: (upstream, tlsDir) => startNginx({ upstream, tlsDir, limit: { rate, burst } }) },
-});
-/** nginx limit_req in requests per minute: a leaky bucket too, one request each 60 / rate s. */
-const nginxPerMinute = (rate: number, burst: number): RowSpec => ({
-  group: 'nginx',
-  limiter: 'bucket: nginx limit_req',
-  setting: `rate=${rate}r/m burst=${burst}`,
-  true_rps: round(rate / 60, 3),
-  window_s: null,
-  refill_s: refillOf(rate / 60, burst + 1),
-  cap_s: MINUTE_CAP_S,
-  missing: nginxMissing,
-  stack: { front: (upstream, tlsDir) => startNginx({ upstream, tlsDir, limit: { rate, burst, per: 'm' } }) },
-});
+/** nginx limit_req at `rate` per second, or per minute (`per: 'm'`, one request each 60 / rate s). */
+const nginx = (rate: number, burst: number, per: 's' | 'm' = 's'): RowSpec => {
+  const rps = per === 'm' ? round(rate / 60, 3) : rate;
+  return {
+    group: 'nginx',
+    limiter: 'bucket: nginx limit_req',
+    setting: `rate=${rate}r/${per} burst=${burst}`,
+    true_rps: rps,
+    // A leaky bucket: no window; it holds burst + 1 (one more than its excess), drained in (burst + 1) / rate.
+    window_s: null,
+    refill_s: refillOf(rps, burst + 1),
+    cap_s: per === 'm' ? MINUTE_CAP_S : CAP_S,
+    missing: nginxMissing,
+    stack: { front: (upstream, tlsDir) => startNginx({ upstream, tlsDir, limit: { rate, burst, per } }) },
+  };
+};
 const nginxQueue = (rate: number, burst: number, delay = 0): RowSpec => ({
   group: 'queue',
   limiter: 'queue: nginx limit_req without nodelay',
@@ -232,7 +224,7 @@ export const ROWS: RowSpec[] = [
   // one. A round's own POST /tokens spent that slot and its first call was refused (scenarios/rate-limit.ts setup).
   nginx(5, 0),
   nginx(1, 0),
-  nginxPerMinute(30, 0),
+  nginx(30, 0, 'm'),
   nginx(50, 20),
   nginxQueue(10, 5),
   nginxQueue(20, 10, 4),

@@ -3,7 +3,7 @@
 // tested. Those commands' own lines (load:, rate limit:) follow; this one says what they were.
 
 import type { Report } from '../report/model.js';
-import { NO_PROOF_SCOPE, recommendationScope } from '../report/sections/rate-limit/words.js';
+import { noProofRan } from '../report/sections/rate-limit/words.js';
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
@@ -19,7 +19,7 @@ export function closingCount(report: Report): string {
       rl.recommendation
         ? rl.proof_verdict === 'not proven within horizon'
           ? 'rate limit sized, not proven within the horizon'
-          : recommendationScope(rl) === NO_PROOF_SCOPE
+          : noProofRan(rl)
             ? 'rate limit sized, not proven'
             : 'rate limit sized'
         : rl.proof_verdict === 'not proven'

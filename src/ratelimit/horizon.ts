@@ -264,5 +264,8 @@ export function underRunHowTo(note: string, capS: number): string {
       `\`ces-harness ratelimit --horizon ${horizonS}\` gives its probe ${probeS} s (run's stays at ${capS} s whatever its --horizon)`,
   );
   if (!how.includes(PAST_PROBE)) return how;
-  return `${how}; run's probe stops at ${capS} s: \`ces-harness ratelimit\` probes for up to ${probeBudgetS(DEFAULT_HORIZON_S)} s (--horizon S for a longer window)`;
+  return `${how}; run's probe stops at ${capS} s: ${RATELIMIT_PROBES} (--horizon S for a longer window)`;
 }
+
+/** What `ratelimit`'s probe has that `run`'s lacks: its time, by default. */
+export const RATELIMIT_PROBES = `\`ces-harness ratelimit\` probes for up to ${probeBudgetS(DEFAULT_HORIZON_S)} s`;

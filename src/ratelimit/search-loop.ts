@@ -415,6 +415,9 @@ function pastTheBurst(rec: Recommendation, s: Search, upperRps: number): Recomme
   );
 }
 
+/** How many times the burst a round past the horizon offers (reachOf). */
+export const PAST_HORIZON_OVER_BURST = 2;
+
 /**
  * After a round that held within the burst it started with, when no round over the horizon at a
  * rate it may try outlasts that burst (pastTheBurst: the rate it would take lies past the refusal):
@@ -428,7 +431,7 @@ function pastTheBurst(rec: Recommendation, s: Search, upperRps: number): Recomme
 function outlastingAgain(rec: Recommendation, s: Search, options: SearchOptions): Recommendation | null {
   const { reach, outlastS } = options;
   if (s.pastHorizon || s.lastProof === null || outlastS === undefined || outlastS <= reach.maxRoundS) return null;
-  const plan = planRound(rec.target_rps, { ...reach, maxRoundS: outlastS, overBurst: PAST_HORIZON_OVER_BURST }, false);
+  const plan = planRound(rec.target_rps, pastHorizonReach(reach, outlastS), false);
   if (!plan.reaches) return null;
   s.pastHorizon = true;
   return retried(
@@ -447,16 +450,14 @@ function outlastingAgain(rec: Recommendation, s: Search, options: SearchOptions)
  * 14 req/s past it; offering twice, any hold proves at least half its rate past the store.
  */
 const reachOf = (s: Search, options: SearchOptions): ProofReach =>
-  s.pastHorizon && options.outlastS !== undefined
-    ? {
-        ...options.reach,
-        maxRoundS: Math.max(options.reach.maxRoundS, options.outlastS),
-        overBurst: PAST_HORIZON_OVER_BURST,
-      }
-    : options.reach;
+  s.pastHorizon && options.outlastS !== undefined ? pastHorizonReach(options.reach, options.outlastS) : options.reach;
 
-/** How many times the burst a round past the horizon offers (reachOf). */
-export const PAST_HORIZON_OVER_BURST = 2;
+/** The reach of rounds past the horizon (reachOf): up to `outlastS` long, offering PAST_HORIZON_OVER_BURST times the burst. */
+const pastHorizonReach = (reach: ProofReach, outlastS: number): ProofReach => ({
+  ...reach,
+  maxRoundS: Math.max(reach.maxRoundS, outlastS),
+  overBurst: PAST_HORIZON_OVER_BURST,
+});
 
 /** What the rounds over the whole horizon are run with: the search so far, its runner, its resizing. */
 interface HorizonRun {

@@ -22,6 +22,7 @@ import {
   DEFAULT_HORIZON_S,
   HORIZON_MAX_S,
   RUN_HORIZON_S,
+  RATELIMIT_PROBES,
   RUN_PROBE_CAP_S,
   longestKnownWindow,
   probeBudgetS,
@@ -533,7 +534,7 @@ export const PARTIAL_GUESS = 'the estimate is partial (see the notes above), so 
 /** How to give the probe the time a partial estimate lacked: `ratelimit`'s longer cap, or from `run`, `ratelimit` itself. */
 const longerProbe = (capS: number, underRun: boolean): string =>
   underRun
-    ? `\`ces-harness ratelimit\` probes for up to ${probeBudgetS(DEFAULT_HORIZON_S)} s (--max-duration S for longer), and proves what it finds`
+    ? `${RATELIMIT_PROBES} (--max-duration S for longer), and proves what it finds`
     : `a longer probe may complete it: --max-duration above ${capS} s`;
 
 /** What the stage works from once the probe has run. */

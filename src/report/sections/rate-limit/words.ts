@@ -250,9 +250,18 @@ export function recommendationScope(r: RateLimitResult): string | null {
   if (!r.recommendation) return null;
   if (r.proof_horizon) return r.proof_unproven ? outsideHorizon(r.proof_horizon) : horizonText(r.proof_horizon);
   if (r.proof_unproven) return null;
-  // A proof ran, yet the report records no horizon (one written before horizons were): never "no proof".
-  return r.proof && r.proof_verdict !== 'not run' ? HORIZON_UNRECORDED : NO_PROOF_SCOPE;
+  return noProofRan(r) ? NO_PROOF_SCOPE : HORIZON_UNRECORDED;
 }
+
+/**
+ * A recommendation no k6 round ran for: no proof, or one not run. A proof that ran yet records no
+ * horizon (a report written before horizons were) is never "no proof".
+ */
+export const noProofRan = (r: RateLimitResult): boolean =>
+  r.recommendation !== null &&
+  r.proof_horizon === undefined &&
+  !r.proof_unproven &&
+  !(r.proof && r.proof_verdict !== 'not run');
 
 /** A proof whose length the report does not record: a limit on any window longer than that is not tested. */
 export const HORIZON_UNRECORDED =
