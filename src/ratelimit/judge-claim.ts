@@ -47,7 +47,12 @@ export function contradiction(model: LimiterModel, samples: readonly Sample[]): 
   // The claim as made, or failing that its best variant (a miss costs 20 replays, a hit one).
   const others = asClaimed.explains
     ? []
-    : [...judgeCandidates(variants, trace), ...ticksShifted(model, trace), spentAtStart(claimed!, trace)];
+    : [
+        ...judgeCandidates(variants, trace),
+        ...ticksShifted(model, trace),
+        spentAtStart(claimed!, trace),
+        ...decidedAsAnswered(claimed!, trace),
+      ];
   const best = [asClaimed, ...others].sort((a, b) => strayed(a) - strayed(b))[0]!;
   if (strayed(best) <= GROSS) return undefined;
   return `not identified: ${asClaimed.evidence}${variants.length > 0 ? ', nor at any other phase of its window' : ''}`;
@@ -82,3 +87,19 @@ function ticksShifted(model: LimiterModel, trace: readonly TraceRequest[]): Judg
  */
 const spentAtStart = (claimed: Candidate, trace: readonly TraceRequest[]): Judgement =>
   judge({ ...claimed, source: `${claimed.source}, spent when the probe began` }, trace, 'spent');
+
+/**
+ * The claim replayed with every request decided when it was answered, in the order of the answers,
+ * from rest and from spent: the other end of each request's time in flight. The replay from the
+ * sending takes an admission as early as the model allows, which is right for a network's delays
+ * but not for a limiter whose own process stalled (the emulator in a busy test process, a gateway
+ * paused by its collector): what was sent during the stall reached it at the stall's end, all at
+ * once, and a bucket full all through the stall had saved no more than its burst. Replayed at their
+ * sending, the requests find the model refilled meanwhile, and it refuses none of the service's
+ * refusals (ci-63C: production's 50/s bucket withheld, the cutover NOT TESTED).
+ */
+function decidedAsAnswered(claimed: Candidate, trace: readonly TraceRequest[]): Judgement[] {
+  const answered = trace.map((r) => ({ ...r, sentMs: r.doneMs })).sort((a, b) => a.doneMs - b.doneMs);
+  const source = `${claimed.source}, each request decided as it was answered`;
+  return [judge({ ...claimed, source }, answered), judge({ ...claimed, source }, answered, 'spent')];
+}

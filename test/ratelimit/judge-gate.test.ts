@@ -63,6 +63,33 @@ describe('the judge as the last gate of the probe', () => {
     expect(contradiction({ kind: 'bucket', rate_rps: 60, burst: 50 }, samples)).toMatch(/^not identified: /);
   });
 
+  // ci-63C: the emulator in the test's own busy process (cutover.test's pair), production's 50/s
+  // bucket probed by the CLI from its own: the limiter's process stalled while the probe kept a
+  // pace below the rate. What was sent during a stall reached the bucket at its end all at once,
+  // and the bucket, full all through it, had saved no more than its burst: the service refused
+  // the rest. Replayed at their sending, the requests find the model refilled meanwhile and it
+  // admits every one of them ("it refused none of the requests the service refused"): the true
+  // claim withheld, the run NOT TESTED. Decided as they were answered, at the stall's end, the
+  // model refuses them too.
+  it('a limiter whose process stalled while the probe kept below its rate: the true claim stands, a wrong shape does not', () => {
+    const truth: Limits = { kind: 'bucket', rate_rps: 50, burst: 50 };
+    const limiter = createLimiter(truth);
+    const stalls = [
+      [3000, 4500],
+      [8000, 9400],
+      [12_000, 13_300],
+    ] as const;
+    const decidedAt = (t: number) => stalls.find(([from, to]) => t >= from && t < to)?.[1] ?? t;
+    const samples = Array.from({ length: 16 * 45 }, (_, i) => (i * 1000) / 45).map((sentMs) => {
+      const atMs = decidedAt(sentMs + 2);
+      return answered(sentMs, atMs + 3, limiter.take(atMs).ok);
+    });
+    expect(samples.filter((x) => x.answer === 'limited').length).toBeGreaterThan(30);
+    expect(contradiction(truth, samples)).toBeUndefined();
+    // What the trace does refute still is: a window twice the period, of twice the limit.
+    expect(contradiction(window(100, 2, 0), samples)).toMatch(/^not identified: .*mispredicts \d+ of them/);
+  });
+
   it('wired into the probe: an identification the trace explains is still made', async () => {
     const estimate = await discoverVirtual({
       limiter: () => fromModel({ kind: 'bucket', rate_rps: 30, burst: 30 }),
