@@ -44,6 +44,7 @@
 import type { ProbeCalls } from './calls.js';
 import { contradiction } from './judge-claim.js';
 import { burstOf, round } from './estimators.js';
+import { bisectBucketOfOne, oneBracket } from './probe/bucket-of-one.js';
 import { FINE_SLOT_MS, probeTimeline } from './timeline.js';
 import { NOT_IDENTIFIED, refusalsOf, tooFewRefusals } from './evidence.js';
 import { slowSendsNote } from './probe/slow-sends.js';
@@ -309,6 +310,9 @@ async function fromTheDrain(probe: Probe, drained: StreamFindings, streamSetting
   const shaped = await recoveryShape(probe, drained, announced);
   if ('estimate' in shaped) return shaped.estimate;
   const { shape } = shaped;
+  // Nothing passed back-to-back and the limit came back one request at a time: a bucket of one.
+  const one = await bucketOfOnePhase(probe, drained);
+  if (one) return one;
   // A smooth window that announces when its quota resets may keep its windows on the clock (a
   // sliding-window counter): period trials from idle would time its next edge, not a period
   // (go-chi/httprate 50 per 1 s read 0.76–0.84 s), so the stream sizes it and drains from idle tell
@@ -320,6 +324,38 @@ async function fromTheDrain(probe: Probe, drained: StreamFindings, streamSetting
 }
 
 type StreamSettings = { windowAccepts: number; minWindowMs: number };
+
+/**
+ * A bucket that holds one request (nginx's limit_req with no burst), its interval bisected by
+ * single pings once the trace brackets it (probe/bucket-of-one.ts), and claimed only when the
+ * whole trace bears it out (judge-claim.ts); undefined otherwise, and the paths go on.
+ */
+async function bucketOfOnePhase(probe: Probe, drained: StreamFindings): Promise<Estimate | undefined> {
+  const bracket = oneBracket(probe.samples);
+  const found = bracket ? await bisectBucketOfOne(probe, bracket) : undefined;
+  // Timed by pings, each against the one before: a fast limit's interval is lost in their noise.
+  if (!found || found.precision > BUCKET_PRECISION || contradiction(found.model, probe.samples) !== undefined)
+    return undefined;
+  const intervalS = round(1 / found.model.rate_rps, 3);
+  const retryAfter = await retryAfterPhase(probe, intervalS);
+  const scope = await scopePhase(probe, 1);
+  const figures: Figures = {
+    sustained_rps: round(found.model.rate_rps, 2),
+    sustained_precision: found.precision,
+    burst: 1,
+    burst_from_idle: false,
+    recovery_s: intervalS,
+    refill_s: intervalS,
+    scope: scope.scope,
+    limiter: found.model,
+    limiter_evidence: [found.evidence],
+  };
+  return estimateOf(probe, drained, figures, retryAfter, [
+    `identified: ${describeLimiter(found.model)}`,
+    ...retryAfter.notes,
+    ...scope.notes,
+  ]);
+}
 
 /** The Probe for these options, its budget and bounds resolved, after saying what it will do. */
 function probeFor(opts: DiscoverOptions): Probe {

@@ -94,6 +94,27 @@ describe.skipIf(skipWhy !== undefined)(
       ).toBe(false);
     }, 45_000);
 
+    // limit_req with no burst, as its shortest recipes write it: one request per interval, refused
+    // sooner, nothing back-to-back. The detectors read none of it ("not identified: from a refusal
+    // on, 3.45 req/s passed at least: more than a bucket at the 2.58 req/s the stream read
+    // refills"); its interval is now bisected by single pings (probe/bucket-of-one.ts).
+    it.each([{ rate: 5 }, { rate: 2 }])(
+      'finds rate=$rate r/s with no burst as a bucket of one, within 2 %, in under 30 s',
+      async ({ rate }) => {
+        const { estimate, seconds } = await behindNginx({ rate, burst: 0 }, (nginx) => probe(targetOf(nginx)));
+        const context = describeEstimate(estimate);
+        expect(estimate.limiter, context).toMatchObject({ kind: 'bucket', burst: 1 });
+        expect(relativeError(estimate.sustained_rps, rate), context).toBeLessThanOrEqual(0.02);
+        expect(relativeError(estimate.sustained_rps, rate), context).toBeLessThanOrEqual(
+          estimate.sustained_precision ?? 0,
+        );
+        expect(estimate.partial, context).toBe(false);
+        expect(seconds, context).toBeLessThan(30);
+        expect(recommend(estimate)?.target_rps, context).toBeLessThan(rate);
+      },
+      45_000,
+    );
+
     it('reports nginx without limit_req_status (503) as non-conformant, with its rate', async () => {
       const { estimate } = await behindNginx({ rate: 25, burst: 10, status: 503 }, (nginx) => probe(targetOf(nginx)));
       const context = describeEstimate(estimate);
