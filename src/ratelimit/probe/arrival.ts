@@ -36,6 +36,17 @@ export function latestReachedMs(run: readonly Sample[], fastestMs: number): numb
 }
 
 /**
+ * The primary client's answered requests in sending order, up to the scope trial: the second
+ * client's requests, last, take from a shared limit, not from one of the primary's own.
+ */
+export function answeredBeforeSecond(samples: readonly Sample[]): Sample[] {
+  const secondFromMs = Math.min(...samples.filter((s) => s.client === 'second').map((s) => s.sentMs));
+  return samples
+    .filter((s) => s.client === 'primary' && s.sentMs < secondFromMs && s.answer !== 'error')
+    .sort((a, b) => a.sentMs - b.sentMs);
+}
+
+/**
  * How far apart two requests of a run may have been sent and still reached the limiter the other
  * way round: as much as one leg of the trip can vary, at most the spread of the run's round trips.
  */

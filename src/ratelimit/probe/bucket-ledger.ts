@@ -11,7 +11,7 @@
 
 import { round } from '../estimators.js';
 import type { Sample } from '../types.js';
-import { reorderMs, sendingEndMs } from './arrival.js';
+import { answeredBeforeSecond, reorderMs, sendingEndMs } from './arrival.js';
 
 /** A reading within this share of the truth is right (issue 21's goal): only beyond it is a rate refuted. */
 const READING_GOAL = 0.02;
@@ -25,11 +25,7 @@ const MIN_PAIR_MS = 1000;
  * offered at a quarter over that rate, all but whole.
  */
 export function ledgerRulesOutBucket(samples: readonly Sample[], rateRps: number, precision = 0): string | undefined {
-  // Up to the scope trial: the second client's requests take from a shared bucket, not from one of its own.
-  const secondFromMs = Math.min(...samples.filter((s) => s.client === 'second').map((s) => s.sentMs));
-  const answered = samples
-    .filter((s) => s.sentMs < secondFromMs && s.answer !== 'error')
-    .sort((a, b) => a.sentMs - b.sentMs);
+  const answered = answeredBeforeSecond(samples);
   const drain = answered.filter((s) => s.phase === 'drain');
   const shutMs = sendingEndMs(drain);
   const firstMs = drain[0]?.sentMs;

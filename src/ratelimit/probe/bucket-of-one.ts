@@ -13,7 +13,7 @@
 import { round } from '../estimators.js';
 import type { BucketModel } from '../limiters/index.js';
 import type { Sample } from '../types.js';
-import { usualGapNoiseMs } from './arrival.js';
+import { answeredBeforeSecond, usualGapNoiseMs } from './arrival.js';
 import { pingAt } from './ping.js';
 import type { Probe } from './probe.js';
 
@@ -57,10 +57,7 @@ export interface BucketOfOne {
  * counts them too).
  */
 export function oneBracket(samples: readonly Sample[]): OneBracket | undefined {
-  const secondFromMs = Math.min(...samples.filter((s) => s.client === 'second').map((s) => s.sentMs));
-  const answered = samples
-    .filter((s) => s.sentMs < secondFromMs && s.answer !== 'error')
-    .sort((a, b) => a.sentMs - b.sentMs);
+  const answered = answeredBeforeSecond(samples);
   let [shutMs, backMs, spells, closestMs] = [0, Number.POSITIVE_INFINITY, 0, Number.POSITIVE_INFINITY];
   let admittedMs: number | undefined;
   let refusedMs: number | undefined;
